@@ -1,0 +1,36 @@
+"""s2s: JAX's function transformations as readable source-to-source rewrites of NumPy.
+
+    import s2s
+
+    @s2s.grad
+    def loss(w, x, y):
+        pred = np.tanh(x @ w)
+        return np.mean((pred - y) ** 2)
+
+    loss(w, x, y)          # the gradient with respect to w
+    print(s2s.source(loss))  # the emitted gradient, as Python
+"""
+
+from .api import Transformed, grad, source, value_and_grad, vjp
+from .errors import (
+    NonDifferentiableError,
+    SourceNotFoundError,
+    TransformError,
+    UnsupportedCallError,
+    UnsupportedSyntaxError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "grad",
+    "value_and_grad",
+    "vjp",
+    "source",
+    "Transformed",
+    "TransformError",
+    "SourceNotFoundError",
+    "UnsupportedSyntaxError",
+    "UnsupportedCallError",
+    "NonDifferentiableError",
+]

@@ -1,0 +1,345 @@
+"""Transform entry points: argument checks with JAX's semantics, specialization, caching.
+
+``grad(f)`` normalizes ``f`` at once, so unsupported syntax fails where the transform
+is requested.  The derivative code itself is generated per *call structure*: the
+pytree structure of the positional arguments (a leaf, or nested tuples, lists and dicts
+of leaves), exactly what JAX treats as static.  Shapes, dtypes and values are not part
+of it: one emitted function serves them all.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import runtime
+from .emitcode import compile_module, format_module
+from .errors import TransformError
+from .kinds import LEAF, Kind, Tree, kind_of
+from .normalize import normalize
+from .reverse import Module, Spec, emit_reverse
+
+__all__ = ["grad", "value_and_grad", "vjp", "source", "Transformed"]
+
+# JAX's float0: the tangent/cotangent dtype of integer and boolean inputs.
+float0 = np.dtype([("float0", np.void, 0)])
+
+_TEXT_CACHE: dict[Any, tuple[str, str, dict[str, Any]]] = {}
+_LOCK = threading.RLock()
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return [x for v in value for x in _leaves(v)]
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v)]
+    return [value]
+
+
+def _rebuild(kind: Kind, leaves: list[Any]) -> Any:
+    it = iter(leaves)
+
+    def build(k: Kind) -> Any:
+        if not isinstance(k, Tree):
+            return next(it)
+        items = [build(c) for c in k.children]
+        if k.type is dict:
+            return dict(zip(k.keys, items))
+        return k.type(items)
+
+    return build(kind)
+
+
+def _dtype_of(leaf: Any, argname: str) -> np.dtype:
+    if isinstance(leaf, (str, bytes)) or leaf is None or not _is_arraylike(leaf):
+        raise TypeError(
+            f"Argument '{argname}' of type {type(leaf)} is not a valid JAX type."
+        )
+    return np.result_type(leaf)
+
+
+def _is_arraylike(x: Any) -> bool:
+    return isinstance(x, (np.ndarray, np.generic, int, float, complex, bool)) or hasattr(
+        x, "__array__"
+    )
+
+
+def _check_float_inputs(name: str, args: Sequence[Any], argnums: tuple[int, ...]) -> None:
+    for i in argnums:
+        for leaf in _leaves(args[i]):
+            dtype = _dtype_of(leaf, f"{i}")
+            if np.issubdtype(dtype, np.complexfloating):
+                raise TypeError(
+                    f"{name} of complex inputs is not supported by s2s yet "
+                    f"(got {dtype.name})"
+                )
+            if not np.issubdtype(dtype, np.floating):
+                raise TypeError(
+                    f"{name} requires real- or complex-valued inputs (input dtype that "
+                    f"is a sub-dtype of np.inexact), but got {dtype.name}. If you want "
+                    "to use Boolean- or integer-valued inputs, use vjp or set allow_int "
+                    "to True."
+                )
+
+
+def _normalize_argnums(argnums: int | Sequence[int]) -> tuple[tuple[int, ...], bool]:
+    if isinstance(argnums, int):
+        return (argnums,), False
+    nums = tuple(argnums)
+    if not all(isinstance(a, int) for a in nums):
+        raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+    return nums, True
+
+
+def _cast_like(grad_leaf: Any, primal_leaf: Any) -> np.ndarray:
+    dtype = np.result_type(primal_leaf)
+    g = np.asarray(grad_leaf, dtype=dtype)
+    if g.shape != np.shape(primal_leaf):
+        g = np.broadcast_to(g, np.shape(primal_leaf))
+    if not g.flags.writeable:
+        g = g.copy()
+    return g
+
+
+def _cast_tree(grad: Any, primal: Any) -> Any:
+    kind = kind_of(primal)
+    leaves = [_cast_like(g, p) for g, p in zip(_leaves(grad), _leaves(primal))]
+    return _rebuild(kind, leaves)
+
+
+class Transformed:
+    """A transformed function: call it, read ``.source``, inspect it.
+
+    ``inspect.getsource`` and ``inspect.signature`` follow ``__wrapped__`` to the
+    emitted function, so they show the generated code, not the user's.
+    """
+
+    def __init__(
+        self,
+        fn: Callable,
+        mode: str,
+        argnums: int | Sequence[int] = 0,
+        has_aux: bool = False,
+    ) -> None:
+        if isinstance(fn, Transformed):
+            raise TransformError(
+                f"{mode} of an s2s-transformed function is not supported yet",
+                hint="transform the original function once",
+            )
+        if not callable(fn):
+            raise TypeError(f"Expected a callable value, got {fn!r}")
+        self.fn = fn
+        self.mode = mode
+        self.argnums, self.tuple_out = _normalize_argnums(argnums)
+        self.has_aux = has_aux
+        self.ir = normalize(fn)
+        base = "lambda" if fn.__name__ == "<lambda>" else fn.__name__
+        self.__name__ = f"{base}_{mode}"
+        self.__qualname__ = self.__name__
+        self.__doc__ = f"The {mode} of {fn.__qualname__}, emitted by s2s."
+        self._compiled: dict[Any, tuple[str, Callable]] = {}
+        self._last: tuple[str, Callable] | None = None
+
+    # ---- generation ------------------------------------------------------------
+
+    def _generate(self, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
+                  tuple_out: bool) -> tuple[str, Callable]:
+        key = (kinds, argnums, tuple_out)
+        with _LOCK:
+            hit = self._compiled.get(key)
+            if hit is not None:
+                return hit
+            text_key = (self.ir.loc.file, self.fn.__qualname__, id(self.fn),
+                        self.mode, self.has_aux) + key
+            cached = _TEXT_CACHE.get(text_key)
+            if cached is None:
+                module = Module()
+                spec = Spec(self.mode, argnums, tuple_out, self.has_aux, kinds)
+                try:
+                    emit_reverse(self.ir, spec, module, self.__name__)
+                except TransformError as err:
+                    raise err.with_func(self.fn.__name__) from None
+                body = "\n\n".join(module.functions)
+                text = format_module(_header(body) + body)
+                cached = (text, self.__name__, module.namespace)
+                _TEXT_CACHE[text_key] = cached
+            text, name, namespace = cached
+            ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
+            ns.update(namespace)
+            compiled = compile_module(text, ns, name)[name]
+            self._compiled[key] = (text, compiled)
+            self._last = (text, compiled)
+            return text, compiled
+
+    def _default(self) -> tuple[str, Callable]:
+        if self._last is None:
+            n = len(self.ir.params)
+            nums = self.argnums if self.mode != "vjp" else tuple(range(n))
+            self._generate((LEAF,) * n, nums, self.tuple_out)
+        assert self._last is not None
+        return self._last
+
+    @property
+    def source(self) -> str:
+        """The emitted module, as text (the latest specialization generated)."""
+        return self._default()[0]
+
+    @property
+    def __wrapped__(self) -> Callable:
+        return self._default()[1]
+
+    # ---- calling ---------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        nargs = len(args)
+        argnums = tuple(a + nargs if a < 0 else a for a in self.argnums)
+        for a, orig in zip(argnums, self.argnums):
+            if not 0 <= a < nargs:
+                raise TypeError(
+                    f"differentiating with respect to argnums={orig} requires at least "
+                    f"{orig + 1} positional arguments to be passed by the caller, but "
+                    f"got only {nargs} positional arguments."
+                )
+        _check_float_inputs("grad", args, argnums)
+        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
+        _, fn = self._generate(kinds, argnums, self.tuple_out)
+        result = fn(*args, **kwargs)
+        return self._postprocess(result, args, argnums)
+
+    def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...]) -> Any:
+        def fix(grads: Any) -> Any:
+            if self.tuple_out:
+                return tuple(_cast_tree(g, args[i]) for g, i in zip(grads, argnums))
+            return _cast_tree(grads, args[argnums[0]])
+
+        if self.mode == "grad":
+            if self.has_aux:
+                grads, aux = result
+                return fix(grads), aux
+            return fix(result)
+        value, grads = result
+        return value, fix(grads)
+
+    def __repr__(self) -> str:
+        return f"<s2s {self.mode} of {self.fn.__qualname__}>"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<pre>{html.escape(self.source)}</pre>"
+
+
+def _header(body: str) -> str:
+    used = [name for name in runtime.__all__ if f"{name}(" in body]
+    lines = ["import numpy as np"]
+    if used:
+        lines.append(f"from s2s.runtime import {', '.join(used)}")
+    return "\n".join(lines) + "\n\n\n"
+
+
+def grad(
+    fun: Callable | None = None,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+) -> Any:
+    """The gradient of a scalar-valued ``fun``, as emitted NumPy code.
+
+    Same semantics as ``jax.grad``: ``argnums`` an int (one gradient), negative, or a
+    tuple (a tuple of gradients); pytree arguments keep their structure; keyword
+    arguments are never differentiated.  Usable as ``@grad`` or
+    ``@grad(argnums=1)``.
+    """
+    if fun is None:
+        return lambda f: Transformed(f, "grad", argnums, has_aux)
+    return Transformed(fun, "grad", argnums, has_aux)
+
+
+def value_and_grad(
+    fun: Callable | None = None,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+) -> Any:
+    """Like :func:`grad`, returning ``(value, gradient)`` (``((value, aux), grad)``)."""
+    if fun is None:
+        return lambda f: Transformed(f, "value_and_grad", argnums, has_aux)
+    return Transformed(fun, "value_and_grad", argnums, has_aux)
+
+
+class _VJP(Transformed):
+    def __init__(self, fn: Callable, has_aux: bool) -> None:
+        super().__init__(fn, "vjp", 0, has_aux)
+        self.tuple_out = True
+
+
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
+    """``(out, vjp_fn)`` (or ``(out, vjp_fn, aux)``), as ``jax.vjp``.
+
+    ``vjp_fn(cotangent)`` runs the emitted VJP function and returns one cotangent per
+    primal, as a tuple; integer and boolean primals get ``float0`` zeros, as in JAX.
+    """
+    t = _VJP(fun, has_aux)
+    out = fun(*primals)
+    aux = None
+    if has_aux:
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(
+                "expected function with aux output to return a two-element tuple, "
+                f"but got type {type(out)} with value {out!r}"
+            )
+        out, aux = out
+    float_args = tuple(
+        i for i, p in enumerate(primals)
+        if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
+    )
+    kinds = tuple(kind_of(p) for p in primals)
+
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        _check_cotangent(cotangent, out)
+        result: list[Any] = []
+        if float_args:
+            _, fn = t._generate(kinds, float_args, True)
+            grads = fn(*primals, cotangent)
+        else:
+            grads = ()
+        it = iter(grads)
+        for i, p in enumerate(primals):
+            if i in float_args:
+                result.append(_cast_tree(next(it), p))
+            else:
+                result.append(
+                    _rebuild(kind_of(p), [np.zeros(np.shape(x), float0) for x in _leaves(p)])
+                )
+        return tuple(result)
+
+    vjp_fn.__name__ = t.__name__
+    vjp_fn.transformed = t  # type: ignore[attr-defined]
+    if has_aux:
+        return out, vjp_fn, aux
+    return out, vjp_fn
+
+
+def _check_cotangent(ct: Any, out: Any) -> None:
+    if kind_of(ct) != kind_of(out):
+        raise ValueError("unexpected tree structure.")
+    for c, o in zip(_leaves(ct), _leaves(out)):
+        cs, os_ = np.shape(c), np.shape(o)
+        cd, od = np.result_type(c), np.result_type(o)
+        if cs != os_ or cd != od:
+            got = f"{cd.name}{list(cs)}".replace(" ", "")
+            want = f"{od.name}{list(os_)}".replace(" ", "")
+            raise ValueError(
+                "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: "
+                f"got {got}, but expected {want} because the corresponding output of "
+                f"the differentiated function had JAX type {want}"
+            )
+
+
+def source(f: Any) -> str:
+    """The emitted source of a transformed function, as a module's text."""
+    transformed = getattr(f, "transformed", f)
+    if not isinstance(transformed, Transformed):
+        raise TypeError(f"{f!r} is not an s2s-transformed function")
+    return transformed.source

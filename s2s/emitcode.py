@@ -1,0 +1,139 @@
+"""Emitted code: a tiny statement tree, rendered to text, formatted with black, checked.
+
+Transforms produce :class:`Line`, :class:`Comment` and :class:`Block` items; this
+module renders them, formats the module with black, and holds the executable output
+invariants: the text compiles, re-parses with libcst, and a second black pass leaves it
+unchanged.  A violation is an internal error that shows the offending source.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import linecache
+from dataclasses import dataclass, field
+from typing import Any
+
+import black
+import libcst as cst
+
+
+@dataclass
+class Line:
+    """One simple statement; knows which names it reads and binds."""
+
+    text: str
+    uses: set[str] = field(default_factory=set)
+    defines: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        tree = ast.parse(self.text)
+        stmt = tree.body[0]
+        loads: set[str] = set()
+        stores: set[str] = set()
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name):
+                (stores if isinstance(node.ctx, ast.Store) else loads).add(node.id)
+        if isinstance(stmt, ast.AugAssign) or (
+            isinstance(stmt, ast.Assign)
+            and any(isinstance(t, ast.Subscript) for t in stmt.targets)
+        ):
+            # x[i] += v reads and writes x
+            root = stmt.target if isinstance(stmt, ast.AugAssign) else stmt.targets[0]
+            while isinstance(root, (ast.Subscript, ast.Attribute)):
+                root = root.value
+            if isinstance(root, ast.Name):
+                loads.add(root.id)
+                stores.add(root.id)
+        self.uses = loads
+        self.defines = stores
+
+
+@dataclass
+class Comment:
+    text: str
+
+
+@dataclass
+class Block:
+    """``if`` header with a body and an optional else body."""
+
+    header: str
+    body: list[Any]
+    orelse: list[Any]
+    uses: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        test = self.header[len("if "):-1]
+        self.uses = {n.id for n in ast.walk(ast.parse(test, mode="eval"))
+                     if isinstance(n, ast.Name)}
+
+
+def render(items: list[Any], indent: int) -> list[str]:
+    pad = "    " * indent
+    out: list[str] = []
+    for item in items:
+        if isinstance(item, Line):
+            out.append(pad + item.text)
+        elif isinstance(item, Comment):
+            out.append(pad + "# " + item.text)
+        elif isinstance(item, Block):
+            out.append(pad + item.header)
+            out += render(item.body, indent + 1) or [pad + "    pass"]
+            if item.orelse:
+                out.append(pad + "else:")
+                out += render(item.orelse, indent + 1)
+    # a trailing comment with nothing under it says nothing
+    while out and out[-1].lstrip().startswith("#"):
+        out.pop()
+    return out
+
+
+def render_function(name: str, signature: str, items: list[Any]) -> str:
+    lines = [f"def {name}({signature}):"] + render(items, 1)
+    return "\n".join(lines) + "\n"
+
+
+class EmitError(AssertionError):
+    """Emitted code broke an output invariant: an s2s bug, never the user's."""
+
+
+def format_module(text: str) -> str:
+    """Format with black and check the output invariants."""
+    mode = black.Mode()
+    try:
+        formatted = black.format_str(text, mode=mode)
+    except Exception as exc:  # black raises its own classes for invalid input
+        raise EmitError(f"s2s emitted code black cannot format ({exc}):\n{text}") from exc
+    check_invariants(formatted)
+    return formatted
+
+
+def check_invariants(text: str) -> None:
+    """Compiles, re-parses with libcst, stable under a second black pass."""
+    try:
+        compile(text, "<s2s-check>", "exec")
+    except SyntaxError as exc:
+        raise EmitError(f"emitted code does not compile ({exc}):\n{text}") from exc
+    try:
+        cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise EmitError(f"emitted code does not re-parse with libcst:\n{text}") from exc
+    again = black.format_str(text, mode=black.Mode())
+    if again != text:
+        raise EmitError(f"emitted code is not stable under black:\n{text}")
+
+
+def compile_module(text: str, namespace: dict[str, Any], tag: str) -> dict[str, Any]:
+    """Execute module text with a fake filename registered in linecache.
+
+    Registering the text makes tracebacks, ``inspect.getsource`` and debuggers show
+    the emitted lines.
+    """
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    filename = f"<s2s:{tag}:{digest}>"
+    lines = text.splitlines(keepends=True)
+    linecache.cache[filename] = (len(text), None, lines, filename)
+    code = compile(text, filename, "exec")
+    exec(code, namespace)
+    return namespace

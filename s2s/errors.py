@@ -1,0 +1,88 @@
+"""Errors s2s raises at transform time, each pointing at the user's source.
+
+Every error about the user's program is a :class:`TransformError`. Its message names
+the file, line and column, quotes the offending line with a caret under the column,
+and says what to write instead.  Misuse that JAX reports with a built-in exception
+class (a non-scalar output to ``grad``, integer inputs, ...) raises that class instead,
+with JAX's wording, so code written against JAX catches the same thing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A position in the user's source: 1-based line, 1-based column."""
+
+    file: str
+    line: int
+    col: int
+    text: str  # the whole source line, without its newline
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class TransformError(Exception):
+    """The user's function uses something s2s cannot transform.
+
+    ``str(err)`` reads::
+
+        s2s cannot transform `loss`: `try` statements are not supported
+          File "model.py", line 12, column 5
+            try:
+            ^
+          Instead: move the error handling outside the differentiated function.
+    """
+
+    def __init__(
+        self,
+        what: str,
+        loc: Loc | None = None,
+        hint: str | None = None,
+        func: str | None = None,
+    ) -> None:
+        self.what = what
+        self.loc = loc
+        self.hint = hint
+        self.func = func
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        head = f"s2s cannot transform `{self.func}`: " if self.func else "s2s: "
+        lines = [head + self.what]
+        if self.loc is not None:
+            loc = self.loc
+            lines.append(f'  File "{loc.file}", line {loc.line}, column {loc.col}')
+            text = loc.text.rstrip("\n")
+            stripped = text.lstrip()
+            indent = len(text) - len(stripped)
+            lines.append("    " + stripped)
+            lines.append("    " + " " * max(loc.col - 1 - indent, 0) + "^")
+        if self.hint:
+            lines.append("  Instead: " + self.hint)
+        return "\n".join(lines)
+
+    def with_func(self, func: str) -> "TransformError":
+        if self.func is None:
+            self.func = func
+            self.args = (self._render(),)
+        return self
+
+
+class SourceNotFoundError(TransformError):
+    """The function's source text is not available (REPL, ``exec``, C extension)."""
+
+
+class UnsupportedSyntaxError(TransformError):
+    """A Python construct outside the subset s2s transforms."""
+
+
+class UnsupportedCallError(TransformError):
+    """A call to something with no rule: unknown NumPy function, opaque object, ..."""
+
+
+class NonDifferentiableError(TransformError):
+    """A differentiable value flows into an operation that has no derivative."""

@@ -1,0 +1,283 @@
+"""Inline a rule's body into emitted code.
+
+A rule is a small Python function (see ``s2s.primitives``).  Inlining substitutes its
+parameters with the names and constants at the call site, gives its locals fresh
+names, decides ``if`` tests that only involve values known now (``axis is None``), and
+folds constant arithmetic.  What is left is the rule's own code, renamed.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import textwrap
+from typing import Any, Callable
+
+import numpy as np
+
+from .ir import Const, Index, Slice, Var
+from .primitives import registry
+
+_DYNAMIC = object()  # the value of a name known only when the emitted code runs
+_PREDICATES = {
+    "is_integer_constant": registry.is_integer_constant,
+    "is_basic_index": registry.is_basic_index,
+}
+_RULE_AST: dict[Callable, ast.FunctionDef] = {}
+
+
+def rule_ast(rule: Callable) -> ast.FunctionDef:
+    if rule not in _RULE_AST:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(rule)))
+        node = tree.body[0]
+        assert isinstance(node, ast.FunctionDef)
+        node.decorator_list = []
+        _RULE_AST[rule] = node
+    return _RULE_AST[rule]
+
+
+def atom_text(atom: Any) -> str:
+    """How emitted code spells an atom, index, or tuple of atoms."""
+    if isinstance(atom, Var):
+        return atom.name
+    if isinstance(atom, Const):
+        return atom.text
+    if isinstance(atom, Index):
+        return index_text(atom)
+    if isinstance(atom, tuple):
+        inner = ", ".join(atom_text(a) for a in atom)
+        return f"({inner},)" if len(atom) == 1 else f"({inner})"
+    return repr(atom)
+
+
+def index_text(index: Index) -> str:
+    parts = []
+    for item in index.items:
+        if isinstance(item, Slice):
+            lo = atom_text(item.lower) if item.lower is not None else ""
+            hi = atom_text(item.upper) if item.upper is not None else ""
+            text = f"{lo}:{hi}"
+            if item.step is not None:
+                text += f":{atom_text(item.step)}"
+            parts.append(text)
+        else:
+            parts.append(atom_text(item))
+    if index.is_tuple and len(parts) == 1:
+        return parts[0] + ","
+    return ", ".join(parts)
+
+
+def _static_value(binding: Any) -> Any:
+    if isinstance(binding, Var):
+        return _DYNAMIC
+    if isinstance(binding, Const):
+        return binding.value
+    if isinstance(binding, tuple):
+        values = tuple(_static_value(b) for b in binding)
+        return _DYNAMIC if any(v is _DYNAMIC for v in values) else values
+    return binding  # Index, or a Python default
+
+
+def _expr_of(binding: Any) -> ast.expr:
+    if isinstance(binding, Index):
+        if any(isinstance(i, Slice) or (isinstance(i, Const) and i.value in (None, Ellipsis))
+               for i in binding.items):
+            return ast.parse(f"np.s_[{index_text(binding)}]", mode="eval").body
+        return ast.parse(f"({index_text(binding)})", mode="eval").body
+    if isinstance(binding, ast.expr):
+        return binding
+    return ast.parse(atom_text(binding), mode="eval").body
+
+
+class Inliner:
+    """Inline one rule call.  ``fresh`` hands out unique names in the target function."""
+
+    def __init__(self, fresh: Callable[[str], str]) -> None:
+        self.fresh = fresh
+
+    def inline(
+        self, rule: Callable, bindings: dict[str, Any], local_names: dict[str, str]
+    ) -> tuple[list[ast.stmt], list[ast.expr]]:
+        """Return the rule's statements and its returned expressions, substituted.
+
+        ``bindings`` maps each rule parameter to an atom, an Index, a tuple or a
+        Python value (an ast expression is used as is).  ``local_names`` suggests
+        names for the rule's locals (``a_bar`` -> ``x_bar``).
+        """
+        fn = rule_ast(rule)
+        env: dict[str, ast.expr] = {}
+        static: dict[str, Any] = {}
+        sig = inspect.signature(rule)
+        for name, p in sig.parameters.items():
+            if name in bindings:
+                b = bindings[name]
+            elif p.default is not inspect.Parameter.empty:
+                b = Const(p.default, repr(p.default))
+            else:
+                raise TypeError(f"rule {rule.__name__}: no binding for {name}")
+            env[name] = _expr_of(b)
+            static[name] = _static_value(b) if not isinstance(b, ast.expr) else _DYNAMIC
+        self.local_names = dict(local_names)
+        out: list[ast.stmt] = []
+        result = self._block(fn.body, env, static, out)
+        if result is None:
+            raise TypeError(f"rule {rule.__name__} does not return on every path")
+        return out, result
+
+    def _block(self, body, env, static, out) -> list[ast.expr] | None:
+        for stmt in body:
+            if isinstance(stmt, ast.Return):
+                value = stmt.value
+                elts = value.elts if isinstance(value, ast.Tuple) else [value]
+                return [self._sub(e, env, static) for e in elts]
+            if isinstance(stmt, ast.If):
+                decided = self._decide(stmt.test, static)
+                if decided is None:
+                    body_out: list[ast.stmt] = []
+                    else_out: list[ast.stmt] = []
+                    env_b, env_e = dict(env), dict(static)
+                    r1 = self._block(stmt.body, dict(env), dict(static), body_out)
+                    r2 = self._block(stmt.orelse, dict(env), dict(static), else_out)
+                    if r1 is not None or r2 is not None:
+                        raise TypeError("rules may only return from statically decided ifs")
+                    del env_b, env_e
+                    out.append(ast.fix_missing_locations(
+                        ast.If(test=self._sub(stmt.test, env, static), body=body_out or
+                               [ast.Pass()], orelse=else_out)
+                    ))
+                    continue
+                chosen = stmt.body if decided else stmt.orelse
+                result = self._block(chosen, env, static, out)
+                if result is not None:
+                    return result
+                continue
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
+                stmt.targets[0], ast.Name
+            ):
+                value = self._sub(stmt.value, env, static)
+                local = stmt.targets[0].id
+                exact = self.local_names.pop(local, None)
+                if exact is not None:
+                    name = exact  # the cotangent's own name, reserved by the caller
+                else:
+                    suggestion = local
+                    if local in env and isinstance(env[local], ast.Name):
+                        suggestion = env[local].id  # a parameter rebound: g -> g_2
+                    name = self.fresh(suggestion)
+                assign = ast.Assign(targets=[ast.Name(name, ast.Store())], value=value)
+                out.append(ast.fix_missing_locations(assign))
+                env[local] = ast.Name(name, ast.Load())
+                static[local] = _DYNAMIC
+                continue
+            if isinstance(stmt, (ast.AugAssign, ast.Expr, ast.Assign)):
+                out.append(self._sub(stmt, env, static))
+                continue
+            raise TypeError(f"unsupported statement in rule: {ast.dump(stmt)}")
+        return None
+
+    def _decide(self, test: ast.expr, static: dict[str, Any]) -> bool | None:
+        """Evaluate ``test`` now if it only involves values known now."""
+        names: dict[str, Any] = {}
+        for node in ast.walk(test):
+            if isinstance(node, ast.Call):
+                fname = node.func.id if isinstance(node.func, ast.Name) else None
+                if fname not in _PREDICATES:
+                    return None
+            if isinstance(node, ast.Name) and node.id not in _PREDICATES:
+                if node.id not in static:
+                    return None
+                names[node.id] = static[node.id]
+        for node in ast.walk(test):
+            if isinstance(node, ast.Name) and names.get(node.id, None) is _DYNAMIC:
+                if not _only_in_predicates(test, node.id):
+                    return None
+        try:
+            value = eval(
+                compile(ast.Expression(test), "<rule>", "eval"),
+                {"__builtins__": {}, **_PREDICATES},
+                names,
+            )
+        except Exception:
+            return None
+        return bool(value)
+
+    def _sub(self, node: Any, env: dict[str, ast.expr], static: dict[str, Any]) -> Any:
+        node = copy.deepcopy(node)
+        new = _Substitute(env, static).visit(node)
+        return ast.fix_missing_locations(_Fold().visit(new))
+
+
+def _only_in_predicates(test: ast.expr, name: str) -> bool:
+    inside: set[int] = set()
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+            node.func.id in _PREDICATES
+        ):
+            for arg in node.args:
+                for sub in ast.walk(arg):
+                    inside.add(id(sub))
+    return all(
+        id(node) in inside
+        for node in ast.walk(test)
+        if isinstance(node, ast.Name) and node.id == name
+    )
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, env: dict[str, ast.expr], static: dict[str, Any]) -> None:
+        self.env = env
+        self.static = static
+
+    def visit_Subscript(self, node: ast.Subscript) -> Any:
+        node.value = self.visit(node.value)
+        if isinstance(node.slice, ast.Name) and isinstance(
+            self.static.get(node.slice.id), Index
+        ):
+            index = self.static[node.slice.id]
+            node.slice = ast.parse(f"_[{index_text(index)}]", mode="eval").body.slice
+        else:
+            node.slice = self.visit(node.slice)
+        return node
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        if node.id in self.env:
+            replacement = copy.deepcopy(self.env[node.id])
+            if isinstance(node.ctx, ast.Store) and isinstance(replacement, ast.Name):
+                replacement.ctx = ast.Store()
+            return replacement
+        return node
+
+
+class _Fold(ast.NodeTransformer):
+    """Fold arithmetic on literal numbers and a few pure calls on literal tuples."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> Any:
+        self.generic_visit(node)
+        if isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant):
+            try:
+                value = eval(compile(ast.Expression(node), "<fold>", "eval"), {}, {})
+            except Exception:
+                return node
+            if isinstance(value, (int, float)):
+                return ast.Constant(value) if value >= 0 else ast.UnaryOp(
+                    ast.USub(), ast.Constant(-value)
+                )
+        return node
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        self.generic_visit(node)
+        if (
+            isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "np"
+            and node.func.attr == "argsort"
+            and len(node.args) == 1
+            and not node.keywords
+        ):
+            try:
+                value = ast.literal_eval(node.args[0])
+            except ValueError:
+                return node
+            return ast.parse(repr(tuple(int(i) for i in np.argsort(value))), mode="eval").body
+        return node

@@ -1,0 +1,79 @@
+"""The static structure of values: an array leaf, or a container of values.
+
+Pytree arguments (nested tuples, lists and dicts of arrays) have a structure that is
+fixed for a given call signature, as in JAX.  Knowing it at transform time lets
+reverse mode keep one cotangent name per leaf (``params["W"]`` gets ``W_bar``) and
+build the gradient container literally at the end, with no runtime tree helpers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+
+@dataclass(frozen=True)
+class Leaf:
+    def __repr__(self) -> str:
+        return "*"
+
+
+LEAF = Leaf()
+
+
+@dataclass(frozen=True)
+class Tree:
+    type: type  # tuple, list or dict
+    keys: tuple[Any, ...]  # positions for tuple/list, keys for dict
+    children: tuple["Kind", ...]
+
+    def child(self, key: Any) -> "Kind":
+        if self.type is dict:
+            return self.children[self.keys.index(key)]
+        return self.children[key]
+
+    def __repr__(self) -> str:
+        if self.type is dict:
+            return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.keys, self.children)) + "}"
+        inner = ", ".join(repr(c) for c in self.children)
+        return f"[{inner}]" if self.type is list else f"({inner})"
+
+
+Kind = Union[Leaf, Tree]
+
+
+def kind_of(value: Any) -> Kind:
+    """The structure of a Python value (tuples, lists and dicts are containers)."""
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return Tree(tuple, tuple(range(len(value))), tuple(kind_of(v) for v in value))
+    if isinstance(value, list):
+        return Tree(list, tuple(range(len(value))), tuple(kind_of(v) for v in value))
+    if isinstance(value, dict):
+        keys = tuple(value)
+        return Tree(dict, keys, tuple(kind_of(value[k]) for k in keys))
+    return LEAF
+
+
+def leaf_paths(kind: Kind, prefix: tuple = ()) -> list[tuple]:
+    if isinstance(kind, Leaf):
+        return [prefix]
+    out: list[tuple] = []
+    for key, child in zip(kind.keys, kind.children):
+        out += leaf_paths(child, prefix + (key,))
+    return out
+
+
+def path_text(base: str, path: tuple) -> str:
+    return base + "".join(f"[{k!r}]" for k in path)
+
+
+def literal(kind: Kind, leaf: Any, prefix: tuple = ()) -> str:
+    """Source text of a container of this kind whose leaves are ``leaf(path)``."""
+    if isinstance(kind, Leaf):
+        return leaf(prefix)
+    parts = [literal(c, leaf, prefix + (k,)) for k, c in zip(kind.keys, kind.children)]
+    if kind.type is dict:
+        return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(kind.keys, parts)) + "}"
+    if kind.type is list:
+        return "[" + ", ".join(parts) + "]"
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"

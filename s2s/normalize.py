@@ -1,0 +1,1154 @@
+"""libcst tree -> canonical IR (A-normal form), resolving every name on the way.
+
+Names are resolved the way Python resolves them when the function runs: locals, then
+the closure, then the function's globals, then builtins.  NumPy calls are recognised
+by the identity of the object a name is bound to, so ``np.sin``, ``numpy.sin`` and
+``from numpy import sin`` are the same primitive.  Temporaries get names built from
+the user's names (``x_at_w`` for ``x @ w``) so emitted code reads like hand-written
+code.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import keyword
+import re
+import types
+from typing import Any
+
+import libcst as cst
+import numpy as np
+
+from . import runtime
+from .errors import (
+    Loc,
+    TransformError,
+    UnsupportedCallError,
+    UnsupportedSyntaxError,
+)
+from .ir import Atom, Const, Function, If, Index, Let, Return, Slice, Stmt, Var
+from .parse import ParsedFunction, parse_function
+from .primitives import PRIMITIVES, lookup_object
+from .primitives.registry import ATTRIBUTES, METHODS, NUMPY_MODULES
+
+# Names emitted code defines or imports itself; user names never take them.
+RESERVED = {"np", "math", *runtime.__all__}
+
+_BINOPS = {
+    cst.Add: ("add", "plus", "total"),
+    cst.Subtract: ("subtract", "minus", "diff"),
+    cst.Multiply: ("multiply", "times", "prod"),
+    cst.Divide: ("divide", "over", "ratio"),
+    cst.MatrixMultiply: ("matmul", "at", "matmul"),
+    cst.Power: ("power", "pow", "power"),
+    cst.FloorDivide: ("floor_divide", "floordiv", "quotient"),
+}
+_COMPARE = {
+    cst.LessThan: "less",
+    cst.LessThanEqual: "less_equal",
+    cst.GreaterThan: "greater",
+    cst.GreaterThanEqual: "greater_equal",
+    cst.Equal: "equal",
+    cst.NotEqual: "not_equal",
+    cst.Is: "is_",
+    cst.IsNot: "is_not",
+}
+_MAX_NAME = 22
+
+
+class NameTable:
+    """Hands out names unique within one emitted function."""
+
+    def __init__(self, taken: set[str]) -> None:
+        self.taken = set(taken)
+
+    def fresh(self, base: str) -> str:
+        base = _identifier(base)
+        if base not in self.taken:
+            self.taken.add(base)
+            return base
+        i = 2
+        while f"{base}_{i}" in self.taken:
+            i += 1
+        name = f"{base}_{i}"
+        self.taken.add(name)
+        return name
+
+
+def _identifier(text: str) -> str:
+    text = re.sub(r"\W+", "_", text).strip("_") or "tmp"
+    if text[0].isdigit():
+        text = "v" + text
+    if keyword.iskeyword(text) or text in dir(builtins):
+        text += "_"
+    return text
+
+
+_FUNCTIONS: dict[Any, Function] = {}
+
+
+def normalize(fn: Any) -> Function:
+    """The IR of a Python function (memoized per function object and its source)."""
+    parsed = parse_function(fn)
+    key = (fn, parsed.source_hash)
+    if key not in _FUNCTIONS:
+        _FUNCTIONS[key] = Normalizer(fn, parsed, stack=()).run()
+    return _FUNCTIONS[key]
+
+
+class Normalizer:
+    def __init__(self, fn: Any, parsed: ParsedFunction, stack: tuple[Any, ...]):
+        self.fn = fn
+        self.p = parsed
+        self.stack = stack + (fn,)
+        code = fn.__code__
+        self.local_names = set(code.co_varnames)
+        self.closure = {
+            name: cell
+            for name, cell in zip(code.co_freevars, fn.__closure__ or ())
+        }
+        self.names = NameTable(
+            set(code.co_varnames) | set(code.co_names) | set(code.co_freevars) | RESERVED
+        )
+        self.bound: set[str] = set()  # user names bound at least once
+        self.env: dict[str, str] = {}  # user name -> current SSA name
+        self.namespace: dict[str, Any] = {}
+        self.display = fn.__name__
+        self.depth = 0  # how many `if` statements enclose the current one
+        self.out: list[Stmt] = []
+
+    # ---- entry ----------------------------------------------------------------
+
+    def run(self) -> Function:
+        node = self.p.node
+        params, kwonly, defaults = self._signature(node)
+        for name in params + kwonly:
+            self.env[name] = name
+            self.bound.add(name)
+        if isinstance(node, cst.Lambda):
+            result_name = "out"
+            body_nodes: list[Any] = [node.body]
+        else:
+            result_name = self.fn.__name__
+            if result_name in self.fn.__code__.co_names or result_name in self.local_names:
+                result_name = "out"
+            body_nodes = list(node.body.body)
+        self.result_name = self.names.fresh(result_name)
+        try:
+            if isinstance(node, cst.Lambda):
+                value = self.expr(node.body, target=self.result_name)
+                body: list[Stmt] = list(self.out)
+                body.append(Return(value, self.loc(node.body)))
+            else:
+                body = self.block(_hoist_returns(body_nodes))
+                body = self._single_return(body)
+        except TransformError as err:
+            raise err.with_func(self.display)
+        return Function(
+            name=self.fn.__name__,
+            params=params,
+            kwonly=kwonly,
+            defaults=defaults,
+            body=body,
+            loc=self.loc(node),
+            pyfunc=self.fn,
+            source_lines=self.p.lines,
+            result_name=self.result_name,
+            namespace=self.namespace,
+            names=self.names,
+        )
+
+    def _signature(self, node: Any) -> tuple[list[str], list[str], dict[str, Any]]:
+        ps = node.params
+        if isinstance(ps.star_arg, cst.Param):
+            raise self.unsupported(
+                ps.star_arg, "`*args` parameters are not supported",
+                "name each positional parameter",
+            )
+        if ps.star_kwarg is not None:
+            raise self.unsupported(
+                ps.star_kwarg, "`**kwargs` parameters are not supported",
+                "name each keyword parameter",
+            )
+        sig = inspect.signature(self.fn)
+        params = [p.name.value for p in (*ps.posonly_params, *ps.params)]
+        kwonly = [p.name.value for p in ps.kwonly_params]
+        defaults = {
+            name: p.default
+            for name, p in sig.parameters.items()
+            if p.default is not inspect.Parameter.empty
+        }
+        return params, kwonly, defaults
+
+    # ---- errors ---------------------------------------------------------------
+
+    def loc(self, node: cst.CSTNode) -> Loc:
+        return self.p.loc(node)
+
+    def unsupported(self, node: cst.CSTNode, what: str, hint: str) -> TransformError:
+        return UnsupportedSyntaxError(what, self.loc(node), hint, self.display)
+
+    # ---- statements -----------------------------------------------------------
+
+    def block(self, nodes: list[Any]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for i, node in enumerate(nodes):
+            if i == 0 and _is_docstring(node):
+                continue
+            out += self.statement(node)
+        return out
+
+    def statement(self, node: Any) -> list[Stmt]:
+        self.out: list[Stmt] = []
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.small_statement(small)
+            return self.out
+        if isinstance(node, cst.If):
+            self.if_statement(node)
+            return self.out
+        raise self.unsupported(node, *_unsupported_statement(node))
+
+    def small_statement(self, node: Any) -> None:
+        if isinstance(node, cst.Assign):
+            if len(node.targets) != 1:
+                raise self.unsupported(
+                    node, "chained assignment `a = b = ...` is not supported",
+                    "assign to one name per statement",
+                )
+            self.assign(node.targets[0].target, node.value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is None:
+                return
+            self.assign(node.target, node.value)
+        elif isinstance(node, cst.AugAssign):
+            op = type(node.operator).__name__.replace("Assign", "")
+            binop = getattr(cst, op)
+            if not isinstance(node.target, cst.Name):
+                raise self.unsupported(
+                    node, "augmented assignment into an element or attribute is not "
+                    "supported yet",
+                    "build a new array, e.g. `y = np.where(mask, y + v, y)`",
+                )
+            value = cst.BinaryOperation(
+                left=node.target, operator=binop(), right=node.value
+            )
+            self._positions_alias(value, node)
+            self.assign(node.target, value)
+        elif isinstance(node, cst.Return):
+            if node.value is None:
+                raise self.unsupported(
+                    node, "`return` without a value returns None, which has no "
+                    "derivative", "return the value to differentiate",
+                )
+            target = self.result_name if self.depth == 0 else self.names.fresh(
+                self.result_name
+            )
+            value = self.expr(node.value, target=target)
+            self.out.append(Return(value, self.loc(node)))
+        elif isinstance(node, cst.Pass):
+            return
+        elif isinstance(node, cst.Expr):
+            raise self.unsupported(
+                node, "an expression statement is evaluated only for its side effect, "
+                "which s2s does not transform",
+                "remove it from the function, or assign its value to a name that "
+                "the result uses",
+            )
+        else:
+            raise self.unsupported(node, *_unsupported_statement(node))
+
+    def _positions_alias(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
+        """Make a synthesized node report the position of the node it replaces."""
+        try:
+            self.p.positions._data[new] = self.p.positions[old]  # type: ignore[attr-defined]
+        except (AttributeError, KeyError, TypeError):
+            pass
+
+    def assign(self, target: Any, value: Any) -> None:
+        if isinstance(target, cst.Name):
+            name = target.value
+            self._check_name(target)
+            ssa = self.names.fresh(name) if name in self.bound else name
+            atom = self.expr(value, target=ssa)
+            if not (isinstance(atom, Var) and atom.name == ssa):
+                self.emit(ssa, "identity", (atom,), {}, value)
+            self.bound.add(name)
+            self.env[name] = ssa
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            if any(isinstance(e, cst.StarredElement) for e in elements):
+                raise self.unsupported(
+                    target, "starred unpacking is not supported",
+                    "unpack each element by position",
+                )
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(
+                elements
+            ):
+                atoms = [self.expr(e.value) for e in value.elements]
+                for e, atom in zip(elements, atoms):
+                    self._bind_atom(e.value, atom, value)
+                return
+            whole = self.expr(value)
+            for i, e in enumerate(elements):
+                if not isinstance(e.value, cst.Name):
+                    raise self.unsupported(
+                        e.value, "nested unpacking targets are not supported",
+                        "unpack in two steps",
+                    )
+                name = e.value.value
+                ssa = self.names.fresh(name) if name in self.bound else name
+                self.emit(
+                    ssa, "getitem", (whole,),
+                    {"index": Index((Const(i, str(i)),), False)}, e.value,
+                )
+                self.bound.add(name)
+                self.env[name] = ssa
+            return
+        if isinstance(target, cst.Subscript):
+            raise self.unsupported(
+                target, "assigning into an element of an array is not supported yet",
+                "build a new array instead (e.g. with np.where or np.concatenate)",
+            )
+        raise self.unsupported(
+            target, "only names can be assigned to",
+            "assign to a local name",
+        )
+
+    def _bind_atom(self, target: Any, atom: Atom, node: Any) -> None:
+        if not isinstance(target, cst.Name):
+            raise self.unsupported(
+                target, "nested unpacking targets are not supported",
+                "unpack in two steps",
+            )
+        name = target.value
+        ssa = self.names.fresh(name) if name in self.bound else name
+        self.emit(ssa, "identity", (atom,), {}, node)
+        self.bound.add(name)
+        self.env[name] = ssa
+
+    def _check_name(self, node: cst.Name) -> None:
+        if node.value in RESERVED:
+            raise self.unsupported(
+                node, f"the name `{node.value}` is used by emitted code",
+                f"rename the local variable `{node.value}`",
+            )
+
+    def if_statement(self, node: cst.If) -> None:
+        test = self.expr(node.test)
+        before = dict(self.env)
+        bound_before = set(self.bound)
+        outer = self.out
+        self.depth += 1
+
+        body = self.block(list(node.body.body))
+        env_body, bound_body = self.env, self.bound
+        self.env, self.bound = dict(before), set(bound_before) | bound_body
+        if node.orelse is None:
+            orelse: list[Stmt] = []
+        elif isinstance(node.orelse, cst.If):
+            orelse = self.statement(node.orelse)
+        else:
+            orelse = self.block(list(node.orelse.body.body))
+        env_else = self.env
+        self.bound |= bound_body
+        self.out = outer
+        self.depth -= 1
+
+        stmt = If(test, body, orelse, self.loc(node))
+        env_after = dict(before)
+        for name in set(env_body) | set(env_else):
+            a, b = env_body.get(name), env_else.get(name)
+            if a == b:
+                if a is not None:
+                    env_after[name] = a
+                continue
+            if a is None or b is None:
+                env_after.pop(name, None)  # bound on one path only: unusable after
+                continue
+            join = a if a != before.get(name) else b
+            for branch, final in ((body, a), (orelse, b)):
+                if final == join:
+                    continue
+                if final != before.get(name):
+                    _rename(branch, final, join)
+                else:
+                    branch.append(Let(join, "identity", (Var(final),), {}, stmt.loc))
+            stmt.joins.append(join)
+            env_after[name] = join
+        self.env = env_after
+        self.out.append(stmt)
+
+    def _single_return(self, body: list[Stmt]) -> list[Stmt]:
+        """Rewrite returns in branches into one join name and one final return."""
+        if body and isinstance(body[-1], Return):
+            return body
+        if not _always_returns(body):
+            loc = body[-1].loc if body else self.loc(self.p.node)
+            raise UnsupportedSyntaxError(
+                "the function can reach its end without `return`, so it returns "
+                "None, which has no derivative",
+                loc, "return a value on every path", self.display,
+            )
+        result = self.result_name
+        last = body[-1]
+        assert isinstance(last, If)
+        _returns_to_assignments(last, result)
+        last.joins.append(result)
+        body.append(Return(Var(result), last.loc))
+        return body
+
+    # ---- expressions ----------------------------------------------------------
+
+    def emit(
+        self, target: str, prim: str, args: tuple, params: dict, node: Any
+    ) -> Var:
+        self.out.append(Let(target, prim, tuple(args), params, self.loc(node)))
+        return Var(target)
+
+    def expr(self, node: Any, target: str | None = None) -> Atom:
+        """Normalize an expression; the outermost operation binds ``target``."""
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.unsupported(node, *_unsupported_expression(node))
+        return method(node, target)
+
+    def _target(self, target: str | None, base: str) -> str:
+        if target is not None:
+            return target
+        if len(base) > _MAX_NAME:
+            base = base[:_MAX_NAME].rstrip("_")
+        return self.names.fresh(base)
+
+    def expr_Name(self, node: cst.Name, target: str | None) -> Atom:
+        name = node.value
+        if name in ("True", "False", "None"):
+            return Const({"True": True, "False": False, "None": None}[name], name)
+        if name in self.local_names:
+            if name not in self.env:
+                raise TransformError(
+                    f"`{name}` may be used before it is assigned on some path",
+                    self.loc(node),
+                    f"assign `{name}` on every path before this line",
+                    self.display,
+                )
+            return Var(self.env[name])
+        obj = self.lookup_global(node)
+        return self.constant(obj, name, node)
+
+    def lookup_global(self, node: cst.Name) -> Any:
+        name = node.value
+        if name in self.closure:
+            try:
+                return self.closure[name].cell_contents
+            except ValueError:
+                pass
+        elif name in self.fn.__globals__:
+            return self.fn.__globals__[name]
+        elif hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise TransformError(
+            f"the name `{name}` is not defined", self.loc(node),
+            f"define `{name}` before transforming the function", self.display,
+        )
+
+    def constant(self, obj: Any, text: str, node: Any) -> Const:
+        """A global or closure value the function reads as data."""
+        if callable(obj) or isinstance(obj, types.ModuleType):
+            raise TransformError(
+                f"`{text}` is a {type(obj).__name__}, used here as a value",
+                self.loc(node), "call it, or pass the value as an argument",
+                self.display,
+            )
+        root = text.split(".")[0]
+        self._bind_namespace(root, node)
+        return Const(obj, text)
+
+    def _bind_namespace(self, root: str, node: Any) -> None:
+        if root in self.namespace:
+            return
+        if root in self.closure:
+            obj = self.closure[root].cell_contents
+        elif root in self.fn.__globals__:
+            obj = self.fn.__globals__[root]
+        else:
+            obj = getattr(builtins, root, None)
+            if obj is not None:
+                return  # builtins are always there
+        if root == "np" and obj is not np:
+            raise TransformError(
+                "`np` here is not NumPy, but emitted code uses `np` for NumPy",
+                self.loc(node), "import your module under another name", self.display,
+            )
+        self.namespace[root] = obj
+
+    def expr_Integer(self, node: cst.Integer, target: str | None) -> Atom:
+        return self._literal(node, target)
+
+    def expr_Float(self, node: cst.Float, target: str | None) -> Atom:
+        return self._literal(node, target)
+
+    def expr_SimpleString(self, node: cst.SimpleString, target: str | None) -> Atom:
+        return self._literal(node, target)
+
+    def _literal(self, node: Any, target: str | None) -> Atom:
+        const = Const(node.evaluated_value, node.value)
+        if target is not None:
+            return self.emit(target, "identity", (const,), {}, node)
+        return const
+
+    def expr_Ellipsis(self, node: cst.Ellipsis, target: str | None) -> Atom:
+        return Const(Ellipsis, "...")
+
+    def expr_BinaryOperation(self, node: cst.BinaryOperation, target: str | None):
+        entry = _BINOPS.get(type(node.operator))
+        if entry is None:
+            raise self.unsupported(
+                node, f"the operator `{node.operator._get_token()}` is not supported",
+                "use arithmetic operators (+ - * / @ ** //) or NumPy functions",
+            )
+        prim, word, fallback = entry
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        if isinstance(left, Const) and isinstance(right, Const):
+            folded = _fold(prim, left, right)
+            if folded is not None:
+                return folded if target is None else self.emit(
+                    target, "identity", (folded,), {}, node
+                )
+        if prim == "power" and isinstance(right, Const) and right.value == 2:
+            base = f"{_stem(left)}_sq"
+        else:
+            base = f"{_stem(left)}_{word}_{_stem(right)}"
+        if len(base) > _MAX_NAME:
+            base = fallback
+        return self.emit(self._target(target, base), prim, (left, right), {}, node)
+
+    def expr_UnaryOperation(self, node: cst.UnaryOperation, target: str | None):
+        value = self.expr(node.expression)
+        op = node.operator
+        if isinstance(op, cst.Minus):
+            if isinstance(value, Const) and isinstance(value.value, (int, float)):
+                text = value.text[1:] if value.text.startswith("-") else "-" + value.text
+                return Const(-value.value, text)
+            return self.emit(
+                self._target(target, f"neg_{_stem(value)}"), "negative", (value,),
+                {}, node,
+            )
+        if isinstance(op, cst.Plus):
+            return value
+        if isinstance(op, cst.Not):
+            return self.emit(
+                self._target(target, f"not_{_stem(value)}"), "not_", (value,), {}, node
+            )
+        raise self.unsupported(
+            node, "the operator `~` is not supported", "use np.logical_not"
+        )
+
+    def expr_BooleanOperation(self, node: cst.BooleanOperation, target: str | None):
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        prim = "and_" if isinstance(node.operator, cst.And) else "or_"
+        return self.emit(
+            self._target(target, "cond"), prim, (left, right), {}, node
+        )
+
+    def expr_Comparison(self, node: cst.Comparison, target: str | None):
+        left = self.expr(node.left)
+        result: Atom | None = None
+        for i, comp in enumerate(node.comparisons):
+            prim = _COMPARE.get(type(comp.operator))
+            if prim is None:
+                raise self.unsupported(
+                    node, "`in` and `not in` are not supported",
+                    "compare values with == or np.isin",
+                )
+            right = self.expr(comp.comparator)
+            last = i == len(node.comparisons) - 1
+            name = f"{_stem(left)}_{prim.rstrip('_')}_{_stem(right)}"
+            if len(name) > _MAX_NAME:
+                name = "cond"
+            this = self.emit(
+                self._target(target if last and result is None else None, name),
+                prim, (left, right), {}, node,
+            )
+            result = this if result is None else self.emit(
+                self._target(target if last else None, "cond"), "and_",
+                (result, this), {}, node,
+            )
+            left = right
+        assert result is not None
+        return result
+
+    def expr_IfExp(self, node: cst.IfExp, target: str | None) -> Atom:
+        test = self.expr(node.test)
+        name = self._target(target, "choice")
+        outer = self.out
+        self.out = []
+        body_atom = self.expr(node.body, target=name)
+        if not (isinstance(body_atom, Var) and body_atom.name == name):
+            self.emit(name, "identity", (body_atom,), {}, node.body)
+        body = self.out
+        self.out = []
+        else_atom = self.expr(node.orelse, target=name)
+        if not (isinstance(else_atom, Var) and else_atom.name == name):
+            self.emit(name, "identity", (else_atom,), {}, node.orelse)
+        orelse = self.out
+        self.out = outer
+        self.out.append(If(test, body, orelse, self.loc(node), joins=[name]))
+        return Var(name)
+
+    def expr_Tuple(self, node: cst.Tuple, target: str | None) -> Atom:
+        return self._sequence(node, target, "make_tuple", tuple)
+
+    def expr_List(self, node: cst.List, target: str | None) -> Atom:
+        return self._sequence(node, target, "make_list", list)
+
+    def _sequence(self, node: Any, target: str | None, prim: str, kind: type):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            raise self.unsupported(
+                node, "starred elements are not supported", "list each element"
+            )
+        atoms = [self.expr(e.value) for e in node.elements]
+        if all(isinstance(a, Const) for a in atoms) and target is None:
+            value = kind(a.value for a in atoms)
+            texts = [a.text for a in atoms]
+            if kind is tuple:
+                text = "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")"
+            else:
+                text = "[" + ", ".join(texts) + "]"
+            return Const(value, text)
+        base = "_".join(_stem(a) for a in atoms) if atoms else "empty"
+        if len(base) > _MAX_NAME:
+            base = "items"
+        return self.emit(self._target(target, base), prim, tuple(atoms), {}, node)
+
+    def expr_Dict(self, node: cst.Dict, target: str | None) -> Atom:
+        keys: list[str] = []
+        values: list[Atom] = []
+        for element in node.elements:
+            if not isinstance(element, cst.DictElement) or not isinstance(
+                element.key, cst.SimpleString
+            ):
+                raise self.unsupported(
+                    element, "dict literals need constant string keys",
+                    'write {"name": value, ...}',
+                )
+            keys.append(element.key.evaluated_value)
+            values.append(self.expr(element.value))
+        return self.emit(
+            self._target(target, "params"), "make_dict", tuple(values),
+            {"keys": tuple(keys)}, node,
+        )
+
+    def expr_Subscript(self, node: cst.Subscript, target: str | None) -> Atom:
+        base = self.expr(node.value)
+        items = []
+        for element in node.slice:
+            s = element.slice
+            if isinstance(s, cst.Slice):
+                items.append(
+                    Slice(
+                        *(
+                            None if part is None else self.expr(part)
+                            for part in (s.lower, s.upper, s.step)
+                        )
+                    )
+                )
+            else:
+                items.append(self.expr(s.value))
+        index = Index(tuple(items), len(node.slice) > 1)
+        if len(items) == 1 and isinstance(items[0], Const) and isinstance(
+            items[0].value, str
+        ):
+            name = items[0].value
+        elif len(items) == 1 and isinstance(items[0], Slice):
+            name = f"{_stem(base)}_slice"
+        else:
+            name = f"{_stem(base)}_" + "_".join(
+                _stem(i) if not isinstance(i, Slice) else "s" for i in items
+            )
+        if isinstance(base, Const):
+            raise self.unsupported(
+                node, "subscripts of constants are not supported",
+                "index a local array, or pass the value as an argument",
+            )
+        return self.emit(
+            self._target(target, name), "getitem", (base,), {"index": index}, node
+        )
+
+    def expr_Attribute(self, node: cst.Attribute, target: str | None) -> Atom:
+        root = _root_name(node)
+        if root is not None and root in self.local_names:
+            base = self.expr(node.value)
+            attr = node.attr.value
+            prim = ATTRIBUTES.get(attr)
+            if prim is None:
+                raise self.unsupported(
+                    node, f"the array attribute `.{attr}` is not supported",
+                    "use a NumPy function instead",
+                )
+            return self.emit(
+                self._target(target, f"{_stem(base)}_{attr}"), prim, (base,), {},
+                node,
+            )
+        obj, text = self.resolve_dotted(node)
+        return self.constant(obj, text, node)
+
+    def resolve_dotted(self, node: Any) -> tuple[Any, str]:
+        """The object a dotted name of modules and globals denotes, and its text."""
+        if isinstance(node, cst.Name):
+            return self.lookup_global(node), node.value
+        if isinstance(node, cst.Attribute):
+            obj, text = self.resolve_dotted(node.value)
+            attr = node.attr.value
+            if not hasattr(obj, attr):
+                raise TransformError(
+                    f"`{text}` has no attribute `{attr}`", self.loc(node.attr),
+                    "check the spelling", self.display,
+                )
+            return getattr(obj, attr), f"{text}.{attr}"
+        raise self.unsupported(
+            node, "this expression cannot be resolved when transforming",
+            "call functions by name",
+        )
+
+    # ---- calls ----------------------------------------------------------------
+
+    def expr_Call(self, node: cst.Call, target: str | None) -> Atom:
+        func = node.func
+        root = _root_name(func)
+        if isinstance(func, cst.Attribute) and root is not None and (
+            root in self.local_names
+        ):
+            return self._method_call(node, target)
+        obj, text = self.resolve_dotted(func)
+        prim = lookup_object(obj)
+        if prim is not None:
+            args, kwargs = self._call_args(node)
+            return self._apply(prim.name, args, kwargs, node, target, text)
+        if isinstance(obj, types.FunctionType) and not _is_library(obj):
+            return self._user_call(obj, text, node, target)
+        raise self._unknown_call(obj, text, func)
+
+    def _unknown_call(self, obj: Any, text: str, node: Any) -> TransformError:
+        module = getattr(obj, "__module__", "") or ""
+        name = getattr(obj, "__name__", text)
+        if module.startswith("numpy") or isinstance(obj, np.ufunc):
+            return UnsupportedCallError(
+                f"`{text}` (numpy.{name}) has no derivative rule in s2s yet",
+                self.loc(node),
+                "rewrite it with supported NumPy functions (`python -m s2s "
+                "primitives` lists them), or register a rule for it",
+                self.display,
+            )
+        if isinstance(obj, type):
+            return UnsupportedCallError(
+                f"`{text}` is a class; constructing objects is not supported",
+                self.loc(node), "use NumPy arrays and functions", self.display,
+            )
+        if obj is builtins.max or obj is builtins.min or obj is builtins.sum:
+            return UnsupportedCallError(
+                f"Python's built-in `{text}` is not supported",
+                self.loc(node), f"use np.{ {'max': 'maximum', 'min': 'minimum', 'sum': 'sum'}[text] }",
+                self.display,
+            )
+        return UnsupportedCallError(
+            f"`{text}` ({type(obj).__name__}) is not a function s2s can transform",
+            self.loc(node),
+            "call NumPy functions or Python functions defined in a file",
+            self.display,
+        )
+
+    def _call_args(self, node: cst.Call) -> tuple[list[Atom], dict[str, Atom]]:
+        args: list[Atom] = []
+        kwargs: dict[str, Atom] = {}
+        for arg in node.args:
+            if arg.star:
+                raise self.unsupported(
+                    arg, "`*` and `**` in calls are not supported",
+                    "pass each argument explicitly",
+                )
+            atom = self.expr(arg.value)
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = atom
+            else:
+                args.append(atom)
+        return args, kwargs
+
+    def _apply(
+        self, name: str, args: list[Atom], kwargs: dict[str, Atom], node: Any,
+        target: str | None, text: str,
+    ) -> Atom:
+        prim = PRIMITIVES[name]
+        try:
+            bound = prim.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise UnsupportedCallError(
+                f"`{text}` called with arguments s2s does not support: {exc}",
+                self.loc(node),
+                f"call it as {prim.name}{prim.signature}", self.display,
+            ) from None
+        positional: list[Atom] = []
+        params: dict[str, Any] = {}
+        for pname, p in prim.signature.parameters.items():
+            if pname not in bound.arguments:
+                continue
+            value = bound.arguments[pname]
+            if p.kind is inspect.Parameter.VAR_POSITIONAL:
+                positional += list(value)
+            elif p.default is inspect.Parameter.empty:
+                positional.append(value)
+            else:
+                params[pname] = value
+        first = _stem(positional[0]) if positional else ""
+        base = f"{name.split('.')[-1]}_{first}" if first else name
+        if len(base) > _MAX_NAME:
+            base = name.split(".")[-1]
+        return self.emit(self._target(target, base), name, tuple(positional), params, node)
+
+    def _method_call(self, node: cst.Call, target: str | None) -> Atom:
+        func = node.func
+        assert isinstance(func, cst.Attribute)
+        base = self.expr(func.value)
+        method = func.attr.value
+        prim_name = METHODS.get(method)
+        if prim_name is None:
+            raise UnsupportedCallError(
+                f"the array method `.{method}()` is not supported",
+                self.loc(func.attr), f"use the NumPy function np.{method}(...) if s2s "
+                "supports it", self.display,
+            )
+        args, kwargs = self._call_args(node)
+        prim = PRIMITIVES[prim_name]
+        rest = list(prim.signature.parameters)[1:]
+        if prim_name in ("reshape", "transpose") and len(args) > 1:
+            args = [self._pack(args, node)]
+        if rest and rest[0] in kwargs and prim_name in ("reshape",):
+            pass
+        return self._apply(prim_name, [base, *args], kwargs, node, target,
+                           f"{_stem(base)}.{method}")
+
+    def _pack(self, atoms: list[Atom], node: Any) -> Atom:
+        if all(isinstance(a, Const) for a in atoms):
+            return Const(tuple(a.value for a in atoms),
+                         "(" + ", ".join(a.text for a in atoms) + ")")
+        return self.emit(self.names.fresh("shape"), "make_tuple", tuple(atoms), {}, node)
+
+    def _user_call(self, obj: Any, text: str, node: cst.Call, target: str | None):
+        if obj in self.stack:
+            raise UnsupportedCallError(
+                f"`{text}` calls itself; recursion is not supported yet",
+                self.loc(node.func), "unroll the recursion by hand", self.display,
+            )
+        try:
+            callee = _normalize_callee(obj, self.stack)
+        except TransformError as err:
+            raise err
+        args, kwargs = self._call_args(node)
+        sig = inspect.signature(obj)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TransformError(
+                f"`{text}` cannot be called with these arguments: {exc}",
+                self.loc(node), f"call it as {text}{sig}", self.display,
+            ) from None
+        positional: list[Atom] = []
+        for pname in callee.params:
+            if pname in bound.arguments:
+                positional.append(bound.arguments[pname])
+            else:
+                default = callee.defaults[pname]
+                if not _is_literal(default):
+                    raise TransformError(
+                        f"`{text}` is called without `{pname}`, whose default is "
+                        "not a literal", self.loc(node), f"pass `{pname}` explicitly",
+                        self.display,
+                    )
+                positional.append(Const(default, repr(default)))
+        if callee.kwonly:
+            raise self.unsupported(
+                node, f"`{text}` has keyword-only parameters, not supported yet",
+                "make them positional parameters",
+            )
+        self._bind_namespace(text.split(".")[0], node)
+        base = f"{obj.__name__}_{_stem(positional[0])}" if positional else obj.__name__
+        if len(base) > _MAX_NAME:
+            base = obj.__name__
+        return self.emit(
+            self._target(target, base), "call", tuple(positional),
+            {"callee": callee, "spelling": text}, node,
+        )
+
+
+def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
+    parsed = parse_function(fn)
+    key = (fn, parsed.source_hash)
+    if key not in _FUNCTIONS:
+        _FUNCTIONS[key] = Normalizer(fn, parsed, stack).run()
+    return _FUNCTIONS[key]
+
+
+# ---- helpers -------------------------------------------------------------------
+
+
+def _is_library(fn: Any) -> bool:
+    module = getattr(fn, "__module__", "") or ""
+    return module.split(".")[0] in ("numpy", "scipy", "jax", "s2s", "math")
+
+
+def _is_literal(value: Any) -> bool:
+    if isinstance(value, (int, float, bool, str, type(None))):
+        return True
+    if isinstance(value, tuple):
+        return all(_is_literal(v) for v in value)
+    return False
+
+
+def _fold(prim: str, left: Const, right: Const) -> Const | None:
+    import operator as op
+
+    fns = {
+        "add": op.add, "subtract": op.sub, "multiply": op.mul, "divide": op.truediv,
+        "power": op.pow, "floor_divide": op.floordiv,
+    }
+    if prim not in fns or not all(
+        isinstance(c.value, (int, float)) and not isinstance(c.value, bool)
+        for c in (left, right)
+    ):
+        return None
+    if not all(_simple_text(c.text) for c in (left, right)):
+        return None  # keep named constants (SCALE * 2) readable
+    try:
+        value = fns[prim](left.value, right.value)
+    except (ArithmeticError, ValueError):
+        return None
+    return Const(value, repr(value))
+
+
+def _simple_text(text: str) -> bool:
+    return re.fullmatch(r"-?[0-9.eE_+-]+", text) is not None
+
+
+def _stem(atom: Any) -> str:
+    if isinstance(atom, Var):
+        return atom.name
+    if isinstance(atom, Const):
+        v = atom.value
+        if isinstance(v, bool) or v is None:
+            return str(v).lower()
+        if isinstance(v, int):
+            return str(v) if v >= 0 else f"m{-v}"
+        if isinstance(v, str) and v.isidentifier():
+            return v
+        if re.fullmatch(r"[A-Za-z_][\w.]*", atom.text):
+            return atom.text.split(".")[-1]
+        return "c"
+    return "s"
+
+
+def _root_name(node: Any) -> str | None:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _is_docstring(node: Any) -> bool:
+    return (
+        isinstance(node, cst.SimpleStatementLine)
+        and len(node.body) == 1
+        and isinstance(node.body[0], cst.Expr)
+        and isinstance(node.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _rename(stmts: list[Stmt], old: str, new: str) -> None:
+    def r(a: Any) -> Any:
+        if isinstance(a, Var) and a.name == old:
+            return Var(new)
+        if isinstance(a, Index):
+            return Index(tuple(r(i) for i in a.items), a.is_tuple)
+        if isinstance(a, Slice):
+            return Slice(r(a.lower), r(a.upper), r(a.step))
+        if isinstance(a, tuple):
+            return tuple(r(i) for i in a)
+        return a
+
+    for s in stmts:
+        if isinstance(s, Let):
+            if s.target == old:
+                s.target = new
+            s.args = tuple(r(a) for a in s.args)
+            s.params = {k: r(v) for k, v in s.params.items()}
+        elif isinstance(s, If):
+            s.test = r(s.test)
+            _rename(s.body, old, new)
+            _rename(s.orelse, old, new)
+            s.joins = [new if j == old else j for j in s.joins]
+        elif isinstance(s, Return):
+            s.value = r(s.value)
+
+
+def _always_returns(stmts: list[Stmt]) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, Return):
+        return True
+    if isinstance(last, If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return False
+
+
+def _returns_to_assignments(stmt: If, result: str) -> None:
+    for branch in (stmt.body, stmt.orelse):
+        last = branch[-1]
+        if isinstance(last, Return):
+            branch[-1] = Let(result, "identity", (last.value,), {}, last.loc)
+            if isinstance(last.value, Var) and any(
+                isinstance(s, Let) and s.target == last.value.name for s in branch
+            ):
+                # the branch computed the value itself: bind it to the join name
+                branch.pop()
+                _rename(branch, last.value.name, result)
+        else:
+            assert isinstance(last, If)
+            _returns_to_assignments(last, result)
+            last.joins.append(result)
+
+
+def _hoist_returns(nodes: list[Any]) -> list[Any]:
+    """Move the statements after an ``if`` that returns into its non-returning branch.
+
+    ``if c: return a`` followed by ``rest`` becomes ``if c: return a else: rest``, so
+    every return ends a path and reverse mode sees structured control flow.
+    """
+    for i, node in enumerate(nodes):
+        if isinstance(node, cst.If) and _cst_returns_somewhere(node):
+            rest = nodes[i + 1 :]
+            return nodes[:i] + [_hoist_into_if(node, rest)]
+        if isinstance(node, cst.SimpleStatementLine) and any(
+            isinstance(s, cst.Return) for s in node.body
+        ):
+            return nodes[: i + 1]  # statements after a return never run
+    return nodes
+
+
+def _hoist_into_if(node: cst.If, rest: list[Any]) -> cst.If:
+    body = list(node.body.body)
+    body = _hoist_returns(body if _cst_always_returns(body) else body + rest)
+    if node.orelse is None:
+        orelse_body = _hoist_returns(list(rest))
+        orelse = cst.Else(body=cst.IndentedBlock(body=orelse_body)) if orelse_body else None
+    elif isinstance(node.orelse, cst.If):
+        orelse = _hoist_into_if(node.orelse, rest)
+    else:
+        els = list(node.orelse.body.body)
+        els = _hoist_returns(els if _cst_always_returns(els) else els + rest)
+        orelse = node.orelse.with_changes(body=node.orelse.body.with_changes(body=els))
+    return node.with_changes(body=node.body.with_changes(body=body), orelse=orelse)
+
+
+def _cst_returns_somewhere(node: Any) -> bool:
+    class Finder(cst.CSTVisitor):
+        found = False
+
+        def visit_Return(self, n: cst.Return) -> None:
+            Finder.found = True
+
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return False
+
+    f = Finder()
+    Finder.found = False
+    node.visit(f)
+    return Finder.found
+
+
+def _cst_always_returns(nodes: list[Any]) -> bool:
+    if not nodes:
+        return False
+    last = nodes[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return any(isinstance(s, cst.Return) for s in last.body)
+    if isinstance(last, cst.If):
+        if last.orelse is None:
+            return False
+        other = (
+            [last.orelse] if isinstance(last.orelse, cst.If) else list(last.orelse.body.body)
+        )
+        return _cst_always_returns(list(last.body.body)) and _cst_always_returns(other)
+    return False
+
+
+_STATEMENT_ADVICE: dict[type, tuple[str, str]] = {
+    cst.For: ("`for` loops are not supported yet",
+              "write the loop with array operations (np.sum, np.cumsum, ...)"),
+    cst.While: ("`while` loops are not supported yet",
+                "write the loop with array operations"),
+    cst.Try: ("`try` statements are not supported",
+              "handle errors outside the transformed function"),
+    cst.With: ("`with` statements are not supported",
+               "enter the context outside the transformed function"),
+    cst.FunctionDef: ("nested `def` inside a transformed function is not supported",
+                      "define the helper at module level and call it"),
+    cst.ClassDef: ("`class` definitions inside a transformed function are not "
+                   "supported", "define classes outside; pass arrays in"),
+    cst.Global: ("`global` is not supported: s2s never writes the module's globals",
+                 "return the value instead of storing it in a global"),
+    cst.Nonlocal: ("`nonlocal` is not supported: s2s never writes closure cells",
+                   "return the value instead"),
+    cst.Del: ("`del` is not supported", "let the name go out of use instead"),
+    cst.Raise: ("`raise` is not supported",
+                "check inputs before calling the transformed function"),
+    cst.Assert: ("`assert` is not supported",
+                 "check inputs before calling the transformed function"),
+    cst.Import: ("`import` inside a transformed function is not supported",
+                 "import at module level"),
+    cst.ImportFrom: ("`import` inside a transformed function is not supported",
+                     "import at module level"),
+    cst.Break: ("`break` outside a loop", "remove it"),
+    cst.Continue: ("`continue` outside a loop", "remove it"),
+}
+
+
+def _unsupported_statement(node: Any) -> tuple[str, str]:
+    if isinstance(node, (cst.FunctionDef,)) and node.asynchronous is not None:
+        return ("`async def` is not supported", "use a plain `def`")
+    if isinstance(node, (cst.For, cst.With)) and node.asynchronous is not None:
+        return ("`async` statements are not supported", "use plain Python")
+    for kind, advice in _STATEMENT_ADVICE.items():
+        if isinstance(node, kind):
+            return advice
+    return (f"`{type(node).__name__}` statements are not supported",
+            "use assignments, `if` and `return`")
+
+
+def _unsupported_expression(node: Any) -> tuple[str, str]:
+    table: dict[type, tuple[str, str]] = {
+        cst.Yield: ("`yield` (generators) is not supported", "return an array"),
+        cst.Await: ("`await` is not supported", "use a plain function"),
+        cst.Lambda: ("a `lambda` inside a transformed function is not supported",
+                     "define a module-level function and call it"),
+        cst.ListComp: ("list comprehensions are not supported yet",
+                       "use array operations"),
+        cst.GeneratorExp: ("generator expressions are not supported",
+                           "use array operations"),
+        cst.DictComp: ("dict comprehensions are not supported yet",
+                       "write a dict literal"),
+        cst.SetComp: ("set comprehensions are not supported", "use arrays"),
+        cst.Set: ("sets are not supported", "use tuples or arrays"),
+        cst.Imaginary: ("complex literals are not supported yet", "use real values"),
+        cst.FormattedString: ("f-strings are not supported", "remove formatting"),
+        cst.NamedExpr: ("`:=` is not supported", "assign on its own line"),
+        cst.ConcatenatedString: ("implicitly concatenated strings are not supported",
+                                 "write one string literal"),
+    }
+    for kind, advice in table.items():
+        if isinstance(node, kind):
+            return advice
+    return (f"`{type(node).__name__}` expressions are not supported",
+            "use arithmetic, NumPy calls, subscripts and names")

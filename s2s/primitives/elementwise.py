@@ -1,0 +1,312 @@
+"""Elementwise functions of one array: one block per primitive, VJP beside JVP.
+
+In every rule ``g`` is the output's cotangent, ``ans`` the forward output and ``x``
+the input; ``x_dot`` is the input's tangent.  Where the output is cheaper to reuse
+than the input (``exp``, ``tanh``, ``sqrt``) the rule reads ``ans``.
+"""
+
+import numpy as np
+
+from .registry import defjvp, defprim, defvjp, prefix
+
+# ---- trigonometric --------------------------------------------------------------
+
+defprim("sin", np.sin, "(x)", family="elementwise")
+
+
+@defvjp("sin")
+def sin_vjp(g, ans, x):
+    return g * np.cos(x)
+
+
+@defjvp("sin", "x")
+def sin_jvp(x_dot, ans, x):
+    return x_dot * np.cos(x)
+
+
+defprim("cos", np.cos, "(x)", family="elementwise")
+
+
+@defvjp("cos")
+def cos_vjp(g, ans, x):
+    return -g * np.sin(x)
+
+
+@defjvp("cos", "x")
+def cos_jvp(x_dot, ans, x):
+    return -x_dot * np.sin(x)
+
+
+defprim("tan", np.tan, "(x)", family="elementwise")
+
+
+@defvjp("tan")
+def tan_vjp(g, ans, x):
+    return g * (1 + ans**2)
+
+
+@defjvp("tan", "x")
+def tan_jvp(x_dot, ans, x):
+    return x_dot * (1 + ans**2)
+
+
+defprim("arcsin", np.arcsin, "(x)", family="elementwise")
+
+
+@defvjp("arcsin")
+def arcsin_vjp(g, ans, x):
+    return g / np.sqrt(1 - x**2)
+
+
+@defjvp("arcsin", "x")
+def arcsin_jvp(x_dot, ans, x):
+    return x_dot / np.sqrt(1 - x**2)
+
+
+defprim("arccos", np.arccos, "(x)", family="elementwise")
+
+
+@defvjp("arccos")
+def arccos_vjp(g, ans, x):
+    return -g / np.sqrt(1 - x**2)
+
+
+@defjvp("arccos", "x")
+def arccos_jvp(x_dot, ans, x):
+    return -x_dot / np.sqrt(1 - x**2)
+
+
+defprim("arctan", np.arctan, "(x)", family="elementwise")
+
+
+@defvjp("arctan")
+def arctan_vjp(g, ans, x):
+    return g / (1 + x**2)
+
+
+@defjvp("arctan", "x")
+def arctan_jvp(x_dot, ans, x):
+    return x_dot / (1 + x**2)
+
+
+# ---- hyperbolic -----------------------------------------------------------------
+
+defprim("sinh", np.sinh, "(x)", family="elementwise")
+
+
+@defvjp("sinh")
+def sinh_vjp(g, ans, x):
+    return g * np.cosh(x)
+
+
+@defjvp("sinh", "x")
+def sinh_jvp(x_dot, ans, x):
+    return x_dot * np.cosh(x)
+
+
+defprim("cosh", np.cosh, "(x)", family="elementwise")
+
+
+@defvjp("cosh")
+def cosh_vjp(g, ans, x):
+    return g * np.sinh(x)
+
+
+@defjvp("cosh", "x")
+def cosh_jvp(x_dot, ans, x):
+    return x_dot * np.sinh(x)
+
+
+defprim("tanh", np.tanh, "(x)", family="elementwise")
+
+
+@defvjp("tanh")
+def tanh_vjp(g, ans, x):
+    return g * (1 - ans**2)
+
+
+@defjvp("tanh", "x")
+def tanh_jvp(x_dot, ans, x):
+    return x_dot * (1 - ans**2)
+
+
+# ---- exponential and logarithmic ------------------------------------------------
+
+defprim("exp", np.exp, "(x)", family="elementwise")
+
+
+@defvjp("exp")
+def exp_vjp(g, ans, x):
+    return g * ans
+
+
+@defjvp("exp", "x")
+def exp_jvp(x_dot, ans, x):
+    return x_dot * ans
+
+
+defprim("expm1", np.expm1, "(x)", family="elementwise")
+
+
+@defvjp("expm1")
+def expm1_vjp(g, ans, x):
+    return g * (ans + 1)
+
+
+@defjvp("expm1", "x")
+def expm1_jvp(x_dot, ans, x):
+    return x_dot * (ans + 1)
+
+
+defprim("log", np.log, "(x)", family="elementwise")
+
+
+@defvjp("log")
+def log_vjp(g, ans, x):
+    return g / x
+
+
+@defjvp("log", "x")
+def log_jvp(x_dot, ans, x):
+    return x_dot / x
+
+
+defprim("log1p", np.log1p, "(x)", family="elementwise")
+
+
+@defvjp("log1p")
+def log1p_vjp(g, ans, x):
+    return g / (1 + x)
+
+
+@defjvp("log1p", "x")
+def log1p_jvp(x_dot, ans, x):
+    return x_dot / (1 + x)
+
+
+defprim("log2", np.log2, "(x)", family="elementwise")
+
+
+@defvjp("log2")
+def log2_vjp(g, ans, x):
+    return g / (x * np.log(2))
+
+
+@defjvp("log2", "x")
+def log2_jvp(x_dot, ans, x):
+    return x_dot / (x * np.log(2))
+
+
+defprim("log10", np.log10, "(x)", family="elementwise")
+
+
+@defvjp("log10")
+def log10_vjp(g, ans, x):
+    return g / (x * np.log(10))
+
+
+@defjvp("log10", "x")
+def log10_jvp(x_dot, ans, x):
+    return x_dot / (x * np.log(10))
+
+
+# ---- powers and roots -----------------------------------------------------------
+
+defprim("sqrt", np.sqrt, "(x)", family="elementwise", note="sqrt'(0) = inf, as in JAX")
+
+
+@defvjp("sqrt")
+def sqrt_vjp(g, ans, x):
+    return g / (2 * ans)
+
+
+@defjvp("sqrt", "x")
+def sqrt_jvp(x_dot, ans, x):
+    return x_dot / (2 * ans)
+
+
+defprim("square", np.square, "(x)", family="elementwise")
+
+
+@defvjp("square")
+def square_vjp(g, ans, x):
+    return g * (2 * x)
+
+
+@defjvp("square", "x")
+def square_jvp(x_dot, ans, x):
+    return x_dot * (2 * x)
+
+
+defprim("reciprocal", np.reciprocal, "(x)", family="elementwise")
+
+
+@defvjp("reciprocal")
+def reciprocal_vjp(g, ans, x):
+    return -g * ans**2
+
+
+@defjvp("reciprocal", "x")
+def reciprocal_jvp(x_dot, ans, x):
+    return -x_dot * ans**2
+
+
+# ---- sign and magnitude ---------------------------------------------------------
+
+defprim(
+    "absolute",
+    np.absolute,
+    "(x)",
+    family="elementwise",
+    aliases=(abs,),
+    note="abs'(0) = 1, JAX's convention",
+)
+
+
+@defvjp("absolute")
+def absolute_vjp(g, ans, x):
+    return np.where(x >= 0, g, -g)
+
+
+@defjvp("absolute", "x")
+def absolute_jvp(x_dot, ans, x):
+    return np.where(x >= 0, x_dot, -x_dot)
+
+
+defprim("negative", np.negative, "(x)", family="elementwise", spelling=prefix("-"))
+
+
+@defvjp("negative")
+def negative_vjp(g, ans, x):
+    return -g
+
+
+@defjvp("negative", "x")
+def negative_jvp(x_dot, ans, x):
+    return -x_dot
+
+
+defprim("positive", np.positive, "(x)", family="elementwise", spelling=prefix("+"))
+
+
+@defvjp("positive")
+def positive_vjp(g, ans, x):
+    return g
+
+
+@defjvp("positive", "x")
+def positive_jvp(x_dot, ans, x):
+    return x_dot
+
+
+# ---- piecewise constant: no derivative flows (JAX's derivative is 0) -------------
+
+for _name in ("sign", "floor", "ceil", "round", "rint", "trunc"):
+    defprim(
+        _name,
+        getattr(np, _name),
+        "(x)" if _name != "round" else "(x, decimals=0)",
+        family="piecewise-constant",
+        nondiff=True,
+        note="derivative is zero wherever it exists; no gradient flows (as JAX)",
+    )

@@ -1,0 +1,189 @@
+"""The primitive registry: one record per primitive, rules attached by decorators.
+
+A primitive is a NumPy function (or operator, or array attribute) s2s knows how to
+transform.  Its record says how the forward call is spelled in emitted code, which of
+its parameters carry derivatives, and holds its rules.  A rule is an ordinary Python
+function; the transforms read its *source* and inline its body into the emitted code
+with names substituted, so the rule is exactly what a person reads in the output.
+
+Rule signatures, with the primitive's own parameter names after the first two:
+
+* VJP: ``def sin_vjp(g, ans, x)`` returns the cotangent of each differentiable
+  parameter, in order (a tuple when there are several).  ``g`` is the output's
+  cotangent and ``ans`` the forward output.
+* JVP: ``def sin_jvp(x_dot, ans, x)``, one per differentiable parameter, returns the
+  output tangent contributed by that parameter's tangent.
+
+Inside a rule, ``if`` tests over non-array parameters (``axis is None``) are decided
+while inlining, so the emitted code contains only the branch that applies.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+
+@dataclass
+class Primitive:
+    name: str  # canonical name: "sin", "add", "linalg.inv", "getitem"
+    impl: Any  # the callable the forward statement runs (None for syntax-only prims)
+    signature: inspect.Signature
+    diff: tuple[str, ...]  # parameters that carry derivatives, in order
+    family: str
+    spelling: Callable[[list[str], dict[str, str]], str]  # forward code from arg texts
+    nondiff: bool = False  # output never carries a derivative (comparisons, shapes)
+    note: str = ""
+    vjp: Callable | None = None
+    jvps: dict[str, Callable] = field(default_factory=dict)
+
+    @property
+    def params(self) -> list[str]:
+        return list(self.signature.parameters)
+
+    @property
+    def differentiable(self) -> bool:
+        return not self.nondiff
+
+
+PRIMITIVES: dict[str, Primitive] = {}
+# id(python object) -> primitive name, for resolving calls by identity, never spelling
+BY_OBJECT: dict[int, str] = {}
+# ndarray method name -> primitive name (``x.sum(...)`` is ``np.sum(x, ...)``)
+METHODS: dict[str, str] = {}
+# ndarray attribute name -> primitive name (``x.T``, ``x.shape``)
+ATTRIBUTES: dict[str, str] = {}
+_KEEP_ALIVE: list[Any] = []  # objects whose id() is a key of BY_OBJECT
+
+
+def call_spelling(path: str) -> Callable[[list[str], dict[str, str]], str]:
+    def spell(args: list[str], params: dict[str, str]) -> str:
+        parts = list(args) + [f"{k}={v}" for k, v in params.items()]
+        return f"{path}({', '.join(parts)})"
+
+    return spell
+
+
+def infix(op: str) -> Callable[[list[str], dict[str, str]], str]:
+    return lambda args, params: f"{args[0]} {op} {args[1]}"
+
+
+def prefix(op: str) -> Callable[[list[str], dict[str, str]], str]:
+    return lambda args, params: f"{op}{args[0]}"
+
+
+def attribute(attr: str) -> Callable[[list[str], dict[str, str]], str]:
+    return lambda args, params: f"{args[0]}.{attr}"
+
+
+def defprim(
+    name: str,
+    impl: Any,
+    sig: str,
+    *,
+    diff: tuple[str, ...] | None = None,
+    family: str,
+    spelling: Callable[[list[str], dict[str, str]], str] | None = None,
+    nondiff: bool = False,
+    aliases: tuple[Any, ...] = (),
+    methods: tuple[str, ...] = (),
+    attributes: tuple[str, ...] = (),
+    note: str = "",
+) -> Primitive:
+    """Register a primitive.
+
+    ``sig`` is its Python parameter list, e.g. ``"(a, axis=None, keepdims=False)"``.
+    By default the parameters without defaults are the differentiable ones.
+    """
+    signature = _parse_signature(sig)
+    if diff is None:
+        diff = tuple(
+            p.name
+            for p in signature.parameters.values()
+            if p.default is inspect.Parameter.empty
+        )
+    if spelling is None:
+        spelling = call_spelling("np." + name)
+    prim = Primitive(
+        name=name,
+        impl=impl,
+        signature=signature,
+        diff=() if nondiff else diff,
+        family=family,
+        spelling=spelling,
+        nondiff=nondiff,
+        note=note,
+    )
+    PRIMITIVES[name] = prim
+    for obj in (impl, *aliases):
+        if obj is not None:
+            BY_OBJECT[id(obj)] = name
+            _KEEP_ALIVE.append(obj)
+    for m in methods:
+        METHODS[m] = name
+    for a in attributes:
+        ATTRIBUTES[a] = name
+    return prim
+
+
+def _parse_signature(sig: str) -> inspect.Signature:
+    namespace: dict[str, Any] = {}
+    exec(f"def _spec{sig}: pass", {}, namespace)
+    return inspect.signature(namespace["_spec"])
+
+
+def defvjp(name: str) -> Callable[[Callable], Callable]:
+    """Attach the decorated function as the VJP rule of primitive ``name``."""
+
+    def register(rule: Callable) -> Callable:
+        prim = PRIMITIVES[name]
+        expected = ["g", "ans", *prim.params]
+        got = list(inspect.signature(rule).parameters)
+        if got != expected:
+            raise TypeError(f"VJP rule for {name} must take {expected}, takes {got}")
+        prim.vjp = rule
+        return rule
+
+    return register
+
+
+def defjvp(name: str, wrt: str) -> Callable[[Callable], Callable]:
+    """Attach the decorated function as the JVP rule of ``name`` for parameter ``wrt``."""
+
+    def register(rule: Callable) -> Callable:
+        prim = PRIMITIVES[name]
+        expected = [wrt + "_dot", "ans", *prim.params]
+        got = list(inspect.signature(rule).parameters)
+        if got != expected:
+            raise TypeError(f"JVP rule for {name} must take {expected}, takes {got}")
+        prim.jvps[wrt] = rule
+        return rule
+
+    return register
+
+
+def lookup_object(obj: Any) -> Primitive | None:
+    name = BY_OBJECT.get(id(obj))
+    return PRIMITIVES[name] if name is not None else None
+
+
+# Modules whose attributes resolve by identity: anything reached through them that is
+# not a registered primitive is reported as an unsupported call, by its numpy name.
+NUMPY_MODULES = {np, np.linalg, np.fft, np.random}
+
+
+def is_integer_constant(x: Any) -> bool:
+    """Rule helper, decided while inlining: is ``x`` a Python int known now?"""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def is_basic_index(index: Any) -> bool:
+    """Rule helper, decided while inlining: does NumPy's basic indexing apply?
+
+    Basic indexes (ints, slices, None, ...) never repeat an element, so ``+=`` into
+    them is exact; integer-array indexes may repeat, and need ``np.add.at``.
+    """
+    return bool(getattr(index, "is_basic", lambda: False)())

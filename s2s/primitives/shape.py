@@ -1,0 +1,183 @@
+"""Shape manipulation and subscripts: linear maps whose VJPs move ``g`` back."""
+
+import builtins
+import operator
+
+import numpy as np
+
+from .registry import attribute, defjvp, defprim, defvjp, is_basic_index
+
+
+def _subscript(args, params):
+    return f"{args[0]}[{params['index']}]"
+
+
+def _reshape_spelling(args, params):
+    return f"np.reshape({args[0]}, {params['shape']})"
+
+
+defprim(
+    "identity", None, "(x)", family="shape", spelling=lambda args, params: args[0],
+    note="a plain copy of a name: y = x",
+)
+
+
+@defvjp("identity")
+def identity_vjp(g, ans, x):
+    return g
+
+
+@defjvp("identity", "x")
+def identity_jvp(x_dot, ans, x):
+    return x_dot
+
+
+defprim(
+    "getitem", operator.getitem, "(a, index)", diff=("a",), family="indexing",
+    spelling=_subscript,
+)
+
+
+@defvjp("getitem")
+def getitem_vjp(g, ans, a, index):
+    a_bar = np.zeros_like(a)
+    if is_basic_index(index):
+        a_bar[index] += g
+    else:
+        np.add.at(a_bar, index, g)
+    return a_bar
+
+
+@defjvp("getitem", "a")
+def getitem_jvp(a_dot, ans, a, index):
+    return a_dot[index]
+
+
+defprim(
+    "reshape", np.reshape, "(a, shape)", diff=("a",), family="shape",
+    spelling=_reshape_spelling, methods=("reshape",),
+)
+
+
+@defvjp("reshape")
+def reshape_vjp(g, ans, a, shape):
+    return np.reshape(g, np.shape(a))
+
+
+@defjvp("reshape", "a")
+def reshape_jvp(a_dot, ans, a, shape):
+    return np.reshape(a_dot, shape)
+
+
+defprim(
+    "transpose", np.transpose, "(a, axes=None)", family="shape",
+    methods=("transpose",),
+)
+
+
+@defvjp("transpose")
+def transpose_vjp(g, ans, a, axes=None):
+    if axes is None:
+        return np.transpose(g)
+    return np.transpose(g, np.argsort(axes))
+
+
+@defjvp("transpose", "a")
+def transpose_jvp(a_dot, ans, a, axes=None):
+    return np.transpose(a_dot, axes)
+
+
+defprim("T", None, "(a)", family="shape", spelling=attribute("T"), attributes=("T",))
+
+
+@defvjp("T")
+def T_vjp(g, ans, a):
+    return np.transpose(g)
+
+
+@defjvp("T", "a")
+def T_jvp(a_dot, ans, a):
+    return np.transpose(a_dot)
+
+
+defprim("ravel", np.ravel, "(a)", family="shape", methods=("ravel", "flatten"))
+
+
+@defvjp("ravel")
+def ravel_vjp(g, ans, a):
+    return np.reshape(g, np.shape(a))
+
+
+@defjvp("ravel", "a")
+def ravel_jvp(a_dot, ans, a):
+    return np.ravel(a_dot)
+
+
+defprim(
+    "copy", np.copy, "(a)", family="shape", methods=("copy",),
+    aliases=(np.array, np.asarray),
+)
+
+
+@defvjp("copy")
+def copy_vjp(g, ans, a):
+    return g
+
+
+@defjvp("copy", "a")
+def copy_jvp(a_dot, ans, a):
+    return a_dot
+
+
+defprim(
+    "float", builtins.float, "(x)", family="shape",
+    spelling=lambda args, params: f"float({args[0]})",
+    note="a Python float of a scalar: the identity for derivatives",
+)
+
+
+@defvjp("float")
+def float_vjp(g, ans, x):
+    return g
+
+
+@defjvp("float", "x")
+def float_jvp(x_dot, ans, x):
+    return x_dot
+
+
+# ---- facts about arrays, and constructors: no derivative flows ------------------
+
+for _attr in ("shape", "ndim", "size"):
+    defprim(
+        _attr, getattr(np, _attr), "(a)", family="array facts", nondiff=True,
+        attributes=(_attr,), note="a fact about the array, not a value of it",
+    )
+defprim(
+    "dtype", None, "(a)", family="array facts", spelling=attribute("dtype"),
+    nondiff=True, attributes=("dtype",),
+)
+
+defprim(
+    "len", builtins.len, "(obj)", family="array facts", nondiff=True,
+    spelling=lambda args, params: f"len({args[0]})",
+)
+defprim(
+    "int", builtins.int, "(x)", family="array facts", nondiff=True,
+    spelling=lambda args, params: f"int({args[0]})",
+)
+
+for _name, _sig in (
+    ("zeros_like", "(a)"),
+    ("ones_like", "(a)"),
+    ("zeros", "(shape)"),
+    ("ones", "(shape)"),
+    ("argmax", "(a, axis=None)"),
+    ("argmin", "(a, axis=None)"),
+    ("isnan", "(x)"),
+    ("isfinite", "(x)"),
+):
+    defprim(
+        _name, getattr(np, _name), _sig, family="constructor / integer-valued",
+        nondiff=True, note="integer, boolean or constant output: no derivative flows",
+    )

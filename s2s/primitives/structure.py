@@ -1,0 +1,46 @@
+"""Containers built in the function body: tuples, lists and dicts of values.
+
+Their derivatives are structural: the cotangent of a tuple is a tuple of cotangents.
+Reverse mode handles them through the static structure of each value (see
+``s2s.reverse``), so they carry no numeric rule of their own.
+"""
+
+import operator
+
+from .registry import defprim
+
+
+def _tuple_spelling(args, params):
+    if len(args) == 1:
+        return f"({args[0]},)"
+    return "(" + ", ".join(args) + ")"
+
+
+def _dict_spelling(args, params):
+    keys = params["keys"]
+    return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(keys, args)) + "}"
+
+
+defprim(
+    "make_tuple", None, "(*items)", diff=("items",), family="structure",
+    spelling=_tuple_spelling,
+)
+defprim(
+    "make_list", None, "(*items)", diff=("items",), family="structure",
+    spelling=lambda args, params: "[" + ", ".join(args) + "]",
+)
+defprim(
+    "make_dict", None, "(*values, keys)", diff=("values",), family="structure",
+    spelling=_dict_spelling,
+)
+
+# Python's boolean operators on scalars: no derivative flows.
+defprim(
+    "not_", operator.not_, "(x)", family="comparison", nondiff=True,
+    spelling=lambda args, params: f"not {args[0]}",
+)
+for _name, _op in (("and_", "and"), ("or_", "or"), ("is_", "is"), ("is_not", "is not")):
+    defprim(
+        _name, None, "(x1, x2)", family="comparison", nondiff=True,
+        spelling=lambda args, params, _op=_op: f"{args[0]} {_op} {args[1]}",
+    )

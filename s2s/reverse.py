@@ -1,0 +1,648 @@
+"""Reverse mode: from a normalized function to its gradient or VJP function, as code.
+
+The emitted function first runs the user's forward statements (those the backward
+sweep needs), then walks them backwards.  Each differentiable statement contributes
+cotangents to its inputs through its primitive's VJP rule, inlined.  Cotangent names
+follow the user's names (``pred`` -> ``pred_bar``) and each backward block is headed by
+a comment quoting the user line it comes from.
+
+Only values that depend on the requested arguments (active values) and that reach the
+output get cotangent code; forward statements nothing needs are dropped.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from .emitcode import Block, Comment, Line, render_function
+from .errors import NonDifferentiableError, TransformError
+from .inline import Inliner, atom_text
+from .ir import Atom, Const, Function, If, Index, Let, Return, Stmt, Var
+from .kinds import LEAF, Kind, Leaf, Tree, leaf_paths, literal, path_text
+from .primitives import PRIMITIVES
+
+_STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
+
+
+@dataclass
+class Spec:
+    """What to emit: which parameters to differentiate, and what to return."""
+
+    mode: str  # "grad", "value_and_grad" or "vjp"
+    argnums: tuple[int, ...]
+    tuple_out: bool  # grad returns a tuple of gradients (argnums was a tuple)
+    has_aux: bool
+    arg_kinds: tuple[Kind, ...]  # kinds of the positional parameters
+
+
+@dataclass
+class Module:
+    """The functions of one emitted module, callees first."""
+
+    functions: list[str] = field(default_factory=list)
+    names: dict[Any, str] = field(default_factory=dict)  # callee-vjp key -> name
+    taken: set[str] = field(default_factory=set)
+    namespace: dict[str, Any] = field(default_factory=dict)
+    rules: list[tuple[int, str]] = field(default_factory=list)  # (line, rule name)
+
+
+def emit_reverse(fn: Function, spec: Spec, module: Module, name: str) -> str:
+    """Append the reverse-mode function for ``fn`` to ``module``; return its name."""
+    module.taken.add(name)
+    module.namespace.update(fn.namespace)
+    builder = _Reverse(fn, spec, module)
+    text = builder.build(name)
+    module.functions.append(text)
+    return name
+
+
+class _Reverse:
+    def __init__(self, fn: Function, spec: Spec, module: Module) -> None:
+        self.fn = fn
+        self.spec = spec
+        self.module = module
+        self.names = _CopyNames(fn.names.taken | module.taken)
+        self.kinds: dict[str, Kind] = {}
+        self.active: set[str] = set()
+        self.producer: dict[str, Let] = {}
+        self.canonical: dict[tuple[str, tuple], str] = {}
+        self.owned: set[str] = set()  # cotangent names this pass may reassign
+        self.inliner = Inliner(self.names.fresh)
+
+    # ---- analysis -------------------------------------------------------------
+
+    def analyse(self) -> None:
+        for i, p in enumerate(self.fn.params):
+            self.kinds[p] = self.spec.arg_kinds[i] if i < len(self.spec.arg_kinds) else LEAF
+            if i in self.spec.argnums:
+                self.active.add(p)
+        for p in self.fn.kwonly:
+            self.kinds[p] = LEAF
+        self._analyse(self.fn.body)
+
+    def _analyse(self, stmts: list[Stmt]) -> None:
+        for s in stmts:
+            if isinstance(s, Let):
+                self.producer[s.target] = s
+                self.kinds[s.target] = self._kind_of_let(s)
+                if self._is_active(s):
+                    self.active.add(s.target)
+            elif isinstance(s, If):
+                self._analyse(s.body)
+                self._analyse(s.orelse)
+
+    def _kind_of_let(self, s: Let) -> Kind:
+        def k(a: Atom) -> Kind:
+            return self.kinds.get(a.name, LEAF) if isinstance(a, Var) else _const_kind(a)
+
+        if s.prim == "identity":
+            return k(s.args[0])
+        if s.prim in ("make_tuple", "make_list"):
+            t = tuple if s.prim == "make_tuple" else list
+            return Tree(t, tuple(range(len(s.args))), tuple(k(a) for a in s.args))
+        if s.prim == "make_dict":
+            return Tree(dict, tuple(s.params["keys"]), tuple(k(a) for a in s.args))
+        if s.prim == "getitem":
+            base = k(s.args[0])
+            if isinstance(base, Tree):
+                return base.child(self._container_key(s, base))
+            return LEAF
+        if s.prim == "call":
+            callee: Function = s.params["callee"]
+            return _return_kind(callee, tuple(k(a) for a in s.args))
+        return LEAF
+
+    def _container_key(self, s: Let, base: Tree) -> Any:
+        index: Index = s.params["index"]
+        item = index.items[0] if len(index.items) == 1 else None
+        if not isinstance(item, Const) or index.is_tuple:
+            raise TransformError(
+                "a tuple, list or dict argument can only be indexed with a constant "
+                "key here", s.loc, 'write params["W"] or pair[0]',
+            )
+        key = item.value
+        if base.type is not dict and isinstance(key, int) and key < 0:
+            key += len(base.keys)
+        if key not in base.keys:
+            raise TransformError(
+                f"the container has no key {item.value!r}", s.loc,
+                f"use one of {list(base.keys)}",
+            )
+        return key
+
+    def _is_active(self, s: Let) -> bool:
+        prim = PRIMITIVES[s.prim]
+        if prim.nondiff:
+            return False
+        if s.prim in _STRUCTURAL or s.prim == "getitem":
+            return any(isinstance(a, Var) and a.name in self.active for a in s.args)
+        positions = _diff_positions(s)
+        return any(
+            isinstance(s.args[i], Var) and s.args[i].name in self.active for i in positions
+        )
+
+    # ---- building -------------------------------------------------------------
+
+    def build(self, name: str) -> str:
+        self.analyse()
+        ret = self.fn.body[-1]
+        assert isinstance(ret, Return)
+        result = ret.value
+        out_kind = self.kinds.get(result.name, LEAF) if isinstance(result, Var) else LEAF
+        adj: dict[str, dict[tuple, str]] = {}
+        seed_lines: list[Any] = []
+        params = list(self.fn.params)
+        diff_path: tuple = ()
+        if self.spec.has_aux:
+            if not (isinstance(out_kind, Tree) and len(out_kind.keys) == 2
+                    and out_kind.type in (tuple, list)):
+                raise _aux_error(out_kind)
+            diff_path = (0,)
+            out_kind = out_kind.children[0]
+        if not isinstance(result, Var):
+            raise TransformError("the function returns a constant; it has no derivative",
+                                 ret.loc, "return a value computed from the arguments")
+        if self.spec.mode == "vjp":
+            ct = self.names.fresh(f"{_elem_name(self, result.name, diff_path)}_bar")
+            params.append(ct)
+            adj[result.name] = {
+                diff_path + p: path_text(ct, p) for p in leaf_paths(out_kind)
+            }
+        else:
+            if isinstance(out_kind, Tree):
+                raise _grad_error(out_kind)
+            elem = _elem_name(self, result.name, diff_path)
+            value = path_text(result.name, diff_path) if elem == result.name or diff_path == () else elem
+            seed = self.names.fresh(f"{elem}_bar")
+            self.owned.add(seed)
+            seed_lines.append(Line(f"{seed} = grad_seed({value})"))
+            adj[result.name] = {diff_path: seed}
+        if result.name not in self.active:
+            adj.pop(result.name)
+
+        backward = seed_lines + self.backward(self.fn.body[:-1], adj)
+        outs = []
+        for i in self.spec.argnums:
+            p = self.fn.params[i]
+            outs.append(self.materialize(p, adj.get(p, {})))
+        grads = outs[0] if not self.spec.tuple_out else (
+            "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"
+        )
+        if self.spec.mode == "grad":
+            ret_text = f"{grads}, {self._aux_text(result)}" if self.spec.has_aux else grads
+        elif self.spec.mode == "value_and_grad":
+            ret_text = f"{result.name}, {grads}"
+        else:
+            ret_text = grads
+        ret_line = Line(f"return {ret_text}")
+        forward = _dead_code(_forward(self.fn.body[:-1]), _uses_of(backward + [ret_line]))
+        signature = _signature(self.fn, params, self.spec.mode == "vjp")
+        return render_function(name, signature, forward + backward + [ret_line])
+
+    def _aux_text(self, result: Var) -> str:
+        prod = self.producer.get(result.name)
+        if prod is not None and prod.prim in ("make_tuple", "make_list"):
+            return atom_text(prod.args[1])
+        return f"{result.name}[1]"
+
+    def materialize(self, var: str, slots: dict[tuple, str]) -> str:
+        kind = self.kinds.get(var, LEAF)
+        return literal(
+            kind,
+            lambda path: slots.get(path) or f"np.zeros_like({path_text(var, path)})",
+        )
+
+    # ---- the backward sweep ---------------------------------------------------
+
+    def backward(self, stmts: list[Stmt], adj: dict[str, dict[tuple, str]]) -> list[Any]:
+        out: list[Any] = []
+        last_line = None
+        for s in reversed(stmts):
+            if isinstance(s, If):
+                block = self.backward_if(s, adj)
+                if block is not None:
+                    out.append(block)
+                    last_line = None
+                continue
+            assert isinstance(s, Let)
+            if s.target not in self.active or s.target not in adj:
+                continue
+            lines = self.backward_let(s, adj)
+            if lines and s.loc is not None and s.loc.line != last_line:
+                out.append(Comment(s.loc.text.strip()))
+                last_line = s.loc.line
+            out += lines
+        return out
+
+    def backward_if(self, s: If, adj: dict[str, dict[tuple, str]]) -> Block | None:
+        before = {k: dict(v) for k, v in adj.items()}
+        adj_body = {k: dict(v) for k, v in adj.items()}
+        adj_else = {k: dict(v) for k, v in adj.items()}
+        body = self.backward(s.body, adj_body)
+        orelse = self.backward(s.orelse, adj_else)
+        defined_inside = {t.target for t in _lets(s.body) + _lets(s.orelse)}
+        changed: set[tuple[str, tuple]] = set()
+        for state in (adj_body, adj_else):
+            for var, slots in state.items():
+                if var in defined_inside:
+                    continue
+                for path, text in slots.items():
+                    if before.get(var, {}).get(path) != text:
+                        changed.add((var, path))
+        for var, path in sorted(changed):
+            name = self.canonical_name(var, path)
+            for state, lines in ((adj_body, body), (adj_else, orelse)):
+                text = state.get(var, {}).get(path)
+                if text == name:
+                    continue
+                if text is None:
+                    lines.append(Line(f"{name} = np.zeros_like({path_text(var, path)})"))
+                else:
+                    lines.append(Line(f"{name} = {text}"))
+            adj.setdefault(var, {})[path] = name
+            self.owned.add(name)
+        for var in defined_inside:
+            adj.pop(var, None)
+        if not body and not orelse:
+            return None
+        test = atom_text(s.test)
+        if not body:
+            return Block(f"if not {test}:", orelse, [])
+        return Block(f"if {test}:", body, orelse)
+
+    def canonical_name(self, var: str, path: tuple) -> str:
+        key = (var, path)
+        if key not in self.canonical:
+            stem = "_".join([var] + [str(k) for k in path])
+            self.canonical[key] = self.names.fresh(f"{stem}_bar")
+        return self.canonical[key]
+
+    def accumulate(
+        self, var: str, path: tuple, expr: ast.expr | str, adj: dict, out: list[Any]
+    ) -> None:
+        """Add a contribution to the cotangent of ``var`` at leaf ``path``."""
+        text = expr if isinstance(expr, str) else ast.unparse(expr)
+        slots = adj.setdefault(var, {})
+        current = slots.get(path)
+        if current is None:
+            if _is_simple(text):
+                slots[path] = text
+                return
+            name = self.canonical_name(var, path)
+            out.append(Line(f"{name} = {text}"))
+            self.owned.add(name)
+            slots[path] = name
+            return
+        name = current if current in self.owned and current == self.canonical_name(
+            var, path
+        ) else self.canonical_name(var, path)
+        out.append(Line(f"{name} = {current} + {_paren(text)}"))
+        self.owned.add(name)
+        slots[path] = name
+
+    def accumulate_tree(self, var: str, path: tuple, g: dict[tuple, str],
+                        adj: dict, out: list[Any]) -> None:
+        """Add cotangent slots ``g`` (relative paths) under ``path`` of ``var``."""
+        for sub, text in g.items():
+            self.accumulate(var, path + sub, text, adj, out)
+
+    def backward_let(self, s: Let, adj: dict) -> list[Any]:
+        out: list[Any] = []
+        g = adj[s.target]
+        active_args = [
+            (i, a.name) for i, a in enumerate(s.args)
+            if isinstance(a, Var) and a.name in self.active
+        ]
+        if s.prim == "identity":
+            for _, name in active_args:
+                self.accumulate_tree(name, (), g, adj, out)
+            return out
+        if s.prim in ("make_tuple", "make_list", "make_dict"):
+            kind = self.kinds[s.target]
+            assert isinstance(kind, Tree)
+            for i, name in active_args:
+                key = kind.keys[i]
+                sub = {p[1:]: t for p, t in g.items() if p[:1] == (key,)}
+                self.accumulate_tree(name, (), sub, adj, out)
+            return out
+        if s.prim == "getitem" and isinstance(self.kinds.get(s.args[0].name), Tree):
+            base = self.kinds[s.args[0].name]
+            key = self._container_key(s, base)
+            self.accumulate_tree(s.args[0].name, (key,), g, adj, out)
+            return out
+        if s.prim == "call":
+            return self.backward_call(s, g, adj, active_args)
+        prim = PRIMITIVES[s.prim]
+        if prim.vjp is None:
+            raise NonDifferentiableError(
+                f"`{s.prim}` has no reverse-mode rule", s.loc,
+                "compute this value from its inputs without this function",
+            )
+        (g_text,) = g.values()
+        bindings: dict[str, Any] = {"g": ast.Name(g_text, ast.Load()), "ans": Var(s.target)}
+        names = prim.params
+        arg_iter = iter(s.args)
+        for pname in names:
+            p = prim.signature.parameters[pname]
+            if p.kind is p.VAR_POSITIONAL:
+                raise TypeError("variadic primitives need a structural rule")
+            if p.default is p.empty:
+                bindings[pname] = next(arg_iter)
+            elif pname in s.params:
+                bindings[pname] = s.params[pname]
+        diff_positions = _diff_positions(s)
+        locals_hint = {}
+        for i, name in active_args:
+            if i in diff_positions and name not in adj:
+                locals_hint[prim.diff[diff_positions.index(i)] + "_bar"] = (
+                    self.canonical_name(name, ())
+                )
+        stmts, results = self.inliner.inline(prim.vjp, bindings, locals_hint)
+        if all(
+            isinstance(a, Const) and isinstance(a.value, (int, float))
+            for i, a in enumerate(s.args) if i in diff_positions and not (
+                isinstance(a, Var) and a.name in self.active)
+        ) and len([i for i, _ in active_args if i in diff_positions]) == 1:
+            # the other operands are Python scalars: nothing was broadcast
+            results = [_drop_unbroadcast(r) for r in results]
+        wanted = {}
+        for i, name in active_args:
+            if i in diff_positions:
+                wanted[name] = wanted.get(name, []) + [results[diff_positions.index(i)]]
+        needed = _names_in(list(wanted.values()))
+        stmts = _prune(stmts, needed)
+        for st in stmts:
+            out.append(Line(ast.unparse(st)))
+        for name, exprs in wanted.items():
+            for e in exprs:
+                text = ast.unparse(e)
+                defined = {t for st in stmts for t in _targets(st)}
+                if text in defined and name not in adj and text == self.canonical_name(name, ()):
+                    adj[name] = {(): text}
+                    self.owned.add(text)
+                    continue
+                self.accumulate(name, (), text, adj, out)
+        if s.loc is not None:
+            self.module.rules.append((s.loc.line, prim.vjp.__name__))
+        return out
+
+    def backward_call(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:
+        callee: Function = s.params["callee"]
+        arg_kinds = tuple(
+            self.kinds.get(a.name, LEAF) if isinstance(a, Var) else _const_kind(a)
+            for a in s.args
+        )
+        positions = tuple(i for i, _ in active_args)
+        vjp_name = callee_vjp(callee, positions, arg_kinds, self.module)
+        out_kind = self.kinds[s.target]
+        ct = literal(out_kind, lambda p: g.get(p) or f"np.zeros_like({path_text(s.target, p)})")
+        args = ", ".join(atom_text(a) for a in s.args)
+        results = [self.names.fresh(f"{name}_bar") for _, name in active_args]
+        lhs = results[0] if len(results) == 1 else ", ".join(results)
+        out: list[Any] = [Line(f"{lhs} = {vjp_name}({args}, {ct})")]
+        for (i, name), r in zip(active_args, results):
+            kind = self.kinds.get(name, LEAF)
+            self.accumulate_tree(name, (), {p: path_text(r, p) for p in leaf_paths(kind)}, adj, out)
+        return out
+
+
+# ---- callees -------------------------------------------------------------------
+
+
+def callee_vjp(callee: Function, positions: tuple[int, ...], kinds: tuple, module: Module) -> str:
+    key = (id(callee), positions, kinds)
+    if key in module.names:
+        return module.names[key]
+    base = f"{callee.name}_vjp"
+    if len(positions) != len(callee.params):
+        base += "_" + "_".join(callee.params[i] for i in positions)
+    name = base
+    i = 2
+    while name in module.taken:
+        name = f"{base}_{i}"
+        i += 1
+    module.names[key] = name
+    spec = Spec("vjp", positions, len(positions) > 1, False, kinds)
+    emit_reverse(callee, spec, module, name)
+    return name
+
+
+def _return_kind(fn: Function, arg_kinds: tuple) -> Kind:
+    spec = Spec("vjp", (), True, False, arg_kinds)
+    r = _Reverse(fn, spec, Module())
+    r.analyse()
+    ret = fn.body[-1]
+    assert isinstance(ret, Return)
+    if isinstance(ret.value, Var):
+        return r.kinds.get(ret.value.name, LEAF)
+    return _const_kind(ret.value)
+
+
+# ---- forward code and dead-code removal -----------------------------------------
+
+
+def _forward(stmts: list[Stmt]) -> list[Any]:
+    out: list[Any] = []
+    for s in stmts:
+        if isinstance(s, Let):
+            out.append(Line(f"{s.target} = {spell(s)}"))
+        elif isinstance(s, If):
+            out.append(Block(f"if {atom_text(s.test)}:", _forward(s.body), _forward(s.orelse)))
+    return out
+
+
+def spell(s: Let) -> str:
+    """The forward expression of a statement, as the user would write it."""
+    prim = PRIMITIVES[s.prim]
+    args = [atom_text(a) for a in s.args]
+    if s.prim == "call":
+        return f"{s.params['spelling']}({', '.join(args)})"
+    if s.prim == "getitem":
+        return f"{args[0]}[{atom_text(s.params['index'])}]"
+    params = {k: atom_text(v) for k, v in s.params.items()}
+    if s.prim == "make_dict":
+        return prim.spelling(args, {"keys": s.params["keys"]})
+    return prim.spelling(args, params)
+
+
+def _dead_code(lines: list[Any], needed: set[str]) -> list[Any]:
+    """Keep the forward statements whose values are needed, walking backwards."""
+    kept: list[Any] = []
+    for item in reversed(lines):
+        if isinstance(item, Line):
+            if item.defines & needed:
+                kept.append(item)
+                needed |= item.uses
+        elif isinstance(item, Block):
+            body = _dead_code(item.body, needed)
+            orelse = _dead_code(item.orelse, needed)
+            if body or orelse:
+                needed |= item.uses
+                if not body:
+                    kept.append(Block(item.header.replace("if ", "if not ", 1), orelse, []))
+                else:
+                    kept.append(Block(item.header, body, orelse))
+    kept.reverse()
+    return kept
+
+
+def _uses_of(items: list[Any]) -> set[str]:
+    found: set[str] = set()
+    for item in items:
+        if isinstance(item, Line):
+            found |= item.uses
+        elif isinstance(item, Block):
+            found |= item.uses | _uses_of(item.body) | _uses_of(item.orelse)
+    return found
+
+
+def _signature(fn: Function, params: list[str], drop_defaults: bool) -> str:
+    parts = []
+    for p in params:
+        if p in fn.defaults and not drop_defaults:
+            parts.append(f"{p}={fn.defaults[p]!r}")
+        else:
+            parts.append(p)
+    if fn.kwonly:
+        parts.append("*")
+        for p in fn.kwonly:
+            parts.append(f"{p}={fn.defaults[p]!r}" if p in fn.defaults else p)
+    return ", ".join(parts)
+
+
+# ---- small helpers ---------------------------------------------------------------
+
+
+class _CopyNames:
+    def __init__(self, taken: set[str]) -> None:
+        self.taken = set(taken)
+
+    def fresh(self, base: str) -> str:
+        from .normalize import _identifier
+
+        base = _identifier(base)
+        if base not in self.taken:
+            self.taken.add(base)
+            return base
+        i = 2
+        while f"{base}_{i}" in self.taken:
+            i += 1
+        self.taken.add(f"{base}_{i}")
+        return f"{base}_{i}"
+
+
+def _diff_positions(s: Let) -> list[int]:
+    prim = PRIMITIVES[s.prim]
+    required = [
+        n for n, p in prim.signature.parameters.items()
+        if p.default is p.empty and p.kind is not p.VAR_POSITIONAL
+    ]
+    return [i for i, n in enumerate(required) if n in prim.diff]
+
+
+def _const_kind(c: Any) -> Kind:
+    from .kinds import kind_of
+
+    return kind_of(c.value) if isinstance(c, Const) else LEAF
+
+
+def _elem_name(r: _Reverse, result: str, path: tuple) -> str:
+    if not path:
+        return result
+    prod = r.producer.get(result)
+    if prod is not None and prod.prim in ("make_tuple", "make_list"):
+        a = prod.args[path[0]]
+        if isinstance(a, Var):
+            return a.name
+    return f"{result}_{path[0]}"
+
+
+def _lets(stmts: list[Stmt]) -> list[Let]:
+    out: list[Let] = []
+    for s in stmts:
+        if isinstance(s, Let):
+            out.append(s)
+        elif isinstance(s, If):
+            out += _lets(s.body) + _lets(s.orelse)
+    return out
+
+
+def _is_simple(text: str) -> bool:
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    while isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _paren(text: str) -> str:
+    node = ast.parse(text, mode="eval").body
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        return f"({text})"
+    return text
+
+
+def _names_in(exprs: Any) -> set[str]:
+    found: set[str] = set()
+    stack = [exprs]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, list):
+            stack += e
+        elif isinstance(e, ast.AST):
+            found |= {n.id for n in ast.walk(e) if isinstance(n, ast.Name)}
+    return found
+
+
+def _targets(st: ast.stmt) -> set[str]:
+    if isinstance(st, ast.Assign):
+        return {t.id for t in st.targets if isinstance(t, ast.Name)}
+    return set()
+
+
+def _prune(stmts: list[ast.stmt], needed: set[str]) -> list[ast.stmt]:
+    """Drop rule statements whose results no wanted cotangent uses."""
+    kept: list[ast.stmt] = []
+    needed = set(needed)
+    for st in reversed(stmts):
+        if isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets):
+            if not (_targets(st) & needed):
+                continue
+            needed |= {n.id for n in ast.walk(st.value) if isinstance(n, ast.Name)}
+        else:
+            written = {n.id for n in ast.walk(st) if isinstance(n, ast.Name)}
+            if isinstance(st, ast.If) or (written & needed):
+                needed |= written
+            else:
+                continue
+        kept.append(st)
+    kept.reverse()
+    return kept
+
+
+def _drop_unbroadcast(expr: ast.expr) -> ast.expr:
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "unbroadcast"
+    ):
+        return expr.args[0]
+    return expr
+
+
+def _grad_error(kind: Kind) -> TypeError:
+    return TypeError(
+        "Gradient only defined for scalar-output functions. "
+        f"Output was a container of structure {kind!r}."
+    )
+
+
+def _aux_error(kind: Kind) -> TypeError:
+    return TypeError(
+        "expected function with aux output to return a two-element tuple, but got "
+        f"a value of structure {kind!r}"
+    )
