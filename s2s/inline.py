@@ -178,29 +178,10 @@ class Inliner:
 
     def _decide(self, test: ast.expr, static: dict[str, Any]) -> bool | None:
         """Evaluate ``test`` now if it only involves values known now."""
-        names: dict[str, Any] = {}
-        for node in ast.walk(test):
-            if isinstance(node, ast.Call):
-                fname = node.func.id if isinstance(node.func, ast.Name) else None
-                if fname not in _PREDICATES:
-                    return None
-            if isinstance(node, ast.Name) and node.id not in _PREDICATES:
-                if node.id not in static:
-                    return None
-                names[node.id] = static[node.id]
-        for node in ast.walk(test):
-            if isinstance(node, ast.Name) and names.get(node.id, None) is _DYNAMIC:
-                if not _only_in_predicates(test, node.id):
-                    return None
         try:
-            value = eval(
-                compile(ast.Expression(test), "<rule>", "eval"),
-                {"__builtins__": {}, **_PREDICATES},
-                names,
-            )
-        except Exception:
+            return bool(_evaluate(test, static))
+        except _Undecidable:
             return None
-        return bool(value)
 
     def _sub(self, node: Any, env: dict[str, ast.expr], static: dict[str, Any]) -> Any:
         node = copy.deepcopy(node)
@@ -208,20 +189,64 @@ class Inliner:
         return ast.fix_missing_locations(_Fold().visit(new))
 
 
-def _only_in_predicates(test: ast.expr, name: str) -> bool:
-    inside: set[int] = set()
-    for node in ast.walk(test):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
-            node.func.id in _PREDICATES
-        ):
-            for arg in node.args:
-                for sub in ast.walk(arg):
-                    inside.add(id(sub))
-    return all(
-        id(node) in inside
-        for node in ast.walk(test)
-        if isinstance(node, ast.Name) and node.id == name
-    )
+class _Undecidable(Exception):
+    """The test depends on a value known only when the emitted code runs."""
+
+
+def _evaluate(node: ast.expr, static: dict[str, Any]) -> Any:
+    """Evaluate a rule's ``if`` test over static values, with Python's short circuit.
+
+    A dynamic value may only reach the predicates (``is_integer_constant(x)`` is
+    False for a value known only at run time); anything else that touches one makes
+    the test undecidable, and the ``if`` stays in the emitted code.
+    """
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in static:
+            raise _Undecidable
+        return static[node.id]
+    if isinstance(node, ast.BoolOp):
+        is_and = isinstance(node.op, ast.And)
+        value: Any = None
+        for operand in node.values:
+            value = _evaluate(operand, static)
+            if _dynamic(value):
+                raise _Undecidable
+            if bool(value) != is_and:
+                return value
+        return value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        value = _evaluate(node.operand, static)
+        if _dynamic(value):
+            raise _Undecidable
+        return not value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+        node.func.id in _PREDICATES
+    ):
+        args = [_evaluate(a, static) for a in node.args]
+        return _PREDICATES[node.func.id](*(None if _dynamic(a) else a for a in args)) \
+            if not any(_dynamic(a) for a in args) else False
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        left = _evaluate(node.left, static)
+        right = _evaluate(node.comparators[0], static)
+        if _dynamic(left) or _dynamic(right):
+            raise _Undecidable
+        op = node.ops[0]
+        table = {
+            ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b,
+            ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+            ast.Lt: lambda a, b: a < b, ast.Gt: lambda a, b: a > b,
+            ast.LtE: lambda a, b: a <= b, ast.GtE: lambda a, b: a >= b,
+        }
+        if type(op) not in table:
+            raise _Undecidable
+        return table[type(op)](left, right)
+    raise _Undecidable
+
+
+def _dynamic(value: Any) -> bool:
+    return value is _DYNAMIC
 
 
 class _Substitute(ast.NodeTransformer):

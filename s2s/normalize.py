@@ -681,7 +681,7 @@ class Normalizer:
 
     def expr_Attribute(self, node: cst.Attribute, target: str | None) -> Atom:
         root = _root_name(node)
-        if root is not None and root in self.local_names:
+        if root is None or root in self.local_names:  # an attribute of a value
             base = self.expr(node.value)
             attr = node.attr.value
             prim = ATTRIBUTES.get(attr)
@@ -720,10 +720,8 @@ class Normalizer:
     def expr_Call(self, node: cst.Call, target: str | None) -> Atom:
         func = node.func
         root = _root_name(func)
-        if isinstance(func, cst.Attribute) and root is not None and (
-            root in self.local_names
-        ):
-            return self._method_call(node, target)
+        if isinstance(func, cst.Attribute) and (root is None or root in self.local_names):
+            return self._method_call(node, target)  # a method of a value
         obj, text = self.resolve_dotted(func)
         prim = lookup_object(obj)
         if prim is not None:
@@ -738,7 +736,7 @@ class Normalizer:
         name = getattr(obj, "__name__", text)
         if module.startswith("numpy") or isinstance(obj, np.ufunc):
             return UnsupportedCallError(
-                f"`{text}` (numpy.{name}) has no derivative rule in s2s yet",
+                f"`{text}` ({module}.{name}) has no derivative rule in s2s yet",
                 self.loc(node),
                 "rewrite it with supported NumPy functions (`python -m s2s "
                 "primitives` lists them), or register a rule for it",

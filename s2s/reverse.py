@@ -13,6 +13,8 @@ output get cotangent code; forward statements nothing needs are dropped.
 from __future__ import annotations
 
 import ast
+
+import numpy as np
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +69,7 @@ class _Reverse:
         self.kinds: dict[str, Kind] = {}
         self.active: set[str] = set()
         self.producer: dict[str, Let] = {}
+        self.scalars: set[str] = set()  # names whose shape is known to be ()
         self.canonical: dict[tuple[str, tuple], str] = {}
         self.owned: set[str] = set()  # cotangent names this pass may reassign
         self.inliner = Inliner(self.names.fresh)
@@ -89,9 +92,35 @@ class _Reverse:
                 self.kinds[s.target] = self._kind_of_let(s)
                 if self._is_active(s):
                     self.active.add(s.target)
+                if self._is_scalar(s):
+                    self.scalars.add(s.target)
             elif isinstance(s, If):
                 self._analyse(s.body)
                 self._analyse(s.orelse)
+                for join in s.joins:
+                    # a join is scalar only if every branch made it so
+                    if not _all_scalar_defs(s, join, self.scalars):
+                        self.scalars.discard(join)
+
+    def _is_scalar(self, s: Let) -> bool:
+        """Is the value known to have shape () whatever the inputs' shapes?"""
+        prim = PRIMITIVES[s.prim]
+        if s.prim in ("sum", "mean", "max", "min", "prod"):
+            return "axis" not in s.params and not _truthy(s.params.get("keepdims"))
+        if s.prim == "float":
+            return True
+        if prim.family in ("elementwise", "binary") and s.prim != "where":
+            return all(self.is_scalar(a) for a in s.args)
+        if s.prim == "identity":
+            return self.is_scalar(s.args[0])
+        return False
+
+    def is_scalar(self, a: Atom) -> bool:
+        if isinstance(a, Const):
+            return isinstance(a.value, (int, float)) or np.ndim(a.value) == 0 and (
+                not isinstance(a.value, (str, tuple, list, dict, type(None)))
+            )
+        return a.name in self.scalars
 
     def _kind_of_let(self, s: Let) -> Kind:
         def k(a: Atom) -> Kind:
@@ -348,7 +377,7 @@ class _Reverse:
             p = prim.signature.parameters[pname]
             if p.kind is p.VAR_POSITIONAL:
                 raise TypeError("variadic primitives need a structural rule")
-            if p.default is p.empty:
+            if p.default is p.empty and pname not in s.params:
                 bindings[pname] = next(arg_iter)
             elif pname in s.params:
                 bindings[pname] = s.params[pname]
@@ -360,21 +389,21 @@ class _Reverse:
                     self.canonical_name(name, ())
                 )
         stmts, results = self.inliner.inline(prim.vjp, bindings, locals_hint)
-        if all(
-            isinstance(a, Const) and isinstance(a.value, (int, float))
-            for i, a in enumerate(s.args) if i in diff_positions and not (
-                isinstance(a, Var) and a.name in self.active)
-        ) and len([i for i, _ in active_args if i in diff_positions]) == 1:
-            # the other operands are Python scalars: nothing was broadcast
-            results = [_drop_unbroadcast(r) for r in results]
+        operands = [s.args[i] for i in diff_positions]
+        for k, a in enumerate(operands):
+            others = operands[:k] + operands[k + 1 :]
+            if all(self.is_scalar(o) for o in others) and (
+                s.prim != "where" or self.is_scalar(s.args[0])
+            ):
+                # every other operand has shape (): nothing was broadcast against it
+                results[k] = _drop_unbroadcast(results[k])
         wanted = {}
         for i, name in active_args:
             if i in diff_positions:
                 wanted[name] = wanted.get(name, []) + [results[diff_positions.index(i)]]
         needed = _names_in(list(wanted.values()))
         stmts = _prune(stmts, needed)
-        for st in stmts:
-            out.append(Line(ast.unparse(st)))
+        out += [_item(st) for st in stmts]
         for name, exprs in wanted.items():
             for e in exprs:
                 text = ast.unparse(e)
@@ -622,6 +651,27 @@ def _prune(stmts: list[ast.stmt], needed: set[str]) -> list[ast.stmt]:
         kept.append(st)
     kept.reverse()
     return kept
+
+
+def _item(st: ast.stmt) -> Any:
+    """An emitted item from an inlined rule statement (an ``if`` stays a block)."""
+    if isinstance(st, ast.If):
+        return Block(
+            f"if {ast.unparse(st.test)}:",
+            [_item(s) for s in st.body],
+            [_item(s) for s in st.orelse],
+        )
+    return Line(ast.unparse(st))
+
+
+def _truthy(p: Any) -> bool:
+    return not (p is None or (isinstance(p, Const) and not p.value))
+
+
+def _all_scalar_defs(s: If, join: str, scalars: set[str]) -> bool:
+    return join in scalars and all(
+        t.target in scalars for t in _lets(s.body) + _lets(s.orelse) if t.target == join
+    )
 
 
 def _drop_unbroadcast(expr: ast.expr) -> ast.expr:

@@ -68,6 +68,8 @@ def _as_matrix_pair(g, x1, x2):
     a = np.asarray(x1)
     b = np.asarray(x2)
     g = np.asarray(g)
+    if a.ndim == 1 and b.ndim == 1:  # inner product: g is a scalar
+        return g.reshape(1, 1), a[None, :], b[:, None]
     if a.ndim == 1:
         a = a[None, :]
         g = np.expand_dims(g, -2)

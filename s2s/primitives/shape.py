@@ -12,10 +12,6 @@ def _subscript(args, params):
     return f"{args[0]}[{params['index']}]"
 
 
-def _reshape_spelling(args, params):
-    return f"np.reshape({args[0]}, {params['shape']})"
-
-
 defprim(
     "identity", None, "(x)", family="shape", spelling=lambda args, params: args[0],
     note="a plain copy of a name: y = x",
@@ -55,7 +51,7 @@ def getitem_jvp(a_dot, ans, a, index):
 
 defprim(
     "reshape", np.reshape, "(a, shape)", diff=("a",), family="shape",
-    spelling=_reshape_spelling, methods=("reshape",),
+    methods=("reshape",),
 )
 
 
@@ -176,6 +172,11 @@ for _name, _sig in (
     ("argmin", "(a, axis=None)"),
     ("isnan", "(x)"),
     ("isfinite", "(x)"),
+    ("arange", "(start, stop=None, step=None)"),
+    ("linspace", "(start, stop, num=50)"),
+    ("eye", "(N, M=None, k=0)"),
+    ("full", "(shape, fill_value)"),
+    ("empty", "(shape)"),
 ):
     defprim(
         _name, getattr(np, _name), _sig, family="constructor / integer-valued",

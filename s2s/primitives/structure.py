@@ -44,3 +44,9 @@ for _name, _op in (("and_", "and"), ("or_", "or"), ("is_", "is"), ("is_not", "is
         _name, None, "(x1, x2)", family="comparison", nondiff=True,
         spelling=lambda args, params, _op=_op: f"{args[0]} {_op} {args[1]}",
     )
+
+# A call to a user function: transformed recursively into its own emitted function.
+defprim(
+    "call", None, "(*args)", diff=("args",), family="structure",
+    spelling=lambda args, params: f"{params['spelling']}({', '.join(args)})",
+)

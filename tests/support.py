@@ -1,0 +1,94 @@
+"""Oracles for the tests: JAX on the same source, central finite differences."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+try:
+    import jax
+    import jax.numpy as jnp
+
+    HAVE_JAX = True
+except ImportError:  # pragma: no cover - exercised only without the [dev] extra
+    jax = None
+    jnp = None
+    HAVE_JAX = False
+
+
+def jax_twin(module: Any) -> Any:
+    """Load a module's source again with ``numpy`` bound to ``jax.numpy``.
+
+    The functions are then the same source text, traced by JAX: the oracle sees
+    exactly what s2s transformed.
+    """
+    path = Path(module.__file__)
+    text = path.read_text()
+    for pattern, repl in (
+        (r"^import numpy as (\w+)$", r"import jax.numpy as \1"),
+        (r"^import numpy$", "import jax.numpy as numpy"),
+        (r"^import numpy\.linalg as (\w+)$", r"import jax.numpy.linalg as \1"),
+        (r"^from numpy import ", "from jax.numpy import "),
+    ):
+        text = re.sub(pattern, repl, text, flags=re.M)
+    spec = importlib.util.spec_from_loader(module.__name__ + "_jax", loader=None)
+    twin = importlib.util.module_from_spec(spec)
+    twin.__file__ = str(path)
+    exec(compile(text, str(path), "exec"), twin.__dict__)
+    sys.modules[spec.name] = twin
+    return twin
+
+
+def leaves(tree: Any) -> list[Any]:
+    if isinstance(tree, (tuple, list)):
+        return [x for t in tree for x in leaves(t)]
+    if isinstance(tree, dict):
+        return [x for k in sorted(tree) for x in leaves(tree[k])]
+    return [tree]
+
+
+def replace_leaf(tree: Any, index: int, value: Any) -> tuple[Any, int]:
+    """Copy of ``tree`` with leaf number ``index`` (depth-first) replaced."""
+    if isinstance(tree, (tuple, list)):
+        out = []
+        for t in tree:
+            t2, index = replace_leaf(t, index, value)
+            out.append(t2)
+        return type(tree)(out), index
+    if isinstance(tree, dict):
+        out_d = {}
+        for k in sorted(tree):
+            out_d[k], index = replace_leaf(tree[k], index, value)
+        out_d = {k: out_d[k] for k in tree}
+        return out_d, index
+    return (value if index == 0 else tree), index - 1
+
+
+def fd_grad(f: Callable, args: tuple, argnum: int, eps: float = 1e-6) -> list[np.ndarray]:
+    """Central finite differences of scalar ``f`` w.r.t. each leaf of args[argnum]."""
+    out = []
+    for i, leaf in enumerate(leaves(args[argnum])):
+        leaf = np.asarray(leaf, dtype=np.float64)
+        g = np.zeros_like(leaf)
+        for j in np.ndindex(leaf.shape):
+            for sign in (1, -1):
+                bumped = leaf.copy()
+                bumped[j] += sign * eps
+                value = bumped if leaf.ndim else float(bumped)
+                tree, _ = replace_leaf(args[argnum], i, value)
+                new_args = args[:argnum] + (tree,) + args[argnum + 1 :]
+                g[j] += sign * float(f(*new_args))
+        out.append(g / (2 * eps))
+    return out
+
+
+def assert_trees_close(actual: Any, expected: Any, rtol: float = 1e-7, atol: float = 1e-9):
+    a, e = leaves(actual), leaves(expected)
+    assert len(a) == len(e), f"structure differs: {actual!r} vs {expected!r}"
+    for x, y in zip(a, e):
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=rtol, atol=atol)
