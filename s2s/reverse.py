@@ -21,7 +21,7 @@ from typing import Any
 from .emitcode import Block, Comment, Line, render_function
 from .errors import NonDifferentiableError, TransformError
 from .inline import Inliner, atom_text
-from .ir import Atom, Const, Function, If, Index, Let, Return, Stmt, Var
+from .ir import Atom, Const, Function, If, Index, Let, Return, Slice, Stmt, Var
 from .kinds import LEAF, Kind, Leaf, Tree, leaf_paths, literal, path_text
 from .primitives import PRIMITIVES
 
@@ -72,6 +72,9 @@ class _Reverse:
         self.scalars: set[str] = set()  # names whose shape is known to be ()
         self.canonical: dict[tuple[str, tuple], str] = {}
         self.owned: set[str] = set()  # cotangent names this pass may reassign
+        # cotangent names whose current value is an array this pass allocated and
+        # nothing else refers to: index reads may accumulate into them in place
+        self.fresh_buffers: set[str] = set()
         self.inliner = Inliner(self.names.fresh)
 
     # ---- analysis -------------------------------------------------------------
@@ -107,9 +110,14 @@ class _Reverse:
         prim = PRIMITIVES[s.prim]
         if s.prim in ("sum", "mean", "max", "min", "prod"):
             return "axis" not in s.params and not _truthy(s.params.get("keepdims"))
-        if s.prim == "float":
+        if s.prim in ("float", "int", "ndim", "size", "len"):
             return True
-        if prim.family in ("elementwise", "binary") and s.prim != "where":
+        if s.prim == "getitem" and isinstance(s.args[0], Var):
+            base = self.producer.get(s.args[0].name)
+            index: Index = s.params["index"]
+            return base is not None and base.prim == "shape" and len(index.items) == 1 \
+                and not isinstance(index.items[0], Slice)
+        if prim.family in ("elementwise", "binary", "comparison") and s.prim != "where":
             return all(self.is_scalar(a) for a in s.args)
         if s.prim == "identity":
             return self.is_scalar(s.args[0])
@@ -292,6 +300,7 @@ class _Reverse:
                     lines.append(Line(f"{name} = {text}"))
             adj.setdefault(var, {})[path] = name
             self.owned.add(name)
+            self.fresh_buffers.discard(name)
         for var in defined_inside:
             adj.pop(var, None)
         if not body and not orelse:
@@ -322,6 +331,7 @@ class _Reverse:
             name = self.canonical_name(var, path)
             out.append(Line(f"{name} = {text}"))
             self.owned.add(name)
+            self.fresh_buffers.discard(name)
             slots[path] = name
             return
         name = current if current in self.owned and current == self.canonical_name(
@@ -329,6 +339,7 @@ class _Reverse:
         ) else self.canonical_name(var, path)
         out.append(Line(f"{name} = {current} + {_paren(text)}"))
         self.owned.add(name)
+        self.fresh_buffers.add(name)  # `+` allocated a new array
         slots[path] = name
 
     def accumulate_tree(self, var: str, path: tuple, g: dict[tuple, str],
@@ -363,6 +374,10 @@ class _Reverse:
             return out
         if s.prim == "call":
             return self.backward_call(s, g, adj, active_args)
+        if s.prim == "getitem" and isinstance(s.args[0], Var):
+            current = adj.get(s.args[0].name, {}).get(())
+            if current is not None and current in self.fresh_buffers:
+                return [self._accumulate_index(current, s.params["index"], g[()])]
         prim = PRIMITIVES[s.prim]
         if prim.vjp is None:
             raise NonDifferentiableError(
@@ -384,9 +399,13 @@ class _Reverse:
         diff_positions = _diff_positions(s)
         locals_hint = {}
         for i, name in active_args:
-            if i in diff_positions and name not in adj:
-                locals_hint[prim.diff[diff_positions.index(i)] + "_bar"] = (
-                    self.canonical_name(name, ())
+            if i in diff_positions:
+                local = prim.diff[diff_positions.index(i)] + "_bar"
+                canonical = self.canonical_name(name, ())
+                # first contribution: the rule's local is the cotangent itself;
+                # later ones get a numbered name beside it (x_bar_2)
+                locals_hint[local] = (
+                    canonical if name not in adj else self.names.fresh(canonical)
                 )
         stmts, results = self.inliner.inline(prim.vjp, bindings, locals_hint)
         operands = [s.args[i] for i in diff_positions]
@@ -411,11 +430,21 @@ class _Reverse:
                 if text in defined and name not in adj and text == self.canonical_name(name, ()):
                     adj[name] = {(): text}
                     self.owned.add(text)
+                    if s.prim == "getitem":
+                        self.fresh_buffers.add(text)  # np.zeros_like in the rule
                     continue
                 self.accumulate(name, (), text, adj, out)
         if s.loc is not None:
             self.module.rules.append((s.loc.line, prim.vjp.__name__))
         return out
+
+    def _accumulate_index(self, buffer: str, index: Index, g: str) -> Line:
+        """``x_bar[i] += g`` into a buffer this pass owns (``np.add.at`` if fancy)."""
+        if index.is_basic():
+            return Line(f"{buffer}[{atom_text(index)}] += {g}")
+        from .inline import _expr_of
+
+        return Line(f"np.add.at({buffer}, {ast.unparse(_expr_of(index))}, {g})")
 
     def backward_call(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:
         callee: Function = s.params["callee"]
