@@ -159,7 +159,8 @@ class Inliner:
                 local = stmt.targets[0].id
                 exact = self.local_names.pop(local, None)
                 if exact is not None:
-                    name = exact  # the cotangent's own name, reserved by the caller
+                    # the cotangent's own name, reserved by the caller (or made now)
+                    name = exact() if callable(exact) else exact
                 else:
                     suggestion = local
                     if local in env and isinstance(env[local], ast.Name):

@@ -933,13 +933,16 @@ def _simple_text(text: str) -> bool:
 
 def _stem(atom: Any) -> str:
     if isinstance(atom, Var):
-        return atom.name
+        return atom.name.rstrip("_") or atom.name
     if isinstance(atom, Const):
         v = atom.value
         if isinstance(v, bool) or v is None:
             return str(v).lower()
         if isinstance(v, int):
             return str(v) if v >= 0 else f"m{-v}"
+        if isinstance(v, float) and _simple_text(atom.text) and "e" not in atom.text.lower():
+            text = repr(int(v)) if v.is_integer() else atom.text.replace(".", "_")
+            return text.replace("-", "m")
         if isinstance(v, str) and v.isidentifier():
             return v
         if re.fullmatch(r"[A-Za-z_][\w.]*", atom.text):

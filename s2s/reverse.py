@@ -173,7 +173,7 @@ class _Reverse:
         prim = PRIMITIVES[s.prim]
         if prim.nondiff:
             return False
-        if s.prim in _STRUCTURAL or s.prim == "getitem":
+        if s.prim in _STRUCTURAL or s.prim in ("getitem", "array", "asarray"):
             return any(isinstance(a, Var) and a.name in self.active for a in s.args)
         positions = _diff_positions(s)
         return any(
@@ -374,6 +374,16 @@ class _Reverse:
             return out
         if s.prim == "call":
             return self.backward_call(s, g, adj, active_args)
+        if s.prim in ("array", "asarray") and isinstance(
+            self.kinds.get(active_args[0][1]), Tree
+        ):
+            # np.array([a, b]): element i's cotangent is row i of g
+            (g_text,) = g.values()
+            name = active_args[0][1]
+            for path in leaf_paths(self.kinds[name]):
+                index = ", ".join(repr(k) for k in path)
+                self.accumulate(name, path, f"{g_text}[{index}]", adj, out)
+            return out
         if s.prim == "getitem" and isinstance(s.args[0], Var):
             current = adj.get(s.args[0].name, {}).get(())
             if current is not None and current in self.fresh_buffers:
@@ -405,7 +415,8 @@ class _Reverse:
                 # first contribution: the rule's local is the cotangent itself;
                 # later ones get a numbered name beside it (x_bar_2)
                 locals_hint[local] = (
-                    canonical if name not in adj else self.names.fresh(canonical)
+                    canonical if name not in adj
+                    else lambda c=canonical: self.names.fresh(c)
                 )
         stmts, results = self.inliner.inline(prim.vjp, bindings, locals_hint)
         operands = [s.args[i] for i in diff_positions]

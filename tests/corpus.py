@@ -98,6 +98,7 @@ CASES = [
     Case("negative_argnums", F.keyword_args, args(n(3), n(3)), argnums=-1),
     Case("unused_arg", F.unused_arg, args(n(3), n(3)), argnums=(0, 1)),
     Case("float_conversion", F.float_conversion, args(n(3)), jax=False),
+    Case("array_of_values", F.array_of_values, args(n(3), n(3)), argnums=(0, 1)),
     Case("softmax_xent", F.softmax_xent, args(n(5), lambda r: 2)),
     Case("rosenbrock", F.rosenbrock, args(n(6))),
     Case("powers", F.powers, args(positive(3), positive(3)), argnums=(0, 1)),

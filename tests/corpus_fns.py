@@ -287,3 +287,8 @@ def make_scaled(scale):
 closure_fn = make_scaled(1.5)
 
 lambda_fn = lambda x: np.sum(x**3 - 2.0 * x)  # noqa: E731
+
+
+def array_of_values(x, y):
+    stacked = np.array([np.sum(x**2), np.sum(x * y), y[0]])
+    return np.sum(np.sin(stacked) * np.asarray(x))

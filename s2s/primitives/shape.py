@@ -109,10 +109,7 @@ def ravel_jvp(a_dot, ans, a):
     return np.ravel(a_dot)
 
 
-defprim(
-    "copy", np.copy, "(a)", family="shape", methods=("copy",),
-    aliases=(np.array, np.asarray),
-)
+defprim("copy", np.copy, "(a)", family="shape", methods=("copy",))
 
 
 @defvjp("copy")
@@ -123,6 +120,20 @@ def copy_vjp(g, ans, a):
 @defjvp("copy", "a")
 def copy_jvp(a_dot, ans, a):
     return a_dot
+
+
+# np.array / np.asarray of an array is a copy; of a list of computed values it stacks
+# them, and reverse mode hands each element its slice of the cotangent (structural).
+for _name in ("array", "asarray"):
+    defprim(_name, getattr(np, _name), "(a)", family="shape")
+
+    @defvjp(_name)
+    def array_vjp(g, ans, a):
+        return g
+
+    @defjvp(_name, "a")
+    def array_jvp(a_dot, ans, a):
+        return np.array(a_dot)
 
 
 defprim(

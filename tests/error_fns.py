@@ -1,0 +1,239 @@
+"""Functions s2s must refuse, one unsupported construct each.
+
+``tests/test_errors.py`` transforms every function here and checks that the error
+points at the line carrying the ``# ERR`` marker.  ``# ERR: text`` also says where the
+caret belongs: under the first occurrence of ``text`` on that line (without it, under
+the line's first non-blank character).  Keep these functions valid Python: they must
+import, so that s2s can read their source.
+"""
+
+# ruff: noqa
+# fmt: off
+
+import numpy as np
+
+
+class NotAFunction:
+    """An object that is callable, but not a function s2s can read."""
+
+    def __call__(self, x):
+        return x
+
+
+OPAQUE = NotAFunction()
+
+
+def uses_try(x):
+    try:  # ERR
+        y = np.sin(x)
+    except ValueError:
+        y = x
+    return np.sum(y)
+
+
+def uses_with(x):
+    with np.errstate(all="ignore"):  # ERR
+        y = np.log(x)
+    return np.sum(y)
+
+
+def uses_for(x):
+    total = 0.0
+    for v in x:  # ERR
+        total = total + v
+    return total
+
+
+def uses_while(x):
+    y = x
+    while np.sum(y) > 1.0:  # ERR
+        y = y / 2.0
+    return np.sum(y)
+
+
+def uses_nested_def(x):
+    def inner(t):  # ERR
+        return t * 2.0
+
+    return np.sum(inner(x))
+
+
+def uses_class(x):
+    class Box:  # ERR
+        pass
+
+    return np.sum(x)
+
+
+COUNTER = 0.0
+
+
+def uses_global(x):
+    global COUNTER  # ERR
+    return np.sum(x)
+
+
+def make_uses_nonlocal():
+    scale = 2.0
+
+    def uses_nonlocal(x):
+        nonlocal scale  # ERR
+        return np.sum(x * scale)
+
+    return uses_nonlocal
+
+
+uses_nonlocal = make_uses_nonlocal()
+
+
+def uses_del(x):
+    y = x * 2.0
+    del y  # ERR
+    return np.sum(x)
+
+
+def uses_raise(x):
+    if np.sum(x) > 100.0:
+        raise ValueError("too big")  # ERR
+    return np.sum(x)
+
+
+def uses_assert(x):
+    assert x.ndim == 1  # ERR
+    return np.sum(x)
+
+
+def uses_import(x):
+    import math  # ERR
+    return np.sum(x) * math.pi
+
+
+def uses_import_from(x):
+    from math import pi  # ERR
+    return np.sum(x) * pi
+
+
+def uses_yield(x):
+    y = yield x  # ERR: yield
+    return np.sum(y)
+
+
+async def uses_async(x):  # ERR
+    return np.sum(x)
+
+
+def uses_lambda(x):
+    square = lambda t: t * t  # ERR: lambda
+    return np.sum(square(x))
+
+
+def uses_list_comprehension(x):
+    ys = [v * 2.0 for v in x]  # ERR: [
+    return np.sum(np.array(ys))
+
+
+def uses_set(x):
+    s = {1.0, 2.0}  # ERR: {
+    return np.sum(x)
+
+
+def uses_fstring(x):
+    label = f"x is {x}"  # ERR: f"
+    return np.sum(x)
+
+
+def uses_walrus(x):
+    y = (z := x * 2.0)  # ERR: z :=
+    return np.sum(y * z)
+
+
+def uses_star_args(x, *rest):  # ERR: *rest
+    return np.sum(x)
+
+
+def uses_star_kwargs(x, **options):  # ERR: **options
+    return np.sum(x)
+
+
+def uses_chained_assignment(x):
+    a = b = x * 2.0  # ERR
+    return np.sum(a * b)
+
+
+def uses_subscript_assignment(x):
+    y = x * 1.0
+    y[0] = 5.0  # ERR
+    return np.sum(y)
+
+
+def uses_bare_expression(x):
+    print(x)  # ERR
+    return np.sum(x)
+
+
+def uses_unknown_numpy(m):
+    return np.linalg.det(m)  # ERR: np.linalg.det
+
+
+def uses_opaque_call(x):
+    return np.sum(OPAQUE(x))  # ERR: OPAQUE
+
+
+def uses_builtin_max(x):
+    return np.sum(max(x, 0.0))  # ERR: max
+
+
+def uses_undefined_name(x):
+    return np.sum(x * undefined_scale_factor)  # ERR: undefined_scale_factor
+
+
+def uses_maybe_unassigned(x):
+    if np.sum(x) > 0.0:
+        y = x * 2.0
+    return np.sum(y)  # ERR: y)
+
+
+def falls_off_end(x):
+    if np.sum(x) > 0.0:  # ERR
+        return np.sum(x)
+
+
+# ---- an error inside a called helper --------------------------------------------
+
+
+def broken_helper(t):
+    out = t
+    for _ in range(3):  # ERR
+        out = out * t
+    return out
+
+
+def calls_broken_helper(x):
+    return np.sum(broken_helper(x))
+
+
+# ---- well-formed functions for the JAX-compatible misuse checks --------------------
+
+
+def vector_out(x):
+    return np.sin(x)
+
+
+def tuple_out(x):
+    return np.sum(x), np.sum(x**2)
+
+
+def scalar_out(x):
+    return np.sum(x**2)
+
+
+def two_args(x, y):
+    return np.sum(x * y)
+
+
+def dict_out(x):
+    return {"a": np.sin(x), "b": np.sum(x)}
+
+
+def shape_mismatch(x, y):
+    return np.sum(x * y)
