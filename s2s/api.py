@@ -20,7 +20,7 @@ from .emitcode import compile_module, format_module
 from .errors import TransformError
 from .kinds import LEAF, Kind, Tree, kind_of
 from .normalize import normalize
-from .reverse import Module, Spec, emit_reverse
+from .reverse import Module, Spec, _OutputStructureError, emit_reverse
 
 __all__ = ["grad", "value_and_grad", "vjp", "source", "Transformed"]
 
@@ -152,7 +152,7 @@ class Transformed:
             hit = self._compiled.get(key)
             if hit is not None:
                 return hit
-            text_key = (self.ir.loc.file, self.fn.__qualname__, id(self.fn),
+            text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
                         self.mode, self.has_aux) + key
             cached = _TEXT_CACHE.get(text_key)
             if cached is None:
@@ -205,9 +205,24 @@ class Transformed:
                 )
         _check_float_inputs("grad", args, argnums)
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
-        _, fn = self._generate(kinds, argnums, self.tuple_out)
+        try:
+            _, fn = self._generate(kinds, argnums, self.tuple_out)
+        except _OutputStructureError:
+            raise self._output_error(args, kwargs) from None
         result = fn(*args, **kwargs)
         return self._postprocess(result, args, argnums)
+
+    def _output_error(self, args: tuple, kwargs: dict) -> TypeError:
+        """JAX's message for an output of the wrong structure, showing the value."""
+        out = self.fn(*args, **kwargs)
+        if self.has_aux:
+            return TypeError(
+                "expected function with aux output to return a two-element tuple, "
+                f"but got type {type(out)} with value {out!r}"
+            )
+        return TypeError(
+            f"Gradient only defined for scalar-output functions. Output was {out!r}."
+        )
 
     def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...]) -> Any:
         def fix(grads: Any) -> Any:

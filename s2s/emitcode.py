@@ -14,7 +14,6 @@ import linecache
 from dataclasses import dataclass, field
 from typing import Any
 
-import black
 import libcst as cst
 
 
@@ -100,6 +99,8 @@ class EmitError(AssertionError):
 
 def format_module(text: str) -> str:
     """Format with black and check the output invariants."""
+    import black  # imported on first emission: it is the slowest import s2s has
+
     mode = black.Mode()
     try:
         formatted = black.format_str(text, mode=mode)
@@ -119,6 +120,8 @@ def check_invariants(text: str) -> None:
         cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         raise EmitError(f"emitted code does not re-parse with libcst:\n{text}") from exc
+    import black
+
     again = black.format_str(text, mode=black.Mode())
     if again != text:
         raise EmitError(f"emitted code is not stable under black:\n{text}")

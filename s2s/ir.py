@@ -126,6 +126,7 @@ class Function:
     result_name: str  # preferred name of the returned value
     namespace: dict[str, Any]  # free names the emitted code reads -> their objects
     names: Any  # the NameTable of names already taken in this function
+    source_hash: str  # sha256 of the function's source text
 
 
 def walk(stmts: list[Stmt]):

@@ -157,6 +157,7 @@ class Normalizer:
             result_name=self.result_name,
             namespace=self.namespace,
             names=self.names,
+            source_hash=self.p.source_hash,
         )
 
     def _signature(self, node: Any) -> tuple[list[str], list[str], dict[str, Any]]:

@@ -724,15 +724,19 @@ def _drop_unbroadcast(expr: ast.expr) -> ast.expr:
     return expr
 
 
+class _OutputStructureError(TypeError):
+    """The output is a container where grad needs a scalar (or has_aux a pair)."""
+
+
 def _grad_error(kind: Kind) -> TypeError:
-    return TypeError(
+    return _OutputStructureError(
         "Gradient only defined for scalar-output functions. "
         f"Output was a container of structure {kind!r}."
     )
 
 
 def _aux_error(kind: Kind) -> TypeError:
-    return TypeError(
+    return _OutputStructureError(
         "expected function with aux output to return a two-element tuple, but got "
         f"a value of structure {kind!r}"
     )

@@ -237,3 +237,23 @@ def dict_out(x):
 
 def shape_mismatch(x, y):
     return np.sum(x * y)
+
+
+def shape_one_out(x):
+    return x[0:1] * 2.0
+
+
+def int_out(x):
+    return 3
+
+
+def list_aux(x):
+    return [np.sum(x**2), np.mean(x)]
+
+
+def three_tuple(x):
+    return np.sum(x), x, x
+
+
+def none_out(x):
+    return None
