@@ -257,3 +257,22 @@ def three_tuple(x):
 
 def none_out(x):
     return None
+
+
+CONSTANT = 2.5
+
+
+def literal_out(x):
+    return 2.5
+
+
+def global_constant_out(x):
+    return CONSTANT
+
+
+def never_returns(x):
+    y = np.sin(x) * 2.0  # ERR
+
+
+def tree_in(t):
+    return np.sum(t["a"] * t["b"])

@@ -368,3 +368,7 @@ def nd_trunc(x):
 
 def nd_sign(x):
     return np.sum(np.sign(x) * x)
+
+
+def nd_floor_divide(x):
+    return np.sum((x // 0.5) * x)
