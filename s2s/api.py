@@ -56,7 +56,7 @@ def _rebuild(kind: Kind, leaves: list[Any]) -> Any:
 def _dtype_of(leaf: Any, argname: str) -> np.dtype:
     if isinstance(leaf, (str, bytes)) or leaf is None or not _is_arraylike(leaf):
         raise TypeError(
-            f"Argument '{argname}' of type {type(leaf)} is not a valid JAX type."
+            f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX type."
         )
     return np.result_type(leaf)
 
@@ -83,6 +83,26 @@ def _check_float_inputs(name: str, args: Sequence[Any], argnums: tuple[int, ...]
                     "to use Boolean- or integer-valued inputs, use vjp or set allow_int "
                     "to True."
                 )
+
+
+def _check_argnums(argnums: tuple[int, ...], as_tuple: bool, nargs: int) -> tuple[int, ...]:
+    """Resolve negative argnums against the call, with JAX's errors."""
+    for a in argnums:
+        if a < -nargs and a < 0:
+            raise ValueError(
+                "Positional argument indices, e.g. for `static_argnums`, must have "
+                "value greater than or equal to -len(args) and less than len(args), "
+                f"but got value {a} for len(args) == {nargs}."
+            )
+    resolved = tuple(a % nargs if a < 0 else a for a in argnums)
+    if any(a >= nargs for a in resolved):
+        spec = argnums if as_tuple else argnums[0]
+        raise TypeError(
+            f"differentiating with respect to argnums={spec} requires at least "
+            f"{max(resolved) + 1} positional arguments to be passed by the caller, "
+            f"but got only {nargs} positional arguments."
+        )
+    return resolved
 
 
 def _normalize_argnums(argnums: int | Sequence[int]) -> tuple[tuple[int, ...], bool]:
@@ -136,6 +156,7 @@ class Transformed:
         self.argnums, self.tuple_out = _normalize_argnums(argnums)
         self.has_aux = has_aux
         self.ir = normalize(fn)
+        self._signature = self._free_fingerprint()
         base = "lambda" if fn.__name__ == "<lambda>" else fn.__name__
         self.__name__ = f"{base}_{mode}"
         self.__qualname__ = self.__name__
@@ -145,6 +166,24 @@ class Transformed:
 
     # ---- generation ------------------------------------------------------------
 
+    def _free_fingerprint(self) -> tuple:
+        return tuple((name, var.fingerprint()) for name, var in self.ir.free.items())
+
+    def _refresh(self) -> None:
+        """Re-read free names; rebuild if one now holds something the IR did not see.
+
+        A module constant that changes value is simply read again by the next call;
+        one that changes kind (a float becomes an array, ``helper`` is rebound to
+        another function) makes s2s normalize and generate again.
+        """
+        signature = self._free_fingerprint()
+        if signature != self._signature:
+            with _LOCK:
+                self.ir = normalize(self.fn, fresh=True)
+                self._signature = self._free_fingerprint()
+                self._compiled.clear()
+                self._last = None
+
     def _generate(self, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
                   tuple_out: bool) -> tuple[str, Callable]:
         key = (kinds, argnums, tuple_out)
@@ -153,7 +192,7 @@ class Transformed:
             if hit is not None:
                 return hit
             text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
-                        self.mode, self.has_aux) + key
+                        self.mode, self.has_aux, self._signature) + key
             cached = _TEXT_CACHE.get(text_key)
             if cached is None:
                 module = Module()
@@ -170,6 +209,9 @@ class Transformed:
             ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
             ns.update(namespace)
             compiled = compile_module(text, ns, name)[name]
+            compiled.__s2s_free__ = [  # type: ignore[attr-defined]
+                (n, self.ir.free[n]) for n in namespace if n in self.ir.free
+            ]
             self._compiled[key] = (text, compiled)
             self._last = (text, compiled)
             return text, compiled
@@ -195,20 +237,15 @@ class Transformed:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         nargs = len(args)
-        argnums = tuple(a + nargs if a < 0 else a for a in self.argnums)
-        for a, orig in zip(argnums, self.argnums):
-            if not 0 <= a < nargs:
-                raise TypeError(
-                    f"differentiating with respect to argnums={orig} requires at least "
-                    f"{orig + 1} positional arguments to be passed by the caller, but "
-                    f"got only {nargs} positional arguments."
-                )
+        argnums = _check_argnums(self.argnums, self.tuple_out, nargs)
         _check_float_inputs("grad", args, argnums)
+        self._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
         try:
             _, fn = self._generate(kinds, argnums, self.tuple_out)
         except _OutputStructureError:
             raise self._output_error(args, kwargs) from None
+        _read_free_names(fn)
         result = fn(*args, **kwargs)
         return self._postprocess(result, args, argnums)
 
@@ -245,6 +282,13 @@ class Transformed:
         import html
 
         return f"<pre>{html.escape(self.source)}</pre>"
+
+
+def _read_free_names(fn: Callable) -> None:
+    """Give emitted code the current values of the module constants it reads."""
+    namespace = fn.__globals__
+    for name, var in fn.__s2s_free__:  # type: ignore[attr-defined]
+        namespace[name] = var.read()
 
 
 def _header(body: str) -> str:
@@ -315,7 +359,9 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         _check_cotangent(cotangent, out)
         result: list[Any] = []
         if float_args:
+            t._refresh()
             _, fn = t._generate(kinds, float_args, True)
+            _read_free_names(fn)
             grads = fn(*primals, cotangent)
         else:
             grads = ()
@@ -336,10 +382,28 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     return out, vjp_fn
 
 
+def _sorted_kind(kind: Kind) -> Any:
+    """A kind with dict keys sorted: dicts match whatever their insertion order."""
+    if not isinstance(kind, Tree):
+        return kind
+    pairs = list(zip(kind.keys, (_sorted_kind(c) for c in kind.children)))
+    if kind.type is dict:
+        pairs.sort(key=lambda kc: repr(kc[0]))
+    return (kind.type, tuple(pairs))
+
+
+def _sorted_leaves(value: Any) -> list[Any]:
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return [x for v in value for x in _sorted_leaves(v)]
+    if isinstance(value, dict):
+        return [x for k in sorted(value, key=repr) for x in _sorted_leaves(value[k])]
+    return [value]
+
+
 def _check_cotangent(ct: Any, out: Any) -> None:
-    if kind_of(ct) != kind_of(out):
+    if _sorted_kind(kind_of(ct)) != _sorted_kind(kind_of(out)):
         raise ValueError("unexpected tree structure.")
-    for c, o in zip(_leaves(ct), _leaves(out)):
+    for c, o in zip(_sorted_leaves(ct), _sorted_leaves(out)):
         cs, os_ = np.shape(c), np.shape(o)
         cd, od = np.result_type(c), np.result_type(o)
         if cs != os_ or cd != od:

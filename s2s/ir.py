@@ -127,6 +127,7 @@ class Function:
     namespace: dict[str, Any]  # free names the emitted code reads -> their objects
     names: Any  # the NameTable of names already taken in this function
     source_hash: str  # sha256 of the function's source text
+    free: dict[str, Any]  # free name -> FreeVar, for this function and its callees
 
 
 def walk(stmts: list[Stmt]):

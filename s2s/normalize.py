@@ -88,13 +88,63 @@ def _identifier(text: str) -> str:
 _FUNCTIONS: dict[Any, Function] = {}
 
 
-def normalize(fn: Any) -> Function:
-    """The IR of a Python function (memoized per function object and its source)."""
+class FreeVar:
+    """A name the function reads from its closure or its module, re-read per call.
+
+    The IR is built from the values free names had when it was normalized (which
+    function ``helper`` is, whether ``SCALE`` is a scalar); ``fingerprint`` says when
+    a later value would change the IR, and ``read`` gives the value a call should use.
+    """
+
+    def __init__(self, name: str, cell: Any = None, scope: dict | None = None) -> None:
+        self.name = name
+        self.cell = cell
+        self.scope = scope
+
+    def read(self) -> Any:
+        if self.cell is not None:
+            return self.cell.cell_contents
+        assert self.scope is not None
+        return self.scope[self.name]
+
+    def same_binding(self, other: "FreeVar") -> bool:
+        return self.cell is other.cell and self.scope is other.scope
+
+    def fingerprint(self) -> Any:
+        try:
+            value = self.read()
+        except (KeyError, ValueError):
+            return None
+        if callable(value) or isinstance(value, types.ModuleType):
+            return ("object", id(value))
+        from .kinds import kind_of
+
+        return ("data", kind_of(value), np.ndim(value) if _is_number_like(value) else -1)
+
+
+def _is_number_like(value: Any) -> bool:
+    return isinstance(value, (int, float, np.ndarray, np.generic))
+
+
+def normalize(fn: Any, fresh: bool = False) -> Function:
+    """The IR of a Python function (memoized per function object and its source).
+
+    ``fresh=True`` normalizes again, callees included, because a free name the
+    memoized IR was built from is now bound to something that changes it.
+    """
     parsed = parse_function(fn)
     key = (fn, parsed.source_hash)
+    if fresh:
+        for k in [k for k in _FUNCTIONS if k[0] is fn]:
+            del _FUNCTIONS[k]
+        _FRESH.add(fn)
     if key not in _FUNCTIONS:
         _FUNCTIONS[key] = Normalizer(fn, parsed, stack=()).run()
+    _FRESH.discard(fn)
     return _FUNCTIONS[key]
+
+
+_FRESH: set[Any] = set()  # functions being normalized again, callees included
 
 
 class Normalizer:
@@ -114,6 +164,7 @@ class Normalizer:
         self.bound: set[str] = set()  # user names bound at least once
         self.env: dict[str, str] = {}  # user name -> current SSA name
         self.namespace: dict[str, Any] = {}
+        self.free: dict[str, FreeVar] = {}
         self.display = fn.__name__
         self.depth = 0  # how many `if` statements enclose the current one
         self.out: list[Stmt] = []
@@ -130,6 +181,11 @@ class Normalizer:
             result_name = "out"
             body_nodes: list[Any] = [node.body]
         else:
+            if node.asynchronous is not None:
+                raise self.unsupported(
+                    node, "`async def` functions are not supported: calling one "
+                    "returns a coroutine, not a value", "use a plain `def`",
+                )
             result_name = self.fn.__name__
             if result_name in self.fn.__code__.co_names or result_name in self.local_names:
                 result_name = "out"
@@ -141,8 +197,9 @@ class Normalizer:
                 body: list[Stmt] = list(self.out)
                 body.append(Return(value, self.loc(node.body)))
             else:
-                body = self.block(_hoist_returns(body_nodes))
-                body = self._single_return(body)
+                hoisted = _hoist_returns(body_nodes, self._positions_alias)
+                body = self.block(hoisted)
+                body = self._single_return(body, hoisted[-1] if hoisted else node)
         except TransformError as err:
             raise err.with_func(self.display)
         return Function(
@@ -158,6 +215,7 @@ class Normalizer:
             namespace=self.namespace,
             names=self.names,
             source_hash=self.p.source_hash,
+            free=self.free,
         )
 
     def _signature(self, node: Any) -> tuple[list[str], list[str], dict[str, Any]]:
@@ -247,6 +305,8 @@ class Normalizer:
                 self.result_name
             )
             value = self.expr(node.value, target=target)
+            if isinstance(value, Const):  # a constant result still has a name
+                value = self.emit(target, "identity", (value,), {}, node.value)
             self.out.append(Return(value, self.loc(node)))
         elif isinstance(node, cst.Pass):
             return
@@ -262,10 +322,8 @@ class Normalizer:
 
     def _positions_alias(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
         """Make a synthesized node report the position of the node it replaces."""
-        try:
-            self.p.positions._data[new] = self.p.positions[old]  # type: ignore[attr-defined]
-        except (AttributeError, KeyError, TypeError):
-            pass
+        if old in self.p.positions:
+            self.p.positions[new] = self.p.positions[old]
 
     def assign(self, target: Any, value: Any) -> None:
         if isinstance(target, cst.Name):
@@ -382,12 +440,12 @@ class Normalizer:
         self.env = env_after
         self.out.append(stmt)
 
-    def _single_return(self, body: list[Stmt]) -> list[Stmt]:
+    def _single_return(self, body: list[Stmt], last: Any) -> list[Stmt]:
         """Rewrite returns in branches into one join name and one final return."""
         if body and isinstance(body[-1], Return):
             return body
         if not _always_returns(body):
-            loc = body[-1].loc if body else self.loc(self.p.node)
+            loc = self.loc(last)
             raise UnsupportedSyntaxError(
                 "the function can reach its end without `return`, so it returns "
                 "None, which has no derivative",
@@ -443,10 +501,14 @@ class Normalizer:
         name = node.value
         if name in self.closure:
             try:
-                return self.closure[name].cell_contents
+                value = self.closure[name].cell_contents
             except ValueError:
                 pass
+            else:
+                self._depends_on(FreeVar(name, cell=self.closure[name]), node)
+                return value
         elif name in self.fn.__globals__:
+            self._depends_on(FreeVar(name, scope=self.fn.__globals__), node)
             return self.fn.__globals__[name]
         elif hasattr(builtins, name):
             return getattr(builtins, name)
@@ -454,6 +516,18 @@ class Normalizer:
             f"the name `{name}` is not defined", self.loc(node),
             f"define `{name}` before transforming the function", self.display,
         )
+
+    def _depends_on(self, var: "FreeVar", node: Any) -> None:
+        """Record that the IR was built from the current value of a free name."""
+        known = self.free.get(var.name)
+        if known is None:
+            self.free[var.name] = var
+        elif not known.same_binding(var):
+            raise TransformError(
+                f"`{var.name}` names different objects in {self.display} and a "
+                "function it calls; emitted code puts them in one module",
+                self.loc(node), f"rename one of the two `{var.name}`", self.display,
+            )
 
     def constant(self, obj: Any, text: str, node: Any) -> Const:
         """A global or closure value the function reads as data."""
@@ -874,6 +948,10 @@ class Normalizer:
                 "make them positional parameters",
             )
         self._bind_namespace(text.split(".")[0], node)
+        for var in callee.free.values():
+            self._depends_on(var, node)
+        for name, value in callee.namespace.items():
+            self.namespace.setdefault(name, value)
         base = f"{obj.__name__}_{_stem(positional[0])}" if positional else obj.__name__
         if len(base) > _MAX_NAME:
             base = obj.__name__
@@ -886,6 +964,8 @@ class Normalizer:
 def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
     parsed = parse_function(fn)
     key = (fn, parsed.source_hash)
+    if _FRESH and key in _FUNCTIONS and any(f in _FRESH for f in stack):
+        del _FUNCTIONS[key]  # the caller is being rebuilt: rebuild its callees too
     if key not in _FUNCTIONS:
         _FUNCTIONS[key] = Normalizer(fn, parsed, stack).run()
     return _FUNCTIONS[key]
@@ -1022,7 +1102,7 @@ def _returns_to_assignments(stmt: If, result: str) -> None:
             last.joins.append(result)
 
 
-def _hoist_returns(nodes: list[Any]) -> list[Any]:
+def _hoist_returns(nodes: list[Any], alias: Any) -> list[Any]:
     """Move the statements after an ``if`` that returns into its non-returning branch.
 
     ``if c: return a`` followed by ``rest`` becomes ``if c: return a else: rest``, so
@@ -1031,7 +1111,7 @@ def _hoist_returns(nodes: list[Any]) -> list[Any]:
     for i, node in enumerate(nodes):
         if isinstance(node, cst.If) and _cst_returns_somewhere(node):
             rest = nodes[i + 1 :]
-            return nodes[:i] + [_hoist_into_if(node, rest)]
+            return nodes[:i] + [_hoist_into_if(node, rest, alias)]
         if isinstance(node, cst.SimpleStatementLine) and any(
             isinstance(s, cst.Return) for s in node.body
         ):
@@ -1039,19 +1119,21 @@ def _hoist_returns(nodes: list[Any]) -> list[Any]:
     return nodes
 
 
-def _hoist_into_if(node: cst.If, rest: list[Any]) -> cst.If:
+def _hoist_into_if(node: cst.If, rest: list[Any], alias: Any) -> cst.If:
     body = list(node.body.body)
-    body = _hoist_returns(body if _cst_always_returns(body) else body + rest)
+    body = _hoist_returns(body if _cst_always_returns(body) else body + rest, alias)
     if node.orelse is None:
-        orelse_body = _hoist_returns(list(rest))
+        orelse_body = _hoist_returns(list(rest), alias)
         orelse = cst.Else(body=cst.IndentedBlock(body=orelse_body)) if orelse_body else None
     elif isinstance(node.orelse, cst.If):
-        orelse = _hoist_into_if(node.orelse, rest)
+        orelse = _hoist_into_if(node.orelse, rest, alias)
     else:
         els = list(node.orelse.body.body)
-        els = _hoist_returns(els if _cst_always_returns(els) else els + rest)
+        els = _hoist_returns(els if _cst_always_returns(els) else els + rest, alias)
         orelse = node.orelse.with_changes(body=node.orelse.body.with_changes(body=els))
-    return node.with_changes(body=node.body.with_changes(body=body), orelse=orelse)
+    new = node.with_changes(body=node.body.with_changes(body=body), orelse=orelse)
+    alias(new, node)
+    return new
 
 
 def _cst_returns_somewhere(node: Any) -> bool:

@@ -24,7 +24,7 @@ from .errors import Loc, SourceNotFoundError
 class ParsedFunction:
     node: cst.FunctionDef | cst.Lambda
     filename: str
-    positions: Any  # node -> CodeRange, relative to the parsed text
+    positions: dict  # node -> CodeRange, relative to the parsed text
     line_offset: int  # add to a parsed line number to get the file's line number
     col_offset: int  # add to a parsed 0-based column to get the file's 0-based column
     lines: dict[int, str]  # file line number -> text
@@ -68,7 +68,7 @@ def parse_function(fn: Any) -> ParsedFunction:
         wrapper = MetadataWrapper(cst.parse_module(dedented), unsafe_skip_copy=True)
     except cst.ParserSyntaxError as exc:
         raise _no_source(fn, filename) from exc
-    positions = wrapper.resolve(PositionProvider)
+    positions = dict(wrapper.resolve(PositionProvider))
     node = next(
         (s for s in wrapper.module.body if isinstance(s, cst.FunctionDef)), None
     )
@@ -97,8 +97,9 @@ def _parse_lambda(fn: Any, filename: str, code: Any) -> ParsedFunction:
             wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
         except cst.ParserSyntaxError as exc:
             raise _no_source(fn, filename) from exc
-        _MODULE_CACHE[key] = (wrapper, wrapper.resolve(PositionProvider))
-    wrapper, positions = _MODULE_CACHE[key]
+        _MODULE_CACHE[key] = (wrapper, dict(wrapper.resolve(PositionProvider)))
+    wrapper, shared_positions = _MODULE_CACHE[key]
+    positions = dict(shared_positions)  # this function may add synthesized nodes
     params = list(code.co_varnames[: code.co_argcount])
     found: list[cst.Lambda] = []
 

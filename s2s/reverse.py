@@ -198,9 +198,7 @@ class _Reverse:
                 raise _aux_error(out_kind)
             diff_path = (0,)
             out_kind = out_kind.children[0]
-        if not isinstance(result, Var):
-            raise TransformError("the function returns a constant; it has no derivative",
-                                 ret.loc, "return a value computed from the arguments")
+        assert isinstance(result, Var), "normalize names every returned value"
         if self.spec.mode == "vjp":
             ct = self.names.fresh(f"{_elem_name(self, result.name, diff_path)}_bar")
             params.append(ct)

@@ -1,7 +1,8 @@
-"""Functions s2s must refuse, one unsupported construct each.
+"""Functions s2s must refuse, one unsupported construct each, and a few well-formed
+ones whose misuse (wrong outputs, wrong arguments, wrong cotangents) JAX reports.
 
-``tests/test_errors.py`` transforms every function here and checks that the error
-points at the line carrying the ``# ERR`` marker.  ``# ERR: text`` also says where the
+``tests/test_errors.py`` transforms every ``uses_*`` function here and checks that the
+error points at the line carrying the ``# ERR`` marker.  ``# ERR: text`` also says where the
 caret belongs: under the first occurrence of ``text`` on that line (without it, under
 the line's first non-blank character).  Keep these functions valid Python: they must
 import, so that s2s can read their source.
@@ -198,6 +199,10 @@ def falls_off_end(x):
         return np.sum(x)
 
 
+def never_returns(x):
+    y = np.sin(x) * 2.0  # ERR
+
+
 # ---- an error inside a called helper --------------------------------------------
 
 
@@ -212,7 +217,7 @@ def calls_broken_helper(x):
     return np.sum(broken_helper(x))
 
 
-# ---- well-formed functions for the JAX-compatible misuse checks --------------------
+# ---- well-formed functions: JAX-compatible misuse, vjp outputs, constants -------
 
 
 def vector_out(x):
@@ -268,10 +273,6 @@ def literal_out(x):
 
 def global_constant_out(x):
     return CONSTANT
-
-
-def never_returns(x):
-    y = np.sin(x) * 2.0  # ERR
 
 
 def tree_in(t):
