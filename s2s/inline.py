@@ -81,7 +81,8 @@ def _static_value(binding: Any) -> Any:
 
 def _expr_of(binding: Any) -> ast.expr:
     if isinstance(binding, Index):
-        if any(isinstance(i, Slice) or (isinstance(i, Const) and i.value in (None, Ellipsis))
+        if any(isinstance(i, Slice) or (
+                isinstance(i, Const) and (i.value is None or i.value is Ellipsis))
                for i in binding.items):
             return ast.parse(f"np.s_[{index_text(binding)}]", mode="eval").body
         return ast.parse(f"({index_text(binding)})", mode="eval").body
@@ -97,13 +98,18 @@ class Inliner:
         self.fresh = fresh
 
     def inline(
-        self, rule: Callable, bindings: dict[str, Any], local_names: dict[str, str]
+        self,
+        rule: Callable,
+        bindings: dict[str, Any],
+        local_names: dict[str, Any],
+        result_names: list[Any] | None = None,
     ) -> tuple[list[ast.stmt], list[ast.expr]]:
         """Return the rule's statements and its returned expressions, substituted.
 
         ``bindings`` maps each rule parameter to an atom, an Index, a tuple or a
         Python value (an ast expression is used as is).  ``local_names`` suggests
-        names for the rule's locals (``a_bar`` -> ``x_bar``).
+        names for the rule's locals (``a_bar`` -> ``x_bar``); ``result_names`` for
+        what it returns, when an ``if`` decided at run time makes it name them.
         """
         fn = rule_ast(rule)
         env: dict[str, ast.expr] = {}
@@ -119,36 +125,39 @@ class Inliner:
             env[name] = _expr_of(b)
             static[name] = _static_value(b) if not isinstance(b, ast.expr) else _DYNAMIC
         self.local_names = dict(local_names)
+        self.result_names = list(result_names or [])
         out: list[ast.stmt] = []
         result = self._block(fn.body, env, static, out)
         if result is None:
             raise TypeError(f"rule {rule.__name__} does not return on every path")
         return out, result
 
-    def _block(self, body, env, static, out) -> list[ast.expr] | None:
-        for stmt in body:
+    def _block(self, body, env, static, out, pinned=None) -> list[ast.expr] | None:
+        """Inline statements; return the substituted return values, if it returned.
+
+        ``pinned`` maps locals (and ``return`` slots) to the single name both branches
+        of an ``if`` decided only at run time assign, so the code after it reads one.
+        """
+        pinned = pinned or {}
+        for i, stmt in enumerate(body):
             if isinstance(stmt, ast.Return):
                 value = stmt.value
                 elts = value.elts if isinstance(value, ast.Tuple) else [value]
-                return [self._sub(e, env, static) for e in elts]
+                results = [self._sub(e, env, static) for e in elts]
+                if "return" not in pinned:
+                    return results
+                for name, expr in zip(pinned["return"], results):
+                    out.append(_assign(name, expr))
+                return [ast.Name(n, ast.Load()) for n in pinned["return"]]
             if isinstance(stmt, ast.If):
                 decided = self._decide(stmt.test, static)
                 if decided is None:
-                    body_out: list[ast.stmt] = []
-                    else_out: list[ast.stmt] = []
-                    env_b, env_e = dict(env), dict(static)
-                    r1 = self._block(stmt.body, dict(env), dict(static), body_out)
-                    r2 = self._block(stmt.orelse, dict(env), dict(static), else_out)
-                    if r1 is not None or r2 is not None:
-                        raise TypeError("rules may only return from statically decided ifs")
-                    del env_b, env_e
-                    out.append(ast.fix_missing_locations(
-                        ast.If(test=self._sub(stmt.test, env, static), body=body_out or
-                               [ast.Pass()], orelse=else_out)
-                    ))
+                    result = self._dynamic_if(stmt, body[i + 1 :], env, static, out, pinned)
+                    if result is not None:
+                        return result
                     continue
                 chosen = stmt.body if decided else stmt.orelse
-                result = self._block(chosen, env, static, out)
+                result = self._block(chosen, env, static, out, pinned)
                 if result is not None:
                     return result
                 continue
@@ -157,17 +166,11 @@ class Inliner:
             ):
                 value = self._sub(stmt.value, env, static)
                 local = stmt.targets[0].id
-                exact = self.local_names.pop(local, None)
-                if exact is not None:
-                    # the cotangent's own name, reserved by the caller (or made now)
-                    name = exact() if callable(exact) else exact
+                if local in pinned:
+                    name = pinned[local]
                 else:
-                    suggestion = local
-                    if local in env and isinstance(env[local], ast.Name):
-                        suggestion = env[local].id  # a parameter rebound: g -> g_2
-                    name = self.fresh(suggestion)
-                assign = ast.Assign(targets=[ast.Name(name, ast.Store())], value=value)
-                out.append(ast.fix_missing_locations(assign))
+                    name = self._name_for(local, env)
+                out.append(_assign(name, value))
                 env[local] = ast.Name(name, ast.Load())
                 static[local] = _DYNAMIC
                 continue
@@ -175,6 +178,64 @@ class Inliner:
                 out.append(self._sub(stmt, env, static))
                 continue
             raise TypeError(f"unsupported statement in rule: {ast.dump(stmt)}")
+        return None
+
+    def _name_for(self, local: str, env: dict[str, ast.expr]) -> str:
+        exact = self.local_names.pop(local, None)
+        if exact is not None:
+            # the cotangent's own name, reserved by the caller (or made now)
+            return exact() if callable(exact) else exact
+        suggestion = local
+        if local in env and isinstance(env[local], ast.Name):
+            suggestion = env[local].id  # a parameter rebound: g -> g_2
+        return self.fresh(suggestion)
+
+    def _dynamic_if(self, stmt, rest, env, static, out, pinned) -> list[ast.expr] | None:
+        """An ``if`` whose test is known only at run time stays in the emitted code.
+
+        If a branch returns, the statements after the ``if`` continue the other
+        branch, and every return assigns the same result names.
+        """
+        returns = _returns(stmt.body) or _returns(stmt.orelse)
+        then_body = stmt.body if (not returns or _returns(stmt.body)) else stmt.body + rest
+        else_body = stmt.orelse if (not returns or _returns(stmt.orelse)) else (
+            stmt.orelse + rest
+        )
+        inner = dict(pinned)
+        for local in sorted(_assigned(then_body) | _assigned(else_body)):
+            if local not in inner:
+                inner[local] = self._name_for(local, env)
+        if returns and "return" not in inner:
+            width = _return_width(stmt.body + stmt.orelse + rest)
+            hints = self.result_names + [None] * width
+            inner["return"] = [
+                (h() if callable(h) else h) if h is not None else self.fresh("result")
+                for h in hints[:width]
+            ]
+        body_out: list[ast.stmt] = []
+        else_out: list[ast.stmt] = []
+        for branch, branch_out in ((then_body, body_out), (else_body, else_out)):
+            branch_env = dict(env)
+            self._block(branch, branch_env, dict(static), branch_out, inner)
+            if returns:
+                continue
+            for local, name in inner.items():
+                # a path that did not assign the local hands on the value it had
+                seen = branch_env.get(local)
+                if local != "return" and seen is not None and not (
+                    isinstance(seen, ast.Name) and seen.id == name
+                ):
+                    branch_out.append(_assign(name, copy.deepcopy(seen)))
+        out.append(ast.fix_missing_locations(ast.If(
+            test=self._sub(stmt.test, env, static), body=body_out or [ast.Pass()],
+            orelse=else_out,
+        )))
+        for local, name in inner.items():
+            if local != "return" and local not in pinned:
+                env[local] = ast.Name(name, ast.Load())
+                static[local] = _DYNAMIC
+        if returns:
+            return [ast.Name(n, ast.Load()) for n in inner["return"]]
         return None
 
     def _decide(self, test: ast.expr, static: dict[str, Any]) -> bool | None:
@@ -188,6 +249,47 @@ class Inliner:
         node = copy.deepcopy(node)
         new = _Substitute(env, static).visit(node)
         return ast.fix_missing_locations(_Fold().visit(new))
+
+
+def _assign(name: str, value: ast.expr) -> ast.stmt:
+    return ast.fix_missing_locations(
+        ast.Assign(targets=[ast.Name(name, ast.Store())], value=value)
+    )
+
+
+def _returns(body: list[ast.stmt]) -> bool:
+    return any(isinstance(n, ast.Return) for s in body for n in ast.walk(s))
+
+
+def _assigned(body: list[ast.stmt]) -> set[str]:
+    return {
+        t.id
+        for s in body
+        for n in ast.walk(s)
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+
+
+def _assigns(body: list[ast.stmt], name: str) -> bool:
+    return name in _assigned(body)
+
+
+def _loads(body: list[ast.stmt], name: str) -> bool:
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+        for s in body
+        for n in ast.walk(s)
+    )
+
+
+def _return_width(body: list[ast.stmt]) -> int:
+    for s in body:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Return):
+                return len(n.value.elts) if isinstance(n.value, ast.Tuple) else 1
+    raise TypeError("no return")
 
 
 class _Undecidable(Exception):

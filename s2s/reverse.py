@@ -416,7 +416,8 @@ class _Reverse:
                     canonical if name not in adj
                     else lambda c=canonical: self.names.fresh(c)
                 )
-        stmts, results = self.inliner.inline(prim.vjp, bindings, locals_hint)
+        result_hints = [locals_hint.get(p + "_bar") for p in prim.diff]
+        stmts, results = self.inliner.inline(prim.vjp, bindings, locals_hint, result_hints)
         operands = [s.args[i] for i in diff_positions]
         for k, a in enumerate(operands):
             others = operands[:k] + operands[k + 1 :]
@@ -435,7 +436,7 @@ class _Reverse:
         for name, exprs in wanted.items():
             for e in exprs:
                 text = ast.unparse(e)
-                defined = {t for st in stmts for t in _targets(st)}
+                defined = {t for st in stmts for n in ast.walk(st) for t in _targets(n)}
                 if text in defined and name not in adj and text == self.canonical_name(name, ()):
                     adj[name] = {(): text}
                     self.owned.add(text)

@@ -9,7 +9,7 @@ import operator
 import numpy as np
 
 from ..runtime import unbroadcast
-from .registry import defjvp, defprim, defvjp, infix
+from .registry import defjvp, defprim, defvjp, infix, is_integer_constant
 
 defprim(
     "add", np.add, "(x1, x2)", family="binary", spelling=infix("+"),
