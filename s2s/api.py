@@ -9,7 +9,6 @@ of it: one emitted function serves them all.
 
 from __future__ import annotations
 
-import inspect
 import threading
 from typing import Any, Callable, Sequence
 

@@ -30,7 +30,7 @@ from .errors import (
 from .ir import Atom, Const, Function, If, Index, Let, Return, Slice, Stmt, Var
 from .parse import ParsedFunction, parse_function
 from .primitives import PRIMITIVES, lookup_object
-from .primitives.registry import ATTRIBUTES, METHODS, NUMPY_MODULES
+from .primitives.registry import ATTRIBUTES, METHODS
 
 # Names emitted code defines or imports itself; user names never take them.
 RESERVED = {"np", "math", *runtime.__all__}

@@ -22,7 +22,7 @@ from .emitcode import Block, Comment, Line, render_function
 from .errors import NonDifferentiableError, TransformError
 from .inline import Inliner, atom_text
 from .ir import Atom, Const, Function, If, Index, Let, Return, Slice, Stmt, Var
-from .kinds import LEAF, Kind, Leaf, Tree, leaf_paths, literal, path_text
+from .kinds import LEAF, Kind, Tree, leaf_paths, literal, path_text
 from .primitives import PRIMITIVES
 
 _STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}

@@ -15,10 +15,11 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import importlib
 import inspect
 import textwrap
-import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -29,6 +30,7 @@ import jax.numpy as jnp  # noqa: E402
 
 import rule_fns as R  # noqa: E402
 import s2s  # noqa: E402
+from rule_table import Row, const, mask, nonzero, normal, rng_for, uniform  # noqa: E402
 from s2s.ir import Let, walk  # noqa: E402
 from s2s.primitives import PRIMITIVES  # noqa: E402
 from support import fd_grad, jax_twin  # noqa: E402
@@ -40,56 +42,6 @@ J = jax_twin(R)
 STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call", "float",
               "getitem", "T"}
 TOL = {"rtol": 1e-10, "atol": 1e-12}
-
-
-def rng_for(key: str) -> np.random.Generator:
-    return np.random.default_rng(zlib.crc32(key.encode()))
-
-
-# ---- drawing arguments --------------------------------------------------------------
-
-
-def normal(*shape):
-    return lambda r: r.normal(size=shape)
-
-
-def uniform(lo, hi):
-    return lambda *shape: lambda r: r.uniform(lo, hi, size=shape)
-
-
-def nonzero(*shape):
-    return lambda r: r.uniform(0.5, 2.0, size=shape) * r.choice([-1.0, 1.0], size=shape)
-
-
-def mask(*shape):
-    return lambda r: r.random(shape) < 0.5
-
-
-def const(value):
-    return lambda r: value
-
-
-# ---- the table -----------------------------------------------------------------------
-
-
-@dataclass
-class Row:
-    prim: str
-    variant: str
-    args: tuple[Callable, ...]  # one drawer per positional parameter, in order
-    params: dict = field(default_factory=dict)  # keyword parameters (axis, keepdims)
-    wrt: tuple[str, ...] | None = None  # default: all of the primitive's diff params
-
-    @property
-    def id(self) -> str:
-        return f"{self.prim}-{self.variant}"
-
-    @property
-    def primitive(self):
-        return PRIMITIVES[self.prim]
-
-    def wrt_names(self) -> tuple[str, ...]:
-        return self.wrt if self.wrt is not None else self.primitive.diff
 
 
 # The JAX equivalent of each primitive is jax.numpy's function of the same name.
@@ -174,6 +126,11 @@ ROWS: list[Row] = (
     + [Row(name, "3d", (normal(2, 3, 4),))
        for name in ("ravel", "copy", "array", "asarray")]
 )
+ROWS += [
+    row
+    for path in sorted(Path(__file__).parent.glob("rule_rows_*.py"))
+    for row in importlib.import_module(path.stem).ROWS
+]
 ROW_IDS = [row.id for row in ROWS]
 ROW_BY_ID = dict(zip(ROW_IDS, ROWS))
 ROW_PRIMS = list(dict.fromkeys(row.prim for row in ROWS))  # first row = default row
@@ -198,7 +155,10 @@ class Drawn:
         return [np.asarray(self.args[p], dtype=np.float64) for p in self.positions]
 
     def jax_fn(self) -> Callable:
-        fn = functools.reduce(getattr, self.row.prim.split("."), jnp)  # jnp.<prim>
+        if self.row.jax is not None:  # e.g. "scipy.special.erf"
+            fn = functools.reduce(getattr, self.row.jax.split("."), jax)
+        else:
+            fn = functools.reduce(getattr, self.row.prim.split("."), jnp)  # jnp.<prim>
 
         def f(*xs):
             full = list(self.args)

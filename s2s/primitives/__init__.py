@@ -2,8 +2,6 @@
 
 import math
 
-import numpy as np
-
 from . import binary, elementwise, linalg, reductions, shape, structure  # noqa: F401
 from .registry import BY_OBJECT, PRIMITIVES, Primitive, lookup_object
 

@@ -1,0 +1,69 @@
+"""The rule table's vocabulary: a row, and drawers of valid arguments.
+
+``test_rules.py`` holds the core rows; each ``tests/rule_rows_<family>.py`` adds a
+family's rows as a module-level ``ROWS`` list, gathered automatically, so families can
+be extended independently.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from s2s.primitives import PRIMITIVES
+
+
+def rng_for(key: str) -> np.random.Generator:
+    return np.random.default_rng(zlib.crc32(key.encode()))
+
+
+# ---- drawing arguments --------------------------------------------------------------
+
+
+def normal(*shape):
+    return lambda r: r.normal(size=shape)
+
+
+def uniform(lo, hi):
+    return lambda *shape: lambda r: r.uniform(lo, hi, size=shape)
+
+
+def nonzero(*shape):
+    return lambda r: r.uniform(0.5, 2.0, size=shape) * r.choice([-1.0, 1.0], size=shape)
+
+
+def mask(*shape):
+    return lambda r: r.random(shape) < 0.5
+
+
+def const(value):
+    return lambda r: value
+
+
+# ---- the table -----------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    prim: str
+    variant: str
+    args: tuple[Callable, ...]  # one drawer per positional parameter, in order
+    params: dict = field(default_factory=dict)  # keyword parameters (axis, keepdims)
+    wrt: tuple[str, ...] | None = None  # default: all of the primitive's diff params
+    jax: str | None = None  # dotted path under jax of the same function (default jnp.<prim>)
+
+    @property
+    def id(self) -> str:
+        return f"{self.prim}-{self.variant}"
+
+    @property
+    def primitive(self):
+        return PRIMITIVES[self.prim]
+
+    def wrt_names(self) -> tuple[str, ...]:
+        return self.wrt if self.wrt is not None else self.primitive.diff
+
+
