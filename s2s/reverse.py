@@ -149,6 +149,10 @@ class _Reverse:
         if s.prim == "call":
             callee: Function = s.params["callee"]
             return _return_kind(callee, tuple(k(a) for a in s.args))
+        results = PRIMITIVES[s.prim].results
+        if results is not None:
+            n = results if isinstance(results, int) else results(_static_arguments(s))
+            return Tree(tuple, tuple(range(n)), (LEAF,) * n)
         return LEAF
 
     def _container_key(self, s: Let, base: Tree) -> Any:
@@ -175,9 +179,9 @@ class _Reverse:
             return False
         if s.prim in _STRUCTURAL or s.prim in ("getitem", "array", "asarray"):
             return any(isinstance(a, Var) and a.name in self.active for a in s.args)
-        positions = _diff_positions(s)
         return any(
-            isinstance(s.args[i], Var) and s.args[i].name in self.active for i in positions
+            isinstance(a, Var) and a.name in self.active and pname in prim.diff
+            for a, (pname, _) in zip(s.args, _arg_slots(s))
         )
 
     # ---- building -------------------------------------------------------------
@@ -372,16 +376,6 @@ class _Reverse:
             return out
         if s.prim == "call":
             return self.backward_call(s, g, adj, active_args)
-        if s.prim in ("array", "asarray") and isinstance(
-            self.kinds.get(active_args[0][1]), Tree
-        ):
-            # np.array([a, b]): element i's cotangent is row i of g
-            (g_text,) = g.values()
-            name = active_args[0][1]
-            for path in leaf_paths(self.kinds[name]):
-                index = ", ".join(repr(k) for k in path)
-                self.accumulate(name, path, f"{g_text}[{index}]", adj, out)
-            return out
         if s.prim == "getitem" and isinstance(s.args[0], Var):
             current = adj.get(s.args[0].name, {}).get(())
             if current is not None and current in self.fresh_buffers:
@@ -392,58 +386,89 @@ class _Reverse:
                 f"`{s.prim}` has no reverse-mode rule", s.loc,
                 "compute this value from its inputs without this function",
             )
-        (g_text,) = g.values()
+        out_kind = self.kinds.get(s.target, LEAF)
+        if isinstance(out_kind, Tree):  # several results: g is their cotangents
+            g_text = literal(
+                out_kind, lambda p: g.get(p) or f"np.zeros_like({path_text(s.target, p)})"
+            )
+            if not _is_simple(g_text):
+                name = self.names.fresh(f"{s.target}_bar")
+                out.append(Line(f"{name} = {g_text}"))
+                g_text = name
+        else:
+            (g_text,) = g.values()
+        slots = _arg_slots(s)
         bindings: dict[str, Any] = {"g": ast.Name(g_text, ast.Load()), "ans": Var(s.target)}
-        names = prim.params
-        arg_iter = iter(s.args)
-        for pname in names:
+        for pname in prim.params:
             p = prim.signature.parameters[pname]
             if p.kind is p.VAR_POSITIONAL:
-                raise TypeError("variadic primitives need a structural rule")
-            if p.default is p.empty and pname not in s.params:
-                bindings[pname] = next(arg_iter)
+                bindings[pname] = tuple(
+                    a for a, (n, _) in zip(s.args, slots) if n == pname
+                )
             elif pname in s.params:
                 bindings[pname] = s.params[pname]
-        diff_positions = _diff_positions(s)
+            elif p.default is p.empty:
+                bindings[pname] = s.args[[n for n, _ in slots].index(pname)]
         locals_hint = {}
         for i, name in active_args:
-            if i in diff_positions:
-                local = prim.diff[diff_positions.index(i)] + "_bar"
+            pname, sub = slots[i]
+            if pname in prim.diff and sub is None and isinstance(
+                self.kinds.get(name, LEAF), type(LEAF)
+            ):
                 canonical = self.canonical_name(name, ())
                 # first contribution: the rule's local is the cotangent itself;
                 # later ones get a numbered name beside it (x_bar_2)
-                locals_hint[local] = (
+                locals_hint[pname + "_bar"] = (
                     canonical if name not in adj
                     else lambda c=canonical: self.names.fresh(c)
                 )
         result_hints = [locals_hint.get(p + "_bar") for p in prim.diff]
         stmts, results = self.inliner.inline(prim.vjp, bindings, locals_hint, result_hints)
-        operands = [s.args[i] for i in diff_positions]
-        for k, a in enumerate(operands):
-            others = operands[:k] + operands[k + 1 :]
-            if all(self.is_scalar(o) for o in others) and (
-                s.prim != "where" or self.is_scalar(s.args[0])
-            ):
-                # every other operand has shape (): nothing was broadcast against it
-                results[k] = _drop_unbroadcast(results[k])
-        wanted = {}
+        if len(results) != len(prim.diff):
+            raise TypeError(f"VJP rule of {s.prim} returned {len(results)} cotangents, "
+                            f"expected {len(prim.diff)}")
+        operands = [a for a, (n, _) in zip(s.args, slots) if n in prim.diff]
+        if len(operands) == len(prim.diff):
+            for k, a in enumerate(operands):
+                others = operands[:k] + operands[k + 1 :]
+                if all(self.is_scalar(o) for o in others) and (
+                    s.prim != "where" or self.is_scalar(s.args[0])
+                ):
+                    # every other operand has shape (): nothing was broadcast against it
+                    results[k] = _drop_unbroadcast(results[k])
+        wanted: list[tuple[str, ast.expr, Any]] = []  # (var, rule result, element)
         for i, name in active_args:
-            if i in diff_positions:
-                wanted[name] = wanted.get(name, []) + [results[diff_positions.index(i)]]
-        needed = _names_in(list(wanted.values()))
-        stmts = _prune(stmts, needed)
+            pname, sub = slots[i]
+            if pname in prim.diff:
+                wanted.append((name, results[prim.diff.index(pname)], sub))
+        stmts = _prune(stmts, _names_in([e for _, e, _ in wanted]))
         out += [_item(st) for st in stmts]
-        for name, exprs in wanted.items():
-            for e in exprs:
-                text = ast.unparse(e)
-                defined = {t for st in stmts for n in ast.walk(st) for t in _targets(n)}
-                if text in defined and name not in adj and text == self.canonical_name(name, ()):
-                    adj[name] = {(): text}
-                    self.owned.add(text)
-                    if s.prim == "getitem":
-                        self.fresh_buffers.add(text)  # np.zeros_like in the rule
-                    continue
-                self.accumulate(name, (), text, adj, out)
+        defined = {t for st in stmts for n in ast.walk(st) for t in _targets(n)}
+        bound: dict[str, str] = {}  # sequence-valued results, bound to a name once
+        for name, e, sub in wanted:
+            text = ast.unparse(e)
+            kind = self.kinds.get(name, LEAF)
+            if sub is not None or isinstance(kind, Tree):
+                # a cotangent for a sequence: one element per argument, or per leaf
+                if text not in bound:
+                    if _is_simple(text):
+                        bound[text] = text
+                    else:
+                        pname = slots[[n for n, _, _ in wanted].index(name)][0]
+                        seq = self.names.fresh(f"{pname}_bar")
+                        out.append(Line(f"{seq} = {text}"))
+                        bound[text] = seq
+                base = bound[text] if sub is None else f"{bound[text]}[{sub}]"
+                for path in leaf_paths(kind):
+                    self.accumulate(name, path, path_text(base, path), adj, out)
+                continue
+            if text in defined and name not in adj and text == self.canonical_name(name, ()):
+                adj[name] = {(): text}
+                self.owned.add(text)
+                if s.prim == "getitem":
+                    self.fresh_buffers.add(text)  # np.zeros_like in the rule
+                continue
+            self.accumulate(name, (), text, adj, out)
         if s.loc is not None:
             self.module.rules.append((s.loc.line, prim.vjp.__name__))
         return out
@@ -601,13 +626,30 @@ class _CopyNames:
         return f"{base}_{i}"
 
 
-def _diff_positions(s: Let) -> list[int]:
+def _static_arguments(s: Let) -> dict[str, Any]:
+    """The values known now of a statement's arguments, by parameter name."""
+    known: dict[str, Any] = {}
+    for a, (pname, sub) in zip(s.args, _arg_slots(s)):
+        if isinstance(a, Const) and sub is None:
+            known[pname] = a.value
+    for pname, p in s.params.items():
+        if isinstance(p, Const):
+            known[pname] = p.value
+    return known
+
+
+def _arg_slots(s: Let) -> list[tuple[str, int | None]]:
+    """For each argument of a statement: its parameter, and its place in ``*args``."""
     prim = PRIMITIVES[s.prim]
-    required = [
-        n for n, p in prim.signature.parameters.items()
-        if p.default is p.empty and p.kind is not p.VAR_POSITIONAL
-    ]
-    return [i for i, n in enumerate(required) if n in prim.diff]
+    slots: list[tuple[str, int | None]] = []
+    for pname, p in prim.signature.parameters.items():
+        if p.kind is p.VAR_POSITIONAL:
+            rest = len(s.args) - len(slots)
+            slots += [(pname, k) for k in range(rest)]
+            break
+        if p.default is p.empty and pname not in s.params:
+            slots.append((pname, None))
+    return slots
 
 
 def _const_kind(c: Any) -> Kind:

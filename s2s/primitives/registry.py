@@ -37,6 +37,9 @@ class Primitive:
     spelling: Callable[[list[str], dict[str, str]], str]  # forward code from arg texts
     nondiff: bool = False  # output never carries a derivative (comparisons, shapes)
     note: str = ""
+    # several results (a tuple, like np.linalg.eigh): how many, as an int or from the
+    # call's static arguments by parameter name (np.split(x, 3) -> 3)
+    results: int | Callable[[dict[str, Any]], int] | None = None
     vjp: Callable | None = None
     jvps: dict[str, Callable] = field(default_factory=dict)
 
@@ -92,6 +95,7 @@ def defprim(
     methods: tuple[str, ...] = (),
     attributes: tuple[str, ...] = (),
     note: str = "",
+    results: int | Callable[[dict[str, Any]], int] | None = None,
 ) -> Primitive:
     """Register a primitive.
 
@@ -116,6 +120,7 @@ def defprim(
         spelling=spelling,
         nondiff=nondiff,
         note=note,
+        results=results,
     )
     PRIMITIVES[name] = prim
     for obj in (impl, *aliases):

@@ -193,3 +193,39 @@ for _name, _sig in (
         _name, getattr(np, _name), _sig, family="constructor / integer-valued",
         nondiff=True, note="integer, boolean or constant output: no derivative flows",
     )
+
+
+# ---- joining and splitting: a sequence in, or several results out ---------------
+# A rule's cotangent for a sequence argument is a sequence (one per element); a
+# primitive with several results receives ``g`` as a tuple of their cotangents.
+
+defprim("concatenate", np.concatenate, "(arrays, axis=0)", family="shape")
+
+
+@defvjp("concatenate")
+def concatenate_vjp(g, ans, arrays, axis=0):
+    ends = np.cumsum([np.shape(a)[axis] for a in arrays])
+    return np.split(g, ends[:-1], axis=axis)
+
+
+@defjvp("concatenate", "arrays")
+def concatenate_jvp(arrays_dot, ans, arrays, axis=0):
+    return np.concatenate(arrays_dot, axis=axis)
+
+
+defprim(
+    "split", np.split, "(ary, indices_or_sections, axis=0)", diff=("ary",),
+    family="shape", results=lambda args: args["indices_or_sections"]
+    if isinstance(args.get("indices_or_sections"), int)
+    else len(args["indices_or_sections"]) + 1,
+)
+
+
+@defvjp("split")
+def split_vjp(g, ans, ary, indices_or_sections, axis=0):
+    return np.concatenate(g, axis=axis)
+
+
+@defjvp("split", "ary")
+def split_jvp(ary_dot, ans, ary, indices_or_sections, axis=0):
+    return np.split(ary_dot, indices_or_sections, axis=axis)
