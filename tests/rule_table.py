@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
+import sys
 from typing import Callable
 
 import numpy as np
@@ -67,3 +68,42 @@ class Row:
         return self.wrt if self.wrt is not None else self.primitive.diff
 
 
+
+
+@dataclass
+class E2ECase:
+    """One function run through s2s.grad, against jax.grad of the same source."""
+
+    fn: Callable
+    prims: tuple[str, ...]  # the primitives it exercises (checked against its IR)
+    args: tuple[Callable, ...] = (normal(2, 3),)  # drawers of the differentiated args
+    static: tuple = ()  # further arguments, not differentiated (an axis)
+    jax: bool = True  # False where JAX cannot trace the source
+
+    @property
+    def id(self) -> str:
+        return self.fn.__name__
+
+    def draw(self, dtype=np.float64) -> tuple:
+        r = rng_for(self.id)
+        return tuple(np.asarray(d(r), dtype=dtype) for d in self.args) + self.static
+
+    @property
+    def argnums(self) -> tuple[int, ...]:
+        return tuple(range(len(self.args)))
+
+
+
+
+def twin_of(fn: Callable) -> Callable:
+    """The same function from its module's JAX twin (see support.jax_twin)."""
+    from support import jax_twin
+
+    module = sys.modules[fn.__module__]
+    twin = _TWINS.get(module.__name__)
+    if twin is None:
+        twin = _TWINS[module.__name__] = jax_twin(module)
+    return getattr(twin, fn.__name__)
+
+
+_TWINS: dict = {}
