@@ -19,11 +19,16 @@ import libcst as cst
 
 @dataclass
 class Line:
-    """One simple statement; knows which names it reads and binds."""
+    """One simple statement; knows which names it reads and binds.
+
+    ``keep`` marks a statement run for its effect (a tape push): dead-code removal
+    never drops it.
+    """
 
     text: str
     uses: set[str] = field(default_factory=set)
     defines: set[str] = field(default_factory=set)
+    keep: bool = False
 
     def __post_init__(self) -> None:
         tree = ast.parse(self.text)
@@ -55,17 +60,27 @@ class Comment:
 
 @dataclass
 class Block:
-    """``if`` header with a body and an optional else body."""
+    """A compound statement: ``if test:`` (with an optional else body) or ``for``."""
 
     header: str
     body: list[Any]
     orelse: list[Any]
     uses: set[str] = field(default_factory=set)
+    defines: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        test = self.header[len("if "):-1]
-        self.uses = {n.id for n in ast.walk(ast.parse(test, mode="eval"))
-                     if isinstance(n, ast.Name)}
+        stmt = ast.parse(self.header + "\n    pass").body[0]
+        if isinstance(stmt, (ast.If, ast.While)):
+            head = [stmt.test]
+        else:
+            head = [stmt.target, stmt.iter]
+        names = [n for h in head for n in ast.walk(h) if isinstance(n, ast.Name)]
+        self.uses = {n.id for n in names if isinstance(n.ctx, ast.Load)}
+        self.defines = {n.id for n in names if isinstance(n.ctx, ast.Store)}
+
+    @property
+    def is_loop(self) -> bool:
+        return self.header.startswith(("for ", "while "))
 
 
 def render(items: list[Any], indent: int) -> list[str]:

@@ -103,12 +103,33 @@ class If:
 
 
 @dataclass
+class For:
+    """``for target in range(...)``: loops over arrays are desugared to this.
+
+    ``iter`` is bound by a ``range`` statement before the loop.  ``carried`` lists
+    the names the body rebinds for later iterations as ``(entry, exit)``: the body
+    reads ``entry``, computes ``exit``, and the back edge copies ``entry = exit``.
+    After the loop ``entry`` holds the last iteration's value (or the value before the
+    loop when it ran zero times).  Only these names are live after the loop.
+    """
+
+    target: str
+    iter: Var | None  # None for a while loop
+    body: list["Stmt"]
+    loc: Loc | None
+    carried: list[tuple[str, str]] = field(default_factory=list)
+    # a ``while`` loop: the condition's name (carried: the body computes it again at
+    # its end); ``target`` then names the count of iterations run
+    test: Var | None = None
+
+
+@dataclass
 class Return:
     value: Atom
     loc: Loc | None
 
 
-Stmt = Union[Let, If, Return]
+Stmt = Union[Let, If, For, Return]
 
 
 @dataclass
@@ -137,6 +158,8 @@ def walk(stmts: list[Stmt]):
         if isinstance(s, If):
             yield from walk(s.body)
             yield from walk(s.orelse)
+        elif isinstance(s, For):
+            yield from walk(s.body)
 
 
 def uses(stmt: Stmt) -> list[str]:
@@ -148,6 +171,9 @@ def uses(stmt: Stmt) -> list[str]:
             atoms += _atoms_in(p)
     elif isinstance(stmt, If):
         atoms.append(stmt.test)
+    elif isinstance(stmt, For):
+        atoms += [a for a in (stmt.iter, stmt.test) if a is not None]
+        atoms += [Var(exit) for _, exit in stmt.carried]
     elif isinstance(stmt, Return):
         atoms.append(stmt.value)
     return [a.name for a in atoms if isinstance(a, Var)]

@@ -27,7 +27,7 @@ from .errors import (
     UnsupportedCallError,
     UnsupportedSyntaxError,
 )
-from .ir import Atom, Const, Function, If, Index, Let, Return, Slice, Stmt, Var
+from .ir import Atom, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var
 from .parse import ParsedFunction, parse_function
 from .primitives import PRIMITIVES, lookup_object
 from .primitives.registry import ATTRIBUTES, METHODS
@@ -43,6 +43,7 @@ _BINOPS = {
     cst.MatrixMultiply: ("matmul", "at", "matmul"),
     cst.Power: ("power", "pow", "power"),
     cst.FloorDivide: ("floor_divide", "floordiv", "quotient"),
+    cst.Modulo: ("remainder", "mod", "remainder"),
 }
 _COMPARE = {
     cst.LessThan: "less",
@@ -267,6 +268,12 @@ class Normalizer:
         if isinstance(node, cst.If):
             self.if_statement(node)
             return self.out
+        if isinstance(node, cst.For) and node.asynchronous is None:
+            self.for_statement(node)
+            return self.out
+        if isinstance(node, cst.While):
+            self.while_statement(node)
+            return self.out
         raise self.unsupported(node, *_unsupported_statement(node))
 
     def small_statement(self, node: Any) -> None:
@@ -439,6 +446,127 @@ class Normalizer:
             env_after[name] = join
         self.env = env_after
         self.out.append(stmt)
+
+    def for_statement(self, node: cst.For) -> None:
+        """``for`` over ``range(...)``, an array, ``enumerate(x)`` or ``zip(x, y)``.
+
+        Iterating an array (or zipping several) is indexing it: ``for row in x`` is
+        ``for k in range(len(x)): row = x[k]``, which is what reverse mode needs.
+        """
+        if node.orelse is not None:
+            raise self.unsupported(
+                node.orelse, "`for ... else` is not supported", "use a flag variable"
+            )
+        _reject_inside_loop(node.body, self)
+        iterable = node.iter
+        func = iterable.func if isinstance(iterable, cst.Call) else None
+        resolved = None
+        if isinstance(func, cst.Name) and func.value not in self.local_names:
+            resolved = self.lookup_global(func)
+        loc_node = node.iter
+        prefix: list[tuple[Any, Any]] = []  # (target node, (sequence atom)) per iteration
+        if resolved is builtins.range:
+            args, kwargs = self._call_args(iterable)
+            if kwargs or not 1 <= len(args) <= 3:
+                raise self.unsupported(iterable, "range() takes 1 to 3 positional "
+                                       "arguments", "write range(stop) or range(start, stop, step)")
+            target_node = node.target
+        elif resolved is builtins.enumerate:
+            if len(iterable.args) != 1 or not (
+                isinstance(node.target, cst.Tuple) and len(node.target.elements) == 2
+            ):
+                raise self.unsupported(iterable, "enumerate over one sequence, "
+                                       "unpacked into two names, is supported",
+                                       "write `for i, item in enumerate(x):`")
+            seq = self.expr(iterable.args[0].value)
+            args = [self._length(seq, iterable)]
+            target_node = node.target.elements[0].value
+            prefix.append((node.target.elements[1].value, seq))
+        elif resolved is builtins.zip:
+            seqs = [self.expr(a.value) for a in iterable.args]
+            if not isinstance(node.target, cst.Tuple) or len(node.target.elements) != len(seqs):
+                raise self.unsupported(node.target, "unpack zip() into one name per "
+                                       "sequence", "write `for a, b in zip(x, y):`")
+            args = [self._length(seqs[0], iterable)]
+            target_node = None
+            prefix += [(e.value, q) for e, q in zip(node.target.elements, seqs)]
+        else:
+            seq = self.expr(iterable)
+            args = [self._length(seq, iterable)]
+            target_node = None
+            prefix.append((node.target, seq))
+        bounds = self.emit(self.names.fresh("steps"), "range", tuple(args), {}, loc_node)
+        if target_node is not None and not isinstance(target_node, cst.Name):
+            raise self.unsupported(target_node, "the loop variable must be a name",
+                                   "write `for i in range(n):`")
+        index_name = target_node.value if target_node is not None else "k"
+        index = self.names.fresh(index_name) if (
+            index_name in self.bound or target_node is None) else index_name
+        outer = self.out
+        before = dict(self.env)
+        bound_before = set(self.bound)
+        self.depth += 1
+        self.out = []
+        if target_node is not None:
+            self.env[index_name] = index
+            self.bound.add(index_name)
+        for target, seq in prefix:
+            if not isinstance(target, cst.Name):
+                raise self.unsupported(target, "loop targets must be names",
+                                       "unpack inside the loop body")
+            name = target.value
+            ssa = self.names.fresh(name) if name in self.bound else name
+            self.emit(ssa, "getitem", (seq,), {"index": Index((Var(index),), False)}, target)
+            self.bound.add(name)
+            self.env[name] = ssa
+        header = self.out
+        body = header + self.block(list(node.body.body))
+        self.out = outer
+        self.depth -= 1
+        carried = []
+        after = dict(before)
+        for name, entry in before.items():
+            exit_ = self.env.get(name)
+            if exit_ is not None and exit_ != entry:
+                carried.append((entry, exit_))
+        self.env = after
+        self.bound = bound_before | self.bound
+        self.out.append(For(index, bounds, body, self.loc(node), carried))
+
+    def while_statement(self, node: cst.While) -> None:
+        """``while test:``: the body computes the test again for the next iteration."""
+        if node.orelse is not None:
+            raise self.unsupported(
+                node.orelse, "`while ... else` is not supported", "use a flag variable"
+            )
+        _reject_inside_loop(node.body, self)
+        test = self.expr(node.test)
+        if not isinstance(test, Var):
+            raise self.unsupported(
+                node.test, "a `while` whose condition is a constant never ends or "
+                "never runs", "loop over a range, or compute the condition",
+            )
+        counter = self.names.fresh("n_iter")
+        outer = self.out
+        before = dict(self.env)
+        bound_before = set(self.bound)
+        self.depth += 1
+        self.out = []
+        body = self.block(list(node.body.body))
+        self.out = []
+        again = self.expr(node.test)  # the condition, from this iteration's values
+        body += self.out
+        self.out = outer
+        self.depth -= 1
+        carried = [(e, self.env[n]) for n, e in before.items()
+                   if self.env.get(n) is not None and self.env[n] != e]
+        carried.append((test.name, again.name if isinstance(again, Var) else test.name))
+        self.env = dict(before)
+        self.bound = bound_before | self.bound
+        self.out.append(For(counter, None, body, self.loc(node), carried, test=test))
+
+    def _length(self, seq: Atom, node: Any) -> Atom:
+        return self.emit(self.names.fresh(f"len_{_stem(seq)}"), "len", (seq,), {}, node)
 
     def _single_return(self, body: list[Stmt], last: Any) -> list[Stmt]:
         """Rewrite returns in branches into one join name and one final return."""
@@ -992,7 +1120,7 @@ def _fold(prim: str, left: Const, right: Const) -> Const | None:
 
     fns = {
         "add": op.add, "subtract": op.sub, "multiply": op.mul, "divide": op.truediv,
-        "power": op.pow, "floor_divide": op.floordiv,
+        "power": op.pow, "floor_divide": op.floordiv, "remainder": op.mod,
     }
     if prim not in fns or not all(
         isinstance(c.value, (int, float)) and not isinstance(c.value, bool)
@@ -1070,6 +1198,12 @@ def _rename(stmts: list[Stmt], old: str, new: str) -> None:
             _rename(s.body, old, new)
             _rename(s.orelse, old, new)
             s.joins = [new if j == old else j for j in s.joins]
+        elif isinstance(s, For):
+            s.iter = r(s.iter) if s.iter is not None else None
+            s.test = r(s.test) if s.test is not None else None
+            s.target = new if s.target == old else s.target
+            _rename(s.body, old, new)
+            s.carried = [(new if e == old else e, new if x == old else x) for e, x in s.carried]
         elif isinstance(s, Return):
             s.value = r(s.value)
 
@@ -1100,6 +1234,28 @@ def _returns_to_assignments(stmt: If, result: str) -> None:
             assert isinstance(last, If)
             _returns_to_assignments(last, result)
             last.joins.append(result)
+
+
+def _reject_inside_loop(body: Any, n: "Normalizer") -> None:
+    """What loops do not support yet, found before the body is normalized."""
+
+    class Finder(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            raise n.unsupported(node, "`return` inside a loop is not supported yet",
+                                "assign the result to a name and return after the loop")
+
+        def visit_Break(self, node: cst.Break) -> None:
+            raise n.unsupported(node, "`break` is not supported yet",
+                                "loop over the range you need")
+
+        def visit_Continue(self, node: cst.Continue) -> None:
+            raise n.unsupported(node, "`continue` is not supported yet",
+                                "put the rest of the body under an `if`")
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+    body.visit(Finder())
 
 
 def _hoist_returns(nodes: list[Any], alias: Any) -> list[Any]:
@@ -1171,8 +1327,6 @@ def _cst_always_returns(nodes: list[Any]) -> bool:
 _STATEMENT_ADVICE: dict[type, tuple[str, str]] = {
     cst.For: ("`for` loops are not supported yet",
               "write the loop with array operations (np.sum, np.cumsum, ...)"),
-    cst.While: ("`while` loops are not supported yet",
-                "write the loop with array operations"),
     cst.Try: ("`try` statements are not supported",
               "handle errors outside the transformed function"),
     cst.With: ("`with` statements are not supported",

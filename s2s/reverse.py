@@ -21,7 +21,7 @@ from typing import Any
 from .emitcode import Block, Comment, Line, render_function
 from .errors import NonDifferentiableError, TransformError
 from .inline import Inliner, atom_text
-from .ir import Atom, Const, Function, If, Index, Let, Return, Slice, Stmt, Var
+from .ir import Atom, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, uses, walk
 from .kinds import LEAF, Kind, Tree, leaf_paths, literal, path_text
 from .primitives import PRIMITIVES
 
@@ -76,6 +76,9 @@ class _Reverse:
         # nothing else refers to: index reads may accumulate into them in place
         self.fresh_buffers: set[str] = set()
         self.inliner = Inliner(self.names.fresh)
+        self.tapes: dict[int, tuple[str, list[str]]] = {}  # id(block) -> tape, names
+        self.loop_depth = 0  # loops around the statement being differentiated
+        self.int_vars: set[str] = set()  # names known to hold Python ints (loop indices)
 
     # ---- analysis -------------------------------------------------------------
 
@@ -97,6 +100,8 @@ class _Reverse:
                     self.active.add(s.target)
                 if self._is_scalar(s):
                     self.scalars.add(s.target)
+            elif isinstance(s, For):
+                self._analyse_for(s)
             elif isinstance(s, If):
                 self._analyse(s.body)
                 self._analyse(s.orelse)
@@ -104,6 +109,25 @@ class _Reverse:
                     # a join is scalar only if every branch made it so
                     if not _all_scalar_defs(s, join, self.scalars):
                         self.scalars.discard(join)
+
+    def _analyse_for(self, s: For) -> None:
+        self.kinds[s.target] = LEAF
+        self.scalars.add(s.target)  # a Python int
+        for entry, _ in s.carried:
+            self.scalars.discard(entry)  # its value changes from one iteration to the next
+        while True:  # a value feeding the next iteration may become active there
+            before = set(self.active)
+            self._analyse(s.body)
+            for entry, exit_ in s.carried:
+                if exit_ in self.active:
+                    self.active.add(entry)
+                if self.kinds.get(exit_, LEAF) != self.kinds.get(entry, LEAF):
+                    raise TransformError(
+                        f"`{entry}` changes structure inside the loop", s.loc,
+                        "keep a value carried by a loop the same kind of value",
+                    )
+            if self.active == before:
+                return
 
     def _is_scalar(self, s: Let) -> bool:
         """Is the value known to have shape () whatever the inputs' shapes?"""
@@ -229,14 +253,31 @@ class _Reverse:
         grads = outs[0] if not self.spec.tuple_out else (
             "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"
         )
+        # the backward sweep pops earlier values back into names a loop rebinds: a
+        # returned value held in such a name is kept aside before the sweep
+        restored = {n for _, names in self.tapes.values() for n in names}
+        kept: list[Any] = []
+
+        def forward_value(text: str) -> str:
+            if text in restored:
+                name = self.names.fresh(f"{text}_final")
+                kept.append(Line(f"{name} = {text}"))
+                return name
+            return text
+
         if self.spec.mode == "grad":
-            ret_text = f"{grads}, {self._aux_text(result)}" if self.spec.has_aux else grads
+            ret_text = grads
+            if self.spec.has_aux:
+                ret_text = f"{grads}, {forward_value(self._aux_text(result))}"
         elif self.spec.mode == "value_and_grad":
-            ret_text = f"{result.name}, {grads}"
+            ret_text = f"{forward_value(result.name)}, {grads}"
         else:
             ret_text = grads
         ret_line = Line(f"return {ret_text}")
-        forward = _dead_code(_forward(self.fn.body[:-1]), _uses_of(backward + [ret_line]))
+        forward = _dead_code(
+            _forward(self.fn.body[:-1], self) + kept, _uses_of(backward + [ret_line])
+        )
+        forward = [Line(f"{tape} = []") for tape, _ in self.tapes.values()] + forward
         signature = _signature(self.fn, params, self.spec.mode == "vjp")
         return render_function(name, signature, forward + backward + [ret_line])
 
@@ -265,9 +306,13 @@ class _Reverse:
                     out.append(block)
                     last_line = None
                 continue
-            assert isinstance(s, Let)
-            if s.target not in self.active or s.target not in adj:
+            if isinstance(s, For):
+                out += self.backward_for(s, adj)
+                last_line = None
                 continue
+            assert isinstance(s, Let)
+            if s.target not in self.active or s.target not in adj or not self._is_active(s):
+                continue  # (a loop may make a name active that began as a constant)
             lines = self.backward_let(s, adj)
             if lines and s.loc is not None and s.loc.line != last_line:
                 out.append(Comment(s.loc.text.strip()))
@@ -279,8 +324,21 @@ class _Reverse:
         before = {k: dict(v) for k, v in adj.items()}
         adj_body = {k: dict(v) for k, v in adj.items()}
         adj_else = {k: dict(v) for k, v in adj.items()}
+        fresh_before = set(self.fresh_buffers)
         body = self.backward(s.body, adj_body)
+        fresh_body, self.fresh_buffers = self.fresh_buffers, set(fresh_before)
         orelse = self.backward(s.orelse, adj_else)
+        # a buffer is ours to write into after the if only if it is on both paths
+        self.fresh_buffers &= fresh_body
+        if self.loop_depth:
+            # values a branch computed are overwritten by later iterations: the
+            # branch saves the ones its backward reads, and pops them back
+            for branch, items in ((s.body, body), (s.orelse, orelse)):
+                saved = sorted(n for n in _uses_of(items) if n in _block_defs(branch))
+                if saved:
+                    tape = self.names.fresh("tape")
+                    self.tapes[id(branch)] = (tape, saved)
+                    items.insert(0, Line(f"{_tuple_text(saved)} = {tape}.pop()"))
         defined_inside = {t.target for t in _lets(s.body) + _lets(s.orelse)}
         changed: set[tuple[str, tuple]] = set()
         for state in (adj_body, adj_else):
@@ -311,6 +369,92 @@ class _Reverse:
         if not body:
             return Block(f"if not {test}:", orelse, [])
         return Block(f"if {test}:", body, orelse)
+
+    def backward_for(self, s: For, adj: dict[str, dict[tuple, str]]) -> list[Any]:
+        """Run the loop backwards: pop what each iteration saved, then its adjoint.
+
+        Cotangents of values from outside the loop accumulate across iterations under
+        one name; a carried value's cotangent flows from each iteration to the one
+        before it.
+        """
+        defined = {t.target for t in _lets(s.body)} | {s.target} | {
+            f.target for f in _fors(s.body)
+        }
+        read = _reads(s.body) - defined
+        carried = [(e, x) for e, x in s.carried if x in self.active]
+        outer = sorted(v for v in read if v in self.active and v not in dict(carried))
+        if not outer and not carried:
+            return []
+        pre: list[Any] = []
+        for var in outer + [e for e, _ in carried]:
+            if not isinstance(self.kinds.get(var, LEAF), type(LEAF)):
+                raise TransformError(
+                    f"the container `{var}` is used in a loop being differentiated",
+                    s.loc, "unpack its arrays into names before the loop",
+                )
+            name = self.canonical_name(var, ())
+            current = adj.get(var, {}).get(())
+            if current is None:
+                pre.append(Line(f"{name} = np.zeros_like({var})"))
+                self.fresh_buffers.add(name)
+            elif current != name:
+                pre.append(Line(f"{name} = {current}"))
+                self.fresh_buffers.discard(name)
+            adj[var] = {(): name}
+            self.owned.add(name)
+        inner = {k: dict(v) for k, v in adj.items()}
+        handed: dict[str, str] = {}  # carried entry -> the name between iterations
+        for entry, exit_ in carried:
+            handed[entry] = self.canonical[(entry, ())]
+            inner[exit_] = {(): handed[entry]}  # what flowed into this iteration's end
+            inner.pop(entry, None)  # the entry's cotangent starts afresh each iteration
+            self.canonical[(entry, ())] = self.names.fresh(f"{entry}_bar")
+        fresh_before = set(self.fresh_buffers)
+        self.fresh_buffers -= set(handed.values())  # carried cotangents are handed on
+        self.loop_depth += 1
+        self.int_vars.add(s.target)
+        body = self.backward(s.body, inner)
+        self.loop_depth -= 1
+        # writing in place is safe across iterations only for what every path keeps
+        self.fresh_buffers &= fresh_before
+        for entry, _ in carried:
+            text = inner.get(entry, {}).get(())
+            name = handed[entry]
+            if text is None:
+                body.append(Line(f"{name} = np.zeros_like({entry})"))
+            elif text != name:
+                body.append(Line(f"{name} = {text}"))
+            self.canonical[(entry, ())] = name
+        for var in outer:
+            text = inner[var][()]
+            if text != adj[var][()]:
+                body.append(Line(f"{adj[var][()]} = {text}"))
+        saved = sorted(
+            n for n in _uses_of(body)
+            if n in _block_defs(s.body) or n in dict(s.carried)
+        )
+        if saved:
+            tape = self.names.fresh("tape")
+            self.tapes[id(s.body)] = (tape, saved)
+            body.insert(0, Line(f"{_tuple_text(saved)} = {tape}.pop()"))
+        for var in defined:
+            adj.pop(var, None)
+        if s.test is not None:
+            header = f"for _ in {self._range_text(s)}:"
+        else:
+            header = f"for {s.target} in reversed({self._range_text(s)}):"
+        return pre + [Block(header, body, [])]
+
+    def _range_text(self, s: For) -> str:
+        """``range(...)`` spelled with its bounds (``range(len(x))`` for arrays)."""
+        if s.iter is None:
+            return f"range({s.target})"  # a while loop: as many steps as it ran
+        prod = self.producer[s.iter.name]
+        parts = []
+        for a in prod.args:
+            inner = self.producer.get(a.name) if isinstance(a, Var) else None
+            parts.append(spell(inner) if inner is not None and inner.prim == "len" else atom_text(a))
+        return f"range({', '.join(parts)})"
 
     def canonical_name(self, var: str, path: tuple) -> str:
         key = (var, path)
@@ -475,7 +619,11 @@ class _Reverse:
 
     def _accumulate_index(self, buffer: str, index: Index, g: str) -> Line:
         """``x_bar[i] += g`` into a buffer this pass owns (``np.add.at`` if fancy)."""
-        if index.is_basic():
+        ints = all(
+            not isinstance(i, Var) or i.name in self.int_vars for i in index.items
+        )
+        if ints and Index(tuple(Const(0, "0") if isinstance(i, Var) else i
+                                for i in index.items), index.is_tuple).is_basic():
             return Line(f"{buffer}[{atom_text(index)}] += {g}")
         from .inline import _expr_of
 
@@ -536,13 +684,34 @@ def _return_kind(fn: Function, arg_kinds: tuple) -> Kind:
 # ---- forward code and dead-code removal -----------------------------------------
 
 
-def _forward(stmts: list[Stmt]) -> list[Any]:
+def _forward(stmts: list[Stmt], r: "_Reverse") -> list[Any]:
+    """The user's computation as emitted code; loops push what the backward needs."""
     out: list[Any] = []
     for s in stmts:
         if isinstance(s, Let):
             out.append(Line(f"{s.target} = {spell(s)}"))
         elif isinstance(s, If):
-            out.append(Block(f"if {atom_text(s.test)}:", _forward(s.body), _forward(s.orelse)))
+            branches = []
+            for branch in (s.body, s.orelse):
+                items = _forward(branch, r)
+                if id(branch) in r.tapes:
+                    tape, names = r.tapes[id(branch)]
+                    items.append(Line(f"{tape}.append({_tuple_text(names, pack=True)})",
+                                      keep=True))
+                branches.append(items)
+            out.append(Block(f"if {atom_text(s.test)}:", *branches))
+        elif isinstance(s, For):
+            body = _forward(s.body, r)
+            if id(s.body) in r.tapes:
+                tape, names = r.tapes[id(s.body)]
+                body.append(Line(f"{tape}.append({_tuple_text(names, pack=True)})", keep=True))
+            body += [Line(f"{entry} = {exit_}") for entry, exit_ in s.carried]
+            if s.test is None:
+                out.append(Block(f"for {s.target} in {r._range_text(s)}:", body, []))
+            else:  # count the iterations: the backward sweep runs as many
+                out.append(Line(f"{s.target} = 0"))
+                body.insert(-len(s.carried), Line(f"{s.target} = {s.target} + 1"))
+                out.append(Block(f"while {atom_text(s.test)}:", body, []))
     return out
 
 
@@ -565,9 +734,21 @@ def _dead_code(lines: list[Any], needed: set[str]) -> list[Any]:
     kept: list[Any] = []
     for item in reversed(lines):
         if isinstance(item, Line):
-            if item.defines & needed:
+            if item.keep or item.defines & needed:
                 kept.append(item)
                 needed |= item.uses
+        elif isinstance(item, Block) and item.is_loop:
+            # what one iteration needs may be computed by the iteration before it
+            inside = set(needed) | item.uses
+            while True:
+                body = _dead_code(item.body, set(inside))
+                more = inside | _uses_of(body)
+                if more == inside:
+                    break
+                inside = more
+            if body:
+                needed |= inside | item.uses
+                kept.append(Block(item.header, body, []))
         elif isinstance(item, Block):
             body = _dead_code(item.body, needed)
             orelse = _dead_code(item.orelse, needed)
@@ -579,6 +760,42 @@ def _dead_code(lines: list[Any], needed: set[str]) -> list[Any]:
                     kept.append(Block(item.header, body, orelse))
     kept.reverse()
     return kept
+
+
+def _tuple_text(names: list[str], pack: bool = False) -> str:
+    if len(names) == 1:
+        return f"({names[0]},)" if pack else f"({names[0]},)"
+    return ", ".join(names) if not pack else "(" + ", ".join(names) + ")"
+
+
+def _fors(stmts: list[Stmt]) -> list[For]:
+    out: list[For] = []
+    for s in stmts:
+        if isinstance(s, For):
+            out.append(s)
+            out += _fors(s.body)
+        elif isinstance(s, If):
+            out += _fors(s.body) + _fors(s.orelse)
+    return out
+
+
+def _reads(stmts: list[Stmt]) -> set[str]:
+    """Every name a block reads, at any depth."""
+    found: set[str] = set()
+    for s in walk(stmts):
+        found |= set(uses(s))
+    return found
+
+
+def _block_defs(stmts: list[Stmt]) -> set[str]:
+    """Names a block binds at its own level (and the joins of its ifs)."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, Let):
+            out.add(s.target)
+        elif isinstance(s, If):
+            out |= set(s.joins)
+    return out
 
 
 def _uses_of(items: list[Any]) -> set[str]:
@@ -676,6 +893,8 @@ def _lets(stmts: list[Stmt]) -> list[Let]:
             out.append(s)
         elif isinstance(s, If):
             out += _lets(s.body) + _lets(s.orelse)
+        elif isinstance(s, For):
+            out += _lets(s.body)
     return out
 
 

@@ -292,3 +292,85 @@ lambda_fn = lambda x: np.sum(x**3 - 2.0 * x)  # noqa: E731
 def array_of_values(x, y):
     stacked = np.array([np.sum(x**2), np.sum(x * y), y[0]])
     return np.sum(np.sin(stacked) * np.asarray(x))
+
+
+# ---- loops ------------------------------------------------------------------------
+
+
+def loop_carried(x, n):
+    y = x
+    for i in range(n):
+        y = y * x + np.sin(y)
+    return np.sum(y)
+
+
+def loop_over_rows(m, w):
+    total = 0.0
+    for row in m:
+        total = total + np.tanh(row @ w)
+    return total
+
+
+def loop_enumerate_if(m, w):
+    acc = np.zeros(m.shape[1])
+    for i, row in enumerate(m):
+        if i % 2 == 0:
+            acc = acc + row * w
+        else:
+            acc = acc * np.cos(row)
+    return np.sum(acc**2)
+
+
+def loop_zip(xs, ys):
+    total = 0.0
+    for a, b in zip(xs, ys):
+        total = total + np.sum(a * b) ** 2
+    return total
+
+
+def loop_nested(x, n):
+    y = x
+    for i in range(n):
+        z = y
+        for j in range(i + 1):
+            z = np.sin(z) * 0.9 + x
+        y = y + z / (i + 1.0)
+    return np.sum(y)
+
+
+def loop_indexing(x):
+    total = x[0] * 0.0
+    for i in range(1, x.shape[0], 2):
+        total = total + x[i] * x[i - 1]
+    return total
+
+
+def loop_with_helper(x, n):
+    h = x
+    for i in range(n):
+        h = helper(h, x)
+    return np.sum(h)
+
+
+def loop_unused_index(x):
+    y = x * 1.0
+    for _ in range(3):
+        y = np.tanh(y) * 2.0
+    return np.sum(y)
+
+
+def while_shrinks(x):
+    y = x
+    while np.sum(y) > 1.0:
+        y = y * 0.7 + np.sin(y) * 0.1
+    return np.sum(y**2)
+
+
+def while_in_for(x, n):
+    total = 0.0
+    for i in range(n):
+        y = x * (i + 1.0)
+        while np.max(y) > 1.0:
+            y = y * 0.5
+        total = total + np.sum(np.sin(y))
+    return total

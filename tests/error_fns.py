@@ -38,11 +38,28 @@ def uses_with(x):
     return np.sum(y)
 
 
-def uses_for(x):
+def uses_break(x):
     total = 0.0
-    for v in x:  # ERR
+    for v in x:
         total = total + v
+        if total > 1.0:
+            break  # ERR
     return total
+
+
+def uses_for_else(x):
+    total = 0.0
+    for v in x:
+        total = total + v
+    else:  # ERR
+        total = total * 2.0
+    return total
+
+
+def uses_loop_value_after_loop(x):
+    for v in x:
+        last = v * 2.0
+    return np.sum(last)  # ERR: last
 
 
 def uses_while(x):
@@ -208,7 +225,7 @@ def never_returns(x):
 
 def broken_helper(t):
     out = t
-    for _ in range(3):  # ERR
+    while np.sum(out) < 3.0:  # ERR
         out = out * t
     return out
 

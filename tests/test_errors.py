@@ -75,7 +75,9 @@ Syntax, Call, Transform = (
 UNSUPPORTED = [
     (E.uses_try, Syntax, "try"),
     (E.uses_with, Syntax, "with"),
-    (E.uses_for, Syntax, "for"),
+    (E.uses_break, Syntax, "break"),
+    (E.uses_for_else, Syntax, "for ... else"),
+    (E.uses_loop_value_after_loop, Transform, "`last`"),
     (E.uses_while, Syntax, "while"),
     (E.uses_nested_def, Syntax, "def"),
     (E.uses_class, Syntax, "class"),
@@ -133,8 +135,8 @@ def test_unsupported_construct_is_refused_at_transform_time(fn, error, word) -> 
 )
 def test_every_transform_refuses_unsupported_syntax(make) -> None:
     with pytest.raises(s2s.UnsupportedSyntaxError) as info:
-        make(E.uses_for)
-    assert_points_at(info.value, E.uses_for)
+        make(E.uses_break)
+    assert_points_at(info.value, E.uses_break)
 
 
 def test_error_inside_a_called_helper_names_the_helper() -> None:

@@ -40,6 +40,10 @@ GOLDEN = [
     ("rosenbrock", "grad"),
     ("lambda", "grad"),
     ("loss", "value_and_grad"),
+    ("loop_carried", "grad"),
+    ("loop_enumerate_if", "grad"),
+    ("loop_nested", "grad"),
+    ("while_shrinks", "grad"),
 ]
 
 

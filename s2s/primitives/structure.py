@@ -5,6 +5,7 @@ Reverse mode handles them through the static structure of each value (see
 ``s2s.reverse``), so they carry no numeric rule of their own.
 """
 
+import builtins
 import operator
 
 from .registry import defprim
@@ -49,4 +50,10 @@ for _name, _op in (("and_", "and"), ("or_", "or"), ("is_", "is"), ("is_not", "is
 defprim(
     "call", None, "(*args)", diff=("args",), family="structure",
     spelling=lambda args, params: f"{params['spelling']}({', '.join(args)})",
+)
+
+# Python's range: the iteration space of a loop, no derivative.
+defprim(
+    "range", builtins.range, "(*bounds)", diff=(), family="comparison", nondiff=True,
+    spelling=lambda args, params: f"range({', '.join(args)})",
 )
