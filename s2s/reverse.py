@@ -386,22 +386,25 @@ class _Reverse:
         if not outer and not carried:
             return []
         pre: list[Any] = []
-        for var in outer + [e for e, _ in carried]:
-            if not isinstance(self.kinds.get(var, LEAF), type(LEAF)):
+        for entry, _ in carried:
+            if not isinstance(self.kinds.get(entry, LEAF), type(LEAF)):
                 raise TransformError(
-                    f"the container `{var}` is used in a loop being differentiated",
-                    s.loc, "unpack its arrays into names before the loop",
+                    f"the container `{entry}` is rebound in a loop being differentiated",
+                    s.loc, "carry arrays through the loop, not containers",
                 )
-            name = self.canonical_name(var, ())
-            current = adj.get(var, {}).get(())
-            if current is None:
-                pre.append(Line(f"{name} = np.zeros_like({var})"))
-                self.fresh_buffers.add(name)
-            elif current != name:
-                pre.append(Line(f"{name} = {current}"))
-                self.fresh_buffers.discard(name)
-            adj[var] = {(): name}
-            self.owned.add(name)
+        for var in outer + [e for e, _ in carried]:
+            # one accumulator per leaf (a container's leaves each get their own)
+            for path in leaf_paths(self.kinds.get(var, LEAF)):
+                name = self.canonical_name(var, path)
+                current = adj.get(var, {}).get(path)
+                if current is None:
+                    pre.append(Line(f"{name} = np.zeros_like({path_text(var, path)})"))
+                    self.fresh_buffers.add(name)
+                elif current != name:
+                    pre.append(Line(f"{name} = {current}"))
+                    self.fresh_buffers.discard(name)
+                adj.setdefault(var, {})[path] = name
+                self.owned.add(name)
         inner = {k: dict(v) for k, v in adj.items()}
         handed: dict[str, str] = {}  # carried entry -> the name between iterations
         for entry, exit_ in carried:
@@ -426,9 +429,10 @@ class _Reverse:
                 body.append(Line(f"{name} = {text}"))
             self.canonical[(entry, ())] = name
         for var in outer:
-            text = inner[var][()]
-            if text != adj[var][()]:
-                body.append(Line(f"{adj[var][()]} = {text}"))
+            for path, name in adj[var].items():
+                text = inner[var][path]
+                if text != name:
+                    body.append(Line(f"{name} = {text}"))
         saved = sorted(
             n for n in _uses_of(body)
             if n in _block_defs(s.body) or n in dict(s.carried)

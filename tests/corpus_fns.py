@@ -374,3 +374,10 @@ def while_in_for(x, n):
             y = y * 0.5
         total = total + np.sum(np.sin(y))
     return total
+
+
+def loop_dict_params(params, x, n):
+    h = x
+    for i in range(n):
+        h = np.tanh(h @ params["w"] + params["b"])
+    return np.sum(h**2)
