@@ -238,7 +238,10 @@ class _Reverse:
                 raise _grad_error(out_kind)
             elem = _elem_name(self, result.name, diff_path)
             value = path_text(result.name, diff_path) if elem == result.name or diff_path == () else elem
-            seed = self.names.fresh(f"{elem}_bar")
+            seed = (
+                self.canonical_name(result.name, ()) if not diff_path
+                else self.names.fresh(f"{elem}_bar")
+            )
             self.owned.add(seed)
             seed_lines.append(Line(f"{seed} = grad_seed({value})"))
             adj[result.name] = {diff_path: seed}
@@ -799,6 +802,8 @@ def _block_defs(stmts: list[Stmt]) -> set[str]:
             out.add(s.target)
         elif isinstance(s, If):
             out |= set(s.joins)
+        elif isinstance(s, For) and s.test is not None:
+            out.add(s.target)  # a while loop's iteration count, set at this level
     return out
 
 
