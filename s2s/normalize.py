@@ -520,7 +520,7 @@ class Normalizer:
             self.bound.add(name)
             self.env[name] = ssa
         header = self.out
-        body = header + self.block(list(node.body.body))
+        body = header + self.block(self._loop_body(node))
         self.out = outer
         self.depth -= 1
         carried = []
@@ -552,7 +552,7 @@ class Normalizer:
         bound_before = set(self.bound)
         self.depth += 1
         self.out = []
-        body = self.block(list(node.body.body))
+        body = self.block(self._loop_body(node))
         self.out = []
         again = self.expr(node.test)  # the condition, from this iteration's values
         body += self.out
@@ -564,6 +564,11 @@ class Normalizer:
         self.env = dict(before)
         self.bound = bound_before | self.bound
         self.out.append(For(counter, None, body, self.loc(node), carried, test=test))
+
+    def _loop_body(self, node: cst.For | cst.While) -> list[Any]:
+        """The body's statements, with ``continue`` rewritten into structured ifs."""
+        stmts = list(node.body.body)
+        return _strip_continues(_hoist_returns(stmts, self._positions_alias, cst.Continue))
 
     def _length(self, seq: Atom, node: Any) -> Atom:
         return self.emit(self.names.fresh(f"len_{_stem(seq)}"), "len", (seq,), {}, node)
@@ -721,7 +726,11 @@ class Normalizer:
                 return folded if target is None else self.emit(
                     target, "identity", (folded,), {}, node
                 )
-        if prim == "power" and isinstance(right, Const) and right.value == 2:
+        if prim in ("add", "multiply") and isinstance(left, Const) and isinstance(
+            right, Var
+        ):
+            base = f"{_stem(right)}_{word}_{_stem(left)}"  # x_times_2 for 2 * x
+        elif prim == "power" and isinstance(right, Const) and right.value == 2:
             base = f"{_stem(left)}_sq"
         else:
             base = f"{_stem(left)}_{word}_{_stem(right)}"
@@ -1248,79 +1257,108 @@ def _reject_inside_loop(body: Any, n: "Normalizer") -> None:
             raise n.unsupported(node, "`break` is not supported yet",
                                 "loop over the range you need")
 
-        def visit_Continue(self, node: cst.Continue) -> None:
-            raise n.unsupported(node, "`continue` is not supported yet",
-                                "put the rest of the body under an `if`")
-
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return False
 
     body.visit(Finder())
 
 
-def _hoist_returns(nodes: list[Any], alias: Any) -> list[Any]:
-    """Move the statements after an ``if`` that returns into its non-returning branch.
+def _hoist_returns(nodes: list[Any], alias: Any, kind: type = cst.Return) -> list[Any]:
+    """Move the statements after an ``if`` that leaves into its other branch.
 
     ``if c: return a`` followed by ``rest`` becomes ``if c: return a else: rest``, so
-    every return ends a path and reverse mode sees structured control flow.
+    every return ends a path and reverse mode sees structured control flow.  With
+    ``kind=cst.Continue`` the same rewrite applies to ``continue`` in a loop body.
     """
     for i, node in enumerate(nodes):
-        if isinstance(node, cst.If) and _cst_returns_somewhere(node):
+        if isinstance(node, cst.If) and _cst_leaves_somewhere(node, kind):
             rest = nodes[i + 1 :]
-            return nodes[:i] + [_hoist_into_if(node, rest, alias)]
+            return nodes[:i] + [_hoist_into_if(node, rest, alias, kind)]
         if isinstance(node, cst.SimpleStatementLine) and any(
-            isinstance(s, cst.Return) for s in node.body
+            isinstance(s, kind) for s in node.body
         ):
             return nodes[: i + 1]  # statements after a return never run
     return nodes
 
 
-def _hoist_into_if(node: cst.If, rest: list[Any], alias: Any) -> cst.If:
-    body = list(node.body.body)
-    body = _hoist_returns(body if _cst_always_returns(body) else body + rest, alias)
+def _hoist_into_if(node: cst.If, rest: list[Any], alias: Any, kind: type) -> cst.If:
+    def branch(stmts: list[Any]) -> list[Any]:
+        return _hoist_returns(
+            stmts if _cst_always_leaves(stmts, kind) else stmts + rest, alias, kind
+        )
+
+    body = branch(list(node.body.body))
     if node.orelse is None:
-        orelse_body = _hoist_returns(list(rest), alias)
+        orelse_body = _hoist_returns(list(rest), alias, kind)
         orelse = cst.Else(body=cst.IndentedBlock(body=orelse_body)) if orelse_body else None
     elif isinstance(node.orelse, cst.If):
-        orelse = _hoist_into_if(node.orelse, rest, alias)
+        orelse = _hoist_into_if(node.orelse, rest, alias, kind)
     else:
-        els = list(node.orelse.body.body)
-        els = _hoist_returns(els if _cst_always_returns(els) else els + rest, alias)
+        els = branch(list(node.orelse.body.body))
         orelse = node.orelse.with_changes(body=node.orelse.body.with_changes(body=els))
     new = node.with_changes(body=node.body.with_changes(body=body), orelse=orelse)
     alias(new, node)
     return new
 
 
-def _cst_returns_somewhere(node: Any) -> bool:
+def _strip_continues(nodes: list[Any]) -> list[Any]:
+    """After hoisting, a ``continue`` ends its path: reaching the end of the body is
+    the same thing, so it is dropped (an emptied branch becomes ``pass``)."""
+    out: list[Any] = []
+    for node in nodes:
+        if isinstance(node, cst.SimpleStatementLine):
+            small = [s for s in node.body if not isinstance(s, cst.Continue)]
+            if small:
+                out.append(node.with_changes(body=small))
+            continue
+        if isinstance(node, cst.If):
+            body = _strip_continues(list(node.body.body)) or [
+                cst.SimpleStatementLine(body=[cst.Pass()])
+            ]
+            orelse = node.orelse
+            if isinstance(orelse, cst.If):
+                orelse = _strip_continues([orelse])[0]
+            elif orelse is not None:
+                els = _strip_continues(list(orelse.body.body))
+                orelse = orelse.with_changes(body=orelse.body.with_changes(body=els)) if els else None
+            out.append(node.with_changes(body=node.body.with_changes(body=body), orelse=orelse))
+            continue
+        out.append(node)
+    return out
+
+
+def _cst_leaves_somewhere(node: Any, kind: type = cst.Return) -> bool:
+    found = []
+
     class Finder(cst.CSTVisitor):
-        found = False
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            if isinstance(n, kind):
+                found.append(n)
+            if isinstance(n, cst.FunctionDef):
+                return False
+            if kind is cst.Continue and isinstance(n, (cst.For, cst.While)):
+                return False  # a nested loop's continue is its own
+            return True
 
-        def visit_Return(self, n: cst.Return) -> None:
-            Finder.found = True
-
-        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
-            return False
-
-    f = Finder()
-    Finder.found = False
-    node.visit(f)
-    return Finder.found
+    node.visit(Finder())
+    return bool(found)
 
 
-def _cst_always_returns(nodes: list[Any]) -> bool:
+def _cst_always_leaves(nodes: list[Any], kind: type = cst.Return) -> bool:
     if not nodes:
         return False
     last = nodes[-1]
     if isinstance(last, cst.SimpleStatementLine):
-        return any(isinstance(s, cst.Return) for s in last.body)
+        return any(isinstance(s, kind) for s in last.body)
     if isinstance(last, cst.If):
         if last.orelse is None:
             return False
         other = (
             [last.orelse] if isinstance(last.orelse, cst.If) else list(last.orelse.body.body)
         )
-        return _cst_always_returns(list(last.body.body)) and _cst_always_returns(other)
+        return _cst_always_leaves(list(last.body.body), kind) and _cst_always_leaves(
+            other, kind
+        )
     return False
 
 

@@ -578,14 +578,12 @@ class _Reverse:
         if len(results) != len(prim.diff):
             raise TypeError(f"VJP rule of {s.prim} returned {len(results)} cotangents, "
                             f"expected {len(prim.diff)}")
-        operands = [a for a, (n, _) in zip(s.args, slots) if n in prim.diff]
-        if len(operands) == len(prim.diff):
-            for k, a in enumerate(operands):
-                others = operands[:k] + operands[k + 1 :]
-                if all(self.is_scalar(o) for o in others) and (
-                    s.prim != "where" or self.is_scalar(s.args[0])
-                ):
-                    # every other operand has shape (): nothing was broadcast against it
+        positions = [j for j, (n, _) in enumerate(slots) if n in prim.diff]
+        if len(positions) == len(prim.diff):
+            for k, j in enumerate(positions):
+                others = s.args[:j] + s.args[j + 1 :]
+                if all(self.is_scalar(o) for o in others):
+                    # every other argument has shape (): nothing broadcast against it
                     results[k] = _drop_unbroadcast(results[k])
         wanted: list[tuple[str, ast.expr, Any]] = []  # (var, rule result, element)
         for i, name in active_args:

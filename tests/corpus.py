@@ -118,6 +118,7 @@ CASES = [
     Case("loop_dict_params", F.loop_dict_params,
          args(lambda r: {"w": r.normal(size=(3, 3)) * 0.5, "b": r.normal(size=3)}, n(3),
               lambda r: 3)),
+    Case("loop_continue", F.loop_continue, args(n(8))),
     Case("closure", F.closure_fn, args(n(4))),
     Case("lambda", F.lambda_fn, args(n(4))),
     Case("python_float_input", F.lambda_fn, args(lambda r: 1.3)),

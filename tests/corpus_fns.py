@@ -381,3 +381,16 @@ def loop_dict_params(params, x, n):
     for i in range(n):
         h = np.tanh(h @ params["w"] + params["b"])
     return np.sum(h**2)
+
+
+def loop_continue(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        if x[i] < 0.0:
+            continue
+        total = total + np.sin(x[i]) * x[i]
+        if total > 2.0:
+            total = total * 0.5
+            continue
+        total = total + 0.1 * x[i] ** 2
+    return total

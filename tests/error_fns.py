@@ -64,8 +64,10 @@ def uses_loop_value_after_loop(x):
 
 def uses_while(x):
     y = x
-    while np.sum(y) > 1.0:  # ERR
+    while np.sum(y) > 1.0:
         y = y / 2.0
+    else:  # ERR
+        y = y * 2.0
     return np.sum(y)
 
 
@@ -190,7 +192,7 @@ def uses_bare_expression(x):
 
 
 def uses_unknown_numpy(m):
-    return np.linalg.det(m)  # ERR: np.linalg.det
+    return np.fft.fft(m)  # ERR: np.fft.fft
 
 
 def uses_opaque_call(x):
@@ -225,7 +227,7 @@ def never_returns(x):
 
 def broken_helper(t):
     out = t
-    while np.sum(out) < 3.0:  # ERR
+    with np.errstate(all="ignore"):  # ERR
         out = out * t
     return out
 
