@@ -121,6 +121,22 @@ class For:
     # a ``while`` loop: the condition's name (carried: the body computes it again at
     # its end); ``target`` then names the count of iterations run
     test: Var | None = None
+    # the body can ``break``: the backward sweep counts iterations (``counter``) and
+    # the loop index is saved, since the range no longer says how many ran
+    counter: str | None = None
+
+
+@dataclass
+class Break:
+    """``break`` out of the innermost loop.
+
+    ``copies`` pairs each of that loop's carried names with the name holding its value
+    here: leaving early, the loop's results are these values, not the body's ends.
+    """
+
+    loc: Loc | None
+    env: dict[str, str] = field(default_factory=dict)  # user name -> name, here
+    copies: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -129,7 +145,7 @@ class Return:
     loc: Loc | None
 
 
-Stmt = Union[Let, If, For, Return]
+Stmt = Union[Let, If, For, Break, Return]
 
 
 @dataclass
@@ -174,6 +190,8 @@ def uses(stmt: Stmt) -> list[str]:
     elif isinstance(stmt, For):
         atoms += [a for a in (stmt.iter, stmt.test) if a is not None]
         atoms += [Var(exit) for _, exit in stmt.carried]
+    elif isinstance(stmt, Break):
+        atoms += [Var(name) for _, name in stmt.copies]
     elif isinstance(stmt, Return):
         atoms.append(stmt.value)
     return [a.name for a in atoms if isinstance(a, Var)]

@@ -27,7 +27,7 @@ from .errors import (
     UnsupportedCallError,
     UnsupportedSyntaxError,
 )
-from .ir import Atom, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var
+from .ir import Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var
 from .parse import ParsedFunction, parse_function
 from .primitives import PRIMITIVES, lookup_object
 from .primitives.registry import ATTRIBUTES, METHODS
@@ -168,6 +168,7 @@ class Normalizer:
         self.free: dict[str, FreeVar] = {}
         self.display = fn.__name__
         self.depth = 0  # how many `if` statements enclose the current one
+        self.loops: list[list[Break]] = []  # per enclosing loop, the breaks seen so far
         self.out: list[Stmt] = []
 
     # ---- entry ----------------------------------------------------------------
@@ -317,6 +318,9 @@ class Normalizer:
             self.out.append(Return(value, self.loc(node)))
         elif isinstance(node, cst.Pass):
             return
+        elif isinstance(node, cst.Break) and self.loops:
+            self.out.append(Break(self.loc(node), env=dict(self.env)))
+            self.loops[-1].append(self.out[-1])
         elif isinstance(node, cst.Expr):
             raise self.unsupported(
                 node, "an expression statement is evaluated only for its side effect, "
@@ -507,6 +511,7 @@ class Normalizer:
         bound_before = set(self.bound)
         self.depth += 1
         self.out = []
+        self.loops.append([])
         if target_node is not None:
             self.env[index_name] = index
             self.bound.add(index_name)
@@ -531,7 +536,10 @@ class Normalizer:
                 carried.append((entry, exit_))
         self.env = after
         self.bound = bound_before | self.bound
-        self.out.append(For(index, bounds, body, self.loc(node), carried))
+        breaks = self.loops.pop()
+        self._close_breaks(breaks, carried, before)
+        counter = self.names.fresh("n_iter") if breaks else None
+        self.out.append(For(index, bounds, body, self.loc(node), carried, counter=counter))
 
     def while_statement(self, node: cst.While) -> None:
         """``while test:``: the body computes the test again for the next iteration."""
@@ -552,6 +560,7 @@ class Normalizer:
         bound_before = set(self.bound)
         self.depth += 1
         self.out = []
+        self.loops.append([])
         body = self.block(self._loop_body(node))
         self.out = []
         again = self.expr(node.test)  # the condition, from this iteration's values
@@ -563,12 +572,25 @@ class Normalizer:
         carried.append((test.name, again.name if isinstance(again, Var) else test.name))
         self.env = dict(before)
         self.bound = bound_before | self.bound
+        self._close_breaks(self.loops.pop(), carried, before)
         self.out.append(For(counter, None, body, self.loc(node), carried, test=test))
 
     def _loop_body(self, node: cst.For | cst.While) -> list[Any]:
-        """The body's statements, with ``continue`` rewritten into structured ifs."""
+        """The body's statements, ``continue`` and ``break`` rewritten so that the
+        statements after them move into the other branch of their ``if``."""
         stmts = list(node.body.body)
-        return _strip_continues(_hoist_returns(stmts, self._positions_alias, cst.Continue))
+        stmts = _strip_continues(_hoist_returns(stmts, self._positions_alias, cst.Continue))
+        return _hoist_returns(stmts, self._positions_alias, cst.Break)
+
+    def _close_breaks(self, breaks: list[Break], carried: list[tuple[str, str]],
+                      before: dict[str, str]) -> None:
+        """Tell each break which names hold the carried values where it leaves."""
+        entries = {e: user for user, e in before.items()}
+        for brk in breaks:
+            brk.copies = [
+                (entry, brk.env.get(entries[entry], entry)) for entry, _ in carried
+                if entry in entries
+            ]
 
     def _length(self, seq: Atom, node: Any) -> Atom:
         return self.emit(self.names.fresh(f"len_{_stem(seq)}"), "len", (seq,), {}, node)
@@ -1207,6 +1229,9 @@ def _rename(stmts: list[Stmt], old: str, new: str) -> None:
             _rename(s.body, old, new)
             _rename(s.orelse, old, new)
             s.joins = [new if j == old else j for j in s.joins]
+        elif isinstance(s, Break):
+            s.env = {k: new if v == old else v for k, v in s.env.items()}
+            s.copies = [(new if e == old else e, new if v == old else v) for e, v in s.copies]
         elif isinstance(s, For):
             s.iter = r(s.iter) if s.iter is not None else None
             s.test = r(s.test) if s.test is not None else None
@@ -1253,9 +1278,11 @@ def _reject_inside_loop(body: Any, n: "Normalizer") -> None:
             raise n.unsupported(node, "`return` inside a loop is not supported yet",
                                 "assign the result to a name and return after the loop")
 
-        def visit_Break(self, node: cst.Break) -> None:
-            raise n.unsupported(node, "`break` is not supported yet",
-                                "loop over the range you need")
+        def visit_For(self, node: cst.For) -> bool:
+            return False  # a nested loop is checked when it is normalized
+
+        def visit_While(self, node: cst.While) -> bool:
+            return False
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return False

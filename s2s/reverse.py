@@ -21,7 +21,7 @@ from typing import Any
 from .emitcode import Block, Comment, Line, render_function
 from .errors import NonDifferentiableError, TransformError
 from .inline import Inliner, atom_text
-from .ir import Atom, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, uses, walk
+from .ir import Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, uses, walk
 from .kinds import LEAF, Kind, Tree, leaf_paths, literal, path_text
 from .primitives import PRIMITIVES
 
@@ -79,6 +79,7 @@ class _Reverse:
         self.tapes: dict[int, tuple[str, list[str]]] = {}  # id(block) -> tape, names
         self.loop_depth = 0  # loops around the statement being differentiated
         self.int_vars: set[str] = set()  # names known to hold Python ints (loop indices)
+        self.leaving: list[dict[str, tuple[str, str]]] = []  # per loop: entry -> handed, exit
 
     # ---- analysis -------------------------------------------------------------
 
@@ -121,6 +122,10 @@ class _Reverse:
             for entry, exit_ in s.carried:
                 if exit_ in self.active:
                     self.active.add(entry)
+            for brk in _breaks(s.body):
+                for entry, name in brk.copies:
+                    if name in self.active:
+                        self.active.add(entry)
                 if self.kinds.get(exit_, LEAF) != self.kinds.get(entry, LEAF):
                     raise TransformError(
                         f"`{entry}` changes structure inside the loop", s.loc,
@@ -313,6 +318,9 @@ class _Reverse:
                 out += self.backward_for(s, adj)
                 last_line = None
                 continue
+            if isinstance(s, Break):
+                out += self.backward_break(s, adj)
+                continue
             assert isinstance(s, Let)
             if s.target not in self.active or s.target not in adj or not self._is_active(s):
                 continue  # (a loop may make a name active that began as a constant)
@@ -337,7 +345,8 @@ class _Reverse:
             # values a branch computed are overwritten by later iterations: the
             # branch saves the ones its backward reads, and pops them back
             for branch, items in ((s.body, body), (s.orelse, orelse)):
-                saved = sorted(n for n in _uses_of(items) if n in _block_defs(branch))
+                defs = _block_defs(branch[: _leave_point(branch)])
+                saved = sorted(n for n in _uses_of(items) if n in defs)
                 if saved:
                     tape = self.names.fresh("tape")
                     self.tapes[id(branch)] = (tape, saved)
@@ -419,7 +428,9 @@ class _Reverse:
         self.fresh_buffers -= set(handed.values())  # carried cotangents are handed on
         self.loop_depth += 1
         self.int_vars.add(s.target)
+        self.leaving.append({e: (handed[e], x) for e, x in carried})
         body = self.backward(s.body, inner)
+        self.leaving.pop()
         self.loop_depth -= 1
         # writing in place is safe across iterations only for what every path keeps
         self.fresh_buffers &= fresh_before
@@ -436,26 +447,36 @@ class _Reverse:
                 text = inner[var][path]
                 if text != name:
                     body.append(Line(f"{name} = {text}"))
-        saved = sorted(
-            n for n in _uses_of(body)
-            if n in _block_defs(s.body) or n in dict(s.carried)
-        )
+        before_exit = s.body[: _leave_point(s.body)]
+        restorable = _block_defs(before_exit) | set(dict(s.carried))
+        if _counter(s) is not None and s.test is None:
+            restorable.add(s.target)  # the index, when the range cannot replay it
+        saved = sorted(n for n in _uses_of(body) if n in restorable)
         if saved:
             tape = self.names.fresh("tape")
             self.tapes[id(s.body)] = (tape, saved)
             body.insert(0, Line(f"{_tuple_text(saved)} = {tape}.pop()"))
         for var in defined:
             adj.pop(var, None)
-        if s.test is not None:
-            header = f"for _ in {self._range_text(s)}:"
+        if _counter(s) is not None:
+            header = f"for _ in range({_counter(s)}):"
         else:
             header = f"for {s.target} in reversed({self._range_text(s)}):"
         return pre + [Block(header, body, [])]
 
+    def backward_break(self, s: Break, adj: dict[str, dict[tuple, str]]) -> list[Any]:
+        """Leaving early, the loop's results were the values here: the cotangent that
+        flowed into the loop's end flows to them."""
+        out: list[Any] = []
+        for entry, name in s.copies:
+            handed, exit_ = self.leaving[-1].get(entry, (None, None))
+            if handed is None or name == exit_ or name not in self.active:
+                continue
+            self.accumulate(name, (), handed, adj, out)
+        return out
+
     def _range_text(self, s: For) -> str:
         """``range(...)`` spelled with its bounds (``range(len(x))`` for arrays)."""
-        if s.iter is None:
-            return f"range({s.target})"  # a while loop: as many steps as it ran
         prod = self.producer[s.iter.name]
         parts = []
         for a in prod.args:
@@ -698,26 +719,57 @@ def _forward(stmts: list[Stmt], r: "_Reverse") -> list[Any]:
         elif isinstance(s, If):
             branches = []
             for branch in (s.body, s.orelse):
-                items = _forward(branch, r)
-                if id(branch) in r.tapes:
-                    tape, names = r.tapes[id(branch)]
-                    items.append(Line(f"{tape}.append({_tuple_text(names, pack=True)})",
-                                      keep=True))
-                branches.append(items)
+                branches.append(_forward_block(branch, r))
             out.append(Block(f"if {atom_text(s.test)}:", *branches))
         elif isinstance(s, For):
-            body = _forward(s.body, r)
-            if id(s.body) in r.tapes:
-                tape, names = r.tapes[id(s.body)]
-                body.append(Line(f"{tape}.append({_tuple_text(names, pack=True)})", keep=True))
+            body = _forward_block(s.body, r)
             body += [Line(f"{entry} = {exit_}") for entry, exit_ in s.carried]
+            counter = _counter(s)
+            if counter is not None:  # count the iterations: the backward runs as many
+                out.append(Line(f"{counter} = 0"))
+                body.insert(0, Line(f"{counter} = {counter} + 1"))
             if s.test is None:
                 out.append(Block(f"for {s.target} in {r._range_text(s)}:", body, []))
-            else:  # count the iterations: the backward sweep runs as many
-                out.append(Line(f"{s.target} = 0"))
-                body.insert(-len(s.carried), Line(f"{s.target} = {s.target} + 1"))
+            else:
                 out.append(Block(f"while {atom_text(s.test)}:", body, []))
+        elif isinstance(s, Break):
+            out += [Line(f"{e} = {n}") for e, n in s.copies if e != n]
+            out.append(Line("break", keep=True))
     return out
+
+
+def _forward_block(stmts: list[Stmt], r: "_Reverse") -> list[Any]:
+    """A block's forward code, pushing what its backward reads before it can leave."""
+    k = _leave_point(stmts)
+    head, tail = _forward(stmts[:k], r), _forward(stmts[k:], r)
+    if id(stmts) in r.tapes:
+        tape, names = r.tapes[id(stmts)]
+        head.append(Line(f"{tape}.append({_tuple_text(names, pack=True)})", keep=True))
+    return head + tail
+
+
+def _leave_point(stmts: list[Stmt]) -> int:
+    """Index of the first statement that may ``break`` out (else the block's end)."""
+    for i, s in enumerate(stmts):
+        if isinstance(s, Break) or (isinstance(s, If) and (_breaks(s.body) or _breaks(s.orelse))):
+            return i
+    return len(stmts)
+
+
+def _breaks(stmts: list[Stmt]) -> list[Break]:
+    """The breaks that leave the loop whose body this is (not nested loops')."""
+    out: list[Break] = []
+    for s in stmts:
+        if isinstance(s, Break):
+            out.append(s)
+        elif isinstance(s, If):
+            out += _breaks(s.body) + _breaks(s.orelse)
+    return out
+
+
+def _counter(s: For) -> str | None:
+    """The name counting a loop's iterations, when the backward needs the count."""
+    return s.target if s.test is not None else s.counter
 
 
 def spell(s: Let) -> str:
@@ -800,8 +852,8 @@ def _block_defs(stmts: list[Stmt]) -> set[str]:
             out.add(s.target)
         elif isinstance(s, If):
             out |= set(s.joins)
-        elif isinstance(s, For) and s.test is not None:
-            out.add(s.target)  # a while loop's iteration count, set at this level
+        elif isinstance(s, For) and _counter(s) is not None:
+            out.add(_counter(s))  # a loop's iteration count, set at this level
     return out
 
 

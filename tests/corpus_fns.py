@@ -394,3 +394,25 @@ def loop_continue(x):
             continue
         total = total + 0.1 * x[i] ** 2
     return total
+
+
+def loop_break(x, n):
+    y = x
+    for i in range(n):
+        y = np.sin(y) * 1.5 + x
+        if np.sum(y) > 4.0:
+            y = y * 0.5
+            break
+        y = y + 0.1
+    return np.sum(y**2)
+
+
+def while_break(x):
+    y = x
+    k = 0.0
+    while np.sum(y) < 10.0:
+        y = y * 1.3 + 0.1
+        k = k + 1.0
+        if np.max(y) > 3.0:
+            break
+    return np.sum(y) * k

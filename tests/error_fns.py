@@ -38,12 +38,12 @@ def uses_with(x):
     return np.sum(y)
 
 
-def uses_break(x):
+def uses_return_in_loop(x):
     total = 0.0
     for v in x:
         total = total + v
         if total > 1.0:
-            break  # ERR
+            return total  # ERR
     return total
 
 

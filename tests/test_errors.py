@@ -75,7 +75,7 @@ Syntax, Call, Transform = (
 UNSUPPORTED = [
     (E.uses_try, Syntax, "try"),
     (E.uses_with, Syntax, "with"),
-    (E.uses_break, Syntax, "break"),
+    (E.uses_return_in_loop, Syntax, "`return` inside a loop"),
     (E.uses_for_else, Syntax, "for ... else"),
     (E.uses_loop_value_after_loop, Transform, "`last`"),
     (E.uses_while, Syntax, "while ... else"),
@@ -135,8 +135,8 @@ def test_unsupported_construct_is_refused_at_transform_time(fn, error, word) -> 
 )
 def test_every_transform_refuses_unsupported_syntax(make) -> None:
     with pytest.raises(s2s.UnsupportedSyntaxError) as info:
-        make(E.uses_break)
-    assert_points_at(info.value, E.uses_break)
+        make(E.uses_return_in_loop)
+    assert_points_at(info.value, E.uses_return_in_loop)
 
 
 def test_error_inside_a_called_helper_names_the_helper() -> None:

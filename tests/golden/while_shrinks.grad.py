@@ -9,6 +9,7 @@ def while_shrinks_grad(x):
     sum_y_greater_1 = sum_y > 1.0
     n_iter = 0
     while sum_y_greater_1:
+        n_iter = n_iter + 1
         y_times_0_7 = y * 0.7
         sin_y = np.sin(y)
         sin_y_times_0_1 = sin_y * 0.1
@@ -16,7 +17,6 @@ def while_shrinks_grad(x):
         sum_y_2 = np.sum(y_2)
         sum_y_2_greater_1 = sum_y_2 > 1.0
         tape.append((sin_y_times_0_1, y, y_times_0_7))
-        n_iter = n_iter + 1
         y = y_2
         sum_y_greater_1 = sum_y_2_greater_1
     y_sq = y**2
