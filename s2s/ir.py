@@ -165,6 +165,9 @@ class Function:
     names: Any  # the NameTable of names already taken in this function
     source_hash: str  # sha256 of the function's source text
     free: dict[str, Any]  # free name -> FreeVar, for this function and its callees
+    # versions of an array written in place -> the array's first name: one buffer, so
+    # emitted code spells every version with that name
+    aliases: dict[str, str] = field(default_factory=dict)
 
 
 def walk(stmts: list[Stmt]):

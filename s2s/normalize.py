@@ -56,6 +56,18 @@ _COMPARE = {
     cst.IsNot: "is_not",
 }
 _MAX_NAME = 22
+# primitives whose result is a new array nothing else refers to
+_ALLOCATING = {
+    "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
+    "full_like", "copy", "array", "eye", "arange", "linspace",
+}
+# primitives whose result may share memory with an argument
+_VIEWS = {
+    "identity", "getitem", "reshape", "transpose", "T", "ravel", "squeeze",
+    "expand_dims", "swapaxes", "moveaxis", "broadcast_to", "asarray", "diagonal",
+    "make_tuple", "make_list", "make_dict", "call", "atleast_1d", "atleast_2d",
+    "atleast_3d", "flip", "fliplr", "flipud",
+}
 
 
 class NameTable:
@@ -169,6 +181,11 @@ class Normalizer:
         self.display = fn.__name__
         self.depth = 0  # how many `if` statements enclose the current one
         self.loops: list[list[Break]] = []  # per enclosing loop, the breaks seen so far
+        # arrays this function allocated, by name -> whether another name refers to them
+        self.buffers: dict[str, bool] = {}
+        self.buffer_root: dict[str, str] = {}  # a written version -> the first name
+        self.view_of: dict[str, str] = {}  # temporary that may view a buffer -> buffer
+        self.user_names: set[str] = set()  # names that bind a user's variable
         self.out: list[Stmt] = []
 
     # ---- entry ----------------------------------------------------------------
@@ -218,6 +235,7 @@ class Normalizer:
             names=self.names,
             source_hash=self.p.source_hash,
             free=self.free,
+            aliases=dict(self.buffer_root),
         )
 
     def _signature(self, node: Any) -> tuple[list[str], list[str], dict[str, Any]]:
@@ -292,11 +310,10 @@ class Normalizer:
         elif isinstance(node, cst.AugAssign):
             op = type(node.operator).__name__.replace("Assign", "")
             binop = getattr(cst, op)
-            if not isinstance(node.target, cst.Name):
+            if not isinstance(node.target, (cst.Name, cst.Subscript)):
                 raise self.unsupported(
-                    node, "augmented assignment into an element or attribute is not "
-                    "supported yet",
-                    "build a new array, e.g. `y = np.where(mask, y + v, y)`",
+                    node, "augmented assignment into an attribute is not supported",
+                    "assign to a local name",
                 )
             value = cst.BinaryOperation(
                 left=node.target, operator=binop(), right=node.value
@@ -341,6 +358,7 @@ class Normalizer:
             name = target.value
             self._check_name(target)
             ssa = self.names.fresh(name) if name in self.bound else name
+            self.user_names.add(ssa)
             atom = self.expr(value, target=ssa)
             if not (isinstance(atom, Var) and atom.name == ssa):
                 self.emit(ssa, "identity", (atom,), {}, value)
@@ -370,6 +388,7 @@ class Normalizer:
                     )
                 name = e.value.value
                 ssa = self.names.fresh(name) if name in self.bound else name
+                self.user_names.add(ssa)
                 self.emit(
                     ssa, "getitem", (whole,),
                     {"index": Index((Const(i, str(i)),), False)}, e.value,
@@ -378,14 +397,50 @@ class Normalizer:
                 self.env[name] = ssa
             return
         if isinstance(target, cst.Subscript):
-            raise self.unsupported(
-                target, "assigning into an element of an array is not supported yet",
-                "build a new array instead (e.g. with np.where or np.concatenate)",
-            )
+            self.assign_element(target, value)
+            return
         raise self.unsupported(
             target, "only names can be assigned to",
             "assign to a local name",
         )
+
+    def assign_element(self, target: cst.Subscript, value: Any) -> None:
+        """``y[i] = v``: in IR a new version of ``y``; in emitted code, in place.
+
+        Only arrays the function made itself may be written into (s2s never writes
+        into its caller's arrays), and only while no other name refers to them.
+        """
+        base = target.value
+        if not isinstance(base, cst.Name) or base.value not in self.local_names:
+            raise self.unsupported(
+                target, "only a local array can be assigned into",
+                "make a copy first: `y = x.copy()`, then `y[i] = ...`",
+            )
+        name = base.value
+        if name not in self.env:
+            raise TransformError(
+                f"`{name}` may be used before it is assigned", self.loc(base),
+                f"assign `{name}` before writing into it", self.display,
+            )
+        current = self.env[name]
+        if current not in self.buffers:
+            raise self.unsupported(
+                target, f"`{name}` may share memory with an argument or another array, "
+                "so writing into it would change that too",
+                f"write into a fresh array: `{name} = {name}.copy()` (or np.zeros...) first",
+            )
+        if self.buffers[current]:
+            raise self.unsupported(
+                target, f"another name still refers to `{name}`'s array, and would "
+                "change with it", f"copy before writing: `{name} = {name}.copy()`",
+            )
+        index = self._index(target)
+        atom = self.expr(value)
+        ssa = self.names.fresh(name)
+        self.emit(ssa, "setitem", (Var(current), atom), {"index": index}, target)
+        self.buffers[ssa] = False
+        self.buffer_root[ssa] = self.buffer_root.get(current, current)
+        self.env[name] = ssa
 
     def _bind_atom(self, target: Any, atom: Atom, node: Any) -> None:
         if not isinstance(target, cst.Name):
@@ -395,6 +450,7 @@ class Normalizer:
             )
         name = target.value
         ssa = self.names.fresh(name) if name in self.bound else name
+        self.user_names.add(ssa)
         self.emit(ssa, "identity", (atom,), {}, node)
         self.bound.add(name)
         self.env[name] = ssa
@@ -448,6 +504,11 @@ class Normalizer:
                     branch.append(Let(join, "identity", (Var(final),), {}, stmt.loc))
             stmt.joins.append(join)
             env_after[name] = join
+            if a in self.buffers and b in self.buffers:  # one array, written on a path
+                self.buffers[join] = self.buffers[a] or self.buffers[b]
+                root = self.buffer_root.get(a) or self.buffer_root.get(b)
+                if root is not None and join != root:
+                    self.buffer_root[join] = root
         self.env = env_after
         self.out.append(stmt)
 
@@ -521,6 +582,7 @@ class Normalizer:
                                        "unpack inside the loop body")
             name = target.value
             ssa = self.names.fresh(name) if name in self.bound else name
+            self.user_names.add(ssa)
             self.emit(ssa, "getitem", (seq,), {"index": Index((Var(index),), False)}, target)
             self.bound.add(name)
             self.env[name] = ssa
@@ -620,6 +682,20 @@ class Normalizer:
         self, target: str, prim: str, args: tuple, params: dict, node: Any
     ) -> Var:
         self.out.append(Let(target, prim, tuple(args), params, self.loc(node)))
+        family = PRIMITIVES[prim].family
+        if prim in _ALLOCATING or family in ("elementwise", "binary", "linalg"):
+            self.buffers[target] = False  # a new array, referred to by no other name
+        if prim in _VIEWS:
+            for a in args:
+                if not isinstance(a, Var):
+                    continue
+                buffer = a.name if a.name in self.buffers else self.view_of.get(a.name)
+                if buffer is None:
+                    continue
+                if target in self.user_names:
+                    self.buffers[buffer] = True  # a second name for it: writes would show
+                else:
+                    self.view_of[target] = buffer  # a temporary, used right away
         return Var(target)
 
     def expr(self, node: Any, target: str | None = None) -> Atom:
@@ -876,6 +952,19 @@ class Normalizer:
             self._target(target, "params"), "make_dict", tuple(values),
             {"keys": tuple(keys)}, node,
         )
+
+    def _index(self, node: cst.Subscript) -> Index:
+        items: list[Any] = []
+        for element in node.slice:
+            s = element.slice
+            if isinstance(s, cst.Slice):
+                items.append(Slice(*(
+                    None if part is None else self.expr(part)
+                    for part in (s.lower, s.upper, s.step)
+                )))
+            else:
+                items.append(self.expr(s.value))
+        return Index(tuple(items), len(node.slice) > 1)
 
     def expr_Subscript(self, node: cst.Subscript, target: str | None) -> Atom:
         base = self.expr(node.value)

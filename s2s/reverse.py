@@ -13,6 +13,7 @@ output get cotangent code; forward statements nothing needs are dropped.
 from __future__ import annotations
 
 import ast
+import re
 
 import numpy as np
 from dataclasses import dataclass, field
@@ -80,6 +81,7 @@ class _Reverse:
         self.loop_depth = 0  # loops around the statement being differentiated
         self.int_vars: set[str] = set()  # names known to hold Python ints (loop indices)
         self.leaving: list[dict[str, tuple[str, str]]] = []  # per loop: entry -> handed, exit
+        self.saved: dict[int, str] = {}  # id(setitem statement) -> its overwritten elements
 
     # ---- analysis -------------------------------------------------------------
 
@@ -101,6 +103,8 @@ class _Reverse:
                     self.active.add(s.target)
                 if self._is_scalar(s):
                     self.scalars.add(s.target)
+                if self._is_int(s):
+                    self.int_vars.add(s.target)
             elif isinstance(s, For):
                 self._analyse_for(s)
             elif isinstance(s, If):
@@ -111,9 +115,26 @@ class _Reverse:
                     if not _all_scalar_defs(s, join, self.scalars):
                         self.scalars.discard(join)
 
+    def _is_int(self, s: Let) -> bool:
+        """Is the value a Python int (a loop index, a length, arithmetic on those)?"""
+        if s.prim in ("len", "int", "ndim", "size"):
+            return True
+        if s.prim in ("add", "subtract", "multiply", "floor_divide", "remainder",
+                      "negative", "identity"):
+            return all(
+                (isinstance(a, Var) and a.name in self.int_vars)
+                or (isinstance(a, Const) and type(a.value) is int)
+                for a in s.args
+            )
+        if s.prim == "getitem" and isinstance(s.args[0], Var):
+            base = self.producer.get(s.args[0].name)
+            return base is not None and base.prim == "shape"
+        return False
+
     def _analyse_for(self, s: For) -> None:
         self.kinds[s.target] = LEAF
         self.scalars.add(s.target)  # a Python int
+        self.int_vars.add(s.target)
         for entry, _ in s.carried:
             self.scalars.discard(entry)  # its value changes from one iteration to the next
         while True:  # a value feeding the next iteration may become active there
@@ -287,7 +308,8 @@ class _Reverse:
         )
         forward = [Line(f"{tape} = []") for tape, _ in self.tapes.values()] + forward
         signature = _signature(self.fn, params, self.spec.mode == "vjp")
-        return render_function(name, signature, forward + backward + [ret_line])
+        items = _spell_buffers(forward + backward + [ret_line], self.fn.aliases)
+        return render_function(name, signature, items)
 
     def _aux_text(self, result: Var) -> str:
         prod = self.producer.get(result.name)
@@ -322,6 +344,13 @@ class _Reverse:
                 out += self.backward_break(s, adj)
                 continue
             assert isinstance(s, Let)
+            if s.prim == "setitem":
+                lines = self.backward_setitem(s, adj)
+                if lines and s.loc is not None and s.loc.line != last_line:
+                    out.append(Comment(s.loc.text.strip()))
+                    last_line = s.loc.line
+                out += lines
+                continue
             if s.target not in self.active or s.target not in adj or not self._is_active(s):
                 continue  # (a loop may make a name active that began as a constant)
             lines = self.backward_let(s, adj)
@@ -345,7 +374,7 @@ class _Reverse:
             # values a branch computed are overwritten by later iterations: the
             # branch saves the ones its backward reads, and pops them back
             for branch, items in ((s.body, body), (s.orelse, orelse)):
-                defs = _block_defs(branch[: _leave_point(branch)])
+                defs = self._defs(branch[: _leave_point(branch)])
                 saved = sorted(n for n in _uses_of(items) if n in defs)
                 if saved:
                     tape = self.names.fresh("tape")
@@ -448,7 +477,7 @@ class _Reverse:
                 if text != name:
                     body.append(Line(f"{name} = {text}"))
         before_exit = s.body[: _leave_point(s.body)]
-        restorable = _block_defs(before_exit) | set(dict(s.carried))
+        restorable = self._defs(before_exit) | set(dict(s.carried))
         if _counter(s) is not None and s.test is None:
             restorable.add(s.target)  # the index, when the range cannot replay it
         saved = sorted(n for n in _uses_of(body) if n in restorable)
@@ -463,6 +492,24 @@ class _Reverse:
         else:
             header = f"for {s.target} in reversed({self._range_text(s)}):"
         return pre + [Block(header, body, [])]
+
+    def _defs(self, stmts: list[Stmt]) -> set[str]:
+        """Names a block binds at its level, with the elements its writes saved."""
+        return _block_defs(stmts) | {
+            self.saved[id(t)] for t in stmts if isinstance(t, Let) and id(t) in self.saved
+        }
+
+    def backward_setitem(self, s: Let, adj: dict[str, dict[tuple, str]]) -> list[Any]:
+        """Differentiate ``y[i] = v``, then put back what it overwrote: the code
+        before it, differentiated next, reads the array as it was."""
+        out: list[Any] = []
+        if s.target in self.active and s.target in adj and self._is_active(s):
+            out += self.backward_let(s, adj)
+        base = atom_text(s.args[0])
+        saved = self.names.fresh(f"{self.fn.aliases.get(base, base)}_overwritten")
+        self.saved[id(s)] = saved
+        out.append(Line(f"{base}[{atom_text(s.params['index'])}] = {saved}"))
+        return out
 
     def backward_break(self, s: Break, adj: dict[str, dict[tuple, str]]) -> list[Any]:
         """Leaving early, the loop's results were the values here: the cotangent that
@@ -714,7 +761,12 @@ def _forward(stmts: list[Stmt], r: "_Reverse") -> list[Any]:
     """The user's computation as emitted code; loops push what the backward needs."""
     out: list[Any] = []
     for s in stmts:
-        if isinstance(s, Let):
+        if isinstance(s, Let) and s.prim == "setitem":
+            base, index = atom_text(s.args[0]), atom_text(s.params["index"])
+            if id(s) in r.saved:
+                out.append(Line(f"{r.saved[id(s)]} = np.copy({base}[{index}])"))
+            out.append(Line(spell(s), keep=True))
+        elif isinstance(s, Let):
             out.append(Line(f"{s.target} = {spell(s)}"))
         elif isinstance(s, If):
             branches = []
@@ -736,6 +788,33 @@ def _forward(stmts: list[Stmt], r: "_Reverse") -> list[Any]:
             out += [Line(f"{e} = {n}") for e, n in s.copies if e != n]
             out.append(Line("break", keep=True))
     return out
+
+
+def _spell_buffers(items: list[Any], aliases: dict[str, str]) -> list[Any]:
+    """Every version of an array written in place, spelled with the array's name."""
+    if not aliases:
+        return items
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, aliases)) + r")\b")
+
+    def sub(text: str) -> str:
+        return pattern.sub(lambda m: aliases[m.group(1)], text)
+
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, Line):
+            out.append(Line(sub(item.text), keep=item.keep))
+        elif isinstance(item, Block):
+            out.append(Block(sub(item.header), _spell_buffers(item.body, aliases),
+                             _spell_buffers(item.orelse, aliases)))
+        else:
+            out.append(item)
+    # `y = y` (a back edge between versions of one array) says nothing
+    return [i for i in out if not (isinstance(i, Line) and _self_copy(i.text))]
+
+
+def _self_copy(text: str) -> bool:
+    left, _, right = text.partition(" = ")
+    return bool(right) and left.strip() == right.strip() and left.isidentifier()
 
 
 def _forward_block(stmts: list[Stmt], r: "_Reverse") -> list[Any]:

@@ -416,3 +416,31 @@ def while_break(x):
         if np.max(y) > 3.0:
             break
     return np.sum(y) * k
+
+
+# ---- writing into arrays the function made ------------------------------------------
+
+
+def fill_in_loop(x):
+    y = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        y[i] = np.sin(x[i]) * x[i - 1]
+    z = y * 2.0
+    z[0] += x[1] ** 2
+    return np.sum(z * y)
+
+
+def slice_updates(x):
+    y = x.copy()
+    y[1:3] = y[1:3] * 2.0 + np.tanh(x[0])
+    y[:, 0] += np.cos(x[:, 1])
+    y[x > 0.5] = 0.0
+    return np.sum(y**2)
+
+
+def recurrence(x, n):
+    h = np.zeros((n + 1, x.shape[0]))
+    h[0] = x
+    for t in range(n):
+        h[t + 1] = np.tanh(h[t] * 1.1 + 0.2)
+    return np.sum(h[n] ** 2) + np.sum(h[1:]) * 0.1

@@ -181,9 +181,15 @@ def uses_chained_assignment(x):
 
 
 def uses_subscript_assignment(x):
+    x[0] = 5.0  # ERR
+    return np.sum(x)
+
+
+def writes_into_a_viewed_array(x):
     y = x * 1.0
+    tail = y[1:]
     y[0] = 5.0  # ERR
-    return np.sum(y)
+    return np.sum(tail)
 
 
 def uses_bare_expression(x):

@@ -8,7 +8,10 @@ Reverse mode handles them through the static structure of each value (see
 import builtins
 import operator
 
-from .registry import defprim
+import numpy as np
+
+from ..runtime import unbroadcast
+from .registry import defjvp, defprim, defvjp
 
 
 def _tuple_spelling(args, params):
@@ -57,3 +60,42 @@ defprim(
     "range", builtins.range, "(*bounds)", diff=(), family="comparison", nondiff=True,
     spelling=lambda args, params: f"range({', '.join(args)})",
 )
+
+
+# ---- writing into an array: ``y[index] = value`` ----------------------------------
+# In the IR a write makes a new version of ``y``; emitted code writes in place (into
+# an array the function allocated itself), and reverse mode puts the overwritten
+# elements back before it differentiates what came before the write.
+
+
+def _setitem_spelling(args, params):
+    return f"{args[0]}[{params['index']}] = {args[1]}"
+
+
+defprim(
+    "setitem", None, "(a, value, index)", diff=("a", "value"), family="indexing",
+    spelling=_setitem_spelling,
+    note="y[i] = v on an array the function allocated; the overwritten elements "
+    "get no cotangent, v gets the written elements'",
+)
+
+
+@defvjp("setitem")
+def setitem_vjp(g, ans, a, value, index):
+    a_bar = np.array(g)
+    a_bar[index] = 0
+    return a_bar, unbroadcast(g[index], value)
+
+
+@defjvp("setitem", "a")
+def setitem_jvp_a(a_dot, ans, a, value, index):
+    out_dot = np.array(a_dot)
+    out_dot[index] = 0
+    return out_dot
+
+
+@defjvp("setitem", "value")
+def setitem_jvp_value(value_dot, ans, a, value, index):
+    out_dot = np.zeros_like(ans)
+    out_dot[index] = value_dot
+    return out_dot
