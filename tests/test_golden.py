@@ -44,6 +44,10 @@ GOLDEN = [
     ("loop_enumerate_if", "grad"),
     ("loop_nested", "grad"),
     ("while_shrinks", "grad"),
+    ("while_break", "grad"),
+    ("loop_break_taken", "grad"),
+    ("fill_in_loop", "grad"),
+    ("recurrence", "grad"),
 ]
 
 
