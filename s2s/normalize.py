@@ -655,7 +655,7 @@ class Normalizer:
             ]
 
     def _length(self, seq: Atom, node: Any) -> Atom:
-        return self.emit(self.names.fresh(f"len_{_stem(seq)}"), "len", (seq,), {}, node)
+        return self.emit(self.names.fresh(f"len_{_stem(self._named(seq))}"), "len", (seq,), {}, node)
 
     def _single_return(self, body: list[Stmt], last: Any) -> list[Stmt]:
         """Rewrite returns in branches into one join name and one final return."""
@@ -808,6 +808,12 @@ class Normalizer:
     def expr_Ellipsis(self, node: cst.Ellipsis, target: str | None) -> Atom:
         return Const(Ellipsis, "...")
 
+    def _named(self, atom: Any) -> Any:
+        """The atom as names should see it: a written array by its first name."""
+        if isinstance(atom, Var) and atom.name in self.buffer_root:
+            return Var(self.buffer_root[atom.name])
+        return atom
+
     def expr_BinaryOperation(self, node: cst.BinaryOperation, target: str | None):
         entry = _BINOPS.get(type(node.operator))
         if entry is None:
@@ -827,11 +833,11 @@ class Normalizer:
         if prim in ("add", "multiply") and isinstance(left, Const) and isinstance(
             right, Var
         ):
-            base = f"{_stem(right)}_{word}_{_stem(left)}"  # x_times_2 for 2 * x
+            base = f"{_stem(self._named(right))}_{word}_{_stem(self._named(left))}"  # x_times_2 for 2 * x
         elif prim == "power" and isinstance(right, Const) and right.value == 2:
-            base = f"{_stem(left)}_sq"
+            base = f"{_stem(self._named(left))}_sq"
         else:
-            base = f"{_stem(left)}_{word}_{_stem(right)}"
+            base = f"{_stem(self._named(left))}_{word}_{_stem(self._named(right))}"
         if len(base) > _MAX_NAME:
             base = fallback
         return self.emit(self._target(target, base), prim, (left, right), {}, node)
@@ -844,14 +850,14 @@ class Normalizer:
                 text = value.text[1:] if value.text.startswith("-") else "-" + value.text
                 return Const(-value.value, text)
             return self.emit(
-                self._target(target, f"neg_{_stem(value)}"), "negative", (value,),
+                self._target(target, f"neg_{_stem(self._named(value))}"), "negative", (value,),
                 {}, node,
             )
         if isinstance(op, cst.Plus):
             return value
         if isinstance(op, cst.Not):
             return self.emit(
-                self._target(target, f"not_{_stem(value)}"), "not_", (value,), {}, node
+                self._target(target, f"not_{_stem(self._named(value))}"), "not_", (value,), {}, node
             )
         raise self.unsupported(
             node, "the operator `~` is not supported", "use np.logical_not"
@@ -877,7 +883,7 @@ class Normalizer:
                 )
             right = self.expr(comp.comparator)
             last = i == len(node.comparisons) - 1
-            name = f"{_stem(left)}_{prim.rstrip('_')}_{_stem(right)}"
+            name = f"{_stem(self._named(left))}_{prim.rstrip('_')}_{_stem(self._named(right))}"
             if len(name) > _MAX_NAME:
                 name = "cond"
             this = self.emit(
@@ -930,7 +936,7 @@ class Normalizer:
             else:
                 text = "[" + ", ".join(texts) + "]"
             return Const(value, text)
-        base = "_".join(_stem(a) for a in atoms) if atoms else "empty"
+        base = "_".join(_stem(self._named(a)) for a in atoms) if atoms else "empty"
         if len(base) > _MAX_NAME:
             base = "items"
         return self.emit(self._target(target, base), prim, tuple(atoms), {}, node)
@@ -988,10 +994,10 @@ class Normalizer:
         ):
             name = items[0].value
         elif len(items) == 1 and isinstance(items[0], Slice):
-            name = f"{_stem(base)}_slice"
+            name = f"{_stem(self._named(base))}_slice"
         else:
-            name = f"{_stem(base)}_" + "_".join(
-                _stem(i) if not isinstance(i, Slice) else "s" for i in items
+            name = f"{_stem(self._named(base))}_" + "_".join(
+                _stem(self._named(i)) if not isinstance(i, Slice) else "s" for i in items
             )
         if isinstance(base, Const):
             raise self.unsupported(
@@ -1014,7 +1020,7 @@ class Normalizer:
                     "use a NumPy function instead",
                 )
             return self.emit(
-                self._target(target, f"{_stem(base)}_{attr}"), prim, (base,), {},
+                self._target(target, f"{_stem(self._named(base))}_{attr}"), prim, (base,), {},
                 node,
             )
         obj, text = self.resolve_dotted(node)
@@ -1124,7 +1130,7 @@ class Normalizer:
                 positional.append(value)
             else:
                 params[pname] = value
-        first = _stem(positional[0]) if positional else ""
+        first = _stem(self._named(positional[0])) if positional else ""
         base = f"{name.split('.')[-1]}_{first}" if first else name
         if len(base) > _MAX_NAME:
             base = name.split(".")[-1]
@@ -1150,7 +1156,7 @@ class Normalizer:
         if rest and rest[0] in kwargs and prim_name in ("reshape",):
             pass
         return self._apply(prim_name, [base, *args], kwargs, node, target,
-                           f"{_stem(base)}.{method}")
+                           f"{_stem(self._named(base))}.{method}")
 
     def _pack(self, atoms: list[Atom], node: Any) -> Atom:
         if all(isinstance(a, Const) for a in atoms):
@@ -1200,7 +1206,7 @@ class Normalizer:
             self._depends_on(var, node)
         for name, value in callee.namespace.items():
             self.namespace.setdefault(name, value)
-        base = f"{obj.__name__}_{_stem(positional[0])}" if positional else obj.__name__
+        base = f"{obj.__name__}_{_stem(self._named(positional[0]))}" if positional else obj.__name__
         if len(base) > _MAX_NAME:
             base = obj.__name__
         return self.emit(

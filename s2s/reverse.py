@@ -534,7 +534,8 @@ class _Reverse:
     def canonical_name(self, var: str, path: tuple) -> str:
         key = (var, path)
         if key not in self.canonical:
-            stem = "_".join([var] + [str(k) for k in path])
+            # versions of an array written in place share its name: h_bar, h_bar_2
+            stem = "_".join([self.fn.aliases.get(var, var)] + [str(k) for k in path])
             self.canonical[key] = self.names.fresh(f"{stem}_bar")
         return self.canonical[key]
 
@@ -682,8 +683,8 @@ class _Reverse:
             if text in defined and name not in adj and text == self.canonical_name(name, ()):
                 adj[name] = {(): text}
                 self.owned.add(text)
-                if s.prim == "getitem":
-                    self.fresh_buffers.add(text)  # np.zeros_like in the rule
+                if s.prim in ("getitem", "setitem"):
+                    self.fresh_buffers.add(text)  # the rule allocated it
                 continue
             self.accumulate(name, (), text, adj, out)
         if s.loc is not None:

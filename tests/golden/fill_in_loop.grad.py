@@ -25,28 +25,26 @@ def fill_in_loop_grad(x):
     z_0_plus_x_1_sq = z_0 + x_1_sq
     z_overwritten = np.copy(z[0])
     z[0] = z_0_plus_x_1_sq
-    z_2_times_y = z * y
-    fill_in_loop = np.sum(z_2_times_y)
+    z_times_y = z * y
+    fill_in_loop = np.sum(z_times_y)
     fill_in_loop_bar = grad_seed(fill_in_loop)
     # return np.sum(z * y)
-    z_2_times_y_bar = np.broadcast_to(fill_in_loop_bar, np.shape(z_2_times_y))
-    z_2_bar = unbroadcast(z_2_times_y_bar * y, z)
-    y_bar = unbroadcast(z_2_times_y_bar * z, y)
+    z_times_y_bar = np.broadcast_to(fill_in_loop_bar, np.shape(z_times_y))
+    z_bar = unbroadcast(z_times_y_bar * y, z)
+    y_bar = unbroadcast(z_times_y_bar * z, y)
     # z[0] += x[1] ** 2
-    z_bar = np.array(z_2_bar)
-    z_bar[0] = 0
-    z_0_plus_x_1_sq_bar = unbroadcast(z_2_bar[0], z_0_plus_x_1_sq)
+    z_bar_2 = np.array(z_bar)
+    z_bar_2[0] = 0
+    z_0_plus_x_1_sq_bar = unbroadcast(z_bar[0], z_0_plus_x_1_sq)
     z[0] = z_overwritten
     z_0_bar = unbroadcast(z_0_plus_x_1_sq_bar, z_0)
     x_1_sq_bar = unbroadcast(z_0_plus_x_1_sq_bar, x_1_sq)
     x_1_bar = x_1_sq_bar * (2 * x_1)
     x_bar = np.zeros_like(x)
     x_bar[1] += x_1_bar
-    z_bar_2 = np.zeros_like(z)
     z_bar_2[0] += z_0_bar
-    z_bar = z_bar + z_bar_2
     # z = y * 2.0
-    y_bar = y_bar + z_bar * 2.0
+    y_bar = y_bar + z_bar_2 * 2.0
     for i in reversed(range(x_shape_2_0)):
         i_minus_1, prod, sin_x_i, x_i, x_i_minus_1, y, y_overwritten = tape.pop()
         # y[i] = np.sin(x[i]) * x[i - 1]
