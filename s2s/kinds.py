@@ -39,7 +39,18 @@ class Tree:
         return f"[{inner}]" if self.type is list else f"({inner})"
 
 
-Kind = Union[Leaf, Tree]
+@dataclass(frozen=True)
+class Seq:
+    """A list of array leaves grown with ``append`` in a loop: its length is known
+    only when the code runs.  Its cotangent is a list, popped as appends are undone."""
+
+    def __repr__(self) -> str:
+        return "[*...]"
+
+
+SEQ = Seq()
+
+Kind = Union[Leaf, Tree, Seq]
 
 
 def kind_of(value: Any) -> Kind:
@@ -55,7 +66,7 @@ def kind_of(value: Any) -> Kind:
 
 
 def leaf_paths(kind: Kind, prefix: tuple = ()) -> list[tuple]:
-    if isinstance(kind, Leaf):
+    if isinstance(kind, (Leaf, Seq)):
         return [prefix]
     out: list[tuple] = []
     for key, child in zip(kind.keys, kind.children):
@@ -69,7 +80,7 @@ def path_text(base: str, path: tuple) -> str:
 
 def literal(kind: Kind, leaf: Any, prefix: tuple = ()) -> str:
     """Source text of a container of this kind whose leaves are ``leaf(path)``."""
-    if isinstance(kind, Leaf):
+    if isinstance(kind, (Leaf, Seq)):
         return leaf(prefix)
     parts = [literal(c, leaf, prefix + (k,)) for k, c in zip(kind.keys, kind.children)]
     if kind.type is dict:

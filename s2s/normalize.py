@@ -186,6 +186,7 @@ class Normalizer:
         self.buffer_root: dict[str, str] = {}  # a written version -> the first name
         self.view_of: dict[str, str] = {}  # temporary that may view a buffer -> buffer
         self.user_names: set[str] = set()  # names that bind a user's variable
+        self.lists: set[str] = set()  # lists this function built (append allowed)
         self.out: list[Stmt] = []
 
     # ---- entry ----------------------------------------------------------------
@@ -338,6 +339,8 @@ class Normalizer:
         elif isinstance(node, cst.Break) and self.loops:
             self.out.append(Break(self.loc(node), env=dict(self.env)))
             self.loops[-1].append(self.out[-1])
+        elif isinstance(node, cst.Expr) and _is_append(node.value, self.local_names):
+            self.append_statement(node.value)
         elif isinstance(node, cst.Expr):
             raise self.unsupported(
                 node, "an expression statement is evaluated only for its side effect, "
@@ -442,6 +445,26 @@ class Normalizer:
         self.buffer_root[ssa] = self.buffer_root.get(current, current)
         self.env[name] = ssa
 
+    def append_statement(self, call: cst.Call) -> None:
+        """``ys.append(v)`` on a list this function built (``ys = []``)."""
+        base = call.func.value
+        name = base.value
+        current = self.env.get(name)
+        if current is None or current not in self.lists:
+            raise self.unsupported(
+                call, f"`{name}.append` needs a list this function built itself",
+                f"start it with `{name} = []` in the function",
+            )
+        if len(call.args) != 1 or call.args[0].keyword is not None:
+            raise self.unsupported(call, "append takes one value", "write ys.append(v)")
+        atom = self.expr(call.args[0].value)
+        ssa = self.names.fresh(name)
+        self.emit(ssa, "append", (Var(current), atom), {}, call)
+        self.lists.add(ssa)
+        self.buffers[ssa] = False
+        self.buffer_root[ssa] = self.buffer_root.get(current, current)
+        self.env[name] = ssa
+
     def _bind_atom(self, target: Any, atom: Atom, node: Any) -> None:
         if not isinstance(target, cst.Name):
             raise self.unsupported(
@@ -504,6 +527,8 @@ class Normalizer:
                     branch.append(Let(join, "identity", (Var(final),), {}, stmt.loc))
             stmt.joins.append(join)
             env_after[name] = join
+            if a in self.lists and b in self.lists:
+                self.lists.add(join)
             if a in self.buffers and b in self.buffers:  # one array, written on a path
                 self.buffers[join] = self.buffers[a] or self.buffers[b]
                 root = self.buffer_root.get(a) or self.buffer_root.get(b)
@@ -939,7 +964,10 @@ class Normalizer:
         base = "_".join(_stem(self._named(a)) for a in atoms) if atoms else "empty"
         if len(base) > _MAX_NAME:
             base = "items"
-        return self.emit(self._target(target, base), prim, tuple(atoms), {}, node)
+        out = self.emit(self._target(target, base), prim, tuple(atoms), {}, node)
+        if prim == "make_list":
+            self.lists.add(out.name)  # a list of its own: append may grow it
+        return out
 
     def expr_Dict(self, node: cst.Dict, target: str | None) -> Atom:
         keys: list[str] = []
@@ -1226,6 +1254,16 @@ def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
 
 
 # ---- helpers -------------------------------------------------------------------
+
+
+def _is_append(node: Any, local_names: set[str]) -> bool:
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "append"
+        and isinstance(node.func.value, cst.Name)
+        and node.func.value.value in local_names
+    )
 
 
 def _is_library(fn: Any) -> bool:

@@ -23,7 +23,7 @@ from .emitcode import Block, Comment, Line, render_function
 from .errors import NonDifferentiableError, TransformError
 from .inline import Inliner, atom_text
 from .ir import Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, uses, walk
-from .kinds import LEAF, Kind, Tree, leaf_paths, literal, path_text
+from .kinds import LEAF, SEQ, Kind, Seq, Tree, leaf_paths, literal, path_text
 from .primitives import PRIMITIVES
 
 _STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
@@ -140,19 +140,27 @@ class _Reverse:
         while True:  # a value feeding the next iteration may become active there
             before = set(self.active)
             self._analyse(s.body)
+            grown = False
             for entry, exit_ in s.carried:
                 if exit_ in self.active:
                     self.active.add(entry)
+                before_kind, after = self.kinds.get(entry, LEAF), self.kinds.get(exit_, LEAF)
+                if before_kind == after:
+                    continue
+                if _is_list_of_leaves(before_kind) and _is_list_of_leaves(after):
+                    if before_kind != SEQ:  # appended to in the loop: length known later
+                        self.kinds[entry] = SEQ
+                        grown = True
+                    continue
+                raise TransformError(
+                    f"`{entry}` changes structure inside the loop", s.loc,
+                    "keep a value carried by a loop the same kind of value",
+                )
             for brk in _breaks(s.body):
                 for entry, name in brk.copies:
                     if name in self.active:
                         self.active.add(entry)
-                if self.kinds.get(exit_, LEAF) != self.kinds.get(entry, LEAF):
-                    raise TransformError(
-                        f"`{entry}` changes structure inside the loop", s.loc,
-                        "keep a value carried by a loop the same kind of value",
-                    )
-            if self.active == before:
+            if self.active == before and not grown:
                 return
 
     def _is_scalar(self, s: Let) -> bool:
@@ -195,7 +203,18 @@ class _Reverse:
             base = k(s.args[0])
             if isinstance(base, Tree):
                 return base.child(self._container_key(s, base))
+            if isinstance(base, Seq):
+                raise TransformError(
+                    "reading an element of a list grown in a loop is not supported yet",
+                    s.loc, "stack the list first: np.stack(ys)[i]",
+                )
             return LEAF
+        if s.prim == "append":
+            base, item = k(s.args[0]), k(s.args[1])
+            if isinstance(base, Tree) and base.type is list:
+                n = len(base.keys)
+                return Tree(list, tuple(range(n + 1)), base.children + (item,))
+            return SEQ
         if s.prim == "call":
             callee: Function = s.params["callee"]
             return _return_kind(callee, tuple(k(a) for a in s.args))
@@ -428,7 +447,7 @@ class _Reverse:
             return []
         pre: list[Any] = []
         for entry, _ in carried:
-            if not isinstance(self.kinds.get(entry, LEAF), type(LEAF)):
+            if not isinstance(self.kinds.get(entry, LEAF), (type(LEAF), Seq)):
                 raise TransformError(
                     f"the container `{entry}` is rebound in a loop being differentiated",
                     s.loc, "carry arrays through the loop, not containers",
@@ -438,6 +457,11 @@ class _Reverse:
             for path in leaf_paths(self.kinds.get(var, LEAF)):
                 name = self.canonical_name(var, path)
                 current = adj.get(var, {}).get(path)
+                if current is None and isinstance(self.kinds.get(var), Seq):
+                    raise TransformError(
+                        f"the list `{var}` grown in the loop is not used afterwards",
+                        s.loc, "drop the list, or use it (np.stack) in the result",
+                    )
                 if current is None:
                     pre.append(Line(f"{name} = np.zeros_like({path_text(var, path)})"))
                     self.fresh_buffers.add(name)
@@ -498,6 +522,36 @@ class _Reverse:
         return _block_defs(stmts) | {
             self.saved[id(t)] for t in stmts if isinstance(t, Let) and id(t) in self.saved
         }
+
+    def backward_append(self, s: Let, g: dict[tuple, str], adj: dict) -> list[Any]:
+        """``ys.append(v)``: v's cotangent is the list cotangent's last element."""
+        out: list[Any] = []
+        base, item = s.args
+        kind = self.kinds[s.target]
+        if isinstance(kind, Tree):  # a list of known length: slots, as for literals
+            n = len(kind.keys) - 1
+            if isinstance(item, Var) and item.name in self.active:
+                sub = {p[1:]: t for p, t in g.items() if p[:1] == (n,)}
+                self.accumulate_tree(item.name, (), sub, adj, out)
+            if isinstance(base, Var) and base.name in self.active:
+                rest = {p: t for p, t in g.items() if p[:1] != (n,)}
+                self.accumulate_tree(base.name, (), rest, adj, out)
+            return out
+        (seq,) = g.values()
+        if isinstance(item, Var) and item.name in self.active:
+            part = self.names.fresh(f"{item.name}_bar")
+            out.append(Line(f"{part} = {seq}.pop()"))
+            self.accumulate(item.name, (), part, adj, out)
+        else:
+            out.append(Line(f"{seq}.pop()"))
+        if isinstance(base, Var) and base.name in self.active:
+            if base.name in adj:
+                raise TransformError(
+                    "a list grown with append is used in more than one way",
+                    s.loc, "use the list once, e.g. only through np.stack(ys)",
+                )
+            adj[base.name] = {(): seq}  # the same list, one element shorter
+        return out
 
     def backward_setitem(self, s: Let, adj: dict[str, dict[tuple, str]]) -> list[Any]:
         """Differentiate ``y[i] = v``, then put back what it overwrote: the code
@@ -596,6 +650,8 @@ class _Reverse:
             return out
         if s.prim == "call":
             return self.backward_call(s, g, adj, active_args)
+        if s.prim == "append":
+            return self.backward_append(s, g, adj)
         if s.prim == "getitem" and isinstance(s.args[0], Var):
             current = adj.get(s.args[0].name, {}).get(())
             if current is not None and current in self.fresh_buffers:
@@ -666,6 +722,19 @@ class _Reverse:
         for name, e, sub in wanted:
             text = ast.unparse(e)
             kind = self.kinds.get(name, LEAF)
+            if isinstance(kind, Seq):
+                # the cotangent of a list grown in a loop: a list of its elements'
+                seq = self.canonical_name(name, ()) if name not in adj else (
+                    self.names.fresh(f"{name}_bar")
+                )
+                out.append(Line(f"{seq} = list({text})"))
+                if name in adj:
+                    raise TransformError(
+                        "a list grown with append is used in more than one way",
+                        s.loc, "use the list once, e.g. only through np.stack(ys)",
+                    )
+                adj[name] = {(): seq}
+                continue
             if sub is not None or isinstance(kind, Tree):
                 # a cotangent for a sequence: one element per argument, or per leaf
                 if text not in bound:
@@ -767,6 +836,8 @@ def _forward(stmts: list[Stmt], r: "_Reverse") -> list[Any]:
             if id(s) in r.saved:
                 out.append(Line(f"{r.saved[id(s)]} = np.copy({base}[{index}])"))
             out.append(Line(spell(s), keep=True))
+        elif isinstance(s, Let) and s.prim == "append":
+            out.append(Line(spell(s), keep=True))
         elif isinstance(s, Let):
             out.append(Line(f"{s.target} = {spell(s)}"))
         elif isinstance(s, If):
@@ -789,6 +860,13 @@ def _forward(stmts: list[Stmt], r: "_Reverse") -> list[Any]:
             out += [Line(f"{e} = {n}") for e, n in s.copies if e != n]
             out.append(Line("break", keep=True))
     return out
+
+
+def _is_list_of_leaves(kind: Any) -> bool:
+    return kind == SEQ or (
+        isinstance(kind, Tree) and kind.type is list
+        and all(c == LEAF for c in kind.children)
+    )
 
 
 def _spell_buffers(items: list[Any], aliases: dict[str, str]) -> list[Any]:

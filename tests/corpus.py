@@ -127,6 +127,8 @@ CASES = [
     Case("fill_in_loop", F.fill_in_loop, args(lambda r: r.uniform(0.3, 1.2, size=5)), jax=False),
     Case("slice_updates", F.slice_updates, args(n(4, 3)), jax=False),
     Case("recurrence", F.recurrence, args(n(3), lambda r: 4), jax=False),
+    Case("list_append_loop", F.list_append_loop, args(n(3), lambda r: 4)),
+    Case("list_literal_append", F.list_literal_append, args(n(3))),
     Case("closure", F.closure_fn, args(n(4))),
     Case("lambda", F.lambda_fn, args(n(4))),
     Case("python_float_input", F.lambda_fn, args(lambda r: 1.3)),

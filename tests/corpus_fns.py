@@ -444,3 +444,18 @@ def recurrence(x, n):
     for t in range(n):
         h[t + 1] = np.tanh(h[t] * 1.1 + 0.2)
     return np.sum(h[n] ** 2) + np.sum(h[1:]) * 0.1
+
+
+def list_append_loop(x, n):
+    ys = []
+    y = x
+    for i in range(n):
+        y = np.sin(y) * 1.1
+        ys.append(y * x)
+    return np.sum(np.stack(ys) ** 2)
+
+
+def list_literal_append(x):
+    parts = [x * 2.0]
+    parts.append(np.sin(x))
+    return np.sum(np.concatenate(parts) * 0.5)

@@ -99,3 +99,11 @@ def setitem_jvp_value(value_dot, ans, a, value, index):
     out_dot = np.zeros_like(ans)
     out_dot[index] = value_dot
     return out_dot
+
+
+# ``ys.append(v)`` on a list the function built: a new version of the list in the IR,
+# in place in emitted code; its cotangent list gives ``v`` its last element back.
+defprim(
+    "append", None, "(seq, item)", family="structure",
+    spelling=lambda args, params: f"{args[0]}.append({args[1]})",
+)
