@@ -9,6 +9,7 @@ of it: one emitted function serves them all.
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any, Callable, Sequence
 
@@ -291,7 +292,7 @@ def _read_free_names(fn: Callable) -> None:
 
 
 def _header(body: str) -> str:
-    used = [name for name in runtime.__all__ if f"{name}(" in body]
+    used = [name for name in runtime.__all__ if re.search(rf"\b{name}\(", body)]
     lines = ["import numpy as np"]
     if used:
         lines.append(f"from s2s.runtime import {', '.join(used)}")

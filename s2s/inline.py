@@ -20,6 +20,14 @@ from .ir import Const, Index, Slice, Var
 from .primitives import registry
 
 _DYNAMIC = object()  # the value of a name known only when the emitted code runs
+_ARRAY = object()  # ... and known to be an array (a value being differentiated)
+
+
+class Array:
+    """A binding known to hold an array when the code runs: ``x is None`` is False."""
+
+    def __init__(self, var: Var) -> None:
+        self.var = var
 _PREDICATES = {
     "is_integer_constant": registry.is_integer_constant,
     "is_basic_index": registry.is_basic_index,
@@ -69,6 +77,8 @@ def index_text(index: Index) -> str:
 
 
 def _static_value(binding: Any) -> Any:
+    if isinstance(binding, Array):
+        return _ARRAY
     if isinstance(binding, Var):
         return _DYNAMIC
     if isinstance(binding, Const):
@@ -80,6 +90,8 @@ def _static_value(binding: Any) -> Any:
 
 
 def _expr_of(binding: Any) -> ast.expr:
+    if isinstance(binding, Array):
+        binding = binding.var
     if isinstance(binding, Index):
         if any(isinstance(i, Slice) or (
                 isinstance(i, Const) and (i.value is None or i.value is Ellipsis))
@@ -231,7 +243,7 @@ class Inliner:
             orelse=else_out,
         )))
         for local, name in inner.items():
-            if local != "return" and local not in pinned:
+            if local != "return":  # (an outer if's pinned name, too: it was written)
                 env[local] = ast.Name(name, ast.Load())
                 static[local] = _DYNAMIC
         if returns:
@@ -305,6 +317,10 @@ def _evaluate(node: ast.expr, static: dict[str, Any]) -> Any:
     """
     if isinstance(node, ast.Constant):
         return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(
+        node.operand, ast.Constant
+    ):
+        return -node.operand.value  # a negative literal: ord == -1
     if isinstance(node, ast.Name):
         if node.id not in static:
             raise _Undecidable
@@ -333,9 +349,13 @@ def _evaluate(node: ast.expr, static: dict[str, Any]) -> Any:
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         left = _evaluate(node.left, static)
         right = _evaluate(node.comparators[0], static)
+        op = node.ops[0]
+        if isinstance(op, (ast.Is, ast.IsNot)) and (left is _ARRAY or right is _ARRAY) and (
+            left is None or right is None
+        ):
+            return isinstance(op, ast.IsNot)  # an array is not None
         if _dynamic(left) or _dynamic(right):
             raise _Undecidable
-        op = node.ops[0]
         table = {
             ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b,
             ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
@@ -349,7 +369,7 @@ def _evaluate(node: ast.expr, static: dict[str, Any]) -> Any:
 
 
 def _dynamic(value: Any) -> bool:
-    return value is _DYNAMIC
+    return value is _DYNAMIC or value is _ARRAY
 
 
 class _Substitute(ast.NodeTransformer):
@@ -377,12 +397,19 @@ class _Substitute(ast.NodeTransformer):
         return node
 
 
+def _literal_number(node: ast.expr) -> bool:
+    """A number literal, negative ones (``-2``, a unary minus on a constant) too."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
 class _Fold(ast.NodeTransformer):
     """Fold arithmetic on literal numbers and a few pure calls on literal tuples."""
 
     def visit_BinOp(self, node: ast.BinOp) -> Any:
         self.generic_visit(node)
-        if isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant):
+        if _literal_number(node.left) and _literal_number(node.right):
             try:
                 value = eval(compile(ast.Expression(node), "<fold>", "eval"), {}, {})
             except Exception:

@@ -76,6 +76,11 @@ class Index:
         return True
 
 
+# Let.params key: names of keyword parameters passed as differentiable operands; their
+# values are the last entries of Let.args, in this order
+KEYWORD_OPERANDS = "keyword_operands"
+
+
 @dataclass
 class Let:
     """``target = prim(*args, **params)``.

@@ -27,7 +27,7 @@ from .errors import (
     UnsupportedCallError,
     UnsupportedSyntaxError,
 )
-from .ir import Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var
+from .ir import KEYWORD_OPERANDS, Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var
 from .parse import ParsedFunction, parse_function
 from .primitives import PRIMITIVES, lookup_object
 from .primitives.registry import ATTRIBUTES, METHODS
@@ -1148,6 +1148,7 @@ class Normalizer:
             ) from None
         positional: list[Atom] = []
         params: dict[str, Any] = {}
+        keyword_operands: list[tuple[str, Atom]] = []
         for pname, p in prim.signature.parameters.items():
             if pname not in bound.arguments:
                 continue
@@ -1156,8 +1157,15 @@ class Normalizer:
                 positional += list(value)
             elif p.default is inspect.Parameter.empty:
                 positional.append(value)
+            elif pname in prim.diff and isinstance(value, Var):
+                # a keyword argument that carries a derivative (average's weights=):
+                # an operand like the others, spelled as a keyword
+                keyword_operands.append((pname, value))
             else:
                 params[pname] = value
+        if keyword_operands:
+            positional += [v for _, v in keyword_operands]
+            params[KEYWORD_OPERANDS] = tuple(n for n, _ in keyword_operands)
         first = _stem(self._named(positional[0])) if positional else ""
         base = f"{name.split('.')[-1]}_{first}" if first else name
         if len(base) > _MAX_NAME:

@@ -21,8 +21,8 @@ from typing import Any
 
 from .emitcode import Block, Comment, Line, render_function
 from .errors import NonDifferentiableError, TransformError
-from .inline import Inliner, atom_text
-from .ir import Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, uses, walk
+from .inline import Array, Inliner, atom_text
+from .ir import KEYWORD_OPERANDS, Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, uses, walk
 from .kinds import LEAF, SEQ, Kind, Seq, Tree, leaf_paths, literal, path_text
 from .primitives import PRIMITIVES
 
@@ -683,8 +683,10 @@ class _Reverse:
                 )
             elif pname in s.params:
                 bindings[pname] = s.params[pname]
-            elif p.default is p.empty:
-                bindings[pname] = s.args[[n for n, _ in slots].index(pname)]
+            elif p.default is p.empty or pname in s.params.get(KEYWORD_OPERANDS, ()):
+                arg = s.args[[n for n, _ in slots].index(pname)]
+                active = isinstance(arg, Var) and arg.name in self.active
+                bindings[pname] = Array(arg) if active else arg
         locals_hint = {}
         for i, name in active_args:
             pname, sub = slots[i]
@@ -707,19 +709,19 @@ class _Reverse:
         if len(positions) == len(prim.diff):
             for k, j in enumerate(positions):
                 others = s.args[:j] + s.args[j + 1 :]
-                if all(self.is_scalar(o) for o in others):
+                if others and all(self.is_scalar(o) for o in others):
                     # every other argument has shape (): nothing broadcast against it
                     results[k] = _drop_unbroadcast(results[k])
         wanted: list[tuple[str, ast.expr, Any]] = []  # (var, rule result, element)
         for i, name in active_args:
             pname, sub = slots[i]
             if pname in prim.diff:
-                wanted.append((name, results[prim.diff.index(pname)], sub))
-        stmts = _prune(stmts, _names_in([e for _, e, _ in wanted]))
+                wanted.append((name, results[prim.diff.index(pname)], sub, pname))
+        stmts = _prune(stmts, _names_in([e for _, e, _, _ in wanted]))
         out += [_item(st) for st in stmts]
         defined = {t for st in stmts for n in ast.walk(st) for t in _targets(n)}
         bound: dict[str, str] = {}  # sequence-valued results, bound to a name once
-        for name, e, sub in wanted:
+        for name, e, sub, pname in wanted:
             text = ast.unparse(e)
             kind = self.kinds.get(name, LEAF)
             if isinstance(kind, Seq):
@@ -741,7 +743,6 @@ class _Reverse:
                     if _is_simple(text):
                         bound[text] = text
                     else:
-                        pname = slots[[n for n, _, _ in wanted].index(name)][0]
                         seq = self.names.fresh(f"{pname}_bar")
                         out.append(Line(f"{seq} = {text}"))
                         bound[text] = seq
@@ -938,7 +939,11 @@ def spell(s: Let) -> str:
         return f"{s.params['spelling']}({', '.join(args)})"
     if s.prim == "getitem":
         return f"{args[0]}[{atom_text(s.params['index'])}]"
-    params = {k: atom_text(v) for k, v in s.params.items()}
+    params = {k: atom_text(v) for k, v in s.params.items() if k != KEYWORD_OPERANDS}
+    keywords = s.params.get(KEYWORD_OPERANDS, ())
+    if keywords:  # operands passed by keyword are spelled by keyword
+        args, tail = args[: len(args) - len(keywords)], args[len(args) - len(keywords):]
+        params.update(zip(keywords, tail))
     if s.prim == "make_dict":
         return prim.spelling(args, {"keys": s.params["keys"]})
     return prim.spelling(args, params)
@@ -1075,15 +1080,16 @@ def _static_arguments(s: Let) -> dict[str, Any]:
 def _arg_slots(s: Let) -> list[tuple[str, int | None]]:
     """For each argument of a statement: its parameter, and its place in ``*args``."""
     prim = PRIMITIVES[s.prim]
+    keywords = s.params.get(KEYWORD_OPERANDS, ())
     slots: list[tuple[str, int | None]] = []
     for pname, p in prim.signature.parameters.items():
         if p.kind is p.VAR_POSITIONAL:
-            rest = len(s.args) - len(slots)
+            rest = len(s.args) - len(slots) - len(keywords)
             slots += [(pname, k) for k in range(rest)]
             break
         if p.default is p.empty and pname not in s.params:
             slots.append((pname, None))
-    return slots
+    return slots + [(name, None) for name in keywords]
 
 
 def _const_kind(c: Any) -> Kind:
