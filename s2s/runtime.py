@@ -145,3 +145,401 @@ def prod_of_others(a, axis=None):
     )[..., ::-1]
     others = (before * after).reshape(moved.shape)
     return np.transpose(others, np.argsort(rest + axes))
+
+
+# ---- special functions (family: elementwise, binary and special) ------------------
+# Emitted code imports only NumPy and this module, so it reaches scipy.special through
+# these names; SciPy is imported on first use (s2s registers the scipy.special
+# primitives only where SciPy is installed).
+
+
+def special_erf(x):
+    """``scipy.special.erf``."""
+    from scipy import special
+
+    return special.erf(x)
+
+
+def special_erfc(x):
+    """``scipy.special.erfc``."""
+    from scipy import special
+
+    return special.erfc(x)
+
+
+def special_erfinv(x):
+    """``scipy.special.erfinv``."""
+    from scipy import special
+
+    return special.erfinv(x)
+
+
+def special_gammaln(x):
+    """``scipy.special.gammaln``."""
+    from scipy import special
+
+    return special.gammaln(x)
+
+
+def special_digamma(x):
+    """``scipy.special.digamma``."""
+    from scipy import special
+
+    return special.digamma(x)
+
+
+def special_polygamma(n, x):
+    """``scipy.special.polygamma``: the n-th derivative of digamma."""
+    from scipy import special
+
+    return special.polygamma(n, x)
+
+
+def special_expit(x):
+    """``scipy.special.expit``."""
+    from scipy import special
+
+    return special.expit(x)
+
+
+def special_logit(x):
+    """``scipy.special.logit``."""
+    from scipy import special
+
+    return special.logit(x)
+
+
+def special_xlogy(x, y):
+    """``scipy.special.xlogy``."""
+    from scipy import special
+
+    return special.xlogy(x, y)
+
+
+def special_xlog1py(x, y):
+    """``scipy.special.xlog1py``."""
+    from scipy import special
+
+    return special.xlog1py(x, y)
+
+
+def special_logsumexp(a, axis=None, keepdims=False):
+    """``scipy.special.logsumexp`` (without ``b`` and ``return_sign``)."""
+    from scipy import special
+
+    return special.logsumexp(a, axis=axis, keepdims=keepdims)
+
+
+def special_softmax(x, axis=None):
+    """``scipy.special.softmax``."""
+    from scipy import special
+
+    return special.softmax(x, axis=axis)
+
+
+def special_log_softmax(x, axis=None):
+    """``scipy.special.log_softmax``."""
+    from scipy import special
+
+    return special.log_softmax(x, axis=axis)
+
+
+__all__ += [
+    "special_erf", "special_erfc", "special_erfinv", "special_gammaln",
+    "special_digamma", "special_polygamma", "special_expit", "special_logit",
+    "special_xlogy", "special_xlog1py", "special_logsumexp", "special_softmax",
+    "special_log_softmax",
+]
+
+
+# ---- reductions, shape and indexing (family: reductions/shape/indexing) -----------
+
+
+def _cumprod_partials(a, axis):
+    """With ``axis`` moved last (flattened if None), the matrices
+    ``d[..., j, i] = d cumprod(a)[i] / d a[j]``: the product of ``a[k]`` for
+    ``k <= i, k != j``, built by multiplying only (exact where ``a`` has zeros)."""
+    moved = np.ravel(a) if axis is None else np.moveaxis(np.asarray(a), axis, -1)
+    n = moved.shape[-1]
+    j, i = np.arange(n)[:, None], np.arange(n)
+    ones = np.ones_like(moved[..., :1])
+    before = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
+    # a[j + 1] * ... * a[i] in row j, column i
+    between = np.cumprod(np.where(i > j, moved[..., None, :], 1), axis=-1)
+    return np.where(i >= j, before[..., :, None] * between, 0)
+
+
+def cumprod_bar(g, a, axis=None):
+    """Cotangent of ``a`` in ``np.cumprod(a, axis)``, exact where ``a`` has zeros
+    (``reverse_cumsum(g * ans) / a`` would divide by them)."""
+    d = _cumprod_partials(a, axis)
+    g = np.ravel(g) if axis is None else np.moveaxis(np.asarray(g), axis, -1)
+    a_bar = np.sum(d * g[..., None, :], axis=-1)
+    if axis is None:
+        return np.reshape(a_bar, np.shape(a))
+    return np.moveaxis(a_bar, -1, axis)
+
+
+def cumprod_tangent(a_dot, a, axis=None):
+    """Tangent of ``np.cumprod(a, axis)`` for the input tangent ``a_dot``, exact at
+    zeros."""
+    d = _cumprod_partials(a, axis)
+    if axis is None:
+        a_dot = np.ravel(a_dot)
+    else:
+        a_dot = np.moveaxis(np.asarray(a_dot), axis, -1)
+    out = np.sum(d * a_dot[..., :, None], axis=-2)
+    return out if axis is None else np.moveaxis(out, -1, axis)
+
+
+def weights_along(weights, a, axis):
+    """``np.average``'s ``weights`` given ``a``'s rank: 1-D weights of an
+    ``np.average(a, axis, weights)`` with an int ``axis`` lie along that axis."""
+    if axis is None or np.ndim(weights) == np.ndim(a):
+        return weights
+    return np.reshape(weights, (-1,) + (1,) * (np.ndim(a) - 1 - axis % np.ndim(a)))
+
+
+def pad_sources(shape, pad_width, mode):
+    """Where each element of ``np.pad(a, pad_width, mode)`` comes from in ``a`` (of
+    ``shape``), as an open mesh of indices, for the modes that copy elements."""
+    if mode not in ("edge", "reflect", "symmetric", "wrap"):
+        raise NotImplementedError(f"np.pad with mode={mode!r} has no derivative rule")
+    widths = np.broadcast_to(pad_width, (len(shape), 2))
+    return np.ix_(*[
+        np.pad(np.arange(n), (lo, hi), mode=mode) for (lo, hi), n in zip(widths, shape)
+    ])
+
+
+__all__ += ["cumprod_bar", "cumprod_tangent", "weights_along", "pad_sources"]
+
+
+# ---- linear algebra (s2s/primitives/linalg.py) ----------------------------------
+
+
+def rhs_columns(v, b):
+    """``v`` as columns: a trailing axis of length 1 where ``b`` is a vector.
+
+    ``np.linalg.solve(a, b)`` reads a 1-D ``b`` as one column and anything else as a
+    stack of matrices; its rules work on columns either way.
+    """
+    return np.expand_dims(v, -1) if np.ndim(b) == 1 else v
+
+
+def _tensordot_axes(a, b, axes):
+    """``np.tensordot``'s ``axes`` as two lists of non-negative axes, paired."""
+    if isinstance(axes, (int, np.integer)):
+        return list(range(np.ndim(a) - axes, np.ndim(a))), list(range(axes))
+    a_axes, b_axes = axes
+    a_axes = [int(i) % np.ndim(a) for i in np.atleast_1d(a_axes)]
+    b_axes = [int(i) % np.ndim(b) for i in np.atleast_1d(b_axes)]
+    return a_axes, b_axes
+
+
+def tensordot_lhs_bar(g, a, b, axes):
+    """Cotangent of ``a`` in ``np.tensordot(a, b, axes)``: ``g`` against ``b``."""
+    a_axes, b_axes = _tensordot_axes(a, b, axes)
+    a_free = [i for i in range(np.ndim(a)) if i not in a_axes]
+    b_free = [i for i in range(np.ndim(b)) if i not in b_axes]
+    g_b = list(range(len(a_free), np.ndim(g)))
+    bar = np.tensordot(g, b, axes=(g_b, b_free))  # a's free axes, then b's contracted
+    order = a_free + [a_axes[i] for i in np.argsort(b_axes)]
+    return np.transpose(bar, np.argsort(order))
+
+
+def tensordot_rhs_bar(g, a, b, axes):
+    """Cotangent of ``b`` in ``np.tensordot(a, b, axes)``: ``a`` against ``g``."""
+    a_axes, b_axes = _tensordot_axes(a, b, axes)
+    a_free = [i for i in range(np.ndim(a)) if i not in a_axes]
+    b_free = [i for i in range(np.ndim(b)) if i not in b_axes]
+    bar = np.tensordot(a, g, axes=(a_free, list(range(len(a_free)))))
+    order = [b_axes[i] for i in np.argsort(a_axes)] + b_free
+    return np.transpose(bar, np.argsort(order))
+
+
+def _einsum_terms(subscripts, operands):
+    """The input terms and output term of an einsum, ``...`` spelled out in letters."""
+    if not isinstance(subscripts, str):
+        raise TypeError("s2s differentiates np.einsum with a subscripts string only")
+    spec = subscripts.replace(" ", "")
+    inputs, arrow, output = spec.partition("->")
+    terms = inputs.split(",")
+    used = set(spec)
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+             if c not in used]
+    width = max([np.ndim(x) - len(t) + 3 for t, x in zip(terms, operands)
+                 if "..." in t], default=0)
+    dots = "".join(spare[:width])
+    terms = [t.replace("...", dots[width - (np.ndim(x) - len(t) + 3):])
+             for t, x in zip(terms, operands)]
+    if arrow:
+        output = output.replace("...", dots)
+    else:  # implicit output: broadcast axes, then the letters used once, sorted
+        letters = "".join(terms)
+        output = dots + "".join(sorted(c for c in set(letters) - set(dots)
+                                       if letters.count(c) == 1))
+    return terms, output
+
+
+def einsum_bar(g, subscripts, operands, k):
+    """Cotangent of ``operands[k]`` in ``np.einsum(subscripts, *operands)``.
+
+    The einsum of ``g`` with the other operands, written to operand ``k``'s
+    subscripts: ``"ij,jk->ik"`` gives ``"ik,jk->ij"`` for the first operand.  A
+    letter only operand ``k`` has is broadcast back; a repeated letter (a diagonal,
+    ``"ii"``) puts the result on that diagonal; a stretched length-1 axis is summed.
+    """
+    terms, output = _einsum_terms(subscripts, operands)
+    term = terms[k]
+    x = np.asarray(operands[k])
+    others = [t for i, t in enumerate(terms) if i != k]
+    known = set(output).union(*others)
+    letters = "".join(dict.fromkeys(term))  # each letter once, in order
+    reached = "".join(c for c in letters if c in known)
+    spec = ",".join([output, *others]) + "->" + reached
+    part = np.einsum(spec, g, *[o for i, o in enumerate(operands) if i != k])
+    sizes = dict(zip(term, x.shape))
+    stretched = tuple(i for i, c in enumerate(reached)
+                      if sizes[c] == 1 and part.shape[i] != 1)
+    if stretched:  # broadcast inside the einsum: sum back to length 1
+        part = np.sum(part, axis=stretched, keepdims=True)
+    if reached != letters:  # summed inside operand k only: broadcast back
+        missing = [i for i, c in enumerate(letters) if c not in known]
+        part = np.expand_dims(part, missing)
+        part = np.broadcast_to(part, [sizes[c] for c in letters])
+    if letters == term:
+        return part
+    bar = np.zeros(x.shape, dtype=np.result_type(part, x))
+    np.einsum(term + "->" + letters, bar)[...] = part  # a writeable view: the diagonal
+    return bar
+
+
+def _kron_shapes(a, b):
+    nd = max(np.ndim(a), np.ndim(b))
+    sa = (1,) * (nd - np.ndim(a)) + np.shape(a)
+    sb = (1,) * (nd - np.ndim(b)) + np.shape(b)
+    return nd, sa, sb
+
+
+def kron_lhs_bar(g, a, b):
+    """Cotangent of ``a`` in ``np.kron(a, b)``: each block of ``g`` against ``b``."""
+    nd, sa, sb = _kron_shapes(a, b)
+    blocks = np.reshape(g, [n for pair in zip(sa, sb) for n in pair])
+    b_spread = np.reshape(b, [n for s in sb for n in (1, s)])
+    bar = np.sum(blocks * b_spread, axis=tuple(range(1, 2 * nd, 2)))
+    return np.reshape(bar, np.shape(a))
+
+
+def kron_rhs_bar(g, a, b):
+    """Cotangent of ``b`` in ``np.kron(a, b)``: ``g``'s blocks weighted by ``a``."""
+    nd, sa, sb = _kron_shapes(a, b)
+    blocks = np.reshape(g, [n for pair in zip(sa, sb) for n in pair])
+    a_spread = np.reshape(a, [n for s in sa for n in (s, 1)])
+    bar = np.sum(blocks * a_spread, axis=tuple(range(0, 2 * nd, 2)))
+    return np.reshape(bar, np.shape(b))
+
+
+def multi_dot_bars(g, arrays):
+    """Cotangents of the arrays in ``np.linalg.multi_dot(arrays)``.
+
+    For the k-th: ``left.T @ g @ right.T``, ``left`` and ``right`` the products of the
+    arrays before and after it; a 1-D first or last array is a row or a column.
+    """
+    mats = [np.asarray(x) for x in arrays]
+    shapes = [m.shape for m in mats]
+    if mats[0].ndim == 1:
+        mats[0] = mats[0][None, :]
+    if mats[-1].ndim == 1:
+        mats[-1] = mats[-1][:, None]
+    g = np.reshape(g, (mats[0].shape[0], mats[-1].shape[1]))
+    lefts = [np.eye(mats[0].shape[0])]
+    for m in mats[:-1]:
+        lefts.append(lefts[-1] @ m)
+    rights = [np.eye(mats[-1].shape[1])]
+    for m in mats[:0:-1]:
+        rights.append(m @ rights[-1])
+    rights = rights[::-1]
+    return [np.reshape(left.T @ g @ right.T, shape)
+            for left, right, shape in zip(lefts, rights, shapes)]
+
+
+def _sign(x):
+    """The derivative of ``|x|``, JAX's convention: 1 at 0."""
+    return np.where(x >= 0, 1.0, -1.0)
+
+
+def vector_norm_grad(x, norm, ord, axis=None):
+    """The derivative of the vector ``ord``-norm of ``x`` over ``axis`` (None: all).
+
+    ``norm`` has the reduced axes kept (or is a scalar).  JAX's conventions: ties of
+    the inf/-inf norms share the derivative equally (at an all-zero x the inf-norm's
+    starting value 0 takes half), |x|' = 1 at 0, and ord=0 (a count) has none.
+    """
+    if ord is None or ord == 2:
+        return x / norm
+    if ord == 1:
+        return _sign(x)
+    if ord == 0:
+        return np.zeros(np.shape(x))
+    if np.isinf(ord):
+        return _sign(x) * _extreme_share(np.abs(x), ord > 0, axis)
+    return _sign(x) * (np.abs(x) / norm) ** (ord - 1)
+
+
+def _extreme_share(values, largest, axis):
+    """Each value's share of the derivative of their max (or min) over ``axis``.
+
+    Ties share equally; a max of values >= 0 that is 0 ties with JAX's starting
+    value 0 (``initial=0``), which takes half.
+    """
+    top = (np.max if largest else np.min)(values, axis=axis, keepdims=True)
+    winners = values == top
+    share = winners / np.sum(winners, axis=axis, keepdims=True)
+    return share * np.where(top == 0, 0.5, 1.0) if largest else share
+
+
+def matrix_norm_grad(x, norm, ord, axes=(-2, -1)):
+    """The derivative of the matrix ``ord``-norm of ``x`` over the axis pair ``axes``.
+
+    ``norm`` has the reduced axes kept (or is a scalar).  Ties (of column or row
+    sums, or of the extreme singular value) share the derivative equally, as in JAX.
+    """
+    if ord is None or ord == "fro":
+        return x / norm
+    x = np.moveaxis(x, axes, (-2, -1))
+    if ord == "nuc":
+        u, s, vt = np.linalg.svd(x, full_matrices=False)
+        grad = u @ vt
+    elif ord in (2, -2):
+        u, s, vt = np.linalg.svd(x, full_matrices=False)
+        share = _extreme_share(s, ord > 0, -1)
+        grad = (u * share[..., None, :]) @ vt
+    elif ord in (1, -1, np.inf, -np.inf):
+        # 1-norms: the largest column sum of |x|; inf-norms: the largest row sum
+        summed, across = (-2, -1) if ord in (1, -1) else (-1, -2)
+        sums = np.sum(np.abs(x), axis=summed, keepdims=True)
+        grad = _sign(x) * _extreme_share(sums, ord > 0, across)
+    else:
+        raise ValueError(f"Invalid norm order {ord!r} for matrices.")
+    return np.moveaxis(grad, (-2, -1), axes)
+
+
+def norm_grad(x, norm, ord, axis):
+    """The derivative of ``np.linalg.norm(x, ord, axis)``; ``norm`` has axes kept.
+
+    As NumPy reads ``norm``: a vector norm over one axis (or a 1-D ``x``), a matrix
+    norm over two (or a 2-D ``x``).
+    """
+    if axis is None:
+        axis = tuple(range(np.ndim(x)))
+    axis = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if len(axis) == 1:
+        return vector_norm_grad(x, norm, ord, axis)
+    return matrix_norm_grad(x, norm, ord, axis)
+
+
+__all__ += [
+    "rhs_columns", "tensordot_lhs_bar", "tensordot_rhs_bar", "einsum_bar",
+    "kron_lhs_bar", "kron_rhs_bar", "multi_dot_bars", "vector_norm_grad",
+    "matrix_norm_grad", "norm_grad",
+]

@@ -42,7 +42,7 @@ J = jax_twin(R)
 # Handled by reverse mode's structure (or syntax-only): no direct numeric table row.
 # Each is covered end to end in E2E below.
 STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call", "float",
-              "getitem", "T"}
+              "getitem", "T", "setitem", "append"}
 TOL = {"rtol": 1e-10, "atol": 1e-12}
 
 
@@ -171,25 +171,47 @@ class Drawn:
         return f
 
     def vjp(self, g) -> list:
-        """s2s's cotangent for each wrt parameter."""
+        """s2s's cotangent for each wrt parameter (or element of a ``*args`` one)."""
         prim = self.row.primitive
         out = prim.vjp(g, self.ans, *self.args, **self.row.params)
         out = out if len(prim.diff) > 1 else (out,)
-        return [out[prim.diff.index(name)] for name in self.wrt]
+        slots = [vararg_slot(label) for label in self.wrt]
+        return [out[prim.diff.index(name)] if k is None else out[prim.diff.index(name)][k]
+                for name, k in slots]
 
     def jvp(self, name: str, tangent) -> np.ndarray:
         """s2s's output tangent from parameter ``name``, in the output's shape."""
+        name, k = vararg_slot(name)
+        if k is not None:  # the JVP rule of *operands takes all their tangents
+            first = self.row.primitive.params.index(name)
+            tangent = [tangent if i == k else np.zeros(np.shape(a))
+                       for i, a in enumerate(self.args[first:])]
         rule = self.row.primitive.jvps[name]
         out = rule(tangent, self.ans, *self.args, **self.row.params)
         return np.broadcast_to(out, np.shape(self.ans))
+
+
+def vararg_slot(label: str) -> tuple[str, int | None]:
+    """``"operands[1]"`` -> ``("operands", 1)``; a plain parameter name -> ``(name, None)``."""
+    name, _, k = label.partition("[")
+    return name, int(k[:-1]) if k else None
 
 
 def draw(row: Row, salt: str = "") -> Drawn:
     r = rng_for(row.id + salt)
     args = tuple(d(r) for d in row.args)
     ans = row.primitive.impl(*args, **row.params)
-    wrt = row.wrt_names()
-    positions = [row.primitive.params.index(n) for n in wrt]
+    wrt, positions = [], []
+    for name in row.wrt_names():
+        p = row.primitive.params.index(name)
+        if row.primitive.signature.parameters[name].kind is inspect.Parameter.VAR_POSITIONAL:
+            # each element of *operands (np.einsum) is a wrt parameter of its own
+            wrt += [f"{name}[{k}]" for k in range(len(args) - p)]
+            positions += range(p, len(args))
+        else:
+            wrt.append(name)
+            positions.append(p)
+    wrt = tuple(wrt)
     tangents = [r.normal(size=np.shape(args[p])) for p in positions]
     return Drawn(row, args, ans, wrt, positions, r.normal(size=np.shape(ans)), tangents)
 
@@ -284,7 +306,7 @@ def test_table_names_are_registered() -> None:
 
 
 # Reverse mode differentiates containers and calls through their structure: no rules.
-CONTAINERS = {"make_tuple", "make_list", "make_dict", "call"}
+CONTAINERS = {"make_tuple", "make_list", "make_dict", "call", "append"}
 
 
 @pytest.mark.parametrize("name", [n for n in differentiable() if n not in CONTAINERS])
@@ -489,3 +511,9 @@ def test_piecewise_constant_gradient_matches_jax(name: str) -> None:
     x = rng_for(name).uniform(-3.0, 3.0, size=(2, 3))
     assert name in prims_in(s2s.grad(fn).ir)
     assert_close(s2s.grad(fn)(x), jax.grad(getattr(J, fn.__name__))(x))
+
+
+def test_e2e_function_names_are_unique() -> None:
+    """Cases are looked up by function name: two files' f_append would collide."""
+    names = [c.id for c in E2E]
+    assert len(set(names)) == len(names), sorted(n for n in names if names.count(n) > 1)

@@ -2,7 +2,7 @@
 
 import math
 
-from . import binary, elementwise, linalg, reductions, shape, structure  # noqa: F401
+from . import binary, elementwise, indexing, linalg, reductions, shape, special, structure  # noqa: F401
 from .registry import BY_OBJECT, PRIMITIVES, Primitive, lookup_object
 
 # ``math`` functions on Python floats are the same primitives as NumPy's.

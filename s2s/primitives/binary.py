@@ -4,6 +4,7 @@ A broadcasting operator's cotangent for each operand is summed back to that oper
 shape by ``unbroadcast``; that is the only place broadcasting is undone.
 """
 
+import math
 import operator
 
 import numpy as np
@@ -217,3 +218,327 @@ for _name, _op, _pyop in (
         spelling=infix(_op), nondiff=True, aliases=(_pyop,),
         note="boolean or integer-valued: no derivative flows",
     )
+
+
+# ---- logarithms of sums, angles, magnitudes ---------------------------------------
+
+defprim(
+    "logaddexp", np.logaddexp, "(x1, x2)", family="binary",
+    note="exp(x - ans) for each side; at x1 = x2 = -inf NaN, as JAX (JAX's rule also "
+    "replaces +inf operands by 0, which this one does not)",
+)
+
+
+@defvjp("logaddexp")
+def logaddexp_vjp(g, ans, x1, x2):
+    return unbroadcast(g * np.exp(x1 - ans), x1), unbroadcast(g * np.exp(x2 - ans), x2)
+
+
+@defjvp("logaddexp", "x1")
+def logaddexp_jvp_x1(x1_dot, ans, x1, x2):
+    return x1_dot * np.exp(x1 - ans)
+
+
+@defjvp("logaddexp", "x2")
+def logaddexp_jvp_x2(x2_dot, ans, x1, x2):
+    return x2_dot * np.exp(x2 - ans)
+
+
+defprim(
+    "logaddexp2", np.logaddexp2, "(x1, x2)", family="binary",
+    note="2 ** (x - ans) for each side; at x1 = x2 = -inf NaN, as JAX",
+)
+
+
+@defvjp("logaddexp2")
+def logaddexp2_vjp(g, ans, x1, x2):
+    return (
+        unbroadcast(g * np.exp2(x1 - ans), x1),
+        unbroadcast(g * np.exp2(x2 - ans), x2),
+    )
+
+
+@defjvp("logaddexp2", "x1")
+def logaddexp2_jvp_x1(x1_dot, ans, x1, x2):
+    return x1_dot * np.exp2(x1 - ans)
+
+
+@defjvp("logaddexp2", "x2")
+def logaddexp2_jvp_x2(x2_dot, ans, x1, x2):
+    return x2_dot * np.exp2(x2 - ans)
+
+
+defprim(
+    "arctan2", np.arctan2, "(x1, x2)", family="binary", aliases=(math.atan2,),
+    note="NaN for both operands at x1 = x2 = 0, as JAX",
+)
+
+
+@defvjp("arctan2")
+def arctan2_vjp(g, ans, x1, x2):
+    g_scaled = g / (x1**2 + x2**2)
+    return unbroadcast(g_scaled * x2, x1), unbroadcast(-g_scaled * x1, x2)
+
+
+@defjvp("arctan2", "x1")
+def arctan2_jvp_x1(x1_dot, ans, x1, x2):
+    return x1_dot * x2 / (x1**2 + x2**2)
+
+
+@defjvp("arctan2", "x2")
+def arctan2_jvp_x2(x2_dot, ans, x1, x2):
+    return -x2_dot * x1 / (x1**2 + x2**2)
+
+
+defprim(
+    "hypot", np.hypot, "(x1, x2)", family="binary", aliases=(math.hypot,),
+    note="x / ans for each side; at x1 = x2 = 0 each side gets half, as JAX",
+)
+
+
+@defvjp("hypot")
+def hypot_vjp(g, ans, x1, x2):
+    safe_ans = np.where(ans == 0, 1, ans)
+    x1_bar = g * np.where(ans == 0, 0.5, x1 / safe_ans)
+    x2_bar = g * np.where(ans == 0, 0.5, x2 / safe_ans)
+    return unbroadcast(x1_bar, x1), unbroadcast(x2_bar, x2)
+
+
+@defjvp("hypot", "x1")
+def hypot_jvp_x1(x1_dot, ans, x1, x2):
+    return x1_dot * np.where(ans == 0, 0.5, x1 / np.where(ans == 0, 1, ans))
+
+
+@defjvp("hypot", "x2")
+def hypot_jvp_x2(x2_dot, ans, x1, x2):
+    return x2_dot * np.where(ans == 0, 0.5, x2 / np.where(ans == 0, 1, ans))
+
+
+defprim(
+    "copysign", np.copysign, "(x1, x2)", diff=("x1",), family="binary",
+    aliases=(math.copysign,),
+    note="d/dx1 is abs'(x1) (1 at x1 = 0, as JAX) times x2's sign bit; no derivative "
+    "flows to x2 (piecewise constant), as JAX",
+)
+
+
+@defvjp("copysign")
+def copysign_vjp(g, ans, x1, x2):
+    # a local, not a returned unbroadcast(...): x2 may broadcast x1 too
+    x1_bar = unbroadcast(np.where(x1 >= 0, g, -g) * np.copysign(1.0, x2), x1)
+    return x1_bar
+
+
+@defjvp("copysign", "x1")
+def copysign_jvp_x1(x1_dot, ans, x1, x2):
+    return np.where(x1 >= 0, x1_dot, -x1_dot) * np.copysign(1.0, x2)
+
+
+# ---- remainders ---------------------------------------------------------------------
+
+defprim(
+    "remainder", np.remainder, "(x1, x2)", family="binary", aliases=(operator.mod,),
+    note="np.mod is the same ufunc; x1 - floor(x1 / x2) * x2, so d/dx2 is "
+    "-floor_divide(x1, x2), as JAX",
+)
+
+
+@defvjp("remainder")
+def remainder_vjp(g, ans, x1, x2):
+    return unbroadcast(g, x1), unbroadcast(-g * np.floor_divide(x1, x2), x2)
+
+
+@defjvp("remainder", "x1")
+def remainder_jvp_x1(x1_dot, ans, x1, x2):
+    return np.broadcast_to(x1_dot, np.shape(ans))
+
+
+@defjvp("remainder", "x2")
+def remainder_jvp_x2(x2_dot, ans, x1, x2):
+    return -x2_dot * np.floor_divide(x1, x2)
+
+
+defprim(
+    "fmod", np.fmod, "(x1, x2)", family="binary", aliases=(math.fmod,),
+    note="x1 - trunc(x1 / x2) * x2, so d/dx2 is -trunc(x1 / x2), as JAX",
+)
+
+
+@defvjp("fmod")
+def fmod_vjp(g, ans, x1, x2):
+    return unbroadcast(g, x1), unbroadcast(-g * np.trunc(x1 / x2), x2)
+
+
+@defjvp("fmod", "x1")
+def fmod_jvp_x1(x1_dot, ans, x1, x2):
+    return np.broadcast_to(x1_dot, np.shape(ans))
+
+
+@defjvp("fmod", "x2")
+def fmod_jvp_x2(x2_dot, ans, x1, x2):
+    return -x2_dot * np.trunc(x1 / x2)
+
+
+# ---- NaN-ignoring maximum and minimum -----------------------------------------------
+
+defprim(
+    "fmax", np.fmax, "(x1, x2)", family="binary",
+    note="as JAX: x1's where x1 > x2 or x2 is NaN, else x2's (ties go to x2, unlike "
+    "maximum)",
+)
+
+
+@defvjp("fmax")
+def fmax_vjp(g, ans, x1, x2):
+    from_x1 = (x1 > x2) | np.isnan(x2)
+    return (
+        unbroadcast(np.where(from_x1, g, 0), x1),
+        unbroadcast(np.where(from_x1, 0, g), x2),
+    )
+
+
+@defjvp("fmax", "x1")
+def fmax_jvp_x1(x1_dot, ans, x1, x2):
+    return np.where((x1 > x2) | np.isnan(x2), x1_dot, 0)
+
+
+@defjvp("fmax", "x2")
+def fmax_jvp_x2(x2_dot, ans, x1, x2):
+    return np.where((x1 > x2) | np.isnan(x2), 0, x2_dot)
+
+
+defprim(
+    "fmin", np.fmin, "(x1, x2)", family="binary",
+    note="as JAX: x1's where x1 < x2 or x2 is NaN, else x2's (ties go to x2, unlike "
+    "minimum)",
+)
+
+
+@defvjp("fmin")
+def fmin_vjp(g, ans, x1, x2):
+    from_x1 = (x1 < x2) | np.isnan(x2)
+    return (
+        unbroadcast(np.where(from_x1, g, 0), x1),
+        unbroadcast(np.where(from_x1, 0, g), x2),
+    )
+
+
+@defjvp("fmin", "x1")
+def fmin_jvp_x1(x1_dot, ans, x1, x2):
+    return np.where((x1 < x2) | np.isnan(x2), x1_dot, 0)
+
+
+@defjvp("fmin", "x2")
+def fmin_jvp_x2(x2_dot, ans, x1, x2):
+    return np.where((x1 < x2) | np.isnan(x2), 0, x2_dot)
+
+
+# ---- powers in float64, clipping, step ----------------------------------------------
+
+defprim(
+    "float_power", np.float_power, "(x1, x2)", family="binary",
+    note="as JAX's pow: d/dx1 = x2 * x1 ** (x2 - 1) (NaN at 0 ** 0); d/dx2 uses "
+    "log(x1) with x1 = 0 replaced by 1",
+)
+
+
+@defvjp("float_power")
+def float_power_vjp(g, ans, x1, x2):
+    x1_bar = g * x2 * np.float_power(x1, x2 - 1)
+    x2_bar = g * ans * np.log(np.where(x1 == 0, 1, x1))
+    return unbroadcast(x1_bar, x1), unbroadcast(x2_bar, x2)
+
+
+@defjvp("float_power", "x1")
+def float_power_jvp_x1(x1_dot, ans, x1, x2):
+    return x1_dot * x2 * np.float_power(x1, x2 - 1)
+
+
+@defjvp("float_power", "x2")
+def float_power_jvp_x2(x2_dot, ans, x1, x2):
+    return x2_dot * ans * np.log(np.where(x1 == 0, 1, x1))
+
+
+defprim(
+    "clip", np.clip, "(a, a_min, a_max)", family="binary", methods=("clip",),
+    note="as JAX's minimum(a_max, maximum(a_min, a)): the gradient passes to a "
+    "strictly inside the bounds, to the bound that is hit outside; at a boundary "
+    "tie each side gets half; a_min or a_max may be None",
+)
+
+
+@defvjp("clip")
+def clip_vjp(g, ans, a, a_min, a_max):
+    # ans = minimum(a_max, lifted) with lifted = maximum(a_min, a); each tie shares
+    if a_min is None:
+        lifted = a
+        a_share = 1.0
+    else:
+        lifted = np.maximum(a_min, a)
+        a_share = np.where(a == lifted, np.where(a_min == lifted, 0.5, 1.0), 0.0)
+    if a_max is None:
+        lifted_share = 1.0
+    else:
+        lifted_share = np.where(lifted == ans, np.where(a_max == ans, 0.5, 1.0), 0.0)
+    g_lifted = g * lifted_share
+    a_min_share = np.where(a_min == lifted, np.where(a == lifted, 0.5, 1.0), 0.0)
+    a_max_share = np.where(a_max == ans, np.where(lifted == ans, 0.5, 1.0), 0.0)
+    return (
+        unbroadcast(g_lifted * a_share, a),
+        unbroadcast(g_lifted * a_min_share, a_min),
+        unbroadcast(g * a_max_share, a_max),
+    )
+
+
+@defjvp("clip", "a")
+def clip_jvp_a(a_dot, ans, a, a_min, a_max):
+    if a_min is None:
+        lifted = a
+        a_share = 1.0
+    else:
+        lifted = np.maximum(a_min, a)
+        a_share = np.where(a == lifted, np.where(a_min == lifted, 0.5, 1.0), 0.0)
+    if a_max is None:
+        lifted_share = 1.0
+    else:
+        lifted_share = np.where(lifted == ans, np.where(a_max == ans, 0.5, 1.0), 0.0)
+    return np.broadcast_to(a_dot * a_share * lifted_share, np.shape(ans))
+
+
+@defjvp("clip", "a_min")
+def clip_jvp_a_min(a_min_dot, ans, a, a_min, a_max):
+    lifted = np.maximum(a_min, a)
+    a_min_share = np.where(a_min == lifted, np.where(a == lifted, 0.5, 1.0), 0.0)
+    if a_max is None:
+        lifted_share = 1.0
+    else:
+        lifted_share = np.where(lifted == ans, np.where(a_max == ans, 0.5, 1.0), 0.0)
+    return np.broadcast_to(a_min_dot * a_min_share * lifted_share, np.shape(ans))
+
+
+@defjvp("clip", "a_max")
+def clip_jvp_a_max(a_max_dot, ans, a, a_min, a_max):
+    if a_min is None:
+        lifted = a
+    else:
+        lifted = np.maximum(a_min, a)
+    return a_max_dot * np.where(a_max == ans, np.where(lifted == ans, 0.5, 1.0), 0.0)
+
+
+defprim(
+    "heaviside", np.heaviside, "(x1, x2)", diff=("x2",), family="binary",
+    note="piecewise constant in x1 (no derivative flows to x1); its value at x1 == 0 "
+    "is x2, so d/dx2 is 1 there and 0 elsewhere, as JAX",
+)
+
+
+@defvjp("heaviside")
+def heaviside_vjp(g, ans, x1, x2):
+    # a local, not a returned unbroadcast(...): x1 may broadcast x2 too
+    x2_bar = unbroadcast(np.where(x1 == 0, g, 0), x2)
+    return x2_bar
+
+
+@defjvp("heaviside", "x2")
+def heaviside_jvp_x2(x2_dot, ans, x1, x2):
+    return np.where(x1 == 0, x2_dot, 0)

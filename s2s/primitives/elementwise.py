@@ -5,6 +5,8 @@ the input; ``x_dot`` is the input's tangent.  Where the output is cheaper to reu
 than the input (``exp``, ``tanh``, ``sqrt``) the rule reads ``ans``.
 """
 
+import math
+
 import numpy as np
 
 from .registry import defjvp, defprim, defvjp, prefix
@@ -310,3 +312,189 @@ for _name in ("sign", "floor", "ceil", "round", "rint", "trunc"):
         nondiff=True,
         note="derivative is zero wherever it exists; no gradient flows (as JAX)",
     )
+
+
+# ---- inverse hyperbolic -----------------------------------------------------------
+
+defprim(
+    "arcsinh", np.arcsinh, "(x)", family="elementwise", aliases=(math.asinh,),
+)
+
+
+@defvjp("arcsinh")
+def arcsinh_vjp(g, ans, x):
+    return g / np.sqrt(x**2 + 1)
+
+
+@defjvp("arcsinh", "x")
+def arcsinh_jvp(x_dot, ans, x):
+    return x_dot / np.sqrt(x**2 + 1)
+
+
+defprim(
+    "arccosh", np.arccosh, "(x)", family="elementwise", aliases=(math.acosh,),
+    note="arccosh'(1) = inf, as JAX",
+)
+
+
+@defvjp("arccosh")
+def arccosh_vjp(g, ans, x):
+    return g / np.sqrt(x**2 - 1)
+
+
+@defjvp("arccosh", "x")
+def arccosh_jvp(x_dot, ans, x):
+    return x_dot / np.sqrt(x**2 - 1)
+
+
+defprim(
+    "arctanh", np.arctanh, "(x)", family="elementwise", aliases=(math.atanh,),
+    note="arctanh'(+-1) = inf, as JAX",
+)
+
+
+@defvjp("arctanh")
+def arctanh_vjp(g, ans, x):
+    return g / (1 - x**2)
+
+
+@defjvp("arctanh", "x")
+def arctanh_jvp(x_dot, ans, x):
+    return x_dot / (1 - x**2)
+
+
+# ---- more exponentials, roots, angle units ----------------------------------------
+
+defprim("exp2", np.exp2, "(x)", family="elementwise", aliases=(math.exp2,))
+
+
+@defvjp("exp2")
+def exp2_vjp(g, ans, x):
+    return g * ans * np.log(2)
+
+
+@defjvp("exp2", "x")
+def exp2_jvp(x_dot, ans, x):
+    return x_dot * ans * np.log(2)
+
+
+defprim(
+    "cbrt", np.cbrt, "(x)", family="elementwise", aliases=(math.cbrt,),
+    note="cbrt'(0) = inf, as JAX",
+)
+
+
+@defvjp("cbrt")
+def cbrt_vjp(g, ans, x):
+    return g / (3 * ans**2)
+
+
+@defjvp("cbrt", "x")
+def cbrt_jvp(x_dot, ans, x):
+    return x_dot / (3 * ans**2)
+
+
+# deg2rad and radians (rad2deg and degrees) are distinct ufuncs computing the same
+# thing: each keeps its own name, so emitted code spells what the user wrote.
+defprim("deg2rad", np.deg2rad, "(x)", family="elementwise")
+
+
+@defvjp("deg2rad")
+def deg2rad_vjp(g, ans, x):
+    return g * (np.pi / 180)
+
+
+@defjvp("deg2rad", "x")
+def deg2rad_jvp(x_dot, ans, x):
+    return x_dot * (np.pi / 180)
+
+
+defprim("radians", np.radians, "(x)", family="elementwise", aliases=(math.radians,))
+
+
+@defvjp("radians")
+def radians_vjp(g, ans, x):
+    return g * (np.pi / 180)
+
+
+@defjvp("radians", "x")
+def radians_jvp(x_dot, ans, x):
+    return x_dot * (np.pi / 180)
+
+
+defprim("rad2deg", np.rad2deg, "(x)", family="elementwise")
+
+
+@defvjp("rad2deg")
+def rad2deg_vjp(g, ans, x):
+    return g * (180 / np.pi)
+
+
+@defjvp("rad2deg", "x")
+def rad2deg_jvp(x_dot, ans, x):
+    return x_dot * (180 / np.pi)
+
+
+defprim("degrees", np.degrees, "(x)", family="elementwise", aliases=(math.degrees,))
+
+
+@defvjp("degrees")
+def degrees_vjp(g, ans, x):
+    return g * (180 / np.pi)
+
+
+@defjvp("degrees", "x")
+def degrees_jvp(x_dot, ans, x):
+    return x_dot * (180 / np.pi)
+
+
+defprim(
+    "sinc", np.sinc, "(x)", family="elementwise",
+    note="sinc(x) = sin(pi x) / (pi x); sinc'(0) = 0, as JAX",
+)
+
+
+@defvjp("sinc")
+def sinc_vjp(g, ans, x):
+    # (cos(pi x) - sinc(x)) / x, which is 0 / 1 = 0 at x = 0
+    return g * (np.cos(np.pi * x) - ans) / np.where(x == 0, 1, x)
+
+
+@defjvp("sinc", "x")
+def sinc_jvp(x_dot, ans, x):
+    return x_dot * (np.cos(np.pi * x) - ans) / np.where(x == 0, 1, x)
+
+
+defprim(
+    "fabs", np.fabs, "(x)", family="elementwise",
+    note="fabs'(0) = 1 (also at -0.0), JAX's convention",
+)
+
+
+@defvjp("fabs")
+def fabs_vjp(g, ans, x):
+    return np.where(x >= 0, g, -g)
+
+
+@defjvp("fabs", "x")
+def fabs_jvp(x_dot, ans, x):
+    return np.where(x >= 0, x_dot, -x_dot)
+
+
+# ---- predicates and truncation: no derivative flows (JAX's derivative is 0) --------
+
+for _name, _alias in (
+    ("signbit", None), ("isinf", math.isinf), ("isneginf", None),
+    ("isposinf", None), ("iscomplex", None), ("isreal", None),
+):
+    defprim(
+        _name, getattr(np, _name), "(x)", family="comparison", nondiff=True,
+        aliases=(_alias,) if _alias is not None else (),
+        note="boolean-valued: no derivative flows",
+    )
+
+defprim(
+    "fix", np.fix, "(x)", family="elementwise", nondiff=True,
+    note="rounds toward zero (as np.trunc): piecewise constant, no derivative flows "
+    "(JAX's derivative is 0)",
+)

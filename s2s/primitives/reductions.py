@@ -7,7 +7,9 @@ input's rank, which is exactly what ``axis`` refers to.
 
 import numpy as np
 
-from ..runtime import prod_of_others
+from ..runtime import (
+    cumprod_bar, cumprod_tangent, prod_of_others, unbroadcast, weights_along,
+)
 from .registry import defjvp, defprim, defvjp
 
 defprim(
@@ -117,3 +119,394 @@ def prod_vjp(g, ans, a, axis=None, keepdims=False):
 @defjvp("prod", "a")
 def prod_jvp(a_dot, ans, a, axis=None, keepdims=False):
     return np.sum(a_dot * prod_of_others(a, axis), axis=axis, keepdims=keepdims)
+
+
+# ---- spread: variance, standard deviation, peak to peak ------------------------
+# N below is the number of elements reduced into each output: size(a) / size(ans).
+
+defprim(
+    "var", np.var, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
+    methods=("var",),
+)
+
+
+@defvjp("var")
+def var_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    return g * centered * (2 / (np.size(a) / np.size(ans) - ddof))
+
+
+@defjvp("var", "a")
+def var_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    return np.sum(a_dot * centered, axis=axis, keepdims=keepdims) * (
+        2 / (np.size(a) / np.size(ans) - ddof)
+    )
+
+
+defprim(
+    "std", np.std, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
+    methods=("std",),
+    note="NaN where the deviation is 0 (the derivative of sqrt at 0), as JAX",
+)
+
+
+@defvjp("std")
+def std_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+        ans = np.expand_dims(ans, axis)
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    return g * centered / ((np.size(a) / np.size(ans) - ddof) * ans)
+
+
+@defjvp("std", "a")
+def std_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    return np.sum(a_dot * centered, axis=axis, keepdims=keepdims) / (
+        (np.size(a) / np.size(ans) - ddof) * ans
+    )
+
+
+defprim(
+    "ptp", np.ptp, "(a, axis=None, keepdims=False)", family="reduction",
+    note="max - min: ties share the cotangent evenly, as JAX",
+)
+
+
+@defvjp("ptp")
+def ptp_vjp(g, ans, a, axis=None, keepdims=False):
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+    top = a == np.max(a, axis=axis, keepdims=True)
+    bottom = a == np.min(a, axis=axis, keepdims=True)
+    return g * (
+        top / np.sum(top, axis=axis, keepdims=True)
+        - bottom / np.sum(bottom, axis=axis, keepdims=True)
+    )
+
+
+@defjvp("ptp", "a")
+def ptp_jvp(a_dot, ans, a, axis=None, keepdims=False):
+    top = a == np.max(a, axis=axis, keepdims=True)
+    bottom = a == np.min(a, axis=axis, keepdims=True)
+    return np.sum(
+        a_dot
+        * (
+            top / np.sum(top, axis=axis, keepdims=True)
+            - bottom / np.sum(bottom, axis=axis, keepdims=True)
+        ),
+        axis=axis,
+        keepdims=keepdims,
+    )
+
+
+defprim(
+    "median", np.median, "(a, axis=None, keepdims=False)", family="reduction",
+    note="the middle element (the two middle ones share it, for an even count) in a "
+    "stable sort: ties resolved by position, as JAX; axis None or an int",
+)
+
+
+@defvjp("median")
+def median_vjp(g, ans, a, axis=None, keepdims=False):
+    if axis is None:
+        order = np.argsort(a, axis=None, kind="stable")
+        rank = np.reshape(np.argsort(order, kind="stable"), np.shape(a))
+        n = np.size(a)
+    else:
+        if not keepdims:
+            g = np.expand_dims(g, axis)
+        rank = np.argsort(np.argsort(a, axis=axis, kind="stable"), axis=axis)
+        n = np.shape(a)[axis]
+    return g / 2 * (rank == (n - 1) // 2) + g / 2 * (rank == n // 2)
+
+
+@defjvp("median", "a")
+def median_jvp(a_dot, ans, a, axis=None, keepdims=False):
+    if axis is None:
+        order = np.argsort(a, axis=None, kind="stable")
+        rank = np.reshape(np.argsort(order, kind="stable"), np.shape(a))
+        n = np.size(a)
+    else:
+        rank = np.argsort(np.argsort(a, axis=axis, kind="stable"), axis=axis)
+        n = np.shape(a)[axis]
+    low = np.sum(a_dot * (rank == (n - 1) // 2), axis=axis, keepdims=keepdims)
+    high = np.sum(a_dot * (rank == n // 2), axis=axis, keepdims=keepdims)
+    return (low + high) / 2
+
+
+# ---- weighted mean --------------------------------------------------------------
+
+defprim(
+    "average", np.average, "(a, axis=None, weights=None, keepdims=False)",
+    family="reduction", diff=("a", "weights"),
+    note="weights: None, a's shape, or 1-D along an int axis.  Reverse mode does not "
+    "yet pass keyword arguments' cotangents on: np.average(x, weights=w) gives w "
+    "no gradient (the rule computes it)",
+)
+
+
+@defvjp("average")
+def average_vjp(g, ans, a, axis=None, weights=None, keepdims=False):
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+        ans = np.expand_dims(ans, axis)
+    if weights is None:
+        return np.broadcast_to(g / (np.size(a) / np.size(ans)), np.shape(a)), None
+    w = weights_along(weights, a, axis)
+    total = np.sum(np.broadcast_to(w, np.shape(a)), axis=axis, keepdims=True)
+    weights_bar = unbroadcast(g * (a - ans) / total, w)
+    return g * w / total, np.reshape(weights_bar, np.shape(weights))
+
+
+@defjvp("average", "a")
+def average_jvp_a(a_dot, ans, a, axis=None, weights=None, keepdims=False):
+    if weights is None:
+        return np.mean(a_dot, axis=axis, keepdims=keepdims)
+    w = np.broadcast_to(weights_along(weights, a, axis), np.shape(a))
+    return np.sum(a_dot * w, axis=axis, keepdims=keepdims) / np.sum(
+        w, axis=axis, keepdims=keepdims
+    )
+
+
+@defjvp("average", "weights")
+def average_jvp_weights(weights_dot, ans, a, axis=None, weights=None, keepdims=False):
+    if axis is not None and not keepdims:
+        ans = np.expand_dims(ans, axis)
+    w = np.broadcast_to(weights_along(weights, a, axis), np.shape(a))
+    w_dot = weights_along(weights_dot, a, axis)
+    return np.sum(w_dot * (a - ans), axis=axis, keepdims=keepdims) / np.sum(
+        w, axis=axis, keepdims=keepdims
+    )
+
+
+# ---- reductions that skip NaN: a NaN element gets no cotangent, as JAX ---------
+
+defprim("nansum", np.nansum, "(a, axis=None, keepdims=False)", family="reduction")
+
+
+@defvjp("nansum")
+def nansum_vjp(g, ans, a, axis=None, keepdims=False):
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+    return np.where(np.isnan(a), 0.0, g)
+
+
+@defjvp("nansum", "a")
+def nansum_jvp(a_dot, ans, a, axis=None, keepdims=False):
+    return np.sum(np.where(np.isnan(a), 0.0, a_dot), axis=axis, keepdims=keepdims)
+
+
+defprim("nanmean", np.nanmean, "(a, axis=None, keepdims=False)", family="reduction")
+
+
+@defvjp("nanmean")
+def nanmean_vjp(g, ans, a, axis=None, keepdims=False):
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+    kept = ~np.isnan(a)
+    return g * kept / np.sum(kept, axis=axis, keepdims=True)
+
+
+@defjvp("nanmean", "a")
+def nanmean_jvp(a_dot, ans, a, axis=None, keepdims=False):
+    kept = ~np.isnan(a)
+    return np.sum(np.where(kept, a_dot, 0.0), axis=axis, keepdims=keepdims) / np.sum(
+        kept, axis=axis, keepdims=keepdims
+    )
+
+
+defprim(
+    "nanvar", np.nanvar, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
+)
+
+
+@defvjp("nanvar")
+def nanvar_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+    kept = ~np.isnan(a)
+    centered = np.where(kept, a - np.nanmean(a, axis=axis, keepdims=True), 0.0)
+    return g * centered * 2 / (np.sum(kept, axis=axis, keepdims=True) - ddof)
+
+
+@defjvp("nanvar", "a")
+def nanvar_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
+    kept = ~np.isnan(a)
+    centered = np.where(kept, a - np.nanmean(a, axis=axis, keepdims=True), 0.0)
+    return np.sum(a_dot * centered, axis=axis, keepdims=keepdims) * 2 / (
+        np.sum(kept, axis=axis, keepdims=keepdims) - ddof
+    )
+
+
+defprim(
+    "nanstd", np.nanstd, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
+)
+
+
+@defvjp("nanstd")
+def nanstd_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+        ans = np.expand_dims(ans, axis)
+    kept = ~np.isnan(a)
+    centered = np.where(kept, a - np.nanmean(a, axis=axis, keepdims=True), 0.0)
+    return g * centered / ((np.sum(kept, axis=axis, keepdims=True) - ddof) * ans)
+
+
+@defjvp("nanstd", "a")
+def nanstd_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
+    kept = ~np.isnan(a)
+    centered = np.where(kept, a - np.nanmean(a, axis=axis, keepdims=True), 0.0)
+    return np.sum(a_dot * centered, axis=axis, keepdims=keepdims) / (
+        (np.sum(kept, axis=axis, keepdims=keepdims) - ddof) * ans
+    )
+
+
+for _name, _impl in (("nanmax", np.nanmax), ("nanmin", np.nanmin)):
+    defprim(
+        _name, _impl, "(a, axis=None, keepdims=False)", family="reduction",
+        note="ties share the cotangent evenly and NaN never wins, as JAX",
+    )
+
+    @defvjp(_name)
+    def nanmax_vjp(g, ans, a, axis=None, keepdims=False):
+        if axis is not None and not keepdims:
+            g = np.expand_dims(g, axis)
+            ans = np.expand_dims(ans, axis)
+        winners = a == ans
+        return g * winners / np.sum(winners, axis=axis, keepdims=True)
+
+    @defjvp(_name, "a")
+    def nanmax_jvp(a_dot, ans, a, axis=None, keepdims=False):
+        if axis is not None and not keepdims:
+            ans = np.expand_dims(ans, axis)
+        winners = a == ans
+        return np.sum(a_dot * winners, axis=axis, keepdims=keepdims) / np.sum(
+            winners, axis=axis, keepdims=keepdims
+        )
+
+
+# ---- running sums and products ----------------------------------------------------
+# axis=None runs over the flattened array.  Each output element is a sum (product) of
+# the inputs before it, so the cotangent of an input sums the cotangents after it.
+
+defprim("cumsum", np.cumsum, "(a, axis=None)", family="reduction", methods=("cumsum",))
+
+
+@defvjp("cumsum")
+def cumsum_vjp(g, ans, a, axis=None):
+    if axis is None:
+        return np.reshape(np.flip(np.cumsum(np.flip(g))), np.shape(a))
+    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+
+
+@defjvp("cumsum", "a")
+def cumsum_jvp(a_dot, ans, a, axis=None):
+    return np.cumsum(a_dot, axis=axis)
+
+
+defprim(
+    "cumprod", np.cumprod, "(a, axis=None)", family="reduction", methods=("cumprod",),
+    note="exact at zeros (products of the other elements, never ans / a), as JAX",
+)
+
+
+@defvjp("cumprod")
+def cumprod_vjp(g, ans, a, axis=None):
+    return cumprod_bar(g, a, axis)
+
+
+@defjvp("cumprod", "a")
+def cumprod_jvp(a_dot, ans, a, axis=None):
+    return cumprod_tangent(a_dot, a, axis)
+
+
+defprim(
+    "nancumsum", np.nancumsum, "(a, axis=None)", family="reduction",
+    note="NaN counts as 0 and gets no cotangent, as JAX",
+)
+
+
+@defvjp("nancumsum")
+def nancumsum_vjp(g, ans, a, axis=None):
+    if axis is None:
+        reversed_sums = np.reshape(np.flip(np.cumsum(np.flip(g))), np.shape(a))
+        return np.where(np.isnan(a), 0.0, reversed_sums)
+    reversed_sums = np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+    return np.where(np.isnan(a), 0.0, reversed_sums)
+
+
+@defjvp("nancumsum", "a")
+def nancumsum_jvp(a_dot, ans, a, axis=None):
+    return np.cumsum(np.where(np.isnan(a), 0.0, a_dot), axis=axis)
+
+
+defprim(
+    "nancumprod", np.nancumprod, "(a, axis=None)", family="reduction",
+    note="NaN counts as 1 and gets no cotangent, as JAX; exact at zeros",
+)
+
+
+@defvjp("nancumprod")
+def nancumprod_vjp(g, ans, a, axis=None):
+    a_bar = cumprod_bar(g, np.where(np.isnan(a), 1.0, a), axis)
+    return np.where(np.isnan(a), 0.0, a_bar)
+
+
+@defjvp("nancumprod", "a")
+def nancumprod_jvp(a_dot, ans, a, axis=None):
+    return cumprod_tangent(
+        np.where(np.isnan(a), 0.0, a_dot), np.where(np.isnan(a), 1.0, a), axis
+    )
+
+
+# NumPy 2's array-API spellings: axis is required beyond 1-D, and include_initial
+# puts the empty sum (0) or product (1) first, which no input reaches.
+defprim(
+    "cumulative_sum", np.cumulative_sum, "(x, axis=None, include_initial=False)",
+    family="reduction",
+)
+
+
+@defvjp("cumulative_sum")
+def cumulative_sum_vjp(g, ans, x, axis=None, include_initial=False):
+    if include_initial:
+        g = np.delete(g, 0, axis=axis)
+    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+
+
+@defjvp("cumulative_sum", "x")
+def cumulative_sum_jvp(x_dot, ans, x, axis=None, include_initial=False):
+    return np.cumulative_sum(x_dot, axis=axis, include_initial=include_initial)
+
+
+defprim(
+    "cumulative_prod", np.cumulative_prod, "(x, axis=None, include_initial=False)",
+    family="reduction", note="exact at zeros, as JAX",
+)
+
+
+@defvjp("cumulative_prod")
+def cumulative_prod_vjp(g, ans, x, axis=None, include_initial=False):
+    if include_initial:
+        g = np.delete(g, 0, axis=axis)
+    return cumprod_bar(g, x, axis)
+
+
+@defjvp("cumulative_prod", "x")
+def cumulative_prod_jvp(x_dot, ans, x, axis=None, include_initial=False):
+    if include_initial:
+        return np.insert(cumprod_tangent(x_dot, x, axis), 0, 0.0, axis=axis)
+    return cumprod_tangent(x_dot, x, axis)
+
+
+# ---- counting: no derivative flows --------------------------------------------------
+
+defprim(
+    "count_nonzero", np.count_nonzero, "(a, axis=None, keepdims=False)",
+    family="reduction", nondiff=True, note="an integer count: no derivative flows",
+)

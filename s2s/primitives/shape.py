@@ -5,7 +5,11 @@ import operator
 
 import numpy as np
 
-from .registry import attribute, defjvp, defprim, defvjp, is_basic_index
+from ..runtime import pad_sources, unbroadcast
+from .registry import (
+    attribute, call_spelling, defjvp, defprim, defvjp, is_basic_index,
+    is_integer_constant,
+)
 
 
 def _subscript(args, params):
@@ -174,25 +178,69 @@ defprim(
     spelling=lambda args, params: f"int({args[0]})",
 )
 
-for _name, _sig in (
-    ("zeros_like", "(a)"),
-    ("ones_like", "(a)"),
-    ("zeros", "(shape)"),
-    ("ones", "(shape)"),
-    ("argmax", "(a, axis=None)"),
-    ("argmin", "(a, axis=None)"),
-    ("isnan", "(x)"),
-    ("isfinite", "(x)"),
-    ("arange", "(start, stop=None, step=None)"),
-    ("linspace", "(start, stop, num=50)"),
-    ("eye", "(N, M=None, k=0)"),
-    ("full", "(shape, fill_value)"),
-    ("empty", "(shape)"),
+for _name, _sig, _more in (
+    ("zeros_like", "(a)", {}),
+    ("ones_like", "(a)", {}),
+    ("empty_like", "(prototype)", {}),
+    ("zeros", "(shape)", {}),
+    ("ones", "(shape)", {}),
+    ("empty", "(shape)", {}),
+    ("argmax", "(a, axis=None, keepdims=False)", {"methods": ("argmax",)}),
+    ("argmin", "(a, axis=None, keepdims=False)", {"methods": ("argmin",)}),
+    ("isnan", "(x)", {}),
+    ("isfinite", "(x)", {}),
+    ("arange", "(start, stop=None, step=None)", {}),
+    ("linspace", "(start, stop, num=50)", {}),
+    # np.identity(n) is np.eye(n), and is spelled so in emitted code
+    ("eye", "(N, M=None, k=0)", {"aliases": (np.identity,)}),
+    ("tri", "(N, M=None, k=0)", {}),
+    ("indices", "(dimensions, sparse=False)", {}),
 ):
     defprim(
         _name, getattr(np, _name), _sig, family="constructor / integer-valued",
         nondiff=True, note="integer, boolean or constant output: no derivative flows",
+        **_more,
     )
+
+
+# A constant array of a computed value: the value's cotangent sums the output's.
+defprim(
+    "full", np.full, "(shape, fill_value)", diff=("fill_value",),
+    family="constructor", note="differentiable in fill_value (broadcast to shape)",
+)
+
+
+# (Reverse mode drops an ``unbroadcast`` returned directly by a rule with one
+# differentiable operand, as it does for a binary operator's scalar partner: the
+# rules below that undo broadcasting name their result first.)
+
+
+@defvjp("full")
+def full_vjp(g, ans, shape, fill_value):
+    fill_value_bar = unbroadcast(g, fill_value)
+    return fill_value_bar
+
+
+@defjvp("full", "fill_value")
+def full_jvp(fill_value_dot, ans, shape, fill_value):
+    return np.broadcast_to(fill_value_dot, np.shape(ans))
+
+
+defprim(
+    "full_like", np.full_like, "(a, fill_value)", diff=("fill_value",),
+    family="constructor", note="differentiable in fill_value; a gives only a shape",
+)
+
+
+@defvjp("full_like")
+def full_like_vjp(g, ans, a, fill_value):
+    fill_value_bar = unbroadcast(g, fill_value)
+    return fill_value_bar
+
+
+@defjvp("full_like", "fill_value")
+def full_like_jvp(fill_value_dot, ans, a, fill_value):
+    return np.broadcast_to(fill_value_dot, np.shape(ans))
 
 
 # ---- joining and splitting: a sequence in, or several results out ---------------
@@ -229,3 +277,472 @@ def split_vjp(g, ans, ary, indices_or_sections, axis=0):
 @defjvp("split", "ary")
 def split_jvp(ary_dot, ans, ary, indices_or_sections, axis=0):
     return np.split(ary_dot, indices_or_sections, axis=axis)
+
+
+defprim(
+    "array_split", np.array_split, "(ary, indices_or_sections, axis=0)", diff=("ary",),
+    family="shape", results=lambda args: args["indices_or_sections"]
+    if isinstance(args.get("indices_or_sections"), int)
+    else len(args["indices_or_sections"]) + 1,
+)
+
+
+@defvjp("array_split")
+def array_split_vjp(g, ans, ary, indices_or_sections, axis=0):
+    return np.concatenate(g, axis=axis)
+
+
+@defjvp("array_split", "ary")
+def array_split_jvp(ary_dot, ans, ary, indices_or_sections, axis=0):
+    return np.array_split(ary_dot, indices_or_sections, axis=axis)
+
+
+# hsplit splits along axis 1 (axis 0 of a 1-D array), vsplit along 0, dsplit along 2
+for _name in ("hsplit", "vsplit", "dsplit"):
+    defprim(
+        _name, getattr(np, _name), "(ary, indices_or_sections)", diff=("ary",),
+        family="shape", results=lambda args: args["indices_or_sections"]
+        if isinstance(args.get("indices_or_sections"), int)
+        else len(args["indices_or_sections"]) + 1,
+    )
+
+
+@defvjp("hsplit")
+def hsplit_vjp(g, ans, ary, indices_or_sections):
+    return np.concatenate(g, axis=1 if np.ndim(ary) > 1 else 0)
+
+
+@defjvp("hsplit", "ary")
+def hsplit_jvp(ary_dot, ans, ary, indices_or_sections):
+    return np.hsplit(ary_dot, indices_or_sections)
+
+
+@defvjp("vsplit")
+def vsplit_vjp(g, ans, ary, indices_or_sections):
+    return np.concatenate(g, axis=0)
+
+
+@defjvp("vsplit", "ary")
+def vsplit_jvp(ary_dot, ans, ary, indices_or_sections):
+    return np.vsplit(ary_dot, indices_or_sections)
+
+
+@defvjp("dsplit")
+def dsplit_vjp(g, ans, ary, indices_or_sections):
+    return np.concatenate(g, axis=2)
+
+
+@defjvp("dsplit", "ary")
+def dsplit_jvp(ary_dot, ans, ary, indices_or_sections):
+    return np.dsplit(ary_dot, indices_or_sections)
+
+
+defprim("stack", np.stack, "(arrays, axis=0)", family="shape")
+
+
+@defvjp("stack")
+def stack_vjp(g, ans, arrays, axis=0):
+    return np.moveaxis(g, axis, 0)  # element i is the cotangent of arrays[i]
+
+
+@defjvp("stack", "arrays")
+def stack_jvp(arrays_dot, ans, arrays, axis=0):
+    return np.stack(arrays_dot, axis=axis)
+
+
+# hstack, vstack, dstack and column_stack give their arrays a common rank, then
+# concatenate.  Every piece spans the whole result except along the joined axis, so
+# its width there is its size times shape(g)[axis] / size(g).
+
+
+defprim("hstack", np.hstack, "(tup)", family="shape")
+
+
+@defvjp("hstack")
+def hstack_vjp(g, ans, tup):
+    axis = 0 if np.ndim(ans) == 1 else 1
+    ends = np.cumsum([np.size(t) for t in tup]) * np.shape(g)[axis] // np.size(g)
+    pieces = np.split(g, ends[:-1], axis=axis)
+    return [np.reshape(piece, np.shape(t)) for piece, t in zip(pieces, tup)]
+
+
+@defjvp("hstack", "tup")
+def hstack_jvp(tup_dot, ans, tup):
+    return np.hstack(tup_dot)
+
+
+defprim("vstack", np.vstack, "(tup)", family="shape")
+
+
+@defvjp("vstack")
+def vstack_vjp(g, ans, tup):
+    ends = np.cumsum([np.size(t) for t in tup]) * np.shape(g)[0] // np.size(g)
+    pieces = np.split(g, ends[:-1], axis=0)
+    return [np.reshape(piece, np.shape(t)) for piece, t in zip(pieces, tup)]
+
+
+@defjvp("vstack", "tup")
+def vstack_jvp(tup_dot, ans, tup):
+    return np.vstack(tup_dot)
+
+
+defprim("dstack", np.dstack, "(tup)", family="shape")
+
+
+@defvjp("dstack")
+def dstack_vjp(g, ans, tup):
+    ends = np.cumsum([np.size(t) for t in tup]) * np.shape(g)[2] // np.size(g)
+    pieces = np.split(g, ends[:-1], axis=2)
+    return [np.reshape(piece, np.shape(t)) for piece, t in zip(pieces, tup)]
+
+
+@defjvp("dstack", "tup")
+def dstack_jvp(tup_dot, ans, tup):
+    return np.dstack(tup_dot)
+
+
+defprim("column_stack", np.column_stack, "(tup)", family="shape")
+
+
+@defvjp("column_stack")
+def column_stack_vjp(g, ans, tup):
+    ends = np.cumsum([np.size(t) for t in tup]) * np.shape(g)[1] // np.size(g)
+    pieces = np.split(g, ends[:-1], axis=1)
+    return [np.reshape(piece, np.shape(t)) for piece, t in zip(pieces, tup)]
+
+
+@defjvp("column_stack", "tup")
+def column_stack_jvp(tup_dot, ans, tup):
+    return np.column_stack(tup_dot)
+
+
+# "append" names the structural list.append of loops; np.append is "numpy.append"
+defprim(
+    "numpy.append", np.append, "(arr, values, axis=None)", family="shape",
+    spelling=call_spelling("np.append"),
+)
+
+
+@defvjp("numpy.append")
+def append_vjp(g, ans, arr, values, axis=None):
+    if axis is None:  # both flattened
+        arr_bar = np.reshape(g[: np.size(arr)], np.shape(arr))
+        return arr_bar, np.reshape(g[np.size(arr) :], np.shape(values))
+    pieces = np.split(g, [np.shape(arr)[axis]], axis=axis)
+    return pieces[0], pieces[1]
+
+
+@defjvp("numpy.append", "arr")
+def append_jvp_arr(arr_dot, ans, arr, values, axis=None):
+    return np.append(arr_dot, np.zeros_like(values), axis=axis)
+
+
+@defjvp("numpy.append", "values")
+def append_jvp_values(values_dot, ans, arr, values, axis=None):
+    return np.append(np.zeros_like(arr), values_dot, axis=axis)
+
+
+# ---- rearranging axes: the cotangent moves back --------------------------------
+
+defprim("squeeze", np.squeeze, "(a, axis=None)", family="shape", methods=("squeeze",))
+
+
+@defvjp("squeeze")
+def squeeze_vjp(g, ans, a, axis=None):
+    return np.reshape(g, np.shape(a))
+
+
+@defjvp("squeeze", "a")
+def squeeze_jvp(a_dot, ans, a, axis=None):
+    return np.squeeze(a_dot, axis=axis)
+
+
+defprim("expand_dims", np.expand_dims, "(a, axis)", diff=("a",), family="shape")
+
+
+@defvjp("expand_dims")
+def expand_dims_vjp(g, ans, a, axis):
+    return np.reshape(g, np.shape(a))
+
+
+@defjvp("expand_dims", "a")
+def expand_dims_jvp(a_dot, ans, a, axis):
+    return np.expand_dims(a_dot, axis)
+
+
+for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
+    defprim(
+        _name, getattr(np, _name), "(ary)", family="shape",
+        note="one array argument (several would give several results)",
+    )
+
+
+@defvjp("atleast_1d")
+def atleast_1d_vjp(g, ans, ary):
+    return np.reshape(g, np.shape(ary))
+
+
+@defjvp("atleast_1d", "ary")
+def atleast_1d_jvp(ary_dot, ans, ary):
+    return np.atleast_1d(ary_dot)
+
+
+@defvjp("atleast_2d")
+def atleast_2d_vjp(g, ans, ary):
+    return np.reshape(g, np.shape(ary))
+
+
+@defjvp("atleast_2d", "ary")
+def atleast_2d_jvp(ary_dot, ans, ary):
+    return np.atleast_2d(ary_dot)
+
+
+@defvjp("atleast_3d")
+def atleast_3d_vjp(g, ans, ary):
+    return np.reshape(g, np.shape(ary))
+
+
+@defjvp("atleast_3d", "ary")
+def atleast_3d_jvp(ary_dot, ans, ary):
+    return np.atleast_3d(ary_dot)
+
+
+defprim(
+    "swapaxes", np.swapaxes, "(a, axis1, axis2)", diff=("a",), family="shape",
+    methods=("swapaxes",),
+)
+
+
+@defvjp("swapaxes")
+def swapaxes_vjp(g, ans, a, axis1, axis2):
+    return np.swapaxes(g, axis1, axis2)
+
+
+@defjvp("swapaxes", "a")
+def swapaxes_jvp(a_dot, ans, a, axis1, axis2):
+    return np.swapaxes(a_dot, axis1, axis2)
+
+
+defprim(
+    "moveaxis", np.moveaxis, "(a, source, destination)", diff=("a",), family="shape",
+)
+
+
+@defvjp("moveaxis")
+def moveaxis_vjp(g, ans, a, source, destination):
+    return np.moveaxis(g, destination, source)
+
+
+@defjvp("moveaxis", "a")
+def moveaxis_jvp(a_dot, ans, a, source, destination):
+    return np.moveaxis(a_dot, source, destination)
+
+
+defprim("flip", np.flip, "(m, axis=None)", family="shape")
+
+
+@defvjp("flip")
+def flip_vjp(g, ans, m, axis=None):
+    return np.flip(g, axis)
+
+
+@defjvp("flip", "m")
+def flip_jvp(m_dot, ans, m, axis=None):
+    return np.flip(m_dot, axis)
+
+
+defprim("fliplr", np.fliplr, "(m)", family="shape")
+
+
+@defvjp("fliplr")
+def fliplr_vjp(g, ans, m):
+    return np.fliplr(g)
+
+
+@defjvp("fliplr", "m")
+def fliplr_jvp(m_dot, ans, m):
+    return np.fliplr(m_dot)
+
+
+defprim("flipud", np.flipud, "(m)", family="shape")
+
+
+@defvjp("flipud")
+def flipud_vjp(g, ans, m):
+    return np.flipud(g)
+
+
+@defjvp("flipud", "m")
+def flipud_jvp(m_dot, ans, m):
+    return np.flipud(m_dot)
+
+
+defprim("rot90", np.rot90, "(m, k=1, axes=(0, 1))", family="shape")
+
+
+@defvjp("rot90")
+def rot90_vjp(g, ans, m, k=1, axes=(0, 1)):
+    return np.rot90(g, -k, axes)
+
+
+@defjvp("rot90", "m")
+def rot90_jvp(m_dot, ans, m, k=1, axes=(0, 1)):
+    return np.rot90(m_dot, k, axes)
+
+
+defprim("roll", np.roll, "(a, shift, axis=None)", diff=("a",), family="shape")
+
+
+@defvjp("roll")
+def roll_vjp(g, ans, a, shift, axis=None):
+    if is_integer_constant(shift):
+        return np.roll(g, -shift, axis=axis)
+    return np.roll(g, np.negative(shift), axis=axis)
+
+
+@defjvp("roll", "a")
+def roll_jvp(a_dot, ans, a, shift, axis=None):
+    return np.roll(a_dot, shift, axis=axis)
+
+
+# ---- copies: tile, repeat, broadcast; each input's cotangent sums its copies ------
+
+defprim(
+    "broadcast_to", np.broadcast_to, "(array, shape)", diff=("array",), family="shape",
+)
+
+
+@defvjp("broadcast_to")
+def broadcast_to_vjp(g, ans, array, shape):
+    array_bar = unbroadcast(g, array)
+    return array_bar
+
+
+@defjvp("broadcast_to", "array")
+def broadcast_to_jvp(array_dot, ans, array, shape):
+    return np.broadcast_to(array_dot, shape)
+
+
+defprim(
+    "broadcast_arrays", np.broadcast_arrays, "(x1, x2)", family="shape", results=2,
+    note="two arrays (a fixed count of results)",
+)
+
+
+@defvjp("broadcast_arrays")
+def broadcast_arrays_vjp(g, ans, x1, x2):
+    return unbroadcast(g[0], x1), unbroadcast(g[1], x2)
+
+
+@defjvp("broadcast_arrays", "x1")
+def broadcast_arrays_jvp_x1(x1_dot, ans, x1, x2):
+    return np.broadcast_arrays(x1_dot, np.zeros_like(x2))
+
+
+@defjvp("broadcast_arrays", "x2")
+def broadcast_arrays_jvp_x2(x2_dot, ans, x1, x2):
+    return np.broadcast_arrays(np.zeros_like(x1), x2_dot)
+
+
+defprim(
+    "meshgrid", np.meshgrid, "(x, y, indexing='xy', sparse=False)", family="shape",
+    results=2, note="two coordinate vectors (a fixed count of results)",
+)
+
+
+@defvjp("meshgrid")
+def meshgrid_vjp(g, ans, x, y, indexing="xy", sparse=False):
+    if indexing == "xy":  # x runs along axis 1, y along axis 0
+        return (
+            np.reshape(np.sum(g[0], axis=0), np.shape(x)),
+            np.reshape(np.sum(g[1], axis=1), np.shape(y)),
+        )
+    return (
+        np.reshape(np.sum(g[0], axis=1), np.shape(x)),
+        np.reshape(np.sum(g[1], axis=0), np.shape(y)),
+    )
+
+
+@defjvp("meshgrid", "x")
+def meshgrid_jvp_x(x_dot, ans, x, y, indexing="xy", sparse=False):
+    return np.meshgrid(x_dot, np.zeros_like(y), indexing=indexing, sparse=sparse)
+
+
+@defjvp("meshgrid", "y")
+def meshgrid_jvp_y(y_dot, ans, x, y, indexing="xy", sparse=False):
+    return np.meshgrid(np.zeros_like(x), y_dot, indexing=indexing, sparse=sparse)
+
+
+defprim("tile", np.tile, "(A, reps)", diff=("A",), family="shape")
+
+
+@defvjp("tile")
+def tile_vjp(g, ans, A, reps):
+    # view g as (copies, length) pairs per axis, A's shape padded to g's rank
+    lengths = (1,) * (np.ndim(g) - np.ndim(A)) + np.shape(A)
+    pairs = [(n // length, length) for n, length in zip(np.shape(g), lengths)]
+    copies = np.reshape(g, [d for pair in pairs for d in pair])
+    sums = np.sum(copies, axis=tuple(range(0, 2 * len(pairs), 2)))
+    return np.reshape(sums, np.shape(A))
+
+
+@defjvp("tile", "A")
+def tile_jvp(A_dot, ans, A, reps):
+    return np.tile(A_dot, reps)
+
+
+defprim(
+    "repeat", np.repeat, "(a, repeats, axis=None)", diff=("a",), family="shape",
+    methods=("repeat",),
+)
+
+
+@defvjp("repeat")
+def repeat_vjp(g, ans, a, repeats, axis=None):
+    if is_integer_constant(repeats):  # consecutive runs of equal length: sum each
+        if axis is None:
+            return np.reshape(np.sum(np.reshape(g, (-1, repeats)), axis=1), np.shape(a))
+        moved = np.moveaxis(g, axis, -1)
+        runs = np.reshape(moved, np.shape(moved)[:-1] + (-1, repeats))
+        return np.moveaxis(np.sum(runs, axis=-1), -1, axis)
+    if axis is None:
+        flat_bar = np.zeros_like(np.ravel(a))
+        np.add.at(flat_bar, np.repeat(np.arange(np.size(a)), repeats), g)
+        return np.reshape(flat_bar, np.shape(a))
+    sources = np.repeat(np.arange(np.shape(a)[axis]), repeats)
+    a_bar = np.zeros_like(a)
+    np.add.at(a_bar, (slice(None),) * (axis % np.ndim(a)) + (sources,), g)
+    return a_bar
+
+
+@defjvp("repeat", "a")
+def repeat_jvp(a_dot, ans, a, repeats, axis=None):
+    return np.repeat(a_dot, repeats, axis=axis)
+
+
+# ---- padding ---------------------------------------------------------------------
+
+defprim(
+    "pad", np.pad, "(array, pad_width, mode='constant', constant_values=0)",
+    diff=("array",), family="shape",
+    note="modes constant (constant_values not differentiated), edge, reflect, "
+    "symmetric and wrap; other modes raise NotImplementedError when differentiated",
+)
+
+
+@defvjp("pad")
+def pad_vjp(g, ans, array, pad_width, mode="constant", constant_values=0):
+    if mode == "constant":  # cut the padding off
+        widths = np.broadcast_to(pad_width, (np.ndim(array), 2))  # (before, after)
+        return g[tuple([slice(lo, n - hi) for (lo, hi), n in zip(widths, np.shape(g))])]
+    # every padded element copies one element of array: add its cotangent there
+    array_bar = np.zeros_like(array)
+    np.add.at(array_bar, pad_sources(np.shape(array), pad_width, mode), g)
+    return array_bar
+
+
+@defjvp("pad", "array")
+def pad_jvp(array_dot, ans, array, pad_width, mode="constant", constant_values=0):
+    if mode == "constant":  # the padding is constant: its tangent is 0
+        return np.pad(array_dot, pad_width)
+    return array_dot[pad_sources(np.shape(array), pad_width, mode)]

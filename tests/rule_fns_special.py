@@ -1,0 +1,57 @@
+"""Functions for the scipy.special rows of the rule table (see rule_rows_special.py).
+
+s2s sees SciPy's functions; the JAX twin (support.jax_twin rebinds the NumPy import
+below to jax.numpy) sees jax.scipy.special's under the same name ``sp``, so both
+differentiate the same source text.
+"""
+
+import numpy as np
+import scipy.special as sp
+
+if np.__name__ == "jax.numpy":  # this is the JAX twin
+    import jax.scipy.special as sp
+
+W23 = np.array([[0.3, -1.2, 0.7], [1.5, 0.4, -0.8]])
+W3 = np.array([-0.6, 1.1, 0.25])
+
+
+def f_erf_erfc(x):
+    return np.sum((sp.erf(x) + sp.erfc(x) ** 2) * W23)
+
+
+def f_erfinv(x):
+    return np.sum(sp.erfinv(x) * W23)
+
+
+def f_gammaln_digamma(x):
+    return np.sum((sp.gammaln(x) + sp.digamma(x) * x) * W23)
+
+
+def f_expit_logit(x):
+    p = sp.expit(x)
+    return np.sum((p + sp.logit(p * 0.8 + 0.1) ** 2) * W23)
+
+
+def f_xlogy_xlog1py(x, y):
+    return np.sum((sp.xlogy(x, y) + sp.xlog1py(x, y) ** 2) * W23)
+
+
+def f_logsumexp(x):
+    return np.sum(sp.logsumexp(x, axis=0) * W3) + sp.logsumexp(x * 2.0)
+
+
+def f_logsumexp_keepdims(x):
+    return np.sum(sp.logsumexp(x, axis=-1, keepdims=True) * x * W23)
+
+
+def f_softmax(x):
+    return np.sum(sp.softmax(x, axis=1) * W23) + np.sum(sp.softmax(x) ** 2)
+
+
+def f_log_softmax(x):
+    return np.sum(sp.log_softmax(x, axis=-1) * W23) + np.sum(sp.log_softmax(x) * W23)
+
+
+def f_cross_entropy(logits, labels):
+    # a classifier's loss: log-probabilities, weighted by (soft) labels
+    return -np.mean(np.sum(labels * sp.log_softmax(logits, axis=1), axis=1))
