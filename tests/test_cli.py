@@ -1,0 +1,29 @@
+"""The command line, and docs generated from the registry."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from s2s.cli import primitive_table, primitives_markdown
+
+DOCS = Path(__file__).parent.parent / "docs" / "primitives.md"
+
+
+def test_primitives_json_lists_every_registered_primitive() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "s2s", "primitives", "--json"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    records = json.loads(out)
+    assert records == primitive_table()
+    for r in records:
+        assert {"name", "jvp", "vjp", "batch", "differentiable"} <= set(r)
+        if r["differentiable"]:
+            assert r["vjp"] and r["jvp"], r["name"]
+
+
+def test_docs_primitives_md_is_up_to_date() -> None:
+    assert DOCS.read_text() == primitives_markdown(), (
+        "regenerate: python -m s2s primitives --markdown > docs/primitives.md"
+    )
