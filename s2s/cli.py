@@ -7,11 +7,12 @@ import json
 import sys
 from typing import Any
 
-from .primitives import PRIMITIVES
+from .primitives import PRIMITIVES, load_all
 
 
 def primitive_table() -> list[dict[str, Any]]:
     """One record per registered primitive, in family order."""
+    load_all()
     rows = []
     for name, prim in sorted(PRIMITIVES.items(), key=lambda kv: (kv[1].family, kv[0])):
         differentiable = not prim.nondiff

@@ -27,3 +27,17 @@ def test_docs_primitives_md_is_up_to_date() -> None:
     assert DOCS.read_text() == primitives_markdown(), (
         "regenerate: python -m s2s primitives --markdown > docs/primitives.md"
     )
+
+
+def test_scipy_rules_register_on_first_use_not_at_import() -> None:
+    code = (
+        "import sys, numpy as np, s2s\n"
+        "assert 'scipy' not in sys.modules, 'import s2s imported SciPy'\n"
+        "import rule_fns_special as F\n"
+        "g = s2s.grad(F.f_erf_erfc)(np.array([0.1, 0.5]))\n"
+        "assert np.all(np.isfinite(g)) and np.any(g != 0)\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code], check=True, cwd=Path(__file__).parent,
+        env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parent)},
+    )

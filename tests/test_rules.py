@@ -34,7 +34,9 @@ from rule_table import (  # noqa: E402
     E2ECase, Row, const, mask, nonzero, normal, rng_for, twin_of, uniform,
 )
 from s2s.ir import Let, walk  # noqa: E402
-from s2s.primitives import PRIMITIVES  # noqa: E402
+from s2s.primitives import PRIMITIVES, load_all  # noqa: E402
+
+load_all()  # SciPy's family registers lazily; the table covers it too
 from support import fd_grad, jax_twin  # noqa: E402
 
 J = jax_twin(R)

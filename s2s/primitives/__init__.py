@@ -1,9 +1,16 @@
-"""Primitive rules, grouped by family.  Importing this package registers them all."""
+"""Primitive rules, grouped by family.  Importing this package registers them all,
+except ``scipy.special``'s, registered the first time a function from SciPy (or one of
+``math``'s special functions) is looked up, so ``import s2s`` does not import SciPy."""
 
 import math
 
-from . import binary, elementwise, indexing, linalg, reductions, shape, special, structure  # noqa: F401
+from . import binary, elementwise, indexing, linalg, reductions, shape, structure  # noqa: F401
 from .registry import BY_OBJECT, PRIMITIVES, Primitive, lookup_object
+
+
+def load_all() -> None:
+    """Register every family now, SciPy's included (for listings and tests)."""
+    from . import special  # noqa: F401
 
 # ``math`` functions on Python floats are the same primitives as NumPy's.
 for _math_fn, _prim in (
@@ -16,4 +23,4 @@ for _math_fn, _prim in (
 ):
     BY_OBJECT[id(_math_fn)] = _prim
 
-__all__ = ["PRIMITIVES", "Primitive", "lookup_object"]
+__all__ = ["PRIMITIVES", "Primitive", "lookup_object", "load_all"]

@@ -172,6 +172,12 @@ def defjvp(name: str, wrt: str) -> Callable[[Callable], Callable]:
 
 def lookup_object(obj: Any) -> Primitive | None:
     name = BY_OBJECT.get(id(obj))
+    if name is None and (getattr(obj, "__module__", None) or "").split(".")[0] in (
+        "scipy", "math",
+    ):
+        from . import special  # noqa: F401  (registers SciPy's functions on first use)
+
+        name = BY_OBJECT.get(id(obj))
     return PRIMITIVES[name] if name is not None else None
 
 
