@@ -21,6 +21,7 @@ while inlining, so the emitted code contains only the branch that applies.
 from __future__ import annotations
 
 import inspect
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -172,9 +173,9 @@ def defjvp(name: str, wrt: str) -> Callable[[Callable], Callable]:
 
 def lookup_object(obj: Any) -> Primitive | None:
     name = BY_OBJECT.get(id(obj))
-    if name is None and (getattr(obj, "__module__", None) or "").split(".")[0] in (
-        "scipy", "math",
-    ):
+    if name is None and ("scipy.special" in sys.modules or (
+        getattr(obj, "__module__", None) == "math"
+    )):
         from . import special  # noqa: F401  (registers SciPy's functions on first use)
 
         name = BY_OBJECT.get(id(obj))
