@@ -592,12 +592,7 @@ class Normalizer:
         index_name = target_node.value if target_node is not None else "k"
         index = self.names.fresh(index_name) if (
             index_name in self.bound or target_node is None) else index_name
-        outer = self.out
-        before = dict(self.env)
-        bound_before = set(self.bound)
-        self.depth += 1
-        self.out = []
-        self.loops.append([])
+        outer, before, bound_before = self._enter_loop()
         if target_node is not None:
             self.env[index_name] = index
             self.bound.add(index_name)
@@ -613,18 +608,7 @@ class Normalizer:
             self.env[name] = ssa
         header = self.out
         body = header + self.block(self._loop_body(node))
-        self.out = outer
-        self.depth -= 1
-        carried = []
-        after = dict(before)
-        for name, entry in before.items():
-            exit_ = self.env.get(name)
-            if exit_ is not None and exit_ != entry:
-                carried.append((entry, exit_))
-        self.env = after
-        self.bound = bound_before | self.bound
-        breaks = self.loops.pop()
-        self._close_breaks(breaks, carried, before)
+        carried, breaks = self._leave_loop(outer, before, bound_before, [])
         counter = self.names.fresh("n_iter") if breaks else None
         self.out.append(For(index, bounds, body, self.loc(node), carried, counter=counter))
 
@@ -642,25 +626,41 @@ class Normalizer:
                 "never runs", "loop over a range, or compute the condition",
             )
         counter = self.names.fresh("n_iter")
-        outer = self.out
-        before = dict(self.env)
-        bound_before = set(self.bound)
-        self.depth += 1
-        self.out = []
-        self.loops.append([])
+        outer, before, bound_before = self._enter_loop()
         body = self.block(self._loop_body(node))
         self.out = []
         again = self.expr(node.test)  # the condition, from this iteration's values
         body += self.out
+        test_carried = [(test.name, again.name if isinstance(again, Var) else test.name)]
+        carried, _ = self._leave_loop(outer, before, bound_before, test_carried)
+        self.out.append(For(counter, None, body, self.loc(node), carried, test=test))
+
+    def _enter_loop(self) -> tuple[list[Stmt], dict[str, str], set[str]]:
+        """Start a loop body: a fresh statement list, the names bound before it."""
+        outer, before, bound_before = self.out, dict(self.env), set(self.bound)
+        self.depth += 1
+        self.out = []
+        self.loops.append([])
+        return outer, before, bound_before
+
+    def _leave_loop(
+        self, outer: list[Stmt], before: dict[str, str], bound_before: set[str],
+        extra: list[tuple[str, str]],
+    ) -> tuple[list[tuple[str, str]], list[Break]]:
+        """End a loop body: the names it carries to the next iteration, its breaks.
+
+        After the loop only the names bound before it are live (a carried one holds
+        its last value under its entry name); names first bound in the body are not.
+        """
         self.out = outer
         self.depth -= 1
         carried = [(e, self.env[n]) for n, e in before.items()
-                   if self.env.get(n) is not None and self.env[n] != e]
-        carried.append((test.name, again.name if isinstance(again, Var) else test.name))
+                   if self.env.get(n) is not None and self.env[n] != e] + extra
         self.env = dict(before)
         self.bound = bound_before | self.bound
-        self._close_breaks(self.loops.pop(), carried, before)
-        self.out.append(For(counter, None, body, self.loc(node), carried, test=test))
+        breaks = self.loops.pop()
+        self._close_breaks(breaks, carried, before)
+        return carried, breaks
 
     def _loop_body(self, node: cst.For | cst.While) -> list[Any]:
         """The body's statements, ``continue`` and ``break`` rewritten so that the

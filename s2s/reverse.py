@@ -24,6 +24,7 @@ from .errors import NonDifferentiableError, TransformError
 from .inline import Array, Inliner, atom_text
 from .ir import KEYWORD_OPERANDS, Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, uses, walk
 from .kinds import LEAF, SEQ, Kind, Seq, Tree, leaf_paths, literal, path_text
+from .normalize import NameTable
 from .primitives import PRIMITIVES
 
 _STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
@@ -66,7 +67,7 @@ class _Reverse:
         self.fn = fn
         self.spec = spec
         self.module = module
-        self.names = _CopyNames(fn.names.taken | module.taken)
+        self.names = NameTable(fn.names.taken | module.taken)
         self.kinds: dict[str, Kind] = {}
         self.active: set[str] = set()
         self.producer: dict[str, Let] = {}
@@ -1045,24 +1046,6 @@ def _signature(fn: Function, params: list[str], drop_defaults: bool) -> str:
 
 
 # ---- small helpers ---------------------------------------------------------------
-
-
-class _CopyNames:
-    def __init__(self, taken: set[str]) -> None:
-        self.taken = set(taken)
-
-    def fresh(self, base: str) -> str:
-        from .normalize import _identifier
-
-        base = _identifier(base)
-        if base not in self.taken:
-            self.taken.add(base)
-            return base
-        i = 2
-        while f"{base}_{i}" in self.taken:
-            i += 1
-        self.taken.add(f"{base}_{i}")
-        return f"{base}_{i}"
 
 
 def _static_arguments(s: Let) -> dict[str, Any]:

@@ -143,6 +143,7 @@ defprim(
 
 @defvjp("maximum")
 def maximum_vjp(g, ans, x1, x2):
+    # minimum shares these rules: only which side equals ``ans`` matters
     x1_share = np.where(x1 == ans, np.where(x2 == ans, 0.5, 1.0), 0.0)
     x2_share = np.where(x2 == ans, np.where(x1 == ans, 0.5, 1.0), 0.0)
     return unbroadcast(g * x1_share, x1), unbroadcast(g * x2_share, x2)
@@ -164,21 +165,10 @@ defprim(
 )
 
 
-@defvjp("minimum")
-def minimum_vjp(g, ans, x1, x2):
-    x1_share = np.where(x1 == ans, np.where(x2 == ans, 0.5, 1.0), 0.0)
-    x2_share = np.where(x2 == ans, np.where(x1 == ans, 0.5, 1.0), 0.0)
-    return unbroadcast(g * x1_share, x1), unbroadcast(g * x2_share, x2)
-
-
-@defjvp("minimum", "x1")
-def minimum_jvp_x1(x1_dot, ans, x1, x2):
-    return x1_dot * np.where(x1 == ans, np.where(x2 == ans, 0.5, 1.0), 0.0)
-
-
-@defjvp("minimum", "x2")
-def minimum_jvp_x2(x2_dot, ans, x1, x2):
-    return x2_dot * np.where(x2 == ans, np.where(x1 == ans, 0.5, 1.0), 0.0)
+# The same rules as maximum's: each side's share is decided by equality with the output.
+defvjp("minimum")(maximum_vjp)
+defjvp("minimum", "x1")(maximum_jvp_x1)
+defjvp("minimum", "x2")(maximum_jvp_x2)
 
 
 defprim("where", np.where, "(condition, x, y)", diff=("x", "y"), family="binary")

@@ -83,23 +83,9 @@ defprim(
 )
 
 
-@defvjp("min")
-def min_vjp(g, ans, a, axis=None, keepdims=False):
-    if axis is not None and not keepdims:
-        g = np.expand_dims(g, axis)
-        ans = np.expand_dims(ans, axis)
-    winners = a == ans
-    return g * winners / np.sum(winners, axis=axis, keepdims=True)
-
-
-@defjvp("min", "a")
-def min_jvp(a_dot, ans, a, axis=None, keepdims=False):
-    if axis is not None and not keepdims:
-        ans = np.expand_dims(ans, axis)
-    winners = a == ans
-    return np.sum(a_dot * winners, axis=axis, keepdims=keepdims) / np.sum(
-        winners, axis=axis, keepdims=keepdims
-    )
+# The same rules as max's: the winners are the elements equal to the output.
+defvjp("min")(max_vjp)
+defjvp("min", "a")(max_jvp)
 
 
 defprim(
