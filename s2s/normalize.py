@@ -1201,15 +1201,8 @@ class Normalizer:
         return self.emit(self.names.fresh("shape"), "make_tuple", tuple(atoms), {}, node)
 
     def _user_call(self, obj: Any, text: str, node: cst.Call, target: str | None):
-        if obj in self.stack:
-            raise UnsupportedCallError(
-                f"`{text}` calls itself; recursion is not supported yet",
-                self.loc(node.func), "unroll the recursion by hand", self.display,
-            )
-        try:
-            callee = _normalize_callee(obj, self.stack)
-        except TransformError as err:
-            raise err
+        recursive = obj in self.stack
+        callee: Any = Recursive(obj) if recursive else _normalize_callee(obj, self.stack)
         args, kwargs = self._call_args(node)
         sig = inspect.signature(obj)
         try:
@@ -1238,10 +1231,11 @@ class Normalizer:
                 "make them positional parameters",
             )
         self._bind_namespace(text.split(".")[0], node)
-        for var in callee.free.values():
-            self._depends_on(var, node)
-        for name, value in callee.namespace.items():
-            self.namespace.setdefault(name, value)
+        if not recursive:  # (a function calling itself reads its own free names)
+            for var in callee.free.values():
+                self._depends_on(var, node)
+            for name, value in callee.namespace.items():
+                self.namespace.setdefault(name, value)
         base = f"{obj.__name__}_{_stem(self._named(positional[0]))}" if positional else obj.__name__
         if len(base) > _MAX_NAME:
             base = obj.__name__
@@ -1249,6 +1243,29 @@ class Normalizer:
             self._target(target, base), "call", tuple(positional),
             {"callee": callee, "spelling": text}, node,
         )
+
+
+class Recursive:
+    """A call to a function still being normalized (it calls itself, perhaps through
+    others): its IR is looked up when reverse mode needs it, once it is complete.
+    Its recursion depth must be decided by Python values (``n - 1``), as in JAX."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        sig = inspect.signature(fn)
+        self.params = [
+            n for n, p in sig.parameters.items()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        self.kwonly = [n for n, p in sig.parameters.items() if p.kind is p.KEYWORD_ONLY]
+        self.defaults = {
+            n: p.default for n, p in sig.parameters.items() if p.default is not p.empty
+        }
+        self.name = fn.__name__
+
+    @property
+    def function(self) -> Function:
+        return normalize(self.fn)
 
 
 def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:

@@ -217,8 +217,7 @@ class _Reverse:
                 return Tree(list, tuple(range(n + 1)), base.children + (item,))
             return SEQ
         if s.prim == "call":
-            callee: Function = s.params["callee"]
-            return _return_kind(callee, tuple(k(a) for a in s.args))
+            return _return_kind(_callee(s), tuple(k(a) for a in s.args))
         results = PRIMITIVES[s.prim].results
         if results is not None:
             n = results if isinstance(results, int) else results(_static_arguments(s))
@@ -775,7 +774,7 @@ class _Reverse:
         return Line(f"np.add.at({buffer}, {ast.unparse(_expr_of(index))}, {g})")
 
     def backward_call(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:
-        callee: Function = s.params["callee"]
+        callee = _callee(s)
         arg_kinds = tuple(
             self.kinds.get(a.name, LEAF) if isinstance(a, Var) else _const_kind(a)
             for a in s.args
@@ -815,15 +814,33 @@ def callee_vjp(callee: Function, positions: tuple[int, ...], kinds: tuple, modul
     return name
 
 
+_KINDS_IN_PROGRESS: set[tuple[int, tuple]] = set()
+
+
 def _return_kind(fn: Function, arg_kinds: tuple) -> Kind:
-    spec = Spec("vjp", (), True, False, arg_kinds)
-    r = _Reverse(fn, spec, Module())
-    r.analyse()
-    ret = fn.body[-1]
-    assert isinstance(ret, Return)
-    if isinstance(ret.value, Var):
-        return r.kinds.get(ret.value.name, LEAF)
-    return _const_kind(ret.value)
+    """The structure a call returns, given its arguments' structures."""
+    key = (id(fn), arg_kinds)
+    if key in _KINDS_IN_PROGRESS:
+        return LEAF  # a recursive call: assumed an array, and checked below
+    _KINDS_IN_PROGRESS.add(key)
+    try:
+        spec = Spec("vjp", (), True, False, arg_kinds)
+        r = _Reverse(fn, spec, Module())
+        r.analyse()
+        ret = fn.body[-1]
+        assert isinstance(ret, Return)
+        kind = r.kinds.get(ret.value.name, LEAF) if isinstance(ret.value, Var) else (
+            _const_kind(ret.value)
+        )
+    finally:
+        _KINDS_IN_PROGRESS.discard(key)
+    if kind != LEAF and any(isinstance(t.params.get("callee"), Function) is False
+                            for t in _lets(fn.body) if t.prim == "call"):
+        raise TransformError(
+            f"`{fn.name}` calls itself and returns a container", fn.loc,
+            "return an array from a recursive function",
+        )
+    return kind
 
 
 # ---- forward code and dead-code removal -----------------------------------------
@@ -1046,6 +1063,12 @@ def _signature(fn: Function, params: list[str], drop_defaults: bool) -> str:
 
 
 # ---- small helpers ---------------------------------------------------------------
+
+
+def _callee(s: Let) -> Function:
+    """The IR of a called user function (a recursive call's, looked up now)."""
+    callee = s.params["callee"]
+    return callee if isinstance(callee, Function) else callee.function
 
 
 def _static_arguments(s: Let) -> dict[str, Any]:

@@ -129,6 +129,8 @@ CASES = [
     Case("recurrence", F.recurrence, args(n(3), lambda r: 4), jax=False),
     Case("list_append_loop", F.list_append_loop, args(n(3), lambda r: 4)),
     Case("list_literal_append", F.list_literal_append, args(n(3))),
+    Case("recursion", F.recursive_sum, args(n(3), lambda r: 3)),
+    Case("recursion_base_case", F.recursive_sum, args(n(3), lambda r: 0)),
     Case("closure", F.closure_fn, args(n(4))),
     Case("lambda", F.lambda_fn, args(n(4))),
     Case("python_float_input", F.lambda_fn, args(lambda r: 1.3)),

@@ -459,3 +459,13 @@ def list_literal_append(x):
     parts = [x * 2.0]
     parts.append(np.sin(x))
     return np.sum(np.concatenate(parts) * 0.5)
+
+
+def tower(x, n):
+    if n == 0:
+        return x
+    return np.sin(tower(x, n - 1)) * x
+
+
+def recursive_sum(x, n):
+    return np.sum(tower(x, n) ** 2)
