@@ -187,6 +187,7 @@ class Normalizer:
         self.view_of: dict[str, str] = {}  # temporary that may view a buffer -> buffer
         self.user_names: set[str] = set()  # names that bind a user's variable
         self.lists: set[str] = set()  # lists this function built (append allowed)
+        self._loop_returns: list[tuple[str, str]] = []  # (flag, value) per loop
         self.out: list[Stmt] = []
 
     # ---- entry ----------------------------------------------------------------
@@ -217,6 +218,7 @@ class Normalizer:
                 body: list[Stmt] = list(self.out)
                 body.append(Return(value, self.loc(node.body)))
             else:
+                body_nodes = self._returns_out_of_loops(body_nodes)
                 hoisted = _hoist_returns(body_nodes, self._positions_alias)
                 body = self.block(hoisted)
                 body = self._single_return(body, hoisted[-1] if hoisted else node)
@@ -238,6 +240,38 @@ class Normalizer:
             free=self.free,
             aliases=dict(self.buffer_root),
         )
+
+    def _returns_out_of_loops(self, nodes: list[Any]) -> list[Any]:
+        """``return v`` inside a loop becomes: remember ``v``, leave the loop, and
+        return it right after the loop; so loops keep one way out at their end."""
+        out: list[Any] = []
+        for node in nodes:
+            if isinstance(node, (cst.For, cst.While)) and _cst_leaves_somewhere(node):
+                k = len(self._loop_returns)
+                flag, value = f"returned_{k}" if k else "returned", f"result_{k}" if k else "result"
+                flag, value = self.names.fresh(flag), self.names.fresh(value)
+                self.local_names |= {flag, value}
+                self._loop_returns.append((flag, value))
+                new = _ReturnToBreak(flag, value, self).transform(node)
+                self._positions_alias(new, node)
+                out += [cst.parse_statement(f"{flag} = False"),
+                        cst.parse_statement(f"{value} = 0.0"), new,
+                        cst.parse_statement(f"if {flag}:\n    return {value}\n")]
+            elif isinstance(node, cst.If):
+                body = self._returns_out_of_loops(list(node.body.body))
+                orelse = node.orelse
+                if isinstance(orelse, cst.Else):
+                    els = self._returns_out_of_loops(list(orelse.body.body))
+                    orelse = orelse.with_changes(body=orelse.body.with_changes(body=els))
+                elif isinstance(orelse, cst.If):
+                    orelse = self._returns_out_of_loops([orelse])[0]
+                new_if = node.with_changes(body=node.body.with_changes(body=body),
+                                           orelse=orelse)
+                self._positions_alias(new_if, node)
+                out.append(new_if)
+            else:
+                out.append(node)
+        return out
 
     def _signature(self, node: Any) -> tuple[list[str], list[str], dict[str, Any]]:
         ps = node.params
@@ -1428,13 +1462,56 @@ def _returns_to_assignments(stmt: If, result: str) -> None:
             last.joins.append(result)
 
 
+class _ReturnToBreak:
+    """Rewrite ``return v`` in one loop into ``flag = True; value = v; break``."""
+
+    def __init__(self, flag: str, value: str, n: "Normalizer") -> None:
+        self.flag, self.value, self.n = flag, value, n
+
+    def transform(self, loop: Any) -> Any:
+        body = self._block(list(loop.body.body))
+        return loop.with_changes(body=loop.body.with_changes(body=body))
+
+    def _block(self, nodes: list[Any]) -> list[Any]:
+        out: list[Any] = []
+        for node in nodes:
+            if isinstance(node, cst.SimpleStatementLine) and any(
+                isinstance(s, cst.Return) for s in node.body
+            ):
+                ret = next(s for s in node.body if isinstance(s, cst.Return))
+                if ret.value is None:
+                    raise self.n.unsupported(ret, "`return` without a value returns "
+                                             "None", "return the value to differentiate")
+                value = cst.SimpleStatementLine(body=[cst.Assign(
+                    targets=[cst.AssignTarget(cst.Name(self.value))], value=ret.value)])
+                self.n._positions_alias(value.body[0], ret)
+                out += [cst.parse_statement(f"{self.flag} = True"), value,
+                        cst.parse_statement("break")]
+                break  # what follows a return never runs
+            if isinstance(node, cst.If):
+                body = self._block(list(node.body.body))
+                orelse = node.orelse
+                if isinstance(orelse, cst.Else):
+                    orelse = orelse.with_changes(body=orelse.body.with_changes(
+                        body=self._block(list(orelse.body.body))))
+                elif isinstance(orelse, cst.If):
+                    orelse = self._block([orelse])[0]
+                new = node.with_changes(body=node.body.with_changes(body=body),
+                                        orelse=orelse)
+                self.n._positions_alias(new, node)
+                out.append(new)
+            else:
+                out.append(node)  # (a return in a nested loop is refused later)
+        return out
+
+
 def _reject_inside_loop(body: Any, n: "Normalizer") -> None:
     """What loops do not support yet, found before the body is normalized."""
 
     class Finder(cst.CSTVisitor):
         def visit_Return(self, node: cst.Return) -> None:
-            raise n.unsupported(node, "`return` inside a loop is not supported yet",
-                                "assign the result to a name and return after the loop")
+            raise n.unsupported(node, "`return` inside a nested loop is not supported yet",
+                                "assign the result to a name and return after the loops")
 
         def visit_For(self, node: cst.For) -> bool:
             return False  # a nested loop is checked when it is normalized

@@ -1001,9 +1001,10 @@ def _dead_code(lines: list[Any], needed: set[str]) -> list[Any]:
 
 
 def _tuple_text(names: list[str], pack: bool = False) -> str:
+    """``a, b`` to unpack into, ``(a, b)`` to pack; one name is always ``(a,)``."""
     if len(names) == 1:
-        return f"({names[0]},)" if pack else f"({names[0]},)"
-    return ", ".join(names) if not pack else "(" + ", ".join(names) + ")"
+        return f"({names[0]},)"
+    return "(" + ", ".join(names) + ")" if pack else ", ".join(names)
 
 
 def _fors(stmts: list[Stmt]) -> list[For]:

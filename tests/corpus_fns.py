@@ -469,3 +469,12 @@ def tower(x, n):
 
 def recursive_sum(x, n):
     return np.sum(tower(x, n) ** 2)
+
+
+def first_large(x, n):
+    y = x
+    for i in range(n):
+        y = np.sin(y) * 1.7 + x
+        if np.sum(y) > 3.0:
+            return np.sum(y**2) * (i + 1.0)
+    return np.sum(y)
