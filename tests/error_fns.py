@@ -41,9 +41,10 @@ def uses_with(x):
 def uses_return_in_loop(x):
     total = 0.0
     for v in x:
-        total = total + v
-        if total > 1.0:
-            return total  # ERR
+        for w in x:
+            total = total + v * w
+            if total > 1.0:
+                return total  # ERR
     return total
 
 
