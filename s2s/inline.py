@@ -284,18 +284,6 @@ def _assigned(body: list[ast.stmt]) -> set[str]:
     }
 
 
-def _assigns(body: list[ast.stmt], name: str) -> bool:
-    return name in _assigned(body)
-
-
-def _loads(body: list[ast.stmt], name: str) -> bool:
-    return any(
-        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-        for s in body
-        for n in ast.walk(s)
-    )
-
-
 def _return_width(body: list[ast.stmt]) -> int:
     for s in body:
         for n in ast.walk(s):

@@ -49,7 +49,6 @@ class Module:
     names: dict[Any, str] = field(default_factory=dict)  # callee-vjp key -> name
     taken: set[str] = field(default_factory=set)
     namespace: dict[str, Any] = field(default_factory=dict)
-    rules: list[tuple[int, str]] = field(default_factory=list)  # (line, rule name)
 
 
 def emit_reverse(fn: Function, spec: Spec, module: Module, name: str) -> str:
@@ -757,8 +756,6 @@ class _Reverse:
                     self.fresh_buffers.add(text)  # the rule allocated it
                 continue
             self.accumulate(name, (), text, adj, out)
-        if s.loc is not None:
-            self.module.rules.append((s.loc.line, prim.vjp.__name__))
         return out
 
     def _accumulate_index(self, buffer: str, index: Index, g: str) -> Line:
