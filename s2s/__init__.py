@@ -11,7 +11,7 @@
     print(s2s.source(loss))  # the emitted gradient, as Python
 """
 
-from .api import Transformed, grad, source, value_and_grad, vjp
+from .api import Transformed, grad, jvp, source, value_and_grad, vjp
 from .errors import (
     NonDifferentiableError,
     SourceNotFoundError,
@@ -26,6 +26,7 @@ __all__ = [
     "grad",
     "value_and_grad",
     "vjp",
+    "jvp",
     "source",
     "Transformed",
     "TransformError",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -20,9 +21,10 @@ from .emitcode import compile_module, format_module
 from .errors import TransformError
 from .kinds import LEAF, Kind, Tree, kind_of
 from .normalize import normalize
+from .forward import ForwardSpec, emit_forward
 from .reverse import Module, Spec, _OutputStructureError, emit_reverse
 
-__all__ = ["grad", "value_and_grad", "vjp", "source", "Transformed"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "Transformed"]
 
 # JAX's float0: the tangent/cotangent dtype of integer and boolean inputs.
 float0 = np.dtype([("float0", np.void, 0)])
@@ -196,9 +198,8 @@ class Transformed:
             cached = _TEXT_CACHE.get(text_key)
             if cached is None:
                 module = Module()
-                spec = Spec(self.mode, argnums, tuple_out, self.has_aux, kinds)
                 try:
-                    emit_reverse(self.ir, spec, module, self.__name__)
+                    self._emit(module, kinds, argnums, tuple_out)
                 except TransformError as err:
                     raise err.with_func(self.fn.__name__) from None
                 body = "\n\n".join(module.functions)
@@ -216,10 +217,15 @@ class Transformed:
             self._last = (text, compiled)
             return text, compiled
 
+    def _emit(self, module: Module, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
+              tuple_out: bool) -> None:
+        spec = Spec(self.mode, argnums, tuple_out, self.has_aux, kinds)
+        emit_reverse(self.ir, spec, module, self.__name__)
+
     def _default(self) -> tuple[str, Callable]:
         if self._last is None:
             n = len(self.ir.params)
-            nums = self.argnums if self.mode != "vjp" else tuple(range(n))
+            nums = self.argnums if self.mode not in ("vjp", "jvp") else tuple(range(n))
             self._generate((LEAF,) * n, nums, self.tuple_out)
         assert self._last is not None
         return self._last
@@ -380,6 +386,101 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     if has_aux:
         return out, vjp_fn, aux
     return out, vjp_fn
+
+
+class _JVP(Transformed):
+    def __init__(self, fn: Callable, has_aux: bool) -> None:
+        super().__init__(fn, "jvp", 0, has_aux)
+        self.tuple_out = True
+        self.nargs: int | None = None
+
+    def _emit(self, module: Module, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
+              tuple_out: bool) -> None:
+        spec = ForwardSpec(argnums, self.has_aux, kinds, self.nargs)
+        emit_forward(self.ir, spec, module, self.__name__)
+
+
+_JVPS: "weakref.WeakKeyDictionary[Any, dict[bool, _JVP]]" = weakref.WeakKeyDictionary()
+
+
+def _jvp_transform(fun: Callable, has_aux: bool) -> _JVP:
+    """One transformed object per function (and has_aux): its code is cached on it."""
+    try:
+        per_fn = _JVPS.setdefault(fun, {})
+    except TypeError:  # not weak-referenceable: no caching
+        return _JVP(fun, has_aux)
+    if has_aux not in per_fn:
+        per_fn[has_aux] = _JVP(fun, has_aux)
+    return per_fn[has_aux]
+
+
+def _check_tangents(primals: Any, tangents: Any) -> None:
+    """JAX's checks of jvp's arguments, with JAX's messages."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."
+        )
+    pk, tk = kind_of(tuple(primals)), kind_of(tuple(tangents))
+    if _sorted_kind(pk) != _sorted_kind(tk):
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must have the same tree "
+            f"structure; primals have tree structure PyTreeDef({pk!r}) whereas tangents "
+            f"have tree structure PyTreeDef({tk!r})."
+        )
+    for p, t in zip(_sorted_leaves(list(primals)), _sorted_leaves(list(tangents))):
+        pd, td = _dtype_of(p, ""), np.result_type(t)
+        want = pd if np.issubdtype(pd, np.inexact) else float0
+        if td != want:
+            raise TypeError(
+                "primal and tangent arguments to jax.jvp do not match; dtypes must be "
+                "equal, or in case of int/bool primal dtype the tangent dtype must be "
+                f"float0.Got primal dtype {pd.name} and so expected tangent dtype "
+                f"{want.name if want is not float0 else 'float0'}, but got tangent dtype "
+                f"{td.name if td != float0 else 'float0'} instead."
+            )
+        if np.shape(p) != np.shape(t):
+            raise ValueError(
+                "jvp called with different primal and tangent shapes;Got primal shape "
+                f"{np.shape(p)} and tangent shape as {np.shape(t)}"
+            )
+
+
+def _tangent_like(t: Any, out: Any) -> Any:
+    """A tangent leaf in its output's shape and dtype (float0 for integer outputs)."""
+    dtype = np.result_type(out)
+    if not np.issubdtype(dtype, np.inexact):
+        return np.zeros(np.shape(out), float0)
+    return _cast_like(t, out)
+
+
+def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> Any:
+    """``(out, out_tangent)`` (or ``(out, out_tangent, aux)``), as ``jax.jvp``.
+
+    Runs the emitted forward-mode function (see ``s2s.source(s2s.jvp_of(f))`` or the
+    ``.source`` of the returned function's transform); integer and boolean primals take
+    ``float0`` tangents and carry none.
+    """
+    _check_tangents(primals, tangents)
+    primals, tangents = tuple(primals), tuple(tangents)
+    t = _jvp_transform(fun, has_aux)
+    t._refresh()
+    active = tuple(
+        i for i, p in enumerate(primals)
+        if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
+    )
+    kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
+    t.nargs = len(primals)
+    _, fn = t._generate(kinds, active, len(primals))
+    _read_free_names(fn)
+    result = fn(*primals, *(tangents[i] for i in active))
+    out, out_dot = result[0], result[1]
+    kind = kind_of(out)
+    fixed = [_tangent_like(d, o) for d, o in zip(_leaves(out_dot), _leaves(out))]
+    out_dot = _rebuild(kind, fixed)
+    if has_aux:
+        return out, out_dot, result[2]
+    return out, out_dot
 
 
 def _sorted_kind(kind: Kind) -> Any:

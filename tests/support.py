@@ -92,3 +92,17 @@ def assert_trees_close(actual: Any, expected: Any, rtol: float = 1e-7, atol: flo
     assert len(a) == len(e), f"structure differs: {actual!r} vs {expected!r}"
     for x, y in zip(a, e):
         np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=rtol, atol=atol)
+
+
+def rng_tree(tree: Any, r: np.random.Generator) -> Any:
+    """A random tangent for each leaf: normal floats of the leaf's shape and dtype,
+    ``float0`` zeros for integer and boolean leaves (JAX's convention)."""
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(rng_tree(t, r) for t in tree)
+    if isinstance(tree, dict):
+        return {k: rng_tree(v, r) for k, v in tree.items()}
+    dtype = np.result_type(tree)
+    if not np.issubdtype(dtype, np.inexact):
+        return np.zeros(np.shape(tree), [("float0", np.void, 0)])
+    t = np.asarray(r.normal(size=np.shape(tree)), dtype=dtype)
+    return t if np.ndim(tree) or isinstance(tree, np.ndarray) else dtype.type(t)

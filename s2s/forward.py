@@ -1,0 +1,530 @@
+"""Forward mode: from a normalized function to its JVP function, as code.
+
+The emitted function runs the user's statements in order and, right after each one
+that depends on a differentiated argument, the statement computing its tangent
+(``pred = np.tanh(x_at_w)`` is followed by ``pred_dot = x_at_w_dot * (1 - pred**2)``).
+Tangents are named after the values (``x_dot``); a tangent that is just another
+tangent (``y = x``) is not copied but read under the other name.
+
+Control flow is kept as it is: an ``if`` computes its joins' tangents in each branch,
+a loop carries its values' tangents beside them, a write into an array
+(``y[i] = v``) writes the tangent into the tangent's buffer (``y_dot[i] = v_dot``),
+``ys.append(v)`` appends ``v_dot`` to ``ys_dot``.  Calls to user functions get their
+own emitted ``helper_jvp`` returning ``(value, tangent)``.
+
+Which values carry tangents (activity), their structure (kinds) and which are known
+scalars come from the same analysis reverse mode uses.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .emitcode import Block, Line, render_function
+from .errors import NonDifferentiableError
+from .inline import Array, atom_text
+from .ir import KEYWORD_OPERANDS, Break, Const, For, Function, If, Let, Return, Stmt, Var, walk
+from .kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
+from .primitives import PRIMITIVES
+from .reverse import (
+    Module,
+    Spec,
+    _arg_slots,
+    _callee,
+    _dead_code,
+    _forward,
+    _is_simple,
+    _paren,
+    _Reverse,
+    _spell_buffers,
+    spell,
+)
+
+# families whose operands broadcast against each other: a tangent contribution from
+# one operand may lack the shape another (inactive) operand gives the output
+_BROADCASTING = {"binary", "elementwise", "special", "comparison"}
+
+
+@dataclass
+class ForwardSpec:
+    """What to emit: which positional parameters carry tangents."""
+
+    active: tuple[int, ...]
+    has_aux: bool
+    arg_kinds: tuple[Kind, ...]
+    nargs: int | None = None  # positional arguments the caller passes (None: all)
+
+
+def emit_forward(fn: Function, spec: ForwardSpec, module: Module, name: str) -> str:
+    """Append the forward-mode function for ``fn`` to ``module``; return its name."""
+    module.taken.add(name)
+    module.namespace.update(fn.namespace)
+    text = _Forward(fn, spec, module).build(name)
+    module.functions.append(text)
+    return name
+
+
+Slots = dict[tuple, str]  # leaf path -> the text of that leaf's tangent
+
+
+class _Forward:
+    def __init__(self, fn: Function, spec: ForwardSpec, module: Module) -> None:
+        self.fn = fn
+        self.spec = spec
+        self.module = module
+        # the analysis reverse mode does (activity, kinds, scalar facts) serves here
+        self.a = _Reverse(fn, Spec("vjp", spec.active, True, False, spec.arg_kinds), module)
+        self.names = self.a.names
+        self.inliner = self.a.inliner
+        self.tan: dict[str, Slots] = {}
+        self.owned: set[str] = set()  # tangent buffers this function allocated
+        self.buffer_names: dict[str, str] = {}  # array written in place -> its tangent
+        self.loop_names: list[dict[str, Slots]] = []  # per loop: entry -> tangent names
+        self.join_names: dict[str, str] = {}  # an if's join -> its tangent's one name
+
+    # ---- naming -----------------------------------------------------------------
+
+    def root(self, var: str) -> str:
+        return self.fn.aliases.get(var, var)
+
+    def dot_name(self, var: str, path: tuple = ()) -> str:
+        stem = "_".join([self.root(var)] + [str(k) for k in path])
+        return self.names.fresh(f"{stem}_dot")
+
+    def buffer_name(self, var: str) -> str:
+        """The one tangent name of an array written in place (all its versions)."""
+        root = self.root(var)
+        if root not in self.buffer_names:
+            self.buffer_names[root] = self.names.fresh(f"{root}_dot")
+        return self.buffer_names[root]
+
+    # ---- tangents of values -----------------------------------------------------
+
+    def kind(self, var: str) -> Kind:
+        return self.a.kinds.get(var, LEAF)
+
+    def is_active(self, atom: Any) -> bool:
+        return isinstance(atom, Var) and atom.name in self.a.active
+
+    def zeros(self, var: str, path: tuple = ()) -> str:
+        kind = self.kind(var)
+        for k in path:
+            kind = kind.child(k) if isinstance(kind, Tree) else LEAF
+        if isinstance(kind, Seq):
+            prod = self.a.producer.get(var)
+            if prod is not None and prod.prim == "make_list" and not prod.args:
+                return "[]"
+            return f"[np.zeros_like(v) for v in {path_text(var, path)}]"
+        return f"np.zeros_like({path_text(var, path)})"
+
+    def slot(self, var: str, path: tuple = ()) -> str:
+        """The tangent of one leaf of ``var`` (zeros where nothing flowed in)."""
+        text = self.tan.get(var, {}).get(path)
+        return text if text is not None else self.zeros(var, path)
+
+    def whole(self, atom: Any) -> str:
+        """The tangent of a value, containers spelled as literals of their leaves."""
+        if not isinstance(atom, Var):
+            return f"np.zeros_like({atom_text(atom)})"
+        var = atom.name
+        return literal(self.kind(var), lambda p: self.slot(var, p))
+
+    def bind(self, var: str, path: tuple, text: str, out: list[Any]) -> None:
+        """Make ``text`` the tangent of ``var``'s leaf ``path`` (named unless simple)."""
+        join = self.join_names.get(var) if path == () else None
+        if _is_simple(text) and join is None:
+            self.tan.setdefault(var, {})[path] = text
+            return
+        name = join or self.dot_name(var, path)
+        out.append(Line(f"{name} = {text}"))
+        self.owned.add(name)
+        self.tan.setdefault(var, {})[path] = name
+
+    # ---- building -----------------------------------------------------------------
+
+    def build(self, name: str) -> str:
+        self.a.analyse()
+        nargs = len(self.fn.params) if self.spec.nargs is None else self.spec.nargs
+        params, rest = list(self.fn.params[:nargs]), list(self.fn.params[nargs:])
+        for i in self.spec.active:
+            p = self.fn.params[i]
+            dot = self.names.fresh(f"{p}_dot")
+            params.append(dot)
+            for path in leaf_paths(self.kind(p)):
+                self.tan.setdefault(p, {})[path] = path_text(dot, path)
+        body: list[Any] = []
+        self.block(self.fn.body[:-1], body)
+        ret = self.fn.body[-1]
+        assert isinstance(ret, Return)
+        result = ret.value
+        if self.spec.has_aux:
+            kind = self.kind(result.name) if isinstance(result, Var) else LEAF
+            if not (isinstance(kind, Tree) and len(kind.keys) == 2
+                    and kind.type in (tuple, list)):
+                from .reverse import _aux_error
+
+                raise _aux_error(kind)
+            value, aux = path_text(result.name, (0,)), path_text(result.name, (1,))
+            prod = self.a.producer.get(result.name)
+            if prod is not None and prod.prim in ("make_tuple", "make_list"):
+                value, aux = atom_text(prod.args[0]), atom_text(prod.args[1])
+            sub = kind.children[0]
+            tangent = literal(sub, lambda p: self.slot(result.name, (0,) + p))
+            ret_line = Line(f"return {value}, {tangent}, {aux}")
+        else:
+            value = atom_text(result)
+            ret_line = Line(f"return {value}, {self.whole(result)}")
+        items = _dead_code(body, set(ret_line.uses))
+        items = _spell_buffers(items + [ret_line], self.fn.aliases)
+        from .reverse import _signature
+
+        signature = _signature(self.fn, params, True)
+        if rest:  # parameters left at their defaults follow the tangents
+            signature += ", " + ", ".join(f"{p}={self.fn.defaults[p]!r}" for p in rest)
+        return render_function(name, signature, items)
+
+    def block(self, stmts: list[Stmt], out: list[Any]) -> None:
+        for s in stmts:
+            if isinstance(s, Let):
+                self.let(s, out)
+            elif isinstance(s, If):
+                self.if_(s, out)
+            elif isinstance(s, For):
+                self.for_(s, out)
+            elif isinstance(s, Break):
+                self.break_(s, out)
+
+    # ---- statements -----------------------------------------------------------------
+
+    def let(self, s: Let, out: list[Any]) -> None:
+        if s.prim == "call" and self.a._is_active(s):
+            self.call(s, out)
+            return
+        out += _forward([s], self.a)  # the primal statement, as the user wrote it
+        if s.prim == "setitem":
+            self.setitem(s, out)
+            return
+        if s.prim == "append":
+            self.append(s, out)
+            return
+        if s.target not in self.a.active or not self.a._is_active(s):
+            return
+        target = s.target
+        if s.prim == "identity":
+            for path, text in self.tan.get(s.args[0].name, {}).items():
+                self.tan.setdefault(target, {})[path] = text
+            return
+        if s.prim in ("make_tuple", "make_list", "make_dict"):
+            kind = self.kind(target)
+            assert isinstance(kind, Tree)
+            for key, a in zip(kind.keys, s.args):
+                if self.is_active(a):
+                    for path, text in self.tan.get(a.name, {}).items():
+                        self.tan.setdefault(target, {})[(key,) + path] = text
+            return
+        base = s.args[0]
+        if s.prim == "getitem" and isinstance(self.kind(base.name), Tree):
+            key = self.a._container_key(s, self.kind(base.name))
+            for path, text in self.tan.get(base.name, {}).items():
+                if path[:1] == (key,):
+                    self.tan.setdefault(target, {})[path[1:]] = text
+            return
+        self.rule(s, out)
+
+    def rule(self, s: Let, out: list[Any]) -> None:
+        """Inline the primitive's JVP rule for each argument carrying a tangent."""
+        prim = PRIMITIVES[s.prim]
+        slots = _arg_slots(s)
+        bindings: dict[str, Any] = {"ans": Var(s.target)}
+        for pname in prim.params:
+            p = prim.signature.parameters[pname]
+            if p.kind is p.VAR_POSITIONAL:
+                bindings[pname] = tuple(a for a, (n, _) in zip(s.args, slots) if n == pname)
+            elif pname in s.params:
+                bindings[pname] = s.params[pname]
+            elif p.default is p.empty or pname in s.params.get(KEYWORD_OPERANDS, ()):
+                arg = s.args[[n for n, _ in slots].index(pname)]
+                bindings[pname] = Array(arg) if self.is_active(arg) else arg
+        contributions: list[list[ast.expr]] = []
+        for pname in prim.diff:
+            positions = [j for j, (n, _) in enumerate(slots) if n == pname]
+            if not any(self.is_active(s.args[j]) for j in positions):
+                continue
+            rule = prim.jvps.get(pname)
+            if rule is None:
+                raise NonDifferentiableError(
+                    f"`{s.prim}` has no forward-mode rule", s.loc,
+                    "compute this value from its inputs without this function",
+                )
+            p = prim.signature.parameters[pname]
+            if p.kind is p.VAR_POSITIONAL:  # all the operands' tangents, as a tuple
+                parts = [self.whole(s.args[j]) for j in positions]
+                tangent = ast.parse("(" + ", ".join(parts) + ",)", mode="eval").body
+            else:
+                tangent = ast.parse(self.whole(s.args[positions[0]]), mode="eval").body
+            stmts, results = self.inliner.inline(
+                rule, {**bindings, pname + "_dot": tangent}, {}, None
+            )
+            stmts = [tidy(st) for st in stmts]
+            results = [tidy(r) for r in results]
+            out += [_rule_item(st) for st in stmts]
+            contributions.append(results)
+        if not contributions:
+            return
+        kind = self.kind(s.target)
+        if isinstance(kind, Tree):  # several results: a rule may return them as one
+            n = len(kind.keys)
+            for k, c in enumerate(contributions):
+                if len(c) == 1 and n != 1:
+                    whole = self.names.fresh(f"{s.target}_dot")
+                    out.append(Line(f"{whole} = {ast.unparse(c[0])}"))
+                    contributions[k] = [
+                        ast.parse(f"{whole}[{i}]", mode="eval").body for i in range(n)
+                    ]
+        n = len(contributions[0])
+        paths = [()] if n == 1 and not isinstance(kind, Tree) else [(i,) for i in range(n)]
+        for k, path in enumerate(paths):
+            text = " + ".join(_paren(ast.unparse(c[k])) for c in contributions)
+            text = ast.unparse(tidy(ast.parse(text, mode="eval")))
+            if prim.family in _BROADCASTING and self._may_lack_shape(s, text):
+                text = f"np.broadcast_to({text}, np.shape({s.target}))"
+            self.bind(s.target, path, text, out)
+
+    def _may_lack_shape(self, s: Let, text: str) -> bool:
+        """Could the tangent miss axes an operand without a tangent broadcast in?"""
+        names = {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
+        if s.target in names:
+            return False
+        for a in s.args:
+            if self.is_active(a) or self.a.is_scalar(a):
+                continue
+            if isinstance(a, Const) or a.name not in names:
+                return True
+        return False
+
+    def setitem(self, s: Let, out: list[Any]) -> None:
+        """``y[i] = v``: the tangent buffer gets ``v``'s tangent (or 0) at ``i``."""
+        if s.target not in self.a.active:
+            return
+        base, value = s.args
+        name = self.buffer_name(s.target)
+        current = self.tan.get(base.name, {}).get(()) if isinstance(base, Var) else None
+        if current is None:
+            out.append(Line(f"{name} = np.zeros_like({atom_text(base)})"))
+        elif current != name or name not in self.owned:
+            out.append(Line(f"{name} = np.copy({current})"))
+        self.owned.add(name)
+        index = atom_text(s.params["index"])
+        written = self.whole(value) if self.is_active(value) else "0.0"
+        out.append(Line(f"{name}[{index}] = {written}", keep=True))
+        self.tan[s.target] = {(): name}
+
+    def append(self, s: Let, out: list[Any]) -> None:
+        """``ys.append(v)``: a list of known length gets a slot; a grown one a list."""
+        if s.target not in self.a.active:
+            return
+        base, item = s.args
+        kind = self.kind(s.target)
+        if isinstance(kind, Tree):
+            n = len(kind.keys) - 1
+            for path, text in self.tan.get(base.name, {}).items():
+                self.tan.setdefault(s.target, {})[path] = text
+            if self.is_active(item):
+                for path, text in self.tan.get(item.name, {}).items():
+                    self.tan.setdefault(s.target, {})[(n,) + path] = text
+            return
+        name = self.buffer_name(s.target)
+        current = self.tan.get(base.name, {}).get(())
+        if current is None:
+            out.append(Line(f"{name} = {self.zeros(base.name)}"))
+        elif current != name or name not in self.owned:
+            out.append(Line(f"{name} = list({current})"))
+        self.owned.add(name)
+        out.append(Line(f"{name}.append({self.whole(item)})", keep=True))
+        self.tan[s.target] = {(): name}
+
+    def call(self, s: Let, out: list[Any]) -> None:
+        """A call to a user function: its own emitted JVP, returning both values."""
+        callee = _callee(s)
+        kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
+        positions = tuple(i for i, a in enumerate(s.args) if self.is_active(a))
+        jvp_name = callee_jvp(callee, positions, kinds, self.module)
+        args = [atom_text(a) for a in s.args] + [self.whole(s.args[i]) for i in positions]
+        dot = self.dot_name(s.target)
+        out.append(Line(f"{s.target}, {dot} = {jvp_name}({', '.join(args)})"))
+        self.owned.add(dot)
+        for path in leaf_paths(self.kind(s.target)):
+            self.tan.setdefault(s.target, {})[path] = path_text(dot, path)
+
+    def if_(self, s: If, out: list[Any]) -> None:
+        before = {k: dict(v) for k, v in self.tan.items()}
+        owned_before = set(self.owned)
+        joins = [j for j in s.joins if j in self.a.active]
+        reserved = [j for j in joins if j not in self.join_names and not isinstance(
+            self.kind(j), Tree)]
+        for j in reserved:  # the branches bind the join's tangent under one name
+            self.join_names[j] = self.dot_name(j)
+        branches: list[tuple[list[Any], dict[str, Slots], set[str]]] = []
+        for stmts in (s.body, s.orelse):
+            self.tan = {k: dict(v) for k, v in before.items()}
+            self.owned = set(owned_before)
+            items: list[Any] = []
+            self.block(stmts, items)
+            branches.append((items, self.tan, self.owned))
+        self.tan = before
+        self.owned = branches[0][2] & branches[1][2]
+        for j in joins:
+            for path in leaf_paths(self.kind(j)):
+                texts = [b[1].get(j, {}).get(path) for b in branches]
+                if texts[0] == texts[1] and texts[0] is not None:
+                    self.tan.setdefault(j, {})[path] = texts[0]
+                    continue
+                name = self.join_names.get(j) or self.dot_name(j, path) if path == () \
+                    else self.dot_name(j, path)
+                for (items, tan, _), text in zip(branches, texts):
+                    if text != name:
+                        items.append(Line(f"{name} = {text or self.zeros(j, path)}"))
+                self.tan.setdefault(j, {})[path] = name
+        for j in reserved:
+            del self.join_names[j]
+        self.owned -= {self.tan[j][p] for j in joins for p in self.tan.get(j, {})}
+        out.append(Block(f"if {atom_text(s.test)}:", branches[0][0], branches[1][0]))
+
+    def for_(self, s: For, out: list[Any]) -> None:
+        carried = [(e, x) for e, x in s.carried if e in self.a.active or x in self.a.active]
+        written = {self.root(t.args[0].name) for t in walk(s.body)
+                   if isinstance(t, Let) and t.prim in ("setitem", "append")
+                   and isinstance(t.args[0], Var)}
+        names: dict[str, Slots] = {}
+        for entry, _ in carried:
+            names[entry] = {}
+            for path in leaf_paths(self.kind(entry)):
+                current = self.tan.get(entry, {}).get(path)
+                in_place = path == () and self.root(entry) in written
+                name = self.buffer_name(entry) if in_place else self.dot_name(entry, path)
+                if current is None:
+                    out.append(Line(f"{name} = {self.zeros(entry, path)}"))
+                elif in_place and (current != name or name not in self.owned):
+                    copy = "list" if isinstance(self.kind(entry), Seq) else "np.copy"
+                    out.append(Line(f"{name} = {copy}({current})"))
+                elif current != name:
+                    out.append(Line(f"{name} = {current}"))
+                if in_place or current is None:
+                    self.owned.add(name)
+                names[entry][path] = name
+                self.tan.setdefault(entry, {})[path] = name
+        self.loop_names.append(names)
+        body: list[Any] = []
+        self.block(s.body, body)
+        self.loop_names.pop()
+        body += [Line(f"{e} = {x}") for e, x in s.carried]
+        for entry, exit_ in carried:
+            for path, name in names[entry].items():
+                text = self.slot(exit_, path)
+                if text != name:
+                    body.append(Line(f"{name} = {text}"))
+                self.tan[entry][path] = name
+        for entry, _ in carried:
+            for name in names[entry].values():
+                if name not in self.buffer_names.values():
+                    self.owned.discard(name)
+        if s.test is None:
+            out.append(Block(f"for {s.target} in {self.a._range_text(s)}:", body, []))
+        else:
+            out.append(Block(f"while {atom_text(s.test)}:", body, []))
+
+    def break_(self, s: Break, out: list[Any]) -> None:
+        names = self.loop_names[-1] if self.loop_names else {}
+        for entry, name in s.copies:
+            if entry != name:
+                out.append(Line(f"{entry} = {name}"))
+            for path, dot in names.get(entry, {}).items():
+                text = self.slot(name, path)
+                if text != dot:
+                    out.append(Line(f"{dot} = {text}"))
+        out.append(Line("break", keep=True))
+
+
+class _Tidy(ast.NodeTransformer):
+    """Small rewrites that make inlined rules read as written by hand:
+    ``a + -b`` is ``a - b``; ``np.sum(x, axis=None, keepdims=False)`` is ``np.sum(x)``."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> Any:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Add) and isinstance(node.right, ast.UnaryOp) and \
+                isinstance(node.right.op, ast.USub):
+            return ast.BinOp(node.left, ast.Sub(), node.right.operand)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        self.generic_visit(node)
+        fn = _numpy_function(node.func)
+        if fn is None or not node.keywords:
+            return node
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            return node
+        kept = []
+        for kw in node.keywords:
+            p = params.get(kw.arg) if kw.arg else None
+            if p is not None and kw.arg == "keepdims" and p.default is np._NoValue and \
+                    isinstance(kw.value, ast.Constant) and kw.value.value is False:
+                continue  # NumPy's "not given" means False
+            if (p is not None and isinstance(kw.value, ast.Constant)
+                    and p.default is not inspect.Parameter.empty
+                    and type(p.default) is type(kw.value.value)
+                    and p.default == kw.value.value):
+                continue  # the default, spelled out
+            kept.append(kw)
+        node.keywords = kept
+        return node
+
+
+def _numpy_function(func: ast.expr) -> Any:
+    path = []
+    while isinstance(func, ast.Attribute):
+        path.append(func.attr)
+        func = func.value
+    if not (isinstance(func, ast.Name) and func.id == "np"):
+        return None
+    obj: Any = np
+    for part in reversed(path):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+def tidy(node: Any) -> Any:
+    return ast.fix_missing_locations(_Tidy().visit(node))
+
+
+def _rule_item(st: ast.stmt) -> Any:
+    if isinstance(st, ast.If):
+        return Block(f"if {ast.unparse(st.test)}:", [_rule_item(x) for x in st.body],
+                     [_rule_item(x) for x in st.orelse])
+    return Line(ast.unparse(st), keep=not isinstance(st, ast.Assign) or any(
+        not isinstance(t, ast.Name) for t in st.targets))
+
+
+def callee_jvp(callee: Function, positions: tuple[int, ...], kinds: tuple, module: Module) -> str:
+    """The name of the emitted JVP of a user function (emitted once per module)."""
+    key = ("jvp", id(callee), positions, kinds)
+    if key in module.names:
+        return module.names[key]
+    base = f"{callee.name}_jvp"
+    if positions != tuple(range(len(callee.params))):
+        base += "_" + "_".join(callee.params[i] for i in positions)
+    name, i = base, 2
+    while name in module.taken:
+        name = f"{base}_{i}"
+        i += 1
+    module.names[key] = name
+    full = kinds + (LEAF,) * (len(callee.params) - len(kinds))
+    emit_forward(callee, ForwardSpec(positions, False, full), module, name)
+    return name
+

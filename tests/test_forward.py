@@ -1,0 +1,86 @@
+"""Forward mode: ``s2s.jvp`` on every corpus function, against ``jax.jvp`` on the same
+source and against central differences along the tangent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import s2s
+from corpus import CASES, Case
+from oracle import attr_name
+from support import HAVE_JAX, jax, jax_twin, leaves, rng_tree
+
+import corpus_fns
+
+# keyword arguments are not jvp's business (jax.jvp takes positional primals only)
+FORWARD = [c for c in CASES if not c.kwargs]
+IDS = [c.name for c in FORWARD]
+_TWIN = None
+
+
+def primals_and_tangents(case: Case) -> tuple[tuple, tuple]:
+    primals = case.args()
+    return primals, rng_tree(primals, np.random.default_rng(len(case.name)))
+
+
+def tolerance(case: Case) -> dict:
+    if any(np.result_type(x) == np.float32 for x in leaves(case.args())):
+        return {"rtol": 2e-5, "atol": 1e-6}
+    return {"rtol": 1e-9, "atol": 1e-10}
+
+
+def s2s_jvp(case: Case):
+    primals, tangents = primals_and_tangents(case)
+    return s2s.jvp(case.fn, primals, tangents, has_aux=case.has_aux)
+
+
+@pytest.mark.parametrize("case", FORWARD, ids=IDS)
+def test_jvp_matches_jax(case: Case) -> None:
+    if not (HAVE_JAX and case.jax):
+        pytest.skip("JAX cannot run this source; see the finite-difference test")
+    global _TWIN
+    if _TWIN is None:
+        _TWIN = jax_twin(corpus_fns)
+    twin = getattr(_TWIN, attr_name(case))
+    primals, tangents = primals_and_tangents(case)
+    expected = jax.jvp(twin, primals, tangents, has_aux=case.has_aux)
+    got = s2s_jvp(case)
+    assert len(got) == len(expected)
+    for g, e in zip(leaves(got), leaves(expected)):
+        e = np.asarray(e)
+        if e.dtype == jax.dtypes.float0:
+            assert np.asarray(g).dtype == s2s.api.float0
+            continue
+        assert np.shape(g) == e.shape
+        np.testing.assert_allclose(np.asarray(g), e, **tolerance(case))
+
+
+@pytest.mark.parametrize("case", FORWARD, ids=IDS)
+def test_jvp_matches_finite_differences(case: Case) -> None:
+    primals, tangents = primals_and_tangents(case)
+    eps = 1e-6
+
+    def at(sign: float):
+        moved = _axpy(primals, tangents, sign * eps)
+        out = case.fn(*moved)
+        return out[0] if case.has_aux else out
+
+    expected = [(np.asarray(p, float) - np.asarray(m, float)) / (2 * eps)
+                for p, m in zip(leaves(at(1.0)), leaves(at(-1.0)))]
+    got = s2s_jvp(case)[1]
+    for g, e in zip(leaves(got), expected):
+        if np.asarray(g).dtype == s2s.api.float0:
+            continue
+        np.testing.assert_allclose(np.asarray(g, float), e, rtol=1e-5, atol=1e-6)
+
+
+def _axpy(primals, tangents, scale):
+    if isinstance(primals, (tuple, list)):
+        return type(primals)(_axpy(p, t, scale) for p, t in zip(primals, tangents))
+    if isinstance(primals, dict):
+        return {k: _axpy(primals[k], tangents[k], scale) for k in primals}
+    if np.issubdtype(np.result_type(primals), np.inexact):
+        moved = np.asarray(primals, np.float64) + scale * np.asarray(tangents)
+        return moved if np.ndim(primals) else float(moved)
+    return primals
