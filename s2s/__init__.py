@@ -12,6 +12,7 @@
 """
 
 from .api import Transformed, grad, jvp, source, value_and_grad, vjp
+from .vectorize import hessian, jacfwd, jacrev, vmap
 from .errors import (
     NonDifferentiableError,
     SourceNotFoundError,
@@ -27,6 +28,10 @@ __all__ = [
     "value_and_grad",
     "vjp",
     "jvp",
+    "vmap",
+    "jacfwd",
+    "jacrev",
+    "hessian",
     "source",
     "Transformed",
     "TransformError",

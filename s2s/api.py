@@ -20,6 +20,7 @@ from . import runtime
 from .emitcode import compile_module, format_module
 from .errors import TransformError
 from .kinds import LEAF, Kind, Tree, kind_of
+from .ir import Function
 from .normalize import normalize
 from .forward import ForwardSpec, emit_forward
 from .reverse import Module, Spec, _OutputStructureError, emit_reverse
@@ -146,10 +147,13 @@ class Transformed:
         argnums: int | Sequence[int] = 0,
         has_aux: bool = False,
     ) -> None:
-        if isinstance(fn, Transformed):
+        # transforming a transformed function transforms its emitted code, generated
+        # per call structure: the inner transform is asked for it at each new one
+        self.inner = fn if isinstance(fn, Transformed) else None
+        if self.inner is not None and self.inner.mode == "vjp":
             raise TransformError(
-                f"{mode} of an s2s-transformed function is not supported yet",
-                hint="transform the original function once",
+                f"{mode} of a vjp function is not supported", hint="transform the function "
+                "itself, or its grad",
             )
         if not callable(fn):
             raise TypeError(f"Expected a callable value, got {fn!r}")
@@ -157,7 +161,7 @@ class Transformed:
         self.mode = mode
         self.argnums, self.tuple_out = _normalize_argnums(argnums)
         self.has_aux = has_aux
-        self.ir = normalize(fn)
+        self.ir = normalize(fn) if self.inner is None else self.inner.ir
         self._signature = self._free_fingerprint()
         base = "lambda" if fn.__name__ == "<lambda>" else fn.__name__
         self.__name__ = f"{base}_{mode}"
@@ -178,6 +182,15 @@ class Transformed:
         one that changes kind (a float becomes an array, ``helper`` is rebound to
         another function) makes s2s normalize and generate again.
         """
+        if self.inner is not None:
+            self.inner._refresh()
+            if self.inner.ir is not self.ir:
+                with _LOCK:
+                    self.ir = self.inner.ir
+                    self._signature = self._free_fingerprint()
+                    self._compiled.clear()
+                    self._last = None
+            return
         signature = self._free_fingerprint()
         if signature != self._signature:
             with _LOCK:
@@ -193,13 +206,17 @@ class Transformed:
             hit = self._compiled.get(key)
             if hit is not None:
                 return hit
+            ir, origin = self.ir, ()
+            if self.inner is not None:
+                inner_text, inner_fn = self.inner._generate_for(kinds)
+                ir, origin = normalize(inner_fn), (inner_text,)
             text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
-                        self.mode, self.has_aux, self._signature) + key
+                        self.mode, self.has_aux, self._signature) + key + origin
             cached = _TEXT_CACHE.get(text_key)
             if cached is None:
                 module = Module()
                 try:
-                    self._emit(module, kinds, argnums, tuple_out)
+                    self._emit(ir, module, kinds, argnums, tuple_out)
                 except TransformError as err:
                     raise err.with_func(self.fn.__name__) from None
                 body = "\n\n".join(module.functions)
@@ -217,10 +234,16 @@ class Transformed:
             self._last = (text, compiled)
             return text, compiled
 
-    def _emit(self, module: Module, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
-              tuple_out: bool) -> None:
+    def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
+              argnums: tuple[int, ...], tuple_out: bool) -> None:
         spec = Spec(self.mode, argnums, tuple_out, self.has_aux, kinds)
-        emit_reverse(self.ir, spec, module, self.__name__)
+        emit_reverse(ir, spec, module, self.__name__)
+
+    def _generate_for(self, kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
+        """The emitted function for a call with arguments of these structures, as an
+        outer transform needs it (argnums resolved as a call would)."""
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(kinds))
+        return self._generate(kinds, argnums, self.tuple_out)
 
     def _default(self) -> tuple[str, Callable]:
         if self._last is None:
@@ -394,10 +417,10 @@ class _JVP(Transformed):
         self.tuple_out = True
         self.nargs: int | None = None
 
-    def _emit(self, module: Module, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
-              tuple_out: bool) -> None:
+    def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
+              argnums: tuple[int, ...], tuple_out: bool) -> None:
         spec = ForwardSpec(argnums, self.has_aux, kinds, self.nargs)
-        emit_forward(self.ir, spec, module, self.__name__)
+        emit_forward(ir, spec, module, self.__name__)
 
 
 _JVPS: "weakref.WeakKeyDictionary[Any, dict[bool, _JVP]]" = weakref.WeakKeyDictionary()

@@ -1,0 +1,421 @@
+"""The transforms built on batching: ``vmap``, and the Jacobians ``jacfwd``,
+``jacrev`` and ``hessian`` (batched forward and reverse mode).
+
+``jacfwd(f)`` is the emitted ``vmap`` of the emitted ``jvp`` of ``f``, mapped over a
+basis of input tangents; ``jacrev(f)`` the ``vmap`` of its ``vjp`` over a basis of
+output cotangents; ``hessian(f)`` is ``jacfwd(grad(f))``.  Every direction of the
+basis goes through one call of vectorised emitted code.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .api import (
+    Transformed,
+    _check_argnums,
+    _check_float_inputs,
+    _jvp_transform,
+    _leaves,
+    _normalize_argnums,
+    _read_free_names,
+    _rebuild,
+)
+from .ir import Function
+from .kinds import LEAF, Kind, Tree, kind_of, leaf_paths
+from .normalize import normalize
+from .reverse import Module
+from .vmap import VmapSpec, emit_vmap, probe
+
+__all__ = ["vmap", "jacfwd", "jacrev", "jacobian", "hessian"]
+
+
+# ---- vmap -------------------------------------------------------------------------
+
+
+def _leaf_axes(axes: Any, value: Any, where: str) -> list[tuple[str, Any, Any]]:
+    """(name, leaf, axis) for each leaf of ``value`` under the prefix tree ``axes``."""
+    if axes is None or isinstance(axes, int) and not isinstance(axes, bool):
+        out = []
+        for path, leaf in _paths(value):
+            out.append((where + path, leaf, axes))
+        return out
+    if isinstance(axes, (tuple, list)) and isinstance(value, (tuple, list)) and \
+            len(axes) == len(value):
+        return [x for i, (a, v) in enumerate(zip(axes, value))
+                for x in _leaf_axes(a, v, f"{where}[{i}]")]
+    if isinstance(axes, dict) and isinstance(value, dict) and set(axes) == set(value):
+        return [x for k in value for x in _leaf_axes(axes[k], value[k], f"{where}[{k!r}]")]
+    raise ValueError(
+        "vmap in_axes specification must be a tree prefix of the corresponding value; "
+        f"got {axes!r} for {where}"
+    )
+
+
+def _paths(value: Any, path: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return [x for i, v in enumerate(value) for x in _paths(v, f"{path}[{i}]")]
+    if isinstance(value, dict):
+        return [x for k, v in value.items() for x in _paths(v, f"{path}[{k!r}]")]
+    return [(path, value)]
+
+
+def _slice0(value: Any, axes: Any) -> Any:
+    """One example: each batched leaf indexed at 0 along its axis."""
+    if axes is None:
+        return value
+    if isinstance(axes, int):
+        if isinstance(value, (tuple, list)):
+            return type(value)(_slice0(v, axes) for v in value)
+        if isinstance(value, dict):
+            return {k: _slice0(v, axes) for k, v in value.items()}
+        return np.take(np.asarray(value), 0, axis=axes)
+    if isinstance(value, dict):
+        return {k: _slice0(value[k], axes[k]) for k in value}
+    return type(value)(_slice0(v, a) for v, a in zip(value, axes))
+
+
+def _hashable(axes: Any) -> Any:
+    if isinstance(axes, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in axes.items()))
+    if isinstance(axes, (tuple, list)):
+        return tuple(_hashable(a) for a in axes)
+    return axes
+
+
+def _ranks(value: Any) -> Any:
+    if isinstance(value, (tuple, list)):
+        return tuple(_ranks(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, _ranks(v)) for k, v in value.items())
+    return int(np.ndim(value))
+
+
+class Vmapped(Transformed):
+    """``vmap(f)``: call it with batched arguments; ``.source`` is the batched code."""
+
+    def __init__(self, fn: Callable, in_axes: Any = 0, out_axes: Any = 0,
+                 axis_size: int | None = None) -> None:
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)  # as JAX does
+        if isinstance(in_axes, float) or (isinstance(in_axes, tuple) and any(
+                isinstance(a, float) for a in in_axes)):
+            raise TypeError(
+                "vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                f"to the positional arguments passed to the function, but got {in_axes}."
+            )
+        super().__init__(fn, "vmap", 0, False)
+        self.in_axes = in_axes
+        self.out_axes = out_axes
+        self.axis_size = axis_size
+        self._example: tuple = ()
+        self._axes: tuple = ()
+
+    def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
+              argnums: Any, tuple_out: Any) -> None:
+        spec = VmapSpec(self._axes + (None,) * (len(ir.params) - len(self._axes)),
+                        self.out_axes, kinds, self._example, len(self._axes))
+        spec.ranks = probe(ir, self._example)
+        emit_vmap(ir, spec, module, self.__name__)
+
+    def _generate_for(self, kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
+        raise NotImplementedError("transforming a vmapped function is not supported yet")
+
+    def _default(self) -> tuple[str, Callable]:
+        if self._last is None:
+            raise ValueError("call the vmapped function once: its code is specialized "
+                             "on the ranks of the arguments")
+        return self._last
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            raise TypeError("s2s.vmap passes positional arguments only")
+        in_axes = self.in_axes
+        if isinstance(in_axes, tuple):
+            if len(in_axes) != len(args):
+                raise ValueError(
+                    "vmap in_axes must be an int, None, or a tuple of entries "
+                    "corresponding to the positional arguments passed to the function, "
+                    f"but got len(in_axes)={len(in_axes)}, len(args)={len(args)}"
+                )
+            per_arg = in_axes
+        else:
+            per_arg = (in_axes,) * len(args)
+        names = self.ir.params
+        leaves = []
+        resolved = []
+        for i, (axes, a) in enumerate(zip(per_arg, args)):
+            where = names[i] if i < len(names) else f"args[{i}]"
+            found = _leaf_axes(axes, a, where)
+            leaves += found
+            resolved.append(_resolve(axes, a))
+        sizes = []
+        for name, leaf, axis in leaves:
+            if axis is None:
+                continue
+            shape = np.shape(leaf)
+            if not (-len(shape) <= axis < len(shape)):
+                raise ValueError(
+                    f"vmap was requested to map its argument along axis {axis}, which "
+                    f"implies that its rank should be at least {axis + 1 if axis >= 0 else -axis}, "
+                    f"but is only {len(shape)} (its shape is {shape})"
+                )
+            sizes.append((name, leaf, axis % len(shape), shape[axis]))
+        if not sizes:
+            raise ValueError(
+                "vmap must have at least one non-None value in in_axes or axis_size "
+                "must be specified" if self.axis_size is None else
+                "s2s.vmap with every in_axes None is not supported yet"
+            )
+        if len({n for *_, n in sizes}) > 1 or (
+                self.axis_size is not None and sizes[0][3] != self.axis_size):
+            lines = [
+                f"  * one axis had size {n}: axis {ax} of argument {name} of type "
+                f"{np.result_type(leaf).name}{list(np.shape(leaf))};".replace(" ", "", 0)
+                for name, leaf, ax, n in sizes
+            ]
+            raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
+                             + "\n".join(lines))
+        self._axes = tuple(resolved)
+        self._example = tuple(_slice0(a, ax) for a, ax in zip(args, resolved))
+        self._refresh()
+        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
+        key_axes = (_hashable(self._axes), _hashable(self.out_axes))
+        _, fn = self._generate(kinds, key_axes, _ranks(self._example))
+        _read_free_names(fn)
+        return fn(*args)
+
+
+def _resolve(axes: Any, value: Any) -> Any:
+    """Negative axes made positive against each leaf's rank."""
+    if axes is None:
+        return None
+    if isinstance(axes, int):
+        if isinstance(value, (tuple, list, dict)):
+            return _resolve_tree(axes, value)
+        return axes % max(np.ndim(value), 1)
+    if isinstance(axes, dict):
+        return {k: _resolve(axes[k], value[k]) for k in value}
+    return tuple(_resolve(a, v) for a, v in zip(axes, value))
+
+
+def _resolve_tree(axis: int, value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _resolve(axis, v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return tuple(_resolve(axis, v) for v in value)
+    return _resolve(axis, value)
+
+
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0,
+         axis_size: int | None = None) -> Vmapped:
+    """Vectorise ``fun`` over a batch axis, as ``jax.vmap``, by emitting batched code.
+
+    ``in_axes``: an int, None, or a tuple (a pytree prefix) per positional argument;
+    ``out_axes`` likewise for the result.  The emitted code carries the batch axis in
+    front; see ``.source`` after the first call.
+    """
+    return Vmapped(fun, in_axes, out_axes, axis_size)
+
+
+# ---- Jacobians -------------------------------------------------------------------
+
+
+def _basis(leaves: list[Any]) -> tuple[int, list[np.ndarray]]:
+    """One standard basis over all the leaves: n directions, per leaf (n, *shape)."""
+    sizes = [int(np.size(x)) for x in leaves]
+    n = sum(sizes)
+    out, start = [], 0
+    for x, k in zip(leaves, sizes):
+        dtype = np.result_type(x)
+        b = np.zeros((n, k), dtype=dtype)
+        b[np.arange(start, start + k), np.arange(k)] = 1
+        out.append(b.reshape((n,) + np.shape(x)))
+        start += k
+    return n, out
+
+
+def _base_name(fun: Any) -> str:
+    name = getattr(fun, "__name__", "f")
+    return "lambda" if name == "<lambda>" else name
+
+
+class _JacFwd:
+    """jacfwd: the vmap, over a basis of tangents, of the emitted JVP."""
+
+    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool) -> None:
+        self.fun = fun
+        self.argnums, self.tuple_out = _normalize_argnums(argnums)
+        self.has_aux = has_aux
+        self.__name__ = f"{_base_name(fun)}_jacfwd"
+        self._vmapped: dict[Any, Vmapped] = {}
+        self.source = ""
+
+    def __call__(self, *args: Any) -> Any:
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        for i in argnums:
+            for leaf in _leaves(args[i]):
+                dtype = np.result_type(leaf)
+                if not np.issubdtype(dtype, np.floating):
+                    raise TypeError(
+                        "jacfwd requires real-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.floating), but got {dtype.name}. For holomorphic "
+                        "differentiation, pass holomorphic=True. For differentiation of "
+                        "non-holomorphic functions involving complex inputs or integer "
+                        "inputs, use jax.jvp directly."
+                    )
+        t = _jvp_transform(self.fun, self.has_aux)
+        t._refresh()
+        t.nargs = len(args)
+        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
+        _, jvp_fn = t._generate(kinds, argnums, len(args))
+        key = jvp_fn  # one batched version per emitted JVP
+        v = self._vmapped.get(key)
+        if v is None:
+            v = Vmapped(jvp_fn, in_axes=0, out_axes=0)
+            v.__name__ = self.__name__
+            self._vmapped[key] = v
+        in_leaves = [leaf for i in argnums for leaf in _leaves(args[i])]
+        n, basis = _basis(in_leaves)
+        it = iter(basis)
+        tangents = [_rebuild(kind_of(args[i]), [next(it) for _ in _leaves(args[i])])
+                    for i in argnums]
+        v.in_axes = (None,) * len(args) + (0,) * len(argnums)
+        v.out_axes = (None, 0, None) if self.has_aux else (None, 0)
+        result = v(*args, *tangents)
+        self.source = v.source
+        out_dot = result[1]
+        jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
+        if self.has_aux:
+            return jac, result[2]
+        return jac
+
+
+def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any:
+    """Rows (n, *out) of a batched result -> out-tree of in-tree blocks (*out, *in)."""
+    def per_out(leaf: np.ndarray) -> Any:
+        leaf = np.asarray(leaf)
+        blocks, start = [], 0
+        for x in inputs:
+            xs = []
+            for xl in _leaves(x):
+                k = int(np.size(xl))
+                part = leaf[start:start + k]
+                part = np.moveaxis(part, 0, -1).reshape(leaf.shape[1:] + np.shape(xl))
+                xs.append(part)
+                start += k
+            blocks.append(_rebuild(kind_of(x), xs))
+        return tuple(blocks) if tuple_out else blocks[0]
+
+    return _map_leaves(per_out, batched_out)
+
+
+def _map_leaves(f: Callable, tree: Any) -> Any:
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_map_leaves(f, t) for t in tree)
+    if isinstance(tree, dict):
+        return {k: _map_leaves(f, v) for k, v in tree.items()}
+    return f(tree)
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+    """The Jacobian of ``fun`` by forward mode, as ``jax.jacfwd``: output dims first,
+    input dims last; pytrees nest out-tree then in-tree."""
+    return _JacFwd(fun, argnums, has_aux)
+
+
+
+class _JacRev:
+    """jacrev: the vmap, over a basis of output cotangents, of the emitted VJP."""
+
+    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool) -> None:
+        self.fun = fun
+        self.argnums, self.tuple_out = _normalize_argnums(argnums)
+        self.has_aux = has_aux
+        self.__name__ = f"{_base_name(fun)}_jacrev"
+        self._vmapped: dict[Any, Vmapped] = {}
+        self.source = ""
+
+    def __call__(self, *args: Any) -> Any:
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        _check_float_inputs("jacrev", args, argnums)
+        out = self.fun(*args)
+        aux = None
+        if self.has_aux:
+            out, aux = out
+        t = _vjp_transform(self.fun, self.has_aux)
+        t._refresh()
+        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
+        _, vjp_fn = t._generate(kinds, argnums, True)
+        v = self._vmapped.get(vjp_fn)
+        if v is None:
+            v = self._vmapped[vjp_fn] = Vmapped(vjp_fn)
+            v.__name__ = self.__name__
+        out_leaves = [np.asarray(x, dtype=np.result_type(x, np.float32))
+                      for x in _leaves(out)]
+        n, basis = _basis(out_leaves)
+        cotangent = _rebuild(kind_of(out), basis)
+        v.in_axes = (None,) * len(args) + (0,)
+        v.out_axes = 0
+        rows = v(*args, cotangent)
+        self.source = v.source
+        jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out)
+        return (jac, aux) if self.has_aux else jac
+
+
+def _transpose_rows(rows: Any, out: Any, inputs: list[Any], tuple_out: bool) -> Any:
+    """Rows (n_out, *in) per input leaf -> out-tree of in-tree blocks (*out, *in)."""
+    per_input = [[np.asarray(r) for r in _leaves(x)] for x in (
+        rows if isinstance(rows, tuple) else (rows,))]
+    blocks_out, start = [], 0
+    for o in _leaves(out):
+        k = int(np.size(o))
+        blocks = []
+        for x, leaves in zip(inputs, per_input):
+            parts = [leaf[start:start + k].reshape(np.shape(o) + np.shape(leaf)[1:])
+                     for leaf in leaves]
+            blocks.append(_rebuild(kind_of(x), parts))
+        blocks_out.append(tuple(blocks) if tuple_out else blocks[0])
+        start += k
+    return _rebuild(kind_of(out), blocks_out)
+
+
+def _vjp_transform(fun: Callable, has_aux: bool) -> Transformed:
+    from .api import _VJP
+
+    cache = _VJPS.setdefault(fun, {}) if _weakrefable(fun) else {}
+    if has_aux not in cache:
+        cache[has_aux] = _VJP(fun, has_aux)
+    return cache[has_aux]
+
+
+def _weakrefable(x: Any) -> bool:
+    try:
+        weakref.ref(x)
+        return True
+    except TypeError:
+        return False
+
+
+_VJPS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+    """The Jacobian of ``fun`` by reverse mode, as ``jax.jacrev``: output dims first,
+    input dims last; pytrees nest out-tree then in-tree."""
+    return _JacRev(fun, argnums, has_aux)
+
+
+jacobian = jacrev
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+    """The Hessian of a scalar ``fun``, as ``jax.hessian``: forward mode over the
+    emitted gradient, ``jacfwd(grad(fun))``, vectorised over the basis."""
+    from .api import grad
+
+    inner = grad(fun, argnums=argnums, has_aux=has_aux)
+    return _JacFwd(inner, argnums, has_aux)

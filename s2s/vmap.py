@@ -1,0 +1,669 @@
+"""vmap: from a normalized function to its batched version, as code.
+
+The emitted function takes the batched arguments, moves each batch axis to the front
+(``x = np.moveaxis(x, 1, 0)`` for ``in_axes=1``), and runs the user's statements on
+whole batches: a statement whose operands are all unbatched is kept as written, one
+with a batched operand is rewritten by its primitive's batching rule
+(:mod:`s2s.batching`).
+
+Rules need each value's per-example rank (``x[:, None]`` lines up a batched vector
+with an unbatched matrix; ``axis=None`` becomes ``axis=(1, 2)``).  NumPy code does not
+say its ranks, so the first call runs the user's function once on the first example
+(a *probe*) and records the rank of every value; the emitted code is specialized on
+the argument ranks, as JAX specializes on shapes.
+
+Control flow whose decisions do not depend on batched values is kept: a loop over
+``range(n)`` stays a loop, an ``if`` on an unbatched value stays an ``if``.  An ``if``
+on a batched value computes both branches and selects per example with ``np.where``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .batching import NoBatchRule, align, batched_items, rule_for, shifted
+from .emitcode import Block, Comment, Line, compile_module, render_function
+from .errors import TransformError
+from .inline import atom_text
+from .ir import Break, Const, For, Function, If, Let, Return, Stmt, Var, walk
+from .kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
+from .reverse import (
+    Module,
+    Spec,
+    _callee,
+    _dead_code,
+    _forward,
+    _Reverse,
+    _signature,
+    _spell_buffers,
+)
+
+
+@dataclass
+class VmapSpec:
+    """What to emit: which leaves of each positional argument are batched, along
+    which axis, and where the result's batch axis goes."""
+
+    in_axes: tuple[Any, ...]  # per positional parameter: None, an int, or a tree of those
+    out_axes: Any  # None, an int, or a tree of those (a prefix of the output's)
+    arg_kinds: tuple[Kind, ...]
+    example: tuple[Any, ...]  # one example's arguments (the probe runs on them)
+    nargs: int | None = None
+    ranks: dict[tuple[str, tuple], int] = field(default_factory=dict)
+
+
+def emit_vmap(fn: Function, spec: VmapSpec, module: Module, name: str) -> str:
+    module.taken.add(name)
+    module.namespace.update(fn.namespace)
+    text = _Vmap(fn, spec, module).build(name)
+    module.functions.append(text)
+    return name
+
+
+def _axes_of(axes: Any, kind: Kind) -> dict[tuple, Any]:
+    """Each leaf path of ``kind`` -> its axis, from a prefix tree of axes."""
+    if axes is None or isinstance(axes, int):
+        return {p: axes for p in leaf_paths(kind)}
+    out: dict[tuple, Any] = {}
+    assert isinstance(kind, Tree)
+    items = axes.items() if isinstance(axes, dict) else enumerate(axes)
+    for key, sub in items:
+        for p, a in _axes_of(sub, kind.child(key)).items():
+            out[(key,) + p] = a
+    return out
+
+
+class _Vmap:
+    def __init__(self, fn: Function, spec: VmapSpec, module: Module) -> None:
+        self.fn = fn
+        self.spec = spec
+        self.module = module
+        self.a = _Reverse(fn, Spec("vjp", (), True, False, spec.arg_kinds), module)
+        self.names = self.a.names
+        self.b: dict[str, set[tuple]] = {}  # value -> its batched leaf paths
+        self.ranks = spec.ranks
+        self.batch_size = self.names.fresh("n_batch")
+        self.size_used = False
+        self.items: dict[str, list[Any]] = {}  # a list of known length -> its items
+        self.result_batched: set[tuple] = set()
+
+    # ---- the facts rules ask for ------------------------------------------------
+
+    def kind(self, var: str) -> Kind:
+        return self.a.kinds.get(var, LEAF)
+
+    def batched(self, atom: Any, path: tuple = ()) -> bool:
+        if not isinstance(atom, Var):
+            return False
+        paths = self.b.get(atom.name, set())
+        return any(p[: len(path)] == path for p in paths)
+
+    def rank(self, atom: Any, path: tuple = ()) -> int:
+        if isinstance(atom, Const):
+            return int(np.ndim(atom.value)) if not isinstance(
+                atom.value, (tuple, list, str, type(None))) else 0
+        name = atom.name
+        for key in ((name, path), (self.fn.aliases.get(name, name), path)):
+            if key in self.ranks:
+                return self.ranks[key]
+        inferred = self._infer_rank(name) if not path else None
+        if inferred is not None:
+            self.ranks[(name, ())] = inferred
+            return inferred
+        raise NoBatchRule(
+            f"the rank of `{name}` is unknown (the first example never computed it)",
+            "make the first example take every branch and loop the others take",
+        )
+
+    def _infer_rank(self, name: str) -> int | None:
+        """The rank of a value the probe did not see (a branch the first example did
+        not take), where its primitive says it: broadcasting takes the largest rank,
+        a full reduction gives a scalar."""
+        from .primitives import PRIMITIVES
+
+        s = self.a.producer.get(name)
+        if s is None or s.prim not in PRIMITIVES:
+            return None
+        family = PRIMITIVES[s.prim].family
+        try:
+            if family in ("elementwise", "piecewise-constant", "binary", "comparison",
+                          "special") or s.prim in ("identity", "zeros_like", "ones_like"):
+                return max((self.rank(a) for a in s.args), default=0)
+            if family == "reduction" and "axis" not in s.params:
+                return 0
+        except NoBatchRule:
+            return None
+        return None
+
+    def out_rank(self, s: Let) -> int:
+        return self.rank(Var(s.target))
+
+    def use_batch_size(self) -> str:
+        self.size_used = True
+        return self.batch_size
+
+    # ---- building -----------------------------------------------------------------
+
+    def build(self, name: str) -> str:
+        self.a.analyse()
+        nargs = len(self.fn.params) if self.spec.nargs is None else self.spec.nargs
+        head: list[Any] = []
+        first_batched = None
+        for i, p in enumerate(self.fn.params[:nargs]):
+            axes = _axes_of(self.spec.in_axes[i], self.kind(p))
+            for path, axis in axes.items():
+                if axis is None:
+                    continue
+                self.b.setdefault(p, set()).add(path)
+                leaf = path_text(p, path)
+                if first_batched is None:
+                    first_batched = leaf
+                if axis != 0:
+                    if path:
+                        raise TransformError(
+                            "in_axes other than 0 for a leaf inside a container are not "
+                            "supported yet", self.fn.loc, "move the axis to the front first",
+                        )
+                    head.append(Line(f"{p} = np.moveaxis({p}, {axis}, 0)"))
+        body: list[Any] = []
+        self.block(self.fn.body[:-1], body)
+        ret = self.fn.body[-1]
+        assert isinstance(ret, Return)
+        result = ret.value
+        kind = self.kind(result.name) if isinstance(result, Var) else LEAF
+        if self.spec.out_axes == "auto":  # a callee: its unbatched results stay so
+            out_axes = {p: 0 if self.batched(result, p) else None for p in leaf_paths(kind)}
+            self.result_batched = {p for p, a in out_axes.items() if a is not None}
+        else:
+            out_axes = _axes_of(self.spec.out_axes, kind)
+        leaves = {}
+        for path in leaf_paths(kind):
+            text = self.leaf_text(result, path)
+            axis = out_axes[path]
+            if axis is None:
+                if self.batched(result, path):
+                    raise ValueError(
+                        "vmap has mapped output but out_axes is None"
+                    )
+                leaves[path] = text
+                continue
+            if not self.batched(result, path):  # unbatched: the same for every example
+                n = self.use_batch_size()
+                text = f"np.broadcast_to({text}, ({n}, *np.shape({text})))"
+            if axis != 0:
+                text = f"np.moveaxis({text}, 0, {axis})"
+            leaves[path] = text
+        ret_line = Line(f"return {literal(kind, lambda p: leaves[p])}")
+        if self.size_used:
+            if first_batched is None:
+                raise TransformError("vmap needs a batched argument", self.fn.loc)
+            head.append(Line(f"{self.batch_size} = np.shape({first_batched})[0]"))
+        body = _dead_code(body, set(ret_line.uses))
+        items = _spell_buffers(head + body + [ret_line], self.fn.aliases)
+        signature = _signature(self.fn, list(self.fn.params), False)
+        return render_function(name, signature, items)
+
+    def _iter_text(self, atom: Any) -> str:
+        """A loop's iterable spelled from its ``range`` (and ``reversed``) statements."""
+        prod = self.a.producer.get(atom.name) if isinstance(atom, Var) else None
+        if prod is None:
+            return atom_text(atom)
+        if prod.prim == "reversed":
+            return f"reversed({self._iter_text(prod.args[0])})"
+        return f"range({', '.join(atom_text(a) for a in prod.args)})"
+
+    def leaf_text(self, atom: Any, path: tuple) -> str:
+        """A leaf of a container, read through the literal that built it."""
+        prod = self.a.producer.get(atom.name) if isinstance(atom, Var) and path else None
+        if prod is not None and prod.prim in ("make_tuple", "make_list", "make_dict"):
+            kind = self.kind(atom.name)
+            assert isinstance(kind, Tree)
+            inner = prod.args[list(kind.keys).index(path[0])]
+            if isinstance(inner, Var):
+                return self.leaf_text(inner, path[1:])
+        return path_text(atom_text(atom), path)
+
+    def block(self, stmts: list[Stmt], out: list[Any]) -> None:
+        for s in stmts:
+            if isinstance(s, Let):
+                self.let(s, out)
+            elif isinstance(s, If):
+                self.if_(s, out)
+            elif isinstance(s, For):
+                self.for_(s, out)
+            elif isinstance(s, Break):
+                out += _forward([s], self.a)
+
+    def fail(self, s: Any, err: NoBatchRule) -> TransformError:
+        return TransformError(
+            f"vmap cannot batch this: {err.what}", s.loc,
+            err.hint or "compute this part outside the vmapped function",
+        )
+
+    # ---- statements ---------------------------------------------------------------
+
+    def let(self, s: Let, out: list[Any]) -> None:
+        batched_args = [a for a in s.args if self.batched(a)]
+        if s.prim == "setitem":
+            self.setitem(s, out)
+            return
+        if s.prim in ("make_list", "make_tuple"):
+            self.items[s.target] = list(s.args)
+        if s.prim == "append" and s.args[0].name in self.items:
+            self.items[s.target] = self.items[s.args[0].name] + [s.args[1]]
+        if s.prim == "append":
+            base, item = s.args
+            kind = self.kind(s.target)
+            paths = set(self.b.get(base.name, set()))
+            if isinstance(kind, Tree):
+                n = len(kind.keys) - 1
+                paths |= {(n,) + p for p in self.b.get(getattr(item, "name", ""), set())}
+            elif self.batched(item) or paths:
+                if not (self.batched(item) and self.b.get(base.name)) and \
+                        self.b.get(base.name) != {()}:
+                    self.b[s.target] = {()}
+                paths = {()}
+            if paths:
+                self.b[s.target] = paths
+            out += _forward([s], self.a)
+            return
+        if not batched_args and s.prim != "call":
+            out += _forward([s], self.a)
+            return
+        if s.prim == "identity":
+            self.b[s.target] = set(self.b.get(s.args[0].name, set())) if batched_args else set()
+            out += _forward([s], self.a)
+            return
+        if s.prim in ("make_tuple", "make_list", "make_dict"):
+            kind = self.kind(s.target)
+            assert isinstance(kind, Tree)
+            self.b[s.target] = {
+                (key,) + p for key, a in zip(kind.keys, s.args)
+                if isinstance(a, Var) for p in self.b.get(a.name, set())
+            }
+            out += _forward([s], self.a)
+            return
+        if s.prim == "getitem" and isinstance(self.kind(s.args[0].name), Tree):
+            key = self.a._container_key(s, self.kind(s.args[0].name))
+            self.b[s.target] = {p[1:] for p in self.b.get(s.args[0].name, set())
+                                if p[:1] == (key,)}
+            out += _forward([s], self.a)
+            return
+        if s.prim == "call":
+            self.call(s, out)
+            return
+        try:
+            text = self.rule(s)
+        except NoBatchRule as err:
+            raise self.fail(s, err) from None
+        if s.prim in PER_EXAMPLE_FACTS:  # the same for every example
+            self.b.pop(s.target, None)
+        else:
+            self.b[s.target] = set(leaf_paths(self.kind(s.target)))
+        out.append(Line(f"{s.target} = {text}"))
+
+    def rule(self, s: Let) -> str:
+        if s.prim in ("stack", "concatenate", "array", "hstack", "vstack"):
+            return self.joined(s)
+        rule = rule_for(s.prim)
+        if rule is None:
+            raise NoBatchRule(f"`{s.prim}` has no batching rule yet")
+        return rule(self, s)
+
+    def joined(self, s: Let) -> str:
+        """Functions of a list of arrays: each item batched (or repeated), the axis
+        moved past the batch axis."""
+        seq = s.args[0]
+        kind = self.kind(seq.name) if isinstance(seq, Var) else LEAF
+        if isinstance(kind, Tree) and isinstance(seq, Var) and seq.name in self.items:
+            atoms = self.items[seq.name]
+            rank = max(self.rank(a) for a in atoms)
+            items = batched_items(self, atoms, rank)
+            seq_text = "[" + ", ".join(items) + "]"
+        elif isinstance(kind, Seq) or kind == LEAF:
+            if isinstance(kind, Seq) and not self.b.get(seq.name):
+                raise NoBatchRule("internal: unbatched list")
+            seq_text = atom_text(seq)
+            rank = self.rank(seq) - 1 if kind == LEAF else self._seq_rank(seq.name)
+            if kind == LEAF and s.prim in ("array",):  # np.array(x) of an array
+                return f"np.array({seq_text})"
+        else:
+            raise NoBatchRule(f"`{s.prim}` of a list the function did not build")
+        from .batching import static
+
+        if s.prim in ("array", "stack"):
+            axis = static(s, "axis", 0)
+            axis = axis + 1 if axis >= 0 else axis
+            return f"np.stack({seq_text}, axis={axis})"
+        if s.prim == "concatenate":
+            axis = static(s, "axis", 0)
+            if axis is None:
+                raise NoBatchRule("np.concatenate with axis=None")
+            return f"np.concatenate({seq_text}, axis={shifted(axis, rank)})"
+        if s.prim == "hstack":
+            return f"np.concatenate({seq_text}, axis={1 if rank <= 1 else 2})"
+        return f"np.concatenate({seq_text}, axis=1)" if rank >= 2 else \
+            f"np.stack({seq_text}, axis=1)"
+
+    def _seq_rank(self, name: str) -> int:
+        key = (name, (0,))
+        root = self.fn.aliases.get(name, name)
+        for k in (key, (root, (0,))):
+            if k in self.ranks:
+                return self.ranks[k]
+        raise NoBatchRule(f"the rank of the items of `{name}` is unknown (empty list)")
+
+    def setitem(self, s: Let, out: list[Any]) -> None:
+        """``y[i] = v``: into a batched ``y`` as ``y[:, i] = v``; an unbatched ``y``
+        receiving a batched value is first given a batch axis."""
+        base, value = s.args
+        index = s.params["index"]
+        if any(isinstance(a, Var) and self.batched(a) for a in index.atoms()):
+            raise self.fail(s, NoBatchRule("writing at a batched index"))
+        if not self.batched(base) and not self.batched(value):
+            out += _forward([s], self.a)
+            return
+        name = atom_text(base)
+        if not self.batched(base):
+            n = self.use_batch_size()
+            out.append(Line(f"{name} = np.stack([{name}] * {n})"))
+        from .inline import index_text
+
+        inner = index_text(index).rstrip(",")
+        first = index.items[0] if index.items else None
+        if isinstance(first, Const) and first.value is Ellipsis:
+            target = f"{name}[{inner}]"
+        else:
+            target = f"{name}[:, {inner}]" if inner else f"{name}[:]"
+        v = atom_text(value)
+        if self.batched(value):
+            try:  # the value's per-example axes line up with the written region's
+                v = align(self, value, self._selected_rank(s))
+            except NoBatchRule as err:
+                raise self.fail(s, err) from None
+        out.append(Line(f"{target} = {v}", keep=True))
+        self.b[s.target] = {()}
+        self.b[base.name] = {()}
+
+    def _selected_rank(self, s: Let) -> int:
+        """Per-example rank of ``y[index]``: ints remove an axis, ``None`` adds one."""
+        rank = self.rank(s.args[0])
+        for item in s.params["index"].items:
+            if isinstance(item, Const) and item.value is None:
+                rank += 1
+            elif isinstance(item, Const) and isinstance(item.value, int):
+                rank -= 1
+            elif isinstance(item, Var) and item.name in self.a.int_vars:
+                rank -= 1
+            elif isinstance(item, Var):
+                raise NoBatchRule("writing at an array index into a batched array")
+        return rank
+
+    def call(self, s: Let, out: list[Any]) -> None:
+        """A user function called with batched arguments: its own batched version."""
+        callee = _callee(s)
+        if not any(self.batched(a) for a in s.args):
+            out += _forward([s], self.a)
+            return
+        example = self.spec.ranks.get(("__call__", s.target))
+        if example is None:
+            raise self.fail(s, NoBatchRule(f"`{callee.name}` was not called by the probe"))
+        in_axes = tuple(
+            _prefix_of(self.b.get(a.name, set()), self.kind(a.name))
+            if isinstance(a, Var) else None
+            for a in s.args
+        )
+        kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
+        key = ("vmap", id(callee), in_axes, kinds, tuple(
+            _ranks_of(x) for x in example))
+        name = self.module.names.get(key)
+        if name is None:
+            base = f"{callee.name}_vmap"
+            name, i = base, 2
+            while name in self.module.taken:
+                name = f"{base}_{i}"
+                i += 1
+            self.module.names[key] = name
+            spec = VmapSpec(in_axes + (None,) * (len(callee.params) - len(in_axes)),
+                            "auto", kinds + (LEAF,) * (len(callee.params) - len(kinds)),
+                            tuple(example), len(s.args))
+            spec.ranks = probe(callee, spec.example)
+            builder = _Vmap(callee, spec, self.module)
+            self.module.taken.add(name)
+            self.module.namespace.update(callee.namespace)
+            self.module.functions.append(builder.build(name))
+            self.module.names[("vmap result", name)] = builder.result_batched
+        args = ", ".join(atom_text(a) for a in s.args)
+        out.append(Line(f"{s.target} = {name}({args})"))
+        # a recursive call, while its own batched version is being built: all batched
+        self.b[s.target] = self.module.names.get(
+            ("vmap result", name), set(leaf_paths(self.kind(s.target))))
+
+    def if_(self, s: If, out: list[Any]) -> None:
+        if not self.batched(s.test):
+            bodies = []
+            before = {k: set(v) for k, v in self.b.items()}
+            states = []
+            for branch in (s.body, s.orelse):
+                self.b = {k: set(v) for k, v in before.items()}
+                items: list[Any] = []
+                self.block(branch, items)
+                bodies.append(items)
+                states.append(self.b)
+            self.b = before
+            for j in s.joins:
+                paths = states[0].get(j, set()) | states[1].get(j, set())
+                if paths:
+                    self.b[j] = paths
+                    for state, items in zip(states, bodies):
+                        if state.get(j, set()) != paths:
+                            n = self.use_batch_size()
+                            items.append(Line(f"{j} = np.broadcast_to({j}, ({n}, *np.shape({j})))"))
+            out.append(Block(f"if {atom_text(s.test)}:", bodies[0], bodies[1]))
+            return
+        self.select(s, out)
+
+    def select(self, s: If, out: list[Any]) -> None:
+        """An ``if`` on a batched value: both branches run, ``np.where`` picks."""
+        for st in walk(s.body + s.orelse):
+            if isinstance(st, (For, Break)) or (isinstance(st, Let) and st.prim in (
+                    "setitem", "append", "call")):
+                raise self.fail(s, NoBatchRule(
+                    "an `if` on a batched value whose branches loop, call, or write",
+                    "write the branches as expressions and select with np.where"))
+        results = []
+        for tag, branch in (("if_true", s.body), ("if_false", s.orelse)):
+            renamed = {j: self.names.fresh(f"{j}_{tag}") for j in s.joins}
+            for j, r in renamed.items():
+                if (j, ()) in self.ranks:
+                    self.ranks.setdefault((r, ()), self.ranks[(j, ())])
+            items: list[Any] = []
+            for st in branch:
+                st = _renamed(st, renamed)
+                if isinstance(st, If):
+                    self.if_(st, items)
+                else:
+                    self.let(st, items)
+            out += items
+            results.append(renamed)
+        test_rank = self.rank(s.test)
+        for j in s.joins:
+            t, f = results[0][j], results[1][j]
+            if isinstance(self.kind(j), Tree):
+                raise self.fail(s, NoBatchRule("an `if` on a batched value joining containers"))
+            rank = max(self.rank(Var(t)), self.rank(Var(f)), test_rank)
+            self.ranks[(j, ())] = rank
+            cond = align(self, s.test, rank)
+            out.append(Line(f"{j} = np.where({cond}, {align(self, Var(t), rank)}, "
+                            f"{align(self, Var(f), rank)})"))
+            self.b[j] = {()}
+
+    def for_(self, s: For, out: list[Any]) -> None:
+        if s.test is not None and self.batched(s.test):
+            raise self.fail(s, NoBatchRule("a while loop whose condition is batched"))
+        if s.iter is not None and self.batched(s.iter):
+            raise self.fail(s, NoBatchRule("a loop over a batched range"))
+        at_entry = {k: set(v) for k, v in self.b.items()}
+        state = {k: set(v) for k, v in at_entry.items()}
+        while True:  # a carried value is batched if any iteration makes it so
+            self.b = {k: set(v) for k, v in state.items()}
+            self.block(s.body, [])
+            grown = False
+            for entry, exit_ in s.carried:
+                new = self.b.get(exit_, set()) - state.get(entry, set())
+                if new:
+                    state[entry] = state.get(entry, set()) | new
+                    grown = True
+            if not grown:
+                break
+        self.b = state
+        for entry, _ in s.carried:
+            if state.get(entry, set()) == at_entry.get(entry, set()):
+                continue
+            kind = self.kind(entry)
+            prod = self.a.producer.get(entry)
+            if isinstance(kind, Seq):
+                if not (prod is not None and prod.prim == "make_list" and not prod.args):
+                    raise self.fail(s, NoBatchRule(
+                        f"the list `{entry}` gets batched items in the loop after "
+                        "unbatched ones"))
+                continue
+            if isinstance(kind, Tree):
+                raise self.fail(s, NoBatchRule(
+                    f"the container `{entry}` becomes batched in the loop"))
+            n = self.use_batch_size()
+            out.append(Line(f"{entry} = np.stack([{entry}] * {n})"))
+        body: list[Any] = []
+        self.block(s.body, body)
+        body += [Line(f"{e} = {x}") for e, x in s.carried]
+        if s.test is None:
+            header = f"for {s.target} in {self._iter_text(s.iter)}:"
+            out.append(Block(header, body, []))
+        else:
+            out.append(Block(f"while {atom_text(s.test)}:", body, []))
+
+
+# facts about one example's array: its shape, rank, size and dtype do not vary
+PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype"}
+
+
+def _prefix_of(paths: set[tuple], kind: Kind) -> Any:
+    """in_axes for a callee's argument: 0 where a leaf is batched."""
+    if not isinstance(kind, Tree):
+        return 0 if () in paths else None
+    children = [_prefix_of({p[1:] for p in paths if p[:1] == (k,)}, c)
+                for k, c in zip(kind.keys, kind.children)]
+    if kind.type is dict:
+        return dict(zip(kind.keys, children))
+    return tuple(children)
+
+
+def _ranks_of(x: Any) -> Any:
+    if isinstance(x, (tuple, list)):
+        return tuple(_ranks_of(v) for v in x)
+    if isinstance(x, dict):
+        return tuple((k, _ranks_of(v)) for k, v in x.items())
+    return int(np.ndim(x))
+
+
+def _renamed(s: Any, renamed: dict[str, str]) -> Any:
+    """The statement binding (and reading) a branch's own names for the joins."""
+    def atom(a: Any) -> Any:
+        return Var(renamed[a.name]) if isinstance(a, Var) and a.name in renamed else a
+
+    if isinstance(s, If):
+        return If(atom(s.test), [_renamed(t, renamed) for t in s.body],
+                  [_renamed(t, renamed) for t in s.orelse], s.loc,
+                  [renamed.get(j, j) for j in s.joins])
+    args = tuple(atom(a) for a in s.args)
+    return Let(renamed.get(s.target, s.target), s.prim, args, s.params, s.loc)
+
+
+# ---- the probe: one example, run once, to learn every value's rank ------------------
+
+
+def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
+    """Run ``fn``'s statements on one example; the rank of each value it computes
+    (per leaf path), and the arguments of each call to a user function."""
+    r = _Reverse(fn, Spec("vjp", (), True, False, tuple(
+        _kind(x) for x in example) + (LEAF,) * (len(fn.params) - len(example))), Module())
+    r.analyse()
+    items = [Line(f"__record__({p!r}, {p})") for p in fn.params]
+    items += _instrument(_forward(fn.body[:-1], r))
+    ret = fn.body[-1]
+    assert isinstance(ret, Return)
+    items.append(Line(f"__record__({atom_text(ret.value)!r}, {atom_text(ret.value)})"))
+    items = _spell_buffers(items, fn.aliases)
+    params = list(fn.params[: len(example)])
+    rest = [f"{p}={fn.defaults[p]!r}" for p in fn.params[len(example):]]
+    text = render_function("__probe__", ", ".join(params + rest), items)
+    found: dict[tuple[str, tuple], Any] = {}
+
+    def record(name: str, value: Any) -> None:
+        for path, leaf in _leaf_items(value):
+            found.setdefault((name, path), int(np.ndim(leaf)))
+
+    def record_call(name: str, args: tuple) -> None:
+        found.setdefault(("__call__", name), args)
+
+    from . import runtime
+
+    ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
+    ns.update(fn.namespace)
+    ns["__record__"], ns["__record_call__"] = record, record_call
+    compile_module(text, ns, f"probe_{fn.name}")["__probe__"](*example)
+    return found
+
+
+def _kind(x: Any) -> Kind:
+    from .kinds import kind_of
+
+    return kind_of(x)
+
+
+def _leaf_items(value: Any, path: tuple = ()) -> list[tuple[tuple, Any]]:
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        out = []
+        for i, v in enumerate(value):
+            out += _leaf_items(v, path + (i,))
+        return out
+    if isinstance(value, dict):
+        out = []
+        for k, v in value.items():
+            out += _leaf_items(v, path + (k,))
+        return out
+    if value is None or isinstance(value, (str, range, type)) or callable(value):
+        return []
+    return [(path, value)]
+
+
+def _instrument(items: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, Line):
+            call = _call_target(item.text)
+            if call is not None:
+                out.append(Line(f"__record_call__({call[0]!r}, ({call[1]},))"))
+            out.append(item)
+            for name in sorted(item.defines):
+                out.append(Line(f"__record__({name!r}, {name})"))
+        elif isinstance(item, Block):
+            out.append(Block(item.header, _instrument(item.body), _instrument(item.orelse)))
+        elif not isinstance(item, Comment):
+            out.append(item)
+    return out
+
+
+def _call_target(text: str) -> tuple[str, str] | None:
+    """``h = helper(a, b)`` -> ("h", "a, b") for calls to functions that are not
+    NumPy's or s2s's (user functions, whose batched versions need their own probe)."""
+    tree = ast.parse(text).body[0]
+    if not (isinstance(tree, ast.Assign) and isinstance(tree.value, ast.Call)
+            and isinstance(tree.value.func, ast.Name) and len(tree.targets) == 1
+            and isinstance(tree.targets[0], ast.Name)):
+        return None
+    return tree.targets[0].id, ", ".join(ast.unparse(a) for a in tree.value.args)
