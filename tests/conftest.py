@@ -10,3 +10,15 @@ try:  # JAX is the oracle; run it in float64 like the NumPy code under test
     jax.config.update("jax_platforms", "cpu")
 except ImportError:  # the suite falls back to recorded fixtures
     pass
+
+
+def pytest_collection_modifyitems(config, items):
+    """``slow`` sweeps run only when asked for (``-m slow``); CI runs the rest."""
+    if "slow" in (config.option.markexpr or ""):
+        return
+    import pytest
+
+    skip = pytest.mark.skip(reason="slow sweep: run with -m slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -1,0 +1,72 @@
+"""Batching rules for every primitive: each rule-table function (``E2E`` in
+test_rules.py and the rule_rows_* files) and its gradient, vmapped over a batch of its
+first argument, against the loop oracle ``np.stack([f(x_i) for x_i in xs])``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import s2s
+from rule_table import rng_for
+from test_rules import E2E, E2E_BY_ID, e2e_params
+
+BATCH = 3
+
+# rule-table functions vmap refuses, with a clear error (per-example shapes that differ)
+REFUSED: set[str] = {
+}
+
+
+def batch(case_id: str):
+    case = E2E_BY_ID[case_id]
+    args = case.draw()
+    r = rng_for("batch-" + case_id)
+    # small moves keep each example inside the drawer's valid domain
+    xs = np.stack([args[0] * (1.0 + 0.01 * r.normal(size=np.shape(args[0])))
+                   for _ in range(BATCH)])
+    return case, args, xs
+
+
+def loop(fn, args, xs):
+    outs = [fn(x, *args[1:]) for x in xs]
+    if isinstance(outs[0], tuple):
+        return tuple(np.stack(z) for z in zip(*outs))
+    return np.stack(outs)
+
+
+def compare(got, expected):
+    got = got if isinstance(got, tuple) else (got,)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    for g, e in zip(got, expected):
+        assert np.shape(g) == np.shape(e)
+        np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-11)
+
+
+def in_axes(args):
+    return (0,) + (None,) * (len(args) - 1)
+
+
+@pytest.mark.parametrize("case", e2e_params(E2E))
+def test_vmap_of_each_primitive(case) -> None:
+    case, args, xs = batch(case.id)
+    v = s2s.vmap(case.fn, in_axes=in_axes(args))
+    if case.id in REFUSED:
+        with pytest.raises(s2s.TransformError, match="vmap cannot batch this"):
+            v(xs, *args[1:])
+        return
+    compare(v(xs, *args[1:]), loop(case.fn, args, xs))
+
+
+@pytest.mark.parametrize("case", e2e_params(E2E))
+def test_vmap_of_grad_of_each_primitive(case) -> None:
+    """Per-example gradients: the batching rules of the emitted gradient's helpers."""
+    case, args, xs = batch(case.id)
+    argnums = case.argnums
+    g = s2s.grad(case.fn, argnums=argnums)
+    v = s2s.vmap(g, in_axes=in_axes(args))
+    if case.id in REFUSED:
+        with pytest.raises(s2s.TransformError, match="vmap cannot batch this"):
+            v(xs, *args[1:])
+        return
+    compare(v(xs, *args[1:]), loop(g, args, xs))
