@@ -543,3 +543,100 @@ __all__ += [
     "kron_lhs_bar", "kron_rhs_bar", "multi_dot_bars", "vector_norm_grad",
     "matrix_norm_grad", "norm_grad",
 ]
+
+
+# ---- jets: derivatives of products, of every order, exact at zeros ---------------
+# A jet ``x`` of shape ``(2**m, *shape)`` is a polynomial in m variables t_1..t_m with
+# t_r**2 = 0: ``x[s]`` is the coefficient of the product of the t_r whose bit r is set
+# in ``s`` (``x[0]`` the value, ``x[1]`` its tangent along t_1, ``x[3]`` the second
+# derivative along t_1 and t_2, ...).  A product evaluated on jets gives the
+# derivatives of that product, by multiplying only.  The derivative rules of
+# prod_of_others and cumprod (and of these helpers) read coefficients of jets.
+
+
+def _jet_mul(x, y):
+    """The product of two jets (their leading axes both of length 2**m)."""
+    out = np.zeros(np.broadcast_shapes(np.shape(x), np.shape(y)), np.result_type(x, y))
+    for s in range(len(out)):
+        t = s
+        while True:  # each subset t of s: x's monomial t times y's monomial s - t
+            out[s] += x[t] * y[s ^ t]
+            if t == 0:
+                break
+            t = (t - 1) & s
+    return out
+
+
+def _jet_one(like):
+    """The jet of the constant 1, shaped like the jet ``like``."""
+    one = np.zeros_like(like)
+    one[0] = 1
+    return one
+
+
+def prod_of_others_jet(x, axis=None):
+    """``prod_of_others(a, axis)`` evaluated on the jet ``x`` of ``a`` (axes of ``a``
+    are the axes of ``x`` after the first)."""
+    x = np.asarray(x)
+    nd = x.ndim - 1
+    if axis is None:
+        axes = tuple(range(nd))
+    else:
+        axes = tuple(ax % nd for ax in np.atleast_1d(axis))
+    rest = tuple(i for i in range(nd) if i not in axes)
+    order = (0,) + tuple(i + 1 for i in rest + axes)
+    moved = np.transpose(x, order)
+    flat = moved.reshape(moved.shape[: 1 + len(rest)] + (-1,))
+    n = flat.shape[-1]
+    before = [_jet_one(flat[..., 0])]  # products of the elements before each one
+    after = [_jet_one(flat[..., 0])]  # ... and after it
+    for i in range(n - 1):
+        before.append(_jet_mul(before[-1], flat[..., i]))
+        after.append(_jet_mul(after[-1], flat[..., n - 1 - i]))
+    others = np.stack([_jet_mul(b, c) for b, c in zip(before, after[::-1])], axis=-1)
+    return np.transpose(others.reshape(moved.shape), np.argsort(order))
+
+
+def _along_last(x, axis):
+    """A jet with the axis a running product runs along (None: the flattened array)
+    moved last."""
+    x = np.asarray(x)
+    if axis is None:
+        return x.reshape(len(x), -1)
+    return np.moveaxis(x, axis % (x.ndim - 1) + 1, -1)
+
+
+def cumprod_jet(x, axis=None):
+    """``np.cumprod(a, axis)`` evaluated on the jet ``x`` of ``a``."""
+    moved = _along_last(x, axis)
+    running = [moved[..., 0]]
+    for i in range(1, moved.shape[-1]):
+        running.append(_jet_mul(running[-1], moved[..., i]))
+    out = np.stack(running, axis=-1)
+    if axis is None:
+        return out
+    return np.moveaxis(out, -1, axis % (np.ndim(x) - 1) + 1)
+
+
+def cumprod_bar_jet(h, x, axis=None):
+    """``cumprod_bar(g, a, axis)`` evaluated on the jets ``h`` of ``g`` and ``x`` of
+    ``a``: element j is the sum over i >= j of ``h[i]`` times the product of
+    ``x[k]`` for k <= i, k != j."""
+    moved = _along_last(x, axis)
+    h = _along_last(h, axis)
+    n = moved.shape[-1]
+    before = [_jet_one(moved[..., 0])]  # products of the elements before j
+    for j in range(n - 1):
+        before.append(_jet_mul(before[-1], moved[..., j]))
+    # later[j] = h[j] + x[j + 1] * later[j + 1]: the sum over i >= j of h[i] times
+    # the product of x[k] for j < k <= i
+    later = [h[..., n - 1] + 0 * moved[..., 0]]
+    for j in range(n - 2, -1, -1):
+        later.append(h[..., j] + _jet_mul(moved[..., j + 1], later[-1]))
+    bar = np.stack([_jet_mul(b, c) for b, c in zip(before, later[::-1])], axis=-1)
+    if axis is None:
+        return bar.reshape(np.shape(x))
+    return np.moveaxis(bar, -1, axis % (np.ndim(x) - 1) + 1)
+
+
+__all__ += ["prod_of_others_jet", "cumprod_jet", "cumprod_bar_jet"]

@@ -54,7 +54,8 @@ class Row:
     args: tuple[Callable, ...]  # one drawer per positional parameter, in order
     params: dict = field(default_factory=dict)  # keyword parameters (axis, keepdims)
     wrt: tuple[str, ...] | None = None  # default: all of the primitive's diff params
-    jax: str | None = None  # dotted path under jax of the same function (default jnp.<prim>)
+    # the same function in JAX: a dotted path under jax (default jnp.<prim>), or a callable
+    jax: str | Callable | None = None
 
     @property
     def id(self) -> str:

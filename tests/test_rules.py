@@ -159,7 +159,9 @@ class Drawn:
         return [np.asarray(self.args[p], dtype=np.float64) for p in self.positions]
 
     def jax_fn(self) -> Callable:
-        if self.row.jax is not None:  # e.g. "scipy.special.erf"
+        if callable(self.row.jax):  # a twin written in jax.numpy
+            fn = self.row.jax
+        elif self.row.jax is not None:  # e.g. "scipy.special.erf"
             fn = functools.reduce(getattr, self.row.jax.split("."), jax)
         else:
             fn = functools.reduce(getattr, self.row.prim.split("."), jnp)  # jnp.<prim>

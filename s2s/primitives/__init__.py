@@ -5,6 +5,7 @@ except ``scipy.special``'s, registered the first time a function from SciPy (or 
 import math
 
 from . import binary, elementwise, indexing, linalg, reductions, shape, structure  # noqa: F401
+from . import runtime_prims  # noqa: F401  (the runtime's helpers: rules for higher order)
 from .registry import BY_OBJECT, PRIMITIVES, Primitive, lookup_object
 
 
