@@ -579,3 +579,6 @@ def dot_bar_rule(b: Batch, s: Let) -> str:
     if b.rank(x1) == 0 or b.rank(x2) == 0 or b.rank(x1) > 2 or b.rank(x2) > 2:
         raise NoBatchRule(f"`{s.prim}` of a scalar or an array of more than two axes")
     return _matmul_bar(b, s, lhs=s.prim == "dot_lhs_bar")
+
+
+from . import batching_shape  # noqa: E402,F401

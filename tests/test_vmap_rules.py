@@ -15,6 +15,7 @@ BATCH = 3
 
 # rule-table functions vmap refuses, with a clear error (per-example shapes that differ)
 REFUSED: set[str] = {
+    "f_extract_data_dependent",  # np.extract(x > 0, x): a count per example
 }
 
 
