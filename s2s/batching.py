@@ -582,3 +582,4 @@ def dot_bar_rule(b: Batch, s: Let) -> str:
 
 
 from . import batching_shape  # noqa: E402,F401
+from . import batching_linalg  # noqa: E402,F401

@@ -1,0 +1,705 @@
+"""Batching rules for linear algebra, reductions, special functions, and the runtime
+helpers that emitted derivatives call (see :mod:`s2s.batching` for the conventions:
+batched values carry the batch axis in front, each value's per-example rank is known).
+
+Three ideas cover most of them:
+
+* **Contractions as einsum.**  ``tensordot``, ``inner``, ``dot`` of higher rank, and
+  the cotangents of ``tensordot`` are einsums over letters derived from the ranks; the
+  batch gets a letter of its own on every batched operand and on the output
+  (``np.einsum("zij,jk->zik", x, w)``).
+* **Axes past the batch axis.**  An ``axis=k`` becomes ``k + 1``, ``axis=None`` names
+  every per-example axis; an axis held by a name (``ax = 1``, an argument) is moved
+  when the code runs (``axis=ax + 1 if ax >= 0 else ax``).  Helpers that read a jet
+  (a leading axis of Taylor coefficients) get the batch axis moved behind the jet axis
+  for the call and back in front after it.
+* **Shape-only operands.**  Where an operand only gives a shape (``a`` in
+  ``tensordot_lhs_bar(cot, a, b, axes)``), a batched view of it
+  (``np.broadcast_to``) is enough; a result that is the same for every example is
+  repeated along a new batch axis, so that every batched value has one.
+
+This module registers after :mod:`s2s.batching` and replaces its rules for
+``einsum`` (implicit outputs, ``...``), ``vecdot``/``inner`` (any rank and axis),
+``dot`` (rank > 2), the reductions (``average`` with weights, an axis held by a
+name) and ``dot_lhs_bar``/``dot_rhs_bar`` (scalars, rank > 2).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .batching import (
+    REDUCE_ALL,
+    Batch,
+    NoBatchRule,
+    _with_batch,
+    align,
+    args_text,
+    batch_rule,
+    broadcasting,
+    dot_bar_rule,
+    matmul_rule,
+    only_first_batched,
+    operand,
+    shifted,
+)
+from .inline import atom_text
+from .ir import KEYWORD_OPERANDS, Const, For, Let, Var, walk
+from .primitives import PRIMITIVES
+
+BATCH_LETTER = "z"  # einsum letter of the batch axis; the others come from LETTERS
+LETTERS = "abcdefghijklmnopqrstuvwxy"
+
+
+# ---- helpers ------------------------------------------------------------------------
+
+
+_UNKNOWN = object()
+_FOLD = {"add": lambda x, y: x + y, "subtract": lambda x, y: x - y,
+         "multiply": lambda x, y: x * y, "negative": lambda x: -x,
+         "range": range, "make_tuple": lambda *xs: xs, "make_list": lambda *xs: list(xs)}
+
+
+def _known(b: Batch, atom: Any) -> Any:
+    """The value of an atom that constants and per-example ranks decide
+    (``lead = np.ndim(a) - 1``, ``(range(lead), range(lead))``), read through the
+    statements that made it; ``_UNKNOWN`` where the code decides it when it runs."""
+    if isinstance(atom, Const):
+        return atom.value
+    producer = getattr(getattr(b, "a", None), "producer", {})
+    s = producer.get(atom.name) if isinstance(atom, Var) and not b.batched(atom) else None
+    if s is None or atom.name not in _bound_once(getattr(b, "fn", None)):
+        return _UNKNOWN
+    if s.prim == "ndim":
+        return b.rank(s.args[0])
+    if s.prim == "identity":
+        return _known(b, s.args[0])
+    if s.prim in _FOLD and not s.params:
+        values = [_known(b, a) for a in s.args]
+        if all(v is not _UNKNOWN for v in values):
+            return _FOLD[s.prim](*values)
+    return _UNKNOWN
+
+
+def _bound_once(fn: Any) -> set[str]:
+    """Names one statement binds for good: not joined from branches, not carried
+    around a loop, not a loop's counter, not an array written in place."""
+    if fn is None:
+        return set()
+    counts: Counter[str] = Counter()
+    changing = set(fn.aliases) | set(fn.aliases.values())
+    for st in walk(fn.body):
+        if isinstance(st, Let):
+            counts[st.target] += 1
+        elif isinstance(st, For):
+            changing |= {entry for entry, _ in st.carried} | {st.target}
+    return {n for n, c in counts.items() if c == 1} - changing
+
+
+def _static(b: Batch, s: Let, name: str, default: Any = None) -> Any:
+    """The value of parameter ``name`` known now (a constant, or decided by
+    constants and ranks), else ``default``."""
+    p = operand(s, name)
+    if p is None:
+        return default
+    value = _known(b, p)
+    if value is _UNKNOWN:
+        raise NoBatchRule(f"the `{name}` argument is computed when the code runs",
+                          f"write `{name}=` as a constant")
+    return value
+
+
+def _all_axes(rank: int) -> str:
+    """Every per-example axis of a batched array (``()`` for a scalar example)."""
+    return shifted(None, rank) if rank > 0 else "()"
+
+
+def _axis(b: Batch, s: Let, name: str, rank: int, default: Any = None) -> str:
+    """The ``name`` axis argument for the batched array.  A constant moves now; an int
+    held by a name (``ax = 1``, an argument) moves when the code runs."""
+    p = operand(s, name)
+    value = default if p is None else _known(b, p)
+    if value is not _UNKNOWN:
+        return _all_axes(rank) if value is None else shifted(value, rank)
+    if b.batched(p):
+        raise NoBatchRule(f"a `{name}` argument that differs between examples",
+                          f"give `{name}=` the same value for every example")
+    try:
+        is_int = b.rank(p) == 0
+    except NoBatchRule:
+        is_int = False
+    if not is_int:
+        raise NoBatchRule(f"the `{name}` argument is computed when the code runs and "
+                          "is not an int", f"write `{name}=` as a constant")
+    t = atom_text(p)
+    return f"{t} + 1 if {t} >= 0 else {t}"
+
+
+def _paren(text: str) -> str:
+    return text if text.replace(".", "").replace("_", "").isalnum() else f"({text})"
+
+
+def _repeat(b: Batch, text: str) -> str:
+    """A value that is the same for every example, repeated along a new batch axis
+    (a copy, never a read-only view: later code may write into it)."""
+    return f"np.repeat({_paren(text)}[None], {b.use_batch_size()}, axis=0)"
+
+
+def _lined(b: Batch, atom: Any, text: str, rank: int) -> str:
+    """``text`` (an expression of ``atom``'s value, same rank) with per-example axes
+    added after the batch axis up to ``rank``, as :func:`align` does for atoms."""
+    missing = rank - b.rank(atom)
+    if not b.batched(atom) or missing <= 0:
+        return text
+    return f"{_paren(text)}[:{', None' * missing}]"
+
+
+def _items(b: Batch, atom: Any) -> list[Any]:
+    """The atoms of a list the function built as a literal (vmap keeps them)."""
+    items = getattr(b, "items", {}).get(atom.name) if isinstance(atom, Var) else None
+    if items is None:
+        raise NoBatchRule("a list of arrays the function did not build as a literal",
+                          "write the list out: [a, b, c]")
+    return items
+
+
+def _kind_is_list(b: Batch, name: str) -> bool:
+    from .kinds import Tree
+
+    kind = getattr(b, "kind", lambda n: None)(name)
+    return isinstance(kind, Tree)
+
+
+def _letter(spec: str) -> str:
+    spare = BATCH_LETTER + LETTERS[::-1] + LETTERS.upper()
+    return next(c for c in spare if c not in spec)
+
+
+def _einsum_terms(spec: str) -> tuple[list[str], str]:
+    """An einsum's input terms and explicit output; an implicit output (no ``->``)
+    is NumPy's: ``...`` first, then the letters used once, sorted."""
+    text = spec.replace(" ", "")
+    inputs, arrow, output = text.partition("->")
+    if not arrow:
+        letters = inputs.replace(",", "").replace(".", "")
+        once = sorted(c for c in set(letters) if letters.count(c) == 1)
+        output = ("..." if "..." in inputs else "") + "".join(once)
+    return inputs.split(","), output
+
+
+def _einsum(b: Batch, terms: list[str], output: str, atoms: list[Any],
+            extra: str = "") -> str:
+    """``np.einsum`` with a batch letter on each batched operand and on the output."""
+    z = _letter("".join(terms) + output)
+    parts = [z + t if b.batched(a) else t for t, a in zip(terms, atoms)]
+    spec = ",".join(parts) + "->" + z + output
+    texts = ", ".join(atom_text(a) for a in atoms)
+    return f"np.einsum({spec!r}, {texts}{extra})"
+
+
+def _tensordot_terms(ra: int, rb: int, axes: Any) -> tuple[str, str, str]:
+    """Letters for ``np.tensordot(a, b, axes)``: a's, b's and the output's."""
+    if isinstance(axes, int):
+        a_axes, b_axes = list(range(ra - axes, ra)), list(range(axes))
+    else:
+        a_axes, b_axes = ([a] if isinstance(a, int) else list(a) for a in axes)
+        a_axes = [i % ra for i in a_axes]
+        b_axes = [i % rb for i in b_axes]
+    ta = LETTERS[:ra]
+    tb = list(LETTERS[ra:ra + rb])
+    for i, j in zip(a_axes, b_axes):
+        tb[j] = ta[i]
+    out = [ta[i] for i in range(ra) if i not in a_axes]
+    out += [tb[j] for j in range(rb) if j not in b_axes]
+    return ta, "".join(tb), "".join(out)
+
+
+def _tensordot_axes(b: Batch, s: Let) -> Any:
+    axes = _static(b, s, "axes", 2)
+    if isinstance(axes, list):
+        axes = tuple(axes)
+    return axes
+
+
+# ---- reductions ---------------------------------------------------------------------
+
+
+@batch_rule(*[n for n in REDUCE_ALL
+              if n in PRIMITIVES and PRIMITIVES[n].family == "reduction"])
+def reduction_rule(b: Batch, s: Let) -> str:
+    """``axis=None`` reduces every per-example axis; ``axis=k`` is ``k + 1`` (also
+    when a name holds the int: moved when the code runs)."""
+    if s.prim == "average" and operand(s, "weights") is not None:
+        return average_weights(b, s)
+    only_first_batched(b, s)
+    return args_text(s, [atom_text(a) for a in s.args],
+                     {"axis": _axis(b, s, "axis", b.rank(s.args[0]))})
+
+
+def average_weights(b: Batch, s: Let) -> str:
+    """``np.average(a, axis, weights=w)``: the weights given ``a``'s batched shape
+    (1-D weights laid along ``axis`` first), so that NumPy takes them as they are."""
+    a, w = s.args[0], operand(s, "weights")
+    ra, rw = b.rank(a), b.rank(w)
+    axis = _static(b, s, "axis")
+    w_text = atom_text(w)
+    if rw != ra:  # 1-D weights along an int axis
+        k = axis % ra
+        after = ", None" * (ra - 1 - k)
+        w_text = (f"{_paren(w_text)}[:{', None' * k}, :{after}]" if b.batched(w)
+                  else f"{_paren(w_text)}[:{after}]")
+    a_text = _with_batch(b, a)
+    params = {"axis": shifted(axis, ra) if ra else "()"}
+    full = f"np.broadcast_to({w_text}, np.shape({a_text}))"
+    keywords = s.params.get(KEYWORD_OPERANDS, ())
+    if "weights" in keywords:  # the operands: a, then weights
+        texts = [a_text, full]
+    else:
+        texts, params["weights"] = [a_text], full
+    return args_text(s, texts, params)
+
+
+@batch_rule(*[n for n in ("cumsum cumprod nancumsum nancumprod cumulative_sum "
+                          "cumulative_prod").split() if n in PRIMITIVES])
+def cumulative_rule(b: Batch, s: Let) -> str:
+    """Running reductions: ``axis=None`` runs over each flattened example (axis 1 of
+    the batch reshaped to ``(n, -1)``); ``axis=k`` is ``k + 1``."""
+    only_first_batched(b, s)
+    a = s.args[0]
+    p = operand(s, "axis")
+    if p is None or isinstance(p, Const) and p.value is None:
+        flat = f"np.reshape({atom_text(a)}, ({b.use_batch_size()}, -1))"
+        return args_text(s, [flat], {"axis": "1"})
+    return args_text(s, [atom_text(a)], {"axis": _axis(b, s, "axis", b.rank(a))})
+
+
+# ---- special functions ----------------------------------------------------------
+
+
+@batch_rule("scipy.special.logsumexp", "scipy.special.softmax",
+            "scipy.special.log_softmax", "special_logsumexp", "special_softmax",
+            "special_log_softmax")
+def special_axis_rule(b: Batch, s: Let) -> str:
+    """Normalisations over ``axis``: ``None`` is every per-example axis."""
+    only_first_batched(b, s)
+    a = s.args[0]
+    return args_text(s, [atom_text(a)], {"axis": _axis(b, s, "axis", b.rank(a))})
+
+
+batch_rule("special_erf", "special_erfc", "special_erfinv", "special_gammaln",
+           "special_digamma", "special_polygamma", "special_expit", "special_logit",
+           "special_xlogy", "special_xlog1py")(broadcasting)
+
+
+# ---- products -------------------------------------------------------------------
+
+
+@batch_rule("einsum")
+def einsum_rule(b: Batch, s: Let) -> str:
+    """A batch letter on each batched operand's subscripts and on the output's (an
+    implicit output is written out first)."""
+    spec = operand(s, "subscripts")
+    if not isinstance(spec, Const) or not isinstance(spec.value, str):
+        raise NoBatchRule("np.einsum without constant subscripts",
+                          "write the subscripts as a string literal")
+    terms, output = _einsum_terms(spec.value)
+    operands = list(s.args[1:])
+    optimize = s.params.get("optimize")
+    extra = f", optimize={atom_text(optimize)}" if optimize is not None else ""
+    return _einsum(b, terms, output, operands, extra=extra)
+
+
+@batch_rule("tensordot")
+def tensordot_rule(b: Batch, s: Let) -> str:
+    """``np.tensordot`` as the einsum its ``axes`` describe, with a batch letter."""
+    x, y = s.args
+    ta, tb, out = _tensordot_terms(b.rank(x), b.rank(y), _tensordot_axes(b, s))
+    return _einsum(b, [ta, tb], out, [x, y])
+
+
+@batch_rule("dot")
+def dot_rule(b: Batch, s: Let) -> str:
+    """A scalar operand multiplies; up to two axes ``dot`` is ``@``; beyond, it sums
+    x's last axis against y's second-to-last (an einsum)."""
+    x, y = s.args
+    rx, ry = b.rank(x), b.rank(y)
+    if rx == 0 or ry == 0:
+        return broadcasting(b, Let(s.target, "multiply", s.args, {}, s.loc))
+    if rx <= 2 and ry <= 2:
+        return matmul_rule(b, s)
+    ta, tb, out = _tensordot_terms(rx, ry, ([rx - 1], [ry - 2 if ry >= 2 else 0]))
+    return _einsum(b, [ta, tb], out, [x, y])
+
+
+@batch_rule("inner")
+def inner_rule(b: Batch, s: Let) -> str:
+    """The last axes contracted: an einsum (a scalar operand multiplies)."""
+    x, y = s.args
+    rx, ry = b.rank(x), b.rank(y)
+    if rx == 0 or ry == 0:
+        return broadcasting(b, Let(s.target, "multiply", s.args, {}, s.loc))
+    ta, tb, out = _tensordot_terms(rx, ry, ([rx - 1], [ry - 1]))
+    return _einsum(b, [ta, tb], out, [x, y])
+
+
+@batch_rule("vdot")
+def vdot_rule(b: Batch, s: Let) -> str:
+    """The sum of the flattened product: each example flattened."""
+    n = b.use_batch_size()
+    x, y = (f"np.reshape({atom_text(a)}, ({n}, -1))" if b.batched(a)
+            else f"np.ravel({atom_text(a)})" for a in s.args)
+    return f"np.sum({x} * {y}, axis=-1)"
+
+
+@batch_rule("vecdot", "linalg.vecdot")
+def vecdot_rule(b: Batch, s: Let) -> str:
+    """Each operand's ``axis`` moved last, the ranks lined up, the product summed."""
+    axis = _static(b, s, "axis", -1)
+    rank = max(b.rank(a) for a in s.args)
+    texts = []
+    for a in s.args:
+        r, t = b.rank(a), atom_text(a)
+        if axis % r != r - 1:
+            t = f"np.moveaxis({t}, {axis % r + b.batched(a)}, -1)"
+        texts.append(_lined(b, a, t, rank))
+    return f"np.sum({texts[0]} * {texts[1]}, axis=-1)"
+
+
+@batch_rule("matvec", "vecmat")
+def matvec_rule(b: Batch, s: Let) -> str:
+    """Gufuncs broadcast over leading (loop) axes: a batched operand's loop axes are
+    lined up with the other's, so its batch axis stays in front."""
+    x1, x2 = s.args
+    c1, c2 = (2, 1) if s.prim == "matvec" else (1, 2)
+    loop = max(b.rank(x1) - c1, b.rank(x2) - c2)
+    return args_text(s, [align(b, x1, loop + c1), align(b, x2, loop + c2)])
+
+
+@batch_rule("cross", "linalg.cross")
+def cross_rule(b: Batch, s: Let) -> str:
+    """3-vectors along ``axis``: moved last in each operand, crossed, moved back."""
+    axis = _static(b, s, "axis", -1)
+    r_out = b.out_rank(s)
+    texts = []
+    for a in s.args:
+        r, t = b.rank(a), atom_text(a)
+        if axis % r != r - 1:
+            t = f"np.moveaxis({t}, {axis % r + b.batched(a)}, -1)"
+        texts.append(_lined(b, a, t, r_out))
+    text = f"np.{s.prim}({texts[0]}, {texts[1]})"
+    if axis % r_out != r_out - 1:
+        text = f"np.moveaxis({text}, -1, {axis % r_out + 1})"
+    return text
+
+
+@batch_rule("kron")
+def kron_rule(b: Batch, s: Let) -> str:
+    """``np.kron`` multiplies axis lengths: a batched operand against an unbatched one
+    (padded with leading length-1 axes by NumPy) keeps the batch axis as it is; two
+    batched operands are multiplied blockwise and the axis pairs merged."""
+    x, y = s.args
+    nd = max(b.rank(x), b.rank(y))
+    if nd == 0:
+        return broadcasting(b, Let(s.target, "multiply", s.args, {}, s.loc))
+    if not (b.batched(x) and b.batched(y)):
+        return f"np.kron({align(b, x, nd)}, {align(b, y, nd)})"
+    xs, ys = align(b, x, nd), align(b, y, nd)
+    blocks = (f"{_paren(xs)}[:{', :, None' * nd}] * {_paren(ys)}[:{', None, :' * nd}]")
+    sizes = f"np.multiply(np.shape({xs})[1:], np.shape({ys})[1:])"
+    return f"np.reshape({blocks}, ({b.use_batch_size()}, *{sizes}))"
+
+
+@batch_rule("diag")
+def diag_rule(b: Batch, s: Let) -> str:
+    """A matrix's diagonal: ``np.diagonal`` of the last two axes.  A vector's matrix:
+    the vector (padded by ``|k|``) spread along the ``k``-th diagonal with
+    ``np.where`` (no products: infinities stay off the diagonal)."""
+    only_first_batched(b, s)
+    v = s.args[0]
+    k = _static(b, s, "k", 0)
+    t = atom_text(v)
+    if b.rank(v) == 2:
+        return f"np.diagonal({t}, offset={k}, axis1=1, axis2=2)"
+    if b.rank(v) != 1:
+        raise NoBatchRule("np.diag of an array that is neither 1-D nor 2-D")
+    size = f"np.shape({t})[1]" + (f" + {abs(k)}" if k else "")
+    padded = f"np.pad({t}, ((0, 0), (0, {abs(k)})))" if k else t
+    spread = f"{padded}[:, :, None]" if k >= 0 else f"{padded}[:, None, :]"
+    eye = f"np.eye({size}, k={k}, dtype=bool)" if k else f"np.eye({size}, dtype=bool)"
+    return f"np.where({eye}, {spread}, 0)"
+
+
+@batch_rule("linalg.multi_dot")
+def multi_dot_rule(b: Batch, s: Let) -> str:
+    """The chain of ``@`` (which broadcasts over the batch), a 1-D first array as a
+    row and a 1-D last array as a column, their axes dropped at the end."""
+    items = _items(b, s.args[0])
+    texts = [atom_text(a) for a in items]
+    first, last = b.rank(items[0]) == 1, b.rank(items[-1]) == 1
+    if first:
+        texts[0] = f"{_paren(texts[0])}[..., None, :]"
+    if last:
+        texts[-1] = f"{_paren(texts[-1])}[..., None]"
+    chain = " @ ".join(texts)
+    cut = {(True, True): "[..., 0, 0]", (True, False): "[..., 0, :]",
+           (False, True): "[..., 0]"}.get((first, last))
+    return f"({chain}){cut}" if cut else chain
+
+
+@batch_rule("linalg.lstsq")
+def lstsq_rule(b: Batch, s: Let) -> str:
+    """``(x, residuals, rank, s)`` from the batched pseudo-inverse (a of full rank,
+    as the derivative rules assume): ``x = pinv(a) @ b`` on columns, residuals only
+    where a has more rows than columns, rank and singular values batched."""
+    a, v = s.args
+    ta, tv = atom_text(a), atom_text(v)
+    rcond = operand(s, "rcond")
+    pinv = f"np.linalg.pinv({ta})" if rcond is None or (
+        isinstance(rcond, Const) and rcond.value is None) else \
+        f"np.linalg.pinv({ta}, rcond={atom_text(rcond)})"
+    if b.rank(v) == 1:  # one column per example
+        cols = f"{tv}[..., None]" if b.batched(v) else f"{tv}[:, None]"
+        x_cols = f"{pinv} @ {cols}"
+        x = f"({x_cols})[..., 0]"
+    else:
+        cols, x_cols = tv, f"{pinv} @ {tv}"
+        x = x_cols
+    n = b.use_batch_size()
+    residuals = (f"np.sum(({ta} @ ({x_cols}) - {cols}) ** 2, axis=-2) "
+                 f"if np.shape({ta})[-2] > np.shape({ta})[-1] else np.zeros(({n}, 0))")
+    rank, sv = f"np.linalg.matrix_rank({ta})", f"np.linalg.svdvals({ta})"
+    if not b.batched(a):
+        rank, sv = _repeat(b, rank), _repeat(b, sv)
+    return f"({x}, {residuals}, {rank}, {sv})"
+
+
+# ---- the runtime helpers of emitted derivatives ---------------------------------
+
+
+@batch_rule("dot_lhs_bar", "dot_rhs_bar")
+def dot_bars_rule(b: Batch, s: Let) -> str:
+    """``np.dot``'s cotangents: with a scalar operand, the product with the other
+    (summed if the target is the scalar); up to two axes, ``@``'s; beyond, the
+    cotangents of the tensordot ``dot`` is."""
+    g, x1, x2 = s.args
+    lhs = s.prim == "dot_lhs_bar"
+    r1, r2 = b.rank(x1), b.rank(x2)
+    target, other = (x1, x2) if lhs else (x2, x1)
+    if r1 == 0 or r2 == 0:
+        if not (b.batched(g) or b.batched(other)):  # only the shape-giving one is
+            one = [f"{atom_text(a)}[0]" if b.batched(a) else atom_text(a) for a in s.args]
+            return _repeat(b, args_text(s, one))
+        rank = max(b.rank(g), b.rank(other))
+        product = f"{align(b, g, rank)} * {align(b, other, rank)}"
+        if b.rank(target) == 0 and rank > 0:
+            return f"np.sum({product}, axis={shifted(None, rank)})"
+        return product
+    if r1 <= 2 and r2 <= 2:
+        return dot_bar_rule(b, s)
+    return _tensordot_bar(b, s, lhs, ([r1 - 1], [r2 - 2 if r2 >= 2 else 0]))
+
+
+def _tensordot_bar(b: Batch, s: Let, lhs: bool, axes: Any) -> str:
+    """The cotangent of one operand of ``np.tensordot(a, b, axes)``: the einsum of
+    the output's cotangent with the other operand, to the operand's letters."""
+    g, a, y = s.args[:3]
+    ta, tb, out = _tensordot_terms(b.rank(a), b.rank(y), axes)
+    if lhs:
+        terms, atoms, target = [out, tb], [g, y], ta
+    else:
+        terms, atoms, target = [ta, out], [a, g], tb
+    if not any(b.batched(x) for x in atoms):  # only the shape-giving operand is
+        return _repeat(b, f"np.einsum({','.join(terms) + '->' + target!r}, "
+                          f"{', '.join(atom_text(x) for x in atoms)})")
+    return _einsum(b, terms, target, atoms)
+
+
+@batch_rule("tensordot_lhs_bar", "tensordot_rhs_bar")
+def tensordot_bar_rule(b: Batch, s: Let) -> str:
+    return _tensordot_bar(b, s, s.prim == "tensordot_lhs_bar", _tensordot_axes(b, s))
+
+
+@batch_rule("kron_lhs_bar", "kron_rhs_bar")
+def kron_bar_rule(b: Batch, s: Let) -> str:
+    """``np.kron``'s cotangents: the cotangent cut into blocks (one axis pair per
+    axis: the target's index, the other's), times the other operand spread over the
+    pairs, summed over the other's axes.  The shape-giving operand is viewed with a
+    batch axis; ranks are padded with leading length-1 axes, as ``np.kron`` does."""
+    g, x, y = s.args
+    lhs = s.prim == "kron_lhs_bar"
+    nd = max(b.rank(x), b.rank(y))
+
+    def spread(atom: Any, first: bool, target: bool) -> str:
+        pad = nd - b.rank(atom)
+        pairs = ", None, None" * pad + (", :, None" if first else ", None, :") * (
+            nd - pad)
+        if b.batched(atom) or target:
+            return f"{_paren(_with_batch(b, atom))}[:{pairs}]"
+        return f"{_paren(atom_text(atom))}[{pairs[2:]}]"
+
+    xs, ys = spread(x, True, lhs), spread(y, False, not lhs)
+    shape = f"np.broadcast_shapes(np.shape({xs}), np.shape({ys}))"
+    blocks = f"np.reshape({_with_batch(b, g)}, {shape})"
+    other, axes = (ys, range(2, 2 * nd + 1, 2)) if lhs else (xs, range(1, 2 * nd, 2))
+    axes = tuple(axes)
+    bar = f"np.sum({blocks} * {other}, axis={axes[0] if nd == 1 else axes})"
+    target = x if lhs else y
+    if b.rank(target) < nd:
+        bar = f"np.reshape({bar}, np.shape({_with_batch(b, target)}))"
+    return bar
+
+
+@batch_rule("einsum_bar")
+def einsum_bar_rule(b: Batch, s: Let) -> str:
+    """``einsum_bar`` on subscripts with a batch letter: on the cotangent's and every
+    batched operand's, and on the target operand's (viewed with a batch axis, since
+    the cotangent it receives differs between examples)."""
+    g, spec, operands, k = s.args
+    spec, k = _known(b, spec), _known(b, k)
+    if not isinstance(spec, str) or not isinstance(k, int):
+        raise NoBatchRule("einsum_bar with subscripts or an operand index computed when "
+                          "the code runs")
+    items = _items(b, operands)
+    terms, output = _einsum_terms(spec)
+    z = _letter(spec)
+    texts, parts = [], []
+    for j, (t, a) in enumerate(zip(terms, items)):
+        if b.batched(a) or j == k:
+            texts.append(_with_batch(b, a))
+            parts.append(z + t)
+        else:
+            texts.append(atom_text(a))
+            parts.append(t)
+    new = ",".join(parts) + "->" + z + output
+    return f"einsum_bar({_with_batch(b, g)}, {new!r}, [{', '.join(texts)}], {k})"
+
+
+@batch_rule("multi_dot_bars")
+def multi_dot_bars_rule(b: Batch, s: Let) -> str:
+    """Each array's cotangent ``left.T @ g @ right.T`` (left, right: the products of
+    the arrays before and after it) with batched ``@``; 1-D ends as a row and a
+    column, as ``multi_dot`` reads them."""
+    g, arrays = s.args
+    items = _items(b, arrays)
+    first, last = b.rank(items[0]) == 1, b.rank(items[-1]) == 1
+    mats = [atom_text(a) for a in items]
+    if first:
+        mats[0] = f"{_paren(mats[0])}[..., None, :]"
+    if last:
+        mats[-1] = f"{_paren(mats[-1])}[..., None]"
+    g_text = atom_text(g) + {(True, True): "[..., None, None]",
+                             (True, False): "[..., None, :]",
+                             (False, True): "[..., None]"}.get((first, last), "")
+    bars = []
+    for k, a in enumerate(items):
+        chain = [g_text]
+        if k > 0:
+            chain.insert(0, f"np.matrix_transpose({' @ '.join(mats[:k])})")
+        if k < len(items) - 1:
+            chain.append(f"np.matrix_transpose({' @ '.join(mats[k + 1:])})")
+        bar = " @ ".join(chain)
+        if k == 0 and first:
+            bar = f"({bar})[..., 0, :]"
+        elif k == len(items) - 1 and last:
+            bar = f"({bar})[..., 0]"
+        others = [g] + [x for j, x in enumerate(items) if j != k]
+        bars.append(bar if any(b.batched(x) for x in others) else _repeat(b, bar))
+    if _kind_is_list(b, s.target):
+        return "[" + ", ".join(bars) + "]"
+    if len({b.rank(a) for a in items}) > 1:
+        raise NoBatchRule(
+            "multi_dot_bars read as one array (its arrays' cotangents stacked): "
+            "arrays of different ranks have no stacked batched form")
+    return "np.stack([" + ", ".join(bars) + "], axis=1)"  # read as one array
+
+
+@batch_rule("prod_of_others")
+def prod_of_others_rule(b: Batch, s: Let) -> str:
+    """Per example, over its ``axis`` (None: all its axes)."""
+    a = s.args[0]
+    if b.rank(a) == 0:
+        return f"np.ones_like({atom_text(a)})"
+    return args_text(s, [atom_text(a)], {"axis": _axis(b, s, "axis", b.rank(a))})
+
+
+def _jet_axis(b: Batch, s: Let, x: Any) -> str:
+    """A jet helper's ``axis`` (an axis of the array behind the jet axis) once the
+    batch axis is the first array axis."""
+    return _axis(b, s, "axis", b.rank(x) - 1)
+
+
+def _behind_jet(text: str) -> str:
+    return f"np.moveaxis({text}, 0, 1)"
+
+
+@batch_rule("prod_of_others_jet", "cumprod_jet")
+def jet_rule(b: Batch, s: Let) -> str:
+    """Jets carry their coefficients on axis 0: the batch axis moves behind it for
+    the call and back in front after it.  ``cumprod_jet`` with ``axis=None`` runs
+    over each example flattened."""
+    x = s.args[0]
+    moved = _behind_jet(atom_text(x))
+    p = operand(s, "axis")
+    flat = s.prim == "cumprod_jet" and (p is None or isinstance(p, Const)
+                                        and p.value is None)
+    if flat:
+        n = b.use_batch_size()
+        t = atom_text(x)
+        moved = _behind_jet(f"np.reshape({t}, ({n}, np.shape({t})[1], -1))")
+        call = f"{s.prim}({moved}, -1)"
+    else:
+        call = args_text(s, [moved], {"axis": _jet_axis(b, s, x)})
+    return f"np.moveaxis({call}, 1, 0)"
+
+
+@batch_rule("cumprod_bar_jet")
+def cumprod_bar_jet_rule(b: Batch, s: Let) -> str:
+    """As the other jet helpers: both jets get the batch axis behind the jet axis."""
+    h, x = s.args
+    hs, xs = _with_batch(b, h), _with_batch(b, x)
+    p = operand(s, "axis")
+    if p is None or isinstance(p, Const) and p.value is None:
+        n = b.use_batch_size()
+        flat = [_behind_jet(f"np.reshape({t}, ({n}, np.shape({t})[1], -1))")
+                for t in (hs, xs)]
+        call = f"cumprod_bar_jet({flat[0]}, {flat[1]}, -1)"
+        return f"np.reshape(np.moveaxis({call}, 1, 0), np.shape({xs}))"
+    call = args_text(s, [_behind_jet(hs), _behind_jet(xs)],
+                     {"axis": _jet_axis(b, s, x)})
+    return f"np.moveaxis({call}, 1, 0)"
+
+
+@batch_rule("cumprod_bar", "cumprod_tangent")
+def cumprod_helpers_rule(b: Batch, s: Let) -> str:
+    """Along ``axis + 1``; ``axis=None`` on each example flattened (``cumprod_bar``'s
+    result shaped as the batched ``a`` again)."""
+    v, a = s.args
+    vs, as_ = _with_batch(b, v), _with_batch(b, a)
+    p = operand(s, "axis")
+    if p is None or isinstance(p, Const) and p.value is None:
+        n = b.use_batch_size()
+        call = (f"{s.prim}(np.reshape({vs}, ({n}, -1)), np.reshape({as_}, ({n}, -1)), 1)")
+        if s.prim == "cumprod_tangent":  # a tangent of the flat cumprod: flat
+            return call
+        return f"np.reshape({call}, np.shape({as_}))"
+    return args_text(s, [vs, as_], {"axis": _axis(b, s, "axis", b.rank(a))})
+
+
+@batch_rule("vector_norm_grad", "matrix_norm_grad", "norm_grad")
+def norm_grad_rule(b: Batch, s: Let) -> str:
+    """The norm's axes past the batch axis (None: every per-example axis); the norm
+    (reduced axes kept, or a scalar per example) lined up with ``x``."""
+    x, norm, order = s.args[:3]
+    if b.batched(order):
+        raise NoBatchRule(f"`{s.prim}` with an order that differs between examples")
+    r = b.rank(x)
+    texts = [_with_batch(b, x), align(b, norm, r), atom_text(order)]
+    if s.prim == "matrix_norm_grad":
+        return args_text(s, texts, {"axes": shifted(_static(b, s, "axes", (-2, -1)), r)})
+    if s.prim == "vector_norm_grad":
+        return args_text(s, texts, {"axis": _axis(b, s, "axis", r)})
+    axis = _known(b, s.args[3])
+    if axis is _UNKNOWN:
+        raise NoBatchRule("norm_grad with an axis computed when the code runs")
+    return args_text(s, texts + [_all_axes(r) if axis is None else shifted(axis, r)])
