@@ -41,14 +41,22 @@ class Tree:
 
 @dataclass(frozen=True)
 class Seq:
-    """A list of array leaves grown with ``append`` in a loop: its length is known
-    only when the code runs.  Its cotangent is a list, popped as appends are undone."""
+    """A list grown with ``append`` in a loop: its length is known only when the code
+    runs, its elements' structure (``item``) now: all are alike, an array leaf by
+    default, or a container such as the tuples a tape of saved values holds.  Its
+    cotangent is a list, popped as appends are undone."""
+
+    item: "Kind" = None  # type: ignore[assignment]  (None: an array leaf)
+
+    def __post_init__(self) -> None:
+        if self.item is None:
+            object.__setattr__(self, "item", LEAF)
 
     def __repr__(self) -> str:
-        return "[*...]"
+        return "[*...]" if self.item == LEAF else f"[{self.item!r}...]"
 
 
-SEQ = Seq()
+SEQ = Seq()  # a list of array leaves
 
 Kind = Union[Leaf, Tree, Seq]
 

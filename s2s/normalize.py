@@ -61,13 +61,50 @@ _ALLOCATING = {
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
     "full_like", "copy", "array", "eye", "arange", "linspace",
 }
-# primitives whose result may share memory with an argument
+# primitives whose result may share memory with (or, for containers and calls, hold)
+# an argument
 _VIEWS = {
     "identity", "getitem", "reshape", "transpose", "T", "ravel", "squeeze",
     "expand_dims", "swapaxes", "moveaxis", "broadcast_to", "asarray", "diagonal",
+    "linalg.diagonal", "matrix_transpose", "linalg.matrix_transpose",
     "make_tuple", "make_list", "make_dict", "call", "atleast_1d", "atleast_2d",
-    "atleast_3d", "flip", "fliplr", "flipud",
+    "atleast_3d", "flip", "fliplr", "flipud", "rot90", "split", "array_split",
+    "hsplit", "vsplit", "dsplit", "broadcast_arrays",
 }
+# statements that change their first argument in place (a new version of it in IR)
+_WRITES = {"setitem", "add_at", "append", "pop"}
+# primitives that read only their arguments' shapes (or lengths), never their values
+_SHAPE_ONLY = {
+    "shape": {"a"}, "ndim": {"a"}, "size": {"a"}, "len": {"obj"},
+    "zeros_like": {"a"}, "ones_like": {"a"}, "empty_like": {"prototype"},
+    "full_like": {"a"},
+}
+
+
+def _runtime_prim(name: str) -> str | None:
+    """The primitive an ``s2s.runtime`` helper is registered as, if it is."""
+    prim = lookup_object(getattr(runtime, name, None))
+    return prim.name if prim is not None else None
+
+
+def _views(prim: str) -> bool:
+    # unbroadcast(g, x) returns g itself when nothing was broadcast, weights_along a
+    # reshape of its weights
+    return prim in _VIEWS or prim in (_runtime_prim("unbroadcast"),
+                                      _runtime_prim("weights_along"))
+
+
+def _allocates(prim: str) -> bool:
+    if _views(prim) or prim in _WRITES:
+        return False
+    return prim in _ALLOCATING or PRIMITIVES[prim].family in ("elementwise", "binary",
+                                                              "linalg")
+
+
+def _shape_only(prim: str) -> set[str]:
+    if prim == _runtime_prim("unbroadcast"):
+        return {"x"}
+    return _SHAPE_ONLY.get(prim, set())
 
 
 class NameTable:
@@ -107,12 +144,20 @@ class FreeVar:
     The IR is built from the values free names had when it was normalized (which
     function ``helper`` is, whether ``SCALE`` is a scalar); ``fingerprint`` says when
     a later value would change the IR, and ``read`` gives the value a call should use.
+
+    A function and a function it calls may read the same name from two places (two
+    modules, or emitted code and the user's module it calls back into).  Emitted
+    code puts both in one namespace, so that is allowed only while both places hold
+    the very same object: ``also`` lists the other places, and the fingerprint
+    changes when they stop agreeing (the next call then normalizes again, and says
+    which name differs).
     """
 
     def __init__(self, name: str, cell: Any = None, scope: dict | None = None) -> None:
         self.name = name
         self.cell = cell
         self.scope = scope
+        self.also: tuple["FreeVar", ...] = ()
 
     def read(self) -> Any:
         if self.cell is not None:
@@ -120,8 +165,31 @@ class FreeVar:
         assert self.scope is not None
         return self.scope[self.name]
 
+    def bindings(self) -> tuple["FreeVar", ...]:
+        return (self,) + self.also
+
     def same_binding(self, other: "FreeVar") -> bool:
         return self.cell is other.cell and self.scope is other.scope
+
+    def covers(self, other: "FreeVar") -> bool:
+        """Is every place ``other`` reads the name from one this one watches?"""
+        return all(any(b.same_binding(o) for b in self.bindings()) for o in other.bindings())
+
+    def joined(self, other: "FreeVar") -> "FreeVar":
+        """One name read from the places of both (which hold the same object now)."""
+        var = FreeVar(self.name, self.cell, self.scope)
+        var.also = self.also + tuple(
+            o for o in other.bindings() if not any(b.same_binding(o) for b in self.bindings())
+        )
+        return var
+
+    def agrees(self) -> bool:
+        """Do all the places this name is read from hold the same object?"""
+        try:
+            value = self.read()
+            return all(o.read() is value for o in self.also)
+        except (KeyError, ValueError):
+            return False
 
     def fingerprint(self) -> Any:
         try:
@@ -129,10 +197,12 @@ class FreeVar:
         except (KeyError, ValueError):
             return None
         if callable(value) or isinstance(value, types.ModuleType):
-            return ("object", id(value))
-        from .kinds import kind_of
+            own: Any = ("object", id(value))
+        else:
+            from .kinds import kind_of
 
-        return ("data", kind_of(value), np.ndim(value) if _is_number_like(value) else -1)
+            own = ("data", kind_of(value), np.ndim(value) if _is_number_like(value) else -1)
+        return (own, self.agrees()) if self.also else own
 
 
 def _is_number_like(value: Any) -> bool:
@@ -181,13 +251,21 @@ class Normalizer:
         self.display = fn.__name__
         self.depth = 0  # how many `if` statements enclose the current one
         self.loops: list[list[Break]] = []  # per enclosing loop, the breaks seen so far
-        # arrays this function allocated, by name -> whether another name refers to them
-        self.buffers: dict[str, bool] = {}
+        # Arrays (and lists) this function made itself, which it may write into: each
+        # write makes a new version of one buffer, named after its first name.
+        self.buffers: set[str] = set()  # versions of such buffers (writable)
         self.buffer_root: dict[str, str] = {}  # a written version -> the first name
-        self.view_of: dict[str, str] = {}  # temporary that may view a buffer -> buffer
-        self.user_names: set[str] = set()  # names that bind a user's variable
         self.lists: set[str] = set()  # lists this function built (append allowed)
         self._loop_returns: list[tuple[str, str]] = []  # (flag, value) per loop
+        # Names an `if` binds on one path only: usable again inside a later `if` on
+        # the same path, as long as nothing rebinds them in between (see _enter_path)
+        self.partial: list[_OnePath] = []
+        self.paths: list[Any] = []  # the paths of the branches being normalized
+        self.generation: dict[str, int] = {}  # user name -> how many times bound
+        self.negates: dict[str, str] = {}  # `not t`'s name -> t
+        # a comparison's name -> what it compares: `s > 0` twice is one test
+        self.compares: dict[str, Any] = {}
+        self._paths_outside: list[list] = []  # `partial` of the code around each loop
         self.out: list[Stmt] = []
 
     # ---- entry ----------------------------------------------------------------
@@ -222,6 +300,7 @@ class Normalizer:
                 hoisted = _hoist_returns(body_nodes, self._positions_alias)
                 body = self.block(hoisted)
                 body = self._single_return(body, hoisted[-1] if hoisted else node)
+            _MemoryCheck(self).run(body, params + kwonly)
         except TransformError as err:
             raise err.with_func(self.display)
         return Function(
@@ -375,6 +454,12 @@ class Normalizer:
             self.loops[-1].append(self.out[-1])
         elif isinstance(node, cst.Expr) and _is_append(node.value, self.local_names):
             self.append_statement(node.value)
+        elif isinstance(node, cst.Expr) and _is_list_method(node.value, "pop", self.local_names):
+            name, current = self._own_list(node.value, "pop")
+            self._pop_args(node.value)
+            self._pop(name, current, node.value)
+        elif isinstance(node, cst.Expr) and self._is_add_at(node.value):
+            self.add_at_statement(node.value)
         elif isinstance(node, cst.Expr):
             raise self.unsupported(
                 node, "an expression statement is evaluated only for its side effect, "
@@ -395,12 +480,11 @@ class Normalizer:
             name = target.value
             self._check_name(target)
             ssa = self.names.fresh(name) if name in self.bound else name
-            self.user_names.add(ssa)
             atom = self.expr(value, target=ssa)
             if not (isinstance(atom, Var) and atom.name == ssa):
                 self.emit(ssa, "identity", (atom,), {}, value)
             self.bound.add(name)
-            self.env[name] = ssa
+            self._bind(name, ssa)
             return
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
@@ -425,13 +509,12 @@ class Normalizer:
                     )
                 name = e.value.value
                 ssa = self.names.fresh(name) if name in self.bound else name
-                self.user_names.add(ssa)
                 self.emit(
                     ssa, "getitem", (whole,),
                     {"index": Index((Const(i, str(i)),), False)}, e.value,
                 )
                 self.bound.add(name)
-                self.env[name] = ssa
+                self._bind(name, ssa)
             return
         if isinstance(target, cst.Subscript):
             self.assign_element(target, value)
@@ -445,7 +528,9 @@ class Normalizer:
         """``y[i] = v``: in IR a new version of ``y``; in emitted code, in place.
 
         Only arrays the function made itself may be written into (s2s never writes
-        into its caller's arrays), and only while no other name refers to them.
+        into its caller's arrays).  Other names that share the array's memory (a view
+        ``row = y[0]``, an older version) go out of date: reading their values later
+        is refused where it happens (see ``_MemoryCheck``).
         """
         base = target.value
         if not isinstance(base, cst.Name) or base.value not in self.local_names:
@@ -453,6 +538,13 @@ class Normalizer:
                 target, "only a local array can be assigned into",
                 "make a copy first: `y = x.copy()`, then `y[i] = ...`",
             )
+        name, current = self._writable(base, target)
+        index = self._index(target)
+        atom = self.expr(value)
+        self._write(name, current, "setitem", (Var(current), atom), {"index": index}, target)
+
+    def _writable(self, base: cst.Name, node: Any) -> tuple[str, str]:
+        """The user name and current version of an array the function may write into."""
         name = base.value
         if name not in self.env:
             raise TransformError(
@@ -460,44 +552,150 @@ class Normalizer:
                 f"assign `{name}` before writing into it", self.display,
             )
         current = self.env[name]
-        if current not in self.buffers:
+        if current not in self.buffers or current in self.lists:
             raise self.unsupported(
-                target, f"`{name}` may share memory with an argument or another array, "
+                node, f"`{name}` may share memory with an argument or another array, "
                 "so writing into it would change that too",
                 f"write into a fresh array: `{name} = {name}.copy()` (or np.zeros...) first",
             )
-        if self.buffers[current]:
-            raise self.unsupported(
-                target, f"another name still refers to `{name}`'s array, and would "
-                "change with it", f"copy before writing: `{name} = {name}.copy()`",
-            )
-        index = self._index(target)
-        atom = self.expr(value)
-        ssa = self.names.fresh(name)
-        self.emit(ssa, "setitem", (Var(current), atom), {"index": index}, target)
-        self.buffers[ssa] = False
-        self.buffer_root[ssa] = self.buffer_root.get(current, current)
-        self.env[name] = ssa
+        return name, current
 
-    def append_statement(self, call: cst.Call) -> None:
-        """``ys.append(v)`` on a list this function built (``ys = []``)."""
-        base = call.func.value
-        name = base.value
+    def _write(self, name: str, current: str, prim: str, args: tuple, params: dict,
+               node: Any) -> None:
+        """Emit a statement that changes a buffer in place: a new version of it."""
+        ssa = self.names.fresh(name)
+        self.emit(ssa, prim, args, params, node)
+        root = self.buffer_root.get(current, current)
+        self.buffers.add(ssa)
+        if current in self.lists:
+            self.lists.add(ssa)
+        self.buffer_root[ssa] = root
+        self._bind(name, ssa)
+
+    def _is_add_at(self, call: Any) -> bool:
+        """Is ``call`` ``np.add.at(...)`` (NumPy's unbuffered in-place add)?"""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            return False
+        root = _root_name(call.func)
+        if root is None or root in self.local_names:
+            return False
+        try:
+            obj, _ = self.resolve_dotted(call.func)
+        except TransformError:
+            return False
+        return getattr(obj, "__self__", None) is np.add and getattr(obj, "__name__", "") == "at"
+
+    def add_at_statement(self, call: cst.Call) -> None:
+        """``np.add.at(y, index, v)``: like ``y[index] += v``, but an element the
+        index names several times gets every one of its values added."""
+        args = call.args
+        if len(args) != 3 or any(a.keyword is not None or a.star for a in args):
+            raise self.unsupported(
+                call, "np.add.at takes three positional arguments here",
+                "write np.add.at(y, index, values)",
+            )
+        base = args[0].value
+        if not isinstance(base, cst.Name) or base.value not in self.local_names:
+            raise self.unsupported(
+                base, "np.add.at can only add into a local array",
+                "make a copy first: `y = x.copy()`, then `np.add.at(y, ...)`",
+            )
+        name, current = self._writable(base, call)
+        index = self._index_argument(args[1].value)
+        values = self.expr(args[2].value)
+        self._write(name, current, "add_at", (Var(current), values), {"index": index}, call)
+
+    def _index_argument(self, node: Any) -> Index:
+        """An index passed as a value: ``np.s_[...]``, a tuple of items, or one item."""
+        if isinstance(node, cst.Subscript) and _root_name(node.value) not in self.local_names:
+            try:
+                obj, _ = self.resolve_dotted(node.value)
+            except TransformError:
+                obj = None
+            if obj is np.s_ or obj is np.index_exp:
+                index = self._index(node)
+                return index if obj is np.s_ else Index(index.items, True)
+        if isinstance(node, cst.Tuple):
+            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+                raise self.unsupported(node, "starred elements are not supported",
+                                       "list each index item")
+            return Index(tuple(self.expr(e.value) for e in node.elements), True)
+        return Index((self.expr(node),), False)
+
+    def _own_list(self, call: cst.Call, method: str) -> tuple[str, str]:
+        """The user name and current version of the list ``ys`` in ``ys.method()``."""
+        name = call.func.value.value
         current = self.env.get(name)
         if current is None or current not in self.lists:
             raise self.unsupported(
-                call, f"`{name}.append` needs a list this function built itself",
+                call, f"`{name}.{method}` needs a list this function built itself",
                 f"start it with `{name} = []` in the function",
             )
+        return name, current
+
+    def _pop_args(self, call: cst.Call) -> None:
+        if call.args:
+            raise self.unsupported(
+                call, "only `ys.pop()` (the last element) is supported",
+                "pop the last element: `v = ys.pop()`",
+            )
+
+    def pop_expression(self, call: cst.Call, target: str | None) -> Atom:
+        """``v = ys.pop()``: in IR ``v = ys[-1]``, then a new version of ``ys``
+        without it (spelled ``ys.pop()`` in place, like append)."""
+        name, current = self._own_list(call, "pop")
+        self._pop_args(call)
+        last = self.emit(
+            self._target(target, f"{_stem(self._named(Var(current)))}_last"), "getitem",
+            (Var(current),), {"index": Index((Const(-1, "-1"),), False)}, call,
+        )
+        self._pop(name, current, call)
+        return last
+
+    def _pop(self, name: str, current: str, call: cst.Call) -> None:
+        self._write(name, current, "pop", (Var(current),), {}, call)
+
+    def append_statement(self, call: cst.Call) -> None:
+        """``ys.append(v)`` on a list this function built (``ys = []``)."""
+        name, current = self._own_list(call, "append")
         if len(call.args) != 1 or call.args[0].keyword is not None:
             raise self.unsupported(call, "append takes one value", "write ys.append(v)")
         atom = self.expr(call.args[0].value)
-        ssa = self.names.fresh(name)
-        self.emit(ssa, "append", (Var(current), atom), {}, call)
-        self.lists.add(ssa)
-        self.buffers[ssa] = False
-        self.buffer_root[ssa] = self.buffer_root.get(current, current)
+        self._write(name, current, "append", (Var(current), atom), {}, call)
+
+    def _bind(self, name: str, ssa: str) -> None:
+        """Bind the user's ``name`` to ``ssa`` from here on."""
         self.env[name] = ssa
+        self.generation[name] = self.generation.get(name, 0) + 1
+
+    def _path(self, test: Atom, taken: bool) -> tuple[str, bool] | None:
+        """The path an `if` branch is on, as (test name, truth): ``not t`` is t's."""
+        if not isinstance(test, Var):
+            return None
+        name = test.name
+        while name in self.negates:
+            name, taken = self.negates[name], not taken
+        return self.compares.get(name, name), taken
+
+    def _enter_path(self, path: tuple[str, bool] | None) -> None:
+        """Start a branch on ``path``: names an earlier `if` bound on the paths this
+        branch is on are bound here too.  The earlier `if` then binds them on its
+        other paths as well (to None, never read there), so that in the IR they are
+        ordinary joins, which every transform already handles."""
+        self.paths.append(path)
+        on = set(self.paths)
+        for record in reversed(self.partial):
+            name = record.name
+            if (name in self.env or not record.requires <= on
+                    or self.generation.get(name) != record.generation):
+                continue
+            self.env[name] = record.ssa
+            for stmt, k in record.chain:
+                if record.ssa not in stmt.joins:
+                    other = stmt.orelse if k == 0 else stmt.body
+                    other.insert(0, Let(record.ssa, "identity", (Const(None, "None"),), {},
+                                        stmt.loc))
+                    stmt.joins.append(record.ssa)
 
     def _bind_atom(self, target: Any, atom: Atom, node: Any) -> None:
         if not isinstance(target, cst.Name):
@@ -507,10 +705,9 @@ class Normalizer:
             )
         name = target.value
         ssa = self.names.fresh(name) if name in self.bound else name
-        self.user_names.add(ssa)
         self.emit(ssa, "identity", (atom,), {}, node)
         self.bound.add(name)
-        self.env[name] = ssa
+        self._bind(name, ssa)
 
     def _check_name(self, node: cst.Name) -> None:
         if node.value in RESERVED:
@@ -526,21 +723,35 @@ class Normalizer:
         outer = self.out
         self.depth += 1
 
+        paths = self._path(test, True), self._path(test, False)
+        first = len(self.partial)
+        self._enter_path(paths[0])
         body = self.block(list(node.body.body))
+        self.paths.pop()
+        middle = len(self.partial)
         env_body, bound_body = self.env, self.bound
         self.env, self.bound = dict(before), set(bound_before) | bound_body
+        self._enter_path(paths[1])
         if node.orelse is None:
             orelse: list[Stmt] = []
         elif isinstance(node.orelse, cst.If):
             orelse = self.statement(node.orelse)
         else:
             orelse = self.block(list(node.orelse.body.body))
+        self.paths.pop()
         env_else = self.env
         self.bound |= bound_body
         self.out = outer
         self.depth -= 1
 
         stmt = If(test, body, orelse, self.loc(node))
+        # names bound on one path inside a branch are bound on this branch's path too
+        inner = self.partial[first:]
+        del self.partial[first:]
+        for i, record in enumerate(inner):
+            k = 0 if i < middle - first else 1
+            if paths[k] is not None:
+                self.partial.append(record.within(paths[k], stmt, k))
         env_after = dict(before)
         for name in set(env_body) | set(env_else):
             a, b = env_body.get(name), env_else.get(name)
@@ -549,7 +760,12 @@ class Normalizer:
                     env_after[name] = a
                 continue
             if a is None or b is None:
-                env_after.pop(name, None)  # bound on one path only: unusable after
+                env_after.pop(name, None)  # bound on one path only: unusable after,
+                k = 0 if a is not None else 1
+                if paths[k] is not None:  # except in a later `if` on the same path
+                    self.partial.append(_OnePath(
+                        name, a or b, self.generation.get(name, 0), frozenset(),
+                    ).within(paths[k], stmt, k))
                 continue
             join = a if a != before.get(name) else b
             for branch, final in ((body, a), (orelse, b)):
@@ -561,10 +777,11 @@ class Normalizer:
                     branch.append(Let(join, "identity", (Var(final),), {}, stmt.loc))
             stmt.joins.append(join)
             env_after[name] = join
+            self.generation[name] = self.generation.get(name, 0) + 1
             if a in self.lists and b in self.lists:
                 self.lists.add(join)
             if a in self.buffers and b in self.buffers:  # one array, written on a path
-                self.buffers[join] = self.buffers[a] or self.buffers[b]
+                self.buffers.add(join)
                 root = self.buffer_root.get(a) or self.buffer_root.get(b)
                 if root is not None and join != root:
                     self.buffer_root[join] = root
@@ -589,6 +806,22 @@ class Normalizer:
             resolved = self.lookup_global(func)
         loc_node = node.iter
         prefix: list[tuple[Any, Any]] = []  # (target node, (sequence atom)) per iteration
+        backwards = resolved is builtins.reversed
+        if backwards:  # reversed(range(...)), reversed(x): walked from the end
+            inner = iterable.args[0].value if len(iterable.args) == 1 else None
+            inner_func = inner.func if isinstance(inner, cst.Call) else None
+            if isinstance(inner_func, cst.Name) and inner_func.value not in self.local_names:
+                resolved = self.lookup_global(inner_func)
+            else:
+                resolved = None  # a sequence: indexed, as `for row in x` is
+            if inner is None or iterable.args[0].keyword is not None or resolved in (
+                builtins.enumerate, builtins.zip, builtins.reversed,
+            ):
+                raise self.unsupported(
+                    iterable, "reversed() is supported over range(...) or one array",
+                    "write `for i in reversed(range(len(x))):` and index x[i]",
+                )
+            iterable = inner
         if resolved is builtins.range:
             args, kwargs = self._call_args(iterable)
             if kwargs or not 1 <= len(args) <= 3:
@@ -620,6 +853,9 @@ class Normalizer:
             target_node = None
             prefix.append((node.target, seq))
         bounds = self.emit(self.names.fresh("steps"), "range", tuple(args), {}, loc_node)
+        if backwards:
+            bounds = self.emit(self.names.fresh("steps_reversed"), "reversed", (bounds,), {},
+                               loc_node)
         if target_node is not None and not isinstance(target_node, cst.Name):
             raise self.unsupported(target_node, "the loop variable must be a name",
                                    "write `for i in range(n):`")
@@ -628,7 +864,7 @@ class Normalizer:
             index_name in self.bound or target_node is None) else index_name
         outer, before, bound_before = self._enter_loop()
         if target_node is not None:
-            self.env[index_name] = index
+            self._bind(index_name, index)
             self.bound.add(index_name)
         for target, seq in prefix:
             if not isinstance(target, cst.Name):
@@ -636,15 +872,19 @@ class Normalizer:
                                        "unpack inside the loop body")
             name = target.value
             ssa = self.names.fresh(name) if name in self.bound else name
-            self.user_names.add(ssa)
             self.emit(ssa, "getitem", (seq,), {"index": Index((Var(index),), False)}, target)
             self.bound.add(name)
-            self.env[name] = ssa
+            self._bind(name, ssa)
         header = self.out
         body = header + self.block(self._loop_body(node))
         carried, breaks = self._leave_loop(outer, before, bound_before, [])
         counter = self.names.fresh("n_iter") if breaks else None
         self.out.append(For(index, bounds, body, self.loc(node), carried, counter=counter))
+
+    def _is_range_call(self, call: cst.Call) -> bool:
+        func = call.func
+        return (isinstance(func, cst.Name) and func.value not in self.local_names
+                and self.lookup_global(func) is builtins.range)
 
     def while_statement(self, node: cst.While) -> None:
         """``while test:``: the body computes the test again for the next iteration."""
@@ -675,6 +915,10 @@ class Normalizer:
         self.depth += 1
         self.out = []
         self.loops.append([])
+        # names bound on one path before the loop stay out of its body (their test
+        # may be carried); those bound on one path inside it do not outlive it
+        self._paths_outside.append(self.partial)
+        self.partial = []
         return outer, before, bound_before
 
     def _leave_loop(
@@ -692,6 +936,9 @@ class Normalizer:
                    if self.env.get(n) is not None and self.env[n] != e] + extra
         self.env = dict(before)
         self.bound = bound_before | self.bound
+        entries = {e for e, _ in carried}
+        self.partial = [r for r in self._paths_outside.pop()
+                        if not any(_mentions(p[0], entries) for p in r.requires)]
         breaks = self.loops.pop()
         self._close_breaks(breaks, carried, before)
         return carried, breaks
@@ -741,20 +988,14 @@ class Normalizer:
         self, target: str, prim: str, args: tuple, params: dict, node: Any
     ) -> Var:
         self.out.append(Let(target, prim, tuple(args), params, self.loc(node)))
-        family = PRIMITIVES[prim].family
-        if prim in _ALLOCATING or family in ("elementwise", "binary", "linalg"):
-            self.buffers[target] = False  # a new array, referred to by no other name
-        if prim in _VIEWS:
-            for a in args:
-                if not isinstance(a, Var):
-                    continue
-                buffer = a.name if a.name in self.buffers else self.view_of.get(a.name)
-                if buffer is None:
-                    continue
-                if target in self.user_names:
-                    self.buffers[buffer] = True  # a second name for it: writes would show
-                else:
-                    self.view_of[target] = buffer  # a temporary, used right away
+        if prim == "list":
+            self.lists.add(target)  # a list of its own: append and pop may change it
+        if prim in _COMPARE.values() and not params:
+            self.compares[target] = (prim,) + tuple(
+                a.name if isinstance(a, Var) else ("<const>", a.text) for a in args
+            )
+        if _allocates(prim):
+            self.buffers.add(target)  # a new array, referred to by no other name
         return Var(target)
 
     def expr(self, node: Any, target: str | None = None) -> Atom:
@@ -812,12 +1053,15 @@ class Normalizer:
         known = self.free.get(var.name)
         if known is None:
             self.free[var.name] = var
-        elif not known.same_binding(var):
-            raise TransformError(
-                f"`{var.name}` names different objects in {self.display} and a "
-                "function it calls; emitted code puts them in one module",
-                self.loc(node), f"rename one of the two `{var.name}`", self.display,
-            )
+        elif not known.covers(var):
+            joined = known.joined(var)
+            if not joined.agrees():
+                raise TransformError(
+                    f"`{var.name}` names different objects in {self.display} and a "
+                    "function it calls; emitted code puts them in one module",
+                    self.loc(node), f"rename one of the two `{var.name}`", self.display,
+                )
+            self.free[var.name] = joined
 
     def constant(self, obj: Any, text: str, node: Any) -> Const:
         """A global or closure value the function reads as data."""
@@ -915,9 +1159,12 @@ class Normalizer:
         if isinstance(op, cst.Plus):
             return value
         if isinstance(op, cst.Not):
-            return self.emit(
+            out = self.emit(
                 self._target(target, f"not_{_stem(self._named(value))}"), "not_", (value,), {}, node
             )
+            if isinstance(value, Var):
+                self.negates[out.name] = value.name
+            return out
         raise self.unsupported(
             node, "the operator `~` is not supported", "use np.logical_not"
         )
@@ -1111,10 +1358,17 @@ class Normalizer:
     def expr_Call(self, node: cst.Call, target: str | None) -> Atom:
         func = node.func
         root = _root_name(func)
+        if _is_list_method(node, "pop", self.local_names):
+            return self.pop_expression(node, target)
         if isinstance(func, cst.Attribute) and (root is None or root in self.local_names):
             return self._method_call(node, target)  # a method of a value
         obj, text = self.resolve_dotted(func)
         prim = lookup_object(obj)
+        if prim is not None and prim.name == "reversed":
+            raise self.unsupported(
+                node, "reversed() is supported only in a loop header, over range(...)",
+                "write `for i in reversed(range(n)):`",
+            )
         if prim is not None:
             args, kwargs = self._call_args(node)
             return self._apply(prim.name, args, kwargs, node, target, text)
@@ -1279,6 +1533,28 @@ class Normalizer:
         )
 
 
+class _OnePath:
+    """A name an `if` bound on one path only: ``ssa``, the paths it needs (each a
+    test and its truth), and the branches, innermost first, it was bound in."""
+
+    def __init__(self, name: str, ssa: str, generation: int, requires: frozenset,
+                 chain: tuple = ()) -> None:
+        self.name, self.ssa, self.generation = name, ssa, generation
+        self.requires, self.chain = requires, chain
+
+    def within(self, path: Any, stmt: If, k: int) -> "_OnePath":
+        """The same name, seen from outside branch ``k`` of ``stmt`` (on ``path``)."""
+        return _OnePath(self.name, self.ssa, self.generation, self.requires | {path},
+                        self.chain + ((stmt, k),))
+
+
+def _mentions(key: Any, names: set[str]) -> bool:
+    """Does a test's key (a name, or a comparison of names) involve one of ``names``?"""
+    if isinstance(key, str):
+        return key in names
+    return any(_mentions(k, names) for k in key if isinstance(k, (str, tuple)))
+
+
 class Recursive:
     """A call to a function still being normalized (it calls itself, perhaps through
     others): its IR is looked up when reverse mode needs it, once it is complete.
@@ -1312,14 +1588,320 @@ def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
     return _FUNCTIONS[key]
 
 
+# ---- writes in place: which names go out of date ----------------------------------
+
+
+_STALE = ("stale",)  # the epoch of a value known to be out of date
+
+
+class _State:
+    """What the memory check knows at one point of a function.
+
+    ``own[name]``: the buffers (by first name) the name's object may be, when it is
+    certainly one the function made (None: it may be anything else, e.g. an argument
+    or a view).  ``refs[name]``: for each buffer the value shares memory with (a view,
+    a container holding it, an older version), the epoch of the buffer's contents
+    when the value was made.  ``epoch[buffer]``: its contents now.
+    """
+
+    def __init__(self) -> None:
+        self.own: dict[str, frozenset[str] | None] = {}
+        self.refs: dict[str, dict[str, Any]] = {}
+        self.epoch: dict[str, Any] = {}
+
+    def copy(self) -> "_State":
+        new = _State()
+        new.own = dict(self.own)
+        new.refs = {k: dict(v) for k, v in self.refs.items()}
+        new.epoch = dict(self.epoch)
+        return new
+
+    def key(self) -> Any:
+        return (self.own, self.refs, self.epoch)
+
+    def retire(self, root: str) -> None:
+        """``root`` is about to name a new array: what referred to the one it named
+        (in a loop, the previous iteration's) now refers to it as one of the earlier
+        arrays of ``root``, all kept under one key ``("old", root)``."""
+        current = self.epoch.pop(root, None)
+        if current is None:
+            return
+        key = ("old", root)
+        before = self.epoch.get(key)
+        for refs in self.refs.values():
+            found = []
+            if key in refs:
+                found.append(refs[key] == before)
+            if root in refs:
+                found.append(refs.pop(root) == current)
+            if found:
+                refs[key] = key if all(found) else _STALE
+        self.epoch[key] = key
+        for name, own in self.own.items():
+            if own and root in own:
+                self.own[name] = (own - {root}) | {key}
+
+    def stale(self, name: str, roots: Any = None) -> str | None:
+        """A buffer the value of ``name`` shares memory with and that changed since
+        (only among ``roots``, when given), or None."""
+        for root, epoch in self.refs.get(name, {}).items():
+            if (roots is None or root in roots) and self.epoch.get(root) != epoch:
+                return root
+        return None
+
+
+class _MemoryCheck:
+    """Writes into arrays and lists in place are sound in emitted code only if no
+    value that shares memory with the written buffer is read afterwards: in IR such
+    a value still denotes what it was bound to, in Python it would see the write.
+    Walks the IR (loops to a fixed point: what one iteration writes, the next one
+    reads), refusing such reads where they happen, and writes into names that may
+    hold an array the function did not make (a loop or a branch may rebind them).
+
+    Reading only a value's shape (``np.shape``, ``np.zeros_like``) is always fine;
+    so is holding an out-of-date value without reading it.
+    """
+
+    def __init__(self, n: "Normalizer") -> None:
+        self.n = n
+        self.where: dict[Any, Any] = {}  # epoch -> the statement that made it
+        self.breaks: list[list[_State]] = []  # per enclosing loop: states at its breaks
+
+    def run(self, body: list[Stmt], params: list[str]) -> None:
+        state = _State()
+        for p in params:
+            state.own[p] = None
+        self.block(body, state)
+
+    # ---- statements -------------------------------------------------------------
+
+    def block(self, stmts: list[Stmt], state: _State) -> None:
+        for s in stmts:
+            if isinstance(s, Let):
+                self.let(s, state)
+            elif isinstance(s, If):
+                self.read(s.test, state, s)
+                body, orelse = state.copy(), state.copy()
+                self.block(s.body, body)
+                self.block(s.orelse, orelse)
+                self.replace(state, self.join(body, orelse, ("if", id(s)), s))
+            elif isinstance(s, For):
+                self.loop(s, state)
+            elif isinstance(s, Break):
+                after = state.copy()
+                for entry, name in s.copies:
+                    after.own[entry] = after.own.get(name)
+                    after.refs[entry] = dict(after.refs.get(name, {}))
+                self.breaks[-1].append(after)
+            elif isinstance(s, Return):
+                self.read(s.value, state, s)
+
+    def loop(self, s: For, state: _State) -> None:
+        for a in (s.iter, s.test):
+            if a is not None:
+                self.read(a, state, s)
+        before = state.copy()
+        head = state.copy()
+        for _ in range(8):  # each pass can only make more values out of date
+            end = head.copy()
+            self.breaks.append([])
+            self.block(s.body, end)
+            exits = self.breaks.pop()
+            for entry, exit_ in s.carried:  # the back edge
+                end.own[entry] = end.own.get(exit_)
+                end.refs[entry] = dict(end.refs.get(exit_, {}))
+            new_head = self.join(before, end, ("loop", id(s)), s)
+            if new_head.key() == head.key():
+                break
+            head = new_head
+        after = head
+        for i, leaving in enumerate(exits):
+            after = self.join(after, leaving, ("break", id(s), i), s)
+        self.replace(state, after)
+
+    @staticmethod
+    def replace(state: _State, new: _State) -> None:
+        state.own, state.refs, state.epoch = new.own, new.refs, new.epoch
+
+    def join(self, a: _State, b: _State, tag: Any, stmt: Any) -> _State:
+        """The state after two paths meet (the branches of an if, a loop's entry and
+        its back edge): a buffer written on either path has new contents; a value
+        is up to date only if it is on both paths."""
+        out = _State()
+        for root in set(a.epoch) | set(b.epoch):
+            ea, eb = a.epoch.get(root), b.epoch.get(root)
+            if ea == eb:
+                out.epoch[root] = ea
+            else:
+                out.epoch[root] = tag + (root,)
+                self.where.setdefault(out.epoch[root], stmt)
+        for name in set(a.refs) | set(b.refs) | set(a.own) | set(b.own):
+            states = [st for st in (a, b) if name in st.refs or name in st.own]
+            owns = [st.own.get(name) for st in states]
+            out.own[name] = None if any(o is None for o in owns) else frozenset().union(*owns)
+            roots = set().union(*(st.refs.get(name, {}) for st in states))
+            fresh = all(st.stale(name) is None for st in states)
+            out.refs[name] = {r: out.epoch.get(r) if fresh else _STALE for r in roots}
+        return out
+
+    def let(self, s: Let, state: _State) -> None:
+        for name, only in self.reads(s, state):
+            self.read(Var(name), state, s, only)
+        args = [a.name if isinstance(a, Var) else None for a in s.args]
+        refs: dict[str, Any] = {}
+        if s.prim in _WRITES:
+            base = args[0]
+            owned = state.own.get(base)
+            if not owned:
+                raise self.error(
+                    s, f"`{self.display(base)}` may hold an array this function did not "
+                    "make here (a loop or a branch rebinds it), so writing into it "
+                    "could change that array", f"copy it first: `{self.display(base)} = "
+                    f"{self.display(base)}.copy()`",
+                )
+            epoch = ("write", id(s))
+            self.where[epoch] = s
+            for root in owned:
+                state.epoch[root] = epoch
+            if s.prim in ("append", "pop"):  # a list also holds its elements
+                refs = {r: e for r, e in state.refs.get(base, {}).items() if r not in owned}
+                if s.prim == "append" and args[1] is not None:
+                    refs = _merged(refs, state.refs.get(args[1], {}))
+            refs.update({root: epoch for root in owned})
+            state.own[s.target] = owned
+        elif _allocates(s.prim) or s.prim in ("make_list", "list"):
+            state.retire(s.target)  # (in a loop, last iteration's array is another one)
+            epoch = ("new", id(s))
+            self.where[epoch] = s
+            state.epoch[s.target] = epoch
+            refs = {s.target: epoch}
+            if s.prim in ("make_list", "list"):  # it holds its elements (views, for rows)
+                for a in args:
+                    if a is not None:
+                        refs = _merged(refs, state.refs.get(a, {}))
+            state.own[s.target] = frozenset({s.target})
+        elif _views(s.prim):
+            shape_only = _shape_only(s.prim)
+            for i, (a, pname) in enumerate(zip(args, _arg_params(PRIMITIVES[s.prim], s))):
+                if a is None or pname in shape_only:
+                    continue
+                part = state.refs.get(a, {})
+                if i == 0 and s.prim == "getitem" and a in self.n.lists:
+                    owned = state.own.get(a) or frozenset()  # an element, not the list
+                    part = {r: e for r, e in part.items() if r not in owned}
+                refs = _merged(refs, part)
+            # a branch's join binds the value of the other branch's name: one object
+            aliased = s.prim == "identity" and s.target in self.n.buffers and args[0]
+            state.own[s.target] = state.own.get(args[0]) if aliased else None
+        else:
+            state.own[s.target] = None
+        state.refs[s.target] = refs
+
+    def reads(self, s: Let, state: _State) -> list[tuple[str, Any]]:
+        """The names whose values ``s`` reads: (name, the buffers that matter), where
+        None means all; a list's own buffer only, when only its elements are taken."""
+        out: list[tuple[str, Any]] = []
+        prim = PRIMITIVES[s.prim]
+        for p in s.params.values():
+            out += [(a.name, None) for a in _param_atoms(p) if isinstance(a, Var)]
+        names = _arg_params(prim, s)
+        shape_only = _shape_only(s.prim)
+        for i, (a, pname) in enumerate(zip(s.args, names)):
+            if not isinstance(a, Var):
+                continue
+            own = state.own.get(a.name) if a.name in self.n.lists else None
+            if s.prim in _WRITES:
+                if i > 0 and s.prim in ("setitem", "add_at"):
+                    out.append((a.name, None))  # the value written is copied in
+            elif _views(s.prim) and s.prim != "call":
+                if i == 0 and s.prim == "getitem" and own:
+                    out.append((a.name, own))  # which element is the list's now
+            elif pname in shape_only:
+                if own:
+                    out.append((a.name, own))  # a list's length
+            else:
+                out.append((a.name, None))
+        return out
+
+    def read(self, atom: Any, state: _State, s: Any, only: Any = None) -> None:
+        if not isinstance(atom, Var):
+            return
+        root = state.stale(atom.name, only)
+        if root is None:
+            return
+        name = self.display(atom.name)
+        epoch = state.epoch.get(root)
+        maker = self.where.get(epoch)
+        line = f" at line {maker.loc.line}" if maker is not None and maker.loc else ""
+        if isinstance(epoch, tuple) and epoch[0] == "loop":
+            what = (f"the loop{line} writes into `{self.display(root)}`, and `{name}` "
+                    "shares its memory: from the second iteration on it would hold "
+                    "the new values")
+        else:
+            what = (f"`{name}` shares memory with `{self.display(root)}`, written into"
+                    f"{line} after `{name}` was bound: it would hold the new values "
+                    "here")
+        raise self.error(
+            s, what, f"copy it where it is bound (`{name} = np.copy(...)`), or use it "
+            f"before writing into `{self.display(root)}`",
+        )
+
+    def display(self, name: Any) -> str:
+        if isinstance(name, tuple):  # ("old", root, epoch): an earlier array of root's
+            name = name[1]
+        return self.n.buffer_root.get(name, name)
+
+    def error(self, s: Any, what: str, hint: str) -> TransformError:
+        return UnsupportedSyntaxError(what, s.loc, hint, self.n.display)
+
+
+def _merged(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Refs of a value made from two: the older contents where they differ."""
+    out = dict(a)
+    for root, epoch in b.items():
+        if root in out and out[root] != epoch:
+            out[root] = _STALE
+        else:
+            out[root] = epoch
+    return out
+
+
+def _param_atoms(p: Any) -> list[Any]:
+    if isinstance(p, (Var, Const)):
+        return [p]
+    if isinstance(p, Index):
+        return p.atoms()
+    if isinstance(p, (tuple, list)):
+        return [a for q in p for a in _param_atoms(q)]
+    return []
+
+
+def _arg_params(prim: Any, s: Let) -> list[str]:
+    """The parameter each of a statement's arguments is passed to."""
+    keywords = s.params.get(KEYWORD_OPERANDS, ())
+    names: list[str] = []
+    for pname, p in prim.signature.parameters.items():
+        if p.kind is p.VAR_POSITIONAL:
+            names += [pname] * (len(s.args) - len(names) - len(keywords))
+            break
+        if p.default is p.empty and pname not in s.params:
+            names.append(pname)
+    return names + list(keywords)
+
+
 # ---- helpers -------------------------------------------------------------------
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
+    return _is_list_method(node, "append", local_names)
+
+
+def _is_list_method(node: Any, method: str, local_names: set[str]) -> bool:
+    """Is ``node`` a call ``ys.method(...)`` on a local name?"""
     return (
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value == "append"
+        and node.func.attr.value == method
         and isinstance(node.func.value, cst.Name)
         and node.func.value.value in local_names
     )

@@ -82,6 +82,7 @@ class _Reverse:
         self.int_vars: set[str] = set()  # names known to hold Python ints (loop indices)
         self.leaving: list[dict[str, tuple[str, str]]] = []  # per loop: entry -> handed, exit
         self.saved: dict[int, str] = {}  # id(setitem statement) -> its overwritten elements
+        self.loop_bodies: list[list[Stmt]] = []  # bodies of the loops being differentiated
 
     # ---- analysis -------------------------------------------------------------
 
@@ -97,8 +98,10 @@ class _Reverse:
     def _analyse(self, stmts: list[Stmt]) -> None:
         for s in stmts:
             if isinstance(s, Let):
-                self.producer[s.target] = s
-                self.kinds[s.target] = self._kind_of_let(s)
+                self._placeholder_kind(s)
+                if not (_is_none(s) and s.target in self.kinds):
+                    self.producer[s.target] = s
+                    self.kinds[s.target] = self._kind_of_let(s)
                 if self._is_active(s):
                     self.active.add(s.target)
                 if self._is_scalar(s):
@@ -114,6 +117,25 @@ class _Reverse:
                     # a join is scalar only if every branch made it so
                     if not _all_scalar_defs(s, join, self.scalars):
                         self.scalars.discard(join)
+
+    def _placeholder_kind(self, s: Let) -> None:
+        """A name an ``if`` binds on one path and a later ``if`` reads on that path is
+        bound to None on the other paths (see normalize._enter_path): fine for an
+        array, whose zero tangents and cotangents there are never read; a container
+        would have its leaves read (``None[0]``)."""
+        if _is_none(s):
+            known = self.kinds.get(s.target)
+        elif s.target in self.kinds and _is_none(self.producer.get(s.target)):
+            known = self._kind_of_let(s)
+        else:
+            return
+        if isinstance(known, (Tree, Seq)):
+            raise TransformError(
+                f"`{s.target}` holds a container and is None on another path of the "
+                "`if` that binds it; s2s cannot make its derivative's zeros there",
+                s.loc, f"bind `{s.target}` on every path (a container of arrays there "
+                "too), or read it only in the `if` that binds it",
+            )
 
     def _is_int(self, s: Let) -> bool:
         """Is the value a Python int (a loop index, a length, arithmetic on those)?"""
@@ -147,9 +169,10 @@ class _Reverse:
                 before_kind, after = self.kinds.get(entry, LEAF), self.kinds.get(exit_, LEAF)
                 if before_kind == after:
                     continue
-                if _is_list_of_leaves(before_kind) and _is_list_of_leaves(after):
-                    if before_kind != SEQ:  # appended to in the loop: length known later
-                        self.kinds[entry] = SEQ
+                item = _grown_item(before_kind, after)
+                if item is not None:
+                    if before_kind != Seq(item):  # appended to in the loop: length known later
+                        self.kinds[entry] = Seq(item)
                         grown = True
                     continue
                 raise TransformError(
@@ -204,17 +227,35 @@ class _Reverse:
             if isinstance(base, Tree):
                 return base.child(self._container_key(s, base))
             if isinstance(base, Seq):
-                raise TransformError(
-                    "reading an element of a list grown in a loop is not supported yet",
-                    s.loc, "stack the list first: np.stack(ys)[i]",
-                )
+                return base.item  # (reverse mode refuses the read: see _refuse_list_reads)
             return LEAF
         if s.prim == "append":
             base, item = k(s.args[0]), k(s.args[1])
             if isinstance(base, Tree) and base.type is list:
                 n = len(base.keys)
                 return Tree(list, tuple(range(n + 1)), base.children + (item,))
-            return SEQ
+            if isinstance(base, Seq) and base.item != item:
+                raise TransformError(
+                    "a list grown in a loop holds values of different structures",
+                    s.loc, "append values of one structure (all arrays, or all pairs)",
+                )
+            return Seq(item)
+        if s.prim == "list":
+            base = k(s.args[0])
+            if isinstance(base, Tree) and base.type is not dict:
+                return Tree(list, base.keys, base.children)
+            if isinstance(base, Tree):
+                raise TransformError(
+                    "list() of a dict is not supported", s.loc,
+                    "list the values you need: [d['a'], d['b']]",
+                )
+            return base if isinstance(base, Seq) else SEQ
+        if s.prim == "pop":
+            base = k(s.args[0])
+            if isinstance(base, Tree) and base.type is list and base.keys:
+                n = len(base.keys) - 1
+                return Tree(list, tuple(range(n)), base.children[:n])
+            return base
         if s.prim == "call":
             return _return_kind(_callee(s), tuple(k(a) for a in s.args))
         results = PRIMITIVES[s.prim].results
@@ -256,6 +297,7 @@ class _Reverse:
 
     def build(self, name: str) -> str:
         self.analyse()
+        self._refuse_list_reads()
         ret = self.fn.body[-1]
         assert isinstance(ret, Return)
         result = ret.value
@@ -329,6 +371,25 @@ class _Reverse:
         items = _spell_buffers(forward + backward + [ret_line], self.fn.aliases)
         return render_function(name, signature, items)
 
+    def _refuse_list_reads(self) -> None:
+        """What reverse mode cannot differentiate yet among lists grown in loops."""
+        lets = _lets(self.fn.body)
+        for s in lets:
+            if s.prim == "pop":
+                raise TransformError(
+                    "reverse mode over a list that is popped is not supported yet",
+                    s.loc, "differentiate it in forward mode: s2s.jvp (of a gradient "
+                    "s2s emitted, for higher derivatives)",
+                )
+        for s in lets:
+            base = s.args[0] if s.args else None
+            if (s.prim == "getitem" and isinstance(base, Var) and base.name in self.active
+                    and isinstance(self.kinds.get(base.name), Seq)):
+                raise TransformError(
+                    "reading an element of a list grown in a loop is not supported yet",
+                    s.loc, "stack the list first: np.stack(ys)[i]",
+                )
+
     def _aux_text(self, result: Var) -> str:
         prod = self.producer.get(result.name)
         if prod is not None and prod.prim in ("make_tuple", "make_list"):
@@ -362,7 +423,7 @@ class _Reverse:
                 out += self.backward_break(s, adj)
                 continue
             assert isinstance(s, Let)
-            if s.prim == "setitem":
+            if s.prim in ("setitem", "add_at"):
                 lines = self.backward_setitem(s, adj)
                 if lines and s.loc is not None and s.loc.line != last_line:
                     out.append(Comment(s.loc.text.strip()))
@@ -393,7 +454,8 @@ class _Reverse:
             # branch saves the ones its backward reads, and pops them back
             for branch, items in ((s.body, body), (s.orelse, orelse)):
                 defs = self._defs(branch[: _leave_point(branch)])
-                saved = sorted(n for n in _uses_of(items) if n in defs)
+                saved = sorted(n for n in _uses_of(items)
+                               if n in defs and not self._one_object(n))
                 if saved:
                     tape = self.names.fresh("tape")
                     self.tapes[id(branch)] = (tape, saved)
@@ -479,11 +541,13 @@ class _Reverse:
         fresh_before = set(self.fresh_buffers)
         self.fresh_buffers -= set(handed.values())  # carried cotangents are handed on
         self.loop_depth += 1
+        self.loop_bodies.append(s.body)
         self.int_vars.add(s.target)
         self.leaving.append({e: (handed[e], x) for e, x in carried})
         body = self.backward(s.body, inner)
         self.leaving.pop()
         self.loop_depth -= 1
+        self.loop_bodies.pop()
         # writing in place is safe across iterations only for what every path keeps
         self.fresh_buffers &= fresh_before
         for entry, _ in carried:
@@ -503,7 +567,9 @@ class _Reverse:
         restorable = self._defs(before_exit) | set(dict(s.carried))
         if _counter(s) is not None and s.test is None:
             restorable.add(s.target)  # the index, when the range cannot replay it
-        saved = sorted(n for n in _uses_of(body) if n in restorable)
+        self.loop_bodies.append(s.body)
+        saved = sorted(n for n in _uses_of(body) if n in restorable and not self._one_object(n))
+        self.loop_bodies.pop()
         if saved:
             tape = self.names.fresh("tape")
             self.tapes[id(s.body)] = (tape, saved)
@@ -513,8 +579,28 @@ class _Reverse:
         if _counter(s) is not None:
             header = f"for _ in range({_counter(s)}):"
         else:
-            header = f"for {s.target} in reversed({self._range_text(s)}):"
+            header = f"for {s.target} in {self._range_text(s, backward=True)}:"
         return pre + [Block(header, body, [])]
+
+    def _one_object(self, name: str) -> bool:
+        """Is ``name`` a version of an array (or list) written in place that is one
+        object throughout the innermost loop?  Then a tape need not save it: every
+        version is spelled with the array's name, and the backward sweep puts back
+        what the writes overwrote."""
+        aliases = self.fn.aliases
+        root = aliases.get(name, name)
+        if root not in aliases.values():
+            return False
+        for t in _lets(self.loop_bodies[-1]):
+            if aliases.get(t.target, t.target) != root:
+                continue
+            same = t.prim in ("setitem", "add_at", "append", "pop") or (
+                t.prim == "identity" and isinstance(t.args[0], Var)
+                and aliases.get(t.args[0].name, t.args[0].name) == root
+            )
+            if not same:
+                return False  # made anew inside the loop: each iteration's is its own
+        return True
 
     def _defs(self, stmts: list[Stmt]) -> set[str]:
         """Names a block binds at its level, with the elements its writes saved."""
@@ -553,8 +639,10 @@ class _Reverse:
         return out
 
     def backward_setitem(self, s: Let, adj: dict[str, dict[tuple, str]]) -> list[Any]:
-        """Differentiate ``y[i] = v``, then put back what it overwrote: the code
-        before it, differentiated next, reads the array as it was."""
+        """Differentiate ``y[i] = v`` (or ``np.add.at(y, i, v)``), then put back what
+        it overwrote: the code before it, differentiated next, reads the array as it
+        was.  (Elements ``np.add.at`` adds to more than once get their one saved value
+        back from each place.)"""
         out: list[Any] = []
         if s.target in self.active and s.target in adj and self._is_active(s):
             out += self.backward_let(s, adj)
@@ -575,14 +663,20 @@ class _Reverse:
             self.accumulate(name, (), handed, adj, out)
         return out
 
-    def _range_text(self, s: For) -> str:
-        """``range(...)`` spelled with its bounds (``range(len(x))`` for arrays)."""
+    def _range_text(self, s: For, backward: bool = False) -> str:
+        """``range(...)`` spelled with its bounds (``range(len(x))`` for arrays), in
+        ``reversed(...)`` when the loop walks it from its end; ``backward=True`` spells
+        the opposite walk, for the backward sweep."""
         prod = self.producer[s.iter.name]
+        walks_back = prod.prim == "reversed"
+        if walks_back:
+            prod = self.producer[prod.args[0].name]
         parts = []
         for a in prod.args:
             inner = self.producer.get(a.name) if isinstance(a, Var) else None
             parts.append(spell(inner) if inner is not None and inner.prim == "len" else atom_text(a))
-        return f"range({', '.join(parts)})"
+        text = f"range({', '.join(parts)})"
+        return f"reversed({text})" if walks_back != backward else text
 
     def canonical_name(self, var: str, path: tuple) -> str:
         key = (var, path)
@@ -649,6 +743,10 @@ class _Reverse:
             return out
         if s.prim == "call":
             return self.backward_call(s, g, adj, active_args)
+        if s.prim == "list" and not isinstance(self.kinds.get(s.target), Seq):
+            for _, name in active_args:  # a tuple's items, as a list: the same slots
+                self.accumulate_tree(name, (), g, adj, out)
+            return out
         if s.prim == "append":
             return self.backward_append(s, g, adj)
         if s.prim == "getitem" and isinstance(s.args[0], Var):
@@ -847,12 +945,12 @@ def _forward(stmts: list[Stmt], r: "_Reverse") -> list[Any]:
     """The user's computation as emitted code; loops push what the backward needs."""
     out: list[Any] = []
     for s in stmts:
-        if isinstance(s, Let) and s.prim == "setitem":
+        if isinstance(s, Let) and s.prim in ("setitem", "add_at"):
             base, index = atom_text(s.args[0]), atom_text(s.params["index"])
             if id(s) in r.saved:
                 out.append(Line(f"{r.saved[id(s)]} = np.copy({base}[{index}])"))
             out.append(Line(spell(s), keep=True))
-        elif isinstance(s, Let) and s.prim == "append":
+        elif isinstance(s, Let) and s.prim in ("append", "pop"):
             out.append(Line(spell(s), keep=True))
         elif isinstance(s, Let):
             out.append(Line(f"{s.target} = {spell(s)}"))
@@ -878,11 +976,24 @@ def _forward(stmts: list[Stmt], r: "_Reverse") -> list[Any]:
     return out
 
 
-def _is_list_of_leaves(kind: Any) -> bool:
-    return kind == SEQ or (
-        isinstance(kind, Tree) and kind.type is list
-        and all(c == LEAF for c in kind.children)
-    )
+def _is_none(s: Any) -> bool:
+    """Is ``s`` ``name = None``?"""
+    return (isinstance(s, Let) and s.prim == "identity" and isinstance(s.args[0], Const)
+            and s.args[0].value is None)
+
+
+def _grown_item(before: Any, after: Any) -> Kind | None:
+    """The element structure of a list a loop grows from ``before`` to ``after`` (all
+    its elements alike), or None when the two are not such lists."""
+    items: set[Any] = set()
+    for kind in (before, after):
+        if isinstance(kind, Seq):
+            items.add(kind.item)
+        elif isinstance(kind, Tree) and kind.type is list:
+            items |= set(kind.children)
+        else:
+            return None
+    return items.pop() if len(items) == 1 else None
 
 
 def _spell_buffers(items: list[Any], aliases: dict[str, str]) -> list[Any]:

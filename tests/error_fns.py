@@ -189,8 +189,48 @@ def uses_subscript_assignment(x):
 def writes_into_a_viewed_array(x):
     y = x * 1.0
     tail = y[1:]
-    y[0] = 5.0  # ERR
-    return np.sum(tail)
+    y[1] = 5.0
+    return np.sum(tail)  # ERR: np.sum
+
+
+def reads_a_view_in_a_later_iteration(x):
+    y = x * 1.0
+    head = y[:2]
+    total = 0.0
+    for i in range(3):
+        total = total + np.sum(head)  # ERR: np.sum
+        y[i] = 0.0
+    return total
+
+
+def writes_where_a_loop_may_rebind_to_an_argument(x):
+    y = x * 1.0
+    for i in range(2):
+        y[0] = 1.0  # ERR
+        y = x
+    return np.sum(y)
+
+
+def adds_into_an_argument(x):
+    np.add.at(x, np.array([0, 0]), 1.0)  # ERR
+    return np.sum(x)
+
+
+def pops_a_grown_list(x, n):
+    tape = []
+    for i in range(n):
+        tape.append((x * i, np.sin(x)))
+    total = 0.0
+    for i in range(n):
+        a, b = tape.pop()  # ERR: tape.pop
+        total = total + np.sum(a * b)
+    return total
+
+
+def reverses_an_enumeration(x):
+    for i, v in reversed(enumerate(x)):  # ERR: reversed
+        x = x * v
+    return np.sum(x)
 
 
 def uses_bare_expression(x):

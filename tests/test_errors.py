@@ -99,7 +99,12 @@ UNSUPPORTED = [
     (E.uses_star_kwargs, Syntax, "**kwargs"),
     (E.uses_chained_assignment, Syntax, "chained"),
     (E.uses_subscript_assignment, Syntax, "share memory with an argument"),
-    (E.writes_into_a_viewed_array, Syntax, "another name still refers"),
+    (E.writes_into_a_viewed_array, Syntax, "`tail` shares memory with `y`, written into"),
+    (E.reads_a_view_in_a_later_iteration, Syntax, "from the second iteration on"),
+    (E.writes_where_a_loop_may_rebind_to_an_argument, Syntax,
+     "may hold an array this function did not make"),
+    (E.adds_into_an_argument, Syntax, "share memory with an argument"),
+    (E.reverses_an_enumeration, Syntax, "reversed() is supported over range(...)"),
     (E.uses_bare_expression, Syntax, "expression statement"),
     (E.uses_unknown_numpy, Call, "np.fft.fft"),
     (E.uses_opaque_call, Call, "OPAQUE"),
@@ -146,6 +151,19 @@ def test_error_inside_a_called_helper_names_the_helper() -> None:
     message = str(info.value)
     assert "broken_helper" in message.splitlines()[0]
     assert_points_at(info.value, E.broken_helper)
+
+
+def test_reverse_mode_over_a_popped_list_is_refused_when_generated() -> None:
+    """Normalizing accepts ``tape.pop()`` (forward mode reads it); reverse mode
+    refuses it when it generates the derivative, pointing at the pop."""
+    g = s2s.grad(E.pops_a_grown_list)
+    with pytest.raises(s2s.TransformError) as info:
+        g(np.ones(3), 2)
+    first = str(info.value).splitlines()[0]
+    assert "pops_a_grown_list" in first
+    assert "reverse mode over a list that is popped is not supported yet" in first
+    assert "s2s.jvp" in str(info.value)
+    assert_points_at(info.value, E.pops_a_grown_list)
 
 
 def test_transform_errors_are_exceptions_with_the_documented_hierarchy() -> None:

@@ -8,8 +8,11 @@ first gets the first place.  Integer-valued relatives (argsort, searchsorted,
 nonzero) carry no derivative.
 """
 
+import re
+
 import numpy as np
 
+from ..runtime import unbroadcast
 from .registry import defjvp, defprim, defvjp
 
 defprim(
@@ -158,3 +161,44 @@ for _name, _sig, _more in (
         _name, getattr(np, _name), _sig, family="indexing", nondiff=True,
         note="integer positions: no derivative flows", **_more,
     )
+
+
+# ---- adding into an array in place: ``np.add.at(y, index, values)`` ---------------
+# Like ``y[index] += values``, except that an element the index names several times
+# gets every one of its values added.  In the IR it makes a new version of ``y``, as
+# ``y[index] = v`` does (see ``setitem``); emitted code adds in place, into an array
+# the function allocated, and reverse mode puts the elements back as they were.
+
+
+def _add_at_spelling(args, params):
+    index = params["index"]
+    if re.search(r":|\.\.\.|\bNone\b", index):
+        index = f"np.s_[{index}]"  # slices only spell inside a subscript
+    elif "," in index:
+        index = f"({index})"
+    return f"np.add.at({args[0]}, {index}, {args[1]})"
+
+
+defprim(
+    "add_at", None, "(a, values, index)", diff=("a", "values"), family="indexing",
+    spelling=_add_at_spelling,
+    note="np.add.at(y, index, values) on an array the function allocated: repeated "
+    "indexes accumulate; values gets the cotangent at each place it was added to",
+)
+
+
+@defvjp("add_at")
+def add_at_vjp(g, ans, a, values, index):
+    return g, unbroadcast(g[index], values)
+
+
+@defjvp("add_at", "a")
+def add_at_jvp_a(a_dot, ans, a, values, index):
+    return a_dot
+
+
+@defjvp("add_at", "values")
+def add_at_jvp_values(values_dot, ans, a, values, index):
+    out_dot = np.zeros_like(ans)
+    np.add.at(out_dot, index, values_dot)
+    return out_dot

@@ -107,3 +107,37 @@ defprim(
     "append", None, "(seq, item)", family="structure",
     spelling=lambda args, params: f"{args[0]}.append({args[1]})",
 )
+
+# ``for i in reversed(range(...))``: the loop's range walked from its end.  Only a
+# loop header may use it (the normalizer refuses it anywhere else).
+defprim(
+    "reversed", builtins.reversed, "(steps)", diff=(), family="comparison", nondiff=True,
+    spelling=lambda args, params: f"reversed({args[0]})",
+)
+
+# ``v = ys.pop()`` on a list the function built: ``v = ys[-1]`` (a getitem), then this
+# new version of the list without its last element, spelled ``ys.pop()`` in place.
+# Forward mode pops the tangent list alongside; reverse mode refuses it for now.
+defprim(
+    "pop", None, "(seq)", family="structure",
+    spelling=lambda args, params: f"{args[0]}.pop()",
+)
+
+# ``list(x)``: a new list of ``x``'s elements (the rows of an array, or the items of
+# a tuple).  Reverse mode emits it for the cotangent of a list grown in a loop.
+defprim(
+    "list", builtins.list, "(iterable)", family="structure",
+    spelling=lambda args, params: f"list({args[0]})",
+    note="a list of an array's rows (of a tuple's items: structural); append and "
+    "pop may change it",
+)
+
+
+@defvjp("list")
+def list_vjp(g, ans, iterable):
+    return np.reshape(np.array(g), np.shape(iterable))
+
+
+@defjvp("list", "iterable")
+def list_jvp(iterable_dot, ans, iterable):
+    return list(iterable_dot)

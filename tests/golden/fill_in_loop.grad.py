@@ -17,7 +17,7 @@ def fill_in_loop_grad(x):
         prod = sin_x_i * x_i_minus_1
         y_overwritten = np.copy(y[i])
         y[i] = prod
-        tape.append((i_minus_1, prod, sin_x_i, x_i, x_i_minus_1, y, y_overwritten))
+        tape.append((i_minus_1, prod, sin_x_i, x_i, x_i_minus_1, y_overwritten))
     z = y * 2.0
     z_0 = z[0]
     x_1 = x[1]
@@ -46,7 +46,7 @@ def fill_in_loop_grad(x):
     # z = y * 2.0
     y_bar = y_bar + z_bar_2 * 2.0
     for i in reversed(range(x_shape_2_0)):
-        i_minus_1, prod, sin_x_i, x_i, x_i_minus_1, y, y_overwritten = tape.pop()
+        i_minus_1, prod, sin_x_i, x_i, x_i_minus_1, y_overwritten = tape.pop()
         # y[i] = np.sin(x[i]) * x[i - 1]
         y_bar_2 = np.array(y_bar)
         y_bar_2[i] = 0

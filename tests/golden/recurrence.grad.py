@@ -19,7 +19,7 @@ def recurrence_grad(x, n):
         tanh_2 = np.tanh(h_t_times_1_1_plus_0_2)
         h_overwritten = np.copy(h[t_plus_1])
         h[t_plus_1] = tanh_2
-        tape.append((h, h_overwritten, t_plus_1, tanh_2))
+        tape.append((h_overwritten, t_plus_1, tanh_2))
     h_n = h[n]
     h_n_sq = h_n**2
     sum_h_n_sq = np.sum(h_n_sq)
@@ -37,7 +37,7 @@ def recurrence_grad(x, n):
     h_n_bar = h_n_sq_bar * (2 * h_n)
     np.add.at(h_bar, n, h_n_bar)
     for t in reversed(range(n)):
-        h, h_overwritten, t_plus_1, tanh_2 = tape.pop()
+        h_overwritten, t_plus_1, tanh_2 = tape.pop()
         # h[t + 1] = np.tanh(h[t] * 1.1 + 0.2)
         h_2_bar = np.array(h_bar)
         h_2_bar[t_plus_1] = 0
