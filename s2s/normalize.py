@@ -262,6 +262,7 @@ class Normalizer:
         self.partial: list[_OnePath] = []
         self.paths: list[Any] = []  # the paths of the branches being normalized
         self.generation: dict[str, int] = {}  # user name -> how many times bound
+        self.user_of: dict[str, str] = {}  # a name that binds a user's variable -> it
         self.negates: dict[str, str] = {}  # `not t`'s name -> t
         # a comparison's name -> what it compares: `s > 0` twice is one test
         self.compares: dict[str, Any] = {}
@@ -667,6 +668,7 @@ class Normalizer:
         """Bind the user's ``name`` to ``ssa`` from here on."""
         self.env[name] = ssa
         self.generation[name] = self.generation.get(name, 0) + 1
+        self.user_of[ssa] = name
 
     def _path(self, test: Atom, taken: bool) -> tuple[str, bool] | None:
         """The path an `if` branch is on, as (test name, truth): ``not t`` is t's."""
@@ -1608,16 +1610,33 @@ class _State:
         self.own: dict[str, frozenset[str] | None] = {}
         self.refs: dict[str, dict[str, Any]] = {}
         self.epoch: dict[str, Any] = {}
+        # the refs of each item of a tuple, and of each item of the tuples a list
+        # holds (a tape): a value taken out of one shares only its own item's memory
+        self.slots: dict[str, tuple[dict[str, Any], ...]] = {}
+        self.items: dict[str, tuple[dict[str, Any], ...]] = {}  # () for an empty list
 
     def copy(self) -> "_State":
         new = _State()
         new.own = dict(self.own)
         new.refs = {k: dict(v) for k, v in self.refs.items()}
         new.epoch = dict(self.epoch)
+        new.slots = {k: tuple(dict(d) for d in v) for k, v in self.slots.items()}
+        new.items = {k: tuple(dict(d) for d in v) for k, v in self.items.items()}
         return new
 
     def key(self) -> Any:
-        return (self.own, self.refs, self.epoch)
+        return (self.own, self.refs, self.epoch, self.slots, self.items)
+
+    def all_refs(self) -> list[dict[str, Any]]:
+        return (list(self.refs.values()) + [d for v in self.slots.values() for d in v]
+                + [d for v in self.items.values() for d in v])
+
+    def alias(self, target: str, source: str) -> None:
+        """``target`` holds what ``source`` holds (its items' refs too)."""
+        for table in (self.slots, self.items):
+            table.pop(target, None)
+            if source in table:
+                table[target] = tuple(dict(d) for d in table[source])
 
     def retire(self, root: str) -> None:
         """``root`` is about to name a new array: what referred to the one it named
@@ -1628,7 +1647,7 @@ class _State:
             return
         key = ("old", root)
         before = self.epoch.get(key)
-        for refs in self.refs.values():
+        for refs in self.all_refs():
             found = []
             if key in refs:
                 found.append(refs[key] == before)
@@ -1692,6 +1711,7 @@ class _MemoryCheck:
                 for entry, name in s.copies:
                     after.own[entry] = after.own.get(name)
                     after.refs[entry] = dict(after.refs.get(name, {}))
+                    after.alias(entry, name)
                 self.breaks[-1].append(after)
             elif isinstance(s, Return):
                 self.read(s.value, state, s)
@@ -1710,6 +1730,7 @@ class _MemoryCheck:
             for entry, exit_ in s.carried:  # the back edge
                 end.own[entry] = end.own.get(exit_)
                 end.refs[entry] = dict(end.refs.get(exit_, {}))
+                end.alias(entry, exit_)
             new_head = self.join(before, end, ("loop", id(s)), s)
             if new_head.key() == head.key():
                 break
@@ -1722,6 +1743,7 @@ class _MemoryCheck:
     @staticmethod
     def replace(state: _State, new: _State) -> None:
         state.own, state.refs, state.epoch = new.own, new.refs, new.epoch
+        state.slots, state.items = new.slots, new.items
 
     def join(self, a: _State, b: _State, tag: Any, stmt: Any) -> _State:
         """The state after two paths meet (the branches of an if, a loop's entry and
@@ -1739,9 +1761,20 @@ class _MemoryCheck:
             states = [st for st in (a, b) if name in st.refs or name in st.own]
             owns = [st.own.get(name) for st in states]
             out.own[name] = None if any(o is None for o in owns) else frozenset().union(*owns)
-            roots = set().union(*(st.refs.get(name, {}) for st in states))
-            fresh = all(st.stale(name) is None for st in states)
-            out.refs[name] = {r: out.epoch.get(r) if fresh else _STALE for r in roots}
+            out.refs[name] = _joined(out, [(st, st.refs.get(name, {})) for st in states])
+            for table, out_table in ((a.slots, out.slots), (a.items, out.items)):
+                other = b.slots if table is a.slots else b.items
+                parts = [t[name] for t in (table, other) if name in t]
+                if len(parts) != len(states) or len({len(p) for p in parts if p}) > 1:
+                    continue  # not the same structure on every path: items unknown
+                known = [(st, p) for st, p in zip(states, parts) if p]
+                if not known:
+                    out_table[name] = ()
+                    continue
+                out_table[name] = tuple(
+                    _joined(out, [(st, p[i]) for st, p in known])
+                    for i in range(len(known[0][1]))
+                )
         return out
 
     def let(self, s: Let, state: _State) -> None:
@@ -1765,8 +1798,17 @@ class _MemoryCheck:
                 state.epoch[root] = epoch
             if s.prim in ("append", "pop"):  # a list also holds its elements
                 refs = {r: e for r, e in state.refs.get(base, {}).items() if r not in owned}
+                items = state.items.get(base)
+                state.items.pop(s.target, None)
                 if s.prim == "append" and args[1] is not None:
                     refs = _merged(refs, state.refs.get(args[1], {}))
+                    new = state.slots.get(args[1])
+                    if new is not None and items == ():
+                        state.items[s.target] = tuple(dict(d) for d in new)
+                    elif new is not None and items and len(items) == len(new):
+                        state.items[s.target] = tuple(_merged(o, n) for o, n in zip(items, new))
+                elif s.prim == "pop" and items is not None:
+                    state.items[s.target] = items
             refs.update({root: epoch for root in owned})
             state.own[s.target] = owned
         elif _allocates(s.prim) or s.prim in ("make_list", "list"):
@@ -1775,13 +1817,19 @@ class _MemoryCheck:
             self.where[epoch] = s
             state.epoch[s.target] = epoch
             refs = {s.target: epoch}
+            state.slots.pop(s.target, None)
+            state.items.pop(s.target, None)
             if s.prim in ("make_list", "list"):  # it holds its elements (views, for rows)
                 for a in args:
                     if a is not None:
                         refs = _merged(refs, state.refs.get(a, {}))
+                if s.prim == "make_list" and not s.args:
+                    state.items[s.target] = ()
             state.own[s.target] = frozenset({s.target})
         elif _views(s.prim):
             shape_only = _shape_only(s.prim)
+            state.slots.pop(s.target, None)
+            state.items.pop(s.target, None)
             for i, (a, pname) in enumerate(zip(args, _arg_params(PRIMITIVES[s.prim], s))):
                 if a is None or pname in shape_only:
                     continue
@@ -1789,12 +1837,25 @@ class _MemoryCheck:
                 if i == 0 and s.prim == "getitem" and a in self.n.lists:
                     owned = state.own.get(a) or frozenset()  # an element, not the list
                     part = {r: e for r, e in part.items() if r not in owned}
+                    if state.items.get(a):  # a tuple of the tape's
+                        state.slots[s.target] = tuple(dict(d) for d in state.items[a])
+                elif i == 0 and s.prim == "getitem" and a in state.slots:
+                    k = _constant_position(s.params["index"], len(state.slots[a]))
+                    if k is not None:  # one item of a tuple: only its memory
+                        part = state.slots[a][k]
                 refs = _merged(refs, part)
+            if s.prim == "make_tuple":
+                state.slots[s.target] = tuple(
+                    dict(state.refs.get(a, {})) if a is not None else {} for a in args)
+            elif s.prim == "identity" and args[0] is not None:
+                state.alias(s.target, args[0])
             # a branch's join binds the value of the other branch's name: one object
             aliased = s.prim == "identity" and s.target in self.n.buffers and args[0]
             state.own[s.target] = state.own.get(args[0]) if aliased else None
         else:
             state.own[s.target] = None
+            state.slots.pop(s.target, None)
+            state.items.pop(s.target, None)
         state.refs[s.target] = refs
 
     def reads(self, s: Let, state: _State) -> list[tuple[str, Any]]:
@@ -1847,12 +1908,33 @@ class _MemoryCheck:
         )
 
     def display(self, name: Any) -> str:
-        if isinstance(name, tuple):  # ("old", root, epoch): an earlier array of root's
+        if isinstance(name, tuple):  # ("old", root): an earlier array of root's
             name = name[1]
-        return self.n.buffer_root.get(name, name)
+        name = self.n.buffer_root.get(name, name)
+        return self.n.user_of.get(name, name)
 
     def error(self, s: Any, what: str, hint: str) -> TransformError:
         return UnsupportedSyntaxError(what, s.loc, hint, self.n.display)
+
+
+def _joined(out: _State, parts: list[tuple[_State, dict[str, Any]]]) -> dict[str, Any]:
+    """Refs where paths meet: up to date with a buffer only if so on every path."""
+    refs: dict[str, Any] = {}
+    for st, part in parts:
+        for root, epoch in part.items():
+            fresh = epoch == st.epoch.get(root) and refs.get(root) is not _STALE
+            refs[root] = out.epoch.get(root) if fresh else _STALE
+    return refs
+
+
+def _constant_position(index: Any, n: int) -> int | None:
+    """The position a constant integer index names in a sequence of length n."""
+    if not (isinstance(index, Index) and len(index.items) == 1 and not index.is_tuple):
+        return None
+    item = index.items[0]
+    if isinstance(item, Const) and type(item.value) is int and -n <= item.value < n:
+        return item.value % n
+    return None
 
 
 def _merged(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:

@@ -248,3 +248,21 @@ def pair_on_one_path(x):
     else:
         out = np.sum(x**2)
     return out
+
+
+# ---- recurrences written in place: their gradients keep views on the tape ------------------
+
+
+def recurrence_added_input(x):
+    h = np.zeros((x.shape[0] + 1, x.shape[1]))
+    for t in range(x.shape[0]):
+        h[t + 1] = np.tanh(h[t] + x[t])  # the backward reads only h[t]'s shape
+    return np.sum(h**2)
+
+
+def recurrence_scaled_state(x, w):
+    h = np.zeros((x.shape[0] + 1, x.shape[1]))
+    h[0] = x[0]
+    for t in range(x.shape[0]):
+        h[t + 1] = np.tanh(h[t] * w + x[t])  # the backward reads h[t]'s values
+    return np.sum(h**2)

@@ -293,6 +293,32 @@ def test_a_name_rebound_on_another_path_in_between_is_refused(tmp_path) -> None:
         s2s.grad(namespace["f"])
 
 
+# ---- gradients of recurrences written in place, read again ------------------------------
+
+
+def emitted(fn, *args, argnums=0):
+    t = s2s.grad(fn, argnums=argnums)
+    t(*args)
+    return t._last[1]
+
+
+def test_a_tape_item_shares_only_its_own_memory() -> None:
+    """The tape holds a view of the written array (read for its shape only) beside
+    ints and fresh arrays: popping them after the backward puts rows back is fine."""
+    x = rng(3, 2)
+    check_fd(C.recurrence_added_input, (x,))
+    assert normalize(emitted(C.recurrence_added_input, x)).body
+
+
+def test_a_view_read_after_the_backward_puts_elements_back_stays_refused() -> None:
+    """The backward reads h[t]'s values after putting row t + 1 back: right at run
+    time (other rows), but s2s does not track which elements a view covers."""
+    x, w = rng(3, 2), rng(2, seed=3)
+    check_fd(C.recurrence_scaled_state, (x, w), (0, 1))
+    with pytest.raises(s2s.UnsupportedSyntaxError, match="`h_t` shares memory with `h`"):
+        normalize(emitted(C.recurrence_scaled_state, x, w, argnums=1))
+
+
 # ---- s2s reads what it emitted ------------------------------------------------------------
 
 # concatenate's VJP rule (s2s/primitives/shape.py) is inlined with a list comprehension
