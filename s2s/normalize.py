@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import itertools
 import keyword
 import re
 import types
@@ -1722,7 +1723,13 @@ class _MemoryCheck:
                 self.read(a, state, s)
         before = state.copy()
         head = state.copy()
-        for _ in range(8):  # each pass can only make more values out of date
+        for passes in itertools.count():  # a pass can only make more values out of date
+            if passes == 50:
+                raise TransformError(
+                    "s2s could not work out which values this loop's writes change",
+                    s.loc, "write into arrays outside the loop, or copy them first",
+                    self.n.display,
+                )
             end = head.copy()
             self.breaks.append([])
             self.block(s.body, end)
