@@ -391,7 +391,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
             t._refresh()
             _, fn = t._generate(kinds, float_args, True)
             _read_free_names(fn)
-            grads = fn(*primals, cotangent)
+            rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
+            grads = fn(*primals, *rest, cotangent)
         else:
             grads = ()
         it = iter(grads)
@@ -415,11 +416,13 @@ class _JVP(Transformed):
     def __init__(self, fn: Callable, has_aux: bool) -> None:
         super().__init__(fn, "jvp", 0, has_aux)
         self.tuple_out = True
-        self.nargs: int | None = None
 
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
               argnums: tuple[int, ...], tuple_out: bool) -> None:
-        spec = ForwardSpec(argnums, self.has_aux, kinds, self.nargs)
+        # for jvp the key's third slot says how many arguments the call passes and
+        # whether only the output's tangent is wanted (jacfwd)
+        nargs, tangent_only = tuple_out if isinstance(tuple_out, tuple) else (None, False)
+        spec = ForwardSpec(argnums, self.has_aux, kinds, nargs, tangent_only)
         emit_forward(ir, spec, module, self.__name__)
 
 
@@ -493,8 +496,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
     )
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
-    t.nargs = len(primals)
-    _, fn = t._generate(kinds, active, len(primals))
+    _, fn = t._generate(kinds, active, (len(primals), False))
     _read_free_names(fn)
     result = fn(*primals, *(tangents[i] for i in active))
     out, out_dot = result[0], result[1]
@@ -540,8 +542,23 @@ def _check_cotangent(ct: Any, out: Any) -> None:
             )
 
 
-def source(f: Any) -> str:
-    """The emitted source of a transformed function, as a module's text."""
+def source(f: Any, transform: str | None = None) -> str:
+    """The emitted source of a transformed function, as a module's text.
+
+    ``source(g)`` for ``g = s2s.grad(f)`` (or vmap, jacfwd...); ``source(f, "jvp")``
+    for the forward-mode code the latest ``s2s.jvp(f, ...)`` call ran.
+    """
+    if transform == "jvp":
+        per_fn = _JVPS.get(f)
+        if not per_fn:
+            raise ValueError(f"s2s.jvp has not been called on {f!r}")
+        latest = [t for t in per_fn.values() if t._last is not None]
+        if not latest:
+            raise ValueError(f"s2s.jvp has not been called on {f!r}")
+        return latest[-1]._last[0]
+    if hasattr(f, "source") and not isinstance(f, Transformed) and isinstance(
+            getattr(f, "source"), str):
+        return f.source
     transformed = getattr(f, "transformed", f)
     if not isinstance(transformed, Transformed):
         raise TypeError(f"{f!r} is not an s2s-transformed function")

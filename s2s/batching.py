@@ -138,6 +138,20 @@ def static(s: Let, name: str, default: Any = None) -> Any:
                       f"write `{name}=` as a constant")
 
 
+def axis_arg(b: Batch, s: Let, name: str, rank: int, default: Any = None) -> str:
+    """The ``name`` axis argument for the batched array: moved now when it is a
+    constant, when the code runs (``batch_axes(axis, rank)``) when a name holds it."""
+    p = operand(s, name)
+    if p is None or isinstance(p, Const):
+        return shifted(default if p is None else p.value, rank)
+    if isinstance(p, Var) and b.batched(p):
+        raise NoBatchRule(f"a `{name}` argument that differs between examples",
+                          f"give `{name}=` the same value for every example")
+    if not isinstance(p, Var):
+        raise NoBatchRule(f"the `{name}` argument is computed when the code runs")
+    return f"batch_axes({atom_text(p)}, {rank})"
+
+
 def only_first_batched(b: Batch, s: Let) -> None:
     """Refuse a batched operand after the first (an axis or shape given by a value)."""
     if any(b.batched(a) for a in s.args[1:]):
@@ -168,9 +182,8 @@ def reduction(b: Batch, s: Let) -> str:
     only_first_batched(b, s)
     if s.prim == "average" and "weights" in s.params:
         raise NoBatchRule("np.average with weights")
-    axis = static(s, "axis")
     return args_text(s, [atom_text(a) for a in s.args],
-                     {"axis": shifted(axis, b.rank(s.args[0]))})
+                     {"axis": axis_arg(b, s, "axis", b.rank(s.args[0]))})
 
 
 @batch_rule(*[n for n in ("cumsum cumprod nancumsum nancumprod cumulative_sum "
@@ -287,6 +300,9 @@ def ravel_rule(b: Batch, s: Let) -> str:
 def transpose_rule(b: Batch, s: Let) -> str:
     only_first_batched(b, s)
     r = b.rank(s.args[0])
+    p = operand(s, "axes")
+    if isinstance(p, Var):  # a permutation known when the code runs
+        return f"np.transpose({atom_text(s.args[0])}, (0, *batch_axes({p.name}, {r})))"
     axes = static(s, "axes")
     if axes is None:
         perm = (0,) + tuple(range(r, 0, -1))
@@ -299,33 +315,22 @@ def transpose_rule(b: Batch, s: Let) -> str:
 def swapaxes_rule(b: Batch, s: Let) -> str:
     only_first_batched(b, s)
     r = b.rank(s.args[0])
-    a1, a2 = static(s, "axis1"), static(s, "axis2")
-    return f"np.swapaxes({atom_text(s.args[0])}, {a1 % r + 1}, {a2 % r + 1})"
+    a1, a2 = axis_arg(b, s, "axis1", r), axis_arg(b, s, "axis2", r)
+    return f"np.swapaxes({atom_text(s.args[0])}, {a1}, {a2})"
 
 
 @batch_rule("moveaxis")
 def moveaxis_rule(b: Batch, s: Let) -> str:
     only_first_batched(b, s)
     r = b.rank(s.args[0])
-    src, dst = static(s, "source"), static(s, "destination")
-
-    def move(v: Any) -> str:
-        if isinstance(v, int):
-            return str(v % r + 1)
-        return str(tuple(a % r + 1 for a in v))
-
-    return f"np.moveaxis({atom_text(s.args[0])}, {move(src)}, {move(dst)})"
+    src, dst = axis_arg(b, s, "source", r), axis_arg(b, s, "destination", r)
+    return f"np.moveaxis({atom_text(s.args[0])}, {src}, {dst})"
 
 
 @batch_rule("expand_dims")
 def expand_dims_rule(b: Batch, s: Let) -> str:
     only_first_batched(b, s)
-    axis = static(s, "axis")
-    out = b.out_rank(s)
-    if isinstance(axis, int):
-        axis = axis % out + 1
-    else:
-        axis = tuple(a % out + 1 for a in axis)
+    axis = axis_arg(b, s, "axis", b.out_rank(s))
     return f"np.expand_dims({atom_text(s.args[0])}, {axis})"
 
 
@@ -494,6 +499,18 @@ def _with_batch(b: Batch, atom: Any) -> str:
     if b.batched(atom):
         return text
     return f"np.broadcast_to({text}, ({b.use_batch_size()}, *np.shape({text})))"
+
+
+@batch_rule("list")
+def list_rule(b: Batch, s: Let) -> str:
+    """``list(x)`` walks an example's first axis: the batched array's second."""
+    only_first_batched(b, s)
+    return f"list(np.moveaxis({atom_text(s.args[0])}, 1, 0))"
+
+
+@batch_rule("batch_axes")
+def batch_axes_rule(b: Batch, s: Let) -> str:
+    raise NoBatchRule("axis numbers that differ between examples")
 
 
 @batch_rule("grad_seed")

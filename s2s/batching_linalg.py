@@ -129,9 +129,8 @@ def _axis(b: Batch, s: Let, name: str, rank: int, default: Any = None) -> str:
         is_int = b.rank(p) == 0
     except NoBatchRule:
         is_int = False
-    if not is_int:
-        raise NoBatchRule(f"the `{name}` argument is computed when the code runs and "
-                          "is not an int", f"write `{name}=` as a constant")
+    if not is_int:  # None, an int or a tuple: moved when the code runs
+        return f"batch_axes({atom_text(p)}, {rank})"
     t = atom_text(p)
     return f"{t} + 1 if {t} >= 0 else {t}"
 

@@ -58,6 +58,7 @@ class ForwardSpec:
     has_aux: bool
     arg_kinds: tuple[Kind, ...]
     nargs: int | None = None  # positional arguments the caller passes (None: all)
+    tangent_only: bool = False  # return the output's tangent alone (for jacfwd)
 
 
 def emit_forward(fn: Function, spec: ForwardSpec, module: Module, name: str) -> str:
@@ -176,6 +177,8 @@ class _Forward:
             sub = kind.children[0]
             tangent = literal(sub, lambda p: self.slot(result.name, (0,) + p))
             ret_line = Line(f"return {value}, {tangent}, {aux}")
+        elif self.spec.tangent_only:
+            ret_line = Line(f"return {self.whole(result)}")
         else:
             value = atom_text(result)
             ret_line = Line(f"return {value}, {self.whole(result)}")
@@ -396,7 +399,8 @@ class _Forward:
         out.append(Block(f"if {atom_text(s.test)}:", branches[0][0], branches[1][0]))
 
     def for_(self, s: For, out: list[Any]) -> None:
-        carried = [(e, x) for e, x in s.carried if e in self.a.active or x in self.a.active]
+        all_carried = effective_carried(s)
+        carried = [(e, x) for e, x in all_carried if e in self.a.active or x in self.a.active]
         written = {self.root(t.args[0].name) for t in walk(s.body)
                    if isinstance(t, Let) and t.prim in ("setitem", "append")
                    and isinstance(t.args[0], Var)}
@@ -501,6 +505,25 @@ def _numpy_function(func: ast.expr) -> Any:
 
 def tidy(node: Any) -> Any:
     return ast.fix_missing_locations(_Tidy().visit(node))
+
+
+def effective_carried(s: For) -> list[tuple[str, str]]:
+    """A loop's carried pairs, with the values only a nested loop rebinds.
+
+    A nested loop leaves its result under its entry name, so a value that only the
+    nested loop updates looks unchanged at this level (``acc`` before and after);
+    each iteration still hands it to the next, as the pair ``(acc, acc)``.
+    """
+    carried = list(s.carried)
+    entries = {e for e, _ in carried}
+    defined = {t.target for t in walk(s.body) if isinstance(t, Let)}
+    for inner in walk(s.body):
+        if isinstance(inner, For):
+            for entry, _ in inner.carried:
+                if entry not in entries and entry not in defined:
+                    carried.append((entry, entry))
+                    entries.add(entry)
+    return carried
 
 
 def _rule_item(st: ast.stmt) -> Any:

@@ -253,9 +253,12 @@ class Inliner:
     def _decide(self, test: ast.expr, static: dict[str, Any]) -> bool | None:
         """Evaluate ``test`` now if it only involves values known now."""
         try:
-            return bool(_evaluate(test, static))
+            value = _evaluate(test, static)
         except _Undecidable:
             return None
+        if _dynamic(value):  # `if x:` on a value known only when the code runs
+            return None
+        return bool(value)
 
     def _sub(self, node: Any, env: dict[str, ast.expr], static: dict[str, Any]) -> Any:
         node = copy.deepcopy(node)

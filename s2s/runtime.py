@@ -17,6 +17,7 @@ __all__ = [
     "dot_lhs_bar",
     "dot_rhs_bar",
     "prod_of_others",
+    "batch_axes",
 ]
 
 
@@ -640,3 +641,16 @@ def cumprod_bar_jet(h, x, axis=None):
 
 
 __all__ += ["prod_of_others_jet", "cumprod_jet", "cumprod_bar_jet"]
+
+
+def batch_axes(axis, rank):
+    """The axis argument ``axis`` of a function applied to one example of ``rank``
+    axes, for the batched array whose batch axis comes first: each axis moves up one;
+    ``None`` (every axis) names every per-example axis.  Emitted by vmap where the
+    axis is a value known only when the code runs."""
+    if axis is None:
+        return tuple(range(1, rank + 1))
+    if isinstance(axis, (tuple, list)):
+        return tuple(int(a) % rank + 1 for a in axis)
+    return int(axis) % rank + 1
+

@@ -86,12 +86,34 @@ def _hashable(axes: Any) -> Any:
     return axes
 
 
-def _ranks(value: Any) -> Any:
+def _shape_key(args: tuple, in_axes: Any, out_axes: Any) -> Any:
+    """Shapes and dtypes of plain-array arguments (None for anything else)."""
+    key = []
+    for a in args:
+        if type(a) is not np.ndarray:
+            return None
+        key.append((a.shape, a.dtype.char))
+    if not isinstance(in_axes, (int, type(None))) and not (
+            isinstance(in_axes, tuple) and all(isinstance(x, (int, type(None)))
+                                               for x in in_axes)):
+        return None
+    found = (tuple(key), in_axes, out_axes)
+    try:
+        hash(found)
+    except TypeError:  # a dict among the out_axes
+        return None
+    return found
+
+
+def _example_ranks(value: Any, axes: Any) -> Any:
+    """Per-example ranks of each leaf (a batched leaf has one axis more)."""
     if isinstance(value, (tuple, list)):
-        return tuple(_ranks(v) for v in value)
+        sub = axes if isinstance(axes, (tuple, list)) else [axes] * len(value)
+        return tuple(_example_ranks(v, a) for v, a in zip(value, sub))
     if isinstance(value, dict):
-        return tuple((k, _ranks(v)) for k, v in value.items())
-    return int(np.ndim(value))
+        sub = axes if isinstance(axes, dict) else {k: axes for k in value}
+        return tuple((k, _example_ranks(v, sub[k])) for k, v in value.items())
+    return int(np.ndim(value)) - (axes is not None)
 
 
 class Vmapped(Transformed):
@@ -111,14 +133,16 @@ class Vmapped(Transformed):
         self.in_axes = in_axes
         self.out_axes = out_axes
         self.axis_size = axis_size
-        self._example: tuple = ()
+        self._args: tuple = ()
+        self._fast: dict[Any, Callable] = {}
         self._axes: tuple = ()
 
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
               argnums: Any, tuple_out: Any) -> None:
+        example = tuple(_slice0(a, ax) for a, ax in zip(self._args, self._axes))
         spec = VmapSpec(self._axes + (None,) * (len(ir.params) - len(self._axes)),
-                        self.out_axes, kinds, self._example, len(self._axes))
-        spec.ranks = probe(ir, self._example)
+                        self.out_axes, kinds, example, len(self._axes))
+        spec.ranks = probe(ir, example)
         emit_vmap(ir, spec, module, self.__name__)
 
     def _generate_for(self, kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
@@ -133,6 +157,15 @@ class Vmapped(Transformed):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             raise TypeError("s2s.vmap passes positional arguments only")
+        # the same array shapes as a call already checked: straight to its code
+        fast = _shape_key(args, self.in_axes, self.out_axes)
+        self._refresh()
+        if fast is not None and not self._compiled:
+            self._fast.clear()
+        fn = self._fast.get(fast) if fast is not None else None
+        if fn is not None:
+            _read_free_names(fn)
+            return fn(*args)
         in_axes = self.in_axes
         if isinstance(in_axes, tuple):
             if len(in_axes) != len(args):
@@ -180,11 +213,16 @@ class Vmapped(Transformed):
             raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
                              + "\n".join(lines))
         self._axes = tuple(resolved)
-        self._example = tuple(_slice0(a, ax) for a, ax in zip(args, resolved))
+        self._args = args  # read by _emit: the probe runs on the first example
         self._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
         key_axes = (_hashable(self._axes), _hashable(self.out_axes))
-        _, fn = self._generate(kinds, key_axes, _ranks(self._example))
+        try:
+            _, fn = self._generate(kinds, key_axes, _example_ranks(args, self._axes))
+        finally:
+            self._args = ()
+        if fast is not None:
+            self._fast[fast] = fn
         _read_free_names(fn)
         return fn(*args)
 
@@ -269,9 +307,9 @@ class _JacFwd:
                     )
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
-        t.nargs = len(args)
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
-        _, jvp_fn = t._generate(kinds, argnums, len(args))
+        tangent_only = not self.has_aux
+        _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only))
         key = jvp_fn  # one batched version per emitted JVP
         v = self._vmapped.get(key)
         if v is None:
@@ -284,10 +322,10 @@ class _JacFwd:
         tangents = [_rebuild(kind_of(args[i]), [next(it) for _ in _leaves(args[i])])
                     for i in argnums]
         v.in_axes = (None,) * len(args) + (0,) * len(argnums)
-        v.out_axes = (None, 0, None) if self.has_aux else (None, 0)
+        v.out_axes = (None, 0, None) if self.has_aux else 0
         result = v(*args, *tangents)
         self.source = v.source
-        out_dot = result[1]
+        out_dot = result[1] if self.has_aux else result
         jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
         if self.has_aux:
             return jac, result[2]
@@ -358,9 +396,12 @@ class _JacRev:
                       for x in _leaves(out)]
         n, basis = _basis(out_leaves)
         cotangent = _rebuild(kind_of(out), basis)
-        v.in_axes = (None,) * len(args) + (0,)
+        # the VJP function takes every parameter before the cotangent: the ones the
+        # call leaves at their defaults are passed their defaults
+        rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(args):])
+        v.in_axes = (None,) * (len(args) + len(rest)) + (0,)
         v.out_axes = 0
-        rows = v(*args, cotangent)
+        rows = v(*args, *rest, cotangent)
         self.source = v.source
         jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out)
         return (jac, aux) if self.has_aux else jac

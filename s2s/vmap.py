@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .batching import NoBatchRule, align, batched_items, rule_for, shifted
+from .forward import effective_carried
+from .batching import Batch, NoBatchRule, align, batched_items, rule_for, shifted
 from .emitcode import Block, Comment, Line, compile_module, render_function
 from .errors import TransformError
 from .inline import atom_text
@@ -77,7 +78,13 @@ def _axes_of(axes: Any, kind: Kind) -> dict[tuple, Any]:
     return out
 
 
-class _Vmap:
+def _param_atoms(s: Let) -> list[Any]:
+    from .ir import _atoms_in
+
+    return [a for k, v in s.params.items() if k != "callee" for a in _atoms_in(v)]
+
+
+class _Vmap(Batch):
     def __init__(self, fn: Function, spec: VmapSpec, module: Module) -> None:
         self.fn = fn
         self.spec = spec
@@ -135,6 +142,23 @@ class _Vmap:
                 return max((self.rank(a) for a in s.args), default=0)
             if family == "reduction" and "axis" not in s.params:
                 return 0
+            if s.prim in ("size", "ndim", "len", "float", "int"):
+                return 0
+            if s.prim == "shape":
+                return 1
+            if s.prim == "eye":
+                return 2
+            if s.prim in ("unbroadcast", "matmul_lhs_bar", "dot_lhs_bar",
+                          "matmul_rhs_bar", "dot_rhs_bar"):
+                target = {"unbroadcast": 1}.get(s.prim, 1 if "lhs" in s.prim else 2)
+                return self.rank(s.args[target])
+            if s.prim == "broadcast_to":
+                shape = s.args[1] if len(s.args) > 1 else s.params.get("shape")
+                if isinstance(shape, Const):
+                    return len(shape.value) if isinstance(shape.value, tuple) else 1
+                prod = self.a.producer.get(shape.name) if isinstance(shape, Var) else None
+                if prod is not None and prod.prim == "shape":
+                    return self.rank(prod.args[0])
         except NoBatchRule:
             return None
         return None
@@ -247,7 +271,8 @@ class _Vmap:
     # ---- statements ---------------------------------------------------------------
 
     def let(self, s: Let, out: list[Any]) -> None:
-        batched_args = [a for a in s.args if self.batched(a)]
+        # operands, and atoms among the parameters (an index, an axis): any batched?
+        batched_args = [a for a in list(s.args) + _param_atoms(s) if self.batched(a)]
         if s.prim == "setitem":
             self.setitem(s, out)
             return
@@ -259,16 +284,24 @@ class _Vmap:
             base, item = s.args
             kind = self.kind(s.target)
             paths = set(self.b.get(base.name, set()))
-            if isinstance(kind, Tree):
+            item_paths = self.b.get(item.name, set()) if isinstance(item, Var) else set()
+            if isinstance(kind, Tree):  # a list of known length: a slot per item
                 n = len(kind.keys) - 1
-                paths |= {(n,) + p for p in self.b.get(getattr(item, "name", ""), set())}
-            elif self.batched(item) or paths:
-                if not (self.batched(item) and self.b.get(base.name)) and \
-                        self.b.get(base.name) != {()}:
-                    self.b[s.target] = {()}
-                paths = {()}
+                paths |= {(n,) + p for p in item_paths}
+            else:  # a list grown in a loop: its items' batched leaves, under "*"
+                paths |= {(SEQ_ITEM,) + p for p in item_paths}
             if paths:
                 self.b[s.target] = paths
+            out += _forward([s], self.a)
+            return
+        if s.prim == "pop":  # the same list, one item shorter
+            if self.b.get(s.args[0].name):
+                self.b[s.target] = set(self.b[s.args[0].name])
+            out += _forward([s], self.a)
+            return
+        if s.prim == "getitem" and isinstance(self.kind(s.args[0].name), Seq):
+            paths = self.b.get(s.args[0].name, set())
+            self.b[s.target] = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)}
             out += _forward([s], self.a)
             return
         if not batched_args and s.prim != "call":
@@ -397,8 +430,9 @@ class _Vmap:
                 rank += 1
             elif isinstance(item, Const) and isinstance(item.value, int):
                 rank -= 1
-            elif isinstance(item, Var) and item.name in self.a.int_vars:
-                rank -= 1
+            elif isinstance(item, Var) and (item.name in self.a.int_vars or (
+                    not self.batched(item) and self.rank(item) == 0)):
+                rank -= 1  # an int (a scalar index the probe saw)
             elif isinstance(item, Var):
                 raise NoBatchRule("writing at an array index into a batched array")
         return rank
@@ -507,13 +541,14 @@ class _Vmap:
             raise self.fail(s, NoBatchRule("a while loop whose condition is batched"))
         if s.iter is not None and self.batched(s.iter):
             raise self.fail(s, NoBatchRule("a loop over a batched range"))
+        carried_pairs = effective_carried(s)
         at_entry = {k: set(v) for k, v in self.b.items()}
         state = {k: set(v) for k, v in at_entry.items()}
         while True:  # a carried value is batched if any iteration makes it so
             self.b = {k: set(v) for k, v in state.items()}
             self.block(s.body, [])
             grown = False
-            for entry, exit_ in s.carried:
+            for entry, exit_ in carried_pairs:
                 new = self.b.get(exit_, set()) - state.get(entry, set())
                 if new:
                     state[entry] = state.get(entry, set()) | new
@@ -521,7 +556,7 @@ class _Vmap:
             if not grown:
                 break
         self.b = state
-        for entry, _ in s.carried:
+        for entry, _ in carried_pairs:
             if state.get(entry, set()) == at_entry.get(entry, set()):
                 continue
             kind = self.kind(entry)
@@ -546,6 +581,8 @@ class _Vmap:
         else:
             out.append(Block(f"while {atom_text(s.test)}:", body, []))
 
+
+SEQ_ITEM = "*"  # batched paths of a list grown in a loop: "*" then the item's path
 
 # facts about one example's array: its shape, rank, size and dtype do not vary
 PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype"}
@@ -626,7 +663,7 @@ def _kind(x: Any) -> Kind:
 
 
 def _leaf_items(value: Any, path: tuple = ()) -> list[tuple[tuple, Any]]:
-    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+    if isinstance(value, (tuple, list)):  # namedtuples (np.linalg.eigh's) too
         out = []
         for i, v in enumerate(value):
             out += _leaf_items(v, path + (i,))

@@ -84,3 +84,26 @@ def _axpy(primals, tangents, scale):
         moved = np.asarray(primals, np.float64) + scale * np.asarray(tangents)
         return moved if np.ndim(primals) else float(moved)
     return primals
+
+
+def accumulate_in_inner_loop(x, n):
+    acc = x * 0.0
+    for i in range(n):
+        for j in range(2):
+            acc = acc + np.sin(x) * (j + 1.0)
+    return np.sum(acc)
+
+
+def test_value_only_an_inner_loop_updates_is_carried_by_the_outer_one() -> None:
+    """The inner loop leaves ``acc`` under its entry name: the outer loop must still
+    hand its tangent from one iteration to the next."""
+    x = np.array([0.3, 0.5, -1.0])
+    t = np.array([1.0, -2.0, 0.5])
+    got = s2s.jvp(accumulate_in_inner_loop, (x, 3), (t, np.zeros((), s2s.api.float0)))[1]
+    eps = 1e-6
+    expected = (accumulate_in_inner_loop(x + eps * t, 3)
+                - accumulate_in_inner_loop(x - eps * t, 3)) / (2 * eps)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    vm = s2s.vmap(accumulate_in_inner_loop, in_axes=(0, None))
+    xs = np.stack([x, t])
+    np.testing.assert_allclose(vm(xs, 3), [accumulate_in_inner_loop(v, 3) for v in xs])

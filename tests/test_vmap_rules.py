@@ -19,6 +19,34 @@ REFUSED: set[str] = {
 }
 
 
+# Known gaps, each must fail today (strict xfail): an xpass means the gap closed.
+SYNTAX = "the emitted gradient uses syntax the normalizer does not read yet"
+GAPS_FORWARD = {"f_vstack": "unbatched items of different rank joined with batched ones"}
+GAPS_GRAD = {
+    **{k: SYNTAX + " (a list comprehension)" for k in (
+        "f_einsum_implicit", "f_einsum_diagonal", "f_einsum_three", "f_concatenate",
+        "f_hstack", "f_vstack", "f_dstack", "f_column_stack", "f_tile", "f_multi_dot_bars")},
+    **{k: SYNTAX + " (slice(...), tuple(...))" for k in (
+        "f_take", "f_take_method", "f_compress", "f_delete", "f_take_axis_argument",
+        "f_take_neg_axis_argument", "f_repeat_counts", "f_pad")},
+    **{k: SYNTAX + " (~, |, sum(), starred)" for k in (
+        "f_nanmean", "f_nanvar", "f_nanstd", "f_fmax_fmin", "f_matrix_power",
+        "f_einsum_bar")},
+    **{k: "a value only a branch the first example skips computes (rank unknown)"
+       for k in ("f_take_along_axis", "f_sort_axis_argument", "f_median_axis_argument")},
+    **{k: "an axis computed when the code runs, in a rule that needs it now" for k in (
+        "f_var_axis_argument", "f_hsplit", "f_transpose_axes_argument")},
+    "f_multi_dot": "multi_dot_bars' list result has the kind of one array",
+    "f_append": "np.split's result count read from a value the code computes",
+    "f_roll": "np.negative of a tuple re-spelled as -(1, -2)",
+}
+
+
+def gap_params(gaps: dict) -> list:
+    return [pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=gaps[c.id])]
+                         if c.id in gaps else []) for c in E2E]
+
+
 def batch(case_id: str):
     case = E2E_BY_ID[case_id]
     args = case.draw()
@@ -48,7 +76,7 @@ def in_axes(args):
     return (0,) + (None,) * (len(args) - 1)
 
 
-@pytest.mark.parametrize("case", e2e_params(E2E))
+@pytest.mark.parametrize("case", gap_params(GAPS_FORWARD))
 def test_vmap_of_each_primitive(case) -> None:
     case, args, xs = batch(case.id)
     v = s2s.vmap(case.fn, in_axes=in_axes(args))
@@ -59,7 +87,7 @@ def test_vmap_of_each_primitive(case) -> None:
     compare(v(xs, *args[1:]), loop(case.fn, args, xs))
 
 
-@pytest.mark.parametrize("case", e2e_params(E2E))
+@pytest.mark.parametrize("case", gap_params(GAPS_GRAD))
 def test_vmap_of_grad_of_each_primitive(case) -> None:
     """Per-example gradients: the batching rules of the emitted gradient's helpers."""
     case, args, xs = batch(case.id)

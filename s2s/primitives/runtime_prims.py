@@ -319,6 +319,8 @@ def rhs_columns_jvp(v_dot, ans, v, b):
 
 _defhelper("pad_sources", "(shape, pad_width, mode)", nondiff=True,
            note="integer indices: no derivative")
+_defhelper("batch_axes", "(axis, rank)", nondiff=True,
+           note="axis numbers for vmap's batched arrays: no derivative")
 
 
 # ---- products: exact at zeros, through jets --------------------------------------

@@ -1,0 +1,98 @@
+"""Composition: transforms of emitted code, on random programs, against JAX.
+
+Every ordering the emitted code supports today is checked: grad of grad (scalar
+input), jvp of grad (Hessian-vector products), jacfwd of grad (the Hessian), jacrev of
+grad (reverse over reverse), vmap of grad (per-example gradients), and jacfwd/jacrev
+of the function itself.  A few hundred examples run by default; ``-m slow`` runs a
+longer sweep.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import s2s
+from programs import load, programs
+from support import HAVE_JAX, jax
+
+pytestmark = pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+
+FAST = settings(max_examples=40, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
+SLOW = settings(max_examples=400, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
+TOL = {"rtol": 1e-8, "atol": 1e-9}
+
+X = np.array([0.3, -0.7, 1.1, 0.45])
+V = np.array([0.5, 0.25, -1.0, 2.0])
+
+
+def close(got, expected):
+    np.testing.assert_allclose(np.asarray(got), np.asarray(expected), **TOL)
+
+
+def check_grad_grad(source):
+    f, fj = load(source)
+    for x in (0.3, -1.2):
+        close(s2s.grad(s2s.grad(f))(x), jax.grad(jax.grad(fj))(x))
+
+
+def check_jvp_grad(source):
+    f, fj = load(source)
+    got = s2s.jvp(s2s.grad(f), (X,), (V,))
+    expected = jax.jvp(jax.grad(fj), (X,), (V,))
+    close(got[0], expected[0])
+    close(got[1], expected[1])
+
+
+def check_hessian(source):
+    f, fj = load(source)
+    close(s2s.hessian(f)(X), jax.hessian(fj)(X))
+
+
+def check_jacrev_grad(source):
+    f, fj = load(source)
+    close(s2s.jacrev(s2s.grad(f))(X), jax.jacrev(jax.grad(fj))(X))
+
+
+def check_vmap_grad(source):
+    f, fj = load(source)
+    xs = np.stack([X, V, X * V])
+    close(s2s.vmap(s2s.grad(f))(xs), jax.vmap(jax.grad(fj))(xs))
+
+
+CHECKS = {
+    "grad_grad": (check_grad_grad, False),
+    "jvp_grad": (check_jvp_grad, True),
+    "jacfwd_grad": (check_hessian, True),
+    "jacrev_grad": (check_jacrev_grad, True),
+    "vmap_grad": (check_vmap_grad, True),
+}
+
+
+@pytest.mark.parametrize("order", CHECKS)
+def test_composition(order):
+    check, vector = CHECKS[order]
+
+    @FAST
+    @given(programs(vector=vector))
+    def run(source):
+        check(source)
+
+    run()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("order", CHECKS)
+def test_composition_long(order):
+    check, vector = CHECKS[order]
+
+    @SLOW
+    @given(programs(vector=vector, steps=(3, 8)))
+    def run(source):
+        check(source)
+
+    run()
