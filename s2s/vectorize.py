@@ -135,6 +135,7 @@ class Vmapped(Transformed):
         self.axis_size = axis_size
         self._args: tuple = ()
         self._fast: dict[Any, Callable] = {}
+        self._outer_args: tuple | None = None
         self._axes: tuple = ()
 
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
@@ -144,9 +145,6 @@ class Vmapped(Transformed):
                         self.out_axes, kinds, example, len(self._axes))
         spec.ranks = probe(ir, example)
         emit_vmap(ir, spec, module, self.__name__)
-
-    def _generate_for(self, kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
-        raise NotImplementedError("transforming a vmapped function is not supported yet")
 
     def _default(self) -> tuple[str, Callable]:
         if self._last is None:
@@ -163,9 +161,24 @@ class Vmapped(Transformed):
         if fast is not None and not self._compiled:
             self._fast.clear()
         fn = self._fast.get(fast) if fast is not None else None
-        if fn is not None:
-            _read_free_names(fn)
-            return fn(*args)
+        if fn is None:
+            fn = self._function_for(args)
+            if fast is not None:
+                self._fast[fast] = fn
+        _read_free_names(fn)
+        return fn(*args)
+
+    def _generate_for(self, kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
+        """For an outer transform: the batched code for the example it probes with
+        (``vmap(vmap(f))``: the outer's first example is a batch for this one)."""
+        if self._outer_args is None:
+            raise NotImplementedError("only vmap can transform a vmapped function yet")
+        self._function_for(self._outer_args)
+        assert self._last is not None
+        return self._last
+
+    def _function_for(self, args: tuple) -> Callable:
+        """Check the arguments with JAX's messages; the emitted batched function."""
         in_axes = self.in_axes
         if isinstance(in_axes, tuple):
             if len(in_axes) != len(args):
@@ -217,14 +230,15 @@ class Vmapped(Transformed):
         self._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
         key_axes = (_hashable(self._axes), _hashable(self.out_axes))
+        if isinstance(self.inner, Vmapped):  # the inner one is asked with one example
+            self.inner._outer_args = tuple(_slice0(a, ax) for a, ax in zip(args, self._axes))
         try:
             _, fn = self._generate(kinds, key_axes, _example_ranks(args, self._axes))
         finally:
             self._args = ()
-        if fast is not None:
-            self._fast[fast] = fn
-        _read_free_names(fn)
-        return fn(*args)
+            if isinstance(self.inner, Vmapped):
+                self.inner._outer_args = None
+        return fn
 
 
 def _resolve(axes: Any, value: Any) -> Any:

@@ -96,3 +96,9 @@ def test_composition_long(order):
         check(source)
 
     run()
+
+
+def test_third_order() -> None:
+    f, fj = load("def f(x):\n    return np.sin(x) * x ** 3 + np.exp(np.tanh(x))\n")
+    got = s2s.grad(s2s.grad(s2s.grad(f)))(0.7)
+    close(got, jax.grad(jax.grad(jax.grad(fj)))(0.7))
