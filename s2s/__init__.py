@@ -13,6 +13,7 @@
 
 from .api import Transformed, grad, jvp, source, value_and_grad, vjp
 from .vectorize import hessian, jacfwd, jacrev, vmap
+from .jit import jit
 from .errors import (
     NonDifferentiableError,
     SourceNotFoundError,
@@ -32,6 +33,7 @@ __all__ = [
     "jacfwd",
     "jacrev",
     "hessian",
+    "jit",
     "source",
     "Transformed",
     "TransformError",

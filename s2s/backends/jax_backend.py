@@ -1,0 +1,482 @@
+"""The JAX backend: emitted NumPy code run by ``jax.numpy`` and compiled by XLA.
+
+The emitted module's text goes through three passes (:meth:`JaxBackend.module_text`),
+each visible in ``s2s.source(jitted)``:
+
+1. ``import numpy as np`` becomes ``import s2s.backends.jax_numpy as np``
+   (``jax.numpy``; host constants stay NumPy's, see that module);
+2. ``from s2s.runtime import ...`` becomes ``from s2s.backends.jax_runtime import ...``
+   (the same helpers, their source run on ``jax.numpy``);
+3. in-place writes become functional updates (``y = y.at[i].set(v)``; outside loops
+   ``y[1:] += v`` becomes ``y = y + np.zeros_like(y).at[1:].set(v)``, which XLA fuses;
+   :mod:`s2s.backends.lower`).
+
+Names the emitted code reads from the user's module (a helper function the forward
+pass calls, a constant) are translated too: a user function runs its own code with
+its module's ``numpy`` rebound (:class:`Translator`), a call to an s2s transform inside
+it runs that transform's emitted code here.  Python control flow on traced values is
+not lowered yet (``lax.cond``/``fori_loop``/``while_loop`` are a later step): it raises
+:class:`~s2s.backends.TracedValueError` quoting the line.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import os
+import re
+import sys
+import sysconfig
+import types
+import weakref
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import api
+from ..api import Transformed, _check_argnums, _dtype_of, _leaves, _rebuild
+from ..emitcode import compile_module
+from ..errors import Loc, TransformError
+from ..kinds import LEAF, kind_of
+from . import Backend, TracedValueError
+from . import jax_numpy
+from .emitted import emitted_for, shadow
+from .lower import lower_inplace
+
+NUMPY_IMPORT = "import s2s.backends.jax_numpy as np"
+RUNTIME_IMPORT = "from s2s.backends.jax_runtime import "
+
+_TRACED_ERRORS = (
+    jax.errors.ConcretizationTypeError,  # TracerBoolConversionError among them
+    jax.errors.TracerIntegerConversionError,
+    jax.errors.TracerArrayConversionError,
+    jax.errors.NonConcreteBooleanIndexError,
+)
+
+
+class NeedExample(Exception):
+    """A vmapped function met a new signature while JAX traces it: its code must be
+    generated from a concrete first example (the rank probe), before tracing."""
+
+
+def enable_x64() -> None:
+    jax.config.update("jax_enable_x64", True)
+
+
+def x64_default() -> bool:
+    """On unless ``S2S_JAX_X64=0`` (NumPy computes in float64; so does s2s on JAX)."""
+    return os.environ.get("S2S_JAX_X64", "1").lower() not in ("0", "false", "no")
+
+
+class JaxBackend(Backend):
+    name = "jax"
+    jits = True
+
+    def __init__(self) -> None:
+        self._prepared: "weakref.WeakKeyDictionary[Callable, Callable]" = (
+            weakref.WeakKeyDictionary()
+        )
+
+    # ---- text and compilation ------------------------------------------------------
+
+    def module_text(self, text: str) -> str:
+        """The emitted module's text as it runs on JAX (see the module docstring)."""
+        text = re.sub(r"^import numpy as np$", NUMPY_IMPORT, text, flags=re.M)
+        text = re.sub(r"^from s2s\.runtime import ", RUNTIME_IMPORT, text, flags=re.M)
+        lowered = lower_inplace(text, fuse_slices=True)
+        if max(map(len, lowered.splitlines()), default=0) > 88:
+            import black  # a lowered write ran past black's line length: wrap it
+
+            lowered = black.format_str(lowered, mode=black.Mode())
+        return lowered
+
+    def prepare(self, fn: Callable, text: str | None = None) -> Callable:
+        """The emitted function ``fn`` (NumPy) compiled from its text on JAX."""
+        found = self._prepared.get(fn)
+        if found is not None:
+            return found
+        if text is None:
+            text = "".join(linecache.getlines(fn.__code__.co_filename))
+        jax_text = self.module_text(text)
+        defined = _top_level_names(jax_text)
+        names = [k for k in fn.__globals__ if not k.startswith("__") and k not in defined]
+        namespace: dict[str, Any] = {"__name__": "s2s_emitted_jax"}
+        compile_module(jax_text, namespace, f"{fn.__name__}_jax")
+        jfn = namespace[fn.__name__]
+        jfn.__s2s_numpy__ = (fn, names)  # type: ignore[attr-defined]
+        jfn.__s2s_text__ = jax_text  # type: ignore[attr-defined]
+        self._prepared[fn] = jfn
+        return jfn
+
+    def refresh(self, jfn: Callable, translator: "Translator | None" = None) -> None:
+        """Give ``jfn`` the current values of the names it reads from the user's
+        module (as the NumPy code would read them), translated for JAX."""
+        fn, names = jfn.__s2s_numpy__  # type: ignore[attr-defined]
+        if getattr(fn, "__s2s_free__", None):
+            api._read_free_names(fn)
+        translator = translator or Translator(self)
+        target = jfn.__globals__
+        for name in names:
+            target[name] = translator(fn.__globals__[name])
+
+    def translate(self, value: Any) -> Any:
+        return Translator(self)(value)
+
+    # ---- running ---------------------------------------------------------------------
+
+    def run(self, jfn: Callable, args: tuple, kwargs: dict) -> Any:
+        """Call code prepared for JAX; Python control flow on a traced value raises
+        :class:`TracedValueError` naming the line."""
+        try:
+            return jfn(*args, **kwargs)
+        except _TRACED_ERRORS as err:
+            raise traced_value_error(err) from err
+
+    def call(self, fun: Any, args: tuple, kwargs: dict, examples: dict | None = None,
+             example_key: Any = None, texts: list | None = None) -> Any:
+        """Run ``fun`` (an s2s transform or a user function) on JAX values: the body
+        of the function ``jax.jit`` traces.  ``examples`` holds a vmapped function's
+        code per signature (``example_key``); ``texts`` gets the emitted text run."""
+        texts = texts if texts is not None else []
+        from ..vectorize import Vmapped, _JacFwd, _JacRev
+
+        if isinstance(fun, Vmapped):
+            if examples is None or example_key not in examples:
+                raise NeedExample()
+            text, fn = examples[example_key]
+            jfn = self.prepare(fn, text)
+            self.refresh(jfn)
+            texts.append(jfn.__s2s_text__)
+            return self.run(jfn, args, kwargs)
+        if isinstance(fun, Transformed):
+            if fun.mode not in ("grad", "value_and_grad"):
+                raise TransformError(
+                    f"s2s.jit of a {fun.mode} object is not supported",
+                    hint="jit a function that calls s2s.jvp/s2s.vjp, or the grad",
+                )
+            text, fn = emitted_for(fun, shadow(args), kwargs)
+            jfn = self.prepare(fn, text)
+            self.refresh(jfn)
+            texts.append(jfn.__s2s_text__)
+            result = self.run(jfn, args, kwargs)
+            argnums = _check_argnums(fun.argnums, fun.tuple_out, len(args))
+            return _postprocess(fun, result, args, argnums)
+        if isinstance(fun, (_JacFwd, _JacRev)):
+            raise TransformError(
+                "jacfwd, jacrev and hessian do not run on the JAX backend yet",
+                hint="use s2s.jit(..., backend='numpy') for them, or jit a vmap of a grad",
+            )
+        if not callable(fun):
+            raise TypeError(f"Expected a callable value, got {fun!r}")
+        return self.run(self.translate(fun), args, kwargs)
+
+    def source_of(self, jfn: Callable) -> str:
+        return jfn.__s2s_text__  # type: ignore[attr-defined]
+
+
+def _top_level_names(text: str) -> set[str]:
+    names: set[str] = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+# ---- results cast as the NumPy transform casts them ---------------------------------
+
+
+def _cast_like(g: Any, primal: Any) -> Any:
+    g = jnp.asarray(g, dtype=jnp.result_type(primal))
+    if g.shape != np.shape(primal):
+        g = jnp.broadcast_to(g, np.shape(primal))
+    return g
+
+
+def _cast_tree(grads: Any, primal: Any) -> Any:
+    leaves = [_cast_like(g, p) for g, p in zip(_leaves(grads), _leaves(primal))]
+    return _rebuild(kind_of(primal), leaves)
+
+
+def _postprocess(t: Transformed, result: Any, args: tuple, argnums: tuple[int, ...]) -> Any:
+    """``Transformed._postprocess`` on JAX values: gradients in their inputs' dtypes
+    and shapes."""
+    def fix(grads: Any) -> Any:
+        if t.tuple_out:
+            return tuple(_cast_tree(g, args[i]) for g, i in zip(grads, argnums))
+        return _cast_tree(grads, args[argnums[0]])
+
+    if t.mode == "grad":
+        if t.has_aux:
+            grads, aux = result
+            return fix(grads), aux
+        return fix(result)
+    value, grads = result
+    return value, fix(grads)
+
+
+# ---- the error for Python control flow on traced values ------------------------------
+
+_SITE_DIRS = tuple(
+    p + os.sep for p in {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")}
+)
+_LIBRARY_DIRS = _SITE_DIRS + tuple(
+    os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+    for m in (jax, np, sys.modules["s2s"])
+)
+
+
+def traced_value_error(err: Exception) -> TracedValueError:
+    """Where the emitted (or user) code needed a Python value JAX only traces."""
+    frames = []
+    tb = err.__traceback__
+    while tb is not None:
+        frames.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))
+        tb = tb.tb_next
+    emitted = [f for f in frames if f[0].startswith("<s2s:") and "runtime_jax" not in f[0]]
+    user = [f for f in frames if not f[0].startswith(("<", *_LIBRARY_DIRS))]
+    where = (emitted or user or [None])[-1]
+    loc, construct = None, "a Python conversion (bool, int, float, range)"
+    if isinstance(err, jax.errors.NonConcreteBooleanIndexError):
+        construct = "indexing with a boolean mask (its result's shape depends)"
+    if where is not None:
+        filename, line = where
+        text = linecache.getline(filename, line).rstrip("\n")
+        stripped = text.lstrip()
+        loc = Loc(filename, line, len(text) - len(stripped) + 1, text)
+        for word, what in (("if ", "Python `if`"), ("elif ", "Python `elif`"),
+                           ("while ", "Python `while`"), ("for ", "Python `for`")):
+            if stripped.startswith(word):
+                construct = what
+                break
+        else:
+            if re.search(r"\b(and|or|not)\b", stripped) and isinstance(
+                    err, jax.errors.ConcretizationTypeError):
+                construct = "Python `and`/`or`/`not`"
+    kind = type(err).__name__
+    return TracedValueError(
+        f"{construct} on a value JAX traces ({kind}): under jax.jit it is known only "
+        "when the compiled code runs",
+        loc,
+        hint="run it on the NumPy backend (s2s.jit(f, backend='numpy')), or pass the "
+        "value as a static argument (static_argnums=/static_argnames=); lowering "
+        "Python if/for/while to lax.cond/fori_loop/while_loop is not built yet",
+    )
+
+
+# ---- translating what emitted code reads from the user's module ---------------------
+
+_LIBRARIES = {"numpy", "jax", "jaxlib", "scipy", "s2s", "libcst", "black", "pytest",
+              "_pytest", "builtins"}
+
+
+class Translator:
+    """Values from the user's module, as code on JAX must see them.
+
+    NumPy (and its ``linalg``/``fft``, its functions and ufuncs under any name) becomes
+    :mod:`s2s.backends.jax_numpy`; ``scipy.special`` becomes ``jax.scipy.special``; a
+    user function becomes a copy of itself whose module globals (and closure) are
+    translated the same way; emitted code is compiled for JAX; s2s transforms called
+    inside run their emitted code on JAX.  Anything else is kept.
+    """
+
+    def __init__(self, backend: JaxBackend) -> None:
+        self.backend = backend
+        self._functions: dict[int, Any] = {}
+        self._globals: dict[int, dict] = {}
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, types.ModuleType):
+            return self._module(value)
+        if isinstance(value, np.ufunc):
+            return getattr(jax_numpy, value.__name__, value)
+        if isinstance(value, Transformed):
+            return OnJax(value, self.backend)
+        mapped = _S2S_FUNCTIONS.get(id(value))
+        if mapped is not None and mapped[0] is value:
+            return getattr(S2SOnJax(self.backend), mapped[1])
+        if isinstance(value, types.FunctionType):
+            return self._function(value)
+        if callable(value) and not isinstance(value, type):
+            module = getattr(value, "__module__", None) or ""
+            if module.split(".")[0] in ("numpy", "scipy"):
+                return self._library_function(value, module)
+        return value
+
+    def _module(self, module: types.ModuleType) -> Any:
+        name = module.__name__
+        if name == "numpy":
+            return jax_numpy
+        if name.startswith("numpy."):
+            sub = name.split(".")[1]
+            return getattr(jax_numpy, sub, module)
+        if name == "scipy.special":
+            import jax.scipy.special
+
+            return jax.scipy.special
+        if name == "s2s":
+            return S2SOnJax(self.backend)
+        return module
+
+    def _library_function(self, fn: Any, module: str) -> Any:
+        name = getattr(fn, "__name__", None)
+        if name is None:
+            return fn
+        if module.startswith("scipy.special"):
+            import jax.scipy.special
+
+            return getattr(jax.scipy.special, name, fn)
+        if module.startswith("numpy"):
+            for sub in ("linalg", "fft"):
+                if f".{sub}" in module:
+                    return getattr(getattr(jax_numpy, sub), name, fn)
+            return getattr(jax_numpy, name, fn)
+        return fn
+
+    def _function(self, fn: types.FunctionType) -> Any:
+        filename = fn.__code__.co_filename
+        if filename.startswith("<s2s:"):
+            jfn = self.backend.prepare(fn)
+            self.backend.refresh(jfn, self)
+            return jfn
+        module = (fn.__module__ or "").split(".")[0]
+        if module in ("numpy", "scipy"):
+            return self._library_function(fn, fn.__module__)
+        if module in _LIBRARIES or filename.startswith(_SITE_DIRS):
+            return fn
+        found = self._functions.get(id(fn))
+        if found is not None:
+            return found
+        new_globals = self._translated_globals(fn.__globals__)
+        closure = None
+        if fn.__closure__ is not None:
+            cells = []
+            for cell in fn.__closure__:
+                try:
+                    contents = cell.cell_contents
+                except ValueError:  # not yet bound
+                    cells.append(types.CellType())
+                    continue
+                cells.append(types.CellType(self(contents)))
+            closure = tuple(cells)
+        new = types.FunctionType(fn.__code__, new_globals, fn.__name__, fn.__defaults__,
+                                 closure)
+        new.__kwdefaults__ = fn.__kwdefaults__
+        new.__qualname__ = fn.__qualname__
+        new.__s2s_numpy_original__ = fn  # type: ignore[attr-defined]
+        self._functions[id(fn)] = new
+        return new
+
+    def _translated_globals(self, module_globals: dict) -> dict:
+        found = self._globals.get(id(module_globals))
+        if found is not None:
+            return found
+        new = dict(module_globals)
+        self._globals[id(module_globals)] = new  # before filling: recursion finds it
+        for name, value in module_globals.items():
+            if not name.startswith("__"):
+                new[name] = self(value)
+        return new
+
+
+def _original(fun: Any) -> Any:
+    """The user's own function behind a translated copy (s2s transforms read it)."""
+    return getattr(fun, "__s2s_numpy_original__", fun)
+
+
+# ---- s2s transforms called inside code that runs on JAX ----------------------------
+
+
+class OnJax:
+    """An s2s transform called from code traced by JAX: runs its emitted code on JAX."""
+
+    def __init__(self, t: Transformed, backend: JaxBackend) -> None:
+        self.t = t
+        self.backend = backend
+        self.__name__ = t.__name__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from ..vectorize import Vmapped
+
+        if isinstance(self.t, Vmapped):
+            raise TransformError(
+                "s2s.vmap called inside a function jitted on the JAX backend is not "
+                "supported yet (its code is specialised from a concrete example)",
+                hint="jit the vmapped function itself: s2s.jit(s2s.vmap(f), backend='jax')",
+            )
+        return self.backend.call(self.t, args, kwargs)
+
+
+class S2SOnJax(types.ModuleType):
+    """The ``s2s`` module as code traced on the JAX backend sees it."""
+
+    def __init__(self, backend: JaxBackend) -> None:
+        super().__init__("s2s")
+        self._backend = backend
+
+    def __getattr__(self, name: str) -> Any:
+        import s2s
+
+        value = getattr(s2s, name)
+        if name in ("grad", "value_and_grad", "vmap"):
+            def transform(fun: Any = None, *a: Any, **k: Any) -> Any:
+                if fun is None:
+                    return lambda f: OnJax(value(_original(f), *a, **k), self._backend)
+                return OnJax(value(_original(fun), *a, **k), self._backend)
+
+            transform.__name__ = name
+            return transform
+        if name == "jvp":
+            return lambda fun, primals, tangents, has_aux=False: jvp_on_jax(
+                self._backend, fun, primals, tangents, has_aux)
+        if name in ("vjp", "jacfwd", "jacrev", "hessian", "jacobian"):
+            raise TransformError(
+                f"s2s.{name} called inside a function jitted on the JAX backend is not "
+                "supported yet",
+                hint=f"call s2s.{name} outside, or use the NumPy backend",
+            )
+        return value
+
+
+_S2S_FUNCTIONS = {id(getattr(api, n)): (getattr(api, n), n)
+                  for n in ("grad", "value_and_grad", "jvp", "vjp")}
+
+
+def _register_vectorize() -> None:
+    from .. import vectorize
+
+    for n in ("vmap", "jacfwd", "jacrev", "hessian"):
+        _S2S_FUNCTIONS[id(getattr(vectorize, n))] = (getattr(vectorize, n), n)
+
+
+_register_vectorize()
+
+
+def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
+               has_aux: bool = False) -> Any:
+    """``s2s.jvp`` with its emitted forward-mode code run on JAX values."""
+    fun = _original(fun)
+    api._check_tangents(shadow(tuple(primals)), shadow(tuple(tangents)))
+    primals, tangents = tuple(primals), tuple(tangents)
+    t = api._jvp_transform(fun, has_aux)
+    t._refresh()
+    active = tuple(
+        i for i, p in enumerate(primals)
+        if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
+    )
+    kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
+    text, fn = t._generate(kinds, active, (len(primals), False))
+    jfn = backend.prepare(fn, text)
+    backend.refresh(jfn)
+    result = backend.run(jfn, (*primals, *(tangents[i] for i in active)), {})
+    out, out_dot = result[0], result[1]
+    fixed = [_cast_like(d, o) if jnp.issubdtype(jnp.result_type(o), jnp.inexact)
+             else np.zeros(np.shape(o), api.float0)
+             for d, o in zip(_leaves(out_dot), _leaves(out))]
+    out_dot = _rebuild(kind_of(out), fixed)
+    if has_aux:
+        return out, out_dot, result[2]
+    return out, out_dot

@@ -1,0 +1,111 @@
+"""``np`` for code running on the JAX backend: ``jax.numpy``, with host constants
+left to NumPy.
+
+Emitted code (and s2s's runtime helpers) are NumPy programs, and NumPy programs do
+two kinds of arithmetic with the same ``np``: on arrays (traced by JAX, compiled by
+XLA) and on host constants that decide shapes and axes (``np.atleast_1d(axis)``,
+``np.argsort(order)``, ``np.isinf(ord)``).  Under ``jax.jit`` the second kind must stay
+concrete Python/NumPy values, so each function here runs ``jax.numpy``'s version when
+any argument is a JAX array (a tracer included) and NumPy's when all of them are host
+constants; array constructors (``zeros``, ``arange``, ``array``...) always build JAX
+arrays, which the lowered in-place writes (``y = y.at[i].set(v)``) update.
+
+    import s2s.backends.jax_numpy as np     # the first line of code run on JAX
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import jax
+import jax.numpy as _jnp
+import numpy as _onp
+
+__all__: list[str] = []
+
+# always jax.numpy: their results are arrays that code may write into
+CONSTRUCTORS = frozenset({
+    "array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+    "empty_like", "full_like", "eye", "identity", "arange", "linspace", "copy", "tri",
+})
+
+
+def _has_jax(value: Any) -> bool:
+    if isinstance(value, jax.Array):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_has_jax(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_jax(v) for v in value.values())
+    return False
+
+
+class Dispatch:
+    """One NumPy function: ``jax.numpy``'s on JAX arrays, NumPy's on host constants."""
+
+    __slots__ = ("name", "host", "device", "always_device")
+
+    def __init__(self, name: str, host: Any, device: Any, always_device: bool) -> None:
+        self.name = name
+        self.host = host
+        self.device = device
+        self.always_device = always_device
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.always_device or _has_jax(args) or _has_jax(kwargs):
+            return self.device(*args, **kwargs)
+        return self.host(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # ufunc methods: np.add.reduce, .outer
+        return getattr(self.device, name)
+
+    def __repr__(self) -> str:
+        return f"<s2s jax.numpy dispatch of {self.name}>"
+
+
+class Namespace(types.ModuleType):
+    """A NumPy namespace (``numpy``, ``numpy.linalg``, ``numpy.fft``) over JAX's."""
+
+    def __init__(self, name: str, host: Any, device: Any) -> None:
+        super().__init__(name)
+        self._host = host
+        self._device = device
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = resolve(name, self._host, self._device, self.__name__)
+        setattr(self, name, value)  # looked up once
+        return value
+
+
+def resolve(name: str, host: Any, device: Any, where: str) -> Any:
+    h = getattr(host, name, None)
+    d = getattr(device, name, None)
+    if h is None and d is None:
+        raise AttributeError(f"module {where!r} has no attribute {name!r}")
+    if d is None:
+        return h  # only NumPy has it (np.ndindex, np.errstate): the host's
+    if h is None:
+        return d
+    if isinstance(h, types.ModuleType):
+        if isinstance(d, types.ModuleType):
+            return Namespace(f"{where}.{name}", h, d)
+        return h
+    if isinstance(h, type) or not callable(h):
+        # dtypes and scalar types (jnp.float64(x) works on tracers, and as a dtype),
+        # constants (np.pi, np.newaxis)
+        return d if isinstance(h, type) and hasattr(d, "dtype") else h
+    return Dispatch(name, h, d, name in CONSTRUCTORS)
+
+
+_ROOT = Namespace(__name__, _onp, _jnp)
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith("__"):
+        raise AttributeError(name)
+    value = getattr(_ROOT, name)
+    globals()[name] = value  # the next lookup is a plain module attribute
+    return value

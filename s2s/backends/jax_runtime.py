@@ -1,0 +1,36 @@
+"""s2s's runtime helpers (``s2s/runtime.py``) for code running on the JAX backend.
+
+Not a second copy: this module executes the text of ``s2s/runtime.py`` itself, with
+``np`` bound to :mod:`s2s.backends.jax_numpy` (``jax.numpy``, host constants left to
+NumPy), SciPy's special functions taken from ``jax.scipy.special``, and the few
+in-place writes in it lowered to functional updates (``out[s] += v`` becomes
+``out = out.at[s].add(v)``).  The lowered text is registered under its own file name,
+so tracebacks through a helper show the lines that ran.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+from .. import runtime as _numpy_runtime
+from ..emitcode import compile_module
+from .lower import lower_inplace
+
+HEADER_IMPORT = "import s2s.backends.jax_numpy as np"
+
+
+def lowered_source(text: str) -> str:
+    """NumPy module text as it runs on JAX: imports rebound, in-place writes lowered."""
+    text = re.sub(r"^import numpy as np$", HEADER_IMPORT, text, flags=re.M)
+    text = re.sub(r"^(\s*)from scipy import special$", r"\1from jax.scipy import special",
+                  text, flags=re.M)
+    return lower_inplace(text)
+
+
+SOURCE = lowered_source(inspect.getsource(_numpy_runtime))
+
+_namespace: dict = {"__name__": __name__}
+compile_module(SOURCE, _namespace, "runtime_jax")
+__all__ = list(_numpy_runtime.__all__)
+globals().update({name: _namespace[name] for name in __all__})
