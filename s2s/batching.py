@@ -223,6 +223,11 @@ def size_rule(b: Batch, s: Let) -> str:
     return f"np.size({atom_text(s.args[0])}) // {b.use_batch_size()}"
 
 
+@batch_rule("dtype")
+def dtype_rule(b: Batch, s: Let) -> str:
+    return f"{atom_text(s.args[0])}.dtype"
+
+
 @batch_rule("float")
 def float_rule(b: Batch, s: Let) -> str:
     return f"np.asarray({atom_text(s.args[0])}, dtype=float)"

@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from .batching import rule_for
+from .vmap import HANDLED
 from .primitives import PRIMITIVES, load_all
 
 
@@ -26,7 +28,7 @@ def primitive_table() -> list[dict[str, Any]]:
             "jvp": structural or (
                 differentiable and all(p in prim.jvps for p in prim.diff)
             ),
-            "batch": False,  # batching rules arrive with vmap
+            "batch": rule_for(name) is not None or name in HANDLED,
             "note": prim.note or ("structural: the transform handles it" if structural
                                   else ""),
         })

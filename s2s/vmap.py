@@ -582,6 +582,10 @@ class _Vmap(Batch):
             out.append(Block(f"while {atom_text(s.test)}:", body, []))
 
 
+# primitives the transform batches itself (containers, calls, writes, joins of lists)
+HANDLED = {"setitem", "append", "pop", "call", "make_dict", "make_list", "make_tuple",
+           "identity", "array", "stack", "concatenate", "hstack", "vstack"}
+
 SEQ_ITEM = "*"  # batched paths of a list grown in a loop: "*" then the item's path
 
 # facts about one example's array: its shape, rank, size and dtype do not vary
