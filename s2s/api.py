@@ -205,6 +205,7 @@ class Transformed:
         with _LOCK:
             hit = self._compiled.get(key)
             if hit is not None:
+                self._last = hit  # .source shows the code the latest call ran
                 return hit
             ir, origin = self.ir, ()
             if self.inner is not None:
