@@ -209,7 +209,8 @@ class Transformed:
                 return hit
             ir, origin = self.ir, ()
             if self.inner is not None:
-                inner_text, inner_fn = self.inner._generate_for(kinds)
+                nargs = getattr(self, "_call_nargs", None) or len(kinds)
+                inner_text, inner_fn = self.inner._generate_for(kinds[:nargs], kinds)
                 ir, origin = normalize(inner_fn), (inner_text,)
             text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
                         self.mode, self.has_aux, self._signature) + key + origin
@@ -240,10 +241,12 @@ class Transformed:
         spec = Spec(self.mode, argnums, tuple_out, self.has_aux, kinds)
         emit_reverse(ir, spec, module, self.__name__)
 
-    def _generate_for(self, kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
-        """The emitted function for a call with arguments of these structures, as an
-        outer transform needs it (argnums resolved as a call would)."""
-        argnums = _check_argnums(self.argnums, self.tuple_out, len(kinds))
+    def _generate_for(self, passed: tuple[Kind, ...],
+                      kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
+        """The emitted function for a call passing arguments of structures ``passed``
+        (``kinds`` adds the parameters left at their defaults), as an outer transform
+        needs it: argnums resolved as that call would resolve them."""
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(passed))
         return self._generate(kinds, argnums, self.tuple_out)
 
     def _default(self) -> tuple[str, Callable]:
@@ -271,6 +274,7 @@ class Transformed:
         _check_float_inputs("grad", args, argnums)
         self._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
+        self._call_nargs = nargs
         try:
             _, fn = self._generate(kinds, argnums, self.tuple_out)
         except _OutputStructureError:
@@ -497,6 +501,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
     )
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
+    t._call_nargs = len(primals)
     _, fn = t._generate(kinds, active, (len(primals), False))
     _read_free_names(fn)
     result = fn(*primals, *(tangents[i] for i in active))

@@ -215,6 +215,21 @@ class _Forward:
         if s.prim == "append":
             self.append(s, out)
             return
+        if s.prim == "pop":  # the tangent list loses its last item too
+            current = self.tan.get(s.args[0].name, {}).get(())
+            if current is not None:
+                out.append(Line(f"{current}.pop()", keep=True))
+                self.tan[s.target] = {(): current}
+            return
+        if s.prim == "getitem" and isinstance(self.kind(s.args[0].name), Seq):
+            current = self.tan.get(s.args[0].name, {}).get(())
+            if current is not None:  # an item of a list grown in a loop: its tangents
+                index = atom_text(s.params["index"])
+                name = self.dot_name(s.target)
+                out.append(Line(f"{name} = {current}[{index}]"))
+                for path in leaf_paths(self.kind(s.target)):
+                    self.tan.setdefault(s.target, {})[path] = path_text(name, path)
+            return
         if s.target not in self.a.active or not self.a._is_active(s):
             return
         target = s.target

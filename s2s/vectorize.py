@@ -168,7 +168,8 @@ class Vmapped(Transformed):
         _read_free_names(fn)
         return fn(*args)
 
-    def _generate_for(self, kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
+    def _generate_for(self, passed: tuple[Kind, ...],
+                      kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
         """For an outer transform: the batched code for the example it probes with
         (``vmap(vmap(f))``: the outer's first example is a batch for this one)."""
         if self._outer_args is None:
@@ -227,6 +228,7 @@ class Vmapped(Transformed):
                              + "\n".join(lines))
         self._axes = tuple(resolved)
         self._args = args  # read by _emit: the probe runs on the first example
+        self._call_nargs = len(args)
         self._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
         key_axes = (_hashable(self._axes), _hashable(self.out_axes))
