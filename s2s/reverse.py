@@ -297,6 +297,7 @@ class _Reverse:
 
     def build(self, name: str) -> str:
         self.analyse()
+        self._check_indexes_not_changed_later()
         self._refuse_list_reads()
         ret = self.fn.body[-1]
         assert isinstance(ret, Return)
@@ -389,6 +390,27 @@ class _Reverse:
                     "reading an element of a list grown in a loop is not supported yet",
                     s.loc, "stack the list first: np.stack(ys)[i]",
                 )
+
+    def _check_indexes_not_changed_later(self) -> None:
+        """An index list grown by ``append`` after an indexing read would be read,
+        changed, by that read's backward (which runs after the append): refuse it."""
+        lets = _lets(self.fn.body)  # in program order
+        last_change = {self.fn.aliases.get(t.target, t.target): k
+                       for k, t in enumerate(lets) if t.prim in ("append", "pop")}
+        for k, t in enumerate(lets):
+            index = t.params.get("index") if t.prim in ("getitem", "setitem", "add_at") \
+                else None
+            if index is None or t.target not in self.active and t.prim == "getitem":
+                continue
+            for a in index.atoms():
+                if isinstance(a, Var) and last_change.get(
+                        self.fn.aliases.get(a.name, a.name), -1) > k:
+                    raise TransformError(
+                        f"the index list `{self.fn.aliases.get(a.name, a.name)}` changes "
+                        "after it is used here, and reverse mode reads it again later",
+                        t.loc, "build the index list completely first (or index with a "
+                        "tuple or an array)",
+                    )
 
     def _aux_text(self, result: Var) -> str:
         prod = self.producer.get(result.name)
