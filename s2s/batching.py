@@ -549,40 +549,34 @@ def _matmul_bar(b: Batch, s: Let, lhs: bool) -> str:
     rg = b.rank(g)
     if lhs and r1 == 1:  # (n,) @ (..., n, m): x2 @ g[..., None], summed over the stack
         stack = max(r2 - 2, rg - 1)
-        full = (f"({_aligned(b, x2, stack + 2)} @ {_aligned(b, g, stack + 1)}[..., None])"
+        full = (f"({align(b, x2, stack + 2)} @ {align(b, g, stack + 1)}[..., None])"
                 "[..., 0]")
         rank_full = stack + 1
     elif not lhs and r2 == 1:  # (..., k, n) @ (n,): swap(x1) @ g[..., None]
         stack = max(r1 - 2, rg - 1)
-        swapped = f"np.swapaxes({_aligned(b, x1, stack + 2)}, -1, -2)"
-        full = f"({swapped} @ {_aligned(b, g, stack + 1)}[..., None])[..., 0]"
+        swapped = f"np.swapaxes({align(b, x1, stack + 2)}, -1, -2)"
+        full = f"({swapped} @ {align(b, g, stack + 1)}[..., None])[..., 0]"
         rank_full = stack + 1
     elif lhs and r2 == 1:  # (..., k, n) @ (n,): g[..., None] * x2
         rank_full = max(r1, rg + 1)
-        full = f"{_aligned(b, g, rank_full - 1)}[..., None] * {_aligned(b, x2, rank_full)}"
+        full = f"{align(b, g, rank_full - 1)}[..., None] * {align(b, x2, rank_full)}"
     elif not lhs and r1 == 1:  # (n,) @ (..., n, m): x1[:, None] * g[..., None, :]
         rank_full = max(r2, rg + 1)
-        full = (f"{_aligned(b, x1, rank_full - 1)}[..., None] * "
-                f"{_aligned(b, g, rank_full - 1)}[..., None, :]")
+        full = (f"{align(b, x1, rank_full - 1)}[..., None] * "
+                f"{align(b, g, rank_full - 1)}[..., None, :]")
     else:
         rank_full = max(r1, r2, rg)
         if lhs:
-            full = (f"{_aligned(b, g, rank_full)} @ "
-                    f"np.swapaxes({_aligned(b, x2, rank_full)}, -1, -2)")
+            full = (f"{align(b, g, rank_full)} @ "
+                    f"np.swapaxes({align(b, x2, rank_full)}, -1, -2)")
         else:
-            full = (f"np.swapaxes({_aligned(b, x1, rank_full)}, -1, -2) @ "
-                    f"{_aligned(b, g, rank_full)}")
+            full = (f"np.swapaxes({align(b, x1, rank_full)}, -1, -2) @ "
+                    f"{align(b, g, rank_full)}")
     extra = rank_full - b.rank(target)
     if extra > 0:  # the operand was broadcast over a stack: sum it back
         axes = tuple(range(1, extra + 1))
         full = f"np.sum({full}, axis={axes[0] if extra == 1 else axes})"
     return f"unbroadcast({full}, {_with_batch(b, target)})"
-
-
-def _aligned(b: Batch, atom: Any, rank: int) -> str:
-    """Batched and lined up to ``rank`` per-example axes; unbatched as it is."""
-    text = align(b, atom, rank)
-    return text if b.batched(atom) else text
 
 
 @batch_rule("matmul_lhs_bar")
