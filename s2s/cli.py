@@ -1,8 +1,15 @@
-"""The ``s2s`` command line: ``python -m s2s primitives [--json | --markdown]``."""
+"""The ``s2s`` command line (also ``python -m s2s``).
+
+``primitives`` lives here; other subcommands live in their own modules, each with a
+``register(subparsers)`` that adds its parsers and sets ``handler`` (a function of the
+parsed arguments returning the exit status).  A module listed in ``_SUBCOMMANDS`` that
+does not exist yet is skipped.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from typing import Any
@@ -61,23 +68,48 @@ def primitives_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="s2s", description=__doc__)
+_SUBCOMMANDS = ("s2s.cli_teach", "s2s.cli_ledger", "s2s.cli_conformance")
+
+
+def _primitives(args: argparse.Namespace) -> int:
+    if args.json:
+        json.dump(primitive_table(), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    elif args.markdown:
+        sys.stdout.write(primitives_markdown())
+    else:
+        for r in primitive_table():
+            flags = " ".join(k for k in ("vjp", "jvp", "batch") if r[k])
+            kind = "diff" if r["differentiable"] else "no derivative"
+            print(f"{r['name']:<28}{r['family']:<24}{kind:<15}{flags}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="s2s", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     prims = sub.add_parser("primitives", help="list the registered primitives")
     form = prims.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="a JSON list of records")
     form.add_argument("--markdown", action="store_true", help="docs/primitives.md")
-    args = parser.parse_args(argv)
-    if args.command == "primitives":
-        if args.json:
-            json.dump(primitive_table(), sys.stdout, indent=1)
-            sys.stdout.write("\n")
-        elif args.markdown:
-            sys.stdout.write(primitives_markdown())
-        else:
-            for r in primitive_table():
-                flags = " ".join(k for k in ("vjp", "jvp", "batch") if r[k])
-                kind = "diff" if r["differentiable"] else "no derivative"
-                print(f"{r['name']:<28}{r['family']:<24}{kind:<15}{flags}")
-    return 0
+    prims.set_defaults(handler=_primitives)
+    for module_name in _SUBCOMMANDS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except BrokenPipeError:  # `s2s ... | head`: the reader left; not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
