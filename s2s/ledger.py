@@ -1,0 +1,654 @@
+"""The transform ledger: a signed, verifiable record of one transformation.
+
+    from s2s.ledger import ledger, verify, save, load
+
+    g = s2s.vmap(s2s.grad(loss), in_axes=(None, 0, 0))
+    record = ledger(g, w, xs, ys)          # a JSON-serialisable dict
+    save(record, "loss.ledger.json")
+    verify(load("loss.ledger.json"))       # {"ok": True, ...} or the reason it is not
+
+A record states what was transformed (the root function: module, file, qualified
+name, sha256 of its source), how (the transform stack, innermost first, with every
+parameter), what came out (each level's emitted module text and its sha256), which
+primitive rules produced it (per IR statement: see ``provenance``), on what (the
+example inputs, exactly, so the checks can be re-run), the evidence
+(``s2s.selfcheck``: finite-difference probe, JVP/VJP identity, loop oracle, JAX
+oracle), the versions and a timestamp.  The schema is ``docs/ledger-schema.json``.
+
+Signing: HMAC-SHA256 over the canonical JSON of the record without its
+``signature`` field (sorted keys, ``(",", ":")`` separators, ASCII, no NaN), with the
+key from ``S2S_LEDGER_KEY`` (its UTF-8 bytes) or else the file named by
+``S2S_LEDGER_KEY_FILE`` (its bytes, surrounding whitespace stripped).  The key never
+enters the record, an error message or a log.  Without a key the record says it is
+unsigned.
+
+``verify`` re-derives what it can and stops at the first step that fails, with the
+reason: schema, signature, internal hashes, the user's source, regenerating the
+emitted code from the recorded stack and inputs, the rule provenance, and the
+recorded checks (which must have passed, and must pass again).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import hashlib
+import hmac
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from . import selfcheck as _sc
+from .ir import Function, Let, walk
+from .normalize import normalize
+from .parse import parse_function
+from .primitives import PRIMITIVES, load_all
+
+__all__ = [
+    "ledger", "verify", "sign", "canonical", "save", "load", "provenance",
+    "encode_tree", "decode_tree", "LedgerError", "SCHEMA", "KEY_ENV", "KEY_FILE_ENV",
+    "JvpOf", "VjpOf",
+]
+
+SCHEMA = "s2s-ledger/1"
+KEY_ENV = "S2S_LEDGER_KEY"
+KEY_FILE_ENV = "S2S_LEDGER_KEY_FILE"
+JvpOf = _sc.JvpOf
+VjpOf = _sc.VjpOf
+
+REQUIRED = {
+    "schema": str, "root": dict, "transforms": list, "emitted": list,
+    "provenance": dict, "inputs": dict, "checks": dict, "versions": dict,
+    "created": str, "signature": dict,
+}
+
+
+class LedgerError(ValueError):
+    """A record cannot be made, signed or read (the message says why)."""
+
+
+# ---- canonical JSON and signing -----------------------------------------------------
+
+
+def canonical(record: dict[str, Any]) -> bytes:
+    """The bytes a signature covers: the record without ``signature``, as sorted,
+    compact, ASCII JSON."""
+    body = {k: v for k, v in record.items() if k != "signature"}
+    try:
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                          allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise LedgerError(f"record is not canonical JSON: {exc}") from None
+    return text.encode("ascii")
+
+
+def configured_key() -> bytes | None:
+    """The signing key from the environment, or None when none is configured."""
+    value = os.environ.get(KEY_ENV)
+    if value:
+        return value.encode("utf-8")
+    path = os.environ.get(KEY_FILE_ENV)
+    if path:
+        try:
+            data = Path(path).read_bytes().strip()
+        except OSError as exc:
+            raise LedgerError(f"{KEY_FILE_ENV} names a file that cannot be read "
+                              f"({type(exc).__name__})") from None
+        if not data:
+            raise LedgerError(f"{KEY_FILE_ENV} names an empty file")
+        return data
+    return None
+
+
+def _mac(key: bytes, record: dict[str, Any]) -> str:
+    return hmac.new(key, canonical(record), hashlib.sha256).hexdigest()
+
+
+def sign(record: dict[str, Any], key: bytes | None = None) -> dict[str, Any]:
+    """The record with its ``signature`` set (from ``key``, else the configured key;
+    with neither, marked unsigned).  Returns a new dict."""
+    key = key if key is not None else configured_key()
+    out = {k: v for k, v in record.items() if k != "signature"}
+    if key is None:
+        out["signature"] = {
+            "scheme": "none", "signed": False,
+            "note": f"unsigned: no key configured ({KEY_ENV} or {KEY_FILE_ENV})",
+        }
+    else:
+        out["signature"] = {"scheme": "hmac-sha256", "signed": True,
+                            "canonical": "json:sorted-keys,compact,ascii",
+                            "value": _mac(key, out)}
+    return out
+
+
+# ---- inputs, exactly ------------------------------------------------------------------
+
+
+def encode_tree(x: Any) -> Any:
+    """A pytree of arrays and Python scalars as JSON, bit-exact."""
+    if isinstance(x, dict):
+        for k in x:
+            if not isinstance(k, (str, int)) or isinstance(k, bool):
+                raise LedgerError(f"dict keys must be str or int to be recorded, got {k!r}")
+        return {"dict": [[k, encode_tree(v)] for k, v in x.items()]}
+    if isinstance(x, tuple) and not hasattr(x, "_fields"):
+        return {"tuple": [encode_tree(v) for v in x]}
+    if isinstance(x, list):
+        return {"list": [encode_tree(v) for v in x]}
+    if isinstance(x, bool):
+        return {"bool": x}
+    if isinstance(x, int):
+        return {"int": x}
+    if isinstance(x, float):
+        return {"float": x.hex()}
+    if x is None:
+        return {"none": True}
+    if isinstance(x, (np.ndarray, np.generic)):
+        a = np.asarray(x)
+        if a.dtype.hasobject or a.dtype.fields is not None:
+            raise LedgerError(f"arrays of dtype {a.dtype} cannot be recorded")
+        a = a.astype(a.dtype.newbyteorder("<"))
+        kind = "array" if isinstance(x, np.ndarray) else "scalar"
+        return {kind: {"dtype": a.dtype.str, "shape": list(a.shape),
+                       "data": base64.b64encode(np.ascontiguousarray(a).tobytes()).decode()}}
+    raise LedgerError(f"cannot record an input of type {type(x).__name__}")
+
+
+def decode_tree(j: Any) -> Any:
+    if not isinstance(j, dict) or len(j) != 1:
+        raise LedgerError(f"malformed recorded input: {str(j)[:80]}")
+    (tag, v), = j.items()
+    if tag == "dict":
+        return {k: decode_tree(e) for k, e in v}
+    if tag == "tuple":
+        return tuple(decode_tree(e) for e in v)
+    if tag == "list":
+        return [decode_tree(e) for e in v]
+    if tag == "bool":
+        return bool(v)
+    if tag == "int":
+        return int(v)
+    if tag == "float":
+        return float.fromhex(v)
+    if tag == "none":
+        return None
+    if tag in ("array", "scalar"):
+        dtype = np.dtype(v["dtype"])
+        a = np.frombuffer(base64.b64decode(v["data"]), dtype=dtype).reshape(v["shape"])
+        a = a.astype(dtype.newbyteorder("="))
+        return a.copy() if tag == "array" else a[()]
+    raise LedgerError(f"unknown recorded input tag {tag!r}")
+
+
+# ---- rule provenance ------------------------------------------------------------------
+
+
+def _rule_id(rule: Callable) -> str:
+    return f"{rule.__module__}.{rule.__qualname__}"
+
+
+def _rule_hash(rule: Callable) -> str:
+    try:
+        text = inspect.getsource(rule)
+    except (OSError, TypeError):
+        text = repr(rule)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _rules_for(kind: str, prim_name: str) -> tuple[list[Callable], str]:
+    """The rules a transform of ``kind`` applies to a statement of ``prim_name``, or
+    why there are none."""
+    prim = PRIMITIVES.get(prim_name)
+    if prim is None:
+        return [], "not a registered primitive"
+    if kind == "batch":
+        from .batching import rule_for
+        from .vmap import HANDLED
+
+        rule = rule_for(prim_name)
+        if rule is not None:
+            return [rule], ""
+        return [], "handled by vmap itself" if prim_name in HANDLED else "no batching rule"
+    if prim.nondiff:
+        return [], "no derivative"
+    if kind == "vjp":
+        if prim.vjp is not None:
+            return [prim.vjp], ""
+    else:
+        rules = [prim.jvps[p] for p in prim.diff if p in prim.jvps]
+        if rules:
+            return rules, ""
+    if prim.family == "structure":
+        return [], "structural: the transform handles it"
+    return [], f"no {kind} rule"
+
+
+def _statements(fn: Function, seen: set[int]) -> list[tuple[Function, Let]]:
+    out = []
+    if id(fn) in seen:
+        return out
+    seen.add(id(fn))
+    for s in walk(fn.body):
+        if isinstance(s, Let):
+            out.append((fn, s))
+            callee = s.params.get("callee") if isinstance(s.params, dict) else None
+            callee = getattr(callee, "function", callee)
+            if isinstance(callee, Function):
+                out += _statements(callee, seen)
+    return out
+
+
+def _provenance_of(fn: Callable, kind: str, text: str, rules: dict[str, str]
+                   ) -> list[dict[str, Any]]:
+    """One entry per IR statement of ``fn``: where, which primitive, which rules."""
+    ir = normalize(fn)
+    suffix = {"vjp": "_bar", "jvp": "_dot"}.get(kind)
+    entries = []
+    for owner, s in _statements(ir, set()):
+        found, why = _rules_for(kind, s.prim)
+        loc = s.loc
+        entry: dict[str, Any] = {
+            "at": f"{Path(loc.file).name}:{loc.line}:{loc.col}" if loc else None,
+            "function": owner.name, "prim": s.prim,
+            "rules": [_rule_id(r) for r in found],
+        }
+        for r in found:
+            rules[_rule_id(r)] = _rule_hash(r)
+        if why:
+            entry["why_none"] = why
+        if suffix is not None and found:
+            entry["emitted"] = f"{s.target}{suffix}" in text
+        entries.append(entry)
+    return entries
+
+
+def _compiled_parts(g: Any) -> list[list[tuple[str, str, Callable | None]]]:
+    """Per level (innermost first): (part, rule kind, the function that part
+    transforms) -- the function is the previous part's emitted function."""
+    from .api import _JVPS, Transformed
+    from .jit import Jitted
+    from .vectorize import Vmapped, _JacFwd, _JacRev, _vjp_transform
+
+    levels = list(reversed(_sc.layers(g)))
+    current: Callable | None = _sc.root_of(g)
+    plan: list[list[tuple[str, str, Callable | None]]] = []
+    for spec, obj, _inner in levels:
+        t = spec["transform"]
+        parts: list[tuple[str, str, Callable | None]] = []
+        if isinstance(obj, _JacFwd):
+            d = (_JVPS.get(obj.fun) or {}).get(obj.has_aux)
+            parts.append(("jvp", "jvp", current))
+            current = d._last[1] if d is not None and d._last else None
+            parts.append(("vmap", "batch", current))
+            v = list(obj._vmapped.values())[-1] if obj._vmapped else None
+            current = v._last[1] if v is not None and v._last else None
+        elif isinstance(obj, _JacRev):
+            d = _vjp_transform(obj.fun, obj.has_aux)
+            parts.append(("vjp", "vjp", current))
+            current = d._last[1] if d._last else None
+            parts.append(("vmap", "batch", current))
+            v = list(obj._vmapped.values())[-1] if obj._vmapped else None
+            current = v._last[1] if v is not None and v._last else None
+        elif isinstance(obj, Vmapped):
+            parts.append(("vmap", "batch", current))
+            current = obj._last[1] if obj._last else None
+        elif isinstance(obj, Transformed):
+            parts.append((t, "vjp", current))
+            current = obj._last[1] if obj._last else None
+        elif isinstance(obj, _sc.JvpOf):
+            parts.append(("jvp", "jvp", current))
+            d = (_JVPS.get(obj.fn) or {}).get(obj.has_aux)
+            current = d._last[1] if d is not None and d._last else None
+        elif isinstance(obj, _sc.VjpOf):
+            parts.append(("vjp", "vjp", current))
+            d = obj._transformed
+            current = d._last[1] if d is not None and d._last else None
+        elif isinstance(obj, Jitted):
+            parts.append(("jit", "none", None))  # runs the inner's code as it is
+        plan.append(parts)
+    return plan
+
+
+def provenance(g: Any, emitted: list[dict[str, Any]]) -> dict[str, Any]:
+    """Which primitive rules produced each level's emitted code (call ``g`` first)."""
+    load_all()
+    rules: dict[str, str] = {}
+    levels = []
+    texts = {(e["level"], e["part"]): e["text"] for e in emitted}
+    for level, parts in enumerate(_compiled_parts(g)):
+        for part, kind, fn in parts:
+            if kind == "none":
+                continue
+            if fn is None:
+                raise LedgerError(f"level {level} ({part}): the function it transforms "
+                                  "is not reachable")
+            levels.append({
+                "level": level, "part": part, "rule_kind": kind,
+                "function": getattr(fn, "__qualname__", "?"),
+                "statements": _provenance_of(fn, kind, texts.get((level, part), ""), rules),
+            })
+    return {
+        "granularity": "ir-statement",
+        "note": "one entry per primitive application in the IR of the function each "
+                "level transforms (the user's for level 0, the previous level's emitted "
+                "code above); 'rules' are the rule functions that transform inlines or "
+                "calls for it; 'emitted' says whether the emitted text binds the "
+                "statement's cotangent/tangent name",
+        "rules": dict(sorted(rules.items())),
+        "levels": levels,
+    }
+
+
+# ---- the record -------------------------------------------------------------------------
+
+
+def _root_info(fn: Callable) -> dict[str, Any]:
+    parsed = parse_function(fn)
+    module = getattr(fn, "__module__", None)
+    file = inspect.getsourcefile(fn) or getattr(fn.__code__, "co_filename", None)
+    return {
+        "module": module,
+        "qualname": fn.__qualname__,
+        "file": str(Path(file).resolve()) if file else None,
+        "source_sha256": parsed.source_hash,
+        "line": fn.__code__.co_firstlineno,
+    }
+
+
+def _versions() -> dict[str, Any]:
+    import s2s
+
+    try:
+        import jax
+
+        jax_version = jax.__version__
+    except ImportError:
+        jax_version = None
+    return {"s2s": s2s.__version__, "numpy": np.__version__, "jax": jax_version,
+            "python": platform.python_version()}
+
+
+def ledger(g: Any, *example_args: Any, checks: bool = True, seed: int = 0,
+           oracle: bool = True, key: bytes | None = None) -> dict[str, Any]:
+    """The record of the transformed function ``g`` called on ``example_args``.
+
+    The call runs (an error it raises propagates: s2s refused the composition);
+    ``checks`` runs the self-check (``oracle``: with JAX, when importable); the record
+    is signed when a key is given or configured.
+    """
+    try:
+        stack = _sc.stack_of(g)
+    except _sc.SelfCheckError as exc:
+        raise LedgerError(str(exc)) from None
+    if not stack:
+        raise LedgerError(f"{g!r} is not an s2s transform")
+    out = g(*example_args)
+    emitted = _sc.emitted_texts(g)
+    record: dict[str, Any] = {
+        "schema": SCHEMA,
+        "root": _root_info(_sc.root_of(g)),
+        "transforms": stack,
+        "emitted": emitted,
+        "provenance": provenance(g, emitted),
+        "inputs": {"seed": seed, "args": encode_tree(tuple(example_args)),
+                   "shapes": _sc._describe(tuple(example_args), "args")},
+        "checks": (_sc.selfcheck(g, *example_args, seed=seed, oracle=oracle, out=out)
+                   if checks else {"skipped": True, "passed": None,
+                                   "note": "recorded with checks=False"}),
+        "versions": _versions(),
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+    return sign(record, key)
+
+
+def save(record: dict[str, Any], path: str | os.PathLike) -> None:
+    Path(path).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+def load(path: str | os.PathLike) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise LedgerError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
+    if not isinstance(data, dict):
+        raise LedgerError(f"{path} does not hold a JSON object")
+    return data
+
+
+# ---- verification -----------------------------------------------------------------------
+
+
+class _Failed(Exception):
+    def __init__(self, step: str, reason: str) -> None:
+        super().__init__(reason)
+        self.step = step
+        self.reason = reason
+
+
+def _schema_problems(record: Any) -> list[str]:
+    if not isinstance(record, dict):
+        return ["the record is not a JSON object"]
+    problems = []
+    for k, t in REQUIRED.items():
+        if k not in record:
+            problems.append(f"field {k!r} is missing")
+        elif not isinstance(record[k], t):
+            problems.append(f"field {k!r} should be a {t.__name__}")
+    extra = sorted(set(record) - set(REQUIRED))
+    if extra:
+        problems.append(f"unknown fields {extra}")
+    if problems:
+        return problems
+    if record["schema"] != SCHEMA:
+        problems.append(f"schema is {record['schema']!r}, expected {SCHEMA!r}")
+    for k in ("module", "qualname", "file", "source_sha256"):
+        if not isinstance(record["root"].get(k), str):
+            problems.append(f"root.{k} should be a string")
+    for i, e in enumerate(record["emitted"]):
+        if not isinstance(e, dict) or not all(isinstance(e.get(k), str)
+                                              for k in ("text", "sha256", "transform")):
+            problems.append(f"emitted[{i}] needs text, sha256 and transform")
+    for i, t in enumerate(record["transforms"]):
+        if not isinstance(t, dict) or "transform" not in t:
+            problems.append(f"transforms[{i}] needs a 'transform'")
+    return problems
+
+
+def _load_root(root: dict[str, Any]) -> Callable:
+    """The recorded function, found by module and qualified name (the imported module
+    if it is loaded or importable, else the recorded file loaded under that name)."""
+    name, qualname, file = root["module"], root["qualname"], root["file"]
+    if "<locals>" in qualname or "<lambda>" in qualname.split(".")[-1] and "." in qualname:
+        raise _Failed("source", f"{qualname} is not reachable by module and qualified "
+                                "name: records of local functions cannot be re-derived")
+    module = sys.modules.get(name)
+    if module is None:
+        try:
+            module = importlib.import_module(name)
+        except Exception:
+            module = None
+    if module is None or (file and getattr(module, "__file__", None) and
+                          Path(module.__file__).resolve() != Path(file)):
+        if not file or not Path(file).exists():
+            raise _Failed("source", f"module {name} cannot be imported and the recorded "
+                                    f"file {file} does not exist")
+        spec = importlib.util.spec_from_file_location(name, file)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        try:
+            spec.loader.exec_module(module)  # type: ignore[union-attr]
+        except Exception as exc:
+            raise _Failed("source", f"loading {file} failed: {_sc._reason(exc)}") from None
+    obj: Any = module
+    try:
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except AttributeError:
+        raise _Failed("source", f"{name} has no {qualname} any more") from None
+    return obj
+
+
+def _first_difference(a: str, b: str) -> str:
+    la, lb = a.splitlines(), b.splitlines()
+    for i, (x, y) in enumerate(zip(la, lb), 1):
+        if x != y:
+            return f"line {i}: recorded {x.strip()!r}, regenerated {y.strip()!r}"
+    return f"recorded {len(la)} lines, regenerated {len(lb)}"
+
+
+def verify(record: Any, key: bytes | bool | None = None,
+           allow_unsigned: bool | None = None, rederive: bool = True) -> dict[str, Any]:
+    """Verify a record; ``{"ok", "reason", "steps", "signed"}``.
+
+    ``key`` (None: the configured one; False: none, the environment unread) checks
+    the signature.  An unsigned record is
+    refused when a key is available, unless ``allow_unsigned``; with no key at all it
+    is verified by re-derivation only (``signed: False`` says so).
+    """
+    steps: list[dict[str, Any]] = []
+    signed = isinstance(record, dict) and isinstance(record.get("signature"), dict) and \
+        record["signature"].get("signed") is True
+
+    def passed(step: str, detail: str) -> None:
+        steps.append({"step": step, "status": "passed", "detail": detail})
+
+    try:
+        problems = _schema_problems(record)
+        if problems:
+            raise _Failed("schema", "malformed record: " + "; ".join(problems))
+        passed("schema", SCHEMA)
+        _verify_signature(record, key, allow_unsigned, passed)
+        for i, e in enumerate(record["emitted"]):
+            if hashlib.sha256(e["text"].encode()).hexdigest() != e["sha256"]:
+                raise _Failed("hashes", f"emitted[{i}] ({e['transform']}) text does not "
+                                        "hash to its recorded sha256: edited")
+        passed("hashes", f"{len(record['emitted'])} emitted texts hash as recorded")
+        if record["checks"].get("skipped"):
+            raise _Failed("recorded checks", "the record carries no evidence: it was "
+                                             "made with checks=False")
+        if not record["checks"].get("passed"):
+            failed = [f"{c['name']} at level {c['level']} ({c['transform']})"
+                      for c in record["checks"].get("checks", [])
+                      if c.get("status") == "failed"]
+            raise _Failed("recorded checks", "the record's own checks did not pass: "
+                          + (", ".join(failed) if failed else "none were run"))
+        passed("recorded checks", "the record says its checks passed")
+        if rederive:
+            _rederive(record, passed)
+    except _Failed as f:
+        steps.append({"step": f.step, "status": "failed", "detail": f.reason})
+        return {"ok": False, "reason": f"{f.step}: {f.reason}", "steps": steps,
+                "signed": signed}
+    note = "" if signed else " (unsigned record: verified by re-derivation only)"
+    return {"ok": True, "reason": "verified" + note, "steps": steps, "signed": signed}
+
+
+def _verify_signature(record: dict, key: bytes | bool | None,
+                      allow_unsigned: bool | None,
+                      passed: Callable[[str, str], None]) -> None:
+    sig = record["signature"]
+    if key is False:
+        key = None
+    else:
+        try:
+            key = key if key is not None else configured_key()
+        except LedgerError as exc:
+            raise _Failed("signature", str(exc)) from None
+    if sig.get("signed") is True:
+        if sig.get("scheme") != "hmac-sha256" or not isinstance(sig.get("value"), str):
+            raise _Failed("signature", f"unknown signature scheme {sig.get('scheme')!r}")
+        if key is None:
+            raise _Failed("signature", f"the record is signed but no key is configured "
+                                       f"({KEY_ENV} or {KEY_FILE_ENV})")
+        if set(sig) != {"scheme", "signed", "canonical", "value"}:
+            raise _Failed("signature", "the signature field has unexpected entries")
+        if not hmac.compare_digest(_mac(key, record), sig["value"]):
+            raise _Failed("signature", "HMAC-SHA256 mismatch: the record was changed "
+                                       "after signing, or signed with another key")
+        passed("signature", "HMAC-SHA256 valid")
+        return
+    if sig.get("signed") is not False or sig.get("scheme") != "none":
+        raise _Failed("signature", "malformed signature field")
+    if key is not None and not allow_unsigned:
+        raise _Failed("signature", "the record is unsigned but a key is configured: "
+                                   "unsigned records are refused (allow_unsigned to accept)")
+    passed("signature", "unsigned record (no signature to check)")
+
+
+def _rederive(record: dict, passed: Callable[[str, str], None]) -> None:
+    root = record["root"]
+    fn = _load_root(root)
+    try:
+        now = parse_function(fn).source_hash
+    except Exception as exc:
+        raise _Failed("source", f"cannot read the source of {root['qualname']}: "
+                                f"{_sc._reason(exc)}") from None
+    if now != root["source_sha256"]:
+        raise _Failed("source", f"the source of {root['qualname']} changed since it was "
+                                f"recorded (sha256 {now[:12]}..., recorded "
+                                f"{root['source_sha256'][:12]}...)")
+    passed("source", f"{root['qualname']} hashes as recorded")
+    try:
+        args = decode_tree(record["inputs"]["args"])
+        g = _sc.rebuild(fn, record["transforms"])
+        out = g(*args)
+        emitted = _sc.emitted_texts(g)
+    except _Failed:
+        raise
+    except Exception as exc:
+        raise _Failed("regenerate", "the recorded stack does not run on the recorded "
+                                    f"inputs: {_sc._reason(exc)}") from None
+    want = [(e["level"], e.get("part"), e["text"]) for e in record["emitted"]]
+    got = [(e["level"], e["part"], e["text"]) for e in emitted]
+    if [w[:2] for w in want] != [x[:2] for x in got]:
+        raise _Failed("regenerate", f"the recorded stack emits parts {[x[:2] for x in got]}, "
+                                    f"the record lists {[w[:2] for w in want]}")
+    for (level, part, a), (_, _, b) in zip(want, got):
+        if a != b:
+            raise _Failed("regenerate", f"regenerated code of level {level} ({part}) "
+                          f"differs from the recorded: {_first_difference(a, b)}")
+    passed("regenerate", f"{len(got)} emitted texts regenerated identically")
+    try:
+        prov = provenance(g, emitted)
+    except Exception as exc:
+        raise _Failed("provenance", f"cannot re-derive: {_sc._reason(exc)}") from None
+    if prov != record["provenance"]:
+        raise _Failed("provenance", _prov_difference(record["provenance"], prov))
+    passed("provenance", f"{len(prov['rules'])} rules hash as recorded")
+    recorded = record["checks"]
+    if recorded.get("skipped"):
+        raise _Failed("checks", "the record was made without checks: no evidence")
+    oracle = any(c["name"] == "jax_oracle" for c in recorded.get("checks", []))
+    again = _sc.selfcheck(g, *args, seed=int(recorded.get("seed", 0)), oracle=oracle,
+                          out=out)
+    if not again["passed"]:
+        failed = [c for c in again["checks"] if c["status"] == "failed"]
+        raise _Failed("checks", "re-run checks fail: " + "; ".join(
+            f"{c['name']} at level {c['level']} ({c['transform']}): error "
+            f"{c.get('error', c.get('reason'))} > tolerance {c.get('tolerance')}"
+            for c in failed))
+    names = [(c["name"], c["level"], c["status"]) for c in recorded["checks"]]
+    now_names = [(c["name"], c["level"], c["status"]) for c in again["checks"]]
+    if names != now_names:
+        raise _Failed("checks", f"re-run checks differ from the recorded: {now_names} "
+                                f"against {names}")
+    passed("checks", f"{again['counts']['passed']} checks pass again")
+
+
+def _prov_difference(a: dict, b: dict) -> str:
+    for rule in sorted(set(a.get("rules", {})) | set(b.get("rules", {}))):
+        x, y = a.get("rules", {}).get(rule), b.get("rules", {}).get(rule)
+        if x != y:
+            if x is None:
+                return f"rule {rule} produced code but is not in the record"
+            if y is None:
+                return f"the record names rule {rule}, which regeneration does not use"
+            return f"rule {rule} changed since recording (sha256 {y[:12]}..., recorded {x[:12]}...)"
+    return "rule provenance differs from the recorded (statements or notes)"
