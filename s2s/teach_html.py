@@ -311,6 +311,15 @@ def _code_html(text: str) -> str:
     )
 
 
+def _shown_path(path: str) -> str:
+    from pathlib import Path
+
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
 def html_page(d: Derivation) -> str:
     ir = normalize(d.target.fn)
     src, first = d.target.source()
@@ -359,7 +368,7 @@ def html_page(d: Derivation) -> str:
 graph: the others that belong to the same line light up, and the box below shows the
 rules ({mode}) s2s inlined for it.  Click to pin.</p>
 <div class="panes">
-<div class="pane" id="source"><h2>Your function ({html.escape(d.target.file)})</h2>
+<div class="pane" id="source"><h2>Your function ({html.escape(_shown_path(d.target.file))})</h2>
 <div class="code">{"".join(left)}</div></div>
 <div class="pane" id="derivative"><h2>Emitted: {html.escape(d.entry)}</h2>
 <div class="code">{"".join(right)}</div></div>

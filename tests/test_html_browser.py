@@ -1,0 +1,89 @@
+"""The page ``s2s html`` writes, in real headless Chromium: hovering a derivative block
+highlights its user line (and back), clicking pins it, the rule box names the rule.
+
+Needs ``pip install playwright`` and a Chromium: playwright's own
+(``python -m playwright install chromium``), or a system one (``chromium``,
+``chromium-headless-shell``; Debian: ``apt-get install chromium-headless-shell``), or
+the path in ``S2S_CHROMIUM``.  Skipped, saying which is missing, otherwise.
+
+The screenshot goes to the test's temporary folder; with ``S2S_UPDATE_SCREENSHOT=1``
+also to ``docs/img/html-view.png`` (shown in the README).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from s2s.cli import main
+
+ROOT = Path(__file__).parent.parent
+
+
+def _browser(p):
+    candidates = [os.environ.get("S2S_CHROMIUM")] + [
+        shutil.which(n) for n in ("chromium-headless-shell", "chromium", "chromium-browser",
+                                  "google-chrome")]
+    errors = []
+    try:
+        return p.chromium.launch()
+    except Exception as exc:  # playwright's own browser is not installed
+        errors.append(str(exc).splitlines()[0])
+    for path in filter(None, candidates):
+        try:
+            return p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        except Exception as exc:
+            errors.append(f"{path}: {str(exc).splitlines()[0]}")
+    pytest.skip("no Chromium for playwright (python -m playwright install chromium, or "
+                "apt-get install chromium-headless-shell, or set S2S_CHROMIUM): "
+                + "; ".join(errors))
+
+
+def test_linked_highlighting_in_chromium(tmp_path) -> None:
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    page_path = tmp_path / "quickstart.html"
+    rc = main(["html", str(ROOT / "examples" / "quickstart.py") + ":loss",
+               "--shapes", "w=3 x=8,3 y=8", "-o", str(page_path)])
+    assert rc == 0
+    source = (ROOT / "examples" / "quickstart.py").read_text().splitlines()
+    tanh_line = str(next(i + 1 for i, ln in enumerate(source) if "np.tanh" in ln))
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(page_path.as_uri())
+            block = page.locator(f'#derivative .blk[data-line="{tanh_line}"]').last
+            user = page.locator(f'#source .src[data-line="{tanh_line}"]')
+            other = page.locator('#source .src:not([data-line="' + tanh_line + '"])').last
+            background = "el => getComputedStyle(el).backgroundColor"
+            idle = user.evaluate(background)
+            assert "hl" not in (user.get_attribute("class") or "")
+
+            block.hover()  # the derivative block lights up its user line
+            assert "hl" in user.get_attribute("class")
+            assert user.evaluate(background) != idle
+            assert "hl" not in (other.get_attribute("class") or "")
+            assert "tanh_vjp" in page.inner_text("#rule")
+            node = page.locator(f'#graph .node[data-line="{tanh_line}"]').last
+            assert "hl" in node.get_attribute("class")
+
+            page.mouse.move(2, 2)  # leaving clears it
+            assert "hl" not in user.get_attribute("class")
+
+            user.hover()  # and the user line lights up its derivative blocks
+            assert "hl" in block.get_attribute("class")
+            user.click()  # a click pins the highlight
+            page.mouse.move(2, 2)
+            assert "hl" in block.get_attribute("class")
+            shot = tmp_path / "html-view.png"
+            page.screenshot(path=str(shot), full_page=True)
+            assert shot.stat().st_size > 10_000
+            if os.environ.get("S2S_UPDATE_SCREENSHOT"):
+                (ROOT / "docs" / "img").mkdir(parents=True, exist_ok=True)
+                shutil.copy(shot, ROOT / "docs" / "img" / "html-view.png")
+        finally:
+            browser.close()
