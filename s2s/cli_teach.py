@@ -60,8 +60,10 @@ def _emit(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         Path(args.output).write_text(text)
-        print(f"wrote {args.output}: {d.choice.describe(d.target.name)}, "
-              f"entry {d.entry if d.choice.kind not in ('hessian', 'jacfwd') else 'see header'}",
+        from .teach_emit import read_meta
+
+        entry = (read_meta(text) or {}).get("entry", d.entry)
+        print(f"wrote {args.output}: {d.choice.describe(d.target.name)}, entry {entry}",
               file=sys.stderr)
     return 0
 

@@ -217,9 +217,10 @@ def _entry(module: types.ModuleType, args: argparse.Namespace, meta: dict | None
         names.append(args.entry)
     if meta and meta.get("entry"):
         names.append(meta["entry"])
-    if d.choice.kind in ("hessian", "jacfwd"):
-        names.append(f"{d.target.name}_{d.choice.kind}")
-    names.append(d.entry)
+    if d.choice.kind in ("hessian", "jacfwd"):  # the wrapper s2s emit writes
+        names += [f"{d.target.name}_{d.choice.kind}_full", f"{d.target.name}_{d.choice.kind}"]
+    else:
+        names.append(d.entry)
     for n in names:
         fn = getattr(module, n, None)
         if callable(fn):

@@ -413,8 +413,6 @@ class Derivation:
 def derive(target: Target, choice: TransformChoice, shapes_text: str | None = None,
            domain_text: str | None = None, seed: int = 0, batch: int = 4) -> Derivation:
     """Apply ``choice`` to the target on example inputs; keep the emitted text."""
-    import s2s
-
     params = list(inspect.signature(target.fn).parameters)
     shapes = shapes_for(target, parse_shapes(shapes_text, params))
     declared = parse_domains(domain_text, params)
@@ -430,15 +428,11 @@ def derive(target: Target, choice: TransformChoice, shapes_text: str | None = No
             continue
         args = choice.batched(args, rng, batch)
         d = Derivation(target, choice, args)
-        if choice.kind == "jvp":
-            d.tangents = [rng.normal(size=np.shape(a)) if np.shape(a) else float(rng.normal())
-                          for a in args]
-            d.result = s2s.jvp(target.fn, tuple(args), tuple(d.tangents))
-            d.text = s2s.source(target.fn, "jvp")
-        else:
-            g = choice.transformed(target.fn)
-            d.result = g(*args)
-            d.text = s2s.source(g)
+        try:
+            _apply(d, rng)
+        except (TypeError, ValueError) as exc:  # JAX's argument errors, as s2s raises them
+            raise TeachError(f"{choice.describe(target.name)}: {type(exc).__name__}: {exc}") \
+                from None
         return d
     if last_error is not None:
         raise TeachError(
@@ -448,6 +442,20 @@ def derive(target: Target, choice: TransformChoice, shapes_text: str | None = No
         )
     raise TeachError(f"{target.name} is not finite on example inputs; declare a domain "
                      "with --domain, e.g. --domain \"x=0.1:2\"")
+
+
+def _apply(d: Derivation, rng: np.random.Generator) -> None:
+    import s2s
+
+    if d.choice.kind == "jvp":
+        d.tangents = [rng.normal(size=np.shape(a)) if np.shape(a) else float(rng.normal())
+                      for a in d.args]
+        d.result = s2s.jvp(d.target.fn, tuple(d.args), tuple(d.tangents))
+        d.text = s2s.source(d.target.fn, "jvp")
+    else:
+        g = d.choice.transformed(d.target.fn)
+        d.result = g(*d.args)
+        d.text = s2s.source(g)
 
 
 # ---- highlighting --------------------------------------------------------------------

@@ -197,7 +197,10 @@ def _wrapper(d: Derivation, entry: str) -> tuple[str, str]:
                          "not vmapped; use s2s show to read the code")
     params = list(inspect.signature(d.target.fn).parameters)[: len(d.args)]
     x = params[argnums]
+    taken = {n.name for n in ast.parse(d.text).body if isinstance(n, ast.FunctionDef)}
     name = f"{d.target.name}_{kind}"
+    while name in taken:
+        name += "_full"
     text = f'''
 def {name}({", ".join(params)}):
     """The {kind} of {d.target.name} with respect to {x}, laid out as JAX does:

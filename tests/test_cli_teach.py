@@ -300,3 +300,25 @@ def test_html_page_links_blocks_to_user_lines(user_file, tmp_path) -> None:
     tanh_blocks = [re.sub(r"<[^>]+>", "", body) for n, body in blocks if int(n) == tanh_line]
     assert any("(1 - pred**2)" in b for b in tanh_blocks)
     assert re.search(rf'<g class="node" data-line="{tanh_line}"', text)
+
+
+def test_emit_jacfwd_and_check_it(user_file, tmp_path) -> None:
+    # jacfwd's emitted function is itself named three_jacfwd: the wrapper must not shadow it
+    out = tmp_path / "jac.py"
+    assert run_cli("emit", f"{user_file}:three", "--jacfwd", "-o", out)[0] == 0
+    namespace: dict = {}
+    exec(compile(out.read_text(), str(out), "exec"), namespace)
+    from s2s.teach_check import fd_jacobian
+
+    x = np.array([0.4, -1.2, 0.9])
+    entry = namespace[__import__("json").loads(
+        re.search(r"# s2s-meta: (.*)", out.read_text()).group(1))["entry"]]
+    fn = load_target(f"{user_file}:three").fn
+    np.testing.assert_allclose(entry(x), fd_jacobian(fn, [x], 0), rtol=1e-6, atol=1e-9)
+    rc, text, _ = run_cli("check", out, f"{user_file}:three")
+    assert rc == 0, text
+
+
+def test_transform_argument_errors_are_reported(user_file) -> None:
+    rc, _, err = run_cli("show", f"{user_file}:three", "--argnums", "0,1")
+    assert rc == 2 and "requires at least 2 positional arguments" in err
