@@ -163,6 +163,28 @@ def wrong_rule() -> Iterator[None]:
         reg.BY_OBJECT.pop(id(my_sin), None)
         if my_sin in reg._KEEP_ALIVE:
             reg._KEEP_ALIVE.remove(my_sin)
+        _forget(custom_rule_user)
+
+
+def _forget(fn: Callable) -> None:
+    """Drop what s2s cached for ``fn`` while the wrong rule was registered.
+
+    s2s's caches (the IR memo, the emitted-text cache, the jvp/vjp transform objects)
+    are not keyed on the rule registry, so without this a later ``grad(fn)`` would
+    reuse the wrong rule's code.  (A registry generation in the cache keys would make
+    this unnecessary; reported to the lead.)
+    """
+    from . import api, vectorize
+    from .normalize import normalize
+
+    for key in [k for k in api._TEXT_CACHE if id(fn) in k]:
+        del api._TEXT_CACHE[key]
+    api._JVPS.pop(fn, None)
+    vectorize._VJPS.pop(fn, None)
+    try:  # drops the memoized IR first; without the rule, s2s refuses the call
+        normalize(fn, fresh=True)
+    except Exception:
+        pass
 
 
 # ---- cases -------------------------------------------------------------------------
@@ -276,11 +298,9 @@ def _edit_emitted_unsigned(record: dict) -> dict:
 
 
 def _unsigned(record: dict) -> dict:
-    from .ledger import KEY_ENV, KEY_FILE_ENV
+    from .ledger import sign
 
-    return {**record, "signature": {
-        "scheme": "none", "signed": False,
-        "note": f"unsigned: no key configured ({KEY_ENV} or {KEY_FILE_ENV})"}}
+    return sign(record, False)
 
 
 def _forge_stack(record: dict) -> dict:
@@ -453,6 +473,10 @@ _HEX = re.compile(r"\b[0-9a-f]{8,}\b(\.\.\.)?")
 def _stable(text: str) -> str:
     """Reasons as the matrix file shows them: hashes and paths elided."""
     text = _HEX.sub("…", text)
+    # the first differing line quotes emitted code, which changes with the core's
+    # naming: the JSON output keeps it, the file says only that it differs
+    text = re.sub(r"(differs from the recorded): line \d+: .*$",
+                  r"\1 (`--json` quotes the first differing line)", text)
     text = re.sub(r"<s2s:[^>]*>", "<s2s:…>", text)
     return text.replace("|", "/")
 
@@ -468,7 +492,8 @@ def matrix_markdown(rows: list[dict[str, Any]]) -> str:
         "verdict or this file changes.  Every verdict comes from running s2s and the",
         "ledger: *accepted* means recorded, signed, verified by re-derivation, with",
         "every check passing; *rejected* means s2s refused the composition, or `verify`",
-        "refused the record, for the reason shown.  Hashes are elided.",
+        "refused the record, for the reason shown.  Hashes and quoted emitted lines are",
+        "elided (`s2s ledger matrix --json` has them).",
         "",
         f"{len(rows)} cases: {accepted} accepted, {rejected} rejected.",
         "",

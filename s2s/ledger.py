@@ -61,6 +61,7 @@ __all__ = [
 SCHEMA = "s2s-ledger/1"
 KEY_ENV = "S2S_LEDGER_KEY"
 KEY_FILE_ENV = "S2S_LEDGER_KEY_FILE"
+CANONICAL = "json:sorted-keys,compact,ascii"  # how the signed bytes are made
 JvpOf = _sc.JvpOf
 VjpOf = _sc.VjpOf
 
@@ -112,10 +113,10 @@ def _mac(key: bytes, record: dict[str, Any]) -> str:
     return hmac.new(key, canonical(record), hashlib.sha256).hexdigest()
 
 
-def sign(record: dict[str, Any], key: bytes | None = None) -> dict[str, Any]:
+def sign(record: dict[str, Any], key: bytes | bool | None = None) -> dict[str, Any]:
     """The record with its ``signature`` set (from ``key``, else the configured key;
-    with neither, marked unsigned).  Returns a new dict."""
-    key = key if key is not None else configured_key()
+    with neither, or ``key=False``, marked unsigned).  Returns a new dict."""
+    key = None if key is False else key if key is not None else configured_key()
     out = {k: v for k, v in record.items() if k != "signature"}
     if key is None:
         out["signature"] = {
@@ -124,7 +125,7 @@ def sign(record: dict[str, Any], key: bytes | None = None) -> dict[str, Any]:
         }
     else:
         out["signature"] = {"scheme": "hmac-sha256", "signed": True,
-                            "canonical": "json:sorted-keys,compact,ascii",
+                            "canonical": CANONICAL,
                             "value": _mac(key, out)}
     return out
 
@@ -143,6 +144,14 @@ def encode_tree(x: Any) -> Any:
         return {"tuple": [encode_tree(v) for v in x]}
     if isinstance(x, list):
         return {"list": [encode_tree(v) for v in x]}
+    if isinstance(x, (np.ndarray, np.generic)):  # first: np.float64 is a float
+        a = np.asarray(x)
+        if a.dtype.hasobject or a.dtype.fields is not None:
+            raise LedgerError(f"arrays of dtype {a.dtype} cannot be recorded")
+        a = a.astype(a.dtype.newbyteorder("<"))
+        kind = "array" if isinstance(x, np.ndarray) else "scalar"
+        return {kind: {"dtype": a.dtype.str, "shape": list(a.shape),
+                       "data": base64.b64encode(np.ascontiguousarray(a).tobytes()).decode()}}
     if isinstance(x, bool):
         return {"bool": x}
     if isinstance(x, int):
@@ -151,14 +160,6 @@ def encode_tree(x: Any) -> Any:
         return {"float": x.hex()}
     if x is None:
         return {"none": True}
-    if isinstance(x, (np.ndarray, np.generic)):
-        a = np.asarray(x)
-        if a.dtype.hasobject or a.dtype.fields is not None:
-            raise LedgerError(f"arrays of dtype {a.dtype} cannot be recorded")
-        a = a.astype(a.dtype.newbyteorder("<"))
-        kind = "array" if isinstance(x, np.ndarray) else "scalar"
-        return {kind: {"dtype": a.dtype.str, "shape": list(a.shape),
-                       "data": base64.b64encode(np.ascontiguousarray(a).tobytes()).decode()}}
     raise LedgerError(f"cannot record an input of type {type(x).__name__}")
 
 
@@ -377,12 +378,12 @@ def _versions() -> dict[str, Any]:
 
 
 def ledger(g: Any, *example_args: Any, checks: bool = True, seed: int = 0,
-           oracle: bool = True, key: bytes | None = None) -> dict[str, Any]:
+           oracle: bool = True, key: bytes | bool | None = None) -> dict[str, Any]:
     """The record of the transformed function ``g`` called on ``example_args``.
 
     The call runs (an error it raises propagates: s2s refused the composition);
     ``checks`` runs the self-check (``oracle``: with JAX, when importable); the record
-    is signed when a key is given or configured.
+    is signed when a key is given or configured (``key=False``: unsigned).
     """
     try:
         stack = _sc.stack_of(g)
@@ -567,7 +568,8 @@ def _verify_signature(record: dict, key: bytes | bool | None,
         if key is None:
             raise _Failed("signature", f"the record is signed but no key is configured "
                                        f"({KEY_ENV} or {KEY_FILE_ENV})")
-        if set(sig) != {"scheme", "signed", "canonical", "value"}:
+        if set(sig) != {"scheme", "signed", "canonical", "value"} or \
+                sig["canonical"] != CANONICAL:
             raise _Failed("signature", "the signature field has unexpected entries")
         if not hmac.compare_digest(_mac(key, record), sig["value"]):
             raise _Failed("signature", "HMAC-SHA256 mismatch: the record was changed "
