@@ -232,10 +232,7 @@ def standalone_module(d: Derivation, output: str = "derivative.py") -> str:
         raise TeachError("s2s emit does not write jacrev (its emitted code needs the "
                          "output's shape from the API): emit --jacfwd, or --grad")
     defs = _runtime_defs()
-    tree = ast.parse(d.text)
-    body = [n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
-    body_text = "\n\n\n".join(ast.get_source_segment(d.text, n) or "" for n in body)
-    # keep the comments: take the text after the imports
+    # the functions, with their comments: the text after the imports
     lines = d.text.splitlines()
     first_def = next(i for i, ln in enumerate(lines) if ln.startswith("def "))
     body_text = "\n".join(lines[first_def:])

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import re
-import inspect
 import textwrap
 from typing import Any
 

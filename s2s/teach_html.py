@@ -19,9 +19,8 @@ import html
 import inspect
 import json
 import re
-from typing import Any
 
-from .ir import For, Function, If, Let, Return, Var, walk
+from .ir import For, Function, Let, Return, Var, walk
 from .normalize import normalize
 from .primitives import PRIMITIVES
 from .teach_common import Derivation, _classify
