@@ -23,9 +23,10 @@ enters the record, an error message or a log.  Without a key the record says it 
 unsigned.
 
 ``verify`` re-derives what it can and stops at the first step that fails, with the
-reason: schema, signature, internal hashes, the user's source, regenerating the
-emitted code from the recorded stack and inputs, the rule provenance, and the
-recorded checks (which must have passed, and must pass again).
+reason: schema, signature, internal hashes, the recorded checks' verdict, the
+user's source, the inputs, regenerating the emitted code from the recorded stack
+and inputs, the rule provenance, and the checks run again (they must pass and
+reproduce the recorded report, measured errors aside).
 """
 
 from __future__ import annotations
@@ -547,6 +548,12 @@ def verify(record: Any, key: bytes | bool | None = None,
         steps.append({"step": f.step, "status": "failed", "detail": f.reason})
         return {"ok": False, "reason": f"{f.step}: {f.reason}", "steps": steps,
                 "signed": signed}
+    except Exception as exc:  # a malformed part the schema step does not look into
+        step = "malformed record"
+        reason = f"verification could not proceed: {_sc._reason(exc)}"
+        steps.append({"step": step, "status": "failed", "detail": reason})
+        return {"ok": False, "reason": f"{step}: {reason}", "steps": steps,
+                "signed": signed}
     note = "" if signed else " (unsigned record: verified by re-derivation only)"
     return {"ok": True, "reason": "verified" + note, "steps": steps, "signed": signed}
 
@@ -596,9 +603,21 @@ def _rederive(record: dict, passed: Callable[[str, str], None]) -> None:
         raise _Failed("source", f"the source of {root['qualname']} changed since it was "
                                 f"recorded (sha256 {now[:12]}..., recorded "
                                 f"{root['source_sha256'][:12]}...)")
+    if root.get("line") != fn.__code__.co_firstlineno:
+        raise _Failed("source", f"{root['qualname']} starts on line "
+                                f"{fn.__code__.co_firstlineno}, recorded {root.get('line')}")
     passed("source", f"{root['qualname']} hashes as recorded")
     try:
         args = decode_tree(record["inputs"]["args"])
+    except Exception as exc:
+        raise _Failed("inputs", f"the recorded inputs cannot be read: {_sc._reason(exc)}"
+                      ) from None
+    if record["inputs"].get("shapes") != _sc._describe(tuple(args), "args"):
+        raise _Failed("inputs", "the recorded shapes and dtypes are not the inputs'")
+    if record["checks"].get("seed") != record["inputs"].get("seed"):
+        raise _Failed("inputs", "the checks' seed is not the recorded seed")
+    passed("inputs", f"{len(record['inputs']['shapes'])} input leaves as described")
+    try:
         g = _sc.rebuild(fn, record["transforms"])
         out = g(*args)
         emitted = _sc.emitted_texts(g)
@@ -607,12 +626,13 @@ def _rederive(record: dict, passed: Callable[[str, str], None]) -> None:
     except Exception as exc:
         raise _Failed("regenerate", "the recorded stack does not run on the recorded "
                                     f"inputs: {_sc._reason(exc)}") from None
-    want = [(e["level"], e.get("part"), e["text"]) for e in record["emitted"]]
-    got = [(e["level"], e["part"], e["text"]) for e in emitted]
-    if [w[:2] for w in want] != [x[:2] for x in got]:
-        raise _Failed("regenerate", f"the recorded stack emits parts {[x[:2] for x in got]}, "
-                                    f"the record lists {[w[:2] for w in want]}")
-    for (level, part, a), (_, _, b) in zip(want, got):
+    want = [(e["level"], e.get("part"), e["transform"], e["text"])
+            for e in record["emitted"]]
+    got = [(e["level"], e["part"], e["transform"], e["text"]) for e in emitted]
+    if [w[:3] for w in want] != [x[:3] for x in got]:
+        raise _Failed("regenerate", f"the recorded stack emits parts {[x[:3] for x in got]}, "
+                                    f"the record lists {[w[:3] for w in want]}")
+    for (level, part, _, a), (_, _, _, b) in zip(want, got):
         if a != b:
             raise _Failed("regenerate", f"regenerated code of level {level} ({part}) "
                           f"differs from the recorded: {_first_difference(a, b)}")
@@ -641,7 +661,45 @@ def _rederive(record: dict, passed: Callable[[str, str], None]) -> None:
     if names != now_names:
         raise _Failed("checks", f"re-run checks differ from the recorded: {now_names} "
                                 f"against {names}")
+    where = _report_difference(recorded, again)
+    if where:
+        raise _Failed("checks", f"the re-run report differs from the recorded at {where}")
     passed("checks", f"{again['counts']['passed']} checks pass again")
+
+
+# measured values, which may differ in the last bits between machines: the re-run
+# must pass, not reproduce them; the JAX version is the verifier's, not the recorder's
+_MEASURED = {"error", "jax"}
+_COMPUTED = {"tolerance", "eps", "atol"}  # from the inputs: equal up to rounding
+
+
+def _report_difference(a: Any, b: Any, path: str = "checks") -> str | None:
+    """The first place the recorded self-check report ``a`` and the re-run ``b``
+    differ, ignoring measured errors."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            return f"{path} (keys {sorted(set(a) ^ set(b))})"
+        for k in sorted(a):
+            if k in _MEASURED:
+                continue
+            if k in _COMPUTED and isinstance(a[k], (int, float)) and \
+                    isinstance(b[k], (int, float)):
+                if abs(a[k] - b[k]) > 1e-9 * max(abs(a[k]), abs(b[k])):
+                    return f"{path}.{k}"
+                continue
+            found = _report_difference(a[k], b[k], f"{path}.{k}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{path} (length)"
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = _report_difference(x, y, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if a == b and type(a) is type(b) else path
 
 
 def _prov_difference(a: dict, b: dict) -> str:
@@ -654,3 +712,12 @@ def _prov_difference(a: dict, b: dict) -> str:
                 return f"the record names rule {rule}, which regeneration does not use"
             return f"rule {rule} changed since recording (sha256 {y[:12]}..., recorded {x[:12]}...)"
     return "rule provenance differs from the recorded (statements or notes)"
+
+
+# ``s2s.ledger(g)`` may be this function (exported from the package); the rest of the
+# API stays reachable from it as attributes: ``s2s.ledger.verify(record)``
+for _f in (verify, sign, save, load, canonical, provenance, configured_key):
+    setattr(ledger, _f.__name__, _f)
+ledger.JvpOf = JvpOf  # type: ignore[attr-defined]
+ledger.VjpOf = VjpOf  # type: ignore[attr-defined]
+ledger.LedgerError = LedgerError  # type: ignore[attr-defined]

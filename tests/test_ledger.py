@@ -368,3 +368,25 @@ def test_matrix_leaves_the_registry_as_it_was(matrix_rows):
     assert cli_ledger.WRONG_PRIM not in PRIMITIVES
     with pytest.raises(s2s.TransformError):  # refused, not the wrong rule's code
         s2s.grad(cli_ledger.custom_rule_user)(np.ones(3))
+
+
+@pytest.mark.slow
+def test_unsigned_edit_of_every_field_is_caught_or_documented_as_unrederivable():
+    """Without a signature, every claim that can be re-derived is: editing any field
+    fails verification, except the ones docs/ledger.md lists as covered by the
+    signature alone (input values, measured errors, versions, timestamp)."""
+    base = ledger(s2s.vmap(s2s.grad(loss), in_axes=(None, 0, 0)), args()[0],
+                  np.full((2, 4, 3), 0.1), np.ones((2, 4)), key=False)
+    assert verify(base, key=False)["ok"]
+    slipped = []
+    for path in _leaf_paths(base):
+        if not path or path[0] == "signature":
+            continue
+        result = verify(sign(_edit(base, path), False), key=False)
+        if result["ok"]:
+            slipped.append(path)
+    for path in slipped:
+        assert (path[0] in ("versions", "created")
+                or path[:2] == ("inputs", "args")
+                or (path[:2] == ("checks", "checks") and path[-1] in ("error", "jax"))
+                ), path
