@@ -36,7 +36,6 @@ or record them, wrap the function: ``JvpOf(f)(primals, tangents)`` and
 from __future__ import annotations
 
 import hashlib
-import importlib
 import math
 import re
 import sys
