@@ -690,8 +690,8 @@ def jax_twin(fn: Callable) -> Callable:
     """``fn`` with its module loaded again, ``numpy`` bound to ``jax.numpy``."""
     module = sys.modules.get(getattr(fn, "__module__", None) or "")
     path = getattr(module, "__file__", None)
-    if path is None or "<locals>" in fn.__qualname__:
-        raise SelfCheckError(f"{fn.__qualname__} is not a module-level function")
+    if path is None or "<locals>" in fn.__qualname__ or "<lambda>" in fn.__qualname__:
+        raise SelfCheckError(f"{fn.__qualname__} is not a module-level named function")
     text = Path(path).read_text()
     key = (path, hashlib.sha256(text.encode()).hexdigest())
     twin = _TWINS.get(key)

@@ -208,3 +208,30 @@ def test_non_transforms_are_refused():
     _, vjp_fn = s2s.vjp(vec, data()[0])
     with pytest.raises(SelfCheckError, match="VjpOf"):
         selfcheck(vjp_fn, np.ones(3))
+
+
+def _corpus_cases(step):
+    from corpus import CASES as CORPUS
+
+    return [c for c in CORPUS[::step] if not c.kwargs]
+
+
+def _check_corpus_case(case):
+    g = s2s.grad(case.fn, argnums=case.argnums, has_aux=case.has_aux)
+    report = selfcheck(g, *case.args())
+    assert report["passed"], [c for c in report["checks"] if c["status"] != "passed"]
+    for c in report["checks"]:  # no false alarm: s2s's gradients are right there
+        assert c["status"] in ("passed", "unavailable"), (case.name, c)
+        if c["name"] != "jax_oracle":
+            assert c["status"] == "passed", (case.name, c)
+
+
+@pytest.mark.parametrize("case", _corpus_cases(10), ids=lambda c: c.name)
+def test_no_false_alarm_on_a_sample_of_the_corpus(case):
+    _check_corpus_case(case)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", _corpus_cases(1), ids=lambda c: c.name)
+def test_no_false_alarm_on_the_corpus(case):
+    _check_corpus_case(case)
