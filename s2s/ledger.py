@@ -199,10 +199,27 @@ def _rule_id(rule: Callable) -> str:
 
 def _rule_hash(rule: Callable) -> str:
     try:
-        text = inspect.getsource(rule)
-    except (OSError, TypeError):
-        text = repr(rule)
-    return hashlib.sha256(text.encode()).hexdigest()
+        text = inspect.getsource(rule).encode()
+    except (OSError, TypeError):  # made at run time: its bytecode and names
+        code = getattr(rule, "__code__", None)
+        text = (code.co_code + repr(code.co_names).encode()) if code else \
+            repr(type(rule)).encode()
+    return hashlib.sha256(text).hexdigest()
+
+
+def _custom_rules(custom: Any, kind: str) -> tuple[list[Callable], str]:
+    """The user's own rules of a ``custom_jvp``/``custom_vjp`` function (read by
+    attribute: ``jvp``/``jvps``, ``fwd``/``bwd``) for a transform of ``kind``."""
+    jvps = [r for r in (getattr(custom, "jvps", None) or ()) if r is not None]
+    jvp = getattr(custom, "jvp", None)
+    fwd, bwd = getattr(custom, "fwd", None), getattr(custom, "bwd", None)
+    if kind == "batch":
+        return [], "custom rules: vmap batches the function itself"
+    if jvps or jvp is not None:  # custom_jvp: reverse mode transposes the JVP rule
+        return (jvps or [jvp]), ""
+    if fwd is not None and bwd is not None:
+        return ([fwd, bwd], "") if kind == "vjp" else ([], "custom_vjp: no forward mode")
+    return [], "custom rules not defined"
 
 
 def _rules_for(kind: str, prim_name: str) -> tuple[list[Callable], str]:
@@ -233,7 +250,15 @@ def _rules_for(kind: str, prim_name: str) -> tuple[list[Callable], str]:
     return [], f"no {kind} rule"
 
 
-def _statements(fn: Function, seen: set[int]) -> list[tuple[Function, Let]]:
+def _custom_of(s: Let) -> Any:
+    if not isinstance(s.params, dict):
+        return None
+    return s.params.get("custom") or s.params.get("custom_bwd")
+
+
+def _statements(fn: Function, seen: set[int], kind: str) -> list[tuple[Function, Let]]:
+    """Every Let, callees' included -- except the bodies of functions with rules of
+    their own under a derivative: their rules, not their statements', apply."""
     out = []
     if id(fn) in seen:
         return out
@@ -241,10 +266,12 @@ def _statements(fn: Function, seen: set[int]) -> list[tuple[Function, Let]]:
     for s in walk(fn.body):
         if isinstance(s, Let):
             out.append((fn, s))
+            if _custom_of(s) is not None and kind != "batch":
+                continue
             callee = s.params.get("callee") if isinstance(s.params, dict) else None
             callee = getattr(callee, "function", callee)
             if isinstance(callee, Function):
-                out += _statements(callee, seen)
+                out += _statements(callee, seen, kind)
     return out
 
 
@@ -254,8 +281,12 @@ def _provenance_of(fn: Callable, kind: str, text: str, rules: dict[str, str]
     ir = normalize(fn)
     suffix = {"vjp": "_bar", "jvp": "_dot"}.get(kind)
     entries = []
-    for owner, s in _statements(ir, set()):
-        found, why = _rules_for(kind, s.prim)
+    for owner, s in _statements(ir, set(), kind):
+        custom = _custom_of(s)
+        if custom is not None:
+            found, why = _custom_rules(custom, kind)
+        else:
+            found, why = _rules_for(kind, s.prim)
         loc = s.loc
         entry: dict[str, Any] = {
             "at": f"{Path(loc.file).name}:{loc.line}:{loc.col}" if loc else None,
@@ -264,6 +295,8 @@ def _provenance_of(fn: Callable, kind: str, text: str, rules: dict[str, str]
         }
         for r in found:
             rules[_rule_id(r)] = _rule_hash(r)
+        if custom is not None:
+            entry["custom"] = type(custom).__name__
         if why:
             entry["why_none"] = why
         if suffix is not None and found:

@@ -700,8 +700,11 @@ def jax_twin(fn: Callable) -> Callable:
             (r"^import numpy as (\w+)\s*$", r"import jax.numpy as \1"),
             (r"^import numpy\s*$", "import jax.numpy as numpy"),
             (r"^from numpy import ", "from jax.numpy import "),
+            (r"^import s2s\s*$", f"import {_SHIM} as s2s"),
+            (r"^from s2s import ", f"from {_SHIM} import "),
         ):
             text = re.sub(pattern, repl, text, flags=re.M)
+        _install_shim()
         twin = types.ModuleType(f"{module.__name__}__jax_twin")
         twin.__file__ = path
         twin.__package__ = getattr(module, "__package__", None)
@@ -712,6 +715,40 @@ def jax_twin(fn: Callable) -> Callable:
     for part in fn.__qualname__.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+_SHIM = "s2s__jax_twin_shim"
+
+
+class _TwinPrimitive:
+    """``s2s.primitive`` in a twin: JAX differentiates the function itself."""
+
+    def __init__(self, impl: Callable, **_: Any) -> None:
+        self.name = getattr(impl, "__name__", "primitive")
+
+    def defvjp(self, rule: Callable) -> Callable:
+        return rule
+
+    def defjvp(self, wrt: str) -> Callable[[Callable], Callable]:
+        return lambda rule: rule
+
+
+def _install_shim() -> None:
+    """The ``s2s`` a twin imports: JAX's ``custom_jvp``/``custom_vjp`` (so the oracle
+    applies the user's rules as JAX would), primitives JAX differentiates itself,
+    and s2s for every other name.  The twin does not register anything with s2s."""
+    if _SHIM in sys.modules:
+        return
+    import jax
+
+    import s2s
+
+    shim = types.ModuleType(_SHIM)
+    shim.custom_jvp = jax.custom_jvp  # type: ignore[attr-defined]
+    shim.custom_vjp = jax.custom_vjp  # type: ignore[attr-defined]
+    shim.primitive = _TwinPrimitive  # type: ignore[attr-defined]
+    shim.__getattr__ = lambda name: getattr(s2s, name)  # type: ignore[attr-defined]
+    sys.modules[_SHIM] = shim
 
 
 def _jax_transform(spec: dict, f: Callable) -> Callable:

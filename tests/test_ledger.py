@@ -38,6 +38,22 @@ def energy(x):
     return np.sum(np.sin(x) * x ** 2)
 
 
+if hasattr(s2s, "custom_jvp"):  # (the lead's custom rules, when present)
+
+    @s2s.custom_jvp
+    def half_sin(x):
+        return np.sin(x)
+
+    @half_sin.defjvp
+    def half_sin_jvp(primals, tangents):
+        (x,) = primals
+        (x_dot,) = tangents
+        return np.sin(x), 0.5 * np.cos(x) * x_dot  # half the derivative, on purpose
+
+    def uses_half_sin(x):
+        return np.sum(half_sin(x) ** 2)
+
+
 def args():
     r = np.random.default_rng(3)
     return r.normal(size=3), r.normal(size=(4, 3)), r.normal(size=4)
@@ -96,6 +112,27 @@ def test_provenance_names_the_rules_and_their_hashes(signed):
              record["provenance"]["levels"]]
     assert parts == [(0, "grad", "vjp"), (1, "jvp", "jvp"), (1, "vmap", "batch")]
     assert record["provenance"]["levels"][1]["function"] == "energy_grad"
+
+
+def test_a_custom_rule_is_named_in_the_provenance_and_judged_by_its_evidence():
+    if not hasattr(s2s, "custom_jvp"):
+        pytest.skip("s2s.custom_jvp is not available")
+    record = ledger(s2s.grad(uses_half_sin), np.array([0.3, -0.5, 1.2]), key=KEY)
+    stmts = record["provenance"]["levels"][0]["statements"]
+    call = next(s for s in stmts if s.get("custom"))
+    assert call["rules"] == [f"{__name__}.half_sin_jvp"] and call["emitted"]
+    assert not any(s["function"] == "half_sin" for s in stmts)  # its body's rules
+    status = {c["name"]: c["status"] for c in record["checks"]["checks"]}
+    # finite differences see the true derivative, not the rule's half of it
+    assert status["fd_probe"] == "failed"
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        pass
+    else:  # JAX applies the same custom rule: s2s applied it faithfully
+        assert status["jax_oracle"] == "passed"
+    result = verify(record, key=KEY)
+    assert not result["ok"] and "fd_probe" in result["reason"]
 
 
 def test_inputs_round_trip_bit_exactly():
