@@ -355,6 +355,23 @@ def _wrong_rule_case() -> dict[str, Any]:
         return _record_and_verify(lambda: (_s2s().grad(custom_rule_user), (_x3(),)))
 
 
+def _lying_checks_case() -> dict[str, Any]:
+    """The wrong rule's record, edited to claim its checks passed and signed again
+    with the right key: only running the checks again can refuse it."""
+    def claim_passed(record: dict) -> dict:
+        out = json.loads(json.dumps(record))
+        out["checks"]["passed"] = True
+        for c in out["checks"]["checks"]:
+            c["status"] = "passed"
+        out["checks"]["counts"] = {"passed": len(out["checks"]["checks"]),
+                                   "failed": 0, "unavailable": 0}
+        return _resign(out)
+
+    with wrong_rule():
+        return _record_and_verify(lambda: (_s2s().grad(custom_rule_user), (_x3(),)),
+                                  edit=claim_passed)
+
+
 def _cases() -> list[Case]:
     s2s = _s2s()
     from .selfcheck import JvpOf, VjpOf
@@ -447,6 +464,9 @@ def _cases() -> list[Case]:
         Case("record whose checks fail (wrong rule)", "rejected",
              "a primitive registered with a deliberately wrong VJP rule",
              _wrong_rule_case),
+        Case("record claiming checks it fails", "rejected",
+             "the wrong rule's record edited to say passed, re-signed with the key",
+             _lying_checks_case),
     ]
     return cases
 
@@ -473,6 +493,7 @@ _HEX = re.compile(r"\b[0-9a-f]{8,}\b(\.\.\.)?")
 def _stable(text: str) -> str:
     """Reasons as the matrix file shows them: hashes and paths elided."""
     text = _HEX.sub("…", text)
+    text = re.sub(r"error \S+ > tolerance \S+?(;|$)", r"error above tolerance\1", text)
     # the first differing line quotes emitted code, which changes with the core's
     # naming: the JSON output keeps it, the file says only that it differs
     text = re.sub(r"(differs from the recorded): line \d+: .*$",
