@@ -501,9 +501,10 @@ def _load_root(root: dict[str, Any]) -> Callable:
     """The recorded function, found by module and qualified name (the imported module
     if it is loaded or importable, else the recorded file loaded under that name)."""
     name, qualname, file = root["module"], root["qualname"], root["file"]
-    if "<locals>" in qualname or "<lambda>" in qualname.split(".")[-1] and "." in qualname:
+    if "<locals>" in qualname or "<lambda>" in qualname:
         raise _Failed("source", f"{qualname} is not reachable by module and qualified "
-                                "name: records of local functions cannot be re-derived")
+                                "name: records of local functions and lambdas cannot be "
+                                "re-derived")
     module = sys.modules.get(name)
     if module is None:
         try:

@@ -54,6 +54,9 @@ if hasattr(s2s, "custom_jvp"):  # (the lead's custom rules, when present)
         return np.sum(half_sin(x) ** 2)
 
 
+square_sum = lambda x: np.sum(x ** 2)  # noqa: E731
+
+
 def args():
     r = np.random.default_rng(3)
     return r.normal(size=3), r.normal(size=(4, 3)), r.normal(size=4)
@@ -316,6 +319,9 @@ def test_local_functions_cannot_be_re_derived():
     result = verify(record, key=KEY)
     assert not result["ok"] and "<locals>" in result["reason"]
     assert verify(record, key=KEY, rederive=False)["ok"]
+    record = ledger(s2s.grad(square_sum), np.ones(2), key=KEY)
+    result = verify(record, key=KEY)
+    assert not result["ok"] and "lambdas cannot be re-derived" in result["reason"]
 
 
 # ---- the command line ----------------------------------------------------------------
