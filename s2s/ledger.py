@@ -498,8 +498,9 @@ def _schema_problems(record: Any) -> list[str]:
 
 
 def _load_root(root: dict[str, Any]) -> Callable:
-    """The recorded function, found by module and qualified name (the imported module
-    if it is loaded or importable, else the recorded file loaded under that name)."""
+    """The recorded function, found by module and qualified name (the module as
+    loaded or imported now, else the recorded file loaded under that name); its
+    source hash decides whether it is still the recorded one."""
     name, qualname, file = root["module"], root["qualname"], root["file"]
     if "<locals>" in qualname or "<lambda>" in qualname:
         raise _Failed("source", f"{qualname} is not reachable by module and qualified "
@@ -511,8 +512,7 @@ def _load_root(root: dict[str, Any]) -> Callable:
             module = importlib.import_module(name)
         except Exception:
             module = None
-    if module is None or (file and getattr(module, "__file__", None) and
-                          Path(module.__file__).resolve() != Path(file)):
+    if module is None:  # (an importable module wins: records move between checkouts)
         if not file or not Path(file).exists():
             raise _Failed("source", f"module {name} cannot be imported and the recorded "
                                     f"file {file} does not exist")
@@ -682,6 +682,11 @@ def _rederive(record: dict, passed: Callable[[str, str], None]) -> None:
     if recorded.get("skipped"):
         raise _Failed("checks", "the record was made without checks: no evidence")
     oracle = any(c["name"] == "jax_oracle" for c in recorded.get("checks", []))
+    note = ""
+    if oracle and not _jax_importable():  # the rest of the evidence is re-run
+        recorded = _without_oracle(recorded)
+        oracle = False
+        note = " (the JAX oracle was not re-run: jax is not importable here)"
     again = _sc.selfcheck(g, *args, seed=int(recorded.get("seed", 0)), oracle=oracle,
                           out=out)
     if not again["passed"]:
@@ -698,7 +703,18 @@ def _rederive(record: dict, passed: Callable[[str, str], None]) -> None:
     where = _report_difference(recorded, again)
     if where:
         raise _Failed("checks", f"the re-run report differs from the recorded at {where}")
-    passed("checks", f"{again['counts']['passed']} checks pass again")
+    passed("checks", f"{again['counts']['passed']} checks pass again{note}")
+
+
+def _jax_importable() -> bool:
+    return importlib.util.find_spec("jax") is not None
+
+
+def _without_oracle(report: dict[str, Any]) -> dict[str, Any]:
+    checks = [c for c in report["checks"] if c["name"] != "jax_oracle"]
+    statuses = [c["status"] for c in checks]
+    return {**report, "checks": checks,
+            "counts": {s: statuses.count(s) for s in ("passed", "failed", "unavailable")}}
 
 
 # measured values, which may differ in the last bits between machines: the re-run

@@ -688,9 +688,12 @@ _TWINS: dict[tuple[str, str], types.ModuleType] = {}
 
 def jax_twin(fn: Callable) -> Callable:
     """``fn`` with its module loaded again, ``numpy`` bound to ``jax.numpy``."""
-    module = sys.modules.get(getattr(fn, "__module__", None) or "")
-    path = getattr(module, "__file__", None)
-    if path is None or "<locals>" in fn.__qualname__ or "<lambda>" in fn.__qualname__:
+    name = getattr(fn, "__module__", None) or "module"
+    module = sys.modules.get(name)
+    path = getattr(module, "__file__", None) or getattr(
+        getattr(fn, "__code__", None), "co_filename", None)  # (loaded from a file)
+    if path is None or not Path(path).exists() or "<locals>" in fn.__qualname__ or \
+            "<lambda>" in fn.__qualname__:
         raise SelfCheckError(f"{fn.__qualname__} is not a module-level named function")
     text = Path(path).read_text()
     key = (path, hashlib.sha256(text.encode()).hexdigest())
@@ -705,9 +708,9 @@ def jax_twin(fn: Callable) -> Callable:
         ):
             text = re.sub(pattern, repl, text, flags=re.M)
         _install_shim()
-        twin = types.ModuleType(f"{module.__name__}__jax_twin")
+        twin = types.ModuleType(f"{name}__jax_twin")
         twin.__file__ = path
-        twin.__package__ = getattr(module, "__package__", None)
+        twin.__package__ = getattr(module, "__package__", None) or name.rpartition(".")[0]
         sys.modules[twin.__name__] = twin  # (dataclasses look their module up)
         exec(compile(text, path, "exec"), twin.__dict__)
         _TWINS[key] = twin

@@ -433,3 +433,35 @@ def test_unsigned_edit_of_every_field_is_caught_or_documented_as_unrederivable()
                 or path[:2] == ("inputs", "args")
                 or (path[:2] == ("checks", "checks") and path[-1] in ("error", "jax"))
                 ), path
+
+
+def test_the_function_is_found_by_module_name_or_else_by_file(tmp_path, monkeypatch):
+    record = ledger(s2s.grad(cli_ledger.scalar), 0.5, key=False)
+    moved = sign({**record, "root": {**record["root"], "file": "/elsewhere/cli_ledger.py"}},
+                 False)
+    assert verify(moved, key=False)["ok"]  # another checkout: imported by name
+    path = tmp_path / "ledger_test_user_mod.py"
+    path.write_text("import numpy as np\n\n\ndef cube_sum(x):\n"
+                    "    return np.sum(x ** 3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    module = importlib.import_module("ledger_test_user_mod")
+    record = ledger(s2s.grad(module.cube_sum), np.ones(2), key=False)
+    del sys.modules["ledger_test_user_mod"]
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(tmp_path)])
+    result = verify(record, key=False)  # not importable now: loaded from its file
+    assert result["ok"], result
+    path.unlink()
+    result = verify(record, key=False)
+    assert not result["ok"] and "does not exist" in result["reason"]
+
+
+def test_verifying_without_jax_re_runs_the_rest_of_the_evidence(signed, monkeypatch):
+    import importlib
+
+    ledger_module = importlib.import_module("s2s.ledger")  # (s2s.ledger may be the function)
+    monkeypatch.setattr(ledger_module, "_jax_importable", lambda: False)
+    result = verify(signed, key=KEY)
+    assert result["ok"], result
+    assert "JAX oracle was not re-run" in result["steps"][-1]["detail"]
