@@ -507,7 +507,12 @@ def _load_root(root: dict[str, Any]) -> Callable:
                                 "name: records of local functions and lambdas cannot be "
                                 "re-derived")
     module = sys.modules.get(name)
-    if module is None:
+    load_as = name
+    if name == "__main__":  # a script: only the script itself, else loaded from file
+        main_file = getattr(module, "__file__", None)
+        if not (main_file and file and Path(main_file).resolve() == Path(file)):
+            module, load_as = None, "__s2s_ledger_main__"  # its main guard stays off
+    elif module is None:
         try:
             module = importlib.import_module(name)
         except Exception:
@@ -516,7 +521,7 @@ def _load_root(root: dict[str, Any]) -> Callable:
         if not file or not Path(file).exists():
             raise _Failed("source", f"module {name} cannot be imported and the recorded "
                                     f"file {file} does not exist")
-        spec = importlib.util.spec_from_file_location(name, file)
+        spec = importlib.util.spec_from_file_location(load_as, file)
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
         try:
             spec.loader.exec_module(module)  # type: ignore[union-attr]
