@@ -399,13 +399,15 @@ def _root_info(fn: Callable) -> dict[str, Any]:
 
 
 def _versions() -> dict[str, Any]:
+    import importlib.metadata
+
     import s2s
 
-    try:
-        import jax
-
-        jax_version = jax.__version__
-    except ImportError:
+    jax_module = sys.modules.get("jax")
+    try:  # (without importing JAX: a second of startup)
+        jax_version = getattr(jax_module, "__version__", None) or \
+            importlib.metadata.version("jax")
+    except importlib.metadata.PackageNotFoundError:
         jax_version = None
     return {"s2s": s2s.__version__, "numpy": np.__version__, "jax": jax_version,
             "python": platform.python_version()}
