@@ -532,3 +532,21 @@ def heaviside_vjp(g, ans, x1, x2):
 @defjvp("heaviside", "x2")
 def heaviside_jvp_x2(x2_dot, ans, x1, x2):
     return np.where(x1 == 0, x2_dot, 0)
+
+
+# ---- scaling by a power of two ----------------------------------------------------
+
+defprim(
+    "ldexp", np.ldexp, "(x1, x2)", diff=("x1",), family="binary",
+    note="x1 * 2**x2 with integer x2 (no derivative): exact, in x1's dtype",
+)
+
+
+@defvjp("ldexp")
+def ldexp_vjp(g, ans, x1, x2):
+    return unbroadcast(np.ldexp(g, x2), x1)
+
+
+@defjvp("ldexp", "x1")
+def ldexp_jvp(x1_dot, ans, x1, x2):
+    return np.ldexp(x1_dot, x2)

@@ -498,3 +498,52 @@ defprim(
     note="rounds toward zero (as np.trunc): piecewise constant, no derivative flows "
     "(JAX's derivative is 0)",
 )
+
+
+# ---- complex parts of real arrays, and cleaning non-finite values ------------------
+# s2s differentiates real arrays: np.real and np.conjugate of a real array are the
+# array itself (np.imag is 0: no derivative flows, so it is not registered here).
+
+defprim("real", np.real, "(val)", family="elementwise",
+        note="of a real array: the identity")
+
+
+@defvjp("real")
+def real_vjp(g, ans, val):
+    return g
+
+
+@defjvp("real", "val")
+def real_jvp(val_dot, ans, val):
+    return val_dot
+
+
+defprim("conjugate", np.conjugate, "(x)", family="elementwise", aliases=(np.conj,),
+        methods=("conj", "conjugate"), note="of a real array: the identity")
+
+
+@defvjp("conjugate")
+def conjugate_vjp(g, ans, x):
+    return g
+
+
+@defjvp("conjugate", "x")
+def conjugate_jvp(x_dot, ans, x):
+    return x_dot
+
+
+defprim(
+    "nan_to_num", np.nan_to_num, "(x, copy=True, nan=0.0, posinf=None, neginf=None)",
+    diff=("x",), family="elementwise",
+    note="derivative 1 where x is finite, 0 where a NaN or infinity was replaced, as JAX",
+)
+
+
+@defvjp("nan_to_num")
+def nan_to_num_vjp(g, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    return np.where(np.isfinite(x), g, 0.0)
+
+
+@defjvp("nan_to_num", "x")
+def nan_to_num_jvp(x_dot, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    return np.where(np.isfinite(x), x_dot, 0.0)

@@ -1,0 +1,35 @@
+"""Functions for the rows of rule_rows_more.py (more NumPy functions).
+
+Outputs are weighted by fixed, non-uniform constants so that a rule cannot pass by
+accident with a cotangent of all ones.  Keep the import as it is: the JAX twin
+rebinds it to jax.numpy.
+"""
+
+import numpy as np
+
+W2 = np.array([0.9, -1.3])
+W3 = np.array([-0.6, 1.1, 0.25])
+W4 = np.array([0.5, -1.0, 2.0, 0.3])
+W23 = np.array([[0.3, -1.2, 0.7], [1.5, 0.4, -0.8]])
+E23 = np.array([[1, -2, 0], [3, 0, -1]])
+
+
+def weights(shape):
+    """Fixed, non-uniform weights of a shape."""
+    return np.reshape(np.linspace(-1.0, 1.5, np.size(np.zeros(shape))), shape)
+
+
+def f_real(x):
+    return np.sum(np.real(np.sin(x)) * W23)
+
+
+def f_conjugate(x):
+    return np.sum(np.conjugate(x * x) * W23) + np.sum(np.conj(x) * W3)
+
+
+def f_nan_to_num(x):
+    return np.sum(np.nan_to_num(np.sin(x) * x) * W23)
+
+
+def f_ldexp(x):
+    return np.sum(np.ldexp(np.sin(x), E23) * W23) + np.sum(np.ldexp(x, 2) * W3)
