@@ -639,3 +639,74 @@ def pad_sources_rule(b: Batch, s: Let) -> str:
     would give each example its own index mesh."""
     raise NoBatchRule("pad_sources with widths that differ per example",
                       "pad by widths that are the same for every example")
+
+
+# ---- more functions along an axis (issue 3's additions) ------------------------------
+
+
+@batch_rule("diff", "unwrap")
+def diff_rule(b: Batch, s: Let) -> str:
+    """Along the moved axis (default -1, which the batch axis does not move)."""
+    only_first_batched(b, s)
+    a = s.args[0]
+    return along(b, s, -1, b.rank(a),
+                 lambda ax: args_text(s, [atom_text(a)], {"axis": ax}),
+                 lambda: args_text(s, [atom_text(a)], {"axis": "-1"}))
+
+
+@batch_rule("ediff1d")
+def ediff1d_rule(b: Batch, s: Let) -> str:
+    """Each example flattened and differenced along axis 1; ``to_begin``/``to_end``
+    (the same for every example) joined before and after."""
+    refuse_batched(b, s, ("to_begin", "to_end"),
+                   "np.ediff1d with to_begin or to_end that differ per example",
+                   "use the same to_begin and to_end for every example")
+    n = b.use_batch_size()
+    pieces = [f"np.diff({flat(b, s.args[0])}, axis=1)"]
+    for name, front in (("to_begin", True), ("to_end", False)):
+        extra = operand(s, name)
+        if extra is None or (isinstance(extra, Const) and extra.value is None):
+            continue
+        t = atom_text(extra)
+        piece = f"np.broadcast_to(np.ravel({t}), ({n}, np.size({t})))"
+        pieces.insert(0, piece) if front else pieces.append(piece)
+    if len(pieces) == 1:
+        return pieces[0]
+    return f"np.concatenate([{', '.join(pieces)}], axis=1)"
+
+
+@batch_rule("rollaxis")
+def rollaxis_rule(b: Batch, s: Let) -> str:
+    """``np.moveaxis`` to the destination NumPy computes, both moved past the batch
+    axis."""
+    only_first_batched(b, s)
+    r = b.rank(s.args[0])
+    axis, start = static(s, "axis"), static(s, "start", 0)
+    start = start + r if start < 0 else start
+    dest = start - 1 if axis % r < start else start
+    return f"np.moveaxis({atom_text(s.args[0])}, {axis % r + 1}, {dest + 1})"
+
+
+@batch_rule("diagflat")
+def diagflat_rule(b: Batch, s: Let) -> str:
+    """Each example's elements on the k-th diagonal: rows picked by one 0/1 matrix,
+    columns by another, ``(P * v[:, None, :]) @ Q``."""
+    only_first_batched(b, s)
+    k = static(s, "k", 0)
+    v = flat(b, s.args[0])
+    size = f"np.shape({v})[1]"
+    m = f"{size} + {abs(k)}"
+    return (f"(np.eye({m}, {size}, {-max(-k, 0)}) * {v}[:, None, :]) @ "
+            f"np.eye({size}, {m}, {max(k, 0)})")
+
+
+@batch_rule("resize")
+def resize_rule(b: Batch, s: Let) -> str:
+    """Each flattened example read cyclically: positions ``arange(N) % size``."""
+    only_first_batched(b, s)
+    shape = static(s, "new_shape")
+    dims = (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
+    v = flat(b, s.args[0])
+    total = int(np.prod(dims))
+    target = "(" + ", ".join([b.use_batch_size()] + [str(d) for d in dims]) + ")"
+    return f"np.reshape({v}[:, np.arange({total}) % np.shape({v})[1]], {target})"

@@ -33,3 +33,32 @@ def f_nan_to_num(x):
 
 def f_ldexp(x):
     return np.sum(np.ldexp(np.sin(x), E23) * W23) + np.sum(np.ldexp(x, 2) * W3)
+
+
+def f_unwrap(x):
+    return np.sum(np.unwrap(x * 4.0) * W23) + np.sum(np.unwrap(x * 3.0, axis=0) * W23)
+
+
+def f_rollaxis(x):
+    return np.sum(np.sin(np.rollaxis(x, 2)) * weights((4, 2, 3))) + np.sum(
+        np.rollaxis(x, 0, 3) * weights((3, 4, 2)))
+
+
+def f_diagflat(x):
+    return np.sum(np.sin(np.diagflat(x)) * weights((6, 6))) + np.sum(
+        np.diagflat(x[0], 1) * weights((4, 4)))
+
+
+def f_resize(x):
+    return np.sum(np.sin(np.resize(x, (4, 4))) * weights((4, 4))) + np.sum(
+        np.resize(x, 4) * W4)
+
+
+def f_diff(x):
+    return np.sum(np.diff(np.sin(x)) * weights((2, 3, 3))) + np.sum(
+        np.diff(x, n=2, axis=1) * weights((2, 1, 4)))
+
+
+def f_ediff1d(x):
+    return np.sum(np.ediff1d(np.sin(x)) * weights((5,))) + np.sum(
+        np.ediff1d(x, to_begin=np.array([1.0, 2.0]), to_end=-1.0) * weights((8,)))

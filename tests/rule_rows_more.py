@@ -13,6 +13,20 @@ ROWS = [
     Row("nan_to_num", "matrix", (normal(2, 3),)),
     Row("ldexp", "broadcast", (normal(2, 3), const(np.array([1, -2, 3])))),
     Row("ldexp", "scalar_exponent", (normal(2, 3), const(3))),
+    Row("unwrap", "last_axis", (normal(2, 3),)),
+    Row("unwrap", "axis0_period", (normal(3, 2),), {"axis": 0, "period": 2.0}),
+    Row("rollaxis", "to_front", (normal(2, 3, 4), const(2))),
+    Row("rollaxis", "to_end", (normal(2, 3, 4), const(0), const(3))),
+    Row("rollaxis", "negative", (normal(2, 3, 4), const(-1), const(-2))),
+    Row("diagflat", "matrix", (normal(2, 3),)),
+    Row("diagflat", "below", (normal(3),), {"k": -2}),
+    Row("resize", "grow", (normal(2, 3), const((4, 4)))),
+    Row("resize", "shrink", (normal(2, 3), const(4))),
+    Row("diff", "last", (normal(2, 3, 4),)),
+    Row("diff", "twice_axis0", (normal(4, 3),), {"n": 2, "axis": 0}),
+    Row("ediff1d", "matrix", (normal(2, 3),)),
+    Row("ediff1d", "ends", (normal(4,),), {"to_begin": np.array([1.0, 2.0]),
+                                           "to_end": -1.0}),
 ]
 
 E2E = [
@@ -20,4 +34,10 @@ E2E = [
     E2ECase(F.f_conjugate, ("conjugate",)),
     E2ECase(F.f_nan_to_num, ("nan_to_num",)),
     E2ECase(F.f_ldexp, ("ldexp",)),
+    E2ECase(F.f_unwrap, ("unwrap",)),
+    E2ECase(F.f_rollaxis, ("rollaxis",), (normal(2, 3, 4),)),
+    E2ECase(F.f_diagflat, ("diagflat",)),
+    E2ECase(F.f_resize, ("resize",)),
+    E2ECase(F.f_diff, ("diff",), (normal(2, 3, 4),)),
+    E2ECase(F.f_ediff1d, ("ediff1d",)),
 ]

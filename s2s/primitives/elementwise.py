@@ -547,3 +547,21 @@ def nan_to_num_vjp(g, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
 @defjvp("nan_to_num", "x")
 def nan_to_num_jvp(x_dot, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
     return np.where(np.isfinite(x), x_dot, 0.0)
+
+
+defprim(
+    "unwrap", np.unwrap, "(p, discont=None, axis=-1, period=6.283185307179586)",
+    diff=("p",), family="elementwise",
+    note="p plus whole periods chosen by comparisons (piecewise constant): the "
+    "derivative is the identity, as JAX; batched with its axis moved",
+)
+
+
+@defvjp("unwrap")
+def unwrap_vjp(g, ans, p, discont=None, axis=-1, period=6.283185307179586):
+    return g
+
+
+@defjvp("unwrap", "p")
+def unwrap_jvp(p_dot, ans, p, discont=None, axis=-1, period=6.283185307179586):
+    return p_dot

@@ -746,3 +746,99 @@ def pad_jvp(array_dot, ans, array, pad_width, mode="constant", constant_values=0
     if mode == "constant":  # the padding is constant: its tangent is 0
         return np.pad(array_dot, pad_width)
     return array_dot[pad_sources(np.shape(array), pad_width, mode)]
+
+
+# ---- more rearranging and copying: rollaxis, diagflat, resize ----------------------
+
+defprim("rollaxis", np.rollaxis, "(a, axis, start=0)", diff=("a",), family="shape",
+        note="np.moveaxis(a, axis, d), d the destination NumPy computes from start")
+
+
+@defvjp("rollaxis")
+def rollaxis_vjp(g, ans, a, axis, start=0):
+    # NumPy: a negative start counts from ndim; past the axis it lands one before
+    n = np.ndim(a)
+    start = start + n * (start < 0)
+    return np.moveaxis(g, start - (axis % n < start), axis)
+
+
+@defjvp("rollaxis", "a")
+def rollaxis_jvp(a_dot, ans, a, axis, start=0):
+    return np.rollaxis(a_dot, axis, start)
+
+
+defprim("diagflat", np.diagflat, "(v, k=0)", diff=("v",), family="shape",
+        note="linear: the cotangent is g's k-th diagonal, in v's shape")
+
+
+@defvjp("diagflat")
+def diagflat_vjp(g, ans, v, k=0):
+    return np.reshape(np.diagonal(g, k), np.shape(v))
+
+
+@defjvp("diagflat", "v")
+def diagflat_jvp(v_dot, ans, v, k=0):
+    return np.diagflat(v_dot, k)
+
+
+defprim(
+    "resize", np.resize, "(a, new_shape)", diff=("a",), family="shape",
+    note="a's elements repeated cyclically: each input's cotangent sums its copies "
+    "(a 0/1 matrix of which input each output element copies)",
+)
+
+
+@defvjp("resize")
+def resize_vjp(g, ans, a, new_shape):
+    copies = np.arange(np.size(ans))[:, None] % np.size(a) == np.arange(np.size(a))
+    return np.reshape(np.ravel(g) @ copies, np.shape(a))
+
+
+@defjvp("resize", "a")
+def resize_jvp(a_dot, ans, a, new_shape):
+    return np.resize(a_dot, new_shape)
+
+
+# ---- differences: linear maps, transposed through their matrix ---------------------
+# np.diff along an axis of length m is a (m - n, m) matrix, np.diff(np.eye(m), n,
+# axis=0); its transpose is applied to g along the same axis.
+
+defprim("diff", np.diff, "(a, n=1, axis=-1)", diff=("a",), family="shape",
+        note="prepend/append are not supported; linear: g times the difference matrix")
+
+
+@defvjp("diff")
+def diff_vjp(g, ans, a, n=1, axis=-1):
+    d = np.diff(np.eye(np.shape(a)[axis]), n=n, axis=0)
+    return np.moveaxis(np.moveaxis(g, axis, -1) @ d, -1, axis)
+
+
+@defjvp("diff", "a")
+def diff_jvp(a_dot, ans, a, n=1, axis=-1):
+    return np.diff(a_dot, n=n, axis=axis)
+
+
+defprim(
+    "ediff1d", np.ediff1d, "(ary, to_end=None, to_begin=None)", diff=("ary",),
+    family="shape", note="differences of the flattened array; to_end and to_begin "
+    "are constants (no derivative)",
+)
+
+
+@defvjp("ediff1d")
+def ediff1d_vjp(g, ans, ary, to_end=None, to_begin=None):
+    if to_begin is not None:
+        g = g[np.size(to_begin):]
+    if to_end is not None:
+        g = g[: np.size(ary) - 1]
+    d = np.diff(np.eye(np.size(ary)), axis=0)
+    return np.reshape(g @ d, np.shape(ary))
+
+
+@defjvp("ediff1d", "ary")
+def ediff1d_jvp(ary_dot, ans, ary, to_end=None, to_begin=None):
+    if to_begin is not None:
+        to_begin = np.zeros_like(to_begin)
+    if to_end is not None:
+        to_end = np.zeros_like(to_end)
+    return np.ediff1d(ary_dot, to_end=to_end, to_begin=to_begin)
