@@ -702,3 +702,72 @@ def norm_grad_rule(b: Batch, s: Let) -> str:
     if axis is _UNKNOWN:
         raise NoBatchRule("norm_grad with an axis computed when the code runs")
     return args_text(s, texts + [_all_axes(r) if axis is None else shifted(axis, r)])
+
+
+# ---- issue 3's additions: nanprod, trapezoid, cov, corrcoef -------------------------
+
+batch_rule("nanprod")(reduction_rule)
+
+
+@batch_rule("trapezoid")
+def trapezoid_rule(b: Batch, s: Let) -> str:
+    """Along the moved axis.  A per-example 1-D ``x`` is laid along that axis of the
+    batched ``y`` (NumPy reads a 1-D ``x`` only when it is the whole argument)."""
+    y, x = s.args[0], operand(s, "x")
+    ry = b.rank(y)
+    axis = _static(b, s, "axis", -1)
+    k = axis % ry
+    y_text = _with_batch(b, y)
+    params = {"axis": str(k + 1)}
+    if x is None or (isinstance(x, Const) and x.value is None):
+        return args_text(s, [y_text] + [atom_text(a) for a in s.args[1:]], params)
+    x_text = atom_text(x)
+    if b.batched(x) and b.rank(x) == 1 and ry > 1:
+        x_text = f"np.reshape({x_text}, ({b.use_batch_size()},{' 1,' * k} -1"
+        x_text += ", 1" * (ry - 1 - k) + "))"
+    elif b.batched(x) and b.rank(x) == 1:
+        pass
+    elif not b.batched(x) and b.rank(x) == 1:
+        x_text = f"np.reshape({x_text}, ({'1, ' * (k + 1)}-1{', 1' * (ry - 1 - k)}))"
+    keywords = s.params.get(KEYWORD_OPERANDS, ())
+    if "x" in keywords:
+        return args_text(s, [y_text, x_text], params)
+    return args_text(s, [y_text, x_text] + [atom_text(a) for a in s.args[2:]], params)
+
+
+def _variables(b: Batch, s: Let, m: Any, rowvar: bool) -> str:
+    """Each example's variables as rows, ``(n, k, N)``, as ``np.cov`` reads them."""
+    t = atom_text(m)
+    x = f"{t}[:, None, :]" if b.rank(m) == 1 else t
+    if not rowvar and b.rank(m) == 2:
+        x = f"(np.swapaxes({x}, 1, 2) if np.shape({x})[1] != 1 else {x})"
+    return x
+
+
+def _covariance(x: str, ddof: int) -> str:
+    xc = f"({x} - np.mean({x}, axis=2, keepdims=True))"
+    return f"({xc} @ np.swapaxes({xc}, 1, 2) / (np.shape({x})[2] - {ddof}))"
+
+
+@batch_rule("cov")
+def cov_rule(b: Batch, s: Let) -> str:
+    """Per example ``xc @ xc.T / (N - ddof)`` with a batch in front; a 0-d example
+    result (one variable) is read at ``[:, 0, 0]``."""
+    only_first_batched(b, s)
+    rowvar, bias = _static(b, s, "rowvar", True), _static(b, s, "bias", False)
+    ddof = _static(b, s, "ddof", None)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    c = _covariance(_variables(b, s, s.args[0], rowvar), ddof)
+    return f"{c}[:, 0, 0]" if b.out_rank(s) == 0 else c
+
+
+@batch_rule("corrcoef")
+def corrcoef_rule(b: Batch, s: Let) -> str:
+    """The batched covariance over the outer product of its diagonal's square roots,
+    clipped to [-1, 1] as NumPy does."""
+    only_first_batched(b, s)
+    c = _covariance(_variables(b, s, s.args[0], _static(b, s, "rowvar", True)), 1)
+    t = s.target
+    sd = f"np.sqrt(np.diagonal({t}, axis1=1, axis2=2))"
+    r = f"np.clip(({t} := {c}) / ({sd}[:, :, None] * {sd}[:, None, :]), -1, 1)"
+    return f"{r}[:, 0, 0]" if b.out_rank(s) == 0 else r

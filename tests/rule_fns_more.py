@@ -62,3 +62,28 @@ def f_diff(x):
 def f_ediff1d(x):
     return np.sum(np.ediff1d(np.sin(x)) * weights((5,))) + np.sum(
         np.ediff1d(x, to_begin=np.array([1.0, 2.0]), to_end=-1.0) * weights((8,)))
+
+
+def f_nanprod(x):
+    y = np.where(x > 1.0, np.nan, x)
+    return np.sum(np.nanprod(y, axis=1) * W2) + np.nanprod(np.sin(y))
+
+
+def f_trapezoid(x):
+    return np.sum(np.trapezoid(np.sin(x)) * W3) + np.sum(
+        np.trapezoid(x * x, dx=0.5, axis=0) * W2)
+
+
+def f_trapezoid_x(y, x):
+    return np.sum(np.trapezoid(np.sin(y), x, axis=0) * W2) + np.sum(
+        np.trapezoid(y * y, np.cumsum(np.exp(x[:2]))) * W3)
+
+
+def f_cov(x):
+    return np.sum(np.cov(np.sin(x)) * weights((2, 2))) + np.sum(
+        np.cov(x, rowvar=False, ddof=0) * weights((3, 3))) + np.cov(x[0])
+
+
+def f_corrcoef(x):
+    return np.sum(np.corrcoef(np.sin(x) + x) * weights((3, 3))) + np.sum(
+        np.corrcoef(x, rowvar=False) * weights((4, 4)))

@@ -7,6 +7,18 @@ import numpy as np
 import rule_fns_more as F
 from rule_table import E2ECase, Row, const, normal
 
+
+def with_nans(*shape):
+    """Normal values with NaN at a few fixed places (never a whole slice)."""
+
+    def draw(r):
+        x = r.normal(size=shape)
+        x.flat[[i % x.size for i in (1, 6, 11)]] = np.nan
+        return x
+
+    return draw
+
+
 ROWS = [
     Row("real", "matrix", (normal(2, 3),)),
     Row("conjugate", "matrix", (normal(2, 3),)),
@@ -27,6 +39,18 @@ ROWS = [
     Row("ediff1d", "matrix", (normal(2, 3),)),
     Row("ediff1d", "ends", (normal(4,),), {"to_begin": np.array([1.0, 2.0]),
                                            "to_end": -1.0}),
+    Row("nanprod", "all", (with_nans(2, 3),)),
+    Row("nanprod", "axis1_keepdims", (with_nans(2, 3, 4),), {"axis": 1, "keepdims": True}),
+    Row("nanprod", "tuple", (normal(2, 3, 4),), {"axis": (0, -1)}),
+    Row("trapezoid", "dx", (normal(2, 5),), {"dx": 0.5}, wrt=("y",)),
+    Row("trapezoid", "axis0", (normal(4, 3),), {"axis": 0}, wrt=("y",)),
+    Row("trapezoid", "x_vector", (normal(2, 5), normal(5))),
+    Row("trapezoid", "x_full_axis0", (normal(4, 3), normal(4, 3)), {"axis": 0}),
+    Row("cov", "rows", (normal(3, 5),)),
+    Row("cov", "columns_ddof0", (normal(5, 3),), {"rowvar": False, "ddof": 0}),
+    Row("cov", "vector_bias", (normal(6),), {"bias": True}),
+    Row("corrcoef", "rows", (normal(3, 5),)),
+    Row("corrcoef", "columns", (normal(6, 3),), {"rowvar": False}),
 ]
 
 E2E = [
@@ -40,4 +64,9 @@ E2E = [
     E2ECase(F.f_resize, ("resize",)),
     E2ECase(F.f_diff, ("diff",), (normal(2, 3, 4),)),
     E2ECase(F.f_ediff1d, ("ediff1d",)),
+    E2ECase(F.f_nanprod, ("nanprod",)),
+    E2ECase(F.f_trapezoid, ("trapezoid",), (normal(3, 2),)),
+    E2ECase(F.f_trapezoid_x, ("trapezoid",), (normal(3, 2), normal(3))),
+    E2ECase(F.f_cov, ("cov",), (normal(2, 3),)),
+    E2ECase(F.f_corrcoef, ("corrcoef",), (normal(3, 4),)),
 ]

@@ -496,3 +496,167 @@ defprim(
     "count_nonzero", np.count_nonzero, "(a, axis=None, keepdims=False)",
     family="reduction", nondiff=True, note="an integer count: no derivative flows",
 )
+
+
+# ---- more reductions: products skipping NaN, the trapezoid rule, covariance ---------
+
+defprim(
+    "nanprod", np.nanprod, "(a, axis=None, keepdims=False)", family="reduction",
+    note="NaN counts as 1 and gets no cotangent, as JAX; exact at zeros",
+)
+
+
+@defvjp("nanprod")
+def nanprod_vjp(g, ans, a, axis=None, keepdims=False):
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+    others = prod_of_others(np.where(np.isnan(a), 1.0, a), axis)
+    return np.where(np.isnan(a), 0.0, g * others)
+
+
+@defjvp("nanprod", "a")
+def nanprod_jvp(a_dot, ans, a, axis=None, keepdims=False):
+    others = prod_of_others(np.where(np.isnan(a), 1.0, a), axis)
+    return np.sum(np.where(np.isnan(a), 0.0, a_dot * others), axis=axis,
+                  keepdims=keepdims)
+
+
+# trapezoid(y, x) = sum(diff(x) * (y[1:] + y[:-1]) / 2) along axis: linear in y and
+# (through diff) in x.  With x None the spacing is dx.  The neighbour sums
+# y[1:] + y[:-1] are y times |D|, D the (m - 1, m) difference matrix.
+defprim(
+    "trapezoid", np.trapezoid, "(y, x=None, dx=1.0, axis=-1)", family="reduction",
+    diff=("y", "x"),
+    note="x: None, 1-D along axis, or y's shape; dx a constant.  Reverse mode does "
+    "not yet pass a keyword argument's cotangent on: pass x positionally",
+)
+
+
+@defvjp("trapezoid")
+def trapezoid_vjp(g, ans, y, x=None, dx=1.0, axis=-1):
+    d = np.diff(np.eye(np.shape(y)[axis]), axis=0)
+    g = np.expand_dims(g, -1)
+    if x is None:
+        weights = np.sum(np.abs(d), axis=0) * (0.5 * dx)
+        return np.moveaxis(g * weights, -1, axis), None
+    if np.ndim(x) == 1:
+        steps = np.diff(x)
+    else:
+        steps = np.moveaxis(np.diff(x, axis=axis), axis, -1)
+    y_bar = np.moveaxis(g * steps * 0.5 @ np.abs(d), -1, axis)
+    x_bar = g * 0.5 * (np.moveaxis(y, axis, -1) @ np.matrix_transpose(np.abs(d))) @ d
+    if np.ndim(x) == 1:
+        x_bar = np.sum(np.reshape(x_bar, (-1, np.size(x))), axis=0)
+    else:
+        x_bar = np.moveaxis(x_bar, -1, axis)
+    return y_bar, x_bar
+
+
+@defjvp("trapezoid", "y")
+def trapezoid_jvp_y(y_dot, ans, y, x=None, dx=1.0, axis=-1):
+    return np.trapezoid(y_dot, x, dx=dx, axis=axis)
+
+
+@defjvp("trapezoid", "x")
+def trapezoid_jvp_x(x_dot, ans, y, x=None, dx=1.0, axis=-1):
+    return np.trapezoid(y, x_dot, axis=axis)
+
+
+# np.cov(m) = xc @ xc.T / (N - ddof) for x = m's variables as rows (rowvar; a 1-D m
+# is one variable; with rowvar False a 2-D m is transposed unless it has one row) and
+# xc = x minus its row means.  The centring needs no term of its own: xc's rows sum
+# to 0, so (G + G.T) @ xc / (N - ddof) is already centred.
+defprim(
+    "cov", np.cov, "(m, rowvar=True, bias=False, ddof=None)", diff=("m",),
+    family="reduction", note="m only (no y, fweights, aweights)",
+)
+
+
+@defvjp("cov")
+def cov_vjp(g, ans, m, rowvar=True, bias=False, ddof=None):
+    x = np.atleast_2d(m)
+    if not rowvar:
+        if np.shape(x)[0] != 1:
+            x = np.matrix_transpose(x)
+    if ddof is None:
+        ddof = 1
+        if bias:
+            ddof = 0
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    gm = np.reshape(g, (np.shape(x)[0], np.shape(x)[0]))
+    x_bar = (gm + np.matrix_transpose(gm)) @ xc / (np.shape(x)[1] - ddof)
+    if not rowvar:
+        if np.shape(x)[0] != np.shape(np.atleast_2d(m))[0]:
+            x_bar = np.matrix_transpose(x_bar)
+    return np.reshape(x_bar, np.shape(m))
+
+
+@defjvp("cov", "m")
+def cov_jvp(m_dot, ans, m, rowvar=True, bias=False, ddof=None):
+    x = np.atleast_2d(m)
+    x_dot = np.atleast_2d(m_dot)
+    if not rowvar:
+        if np.shape(x)[0] != 1:
+            x = np.matrix_transpose(x)
+            x_dot = np.matrix_transpose(x_dot)
+    if ddof is None:
+        ddof = 1
+        if bias:
+            ddof = 0
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    xc_dot = x_dot - np.mean(x_dot, axis=1, keepdims=True)
+    c_dot = xc_dot @ np.matrix_transpose(xc)
+    return np.reshape((c_dot + np.matrix_transpose(c_dot)) / (np.shape(x)[1] - ddof),
+                      np.shape(ans))
+
+
+# np.corrcoef(x) = c / sqrt(outer(d, d)), c = np.cov(x), d its diagonal.  NumPy (and
+# JAX) clip the result to [-1, 1]; the clip is not differentiated (it only acts on
+# rounding at the diagonal, where the derivative is 0 anyway).
+defprim(
+    "corrcoef", np.corrcoef, "(x, rowvar=True)", diff=("x",), family="reduction",
+    note="x only (no y); the final clip to [-1, 1] is not differentiated",
+)
+
+
+@defvjp("corrcoef")
+def corrcoef_vjp(g, ans, x, rowvar=True):
+    v = np.atleast_2d(x)
+    if not rowvar:
+        if np.shape(v)[0] != 1:
+            v = np.matrix_transpose(v)
+    k = np.shape(v)[0]
+    vc = v - np.mean(v, axis=1, keepdims=True)
+    c = vc @ np.matrix_transpose(vc) / (np.shape(v)[1] - 1)
+    d = np.diagonal(c)
+    s = np.sqrt(d)
+    r = c / (s[:, None] * s)
+    gm = np.reshape(g, (k, k))
+    gr = gm * r
+    d_bar = np.sum(gr + np.matrix_transpose(gr), axis=1) / (2.0 * d)
+    c_bar = gm / (s[:, None] * s) - np.eye(k) * d_bar
+    v_bar = (c_bar + np.matrix_transpose(c_bar)) @ vc / (np.shape(v)[1] - 1)
+    if not rowvar:
+        if np.shape(v)[0] != np.shape(np.atleast_2d(x))[0]:
+            v_bar = np.matrix_transpose(v_bar)
+    return np.reshape(v_bar, np.shape(x))
+
+
+@defjvp("corrcoef", "x")
+def corrcoef_jvp(x_dot, ans, x, rowvar=True):
+    v = np.atleast_2d(x)
+    v_dot = np.atleast_2d(x_dot)
+    if not rowvar:
+        if np.shape(v)[0] != 1:
+            v = np.matrix_transpose(v)
+            v_dot = np.matrix_transpose(v_dot)
+    vc = v - np.mean(v, axis=1, keepdims=True)
+    vc_dot = v_dot - np.mean(v_dot, axis=1, keepdims=True)
+    c = vc @ np.matrix_transpose(vc) / (np.shape(v)[1] - 1)
+    c_dot = vc_dot @ np.matrix_transpose(vc)
+    c_dot = (c_dot + np.matrix_transpose(c_dot)) / (np.shape(v)[1] - 1)
+    d = np.diagonal(c)
+    s = np.sqrt(d)
+    half = np.diagonal(c_dot) / (2.0 * d)
+    r_dot = (c_dot - c * (half[:, None] + half)) / (s[:, None] * s)
+    return np.reshape(r_dot, np.shape(ans))
