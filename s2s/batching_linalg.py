@@ -771,3 +771,101 @@ def corrcoef_rule(b: Batch, s: Let) -> str:
     sd = f"np.sqrt(np.diagonal({t}, axis1=1, axis2=2))"
     r = f"np.clip(({t} := {c}) / ({sd}[:, :, None] * {sd}[:, None, :]), -1, 1)"
     return f"{r}[:, 0, 0]" if b.out_rank(s) == 0 else r
+
+
+# ---- polynomials, cond, tensorinv, tensorsolve ----------------------------------------
+
+
+@batch_rule("vander")
+def vander_rule(b: Batch, s: Let) -> str:
+    """Each example's columns as powers: ``x[..., None] ** powers``."""
+    only_first_batched(b, s)
+    x = atom_text(s.args[0])
+    n = operand(s, "N")
+    if isinstance(n, Var) and b.batched(n):
+        raise NoBatchRule("np.vander with N that differs per example")
+    if n is None or (isinstance(n, Const) and n.value is None):
+        count = f"np.shape({x})[1]"
+    else:
+        count = atom_text(n)
+    if _static(b, s, "increasing", False):
+        return f"{x}[..., None] ** np.arange({count})"
+    return f"{x}[..., None] ** np.arange({count} - 1, -1, -1)"
+
+
+@batch_rule("polyval")
+def polyval_rule(b: Batch, s: Let) -> str:
+    """Unbatched coefficients: np.polyval works elementwise in x.  Batched ones: the
+    sum of each example's coefficients times the powers of its x."""
+    p, x = s.args
+    if not b.batched(p):
+        return f"np.polyval({atom_text(p)}, {atom_text(x)})"
+    r = b.rank(x)
+    pt = f"np.reshape({atom_text(p)}, ({b.use_batch_size()},{' 1,' * r} -1))"
+    powers = f"np.arange(np.shape({atom_text(p)})[1] - 1, -1, -1)"
+    return f"np.sum({pt} * np.expand_dims({atom_text(x)}, -1) ** {powers}, axis=-1)"
+
+
+@batch_rule("polyder")
+def polyder_rule(b: Batch, s: Let) -> str:
+    """Each example's coefficients times the factors ``np.polyder(ones, m)``."""
+    only_first_batched(b, s)
+    p, m = atom_text(s.args[0]), _static(b, s, "m", 1)
+    n = f"np.shape({p})[1]"
+    return f"{p}[:, :{n} - {m}] * np.polyder(np.ones({n}), {m})"
+
+
+@batch_rule("polyint")
+def polyint_rule(b: Batch, s: Let) -> str:
+    """Each example's coefficients times ``np.polyint(ones, m)``'s, moved into the
+    longer result, plus the constants (the same for every example)."""
+    refuse_k = operand(s, "k")
+    if isinstance(refuse_k, Var) and b.batched(refuse_k):
+        raise NoBatchRule("np.polyint with constants k that differ per example")
+    p, m = atom_text(s.args[0]), _static(b, s, "m", 1)
+    n = f"np.shape({p})[1]"
+    k = "" if refuse_k is None else f", k={atom_text(refuse_k)}"
+    return (f"({p} * np.polyint(np.ones({n}), {m})[:{n}]) @ np.eye({n}, {n} + {m})"
+            f" + np.polyint(np.zeros({n}), {m}{k})")
+
+
+@batch_rule("polyadd", "polysub")
+def polyadd_rule(b: Batch, s: Let) -> str:
+    """Each operand moved to the end of the longer length by a 0/1 matrix, then added
+    (subtracted); an unbatched 1-D operand broadcasts over the batch."""
+    a1, a2 = (atom_text(a) for a in s.args)
+    n1, n2 = f"np.shape({a1})[-1]", f"np.shape({a2})[-1]"
+    length = f"max({n1}, {n2})"
+    op = "+" if s.prim == "polyadd" else "-"
+    return (f"{_paren(a1)} @ np.eye({n1}, {length}, {length} - {n1}) {op} "
+            f"{_paren(a2)} @ np.eye({n2}, {length}, {length} - {n2})")
+
+
+@batch_rule("linalg.cond")
+def cond_rule(b: Batch, s: Let) -> str:
+    """np.linalg.cond works on stacks of matrices."""
+    only_first_batched(b, s)
+    return args_text(s, [atom_text(a) for a in s.args])
+
+
+@batch_rule("linalg.tensorinv")
+def tensorinv_rule(b: Batch, s: Let) -> str:
+    """Each example reshaped to its square matrix, a stack inverted, reshaped back."""
+    only_first_batched(b, s)
+    a, ind = atom_text(s.args[0]), _static(b, s, "ind", 2)
+    n = b.use_batch_size()
+    rows = f"int(np.prod(np.shape({a})[1:{ind + 1}]))"
+    inv = f"np.linalg.inv(np.reshape({a}, ({n}, {rows}, -1)))"
+    return (f"np.reshape({inv}, ({n}, *np.shape({a})[{ind + 1}:], "
+            f"*np.shape({a})[1:{ind + 1}]))")
+
+
+@batch_rule("linalg.tensorsolve")
+def tensorsolve_rule(b: Batch, s: Let) -> str:
+    """A stack of square systems, one per example, solved for one column each."""
+    a, rhs = s.args
+    n = b.use_batch_size()
+    at, bt = _with_batch(b, a), _with_batch(b, rhs)
+    square = f"np.reshape({at}, ({n}, np.size({bt}) // {n}, -1))"
+    solved = f"np.linalg.solve({square}, np.reshape({bt}, ({n}, -1, 1)))"
+    return f"np.reshape({solved}, ({n}, *np.shape({at})[{1 + b.rank(rhs)}:]))"

@@ -87,3 +87,56 @@ def f_cov(x):
 def f_corrcoef(x):
     return np.sum(np.corrcoef(np.sin(x) + x) * weights((3, 3))) + np.sum(
         np.corrcoef(x, rowvar=False) * weights((4, 4)))
+
+
+P4 = np.array([0.7, -1.2, 0.4, 2.0])
+K2 = np.array([1.0, -2.0])
+E6 = 3.0 * np.eye(6)
+
+
+def f_vander(x):
+    return np.sum(np.vander(np.sin(x)) * weights((3, 3))) + np.sum(
+        np.vander(x, 4, increasing=True) * weights((3, 4)))
+
+
+def f_polyval(p, x):
+    return np.sum(np.polyval(p, np.sin(x)) * W23) + np.polyval(p * 2.0, 0.5)
+
+
+def f_polyval_x(x):
+    return np.sum(np.polyval(P4, x) * W23) + np.sum(np.polyval(x[0], x[1]) * W3)
+
+
+def f_polyder(p):
+    return np.sum(np.polyder(np.sin(p)) * W4) + np.sum(np.polyder(p * p, 2) * W3)
+
+
+def f_polyint(p):
+    return np.sum(np.polyint(np.sin(p)) * W4) + np.sum(
+        np.polyint(p * p, 2, K2) * weights((5,)))
+
+
+def f_polyadd(a, b):
+    return np.sum(np.polyadd(np.sin(a), b) * weights((5,))) + np.sum(
+        np.polyadd(P4, a * a) * W4)
+
+
+def f_polysub(a, b):
+    return np.sum(np.polysub(np.sin(a), b) * weights((5,))) + np.sum(
+        np.polysub(a * a, P4) * W4)
+
+
+def f_cond(x):
+    return np.linalg.cond(x) + 0.5 * np.linalg.cond(np.sin(x) @ x.T)
+
+
+def f_tensorinv(x):
+    a = x + np.reshape(E6, (2, 3, 6))
+    b = np.reshape(np.sin(x), (6, 2, 3)) + np.reshape(E6, (6, 2, 3))
+    return np.sum(np.linalg.tensorinv(a) * weights((6, 2, 3))) + np.sum(
+        np.linalg.tensorinv(b, ind=1) * weights((2, 3, 6)))
+
+
+def f_tensorsolve(a, b):
+    m = a + np.reshape(E6, (2, 3, 2, 3))
+    return np.sum(np.linalg.tensorsolve(m, np.sin(b)) * W23)

@@ -19,6 +19,11 @@ def with_nans(*shape):
     return draw
 
 
+def well_conditioned(shape, square):
+    """Normal values plus 3 times the identity, seen as a square matrix."""
+    return lambda r: r.normal(size=shape) + np.reshape(3.0 * np.eye(square[0]), shape)
+
+
 ROWS = [
     Row("real", "matrix", (normal(2, 3),)),
     Row("conjugate", "matrix", (normal(2, 3),)),
@@ -51,6 +56,26 @@ ROWS = [
     Row("cov", "vector_bias", (normal(6),), {"bias": True}),
     Row("corrcoef", "rows", (normal(3, 5),)),
     Row("corrcoef", "columns", (normal(6, 3),), {"rowvar": False}),
+    Row("vander", "square", (normal(3),)),
+    Row("vander", "increasing_wide", (normal(3),), {"N": 5, "increasing": True}),
+    Row("polyval", "matrix_x", (normal(4), normal(2, 3))),
+    Row("polyval", "scalar_x", (normal(3), normal())),
+    Row("polyder", "once", (normal(5),)),
+    Row("polyder", "twice", (normal(5),), {"m": 2}),
+    Row("polyint", "once", (normal(4),)),
+    Row("polyint", "twice_constants", (normal(3),), {"m": 2, "k": np.array([1.0, -2.0])}),
+    Row("polyadd", "longer_second", (normal(3), normal(5))),
+    Row("polyadd", "longer_first", (normal(4), normal(2))),
+    Row("polysub", "longer_second", (normal(3), normal(5))),
+    Row("polysub", "longer_first", (normal(4), normal(2))),
+    Row("linalg.cond", "square", (normal(3, 3),)),
+    Row("linalg.cond", "wide_stack", (normal(2, 3, 4),)),
+    Row("linalg.tensorinv", "ind2", (well_conditioned((2, 3, 6), (6, 6)),)),
+    Row("linalg.tensorinv", "ind1", (well_conditioned((6, 2, 3), (6, 6)),), {"ind": 1}),
+    Row("linalg.tensorsolve", "matrix_b", (well_conditioned((2, 3, 2, 3), (6, 6)),
+                                           normal(2, 3))),
+    Row("linalg.tensorsolve", "x_matrix", (well_conditioned((6, 2, 3), (6, 6)),
+                                           normal(6))),
 ]
 
 E2E = [
@@ -69,4 +94,14 @@ E2E = [
     E2ECase(F.f_trapezoid_x, ("trapezoid",), (normal(3, 2), normal(3))),
     E2ECase(F.f_cov, ("cov",), (normal(2, 3),)),
     E2ECase(F.f_corrcoef, ("corrcoef",), (normal(3, 4),)),
+    E2ECase(F.f_vander, ("vander",), (normal(3),)),
+    E2ECase(F.f_polyval, ("polyval",), (normal(4), normal(2, 3))),
+    E2ECase(F.f_polyval_x, ("polyval",)),
+    E2ECase(F.f_polyder, ("polyder",), (normal(5),)),
+    E2ECase(F.f_polyint, ("polyint",), (normal(3),)),
+    E2ECase(F.f_polyadd, ("polyadd",), (normal(3), normal(5))),
+    E2ECase(F.f_polysub, ("polysub",), (normal(3), normal(5))),
+    E2ECase(F.f_cond, ("linalg.cond",), (normal(3, 4),)),
+    E2ECase(F.f_tensorinv, ("linalg.tensorinv",), (normal(2, 3, 6),)),
+    E2ECase(F.f_tensorsolve, ("linalg.tensorsolve",), (normal(2, 3, 2, 3), normal(2, 3))),
 ]

@@ -848,3 +848,194 @@ def matrix_norm_jvp(x_dot, ans, x, keepdims=False, ord="fro"):
 
 defprim("linalg.matrix_rank", np.linalg.matrix_rank, "(A, tol=None, hermitian=False)",
         family="linalg", nondiff=True, note="an integer: no derivative flows")
+
+
+# ---- polynomials (coefficients highest power first, as np.polyval) -----------------
+# The linear ones (polyder, polyint, polyadd, polysub) are rules over their own
+# constants: np.polyder(np.ones(n), m) is the factor each coefficient is multiplied by.
+
+defprim("vander", np.vander, "(x, N=None, increasing=False)", diff=("x",),
+        family="linalg", note="x 1-D; column j is x ** (N - 1 - j), or x ** j increasing")
+
+
+@defvjp("vander")
+def vander_vjp(g, ans, x, N=None, increasing=False):
+    powers = np.arange(np.shape(ans)[1] - 1, -1, -1)
+    if increasing:
+        powers = np.arange(np.shape(ans)[1])
+    return np.sum(g * powers * x[:, None] ** np.maximum(powers - 1, 0), axis=1)
+
+
+@defjvp("vander", "x")
+def vander_jvp(x_dot, ans, x, N=None, increasing=False):
+    powers = np.arange(np.shape(ans)[1] - 1, -1, -1)
+    if increasing:
+        powers = np.arange(np.shape(ans)[1])
+    return x_dot[:, None] * powers * x[:, None] ** np.maximum(powers - 1, 0)
+
+
+defprim("polyval", np.polyval, "(p, x)", family="linalg",
+        note="p 1-D; d/dx is the derivative polynomial, d/dp the powers of x")
+
+
+@defvjp("polyval")
+def polyval_vjp(g, ans, p, x):
+    p_bar = np.ravel(g) @ np.vander(np.ravel(x), np.size(p))
+    return p_bar, g * np.polyval(np.polyder(p), x)
+
+
+@defjvp("polyval", "p")
+def polyval_jvp_p(p_dot, ans, p, x):
+    return np.polyval(p_dot, x)
+
+
+@defjvp("polyval", "x")
+def polyval_jvp_x(x_dot, ans, p, x):
+    return x_dot * np.polyval(np.polyder(p), x)
+
+
+defprim("polyder", np.polyder, "(p, m=1)", diff=("p",), family="linalg",
+        note="linear: coefficient k times (n-1-k)!/(n-1-k-m)!, m < len(p)")
+
+
+@defvjp("polyder")
+def polyder_vjp(g, ans, p, m=1):
+    factors = np.polyder(np.ones(np.size(p)), m)
+    return (g * factors) @ np.eye(np.size(g), np.size(p))
+
+
+@defjvp("polyder", "p")
+def polyder_jvp(p_dot, ans, p, m=1):
+    return np.polyder(p_dot, m)
+
+
+defprim("polyint", np.polyint, "(p, m=1, k=None)", diff=("p",), family="linalg",
+        note="linear in p; the integration constants k are constants (no derivative)")
+
+
+@defvjp("polyint")
+def polyint_vjp(g, ans, p, m=1, k=None):
+    factors = np.polyint(np.ones(np.size(p)), m)[: np.size(p)]
+    return g[: np.size(p)] * factors
+
+
+@defjvp("polyint", "p")
+def polyint_jvp(p_dot, ans, p, m=1, k=None):
+    return np.polyint(p_dot, m)
+
+
+defprim("polyadd", np.polyadd, "(a1, a2)", family="linalg",
+        note="the shorter polynomial is aligned at the constant term")
+
+
+@defvjp("polyadd")
+def polyadd_vjp(g, ans, a1, a2):
+    return g[np.size(g) - np.size(a1):], g[np.size(g) - np.size(a2):]
+
+
+@defjvp("polyadd", "a1")
+def polyadd_jvp_a1(a1_dot, ans, a1, a2):
+    return np.polyadd(a1_dot, np.zeros_like(a2))
+
+
+@defjvp("polyadd", "a2")
+def polyadd_jvp_a2(a2_dot, ans, a1, a2):
+    return np.polyadd(np.zeros_like(a1), a2_dot)
+
+
+defprim("polysub", np.polysub, "(a1, a2)", family="linalg",
+        note="the shorter polynomial is aligned at the constant term")
+
+
+@defvjp("polysub")
+def polysub_vjp(g, ans, a1, a2):
+    return g[np.size(g) - np.size(a1):], -g[np.size(g) - np.size(a2):]
+
+
+@defjvp("polysub", "a1")
+def polysub_jvp_a1(a1_dot, ans, a1, a2):
+    return np.polysub(a1_dot, np.zeros_like(a2))
+
+
+@defjvp("polysub", "a2")
+def polysub_jvp_a2(a2_dot, ans, a1, a2):
+    return np.polysub(np.zeros_like(a1), a2_dot)
+
+
+# ---- condition number, tensor inverse and solve ------------------------------------
+
+defprim(
+    "linalg.cond", np.linalg.cond, "(x)", family="linalg",
+    note="the 2-norm condition number s_max / s_min (no p argument); ds_i = u_i' dx v_i",
+)
+
+
+@defvjp("linalg.cond")
+def cond_vjp(g, ans, x):
+    usv = np.linalg.svd(x, full_matrices=False)
+    u = usv[0]
+    s = usv[1]
+    vt = usv[2]
+    top = u[..., :, :1] @ vt[..., :1, :]
+    bottom = u[..., :, -1:] @ vt[..., -1:, :]
+    ratio = np.expand_dims(ans, (-2, -1))
+    return np.expand_dims(g, (-2, -1)) * (top - ratio * bottom) / s[..., -1:, None]
+
+
+@defjvp("linalg.cond", "x")
+def cond_jvp(x_dot, ans, x):
+    usv = np.linalg.svd(x, full_matrices=False)
+    u = usv[0]
+    s = usv[1]
+    vt = usv[2]
+    top = np.sum(u[..., :, :1] @ vt[..., :1, :] * x_dot, axis=(-2, -1))
+    bottom = np.sum(u[..., :, -1:] @ vt[..., -1:, :] * x_dot, axis=(-2, -1))
+    return (top - ans * bottom) / s[..., -1]
+
+
+defprim(
+    "linalg.tensorinv", np.linalg.tensorinv, "(a, ind=2)", diff=("a",), family="linalg",
+    note="the inverse of a reshaped to a square matrix, reshaped back: inv's rules",
+)
+
+
+@defvjp("linalg.tensorinv")
+def tensorinv_vjp(g, ans, a, ind=2):
+    inv = np.reshape(ans, (-1, np.prod(np.shape(a)[:ind])))
+    inv_t = np.matrix_transpose(inv)
+    return np.reshape(-inv_t @ np.reshape(g, np.shape(inv)) @ inv_t, np.shape(a))
+
+
+@defjvp("linalg.tensorinv", "a")
+def tensorinv_jvp(a_dot, ans, a, ind=2):
+    inv = np.reshape(ans, (-1, np.prod(np.shape(a)[:ind])))
+    a_dot = np.reshape(a_dot, (np.shape(inv)[1], -1))
+    return np.reshape(-inv @ a_dot @ inv, np.shape(ans))
+
+
+defprim(
+    "linalg.tensorsolve", np.linalg.tensorsolve, "(a, b)", family="linalg",
+    note="x with tensordot(a, x, x.ndim) = b (no axes argument): solve's rules on a "
+    "reshaped to a square matrix",
+)
+
+
+@defvjp("linalg.tensorsolve")
+def tensorsolve_vjp(g, ans, a, b):
+    m = np.reshape(a, (np.size(b), -1))
+    b_bar = np.linalg.solve(np.matrix_transpose(m), np.ravel(g))
+    a_bar = np.reshape(np.outer(b_bar, np.ravel(ans)), np.shape(a))
+    return -a_bar, np.reshape(b_bar, np.shape(b))
+
+
+@defjvp("linalg.tensorsolve", "a")
+def tensorsolve_jvp_a(a_dot, ans, a, b):
+    m = np.reshape(a, (np.size(b), -1))
+    m_dot = np.reshape(a_dot, (np.size(b), -1))
+    return -np.reshape(np.linalg.solve(m, m_dot @ np.ravel(ans)), np.shape(ans))
+
+
+@defjvp("linalg.tensorsolve", "b")
+def tensorsolve_jvp_b(b_dot, ans, a, b):
+    m = np.reshape(a, (np.size(b), -1))
+    return np.reshape(np.linalg.solve(m, np.ravel(b_dot)), np.shape(ans))
