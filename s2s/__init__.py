@@ -14,7 +14,11 @@
 from .api import Transformed, grad, jvp, source, value_and_grad, vjp
 from .vectorize import hessian, jacfwd, jacrev, vmap
 from .jit import jit
+from .custom import custom_jvp, custom_vjp, primitive
+from .ledger import ledger  # (the function; the module is importlib's "s2s.ledger")
 from .errors import (
+    CustomRuleError,
+    MissingRuleError,
     NonDifferentiableError,
     SourceNotFoundError,
     TransformError,
@@ -35,10 +39,16 @@ __all__ = [
     "hessian",
     "jit",
     "source",
+    "custom_jvp",
+    "custom_vjp",
+    "primitive",
+    "ledger",
     "Transformed",
     "TransformError",
     "SourceNotFoundError",
     "UnsupportedSyntaxError",
     "UnsupportedCallError",
     "NonDifferentiableError",
+    "CustomRuleError",
+    "MissingRuleError",
 ]

@@ -22,6 +22,7 @@ from .errors import TransformError
 from .kinds import LEAF, Kind, Tree, kind_of
 from .ir import Function
 from .normalize import normalize
+from .primitives import registry
 from .forward import ForwardSpec, emit_forward
 from .reverse import Module, Spec, _OutputStructureError, emit_reverse
 
@@ -168,6 +169,7 @@ class Transformed:
         self.__qualname__ = self.__name__
         self.__doc__ = f"The {mode} of {fn.__qualname__}, emitted by s2s."
         self._compiled: dict[Any, tuple[str, Callable]] = {}
+        self._rules_generation = registry.generation()
         self._last: tuple[str, Callable] | None = None
 
     # ---- generation ------------------------------------------------------------
@@ -182,6 +184,11 @@ class Transformed:
         one that changes kind (a float becomes an array, ``helper`` is rebound to
         another function) makes s2s normalize and generate again.
         """
+        if self._rules_generation != registry.generation():
+            with _LOCK:  # a rule changed since this code was emitted
+                self._compiled.clear()
+                self._last = None
+                self._rules_generation = registry.generation()
         if self.inner is not None:
             self.inner._refresh()
             if self.inner.ir is not self.ir:
@@ -213,7 +220,8 @@ class Transformed:
                 inner_text, inner_fn = self.inner._generate_for(kinds[:nargs], kinds)
                 ir, origin = normalize(inner_fn), (inner_text,)
             text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
-                        self.mode, self.has_aux, self._signature) + key + origin
+                        self.mode, self.has_aux, self._signature,
+                        registry.generation()) + key + origin
             cached = _TEXT_CACHE.get(text_key)
             if cached is None:
                 module = Module()
@@ -312,10 +320,18 @@ class Transformed:
     def __repr__(self) -> str:
         return f"<s2s {self.mode} of {self.fn.__qualname__}>"
 
-    def _repr_html_(self) -> str:
-        import html
+    def selfcheck(self, *args: Any, seed: int = 0, oracle: bool = True) -> dict:
+        """Cheap evidence on these inputs: a finite-difference probe along a random
+        direction, the JVP/VJP inner-product identity, and JAX when installed (see
+        ``s2s.selfcheck``); a JSON-serialisable report whose ``ok`` says if all passed."""
+        from .selfcheck import selfcheck
 
-        return f"<pre>{html.escape(self.source)}</pre>"
+        return selfcheck(self, *args, seed=seed, oracle=oracle)
+
+    def _repr_html_(self) -> str:
+        from .teach_common import highlight_html  # Jupyter: the emitted code, coloured
+
+        return highlight_html(self.source)
 
 
 def _read_free_names(fn: Callable) -> None:

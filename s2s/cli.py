@@ -19,11 +19,14 @@ from .vmap import HANDLED
 from .primitives import PRIMITIVES, load_all
 
 
-def primitive_table() -> list[dict[str, Any]]:
-    """One record per registered primitive, in family order."""
+def primitive_table(include_user: bool = False) -> list[dict[str, Any]]:
+    """One record per registered primitive, in family order (s2s's own; with
+    ``include_user``, also those registered with ``s2s.primitive`` in this process)."""
     load_all()
     rows = []
     for name, prim in sorted(PRIMITIVES.items(), key=lambda kv: (kv[1].family, kv[0])):
+        if not prim.builtin and not include_user:
+            continue
         differentiable = not prim.nondiff
         structural = prim.family == "structure" and differentiable
         rows.append({

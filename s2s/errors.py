@@ -86,3 +86,13 @@ class UnsupportedCallError(TransformError):
 
 class NonDifferentiableError(TransformError):
     """A differentiable value flows into an operation that has no derivative."""
+
+
+class CustomRuleError(TransformError, TypeError):
+    """A ``custom_jvp``/``custom_vjp`` function where its rules cannot serve (forward
+    mode of a ``custom_vjp`` function); a TypeError, as JAX raises."""
+
+
+class MissingRuleError(TransformError, AttributeError):
+    """A ``custom_jvp``/``custom_vjp`` function differentiated before its rule was
+    defined; an AttributeError, as JAX raises."""

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from .emitcode import Block, Line, render_function
-from .errors import NonDifferentiableError
+from .custom import checked_jvp, custom_vjp
+from .errors import CustomRuleError, MissingRuleError, NonDifferentiableError
 from .inline import Array, atom_text
 from .ir import KEYWORD_OPERANDS, Break, Const, For, Function, If, Let, Return, Stmt, Var, walk
 from .kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
@@ -41,6 +42,9 @@ from .reverse import (
     _is_simple,
     _paren,
     _Reverse,
+    bind_object,
+    stem,
+    tuple_text,
     _spell_buffers,
     spell,
 )
@@ -64,6 +68,7 @@ class ForwardSpec:
 def emit_forward(fn: Function, spec: ForwardSpec, module: Module, name: str) -> str:
     """Append the forward-mode function for ``fn`` to ``module``; return its name."""
     module.taken.add(name)
+    module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)
     text = _Forward(fn, spec, module).build(name)
     module.functions.append(text)
@@ -368,6 +373,9 @@ class _Forward:
 
     def call(self, s: Let, out: list[Any]) -> None:
         """A call to a user function: its own emitted JVP, returning both values."""
+        if "custom" in s.params:
+            self.custom_call(s, out)
+            return
         callee = _callee(s)
         kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
         positions = tuple(i for i, a in enumerate(s.args) if self.is_active(a))
@@ -375,6 +383,30 @@ class _Forward:
         args = [atom_text(a) for a in s.args] + [self.whole(s.args[i]) for i in positions]
         dot = self.dot_name(s.target)
         out.append(Line(f"{s.target}, {dot} = {jvp_name}({', '.join(args)})"))
+        self.owned.add(dot)
+        for path in leaf_paths(self.kind(s.target)):
+            self.tan.setdefault(s.target, {})[path] = path_text(dot, path)
+
+    def custom_call(self, s: Let, out: list[Any]) -> None:
+        """A ``custom_jvp`` function: its rule, called by name, gives both values."""
+        custom = s.params["custom"]
+        if isinstance(custom, custom_vjp):
+            raise CustomRuleError(
+                "can't apply forward-mode autodiff (jvp) to a custom_vjp function.",
+                s.loc, "define the function with s2s.custom_jvp to use forward mode",
+            )
+        try:
+            rule = custom.rule_for_transform()
+        except AttributeError as err:
+            raise MissingRuleError(str(err), s.loc, "define its rule with @f.defjvp") from None
+        name = bind_object(self.module, rule.__name__, checked_jvp(rule, rule.__name__),
+                           f"{custom.__name__}_jvp")
+        nondiff = [atom_text(a) for i, a in enumerate(s.args) if i in custom.nondiff_argnums]
+        diff = [a for i, a in enumerate(s.args) if i not in custom.nondiff_argnums]
+        primals = tuple_text([atom_text(a) for a in diff])
+        tangents = tuple_text([self.whole(a) for a in diff])
+        dot = self.dot_name(s.target)
+        out.append(Line(f"{s.target}, {dot} = {name}({', '.join(nondiff + [primals, tangents])})"))
         self.owned.add(dot)
         for path in leaf_paths(self.kind(s.target)):
             self.tan.setdefault(s.target, {})[path] = path_text(dot, path)
@@ -554,7 +586,7 @@ def callee_jvp(callee: Function, positions: tuple[int, ...], kinds: tuple, modul
     key = ("jvp", id(callee), positions, kinds)
     if key in module.names:
         return module.names[key]
-    base = f"{callee.name}_jvp"
+    base = f"{stem(callee)}_jvp"
     if positions != tuple(range(len(callee.params))):
         base += "_" + "_".join(callee.params[i] for i in positions)
     name, i = base, 2

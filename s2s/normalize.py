@@ -30,6 +30,7 @@ from .errors import (
 )
 from .ir import KEYWORD_OPERANDS, Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var
 from .parse import ParsedFunction, parse_function
+from .custom import custom_jvp, custom_vjp
 from .primitives import PRIMITIVES, lookup_object
 from .primitives.registry import ATTRIBUTES, METHODS
 
@@ -45,6 +46,9 @@ _BINOPS = {
     cst.Power: ("power", "pow", "power"),
     cst.FloorDivide: ("floor_divide", "floordiv", "quotient"),
     cst.Modulo: ("remainder", "mod", "remainder"),
+    cst.BitOr: ("bitwise_or", "or", "either"),
+    cst.BitAnd: ("bitwise_and", "and", "both"),
+    cst.BitXor: ("bitwise_xor", "xor", "one_of"),
 }
 _COMPARE = {
     cst.LessThan: "less",
@@ -1168,8 +1172,9 @@ class Normalizer:
             if isinstance(value, Var):
                 self.negates[out.name] = value.name
             return out
-        raise self.unsupported(
-            node, "the operator `~` is not supported", "use np.logical_not"
+        return self.emit(  # `~mask`
+            self._target(target, f"not_{_stem(self._named(value))}"), "invert", (value,), {},
+            node,
         )
 
     def expr_BooleanOperation(self, node: cst.BooleanOperation, target: str | None):
@@ -1366,6 +1371,10 @@ class Normalizer:
         if isinstance(func, cst.Attribute) and (root is None or root in self.local_names):
             return self._method_call(node, target)  # a method of a value
         obj, text = self.resolve_dotted(func)
+        obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
+        if isinstance(obj, (custom_jvp, custom_vjp)):
+            # a user function like any other, with rules the derivatives use instead
+            return self._user_call(obj.fun, text, node, target, custom=obj)
         prim = lookup_object(obj)
         if prim is not None and prim.name == "reversed":
             raise self.unsupported(
@@ -1429,6 +1438,14 @@ class Normalizer:
         target: str | None, text: str,
     ) -> Atom:
         prim = PRIMITIVES[name]
+        for bound_name, value in prim.namespace.items():  # a user's primitive
+            known = self.namespace.setdefault(bound_name, value)
+            if known is not value:
+                raise TransformError(
+                    f"emitted code calls the primitive `{prim.name}` (or a name its rules "
+                    f"read) as `{bound_name}`, but `{bound_name}` here is another object",
+                    self.loc(node), f"rename your `{bound_name}`", self.display,
+                )
         try:
             bound = prim.signature.bind(*args, **kwargs)
         except TypeError as exc:
@@ -1491,7 +1508,8 @@ class Normalizer:
                          "(" + ", ".join(a.text for a in atoms) + ")")
         return self.emit(self.names.fresh("shape"), "make_tuple", tuple(atoms), {}, node)
 
-    def _user_call(self, obj: Any, text: str, node: cst.Call, target: str | None):
+    def _user_call(self, obj: Any, text: str, node: cst.Call, target: str | None,
+                   custom: Any = None):
         recursive = obj in self.stack
         callee: Any = Recursive(obj) if recursive else _normalize_callee(obj, self.stack)
         args, kwargs = self._call_args(node)
@@ -1530,10 +1548,10 @@ class Normalizer:
         base = f"{obj.__name__}_{_stem(self._named(positional[0]))}" if positional else obj.__name__
         if len(base) > _MAX_NAME:
             base = obj.__name__
-        return self.emit(
-            self._target(target, base), "call", tuple(positional),
-            {"callee": callee, "spelling": text}, node,
-        )
+        params: dict[str, Any] = {"callee": callee, "spelling": text}
+        if custom is not None:
+            params["custom"] = custom
+        return self.emit(self._target(target, base), "call", tuple(positional), params, node)
 
 
 class _OnePath:

@@ -16,15 +16,16 @@ import ast
 import re
 
 import numpy as np
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .emitcode import Block, Comment, Line, render_function
-from .errors import NonDifferentiableError, TransformError
+from .errors import MissingRuleError, NonDifferentiableError, TransformError
 from .inline import Array, Inliner, atom_text
 from .ir import KEYWORD_OPERANDS, Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, uses, walk
 from .kinds import LEAF, SEQ, Kind, Seq, Tree, leaf_paths, literal, path_text
-from .normalize import NameTable
+from .custom import checked_bwd, custom_vjp
+from .normalize import NameTable, normalize
 from .primitives import PRIMITIVES
 
 _STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
@@ -54,7 +55,9 @@ class Module:
 def emit_reverse(fn: Function, spec: Spec, module: Module, name: str) -> str:
     """Append the reverse-mode function for ``fn`` to ``module``; return its name."""
     module.taken.add(name)
+    module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)
+    fn = _expand_custom_vjp(fn, module)
     builder = _Reverse(fn, spec, module)
     text = builder.build(name)
     module.functions.append(text)
@@ -891,6 +894,8 @@ class _Reverse:
         return Line(f"np.add.at({buffer}, {ast.unparse(_expr_of(index))}, {g})")
 
     def backward_call(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:
+        if "custom" in s.params or "custom_bwd" in s.params:
+            return self.backward_custom(s, g, adj, active_args)
         callee = _callee(s)
         arg_kinds = tuple(
             self.kinds.get(a.name, LEAF) if isinstance(a, Var) else _const_kind(a)
@@ -910,6 +915,124 @@ class _Reverse:
         return out
 
 
+    def backward_custom(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:
+        """A function with rules of its own: ``custom_vjp``'s ``bwd``, or the transpose
+        of ``custom_jvp``'s rule (the rule's VJP in its tangents, which it is linear in)."""
+        custom = s.params.get("custom") or s.params["custom_bwd"]
+        nondiff = [atom_text(a) for i, a in enumerate(s.args) if i in custom.nondiff_argnums]
+        positions = [i for i in range(len(s.args)) if i not in custom.nondiff_argnums]
+        out: list[Any] = []
+        if "custom_bwd" in s.params:
+            # s.target holds fwd's (out, residuals); bwd maps out's cotangent to the args'
+            out_kind = self.kinds[s.target].child(0)
+            ct = literal(out_kind, lambda p: g.get((0,) + p) or (
+                f"np.zeros_like({path_text(s.target, (0,) + p)})"))
+            _, bwd = custom.rules_for_transform()
+            bwd_name = bind_object(self.module, bwd.__name__, checked_bwd(bwd, len(positions)),
+                                   f"{custom.__name__}_bwd")
+            cts = [self.names.fresh(f"{atom_text(s.args[i])}_bar") for i in positions]
+            lhs = ", ".join(cts) + ("," if len(cts) == 1 else "")
+            call_args = nondiff + [f"{s.target}[1]", ct]
+            out.append(Line(f"{lhs} = {bwd_name}({', '.join(call_args)})"))
+            results = dict(zip(positions, cts))
+        else:
+            try:
+                rule = custom.rule_for_transform()
+            except AttributeError as err:
+                raise MissingRuleError(str(err), s.loc, "define its rule with @f.defjvp") \
+                    from None
+            ct = literal(self.kinds[s.target],
+                         lambda p: g.get(p) or f"np.zeros_like({path_text(s.target, p)})")
+            kinds = [self.kinds.get(a.name, LEAF) if isinstance(a, Var) else _const_kind(a)
+                     for a in s.args]
+            primals = Tree(tuple, tuple(range(len(positions))), tuple(kinds[i] for i in positions))
+            rule_kinds = tuple(kinds[i] for i in custom.nondiff_argnums) + (primals, primals)
+            vjp_name = callee_vjp(normalize(rule), (len(nondiff) + 1,), rule_kinds,
+                                  self.module)
+            zeros = [literal(kinds[i], lambda p, a=s.args[i]: (
+                f"np.zeros_like({path_text(atom_text(a), p)})")) for i in positions]
+            out_zeros = literal(self.kinds[s.target],
+                                lambda p: f"np.zeros_like({path_text(s.target, p)})")
+            out_ct = f"({out_zeros}, {ct})"  # (primal_out, tangent_out): only the tangent
+            tangents_bar = self.names.fresh(f"{s.target}_tangents_bar")
+            call_args = nondiff + [tuple_text([atom_text(s.args[i]) for i in positions]),
+                                   tuple_text(zeros), out_ct]
+            out.append(Line(f"{tangents_bar} = {vjp_name}({', '.join(call_args)})"))
+            results = {i: f"{tangents_bar}[{k}]" for k, i in enumerate(positions)}
+        for i, name in active_args:
+            if i not in results:
+                continue
+            kind = self.kinds.get(name, LEAF)
+            self.accumulate_tree(name, (), {p: path_text(results[i], p)
+                                            for p in leaf_paths(kind)}, adj, out)
+        return out
+
+
+def _expand_custom_vjp(fn: Function, module: Module) -> Function:
+    """Spell each call of a ``custom_vjp`` function as its ``fwd``, as JAX does under
+    reverse mode: ``t = f_fwd(x)`` (the output and the residuals), ``y = t[0]``.  The
+    backward of ``t`` is ``bwd(t[1], y_bar)``; ``fwd`` is ordinary code to any
+    transform of the emitted gradient."""
+    if not any(isinstance(s, Let) and isinstance(s.params.get("custom"), custom_vjp)
+               for s in walk(fn.body)):
+        return fn
+    names = NameTable(fn.names.taken)
+
+    def block(stmts: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for s in stmts:
+            if isinstance(s, If):
+                out.append(replace(s, body=block(s.body), orelse=block(s.orelse)))
+            elif isinstance(s, For):
+                out.append(replace(s, body=block(s.body)))
+            elif isinstance(s, Let) and isinstance(s.params.get("custom"), custom_vjp):
+                custom = s.params["custom"]
+                try:
+                    fwd, _ = custom.rules_for_transform()
+                except AttributeError as err:
+                    raise MissingRuleError(str(err), s.loc, "define its rules with "
+                                           "f.defvjp(fwd, bwd)") from None
+                spelling = bind_object(module, fwd.__name__, fwd, f"{custom.__name__}_fwd")
+                both = names.fresh(f"{s.target}_fwd")
+                params = {"callee": normalize(fwd), "spelling": spelling, "custom_bwd": custom}
+                out.append(Let(both, "call", s.args, params, s.loc))
+                out.append(Let(s.target, "getitem", (Var(both),),
+                               {"index": Index((Const(0, "0"),), False)}, s.loc))
+            else:
+                out.append(s)
+        return out
+
+    return replace(fn, body=block(fn.body), names=names)
+
+
+def tuple_text(items: list[str]) -> str:
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def stem(callee: Function) -> str:
+    """The stem of a helper's name: the function's own, ``lambda`` for a lambda's."""
+    return callee.name if callee.name.isidentifier() else "lambda"
+
+
+def bind_object(module: Module, preferred: str, obj: Any, fallback: str = "rule") -> str:
+    """A name emitted code calls ``obj`` by, bound in the module's namespace."""
+    target = getattr(obj, "__s2s_unwrap__", obj)
+    if not preferred.isidentifier():  # a lambda: named after its role
+        preferred = fallback
+    name, i = preferred, 2
+    while True:
+        known = module.namespace.get(name)
+        if known is not None and getattr(known, "__s2s_unwrap__", known) is target:
+            return name
+        if known is None and name not in module.taken:
+            break
+        name = f"{preferred}_{i}"
+        i += 1
+    module.namespace[name] = obj
+    module.taken.add(name)
+    return name
+
+
 # ---- callees -------------------------------------------------------------------
 
 
@@ -917,7 +1040,7 @@ def callee_vjp(callee: Function, positions: tuple[int, ...], kinds: tuple, modul
     key = (id(callee), positions, kinds)
     if key in module.names:
         return module.names[key]
-    base = f"{callee.name}_vjp"
+    base = f"{stem(callee)}_vjp"
     if len(positions) != len(callee.params):
         base += "_" + "_".join(callee.params[i] for i in positions)
     name = base

@@ -41,6 +41,7 @@ from .reverse import (
     _Reverse,
     _signature,
     _spell_buffers,
+    stem,
 )
 
 
@@ -59,6 +60,7 @@ class VmapSpec:
 
 def emit_vmap(fn: Function, spec: VmapSpec, module: Module, name: str) -> str:
     module.taken.add(name)
+    module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)
     text = _Vmap(fn, spec, module).build(name)
     module.functions.append(text)
@@ -456,7 +458,7 @@ class _Vmap(Batch):
             _ranks_of(x) for x in example))
         name = self.module.names.get(key)
         if name is None:
-            base = f"{callee.name}_vmap"
+            base = f"{stem(callee)}_vmap"
             name, i = base, 2
             while name in self.module.taken:
                 name = f"{base}_{i}"

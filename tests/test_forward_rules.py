@@ -46,3 +46,19 @@ def test_e2e_jvp_matches_finite_differences(case) -> None:
     got = s2s.jvp(case.fn, primals, tangents)[1]
     np.testing.assert_allclose(got, (np.asarray(plus) - minus) / (2 * eps),
                                rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", [  # every other case by default, the rest with -m slow
+    pytest.param(c, id=c.id, marks=[] if k % 2 == 0 else [pytest.mark.slow])
+    for k, c in enumerate(c for c in E2E if c.jax and not c.static)])
+def test_e2e_jvp_float32_keeps_dtype_and_matches_jax(case) -> None:
+    _, primals, _, tangents = drawn(case.id)
+    primals = tuple(np.asarray(p, np.float32) for p in primals)
+    tangents = tuple(np.asarray(t, np.float32) for t in tangents)
+    twin = twin_of(case.fn)
+    run = jax.jit(lambda p, t: jax.jvp(twin, p, t), compiler_options=FAST_COMPILE)
+    expected = run(primals, tangents)
+    got = s2s.jvp(case.fn, primals, tangents)
+    for g, e in zip(got, expected):
+        assert np.asarray(g).dtype == np.asarray(e).dtype, (np.asarray(g).dtype, e.dtype)
+        np.testing.assert_allclose(g, np.asarray(e), rtol=2e-4, atol=2e-4)

@@ -286,7 +286,7 @@ def test_vjp_is_adjoint_of_jvp(row: Row) -> None:
 
 
 def differentiable() -> list[str]:
-    return [name for name, p in PRIMITIVES.items() if not p.nondiff]
+    return [name for name, p in PRIMITIVES.items() if not p.nondiff and p.builtin]
 
 
 @pytest.mark.parametrize("name", ROW_PRIMS)
@@ -338,7 +338,7 @@ def rules_of(name: str) -> list[Callable]:
     return [r for r in (prim.vjp, *prim.jvps.values()) if r is not None]
 
 
-@pytest.mark.parametrize("name", [n for n in PRIMITIVES if rules_of(n)])
+@pytest.mark.parametrize("name", [n for n, p in PRIMITIVES.items() if p.builtin and rules_of(n)])
 def test_rule_names_resolve(name: str) -> None:
     """Rules are ordinary functions: every global name they read is defined.
 
@@ -504,7 +504,8 @@ def test_special_values_match_jax(key: str) -> None:
 
 # ---- 7: piecewise-constant primitives carry no derivative ----------------------------
 
-PIECEWISE = [n for n, p in PRIMITIVES.items() if p.family == "piecewise-constant"]
+PIECEWISE = [n for n, p in PRIMITIVES.items()
+             if p.family == "piecewise-constant" and p.builtin]
 
 
 def test_piecewise_constant_primitives_are_nondiff() -> None:

@@ -43,6 +43,10 @@ class Primitive:
     results: int | Callable[[dict[str, Any]], int] | None = None
     vjp: Callable | None = None
     jvps: dict[str, Callable] = field(default_factory=dict)
+    # names emitted code must see for this primitive (a user's primitive and the module
+    # names its rules read); s2s's own see only np and s2s.runtime
+    namespace: dict[str, Any] = field(default_factory=dict)
+    builtin: bool = True  # False for a primitive a user registered (s2s.primitive)
 
     @property
     def params(self) -> list[str]:
@@ -61,6 +65,16 @@ METHODS: dict[str, str] = {}
 # ndarray attribute name -> primitive name (``x.T``, ``x.shape``)
 ATTRIBUTES: dict[str, str] = {}
 _KEEP_ALIVE: list[Any] = []  # objects whose id() is a key of BY_OBJECT
+_GENERATION = [0]  # bumped whenever a primitive or a rule is (re)registered
+
+
+def generation() -> int:
+    """Changes whenever rules change: emitted code cached before is out of date."""
+    return _GENERATION[0]
+
+
+def bump() -> None:
+    _GENERATION[0] += 1
 
 
 def call_spelling(path: str) -> Callable[[list[str], dict[str, str]], str]:
@@ -124,6 +138,7 @@ def defprim(
         results=results,
     )
     PRIMITIVES[name] = prim
+    bump()
     for obj in (impl, *aliases):
         if obj is not None:
             BY_OBJECT[id(obj)] = name
@@ -151,6 +166,7 @@ def defvjp(name: str) -> Callable[[Callable], Callable]:
         if got != expected:
             raise TypeError(f"VJP rule for {name} must take {expected}, takes {got}")
         prim.vjp = rule
+        bump()
         return rule
 
     return register
@@ -166,6 +182,7 @@ def defjvp(name: str, wrt: str) -> Callable[[Callable], Callable]:
         if got != expected:
             raise TypeError(f"JVP rule for {name} must take {expected}, takes {got}")
         prim.jvps[wrt] = rule
+        bump()
         return rule
 
     return register

@@ -49,6 +49,26 @@ for _name, _op in (("and_", "and"), ("or_", "or"), ("is_", "is"), ("is_not", "is
         spelling=lambda args, params, _op=_op: f"{args[0]} {_op} {args[1]}",
     )
 
+# NumPy's logical functions and the bitwise operators on boolean (or integer) arrays:
+# masks, no derivative flows.  `~m`, `a | b`, `a & b`, `a ^ b` are spelled as written.
+for _name, _op in (("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^")):
+    defprim(
+        _name, getattr(np, _name), "(x1, x2)", family="comparison", nondiff=True,
+        spelling=lambda args, params, _op=_op: f"{args[0]} {_op} {args[1]}",
+        aliases=(getattr(operator, {"&": "and_", "|": "or_", "^": "xor"}[_op]),),
+        note="boolean or integer-valued: no derivative flows",
+    )
+defprim(
+    "invert", np.invert, "(x)", family="comparison", nondiff=True,
+    spelling=lambda args, params: f"~{args[0]}", aliases=(np.bitwise_not,),
+    note="boolean or integer-valued: no derivative flows",
+)
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    defprim(_name, getattr(np, _name), "(x1, x2)", family="comparison", nondiff=True,
+            note="boolean-valued: no derivative flows")
+defprim("logical_not", np.logical_not, "(x)", family="comparison", nondiff=True,
+        note="boolean-valued: no derivative flows")
+
 # A call to a user function: transformed recursively into its own emitted function.
 defprim(
     "call", None, "(*args)", diff=("args",), family="structure",
