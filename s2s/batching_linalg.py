@@ -869,3 +869,19 @@ def tensorsolve_rule(b: Batch, s: Let) -> str:
     square = f"np.reshape({at}, ({n}, np.size({bt}) // {n}, -1))"
     solved = f"np.linalg.solve({square}, np.reshape({bt}, ({n}, -1, 1)))"
     return f"np.reshape({solved}, ({n}, *np.shape({at})[{1 + b.rank(rhs)}:]))"
+
+
+@batch_rule("quantile", "percentile")
+def quantile_rule(b: Batch, s: Let) -> str:
+    """Over the moved axis (every per-example axis for None); NumPy puts q's axis
+    first, so a 1-D q's axis is moved behind the batch axis."""
+    a, q = s.args[0], s.args[1]
+    if b.batched(q):
+        raise NoBatchRule(f"np.{s.prim} with q that differs per example",
+                          "use the same q for every example")
+    text = args_text(s, [_with_batch(b, a), atom_text(q)],
+                     {"axis": shifted(_static(b, s, "axis"), b.rank(a))})
+    import numpy as np
+
+    q_rank = b.rank(q) if isinstance(q, Var) else int(np.ndim(q.value))
+    return f"np.moveaxis({text}, 0, 1)" if q_rank else text

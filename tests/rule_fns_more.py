@@ -140,3 +140,20 @@ def f_tensorinv(x):
 def f_tensorsolve(a, b):
     m = a + np.reshape(E6, (2, 3, 2, 3))
     return np.sum(np.linalg.tensorsolve(m, np.sin(b)) * W23)
+
+
+Q2 = np.array([0.3, 0.75])
+
+
+def f_quantile(x):
+    return np.sum(np.quantile(np.sin(x), 0.4, axis=1) * W2) + np.sum(
+        np.quantile(x, Q2) * W2) + np.sum(np.quantile(x * x, Q2, axis=0) * W23)
+
+
+def f_quantile_q(x, q):
+    return np.sum(np.quantile(x, q, axis=-1, keepdims=True) * weights((2, 2, 1)))
+
+
+def f_percentile(x):
+    return np.sum(np.percentile(np.sin(x), 40.0, axis=0) * W3) + np.sum(
+        np.percentile(x, Q2 * 100.0, axis=1, keepdims=True) * weights((2, 2, 1)))

@@ -5,7 +5,7 @@ functions (cond, tensorinv, tensorsolve)."""
 import numpy as np
 
 import rule_fns_more as F
-from rule_table import E2ECase, Row, const, normal
+from rule_table import E2ECase, Row, const, normal, uniform
 
 
 def with_nans(*shape):
@@ -76,6 +76,14 @@ ROWS = [
                                            normal(2, 3))),
     Row("linalg.tensorsolve", "x_matrix", (well_conditioned((6, 2, 3), (6, 6)),
                                            normal(6))),
+    Row("quantile", "scalar_all", (normal(2, 5), const(0.35))),
+    Row("quantile", "vector_axis1", (normal(2, 5, 3), uniform(0.1, 0.9)(2)), {"axis": 1}),
+    Row("quantile", "q_keepdims_neg", (normal(3, 4), uniform(0.1, 0.9)(2)),
+        {"axis": -1, "keepdims": True}),
+    Row("quantile", "ties", (lambda r: np.array([[1.0, 2.0, 2.0, 0.5], [3.0, 3.0, 1.0, 3.0]]),
+                             const(0.5)), {"axis": 1}),
+    Row("percentile", "scalar_axis0", (normal(5, 2), uniform(10.0, 90.0)()), {"axis": 0}),
+    Row("percentile", "vector_all", (normal(2, 3), uniform(10.0, 90.0)(3))),
 ]
 
 E2E = [
@@ -104,4 +112,7 @@ E2E = [
     E2ECase(F.f_cond, ("linalg.cond",), (normal(3, 4),)),
     E2ECase(F.f_tensorinv, ("linalg.tensorinv",), (normal(2, 3, 6),)),
     E2ECase(F.f_tensorsolve, ("linalg.tensorsolve",), (normal(2, 3, 2, 3), normal(2, 3))),
+    E2ECase(F.f_quantile, ("quantile",)),
+    E2ECase(F.f_quantile_q, ("quantile",), (normal(2, 5), uniform(0.1, 0.9)(2))),
+    E2ECase(F.f_percentile, ("percentile",)),
 ]

@@ -660,3 +660,144 @@ def corrcoef_jvp(x_dot, ans, x, rowvar=True):
     half = np.diagonal(c_dot) / (2.0 * d)
     r_dot = (c_dot - c * (half[:, None] + half)) / (s[:, None] * s)
     return np.reshape(r_dot, np.shape(ans))
+
+
+# ---- quantiles with linear interpolation ---------------------------------------------
+# As JAX: sort along the axis (stable: ties ranked by position), read the elements at
+# floor(pos) and ceil(pos), pos = q (n - 1), and mix them with weights 1 - t and t,
+# t = pos - floor(pos).  The cotangent goes to the two elements read, by those
+# weights; d/dq is (high - low) (n - 1), 0 where pos is a whole number.  In the rules
+# the reduced axis is moved last (flattened for axis None); `weights` is, for each q,
+# the weight of each sorted position, and `take` reads it at each element's rank.
+
+defprim(
+    "quantile", np.quantile, "(a, q, axis=None, keepdims=False)", family="reduction",
+    note="method 'linear' only; q 0-d or 1-D; axis None or an int; ties ranked by "
+    "position (a stable sort), as JAX",
+)
+
+
+@defvjp("quantile")
+def quantile_vjp(g, ans, a, q, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+    n = np.shape(moved)[-1]
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
+    pos = np.expand_dims(q * (n - 1), -1)
+    low = np.floor(pos)
+    high = np.ceil(pos)
+    sorted_at = np.arange(n)
+    weights = (1.0 - (pos - low)) * (sorted_at == low) + (pos - low) * (sorted_at == high)
+    per_element = np.take(weights, rank, axis=-1)
+    g = np.reshape(g, np.shape(per_element)[:-1])
+    a_bar = np.sum(np.reshape(np.expand_dims(g, -1) * per_element,
+                              (-1,) + np.shape(rank)), axis=0)
+    steps = (sorted_at == high) * 1.0 - (sorted_at == low)
+    slope = np.tensordot(steps, np.sort(moved, axis=-1), axes=(-1, -1))
+    q_bar = np.sum(np.reshape(g * slope, np.shape(q) + (-1,)), axis=-1) * (n - 1)
+    if axis is None:
+        return np.reshape(a_bar, np.shape(a)), q_bar
+    return np.moveaxis(a_bar, -1, axis), q_bar
+
+
+@defjvp("quantile", "a")
+def quantile_jvp_a(a_dot, ans, a, q, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+        moved_dot = np.ravel(a_dot)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+        moved_dot = np.moveaxis(a_dot, axis, -1)
+    n = np.shape(moved)[-1]
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
+    pos = np.expand_dims(q * (n - 1), -1)
+    low = np.floor(pos)
+    high = np.ceil(pos)
+    sorted_at = np.arange(n)
+    weights = (1.0 - (pos - low)) * (sorted_at == low) + (pos - low) * (sorted_at == high)
+    return np.reshape(np.sum(np.take(weights, rank, axis=-1) * moved_dot, axis=-1),
+                      np.shape(ans))
+
+
+@defjvp("quantile", "q")
+def quantile_jvp_q(q_dot, ans, a, q, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+    n = np.shape(moved)[-1]
+    pos = np.expand_dims(q * (n - 1), -1)
+    sorted_at = np.arange(n)
+    steps = (sorted_at == np.ceil(pos)) * 1.0 - (sorted_at == np.floor(pos))
+    slope = np.tensordot(steps, np.sort(moved, axis=-1), axes=(-1, -1)) * (n - 1)
+    # slope: q's axes first; reversed, they come last and meet q_dot's
+    return np.reshape(np.transpose(np.transpose(slope) * q_dot), np.shape(ans))
+
+
+defprim(
+    "percentile", np.percentile, "(a, q, axis=None, keepdims=False)",
+    family="reduction",
+    note="np.quantile at q / 100: method 'linear' only; q 0-d or 1-D; axis None or "
+    "an int; ties ranked by position, as JAX",
+)
+
+
+@defvjp("percentile")
+def percentile_vjp(g, ans, a, q, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+    n = np.shape(moved)[-1]
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
+    pos = np.expand_dims(q / 100.0 * (n - 1), -1)
+    low = np.floor(pos)
+    high = np.ceil(pos)
+    sorted_at = np.arange(n)
+    weights = (1.0 - (pos - low)) * (sorted_at == low) + (pos - low) * (sorted_at == high)
+    per_element = np.take(weights, rank, axis=-1)
+    g = np.reshape(g, np.shape(per_element)[:-1])
+    a_bar = np.sum(np.reshape(np.expand_dims(g, -1) * per_element,
+                              (-1,) + np.shape(rank)), axis=0)
+    steps = (sorted_at == high) * 1.0 - (sorted_at == low)
+    slope = np.tensordot(steps, np.sort(moved, axis=-1), axes=(-1, -1))
+    q_bar = np.sum(np.reshape(g * slope, np.shape(q) + (-1,)), axis=-1) * ((n - 1) / 100.0)
+    if axis is None:
+        return np.reshape(a_bar, np.shape(a)), q_bar
+    return np.moveaxis(a_bar, -1, axis), q_bar
+
+
+@defjvp("percentile", "a")
+def percentile_jvp_a(a_dot, ans, a, q, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+        moved_dot = np.ravel(a_dot)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+        moved_dot = np.moveaxis(a_dot, axis, -1)
+    n = np.shape(moved)[-1]
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
+    pos = np.expand_dims(q / 100.0 * (n - 1), -1)
+    low = np.floor(pos)
+    high = np.ceil(pos)
+    sorted_at = np.arange(n)
+    weights = (1.0 - (pos - low)) * (sorted_at == low) + (pos - low) * (sorted_at == high)
+    return np.reshape(np.sum(np.take(weights, rank, axis=-1) * moved_dot, axis=-1),
+                      np.shape(ans))
+
+
+@defjvp("percentile", "q")
+def percentile_jvp_q(q_dot, ans, a, q, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+    n = np.shape(moved)[-1]
+    pos = np.expand_dims(q / 100.0 * (n - 1), -1)
+    sorted_at = np.arange(n)
+    steps = (sorted_at == np.ceil(pos)) * 1.0 - (sorted_at == np.floor(pos))
+    slope = np.tensordot(steps, np.sort(moved, axis=-1), axes=(-1, -1)) * ((n - 1) / 100.0)
+    # slope: q's axes first; reversed, they come last and meet q_dot's
+    return np.reshape(np.transpose(np.transpose(slope) * q_dot), np.shape(ans))
