@@ -1,0 +1,190 @@
+"""Bad input for the error catalogue (tests/test_error_catalogue.py): functions s2s
+must refuse, one kind of problem each, beyond those in tests/error_fns.py.
+
+As in error_fns.py, ``# ERR`` marks the line the error must point at, and
+``# ERR: text`` puts the expected column under the first occurrence of ``text`` on that
+line.  Keep every function valid, importable Python: s2s reads their source.
+"""
+
+# ruff: noqa
+# fmt: off
+
+import numpy as np
+
+LOG = []
+STATE = {"calls": 0}
+OPTIONS = {"axis": 0}
+XP = np.array([-1.0, 0.0, 1.0])
+FP = np.array([0.0, 2.0, 1.0])
+
+
+# ---- syntax outside the subset ----------------------------------------------------------
+
+
+def uses_yield_from(x):
+    yield from x  # ERR: yield from
+    return np.sum(x)
+
+
+def uses_generator_expression(x):
+    return np.sum(np.array(list(v * 2.0 for v in x)))  # ERR: v * 2.0
+
+
+def uses_dict_comprehension(x):
+    d = {i: x[i] for i in range(2)}  # ERR: {
+    return np.sum(d[0])
+
+
+def uses_match(x):
+    match x.ndim:  # ERR
+        case 1:
+            y = x
+        case _:
+            y = x.ravel()
+    return np.sum(y)
+
+
+def uses_lambda_default(x):
+    scale = lambda t, k=x: t * k  # ERR: lambda
+    return np.sum(scale(x))
+
+
+def uses_decorated_inner_def(x):
+    @staticmethod
+    def inner(t):  # ERR
+        return t * 2.0
+
+    return np.sum(x)
+
+
+def make_mutated_closure():
+    total = np.zeros(3)
+
+    def bump(x):
+        nonlocal total  # ERR
+        total = total + x
+        return np.sum(total)
+
+    return bump
+
+
+mutated_closure = make_mutated_closure()
+
+
+def uses_fstring_of_array(x):
+    name = f"{x!r} has {np.sum(x):.3f}"  # ERR: f"
+    return np.sum(x)
+
+
+def uses_star_call(x):
+    parts = (x, x)
+    return np.sum(np.add(*parts))  # ERR: *parts
+
+
+def uses_double_star_call(x):
+    return np.sum(x, **OPTIONS)  # ERR: **OPTIONS
+
+
+def uses_attribute_assignment(x):
+    y = x * 2.0
+    y.shape = (3,)  # ERR
+    return np.sum(y)
+
+
+def uses_global_list_append(x):
+    LOG.append(x)  # ERR
+    return np.sum(x)
+
+
+def uses_global_dict_write(x):
+    STATE["calls"] = STATE["calls"] + 1  # ERR
+    return np.sum(x)
+
+
+def uses_inplace_method_on_argument(x):
+    x.sort()  # ERR
+    return np.sum(x)
+
+
+def uses_missing_rule(x):
+    return np.sum(np.interp(x, XP, FP))  # ERR: np.interp
+
+
+def uses_nondiff_without_rule(x):
+    return np.sum(x * np.digitize(x, XP))  # ERR: np.digitize
+
+
+def uses_nondiff_unique(x):
+    return np.sum(np.unique(x))  # ERR: np.unique
+
+
+def uses_random(x):
+    return np.sum(x * np.random.normal(size=3))  # ERR: np.random.normal
+
+
+def uses_item(x):
+    return np.sum(x).item() * 2.0  # ERR: item()
+
+
+def uses_print(x):
+    print("x is", x)  # ERR
+    return np.sum(x * x)
+
+
+def uses_string_method(x):
+    s = "abc".upper()  # ERR: upper
+    return np.sum(x)
+
+
+# ---- well-formed functions for input/argument misuse --------------------------------
+
+
+def scalar_out(x):
+    return np.sum(x ** 2)
+
+
+def vector_out(x):
+    return np.sin(x)
+
+
+def two_args(x, y):
+    return np.sum(x * y)
+
+
+def complex_out(x):
+    return np.sum(x) * (1.0 + 2.0j)  # ERR: 2.0j
+
+
+def generator(x):
+    for v in x:
+        yield v  # ERR: yield
+
+
+async def coroutine(x):
+    return np.sum(x)
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def loss(self, x):
+        return np.sum(self.scale * x ** 2)  # ERR: self
+
+    @staticmethod
+    def static_loss(x):
+        return np.sum(x ** 2)
+
+
+def writes_its_own_array(x):
+    y = x * 1.0
+    y[0] = 3.0 * y[0]
+    y[1:] += y[:-1]
+    return np.sum(y * y)
+
+
+CLOSED = np.array([1.0, 2.0, 3.0])
+
+
+def reads_a_global(x):
+    return np.sum(CLOSED * x ** 2)

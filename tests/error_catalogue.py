@@ -1,0 +1,506 @@
+"""The error catalogue: every kind of bad input s2s must answer clearly.
+
+Each :class:`Kind` is one distinct way to misuse s2s, with the call that misuses it,
+the exception class it must raise, words the message must contain, where (if the
+problem has a place in the user's source) the message must point, and a pattern for
+the part of the message that says what to write instead.  Misuse that JAX itself
+reports also carries the same call through JAX: s2s raises JAX's class with JAX's
+first line.
+
+A kind s2s answers wrongly or unclearly today carries ``open=`` with the reason: its
+test is a strict xfail (it fails until s2s is fixed, then the xfail must go), and
+docs/errors.md lists it as open.  ``tests/test_error_catalogue.py`` runs the kinds;
+``tools/errors_doc.py`` writes docs/errors.md from them (a test fails if it is stale).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+import catalogue_fns as C
+import error_fns as E
+import s2s
+
+X = np.array([0.5, -1.0, 2.0])
+XS = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
+
+INSTEAD = r"^\s*Instead: \S"  # a TransformError's hint line
+
+
+@dataclass(frozen=True)
+class Kind:
+    id: str  # short, unique
+    section: str  # heading in docs/errors.md
+    what: str  # the bad input, in words
+    run: Callable[[], Any]  # must raise
+    error: type[BaseException]
+    words: tuple[str, ...] = ()  # each must appear in the message
+    where: Callable | None = None  # the function whose ``# ERR`` marks the location
+    hint: str = INSTEAD  # regex: the message says what to write instead
+    jax: Callable[[Any], Any] | None = None  # the same misuse through JAX (gets the twin)
+    open: str | None = None  # why s2s's answer is wrong or unclear today
+    compare: str = "first line"  # or "contains": JAX's first line within ours
+    extra: Callable[[BaseException], None] | None = field(default=None, compare=False)
+
+
+def _grad(fn: Callable) -> Callable[[], Any]:
+    return lambda: s2s.grad(fn)  # transform only: refused before any call
+
+
+def _grad_call(fn: Callable, *args: Any) -> Callable[[], Any]:
+    return lambda: s2s.grad(fn)(*(args or (X,)))
+
+
+# ---- source that changes on disk after import, and functions with no file ----------
+
+_TMP = Path(tempfile.mkdtemp(prefix="s2s_catalogue_"))
+
+
+def _import_file(name: str, text: str) -> Any:
+    path = _TMP / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def changed_on_disk() -> Any:
+    """Import ``f(x) = sum(x**2)``, then edit the file to ``sum(x**3)``: the running
+    function is the old code; a gradient of the new text would be silently wrong."""
+    module = _import_file(
+        "s2s_catalogue_changed",
+        "import numpy as np\n\n\ndef f(x):\n    return np.sum(x ** 2)\n",
+    )
+    time.sleep(0.01)
+    (_TMP / "s2s_catalogue_changed.py").write_text(
+        "import numpy as np\n\n\ndef f(x):\n    return np.sum(x ** 3)\n"
+    )
+    return module.f
+
+
+def deleted_on_disk() -> Any:
+    module = _import_file(
+        "s2s_catalogue_deleted",
+        "import numpy as np\n\n\ndef f(x):\n    return np.sum(x ** 2)\n",
+    )
+    (_TMP / "s2s_catalogue_deleted.py").unlink()
+    return module.f
+
+
+def made_by_exec() -> Any:
+    namespace = {"np": np}
+    exec("def made_by_exec(x):\n    return np.sum(x ** 2)\n", namespace)
+    return namespace["made_by_exec"]
+
+
+def _changed_on_disk_grad() -> Any:
+    f = changed_on_disk()
+    g = s2s.grad(f)(X)
+    # reached only if s2s accepted the edited text: show what it returned
+    raise AssertionError(
+        f"no error: s2s returned {g} for f(x) = sum(x**2), whose gradient is {2 * X}"
+    )
+
+
+def _jit_side_effect(fn: Callable, backend: str) -> Callable[[], Any]:
+    def run() -> Any:
+        before = len(C.LOG)
+        s2s.jit(fn, backend=backend)  # the error belongs here, when jit is requested
+        out = s2s.jit(fn, backend=backend)(X)
+        del C.LOG[before:]
+        return out
+
+    return run
+
+
+def _none(transform: Callable) -> Callable[[], Any]:
+    return lambda: transform(E.none_out)(X)
+
+
+# ---- the catalogue -------------------------------------------------------------------
+
+Syntax = s2s.UnsupportedSyntaxError
+Call = s2s.UnsupportedCallError
+Source = s2s.SourceNotFoundError
+Transform = s2s.TransformError
+
+SYNTAX = "Python outside the subset"
+CALLS = "Calls s2s has no rule for"
+NAMES = "Names, returns and memory"
+INPUTS = "Inputs and outputs (JAX's classes and wording)"
+ARGS = "Transform arguments (JAX's classes and wording)"
+SOURCE = "Finding the source"
+JIT = "Side effects under jit"
+
+CATALOGUE: list[Kind] = [
+    # -- syntax ---------------------------------------------------------------------
+    Kind("try", SYNTAX, "`try`/`except`", _grad(E.uses_try), Syntax, ("try",), E.uses_try),
+    Kind("with", SYNTAX, "`with` block", _grad(E.uses_with), Syntax, ("with",), E.uses_with),
+    Kind("class", SYNTAX, "`class` inside the function", _grad(E.uses_class), Syntax,
+         ("class",), E.uses_class),
+    Kind("global", SYNTAX, "`global` statement", _grad(E.uses_global), Syntax,
+         ("global",), E.uses_global),
+    Kind("nonlocal", SYNTAX, "`nonlocal` statement", _grad(E.uses_nonlocal), Syntax,
+         ("nonlocal",), E.uses_nonlocal),
+    Kind("closure-mutated", SYNTAX, "a closure that rebinds its cell (`nonlocal total`)",
+         _grad(C.mutated_closure), Syntax, ("nonlocal", "closure"),
+         C.make_mutated_closure),
+    Kind("yield", SYNTAX, "`y = yield x`", _grad(E.uses_yield), Syntax, ("yield",),
+         E.uses_yield),
+    Kind("yield-from", SYNTAX, "`yield from x`", _grad(C.uses_yield_from), Syntax,
+         ("yield",), C.uses_yield_from,
+         open="refused as 'an expression statement ... side effect': the message never "
+              "says `yield` or generator (normalize.py, Expr statements are checked "
+              "before Yield/YieldFrom values)"),
+    Kind("generator", SYNTAX, "a generator function (`yield v` in a loop)",
+         _grad(C.generator), Syntax, ("generator",), C.generator,
+         open="refused as 'an expression statement ... side effect' with the hint "
+              "'assign its value to a name', which is wrong for a generator; JAX says "
+              "'Expected a function, got a generator function'"),
+    Kind("async", SYNTAX, "`async def`", _grad(E.uses_async), Syntax, ("async",),
+         E.uses_async),
+    Kind("lambda", SYNTAX, "`lambda` inside the function", _grad(E.uses_lambda), Syntax,
+         ("lambda",), E.uses_lambda),
+    Kind("lambda-default", SYNTAX, "`lambda t, k=x: ...` (a default capturing an array)",
+         _grad(C.uses_lambda_default), Syntax, ("lambda",), C.uses_lambda_default),
+    Kind("nested-def", SYNTAX, "nested `def`", _grad(E.uses_nested_def), Syntax,
+         ("def",), E.uses_nested_def),
+    Kind("decorated-def", SYNTAX, "decorated nested `def`",
+         _grad(C.uses_decorated_inner_def), Syntax, ("def",), C.uses_decorated_inner_def),
+    Kind("del", SYNTAX, "`del y`", _grad(E.uses_del), Syntax, ("del",), E.uses_del),
+    Kind("walrus", SYNTAX, "`(z := ...)`", _grad(E.uses_walrus), Syntax, (":=",),
+         E.uses_walrus),
+    Kind("fstring", SYNTAX, "f-string formatting arrays", _grad(C.uses_fstring_of_array),
+         Syntax, ("f-string",), C.uses_fstring_of_array),
+    Kind("star-params", SYNTAX, "`def f(x, *rest)`", _grad(E.uses_star_args), Syntax,
+         ("*args",), E.uses_star_args),
+    Kind("kwargs-params", SYNTAX, "`def f(x, **options)`", _grad(E.uses_star_kwargs),
+         Syntax, ("**kwargs",), E.uses_star_kwargs),
+    Kind("star-call", SYNTAX, "`np.add(*parts)`", _grad(C.uses_star_call), Syntax,
+         ("`*`",), C.uses_star_call),
+    Kind("kwargs-call", SYNTAX, "`np.sum(x, **OPTIONS)`", _grad(C.uses_double_star_call),
+         Syntax, ("`**`",), C.uses_double_star_call),
+    Kind("list-comprehension", SYNTAX, "list comprehension",
+         _grad(E.uses_list_comprehension), Syntax, ("comprehension",),
+         E.uses_list_comprehension),
+    Kind("dict-comprehension", SYNTAX, "dict comprehension",
+         _grad(C.uses_dict_comprehension), Syntax, ("comprehension",),
+         C.uses_dict_comprehension),
+    Kind("generator-expression", SYNTAX, "generator expression",
+         _grad(C.uses_generator_expression), Syntax, ("generator expression",),
+         C.uses_generator_expression),
+    Kind("set", SYNTAX, "set literal", _grad(E.uses_set), Syntax, ("set",), E.uses_set),
+    Kind("match", SYNTAX, "`match` statement", _grad(C.uses_match), Syntax, ("Match",),
+         C.uses_match),
+    Kind("raise", SYNTAX, "`raise`", _grad(E.uses_raise), Syntax, ("raise",),
+         E.uses_raise),
+    Kind("assert", SYNTAX, "`assert`", _grad(E.uses_assert), Syntax, ("assert",),
+         E.uses_assert),
+    Kind("import", SYNTAX, "`import` inside the function", _grad(E.uses_import), Syntax,
+         ("import",), E.uses_import),
+    Kind("chained-assignment", SYNTAX, "`a = b = ...`",
+         _grad(E.uses_chained_assignment), Syntax, ("chained",),
+         E.uses_chained_assignment),
+    Kind("attribute-assignment", SYNTAX, "`y.shape = (3,)`",
+         _grad(C.uses_attribute_assignment), Syntax, ("assigned",),
+         C.uses_attribute_assignment),
+    Kind("for-else", SYNTAX, "`for ... else`", _grad(E.uses_for_else), Syntax,
+         ("for ... else",), E.uses_for_else),
+    Kind("complex-literal", SYNTAX, "a complex literal `2.0j`", _grad(C.complex_out),
+         Syntax, ("complex",), C.complex_out),
+    Kind("print", SYNTAX, "`print(...)` in a transformed function", _grad(C.uses_print),
+         Syntax, ("side effect",), C.uses_print),
+    # -- names, returns, memory ----------------------------------------------------------
+    Kind("return-in-nested-loop", NAMES, "`return` inside a nested loop",
+         _grad(E.uses_return_in_loop), Syntax, ("return",), E.uses_return_in_loop),
+    Kind("falls-off-end", NAMES, "a path that returns nothing", _grad(E.falls_off_end),
+         Syntax, ("return",), E.falls_off_end),
+    Kind("undefined-name", NAMES, "a name defined nowhere",
+         _grad(E.uses_undefined_name), Transform, ("undefined_scale_factor",),
+         E.uses_undefined_name),
+    Kind("maybe-unassigned", NAMES, "a name assigned on one branch only",
+         _grad(E.uses_maybe_unassigned), Transform, ("`y`",), E.uses_maybe_unassigned),
+    Kind("write-into-argument", NAMES, "`x[0] = 5.0` into an argument",
+         _grad(E.uses_subscript_assignment), Syntax, ("argument",),
+         E.uses_subscript_assignment),
+    Kind("inplace-method", NAMES, "`x.sort()` on an argument",
+         _grad(C.uses_inplace_method_on_argument), Syntax, ("side effect",),
+         C.uses_inplace_method_on_argument),
+    Kind("global-append", NAMES, "`LOG.append(x)` into a module global",
+         _grad(C.uses_global_list_append), Syntax, ("side effect",),
+         C.uses_global_list_append),
+    Kind("global-write", NAMES, "`STATE['calls'] = ...` into a module global",
+         _grad(C.uses_global_dict_write), Syntax, ("local",), C.uses_global_dict_write),
+    Kind("stale-view", NAMES, "reading a view after its base was written",
+         _grad(E.writes_into_a_viewed_array), Syntax, ("shares memory",),
+         E.writes_into_a_viewed_array),
+    # -- calls ---------------------------------------------------------------------------
+    Kind("missing-rule", CALLS, "a differentiable NumPy function with no rule "
+         "(`np.interp`)", _grad(C.uses_missing_rule), Call,
+         ("np.interp", "numpy.interp", "no derivative rule"), C.uses_missing_rule),
+    Kind("nondiff-no-rule", CALLS, "a piecewise-constant NumPy function with no rule "
+         "(`np.digitize`)", _grad(C.uses_nondiff_without_rule), Call,
+         ("np.digitize", "not differentiable"), C.uses_nondiff_without_rule,
+         open="normalize._unknown_call says 'has no derivative rule in s2s yet' for every "
+              "NumPy function; it never says that np.digitize is piecewise constant "
+              "(its derivative is zero, as JAX's) rather than merely missing"),
+    Kind("unknown-submodule", CALLS, "`np.fft.fft`", _grad(E.uses_unknown_numpy), Call,
+         ("np.fft.fft",), E.uses_unknown_numpy),
+    Kind("random", CALLS, "`np.random.normal` inside", _grad(C.uses_random), Call,
+         ("np.random.normal",), C.uses_random),
+    Kind("opaque-callable", CALLS, "a callable object", _grad(E.uses_opaque_call), Call,
+         ("OPAQUE",), E.uses_opaque_call),
+    Kind("builtin-max", CALLS, "Python's `max` on arrays", _grad(E.uses_builtin_max),
+         Call, ("max",), E.uses_builtin_max),
+    Kind("item", CALLS, "`.item()`", _grad(C.uses_item), Call, ("item",), C.uses_item,
+         open="the hint says 'use the NumPy function np.item(...)', which does not exist "
+              "(normalize.py, the unknown-method hint formats np.<method> for any name)"),
+    Kind("string-method", CALLS, "`'abc'.upper()`", _grad(C.uses_string_method), Call,
+         ("upper",), C.uses_string_method,
+         open="calls a str method 'the array method `.upper()`' and suggests "
+              "np.upper(...), which does not exist"),
+    Kind("bound-method", CALLS, "a bound method `model.loss`",
+         _grad(C.Model(2.0).loss), Transform, ("method",), C.Model.loss,
+         open="says 'the array attribute `.scale` is not supported ... Instead: use a "
+              "NumPy function instead': it never says `self` is an object s2s cannot "
+              "read, nor to pass its arrays as arguments (JAX differentiates it)"),
+    # -- inputs and outputs ---------------------------------------------------------------
+    Kind("int-input", INPUTS, "integer array input to grad",
+         _grad_call(C.scalar_out, np.arange(3)), TypeError, ("int64",),
+         hint="use vjp", jax=lambda J: jax_grad(J.scalar_out)(np.arange(3))),
+    Kind("bool-input", INPUTS, "boolean input to grad",
+         _grad_call(C.scalar_out, np.array([True, False])), TypeError, ("bool",),
+         hint="use vjp", jax=lambda J: jax_grad(J.scalar_out)(np.array([True, False]))),
+    Kind("complex-input", INPUTS, "complex input to grad",
+         _grad_call(C.scalar_out, X + 1j), TypeError, ("complex128",),
+         hint=r"(real and imaginary|Instead)",
+         open="'grad of complex inputs is not supported by s2s yet' with no way out (JAX "
+              "supports it); suggest differentiating the real and imaginary parts as "
+              "two real arguments"),
+    Kind("object-input", INPUTS, "object-dtype array input",
+         _grad_call(C.scalar_out, np.array([1.0, 2.0], dtype=object)), TypeError,
+         ("not a valid JAX type",), hint="valid",
+         jax=lambda J: jax_grad(J.scalar_out)(np.array([1.0, 2.0], dtype=object)),
+         open="api._check_float_inputs sends object arrays to the integer message, "
+              "whose hint 'use vjp or set allow_int to True' does not apply (s2s.grad has "
+              "no allow_int); JAX says \"Argument ... is not a valid JAX type.\""),
+    Kind("string-input", INPUTS, "a string argument", _grad_call(C.two_args, "a", X),
+         TypeError, ("not a valid JAX type",), hint="valid",
+         jax=lambda J: jax_grad(J.two_args)("a", X)),
+    Kind("none-output", INPUTS, "grad of a function returning None",
+         _grad_call(E.none_out), TypeError, ("scalar-output",), hint="scalar-output",
+         jax=lambda J: jax_grad(J.none_out)(X)),
+    Kind("int-output", INPUTS, "grad of a function returning an int",
+         _grad_call(E.int_out), TypeError, ("int64",), hint="use jax.vjp",
+         jax=lambda J: jax_grad(J.int_out)(X)),
+    Kind("vector-output", INPUTS, "grad of a vector output", _grad_call(C.vector_out),
+         TypeError, ("(3,)",), hint="scalar-output",
+         jax=lambda J: jax_grad(J.vector_out)(X)),
+    Kind("none-output-jacrev", INPUTS, "jacrev of a function returning None",
+         _none(s2s.jacrev), ValueError, (), hint=r"array",
+         jax=lambda J: jax_mod().jacrev(J.none_out)(X),
+         open="s2s.jacrev returns zeros for a None output; JAX raises ValueError"),
+    Kind("none-output-hessian", INPUTS, "hessian of a function returning None",
+         _none(s2s.hessian), ValueError, (), hint=r"array",
+         jax=lambda J: jax_mod().hessian(J.none_out)(X),
+         open="s2s.hessian returns a zero matrix for a None output; JAX raises ValueError"),
+    Kind("jvp-shape", INPUTS, "jvp tangent of another shape",
+         lambda: s2s.jvp(C.scalar_out, (X,), (np.ones(2),)), ValueError, ("(2,)",),
+         hint="primal shape",
+         jax=lambda J: jax_mod().jvp(J.scalar_out, (X,), (np.ones(2),))),
+    Kind("jvp-dtype", INPUTS, "jvp tangent of another dtype",
+         lambda: s2s.jvp(C.scalar_out, (X,), (np.ones(3, np.float32),)), TypeError,
+         ("float32",), hint="expected tangent dtype",
+         jax=lambda J: jax_mod().jvp(J.scalar_out, (X,), (np.ones(3, np.float32),))),
+    Kind("jvp-tree", INPUTS, "jvp tangents of another tree structure",
+         lambda: s2s.jvp(C.two_args, (X, X), (X,)), TypeError, ("tree structure",),
+         hint="same tree structure",
+         jax=lambda J: jax_mod().jvp(J.two_args, (X, X), (X,)),
+         open="s2s prints a one-tuple's structure as PyTreeDef((*)); JAX prints "
+              "PyTreeDef((*,)) (api._check_tangents: render a 1-tuple with a comma)"),
+    Kind("jvp-not-tuple", INPUTS, "jvp primals not in a tuple",
+         lambda: s2s.jvp(C.scalar_out, X, X), TypeError, ("tuples or lists",),
+         hint="must be tuples or lists",
+         jax=lambda J: jax_mod().jvp(J.scalar_out, X, X)),
+    Kind("vjp-shape", INPUTS, "vjp cotangent of another shape",
+         lambda: s2s.vjp(C.vector_out, X)[1](np.ones(2)), ValueError, ("float64[2]",),
+         hint=r"expected float64\[3\]",
+         jax=lambda J: jax_mod().vjp(J.vector_out, X)[1](np.ones(2))),
+    Kind("vjp-tree", INPUTS, "vjp cotangent of another tree structure",
+         lambda: s2s.vjp(E.tuple_out, X)[1]((1.0,)), ValueError, ("tree structure",),
+         hint="tree structure",
+         jax=lambda J: jax_mod().vjp(J.tuple_out, X)[1]((1.0,))),
+    # -- transform arguments ---------------------------------------------------------------
+    Kind("argnums-range", ARGS, "argnums past the arguments",
+         lambda: s2s.grad(C.two_args, argnums=2)(X, X), TypeError, ("argnums=2",),
+         hint="requires at least 3 positional arguments",
+         jax=lambda J: jax_grad(J.two_args, argnums=2)(X, X)),
+    Kind("argnums-negative", ARGS, "argnums below -len(args)",
+         lambda: s2s.grad(C.two_args, argnums=-3)(X, X), ValueError, ("-3",),
+         hint="greater than or equal to -len",
+         jax=lambda J: jax_grad(J.two_args, argnums=-3)(X, X)),
+    Kind("argnums-type", ARGS, "argnums a string", lambda: s2s.grad(C.two_args, argnums="x"),
+         TypeError, ("argnums",), hint="an int or a tuple of ints"),
+    Kind("in-axes-range", ARGS, "in_axes past the rank",
+         lambda: s2s.vmap(C.vector_out, in_axes=1)(X), ValueError, ("axis 1",),
+         hint="rank should be at least 2",
+         jax=lambda J: jax_mod().vmap(J.vector_out, in_axes=1)(X)),
+    Kind("in-axes-length", ARGS, "in_axes tuple of the wrong length",
+         lambda: s2s.vmap(C.two_args, in_axes=(0,))(X, X), ValueError, ("len(in_axes)=1",),
+         hint="an int, None, or a tuple",
+         jax=lambda J: jax_mod().vmap(J.two_args, in_axes=(0,))(X, X)),
+    Kind("in-axes-float", ARGS, "in_axes a float",
+         lambda: s2s.vmap(C.two_args, in_axes=0.0)(X, X), TypeError, ("0.0",),
+         hint="an int, None, or a tuple",
+         jax=lambda J: jax_mod().vmap(J.two_args, in_axes=0.0)(X, X)),
+    Kind("in-axes-string", ARGS, "in_axes a string",
+         lambda: s2s.vmap(C.two_args, in_axes="a")(X, X), TypeError, ("in_axes",),
+         hint="an int, None, or a tuple",
+         jax=lambda J: jax_mod().vmap(J.two_args, in_axes="a")(X, X),
+         open="s2s raises ValueError 'in_axes specification must be a tree prefix' at the "
+              "call; JAX raises TypeError 'vmap in_axes must be an int, None, or a tuple "
+              "...' (vectorize.Vmapped.__init__ checks floats only)"),
+    Kind("in-axes-all-none", ARGS, "every in_axes None",
+         lambda: s2s.vmap(C.two_args, in_axes=None)(X, X), ValueError, ("non-None",),
+         hint="non-None value in in_axes or axis_size",
+         jax=lambda J: jax_mod().vmap(J.two_args, in_axes=None)(X, X)),
+    Kind("axis-sizes", ARGS, "batch axes of different sizes",
+         lambda: s2s.vmap(C.two_args)(X, np.ones(2)), ValueError, ("inconsistent sizes",),
+         hint="one axis had size",
+         jax=lambda J: jax_mod().vmap(J.two_args)(X, np.ones(2))),
+    Kind("out-axes-range", ARGS, "out_axes past the output's rank",
+         lambda: s2s.vmap(C.vector_out, out_axes=2)(XS), ValueError, ("axis 2",),
+         hint="out of bounds", compare="contains",
+         jax=lambda J: jax_mod().vmap(J.vector_out, out_axes=2)(XS)),
+    Kind("out-axes-none", ARGS, "out_axes None for a batched output",
+         lambda: s2s.vmap(C.vector_out, out_axes=None)(XS), ValueError, ("None",),
+         hint="batched on axis 0",
+         jax=lambda J: jax_mod().vmap(J.vector_out, out_axes=None)(XS),
+         open="s2s says 'vmap has mapped output but out_axes is None', not JAX's 'at vmap "
+              "out_axes, got axis spec None but output was batched on axis 0'"),
+    Kind("out-axes-string", ARGS, "out_axes a string",
+         lambda: s2s.vmap(C.vector_out, out_axes="x")(XS), TypeError, ("out_axes",),
+         hint="an int, None, or",
+         jax=lambda J: jax_mod().vmap(J.vector_out, out_axes="x")(XS),
+         open="s2s fails with a bare AssertionError (no message) inside vmap; JAX raises "
+              "TypeError 'vmap out_axes must be an int, None, or (nested) container ...'"),
+    Kind("static-argnums-range", ARGS, "jit static_argnums past the parameters",
+         lambda: s2s.jit(C.scalar_out, static_argnums=3), ValueError, ("static_argnums",),
+         hint="only accepts 1 positional",
+         jax=lambda J: jax_mod().jit(J.scalar_out, static_argnums=3),
+         open="s2s.jit accepts static_argnums=3 for a one-parameter function and runs it; "
+              "JAX raises 'Jitted function has static_argnums=(3,), but only accepts 1 "
+              "positional arguments.' when jit is requested"),
+    # -- source ----------------------------------------------------------------------------
+    Kind("exec", SOURCE, "a function built with exec()", lambda: s2s.grad(made_by_exec()),
+         Source, ("cannot be found",)),
+    Kind("builtin", SOURCE, "a builtin (`len`)", lambda: s2s.grad(len), Source,
+         ("no source",)),
+    Kind("numpy-function", SOURCE, "a NumPy function (`np.sin`) passed as f",
+         lambda: s2s.grad(np.sin), Source, ("no source",)),
+    Kind("partial", SOURCE, "a functools.partial",
+         lambda: s2s.grad(functools.partial(C.two_args, y=X)), Source, ("partial",)),
+    Kind("deleted-file", SOURCE, "the function's file deleted after import",
+         lambda: s2s.grad(deleted_on_disk()), Source, ("cannot be found",)),
+    Kind("changed-file", SOURCE, "the function's file edited after import",
+         _changed_on_disk_grad, Source, ("changed",),
+         hint=r"Instead: .*(reload|restart)",
+         open="SILENT WRONG ANSWER: parse.parse_function reads the edited file through "
+              "inspect.getsourcelines (linecache.checkcache) and differentiates the new "
+              "text, while the function runs the old code: grad of sum(x**2) comes back "
+              "as 3*x**2"),
+    # -- jit ------------------------------------------------------------------------------
+    Kind("jit-print", JIT, "`print` in a function given to s2s.jit",
+         _jit_side_effect(C.uses_print, "numpy"), Syntax, ("side effect",), C.uses_print,
+         open="s2s.jit of a plain function never reads its source: on the NumPy backend "
+              "print runs on every call, on JAX once with a tracer; no error"),
+    Kind("jit-global-mutation", JIT, "appending to a module global under s2s.jit (JAX)",
+         _jit_side_effect(C.uses_global_list_append, "jax"), Syntax, ("side effect",),
+         C.uses_global_list_append,
+         open="s2s.jit(f, backend='jax') runs LOG.append(x) while tracing: the global "
+              "keeps a JitTracer, no error (jax.jit does the same; s2s could refuse it as "
+              "grad does)"),
+]
+
+
+# ---- JAX, when installed ------------------------------------------------------------------
+
+
+def jax_mod() -> Any:
+    import jax
+
+    return jax
+
+
+def jax_grad(*args: Any, **kwargs: Any) -> Any:
+    return jax_mod().grad(*args, **kwargs)
+
+
+def _sanitize(text: str) -> str:
+    text = re.sub(r"0x[0-9a-f]+", "0x…", text)
+    return re.sub(r"'/[^']*/([^/']+)'", r"'…/\1'", text)
+
+
+def render(results: dict[str, BaseException | None]) -> str:
+    """docs/errors.md from the catalogue and what each kind raised."""
+    out = [
+        "# Errors s2s raises",
+        "",
+        "Generated by `python tools/errors_doc.py` from `tests/error_catalogue.py`; "
+        "`tests/test_error_catalogue.py` fails when this file is stale.",
+        "",
+        "Every error about the user's program is a `s2s.TransformError` (subclasses "
+        "`UnsupportedSyntaxError`, `UnsupportedCallError`, `SourceNotFoundError`, "
+        "`NonDifferentiableError`): its message names the function, then file, line "
+        "and column, quotes the line with a caret under the column, and ends with "
+        "`Instead:` and what to write.  Misuse JAX itself reports raises JAX's class "
+        "with JAX's first line (the test runs the same call through JAX).",
+        "",
+        "*Open* rows are kinds s2s answers wrongly or unclearly today; each is a strict "
+        "xfail in the test, naming the fix.",
+        "",
+        f"{len(CATALOGUE)} kinds, {sum(k.open is not None for k in CATALOGUE)} open.",
+    ]
+    sections: list[str] = []
+    for k in CATALOGUE:
+        if k.section not in sections:
+            sections.append(k.section)
+    for section in sections:
+        out += ["", f"## {section}", "", "| kind | bad input | raises | says instead |",
+                "|---|---|---|---|"]
+        for k in CATALOGUE:
+            if k.section != section:
+                continue
+            err = results.get(k.id)
+            if k.open:
+                says = "*open*: " + k.open
+            elif isinstance(err, s2s.TransformError) and err.hint:
+                says = err.hint
+            elif err is not None:
+                says = "“" + str(err).splitlines()[0] + "”"
+            else:
+                says = ""
+            says = _sanitize(says).replace("|", "\\|")
+            out.append(f"| `{k.id}` | {k.what.replace('|', '/')} | `{k.error.__name__}`"
+                       f" | {says} |")
+    return "\n".join(out) + "\n"
+
+
+def run_kind(k: Kind) -> BaseException | None:
+    try:
+        k.run()
+    except BaseException as err:  # noqa: BLE001 - the catalogue records what it got
+        return err
+    return None
