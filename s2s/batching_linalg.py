@@ -885,3 +885,30 @@ def quantile_rule(b: Batch, s: Let) -> str:
 
     q_rank = b.rank(q) if isinstance(q, Var) else int(np.ndim(q.value))
     return f"np.moveaxis({text}, 0, 1)" if q_rank else text
+
+
+@batch_rule("convolve", "correlate")
+def convolve_rule(b: Batch, s: Let) -> str:
+    """Per example, the full convolution as an einsum with the 0/1 tensor
+    ``T[i, j, k] = (k == i + j)``, then the mode's window; correlate convolves with
+    ``v`` reversed."""
+    a, v = s.args
+    mode = _static(b, s, "mode", "full" if s.prim == "convolve" else "valid")
+    at, vt = atom_text(a), atom_text(v)
+    if s.prim == "correlate":
+        vt = f"np.flip({vt}, axis=-1)"
+    n, m = f"np.shape({at})[-1]", f"np.shape({vt})[-1]"
+    full = f"({n} + {m} - 1)"
+    tensor = (f"(np.arange({full}) == np.arange({n})[:, None, None] + "
+              f"np.arange({m})[None, :, None])")
+    spec = ("bi," if b.batched(a) else "i,") + ("bj," if b.batched(v) else "j,")
+    out = f"np.einsum('{spec}ijk->bk', {at}, {vt}, {tensor})"
+    if mode == "full":
+        return out
+    if mode == "same":
+        length = f"max({n}, {m})"
+        offset = f"({full} - {length}) // 2"
+    else:
+        length = f"(abs({n} - {m}) + 1)"
+        offset = f"(min({n}, {m}) - 1)"
+    return f"{out}[:, {offset}:{offset} + {length}]"

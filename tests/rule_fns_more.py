@@ -157,3 +157,18 @@ def f_quantile_q(x, q):
 def f_percentile(x):
     return np.sum(np.percentile(np.sin(x), 40.0, axis=0) * W3) + np.sum(
         np.percentile(x, Q2 * 100.0, axis=1, keepdims=True) * weights((2, 2, 1)))
+
+
+V3 = np.array([0.4, -1.1, 0.8])
+
+
+def f_convolve(a, v):
+    return np.sum(np.convolve(np.sin(a), v) * weights((8,))) + np.sum(
+        np.convolve(a, V3, "same") * weights((6,))) + np.sum(
+        np.convolve(v * v, a, mode="valid") * weights((4,)))
+
+
+def f_correlate(a, v):
+    return np.sum(np.correlate(np.sin(a), v) * weights((4,))) + np.sum(
+        np.correlate(a, V3, "same") * weights((6,))) + np.sum(
+        np.correlate(v * v, a, mode="full") * weights((8,)))

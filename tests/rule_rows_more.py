@@ -84,6 +84,9 @@ ROWS = [
                              const(0.5)), {"axis": 1}),
     Row("percentile", "scalar_axis0", (normal(5, 2), uniform(10.0, 90.0)()), {"axis": 0}),
     Row("percentile", "vector_all", (normal(2, 3), uniform(10.0, 90.0)(3))),
+    *[Row(name, f"{mode}_{n}_{m}", (normal(n), normal(m)), {"mode": mode})
+      for name in ("convolve", "correlate") for mode in ("full", "same", "valid")
+      for n, m in ((5, 3), (3, 4))],
 ]
 
 E2E = [
@@ -115,4 +118,6 @@ E2E = [
     E2ECase(F.f_quantile, ("quantile",)),
     E2ECase(F.f_quantile_q, ("quantile",), (normal(2, 5), uniform(0.1, 0.9)(2))),
     E2ECase(F.f_percentile, ("percentile",)),
+    E2ECase(F.f_convolve, ("convolve",), (normal(6), normal(3))),
+    E2ECase(F.f_correlate, ("correlate",), (normal(6), normal(3))),
 ]

@@ -1039,3 +1039,61 @@ def tensorsolve_jvp_a(a_dot, ans, a, b):
 def tensorsolve_jvp_b(b_dot, ans, a, b):
     m = np.reshape(a, (np.size(b), -1))
     return np.reshape(np.linalg.solve(m, np.ravel(b_dot)), np.shape(ans))
+
+
+# ---- 1-D convolution and correlation: bilinear --------------------------------------
+# Each input's cotangent correlates g, placed into the full-length output (at the
+# offset the mode cuts it from), with the other input: a 'valid' correlation.  The
+# placing is g @ np.eye(len(g), full, offset), linear and batchable.
+
+defprim("convolve", np.convolve, "(a, v, mode='full')", family="linalg",
+        note="1-D a and v, modes full, same and valid")
+
+
+@defvjp("convolve")
+def convolve_vjp(g, ans, a, v, mode="full"):
+    full = np.size(a) + np.size(v) - 1
+    offset = 0
+    if mode == "same":
+        offset = (full - np.size(g)) // 2
+    if mode == "valid":
+        offset = np.minimum(np.size(a), np.size(v)) - 1
+    placed = g @ np.eye(np.size(g), full, offset)
+    return np.correlate(placed, v, "valid"), np.correlate(placed, a, "valid")
+
+
+@defjvp("convolve", "a")
+def convolve_jvp_a(a_dot, ans, a, v, mode="full"):
+    return np.convolve(a_dot, v, mode)
+
+
+@defjvp("convolve", "v")
+def convolve_jvp_v(v_dot, ans, a, v, mode="full"):
+    return np.convolve(a, v_dot, mode)
+
+
+defprim("correlate", np.correlate, "(a, v, mode='valid')", family="linalg",
+        note="1-D real a and v (np.convolve(a, np.flip(v))), modes valid, same, full")
+
+
+@defvjp("correlate")
+def correlate_vjp(g, ans, a, v, mode="valid"):
+    full = np.size(a) + np.size(v) - 1
+    offset = 0
+    if mode == "same":
+        offset = (full - np.size(g)) // 2
+    if mode == "valid":
+        offset = np.minimum(np.size(a), np.size(v)) - 1
+    placed = g @ np.eye(np.size(g), full, offset)
+    a_bar = np.correlate(placed, np.flip(v), "valid")
+    return a_bar, np.flip(np.correlate(placed, a, "valid"))
+
+
+@defjvp("correlate", "a")
+def correlate_jvp_a(a_dot, ans, a, v, mode="valid"):
+    return np.correlate(a_dot, v, mode)
+
+
+@defjvp("correlate", "v")
+def correlate_jvp_v(v_dot, ans, a, v, mode="valid"):
+    return np.correlate(a, v_dot, mode)
