@@ -31,6 +31,7 @@ from .errors import (
 from .ir import KEYWORD_OPERANDS, Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var
 from .parse import ParsedFunction, parse_function
 from .custom import custom_jvp, custom_vjp
+from .kinds import LEAF
 from .primitives import PRIMITIVES, lookup_object
 from .primitives.registry import ATTRIBUTES, METHODS
 
@@ -1372,6 +1373,9 @@ class Normalizer:
             return self._method_call(node, target)  # a method of a value
         obj, text = self.resolve_dotted(func)
         obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
+        transformed = _transform_call(obj)
+        if transformed is not None:
+            return self._transform_call(transformed, obj, text, node, target)
         if isinstance(obj, (custom_jvp, custom_vjp)):
             # a user function like any other, with rules the derivatives use instead
             return self._user_call(obj.fun, text, node, target, custom=obj)
@@ -1387,6 +1391,70 @@ class Normalizer:
         if isinstance(obj, types.FunctionType) and not _is_library(obj):
             return self._user_call(obj, text, node, target)
         raise self._unknown_call(obj, text, func)
+
+    def _transform_call(self, kind: str, obj: Any, text: str, node: cst.Call,
+                        target: str | None) -> Atom:
+        """A call to an s2s transform inside the function: ``s2s.jvp(f, (x,), (v,))``,
+        or a transformed function bound at module level (``g = s2s.grad(f)``; ``g(x)``).
+        Its emitted code (for array arguments) becomes a callee like any user function,
+        so an outer transform differentiates or batches that code: ``grad`` of ``jvp``."""
+        if kind == "jvp":
+            args = node.args
+            if len(args) != 3 or any(a.keyword is not None or a.star for a in args) or not all(
+                isinstance(a.value, (cst.Tuple, cst.List)) for a in args[1:]
+            ):
+                raise self.unsupported(
+                    node, "s2s.jvp inside a transformed function takes three positional "
+                    "arguments, the primals and tangents written out",
+                    "write s2s.jvp(f, (x, y), (x_dot, y_dot))",
+                )
+            fobj, ftext = self.resolve_dotted(args[0].value)
+            if not isinstance(fobj, types.FunctionType) or _is_library(fobj):
+                raise self.unsupported(args[0], f"`{ftext}` is not a Python function s2s can "
+                                       "transform", "pass a function defined in a file")
+            primals = [self.expr(e.value) for e in args[1].value.elements]
+            tangents = [self.expr(e.value) for e in args[2].value.elements]
+            if len(primals) != len(tangents):
+                raise self.unsupported(node, "s2s.jvp needs one tangent per primal",
+                                       "pass as many tangents as primals")
+            from .api import _jvp_transform
+
+            t = _jvp_transform(fobj, False)
+            t._refresh()
+            n = len(primals)
+            t._call_nargs = n
+            _, emitted = t._generate((LEAF,) * len(t.ir.params), tuple(range(n)), (n, False))
+            positional = primals + tangents
+            base = f"{fobj.__name__}_jvp"
+        else:
+            positional, kwargs = self._call_args(node)
+            if kwargs:
+                raise self.unsupported(node, f"`{text}` takes positional arguments here",
+                                       "pass the arguments by position")
+            n = len(positional)
+            _, emitted = obj._generate_for((LEAF,) * n, (LEAF,) * len(obj.ir.params))
+            base = f"{text.split('.')[-1]}_{_stem(self._named(positional[0]))}" if positional \
+                else text.split(".")[-1]
+        callee = _normalize_callee(emitted, self.stack)
+        if len(callee.params) != len(positional):
+            raise self.unsupported(node, f"`{text}` is called here with "
+                                   f"{len(positional)} arguments; its emitted code takes "
+                                   f"{len(callee.params)}", "pass every argument")
+        name, i = emitted.__name__, 2
+        while self.namespace.get(name, emitted) is not emitted or (
+            name in self.names.taken and name not in self.namespace
+        ):
+            name, i = f"{emitted.__name__}_{i}", i + 1
+        self.namespace[name] = emitted
+        self.names.taken.add(name)  # no local may shadow it
+        for var in callee.free.values():
+            self._depends_on(var, node)
+        for key, value in callee.namespace.items():
+            self.namespace.setdefault(key, value)
+        if len(base) > _MAX_NAME:
+            base = base.split("_")[0] or "out"
+        return self.emit(self._target(target, base), "call", tuple(positional),
+                         {"callee": callee, "spelling": name}, node)
 
     def _unknown_call(self, obj: Any, text: str, node: Any) -> TransformError:
         module = getattr(obj, "__module__", "") or ""
@@ -2012,6 +2080,17 @@ def _is_list_method(node: Any, method: str, local_names: set[str]) -> bool:
         and isinstance(node.func.value, cst.Name)
         and node.func.value.value in local_names
     )
+
+
+def _transform_call(obj: Any) -> str | None:
+    """``"jvp"`` for s2s.jvp itself, ``"transformed"`` for a function s2s transformed."""
+    from . import api
+
+    if obj is api.jvp:
+        return "jvp"
+    if isinstance(obj, api.Transformed) and obj.inner is None and type(obj) is api.Transformed:
+        return "transformed"
+    return None
 
 
 def _is_library(fn: Any) -> bool:

@@ -2,8 +2,8 @@
 
 Every ordering the emitted code supports today is checked: grad of grad (scalar
 input), jvp of grad (Hessian-vector products), jacfwd of grad (the Hessian), jacrev of
-grad (reverse over reverse), vmap of grad (per-example gradients), and jacfwd/jacrev
-of the function itself.  A few hundred examples run by default; ``-m slow`` runs a
+grad (reverse over reverse), vmap of grad (per-example gradients), grad of jvp (a
+function calling s2s.jvp), and jacfwd/jacrev of the function itself.  A few hundred examples run by default; ``-m slow`` runs a
 longer sweep.
 """
 
@@ -64,12 +64,43 @@ def check_vmap_grad(source):
     close(s2s.vmap(s2s.grad(f))(xs), jax.vmap(jax.grad(fj))(xs))
 
 
+_WRAPPED = iter(range(10**9))
+
+
+def load_grad_of_jvp(source):
+    """``g(x) = s2s.jvp(f, (x,), (V,))[1]`` in the program's own module: grad of jvp
+    transforms a function that calls s2s.jvp."""
+    import importlib.util
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    k = next(_WRAPPED)
+    path = Path(tempfile.mkdtemp(prefix="s2s_gj_")) / f"grad_of_jvp_{k}.py"
+    path.write_text(
+        "import numpy as np\nimport s2s\n\nV = np.array([0.5, 0.25, -1.0, 2.0])\n\n\n"
+        + source + "\n\ndef g(x):\n    return s2s.jvp(f, (x,), (V,))[1]\n")
+    spec = importlib.util.spec_from_file_location(f"s2s_grad_of_jvp_{k}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.g
+
+
+def check_grad_jvp(source):
+    _, fj = load(source)
+    g = load_grad_of_jvp(source)
+    expected = jax.grad(lambda x: jax.jvp(fj, (x,), (V,))[1])(X)
+    close(s2s.grad(g)(X), expected)
+
+
 CHECKS = {
     "grad_grad": (check_grad_grad, False),
     "jvp_grad": (check_jvp_grad, True),
     "jacfwd_grad": (check_hessian, True),
     "jacrev_grad": (check_jacrev_grad, True),
     "vmap_grad": (check_vmap_grad, True),
+    "grad_jvp": (check_grad_jvp, True),
 }
 
 

@@ -1,0 +1,61 @@
+"""Transforms of functions that call s2s transforms: grad of a function calling
+s2s.jvp (grad of jvp), and of one calling a module-level s2s.grad(f); against JAX."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import s2s
+import transform_call_fns as T
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+jax.config.update("jax_enable_x64", True)
+
+X = np.array([0.1, 0.7, -0.3])
+W = np.array([1.5, -0.5, 2.0])
+
+
+def jf(x, w):
+    return jnp.sum(jnp.tanh(x * w) ** 2)
+
+
+TWINS = {
+    "directional": lambda x, w: jax.jvp(jf, (x, w), (T.V, jnp.zeros(3)))[1],
+    "both_parts": lambda x, w: (lambda o: o[0] * o[1])(jax.jvp(jf, (x, w), (T.V, w))),
+    "grad_norm": lambda x, w: jnp.sum(jax.grad(jf)(x, w) ** 2),
+    "grad_both_dot": lambda x, w: (lambda g: jnp.sum(g[0] * g[1]))(
+        jax.grad(jf, argnums=(0, 1))(x, w)),
+}
+
+
+def close(got, expected):
+    got = got if isinstance(got, tuple) else (got,)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(TWINS))
+def test_value_grad_jvp_vmap_match_jax(name: str) -> None:
+    fn, twin = getattr(T, name), TWINS[name]
+    close(fn(X, W), twin(X, W))
+    close(s2s.grad(fn, argnums=(0, 1))(X, W), jax.grad(twin, argnums=(0, 1))(X, W))
+    close(s2s.jvp(fn, (X, W), (W, X)), jax.jvp(twin, (X, W), (W, X)))
+    xs = np.stack([X, 2 * X, -X])
+    close(s2s.vmap(fn, in_axes=(0, None))(xs, W), jax.vmap(twin, in_axes=(0, None))(xs, W))
+
+
+def test_grad_of_jvp_reads_as_a_call_to_the_emitted_jvp() -> None:
+    g = s2s.grad(T.directional)
+    g(X, W)
+    text = g.source
+    assert "def f_jvp_vjp" in text and "= f_jvp(x, w, V, zeros_3)" in text
+
+
+def test_jvp_inside_needs_its_arguments_written_out() -> None:
+    with pytest.raises(s2s.UnsupportedSyntaxError, match="primals and tangents written out"):
+        s2s.grad(T.bad_jvp_star)(X, W)
+    with pytest.raises(s2s.UnsupportedSyntaxError, match="one tangent per primal"):
+        s2s.grad(T.bad_jvp_lengths)(X, W)
