@@ -172,3 +172,18 @@ def f_correlate(a, v):
     return np.sum(np.correlate(np.sin(a), v) * weights((4,))) + np.sum(
         np.correlate(a, V3, "same") * weights((6,))) + np.sum(
         np.correlate(v * v, a, mode="full") * weights((8,)))
+
+
+XP = np.array([-1.5, -0.5, 0.0, 0.7, 1.6])
+FP = np.array([0.3, -1.0, 0.8, 2.0, -0.4])
+
+
+def f_interp(x, fp):
+    return np.sum(np.interp(np.sin(x) * 2.0, XP, fp) * W23) + np.sum(
+        np.interp(x, XP, fp * fp, left=0.5, right=-1.0) * W23)
+
+
+def f_interp_knots(xp, x):
+    knots = np.cumsum(np.exp(xp)) - 2.0
+    return np.sum(np.interp(x, knots, P4) * W23) + np.sum(
+        np.interp(x * 0.5, knots, np.sin(xp)) * W23)

@@ -19,6 +19,11 @@ def with_nans(*shape):
     return draw
 
 
+def increasing(n):
+    """Increasing knots, spaced at least 0.2 apart, around 0."""
+    return lambda r: np.cumsum(r.uniform(0.2, 1.0, size=n)) - 1.5
+
+
 def well_conditioned(shape, square):
     """Normal values plus 3 times the identity, seen as a square matrix."""
     return lambda r: r.normal(size=shape) + np.reshape(3.0 * np.eye(square[0]), shape)
@@ -87,6 +92,12 @@ ROWS = [
     *[Row(name, f"{mode}_{n}_{m}", (normal(n), normal(m)), {"mode": mode})
       for name in ("convolve", "correlate") for mode in ("full", "same", "valid")
       for n, m in ((5, 3), (3, 4))],
+    Row("interp", "matrix_x", (uniform(-2.0, 2.0)(2, 3), const(np.array([-1.5, -0.5, 0.0, 0.7, 1.6])),
+                               normal(5))),
+    Row("interp", "left_right", (uniform(-2.0, 2.0)(4,), increasing(5), normal(5)),
+        {"left": 0.5, "right": -1.0}),
+    Row("interp", "at_knots", (const(np.array([-1.0, 0.0, 0.5, 2.0, 3.5])),
+                               const(np.array([-1.0, 0.0, 0.5, 2.0])), normal(4))),
 ]
 
 E2E = [
@@ -120,4 +131,6 @@ E2E = [
     E2ECase(F.f_percentile, ("percentile",)),
     E2ECase(F.f_convolve, ("convolve",), (normal(6), normal(3))),
     E2ECase(F.f_correlate, ("correlate",), (normal(6), normal(3))),
+    E2ECase(F.f_interp, ("interp",), (uniform(-2.0, 2.0)(2, 3), normal(5))),
+    E2ECase(F.f_interp_knots, ("interp",), (normal(4) , uniform(-1.0, 1.5)(2, 3))),
 ]

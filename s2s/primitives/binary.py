@@ -550,3 +550,80 @@ def ldexp_vjp(g, ans, x1, x2):
 @defjvp("ldexp", "x1")
 def ldexp_jvp(x1_dot, ans, x1, x2):
     return np.ldexp(x1_dot, x2)
+
+
+# ---- piecewise-linear interpolation -----------------------------------------------
+# As JAX: x lies in segment i = clip(searchsorted(xp, x, 'right'), 1, n - 1), so at a
+# knot the segment to its right is used (the last knot: the last segment); outside
+# [xp[0], xp[-1]] the value is left/right (fp[0]/fp[-1] by default), constant in x and
+# xp.  f = fp[i-1] (1 - t) + fp[i] t, t = (x - xp[i-1]) / (xp[i] - xp[i-1]); a segment
+# of zero width gives fp[i-1].  Cotangents for fp and xp are gathered per knot with a
+# one-hot matrix (knots == i), the transpose of np.take.
+
+defprim(
+    "interp", np.interp, "(x, xp, fp, left=None, right=None)", diff=("x", "xp", "fp"),
+    family="binary",
+    note="1-D xp (increasing) and fp; no period; left/right constants.  At a knot the "
+    "right-hand segment's slope, 0 outside the knots, as JAX",
+)
+
+
+@defvjp("interp")
+def interp_vjp(g, ans, x, xp, fp, left=None, right=None):
+    n = np.size(xp)
+    i = np.clip(np.searchsorted(xp, x, side="right"), 1, n - 1)
+    width = np.take(xp, i) - np.take(xp, i - 1)
+    flat = width == 0
+    width = np.where(flat, 1.0, width)
+    t = np.where(flat, 0.0, (x - np.take(xp, i - 1)) / width)
+    slope = np.where(flat, 0.0, (np.take(fp, i) - np.take(fp, i - 1)) / width)
+    inside = np.logical_and(x >= np.take(xp, 0), x <= np.take(xp, n - 1))
+    g_in = np.where(inside, g, 0.0)
+    knots = np.arange(n)
+    at_low = np.expand_dims(i - 1, -1) == knots
+    at_high = np.expand_dims(i, -1) == knots
+    to_fp = np.expand_dims(g_in * (1.0 - t), -1) * at_low + np.expand_dims(g_in * t, -1) * at_high
+    if left is None:
+        to_fp = to_fp + np.expand_dims(g * (x < np.take(xp, 0)), -1) * (knots == 0)
+    if right is None:
+        to_fp = to_fp + np.expand_dims(g * (x > np.take(xp, n - 1)), -1) * (knots == n - 1)
+    to_xp = np.expand_dims(g_in * slope * (t - 1.0), -1) * at_low - np.expand_dims(
+        g_in * slope * t, -1) * at_high
+    fp_bar = np.sum(np.reshape(to_fp, (-1, n)), axis=0)
+    xp_bar = np.sum(np.reshape(to_xp, (-1, n)), axis=0)
+    return g_in * slope, xp_bar, fp_bar
+
+
+@defjvp("interp", "x")
+def interp_jvp_x(x_dot, ans, x, xp, fp, left=None, right=None):
+    n = np.size(xp)
+    i = np.clip(np.searchsorted(xp, x, side="right"), 1, n - 1)
+    width = np.take(xp, i) - np.take(xp, i - 1)
+    flat = width == 0
+    slope = np.where(flat, 0.0, (np.take(fp, i) - np.take(fp, i - 1)) / np.where(
+        flat, 1.0, width))
+    inside = np.logical_and(x >= np.take(xp, 0), x <= np.take(xp, n - 1))
+    return np.where(inside, x_dot * slope, 0.0)
+
+
+@defjvp("interp", "xp")
+def interp_jvp_xp(xp_dot, ans, x, xp, fp, left=None, right=None):
+    n = np.size(xp)
+    i = np.clip(np.searchsorted(xp, x, side="right"), 1, n - 1)
+    width = np.take(xp, i) - np.take(xp, i - 1)
+    flat = width == 0
+    width = np.where(flat, 1.0, width)
+    t = np.where(flat, 0.0, (x - np.take(xp, i - 1)) / width)
+    slope = np.where(flat, 0.0, (np.take(fp, i) - np.take(fp, i - 1)) / width)
+    inside = np.logical_and(x >= np.take(xp, 0), x <= np.take(xp, n - 1))
+    moved = (t - 1.0) * np.take(xp_dot, i - 1) - t * np.take(xp_dot, i)
+    return np.where(inside, slope * moved, 0.0)
+
+
+@defjvp("interp", "fp")
+def interp_jvp_fp(fp_dot, ans, x, xp, fp, left=None, right=None):
+    if left is not None:
+        left = 0.0
+    if right is not None:
+        right = 0.0
+    return np.interp(x, xp, fp_dot, left, right)
