@@ -871,7 +871,7 @@ def tensorsolve_rule(b: Batch, s: Let) -> str:
     return f"np.reshape({solved}, ({n}, *np.shape({at})[{1 + b.rank(rhs)}:]))"
 
 
-@batch_rule("quantile", "percentile")
+@batch_rule("quantile", "percentile", "nanquantile", "nanpercentile")
 def quantile_rule(b: Batch, s: Let) -> str:
     """Over the moved axis (every per-example axis for None); NumPy puts q's axis
     first, so a 1-D q's axis is moved behind the batch axis."""
@@ -948,3 +948,6 @@ def interp_rule(b: Batch, s: Let) -> str:
         isinstance(right, Const) and right.value is None) else atom_text(right)
     body = f"np.where({xv} < {knots_x}[..., 0], {first_f}, {body})"
     return f"np.where({xv} > {knots_x}[..., -1], {last_f}, {body})"
+
+
+batch_rule("nanmedian")(reduction_rule)

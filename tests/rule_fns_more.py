@@ -187,3 +187,26 @@ def f_interp_knots(xp, x):
     knots = np.cumsum(np.exp(xp)) - 2.0
     return np.sum(np.interp(x, knots, P4) * W23) + np.sum(
         np.interp(x * 0.5, knots, np.sin(xp)) * W23)
+
+
+def f_nanquantile(x):
+    y = np.where(x > 1.0, np.nan, x)
+    return np.sum(np.nanquantile(np.sin(y), 0.4, axis=1) * W2) + np.sum(
+        np.nanquantile(y, Q2) * W2) + np.sum(np.nanquantile(y * y, Q2, axis=0) * W23)
+
+
+def f_nanquantile_q(x, q):
+    y = np.where(x > 1.0, np.nan, x)
+    return np.sum(np.nanquantile(y, q, axis=-1, keepdims=True) * weights((2, 2, 1)))
+
+
+def f_nanpercentile(x, q):
+    y = np.where(x > 1.0, np.nan, x)
+    return np.sum(np.nanpercentile(np.sin(y), 40.0, axis=0) * W3) + np.sum(
+        np.nanpercentile(y, q * 100.0, axis=1, keepdims=True) * weights((2, 2, 1)))
+
+
+def f_nanmedian(x):
+    y = np.where(x > 1.0, np.nan, x)
+    return np.sum(np.nanmedian(np.sin(y), axis=1) * W2) + np.nanmedian(y * y) + np.sum(
+        np.nanmedian(y, axis=0, keepdims=True) * W3)

@@ -98,6 +98,19 @@ ROWS = [
         {"left": 0.5, "right": -1.0}),
     Row("interp", "at_knots", (const(np.array([-1.0, 0.0, 0.5, 2.0, 3.5])),
                                const(np.array([-1.0, 0.0, 0.5, 2.0])), normal(4))),
+    Row("nanquantile", "scalar_all", (with_nans(2, 5), const(0.35))),
+    Row("nanquantile", "vector_axis1", (with_nans(2, 5, 3), uniform(0.1, 0.9)(2)),
+        {"axis": 1}),
+    Row("nanquantile", "q_keepdims_neg", (with_nans(3, 4), uniform(0.1, 0.9)(2)),
+        {"axis": -1, "keepdims": True}),
+    Row("nanpercentile", "scalar_axis0", (with_nans(5, 2), uniform(10.0, 90.0)()),
+        {"axis": 0}),
+    Row("nanpercentile", "vector_all", (with_nans(2, 3), uniform(10.0, 90.0)(3))),
+    Row("nanmedian", "all", (with_nans(2, 5),)),
+    Row("nanmedian", "axis1_keepdims", (with_nans(3, 4, 2),), {"axis": 1, "keepdims": True}),
+    Row("nanmedian", "ties", (lambda r: np.array([[1.0, np.nan, 2.0, 2.0, 0.5],
+                                                  [3.0, 3.0, np.nan, 1.0, 3.0]]),),
+        {"axis": 1}),
 ]
 
 E2E = [
@@ -133,4 +146,8 @@ E2E = [
     E2ECase(F.f_correlate, ("correlate",), (normal(6), normal(3))),
     E2ECase(F.f_interp, ("interp",), (uniform(-2.0, 2.0)(2, 3), normal(5))),
     E2ECase(F.f_interp_knots, ("interp",), (normal(4) , uniform(-1.0, 1.5)(2, 3))),
+    E2ECase(F.f_nanquantile, ("nanquantile",)),
+    E2ECase(F.f_nanquantile_q, ("nanquantile",), (normal(2, 5), uniform(0.1, 0.9)(2))),
+    E2ECase(F.f_nanpercentile, ("nanpercentile",), (normal(2, 3), uniform(0.1, 0.9)(2))),
+    E2ECase(F.f_nanmedian, ("nanmedian",)),
 ]

@@ -801,3 +801,179 @@ def percentile_jvp_q(q_dot, ans, a, q, axis=None, keepdims=False):
     slope = np.tensordot(steps, np.sort(moved, axis=-1), axes=(-1, -1)) * ((n - 1) / 100.0)
     # slope: q's axes first; reversed, they come last and meet q_dot's
     return np.reshape(np.transpose(np.transpose(slope) * q_dot), np.shape(ans))
+
+
+# ---- quantiles skipping NaN -------------------------------------------------------
+# As JAX: NaN sorts last, and each slice reads positions q (count - 1), count its
+# non-NaN elements; NaN elements get no cotangent.  Here each element's weight is
+# computed from its rank directly (rank == low, rank == high), with pos of shape
+# q's + the slice's (an outer product, np.tensordot(q, count - 1, axes=0)).
+
+defprim(
+    "nanquantile", np.nanquantile, "(a, q, axis=None, keepdims=False)",
+    family="reduction",
+    note="method 'linear' only; q 0-d or 1-D; axis None or an int; NaN skipped and "
+    "given no cotangent; ties ranked by position, as JAX",
+)
+
+
+@defvjp("nanquantile")
+def nanquantile_vjp(g, ans, a, q, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+    kept = np.logical_not(np.isnan(moved))
+    count = np.sum(kept, axis=-1, keepdims=True)
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
+    pos = np.tensordot(q, count - 1, axes=0)
+    low = np.floor(pos)
+    high = np.ceil(pos)
+    weights = (1.0 - (pos - low)) * (rank == low) + (pos - low) * (rank == high)
+    g = np.reshape(g, np.shape(weights)[:-1])
+    a_bar = np.sum(np.reshape(np.expand_dims(g, -1) * weights, (-1,) + np.shape(rank)),
+                   axis=0)
+    steps = (rank == high) * 1.0 - (rank == low)
+    slope = np.sum(steps * np.where(kept, moved, 0.0) * (count - 1), axis=-1)
+    q_bar = np.sum(np.reshape(g * slope, np.shape(q) + (-1,)), axis=-1)
+    if axis is None:
+        return np.reshape(a_bar, np.shape(a)), q_bar
+    return np.moveaxis(a_bar, -1, axis), q_bar
+
+
+@defjvp("nanquantile", "a")
+def nanquantile_jvp_a(a_dot, ans, a, q, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+        moved_dot = np.ravel(a_dot)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+        moved_dot = np.moveaxis(a_dot, axis, -1)
+    count = np.sum(np.logical_not(np.isnan(moved)), axis=-1, keepdims=True)
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
+    pos = np.tensordot(q, count - 1, axes=0)
+    low = np.floor(pos)
+    high = np.ceil(pos)
+    weights = (1.0 - (pos - low)) * (rank == low) + (pos - low) * (rank == high)
+    return np.reshape(np.sum(weights * np.where(np.isnan(moved), 0.0, moved_dot), axis=-1),
+                      np.shape(ans))
+
+
+@defjvp("nanquantile", "q")
+def nanquantile_jvp_q(q_dot, ans, a, q, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+    kept = np.logical_not(np.isnan(moved))
+    count = np.sum(kept, axis=-1, keepdims=True)
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
+    pos = np.tensordot(q, count - 1, axes=0)
+    steps = (rank == np.ceil(pos)) * 1.0 - (rank == np.floor(pos))
+    slope = np.sum(steps * np.where(kept, moved, 0.0) * (count - 1), axis=-1)
+    # slope: q's axes first; reversed, they come last and meet q_dot's
+    return np.reshape(np.transpose(np.transpose(slope) * q_dot), np.shape(ans))
+
+
+defprim(
+    "nanpercentile", np.nanpercentile, "(a, q, axis=None, keepdims=False)",
+    family="reduction",
+    note="np.nanquantile at q / 100 (method 'linear'; q 0-d or 1-D; axis None or an "
+    "int); NaN skipped and given no cotangent, as JAX",
+)
+
+
+@defvjp("nanpercentile")
+def nanpercentile_vjp(g, ans, a, q, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+    kept = np.logical_not(np.isnan(moved))
+    count = np.sum(kept, axis=-1, keepdims=True)
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
+    pos = np.tensordot(q / 100.0, count - 1, axes=0)
+    low = np.floor(pos)
+    high = np.ceil(pos)
+    weights = (1.0 - (pos - low)) * (rank == low) + (pos - low) * (rank == high)
+    g = np.reshape(g, np.shape(weights)[:-1])
+    a_bar = np.sum(np.reshape(np.expand_dims(g, -1) * weights, (-1,) + np.shape(rank)),
+                   axis=0)
+    steps = (rank == high) * 1.0 - (rank == low)
+    slope = np.sum(steps * np.where(kept, moved, 0.0) * ((count - 1) / 100.0), axis=-1)
+    q_bar = np.sum(np.reshape(g * slope, np.shape(q) + (-1,)), axis=-1)
+    if axis is None:
+        return np.reshape(a_bar, np.shape(a)), q_bar
+    return np.moveaxis(a_bar, -1, axis), q_bar
+
+
+@defjvp("nanpercentile", "a")
+def nanpercentile_jvp_a(a_dot, ans, a, q, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+        moved_dot = np.ravel(a_dot)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+        moved_dot = np.moveaxis(a_dot, axis, -1)
+    count = np.sum(np.logical_not(np.isnan(moved)), axis=-1, keepdims=True)
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
+    pos = np.tensordot(q / 100.0, count - 1, axes=0)
+    low = np.floor(pos)
+    high = np.ceil(pos)
+    weights = (1.0 - (pos - low)) * (rank == low) + (pos - low) * (rank == high)
+    return np.reshape(np.sum(weights * np.where(np.isnan(moved), 0.0, moved_dot), axis=-1),
+                      np.shape(ans))
+
+
+@defjvp("nanpercentile", "q")
+def nanpercentile_jvp_q(q_dot, ans, a, q, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+    kept = np.logical_not(np.isnan(moved))
+    count = np.sum(kept, axis=-1, keepdims=True)
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
+    pos = np.tensordot(q / 100.0, count - 1, axes=0)
+    steps = (rank == np.ceil(pos)) * 1.0 - (rank == np.floor(pos))
+    slope = np.sum(steps * np.where(kept, moved, 0.0) * ((count - 1) / 100.0), axis=-1)
+    # slope: q's axes first; reversed, they come last and meet q_dot's
+    return np.reshape(np.transpose(np.transpose(slope) * q_dot), np.shape(ans))
+
+
+defprim(
+    "nanmedian", np.nanmedian, "(a, axis=None, keepdims=False)", family="reduction",
+    note="np.nanquantile at 0.5: the middle non-NaN element (the two middle ones share "
+    "it); NaN gets no cotangent; ties ranked by position, as JAX; axis None or an int",
+)
+
+
+@defvjp("nanmedian")
+def nanmedian_vjp(g, ans, a, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+    count = np.sum(np.logical_not(np.isnan(moved)), axis=-1, keepdims=True)
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
+    weights = 0.5 * (rank == (count - 1) // 2) + 0.5 * (rank == count // 2)
+    g = np.reshape(g, np.shape(weights)[:-1])
+    a_bar = np.expand_dims(g, -1) * weights
+    if axis is None:
+        return np.reshape(a_bar, np.shape(a))
+    return np.moveaxis(a_bar, -1, axis)
+
+
+@defjvp("nanmedian", "a")
+def nanmedian_jvp(a_dot, ans, a, axis=None, keepdims=False):
+    if axis is None:
+        moved = np.ravel(a)
+        moved_dot = np.ravel(a_dot)
+    else:
+        moved = np.moveaxis(a, axis, -1)
+        moved_dot = np.moveaxis(a_dot, axis, -1)
+    count = np.sum(np.logical_not(np.isnan(moved)), axis=-1, keepdims=True)
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
+    weights = 0.5 * (rank == (count - 1) // 2) + 0.5 * (rank == count // 2)
+    return np.reshape(np.sum(weights * np.where(np.isnan(moved), 0.0, moved_dot), axis=-1),
+                      np.shape(ans))
