@@ -210,3 +210,13 @@ def f_nanmedian(x):
     y = np.where(x > 1.0, np.nan, x)
     return np.sum(np.nanmedian(np.sin(y), axis=1) * W2) + np.nanmedian(y * y) + np.sum(
         np.nanmedian(y, axis=0, keepdims=True) * W3)
+
+
+def f_modf(x):
+    frac, whole = np.modf(x * 3.0)
+    return np.sum(np.sin(frac) * W23) + np.sum(whole * W3)
+
+
+def f_divmod(x, y):
+    q, r = np.divmod(x * 3.0, y)
+    return np.sum(np.sin(r) * W23) + np.sum(q * r * W23)

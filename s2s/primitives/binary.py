@@ -627,3 +627,25 @@ def interp_jvp_fp(fp_dot, ans, x, xp, fp, left=None, right=None):
     if right is not None:
         right = 0.0
     return np.interp(x, xp, fp_dot, left, right)
+
+
+defprim(
+    "divmod", np.divmod, "(x1, x2)", family="binary", results=2,
+    note="(floor_divide, remainder): the quotient is piecewise constant; the "
+    "remainder's derivatives as np.remainder's, as JAX",
+)
+
+
+@defvjp("divmod")
+def divmod_vjp(g, ans, x1, x2):
+    return unbroadcast(g[1], x1), unbroadcast(-g[1] * ans[0], x2)
+
+
+@defjvp("divmod", "x1")
+def divmod_jvp_x1(x1_dot, ans, x1, x2):
+    return np.zeros_like(ans[0]), np.broadcast_to(x1_dot, np.shape(ans[1]))
+
+
+@defjvp("divmod", "x2")
+def divmod_jvp_x2(x2_dot, ans, x1, x2):
+    return np.zeros_like(ans[0]), -x2_dot * ans[0]

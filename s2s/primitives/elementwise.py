@@ -565,3 +565,19 @@ def unwrap_vjp(g, ans, p, discont=None, axis=-1, period=6.283185307179586):
 @defjvp("unwrap", "p")
 def unwrap_jvp(p_dot, ans, p, discont=None, axis=-1, period=6.283185307179586):
     return p_dot
+
+
+defprim(
+    "modf", np.modf, "(x)", family="elementwise", results=2,
+    note="(fractional part, integral part): derivatives 1 and 0 (trunc), as JAX",
+)
+
+
+@defvjp("modf")
+def modf_vjp(g, ans, x):
+    return g[0]
+
+
+@defjvp("modf", "x")
+def modf_jvp(x_dot, ans, x):
+    return x_dot, np.zeros_like(x_dot)
