@@ -188,3 +188,78 @@ CLOSED = np.array([1.0, 2.0, 3.0])
 
 def reads_a_global(x):
     return np.sum(CLOSED * x ** 2)
+
+
+# ---- functions for tests/test_no_mutation.py: in-place work, closures, globals ------
+
+
+W_DEFAULT = np.array([0.25, -0.5, 1.5])
+
+
+def with_default(x, w=W_DEFAULT):
+    return np.sum(np.tanh(x * w))
+
+
+def make_closure():
+    scale = np.array([2.0, -1.0, 0.5])
+    shift = 1.0
+
+    def closed(x):
+        y = x * scale + shift
+        return np.sum(y * y)
+
+    return closed
+
+
+closed = make_closure()
+
+
+def adds_at_into_its_own_buffer(x):
+    acc = np.zeros(3)
+    np.add.at(acc, np.array([0, 2, 2]), x * x)
+    return np.sum(acc * x)
+
+
+def writes_in_a_loop(x):
+    y = x * 1.0
+    for i in range(1, 3):
+        y[i] = y[i - 1] * np.sin(y[i])
+    return np.sum(y)
+
+
+def appends_to_its_own_list(x):
+    parts = []
+    for i in range(3):
+        parts.append(x * float(i + 1))
+    return np.sum(np.stack(parts) ** 2)
+
+
+def increments_a_copy(x):
+    y = x * 1.0
+    y += 1.0
+    return np.sum(y * y)
+
+
+def rebinds_argument_with_iadd(x):
+    x += 1.0
+    return np.sum(x * x)
+
+
+def helper_writing_own(t):
+    u = t * 2.0
+    u[0] = u[0] ** 2
+    return u
+
+
+def calls_a_writing_helper(x):
+    return np.sum(helper_writing_own(x) * CLOSED)
+
+
+def tree_param(p):
+    return np.sum(np.tanh(p["w"] * p["b"][0]) + p["b"][1])
+
+
+def aliased_iadd(x):
+    v = x
+    v += 1.0
+    return np.sum(v * x)

@@ -171,3 +171,37 @@ def test_docs_errors_md_is_current() -> None:
 
 if __name__ == "__main__":  # pragma: no cover - the generator is tools/errors_doc.py
     sys.exit("run python tools/errors_doc.py")
+
+
+# ---- None outputs: JAX returns None where no error is due --------------------------------
+
+NONE_OUT = [
+    pytest.param("jvp", lambda m: m.jvp(E_none(m), (EC.X,), (EC.X,)), id="jvp",
+                 marks=pytest.mark.xfail(strict=True, reason=(
+                     "s2s.jvp of a None output returns (None, array(0.)); JAX (None, None)"))),
+    pytest.param("vmap", lambda m: m.vmap(E_none(m))(EC.XS), id="vmap",
+                 marks=pytest.mark.xfail(strict=True, reason=(
+                     "s2s.vmap of a None output returns array([None, None], dtype=object);"
+                     " JAX returns None"))),
+    pytest.param("jacfwd", lambda m: m.jacfwd(E_none(m))(EC.X), id="jacfwd",
+                 marks=pytest.mark.xfail(strict=True, reason=(
+                     "s2s.jacfwd of a None output returns array([0, 0, 0], dtype=object);"
+                     " JAX returns None"))),
+]
+
+
+def E_none(module):
+    import error_fns
+
+    if module is s2s:
+        return error_fns.none_out
+    return jax_twin(error_fns).none_out
+
+
+@pytest.mark.parametrize("name, call", NONE_OUT)
+def test_none_output_gives_what_jax_gives(name, call) -> None:
+    jax = pytest.importorskip("jax")
+    theirs = call(jax)
+    ours = call(s2s)
+    flat = lambda t: list(t) if isinstance(t, tuple) else [t]  # noqa: E731
+    assert [v is None for v in flat(ours)] == [v is None for v in flat(theirs)], (ours, theirs)
