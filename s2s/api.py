@@ -150,7 +150,8 @@ class Transformed:
     ) -> None:
         # transforming a transformed function transforms its emitted code, generated
         # per call structure: the inner transform is asked for it at each new one
-        self.inner = fn if isinstance(fn, Transformed) else None
+        self.inner = fn if isinstance(fn, Transformed) or hasattr(fn, "_generate_for") \
+            else None
         if self.inner is not None and self.inner.mode == "vjp":
             raise TransformError(
                 f"{mode} of a vjp function is not supported", hint="transform the function "

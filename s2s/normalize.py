@@ -2084,11 +2084,13 @@ def _is_list_method(node: Any, method: str, local_names: set[str]) -> bool:
 
 def _transform_call(obj: Any) -> str | None:
     """``"jvp"`` for s2s.jvp itself, ``"transformed"`` for a function s2s transformed."""
-    from . import api
+    from . import api, vectorize
 
     if obj is api.jvp:
         return "jvp"
     if isinstance(obj, api.Transformed) and obj.inner is None and type(obj) is api.Transformed:
+        return "transformed"
+    if isinstance(obj, vectorize._JacobianCode):  # jacfwd / jacrev of a function
         return "transformed"
     return None
 

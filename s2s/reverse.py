@@ -846,6 +846,13 @@ class _Reverse:
         for name, e, sub, pname in wanted:
             text = ast.unparse(e)
             kind = self.kinds.get(name, LEAF)
+            if isinstance(kind, Seq) and kind.item != LEAF:
+                # NumPy reads a list of tuples as one array; their cotangent would come
+                # back as arrays where the tuples' slots are expected (and be lost)
+                raise TransformError(
+                    f"`{s.prim}` reads a list whose items are containers, not arrays",
+                    s.loc, "append arrays to the list (e.g. `rows.append(t[0])`)",
+                )
             if isinstance(kind, Seq):
                 # the cotangent of a list grown in a loop: a list of its elements'
                 seq = self.canonical_name(name, ()) if name not in adj else (

@@ -24,6 +24,7 @@ from .api import (
     _read_free_names,
     _rebuild,
 )
+from .errors import TransformError
 from .ir import Function
 from .kinds import LEAF, Kind, Tree, kind_of, leaf_paths
 from .normalize import normalize
@@ -297,14 +298,91 @@ def _base_name(fun: Any) -> str:
     return "lambda" if name == "<lambda>" else name
 
 
-class _JacFwd:
+class _JacobianCode:
+    """What a transform of a Jacobian needs (``jacfwd(jacrev(f))``): its emitted code
+    as a function of the same arguments, for one array argument and an array output.
+    The function loops over the basis, calling the emitted JVP or VJP once per
+    direction, so that any transform can read it; called directly, the Jacobian
+    objects batch all directions through one vmapped call instead."""
+
+    fun: Callable
+    argnums: Any
+    tuple_out: bool
+    has_aux: bool
+    __name__: str
+
+    @property
+    def mode(self) -> str:
+        return self.__name__.rsplit("_", 1)[-1]
+
+    @property
+    def ir(self) -> Any:
+        return self._transform().ir
+
+    def _refresh(self) -> None:
+        self._transform()._refresh()
+
+    def _generate_for(self, passed: tuple, kinds: tuple) -> tuple[str, Callable]:
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(passed))
+        if self.has_aux or self.tuple_out or any(k != LEAF for k in kinds):
+            raise TransformError(
+                f"a transform of {self.__name__} needs a Jacobian of one array argument "
+                "(argnums an int, no has_aux)", hint="transform the Jacobian of each "
+                "argument separately, or flatten the arguments into one array")
+        t = self._transform()
+        t._refresh()
+        (i,) = argnums
+        if self.mode == "jacfwd":
+            _, inner = t._generate(kinds, argnums, (len(passed), True))
+        else:
+            _, inner = t._generate(kinds, argnums, False)  # the cotangent itself
+        params = list(t.ir.params)
+        x = params[i]
+        call_args = ", ".join(params)
+        name = self.__name__
+        out = f"{_base_name(self.fun)}({call_args})"
+        if self.mode == "jacfwd":
+            body = [
+                f"out = {out}",
+                f"n = np.size({x})",
+                f"basis = np.reshape(np.eye(n), (n,) + np.shape({x}))",
+                "columns = np.zeros((n,) + np.shape(out))",
+                "for k in range(n):",
+                f"    columns[k] = {inner.__name__}({call_args}, basis[k])",
+                "jac = np.moveaxis(columns, 0, -1)",
+                f"return np.reshape(jac, np.shape(out) + np.shape({x}))",
+            ]
+        else:
+            body = [
+                f"out = {out}",
+                "n = np.size(out)",
+                "basis = np.reshape(np.eye(n), (n,) + np.shape(out))",
+                f"rows = np.zeros((n,) + np.shape({x}))",
+                "for k in range(n):",
+                f"    rows[k] = {inner.__name__}({call_args}, basis[k])",
+                f"return np.reshape(rows, np.shape(out) + np.shape({x}))",
+            ]
+        text = f"import numpy as np\n\n\ndef {name}({call_args}):\n" + "".join(
+            f"    {line}\n" for line in body)
+        from .emitcode import compile_module, format_module
+
+        text = format_module(text)
+        namespace = {"np": np, inner.__name__: inner, _base_name(self.fun): self.fun}
+        return text, compile_module(text, namespace, name)[name]
+
+
+class _JacFwd(_JacobianCode):
     """jacfwd: the vmap, over a basis of tangents, of the emitted JVP."""
+
+    def _transform(self) -> Transformed:
+        return _jvp_transform(self.fun, self.has_aux)
 
     def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool) -> None:
         self.fun = fun
         self.argnums, self.tuple_out = _normalize_argnums(argnums)
         self.has_aux = has_aux
         self.__name__ = f"{_base_name(fun)}_jacfwd"
+        self.__qualname__ = self.__name__
         self._vmapped: dict[Any, Vmapped] = {}
         self.source = ""
 
@@ -382,14 +460,18 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
 
 
-class _JacRev:
+class _JacRev(_JacobianCode):
     """jacrev: the vmap, over a basis of output cotangents, of the emitted VJP."""
+
+    def _transform(self) -> Transformed:
+        return _vjp_transform(self.fun, self.has_aux)
 
     def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool) -> None:
         self.fun = fun
         self.argnums, self.tuple_out = _normalize_argnums(argnums)
         self.has_aux = has_aux
         self.__name__ = f"{_base_name(fun)}_jacrev"
+        self.__qualname__ = self.__name__
         self._vmapped: dict[Any, Vmapped] = {}
         self.source = ""
 

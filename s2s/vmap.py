@@ -335,10 +335,13 @@ class _Vmap(Batch):
             text = self.rule(s)
         except NoBatchRule as err:
             raise self.fail(s, err) from None
+        kind = self.kind(s.target)
         if s.prim in PER_EXAMPLE_FACTS:  # the same for every example
             self.b.pop(s.target, None)
+        elif isinstance(kind, Seq):  # a list of batched items (`list(x)`'s rows)
+            self.b[s.target] = {(SEQ_ITEM,) + p for p in leaf_paths(kind.item)}
         else:
-            self.b[s.target] = set(leaf_paths(self.kind(s.target)))
+            self.b[s.target] = set(leaf_paths(kind))
         out.append(Line(f"{s.target} = {text}"))
 
     def rule(self, s: Let) -> str:

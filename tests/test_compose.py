@@ -3,7 +3,8 @@
 Every ordering the emitted code supports today is checked: grad of grad (scalar
 input), jvp of grad (Hessian-vector products), jacfwd of grad (the Hessian), jacrev of
 grad (reverse over reverse), vmap of grad (per-example gradients), grad of jvp (a
-function calling s2s.jvp), and jacfwd/jacrev of the function itself.  A few hundred examples run by default; ``-m slow`` runs a
+function calling s2s.jvp), jacfwd of jacrev and jacrev of jacfwd (a Jacobian's code as
+input to another transform), and jacfwd/jacrev of the function itself.  A few hundred examples run by default; ``-m slow`` runs a
 longer sweep.
 """
 
@@ -94,6 +95,16 @@ def check_grad_jvp(source):
     close(s2s.grad(g)(X), expected)
 
 
+def check_jacfwd_jacrev(source):
+    f, fj = load(source)
+    close(s2s.jacfwd(s2s.jacrev(f))(X), jax.jacfwd(jax.jacrev(fj))(X))
+
+
+def check_jacrev_jacfwd(source):
+    f, fj = load(source)
+    close(s2s.jacrev(s2s.jacfwd(f))(X), jax.jacrev(jax.jacfwd(fj))(X))
+
+
 CHECKS = {
     "grad_grad": (check_grad_grad, False),
     "jvp_grad": (check_jvp_grad, True),
@@ -101,14 +112,19 @@ CHECKS = {
     "jacrev_grad": (check_jacrev_grad, True),
     "vmap_grad": (check_vmap_grad, True),
     "grad_jvp": (check_grad_jvp, True),
+    "jacfwd_jacrev": (check_jacfwd_jacrev, True),
+    "jacrev_jacfwd": (check_jacrev_jacfwd, True),
 }
 
 
 @pytest.mark.parametrize("order", CHECKS)
 def test_composition(order):
     check, vector = CHECKS[order]
+    # a Jacobian of a Jacobian generates four modules per example: fewer by default
+    fast = settings(FAST, max_examples=8) if order in ("jacfwd_jacrev", "jacrev_jacfwd") \
+        else FAST
 
-    @FAST
+    @fast
     @given(programs(vector=vector))
     def run(source):
         check(source)

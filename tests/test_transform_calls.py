@@ -59,3 +59,29 @@ def test_jvp_inside_needs_its_arguments_written_out() -> None:
         s2s.grad(T.bad_jvp_star)(X, W)
     with pytest.raises(s2s.UnsupportedSyntaxError, match="one tangent per primal"):
         s2s.grad(T.bad_jvp_lengths)(X, W)
+
+
+def test_stacking_a_list_of_tuples_is_refused_not_differentiated_to_zero() -> None:
+    """NumPy stacks a list of 1-tuples as one array; its cotangent once came back as
+    arrays where tuples were expected and was dropped: a zero gradient, silently."""
+    with pytest.raises(s2s.TransformError, match="items are containers"):
+        s2s.grad(T.stack_of_tuples)(X)
+
+
+@pytest.mark.parametrize("outer,inner", [("jacfwd", "jacrev"), ("jacrev", "jacfwd"),
+                                         ("jacrev", "jacrev"), ("jacfwd", "jacfwd")])
+def test_jacobian_of_jacobian_matches_jax(outer: str, inner: str) -> None:
+    def vec(x):
+        return jnp.tanh(x) * jnp.sum(x**2)
+
+    got = getattr(s2s, outer)(getattr(s2s, inner)(T.vector_fn))(X)
+    expected = getattr(jax, outer)(getattr(jax, inner)(vec))(X)
+    close(got, expected)
+    xs = np.stack([X, W])
+    close(s2s.vmap(getattr(s2s, inner)(T.vector_fn))(xs),
+          jax.vmap(getattr(jax, inner)(vec))(xs))
+
+
+def test_transform_of_a_jacobian_of_two_arguments_says_what_to_do() -> None:
+    with pytest.raises(s2s.TransformError, match="Jacobian of one array argument"):
+        s2s.jacfwd(s2s.jacrev(T.f, argnums=(0, 1)))(X, W)

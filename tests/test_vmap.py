@@ -232,3 +232,16 @@ def test_per_example_gradients_match_closed_forms() -> None:
     expected = mlp_hand(params, xs, ys)
     for k in expected:
         np.testing.assert_allclose(got[k], expected[k], rtol=1e-10)
+
+
+def _rows_of(x):
+    rows = list(x)
+    return rows[0] * 2.0 + rows[1]
+
+
+def test_vmap_of_list_of_rows_keeps_its_items_batched() -> None:
+    """`list(x)` of a batched array is a list of batched rows.  Once its items were
+    taken as unbatched and the result broadcast: every example got the sum over the
+    batch (a silent wrong answer)."""
+    xs = np.arange(12.0).reshape(2, 2, 3)
+    np.testing.assert_array_equal(s2s.vmap(_rows_of)(xs), np.stack([_rows_of(x) for x in xs]))

@@ -41,3 +41,14 @@ def bad_jvp_star(x, w):
 
 def bad_jvp_lengths(x, w):
     return s2s.jvp(f, (x, w), (V,))[1]
+
+
+def stack_of_tuples(x):
+    rows = []
+    for k in range(3):
+        rows.append((np.sin(x) * x[k],))
+    return np.sum(np.stack(rows))
+
+
+def vector_fn(x):
+    return np.tanh(x) * np.sum(x**2)
