@@ -893,7 +893,7 @@ def convolve_rule(b: Batch, s: Let) -> str:
     ``T[i, j, k] = (k == i + j)``, then the mode's window; correlate convolves with
     ``v`` reversed."""
     a, v = s.args
-    mode = _static(b, s, "mode", "full" if s.prim == "convolve" else "valid")
+    mode = _static(b, s, "mode", "valid" if s.prim == "correlate" else "full")
     at, vt = atom_text(a), atom_text(v)
     if s.prim == "correlate":
         vt = f"np.flip({vt}, axis=-1)"
@@ -951,3 +951,6 @@ def interp_rule(b: Batch, s: Let) -> str:
 
 
 batch_rule("nanmedian")(reduction_rule)
+
+
+batch_rule("polymul")(convolve_rule)  # np.convolve's full mode

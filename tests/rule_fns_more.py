@@ -20,11 +20,12 @@ def weights(shape):
 
 
 def f_real(x):
-    return np.sum(np.real(np.sin(x)) * W23)
+    return np.sum(np.real(np.sin(x)) * W23) + np.sum((x * x).real * W3)
 
 
 def f_conjugate(x):
-    return np.sum(np.conjugate(x * x) * W23) + np.sum(np.conj(x) * W3)
+    return np.sum(np.conjugate(x * x) * W23) + np.sum(np.conj(x) * W3) + np.sum(
+        np.sin(x).conj() * W23)
 
 
 def f_nan_to_num(x):
@@ -220,3 +221,8 @@ def f_modf(x):
 def f_divmod(x, y):
     q, r = np.divmod(x * 3.0, y)
     return np.sum(np.sin(r) * W23) + np.sum(q * r * W23)
+
+
+def f_polymul(a, b):
+    return np.sum(np.polymul(np.sin(a), b) * weights((5,))) + np.sum(
+        np.polymul(P4, a * a) * weights((6,)))

@@ -111,6 +111,8 @@ ROWS = [
     Row("nanmedian", "ties", (lambda r: np.array([[1.0, np.nan, 2.0, 2.0, 0.5],
                                                   [3.0, 3.0, np.nan, 1.0, 3.0]]),),
         {"axis": 1}),
+    Row("polymul", "longer_second", (normal(3), normal(5))),
+    Row("polymul", "longer_first", (normal(4), normal(2))),
 ]
 
 # modf and divmod have two results: checked end to end only (JAX's vjp needs their
@@ -154,4 +156,5 @@ E2E = [
     E2ECase(F.f_nanmedian, ("nanmedian",)),
     E2ECase(F.f_modf, ("modf",)),
     E2ECase(F.f_divmod, ("divmod",), (normal(2, 3), nonzero(3))),
+    E2ECase(F.f_polymul, ("polymul",), (normal(3), normal(3))),
 ]

@@ -504,7 +504,7 @@ defprim(
 # s2s differentiates real arrays: np.real and np.conjugate of a real array are the
 # array itself (np.imag is 0: no derivative flows, so it is not registered here).
 
-defprim("real", np.real, "(val)", family="elementwise",
+defprim("real", np.real, "(val)", family="elementwise", attributes=("real",),
         note="of a real array: the identity")
 
 

@@ -1097,3 +1097,22 @@ def correlate_jvp_a(a_dot, ans, a, v, mode="valid"):
 @defjvp("correlate", "v")
 def correlate_jvp_v(v_dot, ans, a, v, mode="valid"):
     return np.correlate(a, v_dot, mode)
+
+
+defprim("polymul", np.polymul, "(a1, a2)", family="linalg",
+        note="1-D coefficients: np.convolve(a1, a2), with its rules")
+
+
+@defvjp("polymul")
+def polymul_vjp(g, ans, a1, a2):
+    return np.correlate(g, a2, "valid"), np.correlate(g, a1, "valid")
+
+
+@defjvp("polymul", "a1")
+def polymul_jvp_a1(a1_dot, ans, a1, a2):
+    return np.polymul(a1_dot, a2)
+
+
+@defjvp("polymul", "a2")
+def polymul_jvp_a2(a2_dot, ans, a1, a2):
+    return np.polymul(a1, a2_dot)
