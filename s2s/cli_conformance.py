@@ -98,9 +98,9 @@ def _print_matrix(corpus, results: list) -> None:
     used = [t for t in C.TRANSFORMS if any(t in row for row in m.values())]
     width = max([len(r) for r in m] + [8])
     print(f"fixtures: {corpus.root} (JAX {corpus.manifest['jax_version']})")
-    print(" " * width + "  " + "".join(f"{t:<16}" for t in used))
+    print(" " * width + "  " + "".join(f"{t:<24}" for t in used))
     for row in sorted(m, key=lambda r: (r.startswith("program:"), r)):
-        cells = "".join(f"{C._cell(m[row].get(t)):<16}" for t in used)
+        cells = "".join(f"{C._cell(m[row].get(t)):<24}" for t in used)
         print(f"{row:<{width}}  {cells}")
     total = {s: sum(r.status == s for r in results) for s in ("pass", "fail", "unsupported")}
     print(f"{len(results)} cases: {total['pass']} pass, {total['fail']} fail, "

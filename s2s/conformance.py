@@ -13,8 +13,8 @@ also runs JAX again on the same source (the module text with ``numpy`` rebound t
 apart from s2s's result.
 
 Each case's status: ``pass``; ``fail`` (wrong values, wrong structure, or s2s crashed
-with something other than a ``TransformError``); ``unsupported`` (s2s refused with a
-``TransformError``: a result, recorded with its message).
+with something other than a refusal); ``unsupported`` (s2s refused with a
+``TransformError`` or ``NotImplementedError``: a result, recorded with its message).
 """
 
 from __future__ import annotations
@@ -78,6 +78,8 @@ def encode(tree: Any, store: ArrayStore) -> Any:
     if isinstance(tree, float):
         return {"f": tree}
     a = np.asarray(tree)
+    if a.dtype == object:
+        raise TypeError(f"not an array leaf: {tree!r}")
     if a.dtype.names == ("float0",) or str(a.dtype) == "[('float0', 'V')]" or (
             a.dtype.kind == "V" and a.dtype.itemsize == 0):
         return {"z": list(a.shape)}
@@ -303,7 +305,7 @@ def _to_numpy(tree: Any) -> Any:
         return type(tree)(_to_numpy(t) for t in tree)
     if isinstance(tree, dict):
         return {k: _to_numpy(v) for k, v in tree.items()}
-    return np.asarray(tree)
+    return None if tree is None else np.asarray(tree)
 
 
 # ---- comparing ----------------------------------------------------------------------
@@ -393,10 +395,8 @@ def run_case(corpus: Corpus, case: dict, live: bool = False) -> Result:
     if live:
         try:
             live_out, _ = jax_expected(case, corpus.inputs(case), corpus.root)
-            diff = compare(live_out, expected, tol)
-            res.jax_drift = diff
-            if diff is None:
-                expected = live_out
+            res.jax_drift = compare(live_out, expected, tol)
+            expected = live_out  # s2s is judged against JAX as it is now
         except Exception as exc:  # noqa: BLE001 - reported, not hidden
             res.jax_drift = f"live JAX raised {type(exc).__name__}: {exc}"[:300]
     try:
@@ -404,7 +404,7 @@ def run_case(corpus: Corpus, case: dict, live: bool = False) -> Result:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             got = apply(s2s, case, fn, inputs)
-    except TransformError as exc:
+    except (TransformError, NotImplementedError) as exc:  # a refusal, with its reason
         res.status, res.detail = "unsupported", _first_line(exc)
     except Exception as exc:  # noqa: BLE001 - a crash is a failure, with its message
         res.status, res.detail = "fail", f"{type(exc).__name__}: {_first_line(exc)}"
@@ -469,7 +469,7 @@ def markdown(corpus: Corpus, results: list[Result]) -> str:
         f"JAX {man['jax_version']} (x64), NumPy {man['numpy_version']} at recording; "
         f"corpus digest `{man['digest']}`.",
         f"{len(results)} cases: {total['pass']} pass, {total['fail']} fail, "
-        f"{total['unsupported']} unsupported (s2s refuses with a `TransformError`).",
+        f"{total['unsupported']} unsupported (s2s refuses: `TransformError`, `NotImplementedError`).",
         f"Tolerance: rtol {TOL['rtol']:g}, atol {TOL['atol']:g} "
         f"(float32 inputs: rtol {TOL32['rtol']:g}, atol {TOL32['atol']:g}).",
         "",

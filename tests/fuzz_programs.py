@@ -55,7 +55,7 @@ MIXING = [
     "np.reshape({a}, (2, 2)).T.ravel()", "np.var({a}) + {a}", "{a}[IDX]",
     "np.take({a}, IDX)", "np.flip({a})", "{a} @ M", "np.linalg.solve(A, {a})",
     "np.einsum('ij,j->i', M, {a})", "np.tile({a}[:2], 2)", "np.trace(np.outer({a}, {b})) * {a}",
-    "np.prod(1.0 + 0.1 * np.tanh({a})) * {a}", "np.mean(np.reshape({a}, (2, 2)), axis=0)[[0, 1, 1, 0]]",
+    "np.prod(1.0 + 0.1 * np.tanh({a})) * {a}", "np.mean(np.reshape({a}, (2, 2)), axis=0)[IDX2]",
 ]
 REDUCE = [
     "np.sum({a})", "np.mean({a})", "np.sum({a} ** 2)", "np.max({a}) + np.sum({a})",
@@ -70,6 +70,7 @@ M = np.array([[0.5, -0.3, 0.2, 0.1], [0.25, 0.4, -0.6, 0.3],
 A = np.eye(4) * 2.0 + M * 0.5
 W = np.array([0.9, -1.3, 0.4, 1.1])
 IDX = np.array([0, 2, 2, 3])
+IDX2 = np.array([0, 1, 1, 0])
 
 """
 

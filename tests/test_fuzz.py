@@ -12,14 +12,16 @@ Each program ``f(x, y)`` is checked under
 
 Finite differences are compared only where two step sizes agree (a step across a
 kink or a branch switch is not evidence).  The default run is a fixed seed and
-``S2S_FUZZ_EXAMPLES`` examples (200); ``-m slow`` runs 2000 more, gathering every
-failure; ``S2S_FUZZ_LONG=10000`` with ``-m slow`` is the long campaign.  A program that
+``S2S_FUZZ_EXAMPLES`` examples (25: each program costs about a second here, most of
+it s2s generating and black-formatting four transforms); ``-m slow`` runs 2000 more,
+gathering every failure; ``S2S_FUZZ_LONG=10000`` with ``-m slow`` is the campaign.  A program that
 fails becomes a case in ``REGRESSIONS`` below.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections import Counter
 
@@ -34,7 +36,7 @@ from s2s.errors import TransformError
 jax = pytest.importorskip("jax")
 
 SEED = int(os.environ.get("S2S_FUZZ_SEED", "20261130"))
-EXAMPLES = int(os.environ.get("S2S_FUZZ_EXAMPLES", "200"))
+EXAMPLES = int(os.environ.get("S2S_FUZZ_EXAMPLES", "25"))
 TOL = {"rtol": 1e-7, "atol": 1e-9}
 OUTCOMES: Counter = Counter()  # what each check did, for the long run's report
 
@@ -60,7 +62,15 @@ def fd_directional(f, x, y, dx, dy):
     return b
 
 
+# np.outer(a, a): reverse mode loses one of the two contributions (test_outer_same_arg_
+# regression); such programs are counted, not checked, until it is fixed
+OUTER_SAME = re.compile(r"np\.outer\((\w+), \1\)")
+
+
 def check(source: str, r: np.random.Generator) -> None:
+    if OUTER_SAME.search(source):
+        OUTCOMES["known: np.outer(a, a) gradient"] += 1
+        return
     f, fj = load(source)
     x, y = r.normal(size=4), r.normal(size=4)
     dx, dy = r.normal(size=4), r.normal(size=4)
@@ -96,7 +106,12 @@ def check(source: str, r: np.random.Generator) -> None:
         warnings.simplefilter("ignore", RuntimeWarning)
         loop = np.array([f(xi, y) for xi in xs])
     if np.all(np.isfinite(loop)) and np.max(np.abs(loop)) < 1e8:
-        close(s2s.vmap(f, in_axes=(0, None))(xs, y), loop, "vmap vs loop")
+        try:
+            batched = s2s.vmap(f, in_axes=(0, None))(xs, y)
+        except TransformError as exc:  # a documented refusal, counted
+            OUTCOMES[f"vmap unsupported: {exc.what[:60]}"] += 1
+            return
+        close(batched, loop, "vmap vs loop")
         # one composition: per-example gradients
         try:
             got = s2s.vmap(s2s.grad(f), in_axes=(0, None))(xs, y)
@@ -139,6 +154,9 @@ def fuzz(n: int, steps=(2, 6), salt: int = 0, collect: bool = False) -> list:
     @given(programs(steps=steps))
     def run(source):
         r = np.random.default_rng(len(source) * 7919 + source.count("("))
+        OUTCOMES["programs"] += 1
+        if collect and OUTCOMES["programs"] % 100 == 0:
+            print("fuzz progress:", dict(OUTCOMES), flush=True)
         if not collect:
             check(source, r)
             return
@@ -147,6 +165,7 @@ def fuzz(n: int, steps=(2, 6), salt: int = 0, collect: bool = False) -> list:
         except Exception as exc:  # noqa: BLE001 - every failure is reported
             OUTCOMES["FAILED"] += 1
             failures.append((source, f"{type(exc).__name__}: {str(exc)[:600]}"))
+            print("FUZZ FAILURE\n" + source + "-> " + failures[-1][1], flush=True)
 
     run()
     return failures
@@ -180,9 +199,10 @@ PROBE_BRANCH = """def f(x):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "vmap(grad): the rank probe runs the first example only; a branch it skips gets "
-    "batched code with wrong axes (cumsum's VJP emits np.flip(..., axis=()) there), so "
-    "the other examples' gradients are silently wrong"))
+    "vmap(grad), a branch the probe example skips: vmap._infer_rank takes cumsum "
+    "(family 'reduction', no axis) for a full reduction, rank 0, but it returns the "
+    "flattened array (rank 1); cumsum's VJP then flips with axis=(), a no-op, and the "
+    "other examples' gradients are silently wrong"))
 @pytest.mark.parametrize("order", ["false_branch_first"])
 def test_probe_branch_regression(order) -> None:
     f, fj = load(PROBE_BRANCH)
@@ -198,3 +218,56 @@ def test_probe_branch_true_branch_first() -> None:
     xs = np.array([[1.0, 0.5, 1.0, 1.0], [-1.0, -0.5, -1.0, -1.0], [2.0, 0.1, 0.3, 0.4]])
     expected = np.stack([jax.grad(fj)(x) for x in xs])
     close(s2s.vmap(s2s.grad(f))(xs), expected, "vmap(grad)")
+
+
+NONE_JOIN = """def f(x, y):
+    v0 = M @ y
+    if np.sum(x) > -0.5:
+        v1 = np.logaddexp(y, v0)
+    else:
+        v1 = np.sum(x) * x
+    return np.sum(v1 ** 2)
+"""
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
+    "vmap(grad) with an if: the emitted gradient binds a name one branch computes to "
+    "None on the other path (replayed ifs); vmap runs both branches under np.where, so "
+    "the batched backward multiplies by None (TypeError)"))
+def test_none_join_regression() -> None:
+    f, fj = load(NONE_JOIN)
+    xs = np.array([[-1.0, -1.0, -1.0, -1.0], [1.0, 1.0, 1.0, 1.0]])
+    y = np.ones(4)
+    expected = np.stack([jax.grad(fj)(x, y) for x in xs])
+    close(s2s.vmap(s2s.grad(f), in_axes=(0, None))(xs, y), expected, "vmap(grad)")
+
+
+UNKNOWN_RANK_IN_SELECT = """def f(x, y):
+    v0 = np.sum(y) * y
+    if np.sum(x) > -0.5:
+        v1 = np.sum(y) * y
+    else:
+        v1 = np.sum(x) * x
+    return np.sum(v1 ** 2)
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "vmap._Vmap.select reads self.rank(...) of the branches' values outside the "
+    "try that turns NoBatchRule into a TransformError: the internal NoBatchRule "
+    "reaches the user instead of vmap's refusal"))
+def test_unknown_rank_in_select_is_a_transform_error() -> None:
+    f, _ = load(UNKNOWN_RANK_IN_SELECT)
+    xs = np.array([[-1.0, -1.0, -1.0, -1.0], [1.0, 1.0, 1.0, 1.0]])
+    with pytest.raises(TransformError, match="rank of"):
+        s2s.vmap(s2s.grad(f), in_axes=(0, None))(xs, np.ones(4))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "reverse mode, np.outer(x, x): both cotangents of the rule (a_bar, b_bar) are "
+    "bound to x_bar, so b_bar's line overwrites a_bar's and x_bar = x_bar + x_bar "
+    "doubles the second: a silently wrong gradient (kron, dot, inner, cross are right)"))
+def test_outer_same_arg_regression() -> None:
+    f, fj = load("def f(x, y):\n    return np.sum(np.outer(x, x).sum(axis=0) * y)\n")
+    x, y = np.array([0.3, -0.7, 1.1, 0.45]), np.array([0.5, 0.25, -1.0, 2.0])
+    close(s2s.grad(f)(x, y), jax.grad(fj)(x, y), "grad of outer(x, x)")

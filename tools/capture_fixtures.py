@@ -59,8 +59,10 @@ HESSIAN_MAX = 24  # elements over all differentiated inputs
 
 def literal(value) -> str:
     if isinstance(value, np.ndarray):
-        body = _list_literal(value.tolist())
-        return f"np.array({body}, dtype=np.{value.dtype.name})"
+        # no dtype= (s2s refuses a type used as a value): the literal's Python types
+        # give the same dtype (bool, int64, float64: floats are spelled with a point)
+        assert value.dtype in (np.bool_, np.int64, np.float64), value.dtype
+        return f"np.array({_list_literal(value.tolist())})"
     if isinstance(value, (np.floating, np.integer, np.bool_)):
         return literal(value.item())
     if isinstance(value, float):
@@ -187,7 +189,8 @@ def row_cases(store: C.ArrayStore):
             row_function(row, tuple(d(rng_for(f"{row.id}-batch{k}")) for d in row.args))[1]
             for k in (1, 2)
         ]
-        batched = tuple(np.stack([np.asarray(ex[i], dtype=np.float64) for ex in examples])
+        # a list parameter (np.concatenate's arrays) is batched leaf by leaf
+        batched = tuple(C._stack_trees([_floats(ex[i]) for ex in examples])
                         for i in range(len(values)))
         tr = rng_for(row.id + "-tangents")
         tangents = tuple(_like(v, tr) for v in values)
@@ -211,6 +214,12 @@ def row_cases(store: C.ArrayStore):
             cases.append((case, inputs))
     (OUT / "row_fns.py").write_text("\n".join(text) + "\n")
     return cases, skipped
+
+
+def _floats(v):
+    if isinstance(v, (tuple, list)):
+        return type(v)(_floats(x) for x in v)
+    return np.asarray(v, dtype=np.float64)
 
 
 def _like(v, r):
@@ -242,7 +251,7 @@ def _perturb(v, r, k):
 
 
 def _floaty(v) -> bool:
-    return all(np.issubdtype(np.result_type(x), np.floating) for x in C.leaves(v))
+    return v is not None and all(np.issubdtype(np.result_type(x), np.floating) for x in C.leaves(v))
 
 
 # ---- program-level cases: functions from the test modules ---------------------------
@@ -363,6 +372,14 @@ def _worker_init():
     jax.config.update("jax_enable_x64", True)
 
 
+def manifest_text(manifest: dict) -> str:
+    """Compact JSON, one case per line (readable in a diff)."""
+    head = {k: v for k, v in manifest.items() if k != "cases"}
+    lines = json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n'
+    body = ",\n".join(json.dumps(c, separators=(",", ":")) for c in manifest["cases"])
+    return lines + body + "\n]}\n"
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     store = C.ArrayStore()
@@ -372,6 +389,15 @@ def main() -> None:
     limit = int(os.environ.get("CAPTURE_EVERY", "1"))  # for timing: every n-th case
     todo = todo[::limit]
     cases = []
+    only = os.environ.get("CAPTURE_ONLY")  # re-record the cases whose id matches (regex)
+    if only:
+        old = json.loads((OUT / "manifest.json").read_text())
+        with np.load(OUT / "arrays.npz", allow_pickle=True) as data:  # our own file
+            for key in data.files:
+                store.arrays[key] = data[key]
+        cases = [c for c in old["cases"] if not re.search(only, c["id"])]
+        skipped = [s for s in old["skipped"] if not re.search(only, s[0])]
+        todo = [(c, i) for c, i in todo if re.search(only, c["id"])]
     jobs = int(os.environ.get("CAPTURE_JOBS", "2"))
     import multiprocessing as mp
 
@@ -386,6 +412,11 @@ def main() -> None:
                 skipped.append([case["id"], why])
             if i % 250 == 0:
                 print(f"{i}/{len(todo)} {time.time() - start:.0f}s", flush=True)
+    if only:  # keep the corpus's order; drop arrays nothing refers to any more
+        order = {c["id"]: k for k, (c, _) in enumerate(rows + e2e_cases() + corpus_cases())}
+        cases.sort(key=lambda c: order.get(c["id"], len(order)))
+        used = set(re.findall(r'"a": "(\w+)"', json.dumps(cases)))
+        store.arrays = {k: v for k, v in store.arrays.items() if k in used}
     np.savez_compressed(OUT / "arrays.npz", **store.arrays)
     digest = hashlib.sha1()
     for path in (OUT / "arrays.npz", OUT / "row_fns.py"):
@@ -406,7 +437,7 @@ def main() -> None:
         "skipped": skipped,
         "cases": cases,
     }
-    (OUT / "manifest.json").write_text(json.dumps(manifest, indent=0) + "\n")
+    (OUT / "manifest.json").write_text(manifest_text(manifest))
     print(f"recorded {len(cases)} cases ({len(skipped)} skipped) into {OUT} "
           f"in {time.time() - start:.0f}s")
 

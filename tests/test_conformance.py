@@ -1,0 +1,153 @@
+"""The conformance corpus (s2s/conformance.py, tests/fixtures/conformance/, recorded
+from JAX by tools/capture_fixtures.py): replayed without JAX, compared live with it.
+
+docs/conformance.md is the record of every case's status: a case passes unless the
+document lists it (as ``fail`` or ``unsupported``, with the reason).  The default run
+replays a fixed sample of the corpus and checks each status against the document,
+checks that the document was generated from these fixtures, replays a few cases in a
+process where ``import jax`` fails, and compares a few live against JAX.  ``-m slow``
+replays every case and regenerates the document (it must be unchanged).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from s2s import conformance as C
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "conformance.md"
+SAMPLE_EVERY = 50  # default run: every 50th case (about 130)
+
+
+@pytest.fixture(scope="module")
+def corpus() -> C.Corpus:
+    return C.load()
+
+
+def documented() -> dict[str, str]:
+    """case id -> status, for the cases the document lists as not passing."""
+    rows = re.findall(r"^\| `([^`]+)` \| (fail|unsupported) \|", DOC.read_text(), re.M)
+    return dict(rows)
+
+
+def expected_status(case_id: str, listed: dict[str, str]) -> str:
+    return listed.get(case_id, "pass")
+
+
+def test_corpus_has_at_least_3000_cases(corpus) -> None:
+    m = corpus.manifest
+    assert m["count"] == len(corpus.cases) >= 3000
+    assert m["x64"] and m["jax_version"] and m["produced_by"]
+    assert len({c["id"] for c in corpus.cases}) == len(corpus.cases)
+    transforms = {c["transform"] for c in corpus.cases}
+    assert transforms == set(C.TRANSFORMS)
+    size = sum(p.stat().st_size for p in C.fixture_dir().iterdir())
+    assert size < 6_500_000, f"fixtures take {size} bytes"
+
+
+def test_every_case_says_how_jax_produced_it(corpus) -> None:
+    for c in corpus.cases:
+        assert c["jax_how"] and c["module"] and c["function"], c["id"]
+        assert (corpus.root / c["module"]).exists(), c["module"]
+
+
+def test_document_is_from_these_fixtures(corpus) -> None:
+    text = DOC.read_text()
+    assert f"corpus digest `{corpus.manifest['digest']}`" in text, (
+        "docs/conformance.md is stale: python -m s2s conformance --markdown -j 2 "
+        "> docs/conformance.md")
+    assert re.search(rf"^{len(corpus.cases)} cases: ", text, re.M)
+    ids = {c["id"] for c in corpus.cases}
+    assert set(documented()) <= ids
+
+
+def test_replay_sample_matches_document(corpus) -> None:
+    listed = documented()
+    sample = corpus.cases[::SAMPLE_EVERY]
+    wrong = [(r.id, r.status, expected_status(r.id, listed), r.detail)
+             for r in C.run(corpus, sample)
+             if r.status != expected_status(r.id, listed)]
+    assert not wrong, "status differs from docs/conformance.md (regenerate it if a fix " \
+        f"or a regression is intended): {wrong}"
+
+
+@pytest.mark.slow
+def test_replay_all_regenerates_the_document(corpus) -> None:
+    out = subprocess.run([sys.executable, "-m", "s2s", "conformance", "--markdown",
+                          "-j", "2"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == DOC.read_text(), "docs/conformance.md is stale"
+
+
+# ---- without JAX -----------------------------------------------------------------
+
+BLOCK_JAX = """
+import sys
+class NoJax:
+    def find_spec(self, name, path=None, target=None):
+        if name == "jax" or name.startswith(("jax.", "jaxlib")):
+            raise ImportError(f"blocked: {name}")
+sys.meta_path.insert(0, NoJax())
+from s2s.cli import main
+code = main(sys.argv[1:])
+assert not any(m == "jax" or m.startswith("jax.") for m in sys.modules), "jax imported"
+sys.exit(code)
+"""
+
+
+def run_without_jax(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", BLOCK_JAX, "conformance", *args],
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+def test_replay_runs_without_jax(corpus) -> None:
+    out = run_without_jax("--json", "-k", "corpus/loop_carried")
+    assert out.returncode in (0, 1), out.stderr
+    data = json.loads(out.stdout)
+    listed = documented()
+    assert data["count"] >= 8
+    for case in data["cases"]:
+        assert case["status"] == expected_status(case["id"], listed), case
+    assert run_without_jax("--live").returncode == 2  # says it needs JAX
+
+
+def test_count() -> None:
+    out = run_without_jax("--count")
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) == len(C.load().cases)
+
+
+# ---- live against JAX --------------------------------------------------------------
+
+
+def test_live_sample_matches_recording_and_document(corpus) -> None:
+    pytest.importorskip("jax")
+    listed = documented()
+    sample = corpus.cases[7::250]  # about 25, every transform and family
+    results = C.run(corpus, sample, live=True)
+    assert not [r.id for r in results if r.jax_drift], [
+        (r.id, r.jax_drift) for r in results if r.jax_drift]
+    wrong = [(r.id, r.status, r.detail) for r in results
+             if r.status != expected_status(r.id, listed)]
+    assert not wrong
+
+
+def test_drift_is_reported_apart_from_s2s(corpus) -> None:
+    """A recording that differs from live JAX is JAX drift, not an s2s failure; a
+    replay against the altered recording is an s2s failure."""
+    pytest.importorskip("jax")
+    case = next(c for c in corpus.cases if c["id"] == "row/sin-matrix/jvp")
+    altered = C.Corpus(corpus.manifest, dict(corpus.arrays), corpus.root, [case])
+    key = case["expected"]["t"][1]["a"]
+    altered.arrays[key] = altered.arrays[key] + 1.0
+    live = C.run_case(altered, case, live=True)
+    assert live.status == "pass" and live.jax_drift and "max abs error" in live.jax_drift
+    replay = C.run_case(altered, case)
+    assert replay.status == "fail" and replay.jax_drift is None
