@@ -12,6 +12,7 @@ replays every case and regenerates the document (it must be unchanged).
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -23,12 +24,15 @@ from s2s import conformance as C
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "conformance.md"
+# the fixtures beside this file, wherever s2s is installed from
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "conformance"
+ENV = {**os.environ, "S2S_CONFORMANCE_FIXTURES": str(FIXTURES)}
 SAMPLE_EVERY = 50  # default run: every 50th case (about 130)
 
 
 @pytest.fixture(scope="module")
 def corpus() -> C.Corpus:
-    return C.load()
+    return C.load(FIXTURES)
 
 
 def documented() -> dict[str, str]:
@@ -48,7 +52,7 @@ def test_corpus_has_at_least_3000_cases(corpus) -> None:
     assert len({c["id"] for c in corpus.cases}) == len(corpus.cases)
     transforms = {c["transform"] for c in corpus.cases}
     assert transforms == set(C.TRANSFORMS)
-    size = sum(p.stat().st_size for p in C.fixture_dir().iterdir())
+    size = sum(p.stat().st_size for p in FIXTURES.iterdir())
     assert size < 6_500_000, f"fixtures take {size} bytes"
 
 
@@ -81,7 +85,7 @@ def test_replay_sample_matches_document(corpus) -> None:
 @pytest.mark.slow
 def test_replay_all_regenerates_the_document(corpus) -> None:
     out = subprocess.run([sys.executable, "-m", "s2s", "conformance", "--markdown",
-                          "-j", "2"], capture_output=True, text=True, cwd=ROOT)
+                          "-j", "2"], capture_output=True, text=True, cwd=ROOT, env=ENV)
     assert out.returncode == 0, out.stderr
     assert out.stdout == DOC.read_text(), "docs/conformance.md is stale"
 
@@ -104,7 +108,7 @@ sys.exit(code)
 
 def run_without_jax(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", BLOCK_JAX, "conformance", *args],
-                          capture_output=True, text=True, cwd=ROOT)
+                          capture_output=True, text=True, cwd=ROOT, env=ENV)
 
 
 def test_replay_runs_without_jax(corpus) -> None:
@@ -121,7 +125,7 @@ def test_replay_runs_without_jax(corpus) -> None:
 def test_count() -> None:
     out = run_without_jax("--count")
     assert out.returncode == 0, out.stderr
-    assert int(out.stdout) == len(C.load().cases)
+    assert int(out.stdout) == len(C.load(FIXTURES).cases)
 
 
 # ---- live against JAX --------------------------------------------------------------

@@ -14,8 +14,9 @@ Finite differences are compared only where two step sizes agree (a step across a
 kink or a branch switch is not evidence).  The default run is a fixed seed and
 ``S2S_FUZZ_EXAMPLES`` examples (25: each program costs about a second here, most of
 it s2s generating and black-formatting four transforms); ``-m slow`` runs 2000 more,
-gathering every failure; ``S2S_FUZZ_LONG=10000`` with ``-m slow`` is the campaign.  A program that
-fails becomes a case in ``REGRESSIONS`` below.
+gathering every failure; ``S2S_FUZZ_LONG=10000`` with ``-m slow`` is the campaign
+(``S2S_FUZZ_SALT`` draws another set of programs).  Each bug found is a regression
+test below (a strict xfail while s2s has it).
 """
 
 from __future__ import annotations
@@ -180,7 +181,8 @@ def test_fuzz_long() -> None:
     """``-m slow``: 2000 programs (``S2S_FUZZ_LONG``: 10000 for the campaign), every
     failure gathered and printed before the test fails."""
     n = int(os.environ.get("S2S_FUZZ_LONG", "2000"))
-    failures = fuzz(n, steps=(2, 8), salt=1, collect=True)
+    salt = int(os.environ.get("S2S_FUZZ_SALT", "1"))  # a second campaign: another salt
+    failures = fuzz(n, steps=(2, 8), salt=salt, collect=True)
     print("fuzz outcomes:", dict(OUTCOMES))
     for source, message in failures:
         print("=" * 70, "\n" + source + "-> " + message)
