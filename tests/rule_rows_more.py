@@ -47,10 +47,23 @@ ROWS = [
     Row("diff", "last", (normal(2, 3, 4),)),
     Row("diff", "twice_axis0", (normal(4, 3),), {"n": 2, "axis": 0}),
     Row("ediff1d", "matrix", (normal(2, 3),)),
-    Row("ediff1d", "ends", (normal(4,),), {"to_begin": np.array([1.0, 2.0]),
-                                           "to_end": -1.0}),
+    Row(
+        "ediff1d",
+        "ends",
+        (
+            normal(
+                4,
+            ),
+        ),
+        {"to_begin": np.array([1.0, 2.0]), "to_end": -1.0},
+    ),
     Row("nanprod", "all", (with_nans(2, 3),)),
-    Row("nanprod", "axis1_keepdims", (with_nans(2, 3, 4),), {"axis": 1, "keepdims": True}),
+    Row(
+        "nanprod",
+        "axis1_keepdims",
+        (with_nans(2, 3, 4),),
+        {"axis": 1, "keepdims": True},
+    ),
     Row("nanprod", "tuple", (normal(2, 3, 4),), {"axis": (0, -1)}),
     Row("trapezoid", "dx", (normal(2, 5),), {"dx": 0.5}, wrt=("y",)),
     Row("trapezoid", "axis0", (normal(4, 3),), {"axis": 0}, wrt=("y",)),
@@ -68,7 +81,9 @@ ROWS = [
     Row("polyder", "once", (normal(5),)),
     Row("polyder", "twice", (normal(5),), {"m": 2}),
     Row("polyint", "once", (normal(4),)),
-    Row("polyint", "twice_constants", (normal(3),), {"m": 2, "k": np.array([1.0, -2.0])}),
+    Row(
+        "polyint", "twice_constants", (normal(3),), {"m": 2, "k": np.array([1.0, -2.0])}
+    ),
     Row("polyadd", "longer_second", (normal(3), normal(5))),
     Row("polyadd", "longer_first", (normal(4), normal(2))),
     Row("polysub", "longer_second", (normal(3), normal(5))),
@@ -77,40 +92,109 @@ ROWS = [
     Row("linalg.cond", "wide_stack", (normal(2, 3, 4),)),
     Row("linalg.tensorinv", "ind2", (well_conditioned((2, 3, 6), (6, 6)),)),
     Row("linalg.tensorinv", "ind1", (well_conditioned((6, 2, 3), (6, 6)),), {"ind": 1}),
-    Row("linalg.tensorsolve", "matrix_b", (well_conditioned((2, 3, 2, 3), (6, 6)),
-                                           normal(2, 3))),
-    Row("linalg.tensorsolve", "x_matrix", (well_conditioned((6, 2, 3), (6, 6)),
-                                           normal(6))),
+    Row(
+        "linalg.tensorsolve",
+        "matrix_b",
+        (well_conditioned((2, 3, 2, 3), (6, 6)), normal(2, 3)),
+    ),
+    Row(
+        "linalg.tensorsolve",
+        "x_matrix",
+        (well_conditioned((6, 2, 3), (6, 6)), normal(6)),
+    ),
     Row("quantile", "scalar_all", (normal(2, 5), const(0.35))),
-    Row("quantile", "vector_axis1", (normal(2, 5, 3), uniform(0.1, 0.9)(2)), {"axis": 1}),
-    Row("quantile", "q_keepdims_neg", (normal(3, 4), uniform(0.1, 0.9)(2)),
-        {"axis": -1, "keepdims": True}),
-    Row("quantile", "ties", (lambda r: np.array([[1.0, 2.0, 2.0, 0.5], [3.0, 3.0, 1.0, 3.0]]),
-                             const(0.5)), {"axis": 1}),
-    Row("percentile", "scalar_axis0", (normal(5, 2), uniform(10.0, 90.0)()), {"axis": 0}),
+    Row(
+        "quantile", "vector_axis1", (normal(2, 5, 3), uniform(0.1, 0.9)(2)), {"axis": 1}
+    ),
+    Row(
+        "quantile",
+        "q_keepdims_neg",
+        (normal(3, 4), uniform(0.1, 0.9)(2)),
+        {"axis": -1, "keepdims": True},
+    ),
+    Row(
+        "quantile",
+        "ties",
+        (lambda r: np.array([[1.0, 2.0, 2.0, 0.5], [3.0, 3.0, 1.0, 3.0]]), const(0.5)),
+        {"axis": 1},
+    ),
+    Row(
+        "percentile", "scalar_axis0", (normal(5, 2), uniform(10.0, 90.0)()), {"axis": 0}
+    ),
     Row("percentile", "vector_all", (normal(2, 3), uniform(10.0, 90.0)(3))),
-    *[Row(name, f"{mode}_{n}_{m}", (normal(n), normal(m)), {"mode": mode})
-      for name in ("convolve", "correlate") for mode in ("full", "same", "valid")
-      for n, m in ((5, 3), (3, 4))],
-    Row("interp", "matrix_x", (uniform(-2.0, 2.0)(2, 3), const(np.array([-1.5, -0.5, 0.0, 0.7, 1.6])),
-                               normal(5))),
-    Row("interp", "left_right", (uniform(-2.0, 2.0)(4,), increasing(5), normal(5)),
-        {"left": 0.5, "right": -1.0}),
-    Row("interp", "at_knots", (const(np.array([-1.0, 0.0, 0.5, 2.0, 3.5])),
-                               const(np.array([-1.0, 0.0, 0.5, 2.0])), normal(4))),
+    *[
+        Row(name, f"{mode}_{n}_{m}", (normal(n), normal(m)), {"mode": mode})
+        for name in ("convolve", "correlate")
+        for mode in ("full", "same", "valid")
+        for n, m in ((5, 3), (3, 4))
+    ],
+    Row(
+        "interp",
+        "matrix_x",
+        (
+            uniform(-2.0, 2.0)(2, 3),
+            const(np.array([-1.5, -0.5, 0.0, 0.7, 1.6])),
+            normal(5),
+        ),
+    ),
+    Row(
+        "interp",
+        "left_right",
+        (
+            uniform(-2.0, 2.0)(
+                4,
+            ),
+            increasing(5),
+            normal(5),
+        ),
+        {"left": 0.5, "right": -1.0},
+    ),
+    Row(
+        "interp",
+        "at_knots",
+        (
+            const(np.array([-1.0, 0.0, 0.5, 2.0, 3.5])),
+            const(np.array([-1.0, 0.0, 0.5, 2.0])),
+            normal(4),
+        ),
+    ),
     Row("nanquantile", "scalar_all", (with_nans(2, 5), const(0.35))),
-    Row("nanquantile", "vector_axis1", (with_nans(2, 5, 3), uniform(0.1, 0.9)(2)),
-        {"axis": 1}),
-    Row("nanquantile", "q_keepdims_neg", (with_nans(3, 4), uniform(0.1, 0.9)(2)),
-        {"axis": -1, "keepdims": True}),
-    Row("nanpercentile", "scalar_axis0", (with_nans(5, 2), uniform(10.0, 90.0)()),
-        {"axis": 0}),
+    Row(
+        "nanquantile",
+        "vector_axis1",
+        (with_nans(2, 5, 3), uniform(0.1, 0.9)(2)),
+        {"axis": 1},
+    ),
+    Row(
+        "nanquantile",
+        "q_keepdims_neg",
+        (with_nans(3, 4), uniform(0.1, 0.9)(2)),
+        {"axis": -1, "keepdims": True},
+    ),
+    Row(
+        "nanpercentile",
+        "scalar_axis0",
+        (with_nans(5, 2), uniform(10.0, 90.0)()),
+        {"axis": 0},
+    ),
     Row("nanpercentile", "vector_all", (with_nans(2, 3), uniform(10.0, 90.0)(3))),
     Row("nanmedian", "all", (with_nans(2, 5),)),
-    Row("nanmedian", "axis1_keepdims", (with_nans(3, 4, 2),), {"axis": 1, "keepdims": True}),
-    Row("nanmedian", "ties", (lambda r: np.array([[1.0, np.nan, 2.0, 2.0, 0.5],
-                                                  [3.0, 3.0, np.nan, 1.0, 3.0]]),),
-        {"axis": 1}),
+    Row(
+        "nanmedian",
+        "axis1_keepdims",
+        (with_nans(3, 4, 2),),
+        {"axis": 1, "keepdims": True},
+    ),
+    Row(
+        "nanmedian",
+        "ties",
+        (
+            lambda r: np.array(
+                [[1.0, np.nan, 2.0, 2.0, 0.5], [3.0, 3.0, np.nan, 1.0, 3.0]]
+            ),
+        ),
+        {"axis": 1},
+    ),
     Row("polymul", "longer_second", (normal(3), normal(5))),
     Row("polymul", "longer_first", (normal(4), normal(2))),
 ]
@@ -142,17 +226,21 @@ E2E = [
     E2ECase(F.f_polysub, ("polysub",), (normal(3), normal(5))),
     E2ECase(F.f_cond, ("linalg.cond",), (normal(3, 4),)),
     E2ECase(F.f_tensorinv, ("linalg.tensorinv",), (normal(2, 3, 6),)),
-    E2ECase(F.f_tensorsolve, ("linalg.tensorsolve",), (normal(2, 3, 2, 3), normal(2, 3))),
+    E2ECase(
+        F.f_tensorsolve, ("linalg.tensorsolve",), (normal(2, 3, 2, 3), normal(2, 3))
+    ),
     E2ECase(F.f_quantile, ("quantile",)),
     E2ECase(F.f_quantile_q, ("quantile",), (normal(2, 5), uniform(0.1, 0.9)(2))),
     E2ECase(F.f_percentile, ("percentile",)),
     E2ECase(F.f_convolve, ("convolve",), (normal(6), normal(3))),
     E2ECase(F.f_correlate, ("correlate",), (normal(6), normal(3))),
     E2ECase(F.f_interp, ("interp",), (uniform(-2.0, 2.0)(2, 3), normal(5))),
-    E2ECase(F.f_interp_knots, ("interp",), (normal(4) , uniform(-1.0, 1.5)(2, 3))),
+    E2ECase(F.f_interp_knots, ("interp",), (normal(4), uniform(-1.0, 1.5)(2, 3))),
     E2ECase(F.f_nanquantile, ("nanquantile",)),
     E2ECase(F.f_nanquantile_q, ("nanquantile",), (normal(2, 5), uniform(0.1, 0.9)(2))),
-    E2ECase(F.f_nanpercentile, ("nanpercentile",), (normal(2, 3), uniform(0.1, 0.9)(2))),
+    E2ECase(
+        F.f_nanpercentile, ("nanpercentile",), (normal(2, 3), uniform(0.1, 0.9)(2))
+    ),
     E2ECase(F.f_nanmedian, ("nanmedian",)),
     E2ECase(F.f_modf, ("modf",)),
     E2ECase(F.f_divmod, ("divmod",), (normal(2, 3), nonzero(3))),

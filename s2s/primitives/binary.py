@@ -582,11 +582,14 @@ def interp_vjp(g, ans, x, xp, fp, left=None, right=None):
     knots = np.arange(n)
     at_low = np.expand_dims(i - 1, -1) == knots
     at_high = np.expand_dims(i, -1) == knots
-    to_fp = np.expand_dims(g_in * (1.0 - t), -1) * at_low + np.expand_dims(g_in * t, -1) * at_high
+    to_fp = np.expand_dims(g_in * (1.0 - t), -1) * at_low
+    to_fp = to_fp + np.expand_dims(g_in * t, -1) * at_high
     if left is None:
-        to_fp = to_fp + np.expand_dims(g * (x < np.take(xp, 0)), -1) * (knots == 0)
+        below = np.expand_dims(g * (x < np.take(xp, 0)), -1)
+        to_fp = to_fp + below * (knots == 0)
     if right is None:
-        to_fp = to_fp + np.expand_dims(g * (x > np.take(xp, n - 1)), -1) * (knots == n - 1)
+        above = np.expand_dims(g * (x > np.take(xp, n - 1)), -1)
+        to_fp = to_fp + above * (knots == n - 1)
     to_xp = np.expand_dims(g_in * slope * (t - 1.0), -1) * at_low - np.expand_dims(
         g_in * slope * t, -1) * at_high
     fp_bar = np.sum(np.reshape(to_fp, (-1, n)), axis=0)

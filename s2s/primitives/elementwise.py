@@ -535,7 +535,8 @@ def conjugate_jvp(x_dot, ans, x):
 defprim(
     "nan_to_num", np.nan_to_num, "(x, copy=True, nan=0.0, posinf=None, neginf=None)",
     diff=("x",), family="elementwise",
-    note="derivative 1 where x is finite, 0 where a NaN or infinity was replaced, as JAX",
+    note="derivative 1 where x is finite, 0 where a NaN or infinity was replaced, "
+    "as JAX",
 )
 
 

@@ -689,7 +689,8 @@ def quantile_vjp(g, ans, a, q, axis=None, keepdims=False):
     low = np.floor(pos)
     high = np.ceil(pos)
     sorted_at = np.arange(n)
-    weights = (1.0 - (pos - low)) * (sorted_at == low) + (pos - low) * (sorted_at == high)
+    t = pos - low
+    weights = (1.0 - t) * (sorted_at == low) + t * (sorted_at == high)
     per_element = np.take(weights, rank, axis=-1)
     g = np.reshape(g, np.shape(per_element)[:-1])
     a_bar = np.sum(np.reshape(np.expand_dims(g, -1) * per_element,
@@ -716,7 +717,8 @@ def quantile_jvp_a(a_dot, ans, a, q, axis=None, keepdims=False):
     low = np.floor(pos)
     high = np.ceil(pos)
     sorted_at = np.arange(n)
-    weights = (1.0 - (pos - low)) * (sorted_at == low) + (pos - low) * (sorted_at == high)
+    t = pos - low
+    weights = (1.0 - t) * (sorted_at == low) + t * (sorted_at == high)
     return np.reshape(np.sum(np.take(weights, rank, axis=-1) * moved_dot, axis=-1),
                       np.shape(ans))
 
@@ -756,14 +758,16 @@ def percentile_vjp(g, ans, a, q, axis=None, keepdims=False):
     low = np.floor(pos)
     high = np.ceil(pos)
     sorted_at = np.arange(n)
-    weights = (1.0 - (pos - low)) * (sorted_at == low) + (pos - low) * (sorted_at == high)
+    t = pos - low
+    weights = (1.0 - t) * (sorted_at == low) + t * (sorted_at == high)
     per_element = np.take(weights, rank, axis=-1)
     g = np.reshape(g, np.shape(per_element)[:-1])
     a_bar = np.sum(np.reshape(np.expand_dims(g, -1) * per_element,
                               (-1,) + np.shape(rank)), axis=0)
     steps = (sorted_at == high) * 1.0 - (sorted_at == low)
     slope = np.tensordot(steps, np.sort(moved, axis=-1), axes=(-1, -1))
-    q_bar = np.sum(np.reshape(g * slope, np.shape(q) + (-1,)), axis=-1) * ((n - 1) / 100.0)
+    q_bar = np.sum(np.reshape(g * slope, np.shape(q) + (-1,)), axis=-1)
+    q_bar = q_bar * ((n - 1) / 100.0)
     if axis is None:
         return np.reshape(a_bar, np.shape(a)), q_bar
     return np.moveaxis(a_bar, -1, axis), q_bar
@@ -783,7 +787,8 @@ def percentile_jvp_a(a_dot, ans, a, q, axis=None, keepdims=False):
     low = np.floor(pos)
     high = np.ceil(pos)
     sorted_at = np.arange(n)
-    weights = (1.0 - (pos - low)) * (sorted_at == low) + (pos - low) * (sorted_at == high)
+    t = pos - low
+    weights = (1.0 - t) * (sorted_at == low) + t * (sorted_at == high)
     return np.reshape(np.sum(np.take(weights, rank, axis=-1) * moved_dot, axis=-1),
                       np.shape(ans))
 
@@ -798,7 +803,8 @@ def percentile_jvp_q(q_dot, ans, a, q, axis=None, keepdims=False):
     pos = np.expand_dims(q / 100.0 * (n - 1), -1)
     sorted_at = np.arange(n)
     steps = (sorted_at == np.ceil(pos)) * 1.0 - (sorted_at == np.floor(pos))
-    slope = np.tensordot(steps, np.sort(moved, axis=-1), axes=(-1, -1)) * ((n - 1) / 100.0)
+    slope = np.tensordot(steps, np.sort(moved, axis=-1), axes=(-1, -1))
+    slope = slope * ((n - 1) / 100.0)
     # slope: q's axes first; reversed, they come last and meet q_dot's
     return np.reshape(np.transpose(np.transpose(slope) * q_dot), np.shape(ans))
 
@@ -855,8 +861,8 @@ def nanquantile_jvp_a(a_dot, ans, a, q, axis=None, keepdims=False):
     low = np.floor(pos)
     high = np.ceil(pos)
     weights = (1.0 - (pos - low)) * (rank == low) + (pos - low) * (rank == high)
-    return np.reshape(np.sum(weights * np.where(np.isnan(moved), 0.0, moved_dot), axis=-1),
-                      np.shape(ans))
+    kept_dot = np.where(np.isnan(moved), 0.0, moved_dot)
+    return np.reshape(np.sum(weights * kept_dot, axis=-1), np.shape(ans))
 
 
 @defjvp("nanquantile", "q")
@@ -900,7 +906,8 @@ def nanpercentile_vjp(g, ans, a, q, axis=None, keepdims=False):
     a_bar = np.sum(np.reshape(np.expand_dims(g, -1) * weights, (-1,) + np.shape(rank)),
                    axis=0)
     steps = (rank == high) * 1.0 - (rank == low)
-    slope = np.sum(steps * np.where(kept, moved, 0.0) * ((count - 1) / 100.0), axis=-1)
+    slope = np.sum(steps * np.where(kept, moved, 0.0), axis=-1, keepdims=True)
+    slope = np.sum(slope * ((count - 1) / 100.0), axis=-1)
     q_bar = np.sum(np.reshape(g * slope, np.shape(q) + (-1,)), axis=-1)
     if axis is None:
         return np.reshape(a_bar, np.shape(a)), q_bar
@@ -921,8 +928,8 @@ def nanpercentile_jvp_a(a_dot, ans, a, q, axis=None, keepdims=False):
     low = np.floor(pos)
     high = np.ceil(pos)
     weights = (1.0 - (pos - low)) * (rank == low) + (pos - low) * (rank == high)
-    return np.reshape(np.sum(weights * np.where(np.isnan(moved), 0.0, moved_dot), axis=-1),
-                      np.shape(ans))
+    kept_dot = np.where(np.isnan(moved), 0.0, moved_dot)
+    return np.reshape(np.sum(weights * kept_dot, axis=-1), np.shape(ans))
 
 
 @defjvp("nanpercentile", "q")
@@ -936,7 +943,8 @@ def nanpercentile_jvp_q(q_dot, ans, a, q, axis=None, keepdims=False):
     rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
     pos = np.tensordot(q / 100.0, count - 1, axes=0)
     steps = (rank == np.ceil(pos)) * 1.0 - (rank == np.floor(pos))
-    slope = np.sum(steps * np.where(kept, moved, 0.0) * ((count - 1) / 100.0), axis=-1)
+    slope = np.sum(steps * np.where(kept, moved, 0.0), axis=-1, keepdims=True)
+    slope = np.sum(slope * ((count - 1) / 100.0), axis=-1)
     # slope: q's axes first; reversed, they come last and meet q_dot's
     return np.reshape(np.transpose(np.transpose(slope) * q_dot), np.shape(ans))
 
@@ -975,5 +983,5 @@ def nanmedian_jvp(a_dot, ans, a, axis=None, keepdims=False):
     count = np.sum(np.logical_not(np.isnan(moved)), axis=-1, keepdims=True)
     rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
     weights = 0.5 * (rank == (count - 1) // 2) + 0.5 * (rank == count // 2)
-    return np.reshape(np.sum(weights * np.where(np.isnan(moved), 0.0, moved_dot), axis=-1),
-                      np.shape(ans))
+    kept_dot = np.where(np.isnan(moved), 0.0, moved_dot)
+    return np.reshape(np.sum(weights * kept_dot, axis=-1), np.shape(ans))
