@@ -513,6 +513,12 @@ def list_rule(b: Batch, s: Let) -> str:
     return f"list(np.moveaxis({atom_text(s.args[0])}, 1, 0))"
 
 
+@batch_rule("pyexpr")
+def pyexpr_rule(b: Batch, s: Let) -> str:
+    raise NoBatchRule("a comprehension (or slice(), tuple()) over values with a batch "
+                      "axis", "write it with array operations")
+
+
 @batch_rule("batch_axes")
 def batch_axes_rule(b: Batch, s: Let) -> str:
     raise NoBatchRule("axis numbers that differ between examples")

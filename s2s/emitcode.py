@@ -35,8 +35,11 @@ class Line:
         stmt = tree.body[0]
         loads: set[str] = set()
         stores: set[str] = set()
+        # a comprehension's own variables are neither read nor bound by the statement
+        local = {n.id for c in ast.walk(stmt) if isinstance(c, ast.comprehension)
+                 for n in ast.walk(c.target) if isinstance(n, ast.Name)}
         for node in ast.walk(stmt):
-            if isinstance(node, ast.Name):
+            if isinstance(node, ast.Name) and node.id not in local:
                 (stores if isinstance(node.ctx, ast.Store) else loads).add(node.id)
         if isinstance(stmt, ast.AugAssign) or (
             isinstance(stmt, ast.Assign)

@@ -242,7 +242,9 @@ class Normalizer:
         self.p = parsed
         self.stack = stack + (fn,)
         code = fn.__code__
-        self.local_names = set(code.co_varnames)
+        # (a local a comprehension reads is a cell variable of the function)
+        self.local_names = set(code.co_varnames) | set(code.co_cellvars)
+        self.shapes: set[str] = set()  # names computed from shapes and constants only
         self.closure = {
             name: cell
             for name, cell in zip(code.co_freevars, fn.__closure__ or ())
@@ -1004,6 +1006,9 @@ class Normalizer:
             )
         if _allocates(prim):
             self.buffers.add(target)  # a new array, referred to by no other name
+        if prim in _SHAPE_READS | {"pyexpr"} or (prim in _INDEX_ARITHMETIC and all(
+                not isinstance(a, Var) or a.name in self.shapes for a in args)):
+            self.shapes.add(target)  # computed from shapes and constants only
         return Var(target)
 
     def expr(self, node: Any, target: str | None = None) -> Atom:
@@ -1372,6 +1377,10 @@ class Normalizer:
         if isinstance(func, cst.Attribute) and (root is None or root in self.local_names):
             return self._method_call(node, target)  # a method of a value
         obj, text = self.resolve_dotted(func)
+        if obj in (builtins.slice, builtins.tuple) or (obj is builtins.list and len(
+                node.args) == 1 and isinstance(node.args[0].value, (cst.ListComp,
+                                                                     cst.GeneratorExp))):
+            return self.python_expression(node, target, text)
         obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
         transformed = _transform_call(obj)
         if transformed is not None:
@@ -1391,6 +1400,108 @@ class Normalizer:
         if isinstance(obj, types.FunctionType) and not _is_library(obj):
             return self._user_call(obj, text, node, target)
         raise self._unknown_call(obj, text, func)
+
+    # ---- Python-level expressions over values that carry no derivative ---------------
+
+    def expr_ListComp(self, node: cst.ListComp, target: str | None) -> Atom:
+        return self.python_expression(node, target, "items")
+
+    def python_expression(self, node: Any, target: str | None, base: str) -> Atom:
+        """A comprehension, ``slice(...)`` or ``tuple(...)``: Python code over indexes
+        and shapes (what rules build indexes with), kept as written in one statement.
+        Its free names are its operands; reads of an operand's shape (``np.shape(x)``,
+        ``np.ndim``, ``np.size``, ``len``) are their own statements first, so only the
+        shape is read.  The transforms refuse it where an operand carries a derivative
+        (or, under vmap, a batch axis): then it is not index arithmetic."""
+        bound = _comprehension_names(node)
+        operands: list[Atom] = []
+        texts: dict[str, str] = {}
+
+        def operand(atom: Atom) -> str:
+            if isinstance(atom, Const):
+                return atom.text
+            key = f"__s2s_operand_{len(operands)}__"
+            operands.append(atom)
+            texts[key] = atom.name
+            return key
+
+        normalizer = self
+        shape_args: set[int] = set()  # the names whose shape only is read
+
+        class Find(cst.CSTVisitor):
+            def visit_Call(self, n: cst.Call) -> None:
+                arg = n.args[0].value if len(n.args) == 1 else None
+                if isinstance(arg, cst.Name) and arg.value not in bound and _shape_read(
+                        n, normalizer):
+                    shape_args.add(id(arg))
+
+        node.visit(Find())
+        # `[np.shape(a)[0] for a in arrays]`: only the shapes of `arrays`' items are read
+        shape_iters: set[int] = set()
+        uses: dict[str, int] = {}
+        shape_uses: dict[str, int] = {}
+
+        class Count(cst.CSTVisitor):
+            def visit_Name(self, n: cst.Name) -> None:
+                uses[n.value] = uses.get(n.value, 0) + 1
+
+            def visit_Call(self, n: cst.Call) -> None:
+                arg = n.args[0].value if len(n.args) == 1 else None
+                if isinstance(arg, cst.Name) and _shape_read(n, normalizer):
+                    shape_uses[arg.value] = shape_uses.get(arg.value, 0) + 1
+
+            def visit_CompFor(self, n: cst.CompFor) -> None:
+                if isinstance(n.iter, cst.Name) and isinstance(n.target, cst.Name):
+                    pending.append((n.target.value, n.iter))
+
+        pending: list[tuple[str, cst.Name]] = []
+        node.visit(Count())
+        for var, it in pending:
+            if uses.get(var, 0) == shape_uses.get(var, 0) + 1:  # (+1: the `for` itself)
+                shape_iters.add(id(it))
+        shape_only: list[int] = []
+
+        class Substitute(cst.CSTTransformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> Any:
+                arg = original.args[0].value if len(original.args) == 1 else None
+                if arg is not None and id(arg) in shape_args:
+                    atom = normalizer.expr(original)  # a shape read: its own statement
+                    return cst.Name(operand(atom))
+                return updated
+
+            def leave_Name(self, original: cst.Name, updated: cst.Name) -> Any:
+                name = original.value
+                if name in bound or name in ("True", "False", "None") or (
+                        id(original) in shape_args):
+                    return updated
+                if name not in normalizer.local_names:
+                    normalizer._bind_namespace(name, original)
+                    return updated  # a module name (np, a constant, a builtin)
+                if id(original) in shape_iters:
+                    shape_only.append(len(operands))
+                return cst.Name(operand(normalizer.expr(original)))
+
+            def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
+                return updated.with_changes(attr=original.attr)  # np.shape stays np.shape
+
+        template = cst.Module([]).code_for_node(node.visit(Substitute()))
+        for k, a in enumerate(operands):
+            if isinstance(a, Var) and a.name not in self.shapes and k not in shape_only:
+                # over values computed from arrays: not index arithmetic
+                if isinstance(node, cst.ListComp):
+                    raise self.unsupported(node, *_unsupported_expression(node))
+                inner = node.args[0].value if node.args else None
+                if isinstance(inner, (cst.ListComp, cst.GeneratorExp)):
+                    raise self.unsupported(node, *_unsupported_expression(inner))
+                obj, text = self.resolve_dotted(node.func)
+                raise self._unknown_call(obj, text, node.func)
+        clash = bound & {a.name for a in operands if isinstance(a, Var)}
+        if clash:
+            raise self.unsupported(node, f"`{sorted(clash)[0]}` names both a value and a "
+                                   "comprehension's variable", "rename the variable")
+        return self.emit(self._target(target, base), "pyexpr", tuple(operands),
+                         {"template": (template, tuple(texts)),
+                          "shape_only": tuple(shape_only)}, node)
 
     def _transform_call(self, kind: str, obj: Any, text: str, node: cst.Call,
                         target: str | None) -> Atom:
@@ -2082,6 +2193,45 @@ def _is_list_method(node: Any, method: str, local_names: set[str]) -> bool:
     )
 
 
+def _comprehension_names(node: Any) -> set[str]:
+    """Names a comprehension binds (its ``for`` targets), anywhere inside ``node``."""
+    out: set[str] = set()
+
+    class Visit(cst.CSTVisitor):
+        def visit_CompFor(self, n: cst.CompFor) -> None:
+            for m in _names_in_target(n.target):
+                out.add(m)
+
+    node.visit(Visit())
+    return out
+
+
+def _names_in_target(target: Any) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names_in_target(e.value)]
+    return []
+
+
+_SHAPE_READS = {"shape", "ndim", "size", "len"}
+# operations that keep a value computed from shapes and constants such a value
+_INDEX_ARITHMETIC = {"add", "subtract", "multiply", "floor_divide", "remainder",
+                     "negative", "identity", "getitem", "make_tuple", "make_list",
+                     "range", "less", "greater", "equal", "not_equal", "less_equal",
+                     "greater_equal", "broadcast_to", "array", "asarray"}
+
+
+def _shape_read(call: cst.Call, normalizer: Any) -> bool:
+    """``np.shape(x)``, ``np.ndim(x)``, ``np.size(x)`` or ``len(x)``."""
+    try:
+        obj, _ = normalizer.resolve_dotted(call.func)
+    except TransformError:
+        return False
+    prim = lookup_object(obj)
+    return prim is not None and prim.name in _SHAPE_READS
+
+
 def _transform_call(obj: Any) -> str | None:
     """``"jvp"`` for s2s.jvp itself, ``"transformed"`` for a function s2s transformed."""
     from . import api, vectorize
@@ -2441,10 +2591,10 @@ def _unsupported_expression(node: Any) -> tuple[str, str]:
         cst.Await: ("`await` is not supported", "use a plain function"),
         cst.Lambda: ("a `lambda` inside a transformed function is not supported",
                      "define a module-level function and call it"),
-        cst.ListComp: ("list comprehensions are not supported yet",
-                       "use array operations"),
-        cst.GeneratorExp: ("generator expressions are not supported",
-                           "use array operations"),
+        cst.ListComp: ("list comprehensions over array values are not supported (only "
+                       "over shapes and constants)", "use array operations"),
+        cst.GeneratorExp: ("generator expressions (comprehensions) over array values "
+                           "are not supported", "use array operations"),
         cst.DictComp: ("dict comprehensions are not supported yet",
                        "write a dict literal"),
         cst.SetComp: ("set comprehensions are not supported", "use arrays"),

@@ -98,6 +98,19 @@ class _Reverse:
             self.kinds[p] = LEAF
         self._analyse(self.fn.body)
 
+    def _check_python_expression(self, s: Let) -> None:
+        """A comprehension (or slice(), tuple()) is index arithmetic: it may not read a
+        value that carries a derivative, which it would silently drop."""
+        for i, a in enumerate(s.args):
+            if i in s.params.get("shape_only", ()):
+                continue  # only its items' shapes are read
+            if isinstance(a, Var) and a.name in self.active:
+                raise TransformError(
+                    f"this expression reads `{a.name}`, which carries a derivative; s2s "
+                    "differentiates NumPy operations, not comprehensions", s.loc,
+                    "write it with array operations (np.stack, slicing, np.sum)",
+                )
+
     def _analyse(self, stmts: list[Stmt]) -> None:
         for s in stmts:
             if isinstance(s, Let):
@@ -105,6 +118,8 @@ class _Reverse:
                 if not (_is_none(s) and s.target in self.kinds):
                     self.producer[s.target] = s
                     self.kinds[s.target] = self._kind_of_let(s)
+                if s.prim == "pyexpr":
+                    self._check_python_expression(s)
                 if self._is_active(s):
                     self.active.add(s.target)
                 if self._is_scalar(s):
@@ -1224,6 +1239,8 @@ def spell(s: Let) -> str:
         params.update(zip(keywords, tail))
     if s.prim == "make_dict":
         return prim.spelling(args, {"keys": s.params["keys"]})
+    if s.prim == "pyexpr":
+        return prim.spelling(args, s.params)
     return prim.spelling(args, params)
 
 

@@ -69,6 +69,20 @@ for _name in ("logical_and", "logical_or", "logical_xor"):
 defprim("logical_not", np.logical_not, "(x)", family="comparison", nondiff=True,
         note="boolean-valued: no derivative flows")
 
+# Python code over indexes and shapes (a comprehension, slice(...), tuple(...)), kept
+# as written with its operands substituted: no derivative; the transforms refuse it
+# where an operand carries one (see normalize.python_expression).
+def _template_spelling(args, params):
+    template, keys = params["template"]
+    for key, text in zip(keys, args):
+        template = template.replace(key, text)
+    return template
+
+
+defprim("pyexpr", None, "(*operands, template, shape_only=())", diff=(), family="structure",
+        nondiff=True, spelling=_template_spelling,
+        note="Python code over indexes and shapes, kept as written")
+
 # A call to a user function: transformed recursively into its own emitted function.
 defprim(
     "call", None, "(*args)", diff=("args",), family="structure",
