@@ -74,6 +74,12 @@ def parse_function(fn: Any) -> ParsedFunction:
     )
     if node is None or node.name.value != fn.__name__:
         raise _no_source(fn, filename)
+    if not _same_code(dedented, code):
+        raise SourceNotFoundError(
+            f"the source of `{fn.__qualname__}` in {filename} is not the code that runs: "
+            "the file changed after it was imported",
+            hint="reload the module (importlib.reload) or restart, then transform again",
+        )
     lines = {first + i: ln.rstrip("\n") for i, ln in enumerate(src_lines)}
     return ParsedFunction(
         node=node,
@@ -84,6 +90,56 @@ def parse_function(fn: Any) -> ParsedFunction:
         lines=lines,
         source_hash=hashlib.sha256(text.encode()).hexdigest(),
     )
+
+
+_FUTURE_FLAGS = 0
+for _feature in __import__("__future__").all_feature_names:
+    _FUTURE_FLAGS |= getattr(__import__("__future__"), _feature).compiler_flag
+
+
+def _same_code(dedented: str, code: Any) -> bool:
+    """Does this text compile to the function's own bytecode?  (A file edited after
+    import holds text that is no longer the code that runs; transforming it would
+    differentiate another function.)  A closure's free names compile differently on
+    their own, so a function with any is taken as is."""
+    if code.co_freevars or code.co_cellvars:
+        return True
+    try:
+        module = compile(dedented, code.co_filename, "exec",
+                         flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    except SyntaxError:
+        return False
+    found = [c for c in module.co_consts if hasattr(c, "co_code") and (
+        c.co_name == code.co_name)]
+    return bool(found) and _code_equal(found[0], code)
+
+
+_SKIP_OPS = {"RESUME", "PRECALL", "CACHE", "PUSH_NULL", "KW_NAMES", "NOP", "EXTENDED_ARG",
+             "COPY_FREE_VARS", "MAKE_CELL"}
+
+
+def _code_equal(a: Any, b: Any) -> bool:
+    return _instructions(a) == _instructions(b)
+
+
+def _instructions(code: Any) -> tuple:
+    """The operations and operands of a code object, without what an interpreter may
+    spell differently for the same source (caches, method-call forms, jump offsets)."""
+    import dis
+
+    out = []
+    for ins in dis.get_instructions(code):
+        if ins.opname in _SKIP_OPS:
+            continue
+        arg: Any = ins.argval
+        if "JUMP" in ins.opname or ins.opname in ("FOR_ITER", "SEND"):
+            arg = None
+        elif hasattr(arg, "co_code"):
+            arg = _instructions(arg)
+        else:
+            arg = repr(arg)
+        out.append(("LOAD_ATTR" if ins.opname == "LOAD_METHOD" else ins.opname, arg))
+    return tuple(out)
 
 
 def _parse_lambda(fn: Any, filename: str, code: Any) -> ParsedFunction:

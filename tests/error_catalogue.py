@@ -424,11 +424,7 @@ CATALOGUE: list[Kind] = [
          lambda: s2s.grad(deleted_on_disk()), Source, ("cannot be found",)),
     Kind("changed-file", SOURCE, "the function's file edited after import",
          _changed_on_disk_grad, Source, ("changed",),
-         hint=r"Instead: .*(reload|restart)",
-         open="SILENT WRONG ANSWER: parse.parse_function reads the edited file through "
-              "inspect.getsourcelines (linecache.checkcache) and differentiates the new "
-              "text, while the function runs the old code: grad of sum(x**2) comes back "
-              "as 3*x**2"),
+         hint=r"Instead: .*(reload|restart)"),
     # -- jit ------------------------------------------------------------------------------
     Kind("jit-print", JIT, "`print` in a function given to s2s.jit",
          _jit_side_effect(C.uses_print, "numpy"), Syntax, ("side effect",), C.uses_print,
