@@ -294,7 +294,7 @@ class Transformed:
 
     def _output_error(self, args: tuple, kwargs: dict) -> TypeError:
         """JAX's message for an output of the wrong structure, showing the value."""
-        out = self.fn(*args, **kwargs)
+        out = self.fn(*_copies(args), **kwargs)
         if self.has_aux:
             return TypeError(
                 "expected function with aux output to return a two-element tuple, "
@@ -333,6 +333,18 @@ class Transformed:
         from .teach_common import highlight_html  # Jupyter: the emitted code, coloured
 
         return highlight_html(self.source)
+
+
+def _copies(tree: Any) -> Any:
+    """The arrays of a pytree copied: the user's function runs on them, never on the
+    caller's arrays."""
+    if isinstance(tree, np.ndarray):
+        return tree.copy()
+    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+        return type(tree)(_copies(x) for x in tree)
+    if isinstance(tree, dict):
+        return {k: _copies(v) for k, v in tree.items()}
+    return tree
 
 
 def _read_free_names(fn: Callable) -> None:
@@ -391,7 +403,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     primal, as a tuple; integer and boolean primals get ``float0`` zeros, as in JAX.
     """
     t = _VJP(fun, has_aux)
-    out = fun(*primals)
+    out = fun(*_copies(primals))  # (the user's own code may write into its arguments)
     aux = None
     if has_aux:
         if not (isinstance(out, (tuple, list)) and len(out) == 2):

@@ -245,6 +245,7 @@ class Normalizer:
         # (a local a comprehension reads is a cell variable of the function)
         self.local_names = set(code.co_varnames) | set(code.co_cellvars)
         self.shapes: set[str] = set()  # names computed from shapes and constants only
+        self.producers: dict[str, str] = {}  # name -> the primitive that computed it
         self.closure = {
             name: cell
             for name, cell in zip(code.co_freevars, fn.__closure__ or ())
@@ -437,6 +438,16 @@ class Normalizer:
                 raise self.unsupported(
                     node, "augmented assignment into an attribute is not supported",
                     "assign to a local name",
+                )
+            if isinstance(node.target, cst.Name) and self.producers.get(
+                    self.env.get(node.target.value, "")) in _VIEWS:
+                # NumPy writes into the array the name shares with another (x for
+                # `v = x`, `v = x[0]`); s2s would rebind it: refuse rather than differ
+                name = node.target.value
+                raise self.unsupported(
+                    node, f"`{name} {node.operator._get_token()} ...` would write into an "
+                    f"array `{name}` shares with another name", f"write `{name} = {name} "
+                    f"{node.operator._get_token()[:-1]} ...` (a new array)",
                 )
             value = cst.BinaryOperation(
                 left=node.target, operator=binop(), right=node.value
@@ -998,6 +1009,7 @@ class Normalizer:
         self, target: str, prim: str, args: tuple, params: dict, node: Any
     ) -> Var:
         self.out.append(Let(target, prim, tuple(args), params, self.loc(node)))
+        self.producers[target] = prim
         if prim == "list":
             self.lists.add(target)  # a list of its own: append and pop may change it
         if prim in _COMPARE.values() and not params:

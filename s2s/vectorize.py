@@ -16,6 +16,7 @@ import numpy as np
 
 from .api import (
     Transformed,
+    _copies,
     _check_argnums,
     _check_float_inputs,
     _jvp_transform,
@@ -478,7 +479,7 @@ class _JacRev(_JacobianCode):
     def __call__(self, *args: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
         _check_float_inputs("jacrev", args, argnums)
-        out = self.fun(*args)
+        out = self.fun(*_copies(args))  # (never on the caller's arrays)
         aux = None
         if self.has_aux:
             out, aux = out
