@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .api import (
+    _LOCK,
     Transformed,
     _copies,
     _check_argnums,
@@ -228,20 +229,21 @@ class Vmapped(Transformed):
             ]
             raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
                              + "\n".join(lines))
-        self._axes = tuple(resolved)
-        self._args = args  # read by _emit: the probe runs on the first example
-        self._call_nargs = len(args)
-        self._refresh()
-        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
-        key_axes = (_hashable(self._axes), _hashable(self.out_axes))
-        if isinstance(self.inner, Vmapped):  # the inner one is asked with one example
-            self.inner._outer_args = tuple(_slice0(a, ax) for a, ax in zip(args, self._axes))
-        try:
-            _, fn = self._generate(kinds, key_axes, _example_ranks(args, self._axes))
-        finally:
-            self._args = ()
-            if isinstance(self.inner, Vmapped):
-                self.inner._outer_args = None
+        with _LOCK:  # the example and axes are read by _emit: one call at a time
+            self._axes = tuple(resolved)
+            self._args = args  # read by _emit: the probe runs on the first example
+            self._call_nargs = len(args)
+            self._refresh()
+            kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
+            key_axes = (_hashable(self._axes), _hashable(self.out_axes))
+            if isinstance(self.inner, Vmapped):  # the inner one is asked with one example
+                self.inner._outer_args = tuple(_slice0(a, ax) for a, ax in zip(args, self._axes))
+            try:
+                _, fn = self._generate(kinds, key_axes, _example_ranks(args, self._axes))
+            finally:
+                self._args = ()
+                if isinstance(self.inner, Vmapped):
+                    self.inner._outer_args = None
         return fn
 
 

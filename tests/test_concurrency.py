@@ -219,13 +219,6 @@ def test_vmap_and_jit_objects_shared_by_threads() -> None:
     assert len([k for k in api._TEXT_CACHE if k[2] == id(vg.fn) and k[3] == "vmap"]) == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "vectorize.Vmapped._function_for stores the call's arguments on the shared object "
-    "(`self._args = args`, read by _emit for the rank probe, reset to () in `finally`) "
-    "outside api._LOCK: two threads calling one vmapped function with arguments of "
-    "different ranks probe each other's example (or an empty one) and get wrong code or "
-    "an exception. Fix: pass the example to _generate/_emit (or hold _LOCK from setting "
-    "_args to the end of _generate)"))
 def test_one_vmap_object_called_with_different_ranks_at_once() -> None:
     shapes = [(3, 4), (3, 4, 2), (3, 2, 4), (3, 4, 2, 2)]
     rng = np.random.default_rng(3)
