@@ -189,11 +189,12 @@ class _Forward:
             ret_line = Line(f"return {value}, {self.whole(result)}")
         items = _dead_code(body, set(ret_line.uses))
         items = _spell_buffers(items + [ret_line], self.fn.aliases)
-        from .reverse import _signature
+        from .reverse import _signature, default_text
 
-        signature = _signature(self.fn, params, True)
+        signature = _signature(self.fn, params, True, self.module)
         if rest:  # parameters left at their defaults follow the tangents
-            signature += ", " + ", ".join(f"{p}={self.fn.defaults[p]!r}" for p in rest)
+            signature += ", " + ", ".join(
+                f"{p}={default_text(self.fn, p, self.module)}" for p in rest)
         return render_function(name, signature, items)
 
     def block(self, stmts: list[Stmt], out: list[Any]) -> None:

@@ -386,7 +386,7 @@ class _Reverse:
             _forward(self.fn.body[:-1], self) + kept, _uses_of(backward + [ret_line])
         )
         forward = [Line(f"{tape} = []") for tape, _ in self.tapes.values()] + forward
-        signature = _signature(self.fn, params, self.spec.mode == "vjp")
+        signature = _signature(self.fn, params, self.spec.mode == "vjp", self.module)
         items = _spell_buffers(forward + backward + [ret_line], self.fn.aliases)
         return render_function(name, signature, items)
 
@@ -1326,17 +1326,35 @@ def _uses_of(items: list[Any]) -> set[str]:
     return found
 
 
-def _signature(fn: Function, params: list[str], drop_defaults: bool) -> str:
+def default_text(fn: Function, p: str, module: Module | None) -> str:
+    """How an emitted signature spells parameter ``p``'s default: its repr when that
+    reads back as the value (a literal), else a name bound to it (an array)."""
+    value = fn.defaults[p]
+    text = repr(value)
+    try:
+        same = type(eval(text, {})) is type(value)  # noqa: S307 (a literal's repr)
+    except Exception:
+        same = False
+    if same or module is None:
+        return text
+    return bind_object(module, f"{p}_default", value)
+
+
+def _signature(fn: Function, params: list[str], drop_defaults: bool,
+               module: Module | None = None) -> str:
+    def default(p: str) -> str:
+        return default_text(fn, p, module)
+
     parts = []
     for p in params:
         if p in fn.defaults and not drop_defaults:
-            parts.append(f"{p}={fn.defaults[p]!r}")
+            parts.append(f"{p}={default(p)}")
         else:
             parts.append(p)
     if fn.kwonly:
         parts.append("*")
         for p in fn.kwonly:
-            parts.append(f"{p}={fn.defaults[p]!r}" if p in fn.defaults else p)
+            parts.append(f"{p}={default(p)}" if p in fn.defaults else p)
     return ", ".join(parts)
 
 

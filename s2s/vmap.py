@@ -41,6 +41,7 @@ from .reverse import (
     _Reverse,
     _signature,
     _spell_buffers,
+    default_text,
     stem,
 )
 
@@ -230,7 +231,7 @@ class _Vmap(Batch):
             head.append(Line(f"{self.batch_size} = np.shape({first_batched})[0]"))
         body = _dead_code(body, set(ret_line.uses))
         items = _spell_buffers(head + body + [ret_line], self.fn.aliases)
-        signature = _signature(self.fn, list(self.fn.params), False)
+        signature = _signature(self.fn, list(self.fn.params), False, self.module)
         return render_function(name, signature, items)
 
     def _iter_text(self, atom: Any) -> str:
@@ -645,7 +646,8 @@ def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     items.append(Line(f"__record__({atom_text(ret.value)!r}, {atom_text(ret.value)})"))
     items = _spell_buffers(items, fn.aliases)
     params = list(fn.params[: len(example)])
-    rest = [f"{p}={fn.defaults[p]!r}" for p in fn.params[len(example):]]
+    defaults = Module()
+    rest = [f"{p}={default_text(fn, p, defaults)}" for p in fn.params[len(example):]]
     text = render_function("__probe__", ", ".join(params + rest), items)
     found: dict[tuple[str, tuple], Any] = {}
 
@@ -660,6 +662,7 @@ def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
 
     ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
     ns.update(fn.namespace)
+    ns.update(defaults.namespace)
     ns["__record__"], ns["__record_call__"] = record, record_call
     compile_module(text, ns, f"probe_{fn.name}")["__probe__"](*example)
     return found

@@ -262,12 +262,6 @@ def test_augmented_assignment_through_an_alias_is_right_or_refused() -> None:
     np.testing.assert_allclose(g, 2.0 * (x + 1.0))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a parameter whose default is an array: reverse._signature and forward.py (the "
-    "signature of the emitted function) write the default with repr(), giving `w=array([...])`"
-    " and NameError: name 'array' is not defined when the emitted module is compiled; "
-    "bind the default object in the emitted module's namespace under a fresh name "
-    "(as reverse.bind_object does for rules) instead of its repr"))
 @pytest.mark.parametrize("transform", ["grad", "jvp", "vmap"])
 def test_array_default_argument(transform) -> None:
     x = np.array([0.5, -1.0, 2.0])
