@@ -825,11 +825,13 @@ class _Reverse:
                 active = isinstance(arg, Var) and arg.name in self.active
                 bindings[pname] = Array(arg) if active else arg
         locals_hint = {}
+        hinted: set[str] = set()  # np.outer(x, x): one canonical name, the other fresh
         for i, name in active_args:
             pname, sub = slots[i]
             if pname in prim.diff and sub is None and isinstance(
                 self.kinds.get(name, LEAF), type(LEAF)
-            ):
+            ) and name not in hinted:
+                hinted.add(name)
                 canonical = self.canonical_name(name, ())
                 # first contribution: the rule's local is the cotangent itself;
                 # later ones get a numbered name beside it (x_bar_2)

@@ -143,8 +143,11 @@ class _Vmap(Batch):
             if family in ("elementwise", "piecewise-constant", "binary", "comparison",
                           "special") or s.prim in ("identity", "zeros_like", "ones_like"):
                 return max((self.rank(a) for a in s.args), default=0)
-            if family == "reduction" and "axis" not in s.params:
+            if family == "reduction" and "axis" not in s.params and not s.prim.startswith(
+                    ("cum", "nancum")):  # (a cumulative reduction keeps a flat axis)
                 return 0
+            if s.prim.startswith(("cum", "nancum")) and "axis" not in s.params:
+                return 1
             if s.prim in ("size", "ndim", "len", "float", "int"):
                 return 0
             if s.prim == "shape":
@@ -530,11 +533,17 @@ class _Vmap(Batch):
                     self.let(st, items)
             out += items
             results.append(renamed)
-        test_rank = self.rank(s.test)
+        try:
+            test_rank = self.rank(s.test)
+            for j in s.joins:
+                if isinstance(self.kind(j), Tree):
+                    raise NoBatchRule("an `if` on a batched value joining containers")
+                self.rank(Var(results[0][j]))
+                self.rank(Var(results[1][j]))
+        except NoBatchRule as err:
+            raise self.fail(s, err) from None
         for j in s.joins:
             t, f = results[0][j], results[1][j]
-            if isinstance(self.kind(j), Tree):
-                raise self.fail(s, NoBatchRule("an `if` on a batched value joining containers"))
             rank = max(self.rank(Var(t)), self.rank(Var(f)), test_rank)
             self.ranks[(j, ())] = rank
             cond = align(self, s.test, rank)

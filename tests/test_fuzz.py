@@ -22,7 +22,6 @@ test below (a strict xfail while s2s has it).
 from __future__ import annotations
 
 import os
-import re
 import warnings
 from collections import Counter
 
@@ -63,15 +62,7 @@ def fd_directional(f, x, y, dx, dy):
     return b
 
 
-# np.outer(a, a): reverse mode loses one of the two contributions (test_outer_same_arg_
-# regression); such programs are counted, not checked, until it is fixed
-OUTER_SAME = re.compile(r"np\.outer\((\w+), \1\)")
-
-
 def check(source: str, r: np.random.Generator) -> None:
-    if OUTER_SAME.search(source):
-        OUTCOMES["known: np.outer(a, a) gradient"] += 1
-        return
     f, fj = load(source)
     x, y = r.normal(size=4), r.normal(size=4)
     dx, dy = r.normal(size=4), r.normal(size=4)
@@ -200,11 +191,6 @@ PROBE_BRANCH = """def f(x):
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "vmap(grad), a branch the probe example skips: vmap._infer_rank takes cumsum "
-    "(family 'reduction', no axis) for a full reduction, rank 0, but it returns the "
-    "flattened array (rank 1); cumsum's VJP then flips with axis=(), a no-op, and the "
-    "other examples' gradients are silently wrong"))
 @pytest.mark.parametrize("order", ["false_branch_first"])
 def test_probe_branch_regression(order) -> None:
     f, fj = load(PROBE_BRANCH)
@@ -254,10 +240,6 @@ UNKNOWN_RANK_IN_SELECT = """def f(x, y):
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "vmap._Vmap.select reads self.rank(...) of the branches' values outside the "
-    "try that turns NoBatchRule into a TransformError: the internal NoBatchRule "
-    "reaches the user instead of vmap's refusal"))
 def test_unknown_rank_in_select_is_a_transform_error() -> None:
     f, _ = load(UNKNOWN_RANK_IN_SELECT)
     xs = np.array([[-1.0, -1.0, -1.0, -1.0], [1.0, 1.0, 1.0, 1.0]])
@@ -265,10 +247,6 @@ def test_unknown_rank_in_select_is_a_transform_error() -> None:
         s2s.vmap(s2s.grad(f), in_axes=(0, None))(xs, np.ones(4))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "reverse mode, np.outer(x, x): both cotangents of the rule (a_bar, b_bar) are "
-    "bound to x_bar, so b_bar's line overwrites a_bar's and x_bar = x_bar + x_bar "
-    "doubles the second: a silently wrong gradient (kron, dot, inner, cross are right)"))
 def test_outer_same_arg_regression() -> None:
     f, fj = load("def f(x, y):\n    return np.sum(np.outer(x, x).sum(axis=0) * y)\n")
     x, y = np.array([0.3, -0.7, 1.1, 0.45]), np.array([0.5, 0.25, -1.0, 2.0])
