@@ -638,6 +638,10 @@ def _rederive(record: dict, passed: Callable[[str, str], None]) -> None:
     try:
         now = parse_function(fn).source_hash
     except Exception as exc:
+        if "is not the code that runs" in str(exc):  # the file was edited after import
+            raise _Failed("source", f"the source of {root['qualname']} changed since it "
+                                    "was recorded (its file no longer holds the code that "
+                                    "runs)") from None
         raise _Failed("source", f"cannot read the source of {root['qualname']}: "
                                 f"{_sc._reason(exc)}") from None
     if now != root["source_sha256"]:

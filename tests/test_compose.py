@@ -95,14 +95,20 @@ def check_grad_jvp(source):
     close(s2s.grad(g)(X), expected)
 
 
+# off the programs' constants (X[0] = 0.3 ties np.maximum(x, 0.3)): at a tie JAX's second
+# derivative of hypot follows its implementation's swap of the arguments, not the
+# calculus of the 0.5 convention s2s follows (both orders of s2s agree there)
+X_OFF_TIES = X + 0.0123
+
+
 def check_jacfwd_jacrev(source):
     f, fj = load(source)
-    close(s2s.jacfwd(s2s.jacrev(f))(X), jax.jacfwd(jax.jacrev(fj))(X))
+    close(s2s.jacfwd(s2s.jacrev(f))(X_OFF_TIES), jax.jacfwd(jax.jacrev(fj))(X_OFF_TIES))
 
 
 def check_jacrev_jacfwd(source):
     f, fj = load(source)
-    close(s2s.jacrev(s2s.jacfwd(f))(X), jax.jacrev(jax.jacfwd(fj))(X))
+    close(s2s.jacrev(s2s.jacfwd(f))(X_OFF_TIES), jax.jacrev(jax.jacfwd(fj))(X_OFF_TIES))
 
 
 CHECKS = {
