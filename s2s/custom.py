@@ -48,7 +48,25 @@ def _check_nondiff(fun: Callable, nondiff_argnums: Sequence[int],
     return nums
 
 
-class custom_jvp(Generic[F]):
+class _Custom(Generic[F]):
+    """What custom_jvp and custom_vjp share: the wrapped function, called as it is."""
+
+    def __init__(self, fun: F, nondiff_argnums: Sequence[int] = (),
+                 nondiff_argnames: Sequence[str] = ()) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = _check_nondiff(fun, nondiff_argnums, nondiff_argnames)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fun(*args, **kwargs)
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+
+class custom_jvp(_Custom[F]):
     """A function with a JVP rule of its own (JAX's ``jax.custom_jvp``).
 
     ``@f.defjvp`` takes ``rule(primals, tangents) -> (primal_out, tangent_out)``; with
@@ -59,9 +77,7 @@ class custom_jvp(Generic[F]):
 
     def __init__(self, fun: F, nondiff_argnums: Sequence[int] = (),
                  nondiff_argnames: Sequence[str] = ()) -> None:
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = _check_nondiff(fun, nondiff_argnums, nondiff_argnames)
+        super().__init__(fun, nondiff_argnums, nondiff_argnames)
         self.jvp: Callable | None = None
         self.jvps: tuple[Callable | None, ...] | None = None
 
@@ -82,14 +98,6 @@ class custom_jvp(Generic[F]):
         self.jvp = _jvp_from_jvps(self, jvps)
         registry.bump()
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.fun(*args, **kwargs)
-
-    def __get__(self, instance: Any, owner: Any = None) -> Any:
-        if instance is None:
-            return self
-        return functools.partial(self, instance)
-
     def rule_for_transform(self) -> Callable:
         if self.jvp is None:
             raise AttributeError(
@@ -97,7 +105,7 @@ class custom_jvp(Generic[F]):
         return self.jvp
 
 
-class custom_vjp(Generic[F]):
+class custom_vjp(_Custom[F]):
     """A function with a VJP of its own (JAX's ``jax.custom_vjp``).
 
     ``f.defvjp(fwd, bwd)``: ``fwd(*args) -> (out, residuals)`` and
@@ -107,9 +115,7 @@ class custom_vjp(Generic[F]):
 
     def __init__(self, fun: F, nondiff_argnums: Sequence[int] = (),
                  nondiff_argnames: Sequence[str] = ()) -> None:
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = _check_nondiff(fun, nondiff_argnums, nondiff_argnames)
+        super().__init__(fun, nondiff_argnums, nondiff_argnames)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
 
@@ -120,14 +126,6 @@ class custom_vjp(Generic[F]):
                 "s2s passes ordinary arrays to bwd; symbolic_zeros=True is not supported")
         self.fwd, self.bwd = fwd, bwd
         registry.bump()
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.fun(*args, **kwargs)
-
-    def __get__(self, instance: Any, owner: Any = None) -> Any:
-        if instance is None:
-            return self
-        return functools.partial(self, instance)
 
     def rules_for_transform(self) -> tuple[Callable, Callable]:
         if self.fwd is None or self.bwd is None:
