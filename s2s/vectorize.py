@@ -404,6 +404,7 @@ class _JacFwd(_JacobianCode):
                     )
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
+        t._call_nargs = len(args)  # an inner transform's argnums resolve against these
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
         tangent_only = not self.has_aux
         _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only))
@@ -487,6 +488,7 @@ class _JacRev(_JacobianCode):
             out, aux = out
         t = _vjp_transform(self.fun, self.has_aux)
         t._refresh()
+        t._call_nargs = len(args)  # an inner transform's argnums resolve against these
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
         _, vjp_fn = t._generate(kinds, argnums, True)
         v = self._vmapped.get(vjp_fn)

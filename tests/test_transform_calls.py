@@ -85,3 +85,19 @@ def test_jacobian_of_jacobian_matches_jax(outer: str, inner: str) -> None:
 def test_transform_of_a_jacobian_of_two_arguments_says_what_to_do() -> None:
     with pytest.raises(s2s.TransformError, match="Jacobian of one array argument"):
         s2s.jacfwd(s2s.jacrev(T.f, argnums=(0, 1)))(X, W)
+
+
+def test_hessian_with_negative_argnums_and_a_parameter_left_at_its_default() -> None:
+    """argnums=-1 means the last argument passed: the inner grad once resolved it
+    against every parameter (the default `scale`), giving a (3,) "Hessian"."""
+    def twin(x, y, scale=2.0):
+        return jnp.sum((x * scale + y) ** 2)
+
+    for name in ("hessian", "jacfwd", "jacrev"):
+        if name == "hessian":
+            got, expected = s2s.hessian(T.with_scale, argnums=-1)(X, W), jax.hessian(
+                twin, argnums=-1)(X, W)
+        else:
+            got = getattr(s2s, name)(s2s.grad(T.with_scale, argnums=-1), argnums=-1)(X, W)
+            expected = getattr(jax, name)(jax.grad(twin, argnums=-1), argnums=-1)(X, W)
+        close(got, expected)

@@ -52,3 +52,7 @@ def stack_of_tuples(x):
 
 def vector_fn(x):
     return np.tanh(x) * np.sum(x**2)
+
+
+def with_scale(x, y, scale=2.0):
+    return np.sum((x * scale + y) ** 2)
