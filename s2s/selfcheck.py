@@ -188,25 +188,28 @@ def root_of(g: Any) -> Any:
         g = inner
 
 
+def _common_transform(lib: Any, spec: dict[str, Any], f: Any) -> Any:
+    """The transforms s2s and JAX spell alike (``lib`` is either module), or None."""
+    t = spec["transform"]
+    argnums = spec.get("argnums")
+    if isinstance(argnums, list):
+        argnums = tuple(argnums)
+    if t in ("grad", "value_and_grad", "jacfwd", "jacrev"):
+        return getattr(lib, t)(f, argnums=argnums, has_aux=spec["has_aux"])
+    if t == "vmap":
+        return lib.vmap(f, in_axes=_axes_py(spec["in_axes"]),
+                        out_axes=_axes_py(spec["out_axes"]), axis_size=spec["axis_size"])
+    return None
+
+
 def apply_spec(spec: dict[str, Any], f: Any) -> Any:
     """One transform of the stack applied to ``f``, with s2s."""
     import s2s
 
     t = spec["transform"]
-    argnums = spec.get("argnums")
-    if isinstance(argnums, list):
-        argnums = tuple(argnums)
-    if t == "grad":
-        return s2s.grad(f, argnums=argnums, has_aux=spec["has_aux"])
-    if t == "value_and_grad":
-        return s2s.value_and_grad(f, argnums=argnums, has_aux=spec["has_aux"])
-    if t == "vmap":
-        return s2s.vmap(f, in_axes=_axes_py(spec["in_axes"]),
-                        out_axes=_axes_py(spec["out_axes"]), axis_size=spec["axis_size"])
-    if t == "jacfwd":
-        return s2s.jacfwd(f, argnums=argnums, has_aux=spec["has_aux"])
-    if t == "jacrev":
-        return s2s.jacrev(f, argnums=argnums, has_aux=spec["has_aux"])
+    made = _common_transform(s2s, spec, f)
+    if made is not None:
+        return made
     if t == "jit":
         return s2s.jit(f, backend=spec["backend"],
                        static_argnums=tuple(spec["static_argnums"]) or None,
@@ -758,20 +761,9 @@ def _jax_transform(spec: dict, f: Callable) -> Callable:
     import jax
 
     t = spec["transform"]
-    argnums = spec.get("argnums")
-    if isinstance(argnums, list):
-        argnums = tuple(argnums)
-    if t == "grad":
-        return jax.grad(f, argnums=argnums, has_aux=spec["has_aux"])
-    if t == "value_and_grad":
-        return jax.value_and_grad(f, argnums=argnums, has_aux=spec["has_aux"])
-    if t == "vmap":
-        return jax.vmap(f, in_axes=_axes_py(spec["in_axes"]),
-                        out_axes=_axes_py(spec["out_axes"]), axis_size=spec["axis_size"])
-    if t == "jacfwd":
-        return jax.jacfwd(f, argnums=argnums, has_aux=spec["has_aux"])
-    if t == "jacrev":
-        return jax.jacrev(f, argnums=argnums, has_aux=spec["has_aux"])
+    made = _common_transform(jax, spec, f)
+    if made is not None:
+        return made
     if t == "jit":
         return f  # compiling changes no value
     if t == "jvp":
