@@ -1,0 +1,176 @@
+"""What users install is what the suite passes: CI tests the built wheel.
+
+CI runs the README's command (an editable install, then pytest), which tests the
+source tree.  This test builds the wheel from a copy of the package, installs it with
+no dependencies and no index into a fresh virtual environment that sees the system's
+site-packages (numpy, libcst, black, jax, pytest: nothing to download), and runs a
+representative part of the suite (grad, jvp, vmap, emitted source, the command line)
+from a copy of tests/ outside the source tree, with the venv's python.  A plugin in
+that run asserts every ``s2s`` module it imported came from the venv, not from the
+checkout: the editable install's finder in the system site-packages is appended to
+``sys.meta_path`` after the path finder, and the venv's site-packages precedes the
+system's on ``sys.path``, so the installed copy wins; the plugin makes sure of it.
+The wheel must also hold every file of the package (``py.typed``; the rule modules'
+.py sources, which s2s reads with ``inspect`` to inline them).
+
+``tools/release_check.sh`` is the fuller release check (sdist too, the [dev] extra
+resolved from PyPI under constraints.txt, no system site-packages, the whole suite).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "s2s"
+
+# Fast files covering grad and pytrees (api), jvp (forward), vmap, emitted source
+# (golden) and the command line (cli).
+SUBSET = ["test_api.py", "test_forward.py", "test_vmap.py", "test_golden.py",
+          "test_cli.py"]
+
+_PLUGIN = '''
+"""Loaded with -p: every s2s module the run imports lies inside the venv."""
+import sys
+from pathlib import Path
+
+VENV = Path(sys.prefix).resolve()
+
+
+def _check():
+    mods = {n: m for n, m in sys.modules.items() if n == "s2s" or n.startswith("s2s.")}
+    assert "s2s" in mods, "the run never imported s2s"
+    for name, mod in mods.items():
+        f = getattr(mod, "__file__", None)
+        if f is None:
+            continue
+        where = Path(f).resolve()
+        assert VENV in where.parents, f"{name} imported from {where}, not the venv {VENV}"
+    return Path(mods["s2s"].__file__).resolve()
+
+
+def pytest_configure(config):
+    import s2s  # noqa: F401
+
+    print(f"S2S_FROM {_check()}")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _check()
+    print(f"S2S_CHECKED {sum(1 for n in sys.modules if n.startswith('s2s'))} modules")
+'''
+
+
+def _package_files(base: Path) -> set[str]:
+    return {
+        p.relative_to(base.parent).as_posix()
+        for p in base.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    }
+
+
+def _build_wheel(src: Path, dist: Path) -> Path:
+    """``python -m build --wheel``; without network, a local setuptools>=68 + wheel."""
+    pytest.importorskip("build", reason="the 'build' package (the dev extra) is missing")
+    cmd = [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(src)]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=src)
+    if r.returncode != 0:
+        out = r.stdout + r.stderr
+        offline = any(s in out for s in (
+            "No matching distribution", "Could not find a version",
+            "Failed to establish a new connection", "Temporary failure in name",
+            "Network is unreachable"))
+        if not offline:
+            pytest.fail(f"python -m build --wheel failed:\n{out[-4000:]}")
+        try:  # build's isolated environment could not download setuptools
+            import setuptools
+            import wheel  # noqa: F401
+
+            local = int(setuptools.__version__.split(".")[0]) >= 68
+        except ImportError:
+            local = False
+        if not local:
+            pytest.skip("python -m build has no network for its isolated environment "
+                        "and no local setuptools>=68 with wheel to build without one")
+        r = subprocess.run(cmd[:3] + ["--no-isolation"] + cmd[3:],
+                           capture_output=True, text=True, cwd=src)
+        assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    wheels = list(dist.glob("s2s-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+def test_installed_wheel_passes_the_suite(tmp_path: Path) -> None:
+    t0 = time.perf_counter()
+    # Build from a copy: never into the shared tree's build/ (stale modules there
+    # would reach the wheel), and only what a checkout of the package holds.
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copytree(PACKAGE, src / "s2s",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("setup.cfg", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in",
+                 "setup.py"):
+        if (ROOT / name).exists():
+            shutil.copy2(ROOT / name, src / name)
+    whl = _build_wheel(src, tmp_path / "dist")
+
+    # The wheel holds every file of the package: py.typed, each module's source.
+    with zipfile.ZipFile(whl) as z:
+        inside = {n for n in z.namelist() if n.startswith("s2s/")}
+    assert "s2s/py.typed" in inside
+    missing = _package_files(src / "s2s") - inside
+    assert not missing, f"files of the package missing from the wheel: {sorted(missing)}"
+
+    venv = tmp_path / "venv"
+    try:
+        import venv as _venv  # noqa: F401
+    except ImportError:  # pragma: no cover - some distributions split venv out
+        pytest.skip("the venv module is not available")
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages",
+                    "--without-pip", str(venv)], check=True, capture_output=True)
+    vpy = venv / "bin" / "python"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONSAFEPATH")}
+    # The system's pip, run by the venv's python, installs into the venv.
+    r = subprocess.run([str(vpy), "-m", "pip", "install", "--no-deps", "--no-index",
+                        "--disable-pip-version-check", "-q", str(whl)],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (venv / "bin" / "s2s").exists(), "the wheel's console script was not installed"
+
+    # Tests from a copy outside the source tree; docs/ and tools/ for the files that
+    # read them (docs/primitives.md, tools/bench_vmap.py).
+    run = tmp_path / "run"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(ROOT / "tests", run / "tests", ignore=ignore)
+    for d in ("docs", "tools"):
+        if (ROOT / d).is_dir():
+            shutil.copytree(ROOT / d, run / d, ignore=ignore)
+    shutil.copy2(ROOT / "pyproject.toml", run / "pyproject.toml")
+    (run / "s2s_wheel_check.py").write_text(_PLUGIN)
+    assert not (run / "s2s").exists()
+    r = subprocess.run(
+        [str(vpy), "-m", "pytest", "-q", "-s", "-p", "s2s_wheel_check",
+         *[f"tests/{f}" for f in SUBSET]],
+        capture_output=True, text=True, cwd=run, env=env, timeout=600)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    where = next(ln for ln in out.splitlines() if ln.startswith("S2S_FROM "))
+    assert str(venv.resolve()) in where and str(ROOT) not in where, where
+    assert "S2S_CHECKED" in out, out[-2000:]
+    assert " passed" in out and " failed" not in out, out[-2000:]
+    print(f"wheel build, install and {len(SUBSET)} files: "
+          f"{time.perf_counter() - t0:.1f} s")
+
+    # The console script runs from the venv too.
+    r = subprocess.run([str(venv / "bin" / "s2s"), "primitives", "--json"],
+                       capture_output=True, text=True, cwd=run, env=env)
+    assert r.returncode == 0 and r.stdout.lstrip().startswith("["), r.stderr
