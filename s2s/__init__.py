@@ -15,6 +15,7 @@ from .api import Transformed, grad, jvp, source, value_and_grad, vjp
 from .vectorize import hessian, jacfwd, jacrev, vmap
 from .jit import jit
 from .custom import custom_jvp, custom_vjp, primitive
+from .checkpoint import checkpoint  # (the function; the module is "s2s.checkpoint")
 from .ledger import ledger  # (the function; the module is importlib's "s2s.ledger")
 from .errors import (
     CustomRuleError,
@@ -42,6 +43,7 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "primitive",
+    "checkpoint",
     "ledger",
     "Transformed",
     "TransformError",

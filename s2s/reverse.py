@@ -25,6 +25,7 @@ from .inline import Array, Inliner, atom_text
 from .ir import KEYWORD_OPERANDS, Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, uses, walk
 from .kinds import LEAF, SEQ, Kind, Seq, Tree, leaf_paths, literal, path_text
 from .custom import checked_bwd, custom_vjp
+from .checkpoint import policy_of, segmented_backward, segmented_forward
 from .normalize import NameTable, normalize
 from .primitives import PRIMITIVES
 
@@ -86,6 +87,7 @@ class _Reverse:
         self.leaving: list[dict[str, tuple[str, str]]] = []  # per loop: entry -> handed, exit
         self.saved: dict[int, str] = {}  # id(setitem statement) -> its overwritten elements
         self.loop_bodies: list[list[Stmt]] = []  # bodies of the loops being differentiated
+        self.checkpointed: dict[int, Any] = {}  # id(For) -> its segments (checkpoint.py)
 
     # ---- analysis -------------------------------------------------------------
 
@@ -620,6 +622,9 @@ class _Reverse:
             header = f"for _ in range({_counter(s)}):"
         else:
             header = f"for {s.target} in {self._range_text(s, backward=True)}:"
+        if self.loop_depth == 0 and policy_of(self.fn) is not None:
+            # s2s.checkpoint: saved states every few iterations, segments run again
+            return segmented_backward(self, s, pre, Block(header, body, []))
         return pre + [Block(header, body, [])]
 
     def _one_object(self, name: str) -> bool:
@@ -1128,6 +1133,8 @@ def _forward(stmts: list[Stmt], r: "_Reverse") -> list[Any]:
             for branch in (s.body, s.orelse):
                 branches.append(_forward_block(branch, r))
             out.append(Block(f"if {atom_text(s.test)}:", *branches))
+        elif isinstance(s, For) and id(s) in r.checkpointed:
+            out += segmented_forward(r, s)
         elif isinstance(s, For):
             body = _forward_block(s.body, r)
             body += [Line(f"{entry} = {exit_}") for entry, exit_ in s.carried]
