@@ -480,6 +480,8 @@ class Normalizer:
             self._pop(name, current, node.value)
         elif isinstance(node, cst.Expr) and self._is_add_at(node.value):
             self.add_at_statement(node.value)
+        elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Yield):
+            raise self.unsupported(node.value, *_unsupported_expression(node.value))
         elif isinstance(node, cst.Expr):
             raise self.unsupported(
                 node, "an expression statement is evaluated only for its side effect, "
@@ -1350,16 +1352,46 @@ class Normalizer:
             attr = node.attr.value
             prim = ATTRIBUTES.get(attr)
             if prim is None:
-                raise self.unsupported(
-                    node, f"the array attribute `.{attr}` is not supported",
-                    "use a NumPy function instead",
-                )
+                raise self._unknown_attribute(node, root, attr)
             return self.emit(
                 self._target(target, f"{_stem(self._named(base))}_{attr}"), prim, (base,), {},
                 node,
             )
         obj, text = self.resolve_dotted(node)
         return self.constant(obj, text, node)
+
+    def _unknown_attribute(self, node: cst.Attribute, root: str | None,
+                           attr: str) -> TransformError:
+        """An attribute s2s has no rule for; a method's ``self.attr`` says so."""
+        params = list(inspect.signature(self.fn).parameters) if not inspect.ismethod(
+            self.fn) else list(inspect.signature(self.fn.__func__).parameters)
+        first = params[0] if params else None
+        qual = getattr(self.fn, "__qualname__", "").split(".")
+        in_class = len(qual) > 1 and qual[-2] != "<locals>"
+        method = inspect.ismethod(self.fn) or in_class
+        array_attr = hasattr(np.ndarray, attr)
+        if root is not None and root == first and method and not array_attr:
+            rest = params[1:]
+            name = self.fn.__name__
+            return self.unsupported(
+                node, f"this method reads `{root}.{attr}`, an attribute of the object "
+                f"`{root}` (not an array): s2s transforms functions of arrays and "
+                "cannot read into other objects",
+                f"pass the arrays it reads as arguments: `def {name}("
+                + ", ".join([attr, *rest]) + ")` at module level (or a @staticmethod), "
+                f"called as `{name}(obj.{attr}, ...)`; `argnums` picks what to "
+                "differentiate",
+            )
+        if not array_attr:
+            return self.unsupported(
+                node, f"`.{attr}` is not an attribute of NumPy arrays, and s2s reads "
+                "only arrays' attributes",
+                "pass the value as an argument, or use a NumPy function",
+            )
+        return self.unsupported(
+            node, f"the array attribute `.{attr}` is not supported",
+            "use a NumPy function instead (`python -m s2s primitives` lists them)",
+        )
 
     def resolve_dotted(self, node: Any) -> tuple[Any, str]:
         """The object a dotted name of modules and globals denotes, and its text."""
@@ -1582,6 +1614,18 @@ class Normalizer:
     def _unknown_call(self, obj: Any, text: str, node: Any) -> TransformError:
         module = getattr(obj, "__module__", "") or ""
         name = getattr(obj, "__name__", text)
+        if (module.startswith("numpy") or isinstance(obj, np.ufunc)) and \
+                name in _PIECEWISE_CONSTANT:
+            return UnsupportedCallError(
+                f"`{text}` ({module}.{name}) is not differentiable (it is piecewise "
+                "constant: its derivative is zero wherever it is defined, as in JAX), "
+                "and s2s has no rule for it",
+                self.loc(node),
+                "compute it outside the function and pass the result in as an "
+                "argument you do not differentiate, or register it as a primitive "
+                "with `nondiff=True` (docs/writing-rules.md)",
+                self.display,
+            )
         if module.startswith("numpy") or isinstance(obj, np.ufunc):
             return UnsupportedCallError(
                 f"`{text}` ({module}.{name}) has no derivative rule in s2s yet",
@@ -1678,11 +1722,7 @@ class Normalizer:
         method = func.attr.value
         prim_name = METHODS.get(method)
         if prim_name is None:
-            raise UnsupportedCallError(
-                f"the array method `.{method}()` is not supported",
-                self.loc(func.attr), f"use the NumPy function np.{method}(...) if s2s "
-                "supports it", self.display,
-            )
+            raise self._unknown_method(base, method, func.attr)
         args, kwargs = self._call_args(node)
         prim = PRIMITIVES[prim_name]
         rest = list(prim.signature.parameters)[1:]
@@ -1692,6 +1732,38 @@ class Normalizer:
             pass
         return self._apply(prim_name, [base, *args], kwargs, node, target,
                            f"{_stem(self._named(base))}.{method}")
+
+    def _unknown_method(self, base: Atom, method: str, node: Any) -> TransformError:
+        def error(what: str, hint: str) -> TransformError:
+            return UnsupportedCallError(what, self.loc(node), hint, self.display)
+
+        if isinstance(base, Const) and not isinstance(
+                base.value, (np.ndarray, np.generic)):
+            kind = type(base.value).__name__
+            return error(
+                f"`.{method}()` is a method of a {kind} constant, not of an array; s2s "
+                "calls only arrays' methods",
+                f"compute the {kind} outside the function (a module constant), or use "
+                "arrays and NumPy functions",
+            )
+        if method in _TO_PYTHON:
+            return error(
+                f"the array method `.{method}()` is not supported: it turns an array "
+                "into Python numbers, which carry no derivative",
+                f"drop `.{method}()`: a 0-d array works wherever a Python number does"
+                + (" (index it, `x[i]`, for one element)" if method == "item" else ""),
+            )
+        fn = getattr(np, method, None)
+        if callable(fn) and lookup_object(fn) is not None:
+            return error(f"the array method `.{method}()` is not supported",
+                         f"call the NumPy function: np.{method}(x, ...)")
+        if callable(fn):
+            return error(f"the array method `.{method}()` is not supported",
+                         f"call np.{method}(x, ...) if s2s has a rule for it "
+                         "(`python -m s2s primitives` lists them)")
+        return error(f"the array method `.{method}()` is not supported",
+                     "use NumPy functions (`python -m s2s primitives` lists the ones "
+                     "s2s differentiates)")
 
     def _pack(self, atoms: list[Atom], node: Any) -> Atom:
         if all(isinstance(a, Const) for a in atoms):
@@ -2315,6 +2387,20 @@ def _stem(atom: Any) -> str:
     return "s"
 
 
+# NumPy functions whose values are piecewise constant (indexes, counts, tests): their
+# derivative is zero where defined, as JAX's; an error for one without a rule says so.
+_PIECEWISE_CONSTANT = frozenset("""
+    digitize searchsorted argmax argmin argsort argpartition lexsort nanargmax nanargmin
+    nonzero flatnonzero argwhere count_nonzero bincount histogram histogram_bin_edges
+    histogram2d histogramdd isclose allclose array_equal array_equiv isin any all
+    around round rint floor ceil trunc fix sign left_shift right_shift gcd lcm packbits
+    unpackbits tril_indices triu_indices unravel_index ravel_multi_index
+""".split())
+
+# Array methods that turn an array into Python objects
+_TO_PYTHON = frozenset({"item", "tolist", "tobytes", "__float__", "__int__"})
+
+
 def _root_name(node: Any) -> str | None:
     while isinstance(node, cst.Attribute):
         node = node.value
@@ -2599,7 +2685,13 @@ def _unsupported_statement(node: Any) -> tuple[str, str]:
 
 def _unsupported_expression(node: Any) -> tuple[str, str]:
     table: dict[type, tuple[str, str]] = {
-        cst.Yield: ("`yield` (generators) is not supported", "return an array"),
+        cst.Yield: (
+            ("`yield from` makes" if isinstance(node, cst.Yield) and
+             isinstance(node.value, cst.From) else "`yield` makes")
+            + " this a generator function: calling it returns a generator, not an "
+            "array (JAX refuses generator functions too)",
+            "return an array: append the values to a list and return "
+            "np.stack(values)"),
         cst.Await: ("`await` is not supported", "use a plain function"),
         cst.Lambda: ("a `lambda` inside a transformed function is not supported",
                      "define a module-level function and call it"),

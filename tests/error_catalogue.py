@@ -169,14 +169,10 @@ CATALOGUE: list[Kind] = [
          E.uses_yield),
     Kind("yield-from", SYNTAX, "`yield from x`", _grad(C.uses_yield_from), Syntax,
          ("yield",), C.uses_yield_from,
-         open="refused as 'an expression statement ... side effect': the message never "
-              "says `yield` or generator (normalize.py, Expr statements are checked "
-              "before Yield/YieldFrom values)"),
+         hint=r"^\s*Instead: return an array: .*np\.stack"),
     Kind("generator", SYNTAX, "a generator function (`yield v` in a loop)",
          _grad(C.generator), Syntax, ("generator",), C.generator,
-         open="refused as 'an expression statement ... side effect' with the hint "
-              "'assign its value to a name', which is wrong for a generator; JAX says "
-              "'Expected a function, got a generator function'"),
+         hint=r"^\s*Instead: return an array: .*np\.stack"),
     Kind("async", SYNTAX, "`async def`", _grad(E.uses_async), Syntax, ("async",),
          E.uses_async),
     Kind("lambda", SYNTAX, "`lambda` inside the function", _grad(E.uses_lambda), Syntax,
@@ -261,9 +257,7 @@ CATALOGUE: list[Kind] = [
     Kind("nondiff-no-rule", CALLS, "a piecewise-constant NumPy function with no rule "
          "(`np.digitize`)", _grad(C.uses_nondiff_without_rule), Call,
          ("np.digitize", "not differentiable"), C.uses_nondiff_without_rule,
-         open="normalize._unknown_call says 'has no derivative rule in s2s yet' for every "
-              "NumPy function; it never says that np.digitize is piecewise constant "
-              "(its derivative is zero, as JAX's) rather than merely missing"),
+         hint=r"^\s*Instead: compute it outside the function .*nondiff=True"),
     Kind("unknown-submodule", CALLS, "`np.fft.fft`", _grad(E.uses_unknown_numpy), Call,
          ("np.fft.fft",), E.uses_unknown_numpy),
     Kind("random", CALLS, "`np.random.normal` inside", _grad(C.uses_random), Call,
@@ -273,17 +267,13 @@ CATALOGUE: list[Kind] = [
     Kind("builtin-max", CALLS, "Python's `max` on arrays", _grad(E.uses_builtin_max),
          Call, ("max",), E.uses_builtin_max),
     Kind("item", CALLS, "`.item()`", _grad(C.uses_item), Call, ("item",), C.uses_item,
-         open="the hint says 'use the NumPy function np.item(...)', which does not exist "
-              "(normalize.py, the unknown-method hint formats np.<method> for any name)"),
+         hint=r"^\s*Instead: drop `\.item\(\)`"),
     Kind("string-method", CALLS, "`'abc'.upper()`", _grad(C.uses_string_method), Call,
          ("upper",), C.uses_string_method,
-         open="calls a str method 'the array method `.upper()`' and suggests "
-              "np.upper(...), which does not exist"),
+         hint=r"^\s*Instead: compute the str outside the function"),
     Kind("bound-method", CALLS, "a bound method `model.loss`",
-         _grad(C.Model(2.0).loss), Transform, ("method",), C.Model.loss,
-         open="says 'the array attribute `.scale` is not supported ... Instead: use a "
-              "NumPy function instead': it never says `self` is an object s2s cannot "
-              "read, nor to pass its arrays as arguments (JAX differentiates it)"),
+         _grad(C.Model(2.0).loss), Transform, ("method", "self.scale"), C.Model.loss,
+         hint=r"^\s*Instead: pass the arrays it reads as arguments: `def loss\(scale, x\)`"),
     # -- inputs and outputs ---------------------------------------------------------------
     Kind("int-input", INPUTS, "integer array input to grad",
          _grad_call(C.scalar_out, np.arange(3)), TypeError, ("int64",),
