@@ -25,17 +25,21 @@ if HAVE_JAX:
 
 import corpus_fns as F
 
-# Corpus cases whose emitted gradient runs Python control flow on a traced value
-# (an `if`/`while` on an array, `and` of arrays, float() of one, a boolean mask):
-# the JAX backend refuses them with TracedValueError until lax.cond/while_loop
-# lowering lands.  A case leaving this set is progress: update the set.
+# Corpus cases whose emitted gradient runs Python control flow on a traced value the
+# JAX backend does not lower to lax (control.py): a `break` or `return` in a loop,
+# `and` of arrays, float() of one, a boolean mask, the gradient of a `while` (JAX
+# refuses reverse mode through lax.while_loop too).  They raise TracedValueError
+# naming the line.  A case leaving this set is progress: update the set.
 TRACED_CONTROL_FLOW = {
-    "comparison_chain", "conditional_expression", "early_return_skipped",
-    "early_return_taken", "float_conversion", "if_elif_first", "if_elif_second",
-    "if_elif_third", "if_else_false", "if_else_true", "if_without_else",
-    "loop_break_not_taken", "loop_break_taken", "loop_continue",
+    "comparison_chain", "float_conversion", "loop_break_not_taken", "loop_break_taken",
     "return_in_loop_not_taken", "return_in_loop_taken", "slice_updates", "while_break",
-    "while_in_for", "while_never_runs", "while_shrinks",
+    "while_never_runs", "while_shrinks",
+}
+# Cases that lowering to lax.cond/fori_loop/scan made run on JAX (they raised before).
+LOWERED_CONTROL_FLOW = {
+    "conditional_expression", "early_return_skipped", "early_return_taken",
+    "if_elif_first", "if_elif_second", "if_elif_third", "if_else_false", "if_else_true",
+    "if_without_else", "loop_continue", "while_in_for",
 }
 
 

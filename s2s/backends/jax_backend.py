@@ -43,6 +43,7 @@ from ..kinds import LEAF, kind_of
 from . import Backend, TracedValueError
 from . import jax_numpy
 from .emitted import emitted_for, shadow
+from .control import lower_control
 from .lower import lower_inplace
 
 NUMPY_IMPORT = "import s2s.backends.jax_numpy as np"
@@ -86,7 +87,9 @@ class JaxBackend(Backend):
         text = re.sub(r"^import numpy as np$", NUMPY_IMPORT, text, flags=re.M)
         text = re.sub(r"^from s2s\.runtime import ", RUNTIME_IMPORT, text, flags=re.M)
         lowered = lower_inplace(text, fuse_slices=True)
-        if max(map(len, lowered.splitlines()), default=0) > 88:
+        controlled = lower_control(lowered)
+        if controlled != lowered or max(map(len, lowered.splitlines()), default=0) > 88:
+            lowered = controlled
             import black  # a lowered write ran past black's line length: wrap it
 
             lowered = black.format_str(lowered, mode=black.Mode())

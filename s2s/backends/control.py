@@ -1,0 +1,757 @@
+"""Lowering pass over module text: Python control flow as ``jax.lax`` control flow.
+
+Under ``jax.jit`` a Python ``if``/``while`` on a traced value cannot run (JAX raises
+``TracerBoolConversionError``).  The JAX backend rewrites each ``if``, ``for`` over a
+``range`` and ``while`` of the emitted module into a call of
+:mod:`s2s.backends.jax_control` (imported as ``lax``), with its blocks as nested
+functions, innermost statements first::
+
+    if sum_x_greater_0:                    def if_true():
+        y_2 = np.sin(y)                        y_2 = np.sin(y)
+    else:                          ->          return (y_2,)
+        cos_y = np.cos(y)                  def if_false():
+        y_2 = cos_y * 3                        cos_y = np.cos(y)
+                                               y_2 = cos_y * 3
+                                               return (y_2,)
+                                           (y_2,) = lax.cond(sum_x_greater_0, if_true, if_false, ())
+
+* a branch function takes the names the branch rebinds that were bound before the
+  ``if`` (as operands) and returns the names it binds that code outside reads (None
+  for a name only the other branch binds: emitted gradients read such a name only
+  under the same test; :func:`~s2s.backends.jax_control.cond` puts zeros of the
+  other branch's type there when the test is traced);
+* ``for i in range(a, b, c)`` (or ``reversed(range(...))``) becomes
+  ``lax.fori_loop(a, b, loop_body, carry)`` with ``loop_body(i, carry)``, the carry
+  being the names the body rebinds that were bound before the loop and are read;
+* a loop that appends to tapes (``tape.append(...)``, the forward pass of a
+  gradient) or pops them (its backward pass) becomes ``lax.scan_range(...,
+  push=(tape,), pop=(...))``: the body returns the entries it appended and receives
+  the ones it popped, so it is pure and ``lax.scan`` stacks them;
+* ``while test:`` becomes ``lax.while_loop(while_test, while_body, carry)``.
+
+Appends and pops in an ``if``'s branches are hoisted: pops happen before the
+``lax.cond`` (both branches see the entry), appends after it, each branch returning
+its entry or None (the other branch's entry is filled with zeros when the test is
+traced), so a tape receives one entry per iteration whichever branch ran.
+
+A statement the pass cannot express this way (``break``, ``continue`` or ``return``
+inside it, a write into a Python container, a list other than a tape changed, a name
+bound on one path only and read later) stays Python, marked ``# stays Python:
+<reason>`` on its first line; if its test is traced at run time, the backend's
+:class:`~s2s.backends.TracedValueError` quotes that line.  The helpers decide at run
+time: a concrete test or bound runs the Python way, exactly as the statement did.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterable
+
+__all__ = ["lower_control", "LAX_IMPORT", "STAYS"]
+
+LAX_IMPORT = "import s2s.backends.jax_control as lax"
+STAYS = "# stays Python"
+_LIST_METHODS = {"append", "pop", "extend", "insert", "remove", "clear"}
+_FORBIDDEN = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Yield, ast.YieldFrom,
+              ast.Global, ast.Nonlocal, ast.Try, ast.With, ast.Delete, ast.Assert,
+              ast.Await, ast.ClassDef)
+_WORDS = {ast.Return: "`return`", ast.Break: "`break`", ast.Continue: "`continue`",
+          ast.Raise: "`raise`", ast.Yield: "`yield`", ast.Try: "`try`",
+          ast.With: "`with`", ast.Delete: "`del`", ast.Assert: "`assert`",
+          ast.Global: "`global`", ast.Nonlocal: "`nonlocal`"}
+
+
+class _GiveUp(Exception):
+    def __init__(self, reason: str, tapes: Iterable[str] = ()) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.tapes = set(tapes)
+
+
+def lower_control(text: str, lax_name: str = "lax") -> str:
+    """``text`` with its ``if``/``for``/``while`` statements lowered (see above)."""
+    pinned: set[tuple[str, str, str]] = set()
+    while True:
+        out, pins = _lower_all(text, pinned, lax_name)
+        if pins <= pinned:
+            return out
+        pinned |= pins  # start again, keeping these tapes' entries as Python does
+
+
+def _lower_all(text: str, pinned: set, lax_name: str) -> tuple[str, set]:
+    """One pass; ``pinned`` holds ``(function, kind, tape)`` for tapes a statement
+    that stays Python touches: an ``if`` there appends on one path only (so no other
+    ``if`` may pop that tape unconditionally), a loop there pushes and pops entries
+    one by one (so no lowered loop may stack that tape's entries)."""
+    pins: set[tuple[str, str, str]] = set()
+    changed = False
+    for _ in range(10000):
+        tree = ast.parse(text)
+        lines = text.splitlines(keepends=True)
+        found = None
+        for fn in tree.body:
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                node = _innermost(fn, lines)
+                if node is not None:
+                    found = (fn, node)
+                    break
+        if found is None:
+            break
+        fn, node = found
+        lowering = _Lowering(text, lines, tree, fn, node, pinned, lax_name)
+        try:
+            new_lines = lowering.run()
+            changed = True
+        except _GiveUp as gave_up:
+            kind = "if" if isinstance(node, ast.If) else "loop"
+            pins |= {(fn.name, kind, t) for t in _tapes_in([node])}
+            new_lines = _mark(lines, node, gave_up.reason)
+        text = "".join(new_lines)
+    if changed:
+        text = _add_import(text, lax_name)
+    return text, pins
+
+
+def _add_import(text: str, lax_name: str) -> str:
+    statement = LAX_IMPORT if lax_name == "lax" else f"{LAX_IMPORT[:-3]} as {lax_name}"
+    match = re.search(r"^import .* as np\n", text, flags=re.M)
+    if match is None:
+        return statement + "\n" + text
+    return text[:match.end()] + statement + "\n" + text[match.end():]
+
+
+def _mark(lines: list[str], node: ast.stmt, reason: str) -> list[str]:
+    i = node.lineno - 1
+    line = lines[i].rstrip("\n")
+    lines = list(lines)
+    lines[i] = f"{line}  {STAYS}: {reason}\n"
+    return lines
+
+
+def _is_construct(node: ast.AST) -> bool:
+    return isinstance(node, (ast.If, ast.For, ast.While))
+
+
+def _innermost(fn: ast.FunctionDef, lines: list[str]) -> ast.stmt | None:
+    """A control statement in ``fn`` not yet lowered or marked, with none inside it."""
+    def open_(node: ast.AST) -> bool:
+        return _is_construct(node) and STAYS not in lines[node.lineno - 1]
+
+    for node in ast.walk(fn):
+        if open_(node) and not any(
+                open_(inner) for inner in ast.walk(node) if inner is not node):
+            return node  # type: ignore[return-value]
+    return None
+
+
+# ---- names --------------------------------------------------------------------------
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for t in target.elts for n in _target_names(t)]
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return []
+
+
+def _assigned_in(stmts: Iterable[ast.stmt]) -> list[str]:
+    """Names the statements bind in their own scope, in order (nested functions'
+    own names and bodies excluded)."""
+    out: list[str] = []
+
+    def add(names: Iterable[str]) -> None:
+        for n in names:
+            if n not in out:
+                out.append(n)
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                             ast.ClassDef)):
+            return
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                add(_target_names(t))
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            add(_target_names(node.target))
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            add(_target_names(node.target))
+        elif isinstance(node, ast.NamedExpr):
+            add(_target_names(node.target))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            add((a.asname or a.name).split(".")[0] for a in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for s in stmts:
+        visit(s)
+    return out
+
+
+def _loads(nodes: Iterable[ast.AST]) -> set[str]:
+    return {n.id for node in nodes for n in ast.walk(node)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _params(fn: ast.FunctionDef) -> list[str]:
+    a = fn.args
+    out = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+    out += [p.arg for p in (a.vararg, a.kwarg) if p is not None]
+    return out
+
+
+def _all_names(tree: ast.AST) -> set[str]:
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+    return out
+
+
+def _tuple(names: list[str]) -> str:
+    if not names:
+        return "()"
+    if len(names) == 1:
+        return f"({names[0]},)"
+    return ", ".join(names)
+
+
+def _paren_tuple(items: list[str]) -> str:
+    if len(items) == 1:
+        return f"({items[0]},)"
+    return "(" + ", ".join(items) + ")"
+
+
+# ---- one statement -------------------------------------------------------------------
+
+
+class _Lowering:
+    def __init__(self, text: str, lines: list[str], tree: ast.Module, fn: ast.FunctionDef,
+                 node: ast.stmt, pinned: set, lax_name: str) -> None:
+        self.text = text
+        self.lines = lines
+        self.tree = tree
+        self.fn = fn
+        self.node = node
+        self.pinned = {t for f, kind, t in pinned if f == fn.name and kind == "if"}
+        self.stacked_not = {t for f, _, t in pinned if f == fn.name}
+        self.lax = lax_name
+        self.taken = _all_names(tree)
+        self.tapes = _tape_lists(fn) - self.stacked_not
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 2
+        while name in self.taken:
+            name, k = f"{base}_{k}", k + 1
+        self.taken.add(name)
+        return name
+
+    def run(self) -> list[str]:
+        node = self.node
+        first = self.lines[node.lineno - 1]
+        if first[:node.col_offset].strip() or first.lstrip().startswith("elif"):
+            raise _GiveUp("an `elif` (written as `else:` and `if`, it would be lowered)")
+        if isinstance(node, ast.If):
+            return self.lower_if(node)
+        if isinstance(node, ast.For):
+            return self.lower_for(node)
+        return self.lower_while(node)  # type: ignore[arg-type]
+
+    # ---- analysis ----------------------------------------------------------------
+
+    def bound_before(self, node: ast.stmt) -> set[str]:
+        """Names certainly bound when ``node`` starts, whichever path led there."""
+        out = set(_params(self.fn))
+        parents = self.parents()
+        cur = node
+        while True:
+            parent, block = parents[id(cur)]
+            idx = next(k for k, s in enumerate(block) if s is cur)
+            out |= _definitely(block[:idx])
+            if isinstance(parent, ast.For) and block is parent.body:
+                out |= set(_target_names(parent.target))
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return out
+            cur = parent
+
+    def live_after(self, node: ast.stmt, name: str) -> bool:
+        """Whether code run after ``node`` may read ``name`` before binding it."""
+        parents = self.parents()
+        cur = node
+        while True:
+            parent, block = parents[id(cur)]
+            idx = next(k for k, s in enumerate(block) if s is cur)
+            found = _scan(block[idx + 1:], name)
+            if found is not None:
+                return found == "read"
+            if isinstance(parent, (ast.For, ast.While)) and block is parent.body:
+                # the next iteration: the header, then the body up to and with ``cur``
+                if isinstance(parent, ast.While) and name in _loads([parent.test]):
+                    return True
+                found = _scan(block[:idx + 1], name)
+                if found is not None:
+                    return found == "read"
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return False
+            cur = parent
+
+    def parents(self) -> dict[int, tuple[ast.AST, list]]:
+        found = getattr(self, "_parents", None)
+        if found is None:
+            found = {}
+            for n in ast.walk(self.fn):
+                for field in ("body", "orelse", "finalbody"):
+                    for s in getattr(n, field, None) or []:
+                        if isinstance(s, ast.stmt):
+                            found[id(s)] = (n, getattr(n, field))
+            self._parents = found
+        return found
+
+    def effects(self, stmts: list[ast.stmt], where: str) -> tuple[dict, dict]:
+        """The block's top-level ``tape.append(e)`` and ``v = tape.pop()``
+        statements; anything else that changes state refuses the lowering."""
+        pushes: dict[str, ast.stmt] = {}
+        pops: dict[str, ast.stmt] = {}
+        top = set()
+        for s in stmts:
+            tape, kind = _tape_statement(s)
+            if tape is None:
+                continue
+            table = pushes if kind == "append" else pops
+            if tape in table:
+                raise _GiveUp(f"`{tape}` {kind}ed twice in {where}", [tape])
+            table[tape] = s
+            top.add(id(s.value if isinstance(s, ast.Expr) else s.value))  # type: ignore[attr-defined]
+        involved = set(pushes) | set(pops)
+        for s in stmts:
+            for n in _walk_outside_defs(s):
+                if isinstance(n, _FORBIDDEN):
+                    raise _GiveUp(f"{_WORDS.get(type(n), type(n).__name__)} in {where}",
+                                  involved | _tapes_in(stmts))
+                if isinstance(n, ast.Call):
+                    if id(n) in top:
+                        continue
+                    if any(k.arg in ("push", "pop") for k in n.keywords):
+                        raise _GiveUp(f"a loop with its own tapes in {where}",
+                                      involved | _tapes_in(stmts))
+                    f = n.func
+                    if isinstance(f, ast.Attribute) and f.attr in _LIST_METHODS and not (
+                            isinstance(f.value, ast.Name) and f.value.id in ("np", self.lax)):
+                        raise _GiveUp(f"`.{f.attr}` of a list in {where}",
+                                      involved | _tapes_in(stmts))
+                if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(
+                        n.ctx, ast.Store):
+                    raise _GiveUp(f"a write into a Python container in {where}",
+                                  involved | _tapes_in(stmts))
+        return pushes, pops
+
+    # ---- text ---------------------------------------------------------------------
+
+    def header_end(self, node: ast.stmt, after: ast.AST) -> int:
+        """1-based number of the line holding the header's colon."""
+        k = after.end_lineno  # type: ignore[attr-defined]
+        while not _code(self.lines[k - 1]).rstrip().endswith(":"):
+            k += 1
+        return k
+
+    def region(self, first: int, last: int) -> list[str]:
+        return list(self.lines[first - 1:last])
+
+    def replace_statements(self, region_first: int, region: list[str],
+                           edits: dict[int, str | None]) -> list[str]:
+        """``region`` (lines from ``region_first``) with top-level statements replaced
+        (keyed by id in ``self.stmts``; None deletes)."""
+        out = list(region)
+        for stmt, new in sorted(((s, n) for s, n in edits.items()),
+                                key=lambda e: -self.stmt_of[e[0]].lineno):
+            s = self.stmt_of[stmt]
+            a, b = s.lineno - region_first, s.end_lineno - region_first  # type: ignore[operator]
+            indent = " " * s.col_offset
+            out[a:b + 1] = [] if new is None else [indent + new + "\n"]
+        return out
+
+    def hoist(self, blocks: list[list[ast.stmt]], where: str):
+        """Per block: its pushes and pops; the statements replacing them."""
+        self.stmt_of: dict[int, ast.stmt] = {}
+        found = []
+        for block in blocks:
+            pushes, pops = self.effects(block, where)
+            found.append((pushes, pops))
+        return found
+
+    # ---- if -----------------------------------------------------------------------
+
+    def lower_if(self, node: ast.If) -> list[str]:
+        blocks = [node.body, node.orelse]
+        effects = self.hoist(blocks, "a branch")
+        tapes = {t for p, q in effects for t in (*p, *q)}
+        lists = tapes - self.tapes
+        if lists:
+            raise _GiveUp(f"`{sorted(lists)[0]}` (a list, not a tape) changed in a branch",
+                          tapes)
+        if tapes & self.pinned:
+            raise _GiveUp("its tapes are appended to on one path only elsewhere", tapes)
+        before = self.bound_before(node)
+        assigned_t, assigned_f = _assigned_in(node.body), _assigned_in(node.orelse)
+        assigned = assigned_t + [n for n in assigned_f if n not in assigned_t]
+        operands = [n for n in assigned if n in before]
+        outputs = [n for n in assigned if self.live_after(node, n)]
+        push_tapes = [t for p, _ in effects for t in p]
+        push_tapes = list(dict.fromkeys(push_tapes))
+        pop_tapes = list(dict.fromkeys(t for _, q in effects for t in q))
+        push_names = {t: self.fresh(f"{t}_pushed") for t in push_tapes}
+        pop_names = {t: self.popped_name(t, [q for _, q in effects]) for t in pop_tapes}
+        ind = " " * node.col_offset
+        head = self.header_end(node, node.test)
+        if node.orelse:
+            else_line = self.find_else(node)
+            regions = [(head + 1, else_line - 1), (else_line + 1, node.end_lineno)]
+        else:
+            regions = [(head + 1, node.end_lineno), None]
+        names = [self.fresh("if_true"), self.fresh("if_false")]
+        out: list[str] = [self.header_comment(node, head)]
+        out += [f"{ind}{pop_names[t]} = {t}.pop()\n" for t in pop_tapes]
+        for block, (pushes, pops), reg, name in zip(blocks, effects, regions, names):
+            body_ind = " " * (block[0].col_offset if block else node.col_offset + 4)
+            out.append(f"{ind}def {name}({', '.join(operands)}):\n")
+            slots = []
+            edits: dict[int, str | None] = {}
+            for t in push_tapes:
+                s = pushes.get(t)
+                if s is None:
+                    slots.append("None")
+                    continue
+                value = s.value.args[0]  # type: ignore[attr-defined]
+                self.stmt_of[id(s)] = s
+                if isinstance(value, ast.Name):
+                    slots.append(value.id)
+                    edits[id(s)] = None
+                else:
+                    slots.append(push_names[t])
+                    edits[id(s)] = f"{push_names[t]} = {self.segment(value)}"
+            for t, s in pops.items():
+                self.stmt_of[id(s)] = s
+                target = self.segment(s.targets[0])  # type: ignore[attr-defined]
+                edits[id(s)] = None if target == pop_names[t] else \
+                    f"{target} = {pop_names[t]}"
+            if reg is not None:
+                out += self.replace_statements(reg[0], self.region(*reg), edits)
+            own = set(_assigned_in(block)) | set(operands)
+            # a name the other path binds: None here (zeros of its type when traced)
+            results = [n if n in own else "None" for n in outputs] + slots
+            out.append(f"{body_ind}return {_tuple(results)}\n")
+        call = (f"{self.lax}.cond({self.segment(node.test)}, {names[0]}, {names[1]}, "
+                f"{_paren_tuple(operands) if operands else '()'})")
+        results = outputs + [push_names[t] for t in push_tapes]
+        out.append(f"{ind}{_tuple(results)} = {call}\n" if results else f"{ind}{call}\n")
+        out += [f"{ind}{t}.append({push_names[t]})\n" for t in push_tapes]
+        return self.lines[:node.lineno - 1] + out + self.lines[node.end_lineno:]
+
+    def popped_name(self, tape: str, pop_tables: list[dict]) -> str:
+        """The name a hoisted ``tape.pop()`` binds: the statement's own, when it binds
+        one name (and is the only pop of ``tape``), else a new one."""
+        statements = [q[tape] for q in pop_tables if tape in q]
+        if len(statements) == 1:
+            target = statements[0].targets[0]
+            if isinstance(target, ast.Name):
+                return target.id
+        return self.fresh(f"{tape}_popped")
+
+    def header_comment(self, node: ast.stmt, head: int) -> str:
+        """``# lowered: <the statement's first line>``, above its lowered form."""
+        first = " ".join(line.strip() for line in self.lines[node.lineno - 1:head])
+        first = first.split(f"  {STAYS}", 1)[0]
+        return f"{' ' * node.col_offset}# lowered: {_code(first).strip()}\n"
+
+    def find_else(self, node: ast.If) -> int:
+        start = node.body[-1].end_lineno  # type: ignore[attr-defined]
+        for k in range(start + 1, node.orelse[0].lineno):
+            line = self.lines[k - 1]
+            if _code(line).strip() == "else:" and \
+                    len(line) - len(line.lstrip()) == node.col_offset:
+                return k
+        raise _GiveUp("an `elif` (written as `else:` and `if`, it would be lowered)")
+
+    def segment(self, node: ast.AST) -> str:
+        text = ast.get_source_segment(self.text, node)
+        return text if text is not None else ast.unparse(node)
+
+    # ---- loops --------------------------------------------------------------------
+
+    def loop_parts(self, node: ast.For | ast.While, where: str):
+        if node.orelse:
+            raise _GiveUp("an `else:` on the loop")
+        (pushes, pops), = self.hoist([node.body], where)
+        # tapes first (stacked by a scan), then other lists (one entry per iteration)
+        pushes = {t: pushes[t] for t in sorted(pushes, key=lambda t: t not in self.tapes)}
+        before = self.bound_before(node)
+        assigned = _assigned_in(node.body)
+        test = [node.test] if isinstance(node, ast.While) else []
+        targets = _target_names(node.target) if isinstance(node, ast.For) else []
+        live = {n for n in assigned + targets if self.live_after(node, n)}
+        carry = [n for n in assigned if n in before and n not in targets and (
+            n in live or n in _loads(test) or _scan(node.body, n) == "read")]
+        for n in assigned + targets:
+            if n in live and n not in carry:
+                raise _GiveUp(f"`{n}` is read after the loop but not bound before it")
+        return pushes, pops, carry
+
+    def body_text(self, node: ast.stmt, head: int, pushes: dict, pops: dict,
+                  popped_names: dict, pushed_names: dict) -> tuple[list[str], list[str]]:
+        edits: dict[int, str | None] = {}
+        slots = []
+        for t, s in pushes.items():
+            self.stmt_of[id(s)] = s
+            value = s.value.args[0]
+            if isinstance(value, ast.Name):
+                slots.append(value.id)
+                edits[id(s)] = None
+            else:
+                slots.append(pushed_names[t])
+                edits[id(s)] = f"{pushed_names[t]} = {self.segment(value)}"
+        for t, s in pops.items():
+            self.stmt_of[id(s)] = s
+            target = self.segment(s.targets[0])
+            edits[id(s)] = None if target == popped_names[t] else \
+                f"{target} = {popped_names[t]}"
+        body = self.replace_statements(head + 1, self.region(head + 1, node.end_lineno),
+                                       edits)
+        return body, slots
+
+    def lower_for(self, node: ast.For) -> list[str]:
+        if not isinstance(node.target, ast.Name):
+            raise _GiveUp("a loop target that is not one name")
+        bounds = _range_of(node.iter)
+        if bounds is None:
+            raise _GiveUp("a loop over something other than a range")
+        (start, stop, step), reverse = bounds
+        pushes, pops, carry = self.loop_parts(node, "the loop body")
+        ind = " " * node.col_offset
+        body_ind = " " * node.body[0].col_offset
+        head = self.header_end(node, node.iter)
+        name = self.fresh("loop_body")
+        popped_names = {t: self.popped_name(t, [pops]) for t in pops}
+        pushed_names = {t: self.fresh(f"{t}_pushed") for t in pushes}
+        body, slots = self.body_text(node, head, pushes, pops, popped_names, pushed_names)
+        taped = bool(pushes or pops)
+        i = node.target.id
+        out = [self.header_comment(node, head),
+               f"{ind}def {name}({i}, carry{', popped' if taped else ''}):\n"]
+        if carry:
+            out.append(f"{body_ind}{_tuple(carry)} = carry\n")
+        if pops:
+            out.append(f"{body_ind}{_tuple(list(popped_names.values()))} = popped\n")
+        out += body
+        if taped:
+            out.append(f"{body_ind}return {_paren_tuple(carry) if carry else '()'}, "
+                       f"{_paren_tuple(slots) if slots else '()'}\n")
+        else:
+            out.append(f"{body_ind}return {_paren_tuple(carry) if carry else '()'}\n")
+        args = [self.segment(start) if start is not None else "0", self.segment(stop), name,
+                _paren_tuple(carry) if carry else "()"]
+        if step is not None:
+            args.append(f"step={self.segment(step)}")
+        if reverse:
+            args.append("reverse=True")
+        args += self.push_args(pushes)
+        if pops:
+            args.append(f"pop={_paren_tuple(list(pops))}")
+        helper = "scan_range" if taped else "fori_loop"
+        call = f"{self.lax}.{helper}({', '.join(args)})"
+        out.append(f"{ind}{_tuple(carry)} = {call}\n" if carry else f"{ind}{call}\n")
+        return self.lines[:node.lineno - 1] + out + self.lines[node.end_lineno:]
+
+    def push_args(self, pushes: dict) -> list[str]:
+        """``push=`` for tapes (stacked by a scan), ``extend=`` for other lists (one
+        entry per iteration, as the Python loop appends).  The body returns the
+        entries in the order of ``pushes``, tapes first."""
+        tapes = [t for t in pushes if t in self.tapes]
+        lists = [t for t in pushes if t not in self.tapes]
+        out = []
+        if tapes:
+            out.append(f"push={_paren_tuple(tapes)}")
+        if lists:
+            out.append(f"extend={_paren_tuple(lists)}")
+        return out
+
+    def lower_while(self, node: ast.While) -> list[str]:
+        pushes, pops, carry = self.loop_parts(node, "the loop body")
+        if pops:
+            raise _GiveUp("a `while` loop that pops a tape", set(pops) | set(pushes))
+        ind = " " * node.col_offset
+        body_ind = " " * node.body[0].col_offset
+        head = self.header_end(node, node.test)
+        test_name, body_name = self.fresh("while_test"), self.fresh("while_body")
+        pushed_names = {t: self.fresh(f"{t}_pushed") for t in pushes}
+        body, slots = self.body_text(node, head, pushes, {}, {}, pushed_names)
+        unpack = [f"{body_ind}{_tuple(carry)} = carry\n"] if carry else []
+        out = [self.header_comment(node, head), f"{ind}def {test_name}(carry):\n", *unpack,
+               f"{body_ind}return {self.segment(node.test)}\n",
+               f"{ind}def {body_name}(carry):\n", *unpack, *body]
+        carry_out = _paren_tuple(carry) if carry else "()"
+        if pushes:
+            out.append(f"{body_ind}return {carry_out}, {_paren_tuple(slots)}\n")
+        else:
+            out.append(f"{body_ind}return {carry_out}\n")
+        args = [test_name, body_name, carry_out] + self.push_args(pushes)
+        call = f"{self.lax}.while_loop({', '.join(args)})"
+        out.append(f"{ind}{_tuple(carry)} = {call}\n" if carry else f"{ind}{call}\n")
+        return self.lines[:node.lineno - 1] + out + self.lines[node.end_lineno:]
+
+
+def _definitely(stmts: list[ast.stmt]) -> set[str]:
+    """Names the statements bind on every path through them."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(s, ast.If):
+            out |= _definitely(s.body) & _definitely(s.orelse)
+            out |= set(_assigned_in([ast.Expr(s.test)]))
+        elif isinstance(s, (ast.For, ast.While)):
+            header = s.iter if isinstance(s, ast.For) else s.test
+            out |= set(_assigned_in([ast.Expr(header)]))
+        else:
+            out |= set(_assigned_in([s]))
+    return out
+
+
+def _scan(stmts: list[ast.stmt], name: str) -> str | None:
+    """"read" if running ``stmts`` may read ``name`` before binding it, "written" if
+    they certainly bind it first, else None."""
+    for s in stmts:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if name in _params_of(s) or name in _assigned_in(s.body):
+                continue
+            if name in _loads(s.body):
+                return "read"  # a closure read: lowered blocks are called right away
+            continue
+        if isinstance(s, ast.If):
+            if name in _loads([s.test]):
+                return "read"
+            a, b = _scan(s.body, name), _scan(s.orelse, name)
+            if "read" in (a, b):
+                return "read"
+            if a == b == "written":
+                return "written"
+            continue
+        if isinstance(s, (ast.For, ast.While)):
+            header = s.iter if isinstance(s, ast.For) else s.test
+            if name in _loads([header]):
+                return "read"
+            if isinstance(s, ast.For) and name in _target_names(s.target):
+                continue  # the body reads the loop's own binding
+            if _scan(s.body, name) == "read":
+                return "read"
+            if _scan(s.orelse, name) == "read":
+                return "read"
+            continue
+        if name in _loads([s]):
+            return "read"
+        if name in _assigned_in([s]):
+            return "written"
+    return None
+
+
+def _params_of(fn: ast.FunctionDef) -> list[str]:
+    return _params(fn)
+
+
+def _tape_lists(fn: ast.FunctionDef) -> set[str]:
+    """Lists bound to ``[]`` whose every use is ``.append(...)``/``.pop()`` (or a
+    lowered loop's ``push=``/``pop=``): the tapes emitted gradients save values on."""
+    candidates = {t.id for s in ast.walk(fn) if isinstance(s, ast.Assign)
+                  and isinstance(s.value, ast.List) and not s.value.elts
+                  for t in s.targets if isinstance(t, ast.Name)}
+    allowed: set[int] = set()
+    for n in ast.walk(fn):
+        if (isinstance(n, ast.Attribute) and n.attr in ("append", "pop")
+                and isinstance(n.value, ast.Name)):
+            allowed.add(id(n.value))
+        if isinstance(n, ast.keyword) and n.arg in ("push", "pop"):
+            allowed |= {id(v) for v in ast.walk(n.value) if isinstance(v, ast.Name)}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and \
+                n.id in candidates and id(n) not in allowed:
+            candidates.discard(n.id)
+    return candidates
+
+
+def _walk_outside_defs(node: ast.AST):
+    """``ast.walk`` that does not enter nested functions (lowered blocks are pure)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        for child in ast.iter_child_nodes(n):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                stack.append(child)
+
+
+def _header_assigned(node: ast.stmt) -> list[str]:
+    """Names a compound statement's header binds (a loop's target)."""
+    if isinstance(node, ast.For):
+        return _target_names(node.target)
+    return []
+
+
+def _code(line: str) -> str:
+    """The line without a trailing comment (emitted code has no '#' in strings)."""
+    return line.split("#", 1)[0]
+
+
+def _tape_statement(s: ast.stmt) -> tuple[str | None, str]:
+    """``tape.append(e)`` -> (tape, "append"); ``v = tape.pop()`` -> (tape, "pop")."""
+    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+        c = s.value
+        if (isinstance(c.func, ast.Attribute) and c.func.attr == "append"
+                and isinstance(c.func.value, ast.Name) and len(c.args) == 1
+                and not c.keywords):
+            return c.func.value.id, "append"
+    if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.value, ast.Call):
+        c = s.value
+        if (isinstance(c.func, ast.Attribute) and c.func.attr == "pop"
+                and isinstance(c.func.value, ast.Name) and not c.args and not c.keywords):
+            return c.func.value.id, "pop"
+    return None, ""
+
+
+def _tapes_in(stmts: list[ast.stmt]) -> set[str]:
+    """Lists appended to or popped anywhere in the statements."""
+    out = set()
+    for s in stmts:
+        for n in ast.walk(s):
+            if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                    and n.func.attr in ("append", "pop")
+                    and isinstance(n.func.value, ast.Name)):
+                out.add(n.func.value.id)
+            if isinstance(n, ast.Call):
+                for k in n.keywords:
+                    if k.arg in ("push", "pop"):
+                        out |= _loads([k.value])
+    return out
+
+
+def _range_of(it: ast.expr):
+    """``range(...)`` or ``reversed(range(...))``: ((start, stop, step), reversed)."""
+    reverse = False
+    if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+            and it.func.id == "reversed" and len(it.args) == 1 and not it.keywords):
+        it, reverse = it.args[0], True
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+            and it.func.id == "range" and 1 <= len(it.args) <= 3 and not it.keywords
+            and not any(isinstance(a, ast.Starred) for a in it.args)):
+        return None
+    a = it.args
+    if len(a) == 1:
+        return (None, a[0], None), reverse
+    return (a[0], a[1], a[2] if len(a) == 3 else None), reverse

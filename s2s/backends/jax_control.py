@@ -1,0 +1,356 @@
+"""Control flow for code running on the JAX backend: ``lax`` in lowered emitted code.
+
+:mod:`s2s.backends.control` rewrites the emitted module's ``if``/``for``/``while``
+statements into calls of the functions here (``import s2s.backends.jax_control as
+lax``).  Each decides at run time, as Python would, whether it can:
+
+* a test or loop bound that is a concrete value (a static argument, a shape) runs the
+  Python way, exactly as the statement it replaced;
+* a traced one runs through ``jax.lax.cond`` / ``fori_loop`` / ``scan`` /
+  ``while_loop``.
+
+Emitted gradients save values on Python lists (tapes) in their forward loops and
+pop them in the backward loops.  A lowered loop is pure: its body returns what the
+statement appended (``pushed``) and receives what it popped (``popped``).  Under
+``lax.scan`` the appends of all iterations become one :class:`Stacked` entry on the
+tape (the scan's stacked outputs), and the backward loop that pops them is a scan
+over that stack in reverse.  Run the Python way, each iteration appends its own
+entry, as the unlowered code did; a backward loop handles either.
+
+Reverse mode through a loop whose trip count is traced (a ``while`` on traced values,
+``range(n)`` of a traced ``n``) needs a tape of unknown length: it raises
+:class:`~s2s.backends.TracedValueError`, as JAX refuses reverse-mode differentiation
+of ``lax.while_loop`` and of ``fori_loop`` with dynamic bounds.
+"""
+
+from __future__ import annotations
+
+import linecache
+import sys
+from typing import Any, Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax as _lax
+
+from ..errors import Loc
+from . import TracedValueError
+
+__all__ = ["cond", "fori_loop", "scan_range", "while_loop", "Stacked"]
+
+_tree_map = jax.tree_util.tree_map
+_leaves = jax.tree_util.tree_leaves
+
+
+class Stacked:
+    """All iterations' entries of one tape from a lowered loop, stacked on axis 0.
+
+    ``remaining`` counts the entries not yet popped (a backward loop run the Python
+    way pops them one at a time, from the last)."""
+
+    __slots__ = ("values", "remaining")
+
+    def __init__(self, values: Any, length: int) -> None:
+        self.values = values
+        self.remaining = length
+
+    def __repr__(self) -> str:
+        return f"<s2s stacked tape entries: {self.remaining}>"
+
+
+def _traced(value: Any) -> bool:
+    return isinstance(value, jax.core.Tracer)
+
+
+def _any_traced(tree: Any) -> bool:
+    return any(_traced(leaf) for leaf in _leaves(tree))
+
+
+def _where() -> Loc | None:
+    """The statement the helper's caller lowered: the ``# lowered: ...`` comment the
+    pass writes above it (else the line of the call)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith("<s2s:") and "runtime_jax" not in name:
+            line = frame.f_lineno
+            text = linecache.getline(name, line).rstrip("\n")
+            indent = len(text) - len(text.lstrip())
+            for k in range(line - 1, 0, -1):
+                above = linecache.getline(name, k).rstrip("\n")
+                if above.lstrip().startswith("# lowered:") and \
+                        len(above) - len(above.lstrip()) == indent:
+                    line, text = k, above
+                    break
+            stripped = text.lstrip()
+            return Loc(name, line, len(text) - len(stripped) + 1, text)
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+def _error(message: str, hint: str) -> TracedValueError:
+    return TracedValueError(message, _where(), hint=hint)
+
+
+_REVERSE_HINT = (
+    "make the trip count a static argument (static_argnums=/static_argnames=), use "
+    "forward mode (s2s.jvp), or run it on the NumPy backend (s2s.jit(f, "
+    "backend='numpy'))"
+)
+
+
+def _reverse_mode_error(what: str) -> TracedValueError:
+    return _error(
+        f"Reverse-mode differentiation does not work through {what} (JAX refuses it "
+        "for lax.while_loop and for fori_loop with dynamic start/stop values): the "
+        "gradient saves one tape entry per iteration, and under jax.jit "
+        "the number of iterations is known only when the compiled code runs",
+        _REVERSE_HINT,
+    )
+
+
+# ---- if ---------------------------------------------------------------------------
+
+
+def _scalar_predicate(pred: Any) -> Any:
+    pred = jnp.asarray(pred)
+    if pred.shape != ():
+        if pred.size != 1:
+            raise ValueError(
+                "The truth value of an array with more than one element is ambiguous. "
+                "Use a.any() or a.all()"
+            )
+        pred = pred.reshape(())
+    return pred if pred.dtype == jnp.bool_ else pred != 0
+
+
+def cond(pred: Any, if_true: Callable, if_false: Callable, operands: Sequence = ()) -> Any:
+    """``if pred:`` lowered: ``if_true(*operands)`` or ``if_false(*operands)``.
+
+    Each branch returns the same tuple of names (the ones it binds that later code
+    reads), then one slot per tape the ``if`` appends to: the entry, or None in the
+    branch that does not append (a traced ``pred`` gets zeros of the other branch's
+    entry there, so both branches return the same types)."""
+    if not _traced(pred):
+        return if_true(*operands) if pred else if_false(*operands)
+    pred = _scalar_predicate(pred)
+    true_fn, false_fn = if_true, if_false
+    shapes_t = jax.eval_shape(if_true, *operands)
+    shapes_f = jax.eval_shape(if_false, *operands)
+    if isinstance(shapes_t, tuple) and isinstance(shapes_f, tuple) and \
+            len(shapes_t) == len(shapes_f):
+        fill_t = {k: s for k, (t, s) in enumerate(zip(shapes_t, shapes_f))
+                  if t is None and s is not None}
+        fill_f = {k: t for k, (t, s) in enumerate(zip(shapes_t, shapes_f))
+                  if s is None and t is not None}
+        if fill_t:
+            true_fn = _filled(if_true, fill_t)
+        if fill_f:
+            false_fn = _filled(if_false, fill_f)
+    try:
+        return _lax.cond(pred, true_fn, false_fn, *operands)
+    except TypeError as err:
+        if "true_fun and false_fun" not in str(err) and "branch" not in str(err):
+            raise
+        raise _error(
+            "Python `if` on a value JAX traces, lowered to jax.lax.cond: its branches "
+            f"bind values of different structure, shape or dtype ({err})",
+            "bind the same shapes and dtypes on both paths, or make the test a static "
+            "argument (static_argnums=), or run it on the NumPy backend",
+        ) from err
+
+
+def _filled(branch: Callable, fill: dict[int, Any]) -> Callable:
+    def filled(*operands: Any) -> Any:
+        out = list(branch(*operands))
+        for k, shapes in fill.items():
+            out[k] = _tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+        return tuple(out)
+
+    filled.__name__ = getattr(branch, "__name__", "branch")
+    return filled
+
+
+# ---- for i in range(...) ------------------------------------------------------------
+
+
+def _order(start: Any, stop: Any, step: Any, reverse: bool) -> range | None:
+    if _any_traced((start, stop, step)):
+        return None
+    r = range(int(start), int(stop), int(step))
+    return r[::-1] if reverse else r
+
+
+def fori_loop(start: Any, stop: Any, body: Callable, carry: tuple, step: Any = 1,
+              reverse: bool = False) -> tuple:
+    """``for i in range(start, stop, step):`` (``reversed(...)`` with ``reverse``)
+    lowered: ``carry = body(i, carry)`` per iteration, through ``jax.lax.fori_loop``.
+
+    With concrete bounds a body ``fori_loop`` cannot trace (a carried value that
+    changes shape, a Python value it needs concrete) runs as the Python loop."""
+    order = _order(start, stop, step, reverse)
+    if order is None:
+        if reverse or not (isinstance(step, int) and step == 1):
+            raise _error(
+                "a `for` loop over a traced range with a step or reversed: "
+                "jax.lax.fori_loop takes traced bounds only with step 1",
+                "pass the bounds as static arguments (static_argnums=)",
+            )
+        return _lax.fori_loop(start, stop, body, carry)
+    if len(order):
+        indices = np.asarray(order, dtype=np.int64 if jax.config.jax_enable_x64
+                             else np.int32)
+        try:
+            return _lax.fori_loop(0, len(order), lambda k, c: body(indices[k], c),
+                                  carry)
+        except Exception:  # noqa: BLE001 - the Python loop gives the real answer/error
+            pass
+    for i in order:
+        carry = body(i, carry)
+    return carry
+
+
+def scan_range(start: Any, stop: Any, body: Callable, carry: tuple, step: Any = 1,
+               reverse: bool = False, push: Sequence[list] = (),
+               pop: Sequence[list] = (), extend: Sequence[list] = ()) -> tuple:
+    """A ``for`` loop over a range that appends to tapes (``push``) or pops them
+    (``pop``), lowered: ``carry, pushed = body(i, carry, popped)`` per iteration,
+    through ``jax.lax.scan``.
+
+    The pushed entries of all iterations go on each tape as one :class:`Stacked`;
+    popping a :class:`Stacked` of this loop's length scans over it in reverse
+    (last pushed first, as ``tape.pop()`` does).  Tapes holding entries one by one
+    (their loop ran the Python way) are popped the Python way.  ``extend``: lists
+    that are not tapes (code reads them as lists): they get one entry per iteration,
+    after the tapes' entries in what ``body`` returns."""
+    order = _order(start, stop, step, reverse)
+    if order is None:
+        raise _reverse_mode_error("a `for` loop whose range has traced bounds")
+    n = len(order)
+    stacked = [_top_stack(t, n) for t in pop]
+    if n and all(s is not None for s in stacked):
+        done = _scan(order, body, carry, push, pop, stacked, extend)
+        if done is not None:
+            return done
+    for i in order:
+        popped = tuple(_pop_one(t) for t in pop)
+        carry, pushed = body(i, carry, popped)
+        for tape, entry in zip((*push, *extend), pushed):
+            tape.append(entry)
+    for t in pop:
+        if t and isinstance(t[-1], Stacked) and t[-1].remaining == 0:
+            t.pop()
+    return carry
+
+
+def _scan(order: range, body: Callable, carry: tuple, push: Sequence[list],
+          pop: Sequence[list], stacked: list, extend: Sequence[list]) -> tuple | None:
+    n = len(order)
+    indices = np.asarray(order, dtype=np.int64 if jax.config.jax_enable_x64 else np.int32)
+    xs = tuple(s[0] for s in stacked)
+    popping = bool(pop)
+    # popping: iteration j reads the entry pushed (n - 1 - j)th: scan in reverse
+    ks = np.arange(n)
+
+    def step_fn(c: Any, x: Any) -> Any:
+        k, popped = x
+        j = (n - 1 - k) if popping else k
+        return body(jnp.asarray(indices)[j], c, popped)
+
+    try:
+        carry, ys = _lax.scan(step_fn, carry, (ks, xs), reverse=popping)
+    except Exception:  # noqa: BLE001 - the Python loop gives the real answer/error
+        return None
+    if popping:
+        ys = _tree_map(lambda a: a[::-1], ys)
+    for t, (_, count) in zip(pop, stacked):
+        del t[len(t) - count:]
+    for tape, entries in zip(push, ys):
+        tape.append(Stacked(entries, n))
+    for items, entries in zip(extend, ys[len(push):]):
+        items.extend(_tree_map(lambda a, k=k: a[k], entries) for k in range(n))
+    return carry
+
+
+def _top_stack(items: list, n: int) -> tuple[Any, int] | None:
+    """The last ``n`` entries of ``items`` stacked (a scan's xs), and how many list
+    items they take: one :class:`Stacked` of ``n``, or ``n`` entries of the same
+    structure, shapes and dtypes.  None if neither."""
+    if items and isinstance(items[-1], Stacked):
+        top = items[-1]
+        return (top.values, 1) if top.remaining == n else None
+    if len(items) < n or not n:
+        return None
+    last = items[len(items) - n:]
+    if any(isinstance(e, Stacked) for e in last):
+        return None
+    try:
+        structure = jax.tree_util.tree_structure(last[0])
+        leaves = [jax.tree_util.tree_leaves(e) for e in last]
+        if any(jax.tree_util.tree_structure(e) != structure for e in last):
+            return None
+        shapes = {tuple((np.shape(a), jnp.result_type(a)) for a in ls) for ls in leaves}
+        if len(shapes) != 1:
+            return None
+        stacked = [jnp.stack([ls[k] for ls in leaves]) for k in range(len(leaves[0]))]
+    except (TypeError, ValueError):
+        return None
+    return jax.tree_util.tree_unflatten(structure, stacked), n
+
+
+def _pop_one(tape: list) -> Any:
+    top = tape[-1]
+    if not isinstance(top, Stacked):
+        return tape.pop()
+    top.remaining -= 1
+    k = top.remaining
+    entry = _tree_map(lambda a: a[k], top.values)
+    if k == 0:
+        tape.pop()
+    return entry
+
+
+# ---- while -------------------------------------------------------------------------
+
+
+def while_loop(test: Callable, body: Callable, carry: tuple,
+               push: Sequence[list] = (), extend: Sequence[list] = ()) -> tuple:
+    """``while <test>:`` lowered.  ``test(carry)`` is the condition; ``body(carry)``
+    returns the new carry (and, with ``push``, the entries it appended).
+
+    Iterations whose test is concrete run the Python way; from the first traced test
+    the loop is ``jax.lax.while_loop``.  A loop that appends to a tape (the forward
+    pass of a gradient) cannot continue on a traced test: reverse mode through it
+    raises, as JAX's does."""
+    while True:
+        t = test(carry)
+        if _traced(t):
+            break
+        if not t:
+            return carry
+        if push or extend:
+            carry, pushed = body(carry)
+            for tape, entry in zip((*push, *extend), pushed):
+                tape.append(entry)
+        else:
+            carry = body(carry)
+    if push:
+        raise _reverse_mode_error("a `while` loop whose test is traced")
+    if extend:
+        raise _error(
+            "a `while` loop on a value JAX traces appends to a list: under jax.jit the "
+            "list's length would be known only when the compiled code runs",
+            "run it on the NumPy backend, or bound the loop by a static argument",
+        )
+    try:
+        return _lax.while_loop(lambda c: _scalar_predicate(test(c)), body, carry)
+    except TypeError as err:
+        if "body_fun" not in str(err) and "carry" not in str(err):
+            raise
+        raise _error(
+            "Python `while` on a value JAX traces, lowered to jax.lax.while_loop: an "
+            f"iteration changes the structure, shape or dtype of a carried value ({err})",
+            "keep the values the loop rebinds the same shape and dtype, or run it on the "
+            "NumPy backend",
+        ) from err
