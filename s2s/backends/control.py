@@ -338,7 +338,7 @@ class _Lowering:
                 if isinstance(n, ast.Call):
                     if id(n) in top:
                         continue
-                    if any(k.arg in ("push", "pop") for k in n.keywords):
+                    if any(k.arg in ("push", "pop", "extend") for k in n.keywords):
                         raise _GiveUp(f"a loop with its own tapes in {where}",
                                       involved | _tapes_in(stmts))
                     f = n.func
@@ -675,7 +675,7 @@ def _tape_lists(fn: ast.FunctionDef) -> set[str]:
         if (isinstance(n, ast.Attribute) and n.attr in ("append", "pop")
                 and isinstance(n.value, ast.Name)):
             allowed.add(id(n.value))
-        if isinstance(n, ast.keyword) and n.arg in ("push", "pop"):
+        if isinstance(n, ast.keyword) and n.arg in ("push", "pop", "extend"):
             allowed |= {id(v) for v in ast.walk(n.value) if isinstance(v, ast.Name)}
     for n in ast.walk(fn):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and \
@@ -736,7 +736,7 @@ def _tapes_in(stmts: list[ast.stmt]) -> set[str]:
                 out.add(n.func.value.id)
             if isinstance(n, ast.Call):
                 for k in n.keywords:
-                    if k.arg in ("push", "pop"):
+                    if k.arg in ("push", "pop", "extend"):
                         out |= _loads([k.value])
     return out
 

@@ -1,6 +1,6 @@
 """The JAX backend: emitted NumPy code run by ``jax.numpy`` and compiled by XLA.
 
-The emitted module's text goes through three passes (:meth:`JaxBackend.module_text`),
+The emitted module's text goes through four passes (:meth:`JaxBackend.module_text`),
 each visible in ``s2s.source(jitted)``:
 
 1. ``import numpy as np`` becomes ``import s2s.backends.jax_numpy as np``
@@ -14,9 +14,14 @@ each visible in ``s2s.source(jitted)``:
 Names the emitted code reads from the user's module (a helper function the forward
 pass calls, a constant) are translated too: a user function runs its own code with
 its module's ``numpy`` rebound (:class:`Translator`), a call to an s2s transform inside
-it runs that transform's emitted code here.  Python control flow on traced values is
-not lowered yet (``lax.cond``/``fori_loop``/``while_loop`` are a later step): it raises
-:class:`~s2s.backends.TracedValueError` quoting the line.
+it runs that transform's emitted code here.
+
+A fourth pass lowers the emitted code's ``if``/``for``/``while`` to ``lax.cond``,
+``lax.fori_loop``/``lax.scan`` and ``lax.while_loop`` (:mod:`s2s.backends.control`,
+run by :mod:`s2s.backends.jax_control`), so tests and loop bounds may be traced.
+What it cannot lower (a ``break`` in a loop, ``float()`` of an array, a boolean mask,
+a user function's own Python ``if`` run by ``s2s.jit(f)`` directly) raises
+:class:`~s2s.backends.TracedValueError` quoting the line when the value is traced.
 """
 
 from __future__ import annotations
@@ -265,8 +270,9 @@ def traced_value_error(err: Exception) -> TracedValueError:
         "when the compiled code runs",
         loc,
         hint="run it on the NumPy backend (s2s.jit(f, backend='numpy')), or pass the "
-        "value as a static argument (static_argnums=/static_argnames=); lowering "
-        "Python if/for/while to lax.cond/fori_loop/while_loop is not built yet",
+        "value as a static argument (static_argnums=/static_argnames=); the JAX "
+        "backend lowers an emitted if/for/while to lax.cond/fori_loop/scan/while_loop "
+        "unless it is marked '# stays Python: <reason>'",
     )
 
 

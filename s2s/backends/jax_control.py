@@ -199,11 +199,10 @@ def fori_loop(start: Any, stop: Any, body: Callable, carry: tuple, step: Any = 1
             )
         return _lax.fori_loop(start, stop, body, carry)
     if len(order):
-        indices = np.asarray(order, dtype=np.int64 if jax.config.jax_enable_x64
-                             else np.int32)
+        first, stride = order.start, order.step
         try:
-            return _lax.fori_loop(0, len(order), lambda k, c: body(indices[k], c),
-                                  carry)
+            return _lax.fori_loop(0, len(order),
+                                  lambda k, c: body(first + k * stride, c), carry)
         except Exception:  # noqa: BLE001 - the Python loop gives the real answer/error
             pass
     for i in order:
@@ -247,7 +246,7 @@ def scan_range(start: Any, stop: Any, body: Callable, carry: tuple, step: Any = 
 def _scan(order: range, body: Callable, carry: tuple, push: Sequence[list],
           pop: Sequence[list], stacked: list, extend: Sequence[list]) -> tuple | None:
     n = len(order)
-    indices = np.asarray(order, dtype=np.int64 if jax.config.jax_enable_x64 else np.int32)
+    first, stride = order.start, order.step
     xs = tuple(s[0] for s in stacked)
     popping = bool(pop)
     # popping: iteration j reads the entry pushed (n - 1 - j)th: scan in reverse
@@ -256,7 +255,7 @@ def _scan(order: range, body: Callable, carry: tuple, push: Sequence[list],
     def step_fn(c: Any, x: Any) -> Any:
         k, popped = x
         j = (n - 1 - k) if popping else k
-        return body(jnp.asarray(indices)[j], c, popped)
+        return body(first + j * stride, c, popped)
 
     try:
         carry, ys = _lax.scan(step_fn, carry, (ks, xs), reverse=popping)

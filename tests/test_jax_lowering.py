@@ -1,0 +1,361 @@
+"""Python control flow of emitted code lowered to jax.lax on the JAX backend
+(s2s/backends/control.py, s2s/backends/jax_control.py).
+
+Each lowered program is checked against the NumPy backend running the same emitted
+code (the unlowered text), and where JAX's own transforms apply, against jax.grad of
+the same source with ``np`` bound to ``jax.numpy`` (Python control flow on concrete
+values, outside jit)."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+
+import s2s
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp  # noqa: E402
+
+from s2s.backends import TracedValueError  # noqa: E402
+from s2s.backends.control import LAX_IMPORT, STAYS, lower_control  # noqa: E402
+
+
+def on_jax(f):
+    """``f``'s own code with ``np`` bound to ``jax.numpy``: JAX's twin of it."""
+    return types.FunctionType(f.__code__, {**f.__globals__, "np": jnp}, f.__name__)
+
+
+# ---- programs whose control flow depends on values ------------------------------------
+
+
+def branchy(x):
+    s = np.sum(x)
+    if s > 0.5:
+        y = np.sin(x) * s
+    else:
+        y = np.cos(x) - s
+    return np.sum(y**2)
+
+
+def loop_with_branch(x, n):
+    total = 0.0
+    y = x
+    for i in range(n):
+        y = np.tanh(y * 1.3 + 0.1 * i)
+        if np.sum(y) > 0.0:
+            total = total + np.sum(y**2)
+        else:
+            total = total - np.sum(y) * 0.5
+    return total
+
+
+def shrink(x):
+    y = x
+    while np.sum(y * y) > 1.0:
+        y = y * 0.8
+    return np.sum(np.sin(y))
+
+
+def three_steps(x):
+    return loop_with_branch(x, 3)
+
+
+def shrink_sin(x):
+    y = x
+    while np.sum(y * y) > 1.0:
+        y = np.sin(y) * 0.9
+    return np.sum(y**2)
+
+
+def nested_loops(x, n, m):
+    y = x
+    for i in range(n):
+        for j in range(m):
+            y = np.sin(y) * 0.9 + x * 0.1
+    return np.sum(y)
+
+
+def indexed_writes(x, n):
+    h = np.zeros((n + 1, x.shape[0]))
+    h[0] = x
+    for t in range(n):
+        if np.sum(h[t]) > 0.0:
+            h[t + 1] = np.tanh(h[t] * 1.1 + 0.2)
+        else:
+            h[t + 1] = h[t] * 0.5
+    return np.sum(h**2)
+
+
+def loop_with_break(x):
+    y = x
+    for i in range(5):
+        y = np.sin(y) * 1.5 + x
+        if np.sum(y) > 4.0:
+            break
+    return np.sum(y**2)
+
+
+X_POS = np.array([0.4, 0.3, 0.2])
+X_NEG = np.array([-0.4, 0.1, -0.6])
+
+
+def assert_close(got, expected, rtol=1e-10, atol=1e-12):
+    np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=rtol, atol=atol)
+
+
+# ---- if -> lax.cond --------------------------------------------------------------------
+
+
+def test_if_on_a_traced_value_is_one_lax_cond_for_both_branches() -> None:
+    g = s2s.jit(s2s.grad(branchy), backend="jax")
+    for x in (X_POS, X_NEG):  # one branch, then the other: same compiled code
+        assert_close(g(x), s2s.grad(branchy)(x))
+        assert_close(g(x), jax.grad(on_jax(branchy))(x))
+    assert g.cache_info().compilations == 1
+    source = s2s.source(g)
+    assert LAX_IMPORT in source
+    assert "# lowered: if s_greater_0_5:" in source
+    assert "def if_true():" in source and "def if_false():" in source
+    # sin_x is bound on one path only (the backward reads it under the same test):
+    # the other branch returns None there, zeros of its type once traced
+    assert "sin_x, y = lax.cond(s_greater_0_5, if_true, if_false, ())" in source
+    assert "return None, y" in source
+    assert STAYS not in source
+
+
+def test_value_and_grad_of_branches_under_jit() -> None:
+    vg = s2s.jit(s2s.value_and_grad(branchy), backend="jax")
+    for x in (X_POS, X_NEG):
+        value, grad = vg(x)
+        assert_close(value, branchy(x))
+        assert_close(grad, jax.grad(on_jax(branchy))(x))
+
+
+# ---- for over a range -> lax.scan / fori_loop -------------------------------------------
+
+
+@pytest.mark.parametrize("x", [X_POS, X_NEG, np.array([0.9, -1.2, 0.05])])
+def test_loop_with_a_branch_is_a_scan_in_both_directions(x) -> None:
+    g = s2s.jit(s2s.grad(loop_with_branch), backend="jax", static_argnums=1)
+    assert_close(g(x, 4), s2s.grad(loop_with_branch)(x, 4))
+    assert_close(g(x, 4), jax.grad(on_jax(loop_with_branch))(x, 4))
+    source = s2s.source(g)
+    assert "lax.scan_range(0, n, loop_body, " in source
+    assert "push=(" in source and "pop=(" in source and "reverse=True" in source
+    assert "lax.cond(" in source
+
+
+def test_scan_is_rolled_not_unrolled() -> None:
+    g = s2s.jit(s2s.grad(loop_with_branch), backend="jax", static_argnums=1)
+    jaxpr = str(jax.make_jaxpr(lambda x: g(x, 50))(X_POS))
+    assert jaxpr.count("scan[") == 2  # forward and backward, whatever the trip count
+    assert "cond[" in jaxpr
+    assert jaxpr.count("tanh") < 10
+
+
+def test_loop_count_zero_and_one() -> None:
+    g = s2s.jit(s2s.grad(loop_with_branch), backend="jax", static_argnums=1)
+    for n in (0, 1):
+        assert_close(g(X_POS, n), s2s.grad(loop_with_branch)(X_POS, n))
+
+
+def test_nested_loops_and_indexed_writes() -> None:
+    g = s2s.jit(s2s.grad(nested_loops), backend="jax", static_argnums=(1, 2))
+    assert_close(g(X_POS, 3, 2), s2s.grad(nested_loops)(X_POS, 3, 2))
+    assert_close(g(X_POS, 3, 2), jax.grad(on_jax(nested_loops))(X_POS, 3, 2))
+    w = s2s.jit(s2s.grad(indexed_writes), backend="jax", static_argnums=1)
+    for x in (X_POS, X_NEG, np.array([0.5, -0.52, 0.01])):
+        assert_close(w(x, 4), s2s.grad(indexed_writes)(x, 4))
+
+
+def test_plain_loop_is_fori_loop_and_traced_bound_runs_forward() -> None:
+    text = "\n".join([
+        "import numpy as np",
+        "",
+        "",
+        "def f(x, n):",
+        "    y = x",
+        "    for i in range(n):",
+        "        y = np.sin(y) + i",
+        "    return y",
+        "",
+    ])
+    lowered = lower_control(text)
+    assert "(y,) = lax.fori_loop(0, n, loop_body, (y,))" in lowered
+    namespace: dict = {}
+    exec(compile(lowered.replace("import numpy as np", "import jax.numpy as np"),
+                 "<lowered>", "exec"), namespace)
+    f = jax.jit(namespace["f"])  # n traced: lax.fori_loop with dynamic bounds
+    y = X_POS
+    for i in range(3):
+        y = np.sin(y) + i
+    assert_close(f(X_POS, 3), y)
+
+
+# ---- while -> lax.while_loop -----------------------------------------------------------
+
+
+def _jvp_of_shrink(x, v):
+    return s2s.jvp(shrink, (x,), (v,))
+
+
+def test_while_on_traced_values_runs_forward_mode() -> None:
+    x, v = np.array([1.5, -2.0, 0.7]), np.array([1.0, 0.5, -0.25])
+    jitted = s2s.jit(_jvp_of_shrink, backend="jax")
+    out, out_dot = jitted(x, v)
+    expected, expected_dot = s2s.jvp(shrink, (x,), (v,))
+    assert_close(out, expected)
+    assert_close(out_dot, expected_dot)
+    assert_close(out_dot, jax.jvp(on_jax(shrink), (x,), (v,))[1])
+    jitted(x * 3.0, v)  # more iterations: the same compiled while_loop
+    assert jitted.cache_info().compilations == 1
+
+
+def test_reverse_mode_through_a_traced_while_is_refused_as_jax_does() -> None:
+    g = s2s.jit(s2s.grad(shrink_sin), backend="jax")
+    with pytest.raises(TracedValueError) as info:
+        g(np.array([1.5, -2.0, 0.7]))
+    message = str(info.value)
+    assert "Reverse-mode differentiation does not work" in message
+    assert "lax.while_loop" in message
+    assert "# lowered: while " in message
+    assert "backend='numpy'" in message
+    # JAX refuses the same: reverse mode through lax.while_loop
+    def twin(x):
+        return jnp.sum(jax.lax.while_loop(
+            lambda y: jnp.sum(y * y) > 1.0, lambda y: jnp.sin(y) * 0.9, x) ** 2)
+
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        jax.grad(twin)(np.array([1.5, -2.0, 0.7]))
+
+
+def test_gradient_through_a_traced_while_that_saves_nothing_runs() -> None:
+    """A linear while body saves nothing on a tape: its backward is a fori_loop over
+    the traced trip count, which XLA runs (JAX itself refuses this one)."""
+    g = s2s.jit(s2s.grad(shrink), backend="jax")
+    for x in (np.array([1.5, -2.0, 0.7]), np.array([0.1, 0.2, 0.3]), X_NEG * 5.0):
+        assert_close(g(x), s2s.grad(shrink)(x))
+        assert_close(g(x), jax.grad(on_jax(shrink))(x))  # Python while, outside jit
+    assert g.cache_info().compilations == 1
+    assert "lax.while_loop(while_test, while_body" in s2s.source(g)
+    assert "lax.fori_loop(0, n_iter, loop_body" in s2s.source(g)
+
+
+def test_reverse_mode_through_a_traced_range_is_refused() -> None:
+    g = s2s.jit(s2s.grad(loop_with_branch), backend="jax")  # n traced
+    with pytest.raises(TracedValueError) as info:
+        g(X_POS, 3)
+    assert "# lowered: for i in range(n):" in str(info.value)
+    assert "static" in str(info.value)
+
+
+# ---- vmap and jit together ----------------------------------------------------------------
+
+
+def test_vmap_of_grad_with_branches_and_vmap_of_loops_under_jit() -> None:
+    xs = np.stack([X_POS, X_NEG, np.array([0.9, -1.2, 0.05]), X_POS * -2.0])
+    batched = s2s.vmap(s2s.grad(branchy))
+    jitted = s2s.jit(batched, backend="jax")
+    expected = np.stack([s2s.grad(branchy)(x) for x in xs])
+    assert_close(jitted(xs), expected)
+    assert_close(batched(xs), expected)
+    # a loop with unbatched bounds stays a loop: lowered to fori_loop, the batched
+    # `if` in it a np.where
+    looped = s2s.vmap(loop_with_branch, in_axes=(0, None))
+    jitted = s2s.jit(looped, backend="jax", static_argnums=1)
+    expected = np.array([loop_with_branch(x, 3) for x in xs])
+    assert_close(jitted(xs, 3), expected)
+    assert "lax.fori_loop(" in s2s.source(jitted)
+    # jvp of a loop with a value-dependent branch, called inside a jitted function
+    v = np.array([1.0, -0.5, 0.25])
+
+    def tangent(x):
+        return s2s.jvp(three_steps, (x,), (v,))[1]
+
+    for x in xs:
+        assert_close(s2s.jit(tangent, backend="jax")(x),
+                     jax.jvp(lambda x: on_jax(loop_with_branch)(x, 3), (x,), (v,))[1])
+
+
+def test_static_test_stays_a_python_branch_at_run_time() -> None:
+    def scaled(x, flag):
+        if flag:
+            return np.sum(np.sin(x))
+        return np.sum(np.cos(x))
+
+    g = s2s.jit(s2s.grad(scaled), backend="jax", static_argnums=1)
+    for flag in (True, False):
+        assert_close(g(X_POS, flag), s2s.grad(scaled)(X_POS, flag))
+    jaxpr = str(jax.make_jaxpr(lambda x: g(x, True))(X_POS))
+    assert "cond[" not in jaxpr  # a concrete test picks its branch while tracing
+
+
+# ---- what stays Python ------------------------------------------------------------------
+
+
+def test_break_stays_python_and_the_error_quotes_it() -> None:
+    g = s2s.jit(s2s.grad(loop_with_break), backend="jax")
+    with pytest.raises(TracedValueError) as info:
+        g(X_POS)
+    assert f"{STAYS}: `break`" in s2s.source(g) or f"{STAYS}: `break`" in str(info.value)
+    assert "Python `if`" in str(info.value)
+    np_g = s2s.jit(s2s.grad(loop_with_break), backend="numpy")
+    assert_close(np_g(X_POS), jax.grad(on_jax(loop_with_break))(X_POS))
+
+
+def test_if_that_stays_python_keeps_its_tapes_python_too() -> None:
+    """An ``if`` whose branch cannot be lowered appends on one path only; the
+    matching backward ``if`` must then pop on that path only (not hoist its pop)."""
+    text = "\n".join([
+        "import numpy as np",
+        "",
+        "",
+        "def f(x, t):",
+        "    tape = []",
+        "    other = [1]",
+        "    for i in range(3):",
+        "        if t:",
+        "            y = np.sin(x)",
+        "            other[0] = 2",
+        "            tape.append(y)",
+        "        else:",
+        "            y = x",
+        "    for i in reversed(range(3)):",
+        "        if t:",
+        "            y = tape.pop()",
+        "    return y",
+        "",
+    ])
+    lowered = lower_control(text)
+    assert lowered.count(STAYS) >= 2
+    assert "tape.pop()" in lowered and ".append(tape_" not in lowered
+
+
+def test_loop_whose_carry_changes_shape_falls_back_to_python() -> None:
+    def widening(x):
+        total = 0.0
+        for i in range(3):
+            total = total + x * i
+        return np.sum(total)
+
+    g = s2s.jit(widening, backend="jax")  # a plain function: its own loop, not lowered
+    assert_close(g(X_POS), widening(X_POS))
+    text = "\n".join([
+        "import numpy as np",
+        "",
+        "",
+        "def f(x):",
+        "    total = 0.0",
+        "    for i in range(3):",
+        "        total = total + x * i",
+        "    return total",
+        "",
+    ])
+    namespace: dict = {}
+    lowered = lower_control(text).replace("import numpy as np", "import jax.numpy as np")
+    exec(compile(lowered, "<lowered>", "exec"), namespace)
+    assert "lax.fori_loop" in lowered
+    assert_close(jax.jit(namespace["f"])(X_POS), X_POS * 3.0)
