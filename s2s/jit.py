@@ -20,6 +20,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, NamedTuple, Sequence
 
+import numpy as np
+
 from . import backends
 from .api import Transformed
 from .backends.emitted import emitted_for, is_array_leaf, shape_key
@@ -96,6 +98,19 @@ def _numpy_key(tree: Any) -> Any:
     if is_array_leaf(tree):
         return ("a", tuple(tree.shape), str(tree.dtype))
     return ("p", type(tree).__name__)
+
+
+def _copy_arrays(tree: Any) -> Any:
+    """``tree`` with each NumPy array leaf copied (containers rebuilt, others kept)."""
+    if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
+        return tuple(_copy_arrays(v) for v in tree)
+    if isinstance(tree, list):
+        return [_copy_arrays(v) for v in tree]
+    if isinstance(tree, dict):
+        return {k: _copy_arrays(v) for k, v in tree.items()}
+    if isinstance(tree, np.ndarray):
+        return tree.copy()
+    return tree
 
 
 class Jitted:
@@ -275,6 +290,11 @@ class Jitted:
             self._compilations += 1
             self._source = self._numpy_source(args, kwargs)
             self._cache[key] = True
+        if not isinstance(self.fun, Transformed):
+            # the user's own code runs: `x += 1` in it must not write into the
+            # caller's array (jit's inputs are values, as in JAX; transforms copy
+            # for themselves)
+            args, kwargs = _copy_arrays(args), _copy_arrays(kwargs)
         return self.fun(*args, **kwargs)
 
     def _numpy_signature(self, args: tuple, kwargs: dict) -> Any:

@@ -611,3 +611,28 @@ def test_shard_batch_across_four_cpu_devices(tmp_path) -> None:
     done = run_script(tmp_path, code, XLA_FLAGS="--xla_force_host_platform_device_count=4")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "sharded ok" in done.stdout
+
+
+# ---- the NumPy backend never writes into the caller's arrays --------------------------
+
+
+def _iadd_into_tree(params, x):
+    params["w"] += x  # NumPy would write into the caller's params["w"]
+    x *= 2.0
+    return np.sum(params["w"] * x)
+
+
+def test_numpy_jit_leaves_the_callers_arrays_alone() -> None:
+    import catalogue_fns as C
+
+    x = np.array([0.5, -1.0, 2.0])
+    jitted = s2s.jit(C.rebinds_argument_with_iadd)
+    assert jitted(x) == pytest.approx(np.sum((np.array([0.5, -1.0, 2.0]) + 1.0) ** 2))
+    np.testing.assert_array_equal(x, [0.5, -1.0, 2.0])
+    w, x = np.array([1.0, 2.0]), np.array([0.25, 0.5])
+    params = {"w": w}
+    got = s2s.jit(_iadd_into_tree)(params, x)
+    np.testing.assert_array_equal(w, [1.0, 2.0])
+    np.testing.assert_array_equal(x, [0.25, 0.5])
+    assert params["w"] is w
+    assert got == pytest.approx(_iadd_into_tree({"w": w.copy()}, x.copy()))
