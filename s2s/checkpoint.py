@@ -15,7 +15,7 @@ Peak memory is then about ``n / every`` saved states plus one segment's tape, in
 of ``n`` iterations' tape; the price is one more forward pass.  The emitted code says
 all of this in plain Python (``s2s.source``)::
 
-    segment = int(np.sqrt(n)) + 1
+    segment = int(np.sqrt(len(range(n)))) + 1
     for start in range(0, n, segment):
         checkpoints.append((y,))
         stop = np.minimum(start + segment, n)
@@ -49,7 +49,7 @@ def checkpoint(fun: Callable | None = None, *, every: int | str = "sqrt") -> Any
     """Mark ``fun`` so that reverse mode checkpoints its loops (see the module doc).
 
     ``every="sqrt"`` saves the loop's carried values every ``int(sqrt(n)) + 1``
-    iterations; an int ``every=k`` every ``k``.  Returns a new function object that
+    iterations (``n`` the loop's number of iterations); an int ``every=k`` every ``k``.  Returns a new function object that
     runs ``fun``'s own code (``fun`` itself is not changed); usable as ``@checkpoint``
     or ``@checkpoint(every=100)``, and as ``s2s.grad(s2s.checkpoint(f))``.
 
@@ -95,7 +95,7 @@ class Segments:
 
     checkpoints: str | None  # the list of saved carried values (None: nothing to save)
     entries: list[str]  # the carried names saved at each segment's start
-    segment_line: Line | None  # `segment = int(np.sqrt(n)) + 1`, or None for a constant
+    segment_line: Line | None  # `segment = int(np.sqrt(len(range(n)))) + 1`; None: constant
     starts: str  # `range(0, n, segment)`: the first index of each segment
     start: str  # the name of a segment's first index
     stop_line: Line  # `stop = np.minimum(start + segment, n)`
@@ -136,9 +136,11 @@ def segmented_backward(r: Any, s: For, pre: list[Any], loop: Block) -> list[Any]
     )
     if not recompute:
         return pre + [loop]  # the backward reads nothing the loop computed: no tape
+    plain = f"range({b})" if a == "0" and step == 1 else f"range({a}, {b}{step_text})"
     if every == "sqrt":
         segment = r.names.fresh("segment")
-        length = b if a == "0" and step == 1 else f"len(range({a}, {b}{step_text}))"
+        # the number of iterations (`len(range(n))`: a negative n runs none)
+        length = b if plain == f"range({b})" and b.startswith("len(") else f"len({plain})"
         segment_line: Line | None = Line(f"{segment} = int(np.sqrt({length})) + 1")
     else:
         segment, segment_line = str(every), None
@@ -154,7 +156,7 @@ def segmented_backward(r: Any, s: For, pre: list[Any], loop: Block) -> list[Any]
         start=start,
         stop_line=Line(f"{stop} = np.minimum({start} + {span}, {b})"),
         inner=f"range({start}, {stop}{step_text})",
-        plain=f"range({b})" if a == "0" and step == 1 else f"range({a}, {b}{step_text})",
+        plain=plain,
     )
     r.checkpointed[id(s)] = seg
     if checkpoints is not None:

@@ -6,7 +6,7 @@ def loop_carried_grad(x, n):
     tape = []
     checkpoints = []
     y = x
-    segment = int(np.sqrt(n)) + 1
+    segment = int(np.sqrt(len(range(n)))) + 1
     for start in range(0, n, segment):
         checkpoints.append((y,))
         stop = np.minimum(start + segment, n)
