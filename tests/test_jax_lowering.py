@@ -359,3 +359,21 @@ def test_loop_whose_carry_changes_shape_falls_back_to_python() -> None:
     exec(compile(lowered, "<lowered>", "exec"), namespace)
     assert "lax.fori_loop" in lowered
     assert_close(jax.jit(namespace["f"])(X_POS), X_POS * 3.0)
+
+
+# ---- tools/gpu_check.py ---------------------------------------------------------------
+
+
+def test_gpu_check_skips_cleanly_without_a_gpu() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("a GPU is present: the check would run, not skip")
+    script = Path(__file__).resolve().parent.parent / "tools" / "gpu_check.py"
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("gpu_check: skipped: no GPU visible to JAX")
+    assert "Traceback" not in done.stderr
