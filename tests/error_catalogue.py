@@ -465,6 +465,10 @@ def render(results: dict[str, BaseException | None]) -> str:
         "*Open* rows are kinds s2s answers wrongly or unclearly today; each is a strict "
         "xfail in the test, naming the fix.",
         "",
+        "Numbers that are not errors (NaN and inf gradients, ties, integer and float32 "
+        "inputs) are on [the sharp bits page](sharp-bits.md), each with s2s's value "
+        "and JAX's.",
+        "",
         f"{len(CATALOGUE)} kinds, {sum(k.open is not None for k in CATALOGUE)} open.",
     ]
     sections: list[str] = []

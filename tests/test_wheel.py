@@ -34,8 +34,13 @@ PACKAGE = ROOT / "s2s"
 
 # Fast files covering grad and pytrees (api), jvp (forward), vmap, emitted source
 # (golden) and the command line (cli).
-SUBSET = ["test_api.py", "test_forward.py", "test_vmap.py", "test_golden.py",
-          "test_cli.py"]
+SUBSET = [
+    "test_api.py",
+    "test_forward.py",
+    "test_vmap.py",
+    "test_golden.py",
+    "test_cli.py",
+]
 
 _PLUGIN = '''
 """Loaded with -p: every s2s module the run imports lies inside the venv."""
@@ -53,7 +58,7 @@ def _check():
         if f is None:
             continue
         where = Path(f).resolve()
-        assert VENV in where.parents, f"{name} imported from {where}, not the venv {VENV}"
+        assert VENV in where.parents, f"{name} imported from {where}, not {VENV}"
     return Path(mods["s2s"].__file__).resolve()
 
 
@@ -79,15 +84,23 @@ def _package_files(base: Path) -> set[str]:
 
 def _build_wheel(src: Path, dist: Path) -> Path:
     """``python -m build --wheel``; without network, a local setuptools>=68 + wheel."""
-    pytest.importorskip("build", reason="the 'build' package (the dev extra) is missing")
+    pytest.importorskip(
+        "build", reason="the 'build' package (the dev extra) is missing"
+    )
     cmd = [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(src)]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=src)
     if r.returncode != 0:
         out = r.stdout + r.stderr
-        offline = any(s in out for s in (
-            "No matching distribution", "Could not find a version",
-            "Failed to establish a new connection", "Temporary failure in name",
-            "Network is unreachable"))
+        offline = any(
+            s in out
+            for s in (
+                "No matching distribution",
+                "Could not find a version",
+                "Failed to establish a new connection",
+                "Temporary failure in name",
+                "Network is unreachable",
+            )
+        )
         if not offline:
             pytest.fail(f"python -m build --wheel failed:\n{out[-4000:]}")
         try:  # build's isolated environment could not download setuptools
@@ -98,10 +111,16 @@ def _build_wheel(src: Path, dist: Path) -> Path:
         except ImportError:
             local = False
         if not local:
-            pytest.skip("python -m build has no network for its isolated environment "
-                        "and no local setuptools>=68 with wheel to build without one")
-        r = subprocess.run(cmd[:3] + ["--no-isolation"] + cmd[3:],
-                           capture_output=True, text=True, cwd=src)
+            pytest.skip(
+                "python -m build has no network for its isolated environment "
+                "and no local setuptools>=68 with wheel to build without one"
+            )
+        r = subprocess.run(
+            cmd[:3] + ["--no-isolation"] + cmd[3:],
+            capture_output=True,
+            text=True,
+            cwd=src,
+        )
         assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
     wheels = list(dist.glob("s2s-*.whl"))
     assert len(wheels) == 1, wheels
@@ -114,10 +133,17 @@ def test_installed_wheel_passes_the_suite(tmp_path: Path) -> None:
     # would reach the wheel), and only what a checkout of the package holds.
     src = tmp_path / "src"
     src.mkdir()
-    shutil.copytree(PACKAGE, src / "s2s",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for name in ("setup.cfg", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in",
-                 "setup.py"):
+    shutil.copytree(
+        PACKAGE, src / "s2s", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
+    for name in (
+        "setup.cfg",
+        "pyproject.toml",
+        "README.md",
+        "LICENSE",
+        "MANIFEST.in",
+        "setup.py",
+    ):
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, src / name)
     whl = _build_wheel(src, tmp_path / "dist")
@@ -127,24 +153,54 @@ def test_installed_wheel_passes_the_suite(tmp_path: Path) -> None:
         inside = {n for n in z.namelist() if n.startswith("s2s/")}
     assert "s2s/py.typed" in inside
     missing = _package_files(src / "s2s") - inside
-    assert not missing, f"files of the package missing from the wheel: {sorted(missing)}"
+    assert (
+        not missing
+    ), f"files of the package missing from the wheel: {sorted(missing)}"
 
     venv = tmp_path / "venv"
     try:
         import venv as _venv  # noqa: F401
     except ImportError:  # pragma: no cover - some distributions split venv out
         pytest.skip("the venv module is not available")
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages",
-                    "--without-pip", str(venv)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "venv",
+            "--system-site-packages",
+            "--without-pip",
+            str(venv),
+        ],
+        check=True,
+        capture_output=True,
+    )
     vpy = venv / "bin" / "python"
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONSAFEPATH")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONSAFEPATH")
+    }
     # The system's pip, run by the venv's python, installs into the venv.
-    r = subprocess.run([str(vpy), "-m", "pip", "install", "--no-deps", "--no-index",
-                        "--disable-pip-version-check", "-q", str(whl)],
-                       capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [
+            str(vpy),
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--disable-pip-version-check",
+            "-q",
+            str(whl),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
-    assert (venv / "bin" / "s2s").exists(), "the wheel's console script was not installed"
+    assert (
+        venv / "bin" / "s2s"
+    ).exists(), "the wheel's console script was not installed"
 
     # Tests from a copy outside the source tree; docs/ and tools/ for the files that
     # read them (docs/primitives.md, tools/bench_vmap.py).
@@ -158,19 +214,39 @@ def test_installed_wheel_passes_the_suite(tmp_path: Path) -> None:
     (run / "s2s_wheel_check.py").write_text(_PLUGIN)
     assert not (run / "s2s").exists()
     r = subprocess.run(
-        [str(vpy), "-m", "pytest", "-q", "-s", "-p", "s2s_wheel_check",
-         *[f"tests/{f}" for f in SUBSET]],
-        capture_output=True, text=True, cwd=run, env=env, timeout=600)
+        [
+            str(vpy),
+            "-m",
+            "pytest",
+            "-q",
+            "-s",
+            "-p",
+            "s2s_wheel_check",
+            *[f"tests/{f}" for f in SUBSET],
+        ],
+        capture_output=True,
+        text=True,
+        cwd=run,
+        env=env,
+        timeout=600,
+    )
     out = r.stdout + r.stderr
     assert r.returncode == 0, out[-6000:]
     where = next(ln for ln in out.splitlines() if ln.startswith("S2S_FROM "))
     assert str(venv.resolve()) in where and str(ROOT) not in where, where
     assert "S2S_CHECKED" in out, out[-2000:]
     assert " passed" in out and " failed" not in out, out[-2000:]
-    print(f"wheel build, install and {len(SUBSET)} files: "
-          f"{time.perf_counter() - t0:.1f} s")
+    print(
+        f"wheel build, install and {len(SUBSET)} files: "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
 
     # The console script runs from the venv too.
-    r = subprocess.run([str(venv / "bin" / "s2s"), "primitives", "--json"],
-                       capture_output=True, text=True, cwd=run, env=env)
+    r = subprocess.run(
+        [str(venv / "bin" / "s2s"), "primitives", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=run,
+        env=env,
+    )
     assert r.returncode == 0 and r.stdout.lstrip().startswith("["), r.stderr

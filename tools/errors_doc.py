@@ -1,10 +1,12 @@
-"""Write docs/errors.md from the error catalogue (tests/error_catalogue.py).
+"""Write docs/errors.md (the error catalogue, tests/error_catalogue.py) and
+docs/sharp-bits.md (tests/test_sharp_bits.py: every value from s2s and from JAX).
 
-    python tools/errors_doc.py          # rewrite docs/errors.md
-    python tools/errors_doc.py --check  # exit 1 if it is stale
+    python tools/errors_doc.py          # rewrite both
+    python tools/errors_doc.py --check  # exit 1 if either is stale
 
-tests/test_error_catalogue.py::test_docs_errors_md_is_current fails when the file
-differs from what this writes.
+tests/test_error_catalogue.py::test_docs_errors_md_is_current and
+tests/test_sharp_bits.py::test_page_is_current fail when a file differs from what
+this writes.
 """
 
 from __future__ import annotations
@@ -20,12 +22,15 @@ os.chdir(ROOT / "tests")
 
 def main(argv: list[str]) -> int:
     import test_error_catalogue as T  # noqa: E402 - needs the paths above
+    import test_sharp_bits as S  # noqa: E402
 
-    text = T._doc_text()
+    pages = {T.DOC: T._doc_text(), S.PAGE: S.render(S.outcomes())}
     if "--check" in argv:
-        return 0 if T.DOC.exists() and T.DOC.read_text() == text else 1
-    T.DOC.write_text(text)
-    print(f"wrote {T.DOC.relative_to(ROOT)}")
+        stale = [p for p, t in pages.items() if not p.exists() or p.read_text() != t]
+        return 1 if stale else 0
+    for path, text in pages.items():
+        path.write_text(text)
+        print(f"wrote {path.relative_to(ROOT)}")
     return 0
 
 
