@@ -1363,8 +1363,8 @@ class Normalizer:
     def _unknown_attribute(self, node: cst.Attribute, root: str | None,
                            attr: str) -> TransformError:
         """An attribute s2s has no rule for; a method's ``self.attr`` says so."""
-        params = list(inspect.signature(self.fn).parameters) if not inspect.ismethod(
-            self.fn) else list(inspect.signature(self.fn.__func__).parameters)
+        code = self.fn.__code__
+        params = list(code.co_varnames[:code.co_argcount])
         first = params[0] if params else None
         qual = getattr(self.fn, "__qualname__", "").split(".")
         in_class = len(qual) > 1 and qual[-2] != "<locals>"

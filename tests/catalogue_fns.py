@@ -263,3 +263,7 @@ def aliased_iadd(x):
     v = x
     v += 1.0
     return np.sum(v * x)
+
+
+def reads_object_attribute(x, cfg):
+    return np.sum(cfg.scale * x)  # ERR: cfg

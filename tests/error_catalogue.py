@@ -23,6 +23,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import numpy as np
@@ -274,6 +275,10 @@ CATALOGUE: list[Kind] = [
     Kind("bound-method", CALLS, "a bound method `model.loss`",
          _grad(C.Model(2.0).loss), Transform, ("method", "self.scale"), C.Model.loss,
          hint=r"^\s*Instead: pass the arrays it reads as arguments: `def loss\(scale, x\)`"),
+    Kind("object-attribute", CALLS, "an attribute of a non-array argument (`cfg.scale`)",
+         _grad_call(C.reads_object_attribute, X, SimpleNamespace(scale=2.0)), Syntax,
+         ("`.scale`", "not an attribute of NumPy arrays"), C.reads_object_attribute,
+         hint=r"^\s*Instead: pass the value as an argument"),
     # -- inputs and outputs ---------------------------------------------------------------
     Kind("int-input", INPUTS, "integer array input to grad",
          _grad_call(C.scalar_out, np.arange(3)), TypeError, ("int64",),
