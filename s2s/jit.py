@@ -327,7 +327,12 @@ class Jitted:
 
     @property
     def source(self) -> str:
-        """The code of the latest signature, as it runs on the backend."""
+        """The code of the latest signature, as it runs on the backend (on NumPy, the
+        transform's code specialised to the signature once it has been)."""
+        if not self.backend.jits and isinstance(self.fun, Transformed):
+            specialised = getattr(self.fun, "specialized_source", None)
+            if specialised:
+                return specialised
         if self._source is not None:
             return self._source
         fun = self.fun

@@ -636,3 +636,25 @@ def test_numpy_jit_leaves_the_callers_arrays_alone() -> None:
     np.testing.assert_array_equal(x, [0.25, 0.5])
     assert params["w"] is w
     assert got == pytest.approx(_iadd_into_tree({"w": w.copy()}, x.copy()))
+
+
+def test_numpy_jit_source_shows_the_code_specialised_to_the_signature() -> None:
+    """On NumPy the transform specialises its code to a signature on its second call
+    with it (s2s/specialize.py); the jitted function's source is then that code."""
+    g = s2s.jit(s2s.grad(F.loss))
+    if not hasattr(g.fun, "specialized_source"):
+        pytest.skip("the core's shape specialisation is not in this tree")
+    r = np.random.default_rng(4)
+    w, x, y = r.normal(size=3), r.normal(size=(5, 3)), r.normal(size=5)
+    generic = s2s.grad(F.loss)(w, x, y)  # the emitted code, unspecialised
+    first = g(w, x, y)
+    generic_source = s2s.source(g)
+    second, third = g(w, x, y), g(w + 0.5, x, y)
+    specialised_source = s2s.source(g)
+    assert "pred_bar = unbroadcast(pred_minus_y_bar, pred)" in generic_source
+    assert "unbroadcast(" not in specialised_source.split("def loss_grad", 1)[1]
+    np.testing.assert_allclose(first, generic, rtol=0, atol=0)
+    np.testing.assert_allclose(second, generic, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(third, s2s.grad(F.loss)(w + 0.5, x, y), rtol=1e-13,
+                               atol=1e-15)
+    assert g.cache_info().compilations == 1
