@@ -9,6 +9,7 @@ of it: one emitted function serves them all.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import weakref
@@ -32,6 +33,7 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "Transformed"]
 float0 = np.dtype([("float0", np.void, 0)])
 
 _TEXT_CACHE: dict[Any, tuple[str, str, dict[str, Any]]] = {}
+_FUNCTION_CACHE: dict[Any, Callable] = {}  # the same keys: the compiled emitted function
 _LOCK = threading.RLock()
 
 
@@ -134,6 +136,93 @@ def _cast_tree(grad: Any, primal: Any) -> Any:
     return _rebuild(kind, leaves)
 
 
+OPTIMIZE = os.environ.get("S2S_SPECIALIZE", "1") not in ("0", "")
+
+
+class _Unsigned(Exception):
+    pass
+
+
+def _leaf_signature(a: Any, ok: list[bool]) -> Any:
+    t = type(a)
+    if t is np.ndarray:
+        if a.ndim and a.dtype.kind in "iub":  # its values may set shapes
+            ok[0] = False
+        return (a.shape, a.dtype.str)
+    if t is float:
+        return "f"
+    if t is int or t is bool:
+        return (t, a)
+    if isinstance(a, np.generic):
+        return (a.dtype.str, a.item() if a.dtype.kind in "iub" else None)
+    if t is tuple or t is list:
+        return (t, tuple(_leaf_signature(x, ok) for x in a))
+    if t is dict:
+        return (dict, tuple(a), tuple(_leaf_signature(x, ok) for x in a.values()))
+    raise _Unsigned
+
+
+def _call_signature(args: tuple) -> Any:
+    """What decides every shape in straight-line code: the arguments' structure, shapes
+    and dtypes, and the values of integers; None for other argument types.  The second
+    item says whether specializing to it is sound (no integer arrays, whose values can
+    be shapes)."""
+    ok = [True]
+    try:
+        return (tuple([_leaf_signature(a, ok) for a in args]), ok[0])
+    except _Unsigned:
+        return None
+
+
+class _FreeSnapshot:
+    """The objects a function's free names held when a signature was cached: later
+    calls take the fast path only while each name holds the same object (an array
+    also keeps its shape)."""
+
+    def __init__(self, items: list[tuple[Any, Any, Any]]) -> None:
+        self.items = items
+
+    @staticmethod
+    def take(ir: Function) -> "_FreeSnapshot | None":
+        items = []
+        for var in ir.free.values():
+            if var.also:
+                return None
+            try:
+                value = var.read()
+            except (KeyError, ValueError):
+                return None
+            if isinstance(value, (list, dict, set)):
+                return None
+            items.append((var, value, np.shape(value) if isinstance(value, np.ndarray)
+                          else None))
+        return _FreeSnapshot(items)
+
+    def same(self) -> bool:
+        for var, value, shape in self.items:
+            try:
+                now = var.read()
+            except (KeyError, ValueError):
+                return False
+            if now is not value or (shape is not None and now.shape != shape):
+                return False
+        return True
+
+
+class _FastEntry:
+    def __init__(self, fn: Callable, argnums: tuple[int, ...], free: _FreeSnapshot,
+                 generation: int, text: str | None, pending: bool) -> None:
+        self.fn = fn
+        self.pending = pending  # specialize at the next call with this signature
+        self.argnums = argnums
+        self.free = free
+        self.generation = generation
+        self.text = text
+
+    def valid(self, owner: "Transformed") -> bool:
+        return self.generation == registry.generation() and self.free.same()
+
+
 class Transformed:
     """A transformed function: call it, read ``.source``, inspect it.
 
@@ -170,6 +259,10 @@ class Transformed:
         self.__qualname__ = self.__name__
         self.__doc__ = f"The {mode} of {fn.__qualname__}, emitted by s2s."
         self._compiled: dict[Any, tuple[str, Callable]] = {}
+        self._fast: dict[Any, _FastEntry] = {}  # call signature -> code (see __call__)
+        # specialize the code to a signature at its second call (s2s/specialize.py)
+        self.specialize = True
+        self._spec_lock = threading.Lock()
         self._rules_generation = registry.generation()
         self._last: tuple[str, Callable] | None = None
 
@@ -188,6 +281,7 @@ class Transformed:
         if self._rules_generation != registry.generation():
             with _LOCK:  # a rule changed since this code was emitted
                 self._compiled.clear()
+                self._fast.clear()
                 self._last = None
                 self._rules_generation = registry.generation()
         if self.inner is not None:
@@ -197,6 +291,7 @@ class Transformed:
                     self.ir = self.inner.ir
                     self._signature = self._free_fingerprint()
                     self._compiled.clear()
+                    self._fast.clear()
                     self._last = None
             return
         signature = self._free_fingerprint()
@@ -205,6 +300,7 @@ class Transformed:
                 self.ir = normalize(self.fn, fresh=True)
                 self._signature = self._free_fingerprint()
                 self._compiled.clear()
+                self._fast.clear()
                 self._last = None
 
     def _generate(self, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
@@ -234,13 +330,17 @@ class Transformed:
                 text = format_module(_header(body) + body)
                 cached = (text, self.__name__, module.namespace)
                 _TEXT_CACHE[text_key] = cached
-            text, name, namespace = cached
-            ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
-            ns.update(namespace)
-            compiled = compile_module(text, ns, name)[name]
-            compiled.__s2s_free__ = [  # type: ignore[attr-defined]
-                (n, self.ir.free[n]) for n in namespace if n in self.ir.free
-            ]
+            compiled = _FUNCTION_CACHE.get((text_key, cached[0]))
+            if compiled is None:  # a new transform object of the same function reuses it
+                text, name, namespace = cached
+                ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
+                ns.update(namespace)
+                compiled = compile_module(text, ns, name)[name]
+                compiled.__s2s_free__ = [  # type: ignore[attr-defined]
+                    (n, self.ir.free[n]) for n in namespace if n in self.ir.free
+                ]
+                _FUNCTION_CACHE[(text_key, cached[0])] = compiled
+            text = cached[0]
             self._compiled[key] = (text, compiled)
             self._last = (text, compiled)
             return text, compiled
@@ -278,6 +378,12 @@ class Transformed:
     # ---- calling ---------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast = self._fast
+        if fast and not kwargs:  # a signature seen before: straight to its code
+            hit = fast.get(_call_signature(args))
+            if hit is not None and not hit.pending and hit.valid(self):
+                _read_free_names(hit.fn)
+                return self._postprocess(hit.fn(*args), args, hit.argnums)
         nargs = len(args)
         argnums = _check_argnums(self.argnums, self.tuple_out, nargs)
         _check_float_inputs("grad", args, argnums)
@@ -285,12 +391,68 @@ class Transformed:
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
         self._call_nargs = nargs
         try:
-            _, fn = self._generate(kinds, argnums, self.tuple_out)
+            text, fn = self._generate(kinds, argnums, self.tuple_out)
         except _OutputStructureError:
             raise self._output_error(args, kwargs) from None
         _read_free_names(fn)
-        result = fn(*args, **kwargs)
+        if kwargs or self.inner is not None:
+            result = fn(*args, **kwargs)
+        else:
+            result = self._call_and_specialize(text, fn, args, argnums)
         return self._postprocess(result, args, argnums)
+
+    def _call_and_specialize(self, text: str, fn: Callable, args: tuple,
+                             argnums: tuple[int, ...]) -> Any:
+        """Call ``fn``; the second call with one signature (shapes, dtypes, integer
+        values) specializes the code to it (``s2s.specialize``) and later calls with
+        that signature go straight to the result, skipping the argument checks."""
+        sig = _call_signature(args)
+        if sig is None:
+            return fn(*args)
+        free = _FreeSnapshot.take(self.ir)
+        if free is None:
+            return fn(*args)
+        entry = self._fast.get(sig)
+        if entry is None or not entry.pending or not entry.free.same():
+            # first call (or the first since a free name changed): the code as emitted,
+            # so a one-off call pays nothing for specializing
+            pending = bool(OPTIMIZE and self.specialize and sig[1]
+                           and self.mode in ("grad", "value_and_grad"))
+            self._fast[sig] = _FastEntry(fn, argnums, free, self._rules_generation, None,
+                                         pending)
+            return fn(*args)
+        with self._spec_lock:  # one thread specializes; the others wait for its code
+            entry = self._fast.get(sig)
+            if entry is not None and not entry.pending:
+                return entry.fn(*args)
+            return self._specialize(sig, text, fn, args, argnums, free)
+
+    def _specialize(self, sig: Any, text: str, fn: Callable, args: tuple,
+                    argnums: tuple[int, ...], free: "_FreeSnapshot") -> Any:
+        from .specialize import specialize
+
+        try:
+            result, new_text = specialize(text, dict(fn.__globals__), fn.__name__, args)
+        except Exception:  # whatever the call raises, the emitted code raises it as is
+            new_text = None
+            result = fn(*args)
+        else:
+            if new_text is None:
+                result = fn(*args)
+        spec = fn
+        if new_text is not None:
+            spec = compile_module(new_text, dict(fn.__globals__), fn.__name__)[fn.__name__]
+            spec.__s2s_free__ = fn.__s2s_free__  # type: ignore[attr-defined]
+        self._fast[sig] = _FastEntry(spec, argnums, free, self._rules_generation, new_text,
+                                     False)
+        return result
+
+    @property
+    def specialized_source(self) -> str | None:
+        """The code the latest signature specialized to (see ``s2s.specialize``), or
+        None when no call has been specialized yet."""
+        texts = [e.text for e in self._fast.values() if e.text is not None]
+        return texts[-1] if texts else None
 
     def _output_error(self, args: tuple, kwargs: dict) -> TypeError:
         """JAX's message for an output of the wrong structure, showing the value."""
@@ -307,8 +469,19 @@ class Transformed:
     def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...]) -> Any:
         def fix(grads: Any) -> Any:
             if self.tuple_out:
-                return tuple(_cast_tree(g, args[i]) for g, i in zip(grads, argnums))
-            return _cast_tree(grads, args[argnums[0]])
+                return tuple(fix_one(g, args[i]) for g, i in zip(grads, argnums))
+            return fix_one(grads, args[argnums[0]])
+
+        def fix_one(g: Any, primal: Any) -> Any:
+            # an array already of the primal's dtype and shape, not one of the caller's
+            # own arrays, is the gradient as it is
+            if type(g) is np.ndarray:
+                if any(g is a for a in args):
+                    g = g.copy()
+                elif type(primal) is np.ndarray and g.dtype == primal.dtype and \
+                        g.shape == primal.shape and g.flags.writeable:
+                    return g
+            return _cast_tree(g, primal)
 
         if self.mode == "grad":
             if self.has_aux:

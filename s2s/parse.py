@@ -10,7 +10,10 @@ from __future__ import annotations
 import hashlib
 import inspect
 import linecache
+import os
 import textwrap
+import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,8 +49,47 @@ class ParsedFunction:
 _MODULE_CACHE: dict[tuple[str, str], tuple[Any, Any]] = {}
 
 
+# fn -> (its code object, its file's (mtime, size), the parse): transforming the same
+# function again skips reading and parsing its file while neither has changed
+_PARSED: "weakref.WeakKeyDictionary[Any, tuple[Any, Any, ParsedFunction]]" = (
+    weakref.WeakKeyDictionary()
+)
+_PARSED_LOCK = threading.Lock()
+
+
+def _file_stamp(filename: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(filename)
+    except (OSError, ValueError):
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
 def parse_function(fn: Any) -> ParsedFunction:
-    """Parse the source of ``fn`` (a plain function or lambda)."""
+    """Parse the source of ``fn`` (a plain function or lambda).
+
+    Memoized per function object while its code object and its file's modification
+    time and size stay the same (an edited file is read and checked again)."""
+    code = getattr(fn, "__code__", None)
+    stamp = _file_stamp(code.co_filename) if code is not None else None
+    if stamp is not None:
+        try:
+            hit = _PARSED.get(fn)
+        except TypeError:  # not weak-referenceable
+            hit = None
+        if hit is not None and hit[0] is code and hit[1] == stamp:
+            return hit[2]
+    parsed = _parse_function(fn)
+    if stamp is not None:
+        try:
+            with _PARSED_LOCK:
+                _PARSED[fn] = (code, stamp, parsed)
+        except TypeError:
+            pass
+    return parsed
+
+
+def _parse_function(fn: Any) -> ParsedFunction:
     code = getattr(fn, "__code__", None)
     if code is None:
         raise SourceNotFoundError(

@@ -1,6 +1,10 @@
 import os
 import sys
 
+# every module s2s emits while the suite runs is checked: compiles, re-parses with
+# libcst, stable under a second black pass (s2s.emitcode.CHECK_INVARIANTS)
+os.environ.setdefault("S2S_CHECK_EMITTED", "1")
+
 sys.path.insert(0, os.path.dirname(__file__))
 
 try:  # JAX is the oracle; run it in float64 like the NumPy code under test

@@ -1,20 +1,30 @@
 """Benchmark: s2s gradients against a hand-written NumPy gradient, autograd and JAX.
 
-    python tools/bench.py            # all workloads, small and large sizes
-    python tools/bench.py --quick    # fewer repeats
+    python tools/bench.py               # all workloads, small and large sizes
+    python tools/bench.py --quick       # fewer repeats
+    python tools/bench.py --markdown    # the tables of docs/performance.md
 
 Every system's gradient is checked against the hand-written one before it is timed.
 Times are medians over interleaved repeats (each repeat times every system once, in
 turn, so drift in machine load hits all of them alike).  BLAS is pinned to one thread.
 Ratios are to the hand-written NumPy gradient: 1.00 means as fast as a careful person.
+
+Systems: ``s2s.grad`` is what a user gets (from the second call with a signature on,
+the code specialized to it, see s2s/specialize.py); ``s2s.grad (as emitted)`` is the
+generic emitted code (``g.specialize = False``); ``s2s.jit(grad, jax)`` runs the same
+emitted code under jax.jit.  Also reported: emitted gradient length against the
+hand-written one, and transform latency (cold and from the cache).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import inspect
 import os
 import statistics
 import sys
+import tempfile
 import time
 
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -28,14 +38,16 @@ import bench_workloads as W  # noqa: E402
 
 import s2s  # noqa: E402
 
+S2S = "s2s.grad"
+GENERIC = "s2s.grad (as emitted)"
+
 
 def optional_systems(fn_name: str) -> dict:
     systems = {}
     try:
         import autograd
-        import autograd.numpy as anp
 
-        fn = W.twin(anp)[fn_name]
+        fn = W.twin(__import__("autograd.numpy").numpy)[fn_name]
         systems["autograd"] = autograd.grad(fn)
     except ImportError:
         pass
@@ -48,10 +60,18 @@ def optional_systems(fn_name: str) -> dict:
         fn = W.twin(jnp)[fn_name]
         systems["jax.grad"] = jax.grad(fn)
         jitted = jax.jit(jax.grad(fn))
-        systems["jax.jit(grad)"] = lambda *a: jitted(*a).block_until_ready()
+        systems["jax.jit(grad)"] = lambda *a: jax.block_until_ready(jitted(*a))
+        s2s_jitted = s2s.jit(s2s.grad(getattr(W, fn_name)), backend="jax")
+        systems["s2s.jit(grad, jax)"] = lambda *a: jax.block_until_ready(s2s_jitted(*a))
     except ImportError:
         pass
     return systems
+
+
+def leaves(tree):
+    if isinstance(tree, dict):
+        return [tree[k] for k in sorted(tree)]
+    return [tree]
 
 
 def time_call(fn, args, number: int) -> float:
@@ -61,19 +81,29 @@ def time_call(fn, args, number: int) -> float:
     return (time.perf_counter() - start) / number
 
 
-def run(quick: bool) -> list[tuple]:
+def run(quick: bool) -> tuple[list[tuple], dict]:
     rows = []
+    failed: dict[str, str] = {}
     for name, size in W.CASES:
         args = W.make_args(name, size)
         f = getattr(W, name)
         hand = getattr(W, name + "_hand")
-        systems = {"forward": f, "hand-written": hand, "s2s.grad": s2s.grad(f)}
+        generic = s2s.grad(f)
+        generic.specialize = False
+        systems = {"forward": f, "hand-written": hand, S2S: s2s.grad(f), GENERIC: generic}
         systems.update(optional_systems(name))
-        expected = hand(*args)
-        for sys_name, fn in systems.items():
+        expected = leaves(hand(*args))
+        for sys_name, fn in list(systems.items()):
             if sys_name == "forward":
                 continue
-            np.testing.assert_allclose(np.asarray(fn(*args)), expected, rtol=1e-8, atol=1e-10)
+            try:
+                for _ in range(3):  # s2s specializes at the second call
+                    got = leaves(fn(*args))
+                for g, e in zip(got, expected):
+                    np.testing.assert_allclose(np.asarray(g), e, rtol=1e-8, atol=1e-10)
+            except Exception as exc:  # a system that fails is reported, not timed
+                failed[f"{sys_name} on {name}"] = f"{type(exc).__name__}: {exc}"[:200]
+                del systems[sys_name]
         # calibrate so each timing takes ~20 ms
         number = max(1, int(0.02 / max(time_call(hand, args, 3), 1e-7)))
         repeats = 5 if quick else 15
@@ -84,21 +114,141 @@ def run(quick: bool) -> list[tuple]:
         med = {k: statistics.median(v) for k, v in samples.items()}
         base = med["hand-written"]
         rows.append((name, size, {k: (v, v / base) for k, v in med.items()}))
-    return rows
+    return rows, failed
+
+
+def code_lines(text: str) -> int:
+    """Lines of a function's body, without comments, blank lines and the def line."""
+    body = [ln for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    body = [ln for ln in body if not ln.startswith(("import ", "from "))]
+    return len([ln for ln in body if not ln.startswith("def ")])
+
+
+def lengths() -> list[tuple]:
+    out = []
+    for name in dict.fromkeys(n for n, _ in W.CASES):
+        args = W.make_args(name, next(s for n, s in W.CASES if n == name))
+        g = s2s.grad(getattr(W, name))
+        g(*args)
+        g(*args)
+        hand = code_lines(inspect.getsource(getattr(W, name + "_hand")))
+        emitted = code_lines(g.source)
+        spec = code_lines(g.specialized_source) if g.specialized_source else None
+        out.append((name, hand, emitted, spec))
+    return out
+
+
+TEN_LINES = '''
+import numpy as np
+
+
+def f(w, x, y):
+    h = np.tanh(x @ w)
+    z = h * {k}.0 + np.sin(h)
+    a = np.exp(-z)
+    b = a / (1 + a)
+    c = np.log(b + 1.0)
+    d = c * y
+    e = np.sum(d ** 2)
+    return e + np.mean(h)
+'''
+
+
+def latency() -> dict:
+    """Cold transform (a function never seen, in a fresh module) and a repeated
+    transform of the same function (served from the caches)."""
+    args = (np.full((4, 3), 0.1), np.ones((5, 4)), np.ones((5, 3)))
+    tmp = tempfile.mkdtemp()
+    cold = []
+    fn = None
+    for i in range(12):
+        path = os.path.join(tmp, f"ten_{i}.py")
+        with open(path, "w") as fh:
+            fh.write(TEN_LINES.replace("{k}", str(i + 2)))
+        spec = importlib.util.spec_from_file_location(f"ten_{i}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        fn = module.f
+        start = time.perf_counter()
+        s2s.grad(fn)(*args)  # parse, normalize, emit, format, compile, first call
+        cold.append(time.perf_counter() - start)
+    kinds = (s2s.api.LEAF,) * 3
+    n = 2000
+    start = time.perf_counter()
+    for _ in range(n):
+        s2s.grad(fn)._generate(kinds, (0,), False)
+    cached = (time.perf_counter() - start) / n
+    return {"cold_ms": statistics.median(cold[2:]) * 1e3, "cached_ms": cached * 1e3}
+
+
+def summary(rows: list[tuple]) -> dict:
+    ratios = [res[S2S][1] for _, _, res in rows if S2S in res]
+    small = {}
+    for name, size, res in rows:
+        if size == min(s for n, s in W.CASES if n == name) and "autograd" in res:
+            small[name] = res["autograd"][0] / res[S2S][0]
+    worst = max(((res[S2S][1], f"{name} {size}") for name, size, res in rows))
+    return {"median": statistics.median(ratios), "worst": worst, "vs_autograd_small": small}
+
+
+def print_text(rows, failed, lens, lat, summ) -> None:
+    systems = list(dict.fromkeys(k for _, _, res in rows for k in res))
+    width = max(len(s) for s in systems) + 2
+    print(f"{'workload':<14}{'size':>9}  " + "".join(f"{s:>{width}}" for s in systems))
+    for name, size, res in rows:
+        cells = "".join(
+            f"{res[s][0]*1e6:>{width - 7}.1f}us {res[s][1]:>4.2f}x"[-width:].rjust(width)
+            if s in res else " " * width for s in systems)
+        print(f"{name:<14}{size:>9}  {cells}")
+    print("\n(time per gradient call, and ratio to the hand-written NumPy gradient)")
+    print(f"\ns2s.grad / hand-written: median {summ['median']:.2f}, worst {summ['worst'][0]:.2f}"
+          f" ({summ['worst'][1]})")
+    print("small sizes, autograd time / s2s.grad time: " + ", ".join(
+        f"{k} {v:.1f}x" for k, v in summ["vs_autograd_small"].items()))
+    print("\nlines (body, no comments): workload, hand-written, emitted, specialized")
+    for name, hand, emitted, spec in lens:
+        print(f"  {name:<14}{hand:>4}{emitted:>5} ({emitted / hand:.2f}x)"
+              + (f"{spec:>5} ({spec / hand:.2f}x)" if spec else "    -"))
+    print(f"\ntransform latency: cold {lat['cold_ms']:.1f} ms (10-line function), "
+          f"repeated {lat['cached_ms']:.4f} ms")
+    for k, v in failed.items():
+        print(f"FAILED {k}: {v}")
+
+
+def print_markdown(rows, failed, lens, lat, summ) -> None:
+    systems = list(dict.fromkeys(k for _, _, res in rows for k in res))
+    print("| workload | size | " + " | ".join(systems) + " |")
+    print("|---|---:|" + "---:|" * len(systems))
+    for name, size, res in rows:
+        cells = [f"{res[s][0]*1e6:.1f} µs ({res[s][1]:.2f}×)" if s in res else "fails"
+                 for s in systems]
+        print(f"| {name} | {size} | " + " | ".join(cells) + " |")
+    print(f"\ns2s.grad / hand-written: median **{summ['median']:.2f}**, worst "
+          f"**{summ['worst'][0]:.2f}** ({summ['worst'][1]}).  Small sizes, autograd time / "
+          "s2s.grad time: " + ", ".join(f"{k} {v:.1f}×"
+                                         for k, v in summ["vs_autograd_small"].items()) + ".")
+    print("\n| workload | hand-written lines | emitted | specialized |")
+    print("|---|---:|---:|---:|")
+    for name, hand, emitted, spec in lens:
+        print(f"| {name} | {hand} | {emitted} ({emitted / hand:.2f}×) | "
+              + (f"{spec} ({spec / hand:.2f}×)" if spec else "not specialized") + " |")
+    print(f"\nTransform latency: cold **{lat['cold_ms']:.1f} ms** for a 10-line function "
+          f"(parse, normalize, emit, black, compile, first call); repeated transform of the "
+          f"same function **{lat['cached_ms'] * 1e3:.1f} µs**.")
+    for k, v in failed.items():
+        print(f"\n- fails: {k}: {v}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
-    rows = run(args.quick)
-    systems = list(rows[0][2])
-    print(f"{'workload':<22}{'size':>8}  " + "".join(f"{s:>16}" for s in systems))
-    for name, size, res in rows:
-        cells = "".join(f"{res[s][0]*1e6:>9.1f}us {res[s][1]:>4.2f}x" if s in res else " " * 16
-                        for s in systems)
-        print(f"{name:<22}{size:>8}  {cells}")
-    print("\n(time per gradient call, and ratio to the hand-written NumPy gradient)")
+    rows, failed = run(args.quick)
+    lens = lengths()
+    lat = latency()
+    summ = summary(rows)
+    (print_markdown if args.markdown else print_text)(rows, failed, lens, lat, summ)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,695 @@
+"""Shape specialization of emitted gradients: the NumPy backend's optimizer.
+
+The emitted gradient is valid for every shape, so it carries broadcasting fix-ups
+(``unbroadcast``, ``np.broadcast_to``), the output check and seed (``grad_seed``) and
+general helpers (``matmul_rhs_bar``) whose work is nothing, or a plain expression, once
+the shapes are known.  The first call with a new signature (the shapes and dtypes of the
+arguments, the values of integer scalars) runs an instrumented copy of the emitted
+function that records the shape and dtype of every subexpression, and returns that
+call's result.  From those facts the code is rewritten:
+
+- fix-ups whose input already has the output's shape disappear;
+- the seed becomes a constant, and cotangents known to be filled with one number
+  (the seed broadcast over an array, scaled by constants) are propagated: ``ones * e``
+  becomes ``e``, ``(ones * 100.0) * e`` becomes ``100.0 * e``;
+- ``np.size``/``np.shape``/``np.ndim`` of known values fold to literals, matrix
+  cotangent helpers of 2-D operands become ``x.T @ g`` / ``g @ w.T``, and
+  ``np.add.at`` at a scalar integer index becomes ``buf[i] += v``;
+- repeated pure expressions are computed once (common subexpressions);
+- arithmetic is simplified on an e-graph (egglog): constants folded, signs moved;
+- statements whose values nothing reads are dropped.
+
+Only straight-line code is specialized: a branch, a loop, or an operation whose result
+shape depends on values (``np.nonzero``, boolean masks, ``int(...)``, ...) means the
+signature does not determine the shapes, so such code runs as emitted.  The guard is
+the signature: a call with another one runs (and specializes) again; results are the
+same as the generic code's up to rounding of folded constants.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import math
+from collections import defaultdict
+from typing import Any, Callable
+
+import numpy as np
+
+# calls whose result's shape depends on values, not on the arguments' shapes
+_VALUE_SHAPED = {
+    "nonzero", "flatnonzero", "argwhere", "unique", "extract", "compress", "trim_zeros",
+    "item", "tolist", "int", "round", "float", "bool", "range", "histogram",
+    "unique_values", "unique_counts", "unique_inverse", "unique_all",
+    "searchsorted", "digitize", "bincount", "resize", "repeat", "split", "array_split",
+}
+# calls that write into an argument (the buffer) or change a container in place
+_MUTATORS = {"at", "copyto", "put", "place", "putmask", "fill_diagonal", "fill", "sort",
+             "append", "pop", "extend", "insert", "remove", "update", "setdefault",
+             "clear", "resize", "partition", "itemset", "setflags"}
+_NO_SPLIT = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try, ast.With, ast.AsyncWith,
+             ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp,
+             ast.DictComp, ast.GeneratorExp, ast.IfExp, ast.Global, ast.Nonlocal,
+             ast.Yield, ast.YieldFrom, ast.Await, ast.Match, ast.Delete, ast.NamedExpr,
+             ast.Starred, ast.BoolOp)
+
+PROBE = "__s2s_probe__"
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    if isinstance(f, ast.Name):
+        return f.id
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    return ""
+
+
+def eligible(module: ast.Module) -> bool:
+    """Straight-line functions only, with no value-dependent shapes."""
+    defs = [n for n in module.body if isinstance(n, ast.FunctionDef)]
+    if not defs:
+        return False
+    for fn in defs:
+        for stmt in fn.body:
+            for node in ast.walk(stmt):
+                if isinstance(node, _NO_SPLIT):
+                    return False
+                if isinstance(node, ast.Call) and (
+                        _call_name(node) in _VALUE_SHAPED
+                        or (_call_name(node) == "where" and len(node.args) == 1)):
+                    return False
+    return True
+
+
+# ---- the probe ----------------------------------------------------------------------
+
+_FACT_TYPES = (np.ndarray, np.generic, float, int, bool)
+
+
+def _fact(value: Any) -> Any:
+    if isinstance(value, _FACT_TYPES) and not isinstance(value, (str, bytes)):
+        return (np.shape(value), np.result_type(value))
+    return ("other", type(value))
+
+
+def _probed(node: ast.AST) -> bool:
+    if isinstance(node, (ast.Call, ast.BinOp, ast.UnaryOp, ast.Subscript)):
+        return isinstance(getattr(node, "ctx", ast.Load()), ast.Load)
+    if isinstance(node, ast.Name):
+        return isinstance(node.ctx, ast.Load) and node.id != "np"
+    if isinstance(node, ast.Attribute):
+        return isinstance(node.ctx, ast.Load) and node.attr in ("T", "mT", "real")
+    return False
+
+
+class _Instrument(ast.NodeTransformer):
+    """Wrap every probed expression ``e`` (numbered ``_k``) as ``probe(k, e)``."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        if isinstance(node, ast.Call):  # never wrap the callee
+            node.args = [self.visit(a) for a in node.args]
+            for kw in node.keywords:
+                kw.value = self.visit(kw.value)
+            if isinstance(node.func, ast.Attribute):
+                node.func.value = self.visit(node.func.value)
+        else:
+            super().generic_visit(node)
+        k = getattr(node, "_k", None)
+        if k is None:
+            return node
+        return ast.Call(ast.Name(PROBE, ast.Load()), [ast.Constant(k), node], [])
+
+
+def probe_run(module: ast.Module, namespace: dict[str, Any], name: str,
+              args: tuple) -> tuple[Any, dict[int, Any]]:
+    """Run an instrumented copy of ``module``'s function ``name`` on ``args``: its
+    result and the fact (shape, dtype) of each numbered node (None where it varied)."""
+    k = 0
+    for node in ast.walk(module):
+        if _probed(node):
+            node._k = k  # type: ignore[attr-defined]
+            k += 1
+    inst = _Instrument().visit(copy.deepcopy(module))
+    ast.fix_missing_locations(inst)
+    seen: dict[int, set] = defaultdict(set)
+
+    def probe(k: int, value: Any) -> Any:
+        seen[k].add(_fact(value))
+        return value
+
+    ns = dict(namespace)
+    ns[PROBE] = probe
+    exec(compile(inst, f"<s2s-probe:{name}>", "exec"), ns)
+    result = ns[name](*args)
+    facts = {k: next(iter(v)) if len(v) == 1 else None for k, v in seen.items()}
+    return result, facts
+
+
+# ---- the rewrite ----------------------------------------------------------------------
+
+
+class _Fill:
+    """A value every element of which is ``c`` (shape and dtype from its facts)."""
+
+    def __init__(self, c: float) -> None:
+        self.c = c
+
+
+def _literal(value: float) -> ast.expr:
+    if value < 0:
+        return ast.UnaryOp(ast.USub(), ast.Constant(-value))
+    return ast.Constant(value)
+
+
+class _Rewriter:
+    def __init__(self, fn: ast.FunctionDef, facts: dict[int, Any]) -> None:
+        self.fn = fn
+        self.facts = facts
+        self.fill: dict[str, _Fill] = {}
+        self.alias: dict[str, ast.expr] = {}
+        self.mutated = self._mutated_names()
+        self.last_bind = self._last_binding()
+        self.cse: dict[str, str] = {}  # ast.dump of a pure value -> the name holding it
+        # a name bound to np.broadcast_to(inner, shape) -> (inner, where it was bound)
+        self.bcast: dict[str, tuple[ast.expr, int]] = {}
+        self.binds: dict[str, list[int]] = defaultdict(list)
+        for i, stmt in enumerate(fn.body):
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    self.binds[node.id].append(i)
+
+    def fact(self, node: ast.AST) -> Any:
+        k = getattr(node, "_k", None)
+        f = self.facts.get(k) if k is not None else None
+        return None if f is None or f[0] == "other" else f
+
+    def _mutated_names(self) -> set[str]:
+        """Names whose array something writes into (a name bound to such a value
+        is never replaced by another name: that would share the buffer)."""
+        out: set[str] = set()
+
+        def base(t: ast.AST) -> None:
+            if isinstance(t, (ast.Subscript, ast.Attribute)):
+                while isinstance(t, (ast.Subscript, ast.Attribute)):
+                    t = t.value
+                if isinstance(t, ast.Name):
+                    out.add(t.id)
+
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    base(t)
+            elif isinstance(node, ast.AugAssign):
+                base(node.target)
+                if isinstance(node.target, ast.Name):
+                    out.add(node.target.id)
+            elif isinstance(node, ast.Call) and _call_name(node) in _MUTATORS:
+                for a in node.args[:1]:
+                    if isinstance(a, ast.Name):
+                        out.add(a.id)
+                if isinstance(node.func, ast.Attribute) and isinstance(
+                        node.func.value, ast.Name):
+                    out.add(node.func.value.id)
+        return out
+
+    def _last_binding(self) -> dict[str, int]:
+        last: dict[str, int] = {}
+        for i, stmt in enumerate(self.fn.body):
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    last[node.id] = i
+        return last
+
+    # ---- substitution of aliases ----
+
+    def substitute(self, node: ast.AST) -> ast.AST:
+        alias = self.alias
+
+        class Sub(ast.NodeTransformer):
+            def visit_Name(self, n: ast.Name) -> ast.AST:
+                if isinstance(n.ctx, ast.Load) and n.id in alias:
+                    new = copy.deepcopy(alias[n.id])
+                    if hasattr(n, "_k"):
+                        new._k = n._k  # type: ignore[attr-defined]
+                    return new
+                return n
+
+        return Sub().visit(node)
+
+    # ---- per expression ----
+
+    def fill_of(self, node: ast.AST) -> _Fill | None:
+        """Is every element of this expression's value one known number?"""
+        if isinstance(node, ast.Name):
+            return self.fill.get(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            f = self.fill_of(node.operand)
+            return None if f is None else _Fill(-f.c)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+            a = self.fill_of(node.left)
+            b = self.fill_of(node.right)
+            na, nb = self.number(node.left), self.number(node.right)
+            x = a.c if a is not None else na
+            y = b.c if b is not None else nb
+            if x is None or y is None or (a is None and b is None):
+                return None
+            if isinstance(node.op, ast.Mult):
+                return _Fill(x * y)
+            return None if y == 0.0 else _Fill(x / y)
+        if isinstance(node, ast.Call) and _call_name(node) in ("broadcast_to",
+                                                                "unbroadcast") and \
+                node.args and _call_name(node) == "broadcast_to":
+            return self.fill_of(node.args[0])
+        return None
+
+    def fold(self, node: ast.expr, at: int) -> ast.expr:
+        """Bottom-up rewrites of subexpressions whose facts settle them."""
+        rw = self
+
+        class Fold(ast.NodeTransformer):
+            def visit_Call(self, n: ast.Call) -> ast.AST:
+                self.generic_visit(n)
+                name = _call_name(n)
+                out = rw.fact(n)
+                if name in ("size", "ndim", "shape") and len(n.args) == 1 and \
+                        isinstance(n.func, ast.Attribute) and not n.keywords:
+                    f = rw.fact(n.args[0])
+                    if f is not None:
+                        shape = f[0]
+                        lit = {"size": math.prod(shape), "ndim": len(shape),
+                               "shape": shape}[name]
+                        return ast.parse(repr(lit), mode="eval").body
+                if name in ("unbroadcast", "broadcast_to") and len(n.args) == 2 and out:
+                    inner = rw.fact(n.args[0])
+                    if inner is not None and inner[0] == out[0] and inner[1] == out[1]:
+                        return n.args[0]
+                    if name == "unbroadcast" and inner is not None:
+                        return _sum_to(n.args[0], inner[0], out[0])
+                return n
+
+            def visit_BinOp(self, n: ast.BinOp) -> ast.AST:
+                self.generic_visit(n)
+                out = rw.fact(n)
+                if out is None or not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult,
+                                                        ast.Div)):
+                    return n
+                # an operand broadcast to the result's shape: the operator broadcasts
+                for side, other in (("left", n.right), ("right", n.left)):
+                    operand = getattr(n, side)
+                    if isinstance(operand, ast.Name) and operand.id in rw.bcast and \
+                            rw.fact(other) == out:
+                        inner, defined = rw.bcast[operand.id]
+                        reads = {m.id for m in ast.walk(inner) if isinstance(m, ast.Name)}
+                        if not any(defined < j < at for r in reads
+                                   for j in rw.binds.get(r, ())):
+                            setattr(n, side, copy.deepcopy(inner))
+                return n
+
+        return Fold().visit(node)
+
+    def number(self, node: ast.AST) -> float | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+                not isinstance(node.value, bool):
+            return float(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = self.number(node.operand)
+            return None if inner is None else -inner
+        return None
+
+    def rewrite_value(self, value: ast.expr) -> tuple[ast.expr, _Fill | None, bool]:
+        """(new value, its fill if known, whether it is the operand itself)."""
+        out = self.fact(value)
+        whole = self.fill_of(value)
+        if whole is not None and not isinstance(value, ast.Name):
+            return value, whole, False
+        if isinstance(value, ast.Call):
+            name = _call_name(value)
+            args = value.args
+            if name == "grad_seed" and out is not None and out[0] == ():
+                dtype = out[1].name
+                return (ast.Call(ast.Attribute(ast.Name("np", ast.Load()), dtype,
+                                               ast.Load()), [ast.Constant(1.0)], []),
+                        _Fill(1.0), False)
+            if name in ("unbroadcast", "broadcast_to") and len(args) == 2 and out:
+                inner = self.fact(args[0])
+                if inner is not None and inner[0] == out[0] and (
+                        name == "unbroadcast" or inner[1] == out[1]):
+                    # unbroadcast returns its operand itself when the shapes agree
+                    return args[0], self.fill_of(args[0]), name == "unbroadcast"
+                f = self.fill_of(args[0])
+                if f is not None:
+                    return value, _Fill(f.c), False
+            if name in ("size", "ndim", "shape") and len(args) == 1 and \
+                    isinstance(value.func, ast.Attribute):
+                f = self.fact(args[0])
+                if f is not None:
+                    shape = f[0]
+                    lit = {"size": math.prod(shape), "ndim": len(shape),
+                           "shape": shape}[name]
+                    return ast.parse(repr(lit), mode="eval").body, None, False
+            if name in ("matmul_rhs_bar", "matmul_lhs_bar") and len(args) == 3 and out:
+                g, x1, x2 = (self.fact(a) for a in args)
+                if g and x1 and x2 and len(g[0]) == len(x1[0]) == len(x2[0]) == 2:
+                    if name == "matmul_rhs_bar" and out[0] == x2[0]:
+                        return ast.BinOp(ast.Attribute(args[1], "T", ast.Load()),
+                                         ast.MatMult(), args[0]), None, False
+                    if name == "matmul_lhs_bar" and out[0] == x1[0]:
+                        return ast.BinOp(args[0], ast.MatMult(),
+                                         ast.Attribute(args[2], "T", ast.Load())), None, False
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+            f = self.fill_of(value.operand)
+            if f is not None:
+                return value, _Fill(-f.c), False
+        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div)) \
+                and out is not None:
+            left, right = value.left, value.right
+            fl, fr = self.fill_of(left), self.fill_of(right)
+            nl, nr = self.number(left), self.number(right)
+            if isinstance(value.op, ast.Div):
+                if fl is not None and nr not in (None, 0.0):
+                    return value, _Fill(fl.c / nr), False
+                if fl is not None and fr is not None and fr.c != 0.0:
+                    return value, _Fill(fl.c / fr.c), False
+                return value, None, False
+            if fl is not None and fr is not None:
+                return value, _Fill(fl.c * fr.c), False
+            if fl is not None and nr is not None:
+                return value, _Fill(fl.c * nr), False
+            if fr is not None and nl is not None:
+                return value, _Fill(fr.c * nl), False
+            for f, other in ((fl, right), (fr, left)):
+                if f is None:
+                    continue
+                of = self.fact(other)
+                if of is not None and of == out:  # same shape and dtype as the product
+                    if f.c == 1.0:
+                        return other, self.fill_of(other), False
+                    return ast.BinOp(_literal(f.c), ast.Mult(), other), None, False
+        return value, None, False
+
+    # ---- per statement ----
+
+    def run(self) -> None:
+        body: list[ast.stmt] = []
+        for i, stmt in enumerate(self.fn.body):
+            stmt = self.substitute(stmt)  # type: ignore[assignment]
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], ast.Name):
+                target = stmt.targets[0].id
+                self.alias.pop(target, None)
+                self.fill.pop(target, None)
+                self.bcast.pop(target, None)
+                stmt.value = self.fold(stmt.value, i)
+                for k in [k for k, v in self.cse.items() if v == target]:
+                    del self.cse[k]
+                value, fill, identity = self.rewrite_value(stmt.value)
+                if fill is not None:
+                    self.fill[target] = fill
+                if isinstance(value, ast.Call) and _call_name(value) == "broadcast_to" \
+                        and len(value.args) == 2 and target not in self.mutated:
+                    self.bcast[target] = (value.args[0], i)
+                if isinstance(value, ast.Name) and self.last_bind.get(value.id, -1) < i and (
+                        identity or (target not in self.mutated
+                                     and value.id not in self.mutated)):
+                    self.alias[target] = value  # later reads use the operand directly
+                    continue
+                if value is not stmt.value:
+                    stmt = ast.copy_location(
+                        ast.Assign([ast.Name(target, ast.Store())], value), stmt)
+                pure = not any(isinstance(n, ast.Call) and _call_name(n) in _MUTATORS
+                               for n in ast.walk(value))
+                key = ast.dump(value)
+                earlier = self.cse.get(key)
+                if pure and earlier is not None and target not in self.mutated and \
+                        earlier not in self.mutated and \
+                        self.last_bind.get(earlier, -1) < i:
+                    self.alias[target] = ast.Name(earlier, ast.Load())
+                    continue
+                if pure and target not in self.mutated and \
+                        not isinstance(value, (ast.Name, ast.Constant)):
+                    reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+                    if all(self.last_bind.get(r, -1) < i for r in reads):
+                        self.cse[key] = target
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                    _call_name(stmt.value) == "at" and len(stmt.value.args) == 3:
+                buf, idx, v = stmt.value.args
+                f = self.fact(idx)
+                if f is not None and f[0] == () and np.issubdtype(f[1], np.integer):
+                    stmt = ast.copy_location(ast.AugAssign(
+                        ast.Subscript(buf, idx, ast.Store()), ast.Add(), v), stmt)
+            body.append(stmt)
+        self.fn.body = body
+
+
+def _sum_to(node: ast.expr, shape: tuple, target: tuple) -> ast.expr:
+    """``unbroadcast`` with both shapes known: the sums it would do, spelled out."""
+    if target == ():
+        return ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "sum", ast.Load()),
+                        [node], [])
+    extra = len(shape) - len(target)
+    if extra > 0:
+        node = ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "sum", ast.Load()),
+                        [node], [ast.keyword("axis", ast.parse(repr(tuple(range(extra))),
+                                                                mode="eval").body)])
+        shape = shape[extra:]
+    stretched = tuple(i for i, n in enumerate(target) if n == 1 and shape[i] != 1)
+    if stretched:
+        node = ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "sum", ast.Load()),
+                        [node], [ast.keyword("axis", ast.parse(repr(stretched),
+                                                                mode="eval").body),
+                                 ast.keyword("keepdims", ast.Constant(True))])
+    return node
+
+
+def _dead_code(fn: ast.FunctionDef) -> None:
+    live: set[str] = set()
+    kept: list[ast.stmt] = []
+    for stmt in reversed(fn.body):
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            names = {t.id for t in stmt.targets}  # type: ignore[attr-defined]
+            impure = any(isinstance(n, ast.Call) and _call_name(n) in _MUTATORS
+                         for n in ast.walk(stmt.value))
+            if not (names & live) and not impure:
+                continue
+            live -= names
+        live |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                 and isinstance(n.ctx, ast.Load)}
+        kept.append(stmt)
+    fn.body = kept[::-1]
+
+
+# ---- arithmetic on an e-graph ----------------------------------------------------------
+
+
+def _egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) -> None:
+    """Fold constants and move signs in each statement's arithmetic, on an e-graph.
+
+    Only expressions of names and numbers under ``+ - * /`` and unary minus whose names
+    hold floating values are taken, so every rule keeps shapes and dtypes (Python
+    numbers are weak scalars in NumPy's promotion)."""
+    try:
+        from egglog import EGraph, Expr, StringLike, f64, f64Like, rewrite, vars_
+    except ImportError:  # egglog is a dependency; without it the code stays as is
+        return
+
+    class Term(Expr):
+        def __init__(self, value: f64Like) -> None: ...
+
+        @classmethod
+        def var(cls, name: StringLike) -> "Term": ...
+
+        def __add__(self, other: "Term") -> "Term": ...
+
+        def __sub__(self, other: "Term") -> "Term": ...
+
+        def __mul__(self, other: "Term") -> "Term": ...
+
+        def __truediv__(self, other: "Term") -> "Term": ...
+
+        def __neg__(self) -> "Term": ...
+
+    def to_term(node: ast.AST) -> Any:
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return Term(float(node.value))
+        if isinstance(node, ast.Name):
+            f = facts_of(node)
+            if f is None or not np.issubdtype(f[1], np.floating):
+                raise ValueError
+            return Term.var(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -to_term(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            a, b = to_term(node.left), to_term(node.right)
+            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b,
+                    ast.Div: a / b}[type(node.op)]
+        raise ValueError
+
+    def arithmetic(node: ast.AST) -> bool:
+        """Arithmetic over floating names (numbers alone may be Python ints: shape
+        arithmetic, which must stay ints)."""
+        if not any(isinstance(n, ast.Name) for n in ast.walk(node)):
+            return False
+        try:
+            to_term(node)
+        except ValueError:
+            return False
+        return True
+
+    _inline_single_uses(fn, arithmetic)
+    candidates = []
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, (ast.BinOp, ast.UnaryOp)) \
+                and arithmetic(stmt.value):
+            candidates.append((stmt, to_term(stmt.value)))
+    if not candidates:
+        return
+    eg = EGraph()
+    lets = [eg.let(f"s{i}", term) for i, (_, term) in enumerate(candidates)]
+    a, b = vars_("a b", f64)
+    x, y = vars_("x y", Term)
+    eg.register(
+        rewrite(Term(a) * Term(b)).to(Term(a * b)),
+        rewrite(Term(a) + Term(b)).to(Term(a + b)),
+        rewrite(x * Term(a)).to(Term(a) * x),
+        rewrite(Term(a) * (Term(b) * x)).to(Term(a * b) * x),
+        rewrite((Term(a) * x) * y).to(Term(a) * (x * y)),
+        rewrite(x * (Term(a) * y)).to(Term(a) * (x * y)),
+        rewrite(Term(1.0) * x).to(x),
+        rewrite(-(-x)).to(x),
+        rewrite(-Term(a)).to(Term(-a)),
+        rewrite(Term(a) * (-x)).to(Term(-a) * x),
+        rewrite(-(Term(a) * x)).to(Term(-a) * x),
+        rewrite((-x) * y).to(-(x * y)),
+        rewrite(x * (-y)).to(-(x * y)),
+        rewrite(x - (-y)).to(x + y),
+        rewrite(x + (-y)).to(x - y),
+        rewrite((-x) + y).to(y - x),
+        rewrite(x / Term(1.0)).to(x),
+    )
+    eg.run(6)
+    for (stmt, _), let in zip(candidates, lets):
+        best = eg.extract(let)
+        text = _render(best)
+        if text is None:
+            continue
+        new = ast.parse(text, mode="eval").body
+        if _cost(new) < _cost(stmt.value) and not isinstance(new, ast.Name):
+            stmt.value = new
+
+
+_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+
+
+def _inline_single_uses(fn: ast.FunctionDef, arithmetic: Callable[[ast.AST], bool]) -> None:
+    """Put a temporary that one later arithmetic statement reads into that statement
+    (so the e-graph sees ``-(200.0 * d) * (2 * x)`` whole and folds its constants);
+    only arithmetic over floating names, never a name the function writes into."""
+    params = {a.arg for a in fn.args.args}
+    changed = True
+    while changed:
+        changed = False
+        loads: dict[str, list[int]] = defaultdict(list)
+        binds: dict[str, list[int]] = defaultdict(list)
+        for i, stmt in enumerate(fn.body):
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Name):
+                    (loads if isinstance(n.ctx, ast.Load) else binds)[n.id].append(i)
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+                binds[stmt.target.id].append(i)
+        for i, stmt in enumerate(fn.body):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                    and isinstance(stmt.value, (ast.BinOp, ast.UnaryOp))
+                    and arithmetic(stmt.value)):
+                continue
+            t = stmt.targets[0].id
+            if t in params or len(loads[t]) != 1 or binds[t] != [i]:
+                continue
+            j = loads[t][0]
+            use = fn.body[j]
+            if j <= i or not (isinstance(use, ast.Assign) and len(use.targets) == 1
+                              and isinstance(use.targets[0], ast.Name)
+                              and arithmetic(use.value)):
+                continue
+            reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+            if any(i < k <= j for r in reads for k in binds[r]):
+                continue
+            value = stmt.value
+
+            class Put(ast.NodeTransformer):
+                def visit_Name(self, n: ast.Name) -> ast.AST:
+                    return copy.deepcopy(value) if n.id == t else n
+
+            use.value = Put().visit(use.value)
+            del fn.body[i]
+            changed = True
+            break
+
+
+def _render(term: Any) -> str | None:
+    """Python text of an extracted term (egglog prints Term(2.0) * Term.var("x"))."""
+    import re
+
+    text = str(term)
+    text = re.sub(r'Term\.var\("([A-Za-z_][A-Za-z_0-9]*)"\)', r"\1", text)
+    text = re.sub(r"Term\((-?[0-9.e+-]+|inf|-inf|nan)\)", r"(\1)", text)
+    if "Term" in text or "inf" in text or "nan" in text:
+        return None
+    try:
+        return ast.unparse(ast.parse("(" + text + ")", mode="eval"))
+    except SyntaxError:
+        return None
+
+
+def _cost(node: ast.AST) -> int:
+    """Array operations in an expression (a minus sign on a number is free)."""
+    return sum(isinstance(n, (ast.BinOp, ast.Call)) or (
+        isinstance(n, ast.UnaryOp) and not isinstance(n.operand, ast.Constant))
+        for n in ast.walk(node))
+
+
+# ---- entry ------------------------------------------------------------------------------
+
+
+def specialize(text: str, namespace: dict[str, Any], name: str,
+               args: tuple) -> tuple[Any, str | None]:
+    """Run ``name`` of the emitted module ``text`` on ``args`` once, instrumented, and
+    return (its result, the specialized module text, formatted, or None where the code
+    is not eligible: then the result is None too, and the caller runs the code)."""
+    module = ast.parse(text)
+    if not eligible(module):
+        return None, None
+    result, facts = probe_run(module, namespace, name, args)
+    for fn in module.body:
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        rewriter = _Rewriter(fn, facts)
+        rewriter.run()
+        _dead_code(fn)
+        _egraph_simplify(fn, rewriter.fact)
+    from .emitcode import format_module
+
+    return result, format_module(_with_comments(text, module))
+
+
+def _with_comments(original: str, module: ast.Module) -> str:
+    """Unparse the module, keeping the original's comment lines above the statements
+    that survived (a dropped statement's comments go to the next one kept)."""
+    lines = original.splitlines()
+    out: list[str] = []
+    for node in module.body:
+        if not isinstance(node, ast.FunctionDef):
+            out.append(ast.unparse(node))
+            continue
+        out.append(f"\n\ndef {node.name}({ast.unparse(node.args)}):")
+        prev = node.lineno  # comments between the last statement kept and this one
+        for stmt in node.body:
+            lineno = getattr(stmt, "lineno", None)
+            if lineno is not None:
+                out += ["    " + ln.strip() for ln in lines[prev:lineno - 1]
+                        if ln.strip().startswith("#")]
+                prev = getattr(stmt, "end_lineno", lineno) or lineno
+            for ln in ast.unparse(stmt).splitlines():
+                out.append("    " + ln)
+    return "\n".join(out) + "\n"

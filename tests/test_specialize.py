@@ -1,0 +1,200 @@
+"""Shape specialization (``s2s/specialize.py``): the second call with a signature runs
+code rewritten from the first call's shapes; it must give what the emitted code gives.
+
+The oracle is the generic emitted code itself (checked against JAX by the rest of the
+suite): every corpus case and every rule-table function is called twice and the two
+results compared, and the specialized text must hold the output invariants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import s2s
+from corpus import CASES
+from s2s.emitcode import check_invariants
+
+from test_rules import E2E  # noqa: E402
+
+SPECIALIZED: list[str] = []
+
+
+def _leaves(tree):
+    if isinstance(tree, (tuple, list)):
+        return [x for t in tree for x in _leaves(t)]
+    if isinstance(tree, dict):
+        return [x for t in tree.values() for x in _leaves(t)]
+    return [tree]
+
+
+def _assert_same(a, b, what: str) -> None:
+    la, lb = _leaves(a), _leaves(b)
+    assert len(la) == len(lb), what
+    for x, y in zip(la, lb):
+        assert np.shape(x) == np.shape(y), what
+        assert np.result_type(x) == np.result_type(y), what
+        np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12, err_msg=what)
+
+
+def _twice(g, args, what: str) -> None:
+    copies = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+    first = g(*args)
+    second = g(*args)  # specializes here
+    third = g(*args)  # the specialized code, through the cached fast path
+    _assert_same(first, second, what)
+    _assert_same(first, third, what)
+    for a, c in zip(args, copies):  # the caller's arrays are never written
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, c)
+    text = g.specialized_source
+    if text is not None:
+        check_invariants(text)
+        SPECIALIZED.append(what)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if not c.kwargs],
+                         ids=[c.name for c in CASES if not c.kwargs])
+def test_corpus_second_call_matches_first(case) -> None:
+    g = s2s.grad(case.fn, argnums=case.argnums, has_aux=case.has_aux)
+    _twice(g, case.args(), case.name)
+
+
+# a quarter of the rule functions by default, all with -m slow
+RULE_CASES = [c if i % 4 == 0 else pytest.param(c, marks=pytest.mark.slow)
+              for i, c in enumerate(E2E)]
+
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=[c.id for c in E2E])
+def test_rule_functions_second_call_matches_first(case) -> None:
+    g = s2s.grad(case.fn, argnums=case.argnums)
+    _twice(g, case.draw(), case.id)
+
+
+def test_most_straight_line_code_is_specialized() -> None:
+    """The comparison above is only evidence where code was specialized: most of the
+    rule functions are straight-line, so most must have been."""
+    ran = [w for w in SPECIALIZED if any(w == c.id for c in E2E)]
+    if len(ran) < 40:
+        pytest.skip("run with the parametrized tests above (e.g. the whole file)")
+    assert len(ran) > len(E2E) // 8  # over half of the quarter that runs by default
+
+
+def test_fix_ups_and_seed_disappear() -> None:
+    def mlp_loss(w, x, y):
+        h = np.tanh(x @ w)
+        return np.mean((h - y) ** 2)
+
+    r = np.random.default_rng(0)
+    args = (r.normal(size=(4, 3)), r.normal(size=(5, 4)), r.normal(size=(5, 3)))
+    g = s2s.grad(mlp_loss)
+    g(*args)
+    assert g.specialized_source is None  # one call pays nothing
+    g(*args)
+    text = g.specialized_source
+    for gone in ("unbroadcast(", "grad_seed(", "matmul_rhs_bar(", "broadcast_to(",
+                 "np.size("):
+        assert gone not in text.split("def ")[1], text
+    assert "x.T @" in text
+    assert "unbroadcast(" in g.source  # the generic code keeps them
+
+
+def test_new_shapes_specialize_again() -> None:
+    def f(x, w):
+        return np.sum(np.sin(x) * w)
+
+    g = s2s.grad(f, argnums=(0, 1))
+    for shape_x, shape_w in [((3,), (3,)), ((3,), ()), ((2, 3), (3,)), ((2, 3), (2, 1))]:
+        x = np.linspace(0.1, 1.0, int(np.prod(shape_x))).reshape(shape_x)
+        w = np.full(shape_w, 0.7)
+        for _ in range(3):
+            gx, gw = g(x, w)
+            np.testing.assert_allclose(gx, np.cos(x) * w)
+            assert gw.shape == np.shape(w)
+            # the gradient of w sums sin(x) over the axes w was broadcast along
+            full = np.broadcast_to(np.sin(x), np.broadcast_shapes(x.shape, w.shape))
+            np.testing.assert_allclose(gw, s2s.runtime.unbroadcast(full, w))
+
+
+def test_float32_keeps_its_dtype() -> None:
+    def f(x):
+        return np.sum(3.0 * np.tanh(x) ** 2)
+
+    g = s2s.grad(f)
+    x = np.linspace(-1, 1, 7, dtype=np.float32)
+    a, b = g(x), g(x)
+    assert a.dtype == b.dtype == np.float32
+    np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_gradient_is_never_the_callers_array() -> None:
+    def f(x, y):
+        return np.sum(x * y)
+
+    g = s2s.grad(f)
+    x, y = np.ones(4), np.arange(4.0)
+    for _ in range(3):
+        out = g(x, y)
+        assert out is not y and not np.shares_memory(out, y)
+        np.testing.assert_array_equal(out, y)
+
+
+def test_scalar_index_add_at_becomes_augmented_assignment() -> None:
+    def f(z, label):
+        return -(z - np.log(np.sum(np.exp(z))))[label]
+
+    g = s2s.grad(f)
+    z = np.array([0.5, -1.0, 2.0])
+    first = g(z, 1)
+    second = g(z, 1)
+    np.testing.assert_allclose(first, second)
+    assert "np.add.at" not in g.specialized_source
+    third = g(z, 2)  # another integer value is another signature
+    soft = np.exp(z) / np.sum(np.exp(z))
+    np.testing.assert_allclose(third, soft - np.eye(3)[2])
+
+
+SCALE = np.ones(3)
+
+
+def test_a_global_array_that_changes_shape_is_not_stale() -> None:
+    global SCALE
+
+    def f(x):
+        return np.sum(x * SCALE)
+
+    g = s2s.grad(f)
+    x = np.arange(3.0)
+    g(x), g(x)
+    SCALE = np.ones((2, 3)) * 2.0  # same object kind, new shape: broadcasting changes
+    try:
+        np.testing.assert_allclose(g(x), np.full(3, 4.0))
+        np.testing.assert_allclose(g(x), np.full(3, 4.0))
+    finally:
+        SCALE = np.ones(3)
+
+
+def test_branches_are_not_specialized() -> None:
+    def f(x):
+        if np.sum(x) > 0:
+            return np.sum(x ** 2)
+        return np.sum(np.sin(x))
+
+    g = s2s.grad(f)
+    for x in (np.ones(3), -np.ones(3), np.ones(3)):
+        g(x)
+    assert g.specialized_source is None
+
+
+def test_turned_off(monkeypatch) -> None:
+    from s2s import api
+
+    monkeypatch.setattr(api, "OPTIMIZE", False)
+
+    def f(x):
+        return np.sum(np.tanh(x))
+
+    g = s2s.grad(f)
+    x = np.ones(3)
+    g(x), g(x), g(x)
+    assert g.specialized_source is None
