@@ -20,6 +20,7 @@ resolved from PyPI under constraints.txt, no system site-packages, the whole sui
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,8 +33,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "s2s"
 
-# Fast files covering grad and pytrees (api), jvp (forward), vmap, emitted source
-# (golden) and the command line (cli).
+# Files covering grad and pytrees (api), jvp (forward), vmap, emitted source (golden)
+# and the command line (cli); of the per-program sweeps against JAX, finite
+# differences and loops, four programs (the source tree's run has them all).
 SUBSET = [
     "test_api.py",
     "test_forward.py",
@@ -41,6 +43,10 @@ SUBSET = [
     "test_golden.py",
     "test_cli.py",
 ]
+SELECT = (
+    "not (matches_jax or matches_finite_differences or matches_loop)"
+    " or two_layers or loop_continue or subscripts or list_append_loop"
+)
 
 _PLUGIN = '''
 """Loaded with -p: every s2s module the run imports lies inside the venv."""
@@ -222,6 +228,8 @@ def test_installed_wheel_passes_the_suite(tmp_path: Path) -> None:
             "-s",
             "-p",
             "s2s_wheel_check",
+            "-k",
+            SELECT,
             *[f"tests/{f}" for f in SUBSET],
         ],
         capture_output=True,
@@ -235,9 +243,10 @@ def test_installed_wheel_passes_the_suite(tmp_path: Path) -> None:
     where = next(ln for ln in out.splitlines() if ln.startswith("S2S_FROM "))
     assert str(venv.resolve()) in where and str(ROOT) not in where, where
     assert "S2S_CHECKED" in out, out[-2000:]
-    assert " passed" in out and " failed" not in out, out[-2000:]
+    passed = re.search(r"(\d+) passed", out)
+    assert passed and int(passed[1]) >= 100 and " failed" not in out, out[-2000:]
     print(
-        f"wheel build, install and {len(SUBSET)} files: "
+        f"wheel build, install and {passed[1]} tests from {len(SUBSET)} files: "
         f"{time.perf_counter() - t0:.1f} s"
     )
 
