@@ -73,6 +73,11 @@ def jitted_case(case: dict, fn: Any) -> tuple[Any, tuple]:
     raise ValueError(kind)
 
 
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return (lines[0] if lines else type(exc).__name__)[:200]
+
+
 def run_case(corpus: Any, case: dict, device: Any, repeats: int) -> dict:
     import warnings
 
@@ -105,11 +110,11 @@ def run_case(corpus: Any, case: dict, device: Any, repeats: int) -> dict:
                 times.append(time.perf_counter() - start)
             out["steady"] = statistics.median(times) if times else None
     except (TransformError, NotImplementedError) as exc:
-        out["status"], out["detail"] = "unsupported", str(exc).splitlines()[0][:200]
+        out["status"], out["detail"] = "unsupported", _first_line(exc)
         return out
     except Exception as exc:  # noqa: BLE001 - a crash is a failure, reported
         out["status"] = "fail"
-        out["detail"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+        out["detail"] = f"{type(exc).__name__}: {_first_line(exc)}"
         return out
     got = conformance._to_numpy(got)
     diff = conformance.compare(got, corpus.expected(case), conformance._tol(inputs))

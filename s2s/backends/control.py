@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 from typing import Iterable
 
 __all__ = ["lower_control", "LAX_IMPORT", "STAYS"]
@@ -60,6 +61,14 @@ _WORDS = {ast.Return: "`return`", ast.Break: "`break`", ast.Continue: "`continue
           ast.Raise: "`raise`", ast.Yield: "`yield`", ast.Try: "`try`",
           ast.With: "`with`", ast.Delete: "`del`", ast.Assert: "`assert`",
           ast.Global: "`global`", ast.Nonlocal: "`nonlocal`"}
+
+
+_MEMO = threading.local()  # per parse: node id -> names it loads / statement binds
+
+
+def _reset_memo() -> None:
+    _MEMO.loads = {}
+    _MEMO.assigned = {}
 
 
 class _GiveUp(Exception):
@@ -86,28 +95,41 @@ def _lower_all(text: str, pinned: set, lax_name: str) -> tuple[str, set]:
     one by one (so no lowered loop may stack that tape's entries)."""
     pins: set[tuple[str, str, str]] = set()
     changed = False
-    for _ in range(10000):
-        tree = ast.parse(text)
-        lines = text.splitlines(keepends=True)
-        found = None
-        for fn in tree.body:
-            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                node = _innermost(fn, lines)
-                if node is not None:
-                    found = (fn, node)
-                    break
-        if found is None:
-            break
-        fn, node = found
-        lowering = _Lowering(text, lines, tree, fn, node, pinned, lax_name)
-        try:
-            new_lines = lowering.run()
-            changed = True
-        except _GiveUp as gave_up:
-            kind = "if" if isinstance(node, ast.If) else "loop"
-            pins |= {(fn.name, kind, t) for t in _tapes_in([node])}
-            new_lines = _mark(lines, node, gave_up.reason)
-        text = "".join(new_lines)
+    taken: set[str] | None = None
+    tapes: dict[str, set[str]] = {}
+    try:
+        for _ in range(100000):
+            _reset_memo()
+            tree = ast.parse(text)
+            if taken is None:
+                taken = _all_names(tree)  # then only fresh() adds names
+                tapes = {fn.name: _tape_lists(fn) for fn in tree.body
+                         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            lines = text.splitlines(keepends=True)
+            found = [(fn, node) for fn in tree.body
+                     if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     for node in _innermost(fn, lines)]
+            if not found:
+                break
+            parents: dict[str, dict] = {}
+            edits = []  # the innermost statements of this parse, in reading order
+            for fn, node in sorted(found, key=lambda f: f[1].lineno):
+                if fn.name not in parents:
+                    parents[fn.name] = _parents(fn)
+                lowering = _Lowering(lines, fn, node, pinned, lax_name, taken,
+                                     tapes.get(fn.name, set()), parents[fn.name])
+                try:
+                    edits.append(lowering.run())
+                    changed = True
+                except _GiveUp as gave_up:
+                    kind = "if" if isinstance(node, ast.If) else "loop"
+                    pins |= {(fn.name, kind, t) for t in _tapes_in([node])}
+                    edits.append(_mark(lines, node, gave_up.reason))
+            for first, last, new in reversed(edits):  # last first: earlier lines stay
+                lines[first:last] = new
+            text = "".join(lines)
+    finally:
+        _reset_memo()
     if changed:
         text = _add_import(text, lax_name)
     return text, pins
@@ -121,28 +143,43 @@ def _add_import(text: str, lax_name: str) -> str:
     return text[:match.end()] + statement + "\n" + text[match.end():]
 
 
-def _mark(lines: list[str], node: ast.stmt, reason: str) -> list[str]:
+def _mark(lines: list[str], node: ast.stmt, reason: str) -> tuple[int, int, list[str]]:
+    """The statement's first line with ``# stays Python: <reason>`` appended."""
     i = node.lineno - 1
-    line = lines[i].rstrip("\n")
-    lines = list(lines)
-    lines[i] = f"{line}  {STAYS}: {reason}\n"
-    return lines
+    return i, i + 1, [f"{lines[i].rstrip(chr(10))}  {STAYS}: {reason}\n"]
 
 
 def _is_construct(node: ast.AST) -> bool:
     return isinstance(node, (ast.If, ast.For, ast.While))
 
 
-def _innermost(fn: ast.FunctionDef, lines: list[str]) -> ast.stmt | None:
-    """A control statement in ``fn`` not yet lowered or marked, with none inside it."""
-    def open_(node: ast.AST) -> bool:
-        return _is_construct(node) and STAYS not in lines[node.lineno - 1]
+def _innermost(fn: ast.FunctionDef, lines: list[str]) -> list[ast.stmt]:
+    """The control statements in ``fn`` not yet lowered or marked, with none inside."""
+    out: list[ast.stmt] = []
 
-    for node in ast.walk(fn):
-        if open_(node) and not any(
-                open_(inner) for inner in ast.walk(node) if inner is not node):
-            return node  # type: ignore[return-value]
-    return None
+    def visit(node: ast.AST) -> bool:
+        inner = False
+        for child in ast.iter_child_nodes(node):
+            inner |= visit(child)
+        if _is_construct(node) and STAYS not in lines[node.lineno - 1]:  # type: ignore[attr-defined]
+            if not inner:
+                out.append(node)  # type: ignore[arg-type]
+            return True
+        return inner
+
+    visit(fn)
+    return out
+
+
+def _parents(fn: ast.FunctionDef) -> dict[int, tuple[ast.AST, list]]:
+    """Statement id -> (the node holding it, the block it is in)."""
+    found: dict[int, tuple[ast.AST, list]] = {}
+    for n in ast.walk(fn):
+        for field in ("body", "orelse", "finalbody"):
+            for s in getattr(n, field, None) or []:
+                if isinstance(s, ast.stmt):
+                    found[id(s)] = (n, getattr(n, field))
+    return found
 
 
 # ---- names --------------------------------------------------------------------------
@@ -161,6 +198,20 @@ def _target_names(target: ast.expr) -> list[str]:
 def _assigned_in(stmts: Iterable[ast.stmt]) -> list[str]:
     """Names the statements bind in their own scope, in order (nested functions'
     own names and bodies excluded)."""
+    memo = getattr(_MEMO, "assigned", None)
+    if memo is None:
+        _reset_memo()
+        memo = _MEMO.assigned
+    out: list[str] = []
+    for s in stmts:
+        found = memo.get(id(s))
+        if found is None:
+            found = memo[id(s)] = tuple(_assigned_one(s))
+        out += [n for n in found if n not in out]
+    return out
+
+
+def _assigned_one(node: ast.AST) -> list[str]:
     out: list[str] = []
 
     def add(names: Iterable[str]) -> None:
@@ -186,14 +237,33 @@ def _assigned_in(stmts: Iterable[ast.stmt]) -> list[str]:
         for child in ast.iter_child_nodes(node):
             visit(child)
 
-    for s in stmts:
-        visit(s)
+    visit(node)
     return out
 
 
+def _node_loads(node: ast.AST) -> frozenset[str]:
+    memo = getattr(_MEMO, "loads", None)
+    if memo is None:
+        _reset_memo()
+        memo = _MEMO.loads
+    found = memo.get(id(node))
+    if found is None:
+        if isinstance(node, ast.Name):
+            found = frozenset([node.id]) if isinstance(node.ctx, ast.Load) else frozenset()
+        else:
+            names: set[str] = set()
+            for child in ast.iter_child_nodes(node):
+                names |= _node_loads(child)
+            found = frozenset(names)
+        memo[id(node)] = found
+    return found
+
+
 def _loads(nodes: Iterable[ast.AST]) -> set[str]:
-    return {n.id for node in nodes for n in ast.walk(node)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    out: set[str] = set()
+    for node in nodes:
+        out |= _node_loads(node)
+    return out
 
 
 def _params(fn: ast.FunctionDef) -> list[str]:
@@ -233,18 +303,18 @@ def _paren_tuple(items: list[str]) -> str:
 
 
 class _Lowering:
-    def __init__(self, text: str, lines: list[str], tree: ast.Module, fn: ast.FunctionDef,
-                 node: ast.stmt, pinned: set, lax_name: str) -> None:
-        self.text = text
+    def __init__(self, lines: list[str], fn: ast.FunctionDef, node: ast.stmt,
+                 pinned: set, lax_name: str, taken: set[str], tapes: set[str],
+                 parents: dict[int, tuple[ast.AST, list]]) -> None:
+        self._parents = parents
         self.lines = lines
-        self.tree = tree
         self.fn = fn
         self.node = node
         self.pinned = {t for f, kind, t in pinned if f == fn.name and kind == "if"}
         self.stacked_not = {t for f, _, t in pinned if f == fn.name}
         self.lax = lax_name
-        self.taken = _all_names(tree)
-        self.tapes = _tape_lists(fn) - self.stacked_not
+        self.taken = taken
+        self.tapes = tapes - self.stacked_not
 
     def fresh(self, base: str) -> str:
         name, k = base, 2
@@ -253,7 +323,8 @@ class _Lowering:
         self.taken.add(name)
         return name
 
-    def run(self) -> list[str]:
+    def run(self) -> tuple[int, int, list[str]]:
+        """``(first, last, lines)``: the statement's lines ``[first:last]`` lowered."""
         node = self.node
         first = self.lines[node.lineno - 1]
         if first[:node.col_offset].strip() or first.lstrip().startswith("elif"):
@@ -303,16 +374,7 @@ class _Lowering:
             cur = parent
 
     def parents(self) -> dict[int, tuple[ast.AST, list]]:
-        found = getattr(self, "_parents", None)
-        if found is None:
-            found = {}
-            for n in ast.walk(self.fn):
-                for field in ("body", "orelse", "finalbody"):
-                    for s in getattr(n, field, None) or []:
-                        if isinstance(s, ast.stmt):
-                            found[id(s)] = (n, getattr(n, field))
-            self._parents = found
-        return found
+        return self._parents
 
     def effects(self, stmts: list[ast.stmt], where: str) -> tuple[dict, dict]:
         """The block's top-level ``tape.append(e)`` and ``v = tape.pop()``
@@ -388,7 +450,7 @@ class _Lowering:
 
     # ---- if -----------------------------------------------------------------------
 
-    def lower_if(self, node: ast.If) -> list[str]:
+    def lower_if(self, node: ast.If) -> tuple[int, int, list[str]]:
         blocks = [node.body, node.orelse]
         effects = self.hoist(blocks, "a branch")
         tapes = {t for p, q in effects for t in (*p, *q)}
@@ -401,8 +463,12 @@ class _Lowering:
         before = self.bound_before(node)
         assigned_t, assigned_f = _assigned_in(node.body), _assigned_in(node.orelse)
         assigned = assigned_t + [n for n in assigned_f if n not in assigned_t]
-        operands = [n for n in assigned if n in before]
         outputs = [n for n in assigned if self.live_after(node, n)]
+        # operands: names a branch binds but may read (or return) before binding
+        operands = [n for n in assigned if n in before and any(
+            n in own and (_scan(block, n) == "read" or (
+                n in outputs and _scan(block, n) != "written"))
+            for block, own in ((node.body, assigned_t), (node.orelse, assigned_f)))]
         push_tapes = [t for p, _ in effects for t in p]
         push_tapes = list(dict.fromkeys(push_tapes))
         pop_tapes = list(dict.fromkeys(t for _, q in effects for t in q))
@@ -452,7 +518,7 @@ class _Lowering:
         results = outputs + [push_names[t] for t in push_tapes]
         out.append(f"{ind}{_tuple(results)} = {call}\n" if results else f"{ind}{call}\n")
         out += [f"{ind}{t}.append({push_names[t]})\n" for t in push_tapes]
-        return self.lines[:node.lineno - 1] + out + self.lines[node.end_lineno:]
+        return node.lineno - 1, node.end_lineno, out
 
     def popped_name(self, tape: str, pop_tables: list[dict]) -> str:
         """The name a hoisted ``tape.pop()`` binds: the statement's own, when it binds
@@ -480,8 +546,13 @@ class _Lowering:
         raise _GiveUp("an `elif` (written as `else:` and `if`, it would be lowered)")
 
     def segment(self, node: ast.AST) -> str:
-        text = ast.get_source_segment(self.text, node)
-        return text if text is not None else ast.unparse(node)
+        """The source text of ``node`` (ast offsets count UTF-8 bytes)."""
+        l0, l1 = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
+        c0, c1 = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        if l0 == l1:
+            return self.lines[l0].encode()[c0:c1].decode()
+        return (self.lines[l0].encode()[c0:].decode() + "".join(self.lines[l0 + 1:l1])
+                + self.lines[l1].encode()[:c1].decode())
 
     # ---- loops --------------------------------------------------------------------
 
@@ -525,7 +596,7 @@ class _Lowering:
                                        edits)
         return body, slots
 
-    def lower_for(self, node: ast.For) -> list[str]:
+    def lower_for(self, node: ast.For) -> tuple[int, int, list[str]]:
         if not isinstance(node.target, ast.Name):
             raise _GiveUp("a loop target that is not one name")
         bounds = _range_of(node.iter)
@@ -566,7 +637,7 @@ class _Lowering:
         helper = "scan_range" if taped else "fori_loop"
         call = f"{self.lax}.{helper}({', '.join(args)})"
         out.append(f"{ind}{_tuple(carry)} = {call}\n" if carry else f"{ind}{call}\n")
-        return self.lines[:node.lineno - 1] + out + self.lines[node.end_lineno:]
+        return node.lineno - 1, node.end_lineno, out
 
     def push_args(self, pushes: dict) -> list[str]:
         """``push=`` for tapes (stacked by a scan), ``extend=`` for other lists (one
@@ -581,7 +652,7 @@ class _Lowering:
             out.append(f"extend={_paren_tuple(lists)}")
         return out
 
-    def lower_while(self, node: ast.While) -> list[str]:
+    def lower_while(self, node: ast.While) -> tuple[int, int, list[str]]:
         pushes, pops, carry = self.loop_parts(node, "the loop body")
         if pops:
             raise _GiveUp("a `while` loop that pops a tape", set(pops) | set(pushes))
@@ -603,7 +674,7 @@ class _Lowering:
         args = [test_name, body_name, carry_out] + self.push_args(pushes)
         call = f"{self.lax}.while_loop({', '.join(args)})"
         out.append(f"{ind}{_tuple(carry)} = {call}\n" if carry else f"{ind}{call}\n")
-        return self.lines[:node.lineno - 1] + out + self.lines[node.end_lineno:]
+        return node.lineno - 1, node.end_lineno, out
 
 
 def _definitely(stmts: list[ast.stmt]) -> set[str]:
