@@ -30,7 +30,7 @@ from .batching import Batch, NoBatchRule, align, batched_items, rule_for, shifte
 from .emitcode import Block, Comment, Line, compile_module, render_function
 from .errors import TransformError
 from .inline import atom_text
-from .ir import Break, Const, For, Function, If, Let, Return, Stmt, Var, walk
+from .ir import Break, Const, For, Function, If, Let, Return, Stmt, Var, uses, walk
 from .kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from .reverse import (
     Module,
@@ -100,6 +100,8 @@ class _Vmap(Batch):
         self.size_used = False
         self.items: dict[str, list[Any]] = {}  # a list of known length -> its items
         self.result_batched: set[tuple] = set()
+        # an `if` renamed inside a selected branch -> (the copy, the function's own)
+        self.origin: dict[int, tuple[If, If]] = {}
 
     # ---- the facts rules ask for ------------------------------------------------
 
@@ -502,8 +504,8 @@ class _Vmap(Batch):
                 paths = states[0].get(j, set()) | states[1].get(j, set())
                 if paths:
                     self.b[j] = paths
-                    for state, items in zip(states, bodies):
-                        if state.get(j, set()) != paths:
+                    for state, items, branch in zip(states, bodies, (s.body, s.orelse)):
+                        if state.get(j, set()) != paths and not _binds_none(branch, j):
                             n = self.use_batch_size()
                             items.append(Line(f"{j} = np.broadcast_to({j}, ({n}, *np.shape({j})))"))
             out.append(Block(f"if {atom_text(s.test)}:", bodies[0], bodies[1]))
@@ -520,36 +522,80 @@ class _Vmap(Batch):
                     "write the branches as expressions and select with np.where"))
         results = []
         for tag, branch in (("if_true", s.body), ("if_false", s.orelse)):
-            renamed = {j: self.names.fresh(f"{j}_{tag}") for j in s.joins}
+            # a join the branch does not bind keeps its value from before the `if`
+            bound = {st.target for st in branch if isinstance(st, Let)} | {
+                j for st in branch if isinstance(st, If) for j in st.joins}
+            renamed = {j: self.names.fresh(f"{j}_{tag}") for j in s.joins if j in bound}
             for j, r in renamed.items():
                 if (j, ()) in self.ranks:
                     self.ranks.setdefault((r, ()), self.ranks[(j, ())])
             items: list[Any] = []
             for st in branch:
+                own = self.origin.get(id(st), (st, st))[1]
                 st = _renamed(st, renamed)
                 if isinstance(st, If):
+                    self.origin[id(st)] = (st, own)
                     self.if_(st, items)
                 else:
+                    if st.target in renamed.values():  # a rank may be inferred from it
+                        self.a.producer[st.target] = st
                     self.let(st, items)
             out += items
-            results.append(renamed)
+            results.append({j: renamed.get(j, j) for j in s.joins})
+        # a name one path binds to None (the normalizer's "not bound on this path"):
+        # np.where cannot mix None with arrays; where every later read is under an
+        # `if` on the same test, on the other path, the examples that took the None
+        # path never read it, and the join is that path's value as it is
+        nones = {j: [k for k, b in enumerate((s.body, s.orelse)) if _binds_none(b, j)]
+                 for j in s.joins}
         try:
             test_rank = self.rank(s.test)
             for j in s.joins:
                 if isinstance(self.kind(j), Tree):
                     raise NoBatchRule("an `if` on a batched value joining containers")
-                self.rank(Var(results[0][j]))
-                self.rank(Var(results[1][j]))
+                for k in (0, 1):
+                    if k not in nones[j]:
+                        self.rank(Var(results[k][j]))
         except NoBatchRule as err:
             raise self.fail(s, err) from None
         for j in s.joins:
             t, f = results[0][j], results[1][j]
+            if len(nones[j]) == 2:
+                out.append(Line(f"{j} = None"))
+                self.b.pop(j, None)
+                continue
+            if nones[j]:
+                side = 1 - nones[j][0]
+                self.one_path_join(s, j, side, results[side][j], out)
+                continue
             rank = max(self.rank(Var(t)), self.rank(Var(f)), test_rank)
             self.ranks[(j, ())] = rank
             cond = align(self, s.test, rank)
             out.append(Line(f"{j} = np.where({cond}, {align(self, Var(t), rank)}, "
                             f"{align(self, Var(f), rank)})"))
             self.b[j] = {()}
+
+    def one_path_join(self, s: If, j: str, side: int, value: str,
+                      out: list[Any]) -> None:
+        """``j`` bound on path ``side`` of ``s`` only (None on the other): the join is
+        that path's value, if every read of ``j`` after ``s`` is on the same path of an
+        ``if`` on the same test; else the examples would differ in kind (a value for
+        some, None for others) and vmap refuses, at the ``if``."""
+        own = self.origin.get(id(s), (s, s))[1]
+        if not _read_only_on_path(self.fn.body, own, j, side):
+            path = ("true", "false")[1 - side]
+            raise self.fail(s, NoBatchRule(
+                f"`{j}` is bound on one path of this `if` only (None where the test is "
+                f"{path}), and read after it where those examples reach",
+                "bind it on both paths, or read it only under the same test"))
+        if value != j:
+            out.append(Line(f"{j} = {value}"))
+        if (value, ()) in self.ranks:
+            self.ranks[(j, ())] = self.ranks[(value, ())]
+        if self.b.get(value):
+            self.b[j] = set(self.b[value])
+        else:
+            self.b.pop(j, None)
 
     def for_(self, s: For, out: list[Any]) -> None:
         if s.test is not None and self.batched(s.test):
@@ -626,6 +672,90 @@ def _ranks_of(x: Any) -> Any:
     return int(np.ndim(x))
 
 
+def _binds_none(branch: list[Stmt], name: str) -> bool:
+    """Whether ``branch`` ends binding ``name`` to None (how the normalizer joins a
+    name the other path binds and this one does not)."""
+    last = None
+    for st in branch:
+        if isinstance(st, Let) and st.target == name:
+            last = st
+        elif isinstance(st, (If, For)) and name in (
+                st.joins if isinstance(st, If) else [e for e, _ in st.carried]):
+            last = None
+    return (last is not None and last.prim == "identity"
+            and isinstance(last.args[0], Const) and last.args[0].value is None)
+
+
+def _read_only_on_path(body: list[Stmt], target: If, name: str, side: int) -> bool:
+    """Whether the examples that take the other path of ``target`` (where ``name`` is
+    None) never need ``name``.  Under vmap the join holds path ``side``'s value for
+    them too: garbage.  Follow it: code under path ``side`` of a later ``if`` on the
+    same test (a name bound once, so the same value) does not run for those examples
+    and may read anything; elsewhere garbage may only be copied or given to
+    ``np.zeros_like`` (both take None without error, as the loop of examples would);
+    any other read, or a garbage result, would differ from the loop."""
+    test = target.test.name if isinstance(target.test, Var) else None
+    if test is None:
+        return False
+    bindings = 0
+    for st in walk(body):
+        if isinstance(st, Let) and st.target == test:
+            bindings += 1
+        elif isinstance(st, If) and test in st.joins or isinstance(st, For) and (
+                st.target == test or any(test in pair for pair in st.carried)):
+            return False
+    if bindings != 1:
+        return False
+    garbage: set[str] = set()  # names holding garbage for those examples
+    state = {"on": False, "ok": True}
+
+    def run(stmts: list[Stmt], guarded: bool) -> None:
+        for st in stmts:
+            if st is target:
+                state["on"] = True
+                garbage.add(name)
+                continue
+            read = set(uses(st)) & garbage
+            if read and not guarded and not (
+                    isinstance(st, (For, Break)) or isinstance(st, Let)
+                    and st.prim in ("identity", "zeros_like")):
+                state["ok"] = False
+            if isinstance(st, Let):
+                if read:
+                    garbage.add(st.target)
+                else:
+                    garbage.discard(st.target)
+            elif isinstance(st, If):
+                before = set(garbage)
+                same = isinstance(st.test, Var) and st.test.name == test
+                ends = []
+                for k, branch in enumerate((st.body, st.orelse)):
+                    garbage.clear()
+                    garbage.update(before)
+                    run(branch, guarded or (same and k == side))
+                    ends.append(set(garbage))
+                garbage.clear()
+                garbage.update(ends[0] | ends[1])
+                for j in st.joins:
+                    # on the same test, those examples take path 1 - side
+                    if j in (ends[1 - side] if same else ends[0] | ends[1]):
+                        garbage.add(j)
+                    else:
+                        garbage.discard(j)
+            elif isinstance(st, For):
+                while True:
+                    size = len(garbage)
+                    run(st.body, guarded)
+                    garbage.update(e for e, x in st.carried if x in garbage)
+                    if len(garbage) == size:
+                        break
+            elif isinstance(st, Break):
+                garbage.update(c for c, here in st.copies if here in garbage)
+
+    run(body, False)
+    return state["on"] and state["ok"]
+
+
 def _renamed(s: Any, renamed: dict[str, str]) -> Any:
     """The statement binding (and reading) a branch's own names for the joins."""
     def atom(a: Any) -> Any:
@@ -696,6 +826,8 @@ def _leaf_items(value: Any, path: tuple = ()) -> list[tuple[tuple, Any]]:
         return out
     if value is None or isinstance(value, (str, range, type)) or callable(value):
         return []
+    if getattr(value, "dtype", None) == object:  # made from a None (np.zeros_like(None)
+        return []  # on a path that left a name unbound): its rank says nothing
     return [(path, value)]
 
 
