@@ -328,7 +328,7 @@ class _Lowering:
         node = self.node
         first = self.lines[node.lineno - 1]
         if first[:node.col_offset].strip() or first.lstrip().startswith("elif"):
-            raise _GiveUp("an `elif` (written as `else:` and `if`, it would be lowered)")
+            raise _GiveUp("an `elif` header (written `else:` then `if`, it is lowered)")
         if isinstance(node, ast.If):
             return self.lower_if(node)
         if isinstance(node, ast.For):
@@ -429,7 +429,7 @@ class _Lowering:
     def replace_statements(self, region_first: int, region: list[str],
                            edits: dict[int, str | None]) -> list[str]:
         """``region`` (lines from ``region_first``) with top-level statements replaced
-        (keyed by id in ``self.stmts``; None deletes)."""
+        (keyed by id, looked up in ``self.stmt_of``; None deletes)."""
         out = list(region)
         for stmt, new in sorted(((s, n) for s, n in edits.items()),
                                 key=lambda e: -self.stmt_of[e[0]].lineno):
@@ -440,7 +440,7 @@ class _Lowering:
         return out
 
     def hoist(self, blocks: list[list[ast.stmt]], where: str):
-        """Per block: its pushes and pops; the statements replacing them."""
+        """Per block: its top-level appends and pops, by list (see :meth:`effects`)."""
         self.stmt_of: dict[int, ast.stmt] = {}
         found = []
         for block in blocks:
@@ -543,7 +543,7 @@ class _Lowering:
             if _code(line).strip() == "else:" and \
                     len(line) - len(line.lstrip()) == node.col_offset:
                 return k
-        raise _GiveUp("an `elif` (written as `else:` and `if`, it would be lowered)")
+        raise _GiveUp("an `elif` header (written `else:` then `if`, it is lowered)")
 
     def segment(self, node: ast.AST) -> str:
         """The source text of ``node`` (ast offsets count UTF-8 bytes)."""
