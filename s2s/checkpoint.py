@@ -49,9 +49,10 @@ def checkpoint(fun: Callable | None = None, *, every: int | str = "sqrt") -> Any
     """Mark ``fun`` so that reverse mode checkpoints its loops (see the module doc).
 
     ``every="sqrt"`` saves the loop's carried values every ``int(sqrt(n)) + 1``
-    iterations (``n`` the loop's number of iterations); an int ``every=k`` every ``k``.  Returns a new function object that
-    runs ``fun``'s own code (``fun`` itself is not changed); usable as ``@checkpoint``
-    or ``@checkpoint(every=100)``, and as ``s2s.grad(s2s.checkpoint(f))``.
+    iterations (``n`` the loop's number of iterations); an int ``every=k`` every
+    ``k``.  Returns a new function object that runs ``fun``'s own code (``fun``
+    itself is not changed); usable as ``@checkpoint`` or ``@checkpoint(every=100)``,
+    and as ``s2s.grad(s2s.checkpoint(f))``.
 
     Checkpointed loops are the outermost ``for i in range(...)`` loops of ``fun`` (a
     positive constant step, if any).  A ``while`` loop, a loop that can ``break`` (or
@@ -95,7 +96,9 @@ class Segments:
 
     checkpoints: str | None  # the list of saved carried values (None: nothing to save)
     entries: list[str]  # the carried names saved at each segment's start
-    segment_line: Line | None  # `segment = int(np.sqrt(len(range(n)))) + 1`; None: constant
+    segment_line: (
+        Line | None
+    )  # `segment = int(np.sqrt(len(range(n)))) + 1`; None: constant
     starts: str  # `range(0, n, segment)`: the first index of each segment
     start: str  # the name of a segment's first index
     stop_line: Line  # `stop = np.minimum(start + segment, n)`
@@ -131,7 +134,13 @@ def segmented_backward(r: Any, s: For, pre: list[Any], loop: Block) -> list[Any]
     ]
     step_text = "" if step == 1 else f", {step}"
     recompute = _dead_code(
-        [Block(f"for {s.target} in range({start}, {stop}{step_text}):", recompute_body, [])],
+        [
+            Block(
+                f"for {s.target} in range({start}, {stop}{step_text}):",
+                recompute_body,
+                [],
+            )
+        ],
         set(),
     )
     if not recompute:
@@ -140,7 +149,9 @@ def segmented_backward(r: Any, s: For, pre: list[Any], loop: Block) -> list[Any]
     if every == "sqrt":
         segment = r.names.fresh("segment")
         # the number of iterations (`len(range(n))`: a negative n runs none)
-        length = b if plain == f"range({b})" and b.startswith("len(") else f"len({plain})"
+        length = (
+            b if plain == f"range({b})" and b.startswith("len(") else f"len({plain})"
+        )
         segment_line: Line | None = Line(f"{segment} = int(np.sqrt({length})) + 1")
     else:
         segment, segment_line = str(every), None
@@ -163,10 +174,13 @@ def segmented_backward(r: Any, s: For, pre: list[Any], loop: Block) -> list[Any]
         # (a list like a tape: made empty at the top, and the names it restores are
         # kept aside where a returned value lives in one of them)
         r.tapes[id(s)] = (checkpoints, entries)
-    body: list[Any] = [Comment(
-        "run this segment again from its checkpoint, onto the tape" if checkpoints
-        else "run this segment again, onto the tape"
-    )]
+    body: list[Any] = [
+        Comment(
+            "run this segment again from its checkpoint, onto the tape"
+            if checkpoints
+            else "run this segment again, onto the tape"
+        )
+    ]
     if checkpoints is not None:
         body.append(Line(f"{_unpack(entries)} = {checkpoints}.pop()"))
     body.append(seg.stop_line)
@@ -199,15 +213,20 @@ def _check_loop(r: Any, s: For) -> None:
     """Refuse the loops this pass does not checkpoint, where they are."""
     from .reverse import _breaks
 
-    hint = ("move the loop into a function of its own that is not wrapped in "
-            "s2s.checkpoint (s2s differentiates calls to it), or drop s2s.checkpoint")
+    hint = (
+        "move the loop into a function of its own that is not wrapped in "
+        "s2s.checkpoint (s2s differentiates calls to it), or drop s2s.checkpoint"
+    )
     if s.test is not None:
-        raise TransformError("s2s.checkpoint does not checkpoint `while` loops yet",
-                             s.loc, hint)
+        raise TransformError(
+            "s2s.checkpoint does not checkpoint `while` loops yet", s.loc, hint
+        )
     if s.counter is not None or _breaks(s.body):
         raise TransformError(
             "s2s.checkpoint does not checkpoint a loop that can `break` or `return` "
-            "yet", s.loc, hint,
+            "yet",
+            s.loc,
+            hint,
         )
     made_inside = {t.target for t in walk(s.body) if isinstance(t, Let)}
     for t in walk(s.body):
@@ -218,7 +237,9 @@ def _check_loop(r: Any, s: For) -> None:
                 raise TransformError(
                     f"s2s.checkpoint does not checkpoint a loop that writes into "
                     f"`{root}`, made before the loop, yet (running a segment again "
-                    "would write into it twice)", t.loc, hint,
+                    "would write into it twice)",
+                    t.loc,
+                    hint,
                 )
 
 
@@ -236,14 +257,16 @@ def _bounds(r: Any, s: For) -> tuple[str, str, int]:
     prod = r.producer[s.iter.name]
     if prod.prim == "reversed":
         raise TransformError(
-            "s2s.checkpoint does not checkpoint a loop over reversed(...) yet", s.loc,
+            "s2s.checkpoint does not checkpoint a loop over reversed(...) yet",
+            s.loc,
             "loop over range(n) and index with n - 1 - i",
         )
     parts = []
     for a in prod.args:
         inner = r.producer.get(a.name) if isinstance(a, Var) else None
-        parts.append(spell(inner) if inner is not None and inner.prim == "len"
-                     else atom_text(a))
+        parts.append(
+            spell(inner) if inner is not None and inner.prim == "len" else atom_text(a)
+        )
     if len(parts) == 1:
         return "0", parts[0], 1
     if len(parts) == 2:
@@ -252,7 +275,8 @@ def _bounds(r: Any, s: For) -> tuple[str, str, int]:
     if not (isinstance(step, Const) and type(step.value) is int and step.value > 0):
         raise TransformError(
             "s2s.checkpoint checkpoints loops over range(start, stop, step) with a "
-            "positive constant step only", s.loc,
+            "positive constant step only",
+            s.loc,
             "loop over range(m) and compute the index from i",
         )
     return parts[0], parts[1], step.value

@@ -150,7 +150,7 @@ def assert_same(got, want, rtol=1e-10):
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=1e-12)
 
 
-# ---- gradients -----------------------------------------------------------------------
+# ---- gradients ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("every", ["sqrt", 3])
@@ -195,8 +195,13 @@ def test_array_made_and_written_inside_the_body_against_finite_differences() -> 
     g = s2s.grad(s2s.checkpoint(buffer_inside))
     for n in (0, 1, 6):
         eps = 1e-6
-        fd = np.array([(buffer_inside(x + eps * e, n) - buffer_inside(x - eps * e, n))
-                       / (2 * eps) for e in np.eye(3)])
+        fd = np.array(
+            [
+                (buffer_inside(x + eps * e, n) - buffer_inside(x - eps * e, n))
+                / (2 * eps)
+                for e in np.eye(3)
+            ]
+        )
         got = g(x, n)
         np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-8)
         assert_same(got, s2s.grad(buffer_inside)(x, n))
@@ -247,7 +252,7 @@ def test_a_checkpointed_function_called_by_another() -> None:
     assert "checkpoints.append" in g.source  # in inner_loop's vjp helper
 
 
-# ---- composition ---------------------------------------------------------------------
+# ---- composition -------------------------------------------------------------------
 
 
 def test_forward_over_checkpointed_gradient() -> None:
@@ -260,8 +265,10 @@ def test_forward_over_checkpointed_gradient() -> None:
         jout, jtangent = jax.jvp(lambda x: twin(x, n), (x,), (v,))
         assert_same(out, jout)
         assert_same(tangent, jtangent)
-        assert_same(tangent, s2s.jvp(s2s.grad(carried_array), (x, n),
-                                     (v, np.zeros((), float0)))[1])
+        assert_same(
+            tangent,
+            s2s.jvp(s2s.grad(carried_array), (x, n), (v, np.zeros((), float0)))[1],
+        )
 
 
 def test_vmap_of_checkpointed_gradient() -> None:
@@ -286,7 +293,7 @@ def test_grad_of_grad_refuses_as_without_checkpointing() -> None:
             s2s.grad(s2s.grad(f))(0.3)
 
 
-# ---- refusals and the API --------------------------------------------------------------
+# ---- refusals and the API ----------------------------------------------------------
 
 
 def while_loop(x):
@@ -327,15 +334,26 @@ def variable_step(x, n, k):
     return np.sum(y)
 
 
-@pytest.mark.parametrize("fn,args,what,line", [
-    (while_loop, (np.ones(3) * 0.5,), "`while` loops", "while np.sum(y) < 10.0:"),
-    (breaks, (np.ones(3) * 0.5, 4), "`break`", "for i in range(n):"),
-    (writes_outer_buffer, (np.ones(3) * 0.5, 4), "writes into `h`",
-     "h[t + 1] = np.tanh"),
-    (backwards, (np.ones(3) * 0.5, 4), "reversed", "for i in reversed(range(n)):"),
-    (variable_step, (np.ones(3) * 0.5, 4, 2), "positive constant step",
-     "for i in range(0, n, k):"),
-])
+@pytest.mark.parametrize(
+    "fn,args,what,line",
+    [
+        (while_loop, (np.ones(3) * 0.5,), "`while` loops", "while np.sum(y) < 10.0:"),
+        (breaks, (np.ones(3) * 0.5, 4), "`break`", "for i in range(n):"),
+        (
+            writes_outer_buffer,
+            (np.ones(3) * 0.5, 4),
+            "writes into `h`",
+            "h[t + 1] = np.tanh",
+        ),
+        (backwards, (np.ones(3) * 0.5, 4), "reversed", "for i in reversed(range(n)):"),
+        (
+            variable_step,
+            (np.ones(3) * 0.5, 4, 2),
+            "positive constant step",
+            "for i in range(0, n, k):",
+        ),
+    ],
+)
 def test_loops_it_does_not_checkpoint_are_refused_where_they_are(fn, args, what, line):
     with pytest.raises(s2s.TransformError) as err:
         s2s.grad(s2s.checkpoint(fn))(*args)
@@ -359,10 +377,12 @@ def test_checkpoint_api() -> None:
         s2s.checkpoint(s2s.grad(carried_array))
     # jvp and vmap ignore the mark
     _, t = s2s.jvp(f, (x, 4), (np.ones(2), np.zeros((), float0)))
-    assert_same(t, s2s.jvp(carried_array, (x, 4), (np.ones(2), np.zeros((), float0)))[1])
+    assert_same(
+        t, s2s.jvp(carried_array, (x, 4), (np.ones(2), np.zeros((), float0)))[1]
+    )
 
 
-# ---- memory and the emitted code -------------------------------------------------------
+# ---- memory and the emitted code ---------------------------------------------------
 
 
 def test_peak_memory_of_a_long_loop_is_smaller() -> None:
@@ -406,11 +426,18 @@ def read_before_loop(x, n):
     return s + np.sum(y)
 
 
-@pytest.mark.xfail(strict=True, reason="core: the loop rebinds `y`, the name the code "
-                   "before it bound, and nothing restores it for that code's backward "
-                   "(np.cos(y) reads the loop's last y); with or without checkpointing")
-@pytest.mark.parametrize("mark", [lambda f: f, s2s.checkpoint], ids=["plain", "checkpoint"])
+@pytest.mark.xfail(
+    strict=True,
+    reason="core: the loop rebinds `y`, the name the code "
+    "before it bound, and nothing restores it for that code's backward "
+    "(np.cos(y) reads the loop's last y); with or without checkpointing",
+)
+@pytest.mark.parametrize(
+    "mark", [lambda f: f, s2s.checkpoint], ids=["plain", "checkpoint"]
+)
 def test_value_read_before_a_loop_that_rebinds_it(mark) -> None:
     x = np.array([0.1, 0.3, 0.5])
-    assert_same(s2s.grad(mark(read_before_loop))(x, 4),
-                jax.grad(jax_twin(read_before_loop))(x, 4))
+    assert_same(
+        s2s.grad(mark(read_before_loop))(x, 4),
+        jax.grad(jax_twin(read_before_loop))(x, 4),
+    )

@@ -1,6 +1,6 @@
 """Measure reverse mode over long loops, with and without s2s.checkpoint.
 
-    python tools/bench_checkpoint.py            # the tables in docs/performance-loops.md
+    python tools/bench_checkpoint.py          # the tables of docs/performance-loops.md
     python tools/bench_checkpoint.py --quick    # smaller sizes, for a smoke run
 
 1. Peak memory (tracemalloc, which sees NumPy's buffers) and time of the gradient of
@@ -65,7 +65,10 @@ def long_loop(sizes: list[int], n: int, repeat: int) -> list[str]:
         "|---:|---|---:|---:|---:|",
     ]
     print("\n".join(rows), flush=True)
-    grads = {"no checkpoint": s2s.grad(f), "s2s.checkpoint(f)": s2s.grad(s2s.checkpoint(f))}
+    grads = {
+        "no checkpoint": s2s.grad(f),
+        "s2s.checkpoint(f)": s2s.grad(s2s.checkpoint(f)),
+    }
     for size in sizes:
         x = np.linspace(0.1, 0.5, size)
         forward = best_time(lambda: f(x, n), repeat)
@@ -75,7 +78,9 @@ def long_loop(sizes: list[int], n: int, repeat: int) -> list[str]:
             results[label] = g(x, n)
             mem = peak_bytes(lambda: g(x, n))
             t = best_time(lambda: g(x, n), repeat)
-            rows.append(f"| {size} | {label} | {mem / 1e6:.1f} | {t:.3f} | {forward:.3f} |")
+            rows.append(
+                f"| {size} | {label} | {mem / 1e6:.1f} | {t:.3f} | {forward:.3f} |"
+            )
             print(rows[-1], flush=True)
         a, b = results.values()
         assert np.array_equal(a, b), "checkpointed gradient differs"
@@ -84,7 +89,8 @@ def long_loop(sizes: list[int], n: int, repeat: int) -> list[str]:
 
 def ratios(sizes: list[int], n: int) -> list[str]:
     rows = [
-        "| size | forward (ms) | gradient (ms) | ratio | checkpointed gradient (ms) | ratio |",
+        "| size | forward (ms) | gradient (ms) | ratio "
+        "| checkpointed gradient (ms) | ratio |",
         "|---:|---:|---:|---:|---:|---:|",
     ]
     print("\n".join(rows), flush=True)
@@ -96,8 +102,10 @@ def ratios(sizes: list[int], n: int) -> list[str]:
         fw = best_time(lambda: f(x, n), 15, number)
         gr = best_time(lambda: g(x, n), 15, number)
         gk = best_time(lambda: gc_(x, n), 15, number)
-        rows.append(f"| {size} | {fw * 1e3:.3f} | {gr * 1e3:.3f} | {gr / fw:.1f} | "
-                    f"{gk * 1e3:.3f} | {gk / fw:.1f} |")
+        rows.append(
+            f"| {size} | {fw * 1e3:.3f} | {gr * 1e3:.3f} | {gr / fw:.1f} | "
+            f"{gk * 1e3:.3f} | {gk / fw:.1f} |"
+        )
         print(rows[-1], flush=True)
     return rows
 
@@ -109,9 +117,11 @@ def main() -> None:
     n_long = 2_000 if args.quick else 100_000
     long_sizes = [100, 1000]
     ratio_sizes = [10, 10_000] if args.quick else [10, 100_000]
-    print(f"# numpy {np.__version__}, python {platform.python_version()}, "
-          f"{platform.machine()}, {os.cpu_count()} cores, load average "
-          f"{os.getloadavg()[0]:.1f} at the start\n")
+    print(
+        f"# numpy {np.__version__}, python {platform.python_version()}, "
+        f"{platform.machine()}, {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f} at the start\n"
+    )
     print(f"## gradient of a {n_long}-iteration loop\n")
     long_loop(long_sizes, n_long, repeat=3)
     print("\n## gradient / forward time, n = 50\n")
