@@ -10,9 +10,12 @@ signature.
 ``s2s.vmap(f)``, compositions of them).  On the ``jax`` backend the transform's
 emitted code is generated for the call's structure while ``jax.jit`` traces, run on
 ``jax.numpy`` and compiled once per signature (shapes, dtypes, static arguments):
-JAX's own cache decides when to trace, so new values never re-trace.  On the ``numpy``
-backend (the default) the transform runs as it would, through a cache keyed the same
-way; specialising its code to the signature is a later step.
+JAX's own cache decides when to trace, so new values never re-trace; Python control
+flow in the emitted code is lowered to ``jax.lax`` (``s2s/backends/control.py``).  On
+the ``numpy`` backend (the default) the transform runs as it would, through a cache
+keyed the same way (the transform specialises its own code to a signature, and
+``s2s.source`` shows that code once it has); a user function runs on copies of the
+caller's arrays.  See ``docs/backends.md``.
 """
 
 from __future__ import annotations
