@@ -65,20 +65,46 @@ def _call_name(node: ast.Call) -> str:
     return ""
 
 
+def _static_range(node: ast.For) -> bool:
+    """``for i in range(...)`` or ``reversed(range(...))`` over ints the signature
+    settles (literals and names: a name computed from values would have gone through
+    ``int(...)``, which is refused), with a straight-line body."""
+    it = node.iter
+    if isinstance(it, ast.Call) and _call_name(it) == "reversed" and len(it.args) == 1:
+        it = it.args[0]
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+            and it.func.id == "range" and not it.keywords
+            and all(isinstance(a, (ast.Constant, ast.Name)) for a in it.args)):
+        return False
+    if node.orelse or not isinstance(node.target, ast.Name):
+        return False
+    return all(_straight(stmt, in_loop=True) for stmt in node.body)
+
+
+def _straight(stmt: ast.stmt, in_loop: bool = False) -> bool:
+    for node in ast.walk(stmt):
+        if isinstance(node, _NO_SPLIT) or (in_loop and isinstance(
+                node, (ast.Break, ast.Continue, ast.Return))):
+            return False
+        if isinstance(node, ast.Call) and (
+                _call_name(node) in _VALUE_SHAPED
+                or (_call_name(node) == "where" and len(node.args) == 1)):
+            return False
+    return True
+
+
 def eligible(module: ast.Module) -> bool:
-    """Straight-line functions only, with no value-dependent shapes."""
+    """Straight-line functions, and loops over static ranges with straight-line
+    bodies (not nested), with no value-dependent shapes."""
     defs = [n for n in module.body if isinstance(n, ast.FunctionDef)]
     if not defs:
         return False
     for fn in defs:
         for stmt in fn.body:
-            for node in ast.walk(stmt):
-                if isinstance(node, _NO_SPLIT):
-                    return False
-                if isinstance(node, ast.Call) and (
-                        _call_name(node) in _VALUE_SHAPED
-                        or (_call_name(node) == "where" and len(node.args) == 1)):
-                    return False
+            if isinstance(stmt, ast.For) and _static_range(stmt):
+                continue
+            if not _straight(stmt):
+                return False
     return True
 
 
@@ -173,6 +199,7 @@ class _Rewriter:
         self.cse: dict[str, str] = {}  # ast.dump of a pure value -> the name holding it
         # a name bound to np.broadcast_to(inner, shape) -> (inner, where it was bound)
         self.bcast: dict[str, tuple[ast.expr, int]] = {}
+        self.in_loop = False
         self.binds: dict[str, list[int]] = defaultdict(list)
         for i, stmt in enumerate(fn.body):
             for node in ast.walk(stmt):
@@ -280,12 +307,27 @@ class _Rewriter:
                         lit = {"size": math.prod(shape), "ndim": len(shape),
                                "shape": shape}[name]
                         return ast.parse(repr(lit), mode="eval").body
+                if name in ("zeros_like", "ones_like") and len(n.args) == 1 and \
+                        not n.keywords and out and out[0] and \
+                        isinstance(n.func, ast.Attribute):
+                    # the shape and dtype are known: the argument need not be computed
+                    return ast.parse(f"np.{name[:-5]}({out[0]!r}, dtype=np.{out[1].name})",
+                                     mode="eval").body
+                if name == "sum" and len(n.args) == 1 and not n.keywords and \
+                        isinstance(n.args[0], ast.UnaryOp) and \
+                        isinstance(n.args[0].op, ast.USub):
+                    # -(sum of x) negates one number, not every element
+                    n.args = [n.args[0].operand]
+                    return ast.UnaryOp(ast.USub(), n)
                 if name in ("unbroadcast", "broadcast_to") and len(n.args) == 2 and out:
                     inner = rw.fact(n.args[0])
                     if inner is not None and inner[0] == out[0] and inner[1] == out[1]:
                         return n.args[0]
                     if name == "unbroadcast" and inner is not None:
-                        return _sum_to(n.args[0], inner[0], out[0])
+                        summed = _sum_to(n.args[0], inner[0], out[0])
+                        summed._k = n._k  # type: ignore[attr-defined]  # the same value
+                        return self.visit_Call(summed) if isinstance(summed, ast.Call) \
+                            else summed
                 return n
 
             def visit_BinOp(self, n: ast.BinOp) -> ast.AST:
@@ -296,6 +338,8 @@ class _Rewriter:
                     return n
                 # an operand broadcast to the result's shape: the operator broadcasts
                 for side, other in (("left", n.right), ("right", n.left)):
+                    if rw.in_loop:
+                        break
                     operand = getattr(n, side)
                     if isinstance(operand, ast.Name) and operand.id in rw.bcast and \
                             rw.fact(other) == out:
@@ -390,10 +434,40 @@ class _Rewriter:
 
     # ---- per statement ----
 
+    def forget(self, names: set[str]) -> None:
+        """What was known of names a loop rebinds no longer holds after (or in) it."""
+        for table in (self.fill, self.alias, self.bcast):
+            for n in names & set(table):
+                del table[n]
+        for key, holder in list(self.cse.items()):
+            if holder in names or any(f"id='{n}'" in key for n in names):
+                del self.cse[key]
+        for n, (inner, _) in list(self.bcast.items()):
+            if any(isinstance(m, ast.Name) and m.id in names for m in ast.walk(inner)):
+                del self.bcast[n]
+
+    def fold_loop(self, loop: ast.For, at: int) -> None:
+        """In a loop body only the rewrites a node's own facts settle (each node had
+        one shape and dtype in every iteration, or it has no fact)."""
+        self.in_loop = True
+        try:
+            for stmt in ast.walk(loop):
+                if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr)):
+                    stmt.value = self.fold(stmt.value, at)
+        finally:
+            self.in_loop = False
+
     def run(self) -> None:
         body: list[ast.stmt] = []
         for i, stmt in enumerate(self.fn.body):
             stmt = self.substitute(stmt)  # type: ignore[assignment]
+            if isinstance(stmt, ast.For):
+                inside = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                          and isinstance(n.ctx, ast.Store)}
+                self.forget(inside)
+                self.fold_loop(stmt, i)
+                body.append(stmt)
+                continue
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
                     isinstance(stmt.targets[0], ast.Name):
                 target = stmt.targets[0].id
@@ -404,12 +478,23 @@ class _Rewriter:
                 for k in [k for k, v in self.cse.items() if v == target]:
                     del self.cse[k]
                 value, fill, identity = self.rewrite_value(stmt.value)
+                base = value
+                while isinstance(base, (ast.Subscript, ast.Attribute)):
+                    base = base.value
+                if not identity and value is not base or isinstance(value, ast.Name):
+                    # the value is now another name's array (or a view of it) where the
+                    # code made a new one: only while neither is ever written into
+                    if not identity and isinstance(base, ast.Name) and (
+                            target in self.mutated or base.id in self.mutated):
+                        value, fill = stmt.value, None
                 if fill is not None:
                     self.fill[target] = fill
                 if isinstance(value, ast.Call) and _call_name(value) == "broadcast_to" \
                         and len(value.args) == 2 and target not in self.mutated:
                     self.bcast[target] = (value.args[0], i)
-                if isinstance(value, ast.Name) and self.last_bind.get(value.id, -1) < i and (
+                once = self.binds[target] == [i]  # (its statement is dropped)
+                if once and isinstance(value, ast.Name) and \
+                        self.last_bind.get(value.id, -1) < i and (
                         identity or (target not in self.mutated
                                      and value.id not in self.mutated)):
                     self.alias[target] = value  # later reads use the operand directly
@@ -421,7 +506,7 @@ class _Rewriter:
                                for n in ast.walk(value))
                 key = ast.dump(value)
                 earlier = self.cse.get(key)
-                if pure and earlier is not None and target not in self.mutated and \
+                if once and pure and earlier is not None and target not in self.mutated and \
                         earlier not in self.mutated and \
                         self.last_bind.get(earlier, -1) < i:
                     self.alias[target] = ast.Name(earlier, ast.Load())
@@ -442,6 +527,180 @@ class _Rewriter:
         self.fn.body = body
 
 
+def _zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
+                     mutated: set[str]) -> set[str]:
+    """Scalar cotangents (``*_bar``) that are zero in exact arithmetic, proven on an
+    e-graph (egglog) from the statements' definitions: sums are linear over operands
+    of one shape, scalars move out of sums, ``(a / b) * b`` is ``a``, ``a - a`` is 0.
+    This is how the cotangent of the max subtracted before a softmax is found to
+    vanish (the result does not depend on the shift), as JAX's ``logsumexp`` states
+    with a stop_gradient on the max."""
+    try:
+        from egglog import (EGraph, Expr, StringLike, eq, f64, f64Like, function, i64,
+                            rewrite, rule, set_, union, var, vars_)
+    except ImportError:
+        return set()
+
+    class T(Expr):
+        def __init__(self, value: f64Like) -> None: ...
+
+        @classmethod
+        def var(cls, name: StringLike) -> "T": ...
+
+        def __add__(self, other: "T") -> "T": ...
+
+        def __sub__(self, other: "T") -> "T": ...
+
+        def __mul__(self, other: "T") -> "T": ...
+
+        def __truediv__(self, other: "T") -> "T": ...
+
+        def __neg__(self) -> "T": ...
+
+    @function
+    def total(x: T) -> T: ...
+
+    @function
+    def shape(x: T) -> i64: ...
+
+    shape_ids: dict[tuple, int] = {(): 0}
+    leaves: dict[str, int] = {}
+
+    def to_term(node: ast.AST) -> Any:
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return T(float(node.value))
+        if isinstance(node, ast.Name):
+            f = fact(node)
+            if f is None or not np.issubdtype(f[1], np.floating):
+                raise ValueError
+            leaves[node.id] = shape_ids.setdefault(f[0], len(shape_ids))
+            return T.var(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -to_term(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            a, b = to_term(node.left), to_term(node.right)
+            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b,
+                    ast.Div: a / b}[type(node.op)]
+        if isinstance(node, ast.Call) and _call_name(node) == "sum" and \
+                len(node.args) == 1 and not node.keywords and \
+                isinstance(node.func, ast.Attribute):
+            return total(to_term(node.args[0]))
+        raise ValueError
+
+    binds: dict[str, int] = defaultdict(int)
+    for stmt in fn.body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                binds[n.id] += 1
+    last_write: dict[str, int] = {}
+    for i, stmt in enumerate(fn.body):
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and n.id in mutated and not isinstance(stmt, ast.Assign):
+                last_write[n.id] = i
+    facts = []
+    candidates = []
+    for i, stmt in enumerate(fn.body):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        t = stmt.targets[0].id
+        reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+        if binds[t] != 1 or t in mutated or any(last_write.get(r, -1) >= i for r in reads):
+            continue
+        try:
+            term = to_term(stmt.value)
+        except ValueError:
+            continue
+        facts.append(union(T.var(t)).with_(term))
+        value = stmt.value
+        while isinstance(value, ast.UnaryOp):
+            value = value.operand
+        f = fact(value)
+        if t.endswith("_bar") and f is not None and f[0] == () and \
+                isinstance(value, ast.Call) and _call_name(value) == "sum":
+            candidates.append(t)
+    if not candidates:
+        return set()
+    eg = EGraph()
+    eg.register(*facts)
+    eg.register(*[set_(shape(T.var(n))).to(i64(k)) for n, k in leaves.items()])
+    a, b, c = vars_("a b c", T)
+    k = var("k", i64)
+    x = var("x", f64)
+    scalar = i64(0)
+    eg.register(
+        rule(eq(c).to(T(x))).then(set_(shape(c)).to(scalar)),
+        rule(eq(c).to(total(a))).then(set_(shape(c)).to(scalar)),
+        rule(eq(c).to(-a), eq(shape(a)).to(k)).then(set_(shape(c)).to(k)),
+        *[rule(eq(c).to(op(a, b)), eq(shape(a)).to(k), eq(shape(b)).to(k))
+          .then(set_(shape(c)).to(k)) for op in _BINARY],
+        *[rule(eq(c).to(op(a, b)), eq(shape(a)).to(scalar), eq(shape(b)).to(k))
+          .then(set_(shape(c)).to(k)) for op in _BINARY],
+        *[rule(eq(c).to(op(a, b)), eq(shape(b)).to(scalar), eq(shape(a)).to(k))
+          .then(set_(shape(c)).to(k)) for op in _BINARY],
+        rewrite(total(a + b)).to(total(a) + total(b), eq(shape(a)).to(shape(b))),
+        rewrite(total(a - b)).to(total(a) - total(b), eq(shape(a)).to(shape(b))),
+        rewrite(total(-a)).to(-total(a)),
+        rewrite(total(a * b)).to(a * total(b), eq(shape(a)).to(scalar)),
+        rewrite(total(a * b)).to(total(a) * b, eq(shape(b)).to(scalar)),
+        rewrite(total(a / b)).to(total(a) / b, eq(shape(b)).to(scalar)),
+        rewrite((a / b) * c).to((a * c) / b),
+        rewrite((a * b) / b).to(a),
+        rewrite(a * b).to(b * a),
+        rewrite(a + (-b)).to(a - b),
+        rewrite(a - a).to(T(0.0)),
+        rewrite(-T(x)).to(T(-x)),
+        rewrite(-(-a)).to(a),
+    )
+    eg.run(8)
+    zero = set()
+    for t in candidates:
+        try:
+            eg.check(eq(T.var(t)).to(T(0.0)))
+        except Exception:
+            try:
+                eg.check(eq(T.var(t)).to(T(-0.0)))
+            except Exception:
+                continue
+        zero.add(t)
+    return zero
+
+
+_BINARY = (lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b,
+           lambda a, b: a / b)
+
+
+def _drop_zero_cotangents(fn: ast.FunctionDef, zero: set[str],
+                          fact: Callable[[ast.AST], Any]) -> None:
+    """A cotangent proven zero contributes nothing: a sum's term whose numerator has it
+    as a factor is dropped (where the other term already has the sum's shape and
+    dtype), and dead-code removal then takes the statements that computed it."""
+
+    def has_zero_factor(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in zero
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return has_zero_factor(node.operand)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            return has_zero_factor(node.left) or has_zero_factor(node.right)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return has_zero_factor(node.left)
+        return False
+
+    for stmt in fn.body:
+        if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.BinOp):
+            continue
+        v = stmt.value
+        if not isinstance(v.op, (ast.Add, ast.Sub)):
+            continue
+        out = fact(v)
+        if out is not None and has_zero_factor(v.right) and fact(v.left) == out:
+            stmt.value = v.left
+        elif out is not None and isinstance(v.op, ast.Add) and \
+                has_zero_factor(v.left) and fact(v.right) == out:
+            stmt.value = v.right
+
+
 def _sum_to(node: ast.expr, shape: tuple, target: tuple) -> ast.expr:
     """``unbroadcast`` with both shapes known: the sums it would do, spelled out."""
     if target == ():
@@ -460,6 +719,64 @@ def _sum_to(node: ast.expr, shape: tuple, target: tuple) -> ast.expr:
                                                                 mode="eval").body),
                                  ast.keyword("keepdims", ast.Constant(True))])
     return node
+
+
+def _trim_tapes(fn: ast.FunctionDef) -> None:
+    """A tape entry the backward loop no longer reads (its only use was a fix-up's
+    shape) is not pushed at all."""
+    for stmt in fn.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.List) and not stmt.value.elts):
+            continue
+        tape = stmt.targets[0].id
+        pushes, pops, other = [], [], 0
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                    isinstance(node.value.func, ast.Attribute) and \
+                    isinstance(node.value.func.value, ast.Name) and \
+                    node.value.func.value.id == tape:
+                if node.value.func.attr == "append" and len(node.value.args) == 1:
+                    pushes.append(node.value)
+                    continue
+                other += 1
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    isinstance(node.value.func, ast.Attribute) and \
+                    isinstance(node.value.func.value, ast.Name) and \
+                    node.value.func.value.id == tape and node.value.func.attr == "pop" \
+                    and not node.value.args and isinstance(node.targets[0], ast.Tuple):
+                pops.append(node)
+            elif isinstance(node, ast.Name) and node.id == tape:
+                other += 1
+        other -= len(pushes) + len(pops) + 1  # their own mentions, and the binding
+        if other or len(pushes) != 1 or len(pops) != 1:
+            continue
+        push, pop = pushes[0], pops[0]
+        if not isinstance(push.args[0], ast.Tuple):
+            continue
+        names = pop.targets[0].elts
+        if len(names) != len(push.args[0].elts) or \
+                not all(isinstance(n, ast.Name) for n in names):
+            continue
+        loop = next((s for s in fn.body if isinstance(s, ast.For)
+                     and any(n is pop for n in ast.walk(s))), None)
+        if loop is None:
+            continue
+        after = loop.body[loop.body.index(pop) + 1:] if pop in loop.body else None
+        if after is None:
+            continue
+        later = after + fn.body[fn.body.index(loop) + 1:]
+        read = {n.id for s in later for n in ast.walk(s)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        keep = [k for k, n in enumerate(names) if n.id in read]  # type: ignore[attr-defined]
+        if len(keep) == len(names) or not keep:
+            continue
+        if len(keep) == 1:  # push and pop the value itself
+            pop.targets[0] = names[keep[0]]
+            push.args[0] = push.args[0].elts[keep[0]]
+        else:
+            pop.targets[0].elts = [names[k] for k in keep]
+            push.args[0].elts = [push.args[0].elts[k] for k in keep]
 
 
 def _dead_code(fn: ast.FunctionDef) -> None:
@@ -666,11 +983,34 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             continue
         rewriter = _Rewriter(fn, facts)
         rewriter.run()
+        zero = _zero_cotangents(fn, rewriter.fact, rewriter.mutated)
+        if zero:
+            _drop_zero_cotangents(fn, zero, rewriter.fact)
+        _trim_tapes(fn)
         _dead_code(fn)
         _egraph_simplify(fn, rewriter.fact)
     from .emitcode import format_module
 
     return result, format_module(_with_comments(text, module))
+
+
+def _emit_body(body: list[ast.stmt], prev: int, lines: list[str], out: list[str],
+               pad: str) -> None:
+    """Statements with the original comments that stood between the last statement
+    kept and each one (loop bodies recursively)."""
+    for stmt in body:
+        lineno = getattr(stmt, "lineno", None)
+        if lineno is not None:
+            out += [pad + ln.strip() for ln in lines[prev:lineno - 1]
+                    if ln.strip().startswith("#")]
+            prev = lineno
+        if isinstance(stmt, ast.For) and not stmt.orelse:
+            out.append(pad + ast.unparse(stmt).splitlines()[0])
+            _emit_body(stmt.body, prev, lines, out, pad + "    ")
+            prev = getattr(stmt, "end_lineno", prev) or prev
+            continue
+        prev = getattr(stmt, "end_lineno", prev) or prev
+        out += [pad + ln for ln in ast.unparse(stmt).splitlines()]
 
 
 def _with_comments(original: str, module: ast.Module) -> str:
@@ -683,13 +1023,5 @@ def _with_comments(original: str, module: ast.Module) -> str:
             out.append(ast.unparse(node))
             continue
         out.append(f"\n\ndef {node.name}({ast.unparse(node.args)}):")
-        prev = node.lineno  # comments between the last statement kept and this one
-        for stmt in node.body:
-            lineno = getattr(stmt, "lineno", None)
-            if lineno is not None:
-                out += ["    " + ln.strip() for ln in lines[prev:lineno - 1]
-                        if ln.strip().startswith("#")]
-                prev = getattr(stmt, "end_lineno", lineno) or lineno
-            for ln in ast.unparse(stmt).splitlines():
-                out.append("    " + ln)
+        _emit_body(node.body, node.lineno, lines, out, "    ")
     return "\n".join(out) + "\n"

@@ -198,3 +198,37 @@ def test_turned_off(monkeypatch) -> None:
     x = np.ones(3)
     g(x), g(x), g(x)
     assert g.specialized_source is None
+
+
+def test_the_max_subtracted_before_a_softmax_gets_no_adjoint_work() -> None:
+    """Its cotangent is zero in exact arithmetic (the e-graph proves it), so the
+    specialized code drops the max's backward (JAX: stop_gradient in logsumexp)."""
+
+    def xent(logits, label):
+        shifted = logits - np.max(logits)
+        logp = shifted - np.log(np.sum(np.exp(shifted)))
+        return -logp[label]
+
+    g = s2s.grad(xent)
+    z = np.array([0.3, -1.2, 2.0, 0.7])
+    first, second = g(z, 2), g(z, 2)
+    soft = np.exp(z - z.max()) / np.sum(np.exp(z - z.max()))
+    np.testing.assert_allclose(first, soft - np.eye(4)[2], atol=1e-15)
+    np.testing.assert_allclose(second, first, atol=1e-15)
+    text = g.specialized_source
+    assert "winners" in g.source and "winners" not in text, text
+
+
+def test_a_max_whose_cotangent_is_not_zero_keeps_its_backward() -> None:
+    def f(x):
+        m = np.max(x)
+        return np.sum(np.exp(x - m)) + 3.0 * m
+
+    g = s2s.grad(f)
+    x = np.array([0.1, 0.9, -0.4])
+    first, second = g(x), g(x)
+    expected = np.exp(x - x.max())
+    expected[1] += 3.0 - np.sum(np.exp(x - x.max()))
+    np.testing.assert_allclose(first, expected, atol=1e-14)
+    np.testing.assert_allclose(second, expected, atol=1e-14)
+    assert "winners" in g.specialized_source
