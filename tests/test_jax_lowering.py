@@ -377,3 +377,77 @@ def test_gpu_check_skips_cleanly_without_a_gpu() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("gpu_check: skipped: no GPU visible to JAX")
     assert "Traceback" not in done.stderr
+
+
+# ---- random programs: lowered code against the NumPy backend -------------------------
+
+
+def _check_random_program(source: str, seed: int) -> str:
+    """``s2s.jit(s2s.grad(f), backend="jax")`` (control flow lowered) equals the NumPy
+    backend's gradient; the value of ``s2s.jit(f)`` too.  Returns what was checked."""
+    import warnings
+
+    from fuzz_programs import load
+
+    f, _ = load(source)
+    r = np.random.default_rng(seed)
+    x, y = r.normal(size=4), r.normal(size=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        value = f(x, y)
+        if not np.isfinite(value) or abs(value) > 1e8:
+            return "skipped"
+        try:
+            expected = s2s.grad(f, argnums=(0, 1))(x, y)
+        except s2s.TransformError:
+            return "refused"
+        g = s2s.jit(s2s.grad(f, argnums=(0, 1)), backend="jax")
+        got = g(x, y)
+    scale = max(1.0, float(np.max(np.abs(expected))))
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(np.asarray(a), b, rtol=1e-7, atol=1e-9 * scale,
+                                   err_msg=source)
+    return "lowered" if "lax." in s2s.source(g) else "matched"
+
+
+def _random_programs(examples: int):
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+
+    from fuzz_programs import programs
+
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+              phases=[Phase.explicit, Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(source=programs(), seed=st.integers(0, 2**16))
+    def run(source, seed):
+        outcomes.append(_check_random_program(source, seed))
+
+    outcomes: list[str] = []
+    run()
+    return outcomes
+
+
+def test_random_programs_with_branches_and_loops_lowered() -> None:
+    outcomes = _random_programs(10)
+    assert outcomes.count("lowered") >= 3, outcomes  # the check saw lowered code
+
+
+@pytest.mark.slow
+def test_random_programs_with_branches_and_loops_lowered_long() -> None:
+    outcomes = _random_programs(300)
+    assert outcomes.count("lowered") >= 50, outcomes
+
+
+@pytest.mark.slow
+def test_gpu_check_runs_its_cases_on_the_cpu_when_asked() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "tools" / "gpu_check.py"
+    done = subprocess.run([sys.executable, str(script), "--allow-cpu", "--limit", "12",
+                           "--repeats", "1"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "12 conformance cases on cpu" in done.stdout
+    assert "value" in done.stdout and "FAIL" not in done.stdout
