@@ -658,3 +658,20 @@ def test_numpy_jit_source_shows_the_code_specialised_to_the_signature() -> None:
     np.testing.assert_allclose(third, s2s.grad(F.loss)(w + 0.5, x, y), rtol=1e-13,
                                atol=1e-15)
     assert g.cache_info().compilations == 1
+
+
+def test_jax_numpy_sort_takes_numpys_kind() -> None:
+    """Emitted sort/argsort calls spell NumPy's ``kind="stable"`` (sort's VJP rule);
+    jax.numpy spells it ``stable=True``."""
+    import s2s.backends.jax_numpy as jnp_
+
+    x = np.array([3.0, 1.0, 2.0, 1.0])
+    np.testing.assert_array_equal(jnp_.argsort(jnp.asarray(x), kind="stable"),
+                                  np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(jnp_.sort(jnp.asarray(x), kind="mergesort"), np.sort(x))
+
+    def sorted_tail(x):
+        return np.sum(np.sort(x)[1:] ** 2)
+
+    got = s2s.jit(s2s.grad(sorted_tail), backend="jax")(x + np.array([0, 0, 0, 0.5]))
+    np.testing.assert_allclose(got, s2s.grad(sorted_tail)(x + np.array([0, 0, 0, 0.5])))

@@ -80,9 +80,25 @@ class Namespace(types.ModuleType):
         return value
 
 
+def _sort_kind(fn: Any) -> Any:
+    """``jnp.sort``/``jnp.argsort`` taking NumPy's ``kind=`` ("stable" and "mergesort"
+    are stable sorts; JAX spells it ``stable=True``)."""
+    def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, **kw: Any) -> Any:
+        if order is not None:
+            raise TypeError("order= of sort/argsort is not supported on the JAX backend")
+        if kind is not None:
+            kw.setdefault("stable", kind in ("stable", "mergesort"))
+        return fn(a, axis=axis, **kw)
+
+    sort.__name__ = fn.__name__
+    return sort
+
+
 def resolve(name: str, host: Any, device: Any, where: str) -> Any:
     h = getattr(host, name, None)
     d = getattr(device, name, None)
+    if name in ("sort", "argsort") and d is not None and where == __name__:
+        d = _sort_kind(d)
     if h is None and d is None:
         raise AttributeError(f"module {where!r} has no attribute {name!r}")
     if d is None:
