@@ -77,10 +77,18 @@ def _check_float_inputs(name: str, args: Sequence[Any], argnums: tuple[int, ...]
     for i in argnums:
         for leaf in _leaves(args[i]):
             dtype = _dtype_of(leaf, f"{i}")
+            if dtype == np.dtype(object):
+                raise TypeError(
+                    f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX type. "
+                    "Instead: pass a NumPy array of a numeric dtype "
+                    "(np.asarray(x, dtype=float))."
+                )
             if np.issubdtype(dtype, np.complexfloating):
                 raise TypeError(
                     f"{name} of complex inputs is not supported by s2s yet "
-                    f"(got {dtype.name})"
+                    f"(got {dtype.name}). Instead: differentiate with respect to the "
+                    "real and imaginary parts as two real arguments, e.g. "
+                    "f(x_re, x_im) calling your function with x_re + 1j * x_im."
                 )
             if not np.issubdtype(dtype, np.floating):
                 raise TypeError(

@@ -36,6 +36,8 @@ class Tree:
         if self.type is dict:
             return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.keys, self.children)) + "}"
         inner = ", ".join(repr(c) for c in self.children)
+        if self.type is tuple and len(self.children) == 1:
+            inner += ","  # a one-tuple, as Python (and JAX's PyTreeDef) writes it
         return f"[{inner}]" if self.type is list else f"({inner})"
 
 

@@ -486,6 +486,7 @@ class _JacRev(_JacobianCode):
         aux = None
         if self.has_aux:
             out, aux = out
+        _no_array_out(self.__name__, out)
         t = _vjp_transform(self.fun, self.has_aux)
         t._refresh()
         t._call_nargs = len(args)  # an inner transform's argnums resolve against these
@@ -562,4 +563,30 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
     from .api import grad
 
     inner = grad(fun, argnums=argnums, has_aux=has_aux)
-    return _JacFwd(inner, argnums, has_aux)
+    return _Hessian(inner, argnums, has_aux)
+
+
+class _Hessian(_JacFwd):
+    """``jacfwd(grad(fun))``, with JAX's ValueError for an output with no array (the
+    emitted gradient's output check is dead code to the forward pass over it)."""
+
+    def __call__(self, *args: Any) -> Any:
+        if self._checked_out is None:
+            user_fn = self.fun.fn
+            out = user_fn(*_copies(args))
+            if self.has_aux and isinstance(out, tuple) and len(out) == 2:
+                out = out[0]
+            _no_array_out(self.__name__, out)
+            self._checked_out = True
+        return super().__call__(*args)
+
+    _checked_out: bool | None = None
+
+
+def _no_array_out(name: str, out: Any) -> None:
+    if not _leaves(out) or any(leaf is None for leaf in _leaves(out)):
+        raise ValueError(  # JAX: 'at least one array or dtype is required'
+            f"{name}: the function returned {out!r}, which has no array to "
+            "differentiate (JAX raises 'at least one array or dtype is required'). "
+            "Instead: return the array (or a pytree of arrays) whose Jacobian you want."
+        )
