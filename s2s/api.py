@@ -267,7 +267,7 @@ class Transformed:
         self.__qualname__ = self.__name__
         self.__doc__ = f"The {mode} of {fn.__qualname__}, emitted by s2s."
         self._compiled: dict[Any, tuple[str, Callable]] = {}
-        self._fast: dict[Any, _FastEntry] = {}  # call signature -> code (see __call__)
+        self._by_signature: dict[Any, _FastEntry] = {}  # call signature -> code (see __call__)
         # specialize the code to a signature at its second call (s2s/specialize.py)
         self.specialize = True
         self._spec_lock = threading.Lock()
@@ -289,7 +289,7 @@ class Transformed:
         if self._rules_generation != registry.generation():
             with _LOCK:  # a rule changed since this code was emitted
                 self._compiled.clear()
-                self._fast.clear()
+                self._by_signature.clear()
                 self._last = None
                 self._rules_generation = registry.generation()
         if self.inner is not None:
@@ -299,7 +299,7 @@ class Transformed:
                     self.ir = self.inner.ir
                     self._signature = self._free_fingerprint()
                     self._compiled.clear()
-                    self._fast.clear()
+                    self._by_signature.clear()
                     self._last = None
             return
         signature = self._free_fingerprint()
@@ -308,7 +308,7 @@ class Transformed:
                 self.ir = normalize(self.fn, fresh=True)
                 self._signature = self._free_fingerprint()
                 self._compiled.clear()
-                self._fast.clear()
+                self._by_signature.clear()
                 self._last = None
 
     def _generate(self, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
@@ -386,7 +386,7 @@ class Transformed:
     # ---- calling ---------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        fast = self._fast
+        fast = self._by_signature
         if fast and not kwargs:  # a signature seen before: straight to its code
             hit = fast.get(_call_signature(args))
             if hit is not None and not hit.pending and hit.valid(self):
@@ -420,17 +420,17 @@ class Transformed:
         free = _FreeSnapshot.take(self.ir)
         if free is None:
             return fn(*args)
-        entry = self._fast.get(sig)
+        entry = self._by_signature.get(sig)
         if entry is None or not entry.pending or not entry.free.same():
             # first call (or the first since a free name changed): the code as emitted,
             # so a one-off call pays nothing for specializing
             pending = bool(OPTIMIZE and self.specialize and sig[1]
                            and self.mode in ("grad", "value_and_grad"))
-            self._fast[sig] = _FastEntry(fn, argnums, free, self._rules_generation, None,
+            self._by_signature[sig] = _FastEntry(fn, argnums, free, self._rules_generation, None,
                                          pending)
             return fn(*args)
         with self._spec_lock:  # one thread specializes; the others wait for its code
-            entry = self._fast.get(sig)
+            entry = self._by_signature.get(sig)
             if entry is not None and not entry.pending:
                 return entry.fn(*args)
             return self._specialize(sig, text, fn, args, argnums, free)
@@ -451,7 +451,7 @@ class Transformed:
         if new_text is not None:
             spec = compile_module(new_text, dict(fn.__globals__), fn.__name__)[fn.__name__]
             spec.__s2s_free__ = fn.__s2s_free__  # type: ignore[attr-defined]
-        self._fast[sig] = _FastEntry(spec, argnums, free, self._rules_generation, new_text,
+        self._by_signature[sig] = _FastEntry(spec, argnums, free, self._rules_generation, new_text,
                                      False)
         return result
 
@@ -459,7 +459,7 @@ class Transformed:
     def specialized_source(self) -> str | None:
         """The code the latest signature specialized to (see ``s2s.specialize``), or
         None when no call has been specialized yet."""
-        texts = [e.text for e in self._fast.values() if e.text is not None]
+        texts = [e.text for e in self._by_signature.values() if e.text is not None]
         return texts[-1] if texts else None
 
     def _output_error(self, args: tuple, kwargs: dict) -> TypeError:

@@ -126,8 +126,8 @@ class Vmapped(Transformed):
                  axis_size: int | None = None) -> None:
         if isinstance(in_axes, list):
             in_axes = tuple(in_axes)  # as JAX does
-        if isinstance(in_axes, float) or (isinstance(in_axes, tuple) and any(
-                isinstance(a, float) for a in in_axes)):
+        if isinstance(in_axes, (float, str, bytes)) or (isinstance(in_axes, tuple) and any(
+                isinstance(a, (float, str, bytes)) for a in in_axes)):
             raise TypeError(
                 "vmap in_axes must be an int, None, or a tuple of entries corresponding "
                 f"to the positional arguments passed to the function, but got {in_axes}."

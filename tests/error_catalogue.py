@@ -362,10 +362,7 @@ CATALOGUE: list[Kind] = [
     Kind("in-axes-string", ARGS, "in_axes a string",
          lambda: s2s.vmap(C.two_args, in_axes="a")(X, X), TypeError, ("in_axes",),
          hint="an int, None, or a tuple",
-         jax=lambda J: jax_mod().vmap(J.two_args, in_axes="a")(X, X),
-         open="s2s raises ValueError 'in_axes specification must be a tree prefix' at the "
-              "call; JAX raises TypeError 'vmap in_axes must be an int, None, or a tuple "
-              "...' (vectorize.Vmapped.__init__ checks floats only)"),
+         jax=lambda J: jax_mod().vmap(J.two_args, in_axes="a")(X, X)),
     Kind("in-axes-all-none", ARGS, "every in_axes None",
          lambda: s2s.vmap(C.two_args, in_axes=None)(X, X), ValueError, ("non-None",),
          hint="non-None value in in_axes or axis_size",

@@ -143,7 +143,7 @@ def test_one_grad_object_called_from_eight_threads(monkeypatch) -> None:
     assert len(text_entries(m.f1)) == 1
     assert counter.counts == {"f1_grad": 1}
     # and one specialization of the signature all the calls share (s2s/specialize.py)
-    assert len([e for e in g._fast.values() if e.text is not None]) == 1
+    assert len([e for e in g._by_signature.values() if e.text is not None]) == 1
 
 
 def test_each_thread_its_own_transform_of_the_same_function(monkeypatch) -> None:
