@@ -55,6 +55,16 @@ _NO_SPLIT = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try, ast.With, ast.As
 
 PROBE = "__s2s_probe__"
 
+# The passes, by name; a benchmark switches them off one at a time to measure each
+# (tools/bench.py --ablate); users have no reason to touch this.
+PASSES = ("fixups", "fill", "shapes", "matmul", "addat", "cse", "egraph", "zero", "tapes",
+          "dce")
+DISABLED: set[str] = set()
+
+
+def _on(name: str) -> bool:
+    return name not in DISABLED
+
 
 def _call_name(node: ast.Call) -> str:
     f = node.func
@@ -268,6 +278,8 @@ class _Rewriter:
 
     def fill_of(self, node: ast.AST) -> _Fill | None:
         """Is every element of this expression's value one known number?"""
+        if not _on("fill"):
+            return None
         if isinstance(node, ast.Name):
             return self.fill.get(node.id)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -300,7 +312,8 @@ class _Rewriter:
                 name = _call_name(n)
                 out = rw.fact(n)
                 if name in ("size", "ndim", "shape") and len(n.args) == 1 and \
-                        isinstance(n.func, ast.Attribute) and not n.keywords:
+                        isinstance(n.func, ast.Attribute) and not n.keywords and \
+                        _on("shapes"):
                     f = rw.fact(n.args[0])
                     if f is not None:
                         shape = f[0]
@@ -308,7 +321,7 @@ class _Rewriter:
                                "shape": shape}[name]
                         return ast.parse(repr(lit), mode="eval").body
                 if name in ("zeros_like", "ones_like") and len(n.args) == 1 and \
-                        not n.keywords and out and out[0] and \
+                        not n.keywords and out and out[0] and _on("shapes") and \
                         isinstance(n.func, ast.Attribute):
                     # the shape and dtype are known: the argument need not be computed
                     return ast.parse(f"np.{name[:-5]}({out[0]!r}, dtype=np.{out[1].name})",
@@ -319,7 +332,8 @@ class _Rewriter:
                     # -(sum of x) negates one number, not every element
                     n.args = [n.args[0].operand]
                     return ast.UnaryOp(ast.USub(), n)
-                if name in ("unbroadcast", "broadcast_to") and len(n.args) == 2 and out:
+                if name in ("unbroadcast", "broadcast_to") and len(n.args) == 2 and out \
+                        and _on("fixups"):
                     inner = rw.fact(n.args[0])
                     if inner is not None and inner[0] == out[0] and inner[1] == out[1]:
                         return n.args[0]
@@ -338,7 +352,7 @@ class _Rewriter:
                     return n
                 # an operand broadcast to the result's shape: the operator broadcasts
                 for side, other in (("left", n.right), ("right", n.left)):
-                    if rw.in_loop:
+                    if rw.in_loop or not _on("fixups"):
                         break
                     operand = getattr(n, side)
                     if isinstance(operand, ast.Name) and operand.id in rw.bcast and \
@@ -370,12 +384,13 @@ class _Rewriter:
         if isinstance(value, ast.Call):
             name = _call_name(value)
             args = value.args
-            if name == "grad_seed" and out is not None and out[0] == ():
+            if name == "grad_seed" and out is not None and out[0] == () and _on("fill"):
                 dtype = out[1].name
                 return (ast.Call(ast.Attribute(ast.Name("np", ast.Load()), dtype,
                                                ast.Load()), [ast.Constant(1.0)], []),
                         _Fill(1.0), False)
-            if name in ("unbroadcast", "broadcast_to") and len(args) == 2 and out:
+            if name in ("unbroadcast", "broadcast_to") and len(args) == 2 and out and \
+                    _on("fixups"):
                 inner = self.fact(args[0])
                 if inner is not None and inner[0] == out[0] and (
                         name == "unbroadcast" or inner[1] == out[1]):
@@ -385,14 +400,15 @@ class _Rewriter:
                 if f is not None:
                     return value, _Fill(f.c), False
             if name in ("size", "ndim", "shape") and len(args) == 1 and \
-                    isinstance(value.func, ast.Attribute):
+                    isinstance(value.func, ast.Attribute) and _on("shapes"):
                 f = self.fact(args[0])
                 if f is not None:
                     shape = f[0]
                     lit = {"size": math.prod(shape), "ndim": len(shape),
                            "shape": shape}[name]
                     return ast.parse(repr(lit), mode="eval").body, None, False
-            if name in ("matmul_rhs_bar", "matmul_lhs_bar") and len(args) == 3 and out:
+            if name in ("matmul_rhs_bar", "matmul_lhs_bar") and len(args) == 3 and out and \
+                    _on("matmul"):
                 g, x1, x2 = (self.fact(a) for a in args)
                 if g and x1 and x2 and len(g[0]) == len(x1[0]) == len(x2[0]) == 2:
                     if name == "matmul_rhs_bar" and out[0] == x2[0]:
@@ -506,7 +522,8 @@ class _Rewriter:
                                for n in ast.walk(value))
                 key = ast.dump(value)
                 earlier = self.cse.get(key)
-                if once and pure and earlier is not None and target not in self.mutated and \
+                if once and pure and earlier is not None and _on("cse") and \
+                        target not in self.mutated and \
                         earlier not in self.mutated and \
                         self.last_bind.get(earlier, -1) < i:
                     self.alias[target] = ast.Name(earlier, ast.Load())
@@ -520,7 +537,8 @@ class _Rewriter:
                     _call_name(stmt.value) == "at" and len(stmt.value.args) == 3:
                 buf, idx, v = stmt.value.args
                 f = self.fact(idx)
-                if f is not None and f[0] == () and np.issubdtype(f[1], np.integer):
+                if f is not None and f[0] == () and np.issubdtype(f[1], np.integer) and \
+                        _on("addat"):
                     stmt = ast.copy_location(ast.AugAssign(
                         ast.Subscript(buf, idx, ast.Store()), ast.Add(), v), stmt)
             body.append(stmt)
@@ -840,7 +858,17 @@ def _egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) ->
             a, b = to_term(node.left), to_term(node.right)
             return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b,
                     ast.Div: a / b}[type(node.op)]
+        if isinstance(node, (ast.Call, ast.Subscript, ast.Attribute, ast.BinOp)):
+            # any other floating value is a leaf to the arithmetic around it
+            f = facts_of(node)
+            if f is None or not np.issubdtype(f[1], np.floating):
+                raise ValueError
+            key = f"o{len(opaque)}_"
+            opaque[key] = node
+            return Term.var(key)
         raise ValueError
+
+    opaque: dict[str, ast.AST] = {}
 
     def arithmetic(node: ast.AST) -> bool:
         """Arithmetic over floating names (numbers alone may be Python ints: shape
@@ -854,15 +882,27 @@ def _egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) ->
         return True
 
     _inline_single_uses(fn, arithmetic)
-    candidates = []
+    # the arithmetic expressions statements compute: (holder, slot, term)
+    candidates: list[tuple[Any, Any, Any]] = []
+
+    def take(holder: Any, slot: Any, node: ast.AST) -> None:
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and arithmetic(node):
+            candidates.append((holder, slot, to_term(node)))
+
     for stmt in fn.body:
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, (ast.BinOp, ast.UnaryOp)) \
-                and arithmetic(stmt.value):
-            candidates.append((stmt, to_term(stmt.value)))
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Return)) and \
+                stmt.value is not None:
+            take(stmt, "value", stmt.value)
+            if isinstance(stmt, ast.Return) and isinstance(stmt.value, (ast.Tuple,
+                                                                        ast.Dict)):
+                items = stmt.value.elts if isinstance(stmt.value, ast.Tuple) \
+                    else stmt.value.values
+                for k, item in enumerate(items):
+                    take(items, k, item)
     if not candidates:
         return
     eg = EGraph()
-    lets = [eg.let(f"s{i}", term) for i, (_, term) in enumerate(candidates)]
+    lets = [eg.let(f"s{i}", term) for i, (_, _, term) in enumerate(candidates)]
     a, b = vars_("a b", f64)
     x, y = vars_("x y", Term)
     eg.register(
@@ -885,58 +925,74 @@ def _egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) ->
         rewrite(x / Term(1.0)).to(x),
     )
     eg.run(6)
-    for (stmt, _), let in zip(candidates, lets):
+    for (holder, slot, _), let in zip(candidates, lets):
         best = eg.extract(let)
-        text = _render(best)
+        text = _render(best, opaque)
         if text is None:
             continue
         new = ast.parse(text, mode="eval").body
-        if _cost(new) < _cost(stmt.value) and not isinstance(new, ast.Name):
-            stmt.value = new
+        old = holder[slot] if isinstance(holder, list) else getattr(holder, slot)
+        if _cost(new) < _cost(old) and not isinstance(new, ast.Name):
+            if isinstance(holder, list):
+                holder[slot] = new
+            else:
+                setattr(holder, slot, new)
 
 
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 
 
 def _inline_single_uses(fn: ast.FunctionDef, arithmetic: Callable[[ast.AST], bool]) -> None:
-    """Put a temporary that one later arithmetic statement reads into that statement
-    (so the e-graph sees ``-(200.0 * d) * (2 * x)`` whole and folds its constants);
-    only arithmetic over floating names, never a name the function writes into."""
+    """Put a temporary that one later statement reads into that statement, as a
+    careful person writes ``x.T @ (g * (1 - h**2))``: only pure values (no writes),
+    from straight-line code into straight-line code, never a name something writes
+    into, and only while the expression stays short; the e-graph then sees whole
+    expressions (``-(200.0 * d) * (2 * x)``) and folds their constants."""
     params = {a.arg for a in fn.args.args}
     changed = True
     while changed:
         changed = False
         loads: dict[str, list[int]] = defaultdict(list)
         binds: dict[str, list[int]] = defaultdict(list)
+        writes: list[set[str]] = []
         for i, stmt in enumerate(fn.body):
             for n in ast.walk(stmt):
                 if isinstance(n, ast.Name):
                     (loads if isinstance(n.ctx, ast.Load) else binds)[n.id].append(i)
             if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
                 binds[stmt.target.id].append(i)
+            writes.append(_written(stmt))
         for i, stmt in enumerate(fn.body):
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
                     and isinstance(stmt.targets[0], ast.Name)
-                    and isinstance(stmt.value, (ast.BinOp, ast.UnaryOp))
-                    and arithmetic(stmt.value)):
+                    and _pure(stmt.value) and _ops(stmt.value) >= 1):
                 continue
             t = stmt.targets[0].id
             if t in params or len(loads[t]) != 1 or binds[t] != [i]:
                 continue
             j = loads[t][0]
             use = fn.body[j]
-            if j <= i or not (isinstance(use, ast.Assign) and len(use.targets) == 1
-                              and isinstance(use.targets[0], ast.Name)
-                              and arithmetic(use.value)):
+            if j <= i or not isinstance(use, (ast.Assign, ast.Return, ast.AugAssign)) or \
+                    use.value is None or \
+                    not all(_straight(s) for s in fn.body[i:j + 1]) or \
+                    _ops(use.value) + _ops(stmt.value) > 6:
                 continue
+            if isinstance(use, ast.AugAssign) and not isinstance(use.target, ast.Name):
+                target = use.target
+                while isinstance(target, (ast.Subscript, ast.Attribute)):
+                    target = target.value
+                if isinstance(target, ast.Name) and target.id == t:
+                    continue
             reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
-            if any(i < k <= j for r in reads for k in binds[r]):
+            if any(i < k <= j for r in reads for k in binds[r]) or \
+                    any(reads & writes[k] for k in range(i + 1, j + 1)):
                 continue
             value = stmt.value
 
             class Put(ast.NodeTransformer):
                 def visit_Name(self, n: ast.Name) -> ast.AST:
-                    return copy.deepcopy(value) if n.id == t else n
+                    return copy.deepcopy(value) if n.id == t and \
+                        isinstance(n.ctx, ast.Load) else n
 
             use.value = Put().visit(use.value)
             del fn.body[i]
@@ -944,12 +1000,49 @@ def _inline_single_uses(fn: ast.FunctionDef, arithmetic: Callable[[ast.AST], boo
             break
 
 
-def _render(term: Any) -> str | None:
+def _written(stmt: ast.stmt) -> set[str]:
+    """Names whose arrays a statement writes into."""
+    out: set[str] = set()
+    for node in ast.walk(stmt):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign):
+            targets = [node.target]
+        for t in targets:
+            if isinstance(t, (ast.Subscript, ast.Attribute)):
+                while isinstance(t, (ast.Subscript, ast.Attribute)):
+                    t = t.value
+                if isinstance(t, ast.Name):
+                    out.add(t.id)
+        if isinstance(node, ast.Call) and _call_name(node) in _MUTATORS:
+            for a in node.args[:1]:
+                if isinstance(a, ast.Name):
+                    out.add(a.id)
+            if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+                out.add(node.func.value.id)
+    return out
+
+
+def _pure(node: ast.AST) -> bool:
+    return not any(isinstance(n, ast.Call) and _call_name(n) in _MUTATORS
+                   for n in ast.walk(node))
+
+
+def _ops(node: ast.AST) -> int:
+    return sum(isinstance(n, (ast.BinOp, ast.Call, ast.Subscript)) or (
+        isinstance(n, ast.UnaryOp) and not isinstance(n.operand, ast.Constant))
+        for n in ast.walk(node))
+
+
+def _render(term: Any, opaque: dict[str, ast.AST]) -> str | None:
     """Python text of an extracted term (egglog prints Term(2.0) * Term.var("x"))."""
     import re
 
     text = str(term)
-    text = re.sub(r'Term\.var\("([A-Za-z_][A-Za-z_0-9]*)"\)', r"\1", text)
+    text = re.sub(r'Term\.var\("([A-Za-z_][A-Za-z_0-9]*)"\)',
+                  lambda m: f"({ast.unparse(opaque[m.group(1)])})"
+                  if m.group(1) in opaque else m.group(1), text)
     text = re.sub(r"Term\((-?[0-9.e+-]+|inf|-inf|nan)\)", r"(\1)", text)
     if "Term" in text or "inf" in text or "nan" in text:
         return None
@@ -983,12 +1076,15 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             continue
         rewriter = _Rewriter(fn, facts)
         rewriter.run()
-        zero = _zero_cotangents(fn, rewriter.fact, rewriter.mutated)
+        zero = _zero_cotangents(fn, rewriter.fact, rewriter.mutated) if _on("zero") else ()
         if zero:
-            _drop_zero_cotangents(fn, zero, rewriter.fact)
-        _trim_tapes(fn)
-        _dead_code(fn)
-        _egraph_simplify(fn, rewriter.fact)
+            _drop_zero_cotangents(fn, set(zero), rewriter.fact)
+        if _on("tapes"):
+            _trim_tapes(fn)
+        if _on("dce"):
+            _dead_code(fn)
+        if _on("egraph"):
+            _egraph_simplify(fn, rewriter.fact)
     from .emitcode import format_module
 
     return result, format_module(_with_comments(text, module))
@@ -1001,8 +1097,11 @@ def _emit_body(body: list[ast.stmt], prev: int, lines: list[str], out: list[str]
     for stmt in body:
         lineno = getattr(stmt, "lineno", None)
         if lineno is not None:
-            out += [pad + ln.strip() for ln in lines[prev:lineno - 1]
-                    if ln.strip().startswith("#")]
+            # the user line quoted last above this statement (earlier quotes whose
+            # statements were dropped or folded into others say nothing here)
+            quoted = [ln.strip() for ln in lines[prev:lineno - 1]
+                      if ln.strip().startswith("#")]
+            out += [pad + q for q in quoted[-1:]]
             prev = lineno
         if isinstance(stmt, ast.For) and not stmt.orelse:
             out.append(pad + ast.unparse(stmt).splitlines()[0])

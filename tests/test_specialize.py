@@ -232,3 +232,33 @@ def test_a_max_whose_cotangent_is_not_zero_keeps_its_backward() -> None:
     np.testing.assert_allclose(first, expected, atol=1e-14)
     np.testing.assert_allclose(second, expected, atol=1e-14)
     assert "winners" in g.specialized_source
+
+
+def _random_program_check(n: int) -> None:
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+
+    from fuzz_programs import load, programs
+
+    @seed(20261130)
+    @settings(max_examples=n, deadline=None, database=None,
+              phases=[Phase.explicit, Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(programs())
+    def run(source):
+        f = load(source)[0]
+        r = np.random.default_rng(len(source))
+        x, y = r.normal(size=4), r.normal(size=4)
+        g = s2s.grad(f, argnums=(0, 1))
+        _twice(g, (x, y), source)
+
+    run()
+
+
+def test_random_programs_second_call_matches_first() -> None:
+    """Random programs of the differential fuzzer (ifs, loops, the primitive library)."""
+    _random_program_check(15)
+
+
+@pytest.mark.slow
+def test_random_programs_second_call_matches_first_long() -> None:
+    _random_program_check(400)

@@ -117,6 +117,53 @@ def run(quick: bool) -> tuple[list[tuple], dict]:
     return rows, failed
 
 
+def ablate(quick: bool) -> list[tuple]:
+    """Each specialization pass switched off in turn: its effect on every cell, as the
+    ratio to the hand-written gradient with and without it (interleaved repeats)."""
+    from s2s import specialize
+
+    rows = []
+    for name, size in W.CASES:
+        args = W.make_args(name, size)
+        f = getattr(W, name)
+        hand = getattr(W, name + "_hand")
+        systems = {"hand-written": hand, "all passes": s2s.grad(f)}
+        generic = s2s.grad(f)
+        generic.specialize = False
+        systems["none (as emitted)"] = generic
+        for p in specialize.PASSES:
+            specialize.DISABLED = {p}
+            g = s2s.grad(f)
+            g(*args), g(*args)  # specialized now, without p
+            systems[f"without {p}"] = g
+        specialize.DISABLED = set()
+        for fn in systems.values():
+            fn(*args), fn(*args)
+        number = max(1, int(0.02 / max(time_call(hand, args, 3), 1e-7)))
+        samples = {k: [] for k in systems}
+        for _ in range(5 if quick else 11):
+            for k, fn in systems.items():
+                samples[k].append(time_call(fn, args, number))
+        med = {k: statistics.median(v) for k, v in samples.items()}
+        rows.append((name, size, {k: v / med["hand-written"] for k, v in med.items()}))
+    return rows
+
+
+def print_ablation(rows: list[tuple], markdown: bool) -> None:
+    variants = [k for k in rows[0][2] if k != "hand-written"]
+    cells = [f"{n} {s}" for n, s, _ in rows]
+    if markdown:
+        print("| variant | " + " | ".join(cells) + " | median |")
+        print("|---|" + "---:|" * (len(cells) + 1))
+    for v in variants:
+        ratios = [res[v] for _, _, res in rows]
+        med = statistics.median(ratios)
+        if markdown:
+            print(f"| {v} | " + " | ".join(f"{r:.2f}" for r in ratios) + f" | {med:.2f} |")
+        else:
+            print(f"{v:<22}" + "".join(f"{r:>7.2f}" for r in ratios) + f"   median {med:.2f}")
+
+
 def code_lines(text: str) -> int:
     """Lines of a function's body, without comments, blank lines and the def line."""
     body = [ln for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
@@ -243,7 +290,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--ablate", action="store_true",
+                        help="only: each specialization pass switched off in turn")
     args = parser.parse_args()
+    if args.ablate:
+        print_ablation(ablate(args.quick), args.markdown)
+        return
     rows, failed = run(args.quick)
     lens = lengths()
     lat = latency()
