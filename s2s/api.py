@@ -156,13 +156,13 @@ def _leaf_signature(a: Any, ok: list[bool]) -> Any:
     if t is np.ndarray:
         if a.ndim and a.dtype.kind in "iub":  # its values may set shapes
             ok[0] = False
-        return (a.shape, a.dtype.str)
+        return (a.shape, a.dtype)
     if t is float:
         return "f"
     if t is int or t is bool:
         return (t, a)
     if isinstance(a, np.generic):
-        return (a.dtype.str, a.item() if a.dtype.kind in "iub" else None)
+        return (a.dtype, a.item() if a.dtype.kind in "iub" else None)
     if t is tuple or t is list:
         return (t, tuple(_leaf_signature(x, ok) for x in a))
     if t is dict:
@@ -176,10 +176,19 @@ def _call_signature(args: tuple) -> Any:
     item says whether specializing to it is sound (no integer arrays, whose values can
     be shapes)."""
     ok = [True]
+    out = []
     try:
-        return (tuple([_leaf_signature(a, ok) for a in args]), ok[0])
+        for a in args:
+            if type(a) is np.ndarray:  # the common case, inline
+                dtype = a.dtype
+                if a.ndim and dtype.kind in "iub":
+                    ok[0] = False
+                out.append((a.shape, dtype))
+            else:
+                out.append(_leaf_signature(a, ok))
     except _Unsigned:
         return None
+    return (tuple(out), ok[0])
 
 
 class _FreeSnapshot:
@@ -222,13 +231,16 @@ class _FastEntry:
                  generation: int, text: str | None, pending: bool) -> None:
         self.fn = fn
         self.pending = pending  # specialize at the next call with this signature
+        self.free_names = bool(getattr(fn, "__s2s_free__", True))
+        self.single: int | None = None  # grad of one argument, no aux: its position
         self.argnums = argnums
         self.free = free
         self.generation = generation
         self.text = text
 
-    def valid(self, owner: "Transformed") -> bool:
-        return self.generation == registry.generation() and self.free.same()
+    def valid(self) -> bool:
+        return self.generation == registry.generation() and (
+            not self.free.items or self.free.same())
 
 
 class Transformed:
@@ -389,9 +401,19 @@ class Transformed:
         fast = self._by_signature
         if fast and not kwargs:  # a signature seen before: straight to its code
             hit = fast.get(_call_signature(args))
-            if hit is not None and not hit.pending and hit.valid(self):
-                _read_free_names(hit.fn)
-                return self._postprocess(hit.fn(*args), args, hit.argnums)
+            if hit is not None and not hit.pending and hit.valid():
+                if hit.free_names:
+                    _read_free_names(hit.fn)
+                result = hit.fn(*args)
+                i = hit.single
+                if i is not None:  # grad of one array: often the result as it is
+                    a = args[i]
+                    if type(result) is np.ndarray and type(a) is np.ndarray and \
+                            result.dtype == a.dtype and result.shape == a.shape and \
+                            result.flags.writeable and \
+                            not any(result is b for b in args):
+                        return result
+                return self._postprocess(result, args, hit.argnums)
         nargs = len(args)
         argnums = _check_argnums(self.argnums, self.tuple_out, nargs)
         _check_float_inputs("grad", args, argnums)
@@ -426,8 +448,7 @@ class Transformed:
             # so a one-off call pays nothing for specializing
             pending = bool(OPTIMIZE and self.specialize and sig[1]
                            and self.mode in ("grad", "value_and_grad"))
-            self._by_signature[sig] = _FastEntry(fn, argnums, free, self._rules_generation, None,
-                                         pending)
+            self._by_signature[sig] = self._entry(fn, argnums, free, None, pending)
             return fn(*args)
         with self._spec_lock:  # one thread specializes; the others wait for its code
             entry = self._by_signature.get(sig)
@@ -451,9 +472,15 @@ class Transformed:
         if new_text is not None:
             spec = compile_module(new_text, dict(fn.__globals__), fn.__name__)[fn.__name__]
             spec.__s2s_free__ = fn.__s2s_free__  # type: ignore[attr-defined]
-        self._by_signature[sig] = _FastEntry(spec, argnums, free, self._rules_generation, new_text,
-                                     False)
+        self._by_signature[sig] = self._entry(spec, argnums, free, new_text, False)
         return result
+
+    def _entry(self, fn: Callable, argnums: tuple[int, ...], free: "_FreeSnapshot",
+               text: str | None, pending: bool) -> "_FastEntry":
+        entry = _FastEntry(fn, argnums, free, self._rules_generation, text, pending)
+        if self.mode == "grad" and not self.has_aux and not self.tuple_out:
+            entry.single = argnums[0]
+        return entry
 
     @property
     def specialized_source(self) -> str | None:
