@@ -451,3 +451,29 @@ def test_gpu_check_runs_its_cases_on_the_cpu_when_asked() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "12 conformance cases on cpu" in done.stdout
     assert "value" in done.stdout and "FAIL" not in done.stdout
+
+
+def test_conditional_expressions_beside_lowered_ifs() -> None:
+    """An ``x if t else y`` expression (an ast.IfExp, whose body is no block) next to an
+    ``if`` statement: the pass reads blocks only (gpu_check found this crash)."""
+    text = "\n".join([
+        "import numpy as np",
+        "",
+        "",
+        "def f(x, t):",
+        "    y = x if t else -x",
+        "    if np.sum(y) > 0:",
+        "        z = y * 2.0",
+        "    else:",
+        "        z = -y",
+        "    return z",
+        "",
+    ])
+    lowered = lower_control(text)
+    assert "lax.cond(" in lowered and "y = x if t else -x" in lowered
+    namespace: dict = {}
+    exec(compile(lowered.replace("import numpy as np", "import jax.numpy as np"),
+                 "<lowered>", "exec"), namespace)
+    f = jax.jit(namespace["f"], static_argnums=1)
+    assert_close(f(X_POS, True), X_POS * 2.0)
+    assert_close(f(X_POS, False), X_POS)

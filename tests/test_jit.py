@@ -675,3 +675,30 @@ def test_jax_numpy_sort_takes_numpys_kind() -> None:
 
     got = s2s.jit(s2s.grad(sorted_tail), backend="jax")(x + np.array([0, 0, 0, 0.5]))
     np.testing.assert_allclose(got, s2s.grad(sorted_tail)(x + np.array([0, 0, 0, 0.5])))
+
+
+def _unsorted_keys(params, x):
+    return np.sum(np.tanh(x * params["w"]) + params["b"] ** 2)
+
+
+def test_vmap_of_grad_with_dict_keys_out_of_order_under_jit() -> None:
+    """jax.jit hands the traced function dicts in sorted key order: the vmapped code's
+    signature key must not depend on the caller's order (NeedExample escaped)."""
+    params = {"w": np.array([0.5, -1.0]), "b": np.array([0.25, 2.0])}  # not sorted
+    xs = np.array([[0.1, 0.2], [0.3, -0.4], [1.0, 0.5]])
+    batched = s2s.vmap(s2s.grad(_unsorted_keys), in_axes=(None, 0))
+    got = s2s.jit(batched, backend="jax")(params, xs)
+    expected = batched(params, xs)
+    for k in params:
+        np.testing.assert_allclose(got[k], expected[k], rtol=1e-12)
+
+
+def test_jax_numpy_takes_numpys_spellings_of_tensordot_and_zeros_like() -> None:
+    import s2s.backends.jax_numpy as jnp_
+
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
+    np.testing.assert_allclose(
+        jnp_.tensordot(jnp.asarray(a), jnp.asarray(b), axes=(range(1, 2), range(0, 1))),
+        np.tensordot(a, b, axes=(range(1, 2), range(0, 1))))
+    parts = [jnp.ones(3), jnp.zeros(3)]
+    np.testing.assert_array_equal(jnp_.zeros_like(parts), np.zeros((2, 3)))

@@ -176,9 +176,12 @@ def _parents(fn: ast.FunctionDef) -> dict[int, tuple[ast.AST, list]]:
     found: dict[int, tuple[ast.AST, list]] = {}
     for n in ast.walk(fn):
         for field in ("body", "orelse", "finalbody"):
-            for s in getattr(n, field, None) or []:
+            block = getattr(n, field, None)
+            if not isinstance(block, list):  # an IfExp's body is an expression
+                continue
+            for s in block:
                 if isinstance(s, ast.stmt):
-                    found[id(s)] = (n, getattr(n, field))
+                    found[id(s)] = (n, block)
     return found
 
 

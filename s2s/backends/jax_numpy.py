@@ -94,11 +94,40 @@ def _sort_kind(fn: Any) -> Any:
     return sort
 
 
+def _tensordot_axes(fn: Any) -> Any:
+    """``jnp.tensordot`` taking NumPy's axes given as ranges (``tensordot``'s VJP)."""
+    def tensordot(a: Any, b: Any, axes: Any = 2, **kw: Any) -> Any:
+        if isinstance(axes, (tuple, list)):
+            axes = tuple(tuple(x) if isinstance(x, range) else x for x in axes)
+        return fn(a, b, axes=axes, **kw)
+
+    return tensordot
+
+
+def _like_of_sequence(fn: Any) -> Any:
+    """``jnp.zeros_like`` (and kin) of a list or tuple of arrays, as NumPy takes it."""
+    def like(a: Any, *args: Any, **kw: Any) -> Any:
+        if isinstance(a, (list, tuple)):
+            a = _jnp.asarray(a)
+        return fn(a, *args, **kw)
+
+    like.__name__ = getattr(fn, "__name__", "like")
+    return like
+
+
+# jax.numpy functions whose arguments NumPy spells differently in emitted code
+_ADAPT = {
+    "sort": _sort_kind, "argsort": _sort_kind, "tensordot": _tensordot_axes,
+    "zeros_like": _like_of_sequence, "ones_like": _like_of_sequence,
+    "empty_like": _like_of_sequence, "full_like": _like_of_sequence,
+}
+
+
 def resolve(name: str, host: Any, device: Any, where: str) -> Any:
     h = getattr(host, name, None)
     d = getattr(device, name, None)
-    if name in ("sort", "argsort") and d is not None and where == __name__:
-        d = _sort_kind(d)
+    if d is not None and where == __name__ and name in _ADAPT:
+        d = _ADAPT[name](d)
     if h is None and d is None:
         raise AttributeError(f"module {where!r} has no attribute {name!r}")
     if d is None:
