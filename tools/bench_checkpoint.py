@@ -111,8 +111,10 @@ def ratio_cell(size: int, n: int) -> str:
 
 
 def in_fresh_process(*cell: str) -> str:
-    """Each row is measured in a process of its own: what an earlier measurement
-    left in the allocator (gigabytes of freed tape) does not bias the next."""
+    """Each row is measured in a process of its own, so that nothing an earlier
+    measurement left behind (gigabytes of freed tape, generated and specialized code)
+    can bias the next.  (Measured in one process after the long loops, the n = 50
+    gradient once ran 1.8x slower than in a fresh one; the cause was not found.)"""
     out = subprocess.run(
         [sys.executable, __file__, "--cell", *cell],
         check=True,
