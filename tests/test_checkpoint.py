@@ -278,6 +278,13 @@ def test_vmap_of_checkpointed_gradient() -> None:
     assert_same(v(xs, 6), np.stack([twin(x, 6) for x in xs]))
 
 
+def test_jit_on_the_jax_backend_runs_the_checkpointed_gradient() -> None:
+    x = np.random.default_rng(8).uniform(0.1, 0.5, size=4)
+    g = s2s.grad(s2s.checkpoint(carried_array))
+    j = s2s.jit(g, backend="jax", static_argnums=(1,))
+    assert_same(j(x, 7), jax.grad(jax_twin(carried_array))(x, 7))
+
+
 def scalar_loop(a):
     t = a
     for i in range(5):
