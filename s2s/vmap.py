@@ -30,7 +30,8 @@ from .batching import Batch, NoBatchRule, align, batched_items, rule_for, shifte
 from .emitcode import Block, Comment, Line, compile_module, render_function
 from .errors import TransformError
 from .inline import atom_text
-from .ir import Break, Const, For, Function, If, Let, Return, Stmt, Var, uses, walk
+from .ir import (Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var,
+                 uses, walk)
 from .kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from .reverse import (
     Module,
@@ -167,9 +168,114 @@ class _Vmap(Batch):
                 prod = self.a.producer.get(shape.name) if isinstance(shape, Var) else None
                 if prod is not None and prod.prim == "shape":
                     return self.rank(prod.args[0])
+            return self._infer_shape_rank(s)
         except NoBatchRule:
             return None
         return None
+
+    def _infer_shape_rank(self, s: Let) -> int | None:
+        """More of ``_infer_rank``: indexing, products and rearrangements, where the
+        operands' ranks and constant arguments say the result's."""
+        args, params = s.args, s.params
+        axis = params.get("axis")
+        static_axis = axis is None or isinstance(axis, Const)
+        if s.prim == "getitem" and isinstance(params.get("index"), Index):
+            return self._index_rank(s)
+        if s.prim in SAME_RANK and args:
+            if s.prim in ("sort", "argsort") and isinstance(axis, Const) and (
+                    axis.value is None):
+                return 1  # sorted flat
+            return self.rank(args[0])
+        if s.prim == "ravel":
+            return 1
+        if s.prim in ("outer", "linalg.outer"):
+            return 2
+        if s.prim in ("matmul", "dot", "inner") and len(args) == 2:
+            ra, rb = self.rank(args[0]), self.rank(args[1])
+            if s.prim == "matmul":
+                return (0 if ra == rb == 1 else rb - 1 if ra == 1 else ra - 1 if rb == 1
+                        else max(ra, rb))
+            if ra == 0 or rb == 0:
+                return max(ra, rb)
+            return ra + rb - 2
+        if s.prim == "vdot":
+            return 0
+        if s.prim in ("trace", "linalg.trace") and len(args) == 1 and not params:
+            return self.rank(args[0]) - 2
+        if s.prim == "linalg.solve" and len(args) == 2:
+            return self.rank(args[1])
+        if s.prim == "reshape" and len(args) == 2 and isinstance(args[1], Const):
+            shape = args[1].value
+            return len(shape) if isinstance(shape, tuple) else 1
+        if s.prim in ("reshape", "zeros", "ones", "full") and args and isinstance(
+                args[s.prim == "reshape"], Var):  # np.reshape(g, np.shape(a))
+            prod = self.a.producer.get(args[s.prim == "reshape"].name)
+            if prod is not None and prod.prim == "shape" and not prod.params:
+                return self.rank(prod.args[0])
+            return None
+        if s.prim == "add_at" and args:
+            return self.rank(args[0])
+        if s.prim == "expand_dims" and len(args) == 2 and isinstance(args[1], Const):
+            n = args[1].value
+            return self.rank(args[0]) + (len(n) if isinstance(n, tuple) else 1)
+        if s.prim == "rhs_columns" and len(args) == 2:
+            return self.rank(args[0]) + (self.rank(args[1]) == 1)
+        if s.prim in ("concatenate", "stack") and args and isinstance(args[0], Var):
+            prod = self.a.producer.get(args[0].name)
+            if prod is None or prod.prim not in ("make_list", "make_tuple") or not (
+                    prod.args) or not static_axis:
+                return None
+            if s.prim == "concatenate" and isinstance(axis, Const) and axis.value is None:
+                return 1
+            return self.rank(prod.args[0]) + (s.prim == "stack")
+        if s.prim == "tile" and len(args) == 2 and isinstance(args[1], Const):
+            reps = args[1].value
+            return max(self.rank(args[0]), len(reps) if isinstance(reps, tuple) else 1)
+        if s.prim == "take" and len(args) == 2 and static_axis:
+            if axis is None or axis.value is None:
+                return self.rank(args[1])
+            return self.rank(args[0]) - 1 + self.rank(args[1])
+        if (_family(s.prim) == "reduction" and isinstance(axis, Const)
+                and not s.prim.startswith(("cum", "nancum")) and len(args) == 1
+                and set(params) <= {"axis", "keepdims"}):
+            keep = params.get("keepdims")
+            if isinstance(keep, Const) and keep.value:
+                return self.rank(args[0])
+            if axis.value is None:
+                return 0
+            n = len(axis.value) if isinstance(axis.value, tuple) else 1
+            return self.rank(args[0]) - n
+        return None
+
+    def _index_rank(self, s: Let) -> int | None:
+        """Per-example rank of ``y[index]`` with basic or integer-array indexing."""
+        rank = self.rank(s.args[0])
+        advanced = []
+        for item in s.params["index"].items:
+            if isinstance(item, Slice):
+                continue
+            if isinstance(item, Const):
+                v = item.value
+                if v is None:
+                    rank += 1
+                elif v is Ellipsis:
+                    continue
+                elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+                    rank -= 1
+                elif isinstance(v, np.ndarray) and v.dtype.kind in "iu":
+                    advanced.append(v.ndim)
+                    rank -= 1
+                else:
+                    return None
+            elif isinstance(item, Var):
+                if self.batched(item):
+                    return None
+                r = self.rank(item)
+                if r > 1:
+                    return None  # (an int index array or a mask of rank 1: one axis)
+                advanced.append(r)
+                rank -= 1
+        return rank + max(advanced, default=0)
 
     def out_rank(self, s: Let) -> int:
         return self.rank(Var(s.target))
@@ -648,6 +754,18 @@ HANDLED = {"setitem", "append", "pop", "call", "make_dict", "make_list", "make_t
            "identity", "array", "stack", "concatenate", "hstack", "vstack"}
 
 SEQ_ITEM = "*"  # batched paths of a list grown in a loop: "*" then the item's path
+
+# primitives whose result has their first operand's rank
+SAME_RANK = {"flip", "fliplr", "flipud", "roll", "sort", "argsort", "copy", "T",
+             "transpose", "matrix_transpose", "linalg.matrix_transpose", "moveaxis",
+             "swapaxes", "rollaxis", "diff", "nan_to_num"}
+
+
+def _family(prim: str) -> str | None:
+    from .primitives import PRIMITIVES
+
+    return PRIMITIVES[prim].family if prim in PRIMITIVES else None
+
 
 # facts about one example's array: its shape, rank, size and dtype do not vary
 PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype"}
