@@ -185,6 +185,9 @@ def probe_run(module: ast.Module, namespace: dict[str, Any], name: str,
 # ---- the rewrite ----------------------------------------------------------------------
 
 
+_FILLED = {"ones": 1.0, "ones_like": 1.0, "zeros": 0.0, "zeros_like": 0.0}
+
+
 class _Fill:
     """A value every element of which is ``c`` (shape and dtype from its facts)."""
 
@@ -296,10 +299,13 @@ class _Rewriter:
             if isinstance(node.op, ast.Mult):
                 return _Fill(x * y)
             return None if y == 0.0 else _Fill(x / y)
-        if isinstance(node, ast.Call) and _call_name(node) in ("broadcast_to",
-                                                                "unbroadcast") and \
-                node.args and _call_name(node) == "broadcast_to":
+        if isinstance(node, ast.Call) and _call_name(node) == "broadcast_to" and \
+                node.args:
             return self.fill_of(node.args[0])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                _call_name(node) in _FILLED and not any(
+                    k.arg == "fill_value" for k in node.keywords):
+            return _Fill(_FILLED[_call_name(node)])
         return None
 
     def fold(self, node: ast.expr, at: int) -> ast.expr:
@@ -503,7 +509,7 @@ class _Rewriter:
                     if not identity and isinstance(base, ast.Name) and (
                             target in self.mutated or base.id in self.mutated):
                         value, fill = stmt.value, None
-                if fill is not None:
+                if fill is not None and target not in self.mutated:
                     self.fill[target] = fill
                 if isinstance(value, ast.Call) and _call_name(value) == "broadcast_to" \
                         and len(value.args) == 2 and target not in self.mutated:

@@ -138,6 +138,8 @@ class Vmapped(Transformed):
         self.axis_size = axis_size
         self._args: tuple = ()
         self._fast: dict[Any, Callable] = {}
+        self._pending: dict[Any, str] = {}  # shapes called once -> their code's text
+        self._spec_text: str | None = None
         self._outer_args: tuple | None = None
         self._axes: tuple = ()
 
@@ -168,8 +170,44 @@ class Vmapped(Transformed):
             fn = self._function_for(args)
             if fast is not None:
                 self._fast[fast] = fn
+                assert self._last is not None
+                if self.specialize and not any(a.ndim and a.dtype.kind in "iub"
+                                               for a in args):
+                    self._pending[fast] = self._last[0]
+        elif fast in self._pending:
+            _read_free_names(fn)
+            return self._specialize_batched(fast, fn, args)
         _read_free_names(fn)
         return fn(*args)
+
+    def _specialize_batched(self, key: Any, fn: Callable, args: tuple) -> Any:
+        """The second call with these shapes: the batched code specialized to them,
+        as ``grad`` does (s2s/specialize.py)."""
+        from . import api
+        from .emitcode import compile_module
+        from .specialize import specialize
+
+        with _LOCK:
+            text = self._pending.pop(key, None)
+            if text is None or not api.OPTIMIZE:
+                return self._fast[key](*args)
+            try:
+                result, new_text = specialize(text, dict(fn.__globals__), fn.__name__,
+                                              args)
+            except Exception:  # the emitted code raises whatever the call raises
+                return fn(*args)
+            if new_text is None:
+                return fn(*args)
+            spec = compile_module(new_text, dict(fn.__globals__), fn.__name__)[fn.__name__]
+            spec.__s2s_free__ = fn.__s2s_free__  # type: ignore[attr-defined]
+            self._fast[key] = spec
+            self._spec_text = new_text
+            return result
+
+    @property
+    def specialized_source(self) -> str | None:
+        """The batched code the latest shapes specialized to, or None."""
+        return self._spec_text
 
     def _generate_for(self, passed: tuple[Kind, ...],
                       kinds: tuple[Kind, ...]) -> tuple[str, Callable]:

@@ -262,3 +262,30 @@ def test_random_programs_second_call_matches_first() -> None:
 @pytest.mark.slow
 def test_random_programs_second_call_matches_first_long() -> None:
     _random_program_check(400)
+
+
+VMAP_CASES = [c for c in CASES if not c.kwargs and isinstance(c.argnums, int)]
+
+
+@pytest.mark.parametrize("case", VMAP_CASES, ids=[c.name for c in VMAP_CASES])
+def test_vmap_of_grad_second_call_matches_first(case) -> None:
+    """Per-example gradients: the batched code specialized to the batch's shapes."""
+    args = case.args()
+    if not all(isinstance(a, np.ndarray) and a.dtype.kind == "f" for a in args):
+        pytest.skip("plain float arrays only (the batched fast path)")
+    r = np.random.default_rng(1)
+    batched = tuple(np.stack([a + 0.01 * r.normal(size=a.shape) for _ in range(3)])
+                    for a in args)
+    v = s2s.vmap(s2s.grad(case.fn, argnums=case.argnums, has_aux=case.has_aux))
+    try:
+        first = v(*batched)
+    except Exception as exc:  # noqa: BLE001 - vmap itself is tests/test_vmap.py's
+        pytest.skip(f"the first call fails ({type(exc).__name__}): tests/test_vmap.py")
+    copies = [np.copy(b) for b in batched]
+    second, third = v(*batched), v(*batched)
+    _assert_same(first, second, case.name)
+    _assert_same(first, third, case.name)
+    for b, c in zip(batched, copies):
+        np.testing.assert_array_equal(b, c)
+    if v.specialized_source is not None:
+        check_invariants(v.specialized_source)
