@@ -225,7 +225,8 @@ class _Vmap(Batch):
             if prod is None or prod.prim not in ("make_list", "make_tuple") or not (
                     prod.args) or not static_axis:
                 return None
-            if s.prim == "concatenate" and isinstance(axis, Const) and axis.value is None:
+            if s.prim == "concatenate" and isinstance(axis, Const) and (
+                    axis.value is None):
                 return 1
             return self.rank(prod.args[0]) + (s.prim == "stack")
         if s.prim == "tile" and len(args) == 2 and isinstance(args[1], Const):

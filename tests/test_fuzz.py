@@ -349,7 +349,8 @@ def test_rank_of_a_form_on_the_skipped_path(form) -> None:
         v = np.sin(x)
     return np.sum(v ** 2)
 """)
-    xs = np.array([[-1.0, -0.5, -1.0, -1.0], [1.0, 0.5, 1.0, 1.0], [0.3, 0.2, -0.1, 0.4]])
+    xs = np.array([[-1.0, -0.5, -1.0, -1.0], [1.0, 0.5, 1.0, 1.0],
+                   [0.3, 0.2, -0.1, 0.4]])
     y = np.array([0.5, -1.0, 2.0, 0.25])
     close(s2s.vmap(f, in_axes=(0, None))(xs, y), [f(x, y) for x in xs], "vmap")
     try:
