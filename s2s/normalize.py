@@ -276,6 +276,8 @@ class Normalizer:
         # a comparison's name -> what it compares: `s > 0` twice is one test
         self.compares: dict[str, Any] = {}
         self._paths_outside: list[list] = []  # `partial` of the code around each loop
+        # the statement lists being built, outermost first: what ran before a point
+        self._open: list[list[Stmt]] = []
         self.out: list[Stmt] = []
 
     # ---- entry ----------------------------------------------------------------
@@ -396,14 +398,25 @@ class Normalizer:
 
     def block(self, nodes: list[Any]) -> list[Stmt]:
         out: list[Stmt] = []
-        for i, node in enumerate(nodes):
-            if i == 0 and _is_docstring(node):
-                continue
-            out += self.statement(node)
+        self._open.append(out)  # (statements before the current one: see _own_entries)
+        try:
+            for i, node in enumerate(nodes):
+                if i == 0 and _is_docstring(node):
+                    continue
+                out += self.statement(node)
+        finally:
+            self._open.pop()
         return out
 
     def statement(self, node: Any) -> list[Stmt]:
         self.out: list[Stmt] = []
+        self._open.append(self.out)
+        try:
+            return self._statement(node)
+        finally:
+            self._open.pop()
+
+    def _statement(self, node: Any) -> list[Stmt]:
         if isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
                 self.small_statement(small)
@@ -885,6 +898,7 @@ class Normalizer:
         index_name = target_node.value if target_node is not None else "k"
         index = self.names.fresh(index_name) if (
             index_name in self.bound or target_node is None) else index_name
+        reads_before = _reads(s for block in self._open for s in block)
         outer, before, bound_before = self._enter_loop()
         if target_node is not None:
             self._bind(index_name, index)
@@ -901,6 +915,7 @@ class Normalizer:
         header = self.out
         body = header + self.block(self._loop_body(node))
         carried, breaks = self._leave_loop(outer, before, bound_before, [])
+        carried = self._own_entries(carried, body, reads_before, node)
         counter = self.names.fresh("n_iter") if breaks else None
         self.out.append(For(index, bounds, body, self.loc(node), carried, counter=counter))
 
@@ -916,6 +931,8 @@ class Normalizer:
                 node.orelse, "`while ... else` is not supported", "use a flag variable"
             )
         _reject_inside_loop(node.body, self)
+        # (what the first test reads has no derivative to take: it is not counted)
+        reads_before = _reads(s for block in self._open for s in block)
         test = self.expr(node.test)
         if not isinstance(test, Var):
             raise self.unsupported(
@@ -930,7 +947,33 @@ class Normalizer:
         body += self.out
         test_carried = [(test.name, again.name if isinstance(again, Var) else test.name)]
         carried, _ = self._leave_loop(outer, before, bound_before, test_carried)
+        carried = self._own_entries(carried, body, reads_before, node)
         self.out.append(For(counter, None, body, self.loc(node), carried, test=test))
+
+    def _own_entries(self, carried: list[tuple[str, str]], body: list[Stmt],
+                     reads_before: set[str], node: Any) -> list[tuple[str, str]]:
+        """A loop whose carried value enters under a name code before the loop read
+        gets a name of its own for it (``y_3 = y`` before the loop), so that ``y``
+        keeps the value before the loop: the backward of that earlier code reads it
+        after the loop has run (it read the loop's last value)."""
+        out = []
+        for entry, exit_ in carried:
+            root = self.buffer_root.get(entry, entry)
+            written_inside = any(  # a buffer the loop writes into stays one buffer
+                self.buffer_root.get(t) == root for t in _bound(body))
+            if entry in reads_before and not written_inside and entry not in self.lists:
+                own = self.names.fresh(entry)
+                _rename(body, entry, own)
+                self.emit(own, "identity", (Var(entry),), {}, node)
+                if entry in self.shapes:
+                    self.shapes.add(own)
+                for user, ssa in list(self.env.items()):
+                    if ssa == entry:
+                        self.env[user] = own
+                exit_ = own if exit_ == entry else exit_
+                entry = own
+            out.append((entry, exit_))
+        return out
 
     def _enter_loop(self) -> tuple[list[Stmt], dict[str, str], set[str]]:
         """Start a loop body: a fresh statement list, the names bound before it."""
@@ -2414,6 +2457,55 @@ def _is_docstring(node: Any) -> bool:
         and isinstance(node.body[0], cst.Expr)
         and isinstance(node.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
+
+
+def _bound(stmts: list[Stmt]) -> set[str]:
+    """The names statements bind (nested blocks included)."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, Let):
+            out.add(s.target)
+        elif isinstance(s, If):
+            out |= _bound(s.body) | _bound(s.orelse)
+        elif isinstance(s, For):
+            out |= _bound(s.body)
+    return out
+
+
+def _reads(stmts: Any) -> set[str]:
+    """The names statements read (nested blocks included)."""
+    out: set[str] = set()
+
+    def r(a: Any) -> None:
+        if isinstance(a, Var):
+            out.add(a.name)
+        elif isinstance(a, Index):
+            for i in a.items:
+                r(i)
+        elif isinstance(a, Slice):
+            r(a.lower), r(a.upper), r(a.step)
+        elif isinstance(a, (tuple, list)):
+            for i in a:
+                r(i)
+
+    def walk(ss: Any) -> None:
+        for s in ss:
+            if isinstance(s, Let):
+                r(s.args)
+                r(tuple(s.params.values()))
+            elif isinstance(s, If):
+                r(s.test)
+                walk(s.body)
+                walk(s.orelse)
+            elif isinstance(s, For):
+                r(s.iter), r(s.test)
+                walk(s.body)
+                r(tuple(x for _, x in s.carried))
+            elif isinstance(s, Return):
+                r(s.value)
+
+    walk(stmts)
+    return out
 
 
 def _rename(stmts: list[Stmt], old: str, new: str) -> None:
