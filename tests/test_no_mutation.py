@@ -51,9 +51,9 @@ KNOWN_REFUSALS = {
     ("appends_to_its_own_list", "hessian"), ("calls_a_writing_helper", "jacrev"),
     ("calls_a_writing_helper", "hessian"), ("calls_a_writing_helper", "vmap_grad"),
 }
-# Transforms that run the user's own function on the caller's arrays, so its
-# `x += 1.0` writes into them (test_vjp_jacrev_jit_leave_inputs_alone, a strict xfail).
-KNOWN_MUTATIONS = {("rebinds_argument_with_iadd", n) for n in ("vjp", "jacrev", "jit")}
+# Transforms that ran the user's own function on the caller's arrays, so its
+# `x += 1.0` wrote into them: none now (test_vjp_jacrev_jit_leave_inputs_alone).
+KNOWN_MUTATIONS: set[tuple[str, str]] = set()
 FAST = dict(deadline=None, database=None, derandomize=True,
             phases=[Phase.explicit, Phase.generate],  # no shrinking: report as found
             suppress_health_check=list(HealthCheck))
@@ -280,9 +280,7 @@ def test_array_default_argument(transform) -> None:
     assert_unchanged(before, C.with_default)
 
 
-@pytest.mark.parametrize("name", ["vjp", "jacrev", pytest.param("jit", marks=pytest.mark.xfail(
-    strict=True, reason="s2s.jit on the NumPy backend runs the user's function as is, so "
-    "`x += 1.0` in it writes into the caller's array (NumPy's semantics, not JAX's)"))])
+@pytest.mark.parametrize("name", ["vjp", "jacrev", "jit"])
 def test_vjp_jacrev_jit_leave_inputs_alone(name) -> None:
     f = C.rebinds_argument_with_iadd
     x = np.array([0.5, -1.0, 2.0])
