@@ -78,6 +78,41 @@ def _static_nums_and_names(
     return nums, tuple(k for i, k in params if i in nums)
 
 
+def _check_static_argnums(sig: inspect.Signature | None, nums: tuple[int, ...]) -> None:
+    """JAX's error, when jit is requested, for a static position past the parameters."""
+    if sig is None or any(p.kind is inspect.Parameter.VAR_POSITIONAL
+                          for p in sig.parameters.values()):
+        return
+    n = sum(p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                       inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            for p in sig.parameters.values())
+    if any(i >= n or i < -n for i in nums):
+        raise ValueError(
+            f"Jitted function has static_argnums={nums}, but only accepts {n} "
+            "positional arguments. Instead: give static_argnums positions of the "
+            "function's own parameters (or use static_argnames)."
+        )
+
+
+def _refuse_side_effects(fun: Any) -> None:
+    """A plain function given to jit must not print or change module state: under
+    JAX the effect happens once, while tracing, with tracers; on NumPy on every call.
+    The normalizer finds them, located; code it cannot read otherwise is still run
+    as it is (jit does not require the transformable subset)."""
+    if not inspect.isfunction(fun):
+        return
+    from .errors import TransformError
+    from .normalize import normalize
+
+    try:
+        normalize(fun)
+    except TransformError as err:
+        if "side effect" in str(err):
+            raise err.with_func(fun.__name__) from None
+    except Exception:  # noqa: BLE001 - anything else: jit runs the code as it is
+        pass
+
+
 def _hashable_static(value: Any, where: str) -> Any:
     try:
         hash(value)
@@ -140,6 +175,8 @@ class Jitted:
         sig = _signature_of(fun)
         self.static_argnums, self.static_argnames = _static_nums_and_names(
             sig, static_argnums, static_argnames)
+        _check_static_argnums(sig, self.static_argnums)
+        _refuse_side_effects(fun)
         self.shard_batch = shard_batch
         self.__name__ = getattr(fun, "__name__", "function")
         self.__qualname__ = self.__name__
