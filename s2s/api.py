@@ -744,7 +744,9 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     result = fn(*primals, *(tangents[i] for i in active))
     out, out_dot = result[0], result[1]
     kind = kind_of(out)
-    fixed = [_tangent_like(d, o) for d, o in zip(_leaves(out_dot), _leaves(out))]
+    # a None output has a None tangent, as in JAX (None is an empty pytree there)
+    fixed = [None if o is None else _tangent_like(d, o)
+             for d, o in zip(_leaves(out_dot), _leaves(out))]
     out_dot = _rebuild(kind, fixed)
     if has_aux:
         return out, out_dot, result[2]

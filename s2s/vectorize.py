@@ -89,6 +89,17 @@ def _hashable(axes: Any) -> Any:
     return axes
 
 
+def _none_for_nones(out: Any) -> Any:
+    """A per-example None comes back from batched code as an object array of Nones;
+    JAX's vmap (None being an empty pytree) gives None."""
+    if isinstance(out, np.ndarray) and out.dtype == object and out.size and \
+            all(v is None for v in out.flat):
+        return None
+    if isinstance(out, tuple) and not hasattr(out, "_fields"):
+        return tuple(_none_for_nones(o) for o in out)
+    return out
+
+
 def _shape_key(args: tuple, in_axes: Any, out_axes: Any) -> Any:
     """Shapes and dtypes of plain-array arguments (None for anything else)."""
     key = []
@@ -178,7 +189,7 @@ class Vmapped(Transformed):
             _read_free_names(fn)
             return self._specialize_batched(fast, fn, args)
         _read_free_names(fn)
-        return fn(*args)
+        return _none_for_nones(fn(*args))
 
     def _specialize_batched(self, key: Any, fn: Callable, args: tuple) -> Any:
         """The second call with these shapes: the batched code specialized to them,
@@ -462,6 +473,10 @@ class _JacFwd(_JacobianCode):
         result = v(*args, *tangents)
         self.source = v.source
         out_dot = result[1] if self.has_aux else result
+        if out_dot is None or isinstance(out_dot, np.ndarray) and out_dot.dtype == object:
+            out = self.fun(*_copies(args))  # None out: None Jacobian, as JAX gives
+            if (out[0] if self.has_aux else out) is None:
+                return (None, result[2]) if self.has_aux else None
         jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
         if self.has_aux:
             return jac, result[2]

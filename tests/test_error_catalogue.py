@@ -176,17 +176,9 @@ if __name__ == "__main__":  # pragma: no cover - the generator is tools/errors_d
 # ---- None outputs: JAX returns None where no error is due --------------------------------
 
 NONE_OUT = [
-    pytest.param("jvp", lambda m: m.jvp(E_none(m), (EC.X,), (EC.X,)), id="jvp",
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "s2s.jvp of a None output returns (None, array(0.)); JAX (None, None)"))),
-    pytest.param("vmap", lambda m: m.vmap(E_none(m))(EC.XS), id="vmap",
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "s2s.vmap of a None output returns array([None, None], dtype=object);"
-                     " JAX returns None"))),
-    pytest.param("jacfwd", lambda m: m.jacfwd(E_none(m))(EC.X), id="jacfwd",
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "s2s.jacfwd of a None output returns array([0, 0, 0], dtype=object);"
-                     " JAX returns None"))),
+    pytest.param("jvp", lambda m: m.jvp(E_none(m), (EC.X,), (EC.X,)), id="jvp"),
+    pytest.param("vmap", lambda m: m.vmap(E_none(m))(EC.XS), id="vmap"),
+    pytest.param("jacfwd", lambda m: m.jacfwd(E_none(m))(EC.X), id="jacfwd"),
 ]
 
 
