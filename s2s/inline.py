@@ -9,7 +9,6 @@ folds constant arithmetic.  What is left is the rule's own code, renamed.
 from __future__ import annotations
 
 import ast
-import copy
 import inspect
 import textwrap
 from typing import Any, Callable
@@ -237,7 +236,7 @@ class Inliner:
                 if local != "return" and seen is not None and not (
                     isinstance(seen, ast.Name) and seen.id == name
                 ):
-                    branch_out.append(_assign(name, copy.deepcopy(seen)))
+                    branch_out.append(_assign(name, clone(seen)))
         out.append(ast.fix_missing_locations(ast.If(
             test=self._sub(stmt.test, env, static), body=body_out or [ast.Pass()],
             orelse=else_out,
@@ -261,9 +260,22 @@ class Inliner:
         return bool(value)
 
     def _sub(self, node: Any, env: dict[str, ast.expr], static: dict[str, Any]) -> Any:
-        node = copy.deepcopy(node)
+        node = clone(node)
         new = _Substitute(env, static).visit(node)
         return ast.fix_missing_locations(_Fold().visit(new))
+
+
+def clone(node: Any) -> Any:
+    """A deep copy of an ast tree (nodes and lists copied, leaves shared): what
+    ``copy.deepcopy`` gives, several times faster, as inlining rules copies a lot."""
+    if isinstance(node, ast.AST):
+        new = node.__class__.__new__(node.__class__)
+        new.__dict__.update({k: clone(v) if isinstance(v, (ast.AST, list)) else v
+                             for k, v in node.__dict__.items()})
+        return new
+    if isinstance(node, list):
+        return [clone(x) for x in node]
+    return node
 
 
 def _assign(name: str, value: ast.expr) -> ast.stmt:
@@ -381,7 +393,7 @@ class _Substitute(ast.NodeTransformer):
 
     def visit_Name(self, node: ast.Name) -> Any:
         if node.id in self.env:
-            replacement = copy.deepcopy(self.env[node.id])
+            replacement = clone(self.env[node.id])
             if isinstance(node.ctx, ast.Store) and isinstance(replacement, ast.Name):
                 replacement.ctx = ast.Store()
             return replacement
