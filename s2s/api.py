@@ -138,6 +138,21 @@ def _cast_like(grad_leaf: Any, primal_leaf: Any) -> np.ndarray:
     return g
 
 
+def _as_is(g: Any, primal: Any) -> bool:
+    """Is ``g`` already what casting it like ``primal`` would give (same structure,
+    writeable arrays of the primal's dtypes and shapes)?"""
+    if type(g) is np.ndarray:
+        return type(primal) is np.ndarray and g.dtype == primal.dtype and \
+            g.shape == primal.shape and g.flags.writeable
+    if type(g) is dict:
+        return type(primal) is dict and list(g) == list(primal) and \
+            all(_as_is(g[k], primal[k]) for k in g)
+    if type(g) in (tuple, list):
+        return type(primal) is type(g) and len(g) == len(primal) and \
+            all(_as_is(a, b) for a, b in zip(g, primal))
+    return False
+
+
 def _cast_tree(grad: Any, primal: Any) -> Any:
     kind = kind_of(primal)
     leaves = [_cast_like(g, p) for g, p in zip(_leaves(grad), _leaves(primal))]
@@ -462,9 +477,10 @@ class Transformed:
 
         try:
             result, new_text = specialize(text, dict(fn.__globals__), fn.__name__, args)
-        except Exception:  # whatever the call raises, the emitted code raises it as is
+        except Exception as exc:  # whatever the call raises, the emitted code raises
             new_text = None
             result = fn(*args)
+            _optimizer_bug(exc)
         else:
             if new_text is None:
                 result = fn(*args)
@@ -509,12 +525,16 @@ class Transformed:
 
         def fix_one(g: Any, primal: Any) -> Any:
             # an array already of the primal's dtype and shape, not one of the caller's
-            # own arrays, is the gradient as it is
+            # own arrays, is the gradient as it is (so is a pytree of such arrays)
             if type(g) is np.ndarray:
                 if any(g is a for a in args):
                     g = g.copy()
                 elif type(primal) is np.ndarray and g.dtype == primal.dtype and \
                         g.shape == primal.shape and g.flags.writeable:
+                    return g
+            elif type(g) in (dict, tuple, list) and _as_is(g, primal):
+                inputs = {id(x) for x in _leaves(args)}
+                if not any(id(x) in inputs for x in _leaves(g)):
                     return g
             return _cast_tree(g, primal)
 
@@ -553,6 +573,15 @@ def _copies(tree: Any) -> Any:
     if isinstance(tree, dict):
         return {k: _copies(v) for k, v in tree.items()}
     return tree
+
+
+def _optimizer_bug(exc: Exception) -> None:
+    """The specializer failed where the emitted code runs: the generic code serves the
+    call; under the test suite (S2S_CHECK_EMITTED=1) it is an error to report."""
+    from . import emitcode
+
+    if emitcode.CHECK_INVARIANTS:
+        raise RuntimeError(f"s2s.specialize failed: {type(exc).__name__}: {exc}") from exc
 
 
 def _read_free_names(fn: Callable) -> None:

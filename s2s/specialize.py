@@ -332,11 +332,14 @@ class _Rewriter:
                     # the shape and dtype are known: the argument need not be computed
                     return ast.parse(f"np.{name[:-5]}({out[0]!r}, dtype=np.{out[1].name})",
                                      mode="eval").body
-                if name == "sum" and len(n.args) == 1 and not n.keywords and \
-                        isinstance(n.args[0], ast.UnaryOp) and \
-                        isinstance(n.args[0].op, ast.USub):
+                summed = _summed(n)
+                if summed is not None and not n.keywords and \
+                        isinstance(summed, ast.UnaryOp) and isinstance(summed.op, ast.USub):
                     # -(sum of x) negates one number, not every element
-                    n.args = [n.args[0].operand]
+                    if n.args:
+                        n.args = [summed.operand]
+                    else:
+                        n.func.value = summed.operand  # type: ignore[attr-defined]
                     return ast.UnaryOp(ast.USub(), n)
                 if name in ("unbroadcast", "broadcast_to") and len(n.args) == 2 and out \
                         and _on("fixups"):
@@ -605,10 +608,9 @@ def _zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
             a, b = to_term(node.left), to_term(node.right)
             return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b,
                     ast.Div: a / b}[type(node.op)]
-        if isinstance(node, ast.Call) and _call_name(node) == "sum" and \
-                len(node.args) == 1 and not node.keywords and \
-                isinstance(node.func, ast.Attribute):
-            return total(to_term(node.args[0]))
+        summed = _summed(node)
+        if summed is not None and not node.keywords:  # type: ignore[attr-defined]
+            return total(to_term(summed))
         raise ValueError
 
     binds: dict[str, int] = defaultdict(int)
@@ -641,7 +643,7 @@ def _zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
             value = value.operand
         f = fact(value)
         if t.endswith("_bar") and f is not None and f[0] == () and \
-                isinstance(value, ast.Call) and _call_name(value) == "sum":
+                _summed(value) is not None:
             candidates.append(t)
     if not candidates:
         return set()
@@ -725,23 +727,37 @@ def _drop_zero_cotangents(fn: ast.FunctionDef, zero: set[str],
             stmt.value = v.right
 
 
+def _summed(node: ast.AST) -> ast.AST | None:
+    """What ``np.sum(x)`` or ``x.sum()`` sums (keywords are the caller's to check)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "sum"):
+        return None
+    if isinstance(node.func.value, ast.Name) and node.func.value.id == "np":
+        return node.args[0] if len(node.args) == 1 else None
+    return node.func.value if not node.args else None
+
+
 def _sum_to(node: ast.expr, shape: tuple, target: tuple) -> ast.expr:
-    """``unbroadcast`` with both shapes known: the sums it would do, spelled out."""
+    """``unbroadcast`` with both shapes known: the sums it would do, spelled out (as
+    the array's own ``.sum``: the operand has at least one axis, so it is an array,
+    and the method skips ``np.sum``'s dispatch)."""
+
+    def total(value: ast.expr, keywords: list[ast.keyword]) -> ast.expr:
+        return ast.Call(ast.Attribute(value, "sum", ast.Load()), [], keywords)
+
     if target == ():
-        return ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "sum", ast.Load()),
-                        [node], [])
+        return total(node, [])
     extra = len(shape) - len(target)
     if extra > 0:
-        node = ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "sum", ast.Load()),
-                        [node], [ast.keyword("axis", ast.parse(repr(tuple(range(extra))),
-                                                                mode="eval").body)])
+        axes = tuple(range(extra))
+        node = total(node, [ast.keyword("axis", ast.Constant(axes[0]) if extra == 1
+                                        else ast.parse(repr(axes), mode="eval").body)])
         shape = shape[extra:]
     stretched = tuple(i for i, n in enumerate(target) if n == 1 and shape[i] != 1)
     if stretched:
-        node = ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "sum", ast.Load()),
-                        [node], [ast.keyword("axis", ast.parse(repr(stretched),
-                                                                mode="eval").body),
-                                 ast.keyword("keepdims", ast.Constant(True))])
+        node = total(node, [ast.keyword("axis", ast.parse(repr(stretched),
+                                                          mode="eval").body),
+                            ast.keyword("keepdims", ast.Constant(True))])
     return node
 
 

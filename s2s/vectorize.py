@@ -205,8 +205,10 @@ class Vmapped(Transformed):
             try:
                 result, new_text = specialize(text, dict(fn.__globals__), fn.__name__,
                                               args)
-            except Exception:  # the emitted code raises whatever the call raises
-                return fn(*args)
+            except Exception as exc:  # the emitted code raises whatever the call raises
+                result = fn(*args)
+                api._optimizer_bug(exc)
+                return result
             if new_text is None:
                 return fn(*args)
             spec = compile_module(new_text, dict(fn.__globals__), fn.__name__)[fn.__name__]
