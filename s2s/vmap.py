@@ -825,6 +825,15 @@ def _read_only_on_path(body: list[Stmt], target: If, name: str, side: int) -> bo
             return False
     if bindings != 1:
         return False
+    # the test, and names holding it or its negation (`if not test:` backward)
+    negated = {test: False}
+    for st in walk(body):
+        if isinstance(st, Let) and st.prim in ("not_", "logical_not", "identity") and (
+                len(st.args) == 1 and isinstance(st.args[0], Var)
+                and st.args[0].name in negated):
+            if sum(1 for o in walk(body) if isinstance(o, Let) and o.target == st.target
+                   or isinstance(o, If) and st.target in o.joins) == 1:
+                negated[st.target] = negated[st.args[0].name] != (st.prim != "identity")
     garbage: set[str] = set()  # names holding garbage for those examples
     state = {"on": False, "ok": True}
 
@@ -846,18 +855,19 @@ def _read_only_on_path(body: list[Stmt], target: If, name: str, side: int) -> bo
                     garbage.discard(st.target)
             elif isinstance(st, If):
                 before = set(garbage)
-                same = isinstance(st.test, Var) and st.test.name == test
+                same = isinstance(st.test, Var) and st.test.name in negated
+                # on the same test, those examples take path `theirs`
+                theirs = (1 - side) ^ negated[st.test.name] if same else None
                 ends = []
                 for k, branch in enumerate((st.body, st.orelse)):
                     garbage.clear()
                     garbage.update(before)
-                    run(branch, guarded or (same and k == side))
+                    run(branch, guarded or (same and k != theirs))
                     ends.append(set(garbage))
                 garbage.clear()
                 garbage.update(ends[0] | ends[1])
                 for j in st.joins:
-                    # on the same test, those examples take path 1 - side
-                    if j in (ends[1 - side] if same else ends[0] | ends[1]):
+                    if j in (ends[theirs] if same else ends[0] | ends[1]):
                         garbage.add(j)
                     else:
                         garbage.discard(j)

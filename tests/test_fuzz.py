@@ -107,7 +107,7 @@ def check(source: str, r: np.random.Generator) -> None:
         try:
             batched = s2s.vmap(f, in_axes=(0, None))(xs, y)
         except TransformError as exc:  # a documented refusal, counted
-            OUTCOMES[f"vmap unsupported: {exc.what[:60]}"] += 1
+            refused(f"vmap unsupported: {exc.what[:60]}", source)
             return
         close(batched, loop, "vmap vs loop")
         # one composition: per-example gradients
@@ -115,12 +115,19 @@ def check(source: str, r: np.random.Generator) -> None:
         try:
             got = s2s.vmap(s2s.grad(f), in_axes=(0, None))(xs, y)
         except TransformError as exc:
-            OUTCOMES[f"vmap(grad) unsupported: {exc.what[:80]}"] += 1
+            refused(f"vmap(grad) unsupported: {exc.what[:80]}", source)
         else:
             expected = np.stack([jax.grad(fj)(xi, y) for xi in xs])
             close(got, expected, "vmap(grad) vs loop of jax.grad")
             OUTCOMES["vmap(grad) checked"] += 1
     OUTCOMES["checked"] += 1
+
+
+def refused(what: str, source: str) -> None:
+    """Count a refusal; the first of each kind prints its program (to reproduce)."""
+    OUTCOMES[what] += 1
+    if OUTCOMES[what] == 1 and OUTCOMES["programs"] > 0:
+        print(f"FUZZ REFUSAL {what}\n{source}", flush=True)
 
 
 def classify(exc: BaseException) -> str:
@@ -275,6 +282,32 @@ def test_name_bound_on_one_path_read_under_the_same_test(probe_path) -> None:
     expected = np.stack([jax.grad(fj)(x, y) for x in xs])
     close(s2s.vmap(s2s.grad(f), in_axes=(0, None))(xs, y), expected, "vmap(grad)")
 
+
+NEGATED_TEST = """def f(x, y):
+    if np.mean(x) > 0.5:
+        v0 = np.reciprocal(2.0 + np.sin(y))
+    else:
+        v0 = np.exp2(np.tanh(x))
+    v1 = M @ x
+    if np.mean(v1) > 0.5:
+        v3 = np.flip(x)
+    else:
+        v3 = v0[IDX]
+    return np.sum(v3 ** 2)
+"""
+
+
+@pytest.mark.parametrize("probe_path", ["false", "true"])
+def test_one_path_name_read_under_the_negated_test(probe_path) -> None:
+    """Campaign salt 13: the gradient replays the else path as `if not test:` and
+    reads `np.tanh(x)` (bound on that path only) there; it was refused as read where
+    the other path's examples reach."""
+    f, fj = load(NEGATED_TEST)
+    xs = np.array([[-1.0, 0.5, -0.3, 0.2], [1.0, 2.0, 0.5, 1.5], [0.3, -2.0, 1.0, 0.1]])
+    xs = xs if probe_path == "false" else xs[::-1]
+    y = np.array([0.5, -1.0, 2.0, 0.25])
+    expected = np.stack([jax.grad(fj)(x, y) for x in xs])
+    close(s2s.vmap(s2s.grad(f), in_axes=(0, None))(xs, y), expected, "vmap(grad)")
 
 NONE_READ_ELSEWHERE = """def f(x, y):
     if np.sum(x) > 0.0:
