@@ -58,7 +58,7 @@ PROBE = "__s2s_probe__"
 # The passes, by name; a benchmark switches them off one at a time to measure each
 # (tools/bench.py --ablate); users have no reason to touch this.
 PASSES = ("fixups", "fill", "shapes", "matmul", "addat", "cse", "egraph", "zero", "tapes",
-          "dce")
+          "dce", "accumulate", "methods")
 DISABLED: set[str] = set()
 
 
@@ -314,6 +314,12 @@ class _Rewriter:
 
         class Fold(ast.NodeTransformer):
             def visit_Call(self, n: ast.Call) -> ast.AST:
+                new = self._visit_call(n)
+                if not hasattr(new, "_k") and hasattr(n, "_k"):
+                    new._k = n._k  # type: ignore[attr-defined]  # the same value
+                return new
+
+            def _visit_call(self, n: ast.Call) -> ast.AST:
                 self.generic_visit(n)
                 name = _call_name(n)
                 out = rw.fact(n)
@@ -503,6 +509,8 @@ class _Rewriter:
                 for k in [k for k, v in self.cse.items() if v == target]:
                     del self.cse[k]
                 value, fill, identity = self.rewrite_value(stmt.value)
+                if not hasattr(value, "_k") and hasattr(stmt.value, "_k"):
+                    value._k = stmt.value._k  # type: ignore[attr-defined]  # same value
                 base = value
                 while isinstance(base, (ast.Subscript, ast.Attribute)):
                     base = base.value
@@ -819,6 +827,143 @@ def _trim_tapes(fn: ast.FunctionDef) -> None:
             push.args[0].elts = [push.args[0].elts[k] for k in keep]
 
 
+def _scalar_of(node: ast.AST, fact: Callable[[ast.AST], Any]) -> Any:
+    """The dtype of a scalar expression, where it is known (a fact, or a NumPy scalar
+    constructor like ``np.float64(1.0)``, possibly negated)."""
+    f = fact(node)
+    if f is not None:
+        return f[1] if f[0] == () else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _scalar_of(node.operand, fact)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            isinstance(node.func.value, ast.Name) and node.func.value.id == "np" and \
+            len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
+        try:
+            return np.dtype(node.func.attr)
+        except TypeError:
+            return None
+    return None
+
+
+def _accumulate(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
+    """A cotangent that is zeros plus one value at a scalar index (the adjoint of
+    ``x[i]``) is not materialized: its sum is that value, and adding it to a fresh
+    array of the full shape is ``+=`` into that array at the index (as a careful
+    person writes ``g[label] -= 1``)."""
+    body = fn.body
+    for i, stmt in enumerate(list(body)):
+        if stmt not in body:
+            continue
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Call) and _call_name(stmt.value) == "zeros"):
+            continue
+        z = stmt.targets[0].id
+        out = fact(stmt.value)
+        if out is None:
+            continue
+        k = body.index(stmt)
+        write = body[k + 1] if k + 1 < len(body) else None
+        if not (isinstance(write, ast.AugAssign) and isinstance(write.op, ast.Add)
+                and isinstance(write.target, ast.Subscript)
+                and isinstance(write.target.value, ast.Name) and write.target.value.id == z):
+            continue
+        idx, v = write.target.slice, write.value
+        fi = fact(idx)
+        if fi is None or fi[0] != () or not np.issubdtype(fi[1], np.integer) or \
+                _scalar_of(v, fact) != out[1]:
+            continue
+        rest = body[k + 2:]
+        mentions = [n for s in rest for n in ast.walk(s) if isinstance(n, ast.Name)
+                    and n.id == z]
+        if any(not isinstance(n.ctx, ast.Load) for n in mentions) or \
+                any(z in _written(s) for s in rest):
+            continue
+        reads = {n.id for n in ast.walk(idx) if isinstance(n, ast.Name)} | \
+            {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}
+        if any(isinstance(n, ast.Name) and n.id in reads and isinstance(n.ctx, ast.Store)
+               for s in rest for n in ast.walk(s)):
+            continue
+        # every read must be a sum of it, or one side of a sum with a fresh array
+        sums, adds = [], []
+        for s_ in rest:
+            for node in ast.walk(s_):
+                if _summed(node) is not None and isinstance(_summed(node), ast.Name) and \
+                        _summed(node).id == z and not node.keywords:  # type: ignore
+                    sums.append(node)
+        for j, s_ in enumerate(rest):
+            value = getattr(s_, "value", None)
+            if isinstance(s_, (ast.Assign, ast.Return)) and isinstance(value, ast.BinOp) \
+                    and isinstance(value.op, ast.Add):
+                for mine, other in ((value.left, value.right), (value.right, value.left)):
+                    if isinstance(mine, ast.Name) and mine.id == z and \
+                            isinstance(other, (ast.BinOp, ast.UnaryOp)) and \
+                            fact(value) == out and (fact(other) == out or
+                                                    fact(other) is None):
+                        adds.append((s_, other))
+        summed_names = sum(1 for n in sums)
+        if summed_names + len(adds) != len(mentions) or len(adds) > 1:
+            continue
+        # the sum of zeros plus v at one place is v
+        _replace_nodes(fn, {id(n): v for n in sums})
+        if adds:
+            s_, other = adds[0]
+            if fact(other) is None and fact(s_.value) != out:
+                continue
+            pos = body.index(s_)
+            acc = ast.Name(z, ast.Load())
+            new = [ast.copy_location(ast.Assign([ast.Name(z, ast.Store())], other), s_),
+                   ast.copy_location(ast.AugAssign(
+                       ast.Subscript(ast.Name(z, ast.Load()), idx, ast.Store()), ast.Add(),
+                       v), s_)]
+            if isinstance(s_, ast.Return):
+                new.append(ast.copy_location(ast.Return(acc), s_))
+            else:
+                new.append(ast.copy_location(ast.Assign(s_.targets, acc), s_))
+            body[pos:pos + 1] = new
+        body.remove(stmt)
+        body.remove(write)
+
+
+def _replace_nodes(fn: ast.FunctionDef, by_id: dict[int, ast.AST]) -> None:
+    class Put(ast.NodeTransformer):
+        def visit(self, node: ast.AST) -> Any:
+            if id(node) in by_id:
+                return copy.deepcopy(by_id[id(node)])
+            return super().visit(node)
+
+    Put().visit(fn)
+
+
+_METHODS = {"sum", "max", "min", "mean", "prod", "any", "all"}
+
+
+def _methods(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
+    """``np.sum(x, ...)`` of a value known to be an array (it has an axis) is
+    ``x.sum(...)``: the same reduction without ``np.sum``'s dispatch, which costs
+    microseconds a small gradient notices."""
+
+    class Methods(ast.NodeTransformer):
+        def visit_Call(self, n: ast.Call) -> ast.AST:
+            self.generic_visit(n)
+            f = n.func
+            if isinstance(f, ast.Attribute) and f.attr in _METHODS and \
+                    isinstance(f.value, ast.Name) and f.value.id == "np" and \
+                    len(n.args) == 1 and all(k.arg in ("axis", "keepdims")
+                                             for k in n.keywords):
+                arg = fact(n.args[0])
+                if arg is not None and arg[0] != () and isinstance(
+                        n.args[0], (ast.Name, ast.Subscript, ast.Attribute, ast.Call)):
+                    new = ast.copy_location(ast.Call(
+                        ast.Attribute(n.args[0], f.attr, ast.Load()), [], n.keywords), n)
+                    if hasattr(n, "_k"):
+                        new._k = n._k  # type: ignore[attr-defined]  # the same value
+                    return new
+            return n
+
+    Methods().visit(fn)
+
+
 def _dead_code(fn: ast.FunctionDef) -> None:
     live: set[str] = set()
     kept: list[ast.stmt] = []
@@ -1105,6 +1250,12 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             _trim_tapes(fn)
         if _on("dce"):
             _dead_code(fn)
+        if _on("egraph"):
+            _inline_single_uses(fn, lambda node: True)
+        if _on("accumulate"):
+            _accumulate(fn, rewriter.fact)
+        if _on("methods"):
+            _methods(fn, rewriter.fact)
         if _on("egraph"):
             _egraph_simplify(fn, rewriter.fact)
     from .emitcode import format_module

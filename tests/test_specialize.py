@@ -217,6 +217,20 @@ def test_the_max_subtracted_before_a_softmax_gets_no_adjoint_work() -> None:
     np.testing.assert_allclose(second, first, atol=1e-15)
     text = g.specialized_source
     assert "winners" in g.source and "winners" not in text, text
+    # and the one-hot cotangent of logp[label] is accumulated, not materialized
+    assert "zeros" not in text and "[label] +=" in text, text
+
+
+def test_a_one_hot_cotangent_read_twice_stays_materialized() -> None:
+    def f(z, i):
+        p = z[i]
+        return p * np.sum(z) + np.sum(np.sin(z))
+
+    g = s2s.grad(f)
+    z = np.array([0.5, -1.0, 2.0])
+    first, second = g(z, 1), g(z, 1)
+    np.testing.assert_allclose(first, np.sum(z) + np.eye(3)[1] * z[1] + np.cos(z))
+    np.testing.assert_allclose(second, first, atol=1e-15)
 
 
 def test_a_max_whose_cotangent_is_not_zero_keeps_its_backward() -> None:
