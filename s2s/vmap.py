@@ -186,6 +186,8 @@ class _Vmap(Batch):
                     axis.value is None):
                 return 1  # sorted flat
             return self.rank(args[0])
+        if s.prim in ELEMENTWISE_RUNTIME:
+            return max((self.rank(a) for a in args), default=0)
         if s.prim == "ravel":
             return 1
         if s.prim in ("outer", "linalg.outer"):
@@ -759,7 +761,11 @@ SEQ_ITEM = "*"  # batched paths of a list grown in a loop: "*" then the item's p
 # primitives whose result has their first operand's rank
 SAME_RANK = {"flip", "fliplr", "flipud", "roll", "sort", "argsort", "copy", "T",
              "transpose", "matrix_transpose", "linalg.matrix_transpose", "moveaxis",
-             "swapaxes", "rollaxis", "diff", "nan_to_num"}
+             "swapaxes", "rollaxis", "diff", "nan_to_num", "prod_of_others"}
+# runtime helpers that act elementwise (broadcasting their operands)
+ELEMENTWISE_RUNTIME = {"special_digamma", "special_polygamma", "special_erf",
+                       "special_erfc", "special_erfinv", "special_expit", "special_gammaln",
+                       "special_logit", "special_xlogy", "special_xlog1py"}
 
 
 def _family(prim: str) -> str | None:

@@ -366,9 +366,10 @@ SKIPPED_PATH_FORMS = [
     "np.mean(np.reshape(x, (2, 2)), axis=0)[IDX2]", "np.sort(x)", "np.take(x, IDX)",
     "np.reshape(x, (2, 2)).T.ravel()", "np.roll(x, 1)", "np.linalg.solve(A, x)",
     "np.trace(np.outer(x, y)) * x", "np.flip(x)", "np.tile(x[:2], 2)",
+    "np.prod(1.0 + 0.1 * np.tanh(x)) * x", "sp.gammaln(x ** 2 + 1.0) * y",
 ]
 DEFAULT_FORMS = {"x[IDX]", "M @ x", "np.mean(np.reshape(x, (2, 2)), axis=0)[IDX2]",
-                 "np.linalg.solve(A, x)"}
+                 "np.linalg.solve(A, x)", "np.prod(1.0 + 0.1 * np.tanh(x)) * x"}
 
 
 @pytest.mark.parametrize("form", [
