@@ -138,19 +138,64 @@ def _cast_like(grad_leaf: Any, primal_leaf: Any) -> np.ndarray:
     return g
 
 
-def _as_is(g: Any, primal: Any) -> bool:
+def _as_is(g: Any, primal: Any, inputs: set[int], fresh: bool = False) -> bool:
     """Is ``g`` already what casting it like ``primal`` would give (same structure,
-    writeable arrays of the primal's dtypes and shapes)?"""
-    if type(g) is np.ndarray:
+    writeable arrays of the primal's dtypes and shapes), none of them one of the
+    caller's own arrays (ids in ``inputs``)?  ``fresh``: the code made every array
+    it returns (so they are writeable and none is the caller's)."""
+    t = type(g)
+    if t is np.ndarray:
         return type(primal) is np.ndarray and g.dtype == primal.dtype and \
-            g.shape == primal.shape and g.flags.writeable
-    if type(g) is dict:
-        return type(primal) is dict and list(g) == list(primal) and \
-            all(_as_is(g[k], primal[k]) for k in g)
-    if type(g) in (tuple, list):
-        return type(primal) is type(g) and len(g) == len(primal) and \
-            all(_as_is(a, b) for a, b in zip(g, primal))
+            g.shape == primal.shape and (fresh or (
+                g.flags.writeable and id(g) not in inputs))
+    if t is dict:
+        if type(primal) is not dict or list(g) != list(primal):
+            return False
+        for k, v in g.items():
+            p = primal[k]
+            if type(v) is np.ndarray and type(p) is np.ndarray and fresh:
+                if v.dtype != p.dtype or v.shape != p.shape:
+                    return False
+            elif not _as_is(v, p, inputs, fresh):
+                return False
+        return True
+    if t is tuple or t is list:
+        return type(primal) is t and len(g) == len(primal) and \
+            all(_as_is(a, b, inputs, fresh) for a, b in zip(g, primal))
     return False
+
+
+def _fix_one(g: Any, primal: Any, args: tuple, fresh: bool) -> Any:
+    """One gradient cast like its primal: an array already of the primal's dtype and
+    shape, not one of the caller's own arrays, is the gradient as it is (so is a
+    pytree of such arrays)."""
+    t = type(g)
+    if t is np.ndarray:
+        if any(g is a for a in args):
+            g = g.copy()
+        elif type(primal) is np.ndarray and g.dtype == primal.dtype and \
+                g.shape == primal.shape and g.flags.writeable:
+            return g
+    elif t is dict or t is tuple or t is list:
+        inputs: set[int] = set()
+        if not fresh:  # (code that returns only arrays it made needs no look)
+            _ids(args, inputs)
+        if _as_is(g, primal, inputs, fresh):
+            return g
+    return _cast_tree(g, primal)
+
+
+def _ids(tree: Any, out: set[int]) -> None:
+    """The ids of a pytree's leaves."""
+    t = type(tree)
+    if t is dict:
+        for v in tree.values():
+            _ids(v, out)
+    elif t is tuple or t is list:
+        for v in tree:
+            _ids(v, out)
+    else:
+        out.add(id(tree))
 
 
 def _cast_tree(grad: Any, primal: Any) -> Any:
@@ -181,7 +226,13 @@ def _leaf_signature(a: Any, ok: list[bool]) -> Any:
     if t is tuple or t is list:
         return (t, tuple(_leaf_signature(x, ok) for x in a))
     if t is dict:
-        return (dict, tuple(a), tuple(_leaf_signature(x, ok) for x in a.values()))
+        sig = []
+        for x in a.values():
+            if type(x) is np.ndarray and not (x.ndim and x.dtype.kind in "iub"):
+                sig.append((x.shape, x.dtype))
+            else:
+                sig.append(_leaf_signature(x, ok))
+        return (dict, tuple(a), tuple(sig))
     raise _Unsigned
 
 
@@ -248,6 +299,7 @@ class _FastEntry:
         self.pending = pending  # specialize at the next call with this signature
         self.free_names = bool(getattr(fn, "__s2s_free__", True))
         self.single: int | None = None  # grad of one argument, no aux: its position
+        self.fresh = False  # the code returns only arrays it made (specialize.py)
         self.argnums = argnums
         self.free = free
         self.generation = generation
@@ -428,7 +480,7 @@ class Transformed:
                             result.flags.writeable and \
                             not any(result is b for b in args):
                         return result
-                return self._postprocess(result, args, hit.argnums)
+                return self._postprocess(result, args, hit.argnums, hit.fresh)
         nargs = len(args)
         argnums = _check_argnums(self.argnums, self.tuple_out, nargs)
         _check_float_inputs("grad", args, argnums)
@@ -494,6 +546,10 @@ class Transformed:
     def _entry(self, fn: Callable, argnums: tuple[int, ...], free: "_FreeSnapshot",
                text: str | None, pending: bool) -> "_FastEntry":
         entry = _FastEntry(fn, argnums, free, self._rules_generation, text, pending)
+        if text is not None:
+            from .specialize import returns_fresh
+
+            entry.fresh = returns_fresh(text, fn.__name__)
         if self.mode == "grad" and not self.has_aux and not self.tuple_out:
             entry.single = argnums[0]
         return entry
@@ -517,34 +573,22 @@ class Transformed:
             f"Gradient only defined for scalar-output functions. Output was {out!r}."
         )
 
-    def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...]) -> Any:
-        def fix(grads: Any) -> Any:
-            if self.tuple_out:
-                return tuple(fix_one(g, args[i]) for g, i in zip(grads, argnums))
-            return fix_one(grads, args[argnums[0]])
-
-        def fix_one(g: Any, primal: Any) -> Any:
-            # an array already of the primal's dtype and shape, not one of the caller's
-            # own arrays, is the gradient as it is (so is a pytree of such arrays)
-            if type(g) is np.ndarray:
-                if any(g is a for a in args):
-                    g = g.copy()
-                elif type(primal) is np.ndarray and g.dtype == primal.dtype and \
-                        g.shape == primal.shape and g.flags.writeable:
-                    return g
-            elif type(g) in (dict, tuple, list) and _as_is(g, primal):
-                inputs = {id(x) for x in _leaves(args)}
-                if not any(id(x) in inputs for x in _leaves(g)):
-                    return g
-            return _cast_tree(g, primal)
-
+    def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...],
+                     fresh: bool = False) -> Any:
+        """Gradients cast like their primals (dtype, shape, writeable, never one of
+        the caller's arrays); ``fresh``: the code made every array it returns."""
         if self.mode == "grad":
             if self.has_aux:
                 grads, aux = result
-                return fix(grads), aux
-            return fix(result)
+                return self._fix(grads, args, argnums, fresh), aux
+            return self._fix(result, args, argnums, fresh)
         value, grads = result
-        return value, fix(grads)
+        return value, self._fix(grads, args, argnums, fresh)
+
+    def _fix(self, grads: Any, args: tuple, argnums: tuple[int, ...], fresh: bool) -> Any:
+        if self.tuple_out:
+            return tuple(_fix_one(g, args[i], args, fresh) for g, i in zip(grads, argnums))
+        return _fix_one(grads, args[argnums[0]], args, fresh)
 
     def __repr__(self) -> str:
         return f"<s2s {self.mode} of {self.fn.__qualname__}>"

@@ -1297,3 +1297,59 @@ def _with_comments(original: str, module: ast.Module) -> str:
         out.append(f"\n\ndef {node.name}({ast.unparse(node.args)}):")
         _emit_body(node.body, node.lineno, lines, out, "    ")
     return "\n".join(out) + "\n"
+
+
+# calls whose result may be (a view of) an argument
+_MAY_ALIAS = {"reshape", "transpose", "swapaxes", "moveaxis", "ravel", "squeeze",
+              "expand_dims", "broadcast_to", "asarray", "asanyarray", "atleast_1d",
+              "atleast_2d", "atleast_3d", "real", "view", "unbroadcast", "flip",
+              "rollaxis", "diagonal", "astype", "copy_if_needed", "array_view"}
+
+
+def returns_fresh(text: str, name: str) -> bool:
+    """Does function ``name`` of ``text`` return only arrays it made (never one of
+    its arguments, or a view of one)?  Straight-line code only; False when unsure."""
+    try:
+        module = ast.parse(text)
+    except SyntaxError:
+        return False
+    fn = next((n for n in module.body if isinstance(n, ast.FunctionDef)
+               and n.name == name), None)
+    if fn is None:
+        return False
+    derived = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+
+    def may_alias(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in derived
+        if isinstance(node, (ast.Subscript, ast.Attribute)):
+            return may_alias(node.value)
+        if isinstance(node, ast.Call):
+            return _call_name(node) in _MAY_ALIAS or not isinstance(
+                node.func, (ast.Name, ast.Attribute))
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
+            return False
+        return True
+
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name):
+            t = stmt.targets[0].id
+            if may_alias(stmt.value):
+                derived.add(t)
+            else:
+                derived.discard(t)
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript):
+            continue  # writes into an array keep what it is
+        elif isinstance(stmt, ast.Return):
+            value = stmt.value
+            leaves = value.elts if isinstance(value, (ast.Tuple, ast.List)) else \
+                value.values if isinstance(value, ast.Dict) else [value]
+            if isinstance(value, ast.Dict) and any(k is None for k in value.keys):
+                return False
+            return not any(
+                may_alias(leaf) or isinstance(leaf, (ast.Tuple, ast.List, ast.Dict))
+                for leaf in leaves)
+        else:
+            return False
+    return False
