@@ -182,7 +182,19 @@ def _fix_one(g: Any, primal: Any, args: tuple, fresh: bool) -> Any:
             _ids(args, inputs)
         if _as_is(g, primal, inputs, fresh):
             return g
+        if inputs:
+            g = _copy_inputs(g, inputs)
     return _cast_tree(g, primal)
+
+
+def _copy_inputs(tree: Any, inputs: set[int]) -> Any:
+    """The pytree with a copy of each leaf that is one of the caller's arrays."""
+    t = type(tree)
+    if t is dict:
+        return {k: _copy_inputs(v, inputs) for k, v in tree.items()}
+    if t is tuple or t is list:
+        return t(_copy_inputs(v, inputs) for v in tree)
+    return np.copy(tree) if id(tree) in inputs else tree
 
 
 def _ids(tree: Any, out: set[int]) -> None:

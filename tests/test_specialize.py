@@ -139,6 +139,21 @@ def test_gradient_is_never_the_callers_array() -> None:
         np.testing.assert_array_equal(out, y)
 
 
+def test_a_gradient_pytree_never_holds_the_callers_arrays() -> None:
+    def f(p, x):
+        return np.sum(p["a"] * x) + np.sum(p["b"] ** 2)
+
+    g = s2s.grad(f)
+    p, x = {"a": np.ones(3), "b": np.arange(3.0)}, np.array([1.0, 2.0, 3.0])
+    for _ in range(3):
+        out = g(p, x)
+        assert not np.shares_memory(out["a"], x)
+        np.testing.assert_array_equal(out["a"], x)
+        np.testing.assert_array_equal(out["b"], 2 * p["b"])
+        out["a"][0] = 99.0  # the caller's x is not touched
+        assert x[0] == 1.0
+
+
 def test_scalar_index_add_at_becomes_augmented_assignment() -> None:
     def f(z, label):
         return -(z - np.log(np.sum(np.exp(z))))[label]
