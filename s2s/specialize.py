@@ -1114,34 +1114,88 @@ def _inline_single_uses(fn: ast.FunctionDef, arithmetic: Callable[[ast.AST], boo
     careful person writes ``x.T @ (g * (1 - h**2))``: only pure values (no writes),
     from straight-line code into straight-line code, never a name something writes
     into, and only while the expression stays short; the e-graph then sees whole
-    expressions (``-(200.0 * d) * (2 * x)``) and folds their constants."""
+    expressions (``-(200.0 * d) * (2 * x)``) and folds their constants.  Loop bodies
+    likewise, for names that live one iteration (read after their binding, in the
+    body only), where a plain copy ``a = b`` is also read through."""
     params = {a.arg for a in fn.args.args}
+    _inline_block(fn.body, params, set())
+    for stmt in fn.body:
+        if isinstance(stmt, ast.For) and all(_straight(s, in_loop=True) for s in stmt.body):
+            outside = {n.id for s in fn.body if s is not stmt for n in ast.walk(s)
+                       if isinstance(n, ast.Name)}
+            outside |= {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
+            _copies_in_loop(stmt.body, params | outside)
+            _inline_block(stmt.body, params | outside, set(), in_loop=True)
+
+
+def _copies_in_loop(body: list[ast.stmt], keep: set[str]) -> None:
+    """``a = b`` in a loop body, ``a`` living this iteration only: read ``b``."""
+    changed = True
+    while changed:
+        changed = False
+        for i, stmt in enumerate(body):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                    and isinstance(stmt.value, ast.Name)):
+                continue
+            a, b = stmt.targets[0].id, stmt.value.id
+            if a in keep or a == b:
+                continue
+            binds_a = [k for k, s in enumerate(body) for n in ast.walk(s)
+                       if isinstance(n, ast.Name) and n.id == a
+                       and isinstance(n.ctx, ast.Store)]
+            reads_a = [k for k, s in enumerate(body) for n in ast.walk(s)
+                       if isinstance(n, ast.Name) and n.id == a
+                       and isinstance(n.ctx, ast.Load)]
+            if binds_a != [i] or any(k <= i for k in reads_a) or \
+                    any(a in _written(s) or b in _written(s) for s in body):
+                continue
+            last = max(reads_a, default=i)
+            if any(isinstance(n, ast.Name) and n.id == b and isinstance(n.ctx, ast.Store)
+                   for s in body[i + 1:last + 1] for n in ast.walk(s)):
+                continue
+
+            class Put(ast.NodeTransformer):
+                def visit_Name(self, n: ast.Name) -> ast.AST:
+                    if n.id == a and isinstance(n.ctx, ast.Load):
+                        return ast.copy_location(ast.Name(b, ast.Load()), n)
+                    return n
+
+            for k in range(i + 1, len(body)):
+                body[k] = Put().visit(body[k])
+            del body[i]
+            changed = True
+            break
+
+
+def _inline_block(body: list[ast.stmt], keep: set[str], _unused: set[str],
+                  in_loop: bool = False) -> None:
     changed = True
     while changed:
         changed = False
         loads: dict[str, list[int]] = defaultdict(list)
         binds: dict[str, list[int]] = defaultdict(list)
         writes: list[set[str]] = []
-        for i, stmt in enumerate(fn.body):
+        for i, stmt in enumerate(body):
             for n in ast.walk(stmt):
                 if isinstance(n, ast.Name):
                     (loads if isinstance(n.ctx, ast.Load) else binds)[n.id].append(i)
             if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
                 binds[stmt.target.id].append(i)
             writes.append(_written(stmt))
-        for i, stmt in enumerate(fn.body):
+        for i, stmt in enumerate(body):
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
                     and isinstance(stmt.targets[0], ast.Name)
                     and _pure(stmt.value) and _ops(stmt.value) >= 1):
                 continue
             t = stmt.targets[0].id
-            if t in params or len(loads[t]) != 1 or binds[t] != [i]:
+            if t in keep or len(loads[t]) != 1 or binds[t] != [i]:
                 continue
             j = loads[t][0]
-            use = fn.body[j]
+            use = body[j]
             if j <= i or not isinstance(use, (ast.Assign, ast.Return, ast.AugAssign)) or \
                     use.value is None or \
-                    not all(_straight(s) for s in fn.body[i:j + 1]) or \
+                    not all(_straight(s, in_loop=in_loop) for s in body[i:j + 1]) or \
                     _ops(use.value) + _ops(stmt.value) > 6:
                 continue
             if isinstance(use, ast.AugAssign) and not isinstance(use.target, ast.Name):
@@ -1162,7 +1216,7 @@ def _inline_single_uses(fn: ast.FunctionDef, arithmetic: Callable[[ast.AST], boo
                         isinstance(n.ctx, ast.Load) else n
 
             use.value = Put().visit(use.value)
-            del fn.body[i]
+            del body[i]
             changed = True
             break
 
