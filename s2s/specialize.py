@@ -51,7 +51,7 @@ _NO_SPLIT = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try, ast.With, ast.As
              ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp,
              ast.DictComp, ast.GeneratorExp, ast.IfExp, ast.Global, ast.Nonlocal,
              ast.Yield, ast.YieldFrom, ast.Await, ast.Match, ast.Delete, ast.NamedExpr,
-             ast.Starred, ast.BoolOp)
+             ast.BoolOp)
 
 PROBE = "__s2s_probe__"
 
@@ -302,6 +302,8 @@ class _Rewriter:
         if isinstance(node, ast.Call) and _call_name(node) == "broadcast_to" and \
                 node.args:
             return self.fill_of(node.args[0])
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            return self.fill_of(node.value)  # any part of a filled array is filled
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 _call_name(node) in _FILLED and not any(
                     k.arg == "fill_value" for k in node.keywords):

@@ -100,13 +100,31 @@ def _none_for_nones(out: Any) -> Any:
     return out
 
 
+def _array_key(a: Any) -> Any:
+    """Shapes and dtypes of an array or a dict/tuple/list of them (None otherwise)."""
+    t = type(a)
+    if t is np.ndarray:
+        return (a.shape, a.dtype.char)
+    if t is dict or t is tuple or t is list:
+        items = list(a.items()) if t is dict else list(enumerate(a))
+        keys = []
+        for k, v in items:
+            leaf = _array_key(v)
+            if leaf is None:
+                return None
+            keys.append((k, leaf))
+        return (t, tuple(keys))
+    return None
+
+
 def _shape_key(args: tuple, in_axes: Any, out_axes: Any) -> Any:
     """Shapes and dtypes of plain-array arguments (None for anything else)."""
     key = []
     for a in args:
-        if type(a) is not np.ndarray:
+        leaf = _array_key(a)
+        if leaf is None:
             return None
-        key.append((a.shape, a.dtype.char))
+        key.append(leaf)
     if not isinstance(in_axes, (int, type(None))) and not (
             isinstance(in_axes, tuple) and all(isinstance(x, (int, type(None)))
                                                for x in in_axes)):
@@ -182,8 +200,9 @@ class Vmapped(Transformed):
             if fast is not None:
                 self._fast[fast] = fn
                 assert self._last is not None
-                if self.specialize and not any(a.ndim and a.dtype.kind in "iub"
-                                               for a in args):
+                if self.specialize and not any(
+                        np.ndim(a) and np.result_type(a).kind in "iub"
+                        for a in _leaves(args)):
                     self._pending[fast] = self._last[0]
         elif fast in self._pending:
             _read_free_names(fn)
