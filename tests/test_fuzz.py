@@ -15,8 +15,11 @@ kink or a branch switch is not evidence).  The default run is a fixed seed and
 ``S2S_FUZZ_EXAMPLES`` examples (25: each program costs about a second here, most of
 it s2s generating and black-formatting four transforms); ``-m slow`` runs 2000 more,
 gathering every failure; ``S2S_FUZZ_LONG=10000`` with ``-m slow`` is the campaign
-(``S2S_FUZZ_SALT`` draws another set of programs).  Each bug found is a regression
-test below (a strict xfail while s2s has it).
+(``S2S_FUZZ_SALT`` draws another set of programs).  The long run prints each failure
+with its program and class (the failed check and its blurred message), the first
+program of each kind of refusal, and a table by class at the end; ``python
+tests/test_fuzz.py replay LOG...`` reruns a log's failed programs on the current code.
+Each bug found is a regression test below (a strict xfail while s2s has it).
 """
 
 from __future__ import annotations
