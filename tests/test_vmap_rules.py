@@ -30,9 +30,7 @@ GAPS_GRAD = {
     **{k: "np.split's result count read from a value the code computes" for k in (
         "f_concatenate", "f_hstack", "f_vstack", "f_dstack", "f_column_stack")},
     **{k: "a value only a branch the first example skips computes (rank unknown)"
-       for k in ("f_take_axis_argument", "f_take_neg_axis_argument")},
-    **{k: "a value only a branch the first example skips computes (rank unknown)"
-       for k in ("f_take_along_axis", "f_sort_axis_argument", "f_median_axis_argument")},
+       for k in ("f_take_along_axis",)},
     **{k: "an axis computed when the code runs, in a rule that needs it now" for k in (
         "f_var_axis_argument", "f_hsplit", "f_transpose_axes_argument")},
     "f_multi_dot": "multi_dot_bars' list result has the kind of one array",
