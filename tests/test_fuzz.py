@@ -397,6 +397,25 @@ def test_rank_of_a_form_on_the_skipped_path(form) -> None:
         return
     close(got, np.stack([jax.grad(fj)(x, y) for x in xs]), "vmap(grad)")
 
+ADD_AT_ON_UNBATCHED_PATH = """def f(x, y):
+    if np.sum(y) > 0.0:
+        v0 = x[::-1]
+    else:
+        v0 = x[IDX]
+    return np.sum(v0 * y)
+"""
+
+
+@pytest.mark.xfail(strict=True, raises=UnboundLocalError, reason=(
+    "campaign salt 11 (4 programs), not yet diagnosed: vmap of the gradient when the "
+    "`if` is on an unbatched value (y) and the path taken writes x_bar with np.add.at: "
+    "the batched code reads x_bar unbound (y > 0, the x[::-1] path, is right)"))
+def test_add_at_path_of_an_unbatched_if_regression() -> None:
+    f, fj = load(ADD_AT_ON_UNBATCHED_PATH)
+    xs, y = XS_BOTH_PATHS * [[1.0, 2.0, 3.0, 4.0]], -np.array([0.5, 1.0, 2.0, 0.25])
+    expected = np.stack([jax.grad(fj)(x, y) for x in xs])
+    close(s2s.vmap(s2s.grad(f), in_axes=(0, None))(xs, y), expected, "vmap(grad)")
+
 SPLIT_COUNT = """def f(x, y):
     v0 = np.concatenate([x[1:], x[:1]])
     return np.sum(v0 * y)
