@@ -407,9 +407,10 @@ ADD_AT_ON_UNBATCHED_PATH = """def f(x, y):
 
 
 @pytest.mark.xfail(strict=True, raises=UnboundLocalError, reason=(
-    "campaign salt 11 (4 programs), not yet diagnosed: vmap of the gradient when the "
-    "`if` is on an unbatched value (y) and the path taken writes x_bar with np.add.at: "
-    "the batched code reads x_bar unbound (y > 0, the x[::-1] path, is right)"))
+    "campaign salt 11 (4 programs): the rank probe of the gradient (vmap.probe) spells "
+    "the else path's np.add.at into buffer x_bar_3 while the join after the `if` is "
+    "x_bar (the true path's buffer): the probe reads x_bar unbound; in-place versions "
+    "joined from two buffers need the join bound at the end of each path"))
 def test_add_at_path_of_an_unbatched_if_regression() -> None:
     f, fj = load(ADD_AT_ON_UNBATCHED_PATH)
     xs, y = XS_BOTH_PATHS * [[1.0, 2.0, 3.0, 4.0]], -np.array([0.5, 1.0, 2.0, 0.25])
