@@ -16,6 +16,7 @@ import ast
 import hashlib
 import linecache
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,7 +125,19 @@ CHECK_INVARIANTS = os.environ.get("S2S_CHECK_EMITTED", "") not in ("", "0")
 
 
 def format_module(text: str) -> str:
-    """Format with black (and check the output invariants where CHECK_INVARIANTS)."""
+    """Format with black (and check the output invariants where CHECK_INVARIANTS).
+
+    Most emitted modules are short simple statements that black would change in two
+    ways only (``x ** 2`` hugged to ``x**2``, single quotes made double); those are
+    done here and black is skipped (``_black_already``).  Anything else (a long line,
+    a string with escapes, an inline comment, a bracket black might rewrap...) goes
+    through black.  Under the test suite every result is checked against black.
+    """
+    quick = _black_already(text)
+    if quick is not None:
+        if CHECK_INVARIANTS:
+            check_invariants(quick)
+        return quick
     import black  # imported on first emission: it is the slowest import s2s has
 
     mode = black.Mode()
@@ -135,6 +148,102 @@ def format_module(text: str) -> str:
     if CHECK_INVARIANTS:
         check_invariants(formatted)
     return formatted
+
+
+_SIMPLE = r"(?:[A-Za-z_][A-Za-z_0-9]*(?:\.[A-Za-z_][A-Za-z_0-9]*)*|[0-9]+(?:\.[0-9]*)?)"
+# (not after a unary minus: black writes -x ** 2 as -(x**2))
+_POWER = re.compile(r"(?<![\w.)\]'\"+~-])(" + _SIMPLE + r") \*\* (-?" + _SIMPLE + r")(?![\w.(\[])")
+_STRING = re.compile(r"'([^'\"\\\n]*)'")
+_RISKY = re.compile(
+    r"\\|;|\"\"\"|'''|,\s*[\]}]|\b[0-9]+[EXJL]|\blambda\b|\b[rbfuRBFU]+['\"]|\t"
+)
+
+
+def _black_already(text: str) -> str | None:
+    """The text as black would write it, where that is sure without running black;
+    None where black must run."""
+    out = []
+    lines = text.split("\n")
+    if not text.endswith("\n") or (len(lines) > 1 and lines[-2] == ""):
+        return None
+    for line in lines[:-1]:
+        stripped = line.strip()
+        if not stripped:
+            out.append("")
+            continue
+        if line != line.rstrip() or len(line) > 88:
+            return None
+        if stripped.startswith("#"):
+            if not stripped.startswith("# ") and stripped != "#":
+                return None
+            out.append(line)
+            continue
+        if "#" in line or _RISKY.search(line):
+            return None
+        line = _STRING.sub(lambda m: '"' + m.group(1) + '"', line)
+        if "'" in line:
+            return None
+        line = _POWER.sub(r"\1**\2", line)
+        if " ** " in line or len(line) > 88:
+            return None
+        if ",)" in line and re.search(r"\([^(),]*,\)", line) is None:
+            return None
+        if re.search(r",\s*=", line):
+            return None  # a bare tuple target: black parenthesizes it
+        body = line.lstrip()
+        for head in ("return (", "= (", " in (", "if (", "while ("):
+            at = body.find(head)
+            if at >= 0 and _closes_at_end(body[at + len(head) - 1:]):
+                return None  # black drops parentheses around a whole right-hand side
+        if ":" in line and "[" in line and not _simple_slices(line):
+            return None  # a slice with a complex bound: black spaces the colon
+        out.append(line)
+    # blank lines: only between top-level statements, never two blank runs of >2
+    run = 0
+    for i, line in enumerate(out):
+        if line == "":
+            run += 1
+            nxt = next((ln for ln in out[i + 1:] if ln != ""), "")
+            if run > 2 or nxt.startswith((" ", "\t")) or i == 0:
+                return None
+        else:
+            if run and line.startswith("def ") and run != 2:
+                return None
+            run = 0
+    return "\n".join(out) + "\n"
+
+
+_INNERMOST = re.compile(r"\[([^\[\]]*)\]")
+_SIMPLE_BOUND = re.compile(r"^-?\w*$")  # (black spaces an attribute bound too)
+
+
+def _simple_slices(line: str) -> bool:
+    """Are all slice bounds in the line names, numbers or attributes (where black
+    leaves the colon unspaced)?  Brackets are read innermost first."""
+    while True:
+        m = _INNERMOST.search(line)
+        if m is None:
+            return True
+        content = m.group(1)
+        if ":" in content:
+            for part in content.split(","):
+                if ":" in part and not all(_SIMPLE_BOUND.match(b.strip())
+                                           for b in part.split(":")):
+                    return False
+        line = line[:m.start()] + "_" + line[m.end():]
+
+
+def _closes_at_end(s: str) -> bool:
+    """Does the parenthesis opening ``s`` close at its last character?"""
+    depth = 0
+    for k, ch in enumerate(s):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return k == len(s) - 1
+    return False
 
 
 def check_invariants(text: str) -> None:
