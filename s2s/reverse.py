@@ -280,7 +280,16 @@ class _Reverse:
             return _return_kind(_callee(s), tuple(k(a) for a in s.args))
         results = PRIMITIVES[s.prim].results
         if results is not None:
-            n = results if isinstance(results, int) else results(_static_arguments(s))
+            try:
+                n = results if isinstance(results, int) else results(_static_arguments(s))
+            except (KeyError, TypeError):
+                raise TransformError(
+                    f"`{s.prim}` returns a number of results the code computes when it "
+                    "runs (its sections are not constants), so its results cannot be "
+                    "differentiated one by one", s.loc,
+                    "give the sections as constants (np.split(x, 3) or a literal list "
+                    "of indices), or index the array directly",
+                ) from None
             return Tree(tuple, tuple(range(n)), (LEAF,) * n)
         return LEAF
 
