@@ -100,6 +100,16 @@ def _none_for_nones(out: Any) -> Any:
     return out
 
 
+def _valid_out_axes(axes: Any) -> bool:
+    if axes is None or (isinstance(axes, int) and not isinstance(axes, bool)):
+        return True
+    if isinstance(axes, (tuple, list)):
+        return all(_valid_out_axes(a) for a in axes)
+    if isinstance(axes, dict):
+        return all(_valid_out_axes(a) for a in axes.values())
+    return False
+
+
 def _array_key(a: Any) -> Any:
     """Shapes and dtypes of an array or a dict/tuple/list of them (None otherwise)."""
     t = type(a)
@@ -160,6 +170,11 @@ class Vmapped(Transformed):
             raise TypeError(
                 "vmap in_axes must be an int, None, or a tuple of entries corresponding "
                 f"to the positional arguments passed to the function, but got {in_axes}."
+            )
+        if not _valid_out_axes(out_axes):
+            raise TypeError(
+                "vmap out_axes must be an int, None, or (nested) container with those "
+                f"types as leaves, but got {out_axes}."
             )
         super().__init__(fn, "vmap", 0, False)
         self.in_axes = in_axes

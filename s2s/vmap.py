@@ -327,8 +327,9 @@ class _Vmap(Batch):
             axis = out_axes[path]
             if axis is None:
                 if self.batched(result, path):
-                    raise ValueError(
-                        "vmap has mapped output but out_axes is None"
+                    raise ValueError(  # JAX's words
+                        "at vmap out_axes, got axis spec None but output was batched "
+                        "on axis 0"
                     )
                 leaves[path] = text
                 continue
