@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import math
 from collections import defaultdict
 from typing import Any, Callable
@@ -564,6 +565,81 @@ class _Rewriter:
         self.fn.body = body
 
 
+@functools.lru_cache(maxsize=None)
+def _language() -> Any:
+    """The e-graphs' term language (egglog): numbers, names, + - * /, negation, the
+    sum of all elements (``total``) and a shape id per term; None without egglog."""
+    try:
+        from egglog import Expr, StringLike, f64Like, function, i64
+    except ImportError:
+        return None
+
+    class Term(Expr):
+        def __init__(self, value: f64Like) -> None: ...
+
+        @classmethod
+        def var(cls, name: StringLike) -> "Term": ...
+
+        def __add__(self, other: "Term") -> "Term": ...
+
+        def __sub__(self, other: "Term") -> "Term": ...
+
+        def __mul__(self, other: "Term") -> "Term": ...
+
+        def __truediv__(self, other: "Term") -> "Term": ...
+
+        def __neg__(self) -> "Term": ...
+
+    @function
+    def total(x: Term) -> Term: ...
+
+    @function
+    def shape(x: Term) -> i64: ...
+
+    return Term, total, shape
+
+
+def _to_term(node: ast.AST, fact: Callable[[ast.AST], Any], Term: Any, *,
+             total: Any = None, opaque: dict[str, ast.AST] | None = None,
+             leaves: dict[str, int] | None = None,
+             shape_ids: dict[tuple, int] | None = None) -> Any:
+    """An expression over floating values as a term (ValueError where it is not one).
+    ``total``: sums of all elements become terms; ``opaque``: any other floating value
+    becomes a fresh name, kept there for rendering back; ``leaves``: each name's
+    shape id is recorded."""
+
+    def go(n: ast.AST) -> Any:
+        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
+            return Term(float(n.value))
+        if isinstance(n, ast.Name):
+            f = fact(n)
+            if f is None or not np.issubdtype(f[1], np.floating):
+                raise ValueError
+            if leaves is not None and shape_ids is not None:
+                leaves[n.id] = shape_ids.setdefault(f[0], len(shape_ids))
+            return Term.var(n.id)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return -go(n.operand)
+        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
+            a, b = go(n.left), go(n.right)
+            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b,
+                    ast.Div: a / b}[type(n.op)]
+        summed = _summed(n)
+        if total is not None and summed is not None and not n.keywords:  # type: ignore
+            return total(go(summed))
+        if opaque is not None and isinstance(n, (ast.Call, ast.Subscript, ast.Attribute,
+                                                 ast.BinOp)):
+            f = fact(n)
+            if f is None or not np.issubdtype(f[1], np.floating):
+                raise ValueError
+            key = f"o{len(opaque)}_"
+            opaque[key] = n
+            return Term.var(key)
+        raise ValueError
+
+    return go(node)
+
+
 def _zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
                      mutated: set[str]) -> set[str]:
     """Scalar cotangents (``*_bar``) that are zero in exact arithmetic, proven on an
@@ -572,56 +648,17 @@ def _zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
     This is how the cotangent of the max subtracted before a softmax is found to
     vanish (the result does not depend on the shift), as JAX's ``logsumexp`` states
     with a stop_gradient on the max."""
-    try:
-        from egglog import (EGraph, Expr, StringLike, eq, f64, f64Like, function, i64,
-                            rewrite, rule, set_, union, var, vars_)
-    except ImportError:
+    language = _language()
+    if language is None:
         return set()
+    from egglog import EGraph, eq, f64, i64, rewrite, rule, set_, union, var, vars_
 
-    class T(Expr):
-        def __init__(self, value: f64Like) -> None: ...
-
-        @classmethod
-        def var(cls, name: StringLike) -> "T": ...
-
-        def __add__(self, other: "T") -> "T": ...
-
-        def __sub__(self, other: "T") -> "T": ...
-
-        def __mul__(self, other: "T") -> "T": ...
-
-        def __truediv__(self, other: "T") -> "T": ...
-
-        def __neg__(self) -> "T": ...
-
-    @function
-    def total(x: T) -> T: ...
-
-    @function
-    def shape(x: T) -> i64: ...
-
+    T, total, shape = language
     shape_ids: dict[tuple, int] = {(): 0}
     leaves: dict[str, int] = {}
 
     def to_term(node: ast.AST) -> Any:
-        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            return T(float(node.value))
-        if isinstance(node, ast.Name):
-            f = fact(node)
-            if f is None or not np.issubdtype(f[1], np.floating):
-                raise ValueError
-            leaves[node.id] = shape_ids.setdefault(f[0], len(shape_ids))
-            return T.var(node.id)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -to_term(node.operand)
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            a, b = to_term(node.left), to_term(node.right)
-            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b,
-                    ast.Div: a / b}[type(node.op)]
-        summed = _summed(node)
-        if summed is not None and not node.keywords:  # type: ignore[attr-defined]
-            return total(to_term(summed))
-        raise ValueError
+        return _to_term(node, fact, T, total=total, leaves=leaves, shape_ids=shape_ids)
 
     binds: dict[str, int] = defaultdict(int)
     for stmt in fn.body:
@@ -992,50 +1029,15 @@ def _egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) ->
     Only expressions of names and numbers under ``+ - * /`` and unary minus whose names
     hold floating values are taken, so every rule keeps shapes and dtypes (Python
     numbers are weak scalars in NumPy's promotion)."""
-    try:
-        from egglog import EGraph, Expr, StringLike, f64, f64Like, rewrite, vars_
-    except ImportError:  # egglog is a dependency; without it the code stays as is
+    language = _language()
+    if language is None:  # egglog is a dependency; without it the code stays as is
         return
+    from egglog import EGraph, f64, rewrite, vars_
 
-    class Term(Expr):
-        def __init__(self, value: f64Like) -> None: ...
-
-        @classmethod
-        def var(cls, name: StringLike) -> "Term": ...
-
-        def __add__(self, other: "Term") -> "Term": ...
-
-        def __sub__(self, other: "Term") -> "Term": ...
-
-        def __mul__(self, other: "Term") -> "Term": ...
-
-        def __truediv__(self, other: "Term") -> "Term": ...
-
-        def __neg__(self) -> "Term": ...
+    Term = language[0]
 
     def to_term(node: ast.AST) -> Any:
-        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            return Term(float(node.value))
-        if isinstance(node, ast.Name):
-            f = facts_of(node)
-            if f is None or not np.issubdtype(f[1], np.floating):
-                raise ValueError
-            return Term.var(node.id)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -to_term(node.operand)
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            a, b = to_term(node.left), to_term(node.right)
-            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b,
-                    ast.Div: a / b}[type(node.op)]
-        if isinstance(node, (ast.Call, ast.Subscript, ast.Attribute, ast.BinOp)):
-            # any other floating value is a leaf to the arithmetic around it
-            f = facts_of(node)
-            if f is None or not np.issubdtype(f[1], np.floating):
-                raise ValueError
-            key = f"o{len(opaque)}_"
-            opaque[key] = node
-            return Term.var(key)
-        raise ValueError
+        return _to_term(node, facts_of, Term, opaque=opaque)
 
     opaque: dict[str, ast.AST] = {}
 
