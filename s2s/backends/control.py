@@ -47,7 +47,7 @@ from __future__ import annotations
 import ast
 import re
 import threading
-from typing import Iterable
+from typing import Any, Iterable
 
 __all__ = ["lower_control", "LAX_IMPORT", "STAYS"]
 
@@ -492,24 +492,8 @@ class _Lowering:
             out.append(f"{ind}def {name}({', '.join(operands)}):\n")
             slots = []
             edits: dict[int, str | None] = {}
-            for t in push_tapes:
-                s = pushes.get(t)
-                if s is None:
-                    slots.append("None")
-                    continue
-                value = s.value.args[0]  # type: ignore[attr-defined]
-                self.stmt_of[id(s)] = s
-                if isinstance(value, ast.Name):
-                    slots.append(value.id)
-                    edits[id(s)] = None
-                else:
-                    slots.append(push_names[t])
-                    edits[id(s)] = f"{push_names[t]} = {self.segment(value)}"
-            for t, s in pops.items():
-                self.stmt_of[id(s)] = s
-                target = self.segment(s.targets[0])  # type: ignore[attr-defined]
-                edits[id(s)] = None if target == pop_names[t] else \
-                    f"{target} = {pop_names[t]}"
+            self.tape_edits([(t, pushes.get(t)) for t in push_tapes], pops, push_names,
+                            pop_names, edits, slots)
             if reg is not None:
                 out += self.replace_statements(reg[0], self.region(*reg), edits)
             own = set(_assigned_in(block)) | set(operands)
@@ -577,13 +561,17 @@ class _Lowering:
                 raise _GiveUp(f"`{n}` is read after the loop but not bound before it")
         return pushes, pops, carry
 
-    def body_text(self, node: ast.stmt, head: int, pushes: dict, pops: dict,
-                  popped_names: dict, pushed_names: dict) -> tuple[list[str], list[str]]:
-        edits: dict[int, str | None] = {}
-        slots = []
-        for t, s in pushes.items():
-            self.stmt_of[id(s)] = s
+    def tape_edits(self, pushes: list[tuple[str, Any]], pops: dict, pushed_names: dict,
+                   popped_names: dict, edits: dict[int, str | None], slots: list) -> None:
+        """A scan's tapes: each pushed value is a slot of its output (the value's own
+        name, or a name bound to it in place of the push; a missing push is None), and
+        each popped target is bound from the name the scan hands in."""
+        for t, s in pushes:
+            if s is None:
+                slots.append("None")
+                continue
             value = s.value.args[0]
+            self.stmt_of[id(s)] = s
             if isinstance(value, ast.Name):
                 slots.append(value.id)
                 edits[id(s)] = None
@@ -595,6 +583,13 @@ class _Lowering:
             target = self.segment(s.targets[0])
             edits[id(s)] = None if target == popped_names[t] else \
                 f"{target} = {popped_names[t]}"
+
+    def body_text(self, node: ast.stmt, head: int, pushes: dict, pops: dict,
+                  popped_names: dict, pushed_names: dict) -> tuple[list[str], list[str]]:
+        edits: dict[int, str | None] = {}
+        slots = []
+        self.tape_edits(list(pushes.items()), pops, pushed_names, popped_names, edits,
+                        slots)
         body = self.replace_statements(head + 1, self.region(head + 1, node.end_lineno),
                                        edits)
         return body, slots
