@@ -43,15 +43,9 @@ CASES = [c for c in E2E if set(c.prims) & MINE and c.jax and c.id not in REFUSED
 # Gradients whose vmap stops before these rules, in code they do not own (see the
 # report of the batching_shape session): xfail, not strict, so a fix shows as XPASS.
 BLOCKED_GRADS = {
-    "f_take": "normalize: the take VJP's `(slice(None),) * k` is not read back",
-    "f_take_method": "normalize: `slice` in the emitted take VJP",
-    "f_take_axis_argument": "normalize: `slice` in the emitted take VJP",
-    "f_take_neg_axis_argument": "normalize: `slice` in the emitted take VJP",
-    "f_delete": "normalize: `slice` in the emitted delete VJP",
     "f_pad": "normalize: `tuple([...])` in the emitted pad VJP",
     "f_take_along_axis": "vmap: `grids[:k] + (order,) + ...`, a tuple with a batched "
                          "item, has no rank",
-    "f_sort_axis_argument": "vmap: the probe never ran the `axis is None` branch",
     "f_hsplit": "vmap.joined: np.concatenate with an axis computed when the code runs",
     "f_append": "normalize: np.split(g, [k]) in the emitted append VJP (KeyError)",
     "f_roll": "normalize: -(1, -2) folded from the emitted roll VJP (TypeError)",
