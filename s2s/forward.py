@@ -125,7 +125,7 @@ class _Forward:
             prod = self.a.producer.get(var)
             if prod is not None and prod.prim == "make_list" and not prod.args:
                 return "[]"
-            return f"[np.zeros_like(v) for v in {path_text(var, path)}]"
+            return f"zeros_list({path_text(var, path)})"
         return f"np.zeros_like({path_text(var, path)})"
 
     def slot(self, var: str, path: tuple = ()) -> str:
@@ -459,6 +459,9 @@ class _Forward:
                 current = self.tan.get(entry, {}).get(path)
                 in_place = path == () and self.root(entry) in written
                 name = self.buffer_name(entry) if in_place else self.dot_name(entry, path)
+                if current is not None and isinstance(self.kind(entry), Seq) \
+                        and not in_place:
+                    name = current  # a list's tangents: one list, changed in place too
                 if current is None:
                     out.append(Line(f"{name} = {self.zeros(entry, path)}"))
                 elif in_place and (current != name or name not in self.owned):

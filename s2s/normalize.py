@@ -265,6 +265,7 @@ class Normalizer:
         self.buffers: set[str] = set()  # versions of such buffers (writable)
         self.buffer_root: dict[str, str] = {}  # a written version -> the first name
         self.lists: set[str] = set()  # lists this function built (append allowed)
+        self._last_let: Let | None = None  # the statement emit() made last
         self._loop_returns: list[tuple[str, str]] = []  # (flag, value) per loop
         # Names an `if` binds on one path only: usable again inside a later `if` on
         # the same path, as long as nothing rebinds them in between (see _enter_path)
@@ -490,6 +491,16 @@ class Normalizer:
         elif isinstance(node, cst.Expr) and _is_list_method(node.value, "pop", self.local_names):
             name, current = self._own_list(node.value, "pop")
             self._pop_args(node.value)
+            last = self._last_let
+            if not (isinstance(last, Let) and last.prim == "getitem"
+                    and last.args[:1] == (Var(current),)
+                    and _is_last_index(last.params["index"])):
+                # ``ys.pop()`` alone: its value unused, but reverse mode reads it
+                # (after ``v = ys[-1]``, as emitted code spells a pop, that read)
+                self.emit(self._target(None, f"{_stem(self._named(Var(current)))}_last"),
+                          "getitem",
+                          (Var(current),), {"index": Index((Const(-1, "-1"),), False)},
+                          node.value)
             self._pop(name, current, node.value)
         elif isinstance(node, cst.Expr) and self._is_add_at(node.value):
             self.add_at_statement(node.value)
@@ -1054,8 +1065,9 @@ class Normalizer:
         self, target: str, prim: str, args: tuple, params: dict, node: Any
     ) -> Var:
         self.out.append(Let(target, prim, tuple(args), params, self.loc(node)))
+        self._last_let = self.out[-1]
         self.producers[target] = prim
-        if prim == "list":
+        if prim in ("list", "zeros_list"):
             self.lists.add(target)  # a list of its own: append and pop may change it
         if prim in _COMPARE.values() and not params:
             self.compares[target] = (prim,) + tuple(
@@ -2142,7 +2154,7 @@ class _MemoryCheck:
                     state.items[s.target] = items
             refs.update({root: epoch for root in owned})
             state.own[s.target] = owned
-        elif _allocates(s.prim) or s.prim in ("make_list", "list"):
+        elif _allocates(s.prim) or s.prim in ("make_list", "list", "zeros_list"):
             state.retire(s.target)  # (in a loop, last iteration's array is another one)
             epoch = ("new", id(s))
             self.where[epoch] = s
@@ -2806,3 +2818,10 @@ def _unsupported_expression(node: Any) -> tuple[str, str]:
             return advice
     return (f"`{type(node).__name__}` expressions are not supported",
             "use arithmetic, NumPy calls, subscripts and names")
+
+
+def _is_last_index(index: Index) -> bool:
+    """Is the index ``[-1]``?"""
+    items = index.items
+    return (not index.is_tuple and len(items) == 1 and isinstance(items[0], Const)
+            and type(items[0].value) is int and items[0].value == -1)

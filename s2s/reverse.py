@@ -88,6 +88,8 @@ class _Reverse:
         self.saved: dict[int, str] = {}  # id(setitem statement) -> its overwritten elements
         self.loop_bodies: list[list[Stmt]] = []  # bodies of the loops being differentiated
         self.checkpointed: dict[int, Any] = {}  # id(For) -> its segments (checkpoint.py)
+        # ``v = ys.pop()`` is ``v = ys[-1]`` then ``ys2 = pop(ys)``: id(pop) -> v
+        self.popped: dict[int, str] = _pop_pairs(self.fn.body)
 
     # ---- analysis -------------------------------------------------------------
 
@@ -132,7 +134,15 @@ class _Reverse:
                 self._analyse_for(s)
             elif isinstance(s, If):
                 self._analyse(s.body)
+                in_body = {j: self.kinds.get(j) for j in s.joins}
                 self._analyse(s.orelse)
+                for join in s.joins:
+                    # a list one path appends to (a tape saved on one path): grown
+                    a, b = in_body[join], self.kinds.get(join)
+                    item = None if a is None or b is None or a == b else (
+                        _grown_item(a, b) or _grown_item(b, a))
+                    if item is not None:
+                        self.kinds[join] = Seq(item)
                 for join in s.joins:
                     # a join is scalar only if every branch made it so
                     if not _all_scalar_defs(s, join, self.scalars):
@@ -203,6 +213,11 @@ class _Reverse:
                 for entry, name in brk.copies:
                     if name in self.active:
                         self.active.add(entry)
+                    # a list appended to on the way out (a tape saved before `break`)
+                    item = _grown_item(self.kinds.get(entry, LEAF), self.kinds.get(name, LEAF))
+                    if item is not None and self.kinds.get(entry) != Seq(item):
+                        self.kinds[entry] = Seq(item)
+                        grown = True
             if self.active == before and not grown:
                 return
 
@@ -270,6 +285,8 @@ class _Reverse:
                     "list the values you need: [d['a'], d['b']]",
                 )
             return base if isinstance(base, Seq) else SEQ
+        if s.prim == "zeros_list":
+            return k(s.args[0])
         if s.prim == "pop":
             base = k(s.args[0])
             if isinstance(base, Tree) and base.type is list and base.keys:
@@ -404,16 +421,11 @@ class _Reverse:
     def _refuse_list_reads(self) -> None:
         """What reverse mode cannot differentiate yet among lists grown in loops."""
         lets = _lets(self.fn.body)
-        for s in lets:
-            if s.prim == "pop":
-                raise TransformError(
-                    "reverse mode over a list that is popped is not supported yet",
-                    s.loc, "differentiate it in forward mode: s2s.jvp (of a gradient "
-                    "s2s emitted, for higher derivatives)",
-                )
+        pop_reads = set(self.popped.values())  # ``v = ys.pop()``'s read of ys[-1]
         for s in lets:
             base = s.args[0] if s.args else None
             if (s.prim == "getitem" and isinstance(base, Var) and base.name in self.active
+                    and s.target not in pop_reads
                     and isinstance(self.kinds.get(base.name), Seq)):
                 raise TransformError(
                     "reading an element of a list grown in a loop is not supported yet",
@@ -474,6 +486,9 @@ class _Reverse:
                 out += self.backward_break(s, adj)
                 continue
             assert isinstance(s, Let)
+            if s.prim == "pop" and s.args[0].name in self.active:
+                out += self.backward_pop(s, adj)
+                continue
             if s.prim in ("setitem", "add_at"):
                 lines = self.backward_setitem(s, adj)
                 if lines and s.loc is not None and s.loc.line != last_line:
@@ -569,6 +584,13 @@ class _Reverse:
             for path in leaf_paths(self.kinds.get(var, LEAF)):
                 name = self.canonical_name(var, path)
                 current = adj.get(var, {}).get(path)
+                if current is None and isinstance(self.kinds.get(var), Seq) \
+                        and self._is_popped(var):
+                    # a stack (a tape) that ends the loop unread: its items' zeros
+                    pre.append(Line(f"{name} = zeros_list({var})"))
+                    adj.setdefault(var, {})[path] = name
+                    self.owned.add(name)
+                    continue
                 if current is None and isinstance(self.kinds.get(var), Seq):
                     raise TransformError(
                         f"the list `{var}` grown in the loop is not used afterwards",
@@ -678,9 +700,18 @@ class _Reverse:
             return out
         (seq,) = g.values()
         if isinstance(item, Var) and item.name in self.active:
-            part = self.names.fresh(f"{item.name}_bar")
-            out.append(Line(f"{part} = {seq}.pop()"))
-            self.accumulate(item.name, (), part, adj, out)
+            paths = leaf_paths(kind.item)
+            if paths == [()] or not _unpackable(kind.item):
+                part = self.names.fresh(f"{item.name}_bar")
+                out.append(Line(f"{part} = {seq}.pop()"))
+                for p in paths:
+                    self.accumulate(item.name, p, path_text(part, p), adj, out)
+            else:  # a tuple of values (a tape's entry): one cotangent per leaf
+                parts = {p: self.names.fresh(
+                    "_".join([_elem_name(self, item.name, p)] + ["bar"])) for p in paths}
+                out.append(Line(f"{_unpack_text(kind.item, parts)} = {seq}.pop()"))
+                for p in paths:
+                    self.accumulate(item.name, p, parts[p], adj, out)
         else:
             out.append(Line(f"{seq}.pop()"))
         if isinstance(base, Var) and base.name in self.active:
@@ -690,6 +721,43 @@ class _Reverse:
                     s.loc, "use the list once, e.g. only through np.stack(ys)",
                 )
             adj[base.name] = {(): seq}  # the same list, one element shorter
+        return out
+
+    def _is_popped(self, var: str) -> bool:
+        """Is the list ``var`` names (any version of it) popped somewhere?"""
+        root = self.fn.aliases.get(var, var)
+        return any(self.fn.aliases.get(t.args[0].name, t.args[0].name) == root
+                   for t in _lets(self.fn.body) if t.prim == "pop")
+
+    def backward_pop(self, s: Let, adj: dict) -> list[Any]:
+        """``v = ys.pop()`` undone: the list's cotangent gets v's cotangent back as its
+        last item (zeros where v carries none), for the append that put v there to
+        pop.  A list nothing reads afterwards starts from the zeros of its items."""
+        out: list[Any] = []
+        base = s.args[0].name
+        item = self.popped.get(id(s))
+        if item is None:
+            raise TransformError(
+                "reverse mode needs the value `ys.pop()` removes, to give it a "
+                "cotangent", s.loc, "bind it, even if unused: `_ = ys.pop()`",
+            )
+        base_kind = self.kinds.get(base, LEAF)
+        slots = adj.pop(item, {})
+        if isinstance(base_kind, Tree):  # a list of known length: its last slot back
+            n = len(base_kind.keys) - 1
+            after = adj.pop(s.target, {})
+            adj[base] = dict(after) | {(n,) + p: t for p, t in slots.items()}
+            return out
+        seq = adj.get(s.target, {}).get(())
+        if seq is None:
+            seq = self.canonical_name(base, ())
+            out.append(Line(f"{seq} = zeros_list({s.target})"))
+            self.owned.add(seq)
+        item_kind = self.kinds.get(item, LEAF)
+        value = literal(item_kind, lambda p: slots.get(p) or f"np.zeros_like({path_text(item, p)})")
+        out.append(Line(f"{seq}.append({value})"))
+        adj.pop(s.target, None)
+        adj[base] = {(): seq}  # the same list, one item longer
         return out
 
     def backward_setitem(self, s: Let, adj: dict[str, dict[tuple, str]]) -> list[Any]:
@@ -1427,6 +1495,43 @@ def _elem_name(r: _Reverse, result: str, path: tuple) -> str:
         if isinstance(a, Var):
             return a.name
     return f"{result}_{path[0]}"
+
+
+def _pop_pairs(stmts: list[Stmt]) -> dict[int, str]:
+    """id of each ``pop`` statement -> the name its ``ys[-1]`` read bound just before."""
+    pairs: dict[int, str] = {}
+    for body in _bodies(stmts):
+        for before, s in zip(body, body[1:]):
+            if (isinstance(s, Let) and s.prim == "pop" and isinstance(before, Let)
+                    and before.prim == "getitem" and before.args[:1] == s.args[:1]):
+                pairs[id(s)] = before.target
+    return pairs
+
+
+def _bodies(stmts: list[Stmt]) -> list[list[Stmt]]:
+    """A statement list and every list nested in it."""
+    out = [stmts]
+    for s in stmts:
+        if isinstance(s, If):
+            out += _bodies(s.body) + _bodies(s.orelse)
+        elif isinstance(s, For):
+            out += _bodies(s.body)
+    return out
+
+
+def _unpackable(kind: Kind) -> bool:
+    """Can an assignment unpack a value of this kind (tuples and lists, no dicts)?"""
+    if isinstance(kind, Tree):
+        return kind.type is not dict and all(_unpackable(c) for c in kind.children)
+    return True
+
+
+def _unpack_text(kind: Kind, names: dict[tuple, str], prefix: tuple = ()) -> str:
+    """An assignment target unpacking a tuple (or list) of this kind into ``names``."""
+    if not isinstance(kind, Tree):
+        return names[prefix]
+    inner = [_unpack_text(c, names, prefix + (k,)) for k, c in zip(kind.keys, kind.children)]
+    return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
 
 
 def _lets(stmts: list[Stmt]) -> list[Let]:

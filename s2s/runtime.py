@@ -18,6 +18,7 @@ __all__ = [
     "dot_rhs_bar",
     "prod_of_others",
     "batch_axes",
+    "zeros_list",
 ]
 
 
@@ -654,3 +655,17 @@ def batch_axes(axis, rank):
         return tuple(int(a) % rank + 1 for a in axis)
     return int(axis) % rank + 1
 
+
+
+def zeros_list(ys):
+    """Zero cotangents for the items a list holds now (arrays, or tuples of arrays):
+    the cotangent of a list that nothing after this point reads, which the backward
+    sweep pops one item at a time as it undoes the appends that filled it."""
+    def zero(v):
+        if isinstance(v, tuple):
+            return tuple(zero(w) for w in v)
+        if isinstance(v, list):
+            return [zero(w) for w in v]
+        return np.zeros_like(v)
+
+    return [zero(v) for v in ys]

@@ -139,6 +139,8 @@ class _Vmap(Batch):
         from .primitives import PRIMITIVES
 
         s = self.a.producer.get(name)
+        if s is None and name in self.a.int_vars:
+            return 0  # a loop's index (a Python int)
         if s is None or s.prim not in PRIMITIVES:
             return None
         family = PRIMITIVES[s.prim].family
@@ -410,6 +412,11 @@ class _Vmap(Batch):
                 paths |= {(SEQ_ITEM,) + p for p in item_paths}
             if paths:
                 self.b[s.target] = paths
+            out += _forward([s], self.a)
+            return
+        if s.prim == "zeros_list":  # zeros batched where the list's items are
+            if self.b.get(s.args[0].name):
+                self.b[s.target] = set(self.b[s.args[0].name])
             out += _forward([s], self.a)
             return
         if s.prim == "pop":  # the same list, one item shorter
@@ -732,6 +739,12 @@ class _Vmap(Batch):
                 continue
             kind = self.kind(entry)
             prod = self.a.producer.get(entry)
+            if isinstance(kind, Seq) and prod is not None and prod.prim == "zeros_list":
+                # zero cotangents (reverse mode over a popped list): the same for
+                # every example, stacked where the loop appends batched items
+                new = {p[1:] for p in state.get(entry, set()) if p[:1] == (SEQ_ITEM,)}
+                out.append(Line(f"{entry} = {_stacked_items(entry, kind, new, self.use_batch_size())}"))
+                continue
             if isinstance(kind, Seq):
                 if not (prod is not None and prod.prim == "make_list" and not prod.args):
                     raise self.fail(s, NoBatchRule(
@@ -753,8 +766,25 @@ class _Vmap(Batch):
             out.append(Block(f"while {atom_text(s.test)}:", body, []))
 
 
+def _stacked_items(name: str, kind: Seq, paths: set, n: str) -> str:
+    """``[... for item in name]`` with the item's leaves at ``paths`` stacked n times."""
+    item = kind.item
+    leaves = leaf_paths(item)
+    names = {p: "v" if p == () else "v" + "".join(str(k) for k in p) for p in leaves}
+    target = names[()] if leaves == [()] else _unpack_target(item, names)
+    value = literal(item, lambda p: f"np.stack([{names[p]}] * {n})" if p in paths else names[p])
+    return f"[{value} for {target} in {name}]"
+
+
+def _unpack_target(kind: Any, names: dict, prefix: tuple = ()) -> str:
+    if not isinstance(kind, Tree):
+        return names[prefix]
+    inner = [_unpack_target(c, names, prefix + (k,)) for k, c in zip(kind.keys, kind.children)]
+    return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
+
+
 # primitives the transform batches itself (containers, calls, writes, joins of lists)
-HANDLED = {"setitem", "append", "pop", "call", "make_dict", "make_list", "make_tuple",
+HANDLED = {"setitem", "append", "pop", "zeros_list", "call", "make_dict", "make_list", "make_tuple",
            "identity", "array", "stack", "concatenate", "hstack", "vstack"}
 
 SEQ_ITEM = "*"  # batched paths of a list grown in a loop: "*" then the item's path

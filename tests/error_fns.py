@@ -216,17 +216,6 @@ def adds_into_an_argument(x):
     return np.sum(x)
 
 
-def pops_a_grown_list(x, n):
-    tape = []
-    for i in range(n):
-        tape.append((x * i, np.sin(x)))
-    total = 0.0
-    for i in range(n):
-        a, b = tape.pop()  # ERR: tape.pop
-        total = total + np.sum(a * b)
-    return total
-
-
 def reverses_an_enumeration(x):
     for i, v in reversed(enumerate(x)):  # ERR: reversed
         x = x * v

@@ -42,7 +42,7 @@ def close(got, expected):
 
 def check_grad_grad(source):
     f, fj = load(source)
-    for x in (0.3, -1.2):
+    for x in (X_OFF_TIES[0], -1.2):  # (0.3 itself ties np.maximum(x, 0.3): see above)
         close(s2s.grad(s2s.grad(f))(x), jax.grad(jax.grad(fj))(x))
 
 
@@ -166,9 +166,6 @@ import corpus_fns  # noqa: E402
 
 HVP_GAPS = {
     "list_literal_append": "concatenate's VJP rule uses a list comprehension",
-    "return_in_loop_taken": "a tape popped inside an if branch",
-    "return_in_loop_not_taken": "a tape popped inside an if branch",
-    "loop_enumerate_if": "a tape popped inside an if branch",
 }
 HVP_CASES = [c for c in CASES if not c.kwargs and c.jax and not c.has_aux]
 
@@ -190,3 +187,37 @@ def test_hvp_of_every_corpus_function(case) -> None:
     tol = {"rtol": 1e-4, "atol": 1e-5} if f32 else TOL
     for g, e in zip(leaves(got), leaves(expected)):
         np.testing.assert_allclose(np.asarray(g, float), np.asarray(e, float), **tol)
+
+
+# ---- reverse over reverse: the VJP of each emitted gradient over the whole corpus -----
+
+# reverse mode over the emitted tapes (lists appended going forward, popped coming
+# back) is undone in turn: each pop gives the cotangent list an item back
+VJP_OF_GRAD_GAPS: dict[str, str] = {
+    "list_literal_append": "concatenate's VJP splits by a count known only at run time",
+}
+
+
+def vjp_of_grad_params():
+    return [pytest.param(c, id=c.name, marks=[pytest.mark.xfail(strict=True,
+            reason=VJP_OF_GRAD_GAPS[c.name])] if c.name in VJP_OF_GRAD_GAPS else [])
+            for c in HVP_CASES]
+
+
+@pytest.mark.parametrize("case", vjp_of_grad_params())
+def test_vjp_of_grad_of_every_corpus_function(case) -> None:
+    """Reverse mode over each emitted gradient (loops and their tapes, writes, calls),
+    against ``jax.vjp`` of ``jax.grad`` with the same cotangent."""
+    args = case.args()
+    twin = getattr(jax_twin(corpus_fns), attr_name(case))
+    g = s2s.grad(case.fn, argnums=case.argnums)
+    out, pullback = s2s.vjp(g, *args)
+    jout, jpullback = jax.vjp(jax.grad(twin, argnums=case.argnums), *args)
+    cot = rng_tree(jout, np.random.default_rng(1))
+    f32 = any(np.result_type(x) == np.float32 for x in leaves(args))
+    tol = {"rtol": 1e-4, "atol": 1e-5} if f32 else TOL
+    for got, expected in ((out, jout), (pullback(cot), jpullback(cot))):
+        for a, e in zip(leaves(got), leaves(expected)):
+            if np.result_type(e) == jax.dtypes.float0:
+                continue
+            np.testing.assert_allclose(np.asarray(a, float), np.asarray(e, float), **tol)

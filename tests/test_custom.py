@@ -220,9 +220,7 @@ def test_hessian_differentiates_the_rule(name: str) -> None:
     close(got, jax.hessian(twin)(*args))
 
 
-@pytest.mark.parametrize("name", JVP_CASES + VJP_CASES[:-1] + [pytest.param(
-    "f_loop_customs", marks=pytest.mark.xfail(strict=True, raises=s2s.TransformError,
-    reason="reverse over reverse through a loop (a tape popped) is not supported yet"))])
+@pytest.mark.parametrize("name", JVP_CASES + VJP_CASES)
 def test_grad_of_grad_matches_jax(name: str) -> None:
     """Second order by reverse over reverse, on scalars (the rules are differentiated)."""
     f = getattr(C, name)

@@ -153,19 +153,6 @@ def test_error_inside_a_called_helper_names_the_helper() -> None:
     assert_points_at(info.value, E.broken_helper)
 
 
-def test_reverse_mode_over_a_popped_list_is_refused_when_generated() -> None:
-    """Normalizing accepts ``tape.pop()`` (forward mode reads it); reverse mode
-    refuses it when it generates the derivative, pointing at the pop."""
-    g = s2s.grad(E.pops_a_grown_list)
-    with pytest.raises(s2s.TransformError) as info:
-        g(np.ones(3), 2)
-    first = str(info.value).splitlines()[0]
-    assert "pops_a_grown_list" in first
-    assert "reverse mode over a list that is popped is not supported yet" in first
-    assert "s2s.jvp" in str(info.value)
-    assert_points_at(info.value, E.pops_a_grown_list)
-
-
 def test_transform_errors_are_exceptions_with_the_documented_hierarchy() -> None:
     for cls in (
         s2s.UnsupportedSyntaxError,

@@ -48,6 +48,10 @@ def _defhelper(name, sig, diff=None, nondiff=False, note=""):
 
 # ---- broadcasting and the seed -----------------------------------------------------
 
+# the zero cotangent of a list no later code reads (reverse mode over ``ys.pop()``)
+_defhelper("zeros_list", "(ys)", diff=(), nondiff=True,
+           note="zeros shaped like a list's items: no derivative")
+
 _defhelper("unbroadcast", "(cot, x)", diff=("cot",),
            note="x gives only a shape: no derivative for it")
 
