@@ -8,6 +8,7 @@ values, outside jit)."""
 
 from __future__ import annotations
 
+import re
 import types
 
 import numpy as np
@@ -296,14 +297,180 @@ def test_static_test_stays_a_python_branch_at_run_time() -> None:
 # ---- what stays Python ------------------------------------------------------------------
 
 
-def test_break_stays_python_and_the_error_quotes_it() -> None:
+# ---- break and continue: flags, then lax ----------------------------------------------
+
+
+def nested_break(x):
+    total = 0.0
+    y = x
+    for i in range(3):
+        for j in range(4):
+            y = np.sin(y) * 1.3 + 0.1 * x
+            if np.sum(y) > 1.5 + i:
+                break
+        total = total + np.sum(y**2)
+    return total
+
+
+def while_with_break(x):
+    y = x
+    k = 0.0
+    while np.sum(y) < 10.0:
+        y = y * 1.3 + 0.1
+        k = k + 1.0
+        if np.max(y) > 3.0:
+            break
+    return np.sum(y) * k
+
+
+# the break taken on the first iteration, a later one, and never
+BREAK_XS = [np.array([1.5, 1.2, 0.9]), X_POS, X_NEG, np.array([-1.0, -2.0, 0.1])]
+
+
+def test_break_in_a_static_range_is_a_masked_scan_under_grad() -> None:
     g = s2s.jit(s2s.grad(loop_with_break), backend="jax")
-    with pytest.raises(TracedValueError) as info:
-        g(X_POS)
-    assert f"{STAYS}: `break`" in s2s.source(g) or f"{STAYS}: `break`" in str(info.value)
-    assert "Python `if`" in str(info.value)
-    np_g = s2s.jit(s2s.grad(loop_with_break), backend="numpy")
-    assert_close(np_g(X_POS), jax.grad(on_jax(loop_with_break))(X_POS))
+    for x in BREAK_XS:  # the iteration that breaks depends on x: one compiled code
+        assert_close(g(x), s2s.grad(loop_with_break)(x))
+        assert_close(g(x), jax.grad(on_jax(loop_with_break))(x))  # Python loop
+    assert g.cache_info().compilations == 1
+    source = s2s.source(g)
+    assert STAYS not in source and not re.search(r"^\s*break\s*$", source, re.M)
+    assert "going = True" in source and "going = False  # break" in source
+    assert "# lowered: if going:" in source  # the body, masked once the loop broke
+    assert "push=(tape,), going=" in source  # stops there when run the Python way
+    assert "lax.scan_range(0, n_iter, " in source  # the backward: n_iter traced
+    jaxpr = str(jax.make_jaxpr(g)(X_POS))
+    assert jaxpr.count("scan[") == 2 and "while[" not in jaxpr
+
+
+def test_break_under_value_and_grad_jvp_and_a_static_trip_count() -> None:
+    vg = s2s.jit(s2s.value_and_grad(loop_break_n), backend="jax", static_argnums=1)
+    jv = s2s.jit(_jvp_of_loop_break_n, backend="jax", static_argnums=1)
+    v = np.array([0.3, -1.0, 0.5])
+    for x in BREAK_XS:
+        for n in (0, 1, 6):
+            value, grad = vg(x, n)
+            assert_close(value, loop_break_n(x, n))
+            assert_close(grad, jax.grad(on_jax(loop_break_n))(x, n))
+            out, out_dot = jv(x, n, v)
+            expected = jax.jvp(lambda x: on_jax(loop_break_n)(x, n), (x,), (v,))
+            assert_close(out, expected[0])
+            assert_close(out_dot, expected[1])
+
+
+def loop_break_n(x, n):
+    y = x
+    for i in range(n):
+        y = np.sin(y) * 1.5 + x
+        if np.sum(y) > 4.0:
+            y = y * 0.5
+            break
+        y = y + 0.1
+    return np.sum(y**2)
+
+
+def _jvp_of_loop_break_n(x, n, v):
+    return s2s.jvp(loop_break_n, (x, n), (v, np.zeros((), s2s.api.float0)))
+
+
+def test_break_with_a_traced_trip_count_runs_forward_and_refuses_reverse() -> None:
+    jv = s2s.jit(_jvp_of_loop_break_n, backend="jax")  # n traced
+    v = np.array([0.3, -1.0, 0.5])
+    for x in BREAK_XS:
+        out, out_dot = jv(x, 6, v)
+        expected = jax.jvp(lambda x: on_jax(loop_break_n)(x, 6), (x,), (v,))
+        assert_close(out, expected[0])
+        assert_close(out_dot, expected[1])
+    assert jv.cache_info().compilations == 1
+    g = s2s.jit(s2s.grad(loop_break_n), backend="jax")
+    with pytest.raises(TracedValueError, match="Reverse-mode differentiation"):
+        g(X_POS, 6)
+
+
+def test_break_in_an_inner_loop_under_grad() -> None:
+    g = s2s.jit(s2s.grad(nested_break), backend="jax")
+    for x in BREAK_XS:
+        assert_close(g(x), s2s.grad(nested_break)(x))
+        assert_close(g(x), jax.grad(on_jax(nested_break))(x))
+    assert "going = False  # break" in s2s.source(g)
+
+
+def test_break_in_a_while_loop_under_grad_and_jit() -> None:
+    g = s2s.jit(s2s.grad(while_with_break), backend="jax")
+    for x in (np.array([0.5, 0.7, 0.9]), np.array([2.0, 2.5, 2.9]), X_POS * 3.0):
+        assert_close(g(x), s2s.grad(while_with_break)(x))
+        assert_close(g(x), jax.grad(on_jax(while_with_break))(x))
+    assert g.cache_info().compilations == 1
+    source = s2s.source(g)
+    assert STAYS not in source and "going=" in source and "lax.while_loop(" in source
+
+
+CONTINUE_TEXT = "\n".join([
+    "import numpy as np",
+    "",
+    "",
+    "def f(x, n):",
+    "    total = 0.0",
+    "    for i in range(n):",
+    "        # skip the negative ones",
+    "        if x[i] < 0.0:",
+    "            continue",
+    "        total = total + np.sin(x[i]) * x[i]",
+    "        if total > 1.0:",
+    "            total = total * 0.5",
+    "            break",
+    "        else:",
+    "            total = total + 0.1",
+    "        total = total * 1.1",
+    "    k = 0",
+    "    while k < n:",
+    "        k = k + 1",
+    "        if x[k - 1] > 0.9:",
+    "            continue",
+    "        total = total + x[k - 1] ** 2",
+    "    return total",
+    "",
+])
+
+
+def test_continue_and_break_in_text_lowered_and_run_under_jit() -> None:
+    lowered = lower_control(CONTINUE_TEXT)
+    assert STAYS not in lowered
+    assert not re.search(r"^\s*(break|continue)\s*$", lowered, re.M)
+    assert "trip_going = False  # continue" in lowered
+    assert "# lowered: if trip_going:" in lowered
+    python: dict = {}
+    exec(compile(CONTINUE_TEXT, "<python>", "exec"), python)
+    namespace: dict = {}
+    exec(compile(lowered.replace("import numpy as np", "import jax.numpy as np"),
+                 "<lowered>", "exec"), namespace)
+    f = jax.jit(namespace["f"])  # x and n traced: fori_loop and while_loop
+    r = np.random.default_rng(5)
+    for _ in range(6):
+        x = r.uniform(-1.0, 1.5, size=6)
+        for n in (0, 3, 6):
+            assert_close(f(x, n), python["f"](x, n))
+
+
+def test_a_loop_with_break_that_stays_python_keeps_its_break() -> None:
+    text = "\n".join([
+        "import numpy as np",
+        "",
+        "",
+        "def f(x):",
+        "    other = [0]",
+        "    y = x",
+        "    for i in range(4):",
+        "        y = np.sin(y)",
+        "        other[0] = i",
+        "        if np.sum(y) > 1.0:",
+        "            break",
+        "    return y",
+        "",
+    ])
+    lowered = lower_control(text)
+    assert "            break" in lowered and "going" not in lowered
+    assert f"{STAYS}: a write into a Python container" in lowered
 
 
 def test_if_that_stays_python_keeps_its_tapes_python_too() -> None:

@@ -49,6 +49,8 @@ import re
 import threading
 from typing import Any, Iterable
 
+from .breaks import MARK, rewrite_jumps
+
 __all__ = ["lower_control", "LAX_IMPORT", "STAYS"]
 
 LAX_IMPORT = "import s2s.backends.jax_control as lax"
@@ -79,7 +81,23 @@ class _GiveUp(Exception):
 
 
 def lower_control(text: str, lax_name: str = "lax") -> str:
-    """``text`` with its ``if``/``for``/``while`` statements lowered (see above)."""
+    """``text`` with its ``if``/``for``/``while`` statements lowered (see above).
+
+    Loops that ``break`` or ``continue`` are first rewritten with flags
+    (:mod:`s2s.backends.breaks`); one that stays Python all the same is put back as
+    it was, and the pass starts again, so what stays Python keeps its jumps."""
+    excluded: set[int] = set()
+    while True:
+        rewritten, flags = rewrite_jumps(text, excluded)
+        out = _lower_pinned(rewritten, lax_name)
+        stayed = {number for flag, number in flags.items()
+                  if re.search(rf"{re.escape(MARK + flag)}\b.*{STAYS}", out)}
+        if not stayed:
+            return out
+        excluded |= stayed
+
+
+def _lower_pinned(text: str, lax_name: str) -> str:
     pinned: set[tuple[str, str, str]] = set()
     while True:
         out, pins = _lower_all(text, pinned, lax_name)
@@ -318,6 +336,7 @@ class _Lowering:
         self.lax = lax_name
         self.taken = taken
         self.tapes = tapes - self.stacked_not
+        self.all_tapes = tapes
 
     def fresh(self, base: str) -> str:
         name, k = base, 2
@@ -457,7 +476,12 @@ class _Lowering:
         blocks = [node.body, node.orelse]
         effects = self.hoist(blocks, "a branch")
         tapes = {t for p, q in effects for t in (*p, *q)}
-        lists = tapes - self.tapes
+        # a tape only a loop that stays Python pins (its entries go one by one) may
+        # still be appended in a branch of an `if` in a loop whose jumps were
+        # rewritten (the `if going:` guard holds the whole body): as a tape's, its
+        # entry is hoisted after the lax.cond
+        lists = tapes - (self.all_tapes - self.pinned if self.in_rewritten_loop(node)
+                         else self.tapes)
         if lists:
             raise _GiveUp(f"`{sorted(lists)[0]}` (a list, not a tape) changed in a branch",
                           tapes)
@@ -472,6 +496,12 @@ class _Lowering:
             n in own and (_scan(block, n) == "read" or (
                 n in outputs and _scan(block, n) != "written"))
             for block, own in ((node.body, assigned_t), (node.orelse, assigned_f)))]
+        if self.in_rewritten_loop(node):
+            # the jumps' rewrite binds names (the flags, the values a `break` path
+            # set) on one path only: the other path keeps their values from before
+            operands = [n for n in assigned if n in before and (n in operands or (
+                n in outputs and any(_scan(b, n) != "written"
+                                     for b in (node.body, node.orelse))))]
         push_tapes = [t for p, _ in effects for t in p]
         push_tapes = list(dict.fromkeys(push_tapes))
         pop_tapes = list(dict.fromkeys(t for _, q in effects for t in q))
@@ -559,7 +589,32 @@ class _Lowering:
         for n in assigned + targets:
             if n in live and n not in carry:
                 raise _GiveUp(f"`{n}` is read after the loop but not bound before it")
+        going = self.going_flag(node)
+        if going is not None and going in assigned and going in before and \
+                going not in carry:
+            carry.append(going)  # the helper reads it: has the loop broken?
         return pushes, pops, carry
+
+    def in_rewritten_loop(self, node: ast.stmt) -> bool:
+        """Whether ``node`` is inside a loop :mod:`~s2s.backends.breaks` rewrote."""
+        parents = self.parents()
+        cur: ast.AST = node
+        while id(cur) in parents:
+            cur = parents[id(cur)][0]
+            if isinstance(cur, (ast.For, ast.While)) and self.going_flag(cur):  # type: ignore[arg-type]
+                return True
+        return False
+
+    def going_flag(self, node: ast.stmt) -> str | None:
+        """The ``going`` flag of a loop whose ``break`` :mod:`~s2s.backends.breaks`
+        rewrote (named on its first line), else None."""
+        found = re.search(rf"{re.escape(MARK)}(\w+)", self.lines[node.lineno - 1])
+        return found.group(1) if found else None
+
+    def going_arg(self, node: ast.stmt, carry: list[str]) -> list[str]:
+        """``going=k``: the helper stops (or masks) once ``carry[k]`` is False."""
+        going = self.going_flag(node)
+        return [f"going={carry.index(going)}"] if going in carry else []
 
     def tape_edits(self, pushes: list[tuple[str, Any]], pops: dict, pushed_names: dict,
                    popped_names: dict, edits: dict[int, str | None], slots: list) -> None:
@@ -629,7 +684,7 @@ class _Lowering:
             args.append(f"step={self.segment(step)}")
         if reverse:
             args.append("reverse=True")
-        args += self.push_args(pushes)
+        args += self.push_args(pushes) + self.going_arg(node, carry)
         if pops:
             args.append(f"pop={_paren_tuple(list(pops))}")
         helper = "scan_range" if taped else "fori_loop"
@@ -669,7 +724,8 @@ class _Lowering:
             out.append(f"{body_ind}return {carry_out}, {_paren_tuple(slots)}\n")
         else:
             out.append(f"{body_ind}return {carry_out}\n")
-        args = [test_name, body_name, carry_out] + self.push_args(pushes)
+        args = [test_name, body_name, carry_out] + self.push_args(pushes) + \
+            self.going_arg(node, carry)
         call = f"{self.lax}.while_loop({', '.join(args)})"
         out.append(f"{ind}{_tuple(carry)} = {call}\n" if carry else f"{ind}{call}\n")
         return node.lineno - 1, node.end_lineno, out

@@ -182,13 +182,24 @@ def _order(start: Any, stop: Any, step: Any, reverse: bool) -> range | None:
     return r[::-1] if reverse else r
 
 
+def _broke(carry: tuple, going: int | None) -> bool:
+    """Whether the loop has run its ``break`` (a concrete False ``going`` flag)."""
+    if going is None:
+        return False
+    flag = carry[going]
+    return not _traced(flag) and not flag
+
+
 def fori_loop(start: Any, stop: Any, body: Callable, carry: tuple, step: Any = 1,
-              reverse: bool = False) -> tuple:
+              reverse: bool = False, going: int | None = None) -> tuple:
     """``for i in range(start, stop, step):`` (``reversed(...)`` with ``reverse``)
     lowered: ``carry = body(i, carry)`` per iteration, through ``jax.lax.fori_loop``.
 
     With concrete bounds a body ``fori_loop`` cannot trace (a carried value that
-    changes shape, a Python value it needs concrete) runs as the Python loop."""
+    changes shape, a Python value it needs concrete) runs as the Python loop.
+    ``going``: the position in the carry of the flag a rewritten ``break`` clears
+    (:mod:`s2s.backends.breaks`); the body does nothing once it is False, and run the
+    Python way the loop stops there."""
     order = _order(start, stop, step, reverse)
     if order is None:
         if reverse or not (isinstance(step, int) and step == 1):
@@ -207,12 +218,15 @@ def fori_loop(start: Any, stop: Any, body: Callable, carry: tuple, step: Any = 1
             pass
     for i in order:
         carry = body(i, carry)
+        if _broke(carry, going):
+            break
     return carry
 
 
 def scan_range(start: Any, stop: Any, body: Callable, carry: tuple, step: Any = 1,
                reverse: bool = False, push: Sequence[list] = (),
-               pop: Sequence[list] = (), extend: Sequence[list] = ()) -> tuple:
+               pop: Sequence[list] = (), extend: Sequence[list] = (),
+               going: int | None = None) -> tuple:
     """A ``for`` loop over a range that appends to tapes (``push``) or pops them
     (``pop``), lowered: ``carry, pushed = body(i, carry, popped)`` per iteration,
     through ``jax.lax.scan``.
@@ -222,13 +236,24 @@ def scan_range(start: Any, stop: Any, body: Callable, carry: tuple, step: Any = 
     (last pushed first, as ``tape.pop()`` does).  Tapes holding entries one by one
     (their loop ran the Python way) are popped the Python way.  ``extend``: lists
     that are not tapes (code reads them as lists): they get one entry per iteration,
-    after the tapes' entries in what ``body`` returns."""
+    after the tapes' entries in what ``body`` returns.
+
+    ``going`` (a loop whose ``break`` was rewritten, see :func:`fori_loop`): under
+    ``lax.scan`` every iteration pushes an entry (zeros once the loop has broken), so
+    the tapes hold ``stop - start`` rows of which the first ``n_iter`` (the emitted
+    count of iterations run) are real; the backward loop ``for _ in range(n_iter)``,
+    its bound traced, scans all rows in reverse, masking those past ``n_iter``."""
     order = _order(start, stop, step, reverse)
     if order is None:
+        done = _masked_pops(start, stop, step, reverse, body, carry, push, pop, extend)
+        if done is not None:
+            return done
         raise _reverse_mode_error("a `for` loop whose range has traced bounds")
     n = len(order)
     stacked = [_top_stack(t, n) for t in pop]
     if n and all(s is not None for s in stacked):
+        if going is not None:  # n_iter is traced after the scan: so are the rows
+            push, extend = (*push, *extend), ()  # in use; stack them all
         done = _scan(order, body, carry, push, pop, stacked, extend)
         if done is not None:
             return done
@@ -237,6 +262,8 @@ def scan_range(start: Any, stop: Any, body: Callable, carry: tuple, step: Any = 
         carry, pushed = body(i, carry, popped)
         for tape, entry in zip((*push, *extend), pushed):
             tape.append(entry)
+        if _broke(carry, going):
+            break
     for t in pop:
         if t and isinstance(t[-1], Stacked) and t[-1].remaining == 0:
             t.pop()
@@ -269,6 +296,38 @@ def _scan(order: range, body: Callable, carry: tuple, push: Sequence[list],
         tape.append(Stacked(entries, n))
     for items, entries in zip(extend, ys[len(push):]):
         items.extend(_tree_map(lambda a, k=k: a[k], entries) for k in range(n))
+    return carry
+
+
+def _masked_pops(start: Any, stop: Any, step: Any, reverse: bool, body: Callable,
+                 carry: tuple, push: Sequence[list], pop: Sequence[list],
+                 extend: Sequence[list]) -> tuple | None:
+    """A backward loop ``for _ in range(start, stop)`` with a traced trip count that
+    pops tapes whose top is one :class:`Stacked` of a scanned loop (that broke: the
+    count of its iterations run is traced): a reverse scan over all the stacked rows,
+    row ``k`` popped by iteration ``trip - 1 - k`` and skipped when ``k >= trip``.
+    None where that does not apply (the caller refuses)."""
+    if not pop or push or extend or reverse or _any_traced((start, step)) or step != 1:
+        return None
+    tops = [t[-1] if t and isinstance(t[-1], Stacked) else None for t in pop]
+    if any(top is None for top in tops) or len({top.remaining for top in tops}) != 1:
+        return None
+    n = tops[0].remaining
+    trip = jnp.asarray(stop) - start
+    xs = tuple(top.values for top in tops)
+
+    def step_fn(c: Any, x: Any) -> Any:
+        k, popped = x
+        new, _ = body(start + trip - 1 - k, c, popped)
+        live = k < trip
+        return _tree_map(lambda a, b: jnp.where(live, a, b), new, c), None
+
+    try:
+        carry, _ = _lax.scan(step_fn, carry, (jnp.arange(n), xs), reverse=True)
+    except Exception:  # noqa: BLE001 - refused by the caller, as before
+        return None
+    for t in pop:
+        t.pop()
     return carry
 
 
@@ -314,14 +373,19 @@ def _pop_one(tape: list) -> Any:
 
 
 def while_loop(test: Callable, body: Callable, carry: tuple,
-               push: Sequence[list] = (), extend: Sequence[list] = ()) -> tuple:
+               push: Sequence[list] = (), extend: Sequence[list] = (),
+               going: int | None = None) -> tuple:
     """``while <test>:`` lowered.  ``test(carry)`` is the condition; ``body(carry)``
-    returns the new carry (and, with ``push``, the entries it appended).
+    returns the new carry (and, with ``push``, the entries it appended).  ``going``:
+    the position in the carry of the flag a rewritten ``break`` clears; the loop runs
+    while it is True and the test holds.
 
     Iterations whose test is concrete run the Python way; from the first traced test
     the loop is ``jax.lax.while_loop``.  A loop that appends to a tape (the forward
     pass of a gradient) cannot continue on a traced test: reverse mode through it
     raises, as JAX's does."""
+    if going is not None:
+        test = _and_going(test, going)
     while True:
         t = test(carry)
         if _traced(t):
@@ -353,3 +417,14 @@ def while_loop(test: Callable, body: Callable, carry: tuple,
             "keep the values the loop rebinds the same shape and dtype, or run it on the "
             "NumPy backend",
         ) from err
+
+
+def _and_going(test: Callable, going: int) -> Callable:
+    """``test`` that is also False once the loop's ``going`` flag is."""
+    def both(carry: tuple) -> Any:
+        flag = carry[going]
+        if not _traced(flag):
+            return test(carry) if flag else False
+        return jnp.logical_and(flag, _scalar_predicate(test(carry)))
+
+    return both
