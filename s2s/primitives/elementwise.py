@@ -5,6 +5,7 @@ the input; ``x_dot`` is the input's tangent.  Where the output is cheaper to reu
 than the input (``exp``, ``tanh``, ``sqrt``) the rule reads ``ans``.
 """
 
+import ast
 import math
 
 import numpy as np
@@ -275,7 +276,19 @@ def absolute_jvp(x_dot, ans, x):
     return np.where(x >= 0, x_dot, -x_dot)
 
 
-defprim("negative", np.negative, "(x)", family="elementwise", spelling=prefix("-"))
+def _negative_spelling(args, params):
+    # a literal tuple or list (roll's shift read back from an emitted gradient) keeps
+    # the call: Python's ``-(1, -2)`` is a TypeError, np.negative's an array
+    try:
+        value = ast.literal_eval(args[0])
+    except (ValueError, SyntaxError):
+        value = None
+    if isinstance(value, (tuple, list)):
+        return f"np.negative({args[0]})"
+    return f"-{args[0]}"
+
+
+defprim("negative", np.negative, "(x)", family="elementwise", spelling=_negative_spelling)
 
 
 @defvjp("negative")

@@ -491,34 +491,28 @@ defprim("linalg.matrix_power", np.linalg.matrix_power, "(a, n)", family="linalg"
 
 @defvjp("linalg.matrix_power")
 def matrix_power_vjp(g, ans, a, n):
-    # d(a^n) = sum_k a^k da a^(n-1-k); for n < 0 through inv(a)
-    a_t = np.matrix_transpose(a)
+    # d(a^n)[da] = sum_k a^k da a^(n-1-k) is the top right block of [[a, da], [0, a]]^n
+    # (for n < 0 too); its adjoint is the same with a's transpose: array operations
+    # only, so code that transforms this gradient again reads no sum over k
     if n == 0:
         return np.zeros_like(a)
-    if n > 0:
-        return sum(
-            np.linalg.matrix_power(a_t, k) @ g @ np.linalg.matrix_power(a_t, n - 1 - k)
-            for k in range(n)
-        )
-    return -sum(
-        np.linalg.matrix_power(a_t, -k) @ g @ np.linalg.matrix_power(a_t, n - 1 + k)
-        for k in range(1, 1 - n)
-    )
+    a_t = np.matrix_transpose(a)
+    m = np.shape(a)[-1]
+    top = np.concatenate([a_t, g], axis=-1)
+    bottom = np.concatenate([np.zeros_like(a_t), a_t], axis=-1)
+    block_power = np.linalg.matrix_power(np.concatenate([top, bottom], axis=-2), n)
+    return block_power[..., :m, m:]
 
 
 @defjvp("linalg.matrix_power", "a")
 def matrix_power_jvp(a_dot, ans, a, n):
     if n == 0:
         return np.zeros_like(ans)
-    if n > 0:
-        return sum(
-            np.linalg.matrix_power(a, k) @ a_dot @ np.linalg.matrix_power(a, n - 1 - k)
-            for k in range(n)
-        )
-    return -sum(
-        np.linalg.matrix_power(a, -k) @ a_dot @ np.linalg.matrix_power(a, n - 1 + k)
-        for k in range(1, 1 - n)
-    )
+    m = np.shape(a)[-1]
+    top = np.concatenate([a, a_dot], axis=-1)
+    bottom = np.concatenate([np.zeros_like(a), a], axis=-1)
+    block_power = np.linalg.matrix_power(np.concatenate([top, bottom], axis=-2), n)
+    return block_power[..., :m, m:]
 
 
 defprim("linalg.pinv", np.linalg.pinv, "(a, rcond=None, hermitian=False)",

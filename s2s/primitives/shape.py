@@ -309,7 +309,7 @@ for _name in ("hsplit", "vsplit", "dsplit"):
 
 @defvjp("hsplit")
 def hsplit_vjp(g, ans, ary, indices_or_sections):
-    return np.concatenate(g, axis=1 if np.ndim(ary) > 1 else 0)
+    return np.hstack(g)  # axis 1, or 0 for 1-D: a constant axis for what reads it next
 
 
 @defjvp("hsplit", "ary")
@@ -428,8 +428,13 @@ def append_vjp(g, ans, arr, values, axis=None):
     if axis is None:  # both flattened
         arr_bar = np.reshape(g[: np.size(arr)], np.shape(arr))
         return arr_bar, np.reshape(g[np.size(arr) :], np.shape(values))
-    pieces = np.split(g, [np.shape(arr)[axis]], axis=axis)
-    return pieces[0], pieces[1]
+    # two slices, not np.split(g, [n]): its indices are computed when the code runs, so
+    # code that transforms this gradient again could not count np.split's results
+    n = np.shape(arr)[axis]
+    if axis == 0:
+        return g[:n], g[n:]
+    g_front = np.moveaxis(g, axis, 0)
+    return np.moveaxis(g_front[:n], 0, axis), np.moveaxis(g_front[n:], 0, axis)
 
 
 @defjvp("numpy.append", "arr")
