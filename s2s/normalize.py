@@ -815,10 +815,13 @@ class Normalizer:
                     ).within(paths[k], stmt, k))
                 continue
             join = a if a != before.get(name) else b
+            # two arrays written in place, one per path: the join is spelled with the
+            # join's array, so the other path binds it (`y = y_other`), not renames
+            root = self.buffer_root.get(join, join)
             for branch, final in ((body, a), (orelse, b)):
                 if final == join:
                     continue
-                if final != before.get(name):
+                if final != before.get(name) and self.buffer_root.get(final, root) == root:
                     _rename(branch, final, join)
                 else:
                     branch.append(Let(join, "identity", (Var(final),), {}, stmt.loc))

@@ -221,3 +221,20 @@ def test_vjp_of_grad_of_every_corpus_function(case) -> None:
             if np.result_type(e) == jax.dtypes.float0:
                 continue
             np.testing.assert_allclose(np.asarray(a, float), np.asarray(e, float), **tol)
+
+
+FD_CASES = [c for c in CASES if not c.jax and not c.kwargs and not c.has_aux]
+
+
+@pytest.mark.parametrize("case", FD_CASES, ids=lambda c: c.name)
+def test_vjp_of_grad_where_jax_cannot_run_the_program(case) -> None:
+    """In-place writes (and Python math) JAX refuses: reverse over reverse against
+    central differences of the emitted gradient along the cotangent."""
+    from support import fd_grad
+
+    args = case.args()
+    g = s2s.grad(case.fn, argnums=0)
+    out, pullback = s2s.vjp(g, *args)
+    cot = np.random.default_rng(2).normal(size=np.shape(out))
+    (expected,) = fd_grad(lambda *a: np.sum(np.asarray(g(*a)) * cot), args, 0)
+    np.testing.assert_allclose(pullback(cot)[0], expected, rtol=1e-6, atol=1e-7)

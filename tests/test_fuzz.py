@@ -406,12 +406,11 @@ ADD_AT_ON_UNBATCHED_PATH = """def f(x, y):
 """
 
 
-@pytest.mark.xfail(strict=True, raises=UnboundLocalError, reason=(
-    "campaign salt 11 (4 programs): the rank probe of the gradient (vmap.probe) spells "
-    "the else path's np.add.at into buffer x_bar_3 while the join after the `if` is "
-    "x_bar (the true path's buffer): the probe reads x_bar unbound; in-place versions "
-    "joined from two buffers need the join bound at the end of each path"))
 def test_add_at_path_of_an_unbatched_if_regression() -> None:
+    """Campaign salt 11 (4 programs): the gradient writes x_bar on one path and a
+    fresh x_bar_3 (np.add.at) on the other; the normalizer renamed the second path's
+    version to the join, spelled x_bar, which that path never bound
+    (UnboundLocalError in vmap's probe).  That path now binds the join: x_bar = x_bar_3."""
     f, fj = load(ADD_AT_ON_UNBATCHED_PATH)
     xs, y = XS_BOTH_PATHS * [[1.0, 2.0, 3.0, 4.0]], -np.array([0.5, 1.0, 2.0, 0.25])
     expected = np.stack([jax.grad(fj)(x, y) for x in xs])
