@@ -574,6 +574,22 @@ def einsum_bar_rule(b: Batch, s: Let) -> str:
     return f"einsum_bar({_with_batch(b, g)}, {new!r}, [{', '.join(texts)}], {k})"
 
 
+@batch_rule("einsum_bars")
+def einsum_bars_rule(b: Batch, s: Let) -> str:
+    """``einsum_bars`` on subscripts with a batch letter on the cotangent's and every
+    operand's (each operand's cotangent differs between examples) and the output's."""
+    g, spec, operands = s.args
+    spec = _known(b, spec)
+    if not isinstance(spec, str):
+        raise NoBatchRule("einsum_bars with subscripts computed when the code runs")
+    items = _items(b, operands)
+    terms, output = _einsum_terms(spec)
+    z = _letter(spec)
+    new = ",".join(z + t for t in terms) + "->" + z + output
+    texts = ", ".join(_with_batch(b, a) for a in items)
+    return f"einsum_bars({_with_batch(b, g)}, {new!r}, [{texts}])"
+
+
 @batch_rule("multi_dot_bars")
 def multi_dot_bars_rule(b: Batch, s: Let) -> str:
     """Each array's cotangent ``left.T @ g @ right.T`` (left, right: the products of

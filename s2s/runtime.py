@@ -669,3 +669,13 @@ def zeros_list(ys):
         return np.zeros_like(v)
 
     return [zero(v) for v in ys]
+
+
+def einsum_bars(g, subscripts, operands):
+    """The cotangents of all of ``np.einsum(subscripts, *operands)``'s operands, a
+    tuple: ``einsum_bar`` of each.  One call whose count of results the subscripts
+    give, so that code which transforms an einsum's gradient again knows them all."""
+    return tuple(einsum_bar(g, subscripts, operands, k) for k in range(len(operands)))
+
+
+__all__ += ["einsum_bars"]

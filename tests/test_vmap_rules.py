@@ -25,8 +25,7 @@ GAPS_FORWARD = {"f_vstack": "unbatched items of different rank joined with batch
 GAPS_GRAD = {
     **{k: "the rule's comprehension (or sum(), starred arguments) reads values that carry "
        "a derivative: the rule needs rewriting with array operations" for k in (
-        "f_einsum_implicit", "f_einsum_diagonal", "f_einsum_three", "f_multi_dot_bars",
-        "f_einsum_bar")},
+        "f_multi_dot_bars", "f_einsum_bar")},
     **{k: "np.split's result count read from a value the code computes" for k in (
         "f_concatenate", "f_hstack", "f_vstack", "f_dstack", "f_column_stack")},
     **{k: "a value only a branch the first example skips computes (rank unknown)"

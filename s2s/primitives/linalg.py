@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from ..runtime import (
-    dot_lhs_bar, dot_rhs_bar, einsum_bar, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
+    dot_lhs_bar, dot_rhs_bar, einsum_bars, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
     matmul_rhs_bar, matrix_norm_grad, multi_dot_bars, norm_grad, rhs_columns,
     tensordot_lhs_bar, tensordot_rhs_bar, unbroadcast, vector_norm_grad,
 )
@@ -151,8 +151,9 @@ defprim(
 
 @defvjp("einsum")
 def einsum_vjp(g, ans, subscripts, *operands, optimize=False):
-    # each operand's cotangent: the einsum of g with the others, to its subscripts
-    return [einsum_bar(g, subscripts, operands, k) for k in range(len(operands))]
+    # each operand's cotangent: the einsum of g with the others, to its subscripts (one
+    # call for all, so that code transforming this gradient again can count them)
+    return einsum_bars(g, subscripts, operands)
 
 
 @defjvp("einsum", "operands")

@@ -31,7 +31,7 @@ import numpy as np
 from .. import runtime
 from ..runtime import (
     cumprod_bar, cumprod_bar_jet, cumprod_jet, cumprod_tangent, dot_lhs_bar,
-    dot_rhs_bar, einsum_bar, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
+    dot_rhs_bar, einsum_bar, einsum_bars, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
     matmul_rhs_bar, multi_dot_bars, prod_of_others_jet, special_digamma,
     rhs_columns, special_polygamma, tensordot_lhs_bar, tensordot_rhs_bar,
     unbroadcast, weights_along,
@@ -253,6 +253,51 @@ def einsum_bar_jvp_operands(operands_dot, ans, cot, subscripts, operands, k):
         (einsum_bar(cot, subscripts, [*operands[:j], t, *operands[j + 1:]], k)
          for j, t in enumerate(operands_dot) if j != k),
         np.zeros(np.shape(operands[k])),
+    )
+
+
+# einsum_bars(cot, s, operands) is (einsum_bar(cot, s, operands, k) for each k): one
+# result per operand, as many as the subscripts name (a count known before it runs).
+
+
+def _einsum_operand_count(args):
+    return args["subscripts"].split("->")[0].count(",") + 1
+
+
+defprim("einsum_bars", runtime.einsum_bars, "(cot, subscripts, operands)",
+        family="runtime", spelling=call_spelling("einsum_bars"),
+        diff=("cot", "operands"), results=_einsum_operand_count,
+        note="operands a list; a tuple of one cotangent per operand")
+
+
+@defvjp("einsum_bars")
+def einsum_bars_vjp(g, ans, cot, subscripts, operands):
+    # g: one cotangent per result; result k does not depend on operands[k]'s values.
+    # (The loop names are unusual so that they shadow no operand's name.)
+    cot_bar = sum(
+        np.einsum(subscripts, *operands[:k_], bar_k, *operands[k_ + 1:])
+        for k_, bar_k in enumerate(g)
+    )
+    operands_bar = [
+        sum((einsum_bar(cot, subscripts, [*operands[:k_], bar_k, *operands[k_ + 1:]], j_)
+             for k_, bar_k in enumerate(g) if k_ != j_), np.zeros(np.shape(operands[j_])))
+        for j_ in range(len(operands))
+    ]
+    return cot_bar, operands_bar
+
+
+@defjvp("einsum_bars", "cot")
+def einsum_bars_jvp_cot(cot_dot, ans, cot, subscripts, operands):
+    return einsum_bars(cot_dot, subscripts, operands)
+
+
+@defjvp("einsum_bars", "operands")
+def einsum_bars_jvp_operands(operands_dot, ans, cot, subscripts, operands):
+    return tuple(
+        sum((einsum_bar(cot, subscripts, [*operands[:j_], dot_j, *operands[j_ + 1:]], k_)
+             for j_, dot_j in enumerate(operands_dot) if j_ != k_),
+            np.zeros(np.shape(operands[k_])))
+        for k_ in range(len(operands))
     )
 
 
