@@ -10,7 +10,7 @@ import numpy as np
 from ..runtime import (
     cumprod_bar, cumprod_tangent, prod_of_others, unbroadcast, weights_along,
 )
-from .registry import defjvp, defprim, defvjp
+from .registry import defjvp, defprim, defvjp, is_integer_constant
 
 defprim(
     "sum", np.sum, "(a, axis=None, keepdims=False)", family="reduction",
@@ -387,7 +387,11 @@ defprim("cumsum", np.cumsum, "(a, axis=None)", family="reduction", methods=("cum
 def cumsum_vjp(g, ans, a, axis=None):
     if axis is None:
         return np.reshape(np.flip(np.cumsum(np.flip(g))), np.shape(a))
-    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+    if is_integer_constant(axis):
+        return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+    # an axis known only when the code runs (vmap batches np.flip with a constant axis
+    # only): the sums from each element on are the total less the sums before it
+    return g + np.sum(g, axis=axis, keepdims=True) - np.cumsum(g, axis=axis)
 
 
 @defjvp("cumsum", "a")
