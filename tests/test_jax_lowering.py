@@ -452,6 +452,95 @@ def test_continue_and_break_in_text_lowered_and_run_under_jit() -> None:
             assert_close(f(x, n), python["f"](x, n))
 
 
+def test_and_or_not_of_traced_scalars_lowered() -> None:
+    text = "\n".join([
+        "import numpy as np",
+        "",
+        "",
+        "def f(x):",
+        "    low = 0.0 < np.mean(x)",
+        "    high = np.mean(x) < 1.0",
+        "    inside = low and high",
+        "    either = low or high",
+        "    outside = not inside",
+        "    s = np.sum(x)",
+        "    mixed = s and 2.0",
+        "    return inside, either, outside, mixed",
+        "",
+    ])
+    lowered = lower_control(text)
+    assert "inside = lax.and_(low, high)" in lowered
+    assert "either = lax.or_(low, high)" in lowered
+    assert "outside = lax.not_(inside)" in lowered
+    python: dict = {}
+    exec(compile(text, "<python>", "exec"), python)
+    namespace: dict = {}
+    exec(compile(lowered.replace("import numpy as np", "import jax.numpy as np"),
+                 "<lowered>", "exec"), namespace)
+    f = jax.jit(namespace["f"])
+    for x in (X_POS, X_NEG, X_POS * 4.0, np.zeros(3)):
+        for got, expected in zip(f(x), python["f"](x)):  # Python's `and`/`or`/`not`
+            assert_close(got, expected)
+
+
+# ---- a plain function's own control flow under s2s.jit(f, backend="jax") --------------
+
+
+def plain_control(x, n):
+    total = 0.0
+    y = x
+    for i in range(n):
+        y = np.sin(y) * 1.4 + x
+        if np.sum(y) > 3.0:
+            break
+        elif np.sum(y) < -1.0:
+            continue
+        total = total + np.sum(y**2)
+    while np.sum(y * y) > 1.0:
+        y = y * 0.8
+    if np.max(y) > 0.2:
+        z = y * 2.0
+    else:
+        z = -y
+    return total + np.sum(z)
+
+
+def test_a_plain_functions_own_control_flow_is_lowered() -> None:
+    jitted = s2s.jit(plain_control, backend="jax")  # x and n traced
+    static = s2s.jit(plain_control, backend="jax", static_argnums=1)
+    for x in BREAK_XS + [np.array([-2.0, -1.5, 0.3])]:
+        for n in (0, 2, 5):
+            assert_close(jitted(x, n), plain_control(x, n))
+            assert_close(static(x, n), plain_control(x, n))
+    assert jitted.cache_info().compilations == 1
+    source = s2s.source(jitted)
+    assert "# lowered: for i in range(n):" in source and "going=" in source
+    assert "lax.while_loop(" in source and "lax.cond(np.max(y) > 0.2," in source
+
+
+def test_a_plain_closure_is_lowered_and_an_early_return_still_refused() -> None:
+    scale = np.array([1.0, 2.0, 3.0])
+
+    def closure(x):
+        y = x * scale
+        if np.sum(y) > 0.0:
+            y = np.sin(y)  # one branch rebinds y: the other keeps it
+        return y
+
+    jitted = s2s.jit(closure, backend="jax")
+    for x in (X_POS, X_NEG):
+        assert_close(jitted(x), closure(x))
+
+    def early(x):
+        if np.sum(x) > 0.0:
+            return np.sin(x)
+        return x
+
+    with pytest.raises(TracedValueError) as info:  # all or nothing: the user's code
+        s2s.jit(early, backend="jax")(X_POS)
+    assert "if np.sum(x) > 0.0:" in str(info.value) and __file__ in str(info.value)
+
+
 def test_a_loop_with_break_that_stays_python_keeps_its_break() -> None:
     text = "\n".join([
         "import numpy as np",

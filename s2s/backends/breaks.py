@@ -1,4 +1,4 @@
-"""``break`` and ``continue`` rewritten with flags, so the control pass can lower the loop.
+"""``break`` and ``continue`` rewritten with flags, so the control pass lowers the loop.
 
 :mod:`s2s.backends.control` lowers a loop by turning its body into a function that
 ``lax.fori_loop``/``lax.scan``/``lax.while_loop`` calls once per iteration: a jump out
@@ -72,7 +72,9 @@ def _range_loop(node: ast.AST) -> bool:
 
 def _candidate(loop: ast.AST, lines: list[str]) -> bool:
     """A loop this pass rewrites: its own body jumps, only from inside ``if``s."""
-    if not (_range_loop(loop) or isinstance(loop, ast.While)) or loop.orelse:  # type: ignore[attr-defined]
+    if not (_range_loop(loop) or isinstance(loop, ast.While)):
+        return False
+    if loop.orelse:  # type: ignore[attr-defined]
         return False
     if not any(_jumps(s) for s in loop.body):  # type: ignore[attr-defined]
         return False
@@ -96,7 +98,8 @@ def _only_in_ifs(block: list[ast.stmt], lines: list[str]) -> bool:
 
 def _is_elif(node: ast.If, lines: list[str]) -> bool:
     first = node.orelse[0]
-    return isinstance(first, ast.If) and lines[first.lineno - 1].lstrip().startswith("elif")
+    return isinstance(first, ast.If) and \
+        lines[first.lineno - 1].lstrip().startswith("elif")
 
 
 def _loops(tree: ast.AST) -> list[ast.stmt]:
@@ -116,7 +119,8 @@ def _names(tree: ast.AST) -> set[str]:
     return out
 
 
-def rewrite_jumps(text: str, excluded: Iterable[int] = ()) -> tuple[str, dict[str, int]]:
+def rewrite_jumps(text: str,
+                  excluded: Iterable[int] = ()) -> tuple[str, dict[str, int]]:
     """``text`` with its jumping loops rewritten (see the module docstring), and for
     each rewritten loop its marker's flag name -> the loop's number among the loops
     this pass rewrites, in reading order (``excluded`` numbers are left alone)."""
@@ -130,7 +134,7 @@ def rewrite_jumps(text: str, excluded: Iterable[int] = ()) -> tuple[str, dict[st
         todo = [k for k in remaining if k not in excluded]
         if not todo:
             return text, flags
-        number = todo[-1]  # the last in reading order: earlier lines stay where they are
+        number = todo[-1]  # the last in reading order: earlier lines stay put
         candidates = [loop for loop in _loops(tree) if _candidate(loop, lines)]
         loop = candidates[remaining.index(number)]
         first, last, new, flag = _Rewrite(lines, loop, taken).run()
@@ -159,7 +163,8 @@ def _header_end(lines: list[str], after: ast.AST) -> int:
 
 
 class _Rewrite:
-    def __init__(self, lines: list[str], loop: ast.For | ast.While, taken: set[str]) -> None:
+    def __init__(self, lines: list[str], loop: ast.For | ast.While,
+                 taken: set[str]) -> None:
         self.lines = lines
         self.loop = loop
         jumps = [j for s in loop.body for j in _jumps(s)]
@@ -218,17 +223,20 @@ class _Rewrite:
             out += self.block(s.body, head + 1, shift)
             if s.orelse:
                 else_line = self._else_line(s)
-                out += self.copy(s.body[-1].end_lineno + 1, else_line, shift)  # type: ignore[operator]
+                body_end: int = s.body[-1].end_lineno  # type: ignore[assignment]
+                out += self.copy(body_end + 1, else_line, shift)
                 out += self.block(s.orelse, else_line + 1, shift)
             rest = stmts[k + 1:]
-            if rest:
+            if any(not isinstance(r, ast.Pass) for r in rest):
                 out.append(f"{pad}if {self.guard}:\n")
-                out += self.block(rest, s.end_lineno + 1, shift + 4)  # type: ignore[operator]
+                end: int = s.end_lineno  # type: ignore[assignment]
+                out += self.block(rest, end + 1, shift + 4)
             return out
         return out
 
     def _else_line(self, node: ast.If) -> int:
-        for k in range(node.body[-1].end_lineno + 1, node.orelse[0].lineno):  # type: ignore[operator]
+        body_end: int = node.body[-1].end_lineno  # type: ignore[assignment]
+        for k in range(body_end + 1, node.orelse[0].lineno):
             line = self.lines[k - 1]
             if line.split("#", 1)[0].strip() == "else:" and \
                     len(line) - len(line.lstrip()) == node.col_offset:

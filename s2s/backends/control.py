@@ -80,21 +80,67 @@ class _GiveUp(Exception):
         self.tapes = set(tapes)
 
 
-def lower_control(text: str, lax_name: str = "lax") -> str:
+def lower_control(text: str, lax_name: str = "lax", user_code: bool = False) -> str:
     """``text`` with its ``if``/``for``/``while`` statements lowered (see above).
 
     Loops that ``break`` or ``continue`` are first rewritten with flags
     (:mod:`s2s.backends.breaks`); one that stays Python all the same is put back as
-    it was, and the pass starts again, so what stays Python keeps its jumps."""
+    it was, and the pass starts again, so what stays Python keeps its jumps.
+
+    ``user_code``: the text is a user's function (``s2s.jit(f, backend="jax")`` of a
+    plain function), not emitted code: a name one branch of an ``if`` rebinds keeps
+    its value from before on the other path (emitted code's shortcut, None there,
+    relies on the backward reading it only under the same test)."""
+    _MODE.user_code = user_code
     excluded: set[int] = set()
-    while True:
-        rewritten, flags = rewrite_jumps(text, excluded)
-        out = _lower_pinned(rewritten, lax_name)
-        stayed = {number for flag, number in flags.items()
-                  if re.search(rf"{re.escape(MARK + flag)}\b.*{STAYS}", out)}
-        if not stayed:
-            return out
-        excluded |= stayed
+    try:
+        while True:
+            rewritten, flags = rewrite_jumps(text, excluded)
+            out = _lower_pinned(rewritten, lax_name)
+            stayed = {number for flag, number in flags.items()
+                      if re.search(rf"{re.escape(MARK + flag)}\b.*{STAYS}", out)}
+            if not stayed:
+                return _lower_boolops(out, lax_name)
+            excluded |= stayed
+    finally:
+        _MODE.user_code = False
+
+
+_MODE = threading.local()
+
+
+def _lower_boolops(text: str, lax_name: str) -> str:
+    """``a and b``, ``a or b``, ``not a`` of names and constants (emitted code binds
+    each operand first, so evaluating all of them changes nothing) as
+    ``lax.and_(a, b)``, ``lax.or_(a, b)``, ``lax.not_(a)``: Python's own result on
+    concrete values, ``jnp.where`` on the truth of a traced scalar."""
+    tree = ast.parse(text)
+    edits = []
+    for fn in tree.body:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for n in ast.walk(fn):
+            if not isinstance(n, (ast.BoolOp, ast.UnaryOp)) or n.lineno != n.end_lineno:
+                continue
+            simple = (ast.Name, ast.Constant)
+            if isinstance(n, ast.BoolOp) and all(isinstance(v, simple) for v in n.values):
+                helper = "and_" if isinstance(n.op, ast.And) else "or_"
+                operands = ", ".join(ast.unparse(v) for v in n.values)
+            elif isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not) and \
+                    isinstance(n.operand, simple):
+                helper, operands = "not_", ast.unparse(n.operand)
+            else:
+                continue
+            edits.append((n.lineno, n.col_offset, n.end_col_offset,
+                          f"{lax_name}.{helper}({operands})"))
+    if not edits:
+        return text
+    lines = text.splitlines(keepends=True)
+    for line, c0, c1, new in sorted(edits, reverse=True):
+        raw = lines[line - 1].encode()
+        lines[line - 1] = (raw[:c0].decode() + new + raw[c1:].decode())
+    text = "".join(lines)
+    return text if LAX_IMPORT.split(" as ")[0] in text else _add_import(text, lax_name)
 
 
 def _lower_pinned(text: str, lax_name: str) -> str:
@@ -496,9 +542,9 @@ class _Lowering:
             n in own and (_scan(block, n) == "read" or (
                 n in outputs and _scan(block, n) != "written"))
             for block, own in ((node.body, assigned_t), (node.orelse, assigned_f)))]
-        if self.in_rewritten_loop(node):
-            # the jumps' rewrite binds names (the flags, the values a `break` path
-            # set) on one path only: the other path keeps their values from before
+        if getattr(_MODE, "user_code", False) or self.in_rewritten_loop(node):
+            # user code; or the jumps' rewrite binds names (the flags, the values a
+            # `break` path set) on one path only: the other path keeps their values
             operands = [n for n in assigned if n in before and (n in operands or (
                 n in outputs and any(_scan(b, n) != "written"
                                      for b in (node.body, node.orelse))))]

@@ -27,11 +27,13 @@ a user function's own Python ``if`` run by ``s2s.jit(f)`` directly) raises
 from __future__ import annotations
 
 import ast
+import inspect
 import linecache
 import os
 import re
 import sys
 import sysconfig
+import textwrap
 import types
 import weakref
 from typing import Any, Callable
@@ -46,9 +48,9 @@ from ..emitcode import compile_module
 from ..errors import Loc, TransformError
 from ..kinds import LEAF, kind_of
 from . import Backend, TracedValueError
-from . import jax_numpy
+from . import jax_control, jax_numpy
 from .emitted import emitted_for, shadow
-from .control import lower_control
+from .control import STAYS, lower_control
 from .lower import lower_inplace
 
 NUMPY_IMPORT = "import s2s.backends.jax_numpy as np"
@@ -178,7 +180,11 @@ class JaxBackend(Backend):
             )
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
-        return self.run(self.translate(fun), args, kwargs)
+        translated = self.translate(fun)
+        text = getattr(translated, "__s2s_text__", None)
+        if text is not None:  # s2s.source shows the user's code as it runs
+            texts.append(text)
+        return self.run(translated, args, kwargs)
 
     def source_of(self, jfn: Callable) -> str:
         return jfn.__s2s_text__  # type: ignore[attr-defined]
@@ -371,11 +377,19 @@ class Translator:
                     continue
                 cells.append(types.CellType(self(contents)))
             closure = tuple(cells)
-        new = types.FunctionType(fn.__code__, new_globals, fn.__name__, fn.__defaults__,
+        code, text = fn.__code__, None
+        lowered = _lowered_user_code(fn, new_globals)
+        if lowered is not None:
+            code, text = lowered
+            cells = dict(zip(fn.__code__.co_freevars, closure or ()))
+            closure = tuple(cells[n] for n in code.co_freevars) or None
+        new = types.FunctionType(code, new_globals, fn.__name__, fn.__defaults__,
                                  closure)
         new.__kwdefaults__ = fn.__kwdefaults__
         new.__qualname__ = fn.__qualname__
         new.__s2s_numpy_original__ = fn  # type: ignore[attr-defined]
+        if text is not None:
+            new.__s2s_text__ = text  # type: ignore[attr-defined]
         self._functions[id(fn)] = new
         return new
 
@@ -389,6 +403,54 @@ class Translator:
             if not name.startswith("__"):
                 new[name] = self(value)
         return new
+
+
+def _lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
+    """``(code, text)``: a user function's own code with its control flow lowered to
+    ``lax`` (and its in-place writes made functional), as emitted code is; None when
+    that changes nothing, a statement stays Python (a ``return`` inside an ``if``) or
+    its source cannot be read: the code then runs as it is, and Python control flow
+    on a traced value raises TracedValueError quoting the user's own line."""
+    if fn.__code__.co_name == "<lambda>":
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        return None
+    node = tree.body[0]
+    node.decorator_list = []
+    for n in ast.walk(node):  # `elif` as `else:` then `if` (the pass lowers that)
+        if isinstance(n, ast.If) and len(n.orelse) == 1 and isinstance(n.orelse[0], ast.If):
+            n.orelse.append(ast.Pass())
+    text = ast.unparse(node) + "\n"
+    lax_name = "lax" if namespace.get("lax", jax_control) is jax_control else "s2s_lax"
+    try:
+        lowered = lower_control(lower_inplace(text), lax_name, user_code=True)
+    except Exception:  # noqa: BLE001 - code the passes do not read runs as it is
+        return None
+    if lowered == text or STAYS in lowered:
+        return None  # all or nothing: an error then quotes the user's own line
+    freevars = fn.__code__.co_freevars
+    module = lowered
+    if freevars:  # a factory taking the closure's names, so they stay free variables
+        body = "".join("    " + line if line.strip() else line
+                       for line in lowered.splitlines(keepends=True)
+                       if not line.startswith("import "))
+        module = (f"import s2s.backends.jax_control as {lax_name}\n\n\n"
+                  f"def __s2s_closure__({', '.join(freevars)}):\n"
+                  f"{body}    return {fn.__name__}\n")
+    scratch: dict[str, Any] = {"__name__": getattr(fn, "__module__", None) or "s2s_user"}
+    try:
+        compile_module(module, scratch, f"{fn.__name__}_jax")
+    except SyntaxError:
+        return None
+    code = scratch[fn.__name__].__code__ if not freevars else next(
+        c for c in scratch["__s2s_closure__"].__code__.co_consts
+        if isinstance(c, types.CodeType) and c.co_name == fn.__name__)
+    namespace[lax_name] = jax_control
+    return code, lowered
 
 
 def _original(fun: Any) -> Any:
@@ -441,7 +503,10 @@ class S2SOnJax(types.ModuleType):
         if name == "jvp":
             return lambda fun, primals, tangents, has_aux=False: jvp_on_jax(
                 self._backend, fun, primals, tangents, has_aux)
-        if name in ("vjp", "jacfwd", "jacrev", "hessian", "jacobian"):
+        if name == "vjp":
+            return lambda fun, *primals, has_aux=False: vjp_on_jax(
+                self._backend, fun, primals, has_aux)
+        if name in ("jacfwd", "jacrev", "hessian", "jacobian"):
             raise TransformError(
                 f"s2s.{name} called inside a function jitted on the JAX backend is not "
                 "supported yet",
@@ -489,3 +554,65 @@ def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
     if has_aux:
         return out, out_dot, result[2]
     return out, out_dot
+
+
+def vjp_on_jax(backend: JaxBackend, fun: Callable, primals: tuple,
+               has_aux: bool = False) -> Any:
+    """``s2s.vjp`` on JAX values: the user's function runs translated (its ``numpy``
+    is jax.numpy), and ``vjp_fn(cotangent)`` runs the emitted VJP code on JAX."""
+    fun = _original(fun)
+    t = api._VJP(fun, has_aux)
+    try:  # the value from the emitted JVP code (its control flow is lowered; XLA
+        # drops the unused tangents), else from the user's own code
+        found = jvp_on_jax(backend, fun, primals, _zero_tangents(primals), has_aux)
+        out = (found[0], found[2]) if has_aux else found[0]
+    except TransformError:
+        out = backend.call(fun, primals, {})
+    aux = None
+    if has_aux:
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(
+                "expected function with aux output to return a two-element tuple, "
+                f"but got type {type(out)} with value {out!r}"
+            )
+        out, aux = out
+    float_args = tuple(
+        i for i, p in enumerate(primals)
+        if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
+    )
+    kinds = tuple(kind_of(p) for p in primals)
+
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        api._check_cotangent(shadow(cotangent), shadow(out))
+        grads: Any = ()
+        if float_args:
+            t._refresh()
+            text, fn = t._generate(kinds, float_args, True)
+            jfn = backend.prepare(fn, text)
+            backend.refresh(jfn)
+            rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
+            grads = backend.run(jfn, (*primals, *rest, cotangent), {})
+        it = iter(grads)
+        return tuple(
+            _cast_tree(next(it), p) if i in float_args else
+            _rebuild(kind_of(p), [np.zeros(np.shape(x), api.float0) for x in _leaves(p)])
+            for i, p in enumerate(primals))
+
+    vjp_fn.__name__ = t.__name__
+    if has_aux:
+        return out, vjp_fn, aux
+    return out, vjp_fn
+
+
+def _zero_tangents(tree: Any) -> Any:
+    """Zero tangents of ``tree``'s structure (float0 for integer and bool leaves)."""
+    if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
+        return tuple(_zero_tangents(v) for v in tree)
+    if isinstance(tree, list):
+        return [_zero_tangents(v) for v in tree]
+    if isinstance(tree, dict):
+        return {k: _zero_tangents(v) for k, v in tree.items()}
+    dtype = jnp.result_type(tree)
+    if not jnp.issubdtype(dtype, jnp.inexact):
+        return np.zeros(np.shape(tree), api.float0)
+    return jnp.zeros(np.shape(tree), dtype)

@@ -37,7 +37,8 @@ from jax import lax as _lax
 from ..errors import Loc
 from . import TracedValueError
 
-__all__ = ["cond", "fori_loop", "scan_range", "while_loop", "Stacked"]
+__all__ = ["and_", "cond", "fori_loop", "not_", "or_", "scan_range", "while_loop",
+           "Stacked"]
 
 _tree_map = jax.tree_util.tree_map
 _leaves = jax.tree_util.tree_leaves
@@ -159,6 +160,30 @@ def cond(pred: Any, if_true: Callable, if_false: Callable, operands: Sequence = 
             "bind the same shapes and dtypes on both paths, or make the test a static "
             "argument (static_argnums=), or run it on the NumPy backend",
         ) from err
+
+
+def and_(*values: Any) -> Any:
+    """``a and b and ...`` lowered: Python's result (the first false operand, else the
+    last) on concrete values; on a traced scalar, ``jnp.where`` of its truth."""
+    out = values[0]
+    for v in values[1:]:
+        out = (v if out else out) if not _traced(out) else \
+            jnp.where(_scalar_predicate(out), v, out)
+    return out
+
+
+def or_(*values: Any) -> Any:
+    """``a or b or ...`` lowered (the first true operand, else the last)."""
+    out = values[0]
+    for v in values[1:]:
+        out = (out if out else v) if not _traced(out) else \
+            jnp.where(_scalar_predicate(out), out, v)
+    return out
+
+
+def not_(value: Any) -> Any:
+    """``not a`` lowered."""
+    return (not value) if not _traced(value) else jnp.logical_not(_scalar_predicate(value))
 
 
 def _filled(branch: Callable, fill: dict[int, Any]) -> Callable:
