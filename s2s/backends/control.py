@@ -34,9 +34,11 @@ Appends and pops in an ``if``'s branches are hoisted: pops happen before the
 its entry or None (the other branch's entry is filled with zeros when the test is
 traced), so a tape receives one entry per iteration whichever branch ran.
 
-A statement the pass cannot express this way (``break``, ``continue`` or ``return``
-inside it, a write into a Python container, a list other than a tape changed, a name
-bound on one path only and read later) stays Python, marked ``# stays Python:
+Loops with ``break``/``continue`` are first rewritten with flags
+(:mod:`s2s.backends.breaks`), and ``and``/``or``/``not`` of names become
+``lax.and_``/``or_``/``not_``.  A statement the pass cannot express this way
+(``return`` inside it, a write into a Python container, a list other than a tape
+changed, a name bound on one path only and read later) stays Python, marked ``# stays Python:
 <reason>`` on its first line; if its test is traced at run time, the backend's
 :class:`~s2s.backends.TracedValueError` quotes that line.  The helpers decide at run
 time: a concrete test or bound runs the Python way, exactly as the statement did.

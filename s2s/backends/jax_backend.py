@@ -19,8 +19,10 @@ it runs that transform's emitted code here.
 A fourth pass lowers the emitted code's ``if``/``for``/``while`` to ``lax.cond``,
 ``lax.fori_loop``/``lax.scan`` and ``lax.while_loop`` (:mod:`s2s.backends.control`,
 run by :mod:`s2s.backends.jax_control`), so tests and loop bounds may be traced.
-What it cannot lower (a ``break`` in a loop, ``float()`` of an array, a boolean mask,
-a user function's own Python ``if`` run by ``s2s.jit(f)`` directly) raises
+Loops with ``break``/``continue`` are rewritten with flags first
+(:mod:`s2s.backends.breaks`); a user function run by ``s2s.jit(f)`` directly has its
+own control flow lowered the same way when all of it lowers.  What cannot be lowered
+(a ``return`` inside an ``if``, ``float()`` of an array, a boolean mask) raises
 :class:`~s2s.backends.TracedValueError` quoting the line when the value is traced.
 """
 
