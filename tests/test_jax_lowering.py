@@ -541,6 +541,21 @@ def test_a_plain_closure_is_lowered_and_an_early_return_still_refused() -> None:
     assert "if np.sum(x) > 0.0:" in str(info.value) and __file__ in str(info.value)
 
 
+def test_a_plain_function_writing_into_its_own_array_under_a_traced_test() -> None:
+    def fill(x):
+        h = np.zeros(3)
+        for i in range(3):
+            h[i] = x[i] * 2.0
+            if np.sum(h) > 1.0:
+                h[i] = -h[i]
+        return h
+
+    jitted = s2s.jit(fill, backend="jax")
+    for x in (X_POS, X_NEG, np.array([0.3, 0.4, 0.5])):
+        assert_close(jitted(x), fill(x))
+    assert "h = h.at[i].set(-h[i])" in s2s.source(jitted)
+
+
 def test_a_loop_with_break_that_stays_python_keeps_its_break() -> None:
     text = "\n".join([
         "import numpy as np",

@@ -428,8 +428,15 @@ def _lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
             n.orelse.append(ast.Pass())
     text = ast.unparse(node) + "\n"
     lax_name = "lax" if namespace.get("lax", jax_control) is jax_control else "s2s_lax"
+    # writes into arrays the function made become functional updates; a write into
+    # an argument (which may be a list or dict) keeps the code as written
+    params = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    writes_args = any(
+        isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store)
+        and _root_name(n) in params for n in ast.walk(node))
     try:
-        lowered = lower_control(lower_inplace(text), lax_name, user_code=True)
+        lowered = lower_control(text if writes_args else lower_inplace(text), lax_name,
+                                user_code=True)
     except Exception:  # noqa: BLE001 - code the passes do not read runs as it is
         return None
     if lowered == text or STAYS in lowered:
@@ -453,6 +460,12 @@ def _lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
         if isinstance(c, types.CodeType) and c.co_name == fn.__name__)
     namespace[lax_name] = jax_control
     return code, lowered
+
+
+def _root_name(node: ast.expr) -> str | None:
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _original(fun: Any) -> Any:
