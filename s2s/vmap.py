@@ -15,6 +15,9 @@ the argument ranks, as JAX specializes on shapes.
 Control flow whose decisions do not depend on batched values is kept: a loop over
 ``range(n)`` stays a loop, an ``if`` on an unbatched value stays an ``if``.  An ``if``
 on a batched value computes both branches and selects per example with ``np.where``.
+A loop whose exit depends on batched values (a ``while`` on a batched test, a
+``break`` under one) runs until every example has left it; an example that has left
+keeps its values (``np.where`` on a mask of the examples still running).
 """
 
 from __future__ import annotations
@@ -103,6 +106,8 @@ class _Vmap(Batch):
         self.result_batched: set[tuple] = set()
         # an `if` renamed inside a selected branch -> (the copy, the function's own)
         self.origin: dict[int, tuple[If, If]] = {}
+        self.flags: set[str] = set()  # names a lowered `break` binds (True: leaving)
+        self.lanes_counted: set[str] = set()  # carried by a loop examples leave apart
 
     # ---- the facts rules ask for ------------------------------------------------
 
@@ -638,6 +643,7 @@ class _Vmap(Batch):
                     "an `if` on a batched value whose branches loop, call, or write",
                     "write the branches as expressions and select with np.where"))
         results = []
+        truth: dict[str, bool] = {}  # a branch's name bound to True or False
         for tag, branch in (("if_true", s.body), ("if_false", s.orelse)):
             # a join the branch does not bind keeps its value from before the `if`
             bound = {st.target for st in branch if isinstance(st, Let)} | {
@@ -650,6 +656,10 @@ class _Vmap(Batch):
             for st in branch:
                 own = self.origin.get(id(st), (st, st))[1]
                 st = _renamed(st, renamed)
+                if isinstance(st, Let) and st.target in renamed.values() and (
+                        st.prim == "identity" and isinstance(st.args[0], Const)
+                        and isinstance(st.args[0].value, bool)):
+                    truth[st.target] = st.args[0].value
                 if isinstance(st, If):
                     self.origin[id(st)] = (st, own)
                     self.if_(st, items)
@@ -685,12 +695,26 @@ class _Vmap(Batch):
                 side = 1 - nones[j][0]
                 self.one_path_join(s, j, side, results[side][j], out)
                 continue
+            if j in self.flags and test_rank == 0 and self._is_truth(s.test):
+                out.append(Line(f"{j} = {_truth_join(atom_text(s.test), t, f, truth)}"))
+                self.b[j] = {()}
+                continue
             rank = max(self.rank(Var(t)), self.rank(Var(f)), test_rank)
             self.ranks[(j, ())] = rank
             cond = align(self, s.test, rank)
             out.append(Line(f"{j} = np.where({cond}, {align(self, Var(t), rank)}, "
                             f"{align(self, Var(f), rank)})"))
             self.b[j] = {()}
+
+    def _is_truth(self, test: Any) -> bool:
+        """Whether a batched test holds booleans (a comparison, a logical operation),
+        so that ``&``, ``|`` and ``~`` on it are the logical ones."""
+        prod = self.a.producer.get(test.name) if isinstance(test, Var) else None
+        if prod is None:
+            return test.name in self.flags if isinstance(test, Var) else False
+        return _family(prod.prim) == "comparison" or prod.prim in (
+            "logical_and", "logical_or", "logical_not", "logical_xor", "not_",
+            "isnan", "isinf", "isfinite", "signbit", "isclose")
 
     def one_path_join(self, s: If, j: str, side: int, value: str,
                       out: list[Any]) -> None:
@@ -715,19 +739,53 @@ class _Vmap(Batch):
             self.b.pop(j, None)
 
     def for_(self, s: For, out: list[Any]) -> None:
-        if s.test is not None and self.batched(s.test):
-            raise self.fail(s, NoBatchRule("a while loop whose condition is batched"))
         if s.iter is not None and self.batched(s.iter):
-            raise self.fail(s, NoBatchRule("a loop over a batched range"))
+            prod = self.a.producer.get(s.iter.name)
+            counted = self.lanes_counted
+            if prod is not None and any(
+                    isinstance(a, Var) and a.name in counted for a in prod.args):
+                raise self.fail(s, NoBatchRule(
+                    "a loop over a batched range: the number of iterations each "
+                    "example ran in an earlier loop whose exit depends on batched "
+                    "values (the backward loop of a gradient through such a loop: vmap "
+                    "of grad of it is not supported)",
+                    "take the per-example gradients in a Python loop, or give the loop "
+                    "a fixed count and keep finished examples' values with np.where"))
+            raise self.fail(s, NoBatchRule(
+                "a loop over a batched range (its count differs per example)",
+                "loop to the largest count and keep each example's values past its "
+                "own count with np.where, or compute the count outside the vmapped "
+                "function"))
         carried_pairs = effective_carried(s)
+        # a `break` becomes a per-example flag, joined like any value: where its test is
+        # batched, the examples leave the loop at different iterations (masked lanes)
+        flag, body_ir = None, s.body
+        if _breaks(s.body):
+            flag = self.names.fresh("breaking")
+            body_ir = self._lower_breaks(s.body, flag, False)[0]
+            self.ranks[(flag, ())] = 0
+            self.flags.add(flag)
+        if s.test is not None or flag is not None:
+            for entry, exit_ in carried_pairs:  # (an exit the first example never made)
+                if (entry, ()) in self.ranks:
+                    self.ranks.setdefault((exit_, ()), self.ranks[(entry, ())])
         at_entry = {k: set(v) for k, v in self.b.items()}
         state = {k: set(v) for k, v in at_entry.items()}
+        masked = False
         while True:  # a carried value is batched if any iteration makes it so
             self.b = {k: set(v) for k, v in state.items()}
-            self.block(s.body, [])
+            self.block(body_ir, [])
+            masked = masked or (s.test is not None and self.batched(s.test)) or (
+                flag is not None and self.batched(Var(flag)))
+            if masked:
+                self._check_masked_body(s, body_ir)
             grown = False
             for entry, exit_ in carried_pairs:
                 new = self.b.get(exit_, set()) - state.get(entry, set())
+                if masked:  # examples stop at different iterations: all differ
+                    self._check_masked_carry(s, entry)
+                    self.lanes_counted.add(entry)
+                    new = set(leaf_paths(self.kind(entry))) - state.get(entry, set())
                 if new:
                     state[entry] = state.get(entry, set()) | new
                     grown = True
@@ -756,6 +814,9 @@ class _Vmap(Batch):
                     f"the container `{entry}` becomes batched in the loop"))
             n = self.use_batch_size()
             out.append(Line(f"{entry} = np.stack([{entry}] * {n})"))
+        if masked:
+            self.masked_loop(s, body_ir, flag, carried_pairs, out)
+            return
         body: list[Any] = []
         self.block(s.body, body)
         body += [Line(f"{e} = {x}") for e, x in s.carried]
@@ -764,6 +825,223 @@ class _Vmap(Batch):
             out.append(Block(header, body, []))
         else:
             out.append(Block(f"while {atom_text(s.test)}:", body, []))
+
+    def masked_loop(self, s: For, body_ir: list[Stmt], flag: str | None,
+                    carried: list[tuple[str, str]], out: list[Any]) -> None:
+        """A loop the examples leave at different iterations.  Every example runs
+        each iteration; one that has left keeps its values (``np.where``), and the
+        loop ends when every example has left.  A ``while`` on a batched test keeps
+        that test as the mask of examples still running::
+
+            while np.any(test):
+                <body>
+                y = np.where(test, y_2, y)
+                test = test & ~breaking & test_2
+
+        and a ``for`` with a ``break`` under a batched test a mask of those done::
+
+            for i in range(n):
+                <body>
+                s = np.where(done, s, s_2)
+                done = done | breaking
+                if np.all(done):
+                    break
+        """
+        test = s.test.name if s.test is not None else None
+        if test is not None and self.rank(s.test) != 0:
+            raise self.fail(s, NoBatchRule(
+                "a `while` whose condition is an array per example",
+                "reduce the condition to one truth value per example (np.all, np.any)"))
+        body: list[Any] = []
+        before = {}  # values only a nested loop updates: their value at the start
+        for e, x in carried:
+            if e == x:
+                before[e] = self.names.fresh(f"{e}_before")
+                body.append(Line(f"{before[e]} = {e}"))
+                if (e, ()) in self.ranks:
+                    self.ranks[(before[e], ())] = self.ranks[(e, ())]
+                self.b[before[e]] = set(self.b.get(e, set()))
+        self.block(body_ir, body)
+        if test is None:
+            n = self.use_batch_size()
+            mask = self.names.fresh("done")
+            out.append(Line(f"{mask} = np.full({n}, False)"))
+            self.ranks[(mask, ())] = 0
+        else:
+            mask = test
+        self.b[mask] = {()}
+        test_exit = None
+        for e, x in carried:
+            if e == test:
+                test_exit = x
+                continue
+            old, new = (before[e], e) if e == x else (e, x)
+            try:
+                rank = self.rank(Var(e))
+                if test is None:
+                    old, new = new, old  # np.where(done, the value kept, the new one)
+                kept = [align(self, Var(v), rank) for v in (mask, new, old)]
+                line = f"{e} = np.where({', '.join(kept)})"
+            except NoBatchRule as err:
+                raise self.fail(s, err) from None
+            body.append(Line(line))
+        leaving = None
+        if flag is not None:
+            leaving = f"~{flag}" if self.batched(Var(flag)) else f"(not {flag})"
+        if test is not None:
+            assert test_exit is not None  # (a while loop carries its test)
+            parts = [test] + ([leaving] if leaving else []) + [str(test_exit)]
+            body.append(Line(f"{test} = {' & '.join(parts)}"))
+            out.append(Block(f"while {_any(test)}:", body, []))
+            return
+        body.append(Line(f"{mask} = {mask} | {flag}"))
+        body.append(Block(f"if {_all(mask)}:", [Line("break", keep=True)], []))
+        out.append(Block(f"for {s.target} in {self._iter_text(s.iter)}:", body, []))
+
+    def _check_masked_carry(self, s: For, entry: str) -> None:
+        kind = self.kind(entry)
+        if kind != LEAF:
+            raise self.fail(s, NoBatchRule(
+                f"`{entry}` is a container (list, tuple or dict) carried by a loop "
+                "whose exit depends on batched values",
+                "carry its arrays as separate names, or loop to a fixed count"))
+
+    def _check_masked_body(self, s: For, body: list[Stmt]) -> None:
+        """A loop whose examples stop at different iterations runs the body for the
+        stopped ones too: only values can be kept per example, not writes."""
+        for st in walk(body):
+            if isinstance(st, Let) and st.prim in ("append", "pop"):
+                name = atom_text(st.args[0])
+                raise self.fail(st, NoBatchRule(
+                    f"the list `{self.fn.aliases.get(name, name)}` grows or shrinks in "
+                    "a loop whose exit depends on batched values (each example would "
+                    "append a different number of items; a gradient through such a "
+                    "loop keeps its tape in one: vmap of grad of it is not supported)",
+                    "take the per-example results in a Python loop, or collect the "
+                    "values in an array of fixed size"))
+            if isinstance(st, Let) and st.prim in ("setitem", "add_at"):
+                name = atom_text(st.args[0])
+                raise self.fail(st, NoBatchRule(
+                    f"a write into `{self.fn.aliases.get(name, name)}` in a loop whose "
+                    "exit depends on batched values (the examples that have left the "
+                    "loop would be written too)",
+                    "compute the new array as a value (np.where(mask, new, old), "
+                    "np.concatenate), or loop to a fixed count and mask with np.where"))
+        # the values a `break` leaves are the body's ends on its path (the normalizer
+        # moves what follows a breaking `if` into its other branch)
+        for brk in _breaks(s.body):
+            env = _path_aliases(s.body, brk) or {}
+            copies = dict(brk.copies)
+            for e, x in s.carried:
+                if s.test is not None and e == s.test.name:
+                    continue
+                if _resolve(env, x) != _resolve(env, copies.get(e, e)):
+                    raise self.fail(brk, NoBatchRule(
+                        f"a `break` leaving `{e}` unlike the end of the loop body "
+                        "under a batched test",
+                        "set a flag and test it instead of breaking"))
+
+    def _lower_breaks(self, stmts: list[Stmt], flag: str, bound: bool
+                      ) -> tuple[list[Stmt], bool]:
+        """The body with each ``break`` (of this loop, not nested ones) replaced by
+        ``flag = True``: an ``if`` holding one joins ``flag``, its other paths bind
+        ``flag = False`` (where nothing earlier on the path has bound it)."""
+        out: list[Stmt] = []
+        for st in stmts:
+            if isinstance(st, Break):
+                out.append(Let(flag, "identity", (Const(True, "True"),), {}, st.loc))
+                bound = True
+            elif isinstance(st, If) and (_breaks(st.body) or _breaks(st.orelse)):
+                branches = []
+                for branch in (st.body, st.orelse):
+                    if _breaks(branch):
+                        branches.append(self._lower_breaks(branch, flag, bound)[0])
+                    else:
+                        branches.append(list(branch) + ([] if bound else [Let(
+                            flag, "identity", (Const(False, "False"),), {}, st.loc)]))
+                joins = st.joins + ([] if flag in st.joins else [flag])
+                lowered = If(st.test, branches[0], branches[1], st.loc, joins)
+                own = self.origin.get(id(st), (st, st))[1]
+                self.origin[id(lowered)] = (lowered, own)
+                out.append(lowered)
+                bound = True
+            else:
+                out.append(st)
+        return out, bound
+
+
+def _any(mask: str) -> str:
+    """``np.any(mask)``, spelled with primitives s2s reads back (emitted code is
+    transformed again: ``vmap(vmap(f))``)."""
+    from .primitives import lookup_object
+
+    if lookup_object(np.any):
+        return f"np.any({mask})"
+    return f"np.count_nonzero({mask}) > 0"
+
+
+def _all(mask: str) -> str:
+    from .primitives import lookup_object
+
+    if lookup_object(np.all):
+        return f"np.all({mask})"
+    return f"np.count_nonzero(~{mask}) == 0"
+
+
+def _truth_join(test: str, t: str, f: str, truth: dict[str, bool]) -> str:
+    """``np.where(test, t, f)`` for a flag, as logic: ``test``, ``test | f``, ..."""
+    a, b = truth.get(t), truth.get(f)
+    if a is not None and a == b:
+        return str(a)
+    if a is True:
+        return test if b is False else f"{test} | {f}"
+    if a is False:
+        return f"~{test}" if b is True else f"~{test} & {f}"
+    if b is False:
+        return f"{test} & {t}"
+    if b is True:
+        return f"~{test} | {t}"
+    return f"np.where({test}, {t}, {f})"
+
+
+def _breaks(stmts: list[Stmt]) -> list[Break]:
+    """The breaks that leave the loop whose body this is (not nested loops')."""
+    out: list[Break] = []
+    for s in stmts:
+        if isinstance(s, Break):
+            out.append(s)
+        elif isinstance(s, If):
+            out += _breaks(s.body) + _breaks(s.orelse)
+    return out
+
+
+def _path_aliases(stmts: list[Stmt], brk: Break) -> dict[str, str] | None:
+    """The copies ``a = b`` on the path through ``stmts`` that reaches ``brk`` (None
+    where ``brk`` is not in them): what each name holds there."""
+    env: dict[str, str] = {}
+    found = False
+    for st in stmts:
+        if st is brk:
+            found = True
+        elif isinstance(st, If) and not found:
+            for branch in (st.body, st.orelse):
+                sub = _path_aliases(branch, brk)
+                if sub is not None:
+                    env.update(sub)
+                    found = True
+                    break
+        elif isinstance(st, Let) and st.prim == "identity" and isinstance(
+                st.args[0], Var):
+            env[st.target] = st.args[0].name
+    return env if found else None
+
+
+def _resolve(env: dict[str, str], name: str) -> str:
+    for _ in range(len(env) + 1):
+        if name not in env:
+            break
+        name = env[name]
+    return name
 
 
 def _stacked_items(name: str, kind: Seq, paths: set, n: str) -> str:
