@@ -556,6 +556,48 @@ def test_a_plain_function_writing_into_its_own_array_under_a_traced_test() -> No
     assert "h = h.at[i].set(-h[i])" in s2s.source(jitted)
 
 
+def vector_break(x):
+    y = x
+    for i in range(4):
+        y = np.sin(y) * 1.5 + x
+        if np.sum(y) > 4.0:
+            break
+    return y
+
+
+def scalar_break(x):
+    y = x
+    for i in range(4):
+        y = np.sin(y) * 1.5 + x
+        if np.sum(y) > 4.0:
+            break
+    return np.sum(y**2)
+
+
+def jacobians_inside(x):
+    return s2s.jacfwd(vector_break)(x) - s2s.jacrev(vector_break)(x)
+
+
+def test_jacobians_of_a_value_dependent_break_under_jit() -> None:
+    fwd = s2s.jit(s2s.jacfwd(vector_break), backend="jax")
+    rev = s2s.jit(s2s.jacrev(vector_break), backend="jax")
+    hess = s2s.jit(s2s.hessian(scalar_break), backend="jax")
+    inside = s2s.jit(jacobians_inside, backend="jax")
+    for x in BREAK_XS:
+        expected = jax.jacfwd(on_jax(vector_break))(x)  # Python loop, concrete values
+        assert_close(fwd(x), expected)
+        assert_close(rev(x), expected)
+        assert_close(fwd(x), s2s.jacfwd(vector_break)(x))
+        assert_close(inside(x), np.zeros((3, 3)), atol=1e-12)
+    assert fwd.cache_info().compilations == 1
+    # the JVP of the gradient reads its tapes as `tape[-1]` then `tape.pop()`: not a
+    # tape to the pass, so the loop keeps its `break` and the traced test is refused
+    with pytest.raises(TracedValueError, match="stays Python: `break`"):
+        hess(X_POS)
+    static = s2s.jit(s2s.hessian(scalar_break), backend="numpy")
+    assert_close(static(X_POS), jax.hessian(on_jax(scalar_break))(X_POS), rtol=1e-9)
+
+
 def test_a_loop_with_break_that_stays_python_keeps_its_break() -> None:
     text = "\n".join([
         "import numpy as np",

@@ -176,10 +176,7 @@ class JaxBackend(Backend):
             argnums = _check_argnums(fun.argnums, fun.tuple_out, len(args))
             return _postprocess(fun, result, args, argnums)
         if isinstance(fun, (_JacFwd, _JacRev)):
-            raise TransformError(
-                "jacfwd, jacrev and hessian do not run on the JAX backend yet",
-                hint="use s2s.jit(..., backend='numpy') for them, or jit a vmap of a grad",
-            )
+            return jacobian_on_jax(self, fun, args, kwargs)
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
         translated = self.translate(fun)
@@ -522,11 +519,12 @@ class S2SOnJax(types.ModuleType):
             return lambda fun, *primals, has_aux=False: vjp_on_jax(
                 self._backend, fun, primals, has_aux)
         if name in ("jacfwd", "jacrev", "hessian", "jacobian"):
-            raise TransformError(
-                f"s2s.{name} called inside a function jitted on the JAX backend is not "
-                "supported yet",
-                hint=f"call s2s.{name} outside, or use the NumPy backend",
-            )
+            def jacobian(fun: Any, *a: Any, **k: Any) -> Any:
+                made = value(_original(fun), *a, **k)
+                return lambda *args: jacobian_on_jax(self._backend, made, args, {})
+
+            jacobian.__name__ = name
+            return jacobian
         return value
 
 
@@ -631,3 +629,94 @@ def _zero_tangents(tree: Any) -> Any:
     if not jnp.issubdtype(dtype, jnp.inexact):
         return np.zeros(np.shape(tree), api.float0)
     return jnp.zeros(np.shape(tree), dtype)
+
+
+# ---- jacfwd, jacrev, hessian ---------------------------------------------------------
+
+
+def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) -> Any:
+    """``jacfwd``/``jacrev``/``hessian`` on JAX values: the emitted JVP (one column
+    per input direction) or VJP (one row per output direction) run over the standard
+    basis by ``lax.map``, a loop XLA compiles once; the blocks laid out as the NumPy
+    backend lays them out (output dims first, then input dims)."""
+    from ..vectorize import _JacFwd, _basis
+
+    if kwargs:
+        raise TypeError(f"{jac.__name__} takes positional arguments only")
+    argnums = _check_argnums(jac.argnums, jac.tuple_out, len(args))
+    for i in argnums:
+        for leaf in _leaves(args[i]):
+            if not jnp.issubdtype(jnp.result_type(leaf), jnp.floating):
+                raise TypeError(f"{jac.mode} requires real-valued inputs, but got "
+                                f"{jnp.result_type(leaf).name}")
+    fun, has_aux = _original(jac.fun), jac.has_aux
+    inputs = [args[i] for i in argnums]
+    if isinstance(jac, _JacFwd):
+        n, basis = _basis([shadow(leaf) for x in inputs for leaf in _leaves(x)])
+
+        def column(directions: Any) -> Any:
+            it = iter(directions)
+            tangents = list(_zero_tangents(args))
+            for i in argnums:
+                tangents[i] = _rebuild(kind_of(args[i]), [next(it) for _ in _leaves(args[i])])
+            found = jvp_on_jax(backend, fun, args, tuple(tangents), has_aux)
+            return (found[1], found[2]) if has_aux else found[1]
+
+        mapped = jax.lax.map(column, tuple(basis))
+        out_dot, aux = mapped if has_aux else (mapped, None)
+        blocks = _tree_leaves_map(lambda c: _columns_to_blocks(c, inputs, jac.tuple_out),
+                                  out_dot)
+    else:
+        out, vjp_fn, *rest = vjp_on_jax(backend, fun, args, has_aux)
+        aux = rest[0] if has_aux else None
+        out_leaves = _leaves(out)
+        m, basis = _basis([np.zeros(np.shape(o), np.result_type(shadow(o), np.float32))
+                           for o in out_leaves])
+
+        def row(directions: Any) -> Any:
+            grads = vjp_fn(_rebuild(kind_of(out), list(directions)))
+            return tuple(grads[i] for i in argnums)
+
+        rows = jax.lax.map(row, tuple(basis))
+        blocks = _rows_to_blocks(rows, out, inputs, jac.tuple_out)
+    if has_aux:
+        aux = jax.tree_util.tree_map(lambda a: a[0], aux) if isinstance(jac, _JacFwd) \
+            else aux
+        return blocks, aux
+    return blocks
+
+
+def _tree_leaves_map(f: Callable, tree: Any) -> Any:
+    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+        return type(tree)(_tree_leaves_map(f, t) for t in tree)
+    if isinstance(tree, dict):
+        return {k: _tree_leaves_map(f, v) for k, v in tree.items()}
+    return f(tree)
+
+
+def _columns_to_blocks(columns: Any, inputs: list, tuple_out: bool) -> Any:
+    """One output leaf's columns ``(n, *out)`` -> its in-tree of ``(*out, *in)``."""
+    blocks, start = [], 0
+    for x in inputs:
+        parts = []
+        for leaf in _leaves(x):
+            k = int(np.size(leaf))
+            part = jnp.moveaxis(columns[start:start + k], 0, -1)
+            parts.append(part.reshape(columns.shape[1:] + np.shape(leaf)))
+            start += k
+        blocks.append(_rebuild(kind_of(x), parts))
+    return tuple(blocks) if tuple_out else blocks[0]
+
+
+def _rows_to_blocks(rows: tuple, out: Any, inputs: list, tuple_out: bool) -> Any:
+    """Rows ``(m, *in)`` per input leaf -> out-tree of in-trees of ``(*out, *in)``."""
+    per_input = [_leaves(r) for r in rows]
+    blocks_out, start = [], 0
+    for o in _leaves(out):
+        k = int(np.size(o))
+        blocks = [_rebuild(kind_of(x), [
+            leaf[start:start + k].reshape(np.shape(o) + np.shape(leaf)[1:])
+            for leaf in leaves]) for x, leaves in zip(inputs, per_input)]
+        blocks_out.append(tuple(blocks) if tuple_out else blocks[0])
+        start += k
+    return _rebuild(kind_of(out), blocks_out)

@@ -105,8 +105,12 @@ def _tensordot_axes(fn: Any) -> Any:
 
 
 def _like_of_sequence(fn: Any) -> Any:
-    """``jnp.zeros_like`` (and kin) of a list or tuple of arrays, as NumPy takes it."""
+    """``jnp.zeros_like`` (and kin) of a list or tuple of arrays, as NumPy takes it.
+    Of None (a name a branch not taken left None, whose tangent emitted code still
+    makes: NumPy gives an unused object array) it gives None."""
     def like(a: Any, *args: Any, **kw: Any) -> Any:
+        if a is None:
+            return None
         if isinstance(a, (list, tuple)):
             a = _jnp.asarray(a)
         return fn(a, *args, **kw)
