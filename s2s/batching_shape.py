@@ -710,3 +710,16 @@ def resize_rule(b: Batch, s: Let) -> str:
     total = int(np.prod(dims))
     target = "(" + ", ".join([b.use_batch_size()] + [str(d) for d in dims]) + ")"
     return f"np.reshape({v}[:, np.arange({total}) % np.shape({v})[1]], {target})"
+
+
+@batch_rule("split_like")
+def split_like_rule(b: Batch, s: Let) -> str:
+    """Every array viewed with the batch axis (each example's pieces differ), and the
+    example's axis one further on."""
+    cot, arrays, axis = s.args
+    if not isinstance(axis, Const) or type(axis.value) is not int:
+        raise NoBatchRule("split_like with an axis computed when the code runs")
+    rank = b.rank(cot)
+    cut = (min(axis.value, rank - 1) if axis.value >= 0 else axis.value) % rank
+    texts = ", ".join(_with_batch(b, a) for a in items_of(b, arrays, "split_like"))
+    return f"split_like({_with_batch(b, cot)}, [{texts}], {cut + 1})"

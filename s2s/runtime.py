@@ -679,3 +679,21 @@ def einsum_bars(g, subscripts, operands):
 
 
 __all__ += ["einsum_bars"]
+
+
+def split_like(cot, arrays, axis):
+    """``cot`` cut along ``axis`` into one piece per array of ``arrays``, each shaped
+    like its array: the cotangents of the arrays a join (np.concatenate, the stacks)
+    put together, as a tuple.  A piece of ``cot``'s rank spans its array's width; one
+    of a lower rank (vstack's row, column_stack's column, dstack's matrix) was given a
+    unit axis there.  An ``axis`` past ``cot``'s last is its last (np.hstack's axis 1
+    on vectors).  One call whose count of results is the arrays' count, so that code
+    which transforms a join's gradient again knows them all."""
+    cot = np.asarray(cot)
+    axis = min(axis, cot.ndim - 1) if axis >= 0 else axis
+    widths = [np.shape(a)[axis] if np.ndim(a) == cot.ndim else 1 for a in arrays]
+    pieces = np.split(cot, np.cumsum(widths)[:-1], axis=axis)
+    return tuple(np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays))
+
+
+__all__ += ["split_like"]

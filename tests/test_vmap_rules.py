@@ -26,7 +26,8 @@ GAPS_GRAD = {
     **{k: "the rule's comprehension (or sum(), starred arguments) reads values that carry "
        "a derivative: the rule needs rewriting with array operations" for k in (
         "f_multi_dot_bars", "f_einsum_bar", "f_einsum_bars")},
-    **{k: "np.split's result count read from a value the code computes" for k in (
+    **{k: "split_like's result count is its list's length, which reverse mode's kinds "
+       "do not hand to `results` yet" for k in (
         "f_concatenate", "f_hstack", "f_vstack", "f_dstack", "f_column_stack")},
     # (f_einsum_bars: the E2E case of the runtime helper einsum's VJP calls, once added)
     "f_take_along_axis": "vmap: the index tuple grids[:along] + (order,) + grids[along + 1:] "

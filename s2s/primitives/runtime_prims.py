@@ -33,7 +33,7 @@ from ..runtime import (
     cumprod_bar, cumprod_bar_jet, cumprod_jet, cumprod_tangent, dot_lhs_bar,
     dot_rhs_bar, einsum_bar, einsum_bars, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
     matmul_rhs_bar, multi_dot_bars, prod_of_others_jet, special_digamma,
-    rhs_columns, special_polygamma, tensordot_lhs_bar, tensordot_rhs_bar,
+    rhs_columns, special_polygamma, split_like, tensordot_lhs_bar, tensordot_rhs_bar,
     unbroadcast, weights_along,
 )
 from .registry import call_spelling, defjvp, defprim, defvjp
@@ -932,3 +932,32 @@ def special_log_softmax_vjp(g, ans, x, axis=None):
 @defjvp("special_log_softmax", "x")
 def special_log_softmax_jvp(x_dot, ans, x, axis=None):
     return x_dot - np.sum(np.exp(ans) * x_dot, axis=axis, keepdims=True)
+
+
+# ---- joins undone: split_like(cot, arrays, axis) is one piece of cot per array, shaped
+# like it (a tuple as long as the list: reverse mode counts it from the list's kind)
+
+defprim("split_like", runtime.split_like, "(cot, arrays, axis)", family="runtime",
+        spelling=call_spelling("split_like"), diff=("cot",),
+        results=lambda args: len(args["arrays"]),
+        note="arrays give only shapes; a tuple of one piece per array")
+
+
+@defvjp("split_like")
+def split_like_vjp(g, ans, cot, arrays, axis):
+    # the pieces joined back along the axis they were cut from, each shaped like its
+    # part of cot (with the unit axis a lower-rank array was given)
+    if axis < 0:
+        cut = axis
+    else:
+        cut = min(axis, np.ndim(cot) - 1)
+    widths = [np.shape(a)[cut] if np.ndim(a) == np.ndim(cot) else 1 for a in arrays]
+    parts = np.split(cot, np.cumsum(widths)[:-1], axis=cut)
+    return np.concatenate(
+        [np.reshape(bar, np.shape(part)) for bar, part in zip(g, parts)], axis=cut
+    )
+
+
+@defjvp("split_like", "cot")
+def split_like_jvp(cot_dot, ans, cot, arrays, axis):
+    return split_like(cot_dot, arrays, axis)

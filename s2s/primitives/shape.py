@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from ..runtime import pad_sources, unbroadcast
+from ..runtime import pad_sources, split_like, unbroadcast
 from .registry import (
     attribute, call_spelling, defjvp, defprim, defvjp, is_basic_index,
     is_integer_constant,
@@ -252,8 +252,9 @@ defprim("concatenate", np.concatenate, "(arrays, axis=0)", family="shape")
 
 @defvjp("concatenate")
 def concatenate_vjp(g, ans, arrays, axis=0):
-    ends = np.cumsum([np.shape(a)[axis] for a in arrays])
-    return np.split(g, ends[:-1], axis=axis)
+    # one piece per array in one call (np.split by run-time ends has a count that code
+    # transforming this gradient again cannot know)
+    return split_like(g, arrays, axis)
 
 
 @defjvp("concatenate", "arrays")
@@ -351,8 +352,8 @@ def stack_jvp(arrays_dot, ans, arrays, axis=0):
 
 
 # hstack, vstack, dstack and column_stack give their arrays a common rank, then
-# concatenate.  Every piece spans the whole result except along the joined axis, so
-# its width there is its size times shape(g)[axis] / size(g).
+# concatenate: split_like cuts g along the joined axis (hstack's 1 is 0 for vectors)
+# and gives each piece its array's shape back.
 
 
 defprim("hstack", np.hstack, "(tup)", family="shape")
@@ -360,10 +361,7 @@ defprim("hstack", np.hstack, "(tup)", family="shape")
 
 @defvjp("hstack")
 def hstack_vjp(g, ans, tup):
-    axis = 0 if np.ndim(ans) == 1 else 1
-    ends = np.cumsum([np.size(t) for t in tup]) * np.shape(g)[axis] // np.size(g)
-    pieces = np.split(g, ends[:-1], axis=axis)
-    return [np.reshape(piece, np.shape(t)) for piece, t in zip(pieces, tup)]
+    return split_like(g, tup, 1)
 
 
 @defjvp("hstack", "tup")
@@ -376,9 +374,7 @@ defprim("vstack", np.vstack, "(tup)", family="shape")
 
 @defvjp("vstack")
 def vstack_vjp(g, ans, tup):
-    ends = np.cumsum([np.size(t) for t in tup]) * np.shape(g)[0] // np.size(g)
-    pieces = np.split(g, ends[:-1], axis=0)
-    return [np.reshape(piece, np.shape(t)) for piece, t in zip(pieces, tup)]
+    return split_like(g, tup, 0)
 
 
 @defjvp("vstack", "tup")
@@ -391,9 +387,7 @@ defprim("dstack", np.dstack, "(tup)", family="shape")
 
 @defvjp("dstack")
 def dstack_vjp(g, ans, tup):
-    ends = np.cumsum([np.size(t) for t in tup]) * np.shape(g)[2] // np.size(g)
-    pieces = np.split(g, ends[:-1], axis=2)
-    return [np.reshape(piece, np.shape(t)) for piece, t in zip(pieces, tup)]
+    return split_like(g, tup, 2)
 
 
 @defjvp("dstack", "tup")
@@ -406,9 +400,7 @@ defprim("column_stack", np.column_stack, "(tup)", family="shape")
 
 @defvjp("column_stack")
 def column_stack_vjp(g, ans, tup):
-    ends = np.cumsum([np.size(t) for t in tup]) * np.shape(g)[1] // np.size(g)
-    pieces = np.split(g, ends[:-1], axis=1)
-    return [np.reshape(piece, np.shape(t)) for piece, t in zip(pieces, tup)]
+    return split_like(g, tup, 1)
 
 
 @defjvp("column_stack", "tup")
