@@ -107,6 +107,9 @@ class _Vmap(Batch):
         # an `if` renamed inside a selected branch -> (the copy, the function's own)
         self.origin: dict[int, tuple[If, If]] = {}
         self.flags: set[str] = set()  # names a lowered `break` binds (True: leaving)
+        # the masks of the loops being emitted whose examples leave apart: (name,
+        # True for a mask of those done); a write keeps the done examples' elements
+        self.write_masks: list[tuple[str, bool]] = []
         self.lanes_counted: set[str] = set()  # carried by a loop examples leave apart
 
     # ---- the facts rules ask for ------------------------------------------------
@@ -528,9 +531,11 @@ class _Vmap(Batch):
         receiving a batched value is first given a batch axis."""
         base, value = s.args
         index = s.params["index"]
-        if any(isinstance(a, Var) and self.batched(a) for a in index.atoms()):
+        per_example = [a for a in index.atoms() if isinstance(a, Var) and self.batched(a)]
+        if per_example and not self._scalar_indexes(s):
             raise self.fail(s, NoBatchRule("writing at a batched index"))
-        if not self.batched(base) and not self.batched(value):
+        if not self.batched(base) and not self.batched(value) and not (
+                self.write_masks):
             out += _forward([s], self.a)
             return
         name = atom_text(base)
@@ -541,19 +546,51 @@ class _Vmap(Batch):
 
         inner = index_text(index).rstrip(",")
         first = index.items[0] if index.items else None
-        if isinstance(first, Const) and first.value is Ellipsis:
+        if per_example:  # one element per example: y[np.arange(n), k] (k batched)
+            n = self.use_batch_size()
+            target = f"{name}[np.arange({n}), {inner}]"
+        elif isinstance(first, Const) and first.value is Ellipsis:
+            if self.write_masks:
+                raise self.fail(s, NoBatchRule(
+                    "a write at `...` in a loop whose exit depends on batched values",
+                    "write the leading axes as `:`"))
             target = f"{name}[{inner}]"
         else:
             target = f"{name}[:, {inner}]" if inner else f"{name}[:]"
         v = atom_text(value)
-        if self.batched(value):
-            try:  # the value's per-example axes line up with the written region's
-                v = align(self, value, self._selected_rank(s))
-            except NoBatchRule as err:
-                raise self.fail(s, err) from None
+        try:
+            rank = self._selected_rank(s) if self.batched(value) or self.write_masks \
+                else 0
+            if self.batched(value):  # its per-example axes line up with the region's
+                v = align(self, value, rank)
+            if self.write_masks:  # examples that have left the loop keep theirs
+                mask = " & ".join(("~" if done else "") + align(self, Var(m), rank)
+                                  for m, done in self.write_masks)
+                v = f"np.where({mask}, {v}, {target})"
+        except NoBatchRule as err:
+            raise self.fail(s, err) from None
         out.append(Line(f"{target} = {v}", keep=True))
         self.b[s.target] = {()}
         self.b[base.name] = {()}
+
+    def _scalar_indexes(self, s: Let) -> bool:
+        """Whether ``y[index] = v`` indexes with ints and slices only, its batched
+        items one int per example (written as ``y[np.arange(n), k]``)."""
+        for item in s.params["index"].items:
+            if isinstance(item, Slice):
+                if any(isinstance(a, Var) and self.batched(a)
+                       for a in (item.lower, item.upper, item.step)):
+                    return False
+            elif isinstance(item, Const):
+                if not isinstance(item.value, (int, np.integer)) or isinstance(
+                        item.value, bool):
+                    return False
+            elif self.batched(item) and self.rank(item) != 0:
+                return False
+            elif not self.batched(item) and not (
+                    item.name in self.a.int_vars or self.rank(item) == 0):
+                return False
+        return True
 
     def _selected_rank(self, s: Let) -> int:
         """Per-example rank of ``y[index]``: ints remove an axis, ``None`` adds one."""
@@ -564,7 +601,7 @@ class _Vmap(Batch):
             elif isinstance(item, Const) and isinstance(item.value, int):
                 rank -= 1
             elif isinstance(item, Var) and (item.name in self.a.int_vars or (
-                    not self.batched(item) and self.rank(item) == 0)):
+                    self.rank(item) == 0)):
                 rank -= 1  # an int (a scalar index the probe saw)
             elif isinstance(item, Var):
                 raise NoBatchRule("writing at an array index into a batched array")
@@ -650,6 +687,8 @@ class _Vmap(Batch):
                 j for st in branch if isinstance(st, If) for j in st.joins}
             renamed = {j: self.names.fresh(f"{j}_{tag}") for j in s.joins if j in bound}
             for j, r in renamed.items():
+                if j in self.flags:
+                    self.flags.add(r)
                 if (j, ()) in self.ranks:
                     self.ranks.setdefault((r, ()), self.ranks[(j, ())])
             items: list[Any] = []
@@ -852,16 +891,19 @@ class _Vmap(Batch):
             raise self.fail(s, NoBatchRule(
                 "a `while` whose condition is an array per example",
                 "reduce the condition to one truth value per example (np.all, np.any)"))
+        # arrays written in place: the writes keep the done examples' elements
+        roots = set(self.fn.aliases.values())
+        buffers = {e for e, x in carried if self.fn.aliases.get(e, e) in roots
+                   and self.fn.aliases.get(e, e) == self.fn.aliases.get(x, x)}
         body: list[Any] = []
         before = {}  # values only a nested loop updates: their value at the start
         for e, x in carried:
-            if e == x:
+            if e == x and e not in buffers:
                 before[e] = self.names.fresh(f"{e}_before")
                 body.append(Line(f"{before[e]} = {e}"))
                 if (e, ()) in self.ranks:
                     self.ranks[(before[e], ())] = self.ranks[(e, ())]
                 self.b[before[e]] = set(self.b.get(e, set()))
-        self.block(body_ir, body)
         if test is None:
             n = self.use_batch_size()
             mask = self.names.fresh("done")
@@ -870,10 +912,17 @@ class _Vmap(Batch):
         else:
             mask = test
         self.b[mask] = {()}
+        self.write_masks.append((mask, test is None))
+        try:
+            self.block(body_ir, body)
+        finally:
+            self.write_masks.pop()
         test_exit = None
         for e, x in carried:
             if e == test:
                 test_exit = x
+                continue
+            if e in buffers:
                 continue
             old, new = (before[e], e) if e == x else (e, x)
             try:
@@ -919,7 +968,7 @@ class _Vmap(Batch):
                     "loop keeps its tape in one: vmap of grad of it is not supported)",
                     "take the per-example results in a Python loop, or collect the "
                     "values in an array of fixed size"))
-            if isinstance(st, Let) and st.prim in ("setitem", "add_at"):
+            if isinstance(st, Let) and st.prim == "add_at":
                 name = atom_text(st.args[0])
                 raise self.fail(st, NoBatchRule(
                     f"a write into `{self.fn.aliases.get(name, name)}` in a loop whose "

@@ -82,6 +82,63 @@ def first_index_above(x, limit):
     return -1.0
 
 
+def nested_break(x):
+    s = 0.0
+    for i in range(5):
+        s = s + x[i]
+        if s > 1.0:
+            if x[i] > 0.5:
+                break
+            s = s - 0.25
+    return s
+
+
+def two_breaks(x):
+    s = 0.0
+    for i in range(5):
+        if x[i] < 0.0:
+            break
+        s = s + x[i]
+        if s > 2.0:
+            break
+    return s
+
+
+def unbatched_break_in_masked_while(x, m):
+    y = x
+    while np.sum(y) < 10.0:
+        y = y * 1.5
+        if m > 3.0:
+            break
+    return y
+
+
+def and_condition(x):
+    y = x
+    k = 0.0
+    while np.sum(y) < 10.0 and k < 3.0:
+        y = y * 1.5
+        k = k + 1.0
+    return y * k
+
+
+def for_break_in_while(x):
+    y = x
+    while np.sum(y) < 6.0:
+        for i in range(3):
+            y = y + 0.5 * i
+            if y[i] > 1.5:
+                break
+    return y
+
+
+def tuple_carry(x):
+    t = (x, 0.0)
+    while np.sum(t[0]) < 5.0:
+        t = (t[0] * 2.0, t[1] + 1.0)
+    return t[0] * t[1]
+
+
 def unbatched_condition(x, n):
     y = x
     k = 0
@@ -91,11 +148,46 @@ def unbatched_condition(x, n):
     return y
 
 
-def write_in_loop(x):
+def fill_until(x):
+    out = np.zeros(5)
+    for i in range(5):
+        out[i] = x[i] * 2.0
+        if x[i] > 1.0:
+            break
+    return out
+
+
+def fill_rows(x):
+    out = np.zeros((3, 2))
+    for i in range(3):
+        out[i, :] = x * i
+        if np.sum(out[i]) > 2.0:
+            break
+    return out
+
+
+def record_while(x):
+    out = np.zeros(4)
+    k = 0
+    y = x
+    while np.sum(y) < 4.0:
+        out[k % 4] = np.sum(y)
+        y = y * 1.5
+        k = k + 1
+    return out * np.sum(y)
+
+
+def mark_largest(x):
+    out = np.zeros(5)
+    out[np.argmax(x)] = np.max(x)
+    return out
+
+
+def accumulate_in_loop(x):
     out = np.zeros(3)
     k = 0
     while np.sum(x) * k < 5.0:
-        out[k % 3] = k
+        np.add.at(out, k % 3, 1.0)
         k = k + 1
     return out * x[0]
 
@@ -331,8 +423,58 @@ def test_vmap_of_grad_is_refused() -> None:
     assert "Python loop" in str(err.value)
 
 
-def test_writes_in_masked_loop_are_refused_where_written() -> None:
+def test_writes_in_masked_loop_keep_done_examples_elements() -> None:
+    v = check(fill_until, MIXED)
+    assert "out[:, i] = np.where(~done, x_i_times_2, out[:, i])" in [
+        line.strip() for line in s2s.source(v).splitlines()
+    ]
+    check(fill_rows, MIXED[:, :2])
+    check(record_while, LANES)  # at a batched index: out[np.arange(n), k % 4]
+
+
+def test_write_at_a_batched_scalar_index() -> None:
+    check(mark_largest, MIXED)
+
+
+def test_accumulation_in_masked_loop_is_refused_where_written() -> None:
     with pytest.raises(s2s.TransformError, match="a write into `out` in a loop") as err:
-        s2s.vmap(write_in_loop)(LANES)
+        s2s.vmap(accumulate_in_loop)(LANES)
     text = str(err.value)
-    assert "out[k % 3] = k" in text and "np.where(mask, new, old)" in text
+    assert "np.add.at(out, k % 3, 1.0)" in text and "np.where(mask, new, old)" in text
+
+
+MIXED = np.array(
+    [
+        [0.3, 0.9, 0.5, -0.2, 0.4],
+        [1.5, 0.2, 0.1, 0.1, 0.1],
+        [0.1, 0.1, 0.1, 0.1, 0.1],
+        [-1.0, 1.0, 1.0, 1.0, 1.0],
+        [0.6, 0.6, 0.6, 0.6, 0.6],
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "f", [nested_break, two_breaks, and_condition, for_break_in_while]
+)
+def test_more_shapes_of_loops(f) -> None:
+    check(f, MIXED)
+
+
+def test_nested_and_repeated_breaks_read_as_logic() -> None:
+    lines = [line.strip() for line in s2s.source(check(two_breaks, MIXED)).splitlines()]
+    assert any(
+        re.fullmatch(r"breaking = x_i_less_0 \| breaking_if_false(_\d+)?", t)
+        for t in lines
+    )
+    assert not any("np.where" in t and "breaking" in t.split("=")[0] for t in lines)
+
+
+@pytest.mark.parametrize("m", [2.0, 4.0])
+def test_unbatched_break_in_masked_while(m) -> None:
+    check(unbatched_break_in_masked_while, MIXED, m)
+
+
+def test_container_carried_by_masked_loop_is_refused() -> None:
+    with pytest.raises(s2s.TransformError, match="`t` is a container"):
+        s2s.vmap(tuple_carry)(MIXED)
