@@ -578,7 +578,7 @@ def jacobians_inside(x):
     return s2s.jacfwd(vector_break)(x) - s2s.jacrev(vector_break)(x)
 
 
-def test_jacobians_of_a_value_dependent_break_under_jit() -> None:
+def test_jacobians_and_hessian_of_a_value_dependent_break_under_jit() -> None:
     fwd = s2s.jit(s2s.jacfwd(vector_break), backend="jax")
     rev = s2s.jit(s2s.jacrev(vector_break), backend="jax")
     hess = s2s.jit(s2s.hessian(scalar_break), backend="jax")
@@ -589,13 +589,41 @@ def test_jacobians_of_a_value_dependent_break_under_jit() -> None:
         assert_close(rev(x), expected)
         assert_close(fwd(x), s2s.jacfwd(vector_break)(x))
         assert_close(inside(x), np.zeros((3, 3)), atol=1e-12)
-    assert fwd.cache_info().compilations == 1
-    # the JVP of the gradient reads its tapes as `tape[-1]` then `tape.pop()`: not a
-    # tape to the pass, so the loop keeps its `break` and the traced test is refused
-    with pytest.raises(TracedValueError, match="stays Python: `break`"):
-        hess(X_POS)
-    static = s2s.jit(s2s.hessian(scalar_break), backend="numpy")
-    assert_close(static(X_POS), jax.hessian(on_jax(scalar_break))(X_POS), rtol=1e-9)
+        # forward mode over the gradient: its backward reads `tape[-1]`, then
+        # `tape.pop()`, which the pass reads as one pop (a scan over the stack)
+        assert_close(hess(x), jax.hessian(on_jax(scalar_break))(x), rtol=1e-9)
+    assert fwd.cache_info().compilations == 1 and hess.cache_info().compilations == 1
+
+
+def test_a_peek_then_pop_of_a_tape_is_read_as_one_pop() -> None:
+    text = "\n".join([
+        "import numpy as np",
+        "",
+        "",
+        "def f(x, n):",
+        "    tape = []",
+        "    y = x",
+        "    for i in range(n):",
+        "        tape.append(y)",
+        "        y = np.sin(y)",
+        "    for _ in range(n):",
+        "        last = tape[-1]",
+        "        other = last * 2.0",
+        "        tape.pop()",
+        "        y = y * np.cos(last) + other",
+        "    return y",
+        "",
+    ])
+    lowered = lower_control(text)
+    assert "tape[-1]" not in lowered and "pop=(tape,)" in lowered
+    python: dict = {}
+    exec(compile(text, "<python>", "exec"), python)
+    namespace: dict = {}
+    exec(compile(lowered.replace("import numpy as np", "import jax.numpy as np"),
+                 "<lowered>", "exec"), namespace)
+    f = jax.jit(namespace["f"], static_argnums=1)
+    for n in (0, 1, 4):
+        assert_close(f(X_POS, n), python["f"](X_POS, n))
 
 
 def test_a_loop_with_break_that_stays_python_keeps_its_break() -> None:

@@ -94,6 +94,7 @@ def lower_control(text: str, lax_name: str = "lax", user_code: bool = False) -> 
     its value from before on the other path (emitted code's shortcut, None there,
     relies on the backward reading it only under the same test)."""
     _MODE.user_code = user_code
+    text = _peeks_as_pops(text)
     excluded: set[int] = set()
     try:
         while True:
@@ -109,6 +110,60 @@ def lower_control(text: str, lax_name: str = "lax", user_code: bool = False) -> 
 
 
 _MODE = threading.local()
+
+
+def _peek(s: ast.stmt) -> tuple[str, str] | None:
+    """``v = tape[-1]`` -> ("v", "tape")."""
+    if not (isinstance(s, ast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Subscript)
+            and isinstance(s.value.value, ast.Name)):
+        return None
+    index = s.value.slice
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and \
+            isinstance(index.operand, ast.Constant) and index.operand.value == 1:
+        return s.targets[0].id, s.value.value.id
+    return None
+
+
+def _bare_pop(s: ast.stmt, tape: str) -> bool:
+    """``tape.pop()`` as a statement."""
+    return (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+            and isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "pop"
+            and isinstance(s.value.func.value, ast.Name)
+            and s.value.func.value.id == tape and not s.value.args
+            and not s.value.keywords)
+
+
+def _peeks_as_pops(text: str) -> str:
+    """``v = tape[-1]`` followed in its block by ``tape.pop()`` (the tape not read in
+    between), as forward mode over a gradient writes its backward loops, becomes
+    ``v = tape.pop()``: the same program, whose list is a tape to this pass."""
+    tree = ast.parse(text)
+    _reset_memo()  # node ids of this parse only
+    edits: dict[int, str | None] = {}  # 0-based line -> new text, None: deleted
+    for node in ast.walk(tree):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for k, s in enumerate(block):
+                found = _peek(s) if isinstance(s, ast.stmt) else None
+                if found is None or s.lineno != s.end_lineno:
+                    continue
+                name, tape = found
+                for later in block[k + 1:]:
+                    if _bare_pop(later, tape) and later.lineno == later.end_lineno:
+                        line = s.lineno - 1
+                        edits[line] = (" " * s.col_offset) + f"{name} = {tape}.pop()\n"
+                        edits[later.lineno - 1] = None
+                        break
+                    if tape in _node_loads(later) or name in _assigned_in([later]):
+                        break
+    _reset_memo()
+    if not edits:
+        return text
+    lines = text.splitlines(keepends=True)
+    return "".join(edits.get(k, line) or "" for k, line in enumerate(lines))
 
 
 def _lower_boolops(text: str, lax_name: str) -> str:
@@ -675,7 +730,7 @@ class _Lowering:
                 continue
             value = s.value.args[0]
             self.stmt_of[id(s)] = s
-            if isinstance(value, ast.Name):
+            if isinstance(value, ast.Name) and not self.rebound_after(s, value.id):
                 slots.append(value.id)
                 edits[id(s)] = None
             else:
@@ -686,6 +741,16 @@ class _Lowering:
             target = self.segment(s.targets[0])
             edits[id(s)] = None if target == popped_names[t] else \
                 f"{target} = {popped_names[t]}"
+
+    def rebound_after(self, stmt: ast.stmt, name: str) -> bool:
+        """Whether ``name`` is bound again after ``stmt`` in its block (a push of it
+        is then the value at the push, not at the end of the block)."""
+        found = self._parents.get(id(stmt))
+        if found is None:
+            return True
+        block = found[1]
+        k = next(i for i, b in enumerate(block) if b is stmt)
+        return name in _assigned_in(block[k + 1:])
 
     def body_text(self, node: ast.stmt, head: int, pushes: dict, pops: dict,
                   popped_names: dict, pushed_names: dict) -> tuple[list[str], list[str]]:
