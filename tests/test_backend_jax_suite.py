@@ -37,14 +37,6 @@ jax.config.update("jax_enable_x64", True)
 TRANSFORMS = ("grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian",
               "vmap", "vmap_grad")
 
-# vmap (and the Jacobians, vectorised by it) refuses these on the NumPy backend too:
-# loops whose exit depends on a batched value (tests/test_vmap.py REFUSED).
-VMAP_REFUSED = {
-    "while_shrinks", "while_never_runs", "while_in_for", "while_break",
-    "loop_break_taken", "loop_break_not_taken", "return_in_loop_taken",
-    "return_in_loop_not_taken", "slice_updates",
-}
-
 # One of each kind in the default run (several arguments, pytrees, aux, kwargs, a
 # branch, loops with and without break, a while, a Python float, float32); the rest
 # under -m slow.
@@ -71,7 +63,9 @@ KNOWN: dict[tuple[str, str], str] = {
         "container in a branch) on a traced test"),
     **{(c, m): _WHILE for c in ("while_shrinks", "while_never_runs")
        for m in ("grad", "value_and_grad", "vjp")},
-    **{("slice_updates", m): _MASK for m in ("grad", "value_and_grad", "jvp", "vjp")},
+    **{("slice_updates", m): _MASK
+       for m in ("grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev")},
+    **{("while_shrinks", m): _WHILE for m in ("jacrev", "hessian")},
 }
 
 # The core refuses these on the NumPy backend as well (TransformError): nothing for a
@@ -91,6 +85,16 @@ CORE_REFUSES = {
     ("recursion", "hessian"): "a recursive emitted JVP returns a container",
     ("recursion_base_case", "jacfwd"): "a recursive emitted JVP returns a container",
     ("recursion_base_case", "hessian"): "a recursive emitted JVP returns a container",
+    **{(c, "vmap_grad"): "vmap of a gradient through a loop whose exit is batched"
+       for c in ("while_shrinks", "while_never_runs", "while_in_for", "while_break",
+                 "loop_break_taken", "loop_break_not_taken", "return_in_loop_taken",
+                 "return_in_loop_not_taken")},
+    **{(c, m): "vmap of a gradient through a loop whose exit is batched"
+       for c in ("return_in_loop_not_taken", "while_never_runs")
+       for m in ("jacrev", "hessian")},
+    **{("slice_updates", m): "boolean-mask indexing under vmap"
+       for m in ("vmap", "vmap_grad")},
+    ("slice_updates", "hessian"): "a boolean-mask write in the gradient's JVP",
 }
 
 
@@ -157,8 +161,8 @@ def supports(case: Case, mode: str) -> bool:
     if mode in ("jvp", "vjp"):
         return True
     if mode in ("jacfwd", "jacrev", "hessian"):
-        return case.name not in VMAP_REFUSED and all(floats(args[i]) for i in nums)
-    return first_array(case) is not None and case.name not in VMAP_REFUSED
+        return all(floats(args[i]) for i in nums)
+    return first_array(case) is not None
 
 
 def program(case: Case, mode: str):
