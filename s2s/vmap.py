@@ -831,6 +831,15 @@ class _Vmap(Batch):
             if not grown:
                 break
         self.b = state
+        for entry, exit_ in carried_pairs:
+            ranks = (self.ranks.get((entry, ())), self.ranks.get((exit_, ())))
+            if state.get(entry) and self.kind(entry) == LEAF and None not in ranks and (
+                    ranks[0] != ranks[1]):
+                raise self.fail(s, NoBatchRule(
+                    f"`{entry}` changes rank in the loop (rank {ranks[0]} before it, "
+                    f"{ranks[1]} after an iteration): its batched code has one rank",
+                    "start it with the shape it has after an iteration "
+                    "(np.zeros_like(...), np.full(shape, value))"))
         for entry, _ in carried_pairs:
             if state.get(entry, set()) == at_entry.get(entry, set()):
                 continue

@@ -139,6 +139,13 @@ def tuple_carry(x):
     return t[0] * t[1]
 
 
+def grows_rank(x):
+    y = 0.0
+    while np.sum(y) < 3.0:
+        y = y + x
+    return y
+
+
 def unbatched_condition(x, n):
     y = x
     k = 0
@@ -478,3 +485,9 @@ def test_unbatched_break_in_masked_while(m) -> None:
 def test_container_carried_by_masked_loop_is_refused() -> None:
     with pytest.raises(s2s.TransformError, match="`t` is a container"):
         s2s.vmap(tuple_carry)(MIXED)
+
+
+def test_value_changing_rank_in_loop_is_refused() -> None:
+    # (a scalar before the loop, a vector after: one batched rank cannot hold both)
+    with pytest.raises(s2s.TransformError, match="`y` changes rank in the loop"):
+        s2s.vmap(grows_rank)(np.array([[0.5, 0.5, 0.5], [1.0, 2.0, 0.5]]))
