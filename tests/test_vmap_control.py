@@ -139,6 +139,10 @@ def tuple_carry(x):
     return t[0] * t[1]
 
 
+def calls_doubling(x, w):
+    return doubling(x * w) + 1.0
+
+
 def grows_rank(x):
     y = 0.0
     while np.sum(y) < 3.0:
@@ -491,3 +495,10 @@ def test_value_changing_rank_in_loop_is_refused() -> None:
     # (a scalar before the loop, a vector after: one batched rank cannot hold both)
     with pytest.raises(s2s.TransformError, match="`y` changes rank in the loop"):
         s2s.vmap(grows_rank)(np.array([[0.5, 0.5, 0.5], [1.0, 2.0, 0.5]]))
+
+
+def test_masked_loop_in_a_called_function_and_other_axes() -> None:
+    w = np.array([1.0, 2.0, 0.5])
+    check(calls_doubling, LANES, w)
+    got = s2s.vmap(doubling, in_axes=1, out_axes=1)(LANES.T.copy())
+    np.testing.assert_allclose(got, loop_oracle(doubling, LANES).T, rtol=1e-12)
