@@ -405,6 +405,9 @@ class Transformed:
     def _generate(self, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
                   tuple_out: bool) -> tuple[str, Callable]:
         key = (kinds, argnums, tuple_out)
+        call_args = self.__dict__.pop("_call_args", None)  # (set by the caller, for this call)
+        if hasattr(self.inner, "_outer_args"):  # a vmapped inner: code per rank too
+            key += (tuple(int(np.ndim(x)) for x in _leaves(call_args or ())),)
         with _LOCK:
             hit = self._compiled.get(key)
             if hit is not None:
@@ -413,7 +416,7 @@ class Transformed:
             ir, origin = self.ir, ()
             if self.inner is not None:
                 nargs = getattr(self, "_call_nargs", None) or len(kinds)
-                inner_text, inner_fn = self.inner._generate_for(kinds[:nargs], kinds)
+                inner_text, inner_fn = self._inner_for(kinds[:nargs], kinds, call_args)
                 ir, origin = normalize(inner_fn), (inner_text,)
             text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
                         self.mode, self.has_aux, self._signature,
@@ -448,6 +451,20 @@ class Transformed:
               argnums: tuple[int, ...], tuple_out: bool) -> None:
         spec = Spec(self.mode, argnums, tuple_out, self.has_aux, kinds)
         emit_reverse(ir, spec, module, self.__name__)
+
+    def _inner_for(self, passed: tuple[Kind, ...], kinds: tuple[Kind, ...],
+                   args: tuple | None) -> tuple[str, Callable]:
+        """The inner transform's emitted code for this call.  A vmapped function's
+        code depends on its arguments' ranks (its probe runs the first example), so it
+        is given the call's arguments (``grad(vmap(f))``)."""
+        if not hasattr(self.inner, "_outer_args") or args is None \
+                or self.inner._outer_args is not None:
+            return self.inner._generate_for(passed, kinds)
+        self.inner._outer_args = args
+        try:
+            return self.inner._generate_for(passed, kinds)
+        finally:
+            self.inner._outer_args = None
 
     def _generate_for(self, passed: tuple[Kind, ...],
                       kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
@@ -499,6 +516,7 @@ class Transformed:
         self._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
         self._call_nargs = nargs
+        self._call_args = args
         try:
             text, fn = self._generate(kinds, argnums, self.tuple_out)
         except _OutputStructureError:
@@ -716,6 +734,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         result: list[Any] = []
         if float_args:
             t._refresh()
+            t._call_args = primals
             _, fn = t._generate(kinds, float_args, True)
             _read_free_names(fn)
             rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
@@ -823,7 +842,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
     )
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
-    t._call_nargs = len(primals)
+    t._call_nargs, t._call_args = len(primals), primals
     _, fn = t._generate(kinds, active, (len(primals), False))
     _read_free_names(fn)
     result = fn(*primals, *(tangents[i] for i in active))

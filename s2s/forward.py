@@ -304,7 +304,7 @@ class _Forward:
         if isinstance(kind, Tree):  # several results: a rule may return them as one
             n = len(kind.keys)
             for k, c in enumerate(contributions):
-                if len(c) == 1 and n != 1:
+                if len(c) == 1 and (n != 1 or prim.results is not None):
                     whole = self.names.fresh(f"{s.target}_dot")
                     out.append(Line(f"{whole} = {ast.unparse(c[0])}"))
                     contributions[k] = [

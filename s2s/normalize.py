@@ -66,6 +66,9 @@ _MAX_NAME = 22
 _ALLOCATING = {
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
     "full_like", "copy", "array", "eye", "arange", "linspace",
+    # joins copy their operands into a new array (vmap stacks buffers with them)
+    "stack", "concatenate", "hstack", "vstack", "dstack", "column_stack", "tile",
+    "repeat",
 }
 # primitives whose result may share memory with (or, for containers and calls, hold)
 # an argument
@@ -1316,9 +1319,8 @@ class Normalizer:
 
     def _sequence(self, node: Any, target: str | None, prim: str, kind: type):
         if any(isinstance(e, cst.StarredElement) for e in node.elements):
-            raise self.unsupported(
-                node, "starred elements are not supported", "list each element"
-            )
+            # `(n, *np.shape(x))`: shape arithmetic, kept as written (vmap emits it)
+            return self.python_expression(node, target, "shape")
         atoms = [self.expr(e.value) for e in node.elements]
         if all(isinstance(a, Const) for a in atoms) and target is None:
             value = kind(a.value for a in atoms)
@@ -1590,6 +1592,9 @@ class Normalizer:
         for k, a in enumerate(operands):
             if isinstance(a, Var) and a.name not in self.shapes and k not in shape_only:
                 # over values computed from arrays: not index arithmetic
+                if isinstance(node, (cst.Tuple, cst.List)):
+                    raise self.unsupported(node, "starred elements are supported over "
+                                           "shapes and ints only", "list each element")
                 if isinstance(node, cst.ListComp):
                     raise self.unsupported(node, *_unsupported_expression(node))
                 inner = node.args[0].value if node.args else None

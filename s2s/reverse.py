@@ -298,7 +298,13 @@ class _Reverse:
         results = PRIMITIVES[s.prim].results
         if results is not None:
             try:
-                n = results if isinstance(results, int) else results(_static_arguments(s))
+                known = _static_arguments(s)
+                for a, (pname, sub) in zip(s.args, _arg_slots(s)):
+                    kind = k(a)
+                    if sub is None and pname not in known and isinstance(kind, Tree) and (
+                            kind.type is not dict):
+                        known[pname] = (None,) * len(kind.keys)  # only its length is known
+                n = results if isinstance(results, int) else results(known)
             except (KeyError, TypeError):
                 raise TransformError(
                     f"`{s.prim}` returns a number of results the code computes when it "

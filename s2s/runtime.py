@@ -651,7 +651,7 @@ def batch_axes(axis, rank):
     axis is a value known only when the code runs."""
     if axis is None:
         return tuple(range(1, rank + 1))
-    if isinstance(axis, (tuple, list)):
+    if isinstance(axis, (tuple, list, np.ndarray)):  # np.argsort(axes): an array
         return tuple(int(a) % rank + 1 for a in axis)
     return int(axis) % rank + 1
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import weakref
 from typing import Any, Callable, Sequence
 
+import keyword
+
 import numpy as np
 
 from .api import (
@@ -412,50 +414,99 @@ class _JacobianCode:
 
     def _generate_for(self, passed: tuple, kinds: tuple) -> tuple[str, Callable]:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(passed))
-        if self.has_aux or self.tuple_out or any(k != LEAF for k in kinds):
+        if self.has_aux or any(kinds[i] != LEAF for i in argnums):
             raise TransformError(
-                f"a transform of {self.__name__} needs a Jacobian of one array argument "
-                "(argnums an int, no has_aux)", hint="transform the Jacobian of each "
+                f"a transform of {self.__name__} needs Jacobians with respect to array "
+                "arguments (no has_aux)", hint="transform the Jacobian of each "
                 "argument separately, or flatten the arguments into one array")
         t = self._transform()
         t._refresh()
-        (i,) = argnums
+        several = self.tuple_out
         if self.mode == "jacfwd":
             _, inner = t._generate(kinds, argnums, (len(passed), True))
-        else:
-            _, inner = t._generate(kinds, argnums, False)  # the cotangent itself
+        else:  # the cotangent itself, or a tuple of them for several arguments
+            _, inner = t._generate(kinds, argnums, several)
         params = list(t.ir.params)
-        x = params[i]
         call_args = ", ".join(params)
         name = self.__name__
-        out = f"{_base_name(self.fun)}({call_args})"
+        callee = _base_name(self.fun)
+        if not callee.isidentifier() or keyword.iskeyword(callee):
+            callee = "fun"  # a lambda
+        taken = set(params) | {callee, inner.__name__, name, "np"}
+
+        def local(base: str) -> str:  # a local name no parameter uses (`n`, `k`, ...)
+            while base in taken:
+                base += "_"
+            taken.add(base)
+            return base
+
+        out, k = local("out"), local("k")
+        body = [f"{out} = {callee}({call_args})"]
+        results = []
         if self.mode == "jacfwd":
-            body = [
-                f"out = {out}",
-                f"n = np.size({x})",
-                f"basis = np.reshape(np.eye(n), (n,) + np.shape({x}))",
-                "columns = np.zeros((n,) + np.shape(out))",
-                "for k in range(n):",
-                f"    columns[k] = {inner.__name__}({call_args}, basis[k])",
-                "jac = np.moveaxis(columns, 0, -1)",
-                f"return np.reshape(jac, np.shape(out) + np.shape({x}))",
-            ]
+            # one block per argument: its basis directions, zero tangents for the others
+            for i in argnums:
+                x = params[i]
+                sfx = f"_{x}" if several else ""
+                n, basis = local(f"n{sfx}"), local(f"basis{sfx}")
+                columns, jac = local(f"columns{sfx}"), local(f"jac{sfx}")
+                tangents = ", ".join(
+                    f"{basis}[{k}]" if j == i else f"np.zeros_like({params[j]})"
+                    for j in argnums)
+                # the emitted JVP takes the passed arguments, their tangents, then the
+                # parameters left at their defaults
+                jvp_args = ", ".join(params[:len(passed)] + [tangents]
+                                     + params[len(passed):])
+                body += [
+                    f"{n} = np.size({x})",
+                    f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({x}))",
+                    f"{columns} = np.zeros(({n},) + np.shape({out}))",
+                    f"for {k} in range({n}):",
+                    f"    {columns}[{k}] = {inner.__name__}({jvp_args})",
+                    f"{jac} = np.moveaxis({columns}, 0, -1)",
+                    f"{jac} = np.reshape({jac}, np.shape({out}) + np.shape({x}))",
+                ]
+                results.append(jac)
         else:
-            body = [
-                f"out = {out}",
-                "n = np.size(out)",
-                "basis = np.reshape(np.eye(n), (n,) + np.shape(out))",
-                f"rows = np.zeros((n,) + np.shape({x}))",
-                "for k in range(n):",
-                f"    rows[k] = {inner.__name__}({call_args}, basis[k])",
-                f"return np.reshape(rows, np.shape(out) + np.shape({x}))",
-            ]
-        text = f"import numpy as np\n\n\ndef {name}({call_args}):\n" + "".join(
+            # one backward pass per output element gives a row of every argument's block
+            n, basis = local("n"), local("basis")
+            body += [f"{n} = np.size({out})",
+                     f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({out}))"]
+            rows = [local(f"rows_{params[i]}" if several else "rows") for i in argnums]
+            body += [f"{r} = np.zeros(({n},) + np.shape({params[i]}))"
+                     for r, i in zip(rows, argnums)]
+            body.append(f"for {k} in range({n}):")
+            if several:
+                row = local("row")
+                body.append(f"    {row} = {inner.__name__}({call_args}, {basis}[{k}])")
+                body += [f"    {r}[{k}] = {row}[{j}]" for j, r in enumerate(rows)]
+            else:
+                body.append(f"    {rows[0]}[{k}] = {inner.__name__}({call_args}, {basis}[{k}])")
+            results = [f"np.reshape({r}, np.shape({out}) + np.shape({params[i]}))"
+                       for r, i in zip(rows, argnums)]
+        if several:
+            body.append("return (" + ", ".join(results) + ("," if len(results) == 1 else "") + ")")
+        else:
+            body.append(f"return {results[0]}")
+        namespace = {"np": np, inner.__name__: inner, callee: self.fun}
+        signature = []
+        for p in params:  # the function's defaults, for a caller that leaves them out
+            if p not in t.ir.defaults:
+                signature.append(p)
+                continue
+            value = t.ir.defaults[p]
+            try:
+                literal = type(eval(repr(value), {})) is type(value)  # noqa: S307
+            except Exception:
+                literal = False
+            if not literal:
+                namespace[f"{p}_default"] = value
+            signature.append(f"{p}={repr(value) if literal else p + '_default'}")
+        text = f"import numpy as np\n\n\ndef {name}({', '.join(signature)}):\n" + "".join(
             f"    {line}\n" for line in body)
         from .emitcode import compile_module, format_module
 
         text = format_module(text)
-        namespace = {"np": np, inner.__name__: inner, _base_name(self.fun): self.fun}
         return text, compile_module(text, namespace, name)[name]
 
 
@@ -490,6 +541,7 @@ class _JacFwd(_JacobianCode):
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
         t._call_nargs = len(args)  # an inner transform's argnums resolve against these
+        t._call_args = args
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
         tangent_only = not self.has_aux
         _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only))
@@ -579,13 +631,14 @@ class _JacRev(_JacobianCode):
         t = _vjp_transform(self.fun, self.has_aux)
         t._refresh()
         t._call_nargs = len(args)  # an inner transform's argnums resolve against these
+        t._call_args = args
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
         _, vjp_fn = t._generate(kinds, argnums, True)
         v = self._vmapped.get(vjp_fn)
         if v is None:
             v = self._vmapped[vjp_fn] = Vmapped(vjp_fn)
             v.__name__ = self.__name__
-        out_leaves = [np.asarray(x, dtype=np.result_type(x, np.float32))
+        out_leaves = [np.asarray(x, dtype=np.result_type(np.asarray(x), np.float32))
                       for x in _leaves(out)]
         n, basis = _basis(out_leaves)
         cotangent = _rebuild(kind_of(out), basis)
@@ -666,10 +719,18 @@ class _Hessian(_JacFwd):
             if self.has_aux and isinstance(out, tuple) and len(out) == 2:
                 out = out[0]
             _no_array_out(self.__name__, out)
+            if not self.has_aux and (len(_leaves(out)) != 1 or np.ndim(out) != 0):
+                # not a scalar: the Hessian of each output element, as JAX's
+                # jacfwd(jacrev(fun)) lays it out (output dims first)
+                nums = self.argnums if self.tuple_out else self.argnums[0]
+                self._general = jacfwd(jacrev(user_fn, argnums=nums), argnums=nums)
             self._checked_out = True
+        if self._general is not None:
+            return self._general(*args)
         return super().__call__(*args)
 
     _checked_out: bool | None = None
+    _general: Any = None
 
 
 def _no_array_out(name: str, out: Any) -> None:

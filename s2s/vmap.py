@@ -39,6 +39,7 @@ from .kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from .reverse import (
     Module,
     Spec,
+    _breaks,
     _callee,
     _dead_code,
     _forward,
@@ -1060,17 +1061,6 @@ def _truth_join(test: str, t: str, f: str, truth: dict[str, bool]) -> str:
     if b is True:
         return f"~{test} | {t}"
     return f"np.where({test}, {t}, {f})"
-
-
-def _breaks(stmts: list[Stmt]) -> list[Break]:
-    """The breaks that leave the loop whose body this is (not nested loops')."""
-    out: list[Break] = []
-    for s in stmts:
-        if isinstance(s, Break):
-            out.append(s)
-        elif isinstance(s, If):
-            out += _breaks(s.body) + _breaks(s.orelse)
-    return out
 
 
 def _path_aliases(stmts: list[Stmt], brk: Break) -> dict[str, str] | None:

@@ -11,6 +11,7 @@ divides by it.  Same names and parameters as the helpers.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import jax
@@ -72,6 +73,20 @@ def einsum_bar(cot, subscripts, operands, k):
         return jnp.einsum(subscripts, *ops[:k], y, *ops[k + 1:])
 
     return _pullback(with_k, ops[k], cot)
+
+
+def einsum_bars(cot, subscripts, operands):
+    """Every operand's cotangent in ``einsum(subscripts, *operands)``, a tuple."""
+    return tuple(einsum_bar(cot, subscripts, operands, k) for k in range(len(operands)))
+
+
+def split_like(cot, arrays, axis):
+    """``cot`` cut along ``axis`` (past its last: its last) into pieces shaped like
+    ``arrays``: a same-rank array's width, a unit width for a lower-rank one."""
+    cut = min(axis, jnp.ndim(cot) - 1) if axis >= 0 else axis
+    widths = [jnp.shape(a)[cut] if jnp.ndim(a) == jnp.ndim(cot) else 1 for a in arrays]
+    pieces = jnp.split(cot, list(itertools.accumulate(widths))[:-1], axis=cut)
+    return tuple(jnp.reshape(p, jnp.shape(a)) for p, a in zip(pieces, arrays))
 
 
 def multi_dot_bars(cot, arrays):

@@ -17,11 +17,11 @@ from rule_rows_linalg import spread
 from rule_table import E2ECase, Row, const, normal, uniform
 from s2s.runtime import (
     cumprod_bar, cumprod_bar_jet, cumprod_jet, cumprod_tangent, dot_lhs_bar,
-    dot_rhs_bar, einsum_bar, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
+    dot_rhs_bar, einsum_bar, einsum_bars, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
     matmul_rhs_bar, matrix_norm_grad, multi_dot_bars, norm_grad, prod_of_others,
     prod_of_others_jet, rhs_columns, special_digamma, special_erf, special_erfc,
     special_erfinv, special_expit, special_gammaln, special_log_softmax,
-    special_logit, special_logsumexp, special_polygamma, special_softmax,
+    special_logit, special_logsumexp, special_polygamma, special_softmax, split_like,
     special_xlog1py, special_xlogy, tensordot_lhs_bar, tensordot_rhs_bar,
     unbroadcast, vector_norm_grad, weights_along,
 )
@@ -29,11 +29,11 @@ from s2s.runtime import (
 if np.__name__ == "jax.numpy":  # this module's JAX twin: the helpers' JAX twins
     from jax_runtime_twins import (  # noqa: F811
         cumprod_bar, cumprod_bar_jet, cumprod_jet, cumprod_tangent, dot_lhs_bar,
-        dot_rhs_bar, einsum_bar, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
+        dot_rhs_bar, einsum_bar, einsum_bars, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
         matmul_rhs_bar, matrix_norm_grad, multi_dot_bars, norm_grad, prod_of_others,
         prod_of_others_jet, rhs_columns, special_digamma, special_erf, special_erfc,
         special_erfinv, special_expit, special_gammaln, special_log_softmax,
-        special_logit, special_logsumexp, special_polygamma, special_softmax,
+        special_logit, special_logsumexp, special_polygamma, special_softmax, split_like,
         special_xlog1py, special_xlogy, tensordot_lhs_bar, tensordot_rhs_bar,
         unbroadcast, vector_norm_grad, weights_along,
     )
@@ -325,6 +325,17 @@ def f_einsum_bar(cot, a, b):
     return np.sum(np.sin(first) * W23) + np.sum(np.cos(second) * W32)
 
 
+def f_einsum_bars(cot, a, b):
+    bars = einsum_bars(cot, "ij,jk->ik", [a, b])
+    return np.sum(np.sin(bars[0]) * W23) + np.sum(np.cos(bars[1]) * W32)
+
+
+def f_split_like(x):
+    # a (2, 3) block and a row (the list's arrays give only their shapes)
+    top, row = split_like(np.sin(x), [x[:2], x[2]], 0)
+    return np.sum(top * W23) + np.sum(np.cos(row) * W3)
+
+
 def f_multi_dot_bars(cot, a, b):
     # square arrays: reverse mode reads the helper's list result as one array
     bars = multi_dot_bars(cot, [a, b])
@@ -415,6 +426,8 @@ if np.__name__ != "jax.numpy":
         E2ECase(f_kron_bars, ("kron_lhs_bar", "kron_rhs_bar"),
                 (normal(4, 6), normal(2, 3), normal(2, 2))),
         E2ECase(f_einsum_bar, ("einsum_bar",), (normal(2, 2), normal(2, 3), normal(3, 2))),
+        E2ECase(f_einsum_bars, ("einsum_bars",), (normal(2, 2), normal(2, 3), normal(3, 2))),
+        E2ECase(f_split_like, ("split_like",), (normal(3, 3),)),
         E2ECase(f_multi_dot_bars, ("multi_dot_bars",),
                 (normal(2, 2), normal(2, 2), normal(2, 2))),
         E2ECase(f_weights_along, ("weights_along",), (normal(3),)),

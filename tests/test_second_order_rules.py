@@ -21,11 +21,7 @@ CASES = [c for c in E2E if c.jax and not c.static]
 # known gaps (strict: an xpass means the gap closed), the same as vmap of the gradient's
 # (tests/test_vmap_rules.py): what these rules are written with cannot be transformed
 GAPS: dict[str, str] = {k: GAPS_GRAD[k] for k in (
-    "f_multi_dot", "f_einsum_bar", "f_concatenate", "f_vstack", "f_column_stack",
-    "f_multi_dot_bars", "f_hstack", "f_dstack", "f_einsum_bars")}
-# an einsum of one operand: its gradient's einsum_bars has one result, and forward mode
-# reads the tangent its rule returns for the whole tuple as that one result's
-GAPS["f_einsum_diagonal"] = "forward mode: a one-result tuple's tangent read as its item"
+    "f_einsum_bar", "f_multi_dot_bars", "f_einsum_bars", "f_split_like")}
 
 
 def params() -> list:

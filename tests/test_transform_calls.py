@@ -82,9 +82,23 @@ def test_jacobian_of_jacobian_matches_jax(outer: str, inner: str) -> None:
           jax.vmap(getattr(jax, inner)(vec))(xs))
 
 
-def test_transform_of_a_jacobian_of_two_arguments_says_what_to_do() -> None:
-    with pytest.raises(s2s.TransformError, match="Jacobian of one array argument"):
-        s2s.jacfwd(s2s.jacrev(T.f, argnums=(0, 1)))(X, W)
+def test_transform_of_a_jacobian_of_two_arguments() -> None:
+    """A Jacobian of several arguments as input to another transform: its code is a
+    tuple of blocks, one per argument (JAX's layout of jacfwd(jacrev(f, (0, 1))))."""
+    def twin(x, w):
+        return jnp.sum(jnp.tanh(x * w) ** 2)
+
+    for outer in ("jacfwd", "jacrev"):
+        got = getattr(s2s, outer)(s2s.jacrev(T.f, argnums=(0, 1)))(X, W)
+        expected = getattr(jax, outer)(jax.jacrev(twin, argnums=(0, 1)))(X, W)
+        assert len(got) == len(expected) == 2
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, np.asarray(e), rtol=1e-12, atol=1e-14)
+    got = s2s.hessian(T.f, argnums=(0, 1))(X, W)
+    expected = jax.hessian(twin, argnums=(0, 1))(X, W)
+    for g_row, e_row in zip(got, expected):
+        for g, e in zip(g_row, e_row):
+            np.testing.assert_allclose(g, np.asarray(e), rtol=1e-12, atol=1e-14)
 
 
 def test_hessian_with_negative_argnums_and_a_parameter_left_at_its_default() -> None:
@@ -101,3 +115,21 @@ def test_hessian_with_negative_argnums_and_a_parameter_left_at_its_default() -> 
             got = getattr(s2s, name)(s2s.grad(T.with_scale, argnums=-1), argnums=-1)(X, W)
             expected = getattr(jax, name)(jax.grad(twin, argnums=-1), argnums=-1)(X, W)
         close(got, expected)
+
+
+def test_a_jacobian_as_input_keeps_a_parameter_named_like_its_locals() -> None:
+    """The Jacobian's code as a function (input to another transform) names its basis
+    size and loop index apart from the parameters: `n = np.size(out)` once replaced a
+    user's `n`, and jacfwd(jacrev(f))(x, n) ran the loop the wrong number of times."""
+    def loop(x, n):
+        y = x
+        for i in range(n):
+            y = y * x + jnp.sin(y)
+        return jnp.sum(y)
+
+    x = np.array([0.3, -0.2, 0.5])
+    expected = jax.hessian(loop)(x, 4)
+    for outer in (s2s.jacfwd, s2s.jacrev):
+        for inner in (s2s.jacfwd, s2s.jacrev):
+            got = outer(inner(T.loop_with_n))(x, 4)
+            np.testing.assert_allclose(got, np.asarray(expected), rtol=1e-12, atol=1e-13)

@@ -15,11 +15,7 @@ from support import HAVE_JAX, jax, jax_twin, leaves
 import corpus_fns
 
 # what vmap refuses, with a clear error, for now: loops that would need masked lanes
-REFUSED = {
-    "while_shrinks", "while_never_runs", "while_in_for", "while_break",
-    "loop_break_taken", "loop_break_not_taken", "return_in_loop_taken",
-    "return_in_loop_not_taken", "slice_updates",
-}
+REFUSED = {"slice_updates"}
 
 
 def batchable(c: Case) -> bool:

@@ -25,16 +25,10 @@ GAPS_FORWARD = {"f_vstack": "unbatched items of different rank joined with batch
 GAPS_GRAD = {
     **{k: "the rule's comprehension (or sum(), starred arguments) reads values that carry "
        "a derivative: the rule needs rewriting with array operations" for k in (
-        "f_multi_dot_bars", "f_einsum_bar", "f_einsum_bars")},
-    **{k: "split_like's result count is its list's length, which reverse mode's kinds "
-       "do not hand to `results` yet" for k in (
-        "f_concatenate", "f_hstack", "f_vstack", "f_dstack", "f_column_stack")},
-    # (f_einsum_bars: the E2E case of the runtime helper einsum's VJP calls, once added)
+        "f_multi_dot_bars", "f_einsum_bar", "f_einsum_bars", "f_split_like")},
+    "f_vstack": "vmap: np.vstack of a batched 2-D and an unbatched 1-D piece",
     "f_take_along_axis": "vmap: the index tuple grids[:along] + (order,) + grids[along + 1:] "
                          "of take_along_axis's VJP has no rank",
-    "f_transpose_axes_argument": "vmap: runtime.batch_axes reads np.argsort(axes), an "
-                                 "array, as one int",
-    "f_multi_dot": "multi_dot_bars' list result has the kind of one array",
 }
 
 

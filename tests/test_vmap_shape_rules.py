@@ -46,12 +46,7 @@ BLOCKED_GRADS = {
     "f_pad": "normalize: `tuple([...])` in the emitted pad VJP",
     "f_take_along_axis": "vmap: `grids[:k] + (order,) + ...`, a tuple with a batched "
                          "item, has no rank",
-    "f_hsplit": "vmap.joined: np.concatenate with an axis computed when the code runs",
-    "f_append": "normalize: np.split(g, [k]) in the emitted append VJP (KeyError)",
-    "f_roll": "normalize: -(1, -2) folded from the emitted roll VJP (TypeError)",
     "f_tile": "normalize: list comprehension in the emitted tile VJP",
-    "f_dstack": "normalize: list comprehension in the emitted dstack VJP",
-    "f_column_stack": "normalize: list comprehension in the emitted column_stack VJP",
 }
 
 

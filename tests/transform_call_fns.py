@@ -56,3 +56,10 @@ def vector_fn(x):
 
 def with_scale(x, y, scale=2.0):
     return np.sum((x * scale + y) ** 2)
+
+
+def loop_with_n(x, n):
+    y = x
+    for i in range(n):
+        y = y * x + np.sin(y)
+    return np.sum(y)

@@ -15,6 +15,7 @@ arrays, which the lowered in-place writes (``y = y.at[i].set(v)``) update.
 
 from __future__ import annotations
 
+import builtins
 import types
 from typing import Any
 
@@ -34,10 +35,11 @@ CONSTRUCTORS = frozenset({
 def _has_jax(value: Any) -> bool:
     if isinstance(value, jax.Array):
         return True
+    # (builtins.any: a lookup of `np.any` caches that name in this module's globals)
     if isinstance(value, (tuple, list)):
-        return any(_has_jax(v) for v in value)
+        return builtins.any(_has_jax(v) for v in value)
     if isinstance(value, dict):
-        return any(_has_jax(v) for v in value.values())
+        return builtins.any(_has_jax(v) for v in value.values())
     return False
 
 

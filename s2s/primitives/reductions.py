@@ -501,6 +501,14 @@ defprim(
     family="reduction", nondiff=True, note="an integer count: no derivative flows",
 )
 
+# ``np.any`` / ``np.all``: truth values, as JAX gives them no derivative (vmap's masked
+# loops test them: ``while np.any(running)``)
+for _name in ("any", "all"):
+    defprim(
+        _name, getattr(np, _name), "(a, axis=None, keepdims=False)", family="reduction",
+        nondiff=True, methods=(_name,), note="a truth value: no derivative flows",
+    )
+
 
 # ---- more reductions: products skipping NaN, the trapezoid rule, covariance ---------
 

@@ -304,8 +304,10 @@ def einsum_bars_jvp_operands(operands_dot, ans, cot, subscripts, operands):
 # multi_dot_bars(cot, arrays)[j] is the derivative of <cot, multi_dot(arrays)> with
 # respect to arrays[j]; it returns one array per operand (a list).
 
-_defhelper("multi_dot_bars", "(cot, arrays)", diff=("cot", "arrays"),
-           note="arrays a list; returns a list (one cotangent per array)")
+defprim("multi_dot_bars", runtime.multi_dot_bars, "(cot, arrays)", family="runtime",
+        spelling=call_spelling("multi_dot_bars"), diff=("cot", "arrays"),
+        results=lambda args: len(args["arrays"]),
+        note="arrays a list; returns a list (one cotangent per array)")
 
 
 @defvjp("multi_dot_bars")
@@ -328,8 +330,7 @@ def multi_dot_bars_jvp_cot(cot_dot, ans, cot, arrays):
 
 @defjvp("multi_dot_bars", "arrays")
 def multi_dot_bars_jvp_arrays(arrays_dot, ans, cot, arrays):
-    # stacked, not a list: forward mode adds the parameters' tangents with +
-    return np.stack([
+    return tuple([
         sum(multi_dot_bars(cot, [*arrays[:i], t, *arrays[i + 1:]])[j]
             for i, t in enumerate(arrays_dot) if i != j)
         for j in range(len(arrays))
