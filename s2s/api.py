@@ -707,6 +707,28 @@ class _VJP(Transformed):
         self.tuple_out = True
 
 
+def _split_aux(out: Any, has_aux: bool) -> tuple[Any, Any]:
+    """``(out, aux)`` of a function's result (aux None without ``has_aux``), with
+    JAX's TypeError when a has_aux function returns no pair."""
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(
+            "expected function with aux output to return a two-element tuple, "
+            f"but got type {type(out)} with value {out!r}"
+        )
+    return out[0], out[1]
+
+
+def _inexact_args(primals: tuple) -> tuple[int, ...]:
+    """The positions of the arguments whose every leaf is floating or complex (the
+    others carry no derivative and get float0)."""
+    return tuple(
+        i for i, p in enumerate(primals)
+        if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
+    )
+
+
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     """``(out, vjp_fn)`` (or ``(out, vjp_fn, aux)``), as ``jax.vjp``.
 
@@ -715,18 +737,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     """
     t = _VJP(fun, has_aux)
     out = fun(*_copies(primals))  # (the user's own code may write into its arguments)
-    aux = None
-    if has_aux:
-        if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError(
-                "expected function with aux output to return a two-element tuple, "
-                f"but got type {type(out)} with value {out!r}"
-            )
-        out, aux = out
-    float_args = tuple(
-        i for i, p in enumerate(primals)
-        if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
-    )
+    out, aux = _split_aux(out, has_aux)
+    float_args = _inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals)
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
@@ -837,10 +849,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     primals, tangents = tuple(primals), tuple(tangents)
     t = _jvp_transform(fun, has_aux)
     t._refresh()
-    active = tuple(
-        i for i, p in enumerate(primals)
-        if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
-    )
+    active = _inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
     t._call_nargs, t._call_args = len(primals), primals
     _, fn = t._generate(kinds, active, (len(primals), False))

@@ -107,7 +107,8 @@ def _loops(tree: ast.AST) -> list[ast.stmt]:
                   key=lambda n: (n.lineno, n.col_offset))
 
 
-def _names(tree: ast.AST) -> set[str]:
+def all_names(tree: ast.AST) -> set[str]:
+    """Every name a tree binds or reads (names, functions, classes, parameters)."""
     out: set[str] = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Name):
@@ -128,7 +129,7 @@ def rewrite_jumps(text: str,
     tree = ast.parse(text)
     lines = text.splitlines(keepends=True)
     remaining = [k for k, loop in enumerate(_loops(tree)) if _candidate(loop, lines)]
-    taken = _names(tree)
+    taken = all_names(tree)
     flags: dict[str, int] = {}
     while True:
         todo = [k for k in remaining if k not in excluded]

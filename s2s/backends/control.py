@@ -51,7 +51,7 @@ import re
 import threading
 from typing import Any, Iterable
 
-from .breaks import MARK, rewrite_jumps
+from .breaks import MARK, all_names as _all_names, rewrite_jumps
 
 __all__ = ["lower_control", "LAX_IMPORT", "STAYS"]
 
@@ -394,18 +394,6 @@ def _params(fn: ast.FunctionDef) -> list[str]:
     a = fn.args
     out = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
     out += [p.arg for p in (a.vararg, a.kwarg) if p is not None]
-    return out
-
-
-def _all_names(tree: ast.AST) -> set[str]:
-    out: set[str] = set()
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name):
-            out.add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(n.name)
-        elif isinstance(n, ast.arg):
-            out.add(n.arg)
     return out
 
 

@@ -45,7 +45,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import api
-from ..api import Transformed, _check_argnums, _dtype_of, _leaves, _rebuild
+from ..api import Transformed, _check_argnums, _leaves, _rebuild
 from ..emitcode import compile_module
 from ..errors import Loc, TransformError
 from ..kinds import LEAF, kind_of
@@ -550,10 +550,7 @@ def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
     primals, tangents = tuple(primals), tuple(tangents)
     t = api._jvp_transform(fun, has_aux)
     t._refresh()
-    active = tuple(
-        i for i, p in enumerate(primals)
-        if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
-    )
+    active = api._inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
     text, fn = t._generate(kinds, active, (len(primals), False))
     jfn = backend.prepare(fn, text)
@@ -581,18 +578,8 @@ def vjp_on_jax(backend: JaxBackend, fun: Callable, primals: tuple,
         out = (found[0], found[2]) if has_aux else found[0]
     except TransformError:
         out = backend.call(fun, primals, {})
-    aux = None
-    if has_aux:
-        if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError(
-                "expected function with aux output to return a two-element tuple, "
-                f"but got type {type(out)} with value {out!r}"
-            )
-        out, aux = out
-    float_args = tuple(
-        i for i, p in enumerate(primals)
-        if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
-    )
+    out, aux = api._split_aux(out, has_aux)
+    float_args = api._inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals)
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
