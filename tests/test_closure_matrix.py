@@ -90,9 +90,10 @@ def compare(got, expected) -> None:
     got, expected = leaves(got), leaves(expected)
     assert len(got) == len(expected), (len(got), len(expected))
     for g, e in zip(got, expected):
-        if np.result_type(e) == jax.dtypes.float0:
+        e_dtype, g_dtype = np.asarray(e).dtype, np.asarray(g).dtype
+        if e_dtype == jax.dtypes.float0:
             continue
-        f32 = np.result_type(e) == np.float32 or np.result_type(g) == np.float32
+        f32 = np.float32 in (e_dtype, g_dtype)
         tol = {"rtol": 1e-4, "atol": 1e-5} if f32 else TOL
         scale = max(1.0, float(np.max(np.abs(np.asarray(e, float)), initial=0.0)))
         np.testing.assert_allclose(np.asarray(g, float), np.asarray(e, float),
