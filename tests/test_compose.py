@@ -234,3 +234,15 @@ def test_vjp_of_grad_where_jax_cannot_run_the_program(case) -> None:
     cot = np.random.default_rng(2).normal(size=np.shape(out))
     (expected,) = fd_grad(lambda *a: np.sum(np.asarray(g(*a)) * cot), args, 0)
     np.testing.assert_allclose(pullback(cot)[0], expected, rtol=1e-6, atol=1e-7)
+
+
+def test_second_order_of_the_loop_with_a_tape() -> None:
+    """The control-flow issue's function, y = y * x + np.sin(y) n times: grad of its
+    emitted gradient (reverse over the tape's appends and pops) and its Hessian at
+    n = 50, against JAX."""
+    twin = jax_twin(corpus_fns).loop_carried
+    got = s2s.grad(s2s.grad(corpus_fns.loop_carried))(0.3, 50)
+    np.testing.assert_allclose(got, jax.grad(jax.grad(twin))(0.3, 50), rtol=1e-12)
+    x = np.linspace(0.1, 0.5, 10)
+    np.testing.assert_allclose(s2s.hessian(corpus_fns.loop_carried)(x, 50),
+                               jax.hessian(twin)(x, 50), rtol=1e-12, atol=1e-12)
