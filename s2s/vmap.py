@@ -46,6 +46,8 @@ from .reverse import (
     _Reverse,
     _signature,
     _spell_buffers,
+    _unpack_text,
+    _unpackable,
     default_text,
     stem,
 )
@@ -1096,17 +1098,13 @@ def _stacked_items(name: str, kind: Seq, paths: set, n: str) -> str:
     """``[... for item in name]`` with the item's leaves at ``paths`` stacked n times."""
     item = kind.item
     leaves = leaf_paths(item)
-    names = {p: "v" if p == () else "v" + "".join(str(k) for k in p) for p in leaves}
-    target = names[()] if leaves == [()] else _unpack_target(item, names)
+    if _unpackable(item):  # `for (v0, v1) in tape_bar`: one name per leaf
+        names = {p: "v" + "".join(str(k) for k in p) for p in leaves}
+        target = _unpack_text(item, names)
+    else:  # a dict among the leaves: read them by key
+        names, target = {p: path_text("v", p) for p in leaves}, "v"
     value = literal(item, lambda p: f"np.stack([{names[p]}] * {n})" if p in paths else names[p])
     return f"[{value} for {target} in {name}]"
-
-
-def _unpack_target(kind: Any, names: dict, prefix: tuple = ()) -> str:
-    if not isinstance(kind, Tree):
-        return names[prefix]
-    inner = [_unpack_target(c, names, prefix + (k,)) for k, c in zip(kind.keys, kind.children)]
-    return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
 
 
 # primitives the transform batches itself (containers, calls, writes, joins of lists)
