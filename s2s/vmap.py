@@ -781,23 +781,9 @@ class _Vmap(Batch):
             self.b.pop(j, None)
 
     def for_(self, s: For, out: list[Any]) -> None:
+        count = None  # a batched count: `for _ in range(n)`, n one int per example
         if s.iter is not None and self.batched(s.iter):
-            prod = self.a.producer.get(s.iter.name)
-            counted = self.lanes_counted
-            if prod is not None and any(
-                    isinstance(a, Var) and a.name in counted for a in prod.args):
-                raise self.fail(s, NoBatchRule(
-                    "a loop over a batched range: the number of iterations each "
-                    "example ran in an earlier loop whose exit depends on batched "
-                    "values (the backward loop of a gradient through such a loop: vmap "
-                    "of grad of it is not supported)",
-                    "take the per-example gradients in a Python loop, or give the loop "
-                    "a fixed count and keep finished examples' values with np.where"))
-            raise self.fail(s, NoBatchRule(
-                "a loop over a batched range (its count differs per example)",
-                "loop to the largest count and keep each example's values past its "
-                "own count with np.where, or compute the count outside the vmapped "
-                "function"))
+            count = self._batched_count(s)
         carried_pairs = effective_carried(s)
         # a `break` becomes a per-example flag, joined like any value: where its test is
         # batched, the examples leave the loop at different iterations (masked lanes)
@@ -817,7 +803,8 @@ class _Vmap(Batch):
         while True:  # a carried value is batched if any iteration makes it so
             self.b = {k: set(v) for k, v in state.items()}
             self.block(body_ir, [])
-            masked = masked or (s.test is not None and self.batched(s.test)) or (
+            masked = masked or count is not None or (
+                s.test is not None and self.batched(s.test)) or (
                 flag is not None and self.batched(Var(flag)))
             if masked:
                 self._check_masked_body(s, body_ir)
@@ -827,6 +814,8 @@ class _Vmap(Batch):
                 if masked:  # examples stop at different iterations: all differ
                     self._check_masked_carry(s, entry)
                     self.lanes_counted.add(entry)
+                if masked and not isinstance(self.kind(entry), Seq):  # (a list's
+                    # items are batched as appended: each iteration appends for all)
                     new = set(leaf_paths(self.kind(entry))) - state.get(entry, set())
                 if new:
                     state[entry] = state.get(entry, set()) | new
@@ -866,7 +855,7 @@ class _Vmap(Batch):
             n = self.use_batch_size()
             out.append(Line(f"{entry} = np.stack([{entry}] * {n})"))
         if masked:
-            self.masked_loop(s, body_ir, flag, carried_pairs, out)
+            self.masked_loop(s, body_ir, flag, carried_pairs, out, count)
             return
         body: list[Any] = []
         self.block(s.body, body)
@@ -877,8 +866,25 @@ class _Vmap(Batch):
         else:
             out.append(Block(f"while {atom_text(s.test)}:", body, []))
 
+    def _batched_count(self, s: For) -> str:
+        """``n`` of a loop ``for i in range(n)`` whose count ``n`` is batched (one int
+        per example); other loops over batched ranges are refused."""
+        prod = self.a.producer.get(s.iter.name)
+        n = prod.args[0] if prod is not None and prod.prim == "range" and len(
+            prod.args) == 1 and not prod.params else None
+        if not isinstance(n, Var) or not self.batched(n) or self.rank(n) != 0 or (
+                _breaks(s.body)):
+            raise self.fail(s, NoBatchRule(
+                "a loop over a batched range other than `range(n)` (n one int per "
+                "example, no `break`)",
+                "loop to the largest count and keep each example's values past its "
+                "own count with np.where, or compute the count outside the vmapped "
+                "function"))
+        return n.name
+
     def masked_loop(self, s: For, body_ir: list[Stmt], flag: str | None,
-                    carried: list[tuple[str, str]], out: list[Any]) -> None:
+                    carried: list[tuple[str, str]], out: list[Any],
+                    count: str | None = None) -> None:
         """A loop the examples leave at different iterations.  Every example runs
         each iteration; one that has left keeps its values (``np.where``), and the
         loop ends when every example has left.  A ``while`` on a batched test keeps
@@ -897,6 +903,18 @@ class _Vmap(Batch):
                 done = done | breaking
                 if np.all(done):
                     break
+
+        and a loop over a batched count ``range(n)`` runs the largest count, an
+        example running ``n`` of the iterations: the first ones, or the last ones
+        where the body pops a list a loop the examples left apart pushed, so that the
+        entries pushed after an example had left (the list's top) are popped while it
+        waits::
+
+            n_max = np.max(n)
+            for step in range(n_max):
+                running = step >= n_max - n
+                <body>
+                y = np.where(running, y_2, y)
         """
         test = s.test.name if s.test is not None else None
         if test is not None and self.rank(s.test) != 0:
@@ -916,7 +934,11 @@ class _Vmap(Batch):
                 if (e, ()) in self.ranks:
                     self.ranks[(before[e], ())] = self.ranks[(e, ())]
                 self.b[before[e]] = set(self.b.get(e, set()))
-        if test is None:
+        done = test is None and count is None  # a mask of the examples done
+        target = s.target
+        if count is not None:
+            target, mask, top = self._count_mask(s, body_ir, count, out, body)
+        elif test is None:
             n = self.use_batch_size()
             mask = self.names.fresh("done")
             out.append(Line(f"{mask} = np.full({n}, False)"))
@@ -924,7 +946,7 @@ class _Vmap(Batch):
         else:
             mask = test
         self.b[mask] = {()}
-        self.write_masks.append((mask, test is None))
+        self.write_masks.append((mask, done))
         try:
             self.block(body_ir, body)
         finally:
@@ -939,13 +961,16 @@ class _Vmap(Batch):
             old, new = (before[e], e) if e == x else (e, x)
             try:
                 rank = self.rank(Var(e))
-                if test is None:
+                if done:
                     old, new = new, old  # np.where(done, the value kept, the new one)
                 kept = [align(self, Var(v), rank) for v in (mask, new, old)]
                 line = f"{e} = np.where({', '.join(kept)})"
             except NoBatchRule as err:
                 raise self.fail(s, err) from None
             body.append(Line(line))
+        if count is not None:
+            out.append(Block(f"for {target} in range({top}):", body, []))
+            return
         leaving = None
         if flag is not None:
             leaving = f"~{flag}" if self.batched(Var(flag)) else f"(not {flag})"
@@ -959,9 +984,31 @@ class _Vmap(Batch):
         body.append(Block(f"if {_all(mask)}:", [Line("break", keep=True)], []))
         out.append(Block(f"for {s.target} in {self._iter_text(s.iter)}:", body, []))
 
+    def _count_mask(self, s: For, body_ir: list[Stmt], count: str, out: list[Any],
+                    body: list[Any]) -> tuple[str, str, str]:
+        """The loop variable and the mask of the examples running, for a loop over
+        ``range(count)`` with ``count`` batched (see ``masked_loop``)."""
+        top = self.names.fresh(f"{count}_max")
+        out.append(Line(f"{top} = np.max({count})"))
+        mask = self.names.fresh("running")
+        self.ranks[(mask, ())] = 0
+        pops = any(isinstance(st, Let) and st.prim == "pop" for st in walk(body_ir))
+        if not pops:  # an example runs the first `count` iterations
+            body.append(Line(f"{mask} = {s.target} < {count}"))
+            return s.target, mask, top
+        if any(s.target in uses(st) for st in walk(body_ir)):
+            raise self.fail(s, NoBatchRule(
+                "a loop over a batched count that pops a list and reads its index"))
+        step = self.names.fresh("step")
+        body.append(Comment(
+            f"each example runs its last {count} steps: the entries pushed after it had "
+            "left the loop that pushed them are on top"))
+        body.append(Line(f"{mask} = {step} >= {top} - {count}"))
+        return step, mask, top
+
     def _check_masked_carry(self, s: For, entry: str) -> None:
         kind = self.kind(entry)
-        if kind != LEAF:
+        if kind != LEAF and not isinstance(kind, Seq):
             raise self.fail(s, NoBatchRule(
                 f"`{entry}` is a container (list, tuple or dict) carried by a loop "
                 "whose exit depends on batched values",
@@ -971,7 +1018,7 @@ class _Vmap(Batch):
         """A loop whose examples stop at different iterations runs the body for the
         stopped ones too: only values can be kept per example, not writes."""
         for st in walk(body):
-            if isinstance(st, Let) and st.prim in ("append", "pop"):
+            if isinstance(st, Let) and st.prim in ("append", "pop") and False:
                 name = atom_text(st.args[0])
                 raise self.fail(st, NoBatchRule(
                     f"the list `{self.fn.aliases.get(name, name)}` grows or shrinks in "
