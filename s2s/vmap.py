@@ -152,6 +152,12 @@ class _Vmap(Batch):
         s = self.a.producer.get(name)
         if s is None and name in self.a.int_vars:
             return 0  # a loop's index (a Python int)
+        if s is not None and s.prim == "getitem" and isinstance(s.args[0], Var) and (
+                isinstance(self.kind(s.args[0].name), (Seq, Tree))):
+            try:
+                return self._leaf_rank(name, ())
+            except NoBatchRule:
+                return None
         if s is None or s.prim not in PRIMITIVES:
             return None
         family = PRIMITIVES[s.prim].family
@@ -185,6 +191,47 @@ class _Vmap(Batch):
         except NoBatchRule:
             return None
         return None
+
+    def _leaf_rank(self, name: str, path: tuple) -> int:
+        """The rank of the leaf at ``path`` in ``name``, followed through the tuples
+        and lists it was read from (a popped tape entry: the value pushed)."""
+        key = (name, path)
+        if key in self.ranks:
+            return self.ranks[key]
+        s = self.a.producer.get(name)
+        if s is not None and s.prim == "getitem" and isinstance(s.args[0], Var):
+            base = s.args[0].name
+            if isinstance(self.kind(base), Seq):  # an item: what was appended
+                root = self.fn.aliases.get(base, base)
+                for st in walk(self.fn.body):
+                    if isinstance(st, Let) and st.prim == "append" and (
+                            self.fn.aliases.get(st.args[0].name, st.args[0].name) == root
+                            and isinstance(st.args[1], Var)):
+                        return self._leaf_rank(st.args[1].name, path)
+            elif isinstance(self.kind(base), Tree):
+                return self._leaf_rank(base, (self.a._container_key(
+                    s, self.kind(base)),) + path)
+        if path and s is not None and s.prim in ("make_tuple", "make_list", "make_dict"):
+            kind = self.kind(name)
+            if isinstance(kind, Tree):
+                inner = s.args[list(kind.keys).index(path[0])]
+                if isinstance(inner, Var):
+                    return self._leaf_rank(inner.name, path[1:])
+                return self.rank(inner)
+        if not path and self._infer_rank_of_producer(name) is not None:
+            return self.ranks[(name, ())]
+        raise NoBatchRule(f"the rank of `{name}` is unknown (the first example never "
+                          "computed it)")
+
+    def _infer_rank_of_producer(self, name: str) -> int | None:
+        s = self.a.producer.get(name)
+        if s is None or s.prim == "getitem" and isinstance(s.args[0], Var) and (
+                isinstance(self.kind(s.args[0].name), (Seq, Tree))):
+            return None
+        r = self._infer_rank(name)
+        if r is not None:
+            self.ranks[(name, ())] = r
+        return r
 
     def _infer_shape_rank(self, s: Let) -> int | None:
         """More of ``_infer_rank``: indexing, products and rearrangements, where the
@@ -625,7 +672,7 @@ class _Vmap(Batch):
             for a in s.args
         )
         kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
-        key = ("vmap", id(callee), in_axes, kinds, tuple(
+        key = ("vmap", id(callee), repr(in_axes), kinds, tuple(
             _ranks_of(x) for x in example))
         name = self.module.names.get(key)
         if name is None:
@@ -675,42 +722,65 @@ class _Vmap(Batch):
         self.select(s, out)
 
     def select(self, s: If, out: list[Any]) -> None:
-        """An ``if`` on a batched value: both branches run, ``np.where`` picks."""
+        """An ``if`` on a batched value: both branches run, ``np.where`` picks.
+
+        A branch's write into an array keeps the other path's examples' elements
+        (``x_bar[:, i] = np.where(test, v, x_bar[:, i])``), and its pushes and pops of
+        a list happen for every example: a gradient's tape, whose backward replays
+        the same `if` on the same (popped) test, pops junk for the other path's
+        examples exactly where it pushed junk for them."""
         for st in walk(s.body + s.orelse):
             if isinstance(st, (For, Break)) or (isinstance(st, Let) and st.prim in (
-                    "setitem", "append", "call")):
+                    "add_at", "call")):
                 raise self.fail(s, NoBatchRule(
-                    "an `if` on a batched value whose branches loop, call, or write",
+                    "an `if` on a batched value whose branches loop, call, or write "
+                    "with np.add.at",
                     "write the branches as expressions and select with np.where"))
+            if isinstance(st, Let) and st.prim == "setitem" and self.rank(s.test) != 0:
+                raise self.fail(s, NoBatchRule(
+                    "a write into an array under an `if` on an array per example"))
+        # versions of one array or list written in place: one object, no selection
+        buffers = {j for j in s.joins if j in self.fn.aliases}
+        written: dict[str, set] = {j: set() for j in buffers}
         results = []
         truth: dict[str, bool] = {}  # a branch's name bound to True or False
-        for tag, branch in (("if_true", s.body), ("if_false", s.orelse)):
+        for k, (tag, branch) in enumerate((("if_true", s.body), ("if_false", s.orelse))):
             # a join the branch does not bind keeps its value from before the `if`
             bound = {st.target for st in branch if isinstance(st, Let)} | {
                 j for st in branch if isinstance(st, If) for j in st.joins}
-            renamed = {j: self.names.fresh(f"{j}_{tag}") for j in s.joins if j in bound}
+            renamed = {j: self.names.fresh(f"{j}_{tag}") for j in s.joins
+                       if j in bound and j not in buffers}
             for j, r in renamed.items():
                 if j in self.flags:
                     self.flags.add(r)
                 if (j, ()) in self.ranks:
                     self.ranks.setdefault((r, ()), self.ranks[(j, ())])
             items: list[Any] = []
-            for st in branch:
-                own = self.origin.get(id(st), (st, st))[1]
-                st = _renamed(st, renamed)
-                if isinstance(st, Let) and st.target in renamed.values() and (
-                        st.prim == "identity" and isinstance(st.args[0], Const)
-                        and isinstance(st.args[0].value, bool)):
-                    truth[st.target] = st.args[0].value
-                if isinstance(st, If):
-                    self.origin[id(st)] = (st, own)
-                    self.if_(st, items)
-                else:
-                    if st.target in renamed.values():  # a rank may be inferred from it
-                        self.a.producer[st.target] = st
-                    self.let(st, items)
+            self.write_masks.append((atom_text(s.test), k == 1))  # (this path's)
+            try:
+                for st in branch:
+                    own = self.origin.get(id(st), (st, st))[1]
+                    st = _renamed(st, renamed)
+                    if isinstance(st, Let) and st.target in renamed.values() and (
+                            st.prim == "identity" and isinstance(st.args[0], Const)
+                            and isinstance(st.args[0].value, bool)):
+                        truth[st.target] = st.args[0].value
+                    if isinstance(st, If):
+                        self.origin[id(st)] = (st, own)
+                        self.if_(st, items)
+                    else:
+                        if st.target in renamed.values():  # a rank may be inferred
+                            self.a.producer[st.target] = st
+                        self.let(st, items)
+            finally:
+                self.write_masks.pop()
+            for j in buffers:
+                written[j] |= self.b.get(j, set())
             out += items
             results.append({j: renamed.get(j, j) for j in s.joins})
+        for j in buffers:
+            if written[j]:
+                self.b[j] = written[j]
         # a name one path binds to None (the normalizer's "not bound on this path"):
         # np.where cannot mix None with arrays; where every later read is under an
         # `if` on the same test, on the other path, the examples that took the None
@@ -720,6 +790,8 @@ class _Vmap(Batch):
         try:
             test_rank = self.rank(s.test)
             for j in s.joins:
+                if j in buffers:
+                    continue
                 if isinstance(self.kind(j), Tree):
                     raise NoBatchRule("an `if` on a batched value joining containers")
                 for k in (0, 1):
@@ -729,6 +801,8 @@ class _Vmap(Batch):
             raise self.fail(s, err) from None
         for j in s.joins:
             t, f = results[0][j], results[1][j]
+            if j in buffers:
+                continue
             if len(nones[j]) == 2:
                 out.append(Line(f"{j} = None"))
                 self.b.pop(j, None)
