@@ -294,7 +294,7 @@ class _Reverse:
                 return Tree(list, tuple(range(n)), base.children[:n])
             return base
         if s.prim == "call":
-            return _return_kind(_callee(s), tuple(k(a) for a in s.args))
+            return _call_kind(s, tuple(k(a) for a in s.args))
         results = PRIMITIVES[s.prim].results
         if results is not None:
             try:
@@ -1166,33 +1166,207 @@ def callee_vjp(callee: Function, positions: tuple[int, ...], kinds: tuple, modul
     return name
 
 
-_KINDS_IN_PROGRESS: set[tuple[int, tuple]] = set()
+@dataclass
+class _Assumed:
+    """What a call being solved is assumed to return while its body is analysed (a
+    recursive call reads it; None: not known yet), and whether a call read it."""
+
+    kind: Kind | None
+    reached: bool = False
+
+
+@dataclass
+class _Frame:
+    """One kind analysis under way: the names bound by calls whose structure is not
+    known yet, and which calls being solved that is waiting for."""
+
+    unknown: set[str] = field(default_factory=set)
+    waits: set[tuple[int, tuple]] = field(default_factory=set)
+
+
+_KINDS_IN_PROGRESS: dict[tuple[int, tuple], _Assumed] = {}
+_FRAMES: list[_Frame] = []
+_MAX_STRUCTURES = 8  # argument structures one recursive function may be analysed at
+_MAX_PATHS = 256  # paths through a recursive function's `if`s and loops told apart
 
 
 def _return_kind(fn: Function, arg_kinds: tuple) -> Kind:
     """The structure a call returns, given its arguments' structures."""
-    key = (id(fn), arg_kinds)
-    if key in _KINDS_IN_PROGRESS:
-        return LEAF  # a recursive call: assumed an array, and checked below
-    _KINDS_IN_PROGRESS.add(key)
-    try:
-        spec = Spec("vjp", (), True, False, arg_kinds)
-        r = _Reverse(fn, spec, Module())
-        r.analyse()
-        ret = fn.body[-1]
-        assert isinstance(ret, Return)
-        kind = r.kinds.get(ret.value.name, LEAF) if isinstance(ret.value, Var) else (
-            _const_kind(ret.value)
-        )
-    finally:
-        _KINDS_IN_PROGRESS.discard(key)
-    if kind != LEAF and any(isinstance(t.params.get("callee"), Function) is False
-                            for t in _lets(fn.body) if t.prim == "call"):
-        raise TransformError(
-            f"`{fn.name}` calls itself and returns a container", fn.loc,
-            "return an array from a recursive function",
-        )
+    kind, _ = _solve(fn, arg_kinds)
+    return LEAF if kind is None else kind
+
+
+def _call_kind(s: Let, arg_kinds: tuple) -> Kind:
+    """The structure ``s``, a call, binds; one not known yet (a recursive call while
+    the structure its function returns is being found) is marked in the analysis."""
+    kind, waits = _solve(_callee(s), arg_kinds)
+    if kind is None:
+        _FRAMES[-1].unknown.add(s.target)
+        _FRAMES[-1].waits |= waits
+        return LEAF  # (a placeholder: what depends on it is set aside)
     return kind
+
+
+def _solve(fn: Function, arg_kinds: tuple) -> tuple[Kind | None, set]:
+    """The structure ``fn`` returns, or None while it depends on a call still being
+    solved (with the keys of the calls it waits for).
+
+    A recursive function's (through itself or others) is a fixed point: a recursive
+    call returns what the function returns. The paths through its `if`s and loops
+    whose result depends on no call of unknown structure (base cases) give that
+    structure; the other paths, analysed again with recursive calls returning it,
+    must return it too (an emitted JVP's pair of value and tangent is as good as an
+    array)."""
+    key = (id(fn), arg_kinds)
+    assumed = _KINDS_IN_PROGRESS.get(key)
+    if assumed is not None:
+        assumed.reached = True
+        return assumed.kind, {key} if assumed.kind is None else set()
+    if sum(k[0] == id(fn) for k in _KINDS_IN_PROGRESS) >= _MAX_STRUCTURES:
+        raise TransformError(
+            f"`{fn.name}` calls itself with arguments whose structure changes with "
+            "each call", fn.loc,
+            "pass a recursive call containers of the structure its caller got",
+        )
+    assumed = _KINDS_IN_PROGRESS[key] = _Assumed(None)
+    waits: set = set()
+    try:
+        r, frame = _analysed(fn, fn.body, arg_kinds)
+        if not assumed.reached and not frame.unknown:
+            return _returned_kind(r), set()  # no recursion: the common case
+        try:
+            paths = [body for body, _ in _paths(fn.body, {})]
+        except _TooManyPaths:
+            paths = [fn.body]
+        errors: list[TransformError] = []
+        while True:  # unknown, then the base cases' structure, then checked: done
+            found: dict[Kind, Any] = {}
+            for body in paths:
+                try:
+                    r, frame = _analysed(fn, body, arg_kinds)
+                except TransformError as e:  # perhaps a path no run takes
+                    errors.append(e)
+                    continue
+                waits |= frame.waits
+                ret = body[-1]
+                if not (isinstance(ret.value, Var) and ret.value.name in _depending(
+                        body, frame.unknown)):
+                    found.setdefault(_returned_kind(r), _path_loc(fn, body))
+            if len(found) > 1:
+                _disagree(fn, list(found.items()))
+            kind = next(iter(found), None)
+            if kind == assumed.kind or not assumed.reached:
+                break
+            assumed.kind = kind
+        waits.discard(key)
+        if kind is None and not waits:
+            if errors:
+                raise errors[0]
+            raise TransformError(
+                f"every return of `{fn.name}` depends on a call to itself: with no base "
+                "case, its result has no structure to start from", fn.loc,
+                "return without calling itself on the path that ends the recursion",
+            )
+        return kind, waits if kind is None else set()
+    finally:
+        del _KINDS_IN_PROGRESS[key]
+
+
+class _TooManyPaths(Exception):
+    pass
+
+
+def _paths(stmts: list[Stmt], taken: dict[str, bool]) -> list[tuple[list[Stmt], dict]]:
+    """The paths through ``stmts``' `if`s (outside loops), each with the tests it
+    took (an `if` on a test an earlier one decided takes the same branch), and with
+    each loop run or not (its carried values then hold what they held before it)."""
+    paths: list[tuple[list[Stmt], dict]] = [([], taken)]
+    for s in stmts:
+        if isinstance(s, If):
+            paths = [(pre + sub, t2) for pre, t in paths for way in _ways(s, t)
+                     for sub, t2 in _paths(s.body if way else s.orelse, _took(s, t, way))]
+        elif isinstance(s, For):
+            paths = [(pre + extra, t) for pre, t in paths for extra in ([], [s])]
+        else:
+            paths = [(pre + [s], t) for pre, t in paths]
+        if len(paths) > _MAX_PATHS:
+            raise _TooManyPaths
+    return paths
+
+
+def _ways(s: If, taken: dict[str, bool]) -> list[bool]:
+    """The branches of ``s`` a path that took ``taken`` may take."""
+    if isinstance(s.test, Const):
+        return [bool(s.test.value)]
+    return [taken[s.test.name]] if s.test.name in taken else [True, False]
+
+
+def _took(s: If, taken: dict[str, bool], way: bool) -> dict[str, bool]:
+    return {**taken, s.test.name: way} if isinstance(s.test, Var) else taken
+
+
+def _path_loc(fn: Function, body: list[Stmt]) -> Any:
+    """Where a path through ``fn`` is told apart: its last statement in a branch."""
+    top = {id(s) for s in fn.body}
+    return next((s.loc for s in reversed(body) if id(s) not in top and s.loc is not None),
+                body[-1].loc)
+
+
+def _analysed(fn: Function, body: list[Stmt], arg_kinds: tuple) -> tuple["_Reverse", _Frame]:
+    """The kind analysis of ``body`` (``fn``'s, or one path through it)."""
+    r = _Reverse(replace(fn, body=body), Spec("vjp", (), True, False, arg_kinds), Module())
+    _FRAMES.append(_Frame())
+    try:
+        r.analyse()
+    finally:
+        frame = _FRAMES.pop()
+    return r, frame
+
+
+def _returned_kind(r: "_Reverse") -> Kind:
+    ret = r.fn.body[-1]
+    assert isinstance(ret, Return)
+    if isinstance(ret.value, Var):
+        return r.kinds.get(ret.value.name, LEAF)
+    return _const_kind(ret.value)
+
+
+def _disagree(fn: Function, returns: list[tuple[Kind, Any]]) -> None:
+    """Refuse a recursive function whose returns have different structures."""
+    kinds = " and ".join(repr(kind) for kind, _ in returns)
+    raise TransformError(
+        f"`{fn.name}` calls itself and its returns have different structures "
+        f"({kinds}; `*` is an array): a recursive call's result has one structure",
+        returns[-1][1] or fn.loc,
+        "return values of one structure on every path (the base case's)",
+    )
+
+
+def _depending(body: list[Stmt], sources: set[str]) -> set[str]:
+    """Names in ``body`` whose values may depend on those named ``sources``."""
+    found = set(sources)
+
+    def visit(stmts: list[Stmt]) -> None:
+        for s in stmts:
+            if isinstance(s, Let):
+                if any(v in found for v in uses(s)):
+                    found.add(s.target)
+            elif isinstance(s, If):
+                visit(s.body)
+                visit(s.orelse)
+            elif isinstance(s, For):
+                while True:  # a carried value feeds the next iteration
+                    before = len(found)
+                    visit(s.body)
+                    found.update(e for e, x in s.carried if x in found)
+                    if len(found) == before:
+                        break
+            elif isinstance(s, Break):
+                found.update(e for e, x in s.copies if x in found)
+
+    if sources:
+        visit(body)
+    return found
 
 
 # ---- forward code and dead-code removal -----------------------------------------

@@ -78,10 +78,8 @@ CORE_REFUSES = {
     ("loop_zero_trips", "hessian"): "rank of a value the first example never computed",
     ("fill_in_loop", "hessian"): "a loop writes into an array a tape entry shares",
     ("recurrence", "hessian"): "a loop writes into an array a tape entry shares",
-    ("recursion", "jacfwd"): "a recursive emitted JVP returns a container",
-    ("recursion", "hessian"): "a recursive emitted JVP returns a container",
-    ("recursion_base_case", "jacfwd"): "a recursive emitted JVP returns a container",
-    ("recursion_base_case", "hessian"): "a recursive emitted JVP returns a container",
+    ("recursion_base_case", "jacfwd"): "a recursive call the rank probe never made",
+    ("recursion_base_case", "hessian"): "a recursive call the rank probe never made",
     **{(c, "vmap_grad"): "vmap of a gradient through a loop whose exit is batched"
        for c in ("while_shrinks", "while_never_runs", "while_in_for", "while_break",
                  "loop_break_taken", "loop_break_not_taken", "return_in_loop_taken",

@@ -46,9 +46,12 @@ def check(got, expected, case):
 
 # Known gaps in the closure of emitted code (docs/architecture.md, "Not yet built"):
 # each must fail today; an xpass means the gap closed and the entry should go.
-GAPS = {
-    ("recursion", "jacfwd"): "a recursive emitted JVP returns a (value, tangent) pair",
-    ("recursion_base_case", "jacfwd"): "a recursive emitted JVP returns a pair",
+GAPS: dict[tuple[str, str], str] = {}
+# Outcome depends on what ran before: vmap's rank probe runs the first example, where
+# n == 0 never reaches the recursive call, unless an earlier test made the code (n == 3)
+# for the same function. test_recursion_jacobians.py checks it on a fresh function.
+ORDER_DEPENDENT = {
+    ("recursion_base_case", "jacfwd"): "a recursive call the rank probe never made",
 }
 
 
@@ -60,6 +63,8 @@ def jac_params() -> list:
         for mode in ("jacfwd", "jacrev"):
             gap = GAPS.get((case.name, mode))
             marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+            if (case.name, mode) in ORDER_DEPENDENT:
+                marks = [pytest.mark.skip(reason=ORDER_DEPENDENT[case.name, mode])]
             if not gap and (k + (mode == "jacrev")) % 3:
                 marks.append(pytest.mark.slow)
             out.append(pytest.param(case, mode, id=f"{case.name}-{mode}", marks=marks))
