@@ -21,6 +21,7 @@ caller's arrays.  See ``docs/backends.md``.
 from __future__ import annotations
 
 import inspect
+import sys
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -151,6 +152,20 @@ def _copy_arrays(tree: Any) -> Any:
     return tree
 
 
+def _unroll_limit(unroll: int | bool | None) -> int | None:
+    """``unroll=`` as the longest loop to unroll (None: the backend's default)."""
+    if unroll is None:
+        return None
+    if unroll is True:
+        return sys.maxsize
+    if unroll is False:
+        return 0
+    if not isinstance(unroll, int) or unroll < 0:
+        raise TypeError(f"unroll must be a bool or a count of iterations >= 0, got "
+                        f"{unroll!r}")
+    return unroll
+
+
 class Jitted:
     """A function whose emitted code runs on a backend, compiled once per signature.
 
@@ -167,6 +182,7 @@ class Jitted:
         static_argnames: str | Sequence[str] | None = None,
         shard_batch: bool | Sequence[int] = False,
         x64: bool | None = None,
+        unroll: int | bool | None = None,
     ) -> None:
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
@@ -178,6 +194,7 @@ class Jitted:
         _check_static_argnums(sig, self.static_argnums)
         _refuse_side_effects(fun)
         self.shard_batch = shard_batch
+        self.unroll = _unroll_limit(unroll)
         self.__name__ = getattr(fun, "__name__", "function")
         self.__qualname__ = self.__name__
         self.__doc__ = getattr(fun, "__doc__", None)
@@ -209,10 +226,17 @@ class Jitted:
         self._mesh = None
         self._need_example = NeedExample
 
+        from .backends import jax_control
+
         def traced(*args: Any, **kwargs: Any) -> Any:
             texts: list[str] = []
-            out = self.backend.call(self.fun, args, kwargs, self._examples,  # type: ignore[attr-defined]
-                                    self._example_key(args, kwargs), texts)
+            token = jax_control.unroll_limit.set(
+                jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
+            try:
+                out = self.backend.call(self.fun, args, kwargs, self._examples,  # type: ignore[attr-defined]
+                                        self._example_key(args, kwargs), texts)
+            finally:
+                jax_control.unroll_limit.reset(token)
             self._source = texts[-1] if texts else self._plain_source()
             if self.shard_batch:
                 out = self._constrain(out)
@@ -401,6 +425,7 @@ def jit(
     static_argnames: str | Sequence[str] | None = None,
     shard_batch: bool | Sequence[int] = False,
     x64: bool | None = None,
+    unroll: int | bool | None = None,
 ) -> Any:
     """Compile ``fun``'s emitted code for a backend, once per signature.
 
@@ -412,9 +437,15 @@ def jit(
     arguments (all of them for True, or those whose positions are given).
     ``x64`` (JAX backend): turn on JAX's 64-bit mode (default: on, unless the
     ``S2S_JAX_X64=0`` environment variable says otherwise).
+    ``unroll`` (JAX backend): a lowered loop over a static range of at most this many
+    iterations is unrolled for XLA, which then fuses across iterations as it does for
+    the Python loops ``jax.jit`` traces (None: 100; True: every loop; False: none).
+    Longer loops stay one ``lax.scan``, compiled in a time that does not grow with
+    their length.
     Usable as ``@s2s.jit`` or ``@s2s.jit(backend="jax")``.
     """
     def make(f: Callable) -> Jitted:
-        return Jitted(f, backend, static_argnums, static_argnames, shard_batch, x64)
+        return Jitted(f, backend, static_argnums, static_argnames, shard_batch, x64,
+                      unroll)
 
     return make if fun is None else make(fun)

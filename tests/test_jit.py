@@ -193,9 +193,11 @@ def test_traced_loop_count_names_the_line_and_the_fixes() -> None:
 
 
 def test_traced_if_in_a_plain_function_names_the_users_line() -> None:
-    def clipped(x):
-        if np.sum(x) > 0:
-            return x
+    def clipped(x):  # (a `return` inside a loop: the function runs as written)
+        for i in range(3):
+            if np.sum(x) > 0:
+                return x
+            x = x + 1.0
         return -x
 
     with pytest.raises(TracedValueError) as info:
@@ -701,3 +703,36 @@ def test_jax_numpy_takes_numpys_spellings_of_tensordot_and_zeros_like() -> None:
         np.tensordot(a, b, axes=(range(1, 2), range(0, 1))))
     parts = [jnp.ones(3), jnp.zeros(3)]
     np.testing.assert_array_equal(jnp_.zeros_like(parts), np.zeros((2, 3)))
+
+
+def twelve_steps(x):
+    y = x
+    for i in range(12):
+        y = y * x + np.sin(y)
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("unroll, loops", [(None, False), (True, False), (12, False),
+                                           (11, True), (False, True), (0, True)])
+def test_short_static_loops_unroll_for_xla(unroll, loops) -> None:
+    """A loop of at most ``unroll`` iterations reaches XLA unrolled (no while loop in
+    the compiled program, as for the Python loop jax.jit traces); a longer one stays a
+    loop.  Either way the gradient is JAX's."""
+    x = np.linspace(-0.8, 0.8, 7)
+    g = s2s.jit(s2s.grad(twelve_steps), backend="jax", unroll=unroll)
+    expected = jax.grad(_jax_twelve_steps)(x)
+    np.testing.assert_allclose(g(x), expected, rtol=1e-12)
+    hlo = g._jitted.lower(x).as_text()
+    assert ("while" in hlo) is loops
+
+
+def _jax_twelve_steps(x):
+    y = x
+    for i in range(12):
+        y = y * x + jnp.sin(y)
+    return jnp.sum(y)
+
+
+def test_unroll_takes_a_count_or_a_bool() -> None:
+    with pytest.raises(TypeError, match="unroll must be a bool or a count"):
+        s2s.jit(s2s.grad(twelve_steps), backend="jax", unroll=-1)

@@ -77,8 +77,9 @@ def run(quick: bool) -> list[tuple]:
         systems = {"s2s.jit(grad)": ready(fresh_s2s(name)),
                    "jax.jit(grad)": ready(fresh_jax(name))}
         for fn in systems.values():
-            np.testing.assert_allclose(np.asarray(fn(*args)), expected, rtol=1e-8,
-                                       atol=1e-10)
+            jax.tree_util.tree_map(  # (mlp2's gradient is a dict)
+                lambda g, e: np.testing.assert_allclose(np.asarray(g), e, rtol=1e-8,
+                                                        atol=1e-10), fn(*args), expected)
         number = max(1, int(0.02 / max(time_call(systems["jax.jit(grad)"], args, 5), 1e-7)))
         repeats = 7 if quick else 25
         samples: dict[str, list[float]] = {k: [] for k in systems}

@@ -25,6 +25,7 @@ of ``lax.while_loop`` and of ``fori_loop`` with dynamic bounds.
 
 from __future__ import annotations
 
+import contextvars
 import linecache
 import sys
 from typing import Any, Callable, Sequence
@@ -42,6 +43,21 @@ __all__ = ["and_", "cond", "fori_loop", "not_", "or_", "scan_range", "while_loop
 
 _tree_map = jax.tree_util.tree_map
 _leaves = jax.tree_util.tree_leaves
+
+#: Loops over a static range of at most this many iterations are unrolled by XLA
+#: (``unroll=True`` of ``lax.scan``/``fori_loop``); longer ones stay one loop.  XLA
+#: fuses across an unrolled loop's iterations, as it does for the Python loop that
+#: ``jax.jit`` traces, so a short loop's steady state matches JAX's; a loop stays
+#: compact where its iterations would make compiling slow (``tools/bench_jit.py``;
+#: ``s2s.jit(..., unroll=)`` sets it per jitted function).
+UNROLL_DEFAULT = 100
+unroll_limit: contextvars.ContextVar[int] = contextvars.ContextVar(
+    "s2s_unroll_limit", default=UNROLL_DEFAULT)
+
+
+def _unroll(n: int) -> bool | int:
+    """``lax.scan``'s ``unroll`` for a loop of ``n`` iterations."""
+    return True if n <= unroll_limit.get() else 1
 
 
 class Stacked:
@@ -238,7 +254,8 @@ def fori_loop(start: Any, stop: Any, body: Callable, carry: tuple, step: Any = 1
         first, stride = order.start, order.step
         try:
             return _lax.fori_loop(0, len(order),
-                                  lambda k, c: body(first + k * stride, c), carry)
+                                  lambda k, c: body(first + k * stride, c), carry,
+                                  unroll=_unroll(len(order)))
         except Exception:  # noqa: BLE001 - the Python loop gives the real answer/error
             pass
     for i in order:
@@ -310,7 +327,8 @@ def _scan(order: range, body: Callable, carry: tuple, push: Sequence[list],
         return body(first + j * stride, c, popped)
 
     try:
-        carry, ys = _lax.scan(step_fn, carry, (ks, xs), reverse=popping)
+        carry, ys = _lax.scan(step_fn, carry, (ks, xs), reverse=popping,
+                              unroll=_unroll(n))
     except Exception:  # noqa: BLE001 - the Python loop gives the real answer/error
         return None
     if popping:
@@ -348,7 +366,8 @@ def _masked_pops(start: Any, stop: Any, step: Any, reverse: bool, body: Callable
         return _tree_map(lambda a, b: jnp.where(live, a, b), new, c), None
 
     try:
-        carry, _ = _lax.scan(step_fn, carry, (jnp.arange(n), xs), reverse=True)
+        carry, _ = _lax.scan(step_fn, carry, (jnp.arange(n), xs), reverse=True,
+                             unroll=_unroll(n))
     except Exception:  # noqa: BLE001 - refused by the caller, as before
         return None
     for t in pop:
