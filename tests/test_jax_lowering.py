@@ -518,7 +518,7 @@ def test_a_plain_functions_own_control_flow_is_lowered() -> None:
     assert "lax.while_loop(" in source and "lax.cond(np.max(y) > 0.2," in source
 
 
-def test_a_plain_closure_is_lowered_and_an_early_return_still_refused() -> None:
+def test_a_plain_closure_is_lowered_with_its_early_returns() -> None:
     scale = np.array([1.0, 2.0, 3.0])
 
     def closure(x):
@@ -536,9 +536,34 @@ def test_a_plain_closure_is_lowered_and_an_early_return_still_refused() -> None:
             return np.sin(x)
         return x
 
+    def nested(x, k):
+        if k > 0:
+            if np.max(x) > 0.5:
+                return x * k
+            z = np.cos(x)
+        else:
+            return x - 1.0
+        return z * 2.0
+
+    def in_loop(x):
+        for i in range(4):
+            if np.sum(x) > 3.0:
+                return x
+            x = x * 1.5
+        return -x
+
+    jitted = s2s.jit(early, backend="jax")
+    for x in (X_POS, X_NEG):
+        assert_close(jitted(x), early(x))
+    assert "lax.cond(np.sum(x) > 0.0," in s2s.source(jitted)
+    jitted = s2s.jit(nested, backend="jax")  # (k traced too)
+    for x in (X_POS, X_NEG, X_POS * 2.0):
+        for k in (2.0, -1.0):
+            assert_close(jitted(x, k), nested(x, k))
+    assert s2s.source(jitted).count("lax.cond(") == 2
     with pytest.raises(TracedValueError) as info:  # all or nothing: the user's code
-        s2s.jit(early, backend="jax")(X_POS)
-    assert "if np.sum(x) > 0.0:" in str(info.value) and __file__ in str(info.value)
+        s2s.jit(in_loop, backend="jax")(X_POS)
+    assert "if np.sum(x) > 3.0:" in str(info.value) and __file__ in str(info.value)
 
 
 def test_a_plain_function_writing_into_its_own_array_under_a_traced_test() -> None:

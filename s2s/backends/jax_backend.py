@@ -420,6 +420,8 @@ def _lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
         return None
     node = tree.body[0]
     node.decorator_list = []
+    node.body = _one_return(node.body, {n.id for n in ast.walk(node)
+                                        if isinstance(n, ast.Name)})
     for n in ast.walk(node):  # `elif` as `else:` then `if` (the pass lowers that)
         if isinstance(n, ast.If) and len(n.orelse) == 1 and isinstance(n.orelse[0], ast.If):
             n.orelse.append(ast.Pass())
@@ -457,6 +459,62 @@ def _lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
         if isinstance(c, types.CodeType) and c.co_name == fn.__name__)
     namespace[lax_name] = jax_control
     return code, lowered
+
+
+def _always_returns(stmts: list[ast.stmt]) -> bool:
+    """Whether every path through ``stmts`` ends in a ``return`` at its end."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return isinstance(last, ast.Return)
+
+
+def _hoisted(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """``if c: return a`` then ``rest``: ``rest`` moved into the ``else`` branch (the
+    only path that reaches it), so that each path ends in its own ``return``."""
+    out: list[ast.stmt] = []
+    for i, st in enumerate(stmts):
+        out.append(st)
+        if not isinstance(st, ast.If):
+            continue
+        st.body, st.orelse = _hoisted(st.body), _hoisted(st.orelse)
+        rest = stmts[i + 1:]
+        if rest and _always_returns(st.body) and not _always_returns(st.orelse):
+            st.orelse = _hoisted(st.orelse + rest)
+            return out
+        if rest and _always_returns(st.orelse) and not _always_returns(st.body):
+            st.body = _hoisted(st.body + rest)
+            return out
+    return out
+
+
+def _assigned(stmts: list[ast.stmt], name: str) -> list[ast.stmt]:
+    """Each path's final ``return value`` as ``name = value``."""
+    last = stmts[-1]
+    if isinstance(last, ast.If):
+        last.body, last.orelse = _assigned(last.body, name), _assigned(last.orelse, name)
+        return stmts
+    value = last.value if isinstance(last, ast.Return) and last.value is not None \
+        else ast.Constant(None)
+    return stmts[:-1] + [ast.copy_location(
+        ast.Assign([ast.Name(name, ast.Store())], value), last)]
+
+
+def _one_return(body: list[ast.stmt], names: set[str]) -> list[ast.stmt]:
+    """A function body whose ``return`` statements inside ``if`` branches (an early
+    return, ``if``/``else`` each returning) become one ``return`` at the end, so that
+    the ``if`` can be lowered to ``lax.cond``: what follows an ``if`` that returns goes
+    into its other branch, and each path binds the value it returned.  A ``return``
+    inside a loop is left as it is (the function then runs as written)."""
+    body = _hoisted(body)
+    if not body or not isinstance(body[-1], ast.If) or not _always_returns(body):
+        return body
+    name = "returned"
+    while name in names:
+        name += "_"
+    return _assigned(body, name) + [ast.Return(ast.Name(name, ast.Load()))]
 
 
 def _root_name(node: ast.expr) -> str | None:
