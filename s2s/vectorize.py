@@ -30,7 +30,7 @@ from .api import (
 )
 from .errors import TransformError
 from .ir import Function
-from .kinds import LEAF, Kind, Tree, kind_of, leaf_paths
+from .kinds import LEAF, Kind, Leaf, Tree, kind_of, leaf_paths, literal, path_text
 from .normalize import normalize
 from .reverse import Module
 from .vmap import VmapSpec, emit_vmap, probe
@@ -412,13 +412,29 @@ class _JacobianCode:
     def _refresh(self) -> None:
         self._transform()._refresh()
 
+    def _output_kind(self, passed: tuple, kinds: tuple) -> Kind:
+        """The structure ``fun`` returns for arguments of these structures."""
+        from .reverse import _return_kind
+
+        fn = self.fun
+        if hasattr(fn, "_generate_for"):  # a transformed function: its emitted code
+            ir = normalize(fn._generate_for(passed, kinds)[1])
+        else:
+            ir = self._transform().ir
+        return _return_kind(ir, tuple(kinds))
+
     def _generate_for(self, passed: tuple, kinds: tuple) -> tuple[str, Callable]:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(passed))
-        if self.has_aux or any(kinds[i] != LEAF for i in argnums):
+        if self.has_aux:
             raise TransformError(
-                f"a transform of {self.__name__} needs Jacobians with respect to array "
-                "arguments (no has_aux)", hint="transform the Jacobian of each "
-                "argument separately, or flatten the arguments into one array")
+                f"a transform of {self.__name__} needs a Jacobian without has_aux",
+                hint="transform the Jacobian of a function returning the array alone")
+        if not isinstance(self._output_kind(passed, kinds), Leaf):
+            raise TransformError(
+                f"a transform of {self.__name__} needs a function returning one array "
+                "(its Jacobian with respect to a container argument may be a container)",
+                hint="transform the Jacobian of each output separately, or stack the "
+                "outputs into one array")
         t = self._transform()
         t._refresh()
         several = self.tuple_out
@@ -440,19 +456,26 @@ class _JacobianCode:
             taken.add(base)
             return base
 
+        def suffix(i: int, path: tuple) -> str:
+            """Names for one leaf's block: ``_x`` of argument x when there are several,
+            ``_w1`` for ``params["w1"]`` (``_params_w1`` when there are several)."""
+            parts = ([params[i]] if several else []) + [_name_part(k) for k in path]
+            return "".join(f"_{p}" for p in parts)
+
+        leaves = [(i, path) for i in argnums for path in leaf_paths(kinds[i])]
         out, k = local("out"), local("k")
         body = [f"{out} = {callee}({call_args})"]
-        results = []
+        blocks: dict[tuple[int, tuple], str] = {}  # (argument, path) -> its block
         if self.mode == "jacfwd":
-            # one block per argument: its basis directions, zero tangents for the others
-            for i in argnums:
-                x = params[i]
-                sfx = f"_{x}" if several else ""
+            # one block per leaf: its basis directions, zero tangents for the others
+            for i, path in leaves:
+                x = path_text(params[i], path)
+                sfx = suffix(i, path)
                 n, basis = local(f"n{sfx}"), local(f"basis{sfx}")
                 columns, jac = local(f"columns{sfx}"), local(f"jac{sfx}")
-                tangents = ", ".join(
-                    f"{basis}[{k}]" if j == i else f"np.zeros_like({params[j]})"
-                    for j in argnums)
+                tangents = ", ".join(literal(kinds[j], lambda q, j=j: (
+                    f"{basis}[{k}]" if (j, q) == (i, path)
+                    else f"np.zeros_like({path_text(params[j], q)})")) for j in argnums)
                 # the emitted JVP takes the passed arguments, their tangents, then the
                 # parameters left at their defaults
                 jvp_args = ", ".join(params[:len(passed)] + [tangents]
@@ -466,24 +489,29 @@ class _JacobianCode:
                     f"{jac} = np.moveaxis({columns}, 0, -1)",
                     f"{jac} = np.reshape({jac}, np.shape({out}) + np.shape({x}))",
                 ]
-                results.append(jac)
+                blocks[(i, path)] = jac
         else:
-            # one backward pass per output element gives a row of every argument's block
+            # one backward pass per output element gives a row of every leaf's block
             n, basis = local("n"), local("basis")
             body += [f"{n} = np.size({out})",
                      f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({out}))"]
-            rows = [local(f"rows_{params[i]}" if several else "rows") for i in argnums]
-            body += [f"{r} = np.zeros(({n},) + np.shape({params[i]}))"
-                     for r, i in zip(rows, argnums)]
+            rows = {(i, path): local(f"rows{suffix(i, path)}") for i, path in leaves}
+            body += [f"{r} = np.zeros(({n},) + np.shape({path_text(params[i], path)}))"
+                     for (i, path), r in rows.items()]
             body.append(f"for {k} in range({n}):")
-            if several:
+            if several or any(path for _, path in leaves):
                 row = local("row")
                 body.append(f"    {row} = {inner.__name__}({call_args}, {basis}[{k}])")
-                body += [f"    {r}[{k}] = {row}[{j}]" for j, r in enumerate(rows)]
+                body += [f"    {r}[{k}] = "
+                         f"{path_text(row, ((argnums.index(i),) if several else ()) + path)}"
+                         for (i, path), r in rows.items()]
             else:
-                body.append(f"    {rows[0]}[{k}] = {inner.__name__}({call_args}, {basis}[{k}])")
-            results = [f"np.reshape({r}, np.shape({out}) + np.shape({params[i]}))"
-                       for r, i in zip(rows, argnums)]
+                body.append(f"    {rows[leaves[0]]}[{k}] = "
+                            f"{inner.__name__}({call_args}, {basis}[{k}])")
+            blocks = {(i, path): f"np.reshape({r}, np.shape({out}) + "
+                      f"np.shape({path_text(params[i], path)}))"
+                      for (i, path), r in rows.items()}
+        results = [literal(kinds[i], lambda q, i=i: blocks[(i, q)]) for i in argnums]
         if several:
             body.append("return (" + ", ".join(results) + ("," if len(results) == 1 else "") + ")")
         else:
@@ -496,18 +524,24 @@ class _JacobianCode:
                 continue
             value = t.ir.defaults[p]
             try:
-                literal = type(eval(repr(value), {})) is type(value)  # noqa: S307
+                as_text = type(eval(repr(value), {})) is type(value)  # noqa: S307
             except Exception:
-                literal = False
-            if not literal:
+                as_text = False
+            if not as_text:
                 namespace[f"{p}_default"] = value
-            signature.append(f"{p}={repr(value) if literal else p + '_default'}")
+            signature.append(f"{p}={repr(value) if as_text else p + '_default'}")
         text = f"import numpy as np\n\n\ndef {name}({', '.join(signature)}):\n" + "".join(
             f"    {line}\n" for line in body)
         from .emitcode import compile_module, format_module
 
         text = format_module(text)
         return text, compile_module(text, namespace, name)[name]
+
+
+def _name_part(key: Any) -> str:
+    """A dict key or a position as part of a Python name (``"w1"`` -> ``w1``)."""
+    text = "".join(c if c.isalnum() or c == "_" else "_" for c in str(key))
+    return text or "key"
 
 
 class _JacFwd(_JacobianCode):

@@ -101,7 +101,7 @@ def rng_tree(tree: Any, r: np.random.Generator) -> Any:
         return type(tree)(rng_tree(t, r) for t in tree)
     if isinstance(tree, dict):
         return {k: rng_tree(v, r) for k, v in tree.items()}
-    dtype = np.result_type(tree)
+    dtype = np.asarray(tree).dtype
     if not np.issubdtype(dtype, np.inexact):
         return np.zeros(np.shape(tree), [("float0", np.void, 0)])
     t = np.asarray(r.normal(size=np.shape(tree)), dtype=dtype)

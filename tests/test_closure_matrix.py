@@ -40,17 +40,7 @@ INNER = ("grad", "jacfwd", "jacrev", "vmap")
 OUTER = ("vjp", "jvp", "vmap")
 
 # (case, inner, outer) -> why it fails today (strict: an xpass means it closed)
-PYTREE_JACOBIAN = ("the Jacobian as an inner function needs array arguments: a Jacobian "
-                   "with respect to a dict or tuple argument is not emitted as code")
-MASKED_LOOP_GRAD = ("vmap of a gradient through a loop whose exit depends on the batched "
-                    "value (each example pops its own number of tape entries) is refused")
-GAPS: dict[tuple[str, str, str], str] = {
-    **{(name, inner, outer): PYTREE_JACOBIAN for outer in OUTER
-       for inner in ("jacfwd", "jacrev")
-       for name in ("two_layers", "dict_params", "nested_tree", "tuple_arg")},
-    **{(name, inner, "vmap"): MASKED_LOOP_GRAD for inner in ("grad", "jacrev")
-       for name in ("while_shrinks", "while_never_runs", "loop_continue", "while_break")},
-}
+GAPS: dict[tuple[str, str, str], str] = {}
 
 
 def inner_pair(case, inner: str):
