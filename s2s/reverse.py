@@ -1231,25 +1231,34 @@ def _solve(fn: Function, arg_kinds: tuple) -> tuple[Kind | None, set]:
     assumed = _KINDS_IN_PROGRESS[key] = _Assumed(None)
     waits: set = set()
     try:
-        r, frame = _analysed(fn, fn.body, arg_kinds)
+        frame = _Frame()
+        try:
+            r = _analysed(fn, fn.body, arg_kinds, frame)
+        except TransformError:
+            if not assumed.reached and not frame.unknown:
+                raise
+            r = None  # perhaps a placeholder for a recursive call's result: see below
         if not assumed.reached and not frame.unknown:
             return _returned_kind(r), set()  # no recursion: the common case
+        whole = False
         try:
             paths = [body for body, _ in _paths(fn.body, {})]
-        except _TooManyPaths:
-            paths = [fn.body]
+        except _TooManyPaths:  # from an array: what the whole body returns, and again
+            paths, assumed.kind, whole = [fn.body], LEAF, True
         errors: list[TransformError] = []
-        while True:  # unknown, then the base cases' structure, then checked: done
+        for _ in range(4):  # unknown, then the base cases' structure, then checked
             found: dict[Kind, Any] = {}
             for body in paths:
+                frame = _Frame()
                 try:
-                    r, frame = _analysed(fn, body, arg_kinds)
-                except TransformError as e:  # perhaps a path no run takes
+                    r = _analysed(fn, body, arg_kinds, frame)
+                except TransformError as e:  # a path no run takes, or a placeholder's
                     errors.append(e)
+                    waits |= frame.waits
                     continue
                 waits |= frame.waits
                 ret = body[-1]
-                if not (isinstance(ret.value, Var) and ret.value.name in _depending(
+                if whole or not (isinstance(ret.value, Var) and ret.value.name in _depending(
                         body, frame.unknown)):
                     found.setdefault(_returned_kind(r), _path_loc(fn, body))
             if len(found) > 1:
@@ -1258,6 +1267,10 @@ def _solve(fn: Function, arg_kinds: tuple) -> tuple[Kind | None, set]:
             if kind == assumed.kind or not assumed.reached:
                 break
             assumed.kind = kind
+        else:
+            raise errors[-1] if errors else TransformError(
+                f"s2s cannot tell the structure `{fn.name}` returns", fn.loc,
+                "return values of one structure on every path (the base case's)")
         waits.discard(key)
         if kind is None and not waits:
             if errors:
@@ -1312,15 +1325,16 @@ def _path_loc(fn: Function, body: list[Stmt]) -> Any:
                 body[-1].loc)
 
 
-def _analysed(fn: Function, body: list[Stmt], arg_kinds: tuple) -> tuple["_Reverse", _Frame]:
-    """The kind analysis of ``body`` (``fn``'s, or one path through it)."""
+def _analysed(fn: Function, body: list[Stmt], arg_kinds: tuple, frame: _Frame) -> "_Reverse":
+    """The kind analysis of ``body`` (``fn``'s, or one path through it); ``frame``
+    learns which names calls of unknown structure bound."""
     r = _Reverse(replace(fn, body=body), Spec("vjp", (), True, False, arg_kinds), Module())
-    _FRAMES.append(_Frame())
+    _FRAMES.append(frame)
     try:
         r.analyse()
     finally:
-        frame = _FRAMES.pop()
-    return r, frame
+        _FRAMES.pop()
+    return r
 
 
 def _returned_kind(r: "_Reverse") -> Kind:

@@ -8,6 +8,7 @@ run again with ``np`` bound to ``jax.numpy``), float64."""
 
 from __future__ import annotations
 
+import sys
 import types
 
 import numpy as np
@@ -88,6 +89,15 @@ def loop_loss(x, n):
     return np.sum(y * z)
 
 
+def carried_pair(x, n):
+    """A loop carries the recursive call's pair (before it: the base case's)."""
+    y = (x, x * 2.0)
+    for i in range(n):
+        y = carried_pair(np.sin(y[0]) * y[1], i)
+        y = (y[0] + x, y[1] * y[0])
+    return y
+
+
 # refused, with the reason at the function
 
 
@@ -106,7 +116,7 @@ def no_base_loss(x, n):
 
 
 _FUNCTIONS = (pair_tower, pair_loss, pair_in_branches, ping, pong, ping_loss,
-              loop_base, loop_loss)
+              loop_base, loop_loss, carried_pair)
 
 
 def _twins() -> types.SimpleNamespace:
@@ -197,12 +207,20 @@ def test_vmap_of_a_jvp_of_recursion() -> None:
 # ---- recursive functions that return containers themselves ---------------------------
 
 
+CONTAINER_RESULTS = ["pair_tower", "pair_in_branches", "ping", "pong", "loop_base"]
+
+
 @pytest.mark.parametrize("n", [3, 0])
-@pytest.mark.parametrize("name", ["pair_tower", "pair_in_branches", "ping", "pong",
-                                  "loop_base"])
-def test_jvp_and_vjp_of_a_container_result(name: str, n: int) -> None:
+@pytest.mark.parametrize("name", CONTAINER_RESULTS + ["carried_pair"])
+def test_jvp_of_a_container_result(name: str, n: int) -> None:
     f, twin = fresh(globals()[name]), getattr(_twins(), name)
     close(s2s.jvp(f, (X, n), (V, NO_TANGENT)), jax.jvp(lambda y: twin(y, n), (X,), (V,)))
+
+
+@pytest.mark.parametrize("n", [3, 0])
+@pytest.mark.parametrize("name", CONTAINER_RESULTS)
+def test_vjp_of_a_container_result(name: str, n: int) -> None:
+    f, twin = fresh(globals()[name]), getattr(_twins(), name)
     cotangent = f(X, n)
     _, pullback = s2s.vjp(f, X, n)
     close(pullback(cotangent)[0], jax.vjp(lambda y: twin(y, n), X)[1](cotangent)[0])
@@ -233,6 +251,16 @@ _JOINED_TUPLE = "vmap of a tuple joined at an `if` (s2s/vmap.py leaf_text, if_)"
 def test_jacfwd_of_a_container_result(name: str, n: int) -> None:
     f, twin = fresh(globals()[name]), getattr(_twins(), name)
     close(s2s.jacfwd(f)(X, n), jax.jacfwd(twin)(X, n))
+
+
+def test_too_many_paths_to_tell_apart(monkeypatch) -> None:
+    """Past _MAX_PATHS the structure is a fixed point from an array: the same here."""
+    monkeypatch.setattr(sys.modules["s2s.reverse"], "_MAX_PATHS", 1)
+    twins = _twins()
+    for name in ("pair_tower", "ping"):
+        f, twin = fresh(globals()[name]), getattr(twins, name)
+        close(s2s.jvp(f, (X, 3), (V, NO_TANGENT)),
+              jax.jvp(lambda y: twin(y, 3), (X,), (V,)))
 
 
 # ---- refusals -------------------------------------------------------------------------
