@@ -345,7 +345,7 @@ class Jitted:
             if self.shard_batch:
                 args = self._place(args)
             try:
-                return jitted(*args, **kwargs)
+                return jitted(*args, **kwargs) if kwargs else jitted(*args)
             except self._need_example:
                 self._add_example(args, kwargs)
                 return jitted(*args, **kwargs)
