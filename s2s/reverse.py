@@ -1186,6 +1186,7 @@ class _Frame:
 
 _KINDS_IN_PROGRESS: dict[tuple[int, tuple], _Assumed] = {}
 _FRAMES: list[_Frame] = []
+_RESOLVED: dict[int, tuple[Any, Function]] = {}  # recursive calls' functions, meanwhile
 _MAX_STRUCTURES = 8  # argument structures one recursive function may be analysed at
 _MAX_PATHS = 256  # paths through a recursive function's `if`s and loops told apart
 
@@ -1283,6 +1284,8 @@ def _solve(fn: Function, arg_kinds: tuple) -> tuple[Kind | None, set]:
         return kind, waits if kind is None else set()
     finally:
         del _KINDS_IN_PROGRESS[key]
+        if not _KINDS_IN_PROGRESS:
+            _RESOLVED.clear()
 
 
 class _TooManyPaths(Exception):
@@ -1642,9 +1645,17 @@ def _signature(fn: Function, params: list[str], drop_defaults: bool,
 
 
 def _callee(s: Let) -> Function:
-    """The IR of a called user function (a recursive call's, looked up now)."""
+    """The IR of a called user function (a recursive call's, looked up now: once
+    while the structures of recursive calls are being solved, which looks often)."""
     callee = s.params["callee"]
-    return callee if isinstance(callee, Function) else callee.function
+    if isinstance(callee, Function):
+        return callee
+    if not _KINDS_IN_PROGRESS:
+        return callee.function
+    found = _RESOLVED.get(id(callee))
+    if found is None or found[0] is not callee:
+        found = _RESOLVED[id(callee)] = (callee, callee.function)
+    return found[1]
 
 
 def _static_arguments(s: Let) -> dict[str, Any]:

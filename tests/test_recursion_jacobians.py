@@ -148,12 +148,16 @@ def close(got, expected) -> None:
 TWIN = None
 
 
-def corpus_case(name: str):
+def corpus_twin():
     global TWIN
     if TWIN is None:
         TWIN = jax_twin(corpus_fns)
+    return TWIN
+
+
+def corpus_case(name: str):
     case = next(c for c in CASES if c.name == name)
-    return case, fresh(case.fn), TWIN.recursive_sum
+    return case, fresh(case.fn), corpus_twin().recursive_sum
 
 
 # vmap runs the first example to learn ranks; with n == 0 the recursive branch never
@@ -183,7 +187,8 @@ def test_corpus_recursion_jacobians(name: str, transform: str) -> None:
     close(ours(x, n), theirs(x, n))
 
 
-DEPTH = 3
+def tower_sum(x):
+    return corpus_fns.recursive_sum(x, 3)
 
 
 def tower_sum_jvp(x, v):
@@ -191,15 +196,24 @@ def tower_sum_jvp(x, v):
     return s2s.jvp(tower_sum, (x,), (v,))
 
 
-def tower_sum(x):
-    return corpus_fns.recursive_sum(x, DEPTH)
+def base_case_sum(x):
+    return corpus_fns.recursive_sum(x, 0)
 
 
-def test_vmap_of_a_jvp_of_recursion() -> None:
-    twin = jax_twin(corpus_fns).recursive_sum
+def base_case_sum_jvp(x, v):
+    return s2s.jvp(base_case_sum, (x,), (v,))
+
+
+@pytest.mark.parametrize("wrapper,depth", [
+    pytest.param(tower_sum_jvp, 3, id="recursion"),
+    pytest.param(base_case_sum_jvp, 0, id="recursion_base_case",
+                 marks=pytest.mark.xfail(strict=True, reason=_PROBE)),
+])
+def test_vmap_of_a_jvp_of_recursion(wrapper, depth: int) -> None:
+    twin = corpus_twin().recursive_sum
     tangents = np.stack([V, 2.0 * V, np.eye(3)[1]])
-    got = s2s.vmap(fresh(tower_sum_jvp), in_axes=(None, 0))(X, tangents)
-    expected = jax.vmap(lambda v: jax.jvp(lambda y: twin(y, DEPTH), (X,), (v,)),
+    got = s2s.vmap(fresh(wrapper), in_axes=(None, 0))(X, tangents)
+    expected = jax.vmap(lambda v: jax.jvp(lambda y: twin(y, depth), (X,), (v,)),
                         in_axes=0)(tangents)
     close(got, expected)
 
