@@ -429,12 +429,12 @@ class _JacobianCode:
             raise TransformError(
                 f"a transform of {self.__name__} needs a Jacobian without has_aux",
                 hint="transform the Jacobian of a function returning the array alone")
-        if not isinstance(self._output_kind(passed, kinds), Leaf):
+        out_kind = self._output_kind(passed, kinds)
+        if not isinstance(out_kind, (Leaf, Tree)):
             raise TransformError(
-                f"a transform of {self.__name__} needs a function returning one array "
-                "(its Jacobian with respect to a container argument may be a container)",
-                hint="transform the Jacobian of each output separately, or stack the "
-                "outputs into one array")
+                f"a transform of {self.__name__} needs a function returning arrays, or "
+                "a dict, tuple or list of them (not a list grown in a loop)",
+                hint="return the arrays in a tuple, or stack them into one array")
         t = self._transform()
         t._refresh()
         several = self.tuple_out
@@ -462,60 +462,82 @@ class _JacobianCode:
             parts = ([params[i]] if several else []) + [_name_part(k) for k in path]
             return "".join(f"_{p}" for p in parts)
 
+        out = local("out")
         leaves = [(i, path) for i in argnums for path in leaf_paths(kinds[i])]
-        out, k = local("out"), local("k")
+        outs = leaf_paths(out_kind)  # [()] for an array
+        out_sfx = {o: "".join(f"_{_name_part(key)}" for key in o) for o in outs}
+        k = local("k")
         body = [f"{out} = {callee}({call_args})"]
-        blocks: dict[tuple[int, tuple], str] = {}  # (argument, path) -> its block
+        # (output leaf, argument, argument leaf) -> its block of the Jacobian
+        blocks: dict[tuple[tuple, int, tuple], str] = {}
+        column = row = ""  # the name of one call's result, where it is a container
         if self.mode == "jacfwd":
-            # one block per leaf: its basis directions, zero tangents for the others
+            # one loop per argument leaf over its basis directions (zero tangents for
+            # the other leaves) fills a block for each output leaf
             for i, path in leaves:
                 x = path_text(params[i], path)
                 sfx = suffix(i, path)
                 n, basis = local(f"n{sfx}"), local(f"basis{sfx}")
-                columns, jac = local(f"columns{sfx}"), local(f"jac{sfx}")
+                columns = {o: local(f"columns{sfx}{out_sfx[o]}") for o in outs}
                 tangents = ", ".join(literal(kinds[j], lambda q, j=j: (
                     f"{basis}[{k}]" if (j, q) == (i, path)
                     else f"np.zeros_like({path_text(params[j], q)})")) for j in argnums)
                 # the emitted JVP takes the passed arguments, their tangents, then the
                 # parameters left at their defaults
-                jvp_args = ", ".join(params[:len(passed)] + [tangents]
-                                     + params[len(passed):])
-                body += [
-                    f"{n} = np.size({x})",
-                    f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({x}))",
-                    f"{columns} = np.zeros(({n},) + np.shape({out}))",
-                    f"for {k} in range({n}):",
-                    f"    {columns}[{k}] = {inner.__name__}({jvp_args})",
-                    f"{jac} = np.moveaxis({columns}, 0, -1)",
-                    f"{jac} = np.reshape({jac}, np.shape({out}) + np.shape({x}))",
-                ]
-                blocks[(i, path)] = jac
+                jvp = f"{inner.__name__}(" + ", ".join(
+                    params[:len(passed)] + [tangents] + params[len(passed):]) + ")"
+                body += [f"{n} = np.size({x})",
+                         f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({x}))"]
+                body += [f"{c} = np.zeros(({n},) + np.shape({path_text(out, o)}))"
+                         for o, c in columns.items()]
+                body.append(f"for {k} in range({n}):")
+                if isinstance(out_kind, Leaf):
+                    body.append(f"    {columns[()]}[{k}] = {jvp}")
+                else:
+                    column = column or local("column")
+                    body.append(f"    {column} = {jvp}")
+                    body += [f"    {c}[{k}] = {path_text(column, o)}"
+                             for o, c in columns.items()]
+                for o, c in columns.items():
+                    jac = local(f"jac{sfx}{out_sfx[o]}")
+                    body += [f"{jac} = np.moveaxis({c}, 0, -1)",
+                             f"{jac} = np.reshape({jac}, np.shape({path_text(out, o)}) "
+                             f"+ np.shape({x}))"]
+                    blocks[(o, i, path)] = jac
         else:
-            # one backward pass per output element gives a row of every leaf's block
-            n, basis = local("n"), local("basis")
-            body += [f"{n} = np.size({out})",
-                     f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({out}))"]
-            rows = {(i, path): local(f"rows{suffix(i, path)}") for i, path in leaves}
-            body += [f"{r} = np.zeros(({n},) + np.shape({path_text(params[i], path)}))"
-                     for (i, path), r in rows.items()]
-            body.append(f"for {k} in range({n}):")
-            if several or any(path for _, path in leaves):
-                row = local("row")
-                body.append(f"    {row} = {inner.__name__}({call_args}, {basis}[{k}])")
-                body += [f"    {r}[{k}] = "
-                         f"{path_text(row, ((argnums.index(i),) if several else ()) + path)}"
+            # one loop per output leaf over its basis of cotangents: each backward pass
+            # gives a row of every argument leaf's block
+            for o in outs:
+                y = path_text(out, o)
+                n, basis = local(f"n{out_sfx[o]}"), local(f"basis{out_sfx[o]}")
+                body += [f"{n} = np.size({y})",
+                         f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({y}))"]
+                rows = {(i, path): local(f"rows{out_sfx[o]}{suffix(i, path)}")
+                        for i, path in leaves}
+                body += [f"{r} = np.zeros(({n},) + np.shape({path_text(params[i], path)}))"
                          for (i, path), r in rows.items()]
-            else:
-                body.append(f"    {rows[leaves[0]]}[{k}] = "
-                            f"{inner.__name__}({call_args}, {basis}[{k}])")
-            blocks = {(i, path): f"np.reshape({r}, np.shape({out}) + "
-                      f"np.shape({path_text(params[i], path)}))"
-                      for (i, path), r in rows.items()}
-        results = [literal(kinds[i], lambda q, i=i: blocks[(i, q)]) for i in argnums]
-        if several:
-            body.append("return (" + ", ".join(results) + ("," if len(results) == 1 else "") + ")")
-        else:
-            body.append(f"return {results[0]}")
+                cotangent = literal(out_kind, lambda q: f"{basis}[{k}]" if q == o
+                                    else f"np.zeros_like({path_text(out, q)})")
+                vjp = f"{inner.__name__}({call_args}, {cotangent})"
+                body.append(f"for {k} in range({n}):")
+                if several or any(path for _, path in leaves):
+                    row = row or local("row")
+                    body.append(f"    {row} = {vjp}")
+                    body += [f"    {r}[{k}] = {path_text(row, ((argnums.index(i),) if several else ()) + path)}"
+                             for (i, path), r in rows.items()]
+                else:
+                    body.append(f"    {rows[leaves[0]]}[{k}] = {vjp}")
+                for (i, path), r in rows.items():
+                    blocks[(o, i, path)] = (f"np.reshape({r}, np.shape({y}) + "
+                                            f"np.shape({path_text(params[i], path)}))")
+
+        def per_output(o: tuple) -> str:  # JAX's layout: out-tree, then in-trees
+            results = [literal(kinds[i], lambda q, i=i: blocks[(o, i, q)]) for i in argnums]
+            if not several:
+                return results[0]
+            return "(" + ", ".join(results) + ("," if len(results) == 1 else "") + ")"
+
+        body.append(f"return {literal(out_kind, per_output)}")
         namespace = {"np": np, inner.__name__: inner, callee: self.fun}
         signature = []
         for p in params:  # the function's defaults, for a caller that leaves them out
