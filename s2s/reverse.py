@@ -87,6 +87,9 @@ class _Reverse:
         self.leaving: list[dict[str, tuple[str, str]]] = []  # per loop: entry -> handed, exit
         self.saved: dict[int, str] = {}  # id(setitem statement) -> its overwritten elements
         self.loop_bodies: list[list[Stmt]] = []  # bodies of the loops being differentiated
+        # saved names that may be views of an array the loop writes into: the tape
+        # holds copies (the code stays re-transformable; see _view_of_written)
+        self.view_copies: set[str] = set()
         self.checkpointed: dict[int, Any] = {}  # id(For) -> its segments (checkpoint.py)
         # ``v = ys.pop()`` is ``v = ys[-1]`` then ``ys2 = pop(ys)``: id(pop) -> v
         self.popped: dict[int, str] = _pop_pairs(self.fn.body)
@@ -648,6 +651,7 @@ class _Reverse:
             restorable.add(s.target)  # the index, when the range cannot replay it
         self.loop_bodies.append(s.body)
         saved = sorted(n for n in _uses_of(body) if n in restorable and not self._one_object(n))
+        self.view_copies |= {n for n in saved if self._view_of_written(n)}
         self.loop_bodies.pop()
         if saved:
             tape = self.names.fresh("tape")
@@ -683,6 +687,20 @@ class _Reverse:
             if not same:
                 return False  # made anew inside the loop: each iteration's is its own
         return True
+
+    def _view_of_written(self, name: str) -> bool:
+        """Is ``name`` an index read (``y[i - 1]``, maybe a view) of an array the
+        innermost loop writes into?  The backward sweep puts back what the writes
+        overwrote, so a saved view holds the right values when it is read; but code
+        that reads a view after a write into its array is refused when it is
+        transformed again, so the read is a copy."""
+        prod = self.producer.get(name)
+        if prod is None or prod.prim != "getitem" or not isinstance(prod.args[0], Var):
+            return False
+        aliases = self.fn.aliases
+        root = aliases.get(prod.args[0].name, prod.args[0].name)
+        return any(t.prim in ("setitem", "add_at") and aliases.get(t.target, t.target) == root
+                   for t in _lets(self.loop_bodies[-1]))
 
     def _defs(self, stmts: list[Stmt]) -> set[str]:
         """Names a block binds at its level, with the elements its writes saved."""
@@ -1227,7 +1245,7 @@ def _solve(fn: Function, arg_kinds: tuple) -> tuple[Kind | None, set]:
         raise TransformError(
             f"`{fn.name}` calls itself with arguments whose structure changes with "
             "each call", fn.loc,
-            "pass a recursive call containers of the structure its caller got",
+            "give each recursive call arguments of the structures its caller got",
         )
     assumed = _KINDS_IN_PROGRESS[key] = _Assumed(None)
     waits: set = set()
@@ -1400,6 +1418,8 @@ def _forward(stmts: list[Stmt], r: "_Reverse") -> list[Any]:
             out.append(Line(spell(s), keep=True))
         elif isinstance(s, Let) and s.prim in ("append", "pop"):
             out.append(Line(spell(s), keep=True))
+        elif isinstance(s, Let) and s.target in r.view_copies:  # (a view the tape keeps)
+            out.append(Line(f"{s.target} = np.copy({spell(s)})"))
         elif isinstance(s, Let):
             out.append(Line(f"{s.target} = {spell(s)}"))
         elif isinstance(s, If):

@@ -115,6 +115,16 @@ def no_base_loss(x, n):
     return np.sum(no_base_case(x, n))
 
 
+def growing(x, n):
+    if n == 0:
+        return x
+    return growing((x, x), n - 1)[0]
+
+
+def growing_loss(x, n):
+    return np.sum(growing(x, n))
+
+
 _FUNCTIONS = (pair_tower, pair_loss, pair_in_branches, ping, pong, ping_loss,
               loop_base, loop_loss, carried_pair)
 
@@ -289,3 +299,9 @@ def test_recursion_without_a_base_case_is_refused() -> None:
     with pytest.raises(s2s.TransformError, match="no base case") as info:
         s2s.grad(fresh(no_base_loss))(X, 2)
     assert "no_base_case" in str(info.value)
+
+
+def test_argument_structures_growing_with_depth_are_refused() -> None:
+    assert growing_loss(X, 3) == np.sum(X)  # it runs: each level nests its argument
+    with pytest.raises(s2s.TransformError, match="structure changes with each call"):
+        s2s.grad(fresh(growing_loss))(X, 3)
