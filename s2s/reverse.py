@@ -1206,7 +1206,7 @@ _KINDS_IN_PROGRESS: dict[tuple[int, tuple], _Assumed] = {}
 _FRAMES: list[_Frame] = []
 _RESOLVED: dict[int, tuple[Any, Function]] = {}  # recursive calls' functions, meanwhile
 _MAX_STRUCTURES = 8  # argument structures one recursive function may be analysed at
-_MAX_PATHS = 256  # paths through a recursive function's `if`s and loops told apart
+_MAX_PATHS = 64  # paths through a recursive function's `if`s and loops told apart
 
 
 def _return_kind(fn: Function, arg_kinds: tuple) -> Kind:
