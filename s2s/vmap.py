@@ -480,6 +480,11 @@ class _Vmap(Batch):
                 paths |= {(SEQ_ITEM,) + p for p in item_paths}
             if paths:
                 self.b[s.target] = paths
+            if self.write_masks:  # (under batched control flow: see _TapeOrder)
+                text = _forward([s], self.a)[0].text
+                out.append(Line(f"{text}  # every example pushes; junk for those off "
+                                "this path", keep=True))
+                return
             out += _forward([s], self.a)
             return
         if s.prim == "zeros_list":  # zeros batched where the list's items are
@@ -1077,17 +1082,17 @@ class _Vmap(Batch):
         mask = self.names.fresh("running")
         self.ranks[(mask, ())] = 0
         pops = any(isinstance(st, Let) and st.prim == "pop" for st in walk(body_ir))
+        read = any(s.target in uses(st) for st in walk(body_ir))
+        step = s.target if read else self.names.fresh("step")
         if not pops:  # an example runs the first `count` iterations
-            body.append(Line(f"{mask} = {s.target} < {count}"))
-            return s.target, mask, top
-        if any(s.target in uses(st) for st in walk(body_ir)):
+            body.append(Line(f"{mask} = {step} < {count}"))
+            return step, mask, top
+        if read:
             raise self.fail(s, NoBatchRule(
                 "a loop over a batched count that pops a list and reads its index"))
-        step = self.names.fresh("step")
-        body.append(Comment(
-            f"each example runs its last {count} steps: the entries pushed after it had "
-            "left the loop that pushed them are on top"))
-        body.append(Line(f"{mask} = {step} >= {top} - {count}"))
+        # the entries pushed after an example had left are on top: it pops its own
+        # in its last `count` steps
+        body.append(Line(f"{mask} = {step} >= {top} - {count}  # own entries: its last {count} steps"))
         return step, mask, top
 
     def _check_masked_carry(self, s: For, entry: str) -> None:
