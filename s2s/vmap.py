@@ -116,6 +116,10 @@ class _Vmap(Batch):
         # loops the examples leave apart (masked), by id: their list pushes and pops
         # are checked to pair up per example (_TapeOrder)
         self.lane_loops: set[int] = set()
+        # which steps of such a loop an example runs ("first" or "last" ones), and
+        # for a list, those of the loop that last pushed it
+        self.lane_align: dict[int, str] = {}
+        self.list_align: dict[str, str] = {}
 
     # ---- the facts rules ask for ------------------------------------------------
 
@@ -955,9 +959,13 @@ class _Vmap(Batch):
             out.append(Block(f"while {atom_text(s.test)}:", body, []))
 
     def _batched_count(self, s: For) -> str:
-        """``n`` of a loop ``for i in range(n)`` whose count ``n`` is batched (one int
-        per example); other loops over batched ranges are refused."""
+        """``n`` of a loop ``for i in range(n)`` (or ``reversed(range(n))``) whose
+        count ``n`` is batched (one int per example); other loops over batched
+        ranges are refused."""
         prod = self.a.producer.get(s.iter.name)
+        if prod is not None and prod.prim == "reversed" and isinstance(
+                prod.args[0], Var):
+            prod = self.a.producer.get(prod.args[0].name)
         n = prod.args[0] if prod is not None and prod.prim == "range" and len(
             prod.args) == 1 and not prod.params else None
         if not isinstance(n, Var) or not self.batched(n) or self.rank(n) != 0 or (
@@ -1023,10 +1031,11 @@ class _Vmap(Batch):
                     self.ranks[(before[e], ())] = self.ranks[(e, ())]
                 self.b[before[e]] = set(self.b.get(e, set()))
         self.lane_loops.add(id(s))
+        self.lane_align[id(s)] = "first"  # (its steps an example runs: see _count_mask)
         done = test is None and count is None  # a mask of the examples done
         target = s.target
         if count is not None:
-            target, mask, top = self._count_mask(s, body_ir, count, out, body)
+            target, mask, steps = self._count_mask(s, body_ir, count, out, body)
         elif test is None:
             n = self.use_batch_size()
             mask = self.names.fresh("done")
@@ -1040,6 +1049,11 @@ class _Vmap(Batch):
             self.block(body_ir, body)
         finally:
             self.write_masks.pop()
+        for st in walk(body_ir):  # the lists it pushed: which steps are real for whom
+            if isinstance(st, Let) and st.prim == "append" and isinstance(
+                    st.args[0], Var):
+                root = self.fn.aliases.get(st.args[0].name, st.args[0].name)
+                self.list_align[root] = self.lane_align[id(s)]
         test_exit = None
         for e, x in carried:
             if e == test:
@@ -1058,7 +1072,7 @@ class _Vmap(Batch):
                 raise self.fail(s, err) from None
             body.append(Line(line))
         if count is not None:
-            out.append(Block(f"for {target} in range({top}):", body, []))
+            out.append(Block(f"for {target} in {steps}:", body, []))
             return
         leaving = None
         if flag is not None:
@@ -1075,25 +1089,45 @@ class _Vmap(Batch):
 
     def _count_mask(self, s: For, body_ir: list[Stmt], count: str, out: list[Any],
                     body: list[Any]) -> tuple[str, str, str]:
-        """The loop variable and the mask of the examples running, for a loop over
-        ``range(count)`` with ``count`` batched (see ``masked_loop``)."""
+        """The loop variable, the mask of the examples running and the steps, for a
+        loop over ``range(count)`` with ``count`` batched (see ``masked_loop``).
+
+        An example runs its first ``count`` steps (``i < count``; over
+        ``reversed(range(...))`` its last ones, with the same indexes), except in a
+        loop that pops lists a masked loop pushed with its examples in their first
+        steps: the entries of the examples that had left are on top, so each runs
+        its last ``count`` steps (the backward of a ``while``, ``for _ in
+        range(n_iter)``)."""
         top = self.names.fresh(f"{count}_max")
         out.append(Line(f"{top} = np.max({count})"))
         mask = self.names.fresh("running")
         self.ranks[(mask, ())] = 0
-        pops = any(isinstance(st, Let) and st.prim == "pop" for st in walk(body_ir))
         read = any(s.target in uses(st) for st in walk(body_ir))
-        step = s.target if read else self.names.fresh("step")
-        if not pops:  # an example runs the first `count` iterations
-            body.append(Line(f"{mask} = {step} < {count}"))
-            return step, mask, top
-        if read:
+        prod = self.a.producer.get(s.iter.name)
+        backwards = prod is not None and prod.prim == "reversed"
+        popped = {self.list_align.get(self.fn.aliases.get(st.args[0].name,
+                                                          st.args[0].name))
+                  for st in walk(body_ir) if isinstance(st, Let) and st.prim == "pop"}
+        # the steps each example runs: its indexes i < count where it reads them,
+        # else the other end than the entries it pops were pushed from
+        align = "last" if backwards else "first"
+        if popped and not read:
+            align = "first" if popped == {"last"} else "last"
+        elif popped and popped != {"first" if align == "last" else "last"}:
             raise self.fail(s, NoBatchRule(
                 "a loop over a batched count that pops a list and reads its index"))
-        # the entries pushed after an example had left are on top: it pops its own
-        # in its last `count` steps
-        body.append(Line(f"{mask} = {step} >= {top} - {count}  # own entries: its last {count} steps"))
-        return step, mask, top
+        self.lane_align[id(s)] = align
+        if read:
+            body.append(Line(f"{mask} = {s.target} < {count}"))
+            steps = f"range({top})"
+            return s.target, mask, f"reversed({steps})" if backwards else steps
+        step = self.names.fresh("step")
+        if align == "first":
+            body.append(Line(f"{mask} = {step} < {count}"))
+        else:  # the entries pushed after an example had left are on top
+            body.append(Line(f"{mask} = {step} >= {top} - {count}  # its last {count} "
+                             "steps"))
+        return step, mask, f"range({top})"
 
     def _check_masked_carry(self, s: For, entry: str) -> None:
         kind = self.kind(entry)
@@ -1250,7 +1284,7 @@ class _TapeOrder:
             if not read:
                 continue
             if isinstance(st, Let) and (
-                    st.prim in ("append", "pop", "identity") and read == [
+                    st.prim in ("append", "pop", "identity", "zeros_list") and read == [
                         st.args[0].name] or st.prim == "getitem" and _is_top(st)
                     and read == [st.args[0].name]):
                 continue
@@ -1287,6 +1321,11 @@ class _TapeOrder:
         counters = []
         for e, x in s.carried:
             inc = self.vm.a.producer.get(x)
+            for _ in range(len(s.body)):  # (through copies: `n = n_2`)
+                if inc is None or inc.prim != "identity" or not isinstance(
+                        inc.args[0], Var):
+                    break
+                inc = self.vm.a.producer.get(inc.args[0].name)
             init = self.vm.a.producer.get(e)
             if inc is not None and inc.prim == "add" and init is not None and (
                     init.prim == "identity" and isinstance(init.args[0], Const)
@@ -1301,15 +1340,21 @@ class _TapeOrder:
         args = None
         if s.test is None and prod is not None and prod.prim == "range" and not (
                 prod.params):
-            args = tuple(atom_text(a) for a in prod.args)
-        return (args, frozenset(counters))
+            args = tuple(self.resolve(a.name) if isinstance(a, Var) else atom_text(a)
+                         for a in prod.args)
+        for c in counters[1:]:  # (counting the same iterations from 0: equal)
+            self.eq.setdefault(c, counters[0])
+        return (args, frozenset(self.resolve(c) for c in counters),
+                s.test is None and not _breaks(s.body))
 
-    def mirrors(self, pushed: tuple, popping: tuple, lane: bool) -> bool:
+    @staticmethod
+    def mirrors(pushed: tuple, popping: tuple) -> bool:
         """Whether a loop with key ``popping`` runs as many iterations as the loop
-        with key ``pushed`` (per example, where that loop's examples left apart)."""
+        with key ``pushed``, per example (its range, where it cannot break, else a
+        count of its iterations)."""
         if popping[0] is None:
             return False
-        if pushed[0] is not None and pushed[0] == popping[0] and not lane:
+        if pushed[0] is not None and pushed[0] == popping[0] and pushed[2]:
             return True
         return len(popping[0]) == 1 and popping[0][0] in pushed[1]
 
@@ -1321,6 +1366,7 @@ class _TapeOrder:
                     self.run(branch, ctx + (("if", test, side),), frame)
             elif isinstance(st, For):
                 lane = id(st) in self.vm.lane_loops
+                self.loop_key(st)  # (its counters are one value)
                 inner = _Frame(st, frame, self)
                 self.run(st.body, ctx + ((("lane", id(st)),) if lane else ()), inner)
                 inner.finish()
@@ -1333,6 +1379,12 @@ class _TapeOrder:
             frame.own(st.target)
             for a in st.args:
                 frame.stack(st.target, False, st).append(_Push(ctx, a, st))
+        elif st.prim == "zeros_list" and base is not None and (
+                self.alias(base) in self.roots):  # zeros for each entry, on its paths
+            if frame.loop is not None:
+                raise _Unpaired(st, "zeros of a list inside a loop")
+            frame.own(st.target)
+            frame.local[st.target] = _zeros(frame.stack(self.alias(base), False, st))
         elif st.prim == "append" and base is not None:
             frame.stack(self.alias(base), False, st).append(_Push(ctx, st.args[1], st))
         elif st.prim in ("pop", "getitem") and base is not None and (
@@ -1388,8 +1440,7 @@ class _Frame:
         outer = self.parent.stack(root, True, st)
         top = outer[-1] if outer else None
         key = self.order.loop_key(self.loop)
-        if not isinstance(top, _Rep) or not self.order.mirrors(
-                top.key, key, top.lane is not None):
+        if not isinstance(top, _Rep) or not self.order.mirrors(top.key, key):
             raise _Unpaired(st, "a loop pops entries that no loop of the same count "
                             "pushed")
         lane = id(self.loop) if id(self.loop) in self.order.vm.lane_loops else None
@@ -1397,6 +1448,10 @@ class _Frame:
             raise _Unpaired(st, "a loop the examples leave apart mirrors one they "
                             "do not")
         if lane is not None:
+            aligns = self.order.vm.lane_align
+            if aligns.get(lane) == aligns.get(top.lane):
+                raise _Unpaired(st, "a loop pops the entries of the examples that had "
+                                "left the loop that pushed them as their own")
             self.order.lane_eq[lane] = top.lane
         outer.pop()
         self.mode[root] = "pop"
@@ -1413,6 +1468,12 @@ class _Frame:
             elif mode == "pop" and entries:
                 raise _Unpaired(self.loop, "a loop pops fewer entries per iteration "
                                 "than the loop it mirrors pushed")
+
+
+def _zeros(entries: list) -> list:
+    """A list's entries with their values forgotten (``zeros_list``'s)."""
+    return [_Push(e.ctx, None, e.stmt) if isinstance(e, _Push)
+            else _Rep(e.key, _zeros(e.seq), e.lane) for e in entries]
 
 
 def _is_top(s: Let) -> bool:
