@@ -574,28 +574,17 @@ def einsum_bar_rule(b: Batch, s: Let) -> str:
     return f"einsum_bar({_with_batch(b, g)}, {new!r}, [{', '.join(texts)}], {k})"
 
 
-@batch_rule("einsum_bars")
-def einsum_bars_rule(b: Batch, s: Let) -> str:
-    """``einsum_bars`` on subscripts with a batch letter on the cotangent's and every
-    operand's (each operand's cotangent differs between examples) and the output's."""
-    g, spec, operands = s.args
-    spec = _known(b, spec)
-    if not isinstance(spec, str):
-        raise NoBatchRule("einsum_bars with subscripts computed when the code runs")
-    items = _items(b, operands)
-    terms, output = _einsum_terms(spec)
-    z = _letter(spec)
-    new = ",".join(z + t for t in terms) + "->" + z + output
-    texts = ", ".join(_with_batch(b, a) for a in items)
-    return f"einsum_bars({_with_batch(b, g)}, {new!r}, [{texts}])"
-
-
 @batch_rule("multi_dot_bars")
 def multi_dot_bars_rule(b: Batch, s: Let) -> str:
     """Each array's cotangent ``left.T @ g @ right.T`` (left, right: the products of
     the arrays before and after it) with batched ``@``; 1-D ends as a row and a
     column, as ``multi_dot`` reads them."""
-    g, arrays = s.args
+    g, arrays = s.args[:2]
+    if len(s.args) > 2:  # with directions: einsum_bars of the chain
+        spec = _batched_einsum_spec(_chain_spec(_chain_ranks(b, arrays, s.prim)), True)
+        ops = _listed(_seq_texts(b, arrays, s.prim))
+        return (f"einsum_bars({_with_batch(b, g)}, {spec!r}, {ops}"
+                f"{_directions(b, s, 2, s.prim)})")
     items = _items(b, arrays)
     first, last = b.rank(items[0]) == 1, b.rank(items[-1]) == 1
     mats = [atom_text(a) for a in items]
@@ -627,6 +616,119 @@ def multi_dot_bars_rule(b: Batch, s: Let) -> str:
             "multi_dot_bars read as one array (its arrays' cotangents stacked): "
             "arrays of different ranks have no stacked batched form")
     return "np.stack([" + ", ".join(bars) + "], axis=1)"  # read as one array
+
+
+def _seq_texts(b: Batch, seq: Any, what: str) -> list[str]:
+    """Each item of a list or tuple argument with a batch axis: the items of one
+    the function built as a literal, or of a helper's tuple result (``g[0]``)."""
+    items = getattr(b, "items", {}).get(seq.name) if isinstance(seq, Var) else None
+    if items is not None:
+        return [_with_batch(b, a) for a in items]
+    from .kinds import LEAF, Tree
+
+    kind = getattr(b, "kind", lambda n: None)(seq.name) if isinstance(seq, Var) else None
+    if not isinstance(kind, Tree) or kind.type is dict or any(
+            c != LEAF for c in kind.children):
+        raise NoBatchRule(f"`{what}` of a list the function did not build",
+                          "build the list in the function: [x, y]")
+    texts = []
+    for key in kind.keys:
+        text = f"{seq.name}[{key}]"
+        if not b.batched(seq, (key,)):
+            text = f"np.broadcast_to({text}, ({b.use_batch_size()}, *np.shape({text})))"
+        texts.append(text)
+    return texts
+
+
+def _listed(texts: list[str]) -> str:
+    return "[" + ", ".join(texts) + "]"
+
+
+def _batched_einsum_spec(spec: str, with_cot: bool) -> str:
+    """Subscripts with a batch letter on every operand (and the output): the
+    directions of einsum_tangent/einsum_bars replace operands, so all are batched."""
+    terms, output = _einsum_terms(spec)
+    z = _letter(spec)
+    return ",".join(z + t for t in terms) + "->" + z + output
+
+
+def _chain_spec(ranks: list[int]) -> str:
+    """multi_dot's chain of arrays as einsum subscripts (1-D ends: a row, a column)."""
+    n = len(ranks)
+    letters = LETTERS[: n + 1]
+    terms = [letters[i: i + 2] for i in range(n)]
+    if ranks[0] == 1:
+        terms[0] = terms[0][1]
+    if ranks[-1] == 1:
+        terms[-1] = terms[-1][0]
+    out = (letters[0] if ranks[0] != 1 else "") + (letters[n] if ranks[-1] != 1 else "")
+    return ",".join(terms) + "->" + out
+
+
+def _directions(b: Batch, s: Let, first: int, what: str) -> str:
+    return "".join(", " + _listed(_seq_texts(b, t, what)) for t in s.args[first:])
+
+
+@batch_rule("einsum_tangent")
+def einsum_tangent_rule(b: Batch, s: Let) -> str:
+    """The einsum's derivative with a batch letter on every operand and direction."""
+    spec, operands = s.args[:2]
+    spec = _known(b, spec)
+    if not isinstance(spec, str):
+        raise NoBatchRule("einsum_tangent with subscripts computed when the code runs")
+    ops = _listed(_seq_texts(b, operands, "einsum_tangent"))
+    new = _batched_einsum_spec(spec, False)
+    return f"einsum_tangent({new!r}, {ops}{_directions(b, s, 2, 'einsum_tangent')})"
+
+
+@batch_rule("einsum_bars")
+def einsum_bars_rule(b: Batch, s: Let) -> str:
+    """``einsum_bars`` on subscripts with a batch letter on the cotangent's and every
+    operand's (each operand's cotangent differs between examples) and the output's;
+    directions, where given, are batched as the operands are."""
+    g, spec, operands = s.args[:3]
+    spec = _known(b, spec)
+    if not isinstance(spec, str):
+        raise NoBatchRule("einsum_bars with subscripts computed when the code runs")
+    ops = _listed(_seq_texts(b, operands, "einsum_bars"))
+    new = _batched_einsum_spec(spec, True)
+    return (f"einsum_bars({_with_batch(b, g)}, {new!r}, {ops}"
+            f"{_directions(b, s, 3, 'einsum_bars')})")
+
+
+def _chain_ranks(b: Batch, arrays: Any, what: str) -> list[int]:
+    items = getattr(b, "items", {}).get(arrays.name) if isinstance(arrays, Var) else None
+    if items is None:
+        raise NoBatchRule(f"`{what}` of a list the function did not build",
+                          "build the list in the function: [x, y]")
+    return [b.rank(a) for a in items]
+
+
+@batch_rule("multi_dot_tangent")
+def multi_dot_tangent_rule(b: Batch, s: Let) -> str:
+    """multi_dot's derivative as the einsum of its chain, a batch letter on all."""
+    arrays = s.args[0]
+    spec = _batched_einsum_spec(_chain_spec(_chain_ranks(b, arrays, s.prim)), False)
+    ops = _listed(_seq_texts(b, arrays, s.prim))
+    return f"einsum_tangent({spec!r}, {ops}{_directions(b, s, 1, s.prim)})"
+
+
+@batch_rule("only_at")
+def only_at_rule(b: Batch, s: Let) -> str:
+    """The value in its place, zeros shaped like the batched items elsewhere."""
+    items, k, value = s.args
+    k = _known(b, k)
+    if not isinstance(k, int):
+        raise NoBatchRule("only_at with a place computed when the code runs")
+    texts = _listed(_seq_texts(b, items, "only_at"))
+    return f"only_at({texts}, {k}, {_with_batch(b, value)})"
+
+
+@batch_rule("add_each")
+def add_each_rule(b: Batch, s: Let) -> str:
+    """Tuples added item by item, each item with the batch axis."""
+    parts = [_listed(_seq_texts(b, a, "add_each")) for a in s.args]
+    return f"add_each({', '.join(parts)})"
 
 
 @batch_rule("prod_of_others")

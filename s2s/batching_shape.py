@@ -723,3 +723,19 @@ def split_like_rule(b: Batch, s: Let) -> str:
     cut = (min(axis.value, rank - 1) if axis.value >= 0 else axis.value) % rank
     texts = ", ".join(_with_batch(b, a) for a in items_of(b, arrays, "split_like"))
     return f"split_like({_with_batch(b, cot)}, [{texts}], {cut + 1})"
+
+
+@batch_rule("join_like")
+def join_like_rule(b: Batch, s: Let) -> str:
+    """The pieces (a tuple) and the shapes they are joined to, each with the batch
+    axis, joined along the example's axis one further on (as split_like)."""
+    from .batching_linalg import _seq_texts
+
+    pieces, cot, arrays, axis = s.args
+    if not isinstance(axis, Const) or type(axis.value) is not int:
+        raise NoBatchRule("join_like with an axis computed when the code runs")
+    rank = b.rank(cot)
+    cut = (min(axis.value, rank - 1) if axis.value >= 0 else axis.value) % rank
+    parts = ", ".join(_seq_texts(b, pieces, "join_like"))
+    texts = ", ".join(_with_batch(b, a) for a in items_of(b, arrays, "join_like"))
+    return f"join_like(({parts},), {_with_batch(b, cot)}, [{texts}], {cut + 1})"

@@ -407,14 +407,207 @@ def _literal_number(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
+def _literal_seq(node: Any) -> bool:
+    """A tuple or list display without starred items: its length is known now."""
+    return isinstance(node, (ast.Tuple, ast.List)) and not any(
+        isinstance(e, ast.Starred) for e in node.elts
+    )
+
+
+def _int_constant(node: Any) -> int | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _int_constant(node.operand)
+        return None if value is None else -value
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _spliced(elts: list[ast.expr]) -> list[ast.expr]:
+    """``*(a, b)`` among items or arguments spelled as ``a, b``."""
+    out: list[ast.expr] = []
+    for e in elts:
+        if isinstance(e, ast.Starred) and _literal_seq(e.value):
+            out += e.value.elts
+        else:
+            out.append(e)
+    return out
+
+
+class _Rename(ast.NodeTransformer):
+    """Replace loads of a comprehension's variables with their values."""
+
+    def __init__(self, values: dict[str, ast.expr]) -> None:
+        self.values = values
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        if isinstance(node.ctx, ast.Load) and node.id in self.values:
+            return clone(self.values[node.id])
+        return node
+
+
+def _bind_target(target: ast.expr, value: ast.expr, values: dict[str, ast.expr]) -> bool:
+    if isinstance(target, ast.Name):
+        values[target.id] = value
+        return True
+    if isinstance(target, ast.Tuple) and _literal_seq(value) and len(
+        target.elts
+    ) == len(value.elts):
+        return all(_bind_target(t, v, values) for t, v in zip(target.elts, value.elts))
+    return False
+
+
+def _static_items(node: ast.expr) -> list[ast.expr] | None:
+    """The items a comprehension's iterable yields, if known now: a literal tuple or
+    list, ``range`` of int literals, ``enumerate`` or ``zip`` of literal ones."""
+    if _literal_seq(node):
+        return list(node.elts)
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and not node.keywords):
+        return None
+    name, args = node.func.id, node.args
+    if name == "range" and 1 <= len(args) <= 3:
+        bounds = [_int_constant(a) for a in args]
+        if any(b is None for b in bounds):
+            return None
+        return [ast.Constant(i) for i in range(*bounds)]
+    if name == "enumerate" and len(args) == 1 and _literal_seq(args[0]):
+        return [ast.Tuple([ast.Constant(i), e], ast.Load())
+                for i, e in enumerate(args[0].elts)]
+    if name == "zip" and args and all(_literal_seq(a) for a in args):
+        return [ast.Tuple(list(items), ast.Load())
+                for items in zip(*(a.elts for a in args))]
+    return None
+
+
+def _unrolled(node: ast.expr) -> list[ast.expr] | None:
+    """The items of a comprehension over iterables known now, each folded with the
+    comprehension's variables replaced; None if any iterable or ``if`` is not."""
+    items: list[dict[str, ast.expr]] = [{}]
+    for gen in node.generators:
+        if gen.is_async:
+            return None
+        grown = []
+        for values in items:
+            source = _Fold().visit(_Rename(values).visit(clone(gen.iter)))
+            yielded = _static_items(source)
+            if yielded is None:
+                return None
+            for item in yielded:
+                inner = dict(values)
+                if not _bind_target(gen.target, item, inner):
+                    return None
+                keep = True
+                for test in gen.ifs:
+                    decided = _Fold().visit(_Rename(inner).visit(clone(test)))
+                    if not isinstance(decided, ast.Constant):
+                        return None
+                    keep = keep and bool(decided.value)
+                if keep:
+                    grown.append(inner)
+        items = grown
+    return [_Fold().visit(_Rename(values).visit(clone(node.elt))) for values in items]
+
+
 class _Fold(ast.NodeTransformer):
-    """Fold arithmetic on literal numbers and a few pure calls on literal tuples."""
+    """Fold arithmetic on literal numbers and a few pure calls on literal tuples.
+
+    Rules over a varying number of operands (``np.einsum``'s, the runtime's list
+    helpers) receive them as a literal tuple; their comprehensions, ``len``,
+    constant subscripts, ``*`` and ``sum`` over it are unrolled here, so the emitted
+    code names each operand and never loops over them (it transforms again)."""
+
+    def visit_Compare(self, node: ast.Compare) -> Any:
+        self.generic_visit(node)
+        values = [_int_constant(node.left)] + [_int_constant(c) for c in node.comparators]
+        if len(node.ops) != 1 or any(v is None for v in values):
+            return node
+        table = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+                 ast.Lt: lambda a, b: a < b, ast.Gt: lambda a, b: a > b,
+                 ast.LtE: lambda a, b: a <= b, ast.GtE: lambda a, b: a >= b}
+        op = table.get(type(node.ops[0]))
+        return node if op is None else ast.Constant(op(*values))
+
+    def visit_IfExp(self, node: ast.IfExp) -> Any:
+        self.generic_visit(node)
+        if isinstance(node.test, ast.Constant):
+            return node.body if node.test.value else node.orelse
+        return node
+
+    def visit_Subscript(self, node: ast.Subscript) -> Any:
+        self.generic_visit(node)
+        if not (_literal_seq(node.value) and isinstance(node.ctx, ast.Load)):
+            return node
+        elts = node.value.elts
+        index = _int_constant(node.slice)
+        if index is not None and -len(elts) <= index < len(elts):
+            return elts[index]
+        if isinstance(node.slice, ast.Slice):
+            bounds = [None if b is None or (isinstance(b, ast.Constant) and b.value is None)
+                      else _int_constant(b)
+                      for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+            given = [b for b in (node.slice.lower, node.slice.upper, node.slice.step)
+                     if b is not None]
+            if sum(b is not None for b in bounds) == len(given):
+                return type(node.value)(elts[slice(*bounds)], ast.Load())
+        return node
+
+    def visit_Tuple(self, node: ast.Tuple) -> Any:
+        self.generic_visit(node)
+        node.elts = _spliced(node.elts)
+        return node
+
+    def visit_List(self, node: ast.List) -> Any:
+        self.generic_visit(node)
+        node.elts = _spliced(node.elts)
+        return node
+
+    def visit_ListComp(self, node: ast.ListComp) -> Any:
+        self.generic_visit(node)
+        items = _unrolled(node)
+        return node if items is None else ast.List(items, ast.Load())
+
+    def visit_Starred(self, node: ast.Starred) -> Any:
+        self.generic_visit(node)
+        if isinstance(node.value, ast.GeneratorExp):  # f(*(h(x) for x in xs))
+            items = _unrolled(node.value)
+            if items is not None:
+                node.value = ast.Tuple(items, ast.Load())
+        return node
+
+    def _fold_builtin(self, node: ast.Call) -> Any:
+        name, args = node.func.id, node.args
+        if node.keywords or not args:
+            return node
+        if name == "len" and len(args) == 1 and _literal_seq(args[0]):
+            return ast.Constant(len(args[0].elts))
+        items = None
+        if isinstance(args[0], ast.GeneratorExp):
+            items = _unrolled(args[0])
+        elif _literal_seq(args[0]):
+            items = list(args[0].elts)
+        if items is None:
+            return node
+        if name == "tuple" and len(args) == 1:
+            return ast.Tuple(items, ast.Load())
+        if name == "list" and len(args) == 1:
+            return ast.List(items, ast.Load())
+        if name == "sum" and len(args) <= 2:
+            terms = ([args[1]] if len(args) == 2 else []) + items
+            if not terms:
+                return ast.Constant(0)
+            total = terms[0]
+            for t in terms[1:]:
+                total = ast.BinOp(total, ast.Add(), t)
+            return total
+        return node
 
     def visit_BinOp(self, node: ast.BinOp) -> Any:
         self.generic_visit(node)
         if _literal_number(node.left) and _literal_number(node.right):
             try:
-                value = eval(compile(ast.Expression(node), "<fold>", "eval"), {}, {})
+                value = eval(compile(ast.fix_missing_locations(ast.Expression(node)), "<fold>",
+                                   "eval"), {}, {})
             except Exception:
                 return node
             if isinstance(value, (int, float)):
@@ -425,6 +618,9 @@ class _Fold(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> Any:
         self.generic_visit(node)
+        node.args = _spliced(node.args)
+        if isinstance(node.func, ast.Name) and node.func.id in ("len", "tuple", "list", "sum"):
+            return self._fold_builtin(node)
         if (
             isinstance(node.func, ast.Attribute)
             and isinstance(node.func.value, ast.Name)

@@ -441,12 +441,27 @@ def kron_rhs_bar(g, a, b):
     return np.reshape(bar, np.shape(b))
 
 
-def multi_dot_bars(g, arrays):
+def multi_dot_bars(g, arrays, *tangents):
     """Cotangents of the arrays in ``np.linalg.multi_dot(arrays)``.
 
     For the k-th: ``left.T @ g @ right.T``, ``left`` and ``right`` the products of the
     arrays before and after it; a 1-D first or last array is a row or a column.
+
+    With ``tangents`` (lists like ``arrays``), the cotangents of
+    ``multi_dot_tangent(arrays, *tangents)`` instead: the derivative, one array
+    per array, of ``<g, multi_dot_tangent(arrays, *tangents)>``.
     """
+    if not tangents:
+        return _multi_dot_bars(g, arrays)
+    bars = [np.zeros(np.shape(x)) for x in arrays]
+    for slots in _slot_choices(len(arrays), len(tangents)):
+        parts = _multi_dot_bars(g, _replaced(arrays, slots, tangents), skip=slots)
+        bars = [bar + part for bar, part in zip(bars, parts)]
+    return bars
+
+
+def _multi_dot_bars(g, arrays, skip=()):
+    """``multi_dot_bars(g, arrays)``, zeros for the arrays at the positions ``skip``."""
     mats = [np.asarray(x) for x in arrays]
     shapes = [m.shape for m in mats]
     if mats[0].ndim == 1:
@@ -461,8 +476,36 @@ def multi_dot_bars(g, arrays):
     for m in mats[:0:-1]:
         rights.append(m @ rights[-1])
     rights = rights[::-1]
-    return [np.reshape(left.T @ g @ right.T, shape)
-            for left, right, shape in zip(lefts, rights, shapes)]
+    return [np.zeros(shape) if k in skip else np.reshape(left.T @ g @ right.T, shape)
+            for k, (left, right, shape) in enumerate(zip(lefts, rights, shapes))]
+
+
+def _slot_choices(n, r):
+    """Each way of giving r tangents distinct places among n operands, in order."""
+    import itertools
+
+    return list(itertools.permutations(range(n), r))
+
+
+def _replaced(operands, slots, tangents):
+    """``operands`` with the one at ``slots[i]`` replaced by ``tangents[i]``'s item
+    there."""
+    out = list(operands)
+    for slot, t in zip(slots, tangents):
+        out[slot] = t[slot]
+    return out
+
+
+def multi_dot_tangent(arrays, *tangents):
+    """``np.linalg.multi_dot(arrays)`` differentiated along each of ``tangents``
+    (lists like ``arrays``), once: the sum over each way of putting the tangents in
+    distinct places of the product of ``multi_dot`` with those arrays replaced by the
+    tangents' arrays there (no tangents: ``multi_dot(arrays)``)."""
+    if not tangents:
+        return np.linalg.multi_dot(list(arrays))
+    terms = [np.linalg.multi_dot(_replaced(arrays, slots, tangents))
+             for slots in _slot_choices(len(arrays), len(tangents))]
+    return sum(terms) if terms else np.zeros_like(np.linalg.multi_dot(list(arrays)))
 
 
 def _sign(x):
@@ -671,14 +714,51 @@ def zeros_list(ys):
     return [zero(v) for v in ys]
 
 
-def einsum_bars(g, subscripts, operands):
+def einsum_bars(g, subscripts, operands, *tangents):
     """The cotangents of all of ``np.einsum(subscripts, *operands)``'s operands, a
     tuple: ``einsum_bar`` of each.  One call whose count of results the subscripts
-    give, so that code which transforms an einsum's gradient again knows them all."""
-    return tuple(einsum_bar(g, subscripts, operands, k) for k in range(len(operands)))
+    give, so that code which transforms an einsum's gradient again knows them all.
+
+    With ``tangents`` (lists like ``operands``), the cotangents of
+    ``einsum_tangent(subscripts, operands, *tangents)`` instead: each operand's
+    derivative of ``<g, einsum_tangent(subscripts, operands, *tangents)>``.
+    """
+    n, r = len(operands), len(tangents)
+    bars = [[] for _ in range(n)]
+    for slots in _slot_choices(n, r):
+        replaced = _replaced(operands, slots, tangents)
+        for k in range(n):
+            if k not in slots:
+                bars[k].append(einsum_bar(g, subscripts, replaced, k))
+    return tuple(sum(parts) if parts else np.zeros(np.shape(x), np.result_type(g, x))
+                 for parts, x in zip(bars, operands))
 
 
-__all__ += ["einsum_bars"]
+def einsum_tangent(subscripts, operands, *tangents):
+    """``np.einsum(subscripts, *operands)`` differentiated along each of ``tangents``
+    (lists like ``operands``), once: the sum over each way of putting the tangents
+    in distinct places of the einsum with those operands replaced by the tangents'
+    there (no tangents: the einsum itself)."""
+    terms = [np.einsum(subscripts, *_replaced(operands, slots, tangents))
+             for slots in _slot_choices(len(operands), len(tangents))]
+    if terms:
+        return sum(terms)
+    return np.zeros_like(np.einsum(subscripts, *operands))
+
+
+def only_at(items, k, value):
+    """A tuple shaped like ``items``: ``value`` in place ``k``, zeros elsewhere (one
+    operand's cotangent as a direction for all of them)."""
+    return tuple(value if j == k else np.zeros(np.shape(x), np.result_type(value, x))
+                 for j, x in enumerate(items))
+
+
+def add_each(first, *rest):
+    """The item-by-item sum of tuples of arrays."""
+    return tuple(sum(parts) for parts in zip(first, *rest))
+
+
+__all__ += ["einsum_bars", "einsum_tangent", "multi_dot_tangent", "only_at", "add_each"]
 
 
 def split_like(cot, arrays, axis):
@@ -696,4 +776,19 @@ def split_like(cot, arrays, axis):
     return tuple(np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays))
 
 
-__all__ += ["split_like"]
+def join_like(pieces, cot, arrays, axis):
+    """The pieces ``split_like(cot, arrays, axis)`` cuts, joined back: each piece
+    (shaped like its array) reshaped to its part of ``cot`` and the parts
+    concatenated along the axis they were cut from.  ``cot`` gives only a shape."""
+    rank = np.ndim(cot)
+    axis = min(axis, rank - 1) if axis >= 0 else axis
+    widths = [np.shape(a)[axis] if np.ndim(a) == rank else 1 for a in arrays]
+    shape = list(np.shape(cot))
+    parts = []
+    for piece, width in zip(pieces, widths):
+        shape[axis] = width
+        parts.append(np.reshape(piece, shape))
+    return np.concatenate(parts, axis=axis)
+
+
+__all__ += ["split_like", "join_like"]

@@ -12,16 +12,14 @@ import pytest
 import s2s
 from rule_table import rng_for, twin_of
 from test_rules import E2E
-from test_vmap_rules import GAPS_GRAD
 
 jax = pytest.importorskip("jax")
 jax.config.update("jax_enable_x64", True)
 
 CASES = [c for c in E2E if c.jax and not c.static]
-# known gaps (strict: an xpass means the gap closed), the same as vmap of the gradient's
-# (tests/test_vmap_rules.py): what these rules are written with cannot be transformed
-GAPS: dict[str, str] = {k: GAPS_GRAD[k] for k in (
-    "f_einsum_bar", "f_multi_dot_bars", "f_einsum_bars", "f_split_like")}
+# known gaps (strict: an xpass means the gap closed); none left: the runtime helpers'
+# rules (einsum_bar, multi_dot_bars, einsum_bars, split_like) transform again
+GAPS: dict[str, str] = {}
 
 
 def params() -> list:

@@ -23,9 +23,6 @@ REFUSED: set[str] = {
 SYNTAX = "the emitted gradient uses syntax the normalizer does not read yet"
 GAPS_FORWARD = {"f_vstack": "unbatched items of different rank joined with batched ones"}
 GAPS_GRAD = {
-    **{k: "the rule's comprehension (or sum(), starred arguments) reads values that carry "
-       "a derivative: the rule needs rewriting with array operations" for k in (
-        "f_multi_dot_bars", "f_einsum_bar", "f_einsum_bars", "f_split_like")},
     "f_vstack": "vmap: np.vstack of a batched 2-D and an unbatched 1-D piece",
     "f_take_along_axis": "vmap: the index tuple grids[:along] + (order,) + grids[along + 1:] "
                          "of take_along_axis's VJP has no rank",

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..runtime import (
     dot_lhs_bar, dot_rhs_bar, einsum_bars, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
-    matmul_rhs_bar, matrix_norm_grad, multi_dot_bars, norm_grad, rhs_columns,
+    matmul_rhs_bar, matrix_norm_grad, multi_dot_bars, multi_dot_tangent, norm_grad,
+    rhs_columns,
     tensordot_lhs_bar, tensordot_rhs_bar, unbroadcast, vector_norm_grad,
 )
 from .registry import defjvp, defprim, defvjp, infix
@@ -270,10 +271,9 @@ def multi_dot_vjp(g, ans, arrays):
 
 @defjvp("linalg.multi_dot", "arrays")
 def multi_dot_jvp(arrays_dot, ans, arrays):
-    return sum(
-        np.linalg.multi_dot([*arrays[:k], t, *arrays[k + 1:]])
-        for k, t in enumerate(arrays_dot)
-    )
+    # one product per array with its tangent in its place (arrays is a list the code
+    # built, not spelled out here: the helper sums them)
+    return multi_dot_tangent(arrays, arrays_dot)
 
 
 # ---- diagonals, triangles, transposes -------------------------------------------

@@ -31,10 +31,11 @@ import numpy as np
 from .. import runtime
 from ..runtime import (
     cumprod_bar, cumprod_bar_jet, cumprod_jet, cumprod_tangent, dot_lhs_bar,
-    dot_rhs_bar, einsum_bar, einsum_bars, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
-    matmul_rhs_bar, multi_dot_bars, prod_of_others_jet, special_digamma,
-    rhs_columns, special_polygamma, split_like, tensordot_lhs_bar, tensordot_rhs_bar,
-    unbroadcast, weights_along,
+    dot_rhs_bar, einsum_bar, einsum_bars, einsum_tangent, join_like, kron_lhs_bar,
+    kron_rhs_bar, matmul_lhs_bar, matmul_rhs_bar, multi_dot_bars, multi_dot_tangent,
+    only_at, add_each, prod_of_others_jet, special_digamma, rhs_columns,
+    special_polygamma, split_like, tensordot_lhs_bar, tensordot_rhs_bar, unbroadcast,
+    weights_along,
 )
 from .registry import call_spelling, defjvp, defprim, defvjp
 
@@ -228,6 +229,14 @@ def kron_rhs_bar_jvp_a(a_dot, ans, cot, a, b):
 # einsum_bar(cot, s, operands, k) is the derivative of <cot, einsum(s, *operands)>
 # with respect to operands[k]: multilinear in cot and the other operands, and
 # independent of operands[k]'s values (its derivative for that one is 0).
+#
+# Every derivative of these products is again one: einsum_tangent(s, operands, *ts)
+# is the einsum differentiated once along each direction t (a list like operands),
+# and einsum_bars(cot, s, operands, *ts) the cotangents of that (no directions: the
+# einsum's own).  The rules only add a direction, or swap one for the cotangent, so
+# the family is closed; a rule's directions are a literal tuple (the varargs), and
+# the inliner unrolls the comprehensions over them: the emitted code names each.
+# multi_dot_tangent and multi_dot_bars are the same family for multi_dot's chain.
 
 _defhelper("einsum_bar", "(cot, subscripts, operands, k)", diff=("cot", "operands"),
            note="operands a list; operands[k] gives only a shape")
@@ -235,11 +244,10 @@ _defhelper("einsum_bar", "(cot, subscripts, operands, k)", diff=("cot", "operand
 
 @defvjp("einsum_bar")
 def einsum_bar_vjp(g, ans, cot, subscripts, operands, k):
-    with_g = [*operands[:k], g, *operands[k + 1:]]
-    return np.einsum(subscripts, *with_g), [
-        einsum_bar(cot, subscripts, with_g, j) if j != k else np.zeros(np.shape(x))
-        for j, x in enumerate(operands)
-    ]
+    # g is the cotangent of operand k: a direction that moves that operand only
+    direction = only_at(operands, k, g)
+    return (einsum_tangent(subscripts, operands, direction),
+            einsum_bars(cot, subscripts, operands, direction))
 
 
 @defjvp("einsum_bar", "cot")
@@ -249,92 +257,182 @@ def einsum_bar_jvp_cot(cot_dot, ans, cot, subscripts, operands, k):
 
 @defjvp("einsum_bar", "operands")
 def einsum_bar_jvp_operands(operands_dot, ans, cot, subscripts, operands, k):
-    return sum(
-        (einsum_bar(cot, subscripts, [*operands[:j], t, *operands[j + 1:]], k)
-         for j, t in enumerate(operands_dot) if j != k),
-        np.zeros(np.shape(operands[k])),
-    )
+    return einsum_bars(cot, subscripts, operands, operands_dot)[k]
 
 
-# einsum_bars(cot, s, operands) is (einsum_bar(cot, s, operands, k) for each k): one
-# result per operand, as many as the subscripts name (a count known before it runs).
+# einsum_bars(cot, s, operands, *ts): one result per operand, as many as the
+# subscripts name (a count known before it runs).
 
 
 def _einsum_operand_count(args):
     return args["subscripts"].split("->")[0].count(",") + 1
 
 
-defprim("einsum_bars", runtime.einsum_bars, "(cot, subscripts, operands)",
+defprim("einsum_bars", runtime.einsum_bars, "(cot, subscripts, operands, *tangents)",
         family="runtime", spelling=call_spelling("einsum_bars"),
-        diff=("cot", "operands"), results=_einsum_operand_count,
-        note="operands a list; a tuple of one cotangent per operand")
+        diff=("cot", "operands", "tangents"), results=_einsum_operand_count,
+        note="operands and each tangent a list; a tuple of one cotangent per operand")
 
 
 @defvjp("einsum_bars")
-def einsum_bars_vjp(g, ans, cot, subscripts, operands):
-    # g: one cotangent per result; result k does not depend on operands[k]'s values.
-    # (The loop names are unusual so that they shadow no operand's name.)
-    cot_bar = sum(
-        np.einsum(subscripts, *operands[:k_], bar_k, *operands[k_ + 1:])
-        for k_, bar_k in enumerate(g)
+def einsum_bars_vjp(g, ans, cot, subscripts, operands, *tangents):
+    # g: one cotangent per result, itself a direction; the form is symmetric in its
+    # directions, so each tangent's cotangent swaps it for g
+    return (
+        einsum_tangent(subscripts, operands, g, *tangents),
+        einsum_bars(cot, subscripts, operands, g, *tangents),
+        tuple(einsum_bars(cot, subscripts, operands, *tangents[:i], g, *tangents[i + 1:])
+              for i in range(len(tangents))),
     )
-    operands_bar = [
-        sum((einsum_bar(cot, subscripts, [*operands[:k_], bar_k, *operands[k_ + 1:]], j_)
-             for k_, bar_k in enumerate(g) if k_ != j_), np.zeros(np.shape(operands[j_])))
-        for j_ in range(len(operands))
-    ]
-    return cot_bar, operands_bar
 
 
 @defjvp("einsum_bars", "cot")
-def einsum_bars_jvp_cot(cot_dot, ans, cot, subscripts, operands):
-    return einsum_bars(cot_dot, subscripts, operands)
+def einsum_bars_jvp_cot(cot_dot, ans, cot, subscripts, operands, *tangents):
+    return einsum_bars(cot_dot, subscripts, operands, *tangents)
 
 
 @defjvp("einsum_bars", "operands")
-def einsum_bars_jvp_operands(operands_dot, ans, cot, subscripts, operands):
-    return tuple(
-        sum((einsum_bar(cot, subscripts, [*operands[:j_], dot_j, *operands[j_ + 1:]], k_)
-             for j_, dot_j in enumerate(operands_dot) if j_ != k_),
-            np.zeros(np.shape(operands[k_])))
-        for k_ in range(len(operands))
+def einsum_bars_jvp_operands(operands_dot, ans, cot, subscripts, operands, *tangents):
+    return einsum_bars(cot, subscripts, operands, operands_dot, *tangents)
+
+
+@defjvp("einsum_bars", "tangents")
+def einsum_bars_jvp_tangents(tangents_dot, ans, cot, subscripts, operands, *tangents):
+    return add_each(*(
+        einsum_bars(cot, subscripts, operands, *tangents[:i], tangents_dot[i],
+                    *tangents[i + 1:])
+        for i in range(len(tangents))
+    ))
+
+
+_defhelper("einsum_tangent", "(subscripts, operands, *tangents)",
+           diff=("operands", "tangents"),
+           note="operands and each tangent a list; multilinear in all of them")
+
+
+@defvjp("einsum_tangent")
+def einsum_tangent_vjp(g, ans, subscripts, operands, *tangents):
+    return einsum_bars(g, subscripts, operands, *tangents), tuple(
+        einsum_bars(g, subscripts, operands, *tangents[:i], *tangents[i + 1:])
+        for i in range(len(tangents))
     )
 
 
-# multi_dot_bars(cot, arrays)[j] is the derivative of <cot, multi_dot(arrays)> with
-# respect to arrays[j]; it returns one array per operand (a list).
+@defjvp("einsum_tangent", "operands")
+def einsum_tangent_jvp_operands(operands_dot, ans, subscripts, operands, *tangents):
+    return einsum_tangent(subscripts, operands, operands_dot, *tangents)
 
-defprim("multi_dot_bars", runtime.multi_dot_bars, "(cot, arrays)", family="runtime",
-        spelling=call_spelling("multi_dot_bars"), diff=("cot", "arrays"),
-        results=lambda args: len(args["arrays"]),
-        note="arrays a list; returns a list (one cotangent per array)")
+
+@defjvp("einsum_tangent", "tangents")
+def einsum_tangent_jvp_tangents(tangents_dot, ans, subscripts, operands, *tangents):
+    return sum(
+        einsum_tangent(subscripts, operands, *tangents[:i], tangents_dot[i],
+                       *tangents[i + 1:])
+        for i in range(len(tangents))
+    )
+
+
+# multi_dot_bars(cot, arrays, *ts)[j] is the derivative of
+# <cot, multi_dot_tangent(arrays, *ts)> with respect to arrays[j]; one array per
+# operand (a list).
+
+defprim("multi_dot_bars", runtime.multi_dot_bars, "(cot, arrays, *tangents)",
+        family="runtime", spelling=call_spelling("multi_dot_bars"),
+        diff=("cot", "arrays", "tangents"), results=lambda args: len(args["arrays"]),
+        note="arrays and each tangent a list; returns a list (one cotangent per array)")
 
 
 @defvjp("multi_dot_bars")
-def multi_dot_bars_vjp(g, ans, cot, arrays):
-    # g: one cotangent per result; result j does not depend on arrays[j]
-    cot_bar = sum(np.linalg.multi_dot([*arrays[:i], t, *arrays[i + 1:]])
-                  for i, t in enumerate(g))
-    arrays_bar = [
-        sum(multi_dot_bars(cot, [*arrays[:i], t, *arrays[i + 1:]])[j]
-            for i, t in enumerate(g) if i != j)
-        for j in range(len(arrays))
-    ]
-    return cot_bar, arrays_bar
+def multi_dot_bars_vjp(g, ans, cot, arrays, *tangents):
+    return (
+        multi_dot_tangent(arrays, g, *tangents),
+        multi_dot_bars(cot, arrays, g, *tangents),
+        tuple(multi_dot_bars(cot, arrays, *tangents[:i], g, *tangents[i + 1:])
+              for i in range(len(tangents))),
+    )
 
 
 @defjvp("multi_dot_bars", "cot")
-def multi_dot_bars_jvp_cot(cot_dot, ans, cot, arrays):
-    return multi_dot_bars(cot_dot, arrays)
+def multi_dot_bars_jvp_cot(cot_dot, ans, cot, arrays, *tangents):
+    return multi_dot_bars(cot_dot, arrays, *tangents)
 
 
 @defjvp("multi_dot_bars", "arrays")
-def multi_dot_bars_jvp_arrays(arrays_dot, ans, cot, arrays):
-    return tuple([
-        sum(multi_dot_bars(cot, [*arrays[:i], t, *arrays[i + 1:]])[j]
-            for i, t in enumerate(arrays_dot) if i != j)
-        for j in range(len(arrays))
-    ])
+def multi_dot_bars_jvp_arrays(arrays_dot, ans, cot, arrays, *tangents):
+    return multi_dot_bars(cot, arrays, arrays_dot, *tangents)
+
+
+@defjvp("multi_dot_bars", "tangents")
+def multi_dot_bars_jvp_tangents(tangents_dot, ans, cot, arrays, *tangents):
+    return add_each(*(
+        multi_dot_bars(cot, arrays, *tangents[:i], tangents_dot[i], *tangents[i + 1:])
+        for i in range(len(tangents))
+    ))
+
+
+_defhelper("multi_dot_tangent", "(arrays, *tangents)", diff=("arrays", "tangents"),
+           note="arrays and each tangent a list; multilinear in all of them")
+
+
+@defvjp("multi_dot_tangent")
+def multi_dot_tangent_vjp(g, ans, arrays, *tangents):
+    return multi_dot_bars(g, arrays, *tangents), tuple(
+        multi_dot_bars(g, arrays, *tangents[:i], *tangents[i + 1:])
+        for i in range(len(tangents))
+    )
+
+
+@defjvp("multi_dot_tangent", "arrays")
+def multi_dot_tangent_jvp_arrays(arrays_dot, ans, arrays, *tangents):
+    return multi_dot_tangent(arrays, arrays_dot, *tangents)
+
+
+@defjvp("multi_dot_tangent", "tangents")
+def multi_dot_tangent_jvp_tangents(tangents_dot, ans, arrays, *tangents):
+    return sum(
+        multi_dot_tangent(arrays, *tangents[:i], tangents_dot[i], *tangents[i + 1:])
+        for i in range(len(tangents))
+    )
+
+
+# only_at(items, k, value): value in place k, zeros elsewhere (linear in value);
+# add_each(first, *rest): tuples added item by item (linear in each)
+
+defprim("only_at", runtime.only_at, "(items, k, value)", family="runtime",
+        spelling=call_spelling("only_at"), diff=("value",),
+        results=lambda args: len(args["items"]),
+        note="items give only shapes; a tuple, value in place k")
+
+
+@defvjp("only_at")
+def only_at_vjp(g, ans, items, k, value):
+    return g[k]
+
+
+@defjvp("only_at", "value")
+def only_at_jvp(value_dot, ans, items, k, value):
+    return only_at(items, k, value_dot)
+
+
+defprim("add_each", runtime.add_each, "(first, *rest)", family="runtime",
+        spelling=call_spelling("add_each"), diff=("first", "rest"),
+        results=lambda args: len(args["first"]),
+        note="tuples of arrays, added item by item")
+
+
+@defvjp("add_each")
+def add_each_vjp(g, ans, first, *rest):
+    return g, tuple(g for _ in rest)
+
+
+@defjvp("add_each", "first")
+def add_each_jvp_first(first_dot, ans, first, *rest):
+    return first_dot
+
+
+@defjvp("add_each", "rest")
+def add_each_jvp_rest(rest_dot, ans, first, *rest):
+    return add_each(*rest_dot)
 
 
 # ---- reshaping helpers: linear in their first argument ---------------------------
@@ -946,19 +1044,28 @@ defprim("split_like", runtime.split_like, "(cot, arrays, axis)", family="runtime
 
 @defvjp("split_like")
 def split_like_vjp(g, ans, cot, arrays, axis):
-    # the pieces joined back along the axis they were cut from, each shaped like its
-    # part of cot (with the unit axis a lower-rank array was given)
-    if axis < 0:
-        cut = axis
-    else:
-        cut = min(axis, np.ndim(cot) - 1)
-    widths = [np.shape(a)[cut] if np.ndim(a) == np.ndim(cot) else 1 for a in arrays]
-    parts = np.split(cot, np.cumsum(widths)[:-1], axis=cut)
-    return np.concatenate(
-        [np.reshape(bar, np.shape(part)) for bar, part in zip(g, parts)], axis=cut
-    )
+    # the pieces' cotangents joined back along the axis they were cut from
+    return join_like(g, cot, arrays, axis)
 
 
 @defjvp("split_like", "cot")
 def split_like_jvp(cot_dot, ans, cot, arrays, axis):
     return split_like(cot_dot, arrays, axis)
+
+
+# join_like(pieces, cot, arrays, axis) undoes split_like: linear in the pieces, and
+# split_like is its transpose
+
+defprim("join_like", runtime.join_like, "(pieces, cot, arrays, axis)", family="runtime",
+        spelling=call_spelling("join_like"), diff=("pieces",),
+        note="pieces a tuple; cot and arrays give only shapes")
+
+
+@defvjp("join_like")
+def join_like_vjp(g, ans, pieces, cot, arrays, axis):
+    return split_like(g, arrays, axis)
+
+
+@defjvp("join_like", "pieces")
+def join_like_jvp(pieces_dot, ans, pieces, cot, arrays, axis):
+    return join_like(pieces_dot, cot, arrays, axis)
