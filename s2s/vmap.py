@@ -1139,17 +1139,10 @@ class _Vmap(Batch):
 
     def _check_masked_body(self, s: For, body: list[Stmt]) -> None:
         """A loop whose examples stop at different iterations runs the body for the
-        stopped ones too: only values can be kept per example, not writes."""
+        stopped ones too: values are kept per example and writes `y[i] = v` keep the
+        stopped ones' elements, but `np.add.at` cannot; lists are pushed for every
+        example (checked to pop per example what it pushed: ``_TapeOrder``)."""
         for st in walk(body):
-            if isinstance(st, Let) and st.prim in ("append", "pop") and False:
-                name = atom_text(st.args[0])
-                raise self.fail(st, NoBatchRule(
-                    f"the list `{self.fn.aliases.get(name, name)}` grows or shrinks in "
-                    "a loop whose exit depends on batched values (each example would "
-                    "append a different number of items; a gradient through such a "
-                    "loop keeps its tape in one: vmap of grad of it is not supported)",
-                    "take the per-example results in a Python loop, or collect the "
-                    "values in an array of fixed size"))
             if isinstance(st, Let) and st.prim == "add_at":
                 name = atom_text(st.args[0])
                 raise self.fail(st, NoBatchRule(
@@ -1257,8 +1250,11 @@ class _TapeOrder:
             top = _Frame(None, None, self)
             self.run(self.vm.fn.body[:-1], (), top)
         except _Unpaired as err:
-            names = ", ".join(f"`{r}`" for r in sorted(self.roots))
-            raise self.vm.fail(err.stmt, NoBatchRule(
+            st = err.stmt
+            names = sorted({self.alias(n) for n in uses(st)} & self.roots) or sorted(
+                self.roots)
+            names = ", ".join(f"`{r}`" for r in names)
+            raise self.vm.fail(st, NoBatchRule(
                 f"the list {names} is pushed and popped under control flow that "
                 f"depends on batched values, and vmap cannot pair each pop with the "
                 f"push of the same example: {err.why}",

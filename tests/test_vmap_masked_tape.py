@@ -93,6 +93,27 @@ def hand_tape(x):
     return total
 
 
+def count_loop(x, n):
+    y = x
+    for i in range(n):
+        y = np.sin(y) * x[i % 3] + 0.5
+    return np.sum(y)
+
+
+@needs_jax
+def test_loop_over_a_batched_count() -> None:
+    # n is batched: every example runs max(n) steps, its own n of them; the backward
+    # pops the tape in the steps that pushed each example's entries
+    jfn = jax_twin(sys.modules[__name__]).count_loop
+    xs = np.array([[0.1, 0.2, 0.3], [1.0, -0.5, 2.0], [0.3, 0.3, 0.3], [0.7, 0.1, -0.2]])
+    ns = np.array([3, 0, 5, 1])
+    np.testing.assert_allclose(s2s.vmap(count_loop)(xs, ns),
+                               [count_loop(x, n) for x, n in zip(xs, ns)], **TOL)
+    want = np.stack([np.asarray(jax.grad(jfn)(x, int(n))) for x, n in zip(xs, ns)])
+    got = s2s.vmap(s2s.grad(count_loop), in_axes=(0, 0))(xs, ns)
+    np.testing.assert_allclose(got, want, **TOL)
+
+
 LANES = np.array([[0.1, 0.2], [3.0, 3.0], [1.0, -0.5], [0.01, 0.02], [12.0, 0.0]])
 
 
