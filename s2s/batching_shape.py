@@ -739,3 +739,24 @@ def join_like_rule(b: Batch, s: Let) -> str:
     parts = ", ".join(_seq_texts(b, pieces, "join_like"))
     texts = ", ".join(_with_batch(b, a) for a in items_of(b, arrays, "join_like"))
     return f"join_like(({parts},), {_with_batch(b, cot)}, [{texts}], {cut + 1})"
+
+
+@batch_rule("take_along_axis_bar")
+def take_along_axis_bar_rule(b: Batch, s: Let) -> str:
+    """As take_along_axis: the axis moves past the batch axis (without one: each
+    flattened example), unbatched positions get a batch axis of length 1, and the
+    cotangent and the array's shape get the batch axis."""
+    cot, idx, arr = s.args[:3]
+    g, x = _with_batch(b, cot), _with_batch(b, arr)
+    i = atom_text(idx) if b.batched(idx) else f"{atom_text(idx)}[None]"
+    n = b.use_batch_size()
+
+    def flat_call():
+        i_flat = (f"np.reshape({i}, ({n}, -1))" if b.batched(idx)
+                  else f"np.reshape({atom_text(idx)}, (1, -1))")
+        call = (f"take_along_axis_bar(np.reshape({g}, ({n}, -1)), {i_flat}, "
+                f"np.reshape({x}, ({n}, -1)), 1)")
+        return f"np.reshape({call}, np.shape({x}))"
+
+    return along(b, s, -1, b.rank(arr),
+                 lambda ax: f"take_along_axis_bar({g}, {i}, {x}, {ax})", flat_call)

@@ -792,3 +792,22 @@ def join_like(pieces, cot, arrays, axis):
 
 
 __all__ += ["split_like", "join_like"]
+
+
+def take_along_axis_bar(cot, indices, arr, axis=-1):
+    """Cotangent of ``arr`` in ``np.take_along_axis(arr, indices, axis)``: zeros
+    shaped like ``arr`` with each element of ``cot`` added at the place ``indices``
+    took it from (``np.add.at``: a place taken twice gets both).  ``arr`` gives only
+    a shape; ``axis=None`` indexes the flattened array."""
+    bar = np.zeros(np.shape(arr), np.result_type(cot, arr))
+    if axis is None:
+        np.add.at(bar.reshape(-1), indices, cot)
+        return bar
+    along = axis % bar.ndim
+    grids = list(np.indices(np.shape(cot), sparse=True))  # places on the other axes
+    grids[along] = indices
+    np.add.at(bar, tuple(grids), cot)
+    return bar
+
+
+__all__ += ["take_along_axis_bar"]

@@ -15,8 +15,14 @@ import numpy as np
 from rule_table import E2ECase, Row, const, normal
 from s2s.runtime import (
     add_each, einsum_bars, einsum_tangent, join_like, multi_dot_bars, multi_dot_tangent,
-    only_at, split_like,
+    only_at, split_like, take_along_axis_bar,
 )
+
+PICK = np.array([[3, 0, 3, 1], [2, 2, 0, 1]])  # places along axis 1 of a (2, 4), repeated
+PICK01 = np.array([[1, 0, 1], [1, 1, 0]])  # places along axis 0 of a (2, 3)
+FLAT = np.array([5, 0, 5, 2, 1])  # places in a flattened (2, 3)
+FLAT3 = np.array([4, 0, 4])
+
 
 class Twins:
     """The helpers' JAX twins, written with JAX's derivatives (jax.numpy spelled out,
@@ -59,6 +65,10 @@ class Twins:
         def add_each(first, *rest):
             return tuple(first[i] + sum(r[i] for r in rest) for i in range(len(first)))
 
+        def take_along_axis_bar(cot, indices, arr, axis=-1):
+            pullback = jax.vjp(lambda a: jnp.take_along_axis(a, indices, axis=axis), arr)[1]
+            return pullback(cot)[0]
+
         def join_like(pieces, cot, arrays, axis):
             pullback = jax.vjp(lambda c: jax_split_like(c, arrays, axis), cot)[1]
             return pullback(tuple(pieces[i] for i in range(len(arrays))))[0]
@@ -72,6 +82,7 @@ if np.__name__ == "jax.numpy":  # this module's JAX twin: the helpers' JAX twins
         _T.einsum_tangent, _T.einsum_bars, _T.multi_dot_tangent, _T.multi_dot_bars)
     only_at, add_each, join_like, split_like = (  # noqa: F811
         _T.only_at, _T.add_each, _T.join_like, _T.jax_split_like)
+    take_along_axis_bar = _T.take_along_axis_bar  # noqa: F811
 else:
     _T = Twins()
 
@@ -95,6 +106,12 @@ else:
         row("join_like", "rows", (lists(2, 2, 3), normal(4, 3), lists(2, 2, 3), const(0))),
         row("join_like", "columns",
             (lists(2, 3, 2), normal(3, 4), lists(2, 3, 2), const(-1))),
+        row("take_along_axis_bar", "axis1", (normal(2, 4), const(PICK), normal(2, 4)),
+            {"axis": 1}),
+        row("take_along_axis_bar", "axis0", (normal(2, 3), const(PICK01), normal(2, 3)),
+            {"axis": 0}),
+        row("take_along_axis_bar", "flat", (normal(5,), const(FLAT), normal(2, 3)),
+            {"axis": None}),
     ]
 
 W22 = np.array([[0.6, -1.1], [0.2, 1.4]])
@@ -134,6 +151,13 @@ def f_join_like(x):
     return np.sum(back * W33)
 
 
+def f_take_along_axis_bar(cot, x):
+    # cot (2, 4), x (2, 4): places taken twice get both
+    bar = take_along_axis_bar(np.sin(cot) * x, PICK, x, 1)
+    flat = take_along_axis_bar(cot[0, :3] * cot[1, :3], FLAT3, x, None)
+    return np.sum(np.cos(bar) * x) + np.sum(flat * flat)
+
+
 if np.__name__ != "jax.numpy":
     E2E = [
         E2ECase(f_einsum_tangent, ("einsum_tangent",), (normal(2, 3), normal(3, 2))),
@@ -142,4 +166,6 @@ if np.__name__ != "jax.numpy":
         E2ECase(f_multi_dot_directions, ("multi_dot_tangent", "multi_dot_bars"),
                 (normal(2, 3), normal(3, 3), normal(3))),
         E2ECase(f_join_like, ("split_like", "join_like"), (normal(3, 3),)),
+        E2ECase(f_take_along_axis_bar, ("take_along_axis_bar",),
+                (normal(2, 4), normal(2, 4))),
     ]

@@ -24,8 +24,6 @@ SYNTAX = "the emitted gradient uses syntax the normalizer does not read yet"
 GAPS_FORWARD = {"f_vstack": "unbatched items of different rank joined with batched ones"}
 GAPS_GRAD = {
     "f_vstack": "vmap: np.vstack of a batched 2-D and an unbatched 1-D piece",
-    "f_take_along_axis": "vmap: the index tuple grids[:along] + (order,) + grids[along + 1:] "
-                         "of take_along_axis's VJP has no rank",
 }
 
 

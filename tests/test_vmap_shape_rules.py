@@ -44,8 +44,6 @@ CASES = [c for c in E2E if set(c.prims) & MINE and c.jax and c.id not in REFUSED
 # report of the batching_shape session): xfail, not strict, so a fix shows as XPASS.
 BLOCKED_GRADS = {
     "f_pad": "normalize: `tuple([...])` in the emitted pad VJP",
-    "f_take_along_axis": "vmap: `grids[:k] + (order,) + ...`, a tuple with a batched "
-                         "item, has no rank",
     "f_tile": "normalize: list comprehension in the emitted tile VJP",
 }
 

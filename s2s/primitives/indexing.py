@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..runtime import take_along_axis_bar, unbroadcast
 from .registry import defjvp, defprim, defvjp
 
 defprim(
@@ -69,15 +69,9 @@ defprim(
 
 @defvjp("take_along_axis")
 def take_along_axis_vjp(g, ans, arr, indices, axis=-1):
-    if axis is None:  # indices into the flattened array
-        flat_bar = np.zeros_like(np.ravel(arr))
-        np.add.at(flat_bar, indices, g)
-        return np.reshape(flat_bar, np.shape(arr))
-    along = axis % np.ndim(arr)
-    grids = np.indices(np.shape(g), sparse=True)  # the position on the other axes
-    arr_bar = np.zeros_like(arr)
-    np.add.at(arr_bar, grids[:along] + (indices,) + grids[along + 1 :], g)
-    return arr_bar
+    # g added at the places indices took from (a runtime helper with its own rules:
+    # the index tuple it builds has a length only arr's rank gives)
+    return take_along_axis_bar(g, indices, arr, axis)
 
 
 @defjvp("take_along_axis", "arr")

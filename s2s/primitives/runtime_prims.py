@@ -33,7 +33,7 @@ from ..runtime import (
     cumprod_bar, cumprod_bar_jet, cumprod_jet, cumprod_tangent, dot_lhs_bar,
     dot_rhs_bar, einsum_bar, einsum_bars, einsum_tangent, join_like, kron_lhs_bar,
     kron_rhs_bar, matmul_lhs_bar, matmul_rhs_bar, multi_dot_bars, multi_dot_tangent,
-    only_at, add_each, prod_of_others_jet, special_digamma, rhs_columns,
+    only_at, add_each, take_along_axis_bar, prod_of_others_jet, special_digamma, rhs_columns,
     special_polygamma, split_like, tensordot_lhs_bar, tensordot_rhs_bar, unbroadcast,
     weights_along,
 )
@@ -1069,3 +1069,20 @@ def join_like_vjp(g, ans, pieces, cot, arrays, axis):
 @defjvp("join_like", "pieces")
 def join_like_jvp(pieces_dot, ans, pieces, cot, arrays, axis):
     return join_like(pieces_dot, cot, arrays, axis)
+
+
+# take_along_axis_bar(cot, indices, arr, axis): cot added at the places indices took
+# from (linear in cot; np.take_along_axis is its transpose)
+
+_defhelper("take_along_axis_bar", "(cot, indices, arr, axis=-1)", diff=("cot",),
+           note="indices are integers and arr gives only a shape: no derivative")
+
+
+@defvjp("take_along_axis_bar")
+def take_along_axis_bar_vjp(g, ans, cot, indices, arr, axis=-1):
+    return np.take_along_axis(g, indices, axis=axis)
+
+
+@defjvp("take_along_axis_bar", "cot")
+def take_along_axis_bar_jvp(cot_dot, ans, cot, indices, arr, axis=-1):
+    return take_along_axis_bar(cot_dot, indices, arr, axis)
