@@ -419,6 +419,8 @@ class _Reverse:
         else:
             ret_text = grads
         ret_line = Line(f"return {ret_text}")
+        self.view_copies |= {n for n in _uses_of(backward)
+                             if self._view_of_written(n, self.fn.body, later=True)}
         forward = _dead_code(
             _forward(self.fn.body[:-1], self) + kept, _uses_of(backward + [ret_line])
         )
@@ -651,7 +653,7 @@ class _Reverse:
             restorable.add(s.target)  # the index, when the range cannot replay it
         self.loop_bodies.append(s.body)
         saved = sorted(n for n in _uses_of(body) if n in restorable and not self._one_object(n))
-        self.view_copies |= {n for n in saved if self._view_of_written(n)}
+        self.view_copies |= {n for n in saved if self._view_of_written(n, s.body)}
         self.loop_bodies.pop()
         if saved:
             tape = self.names.fresh("tape")
@@ -688,19 +690,23 @@ class _Reverse:
                 return False  # made anew inside the loop: each iteration's is its own
         return True
 
-    def _view_of_written(self, name: str) -> bool:
-        """Is ``name`` an index read (``y[i - 1]``, maybe a view) of an array the
-        innermost loop writes into?  The backward sweep puts back what the writes
-        overwrote, so a saved view holds the right values when it is read; but code
-        that reads a view after a write into its array is refused when it is
-        transformed again, so the read is a copy."""
+    def _view_of_written(self, name: str, scope: list[Stmt], later: bool = False) -> bool:
+        """Is ``name`` an index read (``y[i - 1]``, maybe a view) of an array written
+        into in ``scope`` (the loop whose tape saves it; with ``later``, the function
+        after the read)?  The backward sweep puts back what the writes overwrote, so
+        a view holds the right values where the backward reads it; but code that
+        reads a view after a write into its array is refused when it is transformed
+        again, so the read is bound as a copy."""
         prod = self.producer.get(name)
         if prod is None or prod.prim != "getitem" or not isinstance(prod.args[0], Var):
             return False
         aliases = self.fn.aliases
         root = aliases.get(prod.args[0].name, prod.args[0].name)
-        return any(t.prim in ("setitem", "add_at") and aliases.get(t.target, t.target) == root
-                   for t in _lets(self.loop_bodies[-1]))
+        stmts = list(walk(scope))
+        if later:
+            stmts = stmts[next((k for k, t in enumerate(stmts) if t is prod), 0):]
+        return any(isinstance(t, Let) and t.prim in ("setitem", "add_at")
+                   and aliases.get(t.target, t.target) == root for t in stmts)
 
     def _defs(self, stmts: list[Stmt]) -> set[str]:
         """Names a block binds at its level, with the elements its writes saved."""

@@ -45,12 +45,7 @@ _CACHE: dict[tuple[Any, str], Any] = {}  # one transformed object per pair, reus
 # reverse mode's forward replay restores overwritten elements, which the normalizer's
 # memory check does not know; see test_second_order_of_in_place_code).  The property
 # still checks that a refusal mutated nothing.  Any other refusal fails the test.
-KNOWN_REFUSALS = {
-    ("writes_its_own_array", "hessian"), ("writes_in_a_loop", "jacrev"),
-    ("writes_in_a_loop", "hessian"), ("writes_in_a_loop", "vmap_grad"),
-    ("calls_a_writing_helper", "jacrev"),
-    ("calls_a_writing_helper", "hessian"), ("calls_a_writing_helper", "vmap_grad"),
-}
+KNOWN_REFUSALS: set[tuple[str, str]] = set()  # (function, transform) s2s refuses
 # Transforms that ran the user's own function on the caller's arrays, so its
 # `x += 1.0` wrote into them: none now (test_vjp_jacrev_jit_leave_inputs_alone).
 KNOWN_MUTATIONS: set[tuple[str, str]] = set()
@@ -308,14 +303,19 @@ def _fd(f: Callable, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
     return np.stack(cols, axis=-1)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "hessian, jacrev and vmap(grad) of functions that write in place into their own "
-    "arrays are refused: normalizing s2s's own emitted VJP trips normalize._MemoryCheck "
-    "('`y_i_minus_1` shares memory with `y`, written into ...'), though the emitted "
-    "backward restores the overwritten elements before it reads them; the error points "
-    "into <s2s:...> emitted code and its hint (copy it where it is bound) is not "
-    "something the user can do."))
-@pytest.mark.parametrize("fn_name, name", sorted(KNOWN_REFUSALS))
+# Second order of code writing into its own arrays: the emitted gradient reads, after
+# the backward has put overwritten elements back, index reads taken before the
+# writes; it binds them as copies (reverse._view_of_written) so that transforming it
+# again is not refused as reading a view of an array written since.
+SECOND_ORDER_IN_PLACE = [
+    ("writes_its_own_array", "hessian"), ("writes_in_a_loop", "jacrev"),
+    ("writes_in_a_loop", "hessian"), ("writes_in_a_loop", "vmap_grad"),
+    ("calls_a_writing_helper", "jacrev"),
+    ("calls_a_writing_helper", "hessian"), ("calls_a_writing_helper", "vmap_grad"),
+]
+
+
+@pytest.mark.parametrize("fn_name, name", SECOND_ORDER_IN_PLACE)
 def test_second_order_of_in_place_code(fn_name, name) -> None:
     f = getattr(C, fn_name)
     x = np.array([0.5, -1.0, 2.0])

@@ -123,7 +123,9 @@ def copy_vjp(g, ans, a):
 
 @defjvp("copy", "a")
 def copy_jvp(a_dot, ans, a):
-    return a_dot
+    # a copy's tangent is a copy too: the primal copy is there because the array it
+    # copies is written later, and so is that array's tangent
+    return np.copy(a_dot)
 
 
 # np.array / np.asarray of an array is a copy; of a list of computed values it stacks

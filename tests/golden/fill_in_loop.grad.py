@@ -19,7 +19,7 @@ def fill_in_loop_grad(x):
         y[i] = prod
         tape.append((i_minus_1, prod, sin_x_i, x_i, x_i_minus_1, y_overwritten))
     z = y * 2.0
-    z_0 = z[0]
+    z_0 = np.copy(z[0])
     x_1 = x[1]
     x_1_sq = x_1**2
     z_0_plus_x_1_sq = z_0 + x_1_sq
