@@ -799,11 +799,12 @@ def take_along_axis_bar(cot, indices, arr, axis=-1):
     shaped like ``arr`` with each element of ``cot`` added at the place ``indices``
     took it from (``np.add.at``: a place taken twice gets both).  ``arr`` gives only
     a shape; ``axis=None`` indexes the flattened array."""
-    bar = np.zeros(np.shape(arr), np.result_type(cot, arr))
     if axis is None:
-        np.add.at(bar.reshape(-1), indices, cot)
-        return bar
-    along = axis % bar.ndim
+        flat = np.zeros(np.size(arr), np.result_type(cot, arr))
+        np.add.at(flat, indices, cot)
+        return np.reshape(flat, np.shape(arr))
+    bar = np.zeros(np.shape(arr), np.result_type(cot, arr))
+    along = axis % np.ndim(arr)
     grids = list(np.indices(np.shape(cot), sparse=True))  # places on the other axes
     grids[along] = indices
     np.add.at(bar, tuple(grids), cot)
