@@ -65,7 +65,8 @@ def test_vmap_of_gradient_matches_per_example_jax(case, inner) -> None:
 def test_for_loop_breaking_under_a_batched_test(inner) -> None:
     # loop_break's backward is `for _ in range(n_iter)`, n_iter counted by a masked
     # for loop (some examples break at different steps, one never does)
-    xs = np.array([[0.5, 0.7, 0.9], [-1.0, -0.8, -0.5], [0.9, 1.0, 0.2], [0.1, 0.2, 0.1]])
+    xs = np.array([[0.5, 0.7, 0.9], [-1.0, -0.8, -0.5], [0.9, 1.0, 0.2],
+                   [0.1, 0.2, 0.1]])
     want = _per_example(getattr(jax, inner)(_twin().loop_break), xs, 6)
     got = s2s.vmap(getattr(s2s, inner)(corpus_fns.loop_break), in_axes=(0, None))(xs, 6)
     np.testing.assert_allclose(got, want, **TOL)
@@ -105,7 +106,8 @@ def test_loop_over_a_batched_count() -> None:
     # n is batched: every example runs max(n) steps, its own n of them; the backward
     # pops the tape in the steps that pushed each example's entries
     jfn = jax_twin(sys.modules[__name__]).count_loop
-    xs = np.array([[0.1, 0.2, 0.3], [1.0, -0.5, 2.0], [0.3, 0.3, 0.3], [0.7, 0.1, -0.2]])
+    xs = np.array([[0.1, 0.2, 0.3], [1.0, -0.5, 2.0], [0.3, 0.3, 0.3],
+                   [0.7, 0.1, -0.2]])
     ns = np.array([3, 0, 5, 1])
     np.testing.assert_allclose(s2s.vmap(count_loop)(xs, ns),
                                [count_loop(x, n) for x, n in zip(xs, ns)], **TOL)
@@ -132,7 +134,8 @@ def test_emitted_code_has_no_loop_over_examples() -> None:
     text = s2s.source(batched)
     headers = [line.strip() for line in text.splitlines()
                if line.strip().startswith(("for ", "while "))]
-    assert headers == ["while np.any(sum_y_greater_1):", "for step in range(n_iter_max):"]
+    assert headers == ["while np.any(sum_y_greater_1):",
+                       "for step in range(n_iter_max):"]
     lines = [line.strip() for line in text.splitlines()]
     assert "n_iter_max = np.max(n_iter)" in lines
     assert any(re.fullmatch(r"running = step >= n_iter_max - n_iter\s+#.*", line)
