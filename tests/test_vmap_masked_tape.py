@@ -116,6 +116,49 @@ def test_loop_over_a_batched_count() -> None:
     np.testing.assert_allclose(got, want, **TOL)
 
 
+def while_if(x):
+    y = x
+    while np.sum(y) < 6.0:
+        if np.max(y) > 1.0:  # (an `if` on a batched value in a masked loop)
+            y = y * 1.5 + np.sin(y)
+        else:
+            y = y * 2.0 + 0.3
+    return np.sum(y**2)
+
+
+def while_in_while(x):
+    y = x
+    total = 0.0
+    while np.sum(y) < 8.0:
+        z = y
+        while np.max(z) < 2.0:
+            z = z * 1.7 + 0.1
+        total = total + np.sum(np.sin(z))
+        y = y * 1.4 + 0.2
+    return total + np.sum(y)
+
+
+def while_continue(x):
+    y = x
+    k = 0.0
+    while k < 5.0:
+        k = k + 1.0
+        if np.sum(y) > 3.0:
+            continue
+        y = y * 1.3 + 0.05 * k
+    return np.sum(np.sin(y))
+
+
+@needs_jax
+@pytest.mark.parametrize("fn", [while_if, while_in_while, while_continue])
+def test_branches_and_nested_loops_in_masked_loops(fn) -> None:
+    jfn = getattr(jax_twin(sys.modules[__name__]), fn.__name__)
+    xs = np.array([[0.1, 0.2, 0.3], [1.2, -0.5, 2.0], [0.3, 0.3, 0.3],
+                   [0.7, 0.1, -0.2], [3.0, 3.0, 3.0], [0.9, 0.05, 0.4]])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(fn))(xs),
+                               _per_example(jax.grad(jfn), xs), **TOL)
+
+
 LANES = np.array([[0.1, 0.2], [3.0, 3.0], [1.0, -0.5], [0.01, 0.02], [12.0, 0.0]])
 
 
