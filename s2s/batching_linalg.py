@@ -581,7 +581,7 @@ def multi_dot_bars_rule(b: Batch, s: Let) -> str:
     column, as ``multi_dot`` reads them."""
     g, arrays = s.args[:2]
     if len(s.args) > 2:  # with directions: einsum_bars of the chain
-        spec = _batched_einsum_spec(_chain_spec(_chain_ranks(b, arrays, s.prim)), True)
+        spec = _batched_einsum_spec(_chain_spec(_chain_ranks(b, arrays, s.prim)))
         ops = _listed(_seq_texts(b, arrays, s.prim))
         return (f"einsum_bars({_with_batch(b, g)}, {spec!r}, {ops}"
                 f"{_directions(b, s, 2, s.prim)})")
@@ -644,7 +644,7 @@ def _listed(texts: list[str]) -> str:
     return "[" + ", ".join(texts) + "]"
 
 
-def _batched_einsum_spec(spec: str, with_cot: bool) -> str:
+def _batched_einsum_spec(spec: str) -> str:
     """Subscripts with a batch letter on every operand (and the output): the
     directions of einsum_tangent/einsum_bars replace operands, so all are batched."""
     terms, output = _einsum_terms(spec)
@@ -677,7 +677,7 @@ def einsum_tangent_rule(b: Batch, s: Let) -> str:
     if not isinstance(spec, str):
         raise NoBatchRule("einsum_tangent with subscripts computed when the code runs")
     ops = _listed(_seq_texts(b, operands, "einsum_tangent"))
-    new = _batched_einsum_spec(spec, False)
+    new = _batched_einsum_spec(spec)
     return f"einsum_tangent({new!r}, {ops}{_directions(b, s, 2, 'einsum_tangent')})"
 
 
@@ -691,7 +691,7 @@ def einsum_bars_rule(b: Batch, s: Let) -> str:
     if not isinstance(spec, str):
         raise NoBatchRule("einsum_bars with subscripts computed when the code runs")
     ops = _listed(_seq_texts(b, operands, "einsum_bars"))
-    new = _batched_einsum_spec(spec, True)
+    new = _batched_einsum_spec(spec)
     return (f"einsum_bars({_with_batch(b, g)}, {new!r}, {ops}"
             f"{_directions(b, s, 3, 'einsum_bars')})")
 
@@ -708,7 +708,7 @@ def _chain_ranks(b: Batch, arrays: Any, what: str) -> list[int]:
 def multi_dot_tangent_rule(b: Batch, s: Let) -> str:
     """multi_dot's derivative as the einsum of its chain, a batch letter on all."""
     arrays = s.args[0]
-    spec = _batched_einsum_spec(_chain_spec(_chain_ranks(b, arrays, s.prim)), False)
+    spec = _batched_einsum_spec(_chain_spec(_chain_ranks(b, arrays, s.prim)))
     ops = _listed(_seq_texts(b, arrays, s.prim))
     return f"einsum_tangent({spec!r}, {ops}{_directions(b, s, 1, s.prim)})"
 
