@@ -16,6 +16,7 @@ import pytest
 
 import s2s
 from rule_table import rng_for
+from s2s.runtime import multi_dot_tangent
 
 jax = pytest.importorskip("jax")
 jax.config.update("jax_enable_x64", True)
@@ -191,3 +192,16 @@ def test_third_derivative_matches_jax(fn) -> None:
     t = 0.7
     got = s2s.grad(s2s.grad(s2s.grad(fn)))(t)
     close(got, jax.grad(jax.grad(jax.grad(twin(fn))))(t))
+
+
+# ---- refusals name the helper --------------------------------------------------------
+
+
+def chain_of_rows(x):
+    return np.sum(multi_dot_tangent(list(x), list(np.sin(x))))
+
+
+def test_vmap_of_a_helper_over_a_list_it_cannot_see_is_refused() -> None:
+    xs = rng_for("again-rows").normal(size=(3, 2, 2, 2))
+    with pytest.raises(s2s.TransformError, match="multi_dot_tangent"):
+        s2s.vmap(chain_of_rows)(xs)
