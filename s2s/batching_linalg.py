@@ -436,10 +436,10 @@ def multi_dot_rule(b: Batch, s: Let) -> str:
     items = _items(b, s.args[0])
     texts = [atom_text(a) for a in items]
     first, last = b.rank(items[0]) == 1, b.rank(items[-1]) == 1
-    if first:
-        texts[0] = f"{_paren(texts[0])}[..., None, :]"
+    if first:  # (np.expand_dims, not [..., None, :]: the array may be a constant)
+        texts[0] = f"np.expand_dims({texts[0]}, -2)"
     if last:
-        texts[-1] = f"{_paren(texts[-1])}[..., None]"
+        texts[-1] = f"np.expand_dims({texts[-1]}, -1)"
     chain = " @ ".join(texts)
     cut = {(True, True): "[..., 0, 0]", (True, False): "[..., 0, :]",
            (False, True): "[..., 0]"}.get((first, last))
@@ -588,13 +588,13 @@ def multi_dot_bars_rule(b: Batch, s: Let) -> str:
     items = _items(b, arrays)
     first, last = b.rank(items[0]) == 1, b.rank(items[-1]) == 1
     mats = [atom_text(a) for a in items]
-    if first:
-        mats[0] = f"{_paren(mats[0])}[..., None, :]"
+    if first:  # (np.expand_dims, not [..., None, :]: the array may be a constant)
+        mats[0] = f"np.expand_dims({mats[0]}, -2)"
     if last:
-        mats[-1] = f"{_paren(mats[-1])}[..., None]"
-    g_text = atom_text(g) + {(True, True): "[..., None, None]",
-                             (True, False): "[..., None, :]",
-                             (False, True): "[..., None]"}.get((first, last), "")
+        mats[-1] = f"np.expand_dims({mats[-1]}, -1)"
+    axes = {(True, True): "(-2, -1)", (True, False): "-2", (False, True): "-1"}.get(
+        (first, last))
+    g_text = atom_text(g) if axes is None else f"np.expand_dims({atom_text(g)}, {axes})"
     bars = []
     for k, a in enumerate(items):
         chain = [g_text]

@@ -178,6 +178,18 @@ def test_vmap_of_grad_matches_jax(fn) -> None:
     close(got, jax.vmap(jax.grad(twin(fn)))(xs))
 
 
+@pytest.mark.parametrize("fn", [
+    pytest.param(fn, id=fn.__name__, marks=[] if fn is multi_dot_three else pytest.mark.slow)
+    for fn in ARRAY_CASES if fn not in VMAP_GAPS])
+def test_vmap_of_vmap_of_grad_matches_jax(fn) -> None:
+    """The batched gradient batched again: the helpers' batching rules read their own
+    output (multi_dot's 1-D end is a constant here: no subscript of it is emitted)."""
+    xs = np.stack([example(fn, ARRAY_CASES[fn]) * (1 + 0.1 * k) for k in range(3)])
+    xss = np.stack([xs, 0.9 * xs])
+    got = s2s.vmap(s2s.vmap(s2s.grad(fn)))(xss)
+    close(got, jax.vmap(jax.vmap(jax.grad(twin(fn))))(xss))
+
+
 @pytest.mark.parametrize("fn", params(ARRAY_CASES))
 def test_hessian_vector_product_matches_jax(fn) -> None:
     x = example(fn, ARRAY_CASES[fn])
