@@ -482,6 +482,12 @@ class _Reverse:
     def backward(self, stmts: list[Stmt], adj: dict[str, dict[tuple, str]]) -> list[Any]:
         out: list[Any] = []
         last_line = None
+        # what follows a `break` in its block never runs (the normalizer binds an if's
+        # joined names there too): the loop's result flows back through the break's
+        # copies alone
+        stop = next((k for k, t in enumerate(stmts) if isinstance(t, Break)), None)
+        if stop is not None:
+            stmts = stmts[:stop + 1]
         for s in reversed(stmts):
             if isinstance(s, If):
                 block = self.backward_if(s, adj)

@@ -123,6 +123,10 @@ CASES = [
                                                  lambda r: 6)),
     Case("loop_break_not_taken", F.loop_break, args(lambda r: r.uniform(-1.0, -0.5, size=3),
                                                     lambda r: 4)),
+    Case("break_after_rebinding", F.break_after_rebinding,
+         args(lambda r: r.uniform(0.35, 0.45, size=3))),  # breaks in the second iteration
+    Case("break_after_rebinding_late", F.break_after_rebinding,
+         args(lambda r: r.uniform(0.1, 0.2, size=3))),  # never breaks
     Case("while_break", F.while_break, args(lambda r: r.uniform(0.5, 1.0, size=3))),
     Case("fill_in_loop", F.fill_in_loop, args(lambda r: r.uniform(0.3, 1.2, size=5)), jax=False),
     Case("slice_updates", F.slice_updates, args(n(4, 3)), jax=False),

@@ -407,6 +407,16 @@ def loop_break(x, n):
     return np.sum(y**2)
 
 
+def break_after_rebinding(x):
+    y = x
+    for i in range(3):
+        y = y * 1.5
+        if np.sum(y) > 2.5:
+            break  # y leaves as the line above made it
+        y = y * 1.2
+    return np.sum(y**3)
+
+
 def while_break(x):
     y = x
     k = 0.0
