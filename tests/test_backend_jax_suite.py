@@ -66,27 +66,16 @@ KNOWN: dict[tuple[str, str], str] = {
     **{("slice_updates", m): _MASK
        for m in ("grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev")},
     **{("while_shrinks", m): _WHILE for m in ("jacrev", "hessian")},
+    **{(c, "vmap_grad"): _WHILE for c in ("while_shrinks", "while_never_runs")},
+    **{("while_never_runs", m): _WHILE for m in ("jacrev", "hessian")},
 }
 
 # The core refuses these on the NumPy backend as well (TransformError): nothing for a
 # backend to run.  test_core_refusals_are_still_refused keeps the list current.
 CORE_REFUSES = {
-    ("loop_zero_trips", "vmap_grad"): "rank of a value the first example never computed",
-    ("loop_continue", "vmap_grad"): "an `if` on a batched value whose branches loop",
     ("recursion_base_case", "vmap_grad"): "a recursive call the rank probe never made",
-    ("loop_zero_trips", "jacrev"): "rank of a value the first example never computed",
-    ("loop_zero_trips", "hessian"): "rank of a value the first example never computed",
-    ("fill_in_loop", "hessian"): "a loop writes into an array a tape entry shares",
-    ("recurrence", "hessian"): "a loop writes into an array a tape entry shares",
     ("recursion_base_case", "jacfwd"): "a recursive call the rank probe never made",
     ("recursion_base_case", "hessian"): "a recursive call the rank probe never made",
-    **{(c, "vmap_grad"): "vmap of a gradient through a loop whose exit is batched"
-       for c in ("while_shrinks", "while_never_runs", "while_in_for", "while_break",
-                 "loop_break_taken", "loop_break_not_taken", "return_in_loop_taken",
-                 "return_in_loop_not_taken")},
-    **{(c, m): "vmap of a gradient through a loop whose exit is batched"
-       for c in ("return_in_loop_not_taken", "while_never_runs")
-       for m in ("jacrev", "hessian")},
     **{("slice_updates", m): "boolean-mask indexing under vmap"
        for m in ("vmap", "vmap_grad")},
     ("slice_updates", "hessian"): "a boolean-mask write in the gradient's JVP",
