@@ -812,3 +812,16 @@ def take_along_axis_bar(cot, indices, arr, axis=-1):
 
 
 __all__ += ["take_along_axis_bar"]
+
+
+def sinc_taylor(k, x):
+    """The ``k``-th derivative of ``np.sinc`` at 0, shaped like ``x``: 0 for odd ``k``,
+    ``(-1)**(k/2) * pi**k / (k + 1)`` for even ``k`` (the Maclaurin series of
+    ``sin(pi x) / (pi x)``).  sinc's derivative rules take it where ``x == 0`` (their
+    quotient divides by zero there), and its own derivative rule gives the next one:
+    so every order of derivative is right at 0, as JAX's are."""
+    value = 0.0 if k % 2 else (-1) ** (k // 2) * np.pi**k / (k + 1)
+    return np.full(np.shape(x), value, dtype=np.result_type(x, 1.0))
+
+
+__all__ += ["sinc_taylor"]

@@ -11,6 +11,7 @@ divides by it.  Same names and parameters as the helpers.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -229,3 +230,27 @@ def special_softmax(x, axis=None):
 
 def special_log_softmax(x, axis=None):
     return jss.log_softmax(x, axis=axis)
+
+
+# ---- sinc's derivatives at 0 ----------------------------------------------------------
+
+
+def _sinc_derivative_at_zero(k):
+    """The k-th derivative of jnp.sinc at 0, by nesting jax.grad."""
+    f = jnp.sinc
+    for _ in range(k):
+        f = jax.grad(f)
+    return f(0.0)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def sinc_taylor(k, x):
+    """A constant, sinc's k-th derivative at 0, whose derivative is the (k+1)-th (the
+    convention sinc's own derivative rules use where x == 0)."""
+    return jnp.full(jnp.shape(x), _sinc_derivative_at_zero(k), jnp.result_type(x, 1.0))
+
+
+@sinc_taylor.defjvp
+def _sinc_taylor_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return sinc_taylor(k, x), sinc_taylor(k + 1, x) * t

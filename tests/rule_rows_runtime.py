@@ -23,7 +23,7 @@ from s2s.runtime import (
     special_erfinv, special_expit, special_gammaln, special_log_softmax,
     special_logit, special_logsumexp, special_polygamma, special_softmax, split_like,
     special_xlog1py, special_xlogy, tensordot_lhs_bar, tensordot_rhs_bar,
-    unbroadcast, vector_norm_grad, weights_along,
+    unbroadcast, vector_norm_grad, weights_along, sinc_taylor,
 )
 
 if np.__name__ == "jax.numpy":  # this module's JAX twin: the helpers' JAX twins
@@ -35,7 +35,7 @@ if np.__name__ == "jax.numpy":  # this module's JAX twin: the helpers' JAX twins
         special_erfinv, special_expit, special_gammaln, special_log_softmax,
         special_logit, special_logsumexp, special_polygamma, special_softmax, split_like,
         special_xlog1py, special_xlogy, tensordot_lhs_bar, tensordot_rhs_bar,
-        unbroadcast, vector_norm_grad, weights_along,
+        unbroadcast, vector_norm_grad, weights_along, sinc_taylor,
     )
 else:
     import jax_runtime_twins as T
@@ -262,6 +262,8 @@ else:
         + [
             row("special_polygamma", "trigamma", (const(1), uniform(0.5, 3.0)(2, 3))),
             row("special_polygamma", "order3", (const(3), uniform(0.5, 3.0)(2, 3))),
+            row("sinc_taylor", "order3", (const(3), normal(4))),  # (derivative: order 4)
+            row("sinc_taylor", "order2", (const(2), normal(2, 3))),
             row("special_logit", "at_edges", (const(A([0.0, 0.5, 1.0])),)),
             row("special_xlogy", "col_row", (normal(3, 1), uniform(0.2, 3.0)(4))),
             row("special_xlogy", "x_zero", (const(np.zeros((2, 3))),
@@ -414,6 +416,11 @@ def f_special_axis(x):
     )
 
 
+def f_sinc_taylor(x):
+    # constants whose derivatives are the next orders' (sinc's rules use them at 0)
+    return np.sum((sinc_taylor(2, x) * x + sinc_taylor(3, x) + sinc_taylor(1, x) ** 2) * W23)
+
+
 if np.__name__ != "jax.numpy":
     E2E = [
         E2ECase(f_unbroadcast, ("unbroadcast",), (normal(2, 3),)),
@@ -446,6 +453,7 @@ if np.__name__ != "jax.numpy":
                 (uniform(0.2, 0.8)(2, 3),)),
         E2ECase(f_special_binary, ("special_xlogy", "special_xlog1py"),
                 (normal(2, 3), uniform(0.2, 3.0)(3))),
+        E2ECase(f_sinc_taylor, ("sinc_taylor",), (normal(2, 3),), fd=False),
         E2ECase(f_special_axis,
                 ("special_logsumexp", "special_softmax", "special_log_softmax"),
                 (normal(2, 3),)),

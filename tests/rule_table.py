@@ -80,6 +80,7 @@ class E2ECase:
     args: tuple[Callable, ...] = (normal(2, 3),)  # drawers of the differentiated args
     static: tuple = ()  # further arguments, not differentiated (an axis)
     jax: bool = True  # False where JAX cannot trace the source
+    fd: bool = True  # False where the derivative is a convention differences cannot see
 
     @property
     def id(self) -> str:

@@ -447,7 +447,7 @@ def test_e2e_grad_matches_jax(case: E2ECase) -> None:
         assert_close(g, e, rtol=1e-10, atol=1e-11)
 
 
-@pytest.mark.parametrize("case", e2e_params(E2E))
+@pytest.mark.parametrize("case", e2e_params([c for c in E2E if c.fd]))
 def test_e2e_grad_matches_finite_differences(case: E2ECase) -> None:
     args = case.draw()
     got = s2s.grad(case.fn, argnums=case.argnums)(*args)

@@ -10,7 +10,9 @@ import math
 
 import numpy as np
 
-from .registry import defjvp, defprim, defvjp, prefix
+from .. import runtime
+from ..runtime import sinc_taylor
+from .registry import call_spelling, defjvp, defprim, defvjp, prefix
 
 # ---- trigonometric --------------------------------------------------------------
 
@@ -467,15 +469,40 @@ defprim(
 )
 
 
+# sinc'(x) = (cos(pi x) - sinc(x)) / x away from 0; at 0 (where the quotient would
+# divide by zero) the Maclaurin series' derivatives, whose own derivative rule gives
+# the next order: so Hessians and higher are right at 0 too
+
 @defvjp("sinc")
 def sinc_vjp(g, ans, x):
-    # (cos(pi x) - sinc(x)) / x, which is 0 / 1 = 0 at x = 0
-    return g * (np.cos(np.pi * x) - ans) / np.where(x == 0, 1, x)
+    at_zero = x == 0
+    return g * np.where(at_zero, sinc_taylor(1, x),
+                        (np.cos(np.pi * x) - ans) / np.where(at_zero, 1, x))
 
 
 @defjvp("sinc", "x")
 def sinc_jvp(x_dot, ans, x):
-    return x_dot * (np.cos(np.pi * x) - ans) / np.where(x == 0, 1, x)
+    at_zero = x == 0
+    return x_dot * np.where(at_zero, sinc_taylor(1, x),
+                            (np.cos(np.pi * x) - ans) / np.where(at_zero, 1, x))
+
+
+defprim(
+    "sinc_taylor", runtime.sinc_taylor, "(k, x)", family="elementwise",
+    spelling=call_spelling("sinc_taylor"), diff=("x",),
+    note="the k-th derivative of sinc at 0 (a constant); its derivative is the "
+    "(k+1)-th, JAX's convention for sinc's derivatives at 0 (used there only)",
+)
+
+
+@defvjp("sinc_taylor")
+def sinc_taylor_vjp(g, ans, k, x):
+    return g * sinc_taylor(k + 1, x)
+
+
+@defjvp("sinc_taylor", "x")
+def sinc_taylor_jvp(x_dot, ans, k, x):
+    return x_dot * sinc_taylor(k + 1, x)
 
 
 defprim(
