@@ -725,7 +725,8 @@ def _inexact_args(primals: tuple) -> tuple[int, ...]:
     others carry no derivative and get float0)."""
     return tuple(
         i for i, p in enumerate(primals)
-        if all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
+        if p is not None  # (None is an empty pytree, as in JAX: no derivative)
+        and all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
     )
 
 
@@ -757,6 +758,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         for i, p in enumerate(primals):
             if i in float_args:
                 result.append(_cast_tree(next(it), p))
+            elif p is None:
+                result.append(None)  # JAX's cotangent of an empty pytree
             else:
                 result.append(
                     _rebuild(kind_of(p), [np.zeros(np.shape(x), float0) for x in _leaves(p)])
@@ -813,6 +816,13 @@ def _check_tangents(primals: Any, tangents: Any) -> None:
             f"have tree structure PyTreeDef({tk!r})."
         )
     for p, t in zip(_sorted_leaves(list(primals)), _sorted_leaves(list(tangents))):
+        if p is None or t is None:  # an empty pytree: only None matches it, as in JAX
+            if p is not t:
+                raise TypeError(
+                    "primal and tangent arguments to jax.jvp must have the same tree "
+                    f"structure; a primal {_short(p)} has the tangent {_short(t)}, and "
+                    "None (an empty pytree) matches only None.")
+            continue
         pd, td = _dtype_of(p, ""), np.result_type(t)
         want = pd if np.issubdtype(pd, np.inexact) else float0
         if td != want:
@@ -828,6 +838,10 @@ def _check_tangents(primals: Any, tangents: Any) -> None:
                 "jvp called with different primal and tangent shapes;Got primal shape "
                 f"{np.shape(p)} and tangent shape as {np.shape(t)}"
             )
+
+
+def _short(x: Any) -> str:
+    return "None" if x is None else f"of shape {np.shape(x)}"
 
 
 def _tangent_like(t: Any, out: Any) -> Any:

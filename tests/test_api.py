@@ -673,3 +673,30 @@ def test_concurrent_transforms_and_calls_agree() -> None:
     expected = jax.grad(twin(F).two_layers)(params, x)
     for k in params:
         close(results[0][k], expected[k])
+
+
+def sort_along(x, axis):
+    return np.sort(np.sin(x), axis=axis) * 2.0
+
+
+@needs_jax
+def test_none_argument_is_an_empty_pytree_as_in_jax() -> None:
+    """``axis=None`` passed positionally: vjp gives None as its cotangent and jvp takes
+    None as its tangent, as JAX does; a tangent for a None primal is a TypeError."""
+    x = np.array([[0.3, -1.2, 2.0], [0.5, 0.1, -0.7]])
+    jnp = jax.numpy
+
+    def jax_sort_along(x, axis):
+        return jnp.sort(jnp.sin(x), axis=axis) * 2.0
+
+    out, pullback = s2s.vjp(sort_along, x, None)
+    jout, jpullback = jax.vjp(jax_sort_along, x, None)
+    cot = np.linspace(-1.0, 1.0, 6)
+    got, expected = pullback(cot), jpullback(cot)
+    assert got[1] is None and expected[1] is None
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-12)
+    t = np.ones_like(x)
+    assert_trees_close(s2s.jvp(sort_along, (x, None), (t, None)),
+                       jax.jvp(jax_sort_along, (x, None), (t, None)))
+    with pytest.raises(TypeError, match="None .an empty pytree. matches only None"):
+        s2s.jvp(sort_along, (x, None), (t, np.ones(2)))
