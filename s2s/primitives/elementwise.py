@@ -368,14 +368,18 @@ defprim(
 )
 
 
+# 1 / ((1 + x) (1 - x)), as JAX factors it: at the poles x = +-1 the second derivative
+# is then JAX's nan (inf - inf) rather than a signed inf
+
+
 @defvjp("arctanh")
 def arctanh_vjp(g, ans, x):
-    return g / (1 - x**2)
+    return g / (1 + x) / (1 - x)
 
 
 @defjvp("arctanh", "x")
 def arctanh_jvp(x_dot, ans, x):
-    return x_dot / (1 - x**2)
+    return x_dot / (1 + x) / (1 - x)
 
 
 # ---- more exponentials, roots, angle units ----------------------------------------
@@ -399,14 +403,18 @@ defprim(
 )
 
 
+# ans ** -2 / 3, as JAX writes it: at 0 the second derivative is then JAX's -inf
+# (a product of infinities) rather than nan (inf / inf)
+
+
 @defvjp("cbrt")
 def cbrt_vjp(g, ans, x):
-    return g / (3 * ans**2)
+    return g * ans**-2.0 / 3
 
 
 @defjvp("cbrt", "x")
 def cbrt_jvp(x_dot, ans, x):
-    return x_dot / (3 * ans**2)
+    return x_dot * ans**-2.0 / 3
 
 
 # deg2rad and radians (rad2deg and degrees) are distinct ufuncs computing the same
