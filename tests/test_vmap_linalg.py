@@ -34,15 +34,9 @@ OURS = {n for n, p in PRIMITIVES.items() if n not in ELSEWHERE
         and (p.family in FAMILIES or n.startswith("scipy.special."))}
 CASES = [c for c in E2E if set(c.prims) & OURS]
 
-# Failures outside these rules (see the report of the session that wrote them):
-READ_BACK = "normalize cannot read this emitted gradient again"
-AXIS_BY_NAME = "a shape rule (expand_dims, flip, moveaxis) with an axis held by a name"
-UNTAKEN = "a branch the probe did not take: ranks of values there are unknown"
+# Failures outside these rules, each a strict xfail (none known today)
 BLOCKED: dict = {}
-BLOCKED_GRAD = {
-    "f_nanmean": READ_BACK, "f_nanvar": READ_BACK, "f_nanstd": READ_BACK,
-    "f_median_axis_argument": UNTAKEN,
-}
+BLOCKED_GRAD: dict = {}
 
 
 def marked(cases, blocked):
