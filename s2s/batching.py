@@ -464,10 +464,21 @@ def vector_norm_rule(b: Batch, s: Let) -> str:
 
 @batch_rule("linalg.solve")
 def solve_rule(b: Batch, s: Let) -> str:
+    """NumPy 2 (and JAX) read a 1-D ``b`` as one vector for every matrix of ``a``'s
+    stack, and otherwise broadcast the stacks of ``a`` and ``b``.  Batched operands get
+    unit axes after the batch axis, so that the batch axis stays in front of both
+    stacks; a batched vector is solved as a column of that shape."""
     a, v = s.args
-    if b.rank(v) == 1 and b.batched(v):  # a per-example vector: solve as a column
-        return f"np.linalg.solve({atom_text(a)}, {atom_text(v)}[..., None])[..., 0]"
-    return f"np.linalg.solve({atom_text(a)}, {atom_text(v)})"
+    ra, rv = b.rank(a), b.rank(v)
+    if rv == 1:
+        if not b.batched(v):  # one vector for every matrix of the batched stack
+            return f"np.linalg.solve({atom_text(a)}, {atom_text(v)})"
+        column = align(b, v, ra - 1)  # (n, 1, ..., M): lined up with a's stack
+        if not column.isidentifier():
+            column = f"({column})" if not column.endswith("]") else column
+        return f"np.linalg.solve({align(b, a, ra)}, {column}[..., None])[..., 0]"
+    rank = max(ra, rv)
+    return f"np.linalg.solve({align(b, a, rank)}, {align(b, v, rank)})"
 
 
 @batch_rule("einsum")

@@ -180,3 +180,22 @@ def test_batched_over_each_argument(fn, drawers, static, batched) -> None:
     compare(got, loop(lambda *a: fn(*a, *static), arrays, axes))
     if HAVE_JAX:
         compare(got, tuple(jitted_vmap(twin_of(fn), axes, static)(*arrays)))
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((2, 3, 3), (3,)),  # a stack of matrices, one vector (NumPy 2 reads 1-D b so)
+    ((3, 3), (2, 3, 2)),  # b's stack broadcast against one matrix
+    ((2, 1, 3, 3), (3, 3, 2)),  # both stacks broadcast
+])
+@pytest.mark.parametrize("axes", [(0, 0), (0, None), (None, 0)])
+def test_vmap_of_solve_broadcasts_the_stacks(a_shape, b_shape, axes) -> None:
+    import rule_fns_linalg as L
+
+    r = rng_for(f"solve-{a_shape}-{b_shape}")
+    a = r.normal(size=(3,) + a_shape) + 4.0 * np.eye(3)
+    b = r.normal(size=(3,) + b_shape)
+    args = [a if axes[0] == 0 else a[0], b if axes[1] == 0 else b[0]]
+    got = s2s.vmap(L.f_solve_stacks, in_axes=axes)(*args)
+    expected = jax.vmap(jax.numpy.linalg.solve, in_axes=axes)(*args)
+    np.testing.assert_allclose(got, expected, **TOL)
