@@ -71,8 +71,14 @@ def close(got, expected) -> None:
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("mode", ["jacfwd", "jacrev"])
-@pytest.mark.parametrize("case", list(CASES))
+def _params() -> list:
+    """The dict case in both modes by default; the others with ``-m slow``."""
+    return [pytest.param(case, mode, marks=[] if case == "dict in, dict out" or (
+        case == "array and list in, tuple out" and mode == "jacrev") else [pytest.mark.slow])
+        for case in CASES for mode in ("jacfwd", "jacrev")]
+
+
+@pytest.mark.parametrize("case, mode", _params())
 def test_jacobian_of_containers_transformed_again(case: str, mode: str) -> None:
     fn, fn_jax, argnums, args = CASES[case]
     jac = getattr(s2s, mode)(fn, argnums=argnums)
