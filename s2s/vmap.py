@@ -121,6 +121,14 @@ class _Vmap(Batch):
         self.lane_align: dict[int, str] = {}
         self.list_align: dict[str, str] = {}
 
+    @property
+    def if_joins(self) -> set[str]:
+        """The names an `if` joins (bound on either path)."""
+        if getattr(self, "_joined", None) is None:
+            self._joined = {j for st in walk(self.fn.body) if isinstance(st, If)
+                            for j in st.joins}
+        return self._joined
+
     # ---- the facts rules ask for ------------------------------------------------
 
     def kind(self, var: str) -> Kind:
@@ -259,6 +267,9 @@ class _Vmap(Batch):
                     axis.value is None):
                 return 1  # sorted flat
             return self.rank(args[0])
+        if s.prim in ("array", "asarray") and len(args) == 1 and isinstance(
+                args[0], Var) and self.kind(args[0].name) == LEAF:
+            return self.rank(args[0])  # a copy (the gradient's copy before a write)
         if s.prim in ELEMENTWISE_RUNTIME:
             return max((self.rank(a) for a in args), default=0)
         if s.prim == "ravel":
@@ -435,6 +446,8 @@ class _Vmap(Batch):
     def leaf_text(self, atom: Any, path: tuple) -> str:
         """A leaf of a container, read through the literal that built it."""
         prod = self.a.producer.get(atom.name) if isinstance(atom, Var) and path else None
+        if prod is not None and atom.name in self.if_joins:
+            prod = None  # (its producer is one branch's: the join is either)
         if prod is not None and prod.prim in ("make_tuple", "make_list", "make_dict"):
             kind = self.kind(atom.name)
             assert isinstance(kind, Tree)
@@ -734,11 +747,26 @@ class _Vmap(Batch):
                     self.b[j] = paths
                     for state, items, branch in zip(states, bodies, (s.body, s.orelse)):
                         if state.get(j, set()) != paths and not _binds_none(branch, j):
-                            n = self.use_batch_size()
-                            items.append(Line(f"{j} = np.broadcast_to({j}, ({n}, *np.shape({j})))"))
+                            text = self._broadcast_join(j, paths, state.get(j, set()))
+                            items.append(Line(f"{j} = {text}"))
             out.append(Block(f"if {atom_text(s.test)}:", bodies[0], bodies[1]))
             return
         self.select(s, out)
+
+    def _broadcast_join(self, j: str, paths: set, had: set) -> str:
+        """``j`` given a batch axis on the leaves (``paths``) that the other path of an
+        `if` batched and this one did not (``had``); a container is built again, its
+        other leaves as they are."""
+        n = self.use_batch_size()
+
+        def leaf(p: tuple) -> str:
+            text = path_text(j, p)
+            if any(q[: len(p)] == p for q in paths) and not any(
+                    q[: len(p)] == p for q in had):
+                return f"np.broadcast_to({text}, ({n}, *np.shape({text})))"
+            return text
+
+        return literal(self.kind(j), leaf)
 
     def select(self, s: If, out: list[Any]) -> None:
         """An ``if`` on a batched value: both branches run, ``np.where`` picks.
@@ -748,27 +776,70 @@ class _Vmap(Batch):
         a list happen for every example: a gradient's tape, whose backward replays
         the same `if` on the same (popped) test, pops junk for the other path's
         examples exactly where it pushed junk for them."""
-        for st in walk(s.body + s.orelse):
-            if isinstance(st, (For, Break)) or (isinstance(st, Let) and st.prim in (
-                    "add_at", "call")):
-                raise self.fail(s, NoBatchRule(
-                    "an `if` on a batched value whose branches loop, call, or write "
-                    "with np.add.at",
-                    "write the branches as expressions and select with np.where"))
-            if isinstance(st, Let) and st.prim == "setitem" and self.rank(s.test) != 0:
-                raise self.fail(s, NoBatchRule(
-                    "a write into an array under an `if` on an array per example"))
-        # versions of one array or list written in place: one object, no selection
+        for branch in (s.body, s.orelse):
+            made: set[str] = set()  # arrays this branch makes (np.add.at into them is
+            for st in walk(branch):  # this branch's own; the join selects per example)
+                if isinstance(st, Let) and _makes(st, self.fn.aliases.get(
+                        st.target, st.target), self.fn.aliases):
+                    made.add(self.fn.aliases.get(st.target, st.target))
+                into = st.args[0].name if isinstance(st, Let) and (
+                    st.prim == "add_at") else None
+                if isinstance(st, (For, Break)) or (isinstance(st, Let) and (
+                        st.prim == "call" or into is not None
+                        and self.fn.aliases.get(into, into) not in made)):
+                    raise self.fail(s, NoBatchRule(
+                        "an `if` on a batched value whose branches loop, call, or "
+                        "write with np.add.at into an array made before it",
+                        "write the branches as expressions and select with np.where"))
+                if isinstance(st, Let) and st.prim == "setitem" and (
+                        self.rank(s.test) != 0):
+                    raise self.fail(s, NoBatchRule(
+                        "a write into an array under an `if` on an array per example"))
+        # versions of one array or list written in place: one object, no selection;
+        # but where a path binds the join's name to an array of its own (made there,
+        # or another), each path's array is kept by a name of its own and the join
+        # selects per example (`fresh`)
         buffers = {j for j in s.joins if j in self.fn.aliases}
+        fresh = {j for j in buffers if any(
+            _makes(st, self.fn.aliases[j], self.fn.aliases)
+            for st in walk(s.body + s.orelse))}
+        for j in fresh:
+            if self.kind(j) != LEAF:
+                raise self.fail(s, NoBatchRule(
+                    f"a path of this `if` binds `{self.fn.aliases[j]}` to a list of "
+                    "its own, the other keeps or changes the same list",
+                    "bind the list on both paths, or before the `if`"))
+        buffers -= fresh
+        kept: dict[str, list[str]] = {j: [] for j in fresh}  # each path's array
+        before_b = {j: (set(self.b[j]) if j in self.b else None) for j in fresh}
+        restore = {}  # the array before the `if`, where the false path still uses it
+        for j in fresh:
+            root = self.fn.aliases[j]
+            if _first_touch(s.body, root, self.fn.aliases) == "fresh" and (
+                    _first_touch(s.orelse, root, self.fn.aliases) != "fresh"):
+                restore[j] = self.names.fresh(f"{root}_before")
+                out.append(Line(f"{restore[j]} = {root}"))
+                restore_b = {n: (set(v) if v is not None else None) for n, v in (
+                    (n, self.b.get(n)) for n in self.b
+                    if self.fn.aliases.get(n, n) == root)}
         written: dict[str, set] = {j: set() for j in buffers}
         results = []
         truth: dict[str, bool] = {}  # a branch's name bound to True or False
         for k, (tag, branch) in enumerate((("if_true", s.body), ("if_false", s.orelse))):
+            if k == 1:
+                for j, saved in restore.items():
+                    out.append(Line(f"{self.fn.aliases[j]} = {saved}"))
+                    for n in [n for n in self.b if self.fn.aliases.get(n, n)
+                              == self.fn.aliases[j]]:
+                        del self.b[n]
+                    for n, v in restore_b.items():
+                        if v is not None:
+                            self.b[n] = v
             # a join the branch does not bind keeps its value from before the `if`
             bound = {st.target for st in branch if isinstance(st, Let)} | {
                 j for st in branch if isinstance(st, If) for j in st.joins}
             renamed = {j: self.names.fresh(f"{j}_{tag}") for j in s.joins
-                       if j in bound and j not in buffers}
+                       if j in bound and j not in buffers and j not in fresh}
             for j, r in renamed.items():
                 if j in self.flags:
                     self.flags.add(r)
@@ -797,6 +868,22 @@ class _Vmap(Batch):
                 written[j] |= self.b.get(j, set())
             out += items
             results.append({j: renamed.get(j, j) for j in s.joins})
+            for j in fresh:
+                binds = any(isinstance(st, Let) and st.target == j for st in walk(
+                    branch)) or any(isinstance(st, If) and j in st.joins
+                                    for st in walk(branch))
+                if _binds_none(branch, j):
+                    continue  # (the join's None path)
+                name = self.names.fresh(f"{self.fn.aliases[j]}_{tag}")
+                out.append(Line(f"{name} = {self.fn.aliases[j]}"))
+                paths = self.b.get(j) if binds else before_b[j]
+                if paths:
+                    self.b[name] = set(paths)
+                try:
+                    self.ranks.setdefault((name, ()), self.rank(Var(j)))
+                except NoBatchRule:
+                    pass
+                results[k][j] = name
         for j in buffers:
             if written[j]:
                 self.b[j] = written[j]
@@ -1511,6 +1598,31 @@ def _truth_join(test: str, t: str, f: str, truth: dict[str, bool]) -> str:
     if b is True:
         return f"~{test} | {t}"
     return f"np.where({test}, {t}, {f})"
+
+
+_IN_PLACE = ("setitem", "add_at", "append", "pop")
+
+
+def _first_touch(stmts: list[Stmt], root: str, aliases: dict[str, str]) -> str | None:
+    """How a path first meets the array ``root`` (any version of it): "uses" (reads
+    or writes the one it had before), "fresh" (binds the name to an array of its own)
+    or None (never)."""
+    for st in walk(stmts):
+        if any(aliases.get(n, n) == root for n in uses(st)):
+            return "uses"
+        if isinstance(st, Let) and aliases.get(st.target, st.target) == root:
+            return "fresh" if _makes(st, root, aliases) else "uses"
+    return None
+
+
+def _makes(st: Stmt, root: str, aliases: dict[str, str]) -> bool:
+    """Whether ``st`` binds a version of the array ``root`` to another object than
+    the one it had (not a write in place, nor a join's `y = y_before`)."""
+    if not isinstance(st, Let) or aliases.get(st.target, st.target) != root or (
+            st.prim in _IN_PLACE):
+        return False
+    return not (st.prim == "identity" and isinstance(st.args[0], Var)
+                and aliases.get(st.args[0].name, st.args[0].name) == root)
 
 
 def _path_aliases(stmts: list[Stmt], brk: Break) -> dict[str, str] | None:

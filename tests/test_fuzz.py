@@ -434,6 +434,79 @@ def test_concatenate_gradient_under_vmap_regression() -> None:
     np.testing.assert_allclose(s2s.vmap(g, in_axes=(0, None))(xs, y), loop, rtol=1e-12)
     np.testing.assert_allclose(loop, np.stack([jax.grad(fj)(x, y) for x in xs]))
 
+WRITTEN_ON_ONE_PATH_FRESH_ON_THE_OTHER = """def f(x, y):
+    acc0 = y
+    for i in range(1):
+        acc0 = 0.5 * acc0 + 0.5 * np.tanh(x + acc0)
+    v0 = acc0
+    v1 = np.sum(x) * x
+    v2 = y[IDX]
+    v3 = v0 * v2
+    v4 = sp.expit(v1)
+    if np.sum(v4) > -0.5:
+        v5 = v4[::-1]
+    else:
+        v5 = np.hypot(v1, 1.0 + v3 ** 2)
+    return np.max(v5) + np.sum(v5)
+"""
+
+
+@pytest.mark.parametrize("probe_path", ["false", "true"])
+def test_array_written_on_one_path_made_on_the_other_regression(probe_path) -> None:
+    """Since vmap masks writes under a batched `if` (4c5e8e0): the gradient's true path
+    makes v4_bar and writes v4_bar[::-1] (a masked write), the false path binds a
+    fresh np.zeros_like(v4); vmap treated the join as one array written in place and
+    emitted the false path's binding after the write, so every example got zeros (a
+    silent wrong result).  Each path's array is now kept and the join selects."""
+    f, fj = load(WRITTEN_ON_ONE_PATH_FRESH_ON_THE_OTHER)
+    r = np.random.default_rng(3)
+    y, xs = r.normal(size=4), r.normal(size=(3, 4))
+    xs = np.concatenate([xs, -4.0 - xs])  # both paths (the sum of expit > -0.5 or not)
+    xs = xs if probe_path == "true" else xs[::-1]
+    expected = np.stack([jax.grad(fj)(x, y) for x in xs])
+    assert np.any(expected[: len(xs) // 2] != 0.0)
+    close(s2s.vmap(s2s.grad(f), in_axes=(0, None))(xs, y), expected, "vmap(grad)")
+
+
+MADE_ON_ONE_PATH_WRITTEN_ON_THE_OTHER = """def f(x, y):
+    z = np.zeros(4)
+    z[0] = y[1]
+    if np.sum(x) > 0.0:
+        z = x * 2.0
+        z[1] = y[0] * x[3]
+    else:
+        z[2] = np.sin(x[0])
+    return np.sum(z * x) + z[3]
+"""
+
+
+@pytest.mark.parametrize("probe_path", ["false", "true"])
+def test_array_made_on_the_true_path_written_in_place_on_the_other(probe_path) -> None:
+    """The true path binds `z` to an array of its own before the false path writes
+    into the `z` from before the `if`: the false path gets that one back (not the true
+    path's), and the join selects per example; vmap and vmap(grad) against a loop and
+    jax.grad."""
+    f, _ = load(MADE_ON_ONE_PATH_WRITTEN_ON_THE_OTHER)
+    jnp = jax.numpy
+
+    def fj(x, y):  # JAX's twin: writes as .at[].set, per example
+        z = jnp.zeros(4).at[0].set(y[1])
+        if jnp.sum(x) > 0.0:
+            z = (jnp.asarray(x) * 2.0).at[1].set(y[0] * x[3])
+        else:
+            z = z.at[2].set(jnp.sin(x[0]))
+        return jnp.sum(z * x) + z[3]
+
+    xs = XS_BOTH_PATHS * [[1.0, 2.0, 3.0, 4.0]]
+    xs = np.concatenate([xs, 0.5 * xs[::-1]])
+    xs = xs if probe_path == "false" else xs[::-1]
+    y = np.array([0.5, -1.0, 2.0, 0.25])
+    close(s2s.vmap(f, in_axes=(0, None))(xs, y), [f(x, y) for x in xs], "vmap")
+    expected = np.stack([jax.grad(fj)(x, y) for x in xs])
+    close(s2s.vmap(s2s.grad(f), in_axes=(0, None))(xs, y), expected, "vmap(grad)")
+    close(s2s.vmap(s2s.grad(f, argnums=1), in_axes=(0, None))(xs, y),
+          np.stack([jax.grad(fj, argnums=1)(x, y) for x in xs]), "vmap(grad wrt y)")
+
 # ---- replaying a campaign's log ------------------------------------------------------
 
 def replay(log: str) -> Counter:

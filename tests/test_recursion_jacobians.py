@@ -257,20 +257,17 @@ def test_grad_through_a_container_result(name: str, n: int) -> None:
     close(s2s.grad(f)(X, n), jax.grad(twin)(X, n))
 
 
-# Gaps (strict: an xpass means it closed), each in s2s/vmap.py's `if` of a container
-# join: `_Vmap.leaf_text` reads a joined tuple's items through the last branch's
-# `make_tuple`; `_Vmap.if_` broadcasts a joined tuple whole (np.broadcast_to((a, b))).
-_JOINED_TUPLE = "vmap of a tuple joined at an `if` (s2s/vmap.py leaf_text, if_)"
+# (pair_in_branches and ping join a tuple at an `if`: vmap, under jacfwd, reads its
+# leaves by their place, not through one branch's `make_tuple`, and gives a batch axis
+# only to the leaves the other path batched; tests/test_vmap_joins.py)
 
 
 @pytest.mark.parametrize("name,n", [
     pytest.param("pair_tower", 3, id="pair_tower-3"),
     pytest.param("pair_tower", 0, id="pair_tower-0",
                  marks=pytest.mark.xfail(strict=True, reason=_PROBE)),
-    pytest.param("pair_in_branches", 3, id="pair_in_branches-3",
-                 marks=pytest.mark.xfail(strict=True, reason=_JOINED_TUPLE)),
-    pytest.param("ping", 3, id="ping-3",
-                 marks=pytest.mark.xfail(strict=True, reason=_JOINED_TUPLE)),
+    pytest.param("pair_in_branches", 3, id="pair_in_branches-3"),
+    pytest.param("ping", 3, id="ping-3"),
 ])
 def test_jacfwd_of_a_container_result(name: str, n: int) -> None:
     f, twin = fresh(globals()[name]), getattr(_twins(), name)
