@@ -366,14 +366,17 @@ def broadcast_to_rule(b: Batch, s: Let) -> str:
 
 def batched_items(b: Batch, items: list[Any], rank: int) -> list[str]:
     """Items of a list that is stacked or joined: batched ones aligned, unbatched
-    ones repeated along a new batch axis."""
+    ones repeated along a new batch axis, both given the leading unit axes that
+    bring them to ``rank`` (np.vstack's 1-D piece is a row)."""
     out = []
     for a in items:
         if b.batched(a):
             out.append(align(b, a, rank))
         else:
-            n = b.use_batch_size()
-            out.append(f"np.broadcast_to({atom_text(a)}, ({n}, *np.shape({atom_text(a)})))")
+            n, text = b.use_batch_size(), atom_text(a)
+            missing = rank - b.rank(a)
+            units = "1, " * missing if missing > 0 else ""
+            out.append(f"np.broadcast_to({text}, ({n}, {units}*np.shape({text})))")
     return out
 
 
