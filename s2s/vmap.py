@@ -696,14 +696,15 @@ class _Vmap(Batch):
             out += _forward([s], self.a)
             return
         example = self.spec.ranks.get(("__call__", s.target))
-        if example is None:
-            raise self.fail(s, NoBatchRule(f"`{callee.name}` was not called by the probe"))
         in_axes = tuple(
             _prefix_of(self.b.get(a.name, set()), self.kind(a.name))
             if isinstance(a, Var) else None
             for a in s.args
         )
         kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
+        probed = example is not None
+        if example is None:
+            example = self._unprobed_call(s, callee, in_axes, kinds)
         key = ("vmap", id(callee), repr(in_axes), kinds, tuple(
             _ranks_of(x) for x in example))
         name = self.module.names.get(key)
@@ -717,17 +718,53 @@ class _Vmap(Batch):
             spec = VmapSpec(in_axes + (None,) * (len(callee.params) - len(in_axes)),
                             "auto", kinds + (LEAF,) * (len(callee.params) - len(kinds)),
                             tuple(example), len(s.args))
-            spec.ranks = probe(callee, spec.example)
+            try:
+                spec.ranks = probe(callee, spec.example)
+            except Exception:  # noqa: BLE001 - (values standing for an example)
+                if probed:
+                    raise
+                del self.module.names[key]
+                raise self.fail(s, NoBatchRule(
+                    f"`{callee.name}` was not called by the probe")) from None
+            ret = callee.body[-1]
+            if isinstance(ret, Return) and isinstance(ret.value, Var):
+                self.module.names[("vmap result ranks", name)] = {
+                    path: r for (n, path), r in spec.ranks.items()
+                    if n == ret.value.name}
             builder = _Vmap(callee, spec, self.module)
             self.module.taken.add(name)
             self.module.namespace.update(callee.namespace)
             self.module.functions.append(builder.build(name))
             self.module.names[("vmap result", name)] = builder.result_batched
+        for path, r in self.module.names.get(("vmap result ranks", name), {}).items():
+            self.ranks.setdefault((s.target, path), r)  # (a call the probe never made)
         args = ", ".join(atom_text(a) for a in s.args)
         out.append(Line(f"{s.target} = {name}({args})"))
         # a recursive call, while its own batched version is being built: all batched
         self.b[s.target] = self.module.names.get(
             ("vmap result", name), set(leaf_paths(self.kind(s.target))))
+
+    def _unprobed_call(self, s: Let, callee: Function, in_axes: tuple,
+                       kinds: tuple) -> tuple:
+        """Arguments standing for one example of a call the probe never made (the
+        recursive call of a path the first example did not take): where the call is
+        the function's own, with its arguments' ranks, the function's own example
+        (whose batched version, keyed by those ranks, is the one being built)."""
+        missing = NoBatchRule(f"`{callee.name}` was not called by the probe")
+        mine = dict(zip(self.fn.params, self.spec.example))
+        if callee is self.fn or callee.name == self.fn.name:
+            own = tuple(self.spec.example[: len(s.args)])
+        else:  # another function (a gradient's forward call): its parameters named
+            own = tuple(mine[p] for p in callee.params[: len(s.args)] if p in mine)
+        if len(own) < len(s.args) or any(k != LEAF for k in kinds):
+            raise self.fail(s, missing)  # like the caller's take their example's values
+        try:
+            ranks = tuple(self.rank(a) for a in s.args)
+        except NoBatchRule:
+            raise self.fail(s, missing) from None
+        if ranks != tuple(_ranks_of(x) for x in own):
+            raise self.fail(s, missing)
+        return own
 
     def if_(self, s: If, out: list[Any]) -> None:
         if not self.batched(s.test):

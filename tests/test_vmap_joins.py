@@ -74,3 +74,34 @@ def test_vmap_of_grad_through_a_tuple_joined_at_an_if(n: int) -> None:
     expected_y = np.stack([jax.grad(pair_summed_jax, argnums=1)(x, Y, n) for x in XS])
     got_y = s2s.vmap(s2s.grad(pair_summed, argnums=1), in_axes=(0, None, None))(XS, Y, n)
     np.testing.assert_allclose(got_y, expected_y, rtol=1e-12, atol=1e-14)
+
+
+
+# ---- a recursive call the probe (the first example) never makes ---------------------
+# (corpus recursion_base_case: with n == 0 the first example never takes the branch
+# that calls `tower` again; the call's example is the caller's own arguments)
+
+
+def tower_jax(x, n):
+    return x if n == 0 else jnp.sin(tower_jax(x, n - 1)) * x
+
+
+def recursive_sum_jax(x, n):
+    return jnp.sum(tower_jax(x, n) ** 2)
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_recursion_the_probe_never_enters(n: int) -> None:
+    import corpus_fns
+
+    f = corpus_fns.recursive_sum
+    x = XS[0]
+    np.testing.assert_allclose(s2s.vmap(corpus_fns.tower, in_axes=(0, None))(XS, n),
+                               np.stack([tower_jax(v, n) for v in XS]), rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f), in_axes=(0, None))(XS, n),
+                               np.stack([jax.grad(recursive_sum_jax)(v, n) for v in XS]),
+                               rtol=1e-12)
+    np.testing.assert_allclose(s2s.jacfwd(f)(x, n), jax.jacfwd(recursive_sum_jax)(x, n),
+                               rtol=1e-12)
+    np.testing.assert_allclose(s2s.hessian(f)(x, n), jax.hessian(recursive_sum_jax)(x, n),
+                               rtol=1e-12, atol=1e-14)
