@@ -694,6 +694,8 @@ class _Vmap(Batch):
         callee = _callee(s)
         if not any(self.batched(a) for a in s.args):
             out += _forward([s], self.a)
+            if ("__call__", s.target) not in self.spec.ranks:
+                self._unprobed_result_ranks(s, callee)
             return
         example = self.spec.ranks.get(("__call__", s.target))
         in_axes = tuple(
@@ -744,6 +746,22 @@ class _Vmap(Batch):
         self.b[s.target] = self.module.names.get(
             ("vmap result", name), set(leaf_paths(self.kind(s.target))))
 
+    def _unprobed_result_ranks(self, s: Let, callee: Function) -> None:
+        """The ranks of an unbatched call's result the probe never computed: the
+        callee's return, probed on the arguments ``_unprobed_call`` stands for one
+        example (left unknown where there are none)."""
+        kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
+        ret = callee.body[-1]
+        if not (isinstance(ret, Return) and isinstance(ret.value, Var)):
+            return
+        try:
+            ranks = probe(callee, self._unprobed_call(s, callee, (), kinds))
+        except Exception:  # noqa: BLE001 - (no example: the rank stays unknown)
+            return
+        for (n, path), r in ranks.items():
+            if n == ret.value.name:
+                self.ranks.setdefault((s.target, path), r)
+
     def _unprobed_call(self, s: Let, callee: Function, in_axes: tuple,
                        kinds: tuple) -> tuple:
         """Arguments standing for one example of a call the probe never made (the
@@ -755,9 +773,12 @@ class _Vmap(Batch):
         if callee is self.fn or callee.name == self.fn.name:
             own = tuple(self.spec.example[: len(s.args)])
         else:  # another function (a gradient's forward call): its parameters named
-            own = tuple(mine[p] for p in callee.params[: len(s.args)] if p in mine)
+            # like the caller's take their example's values, others the one in place
+            own = tuple(mine[p] if p in mine else self.spec.example[k]
+                        for k, p in enumerate(callee.params[: len(s.args)])
+                        if p in mine or k < len(self.spec.example))
         if len(own) < len(s.args) or any(k != LEAF for k in kinds):
-            raise self.fail(s, missing)  # like the caller's take their example's values
+            raise self.fail(s, missing)
         try:
             ranks = tuple(self.rank(a) for a in s.args)
         except NoBatchRule:

@@ -173,20 +173,15 @@ def corpus_case(name: str):
 # vmap runs the first example to learn ranks; with n == 0 the recursive branch never
 # runs.  A call it never made gets, as its example, the caller's own arguments (the
 # same function) or the caller's arguments of the callee's parameter names (a
-# gradient's forward call), where their ranks match (s2s/vmap.py `_unprobed_call`),
-# and its result the callee's return ranks.  jacrev(grad) still lacks the rank of a
-# value computed from the recursive call's result in the reverse of the reverse.
-_PROBE = ("vmap's rank probe (the first example) never runs the recursive branch "
-          "(n == 0): jacrev(grad) reads x_bar_2, computed from a call the probe missed")
+# gradient's forward call; others by place), where their ranks match (s2s/vmap.py
+# `_unprobed_call`), and its result the callee's return ranks.
 
 
 def corpus_params(transforms: tuple[str, ...]) -> list:
     out = []
     for name in ("recursion", "recursion_base_case"):
         for t in transforms:
-            marks = [pytest.mark.xfail(strict=True, reason=_PROBE)] if (
-                name == "recursion_base_case" and t == "jacrev_grad") else []
-            out.append(pytest.param(name, t, id=f"{name}-{t}", marks=marks))
+            out.append(pytest.param(name, t, id=f"{name}-{t}"))
     return out
 
 

@@ -105,3 +105,6 @@ def test_recursion_the_probe_never_enters(n: int) -> None:
                                rtol=1e-12)
     np.testing.assert_allclose(s2s.hessian(f)(x, n), jax.hessian(recursive_sum_jax)(x, n),
                                rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(s2s.jacrev(s2s.grad(f))(x, n),
+                               jax.jacrev(jax.grad(recursive_sum_jax))(x, n),
+                               rtol=1e-12, atol=1e-14)
