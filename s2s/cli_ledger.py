@@ -123,6 +123,13 @@ def vmapped_while(x):
     return np.sum(y)
 
 
+def branch_loop(x):
+    if np.sum(x) > 0.0:
+        for i in range(3):
+            x = np.sin(x) * 2.0
+    return np.sum(x)
+
+
 def my_sin(x):
     return np.sin(x)
 
@@ -443,10 +450,15 @@ def _cases() -> list[Case]:
                 "does, finished ones keep their values",
                 lambda: (s2s.vmap(vmapped_while),
                          (np.array([[1.0, 2.0], [0.05, 0.05], [3.0, -1.0]]),))),
-        _reject("vmap of grad through a batched while condition",
-                "each example would pop its own number of tape entries; s2s refuses it",
+        _accept("vmap of grad through a batched while condition",
+                "each example pops its own tape entries: the backward loop runs its "
+                "last n steps under a mask",
                 lambda: (s2s.vmap(s2s.grad(vmapped_while)),
                          (np.array([[1.0, 2.0], [0.05, 0.05], [3.0, -1.0]]),))),
+        _reject("vmap of a loop inside a batched if",
+                "the branch loops: both branches cannot run as values; s2s refuses it",
+                lambda: (s2s.vmap(branch_loop),
+                         (np.array([[1.0, 2.0], [-0.5, 0.05], [3.0, -1.0]]),))),
         # ---- records that must not verify -------------------------------------------
         _reject("emitted code edited after signing", "np.cos -> np.sin in the record",
                 lambda: (s2s.grad(scalar), (0.7,)), edit=_edit_emitted),

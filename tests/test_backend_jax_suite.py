@@ -73,9 +73,6 @@ KNOWN: dict[tuple[str, str], str] = {
 # The core refuses these on the NumPy backend as well (TransformError): nothing for a
 # backend to run.  test_core_refusals_are_still_refused keeps the list current.
 CORE_REFUSES = {
-    ("recursion_base_case", "vmap_grad"): "a recursive call the rank probe never made",
-    ("recursion_base_case", "jacfwd"): "a recursive call the rank probe never made",
-    ("recursion_base_case", "hessian"): "a recursive call the rank probe never made",
     **{("slice_updates", m): "boolean-mask indexing under vmap"
        for m in ("vmap", "vmap_grad")},
     ("slice_updates", "hessian"): "a boolean-mask write in the gradient's JVP",
