@@ -526,6 +526,15 @@ class _Vmap(Batch):
             self.b[s.target] = set(self.b.get(s.args[0].name, set())) if batched_args else set()
             out += _forward([s], self.a)
             return
+        if s.prim == "list" and isinstance(s.args[0], Var) and \
+                self.kind(s.args[0].name) != LEAF:
+            # a copy of a list or tuple (not the rows of an array): its items keep
+            # their batch axes
+            self.b[s.target] = set(self.b.get(s.args[0].name, set()))
+            if s.args[0].name in self.items:
+                self.items[s.target] = list(self.items[s.args[0].name])
+            out += _forward([s], self.a)
+            return
         if s.prim in ("make_tuple", "make_list", "make_dict"):
             kind = self.kind(s.target)
             assert isinstance(kind, Tree)

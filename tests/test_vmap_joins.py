@@ -108,3 +108,29 @@ def test_recursion_the_probe_never_enters(n: int) -> None:
     np.testing.assert_allclose(s2s.jacrev(s2s.grad(f))(x, n),
                                jax.jacrev(jax.grad(recursive_sum_jax))(x, n),
                                rtol=1e-12, atol=1e-14)
+
+
+def copies_its_rows(x):
+    rows = list(x)
+    more = list(rows)  # a copy of a list of rows: not the rows of an array
+    more.append(np.sin(x[0]))
+    return np.sum(np.stack(more) * np.arange(1.0, 4.0))
+
+
+def copies_its_rows_jax(x):
+    rows = list(x)
+    more = list(rows)
+    more.append(jnp.sin(x[0]))
+    return jnp.sum(jnp.stack(more) * jnp.arange(1.0, 4.0))
+
+
+def test_list_of_a_list_keeps_its_items_batch_axes() -> None:
+    xs = np.stack([XS[:2], XS[2:]])  # two examples of (2, 3)
+    got = s2s.vmap(copies_its_rows)(xs)
+    np.testing.assert_allclose(got, [copies_its_rows(x) for x in xs], rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(copies_its_rows))(xs),
+                               np.stack([jax.grad(copies_its_rows_jax)(x) for x in xs]),
+                               rtol=1e-12)
+    np.testing.assert_allclose(s2s.jacfwd(s2s.jacrev(copies_its_rows))(XS[:2]),
+                               jax.jacfwd(jax.jacrev(copies_its_rows_jax))(XS[:2]),
+                               rtol=1e-10, atol=1e-12)
