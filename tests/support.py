@@ -87,6 +87,17 @@ def fd_grad(f: Callable, args: tuple, argnum: int, eps: float = 1e-6) -> list[np
     return out
 
 
+def assert_results_close(got: Any, expected: Any, rtol: float = 1e-9,
+                         atol: float = 1e-11) -> None:
+    """One array or a tuple of them (a transform's result): equal shapes, close values."""
+    got = got if isinstance(got, tuple) else (got,)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert np.shape(g) == np.shape(e)
+        np.testing.assert_allclose(g, np.asarray(e), rtol=rtol, atol=atol)
+
+
 def assert_trees_close(actual: Any, expected: Any, rtol: float = 1e-7, atol: float = 1e-9):
     a, e = leaves(actual), leaves(expected)
     assert len(a) == len(e), f"structure differs: {actual!r} vs {expected!r}"

@@ -16,6 +16,7 @@ import pytest
 
 import s2s
 from rule_table import rng_for
+from support import assert_results_close
 from s2s.runtime import multi_dot_tangent
 
 jax = pytest.importorskip("jax")
@@ -140,19 +141,14 @@ _TWIN: list = []
 def twin(fn):
     """The same function from this module's source run by jax.numpy."""
     if not _TWIN:
-        from support import jax_twin
+        from support import assert_results_close, jax_twin
 
         _TWIN.append(jax_twin(sys.modules[__name__]))
     return getattr(_TWIN[0], fn.__name__)
 
 
 def close(got, expected) -> None:
-    got = got if isinstance(got, tuple) else (got,)
-    expected = expected if isinstance(expected, tuple) else (expected,)
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected):
-        assert np.shape(g) == np.shape(e)
-        np.testing.assert_allclose(g, np.asarray(e), rtol=1e-9, atol=1e-11)
+    assert_results_close(got, expected)
 
 
 def example(fn, shape):

@@ -10,6 +10,7 @@ import pytest
 
 import s2s
 from rule_table import twin_of
+from support import assert_results_close
 from test_rules import E2E
 from test_vmap_rules import GAPS_FORWARD, GAPS_GRAD, REFUSED, batch
 
@@ -41,12 +42,7 @@ def moved(case_id: str, axis: int):
 
 
 def compare(got, expected) -> None:
-    got = got if isinstance(got, tuple) else (got,)
-    expected = expected if isinstance(expected, tuple) else (expected,)
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected):
-        assert np.shape(g) == np.shape(e)
-        np.testing.assert_allclose(g, np.asarray(e), rtol=1e-9, atol=1e-11)
+    assert_results_close(got, expected)
 
 
 @pytest.mark.parametrize("case,axis", params(GAPS_FORWARD))

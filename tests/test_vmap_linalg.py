@@ -21,7 +21,7 @@ from rule_rows_linalg import spread
 from rule_table import normal, rng_for, twin_of, uniform
 from s2s.batching import rule_for
 from s2s.primitives import PRIMITIVES
-from support import HAVE_JAX, jax
+from support import HAVE_JAX, assert_results_close, jax
 from test_rules import E2E, FAST_COMPILE
 
 BATCH = 3
@@ -67,12 +67,7 @@ def loop(fn, args, axes):
 
 
 def compare(got, expected) -> None:
-    got = got if isinstance(got, tuple) else (got,)
-    expected = expected if isinstance(expected, tuple) else (expected,)
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected):
-        assert np.shape(g) == np.shape(e)
-        np.testing.assert_allclose(g, np.asarray(e), **TOL)
+    assert_results_close(got, expected, **TOL)
 
 
 def test_every_primitive_of_these_families_has_a_rule() -> None:
