@@ -62,3 +62,16 @@ def test_e2e_jvp_float32_keeps_dtype_and_matches_jax(case) -> None:
     for g, e in zip(got, expected):
         assert np.asarray(g).dtype == np.asarray(e).dtype, (np.asarray(g).dtype, e.dtype)
         np.testing.assert_allclose(g, np.asarray(e), rtol=2e-4, atol=2e-4)
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+def test_polymul_tangent_with_leading_zeros() -> None:
+    """np.polymul drops leading zeros; a basis tangent [0, 1, 0] must not shorten the
+    product's tangent (jacfwd pushes exactly such directions)."""
+    import rule_fns_more as F
+
+    a, b = np.array([0.3, -1.2, 0.8]), np.array([1.1, 0.4, -0.6])
+    t = (np.array([0.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0]))
+    got = s2s.jvp(F.f_polymul, (a, b), t)
+    expected = jax.jvp(twin_of(F.f_polymul), (a, b), t)
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
