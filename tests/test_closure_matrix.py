@@ -7,7 +7,7 @@ are compared with JAX's same composition on the same arguments and the same rand
 cotangents, tangents and batches, in float64.  Loops and their tapes, in-place
 writes, calls, lists and dicts all pass through a second transform this way.
 
-By default every eighth (case, inner, outer) triple runs (a few seconds each is JAX's
+By default every twelfth (case, inner, outer) triple runs (a few seconds each is JAX's
 eager tracing); ``-m slow`` runs all of them.  A known gap is a strict xfail naming it.
 """
 
@@ -119,7 +119,7 @@ def params() -> list:
         for inner in INNER:
             for outer in OUTER:
                 key = (case.name, inner, outer)
-                marks = [] if k % 8 == 0 else [pytest.mark.slow]
+                marks = [] if k % 12 == 0 else [pytest.mark.slow]
                 if key in GAPS:
                     marks.append(pytest.mark.xfail(strict=True, reason=GAPS[key]))
                 out.append(pytest.param(case, inner, outer, id="-".join(key), marks=marks))

@@ -156,12 +156,14 @@ def example(fn, shape):
 
 
 def params(cases, gaps=None):
+    """Every second case by default (CI's time), all of them with ``-m slow``."""
     gaps = gaps or {}
     return [pytest.param(fn, id=fn.__name__,
-                         marks=[pytest.mark.xfail(strict=True, reason=gaps[fn],
-                                                  raises=(s2s.TransformError, ValueError))]
-                         if fn in gaps else [])
-            for fn in cases]
+                         marks=([pytest.mark.xfail(strict=True, reason=gaps[fn],
+                                                   raises=(s2s.TransformError, ValueError))]
+                                if fn in gaps else [])
+                         + ([pytest.mark.slow] if k % 2 else []))
+            for k, fn in enumerate(cases)]
 
 
 @pytest.mark.parametrize("fn", params(ARRAY_CASES, VMAP_GAPS))
