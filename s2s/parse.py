@@ -123,6 +123,7 @@ def _parse_function(fn: Any) -> ParsedFunction:
             hint="reload the module (importlib.reload) or restart, then transform again",
         )
     lines = {first + i: ln.rstrip("\n") for i, ln in enumerate(src_lines)}
+    node = _unfold_suites(node, positions)
     return ParsedFunction(
         node=node,
         filename=filename,
@@ -132,6 +133,46 @@ def _parse_function(fn: Any) -> ParsedFunction:
         lines=lines,
         source_hash=hashlib.sha256(text.encode()).hexdigest(),
     )
+
+
+class _Unfold(cst.CSTTransformer):
+    """Writes each one-line body (`def f(x): return x`, `if c: y = 1; z = 2`) as an
+    indented block of its statements, the one form the later passes read.  A rebuilt
+    node keeps the source position of the node it replaces."""
+
+    def __init__(self, positions: dict) -> None:
+        self.positions = positions
+
+    def on_leave(self, original: Any, updated: Any) -> Any:
+        if isinstance(updated, cst.SimpleStatementSuite):
+            lines = []
+            for small in updated.body:
+                line = cst.SimpleStatementLine(body=[small.with_changes(
+                    semicolon=cst.MaybeSentinel.DEFAULT)])
+                if small in self.positions:
+                    self.positions[line] = self.positions[small]
+                    self.positions[line.body[0]] = self.positions[small]
+                lines.append(line)
+            updated = cst.IndentedBlock(body=lines)
+        if updated is not original and original in self.positions:
+            self.positions[updated] = self.positions[original]
+        return updated
+
+
+def _has_suite(node: Any) -> bool:
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_SimpleStatementSuite(self, _: Any) -> bool:
+            found.append(True)
+            return False
+
+    node.visit(Finder())
+    return bool(found)
+
+
+def _unfold_suites(node: Any, positions: dict) -> Any:
+    return node.visit(_Unfold(positions)) if _has_suite(node) else node
 
 
 _FUTURE_FLAGS = 0

@@ -700,3 +700,28 @@ def test_none_argument_is_an_empty_pytree_as_in_jax() -> None:
                        jax.jvp(jax_sort_along, (x, None), (t, None)))
     with pytest.raises(TypeError, match="None .an empty pytree. matches only None"):
         s2s.jvp(sort_along, (x, None), (t, np.ones(2)))
+
+
+@needs_jax
+@pytest.mark.parametrize("name", ["one_line", "one_line_blocks"])
+def test_one_line_bodies_transform_like_indented_ones(name) -> None:
+    import oneline_fns as O
+
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    ours = s2s.grad(getattr(O, name))(x)
+    theirs = jax.grad(getattr(twin(O), name))(x)
+    np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-12)
+    text = s2s.source(s2s.grad(getattr(O, name)))
+    assert black.format_str(text, mode=black.Mode()) == text
+
+
+@needs_jax
+def test_max_and_min_keep_float32_and_share_ties_like_jax() -> None:
+    import oneline_fns as O
+
+    x = np.array([[1.0, 3.0], [3.0, -1.0], [1.0, 1.0]], dtype=np.float32)
+    for transform, oracle in ((s2s.grad, jax.grad), (s2s.jacfwd, jax.jacfwd)):
+        ours = transform(O.max_with_ties)(x)
+        theirs = oracle(twin(O).max_with_ties)(x)
+        assert ours.dtype == np.float32
+        np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-6)

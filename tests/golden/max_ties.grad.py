@@ -25,5 +25,6 @@ def max_ties_grad(x):
     x1_share_2 = np.where(x == maximum_x, np.where(0.5 == maximum_x, 0.5, 1.0), 0.0)
     x_bar = x_bar + maximum_x_bar * x1_share_2
     winners = x == max_x
-    x_bar = x_bar + max_ties_bar * winners / np.sum(winners, axis=None, keepdims=True)
+    count = np.sum(winners * np.ones_like(max_x), axis=None, keepdims=True)
+    x_bar = x_bar + max_ties_bar / count * winners
     return x_bar

@@ -24,11 +24,11 @@ def reductions_grad(x):
     min_x_bar_2 = np.expand_dims(min_x_bar, (0, 1))
     min_x_2 = np.expand_dims(min_x, (0, 1))
     winners = x == min_x_2
-    x_bar = min_x_bar_2 * winners / np.sum(winners, axis=(0, 1), keepdims=True)
+    count = np.sum(winners * np.ones_like(min_x_2), axis=(0, 1), keepdims=True)
+    x_bar = min_x_bar_2 / count * winners
     winners_2 = x == max_x
-    x_bar = x_bar + total_2_bar * winners_2 / np.sum(
-        winners_2, axis=None, keepdims=True
-    )
+    count_2 = np.sum(winners_2 * np.ones_like(max_x), axis=None, keepdims=True)
+    x_bar = x_bar + total_2_bar / count_2 * winners_2
     m_times_x_bar = np.broadcast_to(total_2_bar, np.shape(m_times_x))
     m_bar = unbroadcast(m_times_x_bar * x, m)
     x_bar = x_bar + unbroadcast(m_times_x_bar * m, x)

@@ -24,7 +24,6 @@ def softmax_xent_grad(logits, label):
     # shifted = logits - np.max(logits)
     max_logits_bar = unbroadcast(-shifted_bar, max_logits)
     winners = logits == max_logits
-    logits_bar = shifted_bar + max_logits_bar * winners / np.sum(
-        winners, axis=None, keepdims=True
-    )
+    count = np.sum(winners * np.ones_like(max_logits), axis=None, keepdims=True)
+    logits_bar = shifted_bar + max_logits_bar / count * winners
     return logits_bar

@@ -12,7 +12,8 @@ def tuple_arg_grad(pair):
     tuple_arg_bar = grad_seed(tuple_arg)
     # return np.sum(first * second) + np.max(first)
     winners = first == max_first
-    first_bar = tuple_arg_bar * winners / np.sum(winners, axis=None, keepdims=True)
+    count = np.sum(winners * np.ones_like(max_first), axis=None, keepdims=True)
+    first_bar = tuple_arg_bar / count * winners
     first_times_second_bar = np.broadcast_to(
         tuple_arg_bar, np.shape(first_times_second)
     )
