@@ -312,6 +312,20 @@ def nested_break(x):
     return total
 
 
+def breaks_at_both_levels(x):
+    total = 0.0
+    y = x
+    for i in range(4):
+        for j in range(3):
+            y = np.sin(y) * 1.3 + 0.1 * x
+            if np.sum(y) > 1.5 + i:
+                break
+        total = total + np.sum(y**2)
+        if total > 3.0:
+            break
+    return total
+
+
 def while_with_break(x):
     y = x
     k = 0.0
@@ -393,6 +407,20 @@ def test_break_in_an_inner_loop_under_grad() -> None:
         assert_close(g(x), s2s.grad(nested_break)(x))
         assert_close(g(x), jax.grad(on_jax(nested_break))(x))
     assert "going = False  # break" in s2s.source(g)
+
+
+def test_breaks_in_an_outer_loop_and_its_inner_loop_both_lower() -> None:
+    # (forward: the backward of nested loops whose outer one breaks pops its tapes in
+    # a loop with a traced count, which stays Python)
+    for transform in (lambda f: f, s2s.jacfwd):
+        g = s2s.jit(transform(breaks_at_both_levels), backend="jax")
+        for x in BREAK_XS + [np.array([0.1, 0.2, 0.1])]:
+            assert_close(g(x), transform(breaks_at_both_levels)(x))
+        assert g.cache_info().compilations == 1
+    plain = s2s.jit(breaks_at_both_levels, backend="jax")
+    plain(X_POS)
+    source = s2s.source(plain)
+    assert STAYS not in source and source.count("going=") == 2
 
 
 def test_break_in_a_while_loop_under_grad_and_jit() -> None:
@@ -545,12 +573,11 @@ def test_a_plain_closure_is_lowered_with_its_early_returns() -> None:
             return x - 1.0
         return z * 2.0
 
-    def in_loop(x):
-        for i in range(4):
-            if np.sum(x) > 3.0:
-                return x
-            x = x * 1.5
-        return -x
+    def over_rows(x):
+        for row in x:  # a loop over an array stays Python
+            if np.sum(row) > 3.0:
+                return row
+        return x[0]
 
     jitted = s2s.jit(early, backend="jax")
     for x in (X_POS, X_NEG):
@@ -562,8 +589,88 @@ def test_a_plain_closure_is_lowered_with_its_early_returns() -> None:
             assert_close(jitted(x, k), nested(x, k))
     assert s2s.source(jitted).count("lax.cond(") == 2
     with pytest.raises(TracedValueError) as info:  # all or nothing: the user's code
-        s2s.jit(in_loop, backend="jax")(X_POS)
-    assert "if np.sum(x) > 3.0:" in str(info.value) and __file__ in str(info.value)
+        s2s.jit(over_rows, backend="jax")(np.ones((3, 4)))
+    assert "if np.sum(row) > 3.0:" in str(info.value) and __file__ in str(info.value)
+
+
+# ---- a plain function's returns inside loops, and loop indices read after loops ----
+
+
+def search(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return x * i
+    return x
+
+
+def index_after_break(x):
+    for i in range(5):
+        if x[i] > 0.5:
+            break
+    return x * i
+
+
+def two_returns(x):
+    s = 0.0
+    for i in range(4):
+        s = s + x[i]
+        if s > 1.0:
+            return s * 2.0
+        if s < -1.0:
+            return -s
+    return s
+
+
+def return_in_inner_loop(x):
+    total = 0.0
+    for i in range(3):
+        for j in range(3):
+            total = total + x[i] * x[j]
+            if total > 2.0:
+                return total + i * 10 + j
+    return total
+
+
+def return_in_while(x):
+    k = 0
+    while k < 10:
+        x = x * 1.5
+        if np.sum(x) > 20.0:
+            return x
+        k = k + 1
+    return -x
+
+
+def return_in_loop_in_branch(x):
+    if x[0] > 0:
+        for i in range(3):
+            if x[i] < 0:
+                return i
+        return -1
+    return -2
+
+
+LOOP_RETURN_XS = [np.array(v) for v in (
+    [0.1, 0.2, 0.9, 0.3, 0.7], [0.1, 0.2, 0.3, 0.4, 0.45], [2.0, -0.5, 0.3, 0.1, 0.0],
+    [0.3, 0.4, -3.0, 0.2, 0.1], [-1.0, 0.5, 0.6, 0.9, 2.0], [0.9, 0.9, 0.9, 0.9, 0.9],
+    [1.0, 2.0, -0.5, 0.1, 0.2])]
+
+
+@pytest.mark.parametrize("fn", [search, index_after_break, two_returns,
+                                return_in_inner_loop, return_in_while,
+                                return_in_loop_in_branch], ids=lambda f: f.__name__)
+def test_returns_inside_loops_and_indices_after_loops_are_lowered(fn) -> None:
+    jitted = s2s.jit(fn, backend="jax")
+    seen = set()
+    for x in LOOP_RETURN_XS:
+        args = (x, 0.8) if fn is search else (x,)
+        want = fn(*args)
+        seen.add(np.asarray(want).tobytes())
+        assert_close(jitted(*args), want)
+    assert len(seen) > 2  # the inputs take several of the paths
+    assert jitted.cache_info().compilations == 1  # one trace: the loops are lax's
+    source = s2s.source(jitted)
+    assert STAYS not in source and "going=" in source
 
 
 def test_a_plain_function_writing_into_its_own_array_under_a_traced_test() -> None:

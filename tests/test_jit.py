@@ -196,11 +196,13 @@ def test_traced_loop_count_names_the_line_and_the_fixes() -> None:
 
 
 def test_traced_if_in_a_plain_function_names_the_users_line() -> None:
-    def clipped(x):  # (a `return` inside a loop: the function runs as written)
+    def clipped(x):  # (a loop with `else:` stays Python: the function runs as written)
         for i in range(3):
             if np.sum(x) > 0:
                 return x
             x = x + 1.0
+        else:
+            x = x * 2.0
         return -x
 
     with pytest.raises(TracedValueError) as info:

@@ -60,6 +60,8 @@ def _jumps(node: ast.AST) -> list[ast.stmt]:
     """``break``/``continue`` statements ``node`` owns (``node`` itself included)."""
     if isinstance(node, (ast.Break, ast.Continue)):
         return [node]  # type: ignore[list-item]
+    if isinstance(node, _NOT_NESTED):  # a nested loop's jumps are its own
+        return []
     return [n for n in _owned(node) if isinstance(n, (ast.Break, ast.Continue))]
 
 

@@ -420,8 +420,11 @@ def _lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
         return None
     node = tree.body[0]
     node.decorator_list = []
-    node.body = _one_return(node.body, {n.id for n in ast.walk(node)
-                                        if isinstance(n, ast.Name)})
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    node.body = _returns_out_of_loops(node.body, names)
+    _index_after_loops(node, names)
+    node.body = _one_return(node.body, names)
     for n in ast.walk(node):  # `elif` as `else:` then `if` (the pass lowers that)
         if isinstance(n, ast.If) and len(n.orelse) == 1 and isinstance(n.orelse[0], ast.If):
             n.orelse.append(ast.Pass())
@@ -515,6 +518,174 @@ def _one_return(body: list[ast.stmt], names: set[str]) -> list[ast.stmt]:
     while name in names:
         name += "_"
     return _assigned(body, name) + [ast.Return(ast.Name(name, ast.Load()))]
+
+
+def _fresh_name(base: str, names: set[str]) -> str:
+    name = base
+    while name in names:
+        name += "_"
+    names.add(name)
+    return name
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _owned_nodes(node: ast.AST):
+    """Nodes inside ``node`` that are not inside a nested function or class."""
+    for child in ast.iter_child_nodes(node):
+        yield child
+        if not isinstance(child, _SCOPES):
+            yield from _owned_nodes(child)
+
+
+def _returns_out_of_loops(body: list[ast.stmt], names: set[str]) -> list[ast.stmt]:
+    """Each loop of the function's own blocks that holds a ``return``, rewritten so
+    that the ``return`` leaves by ``break`` and is taken after the loop::
+
+        for i in range(n):                  returning = False
+            if x[i] > t:                    for i in range(n):
+                return x * i       ->           if x[i] > t:
+        return x                                    returning = True
+                                                    break
+                                            if returning:
+                                                return x * i
+                                            return x
+
+    ``break`` leaves every name as it was at the ``return``, so the value is the same;
+    the loop then lowers as a loop that breaks, and the ``if`` as any early return.  A
+    ``return`` in a nested loop breaks out of each loop in turn.  Several returns in
+    one loop are numbered (``returning = 2``).  A loop with an ``else:`` is left
+    alone (it then runs as written)."""
+    out: list[ast.stmt] = []
+    for st in body:
+        if isinstance(st, ast.If):
+            st.body = _returns_out_of_loops(st.body, names)
+            st.orelse = _returns_out_of_loops(st.orelse, names)
+        if not isinstance(st, (ast.For, ast.While)) or not any(
+                isinstance(n, ast.Return) for n in _owned_nodes(st)) or any(
+                isinstance(n, (ast.For, ast.While)) and n.orelse
+                for n in [st, *_owned_nodes(st)]):
+            out.append(st)
+            continue
+        flag = _fresh_name("returning", names)
+        returns: list[ast.Return] = []
+        marks: list[ast.Assign] = []
+        _break_out(st, flag, returns, marks)
+        several = len(returns) > 1
+        if not several:
+            marks[0].value = ast.Constant(True)
+        out.append(ast.copy_location(ast.Assign(
+            [ast.Name(flag, ast.Store())], ast.Constant(0 if several else False)), st))
+        out.append(st)
+        tail: list[ast.stmt] = []
+        for k, ret in reversed(list(enumerate(returns, 1))):
+            test: ast.expr = ast.Name(flag, ast.Load())
+            if several:
+                test = ast.Compare(test, [ast.Eq()], [ast.Constant(k)])
+            value = ret.value if ret.value is not None else ast.Constant(None)
+            tail = [ast.copy_location(ast.If(
+                test, [ast.copy_location(ast.Return(value), ret)], tail), ret)]
+        out += tail
+    return out
+
+
+def _break_out(loop: ast.For | ast.While, flag: str, returns: list[ast.Return],
+               marks: list[ast.Assign]) -> None:
+    """In ``loop`` (and the loops inside it), each ``return`` becomes ``flag = k`` then
+    ``break``, and each inner loop holding one is followed by ``if flag: break``."""
+
+    def block(stmts: list[ast.stmt]) -> list[ast.stmt]:
+        new: list[ast.stmt] = []
+        for st in stmts:
+            if isinstance(st, ast.Return):
+                returns.append(st)
+                marks.append(ast.copy_location(ast.Assign(
+                    [ast.Name(flag, ast.Store())], ast.Constant(len(returns))), st))
+                new += [marks[-1], ast.copy_location(ast.Break(), st)]
+                continue
+            holds = any(isinstance(n, ast.Return) for n in _owned_nodes(st))
+            if holds:
+                for field in ("body", "orelse", "finalbody"):
+                    if isinstance(getattr(st, field, None), list):
+                        setattr(st, field, block(getattr(st, field)))
+                for handler in getattr(st, "handlers", []):
+                    handler.body = block(handler.body)
+            new.append(st)
+            if holds and isinstance(st, (ast.For, ast.While)):
+                new.append(ast.copy_location(ast.If(
+                    ast.Name(flag, ast.Load()), [ast.Break()], []), st))
+        return new
+
+    loop.body = block(loop.body)
+
+
+def _index_after_loops(fn: ast.FunctionDef, names: set[str]) -> None:
+    """A ``for i in range(...)`` loop whose index is read after it keeps a copy of the
+    index: ``i_last = i`` first in its body and ``i = i_last`` after it, so the loop can
+    be lowered (a lowered loop's index lives inside its body function).  ``i_last``
+    starts as ``i``; where ``i`` is not bound before the loop, it is first bound to the
+    range's start (to 0 before an enclosing loop, for a loop inside another).  That
+    value is seen only where Python would raise NameError: after a loop that never
+    ran."""
+    done: set[int] = set()
+
+    def visit(stmts: list[ast.stmt], bound: set[str], after: list[list[ast.stmt]],
+              outer: tuple[list[ast.stmt], ast.stmt] | None) -> bool:
+        for k, st in enumerate(stmts):
+            rest = [stmts[k + 1:], *after]
+            here = bound | _bound_in(stmts[:k])
+            for field in ("body", "orelse"):
+                inner = getattr(st, field, None)
+                if isinstance(inner, list) and not isinstance(st, _SCOPES):
+                    loop = isinstance(st, (ast.For, ast.While))
+                    if visit(inner, here, rest, outer or ((stmts, st) if loop else None)):
+                        return True
+            if id(st) in done or not (
+                    isinstance(st, ast.For) and isinstance(st.target, ast.Name)
+                    and _range_start(st.iter) is not None):
+                continue
+            done.add(id(st))
+            i = st.target.id
+            if not any(isinstance(n, ast.Name) and n.id == i and isinstance(
+                    n.ctx, ast.Load) for block in rest for s in block
+                    for n in [s, *_owned_nodes(s)]):
+                continue
+            last = _fresh_name(f"{i}_last", names)
+            if i not in here:
+                block, anchor = outer or (stmts, st)
+                start = _range_start(st.iter) if outer is None else ast.Constant(0)
+                block.insert(block.index(anchor), ast.copy_location(
+                    ast.Assign([ast.Name(i, ast.Store())], start), anchor))
+            st.body.insert(0, ast.copy_location(ast.Assign(
+                [ast.Name(last, ast.Store())], ast.Name(i, ast.Load())), st.body[0]))
+            k_new = stmts.index(st)
+            stmts[k_new:k_new + 1] = [
+                ast.copy_location(ast.Assign(
+                    [ast.Name(last, ast.Store())], ast.Name(i, ast.Load())), st),
+                st,
+                ast.copy_location(ast.Assign(
+                    [ast.Name(i, ast.Store())], ast.Name(last, ast.Load())), st)]
+            return True  # the blocks changed: read them again from the top
+        return False
+
+    args = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    while visit(fn.body, args, [], None):
+        pass
+
+
+def _bound_in(stmts: list[ast.stmt]) -> set[str]:
+    return {n.id for s in stmts for n in [s, *_owned_nodes(s)]
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _range_start(it: ast.expr) -> ast.expr | None:
+    """The start of ``range(...)`` (0 when not given); None for other iterables."""
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+            and it.func.id == "range" and not it.keywords and 1 <= len(it.args) <= 3
+            and not any(isinstance(a, ast.Starred) for a in it.args)):
+        return None
+    return it.args[0] if len(it.args) > 1 else ast.Constant(0)
 
 
 def _root_name(node: ast.expr) -> str | None:
