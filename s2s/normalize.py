@@ -224,6 +224,7 @@ def normalize(fn: Any, fresh: bool = False) -> Function:
     ``fresh=True`` normalizes again, callees included, because a free name the
     memoized IR was built from is now bound to something that changes it.
     """
+    fn = unwrap_forwarding(fn)
     parsed = parse_function(fn)
     key = (fn, parsed.source_hash)
     if fresh:
@@ -237,6 +238,62 @@ def normalize(fn: Any, fresh: bool = False) -> Function:
 
 
 _FRESH: set[Any] = set()  # functions being normalized again, callees included
+
+
+def unwrap_forwarding(fn: Any) -> Any:
+    """The function a decorator's wrapper only forwards to, else ``fn``.
+
+    ``@functools.wraps(f) def wrapper(*args, **kwargs): return f(*args, **kwargs)``
+    runs ``f`` and nothing else, so transforming ``f`` is transforming the wrapper.
+    A wrapper that does more (scales the result, prints) is transformed as written:
+    its own code is what runs."""
+    seen = set()
+    while id(fn) not in seen:
+        seen.add(id(fn))
+        inner = _forwards_to(fn)
+        if inner is None:
+            return fn
+        fn = inner
+    return fn
+
+
+def _forwards_to(fn: Any) -> Any:
+    inner = getattr(fn, "__wrapped__", None)
+    code = getattr(fn, "__code__", None)
+    if inner is None or code is None or not isinstance(fn, types.FunctionType) or (
+            fn.__name__ == "<lambda>"):
+        return None
+    try:
+        node = parse_function(fn).node
+    except TransformError:
+        return None
+    body = [s for i, s in enumerate(node.body.body) if not (i == 0 and _is_docstring(s))]
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(
+            body[0].body) != 1 or not isinstance(body[0].body[0], cst.Return):
+        return None
+    call = body[0].body[0].value
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+        return None
+    callee = call.func.value
+    closure = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    try:
+        target = closure[callee].cell_contents if callee in closure else (
+            fn.__globals__.get(callee))
+    except ValueError:
+        return None
+    if target is not inner:
+        return None
+    ps = node.params
+    expected: list[tuple[str, str | None, str]] = [
+        ("", None, p.name.value) for p in (*ps.posonly_params, *ps.params)]
+    if isinstance(ps.star_arg, cst.Param):
+        expected.append(("*", None, ps.star_arg.name.value))
+    expected += [("", p.name.value, p.name.value) for p in ps.kwonly_params]
+    if ps.star_kwarg is not None:
+        expected.append(("**", None, ps.star_kwarg.name.value))
+    given = [(a.star, a.keyword.value if a.keyword else None,
+              a.value.value if isinstance(a.value, cst.Name) else None) for a in call.args]
+    return inner if given == expected else None
 
 
 class Normalizer:
@@ -269,6 +326,8 @@ class Normalizer:
         self.buffer_root: dict[str, str] = {}  # a written version -> the first name
         self.lists: set[str] = set()  # lists this function built (append allowed)
         self._last_let: Let | None = None  # the statement emit() made last
+        self.lets: dict[str, Let] = {}  # name -> the statement that bound it
+        self._augmented: list[tuple[str, Any]] = []  # `x += v` in loops: (x's name, node)
         self._loop_returns: list[tuple[str, str]] = []  # (flag, value) per loop
         # Names an `if` binds on one path only: usable again inside a later `if` on
         # the same path, as long as nothing rebinds them in between (see _enter_path)
@@ -370,15 +429,23 @@ class Normalizer:
 
     def _signature(self, node: Any) -> tuple[list[str], list[str], dict[str, Any]]:
         ps = node.params
-        if isinstance(ps.star_arg, cst.Param):
+        wrapper = getattr(self.fn, "__wrapped__", None) is not None and isinstance(
+            node, cst.FunctionDef) and node.name.value != self.fn.__name__
+        for star, what in ((ps.star_arg, "*args"), (ps.star_kwarg, "**kwargs")):
+            if not isinstance(star, cst.Param):
+                continue
+            if wrapper:  # (a decorator's wrapper that does more than forward)
+                raise self.unsupported(
+                    star, f"`{self.fn.__name__}` is wrapped by a decorator, so the code "
+                    f"that runs is its wrapper `{node.name.value}`, whose `{what}` "
+                    "parameters are not supported", "transform the undecorated function "
+                    f"(`{self.fn.__name__}.__wrapped__`), or decorate with a wrapper "
+                    "that only returns `fn(*args, **kwargs)`",
+                )
             raise self.unsupported(
-                ps.star_arg, "`*args` parameters are not supported",
-                "name each positional parameter",
-            )
-        if ps.star_kwarg is not None:
-            raise self.unsupported(
-                ps.star_kwarg, "`**kwargs` parameters are not supported",
-                "name each keyword parameter",
+                star, f"`{what}` parameters are not supported",
+                "name each positional parameter" if what == "*args"
+                else "name each keyword parameter",
             )
         sig = inspect.signature(self.fn)
         params = [p.name.value for p in (*ps.posonly_params, *ps.params)]
@@ -456,8 +523,8 @@ class Normalizer:
                     node, "augmented assignment into an attribute is not supported",
                     "assign to a local name",
                 )
-            if isinstance(node.target, cst.Name) and self.producers.get(
-                    self.env.get(node.target.value, "")) in _VIEWS:
+            if isinstance(node.target, cst.Name) and self._may_share(
+                    self.env.get(node.target.value, "")):
                 # NumPy writes into the array the name shares with another (x for
                 # `v = x`, `v = x[0]`); s2s would rebind it: refuse rather than differ
                 name = node.target.value
@@ -466,6 +533,9 @@ class Normalizer:
                     f"array `{name}` shares with another name", f"write `{name} = {name} "
                     f"{node.operator._get_token()[:-1]} ...` (a new array)",
                 )
+            if isinstance(node.target, cst.Name) and self.loops:
+                # the next iteration's value may be a view even if this one is not
+                self._augmented.append((self.env.get(node.target.value, ""), node))
             value = cst.BinaryOperation(
                 left=node.target, operator=binop(), right=node.value
             )
@@ -519,6 +589,31 @@ class Normalizer:
         else:
             raise self.unsupported(node, *_unsupported_statement(node))
 
+    def _may_share(self, name: str) -> bool:
+        """May ``name``'s value share memory with another name's (so that NumPy's
+        ``name += v`` writes through it)?  Not a Python number (``s = 0.0``, ``n =
+        len(x)``): ``+=`` on an immutable value rebinds the name, as s2s does."""
+        if self.producers.get(name) not in _VIEWS:
+            return False
+        return not self._immutable(name)
+
+    def _immutable(self, name: str, depth: int = 0) -> bool:
+        let = self.lets.get(name)
+        if let is None or depth > 50:
+            return False
+        if let.prim in ("len", "ndim", "size", "shape"):
+            return True
+        if let.prim in ("identity", "getitem") and let.args:
+            arg = let.args[0]
+            if let.prim == "identity" and isinstance(arg, Const):
+                return isinstance(arg.value, (bool, int, float, complex, str, type(None)))
+            if isinstance(arg, Var):
+                base = self.lets.get(arg.name)
+                if let.prim == "getitem":  # an element of a shape is an int
+                    return base is not None and base.prim == "shape"
+                return self._immutable(arg.name, depth + 1)
+        return False
+
     def _positions_alias(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
         """Make a synthesized node report the position of the node it replaces."""
         if old in self.p.positions:
@@ -536,34 +631,9 @@ class Normalizer:
             self._bind(name, ssa)
             return
         if isinstance(target, (cst.Tuple, cst.List)):
-            elements = target.elements
-            if any(isinstance(e, cst.StarredElement) for e in elements):
-                raise self.unsupported(
-                    target, "starred unpacking is not supported",
-                    "unpack each element by position",
-                )
-            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(
-                elements
-            ):
-                atoms = [self.expr(e.value) for e in value.elements]
-                for e, atom in zip(elements, atoms):
-                    self._bind_atom(e.value, atom, value)
-                return
-            whole = self.expr(value)
-            for i, e in enumerate(elements):
-                if not isinstance(e.value, cst.Name):
-                    raise self.unsupported(
-                        e.value, "nested unpacking targets are not supported",
-                        "unpack in two steps",
-                    )
-                name = e.value.value
-                ssa = self.names.fresh(name) if name in self.bound else name
-                self.emit(
-                    ssa, "getitem", (whole,),
-                    {"index": Index((Const(i, str(i)),), False)}, e.value,
-                )
-                self.bound.add(name)
-                self._bind(name, ssa)
+            # the whole right side is evaluated before any name is bound (a, b = b, a)
+            tree = self._unpacked_values(target, value)
+            self._bind_unpacked(target, tree, value)
             return
         if isinstance(target, cst.Subscript):
             self.assign_element(target, value)
@@ -747,6 +817,78 @@ class Normalizer:
                                         stmt.loc))
                     stmt.joins.append(record.ssa)
 
+    def _unpacked_values(self, target: Any, value: Any) -> Any:
+        """The right side of ``a, (b, c), *d = ...``: a list with one entry per
+        target element where the right side is a literal that lines up with the
+        target (nested likewise), else the value's atom (unpacked by index)."""
+        elements = list(target.elements) if isinstance(target, (cst.Tuple, cst.List)) \
+            else None
+        literal = isinstance(value, (cst.Tuple, cst.List)) and not any(
+            isinstance(e, cst.StarredElement) for e in value.elements)
+        if elements is None or not literal:
+            return self.expr(value)
+        values = list(value.elements)
+        star = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+        if star:
+            k = star[0]
+            n_after = len(elements) - k - 1
+            if len(values) < len(elements) - 1:
+                raise self.unsupported(
+                    value, f"not enough values to unpack (expected at least "
+                    f"{len(elements) - 1}, got {len(values)})", "match the targets to the values",
+                )
+            middle = values[k:len(values) - n_after]
+            rest = cst.List(elements=[e.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                                      for e in middle])
+            self._positions_alias(rest, middle[0].value if middle else value)
+            out = [self._unpacked_values(e.value, v.value) for e, v in zip(elements[:k], values)]
+            out.append(self.expr(rest))
+            out += [self._unpacked_values(e.value, v.value) for e, v in zip(
+                elements[k + 1:], values[len(values) - n_after:])]
+            return out
+        if len(values) != len(elements):
+            raise self.unsupported(
+                value, f"{len(elements)} targets and {len(values)} values do not match",
+                "match the targets to the values",
+            )
+        return [self._unpacked_values(e.value, v.value) for e, v in zip(elements, values)]
+
+    def _bind_unpacked(self, target: Any, tree: Any, node: Any) -> None:
+        if isinstance(target, cst.StarredElement):
+            target = target.value
+        if isinstance(tree, list):
+            for e, sub in zip(target.elements, tree):
+                self._bind_unpacked(e.value, sub, node)
+            return
+        if isinstance(target, cst.Name):
+            self._bind_atom(target, tree, node)
+            return
+        if not isinstance(target, (cst.Tuple, cst.List)):
+            raise self.unsupported(
+                target, "only names can be unpacked into",
+                "unpack into names, then write the element on its own line",
+            )
+        if any(isinstance(e, cst.StarredElement) for e in target.elements):
+            raise self.unsupported(
+                target, "starred unpacking of a value whose length is known only when "
+                "the function runs is not supported",
+                "index it: `first, rest = v[0], v[1:]`",
+            )
+        for i, e in enumerate(target.elements):
+            sub = e.value
+            base = sub.value if isinstance(sub, cst.Name) else f"{_stem(self._named(tree))}_{i}"
+            if isinstance(sub, cst.Name):
+                self._check_name(sub)
+            ssa = self.names.fresh(base) if (base in self.bound or not isinstance(
+                sub, cst.Name)) else base
+            item = self.emit(ssa, "getitem", (tree,),
+                             {"index": Index((Const(i, str(i)),), False)}, sub)
+            if isinstance(sub, cst.Name):
+                self.bound.add(base)
+                self._bind(base, ssa)
+            else:
+                self._bind_unpacked(sub, item, node)
+
     def _bind_atom(self, target: Any, atom: Atom, node: Any) -> None:
         if not isinstance(target, cst.Name):
             raise self.unsupported(
@@ -859,6 +1001,7 @@ class Normalizer:
             resolved = self.lookup_global(func)
         loc_node = node.iter
         prefix: list[tuple[Any, Any]] = []  # (target node, (sequence atom)) per iteration
+        enum_start: tuple[Any, Atom] | None = None  # enumerate(x, start): (i's node, start)
         backwards = resolved is builtins.reversed
         if backwards:  # reversed(range(...)), reversed(x): walked from the end
             inner = iterable.args[0].value if len(iterable.args) == 1 else None
@@ -882,16 +1025,39 @@ class Normalizer:
                                        "arguments", "write range(stop) or range(start, stop, step)")
             target_node = node.target
         elif resolved is builtins.enumerate:
-            if len(iterable.args) != 1 or not (
-                isinstance(node.target, cst.Tuple) and len(node.target.elements) == 2
-            ):
-                raise self.unsupported(iterable, "enumerate over one sequence, "
-                                       "unpacked into two names, is supported",
+            eargs = list(iterable.args)
+            start_arg = eargs[1] if len(eargs) == 2 and not eargs[1].star and (
+                eargs[1].keyword is None or eargs[1].keyword.value == "start") else None
+            if not (len(eargs) == 1 or start_arg is not None) or eargs[0].keyword or \
+                    eargs[0].star or not (isinstance(node.target, (cst.Tuple, cst.List))
+                                          and len(node.target.elements) == 2):
+                raise self.unsupported(iterable, "enumerate over one sequence (and a "
+                                       "start), unpacked into two names, is supported",
                                        "write `for i, item in enumerate(x):`")
-            seq = self.expr(iterable.args[0].value)
-            args = [self._length(seq, iterable)]
+            inner = eargs[0].value
+            inner_func = inner.func if isinstance(inner, cst.Call) else None
+            item_target = node.target.elements[1].value
+            if isinstance(inner_func, cst.Name) and inner_func.value not in \
+                    self.local_names and self.lookup_global(inner_func) is builtins.zip:
+                # enumerate(zip(x, y)) unpacked as i, (a, b)
+                seqs = [self.expr(a.value) for a in inner.args]
+                if not isinstance(item_target, (cst.Tuple, cst.List)) or len(
+                        item_target.elements) != len(seqs) or any(
+                        isinstance(e, cst.StarredElement) for e in item_target.elements):
+                    raise self.unsupported(item_target, "unpack enumerate(zip(...))'s "
+                                           "items into one name per sequence",
+                                           "write `for i, (a, b) in enumerate(zip(x, y)):`")
+                args = [self._length(seqs[0], iterable)]
+                prefix += [(e.value, q) for e, q in zip(item_target.elements, seqs)]
+            else:
+                seq = self.expr(inner)
+                args = [self._length(seq, iterable)]
+                prefix.append((item_target, seq))
             target_node = node.target.elements[0].value
-            prefix.append((node.target.elements[1].value, seq))
+            if start_arg is not None:
+                start = self.expr(start_arg.value)
+                enum_start = (target_node, start)
+                target_node = None
         elif resolved is builtins.zip:
             seqs = [self.expr(a.value) for a in iterable.args]
             if not isinstance(node.target, cst.Tuple) or len(node.target.elements) != len(seqs):
@@ -920,7 +1086,25 @@ class Normalizer:
         if target_node is not None:
             self._bind(index_name, index)
             self.bound.add(index_name)
+        if enum_start is not None:  # i = k + start
+            counter_node, start = enum_start
+            if not isinstance(counter_node, cst.Name):
+                raise self.unsupported(counter_node, "the loop variable must be a name",
+                                       "write `for i, v in enumerate(x, 1):`")
+            name = counter_node.value
+            ssa = self.names.fresh(name) if name in self.bound else name
+            self.emit(ssa, "add", (Var(index), start), {}, counter_node)
+            if isinstance(start, Const) or start.name in self.shapes:
+                self.shapes.add(ssa)
+            self.bound.add(name)
+            self._bind(name, ssa)
         for target, seq in prefix:
+            if isinstance(target, (cst.Tuple, cst.List)):  # for i, (a, b) in ...
+                item = self.emit(self.names.fresh(f"{_stem(self._named(seq))}_item"),
+                                 "getitem", (seq,), {"index": Index((Var(index),), False)},
+                                 target)
+                self._bind_unpacked(target, item, target)
+                continue
             if not isinstance(target, cst.Name):
                 raise self.unsupported(target, "loop targets must be names",
                                        "unpack inside the loop body")
@@ -1017,6 +1201,16 @@ class Normalizer:
         self.depth -= 1
         carried = [(e, self.env[n]) for n, e in before.items()
                    if self.env.get(n) is not None and self.env[n] != e] + extra
+        for entry, exit_ in carried:
+            node = next((n for name, n in self._augmented if name == entry), None)
+            if node is not None and self._may_share(exit_):
+                name = node.target.value
+                op = node.operator._get_token()
+                raise self.unsupported(
+                    node, f"`{name} {op} ...` would write, from the second iteration on, "
+                    f"into an array `{name}` shares with another name",
+                    f"write `{name} = {name} {op[:-1]} ...` (a new array)",
+                )
         self.env = dict(before)
         self.bound = bound_before | self.bound
         entries = {e for e, _ in carried}
@@ -1072,6 +1266,7 @@ class Normalizer:
     ) -> Var:
         self.out.append(Let(target, prim, tuple(args), params, self.loc(node)))
         self._last_let = self.out[-1]
+        self.lets[target] = self.out[-1]
         self.producers[target] = prim
         if prim in ("list", "zeros_list"):
             self.lists.add(target)  # a list of its own: append and pop may change it
@@ -1836,8 +2031,9 @@ class Normalizer:
 
     def _user_call(self, obj: Any, text: str, node: cst.Call, target: str | None,
                    custom: Any = None):
-        recursive = obj in self.stack
-        callee: Any = Recursive(obj) if recursive else _normalize_callee(obj, self.stack)
+        recursive = unwrap_forwarding(obj) in self.stack
+        callee: Any = (Recursive(unwrap_forwarding(obj)) if recursive
+                       else _normalize_callee(obj, self.stack))
         args, kwargs = self._call_args(node)
         sig = inspect.signature(obj)
         try:
@@ -1926,6 +2122,7 @@ class Recursive:
 
 
 def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
+    fn = unwrap_forwarding(fn)
     parsed = parse_function(fn)
     key = (fn, parsed.source_hash)
     if _FRESH and key in _FUNCTIONS and any(f in _FRESH for f in stack):

@@ -36,6 +36,10 @@ class ParsedFunction:
     def loc(self, node: cst.CSTNode) -> Loc:
         pos = self.positions.get(node)
         if pos is None:
+            if node is self.node:  # (a rebuilt tree without its position: the header)
+                line = self.line_offset + 1
+                return Loc(file=self.filename, line=line, col=self.col_offset + 1,
+                           text=self.lines.get(line, ""))
             return self.loc(self.node)
         line = pos.start.line + self.line_offset
         return Loc(
@@ -100,7 +104,11 @@ def _parse_function(fn: Any) -> ParsedFunction:
     if fn.__name__ == "<lambda>":
         return _parse_lambda(fn, filename, code)
     try:
-        src_lines, first = inspect.getsourcelines(fn)
+        # (the code object, not the function: inspect follows a decorator's
+        # ``__wrapped__`` to the function it wraps, whose text is not the code
+        # that runs when ``fn`` is called)
+        src_lines, first = inspect.getsourcelines(
+            code if hasattr(fn, "__wrapped__") else fn)
     except (OSError, TypeError) as exc:
         raise _no_source(fn, filename) from exc
     text = "".join(src_lines)
@@ -114,7 +122,7 @@ def _parse_function(fn: Any) -> ParsedFunction:
     node = next(
         (s for s in wrapper.module.body if isinstance(s, cst.FunctionDef)), None
     )
-    if node is None or node.name.value != fn.__name__:
+    if node is None or node.name.value != code.co_name:
         raise _no_source(fn, filename)
     if not _same_code(dedented, code):
         raise SourceNotFoundError(
@@ -124,6 +132,8 @@ def _parse_function(fn: Any) -> ParsedFunction:
         )
     lines = {first + i: ln.rstrip("\n") for i, ln in enumerate(src_lines)}
     node = _unfold_suites(node, positions)
+    if HOIST_WALRUS:
+        node = _hoist_walrus(node, positions)
     return ParsedFunction(
         node=node,
         filename=filename,
@@ -173,6 +183,177 @@ def _has_suite(node: Any) -> bool:
 
 def _unfold_suites(node: Any, positions: dict) -> Any:
     return node.visit(_Unfold(positions)) if _has_suite(node) else node
+
+
+# `name := value` in statements and `if` tests is moved out, assigning first
+HOIST_WALRUS = False
+
+
+class _Walrus(cst.CSTTransformer):
+    """Takes each ``name := value`` out of one statement's expression: ``name`` is
+    read where it stood, and ``name = value`` runs first.  Only where that keeps the
+    meaning: not inside ``and``/``or``, a conditional expression, a lambda or a
+    comprehension (which evaluate parts conditionally, or in their own scope), and
+    not when the statement reads ``name`` before the ``:=`` (it would see the new
+    value).  What is left is refused by the normalizer, at its line."""
+
+    def __init__(self, positions: dict, before: list[str]) -> None:
+        self.positions = positions
+        self.before = before  # names the statement reads before the current point
+        self.hoisted: list[Any] = []
+
+    def on_leave(self, original: Any, updated: Any) -> Any:
+        new = super().on_leave(original, updated)
+        if new is not original and isinstance(new, cst.CSTNode) and (
+                original in self.positions) and new not in self.positions:
+            self.positions[new] = self.positions[original]
+        return new
+
+    def visit_IfExp(self, _: Any) -> bool:
+        return False
+
+    def visit_BooleanOperation(self, _: Any) -> bool:
+        return False
+
+    def visit_Lambda(self, _: Any) -> bool:
+        return False
+
+    def visit_ListComp(self, _: Any) -> bool:
+        return False
+
+    def visit_SetComp(self, _: Any) -> bool:
+        return False
+
+    def visit_DictComp(self, _: Any) -> bool:
+        return False
+
+    def visit_GeneratorExp(self, _: Any) -> bool:
+        return False
+
+    def leave_NamedExpr(self, original: Any, updated: Any) -> Any:
+        name = updated.target.value
+        if name in self.before:
+            return updated
+        assign = cst.Assign(targets=[cst.AssignTarget(target=cst.Name(name))],
+                            value=updated.value)
+        line = cst.SimpleStatementLine(body=[assign])
+        read = cst.Name(name, lpar=updated.lpar, rpar=updated.rpar)
+        if original in self.positions:
+            for new in (assign, line, read):
+                self.positions[new] = self.positions[original]
+        self.hoisted.append(line)
+        return read
+
+
+def _names_before_walrus(node: Any, positions: dict) -> dict[int, list[str]]:
+    """For each ``:=`` in ``node`` (by id), the names written before it."""
+    names: list[tuple[Any, str]] = []
+    walruses: list[Any] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            if n in positions:
+                names.append((positions[n].start, n.value))
+
+        def visit_NamedExpr(self, n: cst.NamedExpr) -> None:
+            walruses.append(n)
+
+    node.visit(Finder())
+    out: dict[int, list[str]] = {}
+    for w in walruses:
+        start = positions[w].start if w in positions else None
+        out[id(w)] = [v for p, v in names if start is None or (p.line, p.column) < (
+            start.line, start.column)]
+    return out
+
+
+def _has_walrus(node: Any) -> bool:
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_NamedExpr(self, _: Any) -> bool:
+            found.append(True)
+            return False
+
+    node.visit(Finder())
+    return bool(found)
+
+
+def _take_walrus(part: Any, whole: Any, positions: dict) -> tuple[list[Any], Any]:
+    """``part`` (an expression or small statement of the statement ``whole``) with
+    its hoistable ``:=`` replaced by names, and the assignments to run first."""
+    before = _names_before_walrus(whole, positions)
+    out_lines: list[Any] = []
+
+    class PerWalrus(_Walrus):
+        def leave_NamedExpr(self, original: Any, updated: Any) -> Any:
+            self.before = before.get(id(original), [])
+            return super().leave_NamedExpr(original, updated)
+
+    t = PerWalrus(positions, [])
+    new = part.visit(t)
+    out_lines += t.hoisted
+    return out_lines, new
+
+
+class _HoistWalrus(cst.CSTTransformer):
+    def __init__(self, positions: dict) -> None:
+        self.positions = positions
+
+    def on_leave(self, original: Any, updated: Any) -> Any:
+        new = super().on_leave(original, updated)
+        if new is not original and isinstance(new, cst.CSTNode):
+            self._keep(new, original)
+        return new
+
+    def _keep(self, new: Any, old: Any) -> Any:
+        if old in self.positions:
+            self.positions[new] = self.positions[old]
+        return new
+
+    def leave_If(self, original: Any, updated: Any) -> Any:
+        # elif (n := ...): the assignment runs in the else branch, before the test
+        orelse = updated.orelse
+        if isinstance(orelse, cst.If) and _has_walrus(orelse.test):
+            lines, test = _take_walrus(orelse.test, orelse.test, self.positions)
+            if lines:
+                inner = self._keep(orelse.with_changes(test=test), orelse)
+                block = cst.IndentedBlock(body=[*lines, inner])
+                updated = updated.with_changes(orelse=cst.Else(body=block))
+        return self._keep(updated, original) if updated is not original else updated
+
+    def leave_IndentedBlock(self, original: Any, updated: Any) -> Any:
+        body: list[Any] = []
+        changed = False
+        for stmt in updated.body:
+            if isinstance(stmt, cst.SimpleStatementLine) and _has_walrus(stmt):
+                for small in stmt.body:
+                    lines, new = _take_walrus(small, small, self.positions)
+                    line = cst.SimpleStatementLine(body=[new.with_changes(
+                        semicolon=cst.MaybeSentinel.DEFAULT)])
+                    self._keep(line, stmt)
+                    body += [*lines, line]
+                changed = True
+            elif isinstance(stmt, (cst.If, cst.For)):
+                head = stmt.test if isinstance(stmt, cst.If) else stmt.iter
+                lines, new_head = _take_walrus(head, head, self.positions) if _has_walrus(
+                    head) else ([], head)
+                if lines:
+                    new = stmt.with_changes(test=new_head) if isinstance(stmt, cst.If) \
+                        else stmt.with_changes(iter=new_head)
+                    body += [*lines, self._keep(new, stmt)]
+                    changed = True
+                else:
+                    body.append(stmt)
+            else:
+                body.append(stmt)
+        if not changed:
+            return updated
+        return self._keep(updated.with_changes(body=body), original)
+
+
+def _hoist_walrus(node: Any, positions: dict) -> Any:
+    return node.visit(_HoistWalrus(positions)) if _has_walrus(node.body) else node
 
 
 _FUTURE_FLAGS = 0
