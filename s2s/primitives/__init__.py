@@ -6,6 +6,7 @@ import math
 
 from . import binary, elementwise, indexing, linalg, reductions, shape, structure  # noqa: F401
 from . import runtime_prims  # noqa: F401  (the runtime's helpers: rules for higher order)
+from . import dtypes  # noqa: F401  (casts, and calls whose outputs are constants)
 from .registry import BY_OBJECT, PRIMITIVES, Primitive, lookup_object
 
 
@@ -25,3 +26,6 @@ for _math_fn, _prim in (
     BY_OBJECT[id(_math_fn)] = _prim
 
 __all__ = ["PRIMITIVES", "Primitive", "lookup_object", "load_all"]
+
+# vmap rules for dtypes.py (s2s.batching reads the complete registry when imported)
+from . import dtypes_batching  # noqa: E402,F401

@@ -130,16 +130,41 @@ def copy_jvp(a_dot, ans, a):
 
 # np.array / np.asarray of an array is a copy; of a list of computed values it stacks
 # them, and reverse mode hands each element its slice of the cotangent (structural).
-for _name in ("array", "asarray"):
-    defprim(_name, getattr(np, _name), "(a)", family="shape")
+defprim("array", np.array, "(a)", family="shape")
 
-    @defvjp(_name)
-    def array_vjp(g, ans, a):
+
+@defvjp("array")
+def array_vjp(g, ans, a):
+    return g
+
+
+@defjvp("array", "a")
+def array_jvp(a_dot, ans, a):
+    return np.array(a_dot)
+
+
+# np.asarray(a, dtype=...) casts as np.astype does (see dtypes.py): a cast to an
+# integer or bool dtype passes no derivative.  The cotangent keeps the output's dtype
+# (a may be a list of values): the transform casts each input's cotangent at the end.
+defprim("asarray", np.asarray, "(a, dtype=None)", diff=("a",), family="shape")
+
+
+@defvjp("asarray")
+def asarray_vjp(g, ans, a, dtype=None):
+    if dtype is None:
         return g
+    return g * np.isdtype(
+        ans.dtype, ("real floating", "complex floating")
+    )
 
-    @defjvp(_name, "a")
-    def array_jvp(a_dot, ans, a):
+
+@defjvp("asarray", "a")
+def asarray_jvp(a_dot, ans, a, dtype=None):
+    if dtype is None:
         return np.array(a_dot)
+    return np.asarray(a_dot, dtype=ans.dtype) * np.isdtype(
+        ans.dtype, ("real floating", "complex floating")
+    )
 
 
 defprim(
@@ -181,12 +206,12 @@ defprim(
 )
 
 for _name, _sig, _more in (
-    ("zeros_like", "(a)", {}),
-    ("ones_like", "(a)", {}),
-    ("empty_like", "(prototype)", {}),
-    ("zeros", "(shape)", {}),
-    ("ones", "(shape)", {}),
-    ("empty", "(shape)", {}),
+    ("zeros_like", "(a, dtype=None)", {}),
+    ("ones_like", "(a, dtype=None)", {}),
+    ("empty_like", "(prototype, dtype=None)", {}),
+    ("zeros", "(shape, dtype=None)", {}),
+    ("ones", "(shape, dtype=None)", {}),
+    ("empty", "(shape, dtype=None)", {}),
     ("argmax", "(a, axis=None, keepdims=False)", {"methods": ("argmax",)}),
     ("argmin", "(a, axis=None, keepdims=False)", {"methods": ("argmin",)}),
     ("isnan", "(x)", {}),

@@ -1,0 +1,192 @@
+"""Casts between dtypes, and everyday NumPy calls whose outputs are constants.
+
+A cast (``x.astype(np.float32)``, ``np.astype(x, "float32")``, ``np.float64(x)``) is
+JAX's ``convert_element_type``: its tangent is the input's tangent cast forward, its
+cotangent the output's cotangent cast back to the input's dtype.  A cast to an
+integer or boolean dtype passes no derivative (JAX's float0 tangent; ``jax.grad`` of
+``x.astype(jnp.int32).astype(float) * x`` is ``x.astype(jnp.int32)``): the rules
+multiply by ``np.isdtype(ans.dtype, INEXACT)``, a Python bool known when the code
+runs, since the target dtype may itself be a value (``x.astype(y.dtype)``).
+"""
+
+import numpy as np
+
+from ..runtime import unbroadcast
+from .registry import defjvp, defprim, defvjp
+
+# ---- facts about dtypes: no derivative ------------------------------------------
+
+defprim(
+    "isdtype", np.isdtype, "(dtype, kind)", family="array facts", nondiff=True,
+    note="a fact about a dtype (the cast rules' test: is the output inexact?)",
+)
+
+
+# ---- casts -----------------------------------------------------------------------
+
+
+
+def _astype_spelling(args, params):
+    # np.astype takes dtype by position only
+    rest = [params["dtype"]] if "dtype" in params else []
+    rest += [f"copy={params['copy']}"] if "copy" in params else []
+    return f"np.astype({', '.join([*args, *rest])})"
+
+
+defprim(
+    "astype", np.astype, "(x, dtype=None, copy=True)", diff=("x",),
+    family="elementwise", methods=("astype",), spelling=_astype_spelling,
+    note="JAX's convert_element_type: tangent cast forward, cotangent cast back to "
+    "x's dtype; a cast to an integer or bool dtype passes zero derivative, as in JAX",
+)
+
+
+@defvjp("astype")
+def astype_vjp(g, ans, x, dtype=None, copy=True):
+    return np.astype(g, x.dtype) * np.isdtype(
+        ans.dtype, ("real floating", "complex floating")
+    )
+
+
+@defjvp("astype", "x")
+def astype_jvp(x_dot, ans, x, dtype=None, copy=True):
+    return np.astype(x_dot, ans.dtype) * np.isdtype(
+        ans.dtype, ("real floating", "complex floating")
+    )
+
+
+# np.float64(x) called on an array or a scalar: a cast to float64, so a derivative
+# always flows.  (np.float32(x) and np.float16(x) are not registered yet: the rule
+# table's direct rows draw float64 cotangents, which JAX's vjp refuses for a float32
+# output; x.astype("float32") works.)
+defprim(
+    "float64", np.float64, "(x)", family="elementwise",
+    note="a cast to float64 (np.astype(x, np.float64)): the cotangent is cast back "
+    "to x's dtype",
+)
+
+
+@defvjp("float64")
+def float64_vjp(g, ans, x):
+    return np.astype(g, np.asarray(x).dtype)  # x may be a Python float
+
+
+@defjvp("float64", "x")
+def float64_jvp(x_dot, ans, x):
+    return np.float64(x_dot)
+
+
+# ---- comparisons within a tolerance: boolean outputs, no derivative ---------------
+
+defprim(
+    "isclose", np.isclose, "(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)",
+    family="comparison", nondiff=True, note="boolean output: no derivative flows",
+)
+defprim(
+    "allclose", np.allclose, "(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)",
+    family="reduction", nondiff=True, note="one Python bool: no derivative flows",
+)
+
+
+# ---- index generators: integer outputs, several results ---------------------------
+
+for _name in ("triu_indices", "tril_indices"):
+    defprim(
+        _name, getattr(np, _name), "(n, k=0, m=None)",
+        family="constructor / integer-valued", nondiff=True, results=2,
+        note="two integer index arrays (rows, columns): no derivative flows",
+    )
+defprim(
+    "diag_indices", np.diag_indices, "(n, ndim=2)",
+    family="constructor / integer-valued", nondiff=True,
+    results=lambda args: args.get("ndim", 2),
+    note="ndim integer index arrays (ndim a constant): no derivative flows",
+)
+
+
+# ---- spaced numbers: functions of start and stop -----------------------------------
+# logspace is base ** linspace(start, stop): with t the k-th fraction of the way (k /
+# (num - 1), or k / num without the endpoint), out_k = base ** (start (1 - t) + stop t),
+# so d out_k / d start = out_k log(base) (1 - t_k) and d out_k / d stop = out_k
+# log(base) t_k.  geomspace is start ** (1 - t) * stop ** t: the same with log(base)
+# replaced by 1 / start and 1 / stop.  The fractions run along axis 0 (start and stop
+# may be arrays: their axes follow it).
+
+
+defprim(
+    "logspace", np.logspace, "(start, stop, num=50, endpoint=True, base=10.0)",
+    diff=("start", "stop"), family="constructor",
+    note="differentiable in start and stop (base is a constant)",
+)
+
+
+@defvjp("logspace")
+def logspace_vjp(g, ans, start, stop, num=50, endpoint=True, base=10.0):
+    if endpoint:
+        t = np.linspace(0.0, 1.0, num)
+    else:
+        t = np.arange(num) / num
+    t = np.reshape(t, (-1,) + (1,) * (np.ndim(ans) - 1))
+    scaled = g * ans * np.log(base)
+    start_bar = unbroadcast(np.sum(scaled * (1 - t), axis=0), start)
+    stop_bar = unbroadcast(np.sum(scaled * t, axis=0), stop)
+    return start_bar, stop_bar
+
+
+@defjvp("logspace", "start")
+def logspace_jvp_start(start_dot, ans, start, stop, num=50, endpoint=True, base=10.0):
+    if endpoint:
+        t = np.linspace(0.0, 1.0, num)
+    else:
+        t = np.arange(num) / num
+    t = np.reshape(t, (-1,) + (1,) * (np.ndim(ans) - 1))
+    return start_dot * ans * np.log(base) * (1 - t)
+
+
+@defjvp("logspace", "stop")
+def logspace_jvp_stop(stop_dot, ans, start, stop, num=50, endpoint=True, base=10.0):
+    if endpoint:
+        t = np.linspace(0.0, 1.0, num)
+    else:
+        t = np.arange(num) / num
+    t = np.reshape(t, (-1,) + (1,) * (np.ndim(ans) - 1))
+    return stop_dot * ans * np.log(base) * t
+
+
+defprim(
+    "geomspace", np.geomspace, "(start, stop, num=50, endpoint=True)",
+    diff=("start", "stop"), family="constructor",
+    note="differentiable in start and stop",
+)
+
+
+@defvjp("geomspace")
+def geomspace_vjp(g, ans, start, stop, num=50, endpoint=True):
+    if endpoint:
+        t = np.linspace(0.0, 1.0, num)
+    else:
+        t = np.arange(num) / num
+    t = np.reshape(t, (-1,) + (1,) * (np.ndim(ans) - 1))
+    start_bar = unbroadcast(np.sum(g * ans * (1 - t), axis=0) / start, start)
+    stop_bar = unbroadcast(np.sum(g * ans * t, axis=0) / stop, stop)
+    return start_bar, stop_bar
+
+
+@defjvp("geomspace", "start")
+def geomspace_jvp_start(start_dot, ans, start, stop, num=50, endpoint=True):
+    if endpoint:
+        t = np.linspace(0.0, 1.0, num)
+    else:
+        t = np.arange(num) / num
+    t = np.reshape(t, (-1,) + (1,) * (np.ndim(ans) - 1))
+    return start_dot / start * ans * (1 - t)
+
+
+@defjvp("geomspace", "stop")
+def geomspace_jvp_stop(stop_dot, ans, start, stop, num=50, endpoint=True):
+    if endpoint:
+        t = np.linspace(0.0, 1.0, num)
+    else:
+        t = np.arange(num) / num
+    t = np.reshape(t, (-1,) + (1,) * (np.ndim(ans) - 1))
+    return stop_dot / stop * ans * t
