@@ -327,6 +327,7 @@ class Normalizer:
         self.lists: set[str] = set()  # lists this function built (append allowed)
         self._last_let: Let | None = None  # the statement emit() made last
         self.lets: dict[str, Let] = {}  # name -> the statement that bound it
+        self.bound_object: str | None = None  # a bound method's `self` (or `cls`)
         self._augmented: list[tuple[str, Any]] = []  # `x += v` in loops: (x's name, node)
         self._loop_returns: list[tuple[str, str]] = []  # (flag, value) per loop
         # Names an `if` binds on one path only: usable again inside a later `if` on
@@ -348,6 +349,10 @@ class Normalizer:
     def run(self) -> Function:
         node = self.p.node
         params, kwonly, defaults = self._signature(node)
+        if inspect.ismethod(self.fn) and params:
+            # a bound method (`model.loss`, `Model.class_loss`) is called without its
+            # first parameter: the object, which the body may not read (see expr_Name)
+            self.bound_object = params.pop(0)
         for name in params + kwonly:
             self.env[name] = name
             self.bound.add(name)
@@ -1309,6 +1314,14 @@ class Normalizer:
         if name in ("True", "False", "None"):
             return Const({"True": True, "False": False, "None": None}[name], name)
         if name in self.local_names:
+            if name == self.bound_object and name not in self.env:
+                fn = self.fn.__name__
+                raise self.unsupported(
+                    node, f"this method reads `{name}`, the object it is bound to (not "
+                    f"an array): s2s transforms functions of arrays and cannot read "
+                    "into other objects", f"pass the arrays it reads as arguments: "
+                    f"`def {fn}(...)` at module level (or a @staticmethod)",
+                )
             if name not in self.env:
                 raise TransformError(
                     f"`{name}` may be used before it is assigned on some path",
@@ -1611,6 +1624,8 @@ class Normalizer:
 
     def expr_Attribute(self, node: cst.Attribute, target: str | None) -> Atom:
         root = _root_name(node)
+        if root is not None and root == self.bound_object and root not in self.env:
+            raise self._unknown_attribute(node, root, node.attr.value)
         if root is None or root in self.local_names:  # an attribute of a value
             base = self.expr(node.value)
             attr = node.attr.value
