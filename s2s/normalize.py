@@ -1979,6 +1979,13 @@ class Normalizer:
                 self.loc(node), f"use np.{ {'max': 'maximum', 'min': 'minimum', 'sum': 'sum'}[text] }",
                 self.display,
             )
+        builtin = _BUILTIN_ADVICE.get(getattr(obj, "__name__", None)) if getattr(
+            builtins, getattr(obj, "__name__", ""), None) is obj else None
+        if builtin is not None:
+            return UnsupportedCallError(
+                f"Python's built-in `{text}` is not supported: {builtin[0]}",
+                self.loc(node), builtin[1], self.display,
+            )
         return UnsupportedCallError(
             f"`{text}` ({type(obj).__name__}) is not a function s2s can transform",
             self.loc(node),
@@ -3039,6 +3046,30 @@ def _cst_always_leaves(nodes: list[Any], kind: type = cst.Return) -> bool:
             other, kind
         )
     return False
+
+
+# built-ins users reach for, and what to write instead (max, min, sum: _unknown_call)
+_BUILTIN_ADVICE: dict[str, tuple[str, str]] = {
+    "isinstance": ("it tests a Python type, which s2s does not know when it transforms "
+                   "the function", "decide it outside and pass the choice as an argument "
+                   "(a keyword with a default), or branch on `x.ndim` / `x.shape`"),
+    "type": ("it reads a Python type, which s2s does not know when it transforms the "
+             "function", "pass the choice as an argument"),
+    "round": ("it returns a Python number, which carries no derivative", "use np.round"),
+    "any": ("it iterates over an array in Python", "use np.any"),
+    "all": ("it iterates over an array in Python", "use np.all"),
+    "divmod": ("it returns a pair of Python numbers", "use `x // y` and `x % y`"),
+    "print": ("printing is a side effect, which s2s does not keep in transformed code",
+              "print outside the transformed function"),
+    "hasattr": ("it tests a Python object, which s2s does not know when it transforms "
+                "the function", "pass the choice as an argument"),
+    "getattr": ("it reads an attribute by name, which s2s cannot follow",
+                "pass the value as an argument"),
+    "sorted": ("it sorts in Python", "use np.sort"),
+    "map": ("it calls a function over items in Python", "use array operations, or a "
+            "`for` loop with `append`"),
+    "filter": ("it selects items in Python", "use a boolean mask"),
+}
 
 
 _STATEMENT_ADVICE: dict[type, tuple[str, str]] = {

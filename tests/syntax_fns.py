@@ -863,3 +863,36 @@ def while_with_break(x):
         if k >= 3:
             break
     return np.sum(y)
+
+
+def floor_mod_ops(x):
+    return np.sum(x // 0.5 + x % 0.75 + np.where(x > 0, x, 0.0) * (x != 0.1))
+
+
+def vector_matmul(x):
+    return x @ x + abs(-x) @ x
+
+
+def helper_pair(x):
+    return np.sin(x), np.cos(x)
+
+
+def unpack_helper_result(x):
+    a, b = helper_pair(x)
+    (c, d) = helper_pair(a)
+    return np.sum(a * b + c * d)
+
+
+def closure_maker(k):
+    def inner(x):
+        return np.sum(k * np.sin(x))
+
+    return inner
+
+
+closure_fn = closure_maker(1.5)
+
+
+def conditional_import_free(x, mode="tanh"):
+    act = np.tanh if mode == "tanh" else np.sin
+    return np.sum(act(x))

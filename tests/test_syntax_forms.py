@@ -61,7 +61,8 @@ GRAD = [
     "return_ifexp", "while_true_break", "params_tuple", "params_dict", "return_in_loop",
     "scalar_base_pow", "any_all", "global_lambda_caller", "builtin_sum_tuple_start",
     "builtin_sum_named_list", "doubled", "calls_decorated", "accumulate_float",
-    "accumulate_count", "accumulate_len",
+    "accumulate_count", "accumulate_len", "floor_mod_ops", "vector_matmul",
+    "unpack_helper_result", "closure_fn",
 ]
 JVP = [
     "annotated", "kwonly_default", "nested_unpack", "starred_middle", "enumerate_zip",
@@ -247,15 +248,16 @@ REFUSED = [
     (F.builtin_sum_grown, "sum(parts)", "sum"),
     (F.builtin_sum_grown_used, "sum(parts)", "sum"),
     (F.min_max_builtin, "max(np.sum(x)", "max"),
-    (F.isinstance_check, "isinstance(scale, float)", "isinstance"),
+    (F.isinstance_check, "isinstance(scale, float)", "built-in `isinstance`"),
     (F.item_method, ".item()", "item"),
-    (F.round_builtin, "round(2.6)", "round"),
+    (F.round_builtin, "round(2.6)", "np.round"),
     (F.kwonly_helper_caller, "_kw_helper(x, scale=3.0)", "keyword-only"),
     (F.printed, "def wrapper(*args, **kwargs)", "__wrapped__"),
     (F.aug_view_next_iteration, "y += 1.0", "second iteration"),
     (F.walrus_after_read, "(a := 2.0)", ":="),
     (F.walrus_in_ifexp, "(t := s * 2.0)", ":="),
     (F.walrus_in_while, "while (k := k + 1)", ":="),
+    (F.conditional_import_free, "act = np.tanh", "used here as a value"),
     (F.Model(1.5).loss, "self.scale", "self.scale"),
     (F.Plain().reads_self, "helper_of(self)", "bound to"),
 ]
