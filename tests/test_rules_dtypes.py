@@ -140,3 +140,25 @@ def test_dtype_given_as_a_numpy_type():
 
     x = np.array([0.3, -1.2, 2.5])
     close(s2s.grad(f)(x), jax.grad(lambda x: jnp.sum(x.astype(jnp.float32) ** 2))(x))
+
+
+def test_astype_copy_false_is_refused():
+    # its result may be x itself; s2s would treat it as a new array it may write into
+    def f(x):
+        y = x.astype(x.dtype, copy=False)
+        y[0] = 0.0
+        return np.sum(y * x)
+
+    with pytest.raises(s2s.TransformError, match="arguments s2s does not support"):
+        s2s.grad(f)(np.array([1.0, 2.0]))
+
+
+def test_write_into_float64_of_an_array_is_refused():
+    # np.float64(x) of a float64 array is x itself: writing into it would change x
+    def f(x):
+        y = np.float64(x)
+        y[0] = 5.0
+        return np.sum(x * x) + np.sum(y)
+
+    with pytest.raises(s2s.TransformError):
+        s2s.grad(f)(np.array([1.0, 2.0]))

@@ -27,14 +27,14 @@ defprim(
 
 
 def _astype_spelling(args, params):
-    # np.astype takes dtype by position only
+    # np.astype takes dtype by position only.  copy=False is not accepted: the result
+    # could then be x itself, and s2s treats it as a new array (writes into it)
     rest = [params["dtype"]] if "dtype" in params else []
-    rest += [f"copy={params['copy']}"] if "copy" in params else []
     return f"np.astype({', '.join([*args, *rest])})"
 
 
 defprim(
-    "astype", np.astype, "(x, dtype=None, copy=True)", diff=("x",),
+    "astype", np.astype, "(x, dtype=None)", diff=("x",),
     family="elementwise", methods=("astype",), spelling=_astype_spelling,
     note="JAX's convert_element_type: tangent cast forward, cotangent cast back to "
     "x's dtype; a cast to an integer or bool dtype passes zero derivative, as in JAX",
@@ -42,14 +42,14 @@ defprim(
 
 
 @defvjp("astype")
-def astype_vjp(g, ans, x, dtype=None, copy=True):
+def astype_vjp(g, ans, x, dtype=None):
     return np.astype(g, x.dtype) * np.isdtype(
         ans.dtype, ("real floating", "complex floating")
     )
 
 
 @defjvp("astype", "x")
-def astype_jvp(x_dot, ans, x, dtype=None, copy=True):
+def astype_jvp(x_dot, ans, x, dtype=None):
     return np.astype(x_dot, ans.dtype) * np.isdtype(
         ans.dtype, ("real floating", "complex floating")
     )
@@ -59,10 +59,13 @@ def astype_jvp(x_dot, ans, x, dtype=None, copy=True):
 # always flows.  (np.float32(x) and np.float16(x) are not registered yet: the rule
 # table's direct rows draw float64 cotangents, which JAX's vjp refuses for a float32
 # output; x.astype("float32") works.)
+# Family "shape", not "elementwise": np.float64(x) of a float64 array is x itself, so
+# s2s must not take it for a new array that the function may write into (a shape
+# family's result is not one); its vmap rule is in dtypes_batching.py.
 defprim(
-    "float64", np.float64, "(x)", family="elementwise",
+    "float64", np.float64, "(x)", family="shape",
     note="a cast to float64 (np.astype(x, np.float64)): the cotangent is cast back "
-    "to x's dtype",
+    "to x's dtype; of a float64 array it is the array itself (no writes into it)",
 )
 
 

@@ -30,3 +30,9 @@ def spaced_rule(b: Batch, s: Let) -> str:
     the batch axis (NumPy's ``axis=`` puts them there)."""
     rank = max(b.rank(a) for a in s.args)
     return args_text(s, [align(b, a, rank) for a in s.args], {"axis": "1"})
+
+
+@batch_rule("float64")
+def float64_rule(b: Batch, s: Let) -> str:
+    """Elementwise: the batched operand as it is."""
+    return args_text(s, [atom_text(a) for a in s.args])
