@@ -80,6 +80,14 @@ _VIEWS = {
     "atleast_3d", "flip", "fliplr", "flipud", "rot90", "split", "array_split",
     "hsplit", "vsplit", "dsplit", "broadcast_arrays",
 }
+# statements after which another name or container refers to an operand's array
+_ALIASING = {
+    "identity", "getitem", "reshape", "transpose", "T", "ravel", "squeeze",
+    "expand_dims", "swapaxes", "moveaxis", "broadcast_to", "asarray", "diagonal",
+    "linalg.diagonal", "matrix_transpose", "linalg.matrix_transpose", "make_tuple",
+    "make_list", "make_dict", "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr",
+    "flipud", "rot90", "append",
+}
 # statements that change their first argument in place (a new version of it in IR)
 _WRITES = {"setitem", "add_at", "append", "pop"}
 # primitives that read only their arguments' shapes (or lengths), never their values
@@ -328,6 +336,9 @@ class Normalizer:
         self._last_let: Let | None = None  # the statement emit() made last
         self.lets: dict[str, Let] = {}  # name -> the statement that bound it
         self.bound_object: str | None = None  # a bound method's `self` (or `cls`)
+        # values another name, a view or a container refers to (NumPy's `y += v` on
+        # one changes what they see too; s2s rebinds `y`): name -> where it was aliased
+        self.aliased: dict[str, Any] = {}
         self._augmented: list[tuple[str, Any]] = []  # `x += v` in loops: (x's name, node)
         self._loop_returns: list[tuple[str, str]] = []  # (flag, value) per loop
         # Names an `if` binds on one path only: usable again inside a later `if` on
@@ -537,6 +548,17 @@ class Normalizer:
                     node, f"`{name} {node.operator._get_token()} ...` would write into an "
                     f"array `{name}` shares with another name", f"write `{name} = {name} "
                     f"{node.operator._get_token()[:-1]} ...` (a new array)",
+                )
+            current = self.env.get(node.target.value, "") if isinstance(
+                node.target, cst.Name) else ""
+            if current in self.aliased and not self._immutable(current):
+                name = node.target.value
+                op = node.operator._get_token()
+                raise self.unsupported(
+                    node, f"`{name} {op} ...` would change in place an array that "
+                    f"another name, view or list also refers to (line "
+                    f"{self.loc(self.aliased[current]).line}), so NumPy would change "
+                    "that too", f"write `{name} = {name} {op[:-1]} ...` (a new array)",
                 )
             if isinstance(node.target, cst.Name) and self.loops:
                 # the next iteration's value may be a view even if this one is not
@@ -1217,7 +1239,8 @@ class Normalizer:
                    if self.env.get(n) is not None and self.env[n] != e] + extra
         for entry, exit_ in carried:
             node = next((n for name, n in self._augmented if name == entry), None)
-            if node is not None and self._may_share(exit_):
+            if node is not None and (self._may_share(exit_) or (
+                    exit_ in self.aliased and not self._immutable(exit_))):
                 name = node.target.value
                 op = node.operator._get_token()
                 raise self.unsupported(
@@ -1281,6 +1304,10 @@ class Normalizer:
         self.out.append(Let(target, prim, tuple(args), params, self.loc(node)))
         self._last_let = self.out[-1]
         self.lets[target] = self.out[-1]
+        if prim in _ALIASING:  # another name or a container now refers to an operand
+            for a in (args[1:] if prim in _WRITES else args):
+                if isinstance(a, Var):
+                    self.aliased.setdefault(a.name, node)
         self.producers[target] = prim
         if prim in ("list", "zeros_list"):
             self.lists.add(target)  # a list of its own: append and pop may change it

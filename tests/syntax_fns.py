@@ -896,3 +896,25 @@ closure_fn = closure_maker(1.5)
 def conditional_import_free(x, mode="tanh"):
     act = np.tanh if mode == "tanh" else np.sin
     return np.sum(act(x))
+
+
+def aug_alias_name(x):
+    y = x * 1.0
+    t = y
+    y += 1.0
+    return np.sum(t * x)
+
+
+def aug_alias_list_in_loop(x):
+    y = x * 1.0
+    ts = []
+    for i in range(3):
+        y += 1.0
+        ts.append(y)
+    return np.sum(np.stack(ts) * x)
+
+
+def aug_parameter_alias(x):
+    t = x
+    x += 1.0
+    return np.sum(t * x)

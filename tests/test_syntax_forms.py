@@ -254,6 +254,10 @@ REFUSED = [
     (F.kwonly_helper_caller, "_kw_helper(x, scale=3.0)", "keyword-only"),
     (F.printed, "def wrapper(*args, **kwargs)", "__wrapped__"),
     (F.aug_view_next_iteration, "y += 1.0", "second iteration"),
+    # NumPy's `y += v` changes t (or the list's items) too; s2s would rebind y only
+    (F.aug_alias_name, "y += 1.0", "another name, view or list"),
+    (F.aug_alias_list_in_loop, "y += 1.0", "second iteration"),
+    (F.aug_parameter_alias, "x += 1.0", "another name, view or list"),
     (F.walrus_after_read, "(a := 2.0)", ":="),
     (F.walrus_in_ifexp, "(t := s * 2.0)", ":="),
     (F.walrus_in_while, "while (k := k + 1)", ":="),
