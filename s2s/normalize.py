@@ -1397,7 +1397,9 @@ class Normalizer:
 
     def constant(self, obj: Any, text: str, node: Any) -> Const:
         """A global or closure value the function reads as data."""
-        if callable(obj) or isinstance(obj, types.ModuleType):
+        dtype = isinstance(obj, type) and (issubclass(obj, np.generic) or obj in (
+            float, int, bool, complex))  # `dtype=np.float64`, `x.astype(float)`
+        if (callable(obj) and not dtype) or isinstance(obj, types.ModuleType):
             raise TransformError(
                 f"`{text}` is a {type(obj).__name__}, used here as a value",
                 self.loc(node), "call it, or pass the value as an argument",

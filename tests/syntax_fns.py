@@ -918,3 +918,9 @@ def aug_parameter_alias(x):
     t = x
     x += 1.0
     return np.sum(t * x)
+
+
+def dtype_objects(x):
+    a = x.astype(np.float64)
+    b = np.zeros(3, dtype=np.float64) + np.asarray(x, dtype=float)
+    return np.sum(a * b) + np.sum(np.ones_like(x, dtype=np.float64) * x)

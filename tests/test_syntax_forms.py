@@ -62,16 +62,16 @@ GRAD = [
     "scalar_base_pow", "any_all", "global_lambda_caller", "builtin_sum_tuple_start",
     "builtin_sum_named_list", "doubled", "calls_decorated", "accumulate_float",
     "accumulate_count", "accumulate_len", "floor_mod_ops", "vector_matmul",
-    "unpack_helper_result", "closure_fn",
+    "unpack_helper_result", "closure_fn", "astype_asarray", "dtype_objects",
 ]
 JVP = [
-    "annotated", "kwonly_default", "nested_unpack", "starred_middle", "enumerate_zip",
+    "annotated", "dtype_objects", "kwonly_default", "nested_unpack", "starred_middle", "enumerate_zip",
     "enumerate_start", "aug_all", "decorated", "doubled", "builtin_sum_list",
     "while_true_break", "accumulate_float", "accumulate_count", "string_block_comment",
     "builtin_pow", "methods_chain",
 ]
 VMAP = [
-    "annotated", "nested_unpack_call", "starred_unpack", "enumerate_zip", "enumerate_start",
+    "annotated", "dtype_objects", "nested_unpack_call", "starred_unpack", "enumerate_zip", "enumerate_start",
     "aug_all", "decorated", "doubled", "builtin_sum_list", "accumulate_float",
     "while_true_break", "ellipsis_none", "pairwise",
 ]
