@@ -924,3 +924,22 @@ def dtype_objects(x):
     a = x.astype(np.float64)
     b = np.zeros(3, dtype=np.float64) + np.asarray(x, dtype=float)
     return np.sum(a * b) + np.sum(np.ones_like(x, dtype=np.float64) * x)
+
+
+def mlp_loss(params, x, y):
+    """A small MLP's cross-entropy, written the usual way."""
+    h = x
+    for W, b in params[:-1]:
+        h = np.tanh(h @ W + b)
+    W, b = params[-1]
+    logits = h @ W + b
+    logits -= logits.max(axis=-1, keepdims=True)
+    log_probs = logits - np.log(np.sum(np.exp(logits), axis=-1, keepdims=True))
+    return -np.mean(np.sum(log_probs * y, axis=-1))
+
+
+def dict_layers_loss(layers, x):
+    h = x
+    for layer in layers:
+        h = np.tanh(h @ layer["W"] + layer["b"])
+    return np.sum(h**2)

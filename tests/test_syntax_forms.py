@@ -342,3 +342,23 @@ def test_jit_jax_backend_while_with_break(jax, twin) -> None:
 
 def test_grad_while_with_break(jax, twin) -> None:
     close(s2s.grad(F.while_with_break)(X3), jax.grad(twin.while_with_break)(X3))
+
+
+def _layers() -> tuple[list, np.ndarray, np.ndarray]:
+    r = np.random.default_rng(0)
+    params = [(r.standard_normal((4, 5)), r.standard_normal(5)),
+              (r.standard_normal((5, 3)), r.standard_normal(3))]
+    return params, r.standard_normal((6, 4)), np.eye(3)[r.integers(0, 3, 6)]
+
+
+@pytest.mark.xfail(strict=True, raises=s2s.TransformError, reason="reverse.py "
+                   "_container_key: a loop over a list argument (`for W, b in "
+                   "params[:-1]`, `for layer in layers`) indexes the container with the "
+                   "loop index, refused; the container's length is known per call, so "
+                   "the loop could be unrolled")
+@pytest.mark.parametrize("name", ["mlp_loss", "dict_layers_loss"])
+def test_loop_over_a_list_of_layers(name, jax, twin) -> None:
+    params, x, y = _layers()
+    args = (params, x, y) if name == "mlp_loss" else (
+        [{"W": w, "b": b} for w, b in params], x)
+    close(s2s.grad(getattr(F, name))(*args), jax.grad(getattr(twin, name))(*args))
