@@ -292,6 +292,9 @@ def _forwards_to(fn: Any) -> Any:
     if target is not inner:
         return None
     ps = node.params
+    if any(p.default is not None for p in (*ps.posonly_params, *ps.params,
+                                            *ps.kwonly_params)):
+        return None  # (the wrapper's own defaults would be lost)
     expected: list[tuple[str, str | None, str]] = [
         ("", None, p.name.value) for p in (*ps.posonly_params, *ps.params)]
     if isinstance(ps.star_arg, cst.Param):
@@ -463,7 +466,7 @@ class Normalizer:
                 "name each positional parameter" if what == "*args"
                 else "name each keyword parameter",
             )
-        sig = inspect.signature(self.fn)
+        sig = inspect.signature(self.fn, follow_wrapped=False)
         params = [p.name.value for p in (*ps.posonly_params, *ps.params)]
         kwonly = [p.name.value for p in ps.kwonly_params]
         defaults = {
@@ -2147,7 +2150,7 @@ class Normalizer:
         callee: Any = (Recursive(unwrap_forwarding(obj)) if recursive
                        else _normalize_callee(obj, self.stack))
         args, kwargs = self._call_args(node)
-        sig = inspect.signature(obj)
+        sig = inspect.signature(unwrap_forwarding(obj), follow_wrapped=False)
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
@@ -2217,7 +2220,7 @@ class Recursive:
 
     def __init__(self, fn: Any) -> None:
         self.fn = fn
-        sig = inspect.signature(fn)
+        sig = inspect.signature(fn, follow_wrapped=False)
         self.params = [
             n for n, p in sig.parameters.items()
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)

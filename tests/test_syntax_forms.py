@@ -63,6 +63,7 @@ GRAD = [
     "builtin_sum_named_list", "doubled", "calls_decorated", "accumulate_float",
     "accumulate_count", "accumulate_len", "floor_mod_ops", "vector_matmul",
     "unpack_helper_result", "closure_fn", "astype_asarray", "dtype_objects",
+    "wrapped_default",
 ]
 JVP = [
     "annotated", "dtype_objects", "kwonly_default", "nested_unpack", "starred_middle", "enumerate_zip",
@@ -320,6 +321,8 @@ def test_decorator_forwarding_keeps_callee_identity() -> None:
         F.decorated_twice.__wrapped__.__wrapped__)
     assert s2s_normalize.unwrap_forwarding(F.doubled) is F.doubled
     assert s2s_normalize.unwrap_forwarding(F.printed) is F.printed
+    # a wrapper with defaults of its own is not a plain forward (k=5.0, not 2.0)
+    assert s2s_normalize.unwrap_forwarding(F.wrapped_default) is F.wrapped_default
 
 
 def test_one_line_and_walrus_errors_keep_positions(monkeypatch) -> None:
