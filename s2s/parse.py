@@ -438,6 +438,12 @@ def _parse_lambda(fn: Any, filename: str, code: Any) -> ParsedFunction:
             hint="give the function a name with `def` on its own lines",
         )
     node = found[0]
+    if not _same_lambda(node, code):
+        raise SourceNotFoundError(
+            f"the source of the lambda on line {code.co_firstlineno} of {filename} is not "
+            "the code that runs: the file changed after it was imported",
+            hint="reload the module (importlib.reload) or restart, then transform again",
+        )
     lines = {i + 1: ln.rstrip("\n") for i, ln in enumerate(all_lines)}
     start = positions[node].start.line
     end = positions[node].end.line
@@ -451,6 +457,22 @@ def _parse_lambda(fn: Any, filename: str, code: Any) -> ParsedFunction:
         lines=lines,
         source_hash=hashlib.sha256(snippet.encode()).hexdigest(),
     )
+
+
+def _same_lambda(node: cst.Lambda, code: Any) -> bool:
+    """Does the lambda's text compile to the code that runs?  (As ``_same_code`` for
+    a ``def``; a lambda with closure variables is taken as is.)"""
+    if code.co_freevars or code.co_cellvars:
+        return True
+    text = cst.Module(body=[]).code_for_node(node)
+    try:
+        compiled = compile("(\n" + text + "\n)", code.co_filename, "eval",
+                           flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    except SyntaxError:
+        return False
+    found = [c for c in compiled.co_consts if hasattr(c, "co_code") and (
+        c.co_name == code.co_name)]
+    return bool(found) and _code_equal(found[0], code)
 
 
 def _indent_of(line: str) -> int:

@@ -365,3 +365,19 @@ def test_loop_over_a_list_of_layers(name, jax, twin) -> None:
     args = (params, x, y) if name == "mlp_loss" else (
         [{"W": w, "b": b} for w, b in params], x)
     close(s2s.grad(getattr(F, name))(*args), jax.grad(getattr(twin, name))(*args))
+
+
+def test_a_lambda_whose_file_changed_is_refused(tmp_path, monkeypatch) -> None:
+    """The lambda's text must compile to the code that runs (as for a `def`): an edit
+    after import (x ** 2 -> x ** 3) would otherwise be differentiated silently."""
+    import importlib
+    import linecache
+
+    path = tmp_path / "edited_lambda_mod.py"
+    path.write_text("import numpy as np\nf = lambda x: np.sum(x ** 2)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("edited_lambda_mod")
+    path.write_text("import numpy as np\nf = lambda x: np.sum(x ** 3)\n")
+    linecache.checkcache(str(path))
+    with pytest.raises(s2s.SourceNotFoundError, match="file changed after it was imported"):
+        s2s.grad(mod.f)
