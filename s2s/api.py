@@ -21,7 +21,7 @@ from . import runtime
 from .emitcode import compile_module, format_module
 from .errors import TransformError
 from .kinds import LEAF, Kind, Tree, kind_of
-from .ir import Function
+from .ir import Const, Function, Index, Let, Var
 from .normalize import normalize
 from .primitives import registry
 from .forward import ForwardSpec, emit_forward
@@ -322,6 +322,45 @@ class _FastEntry:
             not self.free.items or self.free.same())
 
 
+def _guessed_kinds(ir: Function) -> tuple[Kind, ...]:
+    """The argument structures ``source`` shows before any call: an array for each
+    parameter, except one the code indexes only by string constants
+    (``params["w1"]``), which is a dict of those keys (of dicts, where the values are
+    indexed by strings too).  The first call generates again for the structure it
+    gets; without the guess the shown code indexed an array by a string."""
+    reads: dict[str, dict[str, str]] = {}
+    other: set[str] = set()
+
+    def walk(stmts: list) -> None:
+        for st in stmts:
+            for block in ("body", "orelse"):
+                inner = getattr(st, block, None)
+                if isinstance(inner, list):
+                    walk(inner)
+            if not isinstance(st, Let):
+                continue
+            for k, a in enumerate(st.args):
+                if not isinstance(a, Var):
+                    continue
+                index = st.params.get("index")
+                if st.prim == "getitem" and k == 0 and isinstance(index, Index) and \
+                        len(index.items) == 1 and isinstance(index.items[0], Const) and \
+                        isinstance(index.items[0].value, str):
+                    reads.setdefault(a.name, {})[index.items[0].value] = st.target
+                else:
+                    other.add(a.name)
+
+    walk(ir.body)
+
+    def kind(name: str, depth: int = 0) -> Kind:
+        keys = reads.get(name)
+        if not keys or name in other or depth > 8:
+            return LEAF
+        return Tree(dict, tuple(keys), tuple(kind(t, depth + 1) for t in keys.values()))
+
+    return tuple(kind(p) for p in ir.params)
+
+
 class Transformed:
     """A transformed function: call it, read ``.source``, inspect it.
 
@@ -478,7 +517,10 @@ class Transformed:
         if self._last is None:
             n = len(self.ir.params)
             nums = self.argnums if self.mode not in ("vjp", "jvp") else tuple(range(n))
-            self._generate((LEAF,) * n, nums, self.tuple_out)
+            try:
+                self._generate(_guessed_kinds(self.ir), nums, self.tuple_out)
+            except TransformError:  # the guess did not fit: arrays, as before
+                self._generate((LEAF,) * n, nums, self.tuple_out)
         assert self._last is not None
         return self._last
 

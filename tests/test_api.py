@@ -725,3 +725,17 @@ def test_max_and_min_keep_float32_and_share_ties_like_jax() -> None:
         theirs = oracle(twin(O).max_with_ties)(x)
         assert ours.dtype == np.float32
         np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-6)
+
+
+@needs_jax
+def test_source_before_any_call_reads_string_keys_as_a_dict() -> None:
+    # the code shown before a call runs standalone on the dict it was read for
+    g = s2s.grad(F.dict_params)
+    text = s2s.source(g)
+    assert 'return {"w": w_bar, "b": b_bar}' in text and "np.add.at" not in text
+    scope: dict[str, Any] = {}
+    exec(compile(text, "<shown>", "exec"), scope)
+    args = BY_NAME["dict_params"].args()
+    ours = scope["dict_params_grad"](*args)
+    theirs = jax.grad(twin(F).dict_params)(*args)
+    assert_trees_close(ours, theirs, rtol=1e-12)
