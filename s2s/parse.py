@@ -365,9 +365,22 @@ def _same_code(dedented: str, code: Any) -> bool:
     """Does this text compile to the function's own bytecode?  (A file edited after
     import holds text that is no longer the code that runs; transforming it would
     differentiate another function.)  A closure's free names compile differently on
-    their own, so a function with any is taken as is."""
-    if code.co_freevars or code.co_cellvars:
-        return True
+    their own, so a closure is compiled inside a function binding them."""
+    if code.co_freevars:
+        # a closure: compiled inside a function that binds its free names, so that they
+        # compile as they do in the code that runs
+        cells = " = ".join(code.co_freevars)
+        text = (f"def __s2s_outer__():\n    {cells} = None\n"
+                + textwrap.indent(dedented, "    "))
+        try:
+            module = compile(text, code.co_filename, "exec",
+                             flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+        except SyntaxError:
+            return True  # (cannot tell: taken as is, as before)
+        outer = [c for c in module.co_consts if hasattr(c, "co_code")]
+        found = [c for c in (outer[0].co_consts if outer else ()) if hasattr(
+            c, "co_code") and c.co_name == code.co_name]
+        return bool(found) and _code_equal(found[0], code)
     try:
         module = compile(dedented, code.co_filename, "exec",
                          flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
