@@ -66,13 +66,15 @@ GRAD = [
     "wrapped_default",
 ]
 JVP = [
-    "annotated", "dtype_objects", "kwonly_default", "nested_unpack", "starred_middle", "enumerate_zip",
+    "annotated", "dtype_objects", "kwonly_default", "nested_unpack", "starred_middle",
+    "enumerate_zip",
     "enumerate_start", "aug_all", "decorated", "doubled", "builtin_sum_list",
     "while_true_break", "accumulate_float", "accumulate_count", "string_block_comment",
     "builtin_pow", "methods_chain",
 ]
 VMAP = [
-    "annotated", "dtype_objects", "nested_unpack_call", "starred_unpack", "enumerate_zip", "enumerate_start",
+    "annotated", "dtype_objects", "nested_unpack_call", "starred_unpack", "enumerate_zip",
+    "enumerate_start",
     "aug_all", "decorated", "doubled", "builtin_sum_list", "accumulate_float",
     "while_true_break", "ellipsis_none", "pairwise",
 ]
