@@ -567,7 +567,7 @@ class _Vmap(Batch):
         out.append(Line(f"{s.target} = {text}"))
 
     def rule(self, s: Let) -> str:
-        if s.prim in ("stack", "concatenate", "array", "hstack", "vstack"):
+        if s.prim in ("stack", "concatenate", "array", "asarray", "hstack", "vstack"):
             return self.joined(s)
         rule = rule_for(s.prim)
         if rule is None:
@@ -589,13 +589,13 @@ class _Vmap(Batch):
                 raise NoBatchRule("internal: unbatched list")
             seq_text = atom_text(seq)
             rank = self.rank(seq) - 1 if kind == LEAF else self._seq_rank(seq.name)
-            if kind == LEAF and s.prim in ("array",):  # np.array(x) of an array
-                return f"np.array({seq_text})"
+            if kind == LEAF and s.prim in ("array", "asarray"):  # of an array
+                return f"np.{s.prim}({seq_text})"
         else:
             raise NoBatchRule(f"`{s.prim}` of a list the function did not build")
         from .batching import static
 
-        if s.prim in ("array", "stack"):
+        if s.prim in ("array", "asarray", "stack"):
             axis = static(s, "axis", 0)
             axis = axis + 1 if axis >= 0 else axis
             return f"np.stack({seq_text}, axis={axis})"
@@ -1736,7 +1736,7 @@ def _stacked_items(name: str, kind: Seq, paths: set, n: str) -> str:
 
 # primitives the transform batches itself (containers, calls, writes, joins of lists)
 HANDLED = {"setitem", "append", "pop", "zeros_list", "call", "make_dict", "make_list", "make_tuple",
-           "identity", "array", "stack", "concatenate", "hstack", "vstack"}
+           "identity", "array", "asarray", "stack", "concatenate", "hstack", "vstack"}
 
 SEQ_ITEM = "*"  # batched paths of a list grown in a loop: "*" then the item's path
 

@@ -134,3 +134,20 @@ def test_list_of_a_list_keeps_its_items_batch_axes() -> None:
     np.testing.assert_allclose(s2s.jacfwd(s2s.jacrev(copies_its_rows))(XS[:2]),
                                jax.jacfwd(jax.jacrev(copies_its_rows_jax))(XS[:2]),
                                rtol=1e-10, atol=1e-12)
+
+
+def asarray_of_items(x):
+    y = np.asarray([x[0], 2.0 * x[1], x[2] ** 2])
+    return np.sum(y * np.arange(1.0, 4.0)) + y[2]
+
+
+def test_asarray_of_a_list_of_items_stacks_them_per_example() -> None:
+    # np.asarray([...]) of batched items was batched as one array: items first, the
+    # batch axis second (a silently wrong layout); it is np.array's join
+    loop = np.stack([asarray_of_items(x) for x in XS])
+    np.testing.assert_allclose(s2s.vmap(asarray_of_items)(XS), loop, rtol=1e-12)
+    twin = type(asarray_of_items)(asarray_of_items.__code__,
+                                  {**asarray_of_items.__globals__, "np": jnp})
+    per_example = jax.vmap(jax.grad(twin))(XS)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(asarray_of_items))(XS), per_example,
+                               rtol=1e-12)
