@@ -36,6 +36,7 @@ from .inline import atom_text
 from .ir import (Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var,
                  uses, walk)
 from .kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
+from .normalize import unroll_container_loops
 from .reverse import (
     Module,
     Spec,
@@ -70,6 +71,7 @@ def emit_vmap(fn: Function, spec: VmapSpec, module: Module, name: str) -> str:
     module.taken.add(name)
     module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)
+    fn = unroll_container_loops(fn, spec.arg_kinds)  # (probe unrolls alike: same names)
     text = _Vmap(fn, spec, module).build(name)
     module.functions.append(text)
     return name
@@ -567,7 +569,9 @@ class _Vmap(Batch):
         out.append(Line(f"{s.target} = {text}"))
 
     def rule(self, s: Let) -> str:
-        if s.prim in ("stack", "concatenate", "array", "asarray", "hstack", "vstack"):
+        if s.prim in ("stack", "concatenate", "array", "hstack", "vstack") or (
+                s.prim == "asarray" and isinstance(s.args[0], Var)
+                and self.kind(s.args[0].name) != LEAF):  # np.asarray of a list
             return self.joined(s)
         rule = rule_for(s.prim)
         if rule is None:
@@ -589,8 +593,8 @@ class _Vmap(Batch):
                 raise NoBatchRule("internal: unbatched list")
             seq_text = atom_text(seq)
             rank = self.rank(seq) - 1 if kind == LEAF else self._seq_rank(seq.name)
-            if kind == LEAF and s.prim in ("array", "asarray"):  # of an array
-                return f"np.{s.prim}({seq_text})"
+            if kind == LEAF and s.prim == "array":  # np.array(x) of an array
+                return f"np.array({seq_text})"
         else:
             raise NoBatchRule(f"`{s.prim}` of a list the function did not build")
         from .batching import static
@@ -1736,7 +1740,7 @@ def _stacked_items(name: str, kind: Seq, paths: set, n: str) -> str:
 
 # primitives the transform batches itself (containers, calls, writes, joins of lists)
 HANDLED = {"setitem", "append", "pop", "zeros_list", "call", "make_dict", "make_list", "make_tuple",
-           "identity", "array", "asarray", "stack", "concatenate", "hstack", "vstack"}
+           "identity", "array", "stack", "concatenate", "hstack", "vstack"}
 
 SEQ_ITEM = "*"  # batched paths of a list grown in a loop: "*" then the item's path
 
@@ -1892,8 +1896,9 @@ def _renamed(s: Any, renamed: dict[str, str]) -> Any:
 def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     """Run ``fn``'s statements on one example; the rank of each value it computes
     (per leaf path), and the arguments of each call to a user function."""
-    r = _Reverse(fn, Spec("vjp", (), True, False, tuple(
-        _kind(x) for x in example) + (LEAF,) * (len(fn.params) - len(example))), Module())
+    kinds = tuple(_kind(x) for x in example) + (LEAF,) * (len(fn.params) - len(example))
+    fn = unroll_container_loops(fn, kinds)
+    r = _Reverse(fn, Spec("vjp", (), True, False, kinds), Module())
     r.analyse()
     items = [Line(f"__record__({p!r}, {p})") for p in fn.params]
     items += _instrument(_forward(fn.body[:-1], r))

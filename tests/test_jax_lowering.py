@@ -950,3 +950,61 @@ def test_conditional_expressions_beside_lowered_ifs() -> None:
     f = jax.jit(namespace["f"], static_argnums=1)
     assert_close(f(X_POS, True), X_POS * 2.0)
     assert_close(f(X_POS, False), X_POS)
+
+
+# ---- a plain function's `while` that breaks, and its `and`/`or`/`not`/chains --------
+
+
+def while_breaks_on_a_count(x):
+    y = x
+    k = 0
+    while k < 100:
+        y = np.sin(y)
+        k = k + 1
+        if k >= 3:
+            break
+    return np.sum(y)
+
+
+def while_breaks_on_a_value_and_a_count(x):
+    y = x
+    k = 0
+    while k < 100:
+        y = np.sin(y) + 0.2
+        k = k + 1
+        if np.sum(y) < 100.0 and k >= 3 + np.sum(x > 0.5):
+            break
+    return np.sum(y) * k
+
+
+def chained_comparison_test(x):
+    m = np.mean(x)
+    if 0.0 < m < 1.0:
+        y = x * 2.0
+    else:
+        y = -x
+    return y
+
+
+def and_or_not_in_a_while_test(x):
+    y = x
+    k = 0
+    while k < 10 and not (np.sum(y) > 5.0 or k == 7):
+        y = y * 1.3
+        k = k + 1
+    return y * k
+
+
+@pytest.mark.parametrize("fn", [while_breaks_on_a_count, while_breaks_on_a_value_and_a_count,
+                                chained_comparison_test, and_or_not_in_a_while_test],
+                         ids=lambda f: f.__name__)
+def test_plain_while_with_break_and_boolean_tests_under_jit(fn) -> None:
+    # the `while` helper reads its break flag: the flag is carried (it was a local of
+    # the lowered branch, so the loop ran all 100 iterations: a silently wrong value)
+    jitted = s2s.jit(fn, backend="jax")
+    xs = [np.array(v) for v in ([0.2, 0.3], [2.0, 3.0], [-1.0, 0.1], [0.1, 0.05],
+                                [0.9, 0.8])]
+    for x in xs:
+        assert_close(jitted(x), fn(x))
+    assert jitted.cache_info().compilations == 1
+    assert STAYS not in s2s.source(jitted)

@@ -130,10 +130,7 @@ def test_emitted_cast_reads_as_a_cast():
     assert "np.isdtype(" in text  # the zero for integer targets, decided at run time
 
 
-# x.astype(np.float32), np.zeros(3, dtype=float): s2s.normalize refuses a type used as
-# a value today (Normalizer.constant); strings and x.dtype work.  Strict: an xpass
-# means the normalizer accepts dtype objects, and this marker should go.
-@pytest.mark.xfail(strict=True, reason="normalize.constant refuses types as values")
+# x.astype(np.float32): a NumPy type given as the dtype (a constant of the call)
 def test_dtype_given_as_a_numpy_type():
     def f(x):
         return np.sum(x.astype(np.float32) ** 2)

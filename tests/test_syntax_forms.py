@@ -148,8 +148,6 @@ def test_jit_jax_backend_grad_matches_jax(name, jax, twin) -> None:
     close(np.asarray(got), jax.grad(getattr(twin, name))(*args))
 
 
-@pytest.mark.xfail(strict=True, reason="s2s.backends.jax_numpy treats a NumPy attribute "
-                   "whose value is None (np.newaxis) as missing: AttributeError")
 def test_jit_jax_backend_newaxis(jax, twin) -> None:
     got = s2s.jit(s2s.grad(F.newaxis), backend="jax")(X3)
     close(np.asarray(got), jax.grad(twin.newaxis)(X3))
@@ -207,9 +205,6 @@ def test_return_in_nested_loop(monkeypatch, jax, twin) -> None:
     close(s2s.jvp(f, (m,), (m,)), jax.jvp(twin.return_in_nested_loop, (m,), (m,)))
 
 
-@pytest.mark.xfail(strict=True, reason="forward.py: when an outer loop breaks after an "
-                   "inner loop that carries s, the tangent's join copy is emitted after "
-                   "the `break` (`break; s_dot_3 = s_dot`), so the tangent is stale")
 def test_jvp_break_after_inner_loop(jax, twin) -> None:
     close(s2s.jvp(F.break_after_inner_loop, (M,), (M,)),
           jax.jvp(twin.break_after_inner_loop, (M,), (M,)))
@@ -336,10 +331,6 @@ def test_one_line_and_walrus_errors_keep_positions(monkeypatch) -> None:
     assert info.value.loc.col == info.value.loc.text.index("a := 2.0") + 1
 
 
-@pytest.mark.xfail(strict=True, reason="backends/control.py: a plain function's `while` "
-                   "with `break` under s2s.jit(backend='jax') ignores the break (`going = "
-                   "False` is a local of the lowered branch, never carried): it ran 100 "
-                   "iterations, not 3")
 def test_jit_jax_backend_while_with_break(jax, twin) -> None:
     close(np.asarray(s2s.jit(F.while_with_break, backend="jax")(X3)),
           twin.while_with_break(X3))
@@ -356,11 +347,6 @@ def _layers() -> tuple[list, np.ndarray, np.ndarray]:
     return params, r.standard_normal((6, 4)), np.eye(3)[r.integers(0, 3, 6)]
 
 
-@pytest.mark.xfail(strict=True, raises=s2s.TransformError, reason="reverse.py "
-                   "_container_key: a loop over a list argument (`for W, b in "
-                   "params[:-1]`, `for layer in layers`) indexes the container with the "
-                   "loop index, refused; the container's length is known per call, so "
-                   "the loop could be unrolled")
 @pytest.mark.parametrize("name", ["mlp_loss", "dict_layers_loss"])
 def test_loop_over_a_list_of_layers(name, jax, twin) -> None:
     params, x, y = _layers()

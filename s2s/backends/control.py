@@ -173,6 +173,8 @@ def _lower_boolops(text: str, lax_name: str) -> str:
     concrete values, ``jnp.where`` on the truth of a traced scalar."""
     tree = ast.parse(text)
     edits = []
+    if getattr(_MODE, "user_code", False):  # a user's tests: operands of any form
+        return _lower_user_boolops(text, tree, lax_name)
     for fn in tree.body:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -193,6 +195,54 @@ def _lower_boolops(text: str, lax_name: str) -> str:
     if not edits:
         return text
     lines = text.splitlines(keepends=True)
+    for line, c0, c1, new in sorted(edits, reverse=True):
+        raw = lines[line - 1].encode()
+        lines[line - 1] = (raw[:c0].decode() + new + raw[c1:].decode())
+    text = "".join(lines)
+    return text if LAX_IMPORT.split(" as ")[0] in text else _add_import(text, lax_name)
+
+
+_CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
+        ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
+        ast.NotIn: "not in"}
+
+
+def _lower_user_boolops(text: str, tree: ast.Module, lax_name: str) -> str:
+    """A user function's ``and``/``or``/``not`` (``if np.sum(y) < 1.0 and k >= 3:``)
+    and chained comparisons (``0.0 < m < 1.0``: ``and_`` of each pair) as the helpers,
+    operands of any form: each operand is evaluated (no short circuit, and the middle
+    of a chain twice), as ``jnp.logical_and`` would."""
+    lines = text.splitlines(keepends=True)
+
+    def segment(n: ast.AST) -> str:
+        return lines[n.lineno - 1].encode()[n.col_offset:n.end_col_offset].decode()  # type: ignore[attr-defined]
+
+    def lowered(n: ast.expr) -> str:
+        if isinstance(n, ast.BoolOp):
+            helper = "and_" if isinstance(n.op, ast.And) else "or_"
+            return f"{lax_name}.{helper}({', '.join(lowered(v) for v in n.values)})"
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+            return f"{lax_name}.not_({lowered(n.operand)})"
+        if isinstance(n, ast.Compare) and len(n.ops) > 1:  # 0 < x < 1: each pair
+            sides = [n.left, *n.comparators]
+            pairs = [f"{segment(a)} {_CMP[type(op)]} {segment(b)}"
+                     for a, op, b in zip(sides, n.ops, sides[1:])]
+            return f"{lax_name}.and_({', '.join(pairs)})"
+        return segment(n)
+
+    edits = []
+    done: set[int] = set()
+    for n in ast.walk(tree):
+        if id(n) in done or not (isinstance(n, ast.BoolOp) or (
+                isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)) or (
+                isinstance(n, ast.Compare) and len(n.ops) > 1)):
+            continue
+        done |= {id(m) for m in ast.walk(n)}
+        if n.lineno != n.end_lineno:  # type: ignore[attr-defined]
+            continue
+        edits.append((n.lineno, n.col_offset, n.end_col_offset, lowered(n)))  # type: ignore[arg-type]
+    if not edits:
+        return text
     for line, c0, c1, new in sorted(edits, reverse=True):
         raw = lines[line - 1].encode()
         lines[line - 1] = (raw[:c0].decode() + new + raw[c1:].decode())
@@ -477,8 +527,9 @@ class _Lowering:
                 return found == "read"
             if isinstance(parent, (ast.For, ast.While)) and block is parent.body:
                 # the next iteration: the header, then the body up to and with ``cur``
-                if isinstance(parent, ast.While) and name in _loads([parent.test]):
-                    return True
+                if isinstance(parent, ast.While) and (
+                        name in _loads([parent.test]) or name == self.going_flag(parent)):
+                    return True  # (the helper tests a `while`'s break flag beside its test)
                 found = _scan(block[:idx + 1], name)
                 if found is not None:
                     return found == "read"

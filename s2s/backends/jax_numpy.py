@@ -129,7 +129,12 @@ _ADAPT = {
 }
 
 
+_MISSING = object()
+
+
 def resolve(name: str, host: Any, device: Any, where: str) -> Any:
+    if getattr(host, name, _MISSING) is None:  # np.newaxis: a constant that is None
+        return None
     h = getattr(host, name, None)
     d = getattr(device, name, None)
     if d is not None and where == __name__ and name in _ADAPT:
