@@ -29,6 +29,7 @@ from .errors import (
     UnsupportedSyntaxError,
 )
 from .ir import KEYWORD_OPERANDS, Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var
+from .ir import uses as uses_of, walk as walk_stmts
 from .parse import ParsedFunction, parse_function
 from .custom import custom_jvp, custom_vjp
 from .kinds import LEAF
@@ -3183,3 +3184,244 @@ def _is_last_index(index: Index) -> bool:
     items = index.items
     return (not index.is_tuple and len(items) == 1 and isinstance(items[0], Const)
             and type(items[0].value) is int and items[0].value == -1)
+
+
+# ---- loops over containers, unrolled per call structure -------------------------------
+
+
+def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
+    """``fn`` with each loop over a tuple or list argument unrolled for its length.
+
+    ``for W, b in params[:-1]`` (or ``for layer in layers``, ``enumerate``, ``zip``,
+    ``reversed``) is normalized as a loop over ``range(len(params))`` whose body indexes
+    the container with the loop index.  A container's structure, length included, is
+    fixed per call signature (``kinds``, as a pytree's structure is in JAX), so the
+    transforms, which generate code per signature, run this first: each iteration's body
+    is copied with the index a constant (``params[0]``), its names fresh, and the loop's
+    carried values handed from one copy to the next.  The copies keep the user's lines,
+    so emitted code quotes ``for W, b in params[:-1]:`` above each unrolled layer.
+    Loops inside an ``if`` stay loops (their results are joins).
+    """
+    from dataclasses import replace
+
+    from .kinds import Tree
+
+    trees = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
+    if not trees:
+        return fn
+    u = _Unroller(fn, trees)
+    body, subst = u.block(fn.body)
+    if not u.changed:
+        return fn
+    return replace(fn, body=u.drop_unused(body), names=u.names, aliases=u.aliases)
+
+
+def _renamed(x: Any, m: dict[str, Atom]) -> Any:
+    if isinstance(x, Var):
+        return m.get(x.name, x)
+    if isinstance(x, Index):
+        return Index(tuple(_renamed(i, m) for i in x.items), x.is_tuple)
+    if isinstance(x, Slice):
+        return Slice(*(None if a is None else _renamed(a, m) for a in (x.lower, x.upper, x.step)))
+    if isinstance(x, tuple):
+        return tuple(_renamed(i, m) for i in x)
+    if isinstance(x, list):
+        return [_renamed(i, m) for i in x]
+    return x
+
+
+def _name(a: Atom, m: dict[str, Atom]) -> str:
+    """A name position (a carried exit, a break's copy): renamed to a name only."""
+    new = m.get(a, Var(a))
+    return new.name if isinstance(new, Var) else a
+
+
+def _renamed_stmt(s: Stmt, m: dict[str, Atom]) -> Stmt:
+    """A copy of ``s`` with names replaced (``m``: name -> atom; a name a statement binds
+    is replaced only by a name)."""
+    if not m:
+        return s
+    if isinstance(s, Let):
+        params = {k: (v if k == "callee" else _renamed(v, m)) for k, v in s.params.items()}
+        return Let(_name(s.target, m), s.prim, _renamed(s.args, m), params, s.loc)
+    if isinstance(s, If):
+        return If(_renamed(s.test, m), [_renamed_stmt(t, m) for t in s.body],
+                  [_renamed_stmt(t, m) for t in s.orelse], s.loc,
+                  [_name(j, m) for j in s.joins])
+    if isinstance(s, For):
+        return For(_name(s.target, m), _renamed(s.iter, m),
+                   [_renamed_stmt(t, m) for t in s.body], s.loc,
+                   [(_name(e, m), _name(x, m)) for e, x in s.carried],
+                   _renamed(s.test, m), None if s.counter is None else _name(s.counter, m))
+    if isinstance(s, Break):
+        return Break(s.loc, {k: _name(v, m) for k, v in s.env.items()},
+                     [(_name(e, m), _name(x, m)) for e, x in s.copies])
+    if isinstance(s, Return):
+        return Return(_renamed(s.value, m), s.loc)
+    return s
+
+
+def _bound(stmts: list[Stmt]) -> list[str]:
+    """Names a block binds (nested blocks included), in order."""
+    out: list[str] = []
+    for s in stmts:
+        if isinstance(s, Let):
+            out.append(s.target)
+        elif isinstance(s, If):
+            out += _bound(s.body) + _bound(s.orelse) + s.joins
+        elif isinstance(s, For):
+            out += [s.target] + ([s.counter] if s.counter else []) + _bound(s.body)
+    return list(dict.fromkeys(out))
+
+
+_PURE_STRUCTURE = ("len", "range", "reversed")
+
+
+class _Unroller:
+    def __init__(self, fn: Function, trees: dict[str, Any]) -> None:
+        self.fn = fn
+        self.trees = dict(trees)  # name -> its Tree kind
+        self.views: dict[str, tuple[str, tuple[int, ...]]] = {}  # slice -> base, positions
+        self.lens: dict[str, int] = {}
+        self.ranges: dict[str, list[int]] = {}
+        self.names = NameTable(fn.names.taken)
+        self.aliases = dict(fn.aliases)
+        self.changed = False
+        self.removable: set[str] = set()  # structure reads the unrolling may leave unread
+
+    def block(self, stmts: list[Stmt]) -> tuple[list[Stmt], dict[str, Atom]]:
+        """The block with its loops over containers unrolled, and the names later code
+        must read instead (a carried value's entry name -> its last iteration's exit)."""
+        out: list[Stmt] = []
+        subst: dict[str, Atom] = {}
+        for s in stmts:
+            s = _renamed_stmt(s, subst)
+            if isinstance(s, Let):
+                out.append(self.let(s))
+            elif isinstance(s, For) and self.unrollable(s):
+                stmts_, final = self.unroll(s)
+                out += stmts_
+                subst.update(final)
+                self.changed = True
+            elif isinstance(s, For):
+                body, inner = self.block(s.body)
+                out.append(For(s.target, s.iter, body, s.loc,
+                               [(e, _name(x, inner)) for e, x in s.carried], s.test, s.counter))
+            else:  # an `if` keeps its loops: what they carry out is a join
+                out.append(s)
+        return out, subst
+
+    def let(self, s: Let) -> Let:
+        from .kinds import Tree
+
+        a = s.args[0] if s.args else None
+        name = a.name if isinstance(a, Var) else None
+        if s.prim == "identity" and name in self.trees:
+            self.trees[s.target] = self.trees[name]
+            if name in self.views:
+                self.views[s.target] = self.views[name]
+        elif s.prim == "len" and name in self.trees and self.trees[name].type is not dict:
+            self.lens[s.target] = len(self.trees[name].keys)
+            self.removable.add(s.target)
+        elif s.prim == "range" and s.args and all(
+                isinstance(b, Const) and type(b.value) is int
+                or isinstance(b, Var) and b.name in self.lens for b in s.args) and not s.params:
+            bounds = [b.value if isinstance(b, Const) else self.lens[b.name] for b in s.args]
+            self.ranges[s.target] = list(range(*bounds))
+            self.removable.add(s.target)
+        elif s.prim == "reversed" and name in self.ranges:
+            self.ranges[s.target] = self.ranges[name][::-1]
+            self.removable.add(s.target)
+        elif s.prim == "getitem" and name in self.trees:
+            base: Tree = self.trees[name]
+            index: Index = s.params["index"]
+            item = index.items[0] if len(index.items) == 1 and not index.is_tuple else None
+            root, where = self.views.get(name, (name, tuple(range(len(base.keys)))))
+            if isinstance(item, Slice) and base.type is not dict and all(
+                    b is None or isinstance(b, Const) and type(b.value) is int
+                    for b in (item.lower, item.upper, item.step)):
+                bounds = [None if b is None else b.value for b in (item.lower, item.upper, item.step)]
+                picked = tuple(range(len(base.keys)))[slice(*bounds)]
+                self.trees[s.target] = Tree(base.type, tuple(range(len(picked))),
+                                            tuple(base.children[i] for i in picked))
+                self.views[s.target] = (root, tuple(where[i] for i in picked))
+                self.removable.add(s.target)
+            elif isinstance(item, Const):
+                key = item.value
+                if base.type is not dict and type(key) is int and -len(base.keys) <= key < len(base.keys):
+                    key %= len(base.keys)
+                    if name in self.views:  # read the element from the sliced container
+                        s = Let(s.target, s.prim, (Var(root),),
+                                {**s.params, "index": Index((Const(where[key], repr(where[key])),), False)},
+                                s.loc)
+                if key in base.keys and isinstance(base.child(key), Tree):
+                    self.trees[s.target] = base.child(key)
+        return s
+
+    def unrollable(self, s: For) -> bool:
+        if s.test is not None or s.counter is not None or s.iter is None:
+            return False
+        if s.iter.name not in self.ranges or any(isinstance(t, Break) for t in walk_stmts(s.body)):
+            return False
+        return any(
+            isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Var)
+            and t.args[0].name in self.trees and Var(s.target) in t.params["index"].items
+            for t in walk_stmts(s.body)
+        )
+
+    def unroll(self, s: For) -> tuple[list[Stmt], dict[str, Atom]]:
+        carried = {e for e, _ in s.carried}
+        bound = [n for n in _bound(s.body) if n not in carried]
+        # a loop inside carries a value from before this loop under its entry name, and
+        # this loop carries it along (`for W, b in params: for _ in range(2): h = ...`):
+        # each copy after the first enters it under a name of its own, as two loops in
+        # a row do (`h_4 = h`)
+        inner = [e for t in walk_stmts(s.body) if isinstance(t, For) for e, _ in t.carried
+                 if e not in bound and e not in carried]
+        now: dict[str, Atom] = {e: Var(e) for e in list(carried) + inner}
+        out: list[Stmt] = []
+        for j, value in enumerate(self.ranges[s.iter.name]):
+            m: dict[str, Atom] = {s.target: Const(value, repr(value))}
+            m.update(now)
+            for n in bound:
+                if n != s.target:
+                    m[n] = Var(n) if j == 0 else Var(self.names.fresh(n))
+            for e in dict.fromkeys(inner):
+                if j > 0:
+                    m[e] = Var(self.names.fresh(e))
+                    out.append(Let(m[e].name, "identity", (now[e],), {}, s.loc))
+            for new, old in [(m[n].name, n) for n in bound if n in self.fn.aliases and n != s.target]:
+                first = self.fn.aliases[old]
+                self.aliases[new] = m[first].name if first in m and isinstance(m[first], Var) else first
+            body, later = self.block([_renamed_stmt(t, m) for t in s.body])
+            out += body
+            for e, x in s.carried + [(e, e) for e in inner]:
+                exit_ = m.get(x, Var(x))
+                now[e] = later.get(exit_.name, exit_) if isinstance(exit_, Var) else exit_
+        return out, {e: a for e, a in now.items() if a != Var(e)}
+
+    def drop_unused(self, stmts: list[Stmt]) -> list[Stmt]:
+        """Drop the structure reads (``len(params)``, ``range``, ``params[:-1]``) the
+        unrolled loops no longer read."""
+        while True:
+            read: set[str] = set()
+            for t in walk_stmts(stmts):
+                read |= set(uses_of(t))
+            dead = {n for n in self.removable if n not in read}
+            if not dead:
+                return stmts
+            self.removable -= dead
+            stmts = _without(stmts, dead)
+
+
+def _without(stmts: list[Stmt], dead: set[str]) -> list[Stmt]:
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, Let) and s.target in dead:
+            continue
+        if isinstance(s, For):
+            s = For(s.target, s.iter, _without(s.body, dead), s.loc, s.carried, s.test, s.counter)
+        elif isinstance(s, If):
+            s = If(s.test, _without(s.body, dead), _without(s.orelse, dead), s.loc, s.joins)
+        out.append(s)
+    return out

@@ -26,7 +26,7 @@ from .ir import KEYWORD_OPERANDS, Atom, Break, Const, For, Function, If, Index, 
 from .kinds import LEAF, SEQ, Kind, Seq, Tree, leaf_paths, literal, path_text
 from .custom import checked_bwd, custom_vjp
 from .checkpoint import policy_of, segmented_backward, segmented_forward
-from .normalize import NameTable, normalize
+from .normalize import NameTable, normalize, unroll_container_loops
 from .primitives import PRIMITIVES
 
 _STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
@@ -58,6 +58,7 @@ def emit_reverse(fn: Function, spec: Spec, module: Module, name: str) -> str:
     module.taken.add(name)
     module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)
+    fn = unroll_container_loops(fn, spec.arg_kinds)
     fn = _expand_custom_vjp(fn, module)
     builder = _Reverse(fn, spec, module)
     text = builder.build(name)

@@ -1,0 +1,239 @@
+"""Loops over a list or tuple of layers (`for W, b in params[:-1]`, `for layer in layers`).
+
+The container's structure, its length included, is fixed per call signature, so the
+transforms unroll such a loop when they generate code for that signature
+(`normalize.unroll_container_loops`), as JAX unrolls the Python loop while tracing.
+Every expected value is JAX's, on the same source (this file, re-read with jax.numpy).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+import numpy.random as npr  # (kept NumPy's in the JAX twin of this file)
+import pytest
+
+import s2s
+import syntax_fns as F
+from support import jax_twin, leaves
+
+
+def enumerate_layers(params, x):
+    h = x
+    for i, (W, b) in enumerate(params):
+        h = np.tanh(h @ W + b) * (i + 1)
+    return np.sum(h**2)
+
+
+def reversed_layers(params, x):
+    h = x
+    for W, b in reversed(params):
+        h = np.sin(h @ W.T + b)
+    return np.sum(h**2)
+
+
+def zipped_scales(params, scales, x):
+    h = x
+    for (W, b), s in zip(params, scales):
+        h = np.tanh(h @ W + b) * s
+    return np.sum(h**2)
+
+
+def every_other_layer(params, x):
+    h = x
+    for W, b in params[::2]:
+        h = np.tanh(h @ W + b)
+    for W, b in params[1:]:
+        h = h + 0.5 * np.cos(h @ W)
+    return np.sum(h**2)
+
+
+def squared_norms(ws):
+    total = 0.0
+    for w in ws:
+        total = total + np.sum(w**2)
+    return total
+
+
+def residual_blocks(blocks, x):
+    h = x
+    for block in blocks:
+        skip = h
+        for W, b in block:
+            h = np.tanh(h @ W + b)
+        h = h + skip
+    return np.sum(h**2)
+
+
+def repeated_layers(params, x):
+    h = x
+    for W, b in params:
+        for _ in range(2):
+            h = np.tanh(h @ W + b)
+    return np.sum(h**2)
+
+
+def layer_outputs(params, x):
+    h = x
+    for W, b in params:
+        h = np.tanh(h @ W + b)
+    return h
+
+
+def loop_in_branch(params, x):
+    h = x
+    if np.sum(x) > 0:
+        for W, b in params:
+            h = np.tanh(h @ W + b)
+    return np.sum(h**2)
+
+
+_R = npr.default_rng(7)
+
+
+def _pairs(sizes: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [(_R.standard_normal((m, n)) / np.sqrt(m), _R.standard_normal(n))
+            for m, n in zip(sizes[:-1], sizes[1:])]
+
+
+def _square(k: int, n: int = 4) -> list[tuple[np.ndarray, np.ndarray]]:
+    return _pairs([n] * (k + 1))
+
+
+X = _R.standard_normal((5, 4))
+Y = np.eye(3)[_R.integers(0, 3, 5)]
+
+# name -> (module holding it, args): params (the container) first
+CASES: dict[str, tuple[str, tuple]] = {
+    "mlp_loss": ("F", (_pairs([4, 6, 5, 3]), X, Y)),
+    "dict_layers_loss": ("F", ([{"W": W, "b": b} for W, b in _pairs([4, 6, 3])], X)),
+    "enumerate_layers": ("T", (_square(3), X)),
+    "reversed_layers": ("T", (_square(3), X)),
+    "zipped_scales": ("T", (_square(2), [_R.standard_normal(4), _R.standard_normal(4)], X)),
+    "every_other_layer": ("T", (_square(3), X)),
+    "squared_norms": ("T", ([_R.standard_normal((2, 3)), _R.standard_normal(5)],)),
+    "residual_blocks": ("T", ([_square(2), _square(1)], X)),
+    "repeated_layers": ("T", (tuple(_square(2)), X)),
+}
+
+
+@pytest.fixture(scope="module")
+def jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+@pytest.fixture(scope="module")
+def twins(jax) -> dict[str, Any]:
+    return {"F": jax_twin(F), "T": jax_twin(sys.modules[__name__])}
+
+
+def _fns(name: str, twins: dict[str, Any]) -> tuple[Any, Any]:
+    where = CASES[name][0]
+    mine = F if where == "F" else sys.modules[__name__]
+    return getattr(mine, name), getattr(twins[where], name)
+
+
+def close(actual: Any, expected: Any, rtol: float = 1e-10, atol: float = 1e-12) -> None:
+    """The same containers (types, lengths, keys) and values within tolerance."""
+    assert _structure(actual) == _structure(expected), (actual, expected)
+    for a, e in zip(leaves(actual), leaves(expected)):
+        a, e = np.asarray(a), np.asarray(e)
+        assert a.shape == e.shape and a.dtype == e.dtype, (a, e)
+        np.testing.assert_allclose(a, e, rtol=rtol, atol=atol)
+
+
+def _structure(tree: Any) -> Any:
+    if isinstance(tree, (tuple, list)):
+        return (type(tree).__name__, [_structure(t) for t in tree])
+    if isinstance(tree, dict):
+        return {k: _structure(v) for k, v in tree.items()}
+    return "leaf"
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_grad_and_value_and_grad(name, jax, twins) -> None:
+    fn, twin = _fns(name, twins)
+    args = CASES[name][1]
+    argnums = tuple(range(len(args)))
+    close(s2s.grad(fn, argnums=argnums)(*args), jax.grad(twin, argnums=argnums)(*args))
+    value, grads = s2s.value_and_grad(fn)(*args)
+    jvalue, jgrads = jax.value_and_grad(twin)(*args)
+    close(value, jvalue)
+    close(grads, jgrads)
+
+
+@pytest.mark.parametrize("name", ["mlp_loss", "dict_layers_loss", "residual_blocks",
+                                  "every_other_layer"])
+def test_vmap_over_examples(name, jax, twins) -> None:
+    """The layers unbatched, x (and y) batched on a new leading axis."""
+    fn, twin = _fns(name, twins)
+    args = CASES[name][1]
+    batched = tuple(np.stack([a, 0.5 * a, -a]) for a in args[1:])
+    in_axes = (None,) + (0,) * len(batched)
+    close(s2s.vmap(fn, in_axes=in_axes)(args[0], *batched),
+          jax.vmap(twin, in_axes=in_axes)(args[0], *batched))
+    close(s2s.vmap(s2s.grad(fn), in_axes=in_axes)(args[0], *batched),
+          jax.vmap(jax.grad(twin), in_axes=in_axes)(args[0], *batched))
+
+
+def test_jacrev_of_a_vector_output(jax, twins) -> None:
+    fn, twin = layer_outputs, twins["T"].layer_outputs
+    params, x = _square(2), X[0]
+    close(s2s.jacrev(fn)(params, x), jax.jacrev(twin)(params, x))
+    close(s2s.jacrev(fn, argnums=1)(params, x), jax.jacrev(twin, argnums=1)(params, x))
+
+
+def test_grad_of_grad(jax, twins) -> None:
+    """The emitted gradient has no loop left; differentiating it again is plain."""
+    fn, twin = _fns("reversed_layers", twins)
+    params, x = CASES["reversed_layers"][1]
+
+    hvp = s2s.jacrev(s2s.grad(fn, argnums=1), argnums=1)(params, x[0])
+    close(hvp, jax.hessian(twin, argnums=1)(params, x[0]))
+
+
+@pytest.mark.xfail(strict=True, raises=s2s.TransformError, reason="forward.py "
+                   "emit_forward does not call normalize.unroll_container_loops(fn, "
+                   "spec.arg_kinds) yet (forward.py is helper 29's): the loop still "
+                   "indexes the container with the loop index")
+@pytest.mark.parametrize("name", ["mlp_loss", "dict_layers_loss"])
+def test_jvp(name, jax, twins) -> None:
+    fn, twin = _fns(name, twins)
+    args = CASES[name][1]
+    tangents = tuple(jax.tree_util.tree_map(lambda a: 0.3 * a + 1.0, a) for a in args)
+    close(s2s.jvp(fn, args, tangents), jax.jvp(twin, args, tangents))
+
+
+def test_the_emitted_code_is_unrolled_and_quotes_the_loop() -> None:
+    params, x, y = CASES["mlp_loss"][1]
+    g = s2s.grad(F.mlp_loss)
+    g(params, x, y)
+    text = s2s.source(g)
+    assert "for " not in text and "len(" not in text and "params[:-1]" not in text
+    assert "params[0]" in text and "params[1]" in text and "params[2]" not in text
+    assert text.count("# h = np.tanh(h @ W + b)") >= 1
+
+
+def test_a_length_is_part_of_the_signature(jax, twins) -> None:
+    """Two calls with two depths get two unrolled gradients, each right."""
+    fn, twin = _fns("enumerate_layers", twins)
+    g = s2s.grad(fn)
+    for k in (1, 4, 2):
+        params = _square(k)
+        close(g(params, X), jax.grad(twin)(params, X))
+
+
+def test_an_empty_list_of_layers(jax, twins) -> None:
+    fn, twin = _fns("repeated_layers", twins)
+    close(s2s.grad(fn, argnums=(0, 1))((), X), jax.grad(twin, argnums=(0, 1))((), X))
+
+
+def test_a_loop_inside_an_if_is_still_refused() -> None:
+    """A loop in a branch carries its value out as a join, which the unrolling does
+    not rename: it stays a loop, refused where it indexes the container."""
+    with pytest.raises(s2s.TransformError, match="constant key"):
+        s2s.grad(loop_in_branch)(_square(2), X)
