@@ -186,7 +186,7 @@ def _unfold_suites(node: Any, positions: dict) -> Any:
 
 
 # `name := value` in statements and `if` tests is moved out, assigning first
-HOIST_WALRUS = False
+HOIST_WALRUS = True
 
 
 class _Walrus(cst.CSTTransformer):

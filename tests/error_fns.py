@@ -164,7 +164,7 @@ def uses_fstring(x):
 
 
 def uses_walrus(x):
-    y = (z := x * 2.0)  # ERR: z :=
+    y = x if np.sum(x) > 0 else (z := x * 2.0)  # ERR: z :=
     return np.sum(y * z)
 
 
