@@ -54,10 +54,6 @@ _MASK = "boolean-mask indexing: the result's shape depends on traced values"
 KNOWN: dict[tuple[str, str], str] = {
     **{("float_conversion", m): _FLOAT
        for m in ("grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian")},
-    ("math_scalars", "jacrev"): (
-        "the NumPy backend is off here, not JAX: its jacrev of a Python-float output "
-        "takes a float32 basis (vectorize._JacRev: np.result_type(0.7, np.float32)), "
-        "2.5e-9 relative from s2s.grad; the JAX backend equals s2s.grad"),
     ("loop_continue", "hessian"): (
         "the JVP of the gradient has an `if` that stays Python (a write into a "
         "container in a branch) on a traced test"),
