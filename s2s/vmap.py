@@ -1900,7 +1900,7 @@ def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     fn = unroll_container_loops(fn, kinds)
     r = _Reverse(fn, Spec("vjp", (), True, False, kinds), Module())
     r.analyse()
-    items = [Line(f"__record__({p!r}, {p})") for p in fn.params]
+    items = [Line(f"__record__({p!r}, {p})") for p in fn.params + fn.kwonly]
     items += _instrument(_forward(fn.body[:-1], r))
     ret = fn.body[-1]
     assert isinstance(ret, Return)
@@ -1909,6 +1909,9 @@ def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     params = list(fn.params[: len(example)])
     defaults = Module()
     rest = [f"{p}={default_text(fn, p, defaults)}" for p in fn.params[len(example):]]
+    if fn.kwonly:  # keyword-only parameters take their defaults (vmap passes none)
+        rest += ["*"] + [f"{p}={default_text(fn, p, defaults)}" if p in fn.defaults
+                         else p for p in fn.kwonly]
     text = render_function("__probe__", ", ".join(params + rest), items)
     found: dict[tuple[str, tuple], Any] = {}
 

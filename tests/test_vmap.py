@@ -241,3 +241,14 @@ def test_vmap_of_list_of_rows_keeps_its_items_batched() -> None:
     batch (a silent wrong answer)."""
     xs = np.arange(12.0).reshape(2, 2, 3)
     np.testing.assert_array_equal(s2s.vmap(_rows_of)(xs), np.stack([_rows_of(x) for x in xs]))
+
+
+def test_vmap_of_a_function_with_a_keyword_only_default() -> None:
+    # the probe that learns each value's rank left keyword-only parameters out
+    # (NameError at the first call); the oracle is a Python loop
+    import syntax_fns as S
+
+    xs = np.random.default_rng(3).normal(size=(4, 3))
+    got = s2s.vmap(S.kwonly_default)(xs)
+    np.testing.assert_allclose(got, np.stack([S.kwonly_default(x) for x in xs]),
+                               rtol=1e-12)
