@@ -16,6 +16,7 @@ import itertools
 import keyword
 import re
 import types
+from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
@@ -3216,6 +3217,45 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     return replace(fn, body=u.drop_unused(body), names=u.names, aliases=u.aliases)
 
 
+@dataclass(frozen=True)
+class UnrolledLoc(Loc):
+    """The position of a statement in one copy of an unrolled loop's body, with the
+    iterations it belongs to (outermost first): ``(the loop's line, iteration, count)``,
+    so emitted code can say which layer a quoted line's derivative is for."""
+
+    unrolled: tuple[tuple[str, int, int], ...] = ()
+
+
+def unrolled_header(loc: Any) -> str | None:
+    """For a statement in a copy of an unrolled loop's body, the comment that heads its
+    iteration's code (``(unrolled) for W, b in params[:-1]: iteration 2 of 2``); the
+    user's line itself is quoted on its own comment line, as everywhere."""
+    if not isinstance(loc, UnrolledLoc) or not loc.unrolled:
+        return None
+    return "(unrolled) " + "; ".join(f"{line} iteration {j + 1} of {n}"
+                                     for line, j, n in loc.unrolled)
+
+
+def _tagged(s: Stmt, tag: tuple[str, int, int]) -> Stmt:
+    """A copy of ``s`` (nested blocks too) whose positions say it is in iteration
+    ``tag`` of an unrolled loop."""
+    loc = s.loc
+    if loc is not None:
+        outer = loc.unrolled if isinstance(loc, UnrolledLoc) else ()
+        loc = UnrolledLoc(loc.file, loc.line, loc.col, loc.text, outer + (tag,))
+    if isinstance(s, Let):
+        return Let(s.target, s.prim, s.args, s.params, loc)
+    if isinstance(s, If):
+        return If(s.test, [_tagged(t, tag) for t in s.body],
+                  [_tagged(t, tag) for t in s.orelse], loc, s.joins)
+    if isinstance(s, For):
+        return For(s.target, s.iter, [_tagged(t, tag) for t in s.body], loc, s.carried,
+                   s.test, s.counter)
+    if isinstance(s, Break):
+        return Break(loc, s.env, s.copies)
+    return Return(s.value, loc)
+
+
 def _renamed(x: Any, m: dict[str, Atom]) -> Any:
     if isinstance(x, Var):
         return m.get(x.name, x)
@@ -3386,14 +3426,15 @@ class _Unroller:
             for n in bound:
                 if n != s.target:
                     m[n] = Var(n) if j == 0 else Var(self.names.fresh(n))
+            tag = (s.loc.text.strip() if s.loc else "for", j, len(self.ranges[s.iter.name]))
             for e in dict.fromkeys(inner):
                 if j > 0:
                     m[e] = Var(self.names.fresh(e))
-                    out.append(Let(m[e].name, "identity", (now[e],), {}, s.loc))
+                    out.append(_tagged(Let(m[e].name, "identity", (now[e],), {}, s.loc), tag))
             for new, old in [(m[n].name, n) for n in bound if n in self.fn.aliases and n != s.target]:
                 first = self.fn.aliases[old]
                 self.aliases[new] = m[first].name if first in m and isinstance(m[first], Var) else first
-            body, later = self.block([_renamed_stmt(t, m) for t in s.body])
+            body, later = self.block([_tagged(_renamed_stmt(t, m), tag) for t in s.body])
             out += body
             for e, x in s.carried + [(e, e) for e in inner]:
                 exit_ = m.get(x, Var(x))

@@ -26,7 +26,7 @@ from .ir import KEYWORD_OPERANDS, Atom, Break, Const, For, Function, If, Index, 
 from .kinds import LEAF, SEQ, Kind, Seq, Tree, leaf_paths, literal, path_text
 from .custom import checked_bwd, custom_vjp
 from .checkpoint import policy_of, segmented_backward, segmented_forward
-from .normalize import NameTable, normalize, unroll_container_loops
+from .normalize import NameTable, normalize, unroll_container_loops, unrolled_header
 from .primitives import PRIMITIVES
 
 _STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
@@ -509,17 +509,23 @@ class _Reverse:
                 continue
             if s.prim in ("setitem", "add_at"):
                 lines = self.backward_setitem(s, adj)
-                if lines and s.loc is not None and s.loc.line != last_line:
+                if lines and s.loc is not None and _line_key(s.loc) != last_line:
+                    header = unrolled_header(s.loc)
+                    if header is not None and (last_line is None or last_line[1] != s.loc.unrolled):
+                        out.append(Comment(header))
                     out.append(Comment(s.loc.text.strip()))
-                    last_line = s.loc.line
+                    last_line = _line_key(s.loc)
                 out += lines
                 continue
             if s.target not in self.active or s.target not in adj or not self._is_active(s):
                 continue  # (a loop may make a name active that began as a constant)
             lines = self.backward_let(s, adj)
-            if lines and s.loc is not None and s.loc.line != last_line:
+            if lines and s.loc is not None and _line_key(s.loc) != last_line:
+                header = unrolled_header(s.loc)
+                if header is not None and (last_line is None or last_line[1] != s.loc.unrolled):
+                    out.append(Comment(header))
                 out.append(Comment(s.loc.text.strip()))
-                last_line = s.loc.line
+                last_line = _line_key(s.loc)
             out += lines
         return out
 
@@ -1146,6 +1152,11 @@ def _expand_custom_vjp(fn: Function, module: Module) -> Function:
         return out
 
     return replace(fn, body=block(fn.body), names=names)
+
+
+def _line_key(loc: Any) -> tuple:
+    """Statements under one quoted-line comment: one line, in one unrolled iteration."""
+    return (loc.line, getattr(loc, "unrolled", ()))
 
 
 def tuple_text(items: list[str]) -> str:
