@@ -3208,7 +3208,8 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     from .kinds import Tree
 
     trees = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
-    if not trees:
+    if not trees and not any(isinstance(s, Let) and s.prim in _LITERALS
+                             for s in walk_stmts(fn.body)):
         return fn
     u = _Unroller(fn, trees)
     body, subst = u.block(fn.body)
@@ -3314,7 +3315,7 @@ def _bound(stmts: list[Stmt]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-_PURE_STRUCTURE = ("len", "range", "reversed")
+_LITERALS = ("make_tuple", "make_list", "make_dict")
 
 
 class _Unroller:
@@ -3347,6 +3348,11 @@ class _Unroller:
                 body, inner = self.block(s.body)
                 out.append(For(s.target, s.iter, body, s.loc,
                                [(e, _name(x, inner)) for e, x in s.carried], s.test, s.counter))
+                # a value a loop carries may change there (a list it appends to grows):
+                # what was known of it before the loop no longer holds
+                for e in {e for t in walk_stmts([s]) if isinstance(t, For) for e, _ in t.carried}:
+                    for known in (self.trees, self.views, self.lens, self.ranges):
+                        known.pop(e, None)
             else:  # an `if` keeps its loops: what they carry out is a join
                 out.append(s)
         return out, subst
@@ -3356,7 +3362,12 @@ class _Unroller:
 
         a = s.args[0] if s.args else None
         name = a.name if isinstance(a, Var) else None
-        if s.prim == "identity" and name in self.trees:
+        if s.prim in _LITERALS:  # a list of layers the function builds: `[(W1, b1), ...]`
+            keys = tuple(s.params["keys"]) if s.prim == "make_dict" else tuple(range(len(s.args)))
+            kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
+            self.trees[s.target] = Tree(kind, keys, tuple(
+                self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
+        elif s.prim == "identity" and name in self.trees:
             self.trees[s.target] = self.trees[name]
             if name in self.views:
                 self.views[s.target] = self.views[name]

@@ -75,6 +75,39 @@ def repeated_layers(params, x):
     return np.sum(h**2)
 
 
+def sliced_layers(params, x):
+    h = x
+    for W, b in params[::-1]:
+        h = np.tanh(h @ W + b)
+    for W, b in params[-2:]:
+        h = np.tanh(h @ W + b)
+    for W, b in params[1:-1]:
+        h = np.tanh(h @ W + b)
+    for W, b in params[-1:0:-2]:
+        h = np.tanh(h @ W + b)
+    return np.sum(h**2)
+
+
+def local_layers(W1, b1, W2, b2, x):
+    layers = [(W1, b1), (W2, b2)]
+    h = x
+    for W, b in layers:
+        h = np.tanh(h @ W + b)
+    return np.sum(h**2)
+
+
+def grown_then_looped(W, x):
+    hs = []
+    h = x
+    for _ in range(3):
+        h = np.tanh(h @ W)
+        hs.append(h)
+    total = 0.0
+    for v in hs:
+        total = total + np.sum(v**2)
+    return total
+
+
 def layer_outputs(params, x):
     h = x
     for W, b in params:
@@ -116,6 +149,8 @@ CASES: dict[str, tuple[str, tuple]] = {
     "squared_norms": ("T", ([_R.standard_normal((2, 3)), _R.standard_normal(5)],)),
     "residual_blocks": ("T", ([_square(2), _square(1)], X)),
     "repeated_layers": ("T", (tuple(_square(2)), X)),
+    "sliced_layers": ("T", (_square(5), X)),
+    "local_layers": ("T", (*_square(1)[0], *_square(1)[0], X)),
 }
 
 
@@ -242,3 +277,10 @@ def test_a_loop_inside_an_if_is_still_refused() -> None:
     not rename: it stays a loop, refused where it indexes the container."""
     with pytest.raises(s2s.TransformError, match="constant key"):
         s2s.grad(loop_in_branch)(_square(2), X)
+
+
+def test_a_list_grown_in_a_loop_is_not_unrolled() -> None:
+    """Its length is known only when the code runs: `for v in hs` stays a loop, refused
+    as reading a grown list's elements is (not unrolled for the empty list `hs = []`)."""
+    with pytest.raises(s2s.TransformError, match="list grown in a loop"):
+        s2s.grad(grown_then_looped)(_square(1)[0][0], X)
