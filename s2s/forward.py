@@ -478,11 +478,10 @@ class _Forward:
         self.block(s.body, body)
         self.loop_names.pop()
         body += [Line(f"{e} = {x}") for e, x in s.carried]
-        for entry, exit_ in carried:
+        body += self.copies([(name, self.slot(exit_, path)) for entry, exit_ in carried
+                             for path, name in names[entry].items()])
+        for entry, _ in carried:
             for path, name in names[entry].items():
-                text = self.slot(exit_, path)
-                if text != name:
-                    body.append(Line(f"{name} = {text}"))
                 self.tan[entry][path] = name
         for entry, _ in carried:
             for name in names[entry].values():
@@ -494,15 +493,43 @@ class _Forward:
             out.append(Block(f"while {atom_text(s.test)}:", body, []))
 
     def break_(self, s: Break, out: list[Any]) -> None:
+        """Leaving early: each carried tangent gets its value here, as the back edge would.
+
+        ``s.copies`` names the primal's values where the break is; a value only a nested
+        loop updates (``effective_carried``'s ``(s, s)``) is not among them, as the
+        nested loop leaves it under its entry name, but its tangent is under the nested
+        loop's own name (``s_dot_2``) and must be copied to this loop's one too.
+        """
         names = self.loop_names[-1] if self.loop_names else {}
+        held = dict(s.copies)
         for entry, name in s.copies:
             if entry != name:
                 out.append(Line(f"{entry} = {name}"))
-            for path, dot in names.get(entry, {}).items():
-                text = self.slot(name, path)
-                if text != dot:
-                    out.append(Line(f"{dot} = {text}"))
+        out += self.copies([(dot, self.slot(held.get(entry, entry), path))
+                            for entry, dots in names.items() for path, dot in dots.items()])
         out.append(Line("break", keep=True))
+
+    def copies(self, pairs: list[tuple[str, str]]) -> list[Line]:
+        """``name = text`` for each pair, all at once (as a tuple assignment would).
+
+        A loop's tangents are rebound under their loop names, and one may be another's
+        new value (``a, b = b, a`` carries ``a_dot = b_dot``, ``b_dot = a_dot``): a
+        text reading a name assigned before it is read into a fresh name first.
+        """
+        pairs = [(name, text) for name, text in pairs if text != name]
+        before: list[Line] = []
+        lines: list[Line] = []
+        assigned: set[str] = set()
+        for name, text in pairs:
+            read = {n.id for n in ast.walk(ast.parse(text, mode="eval"))
+                    if isinstance(n, ast.Name)}
+            if read & assigned:
+                held = self.names.fresh(f"{name}_prev")
+                before.append(Line(f"{held} = {text}"))
+                text = held
+            lines.append(Line(f"{name} = {text}"))
+            assigned.add(name)
+        return before + lines
 
 
 class _Tidy(ast.NodeTransformer):
