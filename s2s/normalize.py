@@ -3346,8 +3346,18 @@ class _Unroller:
                 self.changed = True
             elif isinstance(s, For):
                 body, inner = self.block(s.body)
-                out.append(For(s.target, s.iter, body, s.loc,
-                               [(e, _name(x, inner)) for e, x in s.carried], s.test, s.counter))
+                carried = [(e, _name(x, inner)) for e, x in s.carried]
+                # a loop unrolled inside carried a value from before this loop under its
+                # entry name (`for _ in range(3): for W, b in params: h = ...`): this
+                # loop carries it now, from that name to the unrolled copies' last exit
+                bound = set(_bound(s.body)) | {c for c, _ in carried}
+                more = [(e, a.name) for e, a in inner.items()
+                        if isinstance(a, Var) and e not in bound]
+                if more and any(isinstance(t, Break) for t in walk_stmts(s.body)):
+                    out.append(s)  # (a `break` would leave without it: stays a loop)
+                else:
+                    out.append(For(s.target, s.iter, body, s.loc, carried + more, s.test,
+                                   s.counter))
                 # a value a loop carries may change there (a list it appends to grows):
                 # what was known of it before the loop no longer holds
                 for e in {e for t in walk_stmts([s]) if isinstance(t, For) for e, _ in t.carried}:

@@ -108,6 +108,44 @@ def grown_then_looped(W, x):
     return total
 
 
+def steps_of_layers(params, x):
+    h = x
+    for _ in range(3):
+        for W, b in params:
+            h = np.tanh(h @ W + b)
+    return np.sum(h**2)
+
+
+def steps_with_a_local(params, x):
+    h = x
+    for _ in range(2):
+        g = h * 2
+        for W, b in params:
+            g = np.tanh(g @ W + b)
+        h = g + h
+    return np.sum(h**2)
+
+
+def while_of_layers(params, x):
+    h = x
+    n = 0
+    while n < 2:
+        for W, b in params:
+            h = np.tanh(h @ W + b)
+        n = n + 1
+    return np.sum(h**2)
+
+
+def steps_that_break(params, x):
+    h = x
+    for _ in range(3):
+        for W, b in params:
+            h = np.tanh(h @ W + b)
+        if np.sum(h) > 100.0:
+            break
+    return np.sum(h**2)
+
+
 def layer_outputs(params, x):
     h = x
     for W, b in params:
@@ -151,6 +189,10 @@ CASES: dict[str, tuple[str, tuple]] = {
     "repeated_layers": ("T", (tuple(_square(2)), X)),
     "sliced_layers": ("T", (_square(5), X)),
     "local_layers": ("T", (*_square(1)[0], *_square(1)[0], X)),
+    # an unrolled loop inside a loop that stays: the outer loop carries its value
+    "steps_of_layers": ("T", (_square(2), X)),
+    "steps_with_a_local": ("T", (_square(2), X)),
+    "while_of_layers": ("T", (_square(2), X)),
 }
 
 
@@ -202,7 +244,7 @@ def test_grad_and_value_and_grad(name, jax, twins) -> None:
 
 
 @pytest.mark.parametrize("name", ["mlp_loss", "dict_layers_loss", "residual_blocks",
-                                  "every_other_layer"])
+                                  "every_other_layer", "steps_of_layers"])
 def test_vmap_over_examples(name, jax, twins) -> None:
     """The layers unbatched, x (and y) batched on a new leading axis."""
     fn, twin = _fns(name, twins)
@@ -284,3 +326,10 @@ def test_a_list_grown_in_a_loop_is_not_unrolled() -> None:
     as reading a grown list's elements is (not unrolled for the empty list `hs = []`)."""
     with pytest.raises(s2s.TransformError, match="list grown in a loop"):
         s2s.grad(grown_then_looped)(_square(1)[0][0], X)
+
+
+def test_a_layer_loop_inside_a_loop_that_breaks_is_still_refused() -> None:
+    """The outer loop would have to carry the unrolled layers' value, and its `break`
+    leave with it: not done, so the layer loop stays a loop, refused."""
+    with pytest.raises(s2s.TransformError, match="constant key"):
+        s2s.grad(steps_that_break)(_square(2), X)
