@@ -191,6 +191,69 @@ def nb_flag_deep(m):
     return s
 
 
+def ret_after_inner(m):  # a return is a break with a flag
+    s = 0.0
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            s = s + m[i, j] ** 2
+        if s > 2.0:
+            return s * 2.0
+    return s
+
+
+def while_while(m):
+    s = 0.0
+    i = 0
+    while i < m.shape[0]:
+        j = 0
+        while j < m.shape[1]:
+            s = s + np.sin(m[i, j])
+            j = j + 1
+        if s > 1.0:
+            break
+        i = i + 1
+    return s
+
+
+def append_inner(m):
+    ys = []
+    s = 0.0
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            s = s + m[i, j] ** 2
+            ys.append(s)
+        if s > 2.0:
+            break
+    t = 0.0
+    for y in ys:
+        t = t + y * y
+    return t
+
+
+def break_inner_and_outer(m):
+    s = 0.0
+    t = 0.0
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            s = s + m[i, j] ** 2
+            if s > 1.0:
+                break
+            t = t + s
+        if t > 0.1:
+            break
+    return s * t
+
+
+def setitem_inner(m):  # (JAX arrays are immutable: checked with central differences)
+    y = np.zeros(m.shape[1])
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            y[j] = y[j] + m[i, j] ** 2
+        if np.sum(y) > 2.0:
+            break
+    return np.sum(y * y)
+
+
 def swap_loop(x):
     a = x[0]
     b = x[1]
@@ -220,9 +283,21 @@ def swap_inner(x):
     return a * 2.0 + b
 
 
+def swap_if(x):
+    a = x[0]
+    b = x[1]
+    for i in range(3):
+        if a > b:
+            a, b = b, a
+        else:
+            a, b = b * 2.0, a
+    return a * 2.0 + b
+
+
 MATRIX_FNS = [nb, nb2, nb3, nb2_else, nb2_two, nb2_mixed, nb2_continue, nb2_continue_break,
-              nb2_while, nb2_inner_while, nb2_deep, nb2_deep_outer, nb2_vec, nb_flag_deep]
-VECTOR_FNS = [swap_loop, swap_break, swap_inner]
+              nb2_while, nb2_inner_while, nb2_deep, nb2_deep_outer, nb2_vec, nb_flag_deep,
+              ret_after_inner, while_while, append_inner, break_inner_and_outer]
+VECTOR_FNS = [swap_loop, swap_break, swap_inner, swap_if]
 
 M = np.random.default_rng(3).standard_normal((3, 3))
 # 3 * M breaks in the first row; 0.05 * M never reaches a threshold and runs to the end
@@ -289,6 +364,16 @@ def test_vmap_of_jvp_matches_jax(fn) -> None:
     want = [jax.jvp(twin(fn), (xs[k],), (vs[k],)) for k in range(2)]
     close(got[0], np.stack([w[0] for w in want]))
     close(got[1], np.stack([w[1] for w in want]))
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_jvp_of_writes_after_inner_loop_matches_differences(scale) -> None:
+    x, v = scale * M, np.cos(np.arange(9.0)).reshape(3, 3)
+    h = 1e-6
+    want = (setitem_inner(x + h * v) - setitem_inner(x - h * v)) / (2 * h)
+    value, tangent = s2s.jvp(setitem_inner, (x,), (v,))
+    assert value == setitem_inner(x)
+    np.testing.assert_allclose(tangent, want, rtol=1e-6, atol=1e-8)
 
 
 def test_swapped_tangents_are_copied_at_once() -> None:
