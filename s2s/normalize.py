@@ -3201,7 +3201,6 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     is copied with the index a constant (``params[0]``), its names fresh, and the loop's
     carried values handed from one copy to the next.  The copies keep the user's lines,
     so emitted code quotes ``for W, b in params[:-1]:`` above each unrolled layer.
-    Loops inside an ``if`` stay loops (their results are joins).
     """
     from dataclasses import replace
 
@@ -3363,9 +3362,37 @@ class _Unroller:
                 for e in {e for t in walk_stmts([s]) if isinstance(t, For) for e, _ in t.carried}:
                     for known in (self.trees, self.views, self.lens, self.ranges):
                         known.pop(e, None)
-            else:  # an `if` keeps its loops: what they carry out is a join
+            elif isinstance(s, If):
+                out.append(self.branches(s, subst))
+            else:
                 out.append(s)
         return out, subst
+
+    def branches(self, s: If, subst: dict[str, Atom]) -> If:
+        """An ``if`` with the loops in its branches unrolled.  A value such a loop
+        carried out of the ``if`` under its entry name (a join, or a name from before
+        the ``if``) is joined under a new name, each branch binding it to its own last
+        value (``h_4 = h_3_2`` on one path, ``h_4 = h`` on the other), and later code
+        reads that name."""
+        body, sb = self.block(s.body)
+        orelse, so = self.block(s.orelse)
+        for j in s.joins:  # each path may have made it something else
+            for known in (self.trees, self.views, self.lens, self.ranges):
+                known.pop(j, None)
+        local = (set(_bound(s.body)) | set(_bound(s.orelse))) - set(s.joins)
+        out = [e for e in dict.fromkeys([*sb, *so]) if e not in local]
+        if not out:
+            return If(s.test, body, orelse, s.loc, s.joins)
+        if any(isinstance(t, Break) for t in walk_stmts(s.body + s.orelse)):
+            return s  # (a `break` would leave before the join: the loops stay)
+        joins = list(s.joins)
+        for e in out:
+            j = self.names.fresh(e)
+            body = body + [Let(j, "identity", (sb.get(e, Var(e)),), {}, s.loc)]
+            orelse = orelse + [Let(j, "identity", (so.get(e, Var(e)),), {}, s.loc)]
+            joins.append(j)
+            subst[e] = Var(j)
+        return If(s.test, body, orelse, s.loc, joins)
 
     def let(self, s: Let) -> Let:
         from .kinds import Tree

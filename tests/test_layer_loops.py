@@ -161,6 +161,29 @@ def loop_in_branch(params, x):
     return np.sum(h**2)
 
 
+def loop_in_branch_after(params, x):
+    h = x
+    if np.sum(x) > 0:
+        h = h * 2
+        for W, b in params:
+            h = np.tanh(h @ W + b)
+        h = h - 1.0
+    else:
+        h = h + 1
+    return np.sum(h**2)
+
+
+def branch_in_layers(params, x):
+    h = x
+    for W, b in params:
+        z = h @ W + b
+        if np.sum(z) > 0:
+            h = np.tanh(z)
+        else:
+            h = np.sin(z) * 0.5
+    return np.sum(h**2)
+
+
 _R = npr.default_rng(7)
 
 
@@ -314,11 +337,27 @@ def test_an_empty_list_of_layers(jax, twins) -> None:
     close(s2s.grad(fn, argnums=(0, 1))((), X), jax.grad(twin, argnums=(0, 1))((), X))
 
 
-def test_a_loop_inside_an_if_is_still_refused() -> None:
-    """A loop in a branch carries its value out as a join, which the unrolling does
-    not rename: it stays a loop, refused where it indexes the container."""
-    with pytest.raises(s2s.TransformError, match="constant key"):
-        s2s.grad(loop_in_branch)(_square(2), X)
+@pytest.mark.parametrize("name", ["loop_in_branch", "loop_in_branch_after", "branch_in_layers"])
+def test_loops_and_branches(name, jax, twins) -> None:
+    """A layer loop inside an `if` (its value joined under a name of its own), and an
+    `if` inside a layer loop: both paths against JAX; vmap with the test batched (JAX
+    refuses a Python `if` on a traced value) against a loop over the examples."""
+    fn, twin = getattr(sys.modules[__name__], name), getattr(twins["T"], name)
+    params = _square(2)
+    for x in (X, -X):
+        close(s2s.grad(fn, argnums=(0, 1))(params, x),
+              jax.grad(twin, argnums=(0, 1))(params, x))
+    xs = np.stack([X, -X, X + 1.0])
+    close(s2s.vmap(fn, in_axes=(None, 0))(params, xs), np.stack([fn(params, x) for x in xs]))
+
+
+def test_vmap_of_the_gradient_of_a_layer_loop_in_a_branch_is_refused() -> None:
+    """The gradient reads the unrolled layers' values in a second `if` on the same
+    test; the element `params[1]` it binds on one path only is a container, which
+    reverse.py's `_placeholder_kind` refuses when that code is transformed again."""
+    with pytest.raises(s2s.TransformError, match="holds a container and is None"):
+        s2s.vmap(s2s.grad(loop_in_branch, argnums=1), in_axes=(None, 0))(
+            _square(2), np.stack([X, -X]))
 
 
 def test_a_list_grown_in_a_loop_is_not_unrolled() -> None:
