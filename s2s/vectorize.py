@@ -204,8 +204,8 @@ class Vmapped(Transformed):
         return self._last
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            raise TypeError("s2s.vmap passes positional arguments only")
+        if kwargs:  # mapped over axis 0, as JAX maps keyword arguments
+            return self._with_keywords(args, kwargs)
         # the same array shapes as a call already checked: straight to its code
         fast = _shape_key(args, self.in_axes, self.out_axes)
         self._refresh()
@@ -226,6 +226,45 @@ class Vmapped(Transformed):
             return self._specialize_batched(fast, fn, args)
         _read_free_names(fn)
         return _none_for_nones(fn(*args))
+
+    def _with_keywords(self, args: tuple, kwargs: dict) -> Any:
+        """Keyword arguments are batched along axis 0 whatever ``in_axes`` says (JAX's
+        rule): each is passed in its parameter's place, with the parameters between
+        at their defaults (not batched), through a vmap whose ``in_axes`` say so."""
+        import inspect
+
+        params = list(inspect.signature(self.fn).parameters.values())
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)]
+        names = [p.name for p in positional]
+        unknown = [k for k in kwargs if k not in names[len(args):]]
+        if unknown:
+            raise TypeError(
+                f"s2s.vmap batches keyword arguments by their place among the positional "
+                f"parameters; `{unknown[0]}` is keyword-only, unknown or already given "
+                f"positionally: pass the batched values positionally")
+        last = max(names.index(k) for k in kwargs)
+        extra, axes_extra = [], []
+        for p in positional[len(args):last + 1]:
+            if p.name in kwargs:
+                extra.append(kwargs[p.name])
+                axes_extra.append(0)
+            elif p.default is not p.empty:
+                extra.append(p.default)
+                axes_extra.append(None)
+            else:
+                raise TypeError(f"{self.__name__}() missing required argument '{p.name}'")
+        axes = self.in_axes if isinstance(self.in_axes, tuple) else (
+            (self.in_axes,) * len(args))
+        key = (axes, tuple(axes_extra))
+        variants = self.__dict__.setdefault("_keyword_variants", {})
+        inner = variants.get(key)
+        if inner is None:
+            inner = variants[key] = Vmapped(self.fn, tuple(axes) + tuple(axes_extra),
+                                            self.out_axes, self.axis_size)
+        out = inner(*args, *extra)
+        self._last = inner._last
+        return out
 
     def _specialize_batched(self, key: Any, fn: Callable, args: tuple) -> Any:
         """The second call with these shapes: the batched code specialized to them,

@@ -524,6 +524,10 @@ class _Vmap(Batch):
         if not batched_args and s.prim != "call":
             out += _forward([s], self.a)
             return
+        if s.prim in ("is_", "is_not"):  # identity: one Python bool for every example
+            self.b.pop(s.target, None)
+            out += _forward([s], self.a)
+            return
         if s.prim == "identity":
             self.b[s.target] = set(self.b.get(s.args[0].name, set())) if batched_args else set()
             out += _forward([s], self.a)

@@ -252,3 +252,22 @@ def test_vmap_of_a_function_with_a_keyword_only_default() -> None:
     got = s2s.vmap(S.kwonly_default)(xs)
     np.testing.assert_allclose(got, np.stack([S.kwonly_default(x) for x in xs]),
                                rtol=1e-12)
+
+
+def test_vmap_maps_keyword_arguments_over_axis_0_and_is_none_stays_python() -> None:
+    # JAX maps keyword arguments on axis 0 whatever in_axes says; `w is None` is one
+    # Python bool for every example (it was batched: np.where(w_is_none[:, None], ...)
+    # failed); the oracle is a Python loop
+    import syntax_fns as S
+
+    r = np.random.default_rng(4)
+    xs, ws = r.normal(size=(4, 3)), r.normal(size=(4, 3))
+    loop = np.stack([S.none_default(x, w) for x, w in zip(xs, ws)])
+    np.testing.assert_allclose(s2s.vmap(S.none_default)(xs, w=ws), loop, rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(S.none_default, in_axes=(1,))(xs.T, w=ws), loop,
+                               rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(S.none_default)(xs, ws), loop, rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(S.none_default)(xs),
+                               np.stack([S.none_default(x) for x in xs]), rtol=1e-12)
+    with pytest.raises(TypeError, match="keyword-only"):
+        s2s.vmap(S.kwonly_default)(xs, scale=np.ones(4))
