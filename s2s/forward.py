@@ -32,6 +32,7 @@ from .inline import Array, atom_text
 from .ir import KEYWORD_OPERANDS, Break, Const, For, Function, If, Let, Return, Stmt, Var, walk
 from .kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from .primitives import PRIMITIVES
+from .normalize import unroll_container_loops
 from .reverse import (
     Module,
     Spec,
@@ -67,6 +68,7 @@ class ForwardSpec:
 
 def emit_forward(fn: Function, spec: ForwardSpec, module: Module, name: str) -> str:
     """Append the forward-mode function for ``fn`` to ``module``; return its name."""
+    fn = unroll_container_loops(fn, spec.arg_kinds)  # for W, b in params: unrolled
     module.taken.add(name)
     module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)

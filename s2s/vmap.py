@@ -737,20 +737,21 @@ class _Vmap(Batch):
             spec = VmapSpec(in_axes + (None,) * (len(callee.params) - len(in_axes)),
                             "auto", kinds + (LEAF,) * (len(callee.params) - len(kinds)),
                             tuple(example), len(s.args))
+            unrolled = unroll_container_loops(callee, spec.arg_kinds)  # (as probe does)
             try:
-                spec.ranks = probe(callee, spec.example)
+                spec.ranks = probe(unrolled, spec.example)
             except Exception:  # noqa: BLE001 - (values standing for an example)
                 if probed:
                     raise
                 del self.module.names[key]
                 raise self.fail(s, NoBatchRule(
                     f"`{callee.name}` was not called by the probe")) from None
-            ret = callee.body[-1]
+            ret = unrolled.body[-1]
             if isinstance(ret, Return) and isinstance(ret.value, Var):
                 self.module.names[("vmap result ranks", name)] = {
                     path: r for (n, path), r in spec.ranks.items()
                     if n == ret.value.name}
-            builder = _Vmap(callee, spec, self.module)
+            builder = _Vmap(unrolled, spec, self.module)
             self.module.taken.add(name)
             self.module.namespace.update(callee.namespace)
             self.module.functions.append(builder.build(name))
@@ -1184,9 +1185,12 @@ class _Vmap(Batch):
         buffers = {e for e, x in carried if self.fn.aliases.get(e, e) in roots
                    and self.fn.aliases.get(e, e) == self.fn.aliases.get(x, x)}
         body: list[Any] = []
-        before = {}  # values only a nested loop updates: their value at the start
+        before = {}  # values a nested loop (or a join) rebinds: their value at the start
+        rebound = {st.target for st in walk(body_ir) if isinstance(st, Let)} | {
+            n for st in walk(body_ir) if isinstance(st, For) for n, _ in st.carried} | {
+            n for st in walk(body_ir) if isinstance(st, If) for n in st.joins}
         for e, x in carried:
-            if e == x and e not in buffers:
+            if (e == x or e in rebound) and e not in buffers:
                 before[e] = self.names.fresh(f"{e}_before")
                 body.append(Line(f"{before[e]} = {e}"))
                 if (e, ()) in self.ranks:
@@ -1223,7 +1227,7 @@ class _Vmap(Batch):
                 continue
             if e in buffers:
                 continue
-            old, new = (before[e], e) if e == x else (e, x)
+            old, new = (before[e], e) if e == x else (before.get(e, e), x)
             try:
                 rank = self.rank(Var(e))
                 if done:
