@@ -1272,6 +1272,7 @@ def _solve(fn: Function, arg_kinds: tuple) -> tuple[Kind | None, set]:
             "give each recursive call arguments of the structures its caller got",
         )
     assumed = _KINDS_IN_PROGRESS[key] = _Assumed(None)
+    fn = unroll_container_loops(fn, arg_kinds)  # as its code for these structures will be
     waits: set = set()
     try:
         frame = _Frame()

@@ -146,6 +146,17 @@ def steps_that_break(params, x):
     return np.sum(h**2)
 
 
+def calls_a_layer_loop(params, x):
+    return 2.0 * _layers_inside(params, x) + np.sum(x)
+
+
+def _layers_inside(params, x):
+    h = x
+    for W, b in params:
+        h = np.tanh(h @ W + b)
+    return np.sum(h**2)
+
+
 def layer_outputs(params, x):
     h = x
     for W, b in params:
@@ -216,6 +227,7 @@ CASES: dict[str, tuple[str, tuple]] = {
     "steps_of_layers": ("T", (_square(2), X)),
     "steps_with_a_local": ("T", (_square(2), X)),
     "while_of_layers": ("T", (_square(2), X)),
+    "calls_a_layer_loop": ("T", (_square(3), X)),  # a user function's loop: its helper
 }
 
 
@@ -267,7 +279,8 @@ def test_grad_and_value_and_grad(name, jax, twins) -> None:
 
 
 @pytest.mark.parametrize("name", ["mlp_loss", "dict_layers_loss", "residual_blocks",
-                                  "every_other_layer", "steps_of_layers"])
+                                  "every_other_layer", "steps_of_layers",
+                                  "calls_a_layer_loop"])
 def test_vmap_over_examples(name, jax, twins) -> None:
     """The layers unbatched, x (and y) batched on a new leading axis."""
     fn, twin = _fns(name, twins)
@@ -296,16 +309,20 @@ def test_grad_of_grad(jax, twins) -> None:
     close(hvp, jax.hessian(twin, argnums=1)(params, x[0]))
 
 
-@pytest.mark.xfail(strict=True, raises=s2s.TransformError, reason="forward.py "
-                   "emit_forward does not call normalize.unroll_container_loops(fn, "
-                   "spec.arg_kinds) yet (forward.py is helper 29's): the loop still "
-                   "indexes the container with the loop index")
-@pytest.mark.parametrize("name", ["mlp_loss", "dict_layers_loss"])
+@pytest.mark.parametrize("name", list(CASES))
 def test_jvp(name, jax, twins) -> None:
     fn, twin = _fns(name, twins)
     args = CASES[name][1]
     tangents = tuple(jax.tree_util.tree_map(lambda a: 0.3 * a + 1.0, a) for a in args)
     close(s2s.jvp(fn, args, tangents), jax.jvp(twin, args, tangents))
+
+
+def test_jacfwd_and_hessian(jax, twins) -> None:
+    fn, twin = layer_outputs, twins["T"].layer_outputs
+    params, x = _square(2), X[0]
+    close(s2s.jacfwd(fn)(params, x), jax.jacfwd(twin)(params, x))
+    f2, t2 = _fns("reversed_layers", twins)
+    close(s2s.hessian(f2, argnums=1)(params, x), jax.hessian(t2, argnums=1)(params, x))
 
 
 def test_the_emitted_code_is_unrolled_and_quotes_the_loop() -> None:
@@ -324,10 +341,11 @@ def test_the_emitted_code_is_unrolled_and_quotes_the_loop() -> None:
 
 
 def test_a_length_is_part_of_the_signature(jax, twins) -> None:
-    """Two calls with two depths get two unrolled gradients, each right."""
+    """Calls with other depths get other unrolled gradients, each right (the second
+    call of a signature runs the code specialized to its shapes)."""
     fn, twin = _fns("enumerate_layers", twins)
     g = s2s.grad(fn)
-    for k in (1, 4, 2):
+    for k in (1, 4, 4, 2):
         params = _square(k)
         close(g(params, X), jax.grad(twin)(params, X))
 
@@ -347,6 +365,8 @@ def test_loops_and_branches(name, jax, twins) -> None:
     for x in (X, -X):
         close(s2s.grad(fn, argnums=(0, 1))(params, x),
               jax.grad(twin, argnums=(0, 1))(params, x))
+        tangents = ([(0.5 * W, b + 1.0) for W, b in params], x + 0.25)
+        close(s2s.jvp(fn, (params, x), tangents), jax.jvp(twin, (params, x), tangents))
     xs = np.stack([X, -X, X + 1.0])
     close(s2s.vmap(fn, in_axes=(None, 0))(params, xs), np.stack([fn(params, x) for x in xs]))
 
