@@ -3328,6 +3328,8 @@ class _Unroller:
         self.aliases = dict(fn.aliases)
         self.changed = False
         self.removable: set[str] = set()  # structure reads the unrolling may leave unread
+        self.literals: dict[str, tuple] = {}  # a tuple or list literal -> its atoms
+        self.constants: dict[str, Const] = {}  # an element of one that is a constant
 
     def block(self, stmts: list[Stmt]) -> tuple[list[Stmt], dict[str, Atom]]:
         """The block with its loops over containers unrolled, and the names later code
@@ -3338,6 +3340,9 @@ class _Unroller:
             s = _renamed_stmt(s, subst)
             if isinstance(s, Let):
                 out.append(self.let(s))
+                known = self.constants.get(out[-1].target)
+                if known is not None:  # a key or string from a literal: later code reads it
+                    subst[out[-1].target] = known
             elif isinstance(s, For) and self.unrollable(s):
                 stmts_, final = self.unroll(s)
                 out += stmts_
@@ -3399,6 +3404,11 @@ class _Unroller:
 
         a = s.args[0] if s.args else None
         name = a.name if isinstance(a, Var) else None
+        if s.target in self.constants and s.prim == "getitem" and name in self.trees and \
+                self.trees[name].type is dict:  # a dict's key, iterated: bound as itself
+            return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
+        if s.prim in ("make_tuple", "make_list"):
+            self.literals[s.target] = s.args
         if s.prim in _LITERALS:  # a list of layers the function builds: `[(W1, b1), ...]`
             keys = tuple(s.params["keys"]) if s.prim == "make_dict" else tuple(range(len(s.args)))
             kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
@@ -3408,9 +3418,19 @@ class _Unroller:
             self.trees[s.target] = self.trees[name]
             if name in self.views:
                 self.views[s.target] = self.views[name]
-        elif s.prim == "len" and name in self.trees and self.trees[name].type is not dict:
+        elif s.prim == "len" and name in self.trees:
             self.lens[s.target] = len(self.trees[name].keys)
             self.removable.add(s.target)
+        elif s.prim == "len" and isinstance(a, Const) and type(a.value) in (tuple, list):
+            self.lens[s.target] = len(a.value)  # `for name in ("W1", "W2")`
+            self.removable.add(s.target)
+        elif s.prim == "getitem" and isinstance(a, Const) and type(a.value) in (tuple, list):
+            item = s.params["index"].items[0] if len(s.params["index"].items) == 1 else None
+            if isinstance(item, Const) and type(item.value) is int and \
+                    -len(a.value) <= item.value < len(a.value) and \
+                    type(a.value[item.value]) in (str, int, float, bool):
+                self.constants[s.target] = Const(a.value[item.value], repr(a.value[item.value]))
+                return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
         elif s.prim == "range" and s.args and all(
                 isinstance(b, Const) and type(b.value) is int
                 or isinstance(b, Var) and b.name in self.lens for b in s.args) and not s.params:
@@ -3444,6 +3464,10 @@ class _Unroller:
                                 s.loc)
                 if key in base.keys and isinstance(base.child(key), Tree):
                     self.trees[s.target] = base.child(key)
+                literal = self.literals.get(name)
+                if literal is not None and base.type is not dict and key in base.keys and \
+                        isinstance(literal[key], Const):  # `for name in ("W1", "W2")`
+                    self.constants[s.target] = literal[key]
         return s
 
     def unrollable(self, s: For) -> bool:
@@ -3451,9 +3475,16 @@ class _Unroller:
             return False
         if s.iter.name not in self.ranges or any(isinstance(t, Break) for t in walk_stmts(s.body)):
             return False
+        # the index, or a constant it picks (`name` in `for name in ("W1", "W2")`)
+        picks = {s.target} | {
+            t.target for t in walk_stmts(s.body)
+            if isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Const)
+            and t.params["index"].items == (Var(s.target),)
+        }
         return any(
             isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Var)
-            and t.args[0].name in self.trees and Var(s.target) in t.params["index"].items
+            and t.args[0].name in self.trees
+            and any(isinstance(i, Var) and i.name in picks for i in t.params["index"].items)
             for t in walk_stmts(s.body)
         )
 
@@ -3468,12 +3499,24 @@ class _Unroller:
                  if e not in bound and e not in carried]
         now: dict[str, Atom] = {e: Var(e) for e in list(carried) + inner}
         out: list[Stmt] = []
+        # `for name in params` over a dict is over its keys: the normalizer's item
+        # statement (`name = params[k]`, on the `for` line) binds the key
+        keyed = {
+            t.target: self.trees[t.args[0].name] for t in s.body
+            if isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Var)
+            and t.args[0].name in self.trees and self.trees[t.args[0].name].type is dict
+            and t.params["index"].items == (Var(s.target),) and s.loc is not None
+            and t.loc is not None and t.loc.line == s.loc.line
+        }
         for j, value in enumerate(self.ranges[s.iter.name]):
             m: dict[str, Atom] = {s.target: Const(value, repr(value))}
             m.update(now)
             for n in bound:
                 if n != s.target:
                     m[n] = Var(n) if j == 0 else Var(self.names.fresh(n))
+            for n, tree in keyed.items():
+                if 0 <= value < len(tree.keys):
+                    self.constants[m[n].name] = Const(tree.keys[value], repr(tree.keys[value]))
             tag = (s.loc.text.strip() if s.loc else "for", j, len(self.ranges[s.iter.name]))
             for e in dict.fromkeys(inner):
                 if j > 0:

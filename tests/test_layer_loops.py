@@ -157,6 +157,27 @@ def _layers_inside(params, x):
     return np.sum(h**2)
 
 
+def named_layers(params, x):
+    h = x
+    for name in ("first", "second"):
+        h = np.tanh(h @ params[name]["W"] + params[name]["b"])
+    return np.sum(h**2)
+
+
+def layers_by_key(layers, x):
+    h = x
+    for i, name in enumerate(layers):
+        h = np.tanh(h @ layers[name]["W"] + layers[name]["b"]) * (i + 1)
+    return np.sum(h**2)
+
+
+def layers_second_first(layers, x):
+    h = x
+    for i, name in enumerate(("second", "first")):
+        h = np.tanh(h @ layers[name]["W"] + layers[name]["b"]) * (i + 1)
+    return np.sum(h**2)
+
+
 def layer_outputs(params, x):
     h = x
     for W, b in params:
@@ -207,6 +228,10 @@ def _square(k: int, n: int = 4) -> list[tuple[np.ndarray, np.ndarray]]:
     return _pairs([n] * (k + 1))
 
 
+def _named(keys: list[str]) -> dict[str, dict[str, np.ndarray]]:
+    return {k: {"W": W, "b": b} for k, (W, b) in zip(keys, _square(len(keys)))}
+
+
 X = _R.standard_normal((5, 4))
 Y = np.eye(3)[_R.integers(0, 3, 5)]
 
@@ -228,6 +253,11 @@ CASES: dict[str, tuple[str, tuple]] = {
     "steps_with_a_local": ("T", (_square(2), X)),
     "while_of_layers": ("T", (_square(2), X)),
     "calls_a_layer_loop": ("T", (_square(3), X)),  # a user function's loop: its helper
+    # dicts of layers, by a literal tuple of names or by the dict's own keys (inserted
+    # in sorted order here: JAX iterates the dict it rebuilds, whose keys are sorted)
+    "named_layers": ("T", (_named(["second", "first"]), X)),
+    "layers_by_key": ("T", (_named(["first", "second", "third"]), X)),
+    "layers_second_first": ("T", (_named(["second", "first"]), X)),
 }
 
 
@@ -392,3 +422,13 @@ def test_a_layer_loop_inside_a_loop_that_breaks_is_still_refused() -> None:
     leave with it: not done, so the layer loop stays a loop, refused."""
     with pytest.raises(s2s.TransformError, match="constant key"):
         s2s.grad(steps_that_break)(_square(2), X)
+
+
+def test_a_dict_of_layers_is_iterated_in_its_own_order() -> None:
+    """`for name in layers` walks the keys in the dict's order, as the NumPy function
+    does (JAX's traced function gets a dict rebuilt with sorted keys, so its loop runs
+    "first" before "second" here: its value is not the function's)."""
+    layers = _named(["second", "first"])
+    value, grads = s2s.value_and_grad(layers_by_key)(layers, X)
+    assert value == pytest.approx(layers_by_key(layers, X), rel=1e-12)
+    close(grads, s2s.grad(layers_second_first)(layers, X))
