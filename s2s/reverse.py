@@ -647,19 +647,16 @@ class _Reverse:
         self.loop_bodies.pop()
         # writing in place is safe across iterations only for what every path keeps
         self.fresh_buffers &= fresh_before
+        ends: list[tuple[str, str]] = []  # assigned all at once, as `a, b = b, a` is
         for entry, _ in carried:
             text = inner.get(entry, {}).get(())
             name = handed[entry]
-            if text is None:
-                body.append(Line(f"{name} = np.zeros_like({entry})"))
-            elif text != name:
-                body.append(Line(f"{name} = {text}"))
+            ends.append((name, f"np.zeros_like({entry})" if text is None else text))
             self.canonical[(entry, ())] = name
         for var in outer:
             for path, name in adj[var].items():
-                text = inner[var][path]
-                if text != name:
-                    body.append(Line(f"{name} = {text}"))
+                ends.append((name, inner[var][path]))
+        body += _parallel_copies(ends, self.names.fresh)
         before_exit = s.body[: _leave_point(s.body)]
         restorable = self._defs(before_exit) | set(dict(s.carried))
         if _counter(s) is not None and s.test is None:
@@ -1687,6 +1684,29 @@ def _signature(fn: Function, params: list[str], drop_defaults: bool,
 
 
 # ---- small helpers ---------------------------------------------------------------
+
+
+def _parallel_copies(pairs: list[tuple[str, str]], fresh: Any) -> list[Line]:
+    """``name = text`` for each pair, all at once (as a tuple assignment would): a
+    loop's cotangents are handed on under their loop names, and one may be another's
+    new value (the backward of ``a, b = b, a`` hands ``a_bar = b_bar``, ``b_bar =
+    a_bar``); a text that reads a name assigned before it is read into a fresh name
+    first."""
+    before: list[Line] = []
+    lines: list[Line] = []
+    assigned: set[str] = set()
+    for name, text in pairs:
+        if text == name:
+            continue
+        read = {n.id for n in ast.walk(ast.parse(text, mode="eval"))
+                if isinstance(n, ast.Name)}
+        if read & assigned:
+            held = fresh(f"{name}_prev")
+            before.append(Line(f"{held} = {text}"))
+            text = held
+        lines.append(Line(f"{name} = {text}"))
+        assigned.add(name)
+    return before + lines
 
 
 def _callee(s: Let) -> Function:
