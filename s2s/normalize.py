@@ -2906,9 +2906,8 @@ def _returns_to_assignments(stmt: If, result: str) -> None:
             last.joins.append(result)
 
 
-# A `return` inside a nested loop leaves each loop by `break` (tests/test_syntax_forms.py
-# turns it on; tests/test_errors.py still expects the refusal until it is updated)
-NESTED_RETURNS = False
+# A `return` inside a nested loop leaves each loop by `break`
+NESTED_RETURNS = True
 
 
 class _ReturnToBreak:

@@ -228,7 +228,7 @@ CATALOGUE: list[Kind] = [
     Kind("print", SYNTAX, "`print(...)` in a transformed function", _grad(C.uses_print),
          Syntax, ("side effect",), C.uses_print),
     # -- names, returns, memory ----------------------------------------------------------
-    Kind("return-in-nested-loop", NAMES, "`return` inside a nested loop",
+    Kind("bare-return-in-loop", NAMES, "`return` without a value inside a loop",
          _grad(E.uses_return_in_loop), Syntax, ("return",), E.uses_return_in_loop),
     Kind("falls-off-end", NAMES, "a path that returns nothing", _grad(E.falls_off_end),
          Syntax, ("return",), E.falls_off_end),

@@ -44,7 +44,7 @@ def uses_return_in_loop(x):
         for w in x:
             total = total + v * w
             if total > 1.0:
-                return total  # ERR
+                return  # ERR
     return total
 
 

@@ -75,7 +75,7 @@ Syntax, Call, Transform = (
 UNSUPPORTED = [
     (E.uses_try, Syntax, "try"),
     (E.uses_with, Syntax, "with"),
-    (E.uses_return_in_loop, Syntax, "`return` inside a nested loop"),
+    (E.uses_return_in_loop, Syntax, "`return` without a value"),
     (E.uses_for_else, Syntax, "for ... else"),
     (E.uses_loop_value_after_loop, Transform, "`last`"),
     (E.uses_while, Syntax, "while ... else"),
