@@ -21,7 +21,7 @@ from support import HAVE_JAX, jax
 
 pytestmark = pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 
-FAST = settings(max_examples=25, deadline=None,
+FAST = settings(max_examples=15, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=400, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])

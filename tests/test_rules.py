@@ -408,8 +408,10 @@ E2E += [
 E2E_BY_ID = {c.id: c for c in E2E}
 
 
-def e2e_params(cases: list[E2ECase]) -> list:
-    return [pytest.param(c, id=c.id) for c in cases]
+def e2e_params(cases: list[E2ECase], every: int = 1) -> list:
+    """One case in ``every`` by default, the others with ``-m slow`` (CI budget)."""
+    return [pytest.param(c, id=c.id, marks=[] if k % every == 0 else [pytest.mark.slow])
+            for k, c in enumerate(cases)]
 
 
 def prims_in(fn_ir) -> set[str]:
@@ -447,7 +449,7 @@ def test_e2e_grad_matches_jax(case: E2ECase) -> None:
         assert_close(g, e, rtol=1e-10, atol=1e-11)
 
 
-@pytest.mark.parametrize("case", e2e_params([c for c in E2E if c.fd]))
+@pytest.mark.parametrize("case", e2e_params([c for c in E2E if c.fd], every=2))
 def test_e2e_grad_matches_finite_differences(case: E2ECase) -> None:
     args = case.draw()
     got = s2s.grad(case.fn, argnums=case.argnums)(*args)
@@ -456,7 +458,7 @@ def test_e2e_grad_matches_finite_differences(case: E2ECase) -> None:
         np.testing.assert_allclose(g, expected, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("case", e2e_params([c for c in E2E if c.jax]))
+@pytest.mark.parametrize("case", e2e_params([c for c in E2E if c.jax], every=2))
 def test_e2e_float32_keeps_dtype_and_matches_jax(case: E2ECase) -> None:
     got = s2s.grad(case.fn, argnums=case.argnums)(*case.draw(np.float32))
     for g, e in zip(got, jax_grads(case.id)[1]):

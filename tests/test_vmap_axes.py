@@ -1,7 +1,7 @@
 """Batching rules with the batch axis at 1 and -1, against jax.vmap of the JAX twin
 (the same source run by JAX), for every rule-table function and its gradient.
 Axis 0 is tests/test_vmap_rules.py (against a Python loop).  By default one case in
-four runs, at one of the two axes (alternating); ``-m slow`` runs the rest."""
+eight runs, at one of the two axes (alternating); ``-m slow`` runs the rest."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def params(gaps: dict) -> list:
     out = []
     for k, case in enumerate(CASES):
         for j, axis in enumerate((1, -1)):
-            marks = [] if (k % 8, j) in ((0, 0), (4, 1)) else [pytest.mark.slow]
+            marks = [] if (k % 16, j) in ((0, 0), (8, 1)) else [pytest.mark.slow]
             reason = gaps.get(case.id) or GAPS_AXES.get((case.id, str(axis)))
             if reason:
                 marks.append(pytest.mark.xfail(strict=True, reason=reason))
