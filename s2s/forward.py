@@ -35,6 +35,7 @@ from .primitives import PRIMITIVES
 from .normalize import unroll_container_loops
 from .reverse import (
     Module,
+    _parallel_copies,
     Spec,
     _arg_slots,
     _callee,
@@ -480,8 +481,9 @@ class _Forward:
         self.block(s.body, body)
         self.loop_names.pop()
         body += [Line(f"{e} = {x}") for e, x in s.carried]
-        body += self.copies([(name, self.slot(exit_, path)) for entry, exit_ in carried
-                             for path, name in names[entry].items()])
+        body += _parallel_copies(self.names.fresh, [
+            (name, self.slot(exit_, path)) for entry, exit_ in carried
+            for path, name in names[entry].items()])
         for entry, _ in carried:
             for path, name in names[entry].items():
                 self.tan[entry][path] = name
@@ -507,31 +509,10 @@ class _Forward:
         for entry, name in s.copies:
             if entry != name:
                 out.append(Line(f"{entry} = {name}"))
-        out += self.copies([(dot, self.slot(held.get(entry, entry), path))
-                            for entry, dots in names.items() for path, dot in dots.items()])
+        out += _parallel_copies(self.names.fresh, [
+            (dot, self.slot(held.get(entry, entry), path))
+            for entry, dots in names.items() for path, dot in dots.items()])
         out.append(Line("break", keep=True))
-
-    def copies(self, pairs: list[tuple[str, str]]) -> list[Line]:
-        """``name = text`` for each pair, all at once (as a tuple assignment would).
-
-        A loop's tangents are rebound under their loop names, and one may be another's
-        new value (``a, b = b, a`` carries ``a_dot = b_dot``, ``b_dot = a_dot``): a
-        text reading a name assigned before it is read into a fresh name first.
-        """
-        pairs = [(name, text) for name, text in pairs if text != name]
-        before: list[Line] = []
-        lines: list[Line] = []
-        assigned: set[str] = set()
-        for name, text in pairs:
-            read = {n.id for n in ast.walk(ast.parse(text, mode="eval"))
-                    if isinstance(n, ast.Name)}
-            if read & assigned:
-                held = self.names.fresh(f"{name}_prev")
-                before.append(Line(f"{held} = {text}"))
-                text = held
-            lines.append(Line(f"{name} = {text}"))
-            assigned.add(name)
-        return before + lines
 
 
 class _Tidy(ast.NodeTransformer):

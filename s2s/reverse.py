@@ -656,7 +656,7 @@ class _Reverse:
         for var in outer:
             for path, name in adj[var].items():
                 ends.append((name, inner[var][path]))
-        body += _parallel_copies(ends, self.names.fresh)
+        body += _parallel_copies(self.names.fresh, ends)
         before_exit = s.body[: _leave_point(s.body)]
         restorable = self._defs(before_exit) | set(dict(s.carried))
         if _counter(s) is not None and s.test is None:
@@ -1686,12 +1686,12 @@ def _signature(fn: Function, params: list[str], drop_defaults: bool,
 # ---- small helpers ---------------------------------------------------------------
 
 
-def _parallel_copies(pairs: list[tuple[str, str]], fresh: Any) -> list[Line]:
+def _parallel_copies(fresh: Any, pairs: list[tuple[str, str]]) -> list[Line]:
     """``name = text`` for each pair, all at once (as a tuple assignment would): a
-    loop's cotangents are handed on under their loop names, and one may be another's
-    new value (the backward of ``a, b = b, a`` hands ``a_bar = b_bar``, ``b_bar =
-    a_bar``); a text that reads a name assigned before it is read into a fresh name
-    first."""
+    loop's tangents (forward.py) or cotangents are handed on under their loop names,
+    and one may be another's new value (``a, b = b, a`` in a loop hands ``a_bar =
+    b_bar``, ``b_bar = a_bar``); a text that reads a name assigned before it in the
+    group is read into a fresh ``<name>_prev`` first."""
     before: list[Line] = []
     lines: list[Line] = []
     assigned: set[str] = set()

@@ -172,9 +172,9 @@ def _lower_boolops(text: str, lax_name: str) -> str:
     ``lax.and_(a, b)``, ``lax.or_(a, b)``, ``lax.not_(a)``: Python's own result on
     concrete values, ``jnp.where`` on the truth of a traced scalar."""
     tree = ast.parse(text)
-    edits = []
     if getattr(_MODE, "user_code", False):  # a user's tests: operands of any form
         return _lower_user_boolops(text, tree, lax_name)
+    edits = []
     for fn in tree.body:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -192,6 +192,12 @@ def _lower_boolops(text: str, lax_name: str) -> str:
                 continue
             edits.append((n.lineno, n.col_offset, n.end_col_offset,
                           f"{lax_name}.{helper}({operands})"))
+    return _with_edits(text, edits, lax_name)
+
+
+def _with_edits(text: str, edits: list[tuple[int, int, int, str]], lax_name: str) -> str:
+    """``text`` with each ``(line, start, end, new)`` span (one line, UTF-8 byte
+    offsets) replaced, last first, and the lax import added where it is missing."""
     if not edits:
         return text
     lines = text.splitlines(keepends=True)
@@ -241,13 +247,7 @@ def _lower_user_boolops(text: str, tree: ast.Module, lax_name: str) -> str:
         if n.lineno != n.end_lineno:  # type: ignore[attr-defined]
             continue
         edits.append((n.lineno, n.col_offset, n.end_col_offset, lowered(n)))  # type: ignore[arg-type]
-    if not edits:
-        return text
-    for line, c0, c1, new in sorted(edits, reverse=True):
-        raw = lines[line - 1].encode()
-        lines[line - 1] = (raw[:c0].decode() + new + raw[c1:].decode())
-    text = "".join(lines)
-    return text if LAX_IMPORT.split(" as ")[0] in text else _add_import(text, lax_name)
+    return _with_edits(text, edits, lax_name)
 
 
 def _lower_pinned(text: str, lax_name: str) -> str:

@@ -52,7 +52,7 @@ from ..kinds import LEAF, kind_of
 from . import Backend, TracedValueError
 from . import jax_control, jax_numpy
 from .emitted import emitted_for, shadow
-from .control import STAYS, lower_control
+from .control import STAYS, _range_of, lower_control
 from .lower import lower_inplace
 
 NUMPY_IMPORT = "import s2s.backends.jax_numpy as np"
@@ -543,9 +543,7 @@ def _one_return(body: list[ast.stmt], names: set[str]) -> list[ast.stmt]:
     body = _hoisted(body)
     if not body or not isinstance(body[-1], ast.If) or not _always_returns(body):
         return body
-    name = "returned"
-    while name in names:
-        name += "_"
+    name = _fresh_name("returned", names)
     return _assigned(body, name) + [ast.Return(ast.Name(name, ast.Load()))]
 
 
@@ -709,12 +707,14 @@ def _bound_in(stmts: list[ast.stmt]) -> set[str]:
 
 
 def _range_start(it: ast.expr) -> ast.expr | None:
-    """The start of ``range(...)`` (0 when not given); None for other iterables."""
-    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
-            and it.func.id == "range" and not it.keywords and 1 <= len(it.args) <= 3
-            and not any(isinstance(a, ast.Starred) for a in it.args)):
+    """Where ``range(...)`` (or ``reversed(range(...))``) starts counting (0 when not
+    given); None for other iterables.  (Only a loop that never ran leaves its index
+    at this value, so a reversed range's other end would do as well.)"""
+    bounds = _range_of(it)
+    if bounds is None:
         return None
-    return it.args[0] if len(it.args) > 1 else ast.Constant(0)
+    start = bounds[0][0]
+    return start if start is not None else ast.Constant(0)
 
 
 def _root_name(node: ast.expr) -> str | None:
