@@ -610,6 +610,13 @@ def index_after_break(x):
     return x * i
 
 
+def index_after_reversed_break(x):
+    for i in reversed(range(5)):
+        if x[i] > 0.5:
+            break
+    return x * i
+
+
 def two_returns(x):
     s = 0.0
     for i in range(4):
@@ -656,7 +663,8 @@ LOOP_RETURN_XS = [np.array(v) for v in (
     [1.0, 2.0, -0.5, 0.1, 0.2])]
 
 
-@pytest.mark.parametrize("fn", [search, index_after_break, two_returns,
+@pytest.mark.parametrize("fn", [search, index_after_break, index_after_reversed_break,
+                                two_returns,
                                 return_in_inner_loop, return_in_while,
                                 return_in_loop_in_branch], ids=lambda f: f.__name__)
 def test_returns_inside_loops_and_indices_after_loops_are_lowered(fn) -> None:
