@@ -28,6 +28,7 @@ from .batching import (
 )
 from .inline import atom_text, index_text
 from .ir import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
+from .kinds import LEAF, Seq
 from .primitives import PRIMITIVES
 
 # ---- helpers ------------------------------------------------------------------------
@@ -114,10 +115,61 @@ def named_split_rule(b: Batch, s: Let) -> str:
 # ---- joining: lists of pieces, each given its per-example rank first -------------
 
 
+def joined_rows(b: Batch, s: Let, rank: int) -> str:
+    """A join of the rows of one array (``np.vstack(x)``: NumPy iterates ``x``'s
+    first axis), or of a list whose length is known only when the code runs
+    (``list(x)``, a list grown in a loop); ``rank`` is a row's.  A batched array's
+    rows run along its second axis; a batched list's items each carry the batch
+    axis.  Rows of rank 0, 1 (and 2 for dstack) are the array itself, its axes
+    moved; longer rows are concatenated."""
+    seq = s.args[0]
+    text = atom_text(seq)
+    if b.kind(seq.name) == LEAF:
+        rows, whole = f"list(np.moveaxis({text}, 1, 0))", text
+    else:
+        rows, whole = text, f"np.stack({text}, axis=1)"
+    if s.prim in ("stack", "array", "asarray"):
+        axis = shifted(static(s, "axis", 0), rank + 1)
+        if b.kind(seq.name) == LEAF:
+            return f"np.moveaxis({text}, 1, {axis})" if axis != "1" else f"np.array({text})"
+        return f"np.stack({rows}, axis={axis})"
+    if s.prim == "concatenate":
+        axis = static(s, "axis", 0)
+        if axis is None:  # every row flattened, in order: the example flattened
+            return f"np.reshape({whole}, ({b.use_batch_size()}, -1))"
+        return f"np.concatenate({rows}, axis={shifted(axis, rank)})"
+    if s.prim == "vstack":  # rows of rank 0 and 1 become rows of a matrix
+        if rank <= 1:
+            return whole if rank == 1 else f"{whole}[:, :, None]"
+        return f"np.concatenate({rows}, axis=1)"
+    if s.prim == "hstack":  # scalars become a vector, vectors one long vector
+        return whole if rank == 0 else \
+            f"np.concatenate({rows}, axis={2 if rank >= 2 else 1})"
+    if s.prim == "column_stack":  # scalars and vectors become columns
+        if rank <= 1:
+            return f"np.swapaxes({whole}, 1, 2)" if rank == 1 else f"{whole}[:, None, :]"
+        return f"np.concatenate({rows}, axis=2)"
+    if s.prim == "dstack":  # each row made 3-D: (1, 1, 1), (1, m, 1), (p, q, 1)
+        if rank <= 2:
+            return {0: f"{whole}[:, None, None, :]",
+                    1: f"np.swapaxes({whole}, 1, 2)[:, None]",
+                    2: f"np.moveaxis({whole}, 1, -1)"}[rank]
+        return f"np.concatenate({rows}, axis=3)"
+    raise NoBatchRule(f"`np.{s.prim}` of the rows of an array")
+
+
 def _joined(b: Batch, s: Let, piece: Callable[[str, int], str],
             unbatched: Callable[[str, int], str], axis: int) -> str:
     """Concatenate a list's pieces after ``piece`` gave each batched one its joined
-    rank; an unbatched piece is shaped by ``unbatched`` and repeated."""
+    rank; an unbatched piece is shaped by ``unbatched`` and repeated.  The rows of
+    one array, or a list the code builds as it runs: ``joined_rows``."""
+    seq = s.args[0]
+    if isinstance(seq, Var) and seq.name not in getattr(b, "items", {}) and b.batched(seq):
+        kind = b.kind(seq.name)
+        if kind == LEAF:
+            return joined_rows(b, s, b.rank(seq) - 1)
+        if isinstance(kind, Seq):
+            return joined_rows(b, s, b._seq_rank(seq.name))
     texts = []
     for item in items_of(b, s.args[0], f"np.{s.prim}"):
         if b.batched(item):

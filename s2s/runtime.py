@@ -768,18 +768,31 @@ def split_like(cot, arrays, axis):
     of a lower rank (vstack's row, column_stack's column, dstack's matrix) was given a
     unit axis there.  An ``axis`` past ``cot``'s last is its last (np.hstack's axis 1
     on vectors).  One call whose count of results is the arrays' count, so that code
-    which transforms a join's gradient again knows them all."""
+    which transforms a join's gradient again knows them all.
+
+    ``arrays`` may be one array, whose rows NumPy joins (``np.vstack(x)``): its
+    cotangent is then one array, the rows' pieces stacked back into its shape.
+    ``axis=None`` (np.concatenate's flattened join) cuts ``cot`` by the arrays' sizes."""
     cot = np.asarray(cot)
-    axis = min(axis, cot.ndim - 1) if axis >= 0 else axis
-    widths = [np.shape(a)[axis] if np.ndim(a) == cot.ndim else 1 for a in arrays]
+    if axis is None:
+        widths = [np.size(a) for a in arrays]
+        axis = 0
+    else:
+        axis = min(axis, cot.ndim - 1) if axis >= 0 else axis
+        widths = [np.shape(a)[axis] if np.ndim(a) == cot.ndim else 1 for a in arrays]
     pieces = np.split(cot, np.cumsum(widths)[:-1], axis=axis)
-    return tuple(np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays))
+    pieces = tuple(np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays))
+    if isinstance(arrays, np.ndarray):
+        return np.stack(pieces)
+    return pieces
 
 
 def join_like(pieces, cot, arrays, axis):
     """The pieces ``split_like(cot, arrays, axis)`` cuts, joined back: each piece
     (shaped like its array) reshaped to its part of ``cot`` and the parts
     concatenated along the axis they were cut from.  ``cot`` gives only a shape."""
+    if axis is None:  # np.concatenate's flattened join
+        return np.concatenate([np.ravel(piece) for piece in pieces])
     rank = np.ndim(cot)
     axis = min(axis, rank - 1) if axis >= 0 else axis
     widths = [np.shape(a)[axis] if np.ndim(a) == rank else 1 for a in arrays]

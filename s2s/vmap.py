@@ -599,6 +599,9 @@ class _Vmap(Batch):
             rank = self.rank(seq) - 1 if kind == LEAF else self._seq_rank(seq.name)
             if kind == LEAF and s.prim == "array":  # np.array(x) of an array
                 return f"np.array({seq_text})"
+            from .batching_shape import joined_rows  # an array's rows, or a list's items
+
+            return joined_rows(self, s, rank)
         else:
             raise NoBatchRule(f"`{s.prim}` of a list the function did not build")
         from .batching import static

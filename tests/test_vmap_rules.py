@@ -24,7 +24,13 @@ SYNTAX = "the emitted gradient uses syntax the normalizer does not read yet"
 # (f_vstack, a batched 2-D and an unbatched 1-D piece, closed: batching.batched_items
 # gives unbatched pieces the leading unit axes of a row)
 GAPS_FORWARD: dict = {}
-GAPS_GRAD: dict = {}
+# A join of an array's rows (np.vstack(x)) or of list(x): the gradient's split_like
+# has a count of results known only when it runs, which reverse.py's kinds refuse
+ROWS_JOINED = ("reverse.py refuses split_like of an array (or of list(x)): its count "
+               "of results is known only when the code runs")
+GAPS_GRAD: dict = {name: ROWS_JOINED for name in (
+    "f_vstack_rows", "f_hstack_rows", "f_column_stack_rows", "f_dstack_rows",
+    "f_concatenate_rows", "f_joins_of_lists_of_rows")}
 
 
 def gap_params(gaps: dict) -> list:

@@ -1,0 +1,78 @@
+"""Functions for rule_rows_forms.py: each primitive called in the argument forms NumPy
+accepts beside the common one.  An array where a sequence is expected (NumPy iterates
+its rows: ``np.vstack(x)``), rows of rank 0 to 2, axes of length 1 and 0.
+
+Each output is scored with a weight per position, so that a cotangent sent to the
+wrong element (a transposed or repeated row) shows.  Keep the import as it is: the JAX
+twin rebinds it to jax.numpy.
+"""
+
+import numpy as np
+
+
+def scored(v):
+    """sum(sin(v) * w), w a fixed weight per position of v."""
+    return np.sum(np.sin(v) * np.reshape(np.cos(np.arange(np.size(v))), np.shape(v)))
+
+
+# ---- an array where a sequence of arrays is expected: its rows are joined ----------
+# x is (2, 3): x[0] has scalar rows, x[:, :, None] rows of rank 2, x[:1] one row,
+# x[:, :0] rows of length 0
+
+
+def f_vstack_rows(x):
+    total = scored(np.vstack(x)) + scored(np.vstack(x[0])) + scored(np.vstack(x[:1]))
+    return total + scored(np.vstack(x[:, :, None] * x[0])) + scored(np.vstack(x[:, :0]))
+
+
+def f_hstack_rows(x):
+    total = scored(np.hstack(x)) + scored(np.hstack(x[0])) + scored(np.hstack(x[:1]))
+    return total + scored(np.hstack(x[:, :, None] * x[0])) + scored(np.hstack(x[:, :0]))
+
+
+def f_column_stack_rows(x):
+    total = scored(np.column_stack(x)) + scored(np.column_stack(x[0]))
+    total = total + scored(np.column_stack(x[:1])) + scored(np.column_stack(x[:, :0]))
+    return total + scored(np.column_stack(x[:, :, None] * x[0]))
+
+
+def f_dstack_rows(x):
+    total = scored(np.dstack(x)) + scored(np.dstack(x[0])) + scored(np.dstack(x[:1]))
+    total = total + scored(np.dstack(x[:, :, None] * x[0])) + scored(np.dstack(x[:, :0]))
+    return total + scored(np.dstack(x[:, :, None, None] * x[0]))
+
+
+def f_stack_rows(x):
+    total = scored(np.stack(x)) + scored(np.stack(x, axis=1)) + scored(np.stack(x[0]))
+    total = total + scored(np.stack(x[:, :, None] * x[0], axis=-1))
+    return total + scored(np.stack(x[:1], axis=-2)) + scored(np.stack(x[:, :0], axis=1))
+
+
+def f_concatenate_rows(x):
+    total = scored(np.concatenate(x)) + scored(np.concatenate(x[:1]))
+    total = total + scored(np.concatenate(x[:, :, None] * x[0], axis=1))
+    total = total + scored(np.concatenate(x[:, :, None] * x[0], axis=-1))
+    return total + scored(np.concatenate(x[:, :0])) + scored(np.concatenate(x, axis=None))
+
+
+def f_array_rows(x):
+    return scored(np.array(x)) + scored(np.asarray(x[:1])) + scored(np.array(x[:, :0]))
+
+
+def f_joins_of_lists_of_rows(x):
+    """list(x): the same rows, as a list the code builds when it runs."""
+    total = scored(np.vstack(list(x))) + scored(np.hstack(list(x[0])))
+    total = total + scored(np.column_stack(list(x))) + scored(np.dstack(list(x[0])))
+    return total + scored(np.concatenate(list(x), axis=-1)) + scored(np.stack(list(x), 1))
+
+
+def f_vstack_sin(x):
+    """The form autograd's tests found: np.vstack of one array argument."""
+    return np.sum(np.sin(np.vstack(x)))
+
+
+def j_joins_of_rows(x):
+    """Several joins of an array's rows, one array out (for vjp and vmap)."""
+    v = np.vstack(x) * 2.0 + np.column_stack(x).T
+    return np.concatenate([np.hstack(x), np.ravel(v), np.ravel(np.dstack(x))]) * np.sin(
+        np.concatenate(x, axis=None)[0])

@@ -1,0 +1,36 @@
+"""Rule-table entries for the argument forms NumPy accepts beside the common one (see
+rule_fns_forms.py): an array where a sequence of arrays is expected (its rows are
+joined), rows of rank 0 to 3, and axes of length 1 and 0."""
+
+import rule_fns_forms as F
+from rule_table import E2ECase, Row, normal
+
+# np.vstack(x) of an array x joins x's rows; its cotangent is one array shaped like x
+# (it was a tuple of the rows' pieces, which came back as the first row's, repeated)
+ROW_SHAPES = {"1d": (3,), "2d": (2, 3), "3d": (2, 3, 2), "4d": (2, 1, 3, 2),
+              "one_row": (1, 3), "unit_rows": (3, 1), "empty_rows": (2, 0)}
+ROWS = [
+    Row(prim, f"array_{name}", (normal(*shape),))
+    for prim in ("vstack", "hstack", "column_stack", "dstack", "stack")
+    for name, shape in ROW_SHAPES.items()
+] + [
+    Row("concatenate", f"array_{name}", (normal(*shape),))
+    for name, shape in ROW_SHAPES.items() if len(shape) > 1
+] + [
+    Row("stack", "array_axis_last", (normal(2, 3, 2),), {"axis": -1}),
+    Row("stack", "array_axis1", (normal(2, 3),), {"axis": 1}),
+    Row("concatenate", "array_axis_last", (normal(2, 3, 2),), {"axis": -1}),
+    Row("concatenate", "array_flattened", (normal(2, 3, 2),), {"axis": None}),
+]
+
+E2E = [
+    E2ECase(F.f_vstack_rows, ("vstack",)),
+    E2ECase(F.f_hstack_rows, ("hstack",)),
+    E2ECase(F.f_column_stack_rows, ("column_stack",)),
+    E2ECase(F.f_dstack_rows, ("dstack",)),
+    E2ECase(F.f_stack_rows, ("stack",)),
+    E2ECase(F.f_concatenate_rows, ("concatenate",)),
+    E2ECase(F.f_array_rows, ("array", "asarray")),
+    E2ECase(F.f_joins_of_lists_of_rows, ("vstack", "hstack", "column_stack", "dstack",
+                                         "concatenate", "stack", "list")),
+]

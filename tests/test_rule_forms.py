@@ -1,0 +1,58 @@
+"""Rules on the argument forms NumPy accepts beside the common one, through every
+transform (grad, jvp, vjp, vmap) against JAX on the same source, in float64 and
+float32.  The systematic rows are in rule_rows_forms.py (checked by test_rules.py,
+test_forward_rules.py and test_vmap_rules.py); this file holds what that table does
+not express: transforms with an array output (vjp), Python-float arguments, and forms
+refused at transform time with a located error."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+
+import rule_fns_forms as F  # noqa: E402
+import s2s  # noqa: E402
+from rule_table import rng_for, twin_of  # noqa: E402
+
+TOL = {64: {"rtol": 1e-10, "atol": 1e-12}, 32: {"rtol": 2e-5, "atol": 2e-5}}
+
+
+def close(got, expected, bits=64):
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.shape == expected.shape, (got.shape, expected.shape)
+    if bits == 32:
+        assert got.dtype == expected.dtype == np.float32, (got.dtype, expected.dtype)
+    np.testing.assert_allclose(got, expected, **TOL[bits])
+
+
+def test_vstack_of_an_array_argument_sends_each_row_its_cotangent() -> None:
+    """Each row its own cotangent: it repeated the first row's ([0.878, 0.878])."""
+    x = np.array([0.5, -0.14])
+    close(s2s.grad(F.f_vstack_sin)(x), jax.grad(twin_of(F.f_vstack_sin))(x))
+
+
+# (function, shape of its argument): functions with an array output
+VJP_CASES = {
+    "joins_of_rows": (F.j_joins_of_rows, (2, 3)),
+}
+
+
+@pytest.mark.parametrize("bits", [64, 32])
+@pytest.mark.parametrize("key", VJP_CASES)
+def test_vjp_jvp_and_vmap_match_jax(key: str, bits: int) -> None:
+    fn, shape = VJP_CASES[key]
+    dtype = np.float64 if bits == 64 else np.float32
+    r = rng_for("forms-" + key)
+    x = r.normal(size=shape).astype(dtype)
+    twin = twin_of(fn)
+    out, pullback = s2s.vjp(fn, x)
+    expected_out, expected_pullback = jax.vjp(twin, x)
+    close(out, expected_out, bits)
+    g = r.normal(size=np.shape(out)).astype(dtype)
+    close(pullback(g)[0], expected_pullback(g)[0], bits)
+    t = r.normal(size=shape).astype(dtype)
+    close(s2s.jvp(fn, (x,), (t,))[1], jax.jvp(twin, (x,), (t,))[1], bits)
+    xs = np.stack([x, 2 * x, -x])
+    close(s2s.vmap(fn)(xs), jax.vmap(twin)(xs), bits)
