@@ -1,13 +1,16 @@
 """``s2s ledger``: verify a transform record, and the semantic proof matrix.
 
-    s2s ledger verify RECORD.json [--allow-unsigned] [--no-rederive] [--json]
+    s2s ledger verify RECORD.json [--trust-code] [--allow-unsigned] [--no-rederive] [--json]
     s2s ledger matrix [--json | --markdown] [--write docs/ledger-matrix.md]
 
 The matrix runs a fixed set of cases through s2s and the ledger, now: valid
 compositions must be recorded with passing evidence and verify; invalid ones must be
 refused, by s2s when the transform is asked for or called, or by ``verify`` when a
 record was tampered with.  Every verdict comes from running the case; ``expect`` is
-only what ``tests/test_ledger.py`` compares the verdict with.
+only what ``tests/test_ledger.py`` compares the verdict with.  The matrix verifies
+the records it has just made, of its own functions, so it re-derives them
+(``trust_code=True``); ``s2s ledger verify`` runs no code a record names unless given
+``--trust-code``.
 """
 
 from __future__ import annotations
@@ -239,7 +242,7 @@ def _record_and_verify(make: Callable[[], tuple[Any, tuple]],
         return {"verdict": "rejected", "stage": "s2s", "reason": _reason(exc)}
     if edit is not None:
         record = edit(record)
-    result = verify(record, key=verify_key)
+    result = verify(record, key=verify_key, trust_code=True)  # (its own record)
     if not result["ok"]:
         return {"verdict": "rejected", "stage": "verify", "reason": result["reason"],
                 "record_checks_passed": record["checks"].get("passed")}
@@ -343,12 +346,12 @@ def _source_changed() -> dict[str, Any]:
             importlib.invalidate_caches()
             module = importlib.import_module(name)
             record = ledger(_s2s().grad(module.energy), _x3(), key=MATRIX_KEY)
-            first = verify(record, key=MATRIX_KEY)
+            first = verify(record, key=MATRIX_KEY, trust_code=True)
             if not first["ok"]:
                 return {"verdict": "rejected", "stage": "verify",
                         "reason": "before the edit: " + first["reason"]}
             path.write_text(body.replace("** 2", "** 3"))
-            result = verify(record, key=MATRIX_KEY)
+            result = verify(record, key=MATRIX_KEY, trust_code=True)
         finally:
             sys.path.remove(tmp)
             sys.modules.pop(name, None)
@@ -551,21 +554,42 @@ def matrix_markdown(rows: list[dict[str, Any]]) -> str:
 def _verify_cmd(args: argparse.Namespace) -> int:
     from .ledger import LedgerError, load, verify
 
+    path = Path(args.record)
     try:
-        record = load(args.record)
-        result = verify(record, allow_unsigned=args.allow_unsigned,
-                        rederive=not args.no_rederive)
+        before = path.read_bytes()
+        record = load(path)
+    except OSError as exc:
+        print(f"s2s ledger verify: cannot read {path}: {type(exc).__name__}",
+              file=sys.stderr)
+        return 2
     except LedgerError as exc:
         print(f"s2s ledger verify: {exc}", file=sys.stderr)
         return 2
+    result = verify(record, allow_unsigned=args.allow_unsigned,
+                    rederive=not args.no_rederive, trust_code=args.trust_code)
+    try:
+        after = path.read_bytes()
+    except OSError:
+        after = None
+    if after != before:  # (code a trusted record names may write files)
+        reason = (f"the record file {path} was changed while it was verified (by the "
+                  "code the record names): nothing it says now was verified; restore it "
+                  "and move the code that writes it under `if __name__ == \"__main__\":`")
+        result = {**result, "ok": False, "reason": f"record file: {reason}",
+                  "steps": result["steps"] + [{"step": "record file", "status": "failed",
+                                               "detail": reason}]}
     if args.json:
         json.dump(result, sys.stdout, indent=1)
         sys.stdout.write("\n")
-    else:
+    else:  # (details quote the record's text: no control characters reach the terminal)
         for step in result["steps"]:
-            print(f"{step['status']:>7}  {step['step']}: {step['detail']}")
-        print(("OK: " if result["ok"] else "FAILED: ") + result["reason"])
+            print(_printable(f"{step['status']:>7}  {step['step']}: {step['detail']}"))
+        print(_printable(("OK: " if result["ok"] else "FAILED: ") + result["reason"]))
     return 0 if result["ok"] else 1
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _matrix_cmd(args: argparse.Namespace) -> int:
@@ -588,12 +612,23 @@ def _matrix_cmd(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     ledger = subparsers.add_parser("ledger", help="transform records: verify, matrix")
     sub = ledger.add_subparsers(dest="ledger_command", required=True)
-    v = sub.add_parser("verify", help="verify a record (exit 1 with the reason if not)")
+    v = sub.add_parser(
+        "verify", help="verify a record (exit 1 with the reason if not)",
+        description="Verify a ledger record without running any code it names: schema, "
+                    "signature, hashes, the recorded checks' verdict, the function's "
+                    "source text in the recorded file (read, not run) and the inputs. "
+                    "A valid signature verifies the record; an unsigned record is "
+                    "verified only by re-deriving it, which needs --trust-code.")
     v.add_argument("record", help="a record saved by s2s.ledger.save")
+    v.add_argument("--trust-code", action="store_true",
+                   help="also re-derive the record: import the module it names (else "
+                        "load its file), regenerate the code and run the checks again. "
+                        "This runs code the record names, after the signature step "
+                        "passed: only for records whose code you trust")
     v.add_argument("--allow-unsigned", action="store_true",
                    help="accept an unsigned record even when a key is configured")
     v.add_argument("--no-rederive", action="store_true",
-                   help="check schema, signature and hashes only")
+                   help="check schema, signature, hashes and the recorded verdict only")
     v.add_argument("--json", action="store_true", help="the result as JSON")
     v.set_defaults(handler=_verify_cmd)
     m = sub.add_parser("matrix", help="run the semantic proof matrix")

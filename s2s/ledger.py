@@ -22,16 +22,22 @@ key from ``S2S_LEDGER_KEY`` (its UTF-8 bytes) or else the file named by
 enters the record, an error message or a log.  Without a key the record says it is
 unsigned.
 
-``verify`` re-derives what it can and stops at the first step that fails, with the
+``verify`` checks what it can and stops at the first step that fails, with the
 reason: schema, signature, internal hashes, the recorded checks' verdict, the
-user's source, the inputs, regenerating the emitted code from the recorded stack
-and inputs, the rule provenance, and the checks run again (they must pass and
-reproduce the recorded report, measured errors aside).
+user's source (the recorded file's text, read and never run), the inputs.  It runs no
+code the record names unless asked (``trust_code=True``, ``--trust-code``), and then
+only after the signature step passed: it imports the recorded module (else loads its
+file), regenerates the emitted code from the recorded stack and inputs, re-derives the
+rule provenance and runs the checks again (they must pass and reproduce the recorded
+report, measured errors aside).  An unsigned record is verified only by that
+re-derivation: without ``trust_code`` nothing vouches for it, and ``verify`` says so.
 """
 
 from __future__ import annotations
 
+import ast
 import base64
+import contextlib
 import datetime as _dt
 import hashlib
 import hmac
@@ -42,8 +48,10 @@ import json
 import os
 import platform
 import sys
+import threading
+import tokenize
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -93,12 +101,22 @@ def canonical(record: dict[str, Any]) -> bytes:
 
 
 def configured_key() -> bytes | None:
-    """The signing key from the environment, or None when none is configured."""
+    """The signing key from the environment, or None when none is configured.
+
+    A variable that is set but empty (or only whitespace) is an error, not "no key":
+    treating it as unset would write unsigned records and accept unsigned ones where
+    the user meant to sign."""
     value = os.environ.get(KEY_ENV)
-    if value:
+    if value is not None:
+        if not value.strip():
+            raise LedgerError(f"{KEY_ENV} is set but empty: set it to the key, or unset "
+                              "it to record unsigned")
         return value.encode("utf-8")
     path = os.environ.get(KEY_FILE_ENV)
-    if path:
+    if path is not None:
+        if not path.strip():
+            raise LedgerError(f"{KEY_FILE_ENV} is set but empty: set it to the key "
+                              "file's path, or unset it to record unsigned")
         try:
             data = Path(path).read_bytes().strip()
         except OSError as exc:
@@ -110,6 +128,21 @@ def configured_key() -> bytes | None:
     return None
 
 
+def _given_key(key: bytes | bool | None) -> bytes | None:
+    """``key`` as given to ``ledger``/``sign``/``verify``: False is none, None the
+    configured one; an empty key is refused."""
+    if key is False:
+        return None
+    if key is None:
+        return configured_key()
+    if not isinstance(key, (bytes, bytearray)):
+        raise LedgerError(f"a key is bytes, got {type(key).__name__}")
+    if not bytes(key).strip():
+        raise LedgerError("the key is empty: pass the key's bytes, or key=False to "
+                          "record unsigned")
+    return bytes(key)
+
+
 def _mac(key: bytes, record: dict[str, Any]) -> str:
     return hmac.new(key, canonical(record), hashlib.sha256).hexdigest()
 
@@ -117,7 +150,7 @@ def _mac(key: bytes, record: dict[str, Any]) -> str:
 def sign(record: dict[str, Any], key: bytes | bool | None = None) -> dict[str, Any]:
     """The record with its ``signature`` set (from ``key``, else the configured key;
     with neither, or ``key=False``, marked unsigned).  Returns a new dict."""
-    key = None if key is False else key if key is not None else configured_key()
+    key = _given_key(key)
     out = {k: v for k, v in record.items() if k != "signature"}
     if key is None:
         out["signature"] = {
@@ -184,6 +217,8 @@ def decode_tree(j: Any) -> Any:
         return None
     if tag in ("array", "scalar"):
         dtype = np.dtype(v["dtype"])
+        if dtype.hasobject or dtype.fields is not None:
+            raise LedgerError(f"recorded inputs of dtype {dtype} are not allowed")
         a = np.frombuffer(base64.b64decode(v["data"]), dtype=dtype).reshape(v["shape"])
         a = a.astype(dtype.newbyteorder("="))
         return a.copy() if tag == "array" else a[()]
@@ -421,12 +456,22 @@ def ledger(g: Any, *example_args: Any, checks: bool = True, seed: int = 0,
     ``checks`` runs the self-check (``oracle``: with JAX, when importable); the record
     is signed when a key is given or configured (``key=False``: unsigned).
     """
+    _refuse_reentry("s2s.ledger.ledger")
+    key = _given_key(key)  # (before the work: an empty or unreadable key is an error)
+    if key is None:
+        key = False
     try:
         stack = _sc.stack_of(g)
     except _sc.SelfCheckError as exc:
         raise LedgerError(str(exc)) from None
     if not stack:
         raise LedgerError(f"{g!r} is not an s2s transform")
+    with _active("s2s.ledger.ledger ran the function and its checks"):
+        return _record(g, stack, example_args, checks, seed, oracle, key)
+
+
+def _record(g: Any, stack: list, example_args: tuple, checks: bool, seed: int,
+            oracle: bool, key: bytes | bool) -> dict[str, Any]:
     out = g(*example_args)
     emitted = _sc.emitted_texts(g)
     record: dict[str, Any] = {
@@ -447,7 +492,38 @@ def ledger(g: Any, *example_args: Any, checks: bool = True, seed: int = 0,
 
 
 def save(record: dict[str, Any], path: str | os.PathLike) -> None:
+    _refuse_reentry("s2s.ledger.save")
     Path(path).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+# ---- re-entry: code that ledger() or verify() runs must not record, save or verify ----
+#
+# ``ledger`` runs the user's function and its checks (the JAX oracle executes the
+# function's module again); ``verify`` with ``trust_code`` imports or loads the
+# recorded module.  A module that records a ledger at import (a script without a
+# ``__main__`` guard) would otherwise record again from inside the checks, recursively,
+# and ``verify`` would run it and let it overwrite the record being verified.
+
+_ACTIVE = threading.local()
+
+
+@contextlib.contextmanager
+def _active(what: str) -> Iterator[None]:
+    before = getattr(_ACTIVE, "what", None)
+    _ACTIVE.what = what
+    try:
+        yield
+    finally:
+        _ACTIVE.what = before
+
+
+def _refuse_reentry(call: str) -> None:
+    what = getattr(_ACTIVE, "what", None)
+    if what is not None:
+        raise LedgerError(
+            f"{call} was called while {what}: the module records, saves or verifies a "
+            "ledger when it is imported; put that code under "
+            "`if __name__ == \"__main__\":`")
 
 
 def load(path: str | os.PathLike) -> dict[str, Any]:
@@ -499,10 +575,105 @@ def _schema_problems(record: Any) -> list[str]:
     return problems
 
 
-def _load_root(root: dict[str, Any]) -> Callable:
+_MAX_SOURCE_BYTES = 32 * 2 ** 20  # a recorded file larger than this is not read
+
+
+def _recorded_lines(file: Any) -> tuple[list[str] | None, str]:
+    """The recorded file's lines as ``inspect`` reads them (its text only: nothing
+    is imported or run), or None and why they cannot be read here."""
+    if not isinstance(file, str) or not file:
+        return None, "the record names no file"
+    path = Path(file)
+    try:
+        if not path.is_file():
+            return None, f"the recorded file {file} does not exist here" if not \
+                path.exists() else f"the recorded file {file} is not a regular file"
+        if path.stat().st_size > _MAX_SOURCE_BYTES:
+            return None, f"the recorded file {file} is too large to read"
+        with tokenize.open(path) as fh:  # (the encoding its cookie declares)
+            lines = fh.readlines()
+    except (OSError, ValueError, SyntaxError, LookupError) as exc:
+        return None, f"the recorded file {file} cannot be read ({type(exc).__name__})"
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    return lines, ""
+
+
+def _definitions(tree: ast.Module, qualname: str) -> list[ast.AST]:
+    """The definitions of ``qualname`` (``f`` or ``Class.f``) in a parsed module, as
+    the module's top level (its ``if``/``try``/``with`` blocks too) binds them."""
+    parts = qualname.split(".")
+    found: list[ast.AST] = []
+    blocks = (ast.stmt, ast.excepthandler, ast.match_case)
+
+    def visit(nodes: list[ast.AST], depth: int) -> None:
+        for node in nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if node.name != parts[depth]:
+                    continue
+                if depth == len(parts) - 1:
+                    if not isinstance(node, ast.ClassDef):
+                        found.append(node)
+                elif isinstance(node, ast.ClassDef):
+                    visit(node.body, depth + 1)
+            elif isinstance(node, blocks):
+                visit([c for c in ast.iter_child_nodes(node) if isinstance(c, blocks)],
+                      depth)
+
+    visit(tree.body, 0)
+    return found
+
+
+def _check_source_text(root: dict[str, Any], passed: Callable[[str, str], None],
+                       skipped: Callable[[str, str], None]) -> bool:
+    """The recorded function's text in the recorded file, hashed as s2s hashed it
+    when recording; the file is read and parsed, never imported or run.  False when
+    it cannot be compared here (the step is marked skipped, saying why)."""
+    qualname, file = root["qualname"], root["file"]
+    if "<locals>" in qualname or "<lambda>" in qualname:
+        skipped("source", f"{qualname} cannot be found by qualified name in a file "
+                          "(a local function or lambda)")
+        return False
+    lines, why = _recorded_lines(file)
+    if lines is None:
+        skipped("source", why + ": the function's source text was not compared")
+        return False
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise _Failed("source", f"the recorded file {file} does not parse "
+                                f"({type(exc).__name__}): it is not the recorded "
+                                "source") from None
+    found = _definitions(tree, qualname)
+    if not found:
+        raise _Failed("source", f"the recorded file {file} defines no {qualname}")
+    hashes = []
+    for node in found:
+        first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        try:
+            text = "".join(inspect.getblock(lines[first - 1:]))
+        except Exception:  # (a tokenizer error inside the block)
+            continue
+        hashes.append((first, hashlib.sha256(text.encode()).hexdigest()))
+    recorded, line = root["source_sha256"], root.get("line")
+    if (line, recorded) in hashes:
+        passed("source", f"{qualname} in {file} hashes as recorded (its text read, "
+                         "not run)")
+        return True
+    same = [first for first, h in hashes if h == recorded]
+    if same:
+        raise _Failed("source", f"{qualname} starts on line {same[-1]}, recorded {line}")
+    now = hashes[-1][1] if hashes else "?" * 12
+    raise _Failed("source", f"the source of {qualname} changed since it was recorded "
+                            f"(sha256 {now[:12]}..., recorded {recorded[:12]}...)")
+
+
+def _load_root(root: dict[str, Any]) -> tuple[Callable, str]:
     """The recorded function, found by module and qualified name (the module as
-    loaded or imported now, else the recorded file loaded under that name); its
-    source hash decides whether it is still the recorded one."""
+    loaded or imported now, else the recorded file loaded under that name), and how
+    it was found; its source hash decides whether it is still the recorded one.
+
+    This imports and runs code the record names: only with ``trust_code``."""
     name, qualname, file = root["module"], root["qualname"], root["file"]
     if "<locals>" in qualname or "<lambda>" in qualname:
         raise _Failed("source", f"{qualname} is not reachable by module and qualified "
@@ -510,6 +681,7 @@ def _load_root(root: dict[str, Any]) -> Callable:
                                 "re-derived")
     module = sys.modules.get(name)
     load_as = name
+    how = f"module {name}, already loaded"
     if name == "__main__":  # a script: only the script itself, else loaded from file
         main_file = getattr(module, "__file__", None)
         if not (main_file and file and Path(main_file).resolve() == Path(file)):
@@ -517,25 +689,32 @@ def _load_root(root: dict[str, Any]) -> Callable:
     elif module is None:
         try:
             module = importlib.import_module(name)
+            how = f"module {name}, imported"
+        except SystemExit as exc:
+            raise _Failed("load", f"importing module {name} failed: "
+                                  f"{_sc._reason(exc)}") from None
         except Exception:
             module = None
     if module is None:  # (an importable module wins: records move between checkouts)
-        if not file or not Path(file).exists():
-            raise _Failed("source", f"module {name} cannot be imported and the recorded "
-                                    f"file {file} does not exist")
+        if not file or not Path(file).is_file():
+            raise _Failed("load", f"module {name} cannot be imported and the recorded "
+                                  f"file {file} does not exist")
         spec = importlib.util.spec_from_file_location(load_as, file)
-        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        if spec is None or spec.loader is None:
+            raise _Failed("load", f"the recorded file {file} cannot be loaded as a module")
+        module = importlib.util.module_from_spec(spec)
+        how = f"file {file}, loaded as module {load_as}"
         try:
-            spec.loader.exec_module(module)  # type: ignore[union-attr]
-        except Exception as exc:
-            raise _Failed("source", f"loading {file} failed: {_sc._reason(exc)}") from None
+            spec.loader.exec_module(module)
+        except (Exception, SystemExit) as exc:
+            raise _Failed("load", f"loading {file} failed: {_sc._reason(exc)}") from None
     obj: Any = module
     try:
         for part in qualname.split("."):
             obj = getattr(obj, part)
     except AttributeError:
         raise _Failed("source", f"{name} has no {qualname} any more") from None
-    return obj
+    return obj, how
 
 
 def _first_difference(a: str, b: str) -> str:
@@ -546,15 +725,36 @@ def _first_difference(a: str, b: str) -> str:
     return f"recorded {len(la)} lines, regenerated {len(lb)}"
 
 
+# what re-derivation runs, and so what ``trust_code`` permits
+_RUNS_CODE = ("load", "regenerate", "provenance", "checks")
+
+
+def _names(record: Any) -> str:
+    root = record.get("root") if isinstance(record, dict) else None
+    root = root if isinstance(root, dict) else {}
+    return f"module {root.get('module')!r}, file {root.get('file')!r}"
+
+
 def verify(record: Any, key: bytes | bool | None = None,
-           allow_unsigned: bool | None = None, rederive: bool = True) -> dict[str, Any]:
-    """Verify a record; ``{"ok", "reason", "steps", "signed"}``.
+           allow_unsigned: bool | None = None, rederive: bool = True,
+           trust_code: bool = False) -> dict[str, Any]:
+    """Verify a record; ``{"ok", "reason", "steps", "signed", "rederived"}``.
 
     ``key`` (None: the configured one; False: none, the environment unread) checks
-    the signature.  An unsigned record is
-    refused when a key is available, unless ``allow_unsigned``; with no key at all it
-    is verified by re-derivation only (``signed: False`` says so).
+    the signature.  An unsigned record is refused when a key is available, unless
+    ``allow_unsigned``.
+
+    Nothing the record names is imported or run unless ``trust_code``: without it,
+    the schema, signature, hashes, recorded verdict, the source text in the recorded
+    file (read, not run) and the inputs are checked, and the steps that run code are
+    listed as skipped.  A signed record whose signature is valid is then verified;
+    an unsigned one is not (nothing vouches for it but re-derivation), and the
+    result says so.  With ``trust_code`` (after the signature step passed) the
+    recorded module is imported, or its file loaded, and the record re-derived:
+    regenerated, its provenance re-derived, its checks run again.  ``rederive=False``
+    stops after the recorded checks' verdict.
     """
+    _refuse_reentry("s2s.ledger.verify")
     steps: list[dict[str, Any]] = []
     signed = isinstance(record, dict) and isinstance(record.get("signature"), dict) and \
         record["signature"].get("signed") is True
@@ -562,54 +762,75 @@ def verify(record: Any, key: bytes | bool | None = None,
     def passed(step: str, detail: str) -> None:
         steps.append({"step": step, "status": "passed", "detail": detail})
 
-    try:
-        problems = _schema_problems(record)
-        if problems:
-            raise _Failed("schema", "malformed record: " + "; ".join(problems))
-        passed("schema", SCHEMA)
-        _verify_signature(record, key, allow_unsigned, passed)
-        for i, e in enumerate(record["emitted"]):
-            if hashlib.sha256(e["text"].encode()).hexdigest() != e["sha256"]:
-                raise _Failed("hashes", f"emitted[{i}] ({e['transform']}) text does not "
-                                        "hash to its recorded sha256: edited")
-        passed("hashes", f"{len(record['emitted'])} emitted texts hash as recorded")
-        if record["checks"].get("skipped"):
-            raise _Failed("recorded checks", "the record carries no evidence: it was "
-                                             "made with checks=False")
-        if not record["checks"].get("passed"):
-            failed = [f"{c['name']} at level {c['level']} ({c['transform']})"
-                      for c in record["checks"].get("checks", [])
-                      if c.get("status") == "failed"]
-            raise _Failed("recorded checks", "the record's own checks did not pass: "
-                          + (", ".join(failed) if failed else "none were run"))
-        passed("recorded checks", "the record says its checks passed")
-        if rederive:
-            _rederive(record, passed)
-    except _Failed as f:
-        steps.append({"step": f.step, "status": "failed", "detail": f.reason})
-        return {"ok": False, "reason": f"{f.step}: {f.reason}", "steps": steps,
-                "signed": signed}
-    except Exception as exc:  # a malformed part the schema step does not look into
-        step = "malformed record"
-        reason = f"verification could not proceed: {_sc._reason(exc)}"
+    def skipped(step: str, detail: str) -> None:
+        steps.append({"step": step, "status": "skipped", "detail": detail})
+
+    def failed(step: str, reason: str) -> dict[str, Any]:
         steps.append({"step": step, "status": "failed", "detail": reason})
         return {"ok": False, "reason": f"{step}: {reason}", "steps": steps,
-                "signed": signed}
+                "signed": signed, "rederived": False}
+
+    rederived = False
+    try:
+        with _active("s2s ledger verify checked a record"):
+            problems = _schema_problems(record)
+            if problems:
+                raise _Failed("schema", "malformed record: " + "; ".join(problems))
+            passed("schema", SCHEMA)
+            _verify_signature(record, key, allow_unsigned, passed)
+            for i, e in enumerate(record["emitted"]):
+                if hashlib.sha256(e["text"].encode()).hexdigest() != e["sha256"]:
+                    raise _Failed("hashes", f"emitted[{i}] ({e['transform']}) text does "
+                                            "not hash to its recorded sha256: edited")
+            passed("hashes", f"{len(record['emitted'])} emitted texts hash as recorded")
+            if record["checks"].get("skipped"):
+                raise _Failed("recorded checks", "the record carries no evidence: it was "
+                                                 "made with checks=False")
+            if not record["checks"].get("passed"):
+                failed_checks = [f"{c['name']} at level {c['level']} ({c['transform']})"
+                                 for c in record["checks"].get("checks", [])
+                                 if c.get("status") == "failed"]
+                raise _Failed("recorded checks", "the record's own checks did not pass: "
+                              + (", ".join(failed_checks) if failed_checks
+                                 else "none were run"))
+            passed("recorded checks", "the record says its checks passed")
+            if rederive:
+                rederived = _rederive(record, passed, skipped, trust_code)
+    except _Failed as f:
+        return failed(f.step, f.reason)
+    except SystemExit as exc:  # (the code a trusted record names exited)
+        return failed("re-derivation", "verification could not proceed: the code the "
+                                       f"record names exited ({_sc._reason(exc)})")
+    except Exception as exc:  # a malformed part the schema step does not look into
+        return failed("malformed record",
+                      f"verification could not proceed: {_sc._reason(exc)}")
+    not_run = [s["step"] for s in steps if s["status"] == "skipped"]
+    if not rederived:
+        runs = (f"re-deriving it runs the code it names ({_names(record)}): pass "
+                "trust_code=True (--trust-code) if you trust that code")
+        if not signed:
+            return failed("unsigned", "nothing vouches for an unsigned record but "
+                          "re-derivation, and it was not re-derived: " +
+                          (runs if rederive else "rederive=False (--no-rederive)"))
+        others = [s for s in not_run if s not in _RUNS_CODE]
+        return {"ok": True, "reason": "verified without running code: the signature is "
+                "valid; not re-derived (" + (runs if rederive else "rederive=False, "
+                "--no-rederive") + ")" + (f"; not checked: {', '.join(others)}"
+                                          if others else ""),
+                "steps": steps, "signed": signed, "rederived": False}
     note = "" if signed else " (unsigned record: verified by re-derivation only)"
-    return {"ok": True, "reason": "verified" + note, "steps": steps, "signed": signed}
+    return {"ok": True, "reason": "verified" + note, "steps": steps, "signed": signed,
+            "rederived": True}
 
 
 def _verify_signature(record: dict, key: bytes | bool | None,
                       allow_unsigned: bool | None,
                       passed: Callable[[str, str], None]) -> None:
     sig = record["signature"]
-    if key is False:
-        key = None
-    else:
-        try:
-            key = key if key is not None else configured_key()
-        except LedgerError as exc:
-            raise _Failed("signature", str(exc)) from None
+    try:
+        key = _given_key(key)
+    except LedgerError as exc:
+        raise _Failed("signature", str(exc)) from None
     if sig.get("signed") is True:
         if sig.get("scheme") != "hmac-sha256" or not isinstance(sig.get("value"), str):
             raise _Failed("signature", f"unknown signature scheme {sig.get('scheme')!r}")
@@ -632,9 +853,28 @@ def _verify_signature(record: dict, key: bytes | bool | None,
     passed("signature", "unsigned record (no signature to check)")
 
 
-def _rederive(record: dict, passed: Callable[[str, str], None]) -> None:
+def _rederive(record: dict, passed: Callable[[str, str], None],
+              skipped: Callable[[str, str], None], trust_code: bool) -> bool:
+    """The steps after the record's own: those that run no code always, the rest
+    (``_RUNS_CODE``) only with ``trust_code``.  True when all of them ran."""
     root = record["root"]
-    fn = _load_root(root)
+    _check_source_text(root, passed, skipped)
+    try:
+        args = decode_tree(record["inputs"]["args"])
+    except Exception as exc:
+        raise _Failed("inputs", f"the recorded inputs cannot be read: {_sc._reason(exc)}"
+                      ) from None
+    if record["inputs"].get("shapes") != _sc._describe(tuple(args), "args"):
+        raise _Failed("inputs", "the recorded shapes and dtypes are not the inputs'")
+    if record["checks"].get("seed") != record["inputs"].get("seed"):
+        raise _Failed("inputs", "the checks' seed is not the recorded seed")
+    passed("inputs", f"{len(record['inputs']['shapes'])} input leaves as described")
+    if not trust_code:
+        why = "not run: it runs the code the record names (trust_code, --trust-code)"
+        for step in _RUNS_CODE:
+            skipped(step, why)
+        return False
+    fn, how = _load_root(root)
     try:
         now = parse_function(fn).source_hash
     except Exception as exc:
@@ -651,24 +891,14 @@ def _rederive(record: dict, passed: Callable[[str, str], None]) -> None:
     if root.get("line") != fn.__code__.co_firstlineno:
         raise _Failed("source", f"{root['qualname']} starts on line "
                                 f"{fn.__code__.co_firstlineno}, recorded {root.get('line')}")
-    passed("source", f"{root['qualname']} hashes as recorded")
-    try:
-        args = decode_tree(record["inputs"]["args"])
-    except Exception as exc:
-        raise _Failed("inputs", f"the recorded inputs cannot be read: {_sc._reason(exc)}"
-                      ) from None
-    if record["inputs"].get("shapes") != _sc._describe(tuple(args), "args"):
-        raise _Failed("inputs", "the recorded shapes and dtypes are not the inputs'")
-    if record["checks"].get("seed") != record["inputs"].get("seed"):
-        raise _Failed("inputs", "the checks' seed is not the recorded seed")
-    passed("inputs", f"{len(record['inputs']['shapes'])} input leaves as described")
+    passed("load", f"{root['qualname']} from {how}: the code that runs hashes as recorded")
     try:
         g = _sc.rebuild(fn, record["transforms"])
         out = g(*args)
         emitted = _sc.emitted_texts(g)
     except _Failed:
         raise
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise _Failed("regenerate", "the recorded stack does not run on the recorded "
                                     f"inputs: {_sc._reason(exc)}") from None
     want = [(e["level"], e.get("part"), e["transform"], e["text"])
@@ -715,6 +945,7 @@ def _rederive(record: dict, passed: Callable[[str, str], None]) -> None:
     if where:
         raise _Failed("checks", f"the re-run report differs from the recorded at {where}")
     passed("checks", f"{again['counts']['passed']} checks pass again{note}")
+    return True
 
 
 def _jax_importable() -> bool:

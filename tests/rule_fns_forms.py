@@ -76,3 +76,26 @@ def j_joins_of_rows(x):
     v = np.vstack(x) * 2.0 + np.column_stack(x).T
     return np.concatenate([np.hstack(x), np.ravel(v), np.ravel(np.dstack(x))]) * np.sin(
         np.concatenate(x, axis=None)[0])
+
+
+# ---- np.linspace: linear in start and stop -------------------------------------------
+
+
+def f_linspace_sin(a):
+    """The form autograd's tests found: the derivative in start was 0."""
+    return np.sum(np.sin(np.linspace(a, 3.4, 5)))
+
+
+def f_linspace_forms(x):
+    """Scalar and array ends, endpoint=False, an axis, one and no samples."""
+    total = scored(np.linspace(x[0, 0], x[1, 2], 7)) + scored(np.linspace(x[0], x[1], 4))
+    total = total + scored(np.linspace(x[0, 1], 2.5, num=6, endpoint=False))
+    total = total + scored(np.linspace(x, x[0] * 2.0, 3, axis=-1))
+    total = total + scored(np.linspace(x[1], -1.0, 5, axis=1))
+    total = total + scored(np.linspace(x[0, :1], x[1, 0], 1)) + scored(np.linspace(x, 0.5, 0))
+    return total + scored(np.linspace(-2.0, x[:, 1:], 4, False, axis=2))
+
+
+def j_linspace(x):
+    """Array ends, along the last axis and without the endpoint (for vjp and vmap)."""
+    return np.linspace(x[0], np.sin(x[1]), 4, endpoint=False, axis=-1)

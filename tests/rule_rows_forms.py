@@ -3,7 +3,7 @@ rule_fns_forms.py): an array where a sequence of arrays is expected (its rows ar
 joined), rows of rank 0 to 3, and axes of length 1 and 0."""
 
 import rule_fns_forms as F
-from rule_table import E2ECase, Row, normal
+from rule_table import E2ECase, Row, const, normal
 
 # np.vstack(x) of an array x joins x's rows; its cotangent is one array shaped like x
 # (it was a tuple of the rows' pieces, which came back as the first row's, repeated)
@@ -23,6 +23,17 @@ ROWS = [
     Row("concatenate", "array_flattened", (normal(2, 3, 2),), {"axis": None}),
 ]
 
+# np.linspace is linear in start and stop (it was registered without a derivative)
+ROWS += [
+    Row("linspace", "scalars", (normal(), normal()), {"num": 5}),
+    Row("linspace", "no_endpoint", (normal(), normal()), {"num": 4, "endpoint": False}),
+    Row("linspace", "arrays_axis_last", (normal(2, 3), normal(3)), {"num": 4, "axis": -1}),
+    Row("linspace", "broadcast_axis1", (normal(3, 1), normal(2)), {"num": 3, "axis": 1}),
+    Row("linspace", "one_sample", (normal(2), normal()), {"num": 1}),
+    Row("linspace", "no_samples", (normal(2), normal()), {"num": 0}),
+    Row("linspace", "constant_stop", (normal(), const(3.4)), {"num": 5}, wrt=("start",)),
+]
+
 E2E = [
     E2ECase(F.f_vstack_rows, ("vstack",)),
     E2ECase(F.f_hstack_rows, ("hstack",)),
@@ -31,6 +42,8 @@ E2E = [
     E2ECase(F.f_stack_rows, ("stack",)),
     E2ECase(F.f_concatenate_rows, ("concatenate",)),
     E2ECase(F.f_array_rows, ("array", "asarray")),
+    E2ECase(F.f_linspace_sin, ("linspace",), (normal(),)),
+    E2ECase(F.f_linspace_forms, ("linspace",)),
     E2ECase(F.f_joins_of_lists_of_rows, ("vstack", "hstack", "column_stack", "dstack",
                                          "concatenate", "stack", "list")),
 ]

@@ -193,9 +193,13 @@ def test_signed_record_without_a_key_and_unsigned_with_one(signed):
     assert not unsigned["signature"]["signed"]
     result = verify(unsigned, key=KEY)
     assert not result["ok"] and "unsigned" in result["reason"]
-    assert verify(unsigned, key=KEY, allow_unsigned=True)["ok"]
-    result = verify(unsigned)
+    assert verify(unsigned, key=KEY, allow_unsigned=True, trust_code=True)["ok"]
+    result = verify(unsigned, trust_code=True)
     assert result["ok"] and not result["signed"] and "unsigned" in result["reason"]
+    # without permission to run its code, nothing vouches for an unsigned record
+    for result in (verify(unsigned), verify(unsigned, key=KEY, allow_unsigned=True)):
+        assert not result["ok"] and result["reason"].startswith("unsigned: ")
+        assert "--trust-code" in result["reason"] and not result["rederived"]
 
 
 # ---- tampering ---------------------------------------------------------------------
@@ -269,7 +273,7 @@ def test_re_derivation_catches_edits_a_signature_would_also_catch(signed):
     checked (the example inputs, versions and timestamp are covered only by a
     signature)."""
     base = sign(signed, key=False)
-    assert verify(base, key=False)["ok"]
+    assert verify(base, key=False, trust_code=True)["ok"]
     text = base["emitted"][0]["text"]
     edited_text = text.replace("np.tanh", "np.sinh", 1)
     import hashlib
@@ -285,11 +289,11 @@ def test_re_derivation_catches_edits_a_signature_would_also_catch(signed):
         ("schema",): ("s2s-ledger/0", "schema:"),
     }
     for path, (value, reason) in cases.items():
-        result = verify(_unsigned_edit(base, path, value), key=False)
+        result = verify(_unsigned_edit(base, path, value), key=False, trust_code=True)
         assert not result["ok"] and result["reason"].startswith(reason), (path, result)
     both = _unsigned_edit(base, ("emitted", 0, "text"), edited_text)
     both["emitted"][0]["sha256"] = hashlib.sha256(edited_text.encode()).hexdigest()
-    result = verify(both, key=False)
+    result = verify(both, key=False, trust_code=True)
     assert not result["ok"] and result["reason"].startswith("regenerate:")
     assert "np.sinh" in result["reason"]
 
@@ -306,7 +310,8 @@ def test_verify_reruns_the_checks(signed, monkeypatch):
         for c in lying["checks"]["checks"]:
             c["status"] = "passed"
         lying = sign(lying, KEY)
-        result = verify(lying, key=KEY)
+        assert verify(lying, key=KEY)["ok"]  # (signed, and its code not run)
+        result = verify(lying, key=KEY, trust_code=True)
     assert not result["ok"] and result["reason"].startswith("checks: re-run checks fail")
     assert "fd_probe" in result["reason"]
 
@@ -316,11 +321,11 @@ def test_local_functions_cannot_be_re_derived():
         return np.sum(x ** 2)
 
     record = ledger(s2s.grad(inner), np.ones(2), key=KEY)
-    result = verify(record, key=KEY)
+    result = verify(record, key=KEY, trust_code=True)
     assert not result["ok"] and "<locals>" in result["reason"]
     assert verify(record, key=KEY, rederive=False)["ok"]
     record = ledger(s2s.grad(square_sum), np.ones(2), key=KEY)
-    result = verify(record, key=KEY)
+    result = verify(record, key=KEY, trust_code=True)
     assert not result["ok"] and "lambdas cannot be re-derived" in result["reason"]
 
 
@@ -336,10 +341,11 @@ def test_cli_verify_in_a_fresh_process(tmp_path):
     save(record, path)
     env = {**os.environ, KEY_ENV: "cli-key"}
     env.pop(KEY_FILE_ENV, None)
-    run = subprocess.run([sys.executable, "-m", "s2s", "ledger", "verify", str(path)],
-                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    run = subprocess.run([sys.executable, "-m", "s2s", "ledger", "verify", "--trust-code",
+                          str(path)], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "OK: verified" in run.stdout and "cli-key" not in run.stdout
+    assert "OK: verified\n" in run.stdout and "cli-key" not in run.stdout
+    assert "regenerated identically" in run.stdout
     env[KEY_ENV] = "wrong"
     run = subprocess.run([sys.executable, "-m", "s2s", "ledger", "verify", str(path)],
                          capture_output=True, text=True, env=env, cwd=tmp_path)
@@ -420,12 +426,12 @@ def test_unsigned_edit_of_every_field_is_caught_or_documented_as_unrederivable()
     signature alone (input values, measured errors, versions, timestamp)."""
     base = ledger(s2s.vmap(s2s.grad(loss), in_axes=(None, 0, 0)), args()[0],
                   np.full((2, 4, 3), 0.1), np.ones((2, 4)), key=False)
-    assert verify(base, key=False)["ok"]
+    assert verify(base, key=False, trust_code=True)["ok"]
     slipped = []
     for path in _leaf_paths(base):
         if not path or path[0] == "signature":
             continue
-        result = verify(sign(_edit(base, path), False), key=False)
+        result = verify(sign(_edit(base, path), False), key=False, trust_code=True)
         if result["ok"]:
             slipped.append(path)
     for path in slipped:
@@ -440,7 +446,7 @@ def test_the_function_is_found_by_module_name_or_else_by_file(tmp_path, monkeypa
     record = ledger(s2s.grad(cli_ledger.scalar), 0.5, key=False)
     moved = sign({**record, "root": {**record["root"], "file": "/elsewhere/cli_ledger.py"}},
                  False)
-    assert verify(moved, key=False)["ok"]  # another checkout: imported by name
+    assert verify(moved, key=False, trust_code=True)["ok"]  # another checkout: by name
     path = tmp_path / "ledger_test_user_mod.py"
     path.write_text("import numpy as np\n\n\ndef cube_sum(x):\n"
                     "    return np.sum(x ** 3)\n")
@@ -451,10 +457,10 @@ def test_the_function_is_found_by_module_name_or_else_by_file(tmp_path, monkeypa
     record = ledger(s2s.grad(module.cube_sum), np.ones(2), key=False)
     del sys.modules["ledger_test_user_mod"]
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(tmp_path)])
-    result = verify(record, key=False)  # not importable now: loaded from its file
+    result = verify(record, key=False, trust_code=True)  # not importable: from its file
     assert result["ok"], result
     path.unlink()
-    result = verify(record, key=False)
+    result = verify(record, key=False, trust_code=True)
     assert not result["ok"] and "does not exist" in result["reason"]
 
 
@@ -463,7 +469,7 @@ def test_verifying_without_jax_re_runs_the_rest_of_the_evidence(signed, monkeypa
 
     ledger_module = importlib.import_module("s2s.ledger")  # (s2s.ledger may be the function)
     monkeypatch.setattr(ledger_module, "_jax_importable", lambda: False)
-    result = verify(signed, key=KEY)
+    result = verify(signed, key=KEY, trust_code=True)
     assert result["ok"], result
     assert "JAX oracle was not re-run" in result["steps"][-1]["detail"]
 
@@ -481,5 +487,5 @@ def test_a_script_run_as_main_is_verified_from_its_file(tmp_path):
     subprocess.run([sys.executable, str(script), str(rec)], check=True, env=env)
     record = load(rec)
     assert record["root"]["module"] == "__main__"
-    result = verify(record, key=False)
+    result = verify(record, key=False, trust_code=True)
     assert result["ok"], result  # loaded from the file, without running its main block

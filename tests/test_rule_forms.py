@@ -33,9 +33,17 @@ def test_vstack_of_an_array_argument_sends_each_row_its_cotangent() -> None:
     close(s2s.grad(F.f_vstack_sin)(x), jax.grad(twin_of(F.f_vstack_sin))(x))
 
 
+def test_linspace_is_differentiable_in_start() -> None:
+    """JAX: -0.3439 at a = 1.2; s2s had linspace as a constant (derivative 0)."""
+    got = s2s.grad(F.f_linspace_sin)(1.2)
+    close(got, jax.grad(twin_of(F.f_linspace_sin))(1.2))
+    assert abs(float(got) + 0.3439) < 1e-4
+
+
 # (function, shape of its argument): functions with an array output
 VJP_CASES = {
     "joins_of_rows": (F.j_joins_of_rows, (2, 3)),
+    "linspace": (F.j_linspace, (2, 3)),
 }
 
 

@@ -113,7 +113,49 @@ defprim(
 # so d out_k / d start = out_k log(base) (1 - t_k) and d out_k / d stop = out_k
 # log(base) t_k.  geomspace is start ** (1 - t) * stop ** t: the same with log(base)
 # replaced by 1 / start and 1 / stop.  The fractions run along axis 0 (start and stop
-# may be arrays: their axes follow it).
+# may be arrays: their axes follow it).  linspace is start (1 - t) + stop t itself,
+# along ``axis``: linear in start and stop.
+
+defprim(
+    "linspace", np.linspace,
+    "(start, stop, num=50, endpoint=True, dtype=None, axis=0)",
+    diff=("start", "stop"), family="constructor",
+    note="linear in start and stop: start (1 - t) + stop t, t the fractions along "
+    "axis; an integer dtype passes no derivative",
+)
+
+
+@defvjp("linspace")
+def linspace_vjp(g, ans, start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
+    if axis != 0:  # the fractions' axis first, start's and stop's after it
+        g = np.moveaxis(g, axis, 0)
+    if dtype is not None:  # an integer dtype rounds: no derivative
+        g = g * np.isdtype(ans.dtype, ("real floating", "complex floating"))
+    start_bar = unbroadcast(np.tensordot(1 - t, g, 1), start)
+    stop_bar = unbroadcast(np.tensordot(t, g, 1), stop)
+    return start_bar, stop_bar
+
+
+@defjvp("linspace", "start")
+def linspace_jvp_start(start_dot, ans, start, stop, num=50, endpoint=True, dtype=None,
+                       axis=0):
+    # linear: the same spacing from start's tangent to 0 (0 * stop: stop's shape)
+    if dtype is None:
+        return np.linspace(start_dot, 0 * stop, num, endpoint=endpoint, axis=axis)
+    return np.linspace(
+        start_dot, 0 * stop, num, endpoint=endpoint, dtype=dtype, axis=axis
+    ) * np.isdtype(ans.dtype, ("real floating", "complex floating"))
+
+
+@defjvp("linspace", "stop")
+def linspace_jvp_stop(stop_dot, ans, start, stop, num=50, endpoint=True, dtype=None,
+                      axis=0):
+    if dtype is None:
+        return np.linspace(0 * start, stop_dot, num, endpoint=endpoint, axis=axis)
+    return np.linspace(
+        0 * start, stop_dot, num, endpoint=endpoint, dtype=dtype, axis=axis
+    ) * np.isdtype(ans.dtype, ("real floating", "complex floating"))
 
 
 defprim(

@@ -6,7 +6,7 @@ complete registry when it is imported).
 
 from __future__ import annotations
 
-from ..batching import Batch, Let, align, args_text, batch_rule
+from ..batching import Batch, Let, align, args_text, batch_rule, shifted, static
 from ..inline import atom_text
 
 
@@ -30,6 +30,16 @@ def spaced_rule(b: Batch, s: Let) -> str:
     the batch axis (NumPy's ``axis=`` puts them there)."""
     rank = max(b.rank(a) for a in s.args)
     return args_text(s, [align(b, a, rank) for a in s.args], {"axis": "1"})
+
+
+@batch_rule("linspace")
+def linspace_rule(b: Batch, s: Let) -> str:
+    """start and stop broadcast per example; the fractions' axis moves past the batch
+    axis (counted in the output, one axis more than start and stop)."""
+    rank = max(b.rank(a) for a in s.args)
+    axis = static(s, "axis", 0)
+    return args_text(s, [align(b, a, rank) for a in s.args],
+                     {"axis": shifted(axis % (rank + 1), rank + 1)})
 
 
 @batch_rule("float64")

@@ -217,7 +217,6 @@ for _name, _sig, _more in (
     ("isnan", "(x)", {}),
     ("isfinite", "(x)", {}),
     ("arange", "(start, stop=None, step=None)", {}),
-    ("linspace", "(start, stop, num=50)", {}),
     # np.identity(n) is np.eye(n), and is spelled so in emitted code
     ("eye", "(N, M=None, k=0)", {"aliases": (np.identity,)}),
     ("tri", "(N, M=None, k=0)", {}),
