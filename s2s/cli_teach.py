@@ -10,11 +10,13 @@ Each takes ``MODULE_OR_FILE:FUNC`` and the transform flags (``--grad`` by defaul
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from .errors import TransformError
 from .teach_common import (
+    Target,
     TeachError,
     TransformChoice,
     add_transform_arguments,
@@ -39,10 +41,55 @@ def _guard(handler):
     return run
 
 
-def _derivation(args: argparse.Namespace):
-    target = load_target(args.target)
+def _derivation(args: argparse.Namespace, target: Target | None = None):
+    target = target or load_target(args.target)
     choice = TransformChoice.from_args(args)
     return derive(target, choice, args.shapes, args.domain, args.seed, args.batch)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):  # (through symlinks, dangling too)
+        return True
+    try:
+        return os.path.samefile(a, b)  # (hard links, case-insensitive file systems)
+    except OSError:
+        return False
+
+
+def _output_path(output: str, target: Target, force: bool) -> Path:
+    """Where ``-o`` may write: never the function's source file (by its real path,
+    so not through a symlink or hard link either), and an existing file only with
+    ``--force``."""
+    path = Path(output)
+    sources = {target.file, getattr(target.module, "__file__", None)}
+    for source in sorted(s for s in sources if s):
+        if _same_file(path, Path(source)):
+            raise TeachError(
+                f"-o {output} is the source file of {target.spec} ({source}): refusing to "
+                f"overwrite it; write to another file, e.g. -o "
+                f"{path.with_name(path.stem + '_' + target.name + '_derivative' + path.suffix)}")
+    if os.path.lexists(path):
+        if path.is_dir():
+            raise TeachError(f"-o {output} is a directory: give the path of a file")
+        if not force:
+            raise TeachError(f"-o {output} exists: refusing to overwrite it; pass --force "
+                             "to replace it, or choose another path")
+    return path
+
+
+def _write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` without following a symlink there (``--force``
+    replaces the link itself, not the file it points to)."""
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    try:
+        if path.is_symlink():
+            path.unlink()
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | nofollow
+        fd = os.open(path, flags, 0o666)
+        with open(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise TeachError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -54,12 +101,15 @@ def _show(args: argparse.Namespace) -> int:
 def _emit(args: argparse.Namespace) -> int:
     from .teach_emit import standalone_module
 
-    d = _derivation(args)
+    target = load_target(args.target)
+    path = None if args.output == "-" else _output_path(args.output, target, args.force)
+    d = _derivation(args, target)
     text = standalone_module(d, output=args.output)
-    if args.output == "-":
+    if path is None:
         sys.stdout.write(text)
     else:
-        Path(args.output).write_text(text)
+        _output_path(args.output, target, args.force)  # (still: nothing appeared since)
+        _write(path, text)
         from .teach_emit import read_meta
 
         entry = (read_meta(text) or {}).get("entry", d.entry)
@@ -86,10 +136,19 @@ def _explain(args: argparse.Namespace) -> int:
 def _html(args: argparse.Namespace) -> int:
     from .teach_html import html_page
 
-    d = _derivation(args)
-    Path(args.output).write_text(html_page(d))
+    target = load_target(args.target)
+    path = _output_path(args.output, target, args.force)
+    page = html_page(_derivation(args, target))
+    _output_path(args.output, target, args.force)
+    _write(path, page)
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
+
+
+def _force(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true",
+                   help="replace the -o file if it exists (a symlink there is replaced, "
+                        "not followed; the function's source file is always refused)")
 
 
 def _color(p: argparse.ArgumentParser) -> None:
@@ -105,7 +164,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("emit", help="write a standalone module (imports only numpy)")
     add_transform_arguments(p)
-    p.add_argument("-o", "--output", required=True, help="PATH.py (- for stdout)")
+    p.add_argument("-o", "--output", required=True,
+                   help="PATH.py (- for stdout); never the function's source file")
+    _force(p)
     p.set_defaults(handler=_guard(_emit))
 
     p = sub.add_parser(
@@ -131,7 +192,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("html", help="a self-contained page: function and derivative "
                                     "side by side, linked, with the computation graph")
     add_transform_arguments(p)
-    p.add_argument("-o", "--output", required=True, help="PAGE.html")
+    p.add_argument("-o", "--output", required=True,
+                   help="PAGE.html; never the function's source file")
+    _force(p)
     p.set_defaults(handler=_guard(_html))
 
 

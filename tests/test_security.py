@@ -1,9 +1,12 @@
-"""Nothing s2s does on the command line runs code it was not asked to run.
+"""Nothing s2s does on the command line runs code it was not asked to run, or
+overwrites the user's files.
 
 * ``ledger verify`` runs no code a record names unless ``--trust-code`` is given, and
   then only after the signature step passed; a module that records at import cannot
   recurse, rewrite the record, or turn a failure into "OK";
-* an empty key is an error, never "no key".
+* an empty key is an error, never "no key";
+* ``emit -o`` / ``html -o`` never overwrite the function's source (also through a
+  symlink or hard link), nor any existing file without ``--force``.
 
 The code a record names writes a marker file whenever it runs: where no code may run,
 the tests assert that the marker does not exist.
@@ -335,3 +338,74 @@ def test_an_empty_key_is_an_error_not_no_key(recorded, monkeypatch, tmp_path) ->
     assert run.returncode == 1
     assert f"FAILED: signature: {KEY_ENV} is set but empty" in run.stdout
     assert not marker.exists()
+
+
+# ---- 12. emit -o / html -o never overwrite the source ---------------------------------
+
+USER = """\
+import numpy as np
+
+
+def loss(w):
+    return np.sum(np.sin(w) ** 2)
+"""
+
+
+@pytest.fixture()
+def user_source(tmp_path) -> Path:
+    path = tmp_path / "user_src.py"
+    path.write_text(USER)
+    return path
+
+
+@pytest.mark.parametrize("command", ["emit", "html"])
+def test_output_never_overwrites_the_source_file(user_source, tmp_path, command) -> None:
+    link = tmp_path / "link.py"
+    link.symlink_to(user_source)
+    hard = tmp_path / "hard.py"
+    os.link(user_source, hard)
+    dangling = tmp_path / "dangling.py"
+    for target, output in ((user_source, user_source), (user_source, link),
+                           (link, user_source), (user_source, hard),
+                           (Path(os.path.relpath(user_source)), user_source)):
+        for force in ((), ("--force",)):
+            rc, out, err = run_cli(command, f"{target}:loss", "-o", output, *force)
+            assert rc == 2, (target, output, force, err)
+            assert "is the source file of" in err and "refusing to overwrite" in err
+            assert "Traceback" not in err and err.count("\n") == 1
+            assert user_source.read_text() == USER
+    assert link.is_symlink() and hard.read_text() == USER
+    dangling.symlink_to(tmp_path / "elsewhere.txt")
+    rc, _, err = run_cli(command, f"{user_source}:loss", "-o", dangling)
+    assert rc == 2 and "exists" in err and not (tmp_path / "elsewhere.txt").exists()
+
+
+@pytest.mark.parametrize("command", ["emit", "html"])
+def test_output_refuses_an_existing_file_unless_forced(user_source, tmp_path,
+                                                       command) -> None:
+    other = tmp_path / "other.txt"
+    other.write_text("keep me")
+    rc, _, err = run_cli(command, f"{user_source}:loss", "-o", other)
+    assert rc == 2 and f"-o {other} exists: refusing to overwrite it" in err
+    assert "--force" in err and other.read_text() == "keep me"
+    rc, _, err = run_cli(command, f"{user_source}:loss", "-o", other, "--force")
+    assert rc == 0, err
+    assert other.read_text() != "keep me"
+    # a symlink at the output is replaced, not written through
+    kept = tmp_path / "kept.txt"
+    kept.write_text("keep me too")
+    link = tmp_path / "out_link"
+    link.symlink_to(kept)
+    assert run_cli(command, f"{user_source}:loss", "-o", link)[0] == 2
+    assert run_cli(command, f"{user_source}:loss", "-o", link, "--force")[0] == 0
+    assert kept.read_text() == "keep me too" and not link.is_symlink()
+    rc, _, err = run_cli(command, f"{user_source}:loss", "-o", tmp_path)
+    assert rc == 2 and "is a directory" in err
+    rc, _, err = run_cli(command, f"{user_source}:loss", "-o", tmp_path / "no" / "x.py")
+    assert rc == 2 and "cannot write" in err and "Traceback" not in err
+
+
+def test_emit_to_stdout_still_works(user_source) -> None:
+    rc, out, _ = run_cli("emit", f"{user_source}:loss", "-o", "-")
+    assert rc == 0 and "def loss_grad(w):" in out
+    assert user_source.read_text() == USER
