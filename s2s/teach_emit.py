@@ -223,6 +223,46 @@ def regenerate_command(d: Derivation, output: str) -> str:
     return cmd + f" -o {shlex.quote(output)}"
 
 
+def check_command(d: Derivation, output: str) -> str:
+    cmd = f"s2s check {shlex.quote(output)} {shlex.quote(d.target.spec)}"
+    flags = d.choice.flags()
+    return cmd + (" " + flags if flags else "")
+
+
+def _escape_line(line: str) -> str:
+    """One line of a docstring's value as source text inside triple double quotes:
+    backslashes and quotes escaped (nothing can end the literal or start an
+    escape), every character that is not printable escaped (newlines, tabs, line
+    separators: nothing can break the line or pass for a ``# s2s-meta:`` line), and
+    leading and trailing spaces escaped (black strips them from docstrings)."""
+    out = []
+    for c in line:
+        if c == "\\":
+            out.append("\\\\")
+        elif c == '"':
+            out.append('\\"')
+        elif c.isprintable():
+            out.append(c)
+        else:
+            n = ord(c)
+            out.append(f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000
+                       else f"\\U{n:08x}")
+    body = "".join(out)
+    stripped = body.strip(" ")
+    if stripped != body:
+        lead = len(body) - len(body.lstrip(" "))
+        trail = len(body) - len(body.rstrip(" "))
+        body = "\\x20" * lead + stripped + "\\x20" * trail
+    return body
+
+
+def docstring_literal(lines: list[str]) -> tuple[str, str]:
+    """A module docstring whose value is exactly ``lines`` joined by newlines (with
+    a final one), whatever the lines hold: (its source, its value)."""
+    value = "\n".join(lines) + "\n"
+    return '"""' + "\n".join(_escape_line(ln) for ln in lines) + '\n"""', value
+
+
 def standalone_module(d: Derivation, output: str = "derivative.py") -> str:
     """The module text ``s2s emit`` writes."""
     import black
@@ -269,23 +309,25 @@ def standalone_module(d: Derivation, output: str = "derivative.py") -> str:
         "target": d.target.spec,
     }
     sig = inspect.signature(fn)
+    # every line may hold user text (paths, the signature's defaults, in_axes): the
+    # docstring is built so that no text can end it, escape out of it or break it
     header = [
-        f'"""{d.choice.describe(fn.__name__)}, emitted by s2s as a standalone module.',
+        f"{d.choice.describe(fn.__name__)}, emitted by s2s as a standalone module.",
         "",
         f"Source function: {fn.__qualname__}{sig} in {shown}, line {first}",
         f"Source sha256:   {meta['sha256']}",
         f"Transform:       {meta['describe']}",
         f"Entry point:     {entry_name}",
         f"Regenerate:      {regenerate_command(d, output)}",
-        f"Check an edit:   s2s check {output} {d.target.spec} {d.choice.flags()}".rstrip(),
+        f"Check an edit:   {check_command(d, output)}",
         "",
         "Needs only NumPy" + (" (" + "; ".join(copier.notes) + ")" if copier.notes else "")
         + ": the s2s.runtime helpers it calls are copied at the end.",
     ]
     if d.choice.vmapped:
         header.append("Batched arguments take the batch axis first.")
-    header.append('"""')
-    parts = ["\n".join(header), f"# s2s-meta: {json.dumps(meta)}", "import numpy as np"]
+    docstring, docstring_value = docstring_literal(header)
+    parts = [docstring, f"# s2s-meta: {json.dumps(meta)}", "import numpy as np"]
     parts += [copier.imports[k] for k in sorted(copier.imports) if copier.imports[k]
               != "import numpy as np"]
     if copier.constants:
@@ -299,8 +341,16 @@ def standalone_module(d: Derivation, output: str = "derivative.py") -> str:
         chunks.append("# ---- helpers copied from s2s/runtime.py ----\n\n\n"
                       + "\n\n\n".join(defs[h] for h in helpers))
     text = "\n\n\n".join(c.strip("\n") for c in chunks) + "\n"
-    text = black.format_str(text, mode=black.Mode())
-    compile(text, output, "exec")
+    try:
+        text = black.format_str(text, mode=black.Mode())
+        tree = ast.parse(text)
+        compile(tree, output, "exec")
+    except (SyntaxError, ValueError, black.InvalidInput) as exc:  # (a bug of s2s's)
+        raise TeachError(f"s2s wrote a module that does not compile ({type(exc).__name__}: "
+                         f"{exc}); please report this with the command line") from None
+    if ast.get_docstring(tree, clean=False) != docstring_value:
+        raise TeachError("s2s wrote a module whose docstring does not read back as "
+                         "written; please report this with the command line")
     return text
 
 

@@ -1,12 +1,13 @@
-"""Nothing s2s does on the command line runs code it was not asked to run, or
-overwrites the user's files.
+"""Nothing s2s does on the command line runs code it was not asked to run, overwrites
+the user's files, or lets a path or name escape into the code it writes.
 
 * ``ledger verify`` runs no code a record names unless ``--trust-code`` is given, and
   then only after the signature step passed; a module that records at import cannot
   recurse, rewrite the record, or turn a failure into "OK";
 * an empty key is an error, never "no key";
 * ``emit -o`` / ``html -o`` never overwrite the function's source (also through a
-  symlink or hard link), nor any existing file without ``--force``.
+  symlink or hard link), nor any existing file without ``--force``;
+* every user-controlled string in an emitted module's docstring reads back exactly.
 
 The code a record names writes a marker file whenever it runs: where no code may run,
 the tests assert that the marker does not exist.
@@ -14,11 +15,13 @@ the tests assert that the marker does not exist.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib.util
 import io
 import json
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -30,6 +33,7 @@ import pytest
 import s2s
 from s2s.cli import main
 from s2s.ledger import KEY_ENV, KEY_FILE_ENV, LedgerError, ledger, load, save, sign, verify
+from s2s.teach_emit import read_meta
 
 KEY = b"security test key"
 ENV = {k: v for k, v in os.environ.items() if k not in (KEY_ENV, KEY_FILE_ENV)}
@@ -409,3 +413,55 @@ def test_emit_to_stdout_still_works(user_source) -> None:
     rc, out, _ = run_cli("emit", f"{user_source}:loss", "-o", "-")
     assert rc == 0 and "def loss_grad(w):" in out
     assert user_source.read_text() == USER
+
+
+# ---- 13. user text in the emitted docstring is quoted --------------------------------
+
+NASTY_DIRS = [
+    'q"""\nopen("INJECTED", "w").write("x")\n"""',  # ends the docstring, runs code
+    "C:\\Users\\new\\Name",  # \U and \N: invalid escapes in a plain literal
+    "back\\slash\\",  # a trailing backslash
+    "it's \"quoted\"",
+    "tab\there and\rreturn",
+    "line\u2028sep\x0bvt\x85nel",  # line breaks to str.splitlines
+    "trailing space ",
+    "\n# s2s-meta: {\"entry\": \"evil\"}",  # would pass for the meta line
+    "unicode ☃ é 𝔘",
+]
+
+
+@pytest.mark.parametrize("name", NASTY_DIRS, ids=range(len(NASTY_DIRS)))
+def test_emitted_docstring_reads_back_exactly(tmp_path, monkeypatch, name) -> None:
+    folder = tmp_path / name
+    folder.mkdir()
+    source = folder / "user_src.py"
+    source.write_text(USER.replace("def loss(w):", "def loss(w, s='\"\"\"\\\\U'):"))
+    out = folder / 'out """\\N.py'
+    rc, _, err = run_cli("emit", f"{source}:loss", "-o", out)
+    assert rc == 0, err
+    text = out.read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    compile(text, str(out), "exec")
+    doc = ast.get_docstring(tree, clean=False)
+    assert f"\nSource function: loss(w, s='\"\"\"\\\\U') in {source}, line 4\n" in doc
+
+    def between(start: str, end: str) -> str:
+        i = doc.index(start) + len(start)
+        return doc[i:doc.index(end, i)]
+
+    assert shlex.split(between("\nRegenerate:", "\nCheck an edit:")) == [
+        "s2s", "emit", f"{source}:loss", "--grad", "-o", str(out)]
+    assert shlex.split(between("\nCheck an edit:", "\n\nNeeds only")) == [
+        "s2s", "check", str(out), f"{source}:loss", "--grad"]
+    meta = read_meta(text)
+    assert meta["file"] == str(source) and meta["entry"] == "loss_grad"
+    # nothing but the docstring, the meta comment and the module's code
+    first = tree.body[0]
+    assert isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+    assert not any(isinstance(n, ast.Expr) for n in tree.body[1:])
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(text, str(out), "exec"), namespace)
+    assert not (tmp_path / "INJECTED").exists()
+    assert namespace["loss_grad"](np.array([0.3, 0.5])) == pytest.approx(
+        np.sin(2 * np.array([0.3, 0.5])))
