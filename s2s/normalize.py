@@ -35,7 +35,7 @@ from .parse import ParsedFunction, parse_function
 from .custom import custom_jvp, custom_vjp
 from .kinds import LEAF
 from .primitives import PRIMITIVES, lookup_object
-from .primitives.registry import ATTRIBUTES, METHODS
+from .primitives.registry import ATTRIBUTES, METHODS, Refused
 
 # Names emitted code defines or imports itself; user names never take them.
 RESERVED = {"np", "math", *runtime.__all__}
@@ -2056,6 +2056,12 @@ class Normalizer:
                     f"read) as `{bound_name}`, but `{bound_name}` here is another object",
                     self.loc(node), f"rename your `{bound_name}`", self.display,
                 )
+        if prim.canonical is not None:  # a call form its rules do not read, rewritten
+            try:
+                args, kwargs = prim.canonical(list(args), dict(kwargs))
+            except Refused as exc:
+                raise UnsupportedCallError(f"`{text}`: {exc.what}", self.loc(node),
+                                           exc.hint, self.display) from None
         try:
             bound = prim.signature.bind(*args, **kwargs)
         except TypeError as exc:

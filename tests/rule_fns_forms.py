@@ -99,3 +99,33 @@ def f_linspace_forms(x):
 def j_linspace(x):
     """Array ends, along the last axis and without the endpoint (for vjp and vmap)."""
     return np.linspace(x[0], np.sin(x[1]), 4, endpoint=False, axis=-1)
+
+
+# ---- np.einsum in its interleaved form: sublists of axis numbers ---------------------
+
+
+def f_einsum_sublists_transpose(x):
+    return scored(np.einsum(x, [0, 1], [1, 0]))
+
+
+def f_einsum_sublists(x, y):
+    """Two operands, an output sublist, the implicit output, ... and a trace."""
+    total = scored(np.einsum(x, [0, 1], y, [1, 2], [0, 2]))
+    total = total + scored(np.einsum(x, [0, 1], y, [1, 2]))  # implicit: [0, 2]
+    total = total + scored(np.einsum(x, [Ellipsis, 1], y, [1, Ellipsis]))
+    total = total + scored(np.einsum(x[:, :2], [3, 3]))  # a trace, a scalar
+    return total + scored(np.einsum(y, [30, 2], x, [2, 30], [30]))  # labels past 25
+
+
+def r_einsum_sublist_name(x):
+    """Refused: a sublist bound to a name (only one written in the call is read now)."""
+    first = [0, 1]
+    return np.sum(np.einsum(x, first, [1, 0]))
+
+
+def r_einsum_label_out_of_range(x):
+    return np.sum(np.einsum(x, [0, 1], [1, 60]))
+
+
+def j_einsum_sublists(x):
+    return np.einsum(x, [0, 1], np.cos(x), [2, 1], [2, 0])

@@ -44,6 +44,10 @@ E2E = [
     E2ECase(F.f_array_rows, ("array", "asarray")),
     E2ECase(F.f_linspace_sin, ("linspace",), (normal(),)),
     E2ECase(F.f_linspace_forms, ("linspace",)),
+    # np.einsum's sublists, rewritten as a subscripts string (x was taken for the
+    # subscripts: a zero derivative, and a crash with two operands)
+    E2ECase(F.f_einsum_sublists_transpose, ("einsum",)),
+    E2ECase(F.f_einsum_sublists, ("einsum",), (normal(2, 3), normal(3, 2))),
     E2ECase(F.f_joins_of_lists_of_rows, ("vstack", "hstack", "column_stack", "dstack",
                                          "concatenate", "stack", "list")),
 ]

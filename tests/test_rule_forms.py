@@ -40,10 +40,33 @@ def test_linspace_is_differentiable_in_start() -> None:
     assert abs(float(got) + 0.3439) < 1e-4
 
 
+def test_einsum_sublists_are_read_as_subscripts() -> None:
+    """x was taken for np.einsum's subscripts: a zero derivative, and with two
+    operands a JVP that called np.zeros_like((0, 1)) and crashed."""
+    r = rng_for("einsum-sublists")
+    x, y = r.normal(size=(2, 3)), r.normal(size=(3, 2))
+    twin = twin_of(F.f_einsum_sublists)
+    got = s2s.grad(F.f_einsum_sublists, argnums=(0, 1))(x, y)
+    for g, e in zip(got, jax.grad(twin, argnums=(0, 1))(x, y)):
+        close(g, e)
+    tangents = (r.normal(size=(2, 3)), r.normal(size=(3, 2)))
+    close(s2s.jvp(F.f_einsum_sublists, (x, y), tangents)[1],
+          jax.jvp(twin, (x, y), tangents)[1])
+    assert "np.einsum(\"ab->ba\", x)" in s2s.source(s2s.grad(F.f_einsum_sublists_transpose))
+
+
+@pytest.mark.parametrize("fn", [F.r_einsum_sublist_name, F.r_einsum_label_out_of_range])
+def test_einsum_sublists_not_known_now_are_refused_at_the_call(fn) -> None:
+    with pytest.raises(s2s.TransformError, match="sublists must be constants") as err:
+        s2s.grad(fn)(np.ones((2, 3)))
+    assert "rule_fns_forms.py" in str(err.value) and "np.einsum(x, " in str(err.value)
+
+
 # (function, shape of its argument): functions with an array output
 VJP_CASES = {
     "joins_of_rows": (F.j_joins_of_rows, (2, 3)),
     "linspace": (F.j_linspace, (2, 3)),
+    "einsum_sublists": (F.j_einsum_sublists, (2, 3)),
 }
 
 

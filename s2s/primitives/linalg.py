@@ -19,7 +19,8 @@ from ..runtime import (
     rhs_columns,
     tensordot_lhs_bar, tensordot_rhs_bar, unbroadcast, vector_norm_grad,
 )
-from .registry import defjvp, defprim, defvjp, infix
+from ..ir import Const
+from .registry import Refused, defjvp, defprim, defvjp, infix
 
 defprim(
     "matmul", np.matmul, "(x1, x2)", family="linalg", spelling=infix("@"),
@@ -143,10 +144,56 @@ def tensordot_jvp_b(b_dot, ans, a, b, axes=2):
     return np.tensordot(a, b_dot, axes=axes)
 
 
+def _einsum_subscripts(args, kwargs):
+    """np.einsum's interleaved form, ``np.einsum(x, [0, 1], y, [1, 2], [0, 2])``, as
+    its subscripts string, ``np.einsum("ab,bc->ac", x, y)``: the sublists must be
+    constants.  The string form is left as it is."""
+    first = args[0] if args else None
+    if isinstance(first, Const) and isinstance(first.value, str):
+        return args, kwargs
+    if not any(_is_sublist(a) for a in args[1:]):
+        return args, kwargs  # subscripts computed in the function: a string, if anything
+    if len(args) % 2:  # the last one names the output
+        operands, sublists, output = args[0:-1:2], list(args[1:-1:2]), args[-1]
+    else:
+        operands, sublists, output = args[0::2], list(args[1::2]), None
+    for sub in sublists + ([output] if output is not None else []):
+        if not _is_sublist(sub):
+            raise Refused("its sublists must be constants written in the call (lists "
+                          "of integers from 0 to 51, and ...)",
+                          "write them in the call, or give the subscripts as a string: "
+                          "np.einsum('ij,jk->ik', x, y)")
+    labels = [_sublist_letters(sub.value) for sub in sublists]
+    if output is None:  # NumPy's implicit output: labels seen once, in integer order
+        counts: dict = {}
+        for sub in sublists:
+            for k in sub.value:
+                counts[k] = counts.get(k, 0) + 1
+        once = sorted(k for k, n in counts.items() if n == 1 and k is not Ellipsis)
+        dots = [Ellipsis] if Ellipsis in counts else []
+        out = _sublist_letters(dots + once)
+    else:
+        out = _sublist_letters(output.value)
+    text = ",".join(labels) + "->" + out
+    return [Const(text, repr(text)), *operands], kwargs
+
+
+def _is_sublist(atom):
+    return isinstance(atom, Const) and isinstance(atom.value, (list, tuple)) and all(
+        k is Ellipsis or (isinstance(k, int) and not isinstance(k, bool) and 0 <= k < 52)
+        for k in atom.value)
+
+
+def _sublist_letters(sublist):
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return "".join("..." if k is Ellipsis else letters[k] for k in sublist)
+
+
 defprim(
     "einsum", np.einsum, "(subscripts, *operands, optimize=False)", family="linalg",
-    diff=("operands",),
-    note="subscripts a string (explicit '->' or implicit output, '...' allowed)",
+    diff=("operands",), canonical=_einsum_subscripts,
+    note="subscripts a string (explicit '->' or implicit output, '...' allowed), or "
+    "constant sublists (np.einsum(x, [0, 1], [1, 0])), rewritten as a string",
 )
 
 

@@ -47,6 +47,10 @@ class Primitive:
     # names its rules read); s2s's own see only np and s2s.runtime
     namespace: dict[str, Any] = field(default_factory=dict)
     builtin: bool = True  # False for a primitive a user registered (s2s.primitive)
+    # rewrites a call's arguments (IR atoms, constants known now) into the form the
+    # rules read, at transform time: ``canonical(args, kwargs) -> (args, kwargs)``;
+    # raises ``Refused`` for a form it cannot rewrite (np.einsum's sublists)
+    canonical: Callable[[list, dict], tuple[list, dict]] | None = None
 
     @property
     def params(self) -> list[str]:
@@ -111,6 +115,7 @@ def defprim(
     attributes: tuple[str, ...] = (),
     note: str = "",
     results: int | Callable[[dict[str, Any]], int] | None = None,
+    canonical: Callable[[list, dict], tuple[list, dict]] | None = None,
 ) -> Primitive:
     """Register a primitive.
 
@@ -136,6 +141,7 @@ def defprim(
         nondiff=nondiff,
         note=note,
         results=results,
+        canonical=canonical,
     )
     PRIMITIVES[name] = prim
     bump()
@@ -186,6 +192,16 @@ def defjvp(name: str, wrt: str) -> Callable[[Callable], Callable]:
         return rule
 
     return register
+
+
+class Refused(Exception):
+    """A call form a primitive's rules do not read and its ``canonical`` cannot
+    rewrite: ``Refused(what, hint)``; s2s reports it at the call, with the hint."""
+
+    def __init__(self, what: str, hint: str) -> None:
+        super().__init__(what)
+        self.what = what
+        self.hint = hint
 
 
 def lookup_object(obj: Any) -> Primitive | None:
