@@ -129,3 +129,42 @@ def r_einsum_label_out_of_range(x):
 
 def j_einsum_sublists(x):
     return np.einsum(x, [0, 1], np.cos(x), [2, 1], [2, 0])
+
+
+# ---- x ** y at a Python-float 0.0 ----------------------------------------------------
+
+
+def p_sqrt(x):
+    return x**0.5
+
+
+def p_power_2_5(x):
+    return x**2.5
+
+
+def p_power_float_one(x):
+    return x**1.0
+
+
+def p_power_float_zero(x):
+    return x**0.0
+
+
+def p_np_power_negative(x):
+    return np.power(x, -1.0)
+
+
+def p_np_power(x, y):
+    return np.power(x, y)
+
+
+def p_zero_base(y):
+    return 0.0**y
+
+
+def p_power_negative(x):
+    return x**-1.0  # Python raises ZeroDivisionError at 0.0, as the function does
+
+
+def f_np_power(x, y):
+    return np.sum(np.power(x, y) * np.sin(y)) + np.sum(np.power(np.cos(x), 2.0))

@@ -3,7 +3,7 @@ rule_fns_forms.py): an array where a sequence of arrays is expected (its rows ar
 joined), rows of rank 0 to 3, and axes of length 1 and 0."""
 
 import rule_fns_forms as F
-from rule_table import E2ECase, Row, const, normal
+from rule_table import E2ECase, Row, const, normal, uniform
 
 # np.vstack(x) of an array x joins x's rows; its cotangent is one array shaped like x
 # (it was a tuple of the rows' pieces, which came back as the first row's, repeated)
@@ -34,7 +34,17 @@ ROWS += [
     Row("linspace", "constant_stop", (normal(), const(3.4)), {"num": 5}, wrt=("start",)),
 ]
 
+# np.power written as a call keeps its spelling (and NumPy's semantics on Python floats)
+ROWS += [
+    Row("numpy.power", "same", (uniform(0.3, 2.0)(2, 3), normal(2, 3)), jax="numpy.power"),
+    Row("numpy.power", "broadcast", (uniform(0.3, 2.0)(3, 1), normal(4)),
+        jax="numpy.power"),
+    Row("numpy.power", "float_exponent", (normal(2, 3), const(2.0)), wrt=("x1",),
+        jax="numpy.power"),
+]
+
 E2E = [
+    E2ECase(F.f_np_power, ("numpy.power",), (uniform(0.3, 2.0)(2, 3), normal(3))),
     E2ECase(F.f_vstack_rows, ("vstack",)),
     E2ECase(F.f_hstack_rows, ("hstack",)),
     E2ECase(F.f_column_stack_rows, ("column_stack",)),

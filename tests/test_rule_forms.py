@@ -62,6 +62,56 @@ def test_einsum_sublists_not_known_now_are_refused_at_the_call(fn) -> None:
     assert "rule_fns_forms.py" in str(err.value) and "np.einsum(x, " in str(err.value)
 
 
+# x ** y at a Python-float 0.0: the rule's x1 ** (x2 - 1) raised ZeroDivisionError
+# (0.0 ** -0.5); np.power gives inf, as JAX's derivative is
+POWER_AT_ZERO = {
+    "sqrt": (F.p_sqrt, (0.0,)),
+    "power_2_5": (F.p_power_2_5, (0.0,)),
+    "power_float_one": (F.p_power_float_one, (0.0,)),
+    "power_float_zero": (F.p_power_float_zero, (0.0,)),
+    "np_power_negative": (F.p_np_power_negative, (0.0,)),
+    "np_power_negative_zero": (F.p_np_power_negative, (-0.0,)),
+    "np_power_both": (F.p_np_power, (0.0, 0.5)),
+    "np_power_negative_exponent": (F.p_np_power, (0.0, -2.0)),
+    "zero_base": (F.p_zero_base, (0.5,)),
+    "zero_base_two": (F.p_zero_base, (2.0,)),
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # 0.0 ** -0.5, on purpose
+@pytest.mark.parametrize("key", POWER_AT_ZERO)
+def test_power_at_a_python_float_zero_matches_jax(key: str) -> None:
+    fn, args = POWER_AT_ZERO[key]
+    argnums = tuple(range(len(args)))
+    twin = twin_of(fn)
+    got = s2s.grad(fn, argnums=argnums)(*args)
+    for g, e in zip(got, jax.grad(twin, argnums=argnums)(*args)):
+        close(g, e)  # inf where JAX has inf, nan where it has nan
+    tangents = tuple(1.0 for _ in args)
+    close(s2s.jvp(fn, args, tangents)[1], jax.jvp(twin, args, tangents)[1])
+    got2 = s2s.grad(s2s.grad(fn, argnums=0))(*args)  # emitted np.power stays np.power
+    close(got2, jax.grad(jax.grad(twin, argnums=0))(*args))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_power_at_zero_in_float32_arrays_matches_jax() -> None:
+    x = np.array([0.0, 0.25, 4.0], np.float32)
+    for fn in (F.p_sqrt, F.p_np_power_negative, F.p_power_float_zero):
+        twin = twin_of(fn)
+        out, pullback = s2s.vjp(fn, x)
+        g = np.ones(3, np.float32)
+        close(pullback(g)[0], jax.vjp(twin, x)[1](g)[0], 32)
+
+
+def test_a_negative_float_power_of_python_zero_raises_as_the_function_does() -> None:
+    """``x ** -1.0`` on the Python float 0.0 raises in the function itself; the
+    gradient runs the same line (JAX, on arrays, gives -inf)."""
+    with pytest.raises(ZeroDivisionError):
+        F.p_power_negative(0.0)
+    with pytest.raises(ZeroDivisionError):
+        s2s.grad(F.p_power_negative)(0.0)
+
+
 # (function, shape of its argument): functions with an array output
 VJP_CASES = {
     "joins_of_rows": (F.j_joins_of_rows, (2, 3)),

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from ..runtime import unbroadcast
-from .registry import defjvp, defprim, defvjp, infix, is_integer_constant
+from .registry import call_spelling, defjvp, defprim, defvjp, infix, is_integer_constant
 
 defprim(
     "add", np.add, "(x1, x2)", family="binary", spelling=infix("+"),
@@ -113,8 +113,8 @@ def power_vjp(g, ans, x1, x2):
         x1_bar = g
     elif is_integer_constant(x2) and x2 == 2:
         x1_bar = g * (2 * x1)
-    else:
-        x1_bar = g * (x2 * x1 ** (x2 - 1))
+    else:  # np.power: a Python-float 0.0 ** -0.5 is inf, as for arrays (** raises)
+        x1_bar = g * (x2 * np.power(x1, x2 - 1))
     x2_bar = g * ans * np.log(np.where(x1 == 0, 1, x1))
     return unbroadcast(x1_bar, x1), unbroadcast(x2_bar, x2)
 
@@ -127,12 +127,24 @@ def power_jvp_x1(x1_dot, ans, x1, x2):
         return x1_dot
     if is_integer_constant(x2) and x2 == 2:
         return x1_dot * (2 * x1)
-    return x1_dot * (x2 * x1 ** (x2 - 1))
+    return x1_dot * (x2 * np.power(x1, x2 - 1))
 
 
 @defjvp("power", "x2")
 def power_jvp_x2(x2_dot, ans, x1, x2):
     return x2_dot * ans * np.log(np.where(x1 == 0, 1, x1))
+
+
+# np.power(x1, x2) written as a call stays a call: on Python floats ``0.0 ** -1.0``
+# raises ZeroDivisionError where np.power gives inf (the rules above use np.power)
+defprim(
+    "numpy.power", np.power, "(x1, x2)", family="binary",
+    spelling=call_spelling("np.power"),
+    note="power's rules; spelled np.power, so Python floats keep NumPy's semantics",
+)
+defvjp("numpy.power")(power_vjp)
+defjvp("numpy.power", "x1")(power_jvp_x1)
+defjvp("numpy.power", "x2")(power_jvp_x2)
 
 
 defprim(
