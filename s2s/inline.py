@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import ast
 import inspect
-import textwrap
 from typing import Any, Callable
 
 import numpy as np
 
 from .ir import Const, Index, Slice, Var
+from .parse import verified_source
 from .primitives import registry
 
 _DYNAMIC = object()  # the value of a name known only when the emitted code runs
@@ -35,8 +35,10 @@ _RULE_AST: dict[Callable, ast.FunctionDef] = {}
 
 
 def rule_ast(rule: Callable) -> ast.FunctionDef:
+    """The rule's ``def``, read from its file and checked to be the code that runs (a
+    rule file edited after import would otherwise inline text that never ran)."""
     if rule not in _RULE_AST:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(rule)))
+        tree = ast.parse(verified_source(rule))
         node = tree.body[0]
         assert isinstance(node, ast.FunctionDef)
         node.decorator_list = []

@@ -124,13 +124,10 @@ def _parse_function(fn: Any) -> ParsedFunction:
     )
     if node is None or node.name.value != code.co_name:
         raise _no_source(fn, filename)
-    if not _same_code(dedented, code):
-        raise SourceNotFoundError(
-            f"the source of `{fn.__qualname__}` in {filename} is not the code that runs: "
-            "the file changed after it was imported",
-            hint="reload the module (importlib.reload) or restart, then transform again",
-        )
     lines = {first + i: ln.rstrip("\n") for i, ln in enumerate(src_lines)}
+    if not _same_code(dedented, code):
+        raise _stale(fn, filename, _def_loc(filename, node, positions, first, indent,
+                                                     lines))
     node = _unfold_suites(node, positions)
     if HOIST_WALRUS:
         node = _hoist_walrus(node, positions)
@@ -362,33 +359,58 @@ for _feature in __import__("__future__").all_feature_names:
 
 
 def _same_code(dedented: str, code: Any) -> bool:
-    """Does this text compile to the function's own bytecode?  (A file edited after
-    import holds text that is no longer the code that runs; transforming it would
-    differentiate another function.)  A closure's free names compile differently on
-    their own, so a closure is compiled inside a function binding them."""
-    if code.co_freevars:
-        # a closure: compiled inside a function that binds its free names, so that they
-        # compile as they do in the code that runs
-        cells = " = ".join(code.co_freevars)
-        text = (f"def __s2s_outer__():\n    {cells} = None\n"
-                + textwrap.indent(dedented, "    "))
-        try:
-            module = compile(text, code.co_filename, "exec",
-                             flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
-        except SyntaxError:
-            return True  # (cannot tell: taken as is, as before)
-        outer = [c for c in module.co_consts if hasattr(c, "co_code")]
-        found = [c for c in (outer[0].co_consts if outer else ()) if hasattr(
-            c, "co_code") and c.co_name == code.co_name]
-        return bool(found) and _code_equal(found[0], code)
+    """Does this text (a ``def``, dedented) compile to the function's own bytecode?
+    (A file edited after import holds text that is no longer the code that runs;
+    transforming it would differentiate another function.)"""
+    found = _compiled_as_defined(dedented, code, lambda_text=False)
+    return found is not None and _code_equal(found, code)
+
+
+def _compiled_as_defined(text: str, code: Any, lambda_text: bool) -> Any:
+    """The code object ``text`` (a ``def`` statement, or a lambda expression) compiles
+    to where it stands in a scope like the one ``code`` was defined in, or None.
+
+    Free names compile differently at module level (globals) than in a closure
+    (cells), so a function with free variables is compiled inside a function that
+    binds each of them; a method (or a function reading ``__class__``, as
+    zero-argument ``super()`` does) inside a class body of its class's name as well.
+    Its instructions are then those of the code that runs if the text is the text
+    it was compiled from.  Nothing is run."""
+    free = [n for n in code.co_freevars if n != "__class__"]
+    # a method compiles in its class's body: `self.__w` is mangled with the class's
+    # name, and `super()` reads the class cell
+    parts = getattr(code, "co_qualname", code.co_name).split(".")
+    owner = parts[-2] if len(parts) > 1 and parts[-2] != "<locals>" else None
+    in_class = owner is not None or "__class__" in code.co_freevars
+    if lambda_text:
+        # inside parentheses, a lambda's continuation lines need no indentation
+        body = f"__s2s_value__ = (\n{text}\n)\n"
+    else:
+        body = text if text.endswith("\n") else text + "\n"
+    source = body
+    owner = owner if owner is not None and owner.isidentifier() else "__s2s_class__"
+    if in_class:
+        source = f"class {owner}:\n" + textwrap.indent(source, "    ")
+    if free:
+        source = (f"def __s2s_outer__():\n    {' = '.join(free)} = None\n"
+                  + textwrap.indent(source, "    "))
     try:
-        module = compile(dedented, code.co_filename, "exec",
-                         flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
-    except SyntaxError:
-        return False
-    found = [c for c in module.co_consts if hasattr(c, "co_code") and (
-        c.co_name == code.co_name)]
-    return bool(found) and _code_equal(found[0], code)
+        scope = compile(source, code.co_filename, "exec",
+                        flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for name in ("__s2s_outer__" if free else None, owner if in_class else None):
+        if name is not None:
+            scope = _const_code(scope, name)
+            if scope is None:
+                return None
+    return _const_code(scope, code.co_name)
+
+
+def _const_code(scope: Any, name: str) -> Any:
+    """The one code object named ``name`` among ``scope``'s constants, or None."""
+    found = [c for c in scope.co_consts if hasattr(c, "co_code") and c.co_name == name]
+    return found[0] if len(found) == 1 else None
 
 
 _SKIP_OPS = {"RESUME", "PRECALL", "CACHE", "PUSH_NULL", "KW_NAMES", "NOP", "EXTENDED_ARG",
@@ -451,13 +473,11 @@ def _parse_lambda(fn: Any, filename: str, code: Any) -> ParsedFunction:
             hint="give the function a name with `def` on its own lines",
         )
     node = found[0]
-    if not _same_lambda(node, code):
-        raise SourceNotFoundError(
-            f"the source of the lambda on line {code.co_firstlineno} of {filename} is not "
-            "the code that runs: the file changed after it was imported",
-            hint="reload the module (importlib.reload) or restart, then transform again",
-        )
     lines = {i + 1: ln.rstrip("\n") for i, ln in enumerate(all_lines)}
+    if not _same_lambda(node, code):
+        start = positions[node].start
+        raise _stale(fn, filename, Loc(filename, start.line, start.column + 1,
+                                       lines.get(start.line, "")))
     start = positions[node].start.line
     end = positions[node].end.line
     snippet = "\n".join(lines[i] for i in range(start, end + 1))
@@ -474,18 +494,59 @@ def _parse_lambda(fn: Any, filename: str, code: Any) -> ParsedFunction:
 
 def _same_lambda(node: cst.Lambda, code: Any) -> bool:
     """Does the lambda's text compile to the code that runs?  (As ``_same_code`` for
-    a ``def``; a lambda with closure variables is taken as is.)"""
-    if code.co_freevars or code.co_cellvars:
-        return True
+    a ``def``; a lambda reading variables of the function it was made in, or
+    a loop variable, is compiled where those are cells, as they are in the code that
+    runs.)"""
     text = cst.Module(body=[]).code_for_node(node)
+    found = _compiled_as_defined(text, code, lambda_text=True)
+    return found is not None and _code_equal(found, code)
+
+
+def _def_loc(filename: str, node: Any, positions: dict, first: int, indent: int,
+             lines: dict[int, str]) -> Loc:
+    """Where a ``def`` statement's ``def`` keyword is (below its decorators)."""
+    pos = positions.get(node.name)
+    line = first if pos is None else pos.start.line + first - 1
+    text = lines.get(line, "")
+    col = text.find("def ")
+    return Loc(filename, line, (col if col >= 0 else indent) + 1, text)
+
+
+def verified_source(fn: Any) -> str:
+    """The dedented text of ``fn``'s ``def``, checked to compile to the code that runs
+    (as a transformed function's is): for code s2s reads and inlines itself, such as
+    a primitive's rules."""
+    code = fn.__code__
     try:
-        compiled = compile("(\n" + text + "\n)", code.co_filename, "eval",
-                           flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
-    except SyntaxError:
-        return False
-    found = [c for c in compiled.co_consts if hasattr(c, "co_code") and (
-        c.co_name == code.co_name)]
-    return bool(found) and _code_equal(found[0], code)
+        src_lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as exc:
+        raise _no_source(fn, code.co_filename) from exc
+    text = textwrap.dedent("".join(src_lines))
+    if not _same_code(text, code):
+        k = next((i for i, ln in enumerate(src_lines) if ln.lstrip().startswith(
+            ("def ", "async def "))), 0)
+        line = src_lines[k].rstrip("\n")
+        raise _stale(fn, code.co_filename, Loc(code.co_filename, first + k,
+                                               _indent_of(line) + 1, line))
+    return text
+
+
+def _stale(fn: Any, filename: str, loc: Loc) -> SourceNotFoundError:
+    """The error for a function whose file (or notebook cell) no longer holds the code
+    that runs, located at the text found where that code was defined."""
+    if getattr(fn, "__name__", "") == "<lambda>":
+        what = f"the lambda on line {fn.__code__.co_firstlineno} of {filename}"
+    else:
+        what = f"`{getattr(fn, '__qualname__', fn)}` in {filename}"
+    cell = filename.startswith("<") or not os.path.exists(filename)
+    return SourceNotFoundError(
+        f"the source of {what} is not the code that runs: "
+        + ("its cell was edited after it ran" if cell
+           else "the file changed after it was imported"),
+        loc,
+        hint="run the cell again, then transform again" if cell else
+        "reload the module (importlib.reload) or restart, then transform again",
+    )
 
 
 def _indent_of(line: str) -> int:
