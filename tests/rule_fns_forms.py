@@ -1,5 +1,5 @@
-"""Functions for rule_rows_forms.py: each primitive called in the argument forms NumPy
-accepts beside the common one.  An array where a sequence is expected (NumPy iterates
+"""Functions for rule_rows_uncommon_forms.py: each primitive called in the argument
+forms NumPy accepts beside the common one.  An array where a sequence is expected (NumPy iterates
 its rows: ``np.vstack(x)``), rows of rank 0 to 2, axes of length 1 and 0.
 
 Each output is scored with a weight per position, so that a cotangent sent to the
@@ -168,3 +168,18 @@ def p_power_negative(x):
 
 def f_np_power(x, y):
     return np.sum(np.power(x, y) * np.sin(y)) + np.sum(np.power(np.cos(x), 2.0))
+
+
+# ---- np.repeat: zero counts, unit and empty axes, counts as lists ---------------------
+
+
+def f_repeat_counts_of_zero(x):
+    total = scored(np.repeat(x, 0)) + scored(np.repeat(x, 0, axis=1)) + scored(x * x)
+    total = total + scored(np.repeat(x[:, :0], 2, axis=1)) + scored(np.repeat(x[:1], 3, 0))
+    return total + scored(x.repeat(1, axis=-1)) + scored(np.repeat(x[0, 0], 2))
+
+
+def f_repeat_count_lists(x):
+    """Counts as a list (JAX asks for an array: checked by finite differences)."""
+    total = scored(np.repeat(x, [2], axis=0)) + scored(np.repeat(x, [1, 0, 2], axis=1))
+    return total + scored(np.repeat(x, [0, 0], axis=0)) + scored(x * 2.0)

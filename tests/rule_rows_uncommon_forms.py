@@ -1,6 +1,10 @@
 """Rule-table entries for the argument forms NumPy accepts beside the common one (see
 rule_fns_forms.py): an array where a sequence of arrays is expected (its rows are
-joined), rows of rank 0 to 3, and axes of length 1 and 0."""
+joined), rows of rank 0 to 3, and axes of length 1 and 0.  (The file sorts after the
+family files: a primitive's first row, the one test_rules.py checks is no placeholder,
+stays its common form.)"""
+
+import numpy as np
 
 import rule_fns_forms as F
 from rule_table import E2ECase, Row, const, normal, uniform
@@ -43,6 +47,15 @@ ROWS += [
         jax="numpy.power"),
 ]
 
+# np.repeat with a count of 0 reshaped its empty cotangent to (-1, 0) and crashed
+ROWS += [
+    Row("repeat", "zero", (normal(2, 3), const(0))),
+    Row("repeat", "zero_axis1", (normal(2, 3), const(0)), {"axis": 1}),
+    Row("repeat", "empty_axis", (normal(2, 0), const(2)), {"axis": 1}),
+    Row("repeat", "once_unit_axis", (normal(2, 1), const(1)), {"axis": -1}),
+    Row("repeat", "one_count_array", (normal(2, 3), const(np.array([3]))), {"axis": 0}),
+]
+
 E2E = [
     E2ECase(F.f_np_power, ("numpy.power",), (uniform(0.3, 2.0)(2, 3), normal(3))),
     E2ECase(F.f_vstack_rows, ("vstack",)),
@@ -58,6 +71,8 @@ E2E = [
     # subscripts: a zero derivative, and a crash with two operands)
     E2ECase(F.f_einsum_sublists_transpose, ("einsum",)),
     E2ECase(F.f_einsum_sublists, ("einsum",), (normal(2, 3), normal(3, 2))),
+    E2ECase(F.f_repeat_counts_of_zero, ("repeat",)),
+    E2ECase(F.f_repeat_count_lists, ("repeat",), jax=False),
     E2ECase(F.f_joins_of_lists_of_rows, ("vstack", "hstack", "column_stack", "dstack",
                                          "concatenate", "stack", "list")),
 ]

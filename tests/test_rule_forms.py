@@ -1,9 +1,9 @@
 """Rules on the argument forms NumPy accepts beside the common one, through every
 transform (grad, jvp, vjp, vmap) against JAX on the same source, in float64 and
-float32.  The systematic rows are in rule_rows_forms.py (checked by test_rules.py,
-test_forward_rules.py and test_vmap_rules.py); this file holds what that table does
-not express: transforms with an array output (vjp), Python-float arguments, and forms
-refused at transform time with a located error."""
+float32.  The systematic rows are in rule_rows_uncommon_forms.py (checked by
+test_rules.py, test_forward_rules.py and test_vmap_rules.py); this file holds what
+that table does not express: transforms with an array output (vjp), Python-float
+arguments, and forms refused at transform time with a located error."""
 
 from __future__ import annotations
 

@@ -723,10 +723,12 @@ defprim(
 @defvjp("repeat")
 def repeat_vjp(g, ans, a, repeats, axis=None):
     if is_integer_constant(repeats):  # consecutive runs of equal length: sum each
+        # (the runs counted from a, not -1: with repeats 0, g is empty)
         if axis is None:
-            return np.reshape(np.sum(np.reshape(g, (-1, repeats)), axis=1), np.shape(a))
+            runs = np.reshape(g, (np.size(a), repeats))
+            return np.reshape(np.sum(runs, axis=1), np.shape(a))
         moved = np.moveaxis(g, axis, -1)
-        runs = np.reshape(moved, np.shape(moved)[:-1] + (-1, repeats))
+        runs = np.reshape(moved, np.shape(moved)[:-1] + (np.shape(a)[axis], repeats))
         return np.moveaxis(np.sum(runs, axis=-1), -1, axis)
     if axis is None:
         flat_bar = np.zeros_like(np.ravel(a))
