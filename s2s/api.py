@@ -138,16 +138,17 @@ def _cast_like(grad_leaf: Any, primal_leaf: Any) -> np.ndarray:
     return g
 
 
-def _as_is(g: Any, primal: Any, inputs: set[int], fresh: bool = False) -> bool:
+def _as_is(g: Any, primal: Any, foreign: list[np.ndarray], fresh: bool = False) -> bool:
     """Is ``g`` already what casting it like ``primal`` would give (same structure,
-    writeable arrays of the primal's dtypes and shapes), none of them one of the
-    caller's own arrays (ids in ``inputs``)?  ``fresh``: the code made every array
-    it returns (so they are writeable and none is the caller's)."""
+    writeable arrays of the primal's dtypes and shapes), none of them sharing memory
+    with the caller's arrays or the function's module arrays (``foreign``)?
+    ``fresh``: the code made every array it returns (so they are writeable and share
+    nothing)."""
     t = type(g)
     if t is np.ndarray:
         return type(primal) is np.ndarray and g.dtype == primal.dtype and \
             g.shape == primal.shape and (fresh or (
-                g.flags.writeable and id(g) not in inputs))
+                g.flags.writeable and not _shares(g, foreign)))
     if t is dict:
         if type(primal) is not dict or list(g) != list(primal):
             return False
@@ -156,58 +157,69 @@ def _as_is(g: Any, primal: Any, inputs: set[int], fresh: bool = False) -> bool:
             if type(v) is np.ndarray and type(p) is np.ndarray and fresh:
                 if v.dtype != p.dtype or v.shape != p.shape:
                     return False
-            elif not _as_is(v, p, inputs, fresh):
+            elif not _as_is(v, p, foreign, fresh):
                 return False
         return True
     if t is tuple or t is list:
         return type(primal) is t and len(g) == len(primal) and \
-            all(_as_is(a, b, inputs, fresh) for a, b in zip(g, primal))
+            all(_as_is(a, b, foreign, fresh) for a, b in zip(g, primal))
     return False
 
 
-def _fix_one(g: Any, primal: Any, args: tuple, fresh: bool) -> Any:
+def _shares(g: np.ndarray, foreign: list[np.ndarray]) -> bool:
+    """May ``g`` share memory with one of the ``foreign`` arrays?  An array that owns
+    its buffer shares it only with itself and with views of it."""
+    if g.base is None:
+        return any(a is g or (a.base is not None and np.may_share_memory(a, g))
+                   for a in foreign)
+    return any(np.may_share_memory(g, a) for a in foreign)
+
+
+def _foreign(args: tuple, fn: Callable | None) -> list[np.ndarray]:
+    """The arrays a gradient must not share memory with: the arguments' and those
+    the emitted function ``fn`` reads from the user's module or closure."""
+    out = [a for a in _leaves(args) if isinstance(a, np.ndarray)]
+    for _, var in getattr(fn, "__s2s_free__", ()):
+        try:
+            value = var.read()
+        except (KeyError, ValueError):
+            continue
+        out += [a for a in _leaves(value) if isinstance(a, np.ndarray)]
+    return out
+
+
+def _fix_one(g: Any, primal: Any, args: tuple, fresh: bool,
+             fn: Callable | None = None) -> Any:
     """One gradient cast like its primal: an array already of the primal's dtype and
-    shape, not one of the caller's own arrays, is the gradient as it is (so is a
-    pytree of such arrays)."""
+    shape, sharing no memory with the caller's arrays or the module arrays ``fn``
+    reads, is the gradient as it is (so is a pytree of such arrays)."""
     t = type(g)
     if t is np.ndarray:
-        if any(g is a for a in args):
+        if _shares(g, _foreign(args, fn)):
             g = g.copy()
         elif type(primal) is np.ndarray and g.dtype == primal.dtype and \
                 g.shape == primal.shape and g.flags.writeable:
             return g
     elif t is dict or t is tuple or t is list:
-        inputs: set[int] = set()
-        if not fresh:  # (code that returns only arrays it made needs no look)
-            _ids(args, inputs)
-        if _as_is(g, primal, inputs, fresh):
+        foreign = [] if fresh else _foreign(args, fn)  # (made by the code: no look)
+        if _as_is(g, primal, foreign, fresh):
             return g
-        if inputs:
-            g = _copy_inputs(g, inputs)
+        if foreign:
+            g = _copy_shared(g, foreign)
     return _cast_tree(g, primal)
 
 
-def _copy_inputs(tree: Any, inputs: set[int]) -> Any:
-    """The pytree with a copy of each leaf that is one of the caller's arrays."""
+def _copy_shared(tree: Any, foreign: list[np.ndarray]) -> Any:
+    """The pytree with a copy of each array leaf that may share memory with one of
+    the ``foreign`` arrays."""
     t = type(tree)
     if t is dict:
-        return {k: _copy_inputs(v, inputs) for k, v in tree.items()}
+        return {k: _copy_shared(v, foreign) for k, v in tree.items()}
     if t is tuple or t is list:
-        return t(_copy_inputs(v, inputs) for v in tree)
-    return np.copy(tree) if id(tree) in inputs else tree
-
-
-def _ids(tree: Any, out: set[int]) -> None:
-    """The ids of a pytree's leaves."""
-    t = type(tree)
-    if t is dict:
-        for v in tree.values():
-            _ids(v, out)
-    elif t is tuple or t is list:
-        for v in tree:
-            _ids(v, out)
-    else:
-        out.add(id(tree))
+        return t(_copy_shared(v, foreign) for v in tree)
+    if isinstance(tree, np.ndarray) and _shares(tree, foreign):
+        return tree.copy()
+    return tree
 
 
 def _cast_tree(grad: Any, primal: Any) -> Any:
@@ -223,11 +235,9 @@ class _Unsigned(Exception):
     pass
 
 
-def _leaf_signature(a: Any, ok: list[bool]) -> Any:
+def _leaf_signature(a: Any) -> Any:
     t = type(a)
     if t is np.ndarray:
-        if a.ndim and a.dtype.kind in "iub":  # its values may set shapes
-            ok[0] = False
         return (a.shape, a.dtype)
     if t is float:
         return "f"
@@ -236,37 +246,30 @@ def _leaf_signature(a: Any, ok: list[bool]) -> Any:
     if isinstance(a, np.generic):
         return (a.dtype, a.item() if a.dtype.kind in "iub" else None)
     if t is tuple or t is list:
-        return (t, tuple(_leaf_signature(x, ok) for x in a))
+        return (t, tuple(_leaf_signature(x) for x in a))
     if t is dict:
         sig = []
         for x in a.values():
-            if type(x) is np.ndarray and not (x.ndim and x.dtype.kind in "iub"):
-                sig.append((x.shape, x.dtype))
-            else:
-                sig.append(_leaf_signature(x, ok))
+            sig.append((x.shape, x.dtype) if type(x) is np.ndarray else _leaf_signature(x))
         return (dict, tuple(a), tuple(sig))
     raise _Unsigned
 
 
 def _call_signature(args: tuple) -> Any:
-    """What decides every shape in straight-line code: the arguments' structure, shapes
-    and dtypes, and the values of integers; None for other argument types.  The second
-    item says whether specializing to it is sound (no integer arrays, whose values can
-    be shapes)."""
-    ok = [True]
+    """The arguments' structure, shapes and dtypes, and the values of integer scalars
+    (None for other argument types): what later calls must share to run the code
+    specialized to the first of them.  (Shapes that values decide, as a boolean mask
+    or an integer array's entries do, are not assumed: s2s/signature_facts.py.)"""
     out = []
     try:
         for a in args:
             if type(a) is np.ndarray:  # the common case, inline
-                dtype = a.dtype
-                if a.ndim and dtype.kind in "iub":
-                    ok[0] = False
-                out.append((a.shape, dtype))
+                out.append((a.shape, a.dtype))
             else:
-                out.append(_leaf_signature(a, ok))
+                out.append(_leaf_signature(a))
     except _Unsigned:
         return None
-    return (tuple(out), ok[0])
+    return tuple(out)
 
 
 class _FreeSnapshot:
@@ -274,8 +277,9 @@ class _FreeSnapshot:
     calls take the fast path only while each name holds the same object (an array
     also keeps its shape)."""
 
-    def __init__(self, items: list[tuple[Any, Any, Any]]) -> None:
+    def __init__(self, items: list[tuple[Any, Any, Any]], names: frozenset[str]) -> None:
         self.items = items
+        self.names = names  # the free names checked
 
     @staticmethod
     def take(ir: Function) -> "_FreeSnapshot | None":
@@ -289,17 +293,18 @@ class _FreeSnapshot:
                 return None
             if isinstance(value, (list, dict, set)):
                 return None
-            items.append((var, value, np.shape(value) if isinstance(value, np.ndarray)
-                          else None))
-        return _FreeSnapshot(items)
+            items.append((var, value, (value.shape, value.dtype)
+                          if isinstance(value, np.ndarray) else None))
+        return _FreeSnapshot(items, frozenset(ir.free))
 
     def same(self) -> bool:
-        for var, value, shape in self.items:
+        for var, value, layout in self.items:
             try:
                 now = var.read()
             except (KeyError, ValueError):
                 return False
-            if now is not value or (shape is not None and now.shape != shape):
+            if now is not value or (layout is not None and (
+                    now.shape != layout[0] or now.dtype != layout[1])):
                 return False
         return True
 
@@ -548,10 +553,10 @@ class Transformed:
                     a = args[i]
                     if type(result) is np.ndarray and type(a) is np.ndarray and \
                             result.dtype == a.dtype and result.shape == a.shape and \
-                            result.flags.writeable and \
-                            not any(result is b for b in args):
+                            result.flags.writeable and (hit.fresh or not _shares(
+                                result, _foreign(args, hit.fn))):
                         return result
-                return self._postprocess(result, args, hit.argnums, hit.fresh)
+                return self._postprocess(result, args, hit.argnums, hit.fresh, hit.fn)
         nargs = len(args)
         argnums = _check_argnums(self.argnums, self.tuple_out, nargs)
         _check_float_inputs("grad", args, argnums)
@@ -568,7 +573,7 @@ class Transformed:
             result = fn(*args, **kwargs)
         else:
             result = self._call_and_specialize(text, fn, args, argnums)
-        return self._postprocess(result, args, argnums)
+        return self._postprocess(result, args, argnums, False, fn)
 
     def _call_and_specialize(self, text: str, fn: Callable, args: tuple,
                              argnums: tuple[int, ...]) -> Any:
@@ -585,7 +590,7 @@ class Transformed:
         if entry is None or not entry.pending or not entry.free.same():
             # first call (or the first since a free name changed): the code as emitted,
             # so a one-off call pays nothing for specializing
-            pending = bool(OPTIMIZE and self.specialize and sig[1]
+            pending = bool(OPTIMIZE and self.specialize
                            and self.mode in ("grad", "value_and_grad"))
             self._by_signature[sig] = self._entry(fn, argnums, free, None, pending)
             return fn(*args)
@@ -600,7 +605,8 @@ class Transformed:
         from .specialize import specialize
 
         try:
-            result, new_text = specialize(text, dict(fn.__globals__), fn.__name__, args)
+            result, new_text = specialize(text, dict(fn.__globals__), fn.__name__, args,
+                                          free.names)
         except Exception as exc:  # whatever the call raises, the emitted code raises
             new_text = None
             result = fn(*args)
@@ -646,21 +652,24 @@ class Transformed:
         )
 
     def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...],
-                     fresh: bool = False) -> Any:
-        """Gradients cast like their primals (dtype, shape, writeable, never one of
-        the caller's arrays); ``fresh``: the code made every array it returns."""
+                     fresh: bool = False, fn: Callable | None = None) -> Any:
+        """Gradients cast like their primals (dtype, shape, writeable, sharing no
+        memory with the caller's arrays or the module arrays ``fn`` reads);
+        ``fresh``: the code made every array it returns."""
         if self.mode == "grad":
             if self.has_aux:
                 grads, aux = result
-                return self._fix(grads, args, argnums, fresh), aux
-            return self._fix(result, args, argnums, fresh)
+                return self._fix(grads, args, argnums, fresh, fn), aux
+            return self._fix(result, args, argnums, fresh, fn)
         value, grads = result
-        return value, self._fix(grads, args, argnums, fresh)
+        return value, self._fix(grads, args, argnums, fresh, fn)
 
-    def _fix(self, grads: Any, args: tuple, argnums: tuple[int, ...], fresh: bool) -> Any:
+    def _fix(self, grads: Any, args: tuple, argnums: tuple[int, ...], fresh: bool,
+             fn: Callable | None) -> Any:
         if self.tuple_out:
-            return tuple(_fix_one(g, args[i], args, fresh) for g, i in zip(grads, argnums))
-        return _fix_one(grads, args[argnums[0]], args, fresh)
+            return tuple(_fix_one(g, args[i], args, fresh, fn)
+                         for g, i in zip(grads, argnums))
+        return _fix_one(grads, args[argnums[0]], args, fresh, fn)
 
     def __repr__(self) -> str:
         return f"<s2s {self.mode} of {self.fn.__qualname__}>"
@@ -797,9 +806,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         else:
             grads = ()
         it = iter(grads)
+        foreign = _foreign((primals, cotangent), fn) if float_args else []
         for i, p in enumerate(primals):
-            if i in float_args:
-                result.append(_cast_tree(next(it), p))
+            if i in float_args:  # (never the caller's array, nor a view of one)
+                result.append(_cast_tree(_copy_shared(next(it), foreign), p))
             elif p is None:
                 result.append(None)  # JAX's cotangent of an empty pytree
             else:
@@ -914,7 +924,10 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     out, out_dot = result[0], result[1]
     kind = kind_of(out)
     # a None output has a None tangent, as in JAX (None is an empty pytree there)
-    fixed = [None if o is None else _tangent_like(d, o)
+    # (a tangent that is a caller's array, or a view of one, is copied)
+    foreign = _foreign((primals, tangents), fn)
+    fixed = [None if o is None else _tangent_like(
+        d.copy() if isinstance(d, np.ndarray) and _shares(d, foreign) else d, o)
              for d, o in zip(_leaves(out_dot), _leaves(out))]
     out_dot = _rebuild(kind, fixed)
     if has_aux:

@@ -37,6 +37,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .signature_facts import signature_facts
+
 # calls whose result's shape depends on values, not on the arguments' shapes
 _VALUE_SHAPED = {
     "nonzero", "flatnonzero", "argwhere", "unique", "extract", "compress", "trim_zeros",
@@ -1202,6 +1204,8 @@ def _inline_block(body: list[ast.stmt], keep: set[str], _unused: set[str],
                     not all(_straight(s, in_loop=in_loop) for s in body[i:j + 1]) or \
                     _ops(use.value) + _ops(stmt.value) > 6:
                 continue
+            if not any(isinstance(n, ast.Name) and n.id == t for n in ast.walk(use.value)):
+                continue  # read in the target (``buf[i] += v`` reads ``i`` there)
             if isinstance(use, ast.AugAssign) and not isinstance(use.target, ast.Name):
                 target = use.target
                 while isinstance(target, (ast.Subscript, ast.Attribute)):
@@ -1288,14 +1292,20 @@ def _cost(node: ast.AST) -> int:
 
 
 def specialize(text: str, namespace: dict[str, Any], name: str,
-               args: tuple) -> tuple[Any, str | None]:
+               args: tuple, guarded: set[str] | frozenset = frozenset()
+               ) -> tuple[Any, str | None]:
     """Run ``name`` of the emitted module ``text`` on ``args`` once, instrumented, and
     return (its result, the specialized module text, formatted, or None where the code
-    is not eligible: then the result is None too, and the caller runs the code)."""
+    is not eligible: then the result is None too, and the caller runs the code).
+
+    Only facts every call with the same signature would record are used
+    (s2s/signature_facts.py); ``guarded``: the free names whose objects, and arrays'
+    shapes and dtypes, the caller checks before it runs the specialized code."""
     module = ast.parse(text)
     if not eligible(module):
         return None, None
-    result, facts = probe_run(module, namespace, name, args)
+    result, observed = probe_run(module, namespace, name, args)
+    facts = signature_facts(module, observed, name, args, namespace, set(guarded))
     for fn in module.body:
         if not isinstance(fn, ast.FunctionDef):
             continue
@@ -1366,7 +1376,8 @@ _MAY_ALIAS = {"reshape", "transpose", "swapaxes", "moveaxis", "ravel", "squeeze"
 
 def returns_fresh(text: str, name: str) -> bool:
     """Does function ``name`` of ``text`` return only arrays it made (never one of
-    its arguments, or a view of one)?  Straight-line code only; False when unsure."""
+    its arguments or of the arrays it reads from its module, nor a view of one)?
+    Straight-line code only; False when unsure."""
     try:
         module = ast.parse(text)
     except SyntaxError:
@@ -1375,11 +1386,11 @@ def returns_fresh(text: str, name: str) -> bool:
                and n.name == name), None)
     if fn is None:
         return False
-    derived = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    made: set[str] = set()  # locals bound to arrays the code made
 
     def may_alias(node: ast.AST) -> bool:
-        if isinstance(node, ast.Name):
-            return node.id in derived
+        if isinstance(node, ast.Name):  # an argument, a module's array, or a view
+            return node.id not in made
         if isinstance(node, (ast.Subscript, ast.Attribute)):
             return may_alias(node.value)
         if isinstance(node, ast.Call):
@@ -1394,9 +1405,9 @@ def returns_fresh(text: str, name: str) -> bool:
                 isinstance(stmt.targets[0], ast.Name):
             t = stmt.targets[0].id
             if may_alias(stmt.value):
-                derived.add(t)
+                made.discard(t)
             else:
-                derived.discard(t)
+                made.add(t)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript):
             continue  # writes into an array keep what it is
         elif isinstance(stmt, ast.Return):

@@ -102,6 +102,26 @@ def _none_for_nones(out: Any) -> Any:
     return out
 
 
+def _unshared(out: Any, args: tuple, fn: Callable) -> Any:
+    """The batched results, each array copied where it may share memory with an
+    argument or a module array the code reads (``x.T`` of an argument is a view): a
+    caller writing into a result never changes its inputs."""
+    from .api import _foreign, _shares
+
+    if isinstance(out, np.ndarray):
+        return out.copy() if _shares(out, _foreign(args, fn)) else out
+    if type(out) in (tuple, list):
+        foreign = _foreign(args, fn)
+        if any(isinstance(o, np.ndarray) and _shares(o, foreign) for o in out):
+            return type(out)(_unshared(o, args, fn) for o in out)
+        if all(isinstance(o, np.ndarray) or o is None for o in out):
+            return out
+        return type(out)(_unshared(o, args, fn) for o in out)
+    if type(out) is dict:
+        return {k: _unshared(v, args, fn) for k, v in out.items()}
+    return out
+
+
 def _valid_out_axes(axes: Any) -> bool:
     if axes is None or (isinstance(axes, int) and not isinstance(axes, bool)):
         return True
@@ -184,6 +204,9 @@ class Vmapped(Transformed):
         self.axis_size = axis_size
         self._args: tuple = ()
         self._fast: dict[Any, Callable] = {}
+        # shapes whose code is specialized -> (the free names' objects it relied on,
+        # the code as emitted)
+        self._guards: dict[Any, tuple[Any, Callable, str]] = {}
         self._pending: dict[Any, str] = {}  # shapes called once -> their code's text
         self._spec_text: str | None = None
         self._outer_args: tuple | None = None
@@ -211,7 +234,15 @@ class Vmapped(Transformed):
         self._refresh()
         if fast is not None and not self._compiled:
             self._fast.clear()
+            self._guards.clear()
         fn = self._fast.get(fast) if fast is not None else None
+        guard = self._guards.get(fast) if fn is not None else None
+        if guard is not None and not guard[0].same():
+            # a free name holds another object (or its array another shape) than
+            # when the code was specialized: the code as emitted, specialized again
+            fn = self._fast[fast] = guard[1]
+            self._pending[fast] = guard[2]
+            del self._guards[fast]
         if fn is None:
             fn = self._function_for(args)
             if fast is not None:
@@ -223,9 +254,10 @@ class Vmapped(Transformed):
                     self._pending[fast] = self._last[0]
         elif fast in self._pending:
             _read_free_names(fn)
-            return self._specialize_batched(fast, fn, args)
+            return _unshared(_none_for_nones(self._specialize_batched(fast, fn, args)),
+                             args, fn)
         _read_free_names(fn)
-        return _none_for_nones(fn(*args))
+        return _unshared(_none_for_nones(fn(*args)), args, fn)
 
     def _with_keywords(self, args: tuple, kwargs: dict) -> Any:
         """Keyword arguments are batched along axis 0 whatever ``in_axes`` says (JAX's
@@ -275,11 +307,12 @@ class Vmapped(Transformed):
 
         with _LOCK:
             text = self._pending.pop(key, None)
-            if text is None or not api.OPTIMIZE:
+            free = api._FreeSnapshot.take(self.ir)
+            if text is None or not api.OPTIMIZE or free is None:
                 return self._fast[key](*args)
             try:
                 result, new_text = specialize(text, dict(fn.__globals__), fn.__name__,
-                                              args)
+                                              args, free.names)
             except Exception as exc:  # the emitted code raises whatever the call raises
                 result = fn(*args)
                 api._optimizer_bug(exc)
@@ -289,6 +322,7 @@ class Vmapped(Transformed):
             spec = compile_module(new_text, dict(fn.__globals__), fn.__name__)[fn.__name__]
             spec.__s2s_free__ = fn.__s2s_free__  # type: ignore[attr-defined]
             self._fast[key] = spec
+            self._guards[key] = (free, fn, text)
             self._spec_text = new_text
             return result
 

@@ -1,0 +1,158 @@
+"""Regression tests of the soundness issue's first findings: a later call with the
+same shapes but other values gets the gradient the code as emitted gives (and JAX),
+and no gradient shares memory with the caller's arrays or the module's.
+
+Each case is called with one set of values three times (the third call runs the
+specialized code), then with values that change a shape inside, several times.
+Expected gradients come from ``jax.grad`` of the same source (tests/soundness_fns.py
+with numpy rebound to jax.numpy)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import s2s
+import soundness_fns as F
+
+jax = pytest.importorskip("jax")
+
+
+def _twin():
+    path = Path(F.__file__)
+    text = re.sub(r"^import numpy as np$", "import jax.numpy as np", path.read_text(),
+                  flags=re.M)
+    twin_path = path.with_name("_soundness_fns_jax.py")
+    spec = importlib.util.spec_from_loader("soundness_fns_jax", loader=None)
+    module = importlib.util.module_from_spec(spec)
+    exec(compile(text, str(twin_path), "exec"), module.__dict__)
+    return module
+
+
+J = _twin()
+
+
+def _jax_grad(name, args, argnums=0):
+    return np.asarray(jax.grad(getattr(J, name), argnums=argnums)(*args))
+
+
+x4 = np.array([1.0, 3.0, 2.0, 0.5])
+CASES = [
+    # name, the first values, the later ones
+    ("nan_masked", (np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.0, np.nan, np.nan, np.nan])),
+     [(np.array([1.0, 2.0, 3.0, 4.0]), np.zeros(4)),
+      (np.array([1.0, 2.0, 3.0, 4.0]), np.array([np.nan, 1.0, np.nan, 2.0]))]),
+    ("argmax_bound", (x4,), [(np.array([1.0, 2.0, 3.0, 4.0]),), (np.array([4.0, 1.0, 0, 0]),)]),
+    ("count_bound", (x4, np.array([True, False, False, False])),
+     [(x4, np.array([True, True, True, False])), (x4, np.zeros(4, bool))]),
+    ("mask_sum_bound", (x4, np.array([True, False, False, False])),
+     [(x4, np.array([True, True, False, True]))]),
+    ("arange_of_argmax", (x4,), [(np.array([1.0, 2.0, 3.0, 4.0]),)]),
+    ("int_array_bound", (x4, np.array(2)), [(x4, np.array(4)), (x4, np.array(1))]),
+    ("at_argmax", (x4,), [(np.array([3.0, 1.0, 2.0, 0.0]),), (np.array([1.0, 2.0, 3.0, 9.0]),)]),
+    ("mask_argument", (x4, np.array([True, False, True, False])),
+     [(x4, np.array([False, True, True, True])), (x4, np.array([False, True, False, False]))]),
+    ("index_argument", (x4, np.array([0, 0, 1])), [(x4, np.array([3, 2, 3]))]),
+]
+
+
+@pytest.mark.parametrize("name, first, later", CASES, ids=[c[0] for c in CASES])
+def test_value_dependent_shapes_are_not_frozen(name, first, later) -> None:
+    g = s2s.grad(getattr(F, name))
+    for _ in range(3):
+        np.testing.assert_allclose(g(*first), _jax_grad(name, first), rtol=1e-12)
+    for args in later * 3:
+        np.testing.assert_allclose(g(*args), _jax_grad(name, args), rtol=1e-12,
+                                   err_msg=f"{name}{args}")
+
+
+def test_a_module_attribute_bound_is_read_at_each_call() -> None:
+    g = s2s.grad(F.attribute_bound)
+    x = np.arange(1.0, 6.0)
+    try:
+        for _ in range(3):
+            np.testing.assert_allclose(g(x), [1, 2, 0, 0, 0])
+        F.settings.WINDOW = 4
+        for _ in range(3):
+            np.testing.assert_allclose(g(x), [0.5, 1, 1.5, 2, 0])
+    finally:
+        F.settings.WINDOW = 2
+
+
+def test_a_module_array_changed_in_place_is_read_at_each_call() -> None:
+    g = s2s.grad(F.module_array_bound)
+    x = np.arange(1.0, 6.0)
+    try:
+        for _ in range(3):
+            np.testing.assert_allclose(g(x), [1, 2, 0, 0, 0])
+        F.N[...] = 4
+        for _ in range(3):
+            np.testing.assert_allclose(g(x), [0.5, 1, 1.5, 2, 0])
+    finally:
+        F.N[...] = 2
+
+
+def _transforms(fn, argnums=0):
+    return {"grad": s2s.grad(fn, argnums=argnums),
+            "grad tuple": s2s.grad(fn, argnums=(argnums,)),
+            "value_and_grad": s2s.value_and_grad(fn, argnums=argnums),
+            "jit(grad)": s2s.jit(s2s.grad(fn, argnums=argnums), backend="numpy")}
+
+
+def _gradient(name, out):
+    if name == "value_and_grad":
+        out = out[1]
+    return out[0] if name == "grad tuple" else out
+
+
+@pytest.mark.parametrize("how", ["grad", "grad tuple", "value_and_grad", "jit(grad)"])
+def test_a_gradient_never_shares_memory_with_an_argument(how) -> None:
+    w = np.zeros((2, 2))
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    g = _transforms(F.transposed_other)[how]
+    for _ in range(10):
+        gw = _gradient(how, g(w, x))
+        assert not np.shares_memory(gw, x)
+        gw *= 0.5
+    np.testing.assert_array_equal(x, [[1.0, 2.0], [3.0, 4.0]])
+
+
+@pytest.mark.parametrize("how", ["grad", "grad tuple", "value_and_grad", "jit(grad)"])
+def test_a_gradient_never_is_a_module_array(how) -> None:
+    g = _transforms(F.times_module_array)[how]
+    for _ in range(10):
+        gx = _gradient(how, g(np.zeros(3)))
+        assert not np.shares_memory(gx, F.W)
+        gx *= 0
+    np.testing.assert_array_equal(F.W, [1.0, 2.0, 3.0])
+
+
+def test_a_dict_gradient_never_holds_a_module_array() -> None:
+    g = s2s.grad(F.dict_times_module_array)
+    p = {"a": np.zeros(3), "b": np.zeros(3)}
+    for _ in range(10):
+        gp = g(p)
+        assert not np.shares_memory(gp["a"], F.W)
+        gp["a"] *= 0
+    np.testing.assert_array_equal(F.W, [1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("name", ["passthrough", "transpose"])
+def test_jvp_and_vjp_results_never_share_memory_with_their_inputs(name) -> None:
+    fn = getattr(F, name)
+    a, t = np.ones((2, 3)), np.full((2, 3), 3.0)
+    _, tangent = s2s.jvp(fn, (a,), (t,))
+    assert not np.shares_memory(tangent, t)
+    tangent *= 2
+    np.testing.assert_array_equal(t, np.full((2, 3), 3.0))
+    out, pullback = s2s.vjp(fn, a)
+    c = np.full(out.shape, 5.0)
+    (cotangent,) = pullback(c)
+    assert not np.shares_memory(cotangent, c)
+    cotangent *= 2
+    np.testing.assert_array_equal(c, np.full(out.shape, 5.0))
