@@ -476,6 +476,22 @@ def lstsq_rule(b: Batch, s: Let) -> str:
 # ---- the runtime helpers of emitted derivatives ---------------------------------
 
 
+def _scalar_operand_bar(b: Batch, s: Let, lhs: bool) -> str:
+    """The cotangent of one operand of a product with a scalar operand (np.dot,
+    np.inner): the output's cotangent times the other operand, summed where the
+    target is the scalar."""
+    g, x1, x2 = s.args
+    target, other = (x1, x2) if lhs else (x2, x1)
+    if not (b.batched(g) or b.batched(other)):  # only the shape-giving one is
+        one = [f"{atom_text(a)}[0]" if b.batched(a) else atom_text(a) for a in s.args]
+        return _repeat(b, args_text(s, one))
+    rank = max(b.rank(g), b.rank(other))
+    product = f"{align(b, g, rank)} * {align(b, other, rank)}"
+    if b.rank(target) == 0 and rank > 0:
+        return f"np.sum({product}, axis={shifted(None, rank)})"
+    return product
+
+
 @batch_rule("dot_lhs_bar", "dot_rhs_bar")
 def dot_bars_rule(b: Batch, s: Let) -> str:
     """``np.dot``'s cotangents: with a scalar operand, the product with the other
@@ -484,19 +500,23 @@ def dot_bars_rule(b: Batch, s: Let) -> str:
     g, x1, x2 = s.args
     lhs = s.prim == "dot_lhs_bar"
     r1, r2 = b.rank(x1), b.rank(x2)
-    target, other = (x1, x2) if lhs else (x2, x1)
     if r1 == 0 or r2 == 0:
-        if not (b.batched(g) or b.batched(other)):  # only the shape-giving one is
-            one = [f"{atom_text(a)}[0]" if b.batched(a) else atom_text(a) for a in s.args]
-            return _repeat(b, args_text(s, one))
-        rank = max(b.rank(g), b.rank(other))
-        product = f"{align(b, g, rank)} * {align(b, other, rank)}"
-        if b.rank(target) == 0 and rank > 0:
-            return f"np.sum({product}, axis={shifted(None, rank)})"
-        return product
+        return _scalar_operand_bar(b, s, lhs)
     if r1 <= 2 and r2 <= 2:
         return dot_bar_rule(b, s)
     return _tensordot_bar(b, s, lhs, ([r1 - 1], [r2 - 2 if r2 >= 2 else 0]))
+
+
+@batch_rule("inner_lhs_bar", "inner_rhs_bar")
+def inner_bars_rule(b: Batch, s: Let) -> str:
+    """``np.inner``'s cotangents: with a scalar operand, the product with the other
+    (summed if the target is the scalar); else the cotangents of the tensordot of the
+    last axes."""
+    g, x1, x2 = s.args
+    r1, r2 = b.rank(x1), b.rank(x2)
+    if r1 == 0 or r2 == 0:
+        return _scalar_operand_bar(b, s, s.prim == "inner_lhs_bar")
+    return _tensordot_bar(b, s, s.prim == "inner_lhs_bar", ([r1 - 1], [r2 - 1]))
 
 
 def _tensordot_bar(b: Batch, s: Let, lhs: bool, axes: Any) -> str:

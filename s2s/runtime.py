@@ -124,6 +124,29 @@ def dot_rhs_bar(g, x1, x2):
     return np.moveaxis(b_bar, 0, -2)
 
 
+def inner_lhs_bar(g, a, b):
+    """Cotangent of ``a`` in ``np.inner(a, b)``: ``g``'s trailing axes (``b``'s, less
+    its last) summed against ``b``; with a scalar operand, the product with the
+    other (np.inner is then ``a * b``)."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * b, a)
+    lead = np.ndim(a) - 1
+    return np.tensordot(g, b, axes=(list(range(lead, np.ndim(g))),
+                                    list(range(np.ndim(b) - 1))))
+
+
+def inner_rhs_bar(g, a, b):
+    """Cotangent of ``b`` in ``np.inner(a, b)``: ``g``'s leading axes (``a``'s, less
+    its last) summed against ``a``; with a scalar operand, the product."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * a, b)
+    lead = np.ndim(a) - 1
+    return np.tensordot(g, a, axes=(list(range(lead)), list(range(lead))))
+
+
+__all__ += ["inner_lhs_bar", "inner_rhs_bar"]
+
+
 def prod_of_others(a, axis=None):
     """For each element, the product of the other elements reduced with it.
 

@@ -9,6 +9,17 @@ twin rebinds it to jax.numpy.
 
 import numpy as np
 
+if np.__name__ == "jax.numpy":  # this module's JAX twin: the helpers' twins are JAX's
+    import jax
+
+    def inner_lhs_bar(cot, a, b):
+        return jax.vjp(lambda a: np.inner(a, b), a)[1](cot)[0]
+
+    def inner_rhs_bar(cot, a, b):
+        return jax.vjp(lambda b: np.inner(a, b), b)[1](cot)[0]
+else:
+    from s2s.runtime import inner_lhs_bar, inner_rhs_bar
+
 
 def scored(v):
     """sum(sin(v) * w), w a fixed weight per position of v."""
@@ -183,3 +194,28 @@ def f_repeat_count_lists(x):
     """Counts as a list (JAX asks for an array: checked by finite differences)."""
     total = scored(np.repeat(x, [2], axis=0)) + scored(np.repeat(x, [1, 0, 2], axis=1))
     return total + scored(np.repeat(x, [0, 0], axis=0)) + scored(x * 2.0)
+
+
+# ---- np.inner: scalar operands multiply; vectors, matrices, 3-d, unit and empty axes --
+
+
+def f_inner_forms(x, y):
+    """x (2, 3), y (4, 3); np.inner's VJP crashed on a scalar operand."""
+    total = scored(np.inner(x, y)) + scored(np.inner(x[0], y)) + scored(np.inner(x, y[1]))
+    total = total + scored(np.inner(x[0, 0], y)) + scored(np.inner(x, y[0, 1]))
+    total = total + scored(np.inner(x[0, 0], y[1, 1])) + scored(np.inner(x[:1], y[0]))
+    total = total + scored(np.inner(x[:, :, None] * y[0], y[:2, :, None] * x[1]))
+    return total + scored(np.inner(x[:, :0], y[:, :0])) + scored(np.inner(x[0], 2.0))
+
+
+def f_inner_bars(cot, x, y):
+    """The helpers np.inner's VJP calls, as emitted code calls them (cot (2, 4))."""
+    total = scored(inner_lhs_bar(cot, x, y)) + scored(inner_rhs_bar(cot, x, y))
+    total = total + scored(inner_lhs_bar(cot * y[0, 0], x[0, 0], cot))
+    return total + scored(inner_rhs_bar(x[1], x[0], y[0, 0]))
+
+
+def j_inner(x):
+    """np.inner with a scalar operand on either side, and of matrices (array out)."""
+    a, b = np.ravel(np.inner(x[0, 0], x)), np.inner(x, x[1])
+    return np.concatenate([a, b, np.ravel(np.inner(x, x[0, 1])), np.ravel(np.inner(x, x))])

@@ -56,6 +56,37 @@ ROWS += [
     Row("repeat", "one_count_array", (normal(2, 3), const(np.array([3]))), {"axis": 0}),
 ]
 
+
+
+def inner_bar_twin(side: int):
+    """JAX's own pullback of jnp.inner: the twin of inner_lhs_bar (0) or _rhs_bar."""
+    def twin(cot, a, b):
+        import jax
+        import jax.numpy as jnp
+
+        if side == 0:
+            return jax.vjp(lambda a: jnp.inner(a, b), a)[1](cot)[0]
+        return jax.vjp(lambda b: jnp.inner(a, b), b)[1](cot)[0]
+
+    return twin
+
+
+# np.inner with a scalar operand is a product: its VJP (tensordots over a's rank less
+# one) crashed; the helpers inner_lhs_bar / inner_rhs_bar know the ranks when they run
+INNERS = {"scalar_lhs": ((), (2, 3)), "scalar_rhs": ((2, 3), ()), "scalars": ((), ()),
+          "vec_vec": ((3,), (3,)), "vec_3d": ((3,), (2, 4, 3)),
+          "3d_mat": ((2, 4, 3), (5, 3)), "unit_axis": ((1, 3), (3,)),
+          "empty": ((2, 0), (3, 0))}
+for _v, (_s1, _s2) in INNERS.items():
+    _g = np.shape(np.inner(np.zeros(_s1), np.zeros(_s2)))
+    ROWS += [
+        Row("inner", f"form_{_v}", (normal(*_s1), normal(*_s2))),
+        Row("inner_lhs_bar", _v, (normal(*_g), normal(*_s1), normal(*_s2)),
+            jax=inner_bar_twin(0)),
+        Row("inner_rhs_bar", _v, (normal(*_g), normal(*_s1), normal(*_s2)),
+            jax=inner_bar_twin(1)),
+    ]
+
 E2E = [
     E2ECase(F.f_np_power, ("numpy.power",), (uniform(0.3, 2.0)(2, 3), normal(3))),
     E2ECase(F.f_vstack_rows, ("vstack",)),
@@ -73,6 +104,9 @@ E2E = [
     E2ECase(F.f_einsum_sublists, ("einsum",), (normal(2, 3), normal(3, 2))),
     E2ECase(F.f_repeat_counts_of_zero, ("repeat",)),
     E2ECase(F.f_repeat_count_lists, ("repeat",), jax=False),
+    E2ECase(F.f_inner_forms, ("inner",), (normal(2, 3), normal(4, 3))),
+    E2ECase(F.f_inner_bars, ("inner_lhs_bar", "inner_rhs_bar"),
+            (normal(2, 4), normal(2, 3), normal(4, 3))),
     E2ECase(F.f_joins_of_lists_of_rows, ("vstack", "hstack", "column_stack", "dstack",
                                          "concatenate", "stack", "list")),
 ]

@@ -117,6 +117,7 @@ VJP_CASES = {
     "joins_of_rows": (F.j_joins_of_rows, (2, 3)),
     "linspace": (F.j_linspace, (2, 3)),
     "einsum_sublists": (F.j_einsum_sublists, (2, 3)),
+    "inner": (F.j_inner, (2, 3)),
 }
 
 

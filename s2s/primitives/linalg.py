@@ -14,7 +14,8 @@ import operator
 import numpy as np
 
 from ..runtime import (
-    dot_lhs_bar, dot_rhs_bar, einsum_bars, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
+    dot_lhs_bar, dot_rhs_bar, einsum_bars, inner_lhs_bar, inner_rhs_bar, kron_lhs_bar,
+    kron_rhs_bar, matmul_lhs_bar,
     matmul_rhs_bar, matrix_norm_grad, multi_dot_bars, multi_dot_tangent, norm_grad,
     rhs_columns,
     tensordot_lhs_bar, tensordot_rhs_bar, unbroadcast, vector_norm_grad,
@@ -83,16 +84,14 @@ def vdot_jvp_b(b_dot, ans, a, b):
 
 
 defprim("inner", np.inner, "(a, b)", family="linalg",
-        note="operands of rank >= 1 (for a scalar operand write a * b)")
+        note="the last axes contracted; a scalar operand multiplies")
 
 
 @defvjp("inner")
 def inner_vjp(g, ans, a, b):
-    # g's leading axes are a's, its trailing axes b's (each less the summed last axis)
-    lead = np.ndim(a) - 1
-    a_bar = np.tensordot(g, b, axes=(range(lead, np.ndim(g)), range(np.ndim(b) - 1)))
-    b_bar = np.tensordot(g, a, axes=(range(lead), range(lead)))
-    return a_bar, b_bar
+    # g's leading axes are a's, its trailing axes b's (each less the summed last axis);
+    # a scalar operand multiplies (the helpers know the ranks when the code runs)
+    return inner_lhs_bar(g, a, b), inner_rhs_bar(g, a, b)
 
 
 @defjvp("inner", "a")

@@ -31,11 +31,11 @@ import numpy as np
 from .. import runtime
 from ..runtime import (
     cumprod_bar, cumprod_bar_jet, cumprod_jet, cumprod_tangent, dot_lhs_bar,
-    dot_rhs_bar, einsum_bar, einsum_bars, einsum_tangent, join_like, kron_lhs_bar,
-    kron_rhs_bar, matmul_lhs_bar, matmul_rhs_bar, multi_dot_bars, multi_dot_tangent,
-    only_at, add_each, take_along_axis_bar, prod_of_others_jet, special_digamma, rhs_columns,
-    special_polygamma, split_like, tensordot_lhs_bar, tensordot_rhs_bar, unbroadcast,
-    weights_along,
+    dot_rhs_bar, einsum_bar, einsum_bars, einsum_tangent, inner_lhs_bar, inner_rhs_bar,
+    join_like, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar, matmul_rhs_bar,
+    multi_dot_bars, multi_dot_tangent, only_at, add_each, take_along_axis_bar,
+    prod_of_others_jet, special_digamma, rhs_columns, special_polygamma, split_like,
+    tensordot_lhs_bar, tensordot_rhs_bar, unbroadcast, weights_along,
 )
 from .registry import call_spelling, defjvp, defprim, defvjp
 
@@ -147,6 +147,44 @@ def dot_rhs_bar_jvp_cot(cot_dot, ans, cot, x1, x2):
 @defjvp("dot_rhs_bar", "x1")
 def dot_rhs_bar_jvp_x1(x1_dot, ans, cot, x1, x2):
     return dot_rhs_bar(cot, x1_dot, x2)
+
+
+_defhelper("inner_lhs_bar", "(cot, a, b)", diff=("cot", "b"),
+           note="a gives only a shape")
+
+
+@defvjp("inner_lhs_bar")
+def inner_lhs_bar_vjp(g, ans, cot, a, b):
+    return np.inner(g, b), inner_rhs_bar(cot, g, b)
+
+
+@defjvp("inner_lhs_bar", "cot")
+def inner_lhs_bar_jvp_cot(cot_dot, ans, cot, a, b):
+    return inner_lhs_bar(cot_dot, a, b)
+
+
+@defjvp("inner_lhs_bar", "b")
+def inner_lhs_bar_jvp_b(b_dot, ans, cot, a, b):
+    return inner_lhs_bar(cot, a, b_dot)
+
+
+_defhelper("inner_rhs_bar", "(cot, a, b)", diff=("cot", "a"),
+           note="b gives only a shape")
+
+
+@defvjp("inner_rhs_bar")
+def inner_rhs_bar_vjp(g, ans, cot, a, b):
+    return np.inner(a, g), inner_lhs_bar(cot, a, g)
+
+
+@defjvp("inner_rhs_bar", "cot")
+def inner_rhs_bar_jvp_cot(cot_dot, ans, cot, a, b):
+    return inner_rhs_bar(cot_dot, a, b)
+
+
+@defjvp("inner_rhs_bar", "a")
+def inner_rhs_bar_jvp_a(a_dot, ans, cot, a, b):
+    return inner_rhs_bar(cot, a_dot, b)
 
 
 _defhelper("tensordot_lhs_bar", "(cot, a, b, axes)", diff=("cot", "b"),
