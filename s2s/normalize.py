@@ -224,6 +224,75 @@ class FreeVar:
         return (own, self.agrees()) if self.also else own
 
 
+_NO_DEFAULT = object()  # what a DefaultVar reads for a parameter without a default
+
+
+class DefaultVar(FreeVar):
+    """A parameter's default, read from the function object as Python reads it when
+    a call leaves the parameter out (``f.__defaults__`` / ``f.__kwdefaults__``, which
+    may be replaced after the ``def`` ran), not from the source text.
+
+    The IR is built from the default it has now (a callee's default is a constant
+    in its caller's IR; the emitted signature spells it), so its fingerprint is the
+    value itself: a replaced default makes the next call normalize and generate
+    again, as a free name that changes kind does."""
+
+    def __init__(self, fn: Any, param: str, keyword_only: bool) -> None:
+        self.fn = getattr(fn, "__func__", fn)  # (a bound method: its function's)
+        self.param = param
+        self.keyword_only = keyword_only
+        super().__init__(f"<default of {param} in {getattr(fn, '__qualname__', fn)} "
+                         f"{id(self.fn):#x}>")
+
+    def read(self) -> Any:
+        fn = self.fn
+        if self.keyword_only:
+            return (fn.__kwdefaults__ or {}).get(self.param, _NO_DEFAULT)
+        code = fn.__code__
+        names = code.co_varnames[:code.co_argcount]
+        defaults = fn.__defaults__ or ()
+        k = names.index(self.param) - (len(names) - len(defaults))
+        return defaults[k] if k >= 0 else _NO_DEFAULT
+
+    def same_binding(self, other: "FreeVar") -> bool:
+        return isinstance(other, DefaultVar) and other.fn is self.fn and (
+            other.param == self.param)
+
+    def agrees(self) -> bool:
+        return True
+
+    def fingerprint(self) -> Any:
+        value = self.read()
+        if value is _NO_DEFAULT:
+            return ("no default",)
+        if _is_literal(value) or isinstance(value, (complex, np.generic)):
+            return ("default", type(value).__qualname__, repr(value))
+        return ("default object", id(value))  # (kept alive by the IR's defaults)
+
+
+def live_defaults(fn: Any) -> dict[str, Any]:
+    """Parameter name -> the default a call that leaves it out gets now."""
+    f = getattr(fn, "__func__", fn)
+    code = f.__code__
+    names = code.co_varnames[:code.co_argcount]
+    defaults = f.__defaults__ or ()
+    out = dict(zip(names[len(names) - len(defaults):], defaults))
+    out.update(f.__kwdefaults__ or {})
+    return out
+
+
+def _fingerprints(free: dict[str, FreeVar]) -> tuple:
+    return tuple((name, var.fingerprint()) for name, var in free.items())
+
+
+def _still_valid(ir: Function) -> bool:
+    """Do the free names and defaults a memoized IR was built from still hold what
+    they held then?  (A new transform of the function must not reuse an IR built for
+    a default or a kind of module constant that has since changed.)"""
+    built = getattr(ir, "_s2s_built_with", None)
+    return built is None or built == _fingerprints(ir.free)
+
+
 def _is_number_like(value: Any) -> bool:
     return isinstance(value, (int, float, np.ndarray, np.generic))
 
@@ -241,6 +310,8 @@ def normalize(fn: Any, fresh: bool = False) -> Function:
         for k in [k for k in _FUNCTIONS if k[0] is fn]:
             del _FUNCTIONS[k]
         _FRESH.add(fn)
+    if key in _FUNCTIONS and not fresh and not _still_valid(_FUNCTIONS[key]):
+        return normalize(fn, fresh=True)
     if key not in _FUNCTIONS:
         _FUNCTIONS[key] = Normalizer(fn, parsed, stack=()).run()
     _FRESH.discard(fn)
@@ -399,7 +470,9 @@ class Normalizer:
             _MemoryCheck(self).run(body, params + kwonly)
         except TransformError as err:
             raise err.with_func(self.display)
-        return Function(
+        for name in params + kwonly:  # defaults are read from the function object
+            self._depends_on(DefaultVar(self.fn, name, name in kwonly), node)
+        ir = Function(
             name=self.fn.__name__,
             params=params,
             kwonly=kwonly,
@@ -415,6 +488,8 @@ class Normalizer:
             free=self.free,
             aliases=dict(self.buffer_root),
         )
+        ir._s2s_built_with = _fingerprints(self.free)  # type: ignore[attr-defined]
+        return ir
 
     def _returns_out_of_loops(self, nodes: list[Any]) -> list[Any]:
         """``return v`` inside a loop becomes: remember ``v``, leave the loop, and
@@ -468,14 +543,12 @@ class Normalizer:
                 "name each positional parameter" if what == "*args"
                 else "name each keyword parameter",
             )
-        sig = inspect.signature(self.fn, follow_wrapped=False)
         params = [p.name.value for p in (*ps.posonly_params, *ps.params)]
         kwonly = [p.name.value for p in ps.kwonly_params]
-        defaults = {
-            name: p.default
-            for name, p in sig.parameters.items()
-            if p.default is not inspect.Parameter.empty
-        }
+        # the function object's defaults, as a call uses them (``f.__defaults__`` may
+        # have been replaced since the ``def`` ran; the source's are not read)
+        live = live_defaults(self.fn)
+        defaults = {name: live[name] for name in params + kwonly if name in live}
         return params, kwonly, defaults
 
     # ---- errors ---------------------------------------------------------------
@@ -2250,6 +2323,8 @@ def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
     key = (fn, parsed.source_hash)
     if _FRESH and key in _FUNCTIONS and any(f in _FRESH for f in stack):
         del _FUNCTIONS[key]  # the caller is being rebuilt: rebuild its callees too
+    elif key in _FUNCTIONS and not _still_valid(_FUNCTIONS[key]):
+        del _FUNCTIONS[key]  # a default (or a free name) changed since it was built
     if key not in _FUNCTIONS:
         _FUNCTIONS[key] = Normalizer(fn, parsed, stack).run()
     return _FUNCTIONS[key]
