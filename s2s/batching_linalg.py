@@ -933,15 +933,25 @@ def vander_rule(b: Batch, s: Let) -> str:
 
 @batch_rule("polyval")
 def polyval_rule(b: Batch, s: Let) -> str:
-    """Unbatched coefficients: np.polyval works elementwise in x.  Batched ones: the
-    sum of each example's coefficients times the powers of its x."""
+    """Unbatched 1-D coefficients: np.polyval works elementwise in x.  Otherwise the
+    sum of the coefficients (their axis moved last, their other axes lined up with
+    x's past the batch axis) times the powers of x."""
     p, x = s.args
-    if not b.batched(p):
+    rp, r = b.rank(p), b.rank(x)
+    if not b.batched(p) and rp == 1:
         return f"np.polyval({atom_text(p)}, {atom_text(x)})"
-    r = b.rank(x)
-    pt = f"np.reshape({atom_text(p)}, ({b.use_batch_size()},{' 1,' * r} -1))"
-    powers = f"np.arange(np.shape({atom_text(p)})[1] - 1, -1, -1)"
-    return f"np.sum({pt} * np.expand_dims({atom_text(x)}, -1) ** {powers}, axis=-1)"
+    rank = max(rp - 1, r)  # of the output, per example
+    if b.batched(p):
+        n = f"np.shape({atom_text(p)})[1]"
+        coefficients = f"np.moveaxis({atom_text(p)}, 1, -1)"
+        if rank > rp - 1:
+            units = tuple(range(1, 1 + rank - (rp - 1)))
+            coefficients = f"np.expand_dims({coefficients}, {units})"
+    else:
+        n = f"np.shape({atom_text(p)})[0]"
+        coefficients = f"np.moveaxis({atom_text(p)}, 0, -1)"
+    x_k = f"np.expand_dims({align(b, x, rank)}, -1)"
+    return f"np.sum({coefficients} * {x_k} ** np.arange({n} - 1, -1, -1), axis=-1)"
 
 
 @batch_rule("polyder")

@@ -473,13 +473,19 @@ def multi_dot_bars(g, arrays, *tangents):
     With ``tangents`` (lists like ``arrays``), the cotangents of
     ``multi_dot_tangent(arrays, *tangents)`` instead: the derivative, one array
     per array, of ``<g, multi_dot_tangent(arrays, *tangents)>``.
+
+    ``arrays`` may be one array of matrices (NumPy multiplies its rows): its
+    cotangent is then one array, the rows' stacked back into its shape.
     """
     if not tangents:
-        return _multi_dot_bars(g, arrays)
-    bars = [np.zeros(np.shape(x)) for x in arrays]
-    for slots in _slot_choices(len(arrays), len(tangents)):
-        parts = _multi_dot_bars(g, _replaced(arrays, slots, tangents), skip=slots)
-        bars = [bar + part for bar, part in zip(bars, parts)]
+        bars = _multi_dot_bars(g, arrays)
+    else:
+        bars = [np.zeros(np.shape(x)) for x in arrays]
+        for slots in _slot_choices(len(arrays), len(tangents)):
+            parts = _multi_dot_bars(g, _replaced(arrays, slots, tangents), skip=slots)
+            bars = [bar + part for bar, part in zip(bars, parts)]
+    if isinstance(arrays, np.ndarray):
+        return np.stack(bars)
     return bars
 
 

@@ -219,3 +219,18 @@ def j_inner(x):
     """np.inner with a scalar operand on either side, and of matrices (array out)."""
     a, b = np.ravel(np.inner(x[0, 0], x)), np.inner(x, x[1])
     return np.concatenate([a, b, np.ravel(np.inner(x, x[0, 1])), np.ravel(np.inner(x, x))])
+
+
+# ---- np.polyval of coefficients that are arrays (p's axes after the first broadcast) -
+
+
+def f_polyval_coefficient_arrays(p, x):
+    """p (3, 2): three coefficients, each a row of 2; x (2,)."""
+    total = scored(np.polyval(p, x)) + scored(np.polyval(p, x[0]))
+    total = total + scored(np.polyval(p[:, None, :], x[:, None])) + scored(np.polyval(p[:1], x))
+    return total + scored(np.polyval(p[:, 0], x))
+
+
+def f_polyval_coefficient_list(p, x):
+    """A list of coefficient arrays (JAX asks for an array: finite differences)."""
+    return scored(np.polyval([p[0], p[1] * 2.0, p[2]], x)) + scored(np.polyval([p[0, 0]], x))

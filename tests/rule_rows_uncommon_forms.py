@@ -57,6 +57,15 @@ ROWS += [
 ]
 
 
+# np.polyval of coefficients given as arrays: p's axes after the first broadcast
+# against x's (the VJP read p as 1-D: np.vander(x, np.size(p)) did not fit)
+ROWS += [
+    Row("polyval", "coefficient_arrays", (normal(3, 2), normal(2))),
+    Row("polyval", "coefficient_arrays_scalar_x", (normal(3, 2), normal())),
+    Row("polyval", "coefficients_broadcast", (normal(3, 1, 2), normal(4, 1))),
+    Row("polyval", "constant_polynomial", (normal(1), normal(3))),
+]
+
 
 def inner_bar_twin(side: int):
     """JAX's own pullback of jnp.inner: the twin of inner_lhs_bar (0) or _rhs_bar."""
@@ -107,6 +116,9 @@ E2E = [
     E2ECase(F.f_inner_forms, ("inner",), (normal(2, 3), normal(4, 3))),
     E2ECase(F.f_inner_bars, ("inner_lhs_bar", "inner_rhs_bar"),
             (normal(2, 4), normal(2, 3), normal(4, 3))),
+    E2ECase(F.f_polyval_coefficient_arrays, ("polyval",), (normal(3, 2), normal(2))),
+    E2ECase(F.f_polyval_coefficient_list, ("polyval",), (normal(3, 2), normal(2)),
+            jax=False),
     E2ECase(F.f_joins_of_lists_of_rows, ("vstack", "hstack", "column_stack", "dstack",
                                          "concatenate", "stack", "list")),
 ]

@@ -16,6 +16,9 @@ BATCH = 3
 # rule-table functions vmap refuses, with a clear error (per-example shapes that differ)
 REFUSED: set[str] = {
     "f_extract_data_dependent",  # np.extract(x > 0, x): a count per example
+    # np.polyval([p[0], 2 * p[1], p[2]], x): a list of computed arrays where an array
+    # is expected; vmap's probe knows its items' ranks, not the list's
+    "f_polyval_coefficient_list",
 }
 
 

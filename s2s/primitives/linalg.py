@@ -916,13 +916,24 @@ def vander_jvp(x_dot, ans, x, N=None, increasing=False):
 
 
 defprim("polyval", np.polyval, "(p, x)", family="linalg",
-        note="p 1-D; d/dx is the derivative polynomial, d/dp the powers of x")
+        note="d/dp the powers of x, d/dx the derivative polynomial; coefficients may be "
+        "arrays (p's axes after the first broadcast against x's)")
+
+# ans = sum over k of p[k] * x ** (n - 1 - k).  With the coefficients' axis moved last,
+# p[k] given as arrays (np.polyval([a, b], x)) broadcast against x as NumPy does.
 
 
 @defvjp("polyval")
 def polyval_vjp(g, ans, p, x):
-    p_bar = np.ravel(g) @ np.vander(np.ravel(x), np.size(p))
-    return p_bar, g * np.polyval(np.polyder(p), x)
+    n = np.shape(p)[0]
+    coefficients = np.moveaxis(p, 0, -1)
+    x_k = np.expand_dims(x, -1)
+    g_k = np.expand_dims(g, -1)
+    powers = x_k ** np.arange(n - 1, -1, -1)
+    p_bar = np.moveaxis(unbroadcast(g_k * powers, coefficients), -1, 0)
+    slopes = np.arange(n - 1, 0, -1) * x_k ** np.arange(n - 2, -1, -1)
+    x_bar = unbroadcast(np.sum(g_k * coefficients[..., :-1] * slopes, axis=-1), x)
+    return p_bar, x_bar
 
 
 @defjvp("polyval", "p")
@@ -932,7 +943,10 @@ def polyval_jvp_p(p_dot, ans, p, x):
 
 @defjvp("polyval", "x")
 def polyval_jvp_x(x_dot, ans, p, x):
-    return x_dot * np.polyval(np.polyder(p), x)
+    n = np.shape(p)[0]
+    coefficients = np.moveaxis(p, 0, -1)
+    slopes = np.arange(n - 1, 0, -1) * np.expand_dims(x, -1) ** np.arange(n - 2, -1, -1)
+    return x_dot * np.sum(coefficients[..., :-1] * slopes, axis=-1)
 
 
 defprim("polyder", np.polyder, "(p, m=1)", diff=("p",), family="linalg",
