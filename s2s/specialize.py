@@ -19,11 +19,17 @@ call's result.  From those facts the code is rewritten:
 - arithmetic is simplified on an e-graph (egglog): constants folded, signs moved;
 - statements whose values nothing reads are dropped.
 
-Only straight-line code is specialized: a branch, a loop, or an operation whose result
-shape depends on values (``np.nonzero``, boolean masks, ``int(...)``, ...) means the
-signature does not determine the shapes, so such code runs as emitted.  The guard is
-the signature: a call with another one runs (and specializes) again; results are the
-same as the generic code's up to rounding of folded constants.
+Only straight-line code (and loops over ranges) is specialized: a branch, or a call
+whose result's shape is a function of values alone (``np.nonzero``, ``int(...)``, ...)
+means the code runs as emitted.  Of the facts one call records, only those every call
+with the same signature would record are used (s2s/signature_facts.py): the shape of
+``x[mask]``, ``x[:np.argmax(y)]``, ``x[:n]`` for a 0-d integer array ``n`` or of
+anything computed from them is not known from the signature, so the code that reads
+them stays as emitted.  The guard is the signature (shapes, dtypes, integer values)
+and the objects the free names hold (an array's shape and dtype too): a call with
+another one runs (and specializes) again; results are the same as the generic code's
+up to rounding of folded constants.  The passes take time about linear in the code;
+past a size limit (``MAX_STATEMENTS``) the code runs as emitted.
 """
 
 from __future__ import annotations
@@ -57,6 +63,13 @@ _NO_SPLIT = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try, ast.With, ast.As
              ast.BoolOp)
 
 PROBE = "__s2s_probe__"
+
+# Every pass takes time about linear in the emitted module's statements; past
+# MAX_STATEMENTS the code runs as emitted (a second call never stalls for seconds).
+# The e-graph passes cost a few milliseconds a statement (egglog's terms are built in
+# Python): past MAX_EGRAPH_STATEMENTS the others still run.
+MAX_STATEMENTS = 4000
+MAX_EGRAPH_STATEMENTS = 300
 
 # The passes, by name; a benchmark switches them off one at a time to measure each
 # (tools/bench.py --ablate); users have no reason to touch this.
@@ -213,6 +226,7 @@ class _Rewriter:
         self.mutated = self._mutated_names()
         self.last_bind = self._last_binding()
         self.cse: dict[str, str] = {}  # ast.dump of a pure value -> the name holding it
+        self.cse_held: dict[str, list[str]] = defaultdict(list)  # name -> its cse keys
         # a name bound to np.broadcast_to(inner, shape) -> (inner, where it was bound)
         self.bcast: dict[str, tuple[ast.expr, int]] = {}
         self.in_loop = False
@@ -511,8 +525,9 @@ class _Rewriter:
                 self.fill.pop(target, None)
                 self.bcast.pop(target, None)
                 stmt.value = self.fold(stmt.value, i)
-                for k in [k for k, v in self.cse.items() if v == target]:
-                    del self.cse[k]
+                for k in self.cse_held.pop(target, ()):
+                    if self.cse.get(k) == target:
+                        del self.cse[k]
                 value, fill, identity = self.rewrite_value(stmt.value)
                 if not hasattr(value, "_k") and hasattr(stmt.value, "_k"):
                     value._k = stmt.value._k  # type: ignore[attr-defined]  # same value
@@ -555,6 +570,7 @@ class _Rewriter:
                     reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
                     if all(self.last_bind.get(r, -1) < i for r in reads):
                         self.cse[key] = target
+                        self.cse_held[target].append(key)
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
                     _call_name(stmt.value) == "at" and len(stmt.value.args) == 3:
                 buf, idx, v = stmt.value.args
@@ -1176,57 +1192,84 @@ def _copies_in_loop(body: list[ast.stmt], keep: set[str]) -> None:
 
 def _inline_block(body: list[ast.stmt], keep: set[str], _unused: set[str],
                   in_loop: bool = False) -> None:
-    changed = True
-    while changed:
-        changed = False
-        loads: dict[str, list[int]] = defaultdict(list)
-        binds: dict[str, list[int]] = defaultdict(list)
-        writes: list[set[str]] = []
-        for i, stmt in enumerate(body):
-            for n in ast.walk(stmt):
-                if isinstance(n, ast.Name):
-                    (loads if isinstance(n.ctx, ast.Load) else binds)[n.id].append(i)
-            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
-                binds[stmt.target.id].append(i)
-            writes.append(_written(stmt))
-        for i, stmt in enumerate(body):
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                    and isinstance(stmt.targets[0], ast.Name)
-                    and _pure(stmt.value) and _ops(stmt.value) >= 1):
-                continue
-            t = stmt.targets[0].id
-            if t in keep or len(loads[t]) != 1 or binds[t] != [i]:
-                continue
-            j = loads[t][0]
-            use = body[j]
-            if j <= i or not isinstance(use, (ast.Assign, ast.Return, ast.AugAssign)) or \
-                    use.value is None or \
-                    not all(_straight(s, in_loop=in_loop) for s in body[i:j + 1]) or \
-                    _ops(use.value) + _ops(stmt.value) > 6:
-                continue
-            if not any(isinstance(n, ast.Name) and n.id == t for n in ast.walk(use.value)):
-                continue  # read in the target (``buf[i] += v`` reads ``i`` there)
-            if isinstance(use, ast.AugAssign) and not isinstance(use.target, ast.Name):
-                target = use.target
-                while isinstance(target, (ast.Subscript, ast.Attribute)):
-                    target = target.value
-                if isinstance(target, ast.Name) and target.id == t:
-                    continue
-            reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
-            if any(i < k <= j for r in reads for k in binds[r]) or \
-                    any(reads & writes[k] for k in range(i + 1, j + 1)):
-                continue
-            value = stmt.value
+    """Inline each single-use pure temporary into its use, the first candidate in
+    source order each time (as rescanning from the top after every inlining would),
+    in time about linear in the block: each statement's reads, binds and writes are
+    indexed once and kept up to date, and a statement is looked at again only when an
+    inlining moved a read of the name it binds."""
+    import bisect
+    import heapq
 
-            class Put(ast.NodeTransformer):
-                def visit_Name(self, n: ast.Name) -> ast.AST:
-                    return copy.deepcopy(value) if n.id == t and \
-                        isinstance(n.ctx, ast.Load) else n
+    n = len(body)
+    loads: dict[str, list[int]] = defaultdict(list)
+    binds: dict[str, list[int]] = defaultdict(list)
+    writes: dict[str, list[int]] = defaultdict(list)
+    for i, stmt in enumerate(body):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name):
+                (loads if isinstance(node.ctx, ast.Load) else binds)[node.id].append(i)
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            binds[stmt.target.id].append(i)
+        for name in _written(stmt):
+            writes[name].append(i)
+    crooked = [0]  # crooked[k]: statements before k that are not straight-line
+    for stmt in body:
+        crooked.append(crooked[-1] + (not _straight(stmt, in_loop=in_loop)))
 
-            use.value = Put().visit(use.value)
-            del body[i]
-            changed = True
-            break
+    def any_in(positions: list[int], lo: int, hi: int) -> bool:
+        """Is one of the sorted ``positions`` in (lo, hi]?"""
+        k = bisect.bisect_right(positions, lo)
+        return k < len(positions) and positions[k] <= hi
+
+    gone = [False] * n
+    todo = list(range(n))
+    heapq.heapify(todo)
+    while todo:
+        i = heapq.heappop(todo)
+        stmt = body[i]
+        if gone[i] or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                           and isinstance(stmt.targets[0], ast.Name)
+                           and _pure(stmt.value) and _ops(stmt.value) >= 1):
+            continue
+        t = stmt.targets[0].id
+        if t in keep or len(loads[t]) != 1 or binds[t] != [i]:
+            continue
+        j = loads[t][0]
+        use = body[j]
+        if j <= i or not isinstance(use, (ast.Assign, ast.Return, ast.AugAssign)) or \
+                use.value is None or crooked[j + 1] - crooked[i] or \
+                _ops(use.value) + _ops(stmt.value) > 6:
+            continue
+        if not any(isinstance(m, ast.Name) and m.id == t for m in ast.walk(use.value)):
+            continue  # read in the target (``buf[i] += v`` reads ``i`` there)
+        if isinstance(use, ast.AugAssign) and not isinstance(use.target, ast.Name):
+            target = use.target
+            while isinstance(target, (ast.Subscript, ast.Attribute)):
+                target = target.value
+            if isinstance(target, ast.Name) and target.id == t:
+                continue
+        reads = [m.id for m in ast.walk(stmt.value) if isinstance(m, ast.Name)]
+        if any(any_in(binds[r], i, j) or any_in(writes[r], i, j) for r in set(reads)):
+            continue
+        value = stmt.value
+
+        class Put(ast.NodeTransformer):
+            def visit_Name(self, m: ast.Name) -> ast.AST:
+                return copy.deepcopy(value) if m.id == t and \
+                    isinstance(m.ctx, ast.Load) else m
+
+        use.value = Put().visit(use.value)
+        gone[i] = True
+        loads[t] = []
+        binds[t] = []
+        for r in reads:  # the value's reads now happen at its use
+            where = loads[r]
+            where[where.index(i)] = j
+            where.sort()
+            for k in binds[r]:  # whoever binds them may now be inlined there
+                if k < i and not gone[k]:
+                    heapq.heappush(todo, k)
+    body[:] = [stmt for k, stmt in enumerate(body) if not gone[k]]
 
 
 def _written(stmt: ast.stmt) -> set[str]:
@@ -1302,8 +1345,10 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
     (s2s/signature_facts.py); ``guarded``: the free names whose objects, and arrays'
     shapes and dtypes, the caller checks before it runs the specialized code."""
     module = ast.parse(text)
-    if not eligible(module):
+    size = sum(isinstance(node, ast.stmt) for node in ast.walk(module))
+    if size > MAX_STATEMENTS or not eligible(module):
         return None, None
+    e_graphs = size <= MAX_EGRAPH_STATEMENTS
     result, observed = probe_run(module, namespace, name, args)
     facts = signature_facts(module, observed, name, args, namespace, set(guarded))
     for fn in module.body:
@@ -1311,7 +1356,8 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             continue
         rewriter = _Rewriter(fn, facts)
         rewriter.run()
-        zero = _zero_cotangents(fn, rewriter.fact, rewriter.mutated) if _on("zero") else ()
+        zero = _zero_cotangents(fn, rewriter.fact, rewriter.mutated) \
+            if _on("zero") and e_graphs else ()
         if zero:
             _drop_zero_cotangents(fn, set(zero), rewriter.fact)
         if _on("tapes"):
@@ -1324,7 +1370,7 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             _accumulate(fn, rewriter.fact)
         if _on("methods"):
             _methods(fn, rewriter.fact)
-        if _on("egraph"):
+        if _on("egraph") and e_graphs:
             _egraph_simplify(fn, rewriter.fact)
     from .emitcode import format_module
 
