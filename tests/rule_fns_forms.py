@@ -234,3 +234,8 @@ def f_polyval_coefficient_arrays(p, x):
 def f_polyval_coefficient_list(p, x):
     """A list of coefficient arrays (JAX asks for an array: finite differences)."""
     return scored(np.polyval([p[0], p[1] * 2.0, p[2]], x)) + scored(np.polyval([p[0, 0]], x))
+
+
+def f_multi_dot_matrices(x):
+    """np.linalg.multi_dot of one array of matrices, x (3, 2, 2): its rows are chained."""
+    return scored(np.linalg.multi_dot(x)) + scored(np.linalg.multi_dot(x[:2] * 2.0))

@@ -66,6 +66,12 @@ ROWS += [
     Row("polyval", "constant_polynomial", (normal(1), normal(3))),
 ]
 
+# np.linalg.multi_dot of one array of matrices: its cotangent is one array
+ROWS += [
+    Row("linalg.multi_dot", "array_of_matrices", (normal(3, 2, 2),)),
+    Row("linalg.multi_dot", "array_of_two", (normal(2, 3, 3),)),
+]
+
 
 def inner_bar_twin(side: int):
     """JAX's own pullback of jnp.inner: the twin of inner_lhs_bar (0) or _rhs_bar."""
@@ -119,6 +125,7 @@ E2E = [
     E2ECase(F.f_polyval_coefficient_arrays, ("polyval",), (normal(3, 2), normal(2))),
     E2ECase(F.f_polyval_coefficient_list, ("polyval",), (normal(3, 2), normal(2)),
             jax=False),
+    E2ECase(F.f_multi_dot_matrices, ("linalg.multi_dot",), (normal(3, 2, 2),)),
     E2ECase(F.f_joins_of_lists_of_rows, ("vstack", "hstack", "column_stack", "dstack",
                                          "concatenate", "stack", "list")),
 ]
