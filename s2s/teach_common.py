@@ -527,6 +527,24 @@ def _classify(text: str) -> list[tuple[str, str | None]]:
     return out
 
 
+def classify_lines(text: str) -> list[list[tuple[str, str | None]]]:
+    """:func:`_classify` of the whole text, cut into its lines (each without its
+    newline): a piece of the text (a block of lines ending inside an ``if`` body,
+    an ``else:`` alone) is coloured as the whole text tokenizes, which a fragment
+    need not (its indentation alone is an IndentationError)."""
+    lines: list[list[tuple[str, str | None]]] = [[]]
+    for piece, cls in _classify(text):
+        parts = piece.split("\n")
+        for k, part in enumerate(parts):
+            if k:
+                lines.append([])
+            if part:
+                lines[-1].append((part, cls))
+    if text.endswith("\n"):
+        lines.pop()
+    return lines
+
+
 def highlight_ansi(text: str, use_pygments: bool = True) -> str:
     """Python source with terminal colours (pygments' when installed)."""
     if use_pygments:

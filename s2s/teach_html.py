@@ -20,10 +20,10 @@ import inspect
 import json
 import re
 
-from .ir import For, Function, Let, Return, Var, walk
+from .ir import For, Function, If, Let, Return, Var, walk
 from .normalize import normalize
 from .primitives import PRIMITIVES
-from .teach_common import Derivation, _classify
+from .teach_common import Derivation, _classify, classify_lines
 
 _STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "range"}
 
@@ -44,22 +44,88 @@ def _ir_functions(fn: Function) -> list[Function]:
 
 
 def name_lines(ir: Function) -> dict[str, int]:
-    """Each IR name (and its in-place alias) -> the user line computing it."""
-    out: dict[str, int] = {}
-    for s in walk(ir.body):
-        line = s.loc.line if getattr(s, "loc", None) is not None else None
-        if line is None or line == ir.loc.line:
-            continue
-        if isinstance(s, Let):
-            out.setdefault(s.target, line)
-        elif isinstance(s, For):
-            out.setdefault(s.target, line)
-            if s.iter is not None:
-                out.setdefault(s.iter.name, line)
-    for k, v in ir.aliases.items():
-        if k in out:
-            out.setdefault(v, out[k])
+    """Each IR name (and its in-place alias) -> the user line computing it (the first,
+    for a name both branches of an `if` bind: :func:`provenance` tells them apart)."""
+    return {n: found[0][0] for n, found in _definitions([ir]).items()}
+
+
+Path = frozenset  # the branches a statement is on: {(test name, 0 body / 1 else), ...}
+
+
+def _definitions(functions: list[Function]) -> dict[str, list[tuple[int, Path]]]:
+    """Each IR name -> the user lines binding it, each with the branches it is on (an
+    `if`'s join is bound on both paths, by two lines); in-place versions share them
+    with the array's first name."""
+    out: dict[str, list[tuple[int, Path]]] = {}
+
+    def visit(stmts: list, path: Path, f: Function) -> None:
+        for s in stmts:
+            line = s.loc.line if getattr(s, "loc", None) is not None else None
+            if isinstance(s, If):
+                test = s.test.name if isinstance(s.test, Var) else None
+                visit(s.body, path | {(test, 0)}, f)
+                visit(s.orelse, path | {(test, 1)}, f)
+                continue
+            if line is None or line == f.loc.line:
+                if isinstance(s, For):
+                    visit(s.body, path, f)
+                continue
+            if isinstance(s, Let):
+                out.setdefault(s.target, []).append((line, path))
+            elif isinstance(s, For):
+                out.setdefault(s.target, []).append((line, path))
+                if s.iter is not None:
+                    out.setdefault(s.iter.name, []).append((line, path))
+                visit(s.body, path, f)
+
+    for f in functions:
+        visit(f.body, frozenset(), f)
+        for k, v in f.aliases.items():
+            if k in out and v not in out:
+                out[v] = list(out[k])
     return out
+
+
+def _if_lines(functions: list[Function]) -> dict[str, tuple[int, int | None]]:
+    """Each `if`'s test name -> its user line and its ``else:``/``elif`` line (None
+    where the user wrote none: an early ``return`` made the other branch)."""
+    out: dict[str, tuple[int, int | None]] = {}
+    for f in functions:
+        for s in walk(f.body):
+            if isinstance(s, If) and isinstance(s.test, Var) and s.loc is not None and (
+                    s.loc.line != f.loc.line):  # (one normalization made: its test's line)
+                out.setdefault(s.test.name, (s.loc.line, _else_line(f, s.loc.line)))
+    return out
+
+
+def _else_line(f: Function, if_line: int) -> int | None:
+    """The user's ``else:`` (or ``elif``) line of the `if` on ``if_line``."""
+    text = f.source_lines.get(if_line)
+    if text is None:
+        return None
+    indent = len(text) - len(text.lstrip())
+    n = if_line + 1
+    while n in f.source_lines:
+        line = f.source_lines[n]
+        stripped = line.strip()
+        n += 1
+        if not stripped or stripped.startswith("#"):
+            continue
+        at = len(line) - len(line.lstrip())
+        if at > indent:
+            continue
+        if at == indent and re.match(r"(else\s*:|elif\b)", stripped):
+            return n - 1
+        return None
+    return None
+
+
+def _chosen(found: list[tuple[int, Path]], where: set) -> int:
+    """The line among a name's definitions on the branches ``where`` the emitted line
+    is (the most specific that fits), else its first."""
+    fits = [(len(p), line) for line, p in found if all(
+        t is None or b in where for t, b in ((t, (t, b)) for t, b in p))]
+    return max(fits, key=lambda x: x[0])[1] if fits else found[0][0]
 
 
 def _defines(text: str) -> list[str]:
@@ -77,31 +143,74 @@ def _defines(text: str) -> list[str]:
     return names
 
 
+# an `if`'s join in a branch: the name each path leaves a value under (zeros, a copy)
+_JOIN = re.compile(r"^\w+ = (np\.zeros_like\([^()]*\)|zeros_list\([^()]*\)|\w+)$")
+_IF = re.compile(r"^if (not )?(\w+):$")
+
+
+def _trailing_joins(lines: list[str]) -> set[int]:
+    """Indexes of the lines that end a block with nothing but joins (``x_bar =
+    np.zeros_like(x)``, ``y_bar = y_3_bar``): what the `if` they close binds."""
+    out: set[int] = set()
+    for i, raw in enumerate(lines):
+        if not _JOIN.match(raw.strip()):
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        for later in lines[i + 1:]:
+            if not later.strip():
+                continue
+            at = len(later) - len(later.lstrip())
+            if at < indent:
+                out.add(i)
+                break
+            if at > indent or not _JOIN.match(later.strip()):
+                break
+    return out
+
+
 def provenance(text: str, ir: Function) -> list[int | None]:
-    """For each line of the emitted module, the user line it comes from (or None)."""
+    """For each line of the emitted module, the user line it comes from (or None).
+
+    The emitted code keeps the function's `if`s (on the same test names, replayed in
+    the backward sweep) and loops, so each line is placed in the branches it is on:
+    a name both branches bind is placed by the branch's own statement, an ``else:``
+    by the user's ``else:`` line, the joins that close a branch by the `if`."""
     functions = _ir_functions(ir)
     user_lines = {}
-    by_name: dict[str, int] = {}
     for f in functions:
         user_lines.update({n: t.strip() for n, t in f.source_lines.items()})
-    for f in reversed(functions):  # the top function's names win
-        by_name.update(name_lines(f))
+    defs = _definitions(list(reversed(functions)))
+    for f in functions[1:]:  # the top function's names win
+        for n, found in _definitions([f]).items():
+            defs.setdefault(n, found)
+    defs.update(_definitions([functions[0]]))
+    ifs: dict[str, tuple[int, int | None]] = {}
+    for f in reversed(functions):
+        ifs.update(_if_lines([f]))
     ret_lines = [s.loc.line for f in functions for s in f.body
                  if isinstance(s, Return) and s.loc is not None]
+    raws = text.splitlines()
+    joins = _trailing_joins(raws)
     out: list[int | None] = []
     current: int | None = None
     last_comment: int | None = None
     loops: list[tuple[int, int | None]] = []  # (indent, user line) of enclosing loops
-    for raw in text.splitlines():
+    branches: list[list] = []  # [indent, test, 0 body / 1 else, its `if` line] per if
+    for k, raw in enumerate(raws):
         stripped = raw.strip()
         indent = len(raw) - len(raw.lstrip())
+        is_else = stripped == "else:"
         if stripped:
             while loops and indent <= loops[-1][0]:
                 loops.pop()
+            while branches and (indent < branches[-1][0] or (
+                    indent == branches[-1][0] and not is_else)):
+                branches.pop()
         if not raw.startswith((" ", "\t")):  # module level: imports, def lines
-            current, last_comment, loops = None, None, []
+            current, last_comment, loops, branches = None, None, [], []
             out.append(None)
             continue
+        where = {(b[1], b[2]) for b in branches if b[1] is not None}
         if stripped.startswith("#"):
             quoted = stripped[1:].strip()
             matches = [n for n, t in user_lines.items() if t == quoted]
@@ -111,13 +220,37 @@ def provenance(text: str, ir: Function) -> list[int | None]:
                 last_comment = current
             out.append(current)
             continue
+        if is_else:
+            line = current
+            if branches and branches[-1][0] == indent:
+                branches[-1][2] = 1
+                test, if_line = branches[-1][1], branches[-1][3]
+                if test is not None:
+                    line = (ifs.get(test, (None, None))[1] or if_line)
+            current = line
+            out.append(line)
+            continue
         line = None
         names = _defines(stripped)
         loop_line = loops[-1][1] if loops else None
+        m = _IF.match(stripped)
         if re.match(r"^\w+\.(append|pop)\(|.*= \w+\.pop\(\)$", stripped) and loops:
             line = loop_line  # a tape: saved by the loop, for the loop
-        elif re.match(r"^if (\w+):$", stripped) and stripped[3:-1] in by_name:
-            line = by_name[stripped[3:-1]]
+        elif m and (m.group(2) in ifs or m.group(2) in defs):
+            test = m.group(2)
+            line = ifs[test][0] if test in ifs else _chosen(defs[test], where)
+            branches.append([indent, test, 1 if m.group(1) else 0, line])
+            current = line
+            out.append(line)
+            continue
+        elif stripped.startswith("if ") and stripped.endswith(":"):
+            branches.append([indent, None, 0, current])  # an `if` of a rule's
+            out.append(current)
+            continue
+        elif k in joins and branches and indent == branches[-1][0] + 4 and not (
+                loops and loops[-1][0] >= branches[-1][0]) and not any(
+                n in defs for n in names):
+            line = branches[-1][3]  # what the branch leaves for after its `if`
         elif re.match(r"^\w+ = \w+$", stripped) and loops and last_comment is None \
                 and indent == loops[-1][0] + 4:
             line = loop_line  # a loop's back edge
@@ -128,16 +261,16 @@ def provenance(text: str, ir: Function) -> list[int | None]:
         else:
             for n in names:
                 base = re.sub(r"_bar(_\d+)?$", "", n)
-                if n in by_name and (last_comment is None or not n.endswith("_bar")):
-                    line = by_name[n] if last_comment is None else current
+                if n in defs and (last_comment is None or not n.endswith("_bar")):
+                    line = _chosen(defs[n], where) if last_comment is None else current
                     break
-                if base != n and last_comment is None and base in by_name:
-                    line = by_name[base]
+                if base != n and last_comment is None and base in defs:
+                    line = _chosen(defs[base], where)
                     break
             if stripped.startswith(("for ", "while ")):
                 m = re.match(r"for (\w+) in", stripped)
-                if m and m.group(1) in by_name:
-                    line = by_name[m.group(1)]
+                if m and m.group(1) in defs:
+                    line = _chosen(defs[m.group(1)], where)
                 elif loop_line is None and last_comment is None:
                     line = None
             if line is None:
@@ -301,13 +434,17 @@ document.querySelectorAll('[data-line]').forEach(el => {
 """
 
 
-def _code_html(text: str) -> str:
+def _pieces_html(pieces: list[tuple[str, str | None]]) -> str:
     from .teach_common import _CSS
 
     return "".join(
         html.escape(p) if c is None else f'<span style="{_CSS[c]}">{html.escape(p)}</span>'
-        for p, c in _classify(text)
+        for p, c in pieces
     )
+
+
+def _code_html(text: str) -> str:
+    return _pieces_html(_classify(text))
 
 
 def _shown_path(path: str) -> str:
@@ -336,15 +473,16 @@ def html_page(d: Derivation) -> str:
                         f'{_code_html(ln.rstrip())}</div>')
     lines = d.text.rstrip("\n").splitlines()
     where = provenance(d.text, ir)
+    coloured = [_pieces_html(p) for p in classify_lines(d.text.rstrip("\n"))]
     right = []
     i = 0
     while i < len(lines):
         j = i
         while j + 1 < len(lines) and where[j + 1] == where[i]:
             j += 1
-        chunk = "\n".join(lines[i: j + 1])
+        chunk = "\n".join(coloured[i: j + 1])
         attr = f' data-line="{where[i]}"' if where[i] is not None else ""
-        right.append(f'<div class="blk"{attr}>{_code_html(chunk) or " "}</div>')
+        right.append(f'<div class="blk"{attr}>{chunk or " "}</div>')
         i = j + 1
     rules = {}
     shown = {first + i: ln for i, ln in enumerate(src)}

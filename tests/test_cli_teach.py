@@ -7,6 +7,7 @@ oracle that runs no s2s code) and with s2s's API.
 from __future__ import annotations
 
 import contextlib
+import html
 import io
 import os
 import re
@@ -322,3 +323,132 @@ def test_emit_jacfwd_and_check_it(user_file, tmp_path) -> None:
 def test_transform_argument_errors_are_reported(user_file) -> None:
     rc, _, err = run_cli("show", f"{user_file}:three", "--argnums", "0,1")
     assert rc == 2 and "requires at least 2 positional arguments" in err
+
+
+# ---- html: the branches of an if ---------------------------------------------------------
+
+BRANCHES = '''
+import numpy as np
+
+
+def pick(x, y):
+    a = np.sin(x)
+    if np.sum(a) > 0.0:
+        b = a * y
+    else:
+        b = np.exp(x) * 2.0
+    return np.sum(b)
+
+
+def chain(x):
+    if x > 1.0:
+        z = x ** 3
+    elif x > 0.0:
+        z = np.sin(x)
+    else:
+        z = -x
+    return z
+
+
+def early(x, y):
+    r = np.sqrt(y)
+    if x > 0.0:
+        return x * y
+    return r
+
+
+def looped(x):
+    s = 0.0
+    for i in range(3):
+        if s < 1.0:
+            s = s + np.sin(x * i)
+        else:
+            s = s * 0.5
+    return s
+
+
+S2S_SHAPES = {"pick": {"x": (3,), "y": (3,)}, "chain": {"x": ()},
+              "early": {"x": (), "y": ()}, "looped": {"x": ()}}
+'''
+
+
+@pytest.fixture(scope="module")
+def branches_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("branches") / "branchmod.py"
+    path.write_text(BRANCHES)
+    return path
+
+
+def _page_blocks(path: Path, name: str, tmp_path: Path, *flags: str):
+    """The derivative pane's blocks: (user line or None, text, html), and the page."""
+    page = tmp_path / f"{name}.html"
+    assert run_cli("html", f"{path}:{name}", "-o", page, "--force", *flags)[0] == 0
+    text = page.read_text()
+    pane = text[text.index('id="derivative"'):text.index('id="rule"')]
+    blocks = [(int(n) if n else None, html.unescape(re.sub(r"<[^>]+>", "", body)), body)
+              for n, body in re.findall(r'<div class="blk"(?: data-line="(\d+)")?>(.*?)</div>',
+                                        pane, re.S)]
+    return blocks, text
+
+
+def _line(source: str, text: str) -> int:
+    return next(i + 1 for i, ln in enumerate(source.splitlines()) if ln.strip() == text)
+
+
+def _linked(blocks, line: int) -> str:
+    return "\n".join(t for n, t, _ in blocks if n == line)
+
+
+def test_html_if_branches_link_to_their_own_lines(branches_file, tmp_path) -> None:
+    """Each branch's code is linked to its own line: hovering the `if` branch's line
+    lit the else branch's statement (both bind `b`, and the first binding won), and the
+    backward sweep's else branch followed the if branch's last comment."""
+    blocks, _ = _page_blocks(branches_file, "pick", tmp_path)
+    in_if, in_else = _line(BRANCHES, "b = a * y"), _line(BRANCHES, "b = np.exp(x) * 2.0")
+    else_line = _line(BRANCHES, "else:")
+    assert "b = a * y" in _linked(blocks, in_if) and "exp" not in _linked(blocks, in_if)
+    assert "b = exp_x * 2.0" in _linked(blocks, in_else)
+    assert "exp_x_bar = b_bar * 2.0" in _linked(blocks, in_else)
+    # the user's `else:` line lights the emitted `else:`s, not a join's zeros
+    assert {t.strip() for n, t, _ in blocks if n == else_line} == {"else:"}
+    # the zeros a branch binds for the other path belong to the `if`
+    if_line = _line(BRANCHES, "if np.sum(a) > 0.0:")
+    for n, t, _ in blocks:
+        if "np.zeros_like" in t:
+            assert n == if_line, (n, t)
+
+
+def test_html_elif_chain_and_early_return(branches_file, tmp_path) -> None:
+    blocks, _ = _page_blocks(branches_file, "chain", tmp_path)
+    for text in ("z = x ** 3", "z = np.sin(x)", "z = -x"):
+        linked = _linked(blocks, _line(BRANCHES, text))
+        others = {"z = x ** 3": "x**3", "z = np.sin(x)": "np.sin", "z = -x": "= -x"}
+        assert others[text] in linked
+        assert all(o not in linked for t, o in others.items() if t != text), (text, linked)
+    # the elif line: the outer `else:`, its test and its `if` (forward and backward)
+    assert {ln.strip() for ln in _linked(blocks, _line(BRANCHES, "elif x > 0.0:")).split(
+        "\n")} == {"else:", "x_greater_0 = x > 0.0", "if x_greater_0:"}
+    blocks, _ = _page_blocks(branches_file, "early", tmp_path)
+    assert "early = r" in _linked(blocks, _line(BRANCHES, "return r"))
+    assert "early = r" not in _linked(blocks, _line(BRANCHES, "return x * y"))
+
+
+def test_html_blocks_with_else_keep_their_colours(branches_file, tmp_path) -> None:
+    """A block ending inside an `if` body, or an `else:` alone, is not valid Python on
+    its own: it was shown uncoloured.  The page colours the whole module once."""
+    for name in ("pick", "chain", "looped"):
+        blocks, _ = _page_blocks(branches_file, name, tmp_path)
+        for _, text, body in blocks:
+            for word in ("else", "if", "for", "return"):
+                if re.search(rf"(^|\n)\s*{word}\b", text):
+                    assert re.search(rf'<span style="[^"]*">{word}</span>', body), (word, text)
+
+
+def test_html_branches_in_a_loop_and_forward_mode(branches_file, tmp_path) -> None:
+    blocks, _ = _page_blocks(branches_file, "looped", tmp_path)
+    in_if, in_else = _line(BRANCHES, "s = s + np.sin(x * i)"), _line(BRANCHES, "s = s * 0.5")
+    assert "np.sin" in _linked(blocks, in_if) and "0.5" not in _linked(blocks, in_if)
+    assert "0.5" in _linked(blocks, in_else) and "np.sin" not in _linked(blocks, in_else)
+    blocks, _ = _page_blocks(branches_file, "pick", tmp_path, "--jvp")
+    in_if, in_else = _line(BRANCHES, "b = a * y"), _line(BRANCHES, "b = np.exp(x) * 2.0")
+    assert "exp" not in _linked(blocks, in_if) and "exp" in _linked(blocks, in_else)

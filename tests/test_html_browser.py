@@ -87,3 +87,51 @@ def test_linked_highlighting_in_chromium(tmp_path) -> None:
                 shutil.copy(shot, ROOT / "docs" / "img" / "html-view.png")
         finally:
             browser.close()
+
+
+BRANCHES = '''import numpy as np
+
+
+def pick(x, y):
+    a = np.sin(x)
+    if np.sum(a) > 0.0:
+        b = a * y
+    else:
+        b = np.exp(x) * 2.0
+    return np.sum(b)
+'''
+
+
+def test_if_and_else_branches_light_up_apart(tmp_path) -> None:
+    """Hovering the `if` branch's line lights its blocks only (the else branch's
+    statement binding the same name was lit too), and the `else:` line its `else:`s.
+    (tests/test_cli_teach.py checks the same links in the page's HTML, without a
+    browser.)"""
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    src = tmp_path / "branches.py"
+    src.write_text(BRANCHES)
+    page_path = tmp_path / "branches.html"
+    assert main(["html", f"{src}:pick", "--shapes", "x=3 y=3", "-o", str(page_path)]) == 0
+    lines = BRANCHES.splitlines()
+    in_if = str(lines.index("        b = a * y") + 1)
+    in_else = str(lines.index("        b = np.exp(x) * 2.0") + 1)
+    else_line = str(lines.index("    else:") + 1)
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(page_path.as_uri())
+            page.locator(f'#source .src[data-line="{in_if}"]').hover()
+            lit = page.locator("#derivative .blk.hl")
+            texts = [lit.nth(i).inner_text() for i in range(lit.count())]
+            assert texts and all("exp" not in t for t in texts), texts
+            assert any("b = a * y" in t for t in texts)
+            page.locator(f'#source .src[data-line="{in_else}"]').hover()
+            texts = [lit.nth(i).inner_text() for i in range(lit.count())]
+            assert any("exp_x" in t for t in texts) and all("a * y" not in t for t in texts)
+            page.locator(f'#source .src[data-line="{else_line}"]').hover()
+            texts = [lit.nth(i).inner_text().strip() for i in range(lit.count())]
+            assert texts and set(texts) == {"else:"}, texts
+        finally:
+            browser.close()
