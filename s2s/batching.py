@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from .inline import atom_text
 from .ir import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
 from .primitives import PRIMITIVES
@@ -107,12 +109,20 @@ def shifted(axis: Any, rank: int) -> str:
         return str(axes[0]) if len(axes) == 1 else str(axes)
     if isinstance(axis, bool):
         raise NoBatchRule("a boolean axis argument")
-    if isinstance(axis, int):
-        return str(axis + 1 if axis >= 0 else axis)
-    if isinstance(axis, tuple) and all(isinstance(a, int) for a in axis):
-        return str(tuple(a + 1 if a >= 0 else a for a in axis))
+    if isinstance(axis, (int, np.integer)):
+        return str(int(axis) + 1 if axis >= 0 else int(axis))
+    if isinstance(axis, (tuple, list, np.ndarray)) and all(
+            isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in axis):
+        # (a list or an array of axes, as NumPy takes them, spelled as a tuple)
+        return str(tuple(int(a) + 1 if a >= 0 else int(a) for a in axis))
     raise NoBatchRule("an axis argument computed when the code runs",
                       "write the axis as a constant")
+
+
+def const_dims(value: Any) -> tuple:
+    """A shape known now as a tuple of ints: NumPy takes an int, a tuple, a list or
+    an array of them."""
+    return tuple(int(d) for d in np.atleast_1d(value))
 
 
 def operand(s: Let, name: str) -> Any:
@@ -203,8 +213,16 @@ def along_axis(b: Batch, s: Let) -> str:
     return args_text(s, [atom_text(a)], {"axis": shifted(axis, b.rank(a))})
 
 
+def _built_items(b: Batch, atom: Any) -> list[Any] | None:
+    """The items of a list or tuple the function built, if ``atom`` is one."""
+    return getattr(b, "items", {}).get(getattr(atom, "name", None))
+
+
 @batch_rule("shape")
 def shape_rule(b: Batch, s: Let) -> str:
+    items = _built_items(b, s.args[0])
+    if items:  # np.shape([y, 2.0]): the array NumPy makes of the items, per example
+        return f"({len(items)}, *np.shape({_with_batch(b, items[0])})[1:])"
     return f"np.shape({atom_text(s.args[0])})[1:]"
 
 
@@ -220,6 +238,10 @@ def ndim_rule(b: Batch, s: Let) -> str:
 
 @batch_rule("size")
 def size_rule(b: Batch, s: Let) -> str:
+    items = _built_items(b, s.args[0])
+    if items:  # np.size([y, 2.0]) per example
+        n = b.use_batch_size()
+        return f"{len(items)} * (np.size({_with_batch(b, items[0])}) // {n})"
     return f"np.size({atom_text(s.args[0])}) // {b.use_batch_size()}"
 
 
@@ -287,7 +309,7 @@ def reshape_rule(b: Batch, s: Let) -> str:
     shape = operand(s, "shape")
     n = b.use_batch_size()
     if isinstance(shape, Const):
-        dims = shape.value if isinstance(shape.value, tuple) else (shape.value,)
+        dims = const_dims(shape.value)
         text = "(" + ", ".join([n] + [str(d) for d in dims]) + ")"
     elif isinstance(shape, tuple):
         text = "(" + ", ".join([n] + [atom_text(d) for d in shape]) + ")"
@@ -355,7 +377,7 @@ def broadcast_to_rule(b: Batch, s: Let) -> str:
     only_first_batched(b, s)
     shape = operand(s, "shape")
     if isinstance(shape, Const):
-        dims = shape.value if isinstance(shape.value, tuple) else (shape.value,)
+        dims = const_dims(shape.value)
         target = "(" + ", ".join([b.use_batch_size()] + [str(d) for d in dims]) + ")"
         rank = len(dims)
     else:

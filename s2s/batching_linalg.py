@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import numpy as np
+
 from .batching import (
     REDUCE_ALL,
     Batch,
@@ -133,6 +135,21 @@ def _axis(b: Batch, s: Let, name: str, rank: int, default: Any = None) -> str:
         return f"batch_axes({atom_text(p)}, {rank})"
     t = atom_text(p)
     return f"{t} + 1 if {t} >= 0 else {t}"
+
+
+def _operand_rank(b: Batch, atom: Any) -> int:
+    """An operand's per-example rank; a constant list of numbers (np.kron(x, [1.0,
+    2.0])) is the array NumPy makes of it."""
+    if isinstance(atom, Const) and isinstance(atom.value, (list, tuple)):
+        return int(np.ndim(atom.value))
+    return b.rank(atom)
+
+
+def _array_text(atom: Any) -> str:
+    """An unbatched operand as an array (a constant list indexed with ``None``s)."""
+    if isinstance(atom, Const) and isinstance(atom.value, (list, tuple)):
+        return f"np.asarray({atom_text(atom)})"
+    return atom_text(atom)
 
 
 def _paren(text: str) -> str:
@@ -547,15 +564,15 @@ def kron_bar_rule(b: Batch, s: Let) -> str:
     batch axis; ranks are padded with leading length-1 axes, as ``np.kron`` does."""
     g, x, y = s.args
     lhs = s.prim == "kron_lhs_bar"
-    nd = max(b.rank(x), b.rank(y))
+    nd = max(_operand_rank(b, x), _operand_rank(b, y))
 
     def spread(atom: Any, first: bool, target: bool) -> str:
-        pad = nd - b.rank(atom)
+        pad = nd - _operand_rank(b, atom)
         pairs = ", None, None" * pad + (", :, None" if first else ", None, :") * (
             nd - pad)
         if b.batched(atom) or target:
             return f"{_paren(_with_batch(b, atom))}[:{pairs}]"
-        return f"{_paren(atom_text(atom))}[{pairs[2:]}]"
+        return f"{_paren(_array_text(atom))}[{pairs[2:]}]"
 
     xs, ys = spread(x, True, lhs), spread(y, False, not lhs)
     shape = f"np.broadcast_shapes(np.shape({xs}), np.shape({ys}))"
@@ -860,16 +877,20 @@ def trapezoid_rule(b: Batch, s: Let) -> str:
     if x is None or (isinstance(x, Const) and x.value is None):
         return args_text(s, [y_text] + [atom_text(a) for a in s.args[1:]], params)
     x_text = atom_text(x)
-    if b.batched(x) and b.rank(x) == 1 and ry > 1:
+    rx = _operand_rank(b, x)  # (a constant list of points is a vector)
+    if b.batched(x) and rx == 1 and ry > 1:
         x_text = f"np.reshape({x_text}, ({b.use_batch_size()},{' 1,' * k} -1"
         x_text += ", 1" * (ry - 1 - k) + "))"
-    elif b.batched(x) and b.rank(x) == 1:
+    elif b.batched(x) and rx == 1:
         pass
-    elif not b.batched(x) and b.rank(x) == 1:
+    elif not b.batched(x) and rx == 1:
         x_text = f"np.reshape({x_text}, ({'1, ' * (k + 1)}-1{', 1' * (ry - 1 - k)}))"
     keywords = s.params.get(KEYWORD_OPERANDS, ())
     if "x" in keywords:
         return args_text(s, [y_text, x_text], params)
+    if "x" in s.params:  # constant points: a parameter, spelled as one
+        return args_text(s, [y_text] + [atom_text(a) for a in s.args[1:]],
+                         {**params, "x": x_text})
     return args_text(s, [y_text, x_text] + [atom_text(a) for a in s.args[2:]], params)
 
 

@@ -24,7 +24,8 @@ import numpy as np
 
 from .batching import (
     Batch, NoBatchRule, _with_batch, align, along_axis, args_text, batch_rule,
-    batched_items, getitem_rule, only_first_batched, operand, shifted, static,
+    batched_items, const_dims, getitem_rule, only_first_batched, operand, shifted,
+    static,
 )
 from .inline import atom_text, index_text
 from .ir import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
@@ -203,6 +204,16 @@ def column_stack_rule(b: Batch, s: Let) -> str:
     return _joined(b, s, piece, column, 2)
 
 
+def _flat_items(b: Batch, atom: Any) -> str:
+    """Each example flattened (``flat``); a list the function built (np.append(x,
+    [y, 2.0])) as the array NumPy makes of it, each item given the batch axis."""
+    items = getattr(b, "items", {}).get(getattr(atom, "name", None))
+    if items is None:
+        return flat(b, atom)
+    stacked = f"np.stack([{', '.join(_with_batch(b, a) for a in items)}], axis=1)"
+    return f"np.reshape({stacked}, ({b.use_batch_size()}, -1))"
+
+
 @batch_rule("numpy.append")
 def append_rule(b: Batch, s: Let) -> str:
     """``np.append`` along an axis joins per example; without one, each example's
@@ -210,7 +221,7 @@ def append_rule(b: Batch, s: Let) -> str:
     arr, values = s.args
     axis = static(s, "axis")
     if axis is None:
-        return f"np.append({flat(b, arr)}, {flat(b, values)}, axis=1)"
+        return f"np.append({_flat_items(b, arr)}, {_flat_items(b, values)}, axis=1)"
     rank = b.rank(arr)
     x, v = batched_items(b, [arr, values], rank)
     return f"np.append({x}, {v}, axis={shifted(axis, rank)})"
@@ -354,7 +365,7 @@ def _per_axis_pairs(atom: Any, rank: int) -> str:
 def _batched_shape(b: Batch, shape: Any) -> str:
     n = b.use_batch_size()
     if isinstance(shape, Const):
-        dims = shape.value if isinstance(shape.value, tuple) else (shape.value,)
+        dims = const_dims(shape.value)
         return "(" + ", ".join([n] + [str(d) for d in dims]) + ")"
     if isinstance(shape, tuple):
         return "(" + ", ".join([n] + [atom_text(d) for d in shape]) + ")"

@@ -239,3 +239,23 @@ def f_polyval_coefficient_list(p, x):
 def f_multi_dot_matrices(x):
     """np.linalg.multi_dot of one array of matrices, x (3, 2, 2): its rows are chained."""
     return scored(np.linalg.multi_dot(x)) + scored(np.linalg.multi_dot(x[:2] * 2.0))
+
+
+# ---- shapes, axes and operands given as lists (vmap read only ints and tuples) -------
+
+
+def f_lists_for_shapes_and_axes(x):
+    """x (2, 3): a shape, axes and shifts as lists, as NumPy takes them."""
+    total = scored(np.reshape(x, [3, 2])) + scored(x.reshape([6])) + scored(x.T.reshape([2, 3]))
+    total = total + scored(np.moveaxis(x[:, :, None], [0, 1], [2, 0]))
+    total = total + scored(np.flip(x, axis=[0, 1])) + scored(np.roll(x, [1, 2], axis=[0, 1]))
+    total = total + scored(np.broadcast_to(x[0], [2, 2, 3])) + scored(np.expand_dims(x, [0, 3]))
+    return total + scored(np.transpose(x, [1, 0]))
+
+
+def f_lists_as_operands(x):
+    """Constant lists and built lists where NumPy expects an array (JAX asks for
+    arrays: checked by finite differences)."""
+    total = scored(np.trapezoid(x[0], [0.0, 0.5, 2.0])) + scored(np.kron(x, [1.0, -2.0]))
+    total = total + scored(np.append(x[0], [x[1, 0], 2.0]))
+    return total + scored(np.trapezoid(x, [0.0, 0.5, 2.0], axis=-1))

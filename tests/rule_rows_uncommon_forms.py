@@ -126,6 +126,12 @@ E2E = [
     E2ECase(F.f_polyval_coefficient_list, ("polyval",), (normal(3, 2), normal(2)),
             jax=False),
     E2ECase(F.f_multi_dot_matrices, ("linalg.multi_dot",), (normal(3, 2, 2),)),
+    # shapes, axes and operands given as lists: vmap's rules read only ints and tuples
+    # (broadcast_to, moveaxis, flip, roll), or spelled x twice (trapezoid), indexed a
+    # list (kron's cotangent), or batched np.shape of a built list as one array
+    E2ECase(F.f_lists_for_shapes_and_axes, ("reshape", "moveaxis", "flip", "roll",
+                                            "broadcast_to", "expand_dims", "transpose")),
+    E2ECase(F.f_lists_as_operands, ("trapezoid", "kron", "numpy.append"), jax=False),
     E2ECase(F.f_joins_of_lists_of_rows, ("vstack", "hstack", "column_stack", "dstack",
                                          "concatenate", "stack", "list")),
 ]
