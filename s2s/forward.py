@@ -247,7 +247,7 @@ class _Forward:
                 self.tan.setdefault(target, {})[path] = text
             return
         if s.prim in ("make_tuple", "make_list", "make_dict"):
-            kind = self.kind(target)
+            kind = self.a.stmt_kind(s)  # (a join the other path grows: known here)
             assert isinstance(kind, Tree)
             for key, a in zip(kind.keys, s.args):
                 if self.is_active(a):
@@ -367,7 +367,11 @@ class _Forward:
             return
         name = self.buffer_name(s.target)
         current = self.tan.get(base.name, {}).get(())
-        if current is None:
+        if current is None and isinstance(self.kind(base.name), Tree):
+            # a list of known length grown from here on (the other path of an `if`
+            # grows it in a loop): its items' tangents, as a list
+            out.append(Line(f"{name} = {self.whole(base)}"))
+        elif current is None:
             out.append(Line(f"{name} = {self.zeros(base.name)}"))
         elif current != name or name not in self.owned:
             out.append(Line(f"{name} = list({current})"))
@@ -422,7 +426,10 @@ class _Forward:
         reserved = [j for j in joins if j not in self.join_names and not isinstance(
             self.kind(j), Tree)]
         for j in reserved:  # the branches bind the join's tangent under one name
-            self.join_names[j] = self.dot_name(j)
+            # (an array or list written in place: its tangent buffer's one name, which
+            # writes and appends in the branches use too; a copy would be an alias)
+            self.join_names[j] = self.buffer_name(j) if j in self.fn.aliases \
+                else self.dot_name(j)
         branches: list[tuple[list[Any], dict[str, Slots], set[str]]] = []
         for stmts in (s.body, s.orelse):
             self.tan = {k: dict(v) for k, v in before.items()}
@@ -434,20 +441,66 @@ class _Forward:
         self.owned = branches[0][2] & branches[1][2]
         for j in joins:
             for path in leaf_paths(self.kind(j)):
-                texts = [b[1].get(j, {}).get(path) for b in branches]
+                texts = [self._joined_text(s, k, j, path, b[1]) for k, b in enumerate(branches)]
                 if texts[0] == texts[1] and texts[0] is not None:
                     self.tan.setdefault(j, {})[path] = texts[0]
                     continue
                 name = self.join_names.get(j) or self.dot_name(j, path) if path == () \
                     else self.dot_name(j, path)
-                for (items, tan, _), text in zip(branches, texts):
-                    if text != name:
+                own = j in self.fn.aliases  # the join's buffer: is it ours on every path?
+                for (items, tan, owned), text in zip(branches, texts):
+                    if text == name:
+                        own = own and name in owned
+                    elif text is None or text.startswith("["):  # zeros, or a new list
                         items.append(Line(f"{name} = {text or self.zeros(j, path)}"))
+                    else:
+                        items.append(Line(f"{name} = {text}"))
+                        own = False
                 self.tan.setdefault(j, {})[path] = name
+                if own:
+                    self.owned.add(name)
+                else:
+                    self.owned.discard(name)
         for j in reserved:
             del self.join_names[j]
-        self.owned -= {self.tan[j][p] for j in joins for p in self.tan.get(j, {})}
         out.append(Block(f"if {atom_text(s.test)}:", branches[0][0], branches[1][0]))
+
+    def _joined_text(self, s: If, k: int, j: str, path: tuple, tan: dict[str, Slots]) -> str | None:
+        """The tangent of join ``j``'s leaf ``path`` where branch ``k`` ends.  A list the
+        branch built of known length (``ys = [a]``) joined with one grown in a loop on
+        the other path is a grown list after the `if`: its tangent, a list literal."""
+        text = tan.get(j, {}).get(path)
+        if text is None and path == () and isinstance(self.kind(j), Seq):
+            kind = self.a.branch_kinds.get((id(s), k), {}).get(j)
+            return self._list_of_slots(j, kind, tan.get(j, {}))
+        return text
+
+    def _list_of_slots(self, var: str, kind: Kind | None, slots: Slots) -> str | None:
+        """The tangent of a grown list (``Seq``: one list of its items' tangents) where
+        ``var`` still holds a list of known length, whose tangents are slots (``ys =
+        [a]``, then ``ys.append(v)`` in a loop): the slots as a list literal."""
+        if not slots or () in slots:
+            return None
+        if not isinstance(kind, Tree):
+            kind = self._known_list(var)
+        if not isinstance(kind, Tree):
+            return None
+        return literal(kind, lambda p: slots.get(p) or self.zeros(var, p))
+
+    def _known_list(self, var: str) -> Kind | None:
+        """The known-length structure of the list ``var`` names before it grows (its
+        kind is the grown list's, ``Seq``): the list literal's that made it."""
+        seen: set[int] = set()
+        s = self.a.producer.get(var)
+        while s is not None and id(s) not in seen:
+            seen.add(id(s))
+            kind = self.a.stmt_kind(s)
+            if isinstance(kind, Tree):
+                return kind
+            if s.prim != "identity" or not isinstance(s.args[0], Var):
+                return None
+            s = self.a.producer.get(s.args[0].name)
+        return None
 
     def for_(self, s: For, out: list[Any]) -> None:
         all_carried = effective_carried(s)
@@ -465,7 +518,11 @@ class _Forward:
                 if current is not None and isinstance(self.kind(entry), Seq) \
                         and not in_place:
                     name = current  # a list's tangents: one list, changed in place too
-                if current is None:
+                start = self._list_of_slots(entry, None, self.tan.get(entry, {})) if (
+                    current is None and isinstance(self.kind(entry), Seq)) else None
+                if start is not None:  # a list of known length, grown from here on
+                    out.append(Line(f"{name} = {start}"))
+                elif current is None:
                     out.append(Line(f"{name} = {self.zeros(entry, path)}"))
                 elif in_place and (current != name or name not in self.owned):
                     copy = "list" if isinstance(self.kind(entry), Seq) else "np.copy"

@@ -429,6 +429,8 @@ class Normalizer:
         self._paths_outside: list[list] = []  # `partial` of the code around each loop
         # the statement lists being built, outermost first: what ran before a point
         self._open: list[list[Stmt]] = []
+        # per enclosing `if`: the names bound before it, and the loops around it
+        self._branches: list[tuple[set[str], int]] = []
         self.out: list[Stmt] = []
 
     # ---- entry ----------------------------------------------------------------
@@ -1026,6 +1028,7 @@ class Normalizer:
 
         paths = self._path(test, True), self._path(test, False)
         first = len(self.partial)
+        self._branches.append((set(before.values()), len(self.loops)))
         self._enter_path(paths[0])
         body = self.block(list(node.body.body))
         self.paths.pop()
@@ -1040,6 +1043,7 @@ class Normalizer:
         else:
             orelse = self.block(list(node.orelse.body.body))
         self.paths.pop()
+        self._branches.pop()
         env_else = self.env
         self.bound |= bound_body
         self.out = outer
@@ -1077,6 +1081,11 @@ class Normalizer:
                     continue
                 if final != before.get(name) and self.buffer_root.get(final, root) == root:
                     _rename(branch, final, join)
+                    # an array or list the branch made (a root): its later versions
+                    # (appends in a loop) are spelled with the join's name too
+                    for version, first in list(self.buffer_root.items()):
+                        if first == final:
+                            self.buffer_root[version] = root
                 else:
                     branch.append(Let(join, "identity", (Var(final),), {}, stmt.loc))
             stmt.joins.append(join)
@@ -1228,6 +1237,7 @@ class Normalizer:
         carried = self._own_entries(carried, body, reads_before, node)
         counter = self.names.fresh("n_iter") if breaks else None
         self.out.append(For(index, bounds, body, self.loc(node), carried, counter=counter))
+        self._versions_after_loop(carried, body, node)
 
     def _is_range_call(self, call: cst.Call) -> bool:
         func = call.func
@@ -1264,19 +1274,25 @@ class Normalizer:
         carried, _ = self._leave_loop(outer, before, bound_before, test_carried)
         carried = self._own_entries(carried, body, reads_before, node)
         self.out.append(For(counter, None, body, self.loc(node), carried, test=test))
+        self._versions_after_loop(carried, body, node)
 
     def _own_entries(self, carried: list[tuple[str, str]], body: list[Stmt],
                      reads_before: set[str], node: Any) -> list[tuple[str, str]]:
         """A loop whose carried value enters under a name code before the loop read
         gets a name of its own for it (``y_3 = y`` before the loop), so that ``y``
         keeps the value before the loop: the backward of that earlier code reads it
-        after the loop has run (it read the loop's last value)."""
+        after the loop has run (it read the loop's last value).
+
+        So does one entering a loop that is a branch's, under a name bound before the
+        `if`: the loop's result is then a name the branch binds, which the `if` joins
+        (``If.joins`` lists every name a branch rebinds for later code)."""
         out = []
         for entry, exit_ in carried:
             root = self.buffer_root.get(entry, entry)
             written_inside = any(  # a buffer the loop writes into stays one buffer
                 self.buffer_root.get(t) == root for t in _bound(body))
-            if entry in reads_before and not written_inside and entry not in self.lists:
+            if (entry in reads_before or self._from_outside_branch(entry)) and (
+                    not written_inside and entry not in self.lists):
                 own = self.names.fresh(entry)
                 _rename(body, entry, own)
                 self.emit(own, "identity", (Var(entry),), {}, node)
@@ -1289,6 +1305,42 @@ class Normalizer:
                 entry = own
             out.append((entry, exit_))
         return out
+
+    def _from_outside_branch(self, entry: str) -> bool:
+        """Is the loop being closed directly in a branch of an `if` (no loop between),
+        carrying ``entry``, a name bound before that `if`?"""
+        return bool(self._branches) and self._branches[-1][1] == len(self.loops) and (
+            entry in self._branches[-1][0])
+
+    def _versions_after_loop(self, carried: list[tuple[str, str]], body: list[Stmt],
+                             node: Any) -> None:
+        """An array or list from before the `if` that a loop in its branch writes into
+        (a tape appended to, ``y[i] = v``, here or in a nested loop) stays one buffer,
+        so it gets no name of its own before the loop; after the loop it gets a new
+        version (``tape_2 = tape``, spelled ``tape = tape``: no code), which the `if`
+        joins."""
+        if not self._branches or self._branches[-1][1] != len(self.loops):
+            return
+        outside = self._branches[-1][0]
+        written = {self.buffer_root.get(t, t) for t in _bound(body)}
+        entries = [e for e, _ in carried if e in self.lists]
+        entries += [ssa for ssa in self.env.values()
+                    if self.buffer_root.get(ssa, ssa) in written and (
+                        ssa in self.buffers or ssa in self.lists)]
+        for entry in dict.fromkeys(entries):
+            if entry not in outside:
+                continue
+            version = self.names.fresh(entry)
+            self.out.append(Let(version, "identity", (Var(entry),), {}, self.loc(node)))
+            self.lets[version] = self.out[-1]
+            self.producers[version] = "identity"
+            self.buffer_root[version] = self.buffer_root.get(entry, entry)
+            self.buffers.add(version)  # (one object with the entry: see _MemoryCheck)
+            if entry in self.lists:
+                self.lists.add(version)
+            for user, ssa in list(self.env.items()):
+                if ssa == entry:
+                    self.env[user] = version
 
     def _enter_loop(self) -> tuple[list[Stmt], dict[str, str], set[str]]:
         """Start a loop body: a fresh statement list, the names bound before it."""

@@ -94,6 +94,7 @@ class _Reverse:
         self.checkpointed: dict[int, Any] = {}  # id(For) -> its segments (checkpoint.py)
         # ``v = ys.pop()`` is ``v = ys[-1]`` then ``ys2 = pop(ys)``: id(pop) -> v
         self.popped: dict[int, str] = _pop_pairs(self.fn.body)
+        self.branch_kinds: dict[tuple[int, int], dict[str, Kind | None]] = {}
 
     # ---- analysis -------------------------------------------------------------
 
@@ -140,6 +141,10 @@ class _Reverse:
                 self._analyse(s.body)
                 in_body = {j: self.kinds.get(j) for j in s.joins}
                 self._analyse(s.orelse)
+                # each path's structure of its joins (a known-length list on one, a
+                # list grown in a loop on the other: a grown list after the `if`)
+                self.branch_kinds[(id(s), 0)] = in_body
+                self.branch_kinds[(id(s), 1)] = {j: self.kinds.get(j) for j in s.joins}
                 for join in s.joins:
                     # a list one path appends to (a tape saved on one path): grown
                     a, b = in_body[join], self.kinds.get(join)
@@ -471,6 +476,12 @@ class _Reverse:
             return atom_text(prod.args[1])
         return f"{result.name}[1]"
 
+    def zeros_text(self, var: str, path: tuple) -> str:
+        """The zero cotangent of one leaf (a list grown in a loop: its items' zeros)."""
+        if path == () and isinstance(self.kinds.get(var), Seq):
+            return f"zeros_list({var})"
+        return f"np.zeros_like({path_text(var, path)})"
+
     def materialize(self, var: str, slots: dict[tuple, str]) -> str:
         kind = self.kinds.get(var, LEAF)
         return literal(
@@ -519,7 +530,7 @@ class _Reverse:
                 continue
             if s.target not in self.active or s.target not in adj or not self._is_active(s):
                 continue  # (a loop may make a name active that began as a constant)
-            lines = self.backward_let(s, adj)
+            lines = self.backward_known_list(s, adj)
             if lines and s.loc is not None and _line_key(s.loc) != last_line:
                 header = unrolled_header(s.loc)
                 if header is not None and (last_line is None or last_line[1] != s.loc.unrolled):
@@ -528,6 +539,30 @@ class _Reverse:
                 last_line = _line_key(s.loc)
             out += lines
         return out
+
+    def stmt_kind(self, s: Let) -> Kind:
+        """The structure ``s`` binds on its own path: a list of known length
+        (``ys = [a]``, ``ys.append(v)`` on it) even where its name is an `if`'s join
+        that the other path grows in a loop (a grown list, ``Seq``, after the join)."""
+        if s.prim in ("identity", "make_tuple", "make_list", "make_dict", "append", "pop",
+                      "list") and not isinstance(self.kinds.get(s.target), Tree):
+            return self._kind_of_let(s)
+        return self.kinds.get(s.target, LEAF)
+
+    def backward_known_list(self, s: Let, adj: dict) -> list[Any]:
+        """``backward_let``, where a grown list's cotangent (one Python list) reaches a
+        statement that made a list of known length: the cotangent's items become the
+        list's slots (``ys_bar[0]``, ...), as literals and appends read them."""
+        kind, joined = self.stmt_kind(s), self.kinds.get(s.target)
+        if not (isinstance(joined, Seq) and isinstance(kind, Tree)):
+            return self.backward_let(s, adj)
+        (seq,) = adj[s.target].values()
+        adj[s.target] = {p: path_text(seq, p) for p in leaf_paths(kind)}
+        self.kinds[s.target] = kind
+        try:
+            return self.backward_let(s, adj)
+        finally:
+            self.kinds[s.target] = joined
 
     def backward_if(self, s: If, adj: dict[str, dict[tuple, str]]) -> Block | None:
         before = {k: dict(v) for k, v in adj.items()}
@@ -561,12 +596,15 @@ class _Reverse:
                         changed.add((var, path))
         for var, path in sorted(changed):
             name = self.canonical_name(var, path)
+            if isinstance(self.kinds.get(var), Seq):
+                name = _list_join_name(var, path, (adj_body, adj_else),
+                                       self.fn.aliases) or name
             for state, lines in ((adj_body, body), (adj_else, orelse)):
                 text = state.get(var, {}).get(path)
                 if text == name:
                     continue
                 if text is None:
-                    lines.append(Line(f"{name} = np.zeros_like({path_text(var, path)})"))
+                    lines.append(Line(f"{name} = {self.zeros_text(var, path)}"))
                 else:
                     lines.append(Line(f"{name} = {text}"))
             adj.setdefault(var, {})[path] = name
@@ -623,6 +661,10 @@ class _Reverse:
                 if current is None:
                     pre.append(Line(f"{name} = np.zeros_like({path_text(var, path)})"))
                     self.fresh_buffers.add(name)
+                elif isinstance(self.kinds.get(var), Seq) and _is_simple(current):
+                    # a list's cotangent is one list, popped and appended in place: the
+                    # loop goes on with it under its name (a copy would be an alias)
+                    name = self.canonical[(var, path)] = current
                 elif current != name:
                     pre.append(Line(f"{name} = {current}"))
                     self.fresh_buffers.discard(name)
@@ -1149,6 +1191,26 @@ def _expand_custom_vjp(fn: Function, module: Module) -> Function:
         return out
 
     return replace(fn, body=block(fn.body), names=names)
+
+
+def _list_join_name(var: str, path: tuple, states: tuple[dict, dict],
+                    aliases: dict[str, str]) -> str | None:
+    """The name a list's cotangent (a tape's) keeps after an ``if``: it is appended
+    to and popped in place, so a path that holds it under a name goes on with that
+    name (a copy under another would be an alias of the list); the other path binds
+    it there, provided that path gives the name to no other value (other versions
+    of the same list share it)."""
+    texts = [state.get(var, {}).get(path) for state in states]
+    if texts[0] == texts[1]:
+        return texts[0]
+    root = aliases.get(var, var)
+    for k, text in enumerate(texts):
+        other = states[1 - k]
+        if text is not None and text.isidentifier() and not any(
+                t == text for v, slots in other.items() for p, t in slots.items()
+                if aliases.get(v, v) != root):
+            return text
+    return None
 
 
 def _line_key(loc: Any) -> tuple:

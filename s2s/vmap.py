@@ -542,7 +542,7 @@ class _Vmap(Batch):
             out += _forward([s], self.a)
             return
         if s.prim in ("make_tuple", "make_list", "make_dict"):
-            kind = self.kind(s.target)
+            kind = self.a.stmt_kind(s)  # (an if's join another path grows: known here)
             assert isinstance(kind, Tree)
             self.b[s.target] = {
                 (key,) + p for key, a in zip(kind.keys, s.args)
