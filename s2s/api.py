@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 import re
 import threading
-import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from . import runtime
+from .caches import LRU
 from .emitcode import compile_module, format_module
 from .errors import TransformError
 from .kinds import LEAF, Kind, Tree, kind_of
@@ -32,8 +32,10 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "Transformed"]
 # JAX's float0: the tangent/cotangent dtype of integer and boolean inputs.
 float0 = np.dtype([("float0", np.void, 0)])
 
-_TEXT_CACHE: dict[Any, tuple[str, str, dict[str, Any]]] = {}
-_FUNCTION_CACHE: dict[Any, Callable] = {}  # the same keys: the compiled emitted function
+# the emitted text per function, transform and call structure, and (the same keys)
+# the compiled emitted function: the most recently used only (s2s/caches.py)
+_TEXT_CACHE: LRU[Any, tuple[str, str, dict[str, Any]]] = LRU(128)
+_FUNCTION_CACHE: LRU[Any, Callable] = LRU(128)
 _LOCK = threading.RLock()
 
 
@@ -73,7 +75,55 @@ def _is_arraylike(x: Any) -> bool:
     )
 
 
+def check_array_types(name: str, args: Any) -> None:
+    """Refuse array subclasses whose operators mean something else than the plain
+    arrays the emitted code is written for: ``np.matrix`` (``*`` multiplies matrices,
+    ``**`` takes matrix powers, a row stays 2-D) and masked arrays (operations skip
+    the masked entries).  JAX takes neither; the derivative s2s would compute for
+    them is not theirs."""
+    for leaf in _leaves(args):
+        if not isinstance(leaf, np.ndarray) or type(leaf) is np.ndarray or \
+                isinstance(leaf, np.memmap):
+            continue
+        if isinstance(leaf, np.ma.MaskedArray):
+            raise TypeError(
+                f"{name} of a masked array (numpy.ma.MaskedArray) is not supported: its "
+                "operations skip the masked entries, the emitted NumPy code's would not. "
+                "Instead: pass np.ma.getdata(x) and the mask np.ma.getmaskarray(x) as "
+                "arrays, and write the masking in the function (np.where(mask, ...), "
+                "x[~mask])."
+            )
+        if isinstance(leaf, np.matrix):
+            raise TypeError(
+                f"{name} of a np.matrix is not supported: for it * and ** are matrix "
+                "products and powers, where the emitted code is written for arrays. "
+                "Instead: pass np.asarray(m) and write @ for matrix products."
+            )
+        raise TypeError(
+            f"{name} of an array of type {type(leaf).__qualname__} (a subclass of "
+            "np.ndarray) is not supported: its operators may not mean what a plain "
+            "array's do. Instead: pass np.asarray(x)."
+        )
+
+
+def check_real_inputs(name: str, *trees: Any) -> None:
+    """jvp and vjp of complex values are refused, as grad refuses them, until s2s
+    follows JAX's conventions for them (its rules are written for real values)."""
+    for tree in trees:
+        for leaf in _leaves(tree):
+            if leaf is not None and _is_arraylike(leaf) and not isinstance(
+                    leaf, (str, bytes)) and np.issubdtype(np.result_type(leaf),
+                                                          np.complexfloating):
+                raise TypeError(
+                    f"{name} of complex values is not supported by s2s yet (got "
+                    f"{np.result_type(leaf).name}). Instead: pass the real and "
+                    "imaginary parts as two real arguments, e.g. f(x_re, x_im) calling "
+                    "your function with x_re + 1j * x_im."
+                )
+
+
 def _check_float_inputs(name: str, args: Sequence[Any], argnums: tuple[int, ...]) -> None:
+    check_array_types(name, args)
     for i in argnums:
         for leaf in _leaves(args[i]):
             dtype = _dtype_of(leaf, f"{i}")
@@ -787,9 +837,12 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     ``vjp_fn(cotangent)`` runs the emitted VJP function and returns one cotangent per
     primal, as a tuple; integer and boolean primals get ``float0`` zeros, as in JAX.
     """
+    check_array_types("vjp", primals)
+    check_real_inputs("vjp", primals)
     t = _VJP(fun, has_aux)
     out = fun(*_copies(primals))  # (the user's own code may write into its arguments)
     out, aux = _split_aux(out, has_aux)
+    check_real_inputs("vjp", out)
     float_args = _inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals)
 
@@ -839,14 +892,15 @@ class _JVP(Transformed):
         emit_forward(ir, spec, module, self.__name__)
 
 
-_JVPS: "weakref.WeakKeyDictionary[Any, dict[bool, _JVP]]" = weakref.WeakKeyDictionary()
+# (not weak: each transform holds its function, which would keep the key alive)
+_JVPS: LRU[Any, dict[bool, _JVP]] = LRU(128)
 
 
 def _jvp_transform(fun: Callable, has_aux: bool) -> _JVP:
     """One transformed object per function (and has_aux): its code is cached on it."""
     try:
         per_fn = _JVPS.setdefault(fun, {})
-    except TypeError:  # not weak-referenceable: no caching
+    except TypeError:  # not hashable: no caching
         return _JVP(fun, has_aux)
     if has_aux not in per_fn:
         per_fn[has_aux] = _JVP(fun, has_aux)
@@ -913,6 +967,8 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     """
     _check_tangents(primals, tangents)
     primals, tangents = tuple(primals), tuple(tangents)
+    check_array_types("jvp", (primals, tangents))
+    check_real_inputs("jvp", primals)
     t = _jvp_transform(fun, has_aux)
     t._refresh()
     active = _inexact_args(primals)

@@ -23,6 +23,7 @@ import libcst as cst
 import numpy as np
 
 from . import runtime
+from .caches import LRU
 from .errors import (
     Loc,
     TransformError,
@@ -154,7 +155,8 @@ def _identifier(text: str) -> str:
     return text
 
 
-_FUNCTIONS: dict[Any, Function] = {}
+# the IR per function and source text: the most recently used only (s2s/caches.py)
+_FUNCTIONS: LRU[Any, Function] = LRU(256)
 
 
 class FreeVar:

@@ -20,6 +20,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .caches import LRU
 from .errors import Loc, SourceNotFoundError
 
 
@@ -50,7 +51,8 @@ class ParsedFunction:
         )
 
 
-_MODULE_CACHE: dict[tuple[str, str], tuple[Any, Any]] = {}
+# parsed modules by (file, text hash): the most recently used only (s2s/caches.py)
+_MODULE_CACHE: LRU[tuple[str, str], tuple[Any, Any]] = LRU(64)
 
 
 # fn -> (its code object, its file's (mtime, size), the parse): transforming the same

@@ -9,7 +9,6 @@ basis goes through one call of vectorised emitted code.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, Callable, Sequence
 
 import keyword
@@ -22,12 +21,14 @@ from .api import (
     _copies,
     _check_argnums,
     _check_float_inputs,
+    check_array_types,
     _jvp_transform,
     _leaves,
     _normalize_argnums,
     _read_free_names,
     _rebuild,
 )
+from .caches import LRU
 from .errors import TransformError
 from .ir import Function
 from .kinds import LEAF, Kind, Leaf, Tree, kind_of, leaf_paths, literal, path_text
@@ -229,6 +230,8 @@ class Vmapped(Transformed):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:  # mapped over axis 0, as JAX maps keyword arguments
             return self._with_keywords(args, kwargs)
+        if any(type(a) is not np.ndarray for a in args):  # (plain arrays: no look)
+            check_array_types("vmap", args)
         # the same array shapes as a call already checked: straight to its code
         fast = _shape_key(args, self.in_axes, self.out_axes)
         self._refresh()
@@ -656,6 +659,7 @@ class _JacFwd(_JacobianCode):
 
     def __call__(self, *args: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        check_array_types(self.__name__, args)
         for i in argnums:
             for leaf in _leaves(args[i]):
                 dtype = np.result_type(leaf)
@@ -802,21 +806,17 @@ def _transpose_rows(rows: Any, out: Any, inputs: list[Any], tuple_out: bool) -> 
 def _vjp_transform(fun: Callable, has_aux: bool) -> Transformed:
     from .api import _VJP
 
-    cache = _VJPS.setdefault(fun, {}) if _weakrefable(fun) else {}
+    try:
+        cache = _VJPS.setdefault(fun, {})
+    except TypeError:  # not hashable: no caching
+        cache = {}
     if has_aux not in cache:
         cache[has_aux] = _VJP(fun, has_aux)
     return cache[has_aux]
 
 
-def _weakrefable(x: Any) -> bool:
-    try:
-        weakref.ref(x)
-        return True
-    except TypeError:
-        return False
-
-
-_VJPS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+# (not weak: each transform holds its function, which would keep the key alive)
+_VJPS: LRU[Any, dict] = LRU(128)
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:

@@ -73,3 +73,15 @@ def passthrough(x):
 
 def transpose(x):
     return x.T
+
+
+def squared_norm(z):
+    return np.real(z * np.conj(z))
+
+
+def sum_of_squares(x):
+    return np.sum(x * x)
+
+
+def batch_loss(w, batch):
+    return np.sum((batch @ w) ** 2)

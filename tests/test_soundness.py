@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -156,3 +156,80 @@ def test_jvp_and_vjp_results_never_share_memory_with_their_inputs(name) -> None:
     assert not np.shares_memory(cotangent, c)
     cotangent *= 2
     np.testing.assert_array_equal(c, np.full(out.shape, 5.0))
+
+
+def test_jvp_and_vjp_of_complex_inputs_are_refused() -> None:
+    """jvp of real(z * conj(z)) at 0.3+0.4j along 2-1j gave 1.2 (JAX 0.4)."""
+    with pytest.raises(TypeError, match="complex"):
+        s2s.jvp(F.squared_norm, (0.3 + 0.4j,), (2 - 1j,))
+    with pytest.raises(TypeError, match="complex"):
+        s2s.vjp(F.squared_norm, np.array([0.3 + 0.4j]))
+    with pytest.raises(TypeError, match="complex"):
+        s2s.grad(F.squared_norm)(0.3 + 0.4j)
+
+
+with warnings.catch_warnings():  # (NumPy discourages np.matrix: that is the point)
+    warnings.simplefilter("ignore", PendingDeprecationWarning)
+    MATRIX = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+MASKED = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+@pytest.mark.parametrize("value", [MATRIX, MASKED], ids=["matrix", "masked"])
+@pytest.mark.parametrize("how", ["grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd",
+                                 "jacrev", "hessian"])
+def test_array_subclasses_that_change_operators_are_refused(value, how) -> None:
+    """grad of sum(x * x) at a np.matrix gave [[8 12] [8 12]] (the matrix product's
+    rows), at a masked array [2 1 6] (JAX's 2x of the data is [2 4 6])."""
+    f = F.sum_of_squares
+    calls = {
+        "grad": lambda: s2s.grad(f)(value),
+        "value_and_grad": lambda: s2s.value_and_grad(f)(value),
+        "jvp": lambda: s2s.jvp(f, (value,), (np.ones(value.shape),)),
+        "vjp": lambda: s2s.vjp(f, value),
+        "vmap": lambda: s2s.vmap(f)(value),
+        "jacfwd": lambda: s2s.jacfwd(f)(value),
+        "jacrev": lambda: s2s.jacrev(f)(value),
+        "hessian": lambda: s2s.hessian(f)(value),
+    }
+    kind = "matrix" if isinstance(value, np.matrix) else "masked"
+    with pytest.raises(TypeError, match=kind):
+        calls[how]()
+
+
+def test_a_memmap_is_an_array() -> None:
+    import tempfile
+
+    with tempfile.NamedTemporaryFile() as handle:
+        m = np.memmap(handle.name, dtype=np.float64, mode="w+", shape=(3,))
+        m[:] = [1.0, 2.0, 3.0]
+        np.testing.assert_allclose(s2s.grad(F.sum_of_squares)(m), [2.0, 4.0, 6.0])
+
+
+@pytest.mark.parametrize("how", ["grad", "jvp", "vjp"])
+def test_transforming_new_functions_in_a_loop_keeps_few_alive(how, monkeypatch) -> None:
+    """s2s.grad(lambda w: loss(w, batch)) in a training loop kept every lambda (and
+    its IR, text and code: about 30 KB a step) alive for ever; the caches now keep
+    the most recently used ones only (here 8 of each, to need few steps)."""
+    import gc
+    import weakref
+
+    from s2s import api, normalize, parse, vectorize
+
+    for cache in (api._TEXT_CACHE, api._FUNCTION_CACHE, api._JVPS, vectorize._VJPS,
+                  normalize._FUNCTIONS, parse._MODULE_CACHE):
+        monkeypatch.setattr(cache, "maxsize", 8)
+    batch, w = np.ones((4, 3)), np.ones(3)
+    alive = []
+    for step in range(40):
+        f = lambda w: F.batch_loss(w, batch)  # noqa: E731  (a new function each step)
+        alive.append(weakref.ref(f))
+        if how == "grad":
+            np.testing.assert_allclose(s2s.grad(f)(w), 2 * batch.T @ (batch @ w))
+        elif how == "jvp":
+            s2s.jvp(f, (w,), (w,))
+        else:
+            s2s.vjp(f, w)[1](np.float64(1.0))
+        del f
+    gc.collect()
+    assert sum(r() is not None for r in alive) <= 10
