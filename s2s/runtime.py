@@ -162,7 +162,8 @@ def prod_of_others(a, axis=None):
         return np.ones_like(a)
     rest = tuple(i for i in range(a.ndim) if i not in axes)
     moved = np.transpose(a, rest + axes)
-    flat = moved.reshape(moved.shape[: len(rest)] + (-1,))
+    reduced = int(np.prod(moved.shape[len(rest):]))  # (not -1: undecided if empty)
+    flat = moved.reshape(moved.shape[: len(rest)] + (reduced,))
     ones = np.ones_like(flat[..., :1])
     before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
     after = np.cumprod(
@@ -660,8 +661,11 @@ def prod_of_others_jet(x, axis=None):
     rest = tuple(i for i in range(nd) if i not in axes)
     order = (0,) + tuple(i + 1 for i in rest + axes)
     moved = np.transpose(x, order)
-    flat = moved.reshape(moved.shape[: 1 + len(rest)] + (-1,))
+    reduced = int(np.prod(moved.shape[1 + len(rest):]))  # (not -1: undecided if empty)
+    flat = moved.reshape(moved.shape[: 1 + len(rest)] + (reduced,))
     n = flat.shape[-1]
+    if n == 0:  # an empty axis reduced: no element, no product
+        return np.ones_like(x)
     before = [_jet_one(flat[..., 0])]  # products of the elements before each one
     after = [_jet_one(flat[..., 0])]  # ... and after it
     for i in range(n - 1):

@@ -259,3 +259,33 @@ def f_lists_as_operands(x):
     total = scored(np.trapezoid(x[0], [0.0, 0.5, 2.0])) + scored(np.kron(x, [1.0, -2.0]))
     total = total + scored(np.append(x[0], [x[1, 0], 2.0]))
     return total + scored(np.trapezoid(x, [0.0, 0.5, 2.0], axis=-1))
+
+
+# ---- reductions and copies over empty and size-1 axes ---------------------------------
+
+
+def f_empty_axes(x):
+    """x (2, 3); x[:0] and x[:, :0] have an axis of length 0 (mean's count was 0 / 0,
+    prod's reshape to -1 undecided, tile's copies n // 0)."""
+    total = scored(np.mean(x[:0], axis=1)) + scored(np.mean(x[:, :0], axis=0)) + scored(x)
+    total = total + scored(np.prod(x[:0], axis=0)) + scored(np.prod(x[:, :0], axis=1))
+    return total + scored(np.var(x[:0], axis=1)) + scored(np.std(x[:0], axis=-1))
+
+
+def f_unit_axes(x):
+    """Reductions over axes of length 1 (np.std of one element has JAX's nan
+    derivative: test_rule_forms.py)."""
+    total = scored(np.mean(x[:, :1], axis=1)) + scored(np.prod(x[:1], axis=0))
+    total = total + scored(np.var(x[:1] * x[1], axis=0)) + scored(np.std(x, axis=1))
+    return total + scored(np.average(x[:, :1], axis=-1)) + scored(np.prod(x[:1, :1]))
+
+
+def f_tile_empty_and_unit_axes(x):
+    """tile's copies were counted n // 0 on an empty axis."""
+    total = scored(np.tile(x[:0], (2, 1))) + scored(np.tile(x[:, :0], 3))
+    return total + scored(np.tile(x[:1], (2, 1))) + scored(np.tile(x, (1, 1, 2)))
+
+
+def s_var_of_one_with_ddof(x):
+    """np.var of one element with ddof=1 divides by 0 (nan): Python raised instead."""
+    return np.sum(np.var(x[:, :1], axis=1, ddof=1)) + np.sum(np.std(x[:1], axis=0, ddof=1))

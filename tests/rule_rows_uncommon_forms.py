@@ -72,6 +72,18 @@ ROWS += [
     Row("linalg.multi_dot", "array_of_two", (normal(2, 3, 3),)),
 ]
 
+# reductions and copies over empty axes (each reduced or copied nothing and crashed)
+ROWS += [
+    Row("mean", "empty_rows", (normal(0, 3),), {"axis": 1}),
+    Row("mean", "empty_axis_reduced", (normal(3, 0),), {"axis": 0}),
+    Row("prod", "empty_rows", (normal(0, 3),), {"axis": 1}),
+    Row("prod", "empty_axis_kept", (normal(2, 0),), {"axis": 1, "keepdims": True}),
+    Row("var", "empty_rows", (normal(0, 3),), {"axis": 1}),
+    Row("std", "empty_rows", (normal(0, 3),), {"axis": -1}),
+    Row("tile", "empty_rows", (normal(0, 3), const((2, 1)))),
+    Row("tile", "empty_columns", (normal(2, 0), const(3))),
+]
+
 
 def inner_bar_twin(side: int):
     """JAX's own pullback of jnp.inner: the twin of inner_lhs_bar (0) or _rhs_bar."""
@@ -132,6 +144,9 @@ E2E = [
     E2ECase(F.f_lists_for_shapes_and_axes, ("reshape", "moveaxis", "flip", "roll",
                                             "broadcast_to", "expand_dims", "transpose")),
     E2ECase(F.f_lists_as_operands, ("trapezoid", "kron", "numpy.append"), jax=False),
+    E2ECase(F.f_empty_axes, ("mean", "prod", "var", "std")),
+    E2ECase(F.f_unit_axes, ("mean", "prod", "var", "std", "average")),
+    E2ECase(F.f_tile_empty_and_unit_axes, ("tile",)),
     E2ECase(F.f_joins_of_lists_of_rows, ("vstack", "hstack", "column_stack", "dstack",
                                          "concatenate", "stack", "list")),
 ]

@@ -112,6 +112,17 @@ def test_a_negative_float_power_of_python_zero_raises_as_the_function_does() -> 
         s2s.grad(F.p_power_negative)(0.0)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # 0 / 0, on purpose
+def test_var_of_one_element_with_ddof_one_is_nan_as_jax() -> None:
+    """count - ddof = 0: NumPy and JAX divide (nan); the rule's Python float raised
+    ZeroDivisionError."""
+    x = rng_for("var-ddof").normal(size=(2, 3))
+    twin = twin_of(F.s_var_of_one_with_ddof)
+    close(s2s.grad(F.s_var_of_one_with_ddof)(x), jax.grad(twin)(x))
+    t = np.ones((2, 3))
+    close(s2s.jvp(F.s_var_of_one_with_ddof, (x,), (t,))[1], jax.jvp(twin, (x,), (t,))[1])
+
+
 # (function, shape of its argument): functions with an array output
 VJP_CASES = {
     "joins_of_rows": (F.j_joins_of_rows, (2, 3)),

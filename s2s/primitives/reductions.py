@@ -42,7 +42,8 @@ def mean_vjp(g, ans, a, axis=None, keepdims=False):
         return np.broadcast_to(g / np.size(a), np.shape(a))
     if not keepdims:
         g = np.expand_dims(g, axis)
-    return np.broadcast_to(g / (np.size(a) / np.size(ans)), np.shape(a))
+    count = np.size(a) / np.maximum(np.size(ans), 1)  # (no output: none reduced)
+    return np.broadcast_to(g / count, np.shape(a))
 
 
 @defjvp("mean", "a")
@@ -112,7 +113,10 @@ def prod_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 
 # ---- spread: variance, standard deviation, peak to peak ------------------------
-# N below is the number of elements reduced into each output: size(a) / size(ans).
+# count below is the number of elements reduced into each output, size(a) / size(ans),
+# a NumPy float: with ddof = count (np.var of one element, ddof=1) the rule divides by
+# 0 as NumPy does (inf and nan, as JAX), where a Python float raised ZeroDivisionError;
+# an output of no elements (an empty axis kept) reduces none.
 
 defprim(
     "var", np.var, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
@@ -125,15 +129,15 @@ def var_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
     if axis is not None and not keepdims:
         g = np.expand_dims(g, axis)
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return g * centered * (2 / (np.size(a) / np.size(ans) - ddof))
+    count = np.size(a) / np.maximum(np.size(ans), 1)
+    return g * centered * (2 / (count - ddof))
 
 
 @defjvp("var", "a")
 def var_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return np.sum(a_dot * centered, axis=axis, keepdims=keepdims) * (
-        2 / (np.size(a) / np.size(ans) - ddof)
-    )
+    count = np.size(a) / np.maximum(np.size(ans), 1)
+    return np.sum(a_dot * centered, axis=axis, keepdims=keepdims) * (2 / (count - ddof))
 
 
 defprim(
@@ -149,15 +153,15 @@ def std_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
         g = np.expand_dims(g, axis)
         ans = np.expand_dims(ans, axis)
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return g * centered / ((np.size(a) / np.size(ans) - ddof) * ans)
+    count = np.size(a) / np.maximum(np.size(ans), 1)
+    return g * centered / ((count - ddof) * ans)
 
 
 @defjvp("std", "a")
 def std_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return np.sum(a_dot * centered, axis=axis, keepdims=keepdims) / (
-        (np.size(a) / np.size(ans) - ddof) * ans
-    )
+    count = np.size(a) / np.maximum(np.size(ans), 1)
+    return np.sum(a_dot * centered, axis=axis, keepdims=keepdims) / ((count - ddof) * ans)
 
 
 defprim(
@@ -245,7 +249,8 @@ def average_vjp(g, ans, a, axis=None, weights=None, keepdims=False):
         g = np.expand_dims(g, axis)
         ans = np.expand_dims(ans, axis)
     if weights is None:
-        return np.broadcast_to(g / (np.size(a) / np.size(ans)), np.shape(a)), None
+        count = np.size(a) / np.maximum(np.size(ans), 1)  # (no output: none reduced)
+        return np.broadcast_to(g / count, np.shape(a)), None
     w = weights_along(weights, a, axis)
     total = np.sum(np.broadcast_to(w, np.shape(a)), axis=axis, keepdims=True)
     weights_bar = unbroadcast(g * (a - ans) / total, w)

@@ -703,7 +703,9 @@ defprim("tile", np.tile, "(A, reps)", diff=("A",), family="shape")
 def tile_vjp(g, ans, A, reps):
     # view g as (copies, length) pairs per axis, A's shape padded to g's rank
     lengths = (1,) * (np.ndim(g) - np.ndim(A)) + np.shape(A)
-    pairs = [(n // length, length) for n, length in zip(np.shape(g), lengths)]
+    # (an axis of length 0: any count of copies, none of them holds an element)
+    pairs = [(n // length if length else 1, length)
+             for n, length in zip(np.shape(g), lengths)]
     copies = np.reshape(g, [d for pair in pairs for d in pair])
     sums = np.sum(copies, axis=tuple(range(0, 2 * len(pairs), 2)))
     return np.reshape(sums, np.shape(A))
