@@ -29,7 +29,7 @@ from value_shaped_programs import load, programs
 
 EXAMPLES = int(os.environ.get("S2S_VALUE_SHAPES_EXAMPLES", "200"))
 LONG = int(os.environ.get("S2S_VALUE_SHAPES_LONG", "5000"))
-CALLS = 6
+CALLS = 5  # the third and later run the specialized code
 
 
 def _values(r: np.random.Generator, module) -> tuple:
@@ -66,7 +66,8 @@ def check_program(source: str, r: np.random.Generator) -> int:
     g = s2s.grad(module.f)
     generic = s2s.grad(module.f)
     generic.specialize = False
-    vg = s2s.value_and_grad(module.f)
+    # (value_and_grad specializes on its own: a third of the programs, for time)
+    vg = s2s.value_and_grad(module.f) if r.random() < 1 / 3 else None
     compared = 0
     for call in range(CALLS):
         args = _values(r, module)
@@ -75,15 +76,19 @@ def check_program(source: str, r: np.random.Generator) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)
             want = generic(*args)
             got = g(*args)
-            value, got_vg = vg(*args)
-            oracle = _jax_grad(twin, args) if twin is not None else None
+            results = [got]
+            if vg is not None:
+                results.append(vg(*args)[1])
+            # JAX on the first call and the last (each of its calls traces anew)
+            oracle = _jax_grad(twin, args) if twin is not None and call in (
+                0, CALLS - 1) else None
         where = f"call {call + 1} of\n{source}"
-        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg=where)
-        np.testing.assert_allclose(got_vg, want, rtol=1e-10, atol=1e-12, err_msg=where)
+        for result in results:
+            np.testing.assert_allclose(result, want, rtol=1e-10, atol=1e-12, err_msg=where)
         if oracle is not None and np.all(np.isfinite(oracle)):
             np.testing.assert_allclose(got, oracle, rtol=1e-9, atol=1e-12, err_msg=where)
             compared += 1
-        for result in (got, got_vg):
+        for result in results:
             for a in list(args) + [module.W]:
                 assert not np.shares_memory(result, a), where
             result *= 0.5  # the caller writes into its gradient
