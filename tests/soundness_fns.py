@@ -85,3 +85,28 @@ def sum_of_squares(x):
 
 def batch_loss(w, batch):
     return np.sum((batch @ w) ** 2)
+
+
+K = 2
+
+
+def module_int_bound(x):
+    return np.mean(x[:K] ** 2)
+
+
+def make_closure_bound(k):
+    def closure_bound(x):
+        return np.mean(x[:k] ** 2)
+
+    return closure_bound
+
+
+def default_bound(x, k=2):
+    return np.mean(x[:k] ** 2)
+
+
+def loop_count(x, n):
+    s = x * 1.0
+    for i in range(n):
+        s = s * 0.5 + np.sin(s)
+    return np.sum(s[:n] ** 2) * 0.5 + np.sum(s)

@@ -233,3 +233,60 @@ def test_transforming_new_functions_in_a_loop_keeps_few_alive(how, monkeypatch) 
         del f
     gc.collect()
     assert sum(r() is not None for r in alive) <= 10
+
+
+def _mean_sq_grad(x, k):
+    g = np.zeros_like(x)
+    g[:k] = 2 * x[:k] / max(k, 1)
+    return g
+
+
+def test_a_module_integer_rebound_between_calls_is_read() -> None:
+    g = s2s.grad(F.module_int_bound)
+    x = np.arange(1.0, 6.0)
+    try:
+        for k in (2, 2, 2, 4, 4, 4, 1, 1, 1):
+            F.K = k
+            np.testing.assert_allclose(g(x), _mean_sq_grad(x, k), err_msg=f"K={k}")
+    finally:
+        F.K = 2
+
+
+def test_a_closure_cell_changed_between_calls_is_read() -> None:
+    f = F.make_closure_bound(2)
+    g = s2s.grad(f)
+    x = np.arange(1.0, 6.0)
+    for k in (2, 2, 2, 4, 4, 4):
+        f.__closure__[0].cell_contents = k
+        np.testing.assert_allclose(g(x), _mean_sq_grad(x, k), err_msg=f"k={k}")
+
+
+def test_a_replaced_default_is_read_by_the_specialized_code() -> None:
+    g = s2s.grad(F.default_bound)
+    x = np.arange(1.0, 6.0)
+    try:
+        for k in (2, 2, 2, 4, 4, 4):
+            F.default_bound.__defaults__ = (k,)
+            np.testing.assert_allclose(g(x), _mean_sq_grad(x, k), err_msg=f"k={k}")
+    finally:
+        F.default_bound.__defaults__ = (2,)
+
+
+def test_a_module_array_reshaped_in_place_is_noticed() -> None:
+    g = s2s.grad(F.times_module_array)
+    try:
+        for _ in range(3):
+            np.testing.assert_allclose(g(np.zeros(3)), [1.0, 2.0, 3.0])
+        F.W.shape = (3, 1)
+        for _ in range(3):
+            np.testing.assert_allclose(g(np.zeros(3)), [6.0, 6.0, 6.0])
+    finally:
+        F.W.shape = (3,)
+
+
+def test_a_loop_count_from_a_0d_integer_array() -> None:
+    g = s2s.grad(F.loop_count)
+    x = np.linspace(0.1, 0.9, 5)
+    for n in (2, 2, 2, 4, 4, 0, 0, 3):
+        np.testing.assert_allclose(g(x, np.array(n)), _jax_grad("loop_count", (x, np.array(n))),
+                                   rtol=1e-12, err_msg=f"n={n}")

@@ -83,7 +83,8 @@ def programs(draw, steps: tuple[int, int] = (2, 6)) -> str:
         else:
             p = draw(st.sampled_from(parts + full))
             lines.append(f"    {name} = {a}")
-            lines.append(f"    for i in range({draw(st.integers(1, 3))}):")
+            count = draw(st.sampled_from(["1", "2", "3", "n", "N"]))  # (n, N: values)
+            lines.append(f"    for i in range({count}):")
             lines.append(f"        {name} = 0.5 * {name} + np.tanh(np.sum({p}) * {b})")
             full.append(name)
     terms = scalars + [f"np.sum({p} ** 2)" for p in parts[-2:]] + [f"np.sum({full[-1]})"]
