@@ -954,25 +954,20 @@ def vander_rule(b: Batch, s: Let) -> str:
 
 @batch_rule("polyval")
 def polyval_rule(b: Batch, s: Let) -> str:
-    """Unbatched 1-D coefficients: np.polyval works elementwise in x.  Otherwise the
-    sum of the coefficients (their axis moved last, their other axes lined up with
-    x's past the batch axis) times the powers of x."""
+    """np.polyval itself (Horner's rule keeps the dtype): x lined up past the batch
+    axis with the coefficients' other axes; batched coefficients with their axis moved
+    in front of the batch axis, each coefficient then a batched array."""
     p, x = s.args
     rp, r = b.rank(p), b.rank(x)
-    if not b.batched(p) and rp == 1:
-        return f"np.polyval({atom_text(p)}, {atom_text(x)})"
     rank = max(rp - 1, r)  # of the output, per example
-    if b.batched(p):
-        n = f"np.shape({atom_text(p)})[1]"
-        coefficients = f"np.moveaxis({atom_text(p)}, 1, -1)"
-        if rank > rp - 1:
-            units = tuple(range(1, 1 + rank - (rp - 1)))
-            coefficients = f"np.expand_dims({coefficients}, {units})"
-    else:
-        n = f"np.shape({atom_text(p)})[0]"
-        coefficients = f"np.moveaxis({atom_text(p)}, 0, -1)"
-    x_k = f"np.expand_dims({align(b, x, rank)}, -1)"
-    return f"np.sum({coefficients} * {x_k} ** np.arange({n} - 1, -1, -1), axis=-1)"
+    x_text = align(b, x, rank)
+    if not b.batched(p):
+        return f"np.polyval({atom_text(p)}, {x_text})"
+    coefficients = f"np.moveaxis({atom_text(p)}, 1, 0)"
+    if rank > rp - 1:
+        units = tuple(range(2, 2 + rank - (rp - 1)))
+        coefficients = f"np.expand_dims({coefficients}, {units})"
+    return f"np.polyval({coefficients}, {x_text})"
 
 
 @batch_rule("polyder")

@@ -289,3 +289,11 @@ def f_tile_empty_and_unit_axes(x):
 def s_var_of_one_with_ddof(x):
     """np.var of one element with ddof=1 divides by 0 (nan): Python raised instead."""
     return np.sum(np.var(x[:, :1], axis=1, ddof=1)) + np.sum(np.std(x[:1], axis=0, ddof=1))
+
+
+def j_repeat_polyval_and_empty_axes(x):
+    """x (2, 3): zero counts, coefficient arrays and empty axes, one array out."""
+    zero, twice = np.ravel(np.repeat(x, 0, axis=1)), np.repeat(x[0], 2)
+    values, unit = np.polyval(x, x[1]), np.var(x[:, :1], axis=1)
+    empty_mean, empty_prod = np.mean(x[:0], axis=1), np.prod(x[:, :0], axis=1)
+    return np.concatenate([zero, twice, values, unit, empty_mean, empty_prod])

@@ -129,6 +129,7 @@ VJP_CASES = {
     "linspace": (F.j_linspace, (2, 3)),
     "einsum_sublists": (F.j_einsum_sublists, (2, 3)),
     "inner": (F.j_inner, (2, 3)),
+    "repeat_polyval_and_empty_axes": (F.j_repeat_polyval_and_empty_axes, (2, 3)),
 }
 
 
