@@ -113,6 +113,8 @@ def power_vjp(g, ans, x1, x2):
         x1_bar = g
     elif is_integer_constant(x2) and x2 == 2:
         x1_bar = g * (2 * x1)
+    elif is_integer_constant(x2) and x2 > 2:  # a polynomial: ** never divides
+        x1_bar = g * (x2 * x1 ** (x2 - 1))
     else:  # np.power: a Python-float 0.0 ** -0.5 is inf, as for arrays (** raises)
         x1_bar = g * (x2 * np.power(x1, x2 - 1))
     x2_bar = g * ans * np.log(np.where(x1 == 0, 1, x1))
@@ -127,6 +129,8 @@ def power_jvp_x1(x1_dot, ans, x1, x2):
         return x1_dot
     if is_integer_constant(x2) and x2 == 2:
         return x1_dot * (2 * x1)
+    if is_integer_constant(x2) and x2 > 2:  # a polynomial: ** never divides
+        return x1_dot * (x2 * x1 ** (x2 - 1))
     return x1_dot * (x2 * np.power(x1, x2 - 1))
 
 
