@@ -69,7 +69,11 @@ _OPERANDS: dict[str, tuple[int, ...] | None] = {
     "tensordot_lhs_bar": (0, 1, 2), "tensordot_rhs_bar": (0, 1, 2),
     "take_along_axis_bar": (0, 1, 2),
     "prod_of_others": (0,), "cumprod_bar": (0, 1), "cumprod_tangent": (0, 1),
+    "inner_lhs_bar": None, "inner_rhs_bar": None,
     "special_polygamma": None, "sinc_taylor": None,
+    **{f"special_{name}": None for name in (
+        "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit", "xlogy",
+        "xlog1py")},
 }
 # keywords that are operands wherever they appear (a reduction's mask)
 _OPERAND_KEYWORDS = {"where", "out", "initial", "weights"}
