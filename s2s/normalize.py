@@ -2361,9 +2361,8 @@ class Recursive:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ]
         self.kwonly = [n for n, p in sig.parameters.items() if p.kind is p.KEYWORD_ONLY]
-        self.defaults = {
-            n: p.default for n, p in sig.parameters.items() if p.default is not p.empty
-        }
+        live = live_defaults(fn)
+        self.defaults = {n: live[n] for n in self.params + self.kwonly if n in live}
         self.name = fn.__name__
 
     @property
