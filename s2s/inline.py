@@ -15,7 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import Const, Index, Slice, Var
-from .parse import verified_source
+from .parse import parse_ast, verified_source
 from .primitives import registry
 
 _DYNAMIC = object()  # the value of a name known only when the emitted code runs
@@ -38,7 +38,7 @@ def rule_ast(rule: Callable) -> ast.FunctionDef:
     """The rule's ``def``, read from its file and checked to be the code that runs (a
     rule file edited after import would otherwise inline text that never ran)."""
     if rule not in _RULE_AST:
-        tree = ast.parse(verified_source(rule))
+        tree = parse_ast(verified_source(rule))
         node = tree.body[0]
         assert isinstance(node, ast.FunctionDef)
         node.decorator_list = []
@@ -97,11 +97,11 @@ def _expr_of(binding: Any) -> ast.expr:
         if any(isinstance(i, Slice) or (
                 isinstance(i, Const) and (i.value is None or i.value is Ellipsis))
                for i in binding.items):
-            return ast.parse(f"np.s_[{index_text(binding)}]", mode="eval").body
-        return ast.parse(f"({index_text(binding)})", mode="eval").body
+            return parse_ast(f"np.s_[{index_text(binding)}]", "eval").body
+        return parse_ast(f"({index_text(binding)})", "eval").body
     if isinstance(binding, ast.expr):
         return binding
-    return ast.parse(atom_text(binding), mode="eval").body
+    return parse_ast(atom_text(binding), "eval").body
 
 
 class Inliner:
@@ -388,7 +388,7 @@ class _Substitute(ast.NodeTransformer):
             self.static.get(node.slice.id), Index
         ):
             index = self.static[node.slice.id]
-            node.slice = ast.parse(f"_[{index_text(index)}]", mode="eval").body.slice
+            node.slice = parse_ast(f"_[{index_text(index)}]", "eval").body.slice
         else:
             node.slice = self.visit(node.slice)
         return node
@@ -635,5 +635,5 @@ class _Fold(ast.NodeTransformer):
                 value = ast.literal_eval(node.args[0])
             except ValueError:
                 return node
-            return ast.parse(repr(tuple(int(i) for i in np.argsort(value))), mode="eval").body
+            return parse_ast(repr(tuple(int(i) for i in np.argsort(value))), "eval").body
         return node

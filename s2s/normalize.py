@@ -32,7 +32,7 @@ from .errors import (
 )
 from .ir import KEYWORD_OPERANDS, Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var
 from .ir import uses as uses_of, walk as walk_stmts
-from .parse import ParsedFunction, parse_function
+from .parse import ParsedFunction, parse_function, recursion_room
 from .custom import custom_jvp, custom_vjp
 from .kinds import LEAF
 from .primitives import PRIMITIVES, lookup_object
@@ -315,7 +315,8 @@ def normalize(fn: Any, fresh: bool = False) -> Function:
     if key in _FUNCTIONS and not fresh and not _still_valid(_FUNCTIONS[key]):
         return normalize(fn, fresh=True)
     if key not in _FUNCTIONS:
-        _FUNCTIONS[key] = Normalizer(fn, parsed, stack=()).run()
+        with recursion_room(parsed.depth):  # (a long expression nests deep)
+            _FUNCTIONS[key] = Normalizer(fn, parsed, stack=()).run()
     _FRESH.discard(fn)
     return _FUNCTIONS[key]
 
@@ -472,6 +473,7 @@ class Normalizer:
                 body = self.block(hoisted)
                 body = self._single_return(body, hoisted[-1] if hoisted else node)
             _MemoryCheck(self).run(body, params + kwonly)
+            _check_block_nesting(body)
         except TransformError as err:
             raise err.with_func(self.display)
         for name in params + kwonly:  # defaults are read from the function object
@@ -1081,7 +1083,8 @@ class Normalizer:
             for branch, final in ((body, a), (orelse, b)):
                 if final == join:
                     continue
-                if final != before.get(name) and self.buffer_root.get(final, root) == root:
+                if final != before.get(name) and self.buffer_root.get(final, root) == root \
+                        and final in _bound(branch):  # (not one an earlier `if` bound)
                     _rename(branch, final, join)
                     # an array or list the branch made (a root): its later versions
                     # (appends in a loop) are spelled with the join's name too
@@ -2368,6 +2371,34 @@ class Recursive:
     @property
     def function(self) -> Function:
         return normalize(self.fn)
+
+
+# blocks (`if`s, loops) nested in one function: emitted code nests as deep (each
+# `elif` and conditional expression is an `if` in an `else`), and Python compiles at
+# most 100 levels of indentation
+MAX_BLOCK_NESTING = 90
+
+
+def _check_block_nesting(body: list[Stmt]) -> None:
+    stack: list[tuple[list[Stmt], int]] = [(body, 0)]
+    while stack:
+        stmts, depth = stack.pop()
+        for stmt in stmts:
+            if not isinstance(stmt, (If, For)):
+                continue
+            if depth + 1 > MAX_BLOCK_NESTING:
+                raise UnsupportedSyntaxError(
+                    f"the code nests more than {MAX_BLOCK_NESTING} `if`s and loops inside "
+                    "each other here (each `elif` and each conditional expression `a if "
+                    "c else b` is one more level); the emitted derivative nests as deep, "
+                    "and Python compiles at most 100 levels of indentation",
+                    stmt.loc,
+                    "split the chain into helper functions (each is emitted as a "
+                    "function of its own), or compute the branches with np.where",
+                )
+            stack.append((stmt.body, depth + 1))
+            if isinstance(stmt, If):
+                stack.append((stmt.orelse, depth + 1))
 
 
 def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:

@@ -7,10 +7,13 @@ node can be mapped back to an absolute file, line and column for error messages.
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import hashlib
 import inspect
 import linecache
 import os
+import sys
 import textwrap
 import threading
 import weakref
@@ -21,7 +24,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .caches import LRU
-from .errors import Loc, SourceNotFoundError
+from .errors import Loc, SourceNotFoundError, UnsupportedSyntaxError
 
 
 @dataclass
@@ -33,6 +36,8 @@ class ParsedFunction:
     col_offset: int  # add to a parsed 0-based column to get the file's 0-based column
     lines: dict[int, str]  # file line number -> text
     source_hash: str
+    # how deep its expressions nest (for the recursion room later passes need)
+    depth: int = 0
 
     def loc(self, node: cst.CSTNode) -> Loc:
         pos = self.positions.get(node)
@@ -116,6 +121,14 @@ def _parse_function(fn: Any) -> ParsedFunction:
     text = "".join(src_lines)
     dedented = textwrap.dedent(text)
     indent = _indent_of(src_lines[0]) - _indent_of(dedented.splitlines()[0] + "\n")
+    depth = _checked_depth(dedented, filename, first - 1, indent, src_lines)
+    return _with_room(depth, _parse_def, fn, code, src_lines, first, dedented, indent)
+
+
+def _parse_def(fn: Any, code: Any, src_lines: list[str], first: int, dedented: str,
+               indent: int, depth: int) -> ParsedFunction:
+    filename = code.co_filename
+    text = "".join(src_lines)
     try:
         wrapper = MetadataWrapper(cst.parse_module(dedented), unsafe_skip_copy=True)
     except cst.ParserSyntaxError as exc:
@@ -141,6 +154,156 @@ def _parse_function(fn: Any) -> ParsedFunction:
         col_offset=indent,
         lines=lines,
         source_hash=hashlib.sha256(text.encode()).hexdigest(),
+        depth=depth,
+    )
+
+
+# ---- deep expressions ----------------------------------------------------------------
+#
+# libcst's parser, its visitors and s2s's own passes recurse once or more per level of
+# an expression: a sum of 400 terms nests 400 deep and ran out of Python's recursion
+# limit (RecursionError from inside libcst), and libcst's native parser also uses the
+# C stack per level.  Code that nests deeper than SAFE_DEPTH is read on a thread of its
+# own with a stack sized for it, with the recursion limit raised for as long as s2s's
+# passes over it run (and put back after); deeper than MAX_DEPTH is refused, located.
+
+SAFE_DEPTH = 100  # nesting any pass handles within Python's default recursion limit
+MAX_DEPTH = 3000  # nesting s2s reads at all (CPython compiles up to 3 x its recursion limit)
+FRAMES_PER_LEVEL = 8  # Python frames a pass may use per level of nesting
+_STACK_PER_LEVEL = 8 * 1024  # bytes of thread stack per level (libcst's parser, compile)
+
+_LIMIT_LOCK = threading.Lock()
+_LIMIT_STATE = {"users": 0, "saved": 0, "set": 0}
+_STACK_LOCK = threading.Lock()
+_AST_LOCK = threading.Lock()
+
+
+def _frame_depth() -> int:
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    return depth
+
+
+@contextlib.contextmanager
+def recursion_room(depth: int):
+    """Python's recursion limit raised, while the block runs, so that passes over code
+    nesting ``depth`` levels deep have room above the current frame; no change for
+    code no deeper than SAFE_DEPTH.  The limit is process-wide: concurrent users share
+    one raise (the highest asked for), and the last one out puts the old limit back
+    unless someone else changed it meanwhile."""
+    if depth <= SAFE_DEPTH:
+        yield
+        return
+    need = _frame_depth() + FRAMES_PER_LEVEL * min(depth, MAX_DEPTH) + 1000
+    state = _LIMIT_STATE
+    with _LIMIT_LOCK:
+        if state["users"] == 0:
+            state["saved"], state["set"] = sys.getrecursionlimit(), 0
+        state["users"] += 1
+        if need > sys.getrecursionlimit():
+            sys.setrecursionlimit(need)
+            state["set"] = need
+    try:
+        yield
+    finally:
+        with _LIMIT_LOCK:
+            state["users"] -= 1
+            if state["users"] == 0 and state["set"] and (
+                    sys.getrecursionlimit() == state["set"]):
+                try:
+                    sys.setrecursionlimit(state["saved"])
+                except RecursionError:  # (this thread is deeper than that now)
+                    pass
+                state["set"] = 0
+
+
+def _with_room(depth: int, work: Any, *args: Any) -> Any:
+    """``work(*args, depth)``: directly for shallow code; for deep code on a thread
+    with a stack sized for ``depth`` levels and the recursion limit raised."""
+    if depth <= SAFE_DEPTH:
+        return work(*args, depth)
+    out: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            with recursion_room(depth):
+                out["value"] = work(*args, depth)
+        except BaseException as exc:  # handed to the caller's thread
+            out["error"] = exc
+
+    size = min(max(32 * 1024 * 1024, depth * _STACK_PER_LEVEL), 512 * 1024 * 1024)
+    try:
+        with _STACK_LOCK:  # (threading.stack_size is process-wide)
+            old = threading.stack_size(size)
+            try:
+                thread = threading.Thread(target=run, name="s2s-deep-source", daemon=True)
+                thread.start()
+            finally:
+                threading.stack_size(old)
+    except (ValueError, RuntimeError, MemoryError):  # no such thread here: this one
+        run()
+    else:
+        thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+def parse_ast(text: str, mode: str = "exec") -> Any:
+    """``ast.parse``, safe to call from several threads: CPython 3.11 keeps the AST
+    constructor's recursion count in its module state, so two threads building trees
+    at once can fail with SystemError ("AST constructor recursion depth mismatch";
+    CPython gh-106905).  s2s's own calls take turns, and a failure is tried again."""
+    for attempt in range(5):
+        try:
+            with _AST_LOCK:
+                return ast.parse(text, mode=mode)
+        except SystemError:  # (another thread's ast use, not s2s's)
+            if attempt == 4:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _nesting(text: str) -> tuple[int, Any]:
+    """How deep ``text``'s syntax nests (in libcst's tree: an ``and``/``or`` chain is
+    a chain of pairs there), and the deepest node's position (line, column offset of
+    ``ast``, UTF-8 bytes), or (0, None) when Python cannot parse it alone."""
+    try:
+        tree = parse_ast(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return 0, None
+    except SystemError:  # (never seen: as deep as the text could be)
+        return min(len(text), MAX_DEPTH), None
+    deepest, where = 0, None
+    stack: list[tuple[Any, int]] = [(tree, 0)]
+    while stack:
+        node, d = stack.pop()
+        if d >= deepest and hasattr(node, "lineno"):  # (ties: the leftmost)
+            deepest, where = d, (node.lineno, node.col_offset)
+        step = len(node.values) if isinstance(node, ast.BoolOp) else 1
+        stack.extend((child, d + step) for child in ast.iter_child_nodes(node))
+    return deepest, where
+
+
+def _checked_depth(text: str, filename: str, line_offset: int, col_offset: int,
+                   src_lines: list[str]) -> int:
+    """``text``'s nesting depth; a located error beyond MAX_DEPTH."""
+    if len(text) < SAFE_DEPTH:  # (too short to nest deeper)
+        return 0
+    depth, where = _nesting(text)
+    if depth <= MAX_DEPTH or where is None:
+        return min(depth, MAX_DEPTH)
+    line, byte_col = where
+    row = src_lines[line - 1].rstrip("\n") if line - 1 < len(src_lines) else ""
+    row_in_text = text.splitlines()[line - 1] if line - 1 < len(text.splitlines()) else ""
+    col = len(row_in_text.encode()[:byte_col].decode(errors="replace")) + col_offset
+    raise UnsupportedSyntaxError(
+        f"this expression nests {depth} operations deep; s2s reads expressions up to "
+        f"{MAX_DEPTH} deep (a sum of {MAX_DEPTH} terms)",
+        Loc(filename, line_offset + line, col + 1, row),
+        "split it into several assignments, e.g. partial sums `s1 = a + b + ...` then "
+        "`s2 = s1 + ...`",
     )
 
 
@@ -449,6 +612,19 @@ def _parse_lambda(fn: Any, filename: str, code: Any) -> ParsedFunction:
         raise _no_source(fn, filename)
     text = "".join(all_lines)
     key = (filename, hashlib.sha256(text.encode()).hexdigest())
+    depth = _DEPTHS.get(key)
+    if depth is None:  # (the whole file is read: its deepest expression counts)
+        depth = _DEPTHS[key] = _checked_depth(text, filename, 0, 0, all_lines)
+    return _with_room(depth, _parse_lambda_in, fn, code, all_lines, key)
+
+
+_DEPTHS: dict[tuple[str, str], int] = {}  # (file, text hash) -> nesting depth
+
+
+def _parse_lambda_in(fn: Any, code: Any, all_lines: list[str], key: Any,
+                     depth: int) -> ParsedFunction:
+    filename = code.co_filename
+    text = "".join(all_lines)
     if key not in _MODULE_CACHE:
         try:
             wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
@@ -491,6 +667,7 @@ def _parse_lambda(fn: Any, filename: str, code: Any) -> ParsedFunction:
         col_offset=0,
         lines=lines,
         source_hash=hashlib.sha256(snippet.encode()).hexdigest(),
+        depth=depth,
     )
 
 
