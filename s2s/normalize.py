@@ -32,7 +32,7 @@ from .errors import (
 )
 from .ir import KEYWORD_OPERANDS, Atom, Break, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var
 from .ir import uses as uses_of, walk as walk_stmts
-from .parse import ParsedFunction, parse_function, recursion_room
+from .parse import ParsedFunction, literal_value, parse_function, recursion_room
 from .custom import custom_jvp, custom_vjp
 from .kinds import LEAF
 from .primitives import PRIMITIVES, lookup_object
@@ -1572,7 +1572,7 @@ class Normalizer:
         return self._literal(node, target)
 
     def _literal(self, node: Any, target: str | None) -> Atom:
-        const = Const(node.evaluated_value, node.value)
+        const = Const(literal_value(node.value), node.value)  # (thread-safe)
         if target is not None:
             return self.emit(target, "identity", (const,), {}, node)
         return const
@@ -2410,7 +2410,8 @@ def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
     elif key in _FUNCTIONS and not _still_valid(_FUNCTIONS[key]):
         del _FUNCTIONS[key]  # a default (or a free name) changed since it was built
     if key not in _FUNCTIONS:
-        _FUNCTIONS[key] = Normalizer(fn, parsed, stack).run()
+        with recursion_room(parsed.depth):
+            _FUNCTIONS[key] = Normalizer(fn, parsed, stack).run()
     return _FUNCTIONS[key]
 
 

@@ -265,6 +265,12 @@ def parse_ast(text: str, mode: str = "exec") -> Any:
     raise AssertionError("unreachable")
 
 
+def literal_value(text: str) -> Any:
+    """The value of a literal's text (``ast.literal_eval``, through ``parse_ast``:
+    libcst's ``evaluated_value`` calls the ast module unguarded)."""
+    return ast.literal_eval(parse_ast(text.strip(), "eval"))
+
+
 def _nesting(text: str) -> tuple[int, Any]:
     """How deep ``text``'s syntax nests (in libcst's tree: an ``and``/``or`` chain is
     a chain of pairs there), and the deepest node's position (line, column offset of
