@@ -34,6 +34,11 @@ from .kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from .primitives import PRIMITIVES
 from .normalize import unroll_container_loops
 from .reverse import (
+    _decided,
+    _tidy_replays,
+    _in_order,
+    _simplified,
+    _within,
     Module,
     _parallel_copies,
     Spec,
@@ -95,6 +100,18 @@ class _Forward:
         self.buffer_names: dict[str, str] = {}  # array written in place -> its tangent
         self.loop_names: list[dict[str, Slots]] = []  # per loop: entry -> tangent names
         self.join_names: dict[str, str] = {}  # an if's join -> its tangent's one name
+        # Structural zeros, as in reverse mode (see _Reverse.when): a tangent one path of
+        # an `if` gives no value (the join is a constant there: np.zeros_like(x), 0.0)
+        # is bound on the other paths only, and what reads it runs its tangent rule on
+        # those paths only: sqrt's rule at 0 never meets a zero that is not one (JAX's
+        # symbolic zero tangent).
+        self.when: dict[tuple[str, tuple], frozenset] = {}
+        self.context: frozenset = frozenset()
+        # where a tangent's name is unbound: the code of each path that binds it no
+        # value (a branch, an `if` of a tangent rule), with its zeros there; settle()
+        # puts the zeros there, so each path binds the name where its `if` does
+        self.holes: dict[str, list[tuple[list[Any], str]]] = {}
+        self.filled: set[str] = set()
 
     # ---- naming -----------------------------------------------------------------
 
@@ -143,6 +160,52 @@ class _Forward:
         var = atom.name
         return literal(self.kind(var), lambda p: self.slot(var, p))
 
+    def cond(self, var: str, path: tuple = ()) -> frozenset | None:
+        """Where the tangent of ``var``'s leaf is bound (None: wherever the code being
+        emitted runs)."""
+        c = self.when.get((var, path))
+        if c is None or self.tan.get(var, {}).get(path) in self.filled:
+            return None
+        return _within(c, self.context)
+
+    def settle(self, atom: Any, out: list[Any]) -> None:
+        """Bind ``atom``'s tangent on every path of the code being emitted (zeros where
+        no tangent reached it), for what needs one everywhere (a call, a write, a
+        loop's carried values, the result)."""
+        if not isinstance(atom, Var):
+            return
+        var = atom.name
+        for path in list(self.tan.get(var, {})):
+            cond = self.cond(var, path)
+            self.when.pop((var, path), None)
+            if cond is None:
+                continue
+            text = self.tan[var][path]
+            if text in self.holes:  # zeros where each path left it unbound
+                for items, zeros in self.holes.pop(text):
+                    items.append(Line(f"{text} = {zeros}"))
+                self.filled.add(text)
+                continue
+            name = text if text.isidentifier() else self.dot_name(var, path)
+            zeros = self.zeros(var, path)
+            out += _decided(cond, self.context, lambda holds: (
+                [Line(f"{name} = {text}")] if holds and text != name
+                else [] if holds else [Line(f"{name} = {zeros}")]), self.a.test_order)
+            self.tan[var][path] = name
+
+    def _routed(self, source: str, spath: tuple, target: str, tpath: tuple) -> None:
+        """``target``'s leaf gets ``source``'s tangent as it is (a copy, an item)."""
+        self.tan.setdefault(target, {})[tpath] = self.tan[source][spath]
+        cond = self.cond(source, spath)
+        if cond is not None:  # (bound where the source is, on the paths this runs on)
+            self.when[(target, tpath)] = self._here(cond)
+        else:
+            self.when.pop((target, tpath), None)
+
+    def _here(self, cond: frozenset) -> frozenset:
+        """``cond`` on the paths the code being emitted runs on only."""
+        return _simplified(frozenset(conj | self.context for conj in cond))
+
     def bind(self, var: str, path: tuple, text: str, out: list[Any]) -> None:
         """Make ``text`` the tangent of ``var``'s leaf ``path`` (named unless simple)."""
         join = self.join_names.get(var) if path == () else None
@@ -171,6 +234,7 @@ class _Forward:
         ret = self.fn.body[-1]
         assert isinstance(ret, Return)
         result = ret.value
+        self.settle(result, body)  # zeros where no tangent reached it
         if self.spec.has_aux:
             kind = self.kind(result.name) if isinstance(result, Var) else LEAF
             if not (isinstance(kind, Tree) and len(kind.keys) == 2
@@ -190,7 +254,7 @@ class _Forward:
         else:
             value = atom_text(result)
             ret_line = Line(f"return {value}, {self.whole(result)}")
-        items = _dead_code(body, set(ret_line.uses))
+        items = _tidy_replays(_dead_code(body, set(ret_line.uses)))
         items = _spell_buffers(items + [ret_line], self.fn.aliases)
         from .reverse import _signature, default_text
 
@@ -243,23 +307,23 @@ class _Forward:
             return
         target = s.target
         if s.prim == "identity":
-            for path, text in self.tan.get(s.args[0].name, {}).items():
-                self.tan.setdefault(target, {})[path] = text
+            for path in list(self.tan.get(s.args[0].name, {})):
+                self._routed(s.args[0].name, path, target, path)
             return
         if s.prim in ("make_tuple", "make_list", "make_dict"):
             kind = self.a.stmt_kind(s)  # (a join the other path grows: known here)
             assert isinstance(kind, Tree)
             for key, a in zip(kind.keys, s.args):
                 if self.is_active(a):
-                    for path, text in self.tan.get(a.name, {}).items():
-                        self.tan.setdefault(target, {})[(key,) + path] = text
+                    for path in list(self.tan.get(a.name, {})):
+                        self._routed(a.name, path, target, (key,) + path)
             return
         base = s.args[0]
         if s.prim == "getitem" and isinstance(self.kind(base.name), Tree):
             key = self.a._container_key(s, self.kind(base.name))
-            for path, text in self.tan.get(base.name, {}).items():
+            for path in list(self.tan.get(base.name, {})):
                 if path[:1] == (key,):
-                    self.tan.setdefault(target, {})[path[1:]] = text
+                    self._routed(base.name, path, target, path[1:])
             return
         self.rule(s, out)
 
@@ -278,6 +342,9 @@ class _Forward:
                 arg = s.args[[n for n, _ in slots].index(pname)]
                 bindings[pname] = Array(arg) if self.is_active(arg) else arg
         contributions: list[list[ast.expr]] = []
+        conds: list[frozenset | None] = []  # where each contribution's operand has one
+        deferred: list[list[Any]] = []  # a conditional contribution's rule statements
+        single = not isinstance(self.kind(s.target), Tree)
         for pname in prim.diff:
             positions = [j for j, (n, _) in enumerate(slots) if n == pname]
             if not any(self.is_active(s.args[j]) for j in positions):
@@ -289,6 +356,13 @@ class _Forward:
                     "compute this value from its inputs without this function",
                 )
             p = prim.signature.parameters[pname]
+            cond = None
+            if p.kind is p.VAR_POSITIONAL or not single or not isinstance(
+                    self.kind(s.args[positions[0]].name), type(LEAF)):
+                for j in positions:  # (several operands, or several results: zeros)
+                    self.settle(s.args[j], out)
+            else:
+                cond = self.cond(s.args[positions[0]].name)
             if p.kind is p.VAR_POSITIONAL:  # all the operands' tangents, as a tuple
                 parts = [self.whole(s.args[j]) for j in positions]
                 tangent = ast.parse("(" + ", ".join(parts) + ",)", mode="eval").body
@@ -299,9 +373,17 @@ class _Forward:
             )
             stmts = [tidy(st) for st in stmts]
             results = [tidy(r) for r in results]
-            out += [_rule_item(st) for st in stmts]
+            if cond is None:
+                out += [_rule_item(st) for st in stmts]
+                deferred.append([])
+            else:  # this operand's tangent is bound on those paths only: its part too
+                deferred.append([_rule_item(st) for st in stmts])
             contributions.append(results)
+            conds.append(cond)
         if not contributions:
+            return
+        if any(c is not None for c in conds):
+            self._conditional_sum(s, prim, contributions, conds, deferred, out)
             return
         kind = self.kind(s.target)
         if isinstance(kind, Tree):  # several results: a rule may return them as one
@@ -322,6 +404,52 @@ class _Forward:
                 text = f"np.broadcast_to({text}, np.shape({s.target}))"
             self.bind(s.target, path, text, out)
 
+    def _conditional_sum(self, s: Let, prim: Any, contributions: list, conds: list,
+                         deferred: list, out: list[Any]) -> None:
+        """The tangent of ``s`` where some operands' tangents are bound on some paths
+        only: on each path, the sum of the parts there (none: unbound there too), each
+        part's rule statements with it."""
+        tests = _in_order({t for c in conds if c for conj in c for t, _ in conj}
+                          - {t for t, _ in self.context}, self.a.test_order)
+        name = self.join_names.get(s.target) or self.dot_name(s.target)
+
+        def leaf(taken: frozenset) -> list[Any]:
+            kept = [k for k, cond in enumerate(conds)
+                    if cond is None or any(conj <= taken for conj in cond)]
+            here = [contributions[k][0] for k in kept]
+            if not here:
+                return []
+            steps = [item for k in kept for item in deferred[k]]
+            text = ast.unparse(tidy(ast.parse(
+                " + ".join(_paren(ast.unparse(e)) for e in here), mode="eval")))
+            if prim.family in _BROADCASTING and self._may_lack_shape(s, text):
+                text = f"np.broadcast_to({text}, np.shape({s.target}))"
+            return steps + [Line(f"{name} = {text}")]
+
+        def tree(k: int, taken: frozenset) -> list[Any]:
+            if k == len(tests):
+                return leaf(taken)
+            on = tree(k + 1, taken | {(tests[k], True)})
+            off = tree(k + 1, taken | {(tests[k], False)})
+            if on == off and on:
+                return on
+            for code in (on, off):
+                if not code:  # unbound on this path: the zeros can go here
+                    self.holes.setdefault(name, []).append((code, self.zeros(s.target)))
+            return [Block(f"if {tests[k]}:", on, off)]
+
+        out += tree(0, self.context)
+        self.owned.add(name)
+        self.tan.setdefault(s.target, {})[()] = name
+        if any(c is None for c in conds):
+            self.when.pop((s.target, ()), None)
+        else:
+            union = _simplified(frozenset().union(*conds))
+            if _within(union, self.context) is None:
+                self.when.pop((s.target, ()), None)
+            else:
+                self.when[(s.target, ())] = self._here(union)
+
     def _may_lack_shape(self, s: Let, text: str) -> bool:
         """Could the tangent miss axes an operand without a tangent broadcast in?"""
         names = {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
@@ -339,6 +467,8 @@ class _Forward:
         if s.target not in self.a.active:
             return
         base, value = s.args
+        self.settle(base, out)
+        self.settle(value, out)
         name = self.buffer_name(s.target)
         current = self.tan.get(base.name, {}).get(()) if isinstance(base, Var) else None
         if current is None:
@@ -356,6 +486,8 @@ class _Forward:
         if s.target not in self.a.active:
             return
         base, item = s.args
+        self.settle(base, out)
+        self.settle(item, out)
         kind = self.kind(s.target)
         if isinstance(kind, Tree):
             n = len(kind.keys) - 1
@@ -385,6 +517,8 @@ class _Forward:
             self.custom_call(s, out)
             return
         callee = _callee(s)
+        for a in s.args:
+            self.settle(a, out)
         kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
         positions = tuple(i for i, a in enumerate(s.args) if self.is_active(a))
         jvp_name = callee_jvp(callee, positions, kinds, self.module)
@@ -411,6 +545,8 @@ class _Forward:
                            f"{custom.__name__}_jvp")
         nondiff = [atom_text(a) for i, a in enumerate(s.args) if i in custom.nondiff_argnums]
         diff = [a for i, a in enumerate(s.args) if i not in custom.nondiff_argnums]
+        for a in diff:
+            self.settle(a, out)
         primals = tuple_text([atom_text(a) for a in diff])
         tangents = tuple_text([self.whole(a) for a in diff])
         dot = self.dot_name(s.target)
@@ -422,6 +558,7 @@ class _Forward:
     def if_(self, s: If, out: list[Any]) -> None:
         before = {k: dict(v) for k, v in self.tan.items()}
         owned_before = set(self.owned)
+        outer_context, outer_when = self.context, self.when
         joins = [j for j in s.joins if j in self.a.active]
         reserved = [j for j in joins if j not in self.join_names and not isinstance(
             self.kind(j), Tree)]
@@ -430,31 +567,58 @@ class _Forward:
             # writes and appends in the branches use too; a copy would be an alias)
             self.join_names[j] = self.buffer_name(j) if j in self.fn.aliases \
                 else self.dot_name(j)
-        branches: list[tuple[list[Any], dict[str, Slots], set[str]]] = []
-        for stmts in (s.body, s.orelse):
-            self.tan = {k: dict(v) for k, v in before.items()}
+        test = atom_text(s.test)
+        branches: list[tuple[list[Any], dict[str, Slots], set[str], dict, frozenset]] = []
+        for way, stmts in ((True, s.body), (False, s.orelse)):
+            literal = self.a._literal(test, way)
+            self.context = outer_context | {literal}
+            self.tan, self.when = self._enter_branch(before, outer_when)
             self.owned = set(owned_before)
             items: list[Any] = []
             self.block(stmts, items)
-            branches.append((items, self.tan, self.owned))
-        self.tan = before
+            branches.append((items, self.tan, self.owned, self.when, self.context))
+        self.tan, self.context = before, outer_context
+        self.when = dict(outer_when)
         self.owned = branches[0][2] & branches[1][2]
         for j in joins:
             for path in leaf_paths(self.kind(j)):
                 texts = [self._joined_text(s, k, j, path, b[1]) for k, b in enumerate(branches)]
+                conds = [frozenset() if t is None else frozenset(
+                    c | b[4] for c in b[3].get((j, path)) or {frozenset()})
+                    for t, b in zip(texts, branches)]
+                union = _simplified(conds[0] | conds[1])
+                unbound = isinstance(self.kind(j), type(LEAF)) and path == () and (
+                    j not in self.fn.aliases)  # (a buffer's, a list's: zeros there)
+                if unbound and _within(union, self.context) is not None:
+                    self.when[(j, path)] = union
+                else:
+                    self.when.pop((j, path), None)
                 if texts[0] == texts[1] and texts[0] is not None:
                     self.tan.setdefault(j, {})[path] = texts[0]
                     continue
+                if not unbound:  # zeros where unbound in a branch, as before
+                    for b in branches:
+                        self._settle_in(b, j, path)
+                    texts = [self._joined_text(s, k, j, path, b[1])
+                             for k, b in enumerate(branches)]
                 name = self.join_names.get(j) or self.dot_name(j, path) if path == () \
                     else self.dot_name(j, path)
                 own = j in self.fn.aliases  # the join's buffer: is it ours on every path?
-                for (items, tan, owned), text in zip(branches, texts):
+                for (items, tan, owned, when, context), text in zip(branches, texts):
                     if text == name:
                         own = own and name in owned
+                    elif text is None and unbound:  # no tangent here: a structural zero
+                        self.holes.setdefault(name, []).append((items, self.zeros(j, path)))
                     elif text is None or text.startswith("["):  # zeros, or a new list
                         items.append(Line(f"{name} = {text or self.zeros(j, path)}"))
                     else:
-                        items.append(Line(f"{name} = {text}"))
+                        here = when.get((j, path))
+                        copy = _decided(None if here is None else _within(here, context),
+                                        context, lambda holds, t=text: [
+                                            Line(f"{name} = {t}")] if holds else [],
+                                        self.a.test_order)
+                        self._holes_in(copy, name, self.zeros(j, path))
+                        items += copy
                         own = False
                 self.tan.setdefault(j, {})[path] = name
                 if own:
@@ -463,7 +627,51 @@ class _Forward:
                     self.owned.discard(name)
         for j in reserved:
             del self.join_names[j]
-        out.append(Block(f"if {atom_text(s.test)}:", branches[0][0], branches[1][0]))
+        out.append(Block(f"if {test}:", branches[0][0], branches[1][0]))
+
+    def _holes_in(self, items: list[Any], name: str, zeros: str) -> None:
+        """The paths of ``items`` (`if`s binding ``name`` on some paths) binding it
+        nothing: where settle() puts its zeros."""
+        for item in items:
+            if isinstance(item, Block) and not item.is_loop:
+                for code in (item.body, item.orelse):
+                    if not code:
+                        self.holes.setdefault(name, []).append((code, zeros))
+                    else:
+                        self._holes_in(code, name, zeros)
+
+    def _enter_branch(self, tan: dict[str, Slots], when: dict) -> tuple[dict, dict]:
+        """The tangents as a branch sees them (see _Reverse._enter_branch)."""
+        state = {k: dict(v) for k, v in tan.items()}
+        inside: dict[tuple[str, tuple], frozenset] = {}
+        for (var, path), cond in when.items():
+            here = _within(cond, self.context)
+            if here is None:
+                continue
+            if not here:
+                state.get(var, {}).pop(path, None)
+            else:
+                inside[(var, path)] = here
+        return state, inside
+
+    def _settle_in(self, branch: tuple, j: str, path: tuple) -> None:
+        """settle() of one leaf at the end of a branch already emitted."""
+        items, tan, _, when, context = branch
+        saved = self.tan, self.when, self.context
+        self.tan, self.when, self.context = tan, when, context
+        try:
+            cond = self.cond(j, path)
+            if cond is not None and j in tan:
+                text = tan[j][path]
+                name = text if text.isidentifier() else self.dot_name(j, path)
+                zeros = self.zeros(j, path)
+                items += _decided(cond, context, lambda holds: (
+                    [Line(f"{name} = {text}")] if holds and text != name
+                    else [] if holds else [Line(f"{name} = {zeros}")]), self.a.test_order)
+                tan[j][path] = name
+                when.pop((j, path), None)
+        finally:
+            self.tan, self.when, self.context = saved
 
     def _joined_text(self, s: If, k: int, j: str, path: tuple, tan: dict[str, Slots]) -> str | None:
         """The tangent of join ``j``'s leaf ``path`` where branch ``k`` ends.  A list the
@@ -509,6 +717,8 @@ class _Forward:
                    if isinstance(t, Let) and t.prim in ("setitem", "append")
                    and isinstance(t.args[0], Var)}
         names: dict[str, Slots] = {}
+        for entry, _ in carried:  # carried on from iteration to iteration: everywhere
+            self.settle(Var(entry), out)
         for entry, _ in carried:
             names[entry] = {}
             for path in leaf_paths(self.kind(entry)):
@@ -534,9 +744,16 @@ class _Forward:
                 names[entry][path] = name
                 self.tan.setdefault(entry, {})[path] = name
         self.loop_names.append(names)
+        holes_before = {k: list(v) for k, v in self.holes.items()}
         body: list[Any] = []
         self.block(s.body, body)
+        for _, exit_ in carried:
+            self.settle(Var(exit_), body)
         self.loop_names.pop()
+        inside = {t.target for t in walk(s.body) if isinstance(t, Let)}
+        for key in [k for k in self.when if k[0] in inside]:  # (one iteration's)
+            del self.when[key]
+        self.holes = {k: v for k, v in holes_before.items() if k in self.holes}
         body += [Line(f"{e} = {x}") for e, x in s.carried]
         body += _parallel_copies(self.names.fresh, [
             (name, self.slot(exit_, path)) for entry, exit_ in carried
@@ -563,6 +780,8 @@ class _Forward:
         """
         names = self.loop_names[-1] if self.loop_names else {}
         held = dict(s.copies)
+        for entry, _ in names.items():
+            self.settle(Var(held.get(entry, entry)), out)
         for entry, name in s.copies:
             if entry != name:
                 out.append(Line(f"{entry} = {name}"))

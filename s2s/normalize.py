@@ -1033,12 +1033,17 @@ class Normalizer:
         paths = self._path(test, True), self._path(test, False)
         first = len(self.partial)
         self._branches.append((set(before.values()), len(self.loops)))
+        generation_before = dict(self.generation)
         self._enter_path(paths[0])
         body = self.block(list(node.body.body))
         self.paths.pop()
         middle = len(self.partial)
         env_body, bound_body = self.env, self.bound
         self.env, self.bound = dict(before), set(bound_before) | bound_body
+        # the other branch starts from before the `if` too: what the body bound does
+        # not rebind a name there (``if not t: x = 0`` after ``if t: x = v`` binds x
+        # on both paths); after the `if`, a name either branch bound was rebound
+        generation_body, self.generation = self.generation, generation_before
         self._enter_path(paths[1])
         if node.orelse is None:
             orelse: list[Stmt] = []
@@ -1048,6 +1053,8 @@ class Normalizer:
             orelse = self.block(list(node.orelse.body.body))
         self.paths.pop()
         self._branches.pop()
+        for name, count in generation_body.items():
+            self.generation[name] = max(count, self.generation.get(name, 0))
         env_else = self.env
         self.bound |= bound_body
         self.out = outer

@@ -95,6 +95,36 @@ class _Reverse:
         # ``v = ys.pop()`` is ``v = ys[-1]`` then ``ys2 = pop(ys)``: id(pop) -> v
         self.popped: dict[int, str] = _pop_pairs(self.fn.body)
         self.branch_kinds: dict[tuple[int, int], dict[str, Kind | None]] = {}
+        # Structural zeros (JAX's symbolic zeros).  A cotangent that no path from the
+        # output reaches on some paths through the `if`s is bound on the others only:
+        # ``when[(var, path)]`` is where it is bound (a disjunction of conjunctions of
+        # ``(test, branch)`` literals, over the whole function); absent, it is bound
+        # wherever the code being emitted runs.  ``context`` is the literals of the
+        # `if`s around that code.  The backward of a statement whose cotangent is bound
+        # on some paths only runs on those (under the same tests), so a partial that is
+        # inf or nan there (sqrt's at 0) is never multiplied by a zero that is not one.
+        self.when: dict[tuple[str, tuple], frozenset] = {}
+        self.context: frozenset = frozenset()
+        # a cotangent one branch of an `if` left unbound, as the join left it: the
+        # branches' code (where zeros can still go, as they did before structural
+        # zeros were tracked), the name, its condition and the code's context then
+        self.unbound_at: dict[tuple[str, tuple], tuple] = {}
+        # Cotangents of values from before a loop that the loop may never reach (it
+        # breaks first, none of its iterations takes the branch that reads them, a
+        # `while` runs no iteration): they start as zeros and a flag says whether an
+        # iteration added to them (``r_reached``); their name is bound everywhere, but
+        # nonzero only where ``when`` says.  accumulator name -> [flag, loop depth,
+        # context, added deeper (in a branch or a nested loop)]
+        self.filled: dict[tuple[str, tuple], str] = {}  # zeros put where it was unbound
+        self.reach_flags: dict[str, list] = {}
+        self.flag_names: set[str] = set()  # (a flag nothing reads is dropped: build())
+        self.bound_anyway: set[tuple[str, tuple]] = set()
+        # ``t2 = not t``: a path of t2 is t's other path (both name the same test)
+        self.negation: dict[str, str] = {
+            t.target: t.args[0].name for t in walk(self.fn.body) if isinstance(t, Let)
+            and t.prim == "not_" and isinstance(t.args[0], Var)}
+        self.test_order: dict[str, int] = {
+            t.target: k for k, t in enumerate(walk(self.fn.body)) if isinstance(t, Let)}
 
     # ---- analysis -------------------------------------------------------------
 
@@ -400,7 +430,13 @@ class _Reverse:
         outs = []
         for i in self.spec.argnums:
             p = self.fn.params[i]
+            for path in list(adj.get(p, {})):  # zeros where no path reached it
+                self.complete(p, path, adj, backward)
             outs.append(self.materialize(p, adj.get(p, {})))
+        backward = _tidy_replays(backward)
+        unread = self.flag_names - _uses_of(backward)  # (only a value's own backward reads one)
+        if unread:
+            backward = _without_flags(backward, unread)
         grads = outs[0] if not self.spec.tuple_out else (
             "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"
         )
@@ -502,10 +538,8 @@ class _Reverse:
             stmts = stmts[:stop + 1]
         for s in reversed(stmts):
             if isinstance(s, If):
-                block = self.backward_if(s, adj)
-                if block is not None:
-                    out.append(block)
-                    last_line = None
+                out.append(self.backward_if(s, adj))
+                last_line = None
                 continue
             if isinstance(s, For):
                 out += self.backward_for(s, adj)
@@ -530,6 +564,21 @@ class _Reverse:
                 continue
             if s.target not in self.active or s.target not in adj or not self._is_active(s):
                 continue  # (a loop may make a name active that began as a constant)
+            groups = self.routed_groups(s, adj)
+            if groups is not None:  # a tuple's leaves, reached on different paths
+                for cond, slots in groups:
+                    adj[s.target] = slots
+                    if cond is None:
+                        out += self.backward_known_list(s, adj)
+                    else:
+                        out.append(self.backward_guarded(s, cond, adj))
+                last_line = None
+                continue
+            guard = self.guard_of(s, adj, out)
+            if guard:  # its cotangent is bound on those paths only: run it there
+                out.append(self.backward_guarded(s, guard, adj))
+                last_line = None
+                continue
             lines = self.backward_known_list(s, adj)
             if lines and s.loc is not None and _line_key(s.loc) != last_line:
                 header = unrolled_header(s.loc)
@@ -564,17 +613,32 @@ class _Reverse:
         finally:
             self.kinds[s.target] = joined
 
-    def backward_if(self, s: If, adj: dict[str, dict[tuple, str]]) -> Block | None:
+    def backward_if(self, s: If, adj: dict[str, dict[tuple, str]]) -> Block:
+        """The backward of an `if`, replayed on the same test.  A cotangent that one
+        branch gives a value and the other none (no path from the output reaches it
+        there) is bound on that branch's paths only (``when``), not to zeros on the
+        other: what reads it later runs under the same test (a ``_Replay``: an `if`
+        made for one statement, ``backward_guarded``)."""
+        test = atom_text(s.test)
         before = {k: dict(v) for k, v in adj.items()}
-        adj_body = {k: dict(v) for k, v in adj.items()}
-        adj_else = {k: dict(v) for k, v in adj.items()}
+        outer_context, outer_when = self.context, self.when
         fresh_before = set(self.fresh_buffers)
-        body = self.backward(s.body, adj_body)
-        fresh_body, self.fresh_buffers = self.fresh_buffers, set(fresh_before)
-        orelse = self.backward(s.orelse, adj_else)
+        states, fresh = [], []
+        for way, branch in ((True, s.body), (False, s.orelse)):
+            self.context, self.when = outer_context, outer_when
+            literal = self._literal(test, way)
+            state, self.when = self._enter_branch(adj, literal)
+            self.context = outer_context | {literal}
+            self.fresh_buffers = set(fresh_before)
+            items = self.backward(branch, state)
+            states.append((state, self.when, items, self.context))
+            fresh.append(self.fresh_buffers)
+        self.context, self.when = outer_context, {
+            k: v for k, v in outer_when.items() if not self._was_filled(k, adj)}
         # a buffer is ours to write into after the if only if it is on both paths
-        self.fresh_buffers &= fresh_body
-        if self.loop_depth:
+        self.fresh_buffers = fresh[0] & fresh[1]
+        body, orelse = states[0][2], states[1][2]
+        if self.loop_depth and not isinstance(s, _Replay):
             # values a branch computed are overwritten by later iterations: the
             # branch saves the ones its backward reads, and pops them back
             for branch, items in ((s.body, body), (s.orelse, orelse)):
@@ -587,37 +651,205 @@ class _Reverse:
                     items.insert(0, Line(f"{_tuple_text(saved)} = {tape}.pop()"))
         defined_inside = {t.target for t in _lets(s.body) + _lets(s.orelse)}
         changed: set[tuple[str, tuple]] = set()
-        for state in (adj_body, adj_else):
+        for state, when, _, _ in states:
             for var, slots in state.items():
                 if var in defined_inside:
                     continue
                 for path, text in slots.items():
                     if before.get(var, {}).get(path) != text:
                         changed.add((var, path))
-        for var, path in sorted(changed):
-            name = self.canonical_name(var, path)
-            if isinstance(self.kinds.get(var), Seq):
-                name = _list_join_name(var, path, (adj_body, adj_else),
-                                       self.fn.aliases) or name
-            for state, lines in ((adj_body, body), (adj_else, orelse)):
-                text = state.get(var, {}).get(path)
-                if text == name:
-                    continue
-                if text is None:
-                    lines.append(Line(f"{name} = {self.zeros_text(var, path)}"))
-                else:
-                    lines.append(Line(f"{name} = {text}"))
-            adj.setdefault(var, {})[path] = name
-            self.owned.add(name)
-            self.fresh_buffers.discard(name)
+            changed |= {k for k in when if k[0] not in defined_inside}
+        changed |= {k for k in outer_when if k[0] not in defined_inside}
+        for key in sorted(changed):
+            self._join_slot(key, states, adj, key in outer_when)
         for var in defined_inside:
             adj.pop(var, None)
-        if not body and not orelse:
-            return None
-        test = atom_text(s.test)
-        if not body:
-            return Block(f"if not {test}:", orelse, [])
+            for key in [k for k in self.when if k[0] == var]:
+                del self.when[key]
+        # (empty branches stay: zeros may still go into one, see complete(); the
+        # finished code drops what stays empty, _tidy_replays)
         return Block(f"if {test}:", body, orelse)
+
+    def _enter_branch(self, adj: dict, literal: tuple[str, bool]) -> tuple[dict, dict]:
+        """The cotangents as a branch sees them: those bound only on the other path
+        are not there (structural zeros), those bound on every path of the branch are
+        there unconditionally."""
+        context = self.context | {literal}
+        state = {k: dict(v) for k, v in adj.items()}
+        when: dict[tuple[str, tuple], frozenset] = {}
+        for (var, path), cond in self.when.items():
+            if self._was_filled((var, path), state):
+                continue
+            here = _within(cond, context)
+            if here is None:
+                continue
+            if not here:
+                state.get(var, {}).pop(path, None)
+                if var in state and not state[var]:
+                    del state[var]
+            else:
+                when[(var, path)] = here
+        return state, when
+
+    def _was_filled(self, key: tuple[str, tuple], adj: dict) -> bool:
+        """Did complete() bind this cotangent everywhere (zeros where the `if` that
+        left it unbound did not reach it) under the name it has here?"""
+        name = self.filled.get(key)
+        return name is not None and adj.get(key[0], {}).get(key[1]) == name
+
+    def _literal(self, test: str, way: bool) -> tuple[str, bool]:
+        """The path ``way`` of an `if` on ``test``, named by the test it negates."""
+        seen = set()
+        while test in self.negation and test not in seen:
+            seen.add(test)
+            test, way = self.negation[test], not way
+        return test, way
+
+    def _join_slot(self, key: tuple[str, tuple], states: list, adj: dict,
+                   was_partial: bool = False) -> None:
+        """One cotangent where the branches of an `if` meet: one name on every path
+        that binds it; a path that binds none leaves it unbound (a structural zero),
+        except for a list's cotangent, which is zeros there (a transform of the
+        emitted code could not make a list's zeros where it is None)."""
+        var, path = key
+        texts = [state.get(var, {}).get(path) for state, _, _, _ in states]
+        if texts == [None, None]:
+            adj.get(var, {}).pop(path, None)
+            if var in adj and not adj[var]:
+                del adj[var]
+            self.when.pop(key, None)
+            return
+        conds = [frozenset() if text is None else frozenset(
+            c | context for c in when.get(key) or {frozenset()})
+            for text, (_, when, _, context) in zip(texts, states)]
+        zeros = None if self._may_be_unbound(var, path) else self.zeros_text(var, path)
+        if key in self.bound_anyway:
+            zeros = None
+        present = {t for t in texts if t is not None}
+        if len(present) == 1 and zeros is None:
+            name = present.pop()
+        elif isinstance(self.kinds.get(var), Seq):
+            name = _list_join_name(var, path, tuple(st[0] for st in states),
+                                   self.fn.aliases) or self.canonical_name(var, path)
+        else:
+            name = self.canonical_name(var, path)
+        for text, cond, (_, _, items, context) in zip(texts, conds, states):
+            if text is None:
+                if zeros is not None:
+                    items.append(Line(f"{name} = {zeros}"))
+                continue
+            _extend(items, _decided(_within(cond, context), context, lambda holds, t=text: (
+                [Line(f"{name} = {t}")] if holds and t != name
+                else [Line(f"{name} = {zeros}")] if not holds and zeros is not None
+                else []), self.test_order))
+        adj.setdefault(var, {})[path] = name
+        if name == self.canonical_name(var, path):
+            self.owned.add(name)
+        self.fresh_buffers.discard(name)
+        union = _simplified(conds[0] | conds[1])
+        if zeros is not None or _within(union, self.context) is None:
+            self.when.pop(key, None)
+            self.bound_anyway.discard(key)
+            return
+        self.when[key] = union
+        missing = [k for k, t in enumerate(texts) if t is None]
+        if len(missing) == 1 and key not in self.bound_anyway and not was_partial and _within(conds[1 - missing[0]], states[1 - missing[0]][3]) is None:
+            self.unbound_at[key] = (states[missing[0]][2], states[1 - missing[0]][2], name,
+                                    union, self.context)
+
+    def _may_be_unbound(self, var: str, path: tuple) -> bool:
+        """May this cotangent be left unbound on a path (an array's may; a list's, a
+        tape's, is zeros there: see _join_slot)?"""
+        kind = self.kinds.get(var, LEAF)
+        for k in path:
+            kind = kind.child(k) if isinstance(kind, Tree) else kind
+        return kind == LEAF
+
+    def routed_groups(self, s: Let, adj: dict) -> list[tuple[frozenset | None, dict]] | None:
+        """A statement that only routes cotangents (a tuple, list or dict literal, a
+        copy, a constant key), whose leaves' cotangents are bound on different paths:
+        its leaves in groups bound alike, each group's backward on its paths (no
+        partial is multiplied there, so no zeros are needed)."""
+        slots = adj.get(s.target, {})
+        if len(slots) < 2 or not (s.prim in ("identity", "make_tuple", "make_list", "make_dict")
+                                  or s.prim == "getitem" and isinstance(
+                                      self.kinds.get(s.args[0].name), Tree)):
+            return None
+        groups: dict[frozenset | None, dict] = {}
+        for path, text in slots.items():
+            cond = self.when.get((s.target, path))
+            groups.setdefault(None if cond is None else _within(cond, self.context), {})[
+                path] = text
+        if len(groups) == 1 and None in groups:
+            return None
+        return sorted(groups.items(), key=lambda g: g[0] is not None)
+
+    def guard_of(self, s: Let, adj: dict, out: list[Any]) -> frozenset | None:
+        """Where the backward of ``s`` must run: the paths its cotangent is bound on
+        (None: all).  A container's, whose leaves may be bound on different paths, is
+        made zeros where a leaf is unbound first, as before structural zeros were
+        tracked."""
+        keys = [(s.target, p) for p in adj.get(s.target, {})]
+        conds = [self.when.get(k) for k in keys]
+        if not any(c is not None for c in conds):
+            return None
+        if len(keys) == 1:
+            return _within(conds[0], self.context) or None
+        for var, path in keys:
+            self.complete(var, path, adj, out)
+        return None
+
+    def backward_guarded(self, s: Let, cond: frozenset, adj: dict) -> Block:
+        """The backward of ``s`` on the paths ``cond`` names only: `if`s on the
+        forward's tests, read again by name (``cond`` is rarely more than one
+        conjunction; then the paths that bind it each get the statement's backward)."""
+        tests = _in_order({t for conj in cond for t, _ in conj} - {t for t, _ in self.context},
+                          self.test_order)
+
+        def tree(k: int, taken: frozenset) -> list[Stmt]:
+            if k == len(tests):
+                return [s] if any(conj <= taken for conj in cond) else []
+            on = tree(k + 1, taken | {(tests[k], True)})
+            off = tree(k + 1, taken | {(tests[k], False)})
+            return on if on == off else [_Replay(Var(tests[k]), on, off, s.loc)]
+
+        (replay,) = tree(0, self.context)
+        return self.backward_if(replay, adj)
+
+    def complete(self, var: str, path: tuple, adj: dict, out: list[Any]) -> None:
+        """Bind a cotangent bound on some paths only on every path of the code being
+        emitted: zeros on the others (what is read next needs a value everywhere)."""
+        cond = self.when.pop((var, path), None)
+        text = adj.get(var, {}).get(path)
+        if (var, path) in self.bound_anyway:  # its name holds zeros on the other paths
+            self.bound_anyway.discard((var, path))
+            return
+        if cond is None or text is None:
+            return
+        here = _within(cond, self.context)
+        if here is None:
+            return
+        name = self.canonical_name(var, path)
+        zeros = self.zeros_text(var, path)
+        at = self.unbound_at.pop((var, path), None)
+        if at is not None and at[2] == text and cond <= at[3] and at[4] <= self.context:
+            # nothing changed it since the `if` that left it unbound: the zeros go
+            # into that branch, and the other branch binds the value under the name
+            missing, present = at[0], at[1]
+            missing.append(Line(f"{name} = {zeros}"))
+            self.filled[(var, path)] = name  # (bound everywhere now: see _enter_branch)
+            if text != name:
+                present.append(Line(f"{name} = {text}"))
+            adj[var][path] = name
+            self.owned.add(name)
+            self.fresh_buffers.discard(name)
+            return
+        _extend(out, _decided(here, self.context, lambda holds: (
+            [Line(f"{name} = {text}")] if holds and text != name
+            else [] if holds else [Line(f"{name} = {zeros}")]), self.test_order))
+        adj[var][path] = name
+        self.owned.add(name)
+        self.fresh_buffers.discard(name)
 
     def backward_for(self, s: For, adj: dict[str, dict[tuple, str]]) -> list[Any]:
         """Run the loop backwards: pop what each iteration saved, then its adjoint.
@@ -641,6 +873,19 @@ class _Reverse:
                     f"the container `{entry}` is rebound in a loop being differentiated",
                     s.loc, "carry arrays through the loop, not containers",
                 )
+        flags: dict[tuple[str, tuple], str] = {}
+        nonzero: dict[tuple[str, tuple], frozenset] = {}  # where it was before the loop
+        for var in outer + [e for e, _ in carried]:
+            for path in list(adj.get(var, {})):  # what the loop reads: on every path
+                if var in outer and (var, path) in self.when:
+                    nonzero[(var, path)] = self.when[(var, path)]
+                self.complete(var, path, adj, pre)
+            for path in leaf_paths(self.kinds.get(var, LEAF)):
+                if var in outer and (adj.get(var, {}).get(path) is None or (
+                        var, path) in nonzero) and self._may_be_unbound(var, path):
+                    flags[(var, path)] = self.names.fresh(
+                        "_".join([self.fn.aliases.get(var, var)] + [str(k) for k in path]
+                                 + ["reached"]))
         for var in outer + [e for e, _ in carried]:
             # one accumulator per leaf (a container's leaves each get their own)
             for path in leaf_paths(self.kinds.get(var, LEAF)):
@@ -670,6 +915,10 @@ class _Reverse:
                     self.fresh_buffers.discard(name)
                 adj.setdefault(var, {})[path] = name
                 self.owned.add(name)
+        for (var, path), flag in flags.items():
+            self.reach_flags[adj[var][path]] = [flag, self.loop_depth + 1, self.context, False,
+                                                False]
+        unbound_before = dict(self.unbound_at)  # (the body's own end with it)
         inner = {k: dict(v) for k, v in adj.items()}
         handed: dict[str, str] = {}  # carried entry -> the name between iterations
         for entry, exit_ in carried:
@@ -689,6 +938,26 @@ class _Reverse:
         self.loop_bodies.pop()
         # writing in place is safe across iterations only for what every path keeps
         self.fresh_buffers &= fresh_before
+        for var in [e for e, _ in carried] + outer:  # handed on: bound on every path
+            for path in list(inner.get(var, {})):
+                self.complete(var, path, inner, body)
+        seen = {key: self.reach_flags.pop(adj[key[0]][key[1]]) for key in flags}
+        reached = [(key, flag) for key, flag in flags.items() if seen[key][4] and (
+            seen[key][3] or not _runs_once(self, s))]
+        for key in flags:
+            if not seen[key][4]:  # no iteration adds to it: as it was before the loop
+                if key in nonzero:
+                    self.when[key] = nonzero[key]
+                    self.bound_anyway.add(key)
+                else:
+                    adj[key[0]].pop(key[1], None)
+                    if not adj[key[0]]:
+                        del adj[key[0]]
+        if len(reached) < len(flags):  # every iteration adds to the others, and one runs
+            body = _without_flags(body, {f for k, f in flags.items() if (k, f) not in reached})
+        for (var, path), flag in reached:
+            pre.append(_FlagLine(f"{flag} = False"))
+            self.flag_names.add(flag)
         ends: list[tuple[str, str]] = []  # assigned all at once, as `a, b = b, a` is
         for entry, _ in carried:
             text = inner.get(entry, {}).get(())
@@ -696,7 +965,7 @@ class _Reverse:
             ends.append((name, f"np.zeros_like({entry})" if text is None else text))
             self.canonical[(entry, ())] = name
         for var in outer:
-            for path, name in adj[var].items():
+            for path, name in adj.get(var, {}).items():
                 ends.append((name, inner[var][path]))
         body += _parallel_copies(self.names.fresh, ends)
         before_exit = s.body[: _leave_point(s.body)]
@@ -713,6 +982,13 @@ class _Reverse:
             body.insert(0, Line(f"{_tuple_text(saved)} = {tape}.pop()"))
         for var in defined:
             adj.pop(var, None)
+        for key in [k for k in self.when if k[0] in defined]:
+            del self.when[key]
+        self.unbound_at = {k: v for k, v in unbound_before.items() if k in self.when}
+        for (var, path), flag in reached:  # nonzero where an iteration reached it
+            self.when[(var, path)] = _simplified(
+                nonzero.get((var, path), frozenset()) | {self.context | {(flag, True)}})
+            self.bound_anyway.add((var, path))
         if _counter(s) is not None:
             header = f"for _ in range({_counter(s)}):"
         else:
@@ -824,6 +1100,8 @@ class _Reverse:
                 "cotangent", s.loc, "bind it, even if unused: `_ = ys.pop()`",
             )
         base_kind = self.kinds.get(base, LEAF)
+        for path in list(adj.get(item, {})):  # (an item of a list: bound on every path)
+            self.complete(item, path, adj, out)
         slots = adj.pop(item, {})
         if isinstance(base_kind, Tree):  # a list of known length: its last slot back
             n = len(base_kind.keys) - 1
@@ -897,6 +1175,41 @@ class _Reverse:
         text = expr if isinstance(expr, str) else ast.unparse(expr)
         slots = adj.setdefault(var, {})
         current = slots.get(path)
+        key = (var, path)
+        if current is not None and key in self.bound_anyway:
+            # bound everywhere (zeros where nothing reached it): added to where it runs
+            name = current if current in self.owned and current == self.canonical_name(
+                var, path) else self.canonical_name(var, path)
+            out.append(Line(f"{name} = {current} + {_paren(text)}"))
+            self._reached(name, out)
+            self.owned.add(name)
+            slots[path] = name
+            cond = _simplified(self.when[key] | {self.context})
+            if _within(cond, self.context) is None:
+                del self.when[key]
+                self.bound_anyway.discard(key)
+            else:
+                self.when[key] = cond
+            return
+        here = _within(self.when[(var, path)], self.context) if (
+            current is not None and (var, path) in self.when) else None
+        at = self.unbound_at.get((var, path))
+        if here and at is not None and at[2] == current and self.when[key] <= at[3] and (
+                at[4] <= self.context) and var in self.fn.params:
+            # an argument's cotangent is returned, never multiplied into a partial: zeros
+            # where the `if` left it unbound, and the sum as usual
+            self.complete(var, path, adj, out)
+            current, here = slots[path], None
+        if here:  # bound on some of these paths only: added there, bound anew elsewhere
+            name = self.canonical_name(var, path)
+            _extend(out, _decided(here, self.context, lambda holds: [Line(
+                f"{name} = {current} + {_paren(text)}" if holds else f"{name} = {text}")],
+                self.test_order))
+            del self.when[(var, path)]
+            slots[path] = name
+            self.owned.add(name)
+            self.fresh_buffers.discard(name)
+            return
         if current is None:
             if _is_simple(text):
                 slots[path] = text
@@ -911,9 +1224,20 @@ class _Reverse:
             var, path
         ) else self.canonical_name(var, path)
         out.append(Line(f"{name} = {current} + {_paren(text)}"))
+        self._reached(current, out)
         self.owned.add(name)
         self.fresh_buffers.add(name)  # `+` allocated a new array
         slots[path] = name
+
+    def _reached(self, accumulator: str, out: list[Any]) -> None:
+        """An iteration added to a loop's accumulator that it may never reach: say so."""
+        flag = self.reach_flags.get(accumulator)
+        if flag is None:
+            return
+        out.append(_FlagLine(f"{flag[0]} = True"))
+        flag[4] = True
+        if self.context != flag[2] or self.loop_depth != flag[1]:
+            flag[3] = True
 
     def accumulate_tree(self, var: str, path: tuple, g: dict[tuple, str],
                         adj: dict, out: list[Any]) -> None:
@@ -956,7 +1280,9 @@ class _Reverse:
         if s.prim == "getitem" and isinstance(s.args[0], Var):
             current = adj.get(s.args[0].name, {}).get(())
             if current is not None and current in self.fresh_buffers:
-                return [self._accumulate_index(current, s.params["index"], g[()])]
+                lines = [self._accumulate_index(current, s.params["index"], g[()])]
+                self._reached(current, lines)
+                return lines
         prim = PRIMITIVES[s.prim]
         if prim.vjp is None:
             raise NonDifferentiableError(
@@ -1191,6 +1517,168 @@ def _expand_custom_vjp(fn: Function, module: Module) -> Function:
         return out
 
     return replace(fn, body=block(fn.body), names=names)
+
+
+# ---- structural zeros: where a cotangent is bound -------------------------------------
+
+
+@dataclass(eq=False)
+class _Replay(If):
+    """An `if` of the forward's, replayed around one statement's backward only (its
+    cotangent is bound on that path): it has no tape of its own, the code around it
+    saves what it reads."""
+
+# A literal is ``(test, branch)``: the path through an `if` on ``test`` (its name in
+# emitted code).  A conjunction is a frozenset of literals, a condition a frozenset of
+# conjunctions (a disjunction).
+
+
+def _within(cond: frozenset, context: frozenset) -> frozenset | None:
+    """``cond`` where ``context`` holds: None if it holds on every such path, else
+    its conjunctions that can (empty: on none)."""
+    kept = []
+    for conj in cond:
+        if any((test, not way) in context for test, way in conj):
+            continue  # contradicts the context
+        if conj <= context:
+            return None
+        kept.append(conj)
+    return frozenset(kept)
+
+
+def _simplified(cond: frozenset) -> frozenset:
+    """A condition in fewer, shorter conjunctions: ``a & t | a & ~t`` is ``a``; a
+    conjunction implying another is dropped."""
+    conjs = set(cond)
+    while True:
+        merged = next(((a, b, a - {lit}) for a in conjs for lit in a
+                       for b in [(a - {lit}) | {(lit[0], not lit[1])}] if b in conjs), None)
+        if merged is None:
+            break
+        a, b, common = merged
+        conjs -= {a, b}
+        conjs.add(common)
+    # ``a | ~a & b`` is ``a | b``
+    while True:
+        shorter = next(((b, b - {(t, not w)}) for a in conjs for t, w in a for b in conjs
+                        if (t, not w) in b and a - {(t, w)} <= b - {(t, not w)}), None)
+        if shorter is None:
+            break
+        conjs.discard(shorter[0])
+        conjs.add(shorter[1])
+    return frozenset(c for c in conjs if not any(o < c for o in conjs))
+
+
+def _decided(cond: frozenset | None, context: frozenset, leaf: Any,
+             order: dict[str, int] | None = None) -> list[Any]:
+    """Code that runs ``leaf(True)`` on the paths of ``context`` where ``cond`` holds
+    and ``leaf(False)`` on the others: `if`s on the tests ``cond`` names (the forward's
+    tests, read again by name; outer ones first: an `elif`'s test is bound only where
+    the `if` before it failed)."""
+    if cond is None:
+        return leaf(True)
+    tests = _in_order({test for conj in cond for test, _ in conj} - {t for t, _ in context},
+                      order or {})
+
+    def tree(k: int, taken: frozenset) -> list[Any]:
+        if k == len(tests):
+            return leaf(any(conj <= taken for conj in cond))
+        on, off = tree(k + 1, taken | {(tests[k], True)}), tree(k + 1, taken | {(tests[k], False)})
+        if on == off:
+            return on
+        if not on:
+            return [Block(f"if not {tests[k]}:", off, [])]
+        return [Block(f"if {tests[k]}:", on, off)]
+
+    return tree(0, context)
+
+
+_IF_TEST = re.compile(r"^if (not )?(\w+):$")
+
+
+def _tidy_replays(items: list[Any]) -> list[Any]:
+    """The backward sweep's `if`s as a hand-written one has them: an `if` that stayed
+    empty is dropped, one with only an else branch is ``if not t:``, and one that
+    follows an `if` on the same test joins it (its code runs after the other's on
+    each path: ``if t: A else: B`` then ``if not t: C`` is ``if t: A else: B; C``)."""
+    out: list[Any] = []
+    for item in items:
+        if not isinstance(item, Block):
+            out.append(item)
+            continue
+        body, orelse = _tidy_replays(item.body), _tidy_replays(item.orelse)
+        m = _IF_TEST.match(item.header)
+        if item.is_loop or m is None:
+            out.append(Block(item.header, body, orelse))
+            continue
+        test = m.group(2)
+        on, off = (orelse, body) if m.group(1) else (body, orelse)
+        prev = out[-1] if out and isinstance(out[-1], Block) else None
+        p = _IF_TEST.match(prev.header) if prev is not None else None
+        if p is not None and p.group(2) == test and test not in _defines_of(
+                prev.body + prev.orelse):
+            prev_on, prev_off = (prev.orelse, prev.body) if p.group(1) else (
+                prev.body, prev.orelse)
+            # (the two branches' code meets: what follows on each path may join too)
+            on, off = _tidy_replays(prev_on + on), _tidy_replays(prev_off + off)
+            out.pop()
+        if on:
+            out.append(Block(f"if {test}:", on, off))
+        elif off:
+            out.append(Block(f"if not {test}:", off, []))
+    return out
+
+
+def _defines_of(items: list[Any]) -> set[str]:
+    found: set[str] = set()
+    for item in items:
+        if isinstance(item, (Line, Block)):
+            found |= item.defines
+        if isinstance(item, Block):
+            found |= _defines_of(item.body) | _defines_of(item.orelse)
+    return found
+
+
+def _in_order(tests: set[str], order: dict[str, int]) -> list[str]:
+    """Tests as the forward computes them (names it does not bind, flags bound before
+    any, last)."""
+    return sorted(tests, key=lambda t: (order.get(t, len(order)), t))
+
+
+class _FlagLine(Line):
+    """``r_reached = True``: an iteration added to an accumulator (see reach_flags)."""
+
+
+def _without_flags(items: list[Any], flags: set[str]) -> list[Any]:
+    """``items`` without those flags' lines (in place: code may still be added to
+    the lists, see complete())."""
+    items[:] = [i for i in items
+                if not (isinstance(i, _FlagLine) and i.text.split(" = ")[0] in flags)]
+    for item in items:
+        if isinstance(item, Block):
+            _without_flags(item.body, flags)
+            _without_flags(item.orelse, flags)
+    return items
+
+
+def _runs_once(r: "_Reverse", s: For) -> bool:
+    """Does the loop run every iteration of a range known not to be empty (no
+    `while`, no `break`, constant bounds)?"""
+    if s.test is not None or _breaks(s.body) or s.iter is None:
+        return False
+    prod = r.producer.get(s.iter.name)
+    if prod is not None and prod.prim == "reversed" and isinstance(prod.args[0], Var):
+        prod = r.producer.get(prod.args[0].name)
+    if prod is None or prod.prim != "range" or not all(isinstance(a, Const) for a in prod.args):
+        return False
+    try:
+        return len(range(*(a.value for a in prod.args))) > 0
+    except TypeError:
+        return False
+
+
+def _extend(out: list[Any], items: list[Any]) -> None:
+    out += items
 
 
 def _list_join_name(var: str, path: tuple, states: tuple[dict, dict],
@@ -1708,7 +2196,8 @@ def _uses_of(items: list[Any]) -> set[str]:
     for item in items:
         if isinstance(item, Line):
             found |= item.uses
-        elif isinstance(item, Block):
+        elif isinstance(item, Block) and (item.body or item.orelse or item.is_loop):
+            # (an `if` left empty reads nothing: _tidy_replays drops it)
             found |= item.uses | _uses_of(item.body) | _uses_of(item.orelse)
     return found
 
