@@ -1127,6 +1127,10 @@ class _Reverse:
         back from each place.)"""
         out: list[Any] = []
         if s.target in self.active and s.target in adj and self._is_active(s):
+            # what it overwrote is put back on every path, so its cotangent is needed on
+            # every path too: zeros where no path reached it
+            for path in list(adj[s.target]):
+                self.complete(s.target, path, adj, out)
             out += self.backward_let(s, adj)
         base = atom_text(s.args[0])
         saved = self.names.fresh(f"{self.fn.aliases.get(base, base)}_overwritten")
