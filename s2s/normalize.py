@@ -16,6 +16,7 @@ import itertools
 import keyword
 import re
 import types
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -383,6 +384,32 @@ def _forwards_to(fn: Any) -> Any:
     return inner if given == expected else None
 
 
+
+def _reads_in(stmts: list[Stmt]) -> Counter:
+    """How many times each name is read in ``stmts``, at any depth."""
+    return Counter(name for s in walk_stmts(stmts) for name in uses_of(s))
+
+
+def _drop_unread_placeholders(body: list[Stmt], placeholders: list) -> None:
+    """Take back the None a branch was given for a name bound on its other path (see
+    ``Normalizer._enter_path``) where nothing after that `if` reads the join: the
+    branch that reads it did so before a later `if` was entered that only looked
+    alike.  A container joined with None has no zeros for its derivative, so such a
+    dead join would be refused."""
+    if not placeholders:
+        return
+    reads = _reads_in(body)
+    for stmt, side, let in placeholders:
+        if reads[let.target] > _reads_in([stmt])[let.target]:
+            continue  # read after the `if` (or before it, in a loop): the join stays
+        branch = getattr(stmt, side)
+        for i, other in enumerate(branch):
+            if other is let:
+                del branch[i]
+                stmt.joins.remove(let.target)
+                break
+
+
 class Normalizer:
     def __init__(self, fn: Any, parsed: ParsedFunction, stack: tuple[Any, ...]):
         self.fn = fn
@@ -423,6 +450,8 @@ class Normalizer:
         # Names an `if` binds on one path only: usable again inside a later `if` on
         # the same path, as long as nothing rebinds them in between (see _enter_path)
         self.partial: list[_OnePath] = []
+        # the None bindings _enter_path put on the other paths: (if, its branch, let)
+        self.placeholders: list[tuple[If, str, Let]] = []
         self.paths: list[Any] = []  # the paths of the branches being normalized
         self.generation: dict[str, int] = {}  # user name -> how many times bound
         self.user_of: dict[str, str] = {}  # a name that binds a user's variable -> it
@@ -472,6 +501,7 @@ class Normalizer:
                 hoisted = _hoist_returns(body_nodes, self._positions_alias)
                 body = self.block(hoisted)
                 body = self._single_return(body, hoisted[-1] if hoisted else node)
+            _drop_unread_placeholders(body, self.placeholders)
             _MemoryCheck(self).run(body, params + kwonly)
             _check_block_nesting(body)
         except TransformError as err:
@@ -927,10 +957,12 @@ class Normalizer:
             self.env[name] = record.ssa
             for stmt, k in record.chain:
                 if record.ssa not in stmt.joins:
-                    other = stmt.orelse if k == 0 else stmt.body
-                    other.insert(0, Let(record.ssa, "identity", (Const(None, "None"),), {},
-                                        stmt.loc))
+                    side = "orelse" if k == 0 else "body"
+                    placeholder = Let(record.ssa, "identity", (Const(None, "None"),), {},
+                                      stmt.loc)
+                    getattr(stmt, side).insert(0, placeholder)
                     stmt.joins.append(record.ssa)
+                    self.placeholders.append((stmt, side, placeholder))
 
     def _unpacked_values(self, target: Any, value: Any) -> Any:
         """The right side of ``a, (b, c), *d = ...``: a list with one entry per
