@@ -75,7 +75,12 @@ def test_recorded_fixture_matches_live_jax(case: Case) -> None:
     if recorded is None:
         pytest.fail(f"no recording for {case.name}: run python tools/record_fixtures.py")
     for r, live in zip(recorded, live_jax_grad(case)):
-        np.testing.assert_allclose(r, live, rtol=1e-12, atol=1e-14)
+        # float32 to a few units in the last place: XLA's own compile options (the
+        # suite turns its optimizing passes off) may fuse float32 arithmetic differently
+        eps = np.finfo(np.result_type(r)).eps if np.issubdtype(
+            np.result_type(r), np.floating) else 0.0
+        rtol = 1e-12 if eps < 1e-10 else 8 * eps
+        np.testing.assert_allclose(r, live, rtol=rtol, atol=1e-14)
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)

@@ -5,8 +5,9 @@ parser and visitors, and s2s's passes, recurse per level, and it raised Recursio
 from inside libcst.  s2s now reads code nesting deeper than ``parse.SAFE_DEPTH`` on a
 thread with a stack sized for it and the recursion limit raised while its passes run
 (put back afterwards, also when several threads transform at once), and refuses code
-deeper than ``parse.MAX_DEPTH``, located.  Values are checked against JAX.  The 2000
-terms JAX handles run with ``-m slow`` (about a minute).
+deeper than ``parse.MAX_DEPTH``, located.  Values are checked against JAX.  By default
+one case of each kind runs, a little deeper than ``parse.SAFE_DEPTH``; the long ones
+(400 and 2000 terms, 1500 on a small stack, 250-term chains) run with ``-m slow``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from s2s import parse
 from support import HAVE_JAX, jax, jnp
 
 _COUNTER = itertools.count()
+SLOW = pytest.mark.slow  # the long cases: each takes 10 to 60 s
 
 
 def load(tmp_path, body: str, np_module: str = "numpy"):
@@ -82,30 +84,35 @@ def check_all(tmp_path, body: str, x, v, jax_body: str | None = None,
             close(per_example, [jax.grad(jmod.f)(jnp.asarray(row)) for row in xs])
 
 
-@pytest.mark.parametrize("n", [400, pytest.param(2000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "n", [150, pytest.param(400, marks=SLOW), pytest.param(2000, marks=SLOW)])
 def test_a_long_sum_is_transformed(tmp_path, n):
-    """The issue's 400 terms, and the 2000 JAX handles."""
+    """Deeper than parse.SAFE_DEPTH (read on a thread of its own), the issue's 400 terms,
+    and the 2000 JAX handles."""
     check_all(tmp_path, long_sum(n), 0.3, 1.0)
 
 
+@SLOW
 def test_a_long_sum_of_arrays(tmp_path):
     body = ("def f(x):\n    return np.sum(" + " + ".join(
         f"np.sin(x * {i % 7 + 1}.0) * {i / 100}" for i in range(250)) + ")\n")
     check_all(tmp_path, body, np.array([0.3, -0.7, 1.1]), np.array([1.0, 0.5, -2.0]))
 
 
+@SLOW
 def test_a_long_product_and_a_mixed_chain(tmp_path):
     body = ("def f(x):\n    return " + " * ".join(["(1.0 + x / 1000.0)"] * 250)
             + " - " + " - ".join(f"x / {i + 1}.0" for i in range(250)) + "\n")
     check_all(tmp_path, body, 0.3, 1.0)
 
 
-@pytest.mark.parametrize("depth", [150, 199])
+@pytest.mark.parametrize("depth", [150, pytest.param(199, marks=SLOW)])
 def test_deeply_nested_calls(tmp_path, depth):
     body = "def f(x):\n    return " + "np.sin(" * depth + "x" + ")" * depth + "\n"
     check_all(tmp_path, body, 0.9, 1.0)
 
 
+@SLOW
 def test_deeply_nested_parentheses_and_operators(tmp_path):
     depth = 190
     inner = "x"
@@ -115,6 +122,7 @@ def test_deeply_nested_parentheses_and_operators(tmp_path):
     check_all(tmp_path, body, 0.4, 1.0)
 
 
+@SLOW
 def test_a_long_chain_of_unary_minus(tmp_path):
     body = "def f(x):\n    return " + "- " * 601 + "x * x\n"
     check_all(tmp_path, body, 0.4, 1.0)
@@ -133,7 +141,8 @@ def elif_chain(n: int) -> str:
         + "    else:\n        y = x * x\n    return y\n")
 
 
-@pytest.mark.parametrize("x", [-2.0, -0.335, 0.4])
+@pytest.mark.parametrize("x", [pytest.param(-2.0, marks=SLOW), pytest.param(-0.335, marks=SLOW),
+                               0.4])
 def test_conditionals_nested_as_deep_as_emitted_code_allows(tmp_path, x):
     # (vmap of the gradient of three nested conditional expressions is refused
     # already: a name bound on one path of a batched `if`, vmap.py)
@@ -158,6 +167,7 @@ def test_conditionals_nested_deeper_are_refused_located(tmp_path, make, line):
     assert "Instead: split the chain into helper functions" in message
 
 
+@SLOW
 def test_a_deep_lambda_and_a_deep_callee(tmp_path):
     body = ("g = lambda x: " + " + ".join(f"x*{i}.0" for i in range(300)) + "\n\n\n"
             "def helper(x):\n    return " + " + ".join(f"np.sin(x)*{i}.0" for i in range(300))
@@ -181,11 +191,12 @@ def test_deeper_than_the_limit_is_refused_located(tmp_path, monkeypatch):
     assert int(where[3]) == 12  # the first `y` of the sum: the deepest node
 
 
-def test_transforms_in_threads_share_one_raised_limit(tmp_path):
+@pytest.mark.parametrize("base", [120, pytest.param(300, marks=SLOW)])
+def test_transforms_in_threads_share_one_raised_limit(tmp_path, base):
     """Several threads transform deep functions at once (each raising the limit, one
     finishing while the others run): all succeed, and the limit is put back."""
     limit = sys.getrecursionlimit()
-    mods = [load(tmp_path, long_sum(300 + 50 * k))[0] for k in range(6)]
+    mods = [load(tmp_path, long_sum(base + 50 * k))[0] for k in range(6)]
 
     def work(k):
         g = s2s.grad(mods[k].f)
@@ -194,11 +205,12 @@ def test_transforms_in_threads_share_one_raised_limit(tmp_path):
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         results = list(pool.map(work, range(6)))
     for k, (grad, tangent) in enumerate(results):
-        n = 300 + 50 * k
+        n = base + 50 * k
         assert grad == tangent == pytest.approx(n * (n - 1) / 2)
     assert sys.getrecursionlimit() == limit
 
 
+@SLOW
 def test_a_caller_on_a_small_stack(tmp_path):
     """The deep source is read on a thread of its own; the rest runs in the caller's
     thread, here one with a small stack."""

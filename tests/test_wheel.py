@@ -133,6 +133,7 @@ def _build_wheel(src: Path, dist: Path) -> Path:
     return wheels[0]
 
 
+@pytest.mark.slow  # builds a wheel and installs it: packaging runs in the slow tier
 def test_installed_wheel_passes_the_suite(tmp_path: Path) -> None:
     t0 = time.perf_counter()
     # Build from a copy: never into the shared tree's build/ (stale modules there
