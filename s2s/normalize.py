@@ -384,23 +384,24 @@ def _forwards_to(fn: Any) -> Any:
     return inner if given == expected else None
 
 
-
 def _reads_in(stmts: list[Stmt]) -> Counter:
     """How many times each name is read in ``stmts``, at any depth."""
     return Counter(name for s in walk_stmts(stmts) for name in uses_of(s))
 
 
 def _drop_unread_placeholders(body: list[Stmt], placeholders: list) -> None:
-    """Take back the None a branch was given for a name bound on its other path (see
-    ``Normalizer._enter_path``) where nothing after that `if` reads the join: the
-    branch that reads it did so before a later `if` was entered that only looked
-    alike.  A container joined with None has no zeros for its derivative, so such a
-    dead join would be refused."""
+    """Take back the None ``Normalizer._enter_path`` gave a name on the other path of
+    the `if` that binds it, where no code outside that `if` reads the join (a later
+    `if` on the same test was entered, but never read the name).  A container joined
+    with None has no zeros for its derivative: such a dead join would be refused."""
     if not placeholders:
         return
     reads = _reads_in(body)
+    inside: dict[int, Counter] = {}  # id(if) -> the reads within it
     for stmt, side, let in placeholders:
-        if reads[let.target] > _reads_in([stmt])[let.target]:
+        if id(stmt) not in inside:
+            inside[id(stmt)] = _reads_in([stmt])
+        if reads[let.target] > inside[id(stmt)][let.target]:
             continue  # read after the `if` (or before it, in a loop): the join stays
         branch = getattr(stmt, side)
         for i, other in enumerate(branch):

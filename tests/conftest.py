@@ -12,8 +12,9 @@ os.environ.setdefault("S2S_CHECK_EMITTED", "1")
 sys.path.insert(0, os.path.dirname(__file__))
 
 # JAX is the oracle, and compiling its programs was most of the suite's time: XLA's
-# optimizing passes cost more than they save on arrays of a few elements (test_forward_rules
-# e2e: 99 s with them, 43 s without), and the numbers are compared within tolerance anyway
+# optimizing passes cost more than they save on arrays of a few elements
+# (test_forward_rules e2e: 99 s with them, 43 s without); values are compared within
+# tolerance anyway
 os.environ.setdefault(
     "XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true")
 
