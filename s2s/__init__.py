@@ -11,12 +11,11 @@
     print(s2s.source(loss))  # the emitted gradient, as Python
 """
 
-from .api import Transformed, grad, jvp, source, value_and_grad, vjp
-from .vectorize import hessian, jacfwd, jacrev, vmap
-from .jit import jit
-from .custom import custom_jvp, custom_vjp, primitive
-from .checkpoint import checkpoint  # (the function; the module is "s2s.checkpoint")
-from .ledger import ledger  # (the function; the module is importlib's "s2s.ledger")
+from .api import Transformed, grad, hessian, jacfwd, jacrev, jit, jvp, source, value_and_grad
+from .api import vjp, vmap
+from .primitives.custom import custom_jvp, custom_vjp, primitive
+from .transforms.checkpoint import checkpoint
+from .ledger import ledger  # (the function; the module s2s.ledger holds the ledger API)
 from .errors import (
     CustomRuleError,
     MissingRuleError,

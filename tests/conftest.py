@@ -6,7 +6,7 @@ import zlib
 import pytest
 
 # every module s2s emits while the suite runs is checked: compiles, re-parses with
-# libcst, stable under a second black pass (s2s.emitcode.CHECK_INVARIANTS)
+# libcst, stable under a second black pass (s2s.emit.code.CHECK_INVARIANTS)
 os.environ.setdefault("S2S_CHECK_EMITTED", "1")
 
 sys.path.insert(0, os.path.dirname(__file__))

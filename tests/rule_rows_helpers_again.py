@@ -14,8 +14,15 @@ import numpy as np
 
 from rule_table import E2ECase, Row, const, normal
 from s2s.runtime import (
-    add_each, einsum_bars, einsum_tangent, join_like, multi_dot_bars, multi_dot_tangent,
-    only_at, split_like, take_along_axis_bar,
+    add_each,
+    einsum_bars,
+    einsum_tangent,
+    join_like,
+    multi_dot_bars,
+    multi_dot_tangent,
+    only_at,
+    split_like,
+    take_along_axis_bar,
 )
 
 PICK = np.array([[3, 0, 3, 1], [2, 2, 0, 1]])  # places along axis 1 of a (2, 4), repeated

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from s2s.cli import primitive_table, primitives_markdown
+from s2s.tools.cli import primitive_table, primitives_markdown
 
 DOCS = Path(__file__).parent.parent / "docs" / "primitives.md"
 

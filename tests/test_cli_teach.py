@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.cli import main
-from s2s.teach_check import fd_grad, fd_hessian
-from s2s.teach_common import highlight_ansi, highlight_html, load_target, parse_shapes
+from s2s.tools.cli import main
+from s2s.tools.teach.check import fd_grad, fd_hessian
+from s2s.tools.teach.common import highlight_ansi, highlight_html, load_target, parse_shapes
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -309,7 +309,7 @@ def test_emit_jacfwd_and_check_it(user_file, tmp_path) -> None:
     assert run_cli("emit", f"{user_file}:three", "--jacfwd", "-o", out)[0] == 0
     namespace: dict = {}
     exec(compile(out.read_text(), str(out), "exec"), namespace)
-    from s2s.teach_check import fd_jacobian
+    from s2s.tools.teach.check import fd_jacobian
 
     x = np.array([0.4, -1.2, 0.9])
     entry = namespace[__import__("json").loads(

@@ -22,10 +22,10 @@ import closure_fns as C
 import closure_fns_other
 import s2s
 from corpus import CASES
-from s2s.ir import For, If, Let, walk
-from s2s.kinds import LEAF, SEQ, Seq, Tree
-from s2s.normalize import normalize
-from s2s.reverse import Module, Spec, _Reverse
+from s2s.ir.nodes import For, If, Let, walk
+from s2s.ir.kinds import LEAF, SEQ, Seq, Tree
+from s2s.frontend.normalize import normalize
+from s2s.transforms.reverse import Module, Spec, _Reverse
 from support import HAVE_JAX, assert_trees_close, fd_grad, jax, jax_twin
 
 J = jax_twin(C) if HAVE_JAX else None
@@ -134,7 +134,7 @@ def test_add_at_gradients_match_finite_differences(fn, args) -> None:
 
 @pytest.mark.skipif(not HAVE_JAX, reason="needs JAX")
 def test_add_at_rules_match_jax() -> None:
-    from s2s.ir import Const, Index
+    from s2s.ir.nodes import Const, Index
     from s2s.primitives import PRIMITIVES
 
     prim = PRIMITIVES["add_at"]

@@ -4,7 +4,7 @@ Each test loads fresh functions (a module written to a temp dir, so no cache has
 them), releases 8 threads together at a barrier, and checks that every thread got the
 answer a single thread gets (and finite differences agree), and that each transform
 was generated once: one entry per (function, transform, call structure) in
-``s2s.api._TEXT_CACHE``, one compiled function per transformed object
+``s2s.api.transformed._TEXT_CACHE``, one compiled function per transformed object
 (``Transformed._compiled``), and one formatting pass (``format_module``, counted by
 wrapping it; s2s itself is not edited).
 """
@@ -26,7 +26,7 @@ import pytest
 
 import s2s
 import support
-import s2s.api as api
+import s2s.api.transformed as api
 
 THREADS = 8
 _DIR = Path(tempfile.mkdtemp(prefix="s2s_threads_"))
@@ -77,7 +77,7 @@ def fresh_module() -> Any:
 
 
 class FormatCounter:
-    """Counts emitted modules by function name (``s2s.api.format_module`` wrapped)."""
+    """Counts emitted modules by function name (``s2s.api.transformed.format_module`` wrapped)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.lock = threading.Lock()
@@ -139,7 +139,7 @@ def test_one_grad_object_called_from_eight_threads(monkeypatch) -> None:
     assert len(g._compiled) == 1
     assert len(text_entries(m.f1)) == 1
     assert counter.counts == {"f1_grad": 1}
-    # and one specialization of the signature all the calls share (s2s/specialize.py)
+    # and one specialization of the signature all the calls share (s2s/optimize/specialize.py)
     assert len([e for e in g._by_signature.values() if e.text is not None]) == 1
 
 

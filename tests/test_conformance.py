@@ -1,4 +1,4 @@
-"""The conformance corpus (s2s/conformance.py, tests/fixtures/conformance/, recorded
+"""The conformance corpus (s2s/tools/conformance.py, tests/fixtures/conformance/, recorded
 from JAX by tools/capture_fixtures.py): replayed without JAX, compared live with it.
 
 docs/conformance.md is the record of every case's status: a case passes unless the
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from s2s import conformance as C
+from s2s.tools import conformance as C
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "conformance.md"
@@ -99,7 +99,7 @@ class NoJax:
         if name == "jax" or name.startswith(("jax.", "jaxlib")):
             raise ImportError(f"blocked: {name}")
 sys.meta_path.insert(0, NoJax())
-from s2s.cli import main
+from s2s.tools.cli import main
 code = main(sys.argv[1:])
 assert not any(m == "jax" or m.startswith("jax.") for m in sys.modules), "jax imported"
 sys.exit(code)

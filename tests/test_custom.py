@@ -315,7 +315,7 @@ def test_user_primitive_without_batching_family_is_refused_by_vmap() -> None:
 
 
 def test_user_primitive_is_listed_and_checked_like_builtins() -> None:
-    from s2s.cli import primitive_table
+    from s2s.tools.cli import primitive_table
 
     rows = {r["name"]: r for r in primitive_table(include_user=True)}
     assert "softplus" not in {r["name"] for r in primitive_table()}

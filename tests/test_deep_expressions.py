@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import parse
+from s2s.frontend import source as parse
 from support import HAVE_JAX, jax, jnp
 
 _COUNTER = itertools.count()

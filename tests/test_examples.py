@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from s2s.teach_check import fd_grad
+from s2s.tools.teach.check import fd_grad
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from s2s.cli import main
+from s2s.tools.cli import main
 
 ROOT = Path(__file__).parent.parent
 

@@ -1,6 +1,6 @@
 """Output invariants for everything the corpus emits.
 
-``s2s.emitcode.format_module`` asserts compile / libcst re-parse / black stability on
+``s2s.emit.code.format_module`` asserts compile / libcst re-parse / black stability on
 every emission, so any test that transforms a function checks them; this file makes
 the check explicit and adds readability properties a person would look for.
 """
@@ -16,7 +16,7 @@ import pytest
 
 import s2s
 from corpus import CASES, Case
-from s2s.emitcode import EmitError, check_invariants
+from s2s.emit.code import EmitError, check_invariants
 
 
 @pytest.fixture(scope="module")

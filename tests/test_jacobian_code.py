@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.kinds import kind_of
+from s2s.ir.kinds import kind_of
 
 jax = pytest.importorskip("jax")
 jax.config.update("jax_enable_x64", True)

@@ -646,7 +646,7 @@ def test_numpy_jit_leaves_the_callers_arrays_alone() -> None:
 
 def test_numpy_jit_source_shows_the_code_specialised_to_the_signature() -> None:
     """On NumPy the transform specialises its code to a signature on its second call
-    with it (s2s/specialize.py); the jitted function's source is then that code."""
+    with it (s2s/optimize/specialize.py); the jitted function's source is then that code."""
     g = s2s.jit(s2s.grad(F.loss))
     if not hasattr(g.fun, "specialized_source"):
         pytest.skip("the core's shape specialisation is not in this tree")

@@ -96,8 +96,8 @@ def test_the_issue_example() -> None:
 def test_the_if_joins_the_loops_result() -> None:
     """The IR states what each path leaves: the loop's value and the gradient's tape
     (a version of the list, spelled with its name) are joins of the `if`."""
-    from s2s.ir import If
-    from s2s.normalize import normalize
+    from s2s.ir.nodes import If
+    from s2s.frontend.normalize import normalize
 
     (first,) = [s for s in normalize(F.loop_in_if).body if isinstance(s, If)]
     assert first.joins

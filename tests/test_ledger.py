@@ -11,13 +11,22 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import cli_ledger
-from s2s.cli import main
-from s2s.ledger import (
-    KEY_ENV, KEY_FILE_ENV, LedgerError, canonical, decode_tree, encode_tree, ledger,
-    load, save, sign, verify,
+from s2s.tools import cli_ledger
+from s2s.tools.cli import main
+from s2s.tools.ledger import (
+    KEY_ENV,
+    KEY_FILE_ENV,
+    LedgerError,
+    canonical,
+    decode_tree,
+    encode_tree,
+    ledger,
+    load,
+    save,
+    sign,
+    verify,
 )
-from s2s.selfcheck import JvpOf
+from s2s.tools.selfcheck import JvpOf
 
 ROOT = Path(__file__).parent.parent
 SCHEMA = ROOT / "docs" / "ledger-schema.json"
@@ -404,7 +413,7 @@ def test_matrix_verdicts(matrix_rows):
 
 
 def test_matrix_doc_is_up_to_date(matrix_rows):
-    from s2s.cli_ledger import matrix_markdown
+    from s2s.tools.cli_ledger import matrix_markdown
 
     pytest.importorskip("jax")  # the evidence column names the JAX oracle's status
     assert MATRIX.read_text() == matrix_markdown(matrix_rows), (
@@ -467,7 +476,7 @@ def test_the_function_is_found_by_module_name_or_else_by_file(tmp_path, monkeypa
 def test_verifying_without_jax_re_runs_the_rest_of_the_evidence(signed, monkeypatch):
     import importlib
 
-    ledger_module = importlib.import_module("s2s.ledger")  # (s2s.ledger may be the function)
+    ledger_module = importlib.import_module("s2s.tools.ledger")
     monkeypatch.setattr(ledger_module, "_jax_importable", lambda: False)
     result = verify(signed, key=KEY, trust_code=True)
     assert result["ok"], result

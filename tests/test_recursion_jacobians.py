@@ -173,7 +173,7 @@ def corpus_case(name: str):
 # vmap runs the first example to learn ranks; with n == 0 the recursive branch never
 # runs.  A call it never made gets, as its example, the caller's own arguments (the
 # same function) or the caller's arguments of the callee's parameter names (a
-# gradient's forward call; others by place), where their ranks match (s2s/vmap.py
+# gradient's forward call; others by place), where their ranks match (s2s/transforms/vmap.py
 # `_unprobed_call`), and its result the callee's return ranks.
 
 
@@ -274,7 +274,7 @@ def test_jacfwd_of_a_container_result(name: str, n: int) -> None:
 
 def test_too_many_paths_to_tell_apart(monkeypatch) -> None:
     """Past _MAX_PATHS the structure is a fixed point from an array: the same here."""
-    monkeypatch.setattr(sys.modules["s2s.reverse"], "_MAX_PATHS", 1)
+    monkeypatch.setattr(sys.modules["s2s.transforms.reverse"], "_MAX_PATHS", 1)
     twins = _twins()
     for name in ("pair_tower", "ping"):
         f, twin = fresh(globals()[name]), getattr(twins, name)

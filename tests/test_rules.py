@@ -33,7 +33,7 @@ import s2s  # noqa: E402
 from rule_table import (  # noqa: E402
     E2ECase, Row, const, mask, nonzero, normal, rng_for, twin_of, uniform,
 )
-from s2s.ir import Let, walk  # noqa: E402
+from s2s.ir.nodes import Let, walk  # noqa: E402
 from s2s.primitives import PRIMITIVES, load_all  # noqa: E402
 
 load_all()  # SciPy's family registers lazily; the table covers it too

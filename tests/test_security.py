@@ -31,9 +31,18 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.cli import main
-from s2s.ledger import KEY_ENV, KEY_FILE_ENV, LedgerError, ledger, load, save, sign, verify
-from s2s.teach_emit import read_meta
+from s2s.tools.cli import main
+from s2s.tools.ledger import (
+    KEY_ENV,
+    KEY_FILE_ENV,
+    LedgerError,
+    ledger,
+    load,
+    save,
+    sign,
+    verify,
+)
+from s2s.tools.teach.emit import read_meta
 
 KEY = b"security test key"
 ENV = {k: v for k, v in os.environ.items() if k not in (KEY_ENV, KEY_FILE_ENV)}
@@ -293,7 +302,7 @@ def test_code_that_exits_while_verified_is_a_failure(tmp_path) -> None:
 
 def test_ledger_and_save_refuse_to_run_inside_verify(recorded, monkeypatch) -> None:
     """What a trusted module runs while it is verified cannot record or save."""
-    ledger_module = sys.modules["s2s.ledger"]
+    ledger_module = sys.modules["s2s.tools.ledger"]
     signed, _, _, _ = recorded
     seen = []
 

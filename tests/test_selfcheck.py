@@ -11,9 +11,15 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.cli_ledger import custom_rule_user, wrong_rule
-from s2s.selfcheck import (
-    JvpOf, SelfCheckError, VjpOf, rebuild, root_of, selfcheck, stack_of,
+from s2s.tools.cli_ledger import custom_rule_user, wrong_rule
+from s2s.tools.selfcheck import (
+    JvpOf,
+    SelfCheckError,
+    VjpOf,
+    rebuild,
+    root_of,
+    selfcheck,
+    stack_of,
 )
 
 

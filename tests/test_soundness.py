@@ -214,7 +214,10 @@ def test_transforming_new_functions_in_a_loop_keeps_few_alive(how, monkeypatch) 
     import gc
     import weakref
 
-    from s2s import api, normalize, parse, vectorize
+    from s2s.api import transformed as api
+    from s2s.frontend import normalize
+    from s2s.frontend import source as parse
+    from s2s.api import vectorize
 
     for cache in (api._TEXT_CACHE, api._FUNCTION_CACHE, api._JVPS, vectorize._VJPS,
                   normalize._FUNCTIONS, parse._MODULE_CACHE):

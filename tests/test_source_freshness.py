@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.parse import parse_function
+from s2s.frontend.source import parse_function
 from support import HAVE_JAX, jax
 
 _COUNTER = itertools.count()

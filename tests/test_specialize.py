@@ -1,4 +1,4 @@
-"""Shape specialization (``s2s/specialize.py``): the second call with a signature runs
+"""Shape specialization (``s2s/optimize/specialize.py``): the second call with a signature runs
 code rewritten from the first call's shapes; it must give what the emitted code gives.
 
 The oracle is the generic emitted code itself (checked against JAX by the rest of the
@@ -13,7 +13,7 @@ import pytest
 
 import s2s
 from corpus import CASES
-from s2s.emitcode import check_invariants
+from s2s.emit.code import check_invariants
 
 from test_rules import E2E  # noqa: E402
 
@@ -202,7 +202,7 @@ def test_branches_are_not_specialized() -> None:
 
 
 def test_turned_off(monkeypatch) -> None:
-    from s2s import api
+    from s2s.api import transformed as api
 
     monkeypatch.setattr(api, "OPTIMIZE", False)
 
@@ -343,7 +343,7 @@ def test_the_second_call_does_work_linear_in_the_function(tmp_path, monkeypatch)
     four times the work (a quadratic pass would be sixteen)."""
     import ast
 
-    from s2s import specialize as S
+    from s2s.optimize import specialize as S
 
     real = ast.iter_fields
     visits = [0]
@@ -368,7 +368,7 @@ def test_the_second_call_does_work_linear_in_the_function(tmp_path, monkeypatch)
 
 
 def test_past_the_size_limit_the_code_runs_as_emitted(tmp_path, monkeypatch) -> None:
-    from s2s import specialize as S
+    from s2s.optimize import specialize as S
 
     monkeypatch.setattr(S, "MAX_STATEMENTS", 100)
     g = s2s.grad(_long_function(40, tmp_path))

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import normalize as s2s_normalize
-from s2s import parse as s2s_parse
+from s2s.frontend import normalize as s2s_normalize
+from s2s.frontend import source as s2s_parse
 
 import syntax_fns as F
 from support import jax_twin, leaves

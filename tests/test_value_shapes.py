@@ -1,8 +1,8 @@
 """The specializer never assumes a shape that values decide (issue: soundness).
 
 ``s2s.grad`` specializes its code to a signature from the second call with it
-(s2s/specialize.py), keeping only the facts the signature settles
-(s2s/signature_facts.py).  Each random program of tests/value_shaped_programs.py has
+(s2s/optimize/specialize.py), keeping only the facts the signature settles
+(s2s/optimize/signature_facts.py).  Each random program of tests/value_shaped_programs.py has
 intermediates whose shapes depend on values (masks, ``argmax`` bounds, 0-d integer
 arrays, a module attribute, a module array changed in place); it is called several
 times with one signature and new values each time, and every call is compared with

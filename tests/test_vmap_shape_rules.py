@@ -1,4 +1,4 @@
-"""Batching rules of the shape and indexing families (s2s/batching_shape.py), against
+"""Batching rules of the shape and indexing families (s2s/primitives/batching_shape.py), against
 ``jax.vmap``.
 
 1. Every rule-table function (and its gradient) that reaches one of these primitives,
@@ -26,7 +26,7 @@ from rule_table import rng_for, twin_of  # noqa: E402
 from test_rules import E2E, e2e_params  # noqa: E402
 from test_vmap_rules import REFUSED, batch, compare, in_axes  # noqa: E402
 
-from s2s.batching import rule_for  # noqa: E402
+from s2s.primitives.batching import rule_for  # noqa: E402
 from s2s.primitives import PRIMITIVES  # noqa: E402
 from s2s.runtime import rhs_columns, weights_along  # noqa: E402
 

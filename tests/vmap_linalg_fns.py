@@ -11,10 +11,25 @@ import numpy as np
 import scipy.special as sp
 
 from s2s.runtime import (
-    cumprod_bar, cumprod_bar_jet, cumprod_jet, cumprod_tangent, dot_lhs_bar,
-    dot_rhs_bar, einsum_bar, kron_lhs_bar, kron_rhs_bar, matrix_norm_grad,
-    multi_dot_bars, norm_grad, prod_of_others, prod_of_others_jet, special_log_softmax,
-    special_logsumexp, special_softmax, tensordot_lhs_bar, tensordot_rhs_bar,
+    cumprod_bar,
+    cumprod_bar_jet,
+    cumprod_jet,
+    cumprod_tangent,
+    dot_lhs_bar,
+    dot_rhs_bar,
+    einsum_bar,
+    kron_lhs_bar,
+    kron_rhs_bar,
+    matrix_norm_grad,
+    multi_dot_bars,
+    norm_grad,
+    prod_of_others,
+    prod_of_others_jet,
+    special_log_softmax,
+    special_logsumexp,
+    special_softmax,
+    tensordot_lhs_bar,
+    tensordot_rhs_bar,
     vector_norm_grad,
 )
 

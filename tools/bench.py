@@ -10,7 +10,7 @@ turn, so drift in machine load hits all of them alike).  BLAS is pinned to one t
 Ratios are to the hand-written NumPy gradient: 1.00 means as fast as a careful person.
 
 Systems: ``s2s.grad`` is what a user gets (from the second call with a signature on,
-the code specialized to it, see s2s/specialize.py); ``s2s.grad (as emitted)`` is the
+the code specialized to it, see s2s/optimize/specialize.py); ``s2s.grad (as emitted)`` is the
 generic emitted code (``g.specialize = False``); ``s2s.jit(grad, jax)`` runs the same
 emitted code under jax.jit.  Also reported: emitted gradient length against the
 hand-written one, and transform latency (cold and from the cache).
@@ -120,7 +120,7 @@ def run(quick: bool) -> tuple[list[tuple], dict]:
 def ablate(quick: bool) -> list[tuple]:
     """Each specialization pass switched off in turn: its effect on every cell, as the
     ratio to the hand-written gradient with and without it (interleaved repeats)."""
-    from s2s import specialize
+    from s2s.optimize import specialize
 
     rows = []
     for name, size in W.CASES:
@@ -219,7 +219,7 @@ def latency() -> dict:
         start = time.perf_counter()
         s2s.grad(fn)(*args)  # parse, normalize, emit, format, compile, first call
         cold.append(time.perf_counter() - start)
-    kinds = (s2s.api.LEAF,) * 3
+    kinds = (s2s.api.transformed.LEAF,) * 3
     n = 2000
     start = time.perf_counter()
     for _ in range(n):

@@ -12,7 +12,7 @@
 
 Each gradient is measured two ways: the code as emitted (``S2S_SPECIALIZE=0``), and
 what repeated calls through the API run (from the second call with one signature
-s2s runs the code specialized to its shapes, ``s2s/specialize.py``; the specializer
+s2s runs the code specialized to its shapes, ``s2s/optimize/specialize.py``; the specializer
 skips nested loops, so checkpointed code runs as emitted).  Each table row is
 measured in a fresh process; times are this process's CPU time (``time.process_time``:
 the NumPy code here runs on one thread, and other processes on a shared machine count

@@ -1,5 +1,5 @@
 """The second call's cost against function length: the time ``s2s.grad`` spends
-specializing its code to a signature (s2s/specialize.py), for generated straight-line
+specializing its code to a signature (s2s/optimize/specialize.py), for generated straight-line
 functions of n statements.
 
     python tools/bench_specialize.py            # n = 10, 50, 100, 200, 400, 800
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 import s2s
-from s2s import specialize as S
+from s2s.optimize import specialize as S
 
 FORMS = ["np.sin(a) * y", "a * 0.5 + y", "np.tanh(a + y)", "a * a * 0.1 + y"]
 

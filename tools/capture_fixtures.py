@@ -17,7 +17,7 @@ The corpus:
   jvp(grad) and jacfwd(jacrev).
 
 JAX runs the same source text with ``numpy`` rebound to ``jax.numpy``
-(s2s.conformance.load_module(..., twin=True)).  Where ``jax.vmap`` cannot run a
+(s2s.tools.conformance.load_module(..., twin=True)).  Where ``jax.vmap`` cannot run a
 program (a Python ``if`` on a batched value) the expected value is a Python loop of
 JAX over the examples, and the manifest says so (``jax_how``).  A case JAX itself
 cannot run is left out and listed under ``skipped``.
@@ -47,7 +47,7 @@ import jax  # noqa: E402
 jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_platforms", "cpu")
 
-from s2s import conformance as C  # noqa: E402
+from s2s.tools import conformance as C  # noqa: E402
 
 OUT = TESTS / "fixtures" / "conformance"
 BATCH = 3

@@ -7,7 +7,7 @@
 
 Where JAX or a GPU is missing it prints why and exits 0 (it is a check to run where
 ``jax[cuda]`` is installed, not a failure elsewhere).  Otherwise each conformance case
-(``s2s/conformance.py``: recorded JAX results) whose transform the JAX backend runs
+(``s2s/tools/conformance.py``: recorded JAX results) whose transform the JAX backend runs
 (value, grad, vmap, vmap(grad)) is run as ``s2s.jit(..., backend="jax")`` on the
 device, compared with the recorded answer, and timed: the first call (transform,
 trace and compile) and the steady state (median of repeated calls, each waited on).
@@ -84,7 +84,7 @@ def run_case(corpus: Any, case: dict, device: Any, repeats: int) -> dict:
     import jax
 
     import s2s
-    from s2s import conformance
+    from s2s.tools import conformance
     from s2s.errors import TransformError
 
     out = {"id": case["id"], "transform": case["transform"], "status": "pass",
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     import jax
 
     jax.config.update("jax_enable_x64", True)
-    from s2s import conformance
+    from s2s.tools import conformance
 
     try:
         corpus = conformance.load()

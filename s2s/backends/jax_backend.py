@@ -44,14 +44,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import api, emitcode
-from ..api import Transformed, _check_argnums, _leaves, _rebuild
-from ..emitcode import compile_module
+from ..api import transformed as api
+from ..emit import code as emitcode
+from ..api.transformed import Transformed, _check_argnums, _leaves, _rebuild
+from ..emit.code import compile_module
 from ..errors import Loc, TransformError
-from ..kinds import LEAF, kind_of
+from ..ir.kinds import LEAF, kind_of
 from . import Backend, TracedValueError
 from . import jax_control, jax_numpy
-from .emitted import emitted_for, shadow
+from ..api.emitted import emitted_for, shadow
 from .control import STAYS, _range_of, lower_control
 from .lower import lower_inplace
 
@@ -151,7 +152,7 @@ class JaxBackend(Backend):
         of the function ``jax.jit`` traces.  ``examples`` holds a vmapped function's
         code per signature (``example_key``); ``texts`` gets the emitted text run."""
         texts = texts if texts is not None else []
-        from ..vectorize import Vmapped, _JacFwd, _JacRev
+        from ..api.vectorize import Vmapped, _JacFwd, _JacRev
 
         if isinstance(fun, Vmapped):
             if examples is None or example_key not in examples:
@@ -740,7 +741,7 @@ class OnJax:
         self.__name__ = t.__name__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from ..vectorize import Vmapped
+        from ..api.vectorize import Vmapped
 
         if isinstance(self.t, Vmapped):
             raise TransformError(
@@ -791,7 +792,7 @@ _S2S_FUNCTIONS = {id(getattr(api, n)): (getattr(api, n), n)
 
 
 def _register_vectorize() -> None:
-    from .. import vectorize
+    from ..api import vectorize
 
     for n in ("vmap", "jacfwd", "jacrev", "hessian"):
         _S2S_FUNCTIONS[id(getattr(vectorize, n))] = (getattr(vectorize, n), n)
@@ -888,7 +889,7 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
     per input direction) or VJP (one row per output direction) run over the standard
     basis by ``lax.map``, a loop XLA compiles once; the blocks laid out as the NumPy
     backend lays them out (output dims first, then input dims)."""
-    from ..vectorize import _JacFwd, _basis
+    from ..api.vectorize import _JacFwd, _basis
 
     if kwargs:
         raise TypeError(f"{jac.__name__} takes positional arguments only")

@@ -14,7 +14,7 @@ import inspect
 import re
 
 from .. import runtime as _numpy_runtime
-from ..emitcode import compile_module
+from ..emit.code import compile_module
 from .lower import lower_inplace
 
 HEADER_IMPORT = "import s2s.backends.jax_numpy as np"

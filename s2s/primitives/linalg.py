@@ -14,12 +14,26 @@ import operator
 import numpy as np
 
 from ..runtime import (
-    dot_lhs_bar, dot_rhs_bar, einsum_bars, inner_lhs_bar, inner_rhs_bar, kron_lhs_bar,
-    kron_rhs_bar, matmul_lhs_bar, matmul_rhs_bar, matrix_norm_grad, multi_dot_bars,
-    multi_dot_tangent, norm_grad, rhs_columns, tensordot_lhs_bar, tensordot_rhs_bar,
-    unbroadcast, vector_norm_grad,
+    dot_lhs_bar,
+    dot_rhs_bar,
+    einsum_bars,
+    inner_lhs_bar,
+    inner_rhs_bar,
+    kron_lhs_bar,
+    kron_rhs_bar,
+    matmul_lhs_bar,
+    matmul_rhs_bar,
+    matrix_norm_grad,
+    multi_dot_bars,
+    multi_dot_tangent,
+    norm_grad,
+    rhs_columns,
+    tensordot_lhs_bar,
+    tensordot_rhs_bar,
+    unbroadcast,
+    vector_norm_grad,
 )
-from ..ir import Const
+from ..ir.nodes import Const
 from .registry import Refused, defjvp, defprim, defvjp, infix
 
 defprim(

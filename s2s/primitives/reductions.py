@@ -8,7 +8,11 @@ input's rank, which is exactly what ``axis`` refers to.
 import numpy as np
 
 from ..runtime import (
-    cumprod_bar, cumprod_tangent, prod_of_others, unbroadcast, weights_along,
+    cumprod_bar,
+    cumprod_tangent,
+    prod_of_others,
+    unbroadcast,
+    weights_along,
 )
 from .registry import defjvp, defprim, defvjp, is_integer_constant
 

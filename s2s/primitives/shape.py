@@ -7,7 +7,12 @@ import numpy as np
 
 from ..runtime import pad_sources, split_like, unbroadcast
 from .registry import (
-    attribute, call_spelling, defjvp, defprim, defvjp, is_basic_index,
+    attribute,
+    call_spelling,
+    defjvp,
+    defprim,
+    defvjp,
+    is_basic_index,
     is_integer_constant,
 )
 

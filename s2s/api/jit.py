@@ -1,0 +1,451 @@
+"""``s2s.jit``: run a function's emitted code on a backend, compiled and cached per
+signature.
+
+    g = s2s.jit(s2s.grad(loss), backend="jax")   # emitted gradient, compiled by XLA
+    g(w, x, y)
+    print(s2s.source(g))                          # the code that runs, after the passes
+    g.cache_info()                                # compilations, hits
+
+``f`` is a user function or an s2s transform (``s2s.grad(f)``, ``s2s.value_and_grad``,
+``s2s.vmap(f)``, compositions of them).  On the ``jax`` backend the transform's
+emitted code is generated for the call's structure while ``jax.jit`` traces, run on
+``jax.numpy`` and compiled once per signature (shapes, dtypes, static arguments):
+JAX's own cache decides when to trace, so new values never re-trace; Python control
+flow in the emitted code is lowered to ``jax.lax`` (``s2s/backends/control.py``).  On
+the ``numpy`` backend (the default) the transform runs as it would, through a cache
+keyed the same way (the transform specialises its own code to a signature, and
+``s2s.source`` shows that code once it has); a user function runs on copies of the
+caller's arrays.  See ``docs/backends.md``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from .. import backends
+from .transformed import Transformed
+from .emitted import emitted_for, is_array_leaf, shape_key
+
+__all__ = ["jit", "Jitted", "CacheInfo"]
+
+
+class CacheInfo(NamedTuple):
+    """``hits``: calls that reused compiled code; ``misses``/``compilations``: calls
+    that generated and compiled code for a new signature; ``currsize``: signatures
+    held."""
+
+    hits: int
+    misses: int
+    compilations: int
+    currsize: int
+
+
+def _base_function(fun: Any) -> Any:
+    while isinstance(fun, Transformed):
+        fun = fun.fn
+    return fun
+
+
+def _signature_of(fun: Any) -> inspect.Signature | None:
+    try:
+        return inspect.signature(_base_function(fun))
+    except (TypeError, ValueError):
+        return None
+
+
+def _static_nums_and_names(
+    sig: inspect.Signature | None, nums: Any, names: Any
+) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """JAX's rule: given one of static_argnums/static_argnames, the other follows from
+    the signature (positional-or-keyword parameters)."""
+    if isinstance(nums, int):
+        nums = (nums,)
+    if isinstance(names, str):
+        names = (names,)
+    nums = tuple(nums) if nums is not None else None
+    names = tuple(names) if names is not None else None
+    if nums is None and names is None:
+        return (), ()
+    if nums is not None and names is not None or sig is None:
+        return nums or (), names or ()
+    params = [(i, k) for i, (k, p) in enumerate(sig.parameters.items())
+              if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+    if nums is None:
+        return tuple(i for i, k in params if k in names), names  # type: ignore[operator]
+    return nums, tuple(k for i, k in params if i in nums)
+
+
+def _check_static_argnums(sig: inspect.Signature | None, nums: tuple[int, ...]) -> None:
+    """JAX's error, when jit is requested, for a static position past the parameters."""
+    if sig is None or any(p.kind is inspect.Parameter.VAR_POSITIONAL
+                          for p in sig.parameters.values()):
+        return
+    n = sum(p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                       inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            for p in sig.parameters.values())
+    if any(i >= n or i < -n for i in nums):
+        raise ValueError(
+            f"Jitted function has static_argnums={nums}, but only accepts {n} "
+            "positional arguments. Instead: give static_argnums positions of the "
+            "function's own parameters (or use static_argnames)."
+        )
+
+
+def _refuse_side_effects(fun: Any) -> None:
+    """A plain function given to jit must not print or change module state: under
+    JAX the effect happens once, while tracing, with tracers; on NumPy on every call.
+    The normalizer finds them, located; code it cannot read otherwise is still run
+    as it is (jit does not require the transformable subset)."""
+    if not inspect.isfunction(fun):
+        return
+    from ..errors import TransformError
+    from ..frontend.normalize import normalize
+
+    try:
+        normalize(fun)
+    except TransformError as err:
+        if "side effect" in str(err):
+            raise err.with_func(fun.__name__) from None
+    except Exception:  # noqa: BLE001 - anything else: jit runs the code as it is
+        pass
+
+
+def _hashable_static(value: Any, where: str) -> Any:
+    try:
+        hash(value)
+    except TypeError:
+        raise ValueError(
+            f"Non-hashable static arguments are not supported. An error occurred while "
+            f"trying to hash an object of type {type(value)}, {value!r}. The error was:\n"
+            f"TypeError: unhashable type: '{type(value).__name__}'"
+        ) from None
+    return value
+
+
+def _numpy_key(tree: Any) -> Any:
+    """Structure, shapes and dtypes of a dynamic argument."""
+    if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
+        return ("t",) + tuple(_numpy_key(v) for v in tree)
+    if isinstance(tree, list):
+        return ("l",) + tuple(_numpy_key(v) for v in tree)
+    if isinstance(tree, dict):
+        return ("d",) + tuple((k, _numpy_key(v)) for k, v in tree.items())
+    if is_array_leaf(tree):
+        return ("a", tuple(tree.shape), str(tree.dtype))
+    return ("p", type(tree).__name__)
+
+
+def _copy_arrays(tree: Any) -> Any:
+    """``tree`` with each NumPy array leaf copied (containers rebuilt, others kept)."""
+    if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
+        return tuple(_copy_arrays(v) for v in tree)
+    if isinstance(tree, list):
+        return [_copy_arrays(v) for v in tree]
+    if isinstance(tree, dict):
+        return {k: _copy_arrays(v) for k, v in tree.items()}
+    if isinstance(tree, np.ndarray):
+        return tree.copy()
+    return tree
+
+
+def _unroll_limit(unroll: int | bool | None) -> int | None:
+    """``unroll=`` as the longest loop to unroll (None: the backend's default)."""
+    if unroll is None:
+        return None
+    if unroll is True:
+        return sys.maxsize
+    if unroll is False:
+        return 0
+    if not isinstance(unroll, int) or unroll < 0:
+        raise TypeError(f"unroll must be a bool or a count of iterations >= 0, got "
+                        f"{unroll!r}")
+    return unroll
+
+
+class Jitted:
+    """A function whose emitted code runs on a backend, compiled once per signature.
+
+    Call it like the function; ``s2s.source(jitted)`` (or ``.source``) is the code of
+    the latest signature as it runs, after the backend's passes; ``cache_info()``
+    counts compilations.
+    """
+
+    def __init__(
+        self,
+        fun: Callable,
+        backend: str | None = None,
+        static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Sequence[str] | None = None,
+        shard_batch: bool | Sequence[int] = False,
+        x64: bool | None = None,
+        unroll: int | bool | None = None,
+    ) -> None:
+        if not callable(fun):
+            raise TypeError(f"Expected a callable value, got {fun!r}")
+        self.fun = fun
+        self.backend = backends.get(backend)
+        sig = _signature_of(fun)
+        self.static_argnums, self.static_argnames = _static_nums_and_names(
+            sig, static_argnums, static_argnames)
+        _check_static_argnums(sig, self.static_argnums)
+        _refuse_side_effects(fun)
+        self.shard_batch = shard_batch
+        self.unroll = _unroll_limit(unroll)
+        self.__name__ = getattr(fun, "__name__", "function")
+        self.__qualname__ = self.__name__
+        self.__doc__ = getattr(fun, "__doc__", None)
+        self.__wrapped__ = fun
+        self._calls = 0
+        self._compilations = 0
+        self._source: str | None = None
+        if shard_batch and not self.backend.jits:
+            raise ValueError("shard_batch needs the 'jax' backend: s2s.jit(..., "
+                             "backend='jax', shard_batch=True)")
+        if self.backend.jits:
+            self._setup_jax(sig, x64)
+        else:
+            self._jitted = None
+            self._cache: dict[Any, bool] = {}
+
+    # ---- JAX ------------------------------------------------------------------------
+
+    def _setup_jax(self, sig: inspect.Signature | None, x64: bool | None) -> None:
+        import jax
+
+        from ..backends.jax_backend import enable_x64, x64_default
+
+        if x64 if x64 is not None else x64_default():
+            enable_x64()
+        from ..backends.jax_backend import NeedExample
+
+        self._examples: dict[Any, tuple[str, Callable]] = {}
+        self._mesh = None
+        self._need_example = NeedExample
+
+        from ..backends import jax_control
+
+        def traced(*args: Any, **kwargs: Any) -> Any:
+            texts: list[str] = []
+            token = jax_control.unroll_limit.set(
+                jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
+            try:
+                out = self.backend.call(self.fun, args, kwargs, self._examples,  # type: ignore[attr-defined]
+                                        self._example_key(args, kwargs), texts)
+            finally:
+                jax_control.unroll_limit.reset(token)
+            self._source = texts[-1] if texts else self._plain_source()
+            if self.shard_batch:
+                out = self._constrain(out)
+            self._compilations += 1  # a trace that got this far is compiled
+            return out
+
+        traced.__name__ = self.__name__
+        if sig is not None:
+            traced.__signature__ = sig  # type: ignore[attr-defined]
+        self._jitted = jax.jit(traced, static_argnums=self.static_argnums or None,
+                               static_argnames=self.static_argnames or None)
+
+    def _is_static(self, i: int, nargs: int) -> bool:
+        return any(i == (n % nargs if n < 0 else n) for n in self.static_argnums)
+
+    def _example_key(self, args: tuple, kwargs: dict) -> Any:
+        n = len(args)
+        key = tuple(shape_key(a, not self._is_static(i, n)) for i, a in enumerate(args))
+        return key + tuple(
+            (k, shape_key(v, k not in self.static_argnames)) for k, v in sorted(kwargs.items())
+        )
+
+    def _add_example(self, args: tuple, kwargs: dict) -> None:
+        """Generate a vmapped function's code from this (concrete) call: its rank
+        probe runs on the first example, outside the trace."""
+        self._examples[self._example_key(args, kwargs)] = emitted_for(
+            self.fun, args, kwargs)  # type: ignore[arg-type]
+
+    # ---- several devices ------------------------------------------------------------
+
+    def _batch_axes(self, args: tuple) -> list[Any]:
+        from .vectorize import Vmapped, _resolve
+
+        if isinstance(self.fun, Vmapped):
+            in_axes = self.fun.in_axes
+            per = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+            return [_resolve(ax, a) for ax, a in zip(per, args)]
+        chosen = (range(len(args)) if self.shard_batch is True
+                  else [i % len(args) for i in self.shard_batch])  # type: ignore[union-attr]
+        return [0 if i in chosen and not self._is_static(i, len(args)) else None
+                for i in range(len(args))]
+
+    def _sharding(self, axis: int) -> Any:
+        import jax
+        import numpy as np
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+        if self._mesh is None:
+            self._mesh = Mesh(np.array(jax.devices()), ("batch",))
+        return NamedSharding(self._mesh, PartitionSpec(*([None] * axis), "batch"))
+
+    def _place(self, args: tuple) -> tuple:
+        """Each batched argument sharded along its batch axis across jax.devices()."""
+        import jax
+
+        ndev = jax.device_count()
+
+        def place(value: Any, axes: Any, where: str) -> Any:
+            if axes is None:
+                return value
+            if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+                sub = axes if isinstance(axes, (tuple, list)) else (axes,) * len(value)
+                return type(value)(place(v, a, f"{where}[{i}]")
+                                   for i, (v, a) in enumerate(zip(value, sub)))
+            if isinstance(value, dict):
+                sub = axes if isinstance(axes, dict) else {k: axes for k in value}
+                return {k: place(v, sub[k], f"{where}[{k!r}]") for k, v in value.items()}
+            shape = getattr(value, "shape", None)
+            if shape is None or len(shape) <= axes:
+                return value
+            if shape[axes] % ndev:
+                raise ValueError(
+                    f"shard_batch: axis {axes} of {where} has length {shape[axes]}, which "
+                    f"is not a multiple of the {ndev} devices it is split across"
+                )
+            return jax.device_put(value, self._sharding(axes))
+
+        axes = self._batch_axes(args)
+        return tuple(place(a, ax, f"argument {i}") for i, (a, ax) in enumerate(zip(args, axes)))
+
+    def _constrain(self, out: Any) -> Any:
+        """Outputs of a vmapped function stay sharded along their batch axis."""
+        import jax
+
+        from .vectorize import Vmapped
+
+        if not isinstance(self.fun, Vmapped) or not isinstance(self.fun.out_axes, int):
+            return out
+        axis = self.fun.out_axes
+        ndev = jax.device_count()
+
+        def constrain(leaf: Any) -> Any:
+            shape = getattr(leaf, "shape", ())
+            if len(shape) <= axis or shape[axis] % ndev:
+                return leaf
+            return jax.lax.with_sharding_constraint(leaf, self._sharding(axis))
+
+        return jax.tree_util.tree_map(constrain, out)
+
+    # ---- calling --------------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self._calls += 1
+        jitted = self._jitted
+        if jitted is not None:
+            if self.shard_batch:
+                args = self._place(args)
+            try:
+                return jitted(*args, **kwargs) if kwargs else jitted(*args)
+            except self._need_example:
+                self._add_example(args, kwargs)
+                return jitted(*args, **kwargs)
+        key = self._numpy_signature(args, kwargs)
+        if key not in self._cache:
+            self._compilations += 1
+            self._source = self._numpy_source(args, kwargs)
+            self._cache[key] = True
+        if not isinstance(self.fun, Transformed):
+            # the user's own code runs: `x += 1` in it must not write into the
+            # caller's array (jit's inputs are values, as in JAX; transforms copy
+            # for themselves)
+            args, kwargs = _copy_arrays(args), _copy_arrays(kwargs)
+        return self.fun(*args, **kwargs)
+
+    def _numpy_signature(self, args: tuple, kwargs: dict) -> Any:
+        n = len(args)
+        key = tuple(
+            ("static", _hashable_static(a, str(i))) if self._is_static(i, n) else _numpy_key(a)
+            for i, a in enumerate(args)
+        )
+        return key + tuple(
+            (k, ("static", _hashable_static(v, k)) if k in self.static_argnames
+             else _numpy_key(v)) for k, v in sorted(kwargs.items())
+        )
+
+    def _numpy_source(self, args: tuple, kwargs: dict) -> str | None:
+        fun = self.fun
+        if isinstance(fun, Transformed) and fun.mode in ("grad", "value_and_grad", "vmap"):
+            return emitted_for(fun, args, kwargs)[0]
+        return None  # read after the call (jacfwd keeps its own) or from the source
+
+    # ---- inspecting -----------------------------------------------------------------
+
+    def _plain_source(self) -> str:
+        try:
+            text = inspect.getsource(_base_function(self.fun))
+        except (OSError, TypeError):
+            text = f"# {self.fun!r}: no source available\n"
+        if self.backend.jits:
+            return ("# runs on JAX: this module's numpy is s2s.backends.jax_numpy\n" + text)
+        return text
+
+    @property
+    def source(self) -> str:
+        """The code of the latest signature, as it runs on the backend (on NumPy, the
+        transform's code specialised to the signature once it has been)."""
+        if not self.backend.jits and isinstance(self.fun, Transformed):
+            specialised = getattr(self.fun, "specialized_source", None)
+            if specialised:
+                return specialised
+        if self._source is not None:
+            return self._source
+        fun = self.fun
+        inner = getattr(fun, "source", None) if not isinstance(fun, Transformed) else None
+        if isinstance(fun, Transformed):
+            return self.backend.module_text(fun.source)
+        if isinstance(inner, str) and inner:
+            return self.backend.module_text(inner)
+        return self._plain_source()
+
+    def cache_info(self) -> CacheInfo:
+        size = (self._jitted._cache_size() if self._jitted is not None  # type: ignore[union-attr]
+                else len(self._cache))
+        misses = self._compilations
+        return CacheInfo(max(self._calls - misses, 0), misses, self._compilations, size)
+
+    def __repr__(self) -> str:
+        return f"<s2s jit of {self.fun!r} on {self.backend.name}>"
+
+
+def jit(
+    fun: Callable | None = None,
+    *,
+    backend: str | None = None,
+    static_argnums: int | Sequence[int] | None = None,
+    static_argnames: str | Sequence[str] | None = None,
+    shard_batch: bool | Sequence[int] = False,
+    x64: bool | None = None,
+    unroll: int | bool | None = None,
+) -> Any:
+    """Compile ``fun``'s emitted code for a backend, once per signature.
+
+    ``backend``: ``"numpy"`` or ``"jax"`` (None: :func:`s2s.backends.get_default`).
+    ``static_argnums``/``static_argnames``: arguments that are Python values the code
+    is specialised on (as ``jax.jit``; one is inferred from the other).
+    ``shard_batch`` (JAX backend): split the batch axis across ``jax.devices()`` with
+    a ``NamedSharding`` — a vmapped function's ``in_axes``, or the leading axis of the
+    arguments (all of them for True, or those whose positions are given).
+    ``x64`` (JAX backend): turn on JAX's 64-bit mode (default: on, unless the
+    ``S2S_JAX_X64=0`` environment variable says otherwise).
+    ``unroll`` (JAX backend): a lowered loop over a static range of at most this many
+    iterations is unrolled for XLA, which then fuses across iterations as it does for
+    the Python loops ``jax.jit`` traces (None: 100; True: every loop; False: none).
+    Longer loops stay one ``lax.scan``, compiled in a time that does not grow with
+    their length.
+    Usable as ``@s2s.jit`` or ``@s2s.jit(backend="jax")``.
+    """
+    def make(f: Callable) -> Jitted:
+        return Jitted(f, backend, static_argnums, static_argnames, shard_batch, x64,
+                      unroll)
+
+    return make if fun is None else make(fun)

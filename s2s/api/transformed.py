@@ -1,0 +1,1048 @@
+"""Transform entry points: argument checks with JAX's semantics, specialization, caching.
+
+``grad(f)`` normalizes ``f`` at once, so unsupported syntax fails where the transform
+is requested.  The derivative code itself is generated per *call structure*: the
+pytree structure of the positional arguments (a leaf, or nested tuples, lists and dicts
+of leaves), exactly what JAX treats as static.  Shapes, dtypes and values are not part
+of it: one emitted function serves them all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .. import runtime
+from ..caches import LRU
+from ..emit.code import compile_module, format_module
+from ..errors import TransformError
+from ..ir.kinds import LEAF, Kind, Tree, kind_of
+from ..ir.nodes import Const, Function, Index, Let, Var
+from ..frontend.normalize import normalize
+from ..primitives import registry
+from ..transforms.forward import ForwardSpec, emit_forward
+from ..transforms.reverse import Module, Spec, _OutputStructureError, emit_reverse
+
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "Transformed"]
+
+# JAX's float0: the tangent/cotangent dtype of integer and boolean inputs.
+float0 = np.dtype([("float0", np.void, 0)])
+
+# the emitted text per function, transform and call structure, and (the same keys)
+# the compiled emitted function: the most recently used only (s2s/caches.py)
+_TEXT_CACHE: LRU[Any, tuple[str, str, dict[str, Any]]] = LRU(128)
+_FUNCTION_CACHE: LRU[Any, Callable] = LRU(128)
+_LOCK = threading.RLock()
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return [x for v in value for x in _leaves(v)]
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v)]
+    return [value]
+
+
+def _rebuild(kind: Kind, leaves: list[Any]) -> Any:
+    it = iter(leaves)
+
+    def build(k: Kind) -> Any:
+        if not isinstance(k, Tree):
+            return next(it)
+        items = [build(c) for c in k.children]
+        if k.type is dict:
+            return dict(zip(k.keys, items))
+        return k.type(items)
+
+    return build(kind)
+
+
+def _dtype_of(leaf: Any, argname: str) -> np.dtype:
+    if isinstance(leaf, (str, bytes)) or leaf is None or not _is_arraylike(leaf):
+        raise TypeError(
+            f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX type."
+        )
+    return np.result_type(leaf)
+
+
+def _is_arraylike(x: Any) -> bool:
+    return isinstance(x, (np.ndarray, np.generic, int, float, complex, bool)) or hasattr(
+        x, "__array__"
+    )
+
+
+def check_array_types(name: str, args: Any) -> None:
+    """Refuse array subclasses whose operators mean something else than the plain
+    arrays the emitted code is written for: ``np.matrix`` (``*`` multiplies matrices,
+    ``**`` takes matrix powers, a row stays 2-D) and masked arrays (operations skip
+    the masked entries).  JAX takes neither; the derivative s2s would compute for
+    them is not theirs."""
+    for leaf in _leaves(args):
+        if not isinstance(leaf, np.ndarray) or type(leaf) is np.ndarray or \
+                isinstance(leaf, np.memmap):
+            continue
+        if isinstance(leaf, np.ma.MaskedArray):
+            raise TypeError(
+                f"{name} of a masked array (numpy.ma.MaskedArray) is not supported: its "
+                "operations skip the masked entries, the emitted NumPy code's would not. "
+                "Instead: pass np.ma.getdata(x) and the mask np.ma.getmaskarray(x) as "
+                "arrays, and write the masking in the function (np.where(mask, ...), "
+                "x[~mask])."
+            )
+        if isinstance(leaf, np.matrix):
+            raise TypeError(
+                f"{name} of a np.matrix is not supported: for it * and ** are matrix "
+                "products and powers, where the emitted code is written for arrays. "
+                "Instead: pass np.asarray(m) and write @ for matrix products."
+            )
+        raise TypeError(
+            f"{name} of an array of type {type(leaf).__qualname__} (a subclass of "
+            "np.ndarray) is not supported: its operators may not mean what a plain "
+            "array's do. Instead: pass np.asarray(x)."
+        )
+
+
+def check_real_inputs(name: str, *trees: Any) -> None:
+    """jvp and vjp of complex values are refused, as grad refuses them, until s2s
+    follows JAX's conventions for them (its rules are written for real values)."""
+    for tree in trees:
+        for leaf in _leaves(tree):
+            if leaf is not None and _is_arraylike(leaf) and not isinstance(
+                    leaf, (str, bytes)) and np.issubdtype(np.result_type(leaf),
+                                                          np.complexfloating):
+                raise TypeError(
+                    f"{name} of complex values is not supported by s2s yet (got "
+                    f"{np.result_type(leaf).name}). Instead: pass the real and "
+                    "imaginary parts as two real arguments, e.g. f(x_re, x_im) calling "
+                    "your function with x_re + 1j * x_im."
+                )
+
+
+def _check_float_inputs(name: str, args: Sequence[Any], argnums: tuple[int, ...]) -> None:
+    check_array_types(name, args)
+    for i in argnums:
+        for leaf in _leaves(args[i]):
+            dtype = _dtype_of(leaf, f"{i}")
+            if dtype == np.dtype(object):
+                raise TypeError(
+                    f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX type. "
+                    "Instead: pass a NumPy array of a numeric dtype "
+                    "(np.asarray(x, dtype=float))."
+                )
+            if np.issubdtype(dtype, np.complexfloating):
+                raise TypeError(
+                    f"{name} of complex inputs is not supported by s2s yet "
+                    f"(got {dtype.name}). Instead: differentiate with respect to the "
+                    "real and imaginary parts as two real arguments, e.g. "
+                    "f(x_re, x_im) calling your function with x_re + 1j * x_im."
+                )
+            if not np.issubdtype(dtype, np.floating):
+                raise TypeError(
+                    f"{name} requires real- or complex-valued inputs (input dtype that "
+                    f"is a sub-dtype of np.inexact), but got {dtype.name}. If you want "
+                    "to use Boolean- or integer-valued inputs, use vjp or set allow_int "
+                    "to True."
+                )
+
+
+def _check_argnums(argnums: tuple[int, ...], as_tuple: bool, nargs: int) -> tuple[int, ...]:
+    """Resolve negative argnums against the call, with JAX's errors."""
+    for a in argnums:
+        if a < -nargs and a < 0:
+            raise ValueError(
+                "Positional argument indices, e.g. for `static_argnums`, must have "
+                "value greater than or equal to -len(args) and less than len(args), "
+                f"but got value {a} for len(args) == {nargs}."
+            )
+    resolved = tuple(a % nargs if a < 0 else a for a in argnums)
+    if any(a >= nargs for a in resolved):
+        spec = argnums if as_tuple else argnums[0]
+        raise TypeError(
+            f"differentiating with respect to argnums={spec} requires at least "
+            f"{max(resolved) + 1} positional arguments to be passed by the caller, "
+            f"but got only {nargs} positional arguments."
+        )
+    return resolved
+
+
+def _normalize_argnums(argnums: int | Sequence[int]) -> tuple[tuple[int, ...], bool]:
+    if isinstance(argnums, int):
+        return (argnums,), False
+    nums = tuple(argnums)
+    if not all(isinstance(a, int) for a in nums):
+        raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+    return nums, True
+
+
+def _cast_like(grad_leaf: Any, primal_leaf: Any) -> np.ndarray:
+    dtype = np.result_type(primal_leaf)
+    g = np.asarray(grad_leaf, dtype=dtype)
+    if g.shape != np.shape(primal_leaf):
+        g = np.broadcast_to(g, np.shape(primal_leaf))
+    if not g.flags.writeable:
+        g = g.copy()
+    return g
+
+
+def _as_is(g: Any, primal: Any, foreign: list[np.ndarray], fresh: bool = False) -> bool:
+    """Is ``g`` already what casting it like ``primal`` would give (same structure,
+    writeable arrays of the primal's dtypes and shapes), none of them sharing memory
+    with the caller's arrays or the function's module arrays (``foreign``)?
+    ``fresh``: the code made every array it returns (so they are writeable and share
+    nothing)."""
+    t = type(g)
+    if t is np.ndarray:
+        return type(primal) is np.ndarray and g.dtype == primal.dtype and \
+            g.shape == primal.shape and (fresh or (
+                g.flags.writeable and not _shares(g, foreign)))
+    if t is dict:
+        if type(primal) is not dict or list(g) != list(primal):
+            return False
+        for k, v in g.items():
+            p = primal[k]
+            if type(v) is np.ndarray and type(p) is np.ndarray and fresh:
+                if v.dtype != p.dtype or v.shape != p.shape:
+                    return False
+            elif not _as_is(v, p, foreign, fresh):
+                return False
+        return True
+    if t is tuple or t is list:
+        return type(primal) is t and len(g) == len(primal) and \
+            all(_as_is(a, b, foreign, fresh) for a, b in zip(g, primal))
+    return False
+
+
+def _shares(g: np.ndarray, foreign: list[np.ndarray]) -> bool:
+    """May ``g`` share memory with one of the ``foreign`` arrays?  An array that owns
+    its buffer shares it only with itself and with views of it."""
+    if g.base is None:
+        return any(a is g or (a.base is not None and np.may_share_memory(a, g))
+                   for a in foreign)
+    return any(np.may_share_memory(g, a) for a in foreign)
+
+
+def _foreign(args: tuple, fn: Callable | None) -> list[np.ndarray]:
+    """The arrays a gradient must not share memory with: the arguments' and those
+    the emitted function ``fn`` reads from the user's module or closure."""
+    out = [a for a in _leaves(args) if isinstance(a, np.ndarray)]
+    for _, var in getattr(fn, "__s2s_free__", ()):
+        try:
+            value = var.read()
+        except (KeyError, ValueError):
+            continue
+        out += [a for a in _leaves(value) if isinstance(a, np.ndarray)]
+    return out
+
+
+def _fix_one(g: Any, primal: Any, args: tuple, fresh: bool,
+             fn: Callable | None = None) -> Any:
+    """One gradient cast like its primal: an array already of the primal's dtype and
+    shape, sharing no memory with the caller's arrays or the module arrays ``fn``
+    reads, is the gradient as it is (so is a pytree of such arrays)."""
+    t = type(g)
+    if t is np.ndarray:
+        if _shares(g, _foreign(args, fn)):
+            g = g.copy()
+        elif type(primal) is np.ndarray and g.dtype == primal.dtype and \
+                g.shape == primal.shape and g.flags.writeable:
+            return g
+    elif t is dict or t is tuple or t is list:
+        foreign = [] if fresh else _foreign(args, fn)  # (made by the code: no look)
+        if _as_is(g, primal, foreign, fresh):
+            return g
+        if foreign:
+            g = _copy_shared(g, foreign)
+    return _cast_tree(g, primal)
+
+
+def _copy_shared(tree: Any, foreign: list[np.ndarray]) -> Any:
+    """The pytree with a copy of each array leaf that may share memory with one of
+    the ``foreign`` arrays."""
+    t = type(tree)
+    if t is dict:
+        return {k: _copy_shared(v, foreign) for k, v in tree.items()}
+    if t is tuple or t is list:
+        return t(_copy_shared(v, foreign) for v in tree)
+    if isinstance(tree, np.ndarray) and _shares(tree, foreign):
+        return tree.copy()
+    return tree
+
+
+def _cast_tree(grad: Any, primal: Any) -> Any:
+    kind = kind_of(primal)
+    leaves = [_cast_like(g, p) for g, p in zip(_leaves(grad), _leaves(primal))]
+    return _rebuild(kind, leaves)
+
+
+OPTIMIZE = os.environ.get("S2S_SPECIALIZE", "1") not in ("0", "")
+
+
+class _Unsigned(Exception):
+    pass
+
+
+def _leaf_signature(a: Any) -> Any:
+    t = type(a)
+    if t is np.ndarray:
+        return (a.shape, a.dtype)
+    if t is float:
+        return "f"
+    if t is int or t is bool:
+        return (t, a)
+    if isinstance(a, np.generic):
+        return (a.dtype, a.item() if a.dtype.kind in "iub" else None)
+    if t is tuple or t is list:
+        return (t, tuple(_leaf_signature(x) for x in a))
+    if t is dict:
+        sig = []
+        for x in a.values():
+            sig.append((x.shape, x.dtype) if type(x) is np.ndarray else _leaf_signature(x))
+        return (dict, tuple(a), tuple(sig))
+    raise _Unsigned
+
+
+def _call_signature(args: tuple) -> Any:
+    """The arguments' structure, shapes and dtypes, and the values of integer scalars
+    (None for other argument types): what later calls must share to run the code
+    specialized to the first of them.  (Shapes that values decide, as a boolean mask
+    or an integer array's entries do, are not assumed: s2s/optimize/signature_facts.py.)"""
+    out = []
+    try:
+        for a in args:
+            if type(a) is np.ndarray:  # the common case, inline
+                out.append((a.shape, a.dtype))
+            else:
+                out.append(_leaf_signature(a))
+    except _Unsigned:
+        return None
+    return tuple(out)
+
+
+class _FreeSnapshot:
+    """The objects a function's free names held when a signature was cached: later
+    calls take the fast path only while each name holds the same object (an array
+    also keeps its shape)."""
+
+    def __init__(self, items: list[tuple[Any, Any, Any]], names: frozenset[str]) -> None:
+        self.items = items
+        self.names = names  # the free names checked
+
+    @staticmethod
+    def take(ir: Function) -> "_FreeSnapshot | None":
+        items = []
+        for var in ir.free.values():
+            if var.also:
+                return None
+            try:
+                value = var.read()
+            except (KeyError, ValueError):
+                return None
+            if isinstance(value, (list, dict, set)):
+                return None
+            items.append((var, value, (value.shape, value.dtype)
+                          if isinstance(value, np.ndarray) else None))
+        return _FreeSnapshot(items, frozenset(ir.free))
+
+    def same(self) -> bool:
+        for var, value, layout in self.items:
+            try:
+                now = var.read()
+            except (KeyError, ValueError):
+                return False
+            if now is not value or (layout is not None and (
+                    now.shape != layout[0] or now.dtype != layout[1])):
+                return False
+        return True
+
+
+class _FastEntry:
+    def __init__(self, fn: Callable, argnums: tuple[int, ...], free: _FreeSnapshot,
+                 generation: int, text: str | None, pending: bool) -> None:
+        self.fn = fn
+        self.pending = pending  # specialize at the next call with this signature
+        self.free_names = bool(getattr(fn, "__s2s_free__", True))
+        self.single: int | None = None  # grad of one argument, no aux: its position
+        self.fresh = False  # the code returns only arrays it made (specialize.py)
+        self.argnums = argnums
+        self.free = free
+        self.generation = generation
+        self.text = text
+
+    def valid(self) -> bool:
+        return self.generation == registry.generation() and (
+            not self.free.items or self.free.same())
+
+
+def _guessed_kinds(ir: Function) -> tuple[Kind, ...]:
+    """The argument structures ``source`` shows before any call: an array for each
+    parameter, except one the code indexes only by string constants
+    (``params["w1"]``), which is a dict of those keys (of dicts, where the values are
+    indexed by strings too).  The first call generates again for the structure it
+    gets; without the guess the shown code indexed an array by a string."""
+    reads: dict[str, dict[str, str]] = {}
+    other: set[str] = set()
+
+    def walk(stmts: list) -> None:
+        for st in stmts:
+            for block in ("body", "orelse"):
+                inner = getattr(st, block, None)
+                if isinstance(inner, list):
+                    walk(inner)
+            if not isinstance(st, Let):
+                continue
+            for k, a in enumerate(st.args):
+                if not isinstance(a, Var):
+                    continue
+                index = st.params.get("index")
+                if st.prim == "getitem" and k == 0 and isinstance(index, Index) and \
+                        len(index.items) == 1 and isinstance(index.items[0], Const) and \
+                        isinstance(index.items[0].value, str):
+                    reads.setdefault(a.name, {})[index.items[0].value] = st.target
+                else:
+                    other.add(a.name)
+
+    walk(ir.body)
+
+    def kind(name: str, depth: int = 0) -> Kind:
+        keys = reads.get(name)
+        if not keys or name in other or depth > 8:
+            return LEAF
+        return Tree(dict, tuple(keys), tuple(kind(t, depth + 1) for t in keys.values()))
+
+    return tuple(kind(p) for p in ir.params)
+
+
+class Transformed:
+    """A transformed function: call it, read ``.source``, inspect it.
+
+    ``inspect.getsource`` and ``inspect.signature`` follow ``__wrapped__`` to the
+    emitted function, so they show the generated code, not the user's.
+    """
+
+    def __init__(
+        self,
+        fn: Callable,
+        mode: str,
+        argnums: int | Sequence[int] = 0,
+        has_aux: bool = False,
+    ) -> None:
+        # transforming a transformed function transforms its emitted code, generated
+        # per call structure: the inner transform is asked for it at each new one
+        self.inner = fn if isinstance(fn, Transformed) or hasattr(fn, "_generate_for") \
+            else None
+        if self.inner is not None and self.inner.mode == "vjp":
+            raise TransformError(
+                f"{mode} of a vjp function is not supported", hint="transform the function "
+                "itself, or its grad",
+            )
+        if not callable(fn):
+            raise TypeError(f"Expected a callable value, got {fn!r}")
+        self.fn = fn
+        self.mode = mode
+        self.argnums, self.tuple_out = _normalize_argnums(argnums)
+        self.has_aux = has_aux
+        self.ir = normalize(fn) if self.inner is None else self.inner.ir
+        self._signature = self._free_fingerprint()
+        base = "lambda" if fn.__name__ == "<lambda>" else fn.__name__
+        self.__name__ = f"{base}_{mode}"
+        self.__qualname__ = self.__name__
+        self.__doc__ = f"The {mode} of {fn.__qualname__}, emitted by s2s."
+        self._compiled: dict[Any, tuple[str, Callable]] = {}
+        self._by_signature: dict[Any, _FastEntry] = {}  # call signature -> code (see __call__)
+        # specialize the code to a signature at its second call (s2s/optimize/specialize.py)
+        self.specialize = True
+        self._spec_lock = threading.Lock()
+        self._rules_generation = registry.generation()
+        self._last: tuple[str, Callable] | None = None
+
+    # ---- generation ------------------------------------------------------------
+
+    def _free_fingerprint(self) -> tuple:
+        return tuple((name, var.fingerprint()) for name, var in self.ir.free.items())
+
+    def _refresh(self) -> None:
+        """Re-read free names; rebuild if one now holds something the IR did not see.
+
+        A module constant that changes value is simply read again by the next call;
+        one that changes kind (a float becomes an array, ``helper`` is rebound to
+        another function) makes s2s normalize and generate again.
+        """
+        if self._rules_generation != registry.generation():
+            with _LOCK:  # a rule changed since this code was emitted
+                self._compiled.clear()
+                self._by_signature.clear()
+                self._last = None
+                self._rules_generation = registry.generation()
+        if self.inner is not None:
+            self.inner._refresh()
+            if self.inner.ir is not self.ir:
+                with _LOCK:
+                    self.ir = self.inner.ir
+                    self._signature = self._free_fingerprint()
+                    self._compiled.clear()
+                    self._by_signature.clear()
+                    self._last = None
+            return
+        signature = self._free_fingerprint()
+        if signature != self._signature:
+            with _LOCK:
+                self.ir = normalize(self.fn, fresh=True)
+                self._signature = self._free_fingerprint()
+                self._compiled.clear()
+                self._by_signature.clear()
+                self._last = None
+
+    def _generate(self, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
+                  tuple_out: bool) -> tuple[str, Callable]:
+        key = (kinds, argnums, tuple_out)
+        call_args = self.__dict__.pop("_call_args", None)  # (set by the caller, for this call)
+        if hasattr(self.inner, "_outer_args"):  # a vmapped inner: code per rank too
+            key += (tuple(int(np.ndim(x)) for x in _leaves(call_args or ())),)
+        with _LOCK:
+            hit = self._compiled.get(key)
+            if hit is not None:
+                self._last = hit  # .source shows the code the latest call ran
+                return hit
+            ir, origin = self.ir, ()
+            if self.inner is not None:
+                nargs = getattr(self, "_call_nargs", None) or len(kinds)
+                inner_text, inner_fn = self._inner_for(kinds[:nargs], kinds, call_args)
+                ir, origin = normalize(inner_fn), (inner_text,)
+            text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
+                        self.mode, self.has_aux, self._signature,
+                        registry.generation()) + key + origin
+            cached = _TEXT_CACHE.get(text_key)
+            if cached is None:
+                module = Module()
+                try:
+                    self._emit(ir, module, kinds, argnums, tuple_out)
+                except TransformError as err:
+                    raise err.with_func(self.fn.__name__) from None
+                body = "\n\n".join(module.functions)
+                text = format_module(_header(body) + body)
+                cached = (text, self.__name__, module.namespace)
+                _TEXT_CACHE[text_key] = cached
+            compiled = _FUNCTION_CACHE.get((text_key, cached[0]))
+            if compiled is None:  # a new transform object of the same function reuses it
+                text, name, namespace = cached
+                ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
+                ns.update(namespace)
+                compiled = compile_module(text, ns, name)[name]
+                compiled.__s2s_free__ = [  # type: ignore[attr-defined]
+                    (n, self.ir.free[n]) for n in namespace if n in self.ir.free
+                ]
+                _FUNCTION_CACHE[(text_key, cached[0])] = compiled
+            text = cached[0]
+            self._compiled[key] = (text, compiled)
+            self._last = (text, compiled)
+            return text, compiled
+
+    def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
+              argnums: tuple[int, ...], tuple_out: bool) -> None:
+        spec = Spec(self.mode, argnums, tuple_out, self.has_aux, kinds)
+        emit_reverse(ir, spec, module, self.__name__)
+
+    def _inner_for(self, passed: tuple[Kind, ...], kinds: tuple[Kind, ...],
+                   args: tuple | None) -> tuple[str, Callable]:
+        """The inner transform's emitted code for this call.  A vmapped function's
+        code depends on its arguments' ranks (its probe runs the first example), so it
+        is given the call's arguments (``grad(vmap(f))``)."""
+        if not hasattr(self.inner, "_outer_args") or args is None \
+                or self.inner._outer_args is not None:
+            return self.inner._generate_for(passed, kinds)
+        self.inner._outer_args = args
+        try:
+            return self.inner._generate_for(passed, kinds)
+        finally:
+            self.inner._outer_args = None
+
+    def _generate_for(self, passed: tuple[Kind, ...],
+                      kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
+        """The emitted function for a call passing arguments of structures ``passed``
+        (``kinds`` adds the parameters left at their defaults), as an outer transform
+        needs it: argnums resolved as that call would resolve them."""
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(passed))
+        return self._generate(kinds, argnums, self.tuple_out)
+
+    def _default(self) -> tuple[str, Callable]:
+        if self._last is None:
+            n = len(self.ir.params)
+            nums = self.argnums if self.mode not in ("vjp", "jvp") else tuple(range(n))
+            try:
+                self._generate(_guessed_kinds(self.ir), nums, self.tuple_out)
+            except TransformError:  # the guess did not fit: arrays, as before
+                self._generate((LEAF,) * n, nums, self.tuple_out)
+        assert self._last is not None
+        return self._last
+
+    @property
+    def source(self) -> str:
+        """The emitted module, as text (the latest specialization generated)."""
+        return self._default()[0]
+
+    @property
+    def __wrapped__(self) -> Callable:
+        return self._default()[1]
+
+    # ---- calling ---------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast = self._by_signature
+        if fast and not kwargs:  # a signature seen before: straight to its code
+            hit = fast.get(_call_signature(args))
+            if hit is not None and not hit.pending and hit.valid():
+                if hit.free_names:
+                    _read_free_names(hit.fn)
+                result = hit.fn(*args)
+                i = hit.single
+                if i is not None:  # grad of one array: often the result as it is
+                    a = args[i]
+                    if type(result) is np.ndarray and type(a) is np.ndarray and \
+                            result.dtype == a.dtype and result.shape == a.shape and \
+                            result.flags.writeable and (hit.fresh or not _shares(
+                                result, _foreign(args, hit.fn))):
+                        return result
+                return self._postprocess(result, args, hit.argnums, hit.fresh, hit.fn)
+        nargs = len(args)
+        argnums = _check_argnums(self.argnums, self.tuple_out, nargs)
+        _check_float_inputs("grad", args, argnums)
+        self._refresh()
+        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
+        self._call_nargs = nargs
+        self._call_args = args
+        try:
+            text, fn = self._generate(kinds, argnums, self.tuple_out)
+        except _OutputStructureError:
+            raise self._output_error(args, kwargs) from None
+        _read_free_names(fn)
+        if kwargs or self.inner is not None:
+            result = fn(*args, **kwargs)
+        else:
+            result = self._call_and_specialize(text, fn, args, argnums)
+        return self._postprocess(result, args, argnums, False, fn)
+
+    def _call_and_specialize(self, text: str, fn: Callable, args: tuple,
+                             argnums: tuple[int, ...]) -> Any:
+        """Call ``fn``; the second call with one signature (shapes, dtypes, integer
+        values) specializes the code to it (``s2s.specialize``) and later calls with
+        that signature go straight to the result, skipping the argument checks."""
+        sig = _call_signature(args)
+        if sig is None:
+            return fn(*args)
+        free = _FreeSnapshot.take(self.ir)
+        if free is None:
+            return fn(*args)
+        entry = self._by_signature.get(sig)
+        if entry is None or not entry.pending or not entry.free.same():
+            # first call (or the first since a free name changed): the code as emitted,
+            # so a one-off call pays nothing for specializing
+            pending = bool(OPTIMIZE and self.specialize
+                           and self.mode in ("grad", "value_and_grad"))
+            self._by_signature[sig] = self._entry(fn, argnums, free, None, pending)
+            return fn(*args)
+        with self._spec_lock:  # one thread specializes; the others wait for its code
+            entry = self._by_signature.get(sig)
+            if entry is not None and not entry.pending:
+                return entry.fn(*args)
+            return self._specialize(sig, text, fn, args, argnums, free)
+
+    def _specialize(self, sig: Any, text: str, fn: Callable, args: tuple,
+                    argnums: tuple[int, ...], free: "_FreeSnapshot") -> Any:
+        from ..optimize.specialize import specialize
+
+        try:
+            result, new_text = specialize(text, dict(fn.__globals__), fn.__name__, args,
+                                          free.names)
+        except Exception as exc:  # whatever the call raises, the emitted code raises
+            new_text = None
+            result = fn(*args)
+            _optimizer_bug(exc)
+        else:
+            if new_text is None:
+                result = fn(*args)
+        spec = fn
+        if new_text is not None:
+            spec = compile_module(new_text, dict(fn.__globals__), fn.__name__)[fn.__name__]
+            spec.__s2s_free__ = fn.__s2s_free__  # type: ignore[attr-defined]
+        self._by_signature[sig] = self._entry(spec, argnums, free, new_text, False)
+        return result
+
+    def _entry(self, fn: Callable, argnums: tuple[int, ...], free: "_FreeSnapshot",
+               text: str | None, pending: bool) -> "_FastEntry":
+        entry = _FastEntry(fn, argnums, free, self._rules_generation, text, pending)
+        if text is not None:
+            from ..optimize.specialize import returns_fresh
+
+            entry.fresh = returns_fresh(text, fn.__name__)
+        if self.mode == "grad" and not self.has_aux and not self.tuple_out:
+            entry.single = argnums[0]
+        return entry
+
+    @property
+    def specialized_source(self) -> str | None:
+        """The code the latest signature specialized to (see ``s2s.specialize``), or
+        None when no call has been specialized yet."""
+        texts = [e.text for e in self._by_signature.values() if e.text is not None]
+        return texts[-1] if texts else None
+
+    def _output_error(self, args: tuple, kwargs: dict) -> TypeError:
+        """JAX's message for an output of the wrong structure, showing the value."""
+        out = self.fn(*_copies(args), **kwargs)
+        if self.has_aux:
+            return TypeError(
+                "expected function with aux output to return a two-element tuple, "
+                f"but got type {type(out)} with value {out!r}"
+            )
+        return TypeError(
+            f"Gradient only defined for scalar-output functions. Output was {out!r}."
+        )
+
+    def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...],
+                     fresh: bool = False, fn: Callable | None = None) -> Any:
+        """Gradients cast like their primals (dtype, shape, writeable, sharing no
+        memory with the caller's arrays or the module arrays ``fn`` reads);
+        ``fresh``: the code made every array it returns."""
+        if self.mode == "grad":
+            if self.has_aux:
+                grads, aux = result
+                return self._fix(grads, args, argnums, fresh, fn), aux
+            return self._fix(result, args, argnums, fresh, fn)
+        value, grads = result
+        return value, self._fix(grads, args, argnums, fresh, fn)
+
+    def _fix(self, grads: Any, args: tuple, argnums: tuple[int, ...], fresh: bool,
+             fn: Callable | None) -> Any:
+        if self.tuple_out:
+            return tuple(_fix_one(g, args[i], args, fresh, fn)
+                         for g, i in zip(grads, argnums))
+        return _fix_one(grads, args[argnums[0]], args, fresh, fn)
+
+    def __repr__(self) -> str:
+        return f"<s2s {self.mode} of {self.fn.__qualname__}>"
+
+    def selfcheck(self, *args: Any, seed: int = 0, oracle: bool = True) -> dict:
+        """Cheap evidence on these inputs: a finite-difference probe along a random
+        direction, the JVP/VJP inner-product identity, and JAX when installed (see
+        ``s2s.selfcheck``); a JSON-serialisable report whose ``ok`` says if all passed."""
+        from ..tools.selfcheck import selfcheck
+
+        return selfcheck(self, *args, seed=seed, oracle=oracle)
+
+    def _repr_html_(self) -> str:
+        from ..tools.teach.common import highlight_html  # Jupyter: the emitted code, coloured
+
+        return highlight_html(self.source)
+
+
+def _copies(tree: Any) -> Any:
+    """The arrays of a pytree copied: the user's function runs on them, never on the
+    caller's arrays."""
+    if isinstance(tree, np.ndarray):
+        return tree.copy()
+    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+        return type(tree)(_copies(x) for x in tree)
+    if isinstance(tree, dict):
+        return {k: _copies(v) for k, v in tree.items()}
+    return tree
+
+
+def _optimizer_bug(exc: Exception) -> None:
+    """The specializer failed where the emitted code runs: the generic code serves the
+    call; under the test suite (S2S_CHECK_EMITTED=1) it is an error to report."""
+    from ..emit import code as emitcode
+
+    if emitcode.CHECK_INVARIANTS:
+        raise RuntimeError(f"s2s.specialize failed: {type(exc).__name__}: {exc}") from exc
+
+
+def _read_free_names(fn: Callable) -> None:
+    """Give emitted code the current values of the module constants it reads."""
+    namespace = fn.__globals__
+    for name, var in fn.__s2s_free__:  # type: ignore[attr-defined]
+        namespace[name] = var.read()
+
+
+def _header(body: str) -> str:
+    used = [name for name in runtime.__all__ if re.search(rf"\b{name}\(", body)]
+    lines = ["import numpy as np"]
+    if used:
+        lines.append(f"from s2s.runtime import {', '.join(used)}")
+    return "\n".join(lines) + "\n\n\n"
+
+
+def grad(
+    fun: Callable | None = None,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+) -> Any:
+    """The gradient of a scalar-valued ``fun``, as emitted NumPy code.
+
+    Same semantics as ``jax.grad``: ``argnums`` an int (one gradient), negative, or a
+    tuple (a tuple of gradients); pytree arguments keep their structure; keyword
+    arguments are never differentiated.  Usable as ``@grad`` or
+    ``@grad(argnums=1)``.
+    """
+    if fun is None:
+        return lambda f: Transformed(f, "grad", argnums, has_aux)
+    return Transformed(fun, "grad", argnums, has_aux)
+
+
+def value_and_grad(
+    fun: Callable | None = None,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+) -> Any:
+    """Like :func:`grad`, returning ``(value, gradient)`` (``((value, aux), grad)``)."""
+    if fun is None:
+        return lambda f: Transformed(f, "value_and_grad", argnums, has_aux)
+    return Transformed(fun, "value_and_grad", argnums, has_aux)
+
+
+class _VJP(Transformed):
+    def __init__(self, fn: Callable, has_aux: bool) -> None:
+        super().__init__(fn, "vjp", 0, has_aux)
+        self.tuple_out = True
+
+
+def _split_aux(out: Any, has_aux: bool) -> tuple[Any, Any]:
+    """``(out, aux)`` of a function's result (aux None without ``has_aux``), with
+    JAX's TypeError when a has_aux function returns no pair."""
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(
+            "expected function with aux output to return a two-element tuple, "
+            f"but got type {type(out)} with value {out!r}"
+        )
+    return out[0], out[1]
+
+
+def _inexact_args(primals: tuple) -> tuple[int, ...]:
+    """The positions of the arguments whose every leaf is floating or complex (the
+    others carry no derivative and get float0)."""
+    return tuple(
+        i for i, p in enumerate(primals)
+        if p is not None  # (None is an empty pytree, as in JAX: no derivative)
+        and all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
+    )
+
+
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
+    """``(out, vjp_fn)`` (or ``(out, vjp_fn, aux)``), as ``jax.vjp``.
+
+    ``vjp_fn(cotangent)`` runs the emitted VJP function and returns one cotangent per
+    primal, as a tuple; integer and boolean primals get ``float0`` zeros, as in JAX.
+    """
+    check_array_types("vjp", primals)
+    check_real_inputs("vjp", primals)
+    t = _VJP(fun, has_aux)
+    out = fun(*_copies(primals))  # (the user's own code may write into its arguments)
+    out, aux = _split_aux(out, has_aux)
+    check_real_inputs("vjp", out)
+    float_args = _inexact_args(primals)
+    kinds = tuple(kind_of(p) for p in primals)
+
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        _check_cotangent(cotangent, out)
+        result: list[Any] = []
+        if float_args:
+            t._refresh()
+            t._call_args = primals
+            _, fn = t._generate(kinds, float_args, True)
+            _read_free_names(fn)
+            rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
+            grads = fn(*primals, *rest, cotangent)
+        else:
+            grads = ()
+        it = iter(grads)
+        foreign = _foreign((primals, cotangent), fn) if float_args else []
+        for i, p in enumerate(primals):
+            if i in float_args:  # (never the caller's array, nor a view of one)
+                result.append(_cast_tree(_copy_shared(next(it), foreign), p))
+            elif p is None:
+                result.append(None)  # JAX's cotangent of an empty pytree
+            else:
+                result.append(
+                    _rebuild(kind_of(p), [np.zeros(np.shape(x), float0) for x in _leaves(p)])
+                )
+        return tuple(result)
+
+    vjp_fn.__name__ = t.__name__
+    vjp_fn.transformed = t  # type: ignore[attr-defined]
+    if has_aux:
+        return out, vjp_fn, aux
+    return out, vjp_fn
+
+
+class _JVP(Transformed):
+    def __init__(self, fn: Callable, has_aux: bool) -> None:
+        super().__init__(fn, "jvp", 0, has_aux)
+        self.tuple_out = True
+
+    def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
+              argnums: tuple[int, ...], tuple_out: bool) -> None:
+        # for jvp the key's third slot says how many arguments the call passes and
+        # whether only the output's tangent is wanted (jacfwd)
+        nargs, tangent_only = tuple_out if isinstance(tuple_out, tuple) else (None, False)
+        spec = ForwardSpec(argnums, self.has_aux, kinds, nargs, tangent_only)
+        emit_forward(ir, spec, module, self.__name__)
+
+
+# (not weak: each transform holds its function, which would keep the key alive)
+_JVPS: LRU[Any, dict[bool, _JVP]] = LRU(128)
+
+
+def _jvp_transform(fun: Callable, has_aux: bool) -> _JVP:
+    """One transformed object per function (and has_aux): its code is cached on it."""
+    try:
+        per_fn = _JVPS.setdefault(fun, {})
+    except TypeError:  # not hashable: no caching
+        return _JVP(fun, has_aux)
+    if has_aux not in per_fn:
+        per_fn[has_aux] = _JVP(fun, has_aux)
+    return per_fn[has_aux]
+
+
+def _check_tangents(primals: Any, tangents: Any) -> None:
+    """JAX's checks of jvp's arguments, with JAX's messages."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."
+        )
+    pk, tk = kind_of(tuple(primals)), kind_of(tuple(tangents))
+    if _sorted_kind(pk) != _sorted_kind(tk):
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must have the same tree "
+            f"structure; primals have tree structure PyTreeDef({pk!r}) whereas tangents "
+            f"have tree structure PyTreeDef({tk!r})."
+        )
+    for p, t in zip(_sorted_leaves(list(primals)), _sorted_leaves(list(tangents))):
+        if p is None or t is None:  # an empty pytree: only None matches it, as in JAX
+            if p is not t:
+                raise TypeError(
+                    "primal and tangent arguments to jax.jvp must have the same tree "
+                    f"structure; a primal {_short(p)} has the tangent {_short(t)}, and "
+                    "None (an empty pytree) matches only None.")
+            continue
+        pd, td = _dtype_of(p, ""), np.result_type(t)
+        want = pd if np.issubdtype(pd, np.inexact) else float0
+        if td != want:
+            raise TypeError(
+                "primal and tangent arguments to jax.jvp do not match; dtypes must be "
+                "equal, or in case of int/bool primal dtype the tangent dtype must be "
+                f"float0.Got primal dtype {pd.name} and so expected tangent dtype "
+                f"{want.name if want is not float0 else 'float0'}, but got tangent dtype "
+                f"{td.name if td != float0 else 'float0'} instead."
+            )
+        if np.shape(p) != np.shape(t):
+            raise ValueError(
+                "jvp called with different primal and tangent shapes;Got primal shape "
+                f"{np.shape(p)} and tangent shape as {np.shape(t)}"
+            )
+
+
+def _short(x: Any) -> str:
+    return "None" if x is None else f"of shape {np.shape(x)}"
+
+
+def _tangent_like(t: Any, out: Any) -> Any:
+    """A tangent leaf in its output's shape and dtype (float0 for integer outputs)."""
+    dtype = np.result_type(out)
+    if not np.issubdtype(dtype, np.inexact):
+        return np.zeros(np.shape(out), float0)
+    return _cast_like(t, out)
+
+
+def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> Any:
+    """``(out, out_tangent)`` (or ``(out, out_tangent, aux)``), as ``jax.jvp``.
+
+    Runs the emitted forward-mode function (see ``s2s.source(s2s.jvp_of(f))`` or the
+    ``.source`` of the returned function's transform); integer and boolean primals take
+    ``float0`` tangents and carry none.
+    """
+    _check_tangents(primals, tangents)
+    primals, tangents = tuple(primals), tuple(tangents)
+    check_array_types("jvp", (primals, tangents))
+    check_real_inputs("jvp", primals)
+    t = _jvp_transform(fun, has_aux)
+    t._refresh()
+    active = _inexact_args(primals)
+    kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
+    t._call_nargs, t._call_args = len(primals), primals
+    _, fn = t._generate(kinds, active, (len(primals), False))
+    _read_free_names(fn)
+    result = fn(*primals, *(tangents[i] for i in active))
+    out, out_dot = result[0], result[1]
+    kind = kind_of(out)
+    # a None output has a None tangent, as in JAX (None is an empty pytree there)
+    # (a tangent that is a caller's array, or a view of one, is copied)
+    foreign = _foreign((primals, tangents), fn)
+    fixed = [None if o is None else _tangent_like(
+        d.copy() if isinstance(d, np.ndarray) and _shares(d, foreign) else d, o)
+             for d, o in zip(_leaves(out_dot), _leaves(out))]
+    out_dot = _rebuild(kind, fixed)
+    if has_aux:
+        return out, out_dot, result[2]
+    return out, out_dot
+
+
+def _sorted_kind(kind: Kind) -> Any:
+    """A kind with dict keys sorted: dicts match whatever their insertion order."""
+    if not isinstance(kind, Tree):
+        return kind
+    pairs = list(zip(kind.keys, (_sorted_kind(c) for c in kind.children)))
+    if kind.type is dict:
+        pairs.sort(key=lambda kc: repr(kc[0]))
+    return (kind.type, tuple(pairs))
+
+
+def _sorted_leaves(value: Any) -> list[Any]:
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return [x for v in value for x in _sorted_leaves(v)]
+    if isinstance(value, dict):
+        return [x for k in sorted(value, key=repr) for x in _sorted_leaves(value[k])]
+    return [value]
+
+
+def _check_cotangent(ct: Any, out: Any) -> None:
+    if _sorted_kind(kind_of(ct)) != _sorted_kind(kind_of(out)):
+        raise ValueError("unexpected tree structure.")
+    for c, o in zip(_sorted_leaves(ct), _sorted_leaves(out)):
+        cs, os_ = np.shape(c), np.shape(o)
+        cd, od = np.result_type(c), np.result_type(o)
+        if cs != os_ or cd != od:
+            got = f"{cd.name}{list(cs)}".replace(" ", "")
+            want = f"{od.name}{list(os_)}".replace(" ", "")
+            raise ValueError(
+                "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: "
+                f"got {got}, but expected {want} because the corresponding output of "
+                f"the differentiated function had JAX type {want}"
+            )
+
+
+def source(f: Any, transform: str | None = None) -> str:
+    """The emitted source of a transformed function, as a module's text.
+
+    ``source(g)`` for ``g = s2s.grad(f)`` (or vmap, jacfwd...); ``source(f, "jvp")``
+    for the forward-mode code the latest ``s2s.jvp(f, ...)`` call ran.
+    """
+    if transform == "jvp":
+        per_fn = _JVPS.get(f)
+        if not per_fn:
+            raise ValueError(f"s2s.jvp has not been called on {f!r}")
+        latest = [t for t in per_fn.values() if t._last is not None]
+        if not latest:
+            raise ValueError(f"s2s.jvp has not been called on {f!r}")
+        return latest[-1]._last[0]
+    if hasattr(f, "source") and not isinstance(f, Transformed) and isinstance(
+            getattr(f, "source"), str):
+        return f.source
+    transformed = getattr(f, "transformed", f)
+    if not isinstance(transformed, Transformed):
+        raise TypeError(f"{f!r} is not an s2s-transformed function")
+    return transformed.source

@@ -1,0 +1,871 @@
+"""The transforms built on batching: ``vmap``, and the Jacobians ``jacfwd``,
+``jacrev`` and ``hessian`` (batched forward and reverse mode).
+
+``jacfwd(f)`` is the emitted ``vmap`` of the emitted ``jvp`` of ``f``, mapped over a
+basis of input tangents; ``jacrev(f)`` the ``vmap`` of its ``vjp`` over a basis of
+output cotangents; ``hessian(f)`` is ``jacfwd(grad(f))``.  Every direction of the
+basis goes through one call of vectorised emitted code.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import keyword
+
+import numpy as np
+
+from .transformed import (
+    _LOCK,
+    Transformed,
+    _copies,
+    _check_argnums,
+    _check_float_inputs,
+    check_array_types,
+    _jvp_transform,
+    _leaves,
+    _normalize_argnums,
+    _read_free_names,
+    _rebuild,
+)
+from ..caches import LRU
+from ..errors import TransformError
+from ..ir.nodes import Function
+from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of, leaf_paths, literal, path_text
+from ..frontend.normalize import normalize
+from ..transforms.reverse import Module
+from ..transforms.vmap import VmapSpec, emit_vmap, probe
+
+__all__ = ["vmap", "jacfwd", "jacrev", "jacobian", "hessian"]
+
+
+# ---- vmap -------------------------------------------------------------------------
+
+
+def _leaf_axes(axes: Any, value: Any, where: str) -> list[tuple[str, Any, Any]]:
+    """(name, leaf, axis) for each leaf of ``value`` under the prefix tree ``axes``."""
+    if axes is None or isinstance(axes, int) and not isinstance(axes, bool):
+        out = []
+        for path, leaf in _paths(value):
+            out.append((where + path, leaf, axes))
+        return out
+    if isinstance(axes, (tuple, list)) and isinstance(value, (tuple, list)) and \
+            len(axes) == len(value):
+        return [x for i, (a, v) in enumerate(zip(axes, value))
+                for x in _leaf_axes(a, v, f"{where}[{i}]")]
+    if isinstance(axes, dict) and isinstance(value, dict) and set(axes) == set(value):
+        return [x for k in value for x in _leaf_axes(axes[k], value[k], f"{where}[{k!r}]")]
+    raise ValueError(
+        "vmap in_axes specification must be a tree prefix of the corresponding value; "
+        f"got {axes!r} for {where}"
+    )
+
+
+def _paths(value: Any, path: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return [x for i, v in enumerate(value) for x in _paths(v, f"{path}[{i}]")]
+    if isinstance(value, dict):
+        return [x for k, v in value.items() for x in _paths(v, f"{path}[{k!r}]")]
+    return [(path, value)]
+
+
+def _slice0(value: Any, axes: Any) -> Any:
+    """One example: each batched leaf indexed at 0 along its axis."""
+    if axes is None:
+        return value
+    if isinstance(axes, int):
+        if isinstance(value, (tuple, list)):
+            return type(value)(_slice0(v, axes) for v in value)
+        if isinstance(value, dict):
+            return {k: _slice0(v, axes) for k, v in value.items()}
+        return np.take(np.asarray(value), 0, axis=axes)
+    if isinstance(value, dict):
+        return {k: _slice0(value[k], axes[k]) for k in value}
+    return type(value)(_slice0(v, a) for v, a in zip(value, axes))
+
+
+def _hashable(axes: Any) -> Any:
+    if isinstance(axes, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in axes.items()))
+    if isinstance(axes, (tuple, list)):
+        return tuple(_hashable(a) for a in axes)
+    return axes
+
+
+def _none_for_nones(out: Any) -> Any:
+    """A per-example None comes back from batched code as an object array of Nones;
+    JAX's vmap (None being an empty pytree) gives None."""
+    if isinstance(out, np.ndarray) and out.dtype == object and out.size and \
+            all(v is None for v in out.flat):
+        return None
+    if isinstance(out, tuple) and not hasattr(out, "_fields"):
+        return tuple(_none_for_nones(o) for o in out)
+    return out
+
+
+def _unshared(out: Any, args: tuple, fn: Callable) -> Any:
+    """The batched results, each array copied where it may share memory with an
+    argument or a module array the code reads (``x.T`` of an argument is a view): a
+    caller writing into a result never changes its inputs."""
+    from .transformed import _foreign, _shares
+
+    if isinstance(out, np.ndarray):
+        return out.copy() if _shares(out, _foreign(args, fn)) else out
+    if type(out) in (tuple, list):
+        foreign = _foreign(args, fn)
+        if any(isinstance(o, np.ndarray) and _shares(o, foreign) for o in out):
+            return type(out)(_unshared(o, args, fn) for o in out)
+        if all(isinstance(o, np.ndarray) or o is None for o in out):
+            return out
+        return type(out)(_unshared(o, args, fn) for o in out)
+    if type(out) is dict:
+        return {k: _unshared(v, args, fn) for k, v in out.items()}
+    return out
+
+
+def _valid_out_axes(axes: Any) -> bool:
+    if axes is None or (isinstance(axes, int) and not isinstance(axes, bool)):
+        return True
+    if isinstance(axes, (tuple, list)):
+        return all(_valid_out_axes(a) for a in axes)
+    if isinstance(axes, dict):
+        return all(_valid_out_axes(a) for a in axes.values())
+    return False
+
+
+def _array_key(a: Any) -> Any:
+    """Shapes and dtypes of an array or a dict/tuple/list of them (None otherwise)."""
+    t = type(a)
+    if t is np.ndarray:
+        return (a.shape, a.dtype.char)
+    if t is dict or t is tuple or t is list:
+        items = list(a.items()) if t is dict else list(enumerate(a))
+        keys = []
+        for k, v in items:
+            leaf = _array_key(v)
+            if leaf is None:
+                return None
+            keys.append((k, leaf))
+        return (t, tuple(keys))
+    return None
+
+
+def _shape_key(args: tuple, in_axes: Any, out_axes: Any) -> Any:
+    """Shapes and dtypes of plain-array arguments (None for anything else)."""
+    key = []
+    for a in args:
+        leaf = _array_key(a)
+        if leaf is None:
+            return None
+        key.append(leaf)
+    if not isinstance(in_axes, (int, type(None))) and not (
+            isinstance(in_axes, tuple) and all(isinstance(x, (int, type(None)))
+                                               for x in in_axes)):
+        return None
+    found = (tuple(key), in_axes, out_axes)
+    try:
+        hash(found)
+    except TypeError:  # a dict among the out_axes
+        return None
+    return found
+
+
+def _example_ranks(value: Any, axes: Any) -> Any:
+    """Per-example ranks of each leaf (a batched leaf has one axis more)."""
+    if isinstance(value, (tuple, list)):
+        sub = axes if isinstance(axes, (tuple, list)) else [axes] * len(value)
+        return tuple(_example_ranks(v, a) for v, a in zip(value, sub))
+    if isinstance(value, dict):
+        sub = axes if isinstance(axes, dict) else {k: axes for k in value}
+        return tuple((k, _example_ranks(v, sub[k])) for k, v in value.items())
+    return int(np.ndim(value)) - (axes is not None)
+
+
+class Vmapped(Transformed):
+    """``vmap(f)``: call it with batched arguments; ``.source`` is the batched code."""
+
+    def __init__(self, fn: Callable, in_axes: Any = 0, out_axes: Any = 0,
+                 axis_size: int | None = None) -> None:
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)  # as JAX does
+        if isinstance(in_axes, (float, str, bytes)) or (isinstance(in_axes, tuple) and any(
+                isinstance(a, (float, str, bytes)) for a in in_axes)):
+            raise TypeError(
+                "vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                f"to the positional arguments passed to the function, but got {in_axes}."
+            )
+        if not _valid_out_axes(out_axes):
+            raise TypeError(
+                "vmap out_axes must be an int, None, or (nested) container with those "
+                f"types as leaves, but got {out_axes}."
+            )
+        super().__init__(fn, "vmap", 0, False)
+        self.in_axes = in_axes
+        self.out_axes = out_axes
+        self.axis_size = axis_size
+        self._args: tuple = ()
+        self._fast: dict[Any, Callable] = {}
+        # shapes whose code is specialized -> (the free names' objects it relied on,
+        # the code as emitted)
+        self._guards: dict[Any, tuple[Any, Callable, str]] = {}
+        self._pending: dict[Any, str] = {}  # shapes called once -> their code's text
+        self._spec_text: str | None = None
+        self._outer_args: tuple | None = None
+        self._axes: tuple = ()
+
+    def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
+              argnums: Any, tuple_out: Any) -> None:
+        example = tuple(_slice0(a, ax) for a, ax in zip(self._args, self._axes))
+        spec = VmapSpec(self._axes + (None,) * (len(ir.params) - len(self._axes)),
+                        self.out_axes, kinds, example, len(self._axes))
+        spec.ranks = probe(ir, example)
+        emit_vmap(ir, spec, module, self.__name__)
+
+    def _default(self) -> tuple[str, Callable]:
+        if self._last is None:
+            raise ValueError("call the vmapped function once: its code is specialized "
+                             "on the ranks of the arguments")
+        return self._last
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:  # mapped over axis 0, as JAX maps keyword arguments
+            return self._with_keywords(args, kwargs)
+        if any(type(a) is not np.ndarray for a in args):  # (plain arrays: no look)
+            check_array_types("vmap", args)
+        # the same array shapes as a call already checked: straight to its code
+        fast = _shape_key(args, self.in_axes, self.out_axes)
+        self._refresh()
+        if fast is not None and not self._compiled:
+            self._fast.clear()
+            self._guards.clear()
+        fn = self._fast.get(fast) if fast is not None else None
+        guard = self._guards.get(fast) if fn is not None else None
+        if guard is not None and not guard[0].same():
+            # a free name holds another object (or its array another shape) than
+            # when the code was specialized: the code as emitted, specialized again
+            fn = self._fast[fast] = guard[1]
+            self._pending[fast] = guard[2]
+            del self._guards[fast]
+        if fn is None:
+            fn = self._function_for(args)
+            if fast is not None:
+                self._fast[fast] = fn
+                assert self._last is not None
+                if self.specialize and not any(
+                        np.ndim(a) and np.result_type(a).kind in "iub"
+                        for a in _leaves(args)):
+                    self._pending[fast] = self._last[0]
+        elif fast in self._pending:
+            _read_free_names(fn)
+            return _unshared(_none_for_nones(self._specialize_batched(fast, fn, args)),
+                             args, fn)
+        _read_free_names(fn)
+        return _unshared(_none_for_nones(fn(*args)), args, fn)
+
+    def _with_keywords(self, args: tuple, kwargs: dict) -> Any:
+        """Keyword arguments are batched along axis 0 whatever ``in_axes`` says (JAX's
+        rule): each is passed in its parameter's place, with the parameters between
+        at their defaults (not batched), through a vmap whose ``in_axes`` say so."""
+        import inspect
+
+        params = list(inspect.signature(self.fn).parameters.values())
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)]
+        names = [p.name for p in positional]
+        unknown = [k for k in kwargs if k not in names[len(args):]]
+        if unknown:
+            raise TypeError(
+                f"s2s.vmap batches keyword arguments by their place among the positional "
+                f"parameters; `{unknown[0]}` is keyword-only, unknown or already given "
+                f"positionally: pass the batched values positionally")
+        last = max(names.index(k) for k in kwargs)
+        extra, axes_extra = [], []
+        for p in positional[len(args):last + 1]:
+            if p.name in kwargs:
+                extra.append(kwargs[p.name])
+                axes_extra.append(0)
+            elif p.default is not p.empty:
+                extra.append(p.default)
+                axes_extra.append(None)
+            else:
+                raise TypeError(f"{self.__name__}() missing required argument '{p.name}'")
+        axes = self.in_axes if isinstance(self.in_axes, tuple) else (
+            (self.in_axes,) * len(args))
+        key = (axes, tuple(axes_extra))
+        variants = self.__dict__.setdefault("_keyword_variants", {})
+        inner = variants.get(key)
+        if inner is None:
+            inner = variants[key] = Vmapped(self.fn, tuple(axes) + tuple(axes_extra),
+                                            self.out_axes, self.axis_size)
+        out = inner(*args, *extra)
+        self._last = inner._last
+        return out
+
+    def _specialize_batched(self, key: Any, fn: Callable, args: tuple) -> Any:
+        """The second call with these shapes: the batched code specialized to them,
+        as ``grad`` does (s2s/optimize/specialize.py)."""
+        from . import transformed as api
+        from ..emit.code import compile_module
+        from ..optimize.specialize import specialize
+
+        with _LOCK:
+            text = self._pending.pop(key, None)
+            free = api._FreeSnapshot.take(self.ir)
+            if text is None or not api.OPTIMIZE or free is None:
+                return self._fast[key](*args)
+            try:
+                result, new_text = specialize(text, dict(fn.__globals__), fn.__name__,
+                                              args, free.names)
+            except Exception as exc:  # the emitted code raises whatever the call raises
+                result = fn(*args)
+                api._optimizer_bug(exc)
+                return result
+            if new_text is None:
+                return fn(*args)
+            spec = compile_module(new_text, dict(fn.__globals__), fn.__name__)[fn.__name__]
+            spec.__s2s_free__ = fn.__s2s_free__  # type: ignore[attr-defined]
+            self._fast[key] = spec
+            self._guards[key] = (free, fn, text)
+            self._spec_text = new_text
+            return result
+
+    @property
+    def specialized_source(self) -> str | None:
+        """The batched code the latest shapes specialized to, or None."""
+        return self._spec_text
+
+    def _generate_for(self, passed: tuple[Kind, ...],
+                      kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
+        """For an outer transform: the batched code for the example it probes with
+        (``vmap(vmap(f))``: the outer's first example is a batch for this one)."""
+        if self._outer_args is None:
+            raise NotImplementedError("only vmap can transform a vmapped function yet")
+        self._function_for(self._outer_args)
+        assert self._last is not None
+        return self._last
+
+    def _function_for(self, args: tuple) -> Callable:
+        """Check the arguments with JAX's messages; the emitted batched function."""
+        in_axes = self.in_axes
+        if isinstance(in_axes, tuple):
+            if len(in_axes) != len(args):
+                raise ValueError(
+                    "vmap in_axes must be an int, None, or a tuple of entries "
+                    "corresponding to the positional arguments passed to the function, "
+                    f"but got len(in_axes)={len(in_axes)}, len(args)={len(args)}"
+                )
+            per_arg = in_axes
+        else:
+            per_arg = (in_axes,) * len(args)
+        names = self.ir.params
+        leaves = []
+        resolved = []
+        for i, (axes, a) in enumerate(zip(per_arg, args)):
+            where = names[i] if i < len(names) else f"args[{i}]"
+            found = _leaf_axes(axes, a, where)
+            leaves += found
+            resolved.append(_resolve(axes, a))
+        sizes = []
+        for name, leaf, axis in leaves:
+            if axis is None:
+                continue
+            shape = np.shape(leaf)
+            if not (-len(shape) <= axis < len(shape)):
+                raise ValueError(
+                    f"vmap was requested to map its argument along axis {axis}, which "
+                    f"implies that its rank should be at least {axis + 1 if axis >= 0 else -axis}, "
+                    f"but is only {len(shape)} (its shape is {shape})"
+                )
+            sizes.append((name, leaf, axis % len(shape), shape[axis]))
+        if not sizes:
+            raise ValueError(
+                "vmap must have at least one non-None value in in_axes or axis_size "
+                "must be specified" if self.axis_size is None else
+                "s2s.vmap with every in_axes None is not supported yet"
+            )
+        if len({n for *_, n in sizes}) > 1 or (
+                self.axis_size is not None and sizes[0][3] != self.axis_size):
+            lines = [
+                f"  * one axis had size {n}: axis {ax} of argument {name} of type "
+                f"{np.result_type(leaf).name}{list(np.shape(leaf))};".replace(" ", "", 0)
+                for name, leaf, ax, n in sizes
+            ]
+            raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
+                             + "\n".join(lines))
+        with _LOCK:  # the example and axes are read by _emit: one call at a time
+            self._axes = tuple(resolved)
+            self._args = args  # read by _emit: the probe runs on the first example
+            self._call_nargs = len(args)
+            self._refresh()
+            kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
+            key_axes = (_hashable(self._axes), _hashable(self.out_axes))
+            if isinstance(self.inner, Vmapped):  # the inner one is asked with one example
+                self.inner._outer_args = tuple(_slice0(a, ax) for a, ax in zip(args, self._axes))
+            try:
+                _, fn = self._generate(kinds, key_axes, _example_ranks(args, self._axes))
+            finally:
+                self._args = ()
+                if isinstance(self.inner, Vmapped):
+                    self.inner._outer_args = None
+        return fn
+
+
+def _resolve(axes: Any, value: Any) -> Any:
+    """Negative axes made positive against each leaf's rank."""
+    if axes is None:
+        return None
+    if isinstance(axes, int):
+        if isinstance(value, (tuple, list, dict)):
+            return _resolve_tree(axes, value)
+        return axes % max(np.ndim(value), 1)
+    if isinstance(axes, dict):
+        return {k: _resolve(axes[k], value[k]) for k in value}
+    return tuple(_resolve(a, v) for a, v in zip(axes, value))
+
+
+def _resolve_tree(axis: int, value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _resolve(axis, v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return tuple(_resolve(axis, v) for v in value)
+    return _resolve(axis, value)
+
+
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0,
+         axis_size: int | None = None) -> Vmapped:
+    """Vectorise ``fun`` over a batch axis, as ``jax.vmap``, by emitting batched code.
+
+    ``in_axes``: an int, None, or a tuple (a pytree prefix) per positional argument;
+    ``out_axes`` likewise for the result.  The emitted code carries the batch axis in
+    front; see ``.source`` after the first call.
+    """
+    return Vmapped(fun, in_axes, out_axes, axis_size)
+
+
+# ---- Jacobians -------------------------------------------------------------------
+
+
+def _basis(leaves: list[Any]) -> tuple[int, list[np.ndarray]]:
+    """One standard basis over all the leaves: n directions, per leaf (n, *shape)."""
+    sizes = [int(np.size(x)) for x in leaves]
+    n = sum(sizes)
+    out, start = [], 0
+    for x, k in zip(leaves, sizes):
+        dtype = np.result_type(x)
+        b = np.zeros((n, k), dtype=dtype)
+        b[np.arange(start, start + k), np.arange(k)] = 1
+        out.append(b.reshape((n,) + np.shape(x)))
+        start += k
+    return n, out
+
+
+def _base_name(fun: Any) -> str:
+    name = getattr(fun, "__name__", "f")
+    return "lambda" if name == "<lambda>" else name
+
+
+class _JacobianCode:
+    """What a transform of a Jacobian needs (``jacfwd(jacrev(f))``): its emitted code
+    as a function of the same arguments, for one array argument and an array output.
+    The function loops over the basis, calling the emitted JVP or VJP once per
+    direction, so that any transform can read it; called directly, the Jacobian
+    objects batch all directions through one vmapped call instead."""
+
+    fun: Callable
+    argnums: Any
+    tuple_out: bool
+    has_aux: bool
+    __name__: str
+
+    @property
+    def mode(self) -> str:
+        return self.__name__.rsplit("_", 1)[-1]
+
+    @property
+    def ir(self) -> Any:
+        return self._transform().ir
+
+    def _refresh(self) -> None:
+        self._transform()._refresh()
+
+    def _output_kind(self, passed: tuple, kinds: tuple) -> Kind:
+        """The structure ``fun`` returns for arguments of these structures."""
+        from ..transforms.reverse import _return_kind
+
+        fn = self.fun
+        if hasattr(fn, "_generate_for"):  # a transformed function: its emitted code
+            ir = normalize(fn._generate_for(passed, kinds)[1])
+        else:
+            ir = self._transform().ir
+        return _return_kind(ir, tuple(kinds))
+
+    def _generate_for(self, passed: tuple, kinds: tuple) -> tuple[str, Callable]:
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(passed))
+        if self.has_aux:
+            raise TransformError(
+                f"a transform of {self.__name__} needs a Jacobian without has_aux",
+                hint="transform the Jacobian of a function returning the array alone")
+        out_kind = self._output_kind(passed, kinds)
+        if not isinstance(out_kind, (Leaf, Tree)):
+            raise TransformError(
+                f"a transform of {self.__name__} needs a function returning arrays, or "
+                "a dict, tuple or list of them (not a list grown in a loop)",
+                hint="return the arrays in a tuple, or stack them into one array")
+        t = self._transform()
+        t._refresh()
+        several = self.tuple_out
+        if self.mode == "jacfwd":
+            _, inner = t._generate(kinds, argnums, (len(passed), True))
+        else:  # the cotangent itself, or a tuple of them for several arguments
+            _, inner = t._generate(kinds, argnums, several)
+        params = list(t.ir.params)
+        call_args = ", ".join(params)
+        name = self.__name__
+        callee = _base_name(self.fun)
+        if not callee.isidentifier() or keyword.iskeyword(callee):
+            callee = "fun"  # a lambda
+        taken = set(params) | {callee, inner.__name__, name, "np"}
+
+        def local(base: str) -> str:  # a local name no parameter uses (`n`, `k`, ...)
+            while base in taken:
+                base += "_"
+            taken.add(base)
+            return base
+
+        def suffix(i: int, path: tuple) -> str:
+            """Names for one leaf's block: ``_x`` of argument x when there are several,
+            ``_w1`` for ``params["w1"]`` (``_params_w1`` when there are several)."""
+            parts = ([params[i]] if several else []) + [_name_part(k) for k in path]
+            return "".join(f"_{p}" for p in parts)
+
+        out = local("out")
+        leaves = [(i, path) for i in argnums for path in leaf_paths(kinds[i])]
+        outs = leaf_paths(out_kind)  # [()] for an array
+        out_sfx = {o: "".join(f"_{_name_part(key)}" for key in o) for o in outs}
+        k = local("k")
+        body = [f"{out} = {callee}({call_args})"]
+        # (output leaf, argument, argument leaf) -> its block of the Jacobian
+        blocks: dict[tuple[tuple, int, tuple], str] = {}
+        column = row = ""  # the name of one call's result, where it is a container
+        if self.mode == "jacfwd":
+            # one loop per argument leaf over its basis directions (zero tangents for
+            # the other leaves) fills a block for each output leaf
+            for i, path in leaves:
+                x = path_text(params[i], path)
+                sfx = suffix(i, path)
+                n, basis = local(f"n{sfx}"), local(f"basis{sfx}")
+                columns = {o: local(f"columns{sfx}{out_sfx[o]}") for o in outs}
+                tangents = ", ".join(literal(kinds[j], lambda q, j=j: (
+                    f"{basis}[{k}]" if (j, q) == (i, path)
+                    else f"np.zeros_like({path_text(params[j], q)})")) for j in argnums)
+                # the emitted JVP takes the passed arguments, their tangents, then the
+                # parameters left at their defaults
+                jvp = f"{inner.__name__}(" + ", ".join(
+                    params[:len(passed)] + [tangents] + params[len(passed):]) + ")"
+                body += [f"{n} = np.size({x})",
+                         f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({x}))"]
+                body += [f"{c} = np.zeros(({n},) + np.shape({path_text(out, o)}))"
+                         for o, c in columns.items()]
+                body.append(f"for {k} in range({n}):")
+                if isinstance(out_kind, Leaf):
+                    body.append(f"    {columns[()]}[{k}] = {jvp}")
+                else:
+                    column = column or local("column")
+                    body.append(f"    {column} = {jvp}")
+                    body += [f"    {c}[{k}] = {path_text(column, o)}"
+                             for o, c in columns.items()]
+                for o, c in columns.items():
+                    jac = local(f"jac{sfx}{out_sfx[o]}")
+                    body += [f"{jac} = np.moveaxis({c}, 0, -1)",
+                             f"{jac} = np.reshape({jac}, np.shape({path_text(out, o)}) "
+                             f"+ np.shape({x}))"]
+                    blocks[(o, i, path)] = jac
+        else:
+            # one loop per output leaf over its basis of cotangents: each backward pass
+            # gives a row of every argument leaf's block
+            for o in outs:
+                y = path_text(out, o)
+                n, basis = local(f"n{out_sfx[o]}"), local(f"basis{out_sfx[o]}")
+                body += [f"{n} = np.size({y})",
+                         f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({y}))"]
+                rows = {(i, path): local(f"rows{out_sfx[o]}{suffix(i, path)}")
+                        for i, path in leaves}
+                body += [f"{r} = np.zeros(({n},) + np.shape({path_text(params[i], path)}))"
+                         for (i, path), r in rows.items()]
+                cotangent = literal(out_kind, lambda q: f"{basis}[{k}]" if q == o
+                                    else f"np.zeros_like({path_text(out, q)})")
+                vjp = f"{inner.__name__}({call_args}, {cotangent})"
+                body.append(f"for {k} in range({n}):")
+                if several or any(path for _, path in leaves):
+                    row = row or local("row")
+                    body.append(f"    {row} = {vjp}")
+                    body += [f"    {r}[{k}] = {path_text(row, ((argnums.index(i),) if several else ()) + path)}"
+                             for (i, path), r in rows.items()]
+                else:
+                    body.append(f"    {rows[leaves[0]]}[{k}] = {vjp}")
+                for (i, path), r in rows.items():
+                    blocks[(o, i, path)] = (f"np.reshape({r}, np.shape({y}) + "
+                                            f"np.shape({path_text(params[i], path)}))")
+
+        def per_output(o: tuple) -> str:  # JAX's layout: out-tree, then in-trees
+            results = [literal(kinds[i], lambda q, i=i: blocks[(o, i, q)]) for i in argnums]
+            if not several:
+                return results[0]
+            return "(" + ", ".join(results) + ("," if len(results) == 1 else "") + ")"
+
+        body.append(f"return {literal(out_kind, per_output)}")
+        namespace = {"np": np, inner.__name__: inner, callee: self.fun}
+        signature = []
+        for p in params:  # the function's defaults, for a caller that leaves them out
+            if p not in t.ir.defaults:
+                signature.append(p)
+                continue
+            value = t.ir.defaults[p]
+            try:
+                as_text = type(eval(repr(value), {})) is type(value)  # noqa: S307
+            except Exception:
+                as_text = False
+            if not as_text:
+                namespace[f"{p}_default"] = value
+            signature.append(f"{p}={repr(value) if as_text else p + '_default'}")
+        text = f"import numpy as np\n\n\ndef {name}({', '.join(signature)}):\n" + "".join(
+            f"    {line}\n" for line in body)
+        from ..emit.code import compile_module, format_module
+
+        text = format_module(text)
+        return text, compile_module(text, namespace, name)[name]
+
+
+def _name_part(key: Any) -> str:
+    """A dict key or a position as part of a Python name (``"w1"`` -> ``w1``)."""
+    text = "".join(c if c.isalnum() or c == "_" else "_" for c in str(key))
+    return text or "key"
+
+
+class _JacFwd(_JacobianCode):
+    """jacfwd: the vmap, over a basis of tangents, of the emitted JVP."""
+
+    def _transform(self) -> Transformed:
+        return _jvp_transform(self.fun, self.has_aux)
+
+    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool) -> None:
+        self.fun = fun
+        self.argnums, self.tuple_out = _normalize_argnums(argnums)
+        self.has_aux = has_aux
+        self.__name__ = f"{_base_name(fun)}_jacfwd"
+        self.__qualname__ = self.__name__
+        self._vmapped: dict[Any, Vmapped] = {}
+        self.source = ""
+
+    def __call__(self, *args: Any) -> Any:
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        check_array_types(self.__name__, args)
+        for i in argnums:
+            for leaf in _leaves(args[i]):
+                dtype = np.result_type(leaf)
+                if not np.issubdtype(dtype, np.floating):
+                    raise TypeError(
+                        "jacfwd requires real-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.floating), but got {dtype.name}. For holomorphic "
+                        "differentiation, pass holomorphic=True. For differentiation of "
+                        "non-holomorphic functions involving complex inputs or integer "
+                        "inputs, use jax.jvp directly."
+                    )
+        t = _jvp_transform(self.fun, self.has_aux)
+        t._refresh()
+        t._call_nargs = len(args)  # an inner transform's argnums resolve against these
+        t._call_args = args
+        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
+        tangent_only = not self.has_aux
+        _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only))
+        key = jvp_fn  # one batched version per emitted JVP
+        v = self._vmapped.get(key)
+        if v is None:
+            v = Vmapped(jvp_fn, in_axes=0, out_axes=0)
+            v.__name__ = self.__name__
+            self._vmapped[key] = v
+        in_leaves = [leaf for i in argnums for leaf in _leaves(args[i])]
+        n, basis = _basis(in_leaves)
+        it = iter(basis)
+        tangents = [_rebuild(kind_of(args[i]), [next(it) for _ in _leaves(args[i])])
+                    for i in argnums]
+        v.in_axes = (None,) * len(args) + (0,) * len(argnums)
+        v.out_axes = (None, 0, None) if self.has_aux else 0
+        result = v(*args, *tangents)
+        self.source = v.source
+        out_dot = result[1] if self.has_aux else result
+        if out_dot is None or isinstance(out_dot, np.ndarray) and out_dot.dtype == object:
+            out = self.fun(*_copies(args))  # None out: None Jacobian, as JAX gives
+            if (out[0] if self.has_aux else out) is None:
+                return (None, result[2]) if self.has_aux else None
+        jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
+        if self.has_aux:
+            return jac, result[2]
+        return jac
+
+
+def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any:
+    """Rows (n, *out) of a batched result -> out-tree of in-tree blocks (*out, *in)."""
+    def per_out(leaf: np.ndarray) -> Any:
+        leaf = np.asarray(leaf)
+        blocks, start = [], 0
+        for x in inputs:
+            xs = []
+            for xl in _leaves(x):
+                k = int(np.size(xl))
+                part = leaf[start:start + k]
+                part = np.moveaxis(part, 0, -1).reshape(leaf.shape[1:] + np.shape(xl))
+                xs.append(part)
+                start += k
+            blocks.append(_rebuild(kind_of(x), xs))
+        return tuple(blocks) if tuple_out else blocks[0]
+
+    return _map_leaves(per_out, batched_out)
+
+
+def _map_leaves(f: Callable, tree: Any) -> Any:
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_map_leaves(f, t) for t in tree)
+    if isinstance(tree, dict):
+        return {k: _map_leaves(f, v) for k, v in tree.items()}
+    return f(tree)
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+    """The Jacobian of ``fun`` by forward mode, as ``jax.jacfwd``: output dims first,
+    input dims last; pytrees nest out-tree then in-tree."""
+    return _JacFwd(fun, argnums, has_aux)
+
+
+
+class _JacRev(_JacobianCode):
+    """jacrev: the vmap, over a basis of output cotangents, of the emitted VJP."""
+
+    def _transform(self) -> Transformed:
+        return _vjp_transform(self.fun, self.has_aux)
+
+    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool) -> None:
+        self.fun = fun
+        self.argnums, self.tuple_out = _normalize_argnums(argnums)
+        self.has_aux = has_aux
+        self.__name__ = f"{_base_name(fun)}_jacrev"
+        self.__qualname__ = self.__name__
+        self._vmapped: dict[Any, Vmapped] = {}
+        self.source = ""
+
+    def __call__(self, *args: Any) -> Any:
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        _check_float_inputs("jacrev", args, argnums)
+        out = self.fun(*_copies(args))  # (never on the caller's arrays)
+        aux = None
+        if self.has_aux:
+            out, aux = out
+        _no_array_out(self.__name__, out)
+        t = _vjp_transform(self.fun, self.has_aux)
+        t._refresh()
+        t._call_nargs = len(args)  # an inner transform's argnums resolve against these
+        t._call_args = args
+        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
+        _, vjp_fn = t._generate(kinds, argnums, True)
+        v = self._vmapped.get(vjp_fn)
+        if v is None:
+            v = self._vmapped[vjp_fn] = Vmapped(vjp_fn)
+            v.__name__ = self.__name__
+        out_leaves = [np.asarray(x, dtype=np.result_type(np.asarray(x), np.float32))
+                      for x in _leaves(out)]
+        n, basis = _basis(out_leaves)
+        cotangent = _rebuild(kind_of(out), basis)
+        # the VJP function takes every parameter before the cotangent: the ones the
+        # call leaves at their defaults are passed their defaults
+        rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(args):])
+        v.in_axes = (None,) * (len(args) + len(rest)) + (0,)
+        v.out_axes = 0
+        rows = v(*args, *rest, cotangent)
+        self.source = v.source
+        jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out)
+        return (jac, aux) if self.has_aux else jac
+
+
+def _transpose_rows(rows: Any, out: Any, inputs: list[Any], tuple_out: bool) -> Any:
+    """Rows (n_out, *in) per input leaf -> out-tree of in-tree blocks (*out, *in)."""
+    per_input = [[np.asarray(r) for r in _leaves(x)] for x in (
+        rows if isinstance(rows, tuple) else (rows,))]
+    blocks_out, start = [], 0
+    for o in _leaves(out):
+        k = int(np.size(o))
+        blocks = []
+        for x, leaves in zip(inputs, per_input):
+            parts = [leaf[start:start + k].reshape(np.shape(o) + np.shape(leaf)[1:])
+                     for leaf in leaves]
+            blocks.append(_rebuild(kind_of(x), parts))
+        blocks_out.append(tuple(blocks) if tuple_out else blocks[0])
+        start += k
+    return _rebuild(kind_of(out), blocks_out)
+
+
+def _vjp_transform(fun: Callable, has_aux: bool) -> Transformed:
+    from .transformed import _VJP
+
+    try:
+        cache = _VJPS.setdefault(fun, {})
+    except TypeError:  # not hashable: no caching
+        cache = {}
+    if has_aux not in cache:
+        cache[has_aux] = _VJP(fun, has_aux)
+    return cache[has_aux]
+
+
+# (not weak: each transform holds its function, which would keep the key alive)
+_VJPS: LRU[Any, dict] = LRU(128)
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+    """The Jacobian of ``fun`` by reverse mode, as ``jax.jacrev``: output dims first,
+    input dims last; pytrees nest out-tree then in-tree."""
+    return _JacRev(fun, argnums, has_aux)
+
+
+jacobian = jacrev
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+    """The Hessian of a scalar ``fun``, as ``jax.hessian``: forward mode over the
+    emitted gradient, ``jacfwd(grad(fun))``, vectorised over the basis."""
+    from .transformed import grad
+
+    inner = grad(fun, argnums=argnums, has_aux=has_aux)
+    return _Hessian(inner, argnums, has_aux)
+
+
+class _Hessian(_JacFwd):
+    """``jacfwd(grad(fun))``, with JAX's ValueError for an output with no array (the
+    emitted gradient's output check is dead code to the forward pass over it)."""
+
+    def __call__(self, *args: Any) -> Any:
+        if self._checked_out is None:
+            user_fn = self.fun.fn
+            out = user_fn(*_copies(args))
+            if self.has_aux and isinstance(out, tuple) and len(out) == 2:
+                out = out[0]
+            _no_array_out(self.__name__, out)
+            if not self.has_aux and (len(_leaves(out)) != 1 or np.ndim(out) != 0):
+                # not a scalar: the Hessian of each output element, as JAX's
+                # jacfwd(jacrev(fun)) lays it out (output dims first)
+                nums = self.argnums if self.tuple_out else self.argnums[0]
+                self._general = jacfwd(jacrev(user_fn, argnums=nums), argnums=nums)
+            self._checked_out = True
+        if self._general is not None:
+            return self._general(*args)
+        return super().__call__(*args)
+
+    _checked_out: bool | None = None
+    _general: Any = None
+
+
+def _no_array_out(name: str, out: Any) -> None:
+    if not _leaves(out) or any(leaf is None for leaf in _leaves(out)):
+        raise ValueError(  # JAX: 'at least one array or dtype is required'
+            f"{name}: the function returned {out!r}, which has no array to "
+            "differentiate (JAX raises 'at least one array or dtype is required'). "
+            "Instead: return the array (or a pytree of arrays) whose Jacobian you want."
+        )

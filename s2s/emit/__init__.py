@@ -1,0 +1,2 @@
+"""Emitted code: the items transforms build (lines, comments, blocks), rendered,
+formatted by black, checked against the output invariants and compiled."""

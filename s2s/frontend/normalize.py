@@ -1,0 +1,3774 @@
+"""libcst tree -> canonical IR (A-normal form), resolving every name on the way.
+
+Names are resolved the way Python resolves them when the function runs: locals, then
+the closure, then the function's globals, then builtins.  NumPy calls are recognised
+by the identity of the object a name is bound to, so ``np.sin``, ``numpy.sin`` and
+``from numpy import sin`` are the same primitive.  Temporaries get names built from
+the user's names (``x_at_w`` for ``x @ w``) so emitted code reads like hand-written
+code.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import itertools
+import keyword
+import re
+import types
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+import numpy as np
+
+from .. import runtime
+from ..caches import LRU
+from ..errors import Loc, TransformError, UnsupportedCallError, UnsupportedSyntaxError
+from ..ir.nodes import (
+    KEYWORD_OPERANDS,
+    Atom,
+    Break,
+    Const,
+    For,
+    Function,
+    If,
+    Index,
+    Let,
+    Return,
+    Slice,
+    Stmt,
+    Var,
+)
+from ..ir.nodes import uses as uses_of, walk as walk_stmts
+from .source import ParsedFunction, literal_value, parse_function, recursion_room
+from ..primitives.custom import custom_jvp, custom_vjp
+from ..ir.kinds import LEAF
+from ..primitives import PRIMITIVES, lookup_object
+from ..primitives.registry import ATTRIBUTES, METHODS, Refused
+
+# Names emitted code defines or imports itself; user names never take them.
+RESERVED = {"np", "math", *runtime.__all__}
+
+_BINOPS = {
+    cst.Add: ("add", "plus", "total"),
+    cst.Subtract: ("subtract", "minus", "diff"),
+    cst.Multiply: ("multiply", "times", "prod"),
+    cst.Divide: ("divide", "over", "ratio"),
+    cst.MatrixMultiply: ("matmul", "at", "matmul"),
+    cst.Power: ("power", "pow", "power"),
+    cst.FloorDivide: ("floor_divide", "floordiv", "quotient"),
+    cst.Modulo: ("remainder", "mod", "remainder"),
+    cst.BitOr: ("bitwise_or", "or", "either"),
+    cst.BitAnd: ("bitwise_and", "and", "both"),
+    cst.BitXor: ("bitwise_xor", "xor", "one_of"),
+}
+_COMPARE = {
+    cst.LessThan: "less",
+    cst.LessThanEqual: "less_equal",
+    cst.GreaterThan: "greater",
+    cst.GreaterThanEqual: "greater_equal",
+    cst.Equal: "equal",
+    cst.NotEqual: "not_equal",
+    cst.Is: "is_",
+    cst.IsNot: "is_not",
+}
+_MAX_NAME = 22
+# primitives whose result is a new array nothing else refers to
+_ALLOCATING = {
+    "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
+    "full_like", "copy", "array", "eye", "arange", "linspace",
+    # joins copy their operands into a new array (vmap stacks buffers with them)
+    "stack", "concatenate", "hstack", "vstack", "dstack", "column_stack", "tile",
+    "repeat",
+}
+# primitives whose result may share memory with (or, for containers and calls, hold)
+# an argument
+_VIEWS = {
+    "identity", "getitem", "reshape", "transpose", "T", "ravel", "squeeze",
+    "expand_dims", "swapaxes", "moveaxis", "broadcast_to", "asarray", "diagonal",
+    "linalg.diagonal", "matrix_transpose", "linalg.matrix_transpose",
+    "make_tuple", "make_list", "make_dict", "call", "atleast_1d", "atleast_2d",
+    "atleast_3d", "flip", "fliplr", "flipud", "rot90", "split", "array_split",
+    "hsplit", "vsplit", "dsplit", "broadcast_arrays",
+}
+# statements after which another name or container refers to an operand's array
+_ALIASING = {
+    "identity", "getitem", "reshape", "transpose", "T", "ravel", "squeeze",
+    "expand_dims", "swapaxes", "moveaxis", "broadcast_to", "asarray", "diagonal",
+    "linalg.diagonal", "matrix_transpose", "linalg.matrix_transpose", "make_tuple",
+    "make_list", "make_dict", "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr",
+    "flipud", "rot90", "append",
+}
+# statements that change their first argument in place (a new version of it in IR)
+_WRITES = {"setitem", "add_at", "append", "pop"}
+# primitives that read only their arguments' shapes (or lengths), never their values
+_SHAPE_ONLY = {
+    "shape": {"a"}, "ndim": {"a"}, "size": {"a"}, "len": {"obj"},
+    "zeros_like": {"a"}, "ones_like": {"a"}, "empty_like": {"prototype"},
+    "full_like": {"a"},
+}
+
+
+def _runtime_prim(name: str) -> str | None:
+    """The primitive an ``s2s.runtime`` helper is registered as, if it is."""
+    prim = lookup_object(getattr(runtime, name, None))
+    return prim.name if prim is not None else None
+
+
+def _views(prim: str) -> bool:
+    # unbroadcast(g, x) returns g itself when nothing was broadcast, weights_along a
+    # reshape of its weights
+    return prim in _VIEWS or prim in (_runtime_prim("unbroadcast"),
+                                      _runtime_prim("weights_along"))
+
+
+def _allocates(prim: str) -> bool:
+    if _views(prim) or prim in _WRITES:
+        return False
+    return prim in _ALLOCATING or PRIMITIVES[prim].family in ("elementwise", "binary",
+                                                              "linalg")
+
+
+def _shape_only(prim: str) -> set[str]:
+    if prim == _runtime_prim("unbroadcast"):
+        return {"x"}
+    return _SHAPE_ONLY.get(prim, set())
+
+
+class NameTable:
+    """Hands out names unique within one emitted function."""
+
+    def __init__(self, taken: set[str]) -> None:
+        self.taken = set(taken)
+
+    def fresh(self, base: str) -> str:
+        base = _identifier(base)
+        if base not in self.taken:
+            self.taken.add(base)
+            return base
+        i = 2
+        while f"{base}_{i}" in self.taken:
+            i += 1
+        name = f"{base}_{i}"
+        self.taken.add(name)
+        return name
+
+
+def _identifier(text: str) -> str:
+    text = re.sub(r"\W+", "_", text).strip("_") or "tmp"
+    if text[0].isdigit():
+        text = "v" + text
+    if keyword.iskeyword(text) or text in dir(builtins):
+        text += "_"
+    return text
+
+
+# the IR per function and source text: the most recently used only (s2s/caches.py)
+_FUNCTIONS: LRU[Any, Function] = LRU(256)
+
+
+class FreeVar:
+    """A name the function reads from its closure or its module, re-read per call.
+
+    The IR is built from the values free names had when it was normalized (which
+    function ``helper`` is, whether ``SCALE`` is a scalar); ``fingerprint`` says when
+    a later value would change the IR, and ``read`` gives the value a call should use.
+
+    A function and a function it calls may read the same name from two places (two
+    modules, or emitted code and the user's module it calls back into).  Emitted
+    code puts both in one namespace, so that is allowed only while both places hold
+    the very same object: ``also`` lists the other places, and the fingerprint
+    changes when they stop agreeing (the next call then normalizes again, and says
+    which name differs).
+    """
+
+    def __init__(self, name: str, cell: Any = None, scope: dict | None = None) -> None:
+        self.name = name
+        self.cell = cell
+        self.scope = scope
+        self.also: tuple["FreeVar", ...] = ()
+
+    def read(self) -> Any:
+        if self.cell is not None:
+            return self.cell.cell_contents
+        assert self.scope is not None
+        return self.scope[self.name]
+
+    def bindings(self) -> tuple["FreeVar", ...]:
+        return (self,) + self.also
+
+    def same_binding(self, other: "FreeVar") -> bool:
+        return self.cell is other.cell and self.scope is other.scope
+
+    def covers(self, other: "FreeVar") -> bool:
+        """Is every place ``other`` reads the name from one this one watches?"""
+        return all(any(b.same_binding(o) for b in self.bindings()) for o in other.bindings())
+
+    def joined(self, other: "FreeVar") -> "FreeVar":
+        """One name read from the places of both (which hold the same object now)."""
+        var = FreeVar(self.name, self.cell, self.scope)
+        var.also = self.also + tuple(
+            o for o in other.bindings() if not any(b.same_binding(o) for b in self.bindings())
+        )
+        return var
+
+    def agrees(self) -> bool:
+        """Do all the places this name is read from hold the same object?"""
+        try:
+            value = self.read()
+            return all(o.read() is value for o in self.also)
+        except (KeyError, ValueError):
+            return False
+
+    def fingerprint(self) -> Any:
+        try:
+            value = self.read()
+        except (KeyError, ValueError):
+            return None
+        if callable(value) or isinstance(value, types.ModuleType):
+            own: Any = ("object", id(value))
+        else:
+            from ..ir.kinds import kind_of
+
+            own = ("data", kind_of(value), np.ndim(value) if _is_number_like(value) else -1)
+        return (own, self.agrees()) if self.also else own
+
+
+_NO_DEFAULT = object()  # what a DefaultVar reads for a parameter without a default
+
+
+class DefaultVar(FreeVar):
+    """A parameter's default, read from the function object as Python reads it when
+    a call leaves the parameter out (``f.__defaults__`` / ``f.__kwdefaults__``, which
+    may be replaced after the ``def`` ran), not from the source text.
+
+    The IR is built from the default it has now (a callee's default is a constant
+    in its caller's IR; the emitted signature spells it), so its fingerprint is the
+    value itself: a replaced default makes the next call normalize and generate
+    again, as a free name that changes kind does."""
+
+    def __init__(self, fn: Any, param: str, keyword_only: bool) -> None:
+        self.fn = getattr(fn, "__func__", fn)  # (a bound method: its function's)
+        self.param = param
+        self.keyword_only = keyword_only
+        super().__init__(f"<default of {param} in {getattr(fn, '__qualname__', fn)} "
+                         f"{id(self.fn):#x}>")
+
+    def read(self) -> Any:
+        fn = self.fn
+        if self.keyword_only:
+            return (fn.__kwdefaults__ or {}).get(self.param, _NO_DEFAULT)
+        code = fn.__code__
+        names = code.co_varnames[:code.co_argcount]
+        defaults = fn.__defaults__ or ()
+        k = names.index(self.param) - (len(names) - len(defaults))
+        return defaults[k] if k >= 0 else _NO_DEFAULT
+
+    def same_binding(self, other: "FreeVar") -> bool:
+        return isinstance(other, DefaultVar) and other.fn is self.fn and (
+            other.param == self.param)
+
+    def agrees(self) -> bool:
+        return True
+
+    def fingerprint(self) -> Any:
+        value = self.read()
+        if value is _NO_DEFAULT:
+            return ("no default",)
+        if _is_literal(value) or isinstance(value, (complex, np.generic)):
+            return ("default", type(value).__qualname__, repr(value))
+        return ("default object", id(value))  # (kept alive by the IR's defaults)
+
+
+def live_defaults(fn: Any) -> dict[str, Any]:
+    """Parameter name -> the default a call that leaves it out gets now."""
+    f = getattr(fn, "__func__", fn)
+    code = f.__code__
+    names = code.co_varnames[:code.co_argcount]
+    defaults = f.__defaults__ or ()
+    out = dict(zip(names[len(names) - len(defaults):], defaults))
+    out.update(f.__kwdefaults__ or {})
+    return out
+
+
+def _fingerprints(free: dict[str, FreeVar]) -> tuple:
+    return tuple((name, var.fingerprint()) for name, var in free.items())
+
+
+def _still_valid(ir: Function) -> bool:
+    """Do the free names and defaults a memoized IR was built from still hold what
+    they held then?  (A new transform of the function must not reuse an IR built for
+    a default or a kind of module constant that has since changed.)"""
+    built = getattr(ir, "_s2s_built_with", None)
+    return built is None or built == _fingerprints(ir.free)
+
+
+def _is_number_like(value: Any) -> bool:
+    return isinstance(value, (int, float, np.ndarray, np.generic))
+
+
+def normalize(fn: Any, fresh: bool = False) -> Function:
+    """The IR of a Python function (memoized per function object and its source).
+
+    ``fresh=True`` normalizes again, callees included, because a free name the
+    memoized IR was built from is now bound to something that changes it.
+    """
+    fn = unwrap_forwarding(fn)
+    parsed = parse_function(fn)
+    key = (fn, parsed.source_hash)
+    if fresh:
+        for k in [k for k in _FUNCTIONS if k[0] is fn]:
+            del _FUNCTIONS[k]
+        _FRESH.add(fn)
+    if key in _FUNCTIONS and not fresh and not _still_valid(_FUNCTIONS[key]):
+        return normalize(fn, fresh=True)
+    if key not in _FUNCTIONS:
+        with recursion_room(parsed.depth):  # (a long expression nests deep)
+            _FUNCTIONS[key] = Normalizer(fn, parsed, stack=()).run()
+    _FRESH.discard(fn)
+    return _FUNCTIONS[key]
+
+
+_FRESH: set[Any] = set()  # functions being normalized again, callees included
+
+
+def unwrap_forwarding(fn: Any) -> Any:
+    """The function a decorator's wrapper only forwards to, else ``fn``.
+
+    ``@functools.wraps(f) def wrapper(*args, **kwargs): return f(*args, **kwargs)``
+    runs ``f`` and nothing else, so transforming ``f`` is transforming the wrapper.
+    A wrapper that does more (scales the result, prints) is transformed as written:
+    its own code is what runs."""
+    seen = set()
+    while id(fn) not in seen:
+        seen.add(id(fn))
+        inner = _forwards_to(fn)
+        if inner is None:
+            return fn
+        fn = inner
+    return fn
+
+
+def _forwards_to(fn: Any) -> Any:
+    inner = getattr(fn, "__wrapped__", None)
+    code = getattr(fn, "__code__", None)
+    if inner is None or code is None or not isinstance(fn, types.FunctionType) or (
+            fn.__name__ == "<lambda>"):
+        return None
+    try:
+        node = parse_function(fn).node
+    except TransformError:
+        return None
+    body = [s for i, s in enumerate(node.body.body) if not (i == 0 and _is_docstring(s))]
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(
+            body[0].body) != 1 or not isinstance(body[0].body[0], cst.Return):
+        return None
+    call = body[0].body[0].value
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+        return None
+    callee = call.func.value
+    closure = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    try:
+        target = closure[callee].cell_contents if callee in closure else (
+            fn.__globals__.get(callee))
+    except ValueError:
+        return None
+    if target is not inner:
+        return None
+    ps = node.params
+    if any(p.default is not None for p in (*ps.posonly_params, *ps.params,
+                                            *ps.kwonly_params)):
+        return None  # (the wrapper's own defaults would be lost)
+    expected: list[tuple[str, str | None, str]] = [
+        ("", None, p.name.value) for p in (*ps.posonly_params, *ps.params)]
+    if isinstance(ps.star_arg, cst.Param):
+        expected.append(("*", None, ps.star_arg.name.value))
+    expected += [("", p.name.value, p.name.value) for p in ps.kwonly_params]
+    if ps.star_kwarg is not None:
+        expected.append(("**", None, ps.star_kwarg.name.value))
+    given = [(a.star, a.keyword.value if a.keyword else None,
+              a.value.value if isinstance(a.value, cst.Name) else None) for a in call.args]
+    return inner if given == expected else None
+
+
+def _reads_in(stmts: list[Stmt]) -> Counter:
+    """How many times each name is read in ``stmts``, at any depth."""
+    return Counter(name for s in walk_stmts(stmts) for name in uses_of(s))
+
+
+def _drop_unread_placeholders(body: list[Stmt], placeholders: list) -> None:
+    """Take back the None ``Normalizer._enter_path`` gave a name on the other path of
+    the `if` that binds it, where no code outside that `if` reads the join (a later
+    `if` on the same test was entered, but never read the name).  A container joined
+    with None has no zeros for its derivative: such a dead join would be refused."""
+    if not placeholders:
+        return
+    reads = _reads_in(body)
+    inside: dict[int, Counter] = {}  # id(if) -> the reads within it
+    for stmt, side, let in placeholders:
+        if id(stmt) not in inside:
+            inside[id(stmt)] = _reads_in([stmt])
+        if reads[let.target] > inside[id(stmt)][let.target]:
+            continue  # read after the `if` (or before it, in a loop): the join stays
+        branch = getattr(stmt, side)
+        for i, other in enumerate(branch):
+            if other is let:
+                del branch[i]
+                stmt.joins.remove(let.target)
+                break
+
+
+class Normalizer:
+    def __init__(self, fn: Any, parsed: ParsedFunction, stack: tuple[Any, ...]):
+        self.fn = fn
+        self.p = parsed
+        self.stack = stack + (fn,)
+        code = fn.__code__
+        # (a local a comprehension reads is a cell variable of the function)
+        self.local_names = set(code.co_varnames) | set(code.co_cellvars)
+        self.shapes: set[str] = set()  # names computed from shapes and constants only
+        self.producers: dict[str, str] = {}  # name -> the primitive that computed it
+        self.closure = {
+            name: cell
+            for name, cell in zip(code.co_freevars, fn.__closure__ or ())
+        }
+        self.names = NameTable(
+            set(code.co_varnames) | set(code.co_names) | set(code.co_freevars) | RESERVED
+        )
+        self.bound: set[str] = set()  # user names bound at least once
+        self.env: dict[str, str] = {}  # user name -> current SSA name
+        self.namespace: dict[str, Any] = {}
+        self.free: dict[str, FreeVar] = {}
+        self.display = fn.__name__
+        self.depth = 0  # how many `if` statements enclose the current one
+        self.loops: list[list[Break]] = []  # per enclosing loop, the breaks seen so far
+        # Arrays (and lists) this function made itself, which it may write into: each
+        # write makes a new version of one buffer, named after its first name.
+        self.buffers: set[str] = set()  # versions of such buffers (writable)
+        self.buffer_root: dict[str, str] = {}  # a written version -> the first name
+        self.lists: set[str] = set()  # lists this function built (append allowed)
+        self._last_let: Let | None = None  # the statement emit() made last
+        self.lets: dict[str, Let] = {}  # name -> the statement that bound it
+        self.bound_object: str | None = None  # a bound method's `self` (or `cls`)
+        # values another name, a view or a container refers to (NumPy's `y += v` on
+        # one changes what they see too; s2s rebinds `y`): name -> where it was aliased
+        self.aliased: dict[str, Any] = {}
+        self._augmented: list[tuple[str, Any]] = []  # `x += v` in loops: (x's name, node)
+        self._loop_returns: list[tuple[str, str]] = []  # (flag, value) per loop
+        # Names an `if` binds on one path only: usable again inside a later `if` on
+        # the same path, as long as nothing rebinds them in between (see _enter_path)
+        self.partial: list[_OnePath] = []
+        # the None bindings _enter_path put on the other paths: (if, its branch, let)
+        self.placeholders: list[tuple[If, str, Let]] = []
+        self.paths: list[Any] = []  # the paths of the branches being normalized
+        self.generation: dict[str, int] = {}  # user name -> how many times bound
+        self.user_of: dict[str, str] = {}  # a name that binds a user's variable -> it
+        self.negates: dict[str, str] = {}  # `not t`'s name -> t
+        # a comparison's name -> what it compares: `s > 0` twice is one test
+        self.compares: dict[str, Any] = {}
+        self._paths_outside: list[list] = []  # `partial` of the code around each loop
+        # the statement lists being built, outermost first: what ran before a point
+        self._open: list[list[Stmt]] = []
+        # per enclosing `if`: the names bound before it, and the loops around it
+        self._branches: list[tuple[set[str], int]] = []
+        self.out: list[Stmt] = []
+
+    # ---- entry ----------------------------------------------------------------
+
+    def run(self) -> Function:
+        node = self.p.node
+        params, kwonly, defaults = self._signature(node)
+        if inspect.ismethod(self.fn) and params:
+            # a bound method (`model.loss`, `Model.class_loss`) is called without its
+            # first parameter: the object, which the body may not read (see expr_Name)
+            self.bound_object = params.pop(0)
+        for name in params + kwonly:
+            self.env[name] = name
+            self.bound.add(name)
+        if isinstance(node, cst.Lambda):
+            result_name = "out"
+            body_nodes: list[Any] = [node.body]
+        else:
+            if node.asynchronous is not None:
+                raise self.unsupported(
+                    node, "`async def` functions are not supported: calling one "
+                    "returns a coroutine, not a value", "use a plain `def`",
+                )
+            result_name = self.fn.__name__
+            if result_name in self.fn.__code__.co_names or result_name in self.local_names:
+                result_name = "out"
+            body_nodes = list(node.body.body)
+        self.result_name = self.names.fresh(result_name)
+        try:
+            if isinstance(node, cst.Lambda):
+                value = self.expr(node.body, target=self.result_name)
+                body: list[Stmt] = list(self.out)
+                body.append(Return(value, self.loc(node.body)))
+            else:
+                body_nodes = self._returns_out_of_loops(body_nodes)
+                hoisted = _hoist_returns(body_nodes, self._positions_alias)
+                body = self.block(hoisted)
+                body = self._single_return(body, hoisted[-1] if hoisted else node)
+            _drop_unread_placeholders(body, self.placeholders)
+            _MemoryCheck(self).run(body, params + kwonly)
+            _check_block_nesting(body)
+        except TransformError as err:
+            raise err.with_func(self.display)
+        for name in params + kwonly:  # defaults are read from the function object
+            self._depends_on(DefaultVar(self.fn, name, name in kwonly), node)
+        ir = Function(
+            name=self.fn.__name__,
+            params=params,
+            kwonly=kwonly,
+            defaults=defaults,
+            body=body,
+            loc=self.loc(node),
+            pyfunc=self.fn,
+            source_lines=self.p.lines,
+            result_name=self.result_name,
+            namespace=self.namespace,
+            names=self.names,
+            source_hash=self.p.source_hash,
+            free=self.free,
+            aliases=dict(self.buffer_root),
+        )
+        ir._s2s_built_with = _fingerprints(self.free)  # type: ignore[attr-defined]
+        return ir
+
+    def _returns_out_of_loops(self, nodes: list[Any]) -> list[Any]:
+        """``return v`` inside a loop becomes: remember ``v``, leave the loop, and
+        return it right after the loop; so loops keep one way out at their end."""
+        out: list[Any] = []
+        for node in nodes:
+            if isinstance(node, (cst.For, cst.While)) and _cst_leaves_somewhere(node):
+                k = len(self._loop_returns)
+                flag, value = f"returned_{k}" if k else "returned", f"result_{k}" if k else "result"
+                flag, value = self.names.fresh(flag), self.names.fresh(value)
+                self.local_names |= {flag, value}
+                self._loop_returns.append((flag, value))
+                new = _ReturnToBreak(flag, value, self).transform(node)
+                self._positions_alias(new, node)
+                out += [cst.parse_statement(f"{flag} = False"),
+                        cst.parse_statement(f"{value} = 0.0"), new,
+                        cst.parse_statement(f"if {flag}:\n    return {value}\n")]
+            elif isinstance(node, cst.If):
+                body = self._returns_out_of_loops(list(node.body.body))
+                orelse = node.orelse
+                if isinstance(orelse, cst.Else):
+                    els = self._returns_out_of_loops(list(orelse.body.body))
+                    orelse = orelse.with_changes(body=orelse.body.with_changes(body=els))
+                elif isinstance(orelse, cst.If):
+                    orelse = self._returns_out_of_loops([orelse])[0]
+                new_if = node.with_changes(body=node.body.with_changes(body=body),
+                                           orelse=orelse)
+                self._positions_alias(new_if, node)
+                out.append(new_if)
+            else:
+                out.append(node)
+        return out
+
+    def _signature(self, node: Any) -> tuple[list[str], list[str], dict[str, Any]]:
+        ps = node.params
+        wrapper = getattr(self.fn, "__wrapped__", None) is not None and isinstance(
+            node, cst.FunctionDef) and node.name.value != self.fn.__name__
+        for star, what in ((ps.star_arg, "*args"), (ps.star_kwarg, "**kwargs")):
+            if not isinstance(star, cst.Param):
+                continue
+            if wrapper:  # (a decorator's wrapper that does more than forward)
+                raise self.unsupported(
+                    star, f"`{self.fn.__name__}` is wrapped by a decorator, so the code "
+                    f"that runs is its wrapper `{node.name.value}`, whose `{what}` "
+                    "parameters are not supported", "transform the undecorated function "
+                    f"(`{self.fn.__name__}.__wrapped__`), or decorate with a wrapper "
+                    "that only returns `fn(*args, **kwargs)`",
+                )
+            raise self.unsupported(
+                star, f"`{what}` parameters are not supported",
+                "name each positional parameter" if what == "*args"
+                else "name each keyword parameter",
+            )
+        params = [p.name.value for p in (*ps.posonly_params, *ps.params)]
+        kwonly = [p.name.value for p in ps.kwonly_params]
+        # the function object's defaults, as a call uses them (``f.__defaults__`` may
+        # have been replaced since the ``def`` ran; the source's are not read)
+        live = live_defaults(self.fn)
+        defaults = {name: live[name] for name in params + kwonly if name in live}
+        return params, kwonly, defaults
+
+    # ---- errors ---------------------------------------------------------------
+
+    def loc(self, node: cst.CSTNode) -> Loc:
+        return self.p.loc(node)
+
+    def unsupported(self, node: cst.CSTNode, what: str, hint: str) -> TransformError:
+        return UnsupportedSyntaxError(what, self.loc(node), hint, self.display)
+
+    # ---- statements -----------------------------------------------------------
+
+    def block(self, nodes: list[Any]) -> list[Stmt]:
+        out: list[Stmt] = []
+        self._open.append(out)  # (statements before the current one: see _own_entries)
+        try:
+            for i, node in enumerate(nodes):
+                if i == 0 and _is_docstring(node):
+                    continue
+                out += self.statement(node)
+        finally:
+            self._open.pop()
+        return out
+
+    def statement(self, node: Any) -> list[Stmt]:
+        self.out: list[Stmt] = []
+        self._open.append(self.out)
+        try:
+            return self._statement(node)
+        finally:
+            self._open.pop()
+
+    def _statement(self, node: Any) -> list[Stmt]:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.small_statement(small)
+            return self.out
+        if isinstance(node, cst.If):
+            self.if_statement(node)
+            return self.out
+        if isinstance(node, cst.For) and node.asynchronous is None:
+            self.for_statement(node)
+            return self.out
+        if isinstance(node, cst.While):
+            self.while_statement(node)
+            return self.out
+        raise self.unsupported(node, *_unsupported_statement(node))
+
+    def small_statement(self, node: Any) -> None:
+        if isinstance(node, cst.Assign):
+            if len(node.targets) != 1:
+                raise self.unsupported(
+                    node, "chained assignment `a = b = ...` is not supported",
+                    "assign to one name per statement",
+                )
+            self.assign(node.targets[0].target, node.value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is None:
+                return
+            self.assign(node.target, node.value)
+        elif isinstance(node, cst.AugAssign):
+            op = type(node.operator).__name__.replace("Assign", "")
+            binop = getattr(cst, op)
+            if not isinstance(node.target, (cst.Name, cst.Subscript)):
+                raise self.unsupported(
+                    node, "augmented assignment into an attribute is not supported",
+                    "assign to a local name",
+                )
+            if isinstance(node.target, cst.Name) and self._may_share(
+                    self.env.get(node.target.value, "")):
+                # NumPy writes into the array the name shares with another (x for
+                # `v = x`, `v = x[0]`); s2s would rebind it: refuse rather than differ
+                name = node.target.value
+                raise self.unsupported(
+                    node, f"`{name} {node.operator._get_token()} ...` would write into an "
+                    f"array `{name}` shares with another name", f"write `{name} = {name} "
+                    f"{node.operator._get_token()[:-1]} ...` (a new array)",
+                )
+            current = self.env.get(node.target.value, "") if isinstance(
+                node.target, cst.Name) else ""
+            if current in self.aliased and not self._immutable(current):
+                name = node.target.value
+                op = node.operator._get_token()
+                raise self.unsupported(
+                    node, f"`{name} {op} ...` would change in place an array that "
+                    f"another name, view or list also refers to (line "
+                    f"{self.loc(self.aliased[current]).line}), so NumPy would change "
+                    "that too", f"write `{name} = {name} {op[:-1]} ...` (a new array)",
+                )
+            if isinstance(node.target, cst.Name) and self.loops:
+                # the next iteration's value may be a view even if this one is not
+                self._augmented.append((self.env.get(node.target.value, ""), node))
+            value = cst.BinaryOperation(
+                left=node.target, operator=binop(), right=node.value
+            )
+            self._positions_alias(value, node)
+            self.assign(node.target, value)
+        elif isinstance(node, cst.Return):
+            if node.value is None:
+                raise self.unsupported(
+                    node, "`return` without a value returns None, which has no "
+                    "derivative", "return the value to differentiate",
+                )
+            target = self.result_name if self.depth == 0 else self.names.fresh(
+                self.result_name
+            )
+            value = self.expr(node.value, target=target)
+            if isinstance(value, Const):  # a constant result still has a name
+                value = self.emit(target, "identity", (value,), {}, node.value)
+            self.out.append(Return(value, self.loc(node)))
+        elif isinstance(node, cst.Pass):
+            return
+        elif isinstance(node, cst.Break) and self.loops:
+            self.out.append(Break(self.loc(node), env=dict(self.env)))
+            self.loops[-1].append(self.out[-1])
+        elif isinstance(node, cst.Expr) and _is_append(node.value, self.local_names):
+            self.append_statement(node.value)
+        elif isinstance(node, cst.Expr) and _is_list_method(node.value, "pop", self.local_names):
+            name, current = self._own_list(node.value, "pop")
+            self._pop_args(node.value)
+            last = self._last_let
+            if not (isinstance(last, Let) and last.prim == "getitem"
+                    and last.args[:1] == (Var(current),)
+                    and _is_last_index(last.params["index"])):
+                # ``ys.pop()`` alone: its value unused, but reverse mode reads it
+                # (after ``v = ys[-1]``, as emitted code spells a pop, that read)
+                self.emit(self._target(None, f"{_stem(self._named(Var(current)))}_last"),
+                          "getitem",
+                          (Var(current),), {"index": Index((Const(-1, "-1"),), False)},
+                          node.value)
+            self._pop(name, current, node.value)
+        elif isinstance(node, cst.Expr) and self._is_add_at(node.value):
+            self.add_at_statement(node.value)
+        elif isinstance(node, cst.Expr) and isinstance(node.value, (
+                cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis, cst.Integer,
+                cst.Float)):
+            return  # a string used as a comment, `...` as a placeholder: nothing runs
+        elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Yield):
+            raise self.unsupported(node.value, *_unsupported_expression(node.value))
+        elif isinstance(node, cst.Expr):
+            raise self.unsupported(
+                node, "an expression statement is evaluated only for its side effect, "
+                "which s2s does not transform",
+                "remove it from the function, or assign its value to a name that "
+                "the result uses",
+            )
+        else:
+            raise self.unsupported(node, *_unsupported_statement(node))
+
+    def _may_share(self, name: str) -> bool:
+        """May ``name``'s value share memory with another name's (so that NumPy's
+        ``name += v`` writes through it)?  Not a Python number (``s = 0.0``, ``n =
+        len(x)``): ``+=`` on an immutable value rebinds the name, as s2s does."""
+        if self.producers.get(name) not in _VIEWS:
+            return False
+        return not self._immutable(name)
+
+    def _immutable(self, name: str, depth: int = 0) -> bool:
+        let = self.lets.get(name)
+        if let is None or depth > 50:
+            return False
+        if let.prim in ("len", "ndim", "size", "shape"):
+            return True
+        if let.prim in ("identity", "getitem") and let.args:
+            arg = let.args[0]
+            if let.prim == "identity" and isinstance(arg, Const):
+                return isinstance(arg.value, (bool, int, float, complex, str, type(None)))
+            if isinstance(arg, Var):
+                base = self.lets.get(arg.name)
+                if let.prim == "getitem":  # an element of a shape is an int
+                    return base is not None and base.prim == "shape"
+                return self._immutable(arg.name, depth + 1)
+        return False
+
+    def _positions_alias(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
+        """Make a synthesized node report the position of the node it replaces."""
+        if old in self.p.positions:
+            self.p.positions[new] = self.p.positions[old]
+
+    def assign(self, target: Any, value: Any) -> None:
+        if isinstance(target, cst.Name):
+            name = target.value
+            self._check_name(target)
+            ssa = self.names.fresh(name) if name in self.bound else name
+            atom = self.expr(value, target=ssa)
+            if not (isinstance(atom, Var) and atom.name == ssa):
+                self.emit(ssa, "identity", (atom,), {}, value)
+            self.bound.add(name)
+            self._bind(name, ssa)
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            # the whole right side is evaluated before any name is bound (a, b = b, a)
+            tree = self._unpacked_values(target, value)
+            self._bind_unpacked(target, tree, value)
+            return
+        if isinstance(target, cst.Subscript):
+            self.assign_element(target, value)
+            return
+        raise self.unsupported(
+            target, "only names can be assigned to",
+            "assign to a local name",
+        )
+
+    def assign_element(self, target: cst.Subscript, value: Any) -> None:
+        """``y[i] = v``: in IR a new version of ``y``; in emitted code, in place.
+
+        Only arrays the function made itself may be written into (s2s never writes
+        into its caller's arrays).  Other names that share the array's memory (a view
+        ``row = y[0]``, an older version) go out of date: reading their values later
+        is refused where it happens (see ``_MemoryCheck``).
+        """
+        base = target.value
+        if not isinstance(base, cst.Name) or base.value not in self.local_names:
+            raise self.unsupported(
+                target, "only a local array can be assigned into",
+                "make a copy first: `y = x.copy()`, then `y[i] = ...`",
+            )
+        name, current = self._writable(base, target)
+        index = self._index(target)
+        atom = self.expr(value)
+        self._write(name, current, "setitem", (Var(current), atom), {"index": index}, target)
+
+    def _writable(self, base: cst.Name, node: Any) -> tuple[str, str]:
+        """The user name and current version of an array the function may write into."""
+        name = base.value
+        if name not in self.env:
+            raise TransformError(
+                f"`{name}` may be used before it is assigned", self.loc(base),
+                f"assign `{name}` before writing into it", self.display,
+            )
+        current = self.env[name]
+        if current not in self.buffers or current in self.lists:
+            raise self.unsupported(
+                node, f"`{name}` may share memory with an argument or another array, "
+                "so writing into it would change that too",
+                f"write into a fresh array: `{name} = {name}.copy()` (or np.zeros...) first",
+            )
+        return name, current
+
+    def _write(self, name: str, current: str, prim: str, args: tuple, params: dict,
+               node: Any) -> None:
+        """Emit a statement that changes a buffer in place: a new version of it."""
+        ssa = self.names.fresh(name)
+        self.emit(ssa, prim, args, params, node)
+        root = self.buffer_root.get(current, current)
+        self.buffers.add(ssa)
+        if current in self.lists:
+            self.lists.add(ssa)
+        self.buffer_root[ssa] = root
+        self._bind(name, ssa)
+
+    def _is_add_at(self, call: Any) -> bool:
+        """Is ``call`` ``np.add.at(...)`` (NumPy's unbuffered in-place add)?"""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            return False
+        root = _root_name(call.func)
+        if root is None or root in self.local_names:
+            return False
+        try:
+            obj, _ = self.resolve_dotted(call.func)
+        except TransformError:
+            return False
+        return getattr(obj, "__self__", None) is np.add and getattr(obj, "__name__", "") == "at"
+
+    def add_at_statement(self, call: cst.Call) -> None:
+        """``np.add.at(y, index, v)``: like ``y[index] += v``, but an element the
+        index names several times gets every one of its values added."""
+        args = call.args
+        if len(args) != 3 or any(a.keyword is not None or a.star for a in args):
+            raise self.unsupported(
+                call, "np.add.at takes three positional arguments here",
+                "write np.add.at(y, index, values)",
+            )
+        base = args[0].value
+        if not isinstance(base, cst.Name) or base.value not in self.local_names:
+            raise self.unsupported(
+                base, "np.add.at can only add into a local array",
+                "make a copy first: `y = x.copy()`, then `np.add.at(y, ...)`",
+            )
+        name, current = self._writable(base, call)
+        index = self._index_argument(args[1].value)
+        values = self.expr(args[2].value)
+        self._write(name, current, "add_at", (Var(current), values), {"index": index}, call)
+
+    def _index_argument(self, node: Any) -> Index:
+        """An index passed as a value: ``np.s_[...]``, a tuple of items, or one item."""
+        if isinstance(node, cst.Subscript) and _root_name(node.value) not in self.local_names:
+            try:
+                obj, _ = self.resolve_dotted(node.value)
+            except TransformError:
+                obj = None
+            if obj is np.s_ or obj is np.index_exp:
+                index = self._index(node)
+                return index if obj is np.s_ else Index(index.items, True)
+        if isinstance(node, cst.Tuple):
+            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+                raise self.unsupported(node, "starred elements are not supported",
+                                       "list each index item")
+            return Index(tuple(self.expr(e.value) for e in node.elements), True)
+        return Index((self.expr(node),), False)
+
+    def _own_list(self, call: cst.Call, method: str) -> tuple[str, str]:
+        """The user name and current version of the list ``ys`` in ``ys.method()``."""
+        name = call.func.value.value
+        current = self.env.get(name)
+        if current is None or current not in self.lists:
+            raise self.unsupported(
+                call, f"`{name}.{method}` needs a list this function built itself",
+                f"start it with `{name} = []` in the function",
+            )
+        return name, current
+
+    def _pop_args(self, call: cst.Call) -> None:
+        if call.args:
+            raise self.unsupported(
+                call, "only `ys.pop()` (the last element) is supported",
+                "pop the last element: `v = ys.pop()`",
+            )
+
+    def pop_expression(self, call: cst.Call, target: str | None) -> Atom:
+        """``v = ys.pop()``: in IR ``v = ys[-1]``, then a new version of ``ys``
+        without it (spelled ``ys.pop()`` in place, like append)."""
+        name, current = self._own_list(call, "pop")
+        self._pop_args(call)
+        last = self.emit(
+            self._target(target, f"{_stem(self._named(Var(current)))}_last"), "getitem",
+            (Var(current),), {"index": Index((Const(-1, "-1"),), False)}, call,
+        )
+        self._pop(name, current, call)
+        return last
+
+    def _pop(self, name: str, current: str, call: cst.Call) -> None:
+        self._write(name, current, "pop", (Var(current),), {}, call)
+
+    def append_statement(self, call: cst.Call) -> None:
+        """``ys.append(v)`` on a list this function built (``ys = []``)."""
+        name, current = self._own_list(call, "append")
+        if len(call.args) != 1 or call.args[0].keyword is not None:
+            raise self.unsupported(call, "append takes one value", "write ys.append(v)")
+        atom = self.expr(call.args[0].value)
+        self._write(name, current, "append", (Var(current), atom), {}, call)
+
+    def _bind(self, name: str, ssa: str) -> None:
+        """Bind the user's ``name`` to ``ssa`` from here on."""
+        self.env[name] = ssa
+        self.generation[name] = self.generation.get(name, 0) + 1
+        self.user_of[ssa] = name
+
+    def _path(self, test: Atom, taken: bool) -> tuple[str, bool] | None:
+        """The path an `if` branch is on, as (test name, truth): ``not t`` is t's."""
+        if not isinstance(test, Var):
+            return None
+        name = test.name
+        while name in self.negates:
+            name, taken = self.negates[name], not taken
+        return self.compares.get(name, name), taken
+
+    def _enter_path(self, path: tuple[str, bool] | None) -> None:
+        """Start a branch on ``path``: names an earlier `if` bound on the paths this
+        branch is on are bound here too.  The earlier `if` then binds them on its
+        other paths as well (to None, never read there), so that in the IR they are
+        ordinary joins, which every transform already handles."""
+        self.paths.append(path)
+        on = set(self.paths)
+        for record in reversed(self.partial):
+            name = record.name
+            if (name in self.env or not record.requires <= on
+                    or self.generation.get(name) != record.generation):
+                continue
+            self.env[name] = record.ssa
+            for stmt, k in record.chain:
+                if record.ssa not in stmt.joins:
+                    side = "orelse" if k == 0 else "body"
+                    placeholder = Let(record.ssa, "identity", (Const(None, "None"),), {},
+                                      stmt.loc)
+                    getattr(stmt, side).insert(0, placeholder)
+                    stmt.joins.append(record.ssa)
+                    self.placeholders.append((stmt, side, placeholder))
+
+    def _unpacked_values(self, target: Any, value: Any) -> Any:
+        """The right side of ``a, (b, c), *d = ...``: a list with one entry per
+        target element where the right side is a literal that lines up with the
+        target (nested likewise), else the value's atom (unpacked by index)."""
+        elements = list(target.elements) if isinstance(target, (cst.Tuple, cst.List)) \
+            else None
+        literal = isinstance(value, (cst.Tuple, cst.List)) and not any(
+            isinstance(e, cst.StarredElement) for e in value.elements)
+        if elements is None or not literal:
+            return self.expr(value)
+        values = list(value.elements)
+        star = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+        if star:
+            k = star[0]
+            n_after = len(elements) - k - 1
+            if len(values) < len(elements) - 1:
+                raise self.unsupported(
+                    value, f"not enough values to unpack (expected at least "
+                    f"{len(elements) - 1}, got {len(values)})", "match the targets to the values",
+                )
+            middle = values[k:len(values) - n_after]
+            rest = cst.List(elements=[e.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                                      for e in middle])
+            self._positions_alias(rest, middle[0].value if middle else value)
+            out = [self._unpacked_values(e.value, v.value) for e, v in zip(elements[:k], values)]
+            out.append(self.expr(rest))
+            out += [self._unpacked_values(e.value, v.value) for e, v in zip(
+                elements[k + 1:], values[len(values) - n_after:])]
+            return out
+        if len(values) != len(elements):
+            raise self.unsupported(
+                value, f"{len(elements)} targets and {len(values)} values do not match",
+                "match the targets to the values",
+            )
+        return [self._unpacked_values(e.value, v.value) for e, v in zip(elements, values)]
+
+    def _bind_unpacked(self, target: Any, tree: Any, node: Any) -> None:
+        if isinstance(target, cst.StarredElement):
+            target = target.value
+        if isinstance(tree, list):
+            for e, sub in zip(target.elements, tree):
+                self._bind_unpacked(e.value, sub, node)
+            return
+        if isinstance(target, cst.Name):
+            self._bind_atom(target, tree, node)
+            return
+        if not isinstance(target, (cst.Tuple, cst.List)):
+            raise self.unsupported(
+                target, "only names can be unpacked into",
+                "unpack into names, then write the element on its own line",
+            )
+        if any(isinstance(e, cst.StarredElement) for e in target.elements):
+            raise self.unsupported(
+                target, "starred unpacking of a value whose length is known only when "
+                "the function runs is not supported",
+                "index it: `first, rest = v[0], v[1:]`",
+            )
+        for i, e in enumerate(target.elements):
+            sub = e.value
+            base = sub.value if isinstance(sub, cst.Name) else f"{_stem(self._named(tree))}_{i}"
+            if isinstance(sub, cst.Name):
+                self._check_name(sub)
+            ssa = self.names.fresh(base) if (base in self.bound or not isinstance(
+                sub, cst.Name)) else base
+            item = self.emit(ssa, "getitem", (tree,),
+                             {"index": Index((Const(i, str(i)),), False)}, sub)
+            if isinstance(sub, cst.Name):
+                self.bound.add(base)
+                self._bind(base, ssa)
+            else:
+                self._bind_unpacked(sub, item, node)
+
+    def _bind_atom(self, target: Any, atom: Atom, node: Any) -> None:
+        if not isinstance(target, cst.Name):
+            raise self.unsupported(
+                target, "nested unpacking targets are not supported",
+                "unpack in two steps",
+            )
+        name = target.value
+        ssa = self.names.fresh(name) if name in self.bound else name
+        self.emit(ssa, "identity", (atom,), {}, node)
+        self.bound.add(name)
+        self._bind(name, ssa)
+
+    def _check_name(self, node: cst.Name) -> None:
+        if node.value in RESERVED:
+            raise self.unsupported(
+                node, f"the name `{node.value}` is used by emitted code",
+                f"rename the local variable `{node.value}`",
+            )
+
+    def if_statement(self, node: cst.If) -> None:
+        test = self.expr(node.test)
+        before = dict(self.env)
+        bound_before = set(self.bound)
+        outer = self.out
+        self.depth += 1
+
+        paths = self._path(test, True), self._path(test, False)
+        first = len(self.partial)
+        self._branches.append((set(before.values()), len(self.loops)))
+        generation_before = dict(self.generation)
+        self._enter_path(paths[0])
+        body = self.block(list(node.body.body))
+        self.paths.pop()
+        middle = len(self.partial)
+        env_body, bound_body = self.env, self.bound
+        self.env, self.bound = dict(before), set(bound_before) | bound_body
+        # the other branch starts from before the `if` too: what the body bound does
+        # not rebind a name there (``if not t: x = 0`` after ``if t: x = v`` binds x
+        # on both paths); after the `if`, a name either branch bound was rebound
+        generation_body, self.generation = self.generation, generation_before
+        self._enter_path(paths[1])
+        if node.orelse is None:
+            orelse: list[Stmt] = []
+        elif isinstance(node.orelse, cst.If):
+            orelse = self.statement(node.orelse)
+        else:
+            orelse = self.block(list(node.orelse.body.body))
+        self.paths.pop()
+        self._branches.pop()
+        for name, count in generation_body.items():
+            self.generation[name] = max(count, self.generation.get(name, 0))
+        env_else = self.env
+        self.bound |= bound_body
+        self.out = outer
+        self.depth -= 1
+
+        stmt = If(test, body, orelse, self.loc(node))
+        # names bound on one path inside a branch are bound on this branch's path too
+        inner = self.partial[first:]
+        del self.partial[first:]
+        for i, record in enumerate(inner):
+            k = 0 if i < middle - first else 1
+            if paths[k] is not None:
+                self.partial.append(record.within(paths[k], stmt, k))
+        env_after = dict(before)
+        for name in set(env_body) | set(env_else):
+            a, b = env_body.get(name), env_else.get(name)
+            if a == b:
+                if a is not None:
+                    env_after[name] = a
+                continue
+            if a is None or b is None:
+                env_after.pop(name, None)  # bound on one path only: unusable after,
+                k = 0 if a is not None else 1
+                if paths[k] is not None:  # except in a later `if` on the same path
+                    self.partial.append(_OnePath(
+                        name, a or b, self.generation.get(name, 0), frozenset(),
+                    ).within(paths[k], stmt, k))
+                continue
+            join = a if a != before.get(name) else b
+            # two arrays written in place, one per path: the join is spelled with the
+            # join's array, so the other path binds it (`y = y_other`), not renames
+            root = self.buffer_root.get(join, join)
+            for branch, final in ((body, a), (orelse, b)):
+                if final == join:
+                    continue
+                if final != before.get(name) and self.buffer_root.get(final, root) == root \
+                        and final in _bound(branch):  # (not one an earlier `if` bound)
+                    _rename(branch, final, join)
+                    # an array or list the branch made (a root): its later versions
+                    # (appends in a loop) are spelled with the join's name too
+                    for version, first in list(self.buffer_root.items()):
+                        if first == final:
+                            self.buffer_root[version] = root
+                else:
+                    branch.append(Let(join, "identity", (Var(final),), {}, stmt.loc))
+            stmt.joins.append(join)
+            env_after[name] = join
+            self.generation[name] = self.generation.get(name, 0) + 1
+            if a in self.lists and b in self.lists:
+                self.lists.add(join)
+            if a in self.buffers and b in self.buffers:  # one array, written on a path
+                self.buffers.add(join)
+                root = self.buffer_root.get(a) or self.buffer_root.get(b)
+                if root is not None and join != root:
+                    self.buffer_root[join] = root
+        self.env = env_after
+        self.out.append(stmt)
+
+    def for_statement(self, node: cst.For) -> None:
+        """``for`` over ``range(...)``, an array, ``enumerate(x)`` or ``zip(x, y)``.
+
+        Iterating an array (or zipping several) is indexing it: ``for row in x`` is
+        ``for k in range(len(x)): row = x[k]``, which is what reverse mode needs.
+        """
+        if node.orelse is not None:
+            raise self.unsupported(
+                node.orelse, "`for ... else` is not supported", "use a flag variable"
+            )
+        _reject_inside_loop(node.body, self)
+        iterable = node.iter
+        func = iterable.func if isinstance(iterable, cst.Call) else None
+        resolved = None
+        if isinstance(func, cst.Name) and func.value not in self.local_names:
+            resolved = self.lookup_global(func)
+        loc_node = node.iter
+        prefix: list[tuple[Any, Any]] = []  # (target node, (sequence atom)) per iteration
+        enum_start: tuple[Any, Atom] | None = None  # enumerate(x, start): (i's node, start)
+        backwards = resolved is builtins.reversed
+        if backwards:  # reversed(range(...)), reversed(x): walked from the end
+            inner = iterable.args[0].value if len(iterable.args) == 1 else None
+            inner_func = inner.func if isinstance(inner, cst.Call) else None
+            if isinstance(inner_func, cst.Name) and inner_func.value not in self.local_names:
+                resolved = self.lookup_global(inner_func)
+            else:
+                resolved = None  # a sequence: indexed, as `for row in x` is
+            if inner is None or iterable.args[0].keyword is not None or resolved in (
+                builtins.enumerate, builtins.zip, builtins.reversed,
+            ):
+                raise self.unsupported(
+                    iterable, "reversed() is supported over range(...) or one array",
+                    "write `for i in reversed(range(len(x))):` and index x[i]",
+                )
+            iterable = inner
+        if resolved is builtins.range:
+            args, kwargs = self._call_args(iterable)
+            if kwargs or not 1 <= len(args) <= 3:
+                raise self.unsupported(iterable, "range() takes 1 to 3 positional "
+                                       "arguments", "write range(stop) or range(start, stop, step)")
+            target_node = node.target
+        elif resolved is builtins.enumerate:
+            eargs = list(iterable.args)
+            start_arg = eargs[1] if len(eargs) == 2 and not eargs[1].star and (
+                eargs[1].keyword is None or eargs[1].keyword.value == "start") else None
+            if not (len(eargs) == 1 or start_arg is not None) or eargs[0].keyword or \
+                    eargs[0].star or not (isinstance(node.target, (cst.Tuple, cst.List))
+                                          and len(node.target.elements) == 2):
+                raise self.unsupported(iterable, "enumerate over one sequence (and a "
+                                       "start), unpacked into two names, is supported",
+                                       "write `for i, item in enumerate(x):`")
+            inner = eargs[0].value
+            inner_func = inner.func if isinstance(inner, cst.Call) else None
+            item_target = node.target.elements[1].value
+            if isinstance(inner_func, cst.Name) and inner_func.value not in \
+                    self.local_names and self.lookup_global(inner_func) is builtins.zip:
+                # enumerate(zip(x, y)) unpacked as i, (a, b)
+                seqs = [self.expr(a.value) for a in inner.args]
+                if not isinstance(item_target, (cst.Tuple, cst.List)) or len(
+                        item_target.elements) != len(seqs) or any(
+                        isinstance(e, cst.StarredElement) for e in item_target.elements):
+                    raise self.unsupported(item_target, "unpack enumerate(zip(...))'s "
+                                           "items into one name per sequence",
+                                           "write `for i, (a, b) in enumerate(zip(x, y)):`")
+                args = [self._length(seqs[0], iterable)]
+                prefix += [(e.value, q) for e, q in zip(item_target.elements, seqs)]
+            else:
+                seq = self.expr(inner)
+                args = [self._length(seq, iterable)]
+                prefix.append((item_target, seq))
+            target_node = node.target.elements[0].value
+            if start_arg is not None:
+                start = self.expr(start_arg.value)
+                enum_start = (target_node, start)
+                target_node = None
+        elif resolved is builtins.zip:
+            seqs = [self.expr(a.value) for a in iterable.args]
+            if not isinstance(node.target, cst.Tuple) or len(node.target.elements) != len(seqs):
+                raise self.unsupported(node.target, "unpack zip() into one name per "
+                                       "sequence", "write `for a, b in zip(x, y):`")
+            args = [self._length(seqs[0], iterable)]
+            target_node = None
+            prefix += [(e.value, q) for e, q in zip(node.target.elements, seqs)]
+        else:
+            seq = self.expr(iterable)
+            args = [self._length(seq, iterable)]
+            target_node = None
+            prefix.append((node.target, seq))
+        bounds = self.emit(self.names.fresh("steps"), "range", tuple(args), {}, loc_node)
+        if backwards:
+            bounds = self.emit(self.names.fresh("steps_reversed"), "reversed", (bounds,), {},
+                               loc_node)
+        if target_node is not None and not isinstance(target_node, cst.Name):
+            raise self.unsupported(target_node, "the loop variable must be a name",
+                                   "write `for i in range(n):`")
+        index_name = target_node.value if target_node is not None else "k"
+        index = self.names.fresh(index_name) if (
+            index_name in self.bound or target_node is None) else index_name
+        reads_before = _reads(s for block in self._open for s in block)
+        outer, before, bound_before = self._enter_loop()
+        if target_node is not None:
+            self._bind(index_name, index)
+            self.bound.add(index_name)
+        if enum_start is not None:  # i = k + start
+            counter_node, start = enum_start
+            if not isinstance(counter_node, cst.Name):
+                raise self.unsupported(counter_node, "the loop variable must be a name",
+                                       "write `for i, v in enumerate(x, 1):`")
+            name = counter_node.value
+            ssa = self.names.fresh(name) if name in self.bound else name
+            self.emit(ssa, "add", (Var(index), start), {}, counter_node)
+            if isinstance(start, Const) or start.name in self.shapes:
+                self.shapes.add(ssa)
+            self.bound.add(name)
+            self._bind(name, ssa)
+        for target, seq in prefix:
+            if isinstance(target, (cst.Tuple, cst.List)):  # for i, (a, b) in ...
+                item = self.emit(self.names.fresh(f"{_stem(self._named(seq))}_item"),
+                                 "getitem", (seq,), {"index": Index((Var(index),), False)},
+                                 target)
+                self._bind_unpacked(target, item, target)
+                continue
+            if not isinstance(target, cst.Name):
+                raise self.unsupported(target, "loop targets must be names",
+                                       "unpack inside the loop body")
+            name = target.value
+            ssa = self.names.fresh(name) if name in self.bound else name
+            self.emit(ssa, "getitem", (seq,), {"index": Index((Var(index),), False)}, target)
+            self.bound.add(name)
+            self._bind(name, ssa)
+        header = self.out
+        body = header + self.block(self._loop_body(node))
+        carried, breaks = self._leave_loop(outer, before, bound_before, [])
+        carried = self._own_entries(carried, body, reads_before, node)
+        counter = self.names.fresh("n_iter") if breaks else None
+        self.out.append(For(index, bounds, body, self.loc(node), carried, counter=counter))
+        self._versions_after_loop(carried, body, node)
+
+    def _is_range_call(self, call: cst.Call) -> bool:
+        func = call.func
+        return (isinstance(func, cst.Name) and func.value not in self.local_names
+                and self.lookup_global(func) is builtins.range)
+
+    def while_statement(self, node: cst.While) -> None:
+        """``while test:``: the body computes the test again for the next iteration."""
+        if node.orelse is not None:
+            raise self.unsupported(
+                node.orelse, "`while ... else` is not supported", "use a flag variable"
+            )
+        _reject_inside_loop(node.body, self)
+        # (what the first test reads has no derivative to take: it is not counted)
+        reads_before = _reads(s for block in self._open for s in block)
+        test = self.expr(node.test)
+        if isinstance(test, Const) and test.value is True and _cst_leaves_somewhere(
+                node.body, cst.Break):
+            # `while True:` left by `break`: the test is a name that stays True
+            test = self.emit(self.names.fresh("forever"), "identity", (test,), {},
+                             node.test)
+        if not isinstance(test, Var):
+            raise self.unsupported(
+                node.test, "a `while` whose condition is a constant never ends or "
+                "never runs", "loop over a range, or compute the condition",
+            )
+        counter = self.names.fresh("n_iter")
+        outer, before, bound_before = self._enter_loop()
+        body = self.block(self._loop_body(node))
+        self.out = []
+        again = self.expr(node.test)  # the condition, from this iteration's values
+        body += self.out
+        test_carried = [(test.name, again.name if isinstance(again, Var) else test.name)]
+        carried, _ = self._leave_loop(outer, before, bound_before, test_carried)
+        carried = self._own_entries(carried, body, reads_before, node)
+        self.out.append(For(counter, None, body, self.loc(node), carried, test=test))
+        self._versions_after_loop(carried, body, node)
+
+    def _own_entries(self, carried: list[tuple[str, str]], body: list[Stmt],
+                     reads_before: set[str], node: Any) -> list[tuple[str, str]]:
+        """A loop whose carried value enters under a name code before the loop read
+        gets a name of its own for it (``y_3 = y`` before the loop), so that ``y``
+        keeps the value before the loop: the backward of that earlier code reads it
+        after the loop has run (it read the loop's last value).
+
+        So does one entering a loop that is a branch's, under a name bound before the
+        `if`: the loop's result is then a name the branch binds, which the `if` joins
+        (``If.joins`` lists every name a branch rebinds for later code)."""
+        out = []
+        for entry, exit_ in carried:
+            root = self.buffer_root.get(entry, entry)
+            written_inside = any(  # a buffer the loop writes into stays one buffer
+                self.buffer_root.get(t) == root for t in _bound(body))
+            if (entry in reads_before or self._from_outside_branch(entry)) and (
+                    not written_inside and entry not in self.lists):
+                own = self.names.fresh(entry)
+                _rename(body, entry, own)
+                self.emit(own, "identity", (Var(entry),), {}, node)
+                if entry in self.shapes:
+                    self.shapes.add(own)
+                for user, ssa in list(self.env.items()):
+                    if ssa == entry:
+                        self.env[user] = own
+                exit_ = own if exit_ == entry else exit_
+                entry = own
+            out.append((entry, exit_))
+        return out
+
+    def _from_outside_branch(self, entry: str) -> bool:
+        """Is the loop being closed directly in a branch of an `if` (no loop between),
+        carrying ``entry``, a name bound before that `if`?"""
+        return bool(self._branches) and self._branches[-1][1] == len(self.loops) and (
+            entry in self._branches[-1][0])
+
+    def _versions_after_loop(self, carried: list[tuple[str, str]], body: list[Stmt],
+                             node: Any) -> None:
+        """An array or list from before the `if` that a loop in its branch writes into
+        (a tape appended to, ``y[i] = v``, here or in a nested loop) stays one buffer,
+        so it gets no name of its own before the loop; after the loop it gets a new
+        version (``tape_2 = tape``, spelled ``tape = tape``: no code), which the `if`
+        joins."""
+        if not self._branches or self._branches[-1][1] != len(self.loops):
+            return
+        outside = self._branches[-1][0]
+        written = {self.buffer_root.get(t, t) for t in _bound(body)}
+        entries = [e for e, _ in carried if e in self.lists]
+        entries += [ssa for ssa in self.env.values()
+                    if self.buffer_root.get(ssa, ssa) in written and (
+                        ssa in self.buffers or ssa in self.lists)]
+        for entry in dict.fromkeys(entries):
+            if entry not in outside:
+                continue
+            version = self.names.fresh(entry)
+            self.out.append(Let(version, "identity", (Var(entry),), {}, self.loc(node)))
+            self.lets[version] = self.out[-1]
+            self.producers[version] = "identity"
+            self.buffer_root[version] = self.buffer_root.get(entry, entry)
+            self.buffers.add(version)  # (one object with the entry: see _MemoryCheck)
+            if entry in self.lists:
+                self.lists.add(version)
+            for user, ssa in list(self.env.items()):
+                if ssa == entry:
+                    self.env[user] = version
+
+    def _enter_loop(self) -> tuple[list[Stmt], dict[str, str], set[str]]:
+        """Start a loop body: a fresh statement list, the names bound before it."""
+        outer, before, bound_before = self.out, dict(self.env), set(self.bound)
+        self.depth += 1
+        self.out = []
+        self.loops.append([])
+        # names bound on one path before the loop stay out of its body (their test
+        # may be carried); those bound on one path inside it do not outlive it
+        self._paths_outside.append(self.partial)
+        self.partial = []
+        return outer, before, bound_before
+
+    def _leave_loop(
+        self, outer: list[Stmt], before: dict[str, str], bound_before: set[str],
+        extra: list[tuple[str, str]],
+    ) -> tuple[list[tuple[str, str]], list[Break]]:
+        """End a loop body: the names it carries to the next iteration, its breaks.
+
+        After the loop only the names bound before it are live (a carried one holds
+        its last value under its entry name); names first bound in the body are not.
+        """
+        self.out = outer
+        self.depth -= 1
+        carried = [(e, self.env[n]) for n, e in before.items()
+                   if self.env.get(n) is not None and self.env[n] != e] + extra
+        for entry, exit_ in carried:
+            node = next((n for name, n in self._augmented if name == entry), None)
+            if node is not None and (self._may_share(exit_) or (
+                    exit_ in self.aliased and not self._immutable(exit_))):
+                name = node.target.value
+                op = node.operator._get_token()
+                raise self.unsupported(
+                    node, f"`{name} {op} ...` would write, from the second iteration on, "
+                    f"into an array `{name}` shares with another name",
+                    f"write `{name} = {name} {op[:-1]} ...` (a new array)",
+                )
+        self.env = dict(before)
+        self.bound = bound_before | self.bound
+        entries = {e for e, _ in carried}
+        self.partial = [r for r in self._paths_outside.pop()
+                        if not any(_mentions(p[0], entries) for p in r.requires)]
+        breaks = self.loops.pop()
+        self._close_breaks(breaks, carried, before)
+        return carried, breaks
+
+    def _loop_body(self, node: cst.For | cst.While) -> list[Any]:
+        """The body's statements, ``continue`` and ``break`` rewritten so that the
+        statements after them move into the other branch of their ``if``."""
+        stmts = list(node.body.body)
+        stmts = _strip_continues(_hoist_returns(stmts, self._positions_alias, cst.Continue))
+        return _hoist_returns(stmts, self._positions_alias, cst.Break)
+
+    def _close_breaks(self, breaks: list[Break], carried: list[tuple[str, str]],
+                      before: dict[str, str]) -> None:
+        """Tell each break which names hold the carried values where it leaves."""
+        entries = {e: user for user, e in before.items()}
+        for brk in breaks:
+            brk.copies = [
+                (entry, brk.env.get(entries[entry], entry)) for entry, _ in carried
+                if entry in entries
+            ]
+
+    def _length(self, seq: Atom, node: Any) -> Atom:
+        return self.emit(self.names.fresh(f"len_{_stem(self._named(seq))}"), "len", (seq,), {}, node)
+
+    def _single_return(self, body: list[Stmt], last: Any) -> list[Stmt]:
+        """Rewrite returns in branches into one join name and one final return."""
+        if body and isinstance(body[-1], Return):
+            return body
+        if not _always_returns(body):
+            loc = self.loc(last)
+            raise UnsupportedSyntaxError(
+                "the function can reach its end without `return`, so it returns "
+                "None, which has no derivative",
+                loc, "return a value on every path", self.display,
+            )
+        result = self.result_name
+        last = body[-1]
+        assert isinstance(last, If)
+        _returns_to_assignments(last, result)
+        last.joins.append(result)
+        body.append(Return(Var(result), last.loc))
+        return body
+
+    # ---- expressions ----------------------------------------------------------
+
+    def emit(
+        self, target: str, prim: str, args: tuple, params: dict, node: Any
+    ) -> Var:
+        self.out.append(Let(target, prim, tuple(args), params, self.loc(node)))
+        self._last_let = self.out[-1]
+        self.lets[target] = self.out[-1]
+        if prim in _ALIASING:  # another name or a container now refers to an operand
+            for a in (args[1:] if prim in _WRITES else args):
+                if isinstance(a, Var):
+                    self.aliased.setdefault(a.name, node)
+        self.producers[target] = prim
+        if prim in ("list", "zeros_list"):
+            self.lists.add(target)  # a list of its own: append and pop may change it
+        if prim in _COMPARE.values() and not params:
+            self.compares[target] = (prim,) + tuple(
+                a.name if isinstance(a, Var) else ("<const>", a.text) for a in args
+            )
+        if _allocates(prim):
+            self.buffers.add(target)  # a new array, referred to by no other name
+        if prim in _SHAPE_READS | {"pyexpr"} or (prim in _INDEX_ARITHMETIC and all(
+                not isinstance(a, Var) or a.name in self.shapes for a in args)):
+            self.shapes.add(target)  # computed from shapes and constants only
+        return Var(target)
+
+    def expr(self, node: Any, target: str | None = None) -> Atom:
+        """Normalize an expression; the outermost operation binds ``target``."""
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.unsupported(node, *_unsupported_expression(node))
+        return method(node, target)
+
+    def _target(self, target: str | None, base: str) -> str:
+        if target is not None:
+            return target
+        if len(base) > _MAX_NAME:
+            base = base[:_MAX_NAME].rstrip("_")
+        return self.names.fresh(base)
+
+    def expr_Name(self, node: cst.Name, target: str | None) -> Atom:
+        name = node.value
+        if name in ("True", "False", "None"):
+            return Const({"True": True, "False": False, "None": None}[name], name)
+        if name in self.local_names:
+            if name == self.bound_object and name not in self.env:
+                fn = self.fn.__name__
+                raise self.unsupported(
+                    node, f"this method reads `{name}`, the object it is bound to (not "
+                    f"an array): s2s transforms functions of arrays and cannot read "
+                    "into other objects", f"pass the arrays it reads as arguments: "
+                    f"`def {fn}(...)` at module level (or a @staticmethod)",
+                )
+            if name not in self.env:
+                raise TransformError(
+                    f"`{name}` may be used before it is assigned on some path",
+                    self.loc(node),
+                    f"assign `{name}` on every path before this line",
+                    self.display,
+                )
+            return Var(self.env[name])
+        obj = self.lookup_global(node)
+        return self.constant(obj, name, node)
+
+    def lookup_global(self, node: cst.Name) -> Any:
+        name = node.value
+        if name in self.closure:
+            try:
+                value = self.closure[name].cell_contents
+            except ValueError:
+                pass
+            else:
+                self._depends_on(FreeVar(name, cell=self.closure[name]), node)
+                return value
+        elif name in self.fn.__globals__:
+            self._depends_on(FreeVar(name, scope=self.fn.__globals__), node)
+            return self.fn.__globals__[name]
+        elif hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise TransformError(
+            f"the name `{name}` is not defined", self.loc(node),
+            f"define `{name}` before transforming the function", self.display,
+        )
+
+    def _depends_on(self, var: "FreeVar", node: Any) -> None:
+        """Record that the IR was built from the current value of a free name."""
+        known = self.free.get(var.name)
+        if known is None:
+            self.free[var.name] = var
+        elif not known.covers(var):
+            joined = known.joined(var)
+            if not joined.agrees():
+                raise TransformError(
+                    f"`{var.name}` names different objects in {self.display} and a "
+                    "function it calls; emitted code puts them in one module",
+                    self.loc(node), f"rename one of the two `{var.name}`", self.display,
+                )
+            self.free[var.name] = joined
+
+    def constant(self, obj: Any, text: str, node: Any) -> Const:
+        """A global or closure value the function reads as data."""
+        dtype = isinstance(obj, type) and (issubclass(obj, np.generic) or obj in (
+            float, int, bool, complex))  # `dtype=np.float64`, `x.astype(float)`
+        if (callable(obj) and not dtype) or isinstance(obj, types.ModuleType):
+            raise TransformError(
+                f"`{text}` is a {type(obj).__name__}, used here as a value",
+                self.loc(node), "call it, or pass the value as an argument",
+                self.display,
+            )
+        root = text.split(".")[0]
+        self._bind_namespace(root, node)
+        return Const(obj, text)
+
+    def _bind_namespace(self, root: str, node: Any) -> None:
+        if root in self.namespace:
+            return
+        if root in self.closure:
+            obj = self.closure[root].cell_contents
+        elif root in self.fn.__globals__:
+            obj = self.fn.__globals__[root]
+        else:
+            obj = getattr(builtins, root, None)
+            if obj is not None:
+                return  # builtins are always there
+        if root == "np" and obj is not np:
+            raise TransformError(
+                "`np` here is not NumPy, but emitted code uses `np` for NumPy",
+                self.loc(node), "import your module under another name", self.display,
+            )
+        self.namespace[root] = obj
+
+    def expr_Integer(self, node: cst.Integer, target: str | None) -> Atom:
+        return self._literal(node, target)
+
+    def expr_Float(self, node: cst.Float, target: str | None) -> Atom:
+        return self._literal(node, target)
+
+    def expr_SimpleString(self, node: cst.SimpleString, target: str | None) -> Atom:
+        return self._literal(node, target)
+
+    def _literal(self, node: Any, target: str | None) -> Atom:
+        const = Const(literal_value(node.value), node.value)  # (thread-safe)
+        if target is not None:
+            return self.emit(target, "identity", (const,), {}, node)
+        return const
+
+    def expr_Ellipsis(self, node: cst.Ellipsis, target: str | None) -> Atom:
+        return Const(Ellipsis, "...")
+
+    def _named(self, atom: Any) -> Any:
+        """The atom as names should see it: a written array by its first name."""
+        if isinstance(atom, Var) and atom.name in self.buffer_root:
+            return Var(self.buffer_root[atom.name])
+        return atom
+
+    def expr_BinaryOperation(self, node: cst.BinaryOperation, target: str | None):
+        entry = _BINOPS.get(type(node.operator))
+        if entry is None:
+            raise self.unsupported(
+                node, f"the operator `{node.operator._get_token()}` is not supported",
+                "use arithmetic operators (+ - * / @ ** //) or NumPy functions",
+            )
+        prim, word, fallback = entry
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        if isinstance(left, Const) and isinstance(right, Const):
+            folded = _fold(prim, left, right)
+            if folded is not None:
+                return folded if target is None else self.emit(
+                    target, "identity", (folded,), {}, node
+                )
+        if prim in ("add", "multiply") and isinstance(left, Const) and isinstance(
+            right, Var
+        ):
+            base = f"{_stem(self._named(right))}_{word}_{_stem(self._named(left))}"  # x_times_2 for 2 * x
+        elif prim == "power" and isinstance(right, Const) and right.value == 2:
+            base = f"{_stem(self._named(left))}_sq"
+        else:
+            base = f"{_stem(self._named(left))}_{word}_{_stem(self._named(right))}"
+        if len(base) > _MAX_NAME:
+            base = fallback
+        return self.emit(self._target(target, base), prim, (left, right), {}, node)
+
+    def expr_UnaryOperation(self, node: cst.UnaryOperation, target: str | None):
+        value = self.expr(node.expression)
+        op = node.operator
+        if isinstance(op, cst.Minus):
+            if isinstance(value, Const) and isinstance(value.value, (int, float)):
+                text = value.text[1:] if value.text.startswith("-") else "-" + value.text
+                return Const(-value.value, text)
+            return self.emit(
+                self._target(target, f"neg_{_stem(self._named(value))}"), "negative", (value,),
+                {}, node,
+            )
+        if isinstance(op, cst.Plus):
+            return value
+        if isinstance(op, cst.Not):
+            out = self.emit(
+                self._target(target, f"not_{_stem(self._named(value))}"), "not_", (value,), {}, node
+            )
+            if isinstance(value, Var):
+                self.negates[out.name] = value.name
+            return out
+        return self.emit(  # `~mask`
+            self._target(target, f"not_{_stem(self._named(value))}"), "invert", (value,), {},
+            node,
+        )
+
+    def expr_BooleanOperation(self, node: cst.BooleanOperation, target: str | None):
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        prim = "and_" if isinstance(node.operator, cst.And) else "or_"
+        return self.emit(
+            self._target(target, "cond"), prim, (left, right), {}, node
+        )
+
+    def expr_Comparison(self, node: cst.Comparison, target: str | None):
+        left = self.expr(node.left)
+        result: Atom | None = None
+        for i, comp in enumerate(node.comparisons):
+            prim = _COMPARE.get(type(comp.operator))
+            if prim is None:
+                raise self.unsupported(
+                    node, "`in` and `not in` are not supported",
+                    "compare values with == or np.isin",
+                )
+            right = self.expr(comp.comparator)
+            last = i == len(node.comparisons) - 1
+            name = f"{_stem(self._named(left))}_{prim.rstrip('_')}_{_stem(self._named(right))}"
+            if len(name) > _MAX_NAME:
+                name = "cond"
+            this = self.emit(
+                self._target(target if last and result is None else None, name),
+                prim, (left, right), {}, node,
+            )
+            result = this if result is None else self.emit(
+                self._target(target if last else None, "cond"), "and_",
+                (result, this), {}, node,
+            )
+            left = right
+        assert result is not None
+        return result
+
+    def expr_IfExp(self, node: cst.IfExp, target: str | None) -> Atom:
+        test = self.expr(node.test)
+        name = self._target(target, "choice")
+        outer = self.out
+        self.out = []
+        body_atom = self.expr(node.body, target=name)
+        if not (isinstance(body_atom, Var) and body_atom.name == name):
+            self.emit(name, "identity", (body_atom,), {}, node.body)
+        body = self.out
+        self.out = []
+        else_atom = self.expr(node.orelse, target=name)
+        if not (isinstance(else_atom, Var) and else_atom.name == name):
+            self.emit(name, "identity", (else_atom,), {}, node.orelse)
+        orelse = self.out
+        self.out = outer
+        self.out.append(If(test, body, orelse, self.loc(node), joins=[name]))
+        return Var(name)
+
+    def expr_Tuple(self, node: cst.Tuple, target: str | None) -> Atom:
+        return self._sequence(node, target, "make_tuple", tuple)
+
+    def expr_List(self, node: cst.List, target: str | None) -> Atom:
+        return self._sequence(node, target, "make_list", list)
+
+    def _sequence(self, node: Any, target: str | None, prim: str, kind: type):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            # `(n, *np.shape(x))`: shape arithmetic, kept as written (vmap emits it)
+            return self.python_expression(node, target, "shape")
+        atoms = [self.expr(e.value) for e in node.elements]
+        if all(isinstance(a, Const) for a in atoms) and target is None:
+            value = kind(a.value for a in atoms)
+            texts = [a.text for a in atoms]
+            if kind is tuple:
+                text = "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")"
+            else:
+                text = "[" + ", ".join(texts) + "]"
+            return Const(value, text)
+        base = "_".join(_stem(self._named(a)) for a in atoms) if atoms else "empty"
+        if len(base) > _MAX_NAME:
+            base = "items"
+        out = self.emit(self._target(target, base), prim, tuple(atoms), {}, node)
+        if prim == "make_list":
+            self.lists.add(out.name)  # a list of its own: append may grow it
+        return out
+
+    def expr_Dict(self, node: cst.Dict, target: str | None) -> Atom:
+        keys: list[str] = []
+        values: list[Atom] = []
+        for element in node.elements:
+            if not isinstance(element, cst.DictElement) or not isinstance(
+                element.key, cst.SimpleString
+            ):
+                raise self.unsupported(
+                    element, "dict literals need constant string keys",
+                    'write {"name": value, ...}',
+                )
+            keys.append(element.key.evaluated_value)
+            values.append(self.expr(element.value))
+        return self.emit(
+            self._target(target, "params"), "make_dict", tuple(values),
+            {"keys": tuple(keys)}, node,
+        )
+
+    def _index(self, node: cst.Subscript) -> Index:
+        items: list[Any] = []
+        for element in node.slice:
+            s = element.slice
+            if isinstance(s, cst.Slice):
+                items.append(Slice(*(
+                    None if part is None else self.expr(part)
+                    for part in (s.lower, s.upper, s.step)
+                )))
+            else:
+                items.append(self.expr(s.value))
+        return Index(tuple(items), len(node.slice) > 1)
+
+    def expr_Subscript(self, node: cst.Subscript, target: str | None) -> Atom:
+        base = self.expr(node.value)
+        items = []
+        for element in node.slice:
+            s = element.slice
+            if isinstance(s, cst.Slice):
+                items.append(
+                    Slice(
+                        *(
+                            None if part is None else self.expr(part)
+                            for part in (s.lower, s.upper, s.step)
+                        )
+                    )
+                )
+            else:
+                items.append(self.expr(s.value))
+        index = Index(tuple(items), len(node.slice) > 1)
+        if len(items) == 1 and isinstance(items[0], Const) and isinstance(
+            items[0].value, str
+        ):
+            name = items[0].value
+        elif len(items) == 1 and isinstance(items[0], Slice):
+            name = f"{_stem(self._named(base))}_slice"
+        else:
+            name = f"{_stem(self._named(base))}_" + "_".join(
+                _stem(self._named(i)) if not isinstance(i, Slice) else "s" for i in items
+            )
+        if isinstance(base, Const):
+            raise self.unsupported(
+                node, "subscripts of constants are not supported",
+                "index a local array, or pass the value as an argument",
+            )
+        return self.emit(
+            self._target(target, name), "getitem", (base,), {"index": index}, node
+        )
+
+    def expr_Attribute(self, node: cst.Attribute, target: str | None) -> Atom:
+        root = _root_name(node)
+        if root is not None and root == self.bound_object and root not in self.env:
+            raise self._unknown_attribute(node, root, node.attr.value)
+        if root is None or root in self.local_names:  # an attribute of a value
+            base = self.expr(node.value)
+            attr = node.attr.value
+            prim = ATTRIBUTES.get(attr)
+            if prim is None:
+                raise self._unknown_attribute(node, root, attr)
+            return self.emit(
+                self._target(target, f"{_stem(self._named(base))}_{attr}"), prim, (base,), {},
+                node,
+            )
+        obj, text = self.resolve_dotted(node)
+        return self.constant(obj, text, node)
+
+    def _unknown_attribute(self, node: cst.Attribute, root: str | None,
+                           attr: str) -> TransformError:
+        """An attribute s2s has no rule for; a method's ``self.attr`` says so."""
+        code = self.fn.__code__
+        params = list(code.co_varnames[:code.co_argcount])
+        first = params[0] if params else None
+        qual = getattr(self.fn, "__qualname__", "").split(".")
+        in_class = len(qual) > 1 and qual[-2] != "<locals>"
+        method = inspect.ismethod(self.fn) or in_class
+        array_attr = hasattr(np.ndarray, attr)
+        if root is not None and root == first and method and not array_attr:
+            rest = params[1:]
+            name = self.fn.__name__
+            return self.unsupported(
+                node, f"this method reads `{root}.{attr}`, an attribute of the object "
+                f"`{root}` (not an array): s2s transforms functions of arrays and "
+                "cannot read into other objects",
+                f"pass the arrays it reads as arguments: `def {name}("
+                + ", ".join([attr, *rest]) + ")` at module level (or a @staticmethod), "
+                f"called as `{name}(obj.{attr}, ...)`; `argnums` picks what to "
+                "differentiate",
+            )
+        if not array_attr:
+            return self.unsupported(
+                node, f"`.{attr}` is not an attribute of NumPy arrays, and s2s reads "
+                "only arrays' attributes",
+                "pass the value as an argument, or use a NumPy function",
+            )
+        return self.unsupported(
+            node, f"the array attribute `.{attr}` is not supported",
+            "use a NumPy function instead (`python -m s2s primitives` lists them)",
+        )
+
+    def resolve_dotted(self, node: Any) -> tuple[Any, str]:
+        """The object a dotted name of modules and globals denotes, and its text."""
+        if isinstance(node, cst.Name):
+            return self.lookup_global(node), node.value
+        if isinstance(node, cst.Attribute):
+            obj, text = self.resolve_dotted(node.value)
+            attr = node.attr.value
+            if not hasattr(obj, attr):
+                raise TransformError(
+                    f"`{text}` has no attribute `{attr}`", self.loc(node.attr),
+                    "check the spelling", self.display,
+                )
+            return getattr(obj, attr), f"{text}.{attr}"
+        raise self.unsupported(
+            node, "this expression cannot be resolved when transforming",
+            "call functions by name",
+        )
+
+    # ---- calls ----------------------------------------------------------------
+
+    def expr_Call(self, node: cst.Call, target: str | None) -> Atom:
+        func = node.func
+        root = _root_name(func)
+        if _is_list_method(node, "pop", self.local_names):
+            return self.pop_expression(node, target)
+        if isinstance(func, cst.Attribute) and (root is None or root in self.local_names):
+            return self._method_call(node, target)  # a method of a value
+        obj, text = self.resolve_dotted(func)
+        if obj in (builtins.slice, builtins.tuple) or (obj is builtins.list and len(
+                node.args) == 1 and isinstance(node.args[0].value, (cst.ListComp,
+                                                                     cst.GeneratorExp))):
+            return self.python_expression(node, target, text)
+        obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
+        if obj is builtins.pow and len(node.args) == 2 and not any(
+                a.keyword or a.star for a in node.args):
+            power = cst.BinaryOperation(left=node.args[0].value, operator=cst.Power(),
+                                        right=node.args[1].value)
+            self._positions_alias(power, node)
+            return self.expr_BinaryOperation(power, target)
+        if obj is builtins.sum:
+            return self._builtin_sum(node, target)
+        transformed = _transform_call(obj)
+        if transformed is not None:
+            return self._transform_call(transformed, obj, text, node, target)
+        if isinstance(obj, (custom_jvp, custom_vjp)):
+            # a user function like any other, with rules the derivatives use instead
+            return self._user_call(obj.fun, text, node, target, custom=obj)
+        prim = lookup_object(obj)
+        if prim is not None and prim.name == "reversed":
+            raise self.unsupported(
+                node, "reversed() is supported only in a loop header, over range(...)",
+                "write `for i in reversed(range(n)):`",
+            )
+        if prim is not None:
+            args, kwargs = self._call_args(node)
+            return self._apply(prim.name, args, kwargs, node, target, text)
+        if isinstance(obj, types.FunctionType) and not _is_library(obj):
+            return self._user_call(obj, text, node, target)
+        raise self._unknown_call(obj, text, func)
+
+    def _builtin_sum(self, node: cst.Call, target: str | None) -> Atom:
+        """``sum([a, b, c])``, ``sum(values)`` over a tuple or list of known length:
+        ``a + b + c`` (after ``start``, when given)."""
+        args = list(node.args)
+        start_arg = args[1] if len(args) == 2 and (
+            args[1].keyword is None or args[1].keyword.value == "start") else None
+        first = args[0].value if args and args[0].keyword is None and not args[0].star \
+            else None
+        items: list[Atom] | None = None
+        if first is not None and (len(args) == 1 or start_arg is not None):
+            if isinstance(first, (cst.List, cst.Tuple)) and not any(
+                    isinstance(e, cst.StarredElement) for e in first.elements):
+                items = [self.expr(e.value) for e in first.elements]
+            elif not isinstance(first, (cst.GeneratorExp, cst.ListComp)):
+                seq = self.expr(first)
+                let = self.lets.get(seq.name) if isinstance(seq, Var) else None
+                # (a list written since it was made, `append` in a loop, has other items
+                # than its literal: its versions all have the literal's name as root)
+                written = isinstance(seq, Var) and seq.name in self.buffer_root.values()
+                if let is not None and let.prim in ("make_list", "make_tuple") and not (
+                        written):
+                    items = list(let.args)
+        if items is None:
+            raise UnsupportedCallError(
+                "Python's built-in `sum` is supported over a list or tuple whose length "
+                "is known when s2s transforms the function (`sum([a, b])`), not over "
+                "this", self.loc(node),
+                "np.sum(x) for an array's elements, np.sum(np.stack(values), axis=0) for "
+                "a list of arrays grown in a loop", self.display,
+            )
+        total: Atom = self.expr(start_arg.value) if start_arg is not None else None
+        if total is None and not items:
+            return Const(0, "0")
+        for k, item in enumerate(items):
+            if total is None:
+                total = item
+                continue
+            last = k == len(items) - 1
+            name = target if last and target is not None else self.names.fresh("total")
+            total = self.emit(name, "add", (total, item), {}, node)
+        if target is not None and not (isinstance(total, Var) and total.name == target):
+            total = self.emit(target, "identity", (total,), {}, node)
+        return total
+
+    # ---- Python-level expressions over values that carry no derivative ---------------
+
+    def expr_ListComp(self, node: cst.ListComp, target: str | None) -> Atom:
+        return self.python_expression(node, target, "items")
+
+    def python_expression(self, node: Any, target: str | None, base: str) -> Atom:
+        """A comprehension, ``slice(...)`` or ``tuple(...)``: Python code over indexes
+        and shapes (what rules build indexes with), kept as written in one statement.
+        Its free names are its operands; reads of an operand's shape (``np.shape(x)``,
+        ``np.ndim``, ``np.size``, ``len``) are their own statements first, so only the
+        shape is read.  The transforms refuse it where an operand carries a derivative
+        (or, under vmap, a batch axis): then it is not index arithmetic."""
+        bound = _comprehension_names(node)
+        operands: list[Atom] = []
+        texts: dict[str, str] = {}
+
+        def operand(atom: Atom) -> str:
+            if isinstance(atom, Const):
+                return atom.text
+            key = f"__s2s_operand_{len(operands)}__"
+            operands.append(atom)
+            texts[key] = atom.name
+            return key
+
+        normalizer = self
+        shape_args: set[int] = set()  # the names whose shape only is read
+
+        class Find(cst.CSTVisitor):
+            def visit_Call(self, n: cst.Call) -> None:
+                arg = n.args[0].value if len(n.args) == 1 else None
+                if isinstance(arg, cst.Name) and arg.value not in bound and _shape_read(
+                        n, normalizer):
+                    shape_args.add(id(arg))
+
+        node.visit(Find())
+        # `[np.shape(a)[0] for a in arrays]`: only the shapes of `arrays`' items are read
+        shape_iters: set[int] = set()
+        uses: dict[str, int] = {}
+        shape_uses: dict[str, int] = {}
+
+        class Count(cst.CSTVisitor):
+            def visit_Name(self, n: cst.Name) -> None:
+                uses[n.value] = uses.get(n.value, 0) + 1
+
+            def visit_Call(self, n: cst.Call) -> None:
+                arg = n.args[0].value if len(n.args) == 1 else None
+                if isinstance(arg, cst.Name) and _shape_read(n, normalizer):
+                    shape_uses[arg.value] = shape_uses.get(arg.value, 0) + 1
+
+            def visit_CompFor(self, n: cst.CompFor) -> None:
+                if isinstance(n.iter, cst.Name) and isinstance(n.target, cst.Name):
+                    pending.append((n.target.value, n.iter))
+
+        pending: list[tuple[str, cst.Name]] = []
+        node.visit(Count())
+        for var, it in pending:
+            if uses.get(var, 0) == shape_uses.get(var, 0) + 1:  # (+1: the `for` itself)
+                shape_iters.add(id(it))
+        shape_only: list[int] = []
+
+        class Substitute(cst.CSTTransformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> Any:
+                arg = original.args[0].value if len(original.args) == 1 else None
+                if arg is not None and id(arg) in shape_args:
+                    atom = normalizer.expr(original)  # a shape read: its own statement
+                    return cst.Name(operand(atom))
+                return updated
+
+            def leave_Name(self, original: cst.Name, updated: cst.Name) -> Any:
+                name = original.value
+                if name in bound or name in ("True", "False", "None") or (
+                        id(original) in shape_args):
+                    return updated
+                if name not in normalizer.local_names:
+                    normalizer._bind_namespace(name, original)
+                    return updated  # a module name (np, a constant, a builtin)
+                if id(original) in shape_iters:
+                    shape_only.append(len(operands))
+                return cst.Name(operand(normalizer.expr(original)))
+
+            def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
+                return updated.with_changes(attr=original.attr)  # np.shape stays np.shape
+
+        template = cst.Module([]).code_for_node(node.visit(Substitute()))
+        for k, a in enumerate(operands):
+            if isinstance(a, Var) and a.name not in self.shapes and k not in shape_only:
+                # over values computed from arrays: not index arithmetic
+                if isinstance(node, (cst.Tuple, cst.List)):
+                    raise self.unsupported(node, "starred elements are supported over "
+                                           "shapes and ints only", "list each element")
+                if isinstance(node, cst.ListComp):
+                    raise self.unsupported(node, *_unsupported_expression(node))
+                inner = node.args[0].value if node.args else None
+                if isinstance(inner, (cst.ListComp, cst.GeneratorExp)):
+                    raise self.unsupported(node, *_unsupported_expression(inner))
+                obj, text = self.resolve_dotted(node.func)
+                raise self._unknown_call(obj, text, node.func)
+        clash = bound & {a.name for a in operands if isinstance(a, Var)}
+        if clash:
+            raise self.unsupported(node, f"`{sorted(clash)[0]}` names both a value and a "
+                                   "comprehension's variable", "rename the variable")
+        return self.emit(self._target(target, base), "pyexpr", tuple(operands),
+                         {"template": (template, tuple(texts)),
+                          "shape_only": tuple(shape_only)}, node)
+
+    def _transform_call(self, kind: str, obj: Any, text: str, node: cst.Call,
+                        target: str | None) -> Atom:
+        """A call to an s2s transform inside the function: ``s2s.jvp(f, (x,), (v,))``,
+        or a transformed function bound at module level (``g = s2s.grad(f)``; ``g(x)``).
+        Its emitted code (for array arguments) becomes a callee like any user function,
+        so an outer transform differentiates or batches that code: ``grad`` of ``jvp``."""
+        if kind == "jvp":
+            args = node.args
+            if len(args) != 3 or any(a.keyword is not None or a.star for a in args) or not all(
+                isinstance(a.value, (cst.Tuple, cst.List)) for a in args[1:]
+            ):
+                raise self.unsupported(
+                    node, "s2s.jvp inside a transformed function takes three positional "
+                    "arguments, the primals and tangents written out",
+                    "write s2s.jvp(f, (x, y), (x_dot, y_dot))",
+                )
+            fobj, ftext = self.resolve_dotted(args[0].value)
+            if not isinstance(fobj, types.FunctionType) or _is_library(fobj):
+                raise self.unsupported(args[0], f"`{ftext}` is not a Python function s2s can "
+                                       "transform", "pass a function defined in a file")
+            primals = [self.expr(e.value) for e in args[1].value.elements]
+            tangents = [self.expr(e.value) for e in args[2].value.elements]
+            if len(primals) != len(tangents):
+                raise self.unsupported(node, "s2s.jvp needs one tangent per primal",
+                                       "pass as many tangents as primals")
+            from ..api.transformed import _jvp_transform
+
+            t = _jvp_transform(fobj, False)
+            t._refresh()
+            n = len(primals)
+            t._call_nargs = n
+            _, emitted = t._generate((LEAF,) * len(t.ir.params), tuple(range(n)), (n, False))
+            positional = primals + tangents
+            base = f"{fobj.__name__}_jvp"
+        else:
+            positional, kwargs = self._call_args(node)
+            if kwargs:
+                raise self.unsupported(node, f"`{text}` takes positional arguments here",
+                                       "pass the arguments by position")
+            n = len(positional)
+            _, emitted = obj._generate_for((LEAF,) * n, (LEAF,) * len(obj.ir.params))
+            base = f"{text.split('.')[-1]}_{_stem(self._named(positional[0]))}" if positional \
+                else text.split(".")[-1]
+        callee = _normalize_callee(emitted, self.stack)
+        if len(callee.params) != len(positional):
+            raise self.unsupported(node, f"`{text}` is called here with "
+                                   f"{len(positional)} arguments; its emitted code takes "
+                                   f"{len(callee.params)}", "pass every argument")
+        name, i = emitted.__name__, 2
+        while self.namespace.get(name, emitted) is not emitted or (
+            name in self.names.taken and name not in self.namespace
+        ):
+            name, i = f"{emitted.__name__}_{i}", i + 1
+        self.namespace[name] = emitted
+        self.names.taken.add(name)  # no local may shadow it
+        for var in callee.free.values():
+            self._depends_on(var, node)
+        for key, value in callee.namespace.items():
+            self.namespace.setdefault(key, value)
+        if len(base) > _MAX_NAME:
+            base = base.split("_")[0] or "out"
+        return self.emit(self._target(target, base), "call", tuple(positional),
+                         {"callee": callee, "spelling": name}, node)
+
+    def _unknown_call(self, obj: Any, text: str, node: Any) -> TransformError:
+        module = getattr(obj, "__module__", "") or ""
+        name = getattr(obj, "__name__", text)
+        if (module.startswith("numpy") or isinstance(obj, np.ufunc)) and \
+                name in _PIECEWISE_CONSTANT:
+            return UnsupportedCallError(
+                f"`{text}` ({module}.{name}) is not differentiable (it is piecewise "
+                "constant: its derivative is zero wherever it is defined, as in JAX), "
+                "and s2s has no rule for it",
+                self.loc(node),
+                "compute it outside the function and pass the result in as an "
+                "argument you do not differentiate, or register it as a primitive "
+                "with `nondiff=True` (docs/writing-rules.md)",
+                self.display,
+            )
+        if module.startswith("numpy") or isinstance(obj, np.ufunc):
+            return UnsupportedCallError(
+                f"`{text}` ({module}.{name}) has no derivative rule in s2s yet",
+                self.loc(node),
+                "rewrite it with supported NumPy functions (`python -m s2s "
+                "primitives` lists them), or register a rule for it",
+                self.display,
+            )
+        if isinstance(obj, type):
+            return UnsupportedCallError(
+                f"`{text}` is a class; constructing objects is not supported",
+                self.loc(node), "use NumPy arrays and functions", self.display,
+            )
+        if obj is builtins.max or obj is builtins.min or obj is builtins.sum:
+            return UnsupportedCallError(
+                f"Python's built-in `{text}` is not supported",
+                self.loc(node), f"use np.{ {'max': 'maximum', 'min': 'minimum', 'sum': 'sum'}[text] }",
+                self.display,
+            )
+        builtin = _BUILTIN_ADVICE.get(getattr(obj, "__name__", None)) if getattr(
+            builtins, getattr(obj, "__name__", ""), None) is obj else None
+        if builtin is not None:
+            return UnsupportedCallError(
+                f"Python's built-in `{text}` is not supported: {builtin[0]}",
+                self.loc(node), builtin[1], self.display,
+            )
+        return UnsupportedCallError(
+            f"`{text}` ({type(obj).__name__}) is not a function s2s can transform",
+            self.loc(node),
+            "call NumPy functions or Python functions defined in a file",
+            self.display,
+        )
+
+    def _call_args(self, node: cst.Call) -> tuple[list[Atom], dict[str, Atom]]:
+        args: list[Atom] = []
+        kwargs: dict[str, Atom] = {}
+        for arg in node.args:
+            if arg.star:
+                raise self.unsupported(
+                    arg, "`*` and `**` in calls are not supported",
+                    "pass each argument explicitly",
+                )
+            atom = self.expr(arg.value)
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = atom
+            else:
+                args.append(atom)
+        return args, kwargs
+
+    def _apply(
+        self, name: str, args: list[Atom], kwargs: dict[str, Atom], node: Any,
+        target: str | None, text: str,
+    ) -> Atom:
+        prim = PRIMITIVES[name]
+        for bound_name, value in prim.namespace.items():  # a user's primitive
+            known = self.namespace.setdefault(bound_name, value)
+            if known is not value:
+                raise TransformError(
+                    f"emitted code calls the primitive `{prim.name}` (or a name its rules "
+                    f"read) as `{bound_name}`, but `{bound_name}` here is another object",
+                    self.loc(node), f"rename your `{bound_name}`", self.display,
+                )
+        if prim.canonical is not None:  # a call form its rules do not read, rewritten
+            try:
+                args, kwargs = prim.canonical(list(args), dict(kwargs))
+            except Refused as exc:
+                raise UnsupportedCallError(f"`{text}`: {exc.what}", self.loc(node),
+                                           exc.hint, self.display) from None
+        try:
+            bound = prim.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise UnsupportedCallError(
+                f"`{text}` called with arguments s2s does not support: {exc}",
+                self.loc(node),
+                f"call it as {prim.name}{prim.signature}", self.display,
+            ) from None
+        positional: list[Atom] = []
+        params: dict[str, Any] = {}
+        keyword_operands: list[tuple[str, Atom]] = []
+        for pname, p in prim.signature.parameters.items():
+            if pname not in bound.arguments:
+                continue
+            value = bound.arguments[pname]
+            if p.kind is inspect.Parameter.VAR_POSITIONAL:
+                positional += list(value)
+            elif p.default is inspect.Parameter.empty:
+                positional.append(value)
+            elif pname in prim.diff and isinstance(value, Var):
+                # a keyword argument that carries a derivative (average's weights=):
+                # an operand like the others, spelled as a keyword
+                keyword_operands.append((pname, value))
+            else:
+                params[pname] = value
+        if keyword_operands:
+            positional += [v for _, v in keyword_operands]
+            params[KEYWORD_OPERANDS] = tuple(n for n, _ in keyword_operands)
+        first = _stem(self._named(positional[0])) if positional else ""
+        base = f"{name.split('.')[-1]}_{first}" if first else name
+        if len(base) > _MAX_NAME:
+            base = name.split(".")[-1]
+        return self.emit(self._target(target, base), name, tuple(positional), params, node)
+
+    def _method_call(self, node: cst.Call, target: str | None) -> Atom:
+        func = node.func
+        assert isinstance(func, cst.Attribute)
+        base = self.expr(func.value)
+        method = func.attr.value
+        prim_name = METHODS.get(method)
+        if prim_name is None:
+            raise self._unknown_method(base, method, func.attr)
+        args, kwargs = self._call_args(node)
+        prim = PRIMITIVES[prim_name]
+        rest = list(prim.signature.parameters)[1:]
+        if prim_name in ("reshape", "transpose") and len(args) > 1:
+            args = [self._pack(args, node)]
+        if rest and rest[0] in kwargs and prim_name in ("reshape",):
+            pass
+        return self._apply(prim_name, [base, *args], kwargs, node, target,
+                           f"{_stem(self._named(base))}.{method}")
+
+    def _unknown_method(self, base: Atom, method: str, node: Any) -> TransformError:
+        def error(what: str, hint: str) -> TransformError:
+            return UnsupportedCallError(what, self.loc(node), hint, self.display)
+
+        if isinstance(base, Const) and not isinstance(
+                base.value, (np.ndarray, np.generic)):
+            kind = type(base.value).__name__
+            return error(
+                f"`.{method}()` is a method of a {kind} constant, not of an array; s2s "
+                "calls only arrays' methods",
+                f"compute the {kind} outside the function (a module constant), or use "
+                "arrays and NumPy functions",
+            )
+        if method in _TO_PYTHON:
+            return error(
+                f"the array method `.{method}()` is not supported: it turns an array "
+                "into Python numbers, which carry no derivative",
+                f"drop `.{method}()`: a 0-d array works wherever a Python number does"
+                + (" (index it, `x[i]`, for one element)" if method == "item" else ""),
+            )
+        fn = getattr(np, method, None)
+        if callable(fn) and lookup_object(fn) is not None:
+            return error(f"the array method `.{method}()` is not supported",
+                         f"call the NumPy function: np.{method}(x, ...)")
+        if callable(fn):
+            return error(f"the array method `.{method}()` is not supported",
+                         f"call np.{method}(x, ...) if s2s has a rule for it "
+                         "(`python -m s2s primitives` lists them)")
+        return error(f"the array method `.{method}()` is not supported",
+                     "use NumPy functions (`python -m s2s primitives` lists the ones "
+                     "s2s differentiates)")
+
+    def _pack(self, atoms: list[Atom], node: Any) -> Atom:
+        if all(isinstance(a, Const) for a in atoms):
+            return Const(tuple(a.value for a in atoms),
+                         "(" + ", ".join(a.text for a in atoms) + ")")
+        return self.emit(self.names.fresh("shape"), "make_tuple", tuple(atoms), {}, node)
+
+    def _user_call(self, obj: Any, text: str, node: cst.Call, target: str | None,
+                   custom: Any = None):
+        recursive = unwrap_forwarding(obj) in self.stack
+        callee: Any = (Recursive(unwrap_forwarding(obj)) if recursive
+                       else _normalize_callee(obj, self.stack))
+        args, kwargs = self._call_args(node)
+        sig = inspect.signature(unwrap_forwarding(obj), follow_wrapped=False)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TransformError(
+                f"`{text}` cannot be called with these arguments: {exc}",
+                self.loc(node), f"call it as {text}{sig}", self.display,
+            ) from None
+        positional: list[Atom] = []
+        for pname in callee.params:
+            if pname in bound.arguments:
+                positional.append(bound.arguments[pname])
+            else:
+                default = callee.defaults[pname]
+                if not _is_literal(default):
+                    raise TransformError(
+                        f"`{text}` is called without `{pname}`, whose default is "
+                        "not a literal", self.loc(node), f"pass `{pname}` explicitly",
+                        self.display,
+                    )
+                positional.append(Const(default, repr(default)))
+        if callee.kwonly:
+            raise self.unsupported(
+                node, f"`{text}` has keyword-only parameters, not supported yet",
+                "make them positional parameters",
+            )
+        self._bind_namespace(text.split(".")[0], node)
+        if not recursive:  # (a function calling itself reads its own free names)
+            for var in callee.free.values():
+                self._depends_on(var, node)
+            for name, value in callee.namespace.items():
+                self.namespace.setdefault(name, value)
+        base = f"{obj.__name__}_{_stem(self._named(positional[0]))}" if positional else obj.__name__
+        if len(base) > _MAX_NAME:
+            base = obj.__name__
+        params: dict[str, Any] = {"callee": callee, "spelling": text}
+        if custom is not None:
+            params["custom"] = custom
+        return self.emit(self._target(target, base), "call", tuple(positional), params, node)
+
+
+class _OnePath:
+    """A name an `if` bound on one path only: ``ssa``, the paths it needs (each a
+    test and its truth), and the branches, innermost first, it was bound in."""
+
+    def __init__(self, name: str, ssa: str, generation: int, requires: frozenset,
+                 chain: tuple = ()) -> None:
+        self.name, self.ssa, self.generation = name, ssa, generation
+        self.requires, self.chain = requires, chain
+
+    def within(self, path: Any, stmt: If, k: int) -> "_OnePath":
+        """The same name, seen from outside branch ``k`` of ``stmt`` (on ``path``)."""
+        return _OnePath(self.name, self.ssa, self.generation, self.requires | {path},
+                        self.chain + ((stmt, k),))
+
+
+def _mentions(key: Any, names: set[str]) -> bool:
+    """Does a test's key (a name, or a comparison of names) involve one of ``names``?"""
+    if isinstance(key, str):
+        return key in names
+    return any(_mentions(k, names) for k in key if isinstance(k, (str, tuple)))
+
+
+class Recursive:
+    """A call to a function still being normalized (it calls itself, perhaps through
+    others): its IR is looked up when reverse mode needs it, once it is complete.
+    Its recursion depth must be decided by Python values (``n - 1``), as in JAX."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        sig = inspect.signature(fn, follow_wrapped=False)
+        self.params = [
+            n for n, p in sig.parameters.items()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        self.kwonly = [n for n, p in sig.parameters.items() if p.kind is p.KEYWORD_ONLY]
+        live = live_defaults(fn)
+        self.defaults = {n: live[n] for n in self.params + self.kwonly if n in live}
+        self.name = fn.__name__
+
+    @property
+    def function(self) -> Function:
+        return normalize(self.fn)
+
+
+# blocks (`if`s, loops) nested in one function: emitted code nests as deep (each
+# `elif` and conditional expression is an `if` in an `else`), and Python compiles at
+# most 100 levels of indentation
+MAX_BLOCK_NESTING = 90
+
+
+def _check_block_nesting(body: list[Stmt]) -> None:
+    stack: list[tuple[list[Stmt], int]] = [(body, 0)]
+    while stack:
+        stmts, depth = stack.pop()
+        for stmt in stmts:
+            if not isinstance(stmt, (If, For)):
+                continue
+            if depth + 1 > MAX_BLOCK_NESTING:
+                raise UnsupportedSyntaxError(
+                    f"the code nests more than {MAX_BLOCK_NESTING} `if`s and loops inside "
+                    "each other here (each `elif` and each conditional expression `a if "
+                    "c else b` is one more level); the emitted derivative nests as deep, "
+                    "and Python compiles at most 100 levels of indentation",
+                    stmt.loc,
+                    "split the chain into helper functions (each is emitted as a "
+                    "function of its own), or compute the branches with np.where",
+                )
+            stack.append((stmt.body, depth + 1))
+            if isinstance(stmt, If):
+                stack.append((stmt.orelse, depth + 1))
+
+
+def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
+    fn = unwrap_forwarding(fn)
+    parsed = parse_function(fn)
+    key = (fn, parsed.source_hash)
+    if _FRESH and key in _FUNCTIONS and any(f in _FRESH for f in stack):
+        del _FUNCTIONS[key]  # the caller is being rebuilt: rebuild its callees too
+    elif key in _FUNCTIONS and not _still_valid(_FUNCTIONS[key]):
+        del _FUNCTIONS[key]  # a default (or a free name) changed since it was built
+    if key not in _FUNCTIONS:
+        with recursion_room(parsed.depth):
+            _FUNCTIONS[key] = Normalizer(fn, parsed, stack).run()
+    return _FUNCTIONS[key]
+
+
+# ---- writes in place: which names go out of date ----------------------------------
+
+
+_STALE = ("stale",)  # the epoch of a value known to be out of date
+
+
+class _State:
+    """What the memory check knows at one point of a function.
+
+    ``own[name]``: the buffers (by first name) the name's object may be, when it is
+    certainly one the function made (None: it may be anything else, e.g. an argument
+    or a view).  ``refs[name]``: for each buffer the value shares memory with (a view,
+    a container holding it, an older version), the epoch of the buffer's contents
+    when the value was made.  ``epoch[buffer]``: its contents now.
+    """
+
+    def __init__(self) -> None:
+        self.own: dict[str, frozenset[str] | None] = {}
+        self.refs: dict[str, dict[str, Any]] = {}
+        self.epoch: dict[str, Any] = {}
+        # the refs of each item of a tuple, and of each item of the tuples a list
+        # holds (a tape): a value taken out of one shares only its own item's memory
+        self.slots: dict[str, tuple[dict[str, Any], ...]] = {}
+        self.items: dict[str, tuple[dict[str, Any], ...]] = {}  # () for an empty list
+
+    def copy(self) -> "_State":
+        new = _State()
+        new.own = dict(self.own)
+        new.refs = {k: dict(v) for k, v in self.refs.items()}
+        new.epoch = dict(self.epoch)
+        new.slots = {k: tuple(dict(d) for d in v) for k, v in self.slots.items()}
+        new.items = {k: tuple(dict(d) for d in v) for k, v in self.items.items()}
+        return new
+
+    def key(self) -> Any:
+        return (self.own, self.refs, self.epoch, self.slots, self.items)
+
+    def all_refs(self) -> list[dict[str, Any]]:
+        return (list(self.refs.values()) + [d for v in self.slots.values() for d in v]
+                + [d for v in self.items.values() for d in v])
+
+    def alias(self, target: str, source: str) -> None:
+        """``target`` holds what ``source`` holds (its items' refs too)."""
+        for table in (self.slots, self.items):
+            table.pop(target, None)
+            if source in table:
+                table[target] = tuple(dict(d) for d in table[source])
+
+    def retire(self, root: str) -> None:
+        """``root`` is about to name a new array: what referred to the one it named
+        (in a loop, the previous iteration's) now refers to it as one of the earlier
+        arrays of ``root``, all kept under one key ``("old", root)``."""
+        current = self.epoch.pop(root, None)
+        if current is None:
+            return
+        key = ("old", root)
+        before = self.epoch.get(key)
+        for refs in self.all_refs():
+            found = []
+            if key in refs:
+                found.append(refs[key] == before)
+            if root in refs:
+                found.append(refs.pop(root) == current)
+            if found:
+                refs[key] = key if all(found) else _STALE
+        self.epoch[key] = key
+        for name, own in self.own.items():
+            if own and root in own:
+                self.own[name] = (own - {root}) | {key}
+
+    def stale(self, name: str, roots: Any = None) -> str | None:
+        """A buffer the value of ``name`` shares memory with and that changed since
+        (only among ``roots``, when given), or None."""
+        for root, epoch in self.refs.get(name, {}).items():
+            if (roots is None or root in roots) and self.epoch.get(root) != epoch:
+                return root
+        return None
+
+
+class _MemoryCheck:
+    """Writes into arrays and lists in place are sound in emitted code only if no
+    value that shares memory with the written buffer is read afterwards: in IR such
+    a value still denotes what it was bound to, in Python it would see the write.
+    Walks the IR (loops to a fixed point: what one iteration writes, the next one
+    reads), refusing such reads where they happen, and writes into names that may
+    hold an array the function did not make (a loop or a branch may rebind them).
+
+    Reading only a value's shape (``np.shape``, ``np.zeros_like``) is always fine;
+    so is holding an out-of-date value without reading it.
+    """
+
+    def __init__(self, n: "Normalizer") -> None:
+        self.n = n
+        self.where: dict[Any, Any] = {}  # epoch -> the statement that made it
+        self.breaks: list[list[_State]] = []  # per enclosing loop: states at its breaks
+
+    def run(self, body: list[Stmt], params: list[str]) -> None:
+        state = _State()
+        for p in params:
+            state.own[p] = None
+        self.block(body, state)
+
+    # ---- statements -------------------------------------------------------------
+
+    def block(self, stmts: list[Stmt], state: _State) -> None:
+        for s in stmts:
+            if isinstance(s, Let):
+                self.let(s, state)
+            elif isinstance(s, If):
+                self.read(s.test, state, s)
+                body, orelse = state.copy(), state.copy()
+                self.block(s.body, body)
+                self.block(s.orelse, orelse)
+                self.replace(state, self.join(body, orelse, ("if", id(s)), s))
+            elif isinstance(s, For):
+                self.loop(s, state)
+            elif isinstance(s, Break):
+                after = state.copy()
+                for entry, name in s.copies:
+                    after.own[entry] = after.own.get(name)
+                    after.refs[entry] = dict(after.refs.get(name, {}))
+                    after.alias(entry, name)
+                self.breaks[-1].append(after)
+            elif isinstance(s, Return):
+                self.read(s.value, state, s)
+
+    def loop(self, s: For, state: _State) -> None:
+        for a in (s.iter, s.test):
+            if a is not None:
+                self.read(a, state, s)
+        before = state.copy()
+        head = state.copy()
+        for passes in itertools.count():  # a pass can only make more values out of date
+            if passes == 50:
+                raise TransformError(
+                    "s2s could not work out which values this loop's writes change",
+                    s.loc, "write into arrays outside the loop, or copy them first",
+                    self.n.display,
+                )
+            end = head.copy()
+            self.breaks.append([])
+            self.block(s.body, end)
+            exits = self.breaks.pop()
+            for entry, exit_ in s.carried:  # the back edge
+                end.own[entry] = end.own.get(exit_)
+                end.refs[entry] = dict(end.refs.get(exit_, {}))
+                end.alias(entry, exit_)
+            new_head = self.join(before, end, ("loop", id(s)), s)
+            if new_head.key() == head.key():
+                break
+            head = new_head
+        after = head
+        for i, leaving in enumerate(exits):
+            after = self.join(after, leaving, ("break", id(s), i), s)
+        self.replace(state, after)
+
+    @staticmethod
+    def replace(state: _State, new: _State) -> None:
+        state.own, state.refs, state.epoch = new.own, new.refs, new.epoch
+        state.slots, state.items = new.slots, new.items
+
+    def join(self, a: _State, b: _State, tag: Any, stmt: Any) -> _State:
+        """The state after two paths meet (the branches of an if, a loop's entry and
+        its back edge): a buffer written on either path has new contents; a value
+        is up to date only if it is on both paths."""
+        out = _State()
+        for root in set(a.epoch) | set(b.epoch):
+            ea, eb = a.epoch.get(root), b.epoch.get(root)
+            if ea == eb:
+                out.epoch[root] = ea
+            else:
+                out.epoch[root] = tag + (root,)
+                self.where.setdefault(out.epoch[root], stmt)
+        for name in set(a.refs) | set(b.refs) | set(a.own) | set(b.own):
+            states = [st for st in (a, b) if name in st.refs or name in st.own]
+            owns = [st.own.get(name) for st in states]
+            out.own[name] = None if any(o is None for o in owns) else frozenset().union(*owns)
+            out.refs[name] = _joined(out, [(st, st.refs.get(name, {})) for st in states])
+            for table, out_table in ((a.slots, out.slots), (a.items, out.items)):
+                other = b.slots if table is a.slots else b.items
+                parts = [t[name] for t in (table, other) if name in t]
+                if len(parts) != len(states) or len({len(p) for p in parts if p}) > 1:
+                    continue  # not the same structure on every path: items unknown
+                known = [(st, p) for st, p in zip(states, parts) if p]
+                if not known:
+                    out_table[name] = ()
+                    continue
+                out_table[name] = tuple(
+                    _joined(out, [(st, p[i]) for st, p in known])
+                    for i in range(len(known[0][1]))
+                )
+        return out
+
+    def let(self, s: Let, state: _State) -> None:
+        for name, only in self.reads(s, state):
+            self.read(Var(name), state, s, only)
+        args = [a.name if isinstance(a, Var) else None for a in s.args]
+        refs: dict[str, Any] = {}
+        if s.prim in _WRITES:
+            base = args[0]
+            owned = state.own.get(base)
+            if not owned:
+                raise self.error(
+                    s, f"`{self.display(base)}` may hold an array this function did not "
+                    "make here (a loop or a branch rebinds it), so writing into it "
+                    "could change that array", f"copy it first: `{self.display(base)} = "
+                    f"{self.display(base)}.copy()`",
+                )
+            epoch = ("write", id(s))
+            self.where[epoch] = s
+            for root in owned:
+                state.epoch[root] = epoch
+            if s.prim in ("append", "pop"):  # a list also holds its elements
+                refs = {r: e for r, e in state.refs.get(base, {}).items() if r not in owned}
+                items = state.items.get(base)
+                state.items.pop(s.target, None)
+                if s.prim == "append" and args[1] is not None:
+                    refs = _merged(refs, state.refs.get(args[1], {}))
+                    new = state.slots.get(args[1])
+                    if new is not None and items == ():
+                        state.items[s.target] = tuple(dict(d) for d in new)
+                    elif new is not None and items and len(items) == len(new):
+                        state.items[s.target] = tuple(_merged(o, n) for o, n in zip(items, new))
+                elif s.prim == "pop" and items is not None:
+                    state.items[s.target] = items
+            refs.update({root: epoch for root in owned})
+            state.own[s.target] = owned
+        elif _allocates(s.prim) or s.prim in ("make_list", "list", "zeros_list"):
+            state.retire(s.target)  # (in a loop, last iteration's array is another one)
+            epoch = ("new", id(s))
+            self.where[epoch] = s
+            state.epoch[s.target] = epoch
+            refs = {s.target: epoch}
+            state.slots.pop(s.target, None)
+            state.items.pop(s.target, None)
+            if s.prim in ("make_list", "list"):  # it holds its elements (views, for rows)
+                for a in args:
+                    if a is not None:
+                        refs = _merged(refs, state.refs.get(a, {}))
+                if s.prim == "make_list" and not s.args:
+                    state.items[s.target] = ()
+            state.own[s.target] = frozenset({s.target})
+        elif _views(s.prim):
+            shape_only = _shape_only(s.prim)
+            state.slots.pop(s.target, None)
+            state.items.pop(s.target, None)
+            for i, (a, pname) in enumerate(zip(args, _arg_params(PRIMITIVES[s.prim], s))):
+                if a is None or pname in shape_only:
+                    continue
+                part = state.refs.get(a, {})
+                if i == 0 and s.prim == "getitem" and a in self.n.lists:
+                    owned = state.own.get(a) or frozenset()  # an element, not the list
+                    part = {r: e for r, e in part.items() if r not in owned}
+                    if state.items.get(a):  # a tuple of the tape's
+                        state.slots[s.target] = tuple(dict(d) for d in state.items[a])
+                elif i == 0 and s.prim == "getitem" and a in state.slots:
+                    k = _constant_position(s.params["index"], len(state.slots[a]))
+                    if k is not None:  # one item of a tuple: only its memory
+                        part = state.slots[a][k]
+                refs = _merged(refs, part)
+            if s.prim == "make_tuple":
+                state.slots[s.target] = tuple(
+                    dict(state.refs.get(a, {})) if a is not None else {} for a in args)
+            elif s.prim == "identity" and args[0] is not None:
+                state.alias(s.target, args[0])
+            # a branch's join binds the value of the other branch's name: one object
+            aliased = s.prim == "identity" and s.target in self.n.buffers and args[0]
+            state.own[s.target] = state.own.get(args[0]) if aliased else None
+        else:
+            state.own[s.target] = None
+            state.slots.pop(s.target, None)
+            state.items.pop(s.target, None)
+        state.refs[s.target] = refs
+
+    def reads(self, s: Let, state: _State) -> list[tuple[str, Any]]:
+        """The names whose values ``s`` reads: (name, the buffers that matter), where
+        None means all; a list's own buffer only, when only its elements are taken."""
+        out: list[tuple[str, Any]] = []
+        prim = PRIMITIVES[s.prim]
+        for p in s.params.values():
+            out += [(a.name, None) for a in _param_atoms(p) if isinstance(a, Var)]
+        names = _arg_params(prim, s)
+        shape_only = _shape_only(s.prim)
+        for i, (a, pname) in enumerate(zip(s.args, names)):
+            if not isinstance(a, Var):
+                continue
+            own = state.own.get(a.name) if a.name in self.n.lists else None
+            if s.prim in _WRITES:
+                if i > 0 and s.prim in ("setitem", "add_at"):
+                    out.append((a.name, None))  # the value written is copied in
+            elif _views(s.prim) and s.prim != "call":
+                if i == 0 and s.prim == "getitem" and own:
+                    out.append((a.name, own))  # which element is the list's now
+            elif pname in shape_only:
+                if own:
+                    out.append((a.name, own))  # a list's length
+            else:
+                out.append((a.name, None))
+        return out
+
+    def read(self, atom: Any, state: _State, s: Any, only: Any = None) -> None:
+        if not isinstance(atom, Var):
+            return
+        root = state.stale(atom.name, only)
+        if root is None:
+            return
+        name = self.display(atom.name)
+        epoch = state.epoch.get(root)
+        maker = self.where.get(epoch)
+        line = f" at line {maker.loc.line}" if maker is not None and maker.loc else ""
+        if isinstance(epoch, tuple) and epoch[0] == "loop":
+            what = (f"the loop{line} writes into `{self.display(root)}`, and `{name}` "
+                    "shares its memory: from the second iteration on it would hold "
+                    "the new values")
+        else:
+            what = (f"`{name}` shares memory with `{self.display(root)}`, written into"
+                    f"{line} after `{name}` was bound: it would hold the new values "
+                    "here")
+        raise self.error(
+            s, what, f"copy it where it is bound (`{name} = np.copy(...)`), or use it "
+            f"before writing into `{self.display(root)}`",
+        )
+
+    def display(self, name: Any) -> str:
+        if isinstance(name, tuple):  # ("old", root): an earlier array of root's
+            name = name[1]
+        name = self.n.buffer_root.get(name, name)
+        return self.n.user_of.get(name, name)
+
+    def error(self, s: Any, what: str, hint: str) -> TransformError:
+        return UnsupportedSyntaxError(what, s.loc, hint, self.n.display)
+
+
+def _joined(out: _State, parts: list[tuple[_State, dict[str, Any]]]) -> dict[str, Any]:
+    """Refs where paths meet: up to date with a buffer only if so on every path."""
+    refs: dict[str, Any] = {}
+    for st, part in parts:
+        for root, epoch in part.items():
+            fresh = epoch == st.epoch.get(root) and refs.get(root) is not _STALE
+            refs[root] = out.epoch.get(root) if fresh else _STALE
+    return refs
+
+
+def _constant_position(index: Any, n: int) -> int | None:
+    """The position a constant integer index names in a sequence of length n."""
+    if not (isinstance(index, Index) and len(index.items) == 1 and not index.is_tuple):
+        return None
+    item = index.items[0]
+    if isinstance(item, Const) and type(item.value) is int and -n <= item.value < n:
+        return item.value % n
+    return None
+
+
+def _merged(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Refs of a value made from two: the older contents where they differ."""
+    out = dict(a)
+    for root, epoch in b.items():
+        if root in out and out[root] != epoch:
+            out[root] = _STALE
+        else:
+            out[root] = epoch
+    return out
+
+
+def _param_atoms(p: Any) -> list[Any]:
+    if isinstance(p, (Var, Const)):
+        return [p]
+    if isinstance(p, Index):
+        return p.atoms()
+    if isinstance(p, (tuple, list)):
+        return [a for q in p for a in _param_atoms(q)]
+    return []
+
+
+def _arg_params(prim: Any, s: Let) -> list[str]:
+    """The parameter each of a statement's arguments is passed to."""
+    keywords = s.params.get(KEYWORD_OPERANDS, ())
+    names: list[str] = []
+    for pname, p in prim.signature.parameters.items():
+        if p.kind is p.VAR_POSITIONAL:
+            names += [pname] * (len(s.args) - len(names) - len(keywords))
+            break
+        if p.default is p.empty and pname not in s.params:
+            names.append(pname)
+    return names + list(keywords)
+
+
+# ---- helpers -------------------------------------------------------------------
+
+
+def _is_append(node: Any, local_names: set[str]) -> bool:
+    return _is_list_method(node, "append", local_names)
+
+
+def _is_list_method(node: Any, method: str, local_names: set[str]) -> bool:
+    """Is ``node`` a call ``ys.method(...)`` on a local name?"""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == method
+        and isinstance(node.func.value, cst.Name)
+        and node.func.value.value in local_names
+    )
+
+
+def _comprehension_names(node: Any) -> set[str]:
+    """Names a comprehension binds (its ``for`` targets), anywhere inside ``node``."""
+    out: set[str] = set()
+
+    class Visit(cst.CSTVisitor):
+        def visit_CompFor(self, n: cst.CompFor) -> None:
+            for m in _names_in_target(n.target):
+                out.add(m)
+
+    node.visit(Visit())
+    return out
+
+
+def _names_in_target(target: Any) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names_in_target(e.value)]
+    return []
+
+
+_SHAPE_READS = {"shape", "ndim", "size", "len"}
+# operations that keep a value computed from shapes and constants such a value
+_INDEX_ARITHMETIC = {"add", "subtract", "multiply", "floor_divide", "remainder",
+                     "negative", "identity", "getitem", "make_tuple", "make_list",
+                     "range", "less", "greater", "equal", "not_equal", "less_equal",
+                     "greater_equal", "broadcast_to", "array", "asarray"}
+
+
+def _shape_read(call: cst.Call, normalizer: Any) -> bool:
+    """``np.shape(x)``, ``np.ndim(x)``, ``np.size(x)`` or ``len(x)``."""
+    try:
+        obj, _ = normalizer.resolve_dotted(call.func)
+    except TransformError:
+        return False
+    prim = lookup_object(obj)
+    return prim is not None and prim.name in _SHAPE_READS
+
+
+def _transform_call(obj: Any) -> str | None:
+    """``"jvp"`` for s2s.jvp itself, ``"transformed"`` for a function s2s transformed."""
+    from ..api import transformed as api
+    from ..api import vectorize
+
+    if obj is api.jvp:
+        return "jvp"
+    if isinstance(obj, api.Transformed) and obj.inner is None and type(obj) is api.Transformed:
+        return "transformed"
+    if isinstance(obj, vectorize._JacobianCode):  # jacfwd / jacrev of a function
+        return "transformed"
+    return None
+
+
+def _is_library(fn: Any) -> bool:
+    module = getattr(fn, "__module__", "") or ""
+    return module.split(".")[0] in ("numpy", "scipy", "jax", "s2s", "math")
+
+
+def _is_literal(value: Any) -> bool:
+    if isinstance(value, (int, float, bool, str, type(None))):
+        return True
+    if isinstance(value, tuple):
+        return all(_is_literal(v) for v in value)
+    return False
+
+
+def _fold(prim: str, left: Const, right: Const) -> Const | None:
+    import operator as op
+
+    fns = {
+        "add": op.add, "subtract": op.sub, "multiply": op.mul, "divide": op.truediv,
+        "power": op.pow, "floor_divide": op.floordiv, "remainder": op.mod,
+    }
+    if prim not in fns or not all(
+        isinstance(c.value, (int, float)) and not isinstance(c.value, bool)
+        for c in (left, right)
+    ):
+        return None
+    if not all(_simple_text(c.text) for c in (left, right)):
+        return None  # keep named constants (SCALE * 2) readable
+    try:
+        value = fns[prim](left.value, right.value)
+    except (ArithmeticError, ValueError):
+        return None
+    return Const(value, repr(value))
+
+
+def _simple_text(text: str) -> bool:
+    return re.fullmatch(r"-?[0-9.eE_+-]+", text) is not None
+
+
+def _stem(atom: Any) -> str:
+    if isinstance(atom, Var):
+        return atom.name.rstrip("_") or atom.name
+    if isinstance(atom, Const):
+        v = atom.value
+        if isinstance(v, bool) or v is None:
+            return str(v).lower()
+        if isinstance(v, int):
+            return str(v) if v >= 0 else f"m{-v}"
+        if isinstance(v, float) and _simple_text(atom.text) and "e" not in atom.text.lower():
+            text = repr(int(v)) if v.is_integer() else atom.text.replace(".", "_")
+            return text.replace("-", "m")
+        if isinstance(v, str) and v.isidentifier():
+            return v
+        if re.fullmatch(r"[A-Za-z_][\w.]*", atom.text):
+            return atom.text.split(".")[-1]
+        return "c"
+    return "s"
+
+
+# NumPy functions whose values are piecewise constant (indexes, counts, tests): their
+# derivative is zero where defined, as JAX's; an error for one without a rule says so.
+_PIECEWISE_CONSTANT = frozenset("""
+    digitize searchsorted argmax argmin argsort argpartition lexsort nanargmax nanargmin
+    nonzero flatnonzero argwhere count_nonzero bincount histogram histogram_bin_edges
+    histogram2d histogramdd isclose allclose array_equal array_equiv isin any all
+    around round rint floor ceil trunc fix sign left_shift right_shift gcd lcm packbits
+    unpackbits tril_indices triu_indices unravel_index ravel_multi_index
+""".split())
+
+# Array methods that turn an array into Python objects
+_TO_PYTHON = frozenset({"item", "tolist", "tobytes", "__float__", "__int__"})
+
+
+def _root_name(node: Any) -> str | None:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _is_docstring(node: Any) -> bool:
+    return (
+        isinstance(node, cst.SimpleStatementLine)
+        and len(node.body) == 1
+        and isinstance(node.body[0], cst.Expr)
+        and isinstance(node.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _bound(stmts: list[Stmt]) -> set[str]:
+    """The names statements bind (nested blocks included)."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, Let):
+            out.add(s.target)
+        elif isinstance(s, If):
+            out |= _bound(s.body) | _bound(s.orelse)
+        elif isinstance(s, For):
+            out |= _bound(s.body)
+    return out
+
+
+def _reads(stmts: Any) -> set[str]:
+    """The names statements read (nested blocks included)."""
+    out: set[str] = set()
+
+    def r(a: Any) -> None:
+        if isinstance(a, Var):
+            out.add(a.name)
+        elif isinstance(a, Index):
+            for i in a.items:
+                r(i)
+        elif isinstance(a, Slice):
+            r(a.lower), r(a.upper), r(a.step)
+        elif isinstance(a, (tuple, list)):
+            for i in a:
+                r(i)
+
+    def walk(ss: Any) -> None:
+        for s in ss:
+            if isinstance(s, Let):
+                r(s.args)
+                r(tuple(s.params.values()))
+            elif isinstance(s, If):
+                r(s.test)
+                walk(s.body)
+                walk(s.orelse)
+            elif isinstance(s, For):
+                r(s.iter), r(s.test)
+                walk(s.body)
+                r(tuple(x for _, x in s.carried))
+            elif isinstance(s, Return):
+                r(s.value)
+
+    walk(stmts)
+    return out
+
+
+def _rename(stmts: list[Stmt], old: str, new: str) -> None:
+    def r(a: Any) -> Any:
+        if isinstance(a, Var) and a.name == old:
+            return Var(new)
+        if isinstance(a, Index):
+            return Index(tuple(r(i) for i in a.items), a.is_tuple)
+        if isinstance(a, Slice):
+            return Slice(r(a.lower), r(a.upper), r(a.step))
+        if isinstance(a, tuple):
+            return tuple(r(i) for i in a)
+        return a
+
+    for s in stmts:
+        if isinstance(s, Let):
+            if s.target == old:
+                s.target = new
+            s.args = tuple(r(a) for a in s.args)
+            s.params = {k: r(v) for k, v in s.params.items()}
+        elif isinstance(s, If):
+            s.test = r(s.test)
+            _rename(s.body, old, new)
+            _rename(s.orelse, old, new)
+            s.joins = [new if j == old else j for j in s.joins]
+        elif isinstance(s, Break):
+            s.env = {k: new if v == old else v for k, v in s.env.items()}
+            s.copies = [(new if e == old else e, new if v == old else v) for e, v in s.copies]
+        elif isinstance(s, For):
+            s.iter = r(s.iter) if s.iter is not None else None
+            s.test = r(s.test) if s.test is not None else None
+            s.target = new if s.target == old else s.target
+            _rename(s.body, old, new)
+            s.carried = [(new if e == old else e, new if x == old else x) for e, x in s.carried]
+        elif isinstance(s, Return):
+            s.value = r(s.value)
+
+
+def _always_returns(stmts: list[Stmt]) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, Return):
+        return True
+    if isinstance(last, If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return False
+
+
+def _returns_to_assignments(stmt: If, result: str) -> None:
+    for branch in (stmt.body, stmt.orelse):
+        last = branch[-1]
+        if isinstance(last, Return):
+            branch[-1] = Let(result, "identity", (last.value,), {}, last.loc)
+            if isinstance(last.value, Var) and any(
+                isinstance(s, Let) and s.target == last.value.name for s in branch
+            ):
+                # the branch computed the value itself: bind it to the join name
+                branch.pop()
+                _rename(branch, last.value.name, result)
+        else:
+            assert isinstance(last, If)
+            _returns_to_assignments(last, result)
+            last.joins.append(result)
+
+
+# A `return` inside a nested loop leaves each loop by `break`
+NESTED_RETURNS = True
+
+
+class _ReturnToBreak:
+    """Rewrite ``return v`` in one loop into ``flag = True; value = v; break``."""
+
+    def __init__(self, flag: str, value: str, n: "Normalizer") -> None:
+        self.flag, self.value, self.n = flag, value, n
+
+    def transform(self, loop: Any) -> Any:
+        body = self._block(list(loop.body.body))
+        return loop.with_changes(body=loop.body.with_changes(body=body))
+
+    def _block(self, nodes: list[Any]) -> list[Any]:
+        out: list[Any] = []
+        for node in nodes:
+            if isinstance(node, cst.SimpleStatementLine) and any(
+                isinstance(s, cst.Return) for s in node.body
+            ):
+                ret = next(s for s in node.body if isinstance(s, cst.Return))
+                if ret.value is None:
+                    raise self.n.unsupported(ret, "`return` without a value returns "
+                                             "None", "return the value to differentiate")
+                value = cst.SimpleStatementLine(body=[cst.Assign(
+                    targets=[cst.AssignTarget(cst.Name(self.value))], value=ret.value)])
+                self.n._positions_alias(value.body[0], ret)
+                out += [cst.parse_statement(f"{self.flag} = True"), value,
+                        cst.parse_statement("break")]
+                break  # what follows a return never runs
+            if isinstance(node, cst.If):
+                body = self._block(list(node.body.body))
+                orelse = node.orelse
+                if isinstance(orelse, cst.Else):
+                    orelse = orelse.with_changes(body=orelse.body.with_changes(
+                        body=self._block(list(orelse.body.body))))
+                elif isinstance(orelse, cst.If):
+                    orelse = self._block([orelse])[0]
+                new = node.with_changes(body=node.body.with_changes(body=body),
+                                        orelse=orelse)
+                self.n._positions_alias(new, node)
+                out.append(new)
+            elif NESTED_RETURNS and isinstance(node, (cst.For, cst.While)) and (
+                    _cst_leaves_somewhere(node)):
+                # a return in a nested loop leaves it by break, then this loop too
+                inner = self.transform(node)
+                self.n._positions_alias(inner, node)
+                leave = cst.parse_statement(f"if {self.flag}:\n    break\n")
+                self.n._positions_alias(leave, node)
+                self.n._positions_alias(leave.body, node)
+                out += [inner, leave]
+            else:
+                out.append(node)
+        return out
+
+
+def _reject_inside_loop(body: Any, n: "Normalizer") -> None:
+    """What loops do not support yet, found before the body is normalized."""
+
+    class Finder(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            raise n.unsupported(node, "`return` inside a nested loop is not supported yet",
+                                "assign the result to a name and return after the loops")
+
+        def visit_For(self, node: cst.For) -> bool:
+            return False  # a nested loop is checked when it is normalized
+
+        def visit_While(self, node: cst.While) -> bool:
+            return False
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+    body.visit(Finder())
+
+
+def _hoist_returns(nodes: list[Any], alias: Any, kind: type = cst.Return) -> list[Any]:
+    """Move the statements after an ``if`` that leaves into its other branch.
+
+    ``if c: return a`` followed by ``rest`` becomes ``if c: return a else: rest``, so
+    every return ends a path and reverse mode sees structured control flow.  With
+    ``kind=cst.Continue`` the same rewrite applies to ``continue`` in a loop body.
+    """
+    for i, node in enumerate(nodes):
+        if isinstance(node, cst.If) and _cst_leaves_somewhere(node, kind):
+            rest = nodes[i + 1 :]
+            return nodes[:i] + [_hoist_into_if(node, rest, alias, kind)]
+        if isinstance(node, cst.SimpleStatementLine) and any(
+            isinstance(s, kind) for s in node.body
+        ):
+            return nodes[: i + 1]  # statements after a return never run
+    return nodes
+
+
+def _hoist_into_if(node: cst.If, rest: list[Any], alias: Any, kind: type) -> cst.If:
+    def branch(stmts: list[Any]) -> list[Any]:
+        return _hoist_returns(
+            stmts if _cst_always_leaves(stmts, kind) else stmts + rest, alias, kind
+        )
+
+    body = branch(list(node.body.body))
+    if node.orelse is None:
+        orelse_body = _hoist_returns(list(rest), alias, kind)
+        orelse = cst.Else(body=cst.IndentedBlock(body=orelse_body)) if orelse_body else None
+    elif isinstance(node.orelse, cst.If):
+        orelse = _hoist_into_if(node.orelse, rest, alias, kind)
+    else:
+        els = branch(list(node.orelse.body.body))
+        orelse = node.orelse.with_changes(body=node.orelse.body.with_changes(body=els))
+    new = node.with_changes(body=node.body.with_changes(body=body), orelse=orelse)
+    alias(new, node)
+    return new
+
+
+def _strip_continues(nodes: list[Any]) -> list[Any]:
+    """After hoisting, a ``continue`` ends its path: reaching the end of the body is
+    the same thing, so it is dropped (an emptied branch becomes ``pass``)."""
+    out: list[Any] = []
+    for node in nodes:
+        if isinstance(node, cst.SimpleStatementLine):
+            small = [s for s in node.body if not isinstance(s, cst.Continue)]
+            if small:
+                out.append(node.with_changes(body=small))
+            continue
+        if isinstance(node, cst.If):
+            body = _strip_continues(list(node.body.body)) or [
+                cst.SimpleStatementLine(body=[cst.Pass()])
+            ]
+            orelse = node.orelse
+            if isinstance(orelse, cst.If):
+                orelse = _strip_continues([orelse])[0]
+            elif orelse is not None:
+                els = _strip_continues(list(orelse.body.body))
+                orelse = orelse.with_changes(body=orelse.body.with_changes(body=els)) if els else None
+            out.append(node.with_changes(body=node.body.with_changes(body=body), orelse=orelse))
+            continue
+        out.append(node)
+    return out
+
+
+def _cst_leaves_somewhere(node: Any, kind: type = cst.Return) -> bool:
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            if isinstance(n, kind):
+                found.append(n)
+            if isinstance(n, cst.FunctionDef):
+                return False
+            if kind in (cst.Continue, cst.Break) and isinstance(n, (cst.For, cst.While)):
+                return False  # a nested loop's continue is its own
+            return True
+
+    node.visit(Finder())
+    return bool(found)
+
+
+def _cst_always_leaves(nodes: list[Any], kind: type = cst.Return) -> bool:
+    if not nodes:
+        return False
+    last = nodes[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return any(isinstance(s, kind) for s in last.body)
+    if isinstance(last, cst.If):
+        if last.orelse is None:
+            return False
+        other = (
+            [last.orelse] if isinstance(last.orelse, cst.If) else list(last.orelse.body.body)
+        )
+        return _cst_always_leaves(list(last.body.body), kind) and _cst_always_leaves(
+            other, kind
+        )
+    return False
+
+
+# built-ins users reach for, and what to write instead (max, min, sum: _unknown_call)
+_BUILTIN_ADVICE: dict[str, tuple[str, str]] = {
+    "isinstance": ("it tests a Python type, which s2s does not know when it transforms "
+                   "the function", "decide it outside and pass the choice as an argument "
+                   "(a keyword with a default), or branch on `x.ndim` / `x.shape`"),
+    "type": ("it reads a Python type, which s2s does not know when it transforms the "
+             "function", "pass the choice as an argument"),
+    "round": ("it returns a Python number, which carries no derivative", "use np.round"),
+    "any": ("it iterates over an array in Python", "use np.any"),
+    "all": ("it iterates over an array in Python", "use np.all"),
+    "divmod": ("it returns a pair of Python numbers", "use `x // y` and `x % y`"),
+    "print": ("printing is a side effect, which s2s does not keep in transformed code",
+              "print outside the transformed function"),
+    "hasattr": ("it tests a Python object, which s2s does not know when it transforms "
+                "the function", "pass the choice as an argument"),
+    "getattr": ("it reads an attribute by name, which s2s cannot follow",
+                "pass the value as an argument"),
+    "sorted": ("it sorts in Python", "use np.sort"),
+    "map": ("it calls a function over items in Python", "use array operations, or a "
+            "`for` loop with `append`"),
+    "filter": ("it selects items in Python", "use a boolean mask"),
+}
+
+
+_STATEMENT_ADVICE: dict[type, tuple[str, str]] = {
+    cst.For: ("`for` loops are not supported yet",
+              "write the loop with array operations (np.sum, np.cumsum, ...)"),
+    cst.Try: ("`try` statements are not supported",
+              "handle errors outside the transformed function"),
+    cst.With: ("`with` statements are not supported",
+               "enter the context outside the transformed function"),
+    cst.FunctionDef: ("nested `def` inside a transformed function is not supported",
+                      "define the helper at module level and call it"),
+    cst.ClassDef: ("`class` definitions inside a transformed function are not "
+                   "supported", "define classes outside; pass arrays in"),
+    cst.Global: ("`global` is not supported: s2s never writes the module's globals",
+                 "return the value instead of storing it in a global"),
+    cst.Nonlocal: ("`nonlocal` is not supported: s2s never writes closure cells",
+                   "return the value instead"),
+    cst.Del: ("`del` is not supported", "let the name go out of use instead"),
+    cst.Raise: ("`raise` is not supported",
+                "check inputs before calling the transformed function"),
+    cst.Assert: ("`assert` is not supported",
+                 "check inputs before calling the transformed function"),
+    cst.Import: ("`import` inside a transformed function is not supported",
+                 "import at module level"),
+    cst.ImportFrom: ("`import` inside a transformed function is not supported",
+                     "import at module level"),
+    cst.Break: ("`break` outside a loop", "remove it"),
+    cst.Continue: ("`continue` outside a loop", "remove it"),
+}
+
+
+def _unsupported_statement(node: Any) -> tuple[str, str]:
+    if isinstance(node, (cst.FunctionDef,)) and node.asynchronous is not None:
+        return ("`async def` is not supported", "use a plain `def`")
+    if isinstance(node, (cst.For, cst.With)) and node.asynchronous is not None:
+        return ("`async` statements are not supported", "use plain Python")
+    for kind, advice in _STATEMENT_ADVICE.items():
+        if isinstance(node, kind):
+            return advice
+    return (f"`{type(node).__name__}` statements are not supported",
+            "use assignments, `if` and `return`")
+
+
+def _unsupported_expression(node: Any) -> tuple[str, str]:
+    table: dict[type, tuple[str, str]] = {
+        cst.Yield: (
+            ("`yield from` makes" if isinstance(node, cst.Yield) and
+             isinstance(node.value, cst.From) else "`yield` makes")
+            + " this a generator function: calling it returns a generator, not an "
+            "array (JAX refuses generator functions too)",
+            "return an array: append the values to a list and return "
+            "np.stack(values)"),
+        cst.Await: ("`await` is not supported", "use a plain function"),
+        cst.Lambda: ("a `lambda` inside a transformed function is not supported",
+                     "define a module-level function and call it"),
+        cst.ListComp: ("list comprehensions over array values are not supported (only "
+                       "over shapes and constants)", "use array operations"),
+        cst.GeneratorExp: ("generator expressions (comprehensions) over array values "
+                           "are not supported", "use array operations"),
+        cst.DictComp: ("dict comprehensions are not supported yet",
+                       "write a dict literal"),
+        cst.SetComp: ("set comprehensions are not supported", "use arrays"),
+        cst.Set: ("sets are not supported", "use tuples or arrays"),
+        cst.Imaginary: ("complex literals are not supported yet", "use real values"),
+        cst.FormattedString: ("f-strings are not supported", "remove formatting"),
+        cst.NamedExpr: ("`:=` is not supported", "assign on its own line"),
+        cst.ConcatenatedString: ("implicitly concatenated strings are not supported",
+                                 "write one string literal"),
+    }
+    for kind, advice in table.items():
+        if isinstance(node, kind):
+            return advice
+    return (f"`{type(node).__name__}` expressions are not supported",
+            "use arithmetic, NumPy calls, subscripts and names")
+
+
+def _is_last_index(index: Index) -> bool:
+    """Is the index ``[-1]``?"""
+    items = index.items
+    return (not index.is_tuple and len(items) == 1 and isinstance(items[0], Const)
+            and type(items[0].value) is int and items[0].value == -1)
+
+
+# ---- loops over containers, unrolled per call structure -------------------------------
+
+
+def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
+    """``fn`` with each loop over a tuple or list argument unrolled for its length.
+
+    ``for W, b in params[:-1]`` (or ``for layer in layers``, ``enumerate``, ``zip``,
+    ``reversed``) is normalized as a loop over ``range(len(params))`` whose body indexes
+    the container with the loop index.  A container's structure, length included, is
+    fixed per call signature (``kinds``, as a pytree's structure is in JAX), so the
+    transforms, which generate code per signature, run this first: each iteration's body
+    is copied with the index a constant (``params[0]``), its names fresh, and the loop's
+    carried values handed from one copy to the next.  The copies keep the user's lines,
+    so emitted code quotes ``for W, b in params[:-1]:`` above each unrolled layer.
+    """
+    from dataclasses import replace
+
+    from ..ir.kinds import Tree
+
+    trees = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
+    if not trees and not any(isinstance(s, Let) and s.prim in _LITERALS
+                             for s in walk_stmts(fn.body)):
+        return fn
+    u = _Unroller(fn, trees)
+    body, subst = u.block(fn.body)
+    if not u.changed:
+        return fn
+    return replace(fn, body=u.drop_unused(body), names=u.names, aliases=u.aliases)
+
+
+@dataclass(frozen=True)
+class UnrolledLoc(Loc):
+    """The position of a statement in one copy of an unrolled loop's body, with the
+    iterations it belongs to (outermost first): ``(the loop's line, iteration, count)``,
+    so emitted code can say which layer a quoted line's derivative is for."""
+
+    unrolled: tuple[tuple[str, int, int], ...] = ()
+
+
+def unrolled_header(loc: Any) -> str | None:
+    """For a statement in a copy of an unrolled loop's body, the comment that heads its
+    iteration's code (``(unrolled) for W, b in params[:-1]: iteration 2 of 2``); the
+    user's line itself is quoted on its own comment line, as everywhere."""
+    if not isinstance(loc, UnrolledLoc) or not loc.unrolled:
+        return None
+    return "(unrolled) " + "; ".join(f"{line} iteration {j + 1} of {n}"
+                                     for line, j, n in loc.unrolled)
+
+
+def _tagged(s: Stmt, tag: tuple[str, int, int]) -> Stmt:
+    """A copy of ``s`` (nested blocks too) whose positions say it is in iteration
+    ``tag`` of an unrolled loop."""
+    loc = s.loc
+    if loc is not None:
+        outer = loc.unrolled if isinstance(loc, UnrolledLoc) else ()
+        loc = UnrolledLoc(loc.file, loc.line, loc.col, loc.text, outer + (tag,))
+    if isinstance(s, Let):
+        return Let(s.target, s.prim, s.args, s.params, loc)
+    if isinstance(s, If):
+        return If(s.test, [_tagged(t, tag) for t in s.body],
+                  [_tagged(t, tag) for t in s.orelse], loc, s.joins)
+    if isinstance(s, For):
+        return For(s.target, s.iter, [_tagged(t, tag) for t in s.body], loc, s.carried,
+                   s.test, s.counter)
+    if isinstance(s, Break):
+        return Break(loc, s.env, s.copies)
+    return Return(s.value, loc)
+
+
+def _renamed(x: Any, m: dict[str, Atom]) -> Any:
+    if isinstance(x, Var):
+        return m.get(x.name, x)
+    if isinstance(x, Index):
+        return Index(tuple(_renamed(i, m) for i in x.items), x.is_tuple)
+    if isinstance(x, Slice):
+        return Slice(*(None if a is None else _renamed(a, m) for a in (x.lower, x.upper, x.step)))
+    if isinstance(x, tuple):
+        return tuple(_renamed(i, m) for i in x)
+    if isinstance(x, list):
+        return [_renamed(i, m) for i in x]
+    return x
+
+
+def _name(a: Atom, m: dict[str, Atom]) -> str:
+    """A name position (a carried exit, a break's copy): renamed to a name only."""
+    new = m.get(a, Var(a))
+    return new.name if isinstance(new, Var) else a
+
+
+def _renamed_stmt(s: Stmt, m: dict[str, Atom]) -> Stmt:
+    """A copy of ``s`` with names replaced (``m``: name -> atom; a name a statement binds
+    is replaced only by a name)."""
+    if not m:
+        return s
+    if isinstance(s, Let):
+        params = {k: (v if k == "callee" else _renamed(v, m)) for k, v in s.params.items()}
+        return Let(_name(s.target, m), s.prim, _renamed(s.args, m), params, s.loc)
+    if isinstance(s, If):
+        return If(_renamed(s.test, m), [_renamed_stmt(t, m) for t in s.body],
+                  [_renamed_stmt(t, m) for t in s.orelse], s.loc,
+                  [_name(j, m) for j in s.joins])
+    if isinstance(s, For):
+        return For(_name(s.target, m), _renamed(s.iter, m),
+                   [_renamed_stmt(t, m) for t in s.body], s.loc,
+                   [(_name(e, m), _name(x, m)) for e, x in s.carried],
+                   _renamed(s.test, m), None if s.counter is None else _name(s.counter, m))
+    if isinstance(s, Break):
+        return Break(s.loc, {k: _name(v, m) for k, v in s.env.items()},
+                     [(_name(e, m), _name(x, m)) for e, x in s.copies])
+    if isinstance(s, Return):
+        return Return(_renamed(s.value, m), s.loc)
+    return s
+
+
+def _bound(stmts: list[Stmt]) -> list[str]:
+    """Names a block binds (nested blocks included), in order."""
+    out: list[str] = []
+    for s in stmts:
+        if isinstance(s, Let):
+            out.append(s.target)
+        elif isinstance(s, If):
+            out += _bound(s.body) + _bound(s.orelse) + s.joins
+        elif isinstance(s, For):
+            out += [s.target] + ([s.counter] if s.counter else []) + _bound(s.body)
+    return list(dict.fromkeys(out))
+
+
+_LITERALS = ("make_tuple", "make_list", "make_dict")
+
+
+class _Unroller:
+    def __init__(self, fn: Function, trees: dict[str, Any]) -> None:
+        self.fn = fn
+        self.trees = dict(trees)  # name -> its Tree kind
+        self.views: dict[str, tuple[str, tuple[int, ...]]] = {}  # slice -> base, positions
+        self.lens: dict[str, int] = {}
+        self.ranges: dict[str, list[int]] = {}
+        self.names = NameTable(fn.names.taken)
+        self.aliases = dict(fn.aliases)
+        self.changed = False
+        self.removable: set[str] = set()  # structure reads the unrolling may leave unread
+        self.literals: dict[str, tuple] = {}  # a tuple or list literal -> its atoms
+        self.constants: dict[str, Const] = {}  # an element of one that is a constant
+
+    def block(self, stmts: list[Stmt]) -> tuple[list[Stmt], dict[str, Atom]]:
+        """The block with its loops over containers unrolled, and the names later code
+        must read instead (a carried value's entry name -> its last iteration's exit)."""
+        out: list[Stmt] = []
+        subst: dict[str, Atom] = {}
+        for s in stmts:
+            s = _renamed_stmt(s, subst)
+            if isinstance(s, Let):
+                out.append(self.let(s))
+                known = self.constants.get(out[-1].target)
+                if known is not None:  # a key or string from a literal: later code reads it
+                    subst[out[-1].target] = known
+            elif isinstance(s, For) and self.unrollable(s):
+                stmts_, final = self.unroll(s)
+                out += stmts_
+                subst.update(final)
+                self.changed = True
+            elif isinstance(s, For):
+                body, inner = self.block(s.body)
+                carried = [(e, _name(x, inner)) for e, x in s.carried]
+                # a loop unrolled inside carried a value from before this loop under its
+                # entry name (`for _ in range(3): for W, b in params: h = ...`): this
+                # loop carries it now, from that name to the unrolled copies' last exit
+                bound = set(_bound(s.body)) | {c for c, _ in carried}
+                more = [(e, a.name) for e, a in inner.items()
+                        if isinstance(a, Var) and e not in bound]
+                if more and any(isinstance(t, Break) for t in walk_stmts(s.body)):
+                    out.append(s)  # (a `break` would leave without it: stays a loop)
+                else:
+                    out.append(For(s.target, s.iter, body, s.loc, carried + more, s.test,
+                                   s.counter))
+                # a value a loop carries may change there (a list it appends to grows):
+                # what was known of it before the loop no longer holds
+                for e in {e for t in walk_stmts([s]) if isinstance(t, For) for e, _ in t.carried}:
+                    for known in (self.trees, self.views, self.lens, self.ranges):
+                        known.pop(e, None)
+            elif isinstance(s, If):
+                out.append(self.branches(s, subst))
+            else:
+                out.append(s)
+        return out, subst
+
+    def branches(self, s: If, subst: dict[str, Atom]) -> If:
+        """An ``if`` with the loops in its branches unrolled.  A value such a loop
+        carried out of the ``if`` under its entry name (a join, or a name from before
+        the ``if``) is joined under a new name, each branch binding it to its own last
+        value (``h_4 = h_3_2`` on one path, ``h_4 = h`` on the other), and later code
+        reads that name."""
+        body, sb = self.block(s.body)
+        orelse, so = self.block(s.orelse)
+        for j in s.joins:  # each path may have made it something else
+            for known in (self.trees, self.views, self.lens, self.ranges):
+                known.pop(j, None)
+        local = (set(_bound(s.body)) | set(_bound(s.orelse))) - set(s.joins)
+        out = [e for e in dict.fromkeys([*sb, *so]) if e not in local]
+        if not out:
+            return If(s.test, body, orelse, s.loc, s.joins)
+        if any(isinstance(t, Break) for t in walk_stmts(s.body + s.orelse)):
+            return s  # (a `break` would leave before the join: the loops stay)
+        joins = list(s.joins)
+        for e in out:
+            j = self.names.fresh(e)
+            body = body + [Let(j, "identity", (sb.get(e, Var(e)),), {}, s.loc)]
+            orelse = orelse + [Let(j, "identity", (so.get(e, Var(e)),), {}, s.loc)]
+            joins.append(j)
+            subst[e] = Var(j)
+        return If(s.test, body, orelse, s.loc, joins)
+
+    def let(self, s: Let) -> Let:
+        from ..ir.kinds import Tree
+
+        a = s.args[0] if s.args else None
+        name = a.name if isinstance(a, Var) else None
+        if s.target in self.constants and s.prim == "getitem" and name in self.trees and \
+                self.trees[name].type is dict:  # a dict's key, iterated: bound as itself
+            return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
+        if s.prim in ("make_tuple", "make_list"):
+            self.literals[s.target] = s.args
+        if s.prim in _LITERALS:  # a list of layers the function builds: `[(W1, b1), ...]`
+            keys = tuple(s.params["keys"]) if s.prim == "make_dict" else tuple(range(len(s.args)))
+            kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
+            self.trees[s.target] = Tree(kind, keys, tuple(
+                self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
+        elif s.prim == "identity" and name in self.trees:
+            self.trees[s.target] = self.trees[name]
+            if name in self.views:
+                self.views[s.target] = self.views[name]
+        elif s.prim == "len" and name in self.trees:
+            self.lens[s.target] = len(self.trees[name].keys)
+            self.removable.add(s.target)
+        elif s.prim == "len" and isinstance(a, Const) and type(a.value) in (tuple, list):
+            self.lens[s.target] = len(a.value)  # `for name in ("W1", "W2")`
+            self.removable.add(s.target)
+        elif s.prim == "getitem" and isinstance(a, Const) and type(a.value) in (tuple, list):
+            item = s.params["index"].items[0] if len(s.params["index"].items) == 1 else None
+            if isinstance(item, Const) and type(item.value) is int and \
+                    -len(a.value) <= item.value < len(a.value) and \
+                    type(a.value[item.value]) in (str, int, float, bool):
+                self.constants[s.target] = Const(a.value[item.value], repr(a.value[item.value]))
+                return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
+        elif s.prim == "range" and s.args and all(
+                isinstance(b, Const) and type(b.value) is int
+                or isinstance(b, Var) and b.name in self.lens for b in s.args) and not s.params:
+            bounds = [b.value if isinstance(b, Const) else self.lens[b.name] for b in s.args]
+            self.ranges[s.target] = list(range(*bounds))
+            self.removable.add(s.target)
+        elif s.prim == "reversed" and name in self.ranges:
+            self.ranges[s.target] = self.ranges[name][::-1]
+            self.removable.add(s.target)
+        elif s.prim == "getitem" and name in self.trees:
+            base: Tree = self.trees[name]
+            index: Index = s.params["index"]
+            item = index.items[0] if len(index.items) == 1 and not index.is_tuple else None
+            root, where = self.views.get(name, (name, tuple(range(len(base.keys)))))
+            if isinstance(item, Slice) and base.type is not dict and all(
+                    b is None or isinstance(b, Const) and type(b.value) is int
+                    for b in (item.lower, item.upper, item.step)):
+                bounds = [None if b is None else b.value for b in (item.lower, item.upper, item.step)]
+                picked = tuple(range(len(base.keys)))[slice(*bounds)]
+                self.trees[s.target] = Tree(base.type, tuple(range(len(picked))),
+                                            tuple(base.children[i] for i in picked))
+                self.views[s.target] = (root, tuple(where[i] for i in picked))
+                self.removable.add(s.target)
+            elif isinstance(item, Const):
+                key = item.value
+                if base.type is not dict and type(key) is int and -len(base.keys) <= key < len(base.keys):
+                    key %= len(base.keys)
+                    if name in self.views:  # read the element from the sliced container
+                        s = Let(s.target, s.prim, (Var(root),),
+                                {**s.params, "index": Index((Const(where[key], repr(where[key])),), False)},
+                                s.loc)
+                if key in base.keys and isinstance(base.child(key), Tree):
+                    self.trees[s.target] = base.child(key)
+                literal = self.literals.get(name)
+                if literal is not None and base.type is not dict and key in base.keys and \
+                        isinstance(literal[key], Const):  # `for name in ("W1", "W2")`
+                    self.constants[s.target] = literal[key]
+        return s
+
+    def unrollable(self, s: For) -> bool:
+        if s.test is not None or s.counter is not None or s.iter is None:
+            return False
+        if s.iter.name not in self.ranges or any(isinstance(t, Break) for t in walk_stmts(s.body)):
+            return False
+        # the index, or a constant it picks (`name` in `for name in ("W1", "W2")`)
+        picks = {s.target} | {
+            t.target for t in walk_stmts(s.body)
+            if isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Const)
+            and t.params["index"].items == (Var(s.target),)
+        }
+        return any(
+            isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Var)
+            and t.args[0].name in self.trees
+            and any(isinstance(i, Var) and i.name in picks for i in t.params["index"].items)
+            for t in walk_stmts(s.body)
+        )
+
+    def unroll(self, s: For) -> tuple[list[Stmt], dict[str, Atom]]:
+        carried = {e for e, _ in s.carried}
+        bound = [n for n in _bound(s.body) if n not in carried]
+        # a loop inside carries a value from before this loop under its entry name, and
+        # this loop carries it along (`for W, b in params: for _ in range(2): h = ...`):
+        # each copy after the first enters it under a name of its own, as two loops in
+        # a row do (`h_4 = h`)
+        inner = [e for t in walk_stmts(s.body) if isinstance(t, For) for e, _ in t.carried
+                 if e not in bound and e not in carried]
+        now: dict[str, Atom] = {e: Var(e) for e in list(carried) + inner}
+        out: list[Stmt] = []
+        # `for name in params` over a dict is over its keys: the normalizer's item
+        # statement (`name = params[k]`, on the `for` line) binds the key
+        keyed = {
+            t.target: self.trees[t.args[0].name] for t in s.body
+            if isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Var)
+            and t.args[0].name in self.trees and self.trees[t.args[0].name].type is dict
+            and t.params["index"].items == (Var(s.target),) and s.loc is not None
+            and t.loc is not None and t.loc.line == s.loc.line
+        }
+        for j, value in enumerate(self.ranges[s.iter.name]):
+            m: dict[str, Atom] = {s.target: Const(value, repr(value))}
+            m.update(now)
+            for n in bound:
+                if n != s.target:
+                    m[n] = Var(n) if j == 0 else Var(self.names.fresh(n))
+            for n, tree in keyed.items():
+                if 0 <= value < len(tree.keys):
+                    self.constants[m[n].name] = Const(tree.keys[value], repr(tree.keys[value]))
+            tag = (s.loc.text.strip() if s.loc else "for", j, len(self.ranges[s.iter.name]))
+            for e in dict.fromkeys(inner):
+                if j > 0:
+                    m[e] = Var(self.names.fresh(e))
+                    out.append(_tagged(Let(m[e].name, "identity", (now[e],), {}, s.loc), tag))
+            for new, old in [(m[n].name, n) for n in bound if n in self.fn.aliases and n != s.target]:
+                first = self.fn.aliases[old]
+                self.aliases[new] = m[first].name if first in m and isinstance(m[first], Var) else first
+            body, later = self.block([_tagged(_renamed_stmt(t, m), tag) for t in s.body])
+            out += body
+            for e, x in s.carried + [(e, e) for e in inner]:
+                exit_ = m.get(x, Var(x))
+                now[e] = later.get(exit_.name, exit_) if isinstance(exit_, Var) else exit_
+        return out, {e: a for e, a in now.items() if a != Var(e)}
+
+    def drop_unused(self, stmts: list[Stmt]) -> list[Stmt]:
+        """Drop the structure reads (``len(params)``, ``range``, ``params[:-1]``) the
+        unrolled loops no longer read."""
+        while True:
+            read: set[str] = set()
+            for t in walk_stmts(stmts):
+                read |= set(uses_of(t))
+            dead = {n for n in self.removable if n not in read}
+            if not dead:
+                return stmts
+            self.removable -= dead
+            stmts = _without(stmts, dead)
+
+
+def _without(stmts: list[Stmt], dead: set[str]) -> list[Stmt]:
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, Let) and s.target in dead:
+            continue
+        if isinstance(s, For):
+            s = For(s.target, s.iter, _without(s.body, dead), s.loc, s.carried, s.test, s.counter)
+        elif isinstance(s, If):
+            s = If(s.test, _without(s.body, dead), _without(s.orelse, dead), s.loc, s.joins)
+        out.append(s)
+    return out

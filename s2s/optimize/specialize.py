@@ -1,0 +1,1470 @@
+"""Shape specialization of emitted gradients: the NumPy backend's optimizer.
+
+The emitted gradient is valid for every shape, so it carries broadcasting fix-ups
+(``unbroadcast``, ``np.broadcast_to``), the output check and seed (``grad_seed``) and
+general helpers (``matmul_rhs_bar``) whose work is nothing, or a plain expression, once
+the shapes are known.  The first call with a new signature (the shapes and dtypes of the
+arguments, the values of integer scalars) runs an instrumented copy of the emitted
+function that records the shape and dtype of every subexpression, and returns that
+call's result.  From those facts the code is rewritten:
+
+- fix-ups whose input already has the output's shape disappear;
+- the seed becomes a constant, and cotangents known to be filled with one number
+  (the seed broadcast over an array, scaled by constants) are propagated: ``ones * e``
+  becomes ``e``, ``(ones * 100.0) * e`` becomes ``100.0 * e``;
+- ``np.size``/``np.shape``/``np.ndim`` of known values fold to literals, matrix
+  cotangent helpers of 2-D operands become ``x.T @ g`` / ``g @ w.T``, and
+  ``np.add.at`` at a scalar integer index becomes ``buf[i] += v``;
+- repeated pure expressions are computed once (common subexpressions);
+- arithmetic is simplified on an e-graph (egglog): constants folded, signs moved;
+- statements whose values nothing reads are dropped.
+
+Only straight-line code (and loops over ranges) is specialized: a branch, or a call
+whose result's shape is a function of values alone (``np.nonzero``, ``int(...)``, ...)
+means the code runs as emitted.  Of the facts one call records, only those every call
+with the same signature would record are used (s2s/optimize/signature_facts.py): the shape of
+``x[mask]``, ``x[:np.argmax(y)]``, ``x[:n]`` for a 0-d integer array ``n`` or of
+anything computed from them is not known from the signature, so the code that reads
+them stays as emitted.  The guard is the signature (shapes, dtypes, integer values)
+and the objects the free names hold (an array's shape and dtype too): a call with
+another one runs (and specializes) again; results are the same as the generic code's
+up to rounding of folded constants.  The passes take time about linear in the code;
+past a size limit (``MAX_STATEMENTS``) the code runs as emitted.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import functools
+import math
+from collections import defaultdict
+from typing import Any, Callable
+
+import numpy as np
+
+from .signature_facts import signature_facts
+
+# calls whose result's shape depends on values, not on the arguments' shapes
+_VALUE_SHAPED = {
+    "nonzero", "flatnonzero", "argwhere", "unique", "extract", "compress", "trim_zeros",
+    "item", "tolist", "int", "round", "float", "bool", "range", "histogram",
+    "unique_values", "unique_counts", "unique_inverse", "unique_all",
+    "searchsorted", "digitize", "bincount", "resize", "repeat", "split", "array_split",
+}
+# calls that write into an argument (the buffer) or change a container in place
+_MUTATORS = {"at", "copyto", "put", "place", "putmask", "fill_diagonal", "fill", "sort",
+             "append", "pop", "extend", "insert", "remove", "update", "setdefault",
+             "clear", "resize", "partition", "itemset", "setflags"}
+_NO_SPLIT = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try, ast.With, ast.AsyncWith,
+             ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp,
+             ast.DictComp, ast.GeneratorExp, ast.IfExp, ast.Global, ast.Nonlocal,
+             ast.Yield, ast.YieldFrom, ast.Await, ast.Match, ast.Delete, ast.NamedExpr,
+             ast.BoolOp)
+
+PROBE = "__s2s_probe__"
+
+# Every pass takes time about linear in the emitted module's statements; past
+# MAX_STATEMENTS the code runs as emitted (a second call never stalls for seconds).
+# The e-graph passes cost a few milliseconds a statement (egglog's terms are built in
+# Python): past MAX_EGRAPH_STATEMENTS the others still run.
+MAX_STATEMENTS = 4000
+MAX_EGRAPH_STATEMENTS = 300
+
+# The passes, by name; a benchmark switches them off one at a time to measure each
+# (tools/bench.py --ablate); users have no reason to touch this.
+PASSES = ("fixups", "fill", "shapes", "matmul", "addat", "cse", "egraph", "zero", "tapes",
+          "dce", "accumulate", "methods")
+DISABLED: set[str] = set()
+
+
+def _on(name: str) -> bool:
+    return name not in DISABLED
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    if isinstance(f, ast.Name):
+        return f.id
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    return ""
+
+
+def _static_range(node: ast.For) -> bool:
+    """``for i in range(...)`` or ``reversed(range(...))`` over ints the signature
+    settles (literals and names: a name computed from values would have gone through
+    ``int(...)``, which is refused), with a straight-line body."""
+    it = node.iter
+    if isinstance(it, ast.Call) and _call_name(it) == "reversed" and len(it.args) == 1:
+        it = it.args[0]
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+            and it.func.id == "range" and not it.keywords
+            and all(isinstance(a, (ast.Constant, ast.Name)) for a in it.args)):
+        return False
+    if node.orelse or not isinstance(node.target, ast.Name):
+        return False
+    return all(_straight(stmt, in_loop=True) for stmt in node.body)
+
+
+def _straight(stmt: ast.stmt, in_loop: bool = False) -> bool:
+    for node in ast.walk(stmt):
+        if isinstance(node, _NO_SPLIT) or (in_loop and isinstance(
+                node, (ast.Break, ast.Continue, ast.Return))):
+            return False
+        if isinstance(node, ast.Call) and (
+                _call_name(node) in _VALUE_SHAPED
+                or (_call_name(node) == "where" and len(node.args) == 1)):
+            return False
+    return True
+
+
+def eligible(module: ast.Module) -> bool:
+    """Straight-line functions, and loops over static ranges with straight-line
+    bodies (not nested), with no value-dependent shapes."""
+    defs = [n for n in module.body if isinstance(n, ast.FunctionDef)]
+    if not defs:
+        return False
+    for fn in defs:
+        for stmt in fn.body:
+            if isinstance(stmt, ast.For) and _static_range(stmt):
+                continue
+            if not _straight(stmt):
+                return False
+    return True
+
+
+# ---- the probe ----------------------------------------------------------------------
+
+_FACT_TYPES = (np.ndarray, np.generic, float, int, bool)
+
+
+def _fact(value: Any) -> Any:
+    if isinstance(value, _FACT_TYPES) and not isinstance(value, (str, bytes)):
+        return (np.shape(value), np.result_type(value))
+    return ("other", type(value))
+
+
+def _probed(node: ast.AST) -> bool:
+    if isinstance(node, (ast.Call, ast.BinOp, ast.UnaryOp, ast.Subscript)):
+        return isinstance(getattr(node, "ctx", ast.Load()), ast.Load)
+    if isinstance(node, ast.Name):
+        return isinstance(node.ctx, ast.Load) and node.id != "np"
+    if isinstance(node, ast.Attribute):
+        return isinstance(node.ctx, ast.Load) and node.attr in ("T", "mT", "real")
+    return False
+
+
+class _Instrument(ast.NodeTransformer):
+    """Wrap every probed expression ``e`` (numbered ``_k``) as ``probe(k, e)``."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        if isinstance(node, ast.Call):  # never wrap the callee
+            node.args = [self.visit(a) for a in node.args]
+            for kw in node.keywords:
+                kw.value = self.visit(kw.value)
+            if isinstance(node.func, ast.Attribute):
+                node.func.value = self.visit(node.func.value)
+        else:
+            super().generic_visit(node)
+        k = getattr(node, "_k", None)
+        if k is None:
+            return node
+        return ast.Call(ast.Name(PROBE, ast.Load()), [ast.Constant(k), node], [])
+
+
+def probe_run(module: ast.Module, namespace: dict[str, Any], name: str,
+              args: tuple) -> tuple[Any, dict[int, Any]]:
+    """Run an instrumented copy of ``module``'s function ``name`` on ``args``: its
+    result and the fact (shape, dtype) of each numbered node (None where it varied)."""
+    k = 0
+    for node in ast.walk(module):
+        if _probed(node):
+            node._k = k  # type: ignore[attr-defined]
+            k += 1
+    inst = _Instrument().visit(copy.deepcopy(module))
+    ast.fix_missing_locations(inst)
+    seen: dict[int, set] = defaultdict(set)
+
+    def probe(k: int, value: Any) -> Any:
+        seen[k].add(_fact(value))
+        return value
+
+    ns = dict(namespace)
+    ns[PROBE] = probe
+    exec(compile(inst, f"<s2s-probe:{name}>", "exec"), ns)
+    result = ns[name](*args)
+    facts = {k: next(iter(v)) if len(v) == 1 else None for k, v in seen.items()}
+    return result, facts
+
+
+# ---- the rewrite ----------------------------------------------------------------------
+
+
+_FILLED = {"ones": 1.0, "ones_like": 1.0, "zeros": 0.0, "zeros_like": 0.0}
+
+
+class _Fill:
+    """A value every element of which is ``c`` (shape and dtype from its facts)."""
+
+    def __init__(self, c: float) -> None:
+        self.c = c
+
+
+def _literal(value: float) -> ast.expr:
+    if value < 0:
+        return ast.UnaryOp(ast.USub(), ast.Constant(-value))
+    return ast.Constant(value)
+
+
+class _Rewriter:
+    def __init__(self, fn: ast.FunctionDef, facts: dict[int, Any]) -> None:
+        self.fn = fn
+        self.facts = facts
+        self.fill: dict[str, _Fill] = {}
+        self.alias: dict[str, ast.expr] = {}
+        self.mutated = self._mutated_names()
+        self.last_bind = self._last_binding()
+        self.cse: dict[str, str] = {}  # ast.dump of a pure value -> the name holding it
+        self.cse_held: dict[str, list[str]] = defaultdict(list)  # name -> its cse keys
+        # a name bound to np.broadcast_to(inner, shape) -> (inner, where it was bound)
+        self.bcast: dict[str, tuple[ast.expr, int]] = {}
+        self.in_loop = False
+        self.binds: dict[str, list[int]] = defaultdict(list)
+        for i, stmt in enumerate(fn.body):
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    self.binds[node.id].append(i)
+
+    def fact(self, node: ast.AST) -> Any:
+        k = getattr(node, "_k", None)
+        f = self.facts.get(k) if k is not None else None
+        return None if f is None or f[0] == "other" else f
+
+    def _mutated_names(self) -> set[str]:
+        """Names whose array something writes into (a name bound to such a value
+        is never replaced by another name: that would share the buffer)."""
+        out: set[str] = set()
+
+        def base(t: ast.AST) -> None:
+            if isinstance(t, (ast.Subscript, ast.Attribute)):
+                while isinstance(t, (ast.Subscript, ast.Attribute)):
+                    t = t.value
+                if isinstance(t, ast.Name):
+                    out.add(t.id)
+
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    base(t)
+            elif isinstance(node, ast.AugAssign):
+                base(node.target)
+                if isinstance(node.target, ast.Name):
+                    out.add(node.target.id)
+            elif isinstance(node, ast.Call) and _call_name(node) in _MUTATORS:
+                for a in node.args[:1]:
+                    if isinstance(a, ast.Name):
+                        out.add(a.id)
+                if isinstance(node.func, ast.Attribute) and isinstance(
+                        node.func.value, ast.Name):
+                    out.add(node.func.value.id)
+        return out
+
+    def _last_binding(self) -> dict[str, int]:
+        last: dict[str, int] = {}
+        for i, stmt in enumerate(self.fn.body):
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    last[node.id] = i
+        return last
+
+    # ---- substitution of aliases ----
+
+    def substitute(self, node: ast.AST) -> ast.AST:
+        alias = self.alias
+
+        class Sub(ast.NodeTransformer):
+            def visit_Name(self, n: ast.Name) -> ast.AST:
+                if isinstance(n.ctx, ast.Load) and n.id in alias:
+                    new = copy.deepcopy(alias[n.id])
+                    if hasattr(n, "_k"):
+                        new._k = n._k  # type: ignore[attr-defined]
+                    return new
+                return n
+
+        return Sub().visit(node)
+
+    # ---- per expression ----
+
+    def fill_of(self, node: ast.AST) -> _Fill | None:
+        """Is every element of this expression's value one known number?"""
+        if not _on("fill"):
+            return None
+        if isinstance(node, ast.Name):
+            return self.fill.get(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            f = self.fill_of(node.operand)
+            return None if f is None else _Fill(-f.c)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+            a = self.fill_of(node.left)
+            b = self.fill_of(node.right)
+            na, nb = self.number(node.left), self.number(node.right)
+            x = a.c if a is not None else na
+            y = b.c if b is not None else nb
+            if x is None or y is None or (a is None and b is None):
+                return None
+            if isinstance(node.op, ast.Mult):
+                return _Fill(x * y)
+            return None if y == 0.0 else _Fill(x / y)
+        if isinstance(node, ast.Call) and _call_name(node) == "broadcast_to" and \
+                node.args:
+            return self.fill_of(node.args[0])
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            return self.fill_of(node.value)  # any part of a filled array is filled
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                _call_name(node) in _FILLED and not any(
+                    k.arg == "fill_value" for k in node.keywords):
+            return _Fill(_FILLED[_call_name(node)])
+        return None
+
+    def fold(self, node: ast.expr, at: int) -> ast.expr:
+        """Bottom-up rewrites of subexpressions whose facts settle them."""
+        rw = self
+
+        class Fold(ast.NodeTransformer):
+            def visit_Call(self, n: ast.Call) -> ast.AST:
+                new = self._visit_call(n)
+                if not hasattr(new, "_k") and hasattr(n, "_k"):
+                    new._k = n._k  # type: ignore[attr-defined]  # the same value
+                return new
+
+            def _visit_call(self, n: ast.Call) -> ast.AST:
+                self.generic_visit(n)
+                name = _call_name(n)
+                out = rw.fact(n)
+                if name in ("size", "ndim", "shape") and len(n.args) == 1 and \
+                        isinstance(n.func, ast.Attribute) and not n.keywords and \
+                        _on("shapes"):
+                    f = rw.fact(n.args[0])
+                    if f is not None:
+                        shape = f[0]
+                        lit = {"size": math.prod(shape), "ndim": len(shape),
+                               "shape": shape}[name]
+                        return ast.parse(repr(lit), mode="eval").body
+                if name in ("zeros_like", "ones_like") and len(n.args) == 1 and \
+                        not n.keywords and out and out[0] and _on("shapes") and \
+                        isinstance(n.func, ast.Attribute):
+                    # the shape and dtype are known: the argument need not be computed
+                    return ast.parse(f"np.{name[:-5]}({out[0]!r}, dtype=np.{out[1].name})",
+                                     mode="eval").body
+                summed = _summed(n)
+                if summed is not None and not n.keywords and \
+                        isinstance(summed, ast.UnaryOp) and isinstance(summed.op, ast.USub):
+                    # -(sum of x) negates one number, not every element
+                    if n.args:
+                        n.args = [summed.operand]
+                    else:
+                        n.func.value = summed.operand  # type: ignore[attr-defined]
+                    return ast.UnaryOp(ast.USub(), n)
+                if name in ("unbroadcast", "broadcast_to") and len(n.args) == 2 and out \
+                        and _on("fixups"):
+                    inner = rw.fact(n.args[0])
+                    if inner is not None and inner[0] == out[0] and inner[1] == out[1]:
+                        return n.args[0]
+                    if name == "unbroadcast" and inner is not None:
+                        summed = _sum_to(n.args[0], inner[0], out[0])
+                        summed._k = n._k  # type: ignore[attr-defined]  # the same value
+                        return self.visit_Call(summed) if isinstance(summed, ast.Call) \
+                            else summed
+                return n
+
+            def visit_BinOp(self, n: ast.BinOp) -> ast.AST:
+                self.generic_visit(n)
+                out = rw.fact(n)
+                if out is None or not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult,
+                                                        ast.Div)):
+                    return n
+                # an operand broadcast to the result's shape: the operator broadcasts
+                for side, other in (("left", n.right), ("right", n.left)):
+                    if rw.in_loop or not _on("fixups"):
+                        break
+                    operand = getattr(n, side)
+                    if isinstance(operand, ast.Name) and operand.id in rw.bcast and \
+                            rw.fact(other) == out:
+                        inner, defined = rw.bcast[operand.id]
+                        reads = {m.id for m in ast.walk(inner) if isinstance(m, ast.Name)}
+                        if not any(defined < j < at for r in reads
+                                   for j in rw.binds.get(r, ())):
+                            setattr(n, side, copy.deepcopy(inner))
+                return n
+
+        return Fold().visit(node)
+
+    def number(self, node: ast.AST) -> float | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+                not isinstance(node.value, bool):
+            return float(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = self.number(node.operand)
+            return None if inner is None else -inner
+        return None
+
+    def rewrite_value(self, value: ast.expr) -> tuple[ast.expr, _Fill | None, bool]:
+        """(new value, its fill if known, whether it is the operand itself)."""
+        out = self.fact(value)
+        whole = self.fill_of(value)
+        if whole is not None and not isinstance(value, ast.Name):
+            return value, whole, False
+        if isinstance(value, ast.Call):
+            name = _call_name(value)
+            args = value.args
+            if name == "grad_seed" and out is not None and out[0] == () and _on("fill"):
+                dtype = out[1].name
+                return (ast.Call(ast.Attribute(ast.Name("np", ast.Load()), dtype,
+                                               ast.Load()), [ast.Constant(1.0)], []),
+                        _Fill(1.0), False)
+            if name in ("unbroadcast", "broadcast_to") and len(args) == 2 and out and \
+                    _on("fixups"):
+                inner = self.fact(args[0])
+                if inner is not None and inner[0] == out[0] and (
+                        name == "unbroadcast" or inner[1] == out[1]):
+                    # unbroadcast returns its operand itself when the shapes agree
+                    return args[0], self.fill_of(args[0]), name == "unbroadcast"
+                f = self.fill_of(args[0])
+                if f is not None:
+                    return value, _Fill(f.c), False
+            if name in ("size", "ndim", "shape") and len(args) == 1 and \
+                    isinstance(value.func, ast.Attribute) and _on("shapes"):
+                f = self.fact(args[0])
+                if f is not None:
+                    shape = f[0]
+                    lit = {"size": math.prod(shape), "ndim": len(shape),
+                           "shape": shape}[name]
+                    return ast.parse(repr(lit), mode="eval").body, None, False
+            if name in ("matmul_rhs_bar", "matmul_lhs_bar") and len(args) == 3 and out and \
+                    _on("matmul"):
+                g, x1, x2 = (self.fact(a) for a in args)
+                if g and x1 and x2 and len(g[0]) == len(x1[0]) == len(x2[0]) == 2:
+                    if name == "matmul_rhs_bar" and out[0] == x2[0]:
+                        return ast.BinOp(ast.Attribute(args[1], "T", ast.Load()),
+                                         ast.MatMult(), args[0]), None, False
+                    if name == "matmul_lhs_bar" and out[0] == x1[0]:
+                        return ast.BinOp(args[0], ast.MatMult(),
+                                         ast.Attribute(args[2], "T", ast.Load())), None, False
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+            f = self.fill_of(value.operand)
+            if f is not None:
+                return value, _Fill(-f.c), False
+        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div)) \
+                and out is not None:
+            left, right = value.left, value.right
+            fl, fr = self.fill_of(left), self.fill_of(right)
+            nl, nr = self.number(left), self.number(right)
+            if isinstance(value.op, ast.Div):
+                if fl is not None and nr not in (None, 0.0):
+                    return value, _Fill(fl.c / nr), False
+                if fl is not None and fr is not None and fr.c != 0.0:
+                    return value, _Fill(fl.c / fr.c), False
+                return value, None, False
+            if fl is not None and fr is not None:
+                return value, _Fill(fl.c * fr.c), False
+            if fl is not None and nr is not None:
+                return value, _Fill(fl.c * nr), False
+            if fr is not None and nl is not None:
+                return value, _Fill(fr.c * nl), False
+            for f, other in ((fl, right), (fr, left)):
+                if f is None:
+                    continue
+                of = self.fact(other)
+                if of is not None and of == out:  # same shape and dtype as the product
+                    if f.c == 1.0:
+                        return other, self.fill_of(other), False
+                    return ast.BinOp(_literal(f.c), ast.Mult(), other), None, False
+        return value, None, False
+
+    # ---- per statement ----
+
+    def forget(self, names: set[str]) -> None:
+        """What was known of names a loop rebinds no longer holds after (or in) it."""
+        for table in (self.fill, self.alias, self.bcast):
+            for n in names & set(table):
+                del table[n]
+        for key, holder in list(self.cse.items()):
+            if holder in names or any(f"id='{n}'" in key for n in names):
+                del self.cse[key]
+        for n, (inner, _) in list(self.bcast.items()):
+            if any(isinstance(m, ast.Name) and m.id in names for m in ast.walk(inner)):
+                del self.bcast[n]
+
+    def fold_loop(self, loop: ast.For, at: int) -> None:
+        """In a loop body only the rewrites a node's own facts settle (each node had
+        one shape and dtype in every iteration, or it has no fact)."""
+        self.in_loop = True
+        try:
+            for stmt in ast.walk(loop):
+                if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr)):
+                    stmt.value = self.fold(stmt.value, at)
+        finally:
+            self.in_loop = False
+
+    def run(self) -> None:
+        body: list[ast.stmt] = []
+        for i, stmt in enumerate(self.fn.body):
+            stmt = self.substitute(stmt)  # type: ignore[assignment]
+            if isinstance(stmt, ast.For):
+                inside = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                          and isinstance(n.ctx, ast.Store)}
+                self.forget(inside)
+                self.fold_loop(stmt, i)
+                body.append(stmt)
+                continue
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], ast.Name):
+                target = stmt.targets[0].id
+                self.alias.pop(target, None)
+                self.fill.pop(target, None)
+                self.bcast.pop(target, None)
+                stmt.value = self.fold(stmt.value, i)
+                for k in self.cse_held.pop(target, ()):
+                    if self.cse.get(k) == target:
+                        del self.cse[k]
+                value, fill, identity = self.rewrite_value(stmt.value)
+                if not hasattr(value, "_k") and hasattr(stmt.value, "_k"):
+                    value._k = stmt.value._k  # type: ignore[attr-defined]  # same value
+                base = value
+                while isinstance(base, (ast.Subscript, ast.Attribute)):
+                    base = base.value
+                if not identity and value is not base or isinstance(value, ast.Name):
+                    # the value is now another name's array (or a view of it) where the
+                    # code made a new one: only while neither is ever written into
+                    if not identity and isinstance(base, ast.Name) and (
+                            target in self.mutated or base.id in self.mutated):
+                        value, fill = stmt.value, None
+                if fill is not None and target not in self.mutated:
+                    self.fill[target] = fill
+                if isinstance(value, ast.Call) and _call_name(value) == "broadcast_to" \
+                        and len(value.args) == 2 and target not in self.mutated:
+                    self.bcast[target] = (value.args[0], i)
+                once = self.binds[target] == [i]  # (its statement is dropped)
+                if once and isinstance(value, ast.Name) and \
+                        self.last_bind.get(value.id, -1) < i and (
+                        identity or (target not in self.mutated
+                                     and value.id not in self.mutated)):
+                    self.alias[target] = value  # later reads use the operand directly
+                    continue
+                if value is not stmt.value:
+                    stmt = ast.copy_location(
+                        ast.Assign([ast.Name(target, ast.Store())], value), stmt)
+                pure = not any(isinstance(n, ast.Call) and _call_name(n) in _MUTATORS
+                               for n in ast.walk(value))
+                key = ast.dump(value)
+                earlier = self.cse.get(key)
+                if once and pure and earlier is not None and _on("cse") and \
+                        target not in self.mutated and \
+                        earlier not in self.mutated and \
+                        self.last_bind.get(earlier, -1) < i:
+                    self.alias[target] = ast.Name(earlier, ast.Load())
+                    continue
+                if pure and target not in self.mutated and \
+                        not isinstance(value, (ast.Name, ast.Constant)):
+                    reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+                    if all(self.last_bind.get(r, -1) < i for r in reads):
+                        self.cse[key] = target
+                        self.cse_held[target].append(key)
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                    _call_name(stmt.value) == "at" and len(stmt.value.args) == 3:
+                buf, idx, v = stmt.value.args
+                f = self.fact(idx)
+                if f is not None and f[0] == () and np.issubdtype(f[1], np.integer) and \
+                        _on("addat"):
+                    stmt = ast.copy_location(ast.AugAssign(
+                        ast.Subscript(buf, idx, ast.Store()), ast.Add(), v), stmt)
+            body.append(stmt)
+        self.fn.body = body
+
+
+@functools.lru_cache(maxsize=None)
+def _language() -> Any:
+    """The e-graphs' term language (egglog): numbers, names, + - * /, negation, the
+    sum of all elements (``total``) and a shape id per term; None without egglog."""
+    try:
+        from egglog import Expr, StringLike, f64Like, function, i64
+    except ImportError:
+        return None
+
+    class Term(Expr):
+        def __init__(self, value: f64Like) -> None: ...
+
+        @classmethod
+        def var(cls, name: StringLike) -> "Term": ...
+
+        def __add__(self, other: "Term") -> "Term": ...
+
+        def __sub__(self, other: "Term") -> "Term": ...
+
+        def __mul__(self, other: "Term") -> "Term": ...
+
+        def __truediv__(self, other: "Term") -> "Term": ...
+
+        def __neg__(self) -> "Term": ...
+
+    @function
+    def total(x: Term) -> Term: ...
+
+    @function
+    def shape(x: Term) -> i64: ...
+
+    return Term, total, shape
+
+
+def _to_term(node: ast.AST, fact: Callable[[ast.AST], Any], Term: Any, *,
+             total: Any = None, opaque: dict[str, ast.AST] | None = None,
+             leaves: dict[str, int] | None = None,
+             shape_ids: dict[tuple, int] | None = None) -> Any:
+    """An expression over floating values as a term (ValueError where it is not one).
+    ``total``: sums of all elements become terms; ``opaque``: any other floating value
+    becomes a fresh name, kept there for rendering back; ``leaves``: each name's
+    shape id is recorded."""
+
+    def go(n: ast.AST) -> Any:
+        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
+            return Term(float(n.value))
+        if isinstance(n, ast.Name):
+            f = fact(n)
+            if f is None or not np.issubdtype(f[1], np.floating):
+                raise ValueError
+            if leaves is not None and shape_ids is not None:
+                leaves[n.id] = shape_ids.setdefault(f[0], len(shape_ids))
+            return Term.var(n.id)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return -go(n.operand)
+        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
+            a, b = go(n.left), go(n.right)
+            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b,
+                    ast.Div: a / b}[type(n.op)]
+        summed = _summed(n)
+        if total is not None and summed is not None and not n.keywords:  # type: ignore
+            return total(go(summed))
+        if opaque is not None and isinstance(n, (ast.Call, ast.Subscript, ast.Attribute,
+                                                 ast.BinOp)):
+            f = fact(n)
+            if f is None or not np.issubdtype(f[1], np.floating):
+                raise ValueError
+            key = f"o{len(opaque)}_"
+            opaque[key] = n
+            return Term.var(key)
+        raise ValueError
+
+    return go(node)
+
+
+def _zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
+                     mutated: set[str]) -> set[str]:
+    """Scalar cotangents (``*_bar``) that are zero in exact arithmetic, proven on an
+    e-graph (egglog) from the statements' definitions: sums are linear over operands
+    of one shape, scalars move out of sums, ``(a / b) * b`` is ``a``, ``a - a`` is 0.
+    This is how the cotangent of the max subtracted before a softmax is found to
+    vanish (the result does not depend on the shift), as JAX's ``logsumexp`` states
+    with a stop_gradient on the max."""
+    language = _language()
+    if language is None:
+        return set()
+    from egglog import EGraph, eq, f64, i64, rewrite, rule, set_, union, var, vars_
+
+    T, total, shape = language
+    shape_ids: dict[tuple, int] = {(): 0}
+    leaves: dict[str, int] = {}
+
+    def to_term(node: ast.AST) -> Any:
+        return _to_term(node, fact, T, total=total, leaves=leaves, shape_ids=shape_ids)
+
+    binds: dict[str, int] = defaultdict(int)
+    for stmt in fn.body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                binds[n.id] += 1
+    last_write: dict[str, int] = {}
+    for i, stmt in enumerate(fn.body):
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and n.id in mutated and not isinstance(stmt, ast.Assign):
+                last_write[n.id] = i
+    facts = []
+    candidates = []
+    for i, stmt in enumerate(fn.body):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        t = stmt.targets[0].id
+        reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+        if binds[t] != 1 or t in mutated or any(last_write.get(r, -1) >= i for r in reads):
+            continue
+        try:
+            term = to_term(stmt.value)
+        except ValueError:
+            continue
+        facts.append(union(T.var(t)).with_(term))
+        value = stmt.value
+        while isinstance(value, ast.UnaryOp):
+            value = value.operand
+        f = fact(value)
+        if t.endswith("_bar") and f is not None and f[0] == () and \
+                _summed(value) is not None:
+            candidates.append(t)
+    if not candidates:
+        return set()
+    eg = EGraph()
+    eg.register(*facts)
+    eg.register(*[set_(shape(T.var(n))).to(i64(k)) for n, k in leaves.items()])
+    a, b, c = vars_("a b c", T)
+    k = var("k", i64)
+    x = var("x", f64)
+    scalar = i64(0)
+    eg.register(
+        rule(eq(c).to(T(x))).then(set_(shape(c)).to(scalar)),
+        rule(eq(c).to(total(a))).then(set_(shape(c)).to(scalar)),
+        rule(eq(c).to(-a), eq(shape(a)).to(k)).then(set_(shape(c)).to(k)),
+        *[rule(eq(c).to(op(a, b)), eq(shape(a)).to(k), eq(shape(b)).to(k))
+          .then(set_(shape(c)).to(k)) for op in _BINARY],
+        *[rule(eq(c).to(op(a, b)), eq(shape(a)).to(scalar), eq(shape(b)).to(k))
+          .then(set_(shape(c)).to(k)) for op in _BINARY],
+        *[rule(eq(c).to(op(a, b)), eq(shape(b)).to(scalar), eq(shape(a)).to(k))
+          .then(set_(shape(c)).to(k)) for op in _BINARY],
+        rewrite(total(a + b)).to(total(a) + total(b), eq(shape(a)).to(shape(b))),
+        rewrite(total(a - b)).to(total(a) - total(b), eq(shape(a)).to(shape(b))),
+        rewrite(total(-a)).to(-total(a)),
+        rewrite(total(a * b)).to(a * total(b), eq(shape(a)).to(scalar)),
+        rewrite(total(a * b)).to(total(a) * b, eq(shape(b)).to(scalar)),
+        rewrite(total(a / b)).to(total(a) / b, eq(shape(b)).to(scalar)),
+        rewrite((a / b) * c).to((a * c) / b),
+        rewrite((a * b) / b).to(a),
+        rewrite(a * b).to(b * a),
+        rewrite(a + (-b)).to(a - b),
+        rewrite(a - a).to(T(0.0)),
+        rewrite(-T(x)).to(T(-x)),
+        rewrite(-(-a)).to(a),
+    )
+    eg.run(8)
+    zero = set()
+    for t in candidates:
+        try:
+            eg.check(eq(T.var(t)).to(T(0.0)))
+        except Exception:
+            try:
+                eg.check(eq(T.var(t)).to(T(-0.0)))
+            except Exception:
+                continue
+        zero.add(t)
+    return zero
+
+
+_BINARY = (lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b,
+           lambda a, b: a / b)
+
+
+def _drop_zero_cotangents(fn: ast.FunctionDef, zero: set[str],
+                          fact: Callable[[ast.AST], Any]) -> None:
+    """A cotangent proven zero contributes nothing: a sum's term whose numerator has it
+    as a factor is dropped (where the other term already has the sum's shape and
+    dtype), and dead-code removal then takes the statements that computed it."""
+
+    def has_zero_factor(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in zero
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return has_zero_factor(node.operand)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            return has_zero_factor(node.left) or has_zero_factor(node.right)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return has_zero_factor(node.left)
+        return False
+
+    for stmt in fn.body:
+        if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.BinOp):
+            continue
+        v = stmt.value
+        if not isinstance(v.op, (ast.Add, ast.Sub)):
+            continue
+        out = fact(v)
+        if out is not None and has_zero_factor(v.right) and fact(v.left) == out:
+            stmt.value = v.left
+        elif out is not None and isinstance(v.op, ast.Add) and \
+                has_zero_factor(v.left) and fact(v.right) == out:
+            stmt.value = v.right
+
+
+def _summed(node: ast.AST) -> ast.AST | None:
+    """What ``np.sum(x)`` or ``x.sum()`` sums (keywords are the caller's to check)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "sum"):
+        return None
+    if isinstance(node.func.value, ast.Name) and node.func.value.id == "np":
+        return node.args[0] if len(node.args) == 1 else None
+    return node.func.value if not node.args else None
+
+
+def _sum_to(node: ast.expr, shape: tuple, target: tuple) -> ast.expr:
+    """``unbroadcast`` with both shapes known: the sums it would do, spelled out (as
+    the array's own ``.sum``: the operand has at least one axis, so it is an array,
+    and the method skips ``np.sum``'s dispatch)."""
+
+    def total(value: ast.expr, keywords: list[ast.keyword]) -> ast.expr:
+        return ast.Call(ast.Attribute(value, "sum", ast.Load()), [], keywords)
+
+    if target == ():
+        return total(node, [])
+    extra = len(shape) - len(target)
+    if extra > 0:
+        axes = tuple(range(extra))
+        node = total(node, [ast.keyword("axis", ast.Constant(axes[0]) if extra == 1
+                                        else ast.parse(repr(axes), mode="eval").body)])
+        shape = shape[extra:]
+    stretched = tuple(i for i, n in enumerate(target) if n == 1 and shape[i] != 1)
+    if stretched:
+        node = total(node, [ast.keyword("axis", ast.parse(repr(stretched),
+                                                          mode="eval").body),
+                            ast.keyword("keepdims", ast.Constant(True))])
+    return node
+
+
+def _trim_tapes(fn: ast.FunctionDef) -> None:
+    """A tape entry the backward loop no longer reads (its only use was a fix-up's
+    shape) is not pushed at all."""
+    for stmt in fn.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.List) and not stmt.value.elts):
+            continue
+        tape = stmt.targets[0].id
+        pushes, pops, other = [], [], 0
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                    isinstance(node.value.func, ast.Attribute) and \
+                    isinstance(node.value.func.value, ast.Name) and \
+                    node.value.func.value.id == tape:
+                if node.value.func.attr == "append" and len(node.value.args) == 1:
+                    pushes.append(node.value)
+                    continue
+                other += 1
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    isinstance(node.value.func, ast.Attribute) and \
+                    isinstance(node.value.func.value, ast.Name) and \
+                    node.value.func.value.id == tape and node.value.func.attr == "pop" \
+                    and not node.value.args and isinstance(node.targets[0], ast.Tuple):
+                pops.append(node)
+            elif isinstance(node, ast.Name) and node.id == tape:
+                other += 1
+        other -= len(pushes) + len(pops) + 1  # their own mentions, and the binding
+        if other or len(pushes) != 1 or len(pops) != 1:
+            continue
+        push, pop = pushes[0], pops[0]
+        if not isinstance(push.args[0], ast.Tuple):
+            continue
+        names = pop.targets[0].elts
+        if len(names) != len(push.args[0].elts) or \
+                not all(isinstance(n, ast.Name) for n in names):
+            continue
+        loop = next((s for s in fn.body if isinstance(s, ast.For)
+                     and any(n is pop for n in ast.walk(s))), None)
+        if loop is None:
+            continue
+        after = loop.body[loop.body.index(pop) + 1:] if pop in loop.body else None
+        if after is None:
+            continue
+        later = after + fn.body[fn.body.index(loop) + 1:]
+        read = {n.id for s in later for n in ast.walk(s)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        keep = [k for k, n in enumerate(names) if n.id in read]  # type: ignore[attr-defined]
+        if len(keep) == len(names) or not keep:
+            continue
+        if len(keep) == 1:  # push and pop the value itself
+            pop.targets[0] = names[keep[0]]
+            push.args[0] = push.args[0].elts[keep[0]]
+        else:
+            pop.targets[0].elts = [names[k] for k in keep]
+            push.args[0].elts = [push.args[0].elts[k] for k in keep]
+
+
+def _scalar_of(node: ast.AST, fact: Callable[[ast.AST], Any]) -> Any:
+    """The dtype of a scalar expression, where it is known (a fact, or a NumPy scalar
+    constructor like ``np.float64(1.0)``, possibly negated)."""
+    f = fact(node)
+    if f is not None:
+        return f[1] if f[0] == () else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _scalar_of(node.operand, fact)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            isinstance(node.func.value, ast.Name) and node.func.value.id == "np" and \
+            len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
+        try:
+            return np.dtype(node.func.attr)
+        except TypeError:
+            return None
+    return None
+
+
+def _accumulate(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
+    """A cotangent that is zeros plus one value at a scalar index (the adjoint of
+    ``x[i]``) is not materialized: its sum is that value, and adding it to a fresh
+    array of the full shape is ``+=`` into that array at the index (as a careful
+    person writes ``g[label] -= 1``)."""
+    body = fn.body
+    for i, stmt in enumerate(list(body)):
+        if stmt not in body:
+            continue
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Call) and _call_name(stmt.value) == "zeros"):
+            continue
+        z = stmt.targets[0].id
+        out = fact(stmt.value)
+        if out is None:
+            continue
+        k = body.index(stmt)
+        write = body[k + 1] if k + 1 < len(body) else None
+        if not (isinstance(write, ast.AugAssign) and isinstance(write.op, ast.Add)
+                and isinstance(write.target, ast.Subscript)
+                and isinstance(write.target.value, ast.Name) and write.target.value.id == z):
+            continue
+        idx, v = write.target.slice, write.value
+        fi = fact(idx)
+        if fi is None or fi[0] != () or not np.issubdtype(fi[1], np.integer) or \
+                _scalar_of(v, fact) != out[1]:
+            continue
+        rest = body[k + 2:]
+        mentions = [n for s in rest for n in ast.walk(s) if isinstance(n, ast.Name)
+                    and n.id == z]
+        if any(not isinstance(n.ctx, ast.Load) for n in mentions) or \
+                any(z in _written(s) for s in rest):
+            continue
+        reads = {n.id for n in ast.walk(idx) if isinstance(n, ast.Name)} | \
+            {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}
+        if any(isinstance(n, ast.Name) and n.id in reads and isinstance(n.ctx, ast.Store)
+               for s in rest for n in ast.walk(s)):
+            continue
+        # every read must be a sum of it, or one side of a sum with a fresh array
+        sums, adds = [], []
+        for s_ in rest:
+            for node in ast.walk(s_):
+                if _summed(node) is not None and isinstance(_summed(node), ast.Name) and \
+                        _summed(node).id == z and not node.keywords:  # type: ignore
+                    sums.append(node)
+        for j, s_ in enumerate(rest):
+            value = getattr(s_, "value", None)
+            if isinstance(s_, (ast.Assign, ast.Return)) and isinstance(value, ast.BinOp) \
+                    and isinstance(value.op, ast.Add):
+                for mine, other in ((value.left, value.right), (value.right, value.left)):
+                    if isinstance(mine, ast.Name) and mine.id == z and \
+                            isinstance(other, (ast.BinOp, ast.UnaryOp)) and \
+                            fact(value) == out and (fact(other) == out or
+                                                    fact(other) is None):
+                        adds.append((s_, other))
+        summed_names = sum(1 for n in sums)
+        if summed_names + len(adds) != len(mentions) or len(adds) > 1:
+            continue
+        # the sum of zeros plus v at one place is v
+        _replace_nodes(fn, {id(n): v for n in sums})
+        if adds:
+            s_, other = adds[0]
+            if fact(other) is None and fact(s_.value) != out:
+                continue
+            pos = body.index(s_)
+            acc = ast.Name(z, ast.Load())
+            new = [ast.copy_location(ast.Assign([ast.Name(z, ast.Store())], other), s_),
+                   ast.copy_location(ast.AugAssign(
+                       ast.Subscript(ast.Name(z, ast.Load()), idx, ast.Store()), ast.Add(),
+                       v), s_)]
+            if isinstance(s_, ast.Return):
+                new.append(ast.copy_location(ast.Return(acc), s_))
+            else:
+                new.append(ast.copy_location(ast.Assign(s_.targets, acc), s_))
+            body[pos:pos + 1] = new
+        body.remove(stmt)
+        body.remove(write)
+
+
+def _replace_nodes(fn: ast.FunctionDef, by_id: dict[int, ast.AST]) -> None:
+    class Put(ast.NodeTransformer):
+        def visit(self, node: ast.AST) -> Any:
+            if id(node) in by_id:
+                return copy.deepcopy(by_id[id(node)])
+            return super().visit(node)
+
+    Put().visit(fn)
+
+
+_METHODS = {"sum", "max", "min", "mean", "prod", "any", "all"}
+
+
+def _methods(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
+    """``np.sum(x, ...)`` of a value known to be an array (it has an axis) is
+    ``x.sum(...)``: the same reduction without ``np.sum``'s dispatch, which costs
+    microseconds a small gradient notices."""
+
+    class Methods(ast.NodeTransformer):
+        def visit_Call(self, n: ast.Call) -> ast.AST:
+            self.generic_visit(n)
+            f = n.func
+            if isinstance(f, ast.Attribute) and f.attr in _METHODS and \
+                    isinstance(f.value, ast.Name) and f.value.id == "np" and \
+                    len(n.args) == 1 and all(k.arg in ("axis", "keepdims")
+                                             for k in n.keywords):
+                arg = fact(n.args[0])
+                if arg is not None and arg[0] != () and isinstance(
+                        n.args[0], (ast.Name, ast.Subscript, ast.Attribute, ast.Call)):
+                    new = ast.copy_location(ast.Call(
+                        ast.Attribute(n.args[0], f.attr, ast.Load()), [], n.keywords), n)
+                    if hasattr(n, "_k"):
+                        new._k = n._k  # type: ignore[attr-defined]  # the same value
+                    return new
+            return n
+
+    Methods().visit(fn)
+
+
+def _dead_code(fn: ast.FunctionDef) -> None:
+    live: set[str] = set()
+    kept: list[ast.stmt] = []
+    for stmt in reversed(fn.body):
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            names = {t.id for t in stmt.targets}  # type: ignore[attr-defined]
+            impure = any(isinstance(n, ast.Call) and _call_name(n) in _MUTATORS
+                         for n in ast.walk(stmt.value))
+            if not (names & live) and not impure:
+                continue
+            live -= names
+        live |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                 and isinstance(n.ctx, ast.Load)}
+        kept.append(stmt)
+    fn.body = kept[::-1]
+
+
+# ---- arithmetic on an e-graph ----------------------------------------------------------
+
+
+def _egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) -> None:
+    """Fold constants and move signs in each statement's arithmetic, on an e-graph.
+
+    Only expressions of names and numbers under ``+ - * /`` and unary minus whose names
+    hold floating values are taken, so every rule keeps shapes and dtypes (Python
+    numbers are weak scalars in NumPy's promotion)."""
+    language = _language()
+    if language is None:  # egglog is a dependency; without it the code stays as is
+        return
+    from egglog import EGraph, f64, rewrite, vars_
+
+    Term = language[0]
+
+    def to_term(node: ast.AST) -> Any:
+        return _to_term(node, facts_of, Term, opaque=opaque)
+
+    opaque: dict[str, ast.AST] = {}
+
+    def arithmetic(node: ast.AST) -> bool:
+        """Arithmetic over floating names (numbers alone may be Python ints: shape
+        arithmetic, which must stay ints)."""
+        if not any(isinstance(n, ast.Name) for n in ast.walk(node)):
+            return False
+        try:
+            to_term(node)
+        except ValueError:
+            return False
+        return True
+
+    _inline_single_uses(fn, arithmetic)
+    # the arithmetic expressions statements compute: (holder, slot, term)
+    candidates: list[tuple[Any, Any, Any]] = []
+
+    def take(holder: Any, slot: Any, node: ast.AST) -> None:
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and arithmetic(node):
+            candidates.append((holder, slot, to_term(node)))
+
+    for stmt in fn.body:
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Return)) and \
+                stmt.value is not None:
+            take(stmt, "value", stmt.value)
+            if isinstance(stmt, ast.Return) and isinstance(stmt.value, (ast.Tuple,
+                                                                        ast.Dict)):
+                items = stmt.value.elts if isinstance(stmt.value, ast.Tuple) \
+                    else stmt.value.values
+                for k, item in enumerate(items):
+                    take(items, k, item)
+    if not candidates:
+        return
+    eg = EGraph()
+    lets = [eg.let(f"s{i}", term) for i, (_, _, term) in enumerate(candidates)]
+    a, b = vars_("a b", f64)
+    x, y = vars_("x y", Term)
+    eg.register(
+        rewrite(Term(a) * Term(b)).to(Term(a * b)),
+        rewrite(Term(a) + Term(b)).to(Term(a + b)),
+        rewrite(x * Term(a)).to(Term(a) * x),
+        rewrite(Term(a) * (Term(b) * x)).to(Term(a * b) * x),
+        rewrite((Term(a) * x) * y).to(Term(a) * (x * y)),
+        rewrite(x * (Term(a) * y)).to(Term(a) * (x * y)),
+        rewrite(Term(1.0) * x).to(x),
+        rewrite(-(-x)).to(x),
+        rewrite(-Term(a)).to(Term(-a)),
+        rewrite(Term(a) * (-x)).to(Term(-a) * x),
+        rewrite(-(Term(a) * x)).to(Term(-a) * x),
+        rewrite((-x) * y).to(-(x * y)),
+        rewrite(x * (-y)).to(-(x * y)),
+        rewrite(x - (-y)).to(x + y),
+        rewrite(x + (-y)).to(x - y),
+        rewrite((-x) + y).to(y - x),
+        rewrite(x / Term(1.0)).to(x),
+    )
+    eg.run(6)
+    for (holder, slot, _), let in zip(candidates, lets):
+        best = eg.extract(let)
+        text = _render(best, opaque)
+        if text is None:
+            continue
+        new = ast.parse(text, mode="eval").body
+        old = holder[slot] if isinstance(holder, list) else getattr(holder, slot)
+        if _cost(new) < _cost(old) and not isinstance(new, ast.Name):
+            if isinstance(holder, list):
+                holder[slot] = new
+            else:
+                setattr(holder, slot, new)
+
+
+_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+
+
+def _inline_single_uses(fn: ast.FunctionDef, arithmetic: Callable[[ast.AST], bool]) -> None:
+    """Put a temporary that one later statement reads into that statement, as a
+    careful person writes ``x.T @ (g * (1 - h**2))``: only pure values (no writes),
+    from straight-line code into straight-line code, never a name something writes
+    into, and only while the expression stays short; the e-graph then sees whole
+    expressions (``-(200.0 * d) * (2 * x)``) and folds their constants.  Loop bodies
+    likewise, for names that live one iteration (read after their binding, in the
+    body only), where a plain copy ``a = b`` is also read through."""
+    params = {a.arg for a in fn.args.args}
+    _inline_block(fn.body, params, set())
+    for stmt in fn.body:
+        if isinstance(stmt, ast.For) and all(_straight(s, in_loop=True) for s in stmt.body):
+            outside = {n.id for s in fn.body if s is not stmt for n in ast.walk(s)
+                       if isinstance(n, ast.Name)}
+            outside |= {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
+            _copies_in_loop(stmt.body, params | outside)
+            _inline_block(stmt.body, params | outside, set(), in_loop=True)
+
+
+def _copies_in_loop(body: list[ast.stmt], keep: set[str]) -> None:
+    """``a = b`` in a loop body, ``a`` living this iteration only: read ``b``."""
+    changed = True
+    while changed:
+        changed = False
+        for i, stmt in enumerate(body):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                    and isinstance(stmt.value, ast.Name)):
+                continue
+            a, b = stmt.targets[0].id, stmt.value.id
+            if a in keep or a == b:
+                continue
+            binds_a = [k for k, s in enumerate(body) for n in ast.walk(s)
+                       if isinstance(n, ast.Name) and n.id == a
+                       and isinstance(n.ctx, ast.Store)]
+            reads_a = [k for k, s in enumerate(body) for n in ast.walk(s)
+                       if isinstance(n, ast.Name) and n.id == a
+                       and isinstance(n.ctx, ast.Load)]
+            if binds_a != [i] or any(k <= i for k in reads_a) or \
+                    any(a in _written(s) or b in _written(s) for s in body):
+                continue
+            last = max(reads_a, default=i)
+            if any(isinstance(n, ast.Name) and n.id == b and isinstance(n.ctx, ast.Store)
+                   for s in body[i + 1:last + 1] for n in ast.walk(s)):
+                continue
+
+            class Put(ast.NodeTransformer):
+                def visit_Name(self, n: ast.Name) -> ast.AST:
+                    if n.id == a and isinstance(n.ctx, ast.Load):
+                        return ast.copy_location(ast.Name(b, ast.Load()), n)
+                    return n
+
+            for k in range(i + 1, len(body)):
+                body[k] = Put().visit(body[k])
+            del body[i]
+            changed = True
+            break
+
+
+def _inline_block(body: list[ast.stmt], keep: set[str], _unused: set[str],
+                  in_loop: bool = False) -> None:
+    """Inline each single-use pure temporary into its use, the first candidate in
+    source order each time (as rescanning from the top after every inlining would),
+    in time about linear in the block: each statement's reads, binds and writes are
+    indexed once and kept up to date, and a statement is looked at again only when an
+    inlining moved a read of the name it binds."""
+    import bisect
+    import heapq
+
+    n = len(body)
+    loads: dict[str, list[int]] = defaultdict(list)
+    binds: dict[str, list[int]] = defaultdict(list)
+    writes: dict[str, list[int]] = defaultdict(list)
+    for i, stmt in enumerate(body):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name):
+                (loads if isinstance(node.ctx, ast.Load) else binds)[node.id].append(i)
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            binds[stmt.target.id].append(i)
+        for name in _written(stmt):
+            writes[name].append(i)
+    crooked = [0]  # crooked[k]: statements before k that are not straight-line
+    for stmt in body:
+        crooked.append(crooked[-1] + (not _straight(stmt, in_loop=in_loop)))
+
+    def any_in(positions: list[int], lo: int, hi: int) -> bool:
+        """Is one of the sorted ``positions`` in (lo, hi]?"""
+        k = bisect.bisect_right(positions, lo)
+        return k < len(positions) and positions[k] <= hi
+
+    gone = [False] * n
+    todo = list(range(n))
+    heapq.heapify(todo)
+    while todo:
+        i = heapq.heappop(todo)
+        stmt = body[i]
+        if gone[i] or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                           and isinstance(stmt.targets[0], ast.Name)
+                           and _pure(stmt.value) and _ops(stmt.value) >= 1):
+            continue
+        t = stmt.targets[0].id
+        if t in keep or len(loads[t]) != 1 or binds[t] != [i]:
+            continue
+        j = loads[t][0]
+        use = body[j]
+        if j <= i or not isinstance(use, (ast.Assign, ast.Return, ast.AugAssign)) or \
+                use.value is None or crooked[j + 1] - crooked[i] or \
+                _ops(use.value) + _ops(stmt.value) > 6:
+            continue
+        if not any(isinstance(m, ast.Name) and m.id == t for m in ast.walk(use.value)):
+            continue  # read in the target (``buf[i] += v`` reads ``i`` there)
+        if isinstance(use, ast.AugAssign) and not isinstance(use.target, ast.Name):
+            target = use.target
+            while isinstance(target, (ast.Subscript, ast.Attribute)):
+                target = target.value
+            if isinstance(target, ast.Name) and target.id == t:
+                continue
+        reads = [m.id for m in ast.walk(stmt.value) if isinstance(m, ast.Name)]
+        if any(any_in(binds[r], i, j) or any_in(writes[r], i, j) for r in set(reads)):
+            continue
+        value = stmt.value
+
+        class Put(ast.NodeTransformer):
+            def visit_Name(self, m: ast.Name) -> ast.AST:
+                return copy.deepcopy(value) if m.id == t and \
+                    isinstance(m.ctx, ast.Load) else m
+
+        use.value = Put().visit(use.value)
+        gone[i] = True
+        loads[t] = []
+        binds[t] = []
+        for r in reads:  # the value's reads now happen at its use
+            where = loads[r]
+            where[where.index(i)] = j
+            where.sort()
+            for k in binds[r]:  # whoever binds them may now be inlined there
+                if k < i and not gone[k]:
+                    heapq.heappush(todo, k)
+    body[:] = [stmt for k, stmt in enumerate(body) if not gone[k]]
+
+
+def _written(stmt: ast.stmt) -> set[str]:
+    """Names whose arrays a statement writes into."""
+    out: set[str] = set()
+    for node in ast.walk(stmt):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign):
+            targets = [node.target]
+        for t in targets:
+            if isinstance(t, (ast.Subscript, ast.Attribute)):
+                while isinstance(t, (ast.Subscript, ast.Attribute)):
+                    t = t.value
+                if isinstance(t, ast.Name):
+                    out.add(t.id)
+        if isinstance(node, ast.Call) and _call_name(node) in _MUTATORS:
+            for a in node.args[:1]:
+                if isinstance(a, ast.Name):
+                    out.add(a.id)
+            if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+                out.add(node.func.value.id)
+    return out
+
+
+def _pure(node: ast.AST) -> bool:
+    return not any(isinstance(n, ast.Call) and _call_name(n) in _MUTATORS
+                   for n in ast.walk(node))
+
+
+def _ops(node: ast.AST) -> int:
+    return sum(isinstance(n, (ast.BinOp, ast.Call, ast.Subscript)) or (
+        isinstance(n, ast.UnaryOp) and not isinstance(n.operand, ast.Constant))
+        for n in ast.walk(node))
+
+
+def _render(term: Any, opaque: dict[str, ast.AST]) -> str | None:
+    """Python text of an extracted term (egglog prints Term(2.0) * Term.var("x"))."""
+    import re
+
+    text = str(term)
+    text = re.sub(r'Term\.var\("([A-Za-z_][A-Za-z_0-9]*)"\)',
+                  lambda m: f"({ast.unparse(opaque[m.group(1)])})"
+                  if m.group(1) in opaque else m.group(1), text)
+    text = re.sub(r"Term\((-?[0-9.e+-]+|inf|-inf|nan)\)", r"(\1)", text)
+    if "Term" in text or "inf" in text or "nan" in text:
+        return None
+    try:
+        return ast.unparse(ast.parse("(" + text + ")", mode="eval"))
+    except SyntaxError:
+        return None
+
+
+def _cost(node: ast.AST) -> int:
+    """Array operations in an expression (a minus sign on a number is free)."""
+    return sum(isinstance(n, (ast.BinOp, ast.Call)) or (
+        isinstance(n, ast.UnaryOp) and not isinstance(n.operand, ast.Constant))
+        for n in ast.walk(node))
+
+
+# ---- entry ------------------------------------------------------------------------------
+
+
+def specialize(text: str, namespace: dict[str, Any], name: str,
+               args: tuple, guarded: set[str] | frozenset = frozenset()
+               ) -> tuple[Any, str | None]:
+    """Run ``name`` of the emitted module ``text`` on ``args`` once, instrumented, and
+    return (its result, the specialized module text, formatted, or None where the code
+    is not eligible: then the result is None too, and the caller runs the code).
+
+    Only facts every call with the same signature would record are used
+    (s2s/optimize/signature_facts.py); ``guarded``: the free names whose objects, and arrays'
+    shapes and dtypes, the caller checks before it runs the specialized code."""
+    module = ast.parse(text)
+    size = sum(isinstance(node, ast.stmt) for node in ast.walk(module))
+    if size > MAX_STATEMENTS or not eligible(module):
+        return None, None
+    e_graphs = size <= MAX_EGRAPH_STATEMENTS
+    result, observed = probe_run(module, namespace, name, args)
+    facts = signature_facts(module, observed, name, args, namespace, set(guarded))
+    for fn in module.body:
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        rewriter = _Rewriter(fn, facts)
+        rewriter.run()
+        zero = _zero_cotangents(fn, rewriter.fact, rewriter.mutated) \
+            if _on("zero") and e_graphs else ()
+        if zero:
+            _drop_zero_cotangents(fn, set(zero), rewriter.fact)
+        if _on("tapes"):
+            _trim_tapes(fn)
+        if _on("dce"):
+            _dead_code(fn)
+        if _on("egraph"):
+            _inline_single_uses(fn, lambda node: True)
+        if _on("accumulate"):
+            _accumulate(fn, rewriter.fact)
+        if _on("methods"):
+            _methods(fn, rewriter.fact)
+        if _on("egraph") and e_graphs:
+            _egraph_simplify(fn, rewriter.fact)
+    from ..emit.code import format_module
+
+    return result, format_module(_with_comments(text, module))
+
+
+def _emit_body(body: list[ast.stmt], prev: int, lines: list[str], out: list[str],
+               pad: str) -> None:
+    """Statements with the original comments that stood between the last statement
+    kept and each one (loop bodies recursively)."""
+    for stmt in body:
+        lineno = getattr(stmt, "lineno", None)
+        if lineno is not None:
+            # the user line quoted last above this statement (earlier quotes whose
+            # statements were dropped or folded into others say nothing here)
+            quoted = [ln.strip() for ln in lines[prev:lineno - 1]
+                      if ln.strip().startswith("#")]
+            out += [pad + q for q in quoted[-1:]]
+            prev = lineno
+        if isinstance(stmt, ast.For) and not stmt.orelse:
+            out.append(pad + ast.unparse(stmt).splitlines()[0])
+            _emit_body(stmt.body, prev, lines, out, pad + "    ")
+            prev = getattr(stmt, "end_lineno", prev) or prev
+            continue
+        prev = getattr(stmt, "end_lineno", prev) or prev
+        out += [pad + ln for ln in ast.unparse(stmt).splitlines()]
+
+
+def _with_comments(original: str, module: ast.Module) -> str:
+    """Unparse the module, keeping the original's comment lines above the statements
+    that survived (a dropped statement's comments go to the next one kept)."""
+    lines = original.splitlines()
+    out: list[str] = []
+    for node in module.body:
+        if not isinstance(node, ast.FunctionDef):
+            out.append(ast.unparse(node))
+            continue
+        out.append(f"\n\ndef {node.name}({ast.unparse(node.args)}):")
+        _emit_body(node.body, node.lineno, lines, out, "    ")
+    return "\n".join(out) + "\n"
+
+
+# calls whose result may be (a view of) an argument
+_MAY_ALIAS = {"reshape", "transpose", "swapaxes", "moveaxis", "ravel", "squeeze",
+              "expand_dims", "broadcast_to", "asarray", "asanyarray", "atleast_1d",
+              "atleast_2d", "atleast_3d", "real", "view", "unbroadcast", "flip",
+              "rollaxis", "diagonal", "astype", "copy_if_needed", "array_view"}
+
+
+def returns_fresh(text: str, name: str) -> bool:
+    """Does function ``name`` of ``text`` return only arrays it made (never one of
+    its arguments or of the arrays it reads from its module, nor a view of one)?
+    Straight-line code only; False when unsure."""
+    try:
+        module = ast.parse(text)
+    except SyntaxError:
+        return False
+    fn = next((n for n in module.body if isinstance(n, ast.FunctionDef)
+               and n.name == name), None)
+    if fn is None:
+        return False
+    made: set[str] = set()  # locals bound to arrays the code made
+
+    def may_alias(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):  # an argument, a module's array, or a view
+            return node.id not in made
+        if isinstance(node, (ast.Subscript, ast.Attribute)):
+            return may_alias(node.value)
+        if isinstance(node, ast.Call):
+            return _call_name(node) in _MAY_ALIAS or not isinstance(
+                node.func, (ast.Name, ast.Attribute))
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
+            return False
+        return True
+
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name):
+            t = stmt.targets[0].id
+            if may_alias(stmt.value):
+                made.discard(t)
+            else:
+                made.add(t)
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript):
+            continue  # writes into an array keep what it is
+        elif isinstance(stmt, ast.Return):
+            value = stmt.value
+            leaves = value.elts if isinstance(value, (ast.Tuple, ast.List)) else \
+                value.values if isinstance(value, ast.Dict) else [value]
+            if isinstance(value, ast.Dict) and any(k is None for k in value.keys):
+                return False
+            return not any(
+                may_alias(leaf) or isinstance(leaf, (ast.Tuple, ast.List, ast.Dict))
+                for leaf in leaves)
+        else:
+            return False
+    return False

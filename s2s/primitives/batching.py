@@ -1,0 +1,643 @@
+"""Batching rules: how a statement reads when its operands carry a batch axis in front.
+
+``vmap`` knows, for every value, whether it is batched and its per-example rank (how
+many axes one example has; the batched array has one more, in front).  A batching rule
+turns one statement into its batched spelling from those facts.  Most of NumPy needs
+little: an elementwise function maps over the batch axis as it is; broadcasting
+operands only need their ranks lined up (a batched ``(3,)`` operand meeting an
+unbatched ``(4, 1)`` one is written ``x[:, None]`` so that the batch axis stays in
+front); an ``axis`` argument moves past the batch axis (``axis=0`` becomes ``axis=1``,
+``axis=None`` names every per-example axis).  Functions that act on trailing axes and
+broadcast over leading ones (``np.linalg.inv``, ``matrix_transpose``) need nothing.
+
+A rule is ``rule(b: Batch, s: Let) -> str``, the batched right-hand side.  It raises
+:class:`NoBatchRule` where the statement cannot be batched (yet); the transform turns
+that into an error naming the line.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..transforms.inline import atom_text
+from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
+from . import PRIMITIVES
+
+
+class NoBatchRule(Exception):
+    """A statement with batched operands that has no batched spelling."""
+
+    def __init__(self, what: str, hint: str = "") -> None:
+        super().__init__(what)
+        self.what = what
+        self.hint = hint
+
+
+class Batch:
+    """What a rule may ask about the statement it batches (implemented by vmap)."""
+
+    batch_size: str  # the name holding the batch size, in emitted code
+
+    def batched(self, atom: Any) -> bool:
+        raise NotImplementedError
+
+    def rank(self, atom: Any) -> int:
+        raise NotImplementedError
+
+    def out_rank(self, s: Let) -> int:
+        raise NotImplementedError
+
+    def use_batch_size(self) -> str:
+        raise NotImplementedError
+
+
+RULES: dict[str, Callable[[Batch, Let], str]] = {}
+
+
+def batch_rule(*names: str) -> Callable:
+    def register(rule: Callable) -> Callable:
+        for n in names:
+            RULES[n] = rule
+        return rule
+
+    return register
+
+
+def rule_for(prim: str) -> Callable[[Batch, Let], str] | None:
+    if prim in RULES:
+        return RULES[prim]
+    family = PRIMITIVES[prim].family
+    if family in ("elementwise", "piecewise-constant", "binary", "comparison", "special"):
+        return broadcasting
+    return None
+
+
+# ---- spelling helpers ------------------------------------------------------------------
+
+
+def args_text(s: Let, texts: list[str], params: dict[str, str] | None = None) -> str:
+    """The statement's forward spelling with replaced operand texts and parameters."""
+    prim = PRIMITIVES[s.prim]
+    ps = {k: atom_text(v) for k, v in s.params.items() if k != KEYWORD_OPERANDS}
+    ps.update(params or {})
+    keywords = s.params.get(KEYWORD_OPERANDS, ())
+    if keywords:
+        texts, tail = texts[: len(texts) - len(keywords)], texts[len(texts) - len(keywords):]
+        ps.update(zip(keywords, tail))
+    return prim.spelling(list(texts), ps)
+
+
+def align(b: Batch, atom: Any, rank: int) -> str:
+    """A batched operand with per-example axes added in front of its own, up to
+    ``rank``, so that it broadcasts per example and keeps the batch axis first."""
+    text = atom_text(atom)
+    missing = rank - b.rank(atom)
+    if not b.batched(atom) or missing <= 0:
+        return text
+    if not text.isidentifier():
+        text = f"({text})"
+    return f"{text}[:{', None' * missing}]"
+
+
+def shifted(axis: Any, rank: int) -> str:
+    """An ``axis`` argument for the batched array: past the batch axis.  ``None``
+    (every axis) names the per-example axes."""
+    if axis is None:
+        axes = tuple(range(1, rank + 1))
+        return str(axes[0]) if len(axes) == 1 else str(axes)
+    if isinstance(axis, bool):
+        raise NoBatchRule("a boolean axis argument")
+    if isinstance(axis, (int, np.integer)):
+        return str(int(axis) + 1 if axis >= 0 else int(axis))
+    if isinstance(axis, (tuple, list, np.ndarray)) and all(
+            isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in axis):
+        # (a list or an array of axes, as NumPy takes them, spelled as a tuple)
+        return str(tuple(int(a) + 1 if a >= 0 else int(a) for a in axis))
+    raise NoBatchRule("an axis argument computed when the code runs",
+                      "write the axis as a constant")
+
+
+def const_dims(value: Any) -> tuple:
+    """A shape known now as a tuple of ints: NumPy takes an int, a tuple, a list or
+    an array of them."""
+    return tuple(int(d) for d in np.atleast_1d(value))
+
+
+def operand(s: Let, name: str) -> Any:
+    """The atom given for parameter ``name`` (an operand or an optional parameter)."""
+    if name in s.params:
+        return s.params[name]
+    from ..transforms.reverse import _arg_slots
+
+    for a, (pname, k) in zip(s.args, _arg_slots(s)):
+        if pname == name and k is None:
+            return a
+    return None
+
+
+def static(s: Let, name: str, default: Any = None) -> Any:
+    """The value of a parameter known now (``axis=1``), else ``default``."""
+    p = operand(s, name)
+    if p is None:
+        return default
+    if isinstance(p, Const):
+        return p.value
+    raise NoBatchRule(f"the `{name}` argument is computed when the code runs",
+                      f"write `{name}=` as a constant")
+
+
+def axis_arg(b: Batch, s: Let, name: str, rank: int, default: Any = None) -> str:
+    """The ``name`` axis argument for the batched array: moved now when it is a
+    constant, when the code runs (``batch_axes(axis, rank)``) when a name holds it."""
+    p = operand(s, name)
+    if p is None or isinstance(p, Const):
+        return shifted(default if p is None else p.value, rank)
+    if isinstance(p, Var) and b.batched(p):
+        raise NoBatchRule(f"a `{name}` argument that differs between examples",
+                          f"give `{name}=` the same value for every example")
+    if not isinstance(p, Var):
+        raise NoBatchRule(f"the `{name}` argument is computed when the code runs")
+    return f"batch_axes({atom_text(p)}, {rank})"
+
+
+def only_first_batched(b: Batch, s: Let) -> None:
+    """Refuse a batched operand after the first (an axis or shape given by a value)."""
+    if any(b.batched(a) for a in s.args[1:]):
+        raise NoBatchRule(f"`{s.prim}` with a batched argument other than the first")
+
+
+# ---- families ------------------------------------------------------------------------
+
+
+def broadcasting(b: Batch, s: Let) -> str:
+    """Elementwise and broadcasting functions: line up the ranks, nothing else."""
+    rank = b.out_rank(s)
+    if s.prim in ("and_", "or_", "not_"):  # on per-example truth values
+        texts = [align(b, a, rank) for a in s.args]
+        return f"np.logical_{s.prim.rstrip('_')}({', '.join(texts)})"
+    return args_text(s, [align(b, a, rank) for a in s.args])
+
+
+REDUCE_ALL = (
+    "sum mean prod max min std var ptp median average nansum nanmean nanmax nanmin "
+    "nanstd nanvar count_nonzero all any"
+).split()
+
+
+@batch_rule(*[n for n in REDUCE_ALL if n in PRIMITIVES])
+def reduction(b: Batch, s: Let) -> str:
+    """``axis=None`` reduces every per-example axis; ``axis=k`` is ``k + 1``."""
+    only_first_batched(b, s)
+    if s.prim == "average" and "weights" in s.params:
+        raise NoBatchRule("np.average with weights")
+    return args_text(s, [atom_text(a) for a in s.args],
+                     {"axis": axis_arg(b, s, "axis", b.rank(s.args[0]))})
+
+
+@batch_rule(*[n for n in ("cumsum cumprod nancumsum nancumprod cumulative_sum "
+                          "cumulative_prod argmax argmin sort argsort flip").split()
+              if n in PRIMITIVES])
+def along_axis(b: Batch, s: Let) -> str:
+    """Functions whose ``axis=None`` flattens (or means "every axis", for flip)."""
+    only_first_batched(b, s)
+    a = s.args[0]
+    default = -1 if s.prim in ("sort", "argsort") else None
+    axis = static(s, "axis", default)
+    if axis is None and s.prim == "flip":
+        return args_text(s, [atom_text(a)], {"axis": shifted(None, b.rank(a))})
+    if axis is None:
+        flat = f"np.reshape({atom_text(a)}, ({b.use_batch_size()}, -1))"
+        return args_text(s, [flat], {"axis": "1"})
+    return args_text(s, [atom_text(a)], {"axis": shifted(axis, b.rank(a))})
+
+
+def _built_items(b: Batch, atom: Any) -> list[Any] | None:
+    """The items of a list or tuple the function built, if ``atom`` is one."""
+    return getattr(b, "items", {}).get(getattr(atom, "name", None))
+
+
+@batch_rule("shape")
+def shape_rule(b: Batch, s: Let) -> str:
+    items = _built_items(b, s.args[0])
+    if items:  # np.shape([y, 2.0]): the array NumPy makes of the items, per example
+        return f"({len(items)}, *np.shape({_with_batch(b, items[0])})[1:])"
+    return f"np.shape({atom_text(s.args[0])})[1:]"
+
+
+@batch_rule("len")
+def len_rule(b: Batch, s: Let) -> str:
+    return f"np.shape({atom_text(s.args[0])})[1]"
+
+
+@batch_rule("ndim")
+def ndim_rule(b: Batch, s: Let) -> str:
+    return f"np.ndim({atom_text(s.args[0])}) - 1"
+
+
+@batch_rule("size")
+def size_rule(b: Batch, s: Let) -> str:
+    items = _built_items(b, s.args[0])
+    if items:  # np.size([y, 2.0]) per example
+        n = b.use_batch_size()
+        return f"{len(items)} * (np.size({_with_batch(b, items[0])}) // {n})"
+    return f"np.size({atom_text(s.args[0])}) // {b.use_batch_size()}"
+
+
+@batch_rule("dtype")
+def dtype_rule(b: Batch, s: Let) -> str:
+    return f"{atom_text(s.args[0])}.dtype"
+
+
+@batch_rule("float")
+def float_rule(b: Batch, s: Let) -> str:
+    return f"np.asarray({atom_text(s.args[0])}, dtype=float)"
+
+
+@batch_rule("int")
+def int_rule(b: Batch, s: Let) -> str:
+    raise NoBatchRule("int() of a batched value: each example gives its own Python int",
+                      "keep integers (loop bounds, indexes) out of the batched values")
+
+
+@batch_rule("zeros_like", "ones_like", "empty_like", "full_like", "copy", "asarray",
+            "identity", "isfinite", "isnan", "linalg.inv", "linalg.det",
+            "linalg.slogdet", "linalg.cholesky", "linalg.eigh", "linalg.eigvalsh",
+            "linalg.svd", "linalg.svdvals", "linalg.qr", "linalg.pinv",
+            "linalg.matrix_power", "linalg.matrix_transpose", "matrix_transpose",
+            "linalg.diagonal", "linalg.trace", "linalg.matrix_norm", "tril", "triu",
+            "linalg.matrix_rank")
+def unchanged(b: Batch, s: Let) -> str:
+    """Elementwise, or acting on the trailing axes and broadcasting over the others."""
+    only_first_batched(b, s)
+    return args_text(s, [atom_text(a) for a in s.args])
+
+
+@batch_rule("getitem")
+def getitem_rule(b: Batch, s: Let) -> str:
+    """``x[i]`` of a batched ``x`` is ``x[:, i]``; an index that starts with ``...``
+    already skips it."""
+    x = s.args[0]
+    index: Index = s.params["index"]
+    if any(isinstance(a, Var) and b.batched(a) for a in index.atoms()):
+        raise NoBatchRule("indexing with a batched index",
+                          "index with values that are the same for every example")
+    if not b.batched(x):
+        raise NoBatchRule("internal: getitem without a batched operand")
+    from ..transforms.inline import index_text
+
+    inner = index_text(index)
+    first = index.items[0] if index.items else None
+    if isinstance(first, Const) and first.value is Ellipsis:
+        return f"{atom_text(x)}[{inner}]"
+    advanced = [k for k, item in enumerate(index.items) if not (
+        isinstance(item, Slice) or (isinstance(item, Const) and (
+            item.value is None or isinstance(item.value, int))))]
+    if advanced and advanced != list(range(advanced[0], advanced[-1] + 1)):
+        # NumPy moves separated array indexes' axes to the front: not the batch's place
+        raise NoBatchRule("array indexes separated by slices, on a batched array",
+                          "index in two steps")
+    if not index.items:
+        return atom_text(x)
+    return f"{atom_text(x)}[:, {inner.rstrip(',')}]"
+
+
+@batch_rule("reshape")
+def reshape_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    shape = operand(s, "shape")
+    n = b.use_batch_size()
+    if isinstance(shape, Const):
+        dims = const_dims(shape.value)
+        text = "(" + ", ".join([n] + [str(d) for d in dims]) + ")"
+    elif isinstance(shape, tuple):
+        text = "(" + ", ".join([n] + [atom_text(d) for d in shape]) + ")"
+    else:
+        text = f"({n}, *{atom_text(shape)})"
+    return f"np.reshape({atom_text(s.args[0])}, {text})"
+
+
+@batch_rule("ravel")
+def ravel_rule(b: Batch, s: Let) -> str:
+    return f"np.reshape({atom_text(s.args[0])}, ({b.use_batch_size()}, -1))"
+
+
+@batch_rule("transpose", "T")
+def transpose_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    r = b.rank(s.args[0])
+    p = operand(s, "axes")
+    if isinstance(p, Var):  # a permutation known when the code runs
+        return f"np.transpose({atom_text(s.args[0])}, (0, *batch_axes({p.name}, {r})))"
+    axes = static(s, "axes")
+    if axes is None:
+        perm = (0,) + tuple(range(r, 0, -1))
+    else:
+        perm = (0,) + tuple((a % r) + 1 for a in axes)
+    return f"np.transpose({atom_text(s.args[0])}, {perm})"
+
+
+@batch_rule("swapaxes")
+def swapaxes_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    r = b.rank(s.args[0])
+    a1, a2 = axis_arg(b, s, "axis1", r), axis_arg(b, s, "axis2", r)
+    return f"np.swapaxes({atom_text(s.args[0])}, {a1}, {a2})"
+
+
+@batch_rule("moveaxis")
+def moveaxis_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    r = b.rank(s.args[0])
+    src, dst = axis_arg(b, s, "source", r), axis_arg(b, s, "destination", r)
+    return f"np.moveaxis({atom_text(s.args[0])}, {src}, {dst})"
+
+
+@batch_rule("expand_dims")
+def expand_dims_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    axis = axis_arg(b, s, "axis", b.out_rank(s))
+    return f"np.expand_dims({atom_text(s.args[0])}, {axis})"
+
+
+@batch_rule("squeeze")
+def squeeze_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    axis = static(s, "axis")
+    x = atom_text(s.args[0])
+    if axis is None:  # every per-example axis of length 1, never the batch axis
+        return (f"np.reshape({x}, ({b.use_batch_size()},) + tuple(n for n in "
+                f"np.shape({x})[1:] if n != 1))")
+    return f"np.squeeze({x}, axis={shifted(axis, b.rank(s.args[0]))})"
+
+
+@batch_rule("broadcast_to")
+def broadcast_to_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    shape = operand(s, "shape")
+    if isinstance(shape, Const):
+        dims = const_dims(shape.value)
+        target = "(" + ", ".join([b.use_batch_size()] + [str(d) for d in dims]) + ")"
+        rank = len(dims)
+    else:
+        target = f"({b.use_batch_size()}, *{atom_text(shape)})"
+        rank = b.out_rank(s)
+    return f"np.broadcast_to({align(b, s.args[0], rank)}, {target})"
+
+
+def batched_items(b: Batch, items: list[Any], rank: int) -> list[str]:
+    """Items of a list that is stacked or joined: batched ones aligned, unbatched
+    ones repeated along a new batch axis, both given the leading unit axes that
+    bring them to ``rank`` (np.vstack's 1-D piece is a row)."""
+    out = []
+    for a in items:
+        if b.batched(a):
+            out.append(align(b, a, rank))
+        else:
+            n, text = b.use_batch_size(), atom_text(a)
+            missing = rank - b.rank(a)
+            units = "1, " * missing if missing > 0 else ""
+            out.append(f"np.broadcast_to({text}, ({n}, {units}*np.shape({text})))")
+    return out
+
+
+@batch_rule("matmul")
+def matmul_rule(b: Batch, s: Let) -> str:
+    """``@`` with a batch axis in front.  NumPy's matmul broadcasts over leading
+    (stack) axes, so matrices only need their stacks lined up; per-example vectors
+    need care, since a batched ``(B, n)`` vector looks like a matrix."""
+    x, w = s.args
+    bx, bw = b.batched(x), b.batched(w)
+    rx, rw = b.rank(x), b.rank(w)
+    tx, tw = atom_text(x), atom_text(w)
+    if rx == 1 and rw == 1:
+        if bx and bw:
+            return f"np.sum({tx} * {tw}, axis=-1)"
+        return f"{tx} @ {tw}" if bx else f"{tw} @ {tx}"
+    if rx == 1:  # (n,) @ (..., n, m)
+        if not bx or rw == 2 and not bw:
+            return f"{tx} @ {tw}"
+        return f"({align(b, x, rw - 1)}[..., None, :] @ {tw})[..., 0, :]"
+    if rw == 1:  # (..., k, n) @ (n,)
+        if not bw:
+            return f"{tx} @ {tw}"
+        return f"({tx} @ {align(b, w, rx - 1)}[..., None])[..., 0]"
+    rank = max(rx, rw)
+    return f"{align(b, x, rank)} @ {align(b, w, rank)}"
+
+
+@batch_rule("dot")
+def dot_rule(b: Batch, s: Let) -> str:
+    x, w = s.args
+    if b.rank(x) > 2 or b.rank(w) > 2:
+        raise NoBatchRule("np.dot of arrays with more than two axes", "use @ (np.matmul)")
+    if b.rank(x) == 0 or b.rank(w) == 0:
+        return broadcasting(b, Let(s.target, "multiply", s.args, {}, s.loc))
+    return matmul_rule(b, s)
+
+
+@batch_rule("vecdot", "linalg.vecdot", "inner")
+def vecdot_rule(b: Batch, s: Let) -> str:
+    if s.prim == "inner" and (b.rank(s.args[0]) != 1 or b.rank(s.args[1]) != 1):
+        raise NoBatchRule("np.inner of arrays with more than one axis")
+    if s.prim != "inner" and static(s, "axis", -1) != -1:
+        raise NoBatchRule(f"{s.prim} along an axis other than the last")
+    rank = max(b.rank(a) for a in s.args)
+    x, w = (align(b, a, rank) for a in s.args)
+    return f"np.sum({x} * {w}, axis=-1)"
+
+
+@batch_rule("outer", "linalg.outer")
+def outer_rule(b: Batch, s: Let) -> str:
+    x, w = s.args
+    n = b.use_batch_size()
+    tx = f"np.reshape({atom_text(x)}, ({n}, -1, 1))" if b.batched(x) else \
+        f"np.reshape({atom_text(x)}, (-1, 1))"
+    tw = f"np.reshape({atom_text(w)}, ({n}, 1, -1))" if b.batched(w) else \
+        f"np.ravel({atom_text(w)})"
+    return f"{tx} * {tw}"
+
+
+@batch_rule("trace", "diagonal")
+def trace_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    r = b.rank(s.args[0])
+    a1, a2 = static(s, "axis1", 0), static(s, "axis2", 1)
+    offset = static(s, "offset", 0)
+    return (f"np.{s.prim}({atom_text(s.args[0])}, offset={offset}, "
+            f"axis1={a1 % r + 1}, axis2={a2 % r + 1})")
+
+
+@batch_rule("linalg.norm")
+def norm_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    r = b.rank(s.args[0])
+    axis = static(s, "axis")
+    if axis is None and r > 2:
+        raise NoBatchRule("np.linalg.norm without an axis of an array with more than "
+                          "two axes")
+    return args_text(s, [atom_text(s.args[0])], {"axis": shifted(axis, r)})
+
+
+@batch_rule("linalg.vector_norm")
+def vector_norm_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    return args_text(s, [atom_text(s.args[0])],
+                     {"axis": shifted(static(s, "axis"), b.rank(s.args[0]))})
+
+
+@batch_rule("linalg.solve")
+def solve_rule(b: Batch, s: Let) -> str:
+    """NumPy 2 (and JAX) read a 1-D ``b`` as one vector for every matrix of ``a``'s
+    stack, and otherwise broadcast the stacks of ``a`` and ``b``.  Batched operands get
+    unit axes after the batch axis, so that the batch axis stays in front of both
+    stacks; a batched vector is solved as a column of that shape."""
+    a, v = s.args
+    ra, rv = b.rank(a), b.rank(v)
+    if rv == 1:
+        if not b.batched(v):  # one vector for every matrix of the batched stack
+            return f"np.linalg.solve({atom_text(a)}, {atom_text(v)})"
+        column = align(b, v, ra - 1)  # (n, 1, ..., M): lined up with a's stack
+        if not column.isidentifier():
+            column = f"({column})" if not column.endswith("]") else column
+        return f"np.linalg.solve({align(b, a, ra)}, {column}[..., None])[..., 0]"
+    rank = max(ra, rv)
+    return f"np.linalg.solve({align(b, a, rank)}, {align(b, v, rank)})"
+
+
+@batch_rule("einsum")
+def einsum_rule(b: Batch, s: Let) -> str:
+    """A batch letter added to each batched operand's subscripts and the output's."""
+    spec = operand(s, "subscripts")
+    if not isinstance(spec, Const) or not isinstance(spec.value, str) or "." in spec.value:
+        raise NoBatchRule("np.einsum without constant explicit subscripts")
+    text = spec.value.replace(" ", "")
+    inputs, _, output = text.partition("->")
+    if not _:
+        raise NoBatchRule("np.einsum without an explicit output (`->`)")
+    used = set(text)
+    letter = next(c for c in "zyxwvutsrqponmlkjihgfedcba" if c not in used)
+    parts = inputs.split(",")
+    operands = s.args[1:]
+    parts = [letter + p if b.batched(a) else p for p, a in zip(parts, operands)]
+    new = ",".join(parts) + "->" + letter + output
+    return "np.einsum(" + ", ".join([repr(new)] + [atom_text(a) for a in operands]) + ")"
+
+
+@batch_rule("where")
+def where_rule(b: Batch, s: Let) -> str:
+    return broadcasting(b, s)
+
+
+
+# ---- the runtime helpers emitted derivatives call ----------------------------------
+
+
+def _with_batch(b: Batch, atom: Any) -> str:
+    """An operand with a batch axis: itself if batched, else a broadcast view."""
+    text = atom_text(atom)
+    if b.batched(atom):
+        return text
+    return f"np.broadcast_to({text}, ({b.use_batch_size()}, *np.shape({text})))"
+
+
+@batch_rule("list")
+def list_rule(b: Batch, s: Let) -> str:
+    """``list(x)`` walks an example's first axis: the batched array's second."""
+    only_first_batched(b, s)
+    return f"list(np.moveaxis({atom_text(s.args[0])}, 1, 0))"
+
+
+@batch_rule("pyexpr")
+def pyexpr_rule(b: Batch, s: Let) -> str:
+    raise NoBatchRule("a comprehension (or slice(), tuple()) over values with a batch "
+                      "axis", "write it with array operations")
+
+
+@batch_rule("batch_axes")
+def batch_axes_rule(b: Batch, s: Let) -> str:
+    raise NoBatchRule("axis numbers that differ between examples")
+
+
+@batch_rule("grad_seed")
+def grad_seed_rule(b: Batch, s: Let) -> str:
+    """One seed per example (the probe checked that an example's output is a scalar)."""
+    return f"np.ones_like({atom_text(s.args[0])})"
+
+
+@batch_rule("unbroadcast")
+def unbroadcast_rule(b: Batch, s: Let) -> str:
+    """Per example: sum the axes broadcasting added (they follow the batch axis), then
+    the stretched ones, against a batched view of the target's shape."""
+    g, x = s.args
+    extra = b.rank(g) - b.rank(x)
+    g_text = _with_batch(b, g)
+    if extra > 0:
+        axes = tuple(range(1, extra + 1))
+        g_text = f"np.sum({g_text}, axis={axes[0] if extra == 1 else axes})"
+    return f"unbroadcast({g_text}, {_with_batch(b, x)})"
+
+
+def _matmul_bar(b: Batch, s: Let, lhs: bool) -> str:
+    """``x1 @ x2``'s cotangents, batched, from the per-example ranks: vectors are
+    handled by their own products, matrices by a batched ``@``."""
+    g, x1, x2 = s.args
+    r1, r2 = b.rank(x1), b.rank(x2)
+    if r1 == 1 and r2 == 1:  # an inner product: g is a scalar per example
+        other = x2 if lhs else x1
+        return f"{align(b, g, 1)} * {align(b, other, 1)}"
+    target = x1 if lhs else x2
+    rg = b.rank(g)
+    if lhs and r1 == 1:  # (n,) @ (..., n, m): x2 @ g[..., None], summed over the stack
+        stack = max(r2 - 2, rg - 1)
+        full = (f"({align(b, x2, stack + 2)} @ {align(b, g, stack + 1)}[..., None])"
+                "[..., 0]")
+        rank_full = stack + 1
+    elif not lhs and r2 == 1:  # (..., k, n) @ (n,): swap(x1) @ g[..., None]
+        stack = max(r1 - 2, rg - 1)
+        swapped = f"np.swapaxes({align(b, x1, stack + 2)}, -1, -2)"
+        full = f"({swapped} @ {align(b, g, stack + 1)}[..., None])[..., 0]"
+        rank_full = stack + 1
+    elif lhs and r2 == 1:  # (..., k, n) @ (n,): g[..., None] * x2
+        rank_full = max(r1, rg + 1)
+        full = f"{align(b, g, rank_full - 1)}[..., None] * {align(b, x2, rank_full)}"
+    elif not lhs and r1 == 1:  # (n,) @ (..., n, m): x1[:, None] * g[..., None, :]
+        rank_full = max(r2, rg + 1)
+        full = (f"{align(b, x1, rank_full - 1)}[..., None] * "
+                f"{align(b, g, rank_full - 1)}[..., None, :]")
+    else:
+        rank_full = max(r1, r2, rg)
+        if lhs:
+            full = (f"{align(b, g, rank_full)} @ "
+                    f"np.swapaxes({align(b, x2, rank_full)}, -1, -2)")
+        else:
+            full = (f"np.swapaxes({align(b, x1, rank_full)}, -1, -2) @ "
+                    f"{align(b, g, rank_full)}")
+    extra = rank_full - b.rank(target)
+    if extra > 0:  # the operand was broadcast over a stack: sum it back
+        axes = tuple(range(1, extra + 1))
+        full = f"np.sum({full}, axis={axes[0] if extra == 1 else axes})"
+    return f"unbroadcast({full}, {_with_batch(b, target)})"
+
+
+@batch_rule("matmul_lhs_bar")
+def matmul_lhs_bar_rule(b: Batch, s: Let) -> str:
+    return _matmul_bar(b, s, lhs=True)
+
+
+@batch_rule("matmul_rhs_bar")
+def matmul_rhs_bar_rule(b: Batch, s: Let) -> str:
+    return _matmul_bar(b, s, lhs=False)
+
+
+@batch_rule("dot_lhs_bar", "dot_rhs_bar")
+def dot_bar_rule(b: Batch, s: Let) -> str:
+    g, x1, x2 = s.args
+    if b.rank(x1) == 0 or b.rank(x2) == 0 or b.rank(x1) > 2 or b.rank(x2) > 2:
+        raise NoBatchRule(f"`{s.prim}` of a scalar or an array of more than two axes")
+    return _matmul_bar(b, s, lhs=s.prim == "dot_lhs_bar")
+
+
+from . import batching_shape  # noqa: E402,F401
+from . import batching_linalg  # noqa: E402,F401

@@ -1,0 +1,290 @@
+"""Checkpointing long loops in reverse mode: recompute instead of keeping a tape.
+
+Reverse mode saves, for every iteration of a loop, the values its backward reads (a
+tape: a Python list appended going forward, popped coming back), so the gradient of an
+``n``-iteration loop holds ``n`` iterations' values at once.  ``s2s.checkpoint(f)``
+marks ``f`` so that reverse mode splits each of its outermost ``for`` loops into
+segments of ``every`` iterations (``every="sqrt"``: about ``√n``):
+
+* forward, the loop runs without a tape and saves only its carried values at the start
+  of each segment (``checkpoints.append((y,))``);
+* backward, for each segment from the last, it pops those values, runs the segment's
+  iterations again onto the ordinary tape, and runs their backward.
+
+Peak memory is then about ``n / every`` saved states plus one segment's tape, instead
+of ``n`` iterations' tape; the price is one more forward pass.  The emitted code says
+all of this in plain Python (``s2s.source``)::
+
+    segment = int(np.sqrt(len(range(n)))) + 1
+    for start in range(0, n, segment):
+        checkpoints.append((y,))
+        stop = np.minimum(start + segment, n)
+        for i in range(start, stop):
+            ...
+
+JAX's ``jax.checkpoint`` (``jax.remat``) rematerializes a function's values in its
+backward pass; s2s already does that for every user function a differentiated function
+calls (its ``*_vjp`` helper runs the callee's forward again), so what this adds is the
+loop-level policy.  Forward mode and vmap ignore the mark.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..emit.code import Block, Comment, Line
+from ..errors import TransformError
+from .inline import atom_text
+from ..ir.nodes import Const, For, Let, Var, walk
+
+__all__ = ["checkpoint"]
+
+_MARK = "__s2s_checkpoint__"
+
+
+def checkpoint(fun: Callable | None = None, *, every: int | str = "sqrt") -> Any:
+    """Mark ``fun`` so that reverse mode checkpoints its loops (see the module doc).
+
+    ``every="sqrt"`` saves the loop's carried values every ``int(sqrt(n)) + 1``
+    iterations (``n`` the loop's number of iterations); an int ``every=k`` every
+    ``k``.  Returns a new function object that runs ``fun``'s own code (``fun``
+    itself is not changed); usable as ``@checkpoint`` or ``@checkpoint(every=100)``,
+    and as ``s2s.grad(s2s.checkpoint(f))``.
+
+    Checkpointed loops are the outermost ``for i in range(...)`` loops of ``fun`` (a
+    positive constant step, if any).  A ``while`` loop, a loop that can ``break`` (or
+    ``return``), or one that writes into an array or list made before it is refused
+    with a TransformError when ``fun`` is differentiated: move such a loop into a
+    function of its own.
+    """
+    if every != "sqrt" and not (type(every) is int and every > 0):
+        raise ValueError(f"every must be 'sqrt' or a positive int, got {every!r}")
+    if fun is None:
+        return functools.partial(checkpoint, every=every)
+    if not isinstance(fun, types.FunctionType):
+        raise TypeError(
+            f"s2s.checkpoint takes a Python function, got {fun!r}; checkpoint the "
+            "function before transforming it: s2s.grad(s2s.checkpoint(f))"
+        )
+    marked = types.FunctionType(
+        fun.__code__, fun.__globals__, fun.__name__, fun.__defaults__, fun.__closure__
+    )
+    marked.__kwdefaults__ = fun.__kwdefaults__
+    marked.__dict__.update(fun.__dict__)
+    marked.__qualname__ = fun.__qualname__
+    marked.__module__ = fun.__module__
+    marked.__doc__ = fun.__doc__
+    marked.__annotations__ = dict(getattr(fun, "__annotations__", {}))
+    setattr(marked, _MARK, every)
+    return marked
+
+
+def policy_of(fn: Any) -> int | str | None:
+    """The checkpoint policy of a normalized function (``ir.Function``), or None."""
+    return getattr(getattr(fn, "pyfunc", None), _MARK, None)
+
+
+# ---- reverse mode: called from reverse.py's loop emission ------------------------
+
+
+@dataclass
+class Segments:
+    """How one checkpointed loop is emitted, shared by its forward and backward."""
+
+    checkpoints: str | None  # the list of saved carried values (None: nothing to save)
+    entries: list[str]  # the carried names saved at each segment's start
+    segment_line: (
+        Line | None
+    )  # `segment = int(np.sqrt(len(range(n)))) + 1`; None: constant
+    starts: str  # `range(0, n, segment)`: the first index of each segment
+    start: str  # the name of a segment's first index
+    stop_line: Line  # `stop = np.minimum(start + segment, n)`
+    inner: str  # `range(start, stop)`: one segment's indices
+    plain: str  # the loop's own range, `range(n)`
+
+
+class _WithoutTapes:
+    """The reverse pass as the forward emission sees it, but with no tapes: the
+    checkpointed loop's forward run saves nothing per iteration."""
+
+    def __init__(self, r: Any) -> None:
+        self._r = r
+        self.tapes: dict[int, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._r, name)
+
+
+def segmented_backward(r: Any, s: For, pre: list[Any], loop: Block) -> list[Any]:
+    """The backward of loop ``s`` in segments: pop a segment's saved values, run its
+    iterations again onto the tape (``_forward_block`` pushes as usual), then run
+    ``loop``'s body (the ordinary backward, which pops that tape) over them."""
+    from .reverse import _dead_code, _forward_block, _uses_of
+
+    _check_loop(r, s)
+    a, b, step = _bounds(r, s)
+    every = policy_of(r.fn)
+    start = r.names.fresh("start")
+    stop = r.names.fresh("stop")
+    recompute_body = _forward_block(s.body, r) + [
+        Line(f"{entry} = {exit_}") for entry, exit_ in s.carried
+    ]
+    step_text = "" if step == 1 else f", {step}"
+    recompute = _dead_code(
+        [
+            Block(
+                f"for {s.target} in range({start}, {stop}{step_text}):",
+                recompute_body,
+                [],
+            )
+        ],
+        set(),
+    )
+    if not recompute:
+        return pre + [loop]  # the backward reads nothing the loop computed: no tape
+    plain = f"range({b})" if a == "0" and step == 1 else f"range({a}, {b}{step_text})"
+    if every == "sqrt":
+        segment = r.names.fresh("segment")
+        # the number of iterations (`len(range(n))`: a negative n runs none)
+        length = (
+            b if plain == f"range({b})" and b.startswith("len(") else f"len({plain})"
+        )
+        segment_line: Line | None = Line(f"{segment} = int(np.sqrt({length})) + 1")
+    else:
+        segment, segment_line = str(every), None
+    span = segment if step == 1 else f"{segment} * {step}"
+    used = _uses_of(recompute)
+    entries = [e for e, _ in s.carried if e in used]
+    checkpoints = r.names.fresh("checkpoints") if entries else None
+    seg = Segments(
+        checkpoints=checkpoints,
+        entries=entries,
+        segment_line=segment_line,
+        starts=f"range({a}, {b}, {span})",
+        start=start,
+        stop_line=Line(f"{stop} = np.minimum({start} + {span}, {b})"),
+        inner=f"range({start}, {stop}{step_text})",
+        plain=plain,
+    )
+    r.checkpointed[id(s)] = seg
+    if checkpoints is not None:
+        # (a list like a tape: made empty at the top, and the names it restores are
+        # kept aside where a returned value lives in one of them)
+        r.tapes[id(s)] = (checkpoints, entries)
+    body: list[Any] = [
+        Comment(
+            "run this segment again from its checkpoint, onto the tape"
+            if checkpoints
+            else "run this segment again, onto the tape"
+        )
+    ]
+    if checkpoints is not None:
+        body.append(Line(f"{_unpack(entries)} = {checkpoints}.pop()"))
+    body.append(seg.stop_line)
+    body += recompute
+    body.append(Block(f"for {s.target} in reversed({seg.inner}):", loop.body, []))
+    return pre + [Block(f"for {start} in reversed({seg.starts}):", body, [])]
+
+
+def segmented_forward(r: Any, s: For) -> list[Any]:
+    """The forward of a checkpointed loop: no tape; the carried values saved at the
+    start of each segment."""
+    from .reverse import _forward_block
+
+    seg: Segments = r.checkpointed[id(s)]
+    body = _forward_block(s.body, _WithoutTapes(r)) + [
+        Line(f"{entry} = {exit_}") for entry, exit_ in s.carried
+    ]
+    out: list[Any] = [seg.segment_line] if seg.segment_line is not None else []
+    if seg.checkpoints is None:  # nothing to save: the segments only recompute
+        return out + [Block(f"for {s.target} in {seg.plain}:", body, [])]
+    outer = [
+        Line(f"{seg.checkpoints}.append({_pack(seg.entries)})", keep=True),
+        seg.stop_line,
+        Block(f"for {s.target} in {seg.inner}:", body, []),
+    ]
+    return out + [Block(f"for {seg.start} in {seg.starts}:", outer, [])]
+
+
+def _check_loop(r: Any, s: For) -> None:
+    """Refuse the loops this pass does not checkpoint, where they are."""
+    from .reverse import _breaks
+
+    hint = (
+        "move the loop into a function of its own that is not wrapped in "
+        "s2s.checkpoint (s2s differentiates calls to it), or drop s2s.checkpoint"
+    )
+    if s.test is not None:
+        raise TransformError(
+            "s2s.checkpoint does not checkpoint `while` loops yet", s.loc, hint
+        )
+    if s.counter is not None or _breaks(s.body):
+        raise TransformError(
+            "s2s.checkpoint does not checkpoint a loop that can `break` or `return` "
+            "yet",
+            s.loc,
+            hint,
+        )
+    made_inside = {t.target for t in walk(s.body) if isinstance(t, Let)}
+    for t in walk(s.body):
+        if isinstance(t, Let) and t.prim in ("setitem", "add_at", "append", "pop"):
+            root = r.fn.aliases.get(t.target, t.target)
+            first = root if t.prim in ("setitem", "add_at") else _list_root(r, t)
+            if first not in made_inside or first in {e for e, _ in s.carried}:
+                raise TransformError(
+                    f"s2s.checkpoint does not checkpoint a loop that writes into "
+                    f"`{root}`, made before the loop, yet (running a segment again "
+                    "would write into it twice)",
+                    t.loc,
+                    hint,
+                )
+
+
+def _list_root(r: Any, t: Let) -> str:
+    base = t.args[0]
+    name = base.name if isinstance(base, Var) else t.target
+    return r.fn.aliases.get(name, name)
+
+
+def _bounds(r: Any, s: For) -> tuple[str, str, int]:
+    """``(start, stop, step)`` of the loop's range, spelled; refused unless it walks
+    forward by a positive constant step."""
+    from .reverse import spell
+
+    prod = r.producer[s.iter.name]
+    if prod.prim == "reversed":
+        raise TransformError(
+            "s2s.checkpoint does not checkpoint a loop over reversed(...) yet",
+            s.loc,
+            "loop over range(n) and index with n - 1 - i",
+        )
+    parts = []
+    for a in prod.args:
+        inner = r.producer.get(a.name) if isinstance(a, Var) else None
+        parts.append(
+            spell(inner) if inner is not None and inner.prim == "len" else atom_text(a)
+        )
+    if len(parts) == 1:
+        return "0", parts[0], 1
+    if len(parts) == 2:
+        return parts[0], parts[1], 1
+    step = prod.args[2]
+    if not (isinstance(step, Const) and type(step.value) is int and step.value > 0):
+        raise TransformError(
+            "s2s.checkpoint checkpoints loops over range(start, stop, step) with a "
+            "positive constant step only",
+            s.loc,
+            "loop over range(m) and compute the index from i",
+        )
+    return parts[0], parts[1], step.value
+
+
+def _pack(names: list[str]) -> str:
+    return f"({names[0]},)" if len(names) == 1 else "(" + ", ".join(names) + ")"
+
+
+def _unpack(names: list[str]) -> str:
+    return f"({names[0]},)" if len(names) == 1 else ", ".join(names)
