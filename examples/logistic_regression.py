@@ -45,7 +45,7 @@ def main(quick=False):
 
     # the same gradient as a module that runs without s2s: the command
     #   s2s emit examples/logistic_regression.py:loss --argnums 0,1 -o logreg_grad.py
-    from s2s.cli import main as s2s_command
+    from s2s.tools.cli import main as s2s_command
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "logreg_grad.py"
