@@ -221,6 +221,7 @@ class Jitted:
         if x64 if x64 is not None else x64_default():
             enable_x64()
         from ..backends.jax_backend import NeedExample
+        from . import jit_jax
 
         self._examples: dict[Any, tuple[str, Callable]] = {}
         self._mesh = None
@@ -233,8 +234,8 @@ class Jitted:
             token = jax_control.unroll_limit.set(
                 jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
             try:
-                out = self.backend.call(self.fun, args, kwargs, self._examples,  # type: ignore[attr-defined]
-                                        self._example_key(args, kwargs), texts)
+                out = jit_jax.call(self.backend, self.fun, args, kwargs,  # type: ignore[arg-type]
+                                   self._examples, self._example_key(args, kwargs), texts)
             finally:
                 jax_control.unroll_limit.reset(token)
             self._source = texts[-1] if texts else self._plain_source()

@@ -12,9 +12,10 @@ each visible in ``s2s.source(jitted)``:
    :mod:`s2s.backends.lower`).
 
 Names the emitted code reads from the user's module (a helper function the forward
-pass calls, a constant) are translated too: a user function runs its own code with
-its module's ``numpy`` rebound (:class:`Translator`), a call to an s2s transform inside
-it runs that transform's emitted code here.
+pass calls, a constant) are translated too (:mod:`s2s.api.jit_jax`, which runs s2s's
+transforms and user functions on this backend): a user function runs its own code with
+its module's ``numpy`` rebound (:func:`lowered_user_code` here), a call to an s2s
+transform inside it runs that transform's emitted code here.
 
 A fourth pass lowers the emitted code's ``if``/``for``/``while`` to ``lax.cond``,
 ``lax.fori_loop``/``lax.scan`` and ``lax.while_loop`` (:mod:`s2s.backends.control`,
@@ -41,18 +42,13 @@ import weakref
 from typing import Any, Callable
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
-from ..api import transformed as api
 from ..emit import code as emitcode
-from ..api.transformed import Transformed, _check_argnums, _leaves, _rebuild
 from ..emit.code import compile_module
-from ..errors import Loc, TransformError
-from ..ir.kinds import LEAF, kind_of
+from ..errors import Loc
 from . import Backend, TracedValueError
-from . import jax_control, jax_numpy
-from ..api.emitted import emitted_for, shadow
+from . import jax_control
 from .control import STAYS, _range_of, lower_control
 from .lower import lower_inplace
 
@@ -122,20 +118,6 @@ class JaxBackend(Backend):
         self._prepared[fn] = jfn
         return jfn
 
-    def refresh(self, jfn: Callable, translator: "Translator | None" = None) -> None:
-        """Give ``jfn`` the current values of the names it reads from the user's
-        module (as the NumPy code would read them), translated for JAX."""
-        fn, names = jfn.__s2s_numpy__  # type: ignore[attr-defined]
-        if getattr(fn, "__s2s_free__", None):
-            api._read_free_names(fn)
-        translator = translator or Translator(self)
-        target = jfn.__globals__
-        for name in names:
-            target[name] = translator(fn.__globals__[name])
-
-    def translate(self, value: Any) -> Any:
-        return Translator(self)(value)
-
     # ---- running ---------------------------------------------------------------------
 
     def run(self, jfn: Callable, args: tuple, kwargs: dict) -> Any:
@@ -145,45 +127,6 @@ class JaxBackend(Backend):
             return jfn(*args, **kwargs)
         except _TRACED_ERRORS as err:
             raise traced_value_error(err) from err
-
-    def call(self, fun: Any, args: tuple, kwargs: dict, examples: dict | None = None,
-             example_key: Any = None, texts: list | None = None) -> Any:
-        """Run ``fun`` (an s2s transform or a user function) on JAX values: the body
-        of the function ``jax.jit`` traces.  ``examples`` holds a vmapped function's
-        code per signature (``example_key``); ``texts`` gets the emitted text run."""
-        texts = texts if texts is not None else []
-        from ..api.vectorize import Vmapped, _JacFwd, _JacRev
-
-        if isinstance(fun, Vmapped):
-            if examples is None or example_key not in examples:
-                raise NeedExample()
-            text, fn = examples[example_key]
-            jfn = self.prepare(fn, text)
-            self.refresh(jfn)
-            texts.append(jfn.__s2s_text__)
-            return self.run(jfn, args, kwargs)
-        if isinstance(fun, Transformed):
-            if fun.mode not in ("grad", "value_and_grad"):
-                raise TransformError(
-                    f"s2s.jit of a {fun.mode} object is not supported",
-                    hint="jit a function that calls s2s.jvp/s2s.vjp, or the grad",
-                )
-            text, fn = emitted_for(fun, shadow(args), kwargs)
-            jfn = self.prepare(fn, text)
-            self.refresh(jfn)
-            texts.append(jfn.__s2s_text__)
-            result = self.run(jfn, args, kwargs)
-            argnums = _check_argnums(fun.argnums, fun.tuple_out, len(args))
-            return _postprocess(fun, result, args, argnums)
-        if isinstance(fun, (_JacFwd, _JacRev)):
-            return jacobian_on_jax(self, fun, args, kwargs)
-        if not callable(fun):
-            raise TypeError(f"Expected a callable value, got {fun!r}")
-        translated = self.translate(fun)
-        text = getattr(translated, "__s2s_text__", None)
-        if text is not None:  # s2s.source shows the user's code as it runs
-            texts.append(text)
-        return self.run(translated, args, kwargs)
 
     def source_of(self, jfn: Callable) -> str:
         return jfn.__s2s_text__  # type: ignore[attr-defined]
@@ -199,44 +142,12 @@ def _top_level_names(text: str) -> set[str]:
     return names
 
 
-# ---- results cast as the NumPy transform casts them ---------------------------------
-
-
-def _cast_like(g: Any, primal: Any) -> Any:
-    g = jnp.asarray(g, dtype=jnp.result_type(primal))
-    if g.shape != np.shape(primal):
-        g = jnp.broadcast_to(g, np.shape(primal))
-    return g
-
-
-def _cast_tree(grads: Any, primal: Any) -> Any:
-    leaves = [_cast_like(g, p) for g, p in zip(_leaves(grads), _leaves(primal))]
-    return _rebuild(kind_of(primal), leaves)
-
-
-def _postprocess(t: Transformed, result: Any, args: tuple, argnums: tuple[int, ...]) -> Any:
-    """``Transformed._postprocess`` on JAX values: gradients in their inputs' dtypes
-    and shapes."""
-    def fix(grads: Any) -> Any:
-        if t.tuple_out:
-            return tuple(_cast_tree(g, args[i]) for g, i in zip(grads, argnums))
-        return _cast_tree(grads, args[argnums[0]])
-
-    if t.mode == "grad":
-        if t.has_aux:
-            grads, aux = result
-            return fix(grads), aux
-        return fix(result)
-    value, grads = result
-    return value, fix(grads)
-
-
 # ---- the error for Python control flow on traced values ------------------------------
 
-_SITE_DIRS = tuple(
+SITE_DIRS = tuple(
     p + os.sep for p in {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")}
 )
-_LIBRARY_DIRS = _SITE_DIRS + tuple(
+_LIBRARY_DIRS = SITE_DIRS + tuple(
     os.path.dirname(os.path.abspath(m.__file__)) + os.sep
     for m in (jax, np, sys.modules["s2s"])
 )
@@ -281,129 +192,6 @@ def traced_value_error(err: Exception) -> TracedValueError:
     )
 
 
-# ---- translating what emitted code reads from the user's module ---------------------
-
-_LIBRARIES = {"numpy", "jax", "jaxlib", "scipy", "s2s", "libcst", "black", "pytest",
-              "_pytest", "builtins"}
-
-
-class Translator:
-    """Values from the user's module, as code on JAX must see them.
-
-    NumPy (and its ``linalg``/``fft``, its functions and ufuncs under any name) becomes
-    :mod:`s2s.backends.jax_numpy`; ``scipy.special`` becomes ``jax.scipy.special``; a
-    user function becomes a copy of itself whose module globals (and closure) are
-    translated the same way; emitted code is compiled for JAX; s2s transforms called
-    inside run their emitted code on JAX.  Anything else is kept.
-    """
-
-    def __init__(self, backend: JaxBackend) -> None:
-        self.backend = backend
-        self._functions: dict[int, Any] = {}
-        self._globals: dict[int, dict] = {}
-
-    def __call__(self, value: Any) -> Any:
-        if isinstance(value, types.ModuleType):
-            return self._module(value)
-        if isinstance(value, np.ufunc):
-            return getattr(jax_numpy, value.__name__, value)
-        if isinstance(value, Transformed):
-            return OnJax(value, self.backend)
-        mapped = _S2S_FUNCTIONS.get(id(value))
-        if mapped is not None and mapped[0] is value:
-            return getattr(S2SOnJax(self.backend), mapped[1])
-        if isinstance(value, types.FunctionType):
-            return self._function(value)
-        if callable(value) and not isinstance(value, type):
-            module = getattr(value, "__module__", None) or ""
-            if module.split(".")[0] in ("numpy", "scipy"):
-                return self._library_function(value, module)
-        return value
-
-    def _module(self, module: types.ModuleType) -> Any:
-        name = module.__name__
-        if name == "numpy":
-            return jax_numpy
-        if name.startswith("numpy."):
-            sub = name.split(".")[1]
-            return getattr(jax_numpy, sub, module)
-        if name == "scipy.special":
-            import jax.scipy.special
-
-            return jax.scipy.special
-        if name == "s2s":
-            return S2SOnJax(self.backend)
-        return module
-
-    def _library_function(self, fn: Any, module: str) -> Any:
-        name = getattr(fn, "__name__", None)
-        if name is None:
-            return fn
-        if module.startswith("scipy.special"):
-            import jax.scipy.special
-
-            return getattr(jax.scipy.special, name, fn)
-        if module.startswith("numpy"):
-            for sub in ("linalg", "fft"):
-                if f".{sub}" in module:
-                    return getattr(getattr(jax_numpy, sub), name, fn)
-            return getattr(jax_numpy, name, fn)
-        return fn
-
-    def _function(self, fn: types.FunctionType) -> Any:
-        filename = fn.__code__.co_filename
-        if filename.startswith("<s2s:"):
-            jfn = self.backend.prepare(fn)
-            self.backend.refresh(jfn, self)
-            return jfn
-        module = (fn.__module__ or "").split(".")[0]
-        if module in ("numpy", "scipy"):
-            return self._library_function(fn, fn.__module__)
-        if module in _LIBRARIES or filename.startswith(_SITE_DIRS):
-            return fn
-        found = self._functions.get(id(fn))
-        if found is not None:
-            return found
-        new_globals = self._translated_globals(fn.__globals__)
-        closure = None
-        if fn.__closure__ is not None:
-            cells = []
-            for cell in fn.__closure__:
-                try:
-                    contents = cell.cell_contents
-                except ValueError:  # not yet bound
-                    cells.append(types.CellType())
-                    continue
-                cells.append(types.CellType(self(contents)))
-            closure = tuple(cells)
-        code, text = fn.__code__, None
-        lowered = _lowered_user_code(fn, new_globals)
-        if lowered is not None:
-            code, text = lowered
-            cells = dict(zip(fn.__code__.co_freevars, closure or ()))
-            closure = tuple(cells[n] for n in code.co_freevars) or None
-        new = types.FunctionType(code, new_globals, fn.__name__, fn.__defaults__,
-                                 closure)
-        new.__kwdefaults__ = fn.__kwdefaults__
-        new.__qualname__ = fn.__qualname__
-        new.__s2s_numpy_original__ = fn  # type: ignore[attr-defined]
-        if text is not None:
-            new.__s2s_text__ = text  # type: ignore[attr-defined]
-        self._functions[id(fn)] = new
-        return new
-
-    def _translated_globals(self, module_globals: dict) -> dict:
-        found = self._globals.get(id(module_globals))
-        if found is not None:
-            return found
-        new = dict(module_globals)
-        self._globals[id(module_globals)] = new  # before filling: recursion finds it
-        for name, value in module_globals.items():
-            if not name.startswith("__"):
-                new[name] = self(value)
-        return new
-
-
 def _wrap_long_lines(text: str) -> str:
     """Black's layout of ``text``, a black-formatted module in which lowering rewrote
     some statements on one line each (``y = y + np.zeros_like(y).at[1:].set(v)``):
@@ -434,7 +222,7 @@ def _wrap_long_lines(text: str) -> str:
     return out
 
 
-def _lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
+def lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
     """``(code, text)``: a user function's own code with its control flow lowered to
     ``lax`` (and its in-place writes made functional), as emitted code is; None when
     that changes nothing, a statement stays Python (a ``return`` inside an ``if``) or
@@ -724,249 +512,3 @@ def _root_name(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _original(fun: Any) -> Any:
-    """The user's own function behind a translated copy (s2s transforms read it)."""
-    return getattr(fun, "__s2s_numpy_original__", fun)
-
-
-# ---- s2s transforms called inside code that runs on JAX ----------------------------
-
-
-class OnJax:
-    """An s2s transform called from code traced by JAX: runs its emitted code on JAX."""
-
-    def __init__(self, t: Transformed, backend: JaxBackend) -> None:
-        self.t = t
-        self.backend = backend
-        self.__name__ = t.__name__
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from ..api.vectorize import Vmapped
-
-        if isinstance(self.t, Vmapped):
-            raise TransformError(
-                "s2s.vmap called inside a function jitted on the JAX backend is not "
-                "supported yet (its code is specialised from a concrete example)",
-                hint="jit the vmapped function itself: s2s.jit(s2s.vmap(f), backend='jax')",
-            )
-        return self.backend.call(self.t, args, kwargs)
-
-
-class S2SOnJax(types.ModuleType):
-    """The ``s2s`` module as code traced on the JAX backend sees it."""
-
-    def __init__(self, backend: JaxBackend) -> None:
-        super().__init__("s2s")
-        self._backend = backend
-
-    def __getattr__(self, name: str) -> Any:
-        import s2s
-
-        value = getattr(s2s, name)
-        if name in ("grad", "value_and_grad", "vmap"):
-            def transform(fun: Any = None, *a: Any, **k: Any) -> Any:
-                if fun is None:
-                    return lambda f: OnJax(value(_original(f), *a, **k), self._backend)
-                return OnJax(value(_original(fun), *a, **k), self._backend)
-
-            transform.__name__ = name
-            return transform
-        if name == "jvp":
-            return lambda fun, primals, tangents, has_aux=False: jvp_on_jax(
-                self._backend, fun, primals, tangents, has_aux)
-        if name == "vjp":
-            return lambda fun, *primals, has_aux=False: vjp_on_jax(
-                self._backend, fun, primals, has_aux)
-        if name in ("jacfwd", "jacrev", "hessian", "jacobian"):
-            def jacobian(fun: Any, *a: Any, **k: Any) -> Any:
-                made = value(_original(fun), *a, **k)
-                return lambda *args: jacobian_on_jax(self._backend, made, args, {})
-
-            jacobian.__name__ = name
-            return jacobian
-        return value
-
-
-_S2S_FUNCTIONS = {id(getattr(api, n)): (getattr(api, n), n)
-                  for n in ("grad", "value_and_grad", "jvp", "vjp")}
-
-
-def _register_vectorize() -> None:
-    from ..api import vectorize
-
-    for n in ("vmap", "jacfwd", "jacrev", "hessian"):
-        _S2S_FUNCTIONS[id(getattr(vectorize, n))] = (getattr(vectorize, n), n)
-
-
-_register_vectorize()
-
-
-def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
-               has_aux: bool = False) -> Any:
-    """``s2s.jvp`` with its emitted forward-mode code run on JAX values."""
-    fun = _original(fun)
-    api._check_tangents(shadow(tuple(primals)), shadow(tuple(tangents)))
-    primals, tangents = tuple(primals), tuple(tangents)
-    api.check_array_types("jvp", (primals, tangents))
-    api.check_real_inputs("jvp", primals)
-    t = api._jvp_transform(fun, has_aux)
-    t._refresh()
-    active = api._inexact_args(primals)
-    kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
-    text, fn = t._generate(kinds, active, (len(primals), False))
-    jfn = backend.prepare(fn, text)
-    backend.refresh(jfn)
-    result = backend.run(jfn, (*primals, *(tangents[i] for i in active)), {})
-    out, out_dot = result[0], result[1]
-    fixed = [_cast_like(d, o) if jnp.issubdtype(jnp.result_type(o), jnp.inexact)
-             else np.zeros(np.shape(o), api.float0)
-             for d, o in zip(_leaves(out_dot), _leaves(out))]
-    out_dot = _rebuild(kind_of(out), fixed)
-    if has_aux:
-        return out, out_dot, result[2]
-    return out, out_dot
-
-
-def vjp_on_jax(backend: JaxBackend, fun: Callable, primals: tuple,
-               has_aux: bool = False) -> Any:
-    """``s2s.vjp`` on JAX values: the user's function runs translated (its ``numpy``
-    is jax.numpy), and ``vjp_fn(cotangent)`` runs the emitted VJP code on JAX."""
-    fun = _original(fun)
-    api.check_array_types("vjp", primals)
-    api.check_real_inputs("vjp", primals)
-    t = api._VJP(fun, has_aux)
-    try:  # the value from the emitted JVP code (its control flow is lowered; XLA
-        # drops the unused tangents), else from the user's own code
-        found = jvp_on_jax(backend, fun, primals, _zero_tangents(primals), has_aux)
-        out = (found[0], found[2]) if has_aux else found[0]
-    except TransformError:
-        out = backend.call(fun, primals, {})
-    out, aux = api._split_aux(out, has_aux)
-    float_args = api._inexact_args(primals)
-    kinds = tuple(kind_of(p) for p in primals)
-
-    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        api._check_cotangent(shadow(cotangent), shadow(out))
-        grads: Any = ()
-        if float_args:
-            t._refresh()
-            text, fn = t._generate(kinds, float_args, True)
-            jfn = backend.prepare(fn, text)
-            backend.refresh(jfn)
-            rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
-            grads = backend.run(jfn, (*primals, *rest, cotangent), {})
-        it = iter(grads)
-        return tuple(
-            _cast_tree(next(it), p) if i in float_args else
-            _rebuild(kind_of(p), [np.zeros(np.shape(x), api.float0) for x in _leaves(p)])
-            for i, p in enumerate(primals))
-
-    vjp_fn.__name__ = t.__name__
-    if has_aux:
-        return out, vjp_fn, aux
-    return out, vjp_fn
-
-
-def _zero_tangents(tree: Any) -> Any:
-    """Zero tangents of ``tree``'s structure (float0 for integer and bool leaves)."""
-    if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
-        return tuple(_zero_tangents(v) for v in tree)
-    if isinstance(tree, list):
-        return [_zero_tangents(v) for v in tree]
-    if isinstance(tree, dict):
-        return {k: _zero_tangents(v) for k, v in tree.items()}
-    dtype = jnp.result_type(tree)
-    if not jnp.issubdtype(dtype, jnp.inexact):
-        return np.zeros(np.shape(tree), api.float0)
-    return jnp.zeros(np.shape(tree), dtype)
-
-
-# ---- jacfwd, jacrev, hessian ---------------------------------------------------------
-
-
-def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) -> Any:
-    """``jacfwd``/``jacrev``/``hessian`` on JAX values: the emitted JVP (one column
-    per input direction) or VJP (one row per output direction) run over the standard
-    basis by ``lax.map``, a loop XLA compiles once; the blocks laid out as the NumPy
-    backend lays them out (output dims first, then input dims)."""
-    from ..api.vectorize import _JacFwd, _basis
-
-    if kwargs:
-        raise TypeError(f"{jac.__name__} takes positional arguments only")
-    argnums = _check_argnums(jac.argnums, jac.tuple_out, len(args))
-    for i in argnums:
-        for leaf in _leaves(args[i]):
-            if not jnp.issubdtype(jnp.result_type(leaf), jnp.floating):
-                raise TypeError(f"{jac.mode} requires real-valued inputs, but got "
-                                f"{jnp.result_type(leaf).name}")
-    fun, has_aux = _original(jac.fun), jac.has_aux
-    inputs = [args[i] for i in argnums]
-    if isinstance(jac, _JacFwd):
-        n, basis = _basis([shadow(leaf) for x in inputs for leaf in _leaves(x)])
-
-        def column(directions: Any) -> Any:
-            it = iter(directions)
-            tangents = list(_zero_tangents(args))
-            for i in argnums:
-                tangents[i] = _rebuild(kind_of(args[i]), [next(it) for _ in _leaves(args[i])])
-            found = jvp_on_jax(backend, fun, args, tuple(tangents), has_aux)
-            return (found[1], found[2]) if has_aux else found[1]
-
-        mapped = jax.lax.map(column, tuple(basis))
-        out_dot, aux = mapped if has_aux else (mapped, None)
-        blocks = _tree_leaves_map(lambda c: _columns_to_blocks(c, inputs, jac.tuple_out),
-                                  out_dot)
-    else:
-        out, vjp_fn, *rest = vjp_on_jax(backend, fun, args, has_aux)
-        aux = rest[0] if has_aux else None
-        out_leaves = _leaves(out)
-        m, basis = _basis([np.zeros(np.shape(o), np.result_type(shadow(o), np.float32))
-                           for o in out_leaves])
-
-        def row(directions: Any) -> Any:
-            grads = vjp_fn(_rebuild(kind_of(out), list(directions)))
-            return tuple(grads[i] for i in argnums)
-
-        rows = jax.lax.map(row, tuple(basis))
-        blocks = _rows_to_blocks(rows, out, inputs, jac.tuple_out)
-    if has_aux:
-        aux = jax.tree_util.tree_map(lambda a: a[0], aux) if isinstance(jac, _JacFwd) \
-            else aux
-        return blocks, aux
-    return blocks
-
-
-def _tree_leaves_map(f: Callable, tree: Any) -> Any:
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
-        return type(tree)(_tree_leaves_map(f, t) for t in tree)
-    if isinstance(tree, dict):
-        return {k: _tree_leaves_map(f, v) for k, v in tree.items()}
-    return f(tree)
-
-
-def _columns_to_blocks(columns: Any, inputs: list, tuple_out: bool) -> Any:
-    """One output leaf's columns ``(n, *out)`` -> its in-tree of ``(*out, *in)``."""
-    blocks, start = [], 0
-    for x in inputs:
-        parts = []
-        for leaf in _leaves(x):
-            k = int(np.size(leaf))
-            part = jnp.moveaxis(columns[start:start + k], 0, -1)
-            parts.append(part.reshape(columns.shape[1:] + np.shape(leaf)))
-            start += k
-        blocks.append(_rebuild(kind_of(x), parts))
-    return tuple(blocks) if tuple_out else blocks[0]
-
-
-def _rows_to_blocks(rows: tuple, out: Any, inputs: list, tuple_out: bool) -> Any:
-    """Rows ``(m, *in)`` per input leaf -> out-tree of in-trees of ``(*out, *in)``."""
-    per_input = [_leaves(r) for r in rows]
-    blocks_out, start = [], 0
-    for o in _leaves(out):
-        k = int(np.size(o))
-        blocks = [_rebuild(kind_of(x), [
-            leaf[start:start + k].reshape(np.shape(o) + np.shape(leaf)[1:])
-            for leaf in leaves]) for x, leaves in zip(inputs, per_input)]
-        blocks_out.append(tuple(blocks) if tuple_out else blocks[0])
-        start += k
-    return _rebuild(kind_of(out), blocks_out)
