@@ -22,8 +22,10 @@ from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_u
 from ..errors import TransformError
 from ..ir.kinds import LEAF, kind_of
 from . import transformed as api
+from . import vectorize
 from .emitted import emitted_for, shadow
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
+from .vectorize import Vmapped, _basis, _JacFwd, _JacRev
 
 
 # ---- running s2s objects and user code on the JAX backend ----
@@ -49,8 +51,6 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     of the function ``jax.jit`` traces.  ``examples`` holds a vmapped function's
     code per signature (``example_key``); ``texts`` gets the emitted text run."""
     texts = texts if texts is not None else []
-    from ..api.vectorize import Vmapped, _JacFwd, _JacRev
-
     if isinstance(fun, Vmapped):
         if examples is None or example_key not in examples:
             raise NeedExample()
@@ -167,7 +167,7 @@ class Translator:
 
             return jax.scipy.special
         if name == "s2s":
-            return S2SOnJax(self.backend)
+            return S2SOnJax(self.backend, module)
         return module
 
     def _library_function(self, fn: Any, module: str) -> Any:
@@ -256,8 +256,6 @@ class OnJax:
         self.__name__ = t.__name__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from ..api.vectorize import Vmapped
-
         if isinstance(self.t, Vmapped):
             raise TransformError(
                 "s2s.vmap called inside a function jitted on the JAX backend is not "
@@ -270,14 +268,16 @@ class OnJax:
 class S2SOnJax(types.ModuleType):
     """The ``s2s`` module as code traced on the JAX backend sees it."""
 
-    def __init__(self, backend: JaxBackend) -> None:
+    def __init__(self, backend: JaxBackend, s2s: types.ModuleType | None = None) -> None:
         super().__init__("s2s")
         self._backend = backend
+        self._s2s = s2s  # the user's ``s2s`` module (None: only the transforms)
 
     def __getattr__(self, name: str) -> Any:
-        import s2s
-
-        value = getattr(s2s, name)
+        found = _S2S_FUNCTIONS_BY_NAME.get(name)
+        if found is None and self._s2s is None:
+            raise AttributeError(name)
+        value = found if found is not None else getattr(self._s2s, name)
         if name in ("grad", "value_and_grad", "vmap"):
             def transform(fun: Any = None, *a: Any, **k: Any) -> Any:
                 if fun is None:
@@ -306,14 +306,9 @@ _S2S_FUNCTIONS = {id(getattr(api, n)): (getattr(api, n), n)
                   for n in ("grad", "value_and_grad", "jvp", "vjp")}
 
 
-def _register_vectorize() -> None:
-    from ..api import vectorize
-
-    for n in ("vmap", "jacfwd", "jacrev", "hessian"):
-        _S2S_FUNCTIONS[id(getattr(vectorize, n))] = (getattr(vectorize, n), n)
-
-
-_register_vectorize()
+for _n in ("vmap", "jacfwd", "jacrev", "hessian"):
+    _S2S_FUNCTIONS[id(getattr(vectorize, _n))] = (getattr(vectorize, _n), _n)
+_S2S_FUNCTIONS_BY_NAME = {n: f for f, n in _S2S_FUNCTIONS.values()}
 
 
 def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
@@ -404,8 +399,6 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
     per input direction) or VJP (one row per output direction) run over the standard
     basis by ``lax.map``, a loop XLA compiles once; the blocks laid out as the NumPy
     backend lays them out (output dims first, then input dims)."""
-    from ..api.vectorize import _JacFwd, _basis
-
     if kwargs:
         raise TypeError(f"{jac.__name__} takes positional arguments only")
     argnums = _check_argnums(jac.argnums, jac.tuple_out, len(args))

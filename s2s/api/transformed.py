@@ -560,6 +560,12 @@ class Transformed:
         finally:
             self.inner._outer_args = None
 
+    def __s2s_transform__(self) -> str | None:
+        """What the frontend sees when user code calls this object: ``"transformed"``
+        (its emitted code is inlined as a callee, see ``_generate_for``) for a plain
+        grad/value_and_grad of a function; None for vjp/jvp objects and nested ones."""
+        return "transformed" if self.inner is None and type(self) is Transformed else None
+
     def _generate_for(self, passed: tuple[Kind, ...],
                       kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
         """The emitted function for a call passing arguments of structures ``passed``
@@ -733,7 +739,7 @@ class Transformed:
         return selfcheck(self, *args, seed=seed, oracle=oracle)
 
     def _repr_html_(self) -> str:
-        from ..tools.teach.common import highlight_html  # Jupyter: the emitted code, coloured
+        from ..emit.highlight import highlight_html  # Jupyter: the emitted code, coloured
 
         return highlight_html(self.source)
 
@@ -989,6 +995,21 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     if has_aux:
         return out, out_dot, result[2]
     return out, out_dot
+
+
+def _jvp_code(fun: Callable, n: int) -> Callable:
+    """The emitted JVP of ``fun`` called with ``n`` array primals and their tangents:
+    what the frontend inlines for ``s2s.jvp(fun, (x, ...), (v, ...))`` in user code."""
+    t = _jvp_transform(fun, False)
+    t._refresh()
+    t._call_nargs = n
+    _, emitted = t._generate((LEAF,) * len(t.ir.params), tuple(range(n)), (n, False))
+    return emitted
+
+
+# The frontend recognises s2s.jvp by these attributes (it does not import the api).
+jvp.__s2s_transform__ = "jvp"  # type: ignore[attr-defined]
+jvp.__s2s_code__ = _jvp_code  # type: ignore[attr-defined]
 
 
 def _sorted_kind(kind: Kind) -> Any:

@@ -499,6 +499,10 @@ class _JacobianCode:
             ir = self._transform().ir
         return _return_kind(ir, tuple(kinds))
 
+    def __s2s_transform__(self) -> str:
+        """User code calling a jacobian inlines its emitted code (see ``Transformed``)."""
+        return "transformed"
+
     def _generate_for(self, passed: tuple, kinds: tuple) -> tuple[str, Callable]:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(passed))
         if self.has_aux:

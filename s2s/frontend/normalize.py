@@ -2119,13 +2119,7 @@ class Normalizer:
             if len(primals) != len(tangents):
                 raise self.unsupported(node, "s2s.jvp needs one tangent per primal",
                                        "pass as many tangents as primals")
-            from ..api.transformed import _jvp_transform
-
-            t = _jvp_transform(fobj, False)
-            t._refresh()
-            n = len(primals)
-            t._call_nargs = n
-            _, emitted = t._generate((LEAF,) * len(t.ir.params), tuple(range(n)), (n, False))
+            emitted = obj.__s2s_code__(fobj, len(primals))
             positional = primals + tangents
             base = f"{fobj.__name__}_jvp"
         else:
@@ -2909,17 +2903,15 @@ def _shape_read(call: cst.Call, normalizer: Any) -> bool:
 
 
 def _transform_call(obj: Any) -> str | None:
-    """``"jvp"`` for s2s.jvp itself, ``"transformed"`` for a function s2s transformed."""
-    from ..api import transformed as api
-    from ..api import vectorize
+    """``"jvp"`` for s2s.jvp itself, ``"transformed"`` for a function s2s transformed.
 
-    if obj is api.jvp:
-        return "jvp"
-    if isinstance(obj, api.Transformed) and obj.inner is None and type(obj) is api.Transformed:
-        return "transformed"
-    if isinstance(obj, vectorize._JacobianCode):  # jacfwd / jacrev of a function
-        return "transformed"
-    return None
+    s2s's api marks them (``__s2s_transform__``: an attribute of the ``jvp`` function,
+    a method of the transform classes); it is read from the function's own ``__dict__``
+    or the object's class, so no ``__getattr__`` of a user's object runs."""
+    if isinstance(obj, types.FunctionType):
+        return obj.__dict__.get("__s2s_transform__")
+    hook = getattr(type(obj), "__s2s_transform__", None)
+    return hook(obj) if callable(hook) else None
 
 
 def _is_library(fn: Any) -> bool:

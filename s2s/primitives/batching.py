@@ -21,9 +21,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..transforms.inline import atom_text
+from ..ir.spelling import atom_text, index_text
 from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
 from . import PRIMITIVES
+from .registry import arg_slots
 
 
 class NoBatchRule(Exception):
@@ -129,9 +130,7 @@ def operand(s: Let, name: str) -> Any:
     """The atom given for parameter ``name`` (an operand or an optional parameter)."""
     if name in s.params:
         return s.params[name]
-    from ..transforms.reverse import _arg_slots
-
-    for a, (pname, k) in zip(s.args, _arg_slots(s)):
+    for a, (pname, k) in zip(s.args, arg_slots(s)):
         if pname == name and k is None:
             return a
     return None
@@ -285,8 +284,6 @@ def getitem_rule(b: Batch, s: Let) -> str:
                           "index with values that are the same for every example")
     if not b.batched(x):
         raise NoBatchRule("internal: getitem without a batched operand")
-    from ..transforms.inline import index_text
-
     inner = index_text(index)
     first = index.items[0] if index.items else None
     if isinstance(first, Const) and first.value is Ellipsis:

@@ -46,7 +46,7 @@ from .batching import (
     operand,
     shifted,
 )
-from ..transforms.inline import atom_text
+from ..ir.spelling import atom_text
 from ..ir.nodes import KEYWORD_OPERANDS, Const, For, Let, Var, walk
 from . import PRIMITIVES
 

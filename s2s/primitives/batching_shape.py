@@ -38,7 +38,7 @@ from .batching import (
     shifted,
     static,
 )
-from ..transforms.inline import atom_text, index_text
+from ..ir.spelling import atom_text, index_text
 from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
 from ..ir.kinds import LEAF, Seq
 from . import PRIMITIVES

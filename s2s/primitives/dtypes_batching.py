@@ -7,7 +7,7 @@ complete registry when it is imported).
 from __future__ import annotations
 
 from .batching import Batch, Let, align, args_text, batch_rule, shifted, static
-from ..transforms.inline import atom_text
+from ..ir.spelling import atom_text
 
 
 @batch_rule("allclose")

@@ -27,6 +27,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..ir.nodes import KEYWORD_OPERANDS, Let
+
 
 @dataclass
 class Primitive:
@@ -232,3 +234,18 @@ def is_basic_index(index: Any) -> bool:
     them is exact; integer-array indexes may repeat, and need ``np.add.at``.
     """
     return bool(getattr(index, "is_basic", lambda: False)())
+
+
+def arg_slots(s: Let) -> list[tuple[str, int | None]]:
+    """For each argument of a statement: its parameter, and its place in ``*args``."""
+    prim = PRIMITIVES[s.prim]
+    keywords = s.params.get(KEYWORD_OPERANDS, ())
+    slots: list[tuple[str, int | None]] = []
+    for pname, p in prim.signature.parameters.items():
+        if p.kind is p.VAR_POSITIONAL:
+            rest = len(s.args) - len(slots) - len(keywords)
+            slots += [(pname, k) for k in range(rest)]
+            break
+        if p.default is p.empty and pname not in s.params:
+            slots.append((pname, None))
+    return slots + [(name, None) for name in keywords]

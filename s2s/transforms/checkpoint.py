@@ -37,7 +37,7 @@ from typing import Any, Callable
 
 from ..emit.code import Block, Comment, Line
 from ..errors import TransformError
-from .inline import atom_text
+from ..ir.spelling import atom_text
 from ..ir.nodes import Const, For, Let, Var, walk
 
 __all__ = ["checkpoint"]

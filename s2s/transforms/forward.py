@@ -28,7 +28,8 @@ import numpy as np
 from ..emit.code import Block, Line, render_function
 from ..primitives.custom import checked_jvp, custom_vjp
 from ..errors import CustomRuleError, MissingRuleError, NonDifferentiableError
-from .inline import Array, atom_text
+from ..ir.spelling import atom_text
+from .inline import Array
 from ..ir.nodes import (
     KEYWORD_OPERANDS,
     Break,
@@ -44,6 +45,7 @@ from ..ir.nodes import (
 )
 from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..primitives import PRIMITIVES
+from ..primitives.registry import arg_slots
 from ..frontend.normalize import unroll_container_loops
 from .reverse import (
     _decided,
@@ -54,7 +56,6 @@ from .reverse import (
     Module,
     _parallel_copies,
     Spec,
-    _arg_slots,
     _callee,
     _dead_code,
     _forward,
@@ -65,7 +66,6 @@ from .reverse import (
     stem,
     tuple_text,
     _spell_buffers,
-    spell,
 )
 
 # families whose operands broadcast against each other: a tangent contribution from
@@ -342,7 +342,7 @@ class _Forward:
     def rule(self, s: Let, out: list[Any]) -> None:
         """Inline the primitive's JVP rule for each argument carrying a tangent."""
         prim = PRIMITIVES[s.prim]
-        slots = _arg_slots(s)
+        slots = arg_slots(s)
         bindings: dict[str, Any] = {"ans": Var(s.target)}
         for pname in prim.params:
             p = prim.signature.parameters[pname]

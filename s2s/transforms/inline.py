@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..ir.nodes import Const, Index, Slice, Var
+from ..ir.spelling import atom_text, index_text
 from ..frontend.source import parse_ast, verified_source
 from ..primitives import registry
 
@@ -44,37 +45,6 @@ def rule_ast(rule: Callable) -> ast.FunctionDef:
         node.decorator_list = []
         _RULE_AST[rule] = node
     return _RULE_AST[rule]
-
-
-def atom_text(atom: Any) -> str:
-    """How emitted code spells an atom, index, or tuple of atoms."""
-    if isinstance(atom, Var):
-        return atom.name
-    if isinstance(atom, Const):
-        return atom.text
-    if isinstance(atom, Index):
-        return index_text(atom)
-    if isinstance(atom, tuple):
-        inner = ", ".join(atom_text(a) for a in atom)
-        return f"({inner},)" if len(atom) == 1 else f"({inner})"
-    return repr(atom)
-
-
-def index_text(index: Index) -> str:
-    parts = []
-    for item in index.items:
-        if isinstance(item, Slice):
-            lo = atom_text(item.lower) if item.lower is not None else ""
-            hi = atom_text(item.upper) if item.upper is not None else ""
-            text = f"{lo}:{hi}"
-            if item.step is not None:
-                text += f":{atom_text(item.step)}"
-            parts.append(text)
-        else:
-            parts.append(atom_text(item))
-    if index.is_tuple and len(parts) == 1:
-        return parts[0] + ","
-    return ", ".join(parts)
 
 
 def _static_value(binding: Any) -> Any:

@@ -21,7 +21,8 @@ from typing import Any
 
 from ..emit.code import Block, Comment, Line, render_function
 from ..errors import MissingRuleError, NonDifferentiableError, TransformError
-from .inline import Array, Inliner, atom_text
+from ..ir.spelling import atom_text
+from .inline import Array, Inliner
 from ..ir.nodes import (
     KEYWORD_OPERANDS,
     Atom,
@@ -49,6 +50,7 @@ from ..frontend.normalize import (
     unrolled_header,
 )
 from ..primitives import PRIMITIVES
+from ..primitives.registry import arg_slots
 
 _STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
 
@@ -359,7 +361,7 @@ class _Reverse:
         if results is not None:
             try:
                 known = _static_arguments(s)
-                for a, (pname, sub) in zip(s.args, _arg_slots(s)):
+                for a, (pname, sub) in zip(s.args, arg_slots(s)):
                     kind = k(a)
                     if sub is None and pname not in known and isinstance(kind, Tree) and (
                             kind.type is not dict):
@@ -402,7 +404,7 @@ class _Reverse:
             return any(isinstance(a, Var) and a.name in self.active for a in s.args)
         return any(
             isinstance(a, Var) and a.name in self.active and pname in prim.diff
-            for a, (pname, _) in zip(s.args, _arg_slots(s))
+            for a, (pname, _) in zip(s.args, arg_slots(s))
         )
 
     # ---- building -------------------------------------------------------------
@@ -1325,7 +1327,7 @@ class _Reverse:
                 g_text = name
         else:
             (g_text,) = g.values()
-        slots = _arg_slots(s)
+        slots = arg_slots(s)
         bindings: dict[str, Any] = {"g": ast.Name(g_text, ast.Load()), "ans": Var(s.target)}
         for pname in prim.params:
             p = prim.signature.parameters[pname]
@@ -2302,28 +2304,13 @@ def _callee(s: Let) -> Function:
 def _static_arguments(s: Let) -> dict[str, Any]:
     """The values known now of a statement's arguments, by parameter name."""
     known: dict[str, Any] = {}
-    for a, (pname, sub) in zip(s.args, _arg_slots(s)):
+    for a, (pname, sub) in zip(s.args, arg_slots(s)):
         if isinstance(a, Const) and sub is None:
             known[pname] = a.value
     for pname, p in s.params.items():
         if isinstance(p, Const):
             known[pname] = p.value
     return known
-
-
-def _arg_slots(s: Let) -> list[tuple[str, int | None]]:
-    """For each argument of a statement: its parameter, and its place in ``*args``."""
-    prim = PRIMITIVES[s.prim]
-    keywords = s.params.get(KEYWORD_OPERANDS, ())
-    slots: list[tuple[str, int | None]] = []
-    for pname, p in prim.signature.parameters.items():
-        if p.kind is p.VAR_POSITIONAL:
-            rest = len(s.args) - len(slots) - len(keywords)
-            slots += [(pname, k) for k in range(rest)]
-            break
-        if p.default is p.empty and pname not in s.params:
-            slots.append((pname, None))
-    return slots + [(name, None) for name in keywords]
 
 
 def _const_kind(c: Any) -> Kind:

@@ -39,7 +39,7 @@ from ..primitives.batching import (
 )
 from ..emit.code import Block, Comment, Line, compile_module, render_function
 from ..errors import TransformError
-from .inline import atom_text
+from ..ir.spelling import atom_text, index_text
 from ..ir.nodes import (
     Break,
     Const,
@@ -664,8 +664,6 @@ class _Vmap(Batch):
         if not self.batched(base):
             n = self.use_batch_size()
             out.append(Line(f"{name} = np.stack([{name}] * {n})"))
-        from .inline import index_text
-
         inner = index_text(index).rstrip(",")
         first = index.items[0] if index.items else None
         if per_example:  # one element per example: y[np.arange(n), k] (k batched)
@@ -909,7 +907,6 @@ class _Vmap(Batch):
                     "its own, the other keeps or changes the same list",
                     "bind the list on both paths, or before the `if`"))
         buffers -= fresh
-        kept: dict[str, list[str]] = {j: [] for j in fresh}  # each path's array
         before_b = {j: (set(self.b[j]) if j in self.b else None) for j in fresh}
         restore = {}  # the array before the `if`, where the false path still uses it
         for j in fresh:

@@ -23,7 +23,8 @@ import re
 from ...ir.nodes import For, Function, If, Let, Return, Var, walk
 from ...frontend.normalize import normalize
 from ...primitives import PRIMITIVES
-from .common import Derivation, _classify, classify_lines
+from ...emit.highlight import CSS, classify, classify_lines
+from .common import Derivation
 
 _STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "range"}
 
@@ -435,16 +436,14 @@ document.querySelectorAll('[data-line]').forEach(el => {
 
 
 def _pieces_html(pieces: list[tuple[str, str | None]]) -> str:
-    from .common import _CSS
-
     return "".join(
-        html.escape(p) if c is None else f'<span style="{_CSS[c]}">{html.escape(p)}</span>'
+        html.escape(p) if c is None else f'<span style="{CSS[c]}">{html.escape(p)}</span>'
         for p, c in pieces
     )
 
 
 def _code_html(text: str) -> str:
-    return _pieces_html(_classify(text))
+    return _pieces_html(classify(text))
 
 
 def _shown_path(path: str) -> str:
