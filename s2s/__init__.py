@@ -11,11 +11,19 @@
     print(s2s.source(loss))  # the emitted gradient, as Python
 """
 
-from .api import Transformed, grad, hessian, jacfwd, jacrev, jit, jvp, source, value_and_grad
-from .api import vjp, vmap
-from .primitives.custom import custom_jvp, custom_vjp, primitive
-from .transforms.checkpoint import checkpoint
-from .ledger import ledger  # (the function; the module s2s.ledger holds the ledger API)
+from .api import (
+    Transformed,
+    grad,
+    hessian,
+    jacfwd,
+    jacrev,
+    jit,
+    jvp,
+    source,
+    value_and_grad,
+    vjp,
+    vmap,
+)
 from .errors import (
     CustomRuleError,
     MissingRuleError,
@@ -25,6 +33,9 @@ from .errors import (
     UnsupportedCallError,
     UnsupportedSyntaxError,
 )
+from .ledger import ledger  # (the function; the module s2s.ledger holds the ledger API)
+from .primitives.custom import custom_jvp, custom_vjp, primitive
+from .transforms.checkpoint import checkpoint
 
 __version__ = "0.1.0"
 

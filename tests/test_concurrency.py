@@ -26,6 +26,7 @@ import pytest
 
 import s2s
 import support
+import s2s.api.pipeline as pipeline
 import s2s.api.transformed as api
 
 THREADS = 8
@@ -77,12 +78,12 @@ def fresh_module() -> Any:
 
 
 class FormatCounter:
-    """Counts emitted modules by function name (``s2s.api.transformed.format_module`` wrapped)."""
+    """Counts emitted modules by function name (``s2s.api.pipeline.format_module`` wrapped)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.lock = threading.Lock()
         self.counts: dict[str, int] = {}
-        real = api.format_module
+        real = pipeline.format_module
 
         def counting(text: str, *a: Any, **k: Any) -> str:
             out = real(text, *a, **k)
@@ -92,7 +93,7 @@ class FormatCounter:
                     self.counts[n] = self.counts.get(n, 0) + 1
             return out
 
-        monkeypatch.setattr(api, "format_module", counting)
+        monkeypatch.setattr(pipeline, "format_module", counting)
 
 
 def text_entries(fn: Callable) -> list:

@@ -10,7 +10,7 @@ runs ``S2S_SILENT_LONG`` (2000) more with longer programs.
 
 Speed: this test checks values, not the emitted text's formatting (tests/
 test_invariants.py and every other test run s2s's full pipeline), so it replaces
-``s2s.api.transformed.format_module`` (black, then the invariant re-parse: 60 % of the time
+``s2s.api.pipeline.format_module`` (black, then the invariant re-parse: 60 % of the time
 here) with a plain ``compile`` check of the same text.  The code that runs is the
 code s2s emitted, unformatted; first-order transforms only, whose text s2s never
 reads back.
@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 import s2s
-import s2s.api.transformed as api
+import s2s.api.pipeline as pipeline
 from fuzz_programs import load, programs
 
 jax = pytest.importorskip("jax")
@@ -97,7 +97,7 @@ def _vmap(f, x, y, r) -> None:
 
 
 def fuzz(n: int, steps: tuple[int, int], salt: int, monkeypatch) -> Counter:
-    monkeypatch.setattr(api, "format_module", _compile_only)
+    monkeypatch.setattr(pipeline, "format_module", _compile_only)
     outcomes: Counter = Counter()
 
     @seed(SEED + salt)

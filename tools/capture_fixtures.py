@@ -40,9 +40,8 @@ TESTS = ROOT / "tests"
 sys.path.insert(0, str(TESTS))
 sys.path.insert(0, str(ROOT))
 
-import numpy as np  # noqa: E402
-
 import jax  # noqa: E402
+import numpy as np  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_platforms", "cpu")

@@ -84,8 +84,8 @@ def run_case(corpus: Any, case: dict, device: Any, repeats: int) -> dict:
     import jax
 
     import s2s
-    from s2s.tools import conformance
     from s2s.errors import TransformError
+    from s2s.tools import conformance
 
     out = {"id": case["id"], "transform": case["transform"], "status": "pass",
            "detail": "", "first": None, "steady": None}

@@ -27,8 +27,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from .. import backends
-from .transformed import Transformed
 from .emitted import emitted_for, is_array_leaf, shape_key
+from .transformed import Transformed
 
 __all__ = ["jit", "Jitted", "CacheInfo"]
 

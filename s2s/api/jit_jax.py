@@ -27,7 +27,6 @@ from .emitted import emitted_for, shadow
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .vectorize import Vmapped, _basis, _JacFwd, _JacRev
 
-
 # ---- running s2s objects and user code on the JAX backend ----
 
 

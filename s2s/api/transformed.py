@@ -10,22 +10,21 @@ of it: one emitted function serves them all.
 from __future__ import annotations
 
 import os
-import re
 import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .. import runtime
 from ..caches import LRU
-from ..emit.code import compile_module, format_module
+from ..emit.code import compile_module
 from ..errors import TransformError
+from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, Kind, Tree, kind_of
 from ..ir.nodes import Const, Function, Index, Let, Var
-from ..frontend.normalize import normalize
 from ..primitives import registry
 from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.reverse import Module, Spec, _OutputStructureError, emit_reverse
+from . import pipeline
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "Transformed"]
 
@@ -516,22 +515,19 @@ class Transformed:
                         self.mode, self.has_aux, self._signature,
                         registry.generation()) + key + origin
             cached = _TEXT_CACHE.get(text_key)
-            if cached is None:
-                module = Module()
+            if cached is None:  # the pipeline's stages (api/pipeline.py)
                 try:
-                    self._emit(ir, module, kinds, argnums, tuple_out)
+                    module = pipeline.transform(
+                        ir, lambda ir, module: self._emit(ir, module, kinds, argnums, tuple_out))
                 except TransformError as err:
                     raise err.with_func(self.fn.__name__) from None
-                body = "\n\n".join(module.functions)
-                text = format_module(_header(body) + body)
+                text = pipeline.format_emitted(module)
                 cached = (text, self.__name__, module.namespace)
                 _TEXT_CACHE[text_key] = cached
             compiled = _FUNCTION_CACHE.get((text_key, cached[0]))
             if compiled is None:  # a new transform object of the same function reuses it
                 text, name, namespace = cached
-                ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
-                ns.update(namespace)
-                compiled = compile_module(text, ns, name)[name]
+                compiled = pipeline.compile_emitted(text, name, namespace)
                 compiled.__s2s_free__ = [  # type: ignore[attr-defined]
                     (n, self.ir.free[n]) for n in namespace if n in self.ir.free
                 ]
@@ -770,14 +766,6 @@ def _read_free_names(fn: Callable) -> None:
     namespace = fn.__globals__
     for name, var in fn.__s2s_free__:  # type: ignore[attr-defined]
         namespace[name] = var.read()
-
-
-def _header(body: str) -> str:
-    used = [name for name in runtime.__all__ if re.search(rf"\b{name}\(", body)]
-    lines = ["import numpy as np"]
-    if used:
-        lines.append(f"from s2s.runtime import {', '.join(used)}")
-    return "\n".join(lines) + "\n\n\n"
 
 
 def grad(

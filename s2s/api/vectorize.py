@@ -9,32 +9,31 @@ basis goes through one call of vectorised emitted code.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
-
 import keyword
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..caches import LRU
+from ..errors import TransformError
+from ..frontend.normalize import normalize
+from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of, leaf_paths, literal, path_text
+from ..ir.nodes import Function
+from ..transforms.reverse import Module
+from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from .transformed import (
     _LOCK,
     Transformed,
-    _copies,
     _check_argnums,
     _check_float_inputs,
-    check_array_types,
+    _copies,
     _jvp_transform,
     _leaves,
     _normalize_argnums,
     _read_free_names,
     _rebuild,
+    check_array_types,
 )
-from ..caches import LRU
-from ..errors import TransformError
-from ..ir.nodes import Function
-from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of, leaf_paths, literal, path_text
-from ..frontend.normalize import normalize
-from ..transforms.reverse import Module
-from ..transforms.vmap import VmapSpec, emit_vmap, probe
 
 __all__ = ["vmap", "jacfwd", "jacrev", "jacobian", "hessian"]
 
@@ -304,9 +303,9 @@ class Vmapped(Transformed):
     def _specialize_batched(self, key: Any, fn: Callable, args: tuple) -> Any:
         """The second call with these shapes: the batched code specialized to them,
         as ``grad`` does (s2s/optimize/specialize.py)."""
-        from . import transformed as api
         from ..emit.code import compile_module
         from ..optimize.specialize import specialize
+        from . import transformed as api
 
         with _LOCK:
             text = self._pending.pop(key, None)

@@ -51,7 +51,8 @@ import re
 import threading
 from typing import Any, Iterable
 
-from .breaks import MARK, all_names as _all_names, rewrite_jumps
+from .breaks import MARK, rewrite_jumps
+from .breaks import all_names as _all_names
 
 __all__ = ["lower_control", "LAX_IMPORT", "STAYS"]
 

@@ -47,8 +47,7 @@ import numpy as np
 from ..emit import code as emitcode
 from ..emit.code import compile_module
 from ..errors import Loc
-from . import Backend, TracedValueError
-from . import jax_control
+from . import Backend, TracedValueError, jax_control
 from .control import STAYS, _range_of, lower_control
 from .lower import lower_inplace
 

@@ -26,6 +26,7 @@ import numpy as np
 from .. import runtime
 from ..caches import LRU
 from ..errors import Loc, TransformError, UnsupportedCallError, UnsupportedSyntaxError
+from ..ir.kinds import LEAF
 from ..ir.nodes import (
     KEYWORD_OPERANDS,
     Atom,
@@ -41,12 +42,12 @@ from ..ir.nodes import (
     Stmt,
     Var,
 )
-from ..ir.nodes import uses as uses_of, walk as walk_stmts
-from .source import ParsedFunction, literal_value, parse_function, recursion_room
-from ..primitives.custom import custom_jvp, custom_vjp
-from ..ir.kinds import LEAF
+from ..ir.nodes import uses as uses_of
+from ..ir.nodes import walk as walk_stmts
 from ..primitives import PRIMITIVES, lookup_object
+from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, METHODS, Refused
+from .source import ParsedFunction, literal_value, parse_function, recursion_room
 
 # Names emitted code defines or imports itself; user names never take them.
 RESERVED = {"np", "math", *runtime.__all__}

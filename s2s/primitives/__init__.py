@@ -4,9 +4,13 @@ except ``scipy.special``'s, registered the first time a function from SciPy (or 
 
 import math
 
+# The families register in this order (a later defprim of a name replaces an earlier
+# one until the registries are write-once), so the imports stay in it.
+# isort: off
 from . import binary, elementwise, indexing, linalg, reductions, shape, structure  # noqa: F401
 from . import runtime_prims  # noqa: F401  (the runtime's helpers: rules for higher order)
 from . import dtypes  # noqa: F401  (casts, and calls whose outputs are constants)
+# isort: on
 from .registry import BY_OBJECT, PRIMITIVES, Primitive, lookup_object
 
 

@@ -21,8 +21,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..ir.spelling import atom_text, index_text
 from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
+from ..ir.spelling import atom_text, index_text
 from . import PRIMITIVES
 from .registry import arg_slots
 
@@ -636,5 +636,9 @@ def dot_bar_rule(b: Batch, s: Let) -> str:
     return _matmul_bar(b, s, lhs=s.prim == "dot_lhs_bar")
 
 
+# (in this order: a name both register keeps the later rule, until registration is
+# write-once)
+# isort: off
 from . import batching_shape  # noqa: E402,F401
 from . import batching_linalg  # noqa: E402,F401
+# isort: on

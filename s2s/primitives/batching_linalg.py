@@ -31,6 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from ..ir.nodes import KEYWORD_OPERANDS, Const, For, Let, Var, walk
+from ..ir.spelling import atom_text
+from . import PRIMITIVES
 from .batching import (
     REDUCE_ALL,
     Batch,
@@ -46,9 +49,6 @@ from .batching import (
     operand,
     shifted,
 )
-from ..ir.spelling import atom_text
-from ..ir.nodes import KEYWORD_OPERANDS, Const, For, Let, Var, walk
-from . import PRIMITIVES
 
 BATCH_LETTER = "z"  # einsum letter of the batch axis; the others come from LETTERS
 LETTERS = "abcdefghijklmnopqrstuvwxy"

@@ -22,6 +22,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..ir.kinds import LEAF, Seq
+from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
+from ..ir.spelling import atom_text, index_text
+from . import PRIMITIVES
 from .batching import (
     Batch,
     NoBatchRule,
@@ -38,10 +42,6 @@ from .batching import (
     shifted,
     static,
 )
-from ..ir.spelling import atom_text, index_text
-from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
-from ..ir.kinds import LEAF, Seq
-from . import PRIMITIVES
 
 # ---- helpers ------------------------------------------------------------------------
 

@@ -6,8 +6,8 @@ complete registry when it is imported).
 
 from __future__ import annotations
 
-from .batching import Batch, Let, align, args_text, batch_rule, shifted, static
 from ..ir.spelling import atom_text
+from .batching import Batch, Let, align, args_text, batch_rule, shifted, static
 
 
 @batch_rule("allclose")

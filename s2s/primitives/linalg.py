@@ -13,6 +13,7 @@ import operator
 
 import numpy as np
 
+from ..ir.nodes import Const
 from ..runtime import (
     dot_lhs_bar,
     dot_rhs_bar,
@@ -33,7 +34,6 @@ from ..runtime import (
     unbroadcast,
     vector_norm_grad,
 )
-from ..ir.nodes import Const
 from .registry import Refused, defjvp, defprim, defvjp, infix
 
 defprim(

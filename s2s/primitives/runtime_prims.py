@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (
+    add_each,
     cumprod_bar,
     cumprod_bar_jet,
     cumprod_jet,
@@ -49,13 +50,12 @@ from ..runtime import (
     multi_dot_bars,
     multi_dot_tangent,
     only_at,
-    add_each,
-    take_along_axis_bar,
     prod_of_others_jet,
-    special_digamma,
     rhs_columns,
+    special_digamma,
     special_polygamma,
     split_like,
+    take_along_axis_bar,
     tensordot_lhs_bar,
     tensordot_rhs_bar,
     unbroadcast,

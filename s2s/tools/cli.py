@@ -14,9 +14,9 @@ import json
 import sys
 from typing import Any
 
+from ..primitives import PRIMITIVES, load_all
 from ..primitives.batching import rule_for
 from ..transforms.vmap import HANDLED
-from ..primitives import PRIMITIVES, load_all
 
 
 def primitive_table(include_user: bool = False) -> list[dict[str, Any]]:

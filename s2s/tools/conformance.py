@@ -385,6 +385,7 @@ def run_case(corpus: Corpus, case: dict, live: bool = False) -> Result:
     import warnings
 
     import s2s
+
     from ..errors import TransformError
 
     start = time.perf_counter()

@@ -55,11 +55,11 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from . import selfcheck as _sc
-from ..ir.nodes import Function, Let, walk
 from ..frontend.normalize import normalize
 from ..frontend.source import parse_function
+from ..ir.nodes import Function, Let, walk
 from ..primitives import PRIMITIVES, load_all
+from . import selfcheck as _sc
 
 __all__ = [
     "ledger", "verify", "sign", "canonical", "save", "load", "provenance",
@@ -343,8 +343,8 @@ def _provenance_of(fn: Callable, kind: str, text: str, rules: dict[str, str]
 def _compiled_parts(g: Any) -> list[list[tuple[str, str, Callable | None]]]:
     """Per level (innermost first): (part, rule kind, the function that part
     transforms) -- the function is the previous part's emitted function."""
-    from ..api.transformed import _JVPS, Transformed
     from ..api.jit import Jitted
+    from ..api.transformed import _JVPS, Transformed
     from ..api.vectorize import Vmapped, _JacFwd, _JacRev, _vjp_transform
 
     levels = list(reversed(_sc.layers(g)))

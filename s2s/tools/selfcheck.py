@@ -45,8 +45,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..api.transformed import Transformed, _JVPS, jvp as s2s_jvp, vjp as s2s_vjp
 from ..api.jit import Jitted
+from ..api.transformed import _JVPS, Transformed
+from ..api.transformed import jvp as s2s_jvp
+from ..api.transformed import vjp as s2s_vjp
 from ..api.vectorize import Vmapped, _JacFwd, _JacRev, _vjp_transform
 
 __all__ = [

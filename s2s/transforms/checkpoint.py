@@ -37,8 +37,8 @@ from typing import Any, Callable
 
 from ..emit.code import Block, Comment, Line
 from ..errors import TransformError
-from ..ir.spelling import atom_text
 from ..ir.nodes import Const, For, Let, Var, walk
+from ..ir.spelling import atom_text
 
 __all__ = ["checkpoint"]
 

@@ -26,10 +26,9 @@ from typing import Any
 import numpy as np
 
 from ..emit.code import Block, Line, render_function
-from ..primitives.custom import checked_jvp, custom_vjp
 from ..errors import CustomRuleError, MissingRuleError, NonDifferentiableError
-from ..ir.spelling import atom_text
-from .inline import Array
+from ..frontend.normalize import unroll_container_loops
+from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import (
     KEYWORD_OPERANDS,
     Break,
@@ -43,29 +42,30 @@ from ..ir.nodes import (
     Var,
     walk,
 )
-from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
+from ..ir.spelling import atom_text
 from ..primitives import PRIMITIVES
+from ..primitives.custom import checked_jvp, custom_vjp
 from ..primitives.registry import arg_slots
-from ..frontend.normalize import unroll_container_loops
+from .inline import Array
 from .reverse import (
-    _decided,
-    _tidy_replays,
-    _in_order,
-    _simplified,
-    _within,
     Module,
-    _parallel_copies,
     Spec,
     _callee,
     _dead_code,
+    _decided,
     _forward,
+    _in_order,
     _is_simple,
+    _parallel_copies,
     _paren,
     _Reverse,
+    _simplified,
+    _spell_buffers,
+    _tidy_replays,
+    _within,
     bind_object,
     stem,
     tuple_text,
-    _spell_buffers,
 )
 
 # families whose operands broadcast against each other: a tangent contribution from

@@ -14,9 +14,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..frontend.source import parse_ast, verified_source
 from ..ir.nodes import Const, Index, Slice, Var
 from ..ir.spelling import atom_text, index_text
-from ..frontend.source import parse_ast, verified_source
 from ..primitives import registry
 
 _DYNAMIC = object()  # the value of a name known only when the emitted code runs

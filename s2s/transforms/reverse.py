@@ -14,15 +14,20 @@ from __future__ import annotations
 
 import ast
 import re
-
-import numpy as np
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from ..emit.code import Block, Comment, Line, render_function
 from ..errors import MissingRuleError, NonDifferentiableError, TransformError
-from ..ir.spelling import atom_text
-from .inline import Array, Inliner
+from ..frontend.normalize import (
+    NameTable,
+    normalize,
+    unroll_container_loops,
+    unrolled_header,
+)
+from ..ir.kinds import LEAF, SEQ, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import (
     KEYWORD_OPERANDS,
     Atom,
@@ -40,17 +45,12 @@ from ..ir.nodes import (
     uses,
     walk,
 )
-from ..ir.kinds import LEAF, SEQ, Kind, Seq, Tree, leaf_paths, literal, path_text
-from ..primitives.custom import checked_bwd, custom_vjp
-from .checkpoint import policy_of, segmented_backward, segmented_forward
-from ..frontend.normalize import (
-    NameTable,
-    normalize,
-    unroll_container_loops,
-    unrolled_header,
-)
+from ..ir.spelling import atom_text
 from ..primitives import PRIMITIVES
+from ..primitives.custom import checked_bwd, custom_vjp
 from ..primitives.registry import arg_slots
+from .checkpoint import policy_of, segmented_backward, segmented_forward
+from .inline import Array, Inliner
 
 _STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
 

@@ -28,18 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from .forward import effective_carried
-from ..primitives.batching import (
-    Batch,
-    NoBatchRule,
-    align,
-    batched_items,
-    rule_for,
-    shifted,
-)
 from ..emit.code import Block, Comment, Line, compile_module, render_function
 from ..errors import TransformError
-from ..ir.spelling import atom_text, index_text
+from ..frontend.normalize import unroll_container_loops
+from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import (
     Break,
     Const,
@@ -55,8 +47,16 @@ from ..ir.nodes import (
     uses,
     walk,
 )
-from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
-from ..frontend.normalize import unroll_container_loops
+from ..ir.spelling import atom_text, index_text
+from ..primitives.batching import (
+    Batch,
+    NoBatchRule,
+    align,
+    batched_items,
+    rule_for,
+    shifted,
+)
+from .forward import effective_carried
 from .reverse import (
     Module,
     Spec,
@@ -619,7 +619,9 @@ class _Vmap(Batch):
             rank = self.rank(seq) - 1 if kind == LEAF else self._seq_rank(seq.name)
             if kind == LEAF and s.prim == "array":  # np.array(x) of an array
                 return f"np.array({seq_text})"
-            from ..primitives.batching_shape import joined_rows  # an array's rows, or a list's items
+            from ..primitives.batching_shape import (
+                joined_rows,  # an array's rows, or a list's items
+            )
 
             return joined_rows(self, s, rank)
         else:

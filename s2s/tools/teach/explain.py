@@ -17,8 +17,8 @@ import re
 import textwrap
 from typing import Any
 
-from ...ir.nodes import Break, Const, For, Function, If, Let, Return, Stmt, Var, walk
 from ...frontend.normalize import normalize
+from ...ir.nodes import Break, Const, For, Function, If, Let, Return, Stmt, Var, walk
 from ...transforms.reverse import spell
 from .common import Derivation, Target, TransformChoice, derive, highlight_ansi
 

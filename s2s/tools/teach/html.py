@@ -20,10 +20,10 @@ import inspect
 import json
 import re
 
-from ...ir.nodes import For, Function, If, Let, Return, Var, walk
-from ...frontend.normalize import normalize
-from ...primitives import PRIMITIVES
 from ...emit.highlight import CSS, classify, classify_lines
+from ...frontend.normalize import normalize
+from ...ir.nodes import For, Function, If, Let, Return, Var, walk
+from ...primitives import PRIMITIVES
 from .common import Derivation
 
 _STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "range"}

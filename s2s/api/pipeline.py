@@ -1,0 +1,65 @@
+"""The pipeline on one screen: the stages that turn a user's function into the code a
+transform runs, each a call into the floor that owns it.
+
+    lower       source → libcst → names resolved → A-normal SSA IR     frontend/
+    transform   container loops unrolled, analysis, emit items         transforms/
+    format      imports header + render → black → output invariants    emit/
+    compile     the module run in a linecache-registered namespace     emit/
+    specialize  on a later call with one signature: the code for it   optimize/
+
+``Transformed`` (grad, value_and_grad, vjp, jvp) runs them in this order, caching the
+text and the compiled function per call structure; vmap and the jacobians run the same
+stages with their own transforms (``emit_vmap``, the jacobian loops).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import runtime
+from ..emit.code import compile_module, format_module
+from ..frontend.normalize import normalize
+from ..ir.nodes import Function
+from ..transforms.reverse import Module
+
+__all__ = ["lower", "transform", "format_emitted", "compile_emitted", "header"]
+
+
+def lower(fn: Callable) -> Function:
+    """The user's function as IR (parsed, desugared, names resolved, normalized)."""
+    return normalize(fn)
+
+
+def transform(ir: Function, emit: Callable[[Function, Module], None]) -> Module:
+    """The transform's emitted functions: ``emit`` (``emit_reverse``, ``emit_forward``
+    with their spec bound) fills a fresh module from the IR."""
+    module = Module()
+    emit(ir, module)
+    return module
+
+
+def format_emitted(module: Module) -> str:
+    """The module's text: the imports its code needs, then its functions, formatted by
+    black and checked (compiles, re-parses, black-stable)."""
+    body = "\n\n".join(module.functions)
+    return format_module(header(body) + body)
+
+
+def compile_emitted(text: str, name: str, namespace: dict[str, Any]) -> Callable:
+    """The function ``name`` of the emitted text, run with NumPy, s2s's runtime helpers
+    and the objects the emitted code names (``namespace``)."""
+    ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
+    ns.update(namespace)
+    return compile_module(text, ns, name)[name]
+
+
+def header(body: str) -> str:
+    """``import numpy as np``, and the runtime helpers the body calls."""
+    used = [name for name in runtime.__all__ if re.search(rf"\b{name}\(", body)]
+    lines = ["import numpy as np"]
+    if used:
+        lines.append(f"from s2s.runtime import {', '.join(used)}")
+    return "\n".join(lines) + "\n\n\n"
