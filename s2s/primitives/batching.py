@@ -57,13 +57,30 @@ class Batch:
 RULES: dict[str, Callable[[Batch, Let], str]] = {}
 
 
-def batch_rule(*names: str) -> Callable:
+def batch_rule(*names: str, override: bool = False) -> Callable:
+    """Register the decorated function as the batching rule of each primitive named.
+
+    Once per name: a second rule for a name raises, unless it says ``override=True``
+    (a user replacing a built-in rule), so import order never picks a winner."""
+
     def register(rule: Callable) -> Callable:
+        for n in names:
+            if n in RULES and not override:
+                raise ValueError(
+                    f"primitive {n!r} already has the batching rule "
+                    f"{RULES[n].__module__}.{RULES[n].__qualname__}; pass override=True "
+                    "to replace it")
         for n in names:
             RULES[n] = rule
         return rule
 
     return register
+
+
+# Families with no batching rule, by design: they make arrays from shapes and constants
+# (np.zeros(n), np.arange(n), np.eye(n)) or read facts of dtypes, so vmap copies their
+# statements unbatched and refuses one whose operand is batched (NoBatchRule).
+UNBATCHED_FAMILIES = ("constructor / integer-valued", "array facts")
 
 
 def rule_for(prim: str) -> Callable[[Batch, Let], str] | None:
@@ -185,19 +202,7 @@ REDUCE_ALL = (
 ).split()
 
 
-@batch_rule(*[n for n in REDUCE_ALL if n in PRIMITIVES])
-def reduction(b: Batch, s: Let) -> str:
-    """``axis=None`` reduces every per-example axis; ``axis=k`` is ``k + 1``."""
-    only_first_batched(b, s)
-    if s.prim == "average" and "weights" in s.params:
-        raise NoBatchRule("np.average with weights")
-    return args_text(s, [atom_text(a) for a in s.args],
-                     {"axis": axis_arg(b, s, "axis", b.rank(s.args[0]))})
-
-
-@batch_rule(*[n for n in ("cumsum cumprod nancumsum nancumprod cumulative_sum "
-                          "cumulative_prod argmax argmin sort argsort flip").split()
-              if n in PRIMITIVES])
+@batch_rule("argmax", "argmin", "flip")
 def along_axis(b: Batch, s: Let) -> str:
     """Functions whose ``axis=None`` flattens (or means "every axis", for flip)."""
     only_first_batched(b, s)
@@ -260,7 +265,7 @@ def int_rule(b: Batch, s: Let) -> str:
                       "keep integers (loop bounds, indexes) out of the batched values")
 
 
-@batch_rule("zeros_like", "ones_like", "empty_like", "full_like", "copy", "asarray",
+@batch_rule("zeros_like", "ones_like", "empty_like", "copy", "asarray",
             "identity", "isfinite", "isnan", "linalg.inv", "linalg.det",
             "linalg.slogdet", "linalg.cholesky", "linalg.eigh", "linalg.eigvalsh",
             "linalg.svd", "linalg.svdvals", "linalg.qr", "linalg.pinv",
@@ -273,7 +278,6 @@ def unchanged(b: Batch, s: Let) -> str:
     return args_text(s, [atom_text(a) for a in s.args])
 
 
-@batch_rule("getitem")
 def getitem_rule(b: Batch, s: Let) -> str:
     """``x[i]`` of a batched ``x`` is ``x[:, i]``; an index that starts with ``...``
     already skips it."""
@@ -424,27 +428,6 @@ def matmul_rule(b: Batch, s: Let) -> str:
     return f"{align(b, x, rank)} @ {align(b, w, rank)}"
 
 
-@batch_rule("dot")
-def dot_rule(b: Batch, s: Let) -> str:
-    x, w = s.args
-    if b.rank(x) > 2 or b.rank(w) > 2:
-        raise NoBatchRule("np.dot of arrays with more than two axes", "use @ (np.matmul)")
-    if b.rank(x) == 0 or b.rank(w) == 0:
-        return broadcasting(b, Let(s.target, "multiply", s.args, {}, s.loc))
-    return matmul_rule(b, s)
-
-
-@batch_rule("vecdot", "linalg.vecdot", "inner")
-def vecdot_rule(b: Batch, s: Let) -> str:
-    if s.prim == "inner" and (b.rank(s.args[0]) != 1 or b.rank(s.args[1]) != 1):
-        raise NoBatchRule("np.inner of arrays with more than one axis")
-    if s.prim != "inner" and static(s, "axis", -1) != -1:
-        raise NoBatchRule(f"{s.prim} along an axis other than the last")
-    rank = max(b.rank(a) for a in s.args)
-    x, w = (align(b, a, rank) for a in s.args)
-    return f"np.sum({x} * {w}, axis=-1)"
-
-
 @batch_rule("outer", "linalg.outer")
 def outer_rule(b: Batch, s: Let) -> str:
     x, w = s.args
@@ -501,25 +484,6 @@ def solve_rule(b: Batch, s: Let) -> str:
         return f"np.linalg.solve({align(b, a, ra)}, {column}[..., None])[..., 0]"
     rank = max(ra, rv)
     return f"np.linalg.solve({align(b, a, rank)}, {align(b, v, rank)})"
-
-
-@batch_rule("einsum")
-def einsum_rule(b: Batch, s: Let) -> str:
-    """A batch letter added to each batched operand's subscripts and the output's."""
-    spec = operand(s, "subscripts")
-    if not isinstance(spec, Const) or not isinstance(spec.value, str) or "." in spec.value:
-        raise NoBatchRule("np.einsum without constant explicit subscripts")
-    text = spec.value.replace(" ", "")
-    inputs, _, output = text.partition("->")
-    if not _:
-        raise NoBatchRule("np.einsum without an explicit output (`->`)")
-    used = set(text)
-    letter = next(c for c in "zyxwvutsrqponmlkjihgfedcba" if c not in used)
-    parts = inputs.split(",")
-    operands = s.args[1:]
-    parts = [letter + p if b.batched(a) else p for p, a in zip(parts, operands)]
-    new = ",".join(parts) + "->" + letter + output
-    return "np.einsum(" + ", ".join([repr(new)] + [atom_text(a) for a in operands]) + ")"
 
 
 @batch_rule("where")
@@ -628,7 +592,6 @@ def matmul_rhs_bar_rule(b: Batch, s: Let) -> str:
     return _matmul_bar(b, s, lhs=False)
 
 
-@batch_rule("dot_lhs_bar", "dot_rhs_bar")
 def dot_bar_rule(b: Batch, s: Let) -> str:
     g, x1, x2 = s.args
     if b.rank(x1) == 0 or b.rank(x2) == 0 or b.rank(x1) > 2 or b.rank(x2) > 2:

@@ -118,12 +118,17 @@ def defprim(
     note: str = "",
     results: int | Callable[[dict[str, Any]], int] | None = None,
     canonical: Callable[[list, dict], tuple[list, dict]] | None = None,
+    override: bool = False,
 ) -> Primitive:
-    """Register a primitive.
+    """Register a primitive (once: a second ``defprim`` of a name raises unless it
+    says ``override=True``).
 
     ``sig`` is its Python parameter list, e.g. ``"(a, axis=None, keepdims=False)"``.
     By default the parameters without defaults are the differentiable ones.
     """
+    if name in PRIMITIVES and not override:
+        raise ValueError(f"a primitive named {name!r} is already registered; pass "
+                         "override=True to replace it")
     signature = _parse_signature(sig)
     if diff is None:
         diff = tuple(
@@ -158,17 +163,25 @@ def defprim(
     return prim
 
 
+def _rule_name(rule: Callable) -> str:
+    return f"{rule.__module__}.{rule.__qualname__}"
+
+
 def _parse_signature(sig: str) -> inspect.Signature:
     namespace: dict[str, Any] = {}
     exec(f"def _spec{sig}: pass", {}, namespace)
     return inspect.signature(namespace["_spec"])
 
 
-def defvjp(name: str) -> Callable[[Callable], Callable]:
-    """Attach the decorated function as the VJP rule of primitive ``name``."""
+def defvjp(name: str, override: bool = False) -> Callable[[Callable], Callable]:
+    """Attach the decorated function as the VJP rule of primitive ``name`` (once for a
+    built-in primitive, unless ``override=True``)."""
 
     def register(rule: Callable) -> Callable:
         prim = PRIMITIVES[name]
+        if prim.vjp is not None and prim.builtin and not override:
+            raise ValueError(f"{name} already has the VJP rule {_rule_name(prim.vjp)}; "
+                             "pass override=True to replace it")
         expected = ["g", "ans", *prim.params]
         got = list(inspect.signature(rule).parameters)
         if got != expected:
@@ -180,11 +193,15 @@ def defvjp(name: str) -> Callable[[Callable], Callable]:
     return register
 
 
-def defjvp(name: str, wrt: str) -> Callable[[Callable], Callable]:
-    """Attach the decorated function as the JVP rule of ``name`` for parameter ``wrt``."""
+def defjvp(name: str, wrt: str, override: bool = False) -> Callable[[Callable], Callable]:
+    """Attach the decorated function as the JVP rule of ``name`` for parameter ``wrt``
+    (once for a built-in primitive, unless ``override=True``)."""
 
     def register(rule: Callable) -> Callable:
         prim = PRIMITIVES[name]
+        if wrt in prim.jvps and prim.builtin and not override:
+            raise ValueError(f"{name} already has the JVP rule {_rule_name(prim.jvps[wrt])} "
+                             f"for {wrt}; pass override=True to replace it")
         expected = [wrt + "_dot", "ans", *prim.params]
         got = list(inspect.signature(rule).parameters)
         if got != expected:

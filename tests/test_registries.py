@@ -1,0 +1,106 @@
+"""The rule registries are write-once and complete.
+
+A second registration of a built-in name raises (``override=True`` replaces on
+purpose), so import order never picks a rule.  The 36 names that two batching rules
+used to register keep the rule that ran before (the later import's, read from the
+registry of the code before the change), and every primitive has a batching rule, a
+family default, a structural rule in vmap, or a stated refusal."""
+
+from __future__ import annotations
+
+import pytest
+
+import s2s  # noqa: F401  (registers everything)
+from s2s.primitives import PRIMITIVES, load_all
+from s2s.primitives import batching as B
+from s2s.primitives import registry
+from s2s.transforms.vmap import HANDLED
+
+load_all()
+
+# Which rule batched each of these names when two rules registered it (the registry of
+# commit ad476ff, before the registrations were made unique).
+FORMER_DOUBLES = {
+    **{n: "batching_linalg.reduction_rule" for n in (
+        "all any average count_nonzero max mean median min nanmax nanmean nanmin nanstd "
+        "nansum nanvar prod ptp std sum var").split()},
+    **{n: "batching_linalg.cumulative_rule" for n in (
+        "cumprod cumsum cumulative_prod cumulative_sum nancumprod nancumsum").split()},
+    "argsort": "batching_shape.sort_rule",
+    "sort": "batching_shape.sort_rule",
+    "dot": "batching_linalg.dot_rule",
+    "dot_lhs_bar": "batching_linalg.dot_bars_rule",
+    "dot_rhs_bar": "batching_linalg.dot_bars_rule",
+    "einsum": "batching_linalg.einsum_rule",
+    "full_like": "batching_shape.full_like_rule",
+    "getitem": "batching_shape.getitem_batched_rule",
+    "inner": "batching_linalg.inner_rule",
+    "linalg.vecdot": "batching_linalg.vecdot_rule",
+    "vecdot": "batching_linalg.vecdot_rule",
+}
+
+
+def _name(rule) -> str:
+    return f"{rule.__module__.rsplit('.', 1)[-1]}.{rule.__qualname__}"
+
+
+def test_the_former_double_registrations_keep_the_rule_that_ran() -> None:
+    assert len(FORMER_DOUBLES) == 36
+    got = {n: _name(B.RULES[n]) for n in FORMER_DOUBLES}
+    assert got == FORMER_DOUBLES
+
+
+def test_a_second_batching_rule_for_a_name_raises() -> None:
+    before = dict(B.RULES)
+    with pytest.raises(ValueError, match="'sum' already has the batching rule"):
+        B.batch_rule("sum")(lambda b, s: "")
+    with pytest.raises(ValueError, match="already has the batching rule"):
+        B.batch_rule("a_name_nobody_registered", "sum")(lambda b, s: "")
+    assert B.RULES == before  # nothing registered, not even the first (new) name
+
+
+def test_override_replaces_a_batching_rule() -> None:
+    original = B.RULES["sum"]
+
+    def mine(b, s):
+        return original(b, s)
+
+    try:
+        assert B.batch_rule("sum", override=True)(mine) is mine
+        assert B.rule_for("sum") is mine
+    finally:
+        B.RULES["sum"] = original
+
+
+def test_a_second_defprim_defvjp_or_defjvp_of_a_builtin_raises() -> None:
+    sin = PRIMITIVES["sin"]
+    vjp, jvps = sin.vjp, dict(sin.jvps)
+    with pytest.raises(ValueError, match="'sin' is already registered"):
+        registry.defprim("sin", None, "(x)", family="elementwise")
+    with pytest.raises(ValueError, match="sin already has the VJP rule"):
+        registry.defvjp("sin")(lambda g, ans, x: g)
+    with pytest.raises(ValueError, match="sin already has the JVP rule"):
+        registry.defjvp("sin", "x")(lambda x_dot, ans, x: x_dot)
+    assert PRIMITIVES["sin"] is sin and sin.vjp is vjp and sin.jvps == jvps
+
+
+def test_every_primitive_batches_or_says_why_not() -> None:
+    """A rule, a family default (broadcasting), vmap's structural handling, or a family
+    that vmap refuses batched operands for (arrays made from shapes and constants)."""
+    missing = sorted(  # (a user's primitive without elementwise=True is refused: its doc)
+        p for p in PRIMITIVES
+        if PRIMITIVES[p].builtin and B.rule_for(p) is None and p not in HANDLED
+        and PRIMITIVES[p].family not in B.UNBATCHED_FAMILIES
+    )
+    assert missing == []
+    assert any(PRIMITIVES[p].family in B.UNBATCHED_FAMILIES for p in PRIMITIVES)
+
+
+def test_a_primitive_from_an_unbatched_family_refuses_a_batched_operand() -> None:
+    import numpy as np
+
+    def f(x, n):
+        return np.sum(x) * np.ones(n)
+
+    with pytest.raises(s2s.TransformError, match="batching rule"):
+        s2s.vmap(f, in_axes=(0, 0))(np.ones((3, 2)), np.array([2, 2, 2]))
