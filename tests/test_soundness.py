@@ -219,7 +219,7 @@ def test_transforming_new_functions_in_a_loop_keeps_few_alive(how, monkeypatch) 
     from s2s.frontend import source as parse
     from s2s.api import vectorize
 
-    for cache in (api._TEXT_CACHE, api._FUNCTION_CACHE, api._JVPS, vectorize._VJPS,
+    for cache in (api._TEXT_CACHE, api._FUNCTION_CACHE, api.JVPS, vectorize._VJPS,
                   normalize._FUNCTIONS, parse._MODULE_CACHE):
         monkeypatch.setattr(cache, "maxsize", 8)
     batch, w = np.ones((4, 3)), np.ones(3)

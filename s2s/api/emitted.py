@@ -2,55 +2,25 @@
 
 ``s2s.grad(f)(x)`` checks its arguments (with JAX's errors), generates (or finds) the
 emitted code for the call's structure, runs it and casts the result.  A backend
-wants the middle step alone: :func:`emitted_for` makes the very same call with the
-transform's ``_generate`` intercepted, so every argument check and the choice of
-specialization stay the transform's own, and returns ``(text, fn)`` before anything
-runs.  Under ``jax.jit`` the arguments are tracers: :func:`shadow` stands NumPy
+wants the first two steps alone: :func:`emitted_for` asks the transform's ``plan``
+(the same checks, the same pipeline) for ``(text, fn)`` before anything runs.  Under ``jax.jit`` the arguments are tracers: :func:`shadow` stands NumPy
 arrays of the same shapes and dtypes in for them (generation reads only structure,
 and the checks only dtypes).
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Any, Callable
 
 import numpy as np
 
 from .transformed import Transformed
 
-_LOCK = threading.RLock()
-
-
-class _Generated(Exception):
-    """Raised by the intercepted ``_generate`` to stop the call before it runs code."""
-
-    def __init__(self, found: tuple[str, Callable]) -> None:
-        super().__init__("generated")
-        self.found = found
-
 
 def emitted_for(t: Transformed, args: tuple, kwargs: dict) -> tuple[str, Callable]:
-    """``(text, fn)``: the emitted module and function ``t(*args, **kwargs)`` runs."""
-    original = type(t)._generate
-
-    def intercept(*a: Any, **k: Any) -> Any:
-        raise _Generated(original(t, *a, **k))
-
-    with _LOCK:
-        fast = getattr(t, "_fast", None)
-        t._generate = intercept  # type: ignore[method-assign]
-        if fast is not None:
-            t._fast = {}  # vmap's shortcut would skip generation: go the long way
-        try:
-            t(*args, **kwargs)
-        except _Generated as done:
-            return done.found
-        finally:
-            del t._generate
-            if fast is not None:
-                t._fast = fast
-    raise RuntimeError(f"{t!r} ran without generating code")  # pragma: no cover
+    """``(text, fn)``: the emitted module and function ``t(*args, **kwargs)`` runs,
+    from the transform's own ``plan`` (its argument checks, then the pipeline)."""
+    return t.plan(args, kwargs)
 
 
 def is_array_leaf(x: Any) -> bool:

@@ -25,7 +25,7 @@ from . import transformed as api
 from . import vectorize
 from .emitted import emitted_for, shadow
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
-from .vectorize import Vmapped, _basis, _JacFwd, _JacRev
+from .vectorize import JacFwd, JacRev, Vmapped, _basis
 
 # ---- running s2s objects and user code on the JAX backend ----
 
@@ -71,7 +71,7 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         result = backend.run(jfn, args, kwargs)
         argnums = _check_argnums(fun.argnums, fun.tuple_out, len(args))
         return _postprocess(fun, result, args, argnums)
-    if isinstance(fun, (_JacFwd, _JacRev)):
+    if isinstance(fun, (JacFwd, JacRev)):
         return jacobian_on_jax(backend, fun, args, kwargs)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
@@ -408,7 +408,7 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
                                 f"{jnp.result_type(leaf).name}")
     fun, has_aux = _original(jac.fun), jac.has_aux
     inputs = [args[i] for i in argnums]
-    if isinstance(jac, _JacFwd):
+    if isinstance(jac, JacFwd):
         n, basis = _basis([shadow(leaf) for x in inputs for leaf in _leaves(x)])
 
         def column(directions: Any) -> Any:
@@ -437,7 +437,7 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
         rows = jax.lax.map(row, tuple(basis))
         blocks = _rows_to_blocks(rows, out, inputs, jac.tuple_out)
     if has_aux:
-        aux = jax.tree_util.tree_map(lambda a: a[0], aux) if isinstance(jac, _JacFwd) \
+        aux = jax.tree_util.tree_map(lambda a: a[0], aux) if isinstance(jac, JacFwd) \
             else aux
         return blocks, aux
     return blocks

@@ -23,7 +23,7 @@ from ..ir.kinds import LEAF, Kind, Tree, kind_of
 from ..ir.nodes import Const, Function, Index, Let, Var
 from ..primitives import registry
 from ..transforms.forward import ForwardSpec, emit_forward
-from ..transforms.reverse import Module, Spec, _OutputStructureError, emit_reverse
+from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
 from . import pipeline
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "Transformed"]
@@ -609,23 +609,34 @@ class Transformed:
                                 result, _foreign(args, hit.fn))):
                         return result
                 return self._postprocess(result, args, hit.argnums, hit.fresh, hit.fn)
-        nargs = len(args)
-        argnums = _check_argnums(self.argnums, self.tuple_out, nargs)
-        _check_float_inputs("grad", args, argnums)
-        self._refresh()
-        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
-        self._call_nargs = nargs
-        self._call_args = args
-        try:
-            text, fn = self._generate(kinds, argnums, self.tuple_out)
-        except _OutputStructureError:
-            raise self._output_error(args, kwargs) from None
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        text, fn = self._plan(args, kwargs, argnums)
         _read_free_names(fn)
         if kwargs or self.inner is not None:
             result = fn(*args, **kwargs)
         else:
             result = self._call_and_specialize(text, fn, args, argnums)
         return self._postprocess(result, args, argnums, False, fn)
+
+    def plan(self, args: tuple, kwargs: dict | None = None) -> tuple[str, Callable]:
+        """``(text, fn)``: the emitted module and function a call with these arguments
+        runs, generated (or found) after the call's argument checks, without running
+        anything.  jit asks for this; a call runs it."""
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        return self._plan(args, kwargs or {}, argnums)
+
+    def _plan(self, args: tuple, kwargs: dict,
+              argnums: tuple[int, ...]) -> tuple[str, Callable]:
+        nargs = len(args)
+        _check_float_inputs("grad", args, argnums)
+        self._refresh()
+        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
+        self._call_nargs = nargs
+        self._call_args = args
+        try:
+            return self._generate(kinds, argnums, self.tuple_out)
+        except OutputStructureError:
+            raise self._output_error(args, kwargs) from None
 
     def _call_and_specialize(self, text: str, fn: Callable, args: tuple,
                              argnums: tuple[int, ...]) -> Any:
@@ -887,13 +898,13 @@ class _JVP(Transformed):
 
 
 # (not weak: each transform holds its function, which would keep the key alive)
-_JVPS: LRU[Any, dict[bool, _JVP]] = LRU(128)
+JVPS: LRU[Any, dict[bool, _JVP]] = LRU(128)
 
 
 def _jvp_transform(fun: Callable, has_aux: bool) -> _JVP:
     """One transformed object per function (and has_aux): its code is cached on it."""
     try:
-        per_fn = _JVPS.setdefault(fun, {})
+        per_fn = JVPS.setdefault(fun, {})
     except TypeError:  # not hashable: no caching
         return _JVP(fun, has_aux)
     if has_aux not in per_fn:
@@ -1041,7 +1052,7 @@ def source(f: Any, transform: str | None = None) -> str:
     for the forward-mode code the latest ``s2s.jvp(f, ...)`` call ran.
     """
     if transform == "jvp":
-        per_fn = _JVPS.get(f)
+        per_fn = JVPS.get(f)
         if not per_fn:
             raise ValueError(f"s2s.jvp has not been called on {f!r}")
         latest = [t for t in per_fn.values() if t._last is not None]

@@ -261,6 +261,19 @@ class Vmapped(Transformed):
         _read_free_names(fn)
         return _unshared(_none_for_nones(fn(*args)), args, fn)
 
+    def plan(self, args: tuple, kwargs: dict | None = None) -> tuple[str, Callable]:
+        """``(text, fn)``: the batched code a call with these arguments runs, without
+        running it (its rank probe runs the example, as a call's does)."""
+        if kwargs:
+            raise TypeError("jit of a vmapped function takes its batched arguments "
+                            "positionally (vmap batches keywords through another vmap)")
+        if any(type(a) is not np.ndarray for a in args):
+            check_array_types("vmap", args)
+        self._refresh()
+        self._function_for(args)
+        assert self._last is not None
+        return self._last
+
     def _with_keywords(self, args: tuple, kwargs: dict) -> Any:
         """Keyword arguments are batched along axis 0 whatever ``in_axes`` says (JAX's
         rule): each is passed in its parameter's place, with the parameters between
@@ -489,14 +502,14 @@ class _JacobianCode:
 
     def _output_kind(self, passed: tuple, kinds: tuple) -> Kind:
         """The structure ``fun`` returns for arguments of these structures."""
-        from ..transforms.reverse import _return_kind
+        from ..transforms.reverse import return_kind
 
         fn = self.fun
         if hasattr(fn, "_generate_for"):  # a transformed function: its emitted code
             ir = normalize(fn._generate_for(passed, kinds)[1])
         else:
             ir = self._transform().ir
-        return _return_kind(ir, tuple(kinds))
+        return return_kind(ir, tuple(kinds))
 
     def __s2s_transform__(self) -> str:
         """User code calling a jacobian inlines its emitted code (see ``Transformed``)."""
@@ -645,7 +658,7 @@ def _name_part(key: Any) -> str:
     return text or "key"
 
 
-class _JacFwd(_JacobianCode):
+class JacFwd(_JacobianCode):
     """jacfwd: the vmap, over a basis of tangents, of the emitted JVP."""
 
     def _transform(self) -> Transformed:
@@ -737,15 +750,15 @@ def _map_leaves(f: Callable, tree: Any) -> Any:
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
     """The Jacobian of ``fun`` by forward mode, as ``jax.jacfwd``: output dims first,
     input dims last; pytrees nest out-tree then in-tree."""
-    return _JacFwd(fun, argnums, has_aux)
+    return JacFwd(fun, argnums, has_aux)
 
 
 
-class _JacRev(_JacobianCode):
+class JacRev(_JacobianCode):
     """jacrev: the vmap, over a basis of output cotangents, of the emitted VJP."""
 
     def _transform(self) -> Transformed:
-        return _vjp_transform(self.fun, self.has_aux)
+        return vjp_transform(self.fun, self.has_aux)
 
     def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool) -> None:
         self.fun = fun
@@ -764,7 +777,7 @@ class _JacRev(_JacobianCode):
         if self.has_aux:
             out, aux = out
         _no_array_out(self.__name__, out)
-        t = _vjp_transform(self.fun, self.has_aux)
+        t = vjp_transform(self.fun, self.has_aux)
         t._refresh()
         t._call_nargs = len(args)  # an inner transform's argnums resolve against these
         t._call_args = args
@@ -806,7 +819,7 @@ def _transpose_rows(rows: Any, out: Any, inputs: list[Any], tuple_out: bool) -> 
     return _rebuild(kind_of(out), blocks_out)
 
 
-def _vjp_transform(fun: Callable, has_aux: bool) -> Transformed:
+def vjp_transform(fun: Callable, has_aux: bool) -> Transformed:
     from .transformed import _VJP
 
     try:
@@ -825,7 +838,7 @@ _VJPS: LRU[Any, dict] = LRU(128)
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
     """The Jacobian of ``fun`` by reverse mode, as ``jax.jacrev``: output dims first,
     input dims last; pytrees nest out-tree then in-tree."""
-    return _JacRev(fun, argnums, has_aux)
+    return JacRev(fun, argnums, has_aux)
 
 
 jacobian = jacrev
@@ -840,7 +853,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
     return _Hessian(inner, argnums, has_aux)
 
 
-class _Hessian(_JacFwd):
+class _Hessian(JacFwd):
     """``jacfwd(grad(fun))``, with JAX's ValueError for an output with no array (the
     emitted gradient's output check is dead code to the forward pass over it)."""
 

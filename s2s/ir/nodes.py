@@ -192,7 +192,7 @@ def uses(stmt: Stmt) -> list[str]:
     if isinstance(stmt, Let):
         atoms += list(stmt.args)
         for p in stmt.params.values():
-            atoms += _atoms_in(p)
+            atoms += atoms_in(p)
     elif isinstance(stmt, If):
         atoms.append(stmt.test)
     elif isinstance(stmt, For):
@@ -205,7 +205,7 @@ def uses(stmt: Stmt) -> list[str]:
     return [a.name for a in atoms if isinstance(a, Var)]
 
 
-def _atoms_in(p: Any) -> list[Any]:
+def atoms_in(p: Any) -> list[Any]:
     if isinstance(p, (Var, Const)):
         return [p]
     if isinstance(p, Index):
@@ -213,6 +213,6 @@ def _atoms_in(p: Any) -> list[Any]:
     if isinstance(p, (tuple, list)):
         out: list[Any] = []
         for q in p:
-            out += _atoms_in(q)
+            out += atoms_in(q)
         return out
     return []

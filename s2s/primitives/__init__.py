@@ -4,8 +4,8 @@ except ``scipy.special``'s, registered the first time a function from SciPy (or 
 
 import math
 
-# The families register in this order (a later defprim of a name replaces an earlier
-# one until the registries are write-once), so the imports stay in it.
+# The families register in this order: np.power is named by two primitives ("power"
+# in binary, "numpy.power" in runtime_prims), and a call to it finds the later one.
 # isort: off
 from . import binary, elementwise, indexing, linalg, reductions, shape, structure  # noqa: F401
 from . import runtime_prims  # noqa: F401  (the runtime's helpers: rules for higher order)

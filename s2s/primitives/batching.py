@@ -599,9 +599,6 @@ def dot_bar_rule(b: Batch, s: Let) -> str:
     return _matmul_bar(b, s, lhs=s.prim == "dot_lhs_bar")
 
 
-# (in this order: a name both register keeps the later rule, until registration is
-# write-once)
-# isort: off
-from . import batching_shape  # noqa: E402,F401
-from . import batching_linalg  # noqa: E402,F401
-# isort: on
+# the rule families of shape/indexing and linalg (registration is write-once, so the
+# order of these imports decides nothing)
+from . import batching_linalg, batching_shape  # noqa: E402,F401

@@ -190,7 +190,7 @@ def _forget(fn: Callable) -> None:
 
     for key in [k for k in api._TEXT_CACHE if id(fn) in k]:
         del api._TEXT_CACHE[key]
-    api._JVPS.pop(fn, None)
+    api.JVPS.pop(fn, None)
     vectorize._VJPS.pop(fn, None)
     try:  # drops the memoized IR first; without the rule, s2s refuses the call
         normalize(fn, fresh=True)

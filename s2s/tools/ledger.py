@@ -344,8 +344,8 @@ def _compiled_parts(g: Any) -> list[list[tuple[str, str, Callable | None]]]:
     """Per level (innermost first): (part, rule kind, the function that part
     transforms) -- the function is the previous part's emitted function."""
     from ..api.jit import Jitted
-    from ..api.transformed import _JVPS, Transformed
-    from ..api.vectorize import Vmapped, _JacFwd, _JacRev, _vjp_transform
+    from ..api.transformed import JVPS, Transformed
+    from ..api.vectorize import JacFwd, JacRev, Vmapped, vjp_transform
 
     levels = list(reversed(_sc.layers(g)))
     current: Callable | None = _sc.root_of(g)
@@ -353,15 +353,15 @@ def _compiled_parts(g: Any) -> list[list[tuple[str, str, Callable | None]]]:
     for spec, obj, _inner in levels:
         t = spec["transform"]
         parts: list[tuple[str, str, Callable | None]] = []
-        if isinstance(obj, _JacFwd):
-            d = (_JVPS.get(obj.fun) or {}).get(obj.has_aux)
+        if isinstance(obj, JacFwd):
+            d = (JVPS.get(obj.fun) or {}).get(obj.has_aux)
             parts.append(("jvp", "jvp", current))
             current = d._last[1] if d is not None and d._last else None
             parts.append(("vmap", "batch", current))
             v = list(obj._vmapped.values())[-1] if obj._vmapped else None
             current = v._last[1] if v is not None and v._last else None
-        elif isinstance(obj, _JacRev):
-            d = _vjp_transform(obj.fun, obj.has_aux)
+        elif isinstance(obj, JacRev):
+            d = vjp_transform(obj.fun, obj.has_aux)
             parts.append(("vjp", "vjp", current))
             current = d._last[1] if d._last else None
             parts.append(("vmap", "batch", current))
@@ -375,7 +375,7 @@ def _compiled_parts(g: Any) -> list[list[tuple[str, str, Callable | None]]]:
             current = obj._last[1] if obj._last else None
         elif isinstance(obj, _sc.JvpOf):
             parts.append(("jvp", "jvp", current))
-            d = (_JVPS.get(obj.fn) or {}).get(obj.has_aux)
+            d = (JVPS.get(obj.fn) or {}).get(obj.has_aux)
             current = d._last[1] if d is not None and d._last else None
         elif isinstance(obj, _sc.VjpOf):
             parts.append(("vjp", "vjp", current))

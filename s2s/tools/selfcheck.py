@@ -46,10 +46,10 @@ from typing import Any, Callable
 import numpy as np
 
 from ..api.jit import Jitted
-from ..api.transformed import _JVPS, Transformed
+from ..api.transformed import JVPS, Transformed
 from ..api.transformed import jvp as s2s_jvp
 from ..api.transformed import vjp as s2s_vjp
-from ..api.vectorize import Vmapped, _JacFwd, _JacRev, _vjp_transform
+from ..api.vectorize import JacFwd, JacRev, Vmapped, vjp_transform
 
 __all__ = [
     "selfcheck", "JvpOf", "VjpOf", "peel", "stack_of", "root_of", "rebuild",
@@ -81,7 +81,7 @@ class JvpOf:
 
     @property
     def source(self) -> str:
-        per_fn = _JVPS.get(self.fn) or {}
+        per_fn = JVPS.get(self.fn) or {}
         t = per_fn.get(self.has_aux)
         if t is None or t._last is None:
             raise ValueError("call it once: jvp code is generated per call structure")
@@ -149,8 +149,8 @@ def peel(g: Any) -> tuple[dict[str, Any] | None, Any]:
                 f"with s2s.selfcheck.{'JvpOf' if g.mode == 'jvp' else 'VjpOf'}")
         return {"transform": g.mode, "argnums": _argnums_json(g.argnums, g.tuple_out),
                 "has_aux": g.has_aux}, g.fn
-    if isinstance(g, (_JacFwd, _JacRev)):
-        name = "jacfwd" if isinstance(g, _JacFwd) else "jacrev"
+    if isinstance(g, (JacFwd, JacRev)):
+        name = "jacfwd" if isinstance(g, JacFwd) else "jacrev"
         return {"transform": name, "argnums": _argnums_json(g.argnums, g.tuple_out),
                 "has_aux": g.has_aux}, g.fun
     if isinstance(g, Jitted):
@@ -238,13 +238,13 @@ def emitted_texts(g: Any) -> list[dict[str, Any]]:
     for level, (spec, obj, inner) in enumerate(reversed(layers(g))):
         t = spec["transform"]
         parts: list[tuple[str, str | None]] = []
-        if isinstance(obj, (_JacFwd, _JacRev)):
-            if isinstance(obj, _JacFwd):
-                per_fn = _JVPS.get(obj.fun) or {}
+        if isinstance(obj, (JacFwd, JacRev)):
+            if isinstance(obj, JacFwd):
+                per_fn = JVPS.get(obj.fun) or {}
                 d = per_fn.get(obj.has_aux)
                 parts.append(("jvp", d._last[0] if d is not None and d._last else None))
             else:
-                d = _vjp_transform(obj.fun, obj.has_aux)
+                d = vjp_transform(obj.fun, obj.has_aux)
                 parts.append(("vjp", d._last[0] if d._last else None))
             parts.append(("vmap", obj.source or None))
         elif isinstance(obj, Transformed):

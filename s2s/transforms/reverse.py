@@ -1807,7 +1807,7 @@ _MAX_STRUCTURES = 8  # argument structures one recursive function may be analyse
 _MAX_PATHS = 64  # paths through a recursive function's `if`s and loops told apart
 
 
-def _return_kind(fn: Function, arg_kinds: tuple) -> Kind:
+def return_kind(fn: Function, arg_kinds: tuple) -> Kind:
     """The structure a call returns, given its arguments' structures."""
     kind, _ = _solve(fn, arg_kinds)
     return LEAF if kind is None else kind
@@ -2465,19 +2465,19 @@ def _drop_unbroadcast(expr: ast.expr) -> ast.expr:
     return expr
 
 
-class _OutputStructureError(TypeError):
+class OutputStructureError(TypeError):
     """The output is a container where grad needs a scalar (or has_aux a pair)."""
 
 
 def _grad_error(kind: Kind) -> TypeError:
-    return _OutputStructureError(
+    return OutputStructureError(
         "Gradient only defined for scalar-output functions. "
         f"Output was a container of structure {kind!r}."
     )
 
 
 def _aux_error(kind: Kind) -> TypeError:
-    return _OutputStructureError(
+    return OutputStructureError(
         "expected function with aux output to return a two-element tuple, but got "
         f"a value of structure {kind!r}"
     )

@@ -111,9 +111,9 @@ def _axes_of(axes: Any, kind: Kind) -> dict[tuple, Any]:
 
 
 def _param_atoms(s: Let) -> list[Any]:
-    from ..ir.nodes import _atoms_in
+    from ..ir.nodes import atoms_in
 
-    return [a for k, v in s.params.items() if k != "callee" for a in _atoms_in(v)]
+    return [a for k, v in s.params.items() if k != "callee" for a in atoms_in(v)]
 
 
 class _Vmap(Batch):
