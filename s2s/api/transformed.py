@@ -16,7 +16,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..caches import LRU
+from ..emit import code as emitcode
 from ..emit.code import compile_module
+from ..emit.highlight import highlight_html
 from ..errors import TransformError
 from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, Kind, Tree, kind_of
@@ -656,7 +658,7 @@ class Transformed:
 
     def _specialize(self, sig: Any, text: str, fn: Callable, args: tuple,
                     argnums: tuple[int, ...], free: "_FreeSnapshot") -> Any:
-        from ..optimize.specialize import specialize
+        from ..optimize.specialize import specialize  # lazy: only a second call needs it
 
         try:
             result, new_text = specialize(text, dict(fn.__globals__), fn.__name__, args,
@@ -679,7 +681,7 @@ class Transformed:
                text: str | None, pending: bool) -> "_FastEntry":
         entry = _FastEntry(fn, argnums, free, self._rules_generation, text, pending)
         if text is not None:
-            from ..optimize.specialize import returns_fresh
+            from ..optimize.specialize import returns_fresh  # lazy: as in _specialize
 
             entry.fresh = returns_fresh(text, fn.__name__)
         if self.mode == "grad" and not self.has_aux and not self.tuple_out:
@@ -732,14 +734,12 @@ class Transformed:
         """Cheap evidence on these inputs: a finite-difference probe along a random
         direction, the JVP/VJP inner-product identity, and JAX when installed (see
         ``s2s.selfcheck``); a JSON-serialisable report whose ``ok`` says if all passed."""
-        from ..tools.selfcheck import selfcheck
+        from ..tools.selfcheck import selfcheck  # the one hook into tools (setup.cfg)
 
         return selfcheck(self, *args, seed=seed, oracle=oracle)
 
     def _repr_html_(self) -> str:
-        from ..emit.highlight import highlight_html  # Jupyter: the emitted code, coloured
-
-        return highlight_html(self.source)
+        return highlight_html(self.source)  # Jupyter: the emitted code, coloured
 
 
 def _copies(tree: Any) -> Any:
@@ -757,8 +757,6 @@ def _copies(tree: Any) -> Any:
 def _optimizer_bug(exc: Exception) -> None:
     """The specializer failed where the emitted code runs: the generic code serves the
     call; under the test suite (S2S_CHECK_EMITTED=1) it is an error to report."""
-    from ..emit import code as emitcode
-
     if emitcode.CHECK_INVARIANTS:
         raise RuntimeError(f"s2s.specialize failed: {type(exc).__name__}: {exc}") from exc
 

@@ -20,20 +20,25 @@ from ..errors import TransformError
 from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of, leaf_paths, literal, path_text
 from ..ir.nodes import Function
-from ..transforms.reverse import Module
+from ..transforms.reverse import Module, return_kind
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
+from . import transformed as api
 from .transformed import (
     _LOCK,
+    _VJP,
     Transformed,
     _check_argnums,
     _check_float_inputs,
     _copies,
+    _foreign,
     _jvp_transform,
     _leaves,
     _normalize_argnums,
     _read_free_names,
     _rebuild,
+    _shares,
     check_array_types,
+    grad,
 )
 
 __all__ = ["vmap", "jacfwd", "jacrev", "jacobian", "hessian"]
@@ -107,8 +112,6 @@ def _unshared(out: Any, args: tuple, fn: Callable) -> Any:
     """The batched results, each array copied where it may share memory with an
     argument or a module array the code reads (``x.T`` of an argument is a view): a
     caller writing into a result never changes its inputs."""
-    from .transformed import _foreign, _shares
-
     if isinstance(out, np.ndarray):
         return out.copy() if _shares(out, _foreign(args, fn)) else out
     if type(out) in (tuple, list):
@@ -320,8 +323,7 @@ class Vmapped(Transformed):
     def _specialize_batched(self, key: Any, fn: Callable, args: tuple) -> Any:
         """The second call with these shapes: the batched code specialized to them,
         as ``grad`` does (s2s/optimize/specialize.py)."""
-        from ..optimize.specialize import specialize
-        from . import transformed as api
+        from ..optimize.specialize import specialize  # lazy: only a second call needs it
 
         with _LOCK:
             text = self._pending.pop(key, None)
@@ -504,8 +506,6 @@ class _JacobianCode:
 
     def _output_kind(self, passed: tuple, kinds: tuple) -> Kind:
         """The structure ``fun`` returns for arguments of these structures."""
-        from ..transforms.reverse import return_kind
-
         fn = self.fun
         if hasattr(fn, "_generate_for"):  # a transformed function: its emitted code
             ir = normalize(fn._generate_for(passed, kinds)[1])
@@ -818,8 +818,6 @@ def _transpose_rows(rows: Any, out: Any, inputs: list[Any], tuple_out: bool) -> 
 
 
 def vjp_transform(fun: Callable, has_aux: bool) -> Transformed:
-    from .transformed import _VJP
-
     try:
         cache = _VJPS.setdefault(fun, {})
     except TypeError:  # not hashable: no caching
@@ -845,8 +843,6 @@ jacobian = jacrev
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
     """The Hessian of a scalar ``fun``, as ``jax.hessian``: forward mode over the
     emitted gradient, ``jacfwd(grad(fun))``, vectorised over the basis."""
-    from .transformed import grad
-
     inner = grad(fun, argnums=argnums, has_aux=has_aux)
     return _Hessian(inner, argnums, has_aux)
 
