@@ -19,9 +19,9 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-from typing import Callable, Iterator
+from typing import Iterator
 
-from ..errors import TransformError
+from .base import Backend, BackendUnavailableError, TracedValueError
 
 __all__ = [
     "Backend",
@@ -35,39 +35,6 @@ __all__ = [
 ]
 
 NAMES = ("numpy", "jax")
-
-
-class BackendUnavailableError(ImportError):
-    """The backend's library is not installed; the message names the extra."""
-
-
-class TracedValueError(TransformError):
-    """Code on the JAX backend needs, as a Python value, a value JAX only traces.
-
-    A Python ``if``/``while`` on an array, ``range(n)`` of an array: under ``jax.jit``
-    these are known only when the compiled code runs.  The message quotes the line.
-    """
-
-
-class Backend:
-    """The NumPy backend, and the interface every backend has.
-
-    ``module_text(text)`` is the emitted module's text as it runs on this backend
-    (its passes applied); ``prepare(fn, text)`` the emitted function ``fn`` compiled
-    there; ``jits`` whether :func:`s2s.jit` compiles through the backend's own jit.
-    """
-
-    name = "numpy"
-    jits = False
-
-    def module_text(self, text: str) -> str:
-        return text
-
-    def prepare(self, fn: Callable, text: str | None = None) -> Callable:
-        return fn
-
-    def __repr__(self) -> str:
-        return f"<s2s backend {self.name!r}>"
 
 
 _NUMPY = Backend()

@@ -47,7 +47,8 @@ import numpy as np
 from ..emit import code as emitcode
 from ..emit.code import compile_module
 from ..errors import Loc
-from . import Backend, TracedValueError, jax_control
+from . import jax_control
+from .base import Backend, TracedValueError
 from .breaks import range_of
 from .control import STAYS, lower_control
 from .lower import lower_inplace

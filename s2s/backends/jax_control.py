@@ -36,7 +36,7 @@ import numpy as np
 from jax import lax as _lax
 
 from ..errors import Loc
-from . import TracedValueError
+from .base import TracedValueError
 
 __all__ = ["and_", "cond", "fori_loop", "not_", "or_", "scan_range", "while_loop",
            "Stacked"]
