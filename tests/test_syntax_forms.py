@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import s2s
+from s2s.frontend import desugar as s2s_desugar
 from s2s.frontend import normalize as s2s_normalize
 from s2s.frontend import source as s2s_parse
 
@@ -197,7 +198,7 @@ def test_keyword_arguments_reach_the_gradient(jax, twin) -> None:
 
 
 def test_return_in_nested_loop(monkeypatch, jax, twin) -> None:
-    monkeypatch.setattr(s2s_normalize, "NESTED_RETURNS", True)
+    monkeypatch.setattr(s2s_desugar, "NESTED_RETURNS", True)
     f = fresh(F.return_in_nested_loop)
     for m in (M, 0.1 * M):  # leaves early / runs to the end
         close(s2s.grad(f)(m), jax.grad(twin.return_in_nested_loop)(m))

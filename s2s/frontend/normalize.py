@@ -47,6 +47,7 @@ from ..ir.nodes import walk as walk_stmts
 from ..primitives import PRIMITIVES, lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, METHODS, Refused
+from .desugar import Desugar, leaves_somewhere, reject_inside_loop
 from .source import ParsedFunction, literal_value, parse_function, recursion_room
 
 # Names emitted code defines or imports itself; user names never take them.
@@ -457,7 +458,6 @@ class Normalizer:
         # one changes what they see too; s2s rebinds `y`): name -> where it was aliased
         self.aliased: dict[str, Any] = {}
         self._augmented: list[tuple[str, Any]] = []  # `x += v` in loops: (x's name, node)
-        self._loop_returns: list[tuple[str, str]] = []  # (flag, value) per loop
         # Names an `if` binds on one path only: usable again inside a later `if` on
         # the same path, as long as nothing rebinds them in between (see _enter_path)
         self.partial: list[_OnePath] = []
@@ -475,6 +475,7 @@ class Normalizer:
         # per enclosing `if`: the names bound before it, and the loops around it
         self._branches: list[tuple[set[str], int]] = []
         self.out: list[Stmt] = []
+        self.desugar = Desugar(parsed.positions, self.unsupported, self.names.fresh)
 
     # ---- entry ----------------------------------------------------------------
 
@@ -508,8 +509,8 @@ class Normalizer:
                 body: list[Stmt] = list(self.out)
                 body.append(Return(value, self.loc(node.body)))
             else:
-                body_nodes = self._returns_out_of_loops(body_nodes)
-                hoisted = _hoist_returns(body_nodes, self._positions_alias)
+                hoisted = self.desugar.function_body(body_nodes)
+                self.local_names.update(n for pair in self.desugar.loop_returns for n in pair)
                 body = self.block(hoisted)
                 body = self._single_return(body, hoisted[-1] if hoisted else node)
             _drop_unread_placeholders(body, self.placeholders)
@@ -537,38 +538,6 @@ class Normalizer:
         )
         ir._s2s_built_with = _fingerprints(self.free)  # type: ignore[attr-defined]
         return ir
-
-    def _returns_out_of_loops(self, nodes: list[Any]) -> list[Any]:
-        """``return v`` inside a loop becomes: remember ``v``, leave the loop, and
-        return it right after the loop; so loops keep one way out at their end."""
-        out: list[Any] = []
-        for node in nodes:
-            if isinstance(node, (cst.For, cst.While)) and _cst_leaves_somewhere(node):
-                k = len(self._loop_returns)
-                flag, value = f"returned_{k}" if k else "returned", f"result_{k}" if k else "result"
-                flag, value = self.names.fresh(flag), self.names.fresh(value)
-                self.local_names |= {flag, value}
-                self._loop_returns.append((flag, value))
-                new = _ReturnToBreak(flag, value, self).transform(node)
-                self._positions_alias(new, node)
-                out += [cst.parse_statement(f"{flag} = False"),
-                        cst.parse_statement(f"{value} = 0.0"), new,
-                        cst.parse_statement(f"if {flag}:\n    return {value}\n")]
-            elif isinstance(node, cst.If):
-                body = self._returns_out_of_loops(list(node.body.body))
-                orelse = node.orelse
-                if isinstance(orelse, cst.Else):
-                    els = self._returns_out_of_loops(list(orelse.body.body))
-                    orelse = orelse.with_changes(body=orelse.body.with_changes(body=els))
-                elif isinstance(orelse, cst.If):
-                    orelse = self._returns_out_of_loops([orelse])[0]
-                new_if = node.with_changes(body=node.body.with_changes(body=body),
-                                           orelse=orelse)
-                self._positions_alias(new_if, node)
-                out.append(new_if)
-            else:
-                out.append(node)
-        return out
 
     def _signature(self, node: Any) -> tuple[list[str], list[str], dict[str, Any]]:
         ps = node.params
@@ -691,7 +660,7 @@ class Normalizer:
             value = cst.BinaryOperation(
                 left=node.target, operator=binop(), right=node.value
             )
-            self._positions_alias(value, node)
+            self.desugar.alias(value, node)
             self.assign(node.target, value)
         elif isinstance(node, cst.Return):
             if node.value is None:
@@ -769,11 +738,6 @@ class Normalizer:
                     return base is not None and base.prim == "shape"
                 return self._immutable(arg.name, depth + 1)
         return False
-
-    def _positions_alias(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
-        """Make a synthesized node report the position of the node it replaces."""
-        if old in self.p.positions:
-            self.p.positions[new] = self.p.positions[old]
 
     def assign(self, target: Any, value: Any) -> None:
         if isinstance(target, cst.Name):
@@ -998,7 +962,7 @@ class Normalizer:
             middle = values[k:len(values) - n_after]
             rest = cst.List(elements=[e.with_changes(comma=cst.MaybeSentinel.DEFAULT)
                                       for e in middle])
-            self._positions_alias(rest, middle[0].value if middle else value)
+            self.desugar.alias(rest, middle[0].value if middle else value)
             out = [self._unpacked_values(e.value, v.value) for e, v in zip(elements[:k], values)]
             out.append(self.expr(rest))
             out += [self._unpacked_values(e.value, v.value) for e, v in zip(
@@ -1166,7 +1130,7 @@ class Normalizer:
             raise self.unsupported(
                 node.orelse, "`for ... else` is not supported", "use a flag variable"
             )
-        _reject_inside_loop(node.body, self)
+        reject_inside_loop(node.body, self.unsupported)
         iterable = node.iter
         func = iterable.func if isinstance(iterable, cst.Call) else None
         resolved = None
@@ -1287,7 +1251,7 @@ class Normalizer:
             self.bound.add(name)
             self._bind(name, ssa)
         header = self.out
-        body = header + self.block(self._loop_body(node))
+        body = header + self.block(self.desugar.loop_body(node))
         carried, breaks = self._leave_loop(outer, before, bound_before, [])
         carried = self._own_entries(carried, body, reads_before, node)
         counter = self.names.fresh("n_iter") if breaks else None
@@ -1305,11 +1269,11 @@ class Normalizer:
             raise self.unsupported(
                 node.orelse, "`while ... else` is not supported", "use a flag variable"
             )
-        _reject_inside_loop(node.body, self)
+        reject_inside_loop(node.body, self.unsupported)
         # (what the first test reads has no derivative to take: it is not counted)
         reads_before = _reads(s for block in self._open for s in block)
         test = self.expr(node.test)
-        if isinstance(test, Const) and test.value is True and _cst_leaves_somewhere(
+        if isinstance(test, Const) and test.value is True and leaves_somewhere(
                 node.body, cst.Break):
             # `while True:` left by `break`: the test is a name that stays True
             test = self.emit(self.names.fresh("forever"), "identity", (test,), {},
@@ -1321,7 +1285,7 @@ class Normalizer:
             )
         counter = self.names.fresh("n_iter")
         outer, before, bound_before = self._enter_loop()
-        body = self.block(self._loop_body(node))
+        body = self.block(self.desugar.loop_body(node))
         self.out = []
         again = self.expr(node.test)  # the condition, from this iteration's values
         body += self.out
@@ -1441,13 +1405,6 @@ class Normalizer:
         breaks = self.loops.pop()
         self._close_breaks(breaks, carried, before)
         return carried, breaks
-
-    def _loop_body(self, node: cst.For | cst.While) -> list[Any]:
-        """The body's statements, ``continue`` and ``break`` rewritten so that the
-        statements after them move into the other branch of their ``if``."""
-        stmts = list(node.body.body)
-        stmts = _strip_continues(_hoist_returns(stmts, self._positions_alias, cst.Continue))
-        return _hoist_returns(stmts, self._positions_alias, cst.Break)
 
     def _close_breaks(self, breaks: list[Break], carried: list[tuple[str, str]],
                       before: dict[str, str]) -> None:
@@ -1923,7 +1880,7 @@ class Normalizer:
                 a.keyword or a.star for a in node.args):
             power = cst.BinaryOperation(left=node.args[0].value, operator=cst.Power(),
                                         right=node.args[1].value)
-            self._positions_alias(power, node)
+            self.desugar.alias(power, node)
             return self.expr_BinaryOperation(power, target)
         if obj is builtins.sum:
             return self._builtin_sum(node, target)
@@ -3113,181 +3070,6 @@ def _returns_to_assignments(stmt: If, result: str) -> None:
             assert isinstance(last, If)
             _returns_to_assignments(last, result)
             last.joins.append(result)
-
-
-# A `return` inside a nested loop leaves each loop by `break`
-NESTED_RETURNS = True
-
-
-class _ReturnToBreak:
-    """Rewrite ``return v`` in one loop into ``flag = True; value = v; break``."""
-
-    def __init__(self, flag: str, value: str, n: "Normalizer") -> None:
-        self.flag, self.value, self.n = flag, value, n
-
-    def transform(self, loop: Any) -> Any:
-        body = self._block(list(loop.body.body))
-        return loop.with_changes(body=loop.body.with_changes(body=body))
-
-    def _block(self, nodes: list[Any]) -> list[Any]:
-        out: list[Any] = []
-        for node in nodes:
-            if isinstance(node, cst.SimpleStatementLine) and any(
-                isinstance(s, cst.Return) for s in node.body
-            ):
-                ret = next(s for s in node.body if isinstance(s, cst.Return))
-                if ret.value is None:
-                    raise self.n.unsupported(ret, "`return` without a value returns "
-                                             "None", "return the value to differentiate")
-                value = cst.SimpleStatementLine(body=[cst.Assign(
-                    targets=[cst.AssignTarget(cst.Name(self.value))], value=ret.value)])
-                self.n._positions_alias(value.body[0], ret)
-                out += [cst.parse_statement(f"{self.flag} = True"), value,
-                        cst.parse_statement("break")]
-                break  # what follows a return never runs
-            if isinstance(node, cst.If):
-                body = self._block(list(node.body.body))
-                orelse = node.orelse
-                if isinstance(orelse, cst.Else):
-                    orelse = orelse.with_changes(body=orelse.body.with_changes(
-                        body=self._block(list(orelse.body.body))))
-                elif isinstance(orelse, cst.If):
-                    orelse = self._block([orelse])[0]
-                new = node.with_changes(body=node.body.with_changes(body=body),
-                                        orelse=orelse)
-                self.n._positions_alias(new, node)
-                out.append(new)
-            elif NESTED_RETURNS and isinstance(node, (cst.For, cst.While)) and (
-                    _cst_leaves_somewhere(node)):
-                # a return in a nested loop leaves it by break, then this loop too
-                inner = self.transform(node)
-                self.n._positions_alias(inner, node)
-                leave = cst.parse_statement(f"if {self.flag}:\n    break\n")
-                self.n._positions_alias(leave, node)
-                self.n._positions_alias(leave.body, node)
-                out += [inner, leave]
-            else:
-                out.append(node)
-        return out
-
-
-def _reject_inside_loop(body: Any, n: "Normalizer") -> None:
-    """What loops do not support yet, found before the body is normalized."""
-
-    class Finder(cst.CSTVisitor):
-        def visit_Return(self, node: cst.Return) -> None:
-            raise n.unsupported(node, "`return` inside a nested loop is not supported yet",
-                                "assign the result to a name and return after the loops")
-
-        def visit_For(self, node: cst.For) -> bool:
-            return False  # a nested loop is checked when it is normalized
-
-        def visit_While(self, node: cst.While) -> bool:
-            return False
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-    body.visit(Finder())
-
-
-def _hoist_returns(nodes: list[Any], alias: Any, kind: type = cst.Return) -> list[Any]:
-    """Move the statements after an ``if`` that leaves into its other branch.
-
-    ``if c: return a`` followed by ``rest`` becomes ``if c: return a else: rest``, so
-    every return ends a path and reverse mode sees structured control flow.  With
-    ``kind=cst.Continue`` the same rewrite applies to ``continue`` in a loop body.
-    """
-    for i, node in enumerate(nodes):
-        if isinstance(node, cst.If) and _cst_leaves_somewhere(node, kind):
-            rest = nodes[i + 1 :]
-            return nodes[:i] + [_hoist_into_if(node, rest, alias, kind)]
-        if isinstance(node, cst.SimpleStatementLine) and any(
-            isinstance(s, kind) for s in node.body
-        ):
-            return nodes[: i + 1]  # statements after a return never run
-    return nodes
-
-
-def _hoist_into_if(node: cst.If, rest: list[Any], alias: Any, kind: type) -> cst.If:
-    def branch(stmts: list[Any]) -> list[Any]:
-        return _hoist_returns(
-            stmts if _cst_always_leaves(stmts, kind) else stmts + rest, alias, kind
-        )
-
-    body = branch(list(node.body.body))
-    if node.orelse is None:
-        orelse_body = _hoist_returns(list(rest), alias, kind)
-        orelse = cst.Else(body=cst.IndentedBlock(body=orelse_body)) if orelse_body else None
-    elif isinstance(node.orelse, cst.If):
-        orelse = _hoist_into_if(node.orelse, rest, alias, kind)
-    else:
-        els = branch(list(node.orelse.body.body))
-        orelse = node.orelse.with_changes(body=node.orelse.body.with_changes(body=els))
-    new = node.with_changes(body=node.body.with_changes(body=body), orelse=orelse)
-    alias(new, node)
-    return new
-
-
-def _strip_continues(nodes: list[Any]) -> list[Any]:
-    """After hoisting, a ``continue`` ends its path: reaching the end of the body is
-    the same thing, so it is dropped (an emptied branch becomes ``pass``)."""
-    out: list[Any] = []
-    for node in nodes:
-        if isinstance(node, cst.SimpleStatementLine):
-            small = [s for s in node.body if not isinstance(s, cst.Continue)]
-            if small:
-                out.append(node.with_changes(body=small))
-            continue
-        if isinstance(node, cst.If):
-            body = _strip_continues(list(node.body.body)) or [
-                cst.SimpleStatementLine(body=[cst.Pass()])
-            ]
-            orelse = node.orelse
-            if isinstance(orelse, cst.If):
-                orelse = _strip_continues([orelse])[0]
-            elif orelse is not None:
-                els = _strip_continues(list(orelse.body.body))
-                orelse = orelse.with_changes(body=orelse.body.with_changes(body=els)) if els else None
-            out.append(node.with_changes(body=node.body.with_changes(body=body), orelse=orelse))
-            continue
-        out.append(node)
-    return out
-
-
-def _cst_leaves_somewhere(node: Any, kind: type = cst.Return) -> bool:
-    found = []
-
-    class Finder(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            if isinstance(n, kind):
-                found.append(n)
-            if isinstance(n, cst.FunctionDef):
-                return False
-            if kind in (cst.Continue, cst.Break) and isinstance(n, (cst.For, cst.While)):
-                return False  # a nested loop's continue is its own
-            return True
-
-    node.visit(Finder())
-    return bool(found)
-
-
-def _cst_always_leaves(nodes: list[Any], kind: type = cst.Return) -> bool:
-    if not nodes:
-        return False
-    last = nodes[-1]
-    if isinstance(last, cst.SimpleStatementLine):
-        return any(isinstance(s, kind) for s in last.body)
-    if isinstance(last, cst.If):
-        if last.orelse is None:
-            return False
-        other = (
-            [last.orelse] if isinstance(last.orelse, cst.If) else list(last.orelse.body.body)
-        )
-        return _cst_always_leaves(list(last.body.body), kind) and _cst_always_leaves(
-            other, kind
-        )
-    return False
 
 
 # built-ins users reach for, and what to write instead (max, min, sum: _unknown_call)
