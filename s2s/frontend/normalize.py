@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import builtins
 import inspect
-import keyword
-import re
 import types
 from collections import Counter
 from dataclasses import dataclass
@@ -27,6 +25,7 @@ from ..caches import LRU
 from ..errors import Loc, TransformError, UnsupportedCallError, UnsupportedSyntaxError
 from ..ir.kinds import LEAF
 from ..ir.memory import MemoryCheck
+from ..ir.names import NameTable, bound_names, read_names, rename, simple_text, stem
 from ..ir.nodes import (
     KEYWORD_OPERANDS,
     Atom,
@@ -159,34 +158,6 @@ class _PrimEffects:
 
 
 EFFECTS = _PrimEffects()
-
-
-class NameTable:
-    """Hands out names unique within one emitted function."""
-
-    def __init__(self, taken: set[str]) -> None:
-        self.taken = set(taken)
-
-    def fresh(self, base: str) -> str:
-        base = _identifier(base)
-        if base not in self.taken:
-            self.taken.add(base)
-            return base
-        i = 2
-        while f"{base}_{i}" in self.taken:
-            i += 1
-        name = f"{base}_{i}"
-        self.taken.add(name)
-        return name
-
-
-def _identifier(text: str) -> str:
-    text = re.sub(r"\W+", "_", text).strip("_") or "tmp"
-    if text[0].isdigit():
-        text = "v" + text
-    if keyword.iskeyword(text) or text in dir(builtins):
-        text += "_"
-    return text
 
 
 # the IR per function and source text: the most recently used only (s2s/caches.py)
@@ -719,7 +690,7 @@ class Normalizer:
                     and _is_last_index(last.params["index"])):
                 # ``ys.pop()`` alone: its value unused, but reverse mode reads it
                 # (after ``v = ys[-1]``, as emitted code spells a pop, that read)
-                self.emit(self._target(None, f"{_stem(self._named(Var(current)))}_last"),
+                self.emit(self._target(None, f"{stem(self._named(Var(current)))}_last"),
                           "getitem",
                           (Var(current),), {"index": Index((Const(-1, "-1"),), False)},
                           node.value)
@@ -913,7 +884,7 @@ class Normalizer:
         name, current = self._own_list(call, "pop")
         self._pop_args(call)
         last = self.emit(
-            self._target(target, f"{_stem(self._named(Var(current)))}_last"), "getitem",
+            self._target(target, f"{stem(self._named(Var(current)))}_last"), "getitem",
             (Var(current),), {"index": Index((Const(-1, "-1"),), False)}, call,
         )
         self._pop(name, current, call)
@@ -1026,7 +997,7 @@ class Normalizer:
             )
         for i, e in enumerate(target.elements):
             sub = e.value
-            base = sub.value if isinstance(sub, cst.Name) else f"{_stem(self._named(tree))}_{i}"
+            base = sub.value if isinstance(sub, cst.Name) else f"{stem(self._named(tree))}_{i}"
             if isinstance(sub, cst.Name):
                 self._check_name(sub)
             ssa = self.names.fresh(base) if (base in self.bound or not isinstance(
@@ -1126,8 +1097,8 @@ class Normalizer:
                 if final == join:
                     continue
                 if final != before.get(name) and self.buffer_root.get(final, root) == root \
-                        and final in _bound(branch):  # (not one an earlier `if` bound)
-                    _rename(branch, final, join)
+                        and final in bound_names(branch):  # (not one an earlier `if` bound)
+                    rename(branch, final, join)
                     # an array or list the branch made (a root): its later versions
                     # (appends in a loop) are spelled with the join's name too
                     for version, first in list(self.buffer_root.items()):
@@ -1246,7 +1217,7 @@ class Normalizer:
         index_name = target_node.value if target_node is not None else "k"
         index = self.names.fresh(index_name) if (
             index_name in self.bound or target_node is None) else index_name
-        reads_before = _reads(s for block in self._open for s in block)
+        reads_before = read_names(s for block in self._open for s in block)
         outer, before, bound_before = self._enter_loop()
         if target_node is not None:
             self._bind(index_name, index)
@@ -1265,7 +1236,7 @@ class Normalizer:
             self._bind(name, ssa)
         for target, seq in prefix:
             if isinstance(target, (cst.Tuple, cst.List)):  # for i, (a, b) in ...
-                item = self.emit(self.names.fresh(f"{_stem(self._named(seq))}_item"),
+                item = self.emit(self.names.fresh(f"{stem(self._named(seq))}_item"),
                                  "getitem", (seq,), {"index": Index((Var(index),), False)},
                                  target)
                 self._bind_unpacked(target, item, target)
@@ -1299,7 +1270,7 @@ class Normalizer:
             )
         reject_inside_loop(node.body, self.unsupported)
         # (what the first test reads has no derivative to take: it is not counted)
-        reads_before = _reads(s for block in self._open for s in block)
+        reads_before = read_names(s for block in self._open for s in block)
         test = self.expr(node.test)
         if isinstance(test, Const) and test.value is True and leaves_somewhere(
                 node.body, cst.Break):
@@ -1337,11 +1308,11 @@ class Normalizer:
         for entry, exit_ in carried:
             root = self.buffer_root.get(entry, entry)
             written_inside = any(  # a buffer the loop writes into stays one buffer
-                self.buffer_root.get(t) == root for t in _bound(body))
+                self.buffer_root.get(t) == root for t in bound_names(body))
             if (entry in reads_before or self._from_outside_branch(entry)) and (
                     not written_inside and entry not in self.lists):
                 own = self.names.fresh(entry)
-                _rename(body, entry, own)
+                rename(body, entry, own)
                 self.emit(own, "identity", (Var(entry),), {}, node)
                 if entry in self.shapes:
                     self.shapes.add(own)
@@ -1369,7 +1340,7 @@ class Normalizer:
         if not self._branches or self._branches[-1][1] != len(self.loops):
             return
         outside = self._branches[-1][0]
-        written = {self.buffer_root.get(t, t) for t in _bound(body)}
+        written = {self.buffer_root.get(t, t) for t in bound_names(body)}
         entries = [e for e, _ in carried if e in self.lists]
         entries += [ssa for ssa in self.env.values()
                     if self.buffer_root.get(ssa, ssa) in written and (
@@ -1445,7 +1416,7 @@ class Normalizer:
             ]
 
     def _length(self, seq: Atom, node: Any) -> Atom:
-        return self.emit(self.names.fresh(f"len_{_stem(self._named(seq))}"), "len", (seq,), {}, node)
+        return self.emit(self.names.fresh(f"len_{stem(self._named(seq))}"), "len", (seq,), {}, node)
 
     def _single_return(self, body: list[Stmt], last: Any) -> list[Stmt]:
         """Rewrite returns in branches into one join name and one final return."""
@@ -1640,11 +1611,11 @@ class Normalizer:
         if prim in ("add", "multiply") and isinstance(left, Const) and isinstance(
             right, Var
         ):
-            base = f"{_stem(self._named(right))}_{word}_{_stem(self._named(left))}"  # x_times_2 for 2 * x
+            base = f"{stem(self._named(right))}_{word}_{stem(self._named(left))}"  # x_times_2 for 2 * x
         elif prim == "power" and isinstance(right, Const) and right.value == 2:
-            base = f"{_stem(self._named(left))}_sq"
+            base = f"{stem(self._named(left))}_sq"
         else:
-            base = f"{_stem(self._named(left))}_{word}_{_stem(self._named(right))}"
+            base = f"{stem(self._named(left))}_{word}_{stem(self._named(right))}"
         if len(base) > _MAX_NAME:
             base = fallback
         return self.emit(self._target(target, base), prim, (left, right), {}, node)
@@ -1657,20 +1628,20 @@ class Normalizer:
                 text = value.text[1:] if value.text.startswith("-") else "-" + value.text
                 return Const(-value.value, text)
             return self.emit(
-                self._target(target, f"neg_{_stem(self._named(value))}"), "negative", (value,),
+                self._target(target, f"neg_{stem(self._named(value))}"), "negative", (value,),
                 {}, node,
             )
         if isinstance(op, cst.Plus):
             return value
         if isinstance(op, cst.Not):
             out = self.emit(
-                self._target(target, f"not_{_stem(self._named(value))}"), "not_", (value,), {}, node
+                self._target(target, f"not_{stem(self._named(value))}"), "not_", (value,), {}, node
             )
             if isinstance(value, Var):
                 self.negates[out.name] = value.name
             return out
         return self.emit(  # `~mask`
-            self._target(target, f"not_{_stem(self._named(value))}"), "invert", (value,), {},
+            self._target(target, f"not_{stem(self._named(value))}"), "invert", (value,), {},
             node,
         )
 
@@ -1694,7 +1665,7 @@ class Normalizer:
                 )
             right = self.expr(comp.comparator)
             last = i == len(node.comparisons) - 1
-            name = f"{_stem(self._named(left))}_{prim.rstrip('_')}_{_stem(self._named(right))}"
+            name = f"{stem(self._named(left))}_{prim.rstrip('_')}_{stem(self._named(right))}"
             if len(name) > _MAX_NAME:
                 name = "cond"
             this = self.emit(
@@ -1746,7 +1717,7 @@ class Normalizer:
             else:
                 text = "[" + ", ".join(texts) + "]"
             return Const(value, text)
-        base = "_".join(_stem(self._named(a)) for a in atoms) if atoms else "empty"
+        base = "_".join(stem(self._named(a)) for a in atoms) if atoms else "empty"
         if len(base) > _MAX_NAME:
             base = "items"
         out = self.emit(self._target(target, base), prim, tuple(atoms), {}, node)
@@ -1807,10 +1778,10 @@ class Normalizer:
         ):
             name = items[0].value
         elif len(items) == 1 and isinstance(items[0], Slice):
-            name = f"{_stem(self._named(base))}_slice"
+            name = f"{stem(self._named(base))}_slice"
         else:
-            name = f"{_stem(self._named(base))}_" + "_".join(
-                _stem(self._named(i)) if not isinstance(i, Slice) else "s" for i in items
+            name = f"{stem(self._named(base))}_" + "_".join(
+                stem(self._named(i)) if not isinstance(i, Slice) else "s" for i in items
             )
         if isinstance(base, Const):
             raise self.unsupported(
@@ -1832,7 +1803,7 @@ class Normalizer:
             if prim is None:
                 raise self._unknown_attribute(node, root, attr)
             return self.emit(
-                self._target(target, f"{_stem(self._named(base))}_{attr}"), prim, (base,), {},
+                self._target(target, f"{stem(self._named(base))}_{attr}"), prim, (base,), {},
                 node,
             )
         obj, text = self.resolve_dotted(node)
@@ -2115,7 +2086,7 @@ class Normalizer:
                                        "pass the arguments by position")
             n = len(positional)
             _, emitted = obj._generate_for((LEAF,) * n, (LEAF,) * len(obj.ir.params))
-            base = f"{text.split('.')[-1]}_{_stem(self._named(positional[0]))}" if positional \
+            base = f"{text.split('.')[-1]}_{stem(self._named(positional[0]))}" if positional \
                 else text.split(".")[-1]
         callee = _normalize_callee(emitted, self.stack)
         if len(callee.params) != len(positional):
@@ -2249,7 +2220,7 @@ class Normalizer:
         if keyword_operands:
             positional += [v for _, v in keyword_operands]
             params[KEYWORD_OPERANDS] = tuple(n for n, _ in keyword_operands)
-        first = _stem(self._named(positional[0])) if positional else ""
+        first = stem(self._named(positional[0])) if positional else ""
         base = f"{name.split('.')[-1]}_{first}" if first else name
         if len(base) > _MAX_NAME:
             base = name.split(".")[-1]
@@ -2271,7 +2242,7 @@ class Normalizer:
         if rest and rest[0] in kwargs and prim_name in ("reshape",):
             pass
         return self._apply(prim_name, [base, *args], kwargs, node, target,
-                           f"{_stem(self._named(base))}.{method}")
+                           f"{stem(self._named(base))}.{method}")
 
     def _unknown_method(self, base: Atom, method: str, node: Any) -> TransformError:
         def error(what: str, hint: str) -> TransformError:
@@ -2349,7 +2320,7 @@ class Normalizer:
                 self._depends_on(var, node)
             for name, value in callee.namespace.items():
                 self.namespace.setdefault(name, value)
-        base = f"{obj.__name__}_{_stem(self._named(positional[0]))}" if positional else obj.__name__
+        base = f"{obj.__name__}_{stem(self._named(positional[0]))}" if positional else obj.__name__
         if len(base) > _MAX_NAME:
             base = obj.__name__
         params: dict[str, Any] = {"callee": callee, "spelling": text}
@@ -2538,37 +2509,13 @@ def _fold(prim: str, left: Const, right: Const) -> Const | None:
         for c in (left, right)
     ):
         return None
-    if not all(_simple_text(c.text) for c in (left, right)):
+    if not all(simple_text(c.text) for c in (left, right)):
         return None  # keep named constants (SCALE * 2) readable
     try:
         value = fns[prim](left.value, right.value)
     except (ArithmeticError, ValueError):
         return None
     return Const(value, repr(value))
-
-
-def _simple_text(text: str) -> bool:
-    return re.fullmatch(r"-?[0-9.eE_+-]+", text) is not None
-
-
-def _stem(atom: Any) -> str:
-    if isinstance(atom, Var):
-        return atom.name.rstrip("_") or atom.name
-    if isinstance(atom, Const):
-        v = atom.value
-        if isinstance(v, bool) or v is None:
-            return str(v).lower()
-        if isinstance(v, int):
-            return str(v) if v >= 0 else f"m{-v}"
-        if isinstance(v, float) and _simple_text(atom.text) and "e" not in atom.text.lower():
-            text = repr(int(v)) if v.is_integer() else atom.text.replace(".", "_")
-            return text.replace("-", "m")
-        if isinstance(v, str) and v.isidentifier():
-            return v
-        if re.fullmatch(r"[A-Za-z_][\w.]*", atom.text):
-            return atom.text.split(".")[-1]
-        return "c"
-    return "s"
 
 
 # NumPy functions whose values are piecewise constant (indexes, counts, tests): their
@@ -2600,91 +2547,6 @@ def _is_docstring(node: Any) -> bool:
     )
 
 
-def _bound(stmts: list[Stmt]) -> set[str]:
-    """The names statements bind (nested blocks included)."""
-    out: set[str] = set()
-    for s in stmts:
-        if isinstance(s, Let):
-            out.add(s.target)
-        elif isinstance(s, If):
-            out |= _bound(s.body) | _bound(s.orelse)
-        elif isinstance(s, For):
-            out |= _bound(s.body)
-    return out
-
-
-def _reads(stmts: Any) -> set[str]:
-    """The names statements read (nested blocks included)."""
-    out: set[str] = set()
-
-    def r(a: Any) -> None:
-        if isinstance(a, Var):
-            out.add(a.name)
-        elif isinstance(a, Index):
-            for i in a.items:
-                r(i)
-        elif isinstance(a, Slice):
-            r(a.lower), r(a.upper), r(a.step)
-        elif isinstance(a, (tuple, list)):
-            for i in a:
-                r(i)
-
-    def walk(ss: Any) -> None:
-        for s in ss:
-            if isinstance(s, Let):
-                r(s.args)
-                r(tuple(s.params.values()))
-            elif isinstance(s, If):
-                r(s.test)
-                walk(s.body)
-                walk(s.orelse)
-            elif isinstance(s, For):
-                r(s.iter), r(s.test)
-                walk(s.body)
-                r(tuple(x for _, x in s.carried))
-            elif isinstance(s, Return):
-                r(s.value)
-
-    walk(stmts)
-    return out
-
-
-def _rename(stmts: list[Stmt], old: str, new: str) -> None:
-    def r(a: Any) -> Any:
-        if isinstance(a, Var) and a.name == old:
-            return Var(new)
-        if isinstance(a, Index):
-            return Index(tuple(r(i) for i in a.items), a.is_tuple)
-        if isinstance(a, Slice):
-            return Slice(r(a.lower), r(a.upper), r(a.step))
-        if isinstance(a, tuple):
-            return tuple(r(i) for i in a)
-        return a
-
-    for s in stmts:
-        if isinstance(s, Let):
-            if s.target == old:
-                s.target = new
-            s.args = tuple(r(a) for a in s.args)
-            s.params = {k: r(v) for k, v in s.params.items()}
-        elif isinstance(s, If):
-            s.test = r(s.test)
-            _rename(s.body, old, new)
-            _rename(s.orelse, old, new)
-            s.joins = [new if j == old else j for j in s.joins]
-        elif isinstance(s, Break):
-            s.env = {k: new if v == old else v for k, v in s.env.items()}
-            s.copies = [(new if e == old else e, new if v == old else v) for e, v in s.copies]
-        elif isinstance(s, For):
-            s.iter = r(s.iter) if s.iter is not None else None
-            s.test = r(s.test) if s.test is not None else None
-            s.target = new if s.target == old else s.target
-            _rename(s.body, old, new)
-            s.carried = [(new if e == old else e, new if x == old else x) for e, x in s.carried]
-        elif isinstance(s, Return):
-            s.value = r(s.value)
-
-
 def _always_returns(stmts: list[Stmt]) -> bool:
     if not stmts:
         return False
@@ -2706,7 +2568,7 @@ def _returns_to_assignments(stmt: If, result: str) -> None:
             ):
                 # the branch computed the value itself: bind it to the join name
                 branch.pop()
-                _rename(branch, last.value.name, result)
+                rename(branch, last.value.name, result)
         else:
             assert isinstance(last, If)
             _returns_to_assignments(last, result)
@@ -2932,19 +2794,6 @@ def _renamed_stmt(s: Stmt, m: dict[str, Atom]) -> Stmt:
     return s
 
 
-def _bound(stmts: list[Stmt]) -> list[str]:
-    """Names a block binds (nested blocks included), in order."""
-    out: list[str] = []
-    for s in stmts:
-        if isinstance(s, Let):
-            out.append(s.target)
-        elif isinstance(s, If):
-            out += _bound(s.body) + _bound(s.orelse) + s.joins
-        elif isinstance(s, For):
-            out += [s.target] + ([s.counter] if s.counter else []) + _bound(s.body)
-    return list(dict.fromkeys(out))
-
-
 _LITERALS = ("make_tuple", "make_list", "make_dict")
 
 
@@ -2985,7 +2834,7 @@ class _Unroller:
                 # a loop unrolled inside carried a value from before this loop under its
                 # entry name (`for _ in range(3): for W, b in params: h = ...`): this
                 # loop carries it now, from that name to the unrolled copies' last exit
-                bound = set(_bound(s.body)) | {c for c, _ in carried}
+                bound = set(bound_names(s.body)) | {c for c, _ in carried}
                 more = [(e, a.name) for e, a in inner.items()
                         if isinstance(a, Var) and e not in bound]
                 if more and any(isinstance(t, Break) for t in walk_stmts(s.body)):
@@ -3015,7 +2864,7 @@ class _Unroller:
         for j in s.joins:  # each path may have made it something else
             for known in (self.trees, self.views, self.lens, self.ranges):
                 known.pop(j, None)
-        local = (set(_bound(s.body)) | set(_bound(s.orelse))) - set(s.joins)
+        local = (set(bound_names(s.body)) | set(bound_names(s.orelse))) - set(s.joins)
         out = [e for e in dict.fromkeys([*sb, *so]) if e not in local]
         if not out:
             return If(s.test, body, orelse, s.loc, s.joins)
@@ -3121,7 +2970,7 @@ class _Unroller:
 
     def unroll(self, s: For) -> tuple[list[Stmt], dict[str, Atom]]:
         carried = {e for e, _ in s.carried}
-        bound = [n for n in _bound(s.body) if n not in carried]
+        bound = [n for n in bound_names(s.body) if n not in carried]
         # a loop inside carries a value from before this loop under its entry name, and
         # this loop carries it along (`for W, b in params: for _ in range(2): h = ...`):
         # each copy after the first enters it under a name of its own, as two loops in
