@@ -110,7 +110,7 @@ FUNCTION_LINES = 100
 # Still over budget, to be split (issue 22): each may shrink, none may grow, and nothing
 # may join the list.  Lines as measured when the layout landed.
 OVER_BUDGET = {
-    "s2s/frontend/normalize.py": 3039,
+    "s2s/frontend/normalize.py": 2679,
     "s2s/transforms/reverse.py": 2483,
     "s2s/transforms/vmap.py": 2014,
     "s2s/optimize/specialize.py": 1470,
