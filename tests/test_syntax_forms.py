@@ -14,7 +14,7 @@ import pytest
 
 import s2s
 from s2s.frontend import desugar as s2s_desugar
-from s2s.frontend import normalize as s2s_normalize
+from s2s.frontend import resolve as s2s_resolve
 from s2s.frontend import source as s2s_parse
 
 import syntax_fns as F
@@ -315,12 +315,12 @@ def test_accumulators_are_not_writes_through_views(jax, twin) -> None:
 
 def test_decorator_forwarding_keeps_callee_identity() -> None:
     """A forwarding wrapper normalizes to the function it wraps (one IR for both)."""
-    assert s2s_normalize.unwrap_forwarding(F.decorated_twice) is (
+    assert s2s_resolve.unwrap_forwarding(F.decorated_twice) is (
         F.decorated_twice.__wrapped__.__wrapped__)
-    assert s2s_normalize.unwrap_forwarding(F.doubled) is F.doubled
-    assert s2s_normalize.unwrap_forwarding(F.printed) is F.printed
+    assert s2s_resolve.unwrap_forwarding(F.doubled) is F.doubled
+    assert s2s_resolve.unwrap_forwarding(F.printed) is F.printed
     # a wrapper with defaults of its own is not a plain forward (k=5.0, not 2.0)
-    assert s2s_normalize.unwrap_forwarding(F.wrapped_default) is F.wrapped_default
+    assert s2s_resolve.unwrap_forwarding(F.wrapped_default) is F.wrapped_default
 
 
 def test_one_line_and_walrus_errors_keep_positions(monkeypatch) -> None:
