@@ -21,12 +21,11 @@ import numpy as np
 
 from .. import runtime
 from ..caches import LRU
-from ..errors import Loc, TransformError, UnsupportedCallError, UnsupportedSyntaxError
+from ..errors import Loc, TransformError, UnsupportedSyntaxError
 from ..ir.kinds import LEAF
 from ..ir.memory import MemoryCheck
-from ..ir.names import NameTable, bound_names, read_names, rename, simple_text, stem
+from ..ir.names import NameTable, bound_names, read_names, rename, stem
 from ..ir.nodes import (
-    KEYWORD_OPERANDS,
     Atom,
     Break,
     Const,
@@ -36,16 +35,23 @@ from ..ir.nodes import (
     Index,
     Let,
     Return,
-    Slice,
     Stmt,
     Var,
 )
 from ..ir.nodes import uses as uses_of
 from ..ir.nodes import walk as walk_stmts
 from ..primitives import PRIMITIVES, lookup_object
-from ..primitives.custom import custom_jvp, custom_vjp
-from ..primitives.registry import ATTRIBUTES, METHODS, Refused
+from .calls import CallLowerer
 from .desugar import Desugar, leaves_somewhere, reject_inside_loop
+from .expressions import (
+    _COMPARE,
+    _INDEX_ARITHMETIC,
+    _MAX_NAME,
+    _SHAPE_READS,
+    ExprLowerer,
+    _is_list_method,
+    _root_name,
+)
 from .resolve import (
     DefaultVar,
     FreeVar,
@@ -53,41 +59,16 @@ from .resolve import (
     _is_docstring,
     _is_library,
     _is_literal,
-    _transform_call,
     _unsupported_expression,
     _unsupported_statement,
     live_defaults,
     unwrap_forwarding,
 )
-from .source import ParsedFunction, literal_value, parse_function, recursion_room
+from .source import ParsedFunction, parse_function, recursion_room
 
 # Names emitted code defines or imports itself; user names never take them.
 RESERVED = {"np", "math", *runtime.__all__}
 
-_BINOPS = {
-    cst.Add: ("add", "plus", "total"),
-    cst.Subtract: ("subtract", "minus", "diff"),
-    cst.Multiply: ("multiply", "times", "prod"),
-    cst.Divide: ("divide", "over", "ratio"),
-    cst.MatrixMultiply: ("matmul", "at", "matmul"),
-    cst.Power: ("power", "pow", "power"),
-    cst.FloorDivide: ("floor_divide", "floordiv", "quotient"),
-    cst.Modulo: ("remainder", "mod", "remainder"),
-    cst.BitOr: ("bitwise_or", "or", "either"),
-    cst.BitAnd: ("bitwise_and", "and", "both"),
-    cst.BitXor: ("bitwise_xor", "xor", "one_of"),
-}
-_COMPARE = {
-    cst.LessThan: "less",
-    cst.LessThanEqual: "less_equal",
-    cst.GreaterThan: "greater",
-    cst.GreaterThanEqual: "greater_equal",
-    cst.Equal: "equal",
-    cst.NotEqual: "not_equal",
-    cst.Is: "is_",
-    cst.IsNot: "is_not",
-}
-_MAX_NAME = 22
 # primitives whose result is a new array nothing else refers to
 _ALLOCATING = {
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
@@ -289,6 +270,8 @@ class Normalizer:
         self._branches: list[tuple[set[str], int]] = []
         self.out: list[Stmt] = []
         self.desugar = Desugar(parsed.positions, self.unsupported, self.names.fresh)
+        self.exprs = ExprLowerer(self)
+        self.calls = CallLowerer(self)
 
     # ---- entry ----------------------------------------------------------------
 
@@ -318,7 +301,7 @@ class Normalizer:
         self.result_name = self.names.fresh(result_name)
         try:
             if isinstance(node, cst.Lambda):
-                value = self.expr(node.body, target=self.result_name)
+                value = self.exprs.expr(node.body, target=self.result_name)
                 body: list[Stmt] = list(self.out)
                 body.append(Return(value, self.loc(node.body)))
             else:
@@ -490,7 +473,7 @@ class Normalizer:
             target = self.result_name if self.depth == 0 else self.names.fresh(
                 self.result_name
             )
-            value = self.expr(node.value, target=target)
+            value = self.exprs.expr(node.value, target=target)
             if isinstance(value, Const):  # a constant result still has a name
                 value = self.emit(target, "identity", (value,), {}, node.value)
             self.out.append(Return(value, self.loc(node)))
@@ -510,7 +493,7 @@ class Normalizer:
                     and _is_last_index(last.params["index"])):
                 # ``ys.pop()`` alone: its value unused, but reverse mode reads it
                 # (after ``v = ys[-1]``, as emitted code spells a pop, that read)
-                self.emit(self._target(None, f"{stem(self._named(Var(current)))}_last"),
+                self.emit(self.exprs.target(None, f"{stem(self.named(Var(current)))}_last"),
                           "getitem",
                           (Var(current),), {"index": Index((Const(-1, "-1"),), False)},
                           node.value)
@@ -563,7 +546,7 @@ class Normalizer:
             name = target.value
             self._check_name(target)
             ssa = self.names.fresh(name) if name in self.bound else name
-            atom = self.expr(value, target=ssa)
+            atom = self.exprs.expr(value, target=ssa)
             if not (isinstance(atom, Var) and atom.name == ssa):
                 self.emit(ssa, "identity", (atom,), {}, value)
             self.bound.add(name)
@@ -597,8 +580,8 @@ class Normalizer:
                 "make a copy first: `y = x.copy()`, then `y[i] = ...`",
             )
         name, current = self._writable(base, target)
-        index = self._index(target)
-        atom = self.expr(value)
+        index = self.exprs.index(target)
+        atom = self.exprs.expr(value)
         self._write(name, current, "setitem", (Var(current), atom), {"index": index}, target)
 
     def _writable(self, base: cst.Name, node: Any) -> tuple[str, str]:
@@ -660,7 +643,7 @@ class Normalizer:
             )
         name, current = self._writable(base, call)
         index = self._index_argument(args[1].value)
-        values = self.expr(args[2].value)
+        values = self.exprs.expr(args[2].value)
         self._write(name, current, "add_at", (Var(current), values), {"index": index}, call)
 
     def _index_argument(self, node: Any) -> Index:
@@ -671,14 +654,14 @@ class Normalizer:
             except TransformError:
                 obj = None
             if obj is np.s_ or obj is np.index_exp:
-                index = self._index(node)
+                index = self.exprs.index(node)
                 return index if obj is np.s_ else Index(index.items, True)
         if isinstance(node, cst.Tuple):
             if any(isinstance(e, cst.StarredElement) for e in node.elements):
                 raise self.unsupported(node, "starred elements are not supported",
                                        "list each index item")
-            return Index(tuple(self.expr(e.value) for e in node.elements), True)
-        return Index((self.expr(node),), False)
+            return Index(tuple(self.exprs.expr(e.value) for e in node.elements), True)
+        return Index((self.exprs.expr(node),), False)
 
     def _own_list(self, call: cst.Call, method: str) -> tuple[str, str]:
         """The user name and current version of the list ``ys`` in ``ys.method()``."""
@@ -704,7 +687,7 @@ class Normalizer:
         name, current = self._own_list(call, "pop")
         self._pop_args(call)
         last = self.emit(
-            self._target(target, f"{stem(self._named(Var(current)))}_last"), "getitem",
+            self.exprs.target(target, f"{stem(self.named(Var(current)))}_last"), "getitem",
             (Var(current),), {"index": Index((Const(-1, "-1"),), False)}, call,
         )
         self._pop(name, current, call)
@@ -718,7 +701,7 @@ class Normalizer:
         name, current = self._own_list(call, "append")
         if len(call.args) != 1 or call.args[0].keyword is not None:
             raise self.unsupported(call, "append takes one value", "write ys.append(v)")
-        atom = self.expr(call.args[0].value)
+        atom = self.exprs.expr(call.args[0].value)
         self._write(name, current, "append", (Var(current), atom), {}, call)
 
     def _bind(self, name: str, ssa: str) -> None:
@@ -767,7 +750,7 @@ class Normalizer:
         literal = isinstance(value, (cst.Tuple, cst.List)) and not any(
             isinstance(e, cst.StarredElement) for e in value.elements)
         if elements is None or not literal:
-            return self.expr(value)
+            return self.exprs.expr(value)
         values = list(value.elements)
         star = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
         if star:
@@ -783,7 +766,7 @@ class Normalizer:
                                       for e in middle])
             self.desugar.alias(rest, middle[0].value if middle else value)
             out = [self._unpacked_values(e.value, v.value) for e, v in zip(elements[:k], values)]
-            out.append(self.expr(rest))
+            out.append(self.exprs.expr(rest))
             out += [self._unpacked_values(e.value, v.value) for e, v in zip(
                 elements[k + 1:], values[len(values) - n_after:])]
             return out
@@ -817,7 +800,7 @@ class Normalizer:
             )
         for i, e in enumerate(target.elements):
             sub = e.value
-            base = sub.value if isinstance(sub, cst.Name) else f"{stem(self._named(tree))}_{i}"
+            base = sub.value if isinstance(sub, cst.Name) else f"{stem(self.named(tree))}_{i}"
             if isinstance(sub, cst.Name):
                 self._check_name(sub)
             ssa = self.names.fresh(base) if (base in self.bound or not isinstance(
@@ -850,7 +833,7 @@ class Normalizer:
             )
 
     def if_statement(self, node: cst.If) -> None:
-        test = self.expr(node.test)
+        test = self.exprs.expr(node.test)
         before = dict(self.env)
         bound_before = set(self.bound)
         outer = self.out
@@ -975,7 +958,7 @@ class Normalizer:
                 )
             iterable = inner
         if resolved is builtins.range:
-            args, kwargs = self._call_args(iterable)
+            args, kwargs = self.calls.call_args(iterable)
             if kwargs or not 1 <= len(args) <= 3:
                 raise self.unsupported(iterable, "range() takes 1 to 3 positional "
                                        "arguments", "write range(stop) or range(start, stop, step)")
@@ -996,7 +979,7 @@ class Normalizer:
             if isinstance(inner_func, cst.Name) and inner_func.value not in \
                     self.local_names and self.resolver.lookup_global(inner_func) is builtins.zip:
                 # enumerate(zip(x, y)) unpacked as i, (a, b)
-                seqs = [self.expr(a.value) for a in inner.args]
+                seqs = [self.exprs.expr(a.value) for a in inner.args]
                 if not isinstance(item_target, (cst.Tuple, cst.List)) or len(
                         item_target.elements) != len(seqs) or any(
                         isinstance(e, cst.StarredElement) for e in item_target.elements):
@@ -1006,16 +989,16 @@ class Normalizer:
                 args = [self._length(seqs[0], iterable)]
                 prefix += [(e.value, q) for e, q in zip(item_target.elements, seqs)]
             else:
-                seq = self.expr(inner)
+                seq = self.exprs.expr(inner)
                 args = [self._length(seq, iterable)]
                 prefix.append((item_target, seq))
             target_node = node.target.elements[0].value
             if start_arg is not None:
-                start = self.expr(start_arg.value)
+                start = self.exprs.expr(start_arg.value)
                 enum_start = (target_node, start)
                 target_node = None
         elif resolved is builtins.zip:
-            seqs = [self.expr(a.value) for a in iterable.args]
+            seqs = [self.exprs.expr(a.value) for a in iterable.args]
             if not isinstance(node.target, cst.Tuple) or len(node.target.elements) != len(seqs):
                 raise self.unsupported(node.target, "unpack zip() into one name per "
                                        "sequence", "write `for a, b in zip(x, y):`")
@@ -1023,7 +1006,7 @@ class Normalizer:
             target_node = None
             prefix += [(e.value, q) for e, q in zip(node.target.elements, seqs)]
         else:
-            seq = self.expr(iterable)
+            seq = self.exprs.expr(iterable)
             args = [self._length(seq, iterable)]
             target_node = None
             prefix.append((node.target, seq))
@@ -1056,7 +1039,7 @@ class Normalizer:
             self._bind(name, ssa)
         for target, seq in prefix:
             if isinstance(target, (cst.Tuple, cst.List)):  # for i, (a, b) in ...
-                item = self.emit(self.names.fresh(f"{stem(self._named(seq))}_item"),
+                item = self.emit(self.names.fresh(f"{stem(self.named(seq))}_item"),
                                  "getitem", (seq,), {"index": Index((Var(index),), False)},
                                  target)
                 self._bind_unpacked(target, item, target)
@@ -1091,7 +1074,7 @@ class Normalizer:
         reject_inside_loop(node.body, self.unsupported)
         # (what the first test reads has no derivative to take: it is not counted)
         reads_before = read_names(s for block in self._open for s in block)
-        test = self.expr(node.test)
+        test = self.exprs.expr(node.test)
         if isinstance(test, Const) and test.value is True and leaves_somewhere(
                 node.body, cst.Break):
             # `while True:` left by `break`: the test is a name that stays True
@@ -1106,7 +1089,7 @@ class Normalizer:
         outer, before, bound_before = self._enter_loop()
         body = self.block(self.desugar.loop_body(node))
         self.out = []
-        again = self.expr(node.test)  # the condition, from this iteration's values
+        again = self.exprs.expr(node.test)  # the condition, from this iteration's values
         body += self.out
         test_carried = [(test.name, again.name if isinstance(again, Var) else test.name)]
         carried, _ = self._leave_loop(outer, before, bound_before, test_carried)
@@ -1236,7 +1219,7 @@ class Normalizer:
             ]
 
     def _length(self, seq: Atom, node: Any) -> Atom:
-        return self.emit(self.names.fresh(f"len_{stem(self._named(seq))}"), "len", (seq,), {}, node)
+        return self.emit(self.names.fresh(f"len_{stem(self.named(seq))}"), "len", (seq,), {}, node)
 
     def _single_return(self, body: list[Stmt], last: Any) -> list[Stmt]:
         """Rewrite returns in branches into one join name and one final return."""
@@ -1283,483 +1266,21 @@ class Normalizer:
             self.shapes.add(target)  # computed from shapes and constants only
         return Var(target)
 
-    def expr(self, node: Any, target: str | None = None) -> Atom:
-        """Normalize an expression; the outermost operation binds ``target``."""
-        method = getattr(self, "expr_" + type(node).__name__, None)
-        if method is None:
-            raise self.unsupported(node, *_unsupported_expression(node))
-        return method(node, target)
 
-    def _target(self, target: str | None, base: str) -> str:
-        if target is not None:
-            return target
-        if len(base) > _MAX_NAME:
-            base = base[:_MAX_NAME].rstrip("_")
-        return self.names.fresh(base)
-
-    def expr_Name(self, node: cst.Name, target: str | None) -> Atom:
-        name = node.value
-        if name in ("True", "False", "None"):
-            return Const({"True": True, "False": False, "None": None}[name], name)
-        if name in self.local_names:
-            if name == self.bound_object and name not in self.env:
-                fn = self.fn.__name__
-                raise self.unsupported(
-                    node, f"this method reads `{name}`, the object it is bound to (not "
-                    f"an array): s2s transforms functions of arrays and cannot read "
-                    "into other objects", f"pass the arrays it reads as arguments: "
-                    f"`def {fn}(...)` at module level (or a @staticmethod)",
-                )
-            if name not in self.env:
-                raise TransformError(
-                    f"`{name}` may be used before it is assigned on some path",
-                    self.loc(node),
-                    f"assign `{name}` on every path before this line",
-                    self.display,
-                )
-            return Var(self.env[name])
-        obj = self.resolver.lookup_global(node)
-        return self.resolver.constant(obj, name, node)
-
-
-
-
-
-    def expr_Integer(self, node: cst.Integer, target: str | None) -> Atom:
-        return self._literal(node, target)
-
-    def expr_Float(self, node: cst.Float, target: str | None) -> Atom:
-        return self._literal(node, target)
-
-    def expr_SimpleString(self, node: cst.SimpleString, target: str | None) -> Atom:
-        return self._literal(node, target)
-
-    def _literal(self, node: Any, target: str | None) -> Atom:
-        const = Const(literal_value(node.value), node.value)  # (thread-safe)
-        if target is not None:
-            return self.emit(target, "identity", (const,), {}, node)
-        return const
-
-    def expr_Ellipsis(self, node: cst.Ellipsis, target: str | None) -> Atom:
-        return Const(Ellipsis, "...")
-
-    def _named(self, atom: Any) -> Any:
+    def named(self, atom: Any) -> Any:
         """The atom as names should see it: a written array by its first name."""
         if isinstance(atom, Var) and atom.name in self.buffer_root:
             return Var(self.buffer_root[atom.name])
         return atom
 
-    def expr_BinaryOperation(self, node: cst.BinaryOperation, target: str | None):
-        entry = _BINOPS.get(type(node.operator))
-        if entry is None:
-            raise self.unsupported(
-                node, f"the operator `{node.operator._get_token()}` is not supported",
-                "use arithmetic operators (+ - * / @ ** //) or NumPy functions",
-            )
-        prim, word, fallback = entry
-        left = self.expr(node.left)
-        right = self.expr(node.right)
-        if isinstance(left, Const) and isinstance(right, Const):
-            folded = _fold(prim, left, right)
-            if folded is not None:
-                return folded if target is None else self.emit(
-                    target, "identity", (folded,), {}, node
-                )
-        if prim in ("add", "multiply") and isinstance(left, Const) and isinstance(
-            right, Var
-        ):
-            base = f"{stem(self._named(right))}_{word}_{stem(self._named(left))}"  # x_times_2 for 2 * x
-        elif prim == "power" and isinstance(right, Const) and right.value == 2:
-            base = f"{stem(self._named(left))}_sq"
-        else:
-            base = f"{stem(self._named(left))}_{word}_{stem(self._named(right))}"
-        if len(base) > _MAX_NAME:
-            base = fallback
-        return self.emit(self._target(target, base), prim, (left, right), {}, node)
-
-    def expr_UnaryOperation(self, node: cst.UnaryOperation, target: str | None):
-        value = self.expr(node.expression)
-        op = node.operator
-        if isinstance(op, cst.Minus):
-            if isinstance(value, Const) and isinstance(value.value, (int, float)):
-                text = value.text[1:] if value.text.startswith("-") else "-" + value.text
-                return Const(-value.value, text)
-            return self.emit(
-                self._target(target, f"neg_{stem(self._named(value))}"), "negative", (value,),
-                {}, node,
-            )
-        if isinstance(op, cst.Plus):
-            return value
-        if isinstance(op, cst.Not):
-            out = self.emit(
-                self._target(target, f"not_{stem(self._named(value))}"), "not_", (value,), {}, node
-            )
-            if isinstance(value, Var):
-                self.negates[out.name] = value.name
-            return out
-        return self.emit(  # `~mask`
-            self._target(target, f"not_{stem(self._named(value))}"), "invert", (value,), {},
-            node,
-        )
-
-    def expr_BooleanOperation(self, node: cst.BooleanOperation, target: str | None):
-        left = self.expr(node.left)
-        right = self.expr(node.right)
-        prim = "and_" if isinstance(node.operator, cst.And) else "or_"
-        return self.emit(
-            self._target(target, "cond"), prim, (left, right), {}, node
-        )
-
-    def expr_Comparison(self, node: cst.Comparison, target: str | None):
-        left = self.expr(node.left)
-        result: Atom | None = None
-        for i, comp in enumerate(node.comparisons):
-            prim = _COMPARE.get(type(comp.operator))
-            if prim is None:
-                raise self.unsupported(
-                    node, "`in` and `not in` are not supported",
-                    "compare values with == or np.isin",
-                )
-            right = self.expr(comp.comparator)
-            last = i == len(node.comparisons) - 1
-            name = f"{stem(self._named(left))}_{prim.rstrip('_')}_{stem(self._named(right))}"
-            if len(name) > _MAX_NAME:
-                name = "cond"
-            this = self.emit(
-                self._target(target if last and result is None else None, name),
-                prim, (left, right), {}, node,
-            )
-            result = this if result is None else self.emit(
-                self._target(target if last else None, "cond"), "and_",
-                (result, this), {}, node,
-            )
-            left = right
-        assert result is not None
-        return result
-
-    def expr_IfExp(self, node: cst.IfExp, target: str | None) -> Atom:
-        test = self.expr(node.test)
-        name = self._target(target, "choice")
-        outer = self.out
-        self.out = []
-        body_atom = self.expr(node.body, target=name)
-        if not (isinstance(body_atom, Var) and body_atom.name == name):
-            self.emit(name, "identity", (body_atom,), {}, node.body)
-        body = self.out
-        self.out = []
-        else_atom = self.expr(node.orelse, target=name)
-        if not (isinstance(else_atom, Var) and else_atom.name == name):
-            self.emit(name, "identity", (else_atom,), {}, node.orelse)
-        orelse = self.out
-        self.out = outer
-        self.out.append(If(test, body, orelse, self.loc(node), joins=[name]))
-        return Var(name)
-
-    def expr_Tuple(self, node: cst.Tuple, target: str | None) -> Atom:
-        return self._sequence(node, target, "make_tuple", tuple)
-
-    def expr_List(self, node: cst.List, target: str | None) -> Atom:
-        return self._sequence(node, target, "make_list", list)
-
-    def _sequence(self, node: Any, target: str | None, prim: str, kind: type):
-        if any(isinstance(e, cst.StarredElement) for e in node.elements):
-            # `(n, *np.shape(x))`: shape arithmetic, kept as written (vmap emits it)
-            return self.python_expression(node, target, "shape")
-        atoms = [self.expr(e.value) for e in node.elements]
-        if all(isinstance(a, Const) for a in atoms) and target is None:
-            value = kind(a.value for a in atoms)
-            texts = [a.text for a in atoms]
-            if kind is tuple:
-                text = "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")"
-            else:
-                text = "[" + ", ".join(texts) + "]"
-            return Const(value, text)
-        base = "_".join(stem(self._named(a)) for a in atoms) if atoms else "empty"
-        if len(base) > _MAX_NAME:
-            base = "items"
-        out = self.emit(self._target(target, base), prim, tuple(atoms), {}, node)
-        if prim == "make_list":
-            self.lists.add(out.name)  # a list of its own: append may grow it
-        return out
-
-    def expr_Dict(self, node: cst.Dict, target: str | None) -> Atom:
-        keys: list[str] = []
-        values: list[Atom] = []
-        for element in node.elements:
-            if not isinstance(element, cst.DictElement) or not isinstance(
-                element.key, cst.SimpleString
-            ):
-                raise self.unsupported(
-                    element, "dict literals need constant string keys",
-                    'write {"name": value, ...}',
-                )
-            keys.append(element.key.evaluated_value)
-            values.append(self.expr(element.value))
-        return self.emit(
-            self._target(target, "params"), "make_dict", tuple(values),
-            {"keys": tuple(keys)}, node,
-        )
-
-    def _index(self, node: cst.Subscript) -> Index:
-        items: list[Any] = []
-        for element in node.slice:
-            s = element.slice
-            if isinstance(s, cst.Slice):
-                items.append(Slice(*(
-                    None if part is None else self.expr(part)
-                    for part in (s.lower, s.upper, s.step)
-                )))
-            else:
-                items.append(self.expr(s.value))
-        return Index(tuple(items), len(node.slice) > 1)
-
-    def expr_Subscript(self, node: cst.Subscript, target: str | None) -> Atom:
-        base = self.expr(node.value)
-        items = []
-        for element in node.slice:
-            s = element.slice
-            if isinstance(s, cst.Slice):
-                items.append(
-                    Slice(
-                        *(
-                            None if part is None else self.expr(part)
-                            for part in (s.lower, s.upper, s.step)
-                        )
-                    )
-                )
-            else:
-                items.append(self.expr(s.value))
-        index = Index(tuple(items), len(node.slice) > 1)
-        if len(items) == 1 and isinstance(items[0], Const) and isinstance(
-            items[0].value, str
-        ):
-            name = items[0].value
-        elif len(items) == 1 and isinstance(items[0], Slice):
-            name = f"{stem(self._named(base))}_slice"
-        else:
-            name = f"{stem(self._named(base))}_" + "_".join(
-                stem(self._named(i)) if not isinstance(i, Slice) else "s" for i in items
-            )
-        if isinstance(base, Const):
-            raise self.unsupported(
-                node, "subscripts of constants are not supported",
-                "index a local array, or pass the value as an argument",
-            )
-        return self.emit(
-            self._target(target, name), "getitem", (base,), {"index": index}, node
-        )
-
-    def expr_Attribute(self, node: cst.Attribute, target: str | None) -> Atom:
-        root = _root_name(node)
-        if root is not None and root == self.bound_object and root not in self.env:
-            raise self.resolver.unknown_attribute(node, root, node.attr.value)
-        if root is None or root in self.local_names:  # an attribute of a value
-            base = self.expr(node.value)
-            attr = node.attr.value
-            prim = ATTRIBUTES.get(attr)
-            if prim is None:
-                raise self.resolver.unknown_attribute(node, root, attr)
-            return self.emit(
-                self._target(target, f"{stem(self._named(base))}_{attr}"), prim, (base,), {},
-                node,
-            )
-        obj, text = self.resolver.resolve_dotted(node)
-        return self.resolver.constant(obj, text, node)
-
-
 
     # ---- calls ----------------------------------------------------------------
 
-    def expr_Call(self, node: cst.Call, target: str | None) -> Atom:
-        func = node.func
-        root = _root_name(func)
-        if _is_list_method(node, "pop", self.local_names):
-            return self.pop_expression(node, target)
-        if isinstance(func, cst.Attribute) and (root is None or root in self.local_names):
-            return self._method_call(node, target)  # a method of a value
-        obj, text = self.resolver.resolve_dotted(func)
-        if obj in (builtins.slice, builtins.tuple) or (obj is builtins.list and len(
-                node.args) == 1 and isinstance(node.args[0].value, (cst.ListComp,
-                                                                     cst.GeneratorExp))):
-            return self.python_expression(node, target, text)
-        obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
-        if obj is builtins.pow and len(node.args) == 2 and not any(
-                a.keyword or a.star for a in node.args):
-            power = cst.BinaryOperation(left=node.args[0].value, operator=cst.Power(),
-                                        right=node.args[1].value)
-            self.desugar.alias(power, node)
-            return self.expr_BinaryOperation(power, target)
-        if obj is builtins.sum:
-            return self._builtin_sum(node, target)
-        transformed = _transform_call(obj)
-        if transformed is not None:
-            return self._transform_call(transformed, obj, text, node, target)
-        if isinstance(obj, (custom_jvp, custom_vjp)):
-            # a user function like any other, with rules the derivatives use instead
-            return self._user_call(obj.fun, text, node, target, custom=obj)
-        prim = lookup_object(obj)
-        if prim is not None and prim.name == "reversed":
-            raise self.unsupported(
-                node, "reversed() is supported only in a loop header, over range(...)",
-                "write `for i in reversed(range(n)):`",
-            )
-        if prim is not None:
-            args, kwargs = self._call_args(node)
-            return self._apply(prim.name, args, kwargs, node, target, text)
-        if isinstance(obj, types.FunctionType) and not _is_library(obj):
-            return self._user_call(obj, text, node, target)
-        raise self.resolver.unknown_call(obj, text, func)
-
-    def _builtin_sum(self, node: cst.Call, target: str | None) -> Atom:
-        """``sum([a, b, c])``, ``sum(values)`` over a tuple or list of known length:
-        ``a + b + c`` (after ``start``, when given)."""
-        args = list(node.args)
-        start_arg = args[1] if len(args) == 2 and (
-            args[1].keyword is None or args[1].keyword.value == "start") else None
-        first = args[0].value if args and args[0].keyword is None and not args[0].star \
-            else None
-        items: list[Atom] | None = None
-        if first is not None and (len(args) == 1 or start_arg is not None):
-            if isinstance(first, (cst.List, cst.Tuple)) and not any(
-                    isinstance(e, cst.StarredElement) for e in first.elements):
-                items = [self.expr(e.value) for e in first.elements]
-            elif not isinstance(first, (cst.GeneratorExp, cst.ListComp)):
-                seq = self.expr(first)
-                let = self.lets.get(seq.name) if isinstance(seq, Var) else None
-                # (a list written since it was made, `append` in a loop, has other items
-                # than its literal: its versions all have the literal's name as root)
-                written = isinstance(seq, Var) and seq.name in self.buffer_root.values()
-                if let is not None and let.prim in ("make_list", "make_tuple") and not (
-                        written):
-                    items = list(let.args)
-        if items is None:
-            raise UnsupportedCallError(
-                "Python's built-in `sum` is supported over a list or tuple whose length "
-                "is known when s2s transforms the function (`sum([a, b])`), not over "
-                "this", self.loc(node),
-                "np.sum(x) for an array's elements, np.sum(np.stack(values), axis=0) for "
-                "a list of arrays grown in a loop", self.display,
-            )
-        total: Atom = self.expr(start_arg.value) if start_arg is not None else None
-        if total is None and not items:
-            return Const(0, "0")
-        for k, item in enumerate(items):
-            if total is None:
-                total = item
-                continue
-            last = k == len(items) - 1
-            name = target if last and target is not None else self.names.fresh("total")
-            total = self.emit(name, "add", (total, item), {}, node)
-        if target is not None and not (isinstance(total, Var) and total.name == target):
-            total = self.emit(target, "identity", (total,), {}, node)
-        return total
 
     # ---- Python-level expressions over values that carry no derivative ---------------
 
-    def expr_ListComp(self, node: cst.ListComp, target: str | None) -> Atom:
-        return self.python_expression(node, target, "items")
 
-    def python_expression(self, node: Any, target: str | None, base: str) -> Atom:
-        """A comprehension, ``slice(...)`` or ``tuple(...)``: Python code over indexes
-        and shapes (what rules build indexes with), kept as written in one statement.
-        Its free names are its operands; reads of an operand's shape (``np.shape(x)``,
-        ``np.ndim``, ``np.size``, ``len``) are their own statements first, so only the
-        shape is read.  The transforms refuse it where an operand carries a derivative
-        (or, under vmap, a batch axis): then it is not index arithmetic."""
-        bound = _comprehension_names(node)
-        operands: list[Atom] = []
-        texts: dict[str, str] = {}
-
-        def operand(atom: Atom) -> str:
-            if isinstance(atom, Const):
-                return atom.text
-            key = f"__s2s_operand_{len(operands)}__"
-            operands.append(atom)
-            texts[key] = atom.name
-            return key
-
-        normalizer = self
-        shape_args: set[int] = set()  # the names whose shape only is read
-
-        class Find(cst.CSTVisitor):
-            def visit_Call(self, n: cst.Call) -> None:
-                arg = n.args[0].value if len(n.args) == 1 else None
-                if isinstance(arg, cst.Name) and arg.value not in bound and _shape_read(
-                        n, normalizer):
-                    shape_args.add(id(arg))
-
-        node.visit(Find())
-        # `[np.shape(a)[0] for a in arrays]`: only the shapes of `arrays`' items are read
-        shape_iters: set[int] = set()
-        uses: dict[str, int] = {}
-        shape_uses: dict[str, int] = {}
-
-        class Count(cst.CSTVisitor):
-            def visit_Name(self, n: cst.Name) -> None:
-                uses[n.value] = uses.get(n.value, 0) + 1
-
-            def visit_Call(self, n: cst.Call) -> None:
-                arg = n.args[0].value if len(n.args) == 1 else None
-                if isinstance(arg, cst.Name) and _shape_read(n, normalizer):
-                    shape_uses[arg.value] = shape_uses.get(arg.value, 0) + 1
-
-            def visit_CompFor(self, n: cst.CompFor) -> None:
-                if isinstance(n.iter, cst.Name) and isinstance(n.target, cst.Name):
-                    pending.append((n.target.value, n.iter))
-
-        pending: list[tuple[str, cst.Name]] = []
-        node.visit(Count())
-        for var, it in pending:
-            if uses.get(var, 0) == shape_uses.get(var, 0) + 1:  # (+1: the `for` itself)
-                shape_iters.add(id(it))
-        shape_only: list[int] = []
-
-        class Substitute(cst.CSTTransformer):
-            def leave_Call(self, original: cst.Call, updated: cst.Call) -> Any:
-                arg = original.args[0].value if len(original.args) == 1 else None
-                if arg is not None and id(arg) in shape_args:
-                    atom = normalizer.expr(original)  # a shape read: its own statement
-                    return cst.Name(operand(atom))
-                return updated
-
-            def leave_Name(self, original: cst.Name, updated: cst.Name) -> Any:
-                name = original.value
-                if name in bound or name in ("True", "False", "None") or (
-                        id(original) in shape_args):
-                    return updated
-                if name not in normalizer.local_names:
-                    normalizer.resolver.bind_namespace(name, original)
-                    return updated  # a module name (np, a constant, a builtin)
-                if id(original) in shape_iters:
-                    shape_only.append(len(operands))
-                return cst.Name(operand(normalizer.expr(original)))
-
-            def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
-                return updated.with_changes(attr=original.attr)  # np.shape stays np.shape
-
-        template = cst.Module([]).code_for_node(node.visit(Substitute()))
-        for k, a in enumerate(operands):
-            if isinstance(a, Var) and a.name not in self.shapes and k not in shape_only:
-                # over values computed from arrays: not index arithmetic
-                if isinstance(node, (cst.Tuple, cst.List)):
-                    raise self.unsupported(node, "starred elements are supported over "
-                                           "shapes and ints only", "list each element")
-                if isinstance(node, cst.ListComp):
-                    raise self.unsupported(node, *_unsupported_expression(node))
-                inner = node.args[0].value if node.args else None
-                if isinstance(inner, (cst.ListComp, cst.GeneratorExp)):
-                    raise self.unsupported(node, *_unsupported_expression(inner))
-                obj, text = self.resolver.resolve_dotted(node.func)
-                raise self.resolver.unknown_call(obj, text, node.func)
-        clash = bound & {a.name for a in operands if isinstance(a, Var)}
-        if clash:
-            raise self.unsupported(node, f"`{sorted(clash)[0]}` names both a value and a "
-                                   "comprehension's variable", "rename the variable")
-        return self.emit(self._target(target, base), "pyexpr", tuple(operands),
-                         {"template": (template, tuple(texts)),
-                          "shape_only": tuple(shape_only)}, node)
-
-    def _transform_call(self, kind: str, obj: Any, text: str, node: cst.Call,
+    def transform_call(self, kind: str, obj: Any, text: str, node: cst.Call,
                         target: str | None) -> Atom:
         """A call to an s2s transform inside the function: ``s2s.jvp(f, (x,), (v,))``,
         or a transformed function bound at module level (``g = s2s.grad(f)``; ``g(x)``).
@@ -1779,8 +1300,8 @@ class Normalizer:
             if not isinstance(fobj, types.FunctionType) or _is_library(fobj):
                 raise self.unsupported(args[0], f"`{ftext}` is not a Python function s2s can "
                                        "transform", "pass a function defined in a file")
-            primals = [self.expr(e.value) for e in args[1].value.elements]
-            tangents = [self.expr(e.value) for e in args[2].value.elements]
+            primals = [self.exprs.expr(e.value) for e in args[1].value.elements]
+            tangents = [self.exprs.expr(e.value) for e in args[2].value.elements]
             if len(primals) != len(tangents):
                 raise self.unsupported(node, "s2s.jvp needs one tangent per primal",
                                        "pass as many tangents as primals")
@@ -1788,13 +1309,13 @@ class Normalizer:
             positional = primals + tangents
             base = f"{fobj.__name__}_jvp"
         else:
-            positional, kwargs = self._call_args(node)
+            positional, kwargs = self.calls.call_args(node)
             if kwargs:
                 raise self.unsupported(node, f"`{text}` takes positional arguments here",
                                        "pass the arguments by position")
             n = len(positional)
             _, emitted = obj._generate_for((LEAF,) * n, (LEAF,) * len(obj.ir.params))
-            base = f"{text.split('.')[-1]}_{stem(self._named(positional[0]))}" if positional \
+            base = f"{text.split('.')[-1]}_{stem(self.named(positional[0]))}" if positional \
                 else text.split(".")[-1]
         callee = _normalize_callee(emitted, self.stack)
         if len(callee.params) != len(positional):
@@ -1814,110 +1335,16 @@ class Normalizer:
             self.resolver.namespace.setdefault(key, value)
         if len(base) > _MAX_NAME:
             base = base.split("_")[0] or "out"
-        return self.emit(self._target(target, base), "call", tuple(positional),
+        return self.emit(self.exprs.target(target, base), "call", tuple(positional),
                          {"callee": callee, "spelling": name}, node)
 
 
-    def _call_args(self, node: cst.Call) -> tuple[list[Atom], dict[str, Atom]]:
-        args: list[Atom] = []
-        kwargs: dict[str, Atom] = {}
-        for arg in node.args:
-            if arg.star:
-                raise self.unsupported(
-                    arg, "`*` and `**` in calls are not supported",
-                    "pass each argument explicitly",
-                )
-            atom = self.expr(arg.value)
-            if arg.keyword is not None:
-                kwargs[arg.keyword.value] = atom
-            else:
-                args.append(atom)
-        return args, kwargs
-
-    def _apply(
-        self, name: str, args: list[Atom], kwargs: dict[str, Atom], node: Any,
-        target: str | None, text: str,
-    ) -> Atom:
-        prim = PRIMITIVES[name]
-        for bound_name, value in prim.namespace.items():  # a user's primitive
-            known = self.resolver.namespace.setdefault(bound_name, value)
-            if known is not value:
-                raise TransformError(
-                    f"emitted code calls the primitive `{prim.name}` (or a name its rules "
-                    f"read) as `{bound_name}`, but `{bound_name}` here is another object",
-                    self.loc(node), f"rename your `{bound_name}`", self.display,
-                )
-        if prim.canonical is not None:  # a call form its rules do not read, rewritten
-            try:
-                args, kwargs = prim.canonical(list(args), dict(kwargs))
-            except Refused as exc:
-                raise UnsupportedCallError(f"`{text}`: {exc.what}", self.loc(node),
-                                           exc.hint, self.display) from None
-        try:
-            bound = prim.signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise UnsupportedCallError(
-                f"`{text}` called with arguments s2s does not support: {exc}",
-                self.loc(node),
-                f"call it as {prim.name}{prim.signature}", self.display,
-            ) from None
-        positional: list[Atom] = []
-        params: dict[str, Any] = {}
-        keyword_operands: list[tuple[str, Atom]] = []
-        for pname, p in prim.signature.parameters.items():
-            if pname not in bound.arguments:
-                continue
-            value = bound.arguments[pname]
-            if p.kind is inspect.Parameter.VAR_POSITIONAL:
-                positional += list(value)
-            elif p.default is inspect.Parameter.empty:
-                positional.append(value)
-            elif pname in prim.diff and isinstance(value, Var):
-                # a keyword argument that carries a derivative (average's weights=):
-                # an operand like the others, spelled as a keyword
-                keyword_operands.append((pname, value))
-            else:
-                params[pname] = value
-        if keyword_operands:
-            positional += [v for _, v in keyword_operands]
-            params[KEYWORD_OPERANDS] = tuple(n for n, _ in keyword_operands)
-        first = stem(self._named(positional[0])) if positional else ""
-        base = f"{name.split('.')[-1]}_{first}" if first else name
-        if len(base) > _MAX_NAME:
-            base = name.split(".")[-1]
-        return self.emit(self._target(target, base), name, tuple(positional), params, node)
-
-    def _method_call(self, node: cst.Call, target: str | None) -> Atom:
-        func = node.func
-        assert isinstance(func, cst.Attribute)
-        base = self.expr(func.value)
-        method = func.attr.value
-        prim_name = METHODS.get(method)
-        if prim_name is None:
-            raise self.resolver.unknown_method(base, method, func.attr)
-        args, kwargs = self._call_args(node)
-        prim = PRIMITIVES[prim_name]
-        rest = list(prim.signature.parameters)[1:]
-        if prim_name in ("reshape", "transpose") and len(args) > 1:
-            args = [self._pack(args, node)]
-        if rest and rest[0] in kwargs and prim_name in ("reshape",):
-            pass
-        return self._apply(prim_name, [base, *args], kwargs, node, target,
-                           f"{stem(self._named(base))}.{method}")
-
-
-    def _pack(self, atoms: list[Atom], node: Any) -> Atom:
-        if all(isinstance(a, Const) for a in atoms):
-            return Const(tuple(a.value for a in atoms),
-                         "(" + ", ".join(a.text for a in atoms) + ")")
-        return self.emit(self.names.fresh("shape"), "make_tuple", tuple(atoms), {}, node)
-
-    def _user_call(self, obj: Any, text: str, node: cst.Call, target: str | None,
+    def user_call(self, obj: Any, text: str, node: cst.Call, target: str | None,
                    custom: Any = None):
         recursive = unwrap_forwarding(obj) in self.stack
         callee: Any = (Recursive(unwrap_forwarding(obj)) if recursive
                        else _normalize_callee(obj, self.stack))
-        args, kwargs = self._call_args(node)
+        args, kwargs = self.calls.call_args(node)
         sig = inspect.signature(unwrap_forwarding(obj), follow_wrapped=False)
         try:
             bound = sig.bind(*args, **kwargs)
@@ -1950,13 +1377,13 @@ class Normalizer:
                 self.resolver.depends_on(var, node)
             for name, value in callee.namespace.items():
                 self.resolver.namespace.setdefault(name, value)
-        base = f"{obj.__name__}_{stem(self._named(positional[0]))}" if positional else obj.__name__
+        base = f"{obj.__name__}_{stem(self.named(positional[0]))}" if positional else obj.__name__
         if len(base) > _MAX_NAME:
             base = obj.__name__
         params: dict[str, Any] = {"callee": callee, "spelling": text}
         if custom is not None:
             params["custom"] = custom
-        return self.emit(self._target(target, base), "call", tuple(positional), params, node)
+        return self.emit(self.exprs.target(target, base), "call", tuple(positional), params, node)
 
 
 class _OnePath:
@@ -2050,83 +1477,6 @@ def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
     return _is_list_method(node, "append", local_names)
-
-
-def _is_list_method(node: Any, method: str, local_names: set[str]) -> bool:
-    """Is ``node`` a call ``ys.method(...)`` on a local name?"""
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value == method
-        and isinstance(node.func.value, cst.Name)
-        and node.func.value.value in local_names
-    )
-
-
-def _comprehension_names(node: Any) -> set[str]:
-    """Names a comprehension binds (its ``for`` targets), anywhere inside ``node``."""
-    out: set[str] = set()
-
-    class Visit(cst.CSTVisitor):
-        def visit_CompFor(self, n: cst.CompFor) -> None:
-            for m in _names_in_target(n.target):
-                out.add(m)
-
-    node.visit(Visit())
-    return out
-
-
-def _names_in_target(target: Any) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _names_in_target(e.value)]
-    return []
-
-
-_SHAPE_READS = {"shape", "ndim", "size", "len"}
-# operations that keep a value computed from shapes and constants such a value
-_INDEX_ARITHMETIC = {"add", "subtract", "multiply", "floor_divide", "remainder",
-                     "negative", "identity", "getitem", "make_tuple", "make_list",
-                     "range", "less", "greater", "equal", "not_equal", "less_equal",
-                     "greater_equal", "broadcast_to", "array", "asarray"}
-
-
-def _shape_read(call: cst.Call, normalizer: Any) -> bool:
-    """``np.shape(x)``, ``np.ndim(x)``, ``np.size(x)`` or ``len(x)``."""
-    try:
-        obj, _ = normalizer.resolver.resolve_dotted(call.func)
-    except TransformError:
-        return False
-    prim = lookup_object(obj)
-    return prim is not None and prim.name in _SHAPE_READS
-
-
-def _fold(prim: str, left: Const, right: Const) -> Const | None:
-    import operator as op
-
-    fns = {
-        "add": op.add, "subtract": op.sub, "multiply": op.mul, "divide": op.truediv,
-        "power": op.pow, "floor_divide": op.floordiv, "remainder": op.mod,
-    }
-    if prim not in fns or not all(
-        isinstance(c.value, (int, float)) and not isinstance(c.value, bool)
-        for c in (left, right)
-    ):
-        return None
-    if not all(simple_text(c.text) for c in (left, right)):
-        return None  # keep named constants (SCALE * 2) readable
-    try:
-        value = fns[prim](left.value, right.value)
-    except (ArithmeticError, ValueError):
-        return None
-    return Const(value, repr(value))
-
-
-def _root_name(node: Any) -> str | None:
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else None
 
 
 def _always_returns(stmts: list[Stmt]) -> bool:
