@@ -10,7 +10,6 @@ code.
 
 from __future__ import annotations
 
-import builtins
 import inspect
 import types
 from collections import Counter
@@ -24,7 +23,7 @@ from ..caches import LRU
 from ..errors import Loc, TransformError, UnsupportedSyntaxError
 from ..ir.kinds import LEAF
 from ..ir.memory import MemoryCheck
-from ..ir.names import NameTable, bound_names, read_names, rename, stem
+from ..ir.names import NameTable, bound_names, rename, stem
 from ..ir.nodes import (
     Atom,
     Break,
@@ -42,7 +41,7 @@ from ..ir.nodes import uses as uses_of
 from ..ir.nodes import walk as walk_stmts
 from ..primitives import PRIMITIVES, lookup_object
 from .calls import CallLowerer
-from .desugar import Desugar, leaves_somewhere, reject_inside_loop
+from .desugar import Desugar
 from .expressions import (
     _COMPARE,
     _INDEX_ARITHMETIC,
@@ -52,6 +51,7 @@ from .expressions import (
     _is_list_method,
     _root_name,
 )
+from .loops import LoopLowerer
 from .resolve import (
     DefaultVar,
     FreeVar,
@@ -272,6 +272,7 @@ class Normalizer:
         self.desugar = Desugar(parsed.positions, self.unsupported, self.names.fresh)
         self.exprs = ExprLowerer(self)
         self.calls = CallLowerer(self)
+        self.loop = LoopLowerer(self)
 
     # ---- entry ----------------------------------------------------------------
 
@@ -408,10 +409,10 @@ class Normalizer:
             self.if_statement(node)
             return self.out
         if isinstance(node, cst.For) and node.asynchronous is None:
-            self.for_statement(node)
+            self.loop.for_statement(node)
             return self.out
         if isinstance(node, cst.While):
-            self.while_statement(node)
+            self.loop.while_statement(node)
             return self.out
         raise self.unsupported(node, *_unsupported_statement(node))
 
@@ -922,304 +923,6 @@ class Normalizer:
         self.env = env_after
         self.out.append(stmt)
 
-    def for_statement(self, node: cst.For) -> None:
-        """``for`` over ``range(...)``, an array, ``enumerate(x)`` or ``zip(x, y)``.
-
-        Iterating an array (or zipping several) is indexing it: ``for row in x`` is
-        ``for k in range(len(x)): row = x[k]``, which is what reverse mode needs.
-        """
-        if node.orelse is not None:
-            raise self.unsupported(
-                node.orelse, "`for ... else` is not supported", "use a flag variable"
-            )
-        reject_inside_loop(node.body, self.unsupported)
-        iterable = node.iter
-        func = iterable.func if isinstance(iterable, cst.Call) else None
-        resolved = None
-        if isinstance(func, cst.Name) and func.value not in self.local_names:
-            resolved = self.resolver.lookup_global(func)
-        loc_node = node.iter
-        prefix: list[tuple[Any, Any]] = []  # (target node, (sequence atom)) per iteration
-        enum_start: tuple[Any, Atom] | None = None  # enumerate(x, start): (i's node, start)
-        backwards = resolved is builtins.reversed
-        if backwards:  # reversed(range(...)), reversed(x): walked from the end
-            inner = iterable.args[0].value if len(iterable.args) == 1 else None
-            inner_func = inner.func if isinstance(inner, cst.Call) else None
-            if isinstance(inner_func, cst.Name) and inner_func.value not in self.local_names:
-                resolved = self.resolver.lookup_global(inner_func)
-            else:
-                resolved = None  # a sequence: indexed, as `for row in x` is
-            if inner is None or iterable.args[0].keyword is not None or resolved in (
-                builtins.enumerate, builtins.zip, builtins.reversed,
-            ):
-                raise self.unsupported(
-                    iterable, "reversed() is supported over range(...) or one array",
-                    "write `for i in reversed(range(len(x))):` and index x[i]",
-                )
-            iterable = inner
-        if resolved is builtins.range:
-            args, kwargs = self.calls.call_args(iterable)
-            if kwargs or not 1 <= len(args) <= 3:
-                raise self.unsupported(iterable, "range() takes 1 to 3 positional "
-                                       "arguments", "write range(stop) or range(start, stop, step)")
-            target_node = node.target
-        elif resolved is builtins.enumerate:
-            eargs = list(iterable.args)
-            start_arg = eargs[1] if len(eargs) == 2 and not eargs[1].star and (
-                eargs[1].keyword is None or eargs[1].keyword.value == "start") else None
-            if not (len(eargs) == 1 or start_arg is not None) or eargs[0].keyword or \
-                    eargs[0].star or not (isinstance(node.target, (cst.Tuple, cst.List))
-                                          and len(node.target.elements) == 2):
-                raise self.unsupported(iterable, "enumerate over one sequence (and a "
-                                       "start), unpacked into two names, is supported",
-                                       "write `for i, item in enumerate(x):`")
-            inner = eargs[0].value
-            inner_func = inner.func if isinstance(inner, cst.Call) else None
-            item_target = node.target.elements[1].value
-            if isinstance(inner_func, cst.Name) and inner_func.value not in \
-                    self.local_names and self.resolver.lookup_global(inner_func) is builtins.zip:
-                # enumerate(zip(x, y)) unpacked as i, (a, b)
-                seqs = [self.exprs.expr(a.value) for a in inner.args]
-                if not isinstance(item_target, (cst.Tuple, cst.List)) or len(
-                        item_target.elements) != len(seqs) or any(
-                        isinstance(e, cst.StarredElement) for e in item_target.elements):
-                    raise self.unsupported(item_target, "unpack enumerate(zip(...))'s "
-                                           "items into one name per sequence",
-                                           "write `for i, (a, b) in enumerate(zip(x, y)):`")
-                args = [self._length(seqs[0], iterable)]
-                prefix += [(e.value, q) for e, q in zip(item_target.elements, seqs)]
-            else:
-                seq = self.exprs.expr(inner)
-                args = [self._length(seq, iterable)]
-                prefix.append((item_target, seq))
-            target_node = node.target.elements[0].value
-            if start_arg is not None:
-                start = self.exprs.expr(start_arg.value)
-                enum_start = (target_node, start)
-                target_node = None
-        elif resolved is builtins.zip:
-            seqs = [self.exprs.expr(a.value) for a in iterable.args]
-            if not isinstance(node.target, cst.Tuple) or len(node.target.elements) != len(seqs):
-                raise self.unsupported(node.target, "unpack zip() into one name per "
-                                       "sequence", "write `for a, b in zip(x, y):`")
-            args = [self._length(seqs[0], iterable)]
-            target_node = None
-            prefix += [(e.value, q) for e, q in zip(node.target.elements, seqs)]
-        else:
-            seq = self.exprs.expr(iterable)
-            args = [self._length(seq, iterable)]
-            target_node = None
-            prefix.append((node.target, seq))
-        bounds = self.emit(self.names.fresh("steps"), "range", tuple(args), {}, loc_node)
-        if backwards:
-            bounds = self.emit(self.names.fresh("steps_reversed"), "reversed", (bounds,), {},
-                               loc_node)
-        if target_node is not None and not isinstance(target_node, cst.Name):
-            raise self.unsupported(target_node, "the loop variable must be a name",
-                                   "write `for i in range(n):`")
-        index_name = target_node.value if target_node is not None else "k"
-        index = self.names.fresh(index_name) if (
-            index_name in self.bound or target_node is None) else index_name
-        reads_before = read_names(s for block in self._open for s in block)
-        outer, before, bound_before = self._enter_loop()
-        if target_node is not None:
-            self._bind(index_name, index)
-            self.bound.add(index_name)
-        if enum_start is not None:  # i = k + start
-            counter_node, start = enum_start
-            if not isinstance(counter_node, cst.Name):
-                raise self.unsupported(counter_node, "the loop variable must be a name",
-                                       "write `for i, v in enumerate(x, 1):`")
-            name = counter_node.value
-            ssa = self.names.fresh(name) if name in self.bound else name
-            self.emit(ssa, "add", (Var(index), start), {}, counter_node)
-            if isinstance(start, Const) or start.name in self.shapes:
-                self.shapes.add(ssa)
-            self.bound.add(name)
-            self._bind(name, ssa)
-        for target, seq in prefix:
-            if isinstance(target, (cst.Tuple, cst.List)):  # for i, (a, b) in ...
-                item = self.emit(self.names.fresh(f"{stem(self.named(seq))}_item"),
-                                 "getitem", (seq,), {"index": Index((Var(index),), False)},
-                                 target)
-                self._bind_unpacked(target, item, target)
-                continue
-            if not isinstance(target, cst.Name):
-                raise self.unsupported(target, "loop targets must be names",
-                                       "unpack inside the loop body")
-            name = target.value
-            ssa = self.names.fresh(name) if name in self.bound else name
-            self.emit(ssa, "getitem", (seq,), {"index": Index((Var(index),), False)}, target)
-            self.bound.add(name)
-            self._bind(name, ssa)
-        header = self.out
-        body = header + self.block(self.desugar.loop_body(node))
-        carried, breaks = self._leave_loop(outer, before, bound_before, [])
-        carried = self._own_entries(carried, body, reads_before, node)
-        counter = self.names.fresh("n_iter") if breaks else None
-        self.out.append(For(index, bounds, body, self.loc(node), carried, counter=counter))
-        self._versions_after_loop(carried, body, node)
-
-    def _is_range_call(self, call: cst.Call) -> bool:
-        func = call.func
-        return (isinstance(func, cst.Name) and func.value not in self.local_names
-                and self.resolver.lookup_global(func) is builtins.range)
-
-    def while_statement(self, node: cst.While) -> None:
-        """``while test:``: the body computes the test again for the next iteration."""
-        if node.orelse is not None:
-            raise self.unsupported(
-                node.orelse, "`while ... else` is not supported", "use a flag variable"
-            )
-        reject_inside_loop(node.body, self.unsupported)
-        # (what the first test reads has no derivative to take: it is not counted)
-        reads_before = read_names(s for block in self._open for s in block)
-        test = self.exprs.expr(node.test)
-        if isinstance(test, Const) and test.value is True and leaves_somewhere(
-                node.body, cst.Break):
-            # `while True:` left by `break`: the test is a name that stays True
-            test = self.emit(self.names.fresh("forever"), "identity", (test,), {},
-                             node.test)
-        if not isinstance(test, Var):
-            raise self.unsupported(
-                node.test, "a `while` whose condition is a constant never ends or "
-                "never runs", "loop over a range, or compute the condition",
-            )
-        counter = self.names.fresh("n_iter")
-        outer, before, bound_before = self._enter_loop()
-        body = self.block(self.desugar.loop_body(node))
-        self.out = []
-        again = self.exprs.expr(node.test)  # the condition, from this iteration's values
-        body += self.out
-        test_carried = [(test.name, again.name if isinstance(again, Var) else test.name)]
-        carried, _ = self._leave_loop(outer, before, bound_before, test_carried)
-        carried = self._own_entries(carried, body, reads_before, node)
-        self.out.append(For(counter, None, body, self.loc(node), carried, test=test))
-        self._versions_after_loop(carried, body, node)
-
-    def _own_entries(self, carried: list[tuple[str, str]], body: list[Stmt],
-                     reads_before: set[str], node: Any) -> list[tuple[str, str]]:
-        """A loop whose carried value enters under a name code before the loop read
-        gets a name of its own for it (``y_3 = y`` before the loop), so that ``y``
-        keeps the value before the loop: the backward of that earlier code reads it
-        after the loop has run (it read the loop's last value).
-
-        So does one entering a loop that is a branch's, under a name bound before the
-        `if`: the loop's result is then a name the branch binds, which the `if` joins
-        (``If.joins`` lists every name a branch rebinds for later code)."""
-        out = []
-        for entry, exit_ in carried:
-            root = self.buffer_root.get(entry, entry)
-            written_inside = any(  # a buffer the loop writes into stays one buffer
-                self.buffer_root.get(t) == root for t in bound_names(body))
-            if (entry in reads_before or self._from_outside_branch(entry)) and (
-                    not written_inside and entry not in self.lists):
-                own = self.names.fresh(entry)
-                rename(body, entry, own)
-                self.emit(own, "identity", (Var(entry),), {}, node)
-                if entry in self.shapes:
-                    self.shapes.add(own)
-                for user, ssa in list(self.env.items()):
-                    if ssa == entry:
-                        self.env[user] = own
-                exit_ = own if exit_ == entry else exit_
-                entry = own
-            out.append((entry, exit_))
-        return out
-
-    def _from_outside_branch(self, entry: str) -> bool:
-        """Is the loop being closed directly in a branch of an `if` (no loop between),
-        carrying ``entry``, a name bound before that `if`?"""
-        return bool(self._branches) and self._branches[-1][1] == len(self.loops) and (
-            entry in self._branches[-1][0])
-
-    def _versions_after_loop(self, carried: list[tuple[str, str]], body: list[Stmt],
-                             node: Any) -> None:
-        """An array or list from before the `if` that a loop in its branch writes into
-        (a tape appended to, ``y[i] = v``, here or in a nested loop) stays one buffer,
-        so it gets no name of its own before the loop; after the loop it gets a new
-        version (``tape_2 = tape``, spelled ``tape = tape``: no code), which the `if`
-        joins."""
-        if not self._branches or self._branches[-1][1] != len(self.loops):
-            return
-        outside = self._branches[-1][0]
-        written = {self.buffer_root.get(t, t) for t in bound_names(body)}
-        entries = [e for e, _ in carried if e in self.lists]
-        entries += [ssa for ssa in self.env.values()
-                    if self.buffer_root.get(ssa, ssa) in written and (
-                        ssa in self.buffers or ssa in self.lists)]
-        for entry in dict.fromkeys(entries):
-            if entry not in outside:
-                continue
-            version = self.names.fresh(entry)
-            self.out.append(Let(version, "identity", (Var(entry),), {}, self.loc(node)))
-            self.lets[version] = self.out[-1]
-            self.producers[version] = "identity"
-            self.buffer_root[version] = self.buffer_root.get(entry, entry)
-            self.buffers.add(version)  # (one object with the entry: see _MemoryCheck)
-            if entry in self.lists:
-                self.lists.add(version)
-            for user, ssa in list(self.env.items()):
-                if ssa == entry:
-                    self.env[user] = version
-
-    def _enter_loop(self) -> tuple[list[Stmt], dict[str, str], set[str]]:
-        """Start a loop body: a fresh statement list, the names bound before it."""
-        outer, before, bound_before = self.out, dict(self.env), set(self.bound)
-        self.depth += 1
-        self.out = []
-        self.loops.append([])
-        # names bound on one path before the loop stay out of its body (their test
-        # may be carried); those bound on one path inside it do not outlive it
-        self._paths_outside.append(self.partial)
-        self.partial = []
-        return outer, before, bound_before
-
-    def _leave_loop(
-        self, outer: list[Stmt], before: dict[str, str], bound_before: set[str],
-        extra: list[tuple[str, str]],
-    ) -> tuple[list[tuple[str, str]], list[Break]]:
-        """End a loop body: the names it carries to the next iteration, its breaks.
-
-        After the loop only the names bound before it are live (a carried one holds
-        its last value under its entry name); names first bound in the body are not.
-        """
-        self.out = outer
-        self.depth -= 1
-        carried = [(e, self.env[n]) for n, e in before.items()
-                   if self.env.get(n) is not None and self.env[n] != e] + extra
-        for entry, exit_ in carried:
-            node = next((n for name, n in self._augmented if name == entry), None)
-            if node is not None and (self._may_share(exit_) or (
-                    exit_ in self.aliased and not self._immutable(exit_))):
-                name = node.target.value
-                op = node.operator._get_token()
-                raise self.unsupported(
-                    node, f"`{name} {op} ...` would write, from the second iteration on, "
-                    f"into an array `{name}` shares with another name",
-                    f"write `{name} = {name} {op[:-1]} ...` (a new array)",
-                )
-        self.env = dict(before)
-        self.bound = bound_before | self.bound
-        entries = {e for e, _ in carried}
-        self.partial = [r for r in self._paths_outside.pop()
-                        if not any(_mentions(p[0], entries) for p in r.requires)]
-        breaks = self.loops.pop()
-        self._close_breaks(breaks, carried, before)
-        return carried, breaks
-
-    def _close_breaks(self, breaks: list[Break], carried: list[tuple[str, str]],
-                      before: dict[str, str]) -> None:
-        """Tell each break which names hold the carried values where it leaves."""
-        entries = {e: user for user, e in before.items()}
-        for brk in breaks:
-            brk.copies = [
-                (entry, brk.env.get(entries[entry], entry)) for entry, _ in carried
-                if entry in entries
-            ]
-
-    def _length(self, seq: Atom, node: Any) -> Atom:
-        return self.emit(self.names.fresh(f"len_{stem(self.named(seq))}"), "len", (seq,), {}, node)
 
     def _single_return(self, body: list[Stmt], last: Any) -> list[Stmt]:
         """Rewrite returns in branches into one join name and one final return."""
@@ -1399,13 +1102,6 @@ class _OnePath:
         """The same name, seen from outside branch ``k`` of ``stmt`` (on ``path``)."""
         return _OnePath(self.name, self.ssa, self.generation, self.requires | {path},
                         self.chain + ((stmt, k),))
-
-
-def _mentions(key: Any, names: set[str]) -> bool:
-    """Does a test's key (a name, or a comparison of names) involve one of ``names``?"""
-    if isinstance(key, str):
-        return key in names
-    return any(_mentions(k, names) for k in key if isinstance(k, (str, tuple)))
 
 
 class Recursive:
