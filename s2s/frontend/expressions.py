@@ -384,7 +384,7 @@ class ExprLowerer:
         func = node.func
         root = _root_name(func)
         if _is_list_method(node, "pop", self.n.local_names):
-            return self.n.pop_expression(node, target)
+            return self.n.buffer.pop_expression(node, target)
         if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):
             return self.n.calls.method_call(node, target)  # a method of a value
         obj, text = self.n.resolver.resolve_dotted(func)

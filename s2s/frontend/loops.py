@@ -313,8 +313,8 @@ class LoopLowerer:
                    if self.n.env.get(n) is not None and self.n.env[n] != e] + extra
         for entry, exit_ in carried:
             node = next((n for name, n in self.n._augmented if name == entry), None)
-            if node is not None and (self.n._may_share(exit_) or (
-                    exit_ in self.n.aliased and not self.n._immutable(exit_))):
+            if node is not None and (self.n.buffer.may_share(exit_) or (
+                    exit_ in self.n.aliased and not self.n.buffer.immutable(exit_))):
                 name = node.target.value
                 op = node.operator._get_token()
                 raise self.n.unsupported(
