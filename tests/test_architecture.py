@@ -110,7 +110,6 @@ FUNCTION_LINES = 100
 # Still over budget, to be split (issue 22): each may shrink, none may grow, and nothing
 # may join the list.  Lines as measured when the layout landed.
 OVER_BUDGET = {
-    "s2s/frontend/normalize.py": 964,
     "s2s/transforms/reverse.py": 2483,
     "s2s/transforms/vmap.py": 2014,
     "s2s/optimize/specialize.py": 1470,
@@ -122,7 +121,6 @@ OVER_BUDGET = {
     "s2s/runtime.py": 873,
     "s2s/optimize/signature_facts.py": 860,
     "s2s/tools/selfcheck.py": 861,
-    "s2s/frontend/normalize.py::Normalizer": 705,
     "s2s/transforms/reverse.py::_Reverse": 1418,
     "s2s/transforms/vmap.py::_Vmap": 1264,
     "s2s/transforms/forward.py::_Forward": 703,

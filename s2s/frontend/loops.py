@@ -59,7 +59,7 @@ class LoopLowerer:
             self.n.bound.add(index_name)
         self.bind_items(index, enum_start, prefix)
         header = self.n.out
-        body = header + self.n.block(self.n.desugar.loop_body(node))
+        body = header + self.n.stmts.block(self.n.desugar.loop_body(node))
         carried, breaks = self.leave_loop(outer, before, bound_before, [])
         carried = self.own_entries(carried, body, reads_before, node)
         counter = self.n.names.fresh("n_iter") if breaks else None
@@ -172,7 +172,7 @@ class LoopLowerer:
                 item = self.n.emit(self.n.names.fresh(f"{stem(self.n.named(seq))}_item"),
                                  "getitem", (seq,), {"index": Index((Var(index),), False)},
                                  target)
-                self.n._bind_unpacked(target, item, target)
+                self.n.stmts.bind_unpacked(target, item, target)
                 continue
             if not isinstance(target, cst.Name):
                 raise self.n.unsupported(target, "loop targets must be names",
@@ -210,7 +210,7 @@ class LoopLowerer:
             )
         counter = self.n.names.fresh("n_iter")
         outer, before, bound_before = self.enter_loop()
-        body = self.n.block(self.n.desugar.loop_body(node))
+        body = self.n.stmts.block(self.n.desugar.loop_body(node))
         self.n.out = []
         again = self.n.exprs.expr(node.test)  # the condition, from this iteration's values
         body += self.n.out

@@ -17,12 +17,11 @@ from typing import Any
 
 import libcst as cst
 
-from .. import runtime
 from ..caches import LRU
 from ..errors import Loc, TransformError, UnsupportedSyntaxError
 from ..ir.kinds import LEAF
 from ..ir.memory import MemoryCheck
-from ..ir.names import NameTable, bound_names, rename, stem
+from ..ir.names import NameTable, stem
 from ..ir.nodes import (
     Atom,
     Break,
@@ -30,7 +29,6 @@ from ..ir.nodes import (
     For,
     Function,
     If,
-    Index,
     Let,
     Return,
     Stmt,
@@ -47,26 +45,21 @@ from .expressions import (
     _MAX_NAME,
     _SHAPE_READS,
     ExprLowerer,
-    _is_list_method,
 )
 from .loops import LoopLowerer
 from .resolve import (
+    RESERVED,
     DefaultVar,
     FreeVar,
     Resolver,
-    _is_docstring,
     _is_library,
     _is_literal,
-    _unsupported_expression,
-    _unsupported_statement,
     live_defaults,
     unwrap_forwarding,
 )
+from .scope import OnePath
 from .source import ParsedFunction, parse_function, recursion_room
-
-# Names emitted code defines or imports itself; user names never take them.
-RESERVED = {"np", "math", *runtime.__all__}
-
+from .statements import StmtLowerer
 
 # the IR per function and source text: the most recently used only (s2s/caches.py)
 _FUNCTIONS: LRU[Any, Function] = LRU(256)
@@ -169,7 +162,7 @@ class Normalizer:
         self._augmented: list[tuple[str, Any]] = []  # `x += v` in loops: (x's name, node)
         # Names an `if` binds on one path only: usable again inside a later `if` on
         # the same path, as long as nothing rebinds them in between (see _enter_path)
-        self.partial: list[_OnePath] = []
+        self.partial: list[OnePath] = []
         # the None bindings _enter_path put on the other paths: (if, its branch, let)
         self.placeholders: list[tuple[If, str, Let]] = []
         self.paths: list[Any] = []  # the paths of the branches being normalized
@@ -189,6 +182,7 @@ class Normalizer:
         self.calls = CallLowerer(self)
         self.loop = LoopLowerer(self)
         self.buffer = BufferLowerer(self)
+        self.stmts = StmtLowerer(self)
 
     # ---- entry ----------------------------------------------------------------
 
@@ -224,8 +218,8 @@ class Normalizer:
             else:
                 hoisted = self.desugar.function_body(body_nodes)
                 self.local_names.update(n for pair in self.desugar.loop_returns for n in pair)
-                body = self.block(hoisted)
-                body = self._single_return(body, hoisted[-1] if hoisted else node)
+                body = self.stmts.block(hoisted)
+                body = self.stmts.single_return(body, hoisted[-1] if hoisted else node)
             _drop_unread_placeholders(body, self.placeholders)
             MemoryCheck(EFFECTS, self.lists, self.buffers, self._user_name,
                         self.display).run(body, params + kwonly)
@@ -296,168 +290,6 @@ class Normalizer:
 
     # ---- statements -----------------------------------------------------------
 
-    def block(self, nodes: list[Any]) -> list[Stmt]:
-        out: list[Stmt] = []
-        self._open.append(out)  # (statements before the current one: see _own_entries)
-        try:
-            for i, node in enumerate(nodes):
-                if i == 0 and _is_docstring(node):
-                    continue
-                out += self.statement(node)
-        finally:
-            self._open.pop()
-        return out
-
-    def statement(self, node: Any) -> list[Stmt]:
-        self.out: list[Stmt] = []
-        self._open.append(self.out)
-        try:
-            return self._statement(node)
-        finally:
-            self._open.pop()
-
-    def _statement(self, node: Any) -> list[Stmt]:
-        if isinstance(node, cst.SimpleStatementLine):
-            for small in node.body:
-                self.small_statement(small)
-            return self.out
-        if isinstance(node, cst.If):
-            self.if_statement(node)
-            return self.out
-        if isinstance(node, cst.For) and node.asynchronous is None:
-            self.loop.for_statement(node)
-            return self.out
-        if isinstance(node, cst.While):
-            self.loop.while_statement(node)
-            return self.out
-        raise self.unsupported(node, *_unsupported_statement(node))
-
-    def small_statement(self, node: Any) -> None:
-        if isinstance(node, cst.Assign):
-            if len(node.targets) != 1:
-                raise self.unsupported(
-                    node, "chained assignment `a = b = ...` is not supported",
-                    "assign to one name per statement",
-                )
-            self.assign(node.targets[0].target, node.value)
-        elif isinstance(node, cst.AnnAssign):
-            if node.value is None:
-                return
-            self.assign(node.target, node.value)
-        elif isinstance(node, cst.AugAssign):
-            op = type(node.operator).__name__.replace("Assign", "")
-            binop = getattr(cst, op)
-            if not isinstance(node.target, (cst.Name, cst.Subscript)):
-                raise self.unsupported(
-                    node, "augmented assignment into an attribute is not supported",
-                    "assign to a local name",
-                )
-            if isinstance(node.target, cst.Name) and self.buffer.may_share(
-                    self.env.get(node.target.value, "")):
-                # NumPy writes into the array the name shares with another (x for
-                # `v = x`, `v = x[0]`); s2s would rebind it: refuse rather than differ
-                name = node.target.value
-                raise self.unsupported(
-                    node, f"`{name} {node.operator._get_token()} ...` would write into an "
-                    f"array `{name}` shares with another name", f"write `{name} = {name} "
-                    f"{node.operator._get_token()[:-1]} ...` (a new array)",
-                )
-            current = self.env.get(node.target.value, "") if isinstance(
-                node.target, cst.Name) else ""
-            if current in self.aliased and not self.buffer.immutable(current):
-                name = node.target.value
-                op = node.operator._get_token()
-                raise self.unsupported(
-                    node, f"`{name} {op} ...` would change in place an array that "
-                    f"another name, view or list also refers to (line "
-                    f"{self.loc(self.aliased[current]).line}), so NumPy would change "
-                    "that too", f"write `{name} = {name} {op[:-1]} ...` (a new array)",
-                )
-            if isinstance(node.target, cst.Name) and self.loops:
-                # the next iteration's value may be a view even if this one is not
-                self._augmented.append((self.env.get(node.target.value, ""), node))
-            value = cst.BinaryOperation(
-                left=node.target, operator=binop(), right=node.value
-            )
-            self.desugar.alias(value, node)
-            self.assign(node.target, value)
-        elif isinstance(node, cst.Return):
-            if node.value is None:
-                raise self.unsupported(
-                    node, "`return` without a value returns None, which has no "
-                    "derivative", "return the value to differentiate",
-                )
-            target = self.result_name if self.depth == 0 else self.names.fresh(
-                self.result_name
-            )
-            value = self.exprs.expr(node.value, target=target)
-            if isinstance(value, Const):  # a constant result still has a name
-                value = self.emit(target, "identity", (value,), {}, node.value)
-            self.out.append(Return(value, self.loc(node)))
-        elif isinstance(node, cst.Pass):
-            return
-        elif isinstance(node, cst.Break) and self.loops:
-            self.out.append(Break(self.loc(node), env=dict(self.env)))
-            self.loops[-1].append(self.out[-1])
-        elif isinstance(node, cst.Expr) and _is_append(node.value, self.local_names):
-            self.buffer.append_statement(node.value)
-        elif isinstance(node, cst.Expr) and _is_list_method(node.value, "pop", self.local_names):
-            name, current = self.buffer.own_list(node.value, "pop")
-            self.buffer.pop_args(node.value)
-            last = self._last_let
-            if not (isinstance(last, Let) and last.prim == "getitem"
-                    and last.args[:1] == (Var(current),)
-                    and _is_last_index(last.params["index"])):
-                # ``ys.pop()`` alone: its value unused, but reverse mode reads it
-                # (after ``v = ys[-1]``, as emitted code spells a pop, that read)
-                self.emit(self.exprs.target(None, f"{stem(self.named(Var(current)))}_last"),
-                          "getitem",
-                          (Var(current),), {"index": Index((Const(-1, "-1"),), False)},
-                          node.value)
-            self.buffer.pop(name, current, node.value)
-        elif isinstance(node, cst.Expr) and self.buffer.is_add_at(node.value):
-            self.buffer.add_at_statement(node.value)
-        elif isinstance(node, cst.Expr) and isinstance(node.value, (
-                cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis, cst.Integer,
-                cst.Float)):
-            return  # a string used as a comment, `...` as a placeholder: nothing runs
-        elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Yield):
-            raise self.unsupported(node.value, *_unsupported_expression(node.value))
-        elif isinstance(node, cst.Expr):
-            raise self.unsupported(
-                node, "an expression statement is evaluated only for its side effect, "
-                "which s2s does not transform",
-                "remove it from the function, or assign its value to a name that "
-                "the result uses",
-            )
-        else:
-            raise self.unsupported(node, *_unsupported_statement(node))
-
-
-    def assign(self, target: Any, value: Any) -> None:
-        if isinstance(target, cst.Name):
-            name = target.value
-            self._check_name(target)
-            ssa = self.names.fresh(name) if name in self.bound else name
-            atom = self.exprs.expr(value, target=ssa)
-            if not (isinstance(atom, Var) and atom.name == ssa):
-                self.emit(ssa, "identity", (atom,), {}, value)
-            self.bound.add(name)
-            self._bind(name, ssa)
-            return
-        if isinstance(target, (cst.Tuple, cst.List)):
-            # the whole right side is evaluated before any name is bound (a, b = b, a)
-            tree = self._unpacked_values(target, value)
-            self._bind_unpacked(target, tree, value)
-            return
-        if isinstance(target, cst.Subscript):
-            self.buffer.assign_element(target, value)
-            return
-        raise self.unsupported(
-            target, "only names can be assigned to",
-            "assign to a local name",
-        )
-
 
     def _bind(self, name: str, ssa: str) -> None:
         """Bind the user's ``name`` to ``ssa`` from here on."""
@@ -496,206 +328,6 @@ class Normalizer:
                     stmt.joins.append(record.ssa)
                     self.placeholders.append((stmt, side, placeholder))
 
-    def _unpacked_values(self, target: Any, value: Any) -> Any:
-        """The right side of ``a, (b, c), *d = ...``: a list with one entry per
-        target element where the right side is a literal that lines up with the
-        target (nested likewise), else the value's atom (unpacked by index)."""
-        elements = list(target.elements) if isinstance(target, (cst.Tuple, cst.List)) \
-            else None
-        literal = isinstance(value, (cst.Tuple, cst.List)) and not any(
-            isinstance(e, cst.StarredElement) for e in value.elements)
-        if elements is None or not literal:
-            return self.exprs.expr(value)
-        values = list(value.elements)
-        star = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
-        if star:
-            k = star[0]
-            n_after = len(elements) - k - 1
-            if len(values) < len(elements) - 1:
-                raise self.unsupported(
-                    value, f"not enough values to unpack (expected at least "
-                    f"{len(elements) - 1}, got {len(values)})", "match the targets to the values",
-                )
-            middle = values[k:len(values) - n_after]
-            rest = cst.List(elements=[e.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-                                      for e in middle])
-            self.desugar.alias(rest, middle[0].value if middle else value)
-            out = [self._unpacked_values(e.value, v.value) for e, v in zip(elements[:k], values)]
-            out.append(self.exprs.expr(rest))
-            out += [self._unpacked_values(e.value, v.value) for e, v in zip(
-                elements[k + 1:], values[len(values) - n_after:])]
-            return out
-        if len(values) != len(elements):
-            raise self.unsupported(
-                value, f"{len(elements)} targets and {len(values)} values do not match",
-                "match the targets to the values",
-            )
-        return [self._unpacked_values(e.value, v.value) for e, v in zip(elements, values)]
-
-    def _bind_unpacked(self, target: Any, tree: Any, node: Any) -> None:
-        if isinstance(target, cst.StarredElement):
-            target = target.value
-        if isinstance(tree, list):
-            for e, sub in zip(target.elements, tree):
-                self._bind_unpacked(e.value, sub, node)
-            return
-        if isinstance(target, cst.Name):
-            self._bind_atom(target, tree, node)
-            return
-        if not isinstance(target, (cst.Tuple, cst.List)):
-            raise self.unsupported(
-                target, "only names can be unpacked into",
-                "unpack into names, then write the element on its own line",
-            )
-        if any(isinstance(e, cst.StarredElement) for e in target.elements):
-            raise self.unsupported(
-                target, "starred unpacking of a value whose length is known only when "
-                "the function runs is not supported",
-                "index it: `first, rest = v[0], v[1:]`",
-            )
-        for i, e in enumerate(target.elements):
-            sub = e.value
-            base = sub.value if isinstance(sub, cst.Name) else f"{stem(self.named(tree))}_{i}"
-            if isinstance(sub, cst.Name):
-                self._check_name(sub)
-            ssa = self.names.fresh(base) if (base in self.bound or not isinstance(
-                sub, cst.Name)) else base
-            item = self.emit(ssa, "getitem", (tree,),
-                             {"index": Index((Const(i, str(i)),), False)}, sub)
-            if isinstance(sub, cst.Name):
-                self.bound.add(base)
-                self._bind(base, ssa)
-            else:
-                self._bind_unpacked(sub, item, node)
-
-    def _bind_atom(self, target: Any, atom: Atom, node: Any) -> None:
-        if not isinstance(target, cst.Name):
-            raise self.unsupported(
-                target, "nested unpacking targets are not supported",
-                "unpack in two steps",
-            )
-        name = target.value
-        ssa = self.names.fresh(name) if name in self.bound else name
-        self.emit(ssa, "identity", (atom,), {}, node)
-        self.bound.add(name)
-        self._bind(name, ssa)
-
-    def _check_name(self, node: cst.Name) -> None:
-        if node.value in RESERVED:
-            raise self.unsupported(
-                node, f"the name `{node.value}` is used by emitted code",
-                f"rename the local variable `{node.value}`",
-            )
-
-    def if_statement(self, node: cst.If) -> None:
-        test = self.exprs.expr(node.test)
-        before = dict(self.env)
-        bound_before = set(self.bound)
-        outer = self.out
-        self.depth += 1
-
-        paths = self._path(test, True), self._path(test, False)
-        first = len(self.partial)
-        self._branches.append((set(before.values()), len(self.loops)))
-        generation_before = dict(self.generation)
-        self._enter_path(paths[0])
-        body = self.block(list(node.body.body))
-        self.paths.pop()
-        middle = len(self.partial)
-        env_body, bound_body = self.env, self.bound
-        self.env, self.bound = dict(before), set(bound_before) | bound_body
-        # the other branch starts from before the `if` too: what the body bound does
-        # not rebind a name there (``if not t: x = 0`` after ``if t: x = v`` binds x
-        # on both paths); after the `if`, a name either branch bound was rebound
-        generation_body, self.generation = self.generation, generation_before
-        self._enter_path(paths[1])
-        if node.orelse is None:
-            orelse: list[Stmt] = []
-        elif isinstance(node.orelse, cst.If):
-            orelse = self.statement(node.orelse)
-        else:
-            orelse = self.block(list(node.orelse.body.body))
-        self.paths.pop()
-        self._branches.pop()
-        for name, count in generation_body.items():
-            self.generation[name] = max(count, self.generation.get(name, 0))
-        env_else = self.env
-        self.bound |= bound_body
-        self.out = outer
-        self.depth -= 1
-
-        stmt = If(test, body, orelse, self.loc(node))
-        # names bound on one path inside a branch are bound on this branch's path too
-        inner = self.partial[first:]
-        del self.partial[first:]
-        for i, record in enumerate(inner):
-            k = 0 if i < middle - first else 1
-            if paths[k] is not None:
-                self.partial.append(record.within(paths[k], stmt, k))
-        env_after = dict(before)
-        for name in set(env_body) | set(env_else):
-            a, b = env_body.get(name), env_else.get(name)
-            if a == b:
-                if a is not None:
-                    env_after[name] = a
-                continue
-            if a is None or b is None:
-                env_after.pop(name, None)  # bound on one path only: unusable after,
-                k = 0 if a is not None else 1
-                if paths[k] is not None:  # except in a later `if` on the same path
-                    self.partial.append(_OnePath(
-                        name, a or b, self.generation.get(name, 0), frozenset(),
-                    ).within(paths[k], stmt, k))
-                continue
-            join = a if a != before.get(name) else b
-            # two arrays written in place, one per path: the join is spelled with the
-            # join's array, so the other path binds it (`y = y_other`), not renames
-            root = self.buffer_root.get(join, join)
-            for branch, final in ((body, a), (orelse, b)):
-                if final == join:
-                    continue
-                if final != before.get(name) and self.buffer_root.get(final, root) == root \
-                        and final in bound_names(branch):  # (not one an earlier `if` bound)
-                    rename(branch, final, join)
-                    # an array or list the branch made (a root): its later versions
-                    # (appends in a loop) are spelled with the join's name too
-                    for version, first in list(self.buffer_root.items()):
-                        if first == final:
-                            self.buffer_root[version] = root
-                else:
-                    branch.append(Let(join, "identity", (Var(final),), {}, stmt.loc))
-            stmt.joins.append(join)
-            env_after[name] = join
-            self.generation[name] = self.generation.get(name, 0) + 1
-            if a in self.lists and b in self.lists:
-                self.lists.add(join)
-            if a in self.buffers and b in self.buffers:  # one array, written on a path
-                self.buffers.add(join)
-                root = self.buffer_root.get(a) or self.buffer_root.get(b)
-                if root is not None and join != root:
-                    self.buffer_root[join] = root
-        self.env = env_after
-        self.out.append(stmt)
-
-
-    def _single_return(self, body: list[Stmt], last: Any) -> list[Stmt]:
-        """Rewrite returns in branches into one join name and one final return."""
-        if body and isinstance(body[-1], Return):
-            return body
-        if not _always_returns(body):
-            loc = self.loc(last)
-            raise UnsupportedSyntaxError(
-                "the function can reach its end without `return`, so it returns "
-                "None, which has no derivative",
-                loc, "return a value on every path", self.display,
-            )
-        result = self.result_name
-        last = body[-1]
-        assert isinstance(last, If)
-        _returns_to_assignments(last, result)
-        last.joins.append(result)
-        body.append(Return(Var(result), last.loc))
-        return body
 
     # ---- expressions ----------------------------------------------------------
 
@@ -843,21 +475,6 @@ class Normalizer:
         return self.emit(self.exprs.target(target, base), "call", tuple(positional), params, node)
 
 
-class _OnePath:
-    """A name an `if` bound on one path only: ``ssa``, the paths it needs (each a
-    test and its truth), and the branches, innermost first, it was bound in."""
-
-    def __init__(self, name: str, ssa: str, generation: int, requires: frozenset,
-                 chain: tuple = ()) -> None:
-        self.name, self.ssa, self.generation = name, ssa, generation
-        self.requires, self.chain = requires, chain
-
-    def within(self, path: Any, stmt: If, k: int) -> "_OnePath":
-        """The same name, seen from outside branch ``k`` of ``stmt`` (on ``path``)."""
-        return _OnePath(self.name, self.ssa, self.generation, self.requires | {path},
-                        self.chain + ((stmt, k),))
-
-
 class Recursive:
     """A call to a function still being normalized (it calls itself, perhaps through
     others): its IR is looked up when reverse mode needs it, once it is complete.
@@ -925,40 +542,3 @@ def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
 # ---- helpers -------------------------------------------------------------------
 
 
-def _is_append(node: Any, local_names: set[str]) -> bool:
-    return _is_list_method(node, "append", local_names)
-
-
-def _always_returns(stmts: list[Stmt]) -> bool:
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, Return):
-        return True
-    if isinstance(last, If):
-        return _always_returns(last.body) and _always_returns(last.orelse)
-    return False
-
-
-def _returns_to_assignments(stmt: If, result: str) -> None:
-    for branch in (stmt.body, stmt.orelse):
-        last = branch[-1]
-        if isinstance(last, Return):
-            branch[-1] = Let(result, "identity", (last.value,), {}, last.loc)
-            if isinstance(last.value, Var) and any(
-                isinstance(s, Let) and s.target == last.value.name for s in branch
-            ):
-                # the branch computed the value itself: bind it to the join name
-                branch.pop()
-                rename(branch, last.value.name, result)
-        else:
-            assert isinstance(last, If)
-            _returns_to_assignments(last, result)
-            last.joins.append(result)
-
-
-def _is_last_index(index: Index) -> bool:
-    """Is the index ``[-1]``?"""
-    items = index.items
-    return (not index.is_tuple and len(items) == 1 and isinstance(items[0], Const)
-            and type(items[0].value) is int and items[0].value == -1)

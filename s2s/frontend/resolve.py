@@ -16,10 +16,14 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
+from .. import runtime
 from ..errors import Loc, TransformError, UnsupportedCallError, UnsupportedSyntaxError
 from ..ir.nodes import Atom, Const
 from ..primitives import lookup_object
 from .source import ParsedFunction, parse_function
+
+# Names emitted code defines or imports itself; user names never take them.
+RESERVED = {"np", "math", *runtime.__all__}
 
 
 class FreeVar:
