@@ -1,7 +1,7 @@
 """A second module for tests/test_closure.py: a function whose free names live here.
 
 Emitted code puts a function and the functions it calls in one namespace, so a
-name both read must denote the same object (see ``s2s.frontend.normalize.FreeVar``).
+name both read must denote the same object (see ``s2s.frontend.resolve.FreeVar``).
 """
 
 import numpy as np

@@ -110,7 +110,6 @@ FUNCTION_LINES = 100
 # Still over budget, to be split (issue 22): each may shrink, none may grow, and nothing
 # may join the list.  Lines as measured when the layout landed.
 OVER_BUDGET = {
-    "s2s/frontend/normalize.py": 3767,
     "s2s/transforms/reverse.py": 2483,
     "s2s/transforms/vmap.py": 2014,
     "s2s/optimize/specialize.py": 1452,
@@ -122,7 +121,6 @@ OVER_BUDGET = {
     "s2s/runtime.py": 873,
     "s2s/optimize/signature_facts.py": 857,
     "s2s/tools/selfcheck.py": 861,
-    "s2s/frontend/normalize.py::Normalizer": 1950,
     "s2s/transforms/reverse.py::_Reverse": 1418,
     "s2s/transforms/vmap.py::_Vmap": 1264,
     "s2s/transforms/forward.py::_Forward": 703,
@@ -131,7 +129,6 @@ OVER_BUDGET = {
     "s2s/transforms/vmap.py::_Vmap.select": 158,
     "s2s/transforms/reverse.py::_Reverse.backward_let": 149,
     "s2s/transforms/reverse.py::_Reverse.backward_for": 146,
-    "s2s/frontend/normalize.py::Normalizer.for_statement": 137,
     "s2s/api/vectorize.py::_JacobianCode._generate_for": 135,
     "s2s/tools/teach/html.py::provenance": 113,
     "s2s/transforms/vmap.py::_Vmap.masked_loop": 111,

@@ -2,7 +2,7 @@
 
 The container's structure, its length included, is fixed per call signature, so the
 transforms unroll such a loop when they generate code for that signature
-(`normalize.unroll_container_loops`), as JAX unrolls the Python loop while tracing.
+(`s2s.ir.unroll.unroll_container_loops`), as JAX unrolls the Python loop while tracing.
 Every expected value is JAX's, on the same source (this file, re-read with jax.numpy).
 """
 

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.frontend import normalize as s2s_normalize
+from s2s.frontend import desugar as s2s_desugar
+from s2s.frontend import resolve as s2s_resolve
 from s2s.frontend import source as s2s_parse
 
 import syntax_fns as F
@@ -197,7 +198,7 @@ def test_keyword_arguments_reach_the_gradient(jax, twin) -> None:
 
 
 def test_return_in_nested_loop(monkeypatch, jax, twin) -> None:
-    monkeypatch.setattr(s2s_normalize, "NESTED_RETURNS", True)
+    monkeypatch.setattr(s2s_desugar, "NESTED_RETURNS", True)
     f = fresh(F.return_in_nested_loop)
     for m in (M, 0.1 * M):  # leaves early / runs to the end
         close(s2s.grad(f)(m), jax.grad(twin.return_in_nested_loop)(m))
@@ -314,12 +315,12 @@ def test_accumulators_are_not_writes_through_views(jax, twin) -> None:
 
 def test_decorator_forwarding_keeps_callee_identity() -> None:
     """A forwarding wrapper normalizes to the function it wraps (one IR for both)."""
-    assert s2s_normalize.unwrap_forwarding(F.decorated_twice) is (
+    assert s2s_resolve.unwrap_forwarding(F.decorated_twice) is (
         F.decorated_twice.__wrapped__.__wrapped__)
-    assert s2s_normalize.unwrap_forwarding(F.doubled) is F.doubled
-    assert s2s_normalize.unwrap_forwarding(F.printed) is F.printed
+    assert s2s_resolve.unwrap_forwarding(F.doubled) is F.doubled
+    assert s2s_resolve.unwrap_forwarding(F.printed) is F.printed
     # a wrapper with defaults of its own is not a plain forward (k=5.0, not 2.0)
-    assert s2s_normalize.unwrap_forwarding(F.wrapped_default) is F.wrapped_default
+    assert s2s_resolve.unwrap_forwarding(F.wrapped_default) is F.wrapped_default
 
 
 def test_one_line_and_walrus_errors_keep_positions(monkeypatch) -> None:

@@ -27,7 +27,6 @@ import numpy as np
 
 from ..emit.code import Block, Line, render_function
 from ..errors import CustomRuleError, MissingRuleError, NonDifferentiableError
-from ..frontend.normalize import unroll_container_loops
 from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import (
     KEYWORD_OPERANDS,
@@ -43,6 +42,7 @@ from ..ir.nodes import (
     walk,
 )
 from ..ir.spelling import atom_text
+from ..ir.unroll import unroll_container_loops
 from ..primitives import PRIMITIVES
 from ..primitives.custom import checked_jvp, custom_vjp
 from ..primitives.registry import arg_slots

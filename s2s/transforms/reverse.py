@@ -21,13 +21,9 @@ import numpy as np
 
 from ..emit.code import Block, Comment, Line, render_function
 from ..errors import MissingRuleError, NonDifferentiableError, TransformError
-from ..frontend.normalize import (
-    NameTable,
-    normalize,
-    unroll_container_loops,
-    unrolled_header,
-)
+from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, SEQ, Kind, Seq, Tree, leaf_paths, literal, path_text
+from ..ir.names import NameTable
 from ..ir.nodes import (
     KEYWORD_OPERANDS,
     Atom,
@@ -46,6 +42,7 @@ from ..ir.nodes import (
     walk,
 )
 from ..ir.spelling import atom_text
+from ..ir.unroll import unroll_container_loops, unrolled_header
 from ..primitives import PRIMITIVES
 from ..primitives.custom import checked_bwd, custom_vjp
 from ..primitives.registry import arg_slots

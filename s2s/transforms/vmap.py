@@ -30,7 +30,6 @@ import numpy as np
 
 from ..emit.code import Block, Comment, Line, compile_module, render_function
 from ..errors import TransformError
-from ..frontend.normalize import unroll_container_loops
 from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import (
     Break,
@@ -48,6 +47,7 @@ from ..ir.nodes import (
     walk,
 )
 from ..ir.spelling import atom_text, index_text
+from ..ir.unroll import unroll_container_loops
 from ..primitives.batching import (
     Batch,
     NoBatchRule,

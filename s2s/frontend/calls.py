@@ -1,0 +1,292 @@
+"""Call lowering: NumPy and registered calls, methods, ``sum`` over a generator, and
+the Python expressions (comprehensions, ...) kept as one ``pyexpr`` statement."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import libcst as cst
+
+from ..errors import TransformError, UnsupportedCallError
+from ..ir.names import stem
+from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Var
+from ..primitives import PRIMITIVES, lookup_object
+from ..primitives.registry import METHODS, Refused
+from .expressions import _MAX_NAME, _SHAPE_READS
+from .resolve import _unsupported_expression
+
+
+def _comprehension_names(node: Any) -> set[str]:
+    """Names a comprehension binds (its ``for`` targets), anywhere inside ``node``."""
+    out: set[str] = set()
+
+    class Visit(cst.CSTVisitor):
+        def visit_CompFor(self, n: cst.CompFor) -> None:
+            for m in _names_in_target(n.target):
+                out.add(m)
+
+    node.visit(Visit())
+    return out
+
+
+def _names_in_target(target: Any) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names_in_target(e.value)]
+    return []
+
+
+def _shape_read(call: cst.Call, resolver: Any) -> bool:
+    """``np.shape(x)``, ``np.ndim(x)``, ``np.size(x)`` or ``len(x)``."""
+    try:
+        obj, _ = resolver.resolve_dotted(call.func)
+    except TransformError:
+        return False
+    prim = lookup_object(obj)
+    return prim is not None and prim.name in _SHAPE_READS
+
+
+class CallLowerer:
+    """Lowers the calls of one function into its Normalizer's output."""
+
+    def __init__(self, n: Any) -> None:
+        self.n = n  # the Normalizer: output, scope, buffers, resolver, expressions
+
+    def builtin_sum(self, node: cst.Call, target: str | None) -> Atom:
+        """``sum([a, b, c])``, ``sum(values)`` over a tuple or list of known length:
+        ``a + b + c`` (after ``start``, when given)."""
+        args = list(node.args)
+        start_arg = args[1] if len(args) == 2 and (
+            args[1].keyword is None or args[1].keyword.value == "start") else None
+        first = args[0].value if args and args[0].keyword is None and not args[0].star \
+            else None
+        items: list[Atom] | None = None
+        if first is not None and (len(args) == 1 or start_arg is not None):
+            if isinstance(first, (cst.List, cst.Tuple)) and not any(
+                    isinstance(e, cst.StarredElement) for e in first.elements):
+                items = [self.n.exprs.expr(e.value) for e in first.elements]
+            elif not isinstance(first, (cst.GeneratorExp, cst.ListComp)):
+                seq = self.n.exprs.expr(first)
+                let = self.n.lets.get(seq.name) if isinstance(seq, Var) else None
+                # (a list written since it was made, `append` in a loop, has other items
+                # than its literal: its versions all have the literal's name as root)
+                written = isinstance(seq, Var) and seq.name in self.n.buffer_root.values()
+                if let is not None and let.prim in ("make_list", "make_tuple") and not (
+                        written):
+                    items = list(let.args)
+        if items is None:
+            raise UnsupportedCallError(
+                "Python's built-in `sum` is supported over a list or tuple whose length "
+                "is known when s2s transforms the function (`sum([a, b])`), not over "
+                "this", self.n.loc(node),
+                "np.sum(x) for an array's elements, np.sum(np.stack(values), axis=0) for "
+                "a list of arrays grown in a loop", self.n.display,
+            )
+        total: Atom = self.n.exprs.expr(start_arg.value) if start_arg is not None else None
+        if total is None and not items:
+            return Const(0, "0")
+        for k, item in enumerate(items):
+            if total is None:
+                total = item
+                continue
+            last = k == len(items) - 1
+            name = target if last and target is not None else self.n.names.fresh("total")
+            total = self.n.emit(name, "add", (total, item), {}, node)
+        if target is not None and not (isinstance(total, Var) and total.name == target):
+            total = self.n.emit(target, "identity", (total,), {}, node)
+        return total
+
+    def python_expression(self, node: Any, target: str | None, base: str) -> Atom:
+        """A comprehension, ``slice(...)`` or ``tuple(...)``: Python code over indexes
+        and shapes (what rules build indexes with), kept as written in one statement.
+        Its free names are its operands; reads of an operand's shape (``np.shape(x)``,
+        ``np.ndim``, ``np.size``, ``len``) are their own statements first, so only the
+        shape is read.  The transforms refuse it where an operand carries a derivative
+        (or, under vmap, a batch axis): then it is not index arithmetic."""
+        bound = _comprehension_names(node)
+        operands: list[Atom] = []
+        texts: dict[str, str] = {}
+
+        def operand(atom: Atom) -> str:
+            if isinstance(atom, Const):
+                return atom.text
+            key = f"__s2s_operand_{len(operands)}__"
+            operands.append(atom)
+            texts[key] = atom.name
+            return key
+
+        normalizer = self
+        shape_args: set[int] = set()  # the names whose shape only is read
+
+        class Find(cst.CSTVisitor):
+            def visit_Call(self, n: cst.Call) -> None:
+                arg = n.args[0].value if len(n.args) == 1 else None
+                if isinstance(arg, cst.Name) and arg.value not in bound and _shape_read(
+                        n, normalizer.n.resolver):
+                    shape_args.add(id(arg))
+
+        node.visit(Find())
+        # `[np.shape(a)[0] for a in arrays]`: only the shapes of `arrays`' items are read
+        shape_iters: set[int] = set()
+        uses: dict[str, int] = {}
+        shape_uses: dict[str, int] = {}
+
+        class Count(cst.CSTVisitor):
+            def visit_Name(self, n: cst.Name) -> None:
+                uses[n.value] = uses.get(n.value, 0) + 1
+
+            def visit_Call(self, n: cst.Call) -> None:
+                arg = n.args[0].value if len(n.args) == 1 else None
+                if isinstance(arg, cst.Name) and _shape_read(n, normalizer.n.resolver):
+                    shape_uses[arg.value] = shape_uses.get(arg.value, 0) + 1
+
+            def visit_CompFor(self, n: cst.CompFor) -> None:
+                if isinstance(n.iter, cst.Name) and isinstance(n.target, cst.Name):
+                    pending.append((n.target.value, n.iter))
+
+        pending: list[tuple[str, cst.Name]] = []
+        node.visit(Count())
+        for var, it in pending:
+            if uses.get(var, 0) == shape_uses.get(var, 0) + 1:  # (+1: the `for` itself)
+                shape_iters.add(id(it))
+        shape_only: list[int] = []
+
+        class Substitute(cst.CSTTransformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> Any:
+                arg = original.args[0].value if len(original.args) == 1 else None
+                if arg is not None and id(arg) in shape_args:
+                    atom = normalizer.n.exprs.expr(original)  # a shape read: its own statement
+                    return cst.Name(operand(atom))
+                return updated
+
+            def leave_Name(self, original: cst.Name, updated: cst.Name) -> Any:
+                name = original.value
+                if name in bound or name in ("True", "False", "None") or (
+                        id(original) in shape_args):
+                    return updated
+                if name not in normalizer.n.local_names:
+                    normalizer.n.resolver.bind_namespace(name, original)
+                    return updated  # a module name (np, a constant, a builtin)
+                if id(original) in shape_iters:
+                    shape_only.append(len(operands))
+                return cst.Name(operand(normalizer.n.exprs.expr(original)))
+
+            def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
+                return updated.with_changes(attr=original.attr)  # np.shape stays np.shape
+
+        template = cst.Module([]).code_for_node(node.visit(Substitute()))
+        for k, a in enumerate(operands):
+            if isinstance(a, Var) and a.name not in self.n.shapes and k not in shape_only:
+                # over values computed from arrays: not index arithmetic
+                if isinstance(node, (cst.Tuple, cst.List)):
+                    raise self.n.unsupported(node, "starred elements are supported over "
+                                           "shapes and ints only", "list each element")
+                if isinstance(node, cst.ListComp):
+                    raise self.n.unsupported(node, *_unsupported_expression(node))
+                inner = node.args[0].value if node.args else None
+                if isinstance(inner, (cst.ListComp, cst.GeneratorExp)):
+                    raise self.n.unsupported(node, *_unsupported_expression(inner))
+                obj, text = self.n.resolver.resolve_dotted(node.func)
+                raise self.n.resolver.unknown_call(obj, text, node.func)
+        clash = bound & {a.name for a in operands if isinstance(a, Var)}
+        if clash:
+            raise self.n.unsupported(node, f"`{sorted(clash)[0]}` names both a value and a "
+                                   "comprehension's variable", "rename the variable")
+        return self.n.emit(self.n.exprs.target(target, base), "pyexpr", tuple(operands),
+                         {"template": (template, tuple(texts)),
+                          "shape_only": tuple(shape_only)}, node)
+
+    def call_args(self, node: cst.Call) -> tuple[list[Atom], dict[str, Atom]]:
+        args: list[Atom] = []
+        kwargs: dict[str, Atom] = {}
+        for arg in node.args:
+            if arg.star:
+                raise self.n.unsupported(
+                    arg, "`*` and `**` in calls are not supported",
+                    "pass each argument explicitly",
+                )
+            atom = self.n.exprs.expr(arg.value)
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = atom
+            else:
+                args.append(atom)
+        return args, kwargs
+
+    def apply(
+        self, name: str, args: list[Atom], kwargs: dict[str, Atom], node: Any,
+        target: str | None, text: str,
+    ) -> Atom:
+        prim = PRIMITIVES[name]
+        for bound_name, value in prim.namespace.items():  # a user's primitive
+            known = self.n.resolver.namespace.setdefault(bound_name, value)
+            if known is not value:
+                raise TransformError(
+                    f"emitted code calls the primitive `{prim.name}` (or a name its rules "
+                    f"read) as `{bound_name}`, but `{bound_name}` here is another object",
+                    self.n.loc(node), f"rename your `{bound_name}`", self.n.display,
+                )
+        if prim.canonical is not None:  # a call form its rules do not read, rewritten
+            try:
+                args, kwargs = prim.canonical(list(args), dict(kwargs))
+            except Refused as exc:
+                raise UnsupportedCallError(f"`{text}`: {exc.what}", self.n.loc(node),
+                                           exc.hint, self.n.display) from None
+        try:
+            bound = prim.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise UnsupportedCallError(
+                f"`{text}` called with arguments s2s does not support: {exc}",
+                self.n.loc(node),
+                f"call it as {prim.name}{prim.signature}", self.n.display,
+            ) from None
+        positional: list[Atom] = []
+        params: dict[str, Any] = {}
+        keyword_operands: list[tuple[str, Atom]] = []
+        for pname, p in prim.signature.parameters.items():
+            if pname not in bound.arguments:
+                continue
+            value = bound.arguments[pname]
+            if p.kind is inspect.Parameter.VAR_POSITIONAL:
+                positional += list(value)
+            elif p.default is inspect.Parameter.empty:
+                positional.append(value)
+            elif pname in prim.diff and isinstance(value, Var):
+                # a keyword argument that carries a derivative (average's weights=):
+                # an operand like the others, spelled as a keyword
+                keyword_operands.append((pname, value))
+            else:
+                params[pname] = value
+        if keyword_operands:
+            positional += [v for _, v in keyword_operands]
+            params[KEYWORD_OPERANDS] = tuple(n for n, _ in keyword_operands)
+        first = stem(self.n.named(positional[0])) if positional else ""
+        base = f"{name.split('.')[-1]}_{first}" if first else name
+        if len(base) > _MAX_NAME:
+            base = name.split(".")[-1]
+        return self.n.emit(self.n.exprs.target(target, base), name, tuple(positional), params, node)
+
+    def method_call(self, node: cst.Call, target: str | None) -> Atom:
+        func = node.func
+        assert isinstance(func, cst.Attribute)
+        base = self.n.exprs.expr(func.value)
+        method = func.attr.value
+        prim_name = METHODS.get(method)
+        if prim_name is None:
+            raise self.n.resolver.unknown_method(base, method, func.attr)
+        args, kwargs = self.call_args(node)
+        prim = PRIMITIVES[prim_name]
+        rest = list(prim.signature.parameters)[1:]
+        if prim_name in ("reshape", "transpose") and len(args) > 1:
+            args = [self.pack(args, node)]
+        if rest and rest[0] in kwargs and prim_name in ("reshape",):
+            pass
+        return self.apply(prim_name, [base, *args], kwargs, node, target,
+                           f"{stem(self.n.named(base))}.{method}")
+
+    def pack(self, atoms: list[Atom], node: Any) -> Atom:
+        if all(isinstance(a, Const) for a in atoms):
+            return Const(tuple(a.value for a in atoms),
+                         "(" + ", ".join(a.text for a in atoms) + ")")
+        return self.n.emit(self.n.names.fresh("shape"), "make_tuple", tuple(atoms), {}, node)

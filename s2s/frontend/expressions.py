@@ -1,0 +1,427 @@
+"""Expression lowering: one libcst expression -> IR statements and the atom that holds
+its value.
+
+Each ``expr_<Node>`` method lowers one kind of expression into the lowering's output
+(``Normalizer.emit``), naming temporaries after the user's names (``x_at_w`` for
+``x @ w``); names are resolved through the lowering's ``Resolver``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+from typing import Any
+
+import libcst as cst
+
+from ..errors import TransformError
+from ..ir.names import simple_text, stem
+from ..ir.nodes import Atom, Const, If, Index, Slice, Var
+from ..primitives import lookup_object
+from ..primitives.custom import custom_jvp, custom_vjp
+from ..primitives.registry import ATTRIBUTES
+from .resolve import _is_library, _transform_call, _unsupported_expression
+from .source import literal_value
+
+_BINOPS = {
+    cst.Add: ("add", "plus", "total"),
+    cst.Subtract: ("subtract", "minus", "diff"),
+    cst.Multiply: ("multiply", "times", "prod"),
+    cst.Divide: ("divide", "over", "ratio"),
+    cst.MatrixMultiply: ("matmul", "at", "matmul"),
+    cst.Power: ("power", "pow", "power"),
+    cst.FloorDivide: ("floor_divide", "floordiv", "quotient"),
+    cst.Modulo: ("remainder", "mod", "remainder"),
+    cst.BitOr: ("bitwise_or", "or", "either"),
+    cst.BitAnd: ("bitwise_and", "and", "both"),
+    cst.BitXor: ("bitwise_xor", "xor", "one_of"),
+}
+
+
+_COMPARE = {
+    cst.LessThan: "less",
+    cst.LessThanEqual: "less_equal",
+    cst.GreaterThan: "greater",
+    cst.GreaterThanEqual: "greater_equal",
+    cst.Equal: "equal",
+    cst.NotEqual: "not_equal",
+    cst.Is: "is_",
+    cst.IsNot: "is_not",
+}
+
+
+_MAX_NAME = 22
+
+
+def _is_list_method(node: Any, method: str, local_names: set[str]) -> bool:
+    """Is ``node`` a call ``ys.method(...)`` on a local name?"""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == method
+        and isinstance(node.func.value, cst.Name)
+        and node.func.value.value in local_names
+    )
+
+
+_SHAPE_READS = {"shape", "ndim", "size", "len"}
+
+
+# operations that keep a value computed from shapes and constants such a value
+_INDEX_ARITHMETIC = {"add", "subtract", "multiply", "floor_divide", "remainder",
+                     "negative", "identity", "getitem", "make_tuple", "make_list",
+                     "range", "less", "greater", "equal", "not_equal", "less_equal",
+                     "greater_equal", "broadcast_to", "array", "asarray"}
+
+
+def _fold(prim: str, left: Const, right: Const) -> Const | None:
+    import operator as op
+
+    fns = {
+        "add": op.add, "subtract": op.sub, "multiply": op.mul, "divide": op.truediv,
+        "power": op.pow, "floor_divide": op.floordiv, "remainder": op.mod,
+    }
+    if prim not in fns or not all(
+        isinstance(c.value, (int, float)) and not isinstance(c.value, bool)
+        for c in (left, right)
+    ):
+        return None
+    if not all(simple_text(c.text) for c in (left, right)):
+        return None  # keep named constants (SCALE * 2) readable
+    try:
+        value = fns[prim](left.value, right.value)
+    except (ArithmeticError, ValueError):
+        return None
+    return Const(value, repr(value))
+
+
+def _root_name(node: Any) -> str | None:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+class ExprLowerer:
+    """Lowers the expressions of one function into its Normalizer's output."""
+
+    def __init__(self, n: Any) -> None:
+        self.n = n  # the Normalizer: output, scope, buffers, resolver
+
+    def expr(self, node: Any, target: str | None = None) -> Atom:
+        """Normalize an expression; the outermost operation binds ``target``."""
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.n.unsupported(node, *_unsupported_expression(node))
+        return method(node, target)
+
+    def target(self, target: str | None, base: str) -> str:
+        if target is not None:
+            return target
+        if len(base) > _MAX_NAME:
+            base = base[:_MAX_NAME].rstrip("_")
+        return self.n.names.fresh(base)
+
+    def expr_Name(self, node: cst.Name, target: str | None) -> Atom:
+        name = node.value
+        if name in ("True", "False", "None"):
+            return Const({"True": True, "False": False, "None": None}[name], name)
+        if name in self.n.local_names:
+            if name == self.n.bound_object and name not in self.n.env:
+                fn = self.n.fn.__name__
+                raise self.n.unsupported(
+                    node, f"this method reads `{name}`, the object it is bound to (not "
+                    f"an array): s2s transforms functions of arrays and cannot read "
+                    "into other objects", f"pass the arrays it reads as arguments: "
+                    f"`def {fn}(...)` at module level (or a @staticmethod)",
+                )
+            if name not in self.n.env:
+                raise TransformError(
+                    f"`{name}` may be used before it is assigned on some path",
+                    self.n.loc(node),
+                    f"assign `{name}` on every path before this line",
+                    self.n.display,
+                )
+            return Var(self.n.env[name])
+        obj = self.n.resolver.lookup_global(node)
+        return self.n.resolver.constant(obj, name, node)
+
+    def expr_Integer(self, node: cst.Integer, target: str | None) -> Atom:
+        return self.literal(node, target)
+
+    def expr_Float(self, node: cst.Float, target: str | None) -> Atom:
+        return self.literal(node, target)
+
+    def expr_SimpleString(self, node: cst.SimpleString, target: str | None) -> Atom:
+        return self.literal(node, target)
+
+    def literal(self, node: Any, target: str | None) -> Atom:
+        const = Const(literal_value(node.value), node.value)  # (thread-safe)
+        if target is not None:
+            return self.n.emit(target, "identity", (const,), {}, node)
+        return const
+
+    def expr_Ellipsis(self, node: cst.Ellipsis, target: str | None) -> Atom:
+        return Const(Ellipsis, "...")
+
+    def expr_BinaryOperation(self, node: cst.BinaryOperation, target: str | None):
+        entry = _BINOPS.get(type(node.operator))
+        if entry is None:
+            raise self.n.unsupported(
+                node, f"the operator `{node.operator._get_token()}` is not supported",
+                "use arithmetic operators (+ - * / @ ** //) or NumPy functions",
+            )
+        prim, word, fallback = entry
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        if isinstance(left, Const) and isinstance(right, Const):
+            folded = _fold(prim, left, right)
+            if folded is not None:
+                return folded if target is None else self.n.emit(
+                    target, "identity", (folded,), {}, node
+                )
+        if prim in ("add", "multiply") and isinstance(left, Const) and isinstance(
+            right, Var
+        ):
+            base = f"{stem(self.n.named(right))}_{word}_{stem(self.n.named(left))}"  # x_times_2 for 2 * x
+        elif prim == "power" and isinstance(right, Const) and right.value == 2:
+            base = f"{stem(self.n.named(left))}_sq"
+        else:
+            base = f"{stem(self.n.named(left))}_{word}_{stem(self.n.named(right))}"
+        if len(base) > _MAX_NAME:
+            base = fallback
+        return self.n.emit(self.target(target, base), prim, (left, right), {}, node)
+
+    def expr_UnaryOperation(self, node: cst.UnaryOperation, target: str | None):
+        value = self.expr(node.expression)
+        op = node.operator
+        if isinstance(op, cst.Minus):
+            if isinstance(value, Const) and isinstance(value.value, (int, float)):
+                text = value.text[1:] if value.text.startswith("-") else "-" + value.text
+                return Const(-value.value, text)
+            return self.n.emit(
+                self.target(target, f"neg_{stem(self.n.named(value))}"), "negative", (value,),
+                {}, node,
+            )
+        if isinstance(op, cst.Plus):
+            return value
+        if isinstance(op, cst.Not):
+            out = self.n.emit(
+                self.target(target, f"not_{stem(self.n.named(value))}"), "not_", (value,), {}, node
+            )
+            if isinstance(value, Var):
+                self.n.negates[out.name] = value.name
+            return out
+        return self.n.emit(  # `~mask`
+            self.target(target, f"not_{stem(self.n.named(value))}"), "invert", (value,), {},
+            node,
+        )
+
+    def expr_BooleanOperation(self, node: cst.BooleanOperation, target: str | None):
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        prim = "and_" if isinstance(node.operator, cst.And) else "or_"
+        return self.n.emit(
+            self.target(target, "cond"), prim, (left, right), {}, node
+        )
+
+    def expr_Comparison(self, node: cst.Comparison, target: str | None):
+        left = self.expr(node.left)
+        result: Atom | None = None
+        for i, comp in enumerate(node.comparisons):
+            prim = _COMPARE.get(type(comp.operator))
+            if prim is None:
+                raise self.n.unsupported(
+                    node, "`in` and `not in` are not supported",
+                    "compare values with == or np.isin",
+                )
+            right = self.expr(comp.comparator)
+            last = i == len(node.comparisons) - 1
+            name = f"{stem(self.n.named(left))}_{prim.rstrip('_')}_{stem(self.n.named(right))}"
+            if len(name) > _MAX_NAME:
+                name = "cond"
+            this = self.n.emit(
+                self.target(target if last and result is None else None, name),
+                prim, (left, right), {}, node,
+            )
+            result = this if result is None else self.n.emit(
+                self.target(target if last else None, "cond"), "and_",
+                (result, this), {}, node,
+            )
+            left = right
+        assert result is not None
+        return result
+
+    def expr_IfExp(self, node: cst.IfExp, target: str | None) -> Atom:
+        test = self.expr(node.test)
+        name = self.target(target, "choice")
+        outer = self.n.out
+        self.n.out = []
+        body_atom = self.expr(node.body, target=name)
+        if not (isinstance(body_atom, Var) and body_atom.name == name):
+            self.n.emit(name, "identity", (body_atom,), {}, node.body)
+        body = self.n.out
+        self.n.out = []
+        else_atom = self.expr(node.orelse, target=name)
+        if not (isinstance(else_atom, Var) and else_atom.name == name):
+            self.n.emit(name, "identity", (else_atom,), {}, node.orelse)
+        orelse = self.n.out
+        self.n.out = outer
+        self.n.out.append(If(test, body, orelse, self.n.loc(node), joins=[name]))
+        return Var(name)
+
+    def expr_Tuple(self, node: cst.Tuple, target: str | None) -> Atom:
+        return self.sequence(node, target, "make_tuple", tuple)
+
+    def expr_List(self, node: cst.List, target: str | None) -> Atom:
+        return self.sequence(node, target, "make_list", list)
+
+    def sequence(self, node: Any, target: str | None, prim: str, kind: type):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            # `(n, *np.shape(x))`: shape arithmetic, kept as written (vmap emits it)
+            return self.n.calls.python_expression(node, target, "shape")
+        atoms = [self.expr(e.value) for e in node.elements]
+        if all(isinstance(a, Const) for a in atoms) and target is None:
+            value = kind(a.value for a in atoms)
+            texts = [a.text for a in atoms]
+            if kind is tuple:
+                text = "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")"
+            else:
+                text = "[" + ", ".join(texts) + "]"
+            return Const(value, text)
+        base = "_".join(stem(self.n.named(a)) for a in atoms) if atoms else "empty"
+        if len(base) > _MAX_NAME:
+            base = "items"
+        out = self.n.emit(self.target(target, base), prim, tuple(atoms), {}, node)
+        if prim == "make_list":
+            self.n.lists.add(out.name)  # a list of its own: append may grow it
+        return out
+
+    def expr_Dict(self, node: cst.Dict, target: str | None) -> Atom:
+        keys: list[str] = []
+        values: list[Atom] = []
+        for element in node.elements:
+            if not isinstance(element, cst.DictElement) or not isinstance(
+                element.key, cst.SimpleString
+            ):
+                raise self.n.unsupported(
+                    element, "dict literals need constant string keys",
+                    'write {"name": value, ...}',
+                )
+            keys.append(element.key.evaluated_value)
+            values.append(self.expr(element.value))
+        return self.n.emit(
+            self.target(target, "params"), "make_dict", tuple(values),
+            {"keys": tuple(keys)}, node,
+        )
+
+    def index(self, node: cst.Subscript) -> Index:
+        items: list[Any] = []
+        for element in node.slice:
+            s = element.slice
+            if isinstance(s, cst.Slice):
+                items.append(Slice(*(
+                    None if part is None else self.expr(part)
+                    for part in (s.lower, s.upper, s.step)
+                )))
+            else:
+                items.append(self.expr(s.value))
+        return Index(tuple(items), len(node.slice) > 1)
+
+    def expr_Subscript(self, node: cst.Subscript, target: str | None) -> Atom:
+        base = self.expr(node.value)
+        items = []
+        for element in node.slice:
+            s = element.slice
+            if isinstance(s, cst.Slice):
+                items.append(
+                    Slice(
+                        *(
+                            None if part is None else self.expr(part)
+                            for part in (s.lower, s.upper, s.step)
+                        )
+                    )
+                )
+            else:
+                items.append(self.expr(s.value))
+        index = Index(tuple(items), len(node.slice) > 1)
+        if len(items) == 1 and isinstance(items[0], Const) and isinstance(
+            items[0].value, str
+        ):
+            name = items[0].value
+        elif len(items) == 1 and isinstance(items[0], Slice):
+            name = f"{stem(self.n.named(base))}_slice"
+        else:
+            name = f"{stem(self.n.named(base))}_" + "_".join(
+                stem(self.n.named(i)) if not isinstance(i, Slice) else "s" for i in items
+            )
+        if isinstance(base, Const):
+            raise self.n.unsupported(
+                node, "subscripts of constants are not supported",
+                "index a local array, or pass the value as an argument",
+            )
+        return self.n.emit(
+            self.target(target, name), "getitem", (base,), {"index": index}, node
+        )
+
+    def expr_Attribute(self, node: cst.Attribute, target: str | None) -> Atom:
+        root = _root_name(node)
+        if root is not None and root == self.n.bound_object and root not in self.n.env:
+            raise self.n.resolver.unknown_attribute(node, root, node.attr.value)
+        if root is None or root in self.n.local_names:  # an attribute of a value
+            base = self.expr(node.value)
+            attr = node.attr.value
+            prim = ATTRIBUTES.get(attr)
+            if prim is None:
+                raise self.n.resolver.unknown_attribute(node, root, attr)
+            return self.n.emit(
+                self.target(target, f"{stem(self.n.named(base))}_{attr}"), prim, (base,), {},
+                node,
+            )
+        obj, text = self.n.resolver.resolve_dotted(node)
+        return self.n.resolver.constant(obj, text, node)
+
+    def expr_Call(self, node: cst.Call, target: str | None) -> Atom:
+        func = node.func
+        root = _root_name(func)
+        if _is_list_method(node, "pop", self.n.local_names):
+            return self.n.buffer.pop_expression(node, target)
+        if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):
+            return self.n.calls.method_call(node, target)  # a method of a value
+        obj, text = self.n.resolver.resolve_dotted(func)
+        if obj in (builtins.slice, builtins.tuple) or (obj is builtins.list and len(
+                node.args) == 1 and isinstance(node.args[0].value, (cst.ListComp,
+                                                                     cst.GeneratorExp))):
+            return self.n.calls.python_expression(node, target, text)
+        obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
+        if obj is builtins.pow and len(node.args) == 2 and not any(
+                a.keyword or a.star for a in node.args):
+            power = cst.BinaryOperation(left=node.args[0].value, operator=cst.Power(),
+                                        right=node.args[1].value)
+            self.n.desugar.alias(power, node)
+            return self.expr_BinaryOperation(power, target)
+        if obj is builtins.sum:
+            return self.n.calls.builtin_sum(node, target)
+        transformed = _transform_call(obj)
+        if transformed is not None:
+            return self.n.transform_call(transformed, obj, text, node, target)
+        if isinstance(obj, (custom_jvp, custom_vjp)):
+            # a user function like any other, with rules the derivatives use instead
+            return self.n.user_call(obj.fun, text, node, target, custom=obj)
+        prim = lookup_object(obj)
+        if prim is not None and prim.name == "reversed":
+            raise self.n.unsupported(
+                node, "reversed() is supported only in a loop header, over range(...)",
+                "write `for i in reversed(range(n)):`",
+            )
+        if prim is not None:
+            args, kwargs = self.n.calls.call_args(node)
+            return self.n.calls.apply(prim.name, args, kwargs, node, target, text)
+        if isinstance(obj, types.FunctionType) and not _is_library(obj):
+            return self.n.user_call(obj, text, node, target)
+        raise self.n.resolver.unknown_call(obj, text, func)
+
+
+    def expr_ListComp(self, node: cst.ListComp, target: str | None) -> Atom:
+        return self.n.calls.python_expression(node, target, "items")
+
+

@@ -1,0 +1,345 @@
+"""Loop lowering: ``for`` over ranges, arrays, ``enumerate`` and ``zip``, and ``while``.
+
+A loop body is lowered once; the names it rebinds are carried from one iteration to
+the next (``For.carried``), and each ``break`` records the values it leaves with.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import libcst as cst
+
+from ..ir.names import bound_names, read_names, rename, stem
+from ..ir.nodes import Atom, Break, Const, For, Index, Let, Stmt, Var
+from .desugar import leaves_somewhere, reject_inside_loop
+
+
+def _mentions(key: Any, names: set[str]) -> bool:
+    """Does a test's key (a name, or a comparison of names) involve one of ``names``?"""
+    if isinstance(key, str):
+        return key in names
+    return any(_mentions(k, names) for k in key if isinstance(k, (str, tuple)))
+
+
+class LoopLowerer:
+    """Lowers the loops of one function into its Normalizer's output."""
+
+    def __init__(self, n: Any) -> None:
+        self.n = n  # the Normalizer: output, scope, buffers, expressions
+
+    def for_statement(self, node: cst.For) -> None:
+        """``for`` over ``range(...)``, an array, ``enumerate(x)`` or ``zip(x, y)``.
+
+        Iterating an array (or zipping several) is indexing it: ``for row in x`` is
+        ``for k in range(len(x)): row = x[k]``, which is what reverse mode needs.
+        """
+        if node.orelse is not None:
+            raise self.n.unsupported(
+                node.orelse, "`for ... else` is not supported", "use a flag variable"
+            )
+        reject_inside_loop(node.body, self.n.unsupported)
+        loc_node = node.iter
+        args, target_node, prefix, enum_start, backwards = self.iteration(node)
+        bounds = self.n.emit(self.n.names.fresh("steps"), "range", tuple(args), {}, loc_node)
+        if backwards:
+            bounds = self.n.emit(self.n.names.fresh("steps_reversed"), "reversed", (bounds,), {},
+                               loc_node)
+        if target_node is not None and not isinstance(target_node, cst.Name):
+            raise self.n.unsupported(target_node, "the loop variable must be a name",
+                                   "write `for i in range(n):`")
+        index_name = target_node.value if target_node is not None else "k"
+        index = self.n.names.fresh(index_name) if (
+            index_name in self.n.bound or target_node is None) else index_name
+        reads_before = read_names(s for block in self.n._open for s in block)
+        outer, before, bound_before = self.enter_loop()
+        if target_node is not None:
+            self.n._bind(index_name, index)
+            self.n.bound.add(index_name)
+        self.bind_items(index, enum_start, prefix)
+        header = self.n.out
+        body = header + self.n.stmts.block(self.n.desugar.loop_body(node))
+        carried, breaks = self.leave_loop(outer, before, bound_before, [])
+        carried = self.own_entries(carried, body, reads_before, node)
+        counter = self.n.names.fresh("n_iter") if breaks else None
+        self.n.out.append(For(index, bounds, body, self.n.loc(node), carried, counter=counter))
+        self.versions_after_loop(carried, body, node)
+
+    def iteration(self, node: cst.For) -> tuple:
+        """What the loop walks: the range's arguments, the index's target node (None:
+        a fresh index), ``(target node, sequence)`` per item to index, enumerate's
+        ``(i's node, start)``, and whether it walks backwards."""
+        iterable = node.iter
+        func = iterable.func if isinstance(iterable, cst.Call) else None
+        resolved = None
+        if isinstance(func, cst.Name) and func.value not in self.n.local_names:
+            resolved = self.n.resolver.lookup_global(func)
+        prefix: list[tuple[Any, Any]] = []  # (target node, (sequence atom)) per iteration
+        enum_start: tuple[Any, Atom] | None = None  # enumerate(x, start): (i's node, start)
+        backwards = resolved is builtins.reversed
+        if backwards:  # reversed(range(...)), reversed(x): walked from the end
+            inner = iterable.args[0].value if len(iterable.args) == 1 else None
+            inner_func = inner.func if isinstance(inner, cst.Call) else None
+            if isinstance(inner_func, cst.Name) and inner_func.value not in self.n.local_names:
+                resolved = self.n.resolver.lookup_global(inner_func)
+            else:
+                resolved = None  # a sequence: indexed, as `for row in x` is
+            if inner is None or iterable.args[0].keyword is not None or resolved in (
+                builtins.enumerate, builtins.zip, builtins.reversed,
+            ):
+                raise self.n.unsupported(
+                    iterable, "reversed() is supported over range(...) or one array",
+                    "write `for i in reversed(range(len(x))):` and index x[i]",
+                )
+            iterable = inner
+        if resolved is builtins.range:
+            args, kwargs = self.n.calls.call_args(iterable)
+            if kwargs or not 1 <= len(args) <= 3:
+                raise self.n.unsupported(iterable, "range() takes 1 to 3 positional "
+                                       "arguments", "write range(stop) or range(start, stop, step)")
+            target_node = node.target
+        elif resolved is builtins.enumerate:
+            args, target_node, enum_start = self.enumerate_iteration(node, iterable, prefix)
+        elif resolved is builtins.zip:
+            seqs = [self.n.exprs.expr(a.value) for a in iterable.args]
+            if not isinstance(node.target, cst.Tuple) or len(node.target.elements) != len(seqs):
+                raise self.n.unsupported(node.target, "unpack zip() into one name per "
+                                       "sequence", "write `for a, b in zip(x, y):`")
+            args = [self.length(seqs[0], iterable)]
+            target_node = None
+            prefix += [(e.value, q) for e, q in zip(node.target.elements, seqs)]
+        else:
+            seq = self.n.exprs.expr(iterable)
+            args = [self.length(seq, iterable)]
+            target_node = None
+            prefix.append((node.target, seq))
+        return args, target_node, prefix, enum_start, backwards
+
+    def enumerate_iteration(self, node: cst.For, iterable: Any, prefix: list) -> tuple:
+        """``enumerate(x)`` / ``enumerate(zip(x, y))`` (and a start): the range's
+        arguments, the index's target node and the ``(i's node, start)`` to add."""
+        eargs = list(iterable.args)
+        start_arg = eargs[1] if len(eargs) == 2 and not eargs[1].star and (
+            eargs[1].keyword is None or eargs[1].keyword.value == "start") else None
+        if not (len(eargs) == 1 or start_arg is not None) or eargs[0].keyword or \
+                eargs[0].star or not (isinstance(node.target, (cst.Tuple, cst.List))
+                                      and len(node.target.elements) == 2):
+            raise self.n.unsupported(iterable, "enumerate over one sequence (and a "
+                                   "start), unpacked into two names, is supported",
+                                   "write `for i, item in enumerate(x):`")
+        inner = eargs[0].value
+        inner_func = inner.func if isinstance(inner, cst.Call) else None
+        item_target = node.target.elements[1].value
+        if isinstance(inner_func, cst.Name) and inner_func.value not in \
+                self.n.local_names and self.n.resolver.lookup_global(inner_func) is builtins.zip:
+            # enumerate(zip(x, y)) unpacked as i, (a, b)
+            seqs = [self.n.exprs.expr(a.value) for a in inner.args]
+            if not isinstance(item_target, (cst.Tuple, cst.List)) or len(
+                    item_target.elements) != len(seqs) or any(
+                    isinstance(e, cst.StarredElement) for e in item_target.elements):
+                raise self.n.unsupported(item_target, "unpack enumerate(zip(...))'s "
+                                       "items into one name per sequence",
+                                       "write `for i, (a, b) in enumerate(zip(x, y)):`")
+            args = [self.length(seqs[0], iterable)]
+            prefix += [(e.value, q) for e, q in zip(item_target.elements, seqs)]
+        else:
+            seq = self.n.exprs.expr(inner)
+            args = [self.length(seq, iterable)]
+            prefix.append((item_target, seq))
+        target_node = node.target.elements[0].value
+        if start_arg is not None:
+            start = self.n.exprs.expr(start_arg.value)
+            return args, None, (target_node, start)
+        return args, target_node, None
+
+    def bind_items(self, index: str, enum_start: Any, prefix: list) -> None:
+        """Bind enumerate's counter (``i = k + start``) and each item (``row = x[k]``)."""
+        if enum_start is not None:  # i = k + start
+            counter_node, start = enum_start
+            if not isinstance(counter_node, cst.Name):
+                raise self.n.unsupported(counter_node, "the loop variable must be a name",
+                                       "write `for i, v in enumerate(x, 1):`")
+            name = counter_node.value
+            ssa = self.n.names.fresh(name) if name in self.n.bound else name
+            self.n.emit(ssa, "add", (Var(index), start), {}, counter_node)
+            if isinstance(start, Const) or start.name in self.n.shapes:
+                self.n.shapes.add(ssa)
+            self.n.bound.add(name)
+            self.n._bind(name, ssa)
+        for target, seq in prefix:
+            if isinstance(target, (cst.Tuple, cst.List)):  # for i, (a, b) in ...
+                item = self.n.emit(self.n.names.fresh(f"{stem(self.n.named(seq))}_item"),
+                                 "getitem", (seq,), {"index": Index((Var(index),), False)},
+                                 target)
+                self.n.stmts.bind_unpacked(target, item, target)
+                continue
+            if not isinstance(target, cst.Name):
+                raise self.n.unsupported(target, "loop targets must be names",
+                                       "unpack inside the loop body")
+            name = target.value
+            ssa = self.n.names.fresh(name) if name in self.n.bound else name
+            self.n.emit(ssa, "getitem", (seq,), {"index": Index((Var(index),), False)}, target)
+            self.n.bound.add(name)
+            self.n._bind(name, ssa)
+
+    def is_range_call(self, call: cst.Call) -> bool:
+        func = call.func
+        return (isinstance(func, cst.Name) and func.value not in self.n.local_names
+                and self.n.resolver.lookup_global(func) is builtins.range)
+
+    def while_statement(self, node: cst.While) -> None:
+        """``while test:``: the body computes the test again for the next iteration."""
+        if node.orelse is not None:
+            raise self.n.unsupported(
+                node.orelse, "`while ... else` is not supported", "use a flag variable"
+            )
+        reject_inside_loop(node.body, self.n.unsupported)
+        # (what the first test reads has no derivative to take: it is not counted)
+        reads_before = read_names(s for block in self.n._open for s in block)
+        test = self.n.exprs.expr(node.test)
+        if isinstance(test, Const) and test.value is True and leaves_somewhere(
+                node.body, cst.Break):
+            # `while True:` left by `break`: the test is a name that stays True
+            test = self.n.emit(self.n.names.fresh("forever"), "identity", (test,), {},
+                             node.test)
+        if not isinstance(test, Var):
+            raise self.n.unsupported(
+                node.test, "a `while` whose condition is a constant never ends or "
+                "never runs", "loop over a range, or compute the condition",
+            )
+        counter = self.n.names.fresh("n_iter")
+        outer, before, bound_before = self.enter_loop()
+        body = self.n.stmts.block(self.n.desugar.loop_body(node))
+        self.n.out = []
+        again = self.n.exprs.expr(node.test)  # the condition, from this iteration's values
+        body += self.n.out
+        test_carried = [(test.name, again.name if isinstance(again, Var) else test.name)]
+        carried, _ = self.leave_loop(outer, before, bound_before, test_carried)
+        carried = self.own_entries(carried, body, reads_before, node)
+        self.n.out.append(For(counter, None, body, self.n.loc(node), carried, test=test))
+        self.versions_after_loop(carried, body, node)
+
+    def own_entries(self, carried: list[tuple[str, str]], body: list[Stmt],
+                     reads_before: set[str], node: Any) -> list[tuple[str, str]]:
+        """A loop whose carried value enters under a name code before the loop read
+        gets a name of its own for it (``y_3 = y`` before the loop), so that ``y``
+        keeps the value before the loop: the backward of that earlier code reads it
+        after the loop has run (it read the loop's last value).
+
+        So does one entering a loop that is a branch's, under a name bound before the
+        `if`: the loop's result is then a name the branch binds, which the `if` joins
+        (``If.joins`` lists every name a branch rebinds for later code)."""
+        out = []
+        for entry, exit_ in carried:
+            root = self.n.buffer_root.get(entry, entry)
+            written_inside = any(  # a buffer the loop writes into stays one buffer
+                self.n.buffer_root.get(t) == root for t in bound_names(body))
+            if (entry in reads_before or self.from_outside_branch(entry)) and (
+                    not written_inside and entry not in self.n.lists):
+                own = self.n.names.fresh(entry)
+                rename(body, entry, own)
+                self.n.emit(own, "identity", (Var(entry),), {}, node)
+                if entry in self.n.shapes:
+                    self.n.shapes.add(own)
+                for user, ssa in list(self.n.env.items()):
+                    if ssa == entry:
+                        self.n.env[user] = own
+                exit_ = own if exit_ == entry else exit_
+                entry = own
+            out.append((entry, exit_))
+        return out
+
+    def from_outside_branch(self, entry: str) -> bool:
+        """Is the loop being closed directly in a branch of an `if` (no loop between),
+        carrying ``entry``, a name bound before that `if`?"""
+        return bool(self.n._branches) and self.n._branches[-1][1] == len(self.n.loops) and (
+            entry in self.n._branches[-1][0])
+
+    def versions_after_loop(self, carried: list[tuple[str, str]], body: list[Stmt],
+                             node: Any) -> None:
+        """An array or list from before the `if` that a loop in its branch writes into
+        (a tape appended to, ``y[i] = v``, here or in a nested loop) stays one buffer,
+        so it gets no name of its own before the loop; after the loop it gets a new
+        version (``tape_2 = tape``, spelled ``tape = tape``: no code), which the `if`
+        joins."""
+        if not self.n._branches or self.n._branches[-1][1] != len(self.n.loops):
+            return
+        outside = self.n._branches[-1][0]
+        written = {self.n.buffer_root.get(t, t) for t in bound_names(body)}
+        entries = [e for e, _ in carried if e in self.n.lists]
+        entries += [ssa for ssa in self.n.env.values()
+                    if self.n.buffer_root.get(ssa, ssa) in written and (
+                        ssa in self.n.buffers or ssa in self.n.lists)]
+        for entry in dict.fromkeys(entries):
+            if entry not in outside:
+                continue
+            version = self.n.names.fresh(entry)
+            self.n.out.append(Let(version, "identity", (Var(entry),), {}, self.n.loc(node)))
+            self.n.lets[version] = self.n.out[-1]
+            self.n.producers[version] = "identity"
+            self.n.buffer_root[version] = self.n.buffer_root.get(entry, entry)
+            self.n.buffers.add(version)  # (one object with the entry: see _MemoryCheck)
+            if entry in self.n.lists:
+                self.n.lists.add(version)
+            for user, ssa in list(self.n.env.items()):
+                if ssa == entry:
+                    self.n.env[user] = version
+
+    def enter_loop(self) -> tuple[list[Stmt], dict[str, str], set[str]]:
+        """Start a loop body: a fresh statement list, the names bound before it."""
+        outer, before, bound_before = self.n.out, dict(self.n.env), set(self.n.bound)
+        self.n.depth += 1
+        self.n.out = []
+        self.n.loops.append([])
+        # names bound on one path before the loop stay out of its body (their test
+        # may be carried); those bound on one path inside it do not outlive it
+        self.n._paths_outside.append(self.n.partial)
+        self.n.partial = []
+        return outer, before, bound_before
+
+    def leave_loop(
+        self, outer: list[Stmt], before: dict[str, str], bound_before: set[str],
+        extra: list[tuple[str, str]],
+    ) -> tuple[list[tuple[str, str]], list[Break]]:
+        """End a loop body: the names it carries to the next iteration, its breaks.
+
+        After the loop only the names bound before it are live (a carried one holds
+        its last value under its entry name); names first bound in the body are not.
+        """
+        self.n.out = outer
+        self.n.depth -= 1
+        carried = [(e, self.n.env[n]) for n, e in before.items()
+                   if self.n.env.get(n) is not None and self.n.env[n] != e] + extra
+        for entry, exit_ in carried:
+            node = next((n for name, n in self.n._augmented if name == entry), None)
+            if node is not None and (self.n.buffer.may_share(exit_) or (
+                    exit_ in self.n.aliased and not self.n.buffer.immutable(exit_))):
+                name = node.target.value
+                op = node.operator._get_token()
+                raise self.n.unsupported(
+                    node, f"`{name} {op} ...` would write, from the second iteration on, "
+                    f"into an array `{name}` shares with another name",
+                    f"write `{name} = {name} {op[:-1]} ...` (a new array)",
+                )
+        self.n.env = dict(before)
+        self.n.bound = bound_before | self.n.bound
+        entries = {e for e, _ in carried}
+        self.n.partial = [r for r in self.n._paths_outside.pop()
+                        if not any(_mentions(p[0], entries) for p in r.requires)]
+        breaks = self.n.loops.pop()
+        self.close_breaks(breaks, carried, before)
+        return carried, breaks
+
+    def close_breaks(self, breaks: list[Break], carried: list[tuple[str, str]],
+                      before: dict[str, str]) -> None:
+        """Tell each break which names hold the carried values where it leaves."""
+        entries = {e: user for user, e in before.items()}
+        for brk in breaks:
+            brk.copies = [
+                (entry, brk.env.get(entries[entry], entry)) for entry, _ in carried
+                if entry in entries
+            ]
+
+    def length(self, seq: Atom, node: Any) -> Atom:
+        return self.n.emit(self.n.names.fresh(f"len_{stem(self.n.named(seq))}"), "len", (seq,), {}, node)

@@ -1,0 +1,425 @@
+"""Statement lowering: blocks, simple statements, assignments (and unpacking) and ``if``.
+
+An ``if`` lowers both branches and joins the names either rebinds (``If.joins``); a
+function's returns in branches become one join name and one final ``return``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ..errors import UnsupportedSyntaxError
+from ..ir.names import bound_names, rename, stem
+from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
+from .expressions import _is_list_method
+from .resolve import RESERVED, _is_docstring, _unsupported_expression, _unsupported_statement
+from .scope import OnePath
+
+
+def _is_append(node: Any, local_names: set[str]) -> bool:
+    return _is_list_method(node, "append", local_names)
+
+
+def _always_returns(stmts: list[Stmt]) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, Return):
+        return True
+    if isinstance(last, If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return False
+
+
+def _returns_to_assignments(stmt: If, result: str) -> None:
+    for branch in (stmt.body, stmt.orelse):
+        last = branch[-1]
+        if isinstance(last, Return):
+            branch[-1] = Let(result, "identity", (last.value,), {}, last.loc)
+            if isinstance(last.value, Var) and any(
+                isinstance(s, Let) and s.target == last.value.name for s in branch
+            ):
+                # the branch computed the value itself: bind it to the join name
+                branch.pop()
+                rename(branch, last.value.name, result)
+        else:
+            assert isinstance(last, If)
+            _returns_to_assignments(last, result)
+            last.joins.append(result)
+
+
+def _is_last_index(index: Index) -> bool:
+    """Is the index ``[-1]``?"""
+    items = index.items
+    return (not index.is_tuple and len(items) == 1 and isinstance(items[0], Const)
+            and type(items[0].value) is int and items[0].value == -1)
+
+
+class StmtLowerer:
+    """Lowers the statements of one function into its Normalizer's output."""
+
+    def __init__(self, n: Any) -> None:
+        self.n = n  # the Normalizer: output, scope, buffers, loops, expressions
+
+    def block(self, nodes: list[Any]) -> list[Stmt]:
+        out: list[Stmt] = []
+        self.n._open.append(out)  # (statements before the current one: see _own_entries)
+        try:
+            for i, node in enumerate(nodes):
+                if i == 0 and _is_docstring(node):
+                    continue
+                out += self.statement(node)
+        finally:
+            self.n._open.pop()
+        return out
+
+    def statement(self, node: Any) -> list[Stmt]:
+        self.n.out: list[Stmt] = []
+        self.n._open.append(self.n.out)
+        try:
+            return self._statement(node)
+        finally:
+            self.n._open.pop()
+
+    def _statement(self, node: Any) -> list[Stmt]:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.small_statement(small)
+            return self.n.out
+        if isinstance(node, cst.If):
+            self.if_statement(node)
+            return self.n.out
+        if isinstance(node, cst.For) and node.asynchronous is None:
+            self.n.loop.for_statement(node)
+            return self.n.out
+        if isinstance(node, cst.While):
+            self.n.loop.while_statement(node)
+            return self.n.out
+        raise self.n.unsupported(node, *_unsupported_statement(node))
+
+    def small_statement(self, node: Any) -> None:
+        if isinstance(node, cst.Assign):
+            if len(node.targets) != 1:
+                raise self.n.unsupported(
+                    node, "chained assignment `a = b = ...` is not supported",
+                    "assign to one name per statement",
+                )
+            self.assign(node.targets[0].target, node.value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is None:
+                return
+            self.assign(node.target, node.value)
+        elif isinstance(node, cst.AugAssign):
+            op = type(node.operator).__name__.replace("Assign", "")
+            binop = getattr(cst, op)
+            if not isinstance(node.target, (cst.Name, cst.Subscript)):
+                raise self.n.unsupported(
+                    node, "augmented assignment into an attribute is not supported",
+                    "assign to a local name",
+                )
+            if isinstance(node.target, cst.Name) and self.n.buffer.may_share(
+                    self.n.env.get(node.target.value, "")):
+                # NumPy writes into the array the name shares with another (x for
+                # `v = x`, `v = x[0]`); s2s would rebind it: refuse rather than differ
+                name = node.target.value
+                raise self.n.unsupported(
+                    node, f"`{name} {node.operator._get_token()} ...` would write into an "
+                    f"array `{name}` shares with another name", f"write `{name} = {name} "
+                    f"{node.operator._get_token()[:-1]} ...` (a new array)",
+                )
+            current = self.n.env.get(node.target.value, "") if isinstance(
+                node.target, cst.Name) else ""
+            if current in self.n.aliased and not self.n.buffer.immutable(current):
+                name = node.target.value
+                op = node.operator._get_token()
+                raise self.n.unsupported(
+                    node, f"`{name} {op} ...` would change in place an array that "
+                    f"another name, view or list also refers to (line "
+                    f"{self.n.loc(self.n.aliased[current]).line}), so NumPy would change "
+                    "that too", f"write `{name} = {name} {op[:-1]} ...` (a new array)",
+                )
+            if isinstance(node.target, cst.Name) and self.n.loops:
+                # the next iteration's value may be a view even if this one is not
+                self.n._augmented.append((self.n.env.get(node.target.value, ""), node))
+            value = cst.BinaryOperation(
+                left=node.target, operator=binop(), right=node.value
+            )
+            self.n.desugar.alias(value, node)
+            self.assign(node.target, value)
+        elif isinstance(node, cst.Return):
+            if node.value is None:
+                raise self.n.unsupported(
+                    node, "`return` without a value returns None, which has no "
+                    "derivative", "return the value to differentiate",
+                )
+            target = self.n.result_name if self.n.depth == 0 else self.n.names.fresh(
+                self.n.result_name
+            )
+            value = self.n.exprs.expr(node.value, target=target)
+            if isinstance(value, Const):  # a constant result still has a name
+                value = self.n.emit(target, "identity", (value,), {}, node.value)
+            self.n.out.append(Return(value, self.n.loc(node)))
+        elif isinstance(node, cst.Pass):
+            return
+        elif isinstance(node, cst.Break) and self.n.loops:
+            self.n.out.append(Break(self.n.loc(node), env=dict(self.n.env)))
+            self.n.loops[-1].append(self.n.out[-1])
+        elif isinstance(node, cst.Expr) and _is_append(node.value, self.n.local_names):
+            self.n.buffer.append_statement(node.value)
+        elif isinstance(node, cst.Expr) and _is_list_method(node.value, "pop", self.n.local_names):
+            name, current = self.n.buffer.own_list(node.value, "pop")
+            self.n.buffer.pop_args(node.value)
+            last = self.n._last_let
+            if not (isinstance(last, Let) and last.prim == "getitem"
+                    and last.args[:1] == (Var(current),)
+                    and _is_last_index(last.params["index"])):
+                # ``ys.pop()`` alone: its value unused, but reverse mode reads it
+                # (after ``v = ys[-1]``, as emitted code spells a pop, that read)
+                self.n.emit(self.n.exprs.target(None, f"{stem(self.n.named(Var(current)))}_last"),
+                          "getitem",
+                          (Var(current),), {"index": Index((Const(-1, "-1"),), False)},
+                          node.value)
+            self.n.buffer.pop(name, current, node.value)
+        elif isinstance(node, cst.Expr) and self.n.buffer.is_add_at(node.value):
+            self.n.buffer.add_at_statement(node.value)
+        elif isinstance(node, cst.Expr) and isinstance(node.value, (
+                cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis, cst.Integer,
+                cst.Float)):
+            return  # a string used as a comment, `...` as a placeholder: nothing runs
+        elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Yield):
+            raise self.n.unsupported(node.value, *_unsupported_expression(node.value))
+        elif isinstance(node, cst.Expr):
+            raise self.n.unsupported(
+                node, "an expression statement is evaluated only for its side effect, "
+                "which s2s does not transform",
+                "remove it from the function, or assign its value to a name that "
+                "the result uses",
+            )
+        else:
+            raise self.n.unsupported(node, *_unsupported_statement(node))
+
+    def assign(self, target: Any, value: Any) -> None:
+        if isinstance(target, cst.Name):
+            name = target.value
+            self.check_name(target)
+            ssa = self.n.names.fresh(name) if name in self.n.bound else name
+            atom = self.n.exprs.expr(value, target=ssa)
+            if not (isinstance(atom, Var) and atom.name == ssa):
+                self.n.emit(ssa, "identity", (atom,), {}, value)
+            self.n.bound.add(name)
+            self.n._bind(name, ssa)
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            # the whole right side is evaluated before any name is bound (a, b = b, a)
+            tree = self.unpacked_values(target, value)
+            self.bind_unpacked(target, tree, value)
+            return
+        if isinstance(target, cst.Subscript):
+            self.n.buffer.assign_element(target, value)
+            return
+        raise self.n.unsupported(
+            target, "only names can be assigned to",
+            "assign to a local name",
+        )
+
+    def unpacked_values(self, target: Any, value: Any) -> Any:
+        """The right side of ``a, (b, c), *d = ...``: a list with one entry per
+        target element where the right side is a literal that lines up with the
+        target (nested likewise), else the value's atom (unpacked by index)."""
+        elements = list(target.elements) if isinstance(target, (cst.Tuple, cst.List)) \
+            else None
+        literal = isinstance(value, (cst.Tuple, cst.List)) and not any(
+            isinstance(e, cst.StarredElement) for e in value.elements)
+        if elements is None or not literal:
+            return self.n.exprs.expr(value)
+        values = list(value.elements)
+        star = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+        if star:
+            k = star[0]
+            n_after = len(elements) - k - 1
+            if len(values) < len(elements) - 1:
+                raise self.n.unsupported(
+                    value, f"not enough values to unpack (expected at least "
+                    f"{len(elements) - 1}, got {len(values)})", "match the targets to the values",
+                )
+            middle = values[k:len(values) - n_after]
+            rest = cst.List(elements=[e.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                                      for e in middle])
+            self.n.desugar.alias(rest, middle[0].value if middle else value)
+            out = [self.unpacked_values(e.value, v.value) for e, v in zip(elements[:k], values)]
+            out.append(self.n.exprs.expr(rest))
+            out += [self.unpacked_values(e.value, v.value) for e, v in zip(
+                elements[k + 1:], values[len(values) - n_after:])]
+            return out
+        if len(values) != len(elements):
+            raise self.n.unsupported(
+                value, f"{len(elements)} targets and {len(values)} values do not match",
+                "match the targets to the values",
+            )
+        return [self.unpacked_values(e.value, v.value) for e, v in zip(elements, values)]
+
+    def bind_unpacked(self, target: Any, tree: Any, node: Any) -> None:
+        if isinstance(target, cst.StarredElement):
+            target = target.value
+        if isinstance(tree, list):
+            for e, sub in zip(target.elements, tree):
+                self.bind_unpacked(e.value, sub, node)
+            return
+        if isinstance(target, cst.Name):
+            self.bind_atom(target, tree, node)
+            return
+        if not isinstance(target, (cst.Tuple, cst.List)):
+            raise self.n.unsupported(
+                target, "only names can be unpacked into",
+                "unpack into names, then write the element on its own line",
+            )
+        if any(isinstance(e, cst.StarredElement) for e in target.elements):
+            raise self.n.unsupported(
+                target, "starred unpacking of a value whose length is known only when "
+                "the function runs is not supported",
+                "index it: `first, rest = v[0], v[1:]`",
+            )
+        for i, e in enumerate(target.elements):
+            sub = e.value
+            base = sub.value if isinstance(sub, cst.Name) else f"{stem(self.n.named(tree))}_{i}"
+            if isinstance(sub, cst.Name):
+                self.check_name(sub)
+            ssa = self.n.names.fresh(base) if (base in self.n.bound or not isinstance(
+                sub, cst.Name)) else base
+            item = self.n.emit(ssa, "getitem", (tree,),
+                             {"index": Index((Const(i, str(i)),), False)}, sub)
+            if isinstance(sub, cst.Name):
+                self.n.bound.add(base)
+                self.n._bind(base, ssa)
+            else:
+                self.bind_unpacked(sub, item, node)
+
+    def bind_atom(self, target: Any, atom: Atom, node: Any) -> None:
+        if not isinstance(target, cst.Name):
+            raise self.n.unsupported(
+                target, "nested unpacking targets are not supported",
+                "unpack in two steps",
+            )
+        name = target.value
+        ssa = self.n.names.fresh(name) if name in self.n.bound else name
+        self.n.emit(ssa, "identity", (atom,), {}, node)
+        self.n.bound.add(name)
+        self.n._bind(name, ssa)
+
+    def check_name(self, node: cst.Name) -> None:
+        if node.value in RESERVED:
+            raise self.n.unsupported(
+                node, f"the name `{node.value}` is used by emitted code",
+                f"rename the local variable `{node.value}`",
+            )
+
+    def if_statement(self, node: cst.If) -> None:
+        test = self.n.exprs.expr(node.test)
+        before = dict(self.n.env)
+        bound_before = set(self.n.bound)
+        outer = self.n.out
+        self.n.depth += 1
+
+        paths = self.n._path(test, True), self.n._path(test, False)
+        first = len(self.n.partial)
+        self.n._branches.append((set(before.values()), len(self.n.loops)))
+        generation_before = dict(self.n.generation)
+        self.n._enter_path(paths[0])
+        body = self.block(list(node.body.body))
+        self.n.paths.pop()
+        middle = len(self.n.partial)
+        env_body, bound_body = self.n.env, self.n.bound
+        self.n.env, self.n.bound = dict(before), set(bound_before) | bound_body
+        # the other branch starts from before the `if` too: what the body bound does
+        # not rebind a name there (``if not t: x = 0`` after ``if t: x = v`` binds x
+        # on both paths); after the `if`, a name either branch bound was rebound
+        generation_body, self.n.generation = self.n.generation, generation_before
+        self.n._enter_path(paths[1])
+        if node.orelse is None:
+            orelse: list[Stmt] = []
+        elif isinstance(node.orelse, cst.If):
+            orelse = self.statement(node.orelse)
+        else:
+            orelse = self.block(list(node.orelse.body.body))
+        self.n.paths.pop()
+        self.n._branches.pop()
+        for name, count in generation_body.items():
+            self.n.generation[name] = max(count, self.n.generation.get(name, 0))
+        env_else = self.n.env
+        self.n.bound |= bound_body
+        self.n.out = outer
+        self.n.depth -= 1
+
+        stmt = If(test, body, orelse, self.n.loc(node))
+        # names bound on one path inside a branch are bound on this branch's path too
+        inner = self.n.partial[first:]
+        del self.n.partial[first:]
+        for i, record in enumerate(inner):
+            k = 0 if i < middle - first else 1
+            if paths[k] is not None:
+                self.n.partial.append(record.within(paths[k], stmt, k))
+        env_after = dict(before)
+        for name in set(env_body) | set(env_else):
+            a, b = env_body.get(name), env_else.get(name)
+            if a == b:
+                if a is not None:
+                    env_after[name] = a
+                continue
+            if a is None or b is None:
+                env_after.pop(name, None)  # bound on one path only: unusable after,
+                k = 0 if a is not None else 1
+                if paths[k] is not None:  # except in a later `if` on the same path
+                    self.n.partial.append(OnePath(
+                        name, a or b, self.n.generation.get(name, 0), frozenset(),
+                    ).within(paths[k], stmt, k))
+                continue
+            join = a if a != before.get(name) else b
+            # two arrays written in place, one per path: the join is spelled with the
+            # join's array, so the other path binds it (`y = y_other`), not renames
+            root = self.n.buffer_root.get(join, join)
+            for branch, final in ((body, a), (orelse, b)):
+                if final == join:
+                    continue
+                if final != before.get(name) and self.n.buffer_root.get(final, root) == root \
+                        and final in bound_names(branch):  # (not one an earlier `if` bound)
+                    rename(branch, final, join)
+                    # an array or list the branch made (a root): its later versions
+                    # (appends in a loop) are spelled with the join's name too
+                    for version, first in list(self.n.buffer_root.items()):
+                        if first == final:
+                            self.n.buffer_root[version] = root
+                else:
+                    branch.append(Let(join, "identity", (Var(final),), {}, stmt.loc))
+            stmt.joins.append(join)
+            env_after[name] = join
+            self.n.generation[name] = self.n.generation.get(name, 0) + 1
+            if a in self.n.lists and b in self.n.lists:
+                self.n.lists.add(join)
+            if a in self.n.buffers and b in self.n.buffers:  # one array, written on a path
+                self.n.buffers.add(join)
+                root = self.n.buffer_root.get(a) or self.n.buffer_root.get(b)
+                if root is not None and join != root:
+                    self.n.buffer_root[join] = root
+        self.n.env = env_after
+        self.n.out.append(stmt)
+
+    def single_return(self, body: list[Stmt], last: Any) -> list[Stmt]:
+        """Rewrite returns in branches into one join name and one final return."""
+        if body and isinstance(body[-1], Return):
+            return body
+        if not _always_returns(body):
+            loc = self.n.loc(last)
+            raise UnsupportedSyntaxError(
+                "the function can reach its end without `return`, so it returns "
+                "None, which has no derivative",
+                loc, "return a value on every path", self.n.display,
+            )
+        result = self.n.result_name
+        last = body[-1]
+        assert isinstance(last, If)
+        _returns_to_assignments(last, result)
+        last.joins.append(result)
+        body.append(Return(Var(result), last.loc))
+        return body

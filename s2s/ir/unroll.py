@@ -1,0 +1,380 @@
+"""Loops over tuple and list arguments, unrolled per call structure (an IR pass).
+
+A container's structure, length included, is fixed per call signature, as a pytree's
+is in JAX; the transforms generate code per signature, so they run this first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..errors import Loc
+from .kinds import LEAF, Tree
+from .names import NameTable, bound_names
+from .nodes import (
+    Atom,
+    Break,
+    Const,
+    For,
+    Function,
+    If,
+    Index,
+    Let,
+    Return,
+    Slice,
+    Stmt,
+    Var,
+    uses,
+    walk,
+)
+
+
+def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
+    """``fn`` with each loop over a tuple or list argument unrolled for its length.
+
+    ``for W, b in params[:-1]`` (or ``for layer in layers``, ``enumerate``, ``zip``,
+    ``reversed``) is normalized as a loop over ``range(len(params))`` whose body indexes
+    the container with the loop index.  A container's structure, length included, is
+    fixed per call signature (``kinds``, as a pytree's structure is in JAX), so the
+    transforms, which generate code per signature, run this first: each iteration's body
+    is copied with the index a constant (``params[0]``), its names fresh, and the loop's
+    carried values handed from one copy to the next.  The copies keep the user's lines,
+    so emitted code quotes ``for W, b in params[:-1]:`` above each unrolled layer.
+    """
+    trees = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
+    if not trees and not any(isinstance(s, Let) and s.prim in _LITERALS
+                             for s in walk(fn.body)):
+        return fn
+    u = _Unroller(fn, trees)
+    body, subst = u.block(fn.body)
+    if not u.changed:
+        return fn
+    return replace(fn, body=u.drop_unused(body), names=u.names, aliases=u.aliases)
+
+
+@dataclass(frozen=True)
+class UnrolledLoc(Loc):
+    """The position of a statement in one copy of an unrolled loop's body, with the
+    iterations it belongs to (outermost first): ``(the loop's line, iteration, count)``,
+    so emitted code can say which layer a quoted line's derivative is for."""
+
+    unrolled: tuple[tuple[str, int, int], ...] = ()
+
+
+def unrolled_header(loc: Any) -> str | None:
+    """For a statement in a copy of an unrolled loop's body, the comment that heads its
+    iteration's code (``(unrolled) for W, b in params[:-1]: iteration 2 of 2``); the
+    user's line itself is quoted on its own comment line, as everywhere."""
+    if not isinstance(loc, UnrolledLoc) or not loc.unrolled:
+        return None
+    return "(unrolled) " + "; ".join(f"{line} iteration {j + 1} of {n}"
+                                     for line, j, n in loc.unrolled)
+
+
+def _tagged(s: Stmt, tag: tuple[str, int, int]) -> Stmt:
+    """A copy of ``s`` (nested blocks too) whose positions say it is in iteration
+    ``tag`` of an unrolled loop."""
+    loc = s.loc
+    if loc is not None:
+        outer = loc.unrolled if isinstance(loc, UnrolledLoc) else ()
+        loc = UnrolledLoc(loc.file, loc.line, loc.col, loc.text, outer + (tag,))
+    if isinstance(s, Let):
+        return Let(s.target, s.prim, s.args, s.params, loc)
+    if isinstance(s, If):
+        return If(s.test, [_tagged(t, tag) for t in s.body],
+                  [_tagged(t, tag) for t in s.orelse], loc, s.joins)
+    if isinstance(s, For):
+        return For(s.target, s.iter, [_tagged(t, tag) for t in s.body], loc, s.carried,
+                   s.test, s.counter)
+    if isinstance(s, Break):
+        return Break(loc, s.env, s.copies)
+    return Return(s.value, loc)
+
+
+def _renamed(x: Any, m: dict[str, Atom]) -> Any:
+    if isinstance(x, Var):
+        return m.get(x.name, x)
+    if isinstance(x, Index):
+        return Index(tuple(_renamed(i, m) for i in x.items), x.is_tuple)
+    if isinstance(x, Slice):
+        return Slice(*(None if a is None else _renamed(a, m) for a in (x.lower, x.upper, x.step)))
+    if isinstance(x, tuple):
+        return tuple(_renamed(i, m) for i in x)
+    if isinstance(x, list):
+        return [_renamed(i, m) for i in x]
+    return x
+
+
+def _name(a: Atom, m: dict[str, Atom]) -> str:
+    """A name position (a carried exit, a break's copy): renamed to a name only."""
+    new = m.get(a, Var(a))
+    return new.name if isinstance(new, Var) else a
+
+
+def _renamed_stmt(s: Stmt, m: dict[str, Atom]) -> Stmt:
+    """A copy of ``s`` with names replaced (``m``: name -> atom; a name a statement binds
+    is replaced only by a name)."""
+    if not m:
+        return s
+    if isinstance(s, Let):
+        params = {k: (v if k == "callee" else _renamed(v, m)) for k, v in s.params.items()}
+        return Let(_name(s.target, m), s.prim, _renamed(s.args, m), params, s.loc)
+    if isinstance(s, If):
+        return If(_renamed(s.test, m), [_renamed_stmt(t, m) for t in s.body],
+                  [_renamed_stmt(t, m) for t in s.orelse], s.loc,
+                  [_name(j, m) for j in s.joins])
+    if isinstance(s, For):
+        return For(_name(s.target, m), _renamed(s.iter, m),
+                   [_renamed_stmt(t, m) for t in s.body], s.loc,
+                   [(_name(e, m), _name(x, m)) for e, x in s.carried],
+                   _renamed(s.test, m), None if s.counter is None else _name(s.counter, m))
+    if isinstance(s, Break):
+        return Break(s.loc, {k: _name(v, m) for k, v in s.env.items()},
+                     [(_name(e, m), _name(x, m)) for e, x in s.copies])
+    if isinstance(s, Return):
+        return Return(_renamed(s.value, m), s.loc)
+    return s
+
+
+_LITERALS = ("make_tuple", "make_list", "make_dict")
+
+
+class _Unroller:
+    def __init__(self, fn: Function, trees: dict[str, Any]) -> None:
+        self.fn = fn
+        self.trees = dict(trees)  # name -> its Tree kind
+        self.views: dict[str, tuple[str, tuple[int, ...]]] = {}  # slice -> base, positions
+        self.lens: dict[str, int] = {}
+        self.ranges: dict[str, list[int]] = {}
+        self.names = NameTable(fn.names.taken)
+        self.aliases = dict(fn.aliases)
+        self.changed = False
+        self.removable: set[str] = set()  # structure reads the unrolling may leave unread
+        self.literals: dict[str, tuple] = {}  # a tuple or list literal -> its atoms
+        self.constants: dict[str, Const] = {}  # an element of one that is a constant
+
+    def block(self, stmts: list[Stmt]) -> tuple[list[Stmt], dict[str, Atom]]:
+        """The block with its loops over containers unrolled, and the names later code
+        must read instead (a carried value's entry name -> its last iteration's exit)."""
+        out: list[Stmt] = []
+        subst: dict[str, Atom] = {}
+        for s in stmts:
+            s = _renamed_stmt(s, subst)
+            if isinstance(s, Let):
+                out.append(self.let(s))
+                known = self.constants.get(out[-1].target)
+                if known is not None:  # a key or string from a literal: later code reads it
+                    subst[out[-1].target] = known
+            elif isinstance(s, For) and self.unrollable(s):
+                stmts_, final = self.unroll(s)
+                out += stmts_
+                subst.update(final)
+                self.changed = True
+            elif isinstance(s, For):
+                body, inner = self.block(s.body)
+                carried = [(e, _name(x, inner)) for e, x in s.carried]
+                # a loop unrolled inside carried a value from before this loop under its
+                # entry name (`for _ in range(3): for W, b in params: h = ...`): this
+                # loop carries it now, from that name to the unrolled copies' last exit
+                bound = set(bound_names(s.body)) | {c for c, _ in carried}
+                more = [(e, a.name) for e, a in inner.items()
+                        if isinstance(a, Var) and e not in bound]
+                if more and any(isinstance(t, Break) for t in walk(s.body)):
+                    out.append(s)  # (a `break` would leave without it: stays a loop)
+                else:
+                    out.append(For(s.target, s.iter, body, s.loc, carried + more, s.test,
+                                   s.counter))
+                # a value a loop carries may change there (a list it appends to grows):
+                # what was known of it before the loop no longer holds
+                for e in {e for t in walk([s]) if isinstance(t, For) for e, _ in t.carried}:
+                    for known in (self.trees, self.views, self.lens, self.ranges):
+                        known.pop(e, None)
+            elif isinstance(s, If):
+                out.append(self.branches(s, subst))
+            else:
+                out.append(s)
+        return out, subst
+
+    def branches(self, s: If, subst: dict[str, Atom]) -> If:
+        """An ``if`` with the loops in its branches unrolled.  A value such a loop
+        carried out of the ``if`` under its entry name (a join, or a name from before
+        the ``if``) is joined under a new name, each branch binding it to its own last
+        value (``h_4 = h_3_2`` on one path, ``h_4 = h`` on the other), and later code
+        reads that name."""
+        body, sb = self.block(s.body)
+        orelse, so = self.block(s.orelse)
+        for j in s.joins:  # each path may have made it something else
+            for known in (self.trees, self.views, self.lens, self.ranges):
+                known.pop(j, None)
+        local = (set(bound_names(s.body)) | set(bound_names(s.orelse))) - set(s.joins)
+        out = [e for e in dict.fromkeys([*sb, *so]) if e not in local]
+        if not out:
+            return If(s.test, body, orelse, s.loc, s.joins)
+        if any(isinstance(t, Break) for t in walk(s.body + s.orelse)):
+            return s  # (a `break` would leave before the join: the loops stay)
+        joins = list(s.joins)
+        for e in out:
+            j = self.names.fresh(e)
+            body = body + [Let(j, "identity", (sb.get(e, Var(e)),), {}, s.loc)]
+            orelse = orelse + [Let(j, "identity", (so.get(e, Var(e)),), {}, s.loc)]
+            joins.append(j)
+            subst[e] = Var(j)
+        return If(s.test, body, orelse, s.loc, joins)
+
+    def let(self, s: Let) -> Let:
+        a = s.args[0] if s.args else None
+        name = a.name if isinstance(a, Var) else None
+        if s.target in self.constants and s.prim == "getitem" and name in self.trees and \
+                self.trees[name].type is dict:  # a dict's key, iterated: bound as itself
+            return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
+        if s.prim in ("make_tuple", "make_list"):
+            self.literals[s.target] = s.args
+        if s.prim in _LITERALS:  # a list of layers the function builds: `[(W1, b1), ...]`
+            keys = tuple(s.params["keys"]) if s.prim == "make_dict" else tuple(range(len(s.args)))
+            kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
+            self.trees[s.target] = Tree(kind, keys, tuple(
+                self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
+        elif s.prim == "identity" and name in self.trees:
+            self.trees[s.target] = self.trees[name]
+            if name in self.views:
+                self.views[s.target] = self.views[name]
+        elif s.prim == "len" and name in self.trees:
+            self.lens[s.target] = len(self.trees[name].keys)
+            self.removable.add(s.target)
+        elif s.prim == "len" and isinstance(a, Const) and type(a.value) in (tuple, list):
+            self.lens[s.target] = len(a.value)  # `for name in ("W1", "W2")`
+            self.removable.add(s.target)
+        elif s.prim == "getitem" and isinstance(a, Const) and type(a.value) in (tuple, list):
+            item = s.params["index"].items[0] if len(s.params["index"].items) == 1 else None
+            if isinstance(item, Const) and type(item.value) is int and \
+                    -len(a.value) <= item.value < len(a.value) and \
+                    type(a.value[item.value]) in (str, int, float, bool):
+                self.constants[s.target] = Const(a.value[item.value], repr(a.value[item.value]))
+                return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
+        elif s.prim == "range" and s.args and all(
+                isinstance(b, Const) and type(b.value) is int
+                or isinstance(b, Var) and b.name in self.lens for b in s.args) and not s.params:
+            bounds = [b.value if isinstance(b, Const) else self.lens[b.name] for b in s.args]
+            self.ranges[s.target] = list(range(*bounds))
+            self.removable.add(s.target)
+        elif s.prim == "reversed" and name in self.ranges:
+            self.ranges[s.target] = self.ranges[name][::-1]
+            self.removable.add(s.target)
+        elif s.prim == "getitem" and name in self.trees:
+            base: Tree = self.trees[name]
+            index: Index = s.params["index"]
+            item = index.items[0] if len(index.items) == 1 and not index.is_tuple else None
+            root, where = self.views.get(name, (name, tuple(range(len(base.keys)))))
+            if isinstance(item, Slice) and base.type is not dict and all(
+                    b is None or isinstance(b, Const) and type(b.value) is int
+                    for b in (item.lower, item.upper, item.step)):
+                bounds = [None if b is None else b.value for b in (item.lower, item.upper, item.step)]
+                picked = tuple(range(len(base.keys)))[slice(*bounds)]
+                self.trees[s.target] = Tree(base.type, tuple(range(len(picked))),
+                                            tuple(base.children[i] for i in picked))
+                self.views[s.target] = (root, tuple(where[i] for i in picked))
+                self.removable.add(s.target)
+            elif isinstance(item, Const):
+                key = item.value
+                if base.type is not dict and type(key) is int and -len(base.keys) <= key < len(base.keys):
+                    key %= len(base.keys)
+                    if name in self.views:  # read the element from the sliced container
+                        s = Let(s.target, s.prim, (Var(root),),
+                                {**s.params, "index": Index((Const(where[key], repr(where[key])),), False)},
+                                s.loc)
+                if key in base.keys and isinstance(base.child(key), Tree):
+                    self.trees[s.target] = base.child(key)
+                literal = self.literals.get(name)
+                if literal is not None and base.type is not dict and key in base.keys and \
+                        isinstance(literal[key], Const):  # `for name in ("W1", "W2")`
+                    self.constants[s.target] = literal[key]
+        return s
+
+    def unrollable(self, s: For) -> bool:
+        if s.test is not None or s.counter is not None or s.iter is None:
+            return False
+        if s.iter.name not in self.ranges or any(isinstance(t, Break) for t in walk(s.body)):
+            return False
+        # the index, or a constant it picks (`name` in `for name in ("W1", "W2")`)
+        picks = {s.target} | {
+            t.target for t in walk(s.body)
+            if isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Const)
+            and t.params["index"].items == (Var(s.target),)
+        }
+        return any(
+            isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Var)
+            and t.args[0].name in self.trees
+            and any(isinstance(i, Var) and i.name in picks for i in t.params["index"].items)
+            for t in walk(s.body)
+        )
+
+    def unroll(self, s: For) -> tuple[list[Stmt], dict[str, Atom]]:
+        carried = {e for e, _ in s.carried}
+        bound = [n for n in bound_names(s.body) if n not in carried]
+        # a loop inside carries a value from before this loop under its entry name, and
+        # this loop carries it along (`for W, b in params: for _ in range(2): h = ...`):
+        # each copy after the first enters it under a name of its own, as two loops in
+        # a row do (`h_4 = h`)
+        inner = [e for t in walk(s.body) if isinstance(t, For) for e, _ in t.carried
+                 if e not in bound and e not in carried]
+        now: dict[str, Atom] = {e: Var(e) for e in list(carried) + inner}
+        out: list[Stmt] = []
+        # `for name in params` over a dict is over its keys: the normalizer's item
+        # statement (`name = params[k]`, on the `for` line) binds the key
+        keyed = {
+            t.target: self.trees[t.args[0].name] for t in s.body
+            if isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Var)
+            and t.args[0].name in self.trees and self.trees[t.args[0].name].type is dict
+            and t.params["index"].items == (Var(s.target),) and s.loc is not None
+            and t.loc is not None and t.loc.line == s.loc.line
+        }
+        for j, value in enumerate(self.ranges[s.iter.name]):
+            m: dict[str, Atom] = {s.target: Const(value, repr(value))}
+            m.update(now)
+            for n in bound:
+                if n != s.target:
+                    m[n] = Var(n) if j == 0 else Var(self.names.fresh(n))
+            for n, tree in keyed.items():
+                if 0 <= value < len(tree.keys):
+                    self.constants[m[n].name] = Const(tree.keys[value], repr(tree.keys[value]))
+            tag = (s.loc.text.strip() if s.loc else "for", j, len(self.ranges[s.iter.name]))
+            for e in dict.fromkeys(inner):
+                if j > 0:
+                    m[e] = Var(self.names.fresh(e))
+                    out.append(_tagged(Let(m[e].name, "identity", (now[e],), {}, s.loc), tag))
+            for new, old in [(m[n].name, n) for n in bound if n in self.fn.aliases and n != s.target]:
+                first = self.fn.aliases[old]
+                self.aliases[new] = m[first].name if first in m and isinstance(m[first], Var) else first
+            body, later = self.block([_tagged(_renamed_stmt(t, m), tag) for t in s.body])
+            out += body
+            for e, x in s.carried + [(e, e) for e in inner]:
+                exit_ = m.get(x, Var(x))
+                now[e] = later.get(exit_.name, exit_) if isinstance(exit_, Var) else exit_
+        return out, {e: a for e, a in now.items() if a != Var(e)}
+
+    def drop_unused(self, stmts: list[Stmt]) -> list[Stmt]:
+        """Drop the structure reads (``len(params)``, ``range``, ``params[:-1]``) the
+        unrolled loops no longer read."""
+        while True:
+            read: set[str] = set()
+            for t in walk(stmts):
+                read |= set(uses(t))
+            dead = {n for n in self.removable if n not in read}
+            if not dead:
+                return stmts
+            self.removable -= dead
+            stmts = _without(stmts, dead)
+
+
+def _without(stmts: list[Stmt], dead: set[str]) -> list[Stmt]:
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, Let) and s.target in dead:
+            continue
+        if isinstance(s, For):
+            s = For(s.target, s.iter, _without(s.body, dead), s.loc, s.carried, s.test, s.counter)
+        elif isinstance(s, If):
+            s = If(s.test, _without(s.body, dead), _without(s.orelse, dead), s.loc, s.joins)
+        out.append(s)
+    return out
