@@ -19,7 +19,7 @@ from ..errors import TransformError
 from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of, leaf_paths, literal, path_text
 from ..ir.nodes import Function
-from ..transforms.reverse import Module
+from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from .transformed import (
     _LOCK,
@@ -502,7 +502,7 @@ class _JacobianCode:
 
     def _output_kind(self, passed: tuple, kinds: tuple) -> Kind:
         """The structure ``fun`` returns for arguments of these structures."""
-        from ..transforms.reverse import return_kind
+        from ..transforms.analysis import return_kind
 
         fn = self.fun
         if hasattr(fn, "_generate_for"):  # a transformed function: its emitted code

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..emit.code import Block, Line, render_function
 from ..errors import CustomRuleError, MissingRuleError, NonDifferentiableError
-from ..frontend.normalize import unroll_container_loops
+from ..frontend.normalize import NameTable, unroll_container_loops
 from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import (
     KEYWORD_OPERANDS,
@@ -46,27 +46,11 @@ from ..ir.spelling import atom_text
 from ..primitives import PRIMITIVES
 from ..primitives.custom import checked_jvp, custom_vjp
 from ..primitives.registry import arg_slots
-from .inline import Array
-from .reverse import (
-    Module,
-    Spec,
-    _callee,
-    _dead_code,
-    _decided,
-    _forward,
-    _in_order,
-    _is_simple,
-    _parallel_copies,
-    _paren,
-    _Reverse,
-    _simplified,
-    _spell_buffers,
-    _tidy_replays,
-    _within,
-    bind_object,
-    stem,
-    tuple_text,
-)
+from .analysis import callee_of, facts
+from .inline import Array, Inliner
+from .module import Module, aux_error, bind_object, default_text, signature_text, stem, tuple_text
+from .paths import decided, in_order, simplified, tidy_replays, within
+from .replay import Replay, dead_code, is_simple, parallel_copies, paren, spell_buffers
 
 # families whose operands broadcast against each other: a tangent contribution from
 # one operand may lack the shape another (inactive) operand gives the output
@@ -103,10 +87,11 @@ class _Forward:
         self.fn = fn
         self.spec = spec
         self.module = module
-        # the analysis reverse mode does (activity, kinds, scalar facts) serves here
-        self.a = _Reverse(fn, Spec("vjp", spec.active, True, False, spec.arg_kinds), module)
-        self.names = self.a.names
-        self.inliner = self.a.inliner
+        # the analysis reverse mode reads (activity, kinds, scalar facts) serves here
+        self.facts = facts(fn, spec.arg_kinds, spec.active)
+        self.replay = Replay(self.facts)
+        self.names = NameTable(fn.names.taken | module.taken)
+        self.inliner = Inliner(self.names.fresh)
         self.tan: dict[str, Slots] = {}
         self.owned: set[str] = set()  # tangent buffers this function allocated
         self.buffer_names: dict[str, str] = {}  # array written in place -> its tangent
@@ -144,17 +129,17 @@ class _Forward:
     # ---- tangents of values -----------------------------------------------------
 
     def kind(self, var: str) -> Kind:
-        return self.a.kinds.get(var, LEAF)
+        return self.facts.kinds.get(var, LEAF)
 
     def is_active(self, atom: Any) -> bool:
-        return isinstance(atom, Var) and atom.name in self.a.active
+        return isinstance(atom, Var) and atom.name in self.facts.active
 
     def zeros(self, var: str, path: tuple = ()) -> str:
         kind = self.kind(var)
         for k in path:
             kind = kind.child(k) if isinstance(kind, Tree) else LEAF
         if isinstance(kind, Seq):
-            prod = self.a.producer.get(var)
+            prod = self.facts.producer.get(var)
             if prod is not None and prod.prim == "make_list" and not prod.args:
                 return "[]"
             return f"zeros_list({path_text(var, path)})"
@@ -178,7 +163,7 @@ class _Forward:
         c = self.when.get((var, path))
         if c is None or self.tan.get(var, {}).get(path) in self.filled:
             return None
-        return _within(c, self.context)
+        return within(c, self.context)
 
     def settle(self, atom: Any, out: list[Any]) -> None:
         """Bind ``atom``'s tangent on every path of the code being emitted (zeros where
@@ -200,9 +185,9 @@ class _Forward:
                 continue
             name = text if text.isidentifier() else self.dot_name(var, path)
             zeros = self.zeros(var, path)
-            out += _decided(cond, self.context, lambda holds: (
+            out += decided(cond, self.context, lambda holds: (
                 [Line(f"{name} = {text}")] if holds and text != name
-                else [] if holds else [Line(f"{name} = {zeros}")]), self.a.test_order)
+                else [] if holds else [Line(f"{name} = {zeros}")]), self.facts.test_order)
             self.tan[var][path] = name
 
     def _routed(self, source: str, spath: tuple, target: str, tpath: tuple) -> None:
@@ -216,12 +201,12 @@ class _Forward:
 
     def _here(self, cond: frozenset) -> frozenset:
         """``cond`` on the paths the code being emitted runs on only."""
-        return _simplified(frozenset(conj | self.context for conj in cond))
+        return simplified(frozenset(conj | self.context for conj in cond))
 
     def bind(self, var: str, path: tuple, text: str, out: list[Any]) -> None:
         """Make ``text`` the tangent of ``var``'s leaf ``path`` (named unless simple)."""
         join = self.join_names.get(var) if path == () else None
-        if _is_simple(text) and join is None:
+        if is_simple(text) and join is None:
             self.tan.setdefault(var, {})[path] = text
             return
         name = join or self.dot_name(var, path)
@@ -232,7 +217,6 @@ class _Forward:
     # ---- building -----------------------------------------------------------------
 
     def build(self, name: str) -> str:
-        self.a.analyse()
         nargs = len(self.fn.params) if self.spec.nargs is None else self.spec.nargs
         params, rest = list(self.fn.params[:nargs]), list(self.fn.params[nargs:])
         for i in self.spec.active:
@@ -251,11 +235,9 @@ class _Forward:
             kind = self.kind(result.name) if isinstance(result, Var) else LEAF
             if not (isinstance(kind, Tree) and len(kind.keys) == 2
                     and kind.type in (tuple, list)):
-                from .reverse import _aux_error
-
-                raise _aux_error(kind)
+                raise aux_error(kind)
             value, aux = path_text(result.name, (0,)), path_text(result.name, (1,))
-            prod = self.a.producer.get(result.name)
+            prod = self.facts.producer.get(result.name)
             if prod is not None and prod.prim in ("make_tuple", "make_list"):
                 value, aux = atom_text(prod.args[0]), atom_text(prod.args[1])
             sub = kind.children[0]
@@ -266,11 +248,9 @@ class _Forward:
         else:
             value = atom_text(result)
             ret_line = Line(f"return {value}, {self.whole(result)}")
-        items = _tidy_replays(_dead_code(body, set(ret_line.uses)))
-        items = _spell_buffers(items + [ret_line], self.fn.aliases)
-        from .reverse import _signature, default_text
-
-        signature = _signature(self.fn, params, True, self.module)
+        items = tidy_replays(dead_code(body, set(ret_line.uses)))
+        items = spell_buffers(items + [ret_line], self.fn.aliases)
+        signature = signature_text(self.fn, params, True, self.module)
         if rest:  # parameters left at their defaults follow the tangents
             signature += ", " + ", ".join(
                 f"{p}={default_text(self.fn, p, self.module)}" for p in rest)
@@ -290,10 +270,10 @@ class _Forward:
     # ---- statements -----------------------------------------------------------------
 
     def let(self, s: Let, out: list[Any]) -> None:
-        if s.prim == "call" and self.a._is_active(s):
+        if s.prim == "call" and self.facts.is_active(s):
             self.call(s, out)
             return
-        out += _forward([s], self.a)  # the primal statement, as the user wrote it
+        out += self.replay.statements([s])  # the primal statement, as the user wrote it
         if s.prim == "setitem":
             self.setitem(s, out)
             return
@@ -315,7 +295,7 @@ class _Forward:
                 for path in leaf_paths(self.kind(s.target)):
                     self.tan.setdefault(s.target, {})[path] = path_text(name, path)
             return
-        if s.target not in self.a.active or not self.a._is_active(s):
+        if s.target not in self.facts.active or not self.facts.is_active(s):
             return
         target = s.target
         if s.prim == "identity":
@@ -323,7 +303,7 @@ class _Forward:
                 self._routed(s.args[0].name, path, target, path)
             return
         if s.prim in ("make_tuple", "make_list", "make_dict"):
-            kind = self.a.stmt_kind(s)  # (a join the other path grows: known here)
+            kind = self.facts.stmt_kind(s)  # (a join the other path grows: known here)
             assert isinstance(kind, Tree)
             for key, a in zip(kind.keys, s.args):
                 if self.is_active(a):
@@ -332,7 +312,7 @@ class _Forward:
             return
         base = s.args[0]
         if s.prim == "getitem" and isinstance(self.kind(base.name), Tree):
-            key = self.a._container_key(s, self.kind(base.name))
+            key = self.facts.container_key(s, self.kind(base.name))
             for path in list(self.tan.get(base.name, {})):
                 if path[:1] == (key,):
                     self._routed(base.name, path, target, path[1:])
@@ -410,7 +390,7 @@ class _Forward:
         n = len(contributions[0])
         paths = [()] if n == 1 and not isinstance(kind, Tree) else [(i,) for i in range(n)]
         for k, path in enumerate(paths):
-            text = " + ".join(_paren(ast.unparse(c[k])) for c in contributions)
+            text = " + ".join(paren(ast.unparse(c[k])) for c in contributions)
             text = ast.unparse(tidy(ast.parse(text, mode="eval")))
             if prim.family in _BROADCASTING and self._may_lack_shape(s, text):
                 text = f"np.broadcast_to({text}, np.shape({s.target}))"
@@ -421,8 +401,8 @@ class _Forward:
         """The tangent of ``s`` where some operands' tangents are bound on some paths
         only: on each path, the sum of the parts there (none: unbound there too), each
         part's rule statements with it."""
-        tests = _in_order({t for c in conds if c for conj in c for t, _ in conj}
-                          - {t for t, _ in self.context}, self.a.test_order)
+        tests = in_order({t for c in conds if c for conj in c for t, _ in conj}
+                          - {t for t, _ in self.context}, self.facts.test_order)
         name = self.join_names.get(s.target) or self.dot_name(s.target)
 
         def leaf(taken: frozenset) -> list[Any]:
@@ -433,7 +413,7 @@ class _Forward:
                 return []
             steps = [item for k in kept for item in deferred[k]]
             text = ast.unparse(tidy(ast.parse(
-                " + ".join(_paren(ast.unparse(e)) for e in here), mode="eval")))
+                " + ".join(paren(ast.unparse(e)) for e in here), mode="eval")))
             if prim.family in _BROADCASTING and self._may_lack_shape(s, text):
                 text = f"np.broadcast_to({text}, np.shape({s.target}))"
             return steps + [Line(f"{name} = {text}")]
@@ -456,8 +436,8 @@ class _Forward:
         if any(c is None for c in conds):
             self.when.pop((s.target, ()), None)
         else:
-            union = _simplified(frozenset().union(*conds))
-            if _within(union, self.context) is None:
+            union = simplified(frozenset().union(*conds))
+            if within(union, self.context) is None:
                 self.when.pop((s.target, ()), None)
             else:
                 self.when[(s.target, ())] = self._here(union)
@@ -468,7 +448,7 @@ class _Forward:
         if s.target in names:
             return False
         for a in s.args:
-            if self.is_active(a) or self.a.is_scalar(a):
+            if self.is_active(a) or self.facts.is_scalar(a):
                 continue
             if isinstance(a, Const) or a.name not in names:
                 return True
@@ -476,7 +456,7 @@ class _Forward:
 
     def setitem(self, s: Let, out: list[Any]) -> None:
         """``y[i] = v``: the tangent buffer gets ``v``'s tangent (or 0) at ``i``."""
-        if s.target not in self.a.active:
+        if s.target not in self.facts.active:
             return
         base, value = s.args
         self.settle(base, out)
@@ -495,7 +475,7 @@ class _Forward:
 
     def append(self, s: Let, out: list[Any]) -> None:
         """``ys.append(v)``: a list of known length gets a slot; a grown one a list."""
-        if s.target not in self.a.active:
+        if s.target not in self.facts.active:
             return
         base, item = s.args
         self.settle(base, out)
@@ -528,7 +508,7 @@ class _Forward:
         if "custom" in s.params:
             self.custom_call(s, out)
             return
-        callee = _callee(s)
+        callee = callee_of(s)
         for a in s.args:
             self.settle(a, out)
         kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
@@ -571,7 +551,7 @@ class _Forward:
         before = {k: dict(v) for k, v in self.tan.items()}
         owned_before = set(self.owned)
         outer_context, outer_when = self.context, self.when
-        joins = [j for j in s.joins if j in self.a.active]
+        joins = [j for j in s.joins if j in self.facts.active]
         reserved = [j for j in joins if j not in self.join_names and not isinstance(
             self.kind(j), Tree)]
         for j in reserved:  # the branches bind the join's tangent under one name
@@ -582,7 +562,7 @@ class _Forward:
         test = atom_text(s.test)
         branches: list[tuple[list[Any], dict[str, Slots], set[str], dict, frozenset]] = []
         for way, stmts in ((True, s.body), (False, s.orelse)):
-            literal = self.a._literal(test, way)
+            literal = self.facts.path_literal(test, way)
             self.context = outer_context | {literal}
             self.tan, self.when = self._enter_branch(before, outer_when)
             self.owned = set(owned_before)
@@ -598,10 +578,10 @@ class _Forward:
                 conds = [frozenset() if t is None else frozenset(
                     c | b[4] for c in b[3].get((j, path)) or {frozenset()})
                     for t, b in zip(texts, branches)]
-                union = _simplified(conds[0] | conds[1])
+                union = simplified(conds[0] | conds[1])
                 unbound = isinstance(self.kind(j), type(LEAF)) and path == () and (
                     j not in self.fn.aliases)  # (a buffer's, a list's: zeros there)
-                if unbound and _within(union, self.context) is not None:
+                if unbound and within(union, self.context) is not None:
                     self.when[(j, path)] = union
                 else:
                     self.when.pop((j, path), None)
@@ -625,10 +605,10 @@ class _Forward:
                         items.append(Line(f"{name} = {text or self.zeros(j, path)}"))
                     else:
                         here = when.get((j, path))
-                        copy = _decided(None if here is None else _within(here, context),
+                        copy = decided(None if here is None else within(here, context),
                                         context, lambda holds, t=text: [
                                             Line(f"{name} = {t}")] if holds else [],
-                                        self.a.test_order)
+                                        self.facts.test_order)
                         self._holes_in(copy, name, self.zeros(j, path))
                         items += copy
                         own = False
@@ -657,7 +637,7 @@ class _Forward:
         state = {k: dict(v) for k, v in tan.items()}
         inside: dict[tuple[str, tuple], frozenset] = {}
         for (var, path), cond in when.items():
-            here = _within(cond, self.context)
+            here = within(cond, self.context)
             if here is None:
                 continue
             if not here:
@@ -677,9 +657,9 @@ class _Forward:
                 text = tan[j][path]
                 name = text if text.isidentifier() else self.dot_name(j, path)
                 zeros = self.zeros(j, path)
-                items += _decided(cond, context, lambda holds: (
+                items += decided(cond, context, lambda holds: (
                     [Line(f"{name} = {text}")] if holds and text != name
-                    else [] if holds else [Line(f"{name} = {zeros}")]), self.a.test_order)
+                    else [] if holds else [Line(f"{name} = {zeros}")]), self.facts.test_order)
                 tan[j][path] = name
                 when.pop((j, path), None)
         finally:
@@ -691,7 +671,7 @@ class _Forward:
         the other path is a grown list after the `if`: its tangent, a list literal."""
         text = tan.get(j, {}).get(path)
         if text is None and path == () and isinstance(self.kind(j), Seq):
-            kind = self.a.branch_kinds.get((id(s), k), {}).get(j)
+            kind = self.facts.branch_kinds.get((id(s), k), {}).get(j)
             return self._list_of_slots(j, kind, tan.get(j, {}))
         return text
 
@@ -711,20 +691,20 @@ class _Forward:
         """The known-length structure of the list ``var`` names before it grows (its
         kind is the grown list's, ``Seq``): the list literal's that made it."""
         seen: set[int] = set()
-        s = self.a.producer.get(var)
+        s = self.facts.producer.get(var)
         while s is not None and id(s) not in seen:
             seen.add(id(s))
-            kind = self.a.stmt_kind(s)
+            kind = self.facts.stmt_kind(s)
             if isinstance(kind, Tree):
                 return kind
             if s.prim != "identity" or not isinstance(s.args[0], Var):
                 return None
-            s = self.a.producer.get(s.args[0].name)
+            s = self.facts.producer.get(s.args[0].name)
         return None
 
     def for_(self, s: For, out: list[Any]) -> None:
         all_carried = effective_carried(s)
-        carried = [(e, x) for e, x in all_carried if e in self.a.active or x in self.a.active]
+        carried = [(e, x) for e, x in all_carried if e in self.facts.active or x in self.facts.active]
         written = {self.root(t.args[0].name) for t in walk(s.body)
                    if isinstance(t, Let) and t.prim in ("setitem", "append")
                    and isinstance(t.args[0], Var)}
@@ -767,7 +747,7 @@ class _Forward:
             del self.when[key]
         self.holes = {k: v for k, v in holes_before.items() if k in self.holes}
         body += [Line(f"{e} = {x}") for e, x in s.carried]
-        body += _parallel_copies(self.names.fresh, [
+        body += parallel_copies(self.names.fresh, [
             (name, self.slot(exit_, path)) for entry, exit_ in carried
             for path, name in names[entry].items()])
         for entry, _ in carried:
@@ -778,7 +758,7 @@ class _Forward:
                 if name not in self.buffer_names.values():
                     self.owned.discard(name)
         if s.test is None:
-            out.append(Block(f"for {s.target} in {self.a._range_text(s)}:", body, []))
+            out.append(Block(f"for {s.target} in {self.replay.range_text(s)}:", body, []))
         else:
             out.append(Block(f"while {atom_text(s.test)}:", body, []))
 
@@ -797,7 +777,7 @@ class _Forward:
         for entry, name in s.copies:
             if entry != name:
                 out.append(Line(f"{entry} = {name}"))
-        out += _parallel_copies(self.names.fresh, [
+        out += parallel_copies(self.names.fresh, [
             (dot, self.slot(held.get(entry, entry), path))
             for entry, dots in names.items() for path, dot in dots.items()])
         out.append(Line("break", keep=True))

@@ -30,8 +30,18 @@ import numpy as np
 
 from ..emit.code import Block, Comment, Line, compile_module, render_function
 from ..errors import TransformError
-from ..frontend.normalize import unroll_container_loops
-from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
+from ..frontend.normalize import NameTable, unroll_container_loops
+from ..ir.kinds import (
+    LEAF,
+    Kind,
+    Seq,
+    Tree,
+    leaf_paths,
+    literal,
+    path_text,
+    unpack_text,
+    unpackable,
+)
 from ..ir.nodes import (
     Break,
     Const,
@@ -48,6 +58,7 @@ from ..ir.nodes import (
     walk,
 )
 from ..ir.spelling import atom_text, index_text
+from ..ir.walk import loop_breaks
 from ..primitives.batching import (
     Batch,
     NoBatchRule,
@@ -56,22 +67,10 @@ from ..primitives.batching import (
     rule_for,
     shifted,
 )
+from .analysis import callee_of, facts
 from .forward import effective_carried
-from .reverse import (
-    Module,
-    Spec,
-    _breaks,
-    _callee,
-    _dead_code,
-    _forward,
-    _Reverse,
-    _signature,
-    _spell_buffers,
-    _unpack_text,
-    _unpackable,
-    default_text,
-    stem,
-)
+from .module import Module, default_text, signature_text, stem
+from .replay import Replay, dead_code, spell_buffers
 
 
 @dataclass
@@ -121,8 +120,9 @@ class _Vmap(Batch):
         self.fn = fn
         self.spec = spec
         self.module = module
-        self.a = _Reverse(fn, Spec("vjp", (), True, False, spec.arg_kinds), module)
-        self.names = self.a.names
+        self.facts = facts(fn, spec.arg_kinds)
+        self.replay = Replay(self.facts)
+        self.names = NameTable(fn.names.taken | module.taken)
         self.b: dict[str, set[tuple]] = {}  # value -> its batched leaf paths
         self.ranks = spec.ranks
         self.batch_size = self.names.fresh("n_batch")
@@ -154,7 +154,7 @@ class _Vmap(Batch):
     # ---- the facts rules ask for ------------------------------------------------
 
     def kind(self, var: str) -> Kind:
-        return self.a.kinds.get(var, LEAF)
+        return self.facts.kinds.get(var, LEAF)
 
     def batched(self, atom: Any, path: tuple = ()) -> bool:
         if not isinstance(atom, Var):
@@ -185,8 +185,8 @@ class _Vmap(Batch):
         a full reduction gives a scalar."""
         from ..primitives import PRIMITIVES
 
-        s = self.a.producer.get(name)
-        if s is None and name in self.a.int_vars:
+        s = self.facts.producer.get(name)
+        if s is None and name in self.facts.int_vars:
             return 0  # a loop's index (a Python int)
         if s is not None and s.prim == "getitem" and isinstance(s.args[0], Var) and (
                 isinstance(self.kind(s.args[0].name), (Seq, Tree))):
@@ -220,7 +220,7 @@ class _Vmap(Batch):
                 shape = s.args[1] if len(s.args) > 1 else s.params.get("shape")
                 if isinstance(shape, Const):
                     return len(shape.value) if isinstance(shape.value, tuple) else 1
-                prod = self.a.producer.get(shape.name) if isinstance(shape, Var) else None
+                prod = self.facts.producer.get(shape.name) if isinstance(shape, Var) else None
                 if prod is not None and prod.prim == "shape":
                     return self.rank(prod.args[0])
             return self._infer_shape_rank(s)
@@ -234,7 +234,7 @@ class _Vmap(Batch):
         key = (name, path)
         if key in self.ranks:
             return self.ranks[key]
-        s = self.a.producer.get(name)
+        s = self.facts.producer.get(name)
         if s is not None and s.prim == "getitem" and isinstance(s.args[0], Var):
             base = s.args[0].name
             if isinstance(self.kind(base), Seq):  # an item: what was appended
@@ -245,7 +245,7 @@ class _Vmap(Batch):
                             and isinstance(st.args[1], Var)):
                         return self._leaf_rank(st.args[1].name, path)
             elif isinstance(self.kind(base), Tree):
-                return self._leaf_rank(base, (self.a._container_key(
+                return self._leaf_rank(base, (self.facts.container_key(
                     s, self.kind(base)),) + path)
         if path and s is not None and s.prim in ("append", "pop") and isinstance(
                 s.args[0], Var):  # a list of known length, one item more or less
@@ -267,7 +267,7 @@ class _Vmap(Batch):
                           "computed it)")
 
     def _infer_rank_of_producer(self, name: str) -> int | None:
-        s = self.a.producer.get(name)
+        s = self.facts.producer.get(name)
         if s is None or s.prim == "getitem" and isinstance(s.args[0], Var) and (
                 isinstance(self.kind(s.args[0].name), (Seq, Tree))):
             return None
@@ -317,7 +317,7 @@ class _Vmap(Batch):
             return len(shape) if isinstance(shape, tuple) else 1
         if s.prim in ("reshape", "zeros", "ones", "full") and args and isinstance(
                 args[s.prim == "reshape"], Var):  # np.reshape(g, np.shape(a))
-            prod = self.a.producer.get(args[s.prim == "reshape"].name)
+            prod = self.facts.producer.get(args[s.prim == "reshape"].name)
             if prod is not None and prod.prim == "shape" and not prod.params:
                 return self.rank(prod.args[0])
             return None
@@ -329,7 +329,7 @@ class _Vmap(Batch):
         if s.prim == "rhs_columns" and len(args) == 2:
             return self.rank(args[0]) + (self.rank(args[1]) == 1)
         if s.prim in ("concatenate", "stack") and args and isinstance(args[0], Var):
-            prod = self.a.producer.get(args[0].name)
+            prod = self.facts.producer.get(args[0].name)
             if prod is None or prod.prim not in ("make_list", "make_tuple") or not (
                     prod.args) or not static_axis:
                 return None
@@ -396,7 +396,6 @@ class _Vmap(Batch):
     # ---- building -----------------------------------------------------------------
 
     def build(self, name: str) -> str:
-        self.a.analyse()
         nargs = len(self.fn.params) if self.spec.nargs is None else self.spec.nargs
         head: list[Any] = []
         first_batched = None
@@ -451,14 +450,14 @@ class _Vmap(Batch):
                 raise TransformError("vmap needs a batched argument", self.fn.loc)
             head.append(Line(f"{self.batch_size} = np.shape({first_batched})[0]"))
         _TapeOrder(self).check()
-        body = _dead_code(body, set(ret_line.uses))
-        items = _spell_buffers(head + body + [ret_line], self.fn.aliases)
-        signature = _signature(self.fn, list(self.fn.params), False, self.module)
+        body = dead_code(body, set(ret_line.uses))
+        items = spell_buffers(head + body + [ret_line], self.fn.aliases)
+        signature = signature_text(self.fn, list(self.fn.params), False, self.module)
         return render_function(name, signature, items)
 
     def _iter_text(self, atom: Any) -> str:
         """A loop's iterable spelled from its ``range`` (and ``reversed``) statements."""
-        prod = self.a.producer.get(atom.name) if isinstance(atom, Var) else None
+        prod = self.facts.producer.get(atom.name) if isinstance(atom, Var) else None
         if prod is None:
             return atom_text(atom)
         if prod.prim == "reversed":
@@ -467,7 +466,7 @@ class _Vmap(Batch):
 
     def leaf_text(self, atom: Any, path: tuple) -> str:
         """A leaf of a container, read through the literal that built it."""
-        prod = self.a.producer.get(atom.name) if isinstance(atom, Var) and path else None
+        prod = self.facts.producer.get(atom.name) if isinstance(atom, Var) and path else None
         if prod is not None and atom.name in self.if_joins:
             prod = None  # (its producer is one branch's: the join is either)
         if prod is not None and prod.prim in ("make_tuple", "make_list", "make_dict"):
@@ -487,7 +486,7 @@ class _Vmap(Batch):
             elif isinstance(s, For):
                 self.for_(s, out)
             elif isinstance(s, Break):
-                out += _forward([s], self.a)
+                out += self.replay.statements([s])
 
     def fail(self, s: Any, err: NoBatchRule) -> TransformError:
         return TransformError(
@@ -520,37 +519,37 @@ class _Vmap(Batch):
             if paths:
                 self.b[s.target] = paths
             if self.write_masks:  # (under batched control flow: see _TapeOrder)
-                text = _forward([s], self.a)[0].text
+                text = self.replay.statements([s])[0].text
                 out.append(Line(f"{text}  # every example pushes; junk for those off "
                                 "this path", keep=True))
                 return
-            out += _forward([s], self.a)
+            out += self.replay.statements([s])
             return
         if s.prim == "zeros_list":  # zeros batched where the list's items are
             if self.b.get(s.args[0].name):
                 self.b[s.target] = set(self.b[s.args[0].name])
-            out += _forward([s], self.a)
+            out += self.replay.statements([s])
             return
         if s.prim == "pop":  # the same list, one item shorter
             if self.b.get(s.args[0].name):
                 self.b[s.target] = set(self.b[s.args[0].name])
-            out += _forward([s], self.a)
+            out += self.replay.statements([s])
             return
         if s.prim == "getitem" and isinstance(self.kind(s.args[0].name), Seq):
             paths = self.b.get(s.args[0].name, set())
             self.b[s.target] = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)}
-            out += _forward([s], self.a)
+            out += self.replay.statements([s])
             return
         if not batched_args and s.prim != "call":
-            out += _forward([s], self.a)
+            out += self.replay.statements([s])
             return
         if s.prim in ("is_", "is_not"):  # identity: one Python bool for every example
             self.b.pop(s.target, None)
-            out += _forward([s], self.a)
+            out += self.replay.statements([s])
             return
         if s.prim == "identity":
             self.b[s.target] = set(self.b.get(s.args[0].name, set())) if batched_args else set()
-            out += _forward([s], self.a)
+            out += self.replay.statements([s])
             return
         if s.prim == "list" and isinstance(s.args[0], Var) and \
                 self.kind(s.args[0].name) != LEAF:
@@ -559,22 +558,22 @@ class _Vmap(Batch):
             self.b[s.target] = set(self.b.get(s.args[0].name, set()))
             if s.args[0].name in self.items:
                 self.items[s.target] = list(self.items[s.args[0].name])
-            out += _forward([s], self.a)
+            out += self.replay.statements([s])
             return
         if s.prim in ("make_tuple", "make_list", "make_dict"):
-            kind = self.a.stmt_kind(s)  # (an if's join another path grows: known here)
+            kind = self.facts.stmt_kind(s)  # (an if's join another path grows: known here)
             assert isinstance(kind, Tree)
             self.b[s.target] = {
                 (key,) + p for key, a in zip(kind.keys, s.args)
                 if isinstance(a, Var) for p in self.b.get(a.name, set())
             }
-            out += _forward([s], self.a)
+            out += self.replay.statements([s])
             return
         if s.prim == "getitem" and isinstance(self.kind(s.args[0].name), Tree):
-            key = self.a._container_key(s, self.kind(s.args[0].name))
+            key = self.facts.container_key(s, self.kind(s.args[0].name))
             self.b[s.target] = {p[1:] for p in self.b.get(s.args[0].name, set())
                                 if p[:1] == (key,)}
-            out += _forward([s], self.a)
+            out += self.replay.statements([s])
             return
         if s.prim == "call":
             self.call(s, out)
@@ -660,7 +659,7 @@ class _Vmap(Batch):
             raise self.fail(s, NoBatchRule("writing at a batched index"))
         if not self.batched(base) and not self.batched(value) and not (
                 self.write_masks):
-            out += _forward([s], self.a)
+            out += self.replay.statements([s])
             return
         name = atom_text(base)
         if not self.batched(base):
@@ -710,7 +709,7 @@ class _Vmap(Batch):
             elif self.batched(item) and self.rank(item) != 0:
                 return False
             elif not self.batched(item) and not (
-                    item.name in self.a.int_vars or self.rank(item) == 0):
+                    item.name in self.facts.int_vars or self.rank(item) == 0):
                 return False
         return True
 
@@ -722,7 +721,7 @@ class _Vmap(Batch):
                 rank += 1
             elif isinstance(item, Const) and isinstance(item.value, int):
                 rank -= 1
-            elif isinstance(item, Var) and (item.name in self.a.int_vars or (
+            elif isinstance(item, Var) and (item.name in self.facts.int_vars or (
                     self.rank(item) == 0)):
                 rank -= 1  # an int (a scalar index the probe saw)
             elif isinstance(item, Var):
@@ -731,9 +730,9 @@ class _Vmap(Batch):
 
     def call(self, s: Let, out: list[Any]) -> None:
         """A user function called with batched arguments: its own batched version."""
-        callee = _callee(s)
+        callee = callee_of(s)
         if not any(self.batched(a) for a in s.args):
-            out += _forward([s], self.a)
+            out += self.replay.statements([s])
             if ("__call__", s.target) not in self.spec.ranks:
                 self._unprobed_result_ranks(s, callee)
             return
@@ -958,7 +957,7 @@ class _Vmap(Batch):
                         self.if_(st, items)
                     else:
                         if st.target in renamed.values():  # a rank may be inferred
-                            self.a.producer[st.target] = st
+                            self.facts.producer[st.target] = st
                         self.let(st, items)
             finally:
                 self.write_masks.pop()
@@ -1029,7 +1028,7 @@ class _Vmap(Batch):
     def _is_truth(self, test: Any) -> bool:
         """Whether a batched test holds booleans (a comparison, a logical operation),
         so that ``&``, ``|`` and ``~`` on it are the logical ones."""
-        prod = self.a.producer.get(test.name) if isinstance(test, Var) else None
+        prod = self.facts.producer.get(test.name) if isinstance(test, Var) else None
         if prod is None:
             return test.name in self.flags if isinstance(test, Var) else False
         return _family(prod.prim) == "comparison" or prod.prim in (
@@ -1066,7 +1065,7 @@ class _Vmap(Batch):
         # a `break` becomes a per-example flag, joined like any value: where its test is
         # batched, the examples leave the loop at different iterations (masked lanes)
         flag, body_ir = None, s.body
-        if _breaks(s.body):
+        if loop_breaks(s.body):
             flag = self.names.fresh("breaking")
             body_ir = self._lower_breaks(s.body, flag, False)[0]
             self.ranks[(flag, ())] = 0
@@ -1113,7 +1112,7 @@ class _Vmap(Batch):
             if state.get(entry, set()) == at_entry.get(entry, set()):
                 continue
             kind = self.kind(entry)
-            prod = self.a.producer.get(entry)
+            prod = self.facts.producer.get(entry)
             if isinstance(kind, Seq) and prod is not None and prod.prim == "zeros_list":
                 # zero cotangents (reverse mode over a popped list): the same for
                 # every example, stacked where the loop appends batched items
@@ -1147,14 +1146,14 @@ class _Vmap(Batch):
         """``n`` of a loop ``for i in range(n)`` (or ``reversed(range(n))``) whose
         count ``n`` is batched (one int per example); other loops over batched
         ranges are refused."""
-        prod = self.a.producer.get(s.iter.name)
+        prod = self.facts.producer.get(s.iter.name)
         if prod is not None and prod.prim == "reversed" and isinstance(
                 prod.args[0], Var):
-            prod = self.a.producer.get(prod.args[0].name)
+            prod = self.facts.producer.get(prod.args[0].name)
         n = prod.args[0] if prod is not None and prod.prim == "range" and len(
             prod.args) == 1 and not prod.params else None
         if not isinstance(n, Var) or not self.batched(n) or self.rank(n) != 0 or (
-                _breaks(s.body)):
+                loop_breaks(s.body)):
             raise self.fail(s, NoBatchRule(
                 "a loop over a batched range other than `range(n)` (n one int per "
                 "example, no `break`)",
@@ -1291,7 +1290,7 @@ class _Vmap(Batch):
         mask = self.names.fresh("running")
         self.ranks[(mask, ())] = 0
         read = any(s.target in uses(st) for st in walk(body_ir))
-        prod = self.a.producer.get(s.iter.name)
+        prod = self.facts.producer.get(s.iter.name)
         backwards = prod is not None and prod.prim == "reversed"
         popped = {self.list_align.get(self.fn.aliases.get(st.args[0].name,
                                                           st.args[0].name))
@@ -1341,7 +1340,7 @@ class _Vmap(Batch):
                     "np.concatenate), or loop to a fixed count and mask with np.where"))
         # the values a `break` leaves are the body's ends on its path (the normalizer
         # moves what follows a breaking `if` into its other branch)
-        for brk in _breaks(s.body):
+        for brk in loop_breaks(s.body):
             env = _path_aliases(s.body, brk) or {}
             copies = dict(brk.copies)
             for e, x in s.carried:
@@ -1363,10 +1362,10 @@ class _Vmap(Batch):
             if isinstance(st, Break):
                 out.append(Let(flag, "identity", (Const(True, "True"),), {}, st.loc))
                 bound = True
-            elif isinstance(st, If) and (_breaks(st.body) or _breaks(st.orelse)):
+            elif isinstance(st, If) and (loop_breaks(st.body) or loop_breaks(st.orelse)):
                 branches = []
                 for branch in (st.body, st.orelse):
-                    if _breaks(branch):
+                    if loop_breaks(branch):
                         branches.append(self._lower_breaks(branch, flag, bound)[0])
                     else:
                         branches.append(list(branch) + ([] if bound else [Let(
@@ -1504,23 +1503,23 @@ class _TapeOrder:
         iterations: ``n = 0`` before it, ``n = n + 1`` in it)."""
         counters = []
         for e, x in s.carried:
-            inc = self.vm.a.producer.get(x)
+            inc = self.vm.facts.producer.get(x)
             for _ in range(len(s.body)):  # (through copies: `n = n_2`)
                 if inc is None or inc.prim != "identity" or not isinstance(
                         inc.args[0], Var):
                     break
-                inc = self.vm.a.producer.get(inc.args[0].name)
-            init = self.vm.a.producer.get(e)
+                inc = self.vm.facts.producer.get(inc.args[0].name)
+            init = self.vm.facts.producer.get(e)
             if inc is not None and inc.prim == "add" and init is not None and (
                     init.prim == "identity" and isinstance(init.args[0], Const)
                     and init.args[0].value == 0) and sorted(
                         atom_text(a) for a in inc.args) == sorted([e, "1"]) and any(
                             st is inc for st in s.body):
                 counters.append(e)
-        prod = self.vm.a.producer.get(s.iter.name) if isinstance(s.iter, Var) else None
+        prod = self.vm.facts.producer.get(s.iter.name) if isinstance(s.iter, Var) else None
         while prod is not None and prod.prim == "reversed" and isinstance(
                 prod.args[0], Var):  # the same count either way
-            prod = self.vm.a.producer.get(prod.args[0].name)
+            prod = self.vm.facts.producer.get(prod.args[0].name)
         args = None
         if s.test is None and prod is not None and prod.prim == "range" and not (
                 prod.params):
@@ -1529,7 +1528,7 @@ class _TapeOrder:
         for c in counters[1:]:  # (counting the same iterations from 0: equal)
             self.eq.setdefault(c, counters[0])
         return (args, frozenset(self.resolve(c) for c in counters),
-                s.test is None and not _breaks(s.body))
+                s.test is None and not loop_breaks(s.body))
 
     @staticmethod
     def mirrors(pushed: tuple, popping: tuple) -> bool:
@@ -1590,7 +1589,7 @@ class _TapeOrder:
         elif st.prim == "getitem" and base is not None and isinstance(
                 st.params.get("index"), Index) and len(st.params["index"].items) == 1:
             item = st.params["index"].items[0]
-            prod = self.vm.a.producer.get(self.resolve(base))
+            prod = self.vm.facts.producer.get(self.resolve(base))
             if isinstance(item, Const) and isinstance(item.value, int) and (
                     prod is not None and prod.prim in ("make_tuple", "make_list")
                     and -len(prod.args) <= item.value < len(prod.args)):
@@ -1759,9 +1758,9 @@ def _stacked_items(name: str, kind: Seq, paths: set, n: str) -> str:
     """``[... for item in name]`` with the item's leaves at ``paths`` stacked n times."""
     item = kind.item
     leaves = leaf_paths(item)
-    if _unpackable(item):  # `for (v0, v1) in tape_bar`: one name per leaf
+    if unpackable(item):  # `for (v0, v1) in tape_bar`: one name per leaf
         names = {p: "v" + "".join(str(k) for k in p) for p in leaves}
-        target = _unpack_text(item, names)
+        target = unpack_text(item, names)
     else:  # a dict among the leaves: read them by key
         names, target = {p: path_text("v", p) for p in leaves}, "v"
     value = literal(item, lambda p: f"np.stack([{names[p]}] * {n})" if p in paths else names[p])
@@ -1928,14 +1927,13 @@ def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     (per leaf path), and the arguments of each call to a user function."""
     kinds = tuple(_kind(x) for x in example) + (LEAF,) * (len(fn.params) - len(example))
     fn = unroll_container_loops(fn, kinds)
-    r = _Reverse(fn, Spec("vjp", (), True, False, kinds), Module())
-    r.analyse()
+    replay = Replay(facts(fn, kinds))
     items = [Line(f"__record__({p!r}, {p})") for p in fn.params + fn.kwonly]
-    items += _instrument(_forward(fn.body[:-1], r))
+    items += _instrument(replay.statements(fn.body[:-1]))
     ret = fn.body[-1]
     assert isinstance(ret, Return)
     items.append(Line(f"__record__({atom_text(ret.value)!r}, {atom_text(ret.value)})"))
-    items = _spell_buffers(items, fn.aliases)
+    items = spell_buffers(items, fn.aliases)
     params = list(fn.params[: len(example)])
     defaults = Module()
     rest = [f"{p}={default_text(fn, p, defaults)}" for p in fn.params[len(example):]]
