@@ -6,7 +6,7 @@ stay at one block's level, as their docstrings say.
 
 from __future__ import annotations
 
-from .nodes import Break, For, If, Let, Stmt, uses, walk
+from .nodes import Break, For, If, Let, Stmt, atoms_in, uses, walk
 
 
 def depending(body: list[Stmt], sources: set[str]) -> set[str]:
@@ -105,3 +105,8 @@ def all_lets(stmts: list[Stmt]) -> list[Let]:
         elif isinstance(s, For):
             out += all_lets(s.body)
     return out
+
+
+def param_atoms(s: Let) -> list:
+    """The atoms among a statement's parameters (an index, an axis; not a callee)."""
+    return [a for k, v in s.params.items() if k != "callee" for a in atoms_in(v)]

@@ -38,7 +38,6 @@ from ..ir.nodes import (
     If,
     Let,
     Return,
-    Stmt,
     Var,
     walk,
 )
@@ -47,6 +46,7 @@ from ..primitives import PRIMITIVES
 from ..primitives.custom import checked_jvp, custom_vjp
 from ..primitives.registry import arg_slots
 from .analysis import callee_of, facts
+from .base import StmtTransform
 from .inline import Array, Inliner
 from .module import Module, aux_error, bind_object, default_text, signature_text, stem, tuple_text
 from .paths import decided, in_order, simplified, tidy_replays, within
@@ -82,7 +82,7 @@ def emit_forward(fn: Function, spec: ForwardSpec, module: Module, name: str) -> 
 Slots = dict[tuple, str]  # leaf path -> the text of that leaf's tangent
 
 
-class _Forward:
+class _Forward(StmtTransform):
     def __init__(self, fn: Function, spec: ForwardSpec, module: Module) -> None:
         self.fn = fn
         self.spec = spec
@@ -256,68 +256,68 @@ class _Forward:
                 f"{p}={default_text(self.fn, p, self.module)}" for p in rest)
         return render_function(name, signature, items)
 
-    def block(self, stmts: list[Stmt], out: list[Any]) -> None:
-        for s in stmts:
-            if isinstance(s, Let):
-                self.let(s, out)
-            elif isinstance(s, If):
-                self.if_(s, out)
-            elif isinstance(s, For):
-                self.for_(s, out)
-            elif isinstance(s, Break):
-                self.break_(s, out)
-
     # ---- statements -----------------------------------------------------------------
+
+    # structural primitives: the list operations (after the primal statement, whether
+    # or not it is active), then the containers (for an active statement)
+    LIST_OPS = {"setitem": "setitem", "append": "append", "pop": "pop", "getitem": "seq_item"}
+    CONTAINER_OPS = {"identity": "identity", "make_tuple": "container",
+                     "make_list": "container", "make_dict": "container",
+                     "getitem": "tree_item"}
 
     def let(self, s: Let, out: list[Any]) -> None:
         if s.prim == "call" and self.facts.is_active(s):
             self.call(s, out)
             return
         out += self.replay.statements([s])  # the primal statement, as the user wrote it
-        if s.prim == "setitem":
-            self.setitem(s, out)
-            return
-        if s.prim == "append":
-            self.append(s, out)
-            return
-        if s.prim == "pop":  # the tangent list loses its last item too
-            current = self.tan.get(s.args[0].name, {}).get(())
-            if current is not None:
-                out.append(Line(f"{current}.pop()", keep=True))
-                self.tan[s.target] = {(): current}
-            return
-        if s.prim == "getitem" and isinstance(self.kind(s.args[0].name), Seq):
-            current = self.tan.get(s.args[0].name, {}).get(())
-            if current is not None:  # an item of a list grown in a loop: its tangents
-                index = atom_text(s.params["index"])
-                name = self.dot_name(s.target)
-                out.append(Line(f"{name} = {current}[{index}]"))
-                for path in leaf_paths(self.kind(s.target)):
-                    self.tan.setdefault(s.target, {})[path] = path_text(name, path)
+        if self.structural(self.LIST_OPS, s, out):
             return
         if s.target not in self.facts.active or not self.facts.is_active(s):
             return
-        target = s.target
-        if s.prim == "identity":
-            for path in list(self.tan.get(s.args[0].name, {})):
-                self._routed(s.args[0].name, path, target, path)
-            return
-        if s.prim in ("make_tuple", "make_list", "make_dict"):
-            kind = self.facts.stmt_kind(s)  # (a join the other path grows: known here)
-            assert isinstance(kind, Tree)
-            for key, a in zip(kind.keys, s.args):
-                if self.is_active(a):
-                    for path in list(self.tan.get(a.name, {})):
-                        self._routed(a.name, path, target, (key,) + path)
-            return
+        if not self.structural(self.CONTAINER_OPS, s, out):
+            self.rule(s, out)
+
+    def pop(self, s: Let, out: list[Any]) -> None:
+        """The tangent list loses its last item too."""
+        current = self.tan.get(s.args[0].name, {}).get(())
+        if current is not None:
+            out.append(Line(f"{current}.pop()", keep=True))
+            self.tan[s.target] = {(): current}
+
+    def seq_item(self, s: Let, out: list[Any]) -> bool:
+        """An item of a list grown in a loop: its tangents."""
+        if not isinstance(self.kind(s.args[0].name), Seq):
+            return False
+        current = self.tan.get(s.args[0].name, {}).get(())
+        if current is not None:
+            index = atom_text(s.params["index"])
+            name = self.dot_name(s.target)
+            out.append(Line(f"{name} = {current}[{index}]"))
+            for path in leaf_paths(self.kind(s.target)):
+                self.tan.setdefault(s.target, {})[path] = path_text(name, path)
+        return True
+
+    def identity(self, s: Let, out: list[Any]) -> None:
+        for path in list(self.tan.get(s.args[0].name, {})):
+            self._routed(s.args[0].name, path, s.target, path)
+
+    def container(self, s: Let, out: list[Any]) -> None:
+        kind = self.facts.stmt_kind(s)  # (a join the other path grows: known here)
+        assert isinstance(kind, Tree)
+        for key, a in zip(kind.keys, s.args):
+            if self.is_active(a):
+                for path in list(self.tan.get(a.name, {})):
+                    self._routed(a.name, path, s.target, (key,) + path)
+
+    def tree_item(self, s: Let, out: list[Any]) -> bool:
         base = s.args[0]
-        if s.prim == "getitem" and isinstance(self.kind(base.name), Tree):
-            key = self.facts.container_key(s, self.kind(base.name))
-            for path in list(self.tan.get(base.name, {})):
-                if path[:1] == (key,):
-                    self._routed(base.name, path, target, path[1:])
-            return
-        self.rule(s, out)
+        if not isinstance(self.kind(base.name), Tree):
+            return False
+        key = self.facts.container_key(s, self.kind(base.name))
+        for path in list(self.tan.get(base.name, {})):
+            if path[:1] == (key,):
+                self._routed(base.name, path, s.target, path[1:])
+        return True
 
     def rule(self, s: Let, out: list[Any]) -> None:
         """Inline the primitive's JVP rule for each argument carrying a tangent."""

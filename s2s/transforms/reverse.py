@@ -801,7 +801,7 @@ class _Reverse:
             self.replay.saved[id(t)] for t in stmts if isinstance(t, Let) and id(t) in self.replay.saved
         }
 
-    def backward_append(self, s: Let, g: dict[tuple, str], adj: dict) -> list[Any]:
+    def backward_append(self, s: Let, g: dict[tuple, str], adj: dict, active_args) -> list[Any]:
         """``ys.append(v)``: v's cotangent is the list cotangent's last element."""
         out: list[Any] = []
         base, item = s.args
@@ -993,90 +993,77 @@ class _Reverse:
         for sub, text in g.items():
             self.accumulate(var, path + sub, text, adj, out)
 
+    # structural primitives: their backward routes cotangents (a handler returns None
+    # where the statement is not its case, and the primitive's rule runs)
+    STRUCTURAL_BACKWARD = {"identity": "_backward_identity", "list": "_backward_list",
+                           "make_tuple": "_backward_container",
+                           "make_list": "_backward_container",
+                           "make_dict": "_backward_container", "getitem": "_backward_item",
+                           "call": "backward_call", "append": "backward_append"}
+
     def backward_let(self, s: Let, adj: dict) -> list[Any]:
-        out: list[Any] = []
         g = adj[s.target]
         active_args = [
             (i, a.name) for i, a in enumerate(s.args)
             if isinstance(a, Var) and a.name in self.facts.active
         ]
-        if s.prim == "identity":
-            for _, name in active_args:
-                self.accumulate_tree(name, (), g, adj, out)
-            return out
-        if s.prim in ("make_tuple", "make_list", "make_dict"):
-            kind = self.facts.kinds[s.target]
-            assert isinstance(kind, Tree)
-            for i, name in active_args:
-                key = kind.keys[i]
-                sub = {p[1:]: t for p, t in g.items() if p[:1] == (key,)}
-                self.accumulate_tree(name, (), sub, adj, out)
-            return out
-        if s.prim == "getitem" and isinstance(self.facts.kinds.get(s.args[0].name), Tree):
-            base = self.facts.kinds[s.args[0].name]
-            key = self.facts.container_key(s, base)
+        handler = self.STRUCTURAL_BACKWARD.get(s.prim)
+        if handler is not None:
+            out = getattr(self, handler)(s, g, adj, active_args)
+            if out is not None:
+                return out
+        return self.backward_rule(s, g, adj, active_args)
+
+    def _backward_identity(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:
+        out: list[Any] = []
+        for _, name in active_args:
+            self.accumulate_tree(name, (), g, adj, out)
+        return out
+
+    def _backward_list(self, s: Let, g: dict, adj: dict, active_args) -> list[Any] | None:
+        """A tuple's items, as a list: the same slots (a grown list's: its rule)."""
+        if isinstance(self.facts.kinds.get(s.target), Seq):
+            return None
+        return self._backward_identity(s, g, adj, active_args)
+
+    def _backward_container(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:
+        out: list[Any] = []
+        kind = self.facts.kinds[s.target]
+        assert isinstance(kind, Tree)
+        for i, name in active_args:
+            key = kind.keys[i]
+            sub = {p[1:]: t for p, t in g.items() if p[:1] == (key,)}
+            self.accumulate_tree(name, (), sub, adj, out)
+        return out
+
+    def _backward_item(self, s: Let, g: dict, adj: dict, active_args) -> list[Any] | None:
+        """A container's item routes its slots; an array's read accumulates in place
+        into a buffer this pass allocated (else: the rule)."""
+        if isinstance(self.facts.kinds.get(s.args[0].name), Tree):
+            out: list[Any] = []
+            key = self.facts.container_key(s, self.facts.kinds[s.args[0].name])
             self.accumulate_tree(s.args[0].name, (key,), g, adj, out)
             return out
-        if s.prim == "call":
-            return self.backward_call(s, g, adj, active_args)
-        if s.prim == "list" and not isinstance(self.facts.kinds.get(s.target), Seq):
-            for _, name in active_args:  # a tuple's items, as a list: the same slots
-                self.accumulate_tree(name, (), g, adj, out)
-            return out
-        if s.prim == "append":
-            return self.backward_append(s, g, adj)
-        if s.prim == "getitem" and isinstance(s.args[0], Var):
+        if isinstance(s.args[0], Var):
             current = adj.get(s.args[0].name, {}).get(())
             if current is not None and current in self.fresh_buffers:
                 lines = [self._accumulate_index(current, s.params["index"], g[()])]
                 self._reached(current, lines)
                 return lines
+        return None
+
+    def backward_rule(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:
+        """Inline the primitive's VJP rule; hand each active argument its cotangent."""
+        out: list[Any] = []
         prim = PRIMITIVES[s.prim]
         if prim.vjp is None:
             raise NonDifferentiableError(
                 f"`{s.prim}` has no reverse-mode rule", s.loc,
                 "compute this value from its inputs without this function",
             )
-        out_kind = self.facts.kinds.get(s.target, LEAF)
-        if isinstance(out_kind, Tree):  # several results: g is their cotangents
-            g_text = literal(
-                out_kind, lambda p: g.get(p) or f"np.zeros_like({path_text(s.target, p)})"
-            )
-            if not is_simple(g_text):
-                name = self.names.fresh(f"{s.target}_bar")
-                out.append(Line(f"{name} = {g_text}"))
-                g_text = name
-        else:
-            (g_text,) = g.values()
         slots = arg_slots(s)
-        bindings: dict[str, Any] = {"g": ast.Name(g_text, ast.Load()), "ans": Var(s.target)}
-        for pname in prim.params:
-            p = prim.signature.parameters[pname]
-            if p.kind is p.VAR_POSITIONAL:
-                bindings[pname] = tuple(
-                    a for a, (n, _) in zip(s.args, slots) if n == pname
-                )
-            elif pname in s.params:
-                bindings[pname] = s.params[pname]
-            elif p.default is p.empty or pname in s.params.get(KEYWORD_OPERANDS, ()):
-                arg = s.args[[n for n, _ in slots].index(pname)]
-                active = isinstance(arg, Var) and arg.name in self.facts.active
-                bindings[pname] = Array(arg) if active else arg
-        locals_hint = {}
-        hinted: set[str] = set()  # np.outer(x, x): one canonical name, the other fresh
-        for i, name in active_args:
-            pname, sub = slots[i]
-            if pname in prim.diff and sub is None and isinstance(
-                self.facts.kinds.get(name, LEAF), type(LEAF)
-            ) and name not in hinted:
-                hinted.add(name)
-                canonical = self.canonical_name(name, ())
-                # first contribution: the rule's local is the cotangent itself;
-                # later ones get a numbered name beside it (x_bar_2)
-                locals_hint[pname + "_bar"] = (
-                    canonical if name not in adj
-                    else lambda c=canonical: self.names.fresh(c)
-                )
+        bindings = self._rule_bindings(s, self._cotangent_text(s, g, out), slots)
+        locals_hint = self._rule_hints(s, slots, adj, active_args)
         result_hints = [locals_hint.get(p + "_bar") for p in prim.diff]
         stmts, results = self.inliner.inline(prim.vjp, bindings, locals_hint, result_hints)
         if len(results) != len(prim.diff):
@@ -1099,49 +1086,108 @@ class _Reverse:
         defined = {t for st in stmts for n in ast.walk(st) for t in _targets(n)}
         bound: dict[str, str] = {}  # sequence-valued results, bound to a name once
         for name, e, sub, pname in wanted:
-            text = ast.unparse(e)
-            kind = self.facts.kinds.get(name, LEAF)
-            if isinstance(kind, Seq) and kind.item != LEAF:
-                # NumPy reads a list of tuples as one array; their cotangent would come
-                # back as arrays where the tuples' slots are expected (and be lost)
-                raise TransformError(
-                    f"`{s.prim}` reads a list whose items are containers, not arrays",
-                    s.loc, "append arrays to the list (e.g. `rows.append(t[0])`)",
-                )
-            if isinstance(kind, Seq):
-                # the cotangent of a list grown in a loop: a list of its elements'
-                seq = self.canonical_name(name, ()) if name not in adj else (
-                    self.names.fresh(f"{name}_bar")
-                )
-                out.append(Line(f"{seq} = list({text})"))
-                if name in adj:
-                    raise TransformError(
-                        "a list grown with append is used in more than one way",
-                        s.loc, "use the list once, e.g. only through np.stack(ys)",
-                    )
-                adj[name] = {(): seq}
-                continue
-            if sub is not None or isinstance(kind, Tree):
-                # a cotangent for a sequence: one element per argument, or per leaf
-                if text not in bound:
-                    if is_simple(text):
-                        bound[text] = text
-                    else:
-                        seq = self.names.fresh(f"{pname}_bar")
-                        out.append(Line(f"{seq} = {text}"))
-                        bound[text] = seq
-                base = bound[text] if sub is None else f"{bound[text]}[{sub}]"
-                for path in leaf_paths(kind):
-                    self.accumulate(name, path, path_text(base, path), adj, out)
-                continue
-            if text in defined and name not in adj and text == self.canonical_name(name, ()):
-                adj[name] = {(): text}
-                self.owned.add(text)
-                if s.prim in ("getitem", "setitem"):
-                    self.fresh_buffers.add(text)  # the rule allocated it
-                continue
-            self.accumulate(name, (), text, adj, out)
+            self._hand_out(s, name, ast.unparse(e), sub, pname, (defined, bound), adj, out)
         return out
+
+    def _cotangent_text(self, s: Let, g: dict, out: list[Any]) -> str:
+        """The cotangent a rule reads as ``g`` (several results: their tuple, named)."""
+        out_kind = self.facts.kinds.get(s.target, LEAF)
+        if not isinstance(out_kind, Tree):
+            (g_text,) = g.values()
+            return g_text
+        g_text = literal(
+            out_kind, lambda p: g.get(p) or f"np.zeros_like({path_text(s.target, p)})"
+        )
+        if not is_simple(g_text):
+            name = self.names.fresh(f"{s.target}_bar")
+            out.append(Line(f"{name} = {g_text}"))
+            g_text = name
+        return g_text
+
+    def _rule_bindings(self, s: Let, g_text: str, slots: list) -> dict[str, Any]:
+        """What the rule's parameters are bound to (an active operand as an Array)."""
+        prim = PRIMITIVES[s.prim]
+        bindings: dict[str, Any] = {"g": ast.Name(g_text, ast.Load()), "ans": Var(s.target)}
+        for pname in prim.params:
+            p = prim.signature.parameters[pname]
+            if p.kind is p.VAR_POSITIONAL:
+                bindings[pname] = tuple(
+                    a for a, (n, _) in zip(s.args, slots) if n == pname
+                )
+            elif pname in s.params:
+                bindings[pname] = s.params[pname]
+            elif p.default is p.empty or pname in s.params.get(KEYWORD_OPERANDS, ()):
+                arg = s.args[[n for n, _ in slots].index(pname)]
+                active = isinstance(arg, Var) and arg.name in self.facts.active
+                bindings[pname] = Array(arg) if active else arg
+        return bindings
+
+    def _rule_hints(self, s: Let, slots: list, adj: dict, active_args) -> dict[str, Any]:
+        """Names for the rule's ``x_bar`` locals: the cotangents' own names."""
+        prim = PRIMITIVES[s.prim]
+        locals_hint: dict[str, Any] = {}
+        hinted: set[str] = set()  # np.outer(x, x): one canonical name, the other fresh
+        for i, name in active_args:
+            pname, sub = slots[i]
+            if pname in prim.diff and sub is None and isinstance(
+                self.facts.kinds.get(name, LEAF), type(LEAF)
+            ) and name not in hinted:
+                hinted.add(name)
+                canonical = self.canonical_name(name, ())
+                # first contribution: the rule's local is the cotangent itself;
+                # later ones get a numbered name beside it (x_bar_2)
+                locals_hint[pname + "_bar"] = (
+                    canonical if name not in adj
+                    else lambda c=canonical: self.names.fresh(c)
+                )
+        return locals_hint
+
+    def _hand_out(self, s: Let, name: str, text: str, sub: Any, pname: str,
+                  seen: tuple[set[str], dict[str, str]], adj: dict, out: list[Any]) -> None:
+        """Add a rule's result ``text`` to the cotangent of argument ``name``
+        (``seen``: the names the rule defined, sequence results bound so far)."""
+        defined, bound = seen
+        kind = self.facts.kinds.get(name, LEAF)
+        if isinstance(kind, Seq) and kind.item != LEAF:
+            # NumPy reads a list of tuples as one array; their cotangent would come
+            # back as arrays where the tuples' slots are expected (and be lost)
+            raise TransformError(
+                f"`{s.prim}` reads a list whose items are containers, not arrays",
+                s.loc, "append arrays to the list (e.g. `rows.append(t[0])`)",
+            )
+        if isinstance(kind, Seq):
+            # the cotangent of a list grown in a loop: a list of its elements'
+            seq = self.canonical_name(name, ()) if name not in adj else (
+                self.names.fresh(f"{name}_bar")
+            )
+            out.append(Line(f"{seq} = list({text})"))
+            if name in adj:
+                raise TransformError(
+                    "a list grown with append is used in more than one way",
+                    s.loc, "use the list once, e.g. only through np.stack(ys)",
+                )
+            adj[name] = {(): seq}
+            return
+        if sub is not None or isinstance(kind, Tree):
+            # a cotangent for a sequence: one element per argument, or per leaf
+            if text not in bound:
+                if is_simple(text):
+                    bound[text] = text
+                else:
+                    seq = self.names.fresh(f"{pname}_bar")
+                    out.append(Line(f"{seq} = {text}"))
+                    bound[text] = seq
+            base = bound[text] if sub is None else f"{bound[text]}[{sub}]"
+            for path in leaf_paths(kind):
+                self.accumulate(name, path, path_text(base, path), adj, out)
+            return
+        if text in defined and name not in adj and text == self.canonical_name(name, ()):
+            adj[name] = {(): text}
+            self.owned.add(text)
+            if s.prim in ("getitem", "setitem"):
+                self.fresh_buffers.add(text)  # the rule allocated it
+            return
+        self.accumulate(name, (), text, adj, out)
 
     def _accumulate_index(self, buffer: str, index: Index, g: str) -> Line:
         """``x_bar[i] += g`` into a buffer this pass owns (``np.add.at`` if fancy)."""

@@ -58,7 +58,7 @@ from ..ir.nodes import (
     walk,
 )
 from ..ir.spelling import atom_text, index_text
-from ..ir.walk import loop_breaks
+from ..ir.walk import loop_breaks, param_atoms
 from ..primitives.batching import (
     Batch,
     NoBatchRule,
@@ -68,6 +68,7 @@ from ..primitives.batching import (
     shifted,
 )
 from .analysis import callee_of, facts
+from .base import StmtTransform
 from .forward import effective_carried
 from .module import Module, default_text, signature_text, stem
 from .replay import Replay, dead_code, spell_buffers
@@ -109,13 +110,7 @@ def _axes_of(axes: Any, kind: Kind) -> dict[tuple, Any]:
     return out
 
 
-def _param_atoms(s: Let) -> list[Any]:
-    from ..ir.nodes import atoms_in
-
-    return [a for k, v in s.params.items() if k != "callee" for a in atoms_in(v)]
-
-
-class _Vmap(Batch):
+class _Vmap(StmtTransform, Batch):
     def __init__(self, fn: Function, spec: VmapSpec, module: Module) -> None:
         self.fn = fn
         self.spec = spec
@@ -477,17 +472,6 @@ class _Vmap(Batch):
                 return self.leaf_text(inner, path[1:])
         return path_text(atom_text(atom), path)
 
-    def block(self, stmts: list[Stmt], out: list[Any]) -> None:
-        for s in stmts:
-            if isinstance(s, Let):
-                self.let(s, out)
-            elif isinstance(s, If):
-                self.if_(s, out)
-            elif isinstance(s, For):
-                self.for_(s, out)
-            elif isinstance(s, Break):
-                out += self.replay.statements([s])
-
     def fail(self, s: Any, err: NoBatchRule) -> TransformError:
         return TransformError(
             f"vmap cannot batch this: {err.what}", s.loc,
@@ -496,87 +480,26 @@ class _Vmap(Batch):
 
     # ---- statements ---------------------------------------------------------------
 
+    # structural primitives: list operations (whatever is batched; zeros_list, pop: as
+    # the list's items), then containers and identities (`is`: one bool for every example)
+    LIST_OPS = {"setitem": "setitem", "append": "append", "zeros_list": "same_list",
+                "pop": "same_list", "getitem": "seq_item"}
+    CONTAINER_OPS = {"is_": "identity_test", "is_not": "identity_test",
+                     "identity": "identity", "list": "list_copy", "make_tuple": "container",
+                     "make_list": "container", "make_dict": "container",
+                     "getitem": "tree_item", "call": "call"}
+
     def let(self, s: Let, out: list[Any]) -> None:
         # operands, and atoms among the parameters (an index, an axis): any batched?
-        batched_args = [a for a in list(s.args) + _param_atoms(s) if self.batched(a)]
-        if s.prim == "setitem":
-            self.setitem(s, out)
-            return
+        batched_args = [a for a in list(s.args) + param_atoms(s) if self.batched(a)]
         if s.prim in ("make_list", "make_tuple"):
             self.items[s.target] = list(s.args)
-        if s.prim == "append" and s.args[0].name in self.items:
-            self.items[s.target] = self.items[s.args[0].name] + [s.args[1]]
-        if s.prim == "append":
-            base, item = s.args
-            kind = self.kind(s.target)
-            paths = set(self.b.get(base.name, set()))
-            item_paths = self.b.get(item.name, set()) if isinstance(item, Var) else set()
-            if isinstance(kind, Tree):  # a list of known length: a slot per item
-                n = len(kind.keys) - 1
-                paths |= {(n,) + p for p in item_paths}
-            else:  # a list grown in a loop: its items' batched leaves, under "*"
-                paths |= {(SEQ_ITEM,) + p for p in item_paths}
-            if paths:
-                self.b[s.target] = paths
-            if self.write_masks:  # (under batched control flow: see _TapeOrder)
-                text = self.replay.statements([s])[0].text
-                out.append(Line(f"{text}  # every example pushes; junk for those off "
-                                "this path", keep=True))
-                return
-            out += self.replay.statements([s])
-            return
-        if s.prim == "zeros_list":  # zeros batched where the list's items are
-            if self.b.get(s.args[0].name):
-                self.b[s.target] = set(self.b[s.args[0].name])
-            out += self.replay.statements([s])
-            return
-        if s.prim == "pop":  # the same list, one item shorter
-            if self.b.get(s.args[0].name):
-                self.b[s.target] = set(self.b[s.args[0].name])
-            out += self.replay.statements([s])
-            return
-        if s.prim == "getitem" and isinstance(self.kind(s.args[0].name), Seq):
-            paths = self.b.get(s.args[0].name, set())
-            self.b[s.target] = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)}
-            out += self.replay.statements([s])
+        if self.structural(self.LIST_OPS, s, out):
             return
         if not batched_args and s.prim != "call":
             out += self.replay.statements([s])
             return
-        if s.prim in ("is_", "is_not"):  # identity: one Python bool for every example
-            self.b.pop(s.target, None)
-            out += self.replay.statements([s])
-            return
-        if s.prim == "identity":
-            self.b[s.target] = set(self.b.get(s.args[0].name, set())) if batched_args else set()
-            out += self.replay.statements([s])
-            return
-        if s.prim == "list" and isinstance(s.args[0], Var) and \
-                self.kind(s.args[0].name) != LEAF:
-            # a copy of a list or tuple (not the rows of an array): its items keep
-            # their batch axes
-            self.b[s.target] = set(self.b.get(s.args[0].name, set()))
-            if s.args[0].name in self.items:
-                self.items[s.target] = list(self.items[s.args[0].name])
-            out += self.replay.statements([s])
-            return
-        if s.prim in ("make_tuple", "make_list", "make_dict"):
-            kind = self.facts.stmt_kind(s)  # (an if's join another path grows: known here)
-            assert isinstance(kind, Tree)
-            self.b[s.target] = {
-                (key,) + p for key, a in zip(kind.keys, s.args)
-                if isinstance(a, Var) for p in self.b.get(a.name, set())
-            }
-            out += self.replay.statements([s])
-            return
-        if s.prim == "getitem" and isinstance(self.kind(s.args[0].name), Tree):
-            key = self.facts.container_key(s, self.kind(s.args[0].name))
-            self.b[s.target] = {p[1:] for p in self.b.get(s.args[0].name, set())
-                                if p[:1] == (key,)}
-            out += self.replay.statements([s])
-            return
-        if s.prim == "call":
-            self.call(s, out)
+        if self.structural(self.CONTAINER_OPS, s, out):
             return
         try:
             text = self.rule(s)
@@ -590,6 +513,78 @@ class _Vmap(Batch):
         else:
             self.b[s.target] = set(leaf_paths(kind))
         out.append(Line(f"{s.target} = {text}"))
+
+    def append(self, s: Let, out: list[Any]) -> None:
+        """``ys.append(v)``: a known-length list gets a slot, a grown one its items'."""
+        if s.args[0].name in self.items:
+            self.items[s.target] = self.items[s.args[0].name] + [s.args[1]]
+        base, item = s.args
+        kind = self.kind(s.target)
+        paths = set(self.b.get(base.name, set()))
+        item_paths = self.b.get(item.name, set()) if isinstance(item, Var) else set()
+        if isinstance(kind, Tree):  # a list of known length: a slot per item
+            n = len(kind.keys) - 1
+            paths |= {(n,) + p for p in item_paths}
+        else:  # a list grown in a loop: its items' batched leaves, under "*"
+            paths |= {(SEQ_ITEM,) + p for p in item_paths}
+        if paths:
+            self.b[s.target] = paths
+        if self.write_masks:  # (under batched control flow: see _TapeOrder)
+            text = self.replay.statements([s])[0].text
+            out.append(Line(f"{text}  # every example pushes; junk for those off "
+                            "this path", keep=True))
+            return
+        out += self.replay.statements([s])
+
+    def same_list(self, s: Let, out: list[Any]) -> None:
+        if self.b.get(s.args[0].name):
+            self.b[s.target] = set(self.b[s.args[0].name])
+        out += self.replay.statements([s])
+
+    def seq_item(self, s: Let, out: list[Any]) -> bool:
+        """An item of a list grown in a loop: its batched leaves are the items'."""
+        if not isinstance(self.kind(s.args[0].name), Seq):
+            return False
+        paths = self.b.get(s.args[0].name, set())
+        self.b[s.target] = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)}
+        out += self.replay.statements([s])
+        return True
+
+    def identity_test(self, s: Let, out: list[Any]) -> None:
+        self.b.pop(s.target, None)
+        out += self.replay.statements([s])
+
+    def identity(self, s: Let, out: list[Any]) -> None:
+        self.b[s.target] = set(self.b.get(s.args[0].name, set()))
+        out += self.replay.statements([s])
+
+    def list_copy(self, s: Let, out: list[Any]) -> bool:
+        """A copy of a list or tuple (not an array's rows): its items keep their axes."""
+        if not (isinstance(s.args[0], Var) and self.kind(s.args[0].name) != LEAF):
+            return False
+        self.b[s.target] = set(self.b.get(s.args[0].name, set()))
+        if s.args[0].name in self.items:
+            self.items[s.target] = list(self.items[s.args[0].name])
+        out += self.replay.statements([s])
+        return True
+
+    def container(self, s: Let, out: list[Any]) -> None:
+        kind = self.facts.stmt_kind(s)  # (an if's join another path grows: known here)
+        assert isinstance(kind, Tree)
+        self.b[s.target] = {
+            (key,) + p for key, a in zip(kind.keys, s.args)
+            if isinstance(a, Var) for p in self.b.get(a.name, set())
+        }
+        out += self.replay.statements([s])
+
+    def tree_item(self, s: Let, out: list[Any]) -> bool:
+        if not isinstance(self.kind(s.args[0].name), Tree):
+            return False
+        key = self.facts.container_key(s, self.kind(s.args[0].name))
+        self.b[s.target] = {p[1:] for p in self.b.get(s.args[0].name, set())
+                            if p[:1] == (key,)}
+        out += self.replay.statements([s])
+        return True
 
     def rule(self, s: Let) -> str:
         if s.prim in ("stack", "concatenate", "array", "hstack", "vstack") or (
