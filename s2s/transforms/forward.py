@@ -27,7 +27,7 @@ import numpy as np
 
 from ..emit.code import Block, Line, render_function
 from ..errors import CustomRuleError, MissingRuleError, NonDifferentiableError
-from ..frontend.normalize import NameTable, unroll_container_loops
+from ..frontend.normalize import unroll_container_loops
 from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import (
     KEYWORD_OPERANDS,
@@ -90,7 +90,7 @@ class _Forward(StmtTransform):
         # the analysis reverse mode reads (activity, kinds, scalar facts) serves here
         self.facts = facts(fn, spec.arg_kinds, spec.active)
         self.replay = Replay(self.facts)
-        self.names = NameTable(fn.names.taken | module.taken)
+        self.names = module.names_for(fn)
         self.inliner = Inliner(self.names.fresh)
         self.tan: dict[str, Slots] = {}
         self.owned: set[str] = set()  # tangent buffers this function allocated

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..frontend.normalize import NameTable
 from ..ir.kinds import Kind
 from ..ir.nodes import Function
 
@@ -19,6 +20,10 @@ class Module:
     names: dict[Any, str] = field(default_factory=dict)  # callee-vjp key -> name
     taken: set[str] = field(default_factory=set)
     namespace: dict[str, Any] = field(default_factory=dict)
+
+    def names_for(self, fn: Function) -> NameTable:
+        """Fresh names for a function emitted here: none of its locals, none taken."""
+        return NameTable(fn.names.taken | self.taken)
 
 
 def tuple_text(items: list[str]) -> str:

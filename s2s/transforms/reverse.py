@@ -632,48 +632,7 @@ class _Reverse:
                     f"the container `{entry}` is rebound in a loop being differentiated",
                     s.loc, "carry arrays through the loop, not containers",
                 )
-        flags: dict[tuple[str, tuple], str] = {}
-        nonzero: dict[tuple[str, tuple], frozenset] = {}  # where it was before the loop
-        for var in outer + [e for e, _ in carried]:
-            for path in list(adj.get(var, {})):  # what the loop reads: on every path
-                if var in outer and (var, path) in self.when:
-                    nonzero[(var, path)] = self.when[(var, path)]
-                self.complete(var, path, adj, pre)
-            for path in leaf_paths(self.facts.kinds.get(var, LEAF)):
-                if var in outer and (adj.get(var, {}).get(path) is None or (
-                        var, path) in nonzero) and self._may_be_unbound(var, path):
-                    flags[(var, path)] = self.names.fresh(
-                        "_".join([self.fn.aliases.get(var, var)] + [str(k) for k in path]
-                                 + ["reached"]))
-        for var in outer + [e for e, _ in carried]:
-            # one accumulator per leaf (a container's leaves each get their own)
-            for path in leaf_paths(self.facts.kinds.get(var, LEAF)):
-                name = self.canonical_name(var, path)
-                current = adj.get(var, {}).get(path)
-                if current is None and isinstance(self.facts.kinds.get(var), Seq) \
-                        and self._is_popped(var):
-                    # a stack (a tape) that ends the loop unread: its items' zeros
-                    pre.append(Line(f"{name} = zeros_list({var})"))
-                    adj.setdefault(var, {})[path] = name
-                    self.owned.add(name)
-                    continue
-                if current is None and isinstance(self.facts.kinds.get(var), Seq):
-                    raise TransformError(
-                        f"the list `{var}` grown in the loop is not used afterwards",
-                        s.loc, "drop the list, or use it (np.stack) in the result",
-                    )
-                if current is None:
-                    pre.append(Line(f"{name} = np.zeros_like({path_text(var, path)})"))
-                    self.fresh_buffers.add(name)
-                elif isinstance(self.facts.kinds.get(var), Seq) and is_simple(current):
-                    # a list's cotangent is one list, popped and appended in place: the
-                    # loop goes on with it under its name (a copy would be an alias)
-                    name = self.canonical[(var, path)] = current
-                elif current != name:
-                    pre.append(Line(f"{name} = {current}"))
-                    self.fresh_buffers.discard(name)
-                adj.setdefault(var, {})[path] = name
-                self.owned.add(name)
+        flags, nonzero = self._loop_accumulators(s, outer, carried, adj, pre)
         for (var, path), flag in flags.items():
             self.reach_flags[adj[var][path]] = [flag, self.loop_depth + 1, self.context, False,
                                                 False]
@@ -727,18 +686,7 @@ class _Reverse:
             for path, name in adj.get(var, {}).items():
                 ends.append((name, inner[var][path]))
         body += parallel_copies(self.names.fresh, ends)
-        before_exit = s.body[: leave_point(s.body)]
-        restorable = self._defs(before_exit) | set(dict(s.carried))
-        if loop_counter(s) is not None and s.test is None:
-            restorable.add(s.target)  # the index, when the range cannot replay it
-        self.loop_bodies.append(s.body)
-        saved = sorted(n for n in uses_of(body) if n in restorable and not self._one_object(n))
-        self.replay.view_copies |= {n for n in saved if self._view_of_written(n, s.body)}
-        self.loop_bodies.pop()
-        if saved:
-            tape = self.names.fresh("tape")
-            self.replay.tapes[id(s.body)] = (tape, saved)
-            body.insert(0, Line(f"{tape_tuple_text(saved)} = {tape}.pop()"))
+        self._save_on_tape(s, body)
         for var in defined:
             adj.pop(var, None)
         for key in [k for k in self.when if k[0] in defined]:
@@ -756,6 +704,71 @@ class _Reverse:
             # s2s.checkpoint: saved states every few iterations, segments run again
             return segmented_backward(self, s, pre, Block(header, body, []))
         return pre + [Block(header, body, [])]
+
+    def _loop_accumulators(self, s: For, outer: list[str], carried: list, adj: dict,
+                           pre: list[Any]) -> tuple[dict, dict]:
+        """Before a loop's backward: one accumulator per leaf of what the loop reads from
+        outside or carries, bound on every path; the flags of those an iteration may
+        never reach (and where each was nonzero before the loop)."""
+        flags: dict[tuple[str, tuple], str] = {}
+        nonzero: dict[tuple[str, tuple], frozenset] = {}  # where it was before the loop
+        for var in outer + [e for e, _ in carried]:
+            for path in list(adj.get(var, {})):  # what the loop reads: on every path
+                if var in outer and (var, path) in self.when:
+                    nonzero[(var, path)] = self.when[(var, path)]
+                self.complete(var, path, adj, pre)
+            for path in leaf_paths(self.facts.kinds.get(var, LEAF)):
+                if var in outer and (adj.get(var, {}).get(path) is None or (
+                        var, path) in nonzero) and self._may_be_unbound(var, path):
+                    flags[(var, path)] = self.names.fresh(
+                        "_".join([self.fn.aliases.get(var, var)] + [str(k) for k in path]
+                                 + ["reached"]))
+        for var in outer + [e for e, _ in carried]:
+            # one accumulator per leaf (a container's leaves each get their own)
+            for path in leaf_paths(self.facts.kinds.get(var, LEAF)):
+                name = self.canonical_name(var, path)
+                current = adj.get(var, {}).get(path)
+                if current is None and isinstance(self.facts.kinds.get(var), Seq) \
+                        and self._is_popped(var):
+                    # a stack (a tape) that ends the loop unread: its items' zeros
+                    pre.append(Line(f"{name} = zeros_list({var})"))
+                    adj.setdefault(var, {})[path] = name
+                    self.owned.add(name)
+                    continue
+                if current is None and isinstance(self.facts.kinds.get(var), Seq):
+                    raise TransformError(
+                        f"the list `{var}` grown in the loop is not used afterwards",
+                        s.loc, "drop the list, or use it (np.stack) in the result",
+                    )
+                if current is None:
+                    pre.append(Line(f"{name} = np.zeros_like({path_text(var, path)})"))
+                    self.fresh_buffers.add(name)
+                elif isinstance(self.facts.kinds.get(var), Seq) and is_simple(current):
+                    # a list's cotangent is one list, popped and appended in place: the
+                    # loop goes on with it under its name (a copy would be an alias)
+                    name = self.canonical[(var, path)] = current
+                elif current != name:
+                    pre.append(Line(f"{name} = {current}"))
+                    self.fresh_buffers.discard(name)
+                adj.setdefault(var, {})[path] = name
+                self.owned.add(name)
+        return flags, nonzero
+
+    def _save_on_tape(self, s: For, body: list[Any]) -> None:
+        """What the loop's backward reads of an iteration's values, pushed by the
+        forward (a tape) and popped at the top of ``body``."""
+        before_exit = s.body[: leave_point(s.body)]
+        restorable = self._defs(before_exit) | set(dict(s.carried))
+        if loop_counter(s) is not None and s.test is None:
+            restorable.add(s.target)  # the index, when the range cannot replay it
+        self.loop_bodies.append(s.body)
+        saved = sorted(n for n in uses_of(body) if n in restorable and not self._one_object(n))
+        self.replay.view_copies |= {n for n in saved if self._view_of_written(n, s.body)}
+        self.loop_bodies.pop()
+        if saved:
+            tape = self.names.fresh("tape")
+            self.replay.tapes[id(s.body)] = (tape, saved)
+            body.insert(0, Line(f"{tape_tuple_text(saved)} = {tape}.pop()"))
 
     def _one_object(self, name: str) -> bool:
         """Is ``name`` a version of an array (or list) written in place that is one

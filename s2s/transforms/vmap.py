@@ -22,15 +22,14 @@ keeps its values (``np.where`` on a mask of the examples still running).
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..emit.code import Block, Comment, Line, compile_module, render_function
+from ..emit.code import Block, Line, render_function
 from ..errors import TransformError
-from ..frontend.normalize import NameTable, unroll_container_loops
+from ..frontend.normalize import unroll_container_loops
 from ..ir.kinds import (
     LEAF,
     Kind,
@@ -48,7 +47,6 @@ from ..ir.nodes import (
     For,
     Function,
     If,
-    Index,
     Let,
     Return,
     Slice,
@@ -70,8 +68,10 @@ from ..primitives.batching import (
 from .analysis import callee_of, facts
 from .base import StmtTransform
 from .forward import effective_carried
-from .module import Module, default_text, signature_text, stem
+from .module import Module, signature_text, stem
+from .ranks import RankInference, prim_family, probe
 from .replay import Replay, dead_code, spell_buffers
+from .tape_order import TapeOrder
 
 
 @dataclass
@@ -117,7 +117,8 @@ class _Vmap(StmtTransform, Batch):
         self.module = module
         self.facts = facts(fn, spec.arg_kinds)
         self.replay = Replay(self.facts)
-        self.names = NameTable(fn.names.taken | module.taken)
+        self.names = module.names_for(fn)
+        self.inference = RankInference(self)  # ranks the probe did not record
         self.b: dict[str, set[tuple]] = {}  # value -> its batched leaf paths
         self.ranks = spec.ranks
         self.batch_size = self.names.fresh("n_batch")
@@ -131,7 +132,7 @@ class _Vmap(StmtTransform, Batch):
         # True for a mask of those done); a write keeps the done examples' elements
         self.write_masks: list[tuple[str, bool]] = []
         # loops the examples leave apart (masked), by id: their list pushes and pops
-        # are checked to pair up per example (_TapeOrder)
+        # are checked to pair up per example (TapeOrder)
         self.lane_loops: set[int] = set()
         # which steps of such a loop an example runs ("first" or "last" ones), and
         # for a list, those of the loop that last pushed it
@@ -165,7 +166,7 @@ class _Vmap(StmtTransform, Batch):
         for key in ((name, path), (self.fn.aliases.get(name, name), path)):
             if key in self.ranks:
                 return self.ranks[key]
-        inferred = self._infer_rank(name) if not path else None
+        inferred = self.inference.infer(name) if not path else None
         if inferred is not None:
             self.ranks[(name, ())] = inferred
             return inferred
@@ -173,213 +174,6 @@ class _Vmap(StmtTransform, Batch):
             f"the rank of `{name}` is unknown (the first example never computed it)",
             "make the first example take every branch and loop the others take",
         )
-
-    def _infer_rank(self, name: str) -> int | None:
-        """The rank of a value the probe did not see (a branch the first example did
-        not take), where its primitive says it: broadcasting takes the largest rank,
-        a full reduction gives a scalar."""
-        from ..primitives import PRIMITIVES
-
-        s = self.facts.producer.get(name)
-        if s is None and name in self.facts.int_vars:
-            return 0  # a loop's index (a Python int)
-        if s is not None and s.prim == "getitem" and isinstance(s.args[0], Var) and (
-                isinstance(self.kind(s.args[0].name), (Seq, Tree))):
-            try:
-                return self._leaf_rank(name, ())
-            except NoBatchRule:
-                return None
-        if s is None or s.prim not in PRIMITIVES:
-            return None
-        family = PRIMITIVES[s.prim].family
-        try:
-            if family in ("elementwise", "piecewise-constant", "binary", "comparison",
-                          "special") or s.prim in ("identity", "zeros_like", "ones_like"):
-                return max((self.rank(a) for a in s.args), default=0)
-            if family == "reduction" and "axis" not in s.params and not s.prim.startswith(
-                    ("cum", "nancum")):  # (a cumulative reduction keeps a flat axis)
-                return 0
-            if s.prim.startswith(("cum", "nancum")) and "axis" not in s.params:
-                return 1
-            if s.prim in ("size", "ndim", "len", "float", "int"):
-                return 0
-            if s.prim == "shape":
-                return 1
-            if s.prim == "eye":
-                return 2
-            if s.prim in ("unbroadcast", "matmul_lhs_bar", "dot_lhs_bar",
-                          "matmul_rhs_bar", "dot_rhs_bar"):
-                target = {"unbroadcast": 1}.get(s.prim, 1 if "lhs" in s.prim else 2)
-                return self.rank(s.args[target])
-            if s.prim == "broadcast_to":
-                shape = s.args[1] if len(s.args) > 1 else s.params.get("shape")
-                if isinstance(shape, Const):
-                    return len(shape.value) if isinstance(shape.value, tuple) else 1
-                prod = self.facts.producer.get(shape.name) if isinstance(shape, Var) else None
-                if prod is not None and prod.prim == "shape":
-                    return self.rank(prod.args[0])
-            return self._infer_shape_rank(s)
-        except NoBatchRule:
-            return None
-        return None
-
-    def _leaf_rank(self, name: str, path: tuple) -> int:
-        """The rank of the leaf at ``path`` in ``name``, followed through the tuples
-        and lists it was read from (a popped tape entry: the value pushed)."""
-        key = (name, path)
-        if key in self.ranks:
-            return self.ranks[key]
-        s = self.facts.producer.get(name)
-        if s is not None and s.prim == "getitem" and isinstance(s.args[0], Var):
-            base = s.args[0].name
-            if isinstance(self.kind(base), Seq):  # an item: what was appended
-                root = self.fn.aliases.get(base, base)
-                for st in walk(self.fn.body):
-                    if isinstance(st, Let) and st.prim == "append" and (
-                            self.fn.aliases.get(st.args[0].name, st.args[0].name) == root
-                            and isinstance(st.args[1], Var)):
-                        return self._leaf_rank(st.args[1].name, path)
-            elif isinstance(self.kind(base), Tree):
-                return self._leaf_rank(base, (self.facts.container_key(
-                    s, self.kind(base)),) + path)
-        if path and s is not None and s.prim in ("append", "pop") and isinstance(
-                s.args[0], Var):  # a list of known length, one item more or less
-            kind = self.kind(name)
-            if s.prim == "append" and isinstance(kind, Tree) and isinstance(
-                    s.args[1], Var) and path[0] == len(kind.keys) - 1:
-                return self._leaf_rank(s.args[1].name, path[1:])
-            return self._leaf_rank(s.args[0].name, path)
-        if path and s is not None and s.prim in ("make_tuple", "make_list", "make_dict"):
-            kind = self.kind(name)
-            if isinstance(kind, Tree):
-                inner = s.args[list(kind.keys).index(path[0])]
-                if isinstance(inner, Var):
-                    return self._leaf_rank(inner.name, path[1:])
-                return self.rank(inner)
-        if not path and self._infer_rank_of_producer(name) is not None:
-            return self.ranks[(name, ())]
-        raise NoBatchRule(f"the rank of `{name}` is unknown (the first example never "
-                          "computed it)")
-
-    def _infer_rank_of_producer(self, name: str) -> int | None:
-        s = self.facts.producer.get(name)
-        if s is None or s.prim == "getitem" and isinstance(s.args[0], Var) and (
-                isinstance(self.kind(s.args[0].name), (Seq, Tree))):
-            return None
-        r = self._infer_rank(name)
-        if r is not None:
-            self.ranks[(name, ())] = r
-        return r
-
-    def _infer_shape_rank(self, s: Let) -> int | None:
-        """More of ``_infer_rank``: indexing, products and rearrangements, where the
-        operands' ranks and constant arguments say the result's."""
-        args, params = s.args, s.params
-        axis = params.get("axis")
-        static_axis = axis is None or isinstance(axis, Const)
-        if s.prim == "getitem" and isinstance(params.get("index"), Index):
-            return self._index_rank(s)
-        if s.prim in SAME_RANK and args:
-            if s.prim in ("sort", "argsort") and isinstance(axis, Const) and (
-                    axis.value is None):
-                return 1  # sorted flat
-            return self.rank(args[0])
-        if s.prim in ("array", "asarray") and len(args) == 1 and isinstance(
-                args[0], Var) and self.kind(args[0].name) == LEAF:
-            return self.rank(args[0])  # a copy (the gradient's copy before a write)
-        if s.prim in ELEMENTWISE_RUNTIME:
-            return max((self.rank(a) for a in args), default=0)
-        if s.prim == "ravel":
-            return 1
-        if s.prim in ("outer", "linalg.outer"):
-            return 2
-        if s.prim in ("matmul", "dot", "inner") and len(args) == 2:
-            ra, rb = self.rank(args[0]), self.rank(args[1])
-            if s.prim == "matmul":
-                return (0 if ra == rb == 1 else rb - 1 if ra == 1 else ra - 1 if rb == 1
-                        else max(ra, rb))
-            if ra == 0 or rb == 0:
-                return max(ra, rb)
-            return ra + rb - 2
-        if s.prim == "vdot":
-            return 0
-        if s.prim in ("trace", "linalg.trace") and len(args) == 1 and not params:
-            return self.rank(args[0]) - 2
-        if s.prim == "linalg.solve" and len(args) == 2:
-            return self.rank(args[1])
-        if s.prim == "reshape" and len(args) == 2 and isinstance(args[1], Const):
-            shape = args[1].value
-            return len(shape) if isinstance(shape, tuple) else 1
-        if s.prim in ("reshape", "zeros", "ones", "full") and args and isinstance(
-                args[s.prim == "reshape"], Var):  # np.reshape(g, np.shape(a))
-            prod = self.facts.producer.get(args[s.prim == "reshape"].name)
-            if prod is not None and prod.prim == "shape" and not prod.params:
-                return self.rank(prod.args[0])
-            return None
-        if s.prim == "add_at" and args:
-            return self.rank(args[0])
-        if s.prim == "expand_dims" and len(args) == 2 and isinstance(args[1], Const):
-            n = args[1].value
-            return self.rank(args[0]) + (len(n) if isinstance(n, tuple) else 1)
-        if s.prim == "rhs_columns" and len(args) == 2:
-            return self.rank(args[0]) + (self.rank(args[1]) == 1)
-        if s.prim in ("concatenate", "stack") and args and isinstance(args[0], Var):
-            prod = self.facts.producer.get(args[0].name)
-            if prod is None or prod.prim not in ("make_list", "make_tuple") or not (
-                    prod.args) or not static_axis:
-                return None
-            if s.prim == "concatenate" and isinstance(axis, Const) and (
-                    axis.value is None):
-                return 1
-            return self.rank(prod.args[0]) + (s.prim == "stack")
-        if s.prim == "tile" and len(args) == 2 and isinstance(args[1], Const):
-            reps = args[1].value
-            return max(self.rank(args[0]), len(reps) if isinstance(reps, tuple) else 1)
-        if s.prim == "take" and len(args) == 2 and static_axis:
-            if axis is None or axis.value is None:
-                return self.rank(args[1])
-            return self.rank(args[0]) - 1 + self.rank(args[1])
-        if (_family(s.prim) == "reduction" and isinstance(axis, Const)
-                and not s.prim.startswith(("cum", "nancum")) and len(args) == 1
-                and set(params) <= {"axis", "keepdims"}):
-            keep = params.get("keepdims")
-            if isinstance(keep, Const) and keep.value:
-                return self.rank(args[0])
-            if axis.value is None:
-                return 0
-            n = len(axis.value) if isinstance(axis.value, tuple) else 1
-            return self.rank(args[0]) - n
-        return None
-
-    def _index_rank(self, s: Let) -> int | None:
-        """Per-example rank of ``y[index]`` with basic or integer-array indexing."""
-        rank = self.rank(s.args[0])
-        advanced = []
-        for item in s.params["index"].items:
-            if isinstance(item, Slice):
-                continue
-            if isinstance(item, Const):
-                v = item.value
-                if v is None:
-                    rank += 1
-                elif v is Ellipsis:
-                    continue
-                elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-                    rank -= 1
-                elif isinstance(v, np.ndarray) and v.dtype.kind in "iu":
-                    advanced.append(v.ndim)
-                    rank -= 1
-                else:
-                    return None
-            elif isinstance(item, Var):
-                if self.batched(item):
-                    return None
-                r = self.rank(item)
-                if r > 1:
-                    return None  # (an int index array or a mask of rank 1: one axis)
-                advanced.append(r)
-                rank -= 1
-        return rank + max(advanced, default=0)
 
     def out_rank(self, s: Let) -> int:
         return self.rank(Var(s.target))
@@ -444,7 +238,7 @@ class _Vmap(StmtTransform, Batch):
             if first_batched is None:
                 raise TransformError("vmap needs a batched argument", self.fn.loc)
             head.append(Line(f"{self.batch_size} = np.shape({first_batched})[0]"))
-        _TapeOrder(self).check()
+        TapeOrder(self).check()
         body = dead_code(body, set(ret_line.uses))
         items = spell_buffers(head + body + [ret_line], self.fn.aliases)
         signature = signature_text(self.fn, list(self.fn.params), False, self.module)
@@ -529,7 +323,7 @@ class _Vmap(StmtTransform, Batch):
             paths |= {(SEQ_ITEM,) + p for p in item_paths}
         if paths:
             self.b[s.target] = paths
-        if self.write_masks:  # (under batched control flow: see _TapeOrder)
+        if self.write_masks:  # (under batched control flow: see TapeOrder)
             text = self.replay.statements([s])[0].text
             out.append(Line(f"{text}  # every example pushes; junk for those off "
                             "this path", keep=True))
@@ -869,25 +663,7 @@ class _Vmap(StmtTransform, Batch):
         a list happen for every example: a gradient's tape, whose backward replays
         the same `if` on the same (popped) test, pops junk for the other path's
         examples exactly where it pushed junk for them."""
-        for branch in (s.body, s.orelse):
-            made: set[str] = set()  # arrays this branch makes (np.add.at into them is
-            for st in walk(branch):  # this branch's own; the join selects per example)
-                if isinstance(st, Let) and _makes(st, self.fn.aliases.get(
-                        st.target, st.target), self.fn.aliases):
-                    made.add(self.fn.aliases.get(st.target, st.target))
-                into = st.args[0].name if isinstance(st, Let) and (
-                    st.prim == "add_at") else None
-                if isinstance(st, (For, Break)) or (isinstance(st, Let) and (
-                        st.prim == "call" or into is not None
-                        and self.fn.aliases.get(into, into) not in made)):
-                    raise self.fail(s, NoBatchRule(
-                        "an `if` on a batched value whose branches loop, call, or "
-                        "write with np.add.at into an array made before it",
-                        "write the branches as expressions and select with np.where"))
-                if isinstance(st, Let) and st.prim == "setitem" and (
-                        self.rank(s.test) != 0):
-                    raise self.fail(s, NoBatchRule(
-                        "a write into an array under an `if` on an array per example"))
+        self._check_selectable(s)
         # versions of one array or list written in place: one object, no selection;
         # but where a path binds the join's name to an array of its own (made there,
         # or another), each path's array is kept by a name of its own and the join
@@ -961,24 +737,54 @@ class _Vmap(StmtTransform, Batch):
             out += items
             results.append({j: renamed.get(j, j) for j in s.joins})
             for j in fresh:
-                binds = any(isinstance(st, Let) and st.target == j for st in walk(
-                    branch)) or any(isinstance(st, If) and j in st.joins
-                                    for st in walk(branch))
-                if _binds_none(branch, j):
-                    continue  # (the join's None path)
-                name = self.names.fresh(f"{self.fn.aliases[j]}_{tag}")
-                out.append(Line(f"{name} = {self.fn.aliases[j]}"))
-                paths = self.b.get(j) if binds else before_b[j]
-                if paths:
-                    self.b[name] = set(paths)
-                try:
-                    self.ranks.setdefault((name, ()), self.rank(Var(j)))
-                except NoBatchRule:
-                    pass
-                results[k][j] = name
+                if not _binds_none(branch, j):  # (else: the join's None path)
+                    results[k][j] = self._keep_path_array(j, branch, tag, before_b, out)
         for j in buffers:
             if written[j]:
                 self.b[j] = written[j]
+        self._select_joins(s, results, buffers, truth, out)
+
+    def _check_selectable(self, s: If) -> None:
+        """Refuse the branches ``select`` cannot run for every example."""
+        for branch in (s.body, s.orelse):
+            made: set[str] = set()  # arrays this branch makes (np.add.at into them is
+            for st in walk(branch):  # this branch's own; the join selects per example)
+                if isinstance(st, Let) and _makes(st, self.fn.aliases.get(
+                        st.target, st.target), self.fn.aliases):
+                    made.add(self.fn.aliases.get(st.target, st.target))
+                into = st.args[0].name if isinstance(st, Let) and (
+                    st.prim == "add_at") else None
+                if isinstance(st, (For, Break)) or (isinstance(st, Let) and (
+                        st.prim == "call" or into is not None
+                        and self.fn.aliases.get(into, into) not in made)):
+                    raise self.fail(s, NoBatchRule(
+                        "an `if` on a batched value whose branches loop, call, or "
+                        "write with np.add.at into an array made before it",
+                        "write the branches as expressions and select with np.where"))
+                if isinstance(st, Let) and st.prim == "setitem" and (
+                        self.rank(s.test) != 0):
+                    raise self.fail(s, NoBatchRule(
+                        "a write into an array under an `if` on an array per example"))
+
+    def _keep_path_array(self, j: str, branch: list[Stmt], tag: str,
+                         before_b: dict[str, set | None], out: list[Any]) -> str:
+        """The array a path binds join ``j`` to, kept by a name of its own."""
+        binds = any(isinstance(st, Let) and st.target == j for st in walk(
+            branch)) or any(isinstance(st, If) and j in st.joins for st in walk(branch))
+        name = self.names.fresh(f"{self.fn.aliases[j]}_{tag}")
+        out.append(Line(f"{name} = {self.fn.aliases[j]}"))
+        paths = self.b.get(j) if binds else before_b[j]
+        if paths:
+            self.b[name] = set(paths)
+        try:
+            self.ranks.setdefault((name, ()), self.rank(Var(j)))
+        except NoBatchRule:
+            pass
+        return name
+
+    def _select_joins(self, s: If, results: list[dict[str, str]], buffers: set[str],
+                      truth: dict[str, bool], out: list[Any]) -> None:
+        """Each join of a batched `if`: the two paths' values, selected per example."""
         # a name one path binds to None (the normalizer's "not bound on this path"):
         # np.where cannot mix None with arrays; where every later read is under an
         # `if` on the same test, on the other path, the examples that took the None
@@ -1026,7 +832,7 @@ class _Vmap(StmtTransform, Batch):
         prod = self.facts.producer.get(test.name) if isinstance(test, Var) else None
         if prod is None:
             return test.name in self.flags if isinstance(test, Var) else False
-        return _family(prod.prim) == "comparison" or prod.prim in (
+        return prim_family(prod.prim) == "comparison" or prod.prim in (
             "logical_and", "logical_or", "logical_not", "logical_xor", "not_",
             "isnan", "isinf", "isfinite", "signbit", "isclose")
 
@@ -1201,17 +1007,7 @@ class _Vmap(StmtTransform, Batch):
         buffers = {e for e, x in carried if self.fn.aliases.get(e, e) in roots
                    and self.fn.aliases.get(e, e) == self.fn.aliases.get(x, x)}
         body: list[Any] = []
-        before = {}  # values a nested loop (or a join) rebinds: their value at the start
-        rebound = {st.target for st in walk(body_ir) if isinstance(st, Let)} | {
-            n for st in walk(body_ir) if isinstance(st, For) for n, _ in st.carried} | {
-            n for st in walk(body_ir) if isinstance(st, If) for n in st.joins}
-        for e, x in carried:
-            if (e == x or e in rebound) and e not in buffers:
-                before[e] = self.names.fresh(f"{e}_before")
-                body.append(Line(f"{before[e]} = {e}"))
-                if (e, ()) in self.ranks:
-                    self.ranks[(before[e], ())] = self.ranks[(e, ())]
-                self.b[before[e]] = set(self.b.get(e, set()))
+        before = self._values_at_start(body_ir, carried, buffers, body)
         self.lane_loops.add(id(s))
         self.lane_align[id(s)] = "first"  # (its steps an example runs: see _count_mask)
         done = test is None and count is None  # a mask of the examples done
@@ -1236,23 +1032,7 @@ class _Vmap(StmtTransform, Batch):
                     st.args[0], Var):
                 root = self.fn.aliases.get(st.args[0].name, st.args[0].name)
                 self.list_align[root] = self.lane_align[id(s)]
-        test_exit = None
-        for e, x in carried:
-            if e == test:
-                test_exit = x
-                continue
-            if e in buffers:
-                continue
-            old, new = (before[e], e) if e == x else (before.get(e, e), x)
-            try:
-                rank = self.rank(Var(e))
-                if done:
-                    old, new = new, old  # np.where(done, the value kept, the new one)
-                kept = [align(self, Var(v), rank) for v in (mask, new, old)]
-                line = f"{e} = np.where({', '.join(kept)})"
-            except NoBatchRule as err:
-                raise self.fail(s, err) from None
-            body.append(Line(line))
+        test_exit = self._keep_left(s, carried, buffers, before, (mask, done), body)
         if count is not None:
             out.append(Block(f"for {target} in {steps}:", body, []))
             return
@@ -1268,6 +1048,46 @@ class _Vmap(StmtTransform, Batch):
         body.append(Line(f"{mask} = {mask} | {flag}"))
         body.append(Block(f"if {_all(mask)}:", [Line("break", keep=True)], []))
         out.append(Block(f"for {s.target} in {self._iter_text(s.iter)}:", body, []))
+
+    def _values_at_start(self, body_ir: list[Stmt], carried: list[tuple[str, str]],
+                         buffers: set[str], body: list[Any]) -> dict[str, str]:
+        """Values a nested loop (or a join) rebinds: their value at the start, named."""
+        before = {}
+        rebound = {st.target for st in walk(body_ir) if isinstance(st, Let)} | {
+            n for st in walk(body_ir) if isinstance(st, For) for n, _ in st.carried} | {
+            n for st in walk(body_ir) if isinstance(st, If) for n in st.joins}
+        for e, x in carried:
+            if (e == x or e in rebound) and e not in buffers:
+                before[e] = self.names.fresh(f"{e}_before")
+                body.append(Line(f"{before[e]} = {e}"))
+                if (e, ()) in self.ranks:
+                    self.ranks[(before[e], ())] = self.ranks[(e, ())]
+                self.b[before[e]] = set(self.b.get(e, set()))
+        return before
+
+    def _keep_left(self, s: For, carried: list[tuple[str, str]], buffers: set[str],
+                   before: dict[str, str], masking: tuple[str, bool], body: list[Any]) -> Any:
+        """An example that has left keeps its values (``np.where`` on the mask, one
+        of the examples running or, ``done``, of those done); the while-test's exit."""
+        mask, done = masking
+        test_exit = None
+        for e, x in carried:
+            if e == (s.test.name if s.test is not None else None):
+                test_exit = x
+                continue
+            if e in buffers:
+                continue
+            old, new = (before[e], e) if e == x else (before.get(e, e), x)
+            try:
+                rank = self.rank(Var(e))
+                if done:
+                    old, new = new, old  # np.where(done, the value kept, the new one)
+                kept = [align(self, Var(v), rank) for v in (mask, new, old)]
+                line = f"{e} = np.where({', '.join(kept)})"
+            except NoBatchRule as err:
+                raise self.fail(s, err) from None
+            body.append(Line(line))
+        return test_exit
 
     def _count_mask(self, s: For, body_ir: list[Stmt], count: str, out: list[Any],
                     body: list[Any]) -> tuple[str, str, str]:
@@ -1323,7 +1143,7 @@ class _Vmap(StmtTransform, Batch):
         """A loop whose examples stop at different iterations runs the body for the
         stopped ones too: values are kept per example and writes `y[i] = v` keep the
         stopped ones' elements, but `np.add.at` cannot; lists are pushed for every
-        example (checked to pop per example what it pushed: ``_TapeOrder``)."""
+        example (checked to pop per example what it pushed: ``TapeOrder``)."""
         for st in walk(body):
             if isinstance(st, Let) and st.prim == "add_at":
                 name = atom_text(st.args[0])
@@ -1374,291 +1194,6 @@ class _Vmap(StmtTransform, Batch):
             else:
                 out.append(st)
         return out, bound
-
-
-class _Unpaired(Exception):
-    def __init__(self, stmt: Any, why: str) -> None:
-        super().__init__(why)
-        self.stmt, self.why = stmt, why
-
-
-@dataclass
-class _Push:
-    ctx: tuple  # the `if` paths and masked loops around the push
-    item: Any  # the atom pushed
-    stmt: Any
-
-
-@dataclass
-class _Rep:
-    """What one iteration of a loop pushed, once per iteration."""
-
-    key: tuple
-    seq: list
-    lane: int | None  # the loop's id where the examples leave it apart
-
-
-class _TapeOrder:
-    """Checks that batched code pops, for every example, what that example pushed.
-
-    Under vmap both branches of an ``if`` on a batched value run, and a loop the
-    examples leave apart runs for all of them until the last leaves, so a list
-    pushed there holds entries that are junk for some examples.  The batched code
-    is right if each pop takes an entry pushed on the same paths: under ``if``s on
-    the same tests (a gradient's backward replays its forward ``if``s on the tests
-    it pushed), and in the iteration of the loop it mirrors (the backward
-    ``for _ in range(n_iter)`` of a masked ``while`` counting ``n_iter``).  This
-    follows the emitted order (both branches, true first; one iteration of each
-    loop standing for all) and pairs each pop with its push; a list used other than
-    by pushing and popping, or a pop paired with a push on other paths, is refused.
-    Functions whose lists are pushed and popped outside batched control flow are
-    left alone (the order is the same for every example)."""
-
-    def __init__(self, vm: "_Vmap") -> None:
-        self.vm = vm
-        fn = vm.fn
-        self.alias = lambda n: fn.aliases.get(n, n)
-        self.roots = {self.alias(st.args[0].name) for st in walk(fn.body)
-                      if isinstance(st, Let) and st.prim in ("append", "pop")
-                      and isinstance(st.args[0], Var)}
-        self.eq: dict[str, str] = {}  # a name -> the name it certainly equals
-        self.lane_eq: dict[int, int] = {}  # a backward loop -> the loop it mirrors
-
-    def check(self) -> None:
-        if not self.roots or not self._under_lanes(self.vm.fn.body, False):
-            return
-        try:
-            self._other_uses()
-            top = _Frame(None, None, self)
-            self.run(self.vm.fn.body[:-1], (), top)
-        except _Unpaired as err:
-            st = err.stmt
-            names = sorted({self.alias(n) for n in uses(st)} & self.roots) or sorted(
-                self.roots)
-            names = ", ".join(f"`{r}`" for r in names)
-            raise self.vm.fail(st, NoBatchRule(
-                f"the list {names} is pushed and popped under control flow that "
-                f"depends on batched values, and vmap cannot pair each pop with the "
-                f"push of the same example: {err.why}",
-                "take the per-example results in a Python loop")) from None
-
-    def _under_lanes(self, stmts: list[Stmt], inside: bool) -> bool:
-        for st in stmts:
-            if isinstance(st, Let) and st.prim in ("append", "pop") and inside:
-                return True
-            if isinstance(st, If):
-                here = inside or self.vm.batched(st.test)
-                if self._under_lanes(st.body, here) or self._under_lanes(st.orelse, here):
-                    return True
-            if isinstance(st, For) and self._under_lanes(
-                    st.body, inside or id(st) in self.vm.lane_loops):
-                return True
-        return False
-
-    def _other_uses(self) -> None:
-        lists = lambda n: self.alias(n) in self.roots  # noqa: E731
-        for st in walk(self.vm.fn.body):
-            read = [n for n in uses(st) if lists(n)]
-            if not read:
-                continue
-            if isinstance(st, Let) and (
-                    st.prim in ("append", "pop", "identity", "zeros_list") and read == [
-                        st.args[0].name] or st.prim == "getitem" and _is_top(st)
-                    and read == [st.args[0].name]):
-                continue
-            if isinstance(st, For) and not (st.iter is not None and isinstance(
-                    st.iter, Var) and lists(st.iter.name)) or isinstance(st, Break):
-                continue  # (carried, or left with at a `break`)
-            raise _Unpaired(st, "it is used other than by append and pop")
-
-    def resolve(self, name: str) -> str:
-        seen = set()
-        while name in self.eq and name not in seen:
-            seen.add(name)
-            name = self.eq[name]
-        return name
-
-    def same_paths(self, a: tuple, b: tuple) -> bool:
-        def norm(ctx: tuple) -> tuple:
-            out = []
-            for c in ctx:
-                if c[0] == "if":
-                    out.append(("if", self.resolve(c[1]) if c[1] else None, c[2]))
-                else:
-                    lane = c[1]
-                    while lane in self.lane_eq:
-                        lane = self.lane_eq[lane]
-                    out.append(("lane", lane))
-            return tuple(out)
-
-        return norm(a) == norm(b)
-
-    def loop_key(self, s: For) -> tuple:
-        """(the arguments of its ``range``, or None; the names counting its
-        iterations: ``n = 0`` before it, ``n = n + 1`` in it)."""
-        counters = []
-        for e, x in s.carried:
-            inc = self.vm.facts.producer.get(x)
-            for _ in range(len(s.body)):  # (through copies: `n = n_2`)
-                if inc is None or inc.prim != "identity" or not isinstance(
-                        inc.args[0], Var):
-                    break
-                inc = self.vm.facts.producer.get(inc.args[0].name)
-            init = self.vm.facts.producer.get(e)
-            if inc is not None and inc.prim == "add" and init is not None and (
-                    init.prim == "identity" and isinstance(init.args[0], Const)
-                    and init.args[0].value == 0) and sorted(
-                        atom_text(a) for a in inc.args) == sorted([e, "1"]) and any(
-                            st is inc for st in s.body):
-                counters.append(e)
-        prod = self.vm.facts.producer.get(s.iter.name) if isinstance(s.iter, Var) else None
-        while prod is not None and prod.prim == "reversed" and isinstance(
-                prod.args[0], Var):  # the same count either way
-            prod = self.vm.facts.producer.get(prod.args[0].name)
-        args = None
-        if s.test is None and prod is not None and prod.prim == "range" and not (
-                prod.params):
-            args = tuple(self.resolve(a.name) if isinstance(a, Var) else atom_text(a)
-                         for a in prod.args)
-        for c in counters[1:]:  # (counting the same iterations from 0: equal)
-            self.eq.setdefault(c, counters[0])
-        return (args, frozenset(self.resolve(c) for c in counters),
-                s.test is None and not loop_breaks(s.body))
-
-    @staticmethod
-    def mirrors(pushed: tuple, popping: tuple) -> bool:
-        """Whether a loop with key ``popping`` runs as many iterations as the loop
-        with key ``pushed``, per example (its range, where it cannot break, else a
-        count of its iterations)."""
-        if popping[0] is None:
-            return False
-        if pushed[0] is not None and pushed[0] == popping[0] and pushed[2]:
-            return True
-        return len(popping[0]) == 1 and popping[0][0] in pushed[1]
-
-    def run(self, stmts: list[Stmt], ctx: tuple, frame: "_Frame") -> None:
-        for st in stmts:
-            if isinstance(st, If):
-                test = st.test.name if isinstance(st.test, Var) else None
-                for side, branch in ((True, st.body), (False, st.orelse)):
-                    self.run(branch, ctx + (("if", test, side),), frame)
-            elif isinstance(st, For):
-                lane = id(st) in self.vm.lane_loops
-                self.loop_key(st)  # (its counters are one value)
-                inner = _Frame(st, frame, self)
-                self.run(st.body, ctx + ((("lane", id(st)),) if lane else ()), inner)
-                inner.finish()
-            elif isinstance(st, Let):
-                self.let(st, ctx, frame)
-
-    def let(self, st: Let, ctx: tuple, frame: "_Frame") -> None:
-        base = st.args[0].name if st.args and isinstance(st.args[0], Var) else None
-        if st.prim == "make_list" and st.target in self.roots:
-            frame.own(st.target)
-            for a in st.args:
-                frame.stack(st.target, False, st).append(_Push(ctx, a, st))
-        elif st.prim == "zeros_list" and base is not None and (
-                self.alias(base) in self.roots):  # zeros for each entry, on its paths
-            if frame.loop is not None:
-                raise _Unpaired(st, "zeros of a list inside a loop")
-            frame.own(st.target)
-            frame.local[st.target] = _zeros(frame.stack(self.alias(base), False, st))
-        elif st.prim == "append" and base is not None:
-            frame.stack(self.alias(base), False, st).append(_Push(ctx, st.args[1], st))
-        elif st.prim in ("pop", "getitem") and base is not None and (
-                self.alias(base) in self.roots):
-            stack = frame.stack(self.alias(base), True, st)
-            if not stack:
-                raise _Unpaired(st, "a pop finds no entry pushed on its paths")
-            top = stack[-1]
-            if not isinstance(top, _Push):
-                raise _Unpaired(st, "a pop outside the loop that pushed the entry")
-            if not self.same_paths(top.ctx, ctx):
-                raise _Unpaired(st, "a pop on other paths than its push")
-            if st.prim == "pop":
-                stack.pop()
-            elif isinstance(top.item, Var):
-                self.eq[st.target] = top.item.name
-        elif st.prim == "identity" and isinstance(st.args[0], Var):
-            self.eq[st.target] = st.args[0].name
-        elif st.prim == "getitem" and base is not None and isinstance(
-                st.params.get("index"), Index) and len(st.params["index"].items) == 1:
-            item = st.params["index"].items[0]
-            prod = self.vm.facts.producer.get(self.resolve(base))
-            if isinstance(item, Const) and isinstance(item.value, int) and (
-                    prod is not None and prod.prim in ("make_tuple", "make_list")
-                    and -len(prod.args) <= item.value < len(prod.args)):
-                got = prod.args[item.value]
-                if isinstance(got, Var):
-                    self.eq[st.target] = got.name
-
-
-class _Frame:
-    """The lists' entries as one iteration of a loop sees them (the function's own
-    frame at the top)."""
-
-    def __init__(self, loop: For | None, parent: "_Frame | None", order: _TapeOrder
-                 ) -> None:
-        self.loop, self.parent, self.order = loop, parent, order
-        self.local: dict[str, list] = {}
-        self.mode: dict[str, str] = {}
-
-    def own(self, root: str) -> None:
-        self.local[root] = []
-        self.mode[root] = "own"
-
-    def stack(self, root: str, popping: bool, st: Any) -> list:
-        if root in self.local:
-            return self.local[root]
-        if self.loop is None:
-            return self.local.setdefault(root, [])
-        if not popping:
-            self.mode[root] = "push"
-            return self.local.setdefault(root, [])
-        outer = self.parent.stack(root, True, st)
-        top = outer[-1] if outer else None
-        key = self.order.loop_key(self.loop)
-        if not isinstance(top, _Rep) or not self.order.mirrors(top.key, key):
-            raise _Unpaired(st, "a loop pops entries that no loop of the same count "
-                            "pushed")
-        lane = id(self.loop) if id(self.loop) in self.order.vm.lane_loops else None
-        if (top.lane is None) != (lane is None):
-            raise _Unpaired(st, "a loop the examples leave apart mirrors one they "
-                            "do not")
-        if lane is not None:
-            aligns = self.order.vm.lane_align
-            if aligns.get(lane) == aligns.get(top.lane):
-                raise _Unpaired(st, "a loop pops the entries of the examples that had "
-                                "left the loop that pushed them as their own")
-            self.order.lane_eq[lane] = top.lane
-        outer.pop()
-        self.mode[root] = "pop"
-        self.local[root] = list(top.seq)
-        return self.local[root]
-
-    def finish(self) -> None:
-        key = self.order.loop_key(self.loop)
-        lane = id(self.loop) if id(self.loop) in self.order.vm.lane_loops else None
-        for root, mode in self.mode.items():
-            entries = self.local[root]
-            if mode == "push" and entries:
-                self.parent.stack(root, False, self.loop).append(_Rep(key, entries, lane))
-            elif mode == "pop" and entries:
-                raise _Unpaired(self.loop, "a loop pops fewer entries per iteration "
-                                "than the loop it mirrors pushed")
-
-
-def _zeros(entries: list) -> list:
-    """A list's entries with their values forgotten (``zeros_list``'s)."""
-    return [_Push(e.ctx, None, e.stmt) if isinstance(e, _Push)
-            else _Rep(e.key, _zeros(e.seq), e.lane) for e in entries]
-
-
-def _is_top(s: Let) -> bool:
-    """``ys[-1]``: a pop's read of the last entry."""
-    index = s.params.get("index")
-    return isinstance(index, Index) and len(index.items) == 1 and isinstance(
-        index.items[0], Const) and index.items[0].value == -1
 
 
 def _any(mask: str) -> str:
@@ -1767,22 +1302,6 @@ HANDLED = {"setitem", "append", "pop", "zeros_list", "call", "make_dict", "make_
            "identity", "array", "stack", "concatenate", "hstack", "vstack"}
 
 SEQ_ITEM = "*"  # batched paths of a list grown in a loop: "*" then the item's path
-
-# primitives whose result has their first operand's rank
-SAME_RANK = {"flip", "fliplr", "flipud", "roll", "sort", "argsort", "copy", "T",
-             "transpose", "matrix_transpose", "linalg.matrix_transpose", "moveaxis",
-             "swapaxes", "rollaxis", "diff", "nan_to_num", "prod_of_others"}
-# runtime helpers that act elementwise (broadcasting their operands)
-ELEMENTWISE_RUNTIME = {"special_digamma", "special_polygamma", "special_erf",
-                       "special_erfc", "special_erfinv", "special_expit", "special_gammaln",
-                       "special_logit", "special_xlogy", "special_xlog1py"}
-
-
-def _family(prim: str) -> str | None:
-    from ..primitives import PRIMITIVES
-
-    return PRIMITIVES[prim].family if prim in PRIMITIVES else None
-
 
 # facts about one example's array: its shape, rank, size and dtype do not vary
 PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype"}
@@ -1917,91 +1436,3 @@ def _renamed(s: Any, renamed: dict[str, str]) -> Any:
 # ---- the probe: one example, run once, to learn every value's rank ------------------
 
 
-def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
-    """Run ``fn``'s statements on one example; the rank of each value it computes
-    (per leaf path), and the arguments of each call to a user function."""
-    kinds = tuple(_kind(x) for x in example) + (LEAF,) * (len(fn.params) - len(example))
-    fn = unroll_container_loops(fn, kinds)
-    replay = Replay(facts(fn, kinds))
-    items = [Line(f"__record__({p!r}, {p})") for p in fn.params + fn.kwonly]
-    items += _instrument(replay.statements(fn.body[:-1]))
-    ret = fn.body[-1]
-    assert isinstance(ret, Return)
-    items.append(Line(f"__record__({atom_text(ret.value)!r}, {atom_text(ret.value)})"))
-    items = spell_buffers(items, fn.aliases)
-    params = list(fn.params[: len(example)])
-    defaults = Module()
-    rest = [f"{p}={default_text(fn, p, defaults)}" for p in fn.params[len(example):]]
-    if fn.kwonly:  # keyword-only parameters take their defaults (vmap passes none)
-        rest += ["*"] + [f"{p}={default_text(fn, p, defaults)}" if p in fn.defaults
-                         else p for p in fn.kwonly]
-    text = render_function("__probe__", ", ".join(params + rest), items)
-    found: dict[tuple[str, tuple], Any] = {}
-
-    def record(name: str, value: Any) -> None:
-        for path, leaf in _leaf_items(value):
-            found.setdefault((name, path), int(np.ndim(leaf)))
-
-    def record_call(name: str, args: tuple) -> None:
-        found.setdefault(("__call__", name), args)
-
-    from .. import runtime
-
-    ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
-    ns.update(fn.namespace)
-    ns.update(defaults.namespace)
-    ns["__record__"], ns["__record_call__"] = record, record_call
-    compile_module(text, ns, f"probe_{fn.name}")["__probe__"](*example)
-    return found
-
-
-def _kind(x: Any) -> Kind:
-    from ..ir.kinds import kind_of
-
-    return kind_of(x)
-
-
-def _leaf_items(value: Any, path: tuple = ()) -> list[tuple[tuple, Any]]:
-    if isinstance(value, (tuple, list)):  # namedtuples (np.linalg.eigh's) too
-        out = []
-        for i, v in enumerate(value):
-            out += _leaf_items(v, path + (i,))
-        return out
-    if isinstance(value, dict):
-        out = []
-        for k, v in value.items():
-            out += _leaf_items(v, path + (k,))
-        return out
-    if value is None or isinstance(value, (str, range, type)) or callable(value):
-        return []
-    if getattr(value, "dtype", None) == object:  # made from a None (np.zeros_like(None)
-        return []  # on a path that left a name unbound): its rank says nothing
-    return [(path, value)]
-
-
-def _instrument(items: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    for item in items:
-        if isinstance(item, Line):
-            call = _call_target(item.text)
-            if call is not None:
-                out.append(Line(f"__record_call__({call[0]!r}, ({call[1]},))"))
-            out.append(item)
-            for name in sorted(item.defines):
-                out.append(Line(f"__record__({name!r}, {name})"))
-        elif isinstance(item, Block):
-            out.append(Block(item.header, _instrument(item.body), _instrument(item.orelse)))
-        elif not isinstance(item, Comment):
-            out.append(item)
-    return out
-
-
-def _call_target(text: str) -> tuple[str, str] | None:
-    """``h = helper(a, b)`` -> ("h", "a, b") for calls to functions that are not
-    NumPy's or s2s's (user functions, whose batched versions need their own probe)."""
-    tree = ast.parse(text).body[0]
-    if not (isinstance(tree, ast.Assign) and isinstance(tree.value, ast.Call)
-            and isinstance(tree.value.func, ast.Name) and len(tree.targets) == 1
-            and isinstance(tree.targets[0], ast.Name)):
-        return None
-    return tree.targets[0].id, ", ".join(ast.unparse(a) for a in tree.value.args)
