@@ -111,7 +111,7 @@ FUNCTION_LINES = 100
 # may join the list.  Lines as measured when the layout landed.
 OVER_BUDGET = {
     "s2s/frontend/normalize.py": 3767,
-    "s2s/transforms/reverse.py": 1508,
+    "s2s/transforms/reverse.py": 1311,
     "s2s/transforms/vmap.py": 1438,
     "s2s/optimize/specialize.py": 1470,
     "s2s/api/transformed.py": 1068,
@@ -123,7 +123,7 @@ OVER_BUDGET = {
     "s2s/optimize/signature_facts.py": 860,
     "s2s/tools/selfcheck.py": 861,
     "s2s/frontend/normalize.py::Normalizer": 1950,
-    "s2s/transforms/reverse.py::_Reverse": 1171,
+    "s2s/transforms/reverse.py::_Reverse": 1035,
     "s2s/transforms/vmap.py::_Vmap": 1084,
     "s2s/transforms/forward.py::_Forward": 699,
     "s2s/optimize/signature_facts.py::_Levels": 438,

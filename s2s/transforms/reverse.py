@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..emit.code import Block, Comment, Line, render_function
-from ..errors import MissingRuleError, NonDifferentiableError, TransformError
+from ..errors import MissingRuleError, TransformError
 from ..frontend.normalize import (
     NameTable,
     normalize,
@@ -36,7 +36,6 @@ from ..ir.kinds import (
     unpackable,
 )
 from ..ir.nodes import (
-    KEYWORD_OPERANDS,
     Break,
     Const,
     For,
@@ -59,12 +58,10 @@ from ..ir.walk import (
     loop_breaks,
     loop_counter,
 )
-from ..primitives import PRIMITIVES
 from ..primitives.custom import checked_bwd, custom_vjp
-from ..primitives.registry import arg_slots
 from .analysis import callee_of, const_kind, facts
 from .checkpoint import policy_of, segmented_backward
-from .inline import Array, Inliner
+from .inline import Inliner
 from .module import (
     Module,
     OutputStructureError,
@@ -87,6 +84,7 @@ from .replay import (
     tape_tuple_text,
     uses_of,
 )
+from .vjp_rules import VjpRules
 
 # what api/ imports from here (Module and the output error live in module.py)
 __all__ = ["Module", "OutputStructureError", "Spec", "emit_reverse"]
@@ -131,6 +129,7 @@ class _Reverse:
         # nothing else refers to: index reads may accumulate into them in place
         self.fresh_buffers: set[str] = set()
         self.inliner = Inliner(self.names.fresh)
+        self.rules = VjpRules(self)  # a statement's backward by its primitive's VJP rule
         self.loop_depth = 0  # loops around the statement being differentiated
         self.leaving: list[dict[str, tuple[str, str]]] = []  # per loop: entry -> handed, exit
         self.loop_bodies: list[list[Stmt]] = []  # bodies of the loops being differentiated
@@ -1025,7 +1024,7 @@ class _Reverse:
             out = getattr(self, handler)(s, g, adj, active_args)
             if out is not None:
                 return out
-        return self.backward_rule(s, g, adj, active_args)
+        return self.rules.backward(s, g, adj, active_args)
 
     def _backward_identity(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:
         out: list[Any] = []
@@ -1064,143 +1063,6 @@ class _Reverse:
                 self._reached(current, lines)
                 return lines
         return None
-
-    def backward_rule(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:
-        """Inline the primitive's VJP rule; hand each active argument its cotangent."""
-        out: list[Any] = []
-        prim = PRIMITIVES[s.prim]
-        if prim.vjp is None:
-            raise NonDifferentiableError(
-                f"`{s.prim}` has no reverse-mode rule", s.loc,
-                "compute this value from its inputs without this function",
-            )
-        slots = arg_slots(s)
-        bindings = self._rule_bindings(s, self._cotangent_text(s, g, out), slots)
-        locals_hint = self._rule_hints(s, slots, adj, active_args)
-        result_hints = [locals_hint.get(p + "_bar") for p in prim.diff]
-        stmts, results = self.inliner.inline(prim.vjp, bindings, locals_hint, result_hints)
-        if len(results) != len(prim.diff):
-            raise TypeError(f"VJP rule of {s.prim} returned {len(results)} cotangents, "
-                            f"expected {len(prim.diff)}")
-        positions = [j for j, (n, _) in enumerate(slots) if n in prim.diff]
-        if len(positions) == len(prim.diff):
-            for k, j in enumerate(positions):
-                others = s.args[:j] + s.args[j + 1 :]
-                if others and all(self.facts.is_scalar(o) for o in others):
-                    # every other argument has shape (): nothing broadcast against it
-                    results[k] = _drop_unbroadcast(results[k])
-        wanted: list[tuple[str, ast.expr, Any]] = []  # (var, rule result, element)
-        for i, name in active_args:
-            pname, sub = slots[i]
-            if pname in prim.diff:
-                wanted.append((name, results[prim.diff.index(pname)], sub, pname))
-        stmts = _prune(stmts, _names_in([e for _, e, _, _ in wanted]))
-        out += [_item(st) for st in stmts]
-        defined = {t for st in stmts for n in ast.walk(st) for t in _targets(n)}
-        bound: dict[str, str] = {}  # sequence-valued results, bound to a name once
-        for name, e, sub, pname in wanted:
-            self._hand_out(s, name, ast.unparse(e), sub, pname, (defined, bound), adj, out)
-        return out
-
-    def _cotangent_text(self, s: Let, g: dict, out: list[Any]) -> str:
-        """The cotangent a rule reads as ``g`` (several results: their tuple, named)."""
-        out_kind = self.facts.kinds.get(s.target, LEAF)
-        if not isinstance(out_kind, Tree):
-            (g_text,) = g.values()
-            return g_text
-        g_text = literal(
-            out_kind, lambda p: g.get(p) or f"np.zeros_like({path_text(s.target, p)})"
-        )
-        if not is_simple(g_text):
-            name = self.names.fresh(f"{s.target}_bar")
-            out.append(Line(f"{name} = {g_text}"))
-            g_text = name
-        return g_text
-
-    def _rule_bindings(self, s: Let, g_text: str, slots: list) -> dict[str, Any]:
-        """What the rule's parameters are bound to (an active operand as an Array)."""
-        prim = PRIMITIVES[s.prim]
-        bindings: dict[str, Any] = {"g": ast.Name(g_text, ast.Load()), "ans": Var(s.target)}
-        for pname in prim.params:
-            p = prim.signature.parameters[pname]
-            if p.kind is p.VAR_POSITIONAL:
-                bindings[pname] = tuple(
-                    a for a, (n, _) in zip(s.args, slots) if n == pname
-                )
-            elif pname in s.params:
-                bindings[pname] = s.params[pname]
-            elif p.default is p.empty or pname in s.params.get(KEYWORD_OPERANDS, ()):
-                arg = s.args[[n for n, _ in slots].index(pname)]
-                active = isinstance(arg, Var) and arg.name in self.facts.active
-                bindings[pname] = Array(arg) if active else arg
-        return bindings
-
-    def _rule_hints(self, s: Let, slots: list, adj: dict, active_args) -> dict[str, Any]:
-        """Names for the rule's ``x_bar`` locals: the cotangents' own names."""
-        prim = PRIMITIVES[s.prim]
-        locals_hint: dict[str, Any] = {}
-        hinted: set[str] = set()  # np.outer(x, x): one canonical name, the other fresh
-        for i, name in active_args:
-            pname, sub = slots[i]
-            if pname in prim.diff and sub is None and isinstance(
-                self.facts.kinds.get(name, LEAF), type(LEAF)
-            ) and name not in hinted:
-                hinted.add(name)
-                canonical = self.canonical_name(name, ())
-                # first contribution: the rule's local is the cotangent itself;
-                # later ones get a numbered name beside it (x_bar_2)
-                locals_hint[pname + "_bar"] = (
-                    canonical if name not in adj
-                    else lambda c=canonical: self.names.fresh(c)
-                )
-        return locals_hint
-
-    def _hand_out(self, s: Let, name: str, text: str, sub: Any, pname: str,
-                  seen: tuple[set[str], dict[str, str]], adj: dict, out: list[Any]) -> None:
-        """Add a rule's result ``text`` to the cotangent of argument ``name``
-        (``seen``: the names the rule defined, sequence results bound so far)."""
-        defined, bound = seen
-        kind = self.facts.kinds.get(name, LEAF)
-        if isinstance(kind, Seq) and kind.item != LEAF:
-            # NumPy reads a list of tuples as one array; their cotangent would come
-            # back as arrays where the tuples' slots are expected (and be lost)
-            raise TransformError(
-                f"`{s.prim}` reads a list whose items are containers, not arrays",
-                s.loc, "append arrays to the list (e.g. `rows.append(t[0])`)",
-            )
-        if isinstance(kind, Seq):
-            # the cotangent of a list grown in a loop: a list of its elements'
-            seq = self.canonical_name(name, ()) if name not in adj else (
-                self.names.fresh(f"{name}_bar")
-            )
-            out.append(Line(f"{seq} = list({text})"))
-            if name in adj:
-                raise TransformError(
-                    "a list grown with append is used in more than one way",
-                    s.loc, "use the list once, e.g. only through np.stack(ys)",
-                )
-            adj[name] = {(): seq}
-            return
-        if sub is not None or isinstance(kind, Tree):
-            # a cotangent for a sequence: one element per argument, or per leaf
-            if text not in bound:
-                if is_simple(text):
-                    bound[text] = text
-                else:
-                    seq = self.names.fresh(f"{pname}_bar")
-                    out.append(Line(f"{seq} = {text}"))
-                    bound[text] = seq
-            base = bound[text] if sub is None else f"{bound[text]}[{sub}]"
-            for path in leaf_paths(kind):
-                self.accumulate(name, path, path_text(base, path), adj, out)
-            return
-        if text in defined and name not in adj and text == self.canonical_name(name, ()):
-            adj[name] = {(): text}
-            self.owned.add(text)
-            if s.prim in ("getitem", "setitem"):
-                self.fresh_buffers.add(text)  # the rule allocated it
-            return
-        self.accumulate(name, (), text, adj, out)
 
     def _accumulate_index(self, buffer: str, index: Index, g: str) -> Line:
         """``x_bar[i] += g`` into a buffer this pass owns (``np.add.at`` if fancy)."""
@@ -1445,64 +1307,5 @@ def _pop_pairs(stmts: list[Stmt]) -> dict[int, str]:
                     and before.prim == "getitem" and before.args[:1] == s.args[:1]):
                 pairs[id(s)] = before.target
     return pairs
-
-
-def _names_in(exprs: Any) -> set[str]:
-    found: set[str] = set()
-    stack = [exprs]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, list):
-            stack += e
-        elif isinstance(e, ast.AST):
-            found |= {n.id for n in ast.walk(e) if isinstance(n, ast.Name)}
-    return found
-
-
-def _targets(st: ast.stmt) -> set[str]:
-    if isinstance(st, ast.Assign):
-        return {t.id for t in st.targets if isinstance(t, ast.Name)}
-    return set()
-
-
-def _prune(stmts: list[ast.stmt], needed: set[str]) -> list[ast.stmt]:
-    """Drop rule statements whose results no wanted cotangent uses."""
-    kept: list[ast.stmt] = []
-    needed = set(needed)
-    for st in reversed(stmts):
-        if isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets):
-            if not (_targets(st) & needed):
-                continue
-            needed |= {n.id for n in ast.walk(st.value) if isinstance(n, ast.Name)}
-        else:
-            written = {n.id for n in ast.walk(st) if isinstance(n, ast.Name)}
-            if isinstance(st, ast.If) or (written & needed):
-                needed |= written
-            else:
-                continue
-        kept.append(st)
-    kept.reverse()
-    return kept
-
-
-def _item(st: ast.stmt) -> Any:
-    """An emitted item from an inlined rule statement (an ``if`` stays a block)."""
-    if isinstance(st, ast.If):
-        return Block(
-            f"if {ast.unparse(st.test)}:",
-            [_item(s) for s in st.body],
-            [_item(s) for s in st.orelse],
-        )
-    return Line(ast.unparse(st))
-
-
-def _drop_unbroadcast(expr: ast.expr) -> ast.expr:
-    if (
-        isinstance(expr, ast.Call)
-        and isinstance(expr.func, ast.Name)
-        and expr.func.id == "unbroadcast"
-    ):
-        return expr.args[0]
-    return expr
 
 
