@@ -110,3 +110,22 @@ def all_lets(stmts: list[Stmt]) -> list[Let]:
 def param_atoms(s: Let) -> list:
     """The atoms among a statement's parameters (an index, an axis; not a callee)."""
     return [a for k, v in s.params.items() if k != "callee" for a in atoms_in(v)]
+
+
+def effective_carried(s: For) -> list[tuple[str, str]]:
+    """A loop's carried pairs, with the values only a nested loop rebinds.
+
+    A nested loop leaves its result under its entry name, so a value that only the
+    nested loop updates looks unchanged at this level (``acc`` before and after);
+    each iteration still hands it to the next, as the pair ``(acc, acc)``.
+    """
+    carried = list(s.carried)
+    entries = {e for e, _ in carried}
+    defined = {t.target for t in walk(s.body) if isinstance(t, Let)}
+    for inner in walk(s.body):
+        if isinstance(inner, For):
+            for entry, _ in inner.carried:
+                if entry not in entries and entry not in defined:
+                    carried.append((entry, entry))
+                    entries.add(entry)
+    return carried

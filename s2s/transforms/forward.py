@@ -18,21 +18,15 @@ scalars come from the same analysis reverse mode uses.
 
 from __future__ import annotations
 
-import ast
-import inspect
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ..emit.code import Block, Line, render_function
-from ..errors import CustomRuleError, MissingRuleError, NonDifferentiableError
+from ..errors import CustomRuleError, MissingRuleError
 from ..frontend.normalize import unroll_container_loops
 from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import (
-    KEYWORD_OPERANDS,
     Break,
-    Const,
     For,
     Function,
     If,
@@ -42,19 +36,15 @@ from ..ir.nodes import (
     walk,
 )
 from ..ir.spelling import atom_text
-from ..primitives import PRIMITIVES
+from ..ir.walk import effective_carried
 from ..primitives.custom import checked_jvp, custom_vjp
-from ..primitives.registry import arg_slots
 from .analysis import callee_of, facts
 from .base import StmtTransform
-from .inline import Array, Inliner
+from .inline import Inliner
+from .jvp_rules import JvpRules
 from .module import Module, aux_error, bind_object, default_text, signature_text, stem, tuple_text
-from .paths import decided, in_order, simplified, tidy_replays, within
-from .replay import Replay, dead_code, is_simple, parallel_copies, paren, spell_buffers
-
-# families whose operands broadcast against each other: a tangent contribution from
-# one operand may lack the shape another (inactive) operand gives the output
-_BROADCASTING = {"binary", "elementwise", "special", "comparison"}
+from .paths import decided, simplified, tidy_replays, within
+from .replay import Replay, dead_code, is_simple, parallel_copies, spell_buffers
 
 
 @dataclass
@@ -92,6 +82,7 @@ class _Forward(StmtTransform):
         self.replay = Replay(self.facts)
         self.names = module.names_for(fn)
         self.inliner = Inliner(self.names.fresh)
+        self.rules = JvpRules(self)  # a statement's tangent by its primitive's JVP rule
         self.tan: dict[str, Slots] = {}
         self.owned: set[str] = set()  # tangent buffers this function allocated
         self.buffer_names: dict[str, str] = {}  # array written in place -> its tangent
@@ -275,7 +266,7 @@ class _Forward(StmtTransform):
         if s.target not in self.facts.active or not self.facts.is_active(s):
             return
         if not self.structural(self.CONTAINER_OPS, s, out):
-            self.rule(s, out)
+            self.rules.inline(s, out)
 
     def pop(self, s: Let, out: list[Any]) -> None:
         """The tangent list loses its last item too."""
@@ -318,141 +309,6 @@ class _Forward(StmtTransform):
             if path[:1] == (key,):
                 self._routed(base.name, path, s.target, path[1:])
         return True
-
-    def rule(self, s: Let, out: list[Any]) -> None:
-        """Inline the primitive's JVP rule for each argument carrying a tangent."""
-        prim = PRIMITIVES[s.prim]
-        slots = arg_slots(s)
-        bindings: dict[str, Any] = {"ans": Var(s.target)}
-        for pname in prim.params:
-            p = prim.signature.parameters[pname]
-            if p.kind is p.VAR_POSITIONAL:
-                bindings[pname] = tuple(a for a, (n, _) in zip(s.args, slots) if n == pname)
-            elif pname in s.params:
-                bindings[pname] = s.params[pname]
-            elif p.default is p.empty or pname in s.params.get(KEYWORD_OPERANDS, ()):
-                arg = s.args[[n for n, _ in slots].index(pname)]
-                bindings[pname] = Array(arg) if self.is_active(arg) else arg
-        contributions: list[list[ast.expr]] = []
-        conds: list[frozenset | None] = []  # where each contribution's operand has one
-        deferred: list[list[Any]] = []  # a conditional contribution's rule statements
-        single = not isinstance(self.kind(s.target), Tree)
-        for pname in prim.diff:
-            positions = [j for j, (n, _) in enumerate(slots) if n == pname]
-            if not any(self.is_active(s.args[j]) for j in positions):
-                continue
-            rule = prim.jvps.get(pname)
-            if rule is None:
-                raise NonDifferentiableError(
-                    f"`{s.prim}` has no forward-mode rule", s.loc,
-                    "compute this value from its inputs without this function",
-                )
-            p = prim.signature.parameters[pname]
-            cond = None
-            if p.kind is p.VAR_POSITIONAL or not single or not isinstance(
-                    self.kind(s.args[positions[0]].name), type(LEAF)):
-                for j in positions:  # (several operands, or several results: zeros)
-                    self.settle(s.args[j], out)
-            else:
-                cond = self.cond(s.args[positions[0]].name)
-            if p.kind is p.VAR_POSITIONAL:  # all the operands' tangents, as a tuple
-                parts = [self.whole(s.args[j]) for j in positions]
-                tangent = ast.parse("(" + ", ".join(parts) + ",)", mode="eval").body
-            else:
-                tangent = ast.parse(self.whole(s.args[positions[0]]), mode="eval").body
-            stmts, results = self.inliner.inline(
-                rule, {**bindings, pname + "_dot": tangent}, {}, None
-            )
-            stmts = [tidy(st) for st in stmts]
-            results = [tidy(r) for r in results]
-            if cond is None:
-                out += [_rule_item(st) for st in stmts]
-                deferred.append([])
-            else:  # this operand's tangent is bound on those paths only: its part too
-                deferred.append([_rule_item(st) for st in stmts])
-            contributions.append(results)
-            conds.append(cond)
-        if not contributions:
-            return
-        if any(c is not None for c in conds):
-            self._conditional_sum(s, prim, contributions, conds, deferred, out)
-            return
-        kind = self.kind(s.target)
-        if isinstance(kind, Tree):  # several results: a rule may return them as one
-            n = len(kind.keys)
-            for k, c in enumerate(contributions):
-                if len(c) == 1 and (n != 1 or prim.results is not None):
-                    whole = self.names.fresh(f"{s.target}_dot")
-                    out.append(Line(f"{whole} = {ast.unparse(c[0])}"))
-                    contributions[k] = [
-                        ast.parse(f"{whole}[{i}]", mode="eval").body for i in range(n)
-                    ]
-        n = len(contributions[0])
-        paths = [()] if n == 1 and not isinstance(kind, Tree) else [(i,) for i in range(n)]
-        for k, path in enumerate(paths):
-            text = " + ".join(paren(ast.unparse(c[k])) for c in contributions)
-            text = ast.unparse(tidy(ast.parse(text, mode="eval")))
-            if prim.family in _BROADCASTING and self._may_lack_shape(s, text):
-                text = f"np.broadcast_to({text}, np.shape({s.target}))"
-            self.bind(s.target, path, text, out)
-
-    def _conditional_sum(self, s: Let, prim: Any, contributions: list, conds: list,
-                         deferred: list, out: list[Any]) -> None:
-        """The tangent of ``s`` where some operands' tangents are bound on some paths
-        only: on each path, the sum of the parts there (none: unbound there too), each
-        part's rule statements with it."""
-        tests = in_order({t for c in conds if c for conj in c for t, _ in conj}
-                          - {t for t, _ in self.context}, self.facts.test_order)
-        name = self.join_names.get(s.target) or self.dot_name(s.target)
-
-        def leaf(taken: frozenset) -> list[Any]:
-            kept = [k for k, cond in enumerate(conds)
-                    if cond is None or any(conj <= taken for conj in cond)]
-            here = [contributions[k][0] for k in kept]
-            if not here:
-                return []
-            steps = [item for k in kept for item in deferred[k]]
-            text = ast.unparse(tidy(ast.parse(
-                " + ".join(paren(ast.unparse(e)) for e in here), mode="eval")))
-            if prim.family in _BROADCASTING and self._may_lack_shape(s, text):
-                text = f"np.broadcast_to({text}, np.shape({s.target}))"
-            return steps + [Line(f"{name} = {text}")]
-
-        def tree(k: int, taken: frozenset) -> list[Any]:
-            if k == len(tests):
-                return leaf(taken)
-            on = tree(k + 1, taken | {(tests[k], True)})
-            off = tree(k + 1, taken | {(tests[k], False)})
-            if on == off and on:
-                return on
-            for code in (on, off):
-                if not code:  # unbound on this path: the zeros can go here
-                    self.holes.setdefault(name, []).append((code, self.zeros(s.target)))
-            return [Block(f"if {tests[k]}:", on, off)]
-
-        out += tree(0, self.context)
-        self.owned.add(name)
-        self.tan.setdefault(s.target, {})[()] = name
-        if any(c is None for c in conds):
-            self.when.pop((s.target, ()), None)
-        else:
-            union = simplified(frozenset().union(*conds))
-            if within(union, self.context) is None:
-                self.when.pop((s.target, ()), None)
-            else:
-                self.when[(s.target, ())] = self._here(union)
-
-    def _may_lack_shape(self, s: Let, text: str) -> bool:
-        """Could the tangent miss axes an operand without a tangent broadcast in?"""
-        names = {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
-        if s.target in names:
-            return False
-        for a in s.args:
-            if self.is_active(a) or self.facts.is_scalar(a):
-                continue
-            if isinstance(a, Const) or a.name not in names:
-                return True
-        return False
 
     def setitem(self, s: Let, out: list[Any]) -> None:
         """``y[i] = v``: the tangent buffer gets ``v``'s tangent (or 0) at ``i``."""
@@ -781,86 +637,6 @@ class _Forward(StmtTransform):
             (dot, self.slot(held.get(entry, entry), path))
             for entry, dots in names.items() for path, dot in dots.items()])
         out.append(Line("break", keep=True))
-
-
-class _Tidy(ast.NodeTransformer):
-    """Small rewrites that make inlined rules read as written by hand:
-    ``a + -b`` is ``a - b``; ``np.sum(x, axis=None, keepdims=False)`` is ``np.sum(x)``."""
-
-    def visit_BinOp(self, node: ast.BinOp) -> Any:
-        self.generic_visit(node)
-        if isinstance(node.op, ast.Add) and isinstance(node.right, ast.UnaryOp) and \
-                isinstance(node.right.op, ast.USub):
-            return ast.BinOp(node.left, ast.Sub(), node.right.operand)
-        return node
-
-    def visit_Call(self, node: ast.Call) -> Any:
-        self.generic_visit(node)
-        fn = _numpy_function(node.func)
-        if fn is None or not node.keywords:
-            return node
-        try:
-            params = inspect.signature(fn).parameters
-        except (TypeError, ValueError):
-            return node
-        kept = []
-        for kw in node.keywords:
-            p = params.get(kw.arg) if kw.arg else None
-            if p is not None and kw.arg == "keepdims" and p.default is np._NoValue and \
-                    isinstance(kw.value, ast.Constant) and kw.value.value is False:
-                continue  # NumPy's "not given" means False
-            if (p is not None and isinstance(kw.value, ast.Constant)
-                    and p.default is not inspect.Parameter.empty
-                    and type(p.default) is type(kw.value.value)
-                    and p.default == kw.value.value):
-                continue  # the default, spelled out
-            kept.append(kw)
-        node.keywords = kept
-        return node
-
-
-def _numpy_function(func: ast.expr) -> Any:
-    path = []
-    while isinstance(func, ast.Attribute):
-        path.append(func.attr)
-        func = func.value
-    if not (isinstance(func, ast.Name) and func.id == "np"):
-        return None
-    obj: Any = np
-    for part in reversed(path):
-        obj = getattr(obj, part, None)
-    return obj
-
-
-def tidy(node: Any) -> Any:
-    return ast.fix_missing_locations(_Tidy().visit(node))
-
-
-def effective_carried(s: For) -> list[tuple[str, str]]:
-    """A loop's carried pairs, with the values only a nested loop rebinds.
-
-    A nested loop leaves its result under its entry name, so a value that only the
-    nested loop updates looks unchanged at this level (``acc`` before and after);
-    each iteration still hands it to the next, as the pair ``(acc, acc)``.
-    """
-    carried = list(s.carried)
-    entries = {e for e, _ in carried}
-    defined = {t.target for t in walk(s.body) if isinstance(t, Let)}
-    for inner in walk(s.body):
-        if isinstance(inner, For):
-            for entry, _ in inner.carried:
-                if entry not in entries and entry not in defined:
-                    carried.append((entry, entry))
-                    entries.add(entry)
-    return carried
-
-
-def _rule_item(st: ast.stmt) -> Any:
-    if isinstance(st, ast.If):
-        return Block(f"if {ast.unparse(st.test)}:", [_rule_item(x) for x in st.body],
-                     [_rule_item(x) for x in st.orelse])
-    return Line(ast.unparse(st), keep=not isinstance(st, ast.Assign) or any(
-        not isinstance(t, ast.Name) for t in st.targets))
 
 
 def callee_jvp(callee: Function, positions: tuple[int, ...], kinds: tuple, module: Module) -> str:

@@ -56,7 +56,7 @@ from ..ir.nodes import (
     walk,
 )
 from ..ir.spelling import atom_text, index_text
-from ..ir.walk import loop_breaks, param_atoms
+from ..ir.walk import effective_carried, loop_breaks, param_atoms
 from ..primitives.batching import (
     Batch,
     NoBatchRule,
@@ -67,7 +67,6 @@ from ..primitives.batching import (
 )
 from .analysis import callee_of, facts
 from .base import StmtTransform
-from .forward import effective_carried
 from .module import Module, signature_text, stem
 from .ranks import RankInference, prim_family, probe
 from .replay import Replay, dead_code, spell_buffers
