@@ -25,7 +25,7 @@ from corpus import CASES
 from s2s.ir.nodes import For, If, Let, walk
 from s2s.ir.kinds import LEAF, SEQ, Seq, Tree
 from s2s.frontend.normalize import normalize
-from s2s.transforms.reverse import Module, Spec, _Reverse
+from s2s.transforms.analysis import facts
 from support import HAVE_JAX, assert_trees_close, fd_grad, jax, jax_twin
 
 J = jax_twin(C) if HAVE_JAX else None
@@ -214,9 +214,7 @@ def test_reversed_elsewhere_is_refused(source, word, tmp_path) -> None:
 
 
 def kinds_of(fn, *arg_kinds):
-    r = _Reverse(normalize(fn), Spec("vjp", (0,), False, False, arg_kinds), Module())
-    r.analyse()
-    return r.kinds
+    return facts(normalize(fn), arg_kinds, (0,)).kinds
 
 
 def test_a_tape_of_pairs_has_a_known_element_structure() -> None:

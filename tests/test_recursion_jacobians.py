@@ -8,7 +8,6 @@ run again with ``np`` bound to ``jax.numpy``), float64."""
 
 from __future__ import annotations
 
-import sys
 import types
 
 import numpy as np
@@ -18,6 +17,7 @@ import s2s
 import corpus_fns
 from corpus import CASES
 from s2s.api import float0
+from s2s.transforms.analysis import KindSolver
 from support import HAVE_JAX, jax, jax_twin, jnp, leaves
 
 pytestmark = pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle here")
@@ -273,8 +273,8 @@ def test_jacfwd_of_a_container_result(name: str, n: int) -> None:
 
 
 def test_too_many_paths_to_tell_apart(monkeypatch) -> None:
-    """Past _MAX_PATHS the structure is a fixed point from an array: the same here."""
-    monkeypatch.setattr(sys.modules["s2s.transforms.reverse"], "_MAX_PATHS", 1)
+    """Past max_paths the structure is a fixed point from an array: the same here."""
+    monkeypatch.setattr(KindSolver, "max_paths", 1)
     twins = _twins()
     for name in ("pair_tower", "ping"):
         f, twin = fresh(globals()[name]), getattr(twins, name)

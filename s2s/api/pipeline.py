@@ -23,7 +23,7 @@ from .. import runtime
 from ..emit.code import compile_module, format_module
 from ..frontend.normalize import normalize
 from ..ir.nodes import Function
-from ..transforms.reverse import Module
+from ..transforms.module import Module
 
 __all__ = ["lower", "transform", "format_emitted", "compile_emitted", "header"]
 

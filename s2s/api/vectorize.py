@@ -20,7 +20,8 @@ from ..errors import TransformError
 from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of, leaf_paths, literal, path_text
 from ..ir.nodes import Function
-from ..transforms.reverse import Module, return_kind
+from ..transforms.analysis import return_kind
+from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import transformed as api
 from .transformed import (

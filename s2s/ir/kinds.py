@@ -98,3 +98,18 @@ def literal(kind: Kind, leaf: Any, prefix: tuple = ()) -> str:
     if kind.type is list:
         return "[" + ", ".join(parts) + "]"
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def unpackable(kind: Kind) -> bool:
+    """Can an assignment unpack a value of this kind (tuples and lists, no dicts)?"""
+    if isinstance(kind, Tree):
+        return kind.type is not dict and all(unpackable(c) for c in kind.children)
+    return True
+
+
+def unpack_text(kind: Kind, names: dict[tuple, str], prefix: tuple = ()) -> str:
+    """An assignment target unpacking a tuple (or list) of this kind into ``names``."""
+    if not isinstance(kind, Tree):
+        return names[prefix]
+    inner = [unpack_text(c, names, prefix + (k,)) for k, c in zip(kind.keys, kind.children)]
+    return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"

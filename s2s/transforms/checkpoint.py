@@ -39,6 +39,8 @@ from ..emit.code import Block, Comment, Line
 from ..errors import TransformError
 from ..ir.nodes import Const, For, Let, Var, walk
 from ..ir.spelling import atom_text
+from ..ir.walk import loop_breaks
+from .replay import dead_code, spell, uses_of
 
 __all__ = ["checkpoint"]
 
@@ -106,34 +108,20 @@ class Segments:
     plain: str  # the loop's own range, `range(n)`
 
 
-class _WithoutTapes:
-    """The reverse pass as the forward emission sees it, but with no tapes: the
-    checkpointed loop's forward run saves nothing per iteration."""
-
-    def __init__(self, r: Any) -> None:
-        self._r = r
-        self.tapes: dict[int, Any] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._r, name)
-
-
 def segmented_backward(r: Any, s: For, pre: list[Any], loop: Block) -> list[Any]:
     """The backward of loop ``s`` in segments: pop a segment's saved values, run its
-    iterations again onto the tape (``_forward_block`` pushes as usual), then run
+    iterations again onto the tape (``Replay.block`` pushes as usual), then run
     ``loop``'s body (the ordinary backward, which pops that tape) over them."""
-    from .reverse import _dead_code, _forward_block, _uses_of
-
     _check_loop(r, s)
     a, b, step = _bounds(r, s)
     every = policy_of(r.fn)
     start = r.names.fresh("start")
     stop = r.names.fresh("stop")
-    recompute_body = _forward_block(s.body, r) + [
+    recompute_body = r.replay.block(s.body) + [
         Line(f"{entry} = {exit_}") for entry, exit_ in s.carried
     ]
     step_text = "" if step == 1 else f", {step}"
-    recompute = _dead_code(
+    recompute = dead_code(
         [
             Block(
                 f"for {s.target} in range({start}, {stop}{step_text}):",
@@ -156,7 +144,7 @@ def segmented_backward(r: Any, s: For, pre: list[Any], loop: Block) -> list[Any]
     else:
         segment, segment_line = str(every), None
     span = segment if step == 1 else f"{segment} * {step}"
-    used = _uses_of(recompute)
+    used = uses_of(recompute)
     entries = [e for e, _ in s.carried if e in used]
     checkpoints = r.names.fresh("checkpoints") if entries else None
     seg = Segments(
@@ -169,11 +157,11 @@ def segmented_backward(r: Any, s: For, pre: list[Any], loop: Block) -> list[Any]
         inner=f"range({start}, {stop}{step_text})",
         plain=plain,
     )
-    r.checkpointed[id(s)] = seg
+    r.replay.checkpointed[id(s)] = seg
     if checkpoints is not None:
         # (a list like a tape: made empty at the top, and the names it restores are
         # kept aside where a returned value lives in one of them)
-        r.tapes[id(s)] = (checkpoints, entries)
+        r.replay.tapes[id(s)] = (checkpoints, entries)
     body: list[Any] = [
         Comment(
             "run this segment again from its checkpoint, onto the tape"
@@ -189,30 +177,8 @@ def segmented_backward(r: Any, s: For, pre: list[Any], loop: Block) -> list[Any]
     return pre + [Block(f"for {start} in reversed({seg.starts}):", body, [])]
 
 
-def segmented_forward(r: Any, s: For) -> list[Any]:
-    """The forward of a checkpointed loop: no tape; the carried values saved at the
-    start of each segment."""
-    from .reverse import _forward_block
-
-    seg: Segments = r.checkpointed[id(s)]
-    body = _forward_block(s.body, _WithoutTapes(r)) + [
-        Line(f"{entry} = {exit_}") for entry, exit_ in s.carried
-    ]
-    out: list[Any] = [seg.segment_line] if seg.segment_line is not None else []
-    if seg.checkpoints is None:  # nothing to save: the segments only recompute
-        return out + [Block(f"for {s.target} in {seg.plain}:", body, [])]
-    outer = [
-        Line(f"{seg.checkpoints}.append({_pack(seg.entries)})", keep=True),
-        seg.stop_line,
-        Block(f"for {s.target} in {seg.inner}:", body, []),
-    ]
-    return out + [Block(f"for {seg.start} in {seg.starts}:", outer, [])]
-
-
 def _check_loop(r: Any, s: For) -> None:
     """Refuse the loops this pass does not checkpoint, where they are."""
-    from .reverse import _breaks
-
     hint = (
         "move the loop into a function of its own that is not wrapped in "
         "s2s.checkpoint (s2s differentiates calls to it), or drop s2s.checkpoint"
@@ -221,7 +187,7 @@ def _check_loop(r: Any, s: For) -> None:
         raise TransformError(
             "s2s.checkpoint does not checkpoint `while` loops yet", s.loc, hint
         )
-    if s.counter is not None or _breaks(s.body):
+    if s.counter is not None or loop_breaks(s.body):
         raise TransformError(
             "s2s.checkpoint does not checkpoint a loop that can `break` or `return` "
             "yet",
@@ -252,9 +218,7 @@ def _list_root(r: Any, t: Let) -> str:
 def _bounds(r: Any, s: For) -> tuple[str, str, int]:
     """``(start, stop, step)`` of the loop's range, spelled; refused unless it walks
     forward by a positive constant step."""
-    from .reverse import spell
-
-    prod = r.producer[s.iter.name]
+    prod = r.facts.producer[s.iter.name]
     if prod.prim == "reversed":
         raise TransformError(
             "s2s.checkpoint does not checkpoint a loop over reversed(...) yet",
@@ -263,7 +227,7 @@ def _bounds(r: Any, s: For) -> tuple[str, str, int]:
         )
     parts = []
     for a in prod.args:
-        inner = r.producer.get(a.name) if isinstance(a, Var) else None
+        inner = r.facts.producer.get(a.name) if isinstance(a, Var) else None
         parts.append(
             spell(inner) if inner is not None and inner.prim == "len" else atom_text(a)
         )
@@ -280,10 +244,6 @@ def _bounds(r: Any, s: For) -> tuple[str, str, int]:
             "loop over range(m) and compute the index from i",
         )
     return parts[0], parts[1], step.value
-
-
-def _pack(names: list[str]) -> str:
-    return f"({names[0]},)" if len(names) == 1 else "(" + ", ".join(names) + ")"
 
 
 def _unpack(names: list[str]) -> str:

@@ -18,59 +18,33 @@ scalars come from the same analysis reverse mode uses.
 
 from __future__ import annotations
 
-import ast
-import inspect
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ..emit.code import Block, Line, render_function
-from ..errors import CustomRuleError, MissingRuleError, NonDifferentiableError
+from ..errors import CustomRuleError, MissingRuleError
 from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import (
-    KEYWORD_OPERANDS,
     Break,
-    Const,
     For,
     Function,
     If,
     Let,
     Return,
-    Stmt,
     Var,
     walk,
 )
 from ..ir.spelling import atom_text
 from ..ir.unroll import unroll_container_loops
-from ..primitives import PRIMITIVES
+from ..ir.walk import effective_carried
 from ..primitives.custom import checked_jvp, custom_vjp
-from ..primitives.registry import arg_slots
-from .inline import Array
-from .reverse import (
-    Module,
-    Spec,
-    _callee,
-    _dead_code,
-    _decided,
-    _forward,
-    _in_order,
-    _is_simple,
-    _parallel_copies,
-    _paren,
-    _Reverse,
-    _simplified,
-    _spell_buffers,
-    _tidy_replays,
-    _within,
-    bind_object,
-    stem,
-    tuple_text,
-)
-
-# families whose operands broadcast against each other: a tangent contribution from
-# one operand may lack the shape another (inactive) operand gives the output
-_BROADCASTING = {"binary", "elementwise", "special", "comparison"}
+from .analysis import callee_of, facts
+from .base import StmtTransform
+from .inline import Inliner
+from .jvp_rules import JvpRules
+from .module import Module, aux_error, bind_object, default_text, signature_text, stem, tuple_text
+from .paths import decided, simplified, tidy_replays, within
+from .replay import Replay, dead_code, is_simple, parallel_copies, spell_buffers
 
 
 @dataclass
@@ -98,15 +72,17 @@ def emit_forward(fn: Function, spec: ForwardSpec, module: Module, name: str) -> 
 Slots = dict[tuple, str]  # leaf path -> the text of that leaf's tangent
 
 
-class _Forward:
+class _Forward(StmtTransform):
     def __init__(self, fn: Function, spec: ForwardSpec, module: Module) -> None:
         self.fn = fn
         self.spec = spec
         self.module = module
-        # the analysis reverse mode does (activity, kinds, scalar facts) serves here
-        self.a = _Reverse(fn, Spec("vjp", spec.active, True, False, spec.arg_kinds), module)
-        self.names = self.a.names
-        self.inliner = self.a.inliner
+        # the analysis reverse mode reads (activity, kinds, scalar facts) serves here
+        self.facts = facts(fn, spec.arg_kinds, spec.active)
+        self.replay = Replay(self.facts)
+        self.names = module.names_for(fn)
+        self.inliner = Inliner(self.names.fresh)
+        self.rules = JvpRules(self)  # a statement's tangent by its primitive's JVP rule
         self.tan: dict[str, Slots] = {}
         self.owned: set[str] = set()  # tangent buffers this function allocated
         self.buffer_names: dict[str, str] = {}  # array written in place -> its tangent
@@ -144,17 +120,17 @@ class _Forward:
     # ---- tangents of values -----------------------------------------------------
 
     def kind(self, var: str) -> Kind:
-        return self.a.kinds.get(var, LEAF)
+        return self.facts.kinds.get(var, LEAF)
 
     def is_active(self, atom: Any) -> bool:
-        return isinstance(atom, Var) and atom.name in self.a.active
+        return isinstance(atom, Var) and atom.name in self.facts.active
 
     def zeros(self, var: str, path: tuple = ()) -> str:
         kind = self.kind(var)
         for k in path:
             kind = kind.child(k) if isinstance(kind, Tree) else LEAF
         if isinstance(kind, Seq):
-            prod = self.a.producer.get(var)
+            prod = self.facts.producer.get(var)
             if prod is not None and prod.prim == "make_list" and not prod.args:
                 return "[]"
             return f"zeros_list({path_text(var, path)})"
@@ -178,7 +154,7 @@ class _Forward:
         c = self.when.get((var, path))
         if c is None or self.tan.get(var, {}).get(path) in self.filled:
             return None
-        return _within(c, self.context)
+        return within(c, self.context)
 
     def settle(self, atom: Any, out: list[Any]) -> None:
         """Bind ``atom``'s tangent on every path of the code being emitted (zeros where
@@ -200,9 +176,9 @@ class _Forward:
                 continue
             name = text if text.isidentifier() else self.dot_name(var, path)
             zeros = self.zeros(var, path)
-            out += _decided(cond, self.context, lambda holds: (
+            out += decided(cond, self.context, lambda holds: (
                 [Line(f"{name} = {text}")] if holds and text != name
-                else [] if holds else [Line(f"{name} = {zeros}")]), self.a.test_order)
+                else [] if holds else [Line(f"{name} = {zeros}")]), self.facts.test_order)
             self.tan[var][path] = name
 
     def _routed(self, source: str, spath: tuple, target: str, tpath: tuple) -> None:
@@ -216,12 +192,12 @@ class _Forward:
 
     def _here(self, cond: frozenset) -> frozenset:
         """``cond`` on the paths the code being emitted runs on only."""
-        return _simplified(frozenset(conj | self.context for conj in cond))
+        return simplified(frozenset(conj | self.context for conj in cond))
 
     def bind(self, var: str, path: tuple, text: str, out: list[Any]) -> None:
         """Make ``text`` the tangent of ``var``'s leaf ``path`` (named unless simple)."""
         join = self.join_names.get(var) if path == () else None
-        if _is_simple(text) and join is None:
+        if is_simple(text) and join is None:
             self.tan.setdefault(var, {})[path] = text
             return
         name = join or self.dot_name(var, path)
@@ -232,7 +208,6 @@ class _Forward:
     # ---- building -----------------------------------------------------------------
 
     def build(self, name: str) -> str:
-        self.a.analyse()
         nargs = len(self.fn.params) if self.spec.nargs is None else self.spec.nargs
         params, rest = list(self.fn.params[:nargs]), list(self.fn.params[nargs:])
         for i in self.spec.active:
@@ -251,11 +226,9 @@ class _Forward:
             kind = self.kind(result.name) if isinstance(result, Var) else LEAF
             if not (isinstance(kind, Tree) and len(kind.keys) == 2
                     and kind.type in (tuple, list)):
-                from .reverse import _aux_error
-
-                raise _aux_error(kind)
+                raise aux_error(kind)
             value, aux = path_text(result.name, (0,)), path_text(result.name, (1,))
-            prod = self.a.producer.get(result.name)
+            prod = self.facts.producer.get(result.name)
             if prod is not None and prod.prim in ("make_tuple", "make_list"):
                 value, aux = atom_text(prod.args[0]), atom_text(prod.args[1])
             sub = kind.children[0]
@@ -266,217 +239,80 @@ class _Forward:
         else:
             value = atom_text(result)
             ret_line = Line(f"return {value}, {self.whole(result)}")
-        items = _tidy_replays(_dead_code(body, set(ret_line.uses)))
-        items = _spell_buffers(items + [ret_line], self.fn.aliases)
-        from .reverse import _signature, default_text
-
-        signature = _signature(self.fn, params, True, self.module)
+        items = tidy_replays(dead_code(body, set(ret_line.uses)))
+        items = spell_buffers(items + [ret_line], self.fn.aliases)
+        signature = signature_text(self.fn, params, True, self.module)
         if rest:  # parameters left at their defaults follow the tangents
             signature += ", " + ", ".join(
                 f"{p}={default_text(self.fn, p, self.module)}" for p in rest)
         return render_function(name, signature, items)
 
-    def block(self, stmts: list[Stmt], out: list[Any]) -> None:
-        for s in stmts:
-            if isinstance(s, Let):
-                self.let(s, out)
-            elif isinstance(s, If):
-                self.if_(s, out)
-            elif isinstance(s, For):
-                self.for_(s, out)
-            elif isinstance(s, Break):
-                self.break_(s, out)
-
     # ---- statements -----------------------------------------------------------------
 
+    # structural primitives: the list operations (after the primal statement, whether
+    # or not it is active), then the containers (for an active statement)
+    LIST_OPS = {"setitem": "setitem", "append": "append", "pop": "pop", "getitem": "seq_item"}
+    CONTAINER_OPS = {"identity": "identity", "make_tuple": "container",
+                     "make_list": "container", "make_dict": "container",
+                     "getitem": "tree_item"}
+
     def let(self, s: Let, out: list[Any]) -> None:
-        if s.prim == "call" and self.a._is_active(s):
+        if s.prim == "call" and self.facts.is_active(s):
             self.call(s, out)
             return
-        out += _forward([s], self.a)  # the primal statement, as the user wrote it
-        if s.prim == "setitem":
-            self.setitem(s, out)
+        out += self.replay.statements([s])  # the primal statement, as the user wrote it
+        if self.structural(self.LIST_OPS, s, out):
             return
-        if s.prim == "append":
-            self.append(s, out)
+        if s.target not in self.facts.active or not self.facts.is_active(s):
             return
-        if s.prim == "pop":  # the tangent list loses its last item too
-            current = self.tan.get(s.args[0].name, {}).get(())
-            if current is not None:
-                out.append(Line(f"{current}.pop()", keep=True))
-                self.tan[s.target] = {(): current}
-            return
-        if s.prim == "getitem" and isinstance(self.kind(s.args[0].name), Seq):
-            current = self.tan.get(s.args[0].name, {}).get(())
-            if current is not None:  # an item of a list grown in a loop: its tangents
-                index = atom_text(s.params["index"])
-                name = self.dot_name(s.target)
-                out.append(Line(f"{name} = {current}[{index}]"))
-                for path in leaf_paths(self.kind(s.target)):
-                    self.tan.setdefault(s.target, {})[path] = path_text(name, path)
-            return
-        if s.target not in self.a.active or not self.a._is_active(s):
-            return
-        target = s.target
-        if s.prim == "identity":
-            for path in list(self.tan.get(s.args[0].name, {})):
-                self._routed(s.args[0].name, path, target, path)
-            return
-        if s.prim in ("make_tuple", "make_list", "make_dict"):
-            kind = self.a.stmt_kind(s)  # (a join the other path grows: known here)
-            assert isinstance(kind, Tree)
-            for key, a in zip(kind.keys, s.args):
-                if self.is_active(a):
-                    for path in list(self.tan.get(a.name, {})):
-                        self._routed(a.name, path, target, (key,) + path)
-            return
-        base = s.args[0]
-        if s.prim == "getitem" and isinstance(self.kind(base.name), Tree):
-            key = self.a._container_key(s, self.kind(base.name))
-            for path in list(self.tan.get(base.name, {})):
-                if path[:1] == (key,):
-                    self._routed(base.name, path, target, path[1:])
-            return
-        self.rule(s, out)
+        if not self.structural(self.CONTAINER_OPS, s, out):
+            self.rules.inline(s, out)
 
-    def rule(self, s: Let, out: list[Any]) -> None:
-        """Inline the primitive's JVP rule for each argument carrying a tangent."""
-        prim = PRIMITIVES[s.prim]
-        slots = arg_slots(s)
-        bindings: dict[str, Any] = {"ans": Var(s.target)}
-        for pname in prim.params:
-            p = prim.signature.parameters[pname]
-            if p.kind is p.VAR_POSITIONAL:
-                bindings[pname] = tuple(a for a, (n, _) in zip(s.args, slots) if n == pname)
-            elif pname in s.params:
-                bindings[pname] = s.params[pname]
-            elif p.default is p.empty or pname in s.params.get(KEYWORD_OPERANDS, ()):
-                arg = s.args[[n for n, _ in slots].index(pname)]
-                bindings[pname] = Array(arg) if self.is_active(arg) else arg
-        contributions: list[list[ast.expr]] = []
-        conds: list[frozenset | None] = []  # where each contribution's operand has one
-        deferred: list[list[Any]] = []  # a conditional contribution's rule statements
-        single = not isinstance(self.kind(s.target), Tree)
-        for pname in prim.diff:
-            positions = [j for j, (n, _) in enumerate(slots) if n == pname]
-            if not any(self.is_active(s.args[j]) for j in positions):
-                continue
-            rule = prim.jvps.get(pname)
-            if rule is None:
-                raise NonDifferentiableError(
-                    f"`{s.prim}` has no forward-mode rule", s.loc,
-                    "compute this value from its inputs without this function",
-                )
-            p = prim.signature.parameters[pname]
-            cond = None
-            if p.kind is p.VAR_POSITIONAL or not single or not isinstance(
-                    self.kind(s.args[positions[0]].name), type(LEAF)):
-                for j in positions:  # (several operands, or several results: zeros)
-                    self.settle(s.args[j], out)
-            else:
-                cond = self.cond(s.args[positions[0]].name)
-            if p.kind is p.VAR_POSITIONAL:  # all the operands' tangents, as a tuple
-                parts = [self.whole(s.args[j]) for j in positions]
-                tangent = ast.parse("(" + ", ".join(parts) + ",)", mode="eval").body
-            else:
-                tangent = ast.parse(self.whole(s.args[positions[0]]), mode="eval").body
-            stmts, results = self.inliner.inline(
-                rule, {**bindings, pname + "_dot": tangent}, {}, None
-            )
-            stmts = [tidy(st) for st in stmts]
-            results = [tidy(r) for r in results]
-            if cond is None:
-                out += [_rule_item(st) for st in stmts]
-                deferred.append([])
-            else:  # this operand's tangent is bound on those paths only: its part too
-                deferred.append([_rule_item(st) for st in stmts])
-            contributions.append(results)
-            conds.append(cond)
-        if not contributions:
-            return
-        if any(c is not None for c in conds):
-            self._conditional_sum(s, prim, contributions, conds, deferred, out)
-            return
-        kind = self.kind(s.target)
-        if isinstance(kind, Tree):  # several results: a rule may return them as one
-            n = len(kind.keys)
-            for k, c in enumerate(contributions):
-                if len(c) == 1 and (n != 1 or prim.results is not None):
-                    whole = self.names.fresh(f"{s.target}_dot")
-                    out.append(Line(f"{whole} = {ast.unparse(c[0])}"))
-                    contributions[k] = [
-                        ast.parse(f"{whole}[{i}]", mode="eval").body for i in range(n)
-                    ]
-        n = len(contributions[0])
-        paths = [()] if n == 1 and not isinstance(kind, Tree) else [(i,) for i in range(n)]
-        for k, path in enumerate(paths):
-            text = " + ".join(_paren(ast.unparse(c[k])) for c in contributions)
-            text = ast.unparse(tidy(ast.parse(text, mode="eval")))
-            if prim.family in _BROADCASTING and self._may_lack_shape(s, text):
-                text = f"np.broadcast_to({text}, np.shape({s.target}))"
-            self.bind(s.target, path, text, out)
+    def pop(self, s: Let, out: list[Any]) -> None:
+        """The tangent list loses its last item too."""
+        current = self.tan.get(s.args[0].name, {}).get(())
+        if current is not None:
+            out.append(Line(f"{current}.pop()", keep=True))
+            self.tan[s.target] = {(): current}
 
-    def _conditional_sum(self, s: Let, prim: Any, contributions: list, conds: list,
-                         deferred: list, out: list[Any]) -> None:
-        """The tangent of ``s`` where some operands' tangents are bound on some paths
-        only: on each path, the sum of the parts there (none: unbound there too), each
-        part's rule statements with it."""
-        tests = _in_order({t for c in conds if c for conj in c for t, _ in conj}
-                          - {t for t, _ in self.context}, self.a.test_order)
-        name = self.join_names.get(s.target) or self.dot_name(s.target)
-
-        def leaf(taken: frozenset) -> list[Any]:
-            kept = [k for k, cond in enumerate(conds)
-                    if cond is None or any(conj <= taken for conj in cond)]
-            here = [contributions[k][0] for k in kept]
-            if not here:
-                return []
-            steps = [item for k in kept for item in deferred[k]]
-            text = ast.unparse(tidy(ast.parse(
-                " + ".join(_paren(ast.unparse(e)) for e in here), mode="eval")))
-            if prim.family in _BROADCASTING and self._may_lack_shape(s, text):
-                text = f"np.broadcast_to({text}, np.shape({s.target}))"
-            return steps + [Line(f"{name} = {text}")]
-
-        def tree(k: int, taken: frozenset) -> list[Any]:
-            if k == len(tests):
-                return leaf(taken)
-            on = tree(k + 1, taken | {(tests[k], True)})
-            off = tree(k + 1, taken | {(tests[k], False)})
-            if on == off and on:
-                return on
-            for code in (on, off):
-                if not code:  # unbound on this path: the zeros can go here
-                    self.holes.setdefault(name, []).append((code, self.zeros(s.target)))
-            return [Block(f"if {tests[k]}:", on, off)]
-
-        out += tree(0, self.context)
-        self.owned.add(name)
-        self.tan.setdefault(s.target, {})[()] = name
-        if any(c is None for c in conds):
-            self.when.pop((s.target, ()), None)
-        else:
-            union = _simplified(frozenset().union(*conds))
-            if _within(union, self.context) is None:
-                self.when.pop((s.target, ()), None)
-            else:
-                self.when[(s.target, ())] = self._here(union)
-
-    def _may_lack_shape(self, s: Let, text: str) -> bool:
-        """Could the tangent miss axes an operand without a tangent broadcast in?"""
-        names = {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
-        if s.target in names:
+    def seq_item(self, s: Let, out: list[Any]) -> bool:
+        """An item of a list grown in a loop: its tangents."""
+        if not isinstance(self.kind(s.args[0].name), Seq):
             return False
-        for a in s.args:
-            if self.is_active(a) or self.a.is_scalar(a):
-                continue
-            if isinstance(a, Const) or a.name not in names:
-                return True
-        return False
+        current = self.tan.get(s.args[0].name, {}).get(())
+        if current is not None:
+            index = atom_text(s.params["index"])
+            name = self.dot_name(s.target)
+            out.append(Line(f"{name} = {current}[{index}]"))
+            for path in leaf_paths(self.kind(s.target)):
+                self.tan.setdefault(s.target, {})[path] = path_text(name, path)
+        return True
+
+    def identity(self, s: Let, out: list[Any]) -> None:
+        for path in list(self.tan.get(s.args[0].name, {})):
+            self._routed(s.args[0].name, path, s.target, path)
+
+    def container(self, s: Let, out: list[Any]) -> None:
+        kind = self.facts.stmt_kind(s)  # (a join the other path grows: known here)
+        assert isinstance(kind, Tree)
+        for key, a in zip(kind.keys, s.args):
+            if self.is_active(a):
+                for path in list(self.tan.get(a.name, {})):
+                    self._routed(a.name, path, s.target, (key,) + path)
+
+    def tree_item(self, s: Let, out: list[Any]) -> bool:
+        base = s.args[0]
+        if not isinstance(self.kind(base.name), Tree):
+            return False
+        key = self.facts.container_key(s, self.kind(base.name))
+        for path in list(self.tan.get(base.name, {})):
+            if path[:1] == (key,):
+                self._routed(base.name, path, s.target, path[1:])
+        return True
 
     def setitem(self, s: Let, out: list[Any]) -> None:
         """``y[i] = v``: the tangent buffer gets ``v``'s tangent (or 0) at ``i``."""
-        if s.target not in self.a.active:
+        if s.target not in self.facts.active:
             return
         base, value = s.args
         self.settle(base, out)
@@ -495,7 +331,7 @@ class _Forward:
 
     def append(self, s: Let, out: list[Any]) -> None:
         """``ys.append(v)``: a list of known length gets a slot; a grown one a list."""
-        if s.target not in self.a.active:
+        if s.target not in self.facts.active:
             return
         base, item = s.args
         self.settle(base, out)
@@ -528,7 +364,7 @@ class _Forward:
         if "custom" in s.params:
             self.custom_call(s, out)
             return
-        callee = _callee(s)
+        callee = callee_of(s)
         for a in s.args:
             self.settle(a, out)
         kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
@@ -571,7 +407,7 @@ class _Forward:
         before = {k: dict(v) for k, v in self.tan.items()}
         owned_before = set(self.owned)
         outer_context, outer_when = self.context, self.when
-        joins = [j for j in s.joins if j in self.a.active]
+        joins = [j for j in s.joins if j in self.facts.active]
         reserved = [j for j in joins if j not in self.join_names and not isinstance(
             self.kind(j), Tree)]
         for j in reserved:  # the branches bind the join's tangent under one name
@@ -582,7 +418,7 @@ class _Forward:
         test = atom_text(s.test)
         branches: list[tuple[list[Any], dict[str, Slots], set[str], dict, frozenset]] = []
         for way, stmts in ((True, s.body), (False, s.orelse)):
-            literal = self.a._literal(test, way)
+            literal = self.facts.path_literal(test, way)
             self.context = outer_context | {literal}
             self.tan, self.when = self._enter_branch(before, outer_when)
             self.owned = set(owned_before)
@@ -598,10 +434,10 @@ class _Forward:
                 conds = [frozenset() if t is None else frozenset(
                     c | b[4] for c in b[3].get((j, path)) or {frozenset()})
                     for t, b in zip(texts, branches)]
-                union = _simplified(conds[0] | conds[1])
+                union = simplified(conds[0] | conds[1])
                 unbound = isinstance(self.kind(j), type(LEAF)) and path == () and (
                     j not in self.fn.aliases)  # (a buffer's, a list's: zeros there)
-                if unbound and _within(union, self.context) is not None:
+                if unbound and within(union, self.context) is not None:
                     self.when[(j, path)] = union
                 else:
                     self.when.pop((j, path), None)
@@ -625,10 +461,10 @@ class _Forward:
                         items.append(Line(f"{name} = {text or self.zeros(j, path)}"))
                     else:
                         here = when.get((j, path))
-                        copy = _decided(None if here is None else _within(here, context),
+                        copy = decided(None if here is None else within(here, context),
                                         context, lambda holds, t=text: [
                                             Line(f"{name} = {t}")] if holds else [],
-                                        self.a.test_order)
+                                        self.facts.test_order)
                         self._holes_in(copy, name, self.zeros(j, path))
                         items += copy
                         own = False
@@ -657,7 +493,7 @@ class _Forward:
         state = {k: dict(v) for k, v in tan.items()}
         inside: dict[tuple[str, tuple], frozenset] = {}
         for (var, path), cond in when.items():
-            here = _within(cond, self.context)
+            here = within(cond, self.context)
             if here is None:
                 continue
             if not here:
@@ -677,9 +513,9 @@ class _Forward:
                 text = tan[j][path]
                 name = text if text.isidentifier() else self.dot_name(j, path)
                 zeros = self.zeros(j, path)
-                items += _decided(cond, context, lambda holds: (
+                items += decided(cond, context, lambda holds: (
                     [Line(f"{name} = {text}")] if holds and text != name
-                    else [] if holds else [Line(f"{name} = {zeros}")]), self.a.test_order)
+                    else [] if holds else [Line(f"{name} = {zeros}")]), self.facts.test_order)
                 tan[j][path] = name
                 when.pop((j, path), None)
         finally:
@@ -691,7 +527,7 @@ class _Forward:
         the other path is a grown list after the `if`: its tangent, a list literal."""
         text = tan.get(j, {}).get(path)
         if text is None and path == () and isinstance(self.kind(j), Seq):
-            kind = self.a.branch_kinds.get((id(s), k), {}).get(j)
+            kind = self.facts.branch_kinds.get((id(s), k), {}).get(j)
             return self._list_of_slots(j, kind, tan.get(j, {}))
         return text
 
@@ -711,20 +547,20 @@ class _Forward:
         """The known-length structure of the list ``var`` names before it grows (its
         kind is the grown list's, ``Seq``): the list literal's that made it."""
         seen: set[int] = set()
-        s = self.a.producer.get(var)
+        s = self.facts.producer.get(var)
         while s is not None and id(s) not in seen:
             seen.add(id(s))
-            kind = self.a.stmt_kind(s)
+            kind = self.facts.stmt_kind(s)
             if isinstance(kind, Tree):
                 return kind
             if s.prim != "identity" or not isinstance(s.args[0], Var):
                 return None
-            s = self.a.producer.get(s.args[0].name)
+            s = self.facts.producer.get(s.args[0].name)
         return None
 
     def for_(self, s: For, out: list[Any]) -> None:
         all_carried = effective_carried(s)
-        carried = [(e, x) for e, x in all_carried if e in self.a.active or x in self.a.active]
+        carried = [(e, x) for e, x in all_carried if e in self.facts.active or x in self.facts.active]
         written = {self.root(t.args[0].name) for t in walk(s.body)
                    if isinstance(t, Let) and t.prim in ("setitem", "append")
                    and isinstance(t.args[0], Var)}
@@ -767,7 +603,7 @@ class _Forward:
             del self.when[key]
         self.holes = {k: v for k, v in holes_before.items() if k in self.holes}
         body += [Line(f"{e} = {x}") for e, x in s.carried]
-        body += _parallel_copies(self.names.fresh, [
+        body += parallel_copies(self.names.fresh, [
             (name, self.slot(exit_, path)) for entry, exit_ in carried
             for path, name in names[entry].items()])
         for entry, _ in carried:
@@ -778,7 +614,7 @@ class _Forward:
                 if name not in self.buffer_names.values():
                     self.owned.discard(name)
         if s.test is None:
-            out.append(Block(f"for {s.target} in {self.a._range_text(s)}:", body, []))
+            out.append(Block(f"for {s.target} in {self.replay.range_text(s)}:", body, []))
         else:
             out.append(Block(f"while {atom_text(s.test)}:", body, []))
 
@@ -797,90 +633,10 @@ class _Forward:
         for entry, name in s.copies:
             if entry != name:
                 out.append(Line(f"{entry} = {name}"))
-        out += _parallel_copies(self.names.fresh, [
+        out += parallel_copies(self.names.fresh, [
             (dot, self.slot(held.get(entry, entry), path))
             for entry, dots in names.items() for path, dot in dots.items()])
         out.append(Line("break", keep=True))
-
-
-class _Tidy(ast.NodeTransformer):
-    """Small rewrites that make inlined rules read as written by hand:
-    ``a + -b`` is ``a - b``; ``np.sum(x, axis=None, keepdims=False)`` is ``np.sum(x)``."""
-
-    def visit_BinOp(self, node: ast.BinOp) -> Any:
-        self.generic_visit(node)
-        if isinstance(node.op, ast.Add) and isinstance(node.right, ast.UnaryOp) and \
-                isinstance(node.right.op, ast.USub):
-            return ast.BinOp(node.left, ast.Sub(), node.right.operand)
-        return node
-
-    def visit_Call(self, node: ast.Call) -> Any:
-        self.generic_visit(node)
-        fn = _numpy_function(node.func)
-        if fn is None or not node.keywords:
-            return node
-        try:
-            params = inspect.signature(fn).parameters
-        except (TypeError, ValueError):
-            return node
-        kept = []
-        for kw in node.keywords:
-            p = params.get(kw.arg) if kw.arg else None
-            if p is not None and kw.arg == "keepdims" and p.default is np._NoValue and \
-                    isinstance(kw.value, ast.Constant) and kw.value.value is False:
-                continue  # NumPy's "not given" means False
-            if (p is not None and isinstance(kw.value, ast.Constant)
-                    and p.default is not inspect.Parameter.empty
-                    and type(p.default) is type(kw.value.value)
-                    and p.default == kw.value.value):
-                continue  # the default, spelled out
-            kept.append(kw)
-        node.keywords = kept
-        return node
-
-
-def _numpy_function(func: ast.expr) -> Any:
-    path = []
-    while isinstance(func, ast.Attribute):
-        path.append(func.attr)
-        func = func.value
-    if not (isinstance(func, ast.Name) and func.id == "np"):
-        return None
-    obj: Any = np
-    for part in reversed(path):
-        obj = getattr(obj, part, None)
-    return obj
-
-
-def tidy(node: Any) -> Any:
-    return ast.fix_missing_locations(_Tidy().visit(node))
-
-
-def effective_carried(s: For) -> list[tuple[str, str]]:
-    """A loop's carried pairs, with the values only a nested loop rebinds.
-
-    A nested loop leaves its result under its entry name, so a value that only the
-    nested loop updates looks unchanged at this level (``acc`` before and after);
-    each iteration still hands it to the next, as the pair ``(acc, acc)``.
-    """
-    carried = list(s.carried)
-    entries = {e for e, _ in carried}
-    defined = {t.target for t in walk(s.body) if isinstance(t, Let)}
-    for inner in walk(s.body):
-        if isinstance(inner, For):
-            for entry, _ in inner.carried:
-                if entry not in entries and entry not in defined:
-                    carried.append((entry, entry))
-                    entries.add(entry)
-    return carried
-
-
-def _rule_item(st: ast.stmt) -> Any:
-    if isinstance(st, ast.If):
-        return Block(f"if {ast.unparse(st.test)}:", [_rule_item(x) for x in st.body],
-                     [_rule_item(x) for x in st.orelse])
-    return Line(ast.unparse(st), keep=not isinstance(st, ast.Assign) or any(
-        not isinstance(t, ast.Name) for t in st.targets))
 
 
 def callee_jvp(callee: Function, positions: tuple[int, ...], kinds: tuple, module: Module) -> str:

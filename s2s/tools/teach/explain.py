@@ -19,7 +19,7 @@ from typing import Any
 
 from ...frontend.normalize import normalize
 from ...ir.nodes import Break, Const, For, Function, If, Let, Return, Stmt, Var, walk
-from ...transforms.reverse import spell
+from ...transforms.replay import spell
 from .common import Derivation, Target, TransformChoice, derive, highlight_ansi
 
 _IN_PLACE = {"setitem", "add_at", "append", "pop"}

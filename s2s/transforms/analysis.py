@@ -1,0 +1,604 @@
+"""What the transforms know of a function before they emit code: its ``Facts``.
+
+Computed once per (IR, argument structures, active parameters) by ``facts`` and read by
+reverse mode, forward mode, vmap and checkpointing: each value's structure (kinds), the
+statement that binds it (producers), whether it carries a derivative (activity), and
+which values are known scalars or Python ints.  The structure a call to a user
+function returns is found by a ``KindSolver``, which owns the state of a recursive
+solve (recursive functions are fixed points).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ..errors import TransformError
+from ..ir.kinds import LEAF, SEQ, Kind, Seq, Tree, kind_of
+from ..ir.nodes import Atom, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, walk
+from ..ir.unroll import unroll_container_loops
+from ..ir.walk import all_lets, depending, loop_breaks
+from ..primitives import PRIMITIVES
+from ..primitives.registry import arg_slots
+
+# structural primitives: a value built from (or passed through) active values is active
+STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
+
+
+def facts(fn: Function, arg_kinds: tuple, active_params: tuple[int, ...] = (),
+          solver: KindSolver | None = None) -> Facts:
+    """The facts of ``fn`` called with arguments of ``arg_kinds``, differentiated in
+    the positional parameters ``active_params``."""
+    found = Facts(fn, solver if solver is not None else KindSolver())
+    found._analyse_function(arg_kinds, active_params)
+    return found
+
+
+@dataclass
+class Facts:
+    """One function's analysis; transforms may refine ``producer`` as they rewrite."""
+
+    fn: Function
+    solver: KindSolver
+    kinds: dict[str, Kind] = field(default_factory=dict)
+    active: set[str] = field(default_factory=set)
+    producer: dict[str, Let] = field(default_factory=dict)
+    scalars: set[str] = field(default_factory=set)  # names whose shape is known to be ()
+    int_vars: set[str] = field(default_factory=set)  # names holding Python ints
+    # (id(if), branch) -> the structure of the if's joins on that path
+    branch_kinds: dict[tuple[int, int], dict[str, Kind | None]] = field(default_factory=dict)
+    # ``t2 = not t``: a path of t2 is t's other path (both name the same test)
+    negation: dict[str, str] = field(init=False)
+    test_order: dict[str, int] = field(init=False)  # a test's position in the function
+
+    def __post_init__(self) -> None:
+        self.negation = {
+            t.target: t.args[0].name for t in walk(self.fn.body) if isinstance(t, Let)
+            and t.prim == "not_" and isinstance(t.args[0], Var)}
+        self.test_order = {
+            t.target: k for k, t in enumerate(walk(self.fn.body)) if isinstance(t, Let)}
+
+    def _analyse_function(self, arg_kinds: tuple, active_params: tuple[int, ...]) -> None:
+        for i, p in enumerate(self.fn.params):
+            self.kinds[p] = arg_kinds[i] if i < len(arg_kinds) else LEAF
+            if i in active_params:
+                self.active.add(p)
+        for p in self.fn.kwonly:
+            self.kinds[p] = LEAF
+        self._analyse(self.fn.body)
+
+    def _check_python_expression(self, s: Let) -> None:
+        """A comprehension (or slice(), tuple()) is index arithmetic: it may not read a
+        value that carries a derivative, which it would silently drop."""
+        for i, a in enumerate(s.args):
+            if i in s.params.get("shape_only", ()):
+                continue  # only its items' shapes are read
+            if isinstance(a, Var) and a.name in self.active:
+                raise TransformError(
+                    f"this expression reads `{a.name}`, which carries a derivative; s2s "
+                    "differentiates NumPy operations, not comprehensions", s.loc,
+                    "write it with array operations (np.stack, slicing, np.sum)",
+                )
+
+    def _analyse(self, stmts: list[Stmt]) -> None:
+        for s in stmts:
+            if isinstance(s, Let):
+                self._placeholder_kind(s)
+                if not (is_none(s) and s.target in self.kinds):
+                    self.producer[s.target] = s
+                    self.kinds[s.target] = self.kind_of_let(s)
+                if s.prim == "pyexpr":
+                    self._check_python_expression(s)
+                if self.is_active(s):
+                    self.active.add(s.target)
+                if self._let_is_scalar(s):
+                    self.scalars.add(s.target)
+                if self._is_int(s):
+                    self.int_vars.add(s.target)
+            elif isinstance(s, For):
+                self._analyse_for(s)
+            elif isinstance(s, If):
+                self._analyse(s.body)
+                in_body = {j: self.kinds.get(j) for j in s.joins}
+                self._analyse(s.orelse)
+                # each path's structure of its joins (a known-length list on one, a
+                # list grown in a loop on the other: a grown list after the `if`)
+                self.branch_kinds[(id(s), 0)] = in_body
+                self.branch_kinds[(id(s), 1)] = {j: self.kinds.get(j) for j in s.joins}
+                for join in s.joins:
+                    # a list one path appends to (a tape saved on one path): grown
+                    a, b = in_body[join], self.kinds.get(join)
+                    item = None if a is None or b is None or a == b else (
+                        grown_item(a, b) or grown_item(b, a))
+                    if item is not None:
+                        self.kinds[join] = Seq(item)
+                for join in s.joins:
+                    # a join is scalar only if every branch made it so
+                    if not _all_scalar_defs(s, join, self.scalars):
+                        self.scalars.discard(join)
+
+    def _placeholder_kind(self, s: Let) -> None:
+        """A name an ``if`` binds on one path and a later ``if`` reads on that path is
+        bound to None on the other paths (see normalize._enter_path): fine for an
+        array, whose zero tangents and cotangents there are never read; a container
+        would have its leaves read (``None[0]``)."""
+        if is_none(s):
+            known = self.kinds.get(s.target)
+        elif s.target in self.kinds and is_none(self.producer.get(s.target)):
+            known = self.kind_of_let(s)
+        else:
+            return
+        if isinstance(known, (Tree, Seq)):
+            raise TransformError(
+                f"`{s.target}` holds a container and is None on another path of the "
+                "`if` that binds it; s2s cannot make its derivative's zeros there",
+                s.loc, f"bind `{s.target}` on every path (a container of arrays there "
+                "too), or read it only in the `if` that binds it",
+            )
+
+    def _is_int(self, s: Let) -> bool:
+        """Is the value a Python int (a loop index, a length, arithmetic on those)?"""
+        if s.prim in ("len", "int", "ndim", "size"):
+            return True
+        if s.prim in ("add", "subtract", "multiply", "floor_divide", "remainder",
+                      "negative", "identity"):
+            return all(
+                (isinstance(a, Var) and a.name in self.int_vars)
+                or (isinstance(a, Const) and type(a.value) is int)
+                for a in s.args
+            )
+        if s.prim == "getitem" and isinstance(s.args[0], Var):
+            base = self.producer.get(s.args[0].name)
+            return base is not None and base.prim == "shape"
+        return False
+
+    def _analyse_for(self, s: For) -> None:
+        self.kinds[s.target] = LEAF
+        self.scalars.add(s.target)  # a Python int
+        self.int_vars.add(s.target)
+        for entry, _ in s.carried:
+            self.scalars.discard(entry)  # its value changes from one iteration to the next
+        while True:  # a value feeding the next iteration may become active there
+            before = set(self.active)
+            self._analyse(s.body)
+            grown = False
+            for entry, exit_ in s.carried:
+                if exit_ in self.active:
+                    self.active.add(entry)
+                before_kind, after = self.kinds.get(entry, LEAF), self.kinds.get(exit_, LEAF)
+                if before_kind == after:
+                    continue
+                item = grown_item(before_kind, after)
+                if item is not None:
+                    if before_kind != Seq(item):  # appended to in the loop: length known later
+                        self.kinds[entry] = Seq(item)
+                        grown = True
+                    continue
+                raise TransformError(
+                    f"`{entry}` changes structure inside the loop", s.loc,
+                    "keep a value carried by a loop the same kind of value",
+                )
+            for brk in loop_breaks(s.body):
+                for entry, name in brk.copies:
+                    if name in self.active:
+                        self.active.add(entry)
+                    # a list appended to on the way out (a tape saved before `break`)
+                    item = grown_item(self.kinds.get(entry, LEAF), self.kinds.get(name, LEAF))
+                    if item is not None and self.kinds.get(entry) != Seq(item):
+                        self.kinds[entry] = Seq(item)
+                        grown = True
+            if self.active == before and not grown:
+                return
+
+    def _let_is_scalar(self, s: Let) -> bool:
+        """Is the value known to have shape () whatever the inputs' shapes?"""
+        prim = PRIMITIVES[s.prim]
+        if s.prim in ("sum", "mean", "max", "min", "prod"):
+            return "axis" not in s.params and not _truthy(s.params.get("keepdims"))
+        if s.prim in ("float", "int", "ndim", "size", "len"):
+            return True
+        if s.prim == "getitem" and isinstance(s.args[0], Var):
+            base = self.producer.get(s.args[0].name)
+            index: Index = s.params["index"]
+            return base is not None and base.prim == "shape" and len(index.items) == 1 \
+                and not isinstance(index.items[0], Slice)
+        if prim.family in ("elementwise", "binary", "comparison") and s.prim != "where":
+            return all(self.is_scalar(a) for a in s.args)
+        if s.prim == "identity":
+            return self.is_scalar(s.args[0])
+        return False
+
+    def is_scalar(self, a: Atom) -> bool:
+        if isinstance(a, Const):
+            return isinstance(a.value, (int, float)) or np.ndim(a.value) == 0 and (
+                not isinstance(a.value, (str, tuple, list, dict, type(None)))
+            )
+        return a.name in self.scalars
+
+    def kind_of_let(self, s: Let) -> Kind:
+        def k(a: Atom) -> Kind:
+            return self.kinds.get(a.name, LEAF) if isinstance(a, Var) else const_kind(a)
+
+        if s.prim == "identity":
+            return k(s.args[0])
+        if s.prim in ("make_tuple", "make_list"):
+            t = tuple if s.prim == "make_tuple" else list
+            return Tree(t, tuple(range(len(s.args))), tuple(k(a) for a in s.args))
+        if s.prim == "make_dict":
+            return Tree(dict, tuple(s.params["keys"]), tuple(k(a) for a in s.args))
+        if s.prim == "getitem":
+            base = k(s.args[0])
+            if isinstance(base, Tree):
+                return base.child(self.container_key(s, base))
+            if isinstance(base, Seq):
+                return base.item  # (reverse mode refuses the read: see _refuse_list_reads)
+            return LEAF
+        if s.prim == "append":
+            base, item = k(s.args[0]), k(s.args[1])
+            if isinstance(base, Tree) and base.type is list:
+                n = len(base.keys)
+                return Tree(list, tuple(range(n + 1)), base.children + (item,))
+            if isinstance(base, Seq) and base.item != item:
+                raise TransformError(
+                    "a list grown in a loop holds values of different structures",
+                    s.loc, "append values of one structure (all arrays, or all pairs)",
+                )
+            return Seq(item)
+        if s.prim == "list":
+            base = k(s.args[0])
+            if isinstance(base, Tree) and base.type is not dict:
+                return Tree(list, base.keys, base.children)
+            if isinstance(base, Tree):
+                raise TransformError(
+                    "list() of a dict is not supported", s.loc,
+                    "list the values you need: [d['a'], d['b']]",
+                )
+            return base if isinstance(base, Seq) else SEQ
+        if s.prim == "zeros_list":
+            return k(s.args[0])
+        if s.prim == "pop":
+            base = k(s.args[0])
+            if isinstance(base, Tree) and base.type is list and base.keys:
+                n = len(base.keys) - 1
+                return Tree(list, tuple(range(n)), base.children[:n])
+            return base
+        if s.prim == "call":
+            return self.solver.call_kind(s, tuple(k(a) for a in s.args))
+        results = PRIMITIVES[s.prim].results
+        if results is not None:
+            try:
+                known = static_arguments(s)
+                for a, (pname, sub) in zip(s.args, arg_slots(s)):
+                    kind = k(a)
+                    if sub is None and pname not in known and isinstance(kind, Tree) and (
+                            kind.type is not dict):
+                        known[pname] = (None,) * len(kind.keys)  # only its length is known
+                n = results if isinstance(results, int) else results(known)
+            except (KeyError, TypeError):
+                raise TransformError(
+                    f"`{s.prim}` returns a number of results the code computes when it "
+                    "runs (its sections are not constants), so its results cannot be "
+                    "differentiated one by one", s.loc,
+                    "give the sections as constants (np.split(x, 3) or a literal list "
+                    "of indices), or index the array directly",
+                ) from None
+            return Tree(tuple, tuple(range(n)), (LEAF,) * n)
+        return LEAF
+
+    def container_key(self, s: Let, base: Tree) -> Any:
+        index: Index = s.params["index"]
+        item = index.items[0] if len(index.items) == 1 else None
+        if not isinstance(item, Const) or index.is_tuple:
+            raise TransformError(
+                "a tuple, list or dict argument can only be indexed with a constant "
+                "key here", s.loc, 'write params["W"] or pair[0]',
+            )
+        key = item.value
+        if base.type is not dict and isinstance(key, int) and key < 0:
+            key += len(base.keys)
+        if key not in base.keys:
+            raise TransformError(
+                f"the container has no key {item.value!r}", s.loc,
+                f"use one of {list(base.keys)}",
+            )
+        return key
+
+    def is_active(self, s: Let) -> bool:
+        prim = PRIMITIVES[s.prim]
+        if prim.nondiff:
+            return False
+        if s.prim in STRUCTURAL or s.prim in ("getitem", "array", "asarray"):
+            return any(isinstance(a, Var) and a.name in self.active for a in s.args)
+        return any(
+            isinstance(a, Var) and a.name in self.active and pname in prim.diff
+            for a, (pname, _) in zip(s.args, arg_slots(s))
+        )
+
+
+    def stmt_kind(self, s: Let) -> Kind:
+        """The structure ``s`` binds on its own path: a list of known length
+        (``ys = [a]``, ``ys.append(v)`` on it) even where its name is an `if`'s join
+        that the other path grows in a loop (a grown list, ``Seq``, after the join)."""
+        if s.prim in ("identity", "make_tuple", "make_list", "make_dict", "append", "pop",
+                      "list") and not isinstance(self.kinds.get(s.target), Tree):
+            return self.kind_of_let(s)
+        return self.kinds.get(s.target, LEAF)
+
+
+    def path_literal(self, test: str, way: bool) -> tuple[str, bool]:
+        """The path ``way`` of an `if` on ``test``, named by the test it negates."""
+        seen = set()
+        while test in self.negation and test not in seen:
+            seen.add(test)
+            test, way = self.negation[test], not way
+        return test, way
+
+
+
+class KindSolver:
+    """The structures user functions return, solved on demand; a recursive solve's
+    state (the calls being solved, the analyses under way, callees looked up) lives
+    here, one solver per top-level analysis."""
+
+    max_structures = 8  # argument structures one recursive function may be analysed at
+    max_paths = 64  # paths through a recursive function's `if`s and loops told apart
+
+    def __init__(self) -> None:
+        self.in_progress: dict[tuple[int, tuple], _Assumed] = {}
+        self.frames: list[_Frame] = []
+        self.resolved: dict[int, tuple[Any, Function]] = {}  # recursive calls' functions
+
+    def return_kind(self, fn: Function, arg_kinds: tuple) -> Kind:
+        """The structure a call returns, given its arguments' structures."""
+        kind, _ = self.solve(fn, arg_kinds)
+        return LEAF if kind is None else kind
+
+    def call_kind(self, s: Let, arg_kinds: tuple) -> Kind:
+        """The structure ``s``, a call, binds; one not known yet (a recursive call while
+        the structure its function returns is being found) is marked in the analysis."""
+        kind, waits = self.solve(self.callee(s), arg_kinds)
+        if kind is None:
+            self.frames[-1].unknown.add(s.target)
+            self.frames[-1].waits |= waits
+            return LEAF  # (a placeholder: what depends on it is set aside)
+        return kind
+
+    def solve(self, fn: Function, arg_kinds: tuple) -> tuple[Kind | None, set]:
+        """The structure ``fn`` returns, or None while it depends on a call still being
+        solved (with the keys of the calls it waits for).
+
+        A recursive function's (through itself or others) is a fixed point: a recursive
+        call returns what the function returns. The paths through its `if`s and loops
+        whose result depends on no call of unknown structure (base cases) give that
+        structure; the other paths, analysed again with recursive calls returning it,
+        must return it too (an emitted JVP's pair of value and tangent is as good as an
+        array)."""
+        key = (id(fn), arg_kinds)
+        assumed = self.in_progress.get(key)
+        if assumed is not None:
+            assumed.reached = True
+            return assumed.kind, {key} if assumed.kind is None else set()
+        if sum(k[0] == id(fn) for k in self.in_progress) >= self.max_structures:
+            raise TransformError(
+                f"`{fn.name}` calls itself with arguments whose structure changes with "
+                "each call", fn.loc,
+                "give each recursive call arguments of the structures its caller got",
+            )
+        assumed = self.in_progress[key] = _Assumed(None)
+        fn = unroll_container_loops(fn, arg_kinds)  # as its code for these structures will be
+        waits: set = set()
+        try:
+            frame = _Frame()
+            try:
+                r = self._analysed(fn, fn.body, arg_kinds, frame)
+            except TransformError:
+                if not assumed.reached and not frame.unknown:
+                    raise
+                r = None  # perhaps a placeholder for a recursive call's result: see below
+            if not assumed.reached and not frame.unknown:
+                return _returned_kind(r), set()  # no recursion: the common case
+            whole = False
+            try:
+                paths = [body for body, _ in self._paths(fn.body, {})]
+            except _TooManyPaths:  # from an array: what the whole body returns, and again
+                paths, assumed.kind, whole = [fn.body], LEAF, True
+            errors: list[TransformError] = []
+            for _ in range(4):  # unknown, then the base cases' structure, then checked
+                found: dict[Kind, Any] = {}
+                for body in paths:
+                    frame = _Frame()
+                    try:
+                        r = self._analysed(fn, body, arg_kinds, frame)
+                    except TransformError as e:  # a path no run takes, or a placeholder's
+                        errors.append(e)
+                        waits |= frame.waits
+                        continue
+                    waits |= frame.waits
+                    ret = body[-1]
+                    if whole or not (isinstance(ret.value, Var) and ret.value.name in depending(
+                            body, frame.unknown)):
+                        found.setdefault(_returned_kind(r), _path_loc(fn, body))
+                if len(found) > 1:
+                    _disagree(fn, list(found.items()))
+                kind = next(iter(found), None)
+                if kind == assumed.kind or not assumed.reached:
+                    break
+                assumed.kind = kind
+            else:
+                raise errors[-1] if errors else TransformError(
+                    f"s2s cannot tell the structure `{fn.name}` returns", fn.loc,
+                    "return values of one structure on every path (the base case's)")
+            waits.discard(key)
+            if kind is None and not waits:
+                if errors:
+                    raise errors[0]
+                raise TransformError(
+                    f"every return of `{fn.name}` depends on a call to itself: with no base "
+                    "case, its result has no structure to start from", fn.loc,
+                    "return without calling itself on the path that ends the recursion",
+                )
+            return kind, waits if kind is None else set()
+        finally:
+            del self.in_progress[key]
+            if not self.in_progress:
+                self.resolved.clear()
+
+    def _paths(self, stmts: list[Stmt], taken: dict[str, bool]) -> list[tuple[list[Stmt], dict]]:
+        """The paths through ``stmts``' `if`s (outside loops), each with the tests it
+        took (an `if` on a test an earlier one decided takes the same branch), and with
+        each loop run or not (its carried values then hold what they held before it)."""
+        paths: list[tuple[list[Stmt], dict]] = [([], taken)]
+        for s in stmts:
+            if isinstance(s, If):
+                paths = [(pre + sub, t2) for pre, t in paths for way in _ways(s, t)
+                         for sub, t2 in self._paths(s.body if way else s.orelse, _took(s, t, way))]
+            elif isinstance(s, For):
+                paths = [(pre + extra, t) for pre, t in paths for extra in ([], [s])]
+            else:
+                paths = [(pre + [s], t) for pre, t in paths]
+            if len(paths) > self.max_paths:
+                raise _TooManyPaths
+        return paths
+
+    def _analysed(self, fn: Function, body: list[Stmt], arg_kinds: tuple,
+                  frame: _Frame) -> Facts:
+        """The kind analysis of ``body`` (``fn``'s, or one path through it); ``frame``
+        learns which names calls of unknown structure bound."""
+        self.frames.append(frame)
+        try:
+            return facts(replace(fn, body=body), arg_kinds, (), self)
+        finally:
+            self.frames.pop()
+
+    def callee(self, s: Let) -> Function:
+        """The IR of a called user function (a recursive call's, looked up now: once
+        while the structures of recursive calls are being solved, which looks often)."""
+        callee = s.params["callee"]
+        if isinstance(callee, Function):
+            return callee
+        if not self.in_progress:
+            return callee.function
+        found = self.resolved.get(id(callee))
+        if found is None or found[0] is not callee:
+            found = self.resolved[id(callee)] = (callee, callee.function)
+        return found[1]
+
+
+@dataclass
+class _Assumed:
+    """What a call being solved is assumed to return while its body is analysed (a
+    recursive call reads it; None: not known yet), and whether a call read it."""
+
+    kind: Kind | None
+    reached: bool = False
+
+
+@dataclass
+class _Frame:
+    """One kind analysis under way: the names bound by calls whose structure is not
+    known yet, and which calls being solved that is waiting for."""
+
+    unknown: set[str] = field(default_factory=set)
+    waits: set[tuple[int, tuple]] = field(default_factory=set)
+
+
+class _TooManyPaths(Exception):
+    pass
+
+
+def _ways(s: If, taken: dict[str, bool]) -> list[bool]:
+    """The branches of ``s`` a path that took ``taken`` may take."""
+    if isinstance(s.test, Const):
+        return [bool(s.test.value)]
+    return [taken[s.test.name]] if s.test.name in taken else [True, False]
+
+
+def _took(s: If, taken: dict[str, bool], way: bool) -> dict[str, bool]:
+    return {**taken, s.test.name: way} if isinstance(s.test, Var) else taken
+
+
+def _path_loc(fn: Function, body: list[Stmt]) -> Any:
+    """Where a path through ``fn`` is told apart: its last statement in a branch."""
+    top = {id(s) for s in fn.body}
+    return next((s.loc for s in reversed(body) if id(s) not in top and s.loc is not None),
+                body[-1].loc)
+
+
+def _returned_kind(r: Facts) -> Kind:
+    ret = r.fn.body[-1]
+    assert isinstance(ret, Return)
+    if isinstance(ret.value, Var):
+        return r.kinds.get(ret.value.name, LEAF)
+    return const_kind(ret.value)
+
+
+def _disagree(fn: Function, returns: list[tuple[Kind, Any]]) -> None:
+    """Refuse a recursive function whose returns have different structures."""
+    kinds = " and ".join(repr(kind) for kind, _ in returns)
+    raise TransformError(
+        f"`{fn.name}` calls itself and its returns have different structures "
+        f"({kinds}; `*` is an array): a recursive call's result has one structure",
+        returns[-1][1] or fn.loc,
+        "return values of one structure on every path (the base case's)",
+    )
+
+
+def is_none(s: Any) -> bool:
+    """Is ``s`` ``name = None``?"""
+    return (isinstance(s, Let) and s.prim == "identity" and isinstance(s.args[0], Const)
+            and s.args[0].value is None)
+
+
+def grown_item(before: Any, after: Any) -> Kind | None:
+    """The element structure of a list a loop grows from ``before`` to ``after`` (all
+    its elements alike), or None when the two are not such lists."""
+    items: set[Any] = set()
+    for kind in (before, after):
+        if isinstance(kind, Seq):
+            items.add(kind.item)
+        elif isinstance(kind, Tree) and kind.type is list:
+            items |= set(kind.children)
+        else:
+            return None
+    return items.pop() if len(items) == 1 else None
+
+
+def callee_of(s: Let) -> Function:
+    """The IR of the user function a call statement calls."""
+    callee = s.params["callee"]
+    return callee if isinstance(callee, Function) else callee.function
+
+
+def static_arguments(s: Let) -> dict[str, Any]:
+    """The values known now of a statement's arguments, by parameter name."""
+    known: dict[str, Any] = {}
+    for a, (pname, sub) in zip(s.args, arg_slots(s)):
+        if isinstance(a, Const) and sub is None:
+            known[pname] = a.value
+    for pname, p in s.params.items():
+        if isinstance(p, Const):
+            known[pname] = p.value
+    return known
+
+
+def const_kind(c: Any) -> Kind:
+    """The structure of a constant atom (a literal container's); LEAF for the rest."""
+    return kind_of(c.value) if isinstance(c, Const) else LEAF
+
+
+def _truthy(p: Any) -> bool:
+    return not (p is None or (isinstance(p, Const) and not p.value))
+
+
+def _all_scalar_defs(s: If, join: str, scalars: set[str]) -> bool:
+    return join in scalars and all(
+        t.target in scalars for t in all_lets(s.body) + all_lets(s.orelse) if t.target == join
+    )
+
+
+
+def return_kind(fn: Function, arg_kinds: tuple) -> Kind:
+    """The structure a call to ``fn`` returns, given its arguments' structures."""
+    return KindSolver().return_kind(fn, arg_kinds)

@@ -1,0 +1,414 @@
+"""vmap's `if`s: one on an unbatched test stays an `if`; one on a batched test runs
+both branches and selects per example with ``np.where`` (a join one path binds to
+None is that path's value where every later read is on it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..emit.code import Block, Line
+from ..ir.kinds import LEAF, Tree, literal, path_text
+from ..ir.nodes import Break, Const, For, If, Let, Stmt, Var, uses, walk
+from ..ir.spelling import atom_text
+from ..primitives.batching import NoBatchRule, align
+from .ranks import prim_family
+
+# primitives that write into their first operand (its value changes in place)
+_IN_PLACE = ("setitem", "add_at", "append", "pop")
+
+
+class BatchedIf:
+    """The `if`s of one vmap pass (``vm``)."""
+
+    def __init__(self, vm: Any) -> None:  # (the vmap transform, vmap._Vmap)
+        self.vm = vm
+        # an `if` renamed inside a selected branch -> (the copy, the function's own)
+        self.origin: dict[int, tuple[If, If]] = {}
+
+    def if_(self, s: If, out: list[Any]) -> None:
+        if not self.vm.batched(s.test):
+            bodies = []
+            before = {k: set(v) for k, v in self.vm.b.items()}
+            states = []
+            for branch in (s.body, s.orelse):
+                self.vm.b = {k: set(v) for k, v in before.items()}
+                items: list[Any] = []
+                self.vm.block(branch, items)
+                bodies.append(items)
+                states.append(self.vm.b)
+            self.vm.b = before
+            for j in s.joins:
+                paths = states[0].get(j, set()) | states[1].get(j, set())
+                if paths:
+                    self.vm.b[j] = paths
+                    for state, items, branch in zip(states, bodies, (s.body, s.orelse)):
+                        if state.get(j, set()) != paths and not _binds_none(branch, j):
+                            text = self._broadcast_join(j, paths, state.get(j, set()))
+                            items.append(Line(f"{j} = {text}"))
+            out.append(Block(f"if {atom_text(s.test)}:", bodies[0], bodies[1]))
+            return
+        self.select(s, out)
+
+    def _broadcast_join(self, j: str, paths: set, had: set) -> str:
+        """``j`` given a batch axis on the leaves (``paths``) that the other path of an
+        `if` batched and this one did not (``had``); a container is built again, its
+        other leaves as they are."""
+        n = self.vm.use_batch_size()
+
+        def leaf(p: tuple) -> str:
+            text = path_text(j, p)
+            if any(q[: len(p)] == p for q in paths) and not any(
+                    q[: len(p)] == p for q in had):
+                return f"np.broadcast_to({text}, ({n}, *np.shape({text})))"
+            return text
+
+        return literal(self.vm.kind(j), leaf)
+
+    def select(self, s: If, out: list[Any]) -> None:
+        """An ``if`` on a batched value: both branches run, ``np.where`` picks.
+
+        A branch's write into an array keeps the other path's examples' elements
+        (``x_bar[:, i] = np.where(test, v, x_bar[:, i])``), and its pushes and pops of
+        a list happen for every example: a gradient's tape, whose backward replays
+        the same `if` on the same (popped) test, pops junk for the other path's
+        examples exactly where it pushed junk for them."""
+        self._check_selectable(s)
+        # versions of one array or list written in place: one object, no selection;
+        # but where a path binds the join's name to an array of its own (made there,
+        # or another), each path's array is kept by a name of its own and the join
+        # selects per example (`fresh`)
+        buffers = {j for j in s.joins if j in self.vm.fn.aliases}
+        fresh = {j for j in buffers if any(
+            _makes(st, self.vm.fn.aliases[j], self.vm.fn.aliases)
+            for st in walk(s.body + s.orelse))}
+        for j in fresh:
+            if self.vm.kind(j) != LEAF:
+                raise self.vm.fail(s, NoBatchRule(
+                    f"a path of this `if` binds `{self.vm.fn.aliases[j]}` to a list of "
+                    "its own, the other keeps or changes the same list",
+                    "bind the list on both paths, or before the `if`"))
+        buffers -= fresh
+        before_b = {j: (set(self.vm.b[j]) if j in self.vm.b else None) for j in fresh}
+        restore = {}  # the array before the `if`, where the false path still uses it
+        for j in fresh:
+            root = self.vm.fn.aliases[j]
+            if _first_touch(s.body, root, self.vm.fn.aliases) == "fresh" and (
+                    _first_touch(s.orelse, root, self.vm.fn.aliases) != "fresh"):
+                restore[j] = self.vm.names.fresh(f"{root}_before")
+                out.append(Line(f"{restore[j]} = {root}"))
+                restore_b = {n: (set(v) if v is not None else None) for n, v in (
+                    (n, self.vm.b.get(n)) for n in self.vm.b
+                    if self.vm.fn.aliases.get(n, n) == root)}
+        written: dict[str, set] = {j: set() for j in buffers}
+        results = []
+        truth: dict[str, bool] = {}  # a branch's name bound to True or False
+        for k, (tag, branch) in enumerate((("if_true", s.body), ("if_false", s.orelse))):
+            if k == 1:
+                for j, saved in restore.items():
+                    out.append(Line(f"{self.vm.fn.aliases[j]} = {saved}"))
+                    for n in [n for n in self.vm.b if self.vm.fn.aliases.get(n, n)
+                              == self.vm.fn.aliases[j]]:
+                        del self.vm.b[n]
+                    for n, v in restore_b.items():
+                        if v is not None:
+                            self.vm.b[n] = v
+            # a join the branch does not bind keeps its value from before the `if`
+            bound = {st.target for st in branch if isinstance(st, Let)} | {
+                j for st in branch if isinstance(st, If) for j in st.joins}
+            renamed = {j: self.vm.names.fresh(f"{j}_{tag}") for j in s.joins
+                       if j in bound and j not in buffers and j not in fresh}
+            for j, r in renamed.items():
+                if j in self.vm.flags:
+                    self.vm.flags.add(r)
+                if (j, ()) in self.vm.ranks:
+                    self.vm.ranks.setdefault((r, ()), self.vm.ranks[(j, ())])
+            items: list[Any] = []
+            self.vm.write_masks.append((atom_text(s.test), k == 1))  # (this path's)
+            try:
+                for st in branch:
+                    own = self.origin.get(id(st), (st, st))[1]
+                    st = _renamed(st, renamed)
+                    if isinstance(st, Let) and st.target in renamed.values() and (
+                            st.prim == "identity" and isinstance(st.args[0], Const)
+                            and isinstance(st.args[0].value, bool)):
+                        truth[st.target] = st.args[0].value
+                    if isinstance(st, If):
+                        self.origin[id(st)] = (st, own)
+                        self.if_(st, items)
+                    else:
+                        if st.target in renamed.values():  # a rank may be inferred
+                            self.vm.facts.producer[st.target] = st
+                        self.vm.let(st, items)
+            finally:
+                self.vm.write_masks.pop()
+            for j in buffers:
+                written[j] |= self.vm.b.get(j, set())
+            out += items
+            results.append({j: renamed.get(j, j) for j in s.joins})
+            for j in fresh:
+                if not _binds_none(branch, j):  # (else: the join's None path)
+                    results[k][j] = self._keep_path_array(j, branch, tag, before_b, out)
+        for j in buffers:
+            if written[j]:
+                self.vm.b[j] = written[j]
+        self._select_joins(s, results, buffers, truth, out)
+
+    def _check_selectable(self, s: If) -> None:
+        """Refuse the branches ``select`` cannot run for every example."""
+        for branch in (s.body, s.orelse):
+            made: set[str] = set()  # arrays this branch makes (np.add.at into them is
+            for st in walk(branch):  # this branch's own; the join selects per example)
+                if isinstance(st, Let) and _makes(st, self.vm.fn.aliases.get(
+                        st.target, st.target), self.vm.fn.aliases):
+                    made.add(self.vm.fn.aliases.get(st.target, st.target))
+                into = st.args[0].name if isinstance(st, Let) and (
+                    st.prim == "add_at") else None
+                if isinstance(st, (For, Break)) or (isinstance(st, Let) and (
+                        st.prim == "call" or into is not None
+                        and self.vm.fn.aliases.get(into, into) not in made)):
+                    raise self.vm.fail(s, NoBatchRule(
+                        "an `if` on a batched value whose branches loop, call, or "
+                        "write with np.add.at into an array made before it",
+                        "write the branches as expressions and select with np.where"))
+                if isinstance(st, Let) and st.prim == "setitem" and (
+                        self.vm.rank(s.test) != 0):
+                    raise self.vm.fail(s, NoBatchRule(
+                        "a write into an array under an `if` on an array per example"))
+
+    def _keep_path_array(self, j: str, branch: list[Stmt], tag: str,
+                         before_b: dict[str, set | None], out: list[Any]) -> str:
+        """The array a path binds join ``j`` to, kept by a name of its own."""
+        binds = any(isinstance(st, Let) and st.target == j for st in walk(
+            branch)) or any(isinstance(st, If) and j in st.joins for st in walk(branch))
+        name = self.vm.names.fresh(f"{self.vm.fn.aliases[j]}_{tag}")
+        out.append(Line(f"{name} = {self.vm.fn.aliases[j]}"))
+        paths = self.vm.b.get(j) if binds else before_b[j]
+        if paths:
+            self.vm.b[name] = set(paths)
+        try:
+            self.vm.ranks.setdefault((name, ()), self.vm.rank(Var(j)))
+        except NoBatchRule:
+            pass
+        return name
+
+    def _select_joins(self, s: If, results: list[dict[str, str]], buffers: set[str],
+                      truth: dict[str, bool], out: list[Any]) -> None:
+        """Each join of a batched `if`: the two paths' values, selected per example."""
+        # a name one path binds to None (the normalizer's "not bound on this path"):
+        # np.where cannot mix None with arrays; where every later read is under an
+        # `if` on the same test, on the other path, the examples that took the None
+        # path never read it, and the join is that path's value as it is
+        nones = {j: [k for k, b in enumerate((s.body, s.orelse)) if _binds_none(b, j)]
+                 for j in s.joins}
+        try:
+            test_rank = self.vm.rank(s.test)
+            for j in s.joins:
+                if j in buffers:
+                    continue
+                if isinstance(self.vm.kind(j), Tree):
+                    raise NoBatchRule("an `if` on a batched value joining containers")
+                for k in (0, 1):
+                    if k not in nones[j]:
+                        self.vm.rank(Var(results[k][j]))
+        except NoBatchRule as err:
+            raise self.vm.fail(s, err) from None
+        for j in s.joins:
+            t, f = results[0][j], results[1][j]
+            if j in buffers:
+                continue
+            if len(nones[j]) == 2:
+                out.append(Line(f"{j} = None"))
+                self.vm.b.pop(j, None)
+                continue
+            if nones[j]:
+                side = 1 - nones[j][0]
+                self.one_path_join(s, j, side, results[side][j], out)
+                continue
+            if j in self.vm.flags and test_rank == 0 and self._is_truth(s.test):
+                out.append(Line(f"{j} = {_truth_join(atom_text(s.test), t, f, truth)}"))
+                self.vm.b[j] = {()}
+                continue
+            rank = max(self.vm.rank(Var(t)), self.vm.rank(Var(f)), test_rank)
+            self.vm.ranks[(j, ())] = rank
+            cond = align(self.vm, s.test, rank)
+            out.append(Line(f"{j} = np.where({cond}, {align(self.vm, Var(t), rank)}, "
+                            f"{align(self.vm, Var(f), rank)})"))
+            self.vm.b[j] = {()}
+
+    def _is_truth(self, test: Any) -> bool:
+        """Whether a batched test holds booleans (a comparison, a logical operation),
+        so that ``&``, ``|`` and ``~`` on it are the logical ones."""
+        prod = self.vm.facts.producer.get(test.name) if isinstance(test, Var) else None
+        if prod is None:
+            return test.name in self.vm.flags if isinstance(test, Var) else False
+        return prim_family(prod.prim) == "comparison" or prod.prim in (
+            "logical_and", "logical_or", "logical_not", "logical_xor", "not_",
+            "isnan", "isinf", "isfinite", "signbit", "isclose")
+
+    def one_path_join(self, s: If, j: str, side: int, value: str,
+                      out: list[Any]) -> None:
+        """``j`` bound on path ``side`` of ``s`` only (None on the other): the join is
+        that path's value, if every read of ``j`` after ``s`` is on the same path of an
+        ``if`` on the same test; else the examples would differ in kind (a value for
+        some, None for others) and vmap refuses, at the ``if``."""
+        own = self.origin.get(id(s), (s, s))[1]
+        if not _read_only_on_path(self.vm.fn.body, own, j, side):
+            path = ("true", "false")[1 - side]
+            raise self.vm.fail(s, NoBatchRule(
+                f"`{j}` is bound on one path of this `if` only (None where the test is "
+                f"{path}), and read after it where those examples reach",
+                "bind it on both paths, or read it only under the same test"))
+        if value != j:
+            out.append(Line(f"{j} = {value}"))
+        if (value, ()) in self.vm.ranks:
+            self.vm.ranks[(j, ())] = self.vm.ranks[(value, ())]
+        if self.vm.b.get(value):
+            self.vm.b[j] = set(self.vm.b[value])
+        else:
+            self.vm.b.pop(j, None)
+
+
+def _truth_join(test: str, t: str, f: str, truth: dict[str, bool]) -> str:
+    """``np.where(test, t, f)`` for a flag, as logic: ``test``, ``test | f``, ..."""
+    a, b = truth.get(t), truth.get(f)
+    if a is not None and a == b:
+        return str(a)
+    if a is True:
+        return test if b is False else f"{test} | {f}"
+    if a is False:
+        return f"~{test}" if b is True else f"~{test} & {f}"
+    if b is False:
+        return f"{test} & {t}"
+    if b is True:
+        return f"~{test} | {t}"
+    return f"np.where({test}, {t}, {f})"
+
+
+def _binds_none(branch: list[Stmt], name: str) -> bool:
+    """Whether ``branch`` ends binding ``name`` to None (how the normalizer joins a
+    name the other path binds and this one does not)."""
+    last = None
+    for st in branch:
+        if isinstance(st, Let) and st.target == name:
+            last = st
+        elif isinstance(st, (If, For)) and name in (
+                st.joins if isinstance(st, If) else [e for e, _ in st.carried]):
+            last = None
+    return (last is not None and last.prim == "identity"
+            and isinstance(last.args[0], Const) and last.args[0].value is None)
+
+
+def _read_only_on_path(body: list[Stmt], target: If, name: str, side: int) -> bool:
+    """Whether the examples that take the other path of ``target`` (where ``name`` is
+    None) never need ``name``.  Under vmap the join holds path ``side``'s value for
+    them too: garbage.  Follow it: code under path ``side`` of a later ``if`` on the
+    same test (a name bound once, so the same value) does not run for those examples
+    and may read anything; elsewhere garbage may only be copied or given to
+    ``np.zeros_like`` (both take None without error, as the loop of examples would);
+    any other read, or a garbage result, would differ from the loop."""
+    test = target.test.name if isinstance(target.test, Var) else None
+    if test is None:
+        return False
+    bindings = 0
+    for st in walk(body):
+        if isinstance(st, Let) and st.target == test:
+            bindings += 1
+        elif isinstance(st, If) and test in st.joins or isinstance(st, For) and (
+                st.target == test or any(test in pair for pair in st.carried)):
+            return False
+    if bindings != 1:
+        return False
+    # the test, and names holding it or its negation (`if not test:` backward)
+    negated = {test: False}
+    for st in walk(body):
+        if isinstance(st, Let) and st.prim in ("not_", "logical_not", "identity") and (
+                len(st.args) == 1 and isinstance(st.args[0], Var)
+                and st.args[0].name in negated):
+            if sum(1 for o in walk(body) if isinstance(o, Let) and o.target == st.target
+                   or isinstance(o, If) and st.target in o.joins) == 1:
+                negated[st.target] = negated[st.args[0].name] != (st.prim != "identity")
+    garbage: set[str] = set()  # names holding garbage for those examples
+    state = {"on": False, "ok": True}
+
+    def run(stmts: list[Stmt], guarded: bool) -> None:
+        for st in stmts:
+            if st is target:
+                state["on"] = True
+                garbage.add(name)
+                continue
+            read = set(uses(st)) & garbage
+            if read and not guarded and not (
+                    isinstance(st, (For, Break)) or isinstance(st, Let)
+                    and st.prim in ("identity", "zeros_like")):
+                state["ok"] = False
+            if isinstance(st, Let):
+                if read:
+                    garbage.add(st.target)
+                else:
+                    garbage.discard(st.target)
+            elif isinstance(st, If):
+                before = set(garbage)
+                same = isinstance(st.test, Var) and st.test.name in negated
+                # on the same test, those examples take path `theirs`
+                theirs = (1 - side) ^ negated[st.test.name] if same else None
+                ends = []
+                for k, branch in enumerate((st.body, st.orelse)):
+                    garbage.clear()
+                    garbage.update(before)
+                    run(branch, guarded or (same and k != theirs))
+                    ends.append(set(garbage))
+                garbage.clear()
+                garbage.update(ends[0] | ends[1])
+                for j in st.joins:
+                    if j in (ends[theirs] if same else ends[0] | ends[1]):
+                        garbage.add(j)
+                    else:
+                        garbage.discard(j)
+            elif isinstance(st, For):
+                while True:
+                    size = len(garbage)
+                    run(st.body, guarded)
+                    garbage.update(e for e, x in st.carried if x in garbage)
+                    if len(garbage) == size:
+                        break
+            elif isinstance(st, Break):
+                garbage.update(c for c, here in st.copies if here in garbage)
+
+    run(body, False)
+    return state["on"] and state["ok"]
+
+
+def _first_touch(stmts: list[Stmt], root: str, aliases: dict[str, str]) -> str | None:
+    """How a path first meets the array ``root`` (any version of it): "uses" (reads
+    or writes the one it had before), "fresh" (binds the name to an array of its own)
+    or None (never)."""
+    for st in walk(stmts):
+        if any(aliases.get(n, n) == root for n in uses(st)):
+            return "uses"
+        if isinstance(st, Let) and aliases.get(st.target, st.target) == root:
+            return "fresh" if _makes(st, root, aliases) else "uses"
+    return None
+
+
+def _makes(st: Stmt, root: str, aliases: dict[str, str]) -> bool:
+    """Whether ``st`` binds a version of the array ``root`` to another object than
+    the one it had (not a write in place, nor a join's `y = y_before`)."""
+    if not isinstance(st, Let) or aliases.get(st.target, st.target) != root or (
+            st.prim in _IN_PLACE):
+        return False
+    return not (st.prim == "identity" and isinstance(st.args[0], Var)
+                and aliases.get(st.args[0].name, st.args[0].name) == root)
+
+
+def _renamed(s: Any, renamed: dict[str, str]) -> Any:
+    """The statement binding (and reading) a branch's own names for the joins."""
+    def atom(a: Any) -> Any:
+        return Var(renamed[a.name]) if isinstance(a, Var) and a.name in renamed else a
+
+    if isinstance(s, If):
+        return If(atom(s.test), [_renamed(t, renamed) for t in s.body],
+                  [_renamed(t, renamed) for t in s.orelse], s.loc,
+                  [renamed.get(j, j) for j in s.joins])
+    args = tuple(atom(a) for a in s.args)
+    return Let(renamed.get(s.target, s.target), s.prim, args, s.params, s.loc)
+

@@ -1,0 +1,424 @@
+"""vmap's loops: one whose iterations do not depend on batched values stays a loop;
+one the examples leave at different iterations (a ``while`` on a batched test, a
+``break`` under one, a batched count) runs until every example has left, an example
+that has left keeping its values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..emit.code import Block, Line
+from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text, unpack_text, unpackable
+from ..ir.nodes import Break, Const, For, If, Let, Stmt, Var, uses, walk
+from ..ir.spelling import atom_text
+from ..ir.walk import effective_carried, loop_breaks
+from ..primitives.batching import NoBatchRule, align
+
+SEQ_ITEM = "*"  # batched paths of a list grown in a loop: "*" then the item's path
+
+
+class BatchedLoops:
+    """The loops of one vmap pass (``vm``)."""
+
+    def __init__(self, vm: Any) -> None:  # (the vmap transform, vmap._Vmap)
+        self.vm = vm
+
+    def for_(self, s: For, out: list[Any]) -> None:
+        count = None  # a batched count: `for _ in range(n)`, n one int per example
+        if s.iter is not None and self.vm.batched(s.iter):
+            count = self._batched_count(s)
+        carried_pairs = effective_carried(s)
+        # a `break` becomes a per-example flag, joined like any value: where its test is
+        # batched, the examples leave the loop at different iterations (masked lanes)
+        flag, body_ir = None, s.body
+        if loop_breaks(s.body):
+            flag = self.vm.names.fresh("breaking")
+            body_ir = self._lower_breaks(s.body, flag, False)[0]
+            self.vm.ranks[(flag, ())] = 0
+            self.vm.flags.add(flag)
+        if s.test is not None or flag is not None:
+            for entry, exit_ in carried_pairs:  # (an exit the first example never made)
+                if (entry, ()) in self.vm.ranks:
+                    self.vm.ranks.setdefault((exit_, ()), self.vm.ranks[(entry, ())])
+        at_entry = {k: set(v) for k, v in self.vm.b.items()}
+        state = {k: set(v) for k, v in at_entry.items()}
+        masked = False
+        while True:  # a carried value is batched if any iteration makes it so
+            self.vm.b = {k: set(v) for k, v in state.items()}
+            self.vm.block(body_ir, [])
+            masked = masked or count is not None or (
+                s.test is not None and self.vm.batched(s.test)) or (
+                flag is not None and self.vm.batched(Var(flag)))
+            if masked:
+                self._check_masked_body(s, body_ir)
+            grown = False
+            for entry, exit_ in carried_pairs:
+                new = self.vm.b.get(exit_, set()) - state.get(entry, set())
+                if masked:  # examples stop at different iterations: all differ
+                    self._check_masked_carry(s, entry)
+                if masked and not isinstance(self.vm.kind(entry), Seq):  # (a list's
+                    # items are batched as appended: each iteration appends for all)
+                    new = set(leaf_paths(self.vm.kind(entry))) - state.get(entry, set())
+                if new:
+                    state[entry] = state.get(entry, set()) | new
+                    grown = True
+            if not grown:
+                break
+        self.vm.b = state
+        for entry, exit_ in carried_pairs:
+            ranks = (self.vm.ranks.get((entry, ())), self.vm.ranks.get((exit_, ())))
+            if state.get(entry) and self.vm.kind(entry) == LEAF and None not in ranks and (
+                    ranks[0] != ranks[1]):
+                raise self.vm.fail(s, NoBatchRule(
+                    f"`{entry}` changes rank in the loop (rank {ranks[0]} before it, "
+                    f"{ranks[1]} after an iteration): its batched code has one rank",
+                    "start it with the shape it has after an iteration "
+                    "(np.zeros_like(...), np.full(shape, value))"))
+        for entry, _ in carried_pairs:
+            if state.get(entry, set()) == at_entry.get(entry, set()):
+                continue
+            kind = self.vm.kind(entry)
+            prod = self.vm.facts.producer.get(entry)
+            if isinstance(kind, Seq) and prod is not None and prod.prim == "zeros_list":
+                # zero cotangents (reverse mode over a popped list): the same for
+                # every example, stacked where the loop appends batched items
+                new = {p[1:] for p in state.get(entry, set()) if p[:1] == (SEQ_ITEM,)}
+                out.append(Line(f"{entry} = {_stacked_items(entry, kind, new, self.vm.use_batch_size())}"))
+                continue
+            if isinstance(kind, Seq):
+                if not (prod is not None and prod.prim == "make_list" and not prod.args):
+                    raise self.vm.fail(s, NoBatchRule(
+                        f"the list `{entry}` gets batched items in the loop after "
+                        "unbatched ones"))
+                continue
+            if isinstance(kind, Tree):
+                raise self.vm.fail(s, NoBatchRule(
+                    f"the container `{entry}` becomes batched in the loop"))
+            n = self.vm.use_batch_size()
+            out.append(Line(f"{entry} = np.stack([{entry}] * {n})"))
+        if masked:
+            self.masked_loop(s, body_ir, flag, carried_pairs, out, count)
+            return
+        body: list[Any] = []
+        self.vm.block(s.body, body)
+        body += [Line(f"{e} = {x}") for e, x in s.carried]
+        if s.test is None:
+            header = f"for {s.target} in {self.vm._iter_text(s.iter)}:"
+            out.append(Block(header, body, []))
+        else:
+            out.append(Block(f"while {atom_text(s.test)}:", body, []))
+
+    def _batched_count(self, s: For) -> str:
+        """``n`` of a loop ``for i in range(n)`` (or ``reversed(range(n))``) whose
+        count ``n`` is batched (one int per example); other loops over batched
+        ranges are refused."""
+        prod = self.vm.facts.producer.get(s.iter.name)
+        if prod is not None and prod.prim == "reversed" and isinstance(
+                prod.args[0], Var):
+            prod = self.vm.facts.producer.get(prod.args[0].name)
+        n = prod.args[0] if prod is not None and prod.prim == "range" and len(
+            prod.args) == 1 and not prod.params else None
+        if not isinstance(n, Var) or not self.vm.batched(n) or self.vm.rank(n) != 0 or (
+                loop_breaks(s.body)):
+            raise self.vm.fail(s, NoBatchRule(
+                "a loop over a batched range other than `range(n)` (n one int per "
+                "example, no `break`)",
+                "loop to the largest count and keep each example's values past its "
+                "own count with np.where, or compute the count outside the vmapped "
+                "function"))
+        return n.name
+
+    def masked_loop(self, s: For, body_ir: list[Stmt], flag: str | None,
+                    carried: list[tuple[str, str]], out: list[Any],
+                    count: str | None = None) -> None:
+        """A loop the examples leave at different iterations.  Every example runs
+        each iteration; one that has left keeps its values (``np.where``), and the
+        loop ends when every example has left.  A ``while`` on a batched test keeps
+        that test as the mask of examples still running::
+
+            while np.any(test):
+                <body>
+                y = np.where(test, y_2, y)
+                test = test & ~breaking & test_2
+
+        and a ``for`` with a ``break`` under a batched test a mask of those done::
+
+            for i in range(n):
+                <body>
+                s = np.where(done, s, s_2)
+                done = done | breaking
+                if np.all(done):
+                    break
+
+        and a loop over a batched count ``range(n)`` runs the largest count, an
+        example running ``n`` of the iterations: the first ones, or the last ones
+        where the body pops a list a loop the examples left apart pushed, so that the
+        entries pushed after an example had left (the list's top) are popped while it
+        waits::
+
+            n_max = np.max(n)
+            for step in range(n_max):
+                running = step >= n_max - n
+                <body>
+                y = np.where(running, y_2, y)
+        """
+        test = s.test.name if s.test is not None else None
+        if test is not None and self.vm.rank(s.test) != 0:
+            raise self.vm.fail(s, NoBatchRule(
+                "a `while` whose condition is an array per example",
+                "reduce the condition to one truth value per example (np.all, np.any)"))
+        # arrays written in place: the writes keep the done examples' elements
+        roots = set(self.vm.fn.aliases.values())
+        buffers = {e for e, x in carried if self.vm.fn.aliases.get(e, e) in roots
+                   and self.vm.fn.aliases.get(e, e) == self.vm.fn.aliases.get(x, x)}
+        body: list[Any] = []
+        before = self._values_at_start(body_ir, carried, buffers, body)
+        self.vm.lane_loops.add(id(s))
+        self.vm.lane_align[id(s)] = "first"  # (its steps an example runs: see _count_mask)
+        done = test is None and count is None  # a mask of the examples done
+        target = s.target
+        if count is not None:
+            target, mask, steps = self._count_mask(s, body_ir, count, out, body)
+        elif test is None:
+            n = self.vm.use_batch_size()
+            mask = self.vm.names.fresh("done")
+            out.append(Line(f"{mask} = np.full({n}, False)"))
+            self.vm.ranks[(mask, ())] = 0
+        else:
+            mask = test
+        self.vm.b[mask] = {()}
+        self.vm.write_masks.append((mask, done))
+        try:
+            self.vm.block(body_ir, body)
+        finally:
+            self.vm.write_masks.pop()
+        for st in walk(body_ir):  # the lists it pushed: which steps are real for whom
+            if isinstance(st, Let) and st.prim == "append" and isinstance(
+                    st.args[0], Var):
+                root = self.vm.fn.aliases.get(st.args[0].name, st.args[0].name)
+                self.vm.list_align[root] = self.vm.lane_align[id(s)]
+        test_exit = self._keep_left(s, carried, buffers, before, (mask, done), body)
+        if count is not None:
+            out.append(Block(f"for {target} in {steps}:", body, []))
+            return
+        leaving = None
+        if flag is not None:
+            leaving = f"~{flag}" if self.vm.batched(Var(flag)) else f"(not {flag})"
+        if test is not None:
+            assert test_exit is not None  # (a while loop carries its test)
+            parts = [test] + ([leaving] if leaving else []) + [str(test_exit)]
+            body.append(Line(f"{test} = {' & '.join(parts)}"))
+            out.append(Block(f"while {_any(test)}:", body, []))
+            return
+        body.append(Line(f"{mask} = {mask} | {flag}"))
+        body.append(Block(f"if {_all(mask)}:", [Line("break", keep=True)], []))
+        out.append(Block(f"for {s.target} in {self.vm._iter_text(s.iter)}:", body, []))
+
+    def _values_at_start(self, body_ir: list[Stmt], carried: list[tuple[str, str]],
+                         buffers: set[str], body: list[Any]) -> dict[str, str]:
+        """Values a nested loop (or a join) rebinds: their value at the start, named."""
+        before = {}
+        rebound = {st.target for st in walk(body_ir) if isinstance(st, Let)} | {
+            n for st in walk(body_ir) if isinstance(st, For) for n, _ in st.carried} | {
+            n for st in walk(body_ir) if isinstance(st, If) for n in st.joins}
+        for e, x in carried:
+            if (e == x or e in rebound) and e not in buffers:
+                before[e] = self.vm.names.fresh(f"{e}_before")
+                body.append(Line(f"{before[e]} = {e}"))
+                if (e, ()) in self.vm.ranks:
+                    self.vm.ranks[(before[e], ())] = self.vm.ranks[(e, ())]
+                self.vm.b[before[e]] = set(self.vm.b.get(e, set()))
+        return before
+
+    def _keep_left(self, s: For, carried: list[tuple[str, str]], buffers: set[str],
+                   before: dict[str, str], masking: tuple[str, bool], body: list[Any]) -> Any:
+        """An example that has left keeps its values (``np.where`` on the mask, one
+        of the examples running or, ``done``, of those done); the while-test's exit."""
+        mask, done = masking
+        test_exit = None
+        for e, x in carried:
+            if e == (s.test.name if s.test is not None else None):
+                test_exit = x
+                continue
+            if e in buffers:
+                continue
+            old, new = (before[e], e) if e == x else (before.get(e, e), x)
+            try:
+                rank = self.vm.rank(Var(e))
+                if done:
+                    old, new = new, old  # np.where(done, the value kept, the new one)
+                kept = [align(self.vm, Var(v), rank) for v in (mask, new, old)]
+                line = f"{e} = np.where({', '.join(kept)})"
+            except NoBatchRule as err:
+                raise self.vm.fail(s, err) from None
+            body.append(Line(line))
+        return test_exit
+
+    def _count_mask(self, s: For, body_ir: list[Stmt], count: str, out: list[Any],
+                    body: list[Any]) -> tuple[str, str, str]:
+        """The loop variable, the mask of the examples running and the steps, for a
+        loop over ``range(count)`` with ``count`` batched (see ``masked_loop``).
+
+        An example runs its first ``count`` steps (``i < count``; over
+        ``reversed(range(...))`` its last ones, with the same indexes), except in a
+        loop that pops lists a masked loop pushed with its examples in their first
+        steps: the entries of the examples that had left are on top, so each runs
+        its last ``count`` steps (the backward of a ``while``, ``for _ in
+        range(n_iter)``)."""
+        top = self.vm.names.fresh(f"{count}_max")
+        out.append(Line(f"{top} = np.max({count})"))
+        mask = self.vm.names.fresh("running")
+        self.vm.ranks[(mask, ())] = 0
+        read = any(s.target in uses(st) for st in walk(body_ir))
+        prod = self.vm.facts.producer.get(s.iter.name)
+        backwards = prod is not None and prod.prim == "reversed"
+        popped = {self.vm.list_align.get(self.vm.fn.aliases.get(st.args[0].name,
+                                                          st.args[0].name))
+                  for st in walk(body_ir) if isinstance(st, Let) and st.prim == "pop"}
+        # the steps each example runs: its indexes i < count where it reads them,
+        # else the other end than the entries it pops were pushed from
+        align = "last" if backwards else "first"
+        if popped and not read:
+            align = "first" if popped == {"last"} else "last"
+        elif popped and popped != {"first" if align == "last" else "last"}:
+            raise self.vm.fail(s, NoBatchRule(
+                "a loop over a batched count that pops a list and reads its index"))
+        self.vm.lane_align[id(s)] = align
+        if read:
+            body.append(Line(f"{mask} = {s.target} < {count}"))
+            steps = f"range({top})"
+            return s.target, mask, f"reversed({steps})" if backwards else steps
+        step = self.vm.names.fresh("step")
+        if align == "first":
+            body.append(Line(f"{mask} = {step} < {count}"))
+        else:  # the entries pushed after an example had left are on top
+            body.append(Line(f"{mask} = {step} >= {top} - {count}  # its last {count} "
+                             "steps"))
+        return step, mask, f"range({top})"
+
+    def _check_masked_carry(self, s: For, entry: str) -> None:
+        kind = self.vm.kind(entry)
+        if kind != LEAF and not isinstance(kind, Seq):
+            raise self.vm.fail(s, NoBatchRule(
+                f"`{entry}` is a container (list, tuple or dict) carried by a loop "
+                "whose exit depends on batched values",
+                "carry its arrays as separate names, or loop to a fixed count"))
+
+    def _check_masked_body(self, s: For, body: list[Stmt]) -> None:
+        """A loop whose examples stop at different iterations runs the body for the
+        stopped ones too: values are kept per example and writes `y[i] = v` keep the
+        stopped ones' elements, but `np.add.at` cannot; lists are pushed for every
+        example (checked to pop per example what it pushed: ``TapeOrder``)."""
+        for st in walk(body):
+            if isinstance(st, Let) and st.prim == "add_at":
+                name = atom_text(st.args[0])
+                raise self.vm.fail(st, NoBatchRule(
+                    f"a write into `{self.vm.fn.aliases.get(name, name)}` in a loop whose "
+                    "exit depends on batched values (the examples that have left the "
+                    "loop would be written too)",
+                    "compute the new array as a value (np.where(mask, new, old), "
+                    "np.concatenate), or loop to a fixed count and mask with np.where"))
+        # the values a `break` leaves are the body's ends on its path (the normalizer
+        # moves what follows a breaking `if` into its other branch)
+        for brk in loop_breaks(s.body):
+            env = _path_aliases(s.body, brk) or {}
+            copies = dict(brk.copies)
+            for e, x in s.carried:
+                if s.test is not None and e == s.test.name:
+                    continue
+                if _resolve(env, x) != _resolve(env, copies.get(e, e)):
+                    raise self.vm.fail(brk, NoBatchRule(
+                        f"a `break` leaving `{e}` unlike the end of the loop body "
+                        "under a batched test",
+                        "set a flag and test it instead of breaking"))
+
+    def _lower_breaks(self, stmts: list[Stmt], flag: str, bound: bool
+                      ) -> tuple[list[Stmt], bool]:
+        """The body with each ``break`` (of this loop, not nested ones) replaced by
+        ``flag = True``: an ``if`` holding one joins ``flag``, its other paths bind
+        ``flag = False`` (where nothing earlier on the path has bound it)."""
+        out: list[Stmt] = []
+        for st in stmts:
+            if isinstance(st, Break):
+                out.append(Let(flag, "identity", (Const(True, "True"),), {}, st.loc))
+                bound = True
+            elif isinstance(st, If) and (loop_breaks(st.body) or loop_breaks(st.orelse)):
+                branches = []
+                for branch in (st.body, st.orelse):
+                    if loop_breaks(branch):
+                        branches.append(self._lower_breaks(branch, flag, bound)[0])
+                    else:
+                        branches.append(list(branch) + ([] if bound else [Let(
+                            flag, "identity", (Const(False, "False"),), {}, st.loc)]))
+                joins = st.joins + ([] if flag in st.joins else [flag])
+                lowered = If(st.test, branches[0], branches[1], st.loc, joins)
+                own = self.vm.branches.origin.get(id(st), (st, st))[1]
+                self.vm.branches.origin[id(lowered)] = (lowered, own)
+                out.append(lowered)
+                bound = True
+            else:
+                out.append(st)
+        return out, bound
+
+
+def _any(mask: str) -> str:
+    """``np.any(mask)``, spelled with primitives s2s reads back (emitted code is
+    transformed again: ``vmap(vmap(f))``)."""
+    from ..primitives import lookup_object
+
+    if lookup_object(np.any):
+        return f"np.any({mask})"
+    return f"np.count_nonzero({mask}) > 0"
+
+
+def _all(mask: str) -> str:
+    from ..primitives import lookup_object
+
+    if lookup_object(np.all):
+        return f"np.all({mask})"
+    return f"np.count_nonzero(~{mask}) == 0"
+
+
+def _path_aliases(stmts: list[Stmt], brk: Break) -> dict[str, str] | None:
+    """The copies ``a = b`` on the path through ``stmts`` that reaches ``brk`` (None
+    where ``brk`` is not in them): what each name holds there."""
+    env: dict[str, str] = {}
+    found = False
+    for st in stmts:
+        if st is brk:
+            found = True
+        elif isinstance(st, If) and not found:
+            for branch in (st.body, st.orelse):
+                sub = _path_aliases(branch, brk)
+                if sub is not None:
+                    env.update(sub)
+                    found = True
+                    break
+        elif isinstance(st, Let) and st.prim == "identity" and isinstance(
+                st.args[0], Var):
+            env[st.target] = st.args[0].name
+    return env if found else None
+
+
+def _resolve(env: dict[str, str], name: str) -> str:
+    for _ in range(len(env) + 1):
+        if name not in env:
+            break
+        name = env[name]
+    return name
+
+
+def _stacked_items(name: str, kind: Seq, paths: set, n: str) -> str:
+    """``[... for item in name]`` with the item's leaves at ``paths`` stacked n times."""
+    item = kind.item
+    leaves = leaf_paths(item)
+    if unpackable(item):  # `for (v0, v1) in tape_bar`: one name per leaf
+        names = {p: "v" + "".join(str(k) for k in p) for p in leaves}
+        target = unpack_text(item, names)
+    else:  # a dict among the leaves: read them by key
+        names, target = {p: path_text("v", p) for p in leaves}, "v"
+    value = literal(item, lambda p: f"np.stack([{names[p]}] * {n})" if p in paths else names[p])
+    return f"[{value} for {target} in {name}]"
+

@@ -1,0 +1,336 @@
+"""Per-example ranks for vmap: the probe that records them on the first example, and
+the inference of those the probe never saw (values on paths the first example did not
+take), from the statements that produce them."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import numpy as np
+
+from .. import runtime
+from ..emit.code import Block, Comment, Line, compile_module, render_function
+from ..ir.kinds import LEAF, Kind, Seq, Tree, kind_of
+from ..ir.nodes import Const, Function, Index, Let, Return, Slice, Var, walk
+from ..ir.spelling import atom_text
+from ..ir.unroll import unroll_container_loops
+from ..primitives import PRIMITIVES
+from ..primitives.batching import NoBatchRule
+from .analysis import facts
+from .module import Module, default_text
+from .replay import Replay, spell_buffers
+
+# primitives whose result has their first operand's rank
+SAME_RANK = {"flip", "fliplr", "flipud", "roll", "sort", "argsort", "copy", "T",
+             "transpose", "matrix_transpose", "linalg.matrix_transpose", "moveaxis",
+             "swapaxes", "rollaxis", "diff", "nan_to_num", "prod_of_others"}
+# runtime helpers that act elementwise (broadcasting their operands)
+ELEMENTWISE_RUNTIME = {"special_digamma", "special_polygamma", "special_erf",
+                       "special_erfc", "special_erfinv", "special_expit", "special_gammaln",
+                       "special_logit", "special_xlogy", "special_xlog1py"}
+
+
+def prim_family(prim: str) -> str | None:
+    """A primitive's family (None: not a primitive, a runtime helper)."""
+    return PRIMITIVES[prim].family if prim in PRIMITIVES else None
+
+
+class RankInference:
+    """A value's per-example rank from its producer's operands' ranks."""
+
+    def __init__(self, vm: Any) -> None:  # (the vmap transform, vmap._Vmap)
+        self.vm = vm
+
+    def infer(self, name: str) -> int | None:
+        """The rank of a value the probe did not see (a branch the first example did
+        not take), where its primitive says it: broadcasting takes the largest rank,
+        a full reduction gives a scalar."""
+        from ..primitives import PRIMITIVES
+
+        s = self.vm.facts.producer.get(name)
+        if s is None and name in self.vm.facts.int_vars:
+            return 0  # a loop's index (a Python int)
+        if s is not None and s.prim == "getitem" and isinstance(s.args[0], Var) and (
+                isinstance(self.vm.kind(s.args[0].name), (Seq, Tree))):
+            try:
+                return self._leaf_rank(name, ())
+            except NoBatchRule:
+                return None
+        if s is None or s.prim not in PRIMITIVES:
+            return None
+        family = PRIMITIVES[s.prim].family
+        try:
+            if family in ("elementwise", "piecewise-constant", "binary", "comparison",
+                          "special") or s.prim in ("identity", "zeros_like", "ones_like"):
+                return max((self.vm.rank(a) for a in s.args), default=0)
+            if family == "reduction" and "axis" not in s.params and not s.prim.startswith(
+                    ("cum", "nancum")):  # (a cumulative reduction keeps a flat axis)
+                return 0
+            if s.prim.startswith(("cum", "nancum")) and "axis" not in s.params:
+                return 1
+            if s.prim in ("size", "ndim", "len", "float", "int"):
+                return 0
+            if s.prim == "shape":
+                return 1
+            if s.prim == "eye":
+                return 2
+            if s.prim in ("unbroadcast", "matmul_lhs_bar", "dot_lhs_bar",
+                          "matmul_rhs_bar", "dot_rhs_bar"):
+                target = {"unbroadcast": 1}.get(s.prim, 1 if "lhs" in s.prim else 2)
+                return self.vm.rank(s.args[target])
+            if s.prim == "broadcast_to":
+                shape = s.args[1] if len(s.args) > 1 else s.params.get("shape")
+                if isinstance(shape, Const):
+                    return len(shape.value) if isinstance(shape.value, tuple) else 1
+                prod = self.vm.facts.producer.get(shape.name) if isinstance(shape, Var) else None
+                if prod is not None and prod.prim == "shape":
+                    return self.vm.rank(prod.args[0])
+            return self._infer_shape_rank(s)
+        except NoBatchRule:
+            return None
+        return None
+
+    def _leaf_rank(self, name: str, path: tuple) -> int:
+        """The rank of the leaf at ``path`` in ``name``, followed through the tuples
+        and lists it was read from (a popped tape entry: the value pushed)."""
+        key = (name, path)
+        if key in self.vm.ranks:
+            return self.vm.ranks[key]
+        s = self.vm.facts.producer.get(name)
+        if s is not None and s.prim == "getitem" and isinstance(s.args[0], Var):
+            base = s.args[0].name
+            if isinstance(self.vm.kind(base), Seq):  # an item: what was appended
+                root = self.vm.fn.aliases.get(base, base)
+                for st in walk(self.vm.fn.body):
+                    if isinstance(st, Let) and st.prim == "append" and (
+                            self.vm.fn.aliases.get(st.args[0].name, st.args[0].name) == root
+                            and isinstance(st.args[1], Var)):
+                        return self._leaf_rank(st.args[1].name, path)
+            elif isinstance(self.vm.kind(base), Tree):
+                return self._leaf_rank(base, (self.vm.facts.container_key(
+                    s, self.vm.kind(base)),) + path)
+        if path and s is not None and s.prim in ("append", "pop") and isinstance(
+                s.args[0], Var):  # a list of known length, one item more or less
+            kind = self.vm.kind(name)
+            if s.prim == "append" and isinstance(kind, Tree) and isinstance(
+                    s.args[1], Var) and path[0] == len(kind.keys) - 1:
+                return self._leaf_rank(s.args[1].name, path[1:])
+            return self._leaf_rank(s.args[0].name, path)
+        if path and s is not None and s.prim in ("make_tuple", "make_list", "make_dict"):
+            kind = self.vm.kind(name)
+            if isinstance(kind, Tree):
+                inner = s.args[list(kind.keys).index(path[0])]
+                if isinstance(inner, Var):
+                    return self._leaf_rank(inner.name, path[1:])
+                return self.vm.rank(inner)
+        if not path and self._infer_rank_of_producer(name) is not None:
+            return self.vm.ranks[(name, ())]
+        raise NoBatchRule(f"the rank of `{name}` is unknown (the first example never "
+                          "computed it)")
+
+    def _infer_rank_of_producer(self, name: str) -> int | None:
+        s = self.vm.facts.producer.get(name)
+        if s is None or s.prim == "getitem" and isinstance(s.args[0], Var) and (
+                isinstance(self.vm.kind(s.args[0].name), (Seq, Tree))):
+            return None
+        r = self.infer(name)
+        if r is not None:
+            self.vm.ranks[(name, ())] = r
+        return r
+
+    def _infer_shape_rank(self, s: Let) -> int | None:
+        """More of ``_infer_rank``: indexing, products and rearrangements, where the
+        operands' ranks and constant arguments say the result's."""
+        args, params = s.args, s.params
+        axis = params.get("axis")
+        static_axis = axis is None or isinstance(axis, Const)
+        if s.prim == "getitem" and isinstance(params.get("index"), Index):
+            return self._index_rank(s)
+        if s.prim in SAME_RANK and args:
+            if s.prim in ("sort", "argsort") and isinstance(axis, Const) and (
+                    axis.value is None):
+                return 1  # sorted flat
+            return self.vm.rank(args[0])
+        if s.prim in ("array", "asarray") and len(args) == 1 and isinstance(
+                args[0], Var) and self.vm.kind(args[0].name) == LEAF:
+            return self.vm.rank(args[0])  # a copy (the gradient's copy before a write)
+        if s.prim in ELEMENTWISE_RUNTIME:
+            return max((self.vm.rank(a) for a in args), default=0)
+        if s.prim == "ravel":
+            return 1
+        if s.prim in ("outer", "linalg.outer"):
+            return 2
+        if s.prim in ("matmul", "dot", "inner") and len(args) == 2:
+            ra, rb = self.vm.rank(args[0]), self.vm.rank(args[1])
+            if s.prim == "matmul":
+                return (0 if ra == rb == 1 else rb - 1 if ra == 1 else ra - 1 if rb == 1
+                        else max(ra, rb))
+            if ra == 0 or rb == 0:
+                return max(ra, rb)
+            return ra + rb - 2
+        if s.prim == "vdot":
+            return 0
+        if s.prim in ("trace", "linalg.trace") and len(args) == 1 and not params:
+            return self.vm.rank(args[0]) - 2
+        if s.prim == "linalg.solve" and len(args) == 2:
+            return self.vm.rank(args[1])
+        if s.prim == "reshape" and len(args) == 2 and isinstance(args[1], Const):
+            shape = args[1].value
+            return len(shape) if isinstance(shape, tuple) else 1
+        if s.prim in ("reshape", "zeros", "ones", "full") and args and isinstance(
+                args[s.prim == "reshape"], Var):  # np.reshape(g, np.shape(a))
+            prod = self.vm.facts.producer.get(args[s.prim == "reshape"].name)
+            if prod is not None and prod.prim == "shape" and not prod.params:
+                return self.vm.rank(prod.args[0])
+            return None
+        if s.prim == "add_at" and args:
+            return self.vm.rank(args[0])
+        if s.prim == "expand_dims" and len(args) == 2 and isinstance(args[1], Const):
+            n = args[1].value
+            return self.vm.rank(args[0]) + (len(n) if isinstance(n, tuple) else 1)
+        if s.prim == "rhs_columns" and len(args) == 2:
+            return self.vm.rank(args[0]) + (self.vm.rank(args[1]) == 1)
+        if s.prim in ("concatenate", "stack") and args and isinstance(args[0], Var):
+            prod = self.vm.facts.producer.get(args[0].name)
+            if prod is None or prod.prim not in ("make_list", "make_tuple") or not (
+                    prod.args) or not static_axis:
+                return None
+            if s.prim == "concatenate" and isinstance(axis, Const) and (
+                    axis.value is None):
+                return 1
+            return self.vm.rank(prod.args[0]) + (s.prim == "stack")
+        if s.prim == "tile" and len(args) == 2 and isinstance(args[1], Const):
+            reps = args[1].value
+            return max(self.vm.rank(args[0]), len(reps) if isinstance(reps, tuple) else 1)
+        if s.prim == "take" and len(args) == 2 and static_axis:
+            if axis is None or axis.value is None:
+                return self.vm.rank(args[1])
+            return self.vm.rank(args[0]) - 1 + self.vm.rank(args[1])
+        if (prim_family(s.prim) == "reduction" and isinstance(axis, Const)
+                and not s.prim.startswith(("cum", "nancum")) and len(args) == 1
+                and set(params) <= {"axis", "keepdims"}):
+            keep = params.get("keepdims")
+            if isinstance(keep, Const) and keep.value:
+                return self.vm.rank(args[0])
+            if axis.value is None:
+                return 0
+            n = len(axis.value) if isinstance(axis.value, tuple) else 1
+            return self.vm.rank(args[0]) - n
+        return None
+
+    def _index_rank(self, s: Let) -> int | None:
+        """Per-example rank of ``y[index]`` with basic or integer-array indexing."""
+        rank = self.vm.rank(s.args[0])
+        advanced = []
+        for item in s.params["index"].items:
+            if isinstance(item, Slice):
+                continue
+            if isinstance(item, Const):
+                v = item.value
+                if v is None:
+                    rank += 1
+                elif v is Ellipsis:
+                    continue
+                elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+                    rank -= 1
+                elif isinstance(v, np.ndarray) and v.dtype.kind in "iu":
+                    advanced.append(v.ndim)
+                    rank -= 1
+                else:
+                    return None
+            elif isinstance(item, Var):
+                if self.vm.batched(item):
+                    return None
+                r = self.vm.rank(item)
+                if r > 1:
+                    return None  # (an int index array or a mask of rank 1: one axis)
+                advanced.append(r)
+                rank -= 1
+        return rank + max(advanced, default=0)
+
+
+def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
+    """Run ``fn``'s statements on one example; the rank of each value it computes
+    (per leaf path), and the arguments of each call to a user function."""
+    kinds = tuple(_kind(x) for x in example) + (LEAF,) * (len(fn.params) - len(example))
+    fn = unroll_container_loops(fn, kinds)
+    replay = Replay(facts(fn, kinds))
+    items = [Line(f"__record__({p!r}, {p})") for p in fn.params + fn.kwonly]
+    items += _instrument(replay.statements(fn.body[:-1]))
+    ret = fn.body[-1]
+    assert isinstance(ret, Return)
+    items.append(Line(f"__record__({atom_text(ret.value)!r}, {atom_text(ret.value)})"))
+    items = spell_buffers(items, fn.aliases)
+    params = list(fn.params[: len(example)])
+    defaults = Module()
+    rest = [f"{p}={default_text(fn, p, defaults)}" for p in fn.params[len(example):]]
+    if fn.kwonly:  # keyword-only parameters take their defaults (vmap passes none)
+        rest += ["*"] + [f"{p}={default_text(fn, p, defaults)}" if p in fn.defaults
+                         else p for p in fn.kwonly]
+    text = render_function("__probe__", ", ".join(params + rest), items)
+    found: dict[tuple[str, tuple], Any] = {}
+
+    def record(name: str, value: Any) -> None:
+        for path, leaf in _leaf_items(value):
+            found.setdefault((name, path), int(np.ndim(leaf)))
+
+    def record_call(name: str, args: tuple) -> None:
+        found.setdefault(("__call__", name), args)
+
+    ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
+    ns.update(fn.namespace)
+    ns.update(defaults.namespace)
+    ns["__record__"], ns["__record_call__"] = record, record_call
+    compile_module(text, ns, f"probe_{fn.name}")["__probe__"](*example)
+    return found
+
+
+def _kind(x: Any) -> Kind:
+    return kind_of(x)
+
+
+def _leaf_items(value: Any, path: tuple = ()) -> list[tuple[tuple, Any]]:
+    if isinstance(value, (tuple, list)):  # namedtuples (np.linalg.eigh's) too
+        out = []
+        for i, v in enumerate(value):
+            out += _leaf_items(v, path + (i,))
+        return out
+    if isinstance(value, dict):
+        out = []
+        for k, v in value.items():
+            out += _leaf_items(v, path + (k,))
+        return out
+    if value is None or isinstance(value, (str, range, type)) or callable(value):
+        return []
+    if getattr(value, "dtype", None) == object:  # made from a None (np.zeros_like(None)
+        return []  # on a path that left a name unbound): its rank says nothing
+    return [(path, value)]
+
+
+def _instrument(items: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, Line):
+            call = _call_target(item.text)
+            if call is not None:
+                out.append(Line(f"__record_call__({call[0]!r}, ({call[1]},))"))
+            out.append(item)
+            for name in sorted(item.defines):
+                out.append(Line(f"__record__({name!r}, {name})"))
+        elif isinstance(item, Block):
+            out.append(Block(item.header, _instrument(item.body), _instrument(item.orelse)))
+        elif not isinstance(item, Comment):
+            out.append(item)
+    return out
+
+
+def _call_target(text: str) -> tuple[str, str] | None:
+    """``h = helper(a, b)`` -> ("h", "a, b") for calls to functions that are not
+    NumPy's or s2s's (user functions, whose batched versions need their own probe)."""
+    tree = ast.parse(text).body[0]
+    if not (isinstance(tree, ast.Assign) and isinstance(tree.value, ast.Call)
+            and isinstance(tree.value.func, ast.Name) and len(tree.targets) == 1
+            and isinstance(tree.targets[0], ast.Name)):
+        return None
+    return tree.targets[0].id, ", ".join(ast.unparse(a) for a in tree.value.args)
