@@ -33,14 +33,13 @@ import numpy as np
 
 from ..ir.nodes import KEYWORD_OPERANDS, Const, For, Let, Var, walk
 from ..ir.spelling import atom_text
-from . import PRIMITIVES
 from .batching import (
-    REDUCE_ALL,
     Batch,
     NoBatchRule,
     _with_batch,
     align,
     args_text,
+    batch_default,
     batch_rule,
     broadcasting,
     dot_bar_rule,
@@ -241,8 +240,7 @@ def _tensordot_axes(b: Batch, s: Let) -> Any:
 # ---- reductions ---------------------------------------------------------------------
 
 
-@batch_rule(*[n for n in REDUCE_ALL
-              if n in PRIMITIVES and PRIMITIVES[n].family == "reduction"])
+@batch_default("reducer")
 def reduction_rule(b: Batch, s: Let) -> str:
     """``axis=None`` reduces every per-example axis; ``axis=k`` is ``k + 1`` (also
     when a name holds the int: moved when the code runs)."""
@@ -276,8 +274,7 @@ def average_weights(b: Batch, s: Let) -> str:
     return args_text(s, texts, params)
 
 
-@batch_rule(*[n for n in ("cumsum cumprod nancumsum nancumprod cumulative_sum "
-                          "cumulative_prod").split() if n in PRIMITIVES])
+@batch_default("cumulative")
 def cumulative_rule(b: Batch, s: Let) -> str:
     """Running reductions: ``axis=None`` runs over each flattened example (axis 1 of
     the batch reshaped to ``(n, -1)``); ``axis=k`` is ``k + 1``."""
@@ -301,11 +298,6 @@ def special_axis_rule(b: Batch, s: Let) -> str:
     only_first_batched(b, s)
     a = s.args[0]
     return args_text(s, [atom_text(a)], {"axis": _axis(b, s, "axis", b.rank(a))})
-
-
-batch_rule("special_erf", "special_erfc", "special_erfinv", "special_gammaln",
-           "special_digamma", "special_polygamma", "special_expit", "special_logit",
-           "special_xlogy", "special_xlog1py")(broadcasting)
 
 
 # ---- products -------------------------------------------------------------------
@@ -861,9 +853,6 @@ def norm_grad_rule(b: Batch, s: Let) -> str:
 
 # ---- issue 3's additions: nanprod, trapezoid, cov, corrcoef -------------------------
 
-batch_rule("nanprod")(reduction_rule)
-
-
 @batch_rule("trapezoid")
 def trapezoid_rule(b: Batch, s: Let) -> str:
     """Along the moved axis.  A per-example 1-D ``x`` is laid along that axis of the
@@ -1112,9 +1101,6 @@ def interp_rule(b: Batch, s: Let) -> str:
         isinstance(right, Const) and right.value is None) else atom_text(right)
     body = f"np.where({xv} < {knots_x}[..., 0], {first_f}, {body})"
     return f"np.where({xv} > {knots_x}[..., -1], {last_f}, {body})"
-
-
-batch_rule("nanmedian")(reduction_rule)
 
 
 batch_rule("polymul")(convolve_rule)  # np.convolve's full mode

@@ -25,7 +25,6 @@ import numpy as np
 from ..ir.kinds import LEAF, Seq
 from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
 from ..ir.spelling import atom_text, index_text
-from . import PRIMITIVES
 from .batching import (
     Batch,
     NoBatchRule,
@@ -42,6 +41,7 @@ from .batching import (
     shifted,
     static,
 )
+from .registry import PRIMITIVES
 
 # ---- helpers ------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from ..runtime import (
 from .registry import defjvp, defprim, defvjp, is_integer_constant
 
 defprim(
-    "sum", np.sum, "(a, axis=None, keepdims=False)", family="reduction",
+    "sum", np.sum, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     methods=("sum",),
 )
 
@@ -35,7 +35,7 @@ def sum_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 
 defprim(
-    "mean", np.mean, "(a, axis=None, keepdims=False)", family="reduction",
+    "mean", np.mean, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     methods=("mean",),
 )
 
@@ -56,7 +56,7 @@ def mean_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 
 defprim(
-    "max", np.max, "(a, axis=None, keepdims=False)", family="reduction",
+    "max", np.max, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     aliases=(np.amax,), methods=("max",),
     note="ties share the cotangent evenly, as JAX",
 )
@@ -86,7 +86,7 @@ def max_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 
 defprim(
-    "min", np.min, "(a, axis=None, keepdims=False)", family="reduction",
+    "min", np.min, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     aliases=(np.amin,), methods=("min",),
     note="ties share the cotangent evenly, as JAX",
 )
@@ -98,7 +98,7 @@ defjvp("min", "a")(max_jvp)
 
 
 defprim(
-    "prod", np.prod, "(a, axis=None, keepdims=False)", family="reduction",
+    "prod", np.prod, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     methods=("prod",),
     note="exact at zeros: uses products of the other elements, not prod / a",
 )
@@ -124,6 +124,7 @@ def prod_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 defprim(
     "var", np.var, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
+    batch="reducer",
     methods=("var",),
 )
 
@@ -146,6 +147,7 @@ def var_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
 
 defprim(
     "std", np.std, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
+    batch="reducer",
     methods=("std",),
     note="NaN where the deviation is 0 (the derivative of sqrt at 0), as JAX",
 )
@@ -169,7 +171,7 @@ def std_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
 
 
 defprim(
-    "ptp", np.ptp, "(a, axis=None, keepdims=False)", family="reduction",
+    "ptp", np.ptp, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     note="max - min: ties share the cotangent evenly, as JAX",
 )
 
@@ -203,6 +205,7 @@ def ptp_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 defprim(
     "median", np.median, "(a, axis=None, keepdims=False)", family="reduction",
+    batch="reducer",
     note="the middle element (the two middle ones share it, for an even count) in a "
     "stable sort: ties resolved by position, as JAX; axis None or an int",
 )
@@ -240,7 +243,7 @@ def median_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 defprim(
     "average", np.average, "(a, axis=None, weights=None, keepdims=False)",
-    family="reduction", diff=("a", "weights"),
+    family="reduction", batch="reducer", diff=("a", "weights"),
     note="weights: None, a's shape, or 1-D along an int axis.  Reverse mode does not "
     "yet pass keyword arguments' cotangents on: np.average(x, weights=w) gives w "
     "no gradient (the rule computes it)",
@@ -284,7 +287,8 @@ def average_jvp_weights(weights_dot, ans, a, axis=None, weights=None, keepdims=F
 
 # ---- reductions that skip NaN: a NaN element gets no cotangent, as JAX ---------
 
-defprim("nansum", np.nansum, "(a, axis=None, keepdims=False)", family="reduction")
+defprim("nansum", np.nansum, "(a, axis=None, keepdims=False)", family="reduction",
+        batch="reducer")
 
 
 @defvjp("nansum")
@@ -299,7 +303,8 @@ def nansum_jvp(a_dot, ans, a, axis=None, keepdims=False):
     return np.sum(np.where(np.isnan(a), 0.0, a_dot), axis=axis, keepdims=keepdims)
 
 
-defprim("nanmean", np.nanmean, "(a, axis=None, keepdims=False)", family="reduction")
+defprim("nanmean", np.nanmean, "(a, axis=None, keepdims=False)", family="reduction",
+        batch="reducer")
 
 
 @defvjp("nanmean")
@@ -320,6 +325,7 @@ def nanmean_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 defprim(
     "nanvar", np.nanvar, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
+    batch="reducer",
 )
 
 
@@ -343,6 +349,7 @@ def nanvar_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
 
 defprim(
     "nanstd", np.nanstd, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
+    batch="reducer",
 )
 
 
@@ -368,7 +375,7 @@ def nanstd_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
 for _name, _impl in (("nanmax", np.nanmax), ("nanmin", np.nanmin)):
     defprim(
         _name, _impl, "(a, axis=None, keepdims=False)", family="reduction",
-        note="ties share the cotangent evenly and NaN never wins, as JAX",
+        batch="reducer", note="ties share the cotangent evenly and NaN never wins, as JAX",
     )
 
     @defvjp(_name)
@@ -393,7 +400,8 @@ for _name, _impl in (("nanmax", np.nanmax), ("nanmin", np.nanmin)):
 # axis=None runs over the flattened array.  Each output element is a sum (product) of
 # the inputs before it, so the cotangent of an input sums the cotangents after it.
 
-defprim("cumsum", np.cumsum, "(a, axis=None)", family="reduction", methods=("cumsum",))
+defprim("cumsum", np.cumsum, "(a, axis=None)", family="reduction",
+        batch="cumulative", methods=("cumsum",))
 
 
 @defvjp("cumsum")
@@ -413,7 +421,8 @@ def cumsum_jvp(a_dot, ans, a, axis=None):
 
 
 defprim(
-    "cumprod", np.cumprod, "(a, axis=None)", family="reduction", methods=("cumprod",),
+    "cumprod", np.cumprod, "(a, axis=None)", family="reduction",
+    batch="cumulative", methods=("cumprod",),
     note="exact at zeros (products of the other elements, never ans / a), as JAX",
 )
 
@@ -429,7 +438,7 @@ def cumprod_jvp(a_dot, ans, a, axis=None):
 
 
 defprim(
-    "nancumsum", np.nancumsum, "(a, axis=None)", family="reduction",
+    "nancumsum", np.nancumsum, "(a, axis=None)", family="reduction", batch="cumulative",
     note="NaN counts as 0 and gets no cotangent, as JAX",
 )
 
@@ -449,7 +458,7 @@ def nancumsum_jvp(a_dot, ans, a, axis=None):
 
 
 defprim(
-    "nancumprod", np.nancumprod, "(a, axis=None)", family="reduction",
+    "nancumprod", np.nancumprod, "(a, axis=None)", family="reduction", batch="cumulative",
     note="NaN counts as 1 and gets no cotangent, as JAX; exact at zeros",
 )
 
@@ -471,7 +480,7 @@ def nancumprod_jvp(a_dot, ans, a, axis=None):
 # puts the empty sum (0) or product (1) first, which no input reaches.
 defprim(
     "cumulative_sum", np.cumulative_sum, "(x, axis=None, include_initial=False)",
-    family="reduction",
+    family="reduction", batch="cumulative",
 )
 
 
@@ -489,7 +498,7 @@ def cumulative_sum_jvp(x_dot, ans, x, axis=None, include_initial=False):
 
 defprim(
     "cumulative_prod", np.cumulative_prod, "(x, axis=None, include_initial=False)",
-    family="reduction", note="exact at zeros, as JAX",
+    family="reduction", batch="cumulative", note="exact at zeros, as JAX",
 )
 
 
@@ -511,7 +520,8 @@ def cumulative_prod_jvp(x_dot, ans, x, axis=None, include_initial=False):
 
 defprim(
     "count_nonzero", np.count_nonzero, "(a, axis=None, keepdims=False)",
-    family="reduction", nondiff=True, note="an integer count: no derivative flows",
+    family="reduction",
+    batch="reducer", nondiff=True, note="an integer count: no derivative flows",
 )
 
 # ``np.any`` / ``np.all``: truth values, as JAX gives them no derivative (vmap's masked
@@ -519,7 +529,7 @@ defprim(
 for _name in ("any", "all"):
     defprim(
         _name, getattr(np, _name), "(a, axis=None, keepdims=False)", family="reduction",
-        nondiff=True, methods=(_name,), note="a truth value: no derivative flows",
+        batch="reducer", nondiff=True, methods=(_name,), note="a truth value: no derivative flows",
     )
 
 
@@ -527,6 +537,7 @@ for _name in ("any", "all"):
 
 defprim(
     "nanprod", np.nanprod, "(a, axis=None, keepdims=False)", family="reduction",
+    batch="reducer",
     note="NaN counts as 1 and gets no cotangent, as JAX; exact at zeros",
 )
 
@@ -976,6 +987,7 @@ def nanpercentile_jvp_q(q_dot, ans, a, q, axis=None, keepdims=False):
 
 defprim(
     "nanmedian", np.nanmedian, "(a, axis=None, keepdims=False)", family="reduction",
+    batch="reducer",
     note="np.nanquantile at 0.5: the middle non-NaN element (the two middle ones share "
     "it); NaN gets no cotangent; ties ranked by position, as JAX; axis None or an int",
 )
