@@ -492,12 +492,6 @@ def solve_rule(b: Batch, s: Let) -> str:
     return f"np.linalg.solve({align(b, a, rank)}, {align(b, v, rank)})"
 
 
-@batch_rule("where")
-def where_rule(b: Batch, s: Let) -> str:
-    return broadcasting(b, s)
-
-
-
 # ---- the runtime helpers emitted derivatives call ----------------------------------
 
 
@@ -507,19 +501,6 @@ def _with_batch(b: Batch, atom: Any) -> str:
     if b.batched(atom):
         return text
     return f"np.broadcast_to({text}, ({b.use_batch_size()}, *np.shape({text})))"
-
-
-@batch_rule("list")
-def list_rule(b: Batch, s: Let) -> str:
-    """``list(x)`` walks an example's first axis: the batched array's second."""
-    only_first_batched(b, s)
-    return f"list(np.moveaxis({atom_text(s.args[0])}, 1, 0))"
-
-
-@batch_rule("pyexpr")
-def pyexpr_rule(b: Batch, s: Let) -> str:
-    raise NoBatchRule("a comprehension (or slice(), tuple()) over values with a batch "
-                      "axis", "write it with array operations")
 
 
 @batch_rule("batch_axes")

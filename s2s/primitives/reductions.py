@@ -5,8 +5,12 @@ then broadcasts to the input's shape.  ``np.expand_dims`` counts axes against th
 input's rank, which is exactly what ``axis`` refers to.
 """
 
+from typing import Any
+
 import numpy as np
 
+from ..ir.nodes import KEYWORD_OPERANDS, Const, Let, Var
+from ..ir.spelling import atom_text
 from ..runtime import (
     cumprod_bar,
     cumprod_tangent,
@@ -14,6 +18,17 @@ from ..runtime import (
     unbroadcast,
     weights_along,
 )
+from .batching import (
+    Batch,
+    NoBatchRule,
+    _with_batch,
+    args_text,
+    batch_rule,
+    only_first_batched,
+    operand,
+    shifted,
+)
+from .batching_linalg import _operand_rank, _static
 from .registry import defjvp, defprim, defvjp, is_integer_constant
 
 defprim(
@@ -598,6 +613,36 @@ def trapezoid_jvp_x(x_dot, ans, y, x=None, dx=1.0, axis=-1):
     return np.trapezoid(y, x_dot, axis=axis)
 
 
+@batch_rule("trapezoid")
+def trapezoid_rule(b: Batch, s: Let) -> str:
+    """Along the moved axis.  A per-example 1-D ``x`` is laid along that axis of the
+    batched ``y`` (NumPy reads a 1-D ``x`` only when it is the whole argument)."""
+    y, x = s.args[0], operand(s, "x")
+    ry = b.rank(y)
+    axis = _static(b, s, "axis", -1)
+    k = axis % ry
+    y_text = _with_batch(b, y)
+    params = {"axis": str(k + 1)}
+    if x is None or (isinstance(x, Const) and x.value is None):
+        return args_text(s, [y_text] + [atom_text(a) for a in s.args[1:]], params)
+    x_text = atom_text(x)
+    rx = _operand_rank(b, x)  # (a constant list of points is a vector)
+    if b.batched(x) and rx == 1 and ry > 1:
+        x_text = f"np.reshape({x_text}, ({b.use_batch_size()},{' 1,' * k} -1"
+        x_text += ", 1" * (ry - 1 - k) + "))"
+    elif b.batched(x) and rx == 1:
+        pass
+    elif not b.batched(x) and rx == 1:
+        x_text = f"np.reshape({x_text}, ({'1, ' * (k + 1)}-1{', 1' * (ry - 1 - k)}))"
+    keywords = s.params.get(KEYWORD_OPERANDS, ())
+    if "x" in keywords:
+        return args_text(s, [y_text, x_text], params)
+    if "x" in s.params:  # constant points: a parameter, spelled as one
+        return args_text(s, [y_text] + [atom_text(a) for a in s.args[1:]],
+                         {**params, "x": x_text})
+    return args_text(s, [y_text, x_text] + [atom_text(a) for a in s.args[2:]], params)
+
+
 # np.cov(m) = xc @ xc.T / (N - ddof) for x = m's variables as rows (rowvar; a 1-D m
 # is one variable; with rowvar False a 2-D m is transposed unless it has one row) and
 # xc = x minus its row means.  The centring needs no term of its own: xc's rows sum
@@ -644,6 +689,32 @@ def cov_jvp(m_dot, ans, m, rowvar=True, bias=False, ddof=None):
     c_dot = xc_dot @ np.matrix_transpose(xc)
     return np.reshape((c_dot + np.matrix_transpose(c_dot)) / (np.shape(x)[1] - ddof),
                       np.shape(ans))
+
+
+def _variables(b: Batch, s: Let, m: Any, rowvar: bool) -> str:
+    """Each example's variables as rows, ``(n, k, N)``, as ``np.cov`` reads them."""
+    t = atom_text(m)
+    x = f"{t}[:, None, :]" if b.rank(m) == 1 else t
+    if not rowvar and b.rank(m) == 2:
+        x = f"(np.swapaxes({x}, 1, 2) if np.shape({x})[1] != 1 else {x})"
+    return x
+
+
+def _covariance(x: str, ddof: int) -> str:
+    xc = f"({x} - np.mean({x}, axis=2, keepdims=True))"
+    return f"({xc} @ np.swapaxes({xc}, 1, 2) / (np.shape({x})[2] - {ddof}))"
+
+
+@batch_rule("cov")
+def cov_rule(b: Batch, s: Let) -> str:
+    """Per example ``xc @ xc.T / (N - ddof)`` with a batch in front; a 0-d example
+    result (one variable) is read at ``[:, 0, 0]``."""
+    only_first_batched(b, s)
+    rowvar, bias = _static(b, s, "rowvar", True), _static(b, s, "bias", False)
+    ddof = _static(b, s, "ddof", None)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    c = _covariance(_variables(b, s, s.args[0], rowvar), ddof)
+    return f"{c}[:, 0, 0]" if b.out_rank(s) == 0 else c
 
 
 # np.corrcoef(x) = c / sqrt(outer(d, d)), c = np.cov(x), d its diagonal.  NumPy (and
@@ -696,6 +767,18 @@ def corrcoef_jvp(x_dot, ans, x, rowvar=True):
     half = np.diagonal(c_dot) / (2.0 * d)
     r_dot = (c_dot - c * (half[:, None] + half)) / (s[:, None] * s)
     return np.reshape(r_dot, np.shape(ans))
+
+
+@batch_rule("corrcoef")
+def corrcoef_rule(b: Batch, s: Let) -> str:
+    """The batched covariance over the outer product of its diagonal's square roots,
+    clipped to [-1, 1] as NumPy does."""
+    only_first_batched(b, s)
+    c = _covariance(_variables(b, s, s.args[0], _static(b, s, "rowvar", True)), 1)
+    t = s.target
+    sd = f"np.sqrt(np.diagonal({t}, axis1=1, axis2=2))"
+    r = f"np.clip(({t} := {c}) / ({sd}[:, :, None] * {sd}[:, None, :]), -1, 1)"
+    return f"{r}[:, 0, 0]" if b.out_rank(s) == 0 else r
 
 
 # ---- quantiles with linear interpolation ---------------------------------------------
@@ -983,6 +1066,22 @@ def nanpercentile_jvp_q(q_dot, ans, a, q, axis=None, keepdims=False):
     slope = np.sum(slope * ((count - 1) / 100.0), axis=-1)
     # slope: q's axes first; reversed, they come last and meet q_dot's
     return np.reshape(np.transpose(np.transpose(slope) * q_dot), np.shape(ans))
+
+
+@batch_rule("quantile", "percentile", "nanquantile", "nanpercentile")
+def quantile_rule(b: Batch, s: Let) -> str:
+    """Over the moved axis (every per-example axis for None); NumPy puts q's axis
+    first, so a 1-D q's axis is moved behind the batch axis."""
+    a, q = s.args[0], s.args[1]
+    if b.batched(q):
+        raise NoBatchRule(f"np.{s.prim} with q that differs per example",
+                          "use the same q for every example")
+    text = args_text(s, [_with_batch(b, a), atom_text(q)],
+                     {"axis": shifted(_static(b, s, "axis"), b.rank(a))})
+    import numpy as np
+
+    q_rank = b.rank(q) if isinstance(q, Var) else int(np.ndim(q.value))
+    return f"np.moveaxis({text}, 0, 1)" if q_rank else text
 
 
 defprim(
