@@ -290,9 +290,7 @@ def cumulative_rule(b: Batch, s: Let) -> str:
 # ---- special functions ----------------------------------------------------------
 
 
-@batch_rule("scipy.special.logsumexp", "scipy.special.softmax",
-            "scipy.special.log_softmax", "special_logsumexp", "special_softmax",
-            "special_log_softmax")
+@batch_default("normalizer")
 def special_axis_rule(b: Batch, s: Let) -> str:
     """Normalisations over ``axis``: ``None`` is every per-example axis."""
     only_first_batched(b, s)

@@ -35,6 +35,8 @@ from .batching_shape import (
     _selected_rank,
     along,
     flat,
+    holds_tuple,
+    refuse_batched,
     repeated,
     rows,
 )
@@ -263,6 +265,59 @@ for _name, _sig, _more in (
         _name, getattr(np, _name), _sig, family="indexing", nondiff=True,
         note="integer positions: no derivative flows", **_more,
     )
+
+
+@batch_rule("searchsorted")
+def searchsorted_rule(b: Batch, s: Let) -> str:
+    """Into a batch of sorted vectors, a position is a count: how many elements are
+    below ``v`` (``side="left"``) or not above it (``"right"``); a sorter only orders
+    the same elements."""
+    a, v = s.args
+    if not b.batched(a):
+        return args_text(s, [atom_text(a), atom_text(v)])
+    if b.batched(operand(s, "sorter")):
+        raise NoBatchRule("np.searchsorted with a batched sorter and batched array")
+    side = static(s, "side", "left")
+    vr = b.rank(v)
+    row = f"np.reshape({atom_text(a)}, ({b.use_batch_size()},{' 1,' * vr} -1))"
+    op = "<" if side == "left" else "<="
+    return f"np.sum({row} {op} np.expand_dims({atom_text(v)}, -1), axis=-1)"
+
+
+@batch_rule("argwhere", "nonzero", "flatnonzero")
+def positions_rule(b: Batch, s: Let) -> str:
+    """Positions of nonzero elements: a different count for each example."""
+    raise NoBatchRule(f"np.{s.prim} of a batched array: {PER_EXAMPLE_COUNT}",
+                      "use a mask instead: np.where(x != 0, ...)")
+
+
+@batch_rule("unravel_index")
+def unravel_index_rule(b: Batch, s: Let) -> str:
+    """Per example, one index array per axis of ``shape``; stacked after the batch
+    axis, so ``[:, k]`` is each example's k-th."""
+    refuse_batched(b, s, ("shape",), "np.unravel_index into a shape that differs per "
+                   "example", "unravel into the same shape for every example")
+    indices, shape = s.args
+    unravelled = f"np.unravel_index({atom_text(indices)}, {atom_text(shape)})"
+    return f"np.stack({unravelled}, axis=1)"
+
+
+@batch_rule("ravel_multi_index")
+def ravel_multi_index_rule(b: Batch, s: Let) -> str:
+    """The index arrays of a batch lined up; an array of them, ``(n, k, ...)``, has
+    its k index arrays moved to the front."""
+    refuse_batched(b, s, ("dims",), "np.ravel_multi_index into dims that differ per "
+                   "example", "use the same dims for every example")
+    seq = s.args[0]
+    items = getattr(b, "items", {}).get(getattr(seq, "name", None))
+    if items is not None:
+        rank = max(b.rank(a) for a in items)
+        index = "(" + ", ".join(align(b, a, rank) for a in items) + ",)"
+    elif holds_tuple(b, seq):
+        index = atom_text(seq)
+    else:
+        index = f"np.moveaxis({atom_text(seq)}, 1, 0)"
+    return args_text(s, [index] + [atom_text(a) for a in s.args[1:]])
 
 
 @batch_rule("sort", "argsort")

@@ -1050,7 +1050,7 @@ def special_xlog1py_jvp_y(y_dot, ans, x, y):
     return y_dot * x / (1 + y)
 
 
-_defhelper("special_logsumexp", "(a, axis=None, keepdims=False)",
+_defhelper("special_logsumexp", "(a, axis=None, keepdims=False)", batch="normalizer",
            note="the gradient is the softmax exp(a - ans)")
 
 
@@ -1069,7 +1069,7 @@ def special_logsumexp_jvp(a_dot, ans, a, axis=None, keepdims=False):
     return np.sum(a_dot * np.exp(a - ans), axis=axis, keepdims=keepdims)
 
 
-_defhelper("special_softmax", "(x, axis=None)")
+_defhelper("special_softmax", "(x, axis=None)", batch="normalizer")
 
 
 @defvjp("special_softmax")
@@ -1082,7 +1082,7 @@ def special_softmax_jvp(x_dot, ans, x, axis=None):
     return ans * (x_dot - np.sum(x_dot * ans, axis=axis, keepdims=True))
 
 
-_defhelper("special_log_softmax", "(x, axis=None)")
+_defhelper("special_log_softmax", "(x, axis=None)", batch="normalizer")
 
 
 @defvjp("special_log_softmax")
