@@ -30,6 +30,3 @@ for _math_fn, _prim in (
     BY_OBJECT[id(_math_fn)] = _prim
 
 __all__ = ["PRIMITIVES", "Primitive", "lookup_object", "load_all"]
-
-# vmap rules for dtypes.py (s2s.batching reads the complete registry when imported)
-from . import dtypes_batching  # noqa: E402,F401

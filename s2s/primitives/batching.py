@@ -23,8 +23,7 @@ import numpy as np
 
 from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
 from ..ir.spelling import atom_text, index_text
-from . import PRIMITIVES
-from .registry import arg_slots
+from .registry import PRIMITIVES, arg_slots
 
 
 class NoBatchRule(Exception):
@@ -77,19 +76,31 @@ def batch_rule(*names: str, override: bool = False) -> Callable:
     return register
 
 
-# Families with no batching rule, by design: they make arrays from shapes and constants
-# (np.zeros(n), np.arange(n), np.eye(n)) or read facts of dtypes, so vmap copies their
-# statements unbatched and refuses one whose operand is batched (NoBatchRule).
-UNBATCHED_FAMILIES = ("constructor / integer-valued", "array facts")
+# Batching defaults, by the name a primitive's ``defprim(batch=...)`` declares (its
+# family's by default, registry.FAMILY_BATCH): the rule of every primitive that has no
+# rule registered under its own name.  ``registry.REFUSED`` is none: those families make
+# arrays from shapes and constants (np.zeros(n), np.eye(n)) or read facts of dtypes, so
+# vmap copies their statements unbatched and refuses a batched operand (NoBatchRule).
+DEFAULTS: dict[str, Callable[[Batch, Let], str]] = {}
+
+
+def batch_default(name: str) -> Callable:
+    """Register the decorated function as the batching default called ``name``."""
+
+    def register(rule: Callable) -> Callable:
+        if name in DEFAULTS:
+            raise ValueError(f"the batching default {name!r} is already registered")
+        DEFAULTS[name] = rule
+        return rule
+
+    return register
 
 
 def rule_for(prim: str) -> Callable[[Batch, Let], str] | None:
+    """The primitive's own rule, else its declared default (None: it has neither)."""
     if prim in RULES:
         return RULES[prim]
-    family = PRIMITIVES[prim].family
-    if family in ("elementwise", "piecewise-constant", "binary", "comparison", "special"):
-        return broadcasting
-    return None
+    return DEFAULTS.get(PRIMITIVES[prim].batch)
 
 
 # ---- spelling helpers ------------------------------------------------------------------
@@ -187,6 +198,7 @@ def only_first_batched(b: Batch, s: Let) -> None:
 # ---- families ------------------------------------------------------------------------
 
 
+@batch_default("broadcasting")
 def broadcasting(b: Batch, s: Let) -> str:
     """Elementwise and broadcasting functions: line up the ranks, nothing else."""
     rank = b.out_rank(s)
@@ -194,12 +206,6 @@ def broadcasting(b: Batch, s: Let) -> str:
         texts = [align(b, a, rank) for a in s.args]
         return f"np.logical_{s.prim.rstrip('_')}({', '.join(texts)})"
     return args_text(s, [align(b, a, rank) for a in s.args])
-
-
-REDUCE_ALL = (
-    "sum mean prod max min std var ptp median average nansum nanmean nanmax nanmin "
-    "nanstd nanvar count_nonzero all any"
-).split()
 
 
 @batch_rule("argmax", "argmin", "flip")
@@ -486,12 +492,6 @@ def solve_rule(b: Batch, s: Let) -> str:
     return f"np.linalg.solve({align(b, a, rank)}, {align(b, v, rank)})"
 
 
-@batch_rule("where")
-def where_rule(b: Batch, s: Let) -> str:
-    return broadcasting(b, s)
-
-
-
 # ---- the runtime helpers emitted derivatives call ----------------------------------
 
 
@@ -501,19 +501,6 @@ def _with_batch(b: Batch, atom: Any) -> str:
     if b.batched(atom):
         return text
     return f"np.broadcast_to({text}, ({b.use_batch_size()}, *np.shape({text})))"
-
-
-@batch_rule("list")
-def list_rule(b: Batch, s: Let) -> str:
-    """``list(x)`` walks an example's first axis: the batched array's second."""
-    only_first_batched(b, s)
-    return f"list(np.moveaxis({atom_text(s.args[0])}, 1, 0))"
-
-
-@batch_rule("pyexpr")
-def pyexpr_rule(b: Batch, s: Let) -> str:
-    raise NoBatchRule("a comprehension (or slice(), tuple()) over values with a batch "
-                      "axis", "write it with array operations")
 
 
 @batch_rule("batch_axes")

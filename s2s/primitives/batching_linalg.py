@@ -33,14 +33,13 @@ import numpy as np
 
 from ..ir.nodes import KEYWORD_OPERANDS, Const, For, Let, Var, walk
 from ..ir.spelling import atom_text
-from . import PRIMITIVES
 from .batching import (
-    REDUCE_ALL,
     Batch,
     NoBatchRule,
     _with_batch,
     align,
     args_text,
+    batch_default,
     batch_rule,
     broadcasting,
     dot_bar_rule,
@@ -241,8 +240,7 @@ def _tensordot_axes(b: Batch, s: Let) -> Any:
 # ---- reductions ---------------------------------------------------------------------
 
 
-@batch_rule(*[n for n in REDUCE_ALL
-              if n in PRIMITIVES and PRIMITIVES[n].family == "reduction"])
+@batch_default("reducer")
 def reduction_rule(b: Batch, s: Let) -> str:
     """``axis=None`` reduces every per-example axis; ``axis=k`` is ``k + 1`` (also
     when a name holds the int: moved when the code runs)."""
@@ -276,8 +274,7 @@ def average_weights(b: Batch, s: Let) -> str:
     return args_text(s, texts, params)
 
 
-@batch_rule(*[n for n in ("cumsum cumprod nancumsum nancumprod cumulative_sum "
-                          "cumulative_prod").split() if n in PRIMITIVES])
+@batch_default("cumulative")
 def cumulative_rule(b: Batch, s: Let) -> str:
     """Running reductions: ``axis=None`` runs over each flattened example (axis 1 of
     the batch reshaped to ``(n, -1)``); ``axis=k`` is ``k + 1``."""
@@ -293,19 +290,12 @@ def cumulative_rule(b: Batch, s: Let) -> str:
 # ---- special functions ----------------------------------------------------------
 
 
-@batch_rule("scipy.special.logsumexp", "scipy.special.softmax",
-            "scipy.special.log_softmax", "special_logsumexp", "special_softmax",
-            "special_log_softmax")
+@batch_default("normalizer")
 def special_axis_rule(b: Batch, s: Let) -> str:
     """Normalisations over ``axis``: ``None`` is every per-example axis."""
     only_first_batched(b, s)
     a = s.args[0]
     return args_text(s, [atom_text(a)], {"axis": _axis(b, s, "axis", b.rank(a))})
-
-
-batch_rule("special_erf", "special_erfc", "special_erfinv", "special_gammaln",
-           "special_digamma", "special_polygamma", "special_expit", "special_logit",
-           "special_xlogy", "special_xlog1py")(broadcasting)
 
 
 # ---- products -------------------------------------------------------------------
@@ -861,76 +851,6 @@ def norm_grad_rule(b: Batch, s: Let) -> str:
 
 # ---- issue 3's additions: nanprod, trapezoid, cov, corrcoef -------------------------
 
-batch_rule("nanprod")(reduction_rule)
-
-
-@batch_rule("trapezoid")
-def trapezoid_rule(b: Batch, s: Let) -> str:
-    """Along the moved axis.  A per-example 1-D ``x`` is laid along that axis of the
-    batched ``y`` (NumPy reads a 1-D ``x`` only when it is the whole argument)."""
-    y, x = s.args[0], operand(s, "x")
-    ry = b.rank(y)
-    axis = _static(b, s, "axis", -1)
-    k = axis % ry
-    y_text = _with_batch(b, y)
-    params = {"axis": str(k + 1)}
-    if x is None or (isinstance(x, Const) and x.value is None):
-        return args_text(s, [y_text] + [atom_text(a) for a in s.args[1:]], params)
-    x_text = atom_text(x)
-    rx = _operand_rank(b, x)  # (a constant list of points is a vector)
-    if b.batched(x) and rx == 1 and ry > 1:
-        x_text = f"np.reshape({x_text}, ({b.use_batch_size()},{' 1,' * k} -1"
-        x_text += ", 1" * (ry - 1 - k) + "))"
-    elif b.batched(x) and rx == 1:
-        pass
-    elif not b.batched(x) and rx == 1:
-        x_text = f"np.reshape({x_text}, ({'1, ' * (k + 1)}-1{', 1' * (ry - 1 - k)}))"
-    keywords = s.params.get(KEYWORD_OPERANDS, ())
-    if "x" in keywords:
-        return args_text(s, [y_text, x_text], params)
-    if "x" in s.params:  # constant points: a parameter, spelled as one
-        return args_text(s, [y_text] + [atom_text(a) for a in s.args[1:]],
-                         {**params, "x": x_text})
-    return args_text(s, [y_text, x_text] + [atom_text(a) for a in s.args[2:]], params)
-
-
-def _variables(b: Batch, s: Let, m: Any, rowvar: bool) -> str:
-    """Each example's variables as rows, ``(n, k, N)``, as ``np.cov`` reads them."""
-    t = atom_text(m)
-    x = f"{t}[:, None, :]" if b.rank(m) == 1 else t
-    if not rowvar and b.rank(m) == 2:
-        x = f"(np.swapaxes({x}, 1, 2) if np.shape({x})[1] != 1 else {x})"
-    return x
-
-
-def _covariance(x: str, ddof: int) -> str:
-    xc = f"({x} - np.mean({x}, axis=2, keepdims=True))"
-    return f"({xc} @ np.swapaxes({xc}, 1, 2) / (np.shape({x})[2] - {ddof}))"
-
-
-@batch_rule("cov")
-def cov_rule(b: Batch, s: Let) -> str:
-    """Per example ``xc @ xc.T / (N - ddof)`` with a batch in front; a 0-d example
-    result (one variable) is read at ``[:, 0, 0]``."""
-    only_first_batched(b, s)
-    rowvar, bias = _static(b, s, "rowvar", True), _static(b, s, "bias", False)
-    ddof = _static(b, s, "ddof", None)
-    ddof = (0 if bias else 1) if ddof is None else ddof
-    c = _covariance(_variables(b, s, s.args[0], rowvar), ddof)
-    return f"{c}[:, 0, 0]" if b.out_rank(s) == 0 else c
-
-
-@batch_rule("corrcoef")
-def corrcoef_rule(b: Batch, s: Let) -> str:
-    """The batched covariance over the outer product of its diagonal's square roots,
-    clipped to [-1, 1] as NumPy does."""
-    only_first_batched(b, s)
-    c = _covariance(_variables(b, s, s.args[0], _static(b, s, "rowvar", True)), 1)
-    t = s.target
-    sd = f"np.sqrt(np.diagonal({t}, axis1=1, axis2=2))"
-    r = f"np.clip(({t} := {c}) / ({sd}[:, :, None] * {sd}[:, None, :]), -1, 1)"
-    return f"{r}[:, 0, 0]" if b.out_rank(s) == 0 else r
-
 
 # ---- polynomials, cond, tensorinv, tensorsolve ----------------------------------------
 
@@ -1035,22 +955,6 @@ def tensorsolve_rule(b: Batch, s: Let) -> str:
     return f"np.reshape({solved}, ({n}, *np.shape({at})[{1 + b.rank(rhs)}:]))"
 
 
-@batch_rule("quantile", "percentile", "nanquantile", "nanpercentile")
-def quantile_rule(b: Batch, s: Let) -> str:
-    """Over the moved axis (every per-example axis for None); NumPy puts q's axis
-    first, so a 1-D q's axis is moved behind the batch axis."""
-    a, q = s.args[0], s.args[1]
-    if b.batched(q):
-        raise NoBatchRule(f"np.{s.prim} with q that differs per example",
-                          "use the same q for every example")
-    text = args_text(s, [_with_batch(b, a), atom_text(q)],
-                     {"axis": shifted(_static(b, s, "axis"), b.rank(a))})
-    import numpy as np
-
-    q_rank = b.rank(q) if isinstance(q, Var) else int(np.ndim(q.value))
-    return f"np.moveaxis({text}, 0, 1)" if q_rank else text
-
-
 @batch_rule("convolve", "correlate")
 def convolve_rule(b: Batch, s: Let) -> str:
     """Per example, the full convolution as an einsum with the 0/1 tensor
@@ -1076,45 +980,6 @@ def convolve_rule(b: Batch, s: Let) -> str:
         length = f"(abs({n} - {m}) + 1)"
         offset = f"(min({n}, {m}) - 1)"
     return f"{out}[:, {offset}:{offset} + {length}]"
-
-
-@batch_rule("interp")
-def interp_rule(b: Batch, s: Let) -> str:
-    """Unbatched knots: np.interp works elementwise in x.  Knots that differ per
-    example: each x's segment counted per example (``sum(xp <= x)``), its ends read
-    with one-hot sums, and JAX's formula written out."""
-    x, xp, fp = s.args[:3]
-    if not (b.batched(xp) or b.batched(fp)):
-        return args_text(s, [atom_text(a) for a in s.args])
-    left, right = operand(s, "left"), operand(s, "right")
-    if any(isinstance(e, Var) and b.batched(e) for e in (left, right)):
-        raise NoBatchRule("np.interp with left/right values that differ per example")
-    n, r, t = b.use_batch_size(), b.rank(x), s.target
-    shape = f"({n},{' 1,' * r} -1)"
-    xs = f"np.expand_dims({_with_batch(b, x)}, -1)"
-    knots_x = f"np.reshape({_with_batch(b, xp)}, {shape})"
-    knots_f = f"np.reshape({_with_batch(b, fp)}, {shape})"
-    count = f"np.shape({knots_x})[-1]"
-    seg = f"np.clip(np.sum({knots_x} <= {xs}, axis=-1), 1, {count} - 1)"
-    low = f"(np.arange({count}) == np.expand_dims({seg} - 1, -1))"
-    high = f"(np.arange({count}) == np.expand_dims({seg}, -1))"
-    x0, f0 = f"np.sum({knots_x} * ({t}_lo := {low}), axis=-1)", \
-        f"np.sum({knots_f} * {t}_lo, axis=-1)"
-    x1, f1 = f"np.sum({knots_x} * ({t}_hi := {high}), axis=-1)", \
-        f"np.sum({knots_f} * {t}_hi, axis=-1)"
-    width = f"(({t}_w := {x1} - ({t}_x0 := {x0})) == 0)"
-    body = (f"np.where({width}, ({t}_f0 := {f0}), {t}_f0 + ({_with_batch(b, x)} - {t}_x0)"
-            f" / np.where({t}_w == 0, 1.0, {t}_w) * ({f1} - {t}_f0))")
-    xv = _with_batch(b, x)
-    first_f = f"{knots_f}[..., 0]" if left is None or (
-        isinstance(left, Const) and left.value is None) else atom_text(left)
-    last_f = f"{knots_f}[..., -1]" if right is None or (
-        isinstance(right, Const) and right.value is None) else atom_text(right)
-    body = f"np.where({xv} < {knots_x}[..., 0], {first_f}, {body})"
-    return f"np.where({xv} > {knots_x}[..., -1], {last_f}, {body})"
-
-
-batch_rule("nanmedian")(reduction_rule)
 
 
 batch_rule("polymul")(convolve_rule)  # np.convolve's full mode

@@ -9,7 +9,10 @@ import operator
 
 import numpy as np
 
+from ..ir.nodes import Const, Let, Var
+from ..ir.spelling import atom_text
 from ..runtime import unbroadcast
+from .batching import Batch, NoBatchRule, _with_batch, args_text, batch_rule, broadcasting, operand
 from .registry import call_spelling, defjvp, defprim, defvjp, infix, is_integer_constant
 
 defprim(
@@ -206,6 +209,11 @@ def where_jvp_x(x_dot, ans, condition, x, y):
 @defjvp("where", "y")
 def where_jvp_y(y_dot, ans, condition, x, y):
     return np.where(condition, 0, y_dot)
+
+
+@batch_rule("where")
+def where_rule(b: Batch, s: Let) -> str:
+    return broadcasting(b, s)
 
 
 # ---- comparisons and integer arithmetic: no derivative flows --------------------
@@ -646,6 +654,42 @@ def interp_jvp_fp(fp_dot, ans, x, xp, fp, left=None, right=None):
     if right is not None:
         right = 0.0
     return np.interp(x, xp, fp_dot, left, right)
+
+
+@batch_rule("interp")
+def interp_rule(b: Batch, s: Let) -> str:
+    """Unbatched knots: np.interp works elementwise in x.  Knots that differ per
+    example: each x's segment counted per example (``sum(xp <= x)``), its ends read
+    with one-hot sums, and JAX's formula written out."""
+    x, xp, fp = s.args[:3]
+    if not (b.batched(xp) or b.batched(fp)):
+        return args_text(s, [atom_text(a) for a in s.args])
+    left, right = operand(s, "left"), operand(s, "right")
+    if any(isinstance(e, Var) and b.batched(e) for e in (left, right)):
+        raise NoBatchRule("np.interp with left/right values that differ per example")
+    n, r, t = b.use_batch_size(), b.rank(x), s.target
+    shape = f"({n},{' 1,' * r} -1)"
+    xs = f"np.expand_dims({_with_batch(b, x)}, -1)"
+    knots_x = f"np.reshape({_with_batch(b, xp)}, {shape})"
+    knots_f = f"np.reshape({_with_batch(b, fp)}, {shape})"
+    count = f"np.shape({knots_x})[-1]"
+    seg = f"np.clip(np.sum({knots_x} <= {xs}, axis=-1), 1, {count} - 1)"
+    low = f"(np.arange({count}) == np.expand_dims({seg} - 1, -1))"
+    high = f"(np.arange({count}) == np.expand_dims({seg}, -1))"
+    x0, f0 = f"np.sum({knots_x} * ({t}_lo := {low}), axis=-1)", \
+        f"np.sum({knots_f} * {t}_lo, axis=-1)"
+    x1, f1 = f"np.sum({knots_x} * ({t}_hi := {high}), axis=-1)", \
+        f"np.sum({knots_f} * {t}_hi, axis=-1)"
+    width = f"(({t}_w := {x1} - ({t}_x0 := {x0})) == 0)"
+    body = (f"np.where({width}, ({t}_f0 := {f0}), {t}_f0 + ({_with_batch(b, x)} - {t}_x0)"
+            f" / np.where({t}_w == 0, 1.0, {t}_w) * ({f1} - {t}_f0))")
+    xv = _with_batch(b, x)
+    first_f = f"{knots_f}[..., 0]" if left is None or (
+        isinstance(left, Const) and left.value is None) else atom_text(left)
+    last_f = f"{knots_f}[..., -1]" if right is None or (
+        isinstance(right, Const) and right.value is None) else atom_text(right)
+    body = f"np.where({xv} < {knots_x}[..., 0], {first_f}, {body})"
+    return f"np.where({xv} > {knots_x}[..., -1], {last_f}, {body})"
 
 
 defprim(

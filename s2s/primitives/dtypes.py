@@ -11,7 +11,17 @@ runs, since the target dtype may itself be a value (``x.astype(y.dtype)``).
 
 import numpy as np
 
+from ..ir.nodes import Let
+from ..ir.spelling import atom_text
 from ..runtime import unbroadcast
+from .batching import (
+    Batch,
+    align,
+    args_text,
+    batch_rule,
+    shifted,
+    static,
+)
 from .registry import defjvp, defprim, defvjp
 
 # ---- facts about dtypes: no derivative ------------------------------------------
@@ -61,7 +71,7 @@ def astype_jvp(x_dot, ans, x, dtype=None):
 # output; x.astype("float32") works.)
 # Family "shape", not "elementwise": np.float64(x) of a float64 array is x itself, so
 # s2s must not take it for a new array that the function may write into (a shape
-# family's result is not one); its vmap rule is in dtypes_batching.py.
+# family's result is not one).
 defprim(
     "float64", np.float64, "(x)", family="shape",
     note="a cast to float64 (np.astype(x, np.float64)): the cotangent is cast back "
@@ -79,6 +89,12 @@ def float64_jvp(x_dot, ans, x):
     return np.float64(x_dot)
 
 
+@batch_rule("float64")
+def float64_rule(b: Batch, s: Let) -> str:
+    """Elementwise: the batched operand as it is."""
+    return args_text(s, [atom_text(a) for a in s.args])
+
+
 # ---- comparisons within a tolerance: boolean outputs, no derivative ---------------
 
 defprim(
@@ -89,6 +105,20 @@ defprim(
     "allclose", np.allclose, "(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)",
     family="reduction", nondiff=True, note="one Python bool: no derivative flows",
 )
+
+
+@batch_rule("allclose")
+def allclose_rule(b: Batch, s: Let) -> str:
+    """One bool per example: np.isclose over the example's axes, then np.all."""
+    rank = max(b.rank(a) for a in s.args)
+    params = ", ".join(f"{k}={atom_text(v)}"
+                       for k, v in s.params.items())
+    texts = [align(b, a, rank) for a in s.args]
+    close = f"np.isclose({', '.join(texts + ([params] if params else []))})"
+    if rank == 0:
+        return close
+    axes = tuple(range(1, rank + 1))
+    return f"np.all({close}, axis={axes[0] if rank == 1 else axes})"
 
 
 # ---- index generators: integer outputs, several results ---------------------------
@@ -156,6 +186,16 @@ def linspace_jvp_stop(stop_dot, ans, start, stop, num=50, endpoint=True, dtype=N
     return np.linspace(
         0 * start, stop_dot, num, endpoint=endpoint, dtype=dtype, axis=axis
     ) * np.isdtype(ans.dtype, ("real floating", "complex floating"))
+
+
+@batch_rule("linspace")
+def linspace_rule(b: Batch, s: Let) -> str:
+    """start and stop broadcast per example; the fractions' axis moves past the batch
+    axis (counted in the output, one axis more than start and stop)."""
+    rank = max(b.rank(a) for a in s.args)
+    axis = static(s, "axis", 0)
+    return args_text(s, [align(b, a, rank) for a in s.args],
+                     {"axis": shifted(axis % (rank + 1), rank + 1)})
 
 
 defprim(
@@ -235,3 +275,11 @@ def geomspace_jvp_stop(stop_dot, ans, start, stop, num=50, endpoint=True):
         t = np.arange(num) / num
     t = np.reshape(t, (-1,) + (1,) * (np.ndim(ans) - 1))
     return stop_dot / stop * ans * t
+
+
+@batch_rule("logspace", "geomspace")
+def spaced_rule(b: Batch, s: Let) -> str:
+    """start and stop broadcast per example; the fractions run along axis 1, after
+    the batch axis (NumPy's ``axis=`` puts them there)."""
+    rank = max(b.rank(a) for a in s.args)
+    return args_text(s, [align(b, a, rank) for a in s.args], {"axis": "1"})

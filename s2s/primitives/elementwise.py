@@ -600,7 +600,7 @@ def nan_to_num_jvp(x_dot, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 defprim(
     "unwrap", np.unwrap, "(p, discont=None, axis=-1, period=6.283185307179586)",
-    diff=("p",), family="elementwise",
+    diff=("p",), family="elementwise", batch="along_last_axis",
     note="p plus whole periods chosen by comparisons (piecewise constant): the "
     "derivative is the identity, as JAX; batched with its axis moved",
 )

@@ -12,7 +12,34 @@ import re
 
 import numpy as np
 
+from ..ir.nodes import Index, Let, Var
+from ..ir.spelling import atom_text
 from ..runtime import take_along_axis_bar, unbroadcast
+from .batching import (
+    Batch,
+    NoBatchRule,
+    align,
+    along_axis,
+    args_text,
+    batch_rule,
+    only_first_batched,
+    operand,
+    static,
+)
+from .batching_shape import (
+    PER_EXAMPLE_COUNT,
+    _broadcast_rank,
+    _index_pieces,
+    _is_mask,
+    _per_example_index,
+    _selected_rank,
+    along,
+    flat,
+    holds_tuple,
+    refuse_batched,
+    repeated,
+    rows,
+)
 from .registry import defjvp, defprim, defvjp
 
 defprim(
@@ -61,6 +88,37 @@ def take_jvp(a_dot, ans, a, indices, axis=None):
     return np.take(a_dot, indices, axis=axis)
 
 
+@batch_rule("take")
+def take_rule(b: Batch, s: Let) -> str:
+    """The same positions from every example along the moved axis (from the flattened
+    example without one).  Positions that differ per example pick each example's own
+    row: ``x[np.arange(n)[:, None], idx]``."""
+    a, idx = s.args
+    x, i = atom_text(a), atom_text(idx)
+    if not b.batched(idx):
+        return along(b, s, None, b.rank(a),
+                     lambda ax: f"np.take({x}, {i}, axis={ax})",
+                     lambda: f"np.take({flat(b, a)}, {i}, axis=1)")
+    axis = static(s, "axis")
+    if not b.batched(a):  # the batch of positions lands where the axis was
+        if axis is None:
+            return f"np.take({x}, {i})"
+        k = axis % b.rank(a)
+        return f"np.take({x}, {i}, axis={k})" if k == 0 else \
+            f"np.moveaxis(np.take({x}, {i}, axis={k}), {k}, 0)"
+    q = b.rank(idx)
+    if axis is None:
+        return f"{flat(b, a)}[{rows(b, q)}, {i}]"
+    k = axis % b.rank(a)
+    picked = f"{x}[{rows(b, q)}, {i}]" if k == 0 else \
+        f"np.moveaxis({x}, {k + 1}, 1)[{rows(b, q)}, {i}]"
+    if k == 0 or q == 0:
+        return picked
+    # the positions' axes come first: move them back to where the axis was
+    return (f"np.moveaxis({picked}, {tuple(range(1, q + 1))}, "
+            f"{tuple(range(k + 1, k + q + 1))})")
+
+
 defprim(
     "take_along_axis", np.take_along_axis, "(arr, indices, axis=-1)", diff=("arr",),
     family="indexing",
@@ -77,6 +135,20 @@ def take_along_axis_vjp(g, ans, arr, indices, axis=-1):
 @defjvp("take_along_axis", "arr")
 def take_along_axis_jvp(arr_dot, ans, arr, indices, axis=-1):
     return np.take_along_axis(arr_dot, indices, axis=axis)
+
+
+@batch_rule("take_along_axis")
+def take_along_axis_rule(b: Batch, s: Let) -> str:
+    """Array and positions have the same rank per example: the axis moves, and an
+    unbatched one gets a batch axis of length 1 (NumPy broadcasts it)."""
+    arr, idx = s.args
+    i = atom_text(idx) if b.batched(idx) else f"{atom_text(idx)}[None]"
+    x = atom_text(arr) if b.batched(arr) else f"{atom_text(arr)}[None]"
+    # without an axis: positions into each flattened example
+    x_flat = flat(b, arr) if b.batched(arr) else f"np.ravel({atom_text(arr)})[None]"
+    return along(b, s, -1, b.rank(arr),
+                 lambda ax: f"np.take_along_axis({x}, {i}, axis={ax})",
+                 lambda: f"np.take_along_axis({x_flat}, {i}, axis=1)")
 
 
 defprim(
@@ -102,6 +174,20 @@ def compress_jvp(a_dot, ans, condition, a, axis=None):
     return np.compress(condition, a_dot, axis=axis)
 
 
+@batch_rule("compress")
+def compress_rule(b: Batch, s: Let) -> str:
+    """The same kept positions for every example, along the moved axis."""
+    condition, a = s.args
+    if b.batched(condition):
+        raise NoBatchRule("np.compress with a condition that differs per example: "
+                          f"{PER_EXAMPLE_COUNT}",
+                          "keep the shape instead: np.where(condition, x, 0)")
+    c, x = atom_text(condition), atom_text(a)
+    return along(b, s, None, b.rank(a),
+                 lambda ax: f"np.compress({c}, {x}, axis={ax})",
+                 lambda: f"np.compress({c}, {flat(b, a)}, axis=1)")
+
+
 defprim("extract", np.extract, "(condition, arr)", diff=("arr",), family="indexing")
 
 
@@ -115,6 +201,17 @@ def extract_vjp(g, ans, condition, arr):
 @defjvp("extract", "arr")
 def extract_jvp(arr_dot, ans, condition, arr):
     return np.extract(condition, arr_dot)
+
+
+@batch_rule("extract")
+def extract_rule(b: Batch, s: Let) -> str:
+    """The same positions of every flattened example: ``np.flatnonzero(condition)``."""
+    condition, arr = s.args
+    if b.batched(condition):
+        raise NoBatchRule("np.extract with a condition that differs per example: "
+                          f"{PER_EXAMPLE_COUNT}",
+                          "keep the shape instead: np.where(condition, x, 0)")
+    return f"{flat(b, arr)}[:, np.flatnonzero({atom_text(condition)})]"
 
 
 defprim(
@@ -140,6 +237,19 @@ def delete_jvp(arr_dot, ans, arr, obj, axis=None):
     return np.delete(arr_dot, obj, axis=axis)
 
 
+@batch_rule("delete")
+def delete_rule(b: Batch, s: Let) -> str:
+    """The same positions deleted from every example, along the moved axis."""
+    arr, obj = s.args
+    if b.batched(obj):
+        raise NoBatchRule("np.delete of positions that differ per example",
+                          "delete the same positions from every example")
+    x, o = atom_text(arr), atom_text(obj)
+    return along(b, s, None, b.rank(arr),
+                 lambda ax: f"np.delete({x}, {o}, axis={ax})",
+                 lambda: f"np.delete({flat(b, arr)}, {o}, axis=1)")
+
+
 # ---- positions and counts: integer outputs, no derivative flows -------------------
 
 for _name, _sig, _more in (
@@ -155,6 +265,71 @@ for _name, _sig, _more in (
         _name, getattr(np, _name), _sig, family="indexing", nondiff=True,
         note="integer positions: no derivative flows", **_more,
     )
+
+
+@batch_rule("searchsorted")
+def searchsorted_rule(b: Batch, s: Let) -> str:
+    """Into a batch of sorted vectors, a position is a count: how many elements are
+    below ``v`` (``side="left"``) or not above it (``"right"``); a sorter only orders
+    the same elements."""
+    a, v = s.args
+    if not b.batched(a):
+        return args_text(s, [atom_text(a), atom_text(v)])
+    if b.batched(operand(s, "sorter")):
+        raise NoBatchRule("np.searchsorted with a batched sorter and batched array")
+    side = static(s, "side", "left")
+    vr = b.rank(v)
+    row = f"np.reshape({atom_text(a)}, ({b.use_batch_size()},{' 1,' * vr} -1))"
+    op = "<" if side == "left" else "<="
+    return f"np.sum({row} {op} np.expand_dims({atom_text(v)}, -1), axis=-1)"
+
+
+@batch_rule("argwhere", "nonzero", "flatnonzero")
+def positions_rule(b: Batch, s: Let) -> str:
+    """Positions of nonzero elements: a different count for each example."""
+    raise NoBatchRule(f"np.{s.prim} of a batched array: {PER_EXAMPLE_COUNT}",
+                      "use a mask instead: np.where(x != 0, ...)")
+
+
+@batch_rule("unravel_index")
+def unravel_index_rule(b: Batch, s: Let) -> str:
+    """Per example, one index array per axis of ``shape``; stacked after the batch
+    axis, so ``[:, k]`` is each example's k-th."""
+    refuse_batched(b, s, ("shape",), "np.unravel_index into a shape that differs per "
+                   "example", "unravel into the same shape for every example")
+    indices, shape = s.args
+    unravelled = f"np.unravel_index({atom_text(indices)}, {atom_text(shape)})"
+    return f"np.stack({unravelled}, axis=1)"
+
+
+@batch_rule("ravel_multi_index")
+def ravel_multi_index_rule(b: Batch, s: Let) -> str:
+    """The index arrays of a batch lined up; an array of them, ``(n, k, ...)``, has
+    its k index arrays moved to the front."""
+    refuse_batched(b, s, ("dims",), "np.ravel_multi_index into dims that differ per "
+                   "example", "use the same dims for every example")
+    seq = s.args[0]
+    items = getattr(b, "items", {}).get(getattr(seq, "name", None))
+    if items is not None:
+        rank = max(b.rank(a) for a in items)
+        index = "(" + ", ".join(align(b, a, rank) for a in items) + ",)"
+    elif holds_tuple(b, seq):
+        index = atom_text(seq)
+    else:
+        index = f"np.moveaxis({atom_text(seq)}, 1, 0)"
+    return args_text(s, [index] + [atom_text(a) for a in s.args[1:]])
+
+
+@batch_rule("sort", "argsort")
+def sort_rule(b: Batch, s: Let) -> str:
+    """As ``along_axis``, and an axis given by a name moved when the code runs."""
+    if not isinstance(operand(s, "axis"), Var):
+        return along_axis(b, s)
+    only_first_batched(b, s)
+    a = s.args[0]
+    return along(b, s, -1, b.rank(a),
+                 lambda ax: args_text(s, [atom_text(a)], {"axis": ax}),
+                 lambda: args_text(s, [flat(b, a)], {"axis": "1"}))
 
 
 # ---- adding into an array in place: ``np.add.at(y, index, values)`` ---------------
@@ -196,3 +371,32 @@ def add_at_jvp_values(values_dot, ans, a, values, index):
     out_dot = np.zeros_like(ans)
     np.add.at(out_dot, index, values_dot)
     return out_dot
+
+
+@batch_rule("add_at")
+def add_at_rule(b: Batch, s: Let) -> str:
+    """``np.add.at(y, index, v)`` adds into every example at once: the index gains a
+    ``:`` for the batch axis (or per-example rows, for positions that differ per
+    example), and ``v`` is lined up with the elements it adds to.  ``np.add.at``
+    works in place and returns None, so the batched statement reads
+    ``y = np.add.at(y, ...) or y``.  An unbatched ``y`` receiving batched values is
+    first copied once per example."""
+    base, values = s.args
+    index: Index = s.params["index"]
+    if any(isinstance(a, Var) and b.batched(a) for a in index.atoms()):
+        if any(_is_mask(b, a) for a in index.atoms()):
+            raise NoBatchRule("np.add.at at a mask that differs per example: "
+                              f"{PER_EXAMPLE_COUNT}")
+        where = f"({_per_example_index(b, index, True)})"
+        selected = _broadcast_rank(b, index.items) + b.rank(base) - len(index.items)
+    else:
+        where = f"np.s_[{_index_pieces(b, index)}]"
+        selected = _selected_rank(b, base, index)
+    v = align(b, values, selected) if b.batched(values) else atom_text(values)
+    y = atom_text(base)
+    if b.batched(base):
+        return f"np.add.at({y}, {where}, {v}) or {y}"
+    t = s.target  # spelled as the array's own name in emitted code
+    return f"np.add.at({t} := {repeated(b, y)}, {where}, {v}) or {t}"
+
+

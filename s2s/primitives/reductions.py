@@ -5,8 +5,12 @@ then broadcasts to the input's shape.  ``np.expand_dims`` counts axes against th
 input's rank, which is exactly what ``axis`` refers to.
 """
 
+from typing import Any
+
 import numpy as np
 
+from ..ir.nodes import KEYWORD_OPERANDS, Const, Let, Var
+from ..ir.spelling import atom_text
 from ..runtime import (
     cumprod_bar,
     cumprod_tangent,
@@ -14,10 +18,21 @@ from ..runtime import (
     unbroadcast,
     weights_along,
 )
+from .batching import (
+    Batch,
+    NoBatchRule,
+    _with_batch,
+    args_text,
+    batch_rule,
+    only_first_batched,
+    operand,
+    shifted,
+)
+from .batching_linalg import _operand_rank, _static
 from .registry import defjvp, defprim, defvjp, is_integer_constant
 
 defprim(
-    "sum", np.sum, "(a, axis=None, keepdims=False)", family="reduction",
+    "sum", np.sum, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     methods=("sum",),
 )
 
@@ -35,7 +50,7 @@ def sum_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 
 defprim(
-    "mean", np.mean, "(a, axis=None, keepdims=False)", family="reduction",
+    "mean", np.mean, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     methods=("mean",),
 )
 
@@ -56,7 +71,7 @@ def mean_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 
 defprim(
-    "max", np.max, "(a, axis=None, keepdims=False)", family="reduction",
+    "max", np.max, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     aliases=(np.amax,), methods=("max",),
     note="ties share the cotangent evenly, as JAX",
 )
@@ -86,7 +101,7 @@ def max_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 
 defprim(
-    "min", np.min, "(a, axis=None, keepdims=False)", family="reduction",
+    "min", np.min, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     aliases=(np.amin,), methods=("min",),
     note="ties share the cotangent evenly, as JAX",
 )
@@ -98,7 +113,7 @@ defjvp("min", "a")(max_jvp)
 
 
 defprim(
-    "prod", np.prod, "(a, axis=None, keepdims=False)", family="reduction",
+    "prod", np.prod, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     methods=("prod",),
     note="exact at zeros: uses products of the other elements, not prod / a",
 )
@@ -124,6 +139,7 @@ def prod_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 defprim(
     "var", np.var, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
+    batch="reducer",
     methods=("var",),
 )
 
@@ -146,6 +162,7 @@ def var_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
 
 defprim(
     "std", np.std, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
+    batch="reducer",
     methods=("std",),
     note="NaN where the deviation is 0 (the derivative of sqrt at 0), as JAX",
 )
@@ -169,7 +186,7 @@ def std_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
 
 
 defprim(
-    "ptp", np.ptp, "(a, axis=None, keepdims=False)", family="reduction",
+    "ptp", np.ptp, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     note="max - min: ties share the cotangent evenly, as JAX",
 )
 
@@ -203,6 +220,7 @@ def ptp_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 defprim(
     "median", np.median, "(a, axis=None, keepdims=False)", family="reduction",
+    batch="reducer",
     note="the middle element (the two middle ones share it, for an even count) in a "
     "stable sort: ties resolved by position, as JAX; axis None or an int",
 )
@@ -240,7 +258,7 @@ def median_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 defprim(
     "average", np.average, "(a, axis=None, weights=None, keepdims=False)",
-    family="reduction", diff=("a", "weights"),
+    family="reduction", batch="reducer", diff=("a", "weights"),
     note="weights: None, a's shape, or 1-D along an int axis.  Reverse mode does not "
     "yet pass keyword arguments' cotangents on: np.average(x, weights=w) gives w "
     "no gradient (the rule computes it)",
@@ -284,7 +302,8 @@ def average_jvp_weights(weights_dot, ans, a, axis=None, weights=None, keepdims=F
 
 # ---- reductions that skip NaN: a NaN element gets no cotangent, as JAX ---------
 
-defprim("nansum", np.nansum, "(a, axis=None, keepdims=False)", family="reduction")
+defprim("nansum", np.nansum, "(a, axis=None, keepdims=False)", family="reduction",
+        batch="reducer")
 
 
 @defvjp("nansum")
@@ -299,7 +318,8 @@ def nansum_jvp(a_dot, ans, a, axis=None, keepdims=False):
     return np.sum(np.where(np.isnan(a), 0.0, a_dot), axis=axis, keepdims=keepdims)
 
 
-defprim("nanmean", np.nanmean, "(a, axis=None, keepdims=False)", family="reduction")
+defprim("nanmean", np.nanmean, "(a, axis=None, keepdims=False)", family="reduction",
+        batch="reducer")
 
 
 @defvjp("nanmean")
@@ -320,6 +340,7 @@ def nanmean_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 defprim(
     "nanvar", np.nanvar, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
+    batch="reducer",
 )
 
 
@@ -343,6 +364,7 @@ def nanvar_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
 
 defprim(
     "nanstd", np.nanstd, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
+    batch="reducer",
 )
 
 
@@ -368,7 +390,7 @@ def nanstd_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
 for _name, _impl in (("nanmax", np.nanmax), ("nanmin", np.nanmin)):
     defprim(
         _name, _impl, "(a, axis=None, keepdims=False)", family="reduction",
-        note="ties share the cotangent evenly and NaN never wins, as JAX",
+        batch="reducer", note="ties share the cotangent evenly and NaN never wins, as JAX",
     )
 
     @defvjp(_name)
@@ -393,7 +415,8 @@ for _name, _impl in (("nanmax", np.nanmax), ("nanmin", np.nanmin)):
 # axis=None runs over the flattened array.  Each output element is a sum (product) of
 # the inputs before it, so the cotangent of an input sums the cotangents after it.
 
-defprim("cumsum", np.cumsum, "(a, axis=None)", family="reduction", methods=("cumsum",))
+defprim("cumsum", np.cumsum, "(a, axis=None)", family="reduction",
+        batch="cumulative", methods=("cumsum",))
 
 
 @defvjp("cumsum")
@@ -413,7 +436,8 @@ def cumsum_jvp(a_dot, ans, a, axis=None):
 
 
 defprim(
-    "cumprod", np.cumprod, "(a, axis=None)", family="reduction", methods=("cumprod",),
+    "cumprod", np.cumprod, "(a, axis=None)", family="reduction",
+    batch="cumulative", methods=("cumprod",),
     note="exact at zeros (products of the other elements, never ans / a), as JAX",
 )
 
@@ -429,7 +453,7 @@ def cumprod_jvp(a_dot, ans, a, axis=None):
 
 
 defprim(
-    "nancumsum", np.nancumsum, "(a, axis=None)", family="reduction",
+    "nancumsum", np.nancumsum, "(a, axis=None)", family="reduction", batch="cumulative",
     note="NaN counts as 0 and gets no cotangent, as JAX",
 )
 
@@ -449,7 +473,7 @@ def nancumsum_jvp(a_dot, ans, a, axis=None):
 
 
 defprim(
-    "nancumprod", np.nancumprod, "(a, axis=None)", family="reduction",
+    "nancumprod", np.nancumprod, "(a, axis=None)", family="reduction", batch="cumulative",
     note="NaN counts as 1 and gets no cotangent, as JAX; exact at zeros",
 )
 
@@ -471,7 +495,7 @@ def nancumprod_jvp(a_dot, ans, a, axis=None):
 # puts the empty sum (0) or product (1) first, which no input reaches.
 defprim(
     "cumulative_sum", np.cumulative_sum, "(x, axis=None, include_initial=False)",
-    family="reduction",
+    family="reduction", batch="cumulative",
 )
 
 
@@ -489,7 +513,7 @@ def cumulative_sum_jvp(x_dot, ans, x, axis=None, include_initial=False):
 
 defprim(
     "cumulative_prod", np.cumulative_prod, "(x, axis=None, include_initial=False)",
-    family="reduction", note="exact at zeros, as JAX",
+    family="reduction", batch="cumulative", note="exact at zeros, as JAX",
 )
 
 
@@ -511,7 +535,8 @@ def cumulative_prod_jvp(x_dot, ans, x, axis=None, include_initial=False):
 
 defprim(
     "count_nonzero", np.count_nonzero, "(a, axis=None, keepdims=False)",
-    family="reduction", nondiff=True, note="an integer count: no derivative flows",
+    family="reduction",
+    batch="reducer", nondiff=True, note="an integer count: no derivative flows",
 )
 
 # ``np.any`` / ``np.all``: truth values, as JAX gives them no derivative (vmap's masked
@@ -519,7 +544,7 @@ defprim(
 for _name in ("any", "all"):
     defprim(
         _name, getattr(np, _name), "(a, axis=None, keepdims=False)", family="reduction",
-        nondiff=True, methods=(_name,), note="a truth value: no derivative flows",
+        batch="reducer", nondiff=True, methods=(_name,), note="a truth value: no derivative flows",
     )
 
 
@@ -527,6 +552,7 @@ for _name in ("any", "all"):
 
 defprim(
     "nanprod", np.nanprod, "(a, axis=None, keepdims=False)", family="reduction",
+    batch="reducer",
     note="NaN counts as 1 and gets no cotangent, as JAX; exact at zeros",
 )
 
@@ -587,6 +613,36 @@ def trapezoid_jvp_x(x_dot, ans, y, x=None, dx=1.0, axis=-1):
     return np.trapezoid(y, x_dot, axis=axis)
 
 
+@batch_rule("trapezoid")
+def trapezoid_rule(b: Batch, s: Let) -> str:
+    """Along the moved axis.  A per-example 1-D ``x`` is laid along that axis of the
+    batched ``y`` (NumPy reads a 1-D ``x`` only when it is the whole argument)."""
+    y, x = s.args[0], operand(s, "x")
+    ry = b.rank(y)
+    axis = _static(b, s, "axis", -1)
+    k = axis % ry
+    y_text = _with_batch(b, y)
+    params = {"axis": str(k + 1)}
+    if x is None or (isinstance(x, Const) and x.value is None):
+        return args_text(s, [y_text] + [atom_text(a) for a in s.args[1:]], params)
+    x_text = atom_text(x)
+    rx = _operand_rank(b, x)  # (a constant list of points is a vector)
+    if b.batched(x) and rx == 1 and ry > 1:
+        x_text = f"np.reshape({x_text}, ({b.use_batch_size()},{' 1,' * k} -1"
+        x_text += ", 1" * (ry - 1 - k) + "))"
+    elif b.batched(x) and rx == 1:
+        pass
+    elif not b.batched(x) and rx == 1:
+        x_text = f"np.reshape({x_text}, ({'1, ' * (k + 1)}-1{', 1' * (ry - 1 - k)}))"
+    keywords = s.params.get(KEYWORD_OPERANDS, ())
+    if "x" in keywords:
+        return args_text(s, [y_text, x_text], params)
+    if "x" in s.params:  # constant points: a parameter, spelled as one
+        return args_text(s, [y_text] + [atom_text(a) for a in s.args[1:]],
+                         {**params, "x": x_text})
+    return args_text(s, [y_text, x_text] + [atom_text(a) for a in s.args[2:]], params)
+
+
 # np.cov(m) = xc @ xc.T / (N - ddof) for x = m's variables as rows (rowvar; a 1-D m
 # is one variable; with rowvar False a 2-D m is transposed unless it has one row) and
 # xc = x minus its row means.  The centring needs no term of its own: xc's rows sum
@@ -633,6 +689,32 @@ def cov_jvp(m_dot, ans, m, rowvar=True, bias=False, ddof=None):
     c_dot = xc_dot @ np.matrix_transpose(xc)
     return np.reshape((c_dot + np.matrix_transpose(c_dot)) / (np.shape(x)[1] - ddof),
                       np.shape(ans))
+
+
+def _variables(b: Batch, s: Let, m: Any, rowvar: bool) -> str:
+    """Each example's variables as rows, ``(n, k, N)``, as ``np.cov`` reads them."""
+    t = atom_text(m)
+    x = f"{t}[:, None, :]" if b.rank(m) == 1 else t
+    if not rowvar and b.rank(m) == 2:
+        x = f"(np.swapaxes({x}, 1, 2) if np.shape({x})[1] != 1 else {x})"
+    return x
+
+
+def _covariance(x: str, ddof: int) -> str:
+    xc = f"({x} - np.mean({x}, axis=2, keepdims=True))"
+    return f"({xc} @ np.swapaxes({xc}, 1, 2) / (np.shape({x})[2] - {ddof}))"
+
+
+@batch_rule("cov")
+def cov_rule(b: Batch, s: Let) -> str:
+    """Per example ``xc @ xc.T / (N - ddof)`` with a batch in front; a 0-d example
+    result (one variable) is read at ``[:, 0, 0]``."""
+    only_first_batched(b, s)
+    rowvar, bias = _static(b, s, "rowvar", True), _static(b, s, "bias", False)
+    ddof = _static(b, s, "ddof", None)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    c = _covariance(_variables(b, s, s.args[0], rowvar), ddof)
+    return f"{c}[:, 0, 0]" if b.out_rank(s) == 0 else c
 
 
 # np.corrcoef(x) = c / sqrt(outer(d, d)), c = np.cov(x), d its diagonal.  NumPy (and
@@ -685,6 +767,18 @@ def corrcoef_jvp(x_dot, ans, x, rowvar=True):
     half = np.diagonal(c_dot) / (2.0 * d)
     r_dot = (c_dot - c * (half[:, None] + half)) / (s[:, None] * s)
     return np.reshape(r_dot, np.shape(ans))
+
+
+@batch_rule("corrcoef")
+def corrcoef_rule(b: Batch, s: Let) -> str:
+    """The batched covariance over the outer product of its diagonal's square roots,
+    clipped to [-1, 1] as NumPy does."""
+    only_first_batched(b, s)
+    c = _covariance(_variables(b, s, s.args[0], _static(b, s, "rowvar", True)), 1)
+    t = s.target
+    sd = f"np.sqrt(np.diagonal({t}, axis1=1, axis2=2))"
+    r = f"np.clip(({t} := {c}) / ({sd}[:, :, None] * {sd}[:, None, :]), -1, 1)"
+    return f"{r}[:, 0, 0]" if b.out_rank(s) == 0 else r
 
 
 # ---- quantiles with linear interpolation ---------------------------------------------
@@ -974,8 +1068,25 @@ def nanpercentile_jvp_q(q_dot, ans, a, q, axis=None, keepdims=False):
     return np.reshape(np.transpose(np.transpose(slope) * q_dot), np.shape(ans))
 
 
+@batch_rule("quantile", "percentile", "nanquantile", "nanpercentile")
+def quantile_rule(b: Batch, s: Let) -> str:
+    """Over the moved axis (every per-example axis for None); NumPy puts q's axis
+    first, so a 1-D q's axis is moved behind the batch axis."""
+    a, q = s.args[0], s.args[1]
+    if b.batched(q):
+        raise NoBatchRule(f"np.{s.prim} with q that differs per example",
+                          "use the same q for every example")
+    text = args_text(s, [_with_batch(b, a), atom_text(q)],
+                     {"axis": shifted(_static(b, s, "axis"), b.rank(a))})
+    import numpy as np
+
+    q_rank = b.rank(q) if isinstance(q, Var) else int(np.ndim(q.value))
+    return f"np.moveaxis({text}, 0, 1)" if q_rank else text
+
+
 defprim(
     "nanmedian", np.nanmedian, "(a, axis=None, keepdims=False)", family="reduction",
+    batch="reducer",
     note="np.nanquantile at 0.5: the middle non-NaN element (the two middle ones share "
     "it); NaN gets no cotangent; ties ranked by position, as JAX; axis None or an int",
 )

@@ -53,6 +53,11 @@ class Primitive:
     # rules read, at transform time: ``canonical(args, kwargs) -> (args, kwargs)``;
     # raises ``Refused`` for a form it cannot rewrite (np.einsum's sublists)
     canonical: Callable[[list, dict], tuple[list, dict]] | None = None
+    # the batching default its family declares ("broadcasting", "reducer", ... in
+    # batching.DEFAULTS; REFUSED where a batched operand has no spelling), used when
+    # no explicit rule is registered under its name
+    batch: str | None = None
+    module: str = ""  # the module whose defprim registered it (its rules live there)
 
     @property
     def params(self) -> list[str]:
@@ -118,6 +123,7 @@ def defprim(
     note: str = "",
     results: int | Callable[[dict[str, Any]], int] | None = None,
     canonical: Callable[[list, dict], tuple[list, dict]] | None = None,
+    batch: str | None = None,
     override: bool = False,
 ) -> Primitive:
     """Register a primitive (once: a second ``defprim`` of a name raises unless it
@@ -125,6 +131,8 @@ def defprim(
 
     ``sig`` is its Python parameter list, e.g. ``"(a, axis=None, keepdims=False)"``.
     By default the parameters without defaults are the differentiable ones.
+    ``batch`` names the batching default (see ``FAMILY_BATCH``: the family's, unless
+    given) that vmap uses where no rule is registered under ``name``.
     """
     if name in PRIMITIVES and not override:
         raise ValueError(f"a primitive named {name!r} is already registered; pass "
@@ -149,6 +157,8 @@ def defprim(
         note=note,
         results=results,
         canonical=canonical,
+        batch=batch if batch is not None else FAMILY_BATCH.get(family),
+        module=_caller_module(),
     )
     PRIMITIVES[name] = prim
     bump()
@@ -161,6 +171,25 @@ def defprim(
     for a in attributes:
         ATTRIBUTES[a] = name
     return prim
+
+
+# Batching defaults by family: functions that act elementwise broadcast; families that
+# make arrays from shapes and constants, or read facts of dtypes, take no batched
+# operand (vmap copies their statements unbatched and refuses a batched one).
+REFUSED = "refused"
+FAMILY_BATCH = {
+    **dict.fromkeys(("elementwise", "piecewise-constant", "binary", "comparison",
+                     "special"), "broadcasting"),
+    **dict.fromkeys(("constructor / integer-valued", "array facts"), REFUSED),
+}
+
+
+def _caller_module() -> str:
+    """The module that called ``defprim`` (through any helper of this module)."""
+    frame = sys._getframe(1)
+    while frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "")
 
 
 def _rule_name(rule: Callable) -> str:

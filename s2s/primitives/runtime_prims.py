@@ -64,10 +64,10 @@ from ..runtime import (
 from .registry import call_spelling, defjvp, defprim, defvjp
 
 
-def _defhelper(name, sig, diff=None, nondiff=False, note=""):
+def _defhelper(name, sig, diff=None, nondiff=False, note="", batch=None):
     defprim(
         name, getattr(runtime, name), sig, family="runtime",
-        spelling=call_spelling(name), diff=diff, nondiff=nondiff, note=note,
+        spelling=call_spelling(name), diff=diff, nondiff=nondiff, note=note, batch=batch,
     )
 
 
@@ -908,7 +908,7 @@ def norm_grad_jvp_norm(norm_dot, ans, x, norm, ord, axis):
 
 # ---- scipy.special through the runtime (SciPy is imported on first call) ---------
 
-_defhelper("special_erf", "(x)")
+_defhelper("special_erf", "(x)", batch="broadcasting")
 
 
 @defvjp("special_erf")
@@ -921,7 +921,7 @@ def special_erf_jvp(x_dot, ans, x):
     return x_dot * (2 / np.sqrt(np.pi)) * np.exp(-(x**2))
 
 
-_defhelper("special_erfc", "(x)")
+_defhelper("special_erfc", "(x)", batch="broadcasting")
 
 
 @defvjp("special_erfc")
@@ -934,7 +934,7 @@ def special_erfc_jvp(x_dot, ans, x):
     return -x_dot * (2 / np.sqrt(np.pi)) * np.exp(-(x**2))
 
 
-_defhelper("special_erfinv", "(x)", note="erfinv'(+-1) = inf, as JAX")
+_defhelper("special_erfinv", "(x)", note="erfinv'(+-1) = inf, as JAX", batch="broadcasting")
 
 
 @defvjp("special_erfinv")
@@ -947,7 +947,7 @@ def special_erfinv_jvp(x_dot, ans, x):
     return x_dot * (np.sqrt(np.pi) / 2) * np.exp(ans**2)
 
 
-_defhelper("special_gammaln", "(x)", note="d/dx is special_digamma(x)")
+_defhelper("special_gammaln", "(x)", note="d/dx is special_digamma(x)", batch="broadcasting")
 
 
 @defvjp("special_gammaln")
@@ -960,7 +960,7 @@ def special_gammaln_jvp(x_dot, ans, x):
     return x_dot * special_digamma(x)
 
 
-_defhelper("special_digamma", "(x)", note="d/dx is special_polygamma(1, x)")
+_defhelper("special_digamma", "(x)", note="d/dx is special_polygamma(1, x)", batch="broadcasting")
 
 
 @defvjp("special_digamma")
@@ -974,7 +974,7 @@ def special_digamma_jvp(x_dot, ans, x):
 
 
 _defhelper("special_polygamma", "(n, x)", diff=("x",),
-           note="n an integer order; d/dx is special_polygamma(n + 1, x)")
+           note="n an integer order; d/dx is special_polygamma(n + 1, x)", batch="broadcasting")
 
 
 @defvjp("special_polygamma")
@@ -987,7 +987,7 @@ def special_polygamma_jvp(x_dot, ans, n, x):
     return x_dot * special_polygamma(n + 1, x)
 
 
-_defhelper("special_expit", "(x)")
+_defhelper("special_expit", "(x)", batch="broadcasting")
 
 
 @defvjp("special_expit")
@@ -1000,7 +1000,7 @@ def special_expit_jvp(x_dot, ans, x):
     return x_dot * ans * (1 - ans)
 
 
-_defhelper("special_logit", "(x)", note="logit'(0) = logit'(1) = inf, as JAX")
+_defhelper("special_logit", "(x)", note="logit'(0) = logit'(1) = inf, as JAX", batch="broadcasting")
 
 
 @defvjp("special_logit")
@@ -1013,7 +1013,7 @@ def special_logit_jvp(x_dot, ans, x):
     return x_dot / (x * (1 - x))
 
 
-_defhelper("special_xlogy", "(x, y)", note="as JAX: d/dx = log(y), d/dy = x / y")
+_defhelper("special_xlogy", "(x, y)", note="as JAX: d/dx = log(y), d/dy = x / y", batch="broadcasting")
 
 
 @defvjp("special_xlogy")
@@ -1032,7 +1032,7 @@ def special_xlogy_jvp_y(y_dot, ans, x, y):
 
 
 _defhelper("special_xlog1py", "(x, y)",
-           note="as JAX: d/dx = log1p(y), d/dy = x / (1 + y)")
+           note="as JAX: d/dx = log1p(y), d/dy = x / (1 + y)", batch="broadcasting")
 
 
 @defvjp("special_xlog1py")
@@ -1050,7 +1050,7 @@ def special_xlog1py_jvp_y(y_dot, ans, x, y):
     return y_dot * x / (1 + y)
 
 
-_defhelper("special_logsumexp", "(a, axis=None, keepdims=False)",
+_defhelper("special_logsumexp", "(a, axis=None, keepdims=False)", batch="normalizer",
            note="the gradient is the softmax exp(a - ans)")
 
 
@@ -1069,7 +1069,7 @@ def special_logsumexp_jvp(a_dot, ans, a, axis=None, keepdims=False):
     return np.sum(a_dot * np.exp(a - ans), axis=axis, keepdims=keepdims)
 
 
-_defhelper("special_softmax", "(x, axis=None)")
+_defhelper("special_softmax", "(x, axis=None)", batch="normalizer")
 
 
 @defvjp("special_softmax")
@@ -1082,7 +1082,7 @@ def special_softmax_jvp(x_dot, ans, x, axis=None):
     return ans * (x_dot - np.sum(x_dot * ans, axis=axis, keepdims=True))
 
 
-_defhelper("special_log_softmax", "(x, axis=None)")
+_defhelper("special_log_softmax", "(x, axis=None)", batch="normalizer")
 
 
 @defvjp("special_log_softmax")

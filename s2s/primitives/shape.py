@@ -836,6 +836,7 @@ def resize_jvp(a_dot, ans, a, new_shape):
 # axis=0); its transpose is applied to g along the same axis.
 
 defprim("diff", np.diff, "(a, n=1, axis=-1)", diff=("a",), family="shape",
+        batch="along_last_axis",
         note="prepend/append are not supported; linear: g times the difference matrix")
 
 

@@ -20,10 +20,11 @@ except ImportError:  # pragma: no cover - SciPy is optional
     _sp = None
 
 
-def _defspecial(name, sig, family, aliases=(), note=""):
+def _defspecial(name, sig, family, aliases=(), note="", batch=None):
     defprim(
         "scipy.special." + name, getattr(_sp, name), sig, family=family,
         spelling=call_spelling("special_" + name), aliases=aliases, note=note,
+        batch=batch,
     )
 
 
@@ -156,6 +157,7 @@ if _sp is not None:
         "logsumexp", "(a, axis=None, *, keepdims=False)", "special",
         note="b= and return_sign= are not supported; the gradient is the softmax "
         "exp(a - ans)",
+        batch="normalizer",
     )
 
     @defvjp("scipy.special.logsumexp")
@@ -174,6 +176,7 @@ if _sp is not None:
     _defspecial(
         "softmax", "(x, axis=None)", "special",
         note="axis=None is the whole array, as SciPy",
+        batch="normalizer",
     )
 
     @defvjp("scipy.special.softmax")
@@ -187,6 +190,7 @@ if _sp is not None:
     _defspecial(
         "log_softmax", "(x, axis=None)", "special",
         note="axis=None is the whole array, as SciPy",
+        batch="normalizer",
     )
 
     @defvjp("scipy.special.log_softmax")

@@ -10,7 +10,10 @@ import operator
 
 import numpy as np
 
+from ..ir.nodes import Let
+from ..ir.spelling import atom_text
 from ..runtime import unbroadcast
+from .batching import Batch, NoBatchRule, batch_rule, only_first_batched
 from .registry import defjvp, defprim, defvjp
 
 
@@ -82,6 +85,13 @@ def _template_spelling(args, params):
 defprim("pyexpr", None, "(*operands, template, shape_only=())", diff=(), family="structure",
         nondiff=True, spelling=_template_spelling,
         note="Python code over indexes and shapes, kept as written")
+
+
+@batch_rule("pyexpr")
+def pyexpr_rule(b: Batch, s: Let) -> str:
+    raise NoBatchRule("a comprehension (or slice(), tuple()) over values with a batch "
+                      "axis", "write it with array operations")
+
 
 # A call to a user function: transformed recursively into its own emitted function.
 defprim(
@@ -175,3 +185,10 @@ def list_vjp(g, ans, iterable):
 @defjvp("list", "iterable")
 def list_jvp(iterable_dot, ans, iterable):
     return list(iterable_dot)
+
+
+@batch_rule("list")
+def list_rule(b: Batch, s: Let) -> str:
+    """``list(x)`` walks an example's first axis: the batched array's second."""
+    only_first_batched(b, s)
+    return f"list(np.moveaxis({atom_text(s.args[0])}, 1, 0))"
