@@ -17,7 +17,7 @@ axis) set in the branch was dropped after the ``if``:
 
 Now the normalizer gives the loop's carried value a name of the branch's own (an array
 or list written in place gets a new version after the loop, spelled with its name),
-which the ``if`` joins (``normalize._own_entries``, ``_versions_after_loop``), and the
+which the ``if`` joins (``LoopLowerer.own_entries``, ``versions_after_loop``), and the
 list cotangents and tangents such joins carry keep one name (a copy would be an alias
 of the list, refused when the code is transformed again).  Expected values are JAX's
 (jax.jvp / jax.hessian / jax.jacfwd / jax.jacrev / jax.grad of the same source with

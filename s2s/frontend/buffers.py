@@ -18,7 +18,7 @@ from ..errors import TransformError
 from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Index, Var
 from ..primitives import PRIMITIVES, lookup_object
-from .expressions import _root_name
+from .expressions import root_name
 
 # primitives whose result is a new array nothing else refers to
 _ALLOCATING = {
@@ -32,7 +32,7 @@ _ALLOCATING = {
 
 # primitives whose result may share memory with (or, for containers and calls, hold)
 # an argument
-_VIEWS = {
+VIEWS = {
     "identity", "getitem", "reshape", "transpose", "T", "ravel", "squeeze",
     "expand_dims", "swapaxes", "moveaxis", "broadcast_to", "asarray", "diagonal",
     "linalg.diagonal", "matrix_transpose", "linalg.matrix_transpose",
@@ -43,7 +43,7 @@ _VIEWS = {
 
 
 # statements after which another name or container refers to an operand's array
-_ALIASING = {
+ALIASING = {
     "identity", "getitem", "reshape", "transpose", "T", "ravel", "squeeze",
     "expand_dims", "swapaxes", "moveaxis", "broadcast_to", "asarray", "diagonal",
     "linalg.diagonal", "matrix_transpose", "linalg.matrix_transpose", "make_tuple",
@@ -53,7 +53,7 @@ _ALIASING = {
 
 
 # statements that change their first argument in place (a new version of it in IR)
-_WRITES = {"setitem", "add_at", "append", "pop"}
+WRITES = {"setitem", "add_at", "append", "pop"}
 
 
 # primitives that read only their arguments' shapes (or lengths), never their values
@@ -73,12 +73,12 @@ def _runtime_prim(name: str) -> str | None:
 def _views(prim: str) -> bool:
     # unbroadcast(g, x) returns g itself when nothing was broadcast, weights_along a
     # reshape of its weights
-    return prim in _VIEWS or prim in (_runtime_prim("unbroadcast"),
+    return prim in VIEWS or prim in (_runtime_prim("unbroadcast"),
                                       _runtime_prim("weights_along"))
 
 
-def _allocates(prim: str) -> bool:
-    if _views(prim) or prim in _WRITES:
+def allocates(prim: str) -> bool:
+    if _views(prim) or prim in WRITES:
         return False
     return prim in _ALLOCATING or PRIMITIVES[prim].family in ("elementwise", "binary",
                                                               "linalg")
@@ -94,13 +94,13 @@ class _PrimEffects:
     """What the registered primitives do to memory (``ir.memory.Effects``)."""
 
     def writes(self, prim: str) -> bool:
-        return prim in _WRITES
+        return prim in WRITES
 
     def views(self, prim: str) -> bool:
         return _views(prim)
 
     def allocates(self, prim: str) -> bool:
-        return _allocates(prim)
+        return allocates(prim)
 
     def shape_only(self, prim: str) -> set[str]:
         return _shape_only(prim)
@@ -122,7 +122,7 @@ class BufferLowerer:
         """May ``name``'s value share memory with another name's (so that NumPy's
         ``name += v`` writes through it)?  Not a Python number (``s = 0.0``, ``n =
         len(x)``): ``+=`` on an immutable value rebinds the name, as s2s does."""
-        if self.n.producers.get(name) not in _VIEWS:
+        if self.n.producers.get(name) not in VIEWS:
             return False
         return not self.immutable(name)
 
@@ -195,7 +195,7 @@ class BufferLowerer:
         """Is ``call`` ``np.add.at(...)`` (NumPy's unbuffered in-place add)?"""
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
             return False
-        root = _root_name(call.func)
+        root = root_name(call.func)
         if root is None or root in self.n.local_names:
             return False
         try:
@@ -226,7 +226,7 @@ class BufferLowerer:
 
     def index_argument(self, node: Any) -> Index:
         """An index passed as a value: ``np.s_[...]``, a tuple of items, or one item."""
-        if isinstance(node, cst.Subscript) and _root_name(node.value) not in self.n.local_names:
+        if isinstance(node, cst.Subscript) and root_name(node.value) not in self.n.local_names:
             try:
                 obj, _ = self.n.resolver.resolve_dotted(node.value)
             except TransformError:

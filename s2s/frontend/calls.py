@@ -13,8 +13,8 @@ from ..ir.names import stem
 from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Var
 from ..primitives import PRIMITIVES, lookup_object
 from ..primitives.registry import METHODS, Refused
-from .expressions import _MAX_NAME, _SHAPE_READS
-from .resolve import _unsupported_expression
+from .expressions import MAX_NAME, SHAPE_READS
+from .resolve import expression_advice
 
 
 def _comprehension_names(node: Any) -> set[str]:
@@ -45,7 +45,7 @@ def _shape_read(call: cst.Call, resolver: Any) -> bool:
     except TransformError:
         return False
     prim = lookup_object(obj)
-    return prim is not None and prim.name in _SHAPE_READS
+    return prim is not None and prim.name in SHAPE_READS
 
 
 class CallLowerer:
@@ -184,10 +184,10 @@ class CallLowerer:
                     raise self.n.unsupported(node, "starred elements are supported over "
                                            "shapes and ints only", "list each element")
                 if isinstance(node, cst.ListComp):
-                    raise self.n.unsupported(node, *_unsupported_expression(node))
+                    raise self.n.unsupported(node, *expression_advice(node))
                 inner = node.args[0].value if node.args else None
                 if isinstance(inner, (cst.ListComp, cst.GeneratorExp)):
-                    raise self.n.unsupported(node, *_unsupported_expression(inner))
+                    raise self.n.unsupported(node, *expression_advice(inner))
                 obj, text = self.n.resolver.resolve_dotted(node.func)
                 raise self.n.resolver.unknown_call(obj, text, node.func)
         clash = bound & {a.name for a in operands if isinstance(a, Var)}
@@ -263,7 +263,7 @@ class CallLowerer:
             params[KEYWORD_OPERANDS] = tuple(n for n, _ in keyword_operands)
         first = stem(self.n.named(positional[0])) if positional else ""
         base = f"{name.split('.')[-1]}_{first}" if first else name
-        if len(base) > _MAX_NAME:
+        if len(base) > MAX_NAME:
             base = name.split(".")[-1]
         return self.n.emit(self.n.exprs.target(target, base), name, tuple(positional), params, node)
 

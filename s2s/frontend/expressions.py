@@ -20,7 +20,7 @@ from ..ir.nodes import Atom, Const, If, Index, Slice, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES
-from .resolve import _is_library, _transform_call, _unsupported_expression
+from .resolve import expression_advice, is_library, transform_kind
 from .source import literal_value
 
 _BINOPS = {
@@ -38,7 +38,7 @@ _BINOPS = {
 }
 
 
-_COMPARE = {
+COMPARE = {
     cst.LessThan: "less",
     cst.LessThanEqual: "less_equal",
     cst.GreaterThan: "greater",
@@ -50,10 +50,10 @@ _COMPARE = {
 }
 
 
-_MAX_NAME = 22
+MAX_NAME = 22
 
 
-def _is_list_method(node: Any, method: str, local_names: set[str]) -> bool:
+def is_list_method(node: Any, method: str, local_names: set[str]) -> bool:
     """Is ``node`` a call ``ys.method(...)`` on a local name?"""
     return (
         isinstance(node, cst.Call)
@@ -64,11 +64,11 @@ def _is_list_method(node: Any, method: str, local_names: set[str]) -> bool:
     )
 
 
-_SHAPE_READS = {"shape", "ndim", "size", "len"}
+SHAPE_READS = {"shape", "ndim", "size", "len"}
 
 
 # operations that keep a value computed from shapes and constants such a value
-_INDEX_ARITHMETIC = {"add", "subtract", "multiply", "floor_divide", "remainder",
+INDEX_ARITHMETIC = {"add", "subtract", "multiply", "floor_divide", "remainder",
                      "negative", "identity", "getitem", "make_tuple", "make_list",
                      "range", "less", "greater", "equal", "not_equal", "less_equal",
                      "greater_equal", "broadcast_to", "array", "asarray"}
@@ -95,7 +95,7 @@ def _fold(prim: str, left: Const, right: Const) -> Const | None:
     return Const(value, repr(value))
 
 
-def _root_name(node: Any) -> str | None:
+def root_name(node: Any) -> str | None:
     while isinstance(node, cst.Attribute):
         node = node.value
     return node.value if isinstance(node, cst.Name) else None
@@ -111,14 +111,14 @@ class ExprLowerer:
         """Normalize an expression; the outermost operation binds ``target``."""
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
-            raise self.n.unsupported(node, *_unsupported_expression(node))
+            raise self.n.unsupported(node, *expression_advice(node))
         return method(node, target)
 
     def target(self, target: str | None, base: str) -> str:
         if target is not None:
             return target
-        if len(base) > _MAX_NAME:
-            base = base[:_MAX_NAME].rstrip("_")
+        if len(base) > MAX_NAME:
+            base = base[:MAX_NAME].rstrip("_")
         return self.n.names.fresh(base)
 
     def expr_Name(self, node: cst.Name, target: str | None) -> Atom:
@@ -187,7 +187,7 @@ class ExprLowerer:
             base = f"{stem(self.n.named(left))}_sq"
         else:
             base = f"{stem(self.n.named(left))}_{word}_{stem(self.n.named(right))}"
-        if len(base) > _MAX_NAME:
+        if len(base) > MAX_NAME:
             base = fallback
         return self.n.emit(self.target(target, base), prim, (left, right), {}, node)
 
@@ -228,7 +228,7 @@ class ExprLowerer:
         left = self.expr(node.left)
         result: Atom | None = None
         for i, comp in enumerate(node.comparisons):
-            prim = _COMPARE.get(type(comp.operator))
+            prim = COMPARE.get(type(comp.operator))
             if prim is None:
                 raise self.n.unsupported(
                     node, "`in` and `not in` are not supported",
@@ -237,7 +237,7 @@ class ExprLowerer:
             right = self.expr(comp.comparator)
             last = i == len(node.comparisons) - 1
             name = f"{stem(self.n.named(left))}_{prim.rstrip('_')}_{stem(self.n.named(right))}"
-            if len(name) > _MAX_NAME:
+            if len(name) > MAX_NAME:
                 name = "cond"
             this = self.n.emit(
                 self.target(target if last and result is None else None, name),
@@ -289,7 +289,7 @@ class ExprLowerer:
                 text = "[" + ", ".join(texts) + "]"
             return Const(value, text)
         base = "_".join(stem(self.n.named(a)) for a in atoms) if atoms else "empty"
-        if len(base) > _MAX_NAME:
+        if len(base) > MAX_NAME:
             base = "items"
         out = self.n.emit(self.target(target, base), prim, tuple(atoms), {}, node)
         if prim == "make_list":
@@ -364,7 +364,7 @@ class ExprLowerer:
         )
 
     def expr_Attribute(self, node: cst.Attribute, target: str | None) -> Atom:
-        root = _root_name(node)
+        root = root_name(node)
         if root is not None and root == self.n.bound_object and root not in self.n.env:
             raise self.n.resolver.unknown_attribute(node, root, node.attr.value)
         if root is None or root in self.n.local_names:  # an attribute of a value
@@ -382,8 +382,8 @@ class ExprLowerer:
 
     def expr_Call(self, node: cst.Call, target: str | None) -> Atom:
         func = node.func
-        root = _root_name(func)
-        if _is_list_method(node, "pop", self.n.local_names):
+        root = root_name(func)
+        if is_list_method(node, "pop", self.n.local_names):
             return self.n.buffer.pop_expression(node, target)
         if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):
             return self.n.calls.method_call(node, target)  # a method of a value
@@ -401,7 +401,7 @@ class ExprLowerer:
             return self.expr_BinaryOperation(power, target)
         if obj is builtins.sum:
             return self.n.calls.builtin_sum(node, target)
-        transformed = _transform_call(obj)
+        transformed = transform_kind(obj)
         if transformed is not None:
             return self.n.transform_call(transformed, obj, text, node, target)
         if isinstance(obj, (custom_jvp, custom_vjp)):
@@ -416,7 +416,7 @@ class ExprLowerer:
         if prim is not None:
             args, kwargs = self.n.calls.call_args(node)
             return self.n.calls.apply(prim.name, args, kwargs, node, target, text)
-        if isinstance(obj, types.FunctionType) and not _is_library(obj):
+        if isinstance(obj, types.FunctionType) and not is_library(obj):
             return self.n.user_call(obj, text, node, target)
         raise self.n.resolver.unknown_call(obj, text, func)
 

@@ -36,14 +36,14 @@ from ..ir.nodes import (
 )
 from ..ir.nodes import uses as uses_of
 from ..ir.nodes import walk as walk_stmts
-from .buffers import _ALIASING, _WRITES, EFFECTS, BufferLowerer, _allocates
+from .buffers import ALIASING, EFFECTS, WRITES, BufferLowerer, allocates
 from .calls import CallLowerer
 from .desugar import Desugar
 from .expressions import (
-    _COMPARE,
-    _INDEX_ARITHMETIC,
-    _MAX_NAME,
-    _SHAPE_READS,
+    COMPARE,
+    INDEX_ARITHMETIC,
+    MAX_NAME,
+    SHAPE_READS,
     ExprLowerer,
 )
 from .loops import LoopLowerer
@@ -52,8 +52,8 @@ from .resolve import (
     DefaultVar,
     FreeVar,
     Resolver,
-    _is_library,
-    _is_literal,
+    is_library,
+    is_literal,
     live_defaults,
     unwrap_forwarding,
 )
@@ -337,20 +337,20 @@ class Normalizer:
         self.out.append(Let(target, prim, tuple(args), params, self.loc(node)))
         self._last_let = self.out[-1]
         self.lets[target] = self.out[-1]
-        if prim in _ALIASING:  # another name or a container now refers to an operand
-            for a in (args[1:] if prim in _WRITES else args):
+        if prim in ALIASING:  # another name or a container now refers to an operand
+            for a in (args[1:] if prim in WRITES else args):
                 if isinstance(a, Var):
                     self.aliased.setdefault(a.name, node)
         self.producers[target] = prim
         if prim in ("list", "zeros_list"):
             self.lists.add(target)  # a list of its own: append and pop may change it
-        if prim in _COMPARE.values() and not params:
+        if prim in COMPARE.values() and not params:
             self.compares[target] = (prim,) + tuple(
                 a.name if isinstance(a, Var) else ("<const>", a.text) for a in args
             )
-        if _allocates(prim):
+        if allocates(prim):
             self.buffers.add(target)  # a new array, referred to by no other name
-        if prim in _SHAPE_READS | {"pyexpr"} or (prim in _INDEX_ARITHMETIC and all(
+        if prim in SHAPE_READS | {"pyexpr"} or (prim in INDEX_ARITHMETIC and all(
                 not isinstance(a, Var) or a.name in self.shapes for a in args)):
             self.shapes.add(target)  # computed from shapes and constants only
         return Var(target)
@@ -386,7 +386,7 @@ class Normalizer:
                     "write s2s.jvp(f, (x, y), (x_dot, y_dot))",
                 )
             fobj, ftext = self.resolver.resolve_dotted(args[0].value)
-            if not isinstance(fobj, types.FunctionType) or _is_library(fobj):
+            if not isinstance(fobj, types.FunctionType) or is_library(fobj):
                 raise self.unsupported(args[0], f"`{ftext}` is not a Python function s2s can "
                                        "transform", "pass a function defined in a file")
             primals = [self.exprs.expr(e.value) for e in args[1].value.elements]
@@ -422,7 +422,7 @@ class Normalizer:
             self.resolver.depends_on(var, node)
         for key, value in callee.namespace.items():
             self.resolver.namespace.setdefault(key, value)
-        if len(base) > _MAX_NAME:
+        if len(base) > MAX_NAME:
             base = base.split("_")[0] or "out"
         return self.emit(self.exprs.target(target, base), "call", tuple(positional),
                          {"callee": callee, "spelling": name}, node)
@@ -448,7 +448,7 @@ class Normalizer:
                 positional.append(bound.arguments[pname])
             else:
                 default = callee.defaults[pname]
-                if not _is_literal(default):
+                if not is_literal(default):
                     raise TransformError(
                         f"`{text}` is called without `{pname}`, whose default is "
                         "not a literal", self.loc(node), f"pass `{pname}` explicitly",
@@ -467,7 +467,7 @@ class Normalizer:
             for name, value in callee.namespace.items():
                 self.resolver.namespace.setdefault(name, value)
         base = f"{obj.__name__}_{stem(self.named(positional[0]))}" if positional else obj.__name__
-        if len(base) > _MAX_NAME:
+        if len(base) > MAX_NAME:
             base = obj.__name__
         params: dict[str, Any] = {"callee": callee, "spelling": text}
         if custom is not None:

@@ -134,7 +134,7 @@ class DefaultVar(FreeVar):
         value = self.read()
         if value is _NO_DEFAULT:
             return ("no default",)
-        if _is_literal(value) or isinstance(value, (complex, np.generic)):
+        if is_literal(value) or isinstance(value, (complex, np.generic)):
             return ("default", type(value).__qualname__, repr(value))
         return ("default object", id(value))  # (kept alive by the IR's defaults)
 
@@ -181,7 +181,7 @@ def _forwards_to(fn: Any) -> Any:
         node = parse_function(fn).node
     except TransformError:
         return None
-    body = [s for i, s in enumerate(node.body.body) if not (i == 0 and _is_docstring(s))]
+    body = [s for i, s in enumerate(node.body.body) if not (i == 0 and is_docstring(s))]
     if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(
             body[0].body) != 1 or not isinstance(body[0].body[0], cst.Return):
         return None
@@ -213,7 +213,7 @@ def _forwards_to(fn: Any) -> Any:
     return inner if given == expected else None
 
 
-def _transform_call(obj: Any) -> str | None:
+def transform_kind(obj: Any) -> str | None:
     """``"jvp"`` for s2s.jvp itself, ``"transformed"`` for a function s2s transformed.
 
     s2s's api marks them (``__s2s_transform__``: an attribute of the ``jvp`` function,
@@ -225,16 +225,16 @@ def _transform_call(obj: Any) -> str | None:
     return hook(obj) if callable(hook) else None
 
 
-def _is_library(fn: Any) -> bool:
+def is_library(fn: Any) -> bool:
     module = getattr(fn, "__module__", "") or ""
     return module.split(".")[0] in ("numpy", "scipy", "jax", "s2s", "math")
 
 
-def _is_literal(value: Any) -> bool:
+def is_literal(value: Any) -> bool:
     if isinstance(value, (int, float, bool, str, type(None))):
         return True
     if isinstance(value, tuple):
-        return all(_is_literal(v) for v in value)
+        return all(is_literal(v) for v in value)
     return False
 
 
@@ -253,7 +253,7 @@ _PIECEWISE_CONSTANT = frozenset("""
 _TO_PYTHON = frozenset({"item", "tolist", "tobytes", "__float__", "__int__"})
 
 
-def _is_docstring(node: Any) -> bool:
+def is_docstring(node: Any) -> bool:
     return (
         isinstance(node, cst.SimpleStatementLine)
         and len(node.body) == 1
@@ -315,7 +315,7 @@ _STATEMENT_ADVICE: dict[type, tuple[str, str]] = {
 }
 
 
-def _unsupported_statement(node: Any) -> tuple[str, str]:
+def statement_advice(node: Any) -> tuple[str, str]:
     if isinstance(node, (cst.FunctionDef,)) and node.asynchronous is not None:
         return ("`async def` is not supported", "use a plain `def`")
     if isinstance(node, (cst.For, cst.With)) and node.asynchronous is not None:
@@ -327,7 +327,7 @@ def _unsupported_statement(node: Any) -> tuple[str, str]:
             "use assignments, `if` and `return`")
 
 
-def _unsupported_expression(node: Any) -> tuple[str, str]:
+def expression_advice(node: Any) -> tuple[str, str]:
     table: dict[type, tuple[str, str]] = {
         cst.Yield: (
             ("`yield from` makes" if isinstance(node, cst.Yield) and

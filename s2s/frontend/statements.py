@@ -13,13 +13,13 @@ import libcst as cst
 from ..errors import UnsupportedSyntaxError
 from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
-from .expressions import _is_list_method
-from .resolve import RESERVED, _is_docstring, _unsupported_expression, _unsupported_statement
+from .expressions import is_list_method
+from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
-    return _is_list_method(node, "append", local_names)
+    return is_list_method(node, "append", local_names)
 
 
 def _always_returns(stmts: list[Stmt]) -> bool:
@@ -68,7 +68,7 @@ class StmtLowerer:
         self.n._open.append(out)  # (statements before the current one: see _own_entries)
         try:
             for i, node in enumerate(nodes):
-                if i == 0 and _is_docstring(node):
+                if i == 0 and is_docstring(node):
                     continue
                 out += self.statement(node)
         finally:
@@ -97,7 +97,7 @@ class StmtLowerer:
         if isinstance(node, cst.While):
             self.n.loop.while_statement(node)
             return self.n.out
-        raise self.n.unsupported(node, *_unsupported_statement(node))
+        raise self.n.unsupported(node, *statement_advice(node))
 
     def small_statement(self, node: Any) -> None:
         if isinstance(node, cst.Assign):
@@ -168,7 +168,7 @@ class StmtLowerer:
             self.n.loops[-1].append(self.n.out[-1])
         elif isinstance(node, cst.Expr) and _is_append(node.value, self.n.local_names):
             self.n.buffer.append_statement(node.value)
-        elif isinstance(node, cst.Expr) and _is_list_method(node.value, "pop", self.n.local_names):
+        elif isinstance(node, cst.Expr) and is_list_method(node.value, "pop", self.n.local_names):
             name, current = self.n.buffer.own_list(node.value, "pop")
             self.n.buffer.pop_args(node.value)
             last = self.n._last_let
@@ -189,7 +189,7 @@ class StmtLowerer:
                 cst.Float)):
             return  # a string used as a comment, `...` as a placeholder: nothing runs
         elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Yield):
-            raise self.n.unsupported(node.value, *_unsupported_expression(node.value))
+            raise self.n.unsupported(node.value, *expression_advice(node.value))
         elif isinstance(node, cst.Expr):
             raise self.n.unsupported(
                 node, "an expression statement is evaluated only for its side effect, "
@@ -198,7 +198,7 @@ class StmtLowerer:
                 "the result uses",
             )
         else:
-            raise self.n.unsupported(node, *_unsupported_statement(node))
+            raise self.n.unsupported(node, *statement_advice(node))
 
     def assign(self, target: Any, value: Any) -> None:
         if isinstance(target, cst.Name):
