@@ -64,3 +64,38 @@ def test_jit_of_a_vmap_already_called_on_numpy() -> None:
     got = np.asarray(s2s.jit(v, backend="jax")(xs + 0.5))
     want = np.asarray(jax.vmap(lambda r: jnp.sum(jnp.sin(r) * r))(jnp.asarray(xs + 0.5)))
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def scaled(x, s=2.0):
+    return np.sum(np.sin(x) * s)
+
+
+def jscaled(x, s=2.0):
+    return jnp.sum(jnp.sin(x) * s)
+
+
+def test_the_call_arguments_travel_as_arguments_not_as_state_on_the_transform() -> None:
+    """The call's arguments reach the inner transform as parameters of the code
+    request, so nothing of one call stays on the object for the next: a jvp of a grad
+    called with one primal, then two, then one again (the inner grad resolving its
+    argnums against each call), and a grad of a vmap alternating batch ranks, each
+    against JAX."""
+    rng = np.random.default_rng(0)
+    x, tx = rng.normal(size=3), rng.normal(size=3)
+    g, jg = s2s.grad(scaled), jax.grad(jscaled)
+    for primals, tangents in [((x,), (tx,)), ((x, 3.0), (tx, 0.5)), ((x,), (tx,))]:
+        out, out_dot = s2s.jvp(g, primals, tangents)
+        jout, jdot = jax.jvp(jg, primals, tangents)
+        np.testing.assert_allclose(out, jout, rtol=1e-12)
+        np.testing.assert_allclose(out_dot, jdot, rtol=1e-12)
+    v, jv = s2s.vmap(row), jax.vmap(lambda r: jnp.sum(jnp.sin(r) * r))
+    for shape in [(4, 3), (4,), (2, 3), (5,)]:
+        xs, ct = rng.normal(size=shape), rng.normal(size=shape[:1])
+        out, pullback = s2s.vjp(v, xs)
+        jout, jpullback = jax.vjp(jv, xs)
+        np.testing.assert_allclose(out, jout, rtol=1e-12)
+        np.testing.assert_allclose(pullback(ct)[0], jpullback(ct)[0], rtol=1e-12)
+        tx = rng.normal(size=shape)  # (one JVP object per function: its code per rank)
+        np.testing.assert_allclose(s2s.jvp(v, (xs,), (tx,))[1], jax.jvp(jv, (xs,), (tx,))[1],
+                                   rtol=1e-12)
+    assert not {"_call_args", "_call_nargs", "_outer_args"} & set(vars(g))

@@ -27,8 +27,11 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from .. import backends
+from ..errors import TransformError
+from ..frontend.normalize import normalize
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .transformed import Transformed
+from .vectorize import Vmapped, _resolve
 
 __all__ = ["jit", "Jitted", "CacheInfo"]
 
@@ -102,9 +105,6 @@ def _refuse_side_effects(fun: Any) -> None:
     as it is (jit does not require the transformable subset)."""
     if not inspect.isfunction(fun):
         return
-    from ..errors import TransformError
-    from ..frontend.normalize import normalize
-
     try:
         normalize(fun)
     except TransformError as err:
@@ -269,8 +269,6 @@ class Jitted:
     # ---- several devices ------------------------------------------------------------
 
     def _batch_axes(self, args: tuple) -> list[Any]:
-        from .vectorize import Vmapped, _resolve
-
         if isinstance(self.fun, Vmapped):
             in_axes = self.fun.in_axes
             per = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
@@ -321,8 +319,6 @@ class Jitted:
     def _constrain(self, out: Any) -> Any:
         """Outputs of a vmapped function stay sharded along their batch axis."""
         import jax
-
-        from .vectorize import Vmapped
 
         if not isinstance(self.fun, Vmapped) or not isinstance(self.fun.out_axes, int):
             return out

@@ -322,7 +322,8 @@ def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
     t._refresh()
     active = api._inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
-    text, fn = t._generate(kinds, active, (len(primals), False))
+    text, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
+                           inner_args=primals)
     jfn = backend.prepare(fn, text)
     refresh(backend, jfn)
     result = backend.run(jfn, (*primals, *(tangents[i] for i in active)), {})
@@ -359,7 +360,8 @@ def vjp_on_jax(backend: JaxBackend, fun: Callable, primals: tuple,
         grads: Any = ()
         if float_args:
             t._refresh()
-            text, fn = t._generate(kinds, float_args, True)
+            text, fn = t._generate(kinds, float_args, True, nargs=len(primals),
+                                   inner_args=primals)
             jfn = backend.prepare(fn, text)
             refresh(backend, jfn)
             rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])

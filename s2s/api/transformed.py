@@ -16,7 +16,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..caches import LRU
+from ..emit import code as emitcode
 from ..emit.code import compile_module
+from ..emit.highlight import highlight_html
 from ..errors import TransformError
 from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, Kind, Tree, kind_of
@@ -496,11 +498,17 @@ class Transformed:
                 self._last = None
 
     def _generate(self, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
-                  tuple_out: bool) -> tuple[str, Callable]:
+                  tuple_out: Any, *, nargs: int | None = None,
+                  inner_args: tuple | None = None) -> tuple[str, Callable]:
+        """The emitted module and function for arguments of structures ``kinds``.
+
+        ``nargs`` says how many of ``kinds`` the call passed (the rest are parameters
+        left at their defaults; an inner transform's argnums resolve against the
+        passed ones); ``inner_args`` are the arguments the inner transform sees for
+        this call, which a vmapped inner needs (its code depends on their ranks)."""
         key = (kinds, argnums, tuple_out)
-        call_args = self.__dict__.pop("_call_args", None)  # (set by the caller, for this call)
-        if hasattr(self.inner, "_outer_args"):  # a vmapped inner: code per rank too
-            key += (tuple(int(np.ndim(x)) for x in _leaves(call_args or ())),)
+        if getattr(self.inner, "code_per_rank", False):  # a vmapped inner: code per rank too
+            key += (tuple(int(np.ndim(x)) for x in _leaves(inner_args or ())),)
         with _LOCK:
             hit = self._compiled.get(key)
             if hit is not None:
@@ -508,8 +516,8 @@ class Transformed:
                 return hit
             ir, origin = self.ir, ()
             if self.inner is not None:
-                nargs = getattr(self, "_call_nargs", None) or len(kinds)
-                inner_text, inner_fn = self._inner_for(kinds[:nargs], kinds, call_args)
+                passed = kinds[:nargs] if nargs is not None else kinds
+                inner_text, inner_fn = self.inner._generate_for(passed, kinds, inner_args)
                 ir, origin = normalize(inner_fn), (inner_text,)
             text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
                         self.mode, self.has_aux, self._signature,
@@ -542,33 +550,20 @@ class Transformed:
         spec = Spec(self.mode, argnums, tuple_out, self.has_aux, kinds)
         emit_reverse(ir, spec, module, self.__name__)
 
-    def _inner_for(self, passed: tuple[Kind, ...], kinds: tuple[Kind, ...],
-                   args: tuple | None) -> tuple[str, Callable]:
-        """The inner transform's emitted code for this call.  A vmapped function's
-        code depends on its arguments' ranks (its probe runs the first example), so it
-        is given the call's arguments (``grad(vmap(f))``)."""
-        if not hasattr(self.inner, "_outer_args") or args is None \
-                or self.inner._outer_args is not None:
-            return self.inner._generate_for(passed, kinds)
-        self.inner._outer_args = args
-        try:
-            return self.inner._generate_for(passed, kinds)
-        finally:
-            self.inner._outer_args = None
-
     def __s2s_transform__(self) -> str | None:
         """What the frontend sees when user code calls this object: ``"transformed"``
         (its emitted code is inlined as a callee, see ``_generate_for``) for a plain
         grad/value_and_grad of a function; None for vjp/jvp objects and nested ones."""
         return "transformed" if self.inner is None and type(self) is Transformed else None
 
-    def _generate_for(self, passed: tuple[Kind, ...],
-                      kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
+    def _generate_for(self, passed: tuple[Kind, ...], kinds: tuple[Kind, ...],
+                      args: tuple | None = None) -> tuple[str, Callable]:
         """The emitted function for a call passing arguments of structures ``passed``
         (``kinds`` adds the parameters left at their defaults), as an outer transform
-        needs it: argnums resolved as that call would resolve them."""
+        needs it: argnums resolved as that call would resolve them.  ``args``, where
+        the outer transform has them, are the call's arguments (see ``_generate``)."""
         argnums = _check_argnums(self.argnums, self.tuple_out, len(passed))
-        return self._generate(kinds, argnums, self.tuple_out)
+        return self._generate(kinds, argnums, self.tuple_out, inner_args=args)
 
     def _default(self) -> tuple[str, Callable]:
         if self._last is None:
@@ -631,10 +626,8 @@ class Transformed:
         _check_float_inputs("grad", args, argnums)
         self._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
-        self._call_nargs = nargs
-        self._call_args = args
         try:
-            return self._generate(kinds, argnums, self.tuple_out)
+            return self._generate(kinds, argnums, self.tuple_out, nargs=nargs, inner_args=args)
         except OutputStructureError:
             raise self._output_error(args, kwargs) from None
 
@@ -665,7 +658,7 @@ class Transformed:
 
     def _specialize(self, sig: Any, text: str, fn: Callable, args: tuple,
                     argnums: tuple[int, ...], free: "_FreeSnapshot") -> Any:
-        from ..optimize.specialize import specialize
+        from ..optimize.specialize import specialize  # lazy: only a second call needs it
 
         try:
             result, new_text = specialize(text, dict(fn.__globals__), fn.__name__, args,
@@ -688,7 +681,7 @@ class Transformed:
                text: str | None, pending: bool) -> "_FastEntry":
         entry = _FastEntry(fn, argnums, free, self._rules_generation, text, pending)
         if text is not None:
-            from ..optimize.specialize import returns_fresh
+            from ..optimize.specialize import returns_fresh  # lazy: as in _specialize
 
             entry.fresh = returns_fresh(text, fn.__name__)
         if self.mode == "grad" and not self.has_aux and not self.tuple_out:
@@ -741,14 +734,12 @@ class Transformed:
         """Cheap evidence on these inputs: a finite-difference probe along a random
         direction, the JVP/VJP inner-product identity, and JAX when installed (see
         ``s2s.selfcheck``); a JSON-serialisable report whose ``ok`` says if all passed."""
-        from ..tools.selfcheck import selfcheck
+        from ..tools.selfcheck import selfcheck  # the one hook into tools (setup.cfg)
 
         return selfcheck(self, *args, seed=seed, oracle=oracle)
 
     def _repr_html_(self) -> str:
-        from ..emit.highlight import highlight_html  # Jupyter: the emitted code, coloured
-
-        return highlight_html(self.source)
+        return highlight_html(self.source)  # Jupyter: the emitted code, coloured
 
 
 def _copies(tree: Any) -> Any:
@@ -766,8 +757,6 @@ def _copies(tree: Any) -> Any:
 def _optimizer_bug(exc: Exception) -> None:
     """The specializer failed where the emitted code runs: the generic code serves the
     call; under the test suite (S2S_CHECK_EMITTED=1) it is an error to report."""
-    from ..emit import code as emitcode
-
     if emitcode.CHECK_INVARIANTS:
         raise RuntimeError(f"s2s.specialize failed: {type(exc).__name__}: {exc}") from exc
 
@@ -856,8 +845,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         result: list[Any] = []
         if float_args:
             t._refresh()
-            t._call_args = primals
-            _, fn = t._generate(kinds, float_args, True)
+            _, fn = t._generate(kinds, float_args, True, nargs=len(primals),
+                                inner_args=primals)
             _read_free_names(fn)
             rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
             grads = fn(*primals, *rest, cotangent)
@@ -978,8 +967,8 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     t._refresh()
     active = _inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
-    t._call_nargs, t._call_args = len(primals), primals
-    _, fn = t._generate(kinds, active, (len(primals), False))
+    _, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
+                        inner_args=primals)
     _read_free_names(fn)
     result = fn(*primals, *(tangents[i] for i in active))
     out, out_dot = result[0], result[1]
@@ -1001,8 +990,8 @@ def _jvp_code(fun: Callable, n: int) -> Callable:
     what the frontend inlines for ``s2s.jvp(fun, (x, ...), (v, ...))`` in user code."""
     t = _jvp_transform(fun, False)
     t._refresh()
-    t._call_nargs = n
-    _, emitted = t._generate((LEAF,) * len(t.ir.params), tuple(range(n)), (n, False))
+    _, emitted = t._generate((LEAF,) * len(t.ir.params), tuple(range(n)), (n, False),
+                             nargs=n)
     return emitted
 
 

@@ -15,24 +15,31 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..caches import LRU
+from ..emit.code import compile_module, format_module
 from ..errors import TransformError
 from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of, leaf_paths, literal, path_text
 from ..ir.nodes import Function
+from ..transforms.analysis import return_kind
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
+from . import transformed as api
 from .transformed import (
     _LOCK,
+    _VJP,
     Transformed,
     _check_argnums,
     _check_float_inputs,
     _copies,
+    _foreign,
     _jvp_transform,
     _leaves,
     _normalize_argnums,
     _read_free_names,
     _rebuild,
+    _shares,
     check_array_types,
+    grad,
 )
 
 __all__ = ["vmap", "jacfwd", "jacrev", "jacobian", "hessian"]
@@ -106,8 +113,6 @@ def _unshared(out: Any, args: tuple, fn: Callable) -> Any:
     """The batched results, each array copied where it may share memory with an
     argument or a module array the code reads (``x.T`` of an argument is a view): a
     caller writing into a result never changes its inputs."""
-    from .transformed import _foreign, _shares
-
     if isinstance(out, np.ndarray):
         return out.copy() if _shares(out, _foreign(args, fn)) else out
     if type(out) in (tuple, list):
@@ -183,6 +188,10 @@ def _example_ranks(value: Any, axes: Any) -> Any:
 class Vmapped(Transformed):
     """``vmap(f)``: call it with batched arguments; ``.source`` is the batched code."""
 
+    # its code depends on the ranks of the arguments (the probe runs the first example),
+    # so a transform of it asks with the call's arguments (``grad(vmap(f))``)
+    code_per_rank = True
+
     def __init__(self, fn: Callable, in_axes: Any = 0, out_axes: Any = 0,
                  axis_size: int | None = None) -> None:
         if isinstance(in_axes, list):
@@ -209,7 +218,6 @@ class Vmapped(Transformed):
         self._guards: dict[Any, tuple[Any, Callable, str]] = {}
         self._pending: dict[Any, str] = {}  # shapes called once -> their code's text
         self._spec_text: str | None = None
-        self._outer_args: tuple | None = None
         self._axes: tuple = ()
 
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
@@ -316,9 +324,7 @@ class Vmapped(Transformed):
     def _specialize_batched(self, key: Any, fn: Callable, args: tuple) -> Any:
         """The second call with these shapes: the batched code specialized to them,
         as ``grad`` does (s2s/optimize/specialize.py)."""
-        from ..emit.code import compile_module
-        from ..optimize.specialize import specialize
-        from . import transformed as api
+        from ..optimize.specialize import specialize  # lazy: only a second call needs it
 
         with _LOCK:
             text = self._pending.pop(key, None)
@@ -346,13 +352,13 @@ class Vmapped(Transformed):
         """The batched code the latest shapes specialized to, or None."""
         return self._spec_text
 
-    def _generate_for(self, passed: tuple[Kind, ...],
-                      kinds: tuple[Kind, ...]) -> tuple[str, Callable]:
-        """For an outer transform: the batched code for the example it probes with
-        (``vmap(vmap(f))``: the outer's first example is a batch for this one)."""
-        if self._outer_args is None:
+    def _generate_for(self, passed: tuple[Kind, ...], kinds: tuple[Kind, ...],
+                      args: tuple | None = None) -> tuple[str, Callable]:
+        """For an outer transform: the batched code for the arguments it calls this
+        with (``vmap(vmap(f))``: the outer's first example is a batch for this one)."""
+        if args is None:
             raise NotImplementedError("only vmap can transform a vmapped function yet")
-        self._function_for(self._outer_args)
+        self._function_for(args)
         assert self._last is not None
         return self._last
 
@@ -407,18 +413,17 @@ class Vmapped(Transformed):
         with _LOCK:  # the example and axes are read by _emit: one call at a time
             self._axes = tuple(resolved)
             self._args = args  # read by _emit: the probe runs on the first example
-            self._call_nargs = len(args)
             self._refresh()
             kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
             key_axes = (_hashable(self._axes), _hashable(self.out_axes))
-            if isinstance(self.inner, Vmapped):  # the inner one is asked with one example
-                self.inner._outer_args = tuple(_slice0(a, ax) for a, ax in zip(args, self._axes))
+            # an inner vmap is asked with one example: a batch for it
+            example = tuple(_slice0(a, ax) for a, ax in zip(args, self._axes)) \
+                if isinstance(self.inner, Vmapped) else None
             try:
-                _, fn = self._generate(kinds, key_axes, _example_ranks(args, self._axes))
+                _, fn = self._generate(kinds, key_axes, _example_ranks(args, self._axes),
+                                       nargs=len(args), inner_args=example)
             finally:
                 self._args = ()
-                if isinstance(self.inner, Vmapped):
-                    self.inner._outer_args = None
         return fn
 
 
@@ -502,8 +507,6 @@ class _JacobianCode:
 
     def _output_kind(self, passed: tuple, kinds: tuple) -> Kind:
         """The structure ``fun`` returns for arguments of these structures."""
-        from ..transforms.analysis import return_kind
-
         fn = self.fun
         if hasattr(fn, "_generate_for"):  # a transformed function: its emitted code
             ir = normalize(fn._generate_for(passed, kinds)[1])
@@ -515,7 +518,8 @@ class _JacobianCode:
         """User code calling a jacobian inlines its emitted code (see ``Transformed``)."""
         return "transformed"
 
-    def _generate_for(self, passed: tuple, kinds: tuple) -> tuple[str, Callable]:
+    def _generate_for(self, passed: tuple, kinds: tuple,
+                      args: tuple | None = None) -> tuple[str, Callable]:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(passed))
         if self.has_aux:
             raise TransformError(
@@ -646,8 +650,6 @@ class _JacobianCode:
             signature.append(f"{p}={repr(value) if as_text else p + '_default'}")
         text = f"import numpy as np\n\n\ndef {name}({', '.join(signature)}):\n" + "".join(
             f"    {line}\n" for line in body)
-        from ..emit.code import compile_module, format_module
-
         text = format_module(text)
         return text, compile_module(text, namespace, name)[name]
 
@@ -689,11 +691,10 @@ class JacFwd(_JacobianCode):
                     )
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
-        t._call_nargs = len(args)  # an inner transform's argnums resolve against these
-        t._call_args = args
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
         tangent_only = not self.has_aux
-        _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only))
+        _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only), nargs=len(args),
+                                inner_args=args)
         key = jvp_fn  # one batched version per emitted JVP
         v = self._vmapped.get(key)
         if v is None:
@@ -779,10 +780,8 @@ class JacRev(_JacobianCode):
         _no_array_out(self.__name__, out)
         t = vjp_transform(self.fun, self.has_aux)
         t._refresh()
-        t._call_nargs = len(args)  # an inner transform's argnums resolve against these
-        t._call_args = args
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
-        _, vjp_fn = t._generate(kinds, argnums, True)
+        _, vjp_fn = t._generate(kinds, argnums, True, nargs=len(args), inner_args=args)
         v = self._vmapped.get(vjp_fn)
         if v is None:
             v = self._vmapped[vjp_fn] = Vmapped(vjp_fn)
@@ -820,8 +819,6 @@ def _transpose_rows(rows: Any, out: Any, inputs: list[Any], tuple_out: bool) -> 
 
 
 def vjp_transform(fun: Callable, has_aux: bool) -> Transformed:
-    from .transformed import _VJP
-
     try:
         cache = _VJPS.setdefault(fun, {})
     except TypeError:  # not hashable: no caching
@@ -847,8 +844,6 @@ jacobian = jacrev
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
     """The Hessian of a scalar ``fun``, as ``jax.hessian``: forward mode over the
     emitted gradient, ``jacfwd(grad(fun))``, vectorised over the basis."""
-    from .transformed import grad
-
     inner = grad(fun, argnums=argnums, has_aux=has_aux)
     return _Hessian(inner, argnums, has_aux)
 

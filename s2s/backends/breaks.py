@@ -65,11 +65,25 @@ def _jumps(node: ast.AST) -> list[ast.stmt]:
     return [n for n in _owned(node) if isinstance(n, (ast.Break, ast.Continue))]
 
 
-def _range_loop(node: ast.AST) -> bool:
-    from .control import _range_of
+def range_of(it: ast.expr) -> tuple | None:
+    """``range(...)`` or ``reversed(range(...))``: ((start, stop, step), reversed)."""
+    reverse = False
+    if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+            and it.func.id == "reversed" and len(it.args) == 1 and not it.keywords):
+        it, reverse = it.args[0], True
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+            and it.func.id == "range" and 1 <= len(it.args) <= 3 and not it.keywords
+            and not any(isinstance(a, ast.Starred) for a in it.args)):
+        return None
+    a = it.args
+    if len(a) == 1:
+        return (None, a[0], None), reverse
+    return (a[0], a[1], a[2] if len(a) == 3 else None), reverse
 
+
+def _range_loop(node: ast.AST) -> bool:
     return (isinstance(node, ast.For) and isinstance(node.target, ast.Name)
-            and _range_of(node.iter) is not None)
+            and range_of(node.iter) is not None)
 
 
 def _candidate(loop: ast.AST, lines: list[str]) -> bool:

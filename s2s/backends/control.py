@@ -51,7 +51,7 @@ import re
 import threading
 from typing import Any, Iterable
 
-from .breaks import MARK, rewrite_jumps
+from .breaks import MARK, range_of, rewrite_jumps
 from .breaks import all_names as _all_names
 
 __all__ = ["lower_control", "LAX_IMPORT", "STAYS"]
@@ -805,7 +805,7 @@ class _Lowering:
     def lower_for(self, node: ast.For) -> tuple[int, int, list[str]]:
         if not isinstance(node.target, ast.Name):
             raise _GiveUp("a loop target that is not one name")
-        bounds = _range_of(node.iter)
+        bounds = range_of(node.iter)
         if bounds is None:
             raise _GiveUp("a loop over something other than a range")
         (start, stop, step), reverse = bounds
@@ -1017,19 +1017,3 @@ def _tapes_in(stmts: list[ast.stmt]) -> set[str]:
                     if k.arg in ("push", "pop", "extend"):
                         out |= _loads([k.value])
     return out
-
-
-def _range_of(it: ast.expr):
-    """``range(...)`` or ``reversed(range(...))``: ((start, stop, step), reversed)."""
-    reverse = False
-    if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
-            and it.func.id == "reversed" and len(it.args) == 1 and not it.keywords):
-        it, reverse = it.args[0], True
-    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
-            and it.func.id == "range" and 1 <= len(it.args) <= 3 and not it.keywords
-            and not any(isinstance(a, ast.Starred) for a in it.args)):
-        return None
-    a = it.args
-    if len(a) == 1:
-        return (None, a[0], None), reverse
-    return (a[0], a[1], a[2] if len(a) == 3 else None), reverse

@@ -48,7 +48,8 @@ from ..emit import code as emitcode
 from ..emit.code import compile_module
 from ..errors import Loc
 from . import Backend, TracedValueError, jax_control
-from .control import STAYS, _range_of, lower_control
+from .breaks import range_of
+from .control import STAYS, lower_control
 from .lower import lower_inplace
 
 NUMPY_IMPORT = "import s2s.backends.jax_numpy as np"
@@ -498,7 +499,7 @@ def _range_start(it: ast.expr) -> ast.expr | None:
     """Where ``range(...)`` (or ``reversed(range(...))``) starts counting (0 when not
     given); None for other iterables.  (Only a loop that never ran leaves its index
     at this value, so a reversed range's other end would do as well.)"""
-    bounds = _range_of(it)
+    bounds = range_of(it)
     if bounds is None:
         return None
     start = bounds[0][0]

@@ -38,6 +38,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..frontend.source import parse_function
+from .calls import MAY_ALIAS, MUTATORS, call_name
+
 VALUE, SHAPE, DYNAMIC = 2, 1, 0
 
 # calls whose result's shape is fixed by the shapes of the arguments at these positions
@@ -658,8 +661,6 @@ def _frozen(value: Any) -> Any:
 def _user_function(fn: types.FunctionType) -> tuple[ast.FunctionDef, dict] | None:
     """A user function's definition, checked against the code that runs, and the names
     it reads from its module and closure; None where that cannot be had."""
-    from ..frontend.source import parse_function
-
     try:
         parsed = parse_function(fn)
         import libcst as cst
@@ -747,12 +748,10 @@ def _tapes(fn: ast.FunctionDef) -> set[str]:
 def _base_name(node: ast.AST) -> str | None:
     """The name whose buffer an expression may be (a view of): ``x``, ``x[1:]``,
     ``x.T``, ``np.reshape(x, s)``; None for values made anew."""
-    from .specialize import _MAY_ALIAS, _call_name
-
     while True:
         if isinstance(node, (ast.Subscript, ast.Attribute)):
             node = node.value
-        elif isinstance(node, ast.Call) and _call_name(node) in _MAY_ALIAS:
+        elif isinstance(node, ast.Call) and call_name(node) in MAY_ALIAS:
             node = node.args[0] if node.args else (
                 node.func.value if isinstance(node.func, ast.Attribute) else node)
             if not isinstance(node, (ast.Name, ast.Subscript, ast.Attribute, ast.Call)):
@@ -776,8 +775,6 @@ def _shared_names(fn: ast.FunctionDef) -> list[tuple[str, str]]:
 def _written_or_aliased(fn: ast.FunctionDef) -> set[str]:
     """Names whose array something writes into, and every name that may share its
     buffer: none of them holds a value the signature settles (only a shape)."""
-    from .specialize import _MUTATORS, _call_name
-
     written: set[str] = set()
     for node in ast.walk(fn):
         targets = node.targets if isinstance(node, ast.Assign) else (
@@ -788,7 +785,7 @@ def _written_or_aliased(fn: ast.FunctionDef) -> set[str]:
                 b = _base_name(t)
                 if b:
                     written.add(b)
-        if isinstance(node, ast.Call) and _call_name(node) in _MUTATORS:
+        if isinstance(node, ast.Call) and call_name(node) in MUTATORS:
             for a in node.args[:1]:
                 b = _base_name(a)
                 if b:

@@ -43,6 +43,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..emit.code import format_module
+from .calls import MAY_ALIAS, MUTATORS, call_name
 from .signature_facts import signature_facts
 
 # calls whose result's shape depends on values, not on the arguments' shapes
@@ -53,9 +55,6 @@ _VALUE_SHAPED = {
     "searchsorted", "digitize", "bincount", "resize", "repeat", "split", "array_split",
 }
 # calls that write into an argument (the buffer) or change a container in place
-_MUTATORS = {"at", "copyto", "put", "place", "putmask", "fill_diagonal", "fill", "sort",
-             "append", "pop", "extend", "insert", "remove", "update", "setdefault",
-             "clear", "resize", "partition", "itemset", "setflags"}
 _NO_SPLIT = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try, ast.With, ast.AsyncWith,
              ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp,
              ast.DictComp, ast.GeneratorExp, ast.IfExp, ast.Global, ast.Nonlocal,
@@ -82,21 +81,12 @@ def _on(name: str) -> bool:
     return name not in DISABLED
 
 
-def _call_name(node: ast.Call) -> str:
-    f = node.func
-    if isinstance(f, ast.Name):
-        return f.id
-    if isinstance(f, ast.Attribute):
-        return f.attr
-    return ""
-
-
 def _static_range(node: ast.For) -> bool:
     """``for i in range(...)`` or ``reversed(range(...))`` over ints the signature
     settles (literals and names: a name computed from values would have gone through
     ``int(...)``, which is refused), with a straight-line body."""
     it = node.iter
-    if isinstance(it, ast.Call) and _call_name(it) == "reversed" and len(it.args) == 1:
+    if isinstance(it, ast.Call) and call_name(it) == "reversed" and len(it.args) == 1:
         it = it.args[0]
     if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
             and it.func.id == "range" and not it.keywords
@@ -113,8 +103,8 @@ def _straight(stmt: ast.stmt, in_loop: bool = False) -> bool:
                 node, (ast.Break, ast.Continue, ast.Return))):
             return False
         if isinstance(node, ast.Call) and (
-                _call_name(node) in _VALUE_SHAPED
-                or (_call_name(node) == "where" and len(node.args) == 1)):
+                call_name(node) in _VALUE_SHAPED
+                or (call_name(node) == "where" and len(node.args) == 1)):
             return False
     return True
 
@@ -261,7 +251,7 @@ class _Rewriter:
                 base(node.target)
                 if isinstance(node.target, ast.Name):
                     out.add(node.target.id)
-            elif isinstance(node, ast.Call) and _call_name(node) in _MUTATORS:
+            elif isinstance(node, ast.Call) and call_name(node) in MUTATORS:
                 for a in node.args[:1]:
                     if isinstance(a, ast.Name):
                         out.add(a.id)
@@ -316,15 +306,15 @@ class _Rewriter:
             if isinstance(node.op, ast.Mult):
                 return _Fill(x * y)
             return None if y == 0.0 else _Fill(x / y)
-        if isinstance(node, ast.Call) and _call_name(node) == "broadcast_to" and \
+        if isinstance(node, ast.Call) and call_name(node) == "broadcast_to" and \
                 node.args:
             return self.fill_of(node.args[0])
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
             return self.fill_of(node.value)  # any part of a filled array is filled
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                _call_name(node) in _FILLED and not any(
+                call_name(node) in _FILLED and not any(
                     k.arg == "fill_value" for k in node.keywords):
-            return _Fill(_FILLED[_call_name(node)])
+            return _Fill(_FILLED[call_name(node)])
         return None
 
     def fold(self, node: ast.expr, at: int) -> ast.expr:
@@ -340,7 +330,7 @@ class _Rewriter:
 
             def _visit_call(self, n: ast.Call) -> ast.AST:
                 self.generic_visit(n)
-                name = _call_name(n)
+                name = call_name(n)
                 out = rw.fact(n)
                 if name in ("size", "ndim", "shape") and len(n.args) == 1 and \
                         isinstance(n.func, ast.Attribute) and not n.keywords and \
@@ -416,7 +406,7 @@ class _Rewriter:
         if whole is not None and not isinstance(value, ast.Name):
             return value, whole, False
         if isinstance(value, ast.Call):
-            name = _call_name(value)
+            name = call_name(value)
             args = value.args
             if name == "grad_seed" and out is not None and out[0] == () and _on("fill"):
                 dtype = out[1].name
@@ -542,7 +532,7 @@ class _Rewriter:
                         value, fill = stmt.value, None
                 if fill is not None and target not in self.mutated:
                     self.fill[target] = fill
-                if isinstance(value, ast.Call) and _call_name(value) == "broadcast_to" \
+                if isinstance(value, ast.Call) and call_name(value) == "broadcast_to" \
                         and len(value.args) == 2 and target not in self.mutated:
                     self.bcast[target] = (value.args[0], i)
                 once = self.binds[target] == [i]  # (its statement is dropped)
@@ -555,7 +545,7 @@ class _Rewriter:
                 if value is not stmt.value:
                     stmt = ast.copy_location(
                         ast.Assign([ast.Name(target, ast.Store())], value), stmt)
-                pure = not any(isinstance(n, ast.Call) and _call_name(n) in _MUTATORS
+                pure = not any(isinstance(n, ast.Call) and call_name(n) in MUTATORS
                                for n in ast.walk(value))
                 key = ast.dump(value)
                 earlier = self.cse.get(key)
@@ -572,7 +562,7 @@ class _Rewriter:
                         self.cse[key] = target
                         self.cse_held[target].append(key)
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
-                    _call_name(stmt.value) == "at" and len(stmt.value.args) == 3:
+                    call_name(stmt.value) == "at" and len(stmt.value.args) == 3:
                 buf, idx, v = stmt.value.args
                 f = self.fact(idx)
                 if f is not None and f[0] == () and np.issubdtype(f[1], np.integer) and \
@@ -913,7 +903,7 @@ def _accumulate(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
             continue
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], ast.Name)
-                and isinstance(stmt.value, ast.Call) and _call_name(stmt.value) == "zeros"):
+                and isinstance(stmt.value, ast.Call) and call_name(stmt.value) == "zeros"):
             continue
         z = stmt.targets[0].id
         out = fact(stmt.value)
@@ -1027,7 +1017,7 @@ def _dead_code(fn: ast.FunctionDef) -> None:
     for stmt in reversed(fn.body):
         if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
             names = {t.id for t in stmt.targets}  # type: ignore[attr-defined]
-            impure = any(isinstance(n, ast.Call) and _call_name(n) in _MUTATORS
+            impure = any(isinstance(n, ast.Call) and call_name(n) in MUTATORS
                          for n in ast.walk(stmt.value))
             if not (names & live) and not impure:
                 continue
@@ -1287,7 +1277,7 @@ def _written(stmt: ast.stmt) -> set[str]:
                     t = t.value
                 if isinstance(t, ast.Name):
                     out.add(t.id)
-        if isinstance(node, ast.Call) and _call_name(node) in _MUTATORS:
+        if isinstance(node, ast.Call) and call_name(node) in MUTATORS:
             for a in node.args[:1]:
                 if isinstance(a, ast.Name):
                     out.add(a.id)
@@ -1297,7 +1287,7 @@ def _written(stmt: ast.stmt) -> set[str]:
 
 
 def _pure(node: ast.AST) -> bool:
-    return not any(isinstance(n, ast.Call) and _call_name(n) in _MUTATORS
+    return not any(isinstance(n, ast.Call) and call_name(n) in MUTATORS
                    for n in ast.walk(node))
 
 
@@ -1372,8 +1362,6 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             _methods(fn, rewriter.fact)
         if _on("egraph") and e_graphs:
             _egraph_simplify(fn, rewriter.fact)
-    from ..emit.code import format_module
-
     return result, format_module(_with_comments(text, module))
 
 
@@ -1414,12 +1402,6 @@ def _with_comments(original: str, module: ast.Module) -> str:
 
 
 # calls whose result may be (a view of) an argument
-_MAY_ALIAS = {"reshape", "transpose", "swapaxes", "moveaxis", "ravel", "squeeze",
-              "expand_dims", "broadcast_to", "asarray", "asanyarray", "atleast_1d",
-              "atleast_2d", "atleast_3d", "real", "view", "unbroadcast", "flip",
-              "rollaxis", "diagonal", "astype", "copy_if_needed", "array_view"}
-
-
 def returns_fresh(text: str, name: str) -> bool:
     """Does function ``name`` of ``text`` return only arrays it made (never one of
     its arguments or of the arrays it reads from its module, nor a view of one)?
@@ -1440,7 +1422,7 @@ def returns_fresh(text: str, name: str) -> bool:
         if isinstance(node, (ast.Subscript, ast.Attribute)):
             return may_alias(node.value)
         if isinstance(node, ast.Call):
-            return _call_name(node) in _MAY_ALIAS or not isinstance(
+            return call_name(node) in MAY_ALIAS or not isinstance(
                 node.func, (ast.Name, ast.Attribute))
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
             return False

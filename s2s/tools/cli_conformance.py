@@ -17,6 +17,8 @@ import json
 import sys
 from pathlib import Path
 
+from . import conformance as C
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -37,8 +39,6 @@ def register(subparsers) -> None:
 
 
 def _chunk(args: tuple) -> list:
-    from . import conformance as C
-
     fixtures, ids, live = args
     corpus = C.load(fixtures)
     wanted = set(ids)
@@ -46,8 +46,6 @@ def _chunk(args: tuple) -> list:
 
 
 def run_all(corpus, cases: list, live: bool, jobs: int) -> list:
-    from . import conformance as C
-
     if jobs <= 1 or len(cases) < 2 * jobs:
         return C.run(corpus, cases, live=live)
     from concurrent.futures import ProcessPoolExecutor
@@ -61,8 +59,6 @@ def run_all(corpus, cases: list, live: bool, jobs: int) -> list:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from . import conformance as C
-
     try:
         corpus = C.load(args.fixtures)
     except FileNotFoundError as exc:
@@ -92,8 +88,6 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def _print_matrix(corpus, results: list) -> None:
-    from . import conformance as C
-
     m = C.matrix(results)
     used = [t for t in C.TRANSFORMS if any(t in row for row in m.values())]
     width = max([len(r) for r in m] + [8])

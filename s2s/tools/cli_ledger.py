@@ -29,6 +29,15 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from .. import api as public  # the transforms, as s2s exports them
+from ..api import transformed as api
+from ..api import vectorize
+from ..frontend.normalize import normalize
+from ..primitives import load_all
+from ..primitives import registry as reg
+from .ledger import LedgerError, ledger, load, sign, verify
+from .selfcheck import JvpOf, VjpOf
+
 __all__ = ["register", "CASES", "run_matrix", "matrix_markdown"]
 
 MATRIX_KEY = b"s2s ledger matrix: a demonstration key, not a secret"
@@ -150,9 +159,6 @@ WRONG_PRIM = "ledger_matrix_wrong_sin"
 def wrong_rule() -> Iterator[None]:
     """``my_sin`` as a primitive whose VJP rule is wrong (``g * sin(x)``: the
     derivative of sin is cos); its JVP rule is right.  Undone afterwards."""
-    from ..primitives import load_all
-    from ..primitives import registry as reg
-
     load_all()
     reg.defprim(WRONG_PRIM, my_sin, "(x)", family="elementwise",
                 spelling=reg.call_spelling("np.sin"),
@@ -184,10 +190,6 @@ def _forget(fn: Callable) -> None:
     reuse the wrong rule's code.  (A registry generation in the cache keys would make
     this unnecessary; reported to the lead.)
     """
-    from ..api import transformed as api
-    from ..api import vectorize
-    from ..frontend.normalize import normalize
-
     for key in [k for k in api._TEXT_CACHE if id(fn) in k]:
         del api._TEXT_CACHE[key]
     api.JVPS.pop(fn, None)
@@ -234,8 +236,6 @@ def _record_and_verify(make: Callable[[], tuple[Any, tuple]],
                        edit: Callable[[dict], dict] | None = None,
                        verify_key: bytes | bool = MATRIX_KEY,
                        checks: bool = True) -> dict[str, Any]:
-    from .ledger import ledger, verify
-
     try:
         g, args = make()
         record = ledger(g, *args, key=MATRIX_KEY, checks=checks)
@@ -264,12 +264,6 @@ def _reject(name: str, what: str, make: Callable[[], tuple[Any, tuple]],
                 lambda: _record_and_verify(make, edit, verify_key, checks))
 
 
-def _s2s() -> Any:
-    import s2s
-
-    return s2s
-
-
 def _mse_args() -> tuple:
     r = _rng()
     return r.normal(size=3), r.normal(size=(5, 3)), r.normal(size=5)
@@ -287,8 +281,6 @@ def _x3() -> np.ndarray:
 
 
 def _resign(record: dict, **changes: Any) -> dict:
-    from .ledger import sign
-
     return sign({**record, **changes}, MATRIX_KEY)
 
 
@@ -309,8 +301,6 @@ def _edit_emitted_unsigned(record: dict) -> dict:
 
 
 def _unsigned(record: dict) -> dict:
-    from .ledger import sign
-
     return sign(record, False)
 
 
@@ -329,8 +319,6 @@ def _forge_rule(record: dict) -> dict:
 
 def _source_changed() -> dict[str, Any]:
     """A user module is recorded, then edited on disk: verify must notice."""
-    from .ledger import ledger, verify
-
     body = textwrap.dedent("""\
         import numpy as np
 
@@ -346,7 +334,7 @@ def _source_changed() -> dict[str, Any]:
         try:
             importlib.invalidate_caches()
             module = importlib.import_module(name)
-            record = ledger(_s2s().grad(module.energy), _x3(), key=MATRIX_KEY)
+            record = ledger(public.grad(module.energy), _x3(), key=MATRIX_KEY)
             first = verify(record, key=MATRIX_KEY, trust_code=True)
             if not first["ok"]:
                 return {"verdict": "rejected", "stage": "verify",
@@ -363,7 +351,7 @@ def _source_changed() -> dict[str, Any]:
 
 def _wrong_rule_case() -> dict[str, Any]:
     with wrong_rule():
-        return _record_and_verify(lambda: (_s2s().grad(custom_rule_user), (_x3(),)))
+        return _record_and_verify(lambda: (public.grad(custom_rule_user), (_x3(),)))
 
 
 def _lying_checks_case() -> dict[str, Any]:
@@ -379,14 +367,12 @@ def _lying_checks_case() -> dict[str, Any]:
         return _resign(out)
 
     with wrong_rule():
-        return _record_and_verify(lambda: (_s2s().grad(custom_rule_user), (_x3(),)),
+        return _record_and_verify(lambda: (public.grad(custom_rule_user), (_x3(),)),
                                   edit=claim_passed)
 
 
 def _cases() -> list[Case]:
-    s2s = _s2s()
-    from .selfcheck import JvpOf, VjpOf
-
+    s2s = public  # the cases read as user code does
     x3 = _x3
     cases = [
         _accept("grad", "grad(mse) w.r.t. the weights",
@@ -553,8 +539,6 @@ def matrix_markdown(rows: list[dict[str, Any]]) -> str:
 
 
 def _verify_cmd(args: argparse.Namespace) -> int:
-    from .ledger import LedgerError, load, verify
-
     path = Path(args.record)
     try:
         before = path.read_bytes()

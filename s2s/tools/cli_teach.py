@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from ..errors import TransformError
+from .teach.check import check
 from .teach.common import (
     Target,
     TeachError,
@@ -25,6 +26,9 @@ from .teach.common import (
     load_target,
     write_code,
 )
+from .teach.emit import read_meta, standalone_module
+from .teach.explain import explain
+from .teach.html import html_page
 
 
 def _guard(handler):
@@ -99,8 +103,6 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _emit(args: argparse.Namespace) -> int:
-    from .teach.emit import standalone_module
-
     target = load_target(args.target)
     path = None if args.output == "-" else _output_path(args.output, target, args.force)
     d = _derivation(args, target)
@@ -110,8 +112,6 @@ def _emit(args: argparse.Namespace) -> int:
     else:
         _output_path(args.output, target, args.force)  # (still: nothing appeared since)
         _write(path, text)
-        from .teach.emit import read_meta
-
         entry = (read_meta(text) or {}).get("entry", d.entry)
         print(f"wrote {args.output}: {d.choice.describe(d.target.name)}, entry {entry}",
               file=sys.stderr)
@@ -119,14 +119,10 @@ def _emit(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .teach.check import check
-
     return check(args)
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from .teach.explain import explain
-
     sys.stdout.write(explain(load_target(args.target), TransformChoice.from_args(args),
                              args.shapes, args.domain, args.seed, args.batch,
                              color=args.color))
@@ -134,8 +130,6 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _html(args: argparse.Namespace) -> int:
-    from .teach.html import html_page
-
     target = load_target(args.target)
     path = _output_path(args.output, target, args.force)
     page = html_page(_derivation(args, target))

@@ -55,10 +55,15 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from ..api.jit import Jitted
+from ..api.transformed import JVPS, Transformed
+from ..api.vectorize import JacFwd, JacRev, Vmapped, vjp_transform
 from ..frontend.normalize import normalize
 from ..frontend.source import parse_function
 from ..ir.nodes import Function, Let, walk
 from ..primitives import PRIMITIVES, load_all
+from ..primitives.batching import rule_for
+from ..transforms.vmap import HANDLED
 from . import selfcheck as _sc
 
 __all__ = [
@@ -264,9 +269,6 @@ def _rules_for(kind: str, prim_name: str) -> tuple[list[Callable], str]:
     if prim is None:
         return [], "not a registered primitive"
     if kind == "batch":
-        from ..primitives.batching import rule_for
-        from ..transforms.vmap import HANDLED
-
         rule = rule_for(prim_name)
         if rule is not None:
             return [rule], ""
@@ -343,10 +345,6 @@ def _provenance_of(fn: Callable, kind: str, text: str, rules: dict[str, str]
 def _compiled_parts(g: Any) -> list[list[tuple[str, str, Callable | None]]]:
     """Per level (innermost first): (part, rule kind, the function that part
     transforms) -- the function is the previous part's emitted function."""
-    from ..api.jit import Jitted
-    from ..api.transformed import JVPS, Transformed
-    from ..api.vectorize import JacFwd, JacRev, Vmapped, vjp_transform
-
     levels = list(reversed(_sc.layers(g)))
     current: Callable | None = _sc.root_of(g)
     plan: list[list[tuple[str, str, Callable | None]]] = []

@@ -45,8 +45,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import api as public  # the transforms, as s2s exports them
 from ..api.jit import Jitted
-from ..api.transformed import JVPS, Transformed
+from ..api.transformed import JVPS, Transformed, float0
 from ..api.transformed import jvp as s2s_jvp
 from ..api.transformed import vjp as s2s_vjp
 from ..api.vectorize import JacFwd, JacRev, Vmapped, vjp_transform
@@ -206,14 +207,12 @@ def _common_transform(lib: Any, spec: dict[str, Any], f: Any) -> Any:
 
 def apply_spec(spec: dict[str, Any], f: Any) -> Any:
     """One transform of the stack applied to ``f``, with s2s."""
-    import s2s
-
     t = spec["transform"]
-    made = _common_transform(s2s, spec, f)
+    made = _common_transform(public, spec, f)
     if made is not None:
         return made
     if t == "jit":
-        return s2s.jit(f, backend=spec["backend"],
+        return public.jit(f, backend=spec["backend"],
                        static_argnums=tuple(spec["static_argnums"]) or None,
                        static_argnames=tuple(spec["static_argnames"]) or None)
     if t == "jvp":
@@ -605,8 +604,6 @@ def _identity(spec: dict, level: int, h: Callable, args: tuple, out: Any,
 
 
 def _float0() -> np.dtype:
-    from ..api.transformed import float0
-
     return float0
 
 
@@ -747,9 +744,9 @@ def _install_shim() -> None:
     and s2s for every other name.  The twin does not register anything with s2s."""
     if _SHIM in sys.modules:
         return
-    import jax
+    import jax  # (the oracle: JAX is optional)
 
-    import s2s
+    import s2s  # the package itself: the twin's ``import s2s`` sees all of it but these
 
     shim = types.ModuleType(_SHIM)
     shim.custom_jvp = jax.custom_jvp  # type: ignore[attr-defined]

@@ -29,6 +29,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ... import api as s2s  # the transforms, as s2s exports them (a user's view)
+from ...api.transformed import Transformed
 from ...emit.highlight import classify_lines, highlight_ansi, highlight_html  # noqa: F401
 
 
@@ -114,8 +116,6 @@ def load_target(spec: str) -> Target:
             raise TeachError(f"{where} has no attribute {attr!r}")
         obj = getattr(obj, part)
     wrapped = None
-    from ...api.transformed import Transformed
-
     if isinstance(obj, Transformed):
         wrapped, obj = obj, obj.fn
         while isinstance(obj, Transformed):
@@ -348,8 +348,6 @@ class TransformChoice:
 
     def transformed(self, fn: Callable) -> Callable | None:
         """The s2s object (None for jvp, which is a call, not a function)."""
-        import s2s
-
         makers = {
             "grad": lambda: s2s.grad(fn, argnums=self.argnums),
             "value_and_grad": lambda: s2s.value_and_grad(fn, argnums=self.argnums),
@@ -401,8 +399,6 @@ class Derivation:
 
     def run(self, args: list[Any], tangents: list[Any] | None = None) -> Any:
         """The transform through s2s's API, on other inputs."""
-        import s2s
-
         if self.choice.kind == "jvp":
             return s2s.jvp(self.target.fn, tuple(args), tuple(tangents or ()))
         return self.choice.transformed(self.target.fn)(*args)
@@ -443,8 +439,6 @@ def derive(target: Target, choice: TransformChoice, shapes_text: str | None = No
 
 
 def _apply(d: Derivation, rng: np.random.Generator) -> None:
-    import s2s
-
     if d.choice.kind == "jvp":
         d.tangents = [rng.normal(size=np.shape(a)) if np.shape(a) else float(rng.normal())
                       for a in d.args]

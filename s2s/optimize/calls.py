@@ -1,0 +1,25 @@
+"""What the optimizer's passes know of calls in emitted code, by the called name."""
+
+from __future__ import annotations
+
+import ast
+
+# Calls that write into an argument (or a method's object), and calls whose result may
+# be a view of their argument: shared with the specializer's rewrites.
+MUTATORS = {"at", "copyto", "put", "place", "putmask", "fill_diagonal", "fill", "sort",
+             "append", "pop", "extend", "insert", "remove", "update", "setdefault",
+             "clear", "resize", "partition", "itemset", "setflags"}
+MAY_ALIAS = {"reshape", "transpose", "swapaxes", "moveaxis", "ravel", "squeeze",
+              "expand_dims", "broadcast_to", "asarray", "asanyarray", "atleast_1d",
+              "atleast_2d", "atleast_3d", "real", "view", "unbroadcast", "flip",
+              "rollaxis", "diagonal", "astype", "copy_if_needed", "array_view"}
+
+
+def call_name(node: ast.Call) -> str:
+    """The called function's own name: `f` of `f(x)` and of `np.f(x)`; "" otherwise."""
+    f = node.func
+    if isinstance(f, ast.Name):
+        return f.id
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    return ""
