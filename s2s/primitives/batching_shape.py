@@ -510,36 +510,6 @@ def _selected_rank(b: Batch, base: Any, index: Index) -> int:
 # ---- the runtime helpers emitted derivatives call -----------------------------------
 
 
-@batch_rule("weights_along")
-def weights_along_rule(b: Batch, s: Let) -> str:
-    """``np.average``'s 1-D weights laid along the averaged axis of each example
-    (``a`` gives only its rank)."""
-    weights, a, _ = s.args
-    axis = static(s, "axis")
-    rw, ra = b.rank(weights), b.rank(a)
-    if axis is None or rw == ra:
-        return _with_batch(b, weights)
-    shape = (b.use_batch_size(), -1) + (1,) * (ra - 1 - axis % ra)
-    return f"np.reshape({_with_batch(b, weights)}, ({', '.join(map(str, shape))}))"
-
-
-@batch_rule("rhs_columns")
-def rhs_columns_rule(b: Batch, s: Let) -> str:
-    """``v`` as columns where each example's ``b`` is a vector (``b`` gives only its
-    rank)."""
-    v, rhs = s.args
-    text = _with_batch(b, v)
-    return f"np.expand_dims({text}, -1)" if b.rank(rhs) == 1 else text
-
-
-@batch_rule("pad_sources")
-def pad_sources_rule(b: Batch, s: Let) -> str:
-    """Its arguments are per-example facts (a shape, widths, a mode): a batched one
-    would give each example its own index mesh."""
-    raise NoBatchRule("pad_sources with widths that differ per example",
-                      "pad by widths that are the same for every example")
-
-
 # ---- more functions along an axis (issue 3's additions) ------------------------------
 
 
@@ -611,51 +581,3 @@ def resize_rule(b: Batch, s: Let) -> str:
     return f"np.reshape({v}[:, np.arange({total}) % np.shape({v})[1]], {target})"
 
 
-@batch_rule("split_like")
-def split_like_rule(b: Batch, s: Let) -> str:
-    """Every array viewed with the batch axis (each example's pieces differ), and the
-    example's axis one further on."""
-    cot, arrays, axis = s.args
-    if not isinstance(axis, Const) or type(axis.value) is not int:
-        raise NoBatchRule("split_like with an axis computed when the code runs")
-    rank = b.rank(cot)
-    cut = (min(axis.value, rank - 1) if axis.value >= 0 else axis.value) % rank
-    texts = ", ".join(_with_batch(b, a) for a in items_of(b, arrays, "split_like"))
-    return f"split_like({_with_batch(b, cot)}, [{texts}], {cut + 1})"
-
-
-@batch_rule("join_like")
-def join_like_rule(b: Batch, s: Let) -> str:
-    """The pieces (a tuple) and the shapes they are joined to, each with the batch
-    axis, joined along the example's axis one further on (as split_like)."""
-    from .batching_linalg import _seq_texts
-
-    pieces, cot, arrays, axis = s.args
-    if not isinstance(axis, Const) or type(axis.value) is not int:
-        raise NoBatchRule("join_like with an axis computed when the code runs")
-    rank = b.rank(cot)
-    cut = (min(axis.value, rank - 1) if axis.value >= 0 else axis.value) % rank
-    parts = ", ".join(_seq_texts(b, pieces, "join_like"))
-    texts = ", ".join(_with_batch(b, a) for a in items_of(b, arrays, "join_like"))
-    return f"join_like(({parts},), {_with_batch(b, cot)}, [{texts}], {cut + 1})"
-
-
-@batch_rule("take_along_axis_bar")
-def take_along_axis_bar_rule(b: Batch, s: Let) -> str:
-    """As take_along_axis: the axis moves past the batch axis (without one: each
-    flattened example), unbatched positions get a batch axis of length 1, and the
-    cotangent and the array's shape get the batch axis."""
-    cot, idx, arr = s.args[:3]
-    g, x = _with_batch(b, cot), _with_batch(b, arr)
-    i = atom_text(idx) if b.batched(idx) else f"{atom_text(idx)}[None]"
-    n = b.use_batch_size()
-
-    def flat_call():
-        i_flat = (f"np.reshape({i}, ({n}, -1))" if b.batched(idx)
-                  else f"np.reshape({atom_text(idx)}, (1, -1))")
-        call = (f"take_along_axis_bar(np.reshape({g}, ({n}, -1)), {i_flat}, "
-                f"np.reshape({x}, ({n}, -1)), 1)")
-        return f"np.reshape({call}, np.shape({x}))"
-
-    return along(b, s, -1, b.rank(arr),
-                 lambda ax: f"take_along_axis_bar({g}, {i}, {x}, {ax})", flat_call)

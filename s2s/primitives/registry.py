@@ -185,9 +185,12 @@ FAMILY_BATCH = {
 
 
 def _caller_module() -> str:
-    """The module that called ``defprim`` (through any helper of this module)."""
+    """The module that declared the primitive: the caller of ``defprim``, past this
+    module and a family's shorthand for it (``_defhelper``, ``_defspecial``: a
+    ``_def*`` function, which another family may import)."""
     frame = sys._getframe(1)
-    while frame.f_globals.get("__name__") == __name__:
+    while frame.f_globals.get("__name__") == __name__ or \
+            frame.f_code.co_name.startswith("_def"):
         frame = frame.f_back
     return frame.f_globals.get("__name__", "")
 
