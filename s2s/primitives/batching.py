@@ -271,13 +271,7 @@ def int_rule(b: Batch, s: Let) -> str:
                       "keep integers (loop bounds, indexes) out of the batched values")
 
 
-@batch_rule("zeros_like", "ones_like", "empty_like", "copy", "asarray",
-            "identity", "isfinite", "isnan", "linalg.inv", "linalg.det",
-            "linalg.slogdet", "linalg.cholesky", "linalg.eigh", "linalg.eigvalsh",
-            "linalg.svd", "linalg.svdvals", "linalg.qr", "linalg.pinv",
-            "linalg.matrix_power", "linalg.matrix_transpose", "matrix_transpose",
-            "linalg.diagonal", "linalg.trace", "linalg.matrix_norm", "tril", "triu",
-            "linalg.matrix_rank")
+@batch_default("trailing_axes")
 def unchanged(b: Batch, s: Let) -> str:
     """Elementwise, or acting on the trailing axes and broadcasting over the others."""
     only_first_batched(b, s)
@@ -407,89 +401,6 @@ def batched_items(b: Batch, items: list[Any], rank: int) -> list[str]:
             units = "1, " * missing if missing > 0 else ""
             out.append(f"np.broadcast_to({text}, ({n}, {units}*np.shape({text})))")
     return out
-
-
-@batch_rule("matmul")
-def matmul_rule(b: Batch, s: Let) -> str:
-    """``@`` with a batch axis in front.  NumPy's matmul broadcasts over leading
-    (stack) axes, so matrices only need their stacks lined up; per-example vectors
-    need care, since a batched ``(B, n)`` vector looks like a matrix."""
-    x, w = s.args
-    bx, bw = b.batched(x), b.batched(w)
-    rx, rw = b.rank(x), b.rank(w)
-    tx, tw = atom_text(x), atom_text(w)
-    if rx == 1 and rw == 1:
-        if bx and bw:
-            return f"np.sum({tx} * {tw}, axis=-1)"
-        return f"{tx} @ {tw}" if bx else f"{tw} @ {tx}"
-    if rx == 1:  # (n,) @ (..., n, m)
-        if not bx or rw == 2 and not bw:
-            return f"{tx} @ {tw}"
-        return f"({align(b, x, rw - 1)}[..., None, :] @ {tw})[..., 0, :]"
-    if rw == 1:  # (..., k, n) @ (n,)
-        if not bw:
-            return f"{tx} @ {tw}"
-        return f"({tx} @ {align(b, w, rx - 1)}[..., None])[..., 0]"
-    rank = max(rx, rw)
-    return f"{align(b, x, rank)} @ {align(b, w, rank)}"
-
-
-@batch_rule("outer", "linalg.outer")
-def outer_rule(b: Batch, s: Let) -> str:
-    x, w = s.args
-    n = b.use_batch_size()
-    tx = f"np.reshape({atom_text(x)}, ({n}, -1, 1))" if b.batched(x) else \
-        f"np.reshape({atom_text(x)}, (-1, 1))"
-    tw = f"np.reshape({atom_text(w)}, ({n}, 1, -1))" if b.batched(w) else \
-        f"np.ravel({atom_text(w)})"
-    return f"{tx} * {tw}"
-
-
-@batch_rule("trace", "diagonal")
-def trace_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    r = b.rank(s.args[0])
-    a1, a2 = static(s, "axis1", 0), static(s, "axis2", 1)
-    offset = static(s, "offset", 0)
-    return (f"np.{s.prim}({atom_text(s.args[0])}, offset={offset}, "
-            f"axis1={a1 % r + 1}, axis2={a2 % r + 1})")
-
-
-@batch_rule("linalg.norm")
-def norm_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    r = b.rank(s.args[0])
-    axis = static(s, "axis")
-    if axis is None and r > 2:
-        raise NoBatchRule("np.linalg.norm without an axis of an array with more than "
-                          "two axes")
-    return args_text(s, [atom_text(s.args[0])], {"axis": shifted(axis, r)})
-
-
-@batch_rule("linalg.vector_norm")
-def vector_norm_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    return args_text(s, [atom_text(s.args[0])],
-                     {"axis": shifted(static(s, "axis"), b.rank(s.args[0]))})
-
-
-@batch_rule("linalg.solve")
-def solve_rule(b: Batch, s: Let) -> str:
-    """NumPy 2 (and JAX) read a 1-D ``b`` as one vector for every matrix of ``a``'s
-    stack, and otherwise broadcast the stacks of ``a`` and ``b``.  Batched operands get
-    unit axes after the batch axis, so that the batch axis stays in front of both
-    stacks; a batched vector is solved as a column of that shape."""
-    a, v = s.args
-    ra, rv = b.rank(a), b.rank(v)
-    if rv == 1:
-        if not b.batched(v):  # one vector for every matrix of the batched stack
-            return f"np.linalg.solve({atom_text(a)}, {atom_text(v)})"
-        column = align(b, v, ra - 1)  # (n, 1, ..., M): lined up with a's stack
-        if not column.isidentifier():
-            column = f"({column})" if not column.endswith("]") else column
-        return f"np.linalg.solve({align(b, a, ra)}, {column}[..., None])[..., 0]"
-    rank = max(ra, rv)
-    return f"np.linalg.solve({align(b, a, rank)}, {align(b, v, rank)})"
 
 
 # ---- the runtime helpers emitted derivatives call ----------------------------------

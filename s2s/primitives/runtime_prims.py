@@ -705,7 +705,8 @@ def special_gammaln_jvp(x_dot, ans, x):
     return x_dot * special_digamma(x)
 
 
-_defhelper("special_digamma", "(x)", note="d/dx is special_polygamma(1, x)", batch="broadcasting")
+_defhelper("special_digamma", "(x)", note="d/dx is special_polygamma(1, x)",
+batch="broadcasting")
 
 
 @defvjp("special_digamma")
@@ -719,7 +720,8 @@ def special_digamma_jvp(x_dot, ans, x):
 
 
 _defhelper("special_polygamma", "(n, x)", diff=("x",),
-           note="n an integer order; d/dx is special_polygamma(n + 1, x)", batch="broadcasting")
+           note="n an integer order; d/dx is special_polygamma(n + 1, x)",
+           batch="broadcasting")
 
 
 @defvjp("special_polygamma")
@@ -745,7 +747,8 @@ def special_expit_jvp(x_dot, ans, x):
     return x_dot * ans * (1 - ans)
 
 
-_defhelper("special_logit", "(x)", note="logit'(0) = logit'(1) = inf, as JAX", batch="broadcasting")
+_defhelper("special_logit", "(x)", note="logit'(0) = logit'(1) = inf, as JAX",
+batch="broadcasting")
 
 
 @defvjp("special_logit")
@@ -758,7 +761,8 @@ def special_logit_jvp(x_dot, ans, x):
     return x_dot / (x * (1 - x))
 
 
-_defhelper("special_xlogy", "(x, y)", note="as JAX: d/dx = log(y), d/dy = x / y", batch="broadcasting")
+_defhelper("special_xlogy", "(x, y)", note="as JAX: d/dx = log(y), d/dy = x / y",
+batch="broadcasting")
 
 
 @defvjp("special_xlogy")

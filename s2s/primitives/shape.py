@@ -22,7 +22,8 @@ def _subscript(args, params):
 
 
 defprim(
-    "identity", None, "(x)", family="shape", spelling=lambda args, params: args[0],
+    "identity", None, "(x)", family="shape",
+    batch="trailing_axes", spelling=lambda args, params: args[0],
     note="a plain copy of a name: y = x",
 )
 
@@ -118,7 +119,7 @@ def ravel_jvp(a_dot, ans, a):
     return np.ravel(a_dot)
 
 
-defprim("copy", np.copy, "(a)", family="shape", methods=("copy",))
+defprim("copy", np.copy, "(a)", family="shape", batch="trailing_axes", methods=("copy",))
 
 
 @defvjp("copy")
@@ -151,7 +152,8 @@ def array_jvp(a_dot, ans, a):
 # np.asarray(a, dtype=...) casts as np.astype does (see dtypes.py): a cast to an
 # integer or bool dtype passes no derivative.  The cotangent keeps the output's dtype
 # (a may be a list of values): the transform casts each input's cotangent at the end.
-defprim("asarray", np.asarray, "(a, dtype=None)", diff=("a",), family="shape")
+defprim("asarray", np.asarray, "(a, dtype=None)", diff=("a",), family="shape",
+        batch="trailing_axes")
 
 
 @defvjp("asarray")
@@ -211,16 +213,16 @@ defprim(
 )
 
 for _name, _sig, _more in (
-    ("zeros_like", "(a, dtype=None)", {}),
-    ("ones_like", "(a, dtype=None)", {}),
-    ("empty_like", "(prototype, dtype=None)", {}),
+    ("zeros_like", "(a, dtype=None)", {"batch": "trailing_axes"}),
+    ("ones_like", "(a, dtype=None)", {"batch": "trailing_axes"}),
+    ("empty_like", "(prototype, dtype=None)", {"batch": "trailing_axes"}),
     ("zeros", "(shape, dtype=None)", {}),
     ("ones", "(shape, dtype=None)", {}),
     ("empty", "(shape, dtype=None)", {}),
     ("argmax", "(a, axis=None, keepdims=False)", {"methods": ("argmax",)}),
     ("argmin", "(a, axis=None, keepdims=False)", {"methods": ("argmin",)}),
-    ("isnan", "(x)", {}),
-    ("isfinite", "(x)", {}),
+    ("isnan", "(x)", {"batch": "trailing_axes"}),
+    ("isfinite", "(x)", {"batch": "trailing_axes"}),
     ("arange", "(start, stop=None, step=None)", {}),
     # np.identity(n) is np.eye(n), and is spelled so in emitted code
     ("eye", "(N, M=None, k=0)", {"aliases": (np.identity,)}),
