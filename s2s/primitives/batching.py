@@ -208,67 +208,9 @@ def broadcasting(b: Batch, s: Let) -> str:
     return args_text(s, [align(b, a, rank) for a in s.args])
 
 
-@batch_rule("argmax", "argmin", "flip")
-def along_axis(b: Batch, s: Let) -> str:
-    """Functions whose ``axis=None`` flattens (or means "every axis", for flip)."""
-    only_first_batched(b, s)
-    a = s.args[0]
-    default = -1 if s.prim in ("sort", "argsort") else None
-    axis = static(s, "axis", default)
-    if axis is None and s.prim == "flip":
-        return args_text(s, [atom_text(a)], {"axis": shifted(None, b.rank(a))})
-    if axis is None:
-        flat = f"np.reshape({atom_text(a)}, ({b.use_batch_size()}, -1))"
-        return args_text(s, [flat], {"axis": "1"})
-    return args_text(s, [atom_text(a)], {"axis": shifted(axis, b.rank(a))})
-
-
 def _built_items(b: Batch, atom: Any) -> list[Any] | None:
     """The items of a list or tuple the function built, if ``atom`` is one."""
     return getattr(b, "items", {}).get(getattr(atom, "name", None))
-
-
-@batch_rule("shape")
-def shape_rule(b: Batch, s: Let) -> str:
-    items = _built_items(b, s.args[0])
-    if items:  # np.shape([y, 2.0]): the array NumPy makes of the items, per example
-        return f"({len(items)}, *np.shape({_with_batch(b, items[0])})[1:])"
-    return f"np.shape({atom_text(s.args[0])})[1:]"
-
-
-@batch_rule("len")
-def len_rule(b: Batch, s: Let) -> str:
-    return f"np.shape({atom_text(s.args[0])})[1]"
-
-
-@batch_rule("ndim")
-def ndim_rule(b: Batch, s: Let) -> str:
-    return f"np.ndim({atom_text(s.args[0])}) - 1"
-
-
-@batch_rule("size")
-def size_rule(b: Batch, s: Let) -> str:
-    items = _built_items(b, s.args[0])
-    if items:  # np.size([y, 2.0]) per example
-        n = b.use_batch_size()
-        return f"{len(items)} * (np.size({_with_batch(b, items[0])}) // {n})"
-    return f"np.size({atom_text(s.args[0])}) // {b.use_batch_size()}"
-
-
-@batch_rule("dtype")
-def dtype_rule(b: Batch, s: Let) -> str:
-    return f"{atom_text(s.args[0])}.dtype"
-
-
-@batch_rule("float")
-def float_rule(b: Batch, s: Let) -> str:
-    return f"np.asarray({atom_text(s.args[0])}, dtype=float)"
-
-
-@batch_rule("int")
-def int_rule(b: Batch, s: Let) -> str:
-    raise NoBatchRule("int() of a batched value: each example gives its own Python int",
-                      "keep integers (loop bounds, indexes) out of the batched values")
 
 
 @batch_default("trailing_axes")
@@ -304,89 +246,6 @@ def getitem_rule(b: Batch, s: Let) -> str:
     return f"{atom_text(x)}[:, {inner.rstrip(',')}]"
 
 
-@batch_rule("reshape")
-def reshape_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    shape = operand(s, "shape")
-    n = b.use_batch_size()
-    if isinstance(shape, Const):
-        dims = const_dims(shape.value)
-        text = "(" + ", ".join([n] + [str(d) for d in dims]) + ")"
-    elif isinstance(shape, tuple):
-        text = "(" + ", ".join([n] + [atom_text(d) for d in shape]) + ")"
-    else:
-        text = f"({n}, *{atom_text(shape)})"
-    return f"np.reshape({atom_text(s.args[0])}, {text})"
-
-
-@batch_rule("ravel")
-def ravel_rule(b: Batch, s: Let) -> str:
-    return f"np.reshape({atom_text(s.args[0])}, ({b.use_batch_size()}, -1))"
-
-
-@batch_rule("transpose", "T")
-def transpose_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    r = b.rank(s.args[0])
-    p = operand(s, "axes")
-    if isinstance(p, Var):  # a permutation known when the code runs
-        return f"np.transpose({atom_text(s.args[0])}, (0, *batch_axes({p.name}, {r})))"
-    axes = static(s, "axes")
-    if axes is None:
-        perm = (0,) + tuple(range(r, 0, -1))
-    else:
-        perm = (0,) + tuple((a % r) + 1 for a in axes)
-    return f"np.transpose({atom_text(s.args[0])}, {perm})"
-
-
-@batch_rule("swapaxes")
-def swapaxes_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    r = b.rank(s.args[0])
-    a1, a2 = axis_arg(b, s, "axis1", r), axis_arg(b, s, "axis2", r)
-    return f"np.swapaxes({atom_text(s.args[0])}, {a1}, {a2})"
-
-
-@batch_rule("moveaxis")
-def moveaxis_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    r = b.rank(s.args[0])
-    src, dst = axis_arg(b, s, "source", r), axis_arg(b, s, "destination", r)
-    return f"np.moveaxis({atom_text(s.args[0])}, {src}, {dst})"
-
-
-@batch_rule("expand_dims")
-def expand_dims_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    axis = axis_arg(b, s, "axis", b.out_rank(s))
-    return f"np.expand_dims({atom_text(s.args[0])}, {axis})"
-
-
-@batch_rule("squeeze")
-def squeeze_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    axis = static(s, "axis")
-    x = atom_text(s.args[0])
-    if axis is None:  # every per-example axis of length 1, never the batch axis
-        return (f"np.reshape({x}, ({b.use_batch_size()},) + tuple(n for n in "
-                f"np.shape({x})[1:] if n != 1))")
-    return f"np.squeeze({x}, axis={shifted(axis, b.rank(s.args[0]))})"
-
-
-@batch_rule("broadcast_to")
-def broadcast_to_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    shape = operand(s, "shape")
-    if isinstance(shape, Const):
-        dims = const_dims(shape.value)
-        target = "(" + ", ".join([b.use_batch_size()] + [str(d) for d in dims]) + ")"
-        rank = len(dims)
-    else:
-        target = f"({b.use_batch_size()}, *{atom_text(shape)})"
-        rank = b.out_rank(s)
-    return f"np.broadcast_to({align(b, s.args[0], rank)}, {target})"
-
-
 def batched_items(b: Batch, items: list[Any], rank: int) -> list[str]:
     """Items of a list that is stacked or joined: batched ones aligned, unbatched
     ones repeated along a new batch axis, both given the leading unit axes that
@@ -406,6 +265,21 @@ def batched_items(b: Batch, items: list[Any], rank: int) -> list[str]:
 # ---- the runtime helpers emitted derivatives call ----------------------------------
 
 
+@batch_default("along_axis")
+def along_axis(b: Batch, s: Let) -> str:
+    """Functions whose ``axis=None`` flattens (or means "every axis", for flip)."""
+    only_first_batched(b, s)
+    a = s.args[0]
+    default = -1 if s.prim in ("sort", "argsort") else None
+    axis = static(s, "axis", default)
+    if axis is None and s.prim == "flip":
+        return args_text(s, [atom_text(a)], {"axis": shifted(None, b.rank(a))})
+    if axis is None:
+        flat = f"np.reshape({atom_text(a)}, ({b.use_batch_size()}, -1))"
+        return args_text(s, [flat], {"axis": "1"})
+    return args_text(s, [atom_text(a)], {"axis": shifted(axis, b.rank(a))})
+
+
 def _with_batch(b: Batch, atom: Any) -> str:
     """An operand with a batch axis: itself if batched, else a broadcast view."""
     text = atom_text(atom)
@@ -417,3 +291,4 @@ def _with_batch(b: Batch, atom: Any) -> str:
 # the rule families of shape/indexing and linalg (registration is write-once, so the
 # order of these imports decides nothing)
 from . import batching_linalg, batching_shape  # noqa: E402,F401
+

@@ -23,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..ir.kinds import LEAF, Seq
-from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
+from ..ir.nodes import Const, Index, Let, Slice, Var
 from ..ir.spelling import atom_text, index_text
 from .batching import (
     Batch,
@@ -32,10 +32,7 @@ from .batching import (
     align,
     args_text,
     batch_default,
-    batch_rule,
-    batched_items,
     const_dims,
-    getitem_rule,
     only_first_batched,
     operand,
     shifted,
@@ -105,25 +102,6 @@ def refuse_batched(b: Batch, s: Let, names: tuple[str, ...], what: str,
 # ---- splitting: several results, each batched -------------------------------------
 
 
-@batch_rule("split", "array_split")
-def split_rule(b: Batch, s: Let) -> str:
-    """The same split of every example: the axis moves past the batch axis."""
-    only_first_batched(b, s)
-    axis = static(s, "axis", 0)
-    return args_text(s, [atom_text(a) for a in s.args],
-                     {"axis": shifted(axis, b.rank(s.args[0]))})
-
-
-@batch_rule("hsplit", "vsplit", "dsplit")
-def named_split_rule(b: Batch, s: Let) -> str:
-    """``hsplit`` splits axis 1 (axis 0 of a vector), ``vsplit`` axis 0, ``dsplit``
-    axis 2: ``np.split`` along that axis plus one."""
-    only_first_batched(b, s)
-    ary, sections = s.args
-    axis = {"hsplit": 1 if b.rank(ary) > 1 else 0, "vsplit": 0, "dsplit": 2}[s.prim]
-    return f"np.split({atom_text(ary)}, {atom_text(sections)}, axis={axis + 1})"
-
-
 # ---- joining: lists of pieces, each given its per-example rank first -------------
 
 
@@ -191,30 +169,6 @@ def _joined(b: Batch, s: Let, piece: Callable[[str, int], str],
     return f"np.concatenate([{', '.join(texts)}], axis={axis})"
 
 
-@batch_rule("dstack")
-def dstack_rule(b: Batch, s: Let) -> str:
-    """Each piece made 3-D per example (``(N,)`` -> ``(1, N, 1)``, ``(M, N)`` ->
-    ``(M, N, 1)``), then joined along axis 2, which is 3 with the batch axis."""
-    def piece(text: str, rank: int) -> str:
-        return text + {0: "[:, None, None, None]", 1: "[:, None, :, None]",
-                       2: "[..., None]"}.get(rank, "")
-
-    return _joined(b, s, piece, lambda text, rank: f"np.atleast_3d({text})", 3)
-
-
-@batch_rule("column_stack")
-def column_stack_rule(b: Batch, s: Let) -> str:
-    """Vectors become columns (``(N,)`` -> ``(N, 1)``), then joined along axis 1,
-    which is 2 with the batch axis."""
-    def piece(text: str, rank: int) -> str:
-        return text + {0: "[:, None, None]", 1: "[:, :, None]"}.get(rank, "")
-
-    def column(text: str, rank: int) -> str:
-        return f"np.reshape({text}, (-1, 1))" if rank < 2 else text
-
-    return _joined(b, s, piece, column, 2)
-
-
 def _flat_items(b: Batch, atom: Any) -> str:
     """Each example flattened (``flat``); a list the function built (np.append(x,
     [y, 2.0])) as the array NumPy makes of it, each item given the batch axis."""
@@ -225,140 +179,10 @@ def _flat_items(b: Batch, atom: Any) -> str:
     return f"np.reshape({stacked}, ({b.use_batch_size()}, -1))"
 
 
-@batch_rule("numpy.append")
-def append_rule(b: Batch, s: Let) -> str:
-    """``np.append`` along an axis joins per example; without one, each example's
-    two arrays are flattened and joined."""
-    arr, values = s.args
-    axis = static(s, "axis")
-    if axis is None:
-        return f"np.append({_flat_items(b, arr)}, {_flat_items(b, values)}, axis=1)"
-    rank = b.rank(arr)
-    x, v = batched_items(b, [arr, values], rank)
-    return f"np.append({x}, {v}, axis={shifted(axis, rank)})"
-
-
 # ---- rearranging ---------------------------------------------------------------------
 
 
-@batch_rule("atleast_1d", "atleast_2d", "atleast_3d")
-def atleast_rule(b: Batch, s: Let) -> str:
-    """The axes NumPy adds to one example, added after the batch axis."""
-    x = atom_text(s.args[0])
-    rank = b.rank(s.args[0])
-    added = {
-        "atleast_1d": {0: "[:, None]"},
-        "atleast_2d": {0: "[:, None, None]", 1: "[:, None, :]"},
-        "atleast_3d": {0: "[:, None, None, None]", 1: "[:, None, :, None]",
-                       2: "[..., None]"},
-    }[s.prim]
-    return x + added.get(rank, "")
-
-
-@batch_rule("fliplr", "flipud")
-def flip_named_rule(b: Batch, s: Let) -> str:
-    """``fliplr`` reverses axis 1, ``flipud`` axis 0: ``np.flip`` one axis further."""
-    return f"np.flip({atom_text(s.args[0])}, axis={2 if s.prim == 'fliplr' else 1})"
-
-
-@batch_rule("rot90")
-def rot90_rule(b: Batch, s: Let) -> str:
-    """Rotate each example in the plane of its ``axes``, moved past the batch axis."""
-    only_first_batched(b, s)
-    rank = b.rank(s.args[0])
-    a0, a1 = static(s, "axes", (0, 1))
-    return args_text(s, [atom_text(s.args[0])],
-                     {"axes": str((a0 % rank + 1, a1 % rank + 1))})
-
-
-@batch_rule("roll")
-def roll_rule(b: Batch, s: Let) -> str:
-    """Roll along the moved axes; without an axis, each example rolls flattened."""
-    only_first_batched(b, s)
-    a, shift = s.args
-    x = atom_text(a)
-    return along(b, s, None, b.rank(a),
-                 lambda ax: f"np.roll({x}, {atom_text(shift)}, axis={ax})",
-                 lambda: f"np.reshape(np.roll({flat(b, a)}, {atom_text(shift)}, "
-                         f"axis=1), np.shape({x}))")
-
-
 # ---- copies --------------------------------------------------------------------------
-
-
-@batch_rule("tile")
-def tile_rule(b: Batch, s: Let) -> str:
-    """NumPy lines ``A`` and ``reps`` up from the right; the batch axis is then
-    tiled once."""
-    only_first_batched(b, s)
-    a = s.args[0]
-    reps = static(s, "reps")
-    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
-    rank = max(b.rank(a), len(reps))
-    reps = (1,) * (rank - len(reps)) + reps
-    return f"np.tile({align(b, a, rank)}, {(1,) + reps})"
-
-
-@batch_rule("repeat")
-def repeat_rule(b: Batch, s: Let) -> str:
-    """Repeat along the moved axis; without one, each example's flattened elements."""
-    a, counts = s.args
-    if b.batched(counts):
-        raise NoBatchRule("np.repeat with repeat counts that differ per example: each "
-                          "example's result would have its own length",
-                          "repeat by counts that are the same for every example")
-    x, c = atom_text(a), atom_text(counts)
-    return along(b, s, None, b.rank(a),
-                 lambda ax: f"np.repeat({x}, {c}, axis={ax})",
-                 lambda: f"np.repeat({flat(b, a)}, {c}, axis=1)")
-
-
-@batch_rule("broadcast_arrays")
-def broadcast_arrays_rule(b: Batch, s: Let) -> str:
-    """Batched operands lined up to the larger rank after the batch axis; NumPy then
-    broadcasts the unbatched one over the batch."""
-    rank = max(b.rank(a) for a in s.args)
-    return f"np.broadcast_arrays({', '.join(align(b, a, rank) for a in s.args)})"
-
-
-@batch_rule("meshgrid")
-def meshgrid_rule(b: Batch, s: Let) -> str:
-    """Each example's coordinate vectors (flattened) laid along the grid's axes, after
-    the batch axis: ``x`` along the last axis and ``y`` along the first with
-    ``indexing="xy"``, the other way round with ``"ij"``."""
-    x, y = s.args
-    indexing, sparse = static(s, "indexing", "xy"), static(s, "sparse", False)
-    n = b.use_batch_size()
-    x_shape, y_shape = ("1, -1", "-1, 1") if indexing == "xy" else ("-1, 1", "1, -1")
-
-    def laid(atom: Any, shape: str) -> str:
-        if b.batched(atom) or not sparse:
-            prefix = f"{n}, " if b.batched(atom) else ""
-            return f"np.reshape({atom_text(atom)}, ({prefix}{shape}))"
-        return f"np.reshape({_with_batch(b, atom)}, ({n}, {shape}))"
-
-    xs, ys = laid(x, x_shape), laid(y, y_shape)
-    if sparse:
-        return f"({xs}, {ys})"
-    return f"np.broadcast_arrays({xs}, {ys})"
-
-
-@batch_rule("pad")
-def pad_rule(b: Batch, s: Let) -> str:
-    """Pad each example's axes; the batch axis gets no padding."""
-    refuse_batched(b, s, ("pad_width", "constant_values"),
-                   "np.pad with widths or values that differ per example",
-                   "pad by widths and values that are the same for every example")
-    rank = b.rank(s.args[0])
-    params = {k: atom_text(v) for k, v in s.params.items()
-              if k not in ("pad_width", KEYWORD_OPERANDS)}
-    values = operand(s, "constant_values")
-    scalar = isinstance(values, Const) and np.ndim(values.value) == 0
-    if values is not None and not scalar:
-        params["constant_values"] = _per_axis_pairs(values, rank)
-    widths = _per_axis_pairs(operand(s, "pad_width"), rank)
-    keywords = "".join(f", {k}={v}" for k, v in params.items())
-    return f"np.pad({atom_text(s.args[0])}, {widths}{keywords})"
 
 
 def _per_axis_pairs(atom: Any, rank: int) -> str:
@@ -381,22 +205,6 @@ def _batched_shape(b: Batch, shape: Any) -> str:
     if isinstance(shape, tuple):
         return "(" + ", ".join([n] + [atom_text(d) for d in shape]) + ")"
     return f"({n}, *np.atleast_1d({atom_text(shape)}))"
-
-
-@batch_rule("full")
-def full_rule(b: Batch, s: Let) -> str:
-    """A batch of arrays of the given shape, each filled with its example's value."""
-    shape, fill = s.args
-    if b.batched(shape):
-        raise NoBatchRule("np.full with a shape that differs per example")
-    return f"np.full({_batched_shape(b, shape)}, {align(b, fill, b.out_rank(s))})"
-
-
-@batch_rule("full_like")
-def full_like_rule(b: Batch, s: Let) -> str:
-    """Shaped (and typed) like ``a``'s example, filled with its example's value."""
-    a, fill = s.args
-    return f"np.full_like({_with_batch(b, a)}, {align(b, fill, b.rank(a))})"
 
 
 # ---- selecting -----------------------------------------------------------------------
@@ -458,25 +266,6 @@ def _is_mask(b: Batch, atom: Any) -> bool:
         PRIMITIVES[producer.prim].family == "comparison"
 
 
-@batch_rule("getitem")
-def getitem_batched_rule(b: Batch, s: Let) -> str:
-    """``x[idx]`` with positions that differ per example: example ``i`` reads row
-    ``i`` at its own positions, ``x[np.arange(n)[:, None], idx]``; an unbatched ``x``
-    is read at the batch of positions, ``x[idx]``.  A tuple of index arrays is
-    unpacked after the batch axis.  Everything else as ``getitem_rule``."""
-    x = s.args[0]
-    index: Index = s.params["index"]
-    batched_index = [a for a in index.atoms() if isinstance(a, Var) and b.batched(a)]
-    if not batched_index:
-        if b.batched(x) and len(index.items) == 1 and holds_tuple(b, index.items[0]):
-            return f"{atom_text(x)}[:, *{atom_text(index.items[0])}]"
-        return getitem_rule(b, s)
-    if any(_is_mask(b, a) for a in batched_index):
-        raise NoBatchRule(f"a mask that differs per example: {PER_EXAMPLE_COUNT}",
-                          "keep the shape instead: np.where(mask, x, 0)")
-    return f"{atom_text(x)}[{_per_example_index(b, index, b.batched(x))}]"
-
-
 def _selected_rank(b: Batch, base: Any, index: Index) -> int:
     """Per-example rank of ``y[index]``: ints remove an axis, ``None`` adds one, a
     tuple of index arrays or integer arrays replace the axes they index by theirs."""
@@ -521,63 +310,5 @@ def diff_rule(b: Batch, s: Let) -> str:
     return along(b, s, -1, b.rank(a),
                  lambda ax: args_text(s, [atom_text(a)], {"axis": ax}),
                  lambda: args_text(s, [atom_text(a)], {"axis": "-1"}))
-
-
-@batch_rule("ediff1d")
-def ediff1d_rule(b: Batch, s: Let) -> str:
-    """Each example flattened and differenced along axis 1; ``to_begin``/``to_end``
-    (the same for every example) joined before and after."""
-    refuse_batched(b, s, ("to_begin", "to_end"),
-                   "np.ediff1d with to_begin or to_end that differ per example",
-                   "use the same to_begin and to_end for every example")
-    n = b.use_batch_size()
-    pieces = [f"np.diff({flat(b, s.args[0])}, axis=1)"]
-    for name, front in (("to_begin", True), ("to_end", False)):
-        extra = operand(s, name)
-        if extra is None or (isinstance(extra, Const) and extra.value is None):
-            continue
-        t = atom_text(extra)
-        piece = f"np.broadcast_to(np.ravel({t}), ({n}, np.size({t})))"
-        pieces.insert(0, piece) if front else pieces.append(piece)
-    if len(pieces) == 1:
-        return pieces[0]
-    return f"np.concatenate([{', '.join(pieces)}], axis=1)"
-
-
-@batch_rule("rollaxis")
-def rollaxis_rule(b: Batch, s: Let) -> str:
-    """``np.moveaxis`` to the destination NumPy computes, both moved past the batch
-    axis."""
-    only_first_batched(b, s)
-    r = b.rank(s.args[0])
-    axis, start = static(s, "axis"), static(s, "start", 0)
-    start = start + r if start < 0 else start
-    dest = start - 1 if axis % r < start else start
-    return f"np.moveaxis({atom_text(s.args[0])}, {axis % r + 1}, {dest + 1})"
-
-
-@batch_rule("diagflat")
-def diagflat_rule(b: Batch, s: Let) -> str:
-    """Each example's elements on the k-th diagonal: rows picked by one 0/1 matrix,
-    columns by another, ``(P * v[:, None, :]) @ Q``."""
-    only_first_batched(b, s)
-    k = static(s, "k", 0)
-    v = flat(b, s.args[0])
-    size = f"np.shape({v})[1]"
-    m = f"{size} + {abs(k)}"
-    return (f"(np.eye({m}, {size}, {-max(-k, 0)}) * {v}[:, None, :]) @ "
-            f"np.eye({size}, {m}, {max(k, 0)})")
-
-
-@batch_rule("resize")
-def resize_rule(b: Batch, s: Let) -> str:
-    """Each flattened example read cyclically: positions ``arange(N) % size``."""
-    only_first_batched(b, s)
-    shape = static(s, "new_shape")
-    dims = (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
-    v = flat(b, s.args[0])
-    total = int(np.prod(dims))
-    target = "(" + ", ".join([b.use_batch_size()] + [str(d) for d in dims]) + ")"
-    return f"np.reshape({v}[:, np.arange({total}) % np.shape({v})[1]], {target})"
 
 
