@@ -16,29 +16,27 @@ from ..ir.nodes import Index, Let, Var
 from ..ir.spelling import atom_text
 from ..runtime import take_along_axis_bar, unbroadcast
 from .batching import (
+    PER_EXAMPLE_COUNT,
     Batch,
     NoBatchRule,
-    align,
-    along_axis,
-    args_text,
-    batch_rule,
-    only_first_batched,
-    operand,
-    static,
-)
-from .batching_shape import (
-    PER_EXAMPLE_COUNT,
     _broadcast_rank,
     _index_pieces,
     _is_mask,
     _per_example_index,
     _selected_rank,
+    align,
     along,
+    along_axis,
+    args_text,
+    batch_rule,
     flat,
     holds_tuple,
+    only_first_batched,
+    operand,
     refuse_batched,
     repeated,
     rows,
+    static,
 )
 from .registry import defjvp, defprim, defvjp
 

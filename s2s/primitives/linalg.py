@@ -34,15 +34,6 @@ from ..runtime import (
 from .batching import (
     Batch,
     NoBatchRule,
-    align,
-    args_text,
-    batch_rule,
-    broadcasting,
-    only_first_batched,
-    operand,
-    static,
-)
-from .batching_linalg import (
     _einsum,
     _einsum_terms,
     _items,
@@ -51,6 +42,13 @@ from .batching_linalg import (
     _static,
     _tensordot_axes,
     _tensordot_terms,
+    align,
+    args_text,
+    batch_rule,
+    broadcasting,
+    only_first_batched,
+    operand,
+    static,
 )
 from .registry import Refused, defjvp, defprim, defvjp, infix
 

@@ -22,6 +22,8 @@ from ..runtime import (
 from .batching import (
     Batch,
     NoBatchRule,
+    _repeat,
+    _static,
     _with_batch,
     align,
     args_text,
@@ -31,7 +33,6 @@ from .batching import (
     shifted,
     static,
 )
-from .batching_linalg import _repeat, _static
 from .registry import defjvp, defprim, defvjp
 
 # ---- inverses and solves ----------------------------------------------------------

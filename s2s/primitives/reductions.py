@@ -21,6 +21,8 @@ from ..runtime import (
 from .batching import (
     Batch,
     NoBatchRule,
+    _operand_rank,
+    _static,
     _with_batch,
     args_text,
     batch_rule,
@@ -28,7 +30,6 @@ from .batching import (
     operand,
     shifted,
 )
-from .batching_linalg import _operand_rank, _static
 from .registry import defjvp, defprim, defvjp, is_integer_constant
 
 defprim(

@@ -49,18 +49,23 @@ from ..runtime import (
     weights_along,
 )
 from .batching import (
+    _UNKNOWN,
     Batch,
     NoBatchRule,
+    _all_axes,
+    _axis,
+    _known,
+    _static,
     _with_batch,
     align,
+    along,
     args_text,
     batch_rule,
+    items_of,
     operand,
     shifted,
     static,
 )
-from .batching_linalg import _UNKNOWN, _all_axes, _axis, _known, _static
-from .batching_shape import along, items_of
 from .registry import call_spelling, defjvp, defprim, defvjp
 
 
@@ -899,7 +904,7 @@ def join_like_jvp(pieces_dot, ans, pieces, cot, arrays, axis):
 def join_like_rule(b: Batch, s: Let) -> str:
     """The pieces (a tuple) and the shapes they are joined to, each with the batch
     axis, joined along the example's axis one further on (as split_like)."""
-    from .batching_linalg import _seq_texts
+    from .batching import _seq_texts
 
     pieces, cot, arrays, axis = s.args
     if not isinstance(axis, Const) or type(axis.value) is not int:

@@ -30,9 +30,10 @@ from ..runtime import (
     tensordot_lhs_bar,
     tensordot_rhs_bar,
 )
-from .batching import Batch, NoBatchRule, _with_batch, align, args_text, batch_rule, shifted
-from .batching_linalg import (
+from .batching import (
     LETTERS,
+    Batch,
+    NoBatchRule,
     _array_text,
     _einsum,
     _einsum_terms,
@@ -47,6 +48,11 @@ from .batching_linalg import (
     _seq_texts,
     _tensordot_axes,
     _tensordot_terms,
+    _with_batch,
+    align,
+    args_text,
+    batch_rule,
+    shifted,
 )
 from .registry import call_spelling, defjvp, defprim, defvjp
 from .runtime_prims import _defhelper

@@ -10,31 +10,29 @@ from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Var
 from ..ir.spelling import atom_text
 from ..runtime import pad_sources, unbroadcast
 from .batching import (
+    PER_EXAMPLE_COUNT,
     Batch,
     NoBatchRule,
+    _batched_shape,
     _built_items,
+    _is_mask,
+    _per_axis_pairs,
+    _per_example_index,
     _with_batch,
     align,
+    along,
     args_text,
     axis_arg,
     batch_rule,
     const_dims,
+    flat,
     getitem_rule,
+    holds_tuple,
     only_first_batched,
     operand,
+    refuse_batched,
     shifted,
     static,
-)
-from .batching_shape import (
-    PER_EXAMPLE_COUNT,
-    _batched_shape,
-    _is_mask,
-    _per_axis_pairs,
-    _per_example_index,
-    along,
-    flat,
-    holds_tuple,
-    refuse_batched,
 )
 from .registry import (
     attribute,

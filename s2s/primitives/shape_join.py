@@ -10,6 +10,8 @@ from ..ir.spelling import atom_text
 from ..runtime import split_like
 from .batching import (
     Batch,
+    _flat_items,
+    _joined,
     args_text,
     batch_rule,
     batched_items,
@@ -17,7 +19,6 @@ from .batching import (
     shifted,
     static,
 )
-from .batching_shape import _flat_items, _joined
 from .registry import (
     call_spelling,
     defjvp,
