@@ -38,7 +38,7 @@ from .batching import (
     rows,
     static,
 )
-from .registry import defjvp, defprim, defvjp
+from .registry import defjvp, deflinear, defprim, defvjp
 
 defprim(
     "sort", np.sort, "(a, axis=-1, kind=None, stable=None)", family="indexing",
@@ -81,9 +81,7 @@ def take_vjp(g, ans, a, indices, axis=None):
     return a_bar
 
 
-@defjvp("take", "a")
-def take_jvp(a_dot, ans, a, indices, axis=None):
-    return np.take(a_dot, indices, axis=axis)
+deflinear("take", "a", keywords=True)
 
 
 @batch_rule("take")
@@ -130,9 +128,7 @@ def take_along_axis_vjp(g, ans, arr, indices, axis=-1):
     return take_along_axis_bar(g, indices, arr, axis)
 
 
-@defjvp("take_along_axis", "arr")
-def take_along_axis_jvp(arr_dot, ans, arr, indices, axis=-1):
-    return np.take_along_axis(arr_dot, indices, axis=axis)
+deflinear("take_along_axis", "arr", keywords=True)
 
 
 @batch_rule("take_along_axis")
@@ -167,9 +163,7 @@ def compress_vjp(g, ans, condition, a, axis=None):
     return a_bar
 
 
-@defjvp("compress", "a")
-def compress_jvp(a_dot, ans, condition, a, axis=None):
-    return np.compress(condition, a_dot, axis=axis)
+deflinear("compress", "a", keywords=True)
 
 
 @batch_rule("compress")
@@ -196,9 +190,7 @@ def extract_vjp(g, ans, condition, arr):
     return np.reshape(flat_bar, np.shape(arr))
 
 
-@defjvp("extract", "arr")
-def extract_jvp(arr_dot, ans, condition, arr):
-    return np.extract(condition, arr_dot)
+deflinear("extract", "arr")
 
 
 @batch_rule("extract")
@@ -230,9 +222,7 @@ def delete_vjp(g, ans, arr, obj, axis=None):
     return arr_bar
 
 
-@defjvp("delete", "arr")
-def delete_jvp(arr_dot, ans, arr, obj, axis=None):
-    return np.delete(arr_dot, obj, axis=axis)
+deflinear("delete", "arr", keywords=True)
 
 
 @batch_rule("delete")

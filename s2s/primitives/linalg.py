@@ -50,7 +50,7 @@ from .batching import (
     operand,
     static,
 )
-from .registry import Refused, defjvp, defprim, defvjp, infix
+from .registry import Refused, defbilinear, defjvp, deflinear, defprim, defvjp, infix
 
 defprim(
     "matmul", np.matmul, "(x1, x2)", family="linalg", spelling=infix("@"),
@@ -63,14 +63,7 @@ def matmul_vjp(g, ans, x1, x2):
     return matmul_lhs_bar(g, x1, x2), matmul_rhs_bar(g, x1, x2)
 
 
-@defjvp("matmul", "x1")
-def matmul_jvp_x1(x1_dot, ans, x1, x2):
-    return x1_dot @ x2
-
-
-@defjvp("matmul", "x2")
-def matmul_jvp_x2(x2_dot, ans, x1, x2):
-    return x1 @ x2_dot
+defbilinear("matmul", "x1", "x2")
 
 
 @batch_rule("matmul")
@@ -106,14 +99,7 @@ def dot_vjp(g, ans, a, b):
     return dot_lhs_bar(g, a, b), dot_rhs_bar(g, a, b)
 
 
-@defjvp("dot", "a")
-def dot_jvp_a(a_dot, ans, a, b):
-    return np.dot(a_dot, b)
-
-
-@defjvp("dot", "b")
-def dot_jvp_b(b_dot, ans, a, b):
-    return np.dot(a, b_dot)
+defbilinear("dot", "a", "b")
 
 
 @batch_rule("dot")
@@ -141,14 +127,7 @@ def vdot_vjp(g, ans, a, b):
     return g * np.reshape(b, np.shape(a)), g * np.reshape(a, np.shape(b))
 
 
-@defjvp("vdot", "a")
-def vdot_jvp_a(a_dot, ans, a, b):
-    return np.vdot(a_dot, b)
-
-
-@defjvp("vdot", "b")
-def vdot_jvp_b(b_dot, ans, a, b):
-    return np.vdot(a, b_dot)
+defbilinear("vdot", "a", "b")
 
 
 @batch_rule("vdot")
@@ -171,14 +150,7 @@ def inner_vjp(g, ans, a, b):
     return inner_lhs_bar(g, a, b), inner_rhs_bar(g, a, b)
 
 
-@defjvp("inner", "a")
-def inner_jvp_a(a_dot, ans, a, b):
-    return np.inner(a_dot, b)
-
-
-@defjvp("inner", "b")
-def inner_jvp_b(b_dot, ans, a, b):
-    return np.inner(a, b_dot)
+defbilinear("inner", "a", "b")
 
 
 @batch_rule("inner")
@@ -232,14 +204,7 @@ def tensordot_vjp(g, ans, a, b, axes=2):
     return tensordot_lhs_bar(g, a, b, axes), tensordot_rhs_bar(g, a, b, axes)
 
 
-@defjvp("tensordot", "a")
-def tensordot_jvp_a(a_dot, ans, a, b, axes=2):
-    return np.tensordot(a_dot, b, axes=axes)
-
-
-@defjvp("tensordot", "b")
-def tensordot_jvp_b(b_dot, ans, a, b, axes=2):
-    return np.tensordot(a, b_dot, axes=axes)
+defbilinear("tensordot", "a", "b", keywords=True)
 
 
 @batch_rule("tensordot")
@@ -341,14 +306,7 @@ def kron_vjp(g, ans, a, b):
     return kron_lhs_bar(g, a, b), kron_rhs_bar(g, a, b)
 
 
-@defjvp("kron", "a")
-def kron_jvp_a(a_dot, ans, a, b):
-    return np.kron(a_dot, b)
-
-
-@defjvp("kron", "b")
-def kron_jvp_b(b_dot, ans, a, b):
-    return np.kron(a, b_dot)
+defbilinear("kron", "a", "b")
 
 
 @batch_rule("kron")
@@ -447,14 +405,7 @@ def matvec_vjp(g, ans, x1, x2):
     return unbroadcast(x1_bar, x1), unbroadcast(np.vecmat(g, x1), x2)
 
 
-@defjvp("matvec", "x1")
-def matvec_jvp_x1(x1_dot, ans, x1, x2):
-    return np.matvec(x1_dot, x2)
-
-
-@defjvp("matvec", "x2")
-def matvec_jvp_x2(x2_dot, ans, x1, x2):
-    return np.matvec(x1, x2_dot)
+defbilinear("matvec", "x1", "x2")
 
 
 defprim("vecmat", np.vecmat, "(x1, x2)", family="linalg")
@@ -466,14 +417,7 @@ def vecmat_vjp(g, ans, x1, x2):
     return unbroadcast(np.matvec(x2, g), x1), unbroadcast(x2_bar, x2)
 
 
-@defjvp("vecmat", "x1")
-def vecmat_jvp_x1(x1_dot, ans, x1, x2):
-    return np.vecmat(x1_dot, x2)
-
-
-@defjvp("vecmat", "x2")
-def vecmat_jvp_x2(x2_dot, ans, x1, x2):
-    return np.vecmat(x1, x2_dot)
+defbilinear("vecmat", "x1", "x2")
 
 
 @batch_rule("matvec", "vecmat")
@@ -531,9 +475,7 @@ def trace_vjp(g, ans, a, offset=0, axis1=0, axis2=1):
     return np.moveaxis(np.expand_dims(g, (-2, -1)) * eye, (-2, -1), (axis1, axis2))
 
 
-@defjvp("trace", "a")
-def trace_jvp(a_dot, ans, a, offset=0, axis1=0, axis2=1):
-    return np.trace(a_dot, offset, axis1, axis2)
+deflinear("trace", "a")
 
 
 defprim("linalg.trace", np.linalg.trace, "(x, offset=0)", family="linalg",
@@ -547,9 +489,7 @@ def linalg_trace_vjp(g, ans, x, offset=0):
     return np.expand_dims(g, (-2, -1)) * eye
 
 
-@defjvp("linalg.trace", "x")
-def linalg_trace_jvp(x_dot, ans, x, offset=0):
-    return np.linalg.trace(x_dot, offset=offset)
+deflinear("linalg.trace", "x", keywords=True)
 
 
 defprim("diagonal", np.diagonal, "(a, offset=0, axis1=0, axis2=1)", family="linalg",
@@ -569,9 +509,7 @@ def diagonal_vjp(g, ans, a, offset=0, axis1=0, axis2=1):
     return np.moveaxis(rows * np.expand_dims(g, -2) @ cols, (-2, -1), (axis1, axis2))
 
 
-@defjvp("diagonal", "a")
-def diagonal_jvp(a_dot, ans, a, offset=0, axis1=0, axis2=1):
-    return np.diagonal(a_dot, offset, axis1, axis2)
+deflinear("diagonal", "a")
 
 
 @batch_rule("trace", "diagonal")
@@ -602,9 +540,7 @@ def linalg_diagonal_vjp(g, ans, x, offset=0):
     return rows * np.expand_dims(g, -2) @ cols
 
 
-@defjvp("linalg.diagonal", "x")
-def linalg_diagonal_jvp(x_dot, ans, x, offset=0):
-    return np.linalg.diagonal(x_dot, offset=offset)
+deflinear("linalg.diagonal", "x", keywords=True)
 
 
 defprim("diag", np.diag, "(v, k=0)", family="linalg",
@@ -626,9 +562,7 @@ def diag_vjp(g, ans, v, k=0):
     return rows * g @ cols
 
 
-@defjvp("diag", "v")
-def diag_jvp(v_dot, ans, v, k=0):
-    return np.diag(v_dot, k)
+deflinear("diag", "v")
 
 
 @batch_rule("diag")
@@ -660,9 +594,7 @@ def tril_vjp(g, ans, m, k=0):
     return np.tril(g, k)
 
 
-@defjvp("tril", "m")
-def tril_jvp(m_dot, ans, m, k=0):
-    return np.tril(m_dot, k)
+deflinear("tril", "m")
 
 
 defprim("triu", np.triu, "(m, k=0)", family="linalg", batch="trailing_axes",
@@ -674,9 +606,7 @@ def triu_vjp(g, ans, m, k=0):
     return np.triu(g, k)
 
 
-@defjvp("triu", "m")
-def triu_jvp(m_dot, ans, m, k=0):
-    return np.triu(m_dot, k)
+deflinear("triu", "m")
 
 
 for _name, _impl in (("matrix_transpose", np.matrix_transpose),
@@ -755,9 +685,7 @@ def polyval_vjp(g, ans, p, x):
     return p_bar, x_bar
 
 
-@defjvp("polyval", "p")
-def polyval_jvp_p(p_dot, ans, p, x):
-    return np.polyval(p_dot, x)
+deflinear("polyval", "p")
 
 
 @defjvp("polyval", "x")
@@ -796,9 +724,7 @@ def polyder_vjp(g, ans, p, m=1):
     return (g * factors) @ np.eye(np.size(g), np.size(p))
 
 
-@defjvp("polyder", "p")
-def polyder_jvp(p_dot, ans, p, m=1):
-    return np.polyder(p_dot, m)
+deflinear("polyder", "p")
 
 
 @batch_rule("polyder")
@@ -910,14 +836,7 @@ def convolve_vjp(g, ans, a, v, mode="full"):
     return np.correlate(placed, v, "valid"), np.correlate(placed, a, "valid")
 
 
-@defjvp("convolve", "a")
-def convolve_jvp_a(a_dot, ans, a, v, mode="full"):
-    return np.convolve(a_dot, v, mode)
-
-
-@defjvp("convolve", "v")
-def convolve_jvp_v(v_dot, ans, a, v, mode="full"):
-    return np.convolve(a, v_dot, mode)
+defbilinear("convolve", "a", "v")
 
 
 defprim("correlate", np.correlate, "(a, v, mode='valid')", family="linalg",
@@ -937,14 +856,7 @@ def correlate_vjp(g, ans, a, v, mode="valid"):
     return a_bar, np.flip(np.correlate(placed, a, "valid"))
 
 
-@defjvp("correlate", "a")
-def correlate_jvp_a(a_dot, ans, a, v, mode="valid"):
-    return np.correlate(a_dot, v, mode)
-
-
-@defjvp("correlate", "v")
-def correlate_jvp_v(v_dot, ans, a, v, mode="valid"):
-    return np.correlate(a, v_dot, mode)
+defbilinear("correlate", "a", "v")
 
 
 @batch_rule("convolve", "correlate")

@@ -40,13 +40,10 @@ from ..runtime import (
     cumprod_tangent,
     join_like,
     prod_of_others_jet,
-    rhs_columns,
     special_digamma,
     special_polygamma,
     split_like,
-    take_along_axis_bar,
     unbroadcast,
-    weights_along,
 )
 from .batching import (
     _UNKNOWN,
@@ -66,7 +63,7 @@ from .batching import (
     shifted,
     static,
 )
-from .registry import call_spelling, defjvp, defprim, defvjp
+from .registry import call_spelling, defjvp, deflinear, defprim, defvjp
 
 
 def _defhelper(name, sig, diff=None, nondiff=False, note="", batch=None):
@@ -91,9 +88,7 @@ def unbroadcast_vjp(g, ans, cot, x):
     return np.broadcast_to(g, np.shape(cot))
 
 
-@defjvp("unbroadcast", "cot")
-def unbroadcast_jvp(cot_dot, ans, cot, x):
-    return unbroadcast(cot_dot, x)
+deflinear("unbroadcast", "cot")
 
 
 @batch_rule("unbroadcast")
@@ -130,9 +125,7 @@ def weights_along_vjp(g, ans, weights, a, axis):
     return np.reshape(g, np.shape(weights))
 
 
-@defjvp("weights_along", "weights")
-def weights_along_jvp(weights_dot, ans, weights, a, axis):
-    return weights_along(weights_dot, a, axis)
+deflinear("weights_along", "weights")
 
 
 @batch_rule("weights_along")
@@ -157,9 +150,7 @@ def rhs_columns_vjp(g, ans, v, b):
     return np.reshape(g, np.shape(v))
 
 
-@defjvp("rhs_columns", "v")
-def rhs_columns_jvp(v_dot, ans, v, b):
-    return rhs_columns(v_dot, b)
+deflinear("rhs_columns", "v")
 
 
 @batch_rule("rhs_columns")
@@ -245,9 +236,7 @@ def cumprod_bar_vjp(g, ans, cot, a, axis=None):
             cumprod_bar_jet(cot_jet, np.stack([a, g]), axis)[1])
 
 
-@defjvp("cumprod_bar", "cot")
-def cumprod_bar_jvp_cot(cot_dot, ans, cot, a, axis=None):
-    return cumprod_bar(cot_dot, a, axis)
+deflinear("cumprod_bar", "cot")
 
 
 @defjvp("cumprod_bar", "a")
@@ -266,9 +255,7 @@ def cumprod_tangent_vjp(g, ans, v, a, axis=None):
     return cumprod_bar(g, a, axis), cumprod_bar_jet(g_jet, np.stack([a, v]), axis)[1]
 
 
-@defjvp("cumprod_tangent", "v")
-def cumprod_tangent_jvp_v(v_dot, ans, v, a, axis=None):
-    return cumprod_tangent(v_dot, a, axis)
+deflinear("cumprod_tangent", "v")
 
 
 @defjvp("cumprod_tangent", "a")
@@ -350,9 +337,7 @@ def cumprod_bar_jet_vjp(g, ans, h, x, axis=None):
     return h_bar, x_bar
 
 
-@defjvp("cumprod_bar_jet", "h")
-def cumprod_bar_jet_jvp_h(h_dot, ans, h, x, axis=None):
-    return cumprod_bar_jet(h_dot, x, axis)
+deflinear("cumprod_bar_jet", "h")
 
 
 @defjvp("cumprod_bar_jet", "x")
@@ -864,9 +849,7 @@ def split_like_vjp(g, ans, cot, arrays, axis):
     return join_like(g, cot, arrays, axis)
 
 
-@defjvp("split_like", "cot")
-def split_like_jvp(cot_dot, ans, cot, arrays, axis):
-    return split_like(cot_dot, arrays, axis)
+deflinear("split_like", "cot")
 
 
 @batch_rule("split_like")
@@ -895,9 +878,7 @@ def join_like_vjp(g, ans, pieces, cot, arrays, axis):
     return split_like(g, arrays, axis)
 
 
-@defjvp("join_like", "pieces")
-def join_like_jvp(pieces_dot, ans, pieces, cot, arrays, axis):
-    return join_like(pieces_dot, cot, arrays, axis)
+deflinear("join_like", "pieces")
 
 
 @batch_rule("join_like")
@@ -928,9 +909,7 @@ def take_along_axis_bar_vjp(g, ans, cot, indices, arr, axis=-1):
     return np.take_along_axis(g, indices, axis=axis)
 
 
-@defjvp("take_along_axis_bar", "cot")
-def take_along_axis_bar_jvp(cot_dot, ans, cot, indices, arr, axis=-1):
-    return take_along_axis_bar(cot_dot, indices, arr, axis)
+deflinear("take_along_axis_bar", "cot")
 
 
 @batch_rule("take_along_axis_bar")

@@ -15,7 +15,6 @@ from ..runtime import (
     add_each,
     dot_lhs_bar,
     dot_rhs_bar,
-    einsum_bar,
     einsum_bars,
     einsum_tangent,
     inner_lhs_bar,
@@ -54,7 +53,7 @@ from .batching import (
     batch_rule,
     shifted,
 )
-from .registry import call_spelling, defjvp, defprim, defvjp
+from .registry import call_spelling, defbilinear, defjvp, deflinear, defprim, defvjp
 from .runtime_prims import _defhelper
 
 # ---- products of two arrays: bilinear in the cotangent and the other operand -------
@@ -68,14 +67,7 @@ def matmul_lhs_bar_vjp(g, ans, cot, x1, x2):
     return g @ x2, matmul_rhs_bar(cot, g, x2)
 
 
-@defjvp("matmul_lhs_bar", "cot")
-def matmul_lhs_bar_jvp_cot(cot_dot, ans, cot, x1, x2):
-    return matmul_lhs_bar(cot_dot, x1, x2)
-
-
-@defjvp("matmul_lhs_bar", "x2")
-def matmul_lhs_bar_jvp_x2(x2_dot, ans, cot, x1, x2):
-    return matmul_lhs_bar(cot, x1, x2_dot)
+defbilinear("matmul_lhs_bar", "cot", "x2")
 
 
 def _matmul_bar(b: Batch, s: Let, lhs: bool) -> str:
@@ -134,14 +126,7 @@ def matmul_rhs_bar_vjp(g, ans, cot, x1, x2):
     return x1 @ g, matmul_lhs_bar(cot, x1, g)
 
 
-@defjvp("matmul_rhs_bar", "cot")
-def matmul_rhs_bar_jvp_cot(cot_dot, ans, cot, x1, x2):
-    return matmul_rhs_bar(cot_dot, x1, x2)
-
-
-@defjvp("matmul_rhs_bar", "x1")
-def matmul_rhs_bar_jvp_x1(x1_dot, ans, cot, x1, x2):
-    return matmul_rhs_bar(cot, x1_dot, x2)
+defbilinear("matmul_rhs_bar", "cot", "x1")
 
 
 @batch_rule("matmul_rhs_bar")
@@ -158,14 +143,7 @@ def dot_lhs_bar_vjp(g, ans, cot, x1, x2):
     return np.dot(g, x2), dot_rhs_bar(cot, g, x2)
 
 
-@defjvp("dot_lhs_bar", "cot")
-def dot_lhs_bar_jvp_cot(cot_dot, ans, cot, x1, x2):
-    return dot_lhs_bar(cot_dot, x1, x2)
-
-
-@defjvp("dot_lhs_bar", "x2")
-def dot_lhs_bar_jvp_x2(x2_dot, ans, cot, x1, x2):
-    return dot_lhs_bar(cot, x1, x2_dot)
+defbilinear("dot_lhs_bar", "cot", "x2")
 
 
 _defhelper("dot_rhs_bar", "(cot, x1, x2)", diff=("cot", "x1"),
@@ -177,14 +155,7 @@ def dot_rhs_bar_vjp(g, ans, cot, x1, x2):
     return np.dot(x1, g), dot_lhs_bar(cot, x1, g)
 
 
-@defjvp("dot_rhs_bar", "cot")
-def dot_rhs_bar_jvp_cot(cot_dot, ans, cot, x1, x2):
-    return dot_rhs_bar(cot_dot, x1, x2)
-
-
-@defjvp("dot_rhs_bar", "x1")
-def dot_rhs_bar_jvp_x1(x1_dot, ans, cot, x1, x2):
-    return dot_rhs_bar(cot, x1_dot, x2)
+defbilinear("dot_rhs_bar", "cot", "x1")
 
 
 def _scalar_operand_bar(b: Batch, s: Let, lhs: bool) -> str:
@@ -227,14 +198,7 @@ def inner_lhs_bar_vjp(g, ans, cot, a, b):
     return np.inner(g, b), inner_rhs_bar(cot, g, b)
 
 
-@defjvp("inner_lhs_bar", "cot")
-def inner_lhs_bar_jvp_cot(cot_dot, ans, cot, a, b):
-    return inner_lhs_bar(cot_dot, a, b)
-
-
-@defjvp("inner_lhs_bar", "b")
-def inner_lhs_bar_jvp_b(b_dot, ans, cot, a, b):
-    return inner_lhs_bar(cot, a, b_dot)
+defbilinear("inner_lhs_bar", "cot", "b")
 
 
 _defhelper("inner_rhs_bar", "(cot, a, b)", diff=("cot", "a"),
@@ -246,14 +210,7 @@ def inner_rhs_bar_vjp(g, ans, cot, a, b):
     return np.inner(a, g), inner_lhs_bar(cot, a, g)
 
 
-@defjvp("inner_rhs_bar", "cot")
-def inner_rhs_bar_jvp_cot(cot_dot, ans, cot, a, b):
-    return inner_rhs_bar(cot_dot, a, b)
-
-
-@defjvp("inner_rhs_bar", "a")
-def inner_rhs_bar_jvp_a(a_dot, ans, cot, a, b):
-    return inner_rhs_bar(cot, a_dot, b)
+defbilinear("inner_rhs_bar", "cot", "a")
 
 
 @batch_rule("inner_lhs_bar", "inner_rhs_bar")
@@ -277,14 +234,7 @@ def tensordot_lhs_bar_vjp(g, ans, cot, a, b, axes):
     return np.tensordot(g, b, axes), tensordot_rhs_bar(cot, g, b, axes)
 
 
-@defjvp("tensordot_lhs_bar", "cot")
-def tensordot_lhs_bar_jvp_cot(cot_dot, ans, cot, a, b, axes):
-    return tensordot_lhs_bar(cot_dot, a, b, axes)
-
-
-@defjvp("tensordot_lhs_bar", "b")
-def tensordot_lhs_bar_jvp_b(b_dot, ans, cot, a, b, axes):
-    return tensordot_lhs_bar(cot, a, b_dot, axes)
+defbilinear("tensordot_lhs_bar", "cot", "b")
 
 
 _defhelper("tensordot_rhs_bar", "(cot, a, b, axes)", diff=("cot", "a"),
@@ -296,14 +246,7 @@ def tensordot_rhs_bar_vjp(g, ans, cot, a, b, axes):
     return np.tensordot(a, g, axes), tensordot_lhs_bar(cot, a, g, axes)
 
 
-@defjvp("tensordot_rhs_bar", "cot")
-def tensordot_rhs_bar_jvp_cot(cot_dot, ans, cot, a, b, axes):
-    return tensordot_rhs_bar(cot_dot, a, b, axes)
-
-
-@defjvp("tensordot_rhs_bar", "a")
-def tensordot_rhs_bar_jvp_a(a_dot, ans, cot, a, b, axes):
-    return tensordot_rhs_bar(cot, a_dot, b, axes)
+defbilinear("tensordot_rhs_bar", "cot", "a")
 
 
 def _tensordot_bar(b: Batch, s: Let, lhs: bool, axes: Any) -> str:
@@ -335,14 +278,7 @@ def kron_lhs_bar_vjp(g, ans, cot, a, b):
     return np.kron(g, b), kron_rhs_bar(cot, g, b)
 
 
-@defjvp("kron_lhs_bar", "cot")
-def kron_lhs_bar_jvp_cot(cot_dot, ans, cot, a, b):
-    return kron_lhs_bar(cot_dot, a, b)
-
-
-@defjvp("kron_lhs_bar", "b")
-def kron_lhs_bar_jvp_b(b_dot, ans, cot, a, b):
-    return kron_lhs_bar(cot, a, b_dot)
+defbilinear("kron_lhs_bar", "cot", "b")
 
 
 _defhelper("kron_rhs_bar", "(cot, a, b)", diff=("cot", "a"),
@@ -354,14 +290,7 @@ def kron_rhs_bar_vjp(g, ans, cot, a, b):
     return np.kron(a, g), kron_lhs_bar(cot, a, g)
 
 
-@defjvp("kron_rhs_bar", "cot")
-def kron_rhs_bar_jvp_cot(cot_dot, ans, cot, a, b):
-    return kron_rhs_bar(cot_dot, a, b)
-
-
-@defjvp("kron_rhs_bar", "a")
-def kron_rhs_bar_jvp_a(a_dot, ans, cot, a, b):
-    return kron_rhs_bar(cot, a_dot, b)
+defbilinear("kron_rhs_bar", "cot", "a")
 
 
 @batch_rule("kron_lhs_bar", "kron_rhs_bar")
@@ -419,9 +348,7 @@ def einsum_bar_vjp(g, ans, cot, subscripts, operands, k):
             einsum_bars(cot, subscripts, operands, direction))
 
 
-@defjvp("einsum_bar", "cot")
-def einsum_bar_jvp_cot(cot_dot, ans, cot, subscripts, operands, k):
-    return einsum_bar(cot_dot, subscripts, operands, k)
+deflinear("einsum_bar", "cot")
 
 
 @defjvp("einsum_bar", "operands")
@@ -716,9 +643,7 @@ def only_at_vjp(g, ans, items, k, value):
     return g[k]
 
 
-@defjvp("only_at", "value")
-def only_at_jvp(value_dot, ans, items, k, value):
-    return only_at(items, k, value_dot)
+deflinear("only_at", "value")
 
 
 @batch_rule("only_at")

@@ -37,6 +37,7 @@ from .batching import (
 from .registry import (
     attribute,
     defjvp,
+    deflinear,
     defprim,
     defvjp,
     is_basic_index,
@@ -60,9 +61,7 @@ def identity_vjp(g, ans, x):
     return g
 
 
-@defjvp("identity", "x")
-def identity_jvp(x_dot, ans, x):
-    return x_dot
+deflinear("identity", "x")
 
 
 defprim(
@@ -116,9 +115,7 @@ def reshape_vjp(g, ans, a, shape):
     return np.reshape(g, np.shape(a))
 
 
-@defjvp("reshape", "a")
-def reshape_jvp(a_dot, ans, a, shape):
-    return np.reshape(a_dot, shape)
+deflinear("reshape", "a")
 
 
 @batch_rule("reshape")
@@ -149,9 +146,7 @@ def transpose_vjp(g, ans, a, axes=None):
     return np.transpose(g, np.argsort(axes))
 
 
-@defjvp("transpose", "a")
-def transpose_jvp(a_dot, ans, a, axes=None):
-    return np.transpose(a_dot, axes)
+deflinear("transpose", "a")
 
 
 defprim("T", None, "(a)", family="shape", spelling=attribute("T"), attributes=("T",))
@@ -190,9 +185,7 @@ def ravel_vjp(g, ans, a):
     return np.reshape(g, np.shape(a))
 
 
-@defjvp("ravel", "a")
-def ravel_jvp(a_dot, ans, a):
-    return np.ravel(a_dot)
+deflinear("ravel", "a")
 
 
 @batch_rule("ravel")
@@ -208,11 +201,7 @@ def copy_vjp(g, ans, a):
     return g
 
 
-@defjvp("copy", "a")
-def copy_jvp(a_dot, ans, a):
-    # a copy's tangent is a copy too: the primal copy is there because the array it
-    # copies is written later, and so is that array's tangent
-    return np.copy(a_dot)
+deflinear("copy", "a")
 
 
 # np.array / np.asarray of an array is a copy; of a list of computed values it stacks
@@ -225,9 +214,7 @@ def array_vjp(g, ans, a):
     return g
 
 
-@defjvp("array", "a")
-def array_jvp(a_dot, ans, a):
-    return np.array(a_dot)
+deflinear("array", "a")
 
 
 # np.asarray(a, dtype=...) casts as np.astype does (see dtypes.py): a cast to an
@@ -434,9 +421,7 @@ def squeeze_vjp(g, ans, a, axis=None):
     return np.reshape(g, np.shape(a))
 
 
-@defjvp("squeeze", "a")
-def squeeze_jvp(a_dot, ans, a, axis=None):
-    return np.squeeze(a_dot, axis=axis)
+deflinear("squeeze", "a", keywords=True)
 
 
 @batch_rule("squeeze")
@@ -458,9 +443,7 @@ def expand_dims_vjp(g, ans, a, axis):
     return np.reshape(g, np.shape(a))
 
 
-@defjvp("expand_dims", "a")
-def expand_dims_jvp(a_dot, ans, a, axis):
-    return np.expand_dims(a_dot, axis)
+deflinear("expand_dims", "a")
 
 
 @batch_rule("expand_dims")
@@ -482,9 +465,7 @@ def atleast_1d_vjp(g, ans, ary):
     return np.reshape(g, np.shape(ary))
 
 
-@defjvp("atleast_1d", "ary")
-def atleast_1d_jvp(ary_dot, ans, ary):
-    return np.atleast_1d(ary_dot)
+deflinear("atleast_1d", "ary")
 
 
 @defvjp("atleast_2d")
@@ -492,9 +473,7 @@ def atleast_2d_vjp(g, ans, ary):
     return np.reshape(g, np.shape(ary))
 
 
-@defjvp("atleast_2d", "ary")
-def atleast_2d_jvp(ary_dot, ans, ary):
-    return np.atleast_2d(ary_dot)
+deflinear("atleast_2d", "ary")
 
 
 @defvjp("atleast_3d")
@@ -502,9 +481,7 @@ def atleast_3d_vjp(g, ans, ary):
     return np.reshape(g, np.shape(ary))
 
 
-@defjvp("atleast_3d", "ary")
-def atleast_3d_jvp(ary_dot, ans, ary):
-    return np.atleast_3d(ary_dot)
+deflinear("atleast_3d", "ary")
 
 
 @batch_rule("atleast_1d", "atleast_2d", "atleast_3d")
@@ -532,9 +509,7 @@ def swapaxes_vjp(g, ans, a, axis1, axis2):
     return np.swapaxes(g, axis1, axis2)
 
 
-@defjvp("swapaxes", "a")
-def swapaxes_jvp(a_dot, ans, a, axis1, axis2):
-    return np.swapaxes(a_dot, axis1, axis2)
+deflinear("swapaxes", "a")
 
 
 @batch_rule("swapaxes")
@@ -555,9 +530,7 @@ def moveaxis_vjp(g, ans, a, source, destination):
     return np.moveaxis(g, destination, source)
 
 
-@defjvp("moveaxis", "a")
-def moveaxis_jvp(a_dot, ans, a, source, destination):
-    return np.moveaxis(a_dot, source, destination)
+deflinear("moveaxis", "a")
 
 
 @batch_rule("moveaxis")
@@ -576,9 +549,7 @@ def flip_vjp(g, ans, m, axis=None):
     return np.flip(g, axis)
 
 
-@defjvp("flip", "m")
-def flip_jvp(m_dot, ans, m, axis=None):
-    return np.flip(m_dot, axis)
+deflinear("flip", "m")
 
 
 defprim("fliplr", np.fliplr, "(m)", family="shape")
@@ -589,9 +560,7 @@ def fliplr_vjp(g, ans, m):
     return np.fliplr(g)
 
 
-@defjvp("fliplr", "m")
-def fliplr_jvp(m_dot, ans, m):
-    return np.fliplr(m_dot)
+deflinear("fliplr", "m")
 
 
 defprim("flipud", np.flipud, "(m)", family="shape")
@@ -602,9 +571,7 @@ def flipud_vjp(g, ans, m):
     return np.flipud(g)
 
 
-@defjvp("flipud", "m")
-def flipud_jvp(m_dot, ans, m):
-    return np.flipud(m_dot)
+deflinear("flipud", "m")
 
 
 @batch_rule("fliplr", "flipud")
@@ -621,9 +588,7 @@ def rot90_vjp(g, ans, m, k=1, axes=(0, 1)):
     return np.rot90(g, -k, axes)
 
 
-@defjvp("rot90", "m")
-def rot90_jvp(m_dot, ans, m, k=1, axes=(0, 1)):
-    return np.rot90(m_dot, k, axes)
+deflinear("rot90", "m")
 
 
 @batch_rule("rot90")
@@ -646,9 +611,7 @@ def roll_vjp(g, ans, a, shift, axis=None):
     return np.roll(g, np.negative(shift), axis=axis)
 
 
-@defjvp("roll", "a")
-def roll_jvp(a_dot, ans, a, shift, axis=None):
-    return np.roll(a_dot, shift, axis=axis)
+deflinear("roll", "a", keywords=True)
 
 
 @batch_rule("roll")
@@ -676,9 +639,7 @@ def broadcast_to_vjp(g, ans, array, shape):
     return array_bar
 
 
-@defjvp("broadcast_to", "array")
-def broadcast_to_jvp(array_dot, ans, array, shape):
-    return np.broadcast_to(array_dot, shape)
+deflinear("broadcast_to", "array")
 
 
 @batch_rule("broadcast_to")
@@ -790,9 +751,7 @@ def tile_vjp(g, ans, A, reps):
     return np.reshape(sums, np.shape(A))
 
 
-@defjvp("tile", "A")
-def tile_jvp(A_dot, ans, A, reps):
-    return np.tile(A_dot, reps)
+deflinear("tile", "A")
 
 
 @batch_rule("tile")
@@ -834,9 +793,7 @@ def repeat_vjp(g, ans, a, repeats, axis=None):
     return a_bar
 
 
-@defjvp("repeat", "a")
-def repeat_jvp(a_dot, ans, a, repeats, axis=None):
-    return np.repeat(a_dot, repeats, axis=axis)
+deflinear("repeat", "a", keywords=True)
 
 
 @batch_rule("repeat")
@@ -913,9 +870,7 @@ def rollaxis_vjp(g, ans, a, axis, start=0):
     return np.moveaxis(g, start - (axis % n < start), axis)
 
 
-@defjvp("rollaxis", "a")
-def rollaxis_jvp(a_dot, ans, a, axis, start=0):
-    return np.rollaxis(a_dot, axis, start)
+deflinear("rollaxis", "a")
 
 
 @batch_rule("rollaxis")
@@ -939,9 +894,7 @@ def diagflat_vjp(g, ans, v, k=0):
     return np.reshape(np.diagonal(g, k), np.shape(v))
 
 
-@defjvp("diagflat", "v")
-def diagflat_jvp(v_dot, ans, v, k=0):
-    return np.diagflat(v_dot, k)
+deflinear("diagflat", "v")
 
 
 @batch_rule("diagflat")
@@ -970,9 +923,7 @@ def resize_vjp(g, ans, a, new_shape):
     return np.reshape(np.ravel(g) @ copies, np.shape(a))
 
 
-@defjvp("resize", "a")
-def resize_jvp(a_dot, ans, a, new_shape):
-    return np.resize(a_dot, new_shape)
+deflinear("resize", "a")
 
 
 @batch_rule("resize")
@@ -1002,9 +953,7 @@ def diff_vjp(g, ans, a, n=1, axis=-1):
     return np.moveaxis(np.moveaxis(g, axis, -1) @ d, -1, axis)
 
 
-@defjvp("diff", "a")
-def diff_jvp(a_dot, ans, a, n=1, axis=-1):
-    return np.diff(a_dot, n=n, axis=axis)
+deflinear("diff", "a", keywords=True)
 
 
 defprim(

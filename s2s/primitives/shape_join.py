@@ -22,6 +22,7 @@ from .batching import (
 from .registry import (
     call_spelling,
     defjvp,
+    deflinear,
     defprim,
     defvjp,
 )
@@ -40,9 +41,7 @@ def concatenate_vjp(g, ans, arrays, axis=0):
     return split_like(g, arrays, axis)
 
 
-@defjvp("concatenate", "arrays")
-def concatenate_jvp(arrays_dot, ans, arrays, axis=0):
-    return np.concatenate(arrays_dot, axis=axis)
+deflinear("concatenate", "arrays", keywords=True)
 
 
 defprim(
@@ -58,9 +57,7 @@ def split_vjp(g, ans, ary, indices_or_sections, axis=0):
     return np.concatenate(g, axis=axis)
 
 
-@defjvp("split", "ary")
-def split_jvp(ary_dot, ans, ary, indices_or_sections, axis=0):
-    return np.split(ary_dot, indices_or_sections, axis=axis)
+deflinear("split", "ary", keywords=True)
 
 
 defprim(
@@ -76,9 +73,7 @@ def array_split_vjp(g, ans, ary, indices_or_sections, axis=0):
     return np.concatenate(g, axis=axis)
 
 
-@defjvp("array_split", "ary")
-def array_split_jvp(ary_dot, ans, ary, indices_or_sections, axis=0):
-    return np.array_split(ary_dot, indices_or_sections, axis=axis)
+deflinear("array_split", "ary", keywords=True)
 
 
 @batch_rule("split", "array_split")
@@ -105,9 +100,7 @@ def hsplit_vjp(g, ans, ary, indices_or_sections):
     return np.hstack(g)  # axis 1, or 0 for 1-D: a constant axis for what reads it next
 
 
-@defjvp("hsplit", "ary")
-def hsplit_jvp(ary_dot, ans, ary, indices_or_sections):
-    return np.hsplit(ary_dot, indices_or_sections)
+deflinear("hsplit", "ary")
 
 
 @defvjp("vsplit")
@@ -115,9 +108,7 @@ def vsplit_vjp(g, ans, ary, indices_or_sections):
     return np.concatenate(g, axis=0)
 
 
-@defjvp("vsplit", "ary")
-def vsplit_jvp(ary_dot, ans, ary, indices_or_sections):
-    return np.vsplit(ary_dot, indices_or_sections)
+deflinear("vsplit", "ary")
 
 
 @defvjp("dsplit")
@@ -125,9 +116,7 @@ def dsplit_vjp(g, ans, ary, indices_or_sections):
     return np.concatenate(g, axis=2)
 
 
-@defjvp("dsplit", "ary")
-def dsplit_jvp(ary_dot, ans, ary, indices_or_sections):
-    return np.dsplit(ary_dot, indices_or_sections)
+deflinear("dsplit", "ary")
 
 
 @batch_rule("hsplit", "vsplit", "dsplit")
@@ -148,9 +137,7 @@ def stack_vjp(g, ans, arrays, axis=0):
     return np.moveaxis(g, axis, 0)  # element i is the cotangent of arrays[i]
 
 
-@defjvp("stack", "arrays")
-def stack_jvp(arrays_dot, ans, arrays, axis=0):
-    return np.stack(arrays_dot, axis=axis)
+deflinear("stack", "arrays", keywords=True)
 
 
 # hstack, vstack, dstack and column_stack give their arrays a common rank, then
@@ -166,9 +153,7 @@ def hstack_vjp(g, ans, tup):
     return split_like(g, tup, 1)
 
 
-@defjvp("hstack", "tup")
-def hstack_jvp(tup_dot, ans, tup):
-    return np.hstack(tup_dot)
+deflinear("hstack", "tup")
 
 
 defprim("vstack", np.vstack, "(tup)", family="shape")
@@ -179,9 +164,7 @@ def vstack_vjp(g, ans, tup):
     return split_like(g, tup, 0)
 
 
-@defjvp("vstack", "tup")
-def vstack_jvp(tup_dot, ans, tup):
-    return np.vstack(tup_dot)
+deflinear("vstack", "tup")
 
 
 defprim("dstack", np.dstack, "(tup)", family="shape")
@@ -192,9 +175,7 @@ def dstack_vjp(g, ans, tup):
     return split_like(g, tup, 2)
 
 
-@defjvp("dstack", "tup")
-def dstack_jvp(tup_dot, ans, tup):
-    return np.dstack(tup_dot)
+deflinear("dstack", "tup")
 
 
 @batch_rule("dstack")
@@ -216,9 +197,7 @@ def column_stack_vjp(g, ans, tup):
     return split_like(g, tup, 1)
 
 
-@defjvp("column_stack", "tup")
-def column_stack_jvp(tup_dot, ans, tup):
-    return np.column_stack(tup_dot)
+deflinear("column_stack", "tup")
 
 
 @batch_rule("column_stack")

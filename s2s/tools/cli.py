@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import json
 import sys
 from typing import Any
@@ -70,6 +71,23 @@ def without_batching_rule() -> list[str]:
             if prim.builtin and name not in RULES]
 
 
+def rule_sources(name: str) -> str:
+    """A primitive's rules as the transforms read them: its VJP, its JVPs (those that
+    ``deflinear`` derived marked so) and its batching rule's origin."""
+    load_all()
+    prim = PRIMITIVES[name]
+    parts = []
+    for kind, rule in [("VJP", prim.vjp)] + [(f"JVP for {w}", r) for w, r in prim.jvps.items()]:
+        if rule is None:
+            continue
+        derived = rule.__code__.co_filename.startswith("<s2s deflinear ")
+        parts.append(f"# {kind}" + (" (derived by deflinear: linear in it)" if derived
+                                    else f" ({rule.__module__})"))
+        parts.append(inspect.getsource(rule))
+    parts.append(f"# batching: {batching_source(name)}\n")
+    return "\n".join(parts)
+
+
 def primitives_markdown() -> str:
     rows = primitive_table()
     lines = [
@@ -107,6 +125,8 @@ def _primitives(args: argparse.Namespace) -> int:
         sys.stdout.write(primitives_markdown())
     elif args.batching:
         print("\n".join(without_batching_rule()))
+    elif args.rule:
+        print(rule_sources(args.rule), end="")
     else:
         for r in primitive_table():
             flags = " ".join(k for k in ("vjp", "jvp", "batch") if r[k])
@@ -125,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     form.add_argument("--batching", action="store_true",
                       help="the primitives without a batching rule of their own, and "
                       "what batches them instead (a default, vmap, or a refusal)")
+    form.add_argument("--rule", metavar="NAME",
+                      help="a primitive's rules, derived ones included, as source")
     prims.set_defaults(handler=_primitives)
     for module_name in _SUBCOMMANDS:
         try:
