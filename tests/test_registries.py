@@ -147,3 +147,24 @@ def test_every_primitive_keeps_the_batching_rule_it_had() -> None:
     got = {n: getattr(B.rule_for(n), "__qualname__", None)
            for n in PRIMITIVES if PRIMITIVES[n].builtin}
     assert got == pinned
+
+
+def test_every_batching_rule_sits_beside_its_primitive() -> None:
+    """A rule registered under a name is defined in the module whose defprim declared
+    that primitive (defaults shared by families live in batching.py)."""
+    assert set(B.RULES) <= set(PRIMITIVES), set(B.RULES) - set(PRIMITIVES)
+    apart = {n: (r.__module__, PRIMITIVES[n].module) for n, r in B.RULES.items()
+             if r.__module__ != PRIMITIVES[n].module}
+    assert apart == {}
+
+
+def test_the_cli_lists_every_primitive_without_a_rule_and_what_batches_it() -> None:
+    from s2s.tools.cli import batching_source, without_batching_rule
+
+    listed = {line.split()[0] for line in without_batching_rule()}
+    builtin = {n for n, p in PRIMITIVES.items() if p.builtin}
+    assert listed == builtin - set(B.RULES)
+    assert all(batching_source(n) != "none" for n in listed)
+    assert batching_source("sum") == "default reducer"
+    assert batching_source("zeros").startswith("refused")
+    assert batching_source("reshape") == "rule s2s.primitives.shape.reshape_rule"

@@ -1,5 +1,5 @@
 """Batching rules of linear algebra, reductions, special functions and the runtime
-helpers of emitted derivatives (s2s/primitives/batching_linalg.py), against ``jax.vmap`` of the
+helpers of emitted derivatives (beside their defprims in s2s/primitives/linalg*.py, runtime_*.py), against ``jax.vmap`` of the
 same source (the module's JAX twin) and the loop oracle:
 
 * every rule-table function that uses one of these primitives batched over its first
@@ -27,7 +27,7 @@ from test_rules import E2E, FAST_COMPILE
 BATCH = 3
 TOL = {"rtol": 1e-8, "atol": 1e-10}
 
-# this module's families; s2s/primitives/batching_shape.py batches the reshaping helpers
+# this module's families; s2s/primitives/runtime_prims.py batches the reshaping helpers
 FAMILIES = ("linalg", "reduction", "special", "runtime")
 ELSEWHERE = {"weights_along", "rhs_columns", "pad_sources", "zeros_list"}  # (vmap batches zeros_list itself)
 OURS = {n for n, p in PRIMITIVES.items() if n not in ELSEWHERE

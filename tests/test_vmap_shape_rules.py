@@ -1,4 +1,4 @@
-"""Batching rules of the shape and indexing families (s2s/primitives/batching_shape.py), against
+"""Batching rules of the shape and indexing families (beside their defprims in s2s/primitives/), against
 ``jax.vmap``.
 
 1. Every rule-table function (and its gradient) that reaches one of these primitives,

@@ -8,7 +8,10 @@ import math
 # in binary, "numpy.power" in runtime_prims), and a call to it finds the later one.
 # isort: off
 from . import binary, elementwise, indexing, linalg, reductions, shape, structure  # noqa: F401
+from . import linalg_solve  # noqa: F401  (inverses, solves, factorisations, norms)
+from . import shape_join  # noqa: F401  (joining and splitting)
 from . import runtime_prims  # noqa: F401  (the runtime's helpers: rules for higher order)
+from . import runtime_products  # noqa: F401  (the runtime's product cotangents)
 from . import dtypes  # noqa: F401  (casts, and calls whose outputs are constants)
 # isort: on
 from .registry import BY_OBJECT, PRIMITIVES, Primitive, lookup_object

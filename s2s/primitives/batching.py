@@ -17,11 +17,13 @@ that into an error naming the line.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Callable
 
 import numpy as np
 
-from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Slice, Var
+from ..ir.kinds import LEAF, Seq
+from ..ir.nodes import KEYWORD_OPERANDS, Const, For, Index, Let, Slice, Var, walk
 from ..ir.spelling import atom_text, index_text
 from .registry import PRIMITIVES, arg_slots
 
@@ -208,76 +210,12 @@ def broadcasting(b: Batch, s: Let) -> str:
     return args_text(s, [align(b, a, rank) for a in s.args])
 
 
-@batch_rule("argmax", "argmin", "flip")
-def along_axis(b: Batch, s: Let) -> str:
-    """Functions whose ``axis=None`` flattens (or means "every axis", for flip)."""
-    only_first_batched(b, s)
-    a = s.args[0]
-    default = -1 if s.prim in ("sort", "argsort") else None
-    axis = static(s, "axis", default)
-    if axis is None and s.prim == "flip":
-        return args_text(s, [atom_text(a)], {"axis": shifted(None, b.rank(a))})
-    if axis is None:
-        flat = f"np.reshape({atom_text(a)}, ({b.use_batch_size()}, -1))"
-        return args_text(s, [flat], {"axis": "1"})
-    return args_text(s, [atom_text(a)], {"axis": shifted(axis, b.rank(a))})
-
-
 def _built_items(b: Batch, atom: Any) -> list[Any] | None:
     """The items of a list or tuple the function built, if ``atom`` is one."""
     return getattr(b, "items", {}).get(getattr(atom, "name", None))
 
 
-@batch_rule("shape")
-def shape_rule(b: Batch, s: Let) -> str:
-    items = _built_items(b, s.args[0])
-    if items:  # np.shape([y, 2.0]): the array NumPy makes of the items, per example
-        return f"({len(items)}, *np.shape({_with_batch(b, items[0])})[1:])"
-    return f"np.shape({atom_text(s.args[0])})[1:]"
-
-
-@batch_rule("len")
-def len_rule(b: Batch, s: Let) -> str:
-    return f"np.shape({atom_text(s.args[0])})[1]"
-
-
-@batch_rule("ndim")
-def ndim_rule(b: Batch, s: Let) -> str:
-    return f"np.ndim({atom_text(s.args[0])}) - 1"
-
-
-@batch_rule("size")
-def size_rule(b: Batch, s: Let) -> str:
-    items = _built_items(b, s.args[0])
-    if items:  # np.size([y, 2.0]) per example
-        n = b.use_batch_size()
-        return f"{len(items)} * (np.size({_with_batch(b, items[0])}) // {n})"
-    return f"np.size({atom_text(s.args[0])}) // {b.use_batch_size()}"
-
-
-@batch_rule("dtype")
-def dtype_rule(b: Batch, s: Let) -> str:
-    return f"{atom_text(s.args[0])}.dtype"
-
-
-@batch_rule("float")
-def float_rule(b: Batch, s: Let) -> str:
-    return f"np.asarray({atom_text(s.args[0])}, dtype=float)"
-
-
-@batch_rule("int")
-def int_rule(b: Batch, s: Let) -> str:
-    raise NoBatchRule("int() of a batched value: each example gives its own Python int",
-                      "keep integers (loop bounds, indexes) out of the batched values")
-
-
-@batch_rule("zeros_like", "ones_like", "empty_like", "copy", "asarray",
-            "identity", "isfinite", "isnan", "linalg.inv", "linalg.det",
-            "linalg.slogdet", "linalg.cholesky", "linalg.eigh", "linalg.eigvalsh",
-            "linalg.svd", "linalg.svdvals", "linalg.qr", "linalg.pinv",
-            "linalg.matrix_power", "linalg.matrix_transpose", "matrix_transpose",
-            "linalg.diagonal", "linalg.trace", "linalg.matrix_norm", "tril", "triu",
-            "linalg.matrix_rank")
+@batch_default("trailing_axes")
 def unchanged(b: Batch, s: Let) -> str:
     """Elementwise, or acting on the trailing axes and broadcasting over the others."""
     only_first_batched(b, s)
@@ -310,89 +248,6 @@ def getitem_rule(b: Batch, s: Let) -> str:
     return f"{atom_text(x)}[:, {inner.rstrip(',')}]"
 
 
-@batch_rule("reshape")
-def reshape_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    shape = operand(s, "shape")
-    n = b.use_batch_size()
-    if isinstance(shape, Const):
-        dims = const_dims(shape.value)
-        text = "(" + ", ".join([n] + [str(d) for d in dims]) + ")"
-    elif isinstance(shape, tuple):
-        text = "(" + ", ".join([n] + [atom_text(d) for d in shape]) + ")"
-    else:
-        text = f"({n}, *{atom_text(shape)})"
-    return f"np.reshape({atom_text(s.args[0])}, {text})"
-
-
-@batch_rule("ravel")
-def ravel_rule(b: Batch, s: Let) -> str:
-    return f"np.reshape({atom_text(s.args[0])}, ({b.use_batch_size()}, -1))"
-
-
-@batch_rule("transpose", "T")
-def transpose_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    r = b.rank(s.args[0])
-    p = operand(s, "axes")
-    if isinstance(p, Var):  # a permutation known when the code runs
-        return f"np.transpose({atom_text(s.args[0])}, (0, *batch_axes({p.name}, {r})))"
-    axes = static(s, "axes")
-    if axes is None:
-        perm = (0,) + tuple(range(r, 0, -1))
-    else:
-        perm = (0,) + tuple((a % r) + 1 for a in axes)
-    return f"np.transpose({atom_text(s.args[0])}, {perm})"
-
-
-@batch_rule("swapaxes")
-def swapaxes_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    r = b.rank(s.args[0])
-    a1, a2 = axis_arg(b, s, "axis1", r), axis_arg(b, s, "axis2", r)
-    return f"np.swapaxes({atom_text(s.args[0])}, {a1}, {a2})"
-
-
-@batch_rule("moveaxis")
-def moveaxis_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    r = b.rank(s.args[0])
-    src, dst = axis_arg(b, s, "source", r), axis_arg(b, s, "destination", r)
-    return f"np.moveaxis({atom_text(s.args[0])}, {src}, {dst})"
-
-
-@batch_rule("expand_dims")
-def expand_dims_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    axis = axis_arg(b, s, "axis", b.out_rank(s))
-    return f"np.expand_dims({atom_text(s.args[0])}, {axis})"
-
-
-@batch_rule("squeeze")
-def squeeze_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    axis = static(s, "axis")
-    x = atom_text(s.args[0])
-    if axis is None:  # every per-example axis of length 1, never the batch axis
-        return (f"np.reshape({x}, ({b.use_batch_size()},) + tuple(n for n in "
-                f"np.shape({x})[1:] if n != 1))")
-    return f"np.squeeze({x}, axis={shifted(axis, b.rank(s.args[0]))})"
-
-
-@batch_rule("broadcast_to")
-def broadcast_to_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    shape = operand(s, "shape")
-    if isinstance(shape, Const):
-        dims = const_dims(shape.value)
-        target = "(" + ", ".join([b.use_batch_size()] + [str(d) for d in dims]) + ")"
-        rank = len(dims)
-    else:
-        target = f"({b.use_batch_size()}, *{atom_text(shape)})"
-        rank = b.out_rank(s)
-    return f"np.broadcast_to({align(b, s.args[0], rank)}, {target})"
-
-
 def batched_items(b: Batch, items: list[Any], rank: int) -> list[str]:
     """Items of a list that is stacked or joined: batched ones aligned, unbatched
     ones repeated along a new batch axis, both given the leading unit axes that
@@ -409,90 +264,22 @@ def batched_items(b: Batch, items: list[Any], rank: int) -> list[str]:
     return out
 
 
-@batch_rule("matmul")
-def matmul_rule(b: Batch, s: Let) -> str:
-    """``@`` with a batch axis in front.  NumPy's matmul broadcasts over leading
-    (stack) axes, so matrices only need their stacks lined up; per-example vectors
-    need care, since a batched ``(B, n)`` vector looks like a matrix."""
-    x, w = s.args
-    bx, bw = b.batched(x), b.batched(w)
-    rx, rw = b.rank(x), b.rank(w)
-    tx, tw = atom_text(x), atom_text(w)
-    if rx == 1 and rw == 1:
-        if bx and bw:
-            return f"np.sum({tx} * {tw}, axis=-1)"
-        return f"{tx} @ {tw}" if bx else f"{tw} @ {tx}"
-    if rx == 1:  # (n,) @ (..., n, m)
-        if not bx or rw == 2 and not bw:
-            return f"{tx} @ {tw}"
-        return f"({align(b, x, rw - 1)}[..., None, :] @ {tw})[..., 0, :]"
-    if rw == 1:  # (..., k, n) @ (n,)
-        if not bw:
-            return f"{tx} @ {tw}"
-        return f"({tx} @ {align(b, w, rx - 1)}[..., None])[..., 0]"
-    rank = max(rx, rw)
-    return f"{align(b, x, rank)} @ {align(b, w, rank)}"
-
-
-@batch_rule("outer", "linalg.outer")
-def outer_rule(b: Batch, s: Let) -> str:
-    x, w = s.args
-    n = b.use_batch_size()
-    tx = f"np.reshape({atom_text(x)}, ({n}, -1, 1))" if b.batched(x) else \
-        f"np.reshape({atom_text(x)}, (-1, 1))"
-    tw = f"np.reshape({atom_text(w)}, ({n}, 1, -1))" if b.batched(w) else \
-        f"np.ravel({atom_text(w)})"
-    return f"{tx} * {tw}"
-
-
-@batch_rule("trace", "diagonal")
-def trace_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    r = b.rank(s.args[0])
-    a1, a2 = static(s, "axis1", 0), static(s, "axis2", 1)
-    offset = static(s, "offset", 0)
-    return (f"np.{s.prim}({atom_text(s.args[0])}, offset={offset}, "
-            f"axis1={a1 % r + 1}, axis2={a2 % r + 1})")
-
-
-@batch_rule("linalg.norm")
-def norm_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    r = b.rank(s.args[0])
-    axis = static(s, "axis")
-    if axis is None and r > 2:
-        raise NoBatchRule("np.linalg.norm without an axis of an array with more than "
-                          "two axes")
-    return args_text(s, [atom_text(s.args[0])], {"axis": shifted(axis, r)})
-
-
-@batch_rule("linalg.vector_norm")
-def vector_norm_rule(b: Batch, s: Let) -> str:
-    only_first_batched(b, s)
-    return args_text(s, [atom_text(s.args[0])],
-                     {"axis": shifted(static(s, "axis"), b.rank(s.args[0]))})
-
-
-@batch_rule("linalg.solve")
-def solve_rule(b: Batch, s: Let) -> str:
-    """NumPy 2 (and JAX) read a 1-D ``b`` as one vector for every matrix of ``a``'s
-    stack, and otherwise broadcast the stacks of ``a`` and ``b``.  Batched operands get
-    unit axes after the batch axis, so that the batch axis stays in front of both
-    stacks; a batched vector is solved as a column of that shape."""
-    a, v = s.args
-    ra, rv = b.rank(a), b.rank(v)
-    if rv == 1:
-        if not b.batched(v):  # one vector for every matrix of the batched stack
-            return f"np.linalg.solve({atom_text(a)}, {atom_text(v)})"
-        column = align(b, v, ra - 1)  # (n, 1, ..., M): lined up with a's stack
-        if not column.isidentifier():
-            column = f"({column})" if not column.endswith("]") else column
-        return f"np.linalg.solve({align(b, a, ra)}, {column}[..., None])[..., 0]"
-    rank = max(ra, rv)
-    return f"np.linalg.solve({align(b, a, rank)}, {align(b, v, rank)})"
-
-
 # ---- the runtime helpers emitted derivatives call ----------------------------------
+
+
+@batch_default("along_axis")
+def along_axis(b: Batch, s: Let) -> str:
+    """Functions whose ``axis=None`` flattens (or means "every axis", for flip)."""
+    only_first_batched(b, s)
+    a = s.args[0]
+    default = -1 if s.prim in ("sort", "argsort") else None
+    axis = static(s, "axis", default)
+    if axis is None and s.prim == "flip":
+        return args_text(s, [atom_text(a)], {"axis": shifted(None, b.rank(a))})
+    if axis is None:
+        flat = f"np.reshape({atom_text(a)}, ({b.use_batch_size()}, -1))"
+        return args_text(s, [flat], {"axis": "1"})
+    return args_text(s, [atom_text(a)], {"axis": shifted(axis, b.rank(a))})
 
 
 def _with_batch(b: Batch, atom: Any) -> str:
@@ -503,89 +290,567 @@ def _with_batch(b: Batch, atom: Any) -> str:
     return f"np.broadcast_to({text}, ({b.use_batch_size()}, *np.shape({text})))"
 
 
-@batch_rule("batch_axes")
-def batch_axes_rule(b: Batch, s: Let) -> str:
-    raise NoBatchRule("axis numbers that differ between examples")
+# ---- helpers of the shape and indexing rules -------------------------------------
+# Most shape functions only need their axis arguments moved past the batch axis; where
+# a function reads its array flattened (``axis=None``), each example is flattened on
+# its own (``np.reshape(x, (n, -1))``) and the function works along axis 1.  Selecting
+# with per-example positions (a batched index) picks, for example ``i``, from row
+# ``i``: ``x[np.arange(n)[:, None], idx]``.  An axis given by a name is moved when the
+# code runs: ``axis % rank + 1``.
+
+def flat(b: Batch, atom: Any) -> str:
+    """Each example flattened: ``(n, size)``; an unbatched operand repeated."""
+    if b.batched(atom):
+        return f"np.reshape({atom_text(atom)}, ({b.use_batch_size()}, -1))"
+    return f"np.reshape({_with_batch(b, atom)}, ({b.use_batch_size()}, -1))"
 
 
-@batch_rule("grad_seed")
-def grad_seed_rule(b: Batch, s: Let) -> str:
-    """One seed per example (the probe checked that an example's output is a scalar)."""
-    return f"np.ones_like({atom_text(s.args[0])})"
+def along(b: Batch, s: Let, default: Any, rank: int, per_axis: Callable[[str], str],
+          flattened: Callable[[], str]) -> str:
+    """The batched call for an ``axis`` known now, or known only when the code runs
+    (then ``axis % rank + 1``, and ``None`` selects the flattened spelling)."""
+    axis = operand(s, "axis")
+    if not isinstance(axis, Var):
+        value = default if axis is None else axis.value
+        return flattened() if value is None else per_axis(shifted(value, rank))
+    if b.batched(axis):
+        raise NoBatchRule("an axis that differs per example")
+    t = atom_text(axis)
+    return f"{per_axis(f'{t} % {rank} + 1')} if {t} is not None else {flattened()}"
 
 
-@batch_rule("unbroadcast")
-def unbroadcast_rule(b: Batch, s: Let) -> str:
-    """Per example: sum the axes broadcasting added (they follow the batch axis), then
-    the stretched ones, against a batched view of the target's shape."""
-    g, x = s.args
-    extra = b.rank(g) - b.rank(x)
-    g_text = _with_batch(b, g)
-    if extra > 0:
-        axes = tuple(range(1, extra + 1))
-        g_text = f"np.sum({g_text}, axis={axes[0] if extra == 1 else axes})"
-    return f"unbroadcast({g_text}, {_with_batch(b, x)})"
+def holds_tuple(b: Batch, atom: Any) -> bool:
+    """Is ``atom`` a tuple of index arrays (``np.ix_(...)``, ``np.nonzero(...)``)?  The
+    probe records a tuple's ranks per element, never for the whole."""
+    ranks = getattr(b, "ranks", {})
+    return isinstance(atom, Var) and (atom.name, (0,)) in ranks and \
+        (atom.name, ()) not in ranks
 
 
-def _matmul_bar(b: Batch, s: Let, lhs: bool) -> str:
-    """``x1 @ x2``'s cotangents, batched, from the per-example ranks: vectors are
-    handled by their own products, matrices by a batched ``@``."""
-    g, x1, x2 = s.args
-    r1, r2 = b.rank(x1), b.rank(x2)
-    if r1 == 1 and r2 == 1:  # an inner product: g is a scalar per example
-        other = x2 if lhs else x1
-        return f"{align(b, g, 1)} * {align(b, other, 1)}"
-    target = x1 if lhs else x2
-    rg = b.rank(g)
-    if lhs and r1 == 1:  # (n,) @ (..., n, m): x2 @ g[..., None], summed over the stack
-        stack = max(r2 - 2, rg - 1)
-        full = (f"({align(b, x2, stack + 2)} @ {align(b, g, stack + 1)}[..., None])"
-                "[..., 0]")
-        rank_full = stack + 1
-    elif not lhs and r2 == 1:  # (..., k, n) @ (n,): swap(x1) @ g[..., None]
-        stack = max(r1 - 2, rg - 1)
-        swapped = f"np.swapaxes({align(b, x1, stack + 2)}, -1, -2)"
-        full = f"({swapped} @ {align(b, g, stack + 1)}[..., None])[..., 0]"
-        rank_full = stack + 1
-    elif lhs and r2 == 1:  # (..., k, n) @ (n,): g[..., None] * x2
-        rank_full = max(r1, rg + 1)
-        full = f"{align(b, g, rank_full - 1)}[..., None] * {align(b, x2, rank_full)}"
-    elif not lhs and r1 == 1:  # (n,) @ (..., n, m): x1[:, None] * g[..., None, :]
-        rank_full = max(r2, rg + 1)
-        full = (f"{align(b, x1, rank_full - 1)}[..., None] * "
-                f"{align(b, g, rank_full - 1)}[..., None, :]")
+def items_of(b: Batch, seq: Any, what: str) -> list[Any]:
+    """The atoms of a list or tuple the function built (``[x, y]``)."""
+    items = getattr(b, "items", {}).get(getattr(seq, "name", None))
+    if items is None:
+        raise NoBatchRule(f"`{what}` of a list the function did not build",
+                          f"build the list in the function: {what}([x, y])")
+    return items
+
+
+def repeated(b: Batch, text: str) -> str:
+    """An unbatched per-example value, once per example."""
+    return f"np.stack([{text}] * {b.use_batch_size()})"
+
+
+def rows(b: Batch, rank: int) -> str:
+    """``np.arange(n)`` shaped to broadcast against batched indexes of ``rank`` axes:
+    it picks each example's own row."""
+    n = b.use_batch_size()
+    return f"np.arange({n})[:{', None' * rank}]" if rank else f"np.arange({n})"
+
+
+def refuse_batched(b: Batch, s: Let, names: tuple[str, ...], what: str,
+                   hint: str) -> None:
+    if any(b.batched(operand(s, n)) for n in names):
+        raise NoBatchRule(what, hint)
+
+
+# ---- splitting: several results, each batched -------------------------------------
+
+
+# ---- joining: lists of pieces, each given its per-example rank first -------------
+
+
+def joined_rows(b: Batch, s: Let, rank: int) -> str:
+    """A join of the rows of one array (``np.vstack(x)``: NumPy iterates ``x``'s
+    first axis), or of a list whose length is known only when the code runs
+    (``list(x)``, a list grown in a loop); ``rank`` is a row's.  A batched array's
+    rows run along its second axis; a batched list's items each carry the batch
+    axis.  Rows of rank 0, 1 (and 2 for dstack) are the array itself, its axes
+    moved; longer rows are concatenated."""
+    seq = s.args[0]
+    text = atom_text(seq)
+    if b.kind(seq.name) == LEAF:
+        rows, whole = f"list(np.moveaxis({text}, 1, 0))", text
     else:
-        rank_full = max(r1, r2, rg)
-        if lhs:
-            full = (f"{align(b, g, rank_full)} @ "
-                    f"np.swapaxes({align(b, x2, rank_full)}, -1, -2)")
+        rows, whole = text, f"np.stack({text}, axis=1)"
+    if s.prim in ("stack", "array", "asarray"):
+        axis = shifted(static(s, "axis", 0), rank + 1)
+        if b.kind(seq.name) == LEAF:
+            return f"np.moveaxis({text}, 1, {axis})" if axis != "1" else f"np.array({text})"
+        return f"np.stack({rows}, axis={axis})"
+    if s.prim == "concatenate":
+        axis = static(s, "axis", 0)
+        if axis is None:  # every row flattened, in order: the example flattened
+            return f"np.reshape({whole}, ({b.use_batch_size()}, -1))"
+        return f"np.concatenate({rows}, axis={shifted(axis, rank)})"
+    if s.prim == "vstack":  # rows of rank 0 and 1 become rows of a matrix
+        if rank <= 1:
+            return whole if rank == 1 else f"{whole}[:, :, None]"
+        return f"np.concatenate({rows}, axis=1)"
+    if s.prim == "hstack":  # scalars become a vector, vectors one long vector
+        return whole if rank == 0 else \
+            f"np.concatenate({rows}, axis={2 if rank >= 2 else 1})"
+    if s.prim == "column_stack":  # scalars and vectors become columns
+        if rank <= 1:
+            return f"np.swapaxes({whole}, 1, 2)" if rank == 1 else f"{whole}[:, None, :]"
+        return f"np.concatenate({rows}, axis=2)"
+    if s.prim == "dstack":  # each row made 3-D: (1, 1, 1), (1, m, 1), (p, q, 1)
+        if rank <= 2:
+            return {0: f"{whole}[:, None, None, :]",
+                    1: f"np.swapaxes({whole}, 1, 2)[:, None]",
+                    2: f"np.moveaxis({whole}, 1, -1)"}[rank]
+        return f"np.concatenate({rows}, axis=3)"
+    raise NoBatchRule(f"`np.{s.prim}` of the rows of an array")
+
+
+def _joined(b: Batch, s: Let, piece: Callable[[str, int], str],
+            unbatched: Callable[[str, int], str], axis: int) -> str:
+    """Concatenate a list's pieces after ``piece`` gave each batched one its joined
+    rank; an unbatched piece is shaped by ``unbatched`` and repeated.  The rows of
+    one array, or a list the code builds as it runs: ``joined_rows``."""
+    seq = s.args[0]
+    if isinstance(seq, Var) and seq.name not in getattr(b, "items", {}) and b.batched(seq):
+        kind = b.kind(seq.name)
+        if kind == LEAF:
+            return joined_rows(b, s, b.rank(seq) - 1)
+        if isinstance(kind, Seq):
+            return joined_rows(b, s, b._seq_rank(seq.name))
+    texts = []
+    for item in items_of(b, s.args[0], f"np.{s.prim}"):
+        if b.batched(item):
+            texts.append(piece(atom_text(item), b.rank(item)))
         else:
-            full = (f"np.swapaxes({align(b, x1, rank_full)}, -1, -2) @ "
-                    f"{align(b, g, rank_full)}")
-    extra = rank_full - b.rank(target)
-    if extra > 0:  # the operand was broadcast over a stack: sum it back
-        axes = tuple(range(1, extra + 1))
-        full = f"np.sum({full}, axis={axes[0] if extra == 1 else axes})"
-    return f"unbroadcast({full}, {_with_batch(b, target)})"
+            texts.append(repeated(b, unbatched(atom_text(item), b.rank(item))))
+    return f"np.concatenate([{', '.join(texts)}], axis={axis})"
 
 
-@batch_rule("matmul_lhs_bar")
-def matmul_lhs_bar_rule(b: Batch, s: Let) -> str:
-    return _matmul_bar(b, s, lhs=True)
+def _flat_items(b: Batch, atom: Any) -> str:
+    """Each example flattened (``flat``); a list the function built (np.append(x,
+    [y, 2.0])) as the array NumPy makes of it, each item given the batch axis."""
+    items = getattr(b, "items", {}).get(getattr(atom, "name", None))
+    if items is None:
+        return flat(b, atom)
+    stacked = f"np.stack([{', '.join(_with_batch(b, a) for a in items)}], axis=1)"
+    return f"np.reshape({stacked}, ({b.use_batch_size()}, -1))"
 
 
-@batch_rule("matmul_rhs_bar")
-def matmul_rhs_bar_rule(b: Batch, s: Let) -> str:
-    return _matmul_bar(b, s, lhs=False)
+# ---- rearranging ---------------------------------------------------------------------
 
 
-def dot_bar_rule(b: Batch, s: Let) -> str:
-    g, x1, x2 = s.args
-    if b.rank(x1) == 0 or b.rank(x2) == 0 or b.rank(x1) > 2 or b.rank(x2) > 2:
-        raise NoBatchRule(f"`{s.prim}` of a scalar or an array of more than two axes")
-    return _matmul_bar(b, s, lhs=s.prim == "dot_lhs_bar")
+# ---- copies --------------------------------------------------------------------------
 
 
-# the rule families of shape/indexing and linalg (registration is write-once, so the
-# order of these imports decides nothing)
-from . import batching_linalg, batching_shape  # noqa: E402,F401
+def _per_axis_pairs(atom: Any, rank: int) -> str:
+    """An ``np.pad`` ``(before, after)`` argument spelled for every example axis, with
+    ``(0, 0)`` in front for the batch axis."""
+    if isinstance(atom, Const):
+        pairs = np.broadcast_to(atom.value, (rank, 2)).tolist()
+        return str(tuple([(0, 0)] + [tuple(p) for p in pairs]))
+    return f"[(0, 0), *np.broadcast_to({atom_text(atom)}, ({rank}, 2)).tolist()]"
+
+
+# ---- constructors of a computed value ------------------------------------------------
+
+
+def _batched_shape(b: Batch, shape: Any) -> str:
+    n = b.use_batch_size()
+    if isinstance(shape, Const):
+        dims = const_dims(shape.value)
+        return "(" + ", ".join([n] + [str(d) for d in dims]) + ")"
+    if isinstance(shape, tuple):
+        return "(" + ", ".join([n] + [atom_text(d) for d in shape]) + ")"
+    return f"({n}, *np.atleast_1d({atom_text(shape)}))"
+
+
+# ---- selecting -----------------------------------------------------------------------
+
+
+PER_EXAMPLE_COUNT = "each example would keep its own number of elements"
+
+
+# ---- indexing with positions that differ per example, and adding at positions -------
+
+
+def _index_pieces(b: Batch, index: Index) -> str:
+    """An index for the batched array with the batch axis kept in front (to be
+    spelled inside a subscript)."""
+    first = index.items[0] if index.items else None
+    if isinstance(first, Const) and first.value is Ellipsis:
+        return index_text(index)
+    if len(index.items) == 1 and holds_tuple(b, first):  # a tuple of index arrays
+        return f":, *{atom_text(first)}"
+    advanced = [k for k, item in enumerate(index.items) if not (
+        isinstance(item, Slice) or (isinstance(item, Const) and (
+            item.value is None or isinstance(item.value, int))))]
+    if advanced and advanced != list(range(advanced[0], advanced[-1] + 1)):
+        raise NoBatchRule("array indexes separated by slices, on a batched array",
+                          "index in two steps")
+    inner = index_text(index).rstrip(",")
+    return f":, {inner}" if inner else ":"
+
+
+def _per_example_index(b: Batch, index: Index, base_batched: bool) -> str:
+    """A batched index of integer arrays (and ints) only: each batched array lined up
+    after the batch axis, and a batched base read at its own row."""
+    items = list(index.items)
+    if any(holds_tuple(b, i) for i in items):
+        raise NoBatchRule("a tuple of index arrays that differ per example",
+                          "index with the arrays themselves: x[i, j]")
+    if any(isinstance(i, Slice) or (isinstance(i, Const) and (
+            i.value is None or i.value is Ellipsis)) for i in items):
+        raise NoBatchRule("a batched index mixed with slices, None or ...",
+                          "index with the batched positions alone, then slice")
+    rank = _broadcast_rank(b, items)
+    texts = [align(b, i, rank) for i in items]
+    if base_batched:
+        texts = [rows(b, rank)] + texts
+    return ", ".join(texts)
+
+
+def _broadcast_rank(b: Batch, items: Any) -> int:
+    """Per-example rank of index arrays broadcast together."""
+    return max(b.rank(i) if isinstance(i, Var) else int(np.ndim(i.value))
+               for i in items)
+
+
+def _is_mask(b: Batch, atom: Any) -> bool:
+    """Is ``atom`` a comparison's result (a mask, not positions)?"""
+    producers = getattr(getattr(b, "a", None), "producer", {})
+    producer = producers.get(getattr(atom, "name", ""))
+    return producer is not None and producer.prim in PRIMITIVES and \
+        PRIMITIVES[producer.prim].family == "comparison"
+
+
+def _selected_rank(b: Batch, base: Any, index: Index) -> int:
+    """Per-example rank of ``y[index]``: ints remove an axis, ``None`` adds one, a
+    tuple of index arrays or integer arrays replace the axes they index by theirs."""
+    items = list(index.items)
+    if len(items) == 1 and holds_tuple(b, items[0]):
+        ranks = getattr(b, "ranks", {})
+        name, k, found = items[0].name, 0, []
+        while (name, (k,)) in ranks:
+            found.append(ranks[(name, (k,))])
+            k += 1
+        return b.rank(base) - len(found) + max(found, default=0)
+    consumed, added, arrays = 0, 0, []
+    for item in items:
+        if isinstance(item, Slice):
+            consumed, added = consumed + 1, added + 1
+        elif isinstance(item, Const) and item.value is None:
+            added += 1
+        elif isinstance(item, Const) and item.value is Ellipsis:
+            continue
+        elif isinstance(item, Const) and isinstance(item.value, (int, np.integer)):
+            consumed += 1
+        elif isinstance(item, Const) and np.asarray(item.value).dtype == bool:
+            consumed += np.ndim(item.value)
+            arrays.append(1)
+        else:
+            rank = b.rank(item) if isinstance(item, Var) else int(np.ndim(item.value))
+            consumed, arrays = consumed + 1, arrays + [rank]
+    return b.rank(base) - consumed + added + max(arrays, default=0)
+
+
+# ---- the runtime helpers emitted derivatives call -----------------------------------
+
+
+# ---- more functions along an axis (issue 3's additions) ------------------------------
+
+
+@batch_default("along_last_axis")
+def diff_rule(b: Batch, s: Let) -> str:
+    """Along the moved axis (default -1, which the batch axis does not move)."""
+    only_first_batched(b, s)
+    a = s.args[0]
+    return along(b, s, -1, b.rank(a),
+                 lambda ax: args_text(s, [atom_text(a)], {"axis": ax}),
+                 lambda: args_text(s, [atom_text(a)], {"axis": "-1"}))
+
+# ---- helpers of the linear algebra, reduction and runtime-helper rules -----------
+# Contractions are einsums over letters derived from the ranks, the batch with a letter
+# of its own on every batched operand and on the output (``np.einsum("zij,jk->zik", x,
+# w)``); an axis held by a name (``ax = 1``) moves when the code runs; an operand that
+# only gives a shape is enough as a batched view (``np.broadcast_to``).
+
+BATCH_LETTER = "z"  # einsum letter of the batch axis; the others come from LETTERS
+LETTERS = "abcdefghijklmnopqrstuvwxy"
+
+
+_UNKNOWN = object()
+_FOLD = {"add": lambda x, y: x + y, "subtract": lambda x, y: x - y,
+         "multiply": lambda x, y: x * y, "negative": lambda x: -x,
+         "range": range, "make_tuple": lambda *xs: xs, "make_list": lambda *xs: list(xs)}
+
+
+def _known(b: Batch, atom: Any) -> Any:
+    """The value of an atom that constants and per-example ranks decide
+    (``lead = np.ndim(a) - 1``, ``(range(lead), range(lead))``), read through the
+    statements that made it; ``_UNKNOWN`` where the code decides it when it runs."""
+    if isinstance(atom, Const):
+        return atom.value
+    producer = getattr(getattr(b, "a", None), "producer", {})
+    s = producer.get(atom.name) if isinstance(atom, Var) and not b.batched(atom) else None
+    if s is None or atom.name not in _bound_once(getattr(b, "fn", None)):
+        return _UNKNOWN
+    if s.prim == "ndim":
+        return b.rank(s.args[0])
+    if s.prim == "identity":
+        return _known(b, s.args[0])
+    if s.prim in _FOLD and not s.params:
+        values = [_known(b, a) for a in s.args]
+        if all(v is not _UNKNOWN for v in values):
+            return _FOLD[s.prim](*values)
+    return _UNKNOWN
+
+
+def _bound_once(fn: Any) -> set[str]:
+    """Names one statement binds for good: not joined from branches, not carried
+    around a loop, not a loop's counter, not an array written in place."""
+    if fn is None:
+        return set()
+    counts: Counter[str] = Counter()
+    changing = set(fn.aliases) | set(fn.aliases.values())
+    for st in walk(fn.body):
+        if isinstance(st, Let):
+            counts[st.target] += 1
+        elif isinstance(st, For):
+            changing |= {entry for entry, _ in st.carried} | {st.target}
+    return {n for n, c in counts.items() if c == 1} - changing
+
+
+def _static(b: Batch, s: Let, name: str, default: Any = None) -> Any:
+    """The value of parameter ``name`` known now (a constant, or decided by
+    constants and ranks), else ``default``."""
+    p = operand(s, name)
+    if p is None:
+        return default
+    value = _known(b, p)
+    if value is _UNKNOWN:
+        raise NoBatchRule(f"the `{name}` argument is computed when the code runs",
+                          f"write `{name}=` as a constant")
+    return value
+
+
+def _all_axes(rank: int) -> str:
+    """Every per-example axis of a batched array (``()`` for a scalar example)."""
+    return shifted(None, rank) if rank > 0 else "()"
+
+
+def _axis(b: Batch, s: Let, name: str, rank: int, default: Any = None) -> str:
+    """The ``name`` axis argument for the batched array.  A constant moves now; an int
+    held by a name (``ax = 1``, an argument) moves when the code runs."""
+    p = operand(s, name)
+    value = default if p is None else _known(b, p)
+    if value is not _UNKNOWN:
+        return _all_axes(rank) if value is None else shifted(value, rank)
+    if b.batched(p):
+        raise NoBatchRule(f"a `{name}` argument that differs between examples",
+                          f"give `{name}=` the same value for every example")
+    try:
+        is_int = b.rank(p) == 0
+    except NoBatchRule:
+        is_int = False
+    if not is_int:  # None, an int or a tuple: moved when the code runs
+        return f"batch_axes({atom_text(p)}, {rank})"
+    t = atom_text(p)
+    return f"{t} + 1 if {t} >= 0 else {t}"
+
+
+def _operand_rank(b: Batch, atom: Any) -> int:
+    """An operand's per-example rank; a constant list of numbers (np.kron(x, [1.0,
+    2.0])) is the array NumPy makes of it."""
+    if isinstance(atom, Const) and isinstance(atom.value, (list, tuple)):
+        return int(np.ndim(atom.value))
+    return b.rank(atom)
+
+
+def _array_text(atom: Any) -> str:
+    """An unbatched operand as an array (a constant list indexed with ``None``s)."""
+    if isinstance(atom, Const) and isinstance(atom.value, (list, tuple)):
+        return f"np.asarray({atom_text(atom)})"
+    return atom_text(atom)
+
+
+def _paren(text: str) -> str:
+    return text if text.replace(".", "").replace("_", "").isalnum() else f"({text})"
+
+
+def _repeat(b: Batch, text: str) -> str:
+    """A value that is the same for every example, repeated along a new batch axis
+    (a copy, never a read-only view: later code may write into it)."""
+    return f"np.repeat({_paren(text)}[None], {b.use_batch_size()}, axis=0)"
+
+
+def _lined(b: Batch, atom: Any, text: str, rank: int) -> str:
+    """``text`` (an expression of ``atom``'s value, same rank) with per-example axes
+    added after the batch axis up to ``rank``, as :func:`align` does for atoms."""
+    missing = rank - b.rank(atom)
+    if not b.batched(atom) or missing <= 0:
+        return text
+    return f"{_paren(text)}[:{', None' * missing}]"
+
+
+def _items(b: Batch, atom: Any) -> list[Any]:
+    """The atoms of a list the function built as a literal (vmap keeps them)."""
+    items = getattr(b, "items", {}).get(atom.name) if isinstance(atom, Var) else None
+    if items is None:
+        raise NoBatchRule("a list of arrays the function did not build as a literal",
+                          "write the list out: [a, b, c]")
+    return items
+
+
+def _kind_is_list(b: Batch, name: str) -> bool:
+    from ..ir.kinds import Tree
+
+    kind = getattr(b, "kind", lambda n: None)(name)
+    return isinstance(kind, Tree)
+
+
+def _letter(spec: str) -> str:
+    spare = BATCH_LETTER + LETTERS[::-1] + LETTERS.upper()
+    return next(c for c in spare if c not in spec)
+
+
+def _einsum_terms(spec: str) -> tuple[list[str], str]:
+    """An einsum's input terms and explicit output; an implicit output (no ``->``)
+    is NumPy's: ``...`` first, then the letters used once, sorted."""
+    text = spec.replace(" ", "")
+    inputs, arrow, output = text.partition("->")
+    if not arrow:
+        letters = inputs.replace(",", "").replace(".", "")
+        once = sorted(c for c in set(letters) if letters.count(c) == 1)
+        output = ("..." if "..." in inputs else "") + "".join(once)
+    return inputs.split(","), output
+
+
+def _einsum(b: Batch, terms: list[str], output: str, atoms: list[Any],
+            extra: str = "") -> str:
+    """``np.einsum`` with a batch letter on each batched operand and on the output."""
+    z = _letter("".join(terms) + output)
+    parts = [z + t if b.batched(a) else t for t, a in zip(terms, atoms)]
+    spec = ",".join(parts) + "->" + z + output
+    texts = ", ".join(atom_text(a) for a in atoms)
+    return f"np.einsum({spec!r}, {texts}{extra})"
+
+
+def _tensordot_terms(ra: int, rb: int, axes: Any) -> tuple[str, str, str]:
+    """Letters for ``np.tensordot(a, b, axes)``: a's, b's and the output's."""
+    if isinstance(axes, int):
+        a_axes, b_axes = list(range(ra - axes, ra)), list(range(axes))
+    else:
+        a_axes, b_axes = ([a] if isinstance(a, int) else list(a) for a in axes)
+        a_axes = [i % ra for i in a_axes]
+        b_axes = [i % rb for i in b_axes]
+    ta = LETTERS[:ra]
+    tb = list(LETTERS[ra:ra + rb])
+    for i, j in zip(a_axes, b_axes):
+        tb[j] = ta[i]
+    out = [ta[i] for i in range(ra) if i not in a_axes]
+    out += [tb[j] for j in range(rb) if j not in b_axes]
+    return ta, "".join(tb), "".join(out)
+
+
+def _tensordot_axes(b: Batch, s: Let) -> Any:
+    axes = _static(b, s, "axes", 2)
+    if isinstance(axes, list):
+        axes = tuple(axes)
+    return axes
+
+
+# ---- reductions ---------------------------------------------------------------------
+
+
+@batch_default("reducer")
+def reduction_rule(b: Batch, s: Let) -> str:
+    """``axis=None`` reduces every per-example axis; ``axis=k`` is ``k + 1`` (also
+    when a name holds the int: moved when the code runs)."""
+    if s.prim == "average" and operand(s, "weights") is not None:
+        return average_weights(b, s)
+    only_first_batched(b, s)
+    return args_text(s, [atom_text(a) for a in s.args],
+                     {"axis": _axis(b, s, "axis", b.rank(s.args[0]))})
+
+
+def average_weights(b: Batch, s: Let) -> str:
+    """``np.average(a, axis, weights=w)``: the weights given ``a``'s batched shape
+    (1-D weights laid along ``axis`` first), so that NumPy takes them as they are."""
+    a, w = s.args[0], operand(s, "weights")
+    ra, rw = b.rank(a), b.rank(w)
+    axis = _static(b, s, "axis")
+    w_text = atom_text(w)
+    if rw != ra:  # 1-D weights along an int axis
+        k = axis % ra
+        after = ", None" * (ra - 1 - k)
+        w_text = (f"{_paren(w_text)}[:{', None' * k}, :{after}]" if b.batched(w)
+                  else f"{_paren(w_text)}[:{after}]")
+    a_text = _with_batch(b, a)
+    params = {"axis": shifted(axis, ra) if ra else "()"}
+    full = f"np.broadcast_to({w_text}, np.shape({a_text}))"
+    keywords = s.params.get(KEYWORD_OPERANDS, ())
+    if "weights" in keywords:  # the operands: a, then weights
+        texts = [a_text, full]
+    else:
+        texts, params["weights"] = [a_text], full
+    return args_text(s, texts, params)
+
+
+@batch_default("cumulative")
+def cumulative_rule(b: Batch, s: Let) -> str:
+    """Running reductions: ``axis=None`` runs over each flattened example (axis 1 of
+    the batch reshaped to ``(n, -1)``); ``axis=k`` is ``k + 1``."""
+    only_first_batched(b, s)
+    a = s.args[0]
+    p = operand(s, "axis")
+    if p is None or isinstance(p, Const) and p.value is None:
+        flat = f"np.reshape({atom_text(a)}, ({b.use_batch_size()}, -1))"
+        return args_text(s, [flat], {"axis": "1"})
+    return args_text(s, [atom_text(a)], {"axis": _axis(b, s, "axis", b.rank(a))})
+
+
+# ---- special functions ----------------------------------------------------------
+
+
+@batch_default("normalizer")
+def special_axis_rule(b: Batch, s: Let) -> str:
+    """Normalisations over ``axis``: ``None`` is every per-example axis."""
+    only_first_batched(b, s)
+    a = s.args[0]
+    return args_text(s, [atom_text(a)], {"axis": _axis(b, s, "axis", b.rank(a))})
+
+
+# ---- products -------------------------------------------------------------------
+
+
+# ---- the runtime helpers of emitted derivatives ---------------------------------
+
+
+def _seq_texts(b: Batch, seq: Any, what: str) -> list[str]:
+    """Each item of a list or tuple argument with a batch axis: the items of one
+    the function built as a literal, or of a helper's tuple result (``g[0]``)."""
+    items = getattr(b, "items", {}).get(seq.name) if isinstance(seq, Var) else None
+    if items is not None:
+        return [_with_batch(b, a) for a in items]
+    from ..ir.kinds import LEAF, Tree
+
+    kind = getattr(b, "kind", lambda n: None)(seq.name) if isinstance(seq, Var) else None
+    if not isinstance(kind, Tree) or kind.type is dict or any(
+            c != LEAF for c in kind.children):
+        raise NoBatchRule(f"`{what}` of a list the function did not build",
+                          "build the list in the function: [x, y]")
+    texts = []
+    for key in kind.keys:
+        text = f"{seq.name}[{key}]"
+        if not b.batched(seq, (key,)):
+            text = f"np.broadcast_to({text}, ({b.use_batch_size()}, *np.shape({text})))"
+        texts.append(text)
+    return texts
+
+
+def _listed(texts: list[str]) -> str:
+    return "[" + ", ".join(texts) + "]"
+
+
+# ---- issue 3's additions: nanprod, trapezoid, cov, corrcoef -------------------------
+
+
+# ---- polynomials, cond, tensorinv, tensorsolve ----------------------------------------

@@ -13,7 +13,16 @@ from ..ir.nodes import Const, Let, Var
 from ..ir.spelling import atom_text
 from ..runtime import unbroadcast
 from .batching import Batch, NoBatchRule, _with_batch, args_text, batch_rule, broadcasting, operand
-from .registry import call_spelling, defjvp, defprim, defvjp, infix, is_integer_constant
+from .registry import (
+    call_spelling,
+    defbilinear,
+    defjvp,
+    deflinear,
+    defprim,
+    defvjp,
+    infix,
+    is_integer_constant,
+)
 
 defprim(
     "add", np.add, "(x1, x2)", family="binary", spelling=infix("+"),
@@ -68,14 +77,7 @@ def multiply_vjp(g, ans, x1, x2):
     return unbroadcast(g * x2, x1), unbroadcast(g * x1, x2)
 
 
-@defjvp("multiply", "x1")
-def multiply_jvp_x1(x1_dot, ans, x1, x2):
-    return x1_dot * x2
-
-
-@defjvp("multiply", "x2")
-def multiply_jvp_x2(x2_dot, ans, x1, x2):
-    return x1 * x2_dot
+defbilinear("multiply", "x1", "x2")
 
 
 defprim(
@@ -89,9 +91,7 @@ def divide_vjp(g, ans, x1, x2):
     return unbroadcast(g / x2, x1), unbroadcast(-g * ans / x2, x2)
 
 
-@defjvp("divide", "x1")
-def divide_jvp_x1(x1_dot, ans, x1, x2):
-    return x1_dot / x2
+deflinear("divide", "x1")
 
 
 @defjvp("divide", "x2")
@@ -571,9 +571,7 @@ def ldexp_vjp(g, ans, x1, x2):
     return unbroadcast(np.ldexp(g, x2), x1)
 
 
-@defjvp("ldexp", "x1")
-def ldexp_jvp(x1_dot, ans, x1, x2):
-    return np.ldexp(x1_dot, x2)
+deflinear("ldexp", "x1")
 
 
 # ---- piecewise-linear interpolation -----------------------------------------------

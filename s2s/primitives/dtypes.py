@@ -22,7 +22,7 @@ from .batching import (
     shifted,
     static,
 )
-from .registry import defjvp, defprim, defvjp
+from .registry import defjvp, deflinear, defprim, defvjp
 
 # ---- facts about dtypes: no derivative ------------------------------------------
 
@@ -33,7 +33,6 @@ defprim(
 
 
 # ---- casts -----------------------------------------------------------------------
-
 
 
 def _astype_spelling(args, params):
@@ -84,9 +83,7 @@ def float64_vjp(g, ans, x):
     return np.astype(g, np.asarray(x).dtype)  # x may be a Python float
 
 
-@defjvp("float64", "x")
-def float64_jvp(x_dot, ans, x):
-    return np.float64(x_dot)
+deflinear("float64", "x")
 
 
 @batch_rule("float64")

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import sinc_taylor
-from .registry import call_spelling, defjvp, defprim, defvjp, prefix
+from .registry import call_spelling, defjvp, deflinear, defprim, defvjp, prefix
 
 # ---- trigonometric --------------------------------------------------------------
 
@@ -298,9 +298,7 @@ def negative_vjp(g, ans, x):
     return -g
 
 
-@defjvp("negative", "x")
-def negative_jvp(x_dot, ans, x):
-    return -x_dot
+deflinear("negative", "x")
 
 
 defprim("positive", np.positive, "(x)", family="elementwise", spelling=prefix("+"))

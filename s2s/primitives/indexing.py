@@ -16,31 +16,29 @@ from ..ir.nodes import Index, Let, Var
 from ..ir.spelling import atom_text
 from ..runtime import take_along_axis_bar, unbroadcast
 from .batching import (
+    PER_EXAMPLE_COUNT,
     Batch,
     NoBatchRule,
-    align,
-    along_axis,
-    args_text,
-    batch_rule,
-    only_first_batched,
-    operand,
-    static,
-)
-from .batching_shape import (
-    PER_EXAMPLE_COUNT,
     _broadcast_rank,
     _index_pieces,
     _is_mask,
     _per_example_index,
     _selected_rank,
+    align,
     along,
+    along_axis,
+    args_text,
+    batch_rule,
     flat,
     holds_tuple,
+    only_first_batched,
+    operand,
     refuse_batched,
     repeated,
     rows,
+    static,
 )
-from .registry import defjvp, defprim, defvjp
+from .registry import defjvp, deflinear, defprim, defvjp
 
 defprim(
     "sort", np.sort, "(a, axis=-1, kind=None, stable=None)", family="indexing",
@@ -83,9 +81,7 @@ def take_vjp(g, ans, a, indices, axis=None):
     return a_bar
 
 
-@defjvp("take", "a")
-def take_jvp(a_dot, ans, a, indices, axis=None):
-    return np.take(a_dot, indices, axis=axis)
+deflinear("take", "a", keywords=True)
 
 
 @batch_rule("take")
@@ -132,9 +128,7 @@ def take_along_axis_vjp(g, ans, arr, indices, axis=-1):
     return take_along_axis_bar(g, indices, arr, axis)
 
 
-@defjvp("take_along_axis", "arr")
-def take_along_axis_jvp(arr_dot, ans, arr, indices, axis=-1):
-    return np.take_along_axis(arr_dot, indices, axis=axis)
+deflinear("take_along_axis", "arr", keywords=True)
 
 
 @batch_rule("take_along_axis")
@@ -169,9 +163,7 @@ def compress_vjp(g, ans, condition, a, axis=None):
     return a_bar
 
 
-@defjvp("compress", "a")
-def compress_jvp(a_dot, ans, condition, a, axis=None):
-    return np.compress(condition, a_dot, axis=axis)
+deflinear("compress", "a", keywords=True)
 
 
 @batch_rule("compress")
@@ -198,9 +190,7 @@ def extract_vjp(g, ans, condition, arr):
     return np.reshape(flat_bar, np.shape(arr))
 
 
-@defjvp("extract", "arr")
-def extract_jvp(arr_dot, ans, condition, arr):
-    return np.extract(condition, arr_dot)
+deflinear("extract", "arr")
 
 
 @batch_rule("extract")
@@ -232,9 +222,7 @@ def delete_vjp(g, ans, arr, obj, axis=None):
     return arr_bar
 
 
-@defjvp("delete", "arr")
-def delete_jvp(arr_dot, ans, arr, obj, axis=None):
-    return np.delete(arr_dot, obj, axis=axis)
+deflinear("delete", "arr", keywords=True)
 
 
 @batch_rule("delete")

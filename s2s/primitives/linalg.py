@@ -1,5 +1,5 @@
-"""Linear algebra: products, diagonals and triangles, inverses and solves,
-factorisations (Cholesky, eigh, SVD, QR) and norms.
+"""Linear algebra: products, diagonals and triangles, polynomials and convolutions
+(inverses, solves, factorisations and norms are in :mod:`.linalg_solve`).
 
 Where a cotangent depends on the operands' ranks, which emitted code learns only when
 it runs (matmul, dot, tensordot, kron, einsum, multi_dot, norms of either kind), the
@@ -13,7 +13,8 @@ import operator
 
 import numpy as np
 
-from ..ir.nodes import Const
+from ..ir.nodes import Const, Let, Var
+from ..ir.spelling import atom_text
 from ..runtime import (
     dot_lhs_bar,
     dot_rhs_bar,
@@ -24,17 +25,32 @@ from ..runtime import (
     kron_rhs_bar,
     matmul_lhs_bar,
     matmul_rhs_bar,
-    matrix_norm_grad,
     multi_dot_bars,
     multi_dot_tangent,
-    norm_grad,
-    rhs_columns,
     tensordot_lhs_bar,
     tensordot_rhs_bar,
     unbroadcast,
-    vector_norm_grad,
 )
-from .registry import Refused, defjvp, defprim, defvjp, infix
+from .batching import (
+    Batch,
+    NoBatchRule,
+    _einsum,
+    _einsum_terms,
+    _items,
+    _lined,
+    _paren,
+    _static,
+    _tensordot_axes,
+    _tensordot_terms,
+    align,
+    args_text,
+    batch_rule,
+    broadcasting,
+    only_first_batched,
+    operand,
+    static,
+)
+from .registry import Refused, defbilinear, defjvp, deflinear, defprim, defvjp, infix
 
 defprim(
     "matmul", np.matmul, "(x1, x2)", family="linalg", spelling=infix("@"),
@@ -47,14 +63,32 @@ def matmul_vjp(g, ans, x1, x2):
     return matmul_lhs_bar(g, x1, x2), matmul_rhs_bar(g, x1, x2)
 
 
-@defjvp("matmul", "x1")
-def matmul_jvp_x1(x1_dot, ans, x1, x2):
-    return x1_dot @ x2
+defbilinear("matmul", "x1", "x2")
 
 
-@defjvp("matmul", "x2")
-def matmul_jvp_x2(x2_dot, ans, x1, x2):
-    return x1 @ x2_dot
+@batch_rule("matmul")
+def matmul_rule(b: Batch, s: Let) -> str:
+    """``@`` with a batch axis in front.  NumPy's matmul broadcasts over leading
+    (stack) axes, so matrices only need their stacks lined up; per-example vectors
+    need care, since a batched ``(B, n)`` vector looks like a matrix."""
+    x, w = s.args
+    bx, bw = b.batched(x), b.batched(w)
+    rx, rw = b.rank(x), b.rank(w)
+    tx, tw = atom_text(x), atom_text(w)
+    if rx == 1 and rw == 1:
+        if bx and bw:
+            return f"np.sum({tx} * {tw}, axis=-1)"
+        return f"{tx} @ {tw}" if bx else f"{tw} @ {tx}"
+    if rx == 1:  # (n,) @ (..., n, m)
+        if not bx or rw == 2 and not bw:
+            return f"{tx} @ {tw}"
+        return f"({align(b, x, rw - 1)}[..., None, :] @ {tw})[..., 0, :]"
+    if rw == 1:  # (..., k, n) @ (n,)
+        if not bw:
+            return f"{tx} @ {tw}"
+        return f"({tx} @ {align(b, w, rx - 1)}[..., None])[..., 0]"
+    rank = max(rx, rw)
+    return f"{align(b, x, rank)} @ {align(b, w, rank)}"
 
 
 defprim("dot", np.dot, "(a, b)", family="linalg", methods=("dot",))
@@ -65,14 +99,21 @@ def dot_vjp(g, ans, a, b):
     return dot_lhs_bar(g, a, b), dot_rhs_bar(g, a, b)
 
 
-@defjvp("dot", "a")
-def dot_jvp_a(a_dot, ans, a, b):
-    return np.dot(a_dot, b)
+defbilinear("dot", "a", "b")
 
 
-@defjvp("dot", "b")
-def dot_jvp_b(b_dot, ans, a, b):
-    return np.dot(a, b_dot)
+@batch_rule("dot")
+def dot_rule(b: Batch, s: Let) -> str:
+    """A scalar operand multiplies; up to two axes ``dot`` is ``@``; beyond, it sums
+    x's last axis against y's second-to-last (an einsum)."""
+    x, y = s.args
+    rx, ry = b.rank(x), b.rank(y)
+    if rx == 0 or ry == 0:
+        return broadcasting(b, Let(s.target, "multiply", s.args, {}, s.loc))
+    if rx <= 2 and ry <= 2:
+        return matmul_rule(b, s)
+    ta, tb, out = _tensordot_terms(rx, ry, ([rx - 1], [ry - 2 if ry >= 2 else 0]))
+    return _einsum(b, [ta, tb], out, [x, y])
 
 
 # ---- products -------------------------------------------------------------------
@@ -86,14 +127,16 @@ def vdot_vjp(g, ans, a, b):
     return g * np.reshape(b, np.shape(a)), g * np.reshape(a, np.shape(b))
 
 
-@defjvp("vdot", "a")
-def vdot_jvp_a(a_dot, ans, a, b):
-    return np.vdot(a_dot, b)
+defbilinear("vdot", "a", "b")
 
 
-@defjvp("vdot", "b")
-def vdot_jvp_b(b_dot, ans, a, b):
-    return np.vdot(a, b_dot)
+@batch_rule("vdot")
+def vdot_rule(b: Batch, s: Let) -> str:
+    """The sum of the flattened product: each example flattened."""
+    n = b.use_batch_size()
+    x, y = (f"np.reshape({atom_text(a)}, ({n}, -1))" if b.batched(a)
+            else f"np.ravel({atom_text(a)})" for a in s.args)
+    return f"np.sum({x} * {y}, axis=-1)"
 
 
 defprim("inner", np.inner, "(a, b)", family="linalg",
@@ -107,14 +150,18 @@ def inner_vjp(g, ans, a, b):
     return inner_lhs_bar(g, a, b), inner_rhs_bar(g, a, b)
 
 
-@defjvp("inner", "a")
-def inner_jvp_a(a_dot, ans, a, b):
-    return np.inner(a_dot, b)
+defbilinear("inner", "a", "b")
 
 
-@defjvp("inner", "b")
-def inner_jvp_b(b_dot, ans, a, b):
-    return np.inner(a, b_dot)
+@batch_rule("inner")
+def inner_rule(b: Batch, s: Let) -> str:
+    """The last axes contracted: an einsum (a scalar operand multiplies)."""
+    x, y = s.args
+    rx, ry = b.rank(x), b.rank(y)
+    if rx == 0 or ry == 0:
+        return broadcasting(b, Let(s.target, "multiply", s.args, {}, s.loc))
+    ta, tb, out = _tensordot_terms(rx, ry, ([rx - 1], [ry - 1]))
+    return _einsum(b, [ta, tb], out, [x, y])
 
 
 # np.outer flattens its operands; np.linalg.outer takes vectors only
@@ -137,6 +184,17 @@ for _name, _impl, _sig in (("outer", np.outer, "(a, b)"),
         return np.outer(a, b_dot)
 
 
+@batch_rule("outer", "linalg.outer")
+def outer_rule(b: Batch, s: Let) -> str:
+    x, w = s.args
+    n = b.use_batch_size()
+    tx = f"np.reshape({atom_text(x)}, ({n}, -1, 1))" if b.batched(x) else \
+        f"np.reshape({atom_text(x)}, (-1, 1))"
+    tw = f"np.reshape({atom_text(w)}, ({n}, 1, -1))" if b.batched(w) else \
+        f"np.ravel({atom_text(w)})"
+    return f"{tx} * {tw}"
+
+
 defprim("tensordot", np.tensordot, "(a, b, axes=2)", family="linalg",
         aliases=(np.linalg.tensordot,))
 
@@ -146,14 +204,15 @@ def tensordot_vjp(g, ans, a, b, axes=2):
     return tensordot_lhs_bar(g, a, b, axes), tensordot_rhs_bar(g, a, b, axes)
 
 
-@defjvp("tensordot", "a")
-def tensordot_jvp_a(a_dot, ans, a, b, axes=2):
-    return np.tensordot(a_dot, b, axes=axes)
+defbilinear("tensordot", "a", "b", keywords=True)
 
 
-@defjvp("tensordot", "b")
-def tensordot_jvp_b(b_dot, ans, a, b, axes=2):
-    return np.tensordot(a, b_dot, axes=axes)
+@batch_rule("tensordot")
+def tensordot_rule(b: Batch, s: Let) -> str:
+    """``np.tensordot`` as the einsum its ``axes`` describe, with a batch letter."""
+    x, y = s.args
+    ta, tb, out = _tensordot_terms(b.rank(x), b.rank(y), _tensordot_axes(b, s))
+    return _einsum(b, [ta, tb], out, [x, y])
 
 
 def _einsum_subscripts(args, kwargs):
@@ -224,6 +283,21 @@ def einsum_jvp(operands_dot, ans, subscripts, *operands, optimize=False):
     )
 
 
+@batch_rule("einsum")
+def einsum_rule(b: Batch, s: Let) -> str:
+    """A batch letter on each batched operand's subscripts and on the output's (an
+    implicit output is written out first)."""
+    spec = operand(s, "subscripts")
+    if not isinstance(spec, Const) or not isinstance(spec.value, str):
+        raise NoBatchRule("np.einsum without constant subscripts",
+                          "write the subscripts as a string literal")
+    terms, output = _einsum_terms(spec.value)
+    operands = list(s.args[1:])
+    optimize = s.params.get("optimize")
+    extra = f", optimize={atom_text(optimize)}" if optimize is not None else ""
+    return _einsum(b, terms, output, operands, extra=extra)
+
+
 defprim("kron", np.kron, "(a, b)", family="linalg")
 
 
@@ -232,14 +306,24 @@ def kron_vjp(g, ans, a, b):
     return kron_lhs_bar(g, a, b), kron_rhs_bar(g, a, b)
 
 
-@defjvp("kron", "a")
-def kron_jvp_a(a_dot, ans, a, b):
-    return np.kron(a_dot, b)
+defbilinear("kron", "a", "b")
 
 
-@defjvp("kron", "b")
-def kron_jvp_b(b_dot, ans, a, b):
-    return np.kron(a, b_dot)
+@batch_rule("kron")
+def kron_rule(b: Batch, s: Let) -> str:
+    """``np.kron`` multiplies axis lengths: a batched operand against an unbatched one
+    (padded with leading length-1 axes by NumPy) keeps the batch axis as it is; two
+    batched operands are multiplied blockwise and the axis pairs merged."""
+    x, y = s.args
+    nd = max(b.rank(x), b.rank(y))
+    if nd == 0:
+        return broadcasting(b, Let(s.target, "multiply", s.args, {}, s.loc))
+    if not (b.batched(x) and b.batched(y)):
+        return f"np.kron({align(b, x, nd)}, {align(b, y, nd)})"
+    xs, ys = align(b, x, nd), align(b, y, nd)
+    blocks = (f"{_paren(xs)}[:{', :, None' * nd}] * {_paren(ys)}[:{', None, :' * nd}]")
+    sizes = f"np.multiply(np.shape({xs})[1:], np.shape({ys})[1:])"
+    return f"np.reshape({blocks}, ({b.use_batch_size()}, *{sizes}))"
 
 
 # np.cross of 3-vectors; np.linalg.cross takes 3-vectors only
@@ -263,6 +347,23 @@ for _name, _impl in (("cross", np.cross), ("linalg.cross", np.linalg.cross)):
         return np.cross(a, b_dot, axis=axis)
 
 
+@batch_rule("cross", "linalg.cross")
+def cross_rule(b: Batch, s: Let) -> str:
+    """3-vectors along ``axis``: moved last in each operand, crossed, moved back."""
+    axis = _static(b, s, "axis", -1)
+    r_out = b.out_rank(s)
+    texts = []
+    for a in s.args:
+        r, t = b.rank(a), atom_text(a)
+        if axis % r != r - 1:
+            t = f"np.moveaxis({t}, {axis % r + b.batched(a)}, -1)"
+        texts.append(_lined(b, a, t, r_out))
+    text = f"np.{s.prim}({texts[0]}, {texts[1]})"
+    if axis % r_out != r_out - 1:
+        text = f"np.moveaxis({text}, -1, {axis % r_out + 1})"
+    return text
+
+
 # np.vecdot (a ufunc) and np.linalg.vecdot: sum(x1 * x2, axis), broadcasting
 for _name, _impl in (("vecdot", np.vecdot), ("linalg.vecdot", np.linalg.vecdot)):
     defprim(_name, _impl, "(x1, x2, axis=-1)", family="linalg")
@@ -281,6 +382,20 @@ for _name, _impl in (("vecdot", np.vecdot), ("linalg.vecdot", np.linalg.vecdot))
         return np.vecdot(x1, x2_dot, axis=axis)
 
 
+@batch_rule("vecdot", "linalg.vecdot")
+def vecdot_rule(b: Batch, s: Let) -> str:
+    """Each operand's ``axis`` moved last, the ranks lined up, the product summed."""
+    axis = _static(b, s, "axis", -1)
+    rank = max(b.rank(a) for a in s.args)
+    texts = []
+    for a in s.args:
+        r, t = b.rank(a), atom_text(a)
+        if axis % r != r - 1:
+            t = f"np.moveaxis({t}, {axis % r + b.batched(a)}, -1)"
+        texts.append(_lined(b, a, t, rank))
+    return f"np.sum({texts[0]} * {texts[1]}, axis=-1)"
+
+
 defprim("matvec", np.matvec, "(x1, x2)", family="linalg")
 
 
@@ -290,14 +405,7 @@ def matvec_vjp(g, ans, x1, x2):
     return unbroadcast(x1_bar, x1), unbroadcast(np.vecmat(g, x1), x2)
 
 
-@defjvp("matvec", "x1")
-def matvec_jvp_x1(x1_dot, ans, x1, x2):
-    return np.matvec(x1_dot, x2)
-
-
-@defjvp("matvec", "x2")
-def matvec_jvp_x2(x2_dot, ans, x1, x2):
-    return np.matvec(x1, x2_dot)
+defbilinear("matvec", "x1", "x2")
 
 
 defprim("vecmat", np.vecmat, "(x1, x2)", family="linalg")
@@ -309,14 +417,17 @@ def vecmat_vjp(g, ans, x1, x2):
     return unbroadcast(np.matvec(x2, g), x1), unbroadcast(x2_bar, x2)
 
 
-@defjvp("vecmat", "x1")
-def vecmat_jvp_x1(x1_dot, ans, x1, x2):
-    return np.vecmat(x1_dot, x2)
+defbilinear("vecmat", "x1", "x2")
 
 
-@defjvp("vecmat", "x2")
-def vecmat_jvp_x2(x2_dot, ans, x1, x2):
-    return np.vecmat(x1, x2_dot)
+@batch_rule("matvec", "vecmat")
+def matvec_rule(b: Batch, s: Let) -> str:
+    """Gufuncs broadcast over leading (loop) axes: a batched operand's loop axes are
+    lined up with the other's, so its batch axis stays in front."""
+    x1, x2 = s.args
+    c1, c2 = (2, 1) if s.prim == "matvec" else (1, 2)
+    loop = max(b.rank(x1) - c1, b.rank(x2) - c2)
+    return args_text(s, [align(b, x1, loop + c1), align(b, x2, loop + c2)])
 
 
 defprim("linalg.multi_dot", np.linalg.multi_dot, "(arrays)", family="linalg",
@@ -335,6 +446,23 @@ def multi_dot_jvp(arrays_dot, ans, arrays):
     return multi_dot_tangent(arrays, arrays_dot)
 
 
+@batch_rule("linalg.multi_dot")
+def multi_dot_rule(b: Batch, s: Let) -> str:
+    """The chain of ``@`` (which broadcasts over the batch), a 1-D first array as a
+    row and a 1-D last array as a column, their axes dropped at the end."""
+    items = _items(b, s.args[0])
+    texts = [atom_text(a) for a in items]
+    first, last = b.rank(items[0]) == 1, b.rank(items[-1]) == 1
+    if first:  # (np.expand_dims, not [..., None, :]: the array may be a constant)
+        texts[0] = f"np.expand_dims({texts[0]}, -2)"
+    if last:
+        texts[-1] = f"np.expand_dims({texts[-1]}, -1)"
+    chain = " @ ".join(texts)
+    cut = {(True, True): "[..., 0, 0]", (True, False): "[..., 0, :]",
+           (False, True): "[..., 0]"}.get((first, last))
+    return f"({chain}){cut}" if cut else chain
+
+
 # ---- diagonals, triangles, transposes -------------------------------------------
 
 defprim("trace", np.trace, "(a, offset=0, axis1=0, axis2=1)", family="linalg",
@@ -347,12 +475,11 @@ def trace_vjp(g, ans, a, offset=0, axis1=0, axis2=1):
     return np.moveaxis(np.expand_dims(g, (-2, -1)) * eye, (-2, -1), (axis1, axis2))
 
 
-@defjvp("trace", "a")
-def trace_jvp(a_dot, ans, a, offset=0, axis1=0, axis2=1):
-    return np.trace(a_dot, offset, axis1, axis2)
+deflinear("trace", "a")
 
 
 defprim("linalg.trace", np.linalg.trace, "(x, offset=0)", family="linalg",
+        batch="trailing_axes",
         note="the trace of the last two axes")
 
 
@@ -362,9 +489,7 @@ def linalg_trace_vjp(g, ans, x, offset=0):
     return np.expand_dims(g, (-2, -1)) * eye
 
 
-@defjvp("linalg.trace", "x")
-def linalg_trace_jvp(x_dot, ans, x, offset=0):
-    return np.linalg.trace(x_dot, offset=offset)
+deflinear("linalg.trace", "x", keywords=True)
 
 
 defprim("diagonal", np.diagonal, "(a, offset=0, axis1=0, axis2=1)", family="linalg",
@@ -384,12 +509,21 @@ def diagonal_vjp(g, ans, a, offset=0, axis1=0, axis2=1):
     return np.moveaxis(rows * np.expand_dims(g, -2) @ cols, (-2, -1), (axis1, axis2))
 
 
-@defjvp("diagonal", "a")
-def diagonal_jvp(a_dot, ans, a, offset=0, axis1=0, axis2=1):
-    return np.diagonal(a_dot, offset, axis1, axis2)
+deflinear("diagonal", "a")
+
+
+@batch_rule("trace", "diagonal")
+def trace_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    r = b.rank(s.args[0])
+    a1, a2 = static(s, "axis1", 0), static(s, "axis2", 1)
+    offset = static(s, "offset", 0)
+    return (f"np.{s.prim}({atom_text(s.args[0])}, offset={offset}, "
+            f"axis1={a1 % r + 1}, axis2={a2 % r + 1})")
 
 
 defprim("linalg.diagonal", np.linalg.diagonal, "(x, offset=0)", family="linalg",
+        batch="trailing_axes",
         note="the diagonal of the last two axes")
 
 
@@ -406,9 +540,7 @@ def linalg_diagonal_vjp(g, ans, x, offset=0):
     return rows * np.expand_dims(g, -2) @ cols
 
 
-@defjvp("linalg.diagonal", "x")
-def linalg_diagonal_jvp(x_dot, ans, x, offset=0):
-    return np.linalg.diagonal(x_dot, offset=offset)
+deflinear("linalg.diagonal", "x", keywords=True)
 
 
 defprim("diag", np.diag, "(v, k=0)", family="linalg",
@@ -430,12 +562,30 @@ def diag_vjp(g, ans, v, k=0):
     return rows * g @ cols
 
 
-@defjvp("diag", "v")
-def diag_jvp(v_dot, ans, v, k=0):
-    return np.diag(v_dot, k)
+deflinear("diag", "v")
 
 
-defprim("tril", np.tril, "(m, k=0)", family="linalg",
+@batch_rule("diag")
+def diag_rule(b: Batch, s: Let) -> str:
+    """A matrix's diagonal: ``np.diagonal`` of the last two axes.  A vector's matrix:
+    the vector (padded by ``|k|``) spread along the ``k``-th diagonal with
+    ``np.where`` (no products: infinities stay off the diagonal)."""
+    only_first_batched(b, s)
+    v = s.args[0]
+    k = _static(b, s, "k", 0)
+    t = atom_text(v)
+    if b.rank(v) == 2:
+        return f"np.diagonal({t}, offset={k}, axis1=1, axis2=2)"
+    if b.rank(v) != 1:
+        raise NoBatchRule("np.diag of an array that is neither 1-D nor 2-D")
+    size = f"np.shape({t})[1]" + (f" + {abs(k)}" if k else "")
+    padded = f"np.pad({t}, ((0, 0), (0, {abs(k)})))" if k else t
+    spread = f"{padded}[:, :, None]" if k >= 0 else f"{padded}[:, None, :]"
+    eye = f"np.eye({size}, k={k}, dtype=bool)" if k else f"np.eye({size}, dtype=bool)"
+    return f"np.where({eye}, {spread}, 0)"
+
+
+defprim("tril", np.tril, "(m, k=0)", family="linalg", batch="trailing_axes",
         note="m of rank >= 2 (stacks of matrices), as JAX requires")
 
 
@@ -444,12 +594,10 @@ def tril_vjp(g, ans, m, k=0):
     return np.tril(g, k)
 
 
-@defjvp("tril", "m")
-def tril_jvp(m_dot, ans, m, k=0):
-    return np.tril(m_dot, k)
+deflinear("tril", "m")
 
 
-defprim("triu", np.triu, "(m, k=0)", family="linalg",
+defprim("triu", np.triu, "(m, k=0)", family="linalg", batch="trailing_axes",
         note="m of rank >= 2 (stacks of matrices), as JAX requires")
 
 
@@ -458,14 +606,13 @@ def triu_vjp(g, ans, m, k=0):
     return np.triu(g, k)
 
 
-@defjvp("triu", "m")
-def triu_jvp(m_dot, ans, m, k=0):
-    return np.triu(m_dot, k)
+deflinear("triu", "m")
 
 
 for _name, _impl in (("matrix_transpose", np.matrix_transpose),
                      ("linalg.matrix_transpose", np.linalg.matrix_transpose)):
-    defprim(_name, _impl, "(x)", family="linalg", note="swaps the last two axes")
+    defprim(_name, _impl, "(x)", family="linalg", batch="trailing_axes",
+            note="swaps the last two axes")
 
     @defvjp(_name)
     def matrix_transpose_vjp(g, ans, x):
@@ -474,434 +621,6 @@ for _name, _impl in (("matrix_transpose", np.matrix_transpose),
     @defjvp(_name, "x")
     def matrix_transpose_jvp(x_dot, ans, x):
         return np.matrix_transpose(x_dot)
-
-
-# ---- inverses and solves ----------------------------------------------------------
-# Matrices may be stacked (..., M, M); np.matrix_transpose swaps the last two axes.
-
-defprim("linalg.inv", np.linalg.inv, "(a)", family="linalg")
-
-
-@defvjp("linalg.inv")
-def inv_vjp(g, ans, a):
-    ans_t = np.matrix_transpose(ans)
-    return -ans_t @ g @ ans_t
-
-
-@defjvp("linalg.inv", "a")
-def inv_jvp(a_dot, ans, a):
-    return -ans @ a_dot @ ans
-
-
-defprim("linalg.solve", np.linalg.solve, "(a, b)", family="linalg",
-        note="b a vector (1-D) or a stack of matrices, as NumPy 2 reads it")
-
-
-@defvjp("linalg.solve")
-def solve_vjp(g, ans, a, b):
-    # rhs_columns: a 1-D b (and its g, ans) as one column
-    b_bar = np.linalg.solve(np.matrix_transpose(a), rhs_columns(g, b))
-    a_bar = -b_bar @ np.matrix_transpose(rhs_columns(ans, b))
-    return unbroadcast(a_bar, a), unbroadcast(np.reshape(b_bar, np.shape(ans)), b)
-
-
-@defjvp("linalg.solve", "a")
-def solve_jvp_a(a_dot, ans, a, b):
-    x_dot = -np.linalg.solve(a, a_dot @ rhs_columns(ans, b))
-    return np.reshape(x_dot, np.shape(ans))
-
-
-@defjvp("linalg.solve", "b")
-def solve_jvp_b(b_dot, ans, a, b):
-    return np.linalg.solve(a, b_dot)
-
-
-defprim("linalg.det", np.linalg.det, "(a)", family="linalg",
-        note="invertible a (the cotangent is det(a) * inv(a).T)")
-
-
-@defvjp("linalg.det")
-def det_vjp(g, ans, a):
-    return np.expand_dims(g * ans, (-2, -1)) * np.linalg.inv(np.matrix_transpose(a))
-
-
-@defjvp("linalg.det", "a")
-def det_jvp(a_dot, ans, a):
-    return ans * np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
-
-
-defprim("linalg.slogdet", np.linalg.slogdet, "(a)", family="linalg", results=2,
-        note="(sign, logabsdet): the sign is piecewise constant, no derivative flows")
-
-
-@defvjp("linalg.slogdet")
-def slogdet_vjp(g, ans, a):
-    return np.expand_dims(g[1], (-2, -1)) * np.linalg.inv(np.matrix_transpose(a))
-
-
-@defjvp("linalg.slogdet", "a")
-def slogdet_jvp(a_dot, ans, a):
-    logdet_dot = np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
-    return np.zeros_like(ans[0]), logdet_dot
-
-
-defprim("linalg.matrix_power", np.linalg.matrix_power, "(a, n)", family="linalg",
-        diff=("a",), note="n a Python int, any sign")
-
-
-@defvjp("linalg.matrix_power")
-def matrix_power_vjp(g, ans, a, n):
-    # d(a^n)[da] = sum_k a^k da a^(n-1-k) is the top right block of [[a, da], [0, a]]^n
-    # (for n < 0 too); its adjoint is the same with a's transpose: array operations
-    # only, so code that transforms this gradient again reads no sum over k
-    if n == 0:
-        return np.zeros_like(a)
-    a_t = np.matrix_transpose(a)
-    m = np.shape(a)[-1]
-    top = np.concatenate([a_t, g], axis=-1)
-    bottom = np.concatenate([np.zeros_like(a_t), a_t], axis=-1)
-    block_power = np.linalg.matrix_power(np.concatenate([top, bottom], axis=-2), n)
-    return block_power[..., :m, m:]
-
-
-@defjvp("linalg.matrix_power", "a")
-def matrix_power_jvp(a_dot, ans, a, n):
-    if n == 0:
-        return np.zeros_like(ans)
-    m = np.shape(a)[-1]
-    top = np.concatenate([a, a_dot], axis=-1)
-    bottom = np.concatenate([np.zeros_like(a), a], axis=-1)
-    block_power = np.linalg.matrix_power(np.concatenate([top, bottom], axis=-2), n)
-    return block_power[..., :m, m:]
-
-
-defprim("linalg.pinv", np.linalg.pinv, "(a, rcond=None, hermitian=False)",
-        family="linalg", note="a of full rank (the rank must not change nearby)")
-
-
-@defvjp("linalg.pinv")
-def pinv_vjp(g, ans, a, rcond=None, hermitian=False):
-    # transposes the terms of Golub & Pereyra's derivative (JAX's pinv JVP)
-    p_t = np.matrix_transpose(ans)
-    g_t = np.matrix_transpose(g)
-    out_proj = np.eye(np.shape(a)[-2]) - a @ ans  # I - a pinv(a)
-    in_proj = np.eye(np.shape(a)[-1]) - ans @ a  # I - pinv(a) a
-    return -p_t @ g @ p_t + out_proj @ g_t @ ans @ p_t + p_t @ ans @ g_t @ in_proj
-
-
-@defjvp("linalg.pinv", "a")
-def pinv_jvp(a_dot, ans, a, rcond=None, hermitian=False):
-    p_t = np.matrix_transpose(ans)
-    a_dot_t = np.matrix_transpose(a_dot)
-    out_proj = np.eye(np.shape(a)[-2]) - a @ ans
-    in_proj = np.eye(np.shape(a)[-1]) - ans @ a
-    return (-ans @ a_dot @ ans + ans @ p_t @ a_dot_t @ out_proj
-            + in_proj @ a_dot_t @ p_t @ ans)
-
-
-defprim(
-    "linalg.lstsq", np.linalg.lstsq, "(a, b, rcond=None)", family="linalg", results=4,
-    note="a (M, N) of full rank; (x, residuals, rank, s): rank is an integer, "
-    "residuals are empty unless M > N",
-)
-
-
-@defvjp("linalg.lstsq")
-def lstsq_vjp(g, ans, a, b, rcond=None):
-    # x = pinv(a) @ b; residuals = |b - a x|^2 per column; s = a's singular values
-    p = np.linalg.pinv(a)
-    p_t = np.matrix_transpose(p)
-    x = np.reshape(ans[0], (np.shape(a)[1], -1))  # b's columns (one if b is 1-D)
-    x_bar = np.reshape(g[0], np.shape(x))
-    rhs = np.reshape(b, (np.shape(a)[0], -1))
-    p_bar = x_bar @ rhs.T  # the cotangent of pinv(a), then pinv's VJP
-    out_proj = np.eye(np.shape(a)[0]) - a @ p
-    in_proj = np.eye(np.shape(a)[1]) - p @ a
-    a_bar = (-p_t @ p_bar @ p_t + out_proj @ p_bar.T @ p @ p_t
-             + p_t @ p @ p_bar.T @ in_proj)
-    res_bar = 2 * (rhs - a @ x) * (g[1] if np.size(g[1]) else 0.0)
-    usv = np.linalg.svd(a, full_matrices=False)
-    a_bar = a_bar - res_bar @ x.T + (usv[0] * g[3]) @ usv[2]
-    b_bar = np.reshape(p_t @ x_bar + res_bar, np.shape(b))
-    return a_bar, b_bar
-
-
-@defjvp("linalg.lstsq", "a")
-def lstsq_jvp_a(a_dot, ans, a, b, rcond=None):
-    p = np.linalg.pinv(a)
-    p_t = np.matrix_transpose(p)
-    out_proj = np.eye(np.shape(a)[0]) - a @ p
-    in_proj = np.eye(np.shape(a)[1]) - p @ a
-    p_dot = -p @ a_dot @ p + p @ p_t @ a_dot.T @ out_proj + in_proj @ a_dot.T @ p_t @ p
-    residual = b - a @ ans[0]
-    res_dot = -2 * np.sum(residual * (a_dot @ ans[0]), axis=0)
-    res_dot = np.reshape(res_dot, np.shape(ans[1])) if np.size(ans[1]) else ans[1] * 0.0
-    usv = np.linalg.svd(a, full_matrices=False)
-    s_dot = np.sum(usv[0] * (a_dot @ usv[2].T), axis=0)
-    return p_dot @ b, res_dot, np.zeros_like(ans[2]), s_dot
-
-
-@defjvp("linalg.lstsq", "b")
-def lstsq_jvp_b(b_dot, ans, a, b, rcond=None):
-    residual = b - a @ ans[0]
-    res_dot = 2 * np.sum(residual * b_dot, axis=0)
-    res_dot = np.reshape(res_dot, np.shape(ans[1])) if np.size(ans[1]) else ans[1] * 0.0
-    x_dot = np.linalg.pinv(a) @ b_dot
-    return x_dot, res_dot, np.zeros_like(ans[2]), np.zeros_like(ans[3])
-
-
-# ---- factorisations ---------------------------------------------------------------
-# JAX reads the input of cholesky and eigh as symmetric, (a + a.T) / 2: so do these
-# rules (NumPy reads one triangle), and their cotangents are symmetric.
-
-defprim("linalg.cholesky", np.linalg.cholesky, "(a, upper=False)", family="linalg",
-        note="symmetric positive definite a; symmetric cotangent (JAX's convention)")
-
-
-@defvjp("linalg.cholesky")
-def cholesky_vjp(g, ans, a, upper=False):
-    # l = cholesky(a): a_bar = sym(l^-T phi(l^T g) l^-1), phi: the lower triangle with
-    # the diagonal halved (the transpose of JAX's Cholesky derivative)
-    l = ans
-    if upper:
-        l = np.matrix_transpose(ans)
-        g = np.matrix_transpose(g)
-    l_t = np.matrix_transpose(l)
-    p = l_t @ g
-    p = np.tril(p) - 0.5 * p * np.eye(np.shape(a)[-1])
-    s = np.linalg.solve(l_t, np.matrix_transpose(np.linalg.solve(l_t, p)))
-    return (s + np.matrix_transpose(s)) / 2
-
-
-@defjvp("linalg.cholesky", "a")
-def cholesky_jvp(a_dot, ans, a, upper=False):
-    # l_dot = l phi(l^-1 sym(a_dot) l^-T)
-    l = ans
-    if upper:
-        l = np.matrix_transpose(ans)
-    sym = (a_dot + np.matrix_transpose(a_dot)) / 2
-    x = np.linalg.solve(l, np.matrix_transpose(np.linalg.solve(l, sym)))
-    l_dot = l @ (np.tril(x) - 0.5 * x * np.eye(np.shape(a)[-1]))
-    if upper:
-        return np.matrix_transpose(l_dot)
-    return l_dot
-
-
-defprim("linalg.eigh", np.linalg.eigh, "(a, UPLO='L')", family="linalg", results=2,
-        note="symmetric a with distinct eigenvalues; symmetric cotangent (JAX's)")
-
-
-@defvjp("linalg.eigh")
-def eigh_vjp(g, ans, a, UPLO="L"):
-    # (w, v): a_bar = v (diag(w_bar) + f * (v^T v_bar)) v^T, f = 1 / (w_j - w_i)
-    w = ans[0]
-    v = ans[1]
-    eye = np.eye(np.shape(a)[-1])
-    f = 1 / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + eye) - eye
-    inner = f * (np.matrix_transpose(v) @ g[1]) + np.expand_dims(g[0], -2) * eye
-    a_bar = v @ inner @ np.matrix_transpose(v)
-    return (a_bar + np.matrix_transpose(a_bar)) / 2
-
-
-@defjvp("linalg.eigh", "a")
-def eigh_jvp(a_dot, ans, a, UPLO="L"):
-    w = ans[0]
-    v = ans[1]
-    eye = np.eye(np.shape(a)[-1])
-    f = 1 / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + eye) - eye
-    sym = (a_dot + np.matrix_transpose(a_dot)) / 2
-    x = np.matrix_transpose(v) @ sym @ v
-    return np.diagonal(x, axis1=-2, axis2=-1), v @ (f * x)
-
-
-defprim("linalg.eigvalsh", np.linalg.eigvalsh, "(a, UPLO='L')", family="linalg",
-        note="symmetric a with distinct eigenvalues")
-
-
-@defvjp("linalg.eigvalsh")
-def eigvalsh_vjp(g, ans, a, UPLO="L"):
-    v = np.linalg.eigh(a, UPLO)[1]
-    return (v * np.expand_dims(g, -2)) @ np.matrix_transpose(v)
-
-
-@defjvp("linalg.eigvalsh", "a")
-def eigvalsh_jvp(a_dot, ans, a, UPLO="L"):
-    v = np.linalg.eigh(a, UPLO)[1]
-    return np.sum(v * (a_dot @ v), axis=-2)
-
-
-defprim(
-    "linalg.svd", np.linalg.svd, "(a, full_matrices=True)", family="linalg", results=3,
-    note="distinct nonzero singular values; full_matrices=True only for square a "
-    "(JAX's); for singular values alone use np.linalg.svdvals",
-)
-
-
-@defvjp("linalg.svd")
-def svd_vjp(g, ans, a, full_matrices=True):
-    # (u, s, vt), JAX's SVD derivative transposed; f = 1 / (s_j^2 - s_i^2)
-    u = ans[0]
-    s = np.expand_dims(ans[1], -2)  # a row: scales columns
-    vt = ans[2]
-    u_t = np.matrix_transpose(u)
-    v = np.matrix_transpose(vt)
-    s_t = np.matrix_transpose(s)
-    eye = np.eye(np.shape(s)[-1])
-    f = 1 / (s**2 - s_t**2 + eye) - eye
-    j = f * (u_t @ g[0])
-    k = f * (vt @ np.matrix_transpose(g[2]))
-    core = (j + np.matrix_transpose(j)) * s + s_t * (k + np.matrix_transpose(k))
-    core = core + np.expand_dims(g[1], -2) * eye
-    u_rest = (g[0] - u @ (u_t @ g[0])) / s  # beyond u's columns (a tall a)
-    v_rest = (g[2] - (g[2] @ v) @ vt) / s_t  # beyond v's columns (a wide a)
-    return u @ core @ vt + u_rest @ vt + u @ v_rest
-
-
-@defjvp("linalg.svd", "a")
-def svd_jvp(a_dot, ans, a, full_matrices=True):
-    u = ans[0]
-    s = np.expand_dims(ans[1], -2)
-    vt = ans[2]
-    u_t = np.matrix_transpose(u)
-    v = np.matrix_transpose(vt)
-    s_t = np.matrix_transpose(s)
-    eye = np.eye(np.shape(s)[-1])
-    f = 1 / (s**2 - s_t**2 + eye) - eye
-    ds = u_t @ a_dot @ v
-    u_dot = u @ (f * (ds * s + s_t * np.matrix_transpose(ds)))
-    v_dot = v @ (f * (s_t * ds + np.matrix_transpose(ds) * s))
-    a_dot_t = np.matrix_transpose(a_dot)
-    u_dot = u_dot + (a_dot @ v - u @ (u_t @ a_dot @ v)) / s  # beyond u's columns
-    v_dot = v_dot + (a_dot_t @ u - v @ (vt @ a_dot_t @ u)) / s  # beyond v's columns
-    return u_dot, np.diagonal(ds, axis1=-2, axis2=-1), np.matrix_transpose(v_dot)
-
-
-defprim("linalg.svdvals", np.linalg.svdvals, "(x)", family="linalg",
-        note="distinct singular values")
-
-
-@defvjp("linalg.svdvals")
-def svdvals_vjp(g, ans, x):
-    usv = np.linalg.svd(x, full_matrices=False)
-    return (usv[0] * np.expand_dims(g, -2)) @ usv[2]
-
-
-@defjvp("linalg.svdvals", "x")
-def svdvals_jvp(x_dot, ans, x):
-    usv = np.linalg.svd(x, full_matrices=False)
-    return np.sum(usv[0] * (x_dot @ np.matrix_transpose(usv[2])), axis=-2)
-
-
-defprim("linalg.qr", np.linalg.qr, "(a, mode='reduced')", family="linalg", results=2,
-        note="mode='reduced', a (..., M, N) with M >= N of full rank (JAX's)")
-
-
-@defvjp("linalg.qr")
-def qr_vjp(g, ans, a, mode="reduced"):
-    # (q, r): with m = r_bar r^T - q^T q_bar, its upper half copied down,
-    # a_bar = (q_bar + q m) r^-T (JAX's QR derivative, transposed)
-    q = ans[0]
-    r = ans[1]
-    m = g[1] @ np.matrix_transpose(r) - np.matrix_transpose(q) @ g[0]
-    m = np.triu(m) + np.matrix_transpose(np.triu(m, 1))  # copy the upper half down
-    c_bar = g[0] + q @ m
-    return np.matrix_transpose(np.linalg.solve(r, np.matrix_transpose(c_bar)))
-
-
-@defjvp("linalg.qr", "a")
-def qr_jvp(a_dot, ans, a, mode="reduced"):
-    q = ans[0]
-    r = ans[1]
-    r_t = np.matrix_transpose(r)
-    c = np.matrix_transpose(np.linalg.solve(r_t, np.matrix_transpose(a_dot)))  # a_dot r^-1
-    x = np.matrix_transpose(q) @ c
-    lower = np.tril(x, -1)
-    omega = lower - np.matrix_transpose(lower)
-    return q @ (omega - x) + c, (x - omega) @ r
-
-
-# ---- norms ------------------------------------------------------------------------
-# The 2-norm and Frobenius norm inline (x / norm: NaN at 0, as in JAX); the others
-# through the runtime's *_norm_grad, which know NumPy's vector/matrix reading.
-
-defprim("linalg.norm", np.linalg.norm, "(x, ord=None, axis=None, keepdims=False)",
-        family="linalg",
-        note="NaN derivative at 0 for the 2-norm, JAX's; |x|' = 1 at 0; ties share")
-
-
-@defvjp("linalg.norm")
-def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
-    if axis is not None and not keepdims:
-        g = np.expand_dims(g, axis)
-        ans = np.expand_dims(ans, axis)
-    if ord is None or ord == "fro":
-        return g * x / ans
-    return g * norm_grad(x, ans, ord, axis)
-
-
-@defjvp("linalg.norm", "x")
-def norm_jvp(x_dot, ans, x, ord=None, axis=None, keepdims=False):
-    if ord is None or ord == "fro":
-        return np.sum(x * x_dot, axis=axis, keepdims=keepdims) / ans
-    norm = ans
-    if axis is not None and not keepdims:
-        norm = np.expand_dims(ans, axis)
-    return np.sum(norm_grad(x, norm, ord, axis) * x_dot, axis=axis, keepdims=keepdims)
-
-
-defprim(
-    "linalg.vector_norm", np.linalg.vector_norm,
-    "(x, axis=None, keepdims=False, ord=2)", family="linalg", note="NaN derivative at 0 for ord=2, JAX's; |x|' = 1 at 0",
-)
-
-
-@defvjp("linalg.vector_norm")
-def vector_norm_vjp(g, ans, x, axis=None, keepdims=False, ord=2):
-    if axis is not None and not keepdims:
-        g = np.expand_dims(g, axis)
-        ans = np.expand_dims(ans, axis)
-    if ord == 2:
-        return g * x / ans
-    return g * vector_norm_grad(x, ans, ord, axis)
-
-
-@defjvp("linalg.vector_norm", "x")
-def vector_norm_jvp(x_dot, ans, x, axis=None, keepdims=False, ord=2):
-    if ord == 2:
-        return np.sum(x * x_dot, axis=axis, keepdims=keepdims) / ans
-    norm = ans
-    if axis is not None and not keepdims:
-        norm = np.expand_dims(ans, axis)
-    grad = vector_norm_grad(x, norm, ord, axis)
-    return np.sum(grad * x_dot, axis=axis, keepdims=keepdims)
-
-
-defprim("linalg.matrix_norm", np.linalg.matrix_norm, "(x, keepdims=False, ord='fro')",
-        family="linalg",
-        note="norms of the last two axes; NaN derivative at 0 for 'fro'")
-
-
-@defvjp("linalg.matrix_norm")
-def matrix_norm_vjp(g, ans, x, keepdims=False, ord="fro"):
-    if not keepdims:
-        g = np.expand_dims(g, (-2, -1))
-        ans = np.expand_dims(ans, (-2, -1))
-    if ord == "fro":
-        return g * x / ans
-    return g * matrix_norm_grad(x, ans, ord)
-
-
-@defjvp("linalg.matrix_norm", "x")
-def matrix_norm_jvp(x_dot, ans, x, keepdims=False, ord="fro"):
-    norm = ans
-    if not keepdims:
-        norm = np.expand_dims(ans, (-2, -1))
-    grad = matrix_norm_grad(x, norm, ord)
-    return np.sum(grad * x_dot, axis=(-2, -1), keepdims=keepdims)
-
-
-defprim("linalg.matrix_rank", np.linalg.matrix_rank, "(A, tol=None, hermitian=False)",
-        family="linalg", nondiff=True, note="an integer: no derivative flows")
 
 
 # ---- polynomials (coefficients highest power first, as np.polyval) -----------------
@@ -928,6 +647,23 @@ def vander_jvp(x_dot, ans, x, N=None, increasing=False):
     return x_dot[:, None] * powers * x[:, None] ** np.maximum(powers - 1, 0)
 
 
+@batch_rule("vander")
+def vander_rule(b: Batch, s: Let) -> str:
+    """Each example's columns as powers: ``x[..., None] ** powers``."""
+    only_first_batched(b, s)
+    x = atom_text(s.args[0])
+    n = operand(s, "N")
+    if isinstance(n, Var) and b.batched(n):
+        raise NoBatchRule("np.vander with N that differs per example")
+    if n is None or (isinstance(n, Const) and n.value is None):
+        count = f"np.shape({x})[1]"
+    else:
+        count = atom_text(n)
+    if _static(b, s, "increasing", False):
+        return f"{x}[..., None] ** np.arange({count})"
+    return f"{x}[..., None] ** np.arange({count} - 1, -1, -1)"
+
+
 defprim("polyval", np.polyval, "(p, x)", family="linalg",
         note="d/dp the powers of x, d/dx the derivative polynomial; coefficients may be "
         "arrays (p's axes after the first broadcast against x's)")
@@ -949,9 +685,7 @@ def polyval_vjp(g, ans, p, x):
     return p_bar, x_bar
 
 
-@defjvp("polyval", "p")
-def polyval_jvp_p(p_dot, ans, p, x):
-    return np.polyval(p_dot, x)
+deflinear("polyval", "p")
 
 
 @defjvp("polyval", "x")
@@ -960,6 +694,24 @@ def polyval_jvp_x(x_dot, ans, p, x):
     coefficients = np.moveaxis(p, 0, -1)
     slopes = np.arange(n - 1, 0, -1) * np.expand_dims(x, -1) ** np.arange(n - 2, -1, -1)
     return x_dot * np.sum(coefficients[..., :-1] * slopes, axis=-1)
+
+
+@batch_rule("polyval")
+def polyval_rule(b: Batch, s: Let) -> str:
+    """np.polyval itself (Horner's rule keeps the dtype): x lined up past the batch
+    axis with the coefficients' other axes; batched coefficients with their axis moved
+    in front of the batch axis, each coefficient then a batched array."""
+    p, x = s.args
+    rp, r = b.rank(p), b.rank(x)
+    rank = max(rp - 1, r)  # of the output, per example
+    x_text = align(b, x, rank)
+    if not b.batched(p):
+        return f"np.polyval({atom_text(p)}, {x_text})"
+    coefficients = f"np.moveaxis({atom_text(p)}, 1, 0)"
+    if rank > rp - 1:
+        units = tuple(range(2, 2 + rank - (rp - 1)))
+        coefficients = f"np.expand_dims({coefficients}, {units})"
+    return f"np.polyval({coefficients}, {x_text})"
 
 
 defprim("polyder", np.polyder, "(p, m=1)", diff=("p",), family="linalg",
@@ -972,9 +724,16 @@ def polyder_vjp(g, ans, p, m=1):
     return (g * factors) @ np.eye(np.size(g), np.size(p))
 
 
-@defjvp("polyder", "p")
-def polyder_jvp(p_dot, ans, p, m=1):
-    return np.polyder(p_dot, m)
+deflinear("polyder", "p")
+
+
+@batch_rule("polyder")
+def polyder_rule(b: Batch, s: Let) -> str:
+    """Each example's coefficients times the factors ``np.polyder(ones, m)``."""
+    only_first_batched(b, s)
+    p, m = atom_text(s.args[0]), _static(b, s, "m", 1)
+    n = f"np.shape({p})[1]"
+    return f"{p}[:, :{n} - {m}] * np.polyder(np.ones({n}), {m})"
 
 
 defprim("polyint", np.polyint, "(p, m=1, k=None)", diff=("p",), family="linalg",
@@ -990,6 +749,20 @@ def polyint_vjp(g, ans, p, m=1, k=None):
 @defjvp("polyint", "p")
 def polyint_jvp(p_dot, ans, p, m=1, k=None):
     return np.polyint(p_dot, m)
+
+
+@batch_rule("polyint")
+def polyint_rule(b: Batch, s: Let) -> str:
+    """Each example's coefficients times ``np.polyint(ones, m)``'s, moved into the
+    longer result, plus the constants (the same for every example)."""
+    refuse_k = operand(s, "k")
+    if isinstance(refuse_k, Var) and b.batched(refuse_k):
+        raise NoBatchRule("np.polyint with constants k that differ per example")
+    p, m = atom_text(s.args[0]), _static(b, s, "m", 1)
+    n = f"np.shape({p})[1]"
+    k = "" if refuse_k is None else f", k={atom_text(refuse_k)}"
+    return (f"({p} * np.polyint(np.ones({n}), {m})[:{n}]) @ np.eye({n}, {n} + {m})"
+            f" + np.polyint(np.zeros({n}), {m}{k})")
 
 
 defprim("polyadd", np.polyadd, "(a1, a2)", family="linalg",
@@ -1030,83 +803,16 @@ def polysub_jvp_a2(a2_dot, ans, a1, a2):
     return np.polysub(np.zeros_like(a1), a2_dot)
 
 
-# ---- condition number, tensor inverse and solve ------------------------------------
-
-defprim(
-    "linalg.cond", np.linalg.cond, "(x)", family="linalg",
-    note="the 2-norm condition number s_max / s_min (no p argument); ds_i = u_i' dx v_i",
-)
-
-
-@defvjp("linalg.cond")
-def cond_vjp(g, ans, x):
-    usv = np.linalg.svd(x, full_matrices=False)
-    u = usv[0]
-    s = usv[1]
-    vt = usv[2]
-    top = u[..., :, :1] @ vt[..., :1, :]
-    bottom = u[..., :, -1:] @ vt[..., -1:, :]
-    ratio = np.expand_dims(ans, (-2, -1))
-    return np.expand_dims(g, (-2, -1)) * (top - ratio * bottom) / s[..., -1:, None]
-
-
-@defjvp("linalg.cond", "x")
-def cond_jvp(x_dot, ans, x):
-    usv = np.linalg.svd(x, full_matrices=False)
-    u = usv[0]
-    s = usv[1]
-    vt = usv[2]
-    top = np.sum(u[..., :, :1] @ vt[..., :1, :] * x_dot, axis=(-2, -1))
-    bottom = np.sum(u[..., :, -1:] @ vt[..., -1:, :] * x_dot, axis=(-2, -1))
-    return (top - ans * bottom) / s[..., -1]
-
-
-defprim(
-    "linalg.tensorinv", np.linalg.tensorinv, "(a, ind=2)", diff=("a",), family="linalg",
-    note="the inverse of a reshaped to a square matrix, reshaped back: inv's rules",
-)
-
-
-@defvjp("linalg.tensorinv")
-def tensorinv_vjp(g, ans, a, ind=2):
-    inv = np.reshape(ans, (-1, np.prod(np.shape(a)[:ind])))
-    inv_t = np.matrix_transpose(inv)
-    return np.reshape(-inv_t @ np.reshape(g, np.shape(inv)) @ inv_t, np.shape(a))
-
-
-@defjvp("linalg.tensorinv", "a")
-def tensorinv_jvp(a_dot, ans, a, ind=2):
-    inv = np.reshape(ans, (-1, np.prod(np.shape(a)[:ind])))
-    a_dot = np.reshape(a_dot, (np.shape(inv)[1], -1))
-    return np.reshape(-inv @ a_dot @ inv, np.shape(ans))
-
-
-defprim(
-    "linalg.tensorsolve", np.linalg.tensorsolve, "(a, b)", family="linalg",
-    note="x with tensordot(a, x, x.ndim) = b (no axes argument): solve's rules on a "
-    "reshaped to a square matrix",
-)
-
-
-@defvjp("linalg.tensorsolve")
-def tensorsolve_vjp(g, ans, a, b):
-    m = np.reshape(a, (np.size(b), -1))
-    b_bar = np.linalg.solve(np.matrix_transpose(m), np.ravel(g))
-    a_bar = np.reshape(np.outer(b_bar, np.ravel(ans)), np.shape(a))
-    return -a_bar, np.reshape(b_bar, np.shape(b))
-
-
-@defjvp("linalg.tensorsolve", "a")
-def tensorsolve_jvp_a(a_dot, ans, a, b):
-    m = np.reshape(a, (np.size(b), -1))
-    m_dot = np.reshape(a_dot, (np.size(b), -1))
-    return -np.reshape(np.linalg.solve(m, m_dot @ np.ravel(ans)), np.shape(ans))
-
-
-@defjvp("linalg.tensorsolve", "b")
-def tensorsolve_jvp_b(b_dot, ans, a, b):
-    m = np.reshape(a, (np.size(b), -1))
-    return np.reshape(np.linalg.solve(m, np.ravel(b_dot)), np.shape(ans))
+@batch_rule("polyadd", "polysub")
+def polyadd_rule(b: Batch, s: Let) -> str:
+    """Each operand moved to the end of the longer length by a 0/1 matrix, then added
+    (subtracted); an unbatched 1-D operand broadcasts over the batch."""
+    a1, a2 = (atom_text(a) for a in s.args)
+    n1, n2 = f"np.shape({a1})[-1]", f"np.shape({a2})[-1]"
+    length = f"max({n1}, {n2})"
+    op = "+" if s.prim == "polyadd" else "-"
+    return (f"{_paren(a1)} @ np.eye({n1}, {length}, {length} - {n1}) {op} "
+            f"{_paren(a2)} @ np.eye({n2}, {length}, {length} - {n2})")
 
 
 # ---- 1-D convolution and correlation: bilinear --------------------------------------
@@ -1130,14 +836,7 @@ def convolve_vjp(g, ans, a, v, mode="full"):
     return np.correlate(placed, v, "valid"), np.correlate(placed, a, "valid")
 
 
-@defjvp("convolve", "a")
-def convolve_jvp_a(a_dot, ans, a, v, mode="full"):
-    return np.convolve(a_dot, v, mode)
-
-
-@defjvp("convolve", "v")
-def convolve_jvp_v(v_dot, ans, a, v, mode="full"):
-    return np.convolve(a, v_dot, mode)
+defbilinear("convolve", "a", "v")
 
 
 defprim("correlate", np.correlate, "(a, v, mode='valid')", family="linalg",
@@ -1157,14 +856,34 @@ def correlate_vjp(g, ans, a, v, mode="valid"):
     return a_bar, np.flip(np.correlate(placed, a, "valid"))
 
 
-@defjvp("correlate", "a")
-def correlate_jvp_a(a_dot, ans, a, v, mode="valid"):
-    return np.correlate(a_dot, v, mode)
+defbilinear("correlate", "a", "v")
 
 
-@defjvp("correlate", "v")
-def correlate_jvp_v(v_dot, ans, a, v, mode="valid"):
-    return np.correlate(a, v_dot, mode)
+@batch_rule("convolve", "correlate")
+def convolve_rule(b: Batch, s: Let) -> str:
+    """Per example, the full convolution as an einsum with the 0/1 tensor
+    ``T[i, j, k] = (k == i + j)``, then the mode's window; correlate convolves with
+    ``v`` reversed."""
+    a, v = s.args
+    mode = _static(b, s, "mode", "valid" if s.prim == "correlate" else "full")
+    at, vt = atom_text(a), atom_text(v)
+    if s.prim == "correlate":
+        vt = f"np.flip({vt}, axis=-1)"
+    n, m = f"np.shape({at})[-1]", f"np.shape({vt})[-1]"
+    full = f"({n} + {m} - 1)"
+    tensor = (f"(np.arange({full}) == np.arange({n})[:, None, None] + "
+              f"np.arange({m})[None, :, None])")
+    spec = ("bi," if b.batched(a) else "i,") + ("bj," if b.batched(v) else "j,")
+    out = f"np.einsum('{spec}ijk->bk', {at}, {vt}, {tensor})"
+    if mode == "full":
+        return out
+    if mode == "same":
+        length = f"max({n}, {m})"
+        offset = f"({full} - {length}) // 2"
+    else:
+        length = f"(abs({n} - {m}) + 1)"
+        offset = f"(min({n}, {m}) - 1)"
+    return f"{out}[:, {offset}:{offset} + {length}]"
 
 
 defprim("polymul", np.polymul, "(a1, a2)", family="linalg",
@@ -1188,3 +907,8 @@ def polymul_jvp_a1(a1_dot, ans, a1, a2):
 @defjvp("polymul", "a2")
 def polymul_jvp_a2(a2_dot, ans, a1, a2):
     return np.convolve(a1, a2_dot)
+
+
+batch_rule("polymul")(convolve_rule)  # np.convolve's full mode
+
+

@@ -21,6 +21,8 @@ from ..runtime import (
 from .batching import (
     Batch,
     NoBatchRule,
+    _operand_rank,
+    _static,
     _with_batch,
     args_text,
     batch_rule,
@@ -28,8 +30,7 @@ from .batching import (
     operand,
     shifted,
 )
-from .batching_linalg import _operand_rank, _static
-from .registry import defjvp, defprim, defvjp, is_integer_constant
+from .registry import defjvp, deflinear, defprim, defvjp, is_integer_constant
 
 defprim(
     "sum", np.sum, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
@@ -44,9 +45,7 @@ def sum_vjp(g, ans, a, axis=None, keepdims=False):
     return np.broadcast_to(g, np.shape(a))
 
 
-@defjvp("sum", "a")
-def sum_jvp(a_dot, ans, a, axis=None, keepdims=False):
-    return np.sum(a_dot, axis=axis, keepdims=keepdims)
+deflinear("sum", "a", keywords=True)
 
 
 defprim(
@@ -65,9 +64,7 @@ def mean_vjp(g, ans, a, axis=None, keepdims=False):
     return np.broadcast_to(g / count, np.shape(a))
 
 
-@defjvp("mean", "a")
-def mean_jvp(a_dot, ans, a, axis=None, keepdims=False):
-    return np.mean(a_dot, axis=axis, keepdims=keepdims)
+deflinear("mean", "a", keywords=True)
 
 
 defprim(
@@ -430,9 +427,7 @@ def cumsum_vjp(g, ans, a, axis=None):
     return g + np.sum(g, axis=axis, keepdims=True) - np.cumsum(g, axis=axis)
 
 
-@defjvp("cumsum", "a")
-def cumsum_jvp(a_dot, ans, a, axis=None):
-    return np.cumsum(a_dot, axis=axis)
+deflinear("cumsum", "a", keywords=True)
 
 
 defprim(
@@ -506,9 +501,7 @@ def cumulative_sum_vjp(g, ans, x, axis=None, include_initial=False):
     return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
 
 
-@defjvp("cumulative_sum", "x")
-def cumulative_sum_jvp(x_dot, ans, x, axis=None, include_initial=False):
-    return np.cumulative_sum(x_dot, axis=axis, include_initial=include_initial)
+deflinear("cumulative_sum", "x", keywords=True)
 
 
 defprim(

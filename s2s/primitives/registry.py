@@ -21,6 +21,7 @@ while inlining, so the emitted code contains only the branch that applies.
 from __future__ import annotations
 
 import inspect
+import linecache
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -184,12 +185,20 @@ FAMILY_BATCH = {
 }
 
 
-def _caller_module() -> str:
-    """The module that called ``defprim`` (through any helper of this module)."""
+def _declaring_globals() -> dict[str, Any]:
+    """The globals of the module that declared a primitive or a rule: the caller of
+    ``defprim``/``deflinear``, past this module and a family's shorthand for it
+    (``_defhelper``, ``_defspecial``: a ``_def*`` function another family may import)."""
     frame = sys._getframe(1)
-    while frame.f_globals.get("__name__") == __name__:
+    while frame.f_globals.get("__name__") == __name__ or \
+            frame.f_code.co_name.startswith("_def"):
         frame = frame.f_back
-    return frame.f_globals.get("__name__", "")
+    return frame.f_globals
+
+
+def _caller_module() -> str:
+    """The module that declared the primitive."""
+    return _declaring_globals().get("__name__", "")
 
 
 def _rule_name(rule: Callable) -> str:
@@ -240,6 +249,46 @@ def defjvp(name: str, wrt: str, override: bool = False) -> Callable[[Callable], 
         return rule
 
     return register
+
+
+def linear_jvp_source(name: str, wrt: str, keywords: bool = False) -> str:
+    """The JVP rule of a primitive linear in ``wrt``: the primitive's own spelling with
+    ``wrt``'s tangent in its place (``np.reshape(a_dot, shape)``).  ``keywords`` passes
+    the parameters that have defaults by keyword, as the call spells them."""
+    prim = PRIMITIVES[name]
+    args, params = [], {}
+    for pname, p in prim.signature.parameters.items():
+        text = pname + "_dot" if pname == wrt else pname
+        if keywords and p.default is not p.empty:
+            params[pname] = text
+        else:
+            args.append(text)
+    stem = name.replace(".", "_") + "_jvp" + ("" if len(prim.diff) == 1 else "_" + wrt)
+    signature = ", ".join([wrt + "_dot", "ans", str(prim.signature)[1:-1]])
+    return f"def {stem}({signature}):\n    return {prim.spelling(args, params)}\n"
+
+
+def deflinear(name: str, *wrt: str, keywords: bool = False) -> None:
+    """Derive and register the JVP rule of ``name`` for each parameter of ``wrt`` in
+    which it is linear (``linear_jvp_source``).  The rule is a real function with
+    readable source (in ``linecache``), which the transforms inline as they do a
+    hand-written one; ``python -m s2s primitives --rule NAME`` prints it."""
+    namespace = _declaring_globals()  # the declaring module's names, as a def's
+    for w in wrt:
+        text = linear_jvp_source(name, w, keywords)
+        filename = f"<s2s deflinear {name} {w}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        local: dict[str, Any] = {}
+        exec(compile(text, filename, "exec"), namespace, local)
+        (rule,) = local.values()
+        rule.__module__ = namespace.get("__name__", __name__)
+        defjvp(name, w)(rule)
+
+
+def defbilinear(name: str, a: str, b: str, keywords: bool = False) -> None:
+    """``deflinear`` in each of two operands of a bilinear primitive (``x1 @ x2``):
+    the tangent is the sum of the two rules', each the product with one tangent."""
+    deflinear(name, a, b, keywords=keywords)
 
 
 class Refused(Exception):

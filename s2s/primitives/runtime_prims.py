@@ -26,42 +26,44 @@ map: prod_of_others is a gradient, its Jacobian symmetric, so the same evaluatio
 again; cumprod's transpose is cumprod_bar, on jets ``cumprod_bar_jet``.
 """
 
+from typing import Any
+
 import numpy as np
 
 from .. import runtime
+from ..ir.nodes import Const, Let
+from ..ir.spelling import atom_text
 from ..runtime import (
-    add_each,
     cumprod_bar,
     cumprod_bar_jet,
     cumprod_jet,
     cumprod_tangent,
-    dot_lhs_bar,
-    dot_rhs_bar,
-    einsum_bar,
-    einsum_bars,
-    einsum_tangent,
-    inner_lhs_bar,
-    inner_rhs_bar,
     join_like,
-    kron_lhs_bar,
-    kron_rhs_bar,
-    matmul_lhs_bar,
-    matmul_rhs_bar,
-    multi_dot_bars,
-    multi_dot_tangent,
-    only_at,
     prod_of_others_jet,
-    rhs_columns,
     special_digamma,
     special_polygamma,
     split_like,
-    take_along_axis_bar,
-    tensordot_lhs_bar,
-    tensordot_rhs_bar,
     unbroadcast,
-    weights_along,
 )
-from .registry import call_spelling, defjvp, defprim, defvjp
+from .batching import (
+    _UNKNOWN,
+    Batch,
+    NoBatchRule,
+    _all_axes,
+    _axis,
+    _known,
+    _static,
+    _with_batch,
+    align,
+    along,
+    args_text,
+    batch_rule,
+    items_of,
+    operand,
+    shifted,
+    static,
+)
+from .registry import call_spelling, defjvp, deflinear, defprim, defvjp
 
 
 def _defhelper(name, sig, diff=None, nondiff=False, note="", batch=None):
@@ -86,415 +88,30 @@ def unbroadcast_vjp(g, ans, cot, x):
     return np.broadcast_to(g, np.shape(cot))
 
 
-@defjvp("unbroadcast", "cot")
-def unbroadcast_jvp(cot_dot, ans, cot, x):
-    return unbroadcast(cot_dot, x)
+deflinear("unbroadcast", "cot")
+
+
+@batch_rule("unbroadcast")
+def unbroadcast_rule(b: Batch, s: Let) -> str:
+    """Per example: sum the axes broadcasting added (they follow the batch axis), then
+    the stretched ones, against a batched view of the target's shape."""
+    g, x = s.args
+    extra = b.rank(g) - b.rank(x)
+    g_text = _with_batch(b, g)
+    if extra > 0:
+        axes = tuple(range(1, extra + 1))
+        g_text = f"np.sum({g_text}, axis={axes[0] if extra == 1 else axes})"
+    return f"unbroadcast({g_text}, {_with_batch(b, x)})"
 
 
 _defhelper("grad_seed", "(out)", nondiff=True,
            note="ones_like(out): a constant, zero derivative")
 
 
-# ---- products of two arrays: bilinear in the cotangent and the other operand -------
-
-_defhelper("matmul_lhs_bar", "(cot, x1, x2)", diff=("cot", "x2"),
-           note="x1 gives only a shape")
-
-
-@defvjp("matmul_lhs_bar")
-def matmul_lhs_bar_vjp(g, ans, cot, x1, x2):
-    return g @ x2, matmul_rhs_bar(cot, g, x2)
-
-
-@defjvp("matmul_lhs_bar", "cot")
-def matmul_lhs_bar_jvp_cot(cot_dot, ans, cot, x1, x2):
-    return matmul_lhs_bar(cot_dot, x1, x2)
-
-
-@defjvp("matmul_lhs_bar", "x2")
-def matmul_lhs_bar_jvp_x2(x2_dot, ans, cot, x1, x2):
-    return matmul_lhs_bar(cot, x1, x2_dot)
-
-
-_defhelper("matmul_rhs_bar", "(cot, x1, x2)", diff=("cot", "x1"),
-           note="x2 gives only a shape")
-
-
-@defvjp("matmul_rhs_bar")
-def matmul_rhs_bar_vjp(g, ans, cot, x1, x2):
-    return x1 @ g, matmul_lhs_bar(cot, x1, g)
-
-
-@defjvp("matmul_rhs_bar", "cot")
-def matmul_rhs_bar_jvp_cot(cot_dot, ans, cot, x1, x2):
-    return matmul_rhs_bar(cot_dot, x1, x2)
-
-
-@defjvp("matmul_rhs_bar", "x1")
-def matmul_rhs_bar_jvp_x1(x1_dot, ans, cot, x1, x2):
-    return matmul_rhs_bar(cot, x1_dot, x2)
-
-
-_defhelper("dot_lhs_bar", "(cot, x1, x2)", diff=("cot", "x2"),
-           note="x1 gives only a shape")
-
-
-@defvjp("dot_lhs_bar")
-def dot_lhs_bar_vjp(g, ans, cot, x1, x2):
-    return np.dot(g, x2), dot_rhs_bar(cot, g, x2)
-
-
-@defjvp("dot_lhs_bar", "cot")
-def dot_lhs_bar_jvp_cot(cot_dot, ans, cot, x1, x2):
-    return dot_lhs_bar(cot_dot, x1, x2)
-
-
-@defjvp("dot_lhs_bar", "x2")
-def dot_lhs_bar_jvp_x2(x2_dot, ans, cot, x1, x2):
-    return dot_lhs_bar(cot, x1, x2_dot)
-
-
-_defhelper("dot_rhs_bar", "(cot, x1, x2)", diff=("cot", "x1"),
-           note="x2 gives only a shape")
-
-
-@defvjp("dot_rhs_bar")
-def dot_rhs_bar_vjp(g, ans, cot, x1, x2):
-    return np.dot(x1, g), dot_lhs_bar(cot, x1, g)
-
-
-@defjvp("dot_rhs_bar", "cot")
-def dot_rhs_bar_jvp_cot(cot_dot, ans, cot, x1, x2):
-    return dot_rhs_bar(cot_dot, x1, x2)
-
-
-@defjvp("dot_rhs_bar", "x1")
-def dot_rhs_bar_jvp_x1(x1_dot, ans, cot, x1, x2):
-    return dot_rhs_bar(cot, x1_dot, x2)
-
-
-_defhelper("inner_lhs_bar", "(cot, a, b)", diff=("cot", "b"),
-           note="a gives only a shape")
-
-
-@defvjp("inner_lhs_bar")
-def inner_lhs_bar_vjp(g, ans, cot, a, b):
-    return np.inner(g, b), inner_rhs_bar(cot, g, b)
-
-
-@defjvp("inner_lhs_bar", "cot")
-def inner_lhs_bar_jvp_cot(cot_dot, ans, cot, a, b):
-    return inner_lhs_bar(cot_dot, a, b)
-
-
-@defjvp("inner_lhs_bar", "b")
-def inner_lhs_bar_jvp_b(b_dot, ans, cot, a, b):
-    return inner_lhs_bar(cot, a, b_dot)
-
-
-_defhelper("inner_rhs_bar", "(cot, a, b)", diff=("cot", "a"),
-           note="b gives only a shape")
-
-
-@defvjp("inner_rhs_bar")
-def inner_rhs_bar_vjp(g, ans, cot, a, b):
-    return np.inner(a, g), inner_lhs_bar(cot, a, g)
-
-
-@defjvp("inner_rhs_bar", "cot")
-def inner_rhs_bar_jvp_cot(cot_dot, ans, cot, a, b):
-    return inner_rhs_bar(cot_dot, a, b)
-
-
-@defjvp("inner_rhs_bar", "a")
-def inner_rhs_bar_jvp_a(a_dot, ans, cot, a, b):
-    return inner_rhs_bar(cot, a_dot, b)
-
-
-_defhelper("tensordot_lhs_bar", "(cot, a, b, axes)", diff=("cot", "b"),
-           note="a gives only a shape")
-
-
-@defvjp("tensordot_lhs_bar")
-def tensordot_lhs_bar_vjp(g, ans, cot, a, b, axes):
-    return np.tensordot(g, b, axes), tensordot_rhs_bar(cot, g, b, axes)
-
-
-@defjvp("tensordot_lhs_bar", "cot")
-def tensordot_lhs_bar_jvp_cot(cot_dot, ans, cot, a, b, axes):
-    return tensordot_lhs_bar(cot_dot, a, b, axes)
-
-
-@defjvp("tensordot_lhs_bar", "b")
-def tensordot_lhs_bar_jvp_b(b_dot, ans, cot, a, b, axes):
-    return tensordot_lhs_bar(cot, a, b_dot, axes)
-
-
-_defhelper("tensordot_rhs_bar", "(cot, a, b, axes)", diff=("cot", "a"),
-           note="b gives only a shape")
-
-
-@defvjp("tensordot_rhs_bar")
-def tensordot_rhs_bar_vjp(g, ans, cot, a, b, axes):
-    return np.tensordot(a, g, axes), tensordot_lhs_bar(cot, a, g, axes)
-
-
-@defjvp("tensordot_rhs_bar", "cot")
-def tensordot_rhs_bar_jvp_cot(cot_dot, ans, cot, a, b, axes):
-    return tensordot_rhs_bar(cot_dot, a, b, axes)
-
-
-@defjvp("tensordot_rhs_bar", "a")
-def tensordot_rhs_bar_jvp_a(a_dot, ans, cot, a, b, axes):
-    return tensordot_rhs_bar(cot, a_dot, b, axes)
-
-
-_defhelper("kron_lhs_bar", "(cot, a, b)", diff=("cot", "b"),
-           note="a gives only a shape")
-
-
-@defvjp("kron_lhs_bar")
-def kron_lhs_bar_vjp(g, ans, cot, a, b):
-    return np.kron(g, b), kron_rhs_bar(cot, g, b)
-
-
-@defjvp("kron_lhs_bar", "cot")
-def kron_lhs_bar_jvp_cot(cot_dot, ans, cot, a, b):
-    return kron_lhs_bar(cot_dot, a, b)
-
-
-@defjvp("kron_lhs_bar", "b")
-def kron_lhs_bar_jvp_b(b_dot, ans, cot, a, b):
-    return kron_lhs_bar(cot, a, b_dot)
-
-
-_defhelper("kron_rhs_bar", "(cot, a, b)", diff=("cot", "a"),
-           note="b gives only a shape")
-
-
-@defvjp("kron_rhs_bar")
-def kron_rhs_bar_vjp(g, ans, cot, a, b):
-    return np.kron(a, g), kron_lhs_bar(cot, a, g)
-
-
-@defjvp("kron_rhs_bar", "cot")
-def kron_rhs_bar_jvp_cot(cot_dot, ans, cot, a, b):
-    return kron_rhs_bar(cot_dot, a, b)
-
-
-@defjvp("kron_rhs_bar", "a")
-def kron_rhs_bar_jvp_a(a_dot, ans, cot, a, b):
-    return kron_rhs_bar(cot, a_dot, b)
-
-
-# ---- products of several arrays: operand lists -----------------------------------
-# einsum_bar(cot, s, operands, k) is the derivative of <cot, einsum(s, *operands)>
-# with respect to operands[k]: multilinear in cot and the other operands, and
-# independent of operands[k]'s values (its derivative for that one is 0).
-#
-# Every derivative of these products is again one: einsum_tangent(s, operands, *ts)
-# is the einsum differentiated once along each direction t (a list like operands),
-# and einsum_bars(cot, s, operands, *ts) the cotangents of that (no directions: the
-# einsum's own).  The rules only add a direction, or swap one for the cotangent, so
-# the family is closed; a rule's directions are a literal tuple (the varargs), and
-# the inliner unrolls the comprehensions over them: the emitted code names each.
-# multi_dot_tangent and multi_dot_bars are the same family for multi_dot's chain.
-
-_defhelper("einsum_bar", "(cot, subscripts, operands, k)", diff=("cot", "operands"),
-           note="operands a list; operands[k] gives only a shape")
-
-
-@defvjp("einsum_bar")
-def einsum_bar_vjp(g, ans, cot, subscripts, operands, k):
-    # g is the cotangent of operand k: a direction that moves that operand only
-    direction = only_at(operands, k, g)
-    return (einsum_tangent(subscripts, operands, direction),
-            einsum_bars(cot, subscripts, operands, direction))
-
-
-@defjvp("einsum_bar", "cot")
-def einsum_bar_jvp_cot(cot_dot, ans, cot, subscripts, operands, k):
-    return einsum_bar(cot_dot, subscripts, operands, k)
-
-
-@defjvp("einsum_bar", "operands")
-def einsum_bar_jvp_operands(operands_dot, ans, cot, subscripts, operands, k):
-    return einsum_bars(cot, subscripts, operands, operands_dot)[k]
-
-
-# einsum_bars(cot, s, operands, *ts): one result per operand, as many as the
-# subscripts name (a count known before it runs).
-
-
-def _einsum_operand_count(args):
-    return args["subscripts"].split("->")[0].count(",") + 1
-
-
-defprim("einsum_bars", runtime.einsum_bars, "(cot, subscripts, operands, *tangents)",
-        family="runtime", spelling=call_spelling("einsum_bars"),
-        diff=("cot", "operands", "tangents"), results=_einsum_operand_count,
-        note="operands and each tangent a list; a tuple of one cotangent per operand")
-
-
-@defvjp("einsum_bars")
-def einsum_bars_vjp(g, ans, cot, subscripts, operands, *tangents):
-    # g: one cotangent per result, itself a direction; the form is symmetric in its
-    # directions, so each tangent's cotangent swaps it for g
-    return (
-        einsum_tangent(subscripts, operands, g, *tangents),
-        einsum_bars(cot, subscripts, operands, g, *tangents),
-        tuple(einsum_bars(cot, subscripts, operands, *tangents[:i], g, *tangents[i + 1:])
-              for i in range(len(tangents))),
-    )
-
-
-@defjvp("einsum_bars", "cot")
-def einsum_bars_jvp_cot(cot_dot, ans, cot, subscripts, operands, *tangents):
-    return einsum_bars(cot_dot, subscripts, operands, *tangents)
-
-
-@defjvp("einsum_bars", "operands")
-def einsum_bars_jvp_operands(operands_dot, ans, cot, subscripts, operands, *tangents):
-    return einsum_bars(cot, subscripts, operands, operands_dot, *tangents)
-
-
-@defjvp("einsum_bars", "tangents")
-def einsum_bars_jvp_tangents(tangents_dot, ans, cot, subscripts, operands, *tangents):
-    return add_each(*(
-        einsum_bars(cot, subscripts, operands, *tangents[:i], tangents_dot[i],
-                    *tangents[i + 1:])
-        for i in range(len(tangents))
-    ))
-
-
-_defhelper("einsum_tangent", "(subscripts, operands, *tangents)",
-           diff=("operands", "tangents"),
-           note="operands and each tangent a list; multilinear in all of them")
-
-
-@defvjp("einsum_tangent")
-def einsum_tangent_vjp(g, ans, subscripts, operands, *tangents):
-    return einsum_bars(g, subscripts, operands, *tangents), tuple(
-        einsum_bars(g, subscripts, operands, *tangents[:i], *tangents[i + 1:])
-        for i in range(len(tangents))
-    )
-
-
-@defjvp("einsum_tangent", "operands")
-def einsum_tangent_jvp_operands(operands_dot, ans, subscripts, operands, *tangents):
-    return einsum_tangent(subscripts, operands, operands_dot, *tangents)
-
-
-@defjvp("einsum_tangent", "tangents")
-def einsum_tangent_jvp_tangents(tangents_dot, ans, subscripts, operands, *tangents):
-    return sum(
-        einsum_tangent(subscripts, operands, *tangents[:i], tangents_dot[i],
-                       *tangents[i + 1:])
-        for i in range(len(tangents))
-    )
-
-
-# multi_dot_bars(cot, arrays, *ts)[j] is the derivative of
-# <cot, multi_dot_tangent(arrays, *ts)> with respect to arrays[j]; one array per
-# operand (a list).
-
-defprim("multi_dot_bars", runtime.multi_dot_bars, "(cot, arrays, *tangents)",
-        family="runtime", spelling=call_spelling("multi_dot_bars"),
-        diff=("cot", "arrays", "tangents"), results=lambda args: len(args["arrays"]),
-        note="arrays and each tangent a list; returns a list (one cotangent per array)")
-
-
-@defvjp("multi_dot_bars")
-def multi_dot_bars_vjp(g, ans, cot, arrays, *tangents):
-    return (
-        multi_dot_tangent(arrays, g, *tangents),
-        multi_dot_bars(cot, arrays, g, *tangents),
-        tuple(multi_dot_bars(cot, arrays, *tangents[:i], g, *tangents[i + 1:])
-              for i in range(len(tangents))),
-    )
-
-
-@defjvp("multi_dot_bars", "cot")
-def multi_dot_bars_jvp_cot(cot_dot, ans, cot, arrays, *tangents):
-    return multi_dot_bars(cot_dot, arrays, *tangents)
-
-
-@defjvp("multi_dot_bars", "arrays")
-def multi_dot_bars_jvp_arrays(arrays_dot, ans, cot, arrays, *tangents):
-    return multi_dot_bars(cot, arrays, arrays_dot, *tangents)
-
-
-@defjvp("multi_dot_bars", "tangents")
-def multi_dot_bars_jvp_tangents(tangents_dot, ans, cot, arrays, *tangents):
-    return add_each(*(
-        multi_dot_bars(cot, arrays, *tangents[:i], tangents_dot[i], *tangents[i + 1:])
-        for i in range(len(tangents))
-    ))
-
-
-_defhelper("multi_dot_tangent", "(arrays, *tangents)", diff=("arrays", "tangents"),
-           note="arrays and each tangent a list; multilinear in all of them")
-
-
-@defvjp("multi_dot_tangent")
-def multi_dot_tangent_vjp(g, ans, arrays, *tangents):
-    return multi_dot_bars(g, arrays, *tangents), tuple(
-        multi_dot_bars(g, arrays, *tangents[:i], *tangents[i + 1:])
-        for i in range(len(tangents))
-    )
-
-
-@defjvp("multi_dot_tangent", "arrays")
-def multi_dot_tangent_jvp_arrays(arrays_dot, ans, arrays, *tangents):
-    return multi_dot_tangent(arrays, arrays_dot, *tangents)
-
-
-@defjvp("multi_dot_tangent", "tangents")
-def multi_dot_tangent_jvp_tangents(tangents_dot, ans, arrays, *tangents):
-    return sum(
-        multi_dot_tangent(arrays, *tangents[:i], tangents_dot[i], *tangents[i + 1:])
-        for i in range(len(tangents))
-    )
-
-
-# only_at(items, k, value): value in place k, zeros elsewhere (linear in value);
-# add_each(first, *rest): tuples added item by item (linear in each)
-
-defprim("only_at", runtime.only_at, "(items, k, value)", family="runtime",
-        spelling=call_spelling("only_at"), diff=("value",),
-        results=lambda args: len(args["items"]),
-        note="items give only shapes; a tuple, value in place k")
-
-
-@defvjp("only_at")
-def only_at_vjp(g, ans, items, k, value):
-    return g[k]
-
-
-@defjvp("only_at", "value")
-def only_at_jvp(value_dot, ans, items, k, value):
-    return only_at(items, k, value_dot)
-
-
-defprim("add_each", runtime.add_each, "(first, *rest)", family="runtime",
-        spelling=call_spelling("add_each"), diff=("first", "rest"),
-        results=lambda args: len(args["first"]),
-        note="tuples of arrays, added item by item")
-
-
-@defvjp("add_each")
-def add_each_vjp(g, ans, first, *rest):
-    return g, tuple(g for _ in rest)
-
-
-@defjvp("add_each", "first")
-def add_each_jvp_first(first_dot, ans, first, *rest):
-    return first_dot
-
-
-@defjvp("add_each", "rest")
-def add_each_jvp_rest(rest_dot, ans, first, *rest):
-    return add_each(*rest_dot)
+@batch_rule("grad_seed")
+def grad_seed_rule(b: Batch, s: Let) -> str:
+    """One seed per example (the probe checked that an example's output is a scalar)."""
+    return f"np.ones_like({atom_text(s.args[0])})"
 
 
 # ---- reshaping helpers: linear in their first argument ---------------------------
@@ -508,9 +125,20 @@ def weights_along_vjp(g, ans, weights, a, axis):
     return np.reshape(g, np.shape(weights))
 
 
-@defjvp("weights_along", "weights")
-def weights_along_jvp(weights_dot, ans, weights, a, axis):
-    return weights_along(weights_dot, a, axis)
+deflinear("weights_along", "weights")
+
+
+@batch_rule("weights_along")
+def weights_along_rule(b: Batch, s: Let) -> str:
+    """``np.average``'s 1-D weights laid along the averaged axis of each example
+    (``a`` gives only its rank)."""
+    weights, a, _ = s.args
+    axis = static(s, "axis")
+    rw, ra = b.rank(weights), b.rank(a)
+    if axis is None or rw == ra:
+        return _with_batch(b, weights)
+    shape = (b.use_batch_size(), -1) + (1,) * (ra - 1 - axis % ra)
+    return f"np.reshape({_with_batch(b, weights)}, ({', '.join(map(str, shape))}))"
 
 
 _defhelper("rhs_columns", "(v, b)", diff=("v",),
@@ -522,15 +150,37 @@ def rhs_columns_vjp(g, ans, v, b):
     return np.reshape(g, np.shape(v))
 
 
-@defjvp("rhs_columns", "v")
-def rhs_columns_jvp(v_dot, ans, v, b):
-    return rhs_columns(v_dot, b)
+deflinear("rhs_columns", "v")
+
+
+@batch_rule("rhs_columns")
+def rhs_columns_rule(b: Batch, s: Let) -> str:
+    """``v`` as columns where each example's ``b`` is a vector (``b`` gives only its
+    rank)."""
+    v, rhs = s.args
+    text = _with_batch(b, v)
+    return f"np.expand_dims({text}, -1)" if b.rank(rhs) == 1 else text
 
 
 _defhelper("pad_sources", "(shape, pad_width, mode)", nondiff=True,
            note="integer indices: no derivative")
+
+
+@batch_rule("pad_sources")
+def pad_sources_rule(b: Batch, s: Let) -> str:
+    """Its arguments are per-example facts (a shape, widths, a mode): a batched one
+    would give each example its own index mesh."""
+    raise NoBatchRule("pad_sources with widths that differ per example",
+                      "pad by widths that are the same for every example")
+
+
 _defhelper("batch_axes", "(axis, rank)", nondiff=True,
            note="axis numbers for vmap's batched arrays: no derivative")
+
+
+@batch_rule("batch_axes")
+def batch_axes_rule(b: Batch, s: Let) -> str:
+    raise NoBatchRule("axis numbers that differ between examples")
 
 
 # ---- products: exact at zeros, through jets --------------------------------------
@@ -549,6 +199,15 @@ def prod_of_others_vjp(g, ans, a, axis=None):
 @defjvp("prod_of_others", "a")
 def prod_of_others_jvp(a_dot, ans, a, axis=None):
     return prod_of_others_jet(np.stack([a, a_dot]), axis)[1]
+
+
+@batch_rule("prod_of_others")
+def prod_of_others_rule(b: Batch, s: Let) -> str:
+    """Per example, over its ``axis`` (None: all its axes)."""
+    a = s.args[0]
+    if b.rank(a) == 0:
+        return f"np.ones_like({atom_text(a)})"
+    return args_text(s, [atom_text(a)], {"axis": _axis(b, s, "axis", b.rank(a))})
 
 
 _defhelper("prod_of_others_jet", "(x, axis=None)",
@@ -577,9 +236,7 @@ def cumprod_bar_vjp(g, ans, cot, a, axis=None):
             cumprod_bar_jet(cot_jet, np.stack([a, g]), axis)[1])
 
 
-@defjvp("cumprod_bar", "cot")
-def cumprod_bar_jvp_cot(cot_dot, ans, cot, a, axis=None):
-    return cumprod_bar(cot_dot, a, axis)
+deflinear("cumprod_bar", "cot")
 
 
 @defjvp("cumprod_bar", "a")
@@ -598,15 +255,29 @@ def cumprod_tangent_vjp(g, ans, v, a, axis=None):
     return cumprod_bar(g, a, axis), cumprod_bar_jet(g_jet, np.stack([a, v]), axis)[1]
 
 
-@defjvp("cumprod_tangent", "v")
-def cumprod_tangent_jvp_v(v_dot, ans, v, a, axis=None):
-    return cumprod_tangent(v_dot, a, axis)
+deflinear("cumprod_tangent", "v")
 
 
 @defjvp("cumprod_tangent", "a")
 def cumprod_tangent_jvp_a(a_dot, ans, v, a, axis=None):
     # the coefficient of t1 t2 in cumprod(a + t1 v + t2 a_dot)
     return cumprod_jet(np.stack([a, v, a_dot, np.zeros_like(a)]), axis)[3]
+
+
+@batch_rule("cumprod_bar", "cumprod_tangent")
+def cumprod_helpers_rule(b: Batch, s: Let) -> str:
+    """Along ``axis + 1``; ``axis=None`` on each example flattened (``cumprod_bar``'s
+    result shaped as the batched ``a`` again)."""
+    v, a = s.args
+    vs, as_ = _with_batch(b, v), _with_batch(b, a)
+    p = operand(s, "axis")
+    if p is None or isinstance(p, Const) and p.value is None:
+        n = b.use_batch_size()
+        call = (f"{s.prim}(np.reshape({vs}, ({n}, -1)), np.reshape({as_}, ({n}, -1)), 1)")
+        if s.prim == "cumprod_tangent":  # a tangent of the flat cumprod: flat
+            return call
+        return f"np.reshape({call}, np.shape({as_}))"
+    return args_text(s, [vs, as_], {"axis": _axis(b, s, "axis", b.rank(a))})
 
 
 _defhelper("cumprod_jet", "(x, axis=None)",
@@ -623,6 +294,36 @@ def cumprod_jet_jvp(x_dot, ans, x, axis=None):
     return cumprod_jet(np.concatenate([x, x_dot]), axis)[np.shape(x)[0]:]
 
 
+def _jet_axis(b: Batch, s: Let, x: Any) -> str:
+    """A jet helper's ``axis`` (an axis of the array behind the jet axis) once the
+    batch axis is the first array axis."""
+    return _axis(b, s, "axis", b.rank(x) - 1)
+
+
+def _behind_jet(text: str) -> str:
+    return f"np.moveaxis({text}, 0, 1)"
+
+
+@batch_rule("prod_of_others_jet", "cumprod_jet")
+def jet_rule(b: Batch, s: Let) -> str:
+    """Jets carry their coefficients on axis 0: the batch axis moves behind it for
+    the call and back in front after it.  ``cumprod_jet`` with ``axis=None`` runs
+    over each example flattened."""
+    x = s.args[0]
+    moved = _behind_jet(atom_text(x))
+    p = operand(s, "axis")
+    flat = s.prim == "cumprod_jet" and (p is None or isinstance(p, Const)
+                                        and p.value is None)
+    if flat:
+        n = b.use_batch_size()
+        t = atom_text(x)
+        moved = _behind_jet(f"np.reshape({t}, ({n}, np.shape({t})[1], -1))")
+        call = f"{s.prim}({moved}, -1)"
+    else:
+        call = args_text(s, [moved], {"axis": _jet_axis(b, s, x)})
+    return f"np.moveaxis({call}, 1, 0)"
+
+
 _defhelper("cumprod_bar_jet", "(h, x, axis=None)",
            note="cumprod_bar on jets (leading axis: 2**m coefficients)")
 
@@ -636,15 +337,30 @@ def cumprod_bar_jet_vjp(g, ans, h, x, axis=None):
     return h_bar, x_bar
 
 
-@defjvp("cumprod_bar_jet", "h")
-def cumprod_bar_jet_jvp_h(h_dot, ans, h, x, axis=None):
-    return cumprod_bar_jet(h_dot, x, axis)
+deflinear("cumprod_bar_jet", "h")
 
 
 @defjvp("cumprod_bar_jet", "x")
 def cumprod_bar_jet_jvp_x(x_dot, ans, h, x, axis=None):
     h_jet = np.concatenate([h, np.zeros_like(h)])
     return cumprod_bar_jet(h_jet, np.concatenate([x, x_dot]), axis)[np.shape(x)[0]:]
+
+
+@batch_rule("cumprod_bar_jet")
+def cumprod_bar_jet_rule(b: Batch, s: Let) -> str:
+    """As the other jet helpers: both jets get the batch axis behind the jet axis."""
+    h, x = s.args
+    hs, xs = _with_batch(b, h), _with_batch(b, x)
+    p = operand(s, "axis")
+    if p is None or isinstance(p, Const) and p.value is None:
+        n = b.use_batch_size()
+        flat = [_behind_jet(f"np.reshape({t}, ({n}, np.shape({t})[1], -1))")
+                for t in (hs, xs)]
+        call = f"cumprod_bar_jet({flat[0]}, {flat[1]}, -1)"
+        return f"np.reshape(np.moveaxis({call}, 1, 0), np.shape({xs}))"
+    call = args_text(s, [_behind_jet(hs), _behind_jet(xs)],
+                     {"axis": _jet_axis(b, s, x)})
+    return f"np.moveaxis({call}, 1, 0)"
 
 
 # ---- norms: derivatives of the gradients of norms ---------------------------------
@@ -906,6 +622,25 @@ def norm_grad_jvp_norm(norm_dot, ans, x, norm, ord, axis):
     return np.zeros(np.shape(x))
 
 
+@batch_rule("vector_norm_grad", "matrix_norm_grad", "norm_grad")
+def norm_grad_rule(b: Batch, s: Let) -> str:
+    """The norm's axes past the batch axis (None: every per-example axis); the norm
+    (reduced axes kept, or a scalar per example) lined up with ``x``."""
+    x, norm, order = s.args[:3]
+    if b.batched(order):
+        raise NoBatchRule(f"`{s.prim}` with an order that differs between examples")
+    r = b.rank(x)
+    texts = [_with_batch(b, x), align(b, norm, r), atom_text(order)]
+    if s.prim == "matrix_norm_grad":
+        return args_text(s, texts, {"axes": shifted(_static(b, s, "axes", (-2, -1)), r)})
+    if s.prim == "vector_norm_grad":
+        return args_text(s, texts, {"axis": _axis(b, s, "axis", r)})
+    axis = _known(b, s.args[3])
+    if axis is _UNKNOWN:
+        raise NoBatchRule("norm_grad with an axis computed when the code runs")
+    return args_text(s, texts + [_all_axes(r) if axis is None else shifted(axis, r)])
+
+
 # ---- scipy.special through the runtime (SciPy is imported on first call) ---------
 
 _defhelper("special_erf", "(x)", batch="broadcasting")
@@ -960,7 +695,8 @@ def special_gammaln_jvp(x_dot, ans, x):
     return x_dot * special_digamma(x)
 
 
-_defhelper("special_digamma", "(x)", note="d/dx is special_polygamma(1, x)", batch="broadcasting")
+_defhelper("special_digamma", "(x)", note="d/dx is special_polygamma(1, x)",
+batch="broadcasting")
 
 
 @defvjp("special_digamma")
@@ -974,7 +710,8 @@ def special_digamma_jvp(x_dot, ans, x):
 
 
 _defhelper("special_polygamma", "(n, x)", diff=("x",),
-           note="n an integer order; d/dx is special_polygamma(n + 1, x)", batch="broadcasting")
+           note="n an integer order; d/dx is special_polygamma(n + 1, x)",
+           batch="broadcasting")
 
 
 @defvjp("special_polygamma")
@@ -1000,7 +737,8 @@ def special_expit_jvp(x_dot, ans, x):
     return x_dot * ans * (1 - ans)
 
 
-_defhelper("special_logit", "(x)", note="logit'(0) = logit'(1) = inf, as JAX", batch="broadcasting")
+_defhelper("special_logit", "(x)", note="logit'(0) = logit'(1) = inf, as JAX",
+batch="broadcasting")
 
 
 @defvjp("special_logit")
@@ -1013,7 +751,8 @@ def special_logit_jvp(x_dot, ans, x):
     return x_dot / (x * (1 - x))
 
 
-_defhelper("special_xlogy", "(x, y)", note="as JAX: d/dx = log(y), d/dy = x / y", batch="broadcasting")
+_defhelper("special_xlogy", "(x, y)", note="as JAX: d/dx = log(y), d/dy = x / y",
+batch="broadcasting")
 
 
 @defvjp("special_xlogy")
@@ -1110,9 +849,20 @@ def split_like_vjp(g, ans, cot, arrays, axis):
     return join_like(g, cot, arrays, axis)
 
 
-@defjvp("split_like", "cot")
-def split_like_jvp(cot_dot, ans, cot, arrays, axis):
-    return split_like(cot_dot, arrays, axis)
+deflinear("split_like", "cot")
+
+
+@batch_rule("split_like")
+def split_like_rule(b: Batch, s: Let) -> str:
+    """Every array viewed with the batch axis (each example's pieces differ), and the
+    example's axis one further on."""
+    cot, arrays, axis = s.args
+    if not isinstance(axis, Const) or type(axis.value) is not int:
+        raise NoBatchRule("split_like with an axis computed when the code runs")
+    rank = b.rank(cot)
+    cut = (min(axis.value, rank - 1) if axis.value >= 0 else axis.value) % rank
+    texts = ", ".join(_with_batch(b, a) for a in items_of(b, arrays, "split_like"))
+    return f"split_like({_with_batch(b, cot)}, [{texts}], {cut + 1})"
 
 
 # join_like(pieces, cot, arrays, axis) undoes split_like: linear in the pieces, and
@@ -1128,9 +878,23 @@ def join_like_vjp(g, ans, pieces, cot, arrays, axis):
     return split_like(g, arrays, axis)
 
 
-@defjvp("join_like", "pieces")
-def join_like_jvp(pieces_dot, ans, pieces, cot, arrays, axis):
-    return join_like(pieces_dot, cot, arrays, axis)
+deflinear("join_like", "pieces")
+
+
+@batch_rule("join_like")
+def join_like_rule(b: Batch, s: Let) -> str:
+    """The pieces (a tuple) and the shapes they are joined to, each with the batch
+    axis, joined along the example's axis one further on (as split_like)."""
+    from .batching import _seq_texts
+
+    pieces, cot, arrays, axis = s.args
+    if not isinstance(axis, Const) or type(axis.value) is not int:
+        raise NoBatchRule("join_like with an axis computed when the code runs")
+    rank = b.rank(cot)
+    cut = (min(axis.value, rank - 1) if axis.value >= 0 else axis.value) % rank
+    parts = ", ".join(_seq_texts(b, pieces, "join_like"))
+    texts = ", ".join(_with_batch(b, a) for a in items_of(b, arrays, "join_like"))
+    return f"join_like(({parts},), {_with_batch(b, cot)}, [{texts}], {cut + 1})"
 
 
 # take_along_axis_bar(cot, indices, arr, axis): cot added at the places indices took
@@ -1145,6 +909,27 @@ def take_along_axis_bar_vjp(g, ans, cot, indices, arr, axis=-1):
     return np.take_along_axis(g, indices, axis=axis)
 
 
-@defjvp("take_along_axis_bar", "cot")
-def take_along_axis_bar_jvp(cot_dot, ans, cot, indices, arr, axis=-1):
-    return take_along_axis_bar(cot_dot, indices, arr, axis)
+deflinear("take_along_axis_bar", "cot")
+
+
+@batch_rule("take_along_axis_bar")
+def take_along_axis_bar_rule(b: Batch, s: Let) -> str:
+    """As take_along_axis: the axis moves past the batch axis (without one: each
+    flattened example), unbatched positions get a batch axis of length 1, and the
+    cotangent and the array's shape get the batch axis."""
+    cot, idx, arr = s.args[:3]
+    g, x = _with_batch(b, cot), _with_batch(b, arr)
+    i = atom_text(idx) if b.batched(idx) else f"{atom_text(idx)}[None]"
+    n = b.use_batch_size()
+
+    def flat_call():
+        i_flat = (f"np.reshape({i}, ({n}, -1))" if b.batched(idx)
+                  else f"np.reshape({atom_text(idx)}, (1, -1))")
+        call = (f"take_along_axis_bar(np.reshape({g}, ({n}, -1)), {i_flat}, "
+                f"np.reshape({x}, ({n}, -1)), 1)")
+        return f"np.reshape({call}, np.shape({x}))"
+
+    return along(b, s, -1, b.rank(arr),
+                 lambda ax: f"take_along_axis_bar({g}, {i}, {x}, {ax})", flat_call)
+
+

@@ -2,14 +2,42 @@
 
 import builtins
 import operator
+from typing import Any
 
 import numpy as np
 
-from ..runtime import pad_sources, split_like, unbroadcast
+from ..ir.nodes import KEYWORD_OPERANDS, Const, Index, Let, Var
+from ..ir.spelling import atom_text
+from ..runtime import pad_sources, unbroadcast
+from .batching import (
+    PER_EXAMPLE_COUNT,
+    Batch,
+    NoBatchRule,
+    _batched_shape,
+    _built_items,
+    _is_mask,
+    _per_axis_pairs,
+    _per_example_index,
+    _with_batch,
+    align,
+    along,
+    args_text,
+    axis_arg,
+    batch_rule,
+    const_dims,
+    flat,
+    getitem_rule,
+    holds_tuple,
+    only_first_batched,
+    operand,
+    refuse_batched,
+    shifted,
+    static,
+)
 from .registry import (
     attribute,
-    call_spelling,
     defjvp,
+    deflinear,
     defprim,
     defvjp,
     is_basic_index,
@@ -22,7 +50,8 @@ def _subscript(args, params):
 
 
 defprim(
-    "identity", None, "(x)", family="shape", spelling=lambda args, params: args[0],
+    "identity", None, "(x)", family="shape",
+    batch="trailing_axes", spelling=lambda args, params: args[0],
     note="a plain copy of a name: y = x",
 )
 
@@ -32,9 +61,7 @@ def identity_vjp(g, ans, x):
     return g
 
 
-@defjvp("identity", "x")
-def identity_jvp(x_dot, ans, x):
-    return x_dot
+deflinear("identity", "x")
 
 
 defprim(
@@ -58,6 +85,25 @@ def getitem_jvp(a_dot, ans, a, index):
     return a_dot[index]
 
 
+@batch_rule("getitem")
+def getitem_batched_rule(b: Batch, s: Let) -> str:
+    """``x[idx]`` with positions that differ per example: example ``i`` reads row
+    ``i`` at its own positions, ``x[np.arange(n)[:, None], idx]``; an unbatched ``x``
+    is read at the batch of positions, ``x[idx]``.  A tuple of index arrays is
+    unpacked after the batch axis.  Everything else as ``getitem_rule``."""
+    x = s.args[0]
+    index: Index = s.params["index"]
+    batched_index = [a for a in index.atoms() if isinstance(a, Var) and b.batched(a)]
+    if not batched_index:
+        if b.batched(x) and len(index.items) == 1 and holds_tuple(b, index.items[0]):
+            return f"{atom_text(x)}[:, *{atom_text(index.items[0])}]"
+        return getitem_rule(b, s)
+    if any(_is_mask(b, a) for a in batched_index):
+        raise NoBatchRule(f"a mask that differs per example: {PER_EXAMPLE_COUNT}",
+                          "keep the shape instead: np.where(mask, x, 0)")
+    return f"{atom_text(x)}[{_per_example_index(b, index, b.batched(x))}]"
+
+
 defprim(
     "reshape", np.reshape, "(a, shape)", diff=("a",), family="shape",
     methods=("reshape",),
@@ -69,9 +115,22 @@ def reshape_vjp(g, ans, a, shape):
     return np.reshape(g, np.shape(a))
 
 
-@defjvp("reshape", "a")
-def reshape_jvp(a_dot, ans, a, shape):
-    return np.reshape(a_dot, shape)
+deflinear("reshape", "a")
+
+
+@batch_rule("reshape")
+def reshape_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    shape = operand(s, "shape")
+    n = b.use_batch_size()
+    if isinstance(shape, Const):
+        dims = const_dims(shape.value)
+        text = "(" + ", ".join([n] + [str(d) for d in dims]) + ")"
+    elif isinstance(shape, tuple):
+        text = "(" + ", ".join([n] + [atom_text(d) for d in shape]) + ")"
+    else:
+        text = f"({n}, *{atom_text(shape)})"
+    return f"np.reshape({atom_text(s.args[0])}, {text})"
 
 
 defprim(
@@ -87,9 +146,7 @@ def transpose_vjp(g, ans, a, axes=None):
     return np.transpose(g, np.argsort(axes))
 
 
-@defjvp("transpose", "a")
-def transpose_jvp(a_dot, ans, a, axes=None):
-    return np.transpose(a_dot, axes)
+deflinear("transpose", "a")
 
 
 defprim("T", None, "(a)", family="shape", spelling=attribute("T"), attributes=("T",))
@@ -105,6 +162,21 @@ def T_jvp(a_dot, ans, a):
     return np.transpose(a_dot)
 
 
+@batch_rule("transpose", "T")
+def transpose_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    r = b.rank(s.args[0])
+    p = operand(s, "axes")
+    if isinstance(p, Var):  # a permutation known when the code runs
+        return f"np.transpose({atom_text(s.args[0])}, (0, *batch_axes({p.name}, {r})))"
+    axes = static(s, "axes")
+    if axes is None:
+        perm = (0,) + tuple(range(r, 0, -1))
+    else:
+        perm = (0,) + tuple((a % r) + 1 for a in axes)
+    return f"np.transpose({atom_text(s.args[0])}, {perm})"
+
+
 defprim("ravel", np.ravel, "(a)", family="shape", methods=("ravel", "flatten"))
 
 
@@ -113,12 +185,15 @@ def ravel_vjp(g, ans, a):
     return np.reshape(g, np.shape(a))
 
 
-@defjvp("ravel", "a")
-def ravel_jvp(a_dot, ans, a):
-    return np.ravel(a_dot)
+deflinear("ravel", "a")
 
 
-defprim("copy", np.copy, "(a)", family="shape", methods=("copy",))
+@batch_rule("ravel")
+def ravel_rule(b: Batch, s: Let) -> str:
+    return f"np.reshape({atom_text(s.args[0])}, ({b.use_batch_size()}, -1))"
+
+
+defprim("copy", np.copy, "(a)", family="shape", batch="trailing_axes", methods=("copy",))
 
 
 @defvjp("copy")
@@ -126,11 +201,7 @@ def copy_vjp(g, ans, a):
     return g
 
 
-@defjvp("copy", "a")
-def copy_jvp(a_dot, ans, a):
-    # a copy's tangent is a copy too: the primal copy is there because the array it
-    # copies is written later, and so is that array's tangent
-    return np.copy(a_dot)
+deflinear("copy", "a")
 
 
 # np.array / np.asarray of an array is a copy; of a list of computed values it stacks
@@ -143,15 +214,14 @@ def array_vjp(g, ans, a):
     return g
 
 
-@defjvp("array", "a")
-def array_jvp(a_dot, ans, a):
-    return np.array(a_dot)
+deflinear("array", "a")
 
 
 # np.asarray(a, dtype=...) casts as np.astype does (see dtypes.py): a cast to an
 # integer or bool dtype passes no derivative.  The cotangent keeps the output's dtype
 # (a may be a list of values): the transform casts each input's cotangent at the end.
-defprim("asarray", np.asarray, "(a, dtype=None)", diff=("a",), family="shape")
+defprim("asarray", np.asarray, "(a, dtype=None)", diff=("a",), family="shape",
+        batch="trailing_axes")
 
 
 @defvjp("asarray")
@@ -189,6 +259,11 @@ def float_jvp(x_dot, ans, x):
     return x_dot
 
 
+@batch_rule("float")
+def float_rule(b: Batch, s: Let) -> str:
+    return f"np.asarray({atom_text(s.args[0])}, dtype=float)"
+
+
 # ---- facts about arrays, and constructors: no derivative flows ------------------
 
 for _attr in ("shape", "ndim", "size"):
@@ -196,31 +271,77 @@ for _attr in ("shape", "ndim", "size"):
         _attr, getattr(np, _attr), "(a)", family="array facts", nondiff=True,
         attributes=(_attr,), note="a fact about the array, not a value of it",
     )
+
+
+@batch_rule("shape")
+def shape_rule(b: Batch, s: Let) -> str:
+    items = _built_items(b, s.args[0])
+    if items:  # np.shape([y, 2.0]): the array NumPy makes of the items, per example
+        return f"({len(items)}, *np.shape({_with_batch(b, items[0])})[1:])"
+    return f"np.shape({atom_text(s.args[0])})[1:]"
+
+
+@batch_rule("ndim")
+def ndim_rule(b: Batch, s: Let) -> str:
+    return f"np.ndim({atom_text(s.args[0])}) - 1"
+
+
+@batch_rule("size")
+def size_rule(b: Batch, s: Let) -> str:
+    items = _built_items(b, s.args[0])
+    if items:  # np.size([y, 2.0]) per example
+        n = b.use_batch_size()
+        return f"{len(items)} * (np.size({_with_batch(b, items[0])}) // {n})"
+    return f"np.size({atom_text(s.args[0])}) // {b.use_batch_size()}"
+
+
 defprim(
     "dtype", None, "(a)", family="array facts", spelling=attribute("dtype"),
     nondiff=True, attributes=("dtype",),
 )
 
+
+@batch_rule("dtype")
+def dtype_rule(b: Batch, s: Let) -> str:
+    return f"{atom_text(s.args[0])}.dtype"
+
+
 defprim(
     "len", builtins.len, "(obj)", family="array facts", nondiff=True,
     spelling=lambda args, params: f"len({args[0]})",
 )
+
+
+@batch_rule("len")
+def len_rule(b: Batch, s: Let) -> str:
+    return f"np.shape({atom_text(s.args[0])})[1]"
+
+
 defprim(
     "int", builtins.int, "(x)", family="array facts", nondiff=True,
     spelling=lambda args, params: f"int({args[0]})",
 )
 
+
+@batch_rule("int")
+def int_rule(b: Batch, s: Let) -> str:
+    raise NoBatchRule("int() of a batched value: each example gives its own Python int",
+                      "keep integers (loop bounds, indexes) out of the batched values")
+
+
 for _name, _sig, _more in (
-    ("zeros_like", "(a, dtype=None)", {}),
-    ("ones_like", "(a, dtype=None)", {}),
-    ("empty_like", "(prototype, dtype=None)", {}),
+    ("zeros_like", "(a, dtype=None)", {"batch": "trailing_axes"}),
+    ("ones_like", "(a, dtype=None)", {"batch": "trailing_axes"}),
+    ("empty_like", "(prototype, dtype=None)", {"batch": "trailing_axes"}),
     ("zeros", "(shape, dtype=None)", {}),
     ("ones", "(shape, dtype=None)", {}),
     ("empty", "(shape, dtype=None)", {}),
-    ("argmax", "(a, axis=None, keepdims=False)", {"methods": ("argmax",)}),
-    ("argmin", "(a, axis=None, keepdims=False)", {"methods": ("argmin",)}),
-    ("isnan", "(x)", {}),
-    ("isfinite", "(x)", {}),
+    ("argmax", "(a, axis=None, keepdims=False)",
+     {"methods": ("argmax",), "batch": "along_axis"}),
+    ("argmin", "(a, axis=None, keepdims=False)",
+     {"methods": ("argmin",), "batch": "along_axis"}),
+    ("isnan", "(x)", {"batch": "trailing_axes"}),
+    ("isfinite", "(x)", {"batch": "trailing_axes"}),
     ("arange", "(start, stop=None, step=None)", {}),
     # np.identity(n) is np.eye(n), and is spelled so in emitted code
     ("eye", "(N, M=None, k=0)", {"aliases": (np.identity,)}),
@@ -257,6 +378,15 @@ def full_jvp(fill_value_dot, ans, shape, fill_value):
     return np.broadcast_to(fill_value_dot, np.shape(ans))
 
 
+@batch_rule("full")
+def full_rule(b: Batch, s: Let) -> str:
+    """A batch of arrays of the given shape, each filled with its example's value."""
+    shape, fill = s.args
+    if b.batched(shape):
+        raise NoBatchRule("np.full with a shape that differs per example")
+    return f"np.full({_batched_shape(b, shape)}, {align(b, fill, b.out_rank(s))})"
+
+
 defprim(
     "full_like", np.full_like, "(a, fill_value)", diff=("fill_value",),
     family="constructor", note="differentiable in fill_value; a gives only a shape",
@@ -274,200 +404,11 @@ def full_like_jvp(fill_value_dot, ans, a, fill_value):
     return np.broadcast_to(fill_value_dot, np.shape(ans))
 
 
-# ---- joining and splitting: a sequence in, or several results out ---------------
-# A rule's cotangent for a sequence argument is a sequence (one per element); a
-# primitive with several results receives ``g`` as a tuple of their cotangents.
-
-defprim("concatenate", np.concatenate, "(arrays, axis=0)", family="shape")
-
-
-@defvjp("concatenate")
-def concatenate_vjp(g, ans, arrays, axis=0):
-    # one piece per array in one call (np.split by run-time ends has a count that code
-    # transforming this gradient again cannot know)
-    return split_like(g, arrays, axis)
-
-
-@defjvp("concatenate", "arrays")
-def concatenate_jvp(arrays_dot, ans, arrays, axis=0):
-    return np.concatenate(arrays_dot, axis=axis)
-
-
-defprim(
-    "split", np.split, "(ary, indices_or_sections, axis=0)", diff=("ary",),
-    family="shape", results=lambda args: args["indices_or_sections"]
-    if isinstance(args.get("indices_or_sections"), int)
-    else len(args["indices_or_sections"]) + 1,
-)
-
-
-@defvjp("split")
-def split_vjp(g, ans, ary, indices_or_sections, axis=0):
-    return np.concatenate(g, axis=axis)
-
-
-@defjvp("split", "ary")
-def split_jvp(ary_dot, ans, ary, indices_or_sections, axis=0):
-    return np.split(ary_dot, indices_or_sections, axis=axis)
-
-
-defprim(
-    "array_split", np.array_split, "(ary, indices_or_sections, axis=0)", diff=("ary",),
-    family="shape", results=lambda args: args["indices_or_sections"]
-    if isinstance(args.get("indices_or_sections"), int)
-    else len(args["indices_or_sections"]) + 1,
-)
-
-
-@defvjp("array_split")
-def array_split_vjp(g, ans, ary, indices_or_sections, axis=0):
-    return np.concatenate(g, axis=axis)
-
-
-@defjvp("array_split", "ary")
-def array_split_jvp(ary_dot, ans, ary, indices_or_sections, axis=0):
-    return np.array_split(ary_dot, indices_or_sections, axis=axis)
-
-
-# hsplit splits along axis 1 (axis 0 of a 1-D array), vsplit along 0, dsplit along 2
-for _name in ("hsplit", "vsplit", "dsplit"):
-    defprim(
-        _name, getattr(np, _name), "(ary, indices_or_sections)", diff=("ary",),
-        family="shape", results=lambda args: args["indices_or_sections"]
-        if isinstance(args.get("indices_or_sections"), int)
-        else len(args["indices_or_sections"]) + 1,
-    )
-
-
-@defvjp("hsplit")
-def hsplit_vjp(g, ans, ary, indices_or_sections):
-    return np.hstack(g)  # axis 1, or 0 for 1-D: a constant axis for what reads it next
-
-
-@defjvp("hsplit", "ary")
-def hsplit_jvp(ary_dot, ans, ary, indices_or_sections):
-    return np.hsplit(ary_dot, indices_or_sections)
-
-
-@defvjp("vsplit")
-def vsplit_vjp(g, ans, ary, indices_or_sections):
-    return np.concatenate(g, axis=0)
-
-
-@defjvp("vsplit", "ary")
-def vsplit_jvp(ary_dot, ans, ary, indices_or_sections):
-    return np.vsplit(ary_dot, indices_or_sections)
-
-
-@defvjp("dsplit")
-def dsplit_vjp(g, ans, ary, indices_or_sections):
-    return np.concatenate(g, axis=2)
-
-
-@defjvp("dsplit", "ary")
-def dsplit_jvp(ary_dot, ans, ary, indices_or_sections):
-    return np.dsplit(ary_dot, indices_or_sections)
-
-
-defprim("stack", np.stack, "(arrays, axis=0)", family="shape")
-
-
-@defvjp("stack")
-def stack_vjp(g, ans, arrays, axis=0):
-    return np.moveaxis(g, axis, 0)  # element i is the cotangent of arrays[i]
-
-
-@defjvp("stack", "arrays")
-def stack_jvp(arrays_dot, ans, arrays, axis=0):
-    return np.stack(arrays_dot, axis=axis)
-
-
-# hstack, vstack, dstack and column_stack give their arrays a common rank, then
-# concatenate: split_like cuts g along the joined axis (hstack's 1 is 0 for vectors)
-# and gives each piece its array's shape back.
-
-
-defprim("hstack", np.hstack, "(tup)", family="shape")
-
-
-@defvjp("hstack")
-def hstack_vjp(g, ans, tup):
-    return split_like(g, tup, 1)
-
-
-@defjvp("hstack", "tup")
-def hstack_jvp(tup_dot, ans, tup):
-    return np.hstack(tup_dot)
-
-
-defprim("vstack", np.vstack, "(tup)", family="shape")
-
-
-@defvjp("vstack")
-def vstack_vjp(g, ans, tup):
-    return split_like(g, tup, 0)
-
-
-@defjvp("vstack", "tup")
-def vstack_jvp(tup_dot, ans, tup):
-    return np.vstack(tup_dot)
-
-
-defprim("dstack", np.dstack, "(tup)", family="shape")
-
-
-@defvjp("dstack")
-def dstack_vjp(g, ans, tup):
-    return split_like(g, tup, 2)
-
-
-@defjvp("dstack", "tup")
-def dstack_jvp(tup_dot, ans, tup):
-    return np.dstack(tup_dot)
-
-
-defprim("column_stack", np.column_stack, "(tup)", family="shape")
-
-
-@defvjp("column_stack")
-def column_stack_vjp(g, ans, tup):
-    return split_like(g, tup, 1)
-
-
-@defjvp("column_stack", "tup")
-def column_stack_jvp(tup_dot, ans, tup):
-    return np.column_stack(tup_dot)
-
-
-# "append" names the structural list.append of loops; np.append is "numpy.append"
-defprim(
-    "numpy.append", np.append, "(arr, values, axis=None)", family="shape",
-    spelling=call_spelling("np.append"),
-)
-
-
-@defvjp("numpy.append")
-def append_vjp(g, ans, arr, values, axis=None):
-    if axis is None:  # both flattened
-        arr_bar = np.reshape(g[: np.size(arr)], np.shape(arr))
-        return arr_bar, np.reshape(g[np.size(arr) :], np.shape(values))
-    # two slices, not np.split(g, [n]): its indices are computed when the code runs, so
-    # code that transforms this gradient again could not count np.split's results
-    n = np.shape(arr)[axis]
-    if axis == 0:
-        return g[:n], g[n:]
-    g_front = np.moveaxis(g, axis, 0)
-    return np.moveaxis(g_front[:n], 0, axis), np.moveaxis(g_front[n:], 0, axis)
-
-
-@defjvp("numpy.append", "arr")
-def append_jvp_arr(arr_dot, ans, arr, values, axis=None):
-    return np.append(arr_dot, np.zeros_like(values), axis=axis)
-
-
-@defjvp("numpy.append", "values")
-def append_jvp_values(values_dot, ans, arr, values, axis=None):
-    return np.append(np.zeros_like(arr), values_dot, axis=axis)
+@batch_rule("full_like")
+def full_like_rule(b: Batch, s: Let) -> str:
+    """Shaped (and typed) like ``a``'s example, filled with its example's value."""
+    a, fill = s.args
+    return f"np.full_like({_with_batch(b, a)}, {align(b, fill, b.rank(a))})"
 
 
 # ---- rearranging axes: the cotangent moves back --------------------------------
@@ -480,9 +421,18 @@ def squeeze_vjp(g, ans, a, axis=None):
     return np.reshape(g, np.shape(a))
 
 
-@defjvp("squeeze", "a")
-def squeeze_jvp(a_dot, ans, a, axis=None):
-    return np.squeeze(a_dot, axis=axis)
+deflinear("squeeze", "a", keywords=True)
+
+
+@batch_rule("squeeze")
+def squeeze_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    axis = static(s, "axis")
+    x = atom_text(s.args[0])
+    if axis is None:  # every per-example axis of length 1, never the batch axis
+        return (f"np.reshape({x}, ({b.use_batch_size()},) + tuple(n for n in "
+                f"np.shape({x})[1:] if n != 1))")
+    return f"np.squeeze({x}, axis={shifted(axis, b.rank(s.args[0]))})"
 
 
 defprim("expand_dims", np.expand_dims, "(a, axis)", diff=("a",), family="shape")
@@ -493,9 +443,14 @@ def expand_dims_vjp(g, ans, a, axis):
     return np.reshape(g, np.shape(a))
 
 
-@defjvp("expand_dims", "a")
-def expand_dims_jvp(a_dot, ans, a, axis):
-    return np.expand_dims(a_dot, axis)
+deflinear("expand_dims", "a")
+
+
+@batch_rule("expand_dims")
+def expand_dims_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    axis = axis_arg(b, s, "axis", b.out_rank(s))
+    return f"np.expand_dims({atom_text(s.args[0])}, {axis})"
 
 
 for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
@@ -510,9 +465,7 @@ def atleast_1d_vjp(g, ans, ary):
     return np.reshape(g, np.shape(ary))
 
 
-@defjvp("atleast_1d", "ary")
-def atleast_1d_jvp(ary_dot, ans, ary):
-    return np.atleast_1d(ary_dot)
+deflinear("atleast_1d", "ary")
 
 
 @defvjp("atleast_2d")
@@ -520,9 +473,7 @@ def atleast_2d_vjp(g, ans, ary):
     return np.reshape(g, np.shape(ary))
 
 
-@defjvp("atleast_2d", "ary")
-def atleast_2d_jvp(ary_dot, ans, ary):
-    return np.atleast_2d(ary_dot)
+deflinear("atleast_2d", "ary")
 
 
 @defvjp("atleast_3d")
@@ -530,9 +481,21 @@ def atleast_3d_vjp(g, ans, ary):
     return np.reshape(g, np.shape(ary))
 
 
-@defjvp("atleast_3d", "ary")
-def atleast_3d_jvp(ary_dot, ans, ary):
-    return np.atleast_3d(ary_dot)
+deflinear("atleast_3d", "ary")
+
+
+@batch_rule("atleast_1d", "atleast_2d", "atleast_3d")
+def atleast_rule(b: Batch, s: Let) -> str:
+    """The axes NumPy adds to one example, added after the batch axis."""
+    x = atom_text(s.args[0])
+    rank = b.rank(s.args[0])
+    added = {
+        "atleast_1d": {0: "[:, None]"},
+        "atleast_2d": {0: "[:, None, None]", 1: "[:, None, :]"},
+        "atleast_3d": {0: "[:, None, None, None]", 1: "[:, None, :, None]",
+                       2: "[..., None]"},
+    }[s.prim]
+    return x + added.get(rank, "")
 
 
 defprim(
@@ -546,9 +509,15 @@ def swapaxes_vjp(g, ans, a, axis1, axis2):
     return np.swapaxes(g, axis1, axis2)
 
 
-@defjvp("swapaxes", "a")
-def swapaxes_jvp(a_dot, ans, a, axis1, axis2):
-    return np.swapaxes(a_dot, axis1, axis2)
+deflinear("swapaxes", "a")
+
+
+@batch_rule("swapaxes")
+def swapaxes_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    r = b.rank(s.args[0])
+    a1, a2 = axis_arg(b, s, "axis1", r), axis_arg(b, s, "axis2", r)
+    return f"np.swapaxes({atom_text(s.args[0])}, {a1}, {a2})"
 
 
 defprim(
@@ -561,12 +530,18 @@ def moveaxis_vjp(g, ans, a, source, destination):
     return np.moveaxis(g, destination, source)
 
 
-@defjvp("moveaxis", "a")
-def moveaxis_jvp(a_dot, ans, a, source, destination):
-    return np.moveaxis(a_dot, source, destination)
+deflinear("moveaxis", "a")
 
 
-defprim("flip", np.flip, "(m, axis=None)", family="shape")
+@batch_rule("moveaxis")
+def moveaxis_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    r = b.rank(s.args[0])
+    src, dst = axis_arg(b, s, "source", r), axis_arg(b, s, "destination", r)
+    return f"np.moveaxis({atom_text(s.args[0])}, {src}, {dst})"
+
+
+defprim("flip", np.flip, "(m, axis=None)", family="shape", batch="along_axis")
 
 
 @defvjp("flip")
@@ -574,9 +549,7 @@ def flip_vjp(g, ans, m, axis=None):
     return np.flip(g, axis)
 
 
-@defjvp("flip", "m")
-def flip_jvp(m_dot, ans, m, axis=None):
-    return np.flip(m_dot, axis)
+deflinear("flip", "m")
 
 
 defprim("fliplr", np.fliplr, "(m)", family="shape")
@@ -587,9 +560,7 @@ def fliplr_vjp(g, ans, m):
     return np.fliplr(g)
 
 
-@defjvp("fliplr", "m")
-def fliplr_jvp(m_dot, ans, m):
-    return np.fliplr(m_dot)
+deflinear("fliplr", "m")
 
 
 defprim("flipud", np.flipud, "(m)", family="shape")
@@ -600,9 +571,13 @@ def flipud_vjp(g, ans, m):
     return np.flipud(g)
 
 
-@defjvp("flipud", "m")
-def flipud_jvp(m_dot, ans, m):
-    return np.flipud(m_dot)
+deflinear("flipud", "m")
+
+
+@batch_rule("fliplr", "flipud")
+def flip_named_rule(b: Batch, s: Let) -> str:
+    """``fliplr`` reverses axis 1, ``flipud`` axis 0: ``np.flip`` one axis further."""
+    return f"np.flip({atom_text(s.args[0])}, axis={2 if s.prim == 'fliplr' else 1})"
 
 
 defprim("rot90", np.rot90, "(m, k=1, axes=(0, 1))", family="shape")
@@ -613,9 +588,17 @@ def rot90_vjp(g, ans, m, k=1, axes=(0, 1)):
     return np.rot90(g, -k, axes)
 
 
-@defjvp("rot90", "m")
-def rot90_jvp(m_dot, ans, m, k=1, axes=(0, 1)):
-    return np.rot90(m_dot, k, axes)
+deflinear("rot90", "m")
+
+
+@batch_rule("rot90")
+def rot90_rule(b: Batch, s: Let) -> str:
+    """Rotate each example in the plane of its ``axes``, moved past the batch axis."""
+    only_first_batched(b, s)
+    rank = b.rank(s.args[0])
+    a0, a1 = static(s, "axes", (0, 1))
+    return args_text(s, [atom_text(s.args[0])],
+                     {"axes": str((a0 % rank + 1, a1 % rank + 1))})
 
 
 defprim("roll", np.roll, "(a, shift, axis=None)", diff=("a",), family="shape")
@@ -628,9 +611,19 @@ def roll_vjp(g, ans, a, shift, axis=None):
     return np.roll(g, np.negative(shift), axis=axis)
 
 
-@defjvp("roll", "a")
-def roll_jvp(a_dot, ans, a, shift, axis=None):
-    return np.roll(a_dot, shift, axis=axis)
+deflinear("roll", "a", keywords=True)
+
+
+@batch_rule("roll")
+def roll_rule(b: Batch, s: Let) -> str:
+    """Roll along the moved axes; without an axis, each example rolls flattened."""
+    only_first_batched(b, s)
+    a, shift = s.args
+    x = atom_text(a)
+    return along(b, s, None, b.rank(a),
+                 lambda ax: f"np.roll({x}, {atom_text(shift)}, axis={ax})",
+                 lambda: f"np.reshape(np.roll({flat(b, a)}, {atom_text(shift)}, "
+                         f"axis=1), np.shape({x}))")
 
 
 # ---- copies: tile, repeat, broadcast; each input's cotangent sums its copies ------
@@ -646,9 +639,21 @@ def broadcast_to_vjp(g, ans, array, shape):
     return array_bar
 
 
-@defjvp("broadcast_to", "array")
-def broadcast_to_jvp(array_dot, ans, array, shape):
-    return np.broadcast_to(array_dot, shape)
+deflinear("broadcast_to", "array")
+
+
+@batch_rule("broadcast_to")
+def broadcast_to_rule(b: Batch, s: Let) -> str:
+    only_first_batched(b, s)
+    shape = operand(s, "shape")
+    if isinstance(shape, Const):
+        dims = const_dims(shape.value)
+        target = "(" + ", ".join([b.use_batch_size()] + [str(d) for d in dims]) + ")"
+        rank = len(dims)
+    else:
+        target = f"({b.use_batch_size()}, *{atom_text(shape)})"
+        rank = b.out_rank(s)
+    return f"np.broadcast_to({align(b, s.args[0], rank)}, {target})"
 
 
 defprim(
@@ -670,6 +675,14 @@ def broadcast_arrays_jvp_x1(x1_dot, ans, x1, x2):
 @defjvp("broadcast_arrays", "x2")
 def broadcast_arrays_jvp_x2(x2_dot, ans, x1, x2):
     return np.broadcast_arrays(np.zeros_like(x1), x2_dot)
+
+
+@batch_rule("broadcast_arrays")
+def broadcast_arrays_rule(b: Batch, s: Let) -> str:
+    """Batched operands lined up to the larger rank after the batch axis; NumPy then
+    broadcasts the unbatched one over the batch."""
+    rank = max(b.rank(a) for a in s.args)
+    return f"np.broadcast_arrays({', '.join(align(b, a, rank) for a in s.args)})"
 
 
 defprim(
@@ -701,6 +714,28 @@ def meshgrid_jvp_y(y_dot, ans, x, y, indexing="xy", sparse=False):
     return np.meshgrid(np.zeros_like(x), y_dot, indexing=indexing, sparse=sparse)
 
 
+@batch_rule("meshgrid")
+def meshgrid_rule(b: Batch, s: Let) -> str:
+    """Each example's coordinate vectors (flattened) laid along the grid's axes, after
+    the batch axis: ``x`` along the last axis and ``y`` along the first with
+    ``indexing="xy"``, the other way round with ``"ij"``."""
+    x, y = s.args
+    indexing, sparse = static(s, "indexing", "xy"), static(s, "sparse", False)
+    n = b.use_batch_size()
+    x_shape, y_shape = ("1, -1", "-1, 1") if indexing == "xy" else ("-1, 1", "1, -1")
+
+    def laid(atom: Any, shape: str) -> str:
+        if b.batched(atom) or not sparse:
+            prefix = f"{n}, " if b.batched(atom) else ""
+            return f"np.reshape({atom_text(atom)}, ({prefix}{shape}))"
+        return f"np.reshape({_with_batch(b, atom)}, ({n}, {shape}))"
+
+    xs, ys = laid(x, x_shape), laid(y, y_shape)
+    if sparse:
+        return f"({xs}, {ys})"
+    return f"np.broadcast_arrays({xs}, {ys})"
+
+
 defprim("tile", np.tile, "(A, reps)", diff=("A",), family="shape")
 
 
@@ -716,9 +751,20 @@ def tile_vjp(g, ans, A, reps):
     return np.reshape(sums, np.shape(A))
 
 
-@defjvp("tile", "A")
-def tile_jvp(A_dot, ans, A, reps):
-    return np.tile(A_dot, reps)
+deflinear("tile", "A")
+
+
+@batch_rule("tile")
+def tile_rule(b: Batch, s: Let) -> str:
+    """NumPy lines ``A`` and ``reps`` up from the right; the batch axis is then
+    tiled once."""
+    only_first_batched(b, s)
+    a = s.args[0]
+    reps = static(s, "reps")
+    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
+    rank = max(b.rank(a), len(reps))
+    reps = (1,) * (rank - len(reps)) + reps
+    return f"np.tile({align(b, a, rank)}, {(1,) + reps})"
 
 
 defprim(
@@ -747,9 +793,21 @@ def repeat_vjp(g, ans, a, repeats, axis=None):
     return a_bar
 
 
-@defjvp("repeat", "a")
-def repeat_jvp(a_dot, ans, a, repeats, axis=None):
-    return np.repeat(a_dot, repeats, axis=axis)
+deflinear("repeat", "a", keywords=True)
+
+
+@batch_rule("repeat")
+def repeat_rule(b: Batch, s: Let) -> str:
+    """Repeat along the moved axis; without one, each example's flattened elements."""
+    a, counts = s.args
+    if b.batched(counts):
+        raise NoBatchRule("np.repeat with repeat counts that differ per example: each "
+                          "example's result would have its own length",
+                          "repeat by counts that are the same for every example")
+    x, c = atom_text(a), atom_text(counts)
+    return along(b, s, None, b.rank(a),
+                 lambda ax: f"np.repeat({x}, {c}, axis={ax})",
+                 lambda: f"np.repeat({flat(b, a)}, {c}, axis=1)")
 
 
 # ---- padding ---------------------------------------------------------------------
@@ -780,6 +838,24 @@ def pad_jvp(array_dot, ans, array, pad_width, mode="constant", constant_values=0
     return array_dot[pad_sources(np.shape(array), pad_width, mode)]
 
 
+@batch_rule("pad")
+def pad_rule(b: Batch, s: Let) -> str:
+    """Pad each example's axes; the batch axis gets no padding."""
+    refuse_batched(b, s, ("pad_width", "constant_values"),
+                   "np.pad with widths or values that differ per example",
+                   "pad by widths and values that are the same for every example")
+    rank = b.rank(s.args[0])
+    params = {k: atom_text(v) for k, v in s.params.items()
+              if k not in ("pad_width", KEYWORD_OPERANDS)}
+    values = operand(s, "constant_values")
+    scalar = isinstance(values, Const) and np.ndim(values.value) == 0
+    if values is not None and not scalar:
+        params["constant_values"] = _per_axis_pairs(values, rank)
+    widths = _per_axis_pairs(operand(s, "pad_width"), rank)
+    keywords = "".join(f", {k}={v}" for k, v in params.items())
+    return f"np.pad({atom_text(s.args[0])}, {widths}{keywords})"
+
+
 # ---- more rearranging and copying: rollaxis, diagflat, resize ----------------------
 
 defprim("rollaxis", np.rollaxis, "(a, axis, start=0)", diff=("a",), family="shape",
@@ -794,9 +870,19 @@ def rollaxis_vjp(g, ans, a, axis, start=0):
     return np.moveaxis(g, start - (axis % n < start), axis)
 
 
-@defjvp("rollaxis", "a")
-def rollaxis_jvp(a_dot, ans, a, axis, start=0):
-    return np.rollaxis(a_dot, axis, start)
+deflinear("rollaxis", "a")
+
+
+@batch_rule("rollaxis")
+def rollaxis_rule(b: Batch, s: Let) -> str:
+    """``np.moveaxis`` to the destination NumPy computes, both moved past the batch
+    axis."""
+    only_first_batched(b, s)
+    r = b.rank(s.args[0])
+    axis, start = static(s, "axis"), static(s, "start", 0)
+    start = start + r if start < 0 else start
+    dest = start - 1 if axis % r < start else start
+    return f"np.moveaxis({atom_text(s.args[0])}, {axis % r + 1}, {dest + 1})"
 
 
 defprim("diagflat", np.diagflat, "(v, k=0)", diff=("v",), family="shape",
@@ -808,9 +894,20 @@ def diagflat_vjp(g, ans, v, k=0):
     return np.reshape(np.diagonal(g, k), np.shape(v))
 
 
-@defjvp("diagflat", "v")
-def diagflat_jvp(v_dot, ans, v, k=0):
-    return np.diagflat(v_dot, k)
+deflinear("diagflat", "v")
+
+
+@batch_rule("diagflat")
+def diagflat_rule(b: Batch, s: Let) -> str:
+    """Each example's elements on the k-th diagonal: rows picked by one 0/1 matrix,
+    columns by another, ``(P * v[:, None, :]) @ Q``."""
+    only_first_batched(b, s)
+    k = static(s, "k", 0)
+    v = flat(b, s.args[0])
+    size = f"np.shape({v})[1]"
+    m = f"{size} + {abs(k)}"
+    return (f"(np.eye({m}, {size}, {-max(-k, 0)}) * {v}[:, None, :]) @ "
+            f"np.eye({size}, {m}, {max(k, 0)})")
 
 
 defprim(
@@ -826,9 +923,19 @@ def resize_vjp(g, ans, a, new_shape):
     return np.reshape(np.ravel(g) @ copies, np.shape(a))
 
 
-@defjvp("resize", "a")
-def resize_jvp(a_dot, ans, a, new_shape):
-    return np.resize(a_dot, new_shape)
+deflinear("resize", "a")
+
+
+@batch_rule("resize")
+def resize_rule(b: Batch, s: Let) -> str:
+    """Each flattened example read cyclically: positions ``arange(N) % size``."""
+    only_first_batched(b, s)
+    shape = static(s, "new_shape")
+    dims = (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
+    v = flat(b, s.args[0])
+    total = int(np.prod(dims))
+    target = "(" + ", ".join([b.use_batch_size()] + [str(d) for d in dims]) + ")"
+    return f"np.reshape({v}[:, np.arange({total}) % np.shape({v})[1]], {target})"
 
 
 # ---- differences: linear maps, transposed through their matrix ---------------------
@@ -846,9 +953,7 @@ def diff_vjp(g, ans, a, n=1, axis=-1):
     return np.moveaxis(np.moveaxis(g, axis, -1) @ d, -1, axis)
 
 
-@defjvp("diff", "a")
-def diff_jvp(a_dot, ans, a, n=1, axis=-1):
-    return np.diff(a_dot, n=n, axis=axis)
+deflinear("diff", "a", keywords=True)
 
 
 defprim(
@@ -875,3 +980,26 @@ def ediff1d_jvp(ary_dot, ans, ary, to_end=None, to_begin=None):
     if to_end is not None:
         to_end = np.zeros_like(to_end)
     return np.ediff1d(ary_dot, to_end=to_end, to_begin=to_begin)
+
+
+@batch_rule("ediff1d")
+def ediff1d_rule(b: Batch, s: Let) -> str:
+    """Each example flattened and differenced along axis 1; ``to_begin``/``to_end``
+    (the same for every example) joined before and after."""
+    refuse_batched(b, s, ("to_begin", "to_end"),
+                   "np.ediff1d with to_begin or to_end that differ per example",
+                   "use the same to_begin and to_end for every example")
+    n = b.use_batch_size()
+    pieces = [f"np.diff({flat(b, s.args[0])}, axis=1)"]
+    for name, front in (("to_begin", True), ("to_end", False)):
+        extra = operand(s, name)
+        if extra is None or (isinstance(extra, Const) and extra.value is None):
+            continue
+        t = atom_text(extra)
+        piece = f"np.broadcast_to(np.ravel({t}), ({n}, np.size({t})))"
+        pieces.insert(0, piece) if front else pieces.append(piece)
+    if len(pieces) == 1:
+        return pieces[0]
+    return f"np.concatenate([{', '.join(pieces)}], axis=1)"
+
+

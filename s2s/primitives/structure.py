@@ -14,7 +14,7 @@ from ..ir.nodes import Let
 from ..ir.spelling import atom_text
 from ..runtime import unbroadcast
 from .batching import Batch, NoBatchRule, batch_rule, only_first_batched
-from .registry import defjvp, defprim, defvjp
+from .registry import defjvp, deflinear, defprim, defvjp
 
 
 def _tuple_spelling(args, params):
@@ -182,9 +182,7 @@ def list_vjp(g, ans, iterable):
     return np.reshape(np.array(g), np.shape(iterable))
 
 
-@defjvp("list", "iterable")
-def list_jvp(iterable_dot, ans, iterable):
-    return list(iterable_dot)
+deflinear("list", "iterable")
 
 
 @batch_rule("list")

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import json
 import sys
 from typing import Any
 
 from ..primitives import PRIMITIVES, load_all
-from ..primitives.batching import rule_for
+from ..primitives.batching import RULES, rule_for
+from ..primitives.registry import REFUSED
 from ..transforms.vmap import HANDLED
 
 
@@ -43,6 +45,47 @@ def primitive_table(include_user: bool = False) -> list[dict[str, Any]]:
                                   else ""),
         })
     return rows
+
+
+def batching_source(name: str) -> str:
+    """Where a primitive's batching comes from: its own rule (module.function), the
+    default its defprim declares, vmap's structural handling, or a stated refusal."""
+    prim = PRIMITIVES[name]
+    if name in RULES:
+        return f"rule {RULES[name].__module__}.{RULES[name].__qualname__}"
+    if name in HANDLED:
+        return "vmap (structural)"
+    if rule_for(name) is not None:
+        return f"default {prim.batch}"
+    if prim.batch == REFUSED:
+        return "refused (no batched operand: the family's statements run unbatched)"
+    return "none"
+
+
+def without_batching_rule() -> list[str]:
+    """The primitives with no rule of their own (the set difference): each with the
+    default, vmap's handling or the refusal that batches it instead."""
+    load_all()
+    return [f"{name:<28}{batching_source(name)}"
+            for name, prim in sorted(PRIMITIVES.items())
+            if prim.builtin and name not in RULES]
+
+
+def rule_sources(name: str) -> str:
+    """A primitive's rules as the transforms read them: its VJP, its JVPs (those that
+    ``deflinear`` derived marked so) and its batching rule's origin."""
+    load_all()
+    prim = PRIMITIVES[name]
+    parts = []
+    for kind, rule in [("VJP", prim.vjp)] + [(f"JVP for {w}", r) for w, r in prim.jvps.items()]:
+        if rule is None:
+            continue
+        derived = rule.__code__.co_filename.startswith("<s2s deflinear ")
+        parts.append(f"# {kind}" + (" (derived by deflinear: linear in it)" if derived
+                                    else f" ({rule.__module__})"))
+        parts.append(inspect.getsource(rule))
+    parts.append(f"# batching: {batching_source(name)}\n")
+    return "\n".join(parts)
 
 
 def primitives_markdown() -> str:
@@ -80,6 +123,10 @@ def _primitives(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     elif args.markdown:
         sys.stdout.write(primitives_markdown())
+    elif args.batching:
+        print("\n".join(without_batching_rule()))
+    elif args.rule:
+        print(rule_sources(args.rule), end="")
     else:
         for r in primitive_table():
             flags = " ".join(k for k in ("vjp", "jvp", "batch") if r[k])
@@ -95,6 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
     form = prims.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="a JSON list of records")
     form.add_argument("--markdown", action="store_true", help="docs/primitives.md")
+    form.add_argument("--batching", action="store_true",
+                      help="the primitives without a batching rule of their own, and "
+                      "what batches them instead (a default, vmap, or a refusal)")
+    form.add_argument("--rule", metavar="NAME",
+                      help="a primitive's rules, derived ones included, as source")
     prims.set_defaults(handler=_primitives)
     for module_name in _SUBCOMMANDS:
         try:

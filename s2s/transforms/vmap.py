@@ -395,7 +395,7 @@ class _Vmap(StmtTransform, Batch):
             rank = self.rank(seq) - 1 if kind == LEAF else self._seq_rank(seq.name)
             if kind == LEAF and s.prim == "array":  # np.array(x) of an array
                 return f"np.array({seq_text})"
-            from ..primitives.batching_shape import (
+            from ..primitives.batching import (
                 joined_rows,  # an array's rows, or a list's items
             )
 
