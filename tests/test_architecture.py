@@ -2,7 +2,8 @@
 contracts in setup.cfg, deferred imports included), ruff finds nothing (pyflakes'
 checks, F811 redefinitions among them, and sorted imports), the emitted-code ABI and
 the public names stay where users and golden files name them, and no module, class or
-function grows past its size budget (the few still over it may only shrink)."""
+function grows past its size budget (the few still over it may only shrink), and no
+function imports an s2s module except the few deferred on purpose (DEFERRED says why)."""
 
 from __future__ import annotations
 
@@ -169,3 +170,62 @@ def test_the_over_budget_list_names_only_what_is_still_over() -> None:
     sizes = _sizes()
     stale = [w for w in OVER_BUDGET if w not in sizes or sizes[w][0] <= sizes[w][1]]
     assert not stale, f"no longer over budget (remove from OVER_BUDGET): {stale}"
+
+
+# Imports of s2s modules inside functions: only of these modules, each for its reason
+# (any other import goes at the top, so a new cycle shows at import time).
+DEFERRED = {
+    "s2s.backends.jax_backend": "imports jax, an optional dependency: loaded when asked for",
+    "s2s.backends.jax_control": "imports jax (as above)",
+    "s2s.api.jit_jax": "imports jax (as above)",
+    "s2s.optimize.specialize": "a second call's work: a first call and `import s2s` skip it",
+    "s2s.tools.selfcheck": "the one hook from api into tools (Transformed.selfcheck)",
+    "s2s.primitives.special": "SciPy's functions register on first use: SciPy is optional",
+    "s2s": "the package itself: the selfcheck twin's shim and the ledger's version",
+}
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def _deferred_imports() -> list[tuple[str, int, str]]:
+    """``(file, line, module)`` for each import of an s2s module inside a function."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        package = ".".join(rel.parent.parts)
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom):
+                    if node.level:
+                        base = package.rsplit(".", node.level - 1)[0] if node.level > 1 \
+                            else package
+                        module = f"{base}.{node.module}" if node.module else base
+                    else:
+                        module = node.module or ""
+                    # ``from ..backends import jax_control`` imports the submodule
+                    names = [f"{module}.{a.name}" if _is_module(f"{module}.{a.name}")
+                             else module for a in node.names]
+                elif isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                else:
+                    continue
+                found += [(rel.as_posix(), node.lineno, m) for m in names
+                          if m == "s2s" or m.startswith("s2s.")]
+    return sorted(set(found))
+
+
+def test_imports_inside_functions_are_only_the_deferred_ones() -> None:
+    stray = [f"{f}:{line} imports {m}" for f, line, m in _deferred_imports()
+             if m not in DEFERRED]
+    assert not stray, "import these at the top of the module:\n" + "\n".join(stray)
+
+
+def test_every_deferred_import_is_still_made() -> None:
+    """The list names only what some function still imports."""
+    made = {m for _, _, m in _deferred_imports()}
+    assert set(DEFERRED) <= made, f"no longer deferred: {set(DEFERRED) - made}"

@@ -1,15 +1,22 @@
 """The pipeline on one screen: the stages that turn a user's function into the code a
 transform runs, each a call into the floor that owns it.
 
-    lower       source → libcst → names resolved → A-normal SSA IR     frontend/
-    transform   container loops unrolled, analysis, emit items         transforms/
-    format      imports header + render → black → output invariants    emit/
-    compile     the module run in a linecache-registered namespace     emit/
-    specialize  on a later call with one signature: the code for it   optimize/
+    lower       parse: source → libcst, checked against the code   frontend/source.py
+                desugar: returns out of loops, jumps hoisted (CST)  frontend/desugar.py
+                normalize: names resolved, A-normal SSA IR          frontend/normalize.py
+                memory check: aliasing and in-place writes (IR)     ir/memory.py
+    transform   unroll: container loops, per call structure         ir/unroll.py
+                analyse: kinds, producers, activity (Facts)         transforms/analysis.py
+                emit: the transform's statements, one dispatcher    transforms/base.py
+    format      imports header + render → black → output invariants  emit/
+    compile     the module run in a linecache-registered namespace   emit/
+    specialize  on a later call with one signature: the code for it optimize/
 
 ``Transformed`` (grad, value_and_grad, vjp, jvp) runs them in this order, caching the
 text and the compiled function per call structure; vmap and the jacobians run the same
-stages with their own transforms (``emit_vmap``, the jacobian loops).
+stages with their own transforms (``emit_vmap``, the jacobian loops).  Each transform's
+entry (``emit_reverse``, ``emit_forward``, ``emit_vmap``) unrolls and analyses the IR
+for the call structure it is given, so ``transform`` below hands it the lowered IR.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import runtime
 from ..errors import Loc, TransformError, UnsupportedCallError, UnsupportedSyntaxError
+from ..ir.kinds import kind_of
 from ..ir.nodes import Atom, Const
 from ..primitives import lookup_object
 from .source import ParsedFunction, parse_function
@@ -87,8 +88,6 @@ class FreeVar:
         if callable(value) or isinstance(value, types.ModuleType):
             own: Any = ("object", id(value))
         else:
-            from ..ir.kinds import kind_of
-
             own = ("data", kind_of(value), np.ndim(value) if _is_number_like(value) else -1)
         return (own, self.agrees()) if self.also else own
 

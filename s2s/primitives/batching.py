@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..ir.kinds import LEAF, Seq
+from ..ir.kinds import LEAF, Seq, Tree
 from ..ir.nodes import KEYWORD_OPERANDS, Const, For, Index, Let, Slice, Var, walk
 from ..ir.spelling import atom_text, index_text
 from .registry import PRIMITIVES, arg_slots
@@ -700,8 +700,6 @@ def _items(b: Batch, atom: Any) -> list[Any]:
 
 
 def _kind_is_list(b: Batch, name: str) -> bool:
-    from ..ir.kinds import Tree
-
     kind = getattr(b, "kind", lambda n: None)(name)
     return isinstance(kind, Tree)
 
@@ -830,7 +828,6 @@ def _seq_texts(b: Batch, seq: Any, what: str) -> list[str]:
     items = getattr(b, "items", {}).get(seq.name) if isinstance(seq, Var) else None
     if items is not None:
         return [_with_batch(b, a) for a in items]
-    from ..ir.kinds import LEAF, Tree
 
     kind = getattr(b, "kind", lambda n: None)(seq.name) if isinstance(seq, Var) else None
     if not isinstance(kind, Tree) or kind.type is dict or any(

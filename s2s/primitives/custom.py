@@ -30,6 +30,7 @@ from typing import Any, Callable, Generic, Sequence, TypeVar
 
 import numpy as np
 
+from ..emit.code import compile_module
 from . import registry
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -137,7 +138,6 @@ class custom_vjp(_Custom[F]):
 def _jvp_from_jvps(f: custom_jvp, jvps: tuple[Callable | None, ...]) -> Callable:
     """One ``(primals, tangents)`` rule summing the per-argument ones of ``defjvps``,
     written as source (so transforms read it like any rule)."""
-    from ..emit.code import compile_module
 
     if f.nondiff_argnums:
         raise NotImplementedError("defjvps with nondiff_argnums: use defjvp")

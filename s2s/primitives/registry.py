@@ -20,6 +20,8 @@ while inlining, so the emitted code contains only the branch that applies.
 
 from __future__ import annotations
 
+import ast
+import builtins
 import inspect
 import linecache
 import sys
@@ -28,6 +30,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import runtime
 from ..ir.nodes import KEYWORD_OPERANDS, Let
 
 
@@ -273,7 +276,10 @@ def deflinear(name: str, *wrt: str, keywords: bool = False) -> None:
     which it is linear (``linear_jvp_source``).  The rule is a real function with
     readable source (in ``linecache``), which the transforms inline as they do a
     hand-written one; ``python -m s2s primitives --rule NAME`` prints it."""
-    namespace = _declaring_globals()  # the declaring module's names, as a def's
+    # the declaring module's names, as a def's, and the runtime helpers emitted code
+    # imports (a helper primitive's spelling names its helper, ``einsum_bar(...)``)
+    declaring = _declaring_globals()
+    namespace = {**{n: getattr(runtime, n) for n in runtime.__all__}, **declaring}
     for w in wrt:
         text = linear_jvp_source(name, w, keywords)
         filename = f"<s2s deflinear {name} {w}>"
@@ -281,6 +287,13 @@ def deflinear(name: str, *wrt: str, keywords: bool = False) -> None:
         local: dict[str, Any] = {}
         exec(compile(text, filename, "exec"), namespace, local)
         (rule,) = local.values()
+        params = set(inspect.signature(rule).parameters)
+        unknown = sorted({n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)
+                          and n.id not in params and n.id not in namespace
+                          and not hasattr(builtins, n.id)})
+        if unknown:  # the rule would raise NameError when it runs: say so now
+            raise NameError(f"the derived JVP rule of {name} reads {', '.join(unknown)}, "
+                            f"which {declaring.get('__name__')} does not define or import")
         rule.__module__ = namespace.get("__name__", __name__)
         defjvp(name, w)(rule)
 

@@ -52,6 +52,7 @@ from .batching import (
     _all_axes,
     _axis,
     _known,
+    _seq_texts,
     _static,
     _with_batch,
     align,
@@ -885,7 +886,6 @@ deflinear("join_like", "pieces")
 def join_like_rule(b: Batch, s: Let) -> str:
     """The pieces (a tuple) and the shapes they are joined to, each with the batch
     axis, joined along the example's axis one further on (as split_like)."""
-    from .batching import _seq_texts
 
     pieces, cot, arrays, axis = s.args
     if not isinstance(axis, Const) or type(axis.value) is not int:

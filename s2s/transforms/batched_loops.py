@@ -14,6 +14,7 @@ from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text, unpack_t
 from ..ir.nodes import Break, Const, For, If, Let, Stmt, Var, uses, walk
 from ..ir.spelling import atom_text
 from ..ir.walk import effective_carried, loop_breaks
+from ..primitives import lookup_object
 from ..primitives.batching import NoBatchRule, align
 
 SEQ_ITEM = "*"  # batched paths of a list grown in a loop: "*" then the item's path
@@ -366,16 +367,12 @@ class BatchedLoops:
 def _any(mask: str) -> str:
     """``np.any(mask)``, spelled with primitives s2s reads back (emitted code is
     transformed again: ``vmap(vmap(f))``)."""
-    from ..primitives import lookup_object
-
     if lookup_object(np.any):
         return f"np.any({mask})"
     return f"np.count_nonzero({mask}) > 0"
 
 
 def _all(mask: str) -> str:
-    from ..primitives import lookup_object
-
     if lookup_object(np.all):
         return f"np.all({mask})"
     return f"np.count_nonzero(~{mask}) == 0"

@@ -46,8 +46,6 @@ class RankInference:
         """The rank of a value the probe did not see (a branch the first example did
         not take), where its primitive says it: broadcasting takes the largest rank,
         a full reduction gives a scalar."""
-        from ..primitives import PRIMITIVES
-
         s = self.vm.facts.producer.get(name)
         if s is None and name in self.vm.facts.int_vars:
             return 0  # a loop's index (a Python int)

@@ -58,7 +58,7 @@ from ..ir.walk import (
 from ..primitives.custom import checked_bwd, custom_vjp
 from .analysis import callee_of, const_kind, facts
 from .checkpoint import policy_of, segmented_backward
-from .inline import Inliner
+from .inline import Inliner, _expr_of
 from .module import (
     Module,
     OutputStructureError,
@@ -1069,7 +1069,6 @@ class _Reverse:
         if ints and Index(tuple(Const(0, "0") if isinstance(i, Var) else i
                                 for i in index.items), index.is_tuple).is_basic():
             return Line(f"{buffer}[{atom_text(index)}] += {g}")
-        from .inline import _expr_of
 
         return Line(f"np.add.at({buffer}, {ast.unparse(_expr_of(index))}, {g})")
 

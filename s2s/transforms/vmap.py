@@ -49,8 +49,10 @@ from ..primitives.batching import (
     NoBatchRule,
     align,
     batched_items,
+    joined_rows,
     rule_for,
     shifted,
+    static,
 )
 from .analysis import callee_of, facts
 from .base import StmtTransform
@@ -395,15 +397,9 @@ class _Vmap(StmtTransform, Batch):
             rank = self.rank(seq) - 1 if kind == LEAF else self._seq_rank(seq.name)
             if kind == LEAF and s.prim == "array":  # np.array(x) of an array
                 return f"np.array({seq_text})"
-            from ..primitives.batching import (
-                joined_rows,  # an array's rows, or a list's items
-            )
-
-            return joined_rows(self, s, rank)
+            return joined_rows(self, s, rank)  # an array's rows, or a list's items
         else:
             raise NoBatchRule(f"`{s.prim}` of a list the function did not build")
-        from ..primitives.batching import static
-
         if s.prim in ("array", "asarray", "stack"):
             axis = static(s, "axis", 0)
             axis = axis + 1 if axis >= 0 else axis
