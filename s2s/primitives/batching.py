@@ -222,6 +222,17 @@ def unchanged(b: Batch, s: Let) -> str:
     return args_text(s, [atom_text(a) for a in s.args])
 
 
+def _refuse_separated_array_indexes(index: Index) -> None:
+    """NumPy moves the axes of array indexes separated by slices to the front, which
+    is the batch axis's place: such an index has no batched spelling."""
+    advanced = [k for k, item in enumerate(index.items) if not (
+        isinstance(item, Slice) or (isinstance(item, Const) and (
+            item.value is None or isinstance(item.value, int))))]
+    if advanced and advanced != list(range(advanced[0], advanced[-1] + 1)):
+        raise NoBatchRule("array indexes separated by slices, on a batched array",
+                          "index in two steps")
+
+
 def getitem_rule(b: Batch, s: Let) -> str:
     """``x[i]`` of a batched ``x`` is ``x[:, i]``; an index that starts with ``...``
     already skips it."""
@@ -236,13 +247,7 @@ def getitem_rule(b: Batch, s: Let) -> str:
     first = index.items[0] if index.items else None
     if isinstance(first, Const) and first.value is Ellipsis:
         return f"{atom_text(x)}[{inner}]"
-    advanced = [k for k, item in enumerate(index.items) if not (
-        isinstance(item, Slice) or (isinstance(item, Const) and (
-            item.value is None or isinstance(item.value, int))))]
-    if advanced and advanced != list(range(advanced[0], advanced[-1] + 1)):
-        # NumPy moves separated array indexes' axes to the front: not the batch's place
-        raise NoBatchRule("array indexes separated by slices, on a batched array",
-                          "index in two steps")
+    _refuse_separated_array_indexes(index)
     if not index.items:
         return atom_text(x)
     return f"{atom_text(x)}[:, {inner.rstrip(',')}]"
@@ -479,12 +484,7 @@ def _index_pieces(b: Batch, index: Index) -> str:
         return index_text(index)
     if len(index.items) == 1 and holds_tuple(b, first):  # a tuple of index arrays
         return f":, *{atom_text(first)}"
-    advanced = [k for k, item in enumerate(index.items) if not (
-        isinstance(item, Slice) or (isinstance(item, Const) and (
-            item.value is None or isinstance(item.value, int))))]
-    if advanced and advanced != list(range(advanced[0], advanced[-1] + 1)):
-        raise NoBatchRule("array indexes separated by slices, on a batched array",
-                          "index in two steps")
+    _refuse_separated_array_indexes(index)
     inner = index_text(index).rstrip(",")
     return f":, {inner}" if inner else ":"
 
