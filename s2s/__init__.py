@@ -24,6 +24,7 @@ from .api import (
     vjp,
     vmap,
 )
+from .api.checkpoint import checkpoint
 from .errors import (
     CustomRuleError,
     MissingRuleError,
@@ -35,7 +36,6 @@ from .errors import (
 )
 from .ledger import ledger  # (the function; the module s2s.ledger holds the ledger API)
 from .primitives.custom import custom_jvp, custom_vjp, primitive
-from .transforms.checkpoint import checkpoint
 
 __version__ = "0.1.0"
 
