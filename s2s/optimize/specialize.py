@@ -1038,7 +1038,7 @@ def _egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) ->
     hold floating values are taken, so every rule keeps shapes and dtypes (Python
     numbers are weak scalars in NumPy's promotion)."""
     language = _language()
-    if language is None:  # egglog is a dependency; without it the code stays as is
+    if language is None:  # egglog is the optional [egraph] extra; without it the code stays as is
         return
     from egglog import EGraph, f64, rewrite, vars_
 
