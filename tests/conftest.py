@@ -42,7 +42,7 @@ def _sample_sweeps(config, items) -> None:
         return
     sweeps: dict[tuple, list] = {}
     for item in items:
-        if getattr(item, "callspec", None) is not None:
+        if getattr(item, "callspec", None) is not None and "every_case" not in item.keywords:
             sweeps.setdefault((item.path, item.originalname), []).append(item)
     for cases in sweeps.values():
         if len(cases) < SWEEP_MIN:
