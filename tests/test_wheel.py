@@ -260,3 +260,14 @@ def test_installed_wheel_passes_the_suite(tmp_path: Path) -> None:
         env=env,
     )
     assert r.returncode == 0 and r.stdout.lstrip().startswith("["), r.stderr
+
+
+def test_the_license_file_is_the_declared_license() -> None:
+    import configparser
+
+    meta = configparser.ConfigParser()
+    meta.read(ROOT / "setup.cfg")
+    assert meta["metadata"]["license"] == "Apache-2.0"
+    assert meta["metadata"]["license_files"].strip() == "LICENSE"
+    head = " ".join((ROOT / "LICENSE").read_text().split()[:4])
+    assert head == "Apache License Version 2.0,", head
