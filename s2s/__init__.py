@@ -36,8 +36,7 @@ from .errors import (
 )
 from .ledger import ledger  # (the function; the module s2s.ledger holds the ledger API)
 from .primitives.custom import custom_jvp, custom_vjp, primitive
-
-__version__ = "0.1.0"
+from .version import __version__ as __version__
 
 __all__ = [
     "grad",

@@ -19,6 +19,7 @@ from ..primitives import PRIMITIVES, load_all
 from ..primitives.batching import RULES, rule_for
 from ..primitives.registry import REFUSED
 from ..transforms.vmap import HANDLED
+from ..version import __version__
 
 
 def primitive_table(include_user: bool = False) -> list[dict[str, Any]]:
@@ -136,7 +137,10 @@ def _primitives(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="s2s", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="s2s", description="s2s: JAX's transformations as readable NumPy source. "
+        "Also run as `python -m s2s`.")
+    parser.add_argument("--version", action="version", version=f"s2s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     prims = sub.add_parser("primitives", help="list the registered primitives")
     form = prims.add_mutually_exclusive_group()

@@ -64,6 +64,7 @@ from ..ir.nodes import Function, Let, walk
 from ..primitives import PRIMITIVES, load_all
 from ..primitives.batching import rule_for
 from ..transforms.vmap import HANDLED
+from ..version import __version__
 from . import selfcheck as _sc
 
 __all__ = [
@@ -434,15 +435,13 @@ def _root_info(fn: Callable) -> dict[str, Any]:
 def _versions() -> dict[str, Any]:
     import importlib.metadata
 
-    import s2s
-
     jax_module = sys.modules.get("jax")
     try:  # (without importing JAX: a second of startup)
         jax_version = getattr(jax_module, "__version__", None) or \
             importlib.metadata.version("jax")
     except importlib.metadata.PackageNotFoundError:
         jax_version = None
-    return {"s2s": s2s.__version__, "numpy": np.__version__, "jax": jax_version,
+    return {"s2s": __version__, "numpy": np.__version__, "jax": jax_version,
             "python": platform.python_version()}
 
 

@@ -746,13 +746,13 @@ def _install_shim() -> None:
         return
     import jax  # (the oracle: JAX is optional)
 
-    import s2s  # the package itself: the twin's ``import s2s`` sees all of it but these
-
+    # every other name is the package's own: it is loaded (this module is inside it),
+    # and read from sys.modules at each use, so tools does not import the root
     shim = types.ModuleType(_SHIM)
     shim.custom_jvp = jax.custom_jvp  # type: ignore[attr-defined]
     shim.custom_vjp = jax.custom_vjp  # type: ignore[attr-defined]
     shim.primitive = _TwinPrimitive  # type: ignore[attr-defined]
-    shim.__getattr__ = lambda name: getattr(s2s, name)  # type: ignore[attr-defined]
+    shim.__getattr__ = lambda name: getattr(sys.modules["s2s"], name)  # type: ignore[attr-defined]
     sys.modules[_SHIM] = shim
 
 

@@ -241,8 +241,10 @@ def add_transform_flags(p: argparse.ArgumentParser) -> None:
                       help="forward mode: the tangent code (x_dot beside x)")
     kind.add_argument("--hessian", dest="kind", action="store_const", const="hessian",
                       help="the Hessian (jacfwd of grad)")
-    kind.add_argument("--jacfwd", dest="kind", action="store_const", const="jacfwd")
-    kind.add_argument("--jacrev", dest="kind", action="store_const", const="jacrev")
+    kind.add_argument("--jacfwd", dest="kind", action="store_const", const="jacfwd",
+                      help="the Jacobian by forward mode (one jvp per input element)")
+    kind.add_argument("--jacrev", dest="kind", action="store_const", const="jacrev",
+                      help="the Jacobian by reverse mode (one vjp per output element)")
     p.add_argument("--argnums", default=None,
                    help="which positional arguments to differentiate: 0, or 0,1")
     p.add_argument("--vmap", metavar="IN_AXES", default=None,
