@@ -8,6 +8,10 @@ import pytest
 # every module s2s emits while the suite runs is checked: compiles, re-parses with
 # libcst, stable under a second black pass (s2s.emit.code.CHECK_INVARIANTS)
 os.environ.setdefault("S2S_CHECK_EMITTED", "1")
+# a signature's second call specializes before it returns, so the third call runs the
+# specialized code and the suite checks it (users' default specializes on a thread:
+# tests/test_specialize.py tests that mode by name)
+os.environ.setdefault("S2S_SPECIALIZE", "sync")
 
 sys.path.insert(0, os.path.dirname(__file__))
 

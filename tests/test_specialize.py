@@ -14,6 +14,7 @@ import pytest
 import s2s
 from corpus import CASES
 from s2s.emit.code import check_invariants
+from support import HAVE_JAX, jax
 
 from test_rules import E2E  # noqa: E402
 
@@ -202,9 +203,9 @@ def test_branches_are_not_specialized() -> None:
 
 
 def test_turned_off(monkeypatch) -> None:
-    from s2s.api import transformed as api
+    from s2s.api import signatures
 
-    monkeypatch.setattr(api, "OPTIMIZE", False)
+    monkeypatch.setattr(signatures, "OPTIMIZE", False)
 
     def f(x):
         return np.sum(np.tanh(x))
@@ -409,3 +410,104 @@ def test_without_egglog_the_specializer_still_gives_the_gradient(tmp_path) -> No
     out = subprocess.run([sys.executable, str(tmp_path / "no_egglog.py")],
                          capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+# ---- specializing in the background (the default outside the suite) -------------------
+
+
+@pytest.fixture
+def background(monkeypatch):
+    if not HAVE_JAX:
+        pytest.skip("JAX is the oracle")
+    from s2s.api import signatures
+
+    monkeypatch.setattr(signatures, "IN_BACKGROUND", True)
+
+
+def _mlp_loss(w, b, x, y):
+    h = np.tanh(x @ w + b)
+    p = 1 / (1 + np.exp(-h.sum(axis=1)))
+    return np.mean((p - y) ** 2) + 0.01 * np.sum(w**2)
+
+
+def _mlp_args(rng, dtype=np.float64):
+    return tuple(a.astype(dtype) for a in (rng.normal(size=(5, 4)), rng.normal(size=4),
+                                           rng.normal(size=(16, 5)), rng.random(16)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_background_specializing_gives_the_gradient_at_every_call(background, dtype) -> None:
+    """Calls 1 to 10, with new values each time and the caller writing into its arrays
+    as soon as a call returns: every gradient equals JAX's, before and after the
+    thread's code takes over."""
+    jgrad = jax.jit(jax.grad(jax_twin_mlp()))
+    g = s2s.grad(_mlp_loss)
+    rng = np.random.default_rng(0)
+    args = _mlp_args(rng, dtype)
+    for call in range(10):
+        got = g(*args)
+        want = np.asarray(jgrad(*args))
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-10,
+                                   atol=1e-6 if dtype == np.float32 else 1e-12)
+        assert got.dtype == dtype
+        for a, new in zip(args, _mlp_args(rng, dtype)):
+            a[...] = new  # in place: the specializing thread works on its own copies
+        if call == 3:
+            g.wait_specialized()
+            assert g.specialized_source is not None
+
+
+def jax_twin_mlp():
+    import jax.numpy as jnp
+
+    def loss(w, b, x, y):
+        h = jnp.tanh(x @ w + b)
+        p = 1 / (1 + jnp.exp(-h.sum(axis=1)))
+        return jnp.mean((p - y) ** 2) + 0.01 * jnp.sum(w**2)
+
+    return loss
+
+
+def test_the_second_call_does_not_wait_for_the_specializer(background, monkeypatch) -> None:
+    """The call that starts specializing returns the emitted code's result while the
+    thread is still at work (the thread is held until the call has returned)."""
+    import threading
+
+    from s2s.optimize import specialize as spec_module
+
+    release = threading.Event()
+    real = spec_module.specialize
+
+    def held(*a, **k):
+        assert release.wait(30)
+        return real(*a, **k)
+
+    monkeypatch.setattr(spec_module, "specialize", held)
+    g = s2s.grad(_mlp_loss)
+    args = _mlp_args(np.random.default_rng(1))
+    first = g(*args)
+    second = g(*args)  # returns although the specializer is held
+    third = g(*args)
+    assert g._by_signature and all(e.text is None for e in g._by_signature.values())
+    release.set()
+    g.wait_specialized()
+    assert g.specialized_source is not None
+    for out in (second, third, g(*args)):
+        np.testing.assert_allclose(out, first, rtol=1e-12, atol=1e-15)
+
+
+def test_a_background_specializer_failure_is_reported_by_the_next_call(background,
+                                                                       monkeypatch) -> None:
+    from s2s.optimize import specialize as spec_module
+
+    def broken(*a, **k):
+        raise ZeroDivisionError("a bug in the specializer")
+
+    monkeypatch.setattr(spec_module, "specialize", broken)
+    g = s2s.grad(_mlp_loss)
+    args = _mlp_args(np.random.default_rng(2))
+    g(*args), g(*args)
+    with pytest.raises(RuntimeError, match="s2s.specialize failed: ZeroDivisionError"):
+        g(*args)
+    np.testing.assert_allclose(g(*args), np.asarray(jax.grad(jax_twin_mlp())(*args)),
+                               rtol=1e-10)  # the emitted code serves the calls

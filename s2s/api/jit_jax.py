@@ -21,8 +21,8 @@ from ..backends import jax_numpy
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
 from ..errors import TransformError
 from ..ir.kinds import LEAF, kind_of
+from . import signatures, vectorize
 from . import transformed as api
-from . import vectorize
 from .emitted import emitted_for, shadow
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .vectorize import JacFwd, JacRev, Vmapped, _basis
@@ -35,7 +35,7 @@ def refresh(backend: JaxBackend, jfn: Callable, translator: "Translator | None" 
     module (as the NumPy code would read them), translated for JAX."""
     fn, names = jfn.__s2s_numpy__  # type: ignore[attr-defined]
     if getattr(fn, "__s2s_free__", None):
-        api._read_free_names(fn)
+        signatures.read_free_names(fn)
     translator = translator or Translator(backend)
     target = jfn.__globals__
     for name in names:

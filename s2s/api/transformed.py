@@ -9,14 +9,12 @@ of it: one emitted function serves them all.
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..caches import LRU
-from ..emit import code as emitcode
 from ..emit.code import compile_module
 from ..emit.highlight import highlight_html
 from ..errors import TransformError
@@ -26,7 +24,8 @@ from ..ir.nodes import Const, Function, Index, Let, Var
 from ..primitives import registry
 from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
-from . import pipeline
+from . import pipeline, signatures
+from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "Transformed"]
 
@@ -279,105 +278,6 @@ def _cast_tree(grad: Any, primal: Any) -> Any:
     return _rebuild(kind, leaves)
 
 
-OPTIMIZE = os.environ.get("S2S_SPECIALIZE", "1") not in ("0", "")
-
-
-class _Unsigned(Exception):
-    pass
-
-
-def _leaf_signature(a: Any) -> Any:
-    t = type(a)
-    if t is np.ndarray:
-        return (a.shape, a.dtype)
-    if t is float:
-        return "f"
-    if t is int or t is bool:
-        return (t, a)
-    if isinstance(a, np.generic):
-        return (a.dtype, a.item() if a.dtype.kind in "iub" else None)
-    if t is tuple or t is list:
-        return (t, tuple(_leaf_signature(x) for x in a))
-    if t is dict:
-        sig = []
-        for x in a.values():
-            sig.append((x.shape, x.dtype) if type(x) is np.ndarray else _leaf_signature(x))
-        return (dict, tuple(a), tuple(sig))
-    raise _Unsigned
-
-
-def _call_signature(args: tuple) -> Any:
-    """The arguments' structure, shapes and dtypes, and the values of integer scalars
-    (None for other argument types): what later calls must share to run the code
-    specialized to the first of them.  (Shapes that values decide, as a boolean mask
-    or an integer array's entries do, are not assumed: s2s/optimize/signature_facts.py.)"""
-    out = []
-    try:
-        for a in args:
-            if type(a) is np.ndarray:  # the common case, inline
-                out.append((a.shape, a.dtype))
-            else:
-                out.append(_leaf_signature(a))
-    except _Unsigned:
-        return None
-    return tuple(out)
-
-
-class _FreeSnapshot:
-    """The objects a function's free names held when a signature was cached: later
-    calls take the fast path only while each name holds the same object (an array
-    also keeps its shape)."""
-
-    def __init__(self, items: list[tuple[Any, Any, Any]], names: frozenset[str]) -> None:
-        self.items = items
-        self.names = names  # the free names checked
-
-    @staticmethod
-    def take(ir: Function) -> "_FreeSnapshot | None":
-        items = []
-        for var in ir.free.values():
-            if var.also:
-                return None
-            try:
-                value = var.read()
-            except (KeyError, ValueError):
-                return None
-            if isinstance(value, (list, dict, set)):
-                return None
-            items.append((var, value, (value.shape, value.dtype)
-                          if isinstance(value, np.ndarray) else None))
-        return _FreeSnapshot(items, frozenset(ir.free))
-
-    def same(self) -> bool:
-        for var, value, layout in self.items:
-            try:
-                now = var.read()
-            except (KeyError, ValueError):
-                return False
-            if now is not value or (layout is not None and (
-                    now.shape != layout[0] or now.dtype != layout[1])):
-                return False
-        return True
-
-
-class _FastEntry:
-    def __init__(self, fn: Callable, argnums: tuple[int, ...], free: _FreeSnapshot,
-                 generation: int, text: str | None, pending: bool) -> None:
-        self.fn = fn
-        self.pending = pending  # specialize at the next call with this signature
-        self.free_names = bool(getattr(fn, "__s2s_free__", True))
-        self.single: int | None = None  # grad of one argument, no aux: its position
-        self.fresh = False  # the code returns only arrays it made (specialize.py)
-        self.argnums = argnums
-        self.free = free
-        self.generation = generation
-        self.text = text
-
-    def valid(self) -> bool:
-        return self.generation == registry.generation() and (
-            not self.free.items or self.free.same())
-
-
 def _guessed_kinds(ir: Function) -> tuple[Kind, ...]:
     """The argument structures ``source`` shows before any call: an array for each
     parameter, except one the code indexes only by string constants
@@ -453,10 +353,11 @@ class Transformed:
         self.__qualname__ = self.__name__
         self.__doc__ = f"The {mode} of {fn.__qualname__}, emitted by s2s."
         self._compiled: dict[Any, tuple[str, Callable]] = {}
-        self._by_signature: dict[Any, _FastEntry] = {}  # call signature -> code (see __call__)
+        self._by_signature: dict[Any, FastEntry] = {}  # call signature -> code (see __call__)
         # specialize the code to a signature at its second call (s2s/optimize/specialize.py)
         self.specialize = True
         self._spec_lock = threading.Lock()
+        self._spec_error: Exception | None = None  # from a background specializing
         self._rules_generation = registry.generation()
         self._last: tuple[str, Callable] | None = None
 
@@ -588,12 +489,14 @@ class Transformed:
     # ---- calling ---------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._spec_error is not None:  # (only under the test suite's checks)
+            self.wait_specialized()
         fast = self._by_signature
         if fast and not kwargs:  # a signature seen before: straight to its code
-            hit = fast.get(_call_signature(args))
+            hit = fast.get(call_signature(args))
             if hit is not None and not hit.pending and hit.valid():
                 if hit.free_names:
-                    _read_free_names(hit.fn)
+                    read_free_names(hit.fn)
                 result = hit.fn(*args)
                 i = hit.single
                 if i is not None:  # grad of one array: often the result as it is
@@ -606,7 +509,7 @@ class Transformed:
                 return self._postprocess(result, args, hit.argnums, hit.fresh, hit.fn)
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
         text, fn = self._plan(args, kwargs, argnums)
-        _read_free_names(fn)
+        read_free_names(fn)
         if kwargs or self.inner is not None:
             result = fn(*args, **kwargs)
         else:
@@ -636,50 +539,85 @@ class Transformed:
         """Call ``fn``; the second call with one signature (shapes, dtypes, integer
         values) specializes the code to it (``s2s.specialize``) and later calls with
         that signature go straight to the result, skipping the argument checks."""
-        sig = _call_signature(args)
+        sig = call_signature(args)
         if sig is None:
             return fn(*args)
-        free = _FreeSnapshot.take(self.ir)
+        free = FreeSnapshot.take(self.ir)
         if free is None:
             return fn(*args)
         entry = self._by_signature.get(sig)
         if entry is None or not entry.pending or not entry.free.same():
             # first call (or the first since a free name changed): the code as emitted,
             # so a one-off call pays nothing for specializing
-            pending = bool(OPTIMIZE and self.specialize
+            pending = bool(signatures.OPTIMIZE and self.specialize
                            and self.mode in ("grad", "value_and_grad"))
             self._by_signature[sig] = self._entry(fn, argnums, free, None, pending)
             return fn(*args)
+        if signatures.IN_BACKGROUND:  # the emitted code serves this call; a thread specializes
+            result = fn(*args)
+            self._start_specializing(sig, entry, text, fn, args, argnums, free)
+            return result
         with self._spec_lock:  # one thread specializes; the others wait for its code
             entry = self._by_signature.get(sig)
             if entry is not None and not entry.pending:
                 return entry.fn(*args)
             return self._specialize(sig, text, fn, args, argnums, free)
 
+    def _start_specializing(self, sig: Any, entry: "FastEntry", text: str, fn: Callable,
+                            args: tuple, argnums: tuple[int, ...],
+                            free: "FreeSnapshot") -> None:
+        """Specialize on a thread, from copies of this call's arguments (the caller may
+        write into its arrays once the call returns) and of the module constants the
+        code read: the second step of a training loop does not wait for it."""
+        with self._spec_lock:
+            if entry.job is not None:
+                return
+            entry.job = threading.Thread(
+                target=self._specialize, name="s2s-specialize", daemon=True,
+                args=(sig, text, fn, _copies(args), argnums, free, dict(fn.__globals__)))
+        entry.job.start()
+
     def _specialize(self, sig: Any, text: str, fn: Callable, args: tuple,
-                    argnums: tuple[int, ...], free: "_FreeSnapshot") -> Any:
+                    argnums: tuple[int, ...], free: "FreeSnapshot",
+                    namespace: dict | None = None) -> Any:
         from ..optimize.specialize import specialize  # lazy: only a second call needs it
 
+        generation = self._rules_generation
+        background = namespace is not None
+        namespace = dict(fn.__globals__) if namespace is None else namespace
+        result = None
         try:
-            result, new_text = specialize(text, dict(fn.__globals__), fn.__name__, args,
-                                          free.names)
+            result, new_text = specialize(text, namespace, fn.__name__, args, free.names)
         except Exception as exc:  # whatever the call raises, the emitted code raises
             new_text = None
-            result = fn(*args)
-            _optimizer_bug(exc)
+            if not background:
+                result = fn(*args)
+            optimizer_bug(exc, self if background else None)
         else:
-            if new_text is None:
+            if new_text is None and not background:
                 result = fn(*args)
         spec = fn
         if new_text is not None:
             spec = compile_module(new_text, dict(fn.__globals__), fn.__name__)[fn.__name__]
             spec.__s2s_free__ = fn.__s2s_free__  # type: ignore[attr-defined]
-        self._by_signature[sig] = self._entry(spec, argnums, free, new_text, False)
+        entry = self._entry(spec, argnums, free, new_text, False)
+        entry.generation = generation  # the rules the emitted text was made with
+        self._by_signature[sig] = entry
         return result
 
-    def _entry(self, fn: Callable, argnums: tuple[int, ...], free: "_FreeSnapshot",
-               text: str | None, pending: bool) -> "_FastEntry":
-        entry = _FastEntry(fn, argnums, free, self._rules_generation, text, pending)
+    def wait_specialized(self) -> None:
+        """Wait for the specializing started in the background to finish (calls never
+        need to: they run the emitted code until the specialized code is ready)."""
+        for entry in list(self._by_signature.values()):
+            if entry.job is not None:
+                entry.job.join()
+        error, self._spec_error = self._spec_error, None
+        if error is not None:
+            raise error
+
+    def _entry(self, fn: Callable, argnums: tuple[int, ...], free: "FreeSnapshot",
+               text: str | None, pending: bool) -> "FastEntry":
+        entry = FastEntry(fn, argnums, free, self._rules_generation, text, pending)
         if text is not None:
             from ..optimize.specialize import returns_fresh  # lazy: as in _specialize
 
@@ -692,6 +630,7 @@ class Transformed:
     def specialized_source(self) -> str | None:
         """The code the latest signature specialized to (see ``s2s.specialize``), or
         None when no call has been specialized yet."""
+        self.wait_specialized()
         texts = [e.text for e in self._by_signature.values() if e.text is not None]
         return texts[-1] if texts else None
 
@@ -752,20 +691,6 @@ def _copies(tree: Any) -> Any:
     if isinstance(tree, dict):
         return {k: _copies(v) for k, v in tree.items()}
     return tree
-
-
-def _optimizer_bug(exc: Exception) -> None:
-    """The specializer failed where the emitted code runs: the generic code serves the
-    call; under the test suite (S2S_CHECK_EMITTED=1) it is an error to report."""
-    if emitcode.CHECK_INVARIANTS:
-        raise RuntimeError(f"s2s.specialize failed: {type(exc).__name__}: {exc}") from exc
-
-
-def _read_free_names(fn: Callable) -> None:
-    """Give emitted code the current values of the module constants it reads."""
-    namespace = fn.__globals__
-    for name, var in fn.__s2s_free__:  # type: ignore[attr-defined]
-        namespace[name] = var.read()
 
 
 def grad(
@@ -847,7 +772,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
             t._refresh()
             _, fn = t._generate(kinds, float_args, True, nargs=len(primals),
                                 inner_args=primals)
-            _read_free_names(fn)
+            read_free_names(fn)
             rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
             grads = fn(*primals, *rest, cotangent)
         else:
@@ -969,7 +894,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
     _, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
                         inner_args=primals)
-    _read_free_names(fn)
+    read_free_names(fn)
     result = fn(*primals, *(tangents[i] for i in active))
     out, out_dot = result[0], result[1]
     kind = kind_of(out)

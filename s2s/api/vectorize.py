@@ -23,7 +23,7 @@ from ..ir.nodes import Function
 from ..transforms.analysis import return_kind
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
-from . import transformed as api
+from . import signatures
 from .transformed import (
     _LOCK,
     _VJP,
@@ -35,7 +35,6 @@ from .transformed import (
     _jvp_transform,
     _leaves,
     _normalize_argnums,
-    _read_free_names,
     _rebuild,
     _shares,
     check_array_types,
@@ -263,10 +262,10 @@ class Vmapped(Transformed):
                         for a in _leaves(args)):
                     self._pending[fast] = self._last[0]
         elif fast in self._pending:
-            _read_free_names(fn)
+            signatures.read_free_names(fn)
             return _unshared(_none_for_nones(self._specialize_batched(fast, fn, args)),
                              args, fn)
-        _read_free_names(fn)
+        signatures.read_free_names(fn)
         return _unshared(_none_for_nones(fn(*args)), args, fn)
 
     def plan(self, args: tuple, kwargs: dict | None = None) -> tuple[str, Callable]:
@@ -328,15 +327,15 @@ class Vmapped(Transformed):
 
         with _LOCK:
             text = self._pending.pop(key, None)
-            free = api._FreeSnapshot.take(self.ir)
-            if text is None or not api.OPTIMIZE or free is None:
+            free = signatures.FreeSnapshot.take(self.ir)
+            if text is None or not signatures.OPTIMIZE or free is None:
                 return self._fast[key](*args)
             try:
                 result, new_text = specialize(text, dict(fn.__globals__), fn.__name__,
                                               args, free.names)
             except Exception as exc:  # the emitted code raises whatever the call raises
                 result = fn(*args)
-                api._optimizer_bug(exc)
+                signatures.optimizer_bug(exc)
                 return result
             if new_text is None:
                 return fn(*args)

@@ -1,0 +1,142 @@
+"""Call signatures and the code cached for each: what a later call must share with an
+earlier one to go straight to its (specialized) code.
+
+A transform keeps, per signature of its arguments (``call_signature``), a
+``FastEntry``: the function to run, the module constants its code read when cached
+(``FreeSnapshot``: a later call takes the entry only while each holds the same
+object), and whether the signature's next call specializes the code.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Callable
+
+import numpy as np
+
+from ..emit import code as emitcode
+from ..ir.nodes import Function
+from ..primitives import registry
+
+# S2S_SPECIALIZE: "1" (the default) specializes on a thread started by a signature's
+# second call; "sync" makes that call specialize before it returns (the test suite: a
+# third call then always runs the specialized code); "0" turns specializing off
+OPTIMIZE = os.environ.get("S2S_SPECIALIZE", "1") not in ("0", "")
+IN_BACKGROUND = os.environ.get("S2S_SPECIALIZE", "1") != "sync"
+
+
+class _Unsigned(Exception):
+    pass
+
+
+def leaf_signature(a: Any) -> Any:
+    t = type(a)
+    if t is np.ndarray:
+        return (a.shape, a.dtype)
+    if t is float:
+        return "f"
+    if t is int or t is bool:
+        return (t, a)
+    if isinstance(a, np.generic):
+        return (a.dtype, a.item() if a.dtype.kind in "iub" else None)
+    if t is tuple or t is list:
+        return (t, tuple(leaf_signature(x) for x in a))
+    if t is dict:
+        sig = []
+        for x in a.values():
+            sig.append((x.shape, x.dtype) if type(x) is np.ndarray else leaf_signature(x))
+        return (dict, tuple(a), tuple(sig))
+    raise _Unsigned
+
+
+def call_signature(args: tuple) -> Any:
+    """The arguments' structure, shapes and dtypes, and the values of integer scalars
+    (None for other argument types): what later calls must share to run the code
+    specialized to the first of them.  (Shapes that values decide, as a boolean mask
+    or an integer array's entries do, are not assumed: s2s/optimize/signature_facts.py.)"""
+    out = []
+    try:
+        for a in args:
+            if type(a) is np.ndarray:  # the common case, inline
+                out.append((a.shape, a.dtype))
+            else:
+                out.append(leaf_signature(a))
+    except _Unsigned:
+        return None
+    return tuple(out)
+
+
+class FreeSnapshot:
+    """The objects a function's free names held when a signature was cached: later
+    calls take the fast path only while each name holds the same object (an array
+    also keeps its shape)."""
+
+    def __init__(self, items: list[tuple[Any, Any, Any]], names: frozenset[str]) -> None:
+        self.items = items
+        self.names = names  # the free names checked
+
+    @staticmethod
+    def take(ir: Function) -> "FreeSnapshot | None":
+        items = []
+        for var in ir.free.values():
+            if var.also:
+                return None
+            try:
+                value = var.read()
+            except (KeyError, ValueError):
+                return None
+            if isinstance(value, (list, dict, set)):
+                return None
+            items.append((var, value, (value.shape, value.dtype)
+                          if isinstance(value, np.ndarray) else None))
+        return FreeSnapshot(items, frozenset(ir.free))
+
+    def same(self) -> bool:
+        for var, value, layout in self.items:
+            try:
+                now = var.read()
+            except (KeyError, ValueError):
+                return False
+            if now is not value or (layout is not None and (
+                    now.shape != layout[0] or now.dtype != layout[1])):
+                return False
+        return True
+
+
+class FastEntry:
+    def __init__(self, fn: Callable, argnums: tuple[int, ...], free: FreeSnapshot,
+                 generation: int, text: str | None, pending: bool) -> None:
+        self.fn = fn
+        self.pending = pending  # specialize at the next call with this signature
+        self.free_names = bool(getattr(fn, "__s2s_free__", True))
+        self.single: int | None = None  # grad of one argument, no aux: its position
+        self.fresh = False  # the code returns only arrays it made (specialize.py)
+        self.argnums = argnums
+        self.free = free
+        self.generation = generation
+        self.text = text
+        self.job: threading.Thread | None = None  # specializing in the background
+
+    def valid(self) -> bool:
+        return self.generation == registry.generation() and (
+            not self.free.items or self.free.same())
+
+
+def optimizer_bug(exc: Exception, owner: Any = None) -> None:
+    """The specializer failed where the emitted code runs: the generic code serves the
+    call; under the test suite (S2S_CHECK_EMITTED=1) it is an error to report (on a
+    background thread: kept by ``owner`` and raised by its next call)."""
+    if emitcode.CHECK_INVARIANTS:
+        error = RuntimeError(f"s2s.specialize failed: {type(exc).__name__}: {exc}")
+        error.__cause__ = exc
+        if owner is None:
+            raise error
+        owner._spec_error = error
+
+
+def read_free_names(fn: Callable) -> None:
+    """Give emitted code the current values of the module constants it reads."""
+    namespace = fn.__globals__
+    for name, var in fn.__s2s_free__:  # type: ignore[attr-defined]
+        namespace[name] = var.read()
