@@ -228,3 +228,17 @@ def test_every_deferred_import_is_still_made() -> None:
     """The list names only what some function still imports."""
     made = {m for _, _, m in _deferred_imports()}
     assert set(DEFERRED) <= made, f"no longer deferred: {set(DEFERRED) - made}"
+
+
+def test_import_s2s_loads_no_optional_or_heavy_dependency() -> None:
+    """``import s2s`` costs NumPy and libcst (tools/bench_latency.py measures it): JAX,
+    SciPy, the e-graph, black (first emission) and anything of notebooks load later."""
+    import subprocess
+    import sys
+
+    heavy = ("jax", "scipy", "egglog", "black", "IPython", "ipywidgets", "opentelemetry")
+    code = ("import sys, s2s\n"
+            f"print([m for m in {heavy!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]", out.stdout

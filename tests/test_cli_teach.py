@@ -452,3 +452,71 @@ def test_html_branches_in_a_loop_and_forward_mode(branches_file, tmp_path) -> No
     blocks, _ = _page_blocks(branches_file, "pick", tmp_path, "--jvp")
     in_if, in_else = _line(BRANCHES, "b = a * y"), _line(BRANCHES, "b = np.exp(x) * 2.0")
     assert "exp" not in _linked(blocks, in_if) and "exp" in _linked(blocks, in_else)
+
+
+# ---- example arguments (--args), --version and the help text ----------------------
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_args_show_every_example_the_shapes_flag_cannot_express() -> None:
+    """A dict of parameters and an integer step count: ``--shapes`` cannot say them."""
+    mlp = ("init(np.random.default_rng(0), 4), np.linspace(-1, 1, 8)[:, None], "
+           "np.zeros((8, 1))")
+    rc, out, err = run_cli("show", f"{EXAMPLES / 'mlp.py'}:loss", "--args", mlp)
+    assert rc == 0, err
+    module = load_target(f"{EXAMPLES / 'mlp.py'}:loss").module
+    args = eval(mlp, {"np": np, **vars(module)})
+    g = s2s.grad(module.loss)
+    g(*args)
+    assert out == g.source and "W1_bar" in out
+    rc, out, err = run_cli("show", f"{EXAMPLES / 'ode_sensitivity.py'}:final_state",
+                           "--args", "np.array([0.7, 2.0, 1.5]), 20, 2.0")
+    assert rc == 0 and "def final_state_grad(theta, steps, T)" in out, err
+
+
+def test_args_may_name_a_function_of_the_module(user_file) -> None:
+    text = user_file.read_text() + textwrap.dedent('''
+
+        def make_args():
+            return np.ones(3), np.ones((5, 3)), np.zeros(5)
+    ''')
+    user_file.write_text(text)
+    rc, out, err = run_cli("show", f"{user_file}:loss", "--args", "make_args")
+    assert rc == 0 and "def loss_grad(w, x, y)" in out, err
+
+
+def test_bad_args_are_reported_where_they_are(user_file) -> None:
+    rc, _, err = run_cli("show", f"{user_file}:loss", "--args", "undefined_name")
+    assert rc == 2 and "--args 'undefined_name': NameError" in err
+    rc, _, err = run_cli("show", f"{user_file}:loss", "--args", "np.ones(3), np.ones(4)")
+    assert rc == 2 and "fails on the inputs --args gives" in err
+    rc, _, err = run_cli("show", f"{user_file}:loss", "--args", "make_args", "--shapes", "w=3")
+    assert rc == 2 and "not both" in err
+
+
+def test_version_and_help_for_every_flag() -> None:
+    from s2s.tools.cli import build_parser
+
+    r = subprocess.run([sys.executable, "-m", "s2s", "--version"], capture_output=True,
+                       text=True)
+    assert r.returncode == 0 and r.stdout.strip() == f"s2s {s2s.__version__}"
+    parser = build_parser()
+    parsers = [parser]
+    for action in parser._actions:  # the subcommands' parsers, and theirs
+        if hasattr(action, "choices") and isinstance(action.choices, dict):
+            parsers += list(action.choices.values())
+            for sub in action.choices.values():
+                for a in sub._actions:
+                    if hasattr(a, "choices") and isinstance(a.choices, dict):
+                        parsers += list(a.choices.values())
+    missing, markup = [], []
+    for p in parsers:
+        for a in p._actions:
+            if a.option_strings and not a.help:
+                missing.append(f"{p.prog} {a.option_strings[0]}")
+        text = p.format_help()
+        if "``" in text or ":func:" in text or ":class:" in text:
+            markup.append(p.prog)
+    assert not missing, f"flags without help: {missing}"
+    assert not markup, f"reST markup in --help: {markup}"

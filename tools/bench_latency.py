@@ -3,7 +3,8 @@
     python tools/bench_latency.py            # every workload, both specializing modes
     python tools/bench_latency.py --quick    # one run each instead of three
 
-Each measurement runs in a fresh Python process (nothing imported, no cache warm):
+Each measurement runs in a fresh Python process (nothing imported, no cache warm;
+modules' bytecode written as any install has it, PYTHONDONTWRITEBYTECODE unset):
 ``import s2s``, then 20 gradient calls of one workload of ``tools/bench_workloads.py``
 at its small size, each timed.  Reported, in milliseconds (the median over runs):
 the import, the first call (parse, transform, emit, compile, run), the second call,
@@ -49,6 +50,7 @@ print(json.dumps({{"import": t1 - t0, "calls": times}}))
 def run_once(name: str, mode: str) -> dict:
     env = dict(os.environ, S2S_SPECIALIZE=mode, OMP_NUM_THREADS="1",
                OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an install has its modules' bytecode
     out = subprocess.run([sys.executable, "-c", CHILD.format(here=str(HERE), name=name)],
                          capture_output=True, text=True, env=env, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -48,7 +48,8 @@ def _guard(handler):
 def _derivation(args: argparse.Namespace, target: Target | None = None):
     target = target or load_target(args.target)
     choice = TransformChoice.from_args(args)
-    return derive(target, choice, args.shapes, args.domain, args.seed, args.batch)
+    return derive(target, choice, args.shapes, args.domain, args.seed, args.batch,
+                  args.example)
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -125,7 +126,7 @@ def _check(args: argparse.Namespace) -> int:
 def _explain(args: argparse.Namespace) -> int:
     sys.stdout.write(explain(load_target(args.target), TransformChoice.from_args(args),
                              args.shapes, args.domain, args.seed, args.batch,
-                             color=args.color))
+                             color=args.color, example=args.example))
     return 0
 
 

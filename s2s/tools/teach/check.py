@@ -262,7 +262,8 @@ def check(args: argparse.Namespace, out: Any = None) -> int:
     rows: dict[tuple, Row] = {}
     entry_fn = None
     for trial in range(args.trials):
-        d = derive(target, choice, args.shapes, args.domain, args.seed + trial, args.batch)
+        d = derive(target, choice, args.shapes, args.domain, args.seed + trial, args.batch,
+                   args.example)
         if entry_fn is None:
             entry_fn = _entry(module, args, meta, d)
             print(f"checking {entry_fn.__name__} in {path} against "

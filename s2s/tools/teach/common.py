@@ -255,6 +255,12 @@ def add_transform_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shapes", default=None,
                    help='example input shapes: "w=3 x=8,3 y=8" (a scalar: s=()); '
                         "default: S2S_SHAPES in the module, else (3,) each")
+    p.add_argument("--args", dest="example", metavar="EXPR", default=None,
+                   help="the example arguments, as a Python expression read in the "
+                        "function's module (a tuple, or a function of the module that "
+                        "returns one), e.g. --args \"init(np.random.default_rng(0), 8), "
+                        "np.ones((4, 1)), np.zeros((4, 1))\" or --args make_args; "
+                        "instead of --shapes")
     p.add_argument("--domain", default=None,
                    help='ranges to draw inputs from: "x=0.1:2 y=-1:1" (*=lo:hi for all)')
     p.add_argument("--seed", type=int, default=0, help="random seed of example inputs")
@@ -406,9 +412,41 @@ class Derivation:
         return self.choice.transformed(self.target.fn)(*args)
 
 
+def given_example(target: Target, expr: str) -> list[Any]:
+    """The arguments ``--args`` gives: ``expr`` evaluated in the target's module (NumPy
+    as ``np`` besides its own names); a callable it names is called with none."""
+    namespace = {"np": np, **vars(target.module)}
+    try:
+        value = eval(expr, namespace)  # the user's own expression, asked for by the flag
+        if callable(value):
+            value = value()
+    except Exception as exc:
+        raise TeachError(f"--args {expr!r}: {type(exc).__name__}: {exc}") from None
+    return list(value) if isinstance(value, tuple) else [value]
+
+
 def derive(target: Target, choice: TransformChoice, shapes_text: str | None = None,
-           domain_text: str | None = None, seed: int = 0, batch: int = 4) -> Derivation:
-    """Apply ``choice`` to the target on example inputs; keep the emitted text."""
+           domain_text: str | None = None, seed: int = 0, batch: int = 4,
+           example: str | None = None) -> Derivation:
+    """Apply ``choice`` to the target on example inputs (``example``: the ``--args``
+    expression; else random ones of ``--shapes``); keep the emitted text."""
+    if example is not None:
+        if shapes_text is not None:
+            raise TeachError("give the example inputs by --args or by --shapes, not both")
+        rng = np.random.default_rng(seed)
+        args = given_example(target, example)
+        try:
+            target.fn(*args)
+        except Exception as exc:
+            raise TeachError(f"{target.name} fails on the inputs --args gives: "
+                             f"{type(exc).__name__}: {exc}") from None
+        d = Derivation(target, choice, choice.batched(args, rng, batch))
+        try:
+            _apply(d, rng)
+        except (TypeError, ValueError) as exc:
+            raise TeachError(f"{choice.describe(target.name)}: {type(exc).__name__}: {exc}") \
+                from None
+        return d
     params = list(inspect.signature(target.fn).parameters)
     shapes = shapes_for(target, parse_shapes(shapes_text, params))
     declared = parse_domains(domain_text, params)

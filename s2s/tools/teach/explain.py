@@ -166,11 +166,11 @@ def _section(title: str, text: str, color: bool, code: bool = True) -> str:
 
 def explain(target: Target, choice: TransformChoice, shapes: str | None = None,
             domain: str | None = None, seed: int = 0, batch: int = 4,
-            color: str = "auto") -> str:
+            color: str = "auto", example: str | None = None) -> str:
     import sys
 
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty())
-    d: Derivation = derive(target, choice, shapes, domain, seed, batch)
+    d: Derivation = derive(target, choice, shapes, domain, seed, batch, example)
     ir = normalize(target.fn)
     src_lines, first = target.source()
     numbered = "\n".join(f"{first + i:>4}  {ln.rstrip()}" for i, ln in enumerate(src_lines))
