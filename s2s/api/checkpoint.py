@@ -9,6 +9,7 @@ import types
 from typing import Any, Callable
 
 from ..transforms.checkpoint import MARK
+from .display import display_checkpointed
 
 __all__ = ["checkpoint"]
 
@@ -47,4 +48,5 @@ def checkpoint(fun: Callable | None = None, *, every: int | str = "sqrt") -> Any
     marked.__doc__ = fun.__doc__
     marked.__annotations__ = dict(getattr(fun, "__annotations__", {}))
     setattr(marked, MARK, every)
+    display_checkpointed(marked)
     return marked

@@ -29,6 +29,7 @@ import numpy as np
 from .. import backends
 from ..errors import TransformError
 from ..frontend.normalize import normalize
+from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .transformed import Transformed
 from .vectorize import Vmapped, _resolve
@@ -166,13 +167,15 @@ def _unroll_limit(unroll: int | bool | None) -> int | None:
     return unroll
 
 
-class Jitted:
+class Jitted(NotebookDisplay):
     """A function whose emitted code runs on a backend, compiled once per signature.
 
     Call it like the function; ``s2s.source(jitted)`` (or ``.source``) is the code of
     the latest signature as it runs, after the backend's passes; ``cache_info()``
     counts compilations.
     """
+
+    display_kind = "jit"
 
     def __init__(
         self,

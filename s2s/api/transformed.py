@@ -16,7 +16,6 @@ import numpy as np
 
 from ..caches import LRU
 from ..emit.code import compile_module
-from ..emit.highlight import highlight_html
 from ..errors import TransformError
 from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, Kind, Tree, kind_of
@@ -25,6 +24,7 @@ from ..primitives import registry
 from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
 from . import pipeline, signatures
+from .display import NotebookDisplay
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "Transformed"]
@@ -317,7 +317,7 @@ def _guessed_kinds(ir: Function) -> tuple[Kind, ...]:
     return tuple(kind(p) for p in ir.params)
 
 
-class Transformed:
+class Transformed(NotebookDisplay):
     """A transformed function: call it, read ``.source``, inspect it.
 
     ``inspect.getsource`` and ``inspect.signature`` follow ``__wrapped__`` to the
@@ -676,9 +676,6 @@ class Transformed:
         from ..tools.selfcheck import selfcheck  # the one hook into tools (setup.cfg)
 
         return selfcheck(self, *args, seed=seed, oracle=oracle)
-
-    def _repr_html_(self) -> str:
-        return highlight_html(self.source)  # Jupyter: the emitted code, coloured
 
 
 def _copies(tree: Any) -> Any:

@@ -24,6 +24,7 @@ from ..transforms.analysis import return_kind
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import signatures
+from .display import NotebookDisplay
 from .transformed import (
     _LOCK,
     _VJP,
@@ -186,7 +187,6 @@ def _example_ranks(value: Any, axes: Any) -> Any:
 
 class Vmapped(Transformed):
     """``vmap(f)``: call it with batched arguments; ``.source`` is the batched code."""
-
     # its code depends on the ranks of the arguments (the probe runs the first example),
     # so a transform of it asks with the call's arguments (``grad(vmap(f))``)
     code_per_rank = True
@@ -480,7 +480,7 @@ def _base_name(fun: Any) -> str:
     return "lambda" if name == "<lambda>" else name
 
 
-class _JacobianCode:
+class _JacobianCode(NotebookDisplay):
     """What a transform of a Jacobian needs (``jacfwd(jacrev(f))``): its emitted code
     as a function of the same arguments, for one array argument and an array output.
     The function loops over the basis, calling the emitted JVP or VJP once per
@@ -661,7 +661,6 @@ def _name_part(key: Any) -> str:
 
 class JacFwd(_JacobianCode):
     """jacfwd: the vmap, over a basis of tangents, of the emitted JVP."""
-
     def _transform(self) -> Transformed:
         return _jvp_transform(self.fun, self.has_aux)
 
@@ -756,7 +755,6 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
 class JacRev(_JacobianCode):
     """jacrev: the vmap, over a basis of output cotangents, of the emitted VJP."""
-
     def _transform(self) -> Transformed:
         return vjp_transform(self.fun, self.has_aux)
 
@@ -850,6 +848,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
 class _Hessian(JacFwd):
     """``jacfwd(grad(fun))``, with JAX's ValueError for an output with no array (the
     emitted gradient's output check is dead code to the forward pass over it)."""
+    display_kind = "hessian"
 
     def __call__(self, *args: Any) -> Any:
         if self._checked_out is None:
