@@ -148,8 +148,8 @@ def kept_item(s: Let, args: list[str]) -> Any:
 
 def has_effects(fn: Any, seen: frozenset = frozenset()) -> bool:
     """Does ``fn`` (or a function it calls) hold a kept statement (assert, print)?"""
-    if fn is None or id(fn) in seen:
-        return False
+    if getattr(fn, "body", None) is None or id(fn) in seen:
+        return False  # (a recursive call's marker: its function is the one walked)
     inner = seen | {id(fn)}
     return any(isinstance(s, Let) and (s.prim == "kept" or (
         s.prim == "call" and has_effects(s.params.get("callee"), inner)))
