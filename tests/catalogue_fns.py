@@ -126,11 +126,6 @@ def uses_item(x):
     return np.sum(x).item() * 2.0  # ERR: item()
 
 
-def uses_print(x):
-    print("x is", x)  # ERR
-    return np.sum(x * x)
-
-
 def uses_string_method(x):
     s = "abc".upper()  # ERR: upper
     return np.sum(x)

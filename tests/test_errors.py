@@ -85,7 +85,6 @@ UNSUPPORTED = [
     (E.uses_nonlocal, Syntax, "nonlocal"),
     (E.uses_del, Syntax, "del"),
     (E.uses_raise, Syntax, "raise"),
-    (E.uses_assert, Syntax, "assert"),
     (E.uses_import, Syntax, "import"),
     (E.uses_import_from, Syntax, "import"),
     (E.uses_yield, Syntax, "yield"),

@@ -22,6 +22,7 @@ from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of, leaf_paths, literal, pat
 from ..ir.nodes import Function
 from ..transforms.analysis import return_kind
 from ..transforms.module import Module
+from ..transforms.ranks import run_silenced
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import signatures
 from .display import NotebookDisplay
@@ -308,8 +309,7 @@ class Vmapped(Transformed):
                 axes_extra.append(None)
             else:
                 raise TypeError(f"{self.__name__}() missing required argument '{p.name}'")
-        axes = self.in_axes if isinstance(self.in_axes, tuple) else (
-            (self.in_axes,) * len(args))
+        axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * len(args)
         key = (axes, tuple(axes_extra))
         variants = self.__dict__.setdefault("_keyword_variants", {})
         inner = variants.get(key)
@@ -853,7 +853,7 @@ class _Hessian(JacFwd):
     def __call__(self, *args: Any) -> Any:
         if self._checked_out is None:
             user_fn = self.fun.fn
-            out = user_fn(*_copies(args))
+            out = run_silenced(user_fn, *_copies(args))  # (the Hessian's run prints)
             if self.has_aux and isinstance(out, tuple) and len(out) == 2:
                 out = out[0]
             _no_array_out(self.__name__, out)

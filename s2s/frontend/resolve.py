@@ -272,8 +272,8 @@ _BUILTIN_ADVICE: dict[str, tuple[str, str]] = {
     "any": ("it iterates over an array in Python", "use np.any"),
     "all": ("it iterates over an array in Python", "use np.all"),
     "divmod": ("it returns a pair of Python numbers", "use `x // y` and `x % y`"),
-    "print": ("printing is a side effect, which s2s does not keep in transformed code",
-              "print outside the transformed function"),
+    "print": ("`print` returns None, which is no value to compute with",
+              "call `print(...)` as a statement of its own: s2s keeps it"),
     "hasattr": ("it tests a Python object, which s2s does not know when it transforms "
                 "the function", "pass the choice as an argument"),
     "getattr": ("it reads an attribute by name, which s2s cannot follow",
@@ -301,10 +301,10 @@ _STATEMENT_ADVICE: dict[type, tuple[str, str]] = {
     cst.Nonlocal: ("`nonlocal` is not supported: s2s never writes closure cells",
                    "return the value instead"),
     cst.Del: ("`del` is not supported", "let the name go out of use instead"),
-    cst.Raise: ("`raise` is not supported",
-                "check inputs before calling the transformed function"),
-    cst.Assert: ("`assert` is not supported",
-                 "check inputs before calling the transformed function"),
+    cst.Raise: ("`raise` is kept only as the whole body of an `if` with no `else` "
+                "(`if <test>: raise ...`)",
+                "write the check as its own `if <test>: raise Error(...)`, or as "
+                "`assert <test>, message`"),
     cst.Import: ("`import` inside a transformed function is not supported",
                  "import at module level"),
     cst.ImportFrom: ("`import` inside a transformed function is not supported",

@@ -14,6 +14,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
 from .expressions import is_list_method
+from .kept import KeptLowerer, raise_only
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath
 
@@ -62,6 +63,7 @@ class StmtLowerer:
 
     def __init__(self, n: Any) -> None:
         self.n = n  # the Normalizer: output, scope, buffers, loops, expressions
+        self.kept = KeptLowerer(n)  # assert, `if ...: raise`, print: kept as written
 
     def block(self, nodes: list[Any]) -> list[Stmt]:
         out: list[Stmt] = []
@@ -87,6 +89,9 @@ class StmtLowerer:
         if isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
                 self.small_statement(small)
+            return self.n.out
+        if raise_only(node) is not None:
+            self.kept.raise_if(node, raise_only(node))
             return self.n.out
         if isinstance(node, cst.If):
             self.if_statement(node)
@@ -166,9 +171,19 @@ class StmtLowerer:
         elif isinstance(node, cst.Break) and self.n.loops:
             self.n.out.append(Break(self.n.loc(node), env=dict(self.n.env)))
             self.n.loops[-1].append(self.n.out[-1])
-        elif isinstance(node, cst.Expr) and _is_append(node.value, self.n.local_names):
+        elif isinstance(node, cst.Assert):
+            self.kept.assert_(node)
+        elif isinstance(node, cst.Expr):
+            self.expression_statement(node)
+        else:
+            raise self.n.unsupported(node, *statement_advice(node))
+
+    def expression_statement(self, node: cst.Expr) -> None:
+        """A statement that is one expression: a list's append or pop, np.add.at, a
+        string as a comment, a kept call (print); any other is refused."""
+        if _is_append(node.value, self.n.local_names):
             self.n.buffer.append_statement(node.value)
-        elif isinstance(node, cst.Expr) and is_list_method(node.value, "pop", self.n.local_names):
+        elif is_list_method(node.value, "pop", self.n.local_names):
             name, current = self.n.buffer.own_list(node.value, "pop")
             self.n.buffer.pop_args(node.value)
             last = self.n._last_let
@@ -182,23 +197,24 @@ class StmtLowerer:
                           (Var(current),), {"index": Index((Const(-1, "-1"),), False)},
                           node.value)
             self.n.buffer.pop(name, current, node.value)
-        elif isinstance(node, cst.Expr) and self.n.buffer.is_add_at(node.value):
+        elif self.n.buffer.is_add_at(node.value):
             self.n.buffer.add_at_statement(node.value)
-        elif isinstance(node, cst.Expr) and isinstance(node.value, (
+        elif isinstance(node.value, (
                 cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis, cst.Integer,
                 cst.Float)):
-            return  # a string used as a comment, `...` as a placeholder: nothing runs
-        elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Yield):
+            pass  # a string used as a comment, `...` as a placeholder: nothing runs
+        elif isinstance(node.value, cst.Yield):
             raise self.n.unsupported(node.value, *expression_advice(node.value))
-        elif isinstance(node, cst.Expr):
+        elif self.kept.call(node):
+            pass  # print(...), logging.info(...): kept, run in the forward sweep
+        else:
             raise self.n.unsupported(
-                node, "an expression statement is evaluated only for its side effect, "
-                "which s2s does not transform",
+                node, "an expression statement is evaluated only for its side effect; "
+                "s2s keeps calls of functions (print, logging, warnings, your own) but "
+                "not this: a method changes its object, a NumPy call returns a value",
                 "remove it from the function, or assign its value to a name that "
                 "the result uses",
             )
-        else:
-            raise self.n.unsupported(node, *statement_advice(node))
 
     def assign(self, target: Any, value: Any) -> None:
         if isinstance(target, cst.Name):

@@ -93,6 +93,22 @@ def pyexpr_rule(b: Batch, s: Let) -> str:
                       "axis", "write it with array operations")
 
 
+# A statement run for its effect alone (``assert``, ``if ...: raise``, ``print(...)``,
+# ``logging.info(...)``): kept as written with its operands substituted, run once in
+# the forward computation with real values; it binds nothing a later statement reads
+# and has no derivative.  ``kind`` is "check" (an assert or a raise) or "call".  The
+# transforms place it themselves (replay.py; vmap checks each example: vmap.py).
+defprim("kept", None, "(*operands, template, kind)", diff=(), family="structure",
+        nondiff=True, spelling=_template_spelling,
+        note="a statement run for its effect (assert, raise, print), kept as written")
+
+
+@batch_rule("kept")
+def kept_rule(b: Batch, s: Let) -> str:
+    raise NoBatchRule("a kept statement (assert, raise, print) batched by a rule",
+                      "report this: vmap places kept statements itself")
+
+
 # A call to a user function: transformed recursively into its own emitted function.
 defprim(
     "call", None, "(*args)", diff=("args",), family="structure",

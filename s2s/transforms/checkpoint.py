@@ -79,7 +79,7 @@ def segmented_backward(r: Any, s: For, pre: list[Any], loop: Block) -> list[Any]
     every = policy_of(r.fn)
     start = r.names.fresh("start")
     stop = r.names.fresh("stop")
-    recompute_body = r.replay.block(s.body) + [
+    recompute_body = r.replay.quiet().block(s.body) + [
         Line(f"{entry} = {exit_}") for entry, exit_ in s.carried
     ]
     step_text = "" if step == 1 else f", {step}"

@@ -5,6 +5,10 @@ take), from the statements that produce them."""
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
+import logging
+import warnings
 from typing import Any
 
 import numpy as np
@@ -19,7 +23,7 @@ from ..primitives import PRIMITIVES
 from ..primitives.batching import NoBatchRule
 from .analysis import facts
 from .module import Module, default_text
-from .replay import Replay, spell_buffers
+from .replay import Replay, has_effects, spell_buffers
 
 # primitives whose result has their first operand's rank
 SAME_RANK = {"flip", "fliplr", "flipud", "roll", "sort", "argsort", "copy", "T",
@@ -253,7 +257,7 @@ def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     (per leaf path), and the arguments of each call to a user function."""
     kinds = tuple(_kind(x) for x in example) + (LEAF,) * (len(fn.params) - len(example))
     fn = unroll_container_loops(fn, kinds)
-    replay = Replay(facts(fn, kinds))
+    replay = Replay(facts(fn, kinds), effects=False)  # (the batched run prints, checks)
     items = [Line(f"__record__({p!r}, {p})") for p in fn.params + fn.kwonly]
     items += _instrument(replay.statements(fn.body[:-1]))
     ret = fn.body[-1]
@@ -280,8 +284,33 @@ def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     ns.update(fn.namespace)
     ns.update(defaults.namespace)
     ns["__record__"], ns["__record_call__"] = record, record_call
-    compile_module(text, ns, f"probe_{fn.name}")["__probe__"](*example)
+    with silenced(has_effects(fn)):  # a callee's prints: the batched run shows them
+        compile_module(text, ns, f"probe_{fn.name}")["__probe__"](*example)
     return found
+
+
+def run_silenced(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` printing, logging and warning nothing: a run that only learns a
+    fact (an output's shape), whose kept statements the transformed run runs."""
+    with silenced(True):
+        return fn(*args)
+
+
+@contextlib.contextmanager
+def silenced(effects: bool):
+    """Nothing printed, logged or warned, where ``effects`` (the probe calls the user's
+    own callees, whose kept statements the batched code runs again)."""
+    if not effects:
+        yield
+        return
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        level = logging.root.manager.disable
+        logging.disable(logging.CRITICAL)
+        try:
+            yield
+        finally:
+            logging.disable(level)
 
 
 def _kind(x: Any) -> Kind:

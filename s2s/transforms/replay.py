@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ..emit.code import Block, Line
-from ..ir.nodes import KEYWORD_OPERANDS, Break, For, If, Let, Stmt, Var
+from ..ir.nodes import KEYWORD_OPERANDS, Break, For, If, Let, Stmt, Var, walk
 from ..ir.spelling import atom_text
 from ..ir.walk import loop_breaks, loop_counter
 from ..primitives import PRIMITIVES
@@ -24,7 +24,7 @@ from .analysis import Facts
 class Replay:
     """Emits the forward statements of the function ``facts`` describes."""
 
-    def __init__(self, facts: Facts) -> None:
+    def __init__(self, facts: Facts, effects: bool = True) -> None:
         self.facts = facts
         self.saved: dict[int, str] = {}  # id(setitem statement) -> its overwritten elements
         # saved names that may be views of an array the loop writes into: the tape
@@ -32,6 +32,9 @@ class Replay:
         self.view_copies: set[str] = set()
         self.tapes: dict[int, tuple[str, list[str]]] = {}  # id(block) -> tape, names
         self.checkpointed: dict[int, Any] = {}  # id(For) -> its segments (checkpoint.py)
+        # kept statements (assert, print) run here; a second run of the same forward
+        # values (a recomputed segment, vmap's probe, a callee's vjp) leaves them out
+        self.effects = effects
 
     def statements(self, stmts: list[Stmt]) -> list[Any]:
         """The user's computation as emitted code; loops push what the backward needs."""
@@ -44,6 +47,12 @@ class Replay:
                 out.append(Line(spell(s), keep=True))
             elif isinstance(s, Let) and s.prim in ("append", "pop"):
                 out.append(Line(spell(s), keep=True))
+            elif isinstance(s, Let) and s.prim == "kept":
+                if self.effects:
+                    out.append(kept_item(s, [atom_text(a) for a in s.args]))
+            elif isinstance(s, Let) and s.prim == "call" and self.effects and has_effects(
+                    s.params.get("callee")):  # (its prints run once, here)
+                out.append(Line(f"{s.target} = {spell(s)}", keep=True))
             elif isinstance(s, Let) and s.target in self.view_copies:  # (a view the tape keeps)
                 out.append(Line(f"{s.target} = np.copy({spell(s)})"))
             elif isinstance(s, Let):
@@ -113,12 +122,38 @@ class Replay:
         ]
         return out + [Block(f"for {seg.start} in {seg.starts}:", outer, [])]
 
+    def quiet(self) -> Replay:
+        """This replay leaving out kept statements: the same values run again."""
+        other = copy.copy(self)
+        other.effects = False
+        return other
+
     def without_tapes(self) -> Replay:
         """This replay saving nothing per iteration (a checkpointed loop's forward run);
         what it knows otherwise is shared."""
         other = copy.copy(self)
         other.tapes = {}
         return other
+
+
+def kept_item(s: Let, args: list[str]) -> Any:
+    """A kept statement over operands spelled ``args``: a line, or ``if test:`` over
+    its ``raise``."""
+    spelling = PRIMITIVES["kept"].spelling
+    text = spelling(args, s.params)
+    if "body" not in s.params:
+        return Line(text, keep=True)
+    return Block(text, [Line(spelling(args, {"template": s.params["body"]}), keep=True)], [])
+
+
+def has_effects(fn: Any, seen: frozenset = frozenset()) -> bool:
+    """Does ``fn`` (or a function it calls) hold a kept statement (assert, print)?"""
+    if getattr(fn, "body", None) is None or id(fn) in seen:
+        return False  # (a recursive call's marker: its function is the one walked)
+    inner = seen | {id(fn)}
+    return any(isinstance(s, Let) and (s.prim == "kept" or (
+        s.prim == "call" and has_effects(s.params.get("callee"), inner)))
+        for s in walk(fn.body))
 
 
 def leave_point(stmts: list[Stmt]) -> int:
@@ -133,6 +168,8 @@ def spell(s: Let) -> str:
     """The forward expression of a statement, as the user would write it."""
     prim = PRIMITIVES[s.prim]
     args = [atom_text(a) for a in s.args]
+    if s.prim == "kept":
+        return prim.spelling(args, s.params)
     if s.prim == "call":
         return f"{s.params['spelling']}({', '.join(args)})"
     if s.prim == "getitem":
@@ -144,7 +181,7 @@ def spell(s: Let) -> str:
         params.update(zip(keywords, tail))
     if s.prim == "make_dict":
         return prim.spelling(args, {"keys": s.params["keys"]})
-    if s.prim == "pyexpr":
+    if s.prim in ("pyexpr", "kept"):
         return prim.spelling(args, s.params)
     return prim.spelling(args, params)
 

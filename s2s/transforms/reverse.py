@@ -119,7 +119,7 @@ class _Reverse:
         self.names = NameTable(fn.names.taken | module.taken)
         # activity, kinds, scalar facts (analysis.py), and the forward sweep's emission
         self.facts = facts(fn, spec.arg_kinds, spec.argnums)
-        self.replay = Replay(self.facts)
+        self.replay = Replay(self.facts, effects=spec.mode != "vjp")  # (vjp: ran before)
         self.canonical: dict[tuple[str, tuple], str] = {}
         self.owned: set[str] = set()  # cotangent names this pass may reassign
         # cotangent names whose current value is an array this pass allocated and

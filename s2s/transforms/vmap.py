@@ -58,6 +58,7 @@ from .analysis import callee_of, facts
 from .base import StmtTransform
 from .batched_if import BatchedIf
 from .batched_loops import SEQ_ITEM, BatchedLoops
+from .kept import KeptBatching
 from .module import Module, signature_text, stem
 from .ranks import RankInference, probe
 from .replay import Replay, dead_code, spell_buffers
@@ -100,7 +101,7 @@ def _axes_of(axes: Any, kind: Kind) -> dict[tuple, Any]:
     return out
 
 
-class _Vmap(StmtTransform, Batch):
+class _Vmap(StmtTransform, Batch, KeptBatching):
     def __init__(self, fn: Function, spec: VmapSpec, module: Module) -> None:
         self.fn = fn
         self.spec = spec
@@ -267,7 +268,7 @@ class _Vmap(StmtTransform, Batch):
     # structural primitives: list operations (whatever is batched; zeros_list, pop: as
     # the list's items), then containers and identities (`is`: one bool for every example)
     LIST_OPS = {"setitem": "setitem", "append": "append", "zeros_list": "same_list",
-                "pop": "same_list", "getitem": "seq_item"}
+                "pop": "same_list", "getitem": "seq_item", "kept": "kept"}
     CONTAINER_OPS = {"is_": "identity_test", "is_not": "identity_test",
                      "identity": "identity", "list": "list_copy", "make_tuple": "container",
                      "make_list": "container", "make_dict": "container",
