@@ -475,14 +475,14 @@ def test_args_show_every_example_the_shapes_flag_cannot_express() -> None:
     assert rc == 0 and "def final_state_grad(theta, steps, T)" in out, err
 
 
-def test_args_may_name_a_function_of_the_module(user_file) -> None:
-    text = user_file.read_text() + textwrap.dedent('''
+def test_args_may_name_a_function_of_the_module(user_file, tmp_path) -> None:
+    own = tmp_path / "with_args.py"  # a file of its own: user_file's module may be loaded
+    own.write_text(user_file.read_text() + textwrap.dedent('''
 
         def make_args():
             return np.ones(3), np.ones((5, 3)), np.zeros(5)
-    ''')
-    user_file.write_text(text)
-    rc, out, err = run_cli("show", f"{user_file}:loss", "--args", "make_args")
+    '''))
+    rc, out, err = run_cli("show", f"{own}:loss", "--args", "make_args")
     assert rc == 0 and "def loss_grad(w, x, y)" in out, err
 
 
