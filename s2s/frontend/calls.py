@@ -67,7 +67,10 @@ class CallLowerer:
             if isinstance(first, (cst.List, cst.Tuple)) and not any(
                     isinstance(e, cst.StarredElement) for e in first.elements):
                 items = [self.n.exprs.expr(e.value) for e in first.elements]
-            elif not isinstance(first, (cst.GeneratorExp, cst.ListComp)):
+            elif isinstance(first, (cst.GeneratorExp, cst.ListComp)):
+                return self.n.comps.sum(first, start_arg.value if start_arg else None,
+                                        node, target)
+            else:
                 seq = self.n.exprs.expr(first)
                 let = self.n.lets.get(seq.name) if isinstance(seq, Var) else None
                 # (a list written since it was made, `append` in a loop, has other items
@@ -272,6 +275,12 @@ class CallLowerer:
         assert isinstance(func, cst.Attribute)
         base = self.n.exprs.expr(func.value)
         method = func.attr.value
+        if isinstance(base, Const):
+            made = self.n.pyvalues.constant_method(node, base, method, target)
+            if made is not None:
+                return made
+        if method == "item" and not node.args:  # a 0-d value's number: float(x)
+            return self.apply("float", [base], {}, node, target, f"{stem(self.n.named(base))}.item")
         prim_name = METHODS.get(method)
         if prim_name is None:
             raise self.n.resolver.unknown_method(base, method, func.attr)

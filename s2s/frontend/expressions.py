@@ -20,6 +20,7 @@ from ..ir.nodes import Atom, Const, If, Index, Slice, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES
+from .pyvalues import STATIC
 from .resolve import expression_advice, is_library, transform_kind
 from .source import literal_value
 
@@ -230,6 +231,9 @@ class ExprLowerer:
         for i, comp in enumerate(node.comparisons):
             prim = COMPARE.get(type(comp.operator))
             if prim is None:
+                made = self.n.pyvalues.membership(node, target)
+                if made is not None:
+                    return made
                 raise self.n.unsupported(
                     node, "`in` and `not in` are not supported",
                     "compare values with == or np.isin",
@@ -355,6 +359,9 @@ class ExprLowerer:
                 stem(self.n.named(i)) if not isinstance(i, Slice) else "s" for i in items
             )
         if isinstance(base, Const):
+            folded = self.n.pyvalues.subscript(node, base, items, target, len(node.slice) > 1)
+            if folded is not None:
+                return folded
             raise self.n.unsupported(
                 node, "subscripts of constants are not supported",
                 "index a local array, or pass the value as an argument",
@@ -391,7 +398,19 @@ class ExprLowerer:
         if obj in (builtins.slice, builtins.tuple) or (obj is builtins.list and len(
                 node.args) == 1 and isinstance(node.args[0].value, (cst.ListComp,
                                                                      cst.GeneratorExp))):
+            kept = self.n.comps.as_python_expression(node, target, text) if (
+                obj is not builtins.slice) else None
+            if kept is not None:
+                return kept
+            if obj is not builtins.slice:
+                made = self.n.pyvalues.call(obj, text, node, target)
+                if made is not None:
+                    return made
             return self.n.calls.python_expression(node, target, text)
+        if obj in STATIC:
+            made = self.n.pyvalues.call(obj, text, node, target)
+            if made is not None:
+                return made
         obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
         if obj is builtins.pow and len(node.args) == 2 and not any(
                 a.keyword or a.star for a in node.args):
@@ -422,6 +441,12 @@ class ExprLowerer:
 
 
     def expr_ListComp(self, node: cst.ListComp, target: str | None) -> Atom:
-        return self.n.calls.python_expression(node, target, "items")
+        return self.n.comps.comprehension(node, target)
+
+    def expr_GeneratorExp(self, node: cst.GeneratorExp, target: str | None) -> Atom:
+        return self.n.comps.comprehension(node, target)
+
+    def expr_DictComp(self, node: cst.DictComp, target: str | None) -> Atom:
+        return self.n.comps.comprehension(node, target)
 
 
