@@ -70,15 +70,8 @@ class CallLowerer:
             elif isinstance(first, (cst.GeneratorExp, cst.ListComp)):
                 return self.n.comps.sum(first, start_arg.value if start_arg else None,
                                         node, target)
-            else:
-                seq = self.n.exprs.expr(first)
-                let = self.n.lets.get(seq.name) if isinstance(seq, Var) else None
-                # (a list written since it was made, `append` in a loop, has other items
-                # than its literal: its versions all have the literal's name as root)
-                written = isinstance(seq, Var) and seq.name in self.n.buffer_root.values()
-                if let is not None and let.prim in ("make_list", "make_tuple") and not (
-                        written):
-                    items = list(let.args)
+            else:  # a name for a literal, `d.values()`, a constant: its items
+                items = self.n.comps.items_of(first)
         if items is None:
             raise UnsupportedCallError(
                 "Python's built-in `sum` is supported over a list or tuple whose length "

@@ -13,6 +13,7 @@ import types
 from typing import Any
 
 import libcst as cst
+import numpy as np
 
 from ..errors import TransformError
 from ..ir.names import simple_text, stem
@@ -20,7 +21,7 @@ from ..ir.nodes import Atom, Const, If, Index, Slice, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES
-from .pyvalues import STATIC
+from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, is_library, transform_kind
 from .source import literal_value
 
@@ -362,10 +363,17 @@ class ExprLowerer:
             folded = self.n.pyvalues.subscript(node, base, items, target, len(node.slice) > 1)
             if folded is not None:
                 return folded
-            raise self.n.unsupported(
-                node, "subscripts of constants are not supported",
-                "index a local array, or pass the value as an argument",
-            )
+            if isinstance(base.value, (tuple, list)) and all(
+                    isinstance(v, (int, float)) for v in base.value):
+                # TABLE[i] for a run-time i: the numbers as an array, read at each call
+                base = Const(np.asarray(base.value), f"np.asarray({base.text})")
+                self.n.resolver.bind_namespace("np", node)
+            elif not isinstance(base.value, np.ndarray):
+                raise self.n.unsupported(
+                    node, "subscripts of this constant are supported with constant "
+                    "keys only", "index it with a constant, or pass the value as an "
+                    "argument",
+                )
         return self.n.emit(
             self.target(target, name), "getitem", (base,), {"index": index}, node
         )
@@ -394,6 +402,13 @@ class ExprLowerer:
             return self.n.buffer.pop_expression(node, target)
         if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):
             return self.n.calls.method_call(node, target)  # a method of a value
+        if isinstance(func, cst.Attribute) and func.attr.value in CONSTANT_METHODS:
+            owner, _ = self.n.resolver.resolve_dotted(func.value)
+            if isinstance(owner, dict):  # CONFIG.get("wd", 0.1) of a module dict
+                base = self.expr(func.value)
+                made = self.n.pyvalues.constant_method(node, base, func.attr.value, target)
+                if made is not None:
+                    return made
         obj, text = self.n.resolver.resolve_dotted(func)
         if obj in (builtins.slice, builtins.tuple) or (obj is builtins.list and len(
                 node.args) == 1 and isinstance(node.args[0].value, (cst.ListComp,

@@ -91,7 +91,7 @@ class PythonValues:
             raise self.error(node, f"`{base.text}[{', '.join(texts)}]` raises "
                              f"{type(exc).__name__}: {exc}",
                              "index the constant with a key or position it has") from None
-        self.n.comps.watch(_root(base.text), static=False)
+        self.n.comps.static.watch(_root(base.text), static=False)
         text = f"{base.text}[{', '.join(texts)}]"
         const = Const(value, text)
         return const if target is None else self.n.emit(target, "identity", (const,), {},
@@ -108,7 +108,7 @@ class PythonValues:
         value = getattr(base.value, method)(*(a.value for a in args))
         if method != "get":
             value = list(value)
-        self.n.comps.watch(_root(base.text), static=method != "get")
+        self.n.comps.static.watch(_root(base.text), static=method != "get")
         return Const(value, f"{base.text}.{method}({', '.join(a.text for a in args)})")
 
     # ---- built-ins ----------------------------------------------------------------
@@ -142,6 +142,8 @@ class PythonValues:
                                      target, node)
             if fn in (builtins.max, builtins.min) and items:
                 return self.extremum(fn, items, node, target)
+            if fn in (builtins.any, builtins.all) and items:
+                return self.either(fn, items, node, target)
             return None
         atoms = [self.n.exprs.expr(a) for a in positional]
         if atoms and all(isinstance(a, Const) for a in atoms):
@@ -171,9 +173,10 @@ class PythonValues:
         best = items[0]
         for k, item in enumerate(items[1:], 1):
             last = k == len(items) - 1
-            test = self.n.emit(self.n.names.fresh(f"new_{word}"), prim, (item, best), {},
+            test = self.n.emit(self.n.names.fresh(f"{word}_changes"), prim, (item, best), {},
                                node)
-            name = target if last and target is not None else self.n.names.fresh(word)
+            name = target if last and target is not None else self.n.names.fresh(
+                {"max": "larger", "min": "smaller"}[word])
             outer = self.n.out
             self.n.out = []
             self.n.emit(name, "identity", (item,), {}, node)
@@ -185,6 +188,19 @@ class PythonValues:
             outer.append(If(test, body, orelse, self.n.loc(node), joins=[name]))
             best = Var(name)
         return best
+
+    def either(self, fn: Any, items: list[Atom], node: Any,
+               target: str | None) -> Atom | None:
+        """``all([a, b])`` is ``a and b``, ``any`` is ``or``, over known items."""
+        prim = "and_" if fn is builtins.all else "or_"
+        out = items[0]
+        if len(items) == 1:
+            return None  # (`bool(a)`: not an IR operation; `all([a, b])` is `a and b`)
+        for k, item in enumerate(items[1:], 1):
+            last = k == len(items) - 1
+            out = self.n.emit(self.n.exprs.target(target if last else None, "cond"), prim,
+                              (out, item), {}, node)
+        return out
 
     def sequence(self, fn: Any, items: list[Atom], node: Any, target: str | None) -> Atom:
         """``tuple([a, b])``, ``list(x for x in (a, b))``: the literal of its items."""
