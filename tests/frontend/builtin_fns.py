@@ -105,3 +105,23 @@ def tuple_by_int(x, i):
 
 def calls_max(x, y):
     return max_scalars(x, y) + config_wd(x)
+
+
+def max_with_key(x):
+    return max(np.sum(x), 1.0, key=abs)
+
+
+def any_of_array(x):
+    if any(x > 0):
+        return np.sum(x)
+    return np.sum(x * 2.0)
+
+
+def isinstance_of_argument(x):
+    if isinstance(x, float):
+        return x * 2.0
+    return np.sum(x)
+
+
+def missing_key(x):
+    return np.sum(x) * CONFIG["nope"]
