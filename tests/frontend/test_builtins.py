@@ -43,6 +43,7 @@ CASES = [  # (function, arguments, JAX can differentiate it)
     ("index_constant", (X,), True),
     ("r_constant", (X,), True),
     ("calls_max", (X, Y), True),
+    ("type_test", (X,), True),
 ]
 IDS = [f"{c[0]}-{k}" for k, c in enumerate(CASES)]
 DTYPES = [np.float64, np.float32]
