@@ -104,6 +104,8 @@ class Comprehensions:
                              base: str = "items") -> Atom | None:
         """Over shapes and constants only, a comprehension stays one ``pyexpr``
         statement (what rules build indexes with); else None, nothing emitted."""
+        if _bound_anywhere(node) & (self.user_locals | set(self.n.env)):
+            return None  # (`[x * 2 for x in x]`: as written it would hide the outer x)
         out, size = self.n.out, len(self.n.out)
         try:
             return self.n.calls.python_expression(node, target, base)
@@ -248,27 +250,32 @@ class Comprehensions:
     def loop(self, node: Any, target: str | None, kind: str, start: Any = None) -> Atom:
         """``items = []; for v in it: items.append(f(v))`` (and for ``sum``,
         ``np.sum(np.stack(items), axis=0)``), lowered where the comprehension is."""
-        fors: list[cst.CompFor] = []
+        fors: list[tuple[cst.CompFor, dict]] = []  # each with the names its iter sees
         clause = node.for_in
         table: dict[str, cst.BaseExpression] = {}
+        keep = True
         while clause is not None:
-            for cond in clause.ifs:
-                self.decide(cond.test, table)  # (static ifs only; these are not)
+            fors.append((clause, dict(table)))  # (`for x in x`: the iter is the outer x)
             for name in _targets(clause.target):
                 fresh = self.loop_name(name)
                 if fresh != name:
                     table[name] = cst.Name(fresh)
-            fors.append(clause)
+            for cond in clause.ifs:  # (an `if` over constants only: the others are refused)
+                keep = self.decide(cond.test, table) and keep
             clause = clause.inner_for_in
         alias = self.n.desugar.alias
+        if not keep:  # no item passes: Python's [] (sum: its start, or 0)
+            empty = cst.List([]) if kind != "sum" else start or cst.Integer("0")
+            alias(empty, node)
+            return self.n.exprs.expr(empty, target)
         acc = self.loop_name("items", None if kind == "sum" else target)
         elt = substitute(node.elt, table, alias)
         body: Any = cst.SimpleStatementLine([cst.Expr(cst.Call(
             cst.Attribute(cst.Name(acc), cst.Name("append")), [cst.Arg(elt)]))])
         first = _assign(acc, cst.List([]))
-        for clause in reversed(fors):
+        for clause, outside in reversed(fors):
             body = cst.For(target=substitute(clause.target, table, alias),
-                           iter=substitute(clause.iter, table, alias),
+                           iter=substitute(clause.iter, outside, alias),
                            body=cst.IndentedBlock([body]))
         for new in (first, first.body[0], body):
             alias(new, node)
@@ -301,6 +308,18 @@ class Comprehensions:
             self.n.names.taken.add(name)
         self.n.local_names.add(name)
         return name
+
+
+def _bound_anywhere(node: Any) -> set[str]:
+    """The names the ``for`` clauses of ``node`` (and of comprehensions in it) bind."""
+    out: set[str] = set()
+
+    class Visit(cst.CSTVisitor):
+        def visit_CompFor(self, n: cst.CompFor) -> None:
+            out.update(_targets(n.target))
+
+    node.visit(Visit())
+    return out
 
 
 def _assign(name: str, value: Any) -> cst.SimpleStatementLine:

@@ -102,3 +102,11 @@ def filter_on_local(x):
 def over_local_tuple(x):
     pair = (x, np.sin(x))
     return np.sum(sum(p * k for p, k in zip(pair, (1.0, 2.0))))
+
+
+def shadowing_rows(x):
+    return np.sum(np.stack([x * 2.0 for x in x])) + np.sum(x)
+
+
+def nested_rows(x, y):
+    return sum(np.sum(a * b) for a in x for b in y)

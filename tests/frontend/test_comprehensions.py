@@ -46,6 +46,8 @@ CASES = [
     ("dict_values", (X,)),
     ("calls_comprehension", (X,)),
     ("over_local_tuple", (X,)),
+    ("shadowing_rows", (X,)),
+    ("nested_rows", (X, Y)),
 ]
 IDS = [c[0] for c in CASES]
 DTYPES = [np.float64, np.float32]
