@@ -27,11 +27,11 @@ def uses_yield_from(x):
 
 
 def uses_generator_expression(x):
-    return np.sum(np.array(list(v * 2.0 for v in x)))  # ERR: list(
+    return sum(v * 2.0 for v in x if v[0] > 0)  # ERR: v[0] > 0
 
 
 def uses_dict_comprehension(x):
-    d = {i: x[i] for i in range(2)}  # ERR: {
+    d = {i: x[i] for i in range(2)}  # ERR: i: x
     return np.sum(d[0])
 
 
@@ -122,8 +122,8 @@ def uses_random(x):
     return np.sum(x * np.random.normal(size=3))  # ERR: np.random.normal
 
 
-def uses_item(x):
-    return np.sum(x).item() * 2.0  # ERR: item()
+def uses_tolist(x):
+    return np.sum(x).tolist() * 2.0  # ERR: tolist()
 
 
 def uses_string_method(x):

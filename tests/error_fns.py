@@ -145,7 +145,7 @@ def uses_lambda(x):
 
 
 def uses_list_comprehension(x):
-    ys = [v * 2.0 for v in x]  # ERR: [
+    ys = [v * 2.0 for v in x if np.sum(v) > 0]  # ERR: np.sum(v) > 0
     return np.sum(np.array(ys))
 
 
@@ -232,7 +232,7 @@ def uses_opaque_call(x):
 
 
 def uses_builtin_max(x):
-    return np.sum(max(x, 0.0))  # ERR: max
+    return np.sum(max(x, 0.0, key=abs))  # ERR: max
 
 
 def uses_undefined_name(x):

@@ -67,15 +67,11 @@ class CallLowerer:
             if isinstance(first, (cst.List, cst.Tuple)) and not any(
                     isinstance(e, cst.StarredElement) for e in first.elements):
                 items = [self.n.exprs.expr(e.value) for e in first.elements]
-            elif not isinstance(first, (cst.GeneratorExp, cst.ListComp)):
-                seq = self.n.exprs.expr(first)
-                let = self.n.lets.get(seq.name) if isinstance(seq, Var) else None
-                # (a list written since it was made, `append` in a loop, has other items
-                # than its literal: its versions all have the literal's name as root)
-                written = isinstance(seq, Var) and seq.name in self.n.buffer_root.values()
-                if let is not None and let.prim in ("make_list", "make_tuple") and not (
-                        written):
-                    items = list(let.args)
+            elif isinstance(first, (cst.GeneratorExp, cst.ListComp)):
+                return self.n.comps.sum(first, start_arg.value if start_arg else None,
+                                        node, target)
+            else:  # a name for a literal, `d.values()`, a constant: its items
+                items = self.n.comps.items_of(first)
         if items is None:
             raise UnsupportedCallError(
                 "Python's built-in `sum` is supported over a list or tuple whose length "
@@ -272,6 +268,12 @@ class CallLowerer:
         assert isinstance(func, cst.Attribute)
         base = self.n.exprs.expr(func.value)
         method = func.attr.value
+        if isinstance(base, Const):
+            made = self.n.pyvalues.constant_method(node, base, method, target)
+            if made is not None:
+                return made
+        if method == "item" and not node.args:  # a 0-d value's number: float(x)
+            return self.apply("float", [base], {}, node, target, f"{stem(self.n.named(base))}.item")
         prim_name = METHODS.get(method)
         if prim_name is None:
             raise self.n.resolver.unknown_method(base, method, func.attr)

@@ -13,6 +13,7 @@ import types
 from typing import Any
 
 import libcst as cst
+import numpy as np
 
 from ..errors import TransformError
 from ..ir.names import simple_text, stem
@@ -20,6 +21,7 @@ from ..ir.nodes import Atom, Const, If, Index, Slice, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES
+from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, is_library, transform_kind
 from .source import literal_value
 
@@ -230,6 +232,9 @@ class ExprLowerer:
         for i, comp in enumerate(node.comparisons):
             prim = COMPARE.get(type(comp.operator))
             if prim is None:
+                made = self.n.pyvalues.membership(node, target)
+                if made is not None:
+                    return made
                 raise self.n.unsupported(
                     node, "`in` and `not in` are not supported",
                     "compare values with == or np.isin",
@@ -355,10 +360,20 @@ class ExprLowerer:
                 stem(self.n.named(i)) if not isinstance(i, Slice) else "s" for i in items
             )
         if isinstance(base, Const):
-            raise self.n.unsupported(
-                node, "subscripts of constants are not supported",
-                "index a local array, or pass the value as an argument",
-            )
+            folded = self.n.pyvalues.subscript(node, base, items, target, len(node.slice) > 1)
+            if folded is not None:
+                return folded
+            if isinstance(base.value, (tuple, list)) and all(
+                    isinstance(v, (int, float)) for v in base.value):
+                # TABLE[i] for a run-time i: the numbers as an array, read at each call
+                base = Const(np.asarray(base.value), f"np.asarray({base.text})")
+                self.n.resolver.bind_namespace("np", node)
+            elif not isinstance(base.value, np.ndarray):
+                raise self.n.unsupported(
+                    node, "subscripts of this constant are supported with constant "
+                    "keys only", "index it with a constant, or pass the value as an "
+                    "argument",
+                )
         return self.n.emit(
             self.target(target, name), "getitem", (base,), {"index": index}, node
         )
@@ -387,11 +402,30 @@ class ExprLowerer:
             return self.n.buffer.pop_expression(node, target)
         if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):
             return self.n.calls.method_call(node, target)  # a method of a value
+        if isinstance(func, cst.Attribute) and func.attr.value in CONSTANT_METHODS:
+            owner, _ = self.n.resolver.resolve_dotted(func.value)
+            if isinstance(owner, dict):  # CONFIG.get("wd", 0.1) of a module dict
+                base = self.expr(func.value)
+                made = self.n.pyvalues.constant_method(node, base, func.attr.value, target)
+                if made is not None:
+                    return made
         obj, text = self.n.resolver.resolve_dotted(func)
         if obj in (builtins.slice, builtins.tuple) or (obj is builtins.list and len(
                 node.args) == 1 and isinstance(node.args[0].value, (cst.ListComp,
                                                                      cst.GeneratorExp))):
+            kept = self.n.comps.as_python_expression(node, target, text) if (
+                obj is not builtins.slice) else None
+            if kept is not None:
+                return kept
+            if obj is not builtins.slice:
+                made = self.n.pyvalues.call(obj, text, node, target)
+                if made is not None:
+                    return made
             return self.n.calls.python_expression(node, target, text)
+        if obj in STATIC:
+            made = self.n.pyvalues.call(obj, text, node, target)
+            if made is not None:
+                return made
         obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
         if obj is builtins.pow and len(node.args) == 2 and not any(
                 a.keyword or a.star for a in node.args):
@@ -422,6 +456,12 @@ class ExprLowerer:
 
 
     def expr_ListComp(self, node: cst.ListComp, target: str | None) -> Atom:
-        return self.n.calls.python_expression(node, target, "items")
+        return self.n.comps.comprehension(node, target)
+
+    def expr_GeneratorExp(self, node: cst.GeneratorExp, target: str | None) -> Atom:
+        return self.n.comps.comprehension(node, target)
+
+    def expr_DictComp(self, node: cst.DictComp, target: str | None) -> Atom:
+        return self.n.comps.comprehension(node, target)
 
 

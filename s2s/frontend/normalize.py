@@ -38,6 +38,7 @@ from ..ir.nodes import uses as uses_of
 from ..ir.nodes import walk as walk_stmts
 from .buffers import ALIASING, EFFECTS, WRITES, BufferLowerer, allocates
 from .calls import CallLowerer
+from .comprehensions import Comprehensions
 from .desugar import Desugar
 from .expressions import (
     COMPARE,
@@ -47,6 +48,7 @@ from .expressions import (
     ExprLowerer,
 )
 from .loops import LoopLowerer
+from .pyvalues import PythonValues
 from .resolve import (
     RESERVED,
     DefaultVar,
@@ -183,6 +185,8 @@ class Normalizer:
         self.loop = LoopLowerer(self)
         self.buffer = BufferLowerer(self)
         self.stmts = StmtLowerer(self)
+        self.comps = Comprehensions(self)
+        self.pyvalues = PythonValues(self)
 
     # ---- entry ----------------------------------------------------------------
 

@@ -43,8 +43,9 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     so emitted code quotes ``for W, b in params[:-1]:`` above each unrolled layer.
     """
     trees = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
-    if not trees and not any(isinstance(s, Let) and s.prim in _LITERALS
-                             for s in walk(fn.body)):
+    if not trees and not any(isinstance(s, Let) and (s.prim in _LITERALS or (
+            s.prim == "getitem" and isinstance(s.args[0], Const)
+            and type(s.args[0].value) in (tuple, list))) for s in walk(fn.body)):
         return fn
     u = _Unroller(fn, trees)
     body, subst = u.block(fn.body)
@@ -250,7 +251,11 @@ class _Unroller:
             if isinstance(item, Const) and type(item.value) is int and \
                     -len(a.value) <= item.value < len(a.value) and \
                     type(a.value[item.value]) in (str, int, float, bool):
-                self.constants[s.target] = Const(a.value[item.value], repr(a.value[item.value]))
+                value = a.value[item.value]
+                # a number of a module constant is read at each call (`WEIGHTS[0]`)
+                text = f"{a.text}[{item.value}]" if a.text.isidentifier() and type(
+                    value) in (int, float) else repr(value)
+                self.constants[s.target] = Const(value, text)
                 return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
         elif s.prim == "range" and s.args and all(
                 isinstance(b, Const) and type(b.value) is int
@@ -302,7 +307,9 @@ class _Unroller:
             if isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Const)
             and t.params["index"].items == (Var(s.target),)
         }
-        return any(
+        # (or a loop over constants, `for i, w in enumerate([1.0, 2.0])`: its items
+        # are then constants too, as JAX's trace unrolls it)
+        return len(picks) > 1 or any(
             isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Var)
             and t.args[0].name in self.trees
             and any(isinstance(i, Var) and i.name in picks for i in t.params["index"].items)
@@ -345,7 +352,9 @@ class _Unroller:
                     out.append(_tagged(Let(m[e].name, "identity", (now[e],), {}, s.loc), tag))
             for new, old in [(m[n].name, n) for n in bound if n in self.fn.aliases and n != s.target]:
                 first = self.fn.aliases[old]
-                self.aliases[new] = m[first].name if first in m and isinstance(m[first], Var) else first
+                spelled = m[first].name if first in m and isinstance(m[first], Var) else first
+                # (the previous copy's version is itself spelled with the first name)
+                self.aliases[new] = self.aliases.get(spelled, spelled)
             body, later = self.block([_tagged(_renamed_stmt(t, m), tag) for t in s.body])
             out += body
             for e, x in s.carried + [(e, e) for e in inner]:

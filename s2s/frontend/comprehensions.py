@@ -1,0 +1,340 @@
+"""Comprehensions and generator expressions, desugared to what the lowerers read.
+
+``[f(v) for v in it if c]`` is rewritten, as libcst, into one of two forms:
+
+* **unrolled**, when what it walks is known when the function is transformed (a
+  ``range`` of constants, a literal tuple or list, a module constant, ``zip``,
+  ``enumerate``, ``reversed``, ``sorted`` and ``.items()``/``.keys()``/``.values()``
+  of those): a literal ``[f(v0), f(v1), ...]`` (a tuple, a dict), each variable
+  replaced by how its item is spelled (``SCALES[1]``, ``2``, ``x``), and each ``if``
+  decided then, so ``sum``, indexing, ``np.stack`` and ``max`` read a list of known
+  length, as JAX's trace unrolls the comprehension;
+* **a loop**, over an array's rows or a container argument: ``items = []; for v in
+  it: items.append(f(v))`` (``sum`` of a generator: ``np.sum(np.stack(items),
+  axis=0)``), lowered as the ``for`` loops the transforms already follow.
+
+An ``if`` that reads values only known at run time would make the list's length
+depend on them, and is refused where it is written.  Comprehensions over shapes and
+constants only are still one ``pyexpr`` (``CallLowerer.python_expression``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ..errors import TransformError
+from ..ir.nodes import Atom, Var
+from .static import COMPREHENSIONS, NOVALUE, StaticReader, paren
+
+
+class _Dynamic(Exception):
+    """A comprehension's ``for`` walks values known only when the function runs."""
+
+
+class Rename(cst.CSTTransformer):
+    """Replace free uses of names by expressions, the rebuilt nodes keeping the
+    positions of the nodes they replace."""
+
+    def __init__(self, table: dict[str, cst.BaseExpression], alias: Any) -> None:
+        self.table, self.alias = table, alias
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> Any:
+        new = self.table.get(original.value)
+        if new is None:
+            return updated
+        self.alias(new, original)
+        return new
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
+        return updated.with_changes(attr=original.attr)  # (`x.i` is not the variable)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> Any:
+        return updated.with_changes(keyword=original.keyword)  # nor is `f(i=...)`
+
+    def on_leave(self, original: Any, updated: Any) -> Any:
+        out = super().on_leave(original, updated)
+        if out is not original and isinstance(out, cst.CSTNode):
+            self.alias(out, original)
+        return out
+
+
+def substitute(node: Any, table: dict[str, cst.BaseExpression], alias: Any) -> Any:
+    return node.visit(Rename(table, alias)) if table else node
+
+
+def _targets(target: Any) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _targets(e.value)]
+    return []
+
+
+class Comprehensions:
+    """Desugars the comprehensions of one function for its Normalizer."""
+
+    def __init__(self, n: Any) -> None:
+        self.n = n
+        self.static = StaticReader(n)
+        self.user_locals = set(n.fn.__code__.co_varnames) | set(n.fn.__code__.co_cellvars)
+
+    # ---- entry points -------------------------------------------------------------
+
+    def comprehension(self, node: Any, target: str | None, kind: str = "list") -> Atom:
+        """A list (``kind="list"``), tuple or dict comprehension, or a generator
+        read as a list, lowered as its literal or its loop."""
+        if isinstance(node, cst.ListComp) and kind == "list":
+            kept = self.as_python_expression(node, target)
+            if kept is not None:
+                return kept
+        items = self.unrolled(node)
+        if items is not None:
+            return self.n.exprs.expr(self.literal(node, items, kind), target)
+        if isinstance(node, cst.DictComp):
+            raise self.n.unsupported(
+                node, "a dict comprehension is supported over what is known when s2s "
+                "transforms the function (constants, literals, `range` of constants), "
+                "whose keys are then constant strings", 'write a dict literal {"a": ...}',
+            )
+        return self.loop(node, target, "list")
+
+    def as_python_expression(self, node: Any, target: str | None,
+                             base: str = "items") -> Atom | None:
+        """Over shapes and constants only, a comprehension stays one ``pyexpr``
+        statement (what rules build indexes with); else None, nothing emitted."""
+        if _bound_anywhere(node) & (self.user_locals | set(self.n.env)):
+            return None  # (`[x * 2 for x in x]`: as written it would hide the outer x)
+        out, size = self.n.out, len(self.n.out)
+        try:
+            return self.n.calls.python_expression(node, target, base)
+        except TransformError:
+            del out[size:]
+            return None
+
+    def sum(self, node: Any, start: Any, call: cst.Call, target: str | None) -> Atom:
+        """``sum(f(v) for v in it)``: the sum of the unrolled items, or a loop adding
+        them up (after ``start``)."""
+        items = self.unrolled(node)
+        if items is not None:
+            args = [cst.Arg(self.literal(node, items, "list"))]
+            if start is not None:
+                args.append(cst.Arg(start))
+            new = call.with_changes(args=args)
+            self.n.desugar.alias(new, call)
+            return self.n.calls.builtin_sum(new, target)
+        return self.loop(node, target, "sum", start)
+
+    def items_of(self, node: Any) -> list[Atom] | None:
+        """The atoms of a list or tuple of known length that ``node`` denotes (a
+        literal, a comprehension it unrolls, a constant), or None."""
+        if isinstance(node, COMPREHENSIONS[:2]):
+            items = self.unrolled(node)
+            return None if items is None else [self.n.exprs.expr(e) for e in items]
+        if isinstance(node, (cst.List, cst.Tuple)) and not any(
+                isinstance(e, cst.StarredElement) for e in node.elements):
+            return [self.n.exprs.expr(e.value) for e in node.elements]
+        static = self.static.static_items(node)
+        if static is not None:
+            return [self.n.exprs.expr(spelling) for spelling, _ in static]
+        if not isinstance(node, cst.Name):
+            return None
+        atom = self.n.exprs.expr(node)
+        let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
+        if let is not None and let.prim in ("make_list", "make_tuple") and (
+                atom.name not in self.n.buffer_root.values()):
+            return list(let.args)
+        return None
+
+    # ---- unrolling ---------------------------------------------------------------
+
+    def unrolled(self, node: Any) -> list[Any] | None:
+        """The element expressions (``(key, value)`` pairs for a dict comprehension),
+        one per item, when every ``for`` walks something static; else None."""
+        fors: list[cst.CompFor] = []
+        clause = node.for_in
+        while clause is not None:
+            if clause.asynchronous is not None:
+                raise self.n.unsupported(clause, "`async for` is not supported",
+                                         "use a plain `for`")
+            fors.append(clause)
+            clause = clause.inner_for_in
+        out: list[Any] = []
+        try:
+            self._unroll(node, fors, {}, out)
+        except _Dynamic:
+            return None  # (a `for` over values known when it runs: a loop)
+        return out
+
+    def _unroll(self, node: Any, fors: list[cst.CompFor], table: dict, out: list) -> None:
+        if not fors:
+            if isinstance(node, cst.DictComp):
+                out.append((substitute(node.key, table, self.n.desugar.alias),
+                            substitute(node.value, table, self.n.desugar.alias)))
+            else:
+                out.append(substitute(node.elt, table, self.n.desugar.alias))
+            return
+        clause = fors[0]
+        items = self.static.static_items(substitute(clause.iter, table, self.n.desugar.alias))
+        if items is None:
+            raise _Dynamic()
+        for spelling, value in items:
+            inner = dict(table)
+            self.bind(clause.target, spelling, value, inner)
+            if all(self.decide(cond.test, inner) for cond in clause.ifs):
+                self._unroll(node, fors[1:], inner, out)
+
+    def bind(self, target: Any, spelling: Any, value: Any, table: dict) -> None:
+        """Bind a ``for`` target (names, nested tuples) to an item's spelling."""
+        if isinstance(target, cst.Name):
+            table[target.value] = paren(spelling)
+            return
+        if not isinstance(target, (cst.Tuple, cst.List)) or any(
+                isinstance(e, cst.StarredElement) for e in target.elements):
+            raise self.n.unsupported(target, "a comprehension's variables must be names "
+                                     "or tuples of names", "write `for a, b in ...`")
+        for k, element in enumerate(target.elements):
+            if isinstance(spelling, (cst.Tuple, cst.List)) and len(spelling.elements) == len(
+                    target.elements):
+                part = spelling.elements[k].value
+            else:
+                part = cst.Subscript(paren(spelling), [cst.SubscriptElement(
+                    cst.Index(cst.Integer(str(k))))])
+                self.n.desugar.alias(part, spelling)
+            sub = NOVALUE
+            if value is not NOVALUE:
+                try:
+                    sub = value[k]
+                except (TypeError, IndexError, KeyError):
+                    raise self.n.unsupported(target, "this item cannot be unpacked into "
+                                             f"{len(target.elements)} names",
+                                             "unpack as many names as the item has") from None
+            self.bind(element.value, part, sub, table)
+
+    def decide(self, test: Any, table: dict) -> bool:
+        """An ``if`` of a comprehension, decided when the function is transformed."""
+        value = self.static.static_value(substitute(test, table, self.n.desugar.alias))
+        if value is NOVALUE:
+            raise self.n.unsupported(
+                test, "a comprehension's `if` here reads values known only when the "
+                "function runs, so the list's length would depend on them (JAX "
+                "refuses this too)", "keep every item and select with np.where, or "
+                "filter on constants and the comprehension's variables",
+            )
+        return bool(value)
+
+    def literal(self, node: Any, items: list[Any], kind: str) -> Any:
+        """The unrolled items as a list, tuple or dict literal."""
+        if isinstance(node, cst.DictComp):
+            elements = []
+            for key, value in items:
+                k = self.static.static_value(key)
+                if not isinstance(k, str):
+                    raise self.n.unsupported(node.key, "a dict comprehension's keys must "
+                                             "be strings known when s2s transforms the "
+                                             "function", "key the dict by strings")
+                elements.append(cst.DictElement(cst.SimpleString(repr(k)), value))
+            new: Any = cst.Dict(elements)
+        elif kind == "tuple":
+            new = cst.Tuple([cst.Element(e) for e in items])
+        else:
+            new = cst.List([cst.Element(e) for e in items])
+        self.n.desugar.alias(new, node)
+        return new
+
+    # ---- static values -------------------------------------------------------------
+
+    # ---- loops ---------------------------------------------------------------------
+
+    def loop(self, node: Any, target: str | None, kind: str, start: Any = None) -> Atom:
+        """``items = []; for v in it: items.append(f(v))`` (and for ``sum``,
+        ``np.sum(np.stack(items), axis=0)``), lowered where the comprehension is."""
+        fors: list[tuple[cst.CompFor, dict]] = []  # each with the names its iter sees
+        clause = node.for_in
+        table: dict[str, cst.BaseExpression] = {}
+        keep = True
+        while clause is not None:
+            fors.append((clause, dict(table)))  # (`for x in x`: the iter is the outer x)
+            for name in _targets(clause.target):
+                fresh = self.loop_name(name)
+                if fresh != name:
+                    table[name] = cst.Name(fresh)
+            for cond in clause.ifs:  # (an `if` over constants only: the others are refused)
+                keep = self.decide(cond.test, table) and keep
+            clause = clause.inner_for_in
+        alias = self.n.desugar.alias
+        if not keep:  # no item passes: Python's [] (sum: its start, or 0)
+            empty = cst.List([]) if kind != "sum" else start or cst.Integer("0")
+            alias(empty, node)
+            return self.n.exprs.expr(empty, target)
+        acc = self.loop_name("items", None if kind == "sum" else target)
+        elt = substitute(node.elt, table, alias)
+        body: Any = cst.SimpleStatementLine([cst.Expr(cst.Call(
+            cst.Attribute(cst.Name(acc), cst.Name("append")), [cst.Arg(elt)]))])
+        first = _assign(acc, cst.List([]))
+        for clause, outside in reversed(fors):
+            body = cst.For(target=substitute(clause.target, table, alias),
+                           iter=substitute(clause.iter, outside, alias),
+                           body=cst.IndentedBlock([body]))
+        for new in (first, first.body[0], body):
+            alias(new, node)
+        _alias_all(body, node, self.n.desugar.positions, alias)
+        outer = self.n.out
+        lowered = self.n.stmts.block([first, body])
+        self.n.out = outer
+        outer += lowered
+        if kind != "sum":
+            return Var(self.n.env[acc])
+        # the items are one shape (rows, or what one expression makes of them): their
+        # sum is np.sum of their stack, which vmap batches (a `total = 0` carried
+        # through the loop would start unbatched)
+        total = cst.parse_expression(f"np.sum(np.stack({acc}), axis=0)")
+        if start is not None:
+            total = cst.BinaryOperation(start, cst.Add(), total)
+        _alias_all(total, node, self.n.desugar.positions, alias)
+        self.n.resolver.bind_namespace("np", node)
+        return self.n.exprs.expr(total, target)
+
+    def loop_name(self, name: str, target: str | None = None) -> str:
+        """A name for a comprehension's variable (or its result, named after the
+        assignment's target where that is its first binding) that shadows nothing."""
+        if target is not None and target in self.user_locals and target not in self.n.env:
+            self.n.local_names.add(target)
+            return target
+        if name in self.user_locals or name in self.n.env or name in self.n.names.taken:
+            name = self.n.names.fresh(name)
+        else:
+            self.n.names.taken.add(name)
+        self.n.local_names.add(name)
+        return name
+
+
+def _bound_anywhere(node: Any) -> set[str]:
+    """The names the ``for`` clauses of ``node`` (and of comprehensions in it) bind."""
+    out: set[str] = set()
+
+    class Visit(cst.CSTVisitor):
+        def visit_CompFor(self, n: cst.CompFor) -> None:
+            out.update(_targets(n.target))
+
+    node.visit(Visit())
+    return out
+
+
+def _assign(name: str, value: Any) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+
+
+def _alias_all(tree: Any, old: Any, positions: dict, alias: Any) -> None:
+    """Give the synthesized nodes (those without a position) the comprehension's."""
+
+    class Visit(cst.CSTVisitor):
+        def on_visit(self, n: Any) -> bool:
+            if n not in positions:
+                alias(n, old)
+            return True
+
+    tree.visit(Visit())
+
+

@@ -1,0 +1,277 @@
+"""Python's built-ins and module constants, as the lowerers read them.
+
+Over values known when the function is transformed (literals, module constants,
+what the function computes from them), ``max``, ``min``, ``round``, ``any``,
+``all``, ``isinstance``, ``type``, ``sorted``, ``x in (...)``, ``CONFIG["wd"]``,
+``CONFIG.get("wd", 0.1)`` and ``TABLE[..., None]`` are constants: their value is
+computed now (to decide structure: a loop's length, an ``if``), and they are spelled
+as written, so the emitted code reads the module's value again at each call.
+
+Over run-time values: ``max(a, b)`` and ``min(a, b)`` are the ``if`` Python runs
+(``b if b > a else a``: the first maximal argument wins a tie, and gets the
+gradient), ``x in (a, b)`` is ``x == a or x == b``, ``tuple``/``list``/``dict`` of
+known items are literals, ``dict(a=a)`` a dict literal, and ``x.item()`` is
+``float(x)``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import libcst as cst
+
+from ..errors import UnsupportedCallError
+from ..ir.names import simple_text
+from ..ir.nodes import Atom, Const, If, Slice, Var
+
+# built-ins decided when the function is transformed, over constants
+STATIC = {builtins.max, builtins.min, builtins.round, builtins.any, builtins.all,
+          builtins.isinstance, builtins.type, builtins.sorted, builtins.dict,
+          builtins.tuple, builtins.list}
+# methods of constant dicts read when the function is transformed (and at each call)
+CONSTANT_METHODS = ("get", "keys", "values", "items")
+
+
+def _spelled(fn: str, texts: list[str], value: Any) -> str:
+    """How emitted code spells a constant computed now: its literal, where every
+    operand was one; else the call, so each run reads the module's values again."""
+    if all(simple_text(t) for t in texts) and _is_literal(value):
+        return repr(value)
+    return f"{fn}({', '.join(texts)})"
+
+
+def _is_literal(value: Any) -> bool:
+    if isinstance(value, (tuple, list)):
+        return all(_is_literal(v) for v in value)
+    return value is None or type(value) in (bool, int, float, str)
+
+
+def _root(text: str) -> str:
+    for i, ch in enumerate(text):
+        if not (ch.isalnum() or ch == "_"):
+            return text[:i]
+    return text
+
+
+class PythonValues:
+    """Lowers built-in calls and constant reads for one function's Normalizer."""
+
+    def __init__(self, n: Any) -> None:
+        self.n = n
+
+    def error(self, node: Any, what: str, hint: str) -> UnsupportedCallError:
+        return UnsupportedCallError(what, self.n.loc(node), hint, self.n.display)
+
+    # ---- constants ---------------------------------------------------------------
+
+    def subscript(self, node: cst.Subscript, base: Const, items: list, target: str | None,
+                  multi: bool) -> Atom | None:
+        """``CONFIG["wd"]``, ``B[..., None]``, ``np.r_[0:3, 5]``: a constant spelled as
+        written (None where an index is a run-time value)."""
+        parts: list[Any] = []
+        texts: list[str] = []
+        for item in items:
+            if isinstance(item, Slice):
+                bounds = (item.lower, item.upper, item.step)
+                if any(b is not None and not isinstance(b, Const) for b in bounds):
+                    return None
+                parts.append(slice(*(None if b is None else b.value for b in bounds)))
+                text = ":".join("" if b is None else b.text for b in bounds[:2])
+                texts.append(text + (f":{item.step.text}" if item.step is not None else ""))
+            elif isinstance(item, Const):
+                parts.append(item.value)
+                texts.append(item.text)
+            else:
+                return None
+        key = tuple(parts) if multi else parts[0]
+        try:
+            value = base.value[key]
+        except Exception as exc:  # (what Python would raise when the function runs)
+            raise self.error(node, f"`{base.text}[{', '.join(texts)}]` raises "
+                             f"{type(exc).__name__}: {exc}",
+                             "index the constant with a key or position it has") from None
+        self.n.comps.static.watch(_root(base.text), static=False)
+        text = f"{base.text}[{', '.join(texts)}]"
+        const = Const(value, text)
+        return const if target is None else self.n.emit(target, "identity", (const,), {},
+                                                         node)
+
+    def constant_method(self, node: cst.Call, base: Const, method: str,
+                        target: str | None) -> Atom | None:
+        """``CONFIG.get("wd", 0.1)``, ``TABLE.keys()`` of a module dict."""
+        if method not in CONSTANT_METHODS or not isinstance(base.value, dict):
+            return None
+        args, kwargs = self.n.calls.call_args(node)
+        if kwargs or not all(isinstance(a, Const) for a in args):
+            return None
+        value = getattr(base.value, method)(*(a.value for a in args))
+        if method != "get":
+            value = list(value)
+        self.n.comps.static.watch(_root(base.text), static=method != "get")
+        return Const(value, f"{base.text}.{method}({', '.join(a.text for a in args)})")
+
+    # ---- built-ins ----------------------------------------------------------------
+
+    def call(self, fn: Any, text: str, node: cst.Call, target: str | None) -> Atom | None:
+        """One of ``STATIC``: a constant over constants, the ``if`` of ``max``/``min``
+        over run-time values, a literal for ``tuple``/``list``/``dict``; None where the
+        call is not one of these forms (the caller goes on as before)."""
+        if any(a.star for a in node.args):
+            return None
+        keywords = [a for a in node.args if a.keyword is not None]
+        positional = [a.value for a in node.args if a.keyword is None]
+        if fn is builtins.dict:
+            return self.dict_call(node, positional, keywords, target)
+        if keywords:
+            if fn in (builtins.max, builtins.min):
+                raise self.error(node, f"`{text}` with `{keywords[0].keyword.value}=` is "
+                                 "not supported", f"write `{text}` over the values")
+            return None
+        if fn in (builtins.max, builtins.min, builtins.any, builtins.all,
+                  builtins.sorted, builtins.tuple, builtins.list) and len(positional) == 1:
+            items = self.n.comps.items_of(positional[0])
+            if items is None:
+                return None
+            if fn in (builtins.tuple, builtins.list):
+                return self.sequence(fn, items, node, target)
+            if all(isinstance(a, Const) for a in items):
+                value = fn(a.value for a in items)
+                seq = "[" + ", ".join(a.text for a in items) + "]"
+                return self.constant(value, f"{text}({seq})", [a.text for a in items],
+                                     target, node)
+            if fn in (builtins.max, builtins.min) and items:
+                return self.extremum(fn, items, node, target)
+            if fn in (builtins.any, builtins.all) and items:
+                return self.either(fn, items, node, target)
+            return None
+        atoms = [self.n.exprs.expr(a) for a in positional]
+        if atoms and all(isinstance(a, Const) for a in atoms):
+            try:
+                value = fn(*(a.value for a in atoms))
+            except Exception as exc:
+                raise self.error(node, f"`{text}(...)` raises {type(exc).__name__}: {exc}",
+                                 "call it with the values it takes") from None
+            return self.constant(value, _spelled(text, [a.text for a in atoms], value),
+                                 [a.text for a in atoms], target, node)
+        if fn in (builtins.max, builtins.min) and len(atoms) >= 2:
+            return self.extremum(fn, atoms, node, target)
+        return None
+
+    def constant(self, value: Any, text: str, texts: list[str], target: str | None,
+                 node: Any) -> Atom:
+        if all(simple_text(t) for t in texts) and _is_literal(value):
+            text = repr(value)
+        const = Const(value, text)
+        return const if target is None else self.n.emit(target, "identity", (const,), {},
+                                                         node)
+
+    def extremum(self, fn: Any, items: list[Atom], node: Any, target: str | None) -> Atom:
+        """Python's ``max(a, b, ...)``: ``m = a``, then for each next ``b``, ``b if
+        b > m else m`` (``<`` for ``min``), so a tie keeps the first."""
+        word, prim = ("max", "greater") if fn is builtins.max else ("min", "less")
+        best = items[0]
+        for k, item in enumerate(items[1:], 1):
+            last = k == len(items) - 1
+            test = self.n.emit(self.n.names.fresh(f"{word}_changes"), prim, (item, best), {},
+                               node)
+            name = target if last and target is not None else self.n.names.fresh(
+                {"max": "larger", "min": "smaller"}[word])
+            outer = self.n.out
+            self.n.out = []
+            self.n.emit(name, "identity", (item,), {}, node)
+            body = self.n.out
+            self.n.out = []
+            self.n.emit(name, "identity", (best,), {}, node)
+            orelse = self.n.out
+            self.n.out = outer
+            outer.append(If(test, body, orelse, self.n.loc(node), joins=[name]))
+            best = Var(name)
+        return best
+
+    def either(self, fn: Any, items: list[Atom], node: Any,
+               target: str | None) -> Atom | None:
+        """``all([a, b])`` is ``a and b``, ``any`` is ``or``, over known items."""
+        prim = "and_" if fn is builtins.all else "or_"
+        out = items[0]
+        if len(items) == 1:
+            return None  # (`bool(a)`: not an IR operation; `all([a, b])` is `a and b`)
+        for k, item in enumerate(items[1:], 1):
+            last = k == len(items) - 1
+            out = self.n.emit(self.n.exprs.target(target if last else None, "cond"), prim,
+                              (out, item), {}, node)
+        return out
+
+    def sequence(self, fn: Any, items: list[Atom], node: Any, target: str | None) -> Atom:
+        """``tuple([a, b])``, ``list(x for x in (a, b))``: the literal of its items."""
+        if all(isinstance(a, Const) for a in items) and target is None:
+            value = fn(a.value for a in items)
+            texts = [a.text for a in items]
+            inner = ", ".join(texts) + ("," if fn is builtins.tuple and len(texts) == 1
+                                        else "")
+            return Const(value, f"({inner})" if fn is builtins.tuple else f"[{inner}]")
+        prim = "make_tuple" if fn is builtins.tuple else "make_list"
+        out = self.n.emit(self.n.exprs.target(target, "items"), prim, tuple(items), {}, node)
+        if prim == "make_list":
+            self.n.lists.add(out.name)
+        return out
+
+    def dict_call(self, node: cst.Call, positional: list, keywords: list,
+                  target: str | None) -> Atom | None:
+        """``dict(a=a, b=b)`` and ``dict({...})``: a dict literal."""
+        if len(positional) > 1 or (positional and not isinstance(positional[0], (
+                cst.Dict, cst.DictComp))):
+            return None
+        elements = list(positional[0].elements) if positional and isinstance(
+            positional[0], cst.Dict) else []
+        if positional and isinstance(positional[0], cst.DictComp):
+            if keywords:
+                return None
+            return self.n.exprs.expr(positional[0], target)
+        elements += [cst.DictElement(cst.SimpleString(repr(a.keyword.value)), a.value)
+                     for a in keywords]
+        new = cst.Dict(elements)
+        self.n.desugar.alias(new, node)
+        return self.n.exprs.expr(new, target)
+
+    def membership(self, node: cst.Comparison, target: str | None) -> Atom | None:
+        """``x in (a, b)`` (``not in``) over a sequence of known length: a constant
+        over constants, else ``x == a or x == b`` (``x != a and x != b``)."""
+        if len(node.comparisons) != 1:
+            return None
+        comp = node.comparisons[0]
+        negated = isinstance(comp.operator, cst.NotIn)
+        if not negated and not isinstance(comp.operator, cst.In):
+            return None
+        left = self.n.exprs.expr(node.left)
+        items = self.n.comps.items_of(comp.comparator)
+        if items is None:
+            right = self.n.exprs.expr(comp.comparator)
+            if isinstance(left, Const) and isinstance(right, Const):
+                value = (left.value not in right.value) if negated else (
+                    left.value in right.value)
+                word = "not in" if negated else "in"
+                return self.constant(value, f"{left.text} {word} {right.text}",
+                                     [left.text, right.text], target, node)
+            return None
+        if isinstance(left, Const) and all(isinstance(a, Const) for a in items):
+            value = any(left.value == a.value for a in items)
+            value = not value if negated else value
+            seq = "(" + ", ".join(a.text for a in items) + ("," if len(items) == 1 else "") \
+                + ")"
+            word = "not in" if negated else "in"
+            return self.constant(bool(value), f"{left.text} {word} {seq}",
+                                 [left.text] + [a.text for a in items], target, node)
+        if not items:
+            return Const(negated, repr(negated))
+        prim, join = ("not_equal", "and_") if negated else ("equal", "or_")
+        result: Atom | None = None
+        for k, item in enumerate(items):
+            last = k == len(items) - 1
+            this = self.n.emit(self.n.exprs.target(
+                target if last and result is None else None, "cond"), prim,
+                (left, item), {}, node)
+            result = this if result is None else self.n.emit(
+                self.n.exprs.target(target if last else None, "cond"), join,
+                (result, this), {}, node)
+        return result

@@ -1,0 +1,306 @@
+"""What is known of an expression when the function is transformed.
+
+A comprehension's ``for`` and ``if``, ``max`` over constants, ``sorted(d)``: their
+values are computed now from literals, module constants and pure built-ins, and how
+each item is spelled in the emitted code (``SCALES[1]``, ``2``, ``x``) is kept, so the
+code reads the module's values again at each call.  A module name read to decide
+structure is watched by value (``StaticVar``: the code is generated again when it
+changes), one read for its parts by the kinds of those parts (``ReadVar``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import types
+from typing import Any
+
+import libcst as cst
+import numpy as np
+
+from ..errors import TransformError
+from ..ir.nodes import Atom, Const
+from .resolve import FreeVar
+
+NOVALUE = object()  # an item whose spelling is known but whose value is not
+
+# calls a static value may make: pure, and decided by their arguments' values
+PURE = {builtins.range, builtins.len, builtins.zip, builtins.enumerate, builtins.reversed,
+        builtins.sorted, builtins.min, builtins.max, builtins.abs, builtins.round,
+        builtins.sum, builtins.any, builtins.all, builtins.isinstance, builtins.type,
+        builtins.tuple, builtins.list, builtins.dict, builtins.int, builtins.float,
+        builtins.bool, builtins.str}
+PURE_METHODS = {"items", "keys", "values", "get"}
+COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.DictComp)
+def static_key(value: Any, depth: int = 0) -> Any:
+    """What of a value a decision made from it depends on (``StaticVar``)."""
+    if depth > 6:
+        return ("deep", id(value))
+    if value is None or isinstance(value, (bool, int, float, str, complex, np.generic)):
+        return (type(value).__name__, repr(value))
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(static_key(v, depth + 1) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((repr(k), static_key(v, depth + 1)) for k, v in value.items()))
+    if isinstance(value, np.ndarray):
+        data = value.tobytes() if value.size <= 4096 else None
+        return ("array", value.shape, str(value.dtype), data)
+    if isinstance(value, (types.ModuleType, type)) or callable(value):
+        return ("object", id(value))
+    if hasattr(value, "__dict__"):
+        return ("attrs", id(value), static_key(dict(vars(value)), depth + 1))
+    return ("object", id(value))
+
+
+def kind_key(value: Any, depth: int = 0) -> Any:
+    """The kinds of a constant's parts (a number, an array of some rank and dtype, a
+    container of such): what code reading ``CONFIG["wd"]`` at each call assumes."""
+    if depth > 6:
+        return ("deep", id(value))
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(kind_key(v, depth + 1) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((repr(k), kind_key(v, depth + 1)) for k, v in value.items()))
+    if isinstance(value, np.ndarray):
+        return ("array", value.ndim, str(value.dtype))
+    if value is None or isinstance(value, (bool, int, float, str, complex, np.generic)):
+        return (type(value).__name__, repr(value) if isinstance(value, str) else None)
+    if hasattr(value, "__dict__") and not callable(value):
+        return ("attrs", kind_key(dict(vars(value)), depth + 1))
+    return ("object", id(value))
+
+
+class ReadVar(FreeVar):
+    """A free name whose parts the code reads (``CONFIG["wd"]``, at each call): the
+    code is generated again when a part changes kind (a float becomes an array)."""
+
+    def fingerprint(self) -> Any:
+        try:
+            value = self.read()
+        except (KeyError, ValueError):
+            return None
+        return (super().fingerprint(), ("read", kind_key(value)))
+
+
+class StaticVar(FreeVar):
+    """A free name whose value decided the code (a comprehension's length, an ``if``
+    filter, ``len(TABLE)``), not only its kind: the next call generates again when
+    the value changes, as a changed default does (``DefaultVar``)."""
+
+    def fingerprint(self) -> Any:
+        try:
+            value = self.read()
+        except (KeyError, ValueError):
+            return None
+        return (super().fingerprint(), ("static", static_key(value)))
+
+
+
+class StaticReader:
+    """Reads static values and items for one function's Normalizer."""
+
+    def __init__(self, n: Any) -> None:
+        self.n = n
+
+    def static_items(self, node: Any) -> list[tuple[Any, Any]] | None:
+        """``(spelling, value)`` per item of what ``node`` walks, when that is known
+        now; the value is NOVALUE where only the spelling is (``(x, y)``)."""
+        if isinstance(node, (cst.Tuple, cst.List)):
+            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+                return None
+            return [(e.value, self.static_value(e.value)) for e in node.elements]
+        if isinstance(node, cst.Dict):
+            return [(e.key, self.static_value(e.key)) for e in node.elements
+                    if isinstance(e, cst.DictElement)]
+        if isinstance(node, cst.Call) and not any(a.star or a.keyword for a in node.args):
+            items = self._call_items(node)
+            if items is not None:
+                return items
+        if isinstance(node, cst.Name) and node.value in self.n.local_names:
+            return self.local_items(node)
+        value = self.static_value(node)
+        if isinstance(value, dict):
+            return [(_spell(k), k) for k in value]
+        if isinstance(value, (tuple, list, range)) or (
+                isinstance(value, np.ndarray) and value.ndim >= 1):
+            return [(self._index(node, k), value[k]) for k in range(len(value))]
+        return None
+
+    def local_items(self, node: cst.Name) -> list[tuple[Any, Any]] | None:
+        """The items of a tuple, list or dict literal the function made (and did not
+        write into since): a dict's keys, a sequence's values under names of their own."""
+        ssa = self.n.env.get(node.value)
+        let = self.n.lets.get(ssa) if ssa is not None else None
+        if let is None or ssa in self.n.buffer_root.values():
+            return None
+        if let.prim == "make_dict":
+            return [(_spell(k), k) for k in let.params["keys"]]
+        if let.prim in ("make_tuple", "make_list"):
+            return [(self.atom_node(a, node), a.value if isinstance(a, Const) else NOVALUE)
+                    for a in let.args]
+        return None
+
+    def atom_node(self, atom: Atom, node: Any) -> Any:
+        """An expression the lowerers read back as ``atom``: a constant's text, or a
+        name of its own bound to the atom's (a Var's) name."""
+        if isinstance(atom, Const):
+            new = cst.parse_expression(atom.text)
+        else:
+            name = f"__s2s_item_{len(self.n.env)}_{atom.name}"
+            self.n.local_names.add(name)
+            self.n.env[name] = atom.name
+            new = cst.Name(name)
+        self.n.desugar.alias(new, node)
+        return new
+
+    def _call_items(self, node: cst.Call) -> list[tuple[Any, Any]] | None:
+        args = [a.value for a in node.args]
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("items", "keys",
+                                                                  "values") and not args:
+            base = func.value
+            if isinstance(base, cst.Dict):
+                pairs = [(e.key, e.value) for e in base.elements
+                         if isinstance(e, cst.DictElement)]
+                pairs = [(_spell(self.static_value(k)), v) for k, v in pairs]
+            else:
+                local = isinstance(base, cst.Name) and base.value in self.n.local_names
+                let = self.n.lets.get(self.n.env.get(base.value, "")) if local else None
+                value = self.static_value(base) if not local else None
+                if let is not None and let.prim == "make_dict":
+                    value = dict.fromkeys(let.params["keys"])  # (a dict the function made)
+                if not isinstance(value, dict):
+                    return None
+                pairs = [(_spell(k), self._index(base, k)) for k in value]
+            keys = [self.static_value(k) for k, _ in pairs]
+            if func.attr.value == "keys":
+                return [(k, key) for (k, _), key in zip(pairs, keys)]
+            if func.attr.value == "values":
+                return [(v, self.static_value(v)) for _, v in pairs]
+            return [(self._pair(k, v), (key, self.static_value(v)))
+                    for (k, v), key in zip(pairs, keys)]
+        fn = self.builtin(func)
+        if fn is builtins.range:
+            bounds = [self.static_value(a) for a in args]
+            if not all(isinstance(b, int) for b in bounds):
+                return None
+            return [(_spell(k), k) for k in range(*bounds)]
+        if fn in (builtins.zip, builtins.enumerate, builtins.reversed, builtins.sorted):
+            seqs = [self.static_items(args[0])] if args else []
+            if fn is builtins.zip:
+                seqs = [self.static_items(a) for a in args]
+            if not seqs or any(s is None for s in seqs):
+                return None
+            if fn is builtins.reversed:
+                return list(reversed(seqs[0]))
+            if fn is builtins.sorted:
+                if len(args) != 1 or any(v is NOVALUE for _, v in seqs[0]):
+                    return None
+                return sorted(seqs[0], key=lambda item: item[1])
+            if fn is builtins.enumerate:
+                start = self.static_value(args[1]) if len(args) == 2 else 0
+                if not isinstance(start, int) or len(args) > 2:
+                    return None
+                return [(self._pair(_spell(k + start), s), (k + start, v))
+                        for k, (s, v) in enumerate(seqs[0])]
+            return [(cst.Tuple([cst.Element(s) for s, _ in group]),
+                     tuple(v for _, v in group) if all(v is not NOVALUE for _, v in group)
+                     else NOVALUE) for group in zip(*seqs)]
+        return None
+
+    def static_value(self, node: Any) -> Any:
+        """The value of an expression of constants, module names (read now: the code
+        is generated again when they change) and pure built-ins; else NOVALUE."""
+        names: dict[str, Any] = {}
+        ok = [True]
+        comps = self
+
+        class Check(cst.CSTVisitor):
+            def visit_Name(self, n: cst.Name) -> None:
+                if n.value in ("True", "False", "None") or n.value in names:
+                    return
+                if n.value in comps.n.local_names:
+                    ok[0] = False
+                    return
+                try:
+                    names[n.value] = comps.n.resolver.lookup_global(n)
+                except TransformError:
+                    ok[0] = False
+                    return
+                comps.watch(n.value)
+
+            def visit_Attribute(self, n: cst.Attribute) -> bool:
+                n.value.visit(self)
+                return False
+
+            def visit_Call(self, n: cst.Call) -> None:
+                if isinstance(n.func, cst.Attribute) and n.func.attr.value in PURE_METHODS:
+                    return
+                if comps.builtin(n.func) not in PURE and not comps._math(n.func):
+                    ok[0] = False
+
+            def on_visit(self, n: Any) -> bool:
+                if isinstance(n, (*COMPREHENSIONS, cst.Lambda, cst.NamedExpr,
+                                  cst.SetComp, cst.Yield, cst.Await)):
+                    ok[0] = False
+                return ok[0] and super().on_visit(n)
+
+        node.visit(Check())
+        if not ok[0]:
+            return NOVALUE
+        try:
+            code = cst.Module([]).code_for_node(node)
+            return eval(code, {"__builtins__": builtins}, names)  # noqa: S307 (checked above)
+        except Exception:  # (an expression Python cannot evaluate now: not static)
+            return NOVALUE
+
+    def watch(self, name: str, static: bool = True) -> None:
+        """The code now depends on ``name``'s value (``StaticVar``: a length, a
+        filter), or on the kinds of the parts of it it reads (``ReadVar``)."""
+        var = self.n.resolver.free.get(name)
+        if var is None or isinstance(var, StaticVar) or (
+                isinstance(var, ReadVar) and not static):
+            return
+        if type(var) not in (FreeVar, ReadVar):
+            return
+        new = (StaticVar if static else ReadVar)(var.name, var.cell, var.scope)
+        new.also = var.also
+        self.n.resolver.free[name] = new
+
+    def builtin(self, func: Any) -> Any:
+        if isinstance(func, cst.Name) and func.value not in self.n.local_names:
+            try:
+                return self.n.resolver.lookup_global(func)
+            except TransformError:
+                return None
+        return None
+
+    def _math(self, func: Any) -> bool:
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and (
+                func.value.value not in self.n.local_names):
+            try:
+                return self.n.resolver.lookup_global(func.value) is math
+            except TransformError:
+                return False
+        return False
+
+    def _index(self, base: Any, key: Any) -> Any:
+        new = cst.Subscript(paren(base), [cst.SubscriptElement(cst.Index(_spell(key)))])
+        self.n.desugar.alias(new, base)
+        return new
+
+    def _pair(self, first: Any, second: Any) -> Any:
+        return cst.Tuple([cst.Element(first), cst.Element(second)])
+
+
+def _spell(value: Any) -> Any:
+    """A literal's expression (``2``, ``-1``, ``'a'``)."""
+    return cst.parse_expression(repr(value))
+
+
+def paren(node: Any) -> Any:
+    """``node`` as an operand: a spelled tuple is parenthesized."""
+    if isinstance(node, cst.Tuple) and not node.lpar:
+        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return node
+
