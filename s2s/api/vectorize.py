@@ -41,6 +41,7 @@ from .transformed import (
     check_array_types,
     grad,
 )
+from .trees import _map_leaves, has_nodes, plain, plain_args
 
 __all__ = ["vmap", "jacfwd", "jacrev", "jacobian", "hessian"]
 
@@ -238,6 +239,7 @@ class Vmapped(Transformed):
         if kwargs:  # mapped over axis 0, as JAX maps keyword arguments
             return self._with_keywords(args, kwargs)
         if any(type(a) is not np.ndarray for a in args):  # (plain arrays: no look)
+            args = plain_args(args, ()) if has_nodes(args, False) else args
             check_array_types("vmap", args)
         # the same array shapes as a call already checked: straight to its code
         fast = _shape_key(args, self.in_axes, self.out_axes)
@@ -456,7 +458,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0,
     ``out_axes`` likewise for the result.  The emitted code carries the batch axis in
     front; see ``.source`` after the first call.
     """
-    return Vmapped(fun, in_axes, out_axes, axis_size)
+    return Vmapped(fun, plain(in_axes), out_axes, axis_size)  # (s2s/api/trees.py)
 
 
 # ---- Jacobians -------------------------------------------------------------------
@@ -738,14 +740,6 @@ def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any
         return tuple(blocks) if tuple_out else blocks[0]
 
     return _map_leaves(per_out, batched_out)
-
-
-def _map_leaves(f: Callable, tree: Any) -> Any:
-    if isinstance(tree, (tuple, list)):
-        return type(tree)(_map_leaves(f, t) for t in tree)
-    if isinstance(tree, dict):
-        return {k: _map_leaves(f, v) for k, v in tree.items()}
-    return f(tree)
 
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
