@@ -26,13 +26,12 @@ from ..ir.nodes import Const, Function, Index, Let, Var
 from ..primitives import registry
 from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
-from . import pipeline, trees
+from . import methods, pipeline, trees
+from .methods import float0
 from .trees import _copies, _leaves, _rebuild, _sorted_kind, _sorted_leaves
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "Transformed"]
 
-# JAX's float0: the tangent/cotangent dtype of integer and boolean inputs.
-float0 = np.dtype([("float0", np.void, 0)])
 
 # the emitted text per function, transform and call structure, and (the same keys)
 # the compiled emitted function: the most recently used only (s2s/caches.py)
@@ -741,28 +740,48 @@ def grad(
     fun: Callable | None = None,
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
 ) -> Any:
     """The gradient of a scalar-valued ``fun``, as emitted NumPy code.
 
     Same semantics as ``jax.grad``: ``argnums`` an int (one gradient), negative, or a
     tuple (a tuple of gradients); pytree arguments keep their structure; keyword
-    arguments are never differentiated.  Usable as ``@grad`` or
+    arguments are never differentiated; ``allow_int`` gives integer arguments
+    ``float0`` zeros; ``holomorphic=True`` is refused.  A bound method (``model.loss``)
+    reads its object's attributes at each call.  Usable as ``@grad`` or
     ``@grad(argnums=1)``.
     """
     if fun is None:
-        return lambda f: Transformed(f, "grad", argnums, has_aux)
-    return Transformed(fun, "grad", argnums, has_aux)
+        return lambda f: _transform(f, "grad", argnums, has_aux, holomorphic, allow_int)
+    return _transform(fun, "grad", argnums, has_aux, holomorphic, allow_int)
 
 
 def value_and_grad(
     fun: Callable | None = None,
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
 ) -> Any:
     """Like :func:`grad`, returning ``(value, gradient)`` (``((value, aux), grad)``)."""
+    mode = "value_and_grad"
     if fun is None:
-        return lambda f: Transformed(f, "value_and_grad", argnums, has_aux)
-    return Transformed(fun, "value_and_grad", argnums, has_aux)
+        return lambda f: _transform(f, mode, argnums, has_aux, holomorphic, allow_int)
+    return _transform(fun, mode, argnums, has_aux, holomorphic, allow_int)
+
+
+def _transform(fun: Callable, mode: str, argnums: int | Sequence[int], has_aux: bool,
+               holomorphic: bool = False, allow_int: bool = False) -> Any:
+    """grad's options and objects (s2s/api/methods.py) around a ``Transformed``."""
+    methods.refuse_holomorphic(holomorphic, mode)
+    bound = trees.unbound(fun)
+    if bound is not None:
+        inner = _transform(bound[0], mode, methods.shifted(argnums), has_aux, False, allow_int)
+        return methods.Bound(inner, bound[1])
+    if allow_int:
+        return methods.AllowInt(lambda nums: Transformed(fun, mode, nums, has_aux), argnums)
+    return Transformed(fun, mode, argnums, has_aux)
 
 
 class _VJP(Transformed):

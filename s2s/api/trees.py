@@ -24,7 +24,20 @@ import numpy as np
 from ..ir.kinds import Kind, Tree
 from .tree_util import NODES
 
-_PLAIN = (tuple, list, dict)
+
+class Fields(dict):
+    """The plain form of a NamedTuple or registered object: a dict of its fields the
+    emitted code reads as ``p["w"]``, which also reads as ``p.w`` (a callee the emitted
+    code calls as it is, a user's own Python, reads it so)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+_PLAIN = (tuple, list, dict, Fields)
 
 
 def _is_namedtuple(x: Any) -> bool:
@@ -63,28 +76,34 @@ def has_nodes(tree: Any, none: bool) -> bool:
     t = type(tree)
     if t is tuple or t is list:
         return any(has_nodes(x, none) for x in tree)
-    if t is dict:
+    if t is dict or t is Fields:
         return any(has_nodes(x, none) for x in tree.values())
     return (none and tree is None) or is_node(tree)
 
 
 def plain(tree: Any, none: Any = None) -> Any:
     """``tree`` with every node the emitted code cannot read as tuples, lists and
-    dicts; ``None`` becomes ``none`` (``()`` where it is differentiated)."""
+    dicts; ``None`` becomes ``none`` (``()`` where it is differentiated).  A registered
+    object not differentiated keeps its other attributes too (a dataclass's meta
+    fields): the function may read them."""
     t = type(tree)
     if tree is None:
         return none
     if t is tuple or t is list:
         return t(plain(x, none) for x in tree)
     if _is_namedtuple(tree):
-        return {k: plain(v, none) for k, v in zip(tree._fields, tree)}
+        return Fields({k: plain(v, none) for k, v in zip(tree._fields, tree)})
     if isinstance(tree, dict):
-        return {k: plain(v, none) for k, v in tree.items()}
+        items = {k: plain(v, none) for k, v in tree.items()}
+        return Fields(items) if t is Fields else items
     node = _fields(tree)
     if node is None:
         return tree
     keys, children, _ = node
-    return {k: plain(c, none) for k, c in zip(keys, children)}
+    fields = Fields({k: plain(c, none) for k, c in zip(keys, children)})
+    if none is None and hasattr(tree, "__dict__"):
+        fields.update({k: plain(v) for k, v in vars(tree).items() if k not in fields})
+    return fields
 
 
 def unplain(like: Any, tree: Any) -> Any:
@@ -127,7 +146,9 @@ def attributes(obj: Any) -> Any:
     over them as constants)."""
     if type(obj) in _PLAIN or is_node(obj):
         return plain(obj)
-    return {k: plain(v) for k, v in vars(obj).items()} if hasattr(obj, "__dict__") else obj
+    if not hasattr(obj, "__dict__"):
+        return obj
+    return Fields({k: plain(v) for k, v in vars(obj).items()})
 
 
 # ---- plain containers (insertion order: the order of kind_of) ---------------------

@@ -686,10 +686,9 @@ class JacFwd(_JacobianCode):
                 if not np.issubdtype(dtype, np.floating):
                     raise TypeError(
                         "jacfwd requires real-valued inputs (input dtype that is a "
-                        f"sub-dtype of np.floating), but got {dtype.name}. For holomorphic "
-                        "differentiation, pass holomorphic=True. For differentiation of "
-                        "non-holomorphic functions involving complex inputs or integer "
-                        "inputs, use jax.jvp directly."
+                        f"sub-dtype of np.floating), but got {dtype.name}. s2s has no "
+                        "holomorphic differentiation (JAX's holomorphic=True); for complex "
+                        "or integer inputs, use s2s.jvp directly."
                     )
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
