@@ -183,7 +183,8 @@ def _copies(tree: Any) -> Any:
     if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
         return type(tree)(_copies(x) for x in tree)
     if isinstance(tree, dict):
-        return {k: _copies(v) for k, v in tree.items()}
+        items = {k: _copies(v) for k, v in tree.items()}
+        return Fields(items) if type(tree) is Fields else items
     return tree
 
 

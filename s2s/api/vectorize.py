@@ -83,11 +83,11 @@ def _slice0(value: Any, axes: Any) -> Any:
     if isinstance(axes, int):
         if isinstance(value, (tuple, list)):
             return type(value)(_slice0(v, axes) for v in value)
-        if isinstance(value, dict):
-            return {k: _slice0(v, axes) for k, v in value.items()}
+        if isinstance(value, dict):  # (type: a dict, or trees.Fields that reads p.w)
+            return type(value)({k: _slice0(v, axes) for k, v in value.items()})
         return np.take(np.asarray(value), 0, axis=axes)
     if isinstance(value, dict):
-        return {k: _slice0(value[k], axes[k]) for k in value}
+        return type(value)({k: _slice0(value[k], axes[k]) for k in value})
     return type(value)(_slice0(v, a) for v, a in zip(value, axes))
 
 
