@@ -11,7 +11,7 @@
     print(s2s.source(loss))  # the emitted gradient, as Python
 """
 
-from . import tree_util  # noqa: E402  (s2s.tree_util: pytrees, on optree)
+from . import tree_util as tree_util  # s2s.tree_util: pytrees, on optree
 from .api import (
     Transformed,
     grad,
