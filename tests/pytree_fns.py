@@ -127,4 +127,4 @@ def int_scaled(x, n):
 
 
 def linear_map(x, y):
-    return 2.0 * x + np.sum(y) * np.ones(3)
+    return 2.0 * x + np.sum(y) * np.ones_like(x)
