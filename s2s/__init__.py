@@ -11,6 +11,7 @@
     print(s2s.source(loss))  # the emitted gradient, as Python
 """
 
+from . import tree_util as tree_util  # s2s.tree_util: pytrees, on optree
 from .api import (
     Transformed,
     grad,
@@ -25,6 +26,7 @@ from .api import (
     vmap,
 )
 from .api.checkpoint import checkpoint
+from .api.extras import ShapeDtypeStruct, eval_shape, linear_transpose, linearize, stop_gradient
 from .errors import (
     CustomRuleError,
     MissingRuleError,
@@ -37,6 +39,8 @@ from .errors import (
 from .ledger import ledger  # (the function; the module s2s.ledger holds the ledger API)
 from .primitives.custom import custom_jvp, custom_vjp, primitive
 from .version import __version__ as __version__
+
+remat = checkpoint  # JAX's other name for it
 
 __all__ = [
     "grad",
@@ -53,6 +57,12 @@ __all__ = [
     "custom_vjp",
     "primitive",
     "checkpoint",
+    "remat",
+    "stop_gradient",
+    "linearize",
+    "linear_transpose",
+    "eval_shape",
+    "ShapeDtypeStruct",
     "ledger",
     "Transformed",
     "TransformError",

@@ -9,17 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = [
-    "unbroadcast",
-    "grad_seed",
-    "matmul_lhs_bar",
-    "matmul_rhs_bar",
-    "dot_lhs_bar",
-    "dot_rhs_bar",
-    "prod_of_others",
-    "batch_axes",
-    "zeros_list",
-]
+__all__ = ["unbroadcast", "grad_seed", "matmul_lhs_bar", "matmul_rhs_bar", "dot_lhs_bar",
+           "dot_rhs_bar", "prod_of_others", "batch_axes", "zeros_list", "stop_gradient"]
 
 
 def unbroadcast(g, x):
@@ -35,6 +26,11 @@ def unbroadcast(g, x):
     if stretched:
         g = g.sum(axis=stretched, keepdims=True)
     return g
+
+
+def stop_gradient(x):
+    """``x`` itself, read as a constant: no derivative flows through it."""
+    return x
 
 
 def grad_seed(out):
@@ -53,8 +49,8 @@ def grad_seed(out):
         )
     if not np.issubdtype(dtype, np.floating):
         extra = (
-            "For holomorphic differentiation, pass holomorphic=True."
-            if np.issubdtype(dtype, np.complexfloating)
+            "s2s has no holomorphic differentiation (JAX's holomorphic=True): "
+            "differentiate np.real of the output." if np.issubdtype(dtype, np.complexfloating)
             else "For differentiation of functions with integer outputs, use "
             "jax.vjp directly."
         )

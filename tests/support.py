@@ -39,8 +39,8 @@ def jax_twin(module: Any) -> Any:
     spec = importlib.util.spec_from_loader(module.__name__ + "_jax", loader=None)
     twin = importlib.util.module_from_spec(spec)
     twin.__file__ = str(path)
+    sys.modules[spec.name] = twin  # (before it runs: @dataclass looks its module up)
     exec(compile(text, str(path), "exec"), twin.__dict__)
-    sys.modules[spec.name] = twin
     return twin
 
 

@@ -70,7 +70,10 @@ PUBLIC = ["grad", "value_and_grad", "vjp", "jvp", "vmap", "jacfwd", "jacrev", "h
           "source", "custom_jvp", "custom_vjp", "primitive", "checkpoint", "ledger",
           "Transformed", "TransformError", "SourceNotFoundError", "UnsupportedSyntaxError",
           "UnsupportedCallError", "NonDifferentiableError", "CustomRuleError",
-          "MissingRuleError"]
+          "MissingRuleError",
+          # issue 24: the rest of JAX's transformation API, and pytrees
+          "remat", "stop_gradient", "linearize", "linear_transpose", "eval_shape",
+          "ShapeDtypeStruct"]  # (and the module s2s.tree_util)
 
 
 @pytest.mark.parametrize("module", ABI)

@@ -29,6 +29,7 @@ import numpy as np
 from .. import backends
 from ..errors import TransformError
 from ..frontend.normalize import normalize
+from . import trees
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .transformed import Transformed
@@ -349,10 +350,11 @@ class Jitted(NotebookDisplay):
             except self._need_example:
                 self._add_example(args, kwargs)
                 return jitted(*args, **kwargs)
-        key = self._numpy_signature(args, kwargs)
+        seen = trees.plain_args(args, ()) if trees.needs_plain(args, ()) else args
+        key = self._numpy_signature(seen, kwargs)
         if key not in self._cache:
             self._compilations += 1
-            self._source = self._numpy_source(args, kwargs)
+            self._source = self._numpy_source(seen, kwargs)
             self._cache[key] = True
         if not isinstance(self.fun, Transformed):
             # the user's own code runs: `x += 1` in it must not write into the
@@ -426,6 +428,10 @@ def jit(
     shard_batch: bool | Sequence[int] = False,
     x64: bool | None = None,
     unroll: int | bool | None = None,
+    donate_argnums: int | Sequence[int] | None = None,
+    donate_argnames: str | Sequence[str] | None = None,
+    keep_unused: bool = False,
+    inline: bool = False,
 ) -> Any:
     """Compile ``fun``'s emitted code for a backend, once per signature.
 
@@ -442,8 +448,12 @@ def jit(
     the Python loops ``jax.jit`` traces (None: 100; True: every loop; False: none).
     Longer loops stay one ``lax.scan``, compiled in a time that does not grow with
     their length.
+    ``donate_argnums``/``donate_argnames``, ``keep_unused``, ``inline``: accepted as
+    ``jax.jit`` takes them, and without effect (the code never reuses an argument's
+    memory: a donated array stays valid, as JAX allows on CPU).
     Usable as ``@s2s.jit`` or ``@s2s.jit(backend="jax")``.
     """
+    del donate_argnums, donate_argnames, keep_unused, inline  # (see above)
     def make(f: Callable) -> Jitted:
         return Jitted(f, backend, static_argnums, static_argnames, shard_batch, x64,
                       unroll)

@@ -23,42 +23,20 @@ from ..ir.nodes import Const, Function, Index, Let, Var
 from ..primitives import registry
 from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
-from . import pipeline, signatures
+from . import methods, pipeline, signatures, trees
 from .display import NotebookDisplay
+from .methods import float0
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
+from .trees import _copies, _leaves, _rebuild, _sorted_kind, _sorted_leaves
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "Transformed"]
 
-# JAX's float0: the tangent/cotangent dtype of integer and boolean inputs.
-float0 = np.dtype([("float0", np.void, 0)])
 
 # the emitted text per function, transform and call structure, and (the same keys)
 # the compiled emitted function: the most recently used only (s2s/caches.py)
 _TEXT_CACHE: LRU[Any, tuple[str, str, dict[str, Any]]] = LRU(128)
 _FUNCTION_CACHE: LRU[Any, Callable] = LRU(128)
 _LOCK = threading.RLock()
-
-
-def _leaves(value: Any) -> list[Any]:
-    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
-        return [x for v in value for x in _leaves(v)]
-    if isinstance(value, dict):
-        return [x for v in value.values() for x in _leaves(v)]
-    return [value]
-
-
-def _rebuild(kind: Kind, leaves: list[Any]) -> Any:
-    it = iter(leaves)
-
-    def build(k: Kind) -> Any:
-        if not isinstance(k, Tree):
-            return next(it)
-        items = [build(c) for c in k.children]
-        if k.type is dict:
-            return dict(zip(k.keys, items))
-        return k.type(items)
-
-    return build(kind)
 
 
 def _dtype_of(leaf: Any, argname: str) -> np.dtype:
@@ -508,6 +486,8 @@ class Transformed(NotebookDisplay):
                         return result
                 return self._postprocess(result, args, hit.argnums, hit.fresh, hit.fn)
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        if trees.needs_plain(args, argnums):  # NamedTuples, registered classes, None
+            return trees.call_plain(self, args, kwargs, argnums)
         text, fn = self._plan(args, kwargs, argnums)
         read_free_names(fn)
         if kwargs or self.inner is not None:
@@ -678,44 +658,54 @@ class Transformed(NotebookDisplay):
         return selfcheck(self, *args, seed=seed, oracle=oracle)
 
 
-def _copies(tree: Any) -> Any:
-    """The arrays of a pytree copied: the user's function runs on them, never on the
-    caller's arrays."""
-    if isinstance(tree, np.ndarray):
-        return tree.copy()
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
-        return type(tree)(_copies(x) for x in tree)
-    if isinstance(tree, dict):
-        return {k: _copies(v) for k, v in tree.items()}
-    return tree
 
 
 def grad(
     fun: Callable | None = None,
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
 ) -> Any:
     """The gradient of a scalar-valued ``fun``, as emitted NumPy code.
 
     Same semantics as ``jax.grad``: ``argnums`` an int (one gradient), negative, or a
     tuple (a tuple of gradients); pytree arguments keep their structure; keyword
-    arguments are never differentiated.  Usable as ``@grad`` or
+    arguments are never differentiated; ``allow_int`` gives integer arguments
+    ``float0`` zeros; ``holomorphic=True`` is refused.  A bound method (``model.loss``)
+    reads its object's attributes at each call.  Usable as ``@grad`` or
     ``@grad(argnums=1)``.
     """
     if fun is None:
-        return lambda f: Transformed(f, "grad", argnums, has_aux)
-    return Transformed(fun, "grad", argnums, has_aux)
+        return lambda f: _transform(f, "grad", argnums, has_aux, holomorphic, allow_int)
+    return _transform(fun, "grad", argnums, has_aux, holomorphic, allow_int)
 
 
 def value_and_grad(
     fun: Callable | None = None,
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
 ) -> Any:
     """Like :func:`grad`, returning ``(value, gradient)`` (``((value, aux), grad)``)."""
+    mode = "value_and_grad"
     if fun is None:
-        return lambda f: Transformed(f, "value_and_grad", argnums, has_aux)
-    return Transformed(fun, "value_and_grad", argnums, has_aux)
+        return lambda f: _transform(f, mode, argnums, has_aux, holomorphic, allow_int)
+    return _transform(fun, mode, argnums, has_aux, holomorphic, allow_int)
+
+
+def _transform(fun: Callable, mode: str, argnums: int | Sequence[int], has_aux: bool,
+               holomorphic: bool = False, allow_int: bool = False) -> Any:
+    """grad's options and objects (s2s/api/methods.py) around a ``Transformed``."""
+    methods.refuse_holomorphic(holomorphic, mode)
+    bound = trees.unbound(fun)
+    if bound is not None:
+        inner = _transform(bound[0], mode, methods.shifted(argnums), has_aux, False, allow_int)
+        return methods.Bound(inner, bound[1])
+    if allow_int:
+        return methods.AllowInt(lambda nums: Transformed(fun, mode, nums, has_aux), argnums)
+    return Transformed(fun, mode, argnums, has_aux)
 
 
 class _VJP(Transformed):
@@ -753,10 +743,11 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     ``vjp_fn(cotangent)`` runs the emitted VJP function and returns one cotangent per
     primal, as a tuple; integer and boolean primals get ``float0`` zeros, as in JAX.
     """
+    given, primals = primals, trees.plain_args(primals, ())  # (s2s/api/trees.py)
     check_array_types("vjp", primals)
     check_real_inputs("vjp", primals)
     t = _VJP(fun, has_aux)
-    out = fun(*_copies(primals))  # (the user's own code may write into its arguments)
+    out = fun(*_copies(given))  # (the user's own code may write into its arguments)
     out, aux = _split_aux(out, has_aux)
     check_real_inputs("vjp", out)
     float_args = _inexact_args(primals)
@@ -785,7 +776,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
                 result.append(
                     _rebuild(kind_of(p), [np.zeros(np.shape(x), float0) for x in _leaves(p)])
                 )
-        return tuple(result)
+        return tuple(trees.unplain(g, r) for g, r in zip(given, result))
 
     vjp_fn.__name__ = t.__name__
     vjp_fn.transformed = t  # type: ignore[attr-defined]
@@ -881,8 +872,9 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     ``.source`` of the returned function's transform); integer and boolean primals take
     ``float0`` tangents and carry none.
     """
+    if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
+        primals, tangents = trees.plain(tuple(primals)), trees.plain(tuple(tangents))
     _check_tangents(primals, tangents)
-    primals, tangents = tuple(primals), tuple(tangents)
     check_array_types("jvp", (primals, tangents))
     check_real_inputs("jvp", primals)
     t = _jvp_transform(fun, has_aux)
@@ -920,24 +912,6 @@ def _jvp_code(fun: Callable, n: int) -> Callable:
 # The frontend recognises s2s.jvp by these attributes (it does not import the api).
 jvp.__s2s_transform__ = "jvp"  # type: ignore[attr-defined]
 jvp.__s2s_code__ = _jvp_code  # type: ignore[attr-defined]
-
-
-def _sorted_kind(kind: Kind) -> Any:
-    """A kind with dict keys sorted: dicts match whatever their insertion order."""
-    if not isinstance(kind, Tree):
-        return kind
-    pairs = list(zip(kind.keys, (_sorted_kind(c) for c in kind.children)))
-    if kind.type is dict:
-        pairs.sort(key=lambda kc: repr(kc[0]))
-    return (kind.type, tuple(pairs))
-
-
-def _sorted_leaves(value: Any) -> list[Any]:
-    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
-        return [x for v in value for x in _sorted_leaves(v)]
-    if isinstance(value, dict):
-        return [x for k in sorted(value, key=repr) for x in _sorted_leaves(value[k])]
-    return [value]
 
 
 def _check_cotangent(ct: Any, out: Any) -> None:

@@ -42,6 +42,7 @@ from .transformed import (
     check_array_types,
     grad,
 )
+from .trees import _map_leaves, has_nodes, plain, plain_args
 
 __all__ = ["vmap", "jacfwd", "jacrev", "jacobian", "hessian"]
 
@@ -83,11 +84,11 @@ def _slice0(value: Any, axes: Any) -> Any:
     if isinstance(axes, int):
         if isinstance(value, (tuple, list)):
             return type(value)(_slice0(v, axes) for v in value)
-        if isinstance(value, dict):
-            return {k: _slice0(v, axes) for k, v in value.items()}
+        if isinstance(value, dict):  # (type: a dict, or trees.Fields that reads p.w)
+            return type(value)({k: _slice0(v, axes) for k, v in value.items()})
         return np.take(np.asarray(value), 0, axis=axes)
     if isinstance(value, dict):
-        return {k: _slice0(value[k], axes[k]) for k in value}
+        return type(value)({k: _slice0(value[k], axes[k]) for k in value})
     return type(value)(_slice0(v, a) for v, a in zip(value, axes))
 
 
@@ -238,6 +239,7 @@ class Vmapped(Transformed):
         if kwargs:  # mapped over axis 0, as JAX maps keyword arguments
             return self._with_keywords(args, kwargs)
         if any(type(a) is not np.ndarray for a in args):  # (plain arrays: no look)
+            args = plain_args(args, ()) if has_nodes(args, False) else args
             check_array_types("vmap", args)
         # the same array shapes as a call already checked: straight to its code
         fast = _shape_key(args, self.in_axes, self.out_axes)
@@ -455,7 +457,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0,
     ``out_axes`` likewise for the result.  The emitted code carries the batch axis in
     front; see ``.source`` after the first call.
     """
-    return Vmapped(fun, in_axes, out_axes, axis_size)
+    return Vmapped(fun, plain(in_axes), out_axes, axis_size)  # (s2s/api/trees.py)
 
 
 # ---- Jacobians -------------------------------------------------------------------
@@ -682,10 +684,9 @@ class JacFwd(_JacobianCode):
                 if not np.issubdtype(dtype, np.floating):
                     raise TypeError(
                         "jacfwd requires real-valued inputs (input dtype that is a "
-                        f"sub-dtype of np.floating), but got {dtype.name}. For holomorphic "
-                        "differentiation, pass holomorphic=True. For differentiation of "
-                        "non-holomorphic functions involving complex inputs or integer "
-                        "inputs, use jax.jvp directly."
+                        f"sub-dtype of np.floating), but got {dtype.name}. s2s has no "
+                        "holomorphic differentiation (JAX's holomorphic=True); for complex "
+                        "or integer inputs, use s2s.jvp directly."
                     )
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
@@ -736,14 +737,6 @@ def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any
         return tuple(blocks) if tuple_out else blocks[0]
 
     return _map_leaves(per_out, batched_out)
-
-
-def _map_leaves(f: Callable, tree: Any) -> Any:
-    if isinstance(tree, (tuple, list)):
-        return type(tree)(_map_leaves(f, t) for t in tree)
-    if isinstance(tree, dict):
-        return {k: _map_leaves(f, v) for k, v in tree.items()}
-    return f(tree)
 
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:

@@ -386,6 +386,8 @@ class ExprLowerer:
             base = self.expr(node.value)
             attr = node.attr.value
             prim = ATTRIBUTES.get(attr)
+            if prim is None and not hasattr(np.ndarray, attr):
+                return self.field(node, base, attr, target)
             if prim is None:
                 raise self.n.resolver.unknown_attribute(node, root, attr)
             return self.n.emit(
@@ -394,6 +396,14 @@ class ExprLowerer:
             )
         obj, text = self.n.resolver.resolve_dotted(node)
         return self.n.resolver.constant(obj, text, node)
+
+    def field(self, node: cst.Attribute, base: Atom, attr: str, target: str | None) -> Atom:
+        """``p.w``, not an array's attribute: the field of a pytree argument (a
+        NamedTuple, a registered class, a bound method's object), which the call passes
+        as a dict: ``p["w"]``.  Its kind decides per call: an array refuses it."""
+        index = Index((Const(attr, repr(attr)),), False, attribute=True)
+        return self.n.emit(self.target(target, attr), "getitem", (base,), {"index": index},
+                           node)
 
     def expr_Call(self, node: cst.Call, target: str | None) -> Atom:
         func = node.func

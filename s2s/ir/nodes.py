@@ -52,6 +52,9 @@ class Index:
 
     items: tuple[IndexItem, ...]
     is_tuple: bool
+    # ``p.w`` on a pytree argument (a NamedTuple, a registered class): read as the key
+    # "w" of the dict the call passes for it (s2s/api/trees.py); an array refuses it
+    attribute: bool = False
 
     def atoms(self) -> list[Atom]:
         found: list[Atom] = []

@@ -80,6 +80,9 @@ def _defhelper(name, sig, diff=None, nondiff=False, note="", batch=None):
 _defhelper("zeros_list", "(ys)", diff=(), nondiff=True,
            note="zeros shaped like a list's items: no derivative")
 
+_defhelper("stop_gradient", "(x)", diff=(), nondiff=True, batch="broadcasting",
+           note="s2s.stop_gradient: x as a constant, no derivative flows through it")
+
 _defhelper("unbroadcast", "(cot, x)", diff=("cot",),
            note="x gives only a shape: no derivative for it")
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TransformError
+from ..errors import TransformError, UnsupportedSyntaxError
 from ..ir.kinds import LEAF, SEQ, Kind, Seq, Tree, kind_of
 from ..ir.nodes import Atom, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, walk
 from ..ir.unroll import unroll_container_loops
@@ -234,6 +234,8 @@ class Facts:
                 return base.child(self.container_key(s, base))
             if isinstance(base, Seq):
                 return base.item  # (reverse mode refuses the read: see _refuse_list_reads)
+            if s.params["index"].attribute:
+                raise _not_a_field(s)
             return LEAF
         if s.prim == "append":
             base, item = k(s.args[0]), k(s.args[1])
@@ -296,6 +298,11 @@ class Facts:
                 "key here", s.loc, 'write params["W"] or pair[0]',
             )
         key = item.value
+        if index.attribute and key not in base.keys:
+            raise TransformError(
+                f"`.{key}` is not a field of this argument", s.loc,
+                f"read one of its fields: {', '.join(map(str, base.keys)) or 'none'}",
+            )
         if base.type is not dict and isinstance(key, int) and key < 0:
             key += len(base.keys)
         if key not in base.keys:
@@ -602,3 +609,14 @@ def _all_scalar_defs(s: If, join: str, scalars: set[str]) -> bool:
 def return_kind(fn: Function, arg_kinds: tuple) -> Kind:
     """The structure a call to ``fn`` returns, given its arguments' structures."""
     return KindSolver().return_kind(fn, arg_kinds)
+
+
+def _not_a_field(s: Let) -> UnsupportedSyntaxError:
+    """``x.w`` where ``x`` is an array (or an object s2s does not know as a pytree)."""
+    attr = s.params["index"].items[0].value
+    return UnsupportedSyntaxError(
+        f"`.{attr}` is not an attribute of NumPy arrays, and s2s reads only arrays' "
+        "attributes and the fields of pytree arguments", s.loc,
+        "pass the value as an argument, or register the object's class as a pytree "
+        "(s2s.tree_util.register_dataclass, register_pytree_node)",
+    )

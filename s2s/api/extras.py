@@ -1,0 +1,75 @@
+"""The rest of JAX's transformation API, built on jvp and vjp: ``linearize``,
+``linear_transpose``, ``eval_shape`` (with ``ShapeDtypeStruct``), ``stop_gradient``."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from ..runtime import stop_gradient
+from . import tree_util
+from .transformed import jvp, vjp
+
+__all__ = ["linearize", "linear_transpose", "eval_shape", "ShapeDtypeStruct",
+           "stop_gradient"]
+
+
+class ShapeDtypeStruct(NamedTuple):
+    """An array's shape and dtype, as ``jax.ShapeDtypeStruct`` (a pytree leaf)."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+
+def _is_struct(x: Any) -> bool:
+    return isinstance(x, ShapeDtypeStruct)
+
+
+def _example(x: Any) -> Any:
+    """Zeros of a ShapeDtypeStruct's shape and dtype; anything else as it is."""
+    return np.zeros(x.shape, x.dtype) if _is_struct(x) else x
+
+
+def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
+    """The shapes and dtypes of ``fun``'s result, as ``jax.eval_shape``: a pytree of
+    ShapeDtypeStructs.  s2s has no abstract evaluation: ``fun`` runs, with NumPy, on
+    zeros of the arguments' shapes (ShapeDtypeStructs stand for arrays)."""
+    args, kwargs = tree_util.tree_map(_example, (args, kwargs), is_leaf=_is_struct)
+    out = fun(*args, **kwargs)
+    return tree_util.tree_map(
+        lambda x: ShapeDtypeStruct(np.shape(x), np.result_type(x)), out)
+
+
+def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
+    """``(out, f_jvp)``, as ``jax.linearize``: ``f_jvp(*tangents)`` is ``fun``'s JVP at
+    ``primals``.  Each ``f_jvp`` call runs the emitted forward-mode code again (primal
+    and tangent together): s2s keeps no linearized program."""
+    out = fun(*primals)
+
+    def f_jvp(*tangents: Any) -> Any:
+        if len(tangents) != len(primals):
+            raise TypeError(f"linearized function takes {len(primals)} tangents, got "
+                            f"{len(tangents)}")
+        return jvp(fun, primals, tangents)[1]
+
+    return out, f_jvp
+
+
+def linear_transpose(fun: Callable, *primals: Any,
+                     reduce_axes: tuple = ()) -> Callable:
+    """The transpose of a linear ``fun``, as ``jax.linear_transpose``: ``primals``
+    (arrays or ShapeDtypeStructs) give the input shapes and dtypes; the transpose of
+    ``cotangent`` is a tuple, one per primal.  s2s does not check that ``fun`` is
+    linear: for a linear function the VJP at any point is its transpose (zeros here)."""
+    if reduce_axes:
+        raise TypeError("linear_transpose's reduce_axes is not supported by s2s")
+    points = tree_util.tree_map(
+        lambda x: np.zeros(np.shape(x), np.result_type(x.dtype if _is_struct(x) else x)),
+        primals, is_leaf=_is_struct)
+    _, vjp_fn = vjp(fun, *points)
+
+    def transposed(cotangent: Any) -> tuple[Any, ...]:
+        return vjp_fn(cotangent)
+
+    return transposed

@@ -1,0 +1,130 @@
+"""grad's objects and options beyond the function itself: bound methods, ``allow_int``,
+``holomorphic``.
+
+``s2s.grad(model.loss)`` transforms ``Model.loss`` and passes the object first at each
+call, as the dict of its attributes (or its plain form, for a registered pytree): the
+method's ``self.W`` reads the object's current ``W``, a constant of the call, as JAX
+closes over it.  ``allow_int=True`` gives integer and boolean arguments ``float0``
+zeros, as JAX does, by differentiating only the floating ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..errors import TransformError
+from . import trees
+
+# JAX's float0: the tangent/cotangent dtype of integer and boolean inputs.
+float0 = np.dtype([("float0", np.void, 0)])
+
+
+def refuse_holomorphic(holomorphic: bool, name: str) -> None:
+    if holomorphic:
+        raise TransformError(
+            f"{name}(..., holomorphic=True) is not supported: s2s differentiates real "
+            "functions of real arrays",
+            hint="differentiate with respect to the real and imaginary parts as two "
+            "real arguments, f(x_re, x_im) calling your function with x_re + 1j * x_im",
+        )
+
+
+def shifted(argnums: int | Sequence[int]) -> int | tuple[int, ...]:
+    """``argnums`` of a method's arguments as positions of its function's (``self``
+    first)."""
+    if isinstance(argnums, int):
+        return argnums + 1 if argnums >= 0 else argnums
+    return tuple(a + 1 if a >= 0 else a for a in argnums)
+
+
+class _Wrapper:
+    """Forwards what it does not define (``.source``, ``.ir``, ...) to ``inner``."""
+
+    inner: Any
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+class Bound(_Wrapper):
+    """A transform of a method bound to an object: the method's function, called with
+    the object's attributes as its first argument (never differentiated)."""
+
+    def __init__(self, inner: Any, obj: Any) -> None:
+        self.inner, self.obj = inner, obj
+        self.__name__ = getattr(inner, "__name__", "method")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.inner(trees.attributes(self.obj), *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<s2s {self.inner.mode} of a method bound to a {type(self.obj).__name__}>"
+
+
+def _inexact(tree: Any) -> bool | None:
+    """True (every leaf floating), False (every leaf integer or boolean), None: mixed."""
+    kinds = {bool(np.issubdtype(np.result_type(x), np.inexact))
+             for x in trees._leaves(trees.plain(tree, ())) if x is not None}
+    return None if len(kinds) > 1 else kinds != {False}  # (no leaves: nothing to refuse)
+
+
+class AllowInt(_Wrapper):
+    """grad(..., allow_int=True): ``float0`` zeros for integer and boolean arguments
+    (JAX's), the floating ones differentiated by a transform of just those."""
+
+    def __init__(self, make: Callable[[Any], Any], argnums: int | Sequence[int]) -> None:
+        self.make, self.argnums = make, argnums
+        self.inner = make(argnums)
+        self.__name__ = getattr(self.inner, "__name__", "grad")
+        self._by_nums: dict[tuple[int, ...], Any] = {}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        many = not isinstance(self.argnums, int)
+        nums = tuple(self.argnums) if many else (self.argnums,)
+        nums = tuple(a + len(args) if a < 0 and a >= -len(args) else a for a in nums)
+        if any(a >= len(args) or a < 0 for a in nums):
+            return self.inner(*args, **kwargs)  # (its error, as JAX words it)
+        kinds = {i: _inexact(args[i]) for i in nums}
+        if all(kinds.values()):
+            return self.inner(*args, **kwargs)
+        mixed = [i for i, k in kinds.items() if k is None]
+        if mixed:
+            raise TypeError(
+                f"grad(..., allow_int=True): argument {mixed[0]} mixes integer and "
+                "floating leaves, which s2s does not differentiate together. Instead: "
+                "pass the integer leaves as another argument."
+            )
+        floats = tuple(i for i in nums if kinds[i])
+        zeros = {i: _float0_like(args[i]) for i in nums if not kinds[i]}
+        if floats:
+            if floats not in self._by_nums:
+                self._by_nums[floats] = self.make(floats)
+            result = self._by_nums[floats](*args, **kwargs)
+        else:
+            result = self._without_gradient(args, kwargs)
+        mode, aux = self.inner.mode, self.inner.has_aux
+        value, grads = (None, result) if mode == "grad" else result
+        grads, extra = (grads[0], grads[1:]) if mode == "grad" and aux else (grads, ())
+        it = iter(grads)
+        merged = tuple(next(it) if i in floats else zeros[i] for i in nums)
+        merged = merged if many else merged[0]
+        if mode == "grad":
+            return (merged, *extra) if aux else merged
+        return value, merged
+
+    def _without_gradient(self, args: tuple, kwargs: dict) -> Any:
+        """No floating argument: the function's value (and aux), no gradient to run."""
+        out = self.inner.fn(*args, **kwargs)
+        if self.inner.mode == "grad":
+            return ((), out[1]) if self.inner.has_aux else ()
+        return out, ()
+
+
+def _float0_like(tree: Any) -> Any:
+    plain = trees.plain(tree, ())
+    zeros = trees._map_leaves(lambda x: np.zeros(np.shape(x), float0), plain)
+    return trees.unplain(tree, zeros)

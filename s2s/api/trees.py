@@ -1,0 +1,235 @@
+"""Pytree arguments at the API's boundary, and the plain-container helpers.
+
+Emitted code reads tuples, lists and dicts (``s2s/ir/kinds.py``: their structure is
+fixed per call signature).  Every other pytree node JAX knows, and those registered in
+``s2s.tree_util``, reaches it as a *plain* container: a NamedTuple, a dataclass or a
+registered object as the dict of its fields (``p.w`` in the user's function is
+``p["w"]`` in the emitted code, see ``ExprLowerer.field``), an ``OrderedDict`` or a
+``defaultdict`` as a dict, and ``None`` in a differentiated argument as ``()``, an
+empty container.  Gradients (and cotangents) come back in the argument's own types:
+``unplain`` rebuilds them with each node's unflatten, as JAX's do.
+
+``_leaves``/``_rebuild``/``_copies`` walk plain containers in insertion order (the
+order of ``kind_of``); ``_sorted_leaves`` in JAX's (dict keys sorted).
+"""
+
+from __future__ import annotations
+
+import collections
+import inspect
+from typing import Any, Callable
+
+import numpy as np
+
+from ..ir.kinds import Kind, Tree
+from .tree_util import NODES
+
+
+class Fields(dict):
+    """The plain form of a NamedTuple or registered object: a dict of its fields the
+    emitted code reads as ``p["w"]``, which also reads as ``p.w`` (a callee the emitted
+    code calls as it is, a user's own Python, reads it so)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+_PLAIN = (tuple, list, dict, Fields)
+
+
+def _is_namedtuple(x: Any) -> bool:
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def _fields(x: Any) -> tuple[list[Any], list[Any], Callable[[list[Any]], Any]] | None:
+    """``(keys, children, rebuild)`` of a registered node, or None for a leaf.  A
+    child's key is the attribute that holds it (found by identity), else its position."""
+    rules = NODES.get(type(x))
+    if rules is None:
+        return None
+    flatten, unflatten = rules
+    children, aux = flatten(x)
+    children = list(children)
+    attrs = dict(vars(x)) if hasattr(x, "__dict__") else {}
+    keys: list[Any] = []
+    for i, child in enumerate(children):
+        name = next((k for k, v in attrs.items() if v is child), None)
+        if name is not None:
+            del attrs[name]
+        keys.append(i if name is None else name)
+    return keys, children, lambda items: unflatten(aux, items)
+
+
+def is_node(x: Any) -> bool:
+    """A pytree node the emitted code does not read as it is."""
+    t = type(x)
+    if t in _PLAIN:
+        return False
+    return _is_namedtuple(x) or isinstance(x, dict) or t in NODES
+
+
+def has_nodes(tree: Any, none: bool) -> bool:
+    """Does ``tree`` hold a node ``plain`` changes (``none``: counting ``None``)?"""
+    t = type(tree)
+    if t is tuple or t is list:
+        return any(has_nodes(x, none) for x in tree)
+    if t is dict or t is Fields:
+        return any(has_nodes(x, none) for x in tree.values())
+    return (none and tree is None) or is_node(tree)
+
+
+def plain(tree: Any, none: Any = None) -> Any:
+    """``tree`` with every node the emitted code cannot read as tuples, lists and
+    dicts; ``None`` becomes ``none`` (``()`` where it is differentiated).  A registered
+    object not differentiated keeps its other attributes too (a dataclass's meta
+    fields): the function may read them."""
+    t = type(tree)
+    if tree is None:
+        return none
+    if t is tuple or t is list:
+        return t(plain(x, none) for x in tree)
+    if _is_namedtuple(tree):
+        return Fields({k: plain(v, none) for k, v in zip(tree._fields, tree)})
+    if isinstance(tree, dict):
+        items = {k: plain(v, none) for k, v in tree.items()}
+        return Fields(items) if t is Fields else items
+    node = _fields(tree)
+    if node is None:
+        return tree
+    keys, children, _ = node
+    fields = Fields({k: plain(c, none) for k, c in zip(keys, children)})
+    if none is None and hasattr(tree, "__dict__"):
+        fields.update({k: plain(v) for k, v in vars(tree).items() if k not in fields})
+    return fields
+
+
+def unplain(like: Any, tree: Any) -> Any:
+    """``tree`` (a plain container shaped like ``plain(like)``) in ``like``'s types."""
+    t = type(like)
+    if like is None:
+        return None
+    if t is tuple or t is list:
+        return t(unplain(a, b) for a, b in zip(like, tree))
+    if _is_namedtuple(like):
+        return t(*(unplain(a, tree[k]) for k, a in zip(like._fields, like)))
+    if isinstance(like, dict):
+        items = {k: unplain(v, tree[k]) for k, v in like.items()}
+        if isinstance(like, collections.defaultdict):
+            return t(like.default_factory, items)
+        return items if t is dict else t(items)
+    node = _fields(like)
+    if node is None:
+        return tree
+    keys, children, rebuild = node
+    return rebuild([unplain(c, tree[k]) for k, c in zip(keys, children)])
+
+
+def plain_args(args: tuple, diff: tuple[int, ...]) -> tuple:
+    """The arguments as the emitted code reads them (``None`` is ``()`` in the
+    differentiated ones: an empty subtree, with an empty gradient)."""
+    return tuple(plain(a, () if i in diff else None) for i, a in enumerate(args))
+
+
+def unbound(fn: Any) -> tuple[Callable, Any] | None:
+    """``(function, object)`` for a method bound to an object (not a class)."""
+    if inspect.ismethod(fn) and not isinstance(fn.__self__, type):
+        return fn.__func__, fn.__self__
+    return None
+
+
+def attributes(obj: Any) -> Any:
+    """A bound method's object as the call passes it: a pytree as its plain form, any
+    other object as the dict of its attributes, read again at every call (JAX closes
+    over them as constants)."""
+    if type(obj) in _PLAIN or is_node(obj):
+        return plain(obj)
+    if not hasattr(obj, "__dict__"):
+        return obj
+    return Fields({k: plain(v) for k, v in vars(obj).items()})
+
+
+# ---- plain containers (insertion order: the order of kind_of) ---------------------
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return [x for v in value for x in _leaves(v)]
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v)]
+    return [value]
+
+
+def _rebuild(kind: Kind, leaves: list[Any]) -> Any:
+    it = iter(leaves)
+
+    def build(k: Kind) -> Any:
+        if not isinstance(k, Tree):
+            return next(it)
+        items = [build(c) for c in k.children]
+        if k.type is dict:
+            return dict(zip(k.keys, items))
+        return k.type(items)
+
+    return build(kind)
+
+
+def _copies(tree: Any) -> Any:
+    """The arrays of a pytree copied: the user's function runs on them, never on the
+    caller's arrays."""
+    if isinstance(tree, np.ndarray):
+        return tree.copy()
+    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+        return type(tree)(_copies(x) for x in tree)
+    if isinstance(tree, dict):
+        items = {k: _copies(v) for k, v in tree.items()}
+        return Fields(items) if type(tree) is Fields else items
+    return tree
+
+
+def _sorted_kind(kind: Kind) -> Any:
+    """A kind with dict keys sorted: dicts match whatever their insertion order."""
+    if not isinstance(kind, Tree):
+        return kind
+    pairs = list(zip(kind.keys, (_sorted_kind(c) for c in kind.children)))
+    if kind.type is dict:
+        pairs.sort(key=lambda kc: repr(kc[0]))
+    return (kind.type, tuple(pairs))
+
+
+def _sorted_leaves(value: Any) -> list[Any]:
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return [x for v in value for x in _sorted_leaves(v)]
+    if isinstance(value, dict):
+        return [x for k in sorted(value, key=repr) for x in _sorted_leaves(value[k])]
+    return [value]
+
+
+def call_plain(t: Any, args: tuple, kwargs: dict, argnums: tuple[int, ...]) -> Any:
+    """A grad or value_and_grad ``t`` of pytree arguments: called with their plain
+    forms, its gradients rebuilt in the arguments' types."""
+    result = t(*plain_args(args, argnums), **kwargs)
+
+    def back(grads: Any) -> Any:
+        if t.tuple_out:
+            return tuple(unplain(args[i], g) for i, g in zip(argnums, grads))
+        return unplain(args[argnums[0]], grads)
+
+    if t.mode == "grad":
+        return (back(result[0]), result[1]) if t.has_aux else back(result)
+    if t.mode == "value_and_grad":
+        return result[0], back(result[1])
+    return result
+
+
+def needs_plain(args: tuple, argnums: tuple[int, ...]) -> bool:
+    return any(has_nodes(a, i in argnums) for i, a in enumerate(args))
+
+
+def _map_leaves(f: Callable, tree: Any) -> Any:
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_map_leaves(f, t) for t in tree)
+    if isinstance(tree, dict):
+        return {k: _map_leaves(f, v) for k, v in tree.items()}
+    return f(tree)

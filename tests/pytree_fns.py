@@ -1,0 +1,130 @@
+"""Functions of pytree arguments for tests/test_pytrees.py.
+
+The same text runs under JAX (tests/support.py ``jax_twin``: numpy is jax.numpy
+there), so the containers register with whichever library's tree_util this is."""
+
+import dataclasses
+from collections import OrderedDict, defaultdict  # noqa: F401  (the tests build them)
+from typing import NamedTuple
+
+import numpy as np
+
+if np.__name__.startswith("jax"):
+    from jax import tree_util as tu
+    from jax.lax import stop_gradient
+else:
+    from s2s import tree_util as tu
+    from s2s import stop_gradient
+
+
+class Params(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+
+@tu.register_pytree_node_class
+class Layer:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    def tree_flatten(self):
+        return (self.w, self.b), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+    def loss(self, x):
+        return np.sum(np.tanh(x @ self.w + self.b) ** 2)
+
+
+@dataclasses.dataclass
+class Net:
+    layers: list
+    scale: float = dataclasses.field(default=1.0, metadata=dict(static=True))
+
+
+tu.register_dataclass(Net, data_fields=["layers"], meta_fields=["scale"])
+
+
+class Pair:
+    """Registered with register_pytree_node (JAX's signature)."""
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+
+tu.register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda aux, ch: Pair(*ch))
+
+
+class Model:
+    """Not a pytree: its bound method reads ``self.W`` as a constant of each call."""
+
+    def __init__(self, W):
+        self.W = W
+
+    def loss(self, x):
+        return np.sum(np.tanh(x @ self.W) ** 2)
+
+
+def linear(p, x):
+    return np.tanh(x @ p.w + p.b)
+
+
+def params_loss(p, x):
+    return np.sum(linear(p, x) ** 2)
+
+
+def params_loss_inline(p, x):
+    return np.sum((x @ p.w + p.b) ** 2) + np.sum(p.w ** 3)
+
+
+def layer_apply(layer, x):
+    return np.tanh(x @ layer.w + layer.b)
+
+
+def net_loss(net, x):
+    h = layer_apply(net.layers[0], x)
+    return np.sum(layer_apply(net.layers[1], h) ** 2)
+
+
+def net_loss_scaled(net, x):
+    return net.scale * np.sum(net.layers[0].w * x)
+
+
+def pair_loss(p, x):
+    return np.sum(np.sin(p.a * x) * p.b)
+
+
+def dict_loss(d, x):
+    return np.sum(d["z"] * x) + np.sum(d["a"] ** 2 * x)
+
+
+def none_loss(p, x):
+    return np.sum(p[0] * x) + np.sum(p[2]["c"] ** 2)
+
+
+def nested_loss(p, x):
+    return np.sum(p["layer"].w * x) + np.sum(p["pair"].b ** 2)
+
+
+def params_out(p, x):
+    return linear(p, x)
+
+
+def stopped(x):
+    return np.sum(x * stop_gradient(x) ** 2)
+
+
+def stopped_vector(x):
+    return np.sin(x) * stop_gradient(np.cos(x))
+
+
+def int_scaled(x, n):
+    return np.sum(x ** 2) * n
+
+
+def linear_map(x, y):
+    return 2.0 * x + np.sum(y) * np.ones_like(x)

@@ -1,0 +1,278 @@
+"""Pytree arguments (NamedTuples, registered classes and dataclasses, OrderedDict,
+defaultdict, None) and objects read inside the function (``p.w``, bound methods),
+against JAX on the same inputs (tests/support.py ``jax_twin``), float64 and float32."""
+
+from __future__ import annotations
+
+from collections import OrderedDict, defaultdict
+
+import jax
+import numpy as np
+import pytest
+
+import s2s
+from s2s import tree_util as tu
+
+import pytree_fns as F
+from support import jax_twin
+
+J = jax_twin(F)
+DTYPES = [np.float64, np.float32]
+
+
+def tol(dtype):
+    return dict(rtol=1e-10, atol=1e-12) if dtype == np.float64 else dict(rtol=2e-5, atol=2e-6)
+
+
+def rng_array(rng, shape, dtype):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def node_names(treedef) -> str:
+    """A treedef's text with module paths dropped: s2s's classes and the JAX twin's
+    are namesakes from two modules."""
+    return str(treedef).replace("pytree_fns_jax.", "").replace("pytree_fns.", "")
+
+
+def assert_same_tree(got, want, dtype):
+    """The same structure (node types by name, JAX's leaf order) and close leaves."""
+    g_leaves, g_def = tu.tree_flatten(got)
+    w_leaves, w_def = jax.tree_util.tree_flatten(want)
+    assert len(g_leaves) == len(w_leaves), (g_def, w_def)
+    assert g_def.num_nodes == w_def.num_nodes, (g_def, w_def)
+    for g, w in zip(g_leaves, w_leaves):
+        w = np.asarray(w)
+        if w.dtype == jax.dtypes.float0:
+            assert np.asarray(g).dtype == s2s.api.float0 and np.shape(g) == w.shape
+            continue
+        assert np.asarray(g).dtype == w.dtype, (np.asarray(g).dtype, w.dtype)
+        np.testing.assert_allclose(np.asarray(g), w, **tol(dtype))
+
+
+def params(rng, dtype, cls=F.Params, jcls=J.Params):
+    w, b = rng_array(rng, (3, 2), dtype), rng_array(rng, (2,), dtype)
+    return cls(w, b), jcls(w, b)
+
+
+def net(rng, dtype, mod):
+    l0 = mod.Layer(rng_array(rng, (3, 4), dtype), rng_array(rng, (4,), dtype))
+    l1 = mod.Layer(rng_array(rng, (4, 2), dtype), rng_array(rng, (2,), dtype))
+    return mod.Net([l0, l1], 2.0)
+
+
+def twin_net(n):
+    return J.Net([J.Layer(layer.w, layer.b) for layer in n.layers], n.scale)
+
+
+# ---- grad and value_and_grad -----------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["params_loss", "params_loss_inline"])
+def test_namedtuple_gradient_is_the_same_namedtuple(name, dtype):
+    rng = np.random.default_rng(0)
+    x = rng_array(rng, (5, 3), dtype)
+    g = s2s.grad(getattr(F, name))
+    for call in range(3):  # first, second (specialized) and third calls, new values
+        p, jp = params(rng, dtype)
+        got = g(p, x)
+        assert type(got) is F.Params
+        assert_same_tree(got, jax.grad(getattr(J, name))(jp, x), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_value_and_grad_argnums_tuple(dtype):
+    rng = np.random.default_rng(1)
+    p, jp = params(rng, dtype)
+    x = rng_array(rng, (5, 3), dtype)
+    got = s2s.value_and_grad(F.params_loss, argnums=(0, 1))(p, x)
+    want = jax.value_and_grad(J.params_loss, argnums=(0, 1))(jp, x)
+    assert type(got[1][0]) is F.Params
+    assert_same_tree(got, want, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_registered_class_and_dataclass_through_a_callee(dtype):
+    rng = np.random.default_rng(2)
+    x = rng_array(rng, (5, 3), dtype)
+    g = s2s.grad(F.net_loss)
+    for call in range(3):
+        n = net(rng, dtype, F)
+        got = g(n, x)
+        assert type(got) is F.Net and all(type(layer) is F.Layer for layer in got.layers)
+        assert got.scale == 2.0  # meta data: as the argument's
+        assert_same_tree(got, jax.grad(J.net_loss)(twin_net(n), x), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dataclass_meta_field_read_when_not_differentiated(dtype):
+    rng = np.random.default_rng(3)
+    n = net(rng, dtype, F)
+    x = rng_array(rng, (3, 4), dtype)
+    got = s2s.grad(F.net_loss_scaled, argnums=1)(n, x)
+    assert_same_tree(got, jax.grad(J.net_loss_scaled, argnums=1)(twin_net(n), x), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_register_pytree_node(dtype):
+    rng = np.random.default_rng(4)
+    a, b, x = (rng_array(rng, (4,), dtype) for _ in range(3))
+    got = s2s.grad(F.pair_loss)(F.Pair(a, b), x)
+    assert type(got) is F.Pair
+    assert_same_tree(got, jax.grad(J.pair_loss)(J.Pair(a, b), x), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dict_key_order(dtype):
+    """JAX flattens dicts in sorted key order; s2s's tree_util does too, and s2s's
+    gradient dict keeps the argument's own key order (JAX's comes back sorted)."""
+    rng = np.random.default_rng(5)
+    d = {"z": rng_array(rng, (3,), dtype), "a": rng_array(rng, (3,), dtype)}
+    x = rng_array(rng, (3,), dtype)
+    got = s2s.grad(F.dict_loss)(d, x)
+    want = jax.grad(J.dict_loss)(d, x)
+    assert list(got) == ["z", "a"] and list(want) == ["a", "z"]
+    assert_same_tree(got, want, dtype)
+    assert [k for k in tu.tree_structure(d).entries()] == ["a", "z"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ordered_dict_and_defaultdict(dtype):
+    rng = np.random.default_rng(6)
+    z, a, x = (rng_array(rng, (3,), dtype) for _ in range(3))
+    od = OrderedDict(z=z, a=a)
+    got = s2s.grad(F.dict_loss)(od, x)
+    assert type(got) is OrderedDict and list(got) == ["z", "a"]
+    assert_same_tree(got, jax.grad(J.dict_loss)(od, x), dtype)
+    dd = defaultdict(list, z=z, a=a)
+    got = s2s.grad(F.dict_loss)(dd, x)
+    assert type(got) is defaultdict and got.default_factory is list
+    assert_same_tree(got, jax.grad(J.dict_loss)(dd, x), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_none_is_an_empty_subtree(dtype):
+    rng = np.random.default_rng(7)
+    w, c, x = (rng_array(rng, (3,), dtype) for _ in range(3))
+    p = (w, None, {"c": c, "d": None})
+    got = s2s.grad(F.none_loss)(p, x)
+    assert got[1] is None and got[2]["d"] is None
+    assert_same_tree(got, jax.grad(J.none_loss)(p, x), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_registered_nodes_inside_a_dict(dtype):
+    rng = np.random.default_rng(8)
+    w, b, a, pb, x = (rng_array(rng, (3,), dtype) for _ in range(5))
+    p = {"layer": F.Layer(w, b), "pair": F.Pair(a, pb)}
+    jp = {"layer": J.Layer(w, b), "pair": J.Pair(a, pb)}
+    got = s2s.grad(F.nested_loss)(p, x)
+    assert type(got["layer"]) is F.Layer and type(got["pair"]) is F.Pair
+    assert_same_tree(got, jax.grad(J.nested_loss)(jp, x), dtype)
+
+
+def test_attribute_of_an_array_is_still_refused():
+    with pytest.raises(s2s.UnsupportedSyntaxError, match="not an attribute of NumPy"):
+        s2s.grad(F.params_loss)(np.ones((3, 2)), np.ones((5, 3)))
+
+
+# ---- bound methods ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_bound_method_follows_its_objects_attributes(dtype):
+    rng = np.random.default_rng(9)
+    x = rng_array(rng, (5, 3), dtype)
+    model = F.Model(rng_array(rng, (3, 2), dtype))
+    g = s2s.grad(model.loss)
+    for call in range(3):
+        model.W = rng_array(rng, (3, 2), dtype)  # changes between calls: followed
+        assert_same_tree(g(x), jax.grad(J.Model(model.W).loss)(x), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_method_of_a_registered_self(dtype):
+    """``grad(Layer.loss)(layer, x)`` differentiates ``self``; ``grad(layer.loss)``
+    reads it as a constant, as JAX does."""
+    rng = np.random.default_rng(10)
+    w, b = rng_array(rng, (3, 2), dtype), rng_array(rng, (2,), dtype)
+    x = rng_array(rng, (5, 3), dtype)
+    got = s2s.grad(F.Layer.loss)(F.Layer(w, b), x)
+    assert type(got) is F.Layer
+    assert_same_tree(got, jax.grad(J.Layer.loss)(J.Layer(w, b), x), dtype)
+    got = s2s.grad(F.Layer(w, b).loss)(x)
+    assert_same_tree(got, jax.grad(J.Layer(w, b).loss)(x), dtype)
+
+
+# ---- vjp, jvp, vmap, jit ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_vjp_cotangent_is_the_same_namedtuple(dtype):
+    rng = np.random.default_rng(11)
+    p, jp = params(rng, dtype)
+    x = rng_array(rng, (5, 3), dtype)
+    out, vjp_fn = s2s.vjp(F.params_out, p, x)
+    jout, jvjp_fn = jax.vjp(J.params_out, jp, x)
+    ct = rng_array(rng, np.shape(out), dtype)
+    got = vjp_fn(ct)
+    assert type(got[0]) is F.Params
+    assert_same_tree((out, got), (jout, jvjp_fn(ct)), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_jvp_with_namedtuple_primals_and_tangents(dtype):
+    rng = np.random.default_rng(12)
+    p, jp = params(rng, dtype)
+    t, jt = params(rng, dtype)
+    x, tx = rng_array(rng, (5, 3), dtype), rng_array(rng, (5, 3), dtype)
+    got = s2s.jvp(F.params_loss, (p, x), (t, tx))
+    assert_same_tree(got, jax.jvp(J.params_loss, (jp, x), (jt, tx)), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_vmap_over_a_namedtuple(dtype):
+    rng = np.random.default_rng(13)
+    w, b = rng_array(rng, (4, 3, 2), dtype), rng_array(rng, (4, 2), dtype)
+    x = rng_array(rng, (5, 3), dtype)
+    got = s2s.vmap(F.params_loss, in_axes=(0, None))(F.Params(w, b), x)
+    want = jax.vmap(J.params_loss, in_axes=(0, None))(J.Params(w, b), x)
+    assert_same_tree(got, want, dtype)
+    got = s2s.vmap(F.params_loss, in_axes=(F.Params(0, None), None))(
+        F.Params(w, b[0]), x)
+    want = jax.vmap(J.params_loss, in_axes=(J.Params(0, None), None))(
+        J.Params(w, b[0]), x)
+    assert_same_tree(got, want, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_jit_of_grad_with_namedtuple(dtype):
+    rng = np.random.default_rng(14)
+    x = rng_array(rng, (5, 3), dtype)
+    f = s2s.jit(s2s.grad(F.params_loss))
+    for call in range(2):
+        p, jp = params(rng, dtype)
+        assert_same_tree(f(p, x), jax.jit(jax.grad(J.params_loss))(jp, x), dtype)
+
+
+# ---- tree_util ------------------------------------------------------------------------
+
+
+def test_tree_util_matches_jax():
+    rng = np.random.default_rng(15)
+    n = net(rng, np.float64, F)
+    tree = {"b": (1.0, None, [2.0, 3.0]), "a": OrderedDict(y=4.0, x=5.0),
+            "p": F.Params(6.0, 7.0), "n": n}
+    jtree = {"b": (1.0, None, [2.0, 3.0]), "a": OrderedDict(y=4.0, x=5.0),
+             "p": J.Params(6.0, 7.0), "n": twin_net(n)}
+    got, want = tu.tree_leaves(tree), jax.tree_util.tree_leaves(jtree)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    leaves, treedef = tu.tree_flatten(tree)
+    back = tu.tree_unflatten(treedef, leaves)
+    assert type(back["p"]) is F.Params and type(back["n"]) is F.Net
+    doubled = tu.tree_map(lambda v: 2 * v, tree)
+    assert doubled["b"][1] is None and doubled["p"].w == 12.0
+    assert tu.tree_structure(tree).num_leaves == jax.tree_util.tree_structure(
+        jtree).num_leaves
