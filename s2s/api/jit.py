@@ -29,6 +29,7 @@ import numpy as np
 from .. import backends
 from ..errors import TransformError
 from ..frontend.normalize import normalize
+from .callables import transformable
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .transformed import Transformed
 from .vectorize import Vmapped, _resolve
@@ -445,4 +446,4 @@ def jit(
         return Jitted(f, backend, static_argnums, static_argnames, shard_batch, x64,
                       unroll)
 
-    return make if fun is None else make(fun)
+    return (lambda f: transformable(f, make)) if fun is None else transformable(fun, make)

@@ -26,7 +26,7 @@ from ..ir.nodes import Const, Function, Index, Let, Var
 from ..primitives import registry
 from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
-from . import pipeline
+from . import callables, pipeline
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "Transformed"]
 
@@ -781,8 +781,8 @@ def grad(
     ``@grad(argnums=1)``.
     """
     if fun is None:
-        return lambda f: Transformed(f, "grad", argnums, has_aux)
-    return Transformed(fun, "grad", argnums, has_aux)
+        return lambda f: grad(f, argnums, has_aux)
+    return callables.transformable(fun, lambda f: Transformed(f, "grad", argnums, has_aux))
 
 
 def value_and_grad(
@@ -792,8 +792,8 @@ def value_and_grad(
 ) -> Any:
     """Like :func:`grad`, returning ``(value, gradient)`` (``((value, aux), grad)``)."""
     if fun is None:
-        return lambda f: Transformed(f, "value_and_grad", argnums, has_aux)
-    return Transformed(fun, "value_and_grad", argnums, has_aux)
+        return lambda f: value_and_grad(f, argnums, has_aux)
+    return callables.transformable(fun, lambda f: Transformed(f, "value_and_grad", argnums, has_aux))
 
 
 class _VJP(Transformed):
@@ -833,7 +833,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     """
     check_array_types("vjp", primals)
     check_real_inputs("vjp", primals)
-    t = _VJP(fun, has_aux)
+    t = _VJP(callables.as_function(fun, len(primals)), has_aux)
     out = fun(*_copies(primals))  # (the user's own code may write into its arguments)
     out, aux = _split_aux(out, has_aux)
     check_real_inputs("vjp", out)
@@ -963,7 +963,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     primals, tangents = tuple(primals), tuple(tangents)
     check_array_types("jvp", (primals, tangents))
     check_real_inputs("jvp", primals)
-    t = _jvp_transform(fun, has_aux)
+    t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)
     t._refresh()
     active = _inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))

@@ -456,7 +456,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0,
     ``out_axes`` likewise for the result.  The emitted code carries the batch axis in
     front; see ``.source`` after the first call.
     """
-    return Vmapped(fun, in_axes, out_axes, axis_size)
+    return api.callables.transformable(fun, lambda f: Vmapped(f, in_axes, out_axes, axis_size))
 
 
 # ---- Jacobians -------------------------------------------------------------------
@@ -751,7 +751,7 @@ def _map_leaves(f: Callable, tree: Any) -> Any:
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
     """The Jacobian of ``fun`` by forward mode, as ``jax.jacfwd``: output dims first,
     input dims last; pytrees nest out-tree then in-tree."""
-    return JacFwd(fun, argnums, has_aux)
+    return api.callables.transformable(fun, lambda f: JacFwd(f, argnums, has_aux))
 
 
 
@@ -835,7 +835,7 @@ _VJPS: LRU[Any, dict] = LRU(128)
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
     """The Jacobian of ``fun`` by reverse mode, as ``jax.jacrev``: output dims first,
     input dims last; pytrees nest out-tree then in-tree."""
-    return JacRev(fun, argnums, has_aux)
+    return api.callables.transformable(fun, lambda f: JacRev(f, argnums, has_aux))
 
 
 jacobian = jacrev
