@@ -49,7 +49,7 @@ def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) 
     if not isinstance(fun, (types.FunctionType, types.MethodType)) and not hasattr(
             fun, "_generate_for"):
         prim = lookup_object(fun)
-        if prim is not None:
+        if prim is not None and not prim.builtin:  # (np.sum, not `len`)
             return _cached(fun, (), lambda: _primitive_wrapper(fun, prim))
         call = getattr(type(fun), "__call__", None)
         if isinstance(call, types.FunctionType):  # a callable object: its method

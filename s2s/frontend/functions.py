@@ -34,7 +34,7 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from .expressions import MAX_NAME
 from .resolve import is_library, is_literal, transform_kind
-from .source import parse_function
+from .source import literal_value, parse_function
 from .synthesize import synthesize
 
 # s2s's own transforms, which a function may apply to another inside its body
@@ -269,7 +269,7 @@ class FunctionLowerer:
             args, kwargs = self.args_of(node.args[1:])
             return replace(inner, head=inner.head + tuple(args),
                            keywords=inner.keywords + tuple(kwargs.items()), spelled=False)
-        if getattr(obj, "__module__", "").startswith("s2s.api") and getattr(
+        if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
                 obj, "__name__", "") in TRANSFORMS:
             return self._transform_value(obj, text, node)
         return None
@@ -334,9 +334,10 @@ class FunctionLowerer:
         outer = n.local_names | set(n.resolver.closure) | set(self.values)
         captured = [m for m in _names_read(node) if m in outer and m not in own]
         if isinstance(node, cst.FunctionDef) and node.name.value in captured:
-            raise n.unsupported(node, f"the nested function `{node.name.value}` calls "
-                                "itself; s2s lifts nested functions out, and not recursive "
-                                "ones yet", "define it at module level")
+            raise n.unsupported(node, f"a nested `def` calling itself (`{node.name.value}`) "
+                                "is not supported: s2s lifts nested functions out, and not "
+                                "recursive ones yet", "define it at module level")
+        defaults = _literal_defaults(node, n)
         new = [cst.Param(cst.Name(m), default=cst.Name("None")) for m in captured]
         if isinstance(params.star_arg, cst.Param) or params.kwonly_params:
             params = params.with_changes(kwonly_params=[*params.kwonly_params, *new])
@@ -355,6 +356,11 @@ class FunctionLowerer:
         text = cst.Module([fdef]).code
         fn = synthesize(text, name, n.fn.__globals__, f"lifted-{name}", first)
         fn.__qualname__ = f"{n.fn.__qualname__}.<locals>.{name}"
+        by_keyword = bool(params.kwonly_params)  # (the captured names' style, above)
+        fn.__defaults__ = tuple(defaults[0]) + (() if by_keyword else (None,) * len(new)) \
+            or None
+        fn.__kwdefaults__ = {**defaults[1], **({m: None for m in captured} if by_keyword
+                                               else {})} or None
         parsed = parse_function(fn)  # (memoized per function: errors quote the user's line)
         parsed.filename, parsed.lines = loc.file, {**parsed.lines, **n.p.lines}
         if not isinstance(node, cst.Lambda):
@@ -597,6 +603,33 @@ def _default(self: FunctionLowerer, fn: Any, pname: str, default: Any, node: Any
     name = self.n.names.fresh(f"{fn.__name__}_{pname}")
     self.n.resolver.namespace[name] = default
     return Const(default, name)
+
+
+def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:
+    """A nested function's defaults, which must be literals (Python evaluates them
+    where the ``def`` runs; s2s, which lifts the function out, reads only literals)."""
+    positional: list[Any] = []
+    keywords: dict[str, Any] = {}
+    ps = node.params
+    for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
+        if p.default is None:
+            continue
+        text = cst.Module([]).code_for_node(p.default)
+        try:
+            value = literal_value(text)
+        except (ValueError, SyntaxError):
+            what = "`lambda`" if isinstance(node, cst.Lambda) else "nested `def`"
+            raise n.unsupported(
+                p.default, f"a {what}'s default `{p.name.value}={text}` is not a literal: "
+                "Python evaluates it where the function is defined, and s2s, which lifts "
+                "the function out, reads only literal defaults",
+                f"read `{text}` in the body instead (it is passed in as the function runs)",
+            ) from None
+        if p in ps.kwonly_params:
+            keywords[p.name.value] = value
+        else:
+            positional.append(value)
+    return positional, keywords
 
 
 class _Unbound:
