@@ -13,6 +13,7 @@ positional arguments as in JAX.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 import threading
@@ -49,7 +50,8 @@ def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) 
     if not isinstance(fun, (types.FunctionType, types.MethodType)) and not hasattr(
             fun, "_generate_for"):
         prim = lookup_object(fun)
-        if prim is not None and not prim.builtin:  # (np.sum, not `len`)
+        if prim is not None and getattr(builtins, getattr(fun, "__name__", ""), None) is not (
+                fun):  # (np.sum, not Python's `len`)
             return _cached(fun, (), lambda: _primitive_wrapper(fun, prim))
         call = getattr(type(fun), "__call__", None)
         if isinstance(call, types.FunctionType):  # a callable object: its method

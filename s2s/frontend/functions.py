@@ -128,37 +128,103 @@ class Plan:
         return tuple((kind, name, detail.key() if isinstance(detail, FnValue) else detail)
                      for kind, name, detail in self.entries)
 
-    def adapter(self, fn: Any) -> Callable:
-        """A function of the IR's parameters that calls ``fn`` as the user's call did
-        (emitted forward code calls it where it does not inline the callee)."""
+    def adapter(self, fn: Any, name: str) -> Callable:
+        """``def name(<the IR's parameters>)`` calling ``fn`` as the user's call did,
+        with a source (emitted forward code calls it where it does not inline the
+        callee, and a transform of emitted code reads it): ``apply(np.tanh, x)`` is
+        ``def apply_2(x): return apply(tanh, x)``."""
+        namespace: dict[str, Any] = {"functools": functools}
+        params = iter(self.params)
         sig = inspect.signature(fn)
-        entries = list(self.entries)
+        args: list[str] = []
+        for kind, pname, detail in self.entries:
+            if kind == "fn":
+                text = _value_text(detail, params, namespace)
+            elif kind == "star":
+                args += [next(params) for _ in range(detail)]
+                continue
+            elif kind == "kw":
+                args += [f"{k}={next(params)}" for k in detail]
+                continue
+            else:
+                text = next(params)
+            keyword = sig.parameters[pname].kind is inspect.Parameter.KEYWORD_ONLY
+            args.append(f"{pname}={text}" if keyword else text)
+        target = fn.__self__ if isinstance(fn, types.MethodType) and (
+            fn.__name__ == "__call__") else fn  # (a callable object: called as itself)
+        callee = _bind(namespace, target, getattr(fn, "__name__", "fn").strip("_") or "fn")
+        source = (f"def {name}({', '.join(self.params)}):\n"
+                  f"    return {callee}({', '.join(args)})\n")
+        return synthesize(source, name, namespace, f"adapter-{name}")
 
-        def call(*values: Any) -> Any:
-            it = iter(values)
-            args: list[Any] = []
-            kwargs: dict[str, Any] = {}
-            for kind, name, detail in entries:
-                if kind == "fn":
-                    value = detail.runtime(it)
-                elif kind == "star":
-                    args += [next(it) for _ in range(detail)]
-                    continue
-                elif kind == "kw":
-                    kwargs.update({k: next(it) for k in detail})
-                    continue
-                else:
-                    value = next(it)
-                    if kind == "default":
-                        continue  # the callee's own default, as Python passes it
-                if sig.parameters[name].kind is inspect.Parameter.POSITIONAL_ONLY:
-                    args.append(value)
-                else:
-                    kwargs[name] = value
-            return fn(*args, **kwargs)
 
-        call.__name__ = call.__qualname__ = getattr(fn, "__name__", "call")
-        return call
+# adapters by (function, plan): one object and one name each, process-wide, so the
+# namespaces of callees merged into one emitted module never bind a name twice
+_ADAPTERS: dict[tuple, tuple[str, Callable]] = {}
+_ADAPTER_NAMES: set[str] = set()
+
+
+def _adapter(fn: Any, plan: Plan, base: str) -> tuple[str, Callable]:
+    key = (id(fn), plan.key(), tuple(plan.params))
+    hit = _ADAPTERS.get(key)
+    if hit is not None and hit[1].__s2s_adapts__ is fn:  # type: ignore[attr-defined]
+        return hit
+    suffix = "_".join(_value_name(d) for kind, _, d in plan.entries if kind == "fn")
+    name = f"{base}_{suffix}" if suffix else f"{base}_call"
+    name, i = (name, 2) if name not in _ADAPTER_NAMES else (f"{name}_2", 3)
+    while name in _ADAPTER_NAMES:
+        name, i = f"{name.rsplit('_', 1)[0]}_{i}", i + 1
+    _ADAPTER_NAMES.add(name)
+    adapter = plan.adapter(fn, name)
+    adapter.__s2s_adapts__ = fn  # type: ignore[attr-defined]
+    _ADAPTERS[key] = (name, adapter)
+    return name, adapter
+
+
+def _value_name(fv: "FnValue") -> str:
+    if fv.choice is not None:
+        return "choice"
+    name = getattr(getattr(fv.obj, "__func__", fv.obj), "__name__", "fn")
+    return name if name.isidentifier() and len(name) < 16 else "fn"
+
+
+_BOUND: dict[int, tuple[Any, str]] = {}  # id(object) -> (it, its name in adapters)
+
+
+def _bind(namespace: dict[str, Any], obj: Any, base: str) -> str:
+    """A name for ``obj`` in an adapter's namespace: one name per object, process-wide
+    (emitted code that calls two adapters puts their names in one module)."""
+    hit = _BOUND.get(id(obj))
+    if hit is None or hit[0] is not obj:
+        taken = {name for _, name in _BOUND.values()}
+        name, i = base, 2
+        while name in taken:
+            name, i = f"{base}_{i}", i + 1
+        hit = _BOUND[id(obj)] = (obj, name)
+    namespace[hit[1]] = obj
+    return hit[1]
+
+
+def _value_text(fv: "FnValue", params: Any, namespace: dict[str, Any]) -> str:
+    """Source for a function value whose atoms are the adapter's parameters."""
+    def one(value: Any) -> str:
+        if isinstance(value, FnValue):
+            return _value_text(value, params, namespace)
+        if isinstance(value, Var):
+            return next(params)
+        return value.text if is_literal(value.value) else _bind(namespace, value.value, "value")
+
+    if fv.choice is not None:
+        test, a, b = (one(v) for v in fv.choice)
+        return f"({a} if {test} else {b})"
+    target = fv.obj
+    if isinstance(target, types.MethodType) and target.__name__ == "__call__":
+        target = target.__self__  # a callable object: called as itself
+    base = getattr(getattr(target, "__func__", target), "__name__", "fn")
+    obj = _bind(namespace, target, base if base.isidentifier() else "fn")
+    parts = [one(v) for v in fv.head] + [f"{k}={one(v)}" for k, v in (*fv.keywords,
+                                                                       *fv.captured)]
+    return f"functools.partial({obj}, {', '.join(parts)})" if parts else obj
 
 
 class FunctionLowerer:
@@ -215,7 +281,8 @@ class FunctionLowerer:
                          for i, v in enumerate(obj.args))
             keywords = tuple((k, self._constant(v, f"{text}.keywords[{k!r}]", node))
                              for k, v in obj.keywords.items())
-            return replace(inner, head=inner.head + head, keywords=inner.keywords + keywords)
+            return replace(inner, head=inner.head + head, keywords=inner.keywords + keywords,
+                           spelled=False)
         if transform_kind(obj) is not None or isinstance(obj, (custom_jvp, custom_vjp)):
             return FnValue(obj, text, spelled=True)
         if lookup_object(obj) is not None:
@@ -582,8 +649,10 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("arg", pname, None))
             atoms.append(value)
     callee = n.normalize_planned(obj, plan)
-    spelling = n.names.fresh(fv.text.split(".")[-1] if fv.spelled else obj.__name__)
-    n.resolver.namespace[spelling] = plan.adapter(obj)
+    spelling, adapter = _adapter(obj, plan, fv.text.split(".")[-1] if fv.spelled
+                                 else obj.__name__)
+    n.names.taken.add(spelling)
+    n.resolver.namespace[spelling] = adapter
     for var in callee.free.values():
         n.resolver.depends_on(var, node)
     for key, value in callee.namespace.items():

@@ -212,7 +212,8 @@ class Normalizer:
                     "returns a coroutine, not a value", "use a plain `def`",
                 )
             result_name = self.fn.__name__
-            if result_name in self.fn.__code__.co_names or result_name in self.local_names:
+            if result_name in self.fn.__code__.co_names or result_name in self.local_names \
+                    or hasattr(self.fn, "__s2s_adapts__"):  # (an adapter calls its name)
                 result_name = "out"
             body_nodes = list(node.body.body)
         self.result_name = self.names.fresh(result_name)

@@ -150,3 +150,27 @@ def grad_inside_closure(x):
 
 def grad_inside_default(x):
     return np.sum(s2s_grad(offset_sum)(x) * x)
+
+
+def callee_of_all(x):
+    """Each construct above as a callee of another transformed function."""
+    return (nested_def(x) + nested_lambda(x) + apply_closure(x) + apply_user(x)
+            + mapped(x) + partial_inside(x) + callable_object(x) + grad_inside_lambda(x))
+
+
+def make_closure():
+    """A function closing over a cell that the test rebinds between calls, read by a
+    nested function inside it."""
+    c = 1.0
+
+    def f(x):
+        def g(y):
+            return y * c
+
+        return np.sum(g(np.sin(x)))
+
+    def set_c(value):
+        nonlocal c
+        c = value
+
+    return f, set_c
