@@ -35,6 +35,8 @@ def _is_variadic(fn: Any) -> bool:
 def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
     """``make(fn)`` for the function ``fun`` denotes; a variadic one is made per call
     signature (``PerArity``)."""
+    if isinstance(fun, PerArity):  # a transform of one: composed per call signature
+        return PerArity(fun.fn, lambda wrapper: make(fun.make(wrapper)))
     fn = as_function(fun)
     if _is_variadic(fn) and not hasattr(fn, "__wrapped__"):
         return PerArity(fn, make)
@@ -45,6 +47,8 @@ def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) 
     """A Python function with a source for ``fun`` (``fun`` itself where it is one);
     a variadic one, when ``nargs`` is given, as the wrapper for that many positional
     arguments and these keyword names."""
+    if isinstance(fun, PerArity) and nargs is not None:
+        return fun.for_call(nargs, keys)
     if isinstance(fun, functools.partial):
         return _cached(fun, (), lambda: _partial_wrapper(fun))
     if not isinstance(fun, (types.FunctionType, types.MethodType)) and not hasattr(
@@ -54,7 +58,7 @@ def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) 
                 fun):  # (np.sum, not Python's `len`)
             return _cached(fun, (), lambda: _primitive_wrapper(fun, prim))
         call = getattr(type(fun), "__call__", None)
-        if isinstance(call, types.FunctionType):  # a callable object: its method
+        if isinstance(call, types.FunctionType) and not isinstance(fun, PerArity):  # a callable object: its method
             return types.MethodType(call, fun)
     if nargs is not None and _is_variadic(fun) and not hasattr(fun, "__wrapped__"):
         key = (nargs, tuple(sorted(keys)))
