@@ -395,12 +395,18 @@ class Normalizer:
                     "arguments, the primals and tangents written out",
                     "write s2s.jvp(f, (x, y), (x_dot, y_dot))",
                 )
-            fobj, ftext = self.resolver.resolve_dotted(args[0].value)
+            fv = self.funcs.value_of(args[0].value)  # (a lambda, a nested def too)
+            fobj = fv.obj if fv is not None and not (fv.head or fv.keywords or fv.choice) \
+                else None
             if not isinstance(fobj, types.FunctionType) or is_library(fobj):
-                raise self.unsupported(args[0], f"`{ftext}` is not a Python function s2s can "
+                raise self.unsupported(args[0], "this is not a Python function s2s can "
                                        "transform", "pass a function defined in a file")
             primals = [self.exprs.expr(e.value) for e in args[1].value.elements]
             tangents = [self.exprs.expr(e.value) for e in args[2].value.elements]
+            for _, value in self.funcs.resolved(fv, node).captured:  # zero tangents
+                primals.append(value)
+                tangents.append(self.emit(self.names.fresh("zero"), "zeros_like", (value,),
+                                          {}, node))
             if len(primals) != len(tangents):
                 raise self.unsupported(node, "s2s.jvp needs one tangent per primal",
                                        "pass as many tangents as primals")

@@ -135,8 +135,8 @@ def grad_inside(x):
     return np.sum(s2s_grad(cube_sum)(x) * x) * import_free
 
 
-def s2s_grad(f):  # replaced by s2s.grad (s2s) and jax.grad (the JAX twin) by the tests
-    raise NotImplementedError
+# replaced by the tests: s2s's transforms here, JAX's in the twin
+s2s_grad = s2s_jacfwd = s2s_jacrev = s2s_hessian = s2s_value_and_grad = s2s_jvp = None
 
 
 def grad_inside_lambda(x):
@@ -174,3 +174,35 @@ def make_closure():
         c = value
 
     return f, set_c
+
+
+def vec(y):
+    return np.sin(y) * y
+
+
+def jacfwd_inside(x):
+    return np.sum(s2s_jacfwd(vec)(x) @ x)
+
+
+def jacrev_inside(x):
+    return np.sum(s2s_jacrev(vec)(x) * x)
+
+
+def hessian_inside(x):
+    return np.sum(s2s_hessian(cube_sum)(x))
+
+
+def value_and_grad_inside(x):
+    v, g = s2s_value_and_grad(cube_sum)(x)
+    return v + np.sum(g * x)
+
+
+def jvp_inside(x):
+    out, t = s2s_jvp(vec, (x,), (np.ones_like(x),))
+    return np.sum(out * t)
+
+
+def jvp_inside_closure(x):
+    a = np.cos(x)
+    out, t = s2s_jvp(lambda y: np.sin(y) * a, (x,), (x,))
+    return np.sum(t * out)

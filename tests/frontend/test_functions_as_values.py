@@ -23,15 +23,17 @@ if HAVE_JAX:
     import jax
     import jax.numpy as jnp
 
-    F.s2s_grad = s2s.grad
     J = jax_twin(F)
-    J.s2s_grad = jax.grad
+    for _name in ("grad", "jacfwd", "jacrev", "hessian", "value_and_grad", "jvp"):
+        setattr(F, f"s2s_{_name}", getattr(s2s, _name))
+        setattr(J, f"s2s_{_name}", getattr(jax, _name))
 
 CONSTRUCTS = ["nested_def", "nested_def_late", "nested_lambda", "nested_calls_nested",
               "apply_ufunc", "apply_user", "apply_closure", "apply_twice_lambda", "choose",
               "mapped", "mapped_lambda", "partial_inside", "partial_global",
               "callable_object", "grad_inside", "grad_inside_lambda", "grad_inside_closure",
-              "grad_inside_default", "callee_of_all"]
+              "grad_inside_default", "jacfwd_inside", "jacrev_inside", "hessian_inside",
+              "value_and_grad_inside", "jvp_inside", "jvp_inside_closure", "callee_of_all"]
 
 X = np.array([0.3, -0.7, 1.2])
 V = np.array([1.0, -2.0, 0.5])
