@@ -385,8 +385,9 @@ CATALOGUE: list[Kind] = [
          Source, ("cannot be found",)),
     Kind("builtin", SOURCE, "a builtin (`len`)", lambda: s2s.grad(len), Source,
          ("no source",)),
-    Kind("numpy-function", SOURCE, "a NumPy function (`np.sin`) passed as f",
-         lambda: s2s.grad(np.sin), Source, ("no source",)),
+    Kind("numpy-function", SOURCE, "a NumPy function without a rule (`np.histogram`) "
+         "passed as f (one with a rule, `np.sin`, is accepted)",
+         lambda: s2s.grad(np.histogram), Source, ("no source",)),
     Kind("deleted-file", SOURCE, "the function's file deleted after import",
          lambda: s2s.grad(deleted_on_disk()), Source, ("cannot be found",)),
     Kind("changed-file", SOURCE, "the function's file edited after import",

@@ -34,7 +34,7 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from .expressions import MAX_NAME
 from .resolve import is_library, is_literal, transform_kind
-from .source import literal_value, parse_function
+from .source import literal_value
 from .synthesize import synthesize
 
 # s2s's own transforms, which a function may apply to another inside its body
@@ -421,17 +421,16 @@ class FunctionLowerer:
             fdef = node.with_changes(params=params, leading_lines=[], decorators=[])
             first = loc.line
         text = cst.Module([fdef]).code
-        fn = synthesize(text, name, n.fn.__globals__, f"lifted-{name}", first)
+        # (columns: a lambda's body is written after `    return `, 11 columns in)
+        shift = n.loc(node.body).col - 12 if isinstance(node, cst.Lambda) else loc.col - 1
+        display = (loc.file, n.p.lines, shift)
+        fn = synthesize(text, name, n.fn.__globals__, f"lifted-{name}", first, display)
         fn.__qualname__ = f"{n.fn.__qualname__}.<locals>.{name}"
         by_keyword = bool(params.kwonly_params)  # (the captured names' style, above)
         fn.__defaults__ = tuple(defaults[0]) + (() if by_keyword else (None,) * len(new)) \
             or None
         fn.__kwdefaults__ = {**defaults[1], **({m: None for m in captured} if by_keyword
                                                else {})} or None
-        parsed = parse_function(fn)  # (memoized per function: errors quote the user's line)
-        parsed.filename, parsed.lines = loc.file, {**parsed.lines, **n.p.lines}
-        if not isinstance(node, cst.Lambda):
-            parsed.col_offset = loc.col - 1
         # (read where the function is called or passed, as Python reads a closure's
         # variables when it runs: see ``resolved``)
         return FnValue(fn, name, captured=tuple((m, _Unbound(m)) for m in captured))

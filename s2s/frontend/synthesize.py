@@ -15,17 +15,24 @@ from typing import Any
 
 _COUNTER = itertools.count()
 
+# file name s2s registered -> (the user's file, its lines, the column offset) that
+# errors in the text show: a lifted nested function's are the user's lines
+DISPLAY: dict[str, tuple[str, dict[int, str], int | None]] = {}
+
 
 def synthesize(text: str, name: str, namespace: dict[str, Any], tag: str,
-               first_line: int = 1) -> types.FunctionType:
+               first_line: int = 1, display: tuple | None = None) -> types.FunctionType:
     """Compile ``text`` (one ``def name(...)``) under a registered file name, as a
     function whose globals are ``namespace`` (the same dict: a module's globals stay
     live).  ``first_line`` puts the ``def`` on that line of the file (a lifted nested
-    function keeps its lines' numbers)."""
+    function keeps its lines' numbers); ``display`` is what errors show instead (see
+    ``DISPLAY``)."""
     filename = f"<s2s-{tag}-{next(_COUNTER)}>"
     padded = "\n" * (first_line - 1) + text
     lines = padded.splitlines(keepends=True)
     linecache.cache[filename] = (len(padded), None, lines, filename)
+    if display is not None:
+        DISPLAY[filename] = display
     module = compile(padded, filename, "exec")
     code = next(c for c in module.co_consts
                 if isinstance(c, types.CodeType) and c.co_name == name)

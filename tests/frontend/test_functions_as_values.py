@@ -8,6 +8,7 @@ finite differences; float64 and float32."""
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 import pytest
@@ -191,3 +192,32 @@ def test_refused_with_the_line(fn, words) -> None:
     err = str(info.value)
     assert words in err, err
     assert __file__ in err and "Instead:" in err, err
+
+
+def prints_in_nested_def(x):
+    def g(y):
+        print(y)
+        return y
+
+    return np.sum(g(x))
+
+
+def unknown_in_lambda(x):
+    k = lambda y: np.no_such_function(y)  # noqa: E731
+    return np.sum(k(x))
+
+
+@pytest.mark.parametrize("fn, quoted", [
+    (prints_in_nested_def, "print(y)"),
+    (unknown_in_lambda, "k = lambda y: np.no_such_function(y)"),
+])
+def test_an_error_inside_a_lifted_function_quotes_the_users_line(fn, quoted) -> None:
+    """A nested function is lifted to a def s2s writes; its errors still name the
+    user's file, line and column and quote the user's line."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(fn)(X)
+    err = str(info.value)
+    lines, first = inspect.getsourcelines(fn)
+    line = first + next(i for i, text in enumerate(lines) if quoted in text)
+    assert f'File "{__file__}", line {line}' in err, err
+    assert quoted in err and "Instead:" in err, err
