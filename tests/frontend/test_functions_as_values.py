@@ -221,3 +221,16 @@ def test_an_error_inside_a_lifted_function_quotes_the_users_line(fn, quoted) -> 
     line = first + next(i for i, text in enumerate(lines) if quoted in text)
     assert f'File "{__file__}", line {line}' in err, err
     assert quoted in err and "Instead:" in err, err
+
+
+@pytest.mark.parametrize("name", ["nested_def_late", "apply_closure", "partial_inside",
+                                  "grad_inside_closure", "jvp_inside_closure", "choose"])
+def test_captured_values_change_from_call_to_call(name) -> None:
+    """What a nested function captures is a forward value of each call: the 1st call
+    (generic code), 2nd (specialized), 3rd and 10th (the specialized fast path) each
+    match JAX at their own argument."""
+    g = s2s.grad(getattr(F, name))
+    rng = np.random.default_rng(0)
+    for call in range(1, 11):
+        x = rng.normal(size=3)
+        close(g(x), jax.grad(getattr(J, name))(x), np.float64)
