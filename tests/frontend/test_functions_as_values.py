@@ -10,13 +10,12 @@ from __future__ import annotations
 import functools
 import inspect
 
+import function_value_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-
-import s2s
 from support import HAVE_JAX, fd_grad, jax_twin
 
-import function_value_fns as F  # (pytest puts this directory on sys.path)
+import s2s
 
 pytestmark = pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import signature_fns as S  # (pytest puts this directory on sys.path)
 from support import HAVE_JAX, fd_grad, jax_twin
 
 import s2s
-import signature_fns as S  # (pytest puts this directory on sys.path)
 
 pytestmark = pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 
