@@ -77,8 +77,14 @@ def uses_fstring_of_array(x):
 
 
 def uses_star_call(x):
-    parts = (x, x)
-    return np.sum(np.add(*parts))  # ERR: *parts
+    return np.sum(np.add(*x))  # ERR: *x
+
+
+def uses_recursive_inner_def(x):
+    def inner(t):  # ERR
+        return inner(t - 1.0) if np.sum(t) > 0 else t
+
+    return np.sum(inner(x))
 
 
 def uses_double_star_call(x):

@@ -79,7 +79,6 @@ UNSUPPORTED = [
     (E.uses_for_else, Syntax, "for ... else"),
     (E.uses_loop_value_after_loop, Transform, "`last`"),
     (E.uses_while, Syntax, "while ... else"),
-    (E.uses_nested_def, Syntax, "def"),
     (E.uses_class, Syntax, "class"),
     (E.uses_global, Syntax, "global"),
     (E.uses_nonlocal, Syntax, "nonlocal"),
@@ -89,13 +88,10 @@ UNSUPPORTED = [
     (E.uses_import_from, Syntax, "import"),
     (E.uses_yield, Syntax, "yield"),
     (E.uses_async, Syntax, "async"),
-    (E.uses_lambda, Syntax, "lambda"),
     (E.uses_list_comprehension, Syntax, "comprehension"),
     (E.uses_set, Syntax, "set"),
     (E.uses_fstring, Syntax, "f-string"),
     (E.uses_walrus, Syntax, ":="),
-    (E.uses_star_args, Syntax, "*args"),
-    (E.uses_star_kwargs, Syntax, "**kwargs"),
     (E.uses_chained_assignment, Syntax, "chained"),
     (E.uses_subscript_assignment, Syntax, "share memory with an argument"),
     (E.writes_into_a_viewed_array, Syntax, "`tail` shares memory with `y`, written into"),
@@ -193,10 +189,12 @@ def test_lambda_built_with_eval_has_no_source() -> None:
 
 @pytest.mark.parametrize(
     "fn",
-    [np.sin, np.add, len, np.linalg.det],
-    ids=["np.sin", "np.add", "len", "np.linalg.det"],
+    [len, np.histogram, np.lexsort],
+    ids=["len", "np.histogram", "np.lexsort"],
 )
 def test_builtin_or_library_function_has_no_source(fn) -> None:
+    """A library function s2s has no rule for (NumPy functions with one are accepted,
+    as jax.grad(jnp.sin) is: tests/frontend/test_functions_as_values.py)."""
     with pytest.raises(s2s.SourceNotFoundError) as info:
         s2s.grad(fn)
     message = str(info.value)

@@ -245,7 +245,6 @@ REFUSED = [
     (F.builtin_sum_grown, "sum(parts)", "sum"),
     (F.builtin_sum_grown_used, "sum(parts)", "sum"),
     (F.isinstance_check, "isinstance(scale, float)", "built-in `isinstance`"),
-    (F.kwonly_helper_caller, "_kw_helper(x, scale=3.0)", "keyword-only"),
     (F.printed, "def wrapper(*args, **kwargs)", "__wrapped__"),
     (F.aug_view_next_iteration, "y += 1.0", "second iteration"),
     # NumPy's `y += v` changes t (or the list's items) too; s2s would rebind y only
@@ -290,9 +289,10 @@ def test_starred_unpacking_of_an_array_is_refused() -> None:
         s2s.grad(f)
 
 
-def test_partial_objects_are_refused_with_a_hint() -> None:
-    with pytest.raises(s2s.TransformError, match="not a Python function"):
-        s2s.grad(F.partial_fn)
+def test_partial_objects_are_transformed(jax, twin) -> None:
+    """A partial is the function with its bound arguments (issue 23; more cases in
+    tests/frontend/test_functions_as_values.py)."""
+    close(s2s.grad(F.partial_fn)(X3), jax.grad(twin.partial_fn)(X3))
 
 
 def test_a_wrapper_is_differentiated_as_it_runs(jax, twin) -> None:

@@ -30,6 +30,7 @@ from .. import backends
 from ..errors import TransformError
 from ..frontend.normalize import normalize
 from . import trees
+from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .transformed import Transformed
@@ -458,4 +459,4 @@ def jit(
         return Jitted(f, backend, static_argnums, static_argnames, shard_batch, x64,
                       unroll)
 
-    return make if fun is None else make(fun)
+    return (lambda f: transformable(f, make)) if fun is None else transformable(fun, make)

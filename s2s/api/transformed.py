@@ -23,7 +23,7 @@ from ..ir.nodes import Const, Function, Index, Let, Var
 from ..primitives import registry
 from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
-from . import methods, pipeline, signatures, trees
+from . import callables, methods, pipeline, signatures, trees
 from .display import NotebookDisplay
 from .methods import float0
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
@@ -697,15 +697,18 @@ def value_and_grad(
 
 def _transform(fun: Callable, mode: str, argnums: int | Sequence[int], has_aux: bool,
                holomorphic: bool = False, allow_int: bool = False) -> Any:
-    """grad's options and objects (s2s/api/methods.py) around a ``Transformed``."""
+    """grad's options and objects (s2s/api/methods.py) around a ``Transformed`` of the
+    function ``fun`` denotes (a partial, a NumPy function, a callable object:
+    s2s/api/callables.py)."""
     methods.refuse_holomorphic(holomorphic, mode)
     bound = trees.unbound(fun)
     if bound is not None:
         inner = _transform(bound[0], mode, methods.shifted(argnums), has_aux, False, allow_int)
         return methods.Bound(inner, bound[1])
     if allow_int:
-        return methods.AllowInt(lambda nums: Transformed(fun, mode, nums, has_aux), argnums)
-    return Transformed(fun, mode, argnums, has_aux)
+        return methods.AllowInt(lambda nums: callables.transformable(
+            fun, lambda f: Transformed(f, mode, nums, has_aux)), argnums)
+    return callables.transformable(fun, lambda f: Transformed(f, mode, argnums, has_aux))
 
 
 class _VJP(Transformed):
@@ -746,7 +749,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     given, primals = primals, trees.plain_args(primals, ())  # (s2s/api/trees.py)
     check_array_types("vjp", primals)
     check_real_inputs("vjp", primals)
-    t = _VJP(fun, has_aux)
+    t = _VJP(callables.as_function(fun, len(primals)), has_aux)
     out = fun(*_copies(given))  # (the user's own code may write into its arguments)
     out, aux = _split_aux(out, has_aux)
     check_real_inputs("vjp", out)
@@ -877,7 +880,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     _check_tangents(primals, tangents)
     check_array_types("jvp", (primals, tangents))
     check_real_inputs("jvp", primals)
-    t = _jvp_transform(fun, has_aux)
+    t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)
     t._refresh()
     active = _inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))

@@ -24,7 +24,7 @@ from ..transforms.analysis import return_kind
 from ..transforms.module import Module
 from ..transforms.ranks import run_silenced
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
-from . import signatures
+from . import callables, signatures
 from .display import NotebookDisplay
 from .transformed import (
     _LOCK,
@@ -457,7 +457,8 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0,
     ``out_axes`` likewise for the result.  The emitted code carries the batch axis in
     front; see ``.source`` after the first call.
     """
-    return Vmapped(fun, plain(in_axes), out_axes, axis_size)  # (s2s/api/trees.py)
+    return callables.transformable(  # (in_axes of pytrees: s2s/api/trees.py)
+        fun, lambda f: Vmapped(f, plain(in_axes), out_axes, axis_size))
 
 
 # ---- Jacobians -------------------------------------------------------------------
@@ -742,7 +743,7 @@ def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
     """The Jacobian of ``fun`` by forward mode, as ``jax.jacfwd``: output dims first,
     input dims last; pytrees nest out-tree then in-tree."""
-    return JacFwd(fun, argnums, has_aux)
+    return callables.transformable(fun, lambda f: JacFwd(f, argnums, has_aux))
 
 
 
@@ -825,7 +826,7 @@ _VJPS: LRU[Any, dict] = LRU(128)
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
     """The Jacobian of ``fun`` by reverse mode, as ``jax.jacrev``: output dims first,
     input dims last; pytrees nest out-tree then in-tree."""
-    return JacRev(fun, argnums, has_aux)
+    return callables.transformable(fun, lambda f: JacRev(f, argnums, has_aux))
 
 
 jacobian = jacrev

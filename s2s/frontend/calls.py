@@ -198,11 +198,13 @@ class CallLowerer:
         args: list[Atom] = []
         kwargs: dict[str, Atom] = {}
         for arg in node.args:
-            if arg.star:
-                raise self.n.unsupported(
-                    arg, "`*` and `**` in calls are not supported",
-                    "pass each argument explicitly",
-                )
+            if arg.star:  # a tuple, list or dict of known length: its items
+                items = self.n.funcs.spread(arg)
+                if isinstance(items, dict):
+                    kwargs.update(items)
+                else:
+                    args += items
+                continue
             atom = self.n.exprs.expr(arg.value)
             if arg.keyword is not None:
                 kwargs[arg.keyword.value] = atom

@@ -9,7 +9,6 @@ Each ``expr_<Node>`` method lowers one kind of expression into the lowering's ou
 from __future__ import annotations
 
 import builtins
-import types
 from typing import Any
 
 import libcst as cst
@@ -22,7 +21,7 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES
 from .pyvalues import CONSTANT_METHODS, STATIC
-from .resolve import expression_advice, is_library, transform_kind
+from .resolve import expression_advice, transform_kind
 from .source import literal_value
 
 _BINOPS = {
@@ -127,6 +126,11 @@ class ExprLowerer:
         name = node.value
         if name in ("True", "False", "None"):
             return Const({"True": True, "False": False, "None": None}[name], name)
+        if name in self.n.funcs.values:
+            raise self.n.unsupported(
+                node, f"`{name}` is a function here, used as a value; s2s calls functions "
+                "and passes them to your own functions, but a function is not an array",
+                f"call it, `{name}(...)`, or pass it to a function that calls it")
         if name in self.n.local_names:
             if name == self.n.bound_object and name not in self.n.env:
                 fn = self.n.fn.__name__
@@ -412,6 +416,11 @@ class ExprLowerer:
             return self.n.buffer.pop_expression(node, target)
         if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):
             return self.n.calls.method_call(node, target)  # a method of a value
+        if not isinstance(func, (cst.Name, cst.Attribute)) or (
+                isinstance(func, cst.Name) and func.value in self.n.funcs.values):
+            fv = self.n.funcs.value_of(func)  # a function value: `g(x)`, `s2s.grad(f)(x)`
+            if fv is not None:
+                return self.n.funcs.call(fv, node, target)
         if isinstance(func, cst.Attribute) and func.attr.value in CONSTANT_METHODS:
             owner, _ = self.n.resolver.resolve_dotted(func.value)
             if isinstance(owner, dict):  # CONFIG.get("wd", 0.1) of a module dict
@@ -420,6 +429,12 @@ class ExprLowerer:
                 if made is not None:
                     return made
         obj, text = self.n.resolver.resolve_dotted(func)
+        if obj is builtins.map or (obj in (builtins.list, builtins.tuple) and len(
+                node.args) == 1 and isinstance(node.args[0].value, cst.Call) and self.n.funcs.
+                value_of(node.args[0].value.func) is not None and self.n.resolver.
+                resolve_dotted(node.args[0].value.func)[0] is builtins.map):
+            return self.n.funcs.map_call(node if obj is builtins.map else node.args[0].value,
+                                         target)
         if obj in (builtins.slice, builtins.tuple) or (obj is builtins.list and len(
                 node.args) == 1 and isinstance(node.args[0].value, (cst.ListComp,
                                                                      cst.GeneratorExp))):
@@ -460,8 +475,9 @@ class ExprLowerer:
         if prim is not None:
             args, kwargs = self.n.calls.call_args(node)
             return self.n.calls.apply(prim.name, args, kwargs, node, target, text)
-        if isinstance(obj, types.FunctionType) and not is_library(obj):
-            return self.n.user_call(obj, text, node, target)
+        fv = self.n.funcs.of_object(obj, text, func)
+        if fv is not None:  # your function, a partial, a callable object
+            return self.n.funcs.call(fv, node, target)
         raise self.n.resolver.unknown_call(obj, text, func)
 
 

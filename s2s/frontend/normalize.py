@@ -47,6 +47,7 @@ from .expressions import (
     SHAPE_READS,
     ExprLowerer,
 )
+from .functions import FunctionLowerer, Plan
 from .loops import LoopLowerer
 from .pyvalues import PythonValues
 from .resolve import (
@@ -132,8 +133,10 @@ def _drop_unread_placeholders(body: list[Stmt], placeholders: list) -> None:
 
 
 class Normalizer:
-    def __init__(self, fn: Any, parsed: ParsedFunction, stack: tuple[Any, ...]):
+    def __init__(self, fn: Any, parsed: ParsedFunction, stack: tuple[Any, ...],
+                 plan: Plan | None = None):
         self.fn = fn
+        self.plan = plan  # how the call this callee is normalized for passes its values
         self.p = parsed
         self.stack = stack + (fn,)
         code = fn.__code__
@@ -143,7 +146,8 @@ class Normalizer:
         self.producers: dict[str, str] = {}  # name -> the primitive that computed it
         self.resolver = Resolver(fn, parsed)
         self.names = NameTable(
-            set(code.co_varnames) | set(code.co_names) | set(code.co_freevars) | RESERVED
+            set(code.co_varnames) | set(code.co_cellvars) | set(code.co_names)
+            | set(code.co_freevars) | RESERVED
         )
         self.bound: set[str] = set()  # user names bound at least once
         self.env: dict[str, str] = {}  # user name -> current SSA name
@@ -187,13 +191,15 @@ class Normalizer:
         self.stmts = StmtLowerer(self)
         self.comps = Comprehensions(self)
         self.pyvalues = PythonValues(self)
+        self.funcs = FunctionLowerer(self)
 
     # ---- entry ----------------------------------------------------------------
 
     def run(self) -> Function:
         node = self.p.node
-        params, kwonly, defaults = self._signature(node)
-        if inspect.ismethod(self.fn) and params:
+        params, kwonly, defaults = self._signature(node) if self.plan is None else (
+            self.funcs.enter(self.plan), [], {})
+        if inspect.ismethod(self.fn) and params and self.plan is None:
             # a bound method (`model.loss`, `Model.class_loss`) is called without its
             # first parameter: the object, which the body may not read (see expr_Name)
             self.bound_object = params.pop(0)
@@ -210,7 +216,8 @@ class Normalizer:
                     "returns a coroutine, not a value", "use a plain `def`",
                 )
             result_name = self.fn.__name__
-            if result_name in self.fn.__code__.co_names or result_name in self.local_names:
+            if result_name in self.fn.__code__.co_names or result_name in self.local_names \
+                    or hasattr(self.fn, "__s2s_adapts__"):  # (an adapter calls its name)
                 result_name = "out"
             body_nodes = list(node.body.body)
         self.result_name = self.names.fresh(result_name)
@@ -224,6 +231,7 @@ class Normalizer:
                 self.local_names.update(n for pair in self.desugar.loop_returns for n in pair)
                 body = self.stmts.block(hoisted)
                 body = self.stmts.single_return(body, hoisted[-1] if hoisted else node)
+                body = self.funcs.prefix + body
             _drop_unread_placeholders(body, self.placeholders)
             MemoryCheck(EFFECTS, self.lists, self.buffers, self._user_name,
                         self.display).run(body, params + kwonly)
@@ -231,7 +239,8 @@ class Normalizer:
         except TransformError as err:
             raise err.with_func(self.display)
         for name in params + kwonly:  # defaults are read from the function object
-            self.resolver.depends_on(DefaultVar(self.fn, name, name in kwonly), node)
+            if self.plan is None:
+                self.resolver.depends_on(DefaultVar(self.fn, name, name in kwonly), node)
         ir = Function(
             name=self.fn.__name__,
             params=params,
@@ -298,6 +307,7 @@ class Normalizer:
     def _bind(self, name: str, ssa: str) -> None:
         """Bind the user's ``name`` to ``ssa`` from here on."""
         self.env[name] = ssa
+        self.funcs.values.pop(name, None)  # (no longer a function)
         self.generation[name] = self.generation.get(name, 0) + 1
         self.user_of[ssa] = name
 
@@ -389,12 +399,18 @@ class Normalizer:
                     "arguments, the primals and tangents written out",
                     "write s2s.jvp(f, (x, y), (x_dot, y_dot))",
                 )
-            fobj, ftext = self.resolver.resolve_dotted(args[0].value)
+            fv = self.funcs.value_of(args[0].value)  # (a lambda, a nested def too)
+            fobj = fv.obj if fv is not None and not (fv.head or fv.keywords or fv.choice) \
+                else None
             if not isinstance(fobj, types.FunctionType) or is_library(fobj):
-                raise self.unsupported(args[0], f"`{ftext}` is not a Python function s2s can "
+                raise self.unsupported(args[0], "this is not a Python function s2s can "
                                        "transform", "pass a function defined in a file")
             primals = [self.exprs.expr(e.value) for e in args[1].value.elements]
             tangents = [self.exprs.expr(e.value) for e in args[2].value.elements]
+            for _, value in self.funcs.resolved(fv, node).captured:  # zero tangents
+                primals.append(value)
+                tangents.append(self.emit(self.names.fresh("zero"), "zeros_like", (value,),
+                                          {}, node))
             if len(primals) != len(tangents):
                 raise self.unsupported(node, "s2s.jvp needs one tangent per primal",
                                        "pass as many tangents as primals")
@@ -406,11 +422,25 @@ class Normalizer:
             if kwargs:
                 raise self.unsupported(node, f"`{text}` takes positional arguments here",
                                        "pass the arguments by position")
-            n = len(positional)
-            _, emitted = obj._generate_for((LEAF,) * n, (LEAF,) * len(obj.ir.params))
-            base = f"{text.split('.')[-1]}_{stem(self.named(positional[0]))}" if positional \
-                else text.split(".")[-1]
+            return self.inline_transform(obj, text, positional, node, target)
+        return self._inline_emitted(emitted, text, positional, base, node, target)
+
+    def inline_transform(self, obj: Any, text: str, positional: list[Atom], node: Any,
+                         target: str | None) -> Atom:
+        """A call of a transformed function (its emitted code, as a callee)."""
+        _, emitted = obj._generate_for((LEAF,) * len(positional),
+                                       (LEAF,) * len(obj.ir.params))
+        base = f"{text.split('.')[-1]}_{stem(self.named(positional[0]))}" if positional \
+            else text.split(".")[-1]
+        return self._inline_emitted(emitted, text, positional, base, node, target)
+
+    def _inline_emitted(self, emitted: Any, text: str, positional: list[Atom], base: str,
+                        node: Any, target: str | None) -> Atom:
         callee = _normalize_callee(emitted, self.stack)
+        positional = positional + [  # parameters left at their (literal) defaults
+            Const(callee.defaults[p], repr(callee.defaults[p]))
+            for p in callee.params[len(positional):]
+            if p in callee.defaults and is_literal(callee.defaults[p])]
         if len(callee.params) != len(positional):
             raise self.unsupported(node, f"`{text}` is called here with "
                                    f"{len(positional)} arguments; its emitted code takes "
@@ -433,11 +463,11 @@ class Normalizer:
 
 
     def user_call(self, obj: Any, text: str, node: cst.Call, target: str | None,
-                   custom: Any = None):
+                   custom: Any = None, passed: tuple | None = None):
         recursive = unwrap_forwarding(obj) in self.stack
         callee: Any = (Recursive(unwrap_forwarding(obj)) if recursive
                        else _normalize_callee(obj, self.stack))
-        args, kwargs = self.calls.call_args(node)
+        args, kwargs = self.calls.call_args(node) if passed is None else passed
         sig = inspect.signature(unwrap_forwarding(obj), follow_wrapped=False)
         try:
             bound = sig.bind(*args, **kwargs)
@@ -477,6 +507,10 @@ class Normalizer:
         if custom is not None:
             params["custom"] = custom
         return self.emit(self.exprs.target(target, base), "call", tuple(positional), params, node)
+
+
+    def normalize_planned(self, fn: Any, plan: Plan) -> Function:
+        return _normalize_planned(fn, self.stack, plan)
 
 
 class Recursive:
@@ -527,6 +561,20 @@ def _check_block_nesting(body: list[Stmt]) -> None:
             stack.append((stmt.body, depth + 1))
             if isinstance(stmt, If):
                 stack.append((stmt.orelse, depth + 1))
+
+
+def _normalize_planned(fn: Any, stack: tuple[Any, ...], plan: Plan) -> Function:
+    """The IR of ``fn`` for one call's plan (frontend/functions.py), memoized per plan."""
+    parsed = parse_function(fn)
+    key = (fn, parsed.source_hash, plan.key())
+    if key in _FUNCTIONS and not _still_valid(_FUNCTIONS[key]) or (
+            _FRESH and any(f in _FRESH for f in stack)):
+        _FUNCTIONS.pop(key, None)
+    if key not in _FUNCTIONS:
+        with recursion_room(parsed.depth):
+            _FUNCTIONS[key] = Normalizer(fn, parsed, stack, plan).run()
+    plan.params = list(_FUNCTIONS[key].params)
+    return _FUNCTIONS[key]
 
 
 def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:

@@ -25,6 +25,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..caches import LRU
 from ..errors import Loc, SourceNotFoundError, UnsupportedSyntaxError
+from .synthesize import DISPLAY
 
 
 @dataclass
@@ -146,6 +147,10 @@ def _parse_def(fn: Any, code: Any, src_lines: list[str], first: int, dedented: s
     node = _unfold_suites(node, positions)
     if HOIST_WALRUS:
         node = _hoist_walrus(node, positions)
+    shown = DISPLAY.get(filename)  # (a def s2s wrote for your nested function)
+    if shown is not None:
+        filename, lines = shown[0], {**lines, **shown[1]}
+        indent = indent if shown[2] is None else shown[2]
     return ParsedFunction(
         node=node,
         filename=filename,

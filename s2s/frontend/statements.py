@@ -102,6 +102,9 @@ class StmtLowerer:
         if isinstance(node, cst.While):
             self.n.loop.while_statement(node)
             return self.n.out
+        if isinstance(node, cst.FunctionDef) and node.asynchronous is None:
+            self.n.funcs.define(node)  # a nested function: lifted (frontend/functions.py)
+            return self.n.out
         raise self.n.unsupported(node, *statement_advice(node))
 
     def small_statement(self, node: Any) -> None:
@@ -217,6 +220,12 @@ class StmtLowerer:
             )
 
     def assign(self, target: Any, value: Any) -> None:
+        fv = self.n.funcs.value_of(value) if isinstance(target, cst.Name) and isinstance(
+            value, (cst.Name, cst.Attribute, cst.Lambda, cst.IfExp, cst.Call)) else None
+        if fv is not None:  # `act = np.tanh if kind == "tanh" else relu`
+            self.check_name(target)
+            self.n.funcs.bind(target.value, fv, value)
+            return
         if isinstance(target, cst.Name):
             name = target.value
             self.check_name(target)

@@ -1,0 +1,173 @@
+"""What a transform accepts besides a ``def``: ``functools.partial`` objects, NumPy
+functions s2s has a rule for (``s2s.grad(np.sum)``, as ``jax.grad(jnp.sum)``), objects
+with a ``__call__`` method, and functions with ``*args``/``**kwargs``.
+
+Each becomes a Python function with a source (``frontend/synthesize.py``): a partial,
+``def f(x): return f(partial_arg_0, x, k=partial_k)``, its bound values read from the
+partial object when the transform runs (an array bound in it and changed in place
+since is read as it is then); a NumPy function, ``def sum(a): return sum(a)`` over its
+required parameters; a variadic function, one wrapper per call's positional count and
+keyword names (``def f(xs_0, xs_1): return f(xs_0, xs_1)``), so argnums index
+positional arguments as in JAX.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import inspect
+import threading
+import types
+import weakref
+from typing import Any, Callable
+
+from ..frontend.synthesize import signature_text, synthesize
+from ..primitives import lookup_object
+
+
+def _is_variadic(fn: Any) -> bool:
+    if not isinstance(fn, (types.FunctionType, types.MethodType)):
+        return False
+    kinds = {p.kind for p in inspect.signature(fn).parameters.values()}
+    return bool(kinds & {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD})
+
+
+def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
+    """``make(fn)`` for the function ``fun`` denotes; a variadic one is made per call
+    signature (``PerArity``)."""
+    if isinstance(fun, PerArity):  # a transform of one: composed per call signature
+        return PerArity(fun.fn, lambda wrapper: make(fun.make(wrapper)))
+    fn = as_function(fun)
+    if _is_variadic(fn) and not hasattr(fn, "__wrapped__"):
+        return PerArity(fn, make)
+    return make(fn)
+
+
+def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) -> Any:
+    """A Python function with a source for ``fun`` (``fun`` itself where it is one);
+    a variadic one, when ``nargs`` is given, as the wrapper for that many positional
+    arguments and these keyword names."""
+    if isinstance(fun, PerArity) and nargs is not None:
+        return fun.for_call(nargs, keys)
+    if isinstance(fun, functools.partial):
+        return _cached(fun, (), lambda: _partial_wrapper(fun))
+    if not isinstance(fun, (types.FunctionType, types.MethodType)) and not hasattr(
+            fun, "_generate_for"):
+        prim = lookup_object(fun)
+        if prim is not None and getattr(builtins, getattr(fun, "__name__", ""), None) is not (
+                fun):  # (np.sum, not Python's `len`)
+            return _cached(fun, (), lambda: _primitive_wrapper(fun, prim))
+        call = getattr(type(fun), "__call__", None)
+        if isinstance(call, types.FunctionType) and not isinstance(fun, PerArity):  # a callable object: its method
+            return types.MethodType(call, fun)
+    if nargs is not None and _is_variadic(fun) and not hasattr(fun, "__wrapped__"):
+        key = (nargs, tuple(sorted(keys)))
+        return _cached(fun, key, lambda: variadic_wrapper(fun, *key))
+    return fun
+
+
+# the wrapper made for an object, per key: a transform of the same partial, NumPy
+# function or arity reuses its wrapper (and so the IR and code cached for it)
+_WRAPPERS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+_BY_ID: dict[int, tuple[Any, dict]] = {}  # objects that take no weak reference (ufuncs)
+
+
+def _cached(obj: Any, key: tuple, make: Callable[[], Any]) -> Any:
+    try:
+        per = _WRAPPERS.setdefault(obj, {})
+    except TypeError:
+        per = _BY_ID.setdefault(id(obj), (obj, {}))[1]
+    if key not in per:
+        per[key] = make()
+    return per[key]
+
+
+def _primitive_wrapper(obj: Any, prim: Any) -> Any:
+    name = prim.name.split(".")[-1]
+    params = [p for p, v in prim.signature.parameters.items()
+              if v.default is inspect.Parameter.empty and v.kind in (
+                  v.POSITIONAL_ONLY, v.POSITIONAL_OR_KEYWORD)]
+    text = f"def {name}({', '.join(params)}):\n    return {name}({', '.join(params)})\n"
+    return synthesize(text, name, {name: obj}, f"numpy-{name}")
+
+
+def _partial_wrapper(p: functools.partial) -> Any:
+    inner = as_function(p.func)
+    name = getattr(inner, "__name__", "partial")
+    namespace: dict[str, Any] = {name: inner}
+    bound = []
+    for i, value in enumerate(p.args):
+        namespace[f"partial_arg_{i}"] = value
+        bound.append(f"partial_arg_{i}")
+    sig = inspect.signature(p)
+    params, kwonly, defaulted, defaults, kwdefaults = [], [], set(), [], {}
+    for pname, param in sig.parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise TypeError(f"s2s transforms a partial of a function with named "
+                            f"parameters; {p!r} leaves `{pname}` variadic")
+        if param.kind is param.KEYWORD_ONLY:
+            kwonly.append(pname)
+            if param.default is not param.empty:
+                defaulted.add(pname)
+                kwdefaults[pname] = param.default
+        else:
+            params.append(pname)
+            if param.default is not param.empty:
+                defaulted.add(pname)
+                defaults.append(param.default)
+    passed = bound + params + [f"{k}={k}" for k in kwonly]
+    text = (f"def {name}({signature_text(params, kwonly, defaulted)}):\n"
+            f"    return {name}({', '.join(passed)})\n")
+    fn = synthesize(text, name, namespace, f"partial-{name}")
+    fn.__defaults__ = tuple(defaults) or None
+    fn.__kwdefaults__ = kwdefaults or None
+    return fn
+
+
+def variadic_wrapper(fn: Any, nargs: int, keys: tuple[str, ...]) -> Any:
+    """``def f(x, xs_0, xs_1, *, scale): return f(x, xs_0, xs_1, scale=scale)``."""
+    sig = inspect.signature(fn)
+    named = [n for n, p in sig.parameters.items()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    star = next((n for n, p in sig.parameters.items() if p.kind is p.VAR_POSITIONAL), "args")
+    params = [named[i] if i < len(named) else f"{star}_{i - len(named)}"
+              for i in range(nargs)]
+    kwonly = [k for k in keys if k not in params]
+    name = fn.__name__
+    passed = params + [f"{k}={k}" for k in kwonly]
+    text = (f"def {name}({signature_text(params, kwonly, set())}):\n"
+            f"    return {name}({', '.join(passed)})\n")
+    return synthesize(text, name, {name: fn}, f"variadic-{name}")
+
+
+class PerArity:
+    """A transform of a function with ``*args``/``**kwargs``: one transform of a
+    wrapper per number of positional arguments and keyword names a call passes."""
+
+    def __init__(self, fn: Any, make: Callable[[Any], Any]) -> None:
+        self.fn = fn
+        self.make = make
+        self._made: dict[tuple, Any] = {}
+        self._lock = threading.Lock()
+        self._last: Any = None
+        self.__name__ = fn.__name__
+        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+
+    def for_call(self, nargs: int, keys: tuple[str, ...] = ()) -> Any:
+        key = (nargs, tuple(sorted(keys)))
+        with self._lock:
+            made = self._made.get(key)
+            if made is None:
+                made = self._made[key] = self.make(variadic_wrapper(self.fn, *key))
+            self._last = made
+        return made
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.for_call(len(args), tuple(kwargs))(*args, **kwargs)
+
+    @property
+    def source(self) -> str:
+        if self._last is None:
+            raise AttributeError("a transform of a function with *args has code per call "
+                                 "signature: call it first")
+        return self._last.source

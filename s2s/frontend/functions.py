@@ -1,0 +1,756 @@
+"""Functions as values, and the calls whose arguments are not all named arrays.
+
+A function value never becomes an IR value: s2s knows, when it transforms the code,
+which function each name or expression denotes (``FnValue``) and lowers each call of
+it as a call of that function.  The values a function value carries (a partial's
+bound arguments, the forward values a nested ``def`` or ``lambda`` closes over, the
+test of ``f if c else g``) are ordinary atoms, passed to the call as arguments.
+
+* a nested ``def``/``lambda`` is *lifted*: s2s writes a module-level ``def`` with the
+  same body whose extra parameters are the names it reads from the enclosing function
+  (``frontend/synthesize.py``), and calls it with their values at the call, as Python
+  reads a closure's variables when it runs;
+* a callee given a function value (``apply(np.tanh, x)``), keyword-only parameters,
+  ``*args``/``**kwargs``, or defaults that are not literals is normalized for this
+  call's *plan*: its IR takes one positional parameter per value (``xs_0, xs_1`` for
+  ``*xs``, a function value's atoms), and the emitted forward code calls an adapter
+  that puts the values back into the call's form.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+import libcst as cst
+
+from ..errors import TransformError, UnsupportedCallError
+from ..ir.names import stem
+from ..ir.nodes import Atom, Const, If, Let, Var
+from ..primitives import lookup_object
+from ..primitives.custom import custom_jvp, custom_vjp
+from .expressions import MAX_NAME
+from .resolve import is_library, is_literal, transform_kind
+from .source import literal_value
+from .synthesize import synthesize
+
+# s2s's own transforms, which a function may apply to another inside its body
+TRANSFORMS = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "hessian"})
+
+
+@dataclass(frozen=True)
+class FnValue:
+    """A function as s2s knows it while lowering: ``obj`` called with ``head`` before
+    the call's positional arguments and ``keywords`` (a partial's), and ``captured``
+    (name, value) passed by name (a lifted function's free names); ``choice`` is
+    ``(test, a, b)`` for ``a if test else b``.  Values are atoms or FnValues."""
+
+    obj: Any
+    text: str
+    head: tuple = ()
+    keywords: tuple = ()
+    captured: tuple = ()
+    spelled: bool = False  # `text` names the object in emitted code (a global)
+    choice: tuple | None = None
+
+    def leaves(self) -> list[Atom]:
+        """The Var atoms it carries, in order (the data a callee given it receives)."""
+        out: list[Atom] = []
+        for value in self._values():
+            if isinstance(value, FnValue):
+                out += value.leaves()
+            elif isinstance(value, Var):
+                out.append(value)
+        return out
+
+    def _values(self) -> list[Any]:
+        if self.choice is not None:
+            return list(self.choice)
+        return [*self.head, *(v for _, v in self.keywords), *(v for _, v in self.captured)]
+
+    def rebuilt(self, atoms: Any) -> "FnValue":
+        """The same function value with its Var atoms taken from ``atoms`` in order."""
+        def one(value: Any) -> Any:
+            if isinstance(value, FnValue):
+                return value.rebuilt(atoms)
+            return next(atoms) if isinstance(value, Var) else value
+
+        if self.choice is not None:
+            return replace(self, choice=tuple(one(v) for v in self.choice))
+        return replace(self, head=tuple(one(v) for v in self.head),
+                       keywords=tuple((k, one(v)) for k, v in self.keywords),
+                       captured=tuple((k, one(v)) for k, v in self.captured))
+
+    def key(self) -> tuple:
+        """What a callee normalized for this value depends on (not the atoms' names)."""
+        def one(value: Any) -> Any:
+            if isinstance(value, FnValue):
+                return value.key()
+            return "·" if isinstance(value, Var) else ("const", value.text)
+
+        if self.choice is not None:
+            return ("choice",) + tuple(one(v) for v in self.choice)
+        return (id(self.obj), tuple(one(v) for v in self.head),
+                tuple((k, one(v)) for k, v in self.keywords),
+                tuple((k, one(v)) for k, v in self.captured))
+
+    def runtime(self, values: Any) -> Any:
+        """The Python callable this value is when emitted code runs, its Var atoms'
+        values taken from ``values`` in order (for the adapter, see ``Plan``)."""
+        def one(value: Any) -> Any:
+            if isinstance(value, FnValue):
+                return value.runtime(values)
+            return next(values) if isinstance(value, Var) else value.value
+
+        if self.choice is not None:
+            test, a, b = (one(v) for v in self.choice)
+            return a if test else b
+        head = [one(v) for v in self.head]
+        keywords = {k: one(v) for k, v in (*self.keywords, *self.captured)}
+        return functools.partial(self.obj, *head, **keywords) if head or keywords \
+            else self.obj
+
+
+@dataclass
+class Plan:
+    """How a call passes its values to a callee normalized for it: per parameter of
+    the callee, ``(kind, name, detail)`` with kind ``arg`` (one atom), ``fn`` (a
+    function value: its atoms), ``star`` (``*name``: detail atoms), ``kw``
+    (``**name``: detail keys).  ``params`` are the IR's parameters in order."""
+
+    entries: list[tuple[str, str, Any]] = field(default_factory=list)
+    params: list[str] = field(default_factory=list)
+
+    def key(self) -> tuple:
+        return tuple((kind, name, detail.key() if isinstance(detail, FnValue) else detail)
+                     for kind, name, detail in self.entries)
+
+    def adapter(self, fn: Any, name: str) -> Callable:
+        """``def name(<the IR's parameters>)`` calling ``fn`` as the user's call did,
+        with a source (emitted forward code calls it where it does not inline the
+        callee, and a transform of emitted code reads it): ``apply(np.tanh, x)`` is
+        ``def apply_2(x): return apply(tanh, x)``."""
+        namespace: dict[str, Any] = {"functools": functools}
+        params = iter(self.params)
+        sig = inspect.signature(fn)
+        args: list[str] = []
+        for kind, pname, detail in self.entries:
+            if kind == "fn":
+                text = _value_text(detail, params, namespace)
+            elif kind == "star":
+                args += [next(params) for _ in range(detail)]
+                continue
+            elif kind == "kw":
+                args += [f"{k}={next(params)}" for k in detail]
+                continue
+            else:
+                text = next(params)
+            keyword = sig.parameters[pname].kind is inspect.Parameter.KEYWORD_ONLY
+            args.append(f"{pname}={text}" if keyword else text)
+        target = fn.__self__ if isinstance(fn, types.MethodType) and (
+            fn.__name__ == "__call__") else fn  # (a callable object: called as itself)
+        callee = _bind(namespace, target, getattr(fn, "__name__", "fn").strip("_") or "fn")
+        source = (f"def {name}({', '.join(self.params)}):\n"
+                  f"    return {callee}({', '.join(args)})\n")
+        return synthesize(source, name, namespace, f"adapter-{name}")
+
+
+# adapters by (function, plan): one object and one name each, process-wide, so the
+# namespaces of callees merged into one emitted module never bind a name twice
+_ADAPTERS: dict[tuple, tuple[str, Callable]] = {}
+_ADAPTER_NAMES: set[str] = set()
+
+
+def _adapter(fn: Any, plan: Plan, base: str) -> tuple[str, Callable]:
+    key = (id(fn), plan.key(), tuple(plan.params))
+    hit = _ADAPTERS.get(key)
+    if hit is not None and hit[1].__s2s_adapts__ is fn:  # type: ignore[attr-defined]
+        return hit
+    suffix = "_".join(_value_name(d) for kind, _, d in plan.entries if kind == "fn")
+    name = f"{base}_{suffix}" if suffix else f"{base}_call"
+    name, i = (name, 2) if name not in _ADAPTER_NAMES else (f"{name}_2", 3)
+    while name in _ADAPTER_NAMES:
+        name, i = f"{name.rsplit('_', 1)[0]}_{i}", i + 1
+    _ADAPTER_NAMES.add(name)
+    adapter = plan.adapter(fn, name)
+    adapter.__s2s_adapts__ = fn  # type: ignore[attr-defined]
+    _ADAPTERS[key] = (name, adapter)
+    return name, adapter
+
+
+def _value_name(fv: "FnValue") -> str:
+    if fv.choice is not None:
+        return "choice"
+    name = getattr(getattr(fv.obj, "__func__", fv.obj), "__name__", "fn")
+    return name if name.isidentifier() and len(name) < 16 else "fn"
+
+
+_BOUND: dict[int, tuple[Any, str]] = {}  # id(object) -> (it, its name in adapters)
+
+
+def _bind(namespace: dict[str, Any], obj: Any, base: str) -> str:
+    """A name for ``obj`` in an adapter's namespace: one name per object, process-wide
+    (emitted code that calls two adapters puts their names in one module)."""
+    hit = _BOUND.get(id(obj))
+    if hit is None or hit[0] is not obj:
+        taken = {name for _, name in _BOUND.values()}
+        name, i = base, 2
+        while name in taken:
+            name, i = f"{base}_{i}", i + 1
+        hit = _BOUND[id(obj)] = (obj, name)
+    namespace[hit[1]] = obj
+    return hit[1]
+
+
+def _value_text(fv: "FnValue", params: Any, namespace: dict[str, Any]) -> str:
+    """Source for a function value whose atoms are the adapter's parameters."""
+    def one(value: Any) -> str:
+        if isinstance(value, FnValue):
+            return _value_text(value, params, namespace)
+        if isinstance(value, Var):
+            return next(params)
+        return value.text if is_literal(value.value) else _bind(namespace, value.value, "value")
+
+    if fv.choice is not None:
+        test, a, b = (one(v) for v in fv.choice)
+        return f"({a} if {test} else {b})"
+    target = fv.obj
+    if isinstance(target, types.MethodType) and target.__name__ == "__call__":
+        target = target.__self__  # a callable object: called as itself
+    base = getattr(getattr(target, "__func__", target), "__name__", "fn")
+    obj = _bind(namespace, target, base if base.isidentifier() else "fn")
+    parts = [one(v) for v in fv.head] + [f"{k}={one(v)}" for k, v in (*fv.keywords,
+                                                                       *fv.captured)]
+    return f"functools.partial({obj}, {', '.join(parts)})" if parts else obj
+
+
+class FunctionLowerer:
+    """Function values of one function, and the calls that need a plan."""
+
+    def __init__(self, n: Any) -> None:
+        self.n = n  # the Normalizer
+        self.values: dict[str, FnValue] = {}  # user name -> the function it denotes
+        self.prefix: list[Any] = []  # statements a plan puts before the body
+
+    # ---- which function an expression denotes -----------------------------------
+
+    def value_of(self, node: Any) -> FnValue | None:
+        """The function ``node`` denotes, or None where it is not a function."""
+        if isinstance(node, cst.Name):
+            if node.value in self.values:
+                return self.values[node.value]
+            if node.value in self.n.local_names:
+                return None
+            try:
+                obj, text = self.n.resolver.resolve_dotted(node)
+            except TransformError:
+                return None
+            return self.of_object(obj, text, node)
+        if isinstance(node, cst.Attribute):
+            root = node
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if not isinstance(root, cst.Name) or root.value in self.n.local_names:
+                return None
+            try:
+                obj, text = self.n.resolver.resolve_dotted(node)
+            except TransformError:
+                return None
+            return self.of_object(obj, text, node)
+        if isinstance(node, cst.Lambda):
+            return self.lift(node)
+        if isinstance(node, cst.IfExp):
+            return self._choice(node)
+        if isinstance(node, cst.Call):
+            return self._made_by_call(node)
+        return None
+
+    def of_object(self, obj: Any, text: str, node: Any) -> FnValue | None:
+        if isinstance(obj, type):
+            return None  # (a dtype, a class)
+        if isinstance(obj, functools.partial):
+            inner = self.of_object(obj.func, f"{text}.func", node)
+            if inner is None:
+                return None
+            root = text.split(".")[0]
+            self.n.resolver.bind_namespace(root, node)
+            head = tuple(self._constant(v, f"{text}.args[{i}]", node)
+                         for i, v in enumerate(obj.args))
+            keywords = tuple((k, self._constant(v, f"{text}.keywords[{k!r}]", node))
+                             for k, v in obj.keywords.items())
+            return replace(inner, head=inner.head + head, keywords=inner.keywords + keywords,
+                           spelled=False)
+        if transform_kind(obj) is not None or isinstance(obj, (custom_jvp, custom_vjp)):
+            return FnValue(obj, text, spelled=True)
+        if lookup_object(obj) is not None:
+            return FnValue(obj, text, spelled=True)
+        if isinstance(obj, types.FunctionType) and not is_library(obj):
+            return FnValue(obj, text, spelled=True)
+        call = getattr(type(obj), "__call__", None)
+        if isinstance(call, types.FunctionType) and not isinstance(obj, type) and not (
+                is_library(obj)):
+            return FnValue(types.MethodType(call, obj), text, spelled=True)
+        return None
+
+    def _constant(self, value: Any, text: str, node: Any) -> Any:
+        fn = self.of_object(value, text, node) if callable(value) else None
+        if fn is not None:
+            return fn
+        return Const(value, repr(value) if is_literal(value) else text)
+
+    def _choice(self, node: cst.IfExp) -> FnValue | None:
+        a, b = self.value_of(node.body), self.value_of(node.orelse)
+        if a is None or b is None:
+            return None
+        test = self.n.exprs.expr(node.test)
+        if isinstance(test, Const):  # decided when s2s transforms the function
+            return a if test.value else b
+        return FnValue(None, "choice", choice=(test, a, b))
+
+    def _made_by_call(self, node: cst.Call) -> FnValue | None:
+        """``functools.partial(f, ...)`` or ``s2s.grad(f, ...)`` written in the body."""
+        func = node.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        root = func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name) or root.value in self.n.local_names or (
+                root.value in self.values):
+            return None
+        try:
+            obj, text = self.n.resolver.resolve_dotted(func)
+        except TransformError:
+            return None
+        if obj is functools.partial:
+            if not node.args or node.args[0].keyword is not None:
+                raise self.n.unsupported(node, "functools.partial takes the function first",
+                                         "write functools.partial(f, ...)")
+            inner = self.value_of(node.args[0].value)
+            if inner is None:
+                raise self.n.unsupported(node.args[0], "this is not a function s2s knows",
+                                         "pass a function defined in a file")
+            args, kwargs = self.args_of(node.args[1:])
+            return replace(inner, head=inner.head + tuple(args),
+                           keywords=inner.keywords + tuple(kwargs.items()), spelled=False)
+        if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
+                obj, "__name__", "") in TRANSFORMS:
+            return self._transform_value(obj, text, node)
+        return None
+
+    def _transform_value(self, transform: Any, text: str, node: cst.Call) -> FnValue:
+        """``s2s.grad(f, argnums=1)`` in the body: the transform of ``f``, made now (its
+        options must be constants); a lifted ``f``'s captured values are passed after
+        the call's arguments, as extra positional parameters."""
+        if not node.args or node.args[0].keyword is not None:
+            raise self.n.unsupported(node, f"`{text}` takes the function first",
+                                     f"write {text}(f, ...)")
+        fv = self.value_of(node.args[0].value)
+        if fv is None or fv.head or fv.keywords or fv.choice is not None or not isinstance(
+                fv.obj, types.FunctionType):
+            raise self.n.unsupported(
+                node.args[0], f"`{text}` inside a transformed function takes a function "
+                "defined with `def` or `lambda` (not a partial, a choice or another "
+                "transform)", "define the function and pass it by name")
+        options: list[Any] = []
+        keywords: dict[str, Any] = {}
+        for arg in node.args[1:]:
+            atom = self.n.exprs.expr(arg.value)
+            if not isinstance(atom, Const) or arg.star:
+                raise self.n.unsupported(arg, f"`{text}`'s options must be constants here",
+                                         "write them as literals (argnums=1)")
+            if arg.keyword is None:
+                options.append(atom.value)
+            else:
+                keywords[arg.keyword.value] = atom.value
+        made = transform(fv.obj, *options, **keywords)
+        return FnValue(made, f"{text.split('.')[-1]}_{fv.obj.__name__}",
+                       captured=self.resolved(fv, node).captured)
+
+    # ---- nested functions -------------------------------------------------------
+
+    def define(self, node: cst.FunctionDef) -> None:
+        """``def g(...)`` in the body: ``g`` denotes its lifted function from here."""
+        if node.decorators or node.asynchronous is not None:
+            raise self.n.unsupported(node, "a nested `def` with decorators (or `async`) is "
+                                     "not supported", "define it at module level")
+        self.bind(node.name.value, self.lift(node), node)
+
+    def bind(self, name: str, fv: FnValue, node: Any) -> None:
+        if self.n.depth or self.n.loops:
+            raise self.n.unsupported(
+                node, f"`{name}` is bound to a function inside an `if` or a loop; s2s "
+                "must know which function a name denotes when it transforms the code",
+                "bind it before the `if` (`act = np.tanh if c else relu` is fine)")
+        self.n.env.pop(name, None)
+        self.values[name] = fv
+
+    def lift(self, node: cst.FunctionDef | cst.Lambda) -> FnValue:
+        """A module-level ``def`` for a nested function or lambda, taking the names it
+        reads from the enclosing function as extra (trailing) parameters."""
+        n = self.n
+        params = node.params
+        own = {p.name.value for p in (*params.posonly_params, *params.params,
+                                       *params.kwonly_params)}
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                own.add(star.name.value)
+        outer = n.local_names | set(n.resolver.closure) | set(self.values)
+        captured = [m for m in _names_read(node) if m in outer and m not in own]
+        if isinstance(node, cst.FunctionDef) and node.name.value in captured:
+            raise n.unsupported(node, f"a nested `def` calling itself (`{node.name.value}`) "
+                                "is not supported: s2s lifts nested functions out, and not "
+                                "recursive ones yet", "define it at module level")
+        defaults = _literal_defaults(node, n)
+        new = [cst.Param(cst.Name(m), default=cst.Name("None")) for m in captured]
+        if isinstance(params.star_arg, cst.Param) or params.kwonly_params:
+            params = params.with_changes(kwonly_params=[*params.kwonly_params, *new])
+        else:
+            params = params.with_changes(params=[*params.params, *new])
+        loc = n.loc(node)
+        if isinstance(node, cst.Lambda):
+            name = "lam"
+            body = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(node.body)])])
+            fdef = cst.FunctionDef(cst.Name(name), params, body)
+            first = max(loc.line - 1, 1)
+        else:
+            name = node.name.value
+            fdef = node.with_changes(params=params, leading_lines=[], decorators=[])
+            first = loc.line
+        text = cst.Module([fdef]).code
+        # (columns: a lambda's body is written after `    return `, 11 columns in)
+        shift = n.loc(node.body).col - 12 if isinstance(node, cst.Lambda) else loc.col - 1
+        display = (loc.file, n.p.lines, shift)
+        fn = synthesize(text, name, n.fn.__globals__, f"lifted-{name}", first, display)
+        fn.__qualname__ = f"{n.fn.__qualname__}.<locals>.{name}"
+        by_keyword = bool(params.kwonly_params)  # (the captured names' style, above)
+        fn.__defaults__ = tuple(defaults[0]) + (() if by_keyword else (None,) * len(new)) \
+            or None
+        fn.__kwdefaults__ = {**defaults[1], **({m: None for m in captured} if by_keyword
+                                               else {})} or None
+        # (read where the function is called or passed, as Python reads a closure's
+        # variables when it runs: see ``resolved``)
+        return FnValue(fn, name, captured=tuple((m, _Unbound(m)) for m in captured))
+
+    def resolved(self, fv: FnValue, node: Any) -> FnValue:
+        """``fv`` with the captured names of functions this code lifted read now."""
+        def one(value: Any) -> Any:
+            if isinstance(value, _Unbound):
+                return self.read(value.name, node)
+            return self.resolved(value, node) if isinstance(value, FnValue) else value
+
+        if fv.choice is not None:
+            return replace(fv, choice=tuple(one(v) for v in fv.choice))
+        return replace(fv, head=tuple(one(v) for v in fv.head),
+                       keywords=tuple((k, one(v)) for k, v in fv.keywords),
+                       captured=tuple((k, one(v)) for k, v in fv.captured))
+
+    def read(self, name: str, node: Any) -> Any:
+        """The value a captured name has here."""
+        if name in self.values:
+            return self.resolved(self.values[name], node)
+        if name in self.n.local_names and name not in self.n.env:
+            raise self.n.unsupported(node, f"a nested function reads `{name}`, which is "
+                                     "not assigned yet where it is called",
+                                     f"assign `{name}` before the call")
+        return self.n.exprs.expr(cst.Name(name))
+
+    # ---- calls --------------------------------------------------------------------
+
+    def args_of(self, args: Any) -> tuple[list[Any], dict[str, Any]]:
+        """A call's arguments as atoms or function values, ``*xs`` and ``**kw`` spread
+        where their length and keys are known (a tuple, list or dict the code built)."""
+        out: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for arg in args:
+            if arg.star:
+                items = self.spread(arg)
+                if isinstance(items, dict):
+                    kwargs.update(items)
+                else:
+                    out += items
+                continue
+            value = self.value_of(arg.value) if _may_be_function(arg.value) else None
+            atom = self.resolved(value, arg) if value is not None else self.n.exprs.expr(
+                arg.value)
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = atom
+            else:
+                out.append(atom)
+        return out, kwargs
+
+    def spread(self, arg: cst.Arg) -> Any:
+        atom = self.n.exprs.expr(arg.value)
+        if isinstance(atom, Const) and isinstance(atom.value, (tuple, list)) and all(
+                is_literal(v) for v in atom.value) and arg.star == "*":
+            return [Const(v, repr(v)) for v in atom.value]
+        let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
+        written = isinstance(atom, Var) and atom.name in self.n.buffer_root.values()
+        if arg.star == "*" and let is not None and let.prim in ("make_tuple", "make_list") \
+                and not written:
+            return list(let.args)
+        if arg.star == "**" and let is not None and let.prim == "make_dict":
+            return dict(zip(let.params["keys"], let.args))
+        raise self.n.unsupported(
+            arg, f"`{arg.star}` here spreads a value whose {'keys' if arg.star == '**' else 'length'} "
+            "s2s does not know when it transforms the function (only a tuple, list or "
+            "dict written in the function, or a `*args`/`**kwargs` parameter)",
+            "pass each argument explicitly")
+
+    def call(self, fv: FnValue, node: Any, target: str | None,
+             passed: tuple[list[Any], dict[str, Any]] | None = None) -> Atom:
+        """A call of the function value ``fv`` (``passed``: its arguments, lowered)."""
+        if passed is None:
+            passed = self.args_of(node.args)
+        fv = self.resolved(fv, node)
+        if fv.choice is not None:
+            return self._call_choice(fv, node, target, passed)
+        args = [*fv.head, *passed[0]]
+        kwargs = {**dict(fv.keywords), **passed[1]}
+        captured = dict(fv.captured)
+        obj, text = fv.obj, fv.text
+        if transform_kind(obj) is not None:
+            atoms = self._atoms(args + list(captured.values()), text, node)
+            if kwargs:
+                raise self.n.unsupported(node, f"`{text}` takes positional arguments here",
+                                         "pass the arguments by position")
+            return self.n.inline_transform(obj, text, atoms, node, target)
+        if isinstance(obj, (custom_jvp, custom_vjp)):
+            return self.n.user_call(obj.fun, text, node, target, custom=obj,
+                                    passed=(self._atoms(args, text, node), kwargs))
+        prim = lookup_object(obj)
+        if prim is not None:
+            atoms = self._atoms(args, text, node)
+            return self.n.calls.apply(prim.name, atoms, {k: self._atoms([v], text, node)[0]
+                                                        for k, v in kwargs.items()},
+                                      node, target, text)
+        kwargs.update(captured)
+        fn = getattr(obj, "__func__", obj)
+        simple = fv.spelled and isinstance(obj, types.FunctionType) and _plain(
+            obj, args, kwargs)
+        if simple or fn in self.n.stack:
+            return self.n.user_call(obj, text, node, target,
+                                    passed=(self._atoms(args, text, node), kwargs))
+        return _planned_call(self, fv, args, kwargs, node, target)
+
+    def _atoms(self, values: list[Any], text: str, node: Any) -> list[Atom]:
+        for v in values:
+            if isinstance(v, FnValue):
+                raise UnsupportedCallError(
+                    f"`{text}` is given a function as an argument here; s2s passes "
+                    "functions only to your own Python functions", self.n.loc(node),
+                    "call the function first and pass its result", self.n.display)
+        return list(values)
+
+    def _call_choice(self, fv: FnValue, node: Any, target: str | None,
+                     passed: tuple) -> Atom:
+        """``(f if c else g)(x)``: an `if` on ``c`` calling one function per branch."""
+        test, a, b = fv.choice
+        name = target or self.n.names.fresh("out")
+        outer = self.n.out
+        branches = []
+        for branch in (a, b):
+            self.n.out = []
+            atom = self.call(branch, node, name, passed)
+            if not (isinstance(atom, Var) and atom.name == name):
+                self.n.emit(name, "identity", (atom,), {}, node)
+            branches.append(self.n.out)
+        self.n.out = outer
+        self.n.out.append(If(test, branches[0], branches[1], self.n.loc(node), joins=[name]))
+        return Var(name)
+
+    def enter(self, plan: Plan) -> list[str]:
+        """Bind a planned callee's parameters (in its own Normalizer): IR parameters
+        for atoms, function values, ``*args`` packed as a tuple, ``**kwargs`` as a dict."""
+        n = self.n
+        params: list[str] = []
+        n.out = []
+        for kind, name, detail in plan.entries:
+            if kind in ("arg", "default"):
+                params.append(name)
+                n.env[name] = name
+                n.bound.add(name)
+            elif kind == "fn":
+                names = [n.names.fresh(f"{name}_{i}") for i in range(len(detail.leaves()))]
+                params += names
+                self.values[name] = detail.rebuilt(iter(Var(m) for m in names))
+            else:
+                keys = [str(i) for i in range(detail)] if kind == "star" else list(detail)
+                names = [n.names.fresh(f"{name}_{k}") for k in keys]
+                params += names
+                prim = "make_tuple" if kind == "star" else "make_dict"
+                extra = {} if kind == "star" else {"keys": tuple(keys)}
+                n.out.append(Let(name, prim, tuple(Var(m) for m in names), extra, n.loc(n.p.node)))
+                n.lets[name] = n.out[-1]
+                n.env[name] = name
+                n.bound.add(name)
+        self.prefix = list(n.out)
+        plan.params = params
+        return params
+
+    # ---- map --------------------------------------------------------------------
+
+    def map_call(self, node: cst.Call, target: str | None) -> Atom:
+        """``map(f, xs)`` (in ``list(...)``/``tuple(...)`` too) over sequences whose
+        length is known: a list of the calls."""
+        if len(node.args) < 2 or any(a.keyword or a.star for a in node.args):
+            raise self.n.unsupported(node, "map takes a function and sequences here",
+                                     "write map(f, xs)")
+        fv = self.value_of(node.args[0].value)
+        if fv is None:
+            raise self.n.unsupported(node.args[0], "this is not a function s2s knows",
+                                     "pass a function defined in a file")
+        seqs = [self.spread(cst.Arg(a.value, star="*")) for a in node.args[1:]]
+        results = [self.call(fv, node, None, (list(items), {})) for items in zip(*seqs)]
+        out = self.n.emit(self.n.exprs.target(target, "mapped"), "make_list",
+                          tuple(results), {}, node)
+        self.n.lists.add(out.name)
+        return out
+
+
+def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: dict[str, Any],
+                  node: Any, target: str | None) -> Atom:
+    n = self.n
+    obj = fv.obj
+    fn = getattr(obj, "__func__", obj)
+    sig = inspect.signature(obj)
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TransformError(f"`{fv.text}` cannot be called with these arguments: {exc}",
+                             n.loc(node), f"call it as {fv.text}{sig}", n.display) from None
+    plan, atoms = Plan(), []
+    for pname, p in sig.parameters.items():
+        given = pname in bound.arguments
+        value = bound.arguments.get(pname)
+        if p.kind is p.VAR_POSITIONAL:
+            items = self._atoms(list(value or ()), fv.text, node)
+            plan.entries.append(("star", pname, len(items)))
+            atoms += items
+        elif p.kind is p.VAR_KEYWORD:
+            items = dict(value or {})
+            plan.entries.append(("kw", pname, tuple(items)))
+            atoms += self._atoms(list(items.values()), fv.text, node)
+        elif not given and callable(p.default) and self.of_object(
+                p.default, pname, node) is not None:
+            template = self.of_object(p.default, f"{fv.text}.{pname}", node)
+            plan.entries.append(("fn", pname, template))
+        elif not given:
+            plan.entries.append(("default", pname, None))
+            atoms.append(_default(self, fn, pname, p.default, node))
+        elif isinstance(value, FnValue):
+            plan.entries.append(("fn", pname, value))
+            atoms += value.leaves()
+        else:
+            plan.entries.append(("arg", pname, None))
+            atoms.append(value)
+    callee = n.normalize_planned(obj, plan)
+    spelling, adapter = _adapter(obj, plan, fv.text.split(".")[-1] if fv.spelled
+                                 else obj.__name__)
+    n.names.taken.add(spelling)
+    n.resolver.namespace[spelling] = adapter
+    for var in callee.free.values():
+        n.resolver.depends_on(var, node)
+    for key, value in callee.namespace.items():
+        n.resolver.namespace.setdefault(key, value)
+    first = next((a for a in atoms if isinstance(a, Var)), None)
+    base = f"{obj.__name__}_{stem(n.named(first))}" if first is not None else obj.__name__
+    if len(base) > MAX_NAME:
+        base = obj.__name__
+    return n.emit(n.exprs.target(target, base), "call", tuple(atoms),
+                  {"callee": callee, "spelling": spelling}, node)
+
+def _default(self: FunctionLowerer, fn: Any, pname: str, default: Any, node: Any) -> Const:
+    """A parameter left at its default: a literal as written, another object (an
+    array, a tuple of arrays) by a name bound to it in emitted code."""
+    if is_literal(default):
+        return Const(default, repr(default))
+    name = self.n.names.fresh(f"{fn.__name__}_{pname}")
+    self.n.resolver.namespace[name] = default
+    return Const(default, name)
+
+
+def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:
+    """A nested function's defaults, which must be literals (Python evaluates them
+    where the ``def`` runs; s2s, which lifts the function out, reads only literals)."""
+    positional: list[Any] = []
+    keywords: dict[str, Any] = {}
+    ps = node.params
+    for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
+        if p.default is None:
+            continue
+        text = cst.Module([]).code_for_node(p.default)
+        try:
+            value = literal_value(text)
+        except (ValueError, SyntaxError):
+            what = "`lambda`" if isinstance(node, cst.Lambda) else "nested `def`"
+            raise n.unsupported(
+                p.default, f"a {what}'s default `{p.name.value}={text}` is not a literal: "
+                "Python evaluates it where the function is defined, and s2s, which lifts "
+                "the function out, reads only literal defaults",
+                f"read `{text}` in the body instead (it is passed in as the function runs)",
+            ) from None
+        if p in ps.kwonly_params:
+            keywords[p.name.value] = value
+        else:
+            positional.append(value)
+    return positional, keywords
+
+
+class _Unbound:
+    """A captured name not yet bound where the function is made: read at the call."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """Does the existing call path take this call: atoms only, positional parameters,
+    and literal defaults for those not passed?"""
+    if any(isinstance(v, (FnValue, _Unbound)) for v in (*args, *kwargs.values())):
+        return False
+    sig = inspect.signature(fn, follow_wrapped=False)
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError:
+        return True  # (the existing path reports it)
+    for name, p in sig.parameters.items():
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            return False
+        if name not in bound.arguments and not is_literal(p.default):
+            return False
+    return True
+
+
+def _may_be_function(node: Any) -> bool:
+    return isinstance(node, (cst.Name, cst.Attribute, cst.Lambda, cst.IfExp, cst.Call))
+
+
+def _names_read(node: Any) -> list[str]:
+    """Names a nested function's body reads, in order of appearance (a superset:
+    attribute names and keywords excluded)."""
+    out: list[str] = []
+
+    class Visit(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            if n.value not in out:
+                out.append(n.value)
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)
+            return False
+
+        def visit_Arg(self, n: cst.Arg) -> bool:
+            n.value.visit(self)
+            return False
+
+        def visit_Param(self, n: cst.Param) -> bool:
+            if n.default is not None:
+                n.default.visit(self)
+            return False
+
+    (node.body).visit(Visit())
+    return out

@@ -1,0 +1,54 @@
+"""Functions s2s writes itself, with a source the frontend reads like any other.
+
+A transform reads source text, so a callable that has none (``functools.partial``,
+``np.sum``, a nested ``def`` lifted out of the function that defines it) is given a
+small ``def`` whose text is registered in ``linecache`` under its own file name:
+``inspect.getsourcelines`` and s2s's freshness check then read it as they read a file.
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+import types
+from typing import Any
+
+_COUNTER = itertools.count()
+
+# file name s2s registered -> (the user's file, its lines, the column offset) that
+# errors in the text show: a lifted nested function's are the user's lines
+DISPLAY: dict[str, tuple[str, dict[int, str], int | None]] = {}
+
+
+def synthesize(text: str, name: str, namespace: dict[str, Any], tag: str,
+               first_line: int = 1, display: tuple | None = None) -> types.FunctionType:
+    """Compile ``text`` (one ``def name(...)``) under a registered file name, as a
+    function whose globals are ``namespace`` (the same dict: a module's globals stay
+    live).  ``first_line`` puts the ``def`` on that line of the file (a lifted nested
+    function keeps its lines' numbers); ``display`` is what errors show instead (see
+    ``DISPLAY``)."""
+    filename = f"<s2s-{tag}-{next(_COUNTER)}>"
+    padded = "\n" * (first_line - 1) + text
+    lines = padded.splitlines(keepends=True)
+    linecache.cache[filename] = (len(padded), None, lines, filename)
+    if display is not None:
+        DISPLAY[filename] = display
+    module = compile(padded, filename, "exec")
+    code = next(c for c in module.co_consts
+                if isinstance(c, types.CodeType) and c.co_name == name)
+    return types.FunctionType(code, namespace, name)
+
+
+def signature_text(params: list[str], kwonly: list[str], defaulted: set[str],
+                   star: str | None = None, starstar: str | None = None) -> str:
+    """A parameter list: ``x, s=None, *, k=None`` (defaults are set on the function
+    object afterwards, so the text never evaluates a value)."""
+    out = [p + ("=None" if p in defaulted else "") for p in params]
+    if star is not None:
+        out.append("*" + star)
+    elif kwonly:
+        out.append("*")
+    out += [p + ("=None" if p in defaulted else "") for p in kwonly]
+    if starstar is not None:
+        out.append("**" + starstar)
+    return ", ".join(out)
