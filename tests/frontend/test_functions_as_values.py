@@ -201,13 +201,30 @@ def prints_in_nested_def(x):
     return np.sum(g(x))
 
 
+def sorts_in_nested_def(x):
+    def g(y):
+        y.sort()
+        return y
+
+    return np.sum(g(x))
+
+
 def unknown_in_lambda(x):
     k = lambda y: np.no_such_function(y)  # noqa: E731
     return np.sum(k(x))
 
 
+def test_a_print_in_a_nested_def_runs_once_per_call(capsys) -> None:
+    """A kept statement (s2s/frontend/kept.py) inside a lifted function: it runs in the
+    forward sweep, once per call, with the values (the gradient of sum(x) is ones)."""
+    g = s2s.grad(prints_in_nested_def)
+    for k in (1.0, 2.0, 3.0):
+        np.testing.assert_array_equal(g(X * k), np.ones_like(X))
+        assert capsys.readouterr().out == f"{X * k}\n"
+
+
 @pytest.mark.parametrize("fn, quoted", [
-    (prints_in_nested_def, "print(y)"),
+    (sorts_in_nested_def, "y.sort()"),
     (unknown_in_lambda, "k = lambda y: np.no_such_function(y)"),
 ])
 def test_an_error_inside_a_lifted_function_quotes_the_users_line(fn, quoted) -> None:
