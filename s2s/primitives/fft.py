@@ -123,13 +123,13 @@ _deffft("irfft", ONE_D, "linear: the VJP is conj(rfft(g)), the bins that stand f
 
 @defvjp("fft.irfft")
 def irfft_vjp(g, ans, a, n=None, axis=-1, norm=None):
-    inverse = "forward"
     if norm == "ortho":
-        inverse = "ortho"
-    if norm == "forward":
-        inverse = "backward"
+        y = np.fft.rfft(g, axis=axis, norm="ortho")
+    elif norm == "forward":
+        y = np.fft.rfft(g, axis=axis, norm="backward")
+    else:
+        y = np.fft.rfft(g, axis=axis, norm="forward")
     bins = np.arange(np.shape(ans)[axis] // 2 + 1)
-    y = np.fft.rfft(g, axis=axis, norm=inverse)
     once = weights_along(np.logical_or(bins == 0, bins == np.shape(ans)[axis] / 2), y, axis)
     a_bar = np.conj(np.where(once, y, 2 * y))
     if n is not None:
@@ -164,16 +164,19 @@ _deffft("ihfft", ONE_D, "conj(rfft(a)) with the other norm: the VJP is the real 
 
 @defvjp("fft.ihfft")
 def ihfft_vjp(g, ans, a, n=None, axis=-1, norm=None):
-    inverse = "forward"
-    if norm == "ortho":
-        inverse = "ortho"
-    if norm == "forward":
-        inverse = "backward"
+    length = n
     if n is None:
-        return np.real(np.fft.fft(np.conj(g), n=np.shape(a)[axis], axis=axis, norm=inverse))
-    a_bar = np.real(np.fft.fft(np.conj(g), n=n, axis=axis, norm=inverse))
-    return np.take(np.concatenate([a_bar, np.zeros_like(a)], axis=axis),
-                   np.arange(np.shape(a)[axis]), axis=axis)
+        length = np.shape(a)[axis]
+    if norm == "ortho":
+        a_bar = np.real(np.fft.fft(np.conj(g), n=length, axis=axis, norm="ortho"))
+    elif norm == "forward":
+        a_bar = np.real(np.fft.fft(np.conj(g), n=length, axis=axis, norm="backward"))
+    else:
+        a_bar = np.real(np.fft.fft(np.conj(g), n=length, axis=axis, norm="forward"))
+    if n is not None:
+        a_bar = np.take(np.concatenate([a_bar, np.zeros_like(a)], axis=axis),
+                        np.arange(np.shape(a)[axis]), axis=axis)
+    return a_bar
 
 
 deflinear("fft.ihfft", "a", keywords=True)
@@ -184,12 +187,13 @@ _deffft("rfftn", N_D, "linear: the VJP is the real part of fftn of g, its last a
 
 @defvjp("fft.rfftn")
 def rfftn_vjp(g, ans, a, s=None, axes=None, norm=None):
-    last = -1
-    if axes is not None:
-        last = axes[-1]
-    padded = np.take(np.concatenate([g, np.zeros_like(a)], axis=last),
-                     np.arange(np.shape(a)[last]), axis=last)
-    return np.real(np.fft.fftn(padded, axes=axes, norm=norm))
+    if axes is None:
+        g = np.take(np.concatenate([g, np.zeros_like(a)], axis=-1),
+                    np.arange(np.shape(a)[-1]), axis=-1)
+    else:
+        g = np.take(np.concatenate([g, np.zeros_like(a)], axis=axes[-1]),
+                    np.arange(np.shape(a)[axes[-1]]), axis=axes[-1])
+    return np.real(np.fft.fftn(g, axes=axes, norm=norm))
 
 
 deflinear("fft.rfftn", "a", keywords=True)
@@ -200,17 +204,19 @@ _deffft("irfftn", N_D, "linear: the VJP is conj(rfftn(g)), the last axis's bins 
 
 @defvjp("fft.irfftn")
 def irfftn_vjp(g, ans, a, s=None, axes=None, norm=None):
-    inverse = "forward"
     if norm == "ortho":
-        inverse = "ortho"
-    if norm == "forward":
-        inverse = "backward"
-    last = -1
-    if axes is not None:
-        last = axes[-1]
-    bins = np.arange(np.shape(ans)[last] // 2 + 1)
-    y = np.fft.rfftn(g, axes=axes, norm=inverse)
-    once = weights_along(np.logical_or(bins == 0, bins == np.shape(ans)[last] / 2), y, last)
+        y = np.fft.rfftn(g, axes=axes, norm="ortho")
+    elif norm == "forward":
+        y = np.fft.rfftn(g, axes=axes, norm="backward")
+    else:
+        y = np.fft.rfftn(g, axes=axes, norm="forward")
+    if axes is None:
+        bins = np.arange(np.shape(ans)[-1] // 2 + 1)
+        once = weights_along(np.logical_or(bins == 0, bins == np.shape(ans)[-1] / 2), y, -1)
+    else:
+        bins = np.arange(np.shape(ans)[axes[-1]] // 2 + 1)
+        once = weights_along(np.logical_or(bins == 0, bins == np.shape(ans)[axes[-1]] / 2),
+                             y, axes[-1])
     return unbroadcast(np.conj(np.where(once, y, 2 * y)), a)
 
 
