@@ -265,19 +265,20 @@ defprim(
     family="elementwise",
     aliases=(abs,),
     note="abs'(0) = 1, JAX's convention for real x; of a complex x the derivative is "
-    "conj(sign(x)) (JAX's convention), also 1 at x = 0 where JAX's is 0",
+    "conj(x) / |x| (JAX's convention), also 1 at x = 0 where JAX's is 0",
 )
 
 
-# conj(sign(x)) is sign(x) for a real x, and conj(x) / |x| for a complex x
+# conj(x) / |x|: sign(x) for a real x; written with x itself (not np.sign, which
+# carries no derivative) so that second derivatives through a complex x are right
 @defvjp("absolute")
 def absolute_vjp(g, ans, x):
-    return g * np.where(x == 0, 1.0, np.conj(np.sign(x)))
+    return g * np.where(ans == 0, 1.0, np.conj(x) / np.where(ans == 0, 1.0, ans))
 
 
 @defjvp("absolute", "x")
 def absolute_jvp(x_dot, ans, x):
-    return np.real(x_dot * np.where(x == 0, 1.0, np.conj(np.sign(x))))
+    return np.real(x_dot * np.where(ans == 0, 1.0, np.conj(x) / np.where(ans == 0, 1.0, ans)))
 
 
 def _negative_spelling(args, params):
