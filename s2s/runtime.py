@@ -14,7 +14,10 @@ __all__ = ["unbroadcast", "grad_seed", "matmul_lhs_bar", "matmul_rhs_bar", "dot_
 
 
 def unbroadcast(g, x):
-    """Sum ``g`` over the axes NumPy broadcasting added or stretched to match ``x``."""
+    """Sum ``g`` over the axes NumPy broadcasting added or stretched to match ``x``;
+    a real ``x``'s cotangent is real (JAX's convention): ``g``'s real part."""
+    if np.iscomplexobj(g) and not np.iscomplexobj(x):
+        g = np.real(g)
     shape = np.shape(x)
     if np.shape(g) == shape:
         return g

@@ -219,7 +219,10 @@ def draw(row: Row, salt: str = "") -> Drawn:
             positions.append(p)
     wrt = tuple(wrt)
     tangents = [r.normal(size=np.shape(args[p])) for p in positions]
-    return Drawn(row, args, ans, wrt, positions, r.normal(size=np.shape(ans)), tangents)
+    g = r.normal(size=np.shape(ans))
+    if np.iscomplexobj(ans):  # np.fft: a complex output's cotangent is complex
+        g = g + 1j * r.normal(size=np.shape(ans))
+    return Drawn(row, args, ans, wrt, positions, g, tangents)
 
 
 # These programs run once: compile them for compile speed (XLA's LLVM backend at -O0
@@ -278,7 +281,8 @@ def test_vjp_is_adjoint_of_jvp(row: Row) -> None:
     """<u, vjp(v)> == <v, jvp(u)> for each parameter, s2s's rules only."""
     d = draw(row, "adjoint")
     for name, u, ct in zip(d.wrt, d.tangents, d.vjp(d.g)):
-        lhs, rhs = np.vdot(u, ct), np.vdot(d.g, d.jvp(name, u))
+        # JAX's pairing of a complex cotangent with a tangent: Re(sum(g * t)), no conj
+        lhs, rhs = np.vdot(u, ct), np.real(np.sum(d.g * d.jvp(name, u)))
         np.testing.assert_allclose(lhs, rhs, rtol=1e-10, atol=1e-12, err_msg=name)
 
 

@@ -23,3 +23,9 @@ def call_name(node: ast.Call) -> str:
     if isinstance(f, ast.Attribute):
         return f.attr
     return ""
+
+
+def same_kinds(inner: tuple, out: tuple) -> bool:
+    """Do two (shape, dtype) facts agree on being complex?  ``unbroadcast`` of a complex
+    cotangent to a real operand takes its real part: not a no-op, whatever the shapes."""
+    return ("complex" in str(inner[1])) == ("complex" in str(out[1]))

@@ -44,7 +44,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..emit.code import format_module
-from .calls import MAY_ALIAS, MUTATORS, call_name
+from .calls import MAY_ALIAS, MUTATORS, call_name, same_kinds
 from .signature_facts import signature_facts
 
 # calls whose result's shape depends on values, not on the arguments' shapes
@@ -361,7 +361,7 @@ class _Rewriter:
                     inner = rw.fact(n.args[0])
                     if inner is not None and inner[0] == out[0] and inner[1] == out[1]:
                         return n.args[0]
-                    if name == "unbroadcast" and inner is not None:
+                    if name == "unbroadcast" and inner is not None and same_kinds(inner, out):
                         summed = _sum_to(n.args[0], inner[0], out[0])
                         summed._k = n._k  # type: ignore[attr-defined]  # the same value
                         return self.visit_Call(summed) if isinstance(summed, ast.Call) \
@@ -416,9 +416,8 @@ class _Rewriter:
             if name in ("unbroadcast", "broadcast_to") and len(args) == 2 and out and \
                     _on("fixups"):
                 inner = self.fact(args[0])
-                if inner is not None and inner[0] == out[0] and (
-                        name == "unbroadcast" or inner[1] == out[1]):
-                    # unbroadcast returns its operand itself when the shapes agree
+                if inner is not None and inner[0] == out[0] and (inner[1] == out[1] or (
+                        name == "unbroadcast" and same_kinds(inner, out))):  # shapes agree
                     return args[0], self.fill_of(args[0]), name == "unbroadcast"
                 f = self.fill_of(args[0])
                 if f is not None:

@@ -13,6 +13,7 @@ from . import shape_join  # noqa: F401  (joining and splitting)
 from . import runtime_prims  # noqa: F401  (the runtime's helpers: rules for higher order)
 from . import runtime_products  # noqa: F401  (the runtime's product cotangents)
 from . import dtypes  # noqa: F401  (casts, and calls whose outputs are constants)
+from . import fft  # noqa: F401  (np.fft: transforms whose adjoints are transforms)
 # isort: on
 from .registry import BY_OBJECT, PRIMITIVES, Primitive, lookup_object
 

@@ -264,18 +264,21 @@ defprim(
     "(x)",
     family="elementwise",
     aliases=(abs,),
-    note="abs'(0) = 1, JAX's convention",
+    note="abs'(0) = 1, JAX's convention for real x; of a complex x the derivative is "
+    "conj(x) / |x| (JAX's convention), also 1 at x = 0 where JAX's is 0",
 )
 
 
+# conj(x) / |x|: sign(x) for a real x; written with x itself (not np.sign, which
+# carries no derivative) so that second derivatives through a complex x are right
 @defvjp("absolute")
 def absolute_vjp(g, ans, x):
-    return np.where(x >= 0, g, -g)
+    return g * np.where(ans == 0, 1.0, np.conj(x) / np.where(ans == 0, 1.0, ans))
 
 
 @defjvp("absolute", "x")
 def absolute_jvp(x_dot, ans, x):
-    return np.where(x >= 0, x_dot, -x_dot)
+    return np.real(x_dot * np.where(ans == 0, 1.0, np.conj(x) / np.where(ans == 0, 1.0, ans)))
 
 
 def _negative_spelling(args, params):
@@ -546,12 +549,14 @@ defprim(
 )
 
 
-# ---- complex parts of real arrays, and cleaning non-finite values ------------------
-# s2s differentiates real arrays: np.real and np.conjugate of a real array are the
-# array itself (np.imag is 0: no derivative flows, so it is not registered here).
+# ---- complex parts, and cleaning non-finite values ---------------------------------
+# Complex values arise in between (np.fft of a real input); JAX's convention holds: a
+# cotangent pairs with a tangent without conjugation, and a real value's cotangent is
+# real (unbroadcast takes the real part where the operand is real).  np.imag is not
+# registered: its cotangent -1j * g needs a complex literal, which s2s does not read.
 
 defprim("real", np.real, "(val)", family="elementwise", attributes=("real",),
-        note="of a real array: the identity")
+        note="the real part; of a real array the identity")
 
 
 @defvjp("real")
@@ -561,21 +566,21 @@ def real_vjp(g, ans, val):
 
 @defjvp("real", "val")
 def real_jvp(val_dot, ans, val):
-    return val_dot
+    return np.real(val_dot)
 
 
 defprim("conjugate", np.conjugate, "(x)", family="elementwise", aliases=(np.conj,),
-        methods=("conj", "conjugate"), note="of a real array: the identity")
+        methods=("conj", "conjugate"), note="of a real array the identity")
 
 
 @defvjp("conjugate")
 def conjugate_vjp(g, ans, x):
-    return g
+    return np.conj(g)
 
 
 @defjvp("conjugate", "x")
 def conjugate_jvp(x_dot, ans, x):
-    return x_dot
+    return np.conj(x_dot)
 
 
 defprim(
