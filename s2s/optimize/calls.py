@@ -23,3 +23,27 @@ def call_name(node: ast.Call) -> str:
     if isinstance(f, ast.Attribute):
         return f.attr
     return ""
+
+
+def written(stmt: ast.stmt) -> set[str]:
+    """Names whose arrays a statement writes into."""
+    out: set[str] = set()
+    for node in ast.walk(stmt):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign):
+            targets = [node.target]
+        for t in targets:
+            if isinstance(t, (ast.Subscript, ast.Attribute)):
+                while isinstance(t, (ast.Subscript, ast.Attribute)):
+                    t = t.value
+                if isinstance(t, ast.Name):
+                    out.add(t.id)
+        if isinstance(node, ast.Call) and call_name(node) in MUTATORS:
+            for a in node.args[:1]:
+                if isinstance(a, ast.Name):
+                    out.add(a.id)
+            if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+                out.add(node.func.value.id)
+    return out
