@@ -176,3 +176,26 @@ def test_the_max_backward_is_gone_and_the_gradient_unchanged(name, dtype, batch,
         twin = getattr(jax_twin(F), name)
         ref = np.asarray(jax.grad(twin)(*args))
         np.testing.assert_allclose(got, ref, rtol=50 * rtol, atol=50 * rtol)
+
+
+@pytest.mark.parametrize("write", [False, True])
+def test_a_write_through_an_alias_is_a_new_value(write) -> None:
+    """``b = a`` shares a's array: after ``b[0] += 1`` a read of ``a`` is another value,
+    so ``s1 - s2`` is not proven zero (it is without the write)."""
+    import ast
+
+    from s2s.optimize.zero import zero_cotangents
+
+    src = ("def f(x):\n    a = x * 1.0\n    b = a\n    s1_bar = a.sum()\n"
+           + ("    b[0] += 1.0\n" if write else "") + "    s2_bar = a.sum()\n"
+           "    d_bar = s1_bar - s2_bar\n    return d_bar\n")
+    fn = ast.parse(src).body[0]
+
+    def fact(node):
+        if isinstance(node, ast.Call) or any(
+                isinstance(n, ast.Name) and n.id.endswith("_bar") for n in ast.walk(node)):
+            return ((), np.dtype(np.float64))
+        return ((3,), np.dtype(np.float64))
+
+    zero = zero_cotangents(fn, fact, {"b"} if write else set())
+    assert (("d_bar", 1) in zero) is (not write), zero

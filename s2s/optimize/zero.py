@@ -248,54 +248,62 @@ def _rules(L: Any) -> list:
 # ---- names in SSA form --------------------------------------------------------------
 
 
-def _may_alias(fn: ast.FunctionDef, mutated: set[str]) -> set[str]:
-    """Names that may hold an array something writes into (or a view of one)."""
-    out = set(mutated)
-    changed = True
-    while changed:
-        changed = False
-        for node in ast.walk(fn):
-            if not (isinstance(node, ast.Assign) and all(
-                    isinstance(t, ast.Name) for t in node.targets)):
-                continue
-            v = node.value
-            fresh = isinstance(v, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)) or (
-                isinstance(v, ast.Call) and call_name(v) not in MAY_ALIAS
-                and isinstance(v.func, ast.Attribute))
-            reads = {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}
-            if not fresh and reads & out:
-                new = {t.id for t in node.targets} - out  # type: ignore[attr-defined]
-                if new:
-                    out |= new
-                    changed = True
-    return out
+def _fresh(value: ast.AST) -> bool:
+    """Is ``value`` a new array (never a view of, or the object held by, a name)?"""
+    return isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)) or (
+        isinstance(value, ast.Call) and call_name(value) not in MAY_ALIAS
+        and isinstance(value.func, ast.Attribute))
 
 
 def _ssa(fn: ast.FunctionDef, mutated: set[str]):
-    """(statement, the version of each name it reads, the name it defines or None):
-    a plain ``name = value`` defines a new version; any other binding, and every write
-    into an array (for each name that may alias one), makes a new unknown version."""
-    aliasing = _may_alias(fn, mutated)
+    """(statement, the version of each name it reads, the name it defines or None, its
+    new version): a plain ``name = value`` defines a new version; any other binding
+    makes a new unknown one. Bindings that may share an array (``a = b``, views,
+    anything bound in a loop with what the loop reads) form groups; a write into an
+    array makes a new unknown version of every name whose binding is in its group."""
     version: dict[str, int] = defaultdict(int)
+    parent: dict[str, str] = {}
+
+    def find(k: str) -> str:
+        while parent.get(k, k) != k:
+            k = parent[k]
+        return k
+
+    def join(p: str, q: str) -> None:
+        parent[find(p)] = find(q)
+
+    def binding(n: str) -> str:
+        return f"{n}@{version[n]}"
+
     for stmt in fn.body:
         before = dict(version)
         defined = None
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], ast.Name) and \
-                stmt.targets[0].id not in aliasing:
+                isinstance(stmt.targets[0], ast.Name):
             defined = stmt.targets[0].id
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-                version[n.id] += 1
-            elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
-                version[n.target.id] += 1
-        if written(stmt):
-            for name in aliasing:
+        reads = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                 and isinstance(n.ctx, ast.Load)}
+        bound = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                 and not isinstance(n.ctx, ast.Load)}
+        for name in bound:
+            version[name] += 1
+        if defined is None or not _fresh(stmt.value):  # type: ignore[attr-defined]
+            for name in bound:  # may hold (a view of) what the statement reads
+                for r in reads:
+                    join(binding(name), f"{r}@{before.get(r, 0)}")
+        for w in written(stmt):
+            group = find(binding(w))
+            for name in [m for m in list(version) if find(binding(m)) == group]:
+                old = binding(name)
                 version[name] += 1
+                join(binding(name), old)
         yield stmt, defaultdict(int, before), defined, version[defined] if defined else 0
 
 
+# Rounds of rule application: enough for the softmax spellings of tests/zero_fns.py
+# (about 5 ms each), bounded so that a large function never stalls.
 ROUNDS = 12
+
 
 # ---- the proof ------------------------------------------------------------------------
 
