@@ -114,7 +114,7 @@ FUNCTION_LINES = 100
 # Still over budget, to be split (issue 22): each may shrink, none may grow, and nothing
 # may join the list.  Lines as measured when the layout landed.
 OVER_BUDGET = {
-    "s2s/optimize/specialize.py": 1452,
+    "s2s/optimize/specialize.py": 1239,
     "s2s/transforms/reverse.py": 1308,
     "s2s/api/transformed.py": 982,
     "s2s/backends/control.py": 1019,

@@ -131,6 +131,8 @@ def _hashable_static(value: Any, where: str) -> Any:
 
 def _numpy_key(tree: Any) -> Any:
     """Structure, shapes and dtypes of a dynamic argument."""
+    if type(tree) is np.ndarray:  # first, and the dtype object: str(dtype) costs µs
+        return ("a", tree.shape, tree.dtype)
     if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
         return ("t",) + tuple(_numpy_key(v) for v in tree)
     if isinstance(tree, list):

@@ -16,8 +16,9 @@ from typing import Any, Callable
 import numpy as np
 
 from ..emit import code as emitcode
-from ..ir.nodes import Function
+from ..ir.nodes import Function, Let, walk
 from ..primitives import registry
+from ..transforms.replay import has_effects
 
 # S2S_SPECIALIZE: "1" (the default) specializes on a thread started by a signature's
 # second call; "sync" makes that call specialize before it returns (the test suite: a
@@ -140,3 +141,12 @@ def read_free_names(fn: Callable) -> None:
     namespace = fn.__globals__
     for name, var in fn.__s2s_free__:  # type: ignore[attr-defined]
         namespace[name] = var.read()
+
+
+def calls_with_effects(ir: Function) -> bool:
+    """Does the function call one that holds a kept statement (a print, an assert)?
+    Its emitted code is not specialized: the specializer's passes take a call's value
+    for the call's only effect, and would drop a call whose value the gradient does not
+    read, and its print with it."""
+    return any(isinstance(s, Let) and s.prim == "call" and has_effects(s.params.get("callee"))
+               for s in walk(ir.body))

@@ -530,7 +530,8 @@ class Transformed(NotebookDisplay):
             # first call (or the first since a free name changed): the code as emitted,
             # so a one-off call pays nothing for specializing
             pending = bool(signatures.OPTIMIZE and self.specialize
-                           and self.mode in ("grad", "value_and_grad"))
+                           and self.mode in ("grad", "value_and_grad")
+                           and not signatures.calls_with_effects(self.ir))
             self._by_signature[sig] = self._entry(fn, argnums, free, None, pending)
             return fn(*args)
         if signatures.IN_BACKGROUND:  # the emitted code serves this call; a thread specializes

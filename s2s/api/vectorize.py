@@ -330,7 +330,8 @@ class Vmapped(Transformed):
         with _LOCK:
             text = self._pending.pop(key, None)
             free = signatures.FreeSnapshot.take(self.ir)
-            if text is None or not signatures.OPTIMIZE or free is None:
+            if text is None or not signatures.OPTIMIZE or free is None or \
+                    signatures.calls_with_effects(self.ir):
                 return self._fast[key](*args)
             try:
                 result, new_text = specialize(text, dict(fn.__globals__), fn.__name__,

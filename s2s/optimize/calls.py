@@ -29,3 +29,27 @@ def same_kinds(inner: tuple, out: tuple) -> bool:
     """Do two (shape, dtype) facts agree on being complex?  ``unbroadcast`` of a complex
     cotangent to a real operand takes its real part: not a no-op, whatever the shapes."""
     return ("complex" in str(inner[1])) == ("complex" in str(out[1]))
+
+
+def written(stmt: ast.stmt) -> set[str]:
+    """Names whose arrays a statement writes into."""
+    out: set[str] = set()
+    for node in ast.walk(stmt):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign):
+            targets = [node.target]
+        for t in targets:
+            if isinstance(t, (ast.Subscript, ast.Attribute)):
+                while isinstance(t, (ast.Subscript, ast.Attribute)):
+                    t = t.value
+                if isinstance(t, ast.Name):
+                    out.add(t.id)
+        if isinstance(node, ast.Call) and call_name(node) in MUTATORS:
+            for a in node.args[:1]:
+                if isinstance(a, ast.Name):
+                    out.add(a.id)
+            if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+                out.add(node.func.value.id)
+    return out

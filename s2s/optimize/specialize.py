@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import functools
 import math
 from collections import defaultdict
 from typing import Any, Callable
@@ -45,7 +44,12 @@ import numpy as np
 
 from ..emit.code import format_module
 from .calls import MAY_ALIAS, MUTATORS, call_name, same_kinds
+from .calls import written as _written
 from .signature_facts import signature_facts
+from .terms import language as _language
+from .terms import summed as _summed
+from .terms import to_term as _to_term
+from .zero import drop_zero_cotangents, zero_cotangents
 
 # calls whose result's shape depends on values, not on the arguments' shapes
 _VALUE_SHAPED = {
@@ -191,6 +195,8 @@ def probe_run(module: ast.Module, namespace: dict[str, Any], name: str,
 # ---- the rewrite ----------------------------------------------------------------------
 
 
+# NumPy functions that give a scalar more axes (its one element, its dtype)
+_SPREADS = {"expand_dims", "reshape", "atleast_1d", "atleast_2d", "atleast_3d"}
 _FILLED = {"ones": 1.0, "ones_like": 1.0, "zeros": 0.0, "zeros_like": 0.0}
 
 
@@ -378,17 +384,43 @@ class _Rewriter:
                 for side, other in (("left", n.right), ("right", n.left)):
                     if rw.in_loop or not _on("fixups"):
                         break
-                    operand = getattr(n, side)
-                    if isinstance(operand, ast.Name) and operand.id in rw.bcast and \
-                            rw.fact(other) == out:
-                        inner, defined = rw.bcast[operand.id]
-                        reads = {m.id for m in ast.walk(inner) if isinstance(m, ast.Name)}
-                        if not any(defined < j < at for r in reads
-                                   for j in rw.binds.get(r, ())):
-                            setattr(n, side, copy.deepcopy(inner))
+                    inner = rw.spread_of(getattr(n, side), at)
+                    if inner is not None and rw.fact(other) == out:
+                        setattr(n, side, copy.deepcopy(inner))
                 return n
 
         return Fold().visit(node)
+
+    def spread_of(self, node: ast.AST, at: int) -> ast.expr | None:
+        """What ``node`` spreads over more elements: ``x`` of ``np.broadcast_to(x, s)``,
+        and a scalar of ``np.expand_dims``/``np.reshape``/``np.atleast_*d`` (or of a
+        name bound to one, while what it reads is not rebound). In an operation whose
+        other operand has the result's shape and dtype, ``x`` itself gives the same
+        elements and dtype: it has the spread's dtype (a Python number is weak)."""
+        if isinstance(node, ast.Name):
+            if node.id not in self.bcast:
+                return None
+            inner, defined = self.bcast[node.id]
+            reads = {m.id for m in ast.walk(inner) if isinstance(m, ast.Name)}
+            if any(defined < j < at for r in reads for j in self.binds.get(r, ())):
+                return None
+            return inner
+        if not (isinstance(node, ast.Call) and node.args and isinstance(
+                node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "np"):
+            return None
+        name, x = node.func.attr, node.args[0]
+        if name == "broadcast_to" and len(node.args) == 2 and not node.keywords:
+            deeper = self.spread_of(x, at)
+            return x if deeper is None else deeper
+        if name not in _SPREADS:
+            return None
+        deeper = self.spread_of(x, at)
+        for candidate in (deeper, x):
+            if candidate is not None and (self.number(candidate) is not None or (
+                    _scalar_of(candidate, self.fact) is not None)):
+                return candidate
+        return None
 
     def number(self, node: ast.AST) -> float | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
@@ -531,9 +563,10 @@ class _Rewriter:
                         value, fill = stmt.value, None
                 if fill is not None and target not in self.mutated:
                     self.fill[target] = fill
-                if isinstance(value, ast.Call) and call_name(value) == "broadcast_to" \
-                        and len(value.args) == 2 and target not in self.mutated:
-                    self.bcast[target] = (value.args[0], i)
+                spread = self.spread_of(value, i) if not isinstance(value, ast.Name) \
+                    else None
+                if spread is not None and target not in self.mutated:
+                    self.bcast[target] = (spread, i)
                 once = self.binds[target] == [i]  # (its statement is dropped)
                 if once and isinstance(value, ast.Name) and \
                         self.last_bind.get(value.id, -1) < i and (
@@ -570,225 +603,6 @@ class _Rewriter:
                         ast.Subscript(buf, idx, ast.Store()), ast.Add(), v), stmt)
             body.append(stmt)
         self.fn.body = body
-
-
-@functools.lru_cache(maxsize=None)
-def _language() -> Any:
-    """The e-graphs' term language (egglog): numbers, names, + - * /, negation, the
-    sum of all elements (``total``) and a shape id per term; None without egglog."""
-    try:
-        from egglog import Expr, StringLike, f64Like, function, i64
-    except ImportError:
-        return None
-
-    class Term(Expr):
-        def __init__(self, value: f64Like) -> None: ...
-
-        @classmethod
-        def var(cls, name: StringLike) -> "Term": ...
-
-        def __add__(self, other: "Term") -> "Term": ...
-
-        def __sub__(self, other: "Term") -> "Term": ...
-
-        def __mul__(self, other: "Term") -> "Term": ...
-
-        def __truediv__(self, other: "Term") -> "Term": ...
-
-        def __neg__(self) -> "Term": ...
-
-    @function
-    def total(x: Term) -> Term: ...
-
-    @function
-    def shape(x: Term) -> i64: ...
-
-    return Term, total, shape
-
-
-def _to_term(node: ast.AST, fact: Callable[[ast.AST], Any], Term: Any, *,
-             total: Any = None, opaque: dict[str, ast.AST] | None = None,
-             leaves: dict[str, int] | None = None,
-             shape_ids: dict[tuple, int] | None = None) -> Any:
-    """An expression over floating values as a term (ValueError where it is not one).
-    ``total``: sums of all elements become terms; ``opaque``: any other floating value
-    becomes a fresh name, kept there for rendering back; ``leaves``: each name's
-    shape id is recorded."""
-
-    def go(n: ast.AST) -> Any:
-        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
-            return Term(float(n.value))
-        if isinstance(n, ast.Name):
-            f = fact(n)
-            if f is None or not np.issubdtype(f[1], np.floating):
-                raise ValueError
-            if leaves is not None and shape_ids is not None:
-                leaves[n.id] = shape_ids.setdefault(f[0], len(shape_ids))
-            return Term.var(n.id)
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
-            return -go(n.operand)
-        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
-            a, b = go(n.left), go(n.right)
-            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b,
-                    ast.Div: a / b}[type(n.op)]
-        summed = _summed(n)
-        if total is not None and summed is not None and not n.keywords:  # type: ignore
-            return total(go(summed))
-        if opaque is not None and isinstance(n, (ast.Call, ast.Subscript, ast.Attribute,
-                                                 ast.BinOp)):
-            f = fact(n)
-            if f is None or not np.issubdtype(f[1], np.floating):
-                raise ValueError
-            key = f"o{len(opaque)}_"
-            opaque[key] = n
-            return Term.var(key)
-        raise ValueError
-
-    return go(node)
-
-
-def _zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
-                     mutated: set[str]) -> set[str]:
-    """Scalar cotangents (``*_bar``) that are zero in exact arithmetic, proven on an
-    e-graph (egglog) from the statements' definitions: sums are linear over operands
-    of one shape, scalars move out of sums, ``(a / b) * b`` is ``a``, ``a - a`` is 0.
-    This is how the cotangent of the max subtracted before a softmax is found to
-    vanish (the result does not depend on the shift), as JAX's ``logsumexp`` states
-    with a stop_gradient on the max."""
-    language = _language()
-    if language is None:
-        return set()
-    from egglog import EGraph, eq, f64, i64, rewrite, rule, set_, union, var, vars_
-
-    T, total, shape = language
-    shape_ids: dict[tuple, int] = {(): 0}
-    leaves: dict[str, int] = {}
-
-    def to_term(node: ast.AST) -> Any:
-        return _to_term(node, fact, T, total=total, leaves=leaves, shape_ids=shape_ids)
-
-    binds: dict[str, int] = defaultdict(int)
-    for stmt in fn.body:
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                binds[n.id] += 1
-    last_write: dict[str, int] = {}
-    for i, stmt in enumerate(fn.body):
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name) and n.id in mutated and not isinstance(stmt, ast.Assign):
-                last_write[n.id] = i
-    facts = []
-    candidates = []
-    for i, stmt in enumerate(fn.body):
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)):
-            continue
-        t = stmt.targets[0].id
-        reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
-        if binds[t] != 1 or t in mutated or any(last_write.get(r, -1) >= i for r in reads):
-            continue
-        try:
-            term = to_term(stmt.value)
-        except ValueError:
-            continue
-        facts.append(union(T.var(t)).with_(term))
-        value = stmt.value
-        while isinstance(value, ast.UnaryOp):
-            value = value.operand
-        f = fact(value)
-        if t.endswith("_bar") and f is not None and f[0] == () and \
-                _summed(value) is not None:
-            candidates.append(t)
-    if not candidates:
-        return set()
-    eg = EGraph()
-    eg.register(*facts)
-    eg.register(*[set_(shape(T.var(n))).to(i64(k)) for n, k in leaves.items()])
-    a, b, c = vars_("a b c", T)
-    k = var("k", i64)
-    x = var("x", f64)
-    scalar = i64(0)
-    eg.register(
-        rule(eq(c).to(T(x))).then(set_(shape(c)).to(scalar)),
-        rule(eq(c).to(total(a))).then(set_(shape(c)).to(scalar)),
-        rule(eq(c).to(-a), eq(shape(a)).to(k)).then(set_(shape(c)).to(k)),
-        *[rule(eq(c).to(op(a, b)), eq(shape(a)).to(k), eq(shape(b)).to(k))
-          .then(set_(shape(c)).to(k)) for op in _BINARY],
-        *[rule(eq(c).to(op(a, b)), eq(shape(a)).to(scalar), eq(shape(b)).to(k))
-          .then(set_(shape(c)).to(k)) for op in _BINARY],
-        *[rule(eq(c).to(op(a, b)), eq(shape(b)).to(scalar), eq(shape(a)).to(k))
-          .then(set_(shape(c)).to(k)) for op in _BINARY],
-        rewrite(total(a + b)).to(total(a) + total(b), eq(shape(a)).to(shape(b))),
-        rewrite(total(a - b)).to(total(a) - total(b), eq(shape(a)).to(shape(b))),
-        rewrite(total(-a)).to(-total(a)),
-        rewrite(total(a * b)).to(a * total(b), eq(shape(a)).to(scalar)),
-        rewrite(total(a * b)).to(total(a) * b, eq(shape(b)).to(scalar)),
-        rewrite(total(a / b)).to(total(a) / b, eq(shape(b)).to(scalar)),
-        rewrite((a / b) * c).to((a * c) / b),
-        rewrite((a * b) / b).to(a),
-        rewrite(a * b).to(b * a),
-        rewrite(a + (-b)).to(a - b),
-        rewrite(a - a).to(T(0.0)),
-        rewrite(-T(x)).to(T(-x)),
-        rewrite(-(-a)).to(a),
-    )
-    eg.run(8)
-    zero = set()
-    for t in candidates:
-        try:
-            eg.check(eq(T.var(t)).to(T(0.0)))
-        except Exception:
-            try:
-                eg.check(eq(T.var(t)).to(T(-0.0)))
-            except Exception:
-                continue
-        zero.add(t)
-    return zero
-
-
-_BINARY = (lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b,
-           lambda a, b: a / b)
-
-
-def _drop_zero_cotangents(fn: ast.FunctionDef, zero: set[str],
-                          fact: Callable[[ast.AST], Any]) -> None:
-    """A cotangent proven zero contributes nothing: a sum's term whose numerator has it
-    as a factor is dropped (where the other term already has the sum's shape and
-    dtype), and dead-code removal then takes the statements that computed it."""
-
-    def has_zero_factor(node: ast.AST) -> bool:
-        if isinstance(node, ast.Name):
-            return node.id in zero
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return has_zero_factor(node.operand)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-            return has_zero_factor(node.left) or has_zero_factor(node.right)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-            return has_zero_factor(node.left)
-        return False
-
-    for stmt in fn.body:
-        if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.BinOp):
-            continue
-        v = stmt.value
-        if not isinstance(v.op, (ast.Add, ast.Sub)):
-            continue
-        out = fact(v)
-        if out is not None and has_zero_factor(v.right) and fact(v.left) == out:
-            stmt.value = v.left
-        elif out is not None and isinstance(v.op, ast.Add) and \
-                has_zero_factor(v.left) and fact(v.right) == out:
-            stmt.value = v.right
-
-
-def _summed(node: ast.AST) -> ast.AST | None:
-    """What ``np.sum(x)`` or ``x.sum()`` sums (keywords are the caller's to check)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "sum"):
-        return None
-    if isinstance(node.func.value, ast.Name) and node.func.value.id == "np":
-        return node.args[0] if len(node.args) == 1 else None
-    return node.func.value if not node.args else None
 
 
 def _sum_to(node: ast.expr, shape: tuple, target: tuple) -> ast.expr:
@@ -1041,10 +855,10 @@ def _egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) ->
         return
     from egglog import EGraph, f64, rewrite, vars_
 
-    Term = language[0]
+    Term = language.Term
 
     def to_term(node: ast.AST) -> Any:
-        return _to_term(node, facts_of, Term, opaque=opaque)
+        return _to_term(node, facts_of, Term, opaque)
 
     opaque: dict[str, ast.AST] = {}
 
@@ -1115,9 +929,6 @@ def _egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) ->
                 holder[slot] = new
             else:
                 setattr(holder, slot, new)
-
-
-_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 
 
 def _inline_single_uses(fn: ast.FunctionDef, arithmetic: Callable[[ast.AST], bool]) -> None:
@@ -1261,30 +1072,6 @@ def _inline_block(body: list[ast.stmt], keep: set[str], _unused: set[str],
     body[:] = [stmt for k, stmt in enumerate(body) if not gone[k]]
 
 
-def _written(stmt: ast.stmt) -> set[str]:
-    """Names whose arrays a statement writes into."""
-    out: set[str] = set()
-    for node in ast.walk(stmt):
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, ast.AugAssign):
-            targets = [node.target]
-        for t in targets:
-            if isinstance(t, (ast.Subscript, ast.Attribute)):
-                while isinstance(t, (ast.Subscript, ast.Attribute)):
-                    t = t.value
-                if isinstance(t, ast.Name):
-                    out.add(t.id)
-        if isinstance(node, ast.Call) and call_name(node) in MUTATORS:
-            for a in node.args[:1]:
-                if isinstance(a, ast.Name):
-                    out.add(a.id)
-            if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
-                out.add(node.func.value.id)
-    return out
-
-
 def _pure(node: ast.AST) -> bool:
     return not any(isinstance(n, ast.Call) and call_name(n) in MUTATORS
                    for n in ast.walk(node))
@@ -1345,10 +1132,10 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             continue
         rewriter = _Rewriter(fn, facts)
         rewriter.run()
-        zero = _zero_cotangents(fn, rewriter.fact, rewriter.mutated) \
-            if _on("zero") and e_graphs else ()
+        zero = zero_cotangents(fn, rewriter.fact, rewriter.mutated) \
+            if _on("zero") and e_graphs else set()
         if zero:
-            _drop_zero_cotangents(fn, set(zero), rewriter.fact)
+            drop_zero_cotangents(fn, zero, rewriter.fact, rewriter.mutated)
         if _on("tapes"):
             _trim_tapes(fn)
         if _on("dce"):

@@ -73,3 +73,8 @@ def vector_out(x):
     assert x.ndim == 1, "need a vector"
     print("x", x)
     return np.sin(x) * x[0]
+
+
+def calls_linear_printer(x):
+    # the gradient never reads printing_callee's value: only its print needs the call
+    return np.sum(printing_callee(x))

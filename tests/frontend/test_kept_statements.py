@@ -287,3 +287,19 @@ def test_jax_backend_keeps_static_checks_and_locates_value_raises():
     with pytest.raises(s2s.TransformError) as info:
         s2s.jit(K.raises_on_value, backend="jax")(X)
     assert "kept_fns.py" in str(info.value) and "np.any(y > 1e6)" in str(info.value)
+
+
+def test_a_callee_print_whose_value_the_gradient_never_reads_runs_at_every_call(capsys):
+    """Calls 1 to 10 (the third and later run the code the second specialized, or the
+    emitted code where the specializer would drop the call): printed each time."""
+    want = [np.asarray(jax.grad(J.calls_linear_printer)(X * k)) for k in range(1, 11)]
+    capsys.readouterr()  # (JAX's trace printed tracers)
+    g = s2s.grad(K.calls_linear_printer)
+    for k in range(1, 11):
+        got = g(X * k)
+        assert printed(capsys) == [f"callee {X * k}"], k
+        np.testing.assert_allclose(got, want[k - 1], rtol=1e-12)
+    v = s2s.vmap(s2s.grad(K.calls_linear_printer))
+    for k in range(1, 4):
+        v(np.stack([X, X * k]))
+        assert printed(capsys) == f"callee {np.stack([X, X * k])}".splitlines(), k
