@@ -87,9 +87,10 @@ def test_public_names_stay() -> None:
         assert callable(getattr(s2s, name)), name
     assert s2s.ledger.__module__ == "s2s.tools.ledger"  # the function ...
     ledger_api = importlib.import_module("s2s.ledger")  # ... and the documented module
-    for name in ("ledger", "save", "load", "verify", "sign", "LedgerError"):
+    for name in ("ledger", "save", "load", "sign", "LedgerError"):
         assert getattr(ledger_api, name) is getattr(importlib.import_module("s2s.tools.ledger"),
                                                     name)
+    assert ledger_api.verify is importlib.import_module("s2s.tools.ledger_verify").verify
 
 
 def test_no_submodule_is_named_like_a_public_function() -> None:
@@ -115,7 +116,6 @@ OVER_BUDGET = {
     "s2s/transforms/reverse.py": 1308,
     "s2s/api/transformed.py": 982,
     "s2s/backends/control.py": 1019,
-    "s2s/tools/ledger.py": 1013,
     "s2s/api/vectorize.py": 880,
     "s2s/runtime.py": 873,
     "s2s/tools/selfcheck.py": 858,
