@@ -1,6 +1,6 @@
 """The transform ledger's public names, as the docs spell them
 (``from s2s.ledger import ledger, save, load, verify``); the code is in
-:mod:`s2s.tools.ledger`."""
+``s2s.tools.ledger`` (records) and ``s2s.tools.ledger_verify``."""
 
 from .tools.ledger import (
     KEY_ENV,
@@ -17,8 +17,8 @@ from .tools.ledger import (
     provenance,
     save,
     sign,
-    verify,
 )
+from .tools.ledger_verify import verify
 
 __all__ = [
     "ledger", "verify", "sign", "canonical", "save", "load", "provenance",

@@ -29,8 +29,15 @@ def test_the_layer_contracts_hold() -> None:
     optimize | backends > frontend > primitives > ir | emit > errors | runtime |
     caches), rules never import transforms, ir never imports the frontend, transforms
     or api, backends never import api or transforms, only the root imports tools."""
-    lint = pytest.importorskip("importlinter.cli")
-    assert lint.lint_imports(config_filename=str(ROOT / "setup.cfg"), no_cache=True) == 0
+    pytest.importorskip("importlinter.cli")
+    # in a process of its own: import-linter configures logging, which disables the
+    # loggers that exist (a later test's logging would go nowhere)
+    code = subprocess.run(
+        [sys.executable, "-c",
+         "import sys; from importlinter.cli import lint_imports; "
+         f"sys.exit(lint_imports(config_filename={str(ROOT / 'setup.cfg')!r}, no_cache=True))"],
+        cwd=ROOT, capture_output=True, text=True)
+    assert code.returncode == 0, code.stdout + code.stderr
 
 
 def test_a_contract_catches_an_upward_import(tmp_path: Path) -> None:
@@ -90,9 +97,10 @@ def test_public_names_stay() -> None:
         assert callable(getattr(s2s, name)), name
     assert s2s.ledger.__module__ == "s2s.tools.ledger"  # the function ...
     ledger_api = importlib.import_module("s2s.ledger")  # ... and the documented module
-    for name in ("ledger", "save", "load", "verify", "sign", "LedgerError"):
+    for name in ("ledger", "save", "load", "sign", "LedgerError"):
         assert getattr(ledger_api, name) is getattr(importlib.import_module("s2s.tools.ledger"),
                                                     name)
+    assert ledger_api.verify is importlib.import_module("s2s.tools.ledger_verify").verify
 
 
 def test_no_submodule_is_named_like_a_public_function() -> None:
@@ -118,7 +126,6 @@ OVER_BUDGET = {
     "s2s/transforms/reverse.py": 1308,
     "s2s/api/transformed.py": 982,
     "s2s/backends/control.py": 1019,
-    "s2s/tools/ledger.py": 1013,
     "s2s/api/vectorize.py": 880,
     "s2s/runtime.py": 873,
     "s2s/tools/selfcheck.py": 858,

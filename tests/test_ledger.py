@@ -24,8 +24,8 @@ from s2s.tools.ledger import (
     load,
     save,
     sign,
-    verify,
 )
+from s2s.tools.ledger_verify import verify
 from s2s.tools.selfcheck import JvpOf
 
 ROOT = Path(__file__).parent.parent
@@ -476,7 +476,7 @@ def test_the_function_is_found_by_module_name_or_else_by_file(tmp_path, monkeypa
 def test_verifying_without_jax_re_runs_the_rest_of_the_evidence(signed, monkeypatch):
     import importlib
 
-    ledger_module = importlib.import_module("s2s.tools.ledger")
+    ledger_module = importlib.import_module("s2s.tools.ledger_verify")
     monkeypatch.setattr(ledger_module, "_jax_importable", lambda: False)
     result = verify(signed, key=KEY, trust_code=True)
     assert result["ok"], result

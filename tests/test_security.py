@@ -40,8 +40,8 @@ from s2s.tools.ledger import (
     load,
     save,
     sign,
-    verify,
 )
+from s2s.tools.ledger_verify import verify
 from s2s.tools.teach.emit import read_meta
 
 KEY = b"security test key"
@@ -302,7 +302,7 @@ def test_code_that_exits_while_verified_is_a_failure(tmp_path) -> None:
 
 def test_ledger_and_save_refuse_to_run_inside_verify(recorded, monkeypatch) -> None:
     """What a trusted module runs while it is verified cannot record or save."""
-    ledger_module = sys.modules["s2s.tools.ledger"]
+    ledger_module = sys.modules["s2s.tools.ledger_verify"]
     signed, _, _, _ = recorded
     seen = []
 

@@ -35,7 +35,8 @@ from ..api import vectorize
 from ..frontend.normalize import normalize
 from ..primitives import load_all
 from ..primitives import registry as reg
-from .ledger import LedgerError, ledger, load, sign, verify
+from .ledger import LedgerError, ledger, load, sign
+from .ledger_verify import verify
 from .selfcheck import JvpOf, VjpOf
 
 __all__ = ["register", "CASES", "run_matrix", "matrix_markdown"]
