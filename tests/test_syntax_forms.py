@@ -255,7 +255,6 @@ REFUSED = [
     (F.walrus_in_ifexp, "(t := s * 2.0)", ":="),
     (F.walrus_in_while, "while (k := k + 1)", ":="),
     (F.conditional_import_free, "act = np.tanh", "used here as a value"),
-    (F.Model(1.5).loss, "self.scale", "self.scale"),
     (F.Plain().reads_self, "helper_of(self)", "bound to"),
 ]
 
