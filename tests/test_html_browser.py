@@ -135,3 +135,98 @@ def test_if_and_else_branches_light_up_apart(tmp_path) -> None:
             assert texts and set(texts) == {"else:"}, texts
         finally:
             browser.close()
+
+
+LOOPS_AND_CALLS = '''import numpy as np
+
+
+def step(h, w):
+    return np.tanh(h * w)
+
+
+def run(x, w):
+    h = x
+    for i in range(3):
+        h = step(h, w) + 0.5 * h
+    total = np.sum(h**2)
+    return total
+'''
+
+
+def _lit_texts(page) -> list[str]:
+    lit = page.locator("#derivative .blk.hl")
+    return [lit.nth(i).inner_text() for i in range(lit.count())]
+
+
+def test_loops_and_calls_light_up_their_own_blocks(tmp_path) -> None:
+    """Each user line lights exactly the derivative blocks s2s made for it: the loop
+    body's line its forward and backward statements (the call's `step_vjp` and the
+    tape pop), the callee's line its blocks inside `step_vjp`, nothing of the others."""
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    src = tmp_path / "loops.py"
+    src.write_text(LOOPS_AND_CALLS)
+    page_path = tmp_path / "loops.html"
+    assert main(["html", f"{src}:run", "--shapes", "x=3 w=3", "-o", str(page_path)]) == 0
+    lines = LOOPS_AND_CALLS.splitlines()
+    body = str(lines.index("        h = step(h, w) + 0.5 * h") + 1)
+    callee = str(lines.index("    return np.tanh(h * w)") + 1)
+    total = str(lines.index("    total = np.sum(h**2)") + 1)
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(page_path.as_uri())
+            for line in (body, callee, total):
+                page.locator(f'#source .src[data-line="{line}"]').first.hover()
+                lit = page.locator("#derivative .blk.hl")
+                ids = {lit.nth(i).get_attribute("data-line") for i in range(lit.count())}
+                assert ids == {line}, (line, ids)  # only this line's blocks
+                want = page.locator(f'#derivative .blk[data-line="{line}"]').count()
+                assert lit.count() == want > 0
+            page.locator(f'#source .src[data-line="{body}"]').first.hover()
+            texts = "\n".join(_lit_texts(page))
+            assert "step_vjp" in texts and "step(" in texts and "np.sum" not in texts, texts
+            page.locator(f'#source .src[data-line="{callee}"]').first.hover()
+            texts = "\n".join(_lit_texts(page))
+            assert "tanh" in texts and "np.sum" not in texts, texts
+        finally:
+            browser.close()
+
+
+def test_presentation_mode_scales_the_code_and_aligns_the_panes(tmp_path) -> None:
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    src = tmp_path / "loops.py"
+    src.write_text(LOOPS_AND_CALLS)
+    page_path = tmp_path / "loops.html"
+    assert main(["html", f"{src}:run", "--shapes", "x=3 w=3", "-o", str(page_path)]) == 0
+    lines = LOOPS_AND_CALLS.splitlines()
+    total = str(lines.index("    total = np.sum(h**2)") + 1)
+    size = "el => parseFloat(getComputedStyle(el).fontSize)"
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 700})
+            page.goto(page_path.as_uri())
+            code = page.locator("#derivative .code")
+            normal = code.evaluate(size)
+            assert page.locator("#graph").is_visible()
+            page.keyboard.press("p")  # the keyboard toggle
+            assert "present" in page.locator("body").get_attribute("class")
+            big = code.evaluate(size)
+            assert big > 1.4 * normal and not page.locator("#graph").is_visible()
+            page.keyboard.press("+")
+            assert code.evaluate(size) > big
+            page.keyboard.press("-")
+            assert abs(code.evaluate(size) - big) < 0.5
+            user = page.locator(f'#source .src[data-line="{total}"]')
+            user.hover()  # its first block is scrolled beside it
+            block = page.locator(f'#derivative .blk[data-line="{total}"]').first
+            top = "el => el.getBoundingClientRect().top"
+            assert abs(block.evaluate(top) - user.evaluate(top)) < 3
+            page.locator("#present-toggle").click()  # the button toggles it too
+            assert "present" not in (page.locator("body").get_attribute("class") or "")
+            assert abs(code.evaluate(size) - normal) < 0.5
+        finally:
+            browser.close()

@@ -403,6 +403,13 @@ h1{font-size:1.25em} h2{font-size:1.05em;margin:.2em 0}
 .graph .pr{fill:#666;font-size:11px}
 .graph .edge{fill:none;stroke:#aaa;stroke-width:1.2}
 .note{color:#666}
+#present-toggle{float:right;font:inherit;font-size:.85em;cursor:pointer}
+body.present{--scale:1.6;margin:.6em}
+body.present .code{font-size:calc(13px * var(--scale))}
+body.present h1,body.present h2,body.present #rule{font-size:calc(1em * var(--scale) * .75)}
+body.present .hint,body.present #graph,body.present #graph-title{display:none}
+body.present .pane#source,body.present .pane#derivative{max-height:80vh}
+body.present .pane .code::after{content:"";display:block;height:70vh}
 """
 
 _SCRIPT = """
@@ -421,9 +428,31 @@ function showRule(line) {
   for (const x of r.rules) h += '<p><b>' + x.prim + '</b></p><pre class="code">' + x.rule + '</pre>';
   box.innerHTML = h;
 }
+// presentation mode: P toggles it, + and - scale the code; hovering a line scrolls the
+// other pane so that the line and its first derivative block stand side by side
+let scale = 1.6;
+function setScale(s) { scale = Math.min(4, Math.max(0.8, s));
+  document.body.style.setProperty('--scale', scale); }
+function togglePresent() { document.body.classList.toggle('present'); setScale(scale); }
+document.getElementById('present-toggle').addEventListener('click', togglePresent);
+document.addEventListener('keydown', e => {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.key === 'p' || e.key === 'P') togglePresent();
+  else if (document.body.classList.contains('present') && (e.key === '+' || e.key === '='))
+    setScale(scale * 1.15);
+  else if (document.body.classList.contains('present') && e.key === '-') setScale(scale / 1.15);
+});
+function align(line, from) {
+  const other = from.closest('#source') ? '#derivative' : '#source';
+  const target = document.querySelector(other + ' [data-line="' + line + '"]');
+  if (!target) return;
+  const pane = document.querySelector(other);
+  pane.scrollTop += target.getBoundingClientRect().top - from.getBoundingClientRect().top;
+}
 document.querySelectorAll('[data-line]').forEach(el => {
   const line = el.dataset.line;
-  el.addEventListener('mouseenter', () => { if (pinned === null) { mark(line, true); showRule(line); } });
+  el.addEventListener('mouseenter', () => { if (pinned === null) { mark(line, true); showRule(line);
+    if (document.body.classList.contains('present') && !el.closest('#graph')) align(line, el); } });
   el.addEventListener('mouseleave', () => { if (pinned === null) mark(line, false); });
   el.addEventListener('click', () => {
     if (pinned !== null) { mark(pinned, false);
@@ -499,8 +528,9 @@ def html_page(d: Derivation) -> str:
 <title>s2s: {html.escape(title)}</title>
 <style>{_STYLE}</style></head>
 <body>
+<button id="present-toggle" title="presentation mode: P; + and - scale the code">presentation (P)</button>
 <h1>s2s: <code>{html.escape(title)}</code></h1>
-<p class="note">Hover a line of the function, a block of the derivative or a node of the
+<p class="note hint">Hover a line of the function, a block of the derivative or a node of the
 graph: the others that belong to the same line light up, and the box below shows the
 rules ({mode}) s2s inlined for it.  Click to pin.</p>
 <div class="panes">
@@ -510,7 +540,7 @@ rules ({mode}) s2s inlined for it.  Click to pin.</p>
 <div class="code">{"".join(right)}</div></div>
 </div>
 <div id="rule"><span class="note">Hover a line or block.</span></div>
-<h2 style="margin-top:1em">Computation graph of {html.escape(d.target.name)}</h2>
+<h2 style="margin-top:1em" id="graph-title">Computation graph of {html.escape(d.target.name)}</h2>
 <div class="pane" id="graph">{graph_svg(ir)}</div>
 <script type="application/json" id="rules-data">{json.dumps(rules)}</script>
 <script>{_SCRIPT}</script>
