@@ -271,3 +271,37 @@ def test_the_license_file_is_the_declared_license() -> None:
     assert meta["metadata"]["license_files"].strip() == "LICENSE"
     head = " ".join((ROOT / "LICENSE").read_text().split()[:4])
     assert head == "Apache License Version 2.0,", head
+
+
+@pytest.mark.slow  # builds an sdist: packaging runs in the slow tier
+def test_the_sdist_carries_its_tests_and_they_run(tmp_path: Path) -> None:
+    """``python -m build --sdist``: the tarball holds the package, the tests with their
+    conftest, fixtures and support modules, the docs and examples they read; a part of
+    the suite runs from the unpacked sdist, importing s2s from it."""
+    import tarfile
+
+    pytest.importorskip("build", reason="the 'build' package (the dev extra) is missing")
+    dist = tmp_path / "dist"
+    r = subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(dist),
+                        str(ROOT)], capture_output=True, text=True)
+    if r.returncode != 0 and "Could not find a version" in r.stdout + r.stderr:
+        pytest.skip("python -m build has no index for its isolated environment")
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    (sdist,) = dist.glob("s2s-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = set(tar.getnames())
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    from s2s.version import __version__
+
+    top = f"s2s-{__version__}"
+    for needed in ("LICENSE", "README.md", "setup.cfg", "s2s/runtime.py", "s2s/py.typed",
+                   "tests/conftest.py", "tests/support.py", "tests/fixtures/batch_rules.json",
+                   "tests/golden", "docs/python-subset.md", "examples/quickstart.py"):
+        assert f"{top}/{needed}" in names, needed
+    assert not any("__pycache__" in n for n in names)
+    here = tmp_path / "unpacked" / top
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:randomly",
+                        "tests/test_golden.py", "tests/test_docs.py"], cwd=here,
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(here)})
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    assert re.search(r"\d+ passed", r.stdout), r.stdout[-2000:]
