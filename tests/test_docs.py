@@ -113,3 +113,29 @@ def test_links_and_paths_the_docs_name_exist() -> None:
             if not _inside(ROOT / path):
                 missing.append(f"{page.relative_to(ROOT)}: `{path}`")
     assert not missing, missing
+
+
+def test_every_tool_command_the_docs_name_exists_with_its_flags() -> None:
+    """``python tools/X.py --flag`` in a doc: the script is there and takes the flag
+    (its --help names it), so the command that regenerates a table still runs."""
+    import subprocess
+    import sys
+
+    commands: dict[str, set[str]] = {}
+    for page in PAGES:
+        for script, flags in re.findall(r"python (tools/[\w]+\.py)((?: --?[a-z][\w-]*)*)",
+                                        page.read_text()):
+            commands.setdefault(script, set()).update(flags.split())
+    assert commands, "the docs name no tool commands where this test looks"
+    problems = []
+    for script, flags in sorted(commands.items()):
+        if not (ROOT / script).exists():
+            problems.append(f"{script}: no such script")
+            continue
+        if not flags:
+            continue
+        out = subprocess.run([sys.executable, script, "--help"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120)
+        problems += [f"{script} {f}: not in its --help" for f in sorted(flags)
+                     if f not in out.stdout]
+    assert not problems, problems
