@@ -155,3 +155,15 @@ def test_drift_is_reported_apart_from_s2s(corpus) -> None:
     assert live.status == "pass" and live.jax_drift and "max abs error" in live.jax_drift
     replay = C.run_case(altered, case)
     assert replay.status == "fail" and replay.jax_drift is None
+
+
+def test_the_default_corpus_is_found_in_a_checkout_and_its_cases_run(tmp_path) -> None:
+    """Without --fixtures or the variable (the suite sets it elsewhere), from another
+    directory: `s2s conformance` finds the checkout's corpus and runs its cases, e2e
+    ones too (they load the suite's modules beside the corpus)."""
+    env = {k: v for k, v in os.environ.items() if k != "S2S_CONFORMANCE_FIXTURES"}
+    out = subprocess.run([sys.executable, "-m", "s2s", "conformance", "--json", "-k",
+                          "e2e/f_T/"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    data = json.loads(out.stdout)
+    assert data["summary"]["pass"] == data["count"] >= 9, data["summary"]

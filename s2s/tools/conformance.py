@@ -45,7 +45,9 @@ def fixture_dir() -> Path:
     env = os.environ.get("S2S_CONFORMANCE_FIXTURES")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "conformance"
+    # the checkout (or unpacked sdist) that holds the package: the corpus's cases call
+    # functions of the suite's own modules (tests/rule_fns*.py), so it lives beside them
+    return Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "conformance"
 
 
 # ---- pytrees as JSON, leaves in an npz --------------------------------------------
@@ -374,9 +376,11 @@ def load(fixtures: Path | None = None) -> Corpus:
     manifest_path = root / "manifest.json"
     if not manifest_path.exists():
         raise FileNotFoundError(
-            f"no conformance fixtures at {root} (record them with "
-            "`python tools/capture_fixtures.py` in a checkout, or set "
-            "S2S_CONFORMANCE_FIXTURES)"
+            f"no conformance fixtures at {root}: the corpus ships with the source (a "
+            "checkout or the sdist, tests/fixtures/conformance/), not the wheel, as its "
+            "cases call the test suite's functions; run `s2s conformance` there, give "
+            "--fixtures or S2S_CONFORMANCE_FIXTURES, or record a corpus with "
+            "`python tools/capture_fixtures.py`"
         )
     manifest = json.loads(manifest_path.read_text())
     with np.load(root / "arrays.npz") as data:
