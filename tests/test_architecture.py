@@ -136,8 +136,6 @@ OVER_BUDGET = {
     "s2s/optimize/signature_facts.py::_Levels": 438,
     "s2s/backends/control.py::_Lowering": 417,
     "s2s/api/vectorize.py::_JacobianCode._generate_for": 134,
-    "s2s/tools/teach/html.py::provenance": 113,
-    "s2s/tools/cli_ledger.py::_cases": 105,
 }
 
 

@@ -420,6 +420,15 @@ def _cases() -> list[Case]:
         _accept("vmap(vmap)", "a doubly batched reduction",
                 lambda: (s2s.vmap(s2s.vmap(rowsum)), (_rng().normal(size=(3, 4, 2)),))),
         # ---- invalid compositions: s2s refuses them -----------------------------
+    ]
+    return cases + _cases_continued()
+
+
+def _cases_continued() -> list[Case]:
+    """The matrix's refusals and the compositions that follow them, in its order."""
+    s2s = public  # (as in _cases)
+    x3 = _x3
+    return [
         _reject("grad of a non-scalar output", "grad(sin) on a vector",
                 lambda: (s2s.grad(non_scalar), (x3(),))),
         _reject("vmap with inconsistent batch sizes", "axes of size 3 and 4",
@@ -476,7 +485,6 @@ def _cases() -> list[Case]:
              "the wrong rule's record edited to say passed, re-signed with the key",
              _lying_checks_case),
     ]
-    return cases
 
 
 CASES = _cases

@@ -169,19 +169,15 @@ def _trailing_joins(lines: list[str]) -> set[int]:
     return out
 
 
-def provenance(text: str, ir: Function) -> list[int | None]:
-    """For each line of the emitted module, the user line it comes from (or None).
-
-    The emitted code keeps the function's `if`s (on the same test names, replayed in
-    the backward sweep) and loops, so each line is placed in the branches it is on:
-    a name both branches bind is placed by the branch's own statement, an ``else:``
-    by the user's ``else:`` line, the joins that close a branch by the `if`."""
+def _line_facts(ir: Function) -> tuple[dict, dict, dict, list[int]]:
+    """What ``provenance`` reads of the IR: each user line's text, where each name is
+    defined (the top function's names win), each ``if`` test's lines, the returns."""
     functions = _ir_functions(ir)
     user_lines = {}
     for f in functions:
         user_lines.update({n: t.strip() for n, t in f.source_lines.items()})
     defs = _definitions(list(reversed(functions)))
-    for f in functions[1:]:  # the top function's names win
+    for f in functions[1:]:
         for n, found in _definitions([f]).items():
             defs.setdefault(n, found)
     defs.update(_definitions([functions[0]]))
@@ -190,6 +186,17 @@ def provenance(text: str, ir: Function) -> list[int | None]:
         ifs.update(_if_lines([f]))
     ret_lines = [s.loc.line for f in functions for s in f.body
                  if isinstance(s, Return) and s.loc is not None]
+    return user_lines, defs, ifs, ret_lines
+
+
+def provenance(text: str, ir: Function) -> list[int | None]:
+    """For each line of the emitted module, the user line it comes from (or None).
+
+    The emitted code keeps the function's `if`s (on the same test names, replayed in
+    the backward sweep) and loops, so each line is placed in the branches it is on:
+    a name both branches bind is placed by the branch's own statement, an ``else:``
+    by the user's ``else:`` line, the joins that close a branch by the `if`."""
+    user_lines, defs, ifs, ret_lines = _line_facts(ir)
     raws = text.splitlines()
     joins = _trailing_joins(raws)
     out: list[int | None] = []
