@@ -123,18 +123,14 @@ FUNCTION_LINES = 100
 # may join the list.  Lines as measured when the layout landed.
 OVER_BUDGET = {
     "s2s/optimize/specialize.py": 1239,
-    "s2s/transforms/reverse.py": 1308,
     "s2s/api/transformed.py": 982,
-    "s2s/backends/control.py": 1019,
     "s2s/api/vectorize.py": 880,
     "s2s/runtime.py": 873,
     "s2s/tools/selfcheck.py": 858,
     "s2s/optimize/signature_facts.py": 857,
-    "s2s/transforms/reverse.py::_Reverse": 1035,
     "s2s/transforms/forward.py::_Forward": 565,
     "s2s/transforms/vmap.py::_Vmap": 511,
     "s2s/optimize/signature_facts.py::_Levels": 438,
-    "s2s/backends/control.py::_Lowering": 417,
     "s2s/api/vectorize.py::_JacobianCode._generate_for": 134,
 }
 

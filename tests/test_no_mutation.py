@@ -305,7 +305,7 @@ def _fd(f: Callable, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
 
 # Second order of code writing into its own arrays: the emitted gradient reads, after
 # the backward has put overwritten elements back, index reads taken before the
-# writes; it binds them as copies (reverse._view_of_written) so that transforming it
+# writes; it binds them as copies (reverse_tapes' view_of_written) so that transforming it
 # again is not refused as reading a view of an array written since.
 SECOND_ORDER_IN_PLACE = [
     ("writes_its_own_array", "hessian"), ("writes_in_a_loop", "jacrev"),

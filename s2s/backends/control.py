@@ -49,39 +49,29 @@ from __future__ import annotations
 import ast
 import re
 import threading
-from typing import Any, Iterable
+from typing import Any
 
 from .breaks import MARK, range_of, rewrite_jumps
 from .breaks import all_names as _all_names
+from .control_reads import (
+    GiveUp,
+    Reading,
+    assigned_in,
+    code,
+    loads,
+    node_loads,
+    parents_of,
+    reset_memo,
+    scan,
+    tape_lists,
+    tapes_in,
+    target_names,
+)
 
 __all__ = ["lower_control", "LAX_IMPORT", "STAYS"]
 
 LAX_IMPORT = "import s2s.backends.jax_control as lax"
 STAYS = "# stays Python"
-_LIST_METHODS = {"append", "pop", "extend", "insert", "remove", "clear"}
-_FORBIDDEN = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Yield, ast.YieldFrom,
-              ast.Global, ast.Nonlocal, ast.Try, ast.With, ast.Delete, ast.Assert,
-              ast.Await, ast.ClassDef)
-_WORDS = {ast.Return: "`return`", ast.Break: "`break`", ast.Continue: "`continue`",
-          ast.Raise: "`raise`", ast.Yield: "`yield`", ast.Try: "`try`",
-          ast.With: "`with`", ast.Delete: "`del`", ast.Assert: "`assert`",
-          ast.Global: "`global`", ast.Nonlocal: "`nonlocal`"}
-
-
-_MEMO = threading.local()  # per parse: node id -> names it loads / statement binds
-
-
-def _reset_memo() -> None:
-    _MEMO.loads = {}
-    _MEMO.assigned = {}
-
-
-class _GiveUp(Exception):
-    def __init__(self, reason: str, tapes: Iterable[str] = ()) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.tapes = set(tapes)
-
 
 def lower_control(text: str, lax_name: str = "lax", user_code: bool = False) -> str:
     """``text`` with its ``if``/``for``/``while`` statements lowered (see above).
@@ -140,7 +130,7 @@ def _peeks_as_pops(text: str) -> str:
     between), as forward mode over a gradient writes its backward loops, becomes
     ``v = tape.pop()``: the same program, whose list is a tape to this pass."""
     tree = ast.parse(text)
-    _reset_memo()  # node ids of this parse only
+    reset_memo()  # node ids of this parse only
     edits: dict[int, str | None] = {}  # 0-based line -> new text, None: deleted
     for node in ast.walk(tree):
         for field in ("body", "orelse"):
@@ -158,9 +148,9 @@ def _peeks_as_pops(text: str) -> str:
                         edits[line] = (" " * s.col_offset) + f"{name} = {tape}.pop()\n"
                         edits[later.lineno - 1] = None
                         break
-                    if tape in _node_loads(later) or name in _assigned_in([later]):
+                    if tape in node_loads(later) or name in assigned_in([later]):
                         break
-    _reset_memo()
+    reset_memo()
     if not edits:
         return text
     lines = text.splitlines(keepends=True)
@@ -271,11 +261,11 @@ def _lower_all(text: str, pinned: set, lax_name: str) -> tuple[str, set]:
     tapes: dict[str, set[str]] = {}
     try:
         for _ in range(100000):
-            _reset_memo()
+            reset_memo()
             tree = ast.parse(text)
             if taken is None:
                 taken = _all_names(tree)  # then only fresh() adds names
-                tapes = {fn.name: _tape_lists(fn) for fn in tree.body
+                tapes = {fn.name: tape_lists(fn) for fn in tree.body
                          if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))}
             lines = text.splitlines(keepends=True)
             found = [(fn, node) for fn in tree.body
@@ -287,21 +277,21 @@ def _lower_all(text: str, pinned: set, lax_name: str) -> tuple[str, set]:
             edits = []  # the innermost statements of this parse, in reading order
             for fn, node in sorted(found, key=lambda f: f[1].lineno):
                 if fn.name not in parents:
-                    parents[fn.name] = _parents(fn)
+                    parents[fn.name] = parents_of(fn)
                 lowering = _Lowering(lines, fn, node, pinned, lax_name, taken,
                                      tapes.get(fn.name, set()), parents[fn.name])
                 try:
                     edits.append(lowering.run())
                     changed = True
-                except _GiveUp as gave_up:
+                except GiveUp as gave_up:
                     kind = "if" if isinstance(node, ast.If) else "loop"
-                    pins |= {(fn.name, kind, t) for t in _tapes_in([node])}
+                    pins |= {(fn.name, kind, t) for t in tapes_in([node])}
                     edits.append(_mark(lines, node, gave_up.reason))
             for first, last, new in reversed(edits):  # last first: earlier lines stay
                 lines[first:last] = new
             text = "".join(lines)
     finally:
-        _reset_memo()
+        reset_memo()
     if changed:
         text = _add_import(text, lax_name)
     return text, pins
@@ -343,111 +333,6 @@ def _innermost(fn: ast.FunctionDef, lines: list[str]) -> list[ast.stmt]:
     return out
 
 
-def _parents(fn: ast.FunctionDef) -> dict[int, tuple[ast.AST, list]]:
-    """Statement id -> (the node holding it, the block it is in)."""
-    found: dict[int, tuple[ast.AST, list]] = {}
-    for n in ast.walk(fn):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(n, field, None)
-            if not isinstance(block, list):  # an IfExp's body is an expression
-                continue
-            for s in block:
-                if isinstance(s, ast.stmt):
-                    found[id(s)] = (n, block)
-    return found
-
-
-# ---- names --------------------------------------------------------------------------
-
-
-def _target_names(target: ast.expr) -> list[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for t in target.elts for n in _target_names(t)]
-    if isinstance(target, ast.Starred):
-        return _target_names(target.value)
-    return []
-
-
-def _assigned_in(stmts: Iterable[ast.stmt]) -> list[str]:
-    """Names the statements bind in their own scope, in order (nested functions'
-    own names and bodies excluded)."""
-    memo = getattr(_MEMO, "assigned", None)
-    if memo is None:
-        _reset_memo()
-        memo = _MEMO.assigned
-    out: list[str] = []
-    for s in stmts:
-        found = memo.get(id(s))
-        if found is None:
-            found = memo[id(s)] = tuple(_assigned_one(s))
-        out += [n for n in found if n not in out]
-    return out
-
-
-def _assigned_one(node: ast.AST) -> list[str]:
-    out: list[str] = []
-
-    def add(names: Iterable[str]) -> None:
-        for n in names:
-            if n not in out:
-                out.append(n)
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                             ast.ClassDef)):
-            return
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                add(_target_names(t))
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            add(_target_names(node.target))
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
-            add(_target_names(node.target))
-        elif isinstance(node, ast.NamedExpr):
-            add(_target_names(node.target))
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            add((a.asname or a.name).split(".")[0] for a in node.names)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(node)
-    return out
-
-
-def _node_loads(node: ast.AST) -> frozenset[str]:
-    memo = getattr(_MEMO, "loads", None)
-    if memo is None:
-        _reset_memo()
-        memo = _MEMO.loads
-    found = memo.get(id(node))
-    if found is None:
-        if isinstance(node, ast.Name):
-            found = frozenset([node.id]) if isinstance(node.ctx, ast.Load) else frozenset()
-        else:
-            names: set[str] = set()
-            for child in ast.iter_child_nodes(node):
-                names |= _node_loads(child)
-            found = frozenset(names)
-        memo[id(node)] = found
-    return found
-
-
-def _loads(nodes: Iterable[ast.AST]) -> set[str]:
-    out: set[str] = set()
-    for node in nodes:
-        out |= _node_loads(node)
-    return out
-
-
-def _params(fn: ast.FunctionDef) -> list[str]:
-    a = fn.args
-    out = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
-    out += [p.arg for p in (a.vararg, a.kwarg) if p is not None]
-    return out
-
-
 def _tuple(names: list[str]) -> str:
     if not names:
         return "()"
@@ -469,7 +354,6 @@ class _Lowering:
     def __init__(self, lines: list[str], fn: ast.FunctionDef, node: ast.stmt,
                  pinned: set, lax_name: str, taken: set[str], tapes: set[str],
                  parents: dict[int, tuple[ast.AST, list]]) -> None:
-        self._parents = parents
         self.lines = lines
         self.fn = fn
         self.node = node
@@ -479,6 +363,7 @@ class _Lowering:
         self.taken = taken
         self.tapes = tapes - self.stacked_not
         self.all_tapes = tapes
+        self.reads = Reading(fn, lines, lax_name, parents)  # (what it reads around it)
 
     def fresh(self, base: str) -> str:
         name, k = base, 2
@@ -492,7 +377,7 @@ class _Lowering:
         node = self.node
         first = self.lines[node.lineno - 1]
         if first[:node.col_offset].strip() or first.lstrip().startswith("elif"):
-            raise _GiveUp("an `elif` header (written `else:` then `if`, it is lowered)")
+            raise GiveUp("an `elif` header (written `else:` then `if`, it is lowered)")
         if isinstance(node, ast.If):
             return self.lower_if(node)
         if isinstance(node, ast.For):
@@ -500,91 +385,12 @@ class _Lowering:
         return self.lower_while(node)  # type: ignore[arg-type]
 
     # ---- analysis ----------------------------------------------------------------
-
-    def bound_before(self, node: ast.stmt) -> set[str]:
-        """Names certainly bound when ``node`` starts, whichever path led there."""
-        out = set(_params(self.fn))
-        parents = self.parents()
-        cur = node
-        while True:
-            parent, block = parents[id(cur)]
-            idx = next(k for k, s in enumerate(block) if s is cur)
-            out |= _definitely(block[:idx])
-            if isinstance(parent, ast.For) and block is parent.body:
-                out |= set(_target_names(parent.target))
-            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                return out
-            cur = parent
-
-    def live_after(self, node: ast.stmt, name: str) -> bool:
-        """Whether code run after ``node`` may read ``name`` before binding it."""
-        parents = self.parents()
-        cur = node
-        while True:
-            parent, block = parents[id(cur)]
-            idx = next(k for k, s in enumerate(block) if s is cur)
-            found = _scan(block[idx + 1:], name)
-            if found is not None:
-                return found == "read"
-            if isinstance(parent, (ast.For, ast.While)) and block is parent.body:
-                # the next iteration: the header, then the body up to and with ``cur``
-                if isinstance(parent, ast.While) and (
-                        name in _loads([parent.test]) or name == self.going_flag(parent)):
-                    return True  # (the helper tests a `while`'s break flag beside its test)
-                found = _scan(block[:idx + 1], name)
-                if found is not None:
-                    return found == "read"
-            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                return False
-            cur = parent
-
-    def parents(self) -> dict[int, tuple[ast.AST, list]]:
-        return self._parents
-
-    def effects(self, stmts: list[ast.stmt], where: str) -> tuple[dict, dict]:
-        """The block's top-level ``tape.append(e)`` and ``v = tape.pop()``
-        statements; anything else that changes state refuses the lowering."""
-        pushes: dict[str, ast.stmt] = {}
-        pops: dict[str, ast.stmt] = {}
-        top = set()
-        for s in stmts:
-            tape, kind = _tape_statement(s)
-            if tape is None:
-                continue
-            table = pushes if kind == "append" else pops
-            if tape in table:
-                raise _GiveUp(f"`{tape}` {kind}ed twice in {where}", [tape])
-            table[tape] = s
-            top.add(id(s.value if isinstance(s, ast.Expr) else s.value))  # type: ignore[attr-defined]
-        involved = set(pushes) | set(pops)
-        for s in stmts:
-            for n in _walk_outside_defs(s):
-                if isinstance(n, _FORBIDDEN):
-                    raise _GiveUp(f"{_WORDS.get(type(n), type(n).__name__)} in {where}",
-                                  involved | _tapes_in(stmts))
-                if isinstance(n, ast.Call):
-                    if id(n) in top:
-                        continue
-                    if any(k.arg in ("push", "pop", "extend") for k in n.keywords):
-                        raise _GiveUp(f"a loop with its own tapes in {where}",
-                                      involved | _tapes_in(stmts))
-                    f = n.func
-                    if isinstance(f, ast.Attribute) and f.attr in _LIST_METHODS and not (
-                            isinstance(f.value, ast.Name) and f.value.id in ("np", self.lax)):
-                        raise _GiveUp(f"`.{f.attr}` of a list in {where}",
-                                      involved | _tapes_in(stmts))
-                if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(
-                        n.ctx, ast.Store):
-                    raise _GiveUp(f"a write into a Python container in {where}",
-                                  involved | _tapes_in(stmts))
-        return pushes, pops
-
     # ---- text ---------------------------------------------------------------------
 
     def header_end(self, node: ast.stmt, after: ast.AST) -> int:
         """1-based number of the line holding the header's colon."""
         k = after.end_lineno  # type: ignore[attr-defined]
-        while not _code(self.lines[k - 1]).rstrip().endswith(":"):
+        while not code(self.lines[k - 1]).rstrip().endswith(":"):
             k += 1
         return k
 
@@ -609,7 +415,7 @@ class _Lowering:
         self.stmt_of: dict[int, ast.stmt] = {}
         found = []
         for block in blocks:
-            pushes, pops = self.effects(block, where)
+            pushes, pops = self.reads.effects(block, where)
             found.append((pushes, pops))
         return found
 
@@ -623,27 +429,27 @@ class _Lowering:
         # still be appended in a branch of an `if` in a loop whose jumps were
         # rewritten (the `if going:` guard holds the whole body): as a tape's, its
         # entry is hoisted after the lax.cond
-        lists = tapes - (self.all_tapes - self.pinned if self.in_rewritten_loop(node)
+        lists = tapes - (self.all_tapes - self.pinned if self.reads.in_rewritten_loop(node)
                          else self.tapes)
         if lists:
-            raise _GiveUp(f"`{sorted(lists)[0]}` (a list, not a tape) changed in a branch",
+            raise GiveUp(f"`{sorted(lists)[0]}` (a list, not a tape) changed in a branch",
                           tapes)
         if tapes & self.pinned:
-            raise _GiveUp("its tapes are appended to on one path only elsewhere", tapes)
-        before = self.bound_before(node)
-        assigned_t, assigned_f = _assigned_in(node.body), _assigned_in(node.orelse)
+            raise GiveUp("its tapes are appended to on one path only elsewhere", tapes)
+        before = self.reads.bound_before(node)
+        assigned_t, assigned_f = assigned_in(node.body), assigned_in(node.orelse)
         assigned = assigned_t + [n for n in assigned_f if n not in assigned_t]
-        outputs = [n for n in assigned if self.live_after(node, n)]
+        outputs = [n for n in assigned if self.reads.live_after(node, n)]
         # operands: names a branch binds but may read (or return) before binding
         operands = [n for n in assigned if n in before and any(
-            n in own and (_scan(block, n) == "read" or (
-                n in outputs and _scan(block, n) != "written"))
+            n in own and (scan(block, n) == "read" or (
+                n in outputs and scan(block, n) != "written"))
             for block, own in ((node.body, assigned_t), (node.orelse, assigned_f)))]
-        if getattr(_MODE, "user_code", False) or self.in_rewritten_loop(node):
+        if getattr(_MODE, "user_code", False) or self.reads.in_rewritten_loop(node):
             # user code; or the jumps' rewrite binds names (the flags, the values a
             # `break` path set) on one path only: the other path keeps their values
             operands = [n for n in assigned if n in before and (n in operands or (
-                n in outputs and any(_scan(b, n) != "written"
+                n in outputs and any(scan(b, n) != "written"
                                      for b in (node.body, node.orelse))))]
         push_tapes = [t for p, _ in effects for t in p]
         push_tapes = list(dict.fromkeys(push_tapes))
@@ -669,7 +475,7 @@ class _Lowering:
                             pop_names, edits, slots)
             if reg is not None:
                 out += self.replace_statements(reg[0], self.region(*reg), edits)
-            own = set(_assigned_in(block)) | set(operands)
+            own = set(assigned_in(block)) | set(operands)
             # a name the other path binds: None here (zeros of its type when traced)
             results = [n if n in own else "None" for n in outputs] + slots
             out.append(f"{body_ind}return {_tuple(results)}\n")
@@ -694,16 +500,16 @@ class _Lowering:
         """``# lowered: <the statement's first line>``, above its lowered form."""
         first = " ".join(line.strip() for line in self.lines[node.lineno - 1:head])
         first = first.split(f"  {STAYS}", 1)[0]
-        return f"{' ' * node.col_offset}# lowered: {_code(first).strip()}\n"
+        return f"{' ' * node.col_offset}# lowered: {code(first).strip()}\n"
 
     def find_else(self, node: ast.If) -> int:
         start = node.body[-1].end_lineno  # type: ignore[attr-defined]
         for k in range(start + 1, node.orelse[0].lineno):
             line = self.lines[k - 1]
-            if _code(line).strip() == "else:" and \
+            if code(line).strip() == "else:" and \
                     len(line) - len(line.lstrip()) == node.col_offset:
                 return k
-        raise _GiveUp("an `elif` header (written `else:` then `if`, it is lowered)")
+        raise GiveUp("an `elif` header (written `else:` then `if`, it is lowered)")
 
     def segment(self, node: ast.AST) -> str:
         """The source text of ``node`` (ast offsets count UTF-8 bytes)."""
@@ -718,45 +524,28 @@ class _Lowering:
 
     def loop_parts(self, node: ast.For | ast.While, where: str):
         if node.orelse:
-            raise _GiveUp("an `else:` on the loop")
+            raise GiveUp("an `else:` on the loop")
         (pushes, pops), = self.hoist([node.body], where)
         # tapes first (stacked by a scan), then other lists (one entry per iteration)
         pushes = {t: pushes[t] for t in sorted(pushes, key=lambda t: t not in self.tapes)}
-        before = self.bound_before(node)
-        assigned = _assigned_in(node.body)
+        before = self.reads.bound_before(node)
+        assigned = assigned_in(node.body)
         test = [node.test] if isinstance(node, ast.While) else []
-        targets = _target_names(node.target) if isinstance(node, ast.For) else []
-        live = {n for n in assigned + targets if self.live_after(node, n)}
+        targets = target_names(node.target) if isinstance(node, ast.For) else []
+        live = {n for n in assigned + targets if self.reads.live_after(node, n)}
         carry = [n for n in assigned if n in before and n not in targets and (
-            n in live or n in _loads(test) or _scan(node.body, n) == "read")]
+            n in live or n in loads(test) or scan(node.body, n) == "read")]
         for n in assigned + targets:
             if n in live and n not in carry:
-                raise _GiveUp(f"`{n}` is read after the loop but not bound before it")
-        going = self.going_flag(node)
+                raise GiveUp(f"`{n}` is read after the loop but not bound before it")
+        going = self.reads.going_flag(node)
         if going is not None and going in assigned and going in before and \
                 going not in carry:
             carry.append(going)  # the helper reads it: has the loop broken?
         return pushes, pops, carry
-
-    def in_rewritten_loop(self, node: ast.stmt) -> bool:
-        """Whether ``node`` is inside a loop :mod:`~s2s.backends.breaks` rewrote."""
-        parents = self.parents()
-        cur: ast.AST = node
-        while id(cur) in parents:
-            cur = parents[id(cur)][0]
-            if isinstance(cur, (ast.For, ast.While)) and self.going_flag(cur):  # type: ignore[arg-type]
-                return True
-        return False
-
-    def going_flag(self, node: ast.stmt) -> str | None:
-        """The ``going`` flag of a loop whose ``break`` :mod:`~s2s.backends.breaks`
-        rewrote (named on its first line), else None."""
-        found = re.search(rf"{re.escape(MARK)}(\w+)", self.lines[node.lineno - 1])
-        return found.group(1) if found else None
-
     def going_arg(self, node: ast.stmt, carry: list[str]) -> list[str]:
         """``going=k``: the helper stops (or masks) once ``carry[k]`` is False."""
-        going = self.going_flag(node)
+        going = self.reads.going_flag(node)
         return [f"going={carry.index(going)}"] if going in carry else []
 
     def tape_edits(self, pushes: list[tuple[str, Any]], pops: dict, pushed_names: dict,
@@ -770,7 +559,7 @@ class _Lowering:
                 continue
             value = s.value.args[0]
             self.stmt_of[id(s)] = s
-            if isinstance(value, ast.Name) and not self.rebound_after(s, value.id):
+            if isinstance(value, ast.Name) and not self.reads.rebound_after(s, value.id):
                 slots.append(value.id)
                 edits[id(s)] = None
             else:
@@ -781,17 +570,6 @@ class _Lowering:
             target = self.segment(s.targets[0])
             edits[id(s)] = None if target == popped_names[t] else \
                 f"{target} = {popped_names[t]}"
-
-    def rebound_after(self, stmt: ast.stmt, name: str) -> bool:
-        """Whether ``name`` is bound again after ``stmt`` in its block (a push of it
-        is then the value at the push, not at the end of the block)."""
-        found = self._parents.get(id(stmt))
-        if found is None:
-            return True
-        block = found[1]
-        k = next(i for i, b in enumerate(block) if b is stmt)
-        return name in _assigned_in(block[k + 1:])
-
     def body_text(self, node: ast.stmt, head: int, pushes: dict, pops: dict,
                   popped_names: dict, pushed_names: dict) -> tuple[list[str], list[str]]:
         edits: dict[int, str | None] = {}
@@ -804,10 +582,10 @@ class _Lowering:
 
     def lower_for(self, node: ast.For) -> tuple[int, int, list[str]]:
         if not isinstance(node.target, ast.Name):
-            raise _GiveUp("a loop target that is not one name")
+            raise GiveUp("a loop target that is not one name")
         bounds = range_of(node.iter)
         if bounds is None:
-            raise _GiveUp("a loop over something other than a range")
+            raise GiveUp("a loop over something other than a range")
         (start, stop, step), reverse = bounds
         pushes, pops, carry = self.loop_parts(node, "the loop body")
         ind = " " * node.col_offset
@@ -861,7 +639,7 @@ class _Lowering:
     def lower_while(self, node: ast.While) -> tuple[int, int, list[str]]:
         pushes, pops, carry = self.loop_parts(node, "the loop body")
         if pops:
-            raise _GiveUp("a `while` loop that pops a tape", set(pops) | set(pushes))
+            raise GiveUp("a `while` loop that pops a tape", set(pops) | set(pushes))
         ind = " " * node.col_offset
         body_ind = " " * node.body[0].col_offset
         head = self.header_end(node, node.test)
@@ -882,138 +660,3 @@ class _Lowering:
         call = f"{self.lax}.while_loop({', '.join(args)})"
         out.append(f"{ind}{_tuple(carry)} = {call}\n" if carry else f"{ind}{call}\n")
         return node.lineno - 1, node.end_lineno, out
-
-
-def _definitely(stmts: list[ast.stmt]) -> set[str]:
-    """Names the statements bind on every path through them."""
-    out: set[str] = set()
-    for s in stmts:
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        if isinstance(s, ast.If):
-            out |= _definitely(s.body) & _definitely(s.orelse)
-            out |= set(_assigned_in([ast.Expr(s.test)]))
-        elif isinstance(s, (ast.For, ast.While)):
-            header = s.iter if isinstance(s, ast.For) else s.test
-            out |= set(_assigned_in([ast.Expr(header)]))
-        else:
-            out |= set(_assigned_in([s]))
-    return out
-
-
-def _scan(stmts: list[ast.stmt], name: str) -> str | None:
-    """"read" if running ``stmts`` may read ``name`` before binding it, "written" if
-    they certainly bind it first, else None."""
-    for s in stmts:
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if name in _params_of(s) or name in _assigned_in(s.body):
-                continue
-            if name in _loads(s.body):
-                return "read"  # a closure read: lowered blocks are called right away
-            continue
-        if isinstance(s, ast.If):
-            if name in _loads([s.test]):
-                return "read"
-            a, b = _scan(s.body, name), _scan(s.orelse, name)
-            if "read" in (a, b):
-                return "read"
-            if a == b == "written":
-                return "written"
-            continue
-        if isinstance(s, (ast.For, ast.While)):
-            header = s.iter if isinstance(s, ast.For) else s.test
-            if name in _loads([header]):
-                return "read"
-            if isinstance(s, ast.For) and name in _target_names(s.target):
-                continue  # the body reads the loop's own binding
-            if _scan(s.body, name) == "read":
-                return "read"
-            if _scan(s.orelse, name) == "read":
-                return "read"
-            continue
-        if name in _loads([s]):
-            return "read"
-        if name in _assigned_in([s]):
-            return "written"
-    return None
-
-
-def _params_of(fn: ast.FunctionDef) -> list[str]:
-    return _params(fn)
-
-
-def _tape_lists(fn: ast.FunctionDef) -> set[str]:
-    """Lists bound to ``[]`` whose every use is ``.append(...)``/``.pop()`` (or a
-    lowered loop's ``push=``/``pop=``): the tapes emitted gradients save values on."""
-    candidates = {t.id for s in ast.walk(fn) if isinstance(s, ast.Assign)
-                  and isinstance(s.value, ast.List) and not s.value.elts
-                  for t in s.targets if isinstance(t, ast.Name)}
-    allowed: set[int] = set()
-    for n in ast.walk(fn):
-        if (isinstance(n, ast.Attribute) and n.attr in ("append", "pop")
-                and isinstance(n.value, ast.Name)):
-            allowed.add(id(n.value))
-        if isinstance(n, ast.keyword) and n.arg in ("push", "pop", "extend"):
-            allowed |= {id(v) for v in ast.walk(n.value) if isinstance(v, ast.Name)}
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and \
-                n.id in candidates and id(n) not in allowed:
-            candidates.discard(n.id)
-    return candidates
-
-
-def _walk_outside_defs(node: ast.AST):
-    """``ast.walk`` that does not enter nested functions (lowered blocks are pure)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        for child in ast.iter_child_nodes(n):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                stack.append(child)
-
-
-def _header_assigned(node: ast.stmt) -> list[str]:
-    """Names a compound statement's header binds (a loop's target)."""
-    if isinstance(node, ast.For):
-        return _target_names(node.target)
-    return []
-
-
-def _code(line: str) -> str:
-    """The line without a trailing comment (emitted code has no '#' in strings)."""
-    return line.split("#", 1)[0]
-
-
-def _tape_statement(s: ast.stmt) -> tuple[str | None, str]:
-    """``tape.append(e)`` -> (tape, "append"); ``v = tape.pop()`` -> (tape, "pop")."""
-    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
-        c = s.value
-        if (isinstance(c.func, ast.Attribute) and c.func.attr == "append"
-                and isinstance(c.func.value, ast.Name) and len(c.args) == 1
-                and not c.keywords):
-            return c.func.value.id, "append"
-    if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.value, ast.Call):
-        c = s.value
-        if (isinstance(c.func, ast.Attribute) and c.func.attr == "pop"
-                and isinstance(c.func.value, ast.Name) and not c.args and not c.keywords):
-            return c.func.value.id, "pop"
-    return None, ""
-
-
-def _tapes_in(stmts: list[ast.stmt]) -> set[str]:
-    """Lists appended to or popped anywhere in the statements."""
-    out = set()
-    for s in stmts:
-        for n in ast.walk(s):
-            if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                    and n.func.attr in ("append", "pop")
-                    and isinstance(n.func.value, ast.Name)):
-                out.add(n.func.value.id)
-            if isinstance(n, ast.Call):
-                for k in n.keywords:
-                    if k.arg in ("push", "pop", "extend"):
-                        out |= _loads([k.value])
-    return out

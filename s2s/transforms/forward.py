@@ -88,7 +88,7 @@ class _Forward(StmtTransform):
         self.buffer_names: dict[str, str] = {}  # array written in place -> its tangent
         self.loop_names: list[dict[str, Slots]] = []  # per loop: entry -> tangent names
         self.join_names: dict[str, str] = {}  # an if's join -> its tangent's one name
-        # Structural zeros, as in reverse mode (see _Reverse.when): a tangent one path of
+        # Structural zeros, as in reverse mode (see ReverseState.when): a tangent one path of
         # an `if` gives no value (the join is a constant there: np.zeros_like(x), 0.0)
         # is bound on the other paths only, and what reads it runs its tangent rule on
         # those paths only: sqrt's rule at 0 never meets a zero that is not one (JAX's
@@ -489,7 +489,7 @@ class _Forward(StmtTransform):
                         self._holes_in(code, name, zeros)
 
     def _enter_branch(self, tan: dict[str, Slots], when: dict) -> tuple[dict, dict]:
-        """The tangents as a branch sees them (see _Reverse._enter_branch)."""
+        """The tangents as a branch sees them (see reverse_branches' _enter_branch)."""
         state = {k: dict(v) for k, v in tan.items()}
         inside: dict[tuple[str, tuple], frozenset] = {}
         for (var, path), cond in when.items():

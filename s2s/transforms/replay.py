@@ -28,7 +28,7 @@ class Replay:
         self.facts = facts
         self.saved: dict[int, str] = {}  # id(setitem statement) -> its overwritten elements
         # saved names that may be views of an array the loop writes into: the tape
-        # holds copies (the code stays re-transformable; see reverse's _view_of_written)
+        # holds copies (the code stays re-transformable; see reverse_tapes' view_of_written)
         self.view_copies: set[str] = set()
         self.tapes: dict[int, tuple[str, list[str]]] = {}  # id(block) -> tape, names
         self.checkpointed: dict[int, Any] = {}  # id(For) -> its segments (checkpoint.py)

@@ -21,7 +21,7 @@ from .replay import is_simple
 class VjpRules:
     """Inlines VJP rules for one reverse pass (``r``, whose cotangents it adds to)."""
 
-    def __init__(self, r: Any) -> None:  # (the reverse pass, reverse._Reverse)
+    def __init__(self, r: Any) -> None:  # (the reverse pass's state, reverse_state.ReverseState)
         self.r = r
 
     def backward(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:

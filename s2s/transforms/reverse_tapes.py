@@ -1,0 +1,92 @@
+"""Reverse mode's tapes: what a loop's (or a branch's) backward reads of the values
+each iteration computed, pushed by the forward sweep (replay.py) and popped back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..emit.code import Line
+from ..ir.nodes import For, Let, Stmt, Var, walk
+from ..ir.walk import all_lets, block_defs, loop_counter
+from .replay import leave_point, tape_tuple_text, uses_of
+from .reverse_state import ReverseState
+
+
+class Tapes:
+    """Which values of an iteration one reverse pass saves on a tape, and how."""
+
+    def __init__(self, state: ReverseState) -> None:
+        self.state = state
+        self.loop_bodies: list[list[Stmt]] = []  # bodies of the loops being differentiated
+
+    def save_on_tape(self, s: For, body: list[Any]) -> None:
+        """What the loop's backward reads of an iteration's values, pushed by the
+        forward (a tape) and popped at the top of ``body``."""
+        before_exit = s.body[: leave_point(s.body)]
+        restorable = self.defs(before_exit) | set(dict(s.carried))
+        if loop_counter(s) is not None and s.test is None:
+            restorable.add(s.target)  # the index, when the range cannot replay it
+        self.loop_bodies.append(s.body)
+        saved = sorted(n for n in uses_of(body) if n in restorable and not self.one_object(n))
+        self.state.replay.view_copies |= {n for n in saved if self.view_of_written(n, s.body)}
+        self.loop_bodies.pop()
+        if saved:
+            tape = self.state.names.fresh("tape")
+            self.state.replay.tapes[id(s.body)] = (tape, saved)
+            body.insert(0, Line(f"{tape_tuple_text(saved)} = {tape}.pop()"))
+
+    def save_branch(self, branch: list[Stmt], items: list[Any]) -> None:
+        """What the backward ``items`` of a branch inside a loop reads of the values
+        the branch computed (later iterations overwrite them), pushed by the forward
+        and popped at the top of ``items``."""
+        defs = self.defs(branch[: leave_point(branch)])
+        saved = sorted(n for n in uses_of(items) if n in defs and not self.one_object(n))
+        if saved:
+            tape = self.state.names.fresh("tape")
+            self.state.replay.tapes[id(branch)] = (tape, saved)
+            items.insert(0, Line(f"{tape_tuple_text(saved)} = {tape}.pop()"))
+
+    def one_object(self, name: str) -> bool:
+        """Is ``name`` a version of an array (or list) written in place that is one
+        object throughout the innermost loop?  Then a tape need not save it: every
+        version is spelled with the array's name, and the backward sweep puts back
+        what the writes overwrote."""
+        aliases = self.state.fn.aliases
+        root = aliases.get(name, name)
+        if root not in aliases.values():
+            return False
+        for t in all_lets(self.loop_bodies[-1]):
+            if aliases.get(t.target, t.target) != root:
+                continue
+            same = t.prim in ("setitem", "add_at", "append", "pop") or (
+                t.prim == "identity" and isinstance(t.args[0], Var)
+                and aliases.get(t.args[0].name, t.args[0].name) == root
+            )
+            if not same:
+                return False  # made anew inside the loop: each iteration's is its own
+        return True
+
+    def view_of_written(self, name: str, scope: list[Stmt], later: bool = False) -> bool:
+        """Is ``name`` an index read (``y[i - 1]``, maybe a view) of an array written
+        into in ``scope`` (the loop whose tape saves it; with ``later``, the function
+        after the read)?  The backward sweep puts back what the writes overwrote, so
+        a view holds the right values where the backward reads it; but code that
+        reads a view after a write into its array is refused when it is transformed
+        again, so the read is bound as a copy."""
+        prod = self.state.facts.producer.get(name)
+        if prod is None or prod.prim != "getitem" or not isinstance(prod.args[0], Var):
+            return False
+        aliases = self.state.fn.aliases
+        root = aliases.get(prod.args[0].name, prod.args[0].name)
+        stmts = list(walk(scope))
+        if later:
+            stmts = stmts[next((k for k, t in enumerate(stmts) if t is prod), 0):]
+        return any(isinstance(t, Let) and t.prim in ("setitem", "add_at")
+                   and aliases.get(t.target, t.target) == root for t in stmts)
+
+    def defs(self, stmts: list[Stmt]) -> set[str]:
+        """Names a block binds at its level, with the elements its writes saved."""
+        return block_defs(stmts) | {
+            self.state.replay.saved[id(t)] for t in stmts if isinstance(t, Let) and id(t) in self.state.replay.saved
+        }
