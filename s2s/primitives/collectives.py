@@ -14,17 +14,40 @@ transpose sums the gathered cotangents and keeps this example's row.  ``pmax`` a
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from typing import Any
+import threading
+from typing import Any, Iterator
 
 import numpy as np
 
 from .registry import call_spelling, deflinear, defprim, defvjp
 
+_PROBING = threading.local()
+
+
+@contextlib.contextmanager
+def probing() -> Iterator[None]:
+    """Within, the collectives return stand-ins with one example's ranks: vmap's probe
+    runs the function (and the user's functions it calls) on one example."""
+    before = getattr(_PROBING, "on", False)
+    _PROBING.on = True
+    try:
+        yield
+    finally:
+        _PROBING.on = before
+
+
+def _probed(what: str, *args: Any, **kwargs: Any) -> Any:
+    """The stand-in while probing; JAX's error otherwise."""
+    if getattr(_PROBING, "on", False):
+        return PROBE[what](*args, **kwargs)
+    raise _unbound(what, args[-1])
+
 
 def _unbound(what: str, axis_name: Any) -> NameError:
     """JAX's error, with the line that called: no vmap here binds ``axis_name``."""
-    frame = sys._getframe(2)
+    frame = sys._getframe(3)
     where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
     return NameError(
         f"unbound axis name: {axis_name} ({what} at {where}). Instead: call it inside "
@@ -33,37 +56,37 @@ def _unbound(what: str, axis_name: Any) -> NameError:
 
 def psum(x: Any, axis_name: Any) -> Any:
     """The sum of ``x`` over the examples of the vmap named ``axis_name``."""
-    raise _unbound("psum", axis_name)
+    return _probed("psum", x, axis_name)
 
 
 def pmean(x: Any, axis_name: Any) -> Any:
     """The mean of ``x`` over the examples of the vmap named ``axis_name``."""
-    raise _unbound("pmean", axis_name)
+    return _probed("pmean", x, axis_name)
 
 
 def pmax(x: Any, axis_name: Any) -> Any:
     """The maximum of ``x`` over the examples of the vmap named ``axis_name``."""
-    raise _unbound("pmax", axis_name)
+    return _probed("pmax", x, axis_name)
 
 
 def pmin(x: Any, axis_name: Any) -> Any:
     """The minimum of ``x`` over the examples of the vmap named ``axis_name``."""
-    raise _unbound("pmin", axis_name)
+    return _probed("pmin", x, axis_name)
 
 
 def all_gather(x: Any, axis_name: Any, *, axis: int = 0) -> Any:
     """Every example's ``x``, stacked along ``axis``."""
-    raise _unbound("all_gather", axis_name)
+    return _probed("all_gather", x, axis_name, axis=axis)
 
 
 def axis_index(axis_name: Any) -> Any:
     """This example's position along the vmap named ``axis_name``."""
-    raise _unbound("axis_index", axis_name)
+    return _probed("axis_index", axis_name)
 
 
 def axis_size(axis_name: Any) -> Any:
     """The number of examples of the vmap named ``axis_name``."""
-    raise _unbound("axis_size", axis_name)
+    return _probed("axis_size", axis_name)
 
 
 IMPLS = {f.__name__: f for f in (psum, pmean, pmax, pmin, all_gather, axis_index,

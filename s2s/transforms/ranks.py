@@ -283,10 +283,8 @@ def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
     ns.update(fn.namespace)
     ns.update(defaults.namespace)
-    ns.update({k: v for k, v in collectives.PROBE.items()  # (an example stands for
-               if ns.get(k) is collectives.IMPLS[k]})  # the batch: psum(x) is x's rank)
     ns["__record__"], ns["__record_call__"] = record, record_call
-    with silenced(has_effects(fn)):  # a callee's prints: the batched run shows them
+    with silenced(has_effects(fn)), collectives.probing():  # (psum(x): x's rank)
         compile_module(text, ns, f"probe_{fn.name}")["__probe__"](*example)
     return found
 

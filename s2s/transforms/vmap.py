@@ -534,7 +534,7 @@ class _Vmap(StmtTransform, Batch, KeptBatching, CollectiveBatching):
             self.module.names[key] = name
             spec = VmapSpec(in_axes + (None,) * (len(callee.params) - len(in_axes)),
                             "auto", kinds + (LEAF,) * (len(callee.params) - len(kinds)),
-                            tuple(example), len(s.args))
+                            tuple(example), len(s.args), axis_name=self.spec.axis_name)
             unrolled = unroll_container_loops(callee, spec.arg_kinds)  # (as probe does)
             try:
                 spec.ranks = probe(unrolled, spec.example)
