@@ -194,7 +194,7 @@ class Vmapped(Transformed):
     code_per_rank = True
 
     def __init__(self, fn: Callable, in_axes: Any = 0, out_axes: Any = 0,
-                 axis_size: int | None = None) -> None:
+                 axis_size: int | None = None, axis_name: Any = None) -> None:
         if isinstance(in_axes, list):
             in_axes = tuple(in_axes)  # as JAX does
         if isinstance(in_axes, (float, str, bytes)) or (isinstance(in_axes, tuple) and any(
@@ -211,7 +211,7 @@ class Vmapped(Transformed):
         super().__init__(fn, "vmap", 0, False)
         self.in_axes = in_axes
         self.out_axes = out_axes
-        self.axis_size = axis_size
+        self.axis_size, self.axis_name = axis_size, axis_name
         self._args: tuple = ()
         self._fast: dict[Any, Callable] = {}
         # shapes whose code is specialized -> (the free names' objects it relied on,
@@ -225,7 +225,7 @@ class Vmapped(Transformed):
               argnums: Any, tuple_out: Any) -> None:
         example = tuple(_slice0(a, ax) for a, ax in zip(self._args, self._axes))
         spec = VmapSpec(self._axes + (None,) * (len(ir.params) - len(self._axes)),
-                        self.out_axes, kinds, example, len(self._axes))
+                        self.out_axes, kinds, example, len(self._axes), axis_name=self.axis_name)
         spec.ranks = probe(ir, example)
         emit_vmap(ir, spec, module, self.__name__)
 
@@ -317,7 +317,7 @@ class Vmapped(Transformed):
         inner = variants.get(key)
         if inner is None:
             inner = variants[key] = Vmapped(self.fn, tuple(axes) + tuple(axes_extra),
-                                            self.out_axes, self.axis_size)
+                                            self.out_axes, self.axis_size, self.axis_name)
         out = inner(*args, *extra)
         self._last = inner._last
         return out
@@ -417,7 +417,7 @@ class Vmapped(Transformed):
             self._args = args  # read by _emit: the probe runs on the first example
             self._refresh()
             kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
-            key_axes = (_hashable(self._axes), _hashable(self.out_axes))
+            key_axes = (_hashable(self._axes), _hashable(self.out_axes), self.axis_name)
             # an inner vmap is asked with one example: a batch for it
             example = tuple(_slice0(a, ax) for a, ax in zip(args, self._axes)) \
                 if isinstance(self.inner, Vmapped) else None
@@ -450,16 +450,16 @@ def _resolve_tree(axis: int, value: Any) -> Any:
     return _resolve(axis, value)
 
 
-def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0,
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
          axis_size: int | None = None) -> Vmapped:
     """Vectorise ``fun`` over a batch axis, as ``jax.vmap``, by emitting batched code.
 
     ``in_axes``: an int, None, or a tuple (a pytree prefix) per positional argument;
-    ``out_axes`` likewise for the result.  The emitted code carries the batch axis in
-    front; see ``.source`` after the first call.
+    ``out_axes`` likewise for the result; ``axis_name`` the name s2s.lax.psum and the
+    other collectives reduce over.  The batch axis is in front; see ``.source``.
     """
     return callables.transformable(  # (in_axes of pytrees: s2s/api/trees.py)
-        fun, lambda f: Vmapped(f, plain(in_axes), out_axes, axis_size))
+        fun, lambda f: Vmapped(f, plain(in_axes), out_axes, axis_size, axis_name))
 
 
 # ---- Jacobians -------------------------------------------------------------------

@@ -19,7 +19,7 @@ from ..ir.kinds import LEAF, Kind, Seq, Tree, kind_of
 from ..ir.nodes import Const, Function, Index, Let, Return, Slice, Var, walk
 from ..ir.spelling import atom_text
 from ..ir.unroll import unroll_container_loops
-from ..primitives import PRIMITIVES
+from ..primitives import PRIMITIVES, collectives
 from ..primitives.batching import NoBatchRule
 from .analysis import facts
 from .module import Module, default_text
@@ -284,7 +284,7 @@ def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     ns.update(fn.namespace)
     ns.update(defaults.namespace)
     ns["__record__"], ns["__record_call__"] = record, record_call
-    with silenced(has_effects(fn)):  # a callee's prints: the batched run shows them
+    with silenced(has_effects(fn)), collectives.probing():  # (psum(x): x's rank)
         compile_module(text, ns, f"probe_{fn.name}")["__probe__"](*example)
     return found
 

@@ -58,6 +58,7 @@ from .analysis import callee_of, facts
 from .base import StmtTransform
 from .batched_if import BatchedIf
 from .batched_loops import SEQ_ITEM, BatchedLoops
+from .collectives import COLLECTIVES, CollectiveBatching
 from .kept import KeptBatching
 from .module import Module, signature_text, stem
 from .ranks import RankInference, probe
@@ -76,6 +77,7 @@ class VmapSpec:
     example: tuple[Any, ...]  # one example's arguments (the probe runs on them)
     nargs: int | None = None
     ranks: dict[tuple[str, tuple], int] = field(default_factory=dict)
+    axis_name: Any = None  # the name collectives (s2s.lax.psum) reduce over
 
 
 def emit_vmap(fn: Function, spec: VmapSpec, module: Module, name: str) -> str:
@@ -101,7 +103,7 @@ def _axes_of(axes: Any, kind: Kind) -> dict[tuple, Any]:
     return out
 
 
-class _Vmap(StmtTransform, Batch, KeptBatching):
+class _Vmap(StmtTransform, Batch, KeptBatching, CollectiveBatching):
     def __init__(self, fn: Function, spec: VmapSpec, module: Module) -> None:
         self.fn = fn
         self.spec = spec
@@ -268,7 +270,7 @@ class _Vmap(StmtTransform, Batch, KeptBatching):
     # structural primitives: list operations (whatever is batched; zeros_list, pop: as
     # the list's items), then containers and identities (`is`: one bool for every example)
     LIST_OPS = {"setitem": "setitem", "append": "append", "zeros_list": "same_list",
-                "pop": "same_list", "getitem": "seq_item", "kept": "kept"}
+                "pop": "same_list", "getitem": "seq_item", "kept": "kept", **COLLECTIVES}
     CONTAINER_OPS = {"is_": "identity_test", "is_not": "identity_test",
                      "identity": "identity", "list": "list_copy", "make_tuple": "container",
                      "make_list": "container", "make_dict": "container",
@@ -532,7 +534,7 @@ class _Vmap(StmtTransform, Batch, KeptBatching):
             self.module.names[key] = name
             spec = VmapSpec(in_axes + (None,) * (len(callee.params) - len(in_axes)),
                             "auto", kinds + (LEAF,) * (len(callee.params) - len(kinds)),
-                            tuple(example), len(s.args))
+                            tuple(example), len(s.args), axis_name=self.spec.axis_name)
             unrolled = unroll_container_loops(callee, spec.arg_kinds)  # (as probe does)
             try:
                 spec.ranks = probe(unrolled, spec.example)

@@ -1,0 +1,74 @@
+"""vmap's collectives (``s2s.lax.psum(x, "batch")`` and the rest; see
+primitives/collectives.py): over this vmap's own axis name, a reduction over the batch
+axis, whose value is the same for every example (so unbatched: it broadcasts where it
+meets batched values, and at the output); over another name, left for the vmap that
+binds it, per example as written (the batch axis stays in front).
+
+    psum(x, "batch")        np.sum(x, axis=0)          (x unbatched: x * n_batch)
+    pmean(x, "batch")       np.mean(x, axis=0)         (x unbatched: x)
+    pmax / pmin             np.max / np.min(x, axis=0)
+    all_gather(x, "batch")  x itself, unbatched        (x unbatched: broadcast to n)
+    axis_index("batch")     np.arange(n_batch), batched
+    axis_size("batch")      n_batch
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..emit.code import Line
+from ..ir.kinds import leaf_paths
+from ..ir.nodes import Const, Let
+from ..ir.spelling import atom_text
+from ..primitives.batching import NoBatchRule, static
+
+COLLECTIVES = dict.fromkeys(("psum", "pmean", "pmax", "pmin", "all_gather",
+                             "axis_index", "axis_size"), "collective")
+
+_REDUCE = {"psum": "np.sum", "pmean": "np.mean", "pmax": "np.max", "pmin": "np.min"}
+
+
+class CollectiveBatching:
+    """The vmap transform's handler of collectives (a mixin of vmap._Vmap)."""
+
+    def collective(self, s: Let, out: list[Any]) -> None:
+        name = s.args[-1] if s.prim in ("axis_index", "axis_size") else s.args[1]
+        if not isinstance(name, Const) or not isinstance(name.value, str):
+            raise self.fail(s, NoBatchRule(
+                f"`{s.prim}`'s axis name is computed when the code runs",
+                "write the axis name as a string literal"))
+        x = s.args[0] if s.prim not in ("axis_index", "axis_size") else None
+        batched = x is not None and self.batched(x)
+        if name.value != self.spec.axis_name:  # another vmap's: per example
+            axis = static(s, "axis", 0)
+            if s.prim == "all_gather" and batched:
+                text = f"all_gather({atom_text(x)}, {name.value!r}, axis={axis + 1})"
+                out.append(Line(f"{s.target} = {text}"))
+            else:
+                out += self.replay.statements([s])
+            self._batched_as(s, batched)
+            return
+        out.append(Line(f"{s.target} = {self._own(s, x, batched)}"))
+        self._batched_as(s, s.prim == "axis_index")
+
+    def _own(self, s: Let, x: Any, batched: bool) -> str:
+        """The collective over this vmap's axis, as NumPy on the batch."""
+        if s.prim in ("axis_index", "axis_size"):
+            n = self.use_batch_size()
+            return f"np.arange({n})" if s.prim == "axis_index" else n
+        text = atom_text(x)
+        if s.prim == "all_gather":
+            axis = static(s, "axis", 0)
+            if not batched:
+                n = self.use_batch_size()
+                text = f"np.broadcast_to({text}, ({n}, *np.shape({text})))"
+            return text if axis == 0 else f"np.moveaxis({text}, 0, {axis})"
+        if batched:
+            return f"{_REDUCE[s.prim]}({text}, axis=0)"
+        return f"{text} * {self.use_batch_size()}" if s.prim == "psum" else text
+
+    def _batched_as(self, s: Let, batched: bool) -> None:
+        if batched:
+            self.b[s.target] = set(leaf_paths(self.kind(s.target)))
+        else:
+            self.b.pop(s.target, None)

@@ -1,0 +1,108 @@
+"""vmap's axis_name with s2s.lax's collectives (psum, pmean, pmax, pmin, all_gather,
+axis_index, axis_size), and derivatives through them, against JAX's ``jax.vmap(...,
+axis_name=...)`` with ``jax.lax`` on the same source (float64 and float32)."""
+
+from __future__ import annotations
+
+import collective_fns as F
+import jax
+import numpy as np
+import pytest
+from support import jax_twin
+
+import s2s
+
+J = jax_twin(F)
+DTYPES = [np.float64, np.float32]
+
+
+def close(got, want, dtype):
+    tol = dict(rtol=1e-10, atol=1e-12) if dtype == np.float64 else dict(rtol=2e-5, atol=2e-5)
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, **tol)
+
+
+def x_of(dtype, shape=(5, 3), seed=0):
+    return (np.random.default_rng(seed).standard_normal(shape) + 2).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["centred", "batch_norm", "share", "spread", "gathered",
+                                  "psum_of_constant"])
+def test_vmap_with_a_collective_is_jaxs(name, dtype):
+    x = x_of(dtype)
+    got = s2s.vmap(getattr(F, name), axis_name="batch")(x)
+    close(got, jax.vmap(getattr(J, name), axis_name="batch")(x), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_collectives_are_reductions_over_the_batch_axis_in_the_code(dtype):
+    v = s2s.vmap(F.batch_norm, axis_name="batch")
+    v(x_of(dtype))
+    assert "np.mean(x, axis=0)" in v.source
+    assert "pmean" not in v.source.replace("pmean_", "")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["centred_loss", "psum_loss", "gather_loss"])
+def test_vmap_of_grad_through_a_collective_is_jaxs(name, dtype):
+    x = x_of(dtype)
+    got = s2s.vmap(s2s.grad(getattr(F, name)), axis_name="batch")(x)
+    close(got, jax.vmap(jax.grad(getattr(J, name)), axis_name="batch")(x), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["batch_norm", "share", "gathered"])
+def test_vjp_jvp_and_jacobian_of_a_vmap_with_a_collective_are_jaxs(name, dtype):
+    x, ct = x_of(dtype), x_of(dtype, seed=1)
+    fn, fj = s2s.vmap(getattr(F, name), axis_name="batch"), jax.vmap(
+        getattr(J, name), axis_name="batch")
+    close(s2s.vjp(fn, x)[1](ct)[0], jax.vjp(fj, x)[1](ct)[0], dtype)
+    close(s2s.jvp(fn, (x,), (ct,))[1], jax.jvp(fj, (x,), (ct,))[1], dtype)
+    if dtype == np.float64:  # (jacrev through np.mean's VJP is float64 for float32
+        close(s2s.jacrev(fn)(x), jax.jacrev(fj)(x), dtype)  # inputs, collectives or not)
+
+
+def test_grad_of_a_sum_over_a_vmap_with_psum_matches_finite_differences():
+    x = x_of(np.float64)
+    fn = s2s.vmap(F.share, axis_name="batch")
+    _, back = s2s.vjp(fn, x)
+    w = x_of(np.float64, seed=2)
+    g = back(w)[0]
+    d, eps = x_of(np.float64, seed=3), 1e-6
+    fd = (np.sum(w * fn(x + eps * d)) - np.sum(w * fn(x - eps * d))) / (2 * eps)
+    np.testing.assert_allclose(np.sum(g * d), fd, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_nested_vmaps_with_two_names_are_jaxs(dtype):
+    x = x_of(dtype, shape=(2, 3, 4))
+    got = s2s.vmap(s2s.vmap(F.two_names, axis_name="rows"), axis_name="cols")(x)
+    want = jax.vmap(jax.vmap(J.two_names, axis_name="rows"), axis_name="cols")(x)
+    close(got, want, dtype)
+    got = s2s.vmap(s2s.vmap(F.two_names, axis_name="cols"), axis_name="rows")(x)
+    want = jax.vmap(jax.vmap(J.two_names, axis_name="cols"), axis_name="rows")(x)
+    close(got, want, dtype)
+
+
+def test_a_collective_outside_a_vmap_of_its_name_is_a_name_error():
+    x = x_of(np.float64)
+    for call in (lambda: F.unbound(x), lambda: s2s.vmap(F.unbound)(x),
+                 lambda: s2s.vmap(F.unbound, axis_name="batch")(x),
+                 lambda: s2s.grad(F.psum_loss)(x)):
+        with pytest.raises(NameError, match="unbound axis name") as info:
+            call()
+        assert " at " in str(info.value)  # (the calling line's file:line)
+
+
+def test_pmax_has_no_derivative_as_in_jax():
+    with pytest.raises(Exception, match="pmax"):
+        s2s.vmap(s2s.grad(lambda x: np.sum(F.spread(x))), axis_name="batch")(x_of(np.float64))
+
+
+def test_a_vmap_with_collectives_runs_on_the_jax_backend():
+    x = x_of(np.float64)
+    got = s2s.jit(s2s.vmap(F.batch_norm, axis_name="batch"), backend="jax")(x)
+    close(got, jax.vmap(J.batch_norm, axis_name="batch")(x), np.float64)
