@@ -19,8 +19,13 @@ def test_primitives_json_lists_every_registered_primitive() -> None:
     assert records == primitive_table()
     for r in records:
         assert {"name", "jvp", "vjp", "batch", "differentiable"} <= set(r)
-        if r["differentiable"]:
+        if r["differentiable"] and r["name"] not in WITHOUT_DERIVATIVE_AS_IN_JAX:
             assert r["vjp"] and r["jvp"], r["name"]
+
+
+# differentiable in principle, with no rule: differentiating them raises s2s's
+# missing-rule error, as JAX raises for them (s2s/primitives/collectives.py)
+WITHOUT_DERIVATIVE_AS_IN_JAX = {"pmax", "pmin"}
 
 
 def test_docs_primitives_md_is_up_to_date() -> None:

@@ -612,7 +612,7 @@ class _Vmap(StmtTransform, Batch, KeptBatching, CollectiveBatching):
 
 # primitives the transform batches itself (containers, calls, writes, joins of lists)
 HANDLED = {"setitem", "append", "pop", "zeros_list", "call", "make_dict", "make_list", "make_tuple",
-           "identity", "array", "stack", "concatenate", "hstack", "vstack"}
+           "identity", "array", "stack", "concatenate", "hstack", "vstack", *COLLECTIVES}
 
 # facts about one example's array: its shape, rank, size and dtype do not vary
 PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype"}
