@@ -75,6 +75,7 @@ class VmapSpec:
     arg_kinds: tuple[Kind, ...]
     example: tuple[Any, ...]  # one example's arguments (the probe runs on them)
     nargs: int | None = None
+    shared_draws: bool = False  # every example one call's draws (jacfwd's basis)
     ranks: dict[tuple[str, tuple], int] = field(default_factory=dict)
 
 
@@ -268,7 +269,7 @@ class _Vmap(StmtTransform, Batch, KeptBatching):
     # structural primitives: list operations (whatever is batched; zeros_list, pop: as
     # the list's items), then containers and identities (`is`: one bool for every example)
     LIST_OPS = {"setitem": "setitem", "append": "append", "zeros_list": "same_list",
-                "pop": "same_list", "getitem": "seq_item", "kept": "kept"}
+                "pop": "same_list", "getitem": "seq_item", "kept": "kept", "draw": "draw"}
     CONTAINER_OPS = {"is_": "identity_test", "is_not": "identity_test",
                      "identity": "identity", "list": "list_copy", "make_tuple": "container",
                      "make_list": "container", "make_dict": "container",
@@ -532,7 +533,7 @@ class _Vmap(StmtTransform, Batch, KeptBatching):
             self.module.names[key] = name
             spec = VmapSpec(in_axes + (None,) * (len(callee.params) - len(in_axes)),
                             "auto", kinds + (LEAF,) * (len(callee.params) - len(kinds)),
-                            tuple(example), len(s.args))
+                            tuple(example), len(s.args), self.spec.shared_draws)
             unrolled = unroll_container_loops(callee, spec.arg_kinds)  # (as probe does)
             try:
                 spec.ranks = probe(unrolled, spec.example)
