@@ -235,7 +235,7 @@ class Vmapped(Transformed):
                              "on the ranks of the arguments")
         return self._last
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def _call(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:  # mapped over axis 0, as JAX maps keyword arguments
             return self._with_keywords(args, kwargs)
         if any(type(a) is not np.ndarray for a in args):  # (plain arrays: no look)

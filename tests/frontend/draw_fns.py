@@ -73,3 +73,26 @@ def batched_mean(x):
 def seeds_inside(x):
     np.random.seed(7)
     return np.sum(x * np.random.rand(3))
+
+
+def branches_on_array(x):
+    if x > 0:
+        return np.sum(x)
+    return np.sum(-x)
+
+
+def loops_on_array(x):
+    s = x
+    while s > 1.0:
+        s = s / 2.0
+    return np.sum(s)
+
+
+def _branching_helper(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def calls_branching(x):
+    return np.sum(_branching_helper(x) * 2.0)
