@@ -147,7 +147,8 @@ def test_a_draw_that_would_run_twice_is_refused_at_its_line():
     function's: a draw there would give the backward other numbers."""
     line = _line_of("return x * np.random.normal(size=3)")
     for make in (lambda: s2s.grad(D.calls_noisy)(X), lambda: s2s.vjp(D.noisy, X)[1](1.0),
-                 lambda: s2s.jacrev(D.elementwise)(X)):
+                 lambda: s2s.jacrev(D.elementwise)(X),
+                 lambda: s2s.grad(s2s.checkpoint(D.in_loop))(X)):
         with pytest.raises(s2s.TransformError) as info:
             make()
         if "calls_noisy" in str(info.value):
