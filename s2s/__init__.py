@@ -11,7 +11,7 @@
     print(s2s.source(loss))  # the emitted gradient, as Python
 """
 
-from . import lax as lax  # s2s.lax: psum, pmean, ... over a named vmap axis; stop_gradient
+from . import lax as lax  # s2s.lax: psum, pmean, ... over a named vmap axis
 from . import tree_util as tree_util  # s2s.tree_util: pytrees, on optree
 from .api import (
     Transformed,

@@ -93,6 +93,11 @@ class CustomRuleError(TransformError, TypeError):
     mode of a ``custom_vjp`` function); a TypeError, as JAX raises."""
 
 
+class TruthValueError(TransformError, ValueError):
+    """An ``if``/``while`` on an array with more than one element, raised where the
+    emitted code tests it and located at the user's own line (NumPy's ValueError)."""
+
+
 class MissingRuleError(TransformError, AttributeError):
     """A ``custom_jvp``/``custom_vjp`` function differentiated before its rule was
     defined; an AttributeError, as JAX raises."""

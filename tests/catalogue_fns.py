@@ -124,8 +124,19 @@ def uses_nondiff_unique(x):
     return np.sum(np.unique(x))  # ERR: np.unique
 
 
+def _noisy(x):
+    return x * np.random.normal(size=3)  # ERR: np.random.normal
+
+
 def uses_random(x):
-    return np.sum(x * np.random.normal(size=3))  # ERR: np.random.normal
+    """A draw in a callee: its VJP would recompute the callee's forward, draw again."""
+    return np.sum(_noisy(x))
+
+
+def uses_random_shuffle(x):
+    y = x.copy()
+    np.random.shuffle(y)  # ERR: np.random.shuffle
+    return np.sum(y * x)
 
 
 def uses_tolist(x):

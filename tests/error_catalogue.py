@@ -252,8 +252,12 @@ CATALOGUE: list[Kind] = [
     Kind("unknown-submodule", CALLS, "`np.polynomial.hermite.hermval`",
          _grad(E.uses_unknown_numpy), Call, ("np.polynomial.hermite.hermval",),
          E.uses_unknown_numpy),
-    Kind("random", CALLS, "`np.random.normal` inside", _grad(C.uses_random), Call,
-         ("np.random.normal",), C.uses_random),
+    Kind("random", CALLS, "a random draw (`np.random.normal`) in a function the "
+         "differentiated one calls: its VJP would draw again", _grad(C.uses_random),
+         s2s.TransformError, ("random draw", "second time"), C._noisy),
+    Kind("random-shuffle", CALLS, "`np.random.shuffle(y)`: a draw that writes into "
+         "its argument", _grad(C.uses_random_shuffle), Call, ("shuffle", "in place"),
+         C.uses_random_shuffle),
     Kind("opaque-callable", CALLS, "a library's callable object (`np.vectorize(abs)`)", _grad(E.uses_opaque_call), Call,
          ("OPAQUE",), E.uses_opaque_call),
     Kind("builtin-max", CALLS, "Python's `max` with `key=`", _grad(E.uses_builtin_max),

@@ -144,9 +144,10 @@ def read_free_names(fn: Callable) -> None:
 
 
 def calls_with_effects(ir: Function) -> bool:
-    """Does the function call one that holds a kept statement (a print, an assert)?
+    """Does the function draw random numbers, or call one that holds a kept statement
+    (a print, an assert) or a draw?
     Its emitted code is not specialized: the specializer's passes take a call's value
     for the call's only effect, and would drop a call whose value the gradient does not
-    read, and its print with it."""
-    return any(isinstance(s, Let) and s.prim == "call" and has_effects(s.params.get("callee"))
-               for s in walk(ir.body))
+    read, and its print with it; and its probe run would draw a second time."""
+    return any(isinstance(s, Let) and (s.prim == "draw" or s.prim == "call" and has_effects(
+        s.params.get("callee"))) for s in walk(ir.body))

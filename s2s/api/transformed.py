@@ -25,6 +25,7 @@ from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
 from . import callables, methods, pipeline, signatures, trees
 from .display import NotebookDisplay
+from .located import LocatedCalls, reraise_located
 from .methods import float0
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
 from .trees import _copies, _leaves, _rebuild, _sorted_kind, _sorted_leaves
@@ -295,7 +296,7 @@ def _guessed_kinds(ir: Function) -> tuple[Kind, ...]:
     return tuple(kind(p) for p in ir.params)
 
 
-class Transformed(NotebookDisplay):
+class Transformed(LocatedCalls, NotebookDisplay):
     """A transformed function: call it, read ``.source``, inspect it.
 
     ``inspect.getsource`` and ``inspect.signature`` follow ``__wrapped__`` to the
@@ -466,7 +467,7 @@ class Transformed(NotebookDisplay):
 
     # ---- calling ---------------------------------------------------------------
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def _call(self, *args: Any, **kwargs: Any) -> Any:
         if self._spec_error is not None:  # (only under the test suite's checks)
             self.wait_specialized()
         fast = self._by_signature
@@ -888,7 +889,10 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     _, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
                         inner_args=primals)
     read_free_names(fn)
-    result = fn(*primals, *(tangents[i] for i in active))
+    try:
+        result = fn(*primals, *(tangents[i] for i in active))
+    except ValueError as err:  # an `if` on an array: located at your line
+        reraise_located(err, t.ir, t.fn.__name__)
     out, out_dot = result[0], result[1]
     kind = kind_of(out)
     # a None output has a None tangent, as in JAX (None is an empty pytree there)

@@ -191,7 +191,7 @@ class Vmapped(Transformed):
     """``vmap(f)``: call it with batched arguments; ``.source`` is the batched code."""
     # its code depends on the ranks of the arguments (the probe runs the first example),
     # so a transform of it asks with the call's arguments (``grad(vmap(f))``)
-    code_per_rank = True
+    code_per_rank, shared_draws = True, False  # (jacfwd's basis: one call's draws)
 
     def __init__(self, fn: Callable, in_axes: Any = 0, out_axes: Any = 0,
                  axis_size: int | None = None, axis_name: Any = None) -> None:
@@ -225,7 +225,8 @@ class Vmapped(Transformed):
               argnums: Any, tuple_out: Any) -> None:
         example = tuple(_slice0(a, ax) for a, ax in zip(self._args, self._axes))
         spec = VmapSpec(self._axes + (None,) * (len(ir.params) - len(self._axes)),
-                        self.out_axes, kinds, example, len(self._axes), axis_name=self.axis_name)
+                        self.out_axes, kinds, example, len(self._axes), self.shared_draws,
+                        axis_name=self.axis_name)
         spec.ranks = probe(ir, example)
         emit_vmap(ir, spec, module, self.__name__)
 
@@ -235,7 +236,7 @@ class Vmapped(Transformed):
                              "on the ranks of the arguments")
         return self._last
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def _call(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:  # mapped over axis 0, as JAX maps keyword arguments
             return self._with_keywords(args, kwargs)
         if any(type(a) is not np.ndarray for a in args):  # (plain arrays: no look)
@@ -700,7 +701,7 @@ class JacFwd(_JacobianCode):
         v = self._vmapped.get(key)
         if v is None:
             v = Vmapped(jvp_fn, in_axes=0, out_axes=0)
-            v.__name__ = self.__name__
+            v.__name__, v.shared_draws = self.__name__, True  # (one call's draws)
             self._vmapped[key] = v
         in_leaves = [leaf for i in argnums for leaf in _leaves(args[i])]
         n, basis = _basis(in_leaves)

@@ -276,6 +276,8 @@ class CallLowerer:
                 return made
         if method == "item" and not node.args:  # a 0-d value's number: float(x)
             return self.apply("float", [base], {}, node, target, f"{stem(self.n.named(base))}.item")
+        if self.n.draws.is_generator_method(base, method):  # rng.normal(...)
+            return self.n.draws.method(node, base, method, target)
         prim_name = METHODS.get(method)
         if prim_name is None:
             raise self.n.resolver.unknown_method(base, method, func.attr)

@@ -20,6 +20,7 @@ from ..ir.nodes import Atom, Const, If, Index, Slice, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES
+from .draws import is_draw
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
 from .source import literal_value
@@ -466,6 +467,8 @@ class ExprLowerer:
         if isinstance(obj, (custom_jvp, custom_vjp)):
             # a user function like any other, with rules the derivatives use instead
             return self.n.user_call(obj.fun, text, node, target, custom=obj)
+        if is_draw(obj):  # np.random.normal(...), np.random.default_rng(0)
+            return self.n.draws.call(node, target, obj)
         prim = lookup_object(obj)
         if prim is not None and prim.name == "reversed":
             raise self.n.unsupported(

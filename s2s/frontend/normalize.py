@@ -40,6 +40,7 @@ from .buffers import ALIASING, EFFECTS, WRITES, BufferLowerer, allocates
 from .calls import CallLowerer
 from .comprehensions import Comprehensions
 from .desugar import Desugar
+from .draws import DrawLowerer
 from .expressions import (
     COMPARE,
     INDEX_ARITHMETIC,
@@ -192,6 +193,7 @@ class Normalizer:
         self.comps = Comprehensions(self)
         self.pyvalues = PythonValues(self)
         self.funcs = FunctionLowerer(self)
+        self.draws = DrawLowerer(self)
 
     # ---- entry ----------------------------------------------------------------
 
@@ -206,6 +208,7 @@ class Normalizer:
         for name in params + kwonly:
             self.env[name] = name
             self.bound.add(name)
+        self.draws.params = set(params + kwonly)
         if isinstance(node, cst.Lambda):
             result_name = "out"
             body_nodes: list[Any] = [node.body]

@@ -208,6 +208,8 @@ class StmtLowerer:
             pass  # a string used as a comment, `...` as a placeholder: nothing runs
         elif isinstance(node.value, cst.Yield):
             raise self.n.unsupported(node.value, *expression_advice(node.value))
+        elif self.n.draws.statement(node):
+            pass  # np.random.seed(0), a draw whose value is unused: run once per call
         elif self.kept.call(node):
             pass  # print(...), logging.info(...): kept, run in the forward sweep
         else:

@@ -109,6 +109,28 @@ def kept_rule(b: Batch, s: Let) -> str:
                       "report this: vmap places kept statements itself")
 
 
+# A random draw (``np.random.normal(size=n)``, ``rng.normal(...)``, the generator
+# ``np.random.default_rng(seed)`` itself): kept as written, run once per call in the
+# forward computation, its value a constant to every derivative.  ``func`` is the
+# callee's text, ``parts`` its arguments' (keyword or None, text over the operands'
+# keys), ``keys`` the operands' keys (see frontend/draws.py; vmap: transforms/kept.py).
+def _draw_spelling(args, params):
+    texts = [text if kw is None else f"{kw}={text}" for kw, text in params["parts"]]
+    return _template_spelling(args, {"template": (
+        f"{params['func']}({', '.join(texts)})", params["keys"])})
+
+
+defprim("draw", None, "(*operands, func, parts, keys, method, maker)", diff=(),
+        family="structure", nondiff=True, spelling=_draw_spelling,
+        note="a random draw, run once per call, a constant to derivatives")
+
+
+@batch_rule("draw")
+def draw_rule(b: Batch, s: Let) -> str:
+    raise NoBatchRule("a random draw batched by a rule",
+                      "report this: vmap places draws itself")
+
+
 # A call to a user function: transformed recursively into its own emitted function.
 defprim(
     "call", None, "(*args)", diff=("args",), family="structure",

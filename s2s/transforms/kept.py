@@ -2,11 +2,20 @@
 frontend/kept.py): a check runs once per example, on that example's values, so an
 ``assert`` fires when it fires for any example (``assert x > 0`` on a per-example
 scalar means "for every example", and ``x.ndim`` is the example's rank); a call (a
-print) runs once, with the batched values."""
+print) runs once, with the batched values.
+
+A random draw gives each example its own numbers: a draw of shape ``S`` (its
+``size=``, or ``rand``'s dimensions) becomes one draw of shape ``(batch,) + S``, so
+example ``i`` gets the numbers a loop over the examples would draw for it when the
+function draws once per call.  A generator made in the function (``default_rng(0)``)
+is one for the whole batch."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+import numpy as np
 
 from ..emit.code import Block
 from ..ir.kinds import LEAF
@@ -48,8 +57,54 @@ class KeptBatching:
             check = Block(f"if {on}:", [check], [])
         out.append(Block(f"for {i} in range({self.use_batch_size()}):", [check], []))
 
+    def draw(self, s: Let, out: list[Any]) -> None:
+        """A random draw: one draw of shape ``(batch,) + S`` for a draw of shape ``S``;
+        a generator's maker (``default_rng(seed)``, ``seed(0)``) runs as written."""
+        params = s.params
+        if any(self.batched(a) for a in s.args):
+            raise self.fail(s, NoBatchRule(
+                "a random draw whose arguments have a batch axis (a per-example seed, "
+                "mean or size)", "draw with unbatched arguments and a size= "
+                "(`mu + sigma * rng.standard_normal(size=np.shape(mu))`)"))
+        if params["maker"] or params["method"] == "seed" or self.spec.shared_draws:
+            out += self.replay.statements([s])
+            return
+        parts = list(params["parts"])
+        n = self.use_batch_size()
+        size = _size_position(params["method"])
+        spot = next((k for k, (kw, _) in enumerate(parts) if kw == "size"), None)
+        if spot is None and size is not None and len(parts) > size and parts[size][0] is None:
+            spot = size
+        if params["method"] in ("rand", "randn"):  # their dimensions are positional
+            parts.insert(0, (None, n))
+        elif spot is not None:
+            kw, text = parts[spot]
+            known = next((a for k, a in zip(params["keys"], s.args) if k == text), None)
+            if re.fullmatch(r"-?\d+", text):
+                text = f"({n}, {text})"
+            elif text.startswith("(") or known is not None and self.facts.producer.get(
+                    known.name) is not None and self.facts.producer[known.name].prim == "shape":
+                text = f"({n}, *{text})"
+            else:
+                text = f"({n}, *np.atleast_1d({text}))"
+            parts[spot] = (kw, text)
+        elif size is not None and all(text not in params["keys"] and np.ndim(
+                _number(text)) == 0 for _, text in parts):
+            parts.append(("size", n))
+        else:
+            raise self.fail(s, NoBatchRule(
+                "a random draw whose shape vmap cannot give a batch axis (one without "
+                "size=, from array parameters, or a permutation)",
+                "pass size= (`rng.normal(0.0, 1.0, size=np.shape(x))`)"))
+        batched = Let(s.target, s.prim, s.args, {**params, "parts": tuple(parts)}, s.loc)
+        out += self.replay.statements([batched])
+        self.b[s.target] = {()}
+
     # (implemented by vmap._Vmap)
+    b: dict[str, set]
+    spec: Any
     batched: Any
+    facts: Any
     kind: Any
     fail: Any
     names: Any
@@ -57,3 +112,20 @@ class KeptBatching:
     use_batch_size: Any
     write_masks: list[tuple[str, bool]]
 
+
+
+def _size_position(method: str) -> int | None:
+    """Where a generator method takes ``size`` positionally (from its signature line,
+    ``normal(loc=0.0, scale=1.0, size=None)``), None where it takes none."""
+    doc = getattr(np.random.Generator, method, None) or getattr(
+        np.random.RandomState, method, None)
+    line = ((getattr(doc, "__doc__", None) or "").strip().splitlines() or [""])[0]
+    names = [p.split("=")[0].strip() for p in line.partition("(")[2].rstrip(")").split(",")]
+    return names.index("size") if "size" in names else None
+
+
+def _number(text: str) -> Any:
+    try:
+        return float(text)
+    except ValueError:
+        return np.zeros(2)  # (not a number: an array parameter)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import io
 import logging
 import warnings
@@ -258,6 +259,7 @@ def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     kinds = tuple(_kind(x) for x in example) + (LEAF,) * (len(fn.params) - len(example))
     fn = unroll_container_loops(fn, kinds)
     replay = Replay(facts(fn, kinds), effects=False)  # (the batched run prints, checks)
+    replay.redraw = True  # (its draws run on the random state restored after)
     items = [Line(f"__record__({p!r}, {p})") for p in fn.params + fn.kwonly]
     items += _instrument(replay.statements(fn.body[:-1]))
     ret = fn.body[-1]
@@ -284,16 +286,35 @@ def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     ns.update(fn.namespace)
     ns.update(defaults.namespace)
     ns["__record__"], ns["__record_call__"] = record, record_call
-    with silenced(has_effects(fn)), collectives.probing():  # (psum(x): x's rank)
-        compile_module(text, ns, f"probe_{fn.name}")["__probe__"](*example)
+    # the batched run prints and draws; psum(x) stands for x's rank
+    with silenced(has_effects(fn)), random_state_kept(), collectives.probing():
+        compile_module(text, ns, f"probe_{fn.name}")["__probe__"](*_unshared(example))
     return found
 
 
 def run_silenced(fn: Any, *args: Any) -> Any:
     """``fn(*args)`` printing, logging and warning nothing: a run that only learns a
     fact (an output's shape), whose kept statements the transformed run runs."""
-    with silenced(True):
-        return fn(*args)
+    with silenced(True), random_state_kept():
+        return fn(*_unshared(args))
+
+
+@contextlib.contextmanager
+def random_state_kept():
+    """NumPy's global random state as it was before: a run that only learns a fact
+    draws numbers the transformed run draws again."""
+    state = np.random.get_state()
+    try:
+        yield
+    finally:
+        np.random.set_state(state)
+
+
+def _unshared(args: tuple) -> tuple:
+    """The arguments, each generator (a ``np.random.Generator`` passed in) a copy: the
+    probe's draws leave the caller's generator where it was."""
+    return tuple(copy.deepcopy(a) if isinstance(a, (np.random.Generator,
+                 np.random.RandomState)) else a for a in args)
 
 
 @contextlib.contextmanager

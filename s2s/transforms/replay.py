@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..emit.code import Block, Line
+from ..errors import TransformError
 from ..ir.nodes import KEYWORD_OPERANDS, Break, For, If, Let, Stmt, Var, walk
 from ..ir.spelling import atom_text
 from ..ir.walk import loop_breaks, loop_counter
@@ -35,6 +36,7 @@ class Replay:
         # kept statements (assert, print) run here; a second run of the same forward
         # values (a recomputed segment, vmap's probe, a callee's vjp) leaves them out
         self.effects = effects
+        self.redraw = False  # vmap's probe runs draws again, the random state restored
 
     def statements(self, stmts: list[Stmt]) -> list[Any]:
         """The user's computation as emitted code; loops push what the backward needs."""
@@ -47,6 +49,8 @@ class Replay:
                 out.append(Line(spell(s), keep=True))
             elif isinstance(s, Let) and s.prim in ("append", "pop"):
                 out.append(Line(spell(s), keep=True))
+            elif isinstance(s, Let) and s.prim == "draw":
+                out.append(self.draw(s))
             elif isinstance(s, Let) and s.prim == "kept":
                 if self.effects:
                     out.append(kept_item(s, [atom_text(a) for a in s.args]))
@@ -79,6 +83,19 @@ class Replay:
                 out += [Line(f"{e} = {n}") for e, n in s.copies if e != n]
                 out.append(Line("break", keep=True))
         return out
+
+    def draw(self, s: Let) -> Line:
+        """A random draw, run once per call; a run of the same values again (a
+        callee's vjp, a checkpointed loop's segments) would draw other numbers."""
+        if not self.effects and not self.redraw:
+            raise TransformError(
+                "a random draw where s2s runs the forward computation a second time "
+                "(the VJP of a function the differentiated one calls, s2s.vjp's vjp_fn, "
+                "a checkpointed loop's recomputed segments): it would draw other numbers "
+                "than the forward did, and the derivative would be wrong", s.loc,
+                "draw in the function you differentiate and pass the draws in as "
+                "arguments (`noise = np.random.normal(size=n)`, then `helper(x, noise)`)")
+        return Line(f"{s.target} = {spell(s)}", keep=True)
 
     def block(self, stmts: list[Stmt]) -> list[Any]:
         """A block's forward code, pushing what its backward reads before it can leave."""
@@ -151,7 +168,7 @@ def has_effects(fn: Any, seen: frozenset = frozenset()) -> bool:
     if getattr(fn, "body", None) is None or id(fn) in seen:
         return False  # (a recursive call's marker: its function is the one walked)
     inner = seen | {id(fn)}
-    return any(isinstance(s, Let) and (s.prim == "kept" or (
+    return any(isinstance(s, Let) and (s.prim in ("kept", "draw") or (
         s.prim == "call" and has_effects(s.params.get("callee"), inner)))
         for s in walk(fn.body))
 
@@ -181,7 +198,7 @@ def spell(s: Let) -> str:
         params.update(zip(keywords, tail))
     if s.prim == "make_dict":
         return prim.spelling(args, {"keys": s.params["keys"]})
-    if s.prim in ("pyexpr", "kept"):
+    if s.prim in ("pyexpr", "kept", "draw"):
         return prim.spelling(args, s.params)
     return prim.spelling(args, params)
 

@@ -76,6 +76,7 @@ class VmapSpec:
     arg_kinds: tuple[Kind, ...]
     example: tuple[Any, ...]  # one example's arguments (the probe runs on them)
     nargs: int | None = None
+    shared_draws: bool = False  # every example one call's draws (jacfwd's basis)
     ranks: dict[tuple[str, tuple], int] = field(default_factory=dict)
     axis_name: Any = None  # the name collectives (s2s.lax.psum) reduce over
 
@@ -270,7 +271,8 @@ class _Vmap(StmtTransform, Batch, KeptBatching, CollectiveBatching):
     # structural primitives: list operations (whatever is batched; zeros_list, pop: as
     # the list's items), then containers and identities (`is`: one bool for every example)
     LIST_OPS = {"setitem": "setitem", "append": "append", "zeros_list": "same_list",
-                "pop": "same_list", "getitem": "seq_item", "kept": "kept", **COLLECTIVES}
+                "pop": "same_list", "getitem": "seq_item", "kept": "kept", "draw": "draw",
+                **COLLECTIVES}
     CONTAINER_OPS = {"is_": "identity_test", "is_not": "identity_test",
                      "identity": "identity", "list": "list_copy", "make_tuple": "container",
                      "make_list": "container", "make_dict": "container",
@@ -534,7 +536,8 @@ class _Vmap(StmtTransform, Batch, KeptBatching, CollectiveBatching):
             self.module.names[key] = name
             spec = VmapSpec(in_axes + (None,) * (len(callee.params) - len(in_axes)),
                             "auto", kinds + (LEAF,) * (len(callee.params) - len(kinds)),
-                            tuple(example), len(s.args), axis_name=self.spec.axis_name)
+                            tuple(example), len(s.args), self.spec.shared_draws,
+                            axis_name=self.spec.axis_name)
             unrolled = unroll_container_loops(callee, spec.arg_kinds)  # (as probe does)
             try:
                 spec.ranks = probe(unrolled, spec.example)

@@ -1,0 +1,96 @@
+"""Errors raised inside emitted code, located at the user's line.
+
+NumPy's "truth value of an array ... is ambiguous" ValueError comes from an emitted
+``if t:``/``while t:`` whose test is the user's; the emitted line names the test (an
+IR name), and the IR's ``If``/``For`` with that test carries the user's line.
+``LocatedCalls.__call__`` re-raises it as :class:`~s2s.errors.TruthValueError` there.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import re
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..errors import Loc, TruthValueError
+from ..ir.nodes import For, If, Let, Var, walk
+
+_TEST = re.compile(r"^(if|elif|while)\s+(not\s+)?([^:]+?)\s*:(\s*#.*)?$")
+# NumPy's and s2s's own files: not the user's code
+_LIBRARIES = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+                   for m in (np, sys.modules["s2s"]))
+
+
+class LocatedCalls:
+    """A transformed function's call, its emitted code's errors located at your line."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self._call(*args, **kwargs)
+        except ValueError as err:
+            reraise_located(err, getattr(self, "ir", None), getattr(self.fn, "__name__", "f"))
+
+    _call: Any  # (implemented by the transformed function)
+    fn: Any
+
+
+def reraise_located(err: ValueError, ir: Any, func: str) -> None:
+    """Raise ``err`` located at the user's line where it is an array's truth value
+    (see truth_value_error), else ``err`` itself."""
+    located = truth_value_error(err, ir)
+    if located is None:
+        raise err
+    raise located.with_func(func) from err
+
+
+def truth_value_error(err: ValueError, ir: Any) -> TruthValueError | None:
+    """``err`` located at the user's ``if``/``while`` whose test it comes from, or None
+    where it is not an array's truth value tested by emitted code."""
+    if "truth value of an array" not in str(err) or ir is None:
+        return None
+    tb, last = err.__traceback__, None
+    while tb is not None:  # the innermost frame of emitted or user code
+        name = tb.tb_frame.f_code.co_filename
+        if name.startswith("<s2s:") or not name.startswith(("<", *_LIBRARIES)):
+            last = (name, tb.tb_lineno)
+        tb = tb.tb_next
+    if last is None:
+        return None
+    text = linecache.getline(*last).rstrip("\n")
+    match = _TEST.match(text.strip())
+    if match is None:
+        return None
+    if last[0].startswith("<s2s:"):
+        loc = _test_loc(ir, match.group(3), set())
+    else:  # a function of yours the emitted code calls as it is
+        loc = Loc(last[0], last[1], len(text) - len(text.lstrip()) + 1, text)
+    if loc is None:
+        return None
+    word = match.group(1)
+    return TruthValueError(
+        f"`{'while' if word == 'while' else 'if'}` on an array with more than one "
+        "element: it has no truth value (NumPy's ValueError: the truth value of an "
+        "array is ambiguous)", loc,
+        "test one number: `if np.all(x > 0):` or `if np.any(...)`; choose elementwise "
+        "with `np.where(x > 0, a, b)`; under s2s.vmap an `if` on a per-example value "
+        "becomes np.where")
+
+
+def _test_loc(fn: Any, name: str, seen: set[int]) -> Any:
+    """The location of the ``if``/``while`` testing ``name``, in ``fn`` or a callee."""
+    if id(fn) in seen or getattr(fn, "body", None) is None:
+        return None
+    seen.add(id(fn))
+    for s in walk(fn.body):
+        if isinstance(s, (If, For)) and getattr(s, "test", None) == Var(name):
+            return s.loc
+    for s in walk(fn.body):
+        if isinstance(s, Let) and s.prim == "call":
+            found = _test_loc(s.params.get("callee"), name, seen)
+            if found is not None:
+                return found
+    return None
