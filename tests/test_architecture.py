@@ -126,11 +126,7 @@ OVER_BUDGET = {
     "s2s/api/transformed.py": 982,
     "s2s/api/vectorize.py": 880,
     "s2s/runtime.py": 873,
-    "s2s/tools/selfcheck.py": 858,
-    "s2s/optimize/signature_facts.py": 857,
-    "s2s/transforms/forward.py::_Forward": 565,
     "s2s/transforms/vmap.py::_Vmap": 511,
-    "s2s/optimize/signature_facts.py::_Levels": 438,
     "s2s/api/vectorize.py::_JacobianCode._generate_for": 134,
 }
 

@@ -34,12 +34,20 @@ from __future__ import annotations
 import ast
 import builtins
 import types
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from ..frontend.source import parse_function
-from .calls import MAY_ALIAS, MUTATORS, call_name
+from .signature_syntax import (
+    bind_parameters,
+    closure,
+    defaults_of,
+    only_read,
+    shared_names,
+    tapes,
+    user_function,
+    written_or_aliased,
+)
 
 VALUE, SHAPE, DYNAMIC = 2, 1, 0
 
@@ -167,6 +175,9 @@ class _Stack:
         return hash((_frozen(self.item), self.length))
 
 
+_MAX_DEPTH = 8  # calls analysed inside one another
+
+
 class _Shared:
     """What the analyses of one emitted module share: the probe's facts, the level found
     for each probed node (the lowest over every context it was analysed in), the
@@ -180,13 +191,55 @@ class _Shared:
         self.summaries: dict[Any, Any] = {}
         self.stack: list[Any] = []
 
+    def summary(self, kind: tuple, args: list[Any], kwargs: dict[str, Any],
+                floats: list[bool] | None, namespace: dict[str, Any]) -> Any:
+        """The level of what a call of a function of the user's (or of one emitted
+        beside the caller, whose free names are ``namespace``) returns, given its
+        arguments' levels: its body analysed."""
+        shared = self  # (as the defaults below read it)
+        what, ref = kind
+        key = (what, ref if what == "emitted" else id(ref), _frozen(args), _frozen(kwargs),
+               tuple(floats or ()))
+        if key in shared.summaries:
+            return shared.summaries[key]
+        if len(shared.stack) >= _MAX_DEPTH or key in shared.stack:
+            return DYNAMIC
+        if what == "emitted":
+            fn, user = shared.emitted[ref], False
 
-_MAX_DEPTH = 8
+            def default(name: str, expr: ast.expr) -> Any:  # written in the emitted text
+                return _Levels(shared, fn, {}, namespace).level(expr)
+        else:
+            found = user_function(ref)
+            if found is None:
+                return DYNAMIC
+            fn, namespace, user = found[0], found[1], True
+            objects = defaults_of(ref)
+
+            def default(name: str, expr: ast.expr) -> Any:  # the object the call gets
+                return free_level(objects[name], False) if name in objects else DYNAMIC
+        env = bind_parameters(fn, args, kwargs, default)
+        if env is None:
+            return DYNAMIC
+        shared.stack.append(key)
+        try:
+            inner = _Levels(shared, fn, env, namespace, user)
+            names = [p.arg for p in fn.args.args][:len(args)] + list(kwargs)
+            inner.floats.update(zip(names, floats or ()))
+            _Body(inner).statements(fn.body)
+            out = _join_all(inner.returns) if inner.returns else DYNAMIC
+        finally:
+            shared.stack.pop()
+        shared.summaries[key] = out
+        return out
+
 
 
 class _Levels:
-    """Abstract interpretation of one function body: the emitted function, a function
-    emitted beside it, or a user function the emitted code calls."""
+    """Abstract interpretation of one function body (the emitted function, a function
+    emitted beside it, or a user function the emitted code calls): the levels of its
+    names and expressions, and what an assignment binds (``_Body`` walks its
+    statements; ``_Shared.summary`` analyses the functions it calls)."""
 
     def __init__(self, shared: _Shared, fn: ast.FunctionDef, env: dict[str, Any],
                  namespace: dict[str, Any], user: bool = False) -> None:
@@ -194,14 +247,14 @@ class _Levels:
         self.env = env
         self.namespace = namespace
         self.user = user  # a user's function: its free names are its module's
-        self.capped = _written_or_aliased(fn)
-        self.tapes = _tapes(fn)
+        self.capped = written_or_aliased(fn)
+        self.tapes = tapes(fn)
         # lists and dicts changed in place by their methods (other than tapes), and
         # every name that may hold the same one: nothing is known of them
         changed = {n.func.value.id for n in ast.walk(fn) if isinstance(n, ast.Call)
                    and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
                    and n.func.attr in _CONTAINER_METHODS} - self.tapes
-        self.unknown = _closure(changed, _shared_names(fn)) if changed else set()
+        self.unknown = closure(changed, shared_names(fn)) if changed else set()
         self.floats: dict[str, bool] = {}  # names of containers: all items floating?
         self.returns: list[Any] = []
         self.path = VALUE  # the lowest level of the tests the current statement is under
@@ -365,15 +418,16 @@ class _Levels:
         if isinstance(kind, tuple):  # a function of the user's or emitted beside
             floats = [self.floating(a) for a in positional] + [
                 self.floating(value) for _, _, value in keywords]
-            out = self.summary(kind, trees, {k: v for k, v, _ in keywords}, floats)
+            out = self.shared.summary(kind, trees, {k: v for k, v, _ in keywords}, floats,
+                                      self.namespace)
             # a container it may change is unknown after
-            fn = _user_function(kind[1]) if kind[0] == "user" else (
+            fn = user_function(kind[1]) if kind[0] == "user" else (
                 self.shared.emitted[kind[1]], None)
             if fn is not None or kind[0] == "user":
                 for p, a in list(zip(fn[0].args.args if fn else [], positional)) + [
                         (None, value) for _, _, value in keywords]:
                     if isinstance(a, ast.Name) and not isinstance(self.env.get(a.id), int) \
-                            and (p is None or fn is None or not _only_read(fn[0], p.arg)):
+                            and (p is None or fn is None or not only_read(fn[0], p.arg)):
                         self.env[a.id] = DYNAMIC
             return out
         keywords = [(arg, _flat(tree), value) for arg, tree, value in keywords]
@@ -442,48 +496,7 @@ class _Levels:
         flat = _flat(source)  # the rows of an array: its shape settles their number
         return _Stack(flat, VALUE if flat >= SHAPE else DYNAMIC)
 
-    def summary(self, kind: tuple, args: list[Any], kwargs: dict[str, Any],
-                floats: list[bool] | None = None) -> Any:
-        """The level of what a call of a function of the user's (or of one emitted
-        beside this one) returns, given its arguments' levels: its body analysed."""
-        shared = self.shared
-        what, ref = kind
-        key = (what, ref if what == "emitted" else id(ref), _frozen(args), _frozen(kwargs),
-               tuple(floats or ()))
-        if key in shared.summaries:
-            return shared.summaries[key]
-        if len(shared.stack) >= _MAX_DEPTH or key in shared.stack:
-            return DYNAMIC
-        if what == "emitted":
-            fn, namespace, user = shared.emitted[ref], self.namespace, False
-
-            def default(name: str, expr: ast.expr) -> Any:  # written in the emitted text
-                return _Levels(shared, fn, {}, namespace).level(expr)
-        else:
-            found = _user_function(ref)
-            if found is None:
-                return DYNAMIC
-            fn, namespace, user = found[0], found[1], True
-            objects = _defaults_of(ref)
-
-            def default(name: str, expr: ast.expr) -> Any:  # the object the call gets
-                return free_level(objects[name], False) if name in objects else DYNAMIC
-        env = _bind_parameters(fn, args, kwargs, default)
-        if env is None:
-            return DYNAMIC
-        shared.stack.append(key)
-        try:
-            inner = _Levels(shared, fn, env, namespace, user)
-            names = [p.arg for p in fn.args.args][:len(args)] + list(kwargs)
-            inner.floats.update(zip(names, floats or ()))
-            inner.statements(fn.body)
-            out = _join_all(inner.returns) if inner.returns else DYNAMIC
-        finally:
-            shared.stack.pop()
-        shared.summaries[key] = out
-        return out
-
-    # ---- statements ----
+    # ---- bindings ----
 
     def bind(self, target: ast.AST, level: Any) -> None:
         if isinstance(target, ast.Name) and target.id in self.unknown:
@@ -523,105 +536,116 @@ class _Levels:
             elif isinstance(n, ast.alias):
                 self.env[(n.asname or n.name).split(".")[0]] = DYNAMIC
 
+
+class _Body:
+    """The statements of one function body, walked over its ``_Levels``: each binds
+    the levels of what it assigns, an ``if`` both paths, a loop until stable."""
+
+    def __init__(self, levels: _Levels) -> None:
+        self.levels = levels
+
     def statements(self, body: list[ast.stmt]) -> None:
         for stmt in body:
             self.statement(stmt)
 
     def statement(self, stmt: ast.stmt) -> None:
+        levels = self.levels
         if isinstance(stmt, ast.Assign):
             if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and \
-                    stmt.targets[0].id in self.tapes:
+                    stmt.targets[0].id in levels.tapes:
                 name, value = stmt.targets[0].id, stmt.value
-                self.env[name] = self.new_stack(value)
+                levels.env[name] = levels.new_stack(value)
                 source = value if isinstance(value, ast.List) else (
                     value.args[0] if value.args else ast.List([]))  # type: ignore
-                self.floats[name] = self.floating(source)
+                levels.floats[name] = levels.floating(source)
                 return
-            level = self.level(stmt.value)
+            level = levels.level(stmt.value)
             for t in stmt.targets:
-                self.bind(t, level)
+                levels.bind(t, level)
                 if isinstance(t, ast.Name):
-                    self.floats.pop(t.id, None)
+                    levels.floats.pop(t.id, None)
                     if isinstance(stmt.value, (ast.List, ast.Tuple)):
-                        self.floats[t.id] = self.floating(stmt.value)
+                        levels.floats[t.id] = levels.floating(stmt.value)
         elif isinstance(stmt, ast.AugAssign):
-            level = _flat(self.level(stmt.value))
+            level = _flat(levels.level(stmt.value))
             if isinstance(stmt.target, ast.Name):
-                old = self.env.get(stmt.target.id, DYNAMIC)
-                self.bind(stmt.target, min(_flat(old), level))
+                old = levels.env.get(stmt.target.id, DYNAMIC)
+                levels.bind(stmt.target, min(_flat(old), level))
             else:
-                self.bind(stmt.target, level)
+                levels.bind(stmt.target, level)
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            self.bind(stmt.target, self.level(stmt.value))
+            levels.bind(stmt.target, levels.level(stmt.value))
         elif isinstance(stmt, ast.Expr):
-            level = self.level(stmt.value)
+            level = levels.level(stmt.value)
             if isinstance(stmt.value, ast.Call):  # np.add.at(buf, ...) writes into buf
                 for a in stmt.value.args[:1]:
                     if isinstance(a, ast.Name):
-                        self.bind(ast.Subscript(a, ast.Constant(0), ast.Store()), level)
+                        levels.bind(ast.Subscript(a, ast.Constant(0), ast.Store()), level)
         elif isinstance(stmt, ast.For) and not stmt.orelse:
             self.loop(stmt)
         elif isinstance(stmt, ast.If):
             self.branch(stmt)
         elif isinstance(stmt, ast.Return):
-            level = self.level(stmt.value) if stmt.value is not None else VALUE
-            self.returns.append(level if self.path == VALUE else DYNAMIC)
+            level = levels.level(stmt.value) if stmt.value is not None else VALUE
+            levels.returns.append(level if levels.path == VALUE else DYNAMIC)
         elif isinstance(stmt, (ast.Pass, ast.Assert, ast.Raise)):
             for child in ast.iter_child_nodes(stmt):
-                self.level(child)
+                levels.level(child)
         else:  # (while, try, with, nested definitions...) nothing is known of them
-            self.forget(stmt)
+            levels.forget(stmt)
             if any(isinstance(n, ast.Return) for n in ast.walk(stmt)):
-                self.returns.append(DYNAMIC)
+                levels.returns.append(DYNAMIC)
 
     def branch(self, stmt: ast.If) -> None:
         """Both paths are analysed; after the ``if`` a name either binds is known only
         when the test's value is (else which path ran decides its shape)."""
-        test = _flat(self.level(stmt.test))
-        before, path = dict(self.env), self.path
-        self.path = min(path, test)
+        levels = self.levels
+        test = _flat(levels.level(stmt.test))
+        before, path = dict(levels.env), levels.path
+        levels.path = min(path, test)
         self.statements(stmt.body)
-        after_body = self.env
-        self.env = dict(before)
+        after_body = levels.env
+        levels.env = dict(before)
         self.statements(stmt.orelse)
-        self.path = path
-        for name in set(after_body) | set(self.env):
-            a, b = after_body.get(name, DYNAMIC), self.env.get(name, DYNAMIC)
+        levels.path = path
+        for name in set(after_body) | set(levels.env):
+            a, b = after_body.get(name, DYNAMIC), levels.env.get(name, DYNAMIC)
             if test < VALUE and (a is not before.get(name) or b is not before.get(name)):
-                self.env[name] = DYNAMIC
+                levels.env[name] = DYNAMIC
             else:
-                self.env[name] = a if a == b else _join(a, b)
+                levels.env[name] = a if a == b else _join(a, b)
 
     def loop(self, loop: ast.For) -> None:
         """A loop's body runs until what it knows is stable (levels only fall); a trip
         count the signature does not settle makes everything the loop binds unknown."""
-        count = _flat(self.level(loop.iter))
+        levels = self.levels
+        count = _flat(levels.level(loop.iter))
         if any(isinstance(n, (ast.Break, ast.Continue, ast.Return))
                for s in loop.body for n in ast.walk(s)):
             count = DYNAMIC  # (where it stops depends on values)
         bound = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name)
                  and isinstance(n.ctx, ast.Store)}
-        path = self.path
+        path = levels.path
         if count < VALUE:
-            self.path = DYNAMIC
+            levels.path = DYNAMIC
             for name in bound:
-                self.env[name] = DYNAMIC
+                levels.env[name] = DYNAMIC
         for _ in range(8):
-            before = dict(self.env)
-            self.bind(loop.target, VALUE if count == VALUE else DYNAMIC)
+            before = dict(levels.env)
+            levels.bind(loop.target, VALUE if count == VALUE else DYNAMIC)
             self.statements(loop.body)
             if count < VALUE:
                 for name in bound:
-                    self.env[name] = DYNAMIC
+                    levels.env[name] = DYNAMIC
             for name, level in before.items():  # a value from any iteration
-                if name in self.env:
-                    self.env[name] = _join(level, self.env[name])
-            if self.env == before:
+                if name in levels.env:
+                    levels.env[name] = _join(level, levels.env[name])
+            if levels.env == before:
                 break
         else:
             for name in bound:
-                self.env[name] = DYNAMIC
-        self.path = path
+                levels.env[name] = DYNAMIC
+        levels.path = path
 
 
 def _join(a: Any, b: Any) -> Any:
@@ -658,158 +682,6 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-def _user_function(fn: types.FunctionType) -> tuple[ast.FunctionDef, dict] | None:
-    """A user function's definition, checked against the code that runs, and the names
-    it reads from its module and closure; None where that cannot be had."""
-    try:
-        parsed = parse_function(fn)
-        import libcst as cst
-
-        text = cst.Module(body=[parsed.node]).code  # type: ignore[list-item]
-        tree = ast.parse(text)
-    except Exception:  # no source, a lambda, a changed file: nothing is known
-        return None
-    node = tree.body[0] if tree.body else None
-    if not isinstance(node, ast.FunctionDef):
-        return None
-    namespace = dict(fn.__globals__)
-    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-        try:
-            namespace[name] = cell.cell_contents
-        except ValueError:
-            return None
-    return node, namespace
-
-
-def _bind_parameters(fn: ast.FunctionDef, args: list[Any], kwargs: dict[str, Any],
-                     default: Callable[[str, ast.expr], Any]) -> dict[str, Any] | None:
-    """The parameters' levels for a call (None where the call's form is not plain);
-    ``default(name, expr)``: the level of a parameter left at its default."""
-    a = fn.args
-    if a.vararg or a.kwarg or a.posonlyargs:
-        return None
-    names = [p.arg for p in a.args]
-    kwonly = [p.arg for p in a.kwonlyargs]
-    if len(args) > len(names):
-        return None
-    env: dict[str, Any] = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k in env or k not in names + kwonly:
-            return None
-        env[k] = v
-    defaults = dict(zip(names[len(names) - len(a.defaults):], a.defaults))
-    defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
-    for p in names + kwonly:
-        if p not in env:
-            if p not in defaults:
-                return None
-            env[p] = default(p, defaults[p])
-    return env
-
-
-def _tapes(fn: ast.FunctionDef) -> set[str]:
-    """Lists the function grows and shrinks and nothing else holds: names bound only
-    to a list display or ``list(...)``, read only by ``.append(v)``, ``.pop()``, an
-    item ``name[k]`` or as a call's argument (a call of a user's function that may
-    change it makes it unknown after)."""
-    bound: dict[str, bool] = {}
-    uses: set[int] = set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
-                    not node.keywords and ((func.attr == "append" and len(node.args) == 1)
-                                           or (func.attr == "pop" and not node.args)):
-                uses.add(id(func.value))
-            uses.update(id(a) for a in node.args)
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-            uses.add(id(node.value))
-        elif isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    v = node.value
-                    made = isinstance(v, ast.List) or (
-                        isinstance(v, ast.Call) and isinstance(v.func, ast.Name)
-                        and v.func.id == "list" and len(v.args) <= 1 and not v.keywords)
-                    bound[t.id] = bound.get(t.id, True) and made
-    bad: set[str] = set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Store):
-                if node.id not in bound:
-                    bad.add(node.id)  # (bound by a loop, a with, an unpacking...)
-            elif id(node) not in uses:
-                bad.add(node.id)
-        elif isinstance(node, (ast.AugAssign, ast.Delete)):
-            bad.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
-    return {n for n, made in bound.items() if made and n not in bad}
-
-
-def _base_name(node: ast.AST) -> str | None:
-    """The name whose buffer an expression may be (a view of): ``x``, ``x[1:]``,
-    ``x.T``, ``np.reshape(x, s)``; None for values made anew."""
-    while True:
-        if isinstance(node, (ast.Subscript, ast.Attribute)):
-            node = node.value
-        elif isinstance(node, ast.Call) and call_name(node) in MAY_ALIAS:
-            node = node.args[0] if node.args else (
-                node.func.value if isinstance(node.func, ast.Attribute) else node)
-            if not isinstance(node, (ast.Name, ast.Subscript, ast.Attribute, ast.Call)):
-                return None
-        else:
-            break
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _shared_names(fn: ast.FunctionDef) -> list[tuple[str, str]]:
-    """Pairs of names that may hold one buffer or container (``a = b``, ``a = b.T``)."""
-    pairs = []
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Assign):
-            b = _base_name(node.value)
-            if b:
-                pairs += [(t.id, b) for t in node.targets if isinstance(t, ast.Name)]
-    return pairs
-
-
-def _written_or_aliased(fn: ast.FunctionDef) -> set[str]:
-    """Names whose array something writes into, and every name that may share its
-    buffer: none of them holds a value the signature settles (only a shape)."""
-    written: set[str] = set()
-    for node in ast.walk(fn):
-        targets = node.targets if isinstance(node, ast.Assign) else (
-            [node.target] if isinstance(node, ast.AugAssign) else [])
-        for t in targets:
-            if isinstance(t, (ast.Subscript, ast.Attribute)) or isinstance(
-                    node, ast.AugAssign):
-                b = _base_name(t)
-                if b:
-                    written.add(b)
-        if isinstance(node, ast.Call) and call_name(node) in MUTATORS:
-            for a in node.args[:1]:
-                b = _base_name(a)
-                if b:
-                    written.add(b)
-            if isinstance(node.func, ast.Attribute):
-                b = _base_name(node.func.value)
-                if b:
-                    written.add(b)
-    return _closure(written, _shared_names(fn))
-
-
-def _closure(names: set[str], shares: list[tuple[str, str]]) -> set[str]:
-    """``names`` and every name that may share a buffer (or a list) with one of them."""
-    out = set(names)
-    changed = True
-    while changed:
-        changed = False
-        for a, b in shares:
-            if (a in out) != (b in out):
-                out |= {a, b}
-                changed = True
-    return out
-
-
 def _all_floating(value: Any) -> bool:
     """Is every leaf of an argument a floating (or complex) number or array?"""
     if type(value) in (tuple, list):
@@ -820,30 +692,6 @@ def _all_floating(value: Any) -> bool:
         np.result_type(value).kind in "fc"
 
 
-def _only_read(fn: ast.FunctionDef, param: str) -> bool:
-    """Does ``fn`` only read items of its parameter ``param`` (``p[k]``, ``len(p)``,
-    ``for v in p``), never change it or hand it on?"""
-    allowed: set[int] = set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-            allowed.add(id(node.value))
-        elif isinstance(node, ast.For):
-            allowed.add(id(node.iter))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                node.func.id == "len":
-            allowed.update(id(a) for a in node.args)
-    return all(id(n) in allowed for n in ast.walk(fn)
-               if isinstance(n, ast.Name) and n.id == param)
-
-
-def _defaults_of(fn: types.FunctionType) -> dict[str, Any]:
-    code = fn.__code__
-    names = code.co_varnames[:code.co_argcount]
-    out = dict(zip(names[len(names) - len(fn.__defaults__ or ()):], fn.__defaults__ or ()))
-    out.update(fn.__kwdefaults__ or {})
-    return out
-
-
 def signature_facts(module: ast.Module, facts: dict[int, Any], name: str, args: tuple,
                     namespace: dict[str, Any], guarded: set[str]) -> dict[int, Any]:
     """The facts of the probed nodes (numbered ``_k``) of the emitted ``module`` that
@@ -851,7 +699,6 @@ def signature_facts(module: ast.Module, facts: dict[int, Any], name: str, args: 
     the others are dropped.  ``guarded``: the free names whose objects (and arrays'
     shapes and dtypes) later calls check."""
     shared = _Shared(module, facts, guarded)
-    levels = _Levels(shared, shared.emitted[name], {}, namespace)
-    levels.summary(("emitted", name), [argument_level(a) for a in args], {},
-                   [_all_floating(a) for a in args])
+    shared.summary(("emitted", name), [argument_level(a) for a in args], {},
+                   [_all_floating(a) for a in args], namespace)
     return {k: f for k, f in facts.items() if shared.node_level.get(k, DYNAMIC) >= SHAPE}

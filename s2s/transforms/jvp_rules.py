@@ -29,7 +29,7 @@ _BROADCASTING = {"binary", "elementwise", "special", "comparison"}
 class JvpRules:
     """Inlines JVP rules for one forward pass (``f``, whose tangents they compute)."""
 
-    def __init__(self, f: Any) -> None:  # (the forward pass, forward._Forward)
+    def __init__(self, f: Any) -> None:  # (the forward pass's forward_state.ForwardState)
         self.f = f
 
     def inline(self, s: Let, out: list[Any]) -> None:
@@ -153,7 +153,7 @@ class JvpRules:
             if within(union, self.f.context) is None:
                 self.f.when.pop((s.target, ()), None)
             else:
-                self.f.when[(s.target, ())] = self.f._here(union)
+                self.f.when[(s.target, ())] = self.f.here(union)
 
     def _may_lack_shape(self, s: Let, text: str) -> bool:
         """Could the tangent miss axes an operand without a tangent broadcast in?"""
