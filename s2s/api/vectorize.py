@@ -18,7 +18,7 @@ from ..caches import LRU
 from ..emit.code import compile_module, format_module
 from ..errors import TransformError
 from ..frontend.normalize import normalize
-from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of, leaf_paths, literal, path_text
+from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of
 from ..ir.nodes import Function
 from ..transforms.analysis import return_kind
 from ..transforms.module import Module
@@ -26,6 +26,7 @@ from ..transforms.ranks import run_silenced
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import callables, signatures
 from .display import NotebookDisplay
+from .jacobian_text import JacobianPlan, jacobian_text
 from .transformed import (
     _LOCK,
     _VJP,
@@ -542,126 +543,15 @@ class _JacobianCode(NotebookDisplay):
             _, inner = t._generate(kinds, argnums, (len(passed), True))
         else:  # the cotangent itself, or a tuple of them for several arguments
             _, inner = t._generate(kinds, argnums, several)
-        params = list(t.ir.params)
-        call_args = ", ".join(params)
         name = self.__name__
         callee = _base_name(self.fun)
         if not callee.isidentifier() or keyword.iskeyword(callee):
             callee = "fun"  # a lambda
-        taken = set(params) | {callee, inner.__name__, name, "np"}
-
-        def local(base: str) -> str:  # a local name no parameter uses (`n`, `k`, ...)
-            while base in taken:
-                base += "_"
-            taken.add(base)
-            return base
-
-        def suffix(i: int, path: tuple) -> str:
-            """Names for one leaf's block: ``_x`` of argument x when there are several,
-            ``_w1`` for ``params["w1"]`` (``_params_w1`` when there are several)."""
-            parts = ([params[i]] if several else []) + [_name_part(k) for k in path]
-            return "".join(f"_{p}" for p in parts)
-
-        out = local("out")
-        leaves = [(i, path) for i in argnums for path in leaf_paths(kinds[i])]
-        outs = leaf_paths(out_kind)  # [()] for an array
-        out_sfx = {o: "".join(f"_{_name_part(key)}" for key in o) for o in outs}
-        k = local("k")
-        body = [f"{out} = {callee}({call_args})"]
-        # (output leaf, argument, argument leaf) -> its block of the Jacobian
-        blocks: dict[tuple[tuple, int, tuple], str] = {}
-        column = row = ""  # the name of one call's result, where it is a container
-        if self.mode == "jacfwd":
-            # one loop per argument leaf over its basis directions (zero tangents for
-            # the other leaves) fills a block for each output leaf
-            for i, path in leaves:
-                x = path_text(params[i], path)
-                sfx = suffix(i, path)
-                n, basis = local(f"n{sfx}"), local(f"basis{sfx}")
-                columns = {o: local(f"columns{sfx}{out_sfx[o]}") for o in outs}
-                tangents = ", ".join(literal(kinds[j], lambda q, j=j: (
-                    f"{basis}[{k}]" if (j, q) == (i, path)
-                    else f"np.zeros_like({path_text(params[j], q)})")) for j in argnums)
-                # the emitted JVP takes the passed arguments, their tangents, then the
-                # parameters left at their defaults
-                jvp = f"{inner.__name__}(" + ", ".join(
-                    params[:len(passed)] + [tangents] + params[len(passed):]) + ")"
-                body += [f"{n} = np.size({x})",
-                         f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({x}))"]
-                body += [f"{c} = np.zeros(({n},) + np.shape({path_text(out, o)}))"
-                         for o, c in columns.items()]
-                body.append(f"for {k} in range({n}):")
-                if isinstance(out_kind, Leaf):
-                    body.append(f"    {columns[()]}[{k}] = {jvp}")
-                else:
-                    column = column or local("column")
-                    body.append(f"    {column} = {jvp}")
-                    body += [f"    {c}[{k}] = {path_text(column, o)}"
-                             for o, c in columns.items()]
-                for o, c in columns.items():
-                    jac = local(f"jac{sfx}{out_sfx[o]}")
-                    body += [f"{jac} = np.moveaxis({c}, 0, -1)",
-                             f"{jac} = np.reshape({jac}, np.shape({path_text(out, o)}) "
-                             f"+ np.shape({x}))"]
-                    blocks[(o, i, path)] = jac
-        else:
-            # one loop per output leaf over its basis of cotangents: each backward pass
-            # gives a row of every argument leaf's block
-            for o in outs:
-                y = path_text(out, o)
-                n, basis = local(f"n{out_sfx[o]}"), local(f"basis{out_sfx[o]}")
-                body += [f"{n} = np.size({y})",
-                         f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({y}))"]
-                rows = {(i, path): local(f"rows{out_sfx[o]}{suffix(i, path)}")
-                        for i, path in leaves}
-                body += [f"{r} = np.zeros(({n},) + np.shape({path_text(params[i], path)}))"
-                         for (i, path), r in rows.items()]
-                cotangent = literal(out_kind, lambda q: f"{basis}[{k}]" if q == o
-                                    else f"np.zeros_like({path_text(out, q)})")
-                vjp = f"{inner.__name__}({call_args}, {cotangent})"
-                body.append(f"for {k} in range({n}):")
-                if several or any(path for _, path in leaves):
-                    row = row or local("row")
-                    body.append(f"    {row} = {vjp}")
-                    body += [f"    {r}[{k}] = {path_text(row, ((argnums.index(i),) if several else ()) + path)}"
-                             for (i, path), r in rows.items()]
-                else:
-                    body.append(f"    {rows[leaves[0]]}[{k}] = {vjp}")
-                for (i, path), r in rows.items():
-                    blocks[(o, i, path)] = (f"np.reshape({r}, np.shape({y}) + "
-                                            f"np.shape({path_text(params[i], path)}))")
-
-        def per_output(o: tuple) -> str:  # JAX's layout: out-tree, then in-trees
-            results = [literal(kinds[i], lambda q, i=i: blocks[(o, i, q)]) for i in argnums]
-            if not several:
-                return results[0]
-            return "(" + ", ".join(results) + ("," if len(results) == 1 else "") + ")"
-
-        body.append(f"return {literal(out_kind, per_output)}")
-        namespace = {"np": np, inner.__name__: inner, callee: self.fun}
-        signature = []
-        for p in params:  # the function's defaults, for a caller that leaves them out
-            if p not in t.ir.defaults:
-                signature.append(p)
-                continue
-            value = t.ir.defaults[p]
-            try:
-                as_text = type(eval(repr(value), {})) is type(value)  # noqa: S307
-            except Exception:
-                as_text = False
-            if not as_text:
-                namespace[f"{p}_default"] = value
-            signature.append(f"{p}={repr(value) if as_text else p + '_default'}")
-        text = f"import numpy as np\n\n\ndef {name}({', '.join(signature)}):\n" + "".join(
-            f"    {line}\n" for line in body)
+        text, namespace = jacobian_text(JacobianPlan(
+            self.mode, name, callee, self.fun, inner, list(t.ir.params), dict(t.ir.defaults),
+            kinds, argnums, self.tuple_out, out_kind, len(passed)))
         text = format_module(text)
         return text, compile_module(text, namespace, name)[name]
-
-
-def _name_part(key: Any) -> str:
-    """A dict key or a position as part of a Python name (``"w1"`` -> ``w1``)."""
-    text = "".join(c if c.isalnum() or c == "_" else "_" for c in str(key))
-    return text or "key"
 
 
 class JacFwd(_JacobianCode):
