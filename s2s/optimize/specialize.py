@@ -38,33 +38,27 @@ import ast
 import copy
 import math
 from collections import defaultdict
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from ..emit.code import format_module
 from .calls import MAY_ALIAS, MUTATORS, call_name, same_kinds
-from .calls import written as _written
+from .egraph_pass import egraph_simplify, inline_single_uses
+from .passes import (
+    accumulate,
+    dead_code,
+    methods,
+    scalar_of,
+    static_range,
+    straight,
+    trim_tapes,
+)
 from .signature_facts import signature_facts
-from .terms import language as _language
 from .terms import summed as _summed
-from .terms import to_term as _to_term
 from .zero import drop_zero_cotangents, zero_cotangents
 
 # calls whose result's shape depends on values, not on the arguments' shapes
-_VALUE_SHAPED = {
-    "nonzero", "flatnonzero", "argwhere", "unique", "extract", "compress", "trim_zeros",
-    "item", "tolist", "int", "round", "float", "bool", "range", "histogram",
-    "unique_values", "unique_counts", "unique_inverse", "unique_all",
-    "searchsorted", "digitize", "bincount", "resize", "repeat", "split", "array_split",
-}
-# calls that write into an argument (the buffer) or change a container in place
-_NO_SPLIT = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try, ast.With, ast.AsyncWith,
-             ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp,
-             ast.DictComp, ast.GeneratorExp, ast.IfExp, ast.Global, ast.Nonlocal,
-             ast.Yield, ast.YieldFrom, ast.Await, ast.Match, ast.Delete, ast.NamedExpr,
-             ast.BoolOp)
-
 PROBE = "__s2s_probe__"
 
 # Every pass takes time about linear in the emitted module's statements; past
@@ -85,34 +79,6 @@ def _on(name: str) -> bool:
     return name not in DISABLED
 
 
-def _static_range(node: ast.For) -> bool:
-    """``for i in range(...)`` or ``reversed(range(...))`` over ints the signature
-    settles (literals and names: a name computed from values would have gone through
-    ``int(...)``, which is refused), with a straight-line body."""
-    it = node.iter
-    if isinstance(it, ast.Call) and call_name(it) == "reversed" and len(it.args) == 1:
-        it = it.args[0]
-    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
-            and it.func.id == "range" and not it.keywords
-            and all(isinstance(a, (ast.Constant, ast.Name)) for a in it.args)):
-        return False
-    if node.orelse or not isinstance(node.target, ast.Name):
-        return False
-    return all(_straight(stmt, in_loop=True) for stmt in node.body)
-
-
-def _straight(stmt: ast.stmt, in_loop: bool = False) -> bool:
-    for node in ast.walk(stmt):
-        if isinstance(node, _NO_SPLIT) or (in_loop and isinstance(
-                node, (ast.Break, ast.Continue, ast.Return))):
-            return False
-        if isinstance(node, ast.Call) and (
-                call_name(node) in _VALUE_SHAPED
-                or (call_name(node) == "where" and len(node.args) == 1)):
-            return False
-    return True
-
-
 def eligible(module: ast.Module) -> bool:
     """Straight-line functions, and loops over static ranges with straight-line
     bodies (not nested), with no value-dependent shapes."""
@@ -121,9 +87,9 @@ def eligible(module: ast.Module) -> bool:
         return False
     for fn in defs:
         for stmt in fn.body:
-            if isinstance(stmt, ast.For) and _static_range(stmt):
+            if isinstance(stmt, ast.For) and static_range(stmt):
                 continue
-            if not _straight(stmt):
+            if not straight(stmt):
                 return False
     return True
 
@@ -418,7 +384,7 @@ class _Rewriter:
         deeper = self.spread_of(x, at)
         for candidate in (deeper, x):
             if candidate is not None and (self.number(candidate) is not None or (
-                    _scalar_of(candidate, self.fact) is not None)):
+                    scalar_of(candidate, self.fact) is not None)):
                 return candidate
         return None
 
@@ -629,484 +595,6 @@ def _sum_to(node: ast.expr, shape: tuple, target: tuple) -> ast.expr:
     return node
 
 
-def _trim_tapes(fn: ast.FunctionDef) -> None:
-    """A tape entry the backward loop no longer reads (its only use was a fix-up's
-    shape) is not pushed at all."""
-    for stmt in fn.body:
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-                and isinstance(stmt.value, ast.List) and not stmt.value.elts):
-            continue
-        tape = stmt.targets[0].id
-        pushes, pops, other = [], [], 0
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
-                    isinstance(node.value.func, ast.Attribute) and \
-                    isinstance(node.value.func.value, ast.Name) and \
-                    node.value.func.value.id == tape:
-                if node.value.func.attr == "append" and len(node.value.args) == 1:
-                    pushes.append(node.value)
-                    continue
-                other += 1
-            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
-                    isinstance(node.value.func, ast.Attribute) and \
-                    isinstance(node.value.func.value, ast.Name) and \
-                    node.value.func.value.id == tape and node.value.func.attr == "pop" \
-                    and not node.value.args and isinstance(node.targets[0], ast.Tuple):
-                pops.append(node)
-            elif isinstance(node, ast.Name) and node.id == tape:
-                other += 1
-        other -= len(pushes) + len(pops) + 1  # their own mentions, and the binding
-        if other or len(pushes) != 1 or len(pops) != 1:
-            continue
-        push, pop = pushes[0], pops[0]
-        if not isinstance(push.args[0], ast.Tuple):
-            continue
-        names = pop.targets[0].elts
-        if len(names) != len(push.args[0].elts) or \
-                not all(isinstance(n, ast.Name) for n in names):
-            continue
-        loop = next((s for s in fn.body if isinstance(s, ast.For)
-                     and any(n is pop for n in ast.walk(s))), None)
-        if loop is None:
-            continue
-        after = loop.body[loop.body.index(pop) + 1:] if pop in loop.body else None
-        if after is None:
-            continue
-        later = after + fn.body[fn.body.index(loop) + 1:]
-        read = {n.id for s in later for n in ast.walk(s)
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        keep = [k for k, n in enumerate(names) if n.id in read]  # type: ignore[attr-defined]
-        if len(keep) == len(names) or not keep:
-            continue
-        if len(keep) == 1:  # push and pop the value itself
-            pop.targets[0] = names[keep[0]]
-            push.args[0] = push.args[0].elts[keep[0]]
-        else:
-            pop.targets[0].elts = [names[k] for k in keep]
-            push.args[0].elts = [push.args[0].elts[k] for k in keep]
-
-
-def _scalar_of(node: ast.AST, fact: Callable[[ast.AST], Any]) -> Any:
-    """The dtype of a scalar expression, where it is known (a fact, or a NumPy scalar
-    constructor like ``np.float64(1.0)``, possibly negated)."""
-    f = fact(node)
-    if f is not None:
-        return f[1] if f[0] == () else None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return _scalar_of(node.operand, fact)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-            isinstance(node.func.value, ast.Name) and node.func.value.id == "np" and \
-            len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
-        try:
-            return np.dtype(node.func.attr)
-        except TypeError:
-            return None
-    return None
-
-
-def _accumulate(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
-    """A cotangent that is zeros plus one value at a scalar index (the adjoint of
-    ``x[i]``) is not materialized: its sum is that value, and adding it to a fresh
-    array of the full shape is ``+=`` into that array at the index (as a careful
-    person writes ``g[label] -= 1``)."""
-    body = fn.body
-    for i, stmt in enumerate(list(body)):
-        if stmt not in body:
-            continue
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-                and isinstance(stmt.value, ast.Call) and call_name(stmt.value) == "zeros"):
-            continue
-        z = stmt.targets[0].id
-        out = fact(stmt.value)
-        if out is None:
-            continue
-        k = body.index(stmt)
-        write = body[k + 1] if k + 1 < len(body) else None
-        if not (isinstance(write, ast.AugAssign) and isinstance(write.op, ast.Add)
-                and isinstance(write.target, ast.Subscript)
-                and isinstance(write.target.value, ast.Name) and write.target.value.id == z):
-            continue
-        idx, v = write.target.slice, write.value
-        fi = fact(idx)
-        if fi is None or fi[0] != () or not np.issubdtype(fi[1], np.integer) or \
-                _scalar_of(v, fact) != out[1]:
-            continue
-        rest = body[k + 2:]
-        mentions = [n for s in rest for n in ast.walk(s) if isinstance(n, ast.Name)
-                    and n.id == z]
-        if any(not isinstance(n.ctx, ast.Load) for n in mentions) or \
-                any(z in _written(s) for s in rest):
-            continue
-        reads = {n.id for n in ast.walk(idx) if isinstance(n, ast.Name)} | \
-            {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}
-        if any(isinstance(n, ast.Name) and n.id in reads and isinstance(n.ctx, ast.Store)
-               for s in rest for n in ast.walk(s)):
-            continue
-        # every read must be a sum of it, or one side of a sum with a fresh array
-        sums, adds = [], []
-        for s_ in rest:
-            for node in ast.walk(s_):
-                if _summed(node) is not None and isinstance(_summed(node), ast.Name) and \
-                        _summed(node).id == z and not node.keywords:  # type: ignore
-                    sums.append(node)
-        for j, s_ in enumerate(rest):
-            value = getattr(s_, "value", None)
-            if isinstance(s_, (ast.Assign, ast.Return)) and isinstance(value, ast.BinOp) \
-                    and isinstance(value.op, ast.Add):
-                for mine, other in ((value.left, value.right), (value.right, value.left)):
-                    if isinstance(mine, ast.Name) and mine.id == z and \
-                            isinstance(other, (ast.BinOp, ast.UnaryOp)) and \
-                            fact(value) == out and (fact(other) == out or
-                                                    fact(other) is None):
-                        adds.append((s_, other))
-        summed_names = sum(1 for n in sums)
-        if summed_names + len(adds) != len(mentions) or len(adds) > 1:
-            continue
-        # the sum of zeros plus v at one place is v
-        _replace_nodes(fn, {id(n): v for n in sums})
-        if adds:
-            s_, other = adds[0]
-            if fact(other) is None and fact(s_.value) != out:
-                continue
-            pos = body.index(s_)
-            acc = ast.Name(z, ast.Load())
-            new = [ast.copy_location(ast.Assign([ast.Name(z, ast.Store())], other), s_),
-                   ast.copy_location(ast.AugAssign(
-                       ast.Subscript(ast.Name(z, ast.Load()), idx, ast.Store()), ast.Add(),
-                       v), s_)]
-            if isinstance(s_, ast.Return):
-                new.append(ast.copy_location(ast.Return(acc), s_))
-            else:
-                new.append(ast.copy_location(ast.Assign(s_.targets, acc), s_))
-            body[pos:pos + 1] = new
-        body.remove(stmt)
-        body.remove(write)
-
-
-def _replace_nodes(fn: ast.FunctionDef, by_id: dict[int, ast.AST]) -> None:
-    class Put(ast.NodeTransformer):
-        def visit(self, node: ast.AST) -> Any:
-            if id(node) in by_id:
-                return copy.deepcopy(by_id[id(node)])
-            return super().visit(node)
-
-    Put().visit(fn)
-
-
-_METHODS = {"sum", "max", "min", "mean", "prod", "any", "all"}
-
-
-def _methods(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
-    """``np.sum(x, ...)`` of a value known to be an array (it has an axis) is
-    ``x.sum(...)``: the same reduction without ``np.sum``'s dispatch, which costs
-    microseconds a small gradient notices."""
-
-    class Methods(ast.NodeTransformer):
-        def visit_Call(self, n: ast.Call) -> ast.AST:
-            self.generic_visit(n)
-            f = n.func
-            if isinstance(f, ast.Attribute) and f.attr in _METHODS and \
-                    isinstance(f.value, ast.Name) and f.value.id == "np" and \
-                    len(n.args) == 1 and all(k.arg in ("axis", "keepdims")
-                                             for k in n.keywords):
-                arg = fact(n.args[0])
-                if arg is not None and arg[0] != () and isinstance(
-                        n.args[0], (ast.Name, ast.Subscript, ast.Attribute, ast.Call)):
-                    new = ast.copy_location(ast.Call(
-                        ast.Attribute(n.args[0], f.attr, ast.Load()), [], n.keywords), n)
-                    if hasattr(n, "_k"):
-                        new._k = n._k  # type: ignore[attr-defined]  # the same value
-                    return new
-            return n
-
-    Methods().visit(fn)
-
-
-def _dead_code(fn: ast.FunctionDef) -> None:
-    live: set[str] = set()
-    kept: list[ast.stmt] = []
-    for stmt in reversed(fn.body):
-        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
-            names = {t.id for t in stmt.targets}  # type: ignore[attr-defined]
-            impure = any(isinstance(n, ast.Call) and call_name(n) in MUTATORS
-                         for n in ast.walk(stmt.value))
-            if not (names & live) and not impure:
-                continue
-            live -= names
-        live |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
-                 and isinstance(n.ctx, ast.Load)}
-        kept.append(stmt)
-    fn.body = kept[::-1]
-
-
-# ---- arithmetic on an e-graph ----------------------------------------------------------
-
-
-def _egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) -> None:
-    """Fold constants and move signs in each statement's arithmetic, on an e-graph.
-
-    Only expressions of names and numbers under ``+ - * /`` and unary minus whose names
-    hold floating values are taken, so every rule keeps shapes and dtypes (Python
-    numbers are weak scalars in NumPy's promotion)."""
-    language = _language()
-    if language is None:  # egglog is the optional [egraph] extra; without it the code stays as is
-        return
-    from egglog import EGraph, f64, rewrite, vars_
-
-    Term = language.Term
-
-    def to_term(node: ast.AST) -> Any:
-        return _to_term(node, facts_of, Term, opaque)
-
-    opaque: dict[str, ast.AST] = {}
-
-    def arithmetic(node: ast.AST) -> bool:
-        """Arithmetic over floating names (numbers alone may be Python ints: shape
-        arithmetic, which must stay ints)."""
-        if not any(isinstance(n, ast.Name) for n in ast.walk(node)):
-            return False
-        try:
-            to_term(node)
-        except ValueError:
-            return False
-        return True
-
-    _inline_single_uses(fn, arithmetic)
-    # the arithmetic expressions statements compute: (holder, slot, term)
-    candidates: list[tuple[Any, Any, Any]] = []
-
-    def take(holder: Any, slot: Any, node: ast.AST) -> None:
-        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and arithmetic(node):
-            candidates.append((holder, slot, to_term(node)))
-
-    for stmt in fn.body:
-        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Return)) and \
-                stmt.value is not None:
-            take(stmt, "value", stmt.value)
-            if isinstance(stmt, ast.Return) and isinstance(stmt.value, (ast.Tuple,
-                                                                        ast.Dict)):
-                items = stmt.value.elts if isinstance(stmt.value, ast.Tuple) \
-                    else stmt.value.values
-                for k, item in enumerate(items):
-                    take(items, k, item)
-    if not candidates:
-        return
-    eg = EGraph()
-    lets = [eg.let(f"s{i}", term) for i, (_, _, term) in enumerate(candidates)]
-    a, b = vars_("a b", f64)
-    x, y = vars_("x y", Term)
-    eg.register(
-        rewrite(Term(a) * Term(b)).to(Term(a * b)),
-        rewrite(Term(a) + Term(b)).to(Term(a + b)),
-        rewrite(x * Term(a)).to(Term(a) * x),
-        rewrite(Term(a) * (Term(b) * x)).to(Term(a * b) * x),
-        rewrite((Term(a) * x) * y).to(Term(a) * (x * y)),
-        rewrite(x * (Term(a) * y)).to(Term(a) * (x * y)),
-        rewrite(Term(1.0) * x).to(x),
-        rewrite(-(-x)).to(x),
-        rewrite(-Term(a)).to(Term(-a)),
-        rewrite(Term(a) * (-x)).to(Term(-a) * x),
-        rewrite(-(Term(a) * x)).to(Term(-a) * x),
-        rewrite((-x) * y).to(-(x * y)),
-        rewrite(x * (-y)).to(-(x * y)),
-        rewrite(x - (-y)).to(x + y),
-        rewrite(x + (-y)).to(x - y),
-        rewrite((-x) + y).to(y - x),
-        rewrite(x / Term(1.0)).to(x),
-    )
-    eg.run(6)
-    for (holder, slot, _), let in zip(candidates, lets):
-        best = eg.extract(let)
-        text = _render(best, opaque)
-        if text is None:
-            continue
-        new = ast.parse(text, mode="eval").body
-        old = holder[slot] if isinstance(holder, list) else getattr(holder, slot)
-        if _cost(new) < _cost(old) and not isinstance(new, ast.Name):
-            if isinstance(holder, list):
-                holder[slot] = new
-            else:
-                setattr(holder, slot, new)
-
-
-def _inline_single_uses(fn: ast.FunctionDef, arithmetic: Callable[[ast.AST], bool]) -> None:
-    """Put a temporary that one later statement reads into that statement, as a
-    careful person writes ``x.T @ (g * (1 - h**2))``: only pure values (no writes),
-    from straight-line code into straight-line code, never a name something writes
-    into, and only while the expression stays short; the e-graph then sees whole
-    expressions (``-(200.0 * d) * (2 * x)``) and folds their constants.  Loop bodies
-    likewise, for names that live one iteration (read after their binding, in the
-    body only), where a plain copy ``a = b`` is also read through."""
-    params = {a.arg for a in fn.args.args}
-    _inline_block(fn.body, params, set())
-    for stmt in fn.body:
-        if isinstance(stmt, ast.For) and all(_straight(s, in_loop=True) for s in stmt.body):
-            outside = {n.id for s in fn.body if s is not stmt for n in ast.walk(s)
-                       if isinstance(n, ast.Name)}
-            outside |= {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
-            _copies_in_loop(stmt.body, params | outside)
-            _inline_block(stmt.body, params | outside, set(), in_loop=True)
-
-
-def _copies_in_loop(body: list[ast.stmt], keep: set[str]) -> None:
-    """``a = b`` in a loop body, ``a`` living this iteration only: read ``b``."""
-    changed = True
-    while changed:
-        changed = False
-        for i, stmt in enumerate(body):
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                    and isinstance(stmt.targets[0], ast.Name)
-                    and isinstance(stmt.value, ast.Name)):
-                continue
-            a, b = stmt.targets[0].id, stmt.value.id
-            if a in keep or a == b:
-                continue
-            binds_a = [k for k, s in enumerate(body) for n in ast.walk(s)
-                       if isinstance(n, ast.Name) and n.id == a
-                       and isinstance(n.ctx, ast.Store)]
-            reads_a = [k for k, s in enumerate(body) for n in ast.walk(s)
-                       if isinstance(n, ast.Name) and n.id == a
-                       and isinstance(n.ctx, ast.Load)]
-            if binds_a != [i] or any(k <= i for k in reads_a) or \
-                    any(a in _written(s) or b in _written(s) for s in body):
-                continue
-            last = max(reads_a, default=i)
-            if any(isinstance(n, ast.Name) and n.id == b and isinstance(n.ctx, ast.Store)
-                   for s in body[i + 1:last + 1] for n in ast.walk(s)):
-                continue
-
-            class Put(ast.NodeTransformer):
-                def visit_Name(self, n: ast.Name) -> ast.AST:
-                    if n.id == a and isinstance(n.ctx, ast.Load):
-                        return ast.copy_location(ast.Name(b, ast.Load()), n)
-                    return n
-
-            for k in range(i + 1, len(body)):
-                body[k] = Put().visit(body[k])
-            del body[i]
-            changed = True
-            break
-
-
-def _inline_block(body: list[ast.stmt], keep: set[str], _unused: set[str],
-                  in_loop: bool = False) -> None:
-    """Inline each single-use pure temporary into its use, the first candidate in
-    source order each time (as rescanning from the top after every inlining would),
-    in time about linear in the block: each statement's reads, binds and writes are
-    indexed once and kept up to date, and a statement is looked at again only when an
-    inlining moved a read of the name it binds."""
-    import bisect
-    import heapq
-
-    n = len(body)
-    loads: dict[str, list[int]] = defaultdict(list)
-    binds: dict[str, list[int]] = defaultdict(list)
-    writes: dict[str, list[int]] = defaultdict(list)
-    for i, stmt in enumerate(body):
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name):
-                (loads if isinstance(node.ctx, ast.Load) else binds)[node.id].append(i)
-        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
-            binds[stmt.target.id].append(i)
-        for name in _written(stmt):
-            writes[name].append(i)
-    crooked = [0]  # crooked[k]: statements before k that are not straight-line
-    for stmt in body:
-        crooked.append(crooked[-1] + (not _straight(stmt, in_loop=in_loop)))
-
-    def any_in(positions: list[int], lo: int, hi: int) -> bool:
-        """Is one of the sorted ``positions`` in (lo, hi]?"""
-        k = bisect.bisect_right(positions, lo)
-        return k < len(positions) and positions[k] <= hi
-
-    gone = [False] * n
-    todo = list(range(n))
-    heapq.heapify(todo)
-    while todo:
-        i = heapq.heappop(todo)
-        stmt = body[i]
-        if gone[i] or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                           and isinstance(stmt.targets[0], ast.Name)
-                           and _pure(stmt.value) and _ops(stmt.value) >= 1):
-            continue
-        t = stmt.targets[0].id
-        if t in keep or len(loads[t]) != 1 or binds[t] != [i]:
-            continue
-        j = loads[t][0]
-        use = body[j]
-        if j <= i or not isinstance(use, (ast.Assign, ast.Return, ast.AugAssign)) or \
-                use.value is None or crooked[j + 1] - crooked[i] or \
-                _ops(use.value) + _ops(stmt.value) > 6:
-            continue
-        if not any(isinstance(m, ast.Name) and m.id == t for m in ast.walk(use.value)):
-            continue  # read in the target (``buf[i] += v`` reads ``i`` there)
-        if isinstance(use, ast.AugAssign) and not isinstance(use.target, ast.Name):
-            target = use.target
-            while isinstance(target, (ast.Subscript, ast.Attribute)):
-                target = target.value
-            if isinstance(target, ast.Name) and target.id == t:
-                continue
-        reads = [m.id for m in ast.walk(stmt.value) if isinstance(m, ast.Name)]
-        if any(any_in(binds[r], i, j) or any_in(writes[r], i, j) for r in set(reads)):
-            continue
-        value = stmt.value
-
-        class Put(ast.NodeTransformer):
-            def visit_Name(self, m: ast.Name) -> ast.AST:
-                return copy.deepcopy(value) if m.id == t and \
-                    isinstance(m.ctx, ast.Load) else m
-
-        use.value = Put().visit(use.value)
-        gone[i] = True
-        loads[t] = []
-        binds[t] = []
-        for r in reads:  # the value's reads now happen at its use
-            where = loads[r]
-            where[where.index(i)] = j
-            where.sort()
-            for k in binds[r]:  # whoever binds them may now be inlined there
-                if k < i and not gone[k]:
-                    heapq.heappush(todo, k)
-    body[:] = [stmt for k, stmt in enumerate(body) if not gone[k]]
-
-
-def _pure(node: ast.AST) -> bool:
-    return not any(isinstance(n, ast.Call) and call_name(n) in MUTATORS
-                   for n in ast.walk(node))
-
-
-def _ops(node: ast.AST) -> int:
-    return sum(isinstance(n, (ast.BinOp, ast.Call, ast.Subscript)) or (
-        isinstance(n, ast.UnaryOp) and not isinstance(n.operand, ast.Constant))
-        for n in ast.walk(node))
-
-
-def _render(term: Any, opaque: dict[str, ast.AST]) -> str | None:
-    """Python text of an extracted term (egglog prints Term(2.0) * Term.var("x"))."""
-    import re
-
-    text = str(term)
-    text = re.sub(r'Term\.var\("([A-Za-z_][A-Za-z_0-9]*)"\)',
-                  lambda m: f"({ast.unparse(opaque[m.group(1)])})"
-                  if m.group(1) in opaque else m.group(1), text)
-    text = re.sub(r"Term\((-?[0-9.e+-]+|inf|-inf|nan)\)", r"(\1)", text)
-    if "Term" in text or "inf" in text or "nan" in text:
-        return None
-    try:
-        return ast.unparse(ast.parse("(" + text + ")", mode="eval"))
-    except SyntaxError:
-        return None
-
-
-def _cost(node: ast.AST) -> int:
-    """Array operations in an expression (a minus sign on a number is free)."""
-    return sum(isinstance(n, (ast.BinOp, ast.Call)) or (
-        isinstance(n, ast.UnaryOp) and not isinstance(n.operand, ast.Constant))
-        for n in ast.walk(node))
-
-
 # ---- entry ------------------------------------------------------------------------------
 
 
@@ -1137,17 +625,17 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
         if zero:
             drop_zero_cotangents(fn, zero, rewriter.fact, rewriter.mutated)
         if _on("tapes"):
-            _trim_tapes(fn)
+            trim_tapes(fn)
         if _on("dce"):
-            _dead_code(fn)
+            dead_code(fn)
         if _on("egraph"):
-            _inline_single_uses(fn, lambda node: True)
+            inline_single_uses(fn, lambda node: True)
         if _on("accumulate"):
-            _accumulate(fn, rewriter.fact)
+            accumulate(fn, rewriter.fact)
         if _on("methods"):
-            _methods(fn, rewriter.fact)
+            methods(fn, rewriter.fact)
         if _on("egraph") and e_graphs:
-            _egraph_simplify(fn, rewriter.fact)
+            egraph_simplify(fn, rewriter.fact)
     return result, format_module(_with_comments(text, module))
 
 

@@ -1,0 +1,268 @@
+"""The specializer's passes after the rewrite (s2s/optimize/specialize.py runs them in
+order): tapes trimmed to what the backward reads, one-hot cotangents accumulated in
+place, reductions spelled as methods, dead statements dropped."""
+
+from __future__ import annotations
+
+import ast
+import copy
+from typing import Any, Callable
+
+import numpy as np
+
+from .calls import MUTATORS, call_name
+from .calls import written as _written
+from .terms import summed as _summed
+
+_VALUE_SHAPED = {
+    "nonzero", "flatnonzero", "argwhere", "unique", "extract", "compress", "trim_zeros",
+    "item", "tolist", "int", "round", "float", "bool", "range", "histogram",
+    "unique_values", "unique_counts", "unique_inverse", "unique_all",
+    "searchsorted", "digitize", "bincount", "resize", "repeat", "split", "array_split",
+}
+# calls that write into an argument (the buffer) or change a container in place
+_NO_SPLIT = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try, ast.With, ast.AsyncWith,
+             ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp,
+             ast.DictComp, ast.GeneratorExp, ast.IfExp, ast.Global, ast.Nonlocal,
+             ast.Yield, ast.YieldFrom, ast.Await, ast.Match, ast.Delete, ast.NamedExpr,
+             ast.BoolOp)
+
+
+def static_range(node: ast.For) -> bool:
+    """``for i in range(...)`` or ``reversed(range(...))`` over ints the signature
+    settles (literals and names: a name computed from values would have gone through
+    ``int(...)``, which is refused), with a straight-line body."""
+    it = node.iter
+    if isinstance(it, ast.Call) and call_name(it) == "reversed" and len(it.args) == 1:
+        it = it.args[0]
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+            and it.func.id == "range" and not it.keywords
+            and all(isinstance(a, (ast.Constant, ast.Name)) for a in it.args)):
+        return False
+    if node.orelse or not isinstance(node.target, ast.Name):
+        return False
+    return all(straight(stmt, in_loop=True) for stmt in node.body)
+
+
+def straight(stmt: ast.stmt, in_loop: bool = False) -> bool:
+    for node in ast.walk(stmt):
+        if isinstance(node, _NO_SPLIT) or (in_loop and isinstance(
+                node, (ast.Break, ast.Continue, ast.Return))):
+            return False
+        if isinstance(node, ast.Call) and (
+                call_name(node) in _VALUE_SHAPED
+                or (call_name(node) == "where" and len(node.args) == 1)):
+            return False
+    return True
+
+
+def trim_tapes(fn: ast.FunctionDef) -> None:
+    """A tape entry the backward loop no longer reads (its only use was a fix-up's
+    shape) is not pushed at all."""
+    for stmt in fn.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.List) and not stmt.value.elts):
+            continue
+        tape = stmt.targets[0].id
+        pushes, pops, other = [], [], 0
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                    isinstance(node.value.func, ast.Attribute) and \
+                    isinstance(node.value.func.value, ast.Name) and \
+                    node.value.func.value.id == tape:
+                if node.value.func.attr == "append" and len(node.value.args) == 1:
+                    pushes.append(node.value)
+                    continue
+                other += 1
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    isinstance(node.value.func, ast.Attribute) and \
+                    isinstance(node.value.func.value, ast.Name) and \
+                    node.value.func.value.id == tape and node.value.func.attr == "pop" \
+                    and not node.value.args and isinstance(node.targets[0], ast.Tuple):
+                pops.append(node)
+            elif isinstance(node, ast.Name) and node.id == tape:
+                other += 1
+        other -= len(pushes) + len(pops) + 1  # their own mentions, and the binding
+        if other or len(pushes) != 1 or len(pops) != 1:
+            continue
+        push, pop = pushes[0], pops[0]
+        if not isinstance(push.args[0], ast.Tuple):
+            continue
+        names = pop.targets[0].elts
+        if len(names) != len(push.args[0].elts) or \
+                not all(isinstance(n, ast.Name) for n in names):
+            continue
+        loop = next((s for s in fn.body if isinstance(s, ast.For)
+                     and any(n is pop for n in ast.walk(s))), None)
+        if loop is None:
+            continue
+        after = loop.body[loop.body.index(pop) + 1:] if pop in loop.body else None
+        if after is None:
+            continue
+        later = after + fn.body[fn.body.index(loop) + 1:]
+        read = {n.id for s in later for n in ast.walk(s)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        keep = [k for k, n in enumerate(names) if n.id in read]  # type: ignore[attr-defined]
+        if len(keep) == len(names) or not keep:
+            continue
+        if len(keep) == 1:  # push and pop the value itself
+            pop.targets[0] = names[keep[0]]
+            push.args[0] = push.args[0].elts[keep[0]]
+        else:
+            pop.targets[0].elts = [names[k] for k in keep]
+            push.args[0].elts = [push.args[0].elts[k] for k in keep]
+
+
+def scalar_of(node: ast.AST, fact: Callable[[ast.AST], Any]) -> Any:
+    """The dtype of a scalar expression, where it is known (a fact, or a NumPy scalar
+    constructor like ``np.float64(1.0)``, possibly negated)."""
+    f = fact(node)
+    if f is not None:
+        return f[1] if f[0] == () else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return scalar_of(node.operand, fact)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            isinstance(node.func.value, ast.Name) and node.func.value.id == "np" and \
+            len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
+        try:
+            return np.dtype(node.func.attr)
+        except TypeError:
+            return None
+    return None
+
+
+def accumulate(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
+    """A cotangent that is zeros plus one value at a scalar index (the adjoint of
+    ``x[i]``) is not materialized: its sum is that value, and adding it to a fresh
+    array of the full shape is ``+=`` into that array at the index (as a careful
+    person writes ``g[label] -= 1``)."""
+    body = fn.body
+    for i, stmt in enumerate(list(body)):
+        if stmt not in body:
+            continue
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Call) and call_name(stmt.value) == "zeros"):
+            continue
+        z = stmt.targets[0].id
+        out = fact(stmt.value)
+        if out is None:
+            continue
+        k = body.index(stmt)
+        write = body[k + 1] if k + 1 < len(body) else None
+        if not (isinstance(write, ast.AugAssign) and isinstance(write.op, ast.Add)
+                and isinstance(write.target, ast.Subscript)
+                and isinstance(write.target.value, ast.Name) and write.target.value.id == z):
+            continue
+        idx, v = write.target.slice, write.value
+        fi = fact(idx)
+        if fi is None or fi[0] != () or not np.issubdtype(fi[1], np.integer) or \
+                scalar_of(v, fact) != out[1]:
+            continue
+        rest = body[k + 2:]
+        mentions = [n for s in rest for n in ast.walk(s) if isinstance(n, ast.Name)
+                    and n.id == z]
+        if any(not isinstance(n.ctx, ast.Load) for n in mentions) or \
+                any(z in _written(s) for s in rest):
+            continue
+        reads = {n.id for n in ast.walk(idx) if isinstance(n, ast.Name)} | \
+            {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}
+        if any(isinstance(n, ast.Name) and n.id in reads and isinstance(n.ctx, ast.Store)
+               for s in rest for n in ast.walk(s)):
+            continue
+        # every read must be a sum of it, or one side of a sum with a fresh array
+        sums, adds = [], []
+        for s_ in rest:
+            for node in ast.walk(s_):
+                if _summed(node) is not None and isinstance(_summed(node), ast.Name) and \
+                        _summed(node).id == z and not node.keywords:  # type: ignore
+                    sums.append(node)
+        for j, s_ in enumerate(rest):
+            value = getattr(s_, "value", None)
+            if isinstance(s_, (ast.Assign, ast.Return)) and isinstance(value, ast.BinOp) \
+                    and isinstance(value.op, ast.Add):
+                for mine, other in ((value.left, value.right), (value.right, value.left)):
+                    if isinstance(mine, ast.Name) and mine.id == z and \
+                            isinstance(other, (ast.BinOp, ast.UnaryOp)) and \
+                            fact(value) == out and (fact(other) == out or
+                                                    fact(other) is None):
+                        adds.append((s_, other))
+        summed_names = sum(1 for n in sums)
+        if summed_names + len(adds) != len(mentions) or len(adds) > 1:
+            continue
+        # the sum of zeros plus v at one place is v
+        _replace_nodes(fn, {id(n): v for n in sums})
+        if adds:
+            s_, other = adds[0]
+            if fact(other) is None and fact(s_.value) != out:
+                continue
+            pos = body.index(s_)
+            acc = ast.Name(z, ast.Load())
+            new = [ast.copy_location(ast.Assign([ast.Name(z, ast.Store())], other), s_),
+                   ast.copy_location(ast.AugAssign(
+                       ast.Subscript(ast.Name(z, ast.Load()), idx, ast.Store()), ast.Add(),
+                       v), s_)]
+            if isinstance(s_, ast.Return):
+                new.append(ast.copy_location(ast.Return(acc), s_))
+            else:
+                new.append(ast.copy_location(ast.Assign(s_.targets, acc), s_))
+            body[pos:pos + 1] = new
+        body.remove(stmt)
+        body.remove(write)
+
+
+def _replace_nodes(fn: ast.FunctionDef, by_id: dict[int, ast.AST]) -> None:
+    class Put(ast.NodeTransformer):
+        def visit(self, node: ast.AST) -> Any:
+            if id(node) in by_id:
+                return copy.deepcopy(by_id[id(node)])
+            return super().visit(node)
+
+    Put().visit(fn)
+
+
+_METHODS = {"sum", "max", "min", "mean", "prod", "any", "all"}
+
+
+def methods(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
+    """``np.sum(x, ...)`` of a value known to be an array (it has an axis) is
+    ``x.sum(...)``: the same reduction without ``np.sum``'s dispatch, which costs
+    microseconds a small gradient notices."""
+
+    class Methods(ast.NodeTransformer):
+        def visit_Call(self, n: ast.Call) -> ast.AST:
+            self.generic_visit(n)
+            f = n.func
+            if isinstance(f, ast.Attribute) and f.attr in _METHODS and \
+                    isinstance(f.value, ast.Name) and f.value.id == "np" and \
+                    len(n.args) == 1 and all(k.arg in ("axis", "keepdims")
+                                             for k in n.keywords):
+                arg = fact(n.args[0])
+                if arg is not None and arg[0] != () and isinstance(
+                        n.args[0], (ast.Name, ast.Subscript, ast.Attribute, ast.Call)):
+                    new = ast.copy_location(ast.Call(
+                        ast.Attribute(n.args[0], f.attr, ast.Load()), [], n.keywords), n)
+                    if hasattr(n, "_k"):
+                        new._k = n._k  # type: ignore[attr-defined]  # the same value
+                    return new
+            return n
+
+    Methods().visit(fn)
+
+
+def dead_code(fn: ast.FunctionDef) -> None:
+    live: set[str] = set()
+    kept: list[ast.stmt] = []
+    for stmt in reversed(fn.body):
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            names = {t.id for t in stmt.targets}  # type: ignore[attr-defined]
+            impure = any(isinstance(n, ast.Call) and call_name(n) in MUTATORS
+                         for n in ast.walk(stmt.value))
+            if not (names & live) and not impure:
+                continue
+            live -= names
+        live |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                 and isinstance(n.ctx, ast.Load)}
+        kept.append(stmt)
+    fn.body = kept[::-1]
