@@ -92,12 +92,13 @@ class Comprehensions:
         items = self.unrolled(node)
         if items is not None:
             return self.n.exprs.expr(self.literal(node, items, kind), target)
+        if isinstance(node, cst.DictComp) and _over_a_dict(node.for_in.iter):
+            return self.loop(node, target, "dict")  # (its keys per call: ir/unroll.py)
         if isinstance(node, cst.DictComp):
             raise self.n.unsupported(
                 node, "a dict comprehension is supported over what is known when s2s "
-                "transforms the function (constants, literals, `range` of constants), "
-                "whose keys are then constant strings", 'write a dict literal {"a": ...}',
-            )
+                "transforms the function (constants, literals) or over a dict's keys, "
+                "`.items()` or `.values()`", 'write a dict literal {"a": ...}')
         return self.loop(node, target, "list")
 
     def as_python_expression(self, node: Any, target: str | None,
@@ -268,22 +269,32 @@ class Comprehensions:
             empty = cst.List([]) if kind != "sum" else start or cst.Integer("0")
             alias(empty, node)
             return self.n.exprs.expr(empty, target)
-        acc = self.loop_name("items", None if kind == "sum" else target)
-        elt = substitute(node.elt, table, alias)
+        acc = self.loop_name("items", None if kind in ("sum", "dict") else target)
+        if kind == "dict":  # the keys and the values, each appended to a list
+            keys = self.loop_name("keys")
+            elts = [(keys, node.key), (acc, node.value)]
+        else:
+            elts = [(acc, node.elt)]
         body: Any = cst.SimpleStatementLine([cst.Expr(cst.Call(
-            cst.Attribute(cst.Name(acc), cst.Name("append")), [cst.Arg(elt)]))])
-        first = _assign(acc, cst.List([]))
+            cst.Attribute(cst.Name(a), cst.Name("append")),
+            [cst.Arg(substitute(e, table, alias))])) for a, e in elts])
+        first = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(a))],
+                                                    cst.List([])) for a, _ in elts])
         for clause, outside in reversed(fors):
             body = cst.For(target=substitute(clause.target, table, alias),
                            iter=substitute(clause.iter, outside, alias),
                            body=cst.IndentedBlock([body]))
-        for new in (first, first.body[0], body):
+        for new in (first, *first.body, body):
             alias(new, node)
         _alias_all(body, node, self.n.desugar.positions, alias)
         outer = self.n.out
         lowered = self.n.stmts.block([first, body])
         self.n.out = outer
         outer += lowered
+        if kind == "dict":  # keyed per call, when the loop is unrolled (ir/unroll.py)
+            return self.n.emit(self.n.exprs.target(target, "items"), "make_dict",
+                               (Var(self.n.env[keys]), Var(self.n.env[acc])),
+                               {"from_items": True}, node)
         if kind != "sum":
             return Var(self.n.env[acc])
         # the items are one shape (rows, or what one expression makes of them): their
@@ -308,6 +319,15 @@ class Comprehensions:
             self.n.names.taken.add(name)
         self.n.local_names.add(name)
         return name
+
+
+def _over_a_dict(it: Any) -> bool:
+    """``d``, ``d.items()``/``.keys()``/``.values()``, ``sorted(...)`` of those."""
+    if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and \
+            it.func.value == "sorted" and len(it.args) == 1:
+        it = it.args[0].value
+    return isinstance(it, cst.Name) or isinstance(it, cst.Call) and not it.args and \
+        isinstance(it.func, cst.Attribute) and it.func.attr.value in ("items", "keys", "values")
 
 
 def _bound_anywhere(node: Any) -> set[str]:

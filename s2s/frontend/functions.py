@@ -492,7 +492,8 @@ class FunctionLowerer:
         if arg.star == "*" and let is not None and let.prim in ("make_tuple", "make_list") \
                 and not written:
             return list(let.args)
-        if arg.star == "**" and let is not None and let.prim == "make_dict":
+        if arg.star == "**" and let is not None and let.prim == "make_dict" and \
+                "keys" in let.params:
             return dict(zip(let.params["keys"], let.args))
         raise self.n.unsupported(
             arg, f"`{arg.star}` here spreads a value whose {'keys' if arg.star == '**' else 'length'} "

@@ -109,12 +109,49 @@ class LoopLowerer:
             args = [self.length(seqs[0], iterable)]
             target_node = None
             prefix += [(e.value, q) for e, q in zip(node.target.elements, seqs)]
+        elif self.dict_iteration(node, iterable, resolved, prefix):
+            args, target_node = [self.length(prefix[-1][1], iterable)], None
         else:
             seq = self.n.exprs.expr(iterable)
             args = [self.length(seq, iterable)]
             target_node = None
             prefix.append((node.target, seq))
         return args, target_node, prefix, enum_start, backwards
+
+    def dict_iteration(self, node: cst.For, iterable: Any, resolved: Any,
+                       prefix: list) -> bool:
+        """``for k, p in d.items()``, ``d.keys()``, ``d.values()``, ``sorted(d)``,
+        ``sorted(d.items())``: a loop over the dict's keys (its length, and so its keys,
+        is known per call, as a pytree's are), binding each key with ``k = d[i]`` on the
+        ``for`` line (unrolled per call into the key's string) and the value with
+        ``p = d[k]``.  (Arrays have no ``.items()``: the receiver is a dict.)"""
+        order = None
+        if resolved is builtins.sorted:
+            if len(iterable.args) != 1 or iterable.args[0].keyword or iterable.args[0].star:
+                return False
+            order, iterable = "sorted", iterable.args[0].value
+        method = iterable.func.attr.value if isinstance(iterable, cst.Call) and isinstance(
+            iterable.func, cst.Attribute) and not iterable.args else None
+        if method not in ("items", "keys", "values") and order is None:
+            return False
+        if method == "values" and order is not None:
+            raise self.n.unsupported(iterable, "sorted() over a dict's values would sort "
+                                     "arrays in Python", "write `for k in sorted(d):` "
+                                     "and read d[k]")
+        receiver = iterable.func.value if method is not None else iterable
+        seq = self.n.exprs.expr(receiver)
+        target = node.target
+        key_node: Any = target
+        value_node = None
+        if method == "items":
+            if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != 2:
+                raise self.n.unsupported(target, "unpack a dict's items into two names",
+                                         "write `for k, v in d.items():`")
+            key_node, value_node = (e.value for e in target.elements)
+        elif method == "values":
+            key_node, value_node = None, target
+        prefix.append(((key_node, value_node, order), seq))
+        return True
 
     def enumerate_iteration(self, node: cst.For, iterable: Any, prefix: list) -> tuple:
         """``enumerate(x)`` / ``enumerate(zip(x, y))`` (and a start): the range's
@@ -168,6 +205,9 @@ class LoopLowerer:
             self.n.bound.add(name)
             self.n._bind(name, ssa)
         for target, seq in prefix:
+            if isinstance(target, tuple):  # a dict's keys (and values): its key first
+                self.bind_dict_item(index, seq, *target)
+                continue
             if isinstance(target, (cst.Tuple, cst.List)):  # for i, (a, b) in ...
                 item = self.n.emit(self.n.names.fresh(f"{stem(self.n.named(seq))}_item"),
                                  "getitem", (seq,), {"index": Index((Var(index),), False)},
@@ -182,6 +222,34 @@ class LoopLowerer:
             self.n.emit(ssa, "getitem", (seq,), {"index": Index((Var(index),), False)}, target)
             self.n.bound.add(name)
             self.n._bind(name, ssa)
+
+    def bind_dict_item(self, index: str, seq: Atom, key_node: Any, value_node: Any,
+                       order: str | None) -> None:
+        """``k = d[i]`` (the i-th key; ``sorted``: of the sorted keys), then ``v = d[k]``."""
+        for t in (key_node, value_node):
+            if t is not None and not isinstance(t, cst.Name):
+                raise self.n.unsupported(t, "loop targets must be names",
+                                         "unpack inside the loop body")
+        params: dict[str, Any] = {"index": Index((Var(index),), False)}
+        if order is not None:
+            params["order"] = order
+        where = key_node if key_node is not None else value_node
+        if key_node is None:
+            key = self.n.names.fresh("key")
+        else:
+            name = key_node.value
+            key = self.n.names.fresh(name) if name in self.n.bound else name
+        self.n.emit(key, "getitem", (seq,), params, where)
+        if key_node is not None:
+            self.n.bound.add(key_node.value)
+            self.n._bind(key_node.value, key)
+        if value_node is None:
+            return
+        name = value_node.value
+        ssa = self.n.names.fresh(name) if name in self.n.bound else name
+        self.n.emit(ssa, "getitem", (seq,), {"index": Index((Var(key),), False)}, value_node)
+        self.n.bound.add(name)
+        self.n._bind(name, ssa)
 
     def is_range_call(self, call: cst.Call) -> bool:
         func = call.func

@@ -133,7 +133,7 @@ class StaticReader:
         let = self.n.lets.get(ssa) if ssa is not None else None
         if let is None or ssa in self.n.buffer_root.values():
             return None
-        if let.prim == "make_dict":
+        if let.prim == "make_dict" and "keys" in let.params:  # (else keyed per call)
             return [(_spell(k), k) for k in let.params["keys"]]
         if let.prim in ("make_tuple", "make_list"):
             return [(self.atom_node(a, node), a.value if isinstance(a, Const) else NOVALUE)
@@ -167,7 +167,7 @@ class StaticReader:
                 local = isinstance(base, cst.Name) and base.value in self.n.local_names
                 let = self.n.lets.get(self.n.env.get(base.value, "")) if local else None
                 value = self.static_value(base) if not local else None
-                if let is not None and let.prim == "make_dict":
+                if let is not None and let.prim == "make_dict" and "keys" in let.params:
                     value = dict.fromkeys(let.params["keys"])  # (a dict the function made)
                 if not isinstance(value, dict):
                     return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import Loc
+from ..errors import Loc, TransformError, UnsupportedSyntaxError
 from .kinds import LEAF, Tree
 from .names import NameTable, bound_names
 from .nodes import (
@@ -43,12 +43,19 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     so emitted code quotes ``for W, b in params[:-1]:`` above each unrolled layer.
     """
     trees = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
-    if not trees and not any(isinstance(s, Let) and (s.prim in _LITERALS or (
+    if not trees and not any(_keyed_per_call(s) for s in walk(fn.body)) and not any(isinstance(s, Let) and (s.prim in _LITERALS or (
             s.prim == "getitem" and isinstance(s.args[0], Const)
             and type(s.args[0].value) in (tuple, list))) for s in walk(fn.body)):
         return fn
     u = _Unroller(fn, trees)
     body, subst = u.block(fn.body)
+    left = next((s for s in walk(body) if _keyed_per_call(s)), None)
+    if left is not None:
+        raise UnsupportedSyntaxError(
+            "a dict comprehension is supported over what is known when s2s transforms "
+            "the function (constants, literals) or per call (a dict argument, or a dict "
+            "built from one, whose keys are then constant strings)", left.loc,
+            'write a dict literal {"a": ...}')
     if not u.changed:
         return fn
     return replace(fn, body=u.drop_unused(body), names=u.names, aliases=u.aliases)
@@ -154,6 +161,7 @@ class _Unroller:
         self.removable: set[str] = set()  # structure reads the unrolling may leave unread
         self.literals: dict[str, tuple] = {}  # a tuple or list literal -> its atoms
         self.constants: dict[str, Const] = {}  # an element of one that is a constant
+        self.chains: dict[str, tuple] = {}  # a list built by appending -> its atoms
 
     def block(self, stmts: list[Stmt]) -> tuple[list[Stmt], dict[str, Atom]]:
         """The block with its loops over containers unrolled, and the names later code
@@ -224,6 +232,7 @@ class _Unroller:
         return If(s.test, body, orelse, s.loc, joins)
 
     def let(self, s: Let) -> Let:
+        s = self.appended(s)
         a = s.args[0] if s.args else None
         name = a.name if isinstance(a, Var) else None
         if s.target in self.constants and s.prim == "getitem" and name in self.trees and \
@@ -296,6 +305,23 @@ class _Unroller:
                     self.constants[s.target] = literal[key]
         return s
 
+    def appended(self, s: Let) -> Let:
+        """Follow lists built by appending (``items = []; items.append(v)``, unrolled);
+        a dict comprehension's ``make_dict(keys, values)`` over two such lists whose
+        keys are now constant strings becomes the dict literal ``{"w": v0, ...}``."""
+        if s.prim == "make_list" and not s.args:
+            self.chains[s.target] = ()
+        elif s.prim == "append" and isinstance(s.args[0], Var) and s.args[0].name in self.chains:
+            self.chains[s.target] = self.chains[s.args[0].name] + (s.args[1],)
+        elif _keyed_per_call(s) and all(a.name in self.chains for a in s.args):
+            keys, values = (self.chains[a.name] for a in s.args)
+            if all(isinstance(k, Const) and type(k.value) is str for k in keys) and len(
+                    {k.value for k in keys}) == len(keys):
+                self.removable |= {n for n in self.chains}
+                return Let(s.target, "make_dict", values,
+                           {"keys": tuple(k.value for k in keys)}, s.loc)
+        return s
+
     def unrollable(self, s: For) -> bool:
         if s.test is not None or s.counter is not None or s.iter is None:
             return False
@@ -329,8 +355,8 @@ class _Unroller:
         out: list[Stmt] = []
         # `for name in params` over a dict is over its keys: the normalizer's item
         # statement (`name = params[k]`, on the `for` line) binds the key
-        keyed = {
-            t.target: self.trees[t.args[0].name] for t in s.body
+        keyed = {  # (`sorted(d)`, `sorted(d.items())`: the keys in sorted order)
+            t.target: _key_order(self.trees[t.args[0].name], t) for t in s.body
             if isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Var)
             and t.args[0].name in self.trees and self.trees[t.args[0].name].type is dict
             and t.params["index"].items == (Var(s.target),) and s.loc is not None
@@ -342,9 +368,9 @@ class _Unroller:
             for n in bound:
                 if n != s.target:
                     m[n] = Var(n) if j == 0 else Var(self.names.fresh(n))
-            for n, tree in keyed.items():
-                if 0 <= value < len(tree.keys):
-                    self.constants[m[n].name] = Const(tree.keys[value], repr(tree.keys[value]))
+            for n, keys in keyed.items():
+                if 0 <= value < len(keys):
+                    self.constants[m[n].name] = Const(keys[value], repr(keys[value]))
             tag = (s.loc.text.strip() if s.loc else "for", j, len(self.ranges[s.iter.name]))
             for e in dict.fromkeys(inner):
                 if j > 0:
@@ -374,6 +400,22 @@ class _Unroller:
                 return stmts
             self.removable -= dead
             stmts = _without(stmts, dead)
+
+
+def _keyed_per_call(s: Any) -> bool:
+    """A dict comprehension's ``make_dict(keys, values)`` over run-time lists."""
+    return isinstance(s, Let) and s.prim == "make_dict" and "from_items" in s.params
+
+
+def _key_order(tree: Tree, s: Let) -> tuple:
+    """The keys a loop over a dict walks: in the dict's order, or sorted."""
+    if s.params.get("order") != "sorted":
+        return tree.keys
+    try:
+        return tuple(sorted(tree.keys))
+    except TypeError:
+        raise TransformError("sorted() over this dict's keys: they cannot be compared",
+                             s.loc, "use keys of one type (strings)") from None
 
 
 def _without(stmts: list[Stmt], dead: set[str]) -> list[Stmt]:
