@@ -197,7 +197,8 @@ class _Unroller:
                 # a value a loop carries may change there (a list it appends to grows):
                 # what was known of it before the loop no longer holds
                 for e in {e for t in walk([s]) if isinstance(t, For) for e, _ in t.carried}:
-                    for known in (self.trees, self.views, self.lens, self.ranges):
+                    for known in (self.trees, self.views, self.lens, self.ranges,
+                                  self.chains, self.literals):  # (appended to at run time)
                         known.pop(e, None)
             elif isinstance(s, If):
                 out.append(self.branches(s, subst))
@@ -240,7 +241,7 @@ class _Unroller:
             return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
         if s.prim in ("make_tuple", "make_list"):
             self.literals[s.target] = s.args
-        if s.prim in _LITERALS:  # a list of layers the function builds: `[(W1, b1), ...]`
+        if s.prim in _LITERALS and not _keyed_per_call(s):  # `[(W1, b1), ...]` built here
             keys = tuple(s.params["keys"]) if s.prim == "make_dict" else tuple(range(len(s.args)))
             kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
             self.trees[s.target] = Tree(kind, keys, tuple(

@@ -85,3 +85,8 @@ def key_in_body(params, x):
 
 def sgd_update(params, x):
     return {k: p - 0.1 * p * x for k, p in params.items()}
+
+
+def comp_over_array_rows(x):
+    d = {k: x[k] * 2.0 for k in x}  # keys from an array's values: known only at run time
+    return np.sum(d[0])

@@ -145,3 +145,15 @@ def test_sorted_over_a_dicts_values_is_refused_at_its_line() -> None:
     with pytest.raises(s2s.UnsupportedSyntaxError) as info:
         s2s.grad(f)(P)
     assert "sorted()" in str(info.value) and "sorted(params" in info.value.loc.text
+
+
+def test_a_dict_comprehension_keyed_by_run_time_values_is_refused_at_its_line() -> None:
+    """Its keys are an array's values: the unroller must not take the lists the loop
+    appends to for the empty lists they start as (it made the dict {} and crashed)."""
+    import inspect
+
+    with pytest.raises(s2s.UnsupportedSyntaxError) as info:
+        s2s.grad(F.comp_over_array_rows)(np.ones(3))
+    lines, first = inspect.getsourcelines(F.comp_over_array_rows)
+    assert f"line {first + 1}, column 9" in str(info.value)
+    assert "{k: x[k] * 2.0 for k in x}" in str(info.value)
