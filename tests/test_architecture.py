@@ -122,9 +122,7 @@ FUNCTION_LINES = 100
 # Still over budget, to be split (issue 22): each may shrink, none may grow, and nothing
 # may join the list.  Lines as measured when the layout landed.
 OVER_BUDGET = {
-    "s2s/api/transformed.py": 961,
     "s2s/runtime.py": 873,
-    "s2s/transforms/vmap.py::_Vmap": 507,
 }
 
 

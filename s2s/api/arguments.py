@@ -1,0 +1,322 @@
+"""The transforms' argument checks, with JAX's semantics and messages, and the fixing
+up of their results: which arguments may be differentiated (``argnums``, floating
+inputs, array types), jvp's tangents and a VJP function's cotangent against what they
+stand for, and gradients cast to their primal's dtype and never the caller's array
+(nor a view of one).  The entry points (s2s/api/transformed.py) call them."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..ir.kinds import kind_of
+from .methods import float0
+from .trees import _leaves, _rebuild, _sorted_kind, _sorted_leaves
+
+
+def _dtype_of(leaf: Any, argname: str) -> np.dtype:
+    if isinstance(leaf, (str, bytes)) or leaf is None or not _is_arraylike(leaf):
+        raise TypeError(
+            f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX type."
+        )
+    return np.result_type(leaf)
+
+
+def _is_arraylike(x: Any) -> bool:
+    return isinstance(x, (np.ndarray, np.generic, int, float, complex, bool)) or hasattr(
+        x, "__array__"
+    )
+
+
+def check_array_types(name: str, args: Any) -> None:
+    """Refuse array subclasses whose operators mean something else than the plain
+    arrays the emitted code is written for: ``np.matrix`` (``*`` multiplies matrices,
+    ``**`` takes matrix powers, a row stays 2-D) and masked arrays (operations skip
+    the masked entries).  JAX takes neither; the derivative s2s would compute for
+    them is not theirs."""
+    for leaf in _leaves(args):
+        if not isinstance(leaf, np.ndarray) or type(leaf) is np.ndarray or \
+                isinstance(leaf, np.memmap):
+            continue
+        if isinstance(leaf, np.ma.MaskedArray):
+            raise TypeError(
+                f"{name} of a masked array (numpy.ma.MaskedArray) is not supported: its "
+                "operations skip the masked entries, the emitted NumPy code's would not. "
+                "Instead: pass np.ma.getdata(x) and the mask np.ma.getmaskarray(x) as "
+                "arrays, and write the masking in the function (np.where(mask, ...), "
+                "x[~mask])."
+            )
+        if isinstance(leaf, np.matrix):
+            raise TypeError(
+                f"{name} of a np.matrix is not supported: for it * and ** are matrix "
+                "products and powers, where the emitted code is written for arrays. "
+                "Instead: pass np.asarray(m) and write @ for matrix products."
+            )
+        raise TypeError(
+            f"{name} of an array of type {type(leaf).__qualname__} (a subclass of "
+            "np.ndarray) is not supported: its operators may not mean what a plain "
+            "array's do. Instead: pass np.asarray(x)."
+        )
+
+
+def check_real_inputs(name: str, *trees: Any) -> None:
+    """jvp and vjp of complex values are refused, as grad refuses them, until s2s
+    follows JAX's conventions for them (its rules are written for real values)."""
+    for tree in trees:
+        for leaf in _leaves(tree):
+            if leaf is not None and _is_arraylike(leaf) and not isinstance(
+                    leaf, (str, bytes)) and np.issubdtype(np.result_type(leaf),
+                                                          np.complexfloating):
+                raise TypeError(
+                    f"{name} of complex values is not supported by s2s yet (got "
+                    f"{np.result_type(leaf).name}). Instead: pass the real and "
+                    "imaginary parts as two real arguments, e.g. f(x_re, x_im) calling "
+                    "your function with x_re + 1j * x_im."
+                )
+
+
+def _check_float_inputs(name: str, args: Sequence[Any], argnums: tuple[int, ...]) -> None:
+    check_array_types(name, args)
+    for i in argnums:
+        for leaf in _leaves(args[i]):
+            dtype = _dtype_of(leaf, f"{i}")
+            if dtype == np.dtype(object):
+                raise TypeError(
+                    f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX type. "
+                    "Instead: pass a NumPy array of a numeric dtype "
+                    "(np.asarray(x, dtype=float))."
+                )
+            if np.issubdtype(dtype, np.complexfloating):
+                raise TypeError(
+                    f"{name} of complex inputs is not supported by s2s yet "
+                    f"(got {dtype.name}). Instead: differentiate with respect to the "
+                    "real and imaginary parts as two real arguments, e.g. "
+                    "f(x_re, x_im) calling your function with x_re + 1j * x_im."
+                )
+            if not np.issubdtype(dtype, np.floating):
+                raise TypeError(
+                    f"{name} requires real- or complex-valued inputs (input dtype that "
+                    f"is a sub-dtype of np.inexact), but got {dtype.name}. If you want "
+                    "to use Boolean- or integer-valued inputs, use vjp or set allow_int "
+                    "to True."
+                )
+
+
+def _check_argnums(argnums: tuple[int, ...], as_tuple: bool, nargs: int) -> tuple[int, ...]:
+    """Resolve negative argnums against the call, with JAX's errors."""
+    for a in argnums:
+        if a < -nargs and a < 0:
+            raise ValueError(
+                "Positional argument indices, e.g. for `static_argnums`, must have "
+                "value greater than or equal to -len(args) and less than len(args), "
+                f"but got value {a} for len(args) == {nargs}."
+            )
+    resolved = tuple(a % nargs if a < 0 else a for a in argnums)
+    if any(a >= nargs for a in resolved):
+        spec = argnums if as_tuple else argnums[0]
+        raise TypeError(
+            f"differentiating with respect to argnums={spec} requires at least "
+            f"{max(resolved) + 1} positional arguments to be passed by the caller, "
+            f"but got only {nargs} positional arguments."
+        )
+    return resolved
+
+
+def _normalize_argnums(argnums: int | Sequence[int]) -> tuple[tuple[int, ...], bool]:
+    if isinstance(argnums, int):
+        return (argnums,), False
+    nums = tuple(argnums)
+    if not all(isinstance(a, int) for a in nums):
+        raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+    return nums, True
+
+
+def _cast_like(grad_leaf: Any, primal_leaf: Any) -> np.ndarray:
+    dtype = np.result_type(primal_leaf)
+    g = np.asarray(grad_leaf, dtype=dtype)
+    if g.shape != np.shape(primal_leaf):
+        g = np.broadcast_to(g, np.shape(primal_leaf))
+    if not g.flags.writeable:
+        g = g.copy()
+    return g
+
+
+def _as_is(g: Any, primal: Any, foreign: list[np.ndarray], fresh: bool = False) -> bool:
+    """Is ``g`` already what casting it like ``primal`` would give (same structure,
+    writeable arrays of the primal's dtypes and shapes), none of them sharing memory
+    with the caller's arrays or the function's module arrays (``foreign``)?
+    ``fresh``: the code made every array it returns (so they are writeable and share
+    nothing)."""
+    t = type(g)
+    if t is np.ndarray:
+        return type(primal) is np.ndarray and g.dtype == primal.dtype and \
+            g.shape == primal.shape and (fresh or (
+                g.flags.writeable and not _shares(g, foreign)))
+    if t is dict:
+        if type(primal) is not dict or list(g) != list(primal):
+            return False
+        for k, v in g.items():
+            p = primal[k]
+            if type(v) is np.ndarray and type(p) is np.ndarray and fresh:
+                if v.dtype != p.dtype or v.shape != p.shape:
+                    return False
+            elif not _as_is(v, p, foreign, fresh):
+                return False
+        return True
+    if t is tuple or t is list:
+        return type(primal) is t and len(g) == len(primal) and \
+            all(_as_is(a, b, foreign, fresh) for a, b in zip(g, primal))
+    return False
+
+
+def _shares(g: np.ndarray, foreign: list[np.ndarray]) -> bool:
+    """May ``g`` share memory with one of the ``foreign`` arrays?  An array that owns
+    its buffer shares it only with itself and with views of it."""
+    if g.base is None:
+        return any(a is g or (a.base is not None and np.may_share_memory(a, g))
+                   for a in foreign)
+    return any(np.may_share_memory(g, a) for a in foreign)
+
+
+def _foreign(args: tuple, fn: Callable | None) -> list[np.ndarray]:
+    """The arrays a gradient must not share memory with: the arguments' and those
+    the emitted function ``fn`` reads from the user's module or closure."""
+    out = [a for a in _leaves(args) if isinstance(a, np.ndarray)]
+    for _, var in getattr(fn, "__s2s_free__", ()):
+        try:
+            value = var.read()
+        except (KeyError, ValueError):
+            continue
+        out += [a for a in _leaves(value) if isinstance(a, np.ndarray)]
+    return out
+
+
+def _fix_one(g: Any, primal: Any, args: tuple, fresh: bool,
+             fn: Callable | None = None) -> Any:
+    """One gradient cast like its primal: an array already of the primal's dtype and
+    shape, sharing no memory with the caller's arrays or the module arrays ``fn``
+    reads, is the gradient as it is (so is a pytree of such arrays)."""
+    t = type(g)
+    if t is np.ndarray:
+        if _shares(g, _foreign(args, fn)):
+            g = g.copy()
+        elif type(primal) is np.ndarray and g.dtype == primal.dtype and \
+                g.shape == primal.shape and g.flags.writeable:
+            return g
+    elif t is dict or t is tuple or t is list:
+        foreign = [] if fresh else _foreign(args, fn)  # (made by the code: no look)
+        if _as_is(g, primal, foreign, fresh):
+            return g
+        if foreign:
+            g = _copy_shared(g, foreign)
+    return _cast_tree(g, primal)
+
+
+def _copy_shared(tree: Any, foreign: list[np.ndarray]) -> Any:
+    """The pytree with a copy of each array leaf that may share memory with one of
+    the ``foreign`` arrays."""
+    t = type(tree)
+    if t is dict:
+        return {k: _copy_shared(v, foreign) for k, v in tree.items()}
+    if t is tuple or t is list:
+        return t(_copy_shared(v, foreign) for v in tree)
+    if isinstance(tree, np.ndarray) and _shares(tree, foreign):
+        return tree.copy()
+    return tree
+
+
+def _cast_tree(grad: Any, primal: Any) -> Any:
+    kind = kind_of(primal)
+    leaves = [_cast_like(g, p) for g, p in zip(_leaves(grad), _leaves(primal))]
+    return _rebuild(kind, leaves)
+
+
+def _split_aux(out: Any, has_aux: bool) -> tuple[Any, Any]:
+    """``(out, aux)`` of a function's result (aux None without ``has_aux``), with
+    JAX's TypeError when a has_aux function returns no pair."""
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(
+            "expected function with aux output to return a two-element tuple, "
+            f"but got type {type(out)} with value {out!r}"
+        )
+    return out[0], out[1]
+
+
+def _inexact_args(primals: tuple) -> tuple[int, ...]:
+    """The positions of the arguments whose every leaf is floating or complex (the
+    others carry no derivative and get float0)."""
+    return tuple(
+        i for i, p in enumerate(primals)
+        if p is not None  # (None is an empty pytree, as in JAX: no derivative)
+        and all(np.issubdtype(_dtype_of(leaf, str(i)), np.inexact) for leaf in _leaves(p))
+    )
+
+
+def _check_tangents(primals: Any, tangents: Any) -> None:
+    """JAX's checks of jvp's arguments, with JAX's messages."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."
+        )
+    pk, tk = kind_of(tuple(primals)), kind_of(tuple(tangents))
+    if _sorted_kind(pk) != _sorted_kind(tk):
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must have the same tree "
+            f"structure; primals have tree structure PyTreeDef({pk!r}) whereas tangents "
+            f"have tree structure PyTreeDef({tk!r})."
+        )
+    for p, t in zip(_sorted_leaves(list(primals)), _sorted_leaves(list(tangents))):
+        if p is None or t is None:  # an empty pytree: only None matches it, as in JAX
+            if p is not t:
+                raise TypeError(
+                    "primal and tangent arguments to jax.jvp must have the same tree "
+                    f"structure; a primal {_short(p)} has the tangent {_short(t)}, and "
+                    "None (an empty pytree) matches only None.")
+            continue
+        pd, td = _dtype_of(p, ""), np.result_type(t)
+        want = pd if np.issubdtype(pd, np.inexact) else float0
+        if td != want:
+            raise TypeError(
+                "primal and tangent arguments to jax.jvp do not match; dtypes must be "
+                "equal, or in case of int/bool primal dtype the tangent dtype must be "
+                f"float0.Got primal dtype {pd.name} and so expected tangent dtype "
+                f"{want.name if want is not float0 else 'float0'}, but got tangent dtype "
+                f"{td.name if td != float0 else 'float0'} instead."
+            )
+        if np.shape(p) != np.shape(t):
+            raise ValueError(
+                "jvp called with different primal and tangent shapes;Got primal shape "
+                f"{np.shape(p)} and tangent shape as {np.shape(t)}"
+            )
+
+
+def _short(x: Any) -> str:
+    return "None" if x is None else f"of shape {np.shape(x)}"
+
+
+def _tangent_like(t: Any, out: Any) -> Any:
+    """A tangent leaf in its output's shape and dtype (float0 for integer outputs)."""
+    dtype = np.result_type(out)
+    if not np.issubdtype(dtype, np.inexact):
+        return np.zeros(np.shape(out), float0)
+    return _cast_like(t, out)
+
+
+def _check_cotangent(ct: Any, out: Any) -> None:
+    if _sorted_kind(kind_of(ct)) != _sorted_kind(kind_of(out)):
+        raise ValueError("unexpected tree structure.")
+    for c, o in zip(_sorted_leaves(ct), _sorted_leaves(out)):
+        cs, os_ = np.shape(c), np.shape(o)
+        cd, od = np.result_type(c), np.result_type(o)
+        if cs != os_ or cd != od:
+            got = f"{cd.name}{list(cs)}".replace(" ", "")
+            want = f"{od.name}{list(os_)}".replace(" ", "")
+            raise ValueError(
+                "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: "
+                f"got {got}, but expected {want} because the corresponding output of "
+                f"the differentiated function had JAX type {want}"
+            )

@@ -1,0 +1,238 @@
+"""vmap's list and container statements, and writes: a list's pushes and pops, the
+literals that build tuples, lists and dicts and the reads of their items (each keeps
+track of which of its leaves are batched), ``np.stack`` and the other functions of a
+list of arrays (each item batched or repeated, the axis moved past the batch axis), and
+``y[i] = v`` (into a batched ``y`` as ``y[:, i] = v``; under a loop the examples leave
+apart, the examples that have left keep their elements)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..emit.code import Line
+from ..ir.kinds import LEAF, Seq, Tree
+from ..ir.nodes import Const, Let, Slice, Var
+from ..ir.spelling import atom_text, index_text
+from ..primitives.batching import (
+    NoBatchRule,
+    align,
+    batched_items,
+    joined_rows,
+    shifted,
+    static,
+)
+from .batched_loops import SEQ_ITEM
+
+
+class ListBatching:
+    """The vmap transform's handler of lists, containers and writes (a mixin of
+    vmap._Vmap)."""
+
+    def append(self, s: Let, out: list[Any]) -> None:
+        """``ys.append(v)``: a known-length list gets a slot, a grown one its items'."""
+        if s.args[0].name in self.items:
+            self.items[s.target] = self.items[s.args[0].name] + [s.args[1]]
+        base, item = s.args
+        kind = self.kind(s.target)
+        paths = set(self.b.get(base.name, set()))
+        item_paths = self.b.get(item.name, set()) if isinstance(item, Var) else set()
+        if isinstance(kind, Tree):  # a list of known length: a slot per item
+            n = len(kind.keys) - 1
+            paths |= {(n,) + p for p in item_paths}
+        else:  # a list grown in a loop: its items' batched leaves, under "*"
+            paths |= {(SEQ_ITEM,) + p for p in item_paths}
+        if paths:
+            self.b[s.target] = paths
+        if self.write_masks:  # (under batched control flow: see TapeOrder)
+            text = self.replay.statements([s])[0].text
+            out.append(Line(f"{text}  # every example pushes; junk for those off "
+                            "this path", keep=True))
+            return
+        out += self.replay.statements([s])
+
+    def same_list(self, s: Let, out: list[Any]) -> None:
+        if self.b.get(s.args[0].name):
+            self.b[s.target] = set(self.b[s.args[0].name])
+        out += self.replay.statements([s])
+
+    def seq_item(self, s: Let, out: list[Any]) -> bool:
+        """An item of a list grown in a loop: its batched leaves are the items'."""
+        if not isinstance(self.kind(s.args[0].name), Seq):
+            return False
+        paths = self.b.get(s.args[0].name, set())
+        self.b[s.target] = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)}
+        out += self.replay.statements([s])
+        return True
+
+    def identity_test(self, s: Let, out: list[Any]) -> None:
+        self.b.pop(s.target, None)
+        out += self.replay.statements([s])
+
+    def identity(self, s: Let, out: list[Any]) -> None:
+        self.b[s.target] = set(self.b.get(s.args[0].name, set()))
+        out += self.replay.statements([s])
+
+    def list_copy(self, s: Let, out: list[Any]) -> bool:
+        """A copy of a list or tuple (not an array's rows): its items keep their axes."""
+        if not (isinstance(s.args[0], Var) and self.kind(s.args[0].name) != LEAF):
+            return False
+        self.b[s.target] = set(self.b.get(s.args[0].name, set()))
+        if s.args[0].name in self.items:
+            self.items[s.target] = list(self.items[s.args[0].name])
+        out += self.replay.statements([s])
+        return True
+
+    def container(self, s: Let, out: list[Any]) -> None:
+        kind = self.facts.stmt_kind(s)  # (an if's join another path grows: known here)
+        assert isinstance(kind, Tree)
+        self.b[s.target] = {
+            (key,) + p for key, a in zip(kind.keys, s.args)
+            if isinstance(a, Var) for p in self.b.get(a.name, set())
+        }
+        out += self.replay.statements([s])
+
+    def tree_item(self, s: Let, out: list[Any]) -> bool:
+        if not isinstance(self.kind(s.args[0].name), Tree):
+            return False
+        key = self.facts.container_key(s, self.kind(s.args[0].name))
+        self.b[s.target] = {p[1:] for p in self.b.get(s.args[0].name, set())
+                            if p[:1] == (key,)}
+        out += self.replay.statements([s])
+        return True
+
+    def joined(self, s: Let) -> str:
+        """Functions of a list of arrays: each item batched (or repeated), the axis
+        moved past the batch axis."""
+        seq = s.args[0]
+        kind = self.kind(seq.name) if isinstance(seq, Var) else LEAF
+        if isinstance(kind, Tree) and isinstance(seq, Var) and seq.name in self.items:
+            atoms = self.items[seq.name]
+            rank = max(self.rank(a) for a in atoms)
+            items = batched_items(self, atoms, rank)
+            seq_text = "[" + ", ".join(items) + "]"
+        elif isinstance(kind, Seq) or kind == LEAF:
+            if isinstance(kind, Seq) and not self.b.get(seq.name):
+                raise NoBatchRule("internal: unbatched list")
+            seq_text = atom_text(seq)
+            rank = self.rank(seq) - 1 if kind == LEAF else self._seq_rank(seq.name)
+            if kind == LEAF and s.prim == "array":  # np.array(x) of an array
+                return f"np.array({seq_text})"
+            return joined_rows(self, s, rank)  # an array's rows, or a list's items
+        else:
+            raise NoBatchRule(f"`{s.prim}` of a list the function did not build")
+        if s.prim in ("array", "asarray", "stack"):
+            axis = static(s, "axis", 0)
+            axis = axis + 1 if axis >= 0 else axis
+            return f"np.stack({seq_text}, axis={axis})"
+        if s.prim == "concatenate":
+            axis = static(s, "axis", 0)
+            if axis is None:
+                raise NoBatchRule("np.concatenate with axis=None")
+            return f"np.concatenate({seq_text}, axis={shifted(axis, rank)})"
+        if s.prim == "hstack":
+            return f"np.concatenate({seq_text}, axis={1 if rank <= 1 else 2})"
+        return f"np.concatenate({seq_text}, axis=1)" if rank >= 2 else \
+            f"np.stack({seq_text}, axis=1)"
+
+    def _seq_rank(self, name: str) -> int:
+        key = (name, (0,))
+        root = self.fn.aliases.get(name, name)
+        for k in (key, (root, (0,))):
+            if k in self.ranks:
+                return self.ranks[k]
+        raise NoBatchRule(f"the rank of the items of `{name}` is unknown (empty list)")
+
+    def setitem(self, s: Let, out: list[Any]) -> None:
+        """``y[i] = v``: into a batched ``y`` as ``y[:, i] = v``; an unbatched ``y``
+        receiving a batched value is first given a batch axis."""
+        base, value = s.args
+        index = s.params["index"]
+        per_example = [a for a in index.atoms() if isinstance(a, Var) and self.batched(a)]
+        if per_example and not self._scalar_indexes(s):
+            raise self.fail(s, NoBatchRule("writing at a batched index"))
+        if not self.batched(base) and not self.batched(value) and not (
+                self.write_masks):
+            out += self.replay.statements([s])
+            return
+        name = atom_text(base)
+        if not self.batched(base):
+            n = self.use_batch_size()
+            out.append(Line(f"{name} = np.stack([{name}] * {n})"))
+        inner = index_text(index).rstrip(",")
+        first = index.items[0] if index.items else None
+        if per_example:  # one element per example: y[np.arange(n), k] (k batched)
+            n = self.use_batch_size()
+            target = f"{name}[np.arange({n}), {inner}]"
+        elif isinstance(first, Const) and first.value is Ellipsis:
+            if self.write_masks:
+                raise self.fail(s, NoBatchRule(
+                    "a write at `...` in a loop whose exit depends on batched values",
+                    "write the leading axes as `:`"))
+            target = f"{name}[{inner}]"
+        else:
+            target = f"{name}[:, {inner}]" if inner else f"{name}[:]"
+        v = atom_text(value)
+        try:
+            rank = self._selected_rank(s) if self.batched(value) or self.write_masks \
+                else 0
+            if self.batched(value):  # its per-example axes line up with the region's
+                v = align(self, value, rank)
+            if self.write_masks:  # examples that have left the loop keep theirs
+                mask = " & ".join(("~" if done else "") + align(self, Var(m), rank)
+                                  for m, done in self.write_masks)
+                v = f"np.where({mask}, {v}, {target})"
+        except NoBatchRule as err:
+            raise self.fail(s, err) from None
+        out.append(Line(f"{target} = {v}", keep=True))
+        self.b[s.target] = {()}
+        self.b[base.name] = {()}
+
+    def _scalar_indexes(self, s: Let) -> bool:
+        """Whether ``y[index] = v`` indexes with ints and slices only, its batched
+        items one int per example (written as ``y[np.arange(n), k]``)."""
+        for item in s.params["index"].items:
+            if isinstance(item, Slice):
+                if any(isinstance(a, Var) and self.batched(a)
+                       for a in (item.lower, item.upper, item.step)):
+                    return False
+            elif isinstance(item, Const):
+                if not isinstance(item.value, (int, np.integer)) or isinstance(
+                        item.value, bool):
+                    return False
+            elif self.batched(item) and self.rank(item) != 0:
+                return False
+            elif not self.batched(item) and not (
+                    item.name in self.facts.int_vars or self.rank(item) == 0):
+                return False
+        return True
+
+    def _selected_rank(self, s: Let) -> int:
+        """Per-example rank of ``y[index]``: ints remove an axis, ``None`` adds one."""
+        rank = self.rank(s.args[0])
+        for item in s.params["index"].items:
+            if isinstance(item, Const) and item.value is None:
+                rank += 1
+            elif isinstance(item, Const) and isinstance(item.value, int):
+                rank -= 1
+            elif isinstance(item, Var) and (item.name in self.facts.int_vars or (
+                    self.rank(item) == 0)):
+                rank -= 1  # an int (a scalar index the probe saw)
+            elif isinstance(item, Var):
+                raise NoBatchRule("writing at an array index into a batched array")
+        return rank
+
+    # (implemented by vmap._Vmap)
+    b: dict[str, set]
+    items: dict[str, list[Any]]
+    fn: Any
+    facts: Any
+    ranks: dict[tuple[str, tuple], int]
+    replay: Any
+    kind: Any
+    batched: Any
+    rank: Any
+    fail: Any
+    use_batch_size: Any
+    write_masks: list[tuple[str, bool]]
