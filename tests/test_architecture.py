@@ -127,7 +127,6 @@ OVER_BUDGET = {
     "s2s/api/transformed.py": 982,
     "s2s/backends/control.py": 1019,
     "s2s/api/vectorize.py": 880,
-    "s2s/runtime.py": 873,
     "s2s/tools/selfcheck.py": 858,
     "s2s/optimize/signature_facts.py": 857,
     "s2s/transforms/reverse.py::_Reverse": 1035,
