@@ -227,3 +227,257 @@ __all__ = [
     "special_i0e",
     "special_i1e",
 ]
+
+
+# ---- scipy.stats: one helper per distribution's method (jax.scipy.stats has these) ----
+
+
+def _stats():
+    """``scipy.stats``, imported on first use."""
+    from scipy import stats
+
+    return stats
+
+
+def stats_norm_pdf(x, loc=0, scale=1):
+    return _stats().norm.pdf(x, loc, scale)
+
+
+def stats_norm_logpdf(x, loc=0, scale=1):
+    return _stats().norm.logpdf(x, loc, scale)
+
+
+def stats_norm_cdf(x, loc=0, scale=1):
+    return _stats().norm.cdf(x, loc, scale)
+
+
+def stats_norm_logcdf(x, loc=0, scale=1):
+    return _stats().norm.logcdf(x, loc, scale)
+
+
+def stats_norm_sf(x, loc=0, scale=1):
+    return _stats().norm.sf(x, loc, scale)
+
+
+def stats_norm_logsf(x, loc=0, scale=1):
+    return _stats().norm.logsf(x, loc, scale)
+
+
+def stats_t_pdf(x, df, loc=0, scale=1):
+    return _stats().t.pdf(x, df, loc, scale)
+
+
+def stats_t_logpdf(x, df, loc=0, scale=1):
+    return _stats().t.logpdf(x, df, loc, scale)
+
+
+def stats_gamma_pdf(x, a, loc=0, scale=1):
+    return _stats().gamma.pdf(x, a, loc, scale)
+
+
+def stats_gamma_logpdf(x, a, loc=0, scale=1):
+    return _stats().gamma.logpdf(x, a, loc, scale)
+
+
+def stats_gamma_cdf(x, a, loc=0, scale=1):
+    return _stats().gamma.cdf(x, a, loc, scale)
+
+
+def stats_gamma_logcdf(x, a, loc=0, scale=1):
+    return _stats().gamma.logcdf(x, a, loc, scale)
+
+
+def stats_gamma_sf(x, a, loc=0, scale=1):
+    return _stats().gamma.sf(x, a, loc, scale)
+
+
+def stats_gamma_logsf(x, a, loc=0, scale=1):
+    return _stats().gamma.logsf(x, a, loc, scale)
+
+
+def stats_beta_pdf(x, a, b, loc=0, scale=1):
+    return _stats().beta.pdf(x, a, b, loc, scale)
+
+
+def stats_beta_logpdf(x, a, b, loc=0, scale=1):
+    return _stats().beta.logpdf(x, a, b, loc, scale)
+
+
+def stats_beta_cdf(x, a, b, loc=0, scale=1):
+    return _stats().beta.cdf(x, a, b, loc, scale)
+
+
+def stats_beta_logcdf(x, a, b, loc=0, scale=1):
+    return _stats().beta.logcdf(x, a, b, loc, scale)
+
+
+def stats_beta_sf(x, a, b, loc=0, scale=1):
+    return _stats().beta.sf(x, a, b, loc, scale)
+
+
+def stats_beta_logsf(x, a, b, loc=0, scale=1):
+    return _stats().beta.logsf(x, a, b, loc, scale)
+
+
+def stats_chi2_pdf(x, df, loc=0, scale=1):
+    return _stats().chi2.pdf(x, df, loc, scale)
+
+
+def stats_chi2_logpdf(x, df, loc=0, scale=1):
+    return _stats().chi2.logpdf(x, df, loc, scale)
+
+
+def stats_chi2_cdf(x, df, loc=0, scale=1):
+    return _stats().chi2.cdf(x, df, loc, scale)
+
+
+def stats_chi2_logcdf(x, df, loc=0, scale=1):
+    return _stats().chi2.logcdf(x, df, loc, scale)
+
+
+def stats_chi2_sf(x, df, loc=0, scale=1):
+    return _stats().chi2.sf(x, df, loc, scale)
+
+
+def stats_chi2_logsf(x, df, loc=0, scale=1):
+    return _stats().chi2.logsf(x, df, loc, scale)
+
+
+def stats_expon_pdf(x, loc=0, scale=1):
+    return _stats().expon.pdf(x, loc, scale)
+
+
+def stats_expon_logpdf(x, loc=0, scale=1):
+    return _stats().expon.logpdf(x, loc, scale)
+
+
+def stats_expon_cdf(x, loc=0, scale=1):
+    return _stats().expon.cdf(x, loc, scale)
+
+
+def stats_expon_logcdf(x, loc=0, scale=1):
+    return _stats().expon.logcdf(x, loc, scale)
+
+
+def stats_expon_sf(x, loc=0, scale=1):
+    return _stats().expon.sf(x, loc, scale)
+
+
+def stats_expon_logsf(x, loc=0, scale=1):
+    return _stats().expon.logsf(x, loc, scale)
+
+
+def stats_laplace_pdf(x, loc=0, scale=1):
+    return _stats().laplace.pdf(x, loc, scale)
+
+
+def stats_laplace_logpdf(x, loc=0, scale=1):
+    return _stats().laplace.logpdf(x, loc, scale)
+
+
+def stats_laplace_cdf(x, loc=0, scale=1):
+    return _stats().laplace.cdf(x, loc, scale)
+
+
+def stats_logistic_pdf(x, loc=0, scale=1):
+    return _stats().logistic.pdf(x, loc, scale)
+
+
+def stats_logistic_logpdf(x, loc=0, scale=1):
+    return _stats().logistic.logpdf(x, loc, scale)
+
+
+def stats_logistic_cdf(x, loc=0, scale=1):
+    return _stats().logistic.cdf(x, loc, scale)
+
+
+def stats_logistic_sf(x, loc=0, scale=1):
+    return _stats().logistic.sf(x, loc, scale)
+
+
+def stats_cauchy_pdf(x, loc=0, scale=1):
+    return _stats().cauchy.pdf(x, loc, scale)
+
+
+def stats_cauchy_logpdf(x, loc=0, scale=1):
+    return _stats().cauchy.logpdf(x, loc, scale)
+
+
+def stats_cauchy_cdf(x, loc=0, scale=1):
+    return _stats().cauchy.cdf(x, loc, scale)
+
+
+def stats_cauchy_logcdf(x, loc=0, scale=1):
+    return _stats().cauchy.logcdf(x, loc, scale)
+
+
+def stats_cauchy_sf(x, loc=0, scale=1):
+    return _stats().cauchy.sf(x, loc, scale)
+
+
+def stats_cauchy_logsf(x, loc=0, scale=1):
+    return _stats().cauchy.logsf(x, loc, scale)
+
+
+def stats_poisson_pmf(k, mu, loc=0):
+    return _stats().poisson.pmf(k, mu, loc)
+
+
+def stats_poisson_logpmf(k, mu, loc=0):
+    return _stats().poisson.logpmf(k, mu, loc)
+
+
+def stats_poisson_cdf(k, mu, loc=0):
+    return _stats().poisson.cdf(k, mu, loc)
+
+
+__all__ += [
+    "stats_norm_pdf",
+    "stats_norm_logpdf",
+    "stats_norm_cdf",
+    "stats_norm_logcdf",
+    "stats_norm_sf",
+    "stats_norm_logsf",
+    "stats_t_pdf",
+    "stats_t_logpdf",
+    "stats_gamma_pdf",
+    "stats_gamma_logpdf",
+    "stats_gamma_cdf",
+    "stats_gamma_logcdf",
+    "stats_gamma_sf",
+    "stats_gamma_logsf",
+    "stats_beta_pdf",
+    "stats_beta_logpdf",
+    "stats_beta_cdf",
+    "stats_beta_logcdf",
+    "stats_beta_sf",
+    "stats_beta_logsf",
+    "stats_chi2_pdf",
+    "stats_chi2_logpdf",
+    "stats_chi2_cdf",
+    "stats_chi2_logcdf",
+    "stats_chi2_sf",
+    "stats_chi2_logsf",
+    "stats_expon_pdf",
+    "stats_expon_logpdf",
+    "stats_expon_cdf",
+    "stats_expon_logcdf",
+    "stats_expon_sf",
+    "stats_expon_logsf",
+    "stats_laplace_pdf",
+    "stats_laplace_logpdf",
+    "stats_laplace_cdf",
+    "stats_logistic_pdf",
+    "stats_logistic_logpdf",
+    "stats_logistic_cdf",
+    "stats_logistic_sf",
+    "stats_cauchy_pdf",
+    "stats_cauchy_logpdf",
+    "stats_cauchy_cdf",
+    "stats_cauchy_logcdf",
+    "stats_cauchy_sf",
+    "stats_cauchy_logsf",
+    "stats_poisson_pmf",
+    "stats_poisson_logpmf",
+    "stats_poisson_cdf",
+]

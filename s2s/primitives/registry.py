@@ -333,6 +333,12 @@ def lookup_object(obj: Any) -> Primitive | None:
         from . import special  # noqa: F401  (registers SciPy's functions on first use)
 
         name = BY_OBJECT.get(id(obj))
+    if name is None and ("scipy.stats" in sys.modules or (
+        getattr(obj, "__module__", None) == "s2s.runtime_scipy"
+    )):
+        from . import stats  # noqa: F401  (and scipy.stats' methods)
+
+        name = BY_OBJECT.get(id(obj))
     if name is None and inspect.ismethod(obj):
         name = BY_METHOD.get((id(obj.__self__), obj.__name__))
     return PRIMITIVES[name] if name is not None else None
