@@ -30,6 +30,7 @@ import ast
 import builtins
 import inspect
 import linecache
+import re
 
 import numpy as np
 
@@ -76,7 +77,8 @@ def _defmethod(dist, method, sig, partials, prelude=LOC_SCALE, underived=None, n
     BY_METHOD[(id(getattr(_st, dist)), method)] = name
     params = sig[1:-1]
     stem = f"{dist}_{method}"
-    first = f"    {prelude}\n" if prelude else ""
+    uses_z = any(re.search(r"\bz\b", e) for e in partials.values())
+    first = f"    {prelude}\n" if prelude and uses_z else ""
     if len(partials) == 1:
         ((p, e),) = partials.items()
         ret = f"unbroadcast(g * ({e}), {p})"
