@@ -481,3 +481,21 @@ __all__ += [
     "stats_poisson_logpmf",
     "stats_poisson_cdf",
 ]
+
+
+def stats_multivariate_normal_logpdf(x, mean, cov):
+    """``scipy.stats.multivariate_normal.logpdf`` for x (..., d), mean (d,), cov (d, d),
+    computed here as jax.scipy.stats' is: a size-1 axis of x stays (SciPy's drops it)."""
+    r = x - mean
+    sol = np.squeeze(np.linalg.solve(cov, np.expand_dims(r, -1)), -1)
+    logdet = np.linalg.slogdet(cov)[1]
+    d = np.shape(cov)[-1]
+    return -0.5 * (np.sum(r * sol, axis=-1) + logdet + d * np.log(2 * np.pi))
+
+
+def stats_multivariate_normal_pdf(x, mean, cov):
+    """``scipy.stats.multivariate_normal.pdf``: ``exp`` of the logpdf above."""
+    return np.exp(stats_multivariate_normal_logpdf(x, mean, cov))
+
+
+__all__ += ["stats_multivariate_normal_logpdf", "stats_multivariate_normal_pdf"]

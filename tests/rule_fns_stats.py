@@ -73,3 +73,9 @@ def f_stats_poisson(mu):
     k = np.array([[0.0, 1.0, 4.0], [2.0, 7.0, 3.0]])
     return np.sum((stats.poisson.logpmf(k, mu) + stats.poisson.pmf(k, mu * 2.0)
                    + stats.poisson.cdf(k, mu, 1.0)) * W23)
+
+
+def f_stats_mvn(x, mean, a):
+    cov = a @ a.T + 3.0 * np.eye(3)  # positive definite for every drawn a
+    return np.sum(stats.multivariate_normal.logpdf(x, mean, cov) * W23[0]) \
+        + np.sum(stats.multivariate_normal.pdf(x[0], mean=mean, cov=cov))

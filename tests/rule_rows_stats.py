@@ -101,8 +101,27 @@ else:
         )
     ]
 
+    def spd(d):
+        """A drawer of a (d, d) positive definite covariance."""
+        def draw(r):
+            a = r.normal(size=(d, d))
+            return a @ a.T + d * np.eye(d)
+        return draw
+
+    MVN = [
+        row("multivariate_normal", m, v, (x, mean, spd(d)))
+        for m in ("logpdf", "pdf")
+        for v, x, mean, d in (
+            ("batch", normal(4, 3), normal(3), 3),
+            ("vector", normal(3), normal(3), 3),
+            ("batch_2d", normal(2, 4, 2), normal(2), 2),
+            ("size_one_batch", normal(1, 3), normal(3), 3),  # (SciPy drops it; JAX not)
+            ("one_dim_event", normal(4, 1), normal(1), 1),
+        )
+    ]
+
     ROWS = [r for d, (ms, x, sh) in FAMILIES.items() for r in family_rows(d, ms, x, sh)] \
-        + EDGES + POISSON
+        + EDGES + POISSON + MVN
 
     S = stats
     E2E = [
@@ -120,6 +139,9 @@ else:
                 (uniform(0.5, 3.0)(2, 3), uniform(0.5, 3.0)(3))),
         E2ECase(F.f_stats_gamma_shape, (S("gamma", "logpdf"), S("t", "logpdf"), S("chi2", "pdf")),
                 (uniform(0.5, 3.0)(2, 3),)),
+        E2ECase(F.f_stats_mvn, (S("multivariate_normal", "logpdf"),
+                                S("multivariate_normal", "pdf")),
+                (normal(3, 3), normal(3), normal(3, 3))),
         E2ECase(F.f_stats_poisson, tuple(S("poisson", m) for m in ("pmf", "logpmf", "cdf")),
                 (uniform(0.3, 5.0)(2, 3),)),
     ]

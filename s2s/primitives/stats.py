@@ -35,6 +35,10 @@ import re
 import numpy as np
 
 from .. import runtime, runtime_scipy
+from ..ir.nodes import Let
+from ..ir.spelling import atom_text
+from ..runtime import unbroadcast
+from .batching import Batch, NoBatchRule, align, args_text, batch_rule
 from .registry import BY_METHOD, call_spelling, defjvp, defprim, defvjp
 
 try:
@@ -180,3 +184,78 @@ if _st is not None:
                {"mu": "np.where(k - loc < 0, 0.0, "
                       "-stats_poisson_pmf(np.floor(k - loc), mu))"},
                prelude="", underived={"k": _NO_K, "loc": _NO_K})
+
+    # ---- multivariate_normal: x (..., d), mean (d,), cov (d, d) ----------------------
+    # With sol = cov^-1 (x - mean): d/dx = -sol, d/dmean = sol, d/dcov = (sol sol^T -
+    # cov^-1) / 2, symmetric (JAX's cholesky symmetrizes its input: the same gradient).
+
+    for _method in ("logpdf", "pdf"):
+        _helper = getattr(runtime_scipy, "stats_multivariate_normal_" + _method)
+        defprim(f"scipy.stats.multivariate_normal.{_method}", _helper, "(x, mean, cov)",
+                family="special", spelling=call_spelling(_helper.__name__),
+                note="x (..., d), mean (d,), cov (d, d); a size-1 axis of x stays, as "
+                "JAX (SciPy drops it); d/dcov is symmetric")
+        BY_METHOD[(id(_st.multivariate_normal), _method)] = \
+            f"scipy.stats.multivariate_normal.{_method}"
+
+    @defvjp("scipy.stats.multivariate_normal.logpdf")
+    def multivariate_normal_logpdf_vjp(g, ans, x, mean, cov):
+        sol = np.squeeze(np.linalg.solve(cov, np.expand_dims(x - mean, -1)), -1)
+        g_sol = np.expand_dims(g, -1) * sol
+        d = np.shape(sol)[-1]
+        outer = np.reshape(g_sol, (-1, d)).T @ np.reshape(sol, (-1, d))
+        return (unbroadcast(-g_sol, x), unbroadcast(g_sol, mean),
+                0.5 * outer - 0.5 * np.sum(g) * np.linalg.inv(cov))
+
+    @defjvp("scipy.stats.multivariate_normal.logpdf", "x")
+    def multivariate_normal_logpdf_jvp_x(x_dot, ans, x, mean, cov):
+        sol = np.squeeze(np.linalg.solve(cov, np.expand_dims(x - mean, -1)), -1)
+        return -np.sum(x_dot * sol, axis=-1)
+
+    @defjvp("scipy.stats.multivariate_normal.logpdf", "mean")
+    def multivariate_normal_logpdf_jvp_mean(mean_dot, ans, x, mean, cov):
+        sol = np.squeeze(np.linalg.solve(cov, np.expand_dims(x - mean, -1)), -1)
+        return np.sum(mean_dot * sol, axis=-1)
+
+    @defjvp("scipy.stats.multivariate_normal.logpdf", "cov")
+    def multivariate_normal_logpdf_jvp_cov(cov_dot, ans, x, mean, cov):
+        sol = np.squeeze(np.linalg.solve(cov, np.expand_dims(x - mean, -1)), -1)
+        return 0.5 * np.sum((sol @ cov_dot) * sol, axis=-1) \
+            - 0.5 * np.sum(np.linalg.inv(cov) * cov_dot)
+
+    @defvjp("scipy.stats.multivariate_normal.pdf")
+    def multivariate_normal_pdf_vjp(g, ans, x, mean, cov):
+        sol = np.squeeze(np.linalg.solve(cov, np.expand_dims(x - mean, -1)), -1)
+        g_ans = g * ans
+        g_sol = np.expand_dims(g_ans, -1) * sol
+        d = np.shape(sol)[-1]
+        outer = np.reshape(g_sol, (-1, d)).T @ np.reshape(sol, (-1, d))
+        return (unbroadcast(-g_sol, x), unbroadcast(g_sol, mean),
+                0.5 * outer - 0.5 * np.sum(g_ans) * np.linalg.inv(cov))
+
+    @defjvp("scipy.stats.multivariate_normal.pdf", "x")
+    def multivariate_normal_pdf_jvp_x(x_dot, ans, x, mean, cov):
+        sol = np.squeeze(np.linalg.solve(cov, np.expand_dims(x - mean, -1)), -1)
+        return -ans * np.sum(x_dot * sol, axis=-1)
+
+    @defjvp("scipy.stats.multivariate_normal.pdf", "mean")
+    def multivariate_normal_pdf_jvp_mean(mean_dot, ans, x, mean, cov):
+        sol = np.squeeze(np.linalg.solve(cov, np.expand_dims(x - mean, -1)), -1)
+        return ans * np.sum(mean_dot * sol, axis=-1)
+
+    @defjvp("scipy.stats.multivariate_normal.pdf", "cov")
+    def multivariate_normal_pdf_jvp_cov(cov_dot, ans, x, mean, cov):
+        sol = np.squeeze(np.linalg.solve(cov, np.expand_dims(x - mean, -1)), -1)
+        return ans * (0.5 * np.sum((sol @ cov_dot) * sol, axis=-1)
+                      - 0.5 * np.sum(np.linalg.inv(cov) * cov_dot))
+
+    @batch_rule("scipy.stats.multivariate_normal.logpdf",
+                "scipy.stats.multivariate_normal.pdf")
+    def multivariate_normal_rule(b: Batch, s: Let) -> str:
+        """The batch axis first: mean gets x's per-example axes, cov one more, so
+        that x - mean and the solve broadcast per example."""
+        if len(s.args) != 3:
+            raise NoBatchRule(f"`{s.prim}` without x, mean and cov all given")
+        x, mean, cov = s.args
+        rank = max(b.rank(x), 1)
+        return args_text(s, [atom_text(x), align(b, mean, rank), align(b, cov, rank + 1)])
