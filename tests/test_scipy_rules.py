@@ -127,15 +127,22 @@ def test_norm_log_tails_far_out_match_finite_differences() -> None:
 
 
 def outside(x):
-    return np.sum(stats.chi2.logpdf(x, 3.0) * 0 + stats.chi2.pdf(x, 3.0)
-                  + stats.beta.pdf(x, 2.0, 3.0) + stats.expon.pdf(x) + stats.gamma.pdf(x, 2.0))
+    return np.sum(stats.chi2.pdf(x, 3.0) + stats.beta.pdf(x, 2.0, 3.0)
+                  + stats.expon.pdf(x) + stats.gamma.pdf(x, 2.0) + stats.beta.cdf(x, 2.0, 3.0))
+
+
+def outside_log(x):
+    return np.sum(stats.chi2.logpdf(x, 3.0) + stats.beta.logpdf(x, 2.0, 3.0)
+                  + stats.gamma.logpdf(x, 2.5) + stats.expon.logpdf(x))
 
 
 def test_outside_the_support_the_derivative_is_zero() -> None:
     """The density is 0 there (the log density -inf): constant, so 0 (JAX gives NaN
-    for chi2's and beta's below 0)."""
+    for chi2's and beta's logpdf below 0)."""
     x = np.array([-1.0, -0.5, -3.0])
     assert np.all(s2s.grad(outside)(x) == 0)
+    assert np.all(s2s.grad(outside_log)(x) == 0)
+    assert np.all(s2s.grad(outside)(x + 5.0) != 0)  # (beta's pdf is 0 above 1: not all)
 
 
 # ---- second order, vmap over keyword operands, float32 ----------------------------------
