@@ -84,11 +84,11 @@ def special_xlog1py(x, y):
     return special.xlog1py(x, y)
 
 
-def special_logsumexp(a, axis=None, keepdims=False):
-    """``scipy.special.logsumexp`` (without ``b`` and ``return_sign``)."""
+def special_logsumexp(a, axis=None, b=None, keepdims=False):
+    """``scipy.special.logsumexp`` (without ``return_sign``)."""
     from scipy import special
 
-    return special.logsumexp(a, axis=axis, keepdims=keepdims)
+    return special.logsumexp(a, axis=axis, b=b, keepdims=keepdims)
 
 
 def special_softmax(x, axis=None):

@@ -95,3 +95,7 @@ def f_erfcinv(x):
 
 def f_bessel(x):
     return np.sum((sp.i0(x) + sp.i1(x) ** 2 + sp.i0e(x) * x + sp.i1e(x)) * W23)
+
+
+def f_logsumexp_b(x, w):
+    return np.sum(sp.logsumexp(x, axis=1, b=w) * W23[:, 0]) + sp.logsumexp(x, b=x * x)

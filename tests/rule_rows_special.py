@@ -22,6 +22,8 @@ else:
     def row(name, variant, args, params=None, **kw):
         """A row for scipy.special.<name>, against jax.scipy.special.<name>."""
         kw.setdefault("jax", JAX.get(name, special(name)))
+        if name == "logsumexp" and len(args) < 3:  # (b= left out)
+            kw.setdefault("wrt", ("a",))
         return Row(special(name), variant, args, params or {}, **kw)
 
     def operand(draw, shape):
@@ -116,6 +118,20 @@ else:
             for a, axis in AXES.items()
         ]
         + [
+            # b=: weights, broadcast against a, with zeros, over an axis or all of a
+            row("logsumexp", "b_axis_1", (normal(2, 3), const(1), uniform(0.3, 2.0)(3))),
+            row("logsumexp", "b_all", (normal(2, 3), const(None), uniform(0.3, 2.0)(2, 3))),
+            # (zeros in b: JAX's d/db is 0 there, masking a; exp(a - ans) is the
+            # derivative, by finite differences in test_scipy_rules.py; d/da agrees)
+            row("logsumexp", "b_zeros", (normal(2, 3), const(0),
+                                         const(A([[1.0, 0.0, 2.0], [0.0, 0.5, 1.0]]))),
+                wrt=("a",)),
+            row("logsumexp", "b_keepdims", (normal(2, 3, 4), const(-1),
+                                            uniform(0.3, 2.0)(3, 1)), {"keepdims": True}),
+            row("logsumexp", "b_size_one_axis", (normal(1, 3), const(0),
+                                                 uniform(0.3, 2.0)(1, 3))),
+        ]
+        + [
             row("logsumexp", "vector", (normal(5),)),
             row("logsumexp", "neg_inf_entries", (const(NEG_INF),), {"axis": 1}),
         ]
@@ -151,6 +167,8 @@ else:
         E2ECase(F.f_erfcinv, (special("erfcinv"),), (uniform(0.1, 1.9)(2, 3),)),
         E2ECase(F.f_bessel, (special("i0"), special("i1"), special("i0e"), special("i1e"))),
         E2ECase(F.f_logsumexp, (special("logsumexp"),)),
+        E2ECase(F.f_logsumexp_b, (special("logsumexp"),),
+                (normal(2, 3), uniform(0.3, 2.0)(3))),
         E2ECase(F.f_logsumexp_keepdims, (special("logsumexp"),)),
         E2ECase(F.f_softmax, (special("softmax"),)),
         E2ECase(F.f_log_softmax, (special("log_softmax"),)),

@@ -263,3 +263,37 @@ def test_a_standalone_emitted_module_copies_the_scipy_helpers(tmp_path) -> None:
     np.testing.assert_allclose(eval(run.stdout), fd_grad(
         lambda x: np.sum(sp.gamma(x) + stats.norm.logcdf(x, 0.5, 2.0)), (X3,), 0)[0],
         rtol=1e-7)
+
+
+# ---- logsumexp's weights b= ---------------------------------------------------------------
+
+
+def lse_b(a, b):
+    return np.sum(sp.logsumexp(a, axis=1, b=b) * np.array([1.0, -2.0]))
+
+
+def lse_b_jax(a, b):
+    return jnp.sum(jsp.logsumexp(a, axis=1, b=b) * jnp.array([1.0, -2.0]))
+
+
+def test_logsumexp_in_b_where_b_is_zero_matches_finite_differences() -> None:
+    """d/db = exp(a - ans) there too (JAX masks a where b == 0, and gives 0)."""
+    a = np.array([[0.3, -1.0, 0.8], [1.2, 0.1, -0.4]])
+    b = np.array([[1.0, 0.0, 2.0], [0.0, 0.5, 1.0]])
+    got = s2s.grad(lse_b, argnums=(0, 1))(a, b)
+    for i in (0, 1):
+        np.testing.assert_allclose(got[i], fd_grad(lse_b, (a, b), i)[0], rtol=1e-7, atol=1e-9)
+
+
+@needs_jax
+@pytest.mark.parametrize("in_axes", [(None, 0), (0, None), (0, 0)])
+def test_vmap_of_logsumexp_over_its_weights_matches_jax(in_axes) -> None:
+    r = np.random.default_rng(3)
+    a = r.normal(size=(4, 2, 3) if in_axes[0] == 0 else (2, 3))
+    b = r.uniform(0.3, 2.0, size=(4, 3) if in_axes[1] == 0 else (3,))
+    np.testing.assert_allclose(s2s.vmap(lse_b, in_axes=in_axes)(a, b),
+                               jax.vmap(lse_b_jax, in_axes=in_axes)(a, b), rtol=1e-12)
+    got = s2s.vmap(s2s.grad(lse_b, argnums=(0, 1)), in_axes=in_axes)(a, b)
+    expected = jax.vmap(jax.grad(lse_b_jax, argnums=(0, 1)), in_axes=in_axes)(a, b)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-10)

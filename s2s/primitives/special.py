@@ -173,24 +173,36 @@ if _sp is not None:
     # exp(a - ans) and exp(log_softmax) never overflow: ans >= a along the axis.
 
     _defspecial(
-        "logsumexp", "(a, axis=None, *, keepdims=False)", "special",
-        note="b= and return_sign= are not supported; the gradient is the softmax "
-        "exp(a - ans)",
+        "logsumexp", "(a, axis=None, b=None, keepdims=False)", "special",
+        diff=("a", "b"),
+        note="return_sign= is not supported; the gradient is the softmax exp(a - ans) "
+        "(times b, with b=; in b, exp(a - ans), also where b = 0: JAX gives 0 there)",
         batch="normalizer",
     )
 
     @defvjp("scipy.special.logsumexp")
-    def logsumexp_vjp(g, ans, a, axis=None, keepdims=False):
+    def logsumexp_vjp(g, ans, a, axis=None, b=None, keepdims=False):
         if axis is not None and not keepdims:
             g = np.expand_dims(g, axis)
             ans = np.expand_dims(ans, axis)
-        return g * np.exp(a - ans)
+        if b is None:
+            return g * np.exp(a - ans), None
+        weights = g * np.exp(a - ans)
+        return unbroadcast(weights * b, a), unbroadcast(weights, b)
 
     @defjvp("scipy.special.logsumexp", "a")
-    def logsumexp_jvp(a_dot, ans, a, axis=None, keepdims=False):
+    def logsumexp_jvp(a_dot, ans, a, axis=None, b=None, keepdims=False):
         if axis is not None and not keepdims:
             ans = np.expand_dims(ans, axis)
-        return np.sum(a_dot * np.exp(a - ans), axis=axis, keepdims=keepdims)
+        if b is None:
+            return np.sum(a_dot * np.exp(a - ans), axis=axis, keepdims=keepdims)
+        return np.sum(a_dot * b * np.exp(a - ans), axis=axis, keepdims=keepdims)
+
+    @defjvp("scipy.special.logsumexp", "b")
+    def logsumexp_jvp_b(b_dot, ans, a, axis=None, b=None, keepdims=False):
+        if axis is not None and not keepdims:
+            ans = np.expand_dims(ans, axis)
+        return np.sum(b_dot * np.exp(a - ans), axis=axis, keepdims=keepdims)
 
     _defspecial(
         "softmax", "(x, axis=None)", "special",
