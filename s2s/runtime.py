@@ -172,109 +172,13 @@ def prod_of_others(a, axis=None):
     return np.transpose(others, np.argsort(rest + axes))
 
 
-# ---- special functions (family: elementwise, binary and special) ------------------
-# Emitted code imports only NumPy and this module, so it reaches scipy.special through
-# these names; SciPy is imported on first use (s2s registers the scipy.special
-# primitives only where SciPy is installed).
+# ---- special functions: scipy.special's and scipy.stats' helpers live in
+# runtime_scipy.py (the same ABI: emitted code imports them from here)
 
+from .runtime_scipy import *  # noqa: E402,F401,F403
+from .runtime_scipy import __all__ as _scipy_all  # noqa: E402
 
-def special_erf(x):
-    """``scipy.special.erf``."""
-    from scipy import special
-
-    return special.erf(x)
-
-
-def special_erfc(x):
-    """``scipy.special.erfc``."""
-    from scipy import special
-
-    return special.erfc(x)
-
-
-def special_erfinv(x):
-    """``scipy.special.erfinv``."""
-    from scipy import special
-
-    return special.erfinv(x)
-
-
-def special_gammaln(x):
-    """``scipy.special.gammaln``."""
-    from scipy import special
-
-    return special.gammaln(x)
-
-
-def special_digamma(x):
-    """``scipy.special.digamma``."""
-    from scipy import special
-
-    return special.digamma(x)
-
-
-def special_polygamma(n, x):
-    """``scipy.special.polygamma``: the n-th derivative of digamma."""
-    from scipy import special
-
-    return special.polygamma(n, x)
-
-
-def special_expit(x):
-    """``scipy.special.expit``."""
-    from scipy import special
-
-    return special.expit(x)
-
-
-def special_logit(x):
-    """``scipy.special.logit``."""
-    from scipy import special
-
-    return special.logit(x)
-
-
-def special_xlogy(x, y):
-    """``scipy.special.xlogy``."""
-    from scipy import special
-
-    return special.xlogy(x, y)
-
-
-def special_xlog1py(x, y):
-    """``scipy.special.xlog1py``."""
-    from scipy import special
-
-    return special.xlog1py(x, y)
-
-
-def special_logsumexp(a, axis=None, keepdims=False):
-    """``scipy.special.logsumexp`` (without ``b`` and ``return_sign``)."""
-    from scipy import special
-
-    return special.logsumexp(a, axis=axis, keepdims=keepdims)
-
-
-def special_softmax(x, axis=None):
-    """``scipy.special.softmax``."""
-    from scipy import special
-
-    return special.softmax(x, axis=axis)
-
-
-def special_log_softmax(x, axis=None):
-    """``scipy.special.log_softmax``."""
-    from scipy import special
-
-    return special.log_softmax(x, axis=axis)
-
-
-__all__ += [
-    "special_erf", "special_erfc", "special_erfinv", "special_gammaln",
-    "special_digamma", "special_polygamma", "special_expit", "special_logit",
-    "special_xlogy", "special_xlog1py", "special_logsumexp", "special_softmax",
-    "special_log_softmax",
-]
+__all__ += _scipy_all
 
 
 # ---- reductions, shape and indexing (family: reductions/shape/indexing) -----------

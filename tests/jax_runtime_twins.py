@@ -220,8 +220,8 @@ special_xlogy = jss.xlogy
 special_xlog1py = jss.xlog1py
 
 
-def special_logsumexp(a, axis=None, keepdims=False):
-    return jss.logsumexp(a, axis=axis, keepdims=keepdims)
+def special_logsumexp(a, axis=None, b=None, keepdims=False):
+    return jss.logsumexp(a, axis=axis, b=b, keepdims=keepdims)
 
 
 def special_softmax(x, axis=None):

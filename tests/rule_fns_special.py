@@ -55,3 +55,47 @@ def f_log_softmax(x):
 def f_cross_entropy(logits, labels):
     # a classifier's loss: log-probabilities, weighted by (soft) labels
     return -np.mean(np.sum(labels * sp.log_softmax(logits, axis=1), axis=1))
+
+
+# ---- issue 26.3: gamma, beta, incomplete gamma, Bessel ---------------------------------
+# jax.scipy.special has no rgamma or erfcinv: the twin spells them with what it has.
+if np.__name__ == "jax.numpy":
+    def rgamma(x):
+        return 1 / sp.gamma(x)
+
+    def erfcinv(x):
+        return -sp.ndtri(x / 2) / np.sqrt(2.0)
+else:
+    rgamma, erfcinv = sp.rgamma, sp.erfcinv
+
+
+def f_gamma_rgamma(x):
+    return np.sum((sp.gamma(x) + rgamma(x) * x) * W23)
+
+
+def f_gammasgn_polygamma(x):
+    return np.sum((sp.gammasgn(x - 2.5) * sp.polygamma(2, x) + sp.polygamma(1, x)) * W23)
+
+
+def f_multigammaln(x):
+    return np.sum(sp.multigammaln(x + 2.0, 3) * W23) + sp.multigammaln(x[0, 0] + 1.0, 2)
+
+
+def f_beta_betaln(a, b):
+    return np.sum((sp.beta(a, b) + sp.betaln(a, b) ** 2) * W23)
+
+
+def f_gammainc_gammaincc(x):
+    return np.sum((sp.gammainc(1.5, x) + sp.gammaincc(W23 + 2.0, x) ** 2) * W23)
+
+
+def f_erfcinv(x):
+    return np.sum(erfcinv(x) * W23)
+
+
+def f_bessel(x):
+    return np.sum((sp.i0(x) + sp.i1(x) ** 2 + sp.i0e(x) * x + sp.i1e(x)) * W23)
+
+
+def f_logsumexp_b(x, w):
+    return np.sum(sp.logsumexp(x, axis=1, b=w) * W23[:, 0]) + sp.logsumexp(x, b=x * x)

@@ -119,11 +119,9 @@ RULE_TABLE_LINES = 1200  # a rule family's file is a table (s2s/primitives/)
 CLASS_LINES = 400
 FUNCTION_LINES = 100
 
-# Still over budget, to be split (issue 22): each may shrink, none may grow, and nothing
-# may join the list.  Lines as measured when the layout landed.
-OVER_BUDGET = {
-    "s2s/runtime.py": 873,
-}
+# What is over budget and allowed to stay so for now (issue 22 emptied it: every module,
+# class and function is within budget); an entry may only shrink, and nothing may join.
+OVER_BUDGET: dict[str, int] = {}
 
 
 def _sizes() -> dict[str, tuple[int, int]]:
@@ -176,6 +174,7 @@ DEFERRED = {
     "s2s.optimize.specialize": "a second call's work: a first call and `import s2s` skip it",
     "s2s.tools.selfcheck": "the one hook from api into tools (Transformed.selfcheck)",
     "s2s.primitives.special": "SciPy's functions register on first use: SciPy is optional",
+    "s2s.primitives.stats": "scipy.stats' methods register on first use (as above)",
 }
 
 

@@ -4,29 +4,18 @@ Not a second copy: this module executes the text of ``s2s/runtime.py`` itself, w
 ``np`` bound to :mod:`s2s.backends.jax_numpy` (``jax.numpy``, host constants left to
 NumPy), SciPy's special functions taken from ``jax.scipy.special``, and the few
 in-place writes in it lowered to functional updates (``out[s] += v`` becomes
-``out = out.at[s].add(v)``).  The lowered text is registered under its own file name,
+``out = out.at[s].add(v)``).  The SciPy helpers runtime.py imports from
+``s2s/runtime_scipy.py`` come from that module's twin, :mod:`.jax_runtime_scipy`.  The lowered text is registered under its own file name,
 so tracebacks through a helper show the lines that ran.
 """
 
 from __future__ import annotations
 
 import inspect
-import re
 
 from .. import runtime as _numpy_runtime
 from ..emit.code import compile_module
-from .lower import lower_inplace
-
-HEADER_IMPORT = "import s2s.backends.jax_numpy as np"
-
-
-def lowered_source(text: str) -> str:
-    """NumPy module text as it runs on JAX: imports rebound, in-place writes lowered."""
-    text = re.sub(r"^import numpy as np$", HEADER_IMPORT, text, flags=re.M)
-    text = re.sub(r"^(\s*)from scipy import special$", r"\1from jax.scipy import special",
-                  text, flags=re.M)
-    return lower_inplace(text)
-
+from .jax_runtime_scipy import HEADER_IMPORT, lowered_source  # noqa: F401  (shared)
 
 SOURCE = lowered_source(inspect.getsource(_numpy_runtime))
 

@@ -810,10 +810,15 @@ def cumulative_rule(b: Batch, s: Let) -> str:
 
 @batch_default("normalizer")
 def special_axis_rule(b: Batch, s: Let) -> str:
-    """Normalisations over ``axis``: ``None`` is every per-example axis."""
-    only_first_batched(b, s)
-    a = s.args[0]
-    return args_text(s, [atom_text(a)], {"axis": _axis(b, s, "axis", b.rank(a))})
+    """Normalisations over ``axis``: ``None`` is every per-example axis.  Weights
+    (logsumexp's ``b=``) broadcast against the values: unbatched, from the right; where
+    either is batched, both are aligned to the rank of their per-example broadcast."""
+    if not any(b.batched(x) for x in s.args[1:]):
+        return args_text(s, [atom_text(x) for x in s.args],
+                         {"axis": _axis(b, s, "axis", b.rank(s.args[0]))})
+    rank = max(b.rank(x) for x in s.args)
+    return args_text(s, [align(b, x, rank) for x in s.args],
+                     {"axis": _axis(b, s, "axis", rank)})
 
 
 # ---- products -------------------------------------------------------------------

@@ -31,6 +31,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import runtime
+from ..errors import NonDifferentiableError
 from ..ir.nodes import KEYWORD_OPERANDS, Let
 
 
@@ -62,6 +63,9 @@ class Primitive:
     # no explicit rule is registered under its name
     batch: str | None = None
     module: str = ""  # the module whose defprim registered it (its rules live there)
+    # parameters that carry values but whose derivative s2s has no rule for, with why:
+    # a derivative flowing into one is refused (``refuse_underived``), never dropped
+    underived: dict[str, str] = field(default_factory=dict)
 
     @property
     def params(self) -> list[str]:
@@ -129,6 +133,7 @@ def defprim(
     canonical: Callable[[list, dict], tuple[list, dict]] | None = None,
     batch: str | None = None,
     override: bool = False,
+    underived: dict[str, str] | None = None,
 ) -> Primitive:
     """Register a primitive (once: a second ``defprim`` of a name raises unless it
     says ``override=True``).
@@ -163,6 +168,7 @@ def defprim(
         canonical=canonical,
         batch=batch if batch is not None else FAMILY_BATCH.get(family),
         module=_caller_module(),
+        underived=underived or {},
     )
     PRIMITIVES[name] = prim
     bump()
@@ -314,15 +320,43 @@ class Refused(Exception):
         self.hint = hint
 
 
+# scipy.stats' distributions are objects whose methods are bound anew at each access
+# (``norm.pdf is norm.pdf`` is False): such a method is known by its object and name
+BY_METHOD: dict[tuple[int, str], str] = {}
+
+
 def lookup_object(obj: Any) -> Primitive | None:
     name = BY_OBJECT.get(id(obj))
     if name is None and ("scipy.special" in sys.modules or (
-        getattr(obj, "__module__", None) == "math"
+        getattr(obj, "__module__", None) in ("math", "s2s.runtime_scipy")
     )):
         from . import special  # noqa: F401  (registers SciPy's functions on first use)
 
         name = BY_OBJECT.get(id(obj))
+    if name is None and ("scipy.stats" in sys.modules or (
+        getattr(obj, "__module__", None) == "s2s.runtime_scipy"
+    )):
+        from . import stats  # noqa: F401  (and scipy.stats' methods)
+
+        name = BY_OBJECT.get(id(obj))
+    if name is None and inspect.ismethod(obj):
+        name = BY_METHOD.get((id(obj.__self__), obj.__name__))
     return PRIMITIVES[name] if name is not None else None
+
+
+def refuse_underived(prim: Primitive, s: Any, active: list[int]) -> None:
+    """Raise ``NonDifferentiableError`` where an argument at one of the positions
+    ``active`` (of statement ``s``) carries a derivative into a parameter of
+    ``prim.underived``: a derivative s2s has no rule for is refused, not taken as 0."""
+    if not prim.underived:
+        return
+    slots = arg_slots(s)
+    for j in active:
+        why = prim.underived.get(slots[j][0])
+        if why is not None:
+            raise NonDifferentiableError(
+                f"`{s.prim}` has no derivative rule in `{slots[j][0]}`: {why}", s.loc,
+                f"pass `{slots[j][0]}` as a constant (or under stop_gradient)")
 
 
 # Modules whose attributes resolve by identity: anything reached through them that is

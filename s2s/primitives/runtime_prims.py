@@ -793,23 +793,36 @@ def special_xlog1py_jvp_y(y_dot, ans, x, y):
     return y_dot * x / (1 + y)
 
 
-_defhelper("special_logsumexp", "(a, axis=None, keepdims=False)", batch="normalizer",
-           note="the gradient is the softmax exp(a - ans)")
+_defhelper("special_logsumexp", "(a, axis=None, b=None, keepdims=False)", diff=("a", "b"),
+           batch="normalizer",
+           note="the gradient is the softmax exp(a - ans) (times b, with b=)")
 
 
 @defvjp("special_logsumexp")
-def special_logsumexp_vjp(g, ans, a, axis=None, keepdims=False):
+def special_logsumexp_vjp(g, ans, a, axis=None, b=None, keepdims=False):
     if axis is not None and not keepdims:
         g = np.expand_dims(g, axis)
         ans = np.expand_dims(ans, axis)
-    return g * np.exp(a - ans)
+    if b is None:
+        return g * np.exp(a - ans), None
+    weights = g * np.exp(a - ans)
+    return unbroadcast(weights * b, a), unbroadcast(weights, b)
 
 
 @defjvp("special_logsumexp", "a")
-def special_logsumexp_jvp(a_dot, ans, a, axis=None, keepdims=False):
+def special_logsumexp_jvp(a_dot, ans, a, axis=None, b=None, keepdims=False):
     if axis is not None and not keepdims:
         ans = np.expand_dims(ans, axis)
-    return np.sum(a_dot * np.exp(a - ans), axis=axis, keepdims=keepdims)
+    if b is None:
+        return np.sum(a_dot * np.exp(a - ans), axis=axis, keepdims=keepdims)
+    return np.sum(a_dot * b * np.exp(a - ans), axis=axis, keepdims=keepdims)
+
+
+@defjvp("special_logsumexp", "b")
+def special_logsumexp_jvp_b(b_dot, ans, a, axis=None, b=None, keepdims=False):
+    if axis is not None and not keepdims:
+        ans = np.expand_dims(ans, axis)
+    return np.sum(b_dot * np.exp(a - ans), axis=axis, keepdims=keepdims)
 
 
 _defhelper("special_softmax", "(x, axis=None)", batch="normalizer")

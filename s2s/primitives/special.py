@@ -11,7 +11,18 @@ import math
 
 import numpy as np
 
-from ..runtime import special_digamma, special_polygamma, unbroadcast
+from .. import runtime_scipy
+from ..runtime import (
+    special_digamma,
+    special_gammaln,
+    special_i0,
+    special_i0e,
+    special_i1,
+    special_i1e,
+    special_polygamma,
+    special_xlogy,
+    unbroadcast,
+)
 from .registry import call_spelling, defjvp, defprim, defvjp
 
 try:
@@ -20,12 +31,20 @@ except ImportError:  # pragma: no cover - SciPy is optional
     _sp = None
 
 
-def _defspecial(name, sig, family, aliases=(), note="", batch=None):
+def _defspecial(name, sig, family, aliases=(), note="", batch=None, diff=None,
+                nondiff=False, underived=None):
     defprim(
         "scipy.special." + name, getattr(_sp, name), sig, family=family,
         spelling=call_spelling("special_" + name), aliases=aliases, note=note,
-        batch=batch,
+        batch=batch, diff=diff, nondiff=nondiff, underived=underived,
     )
+
+
+def _defcalled(name, sig, family="elementwise", **kw):
+    """A function whose runtime helper (``special_<name>`` in runtime_scipy.py) is the
+    same primitive: emitted code that calls the helper differentiates by these rules."""
+    _defspecial(name, sig, family, aliases=(getattr(runtime_scipy, "special_" + name),),
+                **kw)
 
 
 if _sp is not None:
@@ -154,24 +173,36 @@ if _sp is not None:
     # exp(a - ans) and exp(log_softmax) never overflow: ans >= a along the axis.
 
     _defspecial(
-        "logsumexp", "(a, axis=None, *, keepdims=False)", "special",
-        note="b= and return_sign= are not supported; the gradient is the softmax "
-        "exp(a - ans)",
+        "logsumexp", "(a, axis=None, b=None, keepdims=False)", "special",
+        diff=("a", "b"),
+        note="return_sign= is not supported; the gradient is the softmax exp(a - ans) "
+        "(times b, with b=; in b, exp(a - ans), also where b = 0: JAX gives 0 there)",
         batch="normalizer",
     )
 
     @defvjp("scipy.special.logsumexp")
-    def logsumexp_vjp(g, ans, a, axis=None, keepdims=False):
+    def logsumexp_vjp(g, ans, a, axis=None, b=None, keepdims=False):
         if axis is not None and not keepdims:
             g = np.expand_dims(g, axis)
             ans = np.expand_dims(ans, axis)
-        return g * np.exp(a - ans)
+        if b is None:
+            return g * np.exp(a - ans), None
+        weights = g * np.exp(a - ans)
+        return unbroadcast(weights * b, a), unbroadcast(weights, b)
 
     @defjvp("scipy.special.logsumexp", "a")
-    def logsumexp_jvp(a_dot, ans, a, axis=None, keepdims=False):
+    def logsumexp_jvp(a_dot, ans, a, axis=None, b=None, keepdims=False):
         if axis is not None and not keepdims:
             ans = np.expand_dims(ans, axis)
-        return np.sum(a_dot * np.exp(a - ans), axis=axis, keepdims=keepdims)
+        if b is None:
+            return np.sum(a_dot * np.exp(a - ans), axis=axis, keepdims=keepdims)
+        return np.sum(a_dot * b * np.exp(a - ans), axis=axis, keepdims=keepdims)
+
+    @defjvp("scipy.special.logsumexp", "b")
+    def logsumexp_jvp_b(b_dot, ans, a, axis=None, b=None, keepdims=False):
+        if axis is not None and not keepdims:
+            ans = np.expand_dims(ans, axis)
+        return np.sum(b_dot * np.exp(a - ans), axis=axis, keepdims=keepdims)
 
     _defspecial(
         "softmax", "(x, axis=None)", "special",
@@ -200,3 +231,181 @@ if _sp is not None:
     @defjvp("scipy.special.log_softmax", "x")
     def log_softmax_jvp(x_dot, ans, x, axis=None):
         return x_dot - np.sum(np.exp(ans) * x_dot, axis=axis, keepdims=True)
+
+    # ---- gamma and beta functions (issue 26.3) ------------------------------------
+
+    _defcalled("gamma", "(x)", note="d/dx = gamma(x) digamma(x)")
+
+    @defvjp("scipy.special.gamma")
+    def gamma_vjp(g, ans, x):
+        return g * ans * special_digamma(x)
+
+    @defjvp("scipy.special.gamma", "x")
+    def gamma_jvp(x_dot, ans, x):
+        return x_dot * ans * special_digamma(x)
+
+    _defcalled("rgamma", "(x)", note="1 / gamma(x): d/dx = -rgamma(x) digamma(x) (NaN "
+               "at the poles, where rgamma is 0)")
+
+    @defvjp("scipy.special.rgamma")
+    def rgamma_vjp(g, ans, x):
+        return -g * ans * special_digamma(x)
+
+    @defjvp("scipy.special.rgamma", "x")
+    def rgamma_jvp(x_dot, ans, x):
+        return -x_dot * ans * special_digamma(x)
+
+    _defcalled("gammasgn", "(x)", family="piecewise-constant", nondiff=True,
+               note="the sign of gamma(x): derivative zero, no gradient flows (as JAX)")
+
+    _defspecial(
+        "polygamma", "(n, x)", "binary", diff=("x",),
+        underived={"n": "the order is an integer"},
+        note="n an integer order (a derivative into n is refused); d/dx is "
+        "polygamma(n + 1, x)",
+    )
+
+    @defvjp("scipy.special.polygamma")
+    def polygamma_vjp(g, ans, n, x):
+        return unbroadcast(g * special_polygamma(n + 1, x), x)
+
+    @defjvp("scipy.special.polygamma", "x")
+    def polygamma_jvp(x_dot, ans, n, x):
+        return x_dot * special_polygamma(n + 1, x)
+
+    _defcalled(
+        "multigammaln", "(a, d)", diff=("a",),
+        underived={"d": "the dimension is an integer"},
+        note="d an integer; d/da = sum of digamma(a - j / 2), j < d",
+    )
+
+    @defvjp("scipy.special.multigammaln")
+    def multigammaln_vjp(g, ans, a, d):
+        return g * np.sum(special_digamma(np.expand_dims(a, -1) - np.arange(d) / 2),
+                          axis=-1)
+
+    @defjvp("scipy.special.multigammaln", "a")
+    def multigammaln_jvp(a_dot, ans, a, d):
+        return a_dot * np.sum(special_digamma(np.expand_dims(a, -1) - np.arange(d) / 2),
+                              axis=-1)
+
+    _defcalled("beta", "(a, b)", family="binary",
+               note="d/da = beta(a, b) (digamma(a) - digamma(a + b)), d/db likewise")
+
+    @defvjp("scipy.special.beta")
+    def beta_vjp(g, ans, a, b):
+        both = special_digamma(a + b)
+        return (unbroadcast(g * ans * (special_digamma(a) - both), a),
+                unbroadcast(g * ans * (special_digamma(b) - both), b))
+
+    @defjvp("scipy.special.beta", "a")
+    def beta_jvp_a(a_dot, ans, a, b):
+        return a_dot * ans * (special_digamma(a) - special_digamma(a + b))
+
+    @defjvp("scipy.special.beta", "b")
+    def beta_jvp_b(b_dot, ans, a, b):
+        return b_dot * ans * (special_digamma(b) - special_digamma(a + b))
+
+    _defcalled("betaln", "(a, b)", family="binary",
+               note="d/da = digamma(a) - digamma(a + b), d/db likewise")
+
+    @defvjp("scipy.special.betaln")
+    def betaln_vjp(g, ans, a, b):
+        both = special_digamma(a + b)
+        return (unbroadcast(g * (special_digamma(a) - both), a),
+                unbroadcast(g * (special_digamma(b) - both), b))
+
+    @defjvp("scipy.special.betaln", "a")
+    def betaln_jvp_a(a_dot, ans, a, b):
+        return a_dot * (special_digamma(a) - special_digamma(a + b))
+
+    @defjvp("scipy.special.betaln", "b")
+    def betaln_jvp_b(b_dot, ans, a, b):
+        return b_dot * (special_digamma(b) - special_digamma(a + b))
+
+    # d/dx of the regularized incomplete gamma is the gamma density; in a it has no
+    # closed form (JAX has one, a series, XLA's IgammaGradA): refused, not zero
+    _NO_A = ("its derivative in the shape `a` has no closed form in SciPy (JAX "
+             "computes it by a series)")
+
+    _defcalled("gammainc", "(a, x)", family="binary", diff=("x",),
+               underived={"a": _NO_A},
+               note="d/dx = x^(a-1) exp(-x) / gamma(a); a derivative into a is refused")
+
+    @defvjp("scipy.special.gammainc")
+    def gammainc_vjp(g, ans, a, x):
+        return unbroadcast(
+            g * np.exp(special_xlogy(a - 1, x) - x - special_gammaln(a)), x)
+
+    @defjvp("scipy.special.gammainc", "x")
+    def gammainc_jvp(x_dot, ans, a, x):
+        return x_dot * np.exp(special_xlogy(a - 1, x) - x - special_gammaln(a))
+
+    _defcalled("gammaincc", "(a, x)", family="binary", diff=("x",),
+               underived={"a": _NO_A},
+               note="d/dx = -x^(a-1) exp(-x) / gamma(a); a derivative into a is refused")
+
+    @defvjp("scipy.special.gammaincc")
+    def gammaincc_vjp(g, ans, a, x):
+        return unbroadcast(
+            -g * np.exp(special_xlogy(a - 1, x) - x - special_gammaln(a)), x)
+
+    @defjvp("scipy.special.gammaincc", "x")
+    def gammaincc_jvp(x_dot, ans, a, x):
+        return -x_dot * np.exp(special_xlogy(a - 1, x) - x - special_gammaln(a))
+
+    _defcalled("erfcinv", "(x)", note="d/dx = -sqrt(pi) / 2 exp(erfcinv(x)^2); inf at 0 "
+               "and 2")
+
+    @defvjp("scipy.special.erfcinv")
+    def erfcinv_vjp(g, ans, x):
+        return -g * (np.sqrt(np.pi) / 2) * np.exp(ans**2)
+
+    @defjvp("scipy.special.erfcinv", "x")
+    def erfcinv_jvp(x_dot, ans, x):
+        return -x_dot * (np.sqrt(np.pi) / 2) * np.exp(ans**2)
+
+    # ---- modified Bessel functions of orders 0 and 1 (and exponentially scaled) ----
+    # i1(x) / x -> 1/2 at 0: the quotient is taken where x != 0 only
+
+    _defcalled("i0", "(x)", note="d/dx = i1(x)")
+
+    @defvjp("scipy.special.i0")
+    def i0_vjp(g, ans, x):
+        return g * special_i1(x)
+
+    @defjvp("scipy.special.i0", "x")
+    def i0_jvp(x_dot, ans, x):
+        return x_dot * special_i1(x)
+
+    _defcalled("i1", "(x)", note="d/dx = i0(x) - i1(x) / x, 1/2 at 0")
+
+    @defvjp("scipy.special.i1")
+    def i1_vjp(g, ans, x):
+        return g * np.where(x == 0, 0.5, special_i0(x) - ans / np.where(x == 0, 1, x))
+
+    @defjvp("scipy.special.i1", "x")
+    def i1_jvp(x_dot, ans, x):
+        return x_dot * np.where(x == 0, 0.5, special_i0(x) - ans / np.where(x == 0, 1, x))
+
+    _defcalled("i0e", "(x)", note="d/dx = i1e(x) - sign(x) i0e(x)")
+
+    @defvjp("scipy.special.i0e")
+    def i0e_vjp(g, ans, x):
+        return g * (special_i1e(x) - np.sign(x) * ans)
+
+    @defjvp("scipy.special.i0e", "x")
+    def i0e_jvp(x_dot, ans, x):
+        return x_dot * (special_i1e(x) - np.sign(x) * ans)
+
+    _defcalled("i1e", "(x)", note="d/dx = i0e(x) - i1e(x) (sign(x) + 1 / x), 1/2 at 0")
+
+    @defvjp("scipy.special.i1e")
+    def i1e_vjp(g, ans, x):
+        return g * np.where(
+            x == 0, 0.5, special_i0e(x) - ans * (np.sign(x) + 1 / np.where(x == 0, 1, x)))
+
+    @defjvp("scipy.special.i1e", "x")
+    def i1e_jvp(x_dot, ans, x):
+        return x_dot * np.where(
+            x == 0, 0.5, special_i0e(x) - ans * (np.sign(x) + 1 / np.where(x == 0, 1, x)))

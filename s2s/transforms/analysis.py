@@ -21,7 +21,7 @@ from ..ir.nodes import Atom, Const, For, Function, If, Index, Let, Return, Slice
 from ..ir.unroll import unroll_container_loops
 from ..ir.walk import all_lets, depending, loop_breaks
 from ..primitives import PRIMITIVES
-from ..primitives.registry import arg_slots
+from ..primitives.registry import arg_slots, refuse_underived
 
 # structural primitives: a value built from (or passed through) active values is active
 STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
@@ -318,6 +318,8 @@ class Facts:
             return False
         if s.prim in STRUCTURAL or s.prim in ("getitem", "array", "asarray"):
             return any(isinstance(a, Var) and a.name in self.active for a in s.args)
+        active = [j for j, a in enumerate(s.args) if isinstance(a, Var) and a.name in self.active]
+        refuse_underived(prim, s, active)  # (a derivative with no rule: refused, not 0)
         return any(
             isinstance(a, Var) and a.name in self.active and pname in prim.diff
             for a, (pname, _) in zip(s.args, arg_slots(s))

@@ -16,7 +16,7 @@ from ..errors import NonDifferentiableError
 from ..ir.kinds import LEAF, Tree
 from ..ir.nodes import KEYWORD_OPERANDS, Const, Let, Var
 from ..primitives import PRIMITIVES
-from ..primitives.registry import arg_slots
+from ..primitives.registry import arg_slots, refuse_underived
 from .inline import Array
 from .paths import in_order, simplified, within
 from .replay import paren
@@ -35,6 +35,7 @@ class JvpRules:
     def inline(self, s: Let, out: list[Any]) -> None:
         """Inline the primitive's JVP rule for each argument carrying a tangent."""
         prim = PRIMITIVES[s.prim]
+        refuse_underived(prim, s, [j for j, a in enumerate(s.args) if self.f.is_active(a)])
         slots = arg_slots(s)
         bindings: dict[str, Any] = {"ans": Var(s.target)}
         for pname in prim.params:

@@ -13,7 +13,7 @@ from ..errors import NonDifferentiableError, TransformError
 from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import KEYWORD_OPERANDS, Let, Var
 from ..primitives import PRIMITIVES
-from ..primitives.registry import arg_slots
+from ..primitives.registry import arg_slots, refuse_underived
 from .inline import Array
 from .replay import is_simple
 
@@ -33,6 +33,7 @@ class VjpRules:
                 f"`{s.prim}` has no reverse-mode rule", s.loc,
                 "compute this value from its inputs without this function",
             )
+        refuse_underived(prim, s, [i for i, _ in active_args])
         slots = arg_slots(s)
         bindings = self._rule_bindings(s, self._cotangent_text(s, g, out), slots)
         locals_hint = self._rule_hints(s, slots, adj, active_args)

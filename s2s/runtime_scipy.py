@@ -1,0 +1,501 @@
+"""The emitted code's helpers for SciPy: ``scipy.special`` and ``scipy.stats``.
+
+Part of the same ABI as :mod:`s2s.runtime`, which imports every name here (emitted code
+says ``from s2s.runtime import special_erf``); they live apart so that runtime.py keeps
+to its size.  Each helper is one call into SciPy, imported on first use, so importing
+s2s never imports SciPy.  On the JAX backend this module's text runs with
+``jax.scipy`` in SciPy's place (:mod:`s2s.backends.jax_runtime_scipy`), so a helper
+calls only what both libraries have: ``rgamma`` and ``erfcinv``, missing from
+``jax.scipy.special``, are spelled with functions both have.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def special_erf(x):
+    """``scipy.special.erf``."""
+    from scipy import special
+
+    return special.erf(x)
+
+
+def special_erfc(x):
+    """``scipy.special.erfc``."""
+    from scipy import special
+
+    return special.erfc(x)
+
+
+def special_erfinv(x):
+    """``scipy.special.erfinv``."""
+    from scipy import special
+
+    return special.erfinv(x)
+
+
+def special_gammaln(x):
+    """``scipy.special.gammaln``."""
+    from scipy import special
+
+    return special.gammaln(x)
+
+
+def special_digamma(x):
+    """``scipy.special.digamma``."""
+    from scipy import special
+
+    return special.digamma(x)
+
+
+def special_polygamma(n, x):
+    """``scipy.special.polygamma``: the n-th derivative of digamma."""
+    from scipy import special
+
+    return special.polygamma(n, x)
+
+
+def special_expit(x):
+    """``scipy.special.expit``."""
+    from scipy import special
+
+    return special.expit(x)
+
+
+def special_logit(x):
+    """``scipy.special.logit``."""
+    from scipy import special
+
+    return special.logit(x)
+
+
+def special_xlogy(x, y):
+    """``scipy.special.xlogy``."""
+    from scipy import special
+
+    return special.xlogy(x, y)
+
+
+def special_xlog1py(x, y):
+    """``scipy.special.xlog1py``."""
+    from scipy import special
+
+    return special.xlog1py(x, y)
+
+
+def special_logsumexp(a, axis=None, b=None, keepdims=False):
+    """``scipy.special.logsumexp`` (without ``return_sign``)."""
+    from scipy import special
+
+    return special.logsumexp(a, axis=axis, b=b, keepdims=keepdims)
+
+
+def special_softmax(x, axis=None):
+    """``scipy.special.softmax``."""
+    from scipy import special
+
+    return special.softmax(x, axis=axis)
+
+
+def special_log_softmax(x, axis=None):
+    """``scipy.special.log_softmax``."""
+    from scipy import special
+
+    return special.log_softmax(x, axis=axis)
+
+
+def special_gamma(x):
+    """``scipy.special.gamma``."""
+    from scipy import special
+
+    return special.gamma(x)
+
+
+def special_rgamma(x):
+    """``scipy.special.rgamma``, ``1 / gamma(x)``: the sign times
+    ``exp(-gammaln(x))``, 0 at the poles (jax.scipy.special has no rgamma)."""
+    from scipy import special
+
+    sign = special.gammasgn(x)
+    return np.where(np.isnan(sign), 0.0, sign) * np.exp(-special.gammaln(x))
+
+
+def special_gammasgn(x):
+    """``scipy.special.gammasgn``: the sign of ``gamma(x)``."""
+    from scipy import special
+
+    return special.gammasgn(x)
+
+
+def special_multigammaln(a, d):
+    """``scipy.special.multigammaln``: ``d`` an integer."""
+    from scipy import special
+
+    return special.multigammaln(a, d)
+
+
+def special_beta(a, b):
+    """``scipy.special.beta``."""
+    from scipy import special
+
+    return special.beta(a, b)
+
+
+def special_betaln(a, b):
+    """``scipy.special.betaln``."""
+    from scipy import special
+
+    return special.betaln(a, b)
+
+
+def special_gammainc(a, x):
+    """``scipy.special.gammainc``: the regularized lower incomplete gamma."""
+    from scipy import special
+
+    return special.gammainc(a, x)
+
+
+def special_gammaincc(a, x):
+    """``scipy.special.gammaincc``: ``1 - gammainc(a, x)``."""
+    from scipy import special
+
+    return special.gammaincc(a, x)
+
+
+def special_erfcinv(x):
+    """``scipy.special.erfcinv``: ``-ndtri(x / 2) / sqrt(2)`` (jax.scipy.special
+    has no erfcinv)."""
+    from scipy import special
+
+    return -special.ndtri(0.5 * x) / np.sqrt(2.0)
+
+
+def special_i0(x):
+    """``scipy.special.i0``."""
+    from scipy import special
+
+    return special.i0(x)
+
+
+def special_i1(x):
+    """``scipy.special.i1``."""
+    from scipy import special
+
+    return special.i1(x)
+
+
+def special_i0e(x):
+    """``scipy.special.i0e``: ``exp(-abs(x)) * i0(x)``."""
+    from scipy import special
+
+    return special.i0e(x)
+
+
+def special_i1e(x):
+    """``scipy.special.i1e``: ``exp(-abs(x)) * i1(x)``."""
+    from scipy import special
+
+    return special.i1e(x)
+
+
+__all__ = [
+    "special_erf",
+    "special_erfc",
+    "special_erfinv",
+    "special_gammaln",
+    "special_digamma",
+    "special_polygamma",
+    "special_expit",
+    "special_logit",
+    "special_xlogy",
+    "special_xlog1py",
+    "special_logsumexp",
+    "special_softmax",
+    "special_log_softmax",
+    "special_gamma",
+    "special_rgamma",
+    "special_gammasgn",
+    "special_multigammaln",
+    "special_beta",
+    "special_betaln",
+    "special_gammainc",
+    "special_gammaincc",
+    "special_erfcinv",
+    "special_i0",
+    "special_i1",
+    "special_i0e",
+    "special_i1e",
+]
+
+
+# ---- scipy.stats: one helper per distribution's method (jax.scipy.stats has these) ----
+
+
+def _stats():
+    """``scipy.stats``, imported on first use."""
+    from scipy import stats
+
+    return stats
+
+
+def stats_norm_pdf(x, loc=0, scale=1):
+    return _stats().norm.pdf(x, loc, scale)
+
+
+def stats_norm_logpdf(x, loc=0, scale=1):
+    return _stats().norm.logpdf(x, loc, scale)
+
+
+def stats_norm_cdf(x, loc=0, scale=1):
+    return _stats().norm.cdf(x, loc, scale)
+
+
+def stats_norm_logcdf(x, loc=0, scale=1):
+    return _stats().norm.logcdf(x, loc, scale)
+
+
+def stats_norm_sf(x, loc=0, scale=1):
+    return _stats().norm.sf(x, loc, scale)
+
+
+def stats_norm_logsf(x, loc=0, scale=1):
+    return _stats().norm.logsf(x, loc, scale)
+
+
+def stats_t_pdf(x, df, loc=0, scale=1):
+    return _stats().t.pdf(x, df, loc, scale)
+
+
+def stats_t_logpdf(x, df, loc=0, scale=1):
+    return _stats().t.logpdf(x, df, loc, scale)
+
+
+def stats_gamma_pdf(x, a, loc=0, scale=1):
+    return _stats().gamma.pdf(x, a, loc, scale)
+
+
+def stats_gamma_logpdf(x, a, loc=0, scale=1):
+    return _stats().gamma.logpdf(x, a, loc, scale)
+
+
+def stats_gamma_cdf(x, a, loc=0, scale=1):
+    return _stats().gamma.cdf(x, a, loc, scale)
+
+
+def stats_gamma_logcdf(x, a, loc=0, scale=1):
+    return _stats().gamma.logcdf(x, a, loc, scale)
+
+
+def stats_gamma_sf(x, a, loc=0, scale=1):
+    return _stats().gamma.sf(x, a, loc, scale)
+
+
+def stats_gamma_logsf(x, a, loc=0, scale=1):
+    return _stats().gamma.logsf(x, a, loc, scale)
+
+
+def stats_beta_pdf(x, a, b, loc=0, scale=1):
+    return _stats().beta.pdf(x, a, b, loc, scale)
+
+
+def stats_beta_logpdf(x, a, b, loc=0, scale=1):
+    return _stats().beta.logpdf(x, a, b, loc, scale)
+
+
+def stats_beta_cdf(x, a, b, loc=0, scale=1):
+    return _stats().beta.cdf(x, a, b, loc, scale)
+
+
+def stats_beta_logcdf(x, a, b, loc=0, scale=1):
+    return _stats().beta.logcdf(x, a, b, loc, scale)
+
+
+def stats_beta_sf(x, a, b, loc=0, scale=1):
+    return _stats().beta.sf(x, a, b, loc, scale)
+
+
+def stats_beta_logsf(x, a, b, loc=0, scale=1):
+    return _stats().beta.logsf(x, a, b, loc, scale)
+
+
+def stats_chi2_pdf(x, df, loc=0, scale=1):
+    return _stats().chi2.pdf(x, df, loc, scale)
+
+
+def stats_chi2_logpdf(x, df, loc=0, scale=1):
+    return _stats().chi2.logpdf(x, df, loc, scale)
+
+
+def stats_chi2_cdf(x, df, loc=0, scale=1):
+    return _stats().chi2.cdf(x, df, loc, scale)
+
+
+def stats_chi2_logcdf(x, df, loc=0, scale=1):
+    return _stats().chi2.logcdf(x, df, loc, scale)
+
+
+def stats_chi2_sf(x, df, loc=0, scale=1):
+    return _stats().chi2.sf(x, df, loc, scale)
+
+
+def stats_chi2_logsf(x, df, loc=0, scale=1):
+    return _stats().chi2.logsf(x, df, loc, scale)
+
+
+def stats_expon_pdf(x, loc=0, scale=1):
+    return _stats().expon.pdf(x, loc, scale)
+
+
+def stats_expon_logpdf(x, loc=0, scale=1):
+    return _stats().expon.logpdf(x, loc, scale)
+
+
+def stats_expon_cdf(x, loc=0, scale=1):
+    return _stats().expon.cdf(x, loc, scale)
+
+
+def stats_expon_logcdf(x, loc=0, scale=1):
+    return _stats().expon.logcdf(x, loc, scale)
+
+
+def stats_expon_sf(x, loc=0, scale=1):
+    return _stats().expon.sf(x, loc, scale)
+
+
+def stats_expon_logsf(x, loc=0, scale=1):
+    return _stats().expon.logsf(x, loc, scale)
+
+
+def stats_laplace_pdf(x, loc=0, scale=1):
+    return _stats().laplace.pdf(x, loc, scale)
+
+
+def stats_laplace_logpdf(x, loc=0, scale=1):
+    return _stats().laplace.logpdf(x, loc, scale)
+
+
+def stats_laplace_cdf(x, loc=0, scale=1):
+    return _stats().laplace.cdf(x, loc, scale)
+
+
+def stats_logistic_pdf(x, loc=0, scale=1):
+    return _stats().logistic.pdf(x, loc, scale)
+
+
+def stats_logistic_logpdf(x, loc=0, scale=1):
+    return _stats().logistic.logpdf(x, loc, scale)
+
+
+def stats_logistic_cdf(x, loc=0, scale=1):
+    return _stats().logistic.cdf(x, loc, scale)
+
+
+def stats_logistic_sf(x, loc=0, scale=1):
+    return _stats().logistic.sf(x, loc, scale)
+
+
+def stats_cauchy_pdf(x, loc=0, scale=1):
+    return _stats().cauchy.pdf(x, loc, scale)
+
+
+def stats_cauchy_logpdf(x, loc=0, scale=1):
+    return _stats().cauchy.logpdf(x, loc, scale)
+
+
+def stats_cauchy_cdf(x, loc=0, scale=1):
+    return _stats().cauchy.cdf(x, loc, scale)
+
+
+def stats_cauchy_logcdf(x, loc=0, scale=1):
+    return _stats().cauchy.logcdf(x, loc, scale)
+
+
+def stats_cauchy_sf(x, loc=0, scale=1):
+    return _stats().cauchy.sf(x, loc, scale)
+
+
+def stats_cauchy_logsf(x, loc=0, scale=1):
+    return _stats().cauchy.logsf(x, loc, scale)
+
+
+def stats_poisson_pmf(k, mu, loc=0):
+    return _stats().poisson.pmf(k, mu, loc)
+
+
+def stats_poisson_logpmf(k, mu, loc=0):
+    return _stats().poisson.logpmf(k, mu, loc)
+
+
+def stats_poisson_cdf(k, mu, loc=0):
+    return _stats().poisson.cdf(k, mu, loc)
+
+
+__all__ += [
+    "stats_norm_pdf",
+    "stats_norm_logpdf",
+    "stats_norm_cdf",
+    "stats_norm_logcdf",
+    "stats_norm_sf",
+    "stats_norm_logsf",
+    "stats_t_pdf",
+    "stats_t_logpdf",
+    "stats_gamma_pdf",
+    "stats_gamma_logpdf",
+    "stats_gamma_cdf",
+    "stats_gamma_logcdf",
+    "stats_gamma_sf",
+    "stats_gamma_logsf",
+    "stats_beta_pdf",
+    "stats_beta_logpdf",
+    "stats_beta_cdf",
+    "stats_beta_logcdf",
+    "stats_beta_sf",
+    "stats_beta_logsf",
+    "stats_chi2_pdf",
+    "stats_chi2_logpdf",
+    "stats_chi2_cdf",
+    "stats_chi2_logcdf",
+    "stats_chi2_sf",
+    "stats_chi2_logsf",
+    "stats_expon_pdf",
+    "stats_expon_logpdf",
+    "stats_expon_cdf",
+    "stats_expon_logcdf",
+    "stats_expon_sf",
+    "stats_expon_logsf",
+    "stats_laplace_pdf",
+    "stats_laplace_logpdf",
+    "stats_laplace_cdf",
+    "stats_logistic_pdf",
+    "stats_logistic_logpdf",
+    "stats_logistic_cdf",
+    "stats_logistic_sf",
+    "stats_cauchy_pdf",
+    "stats_cauchy_logpdf",
+    "stats_cauchy_cdf",
+    "stats_cauchy_logcdf",
+    "stats_cauchy_sf",
+    "stats_cauchy_logsf",
+    "stats_poisson_pmf",
+    "stats_poisson_logpmf",
+    "stats_poisson_cdf",
+]
+
+
+def stats_multivariate_normal_logpdf(x, mean, cov):
+    """``scipy.stats.multivariate_normal.logpdf`` for x (..., d), mean (d,), cov (d, d),
+    computed here as jax.scipy.stats' is: a size-1 axis of x stays (SciPy's drops it)."""
+    r = x - mean
+    sol = np.squeeze(np.linalg.solve(cov, np.expand_dims(r, -1)), -1)
+    logdet = np.linalg.slogdet(cov)[1]
+    d = np.shape(cov)[-1]
+    return -0.5 * (np.sum(r * sol, axis=-1) + logdet + d * np.log(2 * np.pi))
+
+
+def stats_multivariate_normal_pdf(x, mean, cov):
+    """``scipy.stats.multivariate_normal.pdf``: ``exp`` of the logpdf above."""
+    return np.exp(stats_multivariate_normal_logpdf(x, mean, cov))
+
+
+__all__ += ["stats_multivariate_normal_logpdf", "stats_multivariate_normal_pdf"]

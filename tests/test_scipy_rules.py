@@ -1,0 +1,299 @@
+"""scipy.special and scipy.stats beyond the rule table (issue 26.3): the derivatives s2s
+refuses, values where JAX's own derivative is off or NaN (checked by finite
+differences instead), second order, vmap over keyword operands, the JAX backend, and
+standalone emitted modules that call SciPy's helpers.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import s2s
+from support import HAVE_JAX, fd_grad, jax
+
+sp = pytest.importorskip("scipy.special")
+stats = pytest.importorskip("scipy.stats")
+
+if HAVE_JAX:
+    import jax.numpy as jnp
+    import jax.scipy.special as jsp
+    import jax.scipy.stats as jst
+
+needs_jax = pytest.mark.skipif(not HAVE_JAX, reason="JAX is not installed")
+
+X3 = np.array([0.4, 1.3, 2.7])
+
+
+# ---- refused: derivatives s2s has no rule for -------------------------------------------
+
+
+def in_a(a):
+    return np.sum(sp.gammainc(a, X3))
+
+
+def in_a_upper(a):
+    return np.sum(sp.gammaincc(a, X3))
+
+
+def in_order(n):
+    return np.sum(sp.polygamma(n, X3))
+
+
+def gamma_cdf_in_a(a):
+    return np.sum(stats.gamma.cdf(X3, a))
+
+
+def beta_sf_in_b(b):
+    return np.sum(stats.beta.sf(X3 / 3, 2.0, b))
+
+
+def chi2_logcdf_in_df(df):
+    return np.sum(stats.chi2.logcdf(X3, df, scale=2.0))
+
+
+def poisson_in_k(k):
+    return np.sum(stats.poisson.pmf(k, 2.0))
+
+
+REFUSED = [(in_a, "scipy.special.gammainc", "a"), (in_a_upper, "scipy.special.gammaincc", "a"),
+           (in_order, "scipy.special.polygamma", "n"),
+           (gamma_cdf_in_a, "scipy.stats.gamma.cdf", "a"),
+           (beta_sf_in_b, "scipy.stats.beta.sf", "b"),
+           (chi2_logcdf_in_df, "scipy.stats.chi2.logcdf", "df"),
+           (poisson_in_k, "scipy.stats.poisson.pmf", "k")]
+
+
+@pytest.mark.parametrize("fn, prim, param", REFUSED, ids=[r[0].__name__ for r in REFUSED])
+def test_a_derivative_without_a_rule_is_refused_not_zero(fn, prim, param) -> None:
+    with pytest.raises(s2s.NonDifferentiableError, match=f"`{prim}` has no derivative "
+                       f"rule in `{param}`"):
+        s2s.grad(fn)(1.5)
+    with pytest.raises(s2s.NonDifferentiableError, match=f"in `{param}`"):
+        s2s.jvp(fn, (1.5,), (1.0,))
+
+
+def in_x(x):
+    return np.sum(sp.gammainc(2.0, x) + stats.gamma.cdf(x, 1.5))
+
+
+def test_the_same_functions_differentiate_in_x() -> None:
+    np.testing.assert_allclose(s2s.grad(in_x)(X3), fd_grad(in_x, (X3,), 0)[0], rtol=1e-7)
+
+
+# ---- where JAX's derivative is NaN or inexact: finite differences -----------------------
+
+
+def gammainc_one(x):
+    return sp.gammainc(1.0, x)
+
+
+def test_gammainc_at_zero_for_a_one_is_the_density_one() -> None:
+    """x^0 exp(-x) / gamma(1) = 1 at x = 0 (JAX: NaN, from 0 * log 0)."""
+    assert s2s.grad(gammainc_one)(0.0) == 1.0
+    h = 1e-7
+    assert abs((sp.gammainc(1.0, h) - sp.gammainc(1.0, 0.0)) / h - 1.0) < 1e-6
+
+
+def betaln_sum(a, b):
+    return np.sum(sp.betaln(a, b))
+
+
+def test_betaln_with_large_arguments_matches_finite_differences() -> None:
+    """JAX's d/da betaln is 1e-8 relative off for large a + b; SciPy's digammas are not."""
+    a, b = np.array([60.3, 15.3, 120.0]), np.array([70.2, 18.2, 3.5])
+    got = s2s.grad(betaln_sum, argnums=(0, 1))(a, b)
+    h = 1e-3  # fourth-order central differences, elementwise (betaln is elementwise)
+    for i, (da, db) in enumerate(((h, 0.0), (0.0, h))):
+        def at(k):
+            return sp.betaln(a + k * da, b + k * db)
+        fd = (-at(2) + 8 * at(1) - 8 * at(-1) + at(-2)) / (12 * h)
+        np.testing.assert_allclose(got[i], fd, rtol=1e-9)
+
+
+def norm_tails(x):
+    return np.sum(stats.norm.logcdf(x) + stats.norm.logsf(-x))
+
+
+def test_norm_log_tails_far_out_match_finite_differences() -> None:
+    x = np.array([-30.0, -12.0, -8.0])
+    np.testing.assert_allclose(s2s.grad(norm_tails)(x),
+                               fd_grad(norm_tails, (x,), 0, eps=1e-5)[0], rtol=1e-8)
+
+
+def outside(x):
+    return np.sum(stats.chi2.pdf(x, 3.0) + stats.beta.pdf(x, 2.0, 3.0)
+                  + stats.expon.pdf(x) + stats.gamma.pdf(x, 2.0) + stats.beta.cdf(x, 2.0, 3.0))
+
+
+def outside_log(x):
+    return np.sum(stats.chi2.logpdf(x, 3.0) + stats.beta.logpdf(x, 2.0, 3.0)
+                  + stats.gamma.logpdf(x, 2.5) + stats.expon.logpdf(x))
+
+
+def test_outside_the_support_the_derivative_is_zero() -> None:
+    """The density is 0 there (the log density -inf): constant, so 0 (JAX gives NaN
+    for chi2's and beta's logpdf below 0)."""
+    x = np.array([-1.0, -0.5, -3.0])
+    assert np.all(s2s.grad(outside)(x) == 0)
+    assert np.all(s2s.grad(outside_log)(x) == 0)
+    assert np.all(s2s.grad(outside)(x + 5.0) != 0)  # (beta's pdf is 0 above 1: not all)
+
+
+# ---- second order, vmap over keyword operands, float32 ----------------------------------
+
+
+def second(x):
+    return np.sum(sp.gamma(x) + sp.i1(x - 1.0) * sp.i0e(x) + sp.gammainc(2.0, x)
+                  + stats.norm.logcdf(x, 0.5, 2.0) + stats.t.logpdf(x, 3.0)
+                  + stats.cauchy.logsf(x, scale=1.5) + sp.polygamma(1, x))
+
+
+def second_jax(x):
+    return jnp.sum(jsp.gamma(x) + jsp.i1(x - 1.0) * jsp.i0e(x) + jsp.gammainc(2.0, x)
+                   + jst.norm.logcdf(x, 0.5, 2.0) + jst.t.logpdf(x, 3.0)
+                   + jst.cauchy.logsf(x, scale=1.5) + jsp.polygamma(1, x))
+
+
+@needs_jax
+def test_hessian_matches_jax() -> None:
+    np.testing.assert_allclose(s2s.hessian(second)(X3), jax.hessian(second_jax)(X3),
+                               rtol=1e-9, atol=1e-12)
+
+
+def shapes(df):
+    return np.sum(stats.t.logpdf(X3, df, 0.1, 1.2) + stats.gamma.logpdf(X3, df)
+                  + stats.chi2.pdf(X3, df) + stats.beta.logpdf(X3 / 3, df, 2.0))
+
+
+def shapes_jax(df):
+    return jnp.sum(jst.t.logpdf(X3, df, 0.1, 1.2) + jst.gamma.logpdf(X3, df)
+                   + jst.chi2.pdf(X3, df) + jst.beta.logpdf(X3 / 3, df, 2.0))
+
+
+@needs_jax
+def test_hessian_in_shape_parameters_matches_jax() -> None:
+    np.testing.assert_allclose(s2s.hessian(shapes)(2.5), jax.hessian(shapes_jax)(2.5),
+                               rtol=1e-9)
+
+
+def by_loc(loc, scale):
+    return np.sum(stats.laplace.logpdf(X3, loc=loc, scale=scale)
+                  + stats.logistic.cdf(X3, scale=scale, loc=loc))
+
+
+def by_loc_jax(loc, scale):
+    return jnp.sum(jst.laplace.logpdf(X3, loc=loc, scale=scale)
+                   + jst.logistic.cdf(X3, scale=scale, loc=loc))
+
+
+@needs_jax
+def test_vmap_over_loc_and_scale_keywords_matches_jax() -> None:
+    locs, scales = np.array([-0.3, 0.2, 0.9, 1.4]), np.array([0.5, 1.0, 2.0, 3.0])
+    got = s2s.vmap(s2s.grad(by_loc, argnums=(0, 1)))(locs, scales)
+    expected = jax.vmap(jax.grad(by_loc_jax, argnums=(0, 1)))(locs, scales)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-10)
+
+
+def mixed(x):
+    return np.sum(sp.rgamma(x) + sp.erfcinv(x / 3) + sp.multigammaln(x + 2.0, 3)
+                  + sp.beta(x, 2.0) + stats.poisson.cdf(3.0, x) + stats.expon.logsf(x, -1.0))
+
+
+def mixed_jax(x):
+    return jnp.sum(1 / jsp.gamma(x) - jsp.ndtri(x / 6) / jnp.sqrt(2.0)
+                   + jsp.multigammaln(x + 2.0, 3) + jsp.beta(x, 2.0)
+                   + jst.poisson.cdf(3.0, x) + jst.expon.logsf(x, -1.0))
+
+
+@needs_jax
+def test_float32_keeps_its_dtype_and_matches_jax() -> None:
+    x = X3.astype(np.float32)
+    got = s2s.grad(mixed)(x)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, jax.grad(mixed_jax)(x), rtol=2e-5)
+
+
+@needs_jax
+def test_the_jax_backend_runs_the_helpers_on_jax_scipy() -> None:
+    g = s2s.jit(s2s.grad(mixed), backend="jax")
+    np.testing.assert_allclose(np.asarray(g(X3)), s2s.grad(mixed)(X3), rtol=1e-10)
+    h = s2s.jit(s2s.grad(second), backend="jax")
+    np.testing.assert_allclose(np.asarray(h(X3)), s2s.grad(second)(X3), rtol=1e-10)
+
+
+# ---- emitted code: the helpers' import path, and standalone modules ---------------------
+
+
+def test_emitted_code_imports_the_helpers_from_s2s_runtime() -> None:
+    text = s2s.source(s2s.grad(mixed))
+    assert "from s2s.runtime import" in text and "special_rgamma" in text
+    assert "stats_poisson_pmf(" in text  # poisson.cdf's derivative: -pmf(floor(k), mu)
+
+
+def test_a_standalone_emitted_module_copies_the_scipy_helpers(tmp_path) -> None:
+    from s2s.tools.cli import main
+
+    src = tmp_path / "user_stats.py"
+    src.write_text(textwrap.dedent("""
+        import numpy as np
+        from scipy import special, stats
+
+
+        def loss(x):
+            return np.sum(special.gamma(x) + stats.norm.logcdf(x, 0.5, 2.0))
+    """))
+    out = tmp_path / "loss_grad.py"
+    assert main(["emit", f"{src}:loss", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "def special_gamma(" in text and "def stats_norm_logcdf(" in text
+    assert "def _stats(" in text  # the helpers' own helper comes too
+    run = subprocess.run(
+        [sys.executable, "-c", "import numpy as np, loss_grad; "
+         "print(repr(loss_grad.loss_grad(np.array([0.4, 1.3, 2.7])).tolist()))"],
+        cwd=tmp_path, capture_output=True, text=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert run.returncode == 0, run.stderr
+    np.testing.assert_allclose(eval(run.stdout), fd_grad(
+        lambda x: np.sum(sp.gamma(x) + stats.norm.logcdf(x, 0.5, 2.0)), (X3,), 0)[0],
+        rtol=1e-7)
+
+
+# ---- logsumexp's weights b= ---------------------------------------------------------------
+
+
+def lse_b(a, b):
+    return np.sum(sp.logsumexp(a, axis=1, b=b) * np.array([1.0, -2.0]))
+
+
+def lse_b_jax(a, b):
+    return jnp.sum(jsp.logsumexp(a, axis=1, b=b) * jnp.array([1.0, -2.0]))
+
+
+def test_logsumexp_in_b_where_b_is_zero_matches_finite_differences() -> None:
+    """d/db = exp(a - ans) there too (JAX masks a where b == 0, and gives 0)."""
+    a = np.array([[0.3, -1.0, 0.8], [1.2, 0.1, -0.4]])
+    b = np.array([[1.0, 0.0, 2.0], [0.0, 0.5, 1.0]])
+    got = s2s.grad(lse_b, argnums=(0, 1))(a, b)
+    for i in (0, 1):
+        np.testing.assert_allclose(got[i], fd_grad(lse_b, (a, b), i)[0], rtol=1e-7, atol=1e-9)
+
+
+@needs_jax
+@pytest.mark.parametrize("in_axes", [(None, 0), (0, None), (0, 0)])
+def test_vmap_of_logsumexp_over_its_weights_matches_jax(in_axes) -> None:
+    r = np.random.default_rng(3)
+    a = r.normal(size=(4, 2, 3) if in_axes[0] == 0 else (2, 3))
+    b = r.uniform(0.3, 2.0, size=(4, 3) if in_axes[1] == 0 else (3,))
+    np.testing.assert_allclose(s2s.vmap(lse_b, in_axes=in_axes)(a, b),
+                               jax.vmap(lse_b_jax, in_axes=in_axes)(a, b), rtol=1e-12)
+    got = s2s.vmap(s2s.grad(lse_b, argnums=(0, 1)), in_axes=in_axes)(a, b)
+    expected = jax.vmap(jax.grad(lse_b_jax, argnums=(0, 1)), in_axes=in_axes)(a, b)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-10)
