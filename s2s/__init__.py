@@ -26,6 +26,7 @@ from .api import (
     vjp,
     vmap,
 )
+from .api import transformed as _transformed
 from .api.checkpoint import checkpoint
 from .api.extras import ShapeDtypeStruct, eval_shape, linear_transpose, linearize, stop_gradient
 from .errors import (
@@ -39,7 +40,10 @@ from .errors import (
 )
 from .ledger import ledger  # (the function; the module s2s.ledger holds the ledger API)
 from .primitives.custom import custom_jvp, custom_vjp, primitive
+from .tools.selfcheck import selfcheck as _selfcheck
 from .version import __version__ as __version__
+
+_transformed.SELF_CHECK = _selfcheck  # g.selfcheck(): the root wires tools into api
 
 remat = checkpoint  # JAX's other name for it
 

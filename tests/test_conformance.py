@@ -131,6 +131,7 @@ def test_count() -> None:
 # ---- live against JAX --------------------------------------------------------------
 
 
+@pytest.mark.slow  # runs JAX again on a sample: the drift check belongs to the slow tier
 def test_live_sample_matches_recording_and_document(corpus) -> None:
     pytest.importorskip("jax")
     listed = documented()

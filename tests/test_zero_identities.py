@@ -74,7 +74,6 @@ def cases(ident):
                 yield sa, sb, sc, r, k
 
 
-@pytest.mark.every_case
 @pytest.mark.parametrize("ident", IDENTITIES, ids=lambda i: i.name)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_each_identity_holds_where_its_condition_does(ident, dtype) -> None:
