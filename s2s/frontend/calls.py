@@ -3,6 +3,7 @@ the Python expressions (comprehensions, ...) kept as one ``pyexpr`` statement.""
 
 from __future__ import annotations
 
+import builtins
 import inspect
 from typing import Any
 
@@ -70,6 +71,11 @@ class CallLowerer:
             elif isinstance(first, (cst.GeneratorExp, cst.ListComp)):
                 return self.n.comps.sum(first, start_arg.value if start_arg else None,
                                         node, target)
+            elif isinstance(first, cst.Call) and isinstance(first.func, cst.Name) and \
+                    self.n.resolver.resolve_dotted(first.func)[0] is builtins.map and \
+                    len(first.args) >= 2 and not any(a.keyword or a.star for a in first.args) \
+                    and self.n.funcs.value_of(first.args[0].value):
+                items = self.n.funcs.map_items(first, self.n.funcs.value_of(first.args[0].value))
             else:  # a name for a literal, `d.values()`, a constant: its items
                 items = self.n.comps.items_of(first)
         if items is None:

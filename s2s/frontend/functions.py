@@ -604,12 +604,15 @@ class FunctionLowerer:
         if fv is None:
             raise self.n.unsupported(node.args[0], "this is not a function s2s knows",
                                      "pass a function defined in a file")
-        seqs = [self.spread(cst.Arg(a.value, star="*")) for a in node.args[1:]]
-        results = [self.call(fv, node, None, (list(items), {})) for items in zip(*seqs)]
         out = self.n.emit(self.n.exprs.target(target, "mapped"), "make_list",
-                          tuple(results), {}, node)
+                          tuple(self.map_items(node, fv)), {}, node)
         self.n.lists.add(out.name)
         return out
+
+    def map_items(self, node: cst.Call, fv: Any) -> list[Atom]:
+        """The calls ``map(f, xs, ...)`` makes, one per item (``sum(map(...))`` adds them)."""
+        seqs = [self.spread(cst.Arg(a.value, star="*")) for a in node.args[1:]]
+        return [self.call(fv, node, None, (list(items), {})) for items in zip(*seqs)]
 
 
 def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: dict[str, Any],
