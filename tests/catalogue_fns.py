@@ -45,7 +45,7 @@ def uses_match(x):
 
 
 def uses_lambda_default(x):
-    scale = lambda t, k=x: t * k  # ERR: lambda
+    scale = lambda t, k=x: t * k  # ERR: x: t * k
     return np.sum(scale(x))
 
 

@@ -214,7 +214,7 @@ def reverses_an_enumeration(x):
 
 
 def uses_bare_expression(x):
-    print(x)  # ERR
+    np.sin(x)  # ERR
     return np.sum(x)
 
 

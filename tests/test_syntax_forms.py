@@ -64,7 +64,7 @@ GRAD = [
     "builtin_sum_named_list", "doubled", "calls_decorated", "accumulate_float",
     "accumulate_count", "accumulate_len", "floor_mod_ops", "vector_matmul",
     "unpack_helper_result", "closure_fn", "astype_asarray", "dtype_objects",
-    "wrapped_default",
+    "wrapped_default", "with_print", "with_assert", "conditional_import_free",
 ]
 JVP = [
     "annotated", "dtype_objects", "kwonly_default", "nested_unpack", "starred_middle",
@@ -236,9 +236,6 @@ def _line_of(fn: Any, marker: str) -> int:
 
 REFUSED = [
     # (function, marker on the line the error points at, words in the message)
-    (F.with_print, 'print("y =", y)', "side effect"),
-    (F.with_assert, "assert x.ndim", "assert"),
-    (F.with_assert_shape, "assert x.shape", "assert"),
     (F.fstring_unused, 'f"x has', "f-string"),
     (F.del_statement, "del x", "del"),
     (F.for_else, "else:", "for ... else"),
@@ -254,8 +251,6 @@ REFUSED = [
     (F.walrus_after_read, "(a := 2.0)", ":="),
     (F.walrus_in_ifexp, "(t := s * 2.0)", ":="),
     (F.walrus_in_while, "while (k := k + 1)", ":="),
-    (F.conditional_import_free, "act = np.tanh", "used here as a value"),
-    (F.Plain().reads_self, "helper_of(self)", "bound to"),
 ]
 
 

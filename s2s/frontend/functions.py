@@ -33,7 +33,7 @@ from ..ir.nodes import Atom, Const, If, Let, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from .expressions import MAX_NAME
-from .resolve import is_library, is_literal, transform_kind
+from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .synthesize import synthesize
 
@@ -512,7 +512,7 @@ class FunctionLowerer:
         args = [*fv.head, *passed[0]]
         kwargs = {**dict(fv.keywords), **passed[1]}
         captured = dict(fv.captured)
-        obj, text = fv.obj, fv.text
+        obj, text = unwrap_forwarding(fv.obj), fv.text  # (a decorator's forwarding wrapper)
         if transform_kind(obj) is not None:
             atoms = self._atoms(args + list(captured.values()), text, node)
             if kwargs:

@@ -94,7 +94,8 @@ class Replay:
                 "a checkpointed loop's recomputed segments): it would draw other numbers "
                 "than the forward did, and the derivative would be wrong", s.loc,
                 "draw in the function you differentiate and pass the draws in as "
-                "arguments (`noise = np.random.normal(size=n)`, then `helper(x, noise)`)")
+                "arguments (`noise = np.random.normal(size=n)`, then `helper(x, noise)`)"
+            ).with_func(self.facts.fn.name)  # (the function whose code holds the draw)
         return Line(f"{s.target} = {spell(s)}", keep=True)
 
     def block(self, stmts: list[Stmt]) -> list[Any]:
