@@ -153,6 +153,17 @@ def run(x, w):
 '''
 
 
+def _loops_page(tmp_path):
+    """playwright's API and the page ``s2s html`` writes for LOOPS_AND_CALLS' run."""
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    src = tmp_path / "loops.py"
+    src.write_text(LOOPS_AND_CALLS)
+    page_path = tmp_path / "loops.html"
+    assert main(["html", f"{src}:run", "--shapes", "x=3 w=3", "-o", str(page_path)]) == 0
+    return sync_api, page_path
+
+
 def _lit_texts(page) -> list[str]:
     lit = page.locator("#derivative .blk.hl")
     return [lit.nth(i).inner_text() for i in range(lit.count())]
@@ -162,12 +173,7 @@ def test_loops_and_calls_light_up_their_own_blocks(tmp_path) -> None:
     """Each user line lights exactly the derivative blocks s2s made for it: the loop
     body's line its forward and backward statements (the call's `step_vjp` and the
     tape pop), the callee's line its blocks inside `step_vjp`, nothing of the others."""
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    src = tmp_path / "loops.py"
-    src.write_text(LOOPS_AND_CALLS)
-    page_path = tmp_path / "loops.html"
-    assert main(["html", f"{src}:run", "--shapes", "x=3 w=3", "-o", str(page_path)]) == 0
+    sync_api, page_path = _loops_page(tmp_path)
     lines = LOOPS_AND_CALLS.splitlines()
     body = str(lines.index("        h = step(h, w) + 0.5 * h") + 1)
     callee = str(lines.index("    return np.tanh(h * w)") + 1)
@@ -195,12 +201,7 @@ def test_loops_and_calls_light_up_their_own_blocks(tmp_path) -> None:
 
 
 def test_presentation_mode_scales_the_code_and_aligns_the_panes(tmp_path) -> None:
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    src = tmp_path / "loops.py"
-    src.write_text(LOOPS_AND_CALLS)
-    page_path = tmp_path / "loops.html"
-    assert main(["html", f"{src}:run", "--shapes", "x=3 w=3", "-o", str(page_path)]) == 0
+    sync_api, page_path = _loops_page(tmp_path)
     lines = LOOPS_AND_CALLS.splitlines()
     total = str(lines.index("    total = np.sum(h**2)") + 1)
     size = "el => parseFloat(getComputedStyle(el).fontSize)"

@@ -237,29 +237,27 @@ class FunctionLowerer:
 
     # ---- which function an expression denotes -----------------------------------
 
+    def _named(self, node: Any) -> FnValue | None:
+        """The function a module-level name (``relu``, ``np.tanh``) denotes, if any."""
+        try:
+            obj, text = self.n.resolver.resolve_dotted(node)
+        except TransformError:
+            return None
+        return self.of_object(obj, text, node)
+
     def value_of(self, node: Any) -> FnValue | None:
         """The function ``node`` denotes, or None where it is not a function."""
         if isinstance(node, cst.Name):
             if node.value in self.values:
                 return self.values[node.value]
-            if node.value in self.n.local_names:
-                return None
-            try:
-                obj, text = self.n.resolver.resolve_dotted(node)
-            except TransformError:
-                return None
-            return self.of_object(obj, text, node)
+            return None if node.value in self.n.local_names else self._named(node)
         if isinstance(node, cst.Attribute):
             root = node
             while isinstance(root, cst.Attribute):
                 root = root.value
             if not isinstance(root, cst.Name) or root.value in self.n.local_names:
                 return None
-            try:
-                obj, text = self.n.resolver.resolve_dotted(node)
-            except TransformError:
-                return None
-            return self.of_object(obj, text, node)
+            return self._named(node)
         if isinstance(node, cst.Lambda):
             return self.lift(node)
         if isinstance(node, cst.IfExp):
