@@ -52,17 +52,40 @@ class _Wrapper:
 
 class Bound(_Wrapper):
     """A transform of a method bound to an object: the method's function, called with
-    the object's attributes as its first argument (never differentiated)."""
+    the object's attributes as its first argument (never differentiated).  ``per_nargs``
+    makes the transform for a call's number of arguments (vmap's ``in_axes=0`` is
+    ``(None, 0, ..., 0)`` once ``self`` is an argument)."""
 
-    def __init__(self, inner: Any, obj: Any) -> None:
-        self.inner, self.obj = inner, obj
+    def __init__(self, inner: Any, obj: Any,
+                 per_nargs: Callable[[int], Any] | None = None) -> None:
+        self.inner, self.obj, self._per_nargs = inner, obj, per_nargs
+        self._made: dict[int, Any] = {}
         self.__name__ = getattr(inner, "__name__", "method")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._per_nargs is not None:
+            if len(args) not in self._made:
+                self._made[len(args)] = self._per_nargs(len(args))
+            self.inner = self._made[len(args)]
         return self.inner(trees.attributes(self.obj), *args, **kwargs)
 
     def __repr__(self) -> str:
-        return f"<s2s {self.inner.mode} of a method bound to a {type(self.obj).__name__}>"
+        mode = getattr(self.inner, "mode", "transform")
+        return f"<s2s {mode} of a method bound to a {type(self.obj).__name__}>"
+
+
+def bound_method(fun: Any, make: Callable[[Callable, Any], Any],
+                 per_nargs: Callable[[Callable, int], Any] | None = None) -> Any:
+    """For a bound method ``fun``, the transform ``make(function, shifted argnums)`` of
+    its function (or ``per_nargs(function, nargs)``, made at each call's count), called
+    with the object's attributes first; None for anything else."""
+    parts = trees.unbound(fun)
+    if parts is None:
+        return None
+    func, obj = parts
+    if per_nargs is not None:
+        return Bound(None, obj, lambda n: per_nargs(func, n))
+    return Bound(make(func, shifted), obj)
 
 
 def _inexact(tree: Any) -> bool | None:
@@ -128,3 +151,75 @@ def _float0_like(tree: Any) -> Any:
     plain = trees.plain(tree, ())
     zeros = trees._map_leaves(lambda x: np.zeros(np.shape(x), float0), plain)
     return trees.unplain(tree, zeros)
+
+
+class IntJacobian(_Wrapper):
+    """jacrev(..., allow_int=True): the Jacobian block of an integer or boolean
+    argument is zeros of the output's shape then the argument's, in the argument's
+    dtype, as JAX's (its float0 cotangents cast back); the floating arguments go
+    through a Jacobian of just those."""
+
+    def __init__(self, make: Callable[[Any], Any], fun: Callable,
+                 argnums: int | Sequence[int], has_aux: bool) -> None:
+        self.make, self.fun, self.argnums, self.has_aux = make, fun, argnums, has_aux
+        self.inner = make(argnums)
+        self.__name__ = getattr(self.inner, "__name__", "jacrev")
+        self._by_nums: dict[tuple[int, ...], Any] = {}
+
+    def __call__(self, *args: Any) -> Any:
+        many = not isinstance(self.argnums, int)
+        nums = tuple(self.argnums) if many else (self.argnums,)
+        nums = tuple(a + len(args) if -len(args) <= a < 0 else a for a in nums)
+        if any(a >= len(args) or a < 0 for a in nums):
+            return self.inner(*args)  # (its error, as JAX words it)
+        kinds = {i: _inexact(args[i]) for i in nums}
+        if all(kinds.values()):
+            return self.inner(*args)
+        mixed = [i for i, k in kinds.items() if k is None]
+        if mixed:
+            raise TypeError(
+                f"jacrev(..., allow_int=True): argument {mixed[0]} mixes integer and "
+                "floating leaves, which s2s does not differentiate together. Instead: "
+                "pass the integer leaves as another argument.")
+        floats = tuple(i for i in nums if kinds[i])
+        out = self.fun(*trees._copies(args))
+        out, aux = out if self.has_aux else (out, None)
+        outs = _out_leaves(out, out)
+        per_float: list[list[Any]] = [[] for _ in outs]
+        if floats:
+            if floats not in self._by_nums:
+                self._by_nums[floats] = self.make(floats)
+            jac = self._by_nums[floats](*args)
+            jac = jac[0] if self.has_aux else jac
+            per_float = [list(b) for b in _out_leaves(out, jac)]
+        blocks = []
+        for o, found in zip(outs, per_float):
+            it = iter(found)
+            block = tuple(next(it) if i in floats else _int_zeros(args[i], np.shape(o))
+                          for i in nums)
+            blocks.append(block if many else block[0])
+        jac = _out_rebuild(out, iter(blocks))
+        return (jac, aux) if self.has_aux else jac
+
+
+def _int_zeros(tree: Any, out_shape: tuple) -> Any:
+    return trees._map_leaves(
+        lambda x: np.zeros(out_shape + np.shape(x), np.result_type(x)), tree)
+
+
+def _out_leaves(out: Any, tree: Any) -> list[Any]:
+    """The parts of ``tree`` at the leaves of the output ``out`` (a Jacobian's blocks)."""
+    if isinstance(out, (tuple, list)):
+        return [x for o, t in zip(out, tree) for x in _out_leaves(o, t)]
+    if isinstance(out, dict):
+        return [x for k in out for x in _out_leaves(out[k], tree[k])]
+    return [tree]
+
+
+def _out_rebuild(out: Any, blocks: Any) -> Any:
+    if isinstance(out, (tuple, list)):
+        items = [_out_rebuild(o, blocks) for o in out]
+        return type(out)(*items) if trees._is_namedtuple(out) else type(out)(items)
+    if isinstance(out, dict):
+        return {k: _out_rebuild(v, blocks) for k, v in out.items()}
+    return next(blocks)

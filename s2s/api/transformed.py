@@ -532,11 +532,14 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     given, primals = primals, trees.plain_args(primals, ())  # (s2s/api/trees.py)
     check_array_types("vjp", primals)
     check_real_inputs("vjp", primals)
-    t = _VJP(callables.as_function(fun, len(primals)), has_aux)
     out = fun(*_copies(given))  # (the user's own code may write into its arguments)
+    method = trees.unbound(fun)  # a bound method: its object's attributes, constants
+    if method is not None:
+        fun, primals = method[0], (trees.attributes(method[1]), *primals)
+    t = _VJP(callables.as_function(fun, len(primals)), has_aux)
     out, aux = _split_aux(out, has_aux)
     check_real_inputs("vjp", out)
-    float_args = _inexact_args(primals)
+    float_args = tuple(i for i in _inexact_args(primals) if method is None or i > 0)
     kinds = tuple(kind_of(p) for p in primals)
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
@@ -556,12 +559,13 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         for i, p in enumerate(primals):
             if i in float_args:  # (never the caller's array, nor a view of one)
                 result.append(_cast_tree(_copy_shared(next(it), foreign), p))
-            elif p is None:
+            elif p is None or method is not None and i == 0:
                 result.append(None)  # JAX's cotangent of an empty pytree
             else:
                 result.append(
                     _rebuild(kind_of(p), [np.zeros(np.shape(x), float0) for x in _leaves(p)])
                 )
+        result = result[1:] if method is not None else result
         return tuple(trees.unplain(g, r) for g, r in zip(given, result))
 
     vjp_fn.__name__ = t.__name__
@@ -612,9 +616,13 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     _check_tangents(primals, tangents)
     check_array_types("jvp", (primals, tangents))
     check_real_inputs("jvp", primals)
+    method = trees.unbound(fun)  # a bound method: its object's attributes, constants
+    if method is not None:
+        fun, primals = method[0], (trees.attributes(method[1]), *primals)
+        tangents = (None, *tangents)
     t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)
     t._refresh()
-    active = _inexact_args(primals)
+    active = tuple(i for i in _inexact_args(primals) if method is None or i > 0)
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
     _, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
                         inner_args=primals)

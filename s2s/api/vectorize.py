@@ -24,7 +24,7 @@ from ..transforms.analysis import return_kind
 from ..transforms.module import Module
 from ..transforms.ranks import run_silenced
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
-from . import callables, signatures
+from . import callables, methods, signatures
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
 from .transformed import (
@@ -460,7 +460,13 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
     ``out_axes`` likewise for the result; ``axis_name`` the name s2s.lax.psum and the
     other collectives reduce over.  The batch axis is in front; see ``.source``.
     """
-    return callables.transformable(  # (in_axes of pytrees: s2s/api/trees.py)
+    axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+
+    def for_method(func: Callable, n: int) -> Any:  # self: an argument not batched
+        per_arg = axes if isinstance(axes, tuple) else (axes,) * n
+        return vmap(func, (None, *per_arg), out_axes, axis_name, axis_size)
+
+    return methods.bound_method(fun, None, for_method) or callables.transformable(
         fun, lambda f: Vmapped(f, plain(in_axes), out_axes, axis_size, axis_name))
 
 
@@ -632,10 +638,14 @@ def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any
     return _map_leaves(per_out, batched_out)
 
 
-def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Any:
     """The Jacobian of ``fun`` by forward mode, as ``jax.jacfwd``: output dims first,
-    input dims last; pytrees nest out-tree then in-tree."""
-    return callables.transformable(fun, lambda f: JacFwd(f, argnums, has_aux))
+    input dims last; pytrees nest out-tree then in-tree.  ``holomorphic=True`` is
+    refused (s2s differentiates real functions); JAX's jacfwd has no ``allow_int``."""
+    methods.refuse_holomorphic(holomorphic, "jacfwd")
+    return methods.bound_method(fun, lambda f, shift: jacfwd(f, shift(argnums), has_aux)) \
+        or callables.transformable(fun, lambda f: JacFwd(f, argnums, has_aux))
 
 
 
@@ -715,18 +725,36 @@ def vjp_transform(fun: Callable, has_aux: bool) -> Transformed:
 _VJPS: LRU[Any, dict] = LRU(128)
 
 
-def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Any:
     """The Jacobian of ``fun`` by reverse mode, as ``jax.jacrev``: output dims first,
-    input dims last; pytrees nest out-tree then in-tree."""
+    input dims last; pytrees nest out-tree then in-tree.  ``allow_int=True`` gives an
+    integer argument's block as zeros in its dtype, as JAX; ``holomorphic=True`` is
+    refused (s2s differentiates real functions)."""
+    methods.refuse_holomorphic(holomorphic, "jacrev")
+    method = methods.bound_method(
+        fun, lambda f, shift: jacrev(f, shift(argnums), has_aux, allow_int=allow_int))
+    if method is not None:
+        return method
+    if allow_int:
+        return methods.IntJacobian(lambda nums: jacrev(fun, nums, has_aux), fun,
+                                   argnums, has_aux)
     return callables.transformable(fun, lambda f: JacRev(f, argnums, has_aux))
 
 
 jacobian = jacrev
 
 
-def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Any:
     """The Hessian of a scalar ``fun``, as ``jax.hessian``: forward mode over the
-    emitted gradient, ``jacfwd(grad(fun))``, vectorised over the basis."""
+    emitted gradient, ``jacfwd(grad(fun))``, vectorised over the basis
+    (``holomorphic=True`` refused: s2s differentiates real functions)."""
+    methods.refuse_holomorphic(holomorphic, "hessian")
+    method = methods.bound_method(
+        fun, lambda f, shift: hessian(f, shift(argnums), has_aux))
+    if method is not None:
+        return method
     inner = grad(fun, argnums=argnums, has_aux=has_aux)
     return _Hessian(inner, argnums, has_aux)
 
