@@ -5,6 +5,7 @@ axis_name=...)`` with ``jax.lax`` on the same source (float64 and float32)."""
 from __future__ import annotations
 
 import collective_fns as F
+import collective_jax_fns as FJ
 import jax
 import numpy as np
 import pytest
@@ -106,3 +107,48 @@ def test_a_vmap_with_collectives_runs_on_the_jax_backend():
     x = x_of(np.float64)
     got = s2s.jit(s2s.vmap(F.batch_norm, axis_name="batch"), backend="jax")(x)
     close(got, jax.vmap(J.batch_norm, axis_name="batch")(x), np.float64)
+
+
+# ---- JAX's spelling (jax.lax.psum) and tuples of axis names -------------------------
+
+JX = jax_twin(FJ)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["jax_spelled", "imported_pmean"])
+def test_jax_lax_collectives_in_the_function_are_s2s_collectives(name, dtype):
+    x = x_of(dtype)
+    v = s2s.vmap(getattr(FJ, name), axis_name="batch")
+    for call in range(3):  # (new values each call)
+        x = x_of(dtype, seed=call)
+        close(v(x), jax.vmap(getattr(JX, name), axis_name="batch")(x), dtype)
+    assert "np.mean(" in v.source and "jax." not in v.source and "import jax" not in v.source
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["both_axes", "both_axes_extremes", "empty_axes"])
+@pytest.mark.parametrize("shape", [(2, 3, 4), pytest.param((1, 3, 2), marks=pytest.mark.slow),
+                                   pytest.param((3, 1, 2), marks=pytest.mark.slow)])
+def test_a_tuple_of_axis_names_reduces_over_both_nested_vmaps(name, shape, dtype):
+    x = x_of(dtype, shape=shape)
+    for inner, outer in (("rows", "cols"), ("cols", "rows")):
+        got = s2s.vmap(s2s.vmap(getattr(FJ, name), axis_name=inner), axis_name=outer)(x)
+        want = jax.vmap(jax.vmap(getattr(JX, name), axis_name=inner), axis_name=outer)(x)
+        close(got, want, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_grad_through_a_tuple_of_axis_names_is_jaxs(dtype):
+    x = x_of(dtype, shape=(2, 3, 4))
+    got = s2s.vmap(s2s.vmap(s2s.grad(FJ.both_axes_loss), axis_name="rows"),
+                   axis_name="cols")(x)
+    want = jax.vmap(jax.vmap(jax.grad(JX.both_axes_loss), axis_name="rows"),
+                    axis_name="cols")(x)
+    close(got, want, dtype)
+
+
+def test_all_gather_over_a_tuple_of_names_is_refused_at_its_line():
+    x = x_of(np.float64, shape=(2, 3, 4))
+    with pytest.raises(s2s.TransformError, match="one axis name") as info:
+        s2s.vmap(s2s.vmap(FJ.gather_two, axis_name="rows"), axis_name="cols")(x)
+    assert "collective_jax_fns.py" in str(info.value)

@@ -21,7 +21,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .registry import call_spelling, deflinear, defprim, defvjp
+from .registry import JAX_SPELLINGS, call_spelling, deflinear, defprim, defvjp
 
 _PROBING = threading.local()
 
@@ -39,7 +39,10 @@ def probing() -> Iterator[None]:
 
 
 def _probed(what: str, *args: Any, **kwargs: Any) -> Any:
-    """The stand-in while probing; JAX's error otherwise."""
+    """The stand-in while probing; JAX's error otherwise.  Over no axis names (an
+    empty tuple) a collective is the identity, as in JAX."""
+    if args[-1] == () and what in ("psum", "pmean", "pmax", "pmin", "axis_size"):
+        return 1 if what == "axis_size" else args[0]
     if getattr(_PROBING, "on", False):
         return PROBE[what](*args, **kwargs)
     raise _unbound(what, args[-1])
@@ -106,6 +109,7 @@ def _defcollective(name: str, sig: str, nondiff: bool = False) -> None:
                    diff=() if nondiff else ("x",), nondiff=nondiff, spelling=call_spelling(name),
                    note=f"s2s.lax.{name}: over the examples of a named vmap axis")
     prim.namespace.update(IMPLS)  # (emitted code calls them by name; rules read them)
+    JAX_SPELLINGS[("jax.lax", name)] = name  # (jax.lax.psum written in the function)
 
 
 _defcollective("psum", "(x, axis_name)")

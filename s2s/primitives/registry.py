@@ -341,7 +341,23 @@ def lookup_object(obj: Any) -> Primitive | None:
         name = BY_OBJECT.get(id(obj))
     if name is None and inspect.ismethod(obj):
         name = BY_METHOD.get((id(obj.__self__), obj.__name__))
+    if name is None and str(getattr(obj, "__module__", None)).startswith("jax"):
+        name = _jax_spelling(obj)
     return PRIMITIVES[name] if name is not None else None
+
+
+# JAX's spellings of s2s's primitives, ``(module, attribute) -> primitive``: a function
+# s2s transforms may call ``jax.lax.psum`` where it means ``s2s.lax.psum``.  Read only
+# once JAX is imported (s2s never imports it for this).
+JAX_SPELLINGS: dict[tuple[str, str], str] = {}
+
+
+def _jax_spelling(obj: Any) -> str | None:
+    for (module, attr), name in JAX_SPELLINGS.items():
+        found = sys.modules.get(module)
+        if found is not None and getattr(found, attr, None) is obj:
+            return name
+    return None
 
 
 def refuse_underived(prim: Primitive, s: Any, active: list[int]) -> None:

@@ -33,13 +33,30 @@ class CollectiveBatching:
 
     def collective(self, s: Let, out: list[Any]) -> None:
         name = s.args[-1] if s.prim in ("axis_index", "axis_size") else s.args[1]
-        if not isinstance(name, Const) or not isinstance(name.value, str):
+        names = name.value if isinstance(name, Const) else None
+        names = (names,) if isinstance(names, str) else names
+        if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
             raise self.fail(s, NoBatchRule(
                 f"`{s.prim}`'s axis name is computed when the code runs",
-                "write the axis name as a string literal"))
+                "write the axis name as a string literal (or a tuple of them)"))
+        if len(names) != 1 and s.prim in ("all_gather", "axis_index"):
+            raise self.fail(s, NoBatchRule(
+                f"s2s's `{s.prim}` takes one axis name, not a tuple of them",
+                f"call `{s.prim}` once per axis name, innermost vmap's first"))
         x = s.args[0] if s.prim not in ("axis_index", "axis_size") else None
         batched = x is not None and self.batched(x)
-        if name.value != self.spec.axis_name:  # another vmap's: per example
+        if len(names) != 1 and self.spec.axis_name in names:  # this axis, then the rest
+            rest = tuple(n for n in names if n != self.spec.axis_name)
+            text = self._own(s, x, batched)
+            if rest:
+                rest_text = repr(rest[0] if len(rest) == 1 else rest)
+                op = "*" if s.prim == "axis_size" else None
+                text = (f"{text} {op} axis_size({rest_text})" if op
+                        else f"{s.prim}({text}, {rest_text})")
+            out.append(Line(f"{s.target} = {text}"))
+            self._batched_as(s, False)
+            return
+        if names != (self.spec.axis_name,):  # another vmap's (or none)
             axis = static(s, "axis", 0)
             if s.prim == "all_gather" and batched:
                 text = f"all_gather({atom_text(x)}, {name.value!r}, axis={axis + 1})"
