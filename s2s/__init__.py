@@ -27,7 +27,7 @@ from .api import (
     vmap,
 )
 from .api import transformed as _transformed
-from .api.checkpoint import checkpoint
+from .api.checkpoint import checkpoint, checkpoint_policies
 from .api.extras import ShapeDtypeStruct, eval_shape, linear_transpose, linearize, stop_gradient
 from .errors import (
     CustomRuleError,
@@ -62,6 +62,7 @@ __all__ = [
     "custom_vjp",
     "primitive",
     "checkpoint",
+    "checkpoint_policies",
     "remat",
     "stop_gradient",
     "linearize",

@@ -475,3 +475,91 @@ def test_value_read_before_a_loop_that_rebinds_it(mark, fn) -> None:
 def test_value_read_before_a_while_that_rebinds_it() -> None:
     x = np.array([0.1, 0.3, 0.5])
     assert_same(s2s.grad(read_before_while)(x), jax.grad(jax_twin(read_before_while))(x))
+
+
+# ---- policies (JAX's jax.checkpoint_policies) ----------------------------------------
+
+P = s2s.checkpoint_policies
+SAVES_NOTHING = [None, P.nothing_saveable, P.dots_saveable, P.checkpoint_dots,
+                 P.dots_with_no_batch_dims_saveable, P.save_only_these_names("h"),
+                 P.save_from_both_policies(P.dots_saveable, P.nothing_saveable)]
+SAVES_EVERYTHING = [P.everything_saveable, P.save_anything_except_these_names("h"),
+                    P.save_any_names_but_these("h"),
+                    P.save_from_both_policies(P.dots_saveable, P.everything_saveable)]
+
+
+def _policy_params():
+    """Every policy in float64; float32 for one of each plan (the rest: -m slow)."""
+    for policy in SAVES_NOTHING + SAVES_EVERYTHING:
+        yield pytest.param(policy, np.float64, id=f"{policy!r}-float64")
+        marks = () if policy in (None, P.everything_saveable) else pytest.mark.slow
+        yield pytest.param(policy, np.float32, id=f"{policy!r}-float32", marks=marks)
+
+
+@pytest.mark.parametrize("policy, dtype", list(_policy_params()))
+def test_every_policy_gives_jaxs_gradient(policy, dtype) -> None:
+    jpolicy = None if policy is None else eval(
+        repr(policy).replace("s2s.checkpoint_policies.", "jax.checkpoint_policies."),
+        {"jax": jax})
+    x = np.random.default_rng(5).uniform(0.1, 0.5, size=3).astype(dtype)
+    g = s2s.grad(s2s.checkpoint(carried_array, policy=policy))
+    want_fn = jax.grad(jax.checkpoint(_jax_twin(carried_array), policy=jpolicy,
+                                      static_argnums=(1,)))
+    for n in (1, 3, 10):  # (calls 1, 2, 3 with new counts)
+        got = g(x, n)
+        want = want_fn(jnp.asarray(x), n)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-10 if dtype == np.float64 else 2e-5)
+
+
+def test_a_policy_decides_whether_the_loop_is_checkpointed() -> None:
+    x = np.array([0.2, 0.3])
+    for policy in SAVES_NOTHING:
+        f = s2s.checkpoint(carried_array, policy=policy)
+        assert f.__s2s_checkpoint__ == "sqrt"
+        assert "checkpoints.append" in s2s.source(_called(s2s.grad(f), x))
+    for policy in SAVES_EVERYTHING:
+        f = s2s.checkpoint(carried_array, every=4, policy=policy)
+        assert not hasattr(f, "__s2s_checkpoint__")
+        assert "checkpoints" not in s2s.source(_called(s2s.grad(f), x))
+    assert s2s.checkpoint(policy=P.nothing_saveable, every=3)(
+        carried_array).__s2s_checkpoint__ == 3
+    # JAX's own policy objects, by the same names
+    assert hasattr(s2s.checkpoint(carried_array, policy=jax.checkpoint_policies.dots_saveable),
+                   "__s2s_checkpoint__")
+    assert not hasattr(s2s.checkpoint(
+        carried_array, policy=jax.checkpoint_policies.save_anything_except_these_names("a")),
+        "__s2s_checkpoint__")
+    assert s2s.checkpoint(carried_array, prevent_cse=False)(x, 3) == carried_array(x, 3)
+
+
+def test_policies_without_a_meaning_on_numpy_are_refused() -> None:
+    with pytest.raises(ValueError, match="no device memory to offload"):
+        s2s.checkpoint(carried_array, policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims(
+            "device", "pinned_host"))
+    with pytest.raises(ValueError, match="s2s.checkpoint takes one of s2s.checkpoint_policies"):
+        s2s.checkpoint(carried_array, policy=lambda prim, *args, **params: True)
+    with pytest.raises(ValueError, match="static_argnums"):
+        s2s.checkpoint(carried_array, static_argnums=(1,))
+
+
+def test_everything_saveable_keeps_the_tape_and_nothing_saveable_does_not() -> None:
+    x = np.random.default_rng(7).uniform(0.1, 0.5, size=2000)
+    peaks = []
+    for policy in (P.everything_saveable, P.nothing_saveable):
+        g = s2s.grad(s2s.checkpoint(carried_array, policy=policy))
+        g(x, 2)
+        tracemalloc.start()
+        g(x, 400)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[0] > 400 * 2000 * 8 and peaks[1] < peaks[0] / 4, peaks
+
+
+def _called(g, x):
+    g(x, 3)
+    return g
+
+
+def _jax_twin(fn):
+    return types.FunctionType(fn.__code__, {**fn.__globals__, "np": jnp}, fn.__name__)
