@@ -30,9 +30,14 @@ class LocatedCalls:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            return self._call(*args, **kwargs)
+            return self._outputs(self._call(*args, **kwargs))
         except ValueError as err:
             reraise_located(err, getattr(self, "ir", None), getattr(self.fn, "__name__", "f"))
+
+    def _outputs(self, result: Any) -> Any:
+        """The result as the caller gets it (objects the function built, rebuilt:
+        s2s/api/records.py)."""
+        return result
 
     _call: Any  # (implemented by the transformed function)
     fn: Any

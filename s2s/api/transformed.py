@@ -24,7 +24,7 @@ from ..ir.nodes import Const, Function, Index, Let, Var
 from ..primitives import registry
 from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
-from . import callables, methods, pipeline, signatures, trees
+from . import callables, methods, pipeline, records, signatures, trees
 from .arguments import (
     _cast_tree,
     _check_argnums,
@@ -449,6 +449,21 @@ class Transformed(LocatedCalls, NotebookDisplay):
                          for g, i in zip(grads, argnums))
         return _fix_one(grads, args[argnums[0]], args, fresh, fn)
 
+    def _outputs(self, result: Any) -> Any:
+        """An aux output's objects the function built (a NamedTuple), rebuilt."""
+        if not self.has_aux or self.mode not in ("grad", "value_and_grad"):
+            return result
+        return records.rebuild_aux(self.built_template(), result, self.mode)
+
+    def built_template(self) -> Any:
+        """Where the function's result holds objects it built (records.template)."""
+        ir = self.ir
+        if self._built is None or self._built[0] is not ir:
+            self._built = (ir, records.template(ir))
+        return self._built[1]
+
+    _built: tuple[Any, Any] | None = None
+
     def __repr__(self) -> str:
         return f"<s2s {self.mode} of {self.fn.__qualname__}>"
 
@@ -542,8 +557,12 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     float_args = tuple(i for i in _inexact_args(primals) if method is None or i > 0)
     kinds = tuple(kind_of(p) for p in primals)
 
+    plain_out = trees.plain(out) if trees.has_nodes(out, False) else out
+
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        _check_cotangent(cotangent, out)
+        if plain_out is not out:  # (an output the function built: a NamedTuple)
+            cotangent = trees.plain(cotangent)
+        _check_cotangent(cotangent, plain_out)
         result: list[Any] = []
         if float_args:
             t._refresh()
@@ -640,9 +659,11 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         d.copy() if isinstance(d, np.ndarray) and _shares(d, foreign) else d, o)
              for d, o in zip(_leaves(out_dot), _leaves(out))]
     out_dot = _rebuild(kind, fixed)
+    built = t.built_template()  # (objects the function built: a NamedTuple)
     if has_aux:
-        return out, out_dot, result[2]
-    return out, out_dot
+        out, aux = records.rebuild(built, (out, result[2]))
+        return out, records.rebuild(built and built[1][0], out_dot), aux
+    return records.rebuild(built, out), records.rebuild(built, out_dot)
 
 
 def _jvp_code(fun: Callable, n: int) -> Callable:

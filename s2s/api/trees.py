@@ -37,7 +37,19 @@ class Fields(dict):
             raise AttributeError(name) from None
 
 
-_PLAIN = (tuple, list, dict, Fields)
+class Record(Fields):
+    """The plain form of a NamedTuple: its fields by name (``p.w``, ``p["w"]``) and by
+    position (``p[0]``, ``a, b = p``), as the NamedTuple reads them."""
+
+    __s2s_positional__ = True  # (s2s/ir/kinds.py: its kind maps positions to keys)
+
+    def __getitem__(self, key: Any) -> Any:
+        if type(key) is int:
+            return dict.__getitem__(self, list(dict.keys(self))[key])
+        return dict.__getitem__(self, key)
+
+
+_PLAIN = (tuple, list, dict, Fields, Record)
 
 
 def _is_namedtuple(x: Any) -> bool:
@@ -76,7 +88,7 @@ def has_nodes(tree: Any, none: bool) -> bool:
     t = type(tree)
     if t is tuple or t is list:
         return any(has_nodes(x, none) for x in tree)
-    if t is dict or t is Fields:
+    if t is dict or t is Fields or t is Record:
         return any(has_nodes(x, none) for x in tree.values())
     return (none and tree is None) or is_node(tree)
 
@@ -92,10 +104,10 @@ def plain(tree: Any, none: Any = None) -> Any:
     if t is tuple or t is list:
         return t(plain(x, none) for x in tree)
     if _is_namedtuple(tree):
-        return Fields({k: plain(v, none) for k, v in zip(tree._fields, tree)})
+        return Record({k: plain(v, none) for k, v in zip(tree._fields, tree)})
     if isinstance(tree, dict):
         items = {k: plain(v, none) for k, v in tree.items()}
-        return Fields(items) if t is Fields else items
+        return t(items) if t is Fields or t is Record else items
     node = _fields(tree)
     if node is None:
         return tree
@@ -184,7 +196,7 @@ def _copies(tree: Any) -> Any:
         return type(tree)(_copies(x) for x in tree)
     if isinstance(tree, dict):
         items = {k: _copies(v) for k, v in tree.items()}
-        return Fields(items) if type(tree) is Fields else items
+        return type(tree)(items) if type(tree) in (Fields, Record) else items
     return tree
 
 

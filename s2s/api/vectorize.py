@@ -24,7 +24,7 @@ from ..transforms.analysis import return_kind
 from ..transforms.module import Module
 from ..transforms.ranks import run_silenced
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
-from . import callables, methods, signatures
+from . import callables, methods, records, signatures
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
 from .transformed import (
@@ -43,7 +43,7 @@ from .transformed import (
     check_array_types,
     grad,
 )
-from .trees import _map_leaves, has_nodes, plain, plain_args
+from .trees import _map_leaves, has_nodes, plain, plain_args, unplain
 
 __all__ = ["vmap", "jacfwd", "jacrev", "jacobian", "hessian"]
 
@@ -272,6 +272,10 @@ class Vmapped(Transformed):
                              args, fn)
         signatures.read_free_names(fn)
         return _unshared(_none_for_nones(fn(*args)), args, fn)
+
+    def _outputs(self, result: Any) -> Any:
+        """The objects the function built and returned (a NamedTuple), rebuilt."""
+        return records.rebuild(self.built_template(), result)
 
     def plan(self, args: tuple, kwargs: dict | None = None) -> tuple[str, Callable]:
         """``(text, fn)``: the batched code a call with these arguments runs, without
@@ -614,9 +618,11 @@ class JacFwd(_JacobianCode):
             if (out[0] if self.has_aux else out) is None:
                 return (None, result[2]) if self.has_aux else None
         jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
+        built = t.built_template()  # (the output's objects the function built)
         if self.has_aux:
-            return jac, result[2]
-        return jac
+            jac, aux = records.rebuild(built, (jac, result[2]))
+            return jac, aux
+        return records.rebuild(built, jac)
 
 
 def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any:
@@ -671,6 +677,7 @@ class JacRev(_JacobianCode):
         if self.has_aux:
             out, aux = out
         _no_array_out(self.__name__, out)
+        built, out = out, plain(out) if has_nodes(out, False) else out
         t = vjp_transform(self.fun, self.has_aux)
         t._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
@@ -691,6 +698,7 @@ class JacRev(_JacobianCode):
         rows = v(*args, *rest, cotangent)
         self.source = v.source
         jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out)
+        jac = unplain(built, jac) if built is not out else jac  # (a NamedTuple out)
         return (jac, aux) if self.has_aux else jac
 
 

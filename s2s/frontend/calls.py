@@ -55,6 +55,34 @@ class CallLowerer:
     def __init__(self, n: Any) -> None:
         self.n = n  # the Normalizer: output, scope, buffers, resolver, expressions
 
+    def construct(self, made: Any, node: cst.Call, text: str, target: str | None) -> Atom:
+        """``Params(w, b)`` of a pytree class: the dict of its fields (``{"w": w,
+        "b": b}``), marked ``built`` so that the API gives the caller the object."""
+        if isinstance(made, str):
+            raise self.n.unsupported(node, f"s2s cannot build `{text}` inside the "
+                                     f"function: {made}",
+                                     "build it outside, or return its fields as a tuple")
+        args, kwargs = self.call_args(node)
+        try:
+            bound = made.signature.bind(*args, **kwargs)
+        except TypeError as err:
+            raise self.n.unsupported(node, f"`{text}(...)`: {err}",
+                                     "pass each of its fields once") from None
+        values = []
+        for p in made.params:
+            if p in bound.arguments:
+                values.append(bound.arguments[p])
+                continue
+            default = made.signature.parameters[p].default
+            if not isinstance(default, (int, float, bool, type(None))):
+                raise self.n.unsupported(node, f"`{text}(...)` leaves `{p}` at its "
+                                         "default, which is not a number",
+                                         f"pass `{p}` explicitly")
+            values.append(Const(default, repr(default)))
+        name = self.n.exprs.target(target, stem(text.split(".")[-1].lower()))
+        return self.n.emit(name, "make_dict", tuple(values),
+                           {"keys": tuple(made.keys), "built": made}, node)
+
     def builtin_sum(self, node: cst.Call, target: str | None) -> Atom:
         """``sum([a, b, c])``, ``sum(values)`` over a tuple or list of known length:
         ``a + b + c`` (after ``start``, when given)."""

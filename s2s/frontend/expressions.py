@@ -103,6 +103,13 @@ def root_name(node: Any) -> str | None:
     return node.value if isinstance(node, cst.Name) else None
 
 
+# How a pytree class the function calls is built (``Params(w, b)``): installed by
+# s2s/api/records.py (the frontend does not import the api).  ``BUILT(cls)`` is an
+# object with ``signature``, ``params`` and ``keys``, a string saying why s2s cannot
+# build it, or None where ``cls`` is no pytree node.
+BUILT: Any = None
+
+
 class ExprLowerer:
     """Lowers the expressions of one function into its Normalizer's output."""
 
@@ -478,6 +485,9 @@ class ExprLowerer:
         if prim is not None:
             args, kwargs = self.n.calls.call_args(node)
             return self.n.calls.apply(prim.name, args, kwargs, node, target, text)
+        made = BUILT(obj) if BUILT is not None and isinstance(obj, type) else None
+        if made is not None:  # Params(w, b): a NamedTuple, a registered class
+            return self.n.calls.construct(made, node, text, target)
         fv = self.n.funcs.of_object(obj, text, func)
         if fv is not None:  # your function, a partial, a callable object
             return self.n.funcs.call(fv, node, target)

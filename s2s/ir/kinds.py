@@ -26,6 +26,9 @@ class Tree:
     type: type  # tuple, list or dict
     keys: tuple[Any, ...]  # positions for tuple/list, keys for dict
     children: tuple["Kind", ...]
+    # a NamedTuple's fields (a dict whose keys are also read by position: p[0] is
+    # p["w"], as the NamedTuple's own indexing; see s2s/api/trees.py ``Record``)
+    positional: bool = False
 
     def child(self, key: Any) -> "Kind":
         if self.type is dict:
@@ -71,7 +74,8 @@ def kind_of(value: Any) -> Kind:
         return Tree(list, tuple(range(len(value))), tuple(kind_of(v) for v in value))
     if isinstance(value, dict):
         keys = tuple(value)
-        return Tree(dict, keys, tuple(kind_of(value[k]) for k in keys))
+        return Tree(dict, keys, tuple(kind_of(dict.__getitem__(value, k)) for k in keys),
+                    bool(getattr(value, "__s2s_positional__", False)))
     return LEAF
 
 

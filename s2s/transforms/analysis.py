@@ -303,6 +303,8 @@ class Facts:
                 f"`.{key}` is not a field of this argument", s.loc,
                 f"read one of its fields: {', '.join(map(str, base.keys)) or 'none'}",
             )
+        if base.positional and type(key) is int and -len(base.keys) <= key < len(base.keys):
+            return base.keys[key]  # a NamedTuple's field by position
         if base.type is not dict and isinstance(key, int) and key < 0:
             key += len(base.keys)
         if key not in base.keys:

@@ -1,0 +1,169 @@
+"""Pytree objects the function builds and returns: ``Params(w * 2, b)`` of a
+NamedTuple, a registered class or a registered dataclass.
+
+Inside the emitted code such an object is the dict of its fields (as a pytree argument
+is, s2s/api/trees.py): the frontend lowers the call of the class to a dict literal
+(``{"w": w_times_2, "b": b}``), marked with the ``Built`` that says how to make the
+object again.  At the API's boundary the transforms rebuild the user's type where the
+function returned one (``template`` reads the returned value's producers in the IR,
+``rebuild`` applies it): vmap's batched output, jvp's primal and tangent outputs,
+jacfwd's Jacobian (an out-tree of the object's type), aux outputs, as JAX returns
+them.
+
+A registered class is built this way when its constructor stores each argument as a
+child unchanged (found by calling it once on markers and flattening the result): a
+constructor that computes, or keeps an argument as static data, is refused at the
+call with that reason.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from ..frontend import expressions
+from ..ir.nodes import Function, Let, Return, Var, walk
+from . import trees
+from .tree_util import NODES
+
+
+class Built:
+    """How the function's call ``cls(...)`` maps to the fields of its plain form:
+    ``params[i]`` (a constructor parameter) is the field ``keys[i]``."""
+
+    def __init__(self, cls: type, params: tuple[str, ...], keys: tuple[Any, ...],
+                 positional: bool) -> None:
+        self.cls, self.params, self.keys, self.positional = cls, params, keys, positional
+        self.signature = inspect.signature(cls)
+
+    def make(self, fields: dict) -> Any:
+        return self.cls(**{p: fields[k] for p, k in zip(self.params, self.keys)})
+
+    def __repr__(self) -> str:
+        return f"<built {self.cls.__qualname__}>"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Built) and other.cls is self.cls
+
+    def __hash__(self) -> int:
+        return hash(self.cls)
+
+
+class _Marker:
+    """What a constructor is called with to see where each argument goes."""
+
+
+def built(cls: Any) -> Built | str | None:
+    """The ``Built`` of a pytree class (None: not a pytree node; a string: why s2s
+    cannot build it in the function)."""
+    if not isinstance(cls, type):
+        return None
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # a NamedTuple
+        return Built(cls, tuple(cls._fields), tuple(cls._fields), True)
+    if cls not in NODES:
+        return None
+    try:
+        params = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return "its constructor's signature cannot be read"
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    if len(names) != len(params):
+        return "its constructor takes *args, **kwargs or positional-only parameters"
+    markers = {n: _Marker() for n in names}
+    try:
+        made = cls(**markers)
+        node = trees._fields(made)
+    except Exception as err:  # (a constructor that computes on its arguments)
+        return f"its constructor does more than store its arguments ({err})"
+    assert node is not None
+    keys, children, _ = node
+    by_marker = {id(m): n for n, m in markers.items()}
+    found = [by_marker.get(id(c)) for c in children]
+    if None in found or sorted(found) != sorted(names):  # type: ignore[type-var]
+        return ("its constructor does not store each argument as a child unchanged "
+                "(static data, or computed fields)")
+    return Built(cls, tuple(found), tuple(keys), False)  # type: ignore[arg-type]
+
+
+expressions.BUILT = built  # (the frontend's hook: it does not import the api)
+
+
+# ---- the returned value's types ----------------------------------------------------
+
+
+def template(ir: Function) -> Any:
+    """Where the function's returned value holds objects it built: ``("dict", built,
+    {key: sub})``, ``("seq", [sub, ...])``, or None (nothing to rebuild)."""
+    return _returned(ir, 0)
+
+
+def _returned(fn: Function, depth: int) -> Any:
+    if depth > 8:  # (a recursive function: rebuild no further)
+        return None
+    lets: dict[str, list[Let]] = {}
+    for s in walk(fn.body):
+        if isinstance(s, Let):
+            lets.setdefault(s.target, []).append(s)
+    ret = next((s for s in reversed(fn.body) if isinstance(s, Return)), None)
+    if ret is None:
+        return None
+
+    def of(atom: Any, seen: frozenset) -> Any:
+        if not isinstance(atom, Var) or atom.name in seen:
+            return None
+        seen = seen | {atom.name}
+        for s in lets.get(atom.name, []):
+            found = _of_let(s, lambda a: of(a, seen), depth)
+            if found is not None:
+                return found
+        return None
+
+    return of(ret.value, frozenset())
+
+
+def _of_let(s: Let, of: Any, depth: int) -> Any:
+    if s.prim == "make_dict" and "keys" in s.params:
+        subs = {k: of(a) for k, a in zip(s.params["keys"], s.args)}
+        made = s.params.get("built")
+        if made is not None or any(v is not None for v in subs.values()):
+            return ("dict", made, subs)
+    elif s.prim in ("make_tuple", "make_list"):
+        items = [of(a) for a in s.args]
+        if any(v is not None for v in items):
+            return ("seq", items)
+    elif s.prim == "identity":
+        return of(s.args[0])
+    elif s.prim == "call" and isinstance(s.params.get("callee"), Function):
+        return _returned(s.params["callee"], depth + 1)
+    return None
+
+
+def rebuild(t: Any, value: Any) -> Any:
+    """``value`` (a plain output) with the objects ``t`` names made again."""
+    if t is None:
+        return value
+    if t[0] == "seq":
+        if not isinstance(value, (tuple, list)) or len(value) != len(t[1]):
+            return value
+        return type(value)(rebuild(s, v) for s, v in zip(t[1], value))
+    _, made, subs = t
+    if not isinstance(value, dict):
+        return value
+    fields = {k: rebuild(subs.get(k), v) for k, v in value.items()}
+    if made is None or set(fields) != set(made.keys):
+        return fields
+    return made.make(fields)
+
+
+def rebuild_aux(t: Any, result: Any, mode: str) -> Any:
+    """grad's ``(grads, aux)`` and value_and_grad's ``((value, aux), grads)`` with
+    the aux output's objects made again (``t``: the template of ``(value, aux)``)."""
+    if t is None or t[0] != "seq" or len(t[1]) != 2 or t[1][1] is None:
+        return result
+    if mode == "grad":
+        return result[0], rebuild(t[1][1], result[1])
+    (value, aux), grads = result
+    return (value, rebuild(t[1][1], aux)), grads
+
+
+__all__ = ["Built", "built", "template", "rebuild", "rebuild_aux"]
