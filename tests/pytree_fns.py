@@ -68,6 +68,15 @@ class Model:
     def loss(self, x):
         return np.sum(np.tanh(x @ self.W) ** 2)
 
+    def predict(self, x):
+        return np.tanh(x @ self.W) * self.scale
+
+    def loss_aux(self, x):
+        h = np.tanh(x @ self.W)
+        return np.sum(h ** 2), h
+
+    scale = 2.0  # (a class attribute the method reads too)
+
 
 def linear(p, x):
     return np.tanh(x @ p.w + p.b)
@@ -128,3 +137,77 @@ def int_scaled(x, n):
 
 def linear_map(x, y):
     return 2.0 * x + np.sum(y) * np.ones_like(x)
+
+
+# ---- objects the function builds and returns ----------------------------------------
+
+
+class Out(NamedTuple):
+    h: np.ndarray
+    s: np.ndarray
+
+
+@dataclasses.dataclass
+class Stats:
+    mean: np.ndarray
+    spread: np.ndarray
+
+
+tu.register_dataclass(Stats, data_fields=["mean", "spread"], meta_fields=[])
+
+
+@tu.register_pytree_node_class
+class Scaled:
+    """A constructor that computes: s2s cannot build it inside the function."""
+
+    def __init__(self, w):
+        self.w = w * 2
+
+    def tree_flatten(self):
+        return (self.w,), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(children[0] / 2)
+
+
+def make_out(x):
+    return Out(np.tanh(x), np.sum(x ** 2, axis=-1) * x)
+
+
+def make_layer(x):
+    return Layer(np.sin(x), x * 2.0)
+
+
+def make_stats(x):
+    return Stats(spread=np.cos(x) * x, mean=np.sin(x) + 1.0)
+
+
+def through_callee(x):
+    o = make_out(x * 3.0)
+    return Out(o.h * o.s, o.s)
+
+
+def nested_out(x):
+    return (np.sin(x), {"o": Out(x * x, np.cos(x)), "l": [make_layer(x)]})
+
+
+def out_aux(x):
+    return np.sum(x ** 2), Out(np.sin(x), x * 3.0)
+
+
+def branch_out(x):
+    if np.sum(x) > 0:
+        out = Out(x * 2.0, np.sin(x))
+    else:
+        out = Out(np.cos(x), x)
+    return out
+
+
+def make_scaled(x):
+    return Scaled(x)
+
+
+def by_position(p, x):
+    w, b = p
+    return np.sum(np.tanh(x @ w + b) ** 2) + np.sum(p[1] * p[0][0]) + np.sum(p[-1])

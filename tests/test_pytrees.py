@@ -276,3 +276,160 @@ def test_tree_util_matches_jax():
     assert doubled["b"][1] is None and doubled["p"].w == 12.0
     assert tu.tree_structure(tree).num_leaves == jax.tree_util.tree_structure(
         jtree).num_leaves
+
+
+# ---- bound methods under every transform -------------------------------------------
+
+
+def _method_transforms(model, jmodel):
+    """(s2s transform, JAX transform, takes a matrix) of a bound method."""
+    return [
+        (s2s.vmap(model.predict), jax.vmap(jmodel.predict), True),
+        (lambda x: s2s.jvp(model.loss, (x,), (np.ones_like(x),)),
+         lambda x: jax.jvp(jmodel.loss, (x,), (np.ones_like(x),)), False),
+        (lambda x: s2s.vjp(model.predict, x)[1](np.ones((5, 2), x.dtype)),
+         lambda x: jax.vjp(jmodel.predict, x)[1](np.ones((5, 2), x.dtype)), False),
+        (s2s.jacfwd(model.predict), jax.jacfwd(jmodel.predict), False),
+        (s2s.jacrev(model.predict), jax.jacrev(jmodel.predict), False),
+        (s2s.hessian(model.loss), jax.hessian(jmodel.loss), False),
+        (s2s.value_and_grad(model.loss_aux, has_aux=True),
+         jax.value_and_grad(jmodel.loss_aux, has_aux=True), False),
+    ]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)])
+def test_bound_methods_read_self_at_each_call_under_every_transform(dtype):
+    """vmap, jvp, vjp, jacfwd, jacrev, hessian and value_and_grad of ``model.f``: the
+    object's attributes are constants of each call, as JAX closes over them; W is
+    changed between calls 1, 3 and 10 (each transform made once)."""
+    rng = np.random.default_rng(20)
+    model = F.Model(rng_array(rng, (3, 2), dtype))
+    transforms = _method_transforms(model, model)  # (JAX side rebuilt per call)
+    for call in range(1, 11):
+        if call in (1, 3, 10):
+            model.W = rng_array(rng, (3, 2), dtype)
+        if call not in (1, 2, 3, 10):
+            continue
+        jmodel = J.Model(model.W)
+        x = rng_array(rng, (5, 3), dtype)
+        for (got_fn, _, batched), (_, want_fn, _) in zip(
+                transforms, _method_transforms(model, jmodel)):
+            xs = rng_array(rng, (4, 5, 3), dtype) if batched else x
+            assert_same_tree(got_fn(xs), want_fn(xs), dtype)
+
+
+def test_a_bound_methods_object_is_never_differentiated_nor_batched():
+    model = F.Model(np.ones((3, 2)))
+    x = np.ones((5, 3))
+    out, back = s2s.vjp(model.loss, x)
+    assert len(back(1.0)) == 1  # one cotangent: x's, not self's
+    assert s2s.vmap(model.predict, in_axes=(0,))(np.ones((4, 5, 3))).shape == (4, 5, 2)
+    assert s2s.jacrev(model.predict, argnums=0)(x).shape == (5, 2, 5, 3)
+
+
+# ---- objects the function builds and returns ---------------------------------------
+
+BUILDERS = ["make_out", "make_layer", "make_stats", "through_callee", "nested_out"]
+
+
+def _types(tree):
+    """The node types of a pytree by name, in order (s2s's and JAX's are namesakes)."""
+    if isinstance(tree, dict):
+        return ("dict", tuple((k, _types(v)) for k, v in sorted(tree.items())))
+    if isinstance(tree, (tuple, list)):
+        return (type(tree).__name__, tuple(_types(c) for c in tree))
+    if type(tree).__name__ in ("Layer", "Stats"):
+        return (type(tree).__name__, tuple(_types(v) for _, v in sorted(vars(tree).items())))
+    return "leaf"
+
+
+def _same_built(got, want, dtype):
+    assert _types(got) == _types(want), (_types(got), _types(want))
+    assert_same_tree(got, want, dtype)
+
+
+@pytest.mark.parametrize("name, dtype", [
+    pytest.param(n, d, marks=() if d == np.float64 or n == "make_out" else pytest.mark.slow)
+    for n in BUILDERS for d in DTYPES])
+def test_built_objects_come_back_in_their_type(name, dtype):
+    """vmap, jvp (primal and tangent), vjp (cotangent given in the type), jacfwd,
+    jacrev and jit of a function returning a NamedTuple, a registered class or a
+    registered dataclass: the user's type, as JAX returns it."""
+    rng = np.random.default_rng(21)
+    f, jf = getattr(F, name), getattr(J, name)
+    v = s2s.vmap(f)
+    for call in range(3):  # (the same vmap, new values)
+        xs = rng_array(rng, (4, 3), dtype) * (-1) ** call
+        _same_built(v(xs), jax.vmap(jf)(xs), dtype)
+    x, t = rng_array(rng, (3,), dtype), rng_array(rng, (3,), dtype)
+    _same_built(s2s.jvp(f, (x,), (t,)), jax.jvp(jf, (x,), (t,)), dtype)
+    out, back = s2s.vjp(f, x)
+    jout, jback = jax.vjp(jf, x)
+    _same_built(out, jout, dtype)
+    ct = jax.tree_util.tree_map(lambda a: np.asarray(a) * 0 + 1.5, jout)
+    _same_built(back(out), jback(jout), dtype)
+    _same_built(back(F_like(out, ct)), jback(ct), dtype)
+    _same_built(s2s.jacfwd(f)(x), jax.jacfwd(jf)(x), dtype)
+    _same_built(s2s.jacrev(f)(x), jax.jacrev(jf)(x), dtype)
+    _same_built(s2s.jit(f)(x), jax.jit(jf)(x), dtype)
+
+
+def F_like(out, jtree):
+    """``jtree``'s leaves in ``out``'s (s2s-side) structure."""
+    leaves = [np.asarray(a) for a in jax.tree_util.tree_leaves(jtree)]
+    return tu.tree_unflatten(tu.tree_structure(out), leaves)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_an_object_built_on_either_path_of_an_if(dtype):
+    """(JAX's vmap and jacfwd cannot run a Python `if` on a traced value; jvp and vjp
+    can, as s2s's.)"""
+    for sign in (1, -1):
+        x = rng_array(np.random.default_rng(24), (3,), dtype) ** 2 * sign
+        _same_built(s2s.jvp(F.branch_out, (x,), (x,)), jax.jvp(J.branch_out, (x,), (x,)),
+                    dtype)
+        out, back = s2s.vjp(F.branch_out, x)
+        jout, jback = jax.vjp(J.branch_out, x)
+        _same_built(out, jout, dtype)
+        _same_built(back(out), jback(jout), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_built_aux_output_comes_back_in_its_type(dtype):
+    x = rng_array(np.random.default_rng(22), (3,), dtype)
+    _same_built(s2s.value_and_grad(F.out_aux, has_aux=True)(x),
+                jax.value_and_grad(J.out_aux, has_aux=True)(x), dtype)
+    _same_built(s2s.grad(F.out_aux, has_aux=True)(x), jax.grad(J.out_aux, has_aux=True)(x),
+                dtype)
+    _same_built(s2s.jvp(F.out_aux, (x,), (x,), has_aux=True),
+                jax.jvp(J.out_aux, (x,), (x,), has_aux=True), dtype)
+    _same_built(s2s.jacfwd(F.make_out, has_aux=False)(x), jax.jacfwd(J.make_out)(x), dtype)
+
+
+def test_a_class_whose_constructor_computes_is_refused_at_the_call():
+    with pytest.raises(s2s.UnsupportedSyntaxError, match="does not store each argument") as e:
+        s2s.vmap(F.make_scaled)(np.ones((2, 3)))
+    assert "pytree_fns.py" in str(e.value) and "return Scaled(x)" in str(e.value)
+
+
+# ---- a NamedTuple's fields by position -------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_namedtuple_fields_by_position_and_unpacking(dtype):
+    rng = np.random.default_rng(23)
+    p, jp = params(rng, dtype)
+    x = rng_array(rng, (5, 3), dtype)
+    got = s2s.grad(F.by_position)(p, x)
+    assert type(got) is F.Params
+    assert_same_tree(got, jax.grad(J.by_position)(jp, x), dtype)
+    assert_same_tree(s2s.value_and_grad(F.by_position, argnums=(0, 1))(p, x),
+                     jax.value_and_grad(J.by_position, argnums=(0, 1))(jp, x), dtype)
+    t, jt = params(rng, dtype)
+    assert_same_tree(s2s.jvp(F.by_position, (p, x), (t, x)),
+                     jax.jvp(J.by_position, (jp, x), (jt, x)), dtype)
+    assert_same_tree(s2s.vjp(F.by_position, p, x)[1](dtype(1.5)),
+                     jax.vjp(J.by_position, jp, x)[1](dtype(1.5)), dtype)
+    w, b = rng_array(rng, (4, 3, 2), dtype), rng_array(rng, (4, 2), dtype)
+    assert_same_tree(s2s.vmap(F.by_position, in_axes=(0, None))(F.Params(w, b), x),
+                     jax.vmap(J.by_position, in_axes=(0, None))(J.Params(w, b), x), dtype)

@@ -19,10 +19,12 @@ call with that reason.
 from __future__ import annotations
 
 import inspect
+import weakref
 from typing import Any
 
 from ..frontend import expressions
 from ..ir.nodes import Function, Let, Return, Var, walk
+from ..transforms import ranks
 from . import trees
 from .tree_util import NODES
 
@@ -73,8 +75,9 @@ def built(cls: Any) -> Built | str | None:
     try:
         made = cls(**markers)
         node = trees._fields(made)
-    except Exception as err:  # (a constructor that computes on its arguments)
-        return f"its constructor does more than store its arguments ({err})"
+    except Exception:  # (a constructor that computes on its arguments)
+        return "its constructor does not store each argument as a child unchanged " \
+            "(it computes on them)"
     assert node is not None
     keys, children, _ = node
     by_marker = {id(m): n for n, m in markers.items()}
@@ -85,7 +88,43 @@ def built(cls: Any) -> Built | str | None:
     return Built(cls, tuple(found), tuple(keys), False)  # type: ignore[arg-type]
 
 
-expressions.BUILT = built  # (the frontend's hook: it does not import the api)
+def _plain_result(value: Any) -> Any:
+    return trees.plain(value) if trees.has_nodes(value, False) else value
+
+
+class Plained:
+    """A user function that returns objects it built, as emitted code calls it: its
+    result as the dicts of their fields (a transform of the emitted code reads the
+    function itself: ``__s2s_unwrap__``)."""
+
+    def __init__(self, fn: Any) -> None:
+        self.__s2s_unwrap__ = fn
+        self.__name__ = getattr(fn, "__name__", "fn")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _plain_result(self.__s2s_unwrap__(*args, **kwargs))
+
+    def __repr__(self) -> str:
+        return f"<{self.__name__}, its built objects as dicts>"
+
+
+_PLAINED: "weakref.WeakKeyDictionary[Any, Plained]" = weakref.WeakKeyDictionary()
+
+
+def plained(fn: Any, callee: Any) -> Plained | None:
+    if not isinstance(callee, Function) or template(callee) is None:
+        return None
+    try:
+        if fn not in _PLAINED:
+            _PLAINED[fn] = Plained(fn)
+        return _PLAINED[fn]
+    except TypeError:  # (takes no weak reference)
+        return Plained(fn)
+
+
+expressions.BUILT = built  # (the frontend's hooks: it does not import the api)
+expressions.PLAINED = plained
+ranks.PLAIN = _plain_result  # (vmap's probe runs user callees as they are)
 
 
 # ---- the returned value's types ----------------------------------------------------

@@ -160,7 +160,12 @@ def attributes(obj: Any) -> Any:
         return plain(obj)
     if not hasattr(obj, "__dict__"):
         return obj
-    return Fields({k: plain(v) for k, v in vars(obj).items()})
+    found = {}
+    for cls in reversed(type(obj).__mro__[:-1]):  # class attributes holding data too
+        found.update({k: v for k, v in vars(cls).items() if not k.startswith("__")
+                      and not callable(v) and not hasattr(v, "__get__")})
+    found.update(vars(obj))
+    return Fields({k: plain(v) for k, v in found.items()})
 
 
 # ---- plain containers (insertion order: the order of kind_of) ---------------------

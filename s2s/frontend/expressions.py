@@ -108,6 +108,9 @@ def root_name(node: Any) -> str | None:
 # object with ``signature``, ``params`` and ``keys``, a string saying why s2s cannot
 # build it, or None where ``cls`` is no pytree node.
 BUILT: Any = None
+# ``PLAINED(fn, callee_ir)``: what emitted code calls for a user function that returns
+# objects it built (its result as the dicts of their fields), or None: it returns none
+PLAINED: Any = None
 
 
 class ExprLowerer:

@@ -36,6 +36,7 @@ from ..ir.nodes import (
 )
 from ..ir.nodes import uses as uses_of
 from ..ir.nodes import walk as walk_stmts
+from . import expressions
 from .buffers import ALIASING, EFFECTS, WRITES, BufferLowerer, allocates
 from .calls import CallLowerer
 from .comprehensions import Comprehensions
@@ -56,6 +57,7 @@ from .resolve import (
     DefaultVar,
     FreeVar,
     Resolver,
+    ThroughVar,
     is_library,
     is_literal,
     live_defaults,
@@ -498,6 +500,13 @@ class Normalizer:
                 "make them positional parameters",
             )
         self.resolver.bind_namespace(text.split(".")[0], node)
+        plained = expressions.PLAINED(obj, callee) if expressions.PLAINED else None
+        if plained is not None and "." not in text:  # (returns objects it built)
+            self.resolver.namespace[text] = plained
+            var = self.resolver.free.get(text)
+            if var is not None and not isinstance(var, ThroughVar):
+                self.resolver.free[text] = ThroughVar(
+                    var, lambda f, c=callee: expressions.PLAINED(f, c) or f)
         if not recursive:  # (a function calling itself reads its own free names)
             for var in callee.free.values():
                 self.resolver.depends_on(var, node)

@@ -92,6 +92,19 @@ class FreeVar:
         return (own, self.agrees()) if self.also else own
 
 
+class ThroughVar(FreeVar):
+    """A free name whose value emitted code reads through ``through``: a function
+    that returns objects it built, called by emitted code as a wrapper giving their
+    fields as dicts (s2s/api/records.py ``Plained``)."""
+
+    def __init__(self, var: FreeVar, through: Any) -> None:
+        super().__init__(var.name, var.cell, var.scope)
+        self.also, self.through = var.also, through
+
+    def read(self) -> Any:
+        return self.through(super().read())
+
+
 _NO_DEFAULT = object()  # what a DefaultVar reads for a parameter without a default
 
 

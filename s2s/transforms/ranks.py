@@ -253,6 +253,11 @@ class RankInference:
         return rank + max(advanced, default=0)
 
 
+# A user callee's result as the code reads it (the objects it built, a NamedTuple or a
+# registered class, as the dicts of their fields): installed by s2s/api/records.py
+PLAIN: Any = None
+
+
 def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     """Run ``fn``'s statements on one example; the rank of each value it computes
     (per leaf path), and the arguments of each call to a user function."""
@@ -286,6 +291,7 @@ def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
     ns.update(fn.namespace)
     ns.update(defaults.namespace)
     ns["__record__"], ns["__record_call__"] = record, record_call
+    ns["__plain__"] = PLAIN if PLAIN is not None else (lambda value: value)
     # the batched run prints and draws; psum(x) stands for x's rank
     with silenced(has_effects(fn)), random_state_kept(), collectives.probing():
         compile_module(text, ns, f"probe_{fn.name}")["__probe__"](*_unshared(example))
@@ -364,6 +370,8 @@ def _instrument(items: list[Any]) -> list[Any]:
             if call is not None:
                 out.append(Line(f"__record_call__({call[0]!r}, ({call[1]},))"))
             out.append(item)
+            if call is not None:  # (a NamedTuple it built, read as the dict of its fields)
+                out.append(Line(f"{call[0]} = __plain__({call[0]})"))
             for name in sorted(item.defines):
                 out.append(Line(f"__record__({name!r}, {name})"))
         elif isinstance(item, Block):
