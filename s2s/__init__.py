@@ -27,7 +27,8 @@ from .api import (
     vmap,
 )
 from .api import transformed as _transformed
-from .api.checkpoint import checkpoint, checkpoint_policies
+from .api.checkpoint import checkpoint
+from .api.checkpoint import checkpoint_policies as checkpoint_policies  # (a namespace)
 from .api.extras import ShapeDtypeStruct, eval_shape, linear_transpose, linearize, stop_gradient
 from .errors import (
     CustomRuleError,
@@ -62,7 +63,6 @@ __all__ = [
     "custom_vjp",
     "primitive",
     "checkpoint",
-    "checkpoint_policies",
     "remat",
     "stop_gradient",
     "linearize",

@@ -267,9 +267,11 @@ CATALOGUE: list[Kind] = [
     Kind("string-method", CALLS, "`'abc'.upper()`", _grad(C.uses_string_method), Call,
          ("upper",), C.uses_string_method,
          hint=r"^\s*Instead: compute the str outside the function"),
-    Kind("bound-method", CALLS, "a bound method `model.loss` under vmap (grad reads it)",
-         lambda: s2s.vmap(C.Model(2.0).loss)(X), Transform, ("method", "self.scale"), C.Model.loss,
-         hint=r"^\s*Instead: pass the arrays it reads as arguments: `def loss\(scale, x\)`"),
+    Kind("bound-method", CALLS, "a method calling another method of `self` (its data "
+         "attributes are read)", lambda: s2s.vmap(C.Model(2.0).calls_itself)(X), Call,
+         ("self.loss(...)", "calls a method of the object"), C.Model.calls_itself,
+         hint=r"^\s*Instead: call the method's function, passing the object: "
+              r"`Model.loss\(self, ...\)`"),
     Kind("object-attribute", CALLS, "an attribute of a non-array argument (`cfg.scale`)",
          _grad_call(C.reads_object_attribute, X, SimpleNamespace(scale=2.0)), Syntax,
          ("`.scale`", "not an attribute of NumPy arrays"), C.reads_object_attribute,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import api_table_fns as F
+import collective_jax_fns as FJ
 import jax
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ import s2s
 
 jax.config.update("jax_enable_x64", True)  # (also when tools/errors_doc.py imports this)
 J = jax_twin(F)
+JX = jax_twin(FJ)
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "comparison.md"
 BEGIN, END = "<!-- api-table: begin (tests/test_api_table.py) -->", "<!-- api-table: end -->"
@@ -55,6 +57,24 @@ def _vjp(fn, jfn, x, ct):
 
 def _jit_same(**options):
     return lambda: same(s2s.jit(F.loss, **options)(X), jax.jit(J.loss, **options)(X))
+
+
+def _same_type(got, want):
+    """Equal values, and the same node types (by name: s2s's and JAX's NamedTuples are
+    namesakes from two modules)."""
+    def types(t):
+        if isinstance(t, (tuple, list)):
+            return (type(t).__name__, tuple(types(c) for c in t))
+        return "leaf"
+
+    assert types(got) == types(want), (types(got), types(want))
+    same(got, want)
+
+
+def _checkpointed(policy=None, jpolicy=None, **options):
+    return lambda: same(
+        s2s.grad(s2s.checkpoint(F.looped, policy=policy, **options))(X),
+        jax.grad(jax.checkpoint(J.looped, policy=jpolicy, **options))(X))
 
 
 def _vmapped(name, **options):
@@ -98,10 +118,15 @@ ROWS = [
                                           jax.jacrev(J.scaled, argnums=1)(X, 2.0))),
     Row("jacrev", "has_aux", lambda: same(s2s.jacrev(F.with_aux, has_aux=True)(X),
                                           jax.jacrev(J.with_aux, has_aux=True)(X))),
-    Row("jacrev", "allow_int", lambda: s2s.jacrev(F.vector, allow_int=True)(X)),
+    Row("jacfwd", "allow_int", lambda: s2s.jacfwd(F.scaled, allow_int=True)(X, 3)),
+    Row("jacrev", "allow_int", lambda: same(
+        s2s.jacrev(F.scaled, argnums=(0, 1), allow_int=True)(X, 3),
+        jax.jacrev(J.scaled, argnums=(0, 1), allow_int=True)(X, 3))),
+    Row("jacrev", "holomorphic", lambda: s2s.jacrev(F.vector, holomorphic=True)(X)),
     Row("hessian", "", lambda: same(s2s.hessian(F.loss)(X), jax.hessian(J.loss)(X))),
     Row("hessian", "argnums", lambda: same(s2s.hessian(F.loss2, argnums=1)(X, X),
                                            jax.hessian(J.loss2, argnums=1)(X, X))),
+    Row("hessian", "holomorphic", lambda: s2s.hessian(F.loss, holomorphic=True)(X)),
     Row("vmap", "", _vmapped("vector")),
     Row("vmap", "in_axes", lambda: same(s2s.vmap(F.scaled, in_axes=(1, None))(XS, 2.0),
                                         jax.vmap(J.scaled, in_axes=(1, None))(XS, 2.0))),
@@ -124,8 +149,19 @@ ROWS = [
     Row("jit", "backend", lambda: same(s2s.jit(F.loss, backend="jax")(X), jax.jit(J.loss)(X))),
     Row("checkpoint / remat", "", lambda: same(
         s2s.grad(s2s.checkpoint(F.looped))(X), jax.grad(jax.checkpoint(J.looped))(X))),
-    Row("checkpoint / remat", "policy", lambda: s2s.checkpoint(F.looped, policy=None)),
-    Row("checkpoint / remat", "prevent_cse", lambda: s2s.checkpoint(F.looped, prevent_cse=True)),
+    Row("checkpoint / remat", "policy", lambda: [_checkpointed(policy=getattr(
+        s2s.checkpoint_policies, name), jpolicy=getattr(jax.checkpoint_policies, name))()
+        for name in ("nothing_saveable", "everything_saveable", "dots_saveable",
+                     "dots_with_no_batch_dims_saveable")]),
+    Row("checkpoint / remat", "policy=save_anything_except_these_names", _checkpointed(
+        policy=s2s.checkpoint_policies.save_anything_except_these_names("h"),
+        jpolicy=jax.checkpoint_policies.save_anything_except_these_names("h"))),
+    Row("checkpoint / remat", "policy=offload_dot_with_no_batch_dims", lambda: s2s.checkpoint(
+        F.looped, policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims(
+            "device", "pinned_host"))),
+    Row("checkpoint / remat", "policy=(a function of your own)", lambda: s2s.checkpoint(
+        F.looped, policy=lambda prim, *args, **params: True)),
+    Row("checkpoint / remat", "prevent_cse", _checkpointed(prevent_cse=False), no_effect=True),
     Row("custom_jvp, custom_vjp", "", lambda: same(s2s.grad(F.custom_loss)(X),
                                                    jax.grad(J.custom_loss)(X))),
     Row("lax.stop_gradient", "", lambda: same(s2s.grad(F.stopped)(X), jax.grad(J.stopped)(X))),
@@ -137,15 +173,43 @@ ROWS = [
     Row("tree_util.register_pytree_node_class", "", lambda: same(
         s2s.grad(lambda p: np.sum(p.a * p.b))(F.Pair(X, X)).a,
         jax.grad(lambda p: (p.a * p.b).sum())(J.Pair(X, X)).a)),
-    Row("vmap, jvp, vjp", "of a bound method reading self", lambda: same(
+    Row("vmap", "of a bound method reading self", lambda: same(
         s2s.vmap(F.Scale(2.0).apply)(XS), jax.vmap(J.Scale(2.0).apply)(XS))),
-    Row("jvp, vjp, vmap, jacfwd", "of a function returning a NamedTuple", lambda: same(
-        s2s.jvp(F.as_pair, (X,), (X,)), jax.jvp(J.as_pair, (X,), (X,)))),
+    Row("jvp, vjp", "of a bound method reading self", lambda: (same(
+        s2s.jvp(F.Linear(X).loss, (X,), (X,)), jax.jvp(J.Linear(X).loss, (X,), (X,))),
+        _vjp(F.Linear(X).predict, J.Linear(X).predict, X, X[::-1]))),
+    Row("jacfwd, jacrev, hessian", "of a bound method reading self", lambda: (
+        same(s2s.jacfwd(F.Linear(X).predict)(X), jax.jacfwd(J.Linear(X).predict)(X)),
+        same(s2s.jacrev(F.Linear(X).predict)(X), jax.jacrev(J.Linear(X).predict)(X)),
+        same(s2s.hessian(F.Linear(X).loss)(X), jax.hessian(J.Linear(X).loss)(X)))),
+    Row("jvp, vjp", "of a function returning a NamedTuple", lambda: (
+        _same_type(s2s.jvp(F.as_pair, (X,), (X,)), jax.jvp(J.as_pair, (X,), (X,))),
+        _same_type(s2s.vjp(F.as_pair, X)[0], jax.vjp(J.as_pair, X)[0]),
+        same(s2s.vjp(F.as_pair, X)[1](F.Out(X, X)), jax.vjp(J.as_pair, X)[1](J.Out(X, X))))),
+    Row("vmap, jit", "of a function returning a NamedTuple", lambda: (
+        _same_type(s2s.vmap(F.as_pair)(XS), jax.vmap(J.as_pair)(XS)),
+        _same_type(s2s.jit(F.as_pair)(X), jax.jit(J.as_pair)(X)))),
+    Row("jacfwd, jacrev", "of a function returning a NamedTuple", lambda: (
+        _same_type(s2s.jacfwd(F.as_pair)(X), jax.jacfwd(J.as_pair)(X)),
+        _same_type(s2s.jacrev(F.as_pair)(X), jax.jacrev(J.as_pair)(X)))),
+    Row("value_and_grad", "has_aux returning a NamedTuple", lambda: _same_type(
+        s2s.value_and_grad(F.pair_aux, has_aux=True)(X),
+        jax.value_and_grad(J.pair_aux, has_aux=True)(X))),
+    Row("grad", "of a NamedTuple read by position (p[0], a, b = p)", lambda: _same_type(
+        s2s.grad(F.by_position)(F.Out(X, X[::-1])), jax.grad(J.by_position)(J.Out(X, X[::-1])))),
     Row("lax.psum, pmean", "", lambda: (_vmapped("centred", axis_name="b")(),
                                         _vmapped("summed", axis_name="b")())),
     Row("lax.pmax, pmin", "", _vmapped("spread", axis_name="b")),
     Row("lax.all_gather, axis_size", "", _vmapped("gathered", axis_name="b")),
     Row("lax.axis_index", "", _vmapped("indexed", axis_name="b")),
+    Row("lax.psum, pmean", "written jax.lax.psum in the function", lambda: same(
+        s2s.vmap(FJ.jax_spelled, axis_name="batch")(XS),
+        jax.vmap(JX.jax_spelled, axis_name="batch")(XS))),
+    Row("lax.psum, pmean, pmax, pmin, axis_size", "a tuple of axis names", lambda: same(
+        s2s.vmap(s2s.vmap(FJ.both_axes, axis_name="rows"), axis_name="cols")(XS[None]),
+        jax.vmap(jax.vmap(JX.both_axes, axis_name="rows"), axis_name="cols")(XS[None]))),
+    Row("lax.all_gather, axis_index", "a tuple of axis names", lambda: s2s.vmap(s2s.vmap(
+        FJ.gather_two, axis_name="rows"), axis_name="cols")(XS[None])),
     Row("lax.psum, pmean under grad", "", lambda: same(
         s2s.vmap(s2s.grad(lambda x: np.sum(F.centred(x) ** 2 * x)), axis_name="b")(XS),
         jax.vmap(jax.grad(lambda x: (J.centred(x) ** 2 * x).sum()), axis_name="b")(XS))),

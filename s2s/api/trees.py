@@ -158,13 +158,15 @@ def attributes(obj: Any) -> Any:
     over them as constants)."""
     if type(obj) in _PLAIN or is_node(obj):
         return plain(obj)
-    if not hasattr(obj, "__dict__"):
-        return obj
     found = {}
     for cls in reversed(type(obj).__mro__[:-1]):  # class attributes holding data too
         found.update({k: v for k, v in vars(cls).items() if not k.startswith("__")
                       and not callable(v) and not hasattr(v, "__get__")})
-    found.update(vars(obj))
+        slots = getattr(cls, "__slots__", ())
+        for k in (slots,) if isinstance(slots, str) else slots:  # (an object without
+            if hasattr(obj, k) and not k.startswith("__"):  # a __dict__: its slots)
+                found[k] = getattr(obj, k)
+    found.update(getattr(obj, "__dict__", {}))
     return Fields({k: plain(v) for k, v in found.items()})
 
 

@@ -619,10 +619,7 @@ class JacFwd(_JacobianCode):
                 return (None, result[2]) if self.has_aux else None
         jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
         built = t.built_template()  # (the output's objects the function built)
-        if self.has_aux:
-            jac, aux = records.rebuild(built, (jac, result[2]))
-            return jac, aux
-        return records.rebuild(built, jac)
+        return records.rebuild(built, (jac, result[2]) if self.has_aux else jac)
 
 
 def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any:

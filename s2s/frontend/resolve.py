@@ -19,7 +19,7 @@ import numpy as np
 from .. import runtime
 from ..errors import Loc, TransformError, UnsupportedCallError, UnsupportedSyntaxError
 from ..ir.kinds import kind_of
-from ..ir.nodes import Atom, Const
+from ..ir.nodes import Atom, Const, Var
 from ..primitives import lookup_object
 from .source import ParsedFunction, parse_function
 
@@ -577,6 +577,13 @@ class Resolver:
                 + (" (index it, `x[i]`, for one element)" if method == "item" else ""),
             )
         fn = getattr(np, method, None)
+        owner = getattr(self.fn, "__qualname__", "").split(".")
+        if fn is None and isinstance(base, Var) and base.name == "self" and len(owner) > 1:
+            return error(  # (a method: its object's data attributes are read, not methods)
+                f"`self.{method}(...)` calls a method of the object: s2s reads an "
+                "object's data attributes (`self.w`), not its methods",
+                f"call the method's function, passing the object: "
+                f"`{owner[-2]}.{method}(self, ...)`")
         if callable(fn) and lookup_object(fn) is not None:
             return error(f"the array method `.{method}()` is not supported",
                          f"call the NumPy function: np.{method}(x, ...)")
