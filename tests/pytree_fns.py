@@ -64,6 +64,7 @@ class Model:
 
     def __init__(self, W):
         self.W = W
+        self.tag, self.config = "model", {"lr": 0.1}  # (data no transform reads)
 
     def loss(self, x):
         return np.sum(np.tanh(x @ self.W) ** 2)
@@ -76,6 +77,7 @@ class Model:
         return np.sum(h ** 2), h
 
     scale = 2.0  # (a class attribute the method reads too)
+    kind = "mlp"
 
 
 def linear(p, x):
@@ -211,3 +213,9 @@ def make_scaled(x):
 def by_position(p, x):
     w, b = p
     return np.sum(np.tanh(x @ w + b) ** 2) + np.sum(p[1] * p[0][0]) + np.sum(p[-1])
+
+
+def built_by_position(x):
+    o = Out(np.sin(x), x * 2.0)
+    h, s = o
+    return np.sum(h * o[1]) + np.sum(o[-2] ** 2) + np.sum(s)

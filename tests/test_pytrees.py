@@ -434,6 +434,9 @@ def test_namedtuple_fields_by_position_and_unpacking(dtype):
     w, b = rng_array(rng, (4, 3, 2), dtype), rng_array(rng, (4, 2), dtype)
     assert_same_tree(s2s.vmap(F.by_position, in_axes=(0, None))(F.Params(w, b), x),
                      jax.vmap(J.by_position, in_axes=(0, None))(J.Params(w, b), x), dtype)
+    # a NamedTuple the function built, by position and unpacked
+    assert_same_tree(s2s.grad(F.built_by_position)(x), jax.grad(J.built_by_position)(x), dtype)
+    assert_same_tree(s2s.vmap(F.built_by_position)(x), jax.vmap(J.built_by_position)(x), dtype)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)])

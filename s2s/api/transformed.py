@@ -548,13 +548,14 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     check_array_types("vjp", primals)
     check_real_inputs("vjp", primals)
     out = fun(*_copies(given))  # (the user's own code may write into its arguments)
+    float_args = _inexact_args(primals)
     method = trees.unbound(fun)  # a bound method: its object's attributes, constants
     if method is not None:
         fun, primals = method[0], (trees.attributes(method[1]), *primals)
+        float_args = tuple(i + 1 for i in float_args)
     t = _VJP(callables.as_function(fun, len(primals)), has_aux)
     out, aux = _split_aux(out, has_aux)
     check_real_inputs("vjp", out)
-    float_args = tuple(i for i in _inexact_args(primals) if method is None or i > 0)
     kinds = tuple(kind_of(p) for p in primals)
 
     plain_out = trees.plain(out) if trees.has_nodes(out, False) else out
@@ -635,13 +636,13 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     _check_tangents(primals, tangents)
     check_array_types("jvp", (primals, tangents))
     check_real_inputs("jvp", primals)
+    active = _inexact_args(primals)
     method = trees.unbound(fun)  # a bound method: its object's attributes, constants
     if method is not None:
         fun, primals = method[0], (trees.attributes(method[1]), *primals)
-        tangents = (None, *tangents)
+        tangents, active = (None, *tangents), tuple(i + 1 for i in active)
     t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)
     t._refresh()
-    active = tuple(i for i in _inexact_args(primals) if method is None or i > 0)
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
     _, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
                         inner_args=primals)
