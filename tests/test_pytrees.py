@@ -449,6 +449,10 @@ def test_compositions_give_the_built_type_back(dtype):
          lambda: jax.vmap(jax.jacfwd(J.make_out))(xs.astype(np.float64))),
         (lambda: s2s.jacrev(s2s.vmap(F.make_out))(xs), lambda: jax.jacrev(jax.vmap(J.make_out))(xs)),
         (lambda: s2s.jit(s2s.vmap(F.make_out))(xs), lambda: jax.jit(jax.vmap(J.make_out))(xs)),
+        (lambda: s2s.jit(s2s.vmap(F.make_out), backend="jax")(xs),
+         lambda: jax.jit(jax.vmap(J.make_out))(xs)),
+        (lambda: s2s.jit(s2s.value_and_grad(F.out_aux, has_aux=True), backend="jax")(xs[0]),
+         lambda: jax.value_and_grad(J.out_aux, has_aux=True)(xs[0])),
     ]
     for got, want in pairs:
         _same_built(got(), want(), dtype)

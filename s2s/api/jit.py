@@ -349,10 +349,12 @@ class Jitted(NotebookDisplay):
             if self.shard_batch:
                 args = self._place(args)
             try:
-                return jitted(*args, **kwargs) if kwargs else jitted(*args)
+                out = jitted(*args, **kwargs) if kwargs else jitted(*args)
             except self._need_example:
                 self._add_example(args, kwargs)
-                return jitted(*args, **kwargs)
+                out = jitted(*args, **kwargs)
+            # objects the function built (a NamedTuple), rebuilt outside JAX's trace
+            return self.fun._outputs(out) if isinstance(self.fun, Transformed) else out
         seen = trees.plain_args(args, ()) if trees.needs_plain(args, ()) else args
         key = self._numpy_signature(seen, kwargs)
         if key not in self._cache:
