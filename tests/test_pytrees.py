@@ -463,3 +463,25 @@ def test_compositions_give_the_built_type_back(dtype):
 def test_vmap_of_jacfwd_keeps_float32():
     xs = rng_array(np.random.default_rng(26), (4, 3), np.float32)
     assert s2s.vmap(s2s.jacfwd(F.make_out))(xs).h.dtype == np.float32
+
+
+@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)])
+def test_a_callable_object_reads_its_attributes_at_each_call(dtype):
+    """``s2s.vmap(net)`` for an object with ``__call__``: its attributes are constants of
+    each call (changed between calls 1, 3 and 10), as JAX closes over them."""
+    rng = np.random.default_rng(27)
+    net = F.Net2(rng_array(rng, (3, 2), dtype))
+    made = [s2s.vmap(net), s2s.jacrev(net)]
+    for call in range(1, 11):
+        if call in (1, 3, 10):
+            net.W = rng_array(rng, (3, 2), dtype)
+        x = rng_array(rng, (5, 3), dtype)
+        if call not in (1, 3, 10):
+            [got(x) for got in made]  # (the calls between, unchecked)
+            continue
+        jnet = J.Net2(net.W)
+        wants = [jax.vmap(jnet), jax.jacrev(jnet)]
+        for got, want in zip(made, wants):
+            assert_same_tree(got(x), want(x), dtype)
+        assert_same_tree(s2s.jvp(net, (x,), (x,)), jax.jvp(jnet, (x,), (x,)), dtype)
+        assert_same_tree(s2s.vjp(net, x)[1](x[:, 0]), jax.vjp(jnet, x)[1](x[:, 0]), dtype)

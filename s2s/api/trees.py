@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import inspect
+import types
 from typing import Any, Callable
 
 import numpy as np
@@ -146,9 +147,14 @@ def plain_args(args: tuple, diff: tuple[int, ...]) -> tuple:
 
 
 def unbound(fn: Any) -> tuple[Callable, Any] | None:
-    """``(function, object)`` for a method bound to an object (not a class)."""
+    """``(function, object)`` for a method bound to an object (not a class), or for an
+    object of your own class with a ``__call__`` method (``s2s.grad(model)``)."""
     if inspect.ismethod(fn) and not isinstance(fn.__self__, type):
         return fn.__func__, fn.__self__
+    call = getattr(type(fn), "__call__", None)
+    if isinstance(call, types.FunctionType) and not isinstance(fn, type) and not str(
+            type(fn).__module__).startswith(("s2s.", "functools")):
+        return call, fn
     return None
 
 
