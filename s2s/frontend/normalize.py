@@ -136,6 +136,24 @@ def _drop_unread_placeholders(body: list[Stmt], placeholders: list) -> None:
                 break
 
 
+def _by_field(lets: dict, base: Var, params: dict) -> dict:
+    """``o[0]`` of a NamedTuple the function built (``o = Out(h, s)``) is its field
+    ``o["h"]``: the emitted code holds it as the dict of its fields."""
+    let = lets.get(base.name)
+    made = let.params.get("built") if let is not None and let.prim == "make_dict" \
+        else None
+    index = params.get("index")
+    if made is None or not made.positional or not isinstance(index, Index) or \
+            index.is_tuple or len(index.items) != 1:
+        return params
+    item = index.items[0]
+    if isinstance(item, Const) and type(item.value) is int and (
+            -len(made.keys) <= item.value < len(made.keys)):
+        key = made.keys[item.value]
+        return {**params, "index": Index((Const(key, repr(key)),), False, attribute=True)}
+    return params
+
+
 class Normalizer:
     def __init__(self, fn: Any, parsed: ParsedFunction, stack: tuple[Any, ...],
                  plan: Plan | None = None):
@@ -351,28 +369,11 @@ class Normalizer:
 
     # ---- expressions ----------------------------------------------------------
 
-    def _by_field(self, base: Var, params: dict) -> dict:
-        """``o[0]`` of a NamedTuple the function built (``o = Out(h, s)``) is its field
-        ``o["h"]``: the emitted code holds it as the dict of its fields."""
-        let = self.lets.get(base.name)
-        made = let.params.get("built") if let is not None and let.prim == "make_dict" \
-            else None
-        index = params.get("index")
-        if made is None or not made.positional or not isinstance(index, Index) or \
-                index.is_tuple or len(index.items) != 1:
-            return params
-        item = index.items[0]
-        if isinstance(item, Const) and type(item.value) is int and (
-                -len(made.keys) <= item.value < len(made.keys)):
-            key = made.keys[item.value]
-            return {**params, "index": Index((Const(key, repr(key)),), False, attribute=True)}
-        return params
-
     def emit(
         self, target: str, prim: str, args: tuple, params: dict, node: Any
     ) -> Var:
         if prim == "getitem" and args and isinstance(args[0], Var):
-            params = self._by_field(args[0], params)
+            params = _by_field(self.lets, args[0], params)
         self.out.append(Let(target, prim, tuple(args), params, self.loc(node)))
         self._last_let = self.out[-1]
         self.lets[target] = self.out[-1]
