@@ -229,3 +229,10 @@ class Net2:
 
     def __call__(self, x):
         return np.sum(np.tanh(x @ self.W) ** 2, axis=-1)
+
+
+NET2 = Net2(np.ones((3, 2)))
+
+
+def calls_an_object(x):
+    return np.sum(NET2(x))

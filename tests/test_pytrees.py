@@ -485,3 +485,10 @@ def test_a_callable_object_reads_its_attributes_at_each_call(dtype):
             assert_same_tree(got(x), want(x), dtype)
         assert_same_tree(s2s.jvp(net, (x,), (x,)), jax.jvp(jnet, (x,), (x,)), dtype)
         assert_same_tree(s2s.vjp(net, x)[1](x[:, 0]), jax.vjp(jnet, x)[1](x[:, 0]), dtype)
+
+
+def test_a_callable_object_called_inside_the_function_is_refused_saying_why():
+    with pytest.raises(s2s.UnsupportedSyntaxError, match="given to a transform") as info:
+        s2s.grad(F.calls_an_object)(np.ones((5, 3)))
+    assert "Net2.__call__` reads `self`" in str(info.value)
+    assert "pytree_fns.py" in str(info.value)
