@@ -153,3 +153,11 @@ class Linear:
 
     def predict(self, x):
         return np.tanh(x * self.w)
+
+    def __call__(self, x):
+        return np.tanh(x * self.w)
+
+
+class LinearLoss(Linear):
+    def __call__(self, x):
+        return np.sum(np.sin(x * self.w) ** 2)

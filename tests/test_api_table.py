@@ -165,6 +165,8 @@ ROWS = [
     Row("custom_jvp, custom_vjp", "", lambda: same(s2s.grad(F.custom_loss)(X),
                                                    jax.grad(J.custom_loss)(X))),
     Row("lax.stop_gradient", "", lambda: same(s2s.grad(F.stopped)(X), jax.grad(J.stopped)(X))),
+    Row("lax.stop_gradient", "written jax.lax.stop_gradient in the function", lambda: same(
+        s2s.grad(FJ.stopped)(X), jax.grad(JX.stopped)(X))),
     Row("eval_shape", "", lambda: same(
         [tuple(s2s.eval_shape(F.vector, X).shape)], [tuple(jax.eval_shape(J.vector, X).shape)])),
     Row("tree_util.tree_map, tree_leaves", "", lambda: same(s2s.tree_util.tree_leaves(s2s.tree_util.tree_map(
@@ -175,6 +177,10 @@ ROWS = [
         jax.grad(lambda p: (p.a * p.b).sum())(J.Pair(X, X)).a)),
     Row("vmap", "of a bound method reading self", lambda: same(
         s2s.vmap(F.Scale(2.0).apply)(XS), jax.vmap(J.Scale(2.0).apply)(XS))),
+    Row("vmap, grad, jacrev", "of a callable object reading self", lambda: (
+        same(s2s.vmap(F.Linear(X))(XS[:, :1] * X), jax.vmap(J.Linear(X))(XS[:, :1] * X)),
+        same(s2s.grad(F.LinearLoss(X))(X), jax.grad(J.LinearLoss(X))(X)),
+        same(s2s.jacrev(F.Linear(X))(X), jax.jacrev(J.Linear(X))(X)))),
     Row("jvp, vjp", "of a bound method reading self", lambda: (same(
         s2s.jvp(F.Linear(X).loss, (X,), (X,)), jax.jvp(J.Linear(X).loss, (X,), (X,))),
         _vjp(F.Linear(X).predict, J.Linear(X).predict, X, X[::-1]))),

@@ -152,3 +152,12 @@ def test_all_gather_over_a_tuple_of_names_is_refused_at_its_line():
     with pytest.raises(s2s.TransformError, match="one axis name") as info:
         s2s.vmap(s2s.vmap(FJ.gather_two, axis_name="rows"), axis_name="cols")(x)
     assert "collective_jax_fns.py" in str(info.value)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_jax_lax_stop_gradient_in_the_function_is_s2s_s(dtype):
+    x = x_of(dtype, shape=(3,))
+    close(s2s.grad(FJ.stopped)(x), jax.grad(JX.stopped)(x), dtype)
+    close(s2s.jvp(FJ.stopped, (x,), (x,))[1], jax.jvp(JX.stopped, (x,), (x,))[1], dtype)
+    code = [line.split("#")[0] for line in s2s.source(s2s.grad(FJ.stopped)).splitlines()]
+    assert not any("jax" in line for line in code)  # (the user's line, as a comment)

@@ -349,7 +349,7 @@ def lookup_object(obj: Any) -> Primitive | None:
 # JAX's spellings of s2s's primitives, ``(module, attribute) -> primitive``: a function
 # s2s transforms may call ``jax.lax.psum`` where it means ``s2s.lax.psum``.  Read only
 # once JAX is imported (s2s never imports it for this).
-JAX_SPELLINGS: dict[tuple[str, str], str] = {}
+JAX_SPELLINGS: dict[tuple[str, str], str] = {("jax.lax", "stop_gradient"): "stop_gradient"}
 
 
 def _jax_spelling(obj: Any) -> str | None:
