@@ -13,7 +13,7 @@ from ..errors import TransformError, UnsupportedCallError
 from ..ir.names import stem
 from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Var
 from ..primitives import PRIMITIVES, lookup_object
-from ..primitives.registry import METHODS, Refused
+from ..primitives.registry import METHODS, Refused, Result
 from .expressions import MAX_NAME, SHAPE_READS
 from .resolve import expression_advice
 
@@ -270,6 +270,36 @@ class CallLowerer:
         if len(base) > MAX_NAME:
             base = name.split(".")[-1]
         return self.n.emit(self.n.exprs.target(target, base), name, tuple(positional), params, node)
+
+    def form(
+        self, rewrite: Any, args: list[Atom], kwargs: dict[str, Atom], node: Any,
+        target: str | None, text: str,
+    ) -> Atom:
+        """A call another primitive's in other words (``registry.FORMS``): its steps,
+        each applied as written, the last bound to ``target``."""
+        def items(atom: Atom) -> list[Atom] | None:
+            if isinstance(atom, Const) and isinstance(atom.value, (list, tuple)):
+                return [Const(v, repr(v)) for v in atom.value]
+            let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
+            if let is None or let.prim not in ("make_list", "make_tuple") or (
+                    atom.name in self.n.buffer_root.values()):
+                return None
+            return list(let.args)
+
+        try:
+            steps = rewrite(list(args), dict(kwargs), items)
+        except Refused as exc:
+            raise UnsupportedCallError(f"`{text}`: {exc.what}", self.n.loc(node),
+                                       exc.hint, self.n.display) from None
+        results: list[Atom] = []
+        for k, (name, step_args, step_kwargs) in enumerate(steps):
+            step_args = [results[a.k] if isinstance(a, Result) else a for a in step_args]
+            step_kwargs = {n: results[a.k] if isinstance(a, Result) else a
+                           for n, a in step_kwargs.items()}
+            last = k == len(steps) - 1
+            results.append(self.apply(name, step_args, step_kwargs, node,
+                                      target if last else None, text))
+        return results[-1]
 
     def method_call(self, node: cst.Call, target: str | None) -> Atom:
         func = node.func

@@ -359,6 +359,49 @@ def refuse_underived(prim: Primitive, s: Any, active: list[int]) -> None:
                 f"pass `{slots[j][0]}` as a constant (or under stop_gradient)")
 
 
+# Calls that are another primitive's in other words (``np.add.reduce(a)`` is
+# ``np.sum(a, axis=0)``, ``np.linalg.svd(a, compute_uv=False)`` is
+# ``np.linalg.svdvals(a)``, ``np.select`` a chain of ``np.where``): a form rewrites the
+# call's arguments (IR atoms) into steps, ``[(name, args, kwargs), ...]``, each a call
+# of a registered primitive whose arguments may name an earlier step's result
+# (``Result(k)``); the last step's result is the call's.  ``rewrite(args, kwargs, items)`` reads the
+# items of a list the function built with ``items(atom)`` (None for any other value),
+# and raises ``Refused`` for a form it cannot rewrite.  A form is found before the
+# object's own primitive (``np.linalg.svd``'s form passes other calls on to it).
+FORMS: dict[Any, tuple[Callable, str, str]] = {}  # key -> (rewrite, spelling, note)
+
+
+class Result:
+    """A form's step argument: the result of step ``k`` of the same form."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+
+def _form_key(obj: Any) -> Any:
+    owner = getattr(obj, "__self__", None)  # np.add.reduce: bound anew at each access
+    if owner is not None and isinstance(owner, np.ufunc):
+        return (id(owner), obj.__name__)
+    return id(obj)
+
+
+def defform(obj: Any, spelling: str, rewrite: Callable, note: str) -> None:
+    """Register ``rewrite`` as the form of calls of ``obj``, spelled ``spelling`` in
+    listings (see ``FORMS``)."""
+    FORMS[_form_key(obj)] = (rewrite, spelling, note)
+    _KEEP_ALIVE.append(getattr(obj, "__self__", obj))
+    bump()
+
+
+def lookup_form(obj: Any) -> Callable | None:
+    """The form registered for calls of ``obj``, or None."""
+    try:
+        found = FORMS.get(_form_key(obj))
+    except TypeError:  # an unhashable callable
+        return None
+    return found[0] if found is not None else None
+
+
 # Modules whose attributes resolve by identity: anything reached through them that is
 # not a registered primitive is reported as an unsupported call, by its numpy name.
 NUMPY_MODULES = {np, np.linalg, np.fft, np.random}
