@@ -499,3 +499,44 @@ def stats_multivariate_normal_pdf(x, mean, cov):
 
 
 __all__ += ["stats_multivariate_normal_logpdf", "stats_multivariate_normal_pdf"]
+
+
+# ---- NumPy's remaining functions (runtime.py is full): np.gradient's transpose ---------
+
+
+def gradient_bar(cot, f, *varargs, axis=None, edge_order=1):
+    """Cotangent of ``f`` in ``np.gradient(f, *varargs, axis=axis,
+    edge_order=edge_order)`` along one axis with a scalar spacing: the transpose of its
+    difference stencil (central inside; one-sided of order ``edge_order`` at the ends)."""
+    if axis is None:
+        if np.ndim(f) != 1:
+            raise ValueError("np.gradient of an array of more than one axis without "
+                             "axis= returns one array per axis: s2s differentiates one "
+                             "axis at a time (give axis=)")
+        axis = 0
+    if len(varargs) > 1 or any(np.ndim(h) != 0 for h in varargs):
+        raise ValueError("s2s differentiates np.gradient with one scalar spacing (not "
+                         "coordinates, not one spacing per axis)")
+    g = np.moveaxis(np.asarray(cot), axis, 0)
+    if varargs:
+        g = g / varargs[0]
+    bar = np.zeros(np.shape(g), np.result_type(g, f))
+    half = g[1:-1] / 2
+    bar[:-2] -= half
+    bar[2:] += half
+    if edge_order == 1:
+        bar[0] -= g[0]
+        bar[1] += g[0]
+        bar[-2] -= g[-1]
+        bar[-1] += g[-1]
+    else:
+        bar[0] -= 1.5 * g[0]
+        bar[1] += 2 * g[0]
+        bar[2] -= 0.5 * g[0]
+        bar[-3] += 0.5 * g[-1]
+        bar[-2] -= 2 * g[-1]
+        bar[-1] += 1.5 * g[-1]
+    return np.moveaxis(bar, 0, axis)
+
+
+__all__ += ["gradient_bar"]

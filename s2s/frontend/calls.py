@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import warnings
 from typing import Any
 
 import libcst as cst
@@ -287,10 +288,15 @@ class CallLowerer:
             return list(let.args)
 
         try:
-            steps = rewrite(list(args), dict(kwargs), items)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                steps = rewrite(list(args), dict(kwargs), items)
         except Refused as exc:
             raise UnsupportedCallError(f"`{text}`: {exc.what}", self.n.loc(node),
                                        exc.hint, self.n.display) from None
+        loc = self.n.loc(node)
+        for w in caught:  # (np.row_stack's deprecation) at the user's line
+            warnings.warn_explicit(w.message, w.category, loc.file, loc.line)
         results: list[Atom] = []
         for k, (name, step_args, step_kwargs) in enumerate(steps):
             step_args = [results[a.k] if isinstance(a, Result) else a for a in step_args]
