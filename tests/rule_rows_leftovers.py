@@ -12,7 +12,6 @@ take_along_axis.  Its E2E functions are sums over each side, the same in any ord
 import jax
 import jax.numpy as jnp
 import numpy as np
-
 import rule_fns_leftovers as F
 from rule_table import E2ECase, Row, const, normal, rng_for
 
