@@ -1,4 +1,5 @@
-"""The emitted code's helpers for SciPy: ``scipy.special`` and ``scipy.stats``.
+"""The emitted code's helpers for SciPy: ``scipy.special``, ``scipy.stats``,
+``scipy.linalg`` and ``scipy.signal`` (and ``gradient_bar``, for NumPy's gradient).
 
 Part of the same ABI as :mod:`s2s.runtime`, which imports every name here (emitted code
 says ``from s2s.runtime import special_erf``); they live apart so that runtime.py keeps
@@ -540,3 +541,97 @@ def gradient_bar(cot, f, *varargs, axis=None, edge_order=1):
 
 
 __all__ += ["gradient_bar"]
+
+
+# ---- scipy.linalg and scipy.signal: one call each (jax.scipy has them: the JAX
+# backend runs these with jax.scipy's), and the padding that undoes a convolution's mode
+
+
+def linalg_solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False,
+                            overwrite_b=False, check_finite=True):
+    """``scipy.linalg.solve_triangular`` (never overwriting ``b``)."""
+    from scipy import linalg
+
+    return linalg.solve_triangular(a, b, trans=trans, lower=lower,
+                                   unit_diagonal=unit_diagonal)
+
+
+def linalg_expm(a):
+    """``scipy.linalg.expm``."""
+    from scipy import linalg
+
+    return linalg.expm(a)
+
+
+def linalg_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """The factor of ``scipy.linalg.cho_factor(a, lower)`` (its first result; the
+    other triangle holds ``a``'s entries, as LAPACK leaves them)."""
+    from scipy import linalg
+
+    return linalg.cho_factor(a, lower=lower)[0]
+
+
+def linalg_cho_solve(c, b, lower=False, overwrite_b=False, check_finite=True):
+    """``scipy.linalg.cho_solve((c, lower), b)`` (never overwriting ``b``)."""
+    from scipy import linalg
+
+    return linalg.cho_solve((c, lower), b)
+
+
+def linalg_solve_sylvester(a, b, q):
+    """``scipy.linalg.solve_sylvester``: x with ``a @ x + x @ b = q``."""
+    from scipy import linalg
+
+    return linalg.solve_sylvester(a, b, q)
+
+
+def signal_convolve(in1, in2, mode="full", method="auto"):
+    """``scipy.signal.convolve``."""
+    from scipy import signal
+
+    return signal.convolve(in1, in2, mode=mode, method=method)
+
+
+def signal_fftconvolve(in1, in2, mode="full", axes=None):
+    """``scipy.signal.fftconvolve``: over ``axes``, broadcasting over the others."""
+    from scipy import signal
+
+    return signal.fftconvolve(in1, in2, mode=mode, axes=axes)
+
+
+def _conv_widths(shape, in1, in2, mode, axes):
+    """For each axis of ``shape``: what a convolution's ``mode`` cut from the full
+    result at its start and its end (nothing along an axis not convolved)."""
+    if axes is None:
+        axes = range(len(shape))
+    elif not isinstance(axes, (tuple, list)):
+        axes = (axes,)
+    convolved = [a % len(shape) for a in axes]
+    widths = []
+    for k in range(len(shape)):
+        n1, n2 = np.shape(in1)[k], np.shape(in2)[k]
+        if k not in convolved or mode == "full":
+            widths.append((0, 0))
+        elif mode == "same":
+            widths.append(((n2 - 1) // 2, n2 - 1 - (n2 - 1) // 2))
+        else:  # valid: the part where one input covers the other
+            widths.append((min(n1, n2) - 1, min(n1, n2) - 1))
+    return widths
+
+
+def conv_pad(cot, in1, in2, mode="full", axes=None):
+    """A convolution's cotangent in ``mode`` placed in the full result's shape (zeros
+    where the mode cut): the operands' cotangents are then 'valid' convolutions."""
+    return np.pad(cot, _conv_widths(np.shape(cot), in1, in2, mode, axes))
+
+
+def conv_crop(cot, in1, in2, mode="full", axes=None):
+    """The part of a full convolution's ``cot`` that ``mode`` keeps (conv_pad's
+    transpose)."""
+    widths = _conv_widths(np.shape(cot), in1, in2, mode, axes)
+    return cot[tuple(slice(lo, n - hi) for (lo, hi), n in zip(widths, np.shape(cot)))]
+
+
+__all__ += ["linalg_solve_triangular", "linalg_expm", "linalg_cho_factor",
+            "linalg_cho_solve", "linalg_solve_sylvester", "signal_convolve",
+            "signal_fftconvolve", "conv_pad", "conv_crop"]

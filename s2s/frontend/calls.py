@@ -285,7 +285,19 @@ class CallLowerer:
             if let is None or let.prim not in ("make_list", "make_tuple") or (
                     atom.name in self.n.buffer_root.values()):
                 return None
-            return list(let.args)
+            return [unpacked(a) for a in let.args]
+
+        def unpacked(atom: Atom) -> Atom:
+            """An item read back from a tuple the function built (``c, low = t``)."""
+            let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
+            index = let.params.get("index") if let is not None else None
+            if let is None or let.prim != "getitem" or index is None or index.is_tuple or \
+                    not isinstance(index.items[0], Const) or type(index.items[0].value) \
+                    is not int:
+                return atom
+            whole = items(let.args[0])
+            k = index.items[0].value
+            return whole[k] if whole is not None and -len(whole) <= k < len(whole) else atom
 
         try:
             with warnings.catch_warnings(record=True) as caught:

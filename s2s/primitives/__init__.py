@@ -1,7 +1,7 @@
 """Primitive rules, grouped by family.  Importing this package registers them all,
-except ``scipy.special``'s and ``scipy.stats``', registered the first time a function
-from SciPy (or one of ``math``'s special functions) is looked up, so ``import s2s``
-does not import SciPy."""
+except ``scipy.special``'s, ``scipy.stats``', ``scipy.linalg``'s and ``scipy.signal``'s,
+registered the first time a function from SciPy (or one of ``math``'s special
+functions) is looked up, so ``import s2s`` does not import SciPy."""
 
 import math
 
@@ -24,7 +24,7 @@ from .registry import BY_OBJECT, PRIMITIVES, Primitive, lookup_object
 
 def load_all() -> None:
     """Register every family now, SciPy's included (for listings and tests)."""
-    from . import special, stats  # noqa: F401
+    from . import scipy_linalg, special, stats  # noqa: F401
 
 # ``math`` functions on Python floats are the same primitives as NumPy's.
 for _math_fn, _prim in (

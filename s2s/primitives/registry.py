@@ -339,6 +339,10 @@ def lookup_object(obj: Any) -> Primitive | None:
         from . import stats  # noqa: F401  (and scipy.stats' methods)
 
         name = BY_OBJECT.get(id(obj))
+    if name is None and _scipy_solvers_in_use(obj):
+        from . import scipy_linalg  # noqa: F401  (scipy.linalg's and scipy.signal's)
+
+        name = BY_OBJECT.get(id(obj))
     if name is None and inspect.ismethod(obj):
         name = BY_METHOD.get((id(obj.__self__), obj.__name__))
     return PRIMITIVES[name] if name is not None else None
@@ -395,11 +399,19 @@ def defform(obj: Any, spelling: str, rewrite: Callable, note: str) -> None:
 
 def lookup_form(obj: Any) -> Callable | None:
     """The form registered for calls of ``obj``, or None."""
-    try:
+    found = FORMS.get(_form_key(obj))
+    if found is None and _scipy_solvers_in_use(obj):
+        from . import scipy_linalg  # noqa: F401  (cho_factor, cho_solve, correlate)
+
         found = FORMS.get(_form_key(obj))
-    except TypeError:  # an unhashable callable
-        return None
     return found[0] if found is not None else None
+
+
+def _scipy_solvers_in_use(obj: Any) -> bool:
+    """Might ``obj`` be scipy.linalg's or scipy.signal's (registered on first use)?"""
+    return ("scipy.linalg" in sys.modules or "scipy.signal" in sys.modules or getattr(
+        obj, "__module__", None) == "s2s.runtime_scipy") and \
+        "s2s.primitives.scipy_linalg" not in sys.modules
 
 
 # Modules whose attributes resolve by identity: anything reached through them that is
