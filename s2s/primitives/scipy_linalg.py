@@ -350,14 +350,12 @@ if _ss is not None:
     defbilinear("scipy.signal.fftconvolve", "in1", "in2", keywords=True)
 
     def _convolved(b: Batch, s: Let, axes) -> tuple[list[str], str]:
-        """The operands with the batch axis (a length-1 axis where unbatched) and the
-        per-example axes to convolve over."""
+        """The operands with the batch axis and the per-example axes to convolve over."""
         in1, in2 = s.args[:2]
         if any(b.batched(a) for a in s.args[2:]):
             raise NoBatchRule(f"`{s.prim}` with a batched mode or axes")
         rank = max(b.rank(in1), b.rank(in2))
-        texts = [atom_text(a) if b.batched(a) else f"np.expand_dims({atom_text(a)}, 0)"
-                 for a in (in1, in2)]
+        texts = [_with_batch(b, a) for a in (in1, in2)]  # (JAX's broadcasts no axis)
         return texts, shifted(axes, rank)
 
     @batch_rule("scipy.signal.convolve", "scipy.signal.fftconvolve")
