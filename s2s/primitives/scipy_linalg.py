@@ -48,8 +48,17 @@ from ..runtime import (
     unbroadcast,
 )
 from .batching import Batch, NoBatchRule, _with_batch, args_text, batch_rule, shifted, static
-from .registry import Refused, Result, call_spelling, defbilinear, defform, defjvp, \
-    deflinear, defprim, defvjp
+from .registry import (
+    Refused,
+    Result,
+    call_spelling,
+    defbilinear,
+    defform,
+    defjvp,
+    deflinear,
+    defprim,
+    defvjp,
+)
 
 try:
     import scipy.linalg as _sl
