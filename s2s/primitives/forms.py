@@ -98,8 +98,9 @@ def _ufunc_method(spelled: str, prim: str, reduce: bool):
             if name in p:
                 _constant(p[name], name, (default,))
         params = {"axis": p["axis"]}
-        if reduce:
-            params["keepdims"] = p["keepdims"]
+        keep = p.get("keepdims")
+        if keep is not None and not (isinstance(keep, Const) and keep.value is False):
+            params["keepdims"] = keep  # (as written; left out where False)
         return [(prim, [p["array"]], params)]
 
     return rewrite
