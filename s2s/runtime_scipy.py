@@ -635,3 +635,35 @@ def conv_crop(cot, in1, in2, mode="full", axes=None):
 __all__ += ["linalg_solve_triangular", "linalg_expm", "linalg_cho_factor",
             "linalg_cho_solve", "linalg_solve_sylvester", "signal_convolve",
             "signal_fftconvolve", "conv_pad", "conv_crop"]
+
+
+def linalg_solve_banded(ab, b, lower=0, upper=0, overwrite_ab=False, overwrite_b=False,
+                        check_finite=True):
+    """``scipy.linalg.solve_banded((lower, upper), ab, b)`` (never overwriting; JAX has
+    no banded solver: the JAX backend refuses it when it runs)."""
+    from scipy import linalg
+
+    return linalg.solve_banded((lower, upper), ab, b)
+
+
+def banded_dense(x, lower, upper):
+    """The (..., n, n) matrix whose band ``x`` (..., lower + upper + 1, n) stores, as
+    scipy.linalg.solve_banded reads it: ``a[i, j] = x[upper + i - j, j]``."""
+    n = np.shape(x)[-1]
+    i, j = np.indices((n, n))
+    row = upper + i - j
+    inside = (row >= 0) & (row <= lower + upper)
+    return np.where(inside, x[..., np.clip(row, 0, lower + upper), j], 0.0)
+
+
+def dense_banded(x, lower, upper):
+    """The band storage of a (..., n, n) matrix's band (banded_dense's transpose: the
+    entries outside the band are left out)."""
+    n = np.shape(x)[-1]
+    r, j = np.indices((lower + upper + 1, n))
+    i = j + r - upper
+    inside = (i >= 0) & (i < n)
+    return np.where(inside, x[..., np.clip(i, 0, n - 1), j], 0.0)
+
+
+__all__ += ["linalg_solve_banded", "banded_dense", "dense_banded"]

@@ -62,3 +62,23 @@ def f_signal_fftconvolve(x, h):
     total = np.sum(np.sin(ss.fftconvolve(x, h, mode="same")))
     # (over axis 1 only: the other axis pairs the rows, JAX's fftconvolve broadcasts none)
     return total + np.sum(ss.fftconvolve(x[:2], h, mode="valid", axes=1) ** 2)
+
+
+def f_solve_banded(ab, b):
+    # (JAX has no banded solver: finite differences only)
+    x = sl.solve_banded((1, 2), ab, b)
+    y = sl.solve_banded((1, 2), ab * 2.0, b[:, 0])
+    return np.sum(np.sin(x)) + np.sum(y**2)
+
+
+if np.__name__ == "jax.numpy":  # the twin: the helpers from what they mean
+    from rule_rows_scipy_linalg import band_twin as dense_banded
+    from rule_rows_scipy_linalg import dense_twin as banded_dense
+else:
+    from s2s.runtime import banded_dense, dense_banded
+
+
+def f_banded_helpers(ab, a):
+    # as emitted code calls them: a band's matrix, a matrix's band
+    m = banded_dense(ab * ab, 1, 2)
+    return np.sum(np.sin(m) * a) + np.sum(dense_banded(np.cos(a) * a, 1, 2) ** 2)

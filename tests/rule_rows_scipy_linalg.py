@@ -12,7 +12,6 @@ against the mode's).  solve_sylvester's E2E case is checked by finite difference
 """
 
 import numpy as np
-
 from rule_table import E2ECase, Row, const, normal
 
 try:
@@ -23,7 +22,6 @@ except ImportError:  # pragma: no cover - SciPy is optional
 else:
     import jax.numpy as jnp
     import jax.scipy.linalg as jl
-
     import rule_fns_scipy_linalg as F
 
     def conditioned(n, *more):
@@ -85,6 +83,33 @@ else:
         widths = offsets(in1, in2, mode, axes)
         return cot[tuple(slice(lo, n - hi) for (lo, hi), n in zip(widths, cot.shape))]
 
+    def band(lower, upper, n):
+        """A band (lower + upper + 1, n) whose matrix has a dominant diagonal."""
+        def draw(r):
+            ab = r.normal(size=(lower + upper + 1, n))
+            ab[upper] += 5.0
+            return ab
+        return draw
+
+    def dense_twin(x, lower, upper):
+        """The matrix scipy.linalg.solve_banded's documentation says the band stores:
+        a[i, j] = ab[upper + i - j, j] (entries outside the band 0)."""
+        n = x.shape[-1]
+        rows = []
+        for i in range(n):
+            rows.append(jnp.stack([x[upper + i - j, j] if -lower <= j - i <= upper
+                                   else jnp.zeros((), x.dtype) for j in range(n)]))
+        return jnp.stack(rows)
+
+    def band_twin(x, lower, upper):
+        n = x.shape[-1]
+        return jnp.stack([jnp.stack([x[j + r - upper, j] if 0 <= j + r - upper < n
+                                     else jnp.zeros((), x.dtype) for j in range(n)])
+                          for r in range(lower + upper + 1)])
+
+    def solve_banded_twin(ab, b, lower=0, upper=0, **_):
+        return jnp.linalg.solve(dense_twin(ab, lower, upper), b)
+
     CONVOLUTIONS = {  # variant -> (in1 shape, in2 shape)
         "vectors": ((7,), (3,)), "even_kernel": ((6,), (4,)),
         "kernel_longer": ((3,), (5,)), "matrices": ((4, 5), (2, 3)),
@@ -132,6 +157,20 @@ else:
         Row("scipy.linalg.solve_sylvester", "size_one", (conditioned(1), conditioned(2),
                                                          normal(1, 2)), jax=sylvester_twin),
     ]
+    ROWS += [
+        Row("scipy.linalg.solve_banded", "tridiagonal", (band(1, 1, 5), normal(5, 2)),
+            {"lower": 1, "upper": 1}, jax=solve_banded_twin),
+        Row("scipy.linalg.solve_banded", "lower_only_vector", (band(2, 0, 4), normal(4)),
+            {"lower": 2, "upper": 0}, jax=solve_banded_twin),
+        Row("scipy.linalg.solve_banded", "diagonal", (band(0, 0, 3), normal(3, 1)),
+            jax=solve_banded_twin),
+        Row("scipy.linalg.solve_banded", "size_one", (band(0, 0, 1), normal(1, 2)),
+            jax=solve_banded_twin),
+        Row("banded_dense", "l1_u2", (normal(4, 5), const(1), const(2)), jax=dense_twin),
+        Row("banded_dense", "diagonal", (normal(1, 3), const(0), const(0)), jax=dense_twin),
+        Row("dense_banded", "l1_u2", (normal(5, 5), const(1), const(2)), jax=band_twin),
+        Row("dense_banded", "l2_u0", (normal(4, 4), const(2), const(0)), jax=band_twin),
+    ]
     for _mode in ("full", "same", "valid"):
         for _variant, (_s1, _s2) in CONVOLUTIONS.items():
             ROWS.append(Row("scipy.signal.convolve", f"{_mode}_{_variant}",
@@ -157,6 +196,10 @@ else:
                 (conditioned(3), normal(3, 2))),
         E2ECase(F.f_solve_sylvester, ("scipy.linalg.solve_sylvester",),
                 (conditioned(3), conditioned(2), normal(3, 2)), jax=False),
+        E2ECase(F.f_solve_banded, ("scipy.linalg.solve_banded",),
+                (band(1, 2, 6), normal(6, 2)), jax=False),
+        E2ECase(F.f_banded_helpers, ("banded_dense", "dense_banded"),
+                (normal(4, 5), normal(5, 5))),
         E2ECase(F.f_signal_convolve, ("scipy.signal.convolve",), (normal(3, 6), normal(2, 3))),
         E2ECase(F.f_signal_convolve_vectors, ("scipy.signal.convolve",),
                 (normal(2, 7), normal(2, 4))),

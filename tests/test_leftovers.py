@@ -10,11 +10,11 @@ import warnings
 
 import numpy as np
 import pytest
-
 import rule_fns_leftovers as L
-import s2s
 from rule_table import twin_of
 from support import HAVE_JAX, fd_grad
+
+import s2s
 
 sl = pytest.importorskip("scipy.linalg")
 ss = pytest.importorskip("scipy.signal")

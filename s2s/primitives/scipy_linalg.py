@@ -23,6 +23,10 @@ real values.
 * ``solve_sylvester(a, b, q)``: ``a x + x b = q``; the tangent solves the same equation
   with ``q_dot - a_dot x - x b_dot``; the cotangent ``y`` solves it with ``a^T``,
   ``b^T`` and ``g``, and ``a_bar = -y x^T``, ``b_bar = -x^T y``.
+* ``solve_banded((l, u), ab, b)``: the derivatives of a dense solve, the matrix's
+  kept to the band (``banded_dense`` and ``dense_banded`` move between the band's
+  storage and the matrix; each is the other's transpose).  JAX has no banded solver:
+  checked by finite differences and a dense JAX twin.
 * ``convolve(in1, in2, mode)`` (and ``fftconvolve`` with ``axes``, which vmap uses to
   convolve each example with its own kernel): bilinear; the cotangent of ``mode``'s
   result padded to the full result's shape (``conv_pad``) gives each operand's as a
@@ -36,10 +40,13 @@ from .. import runtime_scipy as rs
 from ..ir.nodes import Const, Let
 from ..ir.spelling import atom_text
 from ..runtime import (
+    banded_dense,
     conv_crop,
     conv_pad,
+    dense_banded,
     linalg_cho_solve,
     linalg_expm,
+    linalg_solve_banded,
     linalg_solve_sylvester,
     linalg_solve_triangular,
     matmul_lhs_bar,
@@ -327,6 +334,74 @@ if _sl is not None:
     def solve_sylvester_rule(b: Batch, s: Let) -> str:
         """Stacks (SciPy solves them one by one): every operand given the batch axis."""
         return args_text(s, [_with_batch(b, a) for a in s.args])
+
+    # ---- solve_banded ----------------------------------------------------------------
+
+    _defscipy("linalg", "solve_banded", "linalg_solve_banded",
+              "(ab, b, lower=0, upper=0, overwrite_ab=False, overwrite_b=False, "
+              "check_finite=True)", own=False, family="linalg", diff=("ab", "b"),
+              note="solve_banded((lower, upper), ab, b): the banded matrix's derivatives "
+              "through its dense form (banded_dense), kept to the band; JAX has none")
+
+    @defvjp("scipy.linalg.solve_banded")
+    def solve_banded_vjp(g, ans, ab, b, lower=0, upper=0, overwrite_ab=False,
+                         overwrite_b=False, check_finite=True):
+        a = banded_dense(ab, lower, upper)
+        ab_t = dense_banded(np.matrix_transpose(a), upper, lower)
+        b_bar = linalg_solve_banded(ab_t, g, lower=upper, upper=lower)
+        return dense_banded(-matmul_lhs_bar(b_bar, a, ans), lower, upper), b_bar
+
+    @defjvp("scipy.linalg.solve_banded", "ab")
+    def solve_banded_jvp_ab(ab_dot, ans, ab, b, lower=0, upper=0, overwrite_ab=False,
+                            overwrite_b=False, check_finite=True):
+        a_dot = banded_dense(ab_dot, lower, upper)
+        return -linalg_solve_banded(ab, a_dot @ ans, lower=lower, upper=upper)
+
+    @defjvp("scipy.linalg.solve_banded", "b")
+    def solve_banded_jvp_b(b_dot, ans, ab, b, lower=0, upper=0, overwrite_ab=False,
+                           overwrite_b=False, check_finite=True):
+        return linalg_solve_banded(ab, b_dot, lower=lower, upper=upper)
+
+    @batch_rule("scipy.linalg.solve_banded")
+    def solve_banded_rule(b: Batch, s: Let) -> str:
+        """Stacks of bands (SciPy solves them one by one)."""
+        return _solve_rule(b, s, 1)
+
+    def _solve_banded(args, kwargs, items):
+        names = ("l_and_u", "ab", "b", "overwrite_ab", "overwrite_b", "check_finite")
+        given = dict(zip(names, args))
+        given.update(kwargs)
+        pair = given.pop("l_and_u", None)
+        pair = items(pair) if pair is not None else None
+        if pair is None or len(pair) != 2 or not all(
+                isinstance(k, Const) and type(k.value) is int and k.value >= 0 for k in pair):
+            raise Refused("`(l, u)` must be two ints written in the call",
+                          "solve_banded((1, 1), ab, b)")
+        if "ab" not in given or "b" not in given:
+            raise Refused("it takes (l, u), ab and b", "solve_banded((1, 1), ab, b)")
+        rest = {k: v for k, v in given.items() if k not in ("ab", "b")}
+        return [("scipy.linalg.solve_banded", [given["ab"], given["b"]],
+                 {"lower": pair[0], "upper": pair[1], **rest})]
+
+    defform(_sl.solve_banded, "scipy.linalg.solve_banded", _solve_banded,
+            "linalg_solve_banded(ab, b, lower=l, upper=u) ((l, u) constants)")
+
+    for _name, _helper in (("banded_dense", banded_dense), ("dense_banded", dense_banded)):
+        defprim(_name, _helper, "(x, lower, upper)", family="runtime", diff=("x",),
+                spelling=call_spelling(_name), batch="trailing_axes",
+                note="a band's dense matrix (banded_dense) and a matrix's band "
+                "(dense_banded): each the other's transpose")
+
+    @defvjp("banded_dense")
+    def banded_dense_vjp(g, ans, x, lower, upper):
+        return dense_banded(g, lower, upper)
+
+    @defvjp("dense_banded")
+    def dense_banded_vjp(g, ans, x, lower, upper):
+        return banded_dense(g, lower, upper)
+
+    deflinear("banded_dense", "x")
+    deflinear("dense_banded", "x")
 
 if _ss is not None:
     # ---- convolve, fftconvolve; correlate is convolve with the kernel flipped ------
