@@ -73,12 +73,21 @@ def f_solve_banded(ab, b):
 
 if np.__name__ == "jax.numpy":  # the twin: the helpers from what they mean
     from rule_rows_scipy_linalg import band_twin as dense_banded
+    from rule_rows_scipy_linalg import conv_crop_twin as conv_crop
+    from rule_rows_scipy_linalg import conv_pad_twin as conv_pad
     from rule_rows_scipy_linalg import dense_twin as banded_dense
 else:
-    from s2s.runtime import banded_dense, dense_banded
+    from s2s.runtime import banded_dense, conv_crop, conv_pad, dense_banded
 
 
 def f_banded_helpers(ab, a):
     # as emitted code calls them: a band's matrix, a matrix's band
     m = banded_dense(ab * ab, 1, 2)
     return np.sum(np.sin(m) * a) + np.sum(dense_banded(np.cos(a) * a, 1, 2) ** 2)
+
+
+def f_conv_pad_crop(g, x):
+    # as emitted code calls them (the operands give only shapes): 'same' of a (3, 6)
+    # and a (2, 3) padded to the full (4, 8), and the full cropped to 'valid' (2, 4)
+    full = conv_pad(g * g, x, x[:2, :3], "same")
+    return np.sum(np.sin(full)) + np.sum(conv_crop(np.cos(full) * x[0, 0], x, x[:2, :3], "valid") ** 2)

@@ -200,6 +200,7 @@ else:
                 (band(1, 2, 6), normal(6, 2)), jax=False),
         E2ECase(F.f_banded_helpers, ("banded_dense", "dense_banded"),
                 (normal(4, 5), normal(5, 5))),
+        E2ECase(F.f_conv_pad_crop, ("conv_pad", "conv_crop"), (normal(3, 6), normal(3, 6))),
         E2ECase(F.f_signal_convolve, ("scipy.signal.convolve",), (normal(3, 6), normal(2, 3))),
         E2ECase(F.f_signal_convolve_vectors, ("scipy.signal.convolve",),
                 (normal(2, 7), normal(2, 4))),

@@ -268,3 +268,35 @@ def test_float32_stays_float32_through_expm_and_solves() -> None:
     g = s2s.grad(S.f_solve_triangular, argnums=(0, 1))(A33.astype(np.float32),
                                                          B32.astype(np.float32))
     assert all(x.dtype == np.float32 for x in g)
+
+
+SPACING = 0.5
+
+
+def gradient_with_module_spacing(x):
+    return np.sum(np.gradient(x, SPACING) ** 2)
+
+
+def test_module_state_changed_between_calls_is_read_again() -> None:
+    global SPACING
+    x = R.normal(size=6)
+    grad = s2s.grad(gradient_with_module_spacing)
+    first = grad(x)
+    try:
+        SPACING = 0.25
+        np.testing.assert_allclose(grad(x), 4.0 * first, rtol=1e-12)
+        np.testing.assert_allclose(grad(x), fd_grad(gradient_with_module_spacing, (x,), 0)[0],
+                                   rtol=1e-6)
+    finally:
+        SPACING = 0.5
+
+
+def svd_as_written(x):
+    u, s, vt = np.linalg.svd(x, full_matrices=False)
+    return np.sum(s * u[0]) + np.sum(np.linalg.svd(x[:2, :2])[1])
+
+
+def test_svd_with_its_vectors_is_spelled_as_written() -> None:
+    text = s2s.source(s2s.grad(svd_as_written))
+    assert "np.linalg.svd(x, full_matrices=False)" in text
+    assert "np.linalg.svd(x_s_s)" in text or "np.linalg.svd(x[:2, :2])" in text

@@ -61,7 +61,9 @@ def _svd(args, kwargs, items):
     _constant(p["hermitian"], "hermitian", (False,))
     if not _constant(p["compute_uv"], "compute_uv", (True, False)):
         return [("linalg.svdvals", [p["a"]], {})]
-    return [("linalg.svd", [p["a"]], {"full_matrices": p["full_matrices"]})]
+    # np.linalg.svd's own primitive, spelled as the call spelled it (less these two)
+    kept = {k: v for k, v in kwargs.items() if k not in ("compute_uv", "hermitian")}
+    return [("linalg.svd", list(args[:2]), kept)]
 
 
 defform(np.linalg.svd, "linalg.svd", _svd,
