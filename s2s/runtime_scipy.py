@@ -667,3 +667,34 @@ def dense_banded(x, lower, upper):
 
 
 __all__ += ["linalg_solve_banded", "banded_dense", "dense_banded"]
+
+
+def insert_bars(cot, arr, obj, values, axis=None, batched=False):
+    """Cotangents of ``arr`` and ``values`` in ``np.insert(arr, obj, values, axis)``:
+    each element of ``cot`` goes back to the element it came from (a value NumPy
+    broadcast to several places gets their sum).  ``arr`` and ``values`` give only
+    shapes.  ``batched``: each has a batch axis in front, each example inserted on its
+    own (the batch axis moved last, where NumPy's reshaping of ``values`` leaves it)."""
+    cot = np.asarray(cot)
+    n_arr, n_values = np.size(arr), np.size(values)
+    from_arr = np.reshape(np.arange(n_arr), np.shape(arr))
+    from_values = -1 - np.reshape(np.arange(n_values), np.shape(values))
+    if batched:
+        if axis is None:
+            from_arr = np.reshape(from_arr, (np.shape(arr)[0], -1))
+        src = np.moveaxis(np.insert(np.moveaxis(from_arr, 0, -1), obj,
+                                    np.moveaxis(from_values, 0, -1),
+                                    axis=0 if axis is None else axis), -1, 0)
+    else:
+        src = np.insert(from_arr, obj, from_values, axis=axis)
+    src = np.ravel(src)
+    flat = np.ravel(cot)
+    arr_bar = np.zeros(n_arr + 1, cot.dtype)
+    np.add.at(arr_bar, np.where(src >= 0, src, n_arr), flat)
+    values_bar = np.zeros(n_values + 1, cot.dtype)
+    np.add.at(values_bar, np.where(src < 0, -1 - src, n_values), flat)
+    return (np.reshape(arr_bar[:n_arr], np.shape(arr)),
+            np.reshape(values_bar[:n_values], np.shape(values)))
+
+
+__all__ += ["insert_bars"]

@@ -97,3 +97,25 @@ def f_cross_axes(x, y):
     c = np.cross(x, y, axisa=0, axisb=-1, axisc=0)
     d = np.cross(y, x.T, axis=1)
     return np.sum(np.sin(c) ** 2) + np.sum(d * y)
+
+
+def f_insert(x, v):
+    a = np.insert(x, 1, v[0], axis=1)  # one value broadcast down a column
+    b = np.insert(x, np.array([0, 2, 2]), v[:3], axis=0)  # three rows, each v[:3]
+    c = np.insert(x, 2, v[:2] * 3.0)  # flattened, two values at one place
+    d = np.insert(x, -1, np.stack([v[:3], v[1:]]), axis=0)  # two rows (scalar obj)
+    return np.sum(np.sin(a) ** 2) + np.sum(b * np.cos(b)) + np.sum(c**3) + np.sum(d**2 * v[0])
+
+
+if np.__name__ == "jax.numpy":  # the twin: insert_bars from what it means
+
+    def insert_bars(cot, arr, obj, values, axis=None):
+        pullback = jax.vjp(lambda a, v: np.insert(a, obj, v, axis=axis), arr, values)[1]
+        return pullback(cot)
+else:
+    from s2s.runtime import insert_bars
+
+
+def f_insert_bars(cot, x, v):
+    bars = insert_bars(cot * cot, x, np.array([1, 3]), v, axis=1)
+    return np.sum(np.sin(bars[0]) * x) + np.sum(bars[1] ** 2)

@@ -40,6 +40,7 @@ JIT_CASES = {
     "ufunc_reduce": (L.f_ufunc_reduce, (X34,)),
     "block": (L.f_block, (R.normal(size=(2, 3)), R.normal(size=(2, 3)))),
     "cross_axes": (L.f_cross_axes, (X34, X34.T)),
+    "insert": (L.f_insert, (R.normal(size=(3, 3)), R.normal(size=4))),
     "solve_triangular": (S.f_solve_triangular, (A33, B32)),
     "expm": (S.f_expm, (A33 * 0.2,)),
     "cho": (S.f_cho, (A33, B32)),

@@ -16,7 +16,7 @@ from . import runtime_products  # noqa: F401  (the runtime's product cotangents)
 from . import dtypes  # noqa: F401  (casts, and calls whose outputs are constants)
 from . import fft  # noqa: F401  (np.fft: transforms whose adjoints are transforms)
 from . import collectives  # noqa: F401  (psum, pmean, ...: over a named vmap axis)
-from . import numpy_more  # noqa: F401  (partition, frexp, gradient)
+from . import numpy_more  # noqa: F401  (partition, frexp, gradient, insert)
 from . import forms  # noqa: F401  (calls that are other primitives': np.add.reduce, ...)
 # isort: on
 from .registry import BY_OBJECT, PRIMITIVES, Primitive, lookup_object

@@ -1,5 +1,6 @@
-"""NumPy's remaining functions: ``np.partition`` (and ``np.argpartition``), ``np.frexp``, ``np.gradient`` (and
-``gradient_bar``, the runtime helper its VJP calls).
+"""NumPy's remaining functions: ``np.partition`` (and ``np.argpartition``),
+``np.frexp``, ``np.gradient`` and ``np.insert`` (and ``gradient_bar`` and
+``insert_bars``, the runtime helpers their VJPs call).
 
 * ``np.partition(a, kth, axis)`` returns ``a``'s elements rearranged: its cotangent
   follows the permutation ``np.argpartition`` gives for the same arguments (NumPy's
@@ -11,6 +12,11 @@
 * ``np.gradient(f, h, axis=k)`` is linear in ``f``: differences along one axis with a
   scalar spacing; its VJP is the stencil's transpose (``gradient_bar``), whose own
   VJP is ``np.gradient`` again.
+* ``np.insert(arr, obj, values, axis)`` is linear in ``arr`` and ``values`` together:
+  its VJP sends each element of the cotangent back where it came from
+  (``insert_bars``, whose own VJP is ``np.insert`` of the two cotangents).  vmap
+  inserts with the batch axis moved last, where NumPy's reshaping of ``values`` (a
+  scalar ``obj`` moves its first axis) leaves it alone.
 """
 
 import numpy as np
@@ -18,9 +24,9 @@ import numpy as np
 from .. import runtime
 from ..ir.nodes import Const, Let
 from ..ir.spelling import atom_text
-from ..runtime import gradient_bar
-from .batching import Batch, NoBatchRule, args_text, batch_rule, shifted, static
-from .registry import Refused, call_spelling, defjvp, defprim, defvjp
+from ..runtime import gradient_bar, insert_bars
+from .batching import Batch, NoBatchRule, _with_batch, args_text, batch_rule, shifted, static
+from .registry import Refused, call_spelling, defjvp, deflinear, defprim, defvjp
 
 # ---- np.partition --------------------------------------------------------------------
 
@@ -160,3 +166,91 @@ def gradient_rule(b: Batch, s: Let) -> str:
                           "give axis=")
     texts = [atom_text(x) for x in s.args]  # (gradient_bar's f gives only a dtype)
     return args_text(s, texts, {"axis": shifted(0 if axis is None else axis, b.rank(a))})
+
+
+# ---- np.insert -----------------------------------------------------------------------
+
+defprim(
+    "insert", np.insert, "(arr, obj, values, axis=None)", family="shape",
+    diff=("arr", "values"),
+    note="linear in arr and values: each cotangent element goes back where it came from "
+    "(insert_bars; a value broadcast to several places gets their sum)",
+)
+
+
+@defvjp("insert")
+def insert_vjp(g, ans, arr, obj, values, axis=None):
+    bars = insert_bars(g, arr, obj, values, axis=axis)
+    return bars[0], bars[1]
+
+
+@defjvp("insert", "arr")
+def insert_jvp_arr(arr_dot, ans, arr, obj, values, axis=None):
+    return np.insert(arr_dot, obj, np.zeros_like(values), axis=axis)
+
+
+@defjvp("insert", "values")
+def insert_jvp_values(values_dot, ans, arr, obj, values, axis=None):
+    return np.insert(np.zeros_like(arr), obj, values_dot, axis=axis)
+
+
+def _batch_last(b: Batch, s: Let, arr, values) -> tuple[str, str, str]:
+    """``arr`` with the batch axis last (each example flattened for ``axis=None``),
+    ``values`` likewise (a trailing length-1 axis where unbatched), and the axis."""
+    if b.batched(s.args[1]):
+        raise NoBatchRule("np.insert with positions that differ between examples")
+    axis = static(s, "axis", None)
+    a = _with_batch(b, arr)
+    if axis is None:
+        a = f"np.reshape({a}, ({b.use_batch_size()}, -1))"
+    v = (f"np.moveaxis({atom_text(values)}, 0, -1)" if b.batched(values)
+         else f"np.expand_dims({atom_text(values)}, -1)")
+    return f"np.moveaxis({a}, 0, -1)", v, "0" if axis is None else str(axis % b.rank(arr))
+
+
+@batch_rule("insert")
+def insert_rule(b: Batch, s: Let) -> str:
+    """Each example's insert, the batch axis last: NumPy gives ``values`` the array's
+    rank by leading axes and (for a scalar ``obj``) moves its first axis, neither of
+    which touches a last axis."""
+    arr, obj, values = s.args
+    a, v, axis = _batch_last(b, s, arr, values)
+    return f"np.moveaxis(np.insert({a}, {atom_text(obj)}, {v}, axis={axis}), -1, 0)"
+
+
+defprim(
+    "insert_bars", runtime.insert_bars,
+    "(cot, arr, obj, values, axis=None, batched=False)", family="runtime",
+    spelling=call_spelling("insert_bars"), diff=("cot",), results=2,
+    note="np.insert's VJP (arr and values give only shapes): linear in cot, its "
+    "transpose np.insert of the two cotangents",
+)
+
+
+@defvjp("insert_bars")
+def insert_bars_vjp(g, ans, cot, arr, obj, values, axis=None, batched=False):
+    if not batched:
+        return np.insert(g[0], obj, g[1], axis=axis)
+    if axis is None:
+        flat = np.reshape(g[0], (np.shape(g[0])[0], -1))
+        return np.moveaxis(np.insert(np.moveaxis(flat, 0, -1), obj,
+                                     np.moveaxis(g[1], 0, -1), axis=0), -1, 0)
+    return np.moveaxis(np.insert(np.moveaxis(g[0], 0, -1), obj, np.moveaxis(g[1], 0, -1),
+                                 axis=axis), -1, 0)
+
+
+deflinear("insert_bars", "cot", keywords=True)
+
+
+@batch_rule("insert_bars")
+def insert_bars_rule(b: Batch, s: Let) -> str:
+    """Each example's cotangents (``batched=True``: the helper inserts per example)."""
+    cot, arr, obj, values = s.args
+    if static(s, "batched", False):
+        raise NoBatchRule("vmap of vmap of np.insert's derivative")
+    if b.batched(obj):
+        raise NoBatchRule("np.insert with positions that differ between examples")
+    axis = static(s, "axis", None)
+    where = "None" if axis is None else str(axis % b.rank(arr))
+    return (f"insert_bars({_with_batch(b, cot)}, {_with_batch(b, arr)}, {atom_text(obj)}, "
+            f"{_with_batch(b, values)}, axis={where}, batched=True)")
