@@ -301,3 +301,18 @@ def test_svd_with_its_vectors_is_spelled_as_written() -> None:
     text = s2s.source(s2s.grad(svd_as_written))
     assert "np.linalg.svd(x, full_matrices=False)" in text
     assert "np.linalg.svd(x_s_s)" in text or "np.linalg.svd(x[:2, :2])" in text
+
+
+def insert_at_a_list(x, v):
+    return np.sum(np.sin(np.insert(x, [0, 2], v[:3], axis=0)) ** 2)
+
+
+@needs_jax
+def test_insert_at_a_list_of_positions_on_the_jax_backend() -> None:
+    # jax.numpy's insert takes an array of positions: the backend passes NumPy's list
+    x, v = R.normal(size=(3, 3)), R.normal(size=4)
+    grad = s2s.grad(insert_at_a_list, argnums=(0, 1))
+    for g, e in zip(s2s.jit(grad, backend="jax")(x, v), grad(x, v)):
+        np.testing.assert_allclose(g, e, rtol=1e-12)
+    for g, e in zip(grad(x, v), (fd_grad(insert_at_a_list, (x, v), k)[0] for k in (0, 1))):
+        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
