@@ -1,4 +1,5 @@
-"""The emitted code's helpers for SciPy: ``scipy.special`` and ``scipy.stats``.
+"""The emitted code's helpers for SciPy: ``scipy.special``, ``scipy.stats``,
+``scipy.linalg`` and ``scipy.signal`` (and ``gradient_bar``, for NumPy's gradient).
 
 Part of the same ABI as :mod:`s2s.runtime`, which imports every name here (emitted code
 says ``from s2s.runtime import special_erf``); they live apart so that runtime.py keeps
@@ -499,3 +500,201 @@ def stats_multivariate_normal_pdf(x, mean, cov):
 
 
 __all__ += ["stats_multivariate_normal_logpdf", "stats_multivariate_normal_pdf"]
+
+
+# ---- NumPy's remaining functions (runtime.py is full): np.gradient's transpose ---------
+
+
+def gradient_bar(cot, f, *varargs, axis=None, edge_order=1):
+    """Cotangent of ``f`` in ``np.gradient(f, *varargs, axis=axis,
+    edge_order=edge_order)`` along one axis with a scalar spacing: the transpose of its
+    difference stencil (central inside; one-sided of order ``edge_order`` at the ends)."""
+    if axis is None:
+        if np.ndim(f) != 1:
+            raise ValueError("np.gradient of an array of more than one axis without "
+                             "axis= returns one array per axis: s2s differentiates one "
+                             "axis at a time (give axis=)")
+        axis = 0
+    if len(varargs) > 1 or any(np.ndim(h) != 0 for h in varargs):
+        raise ValueError("s2s differentiates np.gradient with one scalar spacing (not "
+                         "coordinates, not one spacing per axis)")
+    g = np.moveaxis(np.asarray(cot), axis, 0)
+    if varargs:
+        g = g / varargs[0]
+    bar = np.zeros(np.shape(g), np.result_type(g, f))
+    half = g[1:-1] / 2
+    bar[:-2] -= half
+    bar[2:] += half
+    if edge_order == 1:
+        bar[0] -= g[0]
+        bar[1] += g[0]
+        bar[-2] -= g[-1]
+        bar[-1] += g[-1]
+    else:
+        bar[0] -= 1.5 * g[0]
+        bar[1] += 2 * g[0]
+        bar[2] -= 0.5 * g[0]
+        bar[-3] += 0.5 * g[-1]
+        bar[-2] -= 2 * g[-1]
+        bar[-1] += 1.5 * g[-1]
+    return np.moveaxis(bar, 0, axis)
+
+
+__all__ += ["gradient_bar"]
+
+
+# ---- scipy.linalg and scipy.signal: one call each (jax.scipy has them: the JAX
+# backend runs these with jax.scipy's), and the padding that undoes a convolution's mode
+
+
+def linalg_solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False,
+                            overwrite_b=False, check_finite=True):
+    """``scipy.linalg.solve_triangular`` (never overwriting ``b``)."""
+    from scipy import linalg
+
+    return linalg.solve_triangular(a, b, trans=trans, lower=lower,
+                                   unit_diagonal=unit_diagonal)
+
+
+def linalg_expm(a):
+    """``scipy.linalg.expm``."""
+    from scipy import linalg
+
+    return linalg.expm(a)
+
+
+def linalg_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """The factor of ``scipy.linalg.cho_factor(a, lower)`` (its first result; the
+    other triangle holds ``a``'s entries, as LAPACK leaves them)."""
+    from scipy import linalg
+
+    return linalg.cho_factor(a, lower=lower)[0]
+
+
+def linalg_cho_solve(c, b, lower=False, overwrite_b=False, check_finite=True):
+    """``scipy.linalg.cho_solve((c, lower), b)`` (never overwriting ``b``)."""
+    from scipy import linalg
+
+    return linalg.cho_solve((c, lower), b)
+
+
+def linalg_solve_sylvester(a, b, q):
+    """``scipy.linalg.solve_sylvester``: x with ``a @ x + x @ b = q``."""
+    from scipy import linalg
+
+    return linalg.solve_sylvester(a, b, q)
+
+
+def signal_convolve(in1, in2, mode="full", method="auto"):
+    """``scipy.signal.convolve``."""
+    from scipy import signal
+
+    return signal.convolve(in1, in2, mode=mode, method=method)
+
+
+def signal_fftconvolve(in1, in2, mode="full", axes=None):
+    """``scipy.signal.fftconvolve``: over ``axes``, broadcasting over the others."""
+    from scipy import signal
+
+    return signal.fftconvolve(in1, in2, mode=mode, axes=axes)
+
+
+def _conv_widths(shape, in1, in2, mode, axes):
+    """For each axis of ``shape``: what a convolution's ``mode`` cut from the full
+    result at its start and its end (nothing along an axis not convolved)."""
+    if axes is None:
+        axes = range(len(shape))
+    elif not isinstance(axes, (tuple, list)):
+        axes = (axes,)
+    convolved = [a % len(shape) for a in axes]
+    widths = []
+    for k in range(len(shape)):
+        n1, n2 = np.shape(in1)[k], np.shape(in2)[k]
+        if k not in convolved or mode == "full":
+            widths.append((0, 0))
+        elif mode == "same":
+            widths.append(((n2 - 1) // 2, n2 - 1 - (n2 - 1) // 2))
+        else:  # valid: the part where one input covers the other
+            widths.append((min(n1, n2) - 1, min(n1, n2) - 1))
+    return widths
+
+
+def conv_pad(cot, in1, in2, mode="full", axes=None):
+    """A convolution's cotangent in ``mode`` placed in the full result's shape (zeros
+    where the mode cut): the operands' cotangents are then 'valid' convolutions."""
+    return np.pad(cot, _conv_widths(np.shape(cot), in1, in2, mode, axes))
+
+
+def conv_crop(cot, in1, in2, mode="full", axes=None):
+    """The part of a full convolution's ``cot`` that ``mode`` keeps (conv_pad's
+    transpose)."""
+    widths = _conv_widths(np.shape(cot), in1, in2, mode, axes)
+    return cot[tuple(slice(lo, n - hi) for (lo, hi), n in zip(widths, np.shape(cot)))]
+
+
+__all__ += ["linalg_solve_triangular", "linalg_expm", "linalg_cho_factor",
+            "linalg_cho_solve", "linalg_solve_sylvester", "signal_convolve",
+            "signal_fftconvolve", "conv_pad", "conv_crop"]
+
+
+def linalg_solve_banded(ab, b, lower=0, upper=0, overwrite_ab=False, overwrite_b=False,
+                        check_finite=True):
+    """``scipy.linalg.solve_banded((lower, upper), ab, b)`` (never overwriting; JAX has
+    no banded solver: the JAX backend refuses it when it runs)."""
+    from scipy import linalg
+
+    return linalg.solve_banded((lower, upper), ab, b)
+
+
+def banded_dense(x, lower, upper):
+    """The (..., n, n) matrix whose band ``x`` (..., lower + upper + 1, n) stores, as
+    scipy.linalg.solve_banded reads it: ``a[i, j] = x[upper + i - j, j]``."""
+    n = np.shape(x)[-1]
+    i, j = np.indices((n, n))
+    row = upper + i - j
+    inside = (row >= 0) & (row <= lower + upper)
+    return np.where(inside, x[..., np.clip(row, 0, lower + upper), j], 0.0)
+
+
+def dense_banded(x, lower, upper):
+    """The band storage of a (..., n, n) matrix's band (banded_dense's transpose: the
+    entries outside the band are left out)."""
+    n = np.shape(x)[-1]
+    r, j = np.indices((lower + upper + 1, n))
+    i = j + r - upper
+    inside = (i >= 0) & (i < n)
+    return np.where(inside, x[..., np.clip(i, 0, n - 1), j], 0.0)
+
+
+__all__ += ["linalg_solve_banded", "banded_dense", "dense_banded"]
+
+
+def insert_bars(cot, arr, obj, values, axis=None, batched=False):
+    """Cotangents of ``arr`` and ``values`` in ``np.insert(arr, obj, values, axis)``:
+    each element of ``cot`` goes back to the element it came from (a value NumPy
+    broadcast to several places gets their sum).  ``arr`` and ``values`` give only
+    shapes.  ``batched``: each has a batch axis in front, each example inserted on its
+    own (the batch axis moved last, where NumPy's reshaping of ``values`` leaves it)."""
+    cot = np.asarray(cot)
+    n_arr, n_values = np.size(arr), np.size(values)
+    from_arr = np.reshape(np.arange(n_arr), np.shape(arr))
+    from_values = -1 - np.reshape(np.arange(n_values), np.shape(values))
+    if batched:
+        if axis is None:
+            from_arr = np.reshape(from_arr, (np.shape(arr)[0], -1))
+        src = np.moveaxis(np.insert(np.moveaxis(from_arr, 0, -1), obj,
+                                    np.moveaxis(from_values, 0, -1),
+                                    axis=0 if axis is None else axis), -1, 0)
+    else:
+        src = np.insert(from_arr, obj, from_values, axis=axis)
+    src = np.ravel(src)
+    flat = np.ravel(cot)
+    arr_bar = np.zeros(n_arr + 1, cot.dtype)
+    np.add.at(arr_bar, np.where(src >= 0, src, n_arr), flat)
+    values_bar = np.zeros(n_values + 1, cot.dtype)
+    np.add.at(values_bar, np.where(src < 0, -1 - src, n_values), flat)
+    return (np.reshape(arr_bar[:n_arr], np.shape(arr)),
+            np.reshape(values_bar[:n_values], np.shape(values)))
+
+
+__all__ += ["insert_bars"]

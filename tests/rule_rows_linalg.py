@@ -140,7 +140,7 @@ ROWS = (
         Row("triu", "tall_k", (normal(4, 3),), {"k": -1}),
         Row("triu", "batch_k", (normal(2, 3, 3),), {"k": 1}),
         pair("cross", "broadcast", (4, 3), (3,)),
-        pair("cross", "axis0", (3, 4), (3, 4), {"axis": 0}),
+        pair("cross", "axis0", (3, 4), (3, 4), {"axisa": 0, "axisb": 0, "axisc": 0}),
         pair("linalg.cross", "broadcast", (3,), (2, 3)),
         pair("vecdot", "broadcast", (2, 3), (3,)),
         pair("vecdot", "axis0", (3, 2), (3, 1), {"axis": 0}),

@@ -174,6 +174,8 @@ DEFERRED = {
     "s2s.optimize.specialize": "a second call's work: a first call and `import s2s` skip it",
     "s2s.primitives.special": "SciPy's functions register on first use: SciPy is optional",
     "s2s.primitives.stats": "scipy.stats' methods register on first use (as above)",
+    "s2s.primitives.scipy_linalg": "scipy.linalg's and scipy.signal's register on first "
+    "use (as above)",
 }
 
 

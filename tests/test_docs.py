@@ -93,6 +93,16 @@ def test_the_ledger_page_counts_the_matrix() -> None:
     assert tuple(map(int, stated.groups())) == (total, accepted, rejected)
 
 
+def test_the_subset_page_counts_the_primitives() -> None:
+    """docs/python-subset.md states how many primitives docs/primitives.md lists."""
+    listed = re.search(r"^(\d+) primitives, ", (ROOT / "docs" / "primitives.md").read_text(),
+                       flags=re.M)
+    stated = re.search(r"lists the (\d+) primitives with rules",
+                       (ROOT / "docs" / "python-subset.md").read_text())
+    assert listed and stated, "a page no longer states the count where this test looks"
+    assert stated.group(1) == listed.group(1)
+
+
 def _inside(path: Path) -> bool:
     """The path exists in this repository (a clone has nothing beside it)."""
     return path.exists() and path.resolve().is_relative_to(ROOT)

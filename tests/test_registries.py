@@ -139,7 +139,8 @@ def test_a_primitive_from_an_unbatched_family_refuses_a_batched_operand() -> Non
 def test_every_primitive_keeps_the_batching_rule_it_had() -> None:
     """The rule vmap finds for each built-in primitive, by function name, is the one it
     found before the rules moved beside their primitives (tests/fixtures/
-    batch_rules.json, dumped from the registry of 5a2e1c0; None: no rule)."""
+    batch_rules.json, dumped from the registry of 5a2e1c0, with the rules of primitives
+    added since; None: no rule)."""
     import json
     from pathlib import Path
 

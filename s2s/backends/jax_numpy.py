@@ -121,9 +121,20 @@ def _like_of_sequence(fn: Any) -> Any:
     return like
 
 
+def _insert_positions(fn: Any) -> Any:
+    """``jnp.insert`` taking NumPy's list or tuple of positions (an array to JAX)."""
+    def insert(arr: Any, obj: Any, values: Any, axis: Any = None) -> Any:
+        if isinstance(obj, (list, tuple)):
+            obj = _onp.asarray(obj)
+        return fn(arr, obj, values, axis=axis)
+
+    return insert
+
+
 # jax.numpy functions whose arguments NumPy spells differently in emitted code
 _ADAPT = {
     "sort": _sort_kind, "argsort": _sort_kind, "tensordot": _tensordot_axes,
+    "insert": _insert_positions,
     "zeros_like": _like_of_sequence, "ones_like": _like_of_sequence,
     "empty_like": _like_of_sequence, "full_like": _like_of_sequence,
 }

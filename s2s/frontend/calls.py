@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import warnings
 from typing import Any
 
 import libcst as cst
@@ -13,7 +14,7 @@ from ..errors import TransformError, UnsupportedCallError
 from ..ir.names import stem
 from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Var
 from ..primitives import PRIMITIVES, lookup_object
-from ..primitives.registry import METHODS, Refused
+from ..primitives.registry import METHODS, Refused, Result
 from .expressions import MAX_NAME, SHAPE_READS
 from .resolve import expression_advice
 
@@ -298,6 +299,53 @@ class CallLowerer:
         if len(base) > MAX_NAME:
             base = name.split(".")[-1]
         return self.n.emit(self.n.exprs.target(target, base), name, tuple(positional), params, node)
+
+    def form(
+        self, rewrite: Any, args: list[Atom], kwargs: dict[str, Atom], node: Any,
+        target: str | None, text: str,
+    ) -> Atom:
+        """A call another primitive's in other words (``registry.FORMS``): its steps,
+        each applied as written, the last bound to ``target``."""
+        def items(atom: Atom) -> list[Atom] | None:
+            if isinstance(atom, Const) and isinstance(atom.value, (list, tuple)):
+                return [Const(v, repr(v)) for v in atom.value]
+            let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
+            if let is None or let.prim not in ("make_list", "make_tuple") or (
+                    atom.name in self.n.buffer_root.values()):
+                return None
+            return [unpacked(a) for a in let.args]
+
+        def unpacked(atom: Atom) -> Atom:
+            """An item read back from a tuple the function built (``c, low = t``)."""
+            let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
+            index = let.params.get("index") if let is not None else None
+            if let is None or let.prim != "getitem" or index is None or index.is_tuple or \
+                    not isinstance(index.items[0], Const) or type(index.items[0].value) \
+                    is not int:
+                return atom
+            whole = items(let.args[0])
+            k = index.items[0].value
+            return whole[k] if whole is not None and -len(whole) <= k < len(whole) else atom
+
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                steps = rewrite(list(args), dict(kwargs), items)
+        except Refused as exc:
+            raise UnsupportedCallError(f"`{text}`: {exc.what}", self.n.loc(node),
+                                       exc.hint, self.n.display) from None
+        loc = self.n.loc(node)
+        for w in caught:  # (np.row_stack's deprecation) at the user's line
+            warnings.warn_explicit(w.message, w.category, loc.file, loc.line)
+        results: list[Atom] = []
+        for k, (name, step_args, step_kwargs) in enumerate(steps):
+            step_args = [results[a.k] if isinstance(a, Result) else a for a in step_args]
+            step_kwargs = {n: results[a.k] if isinstance(a, Result) else a
+                           for n, a in step_kwargs.items()}
+            last = k == len(steps) - 1
+            results.append(self.apply(name, step_args, step_kwargs, node,
+                                      target if last else None, text))
+        return results[-1]
 
     def method_call(self, node: cst.Call, target: str | None) -> Atom:
         func = node.func

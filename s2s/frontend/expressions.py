@@ -20,7 +20,7 @@ from ..ir.names import simple_text, stem
 from ..ir.nodes import Atom, Const, If, Index, Slice, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
-from ..primitives.registry import ATTRIBUTES
+from ..primitives.registry import ATTRIBUTES, lookup_form
 from .draws import is_draw
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
@@ -488,6 +488,10 @@ class ExprLowerer:
             return self.n.user_call(obj.fun, text, node, target, custom=obj)
         if is_draw(obj):  # np.random.normal(...), np.random.default_rng(0)
             return self.n.draws.call(node, target, obj)
+        form = lookup_form(obj)
+        if form is not None:  # another primitive's call in other words
+            args, kwargs = self.n.calls.call_args(node)
+            return self.n.calls.form(form, args, kwargs, node, target, text)
         prim = lookup_object(obj)
         if prim is not None and prim.name == "reversed":
             raise self.n.unsupported(

@@ -32,6 +32,7 @@ from ..ir.names import stem
 from ..ir.nodes import Atom, Const, If, Let, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
+from ..primitives.registry import lookup_form
 from .expressions import MAX_NAME
 from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
@@ -520,6 +521,11 @@ class FunctionLowerer:
         if isinstance(obj, (custom_jvp, custom_vjp)):
             return self.n.user_call(obj.fun, text, node, target, custom=obj,
                                     passed=(self._atoms(args, text, node), kwargs))
+        form = lookup_form(obj)
+        if form is not None:  # another primitive's call in other words
+            return self.n.calls.form(form, self._atoms(args, text, node), {
+                k: self._atoms([v], text, node)[0] for k, v in kwargs.items()},
+                node, target, text)
         prim = lookup_object(obj)
         if prim is not None:
             atoms = self._atoms(args, text, node)

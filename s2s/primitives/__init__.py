@@ -1,7 +1,7 @@
 """Primitive rules, grouped by family.  Importing this package registers them all,
-except ``scipy.special``'s and ``scipy.stats``', registered the first time a function
-from SciPy (or one of ``math``'s special functions) is looked up, so ``import s2s``
-does not import SciPy."""
+except ``scipy.special``'s, ``scipy.stats``', ``scipy.linalg``'s and ``scipy.signal``'s,
+registered the first time a function from SciPy (or one of ``math``'s special
+functions) is looked up, so ``import s2s`` does not import SciPy."""
 
 import math
 
@@ -16,13 +16,15 @@ from . import runtime_products  # noqa: F401  (the runtime's product cotangents)
 from . import dtypes  # noqa: F401  (casts, and calls whose outputs are constants)
 from . import fft  # noqa: F401  (np.fft: transforms whose adjoints are transforms)
 from . import collectives  # noqa: F401  (psum, pmean, ...: over a named vmap axis)
+from . import numpy_more  # noqa: F401  (partition, frexp, gradient, insert)
+from . import forms  # noqa: F401  (calls that are other primitives': np.add.reduce, ...)
 # isort: on
 from .registry import BY_OBJECT, PRIMITIVES, Primitive, lookup_object
 
 
 def load_all() -> None:
     """Register every family now, SciPy's included (for listings and tests)."""
-    from . import special, stats  # noqa: F401
+    from . import scipy_linalg, special, stats  # noqa: F401
 
 # ``math`` functions on Python floats are the same primitives as NumPy's.
 for _math_fn, _prim in (

@@ -326,41 +326,77 @@ def kron_rule(b: Batch, s: Let) -> str:
     return f"np.reshape({blocks}, ({b.use_batch_size()}, *{sizes}))"
 
 
-# np.cross of 3-vectors; np.linalg.cross takes 3-vectors only
-for _name, _impl in (("cross", np.cross), ("linalg.cross", np.linalg.cross)):
-    defprim(_name, _impl, "(a, b, axis=-1)", family="linalg",
-            note="3-vectors along axis (NumPy's 2-vector form is deprecated)")
+# np.cross of 3-vectors, each operand's along its own axis (axisa, axisb; the result's
+# along axisc; axis= sets all three); np.linalg.cross takes 3-vectors along axis only
 
-    @defvjp(_name)
-    def cross_vjp(g, ans, a, b, axis=-1):
-        # <g, a x b> = <a, b x g> = <b, g x a>
-        a_bar = np.cross(b, g, axis=axis)
-        b_bar = np.cross(g, a, axis=axis)
-        return unbroadcast(a_bar, a), unbroadcast(b_bar, b)
 
-    @defjvp(_name, "a")
-    def cross_jvp_a(a_dot, ans, a, b, axis=-1):
-        return np.cross(a_dot, b, axis=axis)
+def _cross_axes(args, kwargs):
+    """``axis=`` given is each of ``axisa``, ``axisb`` and ``axisc`` (as NumPy)."""
+    names = ("a", "b", "axisa", "axisb", "axisc", "axis")
+    given = dict(zip(names, args))
+    given.update(kwargs)
+    axis = given.pop("axis", None)
+    if axis is not None and not (isinstance(axis, Const) and axis.value is None):
+        given.update(axisa=axis, axisb=axis, axisc=axis)
+    return [], given
 
-    @defjvp(_name, "b")
-    def cross_jvp_b(b_dot, ans, a, b, axis=-1):
-        return np.cross(a, b_dot, axis=axis)
+
+defprim("cross", np.cross, "(a, b, axisa=-1, axisb=-1, axisc=-1)", family="linalg",
+        canonical=_cross_axes,
+        note="3-vectors along axisa, axisb (the result along axisc; axis= sets all "
+        "three); NumPy's 2-vector form is deprecated")
+
+
+@defvjp("cross")
+def cross_vjp(g, ans, a, b, axisa=-1, axisb=-1, axisc=-1):
+    # <g, a x b> = <a, b x g> = <b, g x a>, each vector along its operand's axis
+    a_bar = np.cross(b, g, axisa=axisb, axisb=axisc, axisc=axisa)
+    b_bar = np.cross(g, a, axisa=axisc, axisb=axisa, axisc=axisb)
+    return unbroadcast(a_bar, a), unbroadcast(b_bar, b)
+
+
+defbilinear("cross", "a", "b", keywords=True)
+
+defprim("linalg.cross", np.linalg.cross, "(a, b, axis=-1)", family="linalg",
+        note="3-vectors along axis")
+
+
+@defvjp("linalg.cross")
+def linalg_cross_vjp(g, ans, a, b, axis=-1):
+    a_bar = np.cross(b, g, axis=axis)
+    b_bar = np.cross(g, a, axis=axis)
+    return unbroadcast(a_bar, a), unbroadcast(b_bar, b)
+
+
+@defjvp("linalg.cross", "a")
+def linalg_cross_jvp_a(a_dot, ans, a, b, axis=-1):
+    return np.cross(a_dot, b, axis=axis)
+
+
+@defjvp("linalg.cross", "b")
+def linalg_cross_jvp_b(b_dot, ans, a, b, axis=-1):
+    return np.cross(a, b_dot, axis=axis)
 
 
 @batch_rule("cross", "linalg.cross")
 def cross_rule(b: Batch, s: Let) -> str:
-    """3-vectors along ``axis``: moved last in each operand, crossed, moved back."""
-    axis = _static(b, s, "axis", -1)
-    r_out = b.out_rank(s)
+    """3-vectors along each operand's axis: moved last in each operand, crossed, the
+    result's moved back to its axis."""
+    if s.prim == "cross":
+        axes = [_static(b, s, name, -1) for name in ("axisa", "axisb", "axisc")]
+    else:
+        axes = [_static(b, s, "axis", -1)] * 3
     texts = []
-    for a in s.args:
+    for a, axis in zip(s.args, axes):
         r, t = b.rank(a), atom_text(a)
         if axis % r != r - 1:
             t = f"np.moveaxis({t}, {axis % r + b.batched(a)}, -1)"
-        texts.append(_lined(b, a, t, r_out))
+        texts.append(t)
+    r_out = b.out_rank(s)
+    texts = [_lined(b, a, t, r_out) for a, t in zip(s.args, texts)]
     text = f"np.{s.prim}({texts[0]}, {texts[1]})"
-    if axis % r_out != r_out - 1:
-        text = f"np.moveaxis({text}, -1, {axis % r_out + 1})"
+    if axes[2] % r_out != r_out - 1:
+        text = f"np.moveaxis({text}, -1, {axes[2] % r_out + 1})"
     return text
 
 

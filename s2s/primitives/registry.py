@@ -339,6 +339,10 @@ def lookup_object(obj: Any) -> Primitive | None:
         from . import stats  # noqa: F401  (and scipy.stats' methods)
 
         name = BY_OBJECT.get(id(obj))
+    if name is None and _scipy_solvers_in_use(obj):
+        from . import scipy_linalg  # noqa: F401  (scipy.linalg's and scipy.signal's)
+
+        name = BY_OBJECT.get(id(obj))
     if name is None and inspect.ismethod(obj):
         name = BY_METHOD.get((id(obj.__self__), obj.__name__))
     if name is None and str(getattr(obj, "__module__", None)).startswith("jax"):
@@ -373,6 +377,57 @@ def refuse_underived(prim: Primitive, s: Any, active: list[int]) -> None:
             raise NonDifferentiableError(
                 f"`{s.prim}` has no derivative rule in `{slots[j][0]}`: {why}", s.loc,
                 f"pass `{slots[j][0]}` as a constant (or under stop_gradient)")
+
+
+# Calls that are another primitive's in other words (``np.add.reduce(a)`` is
+# ``np.sum(a, axis=0)``, ``np.linalg.svd(a, compute_uv=False)`` is
+# ``np.linalg.svdvals(a)``, ``np.select`` a chain of ``np.where``): a form rewrites the
+# call's arguments (IR atoms) into steps, ``[(name, args, kwargs), ...]``, each a call
+# of a registered primitive whose arguments may name an earlier step's result
+# (``Result(k)``); the last step's result is the call's.  ``rewrite(args, kwargs, items)`` reads the
+# items of a list the function built with ``items(atom)`` (None for any other value),
+# and raises ``Refused`` for a form it cannot rewrite.  A form is found before the
+# object's own primitive (``np.linalg.svd``'s form passes other calls on to it).
+FORMS: dict[Any, tuple[Callable, str, str]] = {}  # key -> (rewrite, spelling, note)
+
+
+class Result:
+    """A form's step argument: the result of step ``k`` of the same form."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+
+def _form_key(obj: Any) -> Any:
+    owner = getattr(obj, "__self__", None)  # np.add.reduce: bound anew at each access
+    if owner is not None and isinstance(owner, np.ufunc):
+        return (id(owner), obj.__name__)
+    return id(obj)
+
+
+def defform(obj: Any, spelling: str, rewrite: Callable, note: str) -> None:
+    """Register ``rewrite`` as the form of calls of ``obj``, spelled ``spelling`` in
+    listings (see ``FORMS``)."""
+    FORMS[_form_key(obj)] = (rewrite, spelling, note)
+    _KEEP_ALIVE.append(getattr(obj, "__self__", obj))
+    bump()
+
+
+def lookup_form(obj: Any) -> Callable | None:
+    """The form registered for calls of ``obj``, or None."""
+    found = FORMS.get(_form_key(obj))
+    if found is None and _scipy_solvers_in_use(obj):
+        from . import scipy_linalg  # noqa: F401  (cho_factor, cho_solve, correlate)
+
+        found = FORMS.get(_form_key(obj))
+    return found[0] if found is not None else None
+
+
+def _scipy_solvers_in_use(obj: Any) -> bool:
+    """Might ``obj`` be scipy.linalg's or scipy.signal's (registered on first use)?"""
+    return ("scipy.linalg" in sys.modules or "scipy.signal" in sys.modules or getattr(
+        obj, "__module__", None) == "s2s.runtime_scipy") and \
+        "s2s.primitives.scipy_linalg" not in sys.modules
 
 
 # Modules whose attributes resolve by identity: anything reached through them that is

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..primitives import PRIMITIVES, load_all
 from ..primitives.batching import RULES, rule_for
-from ..primitives.registry import REFUSED
+from ..primitives.registry import FORMS, REFUSED
 from ..transforms.vmap import HANDLED
 from ..version import __version__
 
@@ -112,7 +112,18 @@ def primitives_markdown() -> str:
             f"{mark[r['vjp']]} | {mark[r['jvp']]} | {mark[r['batch']]} | "
             f"{r['note'].replace('|', '/')} |"
         )
+    lines += ["", "## Other spellings", "",
+              "Calls s2s rewrites where it reads them into calls of the primitives above",
+              "(`registry.FORMS`): their derivatives, batching and emitted code are those",
+              "primitives'.", "", "| call | is |", "|---|---|"]
+    lines += [f"| `{spelling}` | {note.replace('|', '/')} |" for spelling, note in forms()]
     return "\n".join(lines) + "\n"
+
+
+def forms() -> list[tuple[str, str]]:
+    """``(spelling, what it is)`` for each call s2s reads as other primitives'."""
+    load_all()
+    return sorted((spelling, note) for _, spelling, note in FORMS.values())
 
 
 _SUBCOMMANDS = ("s2s.tools.cli_teach", "s2s.tools.cli_ledger", "s2s.tools.cli_conformance")
@@ -133,6 +144,8 @@ def _primitives(args: argparse.Namespace) -> int:
             flags = " ".join(k for k in ("vjp", "jvp", "batch") if r[k])
             kind = "diff" if r["differentiable"] else "no derivative"
             print(f"{r['name']:<28}{r['family']:<24}{kind:<15}{flags}")
+        for spelling, _ in forms():
+            print(f"{spelling:<28}{'(another spelling)':<24}see docs/primitives.md")
     return 0
 
 

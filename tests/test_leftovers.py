@@ -1,0 +1,318 @@
+"""NumPy's remaining functions and SciPy's solvers and convolutions (issue 26, items
+3-4) beyond the rule table: under jit on both backends, the calls that are other
+primitives' (their emitted code, NumPy's deprecation warning, refusals at the user's
+line), and attempts to break them (repeated calls, the caller writing into results,
+NaN and inf, size-0 and size-1 axes)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import rule_fns_leftovers as L
+from rule_table import twin_of
+from support import HAVE_JAX, fd_grad
+
+import s2s
+
+sl = pytest.importorskip("scipy.linalg")
+ss = pytest.importorskip("scipy.signal")
+
+import rule_fns_scipy_linalg as S  # noqa: E402
+
+needs_jax = pytest.mark.skipif(not HAVE_JAX, reason="JAX is not installed")
+if HAVE_JAX:
+    import jax
+
+R = np.random.default_rng(26)
+A33 = R.normal(size=(3, 3)) + 4.0 * np.eye(3)
+B32 = R.normal(size=(3, 2))
+X34 = R.normal(size=(3, 4))
+X37 = R.normal(size=(3, 7))
+
+# one function per family, with the arguments it is differentiated at
+JIT_CASES = {
+    "partition": (L.f_partition, (X37,)),
+    "frexp": (L.f_frexp, (X34,)),
+    "gradient": (L.f_gradient, (R.normal(size=(3, 5)),)),
+    "select": (L.f_select, (X34,)),
+    "ufunc_reduce": (L.f_ufunc_reduce, (X34,)),
+    "block": (L.f_block, (R.normal(size=(2, 3)), R.normal(size=(2, 3)))),
+    "cross_axes": (L.f_cross_axes, (X34, X34.T)),
+    "insert": (L.f_insert, (R.normal(size=(3, 3)), R.normal(size=4))),
+    "solve_triangular": (S.f_solve_triangular, (A33, B32)),
+    "expm": (S.f_expm, (A33 * 0.2,)),
+    "cho": (S.f_cho, (A33, B32)),
+    "convolve": (S.f_signal_convolve, (R.normal(size=(3, 6)), R.normal(size=(2, 3)))),
+    "correlate": (S.f_signal_correlate, (R.normal(size=(3, 6)), R.normal(size=(2, 3)))),
+}
+
+
+def _argnums(args):
+    return tuple(range(len(args)))
+
+
+@needs_jax
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+@pytest.mark.parametrize("key", sorted(JIT_CASES))
+def test_jit_of_grad_matches_jax(key: str, backend: str) -> None:
+    fn, args = JIT_CASES[key]
+    if key == "partition" and backend == "jax":
+        pytest.skip("jax.numpy's partition puts each side in another order than NumPy's")
+    got = s2s.jit(s2s.grad(fn, argnums=_argnums(args)), backend=backend)(*args)
+    expected = jax.jit(jax.grad(twin_of(fn), argnums=_argnums(args)))(*args)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-10)
+
+
+@needs_jax
+@pytest.mark.slow  # (JAX compiles each: seconds apiece; -m slow runs them)
+@pytest.mark.parametrize("key", ["gradient", "solve_triangular", "expm", "convolve"])
+def test_vmap_of_grad_under_jit_on_jax(key: str) -> None:
+    fn, args = JIT_CASES[key]
+    stacked = tuple(np.stack([a, a * 0.9]) for a in args)
+    grad = s2s.grad(fn, argnums=_argnums(args))
+    got = s2s.jit(s2s.vmap(grad), backend="jax")(*stacked)
+    expected = jax.vmap(jax.grad(twin_of(fn), argnums=_argnums(args)))(*stacked)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("key", ["partition", pytest.param("gradient", marks=pytest.mark.slow),
+                                 pytest.param("cho", marks=pytest.mark.slow), "convolve"])
+def test_first_third_and_tenth_calls_agree_and_results_are_the_callers(key) -> None:
+    fn, args = JIT_CASES[key]
+    grad = s2s.grad(fn, argnums=_argnums(args))
+    first = [np.copy(g) for g in grad(*args)]
+    for k in range(10):
+        got = grad(*args)
+        for g in got:
+            g += 1.0  # the caller writes into the results: nothing s2s keeps changes
+        if k in (1, 8):
+            for g, f in zip(grad(*args), first):
+                np.testing.assert_array_equal(g, f)
+    for a, original in zip(args, JIT_CASES[key][1]):
+        assert a is original  # (arguments untouched: the same objects, compared above)
+
+
+# ---- the calls that are other primitives' -------------------------------------------------
+
+
+def svd_values(x):
+    return np.sum(np.linalg.svd(x, compute_uv=False))
+
+
+def select_three(x):
+    return np.sum(np.select([x > 1.0, x > 0.0, x > -1.0], [x, x * 2.0, x * 3.0], -x))
+
+
+def add_reduce(x):
+    return np.sum(np.add.reduce(x) * np.maximum.reduce(x, axis=1, keepdims=True))
+
+
+def test_emitted_code_is_the_other_primitives() -> None:
+    assert "np.linalg.svdvals(x)" in s2s.source(s2s.grad(svd_values))
+    text = s2s.source(s2s.grad(select_three))
+    code = [line for line in text.splitlines() if not line.strip().startswith("#")]
+    assert sum("np.where(" in line for line in code) >= 3
+    assert not any("np.select" in line for line in code)
+    text = s2s.source(s2s.grad(add_reduce))
+    assert "np.sum(x, axis=0)" in text and "np.max(x, axis=1, keepdims=True)" in text
+
+
+def test_select_picks_the_first_condition_that_holds() -> None:
+    x = np.array([-2.0, -0.5, 0.5, 1.5])
+    grad = s2s.grad(select_three)(x)
+    np.testing.assert_array_equal(grad, [-1.0, 3.0, 2.0, 1.0])
+    np.testing.assert_allclose(grad, fd_grad(select_three, (x,), 0)[0], rtol=1e-6)
+
+
+def stacked_rows(x):
+    return np.sum(np.row_stack([x, x * 2.0]) ** 2)
+
+
+@pytest.mark.skipif(not hasattr(np, "row_stack"), reason="this NumPy has no row_stack")
+def test_row_stack_warns_as_numpy_does_at_the_users_line() -> None:
+    with pytest.warns(DeprecationWarning, match="row_stack") as caught:
+        grad = s2s.grad(stacked_rows)(X34)
+    assert any(w.filename == __file__ for w in caught)
+    np.testing.assert_allclose(grad, 10.0 * X34)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the emitted code calls np.vstack: no warning
+        s2s.grad(stacked_rows)(X34)
+
+
+def hermitian_svd(x):
+    return np.sum(np.linalg.svd(x, compute_uv=False, hermitian=True))
+
+
+def reduce_with_dtype(x):
+    return np.sum(np.add.reduce(x, dtype=np.float32))
+
+
+def select_of_a_list_argument(x, conds):
+    return np.sum(np.select(conds, [x]))
+
+
+def block_three_deep(x):
+    return np.sum(np.block([[[x, x]], [[x, x]]]))
+
+
+def gradient_two_axes(x):
+    return np.sum(np.gradient(x, axis=(0, 1))[0])
+
+
+def gradient_two_spacings(x):
+    return np.sum(np.gradient(x, 0.5, 0.25))
+
+
+def gradient_spacing_differentiated(x, h):
+    return np.sum(np.gradient(x, h))
+
+
+def cho_solve_of_a_pair_not_written(x, pair):
+    return np.sum(sl.cho_solve(pair, x))
+
+
+def solve_triangular_trans_variable(a, b, t):
+    return np.sum(sl.solve_triangular(a, b, trans=t))
+
+
+REFUSED = {  # function, arguments, argnums, what the message says
+    "svd_hermitian": (hermitian_svd, (X34,), 0, "`hermitian=` must be written as one of False"),
+    "reduce_dtype": (reduce_with_dtype, (X34,), 0, "`dtype=` must be written"),
+    "select_list_argument": (select_of_a_list_argument, (X34, [X34 > 0]), 0,
+                             "`condlist` must be a list or tuple written in the function"),
+    "block_three_deep": (block_three_deep, (X34,), 0, "nested more than two deep"),
+    "gradient_two_axes": (gradient_two_axes, (X34,), 0, "`axis=` must be one int"),
+    "gradient_two_spacings": (gradient_two_spacings, (X34,), 0, "one spacing per axis"),
+    "gradient_spacing": (gradient_spacing_differentiated, (X34[0], 0.5), 1,
+                         "has no derivative rule in `varargs`"),
+    "cho_solve_pair": (cho_solve_of_a_pair_not_written, (B32, (A33, True)), 0,
+                       "the pair (c, lower) cho_factor returns"),
+    "trans_variable": (solve_triangular_trans_variable, (A33, B32, 1), 0,
+                       "`trans=` must be written in the call"),
+}
+
+
+@pytest.mark.parametrize("key", sorted(REFUSED))
+def test_refused_at_the_users_line(key: str) -> None:
+    fn, args, argnum, what = REFUSED[key]
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(fn, argnums=argnum)(*args)
+    text = str(info.value)
+    assert what in text, text
+    assert __file__ in text and "Instead:" in text
+
+
+def gradient_of_a_matrix_without_axis(x):
+    return np.sum(np.gradient(x)[0] * 0.0) + np.sum(np.gradient(x[0]))
+
+
+def test_gradient_without_axis_of_a_matrix_is_refused_when_it_runs() -> None:
+    # the list np.gradient returns for a matrix: its derivative is refused, not made up
+    with pytest.raises(ValueError, match="give axis="):
+        s2s.grad(gradient_of_a_matrix_without_axis)(X34)
+
+
+# ---- special values, size-0 and size-1 axes -------------------------------------------
+
+
+def frexp_mantissa(x):
+    return np.sum(np.frexp(x)[0])
+
+
+@needs_jax
+def test_frexp_at_zero_and_powers_of_two_as_jax() -> None:
+    x = np.array([0.0, 1.0, -8.0, 0.75, 3.0e-300, -np.inf])
+    with np.errstate(invalid="ignore"):
+        got = s2s.grad(frexp_mantissa)(x)
+    expected = jax.grad(lambda v: jax.numpy.sum(jax.numpy.frexp(v)[0]))(x)
+    np.testing.assert_allclose(got[:-1], expected[:-1], rtol=1e-12)
+    assert np.isfinite(got[-1])
+
+
+def partition_ends(x):
+    p = np.partition(x, 0, axis=0)
+    return np.sum(p[0] * 2.0) + np.sum(p[1:])
+
+
+def test_partition_size_one_and_size_zero_axes() -> None:
+    x = R.normal(size=(1, 4))
+    np.testing.assert_array_equal(s2s.grad(partition_ends)(x), np.full((1, 4), 2.0))
+    assert s2s.grad(partition_ends)(np.zeros((1, 0))).shape == (1, 0)
+    x = R.normal(size=(4, 3))
+    np.testing.assert_allclose(s2s.grad(partition_ends)(x),
+                               fd_grad(partition_ends, (x,), 0)[0], rtol=1e-6)
+
+
+def convolve_nan(x, h):
+    return np.sum(ss.convolve(x, h, mode="same"))
+
+
+def test_nan_in_a_convolution_stays_where_it_reaches() -> None:
+    x = np.array([1.0, np.nan, 2.0, 3.0, 4.0])
+    h = np.array([1.0, 2.0])
+    gx, gh = s2s.grad(convolve_nan, argnums=(0, 1))(x, h)
+    assert np.all(np.isfinite(gx))  # d/dx reads only h and the cotangent
+    assert np.isnan(gh).all()  # d/dh sums x's values: NaN, as the value is
+
+
+def expm_float32(a):
+    return np.sum(sl.expm(a) ** 2)
+
+
+def test_float32_stays_float32_through_expm_and_solves() -> None:
+    a = (A33 * 0.2).astype(np.float32)
+    assert s2s.grad(expm_float32)(a).dtype == np.float32
+    g = s2s.grad(S.f_solve_triangular, argnums=(0, 1))(A33.astype(np.float32),
+                                                         B32.astype(np.float32))
+    assert all(x.dtype == np.float32 for x in g)
+
+
+SPACING = 0.5
+
+
+def gradient_with_module_spacing(x):
+    return np.sum(np.gradient(x, SPACING) ** 2)
+
+
+def test_module_state_changed_between_calls_is_read_again() -> None:
+    global SPACING
+    x = R.normal(size=6)
+    grad = s2s.grad(gradient_with_module_spacing)
+    first = grad(x)
+    try:
+        SPACING = 0.25
+        np.testing.assert_allclose(grad(x), 4.0 * first, rtol=1e-12)
+        np.testing.assert_allclose(grad(x), fd_grad(gradient_with_module_spacing, (x,), 0)[0],
+                                   rtol=1e-6)
+    finally:
+        SPACING = 0.5
+
+
+def svd_as_written(x):
+    u, s, vt = np.linalg.svd(x, full_matrices=False)
+    return np.sum(s * u[0]) + np.sum(np.linalg.svd(x[:2, :2])[1])
+
+
+def test_svd_with_its_vectors_is_spelled_as_written() -> None:
+    text = s2s.source(s2s.grad(svd_as_written))
+    assert "np.linalg.svd(x, full_matrices=False)" in text
+    assert "np.linalg.svd(x_s_s)" in text or "np.linalg.svd(x[:2, :2])" in text
+
+
+def insert_at_a_list(x, v):
+    return np.sum(np.sin(np.insert(x, [0, 2], v[:3], axis=0)) ** 2)
+
+
+@needs_jax
+def test_insert_at_a_list_of_positions_on_the_jax_backend() -> None:
+    # jax.numpy's insert takes an array of positions: the backend passes NumPy's list
+    x, v = R.normal(size=(3, 3)), R.normal(size=4)
+    grad = s2s.grad(insert_at_a_list, argnums=(0, 1))
+    for g, e in zip(s2s.jit(grad, backend="jax")(x, v), grad(x, v)):
+        np.testing.assert_allclose(g, e, rtol=1e-12)
+    for g, e in zip(grad(x, v), (fd_grad(insert_at_a_list, (x, v), k)[0] for k in (0, 1))):
+        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
