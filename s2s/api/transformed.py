@@ -317,13 +317,16 @@ class Transformed(LocatedCalls, NotebookDisplay):
             raise self._output_error(args, kwargs) from None
 
     def _call_and_specialize(self, text: str, fn: Callable, args: tuple,
-                             argnums: tuple[int, ...]) -> Any:
+                             argnums: tuple[int, ...], head: Any = None) -> Any:
         """Call ``fn``; the second call with one signature (shapes, dtypes, integer
         values) specializes the code to it (``s2s.specialize``) and later calls with
-        that signature go straight to the result, skipping the argument checks."""
+        that signature go straight to the result, skipping the argument checks.
+        ``head``: what the signature adds (jvp: how many of ``args`` are primals)."""
         sig = call_signature(args)
         if sig is None:
             return fn(*args)
+        if head is not None:
+            sig = (head, sig)
         free = FreeSnapshot.take(self.ir)
         if free is None:
             return fn(*args)
@@ -332,7 +335,7 @@ class Transformed(LocatedCalls, NotebookDisplay):
             # first call (or the first since a free name changed): the code as emitted,
             # so a one-off call pays nothing for specializing
             pending = bool(signatures.OPTIMIZE and self.specialize
-                           and self.mode in ("grad", "value_and_grad")
+                           and self.mode in ("grad", "value_and_grad", "jvp")
                            and not signatures.calls_with_effects(self.ir))
             self._by_signature[sig] = self._entry(fn, argnums, free, None, pending)
             return fn(*args)
@@ -576,6 +579,23 @@ class _JVP(Transformed):
         super().__init__(fn, "jvp", 0, has_aux)
         self.tuple_out = True
 
+    def _run_jvp(self, text: str, fn: Callable, args: tuple, nprimals: int) -> Any:
+        """The emitted JVP ``fn`` on ``args`` (the primals, then the tangents of the
+        inexact ones), or the code specialized to their signature (as a grad's: from
+        the second call with it; guarded by the signature, the module constants the
+        code reads and the rules).  ``s2s.jvp`` checked the arguments, and casts and
+        copies the results, whichever code runs."""
+        if self._spec_error is not None:  # (only under the test suite's checks)
+            self.wait_specialized()
+        if self._by_signature:
+            sig = call_signature(args)
+            hit = self._by_signature.get((nprimals, sig)) if sig is not None else None
+            if hit is not None and not hit.pending and hit.valid():
+                if hit.free_names:
+                    read_free_names(hit.fn)
+                return hit.fn(*args)
+        return self._call_and_specialize(text, fn, args, (), head=nprimals)
+
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
               argnums: tuple[int, ...], tuple_out: bool) -> None:
         # for jvp the key's third slot says how many arguments the call passes and
@@ -616,11 +636,13 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     t._refresh()
     active = _inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
-    _, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
-                        inner_args=primals)
+    text, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
+                           inner_args=primals)
     read_free_names(fn)
+    t.specialize = getattr(fun, "specialize", True) is not False  # (a grad's own switch)
     try:
-        result = fn(*primals, *(tangents[i] for i in active))
+        result = t._run_jvp(text, fn, (*primals, *(tangents[i] for i in active)),
+                            len(primals))
     except ValueError as err:  # an `if` on an array: located at your line
         reraise_located(err, t.ir, t.fn.__name__)
     out, out_dot = result[0], result[1]
