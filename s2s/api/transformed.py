@@ -97,6 +97,11 @@ def _guessed_kinds(ir: Function) -> tuple[Kind, ...]:
     return tuple(kind(p) for p in ir.params)
 
 
+# the types of a 0-d gradient the fast path returns as a new 0-d array
+_SCALAR_RESULTS = frozenset({float, np.float64, np.float32, np.float16, np.longdouble})
+_FLOAT64 = np.dtype(np.float64)
+
+
 class Transformed(LocatedCalls, NotebookDisplay):
     """A transformed function: call it, read ``.source``, inspect it.
 
@@ -268,6 +273,52 @@ class Transformed(LocatedCalls, NotebookDisplay):
 
     # ---- calling ---------------------------------------------------------------
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # (LocatedCalls.__call__ with the fast path inline: one frame less a call)
+        try:
+            fast = self._by_signature
+            if fast and not kwargs and self._spec_error is None:
+                # a signature seen before: straight to its (specialized) code
+                hit = fast.get(call_signature(args))
+                if hit is not None and not hit.pending and hit.valid():
+                    return self._run_entry(hit, args)
+            return self._call(*args, **kwargs)
+        except ValueError as err:
+            reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
+
+    def _call_signed(self, sig: Any, args: tuple) -> Any:
+        """A positional call whose ``call_signature`` is ``sig`` (s2s.jit has it)."""
+        try:
+            if self._spec_error is None:
+                hit = self._by_signature.get(sig)
+                if hit is not None and not hit.pending and hit.valid():
+                    return self._run_entry(hit, args)
+            return self._call(*args)
+        except ValueError as err:
+            reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
+
+    def _run_entry(self, hit: FastEntry, args: tuple) -> Any:
+        """The code cached for the arguments' signature, its result cast and copied as
+        a first call's is (skipping the argument checks the signature implies)."""
+        if hit.free_names:
+            read_free_names(hit.fn)
+        result = hit.fn(*args)
+        i = hit.single
+        if i is not None:  # grad of one array: often the result as it is
+            a = args[i]
+            ta, tr = type(a), type(result)
+            if tr is np.ndarray and ta is np.ndarray:
+                if result.dtype == a.dtype and result.shape == a.shape and \
+                        result.flags.writeable and (hit.fresh or not _shares(
+                            result, _foreign(args, hit.fn))):
+                    return result
+            elif tr in _SCALAR_RESULTS and (ta is float or ta in _SCALAR_RESULTS or (
+                    ta is np.ndarray and a.shape == ())):
+                # a 0-d input's gradient, a scalar: a new 0-d array of its dtype (as
+                # _postprocess makes it), sharing nothing
+                return np.asarray(result, dtype=_FLOAT64 if ta is float else a.dtype)
+        return self._postprocess(result, args, hit.argnums, hit.fresh, hit.fn)
+
     def _call(self, *args: Any, **kwargs: Any) -> Any:
         if self._spec_error is not None:  # (only under the test suite's checks)
             self.wait_specialized()
@@ -275,18 +326,7 @@ class Transformed(LocatedCalls, NotebookDisplay):
         if fast and not kwargs:  # a signature seen before: straight to its code
             hit = fast.get(call_signature(args))
             if hit is not None and not hit.pending and hit.valid():
-                if hit.free_names:
-                    read_free_names(hit.fn)
-                result = hit.fn(*args)
-                i = hit.single
-                if i is not None:  # grad of one array: often the result as it is
-                    a = args[i]
-                    if type(result) is np.ndarray and type(a) is np.ndarray and \
-                            result.dtype == a.dtype and result.shape == a.shape and \
-                            result.flags.writeable and (hit.fresh or not _shares(
-                                result, _foreign(args, hit.fn))):
-                        return result
-                return self._postprocess(result, args, hit.argnums, hit.fresh, hit.fn)
+                return self._run_entry(hit, args)
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
         if trees.needs_plain(args, argnums):  # NamedTuples, registered classes, None
             return trees.call_plain(self, args, kwargs, argnums)
