@@ -667,6 +667,9 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     ``.source`` of the returned function's transform); integer and boolean primals take
     ``float0`` tangents and carry none.
     """
+    done = _jvp_fast(fun, primals, tangents, has_aux)
+    if done is not None:
+        return done
     if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
         primals, tangents = trees.plain(tuple(primals)), trees.plain(tuple(tangents))
     _check_tangents(primals, tangents)
@@ -685,7 +688,18 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
                             len(primals))
     except ValueError as err:  # an `if` on an array: located at your line
         reraise_located(err, t.ir, t.fn.__name__)
+    return _jvp_results(result, primals, tangents, fn, has_aux)
+
+
+def _jvp_results(result: Any, primals: tuple, tangents: tuple, fn: Callable,
+                 has_aux: bool) -> Any:
+    """``(out, out_tangent[, aux])`` of the emitted JVP's ``result``: each tangent in
+    its output's dtype and shape, never one of the caller's arrays nor a view of one."""
     out, out_dot = result[0], result[1]
+    if type(out) is np.ndarray and type(out_dot) is np.ndarray and \
+            out_dot.dtype == out.dtype and out_dot.shape == out.shape and \
+            out_dot.flags.writeable and not _shares(out_dot, _foreign((primals, tangents), fn)):
+        return (out, out_dot, result[2]) if has_aux else (out, out_dot)  # (as it is)
     kind = kind_of(out)
     # a None output has a None tangent, as in JAX (None is an empty pytree there)
     # (a tangent that is a caller's array, or a view of one, is copied)
@@ -697,6 +711,37 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     if has_aux:
         return out, out_dot, result[2]
     return out, out_dot
+
+
+def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
+    """A jvp of arrays whose signature (every primal a floating array, the tangents
+    of the same shapes and dtypes) an earlier call checked and ran: straight to its
+    (specialized) code, guarded as grad's fast path is (free names, rules).  None
+    where it does not apply: the checked path runs."""
+    if type(primals) not in (tuple, list) or type(tangents) not in (tuple, list):
+        return None
+    n = len(primals)
+    args = (*primals, *tangents)
+    for a in args:
+        if type(a) is not np.ndarray or a.dtype.kind not in "fc":
+            return None
+    try:
+        per_fn = JVPS.get(fun)
+    except TypeError:  # (unhashable)
+        return None
+    t = per_fn.get(has_aux) if per_fn else None
+    if t is None or not t._by_signature or t._spec_error is not None or len(tangents) != n:
+        return None
+    hit = t._by_signature.get((n, call_signature(args)))
+    if hit is None or hit.pending or not hit.valid():
+        return None
+    if hit.free_names:
+        read_free_names(hit.fn)
+    try:
+        result = hit.fn(*args)
+    except ValueError as err:
+        reraise_located(err, t.ir, t.fn.__name__)
+    return _jvp_results(result, tuple(primals), tuple(tangents), hit.fn, has_aux)
 
 
 def _jvp_code(fun: Callable, n: int) -> Callable:

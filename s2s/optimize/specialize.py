@@ -452,6 +452,8 @@ class _Rewriter:
                     return value, _Fill(fl.c / nr), False
                 if fl is not None and fr is not None and fr.c != 0.0:
                     return value, _Fill(fl.c / fr.c), False
+                if fl is not None and self.fact(right) == out:  # ones / e: 1.0 / e
+                    return ast.BinOp(_literal(fl.c), ast.Div(), right), None, False
                 return value, None, False
             if fl is not None and fr is not None:
                 return value, _Fill(fl.c * fr.c), False
