@@ -129,7 +129,10 @@ def test_lstm_tape_holds_no_loop_invariant_values():
     assert "= 2 * H" in text.split("tape.pop()")[1]  # computed again by the backward
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+F32_SLOW = [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("dtype", F32_SLOW)
 @pytest.mark.parametrize("fn,make", [
     (nested_slices, lambda r, d: (r.normal(size=9).astype(d),)),
     (halves, lambda r, d: (r.normal(size=2).astype(d), r.normal(size=8).astype(d))),
@@ -157,7 +160,7 @@ def test_hessian_vector_product_jitted_on_jax(dtype):
     close(h(x, v), want_fn(x, v), dtype)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("dtype", F32_SLOW)
 def test_hvp_of_a_closure_and_of_value_and_grad_on_jax(dtype):
     rng = np.random.default_rng(3)
     x, a, v = (rng.normal(size=4).astype(dtype) for _ in range(3))
