@@ -12,7 +12,9 @@ pinned to one thread. Ratios are to the hand-written gradient.
 Systems: ``s2s`` is what a user gets (from the second call on, the code specialized to
 the signature); ``s2s (as emitted)`` the generic code; ``s2s.jit`` is
 ``s2s.jit(..., backend="numpy")`` of the same transform; autograd where installed;
-``jax`` and ``jax.jit`` (float64). Kinds: ``grad`` of the first argument,
+``jax`` and ``jax.jit`` (float64); ``s2s.jit(jax)`` is ``s2s.jit(..., backend="jax")``
+of the same transform (the column added after docs/performance.md's table was
+measured). Kinds: ``grad`` of the first argument,
 ``vmap`` (per-example gradients, ``vmap(grad)`` with ``in_axes=(None, 0, 0)``), and
 ``hvp`` (a Hessian-vector product, ``jvp`` of ``grad``).
 """
@@ -40,7 +42,8 @@ WORKLOADS = [("xent_onehot", "grad"), ("xent_int", "grad"), ("smoothed", "grad")
              ("attention", "grad"), ("attention_masked", "grad"), ("layer_norm", "grad"),
              ("mixture", "grad"), ("gp_nll", "grad"), ("logistic", "vmap"),
              ("tanh_sq", "hvp"), ("mlp_dict", "grad"), ("lstm", "grad")]
-SYSTEMS = ["hand", "s2s", "s2s (as emitted)", "s2s.jit", "autograd", "jax", "jax.jit"]
+SYSTEMS = ["hand", "s2s", "s2s (as emitted)", "s2s.jit", "autograd", "jax", "jax.jit",
+           "s2s.jit(jax)"]
 
 
 def s2s_transform(fn, kind, specialize=True):
@@ -93,6 +96,7 @@ def systems_for(name, kind):
                 return jax.jvp(jax.grad(f), (x,), (v,))[1]
         out["jax"] = j
         out["jax.jit"] = jax.jit(j)
+        out["s2s.jit(jax)"] = s2s.jit(s2s_transform(fn, kind), backend="jax")
     except ImportError:
         pass
     return out
@@ -169,6 +173,11 @@ def main():
     if ratios:
         print(f"\ns2s / hand-written: median {statistics.median(ratios):.2f}, "
               f"worst {max(ratios):.2f}")
+    jits = [t["s2s.jit(jax)"] / t["jax.jit"] for _, _, t in rows
+            if "s2s.jit(jax)" in t and "jax.jit" in t]
+    if jits:
+        print(f"s2s.jit(backend='jax') / jax.jit: median {statistics.median(jits):.2f}, "
+              f"worst {max(jits):.2f}")
     for name, sname, why in failed:
         print(f"not timed: {name} {sname}: {why}")
 

@@ -33,6 +33,7 @@ from . import trees
 from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
+from .signatures import call_signature
 from .transformed import Transformed
 from .vectorize import Vmapped, _resolve
 
@@ -217,6 +218,12 @@ class Jitted(NotebookDisplay):
         else:
             self._jitted = None
             self._cache: dict[Any, bool] = {}
+        # NumPy backend, a transform without static arguments: the call signatures
+        # (``signatures.call_signature``, finer than the cache's key) seen already,
+        # whose calls go straight to the transform (nothing new to compile or show)
+        self._seen: set | None = set() if (
+            self._jitted is None and isinstance(fun, Transformed) and not (
+                self.static_argnums or self.static_argnames)) else None
 
     # ---- JAX ------------------------------------------------------------------------
 
@@ -352,15 +359,30 @@ class Jitted(NotebookDisplay):
                 out = jitted(*args, **kwargs) if kwargs else jitted(*args)
             except self._need_example:
                 self._add_example(args, kwargs)
+                # a trace that raised leaves JAX's C++ dispatch of this signature
+                # falling back to Python at every later call (10-30x the time): drop
+                # its entries (traces and compiled code stay cached)
+                getattr(jitted, "_clear_cache", jitted.clear_cache)()
                 out = jitted(*args, **kwargs)
             # objects the function built (a NamedTuple), rebuilt outside JAX's trace
             return self.fun._outputs(out) if isinstance(self.fun, Transformed) else out
+        signed = self._seen
+        if signed is not None and not kwargs:
+            sig = call_signature(args)
+            if sig is not None and sig in signed:
+                fun = self.fun
+                return fun._call_signed(sig, args) if type(fun) is Transformed \
+                    else fun(*args)
         seen = trees.plain_args(args, ()) if trees.needs_plain(args, ()) else args
         key = self._numpy_signature(seen, kwargs)
         if key not in self._cache:
             self._compilations += 1
             self._source = self._numpy_source(seen, kwargs)
             self._cache[key] = True
+        if signed is not None and not kwargs:
+            sig = call_signature(args)
+            if sig is not None:
+                signed.add(sig)
         if not isinstance(self.fun, Transformed):
             # the user's own code runs: `x += 1` in it must not write into the
             # caller's array (jit's inputs are values, as in JAX; transforms copy

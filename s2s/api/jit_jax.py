@@ -117,6 +117,7 @@ def _postprocess(t: Transformed, result: Any, args: tuple, argnums: tuple[int, .
 
 # ---- translating what emitted code reads from the user's module ---------------------
 
+_NUMPY_GLOBALS = "__s2s_numpy_globals__"  # translated module globals: the user's
 _LIBRARIES = {"numpy", "jax", "jaxlib", "scipy", "s2s", "libcst", "black", "pytest",
               "_pytest", "builtins"}
 
@@ -231,6 +232,7 @@ class Translator:
         if found is not None:
             return found
         new = dict(module_globals)
+        new[_NUMPY_GLOBALS] = module_globals  # (a function made by the code: _original)
         self._globals[id(module_globals)] = new  # before filling: recursion finds it
         for name, value in module_globals.items():
             if not name.startswith("__"):
@@ -239,8 +241,37 @@ class Translator:
 
 
 def _original(fun: Any) -> Any:
-    """The user's own function behind a translated copy (s2s transforms read it)."""
-    return getattr(fun, "__s2s_numpy_original__", fun)
+    """What s2s transforms read of a function the traced code passes them: the user's
+    own function behind a translated copy; the s2s transform behind an :class:`OnJax`
+    (``s2s.jvp(s2s.grad(f), ...)``: a transform of a transform); a function made while
+    the translated code ran (a lambda, a nested ``def``) with the user's module
+    globals and its closure's functions as the user's, not their JAX copies."""
+    if isinstance(fun, OnJax):
+        return fun.t
+    found = getattr(fun, "__s2s_numpy_original__", None)
+    if found is not None:
+        return found
+    if isinstance(fun, S2SOnJax):
+        return fun._s2s if fun._s2s is not None else fun
+    if not isinstance(fun, types.FunctionType):
+        return fun
+    module_globals = fun.__globals__.get(_NUMPY_GLOBALS)
+    if module_globals is None:
+        return fun
+    closure = None
+    if fun.__closure__ is not None:
+        cells = []
+        for cell in fun.__closure__:
+            try:
+                cells.append(types.CellType(_original(cell.cell_contents)))
+            except ValueError:  # not yet bound
+                cells.append(types.CellType())
+        closure = tuple(cells)
+    new = types.FunctionType(fun.__code__, module_globals, fun.__name__, fun.__defaults__,
+                             closure)
+    new.__kwdefaults__ = fun.__kwdefaults__
+    new.__qualname__ = fun.__qualname__
+    return new
 
 
 # ---- s2s transforms called inside code that runs on JAX ----------------------------

@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..emit import code as emitcode
+from ..frontend.resolve import DefaultVar, FreeVar
 from ..ir.nodes import Function, Let, walk
 from ..primitives import registry
 from ..transforms.replay import has_effects
@@ -59,13 +60,22 @@ def call_signature(args: tuple) -> Any:
     out = []
     try:
         for a in args:
-            if type(a) is np.ndarray:  # the common case, inline
+            t = type(a)
+            if t is np.ndarray:  # the common cases, inline
                 out.append((a.shape, a.dtype))
+            elif t is float:
+                out.append("f")
             else:
-                out.append(leaf_signature(a))
+                fixed = _INEXACT_SCALARS.get(t)
+                out.append(fixed if fixed is not None else leaf_signature(a))
     except _Unsigned:
         return None
     return tuple(out)
+
+
+# NumPy's inexact scalar types -> their leaf_signature (the same for every value)
+_INEXACT_SCALARS = {t: (np.dtype(t), None) for t in (
+    np.float16, np.float32, np.float64, np.longdouble, np.complex64, np.complex128)}
 
 
 class FreeSnapshot:
@@ -76,6 +86,8 @@ class FreeSnapshot:
     def __init__(self, items: list[tuple[Any, Any, Any]], names: frozenset[str]) -> None:
         self.items = items
         self.names = names  # the free names checked
+        # how each is read back cheaply (every call with the signature checks them)
+        self._reads = [(_how_read(var), var, value, layout) for var, value, layout in items]
 
     @staticmethod
     def take(ir: Function) -> "FreeSnapshot | None":
@@ -94,15 +106,44 @@ class FreeSnapshot:
         return FreeSnapshot(items, frozenset(ir.free))
 
     def same(self) -> bool:
-        for var, value, layout in self.items:
-            try:
-                now = var.read()
-            except (KeyError, ValueError):
-                return False
+        for (how, where, key), var, value, layout in self._reads:
+            if how is _SCOPE:  # a module's (or a namespace's) name
+                now = where.get(key, _MISSING)
+            elif how is _CELL:
+                try:
+                    now = where.cell_contents
+                except ValueError:
+                    return False
+            elif how is _DEFAULTS and where.__defaults__ is key[0] and \
+                    where.__kwdefaults__ is key[1]:
+                now = value  # the very same defaults: the same default object
+            else:
+                try:
+                    now = var.read()
+                except (KeyError, ValueError):
+                    return False
             if now is not value or (layout is not None and (
                     now.shape != layout[0] or now.dtype != layout[1])):
                 return False
         return True
+
+
+_SCOPE, _CELL, _DEFAULTS, _READ = "scope", "cell", "defaults", "read"
+_MISSING = object()
+
+
+def _how_read(var: Any) -> tuple[str, Any, Any]:
+    """Where ``var`` reads its value, for ``FreeSnapshot.same`` to read it without a
+    call: a dict's key, a closure cell, or a function's defaults (the same tuple
+    objects: the same defaults); else its ``read()``."""
+    if type(var) is FreeVar:
+        if var.cell is not None:
+            return _CELL, var.cell, None
+        if type(var.scope) is dict:
+            return _SCOPE, var.scope, var.name
+    if type(var) is DefaultVar:
+        return _DEFAULTS, var.fn, (var.fn.__defaults__, var.fn.__kwdefaults__)
+    return _READ, None, None
 
 
 class FastEntry:

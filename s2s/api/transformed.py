@@ -97,6 +97,11 @@ def _guessed_kinds(ir: Function) -> tuple[Kind, ...]:
     return tuple(kind(p) for p in ir.params)
 
 
+# the types of a 0-d gradient the fast path returns as a new 0-d array
+_SCALAR_RESULTS = frozenset({float, np.float64, np.float32, np.float16, np.longdouble})
+_FLOAT64 = np.dtype(np.float64)
+
+
 class Transformed(LocatedCalls, NotebookDisplay):
     """A transformed function: call it, read ``.source``, inspect it.
 
@@ -268,6 +273,52 @@ class Transformed(LocatedCalls, NotebookDisplay):
 
     # ---- calling ---------------------------------------------------------------
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # (LocatedCalls.__call__ with the fast path inline: one frame less a call)
+        try:
+            fast = self._by_signature
+            if fast and not kwargs and self._spec_error is None:
+                # a signature seen before: straight to its (specialized) code
+                hit = fast.get(call_signature(args))
+                if hit is not None and not hit.pending and hit.valid():
+                    return self._outputs(self._run_entry(hit, args))
+            return self._outputs(self._call(*args, **kwargs))
+        except ValueError as err:
+            reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
+
+    def _call_signed(self, sig: Any, args: tuple) -> Any:
+        """A positional call whose ``call_signature`` is ``sig`` (s2s.jit has it)."""
+        try:
+            if self._spec_error is None:
+                hit = self._by_signature.get(sig)
+                if hit is not None and not hit.pending and hit.valid():
+                    return self._outputs(self._run_entry(hit, args))
+            return self._outputs(self._call(*args))
+        except ValueError as err:
+            reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
+
+    def _run_entry(self, hit: FastEntry, args: tuple) -> Any:
+        """The code cached for the arguments' signature, its result cast and copied as
+        a first call's is (skipping the argument checks the signature implies)."""
+        if hit.free_names:
+            read_free_names(hit.fn)
+        result = hit.fn(*args)
+        i = hit.single
+        if i is not None:  # grad of one array: often the result as it is
+            a = args[i]
+            ta, tr = type(a), type(result)
+            if tr is np.ndarray and ta is np.ndarray:
+                if result.dtype == a.dtype and result.shape == a.shape and \
+                        result.flags.writeable and (hit.fresh or not _shares(
+                            result, _foreign(args, hit.fn))):
+                    return result
+            elif tr in _SCALAR_RESULTS and (ta is float or ta in _SCALAR_RESULTS or (
+                    ta is np.ndarray and a.shape == ())):
+                # a 0-d input's gradient, a scalar: a new 0-d array of its dtype (as
+                # _postprocess makes it), sharing nothing
+                return np.asarray(result, dtype=_FLOAT64 if ta is float else a.dtype)
+        return self._postprocess(result, args, hit.argnums, hit.fresh, hit.fn)
+
     def _call(self, *args: Any, **kwargs: Any) -> Any:
         if self._spec_error is not None:  # (only under the test suite's checks)
             self.wait_specialized()
@@ -275,18 +326,7 @@ class Transformed(LocatedCalls, NotebookDisplay):
         if fast and not kwargs:  # a signature seen before: straight to its code
             hit = fast.get(call_signature(args))
             if hit is not None and not hit.pending and hit.valid():
-                if hit.free_names:
-                    read_free_names(hit.fn)
-                result = hit.fn(*args)
-                i = hit.single
-                if i is not None:  # grad of one array: often the result as it is
-                    a = args[i]
-                    if type(result) is np.ndarray and type(a) is np.ndarray and \
-                            result.dtype == a.dtype and result.shape == a.shape and \
-                            result.flags.writeable and (hit.fresh or not _shares(
-                                result, _foreign(args, hit.fn))):
-                        return result
-                return self._postprocess(result, args, hit.argnums, hit.fresh, hit.fn)
+                return self._run_entry(hit, args)
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
         if trees.needs_plain(args, argnums):  # NamedTuples, registered classes, None
             return trees.call_plain(self, args, kwargs, argnums)
@@ -317,13 +357,16 @@ class Transformed(LocatedCalls, NotebookDisplay):
             raise self._output_error(args, kwargs) from None
 
     def _call_and_specialize(self, text: str, fn: Callable, args: tuple,
-                             argnums: tuple[int, ...]) -> Any:
+                             argnums: tuple[int, ...], head: Any = None) -> Any:
         """Call ``fn``; the second call with one signature (shapes, dtypes, integer
         values) specializes the code to it (``s2s.specialize``) and later calls with
-        that signature go straight to the result, skipping the argument checks."""
+        that signature go straight to the result, skipping the argument checks.
+        ``head``: what the signature adds (jvp: how many of ``args`` are primals)."""
         sig = call_signature(args)
         if sig is None:
             return fn(*args)
+        if head is not None:
+            sig = (head, sig)
         free = FreeSnapshot.take(self.ir)
         if free is None:
             return fn(*args)
@@ -332,7 +375,7 @@ class Transformed(LocatedCalls, NotebookDisplay):
             # first call (or the first since a free name changed): the code as emitted,
             # so a one-off call pays nothing for specializing
             pending = bool(signatures.OPTIMIZE and self.specialize
-                           and self.mode in ("grad", "value_and_grad")
+                           and self.mode in ("grad", "value_and_grad", "jvp")
                            and not signatures.calls_with_effects(self.ir))
             self._by_signature[sig] = self._entry(fn, argnums, free, None, pending)
             return fn(*args)
@@ -600,6 +643,23 @@ class _JVP(Transformed):
         super().__init__(fn, "jvp", 0, has_aux)
         self.tuple_out = True
 
+    def _run_jvp(self, text: str, fn: Callable, args: tuple, nprimals: int) -> Any:
+        """The emitted JVP ``fn`` on ``args`` (the primals, then the tangents of the
+        inexact ones), or the code specialized to their signature (as a grad's: from
+        the second call with it; guarded by the signature, the module constants the
+        code reads and the rules).  ``s2s.jvp`` checked the arguments, and casts and
+        copies the results, whichever code runs."""
+        if self._spec_error is not None:  # (only under the test suite's checks)
+            self.wait_specialized()
+        if self._by_signature:
+            sig = call_signature(args)
+            hit = self._by_signature.get((nprimals, sig)) if sig is not None else None
+            if hit is not None and not hit.pending and hit.valid():
+                if hit.free_names:
+                    read_free_names(hit.fn)
+                return hit.fn(*args)
+        return self._call_and_specialize(text, fn, args, (), head=nprimals)
+
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
               argnums: tuple[int, ...], tuple_out: bool) -> None:
         # for jvp the key's third slot says how many arguments the call passes and
@@ -631,6 +691,9 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     ``.source`` of the returned function's transform); integer and boolean primals take
     ``float0`` tangents and carry none.
     """
+    done = _jvp_fast(fun, primals, tangents, has_aux)
+    if done is not None:
+        return done
     if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
         primals, tangents = trees.plain(tuple(primals)), trees.plain(tuple(tangents))
     _check_tangents(primals, tangents)
@@ -644,14 +707,27 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)
     t._refresh()
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
-    _, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
-                        inner_args=primals)
+    text, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
+                           inner_args=primals)
     read_free_names(fn)
+    t.specialize = getattr(fun, "specialize", True) is not False  # (a grad's own switch)
     try:
-        result = fn(*primals, *(tangents[i] for i in active))
+        result = t._run_jvp(text, fn, (*primals, *(tangents[i] for i in active)),
+                            len(primals))
     except ValueError as err:  # an `if` on an array: located at your line
         reraise_located(err, t.ir, t.fn.__name__)
+    return _jvp_results(result, primals, tangents, fn, has_aux)
+
+
+def _jvp_results(result: Any, primals: tuple, tangents: tuple, fn: Callable,
+                 has_aux: bool) -> Any:
+    """``(out, out_tangent[, aux])`` of the emitted JVP's ``result``: each tangent in
+    its output's dtype and shape, never one of the caller's arrays nor a view of one."""
     out, out_dot = result[0], result[1]
+    if type(out) is np.ndarray and type(out_dot) is np.ndarray and \
+            out_dot.dtype == out.dtype and out_dot.shape == out.shape and \
+            out_dot.flags.writeable and not _shares(out_dot, _foreign((primals, tangents), fn)):
+        return (out, out_dot, result[2]) if has_aux else (out, out_dot)  # (as it is)
     kind = kind_of(out)
     # a None output has a None tangent, as in JAX (None is an empty pytree there)
     # (a tangent that is a caller's array, or a view of one, is copied)
@@ -665,6 +741,37 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         out, aux = records.rebuild(built, (out, result[2]))
         return out, records.rebuild(built and built[1][0], out_dot), aux
     return records.rebuild(built, out), records.rebuild(built, out_dot)
+
+
+def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
+    """A jvp of arrays whose signature (every primal a floating array, the tangents
+    of the same shapes and dtypes) an earlier call checked and ran: straight to its
+    (specialized) code, guarded as grad's fast path is (free names, rules).  None
+    where it does not apply: the checked path runs."""
+    if type(primals) not in (tuple, list) or type(tangents) not in (tuple, list):
+        return None
+    n = len(primals)
+    args = (*primals, *tangents)
+    for a in args:
+        if type(a) is not np.ndarray or a.dtype.kind not in "fc":
+            return None
+    try:
+        per_fn = JVPS.get(fun)
+    except TypeError:  # (unhashable)
+        return None
+    t = per_fn.get(has_aux) if per_fn else None
+    if t is None or not t._by_signature or t._spec_error is not None or len(tangents) != n:
+        return None
+    hit = t._by_signature.get((n, call_signature(args)))
+    if hit is None or hit.pending or not hit.valid():
+        return None
+    if hit.free_names:
+        read_free_names(hit.fn)
+    try:
+        result = hit.fn(*args)
+    except ValueError as err:
+        reraise_located(err, t.ir, t.fn.__name__)
+    return _jvp_results(result, tuple(primals), tuple(tangents), hit.fn, has_aux)
 
 
 def _jvp_code(fun: Callable, n: int) -> Callable:

@@ -20,6 +20,7 @@ from ..errors import TransformError
 from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of
 from ..ir.nodes import Function
+from ..primitives import registry
 from ..transforms.analysis import return_kind
 from ..transforms.module import Module
 from ..transforms.ranks import run_silenced
@@ -217,7 +218,7 @@ class Vmapped(Transformed):
         self._fast: dict[Any, Callable] = {}
         # shapes whose code is specialized -> (the free names' objects it relied on,
         # the code as emitted)
-        self._guards: dict[Any, tuple[Any, Callable, str]] = {}
+        self._guards: dict[Any, tuple[Any, Callable, str, bool]] = {}
         self._pending: dict[Any, str] = {}  # shapes called once -> their code's text
         self._spec_text: str | None = None
         self._axes: tuple = ()
@@ -245,6 +246,16 @@ class Vmapped(Transformed):
             check_array_types("vmap", args)
         # the same array shapes as a call already checked: straight to its code
         fast = _shape_key(args, self.in_axes, self.out_axes)
+        guard = self._guards.get(fast) if fast is not None else None
+        if guard is not None and self._compiled and guard[0].same() and \
+                self._rules_generation == registry.generation():
+            # its specialized code, while every free name holds the object it held
+            # then (so _refresh would find nothing to redo) and no rule changed
+            fn = self._fast[fast]
+            signatures.read_free_names(fn)
+            out = fn(*args)
+            out = _none_for_nones(out)
+            return out if guard[3] else _unshared(out, args, fn)
         self._refresh()
         if fast is not None and not self._compiled:
             self._fast.clear()
@@ -331,7 +342,8 @@ class Vmapped(Transformed):
     def _specialize_batched(self, key: Any, fn: Callable, args: tuple) -> Any:
         """The second call with these shapes: the batched code specialized to them,
         as ``grad`` does (s2s/optimize/specialize.py)."""
-        from ..optimize.specialize import specialize  # lazy: only a second call needs it
+        # lazy: only a second call needs it
+        from ..optimize.specialize import returns_fresh, specialize
 
         with _LOCK:
             text = self._pending.pop(key, None)
@@ -351,7 +363,8 @@ class Vmapped(Transformed):
             spec = compile_module(new_text, dict(fn.__globals__), fn.__name__)[fn.__name__]
             spec.__s2s_free__ = fn.__s2s_free__  # type: ignore[attr-defined]
             self._fast[key] = spec
-            self._guards[key] = (free, fn, text)
+            # fresh: the code returns only arrays it made (never None, nor a view)
+            self._guards[key] = (free, fn, text, returns_fresh(new_text, fn.__name__))
             self._spec_text = new_text
             return result
 

@@ -76,6 +76,51 @@ class Stacked:
         return f"<s2s stacked tape entries: {self.remaining}>"
 
 
+class Same:
+    """A leaf of a :class:`Stacked` entry that every iteration pushed alike: a value
+    that was not traced when ``lax.scan`` traced the body once (an index computed from
+    shapes, ``y.shape[0] // 2``), hence the same for all iterations.  It stays the
+    Python value it was (``z[n:]`` needs a static ``n``), never stacked as an array."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+_STATIC = (bool, int, float, complex, np.generic, np.ndarray)
+
+
+def _rows(tree: Any) -> tuple[Any, Any]:
+    """``tree`` with its :class:`Same` leaves out (a scan's xs), and how to put them
+    back (:func:`_rejoin`)."""
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    same = [leaf if isinstance(leaf, Same) else None for leaf in leaves]
+    return treedef.unflatten([None if s else leaf for leaf, s in zip(leaves, same)]), (
+        treedef, same)
+
+
+def _rejoin(rows: Any, how: tuple[Any, list]) -> Any:
+    treedef, same = how
+    leaves = jax.tree_util.tree_leaves(rows) if rows is not None else []
+    it = iter(leaves)
+    return treedef.unflatten([s if s is not None else next(it) for s in same])
+
+
+def _split_static(tree: Any) -> tuple[Any, Any]:
+    """What one traced iteration pushed: its traced leaves (stacked by the scan) and
+    its static ones as :class:`Same` (put back by :func:`_rejoin`)."""
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    same = [Same(leaf) if isinstance(leaf, _STATIC) else None for leaf in leaves]
+    return treedef.unflatten([None if s else leaf for leaf, s in zip(leaves, same)]), (
+        treedef, same)
+
+
+def _row(values: Any, k: int) -> Any:
+    """Row ``k`` of a :class:`Stacked` entry's values."""
+    return _tree_map(lambda a: a.value if isinstance(a, Same) else a[k], values)
+
+
 def _traced(value: Any) -> bool:
     return isinstance(value, jax.core.Tracer)
 
@@ -316,29 +361,35 @@ def _scan(order: range, body: Callable, carry: tuple, push: Sequence[list],
           pop: Sequence[list], stacked: list, extend: Sequence[list]) -> tuple | None:
     n = len(order)
     first, stride = order.start, order.step
-    xs = tuple(s[0] for s in stacked)
+    xs, hows = zip(*(_rows(s[0]) for s in stacked)) if stacked else ((), ())
     popping = bool(pop)
     # popping: iteration j reads the entry pushed (n - 1 - j)th: scan in reverse
     ks = np.arange(n)
+    pushed_how: list = []  # (the body is traced once: a static leaf is every row's)
 
     def step_fn(c: Any, x: Any) -> Any:
         k, popped = x
         j = (n - 1 - k) if popping else k
-        return body(first + j * stride, c, popped)
+        popped = tuple(_rejoin(p, how) for p, how in zip(popped, hows))
+        c, pushed = body(first + j * stride, c, popped)
+        split = [_split_static(p) for p in pushed]
+        pushed_how[:] = [how for _, how in split]
+        return c, tuple(rows for rows, _ in split)
 
     try:
-        carry, ys = _lax.scan(step_fn, carry, (ks, xs), reverse=popping,
+        carry, ys = _lax.scan(step_fn, carry, (ks, tuple(xs)), reverse=popping,
                               unroll=_unroll(n))
     except Exception:  # noqa: BLE001 - the Python loop gives the real answer/error
         return None
     if popping:
         ys = _tree_map(lambda a: a[::-1], ys)
+    ys = tuple(_rejoin(rows, how) for rows, how in zip(ys, pushed_how))
     for t, (_, count) in zip(pop, stacked):
         del t[len(t) - count:]
     for tape, entries in zip(push, ys):
         tape.append(Stacked(entries, n))
     for items, entries in zip(extend, ys[len(push):]):
-        items.extend(_tree_map(lambda a, k=k: a[k], entries) for k in range(n))
+        items.extend(_row(entries, k) for k in range(n))
     return carry
 
 
@@ -357,16 +408,17 @@ def _masked_pops(start: Any, stop: Any, step: Any, reverse: bool, body: Callable
         return None
     n = tops[0].remaining
     trip = jnp.asarray(stop) - start
-    xs = tuple(top.values for top in tops)
+    xs, hows = zip(*(_rows(top.values) for top in tops))
 
     def step_fn(c: Any, x: Any) -> Any:
         k, popped = x
+        popped = tuple(_rejoin(p, how) for p, how in zip(popped, hows))
         new, _ = body(start + trip - 1 - k, c, popped)
         live = k < trip
         return _tree_map(lambda a, b: jnp.where(live, a, b), new, c), None
 
     try:
-        carry, _ = _lax.scan(step_fn, carry, (jnp.arange(n), xs), reverse=True,
+        carry, _ = _lax.scan(step_fn, carry, (jnp.arange(n), tuple(xs)), reverse=True,
                              unroll=_unroll(n))
     except Exception:  # noqa: BLE001 - refused by the caller, as before
         return None
@@ -395,10 +447,20 @@ def _top_stack(items: list, n: int) -> tuple[Any, int] | None:
         shapes = {tuple((np.shape(a), jnp.result_type(a)) for a in ls) for ls in leaves}
         if len(shapes) != 1:
             return None
-        stacked = [jnp.stack([ls[k] for ls in leaves]) for k in range(len(leaves[0]))]
+        stacked = [_stack([ls[k] for ls in leaves]) for k in range(len(leaves[0]))]
     except (TypeError, ValueError):
         return None
     return jax.tree_util.tree_unflatten(structure, stacked), n
+
+
+def _stack(column: list) -> Any:
+    """One leaf of ``n`` entries pushed the Python way: one :class:`Same` where every
+    entry pushed the same Python scalar (an index stays static), else stacked."""
+    first = column[0]
+    if isinstance(first, _STATIC) and not isinstance(first, np.ndarray) and all(
+            type(c) is type(first) and c == first for c in column):
+        return Same(first)
+    return jnp.stack(column)
 
 
 def _pop_one(tape: list) -> Any:
@@ -407,7 +469,7 @@ def _pop_one(tape: list) -> Any:
         return tape.pop()
     top.remaining -= 1
     k = top.remaining
-    entry = _tree_map(lambda a: a[k], top.values)
+    entry = _row(top.values, k)
     if k == 0:
         tape.pop()
     return entry

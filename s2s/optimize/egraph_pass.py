@@ -13,6 +13,7 @@ from .calls import MUTATORS, call_name
 from .calls import written as _written
 from .passes import straight
 from .terms import language as _language
+from .terms import release
 from .terms import to_term as _to_term
 
 # ---- arithmetic on an e-graph ----------------------------------------------------------
@@ -68,41 +69,44 @@ def egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) -> 
     if not candidates:
         return
     eg = EGraph()
-    lets = [eg.let(f"s{i}", term) for i, (_, _, term) in enumerate(candidates)]
-    a, b = vars_("a b", f64)
-    x, y = vars_("x y", Term)
-    eg.register(
-        rewrite(Term(a) * Term(b)).to(Term(a * b)),
-        rewrite(Term(a) + Term(b)).to(Term(a + b)),
-        rewrite(x * Term(a)).to(Term(a) * x),
-        rewrite(Term(a) * (Term(b) * x)).to(Term(a * b) * x),
-        rewrite((Term(a) * x) * y).to(Term(a) * (x * y)),
-        rewrite(x * (Term(a) * y)).to(Term(a) * (x * y)),
-        rewrite(Term(1.0) * x).to(x),
-        rewrite(-(-x)).to(x),
-        rewrite(-Term(a)).to(Term(-a)),
-        rewrite(Term(a) * (-x)).to(Term(-a) * x),
-        rewrite(-(Term(a) * x)).to(Term(-a) * x),
-        rewrite((-x) * y).to(-(x * y)),
-        rewrite(x * (-y)).to(-(x * y)),
-        rewrite(x - (-y)).to(x + y),
-        rewrite(x + (-y)).to(x - y),
-        rewrite((-x) + y).to(y - x),
-        rewrite(x / Term(1.0)).to(x),
-    )
-    eg.run(6)
-    for (holder, slot, _), let in zip(candidates, lets):
-        best = eg.extract(let)
-        text = _render(best, opaque)
-        if text is None:
-            continue
-        new = ast.parse(text, mode="eval").body
-        old = holder[slot] if isinstance(holder, list) else getattr(holder, slot)
-        if _cost(new) < _cost(old) and not isinstance(new, ast.Name):
-            if isinstance(holder, list):
-                holder[slot] = new
-            else:
-                setattr(holder, slot, new)
+    try:
+        lets = [eg.let(f"s{i}", term) for i, (_, _, term) in enumerate(candidates)]
+        a, b = vars_("a b", f64)
+        x, y = vars_("x y", Term)
+        eg.register(
+            rewrite(Term(a) * Term(b)).to(Term(a * b)),
+            rewrite(Term(a) + Term(b)).to(Term(a + b)),
+            rewrite(x * Term(a)).to(Term(a) * x),
+            rewrite(Term(a) * (Term(b) * x)).to(Term(a * b) * x),
+            rewrite((Term(a) * x) * y).to(Term(a) * (x * y)),
+            rewrite(x * (Term(a) * y)).to(Term(a) * (x * y)),
+            rewrite(Term(1.0) * x).to(x),
+            rewrite(-(-x)).to(x),
+            rewrite(-Term(a)).to(Term(-a)),
+            rewrite(Term(a) * (-x)).to(Term(-a) * x),
+            rewrite(-(Term(a) * x)).to(Term(-a) * x),
+            rewrite((-x) * y).to(-(x * y)),
+            rewrite(x * (-y)).to(-(x * y)),
+            rewrite(x - (-y)).to(x + y),
+            rewrite(x + (-y)).to(x - y),
+            rewrite((-x) + y).to(y - x),
+            rewrite(x / Term(1.0)).to(x),
+        )
+        eg.run(6)
+        for (holder, slot, _), let in zip(candidates, lets):
+            best = eg.extract(let)
+            text = _render(best, opaque)
+            if text is None:
+                continue
+            new = ast.parse(text, mode="eval").body
+            old = holder[slot] if isinstance(holder, list) else getattr(holder, slot)
+            if _cost(new) < _cost(old) and not isinstance(new, ast.Name):
+                if isinstance(holder, list):
+                    holder[slot] = new
+                else:
+                    setattr(holder, slot, new)
+    finally:
+        release(eg)
 
 
 def inline_single_uses(fn: ast.FunctionDef, arithmetic: Callable[[ast.AST], bool]) -> None:

@@ -431,13 +431,13 @@ class _Rewriter:
             if name in ("matmul_rhs_bar", "matmul_lhs_bar") and len(args) == 3 and out and \
                     _on("matmul"):
                 g, x1, x2 = (self.fact(a) for a in args)
-                if g and x1 and x2 and len(g[0]) == len(x1[0]) == len(x2[0]) == 2:
-                    if name == "matmul_rhs_bar" and out[0] == x2[0]:
-                        return ast.BinOp(ast.Attribute(args[1], "T", ast.Load()),
-                                         ast.MatMult(), args[0]), None, False
-                    if name == "matmul_lhs_bar" and out[0] == x1[0]:
-                        return ast.BinOp(args[0], ast.MatMult(),
-                                         ast.Attribute(args[2], "T", ast.Load())), None, False
+                if g and x1 and x2 and out[0] == (x2 if name == "matmul_rhs_bar" else x1)[0] \
+                        and (g[0] != () or g[1] == x1[1] == x2[1] == out[1]):
+                    # (a 0-d cotangent times a vector: one dtype, so NumPy's promotion
+                    # of a Python float cannot make another than the helper's)
+                    found = _matmul_bar(name, len(g[0]), len(x1[0]), len(x2[0]), args)
+                    if found is not None:
+                        return found, None, False
         if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
             f = self.fill_of(value.operand)
             if f is not None:
@@ -452,6 +452,8 @@ class _Rewriter:
                     return value, _Fill(fl.c / nr), False
                 if fl is not None and fr is not None and fr.c != 0.0:
                     return value, _Fill(fl.c / fr.c), False
+                if fl is not None and self.fact(right) == out:  # ones / e: 1.0 / e
+                    return ast.BinOp(_literal(fl.c), ast.Div(), right), None, False
                 return value, None, False
             if fl is not None and fr is not None:
                 return value, _Fill(fl.c * fr.c), False
@@ -569,6 +571,29 @@ class _Rewriter:
                         ast.Subscript(buf, idx, ast.Store()), ast.Add(), v), stmt)
             body.append(stmt)
         self.fn.body = body
+
+
+# a matmul's cotangents (runtime.matmul_lhs_bar/_rhs_bar) spelled for the operands'
+# ranks (the cotangent's, x1's, x2's): what the helper computes, without its reshapes
+_MATMUL_BARS = {
+    ("matmul_rhs_bar", 2, 2, 2): "x1.T @ g", ("matmul_lhs_bar", 2, 2, 2): "g @ x2.T",
+    ("matmul_rhs_bar", 1, 2, 1): "x1.T @ g", ("matmul_lhs_bar", 1, 1, 2): "x2 @ g",
+    ("matmul_rhs_bar", 1, 1, 2): "np.outer(x1, g)", ("matmul_lhs_bar", 1, 2, 1): "np.outer(g, x2)",
+    ("matmul_rhs_bar", 0, 1, 1): "g * x1", ("matmul_lhs_bar", 0, 1, 1): "g * x2",
+}
+
+
+def _matmul_bar(name: str, g: int, x1: int, x2: int, args: list[ast.expr]) -> ast.expr | None:
+    template = _MATMUL_BARS.get((name, g, x1, x2))
+    if template is None:
+        return None
+    names = dict(zip(("g", "x1", "x2"), args))
+
+    class Fill(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name) -> ast.AST:
+            return copy.deepcopy(names[n.id]) if n.id in names else n
+
+    return Fill().visit(ast.parse(template, mode="eval").body)
 
 
 def _sum_to(node: ast.expr, shape: tuple, target: tuple) -> ast.expr:

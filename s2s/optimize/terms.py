@@ -67,6 +67,19 @@ def language() -> Any:
                            is_zero=relation("is_zero", Term))
 
 
+def release(eg: Any) -> None:
+    """Free an egglog e-graph's engine now, on this thread.  Its Python objects sit in
+    reference cycles, and the engine may be dropped only by the thread that made it:
+    a garbage collection run by another thread (the caller's, while the specializer
+    works in the background) would report "EGraph is unsendable" and leak it."""
+    for state in (getattr(eg, "_state", None), *getattr(eg, "_state_stack", ())):
+        if state is not None and getattr(state, "egraph", None) is not None:
+            try:
+                object.__setattr__(state, "egraph", None)
+            except (AttributeError, TypeError):  # (another egglog's layout: as before)
+                pass
+
+
 def summed(node: ast.AST) -> ast.AST | None:
     """What ``np.sum(x)`` or ``x.sum()`` sums (keywords are the caller's to check)."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)

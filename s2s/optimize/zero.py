@@ -28,7 +28,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .calls import MAY_ALIAS, call_name, written
-from .terms import OPS, language, reduction, summed
+from .terms import OPS, language, reduction, release, summed
 
 
 @dataclass(frozen=True)
@@ -382,21 +382,24 @@ def zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
     shapes.close()
     eg = EGraph()
     try:
-        eg.register(*definitions, *shapes.facts(L))
-        eg.register(*[set_(L.shape(T.var(n))).to(i64(shapes.ids[s]))
-                      for n, s in leaves.items()])
-        eg.register(*_rules(L))
-        eg.run(ROUNDS)
-    except Exception:  # a shape conflict: facts that disagree prove nothing
-        return set()
-    zero = set()
-    for name, v in candidates:
         try:
-            eg.check(L.is_zero(T.var(f"{name}@{v}")))
-        except Exception:
-            continue
-        zero.add((name, v))
-    return zero
+            eg.register(*definitions, *shapes.facts(L))
+            eg.register(*[set_(L.shape(T.var(n))).to(i64(shapes.ids[s]))
+                          for n, s in leaves.items()])
+            eg.register(*_rules(L))
+            eg.run(ROUNDS)
+        except Exception:  # a shape conflict: facts that disagree prove nothing
+            return set()
+        zero = set()
+        for name, v in candidates:
+            try:
+                eg.check(L.is_zero(T.var(f"{name}@{v}")))
+            except Exception:
+                continue
+            zero.add((name, v))
+        return zero
+    finally:
+        release(eg)
 
 
 def drop_zero_cotangents(fn: ast.FunctionDef, zero: set[tuple[str, int]],

@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..emit.code import Line
-from ..ir.nodes import For, Let, Stmt, Var, walk
+from ..ir.kinds import Seq, Tree
+from ..ir.nodes import For, Let, Stmt, Var, uses, walk
 from ..ir.walk import all_lets, block_defs, loop_counter
-from .replay import leave_point, tape_tuple_text, uses_of
+from .replay import leave_point, spell, tape_tuple_text, uses_of
 from .reverse_state import ReverseState
 
 
@@ -29,12 +30,52 @@ class Tapes:
             restorable.add(s.target)  # the index, when the range cannot replay it
         self.loop_bodies.append(s.body)
         saved = sorted(n for n in uses_of(body) if n in restorable and not self.one_object(n))
+        again = self.invariant(s, before_exit, saved)
+        saved = [n for n in saved if n not in again]
         self.state.replay.view_copies |= {n for n in saved if self.view_of_written(n, s.body)}
         self.loop_bodies.pop()
+        body[:0] = [Line(f"{t.target} = {spell(t)}") for t in again.values()]
         if saved:
             tape = self.state.names.fresh("tape")
             self.state.replay.tapes[id(s.body)] = (tape, saved)
             body.insert(0, Line(f"{tape_tuple_text(saved)} = {tape}.pop()"))
+
+    def invariant(self, s: For, before_exit: list[Stmt], wanted: list[str]) -> dict[str, Let]:
+        """Of the ``wanted`` names, those every iteration binds to the same value, cheap
+        to compute again (Python ints: ``2 * H``, ``len(xs)``; an entry of a container
+        the function never writes into: ``params["w"]``), with what they are computed
+        from, in order: the backward computes them again instead of popping them.  A
+        tape holds only what changes; a static index stays a Python int (under
+        ``lax.scan`` a taped one would be a traced array, and ``z[k:]`` refused)."""
+        inside = {t.target for t in all_lets(s.body)} | {s.target} | {e for e, _ in s.carried}
+        if loop_counter(s) is not None:
+            inside.add(loop_counter(s))
+        aliases = self.state.fn.aliases
+        written = set(aliases) | set(aliases.values())
+        found: dict[str, Let] = {}
+        for t in before_exit:
+            if not isinstance(t, Let) or not self._cheap(t, written):
+                continue
+            if all(n in found or n not in inside for n in uses(t)):
+                found[t.target] = t
+        needed: set[str] = set()
+        todo = [n for n in wanted if n in found]
+        while todo:
+            n = todo.pop()
+            if n not in needed:
+                needed.add(n)
+                todo += [u for u in uses(found[n]) if u in found]
+        return {n: t for n, t in found.items() if n in needed}
+
+    def _cheap(self, t: Let, written: set[str]) -> bool:
+        facts = self.state.facts
+        if t.target in facts.int_vars or t.prim == "shape":
+            return t.target not in written
+        if t.prim != "getitem" or not isinstance(t.args[0], Var):
+            return False
+        base = t.args[0].name
+        return (isinstance(facts.kinds.get(base), (Tree, Seq)) and base not in written
+                and t.target not in written)
 
     def save_branch(self, branch: list[Stmt], items: list[Any]) -> None:
         """What the backward ``items`` of a branch inside a loop reads of the values
