@@ -397,13 +397,19 @@ def test_an_object_built_on_either_path_of_an_if(dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_a_built_aux_output_comes_back_in_its_type(dtype):
-    x = rng_array(np.random.default_rng(22), (3,), dtype)
-    _same_built(s2s.value_and_grad(F.out_aux, has_aux=True)(x),
-                jax.value_and_grad(J.out_aux, has_aux=True)(x), dtype)
-    _same_built(s2s.grad(F.out_aux, has_aux=True)(x), jax.grad(J.out_aux, has_aux=True)(x),
-                dtype)
-    _same_built(s2s.jvp(F.out_aux, (x,), (x,), has_aux=True),
-                jax.jvp(J.out_aux, (x,), (x,), has_aux=True), dtype)
+    rng = np.random.default_rng(22)
+    vg = s2s.value_and_grad(F.out_aux, has_aux=True)
+    g = s2s.grad(F.out_aux, has_aux=True)
+    jitted = s2s.jit(s2s.grad(F.out_aux, has_aux=True))
+    for call in range(10):  # (the same functions: calls 2-10 take the signature's path)
+        x = rng_array(rng, (3,), dtype) * (call + 1)
+        _same_built(vg(x), jax.value_and_grad(J.out_aux, has_aux=True)(x), dtype)
+        _same_built(g(x), jax.grad(J.out_aux, has_aux=True)(x), dtype)
+        _same_built(jitted(x), jax.grad(J.out_aux, has_aux=True)(x), dtype)
+        _same_built(s2s.jvp(F.out_aux, (x,), (x,), has_aux=True),
+                    jax.jvp(J.out_aux, (x,), (x,), has_aux=True), dtype)
+        _same_built(s2s.jvp(F.make_out, (x,), (x,)), jax.jvp(J.make_out, (x,), (x,)),
+                    dtype)
     _same_built(s2s.jacfwd(F.make_out, has_aux=False)(x), jax.jacfwd(J.make_out)(x), dtype)
 
 

@@ -716,15 +716,16 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
                             len(primals))
     except ValueError as err:  # an `if` on an array: located at your line
         reraise_located(err, t.ir, t.fn.__name__)
-    return _jvp_results(result, primals, tangents, fn, has_aux)
+    return _jvp_results(result, primals, tangents, fn, has_aux, t.built_template())
 
 
 def _jvp_results(result: Any, primals: tuple, tangents: tuple, fn: Callable,
-                 has_aux: bool) -> Any:
+                 has_aux: bool, built: Any) -> Any:
     """``(out, out_tangent[, aux])`` of the emitted JVP's ``result``: each tangent in
-    its output's dtype and shape, never one of the caller's arrays nor a view of one."""
+    its output's dtype and shape, never one of the caller's arrays nor a view of one;
+    the objects the function built (``built``: records.template), made again."""
     out, out_dot = result[0], result[1]
-    if type(out) is np.ndarray and type(out_dot) is np.ndarray and \
+    if built is None and type(out) is np.ndarray and type(out_dot) is np.ndarray and \
             out_dot.dtype == out.dtype and out_dot.shape == out.shape and \
             out_dot.flags.writeable and not _shares(out_dot, _foreign((primals, tangents), fn)):
         return (out, out_dot, result[2]) if has_aux else (out, out_dot)  # (as it is)
@@ -736,7 +737,6 @@ def _jvp_results(result: Any, primals: tuple, tangents: tuple, fn: Callable,
         d.copy() if isinstance(d, np.ndarray) and _shares(d, foreign) else d, o)
              for d, o in zip(_leaves(out_dot), _leaves(out))]
     out_dot = _rebuild(kind, fixed)
-    built = t.built_template()  # (objects the function built: a NamedTuple)
     if has_aux:
         out, aux = records.rebuild(built, (out, result[2]))
         return out, records.rebuild(built and built[1][0], out_dot), aux
@@ -771,7 +771,8 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
         result = hit.fn(*args)
     except ValueError as err:
         reraise_located(err, t.ir, t.fn.__name__)
-    return _jvp_results(result, tuple(primals), tuple(tangents), hit.fn, has_aux)
+    return _jvp_results(result, tuple(primals), tuple(tangents), hit.fn, has_aux,
+                        t.built_template())
 
 
 def _jvp_code(fun: Callable, n: int) -> Callable:
