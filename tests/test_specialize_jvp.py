@@ -8,6 +8,8 @@ module constant rebound between calls."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import corpus_fns
 import numpy as np
 import pytest
@@ -252,6 +254,8 @@ def test_background_specializing_prints_no_egglog_thread_error(tmp_path):
     '''))
     env = {k: v for k, v in __import__("os").environ.items()
            if k not in ("S2S_SPECIALIZE", "S2S_CHECK_EMITTED")}  # (a user's defaults)
+    # (the s2s under test, wherever it is imported from)
+    env["PYTHONPATH"] = str(Path(s2s.__file__).resolve().parent.parent)
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          env=env, timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
