@@ -13,6 +13,7 @@ import libcst as cst
 from ..errors import UnsupportedSyntaxError
 from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
+from .dicts import split_items
 from .expressions import is_list_method
 from .kept import KeptLowerer, raise_only
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
@@ -93,6 +94,10 @@ class StmtLowerer:
         if raise_only(node) is not None:
             self.kept.raise_if(node, raise_only(node))
             return self.n.out
+        if isinstance(node, (cst.If, cst.For, cst.While)):
+            split = split_items(self.n.dicts, node)  # a dict's items written in it
+            if split is not None:
+                return self.block(split)
         if isinstance(node, cst.If):
             self.if_statement(node)
             return self.n.out
@@ -405,6 +410,7 @@ class StmtLowerer:
             join = a if a != before.get(name) else b
             # two arrays written in place, one per path: the join is spelled with the
             # join's array, so the other path binds it (`y = y_other`), not renames
+            self.n.dicts.join(join, a, b, node, name)
             root = self.n.buffer_root.get(join, join)
             for branch, final in ((body, a), (orelse, b)):
                 if final == join:
