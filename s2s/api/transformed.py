@@ -533,7 +533,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     check_array_types("vjp", primals)
     check_real_inputs("vjp", primals)
     t = _VJP(callables.as_function(fun, len(primals)), has_aux)
-    out = fun(*_copies(given))  # (the user's own code may write into its arguments)
+    try:
+        out = fun(*_copies(given))  # (the user's own code may write into its arguments)
+    except ValueError as err:  # an `if` on an array: located at your line
+        reraise_located(err, None, t.fn.__name__)
     out, aux = _split_aux(out, has_aux)
     check_real_inputs("vjp", out)
     float_args = _inexact_args(primals)
@@ -548,7 +551,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
                                 inner_args=primals)
             read_free_names(fn)
             rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
-            grads = fn(*primals, *rest, cotangent)
+            try:
+                grads = fn(*primals, *rest, cotangent)
+            except ValueError as err:  # an `if` on an array: located at your line
+                reraise_located(err, t.ir, t.fn.__name__)
         else:
             grads = ()
         it = iter(grads)
