@@ -24,10 +24,10 @@ from ..transforms.analysis import return_kind
 from ..transforms.module import Module
 from ..transforms.ranks import run_silenced
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
-from .located import reraise_located
 from . import callables, signatures
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
+from .located import reraise_located
 from .transformed import (
     _LOCK,
     _VJP,

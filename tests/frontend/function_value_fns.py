@@ -137,6 +137,7 @@ def grad_inside(x):
 
 # replaced by the tests: s2s's transforms here, JAX's in the twin
 s2s_grad = s2s_jacfwd = s2s_jacrev = s2s_hessian = s2s_value_and_grad = s2s_jvp = None
+s2s_jit = s2s_vmap = None
 
 
 def grad_inside_lambda(x):
@@ -206,3 +207,13 @@ def jvp_inside_closure(x):
     a = np.cos(x)
     out, t = s2s_jvp(lambda y: np.sin(y) * a, (x,), (x,))
     return np.sum(t * out)
+
+
+def jit_inside(x):
+    """``s2s.jit(g)(x)`` in the body: a call of g (``jax.jit`` in the twin)."""
+    a = np.cos(x)
+    return np.sum(s2s_jit(vec)(x) * a) + np.sum(s2s_jit(lambda y: y * a)(x))
+
+
+def vmap_inside(x):
+    return np.sum(s2s_vmap(vec)(x))

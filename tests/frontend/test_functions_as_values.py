@@ -24,7 +24,8 @@ if HAVE_JAX:
     import jax.numpy as jnp
 
     J = jax_twin(F)
-    for _name in ("grad", "jacfwd", "jacrev", "hessian", "value_and_grad", "jvp"):
+    for _name in ("grad", "jacfwd", "jacrev", "hessian", "value_and_grad", "jvp", "jit",
+                  "vmap"):
         setattr(F, f"s2s_{_name}", getattr(s2s, _name))
         setattr(J, f"s2s_{_name}", getattr(jax, _name))
 
@@ -33,7 +34,8 @@ CONSTRUCTS = ["nested_def", "nested_def_late", "nested_lambda", "nested_calls_ne
               "mapped", "mapped_lambda", "partial_inside", "partial_global",
               "callable_object", "grad_inside", "grad_inside_lambda", "grad_inside_closure",
               "grad_inside_default", "jacfwd_inside", "jacrev_inside", "hessian_inside",
-              "value_and_grad_inside", "jvp_inside", "jvp_inside_closure", "callee_of_all"]
+              "value_and_grad_inside", "jvp_inside", "jvp_inside_closure", "callee_of_all",
+              "jit_inside"]
 
 X = np.array([0.3, -0.7, 1.2])
 V = np.array([1.0, -2.0, 0.5])
@@ -184,13 +186,14 @@ def function_used_as_array(x):
 @pytest.mark.parametrize("fn, words", [
     (bound_in_branch, "inside an `if`"),
     (function_used_as_array, "is a function here, used as a value"),
+    (F.vmap_inside, "inside a function s2s transforms is not built"),
 ])
 def test_refused_with_the_line(fn, words) -> None:
     with pytest.raises(s2s.TransformError) as info:
         s2s.grad(fn)(X)
     err = str(info.value)
     assert words in err, err
-    assert __file__ in err and "Instead:" in err, err
+    assert (__file__ in err or F.__file__ in err) and "Instead:" in err, err
 
 
 def prints_in_nested_def(x):
