@@ -338,24 +338,8 @@ class FunctionLowerer:
                 obj, "__name__", "") in TRANSFORMS:
             return self._transform_value(obj, text, node)
         if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
-                obj, "__name__", "") == "jit":
-            # `s2s.jit(g)(x)` inside a function s2s transforms: a call of g (the outer
-            # transform's code is what runs; jit's options change nothing it computes)
-            inner = self.value_of(node.args[0].value) if node.args and \
-                node.args[0].keyword is None else None
-            if inner is None:
-                raise self.n.unsupported(node, f"`{text}` inside a transformed function "
-                                         "takes a function s2s knows first",
-                                         f"write {text}(f)(x) for a function f")
-            return inner
-        if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
-                obj, "__name__", "") == "vmap":
-            raise self.n.unsupported(
-                node, f"`{text}(...)` inside a function s2s transforms is not built: the "
-                "batched code depends on the ranks of the arguments, which s2s knows only "
-                "when the outer function is called", "batch over the rows with a "
-                "comprehension, which every transform handles: `np.stack([g(row) for row "
-                f"in x])`; or apply `{text}` to the whole function outside")
+                obj, "__name__", "") in ("jit", "vmap"):
+            return _jit_or_vmap(self, obj.__name__, text, node)
         return None
 
     def _transform_value(self, transform: Any, text: str, node: cst.Call) -> FnValue:
@@ -775,3 +759,24 @@ def _names_read(node: Any) -> list[str]:
 
     (node.body).visit(Visit())
     return out
+
+
+def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call) -> FnValue:
+    """``s2s.jit(g)`` inside a function s2s transforms: ``g`` itself (the outer
+    transform's code is what runs; jit's options change nothing it computes).
+    ``s2s.vmap(g)`` there is refused: its batched code depends on the arguments' ranks,
+    known only when the outer function is called."""
+    if which == "vmap":
+        raise lowerer.n.unsupported(
+            node, f"`{text}(...)` inside a function s2s transforms is not built: the "
+            "batched code depends on the ranks of the arguments, which s2s knows only "
+            "when the outer function is called", "batch over the rows with a "
+            "comprehension, which every transform handles: `np.stack([g(row) for row "
+            f"in x])`; or apply `{text}` to the whole function outside")
+    inner = lowerer.value_of(node.args[0].value) if node.args and \
+        node.args[0].keyword is None else None
+    if inner is None:
+        raise lowerer.n.unsupported(node, f"`{text}` inside a transformed function takes "
+                                    "a function s2s knows first",
+                                    f"write {text}(f)(x) for a function f")
+    return inner
