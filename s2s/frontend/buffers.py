@@ -174,13 +174,6 @@ class BufferLowerer:
                 f"assign `{name}` before writing into it", self.n.display,
             )
         current = self.n.env[name]
-        if current == name and name in self.n.draws.params and current not in self.n.lets:
-            raise self.n.unsupported(
-                node, f"`{name}` is an argument: writing into it would change the "
-                "caller's array or dict, and s2s never does", f"write into a copy: "
-                f"`{name} = {name}.copy()` for an array, a new dict literal for a dict "
-                f"(`out = {{\"w\": v, ...}}`, then `out[\"b\"] = ...`)",
-            )
         if current not in self.n.buffers or current in self.n.lists:
             raise self.n.unsupported(
                 node, f"`{name}` may share memory with an argument or another array, "
