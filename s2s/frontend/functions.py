@@ -381,13 +381,31 @@ class FunctionLowerer:
         self.bind(node.name.value, self.lift(node), node)
 
     def bind(self, name: str, fv: FnValue, node: Any) -> None:
-        if self.n.depth or self.n.loops:
+        if self.n.loops:
             raise self.n.unsupported(
-                node, f"`{name}` is bound to a function inside an `if` or a loop; s2s "
-                "must know which function a name denotes when it transforms the code",
-                "bind it before the `if` (`act = np.tanh if c else relu` is fine)")
+                node, f"`{name}` is bound to a function inside a loop; s2s must know "
+                "which function a name denotes when it transforms the code, and a loop "
+                "binds it as many times as it runs (none, perhaps)",
+                "bind it before the loop")
         self.n.env.pop(name, None)
         self.values[name] = fv
+
+    def join(self, test: Atom, body: dict[str, FnValue], orelse: dict[str, FnValue]) -> None:
+        """After an ``if``: a name each path bound to a function denotes the choice
+        ``body's if test else orelse's`` (a constant test picks one); a name one path
+        bound (and nothing before) is not a function after it."""
+        joined: dict[str, FnValue] = {}
+        for name in set(body) | set(orelse):
+            a, b = body.get(name), orelse.get(name)
+            if a is None or b is None:
+                continue
+            if a is b:
+                joined[name] = a
+            elif isinstance(test, Const):
+                joined[name] = a if test.value else b
+            else:
+                joined[name] = FnValue(None, "choice", choice=(test, a, b))
+        self.values = joined
 
     def lift(self, node: cst.FunctionDef | cst.Lambda) -> FnValue:
         """A module-level ``def`` for a nested function or lambda, taking the names it

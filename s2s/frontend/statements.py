@@ -358,8 +358,10 @@ class StmtLowerer:
         first = len(self.n.partial)
         self.n._branches.append((set(before.values()), len(self.n.loops)))
         generation_before = dict(self.n.generation)
+        values_before = dict(self.n.funcs.values)  # (functions bound on each path)
         self.n._enter_path(paths[0])
         body = self.block(list(node.body.body))
+        values_body, self.n.funcs.values = self.n.funcs.values, dict(values_before)
         self.n.paths.pop()
         middle = len(self.n.partial)
         env_body, bound_body = self.n.env, self.n.bound
@@ -377,6 +379,7 @@ class StmtLowerer:
             orelse = self.block(list(node.orelse.body.body))
         self.n.paths.pop()
         self.n._branches.pop()
+        self.n.funcs.join(test, values_body, self.n.funcs.values)
         for name, count in generation_body.items():
             self.n.generation[name] = max(count, self.n.generation.get(name, 0))
         env_else = self.n.env

@@ -217,3 +217,27 @@ def jit_inside(x):
 
 def vmap_inside(x):
     return np.sum(s2s_vmap(vec)(x))
+
+
+def bound_in_if(x, kind="tanh"):
+    """A name bound to a function on each path of an `if` (`elif` too)."""
+    if kind == "tanh":
+        act = np.tanh
+    elif kind == "relu":
+        act = relu
+    else:
+        act = lambda v: v * x  # noqa: E731
+    if kind == "double":
+        act = lambda v: v * 2.0  # noqa: E731
+    return np.sum(act(x) * x)
+
+
+def bound_on_a_value(x):
+    """Bound on the path a run-time test takes (JAX's grad cannot trace the `if`)."""
+    act = np.sin
+    if np.sum(x) > 0:
+        act = np.tanh
+        y = act(x) * 2.0
+    else:
+        y = act(x) - x
+    return np.sum(act(x) * y)

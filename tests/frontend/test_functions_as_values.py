@@ -89,6 +89,17 @@ def test_jvp_jacobians_and_jit(name, dtype) -> None:
     close(s2s.jacrev(ours)(x), jax.jacrev(theirs)(x), dtype, check_dtype=False)
 
 
+@pytest.mark.parametrize("kind", ["relu", "other", "double"])
+def test_a_function_bound_in_a_static_if_under_every_transform(kind) -> None:
+    """Each path of `bound_in_if` (the constant-test `if`s pick one function when the
+    argument is passed): jvp, jacfwd, jacrev and jit against JAX."""
+    ours = functools.partial(F.bound_in_if, kind=kind)
+    theirs = functools.partial(J.bound_in_if, kind=kind)
+    close(s2s.grad(F.bound_in_if)(X, kind), jax.grad(J.bound_in_if)(X, kind), np.float64)
+    close(s2s.jvp(ours, (X,), (V,)), jax.jvp(theirs, (X,), (V,)), np.float64)
+    close(s2s.jit(ours)(X), theirs(X), np.float64)
+
+
 @pytest.mark.parametrize("name", CONSTRUCTS)
 def test_vmap(name) -> None:
     ours, theirs = getattr(F, name), getattr(J, name)
@@ -100,9 +111,40 @@ def test_vmap(name) -> None:
     close(s2s.vmap(s2s.grad(ours))(BATCH), jax.vmap(jax.grad(theirs))(BATCH), np.float64)
 
 
-@pytest.mark.parametrize("kind", ["tanh", "relu"])
+@pytest.mark.parametrize("kind", ["tanh", "relu", "other"])
 def test_a_function_chosen_by_a_static_argument(kind) -> None:
     close(s2s.grad(F.choose)(X, kind=kind), jax.grad(J.choose)(X, kind=kind), np.float64)
+    close(s2s.grad(F.bound_in_if)(X, kind=kind), jax.grad(J.bound_in_if)(X, kind=kind),
+          np.float64)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_a_function_bound_on_the_path_a_value_takes(dtype) -> None:
+    """`if np.sum(x) > 0: act = np.tanh` (else the earlier `act = np.sin`): JAX's grad
+    cannot trace the `if`, so the oracle is JAX's grad of each path's own function
+    (which the test picks), finite differences, and a Python loop for vmap; calls 1 to
+    10 alternate the paths."""
+    f = F.bound_on_a_value
+
+    def path(positive):  # the same source with the test decided by the caller
+        def on_path(x):
+            act = jnp.tanh if positive else jnp.sin
+            y = act(x) * 2.0 if positive else act(x) - x
+            return jnp.sum(act(x) * y)
+        return on_path
+
+    g = s2s.grad(f)
+    for call in range(10):
+        x = (X * (call + 1) * 0.2 * (1 if call % 2 else -1)).astype(dtype)
+        on_path = path(float(np.sum(x)) > 0)
+        close(g(x), jax.grad(on_path)(x), dtype)
+        close(s2s.jvp(f, (x,), (V.astype(dtype),)), jax.jvp(on_path, (x,), (V.astype(dtype),)),
+              dtype)
+    np.testing.assert_allclose(g(X), fd_grad(f, (X,), 0)[0], rtol=1e-6, atol=1e-8)
+    batch = np.stack([X, -X, 0.5 * X])
+    close(s2s.vmap(f)(batch), np.array([f(r) for r in batch]), np.float64)
+    close(s2s.vmap(g)(batch), np.array([g(r) for r in batch]), np.float64)
+    close(s2s.jit(f)(X), f(X), np.float64)
 
 
 # ---- given directly to a transform ---------------------------------------------------
@@ -170,11 +212,9 @@ def test_the_emitted_code_calls_the_lifted_function_by_its_name() -> None:
 # ---- still refused, located at the user's line ---------------------------------------
 
 
-def bound_in_branch(x):
-    if np.sum(x) > 0:
+def bound_in_loop(x):
+    for _ in range(2):
         act = np.tanh
-    else:
-        act = np.sin
     return np.sum(act(x))
 
 
@@ -184,7 +224,7 @@ def function_used_as_array(x):
 
 
 @pytest.mark.parametrize("fn, words", [
-    (bound_in_branch, "inside an `if`"),
+    (bound_in_loop, "inside a loop"),
     (function_used_as_array, "is a function here, used as a value"),
     (F.vmap_inside, "inside a function s2s transforms is not built"),
 ])
