@@ -390,23 +390,6 @@ class FunctionLowerer:
         self.n.env.pop(name, None)
         self.values[name] = fv
 
-    def join(self, test: Atom, body: dict[str, FnValue], orelse: dict[str, FnValue]) -> None:
-        """After an ``if``: a name each path bound to a function denotes the choice
-        ``body's if test else orelse's`` (a constant test picks one); a name one path
-        bound (and nothing before) is not a function after it."""
-        joined: dict[str, FnValue] = {}
-        for name in set(body) | set(orelse):
-            a, b = body.get(name), orelse.get(name)
-            if a is None or b is None:
-                continue
-            if a is b:
-                joined[name] = a
-            elif isinstance(test, Const):
-                joined[name] = a if test.value else b
-            else:
-                joined[name] = FnValue(None, "choice", choice=(test, a, b))
-        self.values = joined
-
     def lift(self, node: cst.FunctionDef | cst.Lambda) -> FnValue:
         """A module-level ``def`` for a nested function or lambda, taking the names it
         reads from the enclosing function as extra (trailing) parameters."""
@@ -780,10 +763,8 @@ def _names_read(node: Any) -> list[str]:
 
 
 def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call) -> FnValue:
-    """``s2s.jit(g)`` inside a function s2s transforms: ``g`` itself (the outer
-    transform's code is what runs; jit's options change nothing it computes).
-    ``s2s.vmap(g)`` there is refused: its batched code depends on the arguments' ranks,
-    known only when the outer function is called."""
+    """``s2s.jit(g)`` in the body: ``g`` itself (the outer transform's code runs).
+    ``s2s.vmap(g)``: refused (its code depends on ranks known only per call)."""
     if which == "vmap":
         raise lowerer.n.unsupported(
             node, f"`{text}(...)` inside a function s2s transforms is not built: the "
@@ -798,3 +779,21 @@ def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call
                                     "a function s2s knows first",
                                     f"write {text}(f)(x) for a function f")
     return inner
+
+
+def join_values(test: Atom, body: dict[str, FnValue],
+                orelse: dict[str, FnValue]) -> dict[str, FnValue]:
+    """After an ``if``: a name each path bound to a function denotes the choice
+    ``body's if test else orelse's``; one bound on one path only, no function."""
+    joined: dict[str, FnValue] = {}
+    for name in set(body) | set(orelse):
+        a, b = body.get(name), orelse.get(name)
+        if a is None or b is None:
+            continue
+        if a is b:
+            joined[name] = a
+        elif isinstance(test, Const):
+            joined[name] = a if test.value else b
+        else:
+            joined[name] = FnValue(None, "choice", choice=(test, a, b))
+    return joined

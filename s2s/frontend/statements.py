@@ -15,6 +15,7 @@ from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
 from .dicts import split_items
 from .expressions import is_list_method
+from .functions import join_values
 from .kept import KeptLowerer, raise_only
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath
@@ -379,7 +380,7 @@ class StmtLowerer:
             orelse = self.block(list(node.orelse.body.body))
         self.n.paths.pop()
         self.n._branches.pop()
-        self.n.funcs.join(test, values_body, self.n.funcs.values)
+        self.n.funcs.values = join_values(test, values_body, self.n.funcs.values)
         for name, count in generation_body.items():
             self.n.generation[name] = max(count, self.n.generation.get(name, 0))
         env_else = self.n.env
