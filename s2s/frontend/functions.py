@@ -402,10 +402,15 @@ class FunctionLowerer:
                 own.add(star.name.value)
         outer = n.local_names | set(n.resolver.closure) | set(self.values)
         captured = [m for m in _names_read(node) if m in outer and m not in own]
-        if isinstance(node, cst.FunctionDef) and node.name.value in captured:
-            raise n.unsupported(node, f"a nested `def` calling itself (`{node.name.value}`) "
-                                "is not supported: s2s lifts nested functions out, and not "
-                                "recursive ones yet", "define it at module level")
+        recursive = isinstance(node, cst.FunctionDef) and node.name.value in captured
+        if recursive:  # (it reads itself from a closure cell, as the nested def does)
+            captured.remove(node.name.value)
+            if captured:
+                raise n.unsupported(node, f"a nested `def` calling itself "
+                                    f"(`{node.name.value}`) reads the enclosing "
+                                    f"function's `{captured[0]}`: its recursive calls "
+                                    "would not pass it", f"pass `{captured[0]}` as a "
+                                    "parameter, or define the function at module level")
         defaults = _literal_defaults(node, n)
         new = [cst.Param(cst.Name(m), default=cst.Name("None")) for m in captured]
         if isinstance(params.star_arg, cst.Param) or params.kwonly_params:
@@ -426,7 +431,8 @@ class FunctionLowerer:
         # (columns: a lambda's body is written after `    return `, 11 columns in)
         shift = n.loc(node.body).col - 12 if isinstance(node, cst.Lambda) else loc.col - 1
         display = (loc.file, n.p.lines, shift)
-        fn = synthesize(text, name, n.fn.__globals__, f"lifted-{name}", first, display)
+        fn = synthesize(text, name, n.fn.__globals__, f"lifted-{name}", first, display,
+                        recursive)
         fn.__qualname__ = f"{n.fn.__qualname__}.<locals>.{name}"
         by_keyword = bool(params.kwonly_params)  # (the captured names' style, above)
         fn.__defaults__ = tuple(defaults[0]) + (() if by_keyword else (None,) * len(new)) \

@@ -241,3 +241,13 @@ def bound_on_a_value(x):
     else:
         y = act(x) - x
     return np.sum(act(x) * y)
+
+
+def nested_recursive(x, depth=3):
+    """A nested def calling itself, its depth a Python int (JAX traces it unrolled)."""
+    def r(y, k):
+        if k == 0:
+            return y
+        return r(np.sin(y) * 1.5, k - 1)
+
+    return np.sum(r(x, depth) * x)

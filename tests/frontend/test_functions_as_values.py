@@ -35,7 +35,7 @@ CONSTRUCTS = ["nested_def", "nested_def_late", "nested_lambda", "nested_calls_ne
               "callable_object", "grad_inside", "grad_inside_lambda", "grad_inside_closure",
               "grad_inside_default", "jacfwd_inside", "jacrev_inside", "hessian_inside",
               "value_and_grad_inside", "jvp_inside", "jvp_inside_closure", "callee_of_all",
-              "jit_inside"]
+              "jit_inside", "nested_recursive"]
 
 X = np.array([0.3, -0.7, 1.2])
 V = np.array([1.0, -2.0, 0.5])
@@ -204,6 +204,35 @@ def test_a_closure_cell_rebound_between_calls_is_read_again() -> None:
         np.testing.assert_allclose(g(X), expected, rtol=1e-6, atol=1e-8)
 
 
+def test_a_nested_recursive_def_with_its_depth_changing_per_call() -> None:
+    """Depths 0, 1, 5, 2 ... over ten calls: each call's recursion, against JAX."""
+    g = s2s.grad(F.nested_recursive)
+    for call, depth in enumerate((0, 1, 5, 2, 3, 0, 4, 1, 6, 2)):
+        x = X * (1.0 + 0.1 * call)
+        close(g(x, depth), jax.grad(J.nested_recursive)(x, depth), np.float64)
+        close(s2s.jvp(lambda y: F.nested_recursive(y, depth), (x,), (V,)),
+              jax.jvp(lambda y: J.nested_recursive(y, depth), (x,), (V,)), np.float64)
+
+
+def recursive_reads_outer(x):
+    a = np.cos(x)
+
+    def r(y, k):
+        return y * a if k == 0 else r(y, k - 1)
+
+    return np.sum(r(x, 2))
+
+
+def recursive_sorts(x):
+    def r(y, k):
+        if k == 0:
+            y.sort()
+            return y
+        return r(y, k - 1)
+
+    return np.sum(r(x, 2))
+
+
 def test_the_emitted_code_calls_the_lifted_function_by_its_name() -> None:
     source = s2s.source(s2s.grad(F.nested_def))
     assert "def g_vjp(y, a, g_bar)" in source, source
@@ -227,6 +256,7 @@ def function_used_as_array(x):
     (bound_in_loop, "inside a loop"),
     (function_used_as_array, "is a function here, used as a value"),
     (F.vmap_inside, "inside a function s2s transforms is not built"),
+    (recursive_reads_outer, "its recursive calls would not pass it"),
 ])
 def test_refused_with_the_line(fn, words) -> None:
     with pytest.raises(s2s.TransformError) as info:
@@ -268,6 +298,7 @@ def test_a_print_in_a_nested_def_runs_once_per_call(capsys) -> None:
 
 @pytest.mark.parametrize("fn, quoted", [
     (sorts_in_nested_def, "y.sort()"),
+    (recursive_sorts, "y.sort()"),
     (unknown_in_lambda, "k = lambda y: np.no_such_function(y)"),
 ])
 def test_an_error_inside_a_lifted_function_quotes_the_users_line(fn, quoted) -> None:
