@@ -785,21 +785,3 @@ def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call
                                     "a function s2s knows first",
                                     f"write {text}(f)(x) for a function f")
     return inner
-
-
-def join_values(test: Atom, body: dict[str, FnValue],
-                orelse: dict[str, FnValue]) -> dict[str, FnValue]:
-    """After an ``if``: a name each path bound to a function denotes the choice
-    ``body's if test else orelse's``; one bound on one path only, no function."""
-    joined: dict[str, FnValue] = {}
-    for name in set(body) | set(orelse):
-        a, b = body.get(name), orelse.get(name)
-        if a is None or b is None:
-            continue
-        if a is b:
-            joined[name] = a
-        elif isinstance(test, Const):
-            joined[name] = a if test.value else b
-        else:
-            joined[name] = FnValue(None, "choice", choice=(test, a, b))
-    return joined

@@ -15,10 +15,9 @@ from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
 from .dicts import split_items
 from .expressions import is_list_method
-from .functions import join_values
 from .kept import KeptLowerer, raise_only
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
-from .scope import OnePath
+from .scope import OnePath, join_values
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
