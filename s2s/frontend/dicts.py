@@ -179,7 +179,7 @@ class DictWrites:
         items = self.n.comps.static.static_items(node.iter)
         if items is None or not items or not all(isinstance(v, str) for _, v in items):
             return False
-        if target.value in _assigned(node.body):
+        if target.value in assigned_names(node.body):
             return False
         outer, lowered = self.n.out, []
         alias = self.n.desugar.alias
@@ -221,7 +221,7 @@ class DictWrites:
         return bool(found)
 
 
-def _assigned(body: Any) -> set[str]:
+def assigned_names(body: Any) -> set[str]:
     """The names a statement block binds (assignments, loops, ``with``... targets)."""
     found: set[str] = set()
 

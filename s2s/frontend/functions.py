@@ -32,6 +32,7 @@ from ..ir.names import stem
 from ..ir.nodes import Atom, Const, If, Let, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
+from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
 from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
@@ -394,6 +395,7 @@ class FunctionLowerer:
         """A module-level ``def`` for a nested function or lambda, taking the names it
         reads from the enclosing function as extra (trailing) parameters."""
         n = self.n
+        node = snapshot_defaults(node, n)  # (`lambda t, k=a: ...`: `a` read here)
         params = node.params
         own = {p.name.value for p in (*params.posonly_params, *params.params,
                                        *params.kwonly_params)}

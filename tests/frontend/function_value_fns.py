@@ -251,3 +251,15 @@ def nested_recursive(x, depth=3):
         return r(np.sin(y) * 1.5, k - 1)
 
     return np.sum(r(x, depth) * x)
+
+
+def nested_default(x):
+    """Defaults that are not literals: evaluated where the def (or lambda) runs."""
+    a = np.cos(x)
+
+    def h(t, k=a * 2.0, *, m=np.sin(x)):
+        return t * k + m
+
+    scale = lambda t, s=a[0]: t * s  # noqa: E731
+    a = x * 100.0  # (h's default is the value above, as in Python)
+    return np.sum(h(x)) + np.sum(h(x, 3.0, m=x)) + np.sum(scale(x) * a)

@@ -35,7 +35,7 @@ CONSTRUCTS = ["nested_def", "nested_def_late", "nested_lambda", "nested_calls_ne
               "callable_object", "grad_inside", "grad_inside_lambda", "grad_inside_closure",
               "grad_inside_default", "jacfwd_inside", "jacrev_inside", "hessian_inside",
               "value_and_grad_inside", "jvp_inside", "jvp_inside_closure", "callee_of_all",
-              "jit_inside", "nested_recursive"]
+              "jit_inside", "nested_recursive", "nested_default"]
 
 X = np.array([0.3, -0.7, 1.2])
 V = np.array([1.0, -2.0, 0.5])
@@ -233,6 +233,17 @@ def recursive_sorts(x):
     return np.sum(r(x, 2))
 
 
+def default_then_sorts(x):
+    a = np.cos(x)
+
+    def g(y, k=a * 2.0):
+        z = y * k
+        z.sort()
+        return z
+
+    return np.sum(g(x))
+
+
 def test_the_emitted_code_calls_the_lifted_function_by_its_name() -> None:
     source = s2s.source(s2s.grad(F.nested_def))
     assert "def g_vjp(y, a, g_bar)" in source, source
@@ -299,6 +310,7 @@ def test_a_print_in_a_nested_def_runs_once_per_call(capsys) -> None:
 @pytest.mark.parametrize("fn, quoted", [
     (sorts_in_nested_def, "y.sort()"),
     (recursive_sorts, "y.sort()"),
+    (default_then_sorts, "z.sort()"),
     (unknown_in_lambda, "k = lambda y: np.no_such_function(y)"),
 ])
 def test_an_error_inside_a_lifted_function_quotes_the_users_line(fn, quoted) -> None:
@@ -313,7 +325,8 @@ def test_an_error_inside_a_lifted_function_quotes_the_users_line(fn, quoted) -> 
     assert quoted in err and "Instead:" in err, err
 
 
-@pytest.mark.parametrize("name", ["nested_def_late", "apply_closure", "partial_inside",
+@pytest.mark.parametrize("name", ["nested_def_late", "nested_default", "apply_closure",
+                                  "partial_inside",
                                   "grad_inside_closure", "jvp_inside_closure", "choose"])
 def test_captured_values_change_from_call_to_call(name) -> None:
     """What a nested function captures is a forward value of each call: the 1st call
