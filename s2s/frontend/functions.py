@@ -772,14 +772,12 @@ def _names_read(node: Any) -> list[str]:
 
 def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call) -> FnValue:
     """``s2s.jit(g)`` in the body: ``g`` itself (the outer transform's code runs).
-    ``s2s.vmap(g)``: refused (its code depends on ranks known only per call)."""
-    if which == "vmap":
+    ``s2s.vmap(g)`` kept as a value: refused (called, see ``inner_vmap``)."""
+    if which == "vmap":  # (called where it is written, it is frontend/inner_vmap.py's)
         raise lowerer.n.unsupported(
-            node, f"`{text}(...)` inside a function s2s transforms is not built: the "
-            "batched code depends on the ranks of the arguments, which s2s knows only "
-            "when the outer function is called", "batch over the rows with a "
-            "comprehension, which every transform handles: `np.stack([g(row) for row "
-            f"in x])`; or apply `{text}` to the whole function outside")
+            node, f"`{text}(g)` inside a function s2s transforms is supported called where "
+            f"it is written (`{text}(g)(x)`), not kept as a value",
+            f"write `{text}(g)(x)` at the call")
     inner = lowerer.value_of(node.args[0].value) if node.args and \
         node.args[0].keyword is None else None
     if inner is None:

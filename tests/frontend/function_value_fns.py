@@ -216,7 +216,30 @@ def jit_inside(x):
 
 
 def vmap_inside(x):
-    return np.sum(s2s_vmap(vec)(x))
+    """``s2s.vmap(g)(x)`` in the body (``jax.vmap`` in the twin)."""
+    return np.sum(s2s_vmap(vec)(x) * x)
+
+
+def vmap_inside_axes(x):
+    m = np.outer(x, x + 1.0)
+    a = np.cos(x)
+    out = s2s_vmap(lambda r, v: np.sin(r) * v + a, in_axes=(1, None), out_axes=1)(m, x[0])
+    return np.sum(out**2)
+
+
+def pair(r):
+    return np.sin(r) * r, np.sum(r**2)
+
+
+def vmap_inside_tuple(x):
+    m = np.outer(x, x) + x
+    s, q = s2s_vmap(pair)(m)
+    return np.sum(s * x) + np.sum(q)
+
+
+def vmap_kept_as_value(x):
+    h = s2s_vmap(vec)
+    return np.sum(h(x))
 
 
 def bound_in_if(x, kind="tanh"):

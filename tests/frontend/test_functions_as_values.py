@@ -35,7 +35,8 @@ CONSTRUCTS = ["nested_def", "nested_def_late", "nested_lambda", "nested_calls_ne
               "callable_object", "grad_inside", "grad_inside_lambda", "grad_inside_closure",
               "grad_inside_default", "jacfwd_inside", "jacrev_inside", "hessian_inside",
               "value_and_grad_inside", "jvp_inside", "jvp_inside_closure", "callee_of_all",
-              "jit_inside", "nested_recursive", "nested_default"]
+              "jit_inside", "nested_recursive", "nested_default", "vmap_inside",
+              "vmap_inside_axes", "vmap_inside_tuple"]
 
 X = np.array([0.3, -0.7, 1.2])
 V = np.array([1.0, -2.0, 0.5])
@@ -204,6 +205,16 @@ def test_a_closure_cell_rebound_between_calls_is_read_again() -> None:
         np.testing.assert_allclose(g(X), expected, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("name", ["vmap_inside", "vmap_inside_axes", "vmap_inside_tuple",
+                                  "jit_inside", "nested_recursive", "nested_default"])
+def test_jit_on_the_jax_backend(name) -> None:
+    """s2s.jit(backend="jax") traces the function on JAX: an s2s.vmap inside is JAX's
+    vmap there, an s2s.jit inside a call; against JAX's jit of the twin, and its grad."""
+    ours, theirs = getattr(F, name), getattr(J, name)
+    close(s2s.jit(ours, backend="jax")(X), jax.jit(theirs)(X), np.float64)
+    close(s2s.jit(s2s.grad(ours), backend="jax")(X), jax.grad(theirs)(X), np.float64)
+
+
 def test_a_nested_recursive_def_with_its_depth_changing_per_call() -> None:
     """Depths 0, 1, 5, 2 ... over ten calls: each call's recursion, against JAX."""
     g = s2s.grad(F.nested_recursive)
@@ -266,7 +277,7 @@ def function_used_as_array(x):
 @pytest.mark.parametrize("fn, words", [
     (bound_in_loop, "inside a loop"),
     (function_used_as_array, "is a function here, used as a value"),
-    (F.vmap_inside, "inside a function s2s transforms is not built"),
+    (F.vmap_kept_as_value, "not kept as a value"),
     (recursive_reads_outer, "its recursive calls would not pass it"),
 ])
 def test_refused_with_the_line(fn, words) -> None:
