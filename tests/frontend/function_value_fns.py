@@ -237,6 +237,16 @@ def vmap_inside_tuple(x):
     return np.sum(s * x) + np.sum(q)
 
 
+def pair_by_name(r):
+    t = (np.sin(r), r * 2.0)
+    return t
+
+
+def vmap_returns_a_named_tuple(x):
+    a, b = s2s_vmap(pair_by_name)(np.outer(x, x))
+    return np.sum(a * b)
+
+
 def vmap_kept_as_value(x):
     h = s2s_vmap(vec)
     return np.sum(h(x))

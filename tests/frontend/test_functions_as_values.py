@@ -215,6 +215,17 @@ def test_jit_on_the_jax_backend(name) -> None:
     close(s2s.jit(s2s.grad(ours), backend="jax")(X), jax.grad(theirs)(X), np.float64)
 
 
+@pytest.mark.parametrize("transform", ["grad", "jvp"])
+def test_vmap_inside_of_a_function_returning_a_tuple_it_named(transform) -> None:
+    """`return t` for a tuple `t`: not seen as a tuple in the text, so stacked as one
+    list, which every transform refuses (NumPy would stack the tuples as one array)
+    rather than answer with the wrong structure; a tuple literal returned works."""
+    run = {"grad": lambda f: s2s.grad(f)(X), "jvp": lambda f: s2s.jvp(f, (X,), (V,))}
+    with pytest.raises(s2s.TransformError, match="items are containers") as info:
+        run[transform](F.vmap_returns_a_named_tuple)
+    assert F.__file__ in str(info.value)
+
+
 def test_a_nested_recursive_def_with_its_depth_changing_per_call() -> None:
     """Depths 0, 1, 5, 2 ... over ten calls: each call's recursion, against JAX."""
     g = s2s.grad(F.nested_recursive)
