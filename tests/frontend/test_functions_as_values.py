@@ -236,6 +236,24 @@ def test_a_nested_recursive_def_with_its_depth_changing_per_call() -> None:
               jax.jvp(lambda y: J.nested_recursive(y, depth), (x,), (V,)), np.float64)
 
 
+def recursive_on_values(x):
+    def inner(t):
+        return inner(np.sin(t) - 1.0) if np.sum(t) > 0 else t * t
+
+    return np.sum(inner(x))
+
+
+def test_a_nested_recursive_def_whose_depth_values_decide() -> None:
+    """Recursion stopped by a test on array values (JAX's grad cannot trace it):
+    against finite differences at points that recurse 0, 1 and 2 times, and vmap
+    against a Python loop."""
+    g = s2s.grad(recursive_on_values)
+    for x in (-X - 2.0, X * 0.1 + 0.4, X + 3.0):
+        np.testing.assert_allclose(g(x), fd_grad(recursive_on_values, (x,), 0)[0],
+                                   rtol=1e-6, atol=1e-8)
+    close(s2s.jvp(recursive_on_values, (X,), (V,))[0], recursive_on_values(X), np.float64)
+
+
 def recursive_reads_outer(x):
     a = np.cos(x)
 
