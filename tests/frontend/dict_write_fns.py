@@ -131,3 +131,12 @@ def write_after_append(x):
 def write_into_argument(x, params):
     params["w"] = x
     return np.sum(params["w"])
+
+
+def keyed_by_module_constant(x):
+    """A dict whose keys come from a module tuple, returned: its key set is the
+    module's at each call."""
+    out = {}
+    for k in KEYS:
+        out[k] = np.sin(x) * len(k)
+    return out

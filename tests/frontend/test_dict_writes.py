@@ -116,6 +116,28 @@ def test_values_change_across_ten_calls() -> None:
         got["sin"][:] = 99.0  # (the caller's to keep)
 
 
+def test_the_key_set_follows_a_module_constant_between_calls() -> None:
+    """KEYS changed between calls: the dict's keys (its structure) change, s2s
+    generates again, and each call matches JAX on the same source and keys."""
+    jv = s2s.jit(F.keyed_by_module_constant)
+    jac = s2s.jacrev(F.keyed_by_module_constant)
+    g = s2s.grad(F.write_loop_over_keys)
+    try:
+        for keys in [("w", "b"), ("w", "b", "long"), ("b",), ("w", "b")]:
+            F.KEYS = J.KEYS = keys
+            want = (J.keyed_by_module_constant(X),
+                    jax.jacrev(J.keyed_by_module_constant)(X),
+                    jax.grad(J.write_loop_over_keys)(X))
+            for _ in range(3):  # (the second and later calls run specialized code)
+                got = jv(X)
+                assert list(got) == list(keys)
+                close(got, want[0], np.float64)
+                close(jac(X), want[1], np.float64)
+                close(g(X), want[2], np.float64)
+    finally:
+        F.KEYS = J.KEYS = ("w", "b")
+
+
 def test_runtime_loop_count_changes() -> None:
     """The loop that writes the dict's items runs n times, n changing per call."""
     for n in (0, 1, 3, 5):
