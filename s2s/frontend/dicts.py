@@ -333,8 +333,11 @@ class _Items(cst.CSTTransformer):
             self.ok = False  # the dict itself (not one of its items) is used here
         return updated
 
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return True
+    def on_leave(self, original: Any, updated: Any) -> Any:
+        out = super().on_leave(original, updated)
+        if out is not original and isinstance(out, cst.CSTNode):
+            self.alias(out, original)  # (a rebuilt statement keeps the user's line)
+        return out
 
 
 def split_items(dicts: DictWrites, node: Any) -> list[Any] | None:

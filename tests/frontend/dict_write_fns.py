@@ -140,3 +140,10 @@ def keyed_by_module_constant(x):
     for k in KEYS:
         out[k] = np.sin(x) * len(k)
     return out
+
+
+def unknown_call_in_a_written_loop(x):
+    out = {"a": x}
+    for i in range(2):
+        out["a"] = np.no_such_function(out["a"])
+    return np.sum(out["a"])

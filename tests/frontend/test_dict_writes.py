@@ -158,6 +158,8 @@ def test_the_emitted_code_reads_as_written() -> None:
      'out["b"] = x * 2.0'),
     (F.write_after_append, "from the loop's second iteration on",
      'out["a"] = out["a"] * 2.0'),
+    (F.unknown_call_in_a_written_loop, "no_such_function",
+     'out["a"] = np.no_such_function(out["a"])'),  # (in a loop whose items s2s split)
 ])
 def test_refused_at_the_users_line(fn, words, quoted) -> None:
     with pytest.raises(s2s.TransformError) as info:
