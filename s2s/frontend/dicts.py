@@ -169,31 +169,36 @@ class DictWrites:
     def unroll(self, node: cst.For) -> bool:
         """``for k in ("a", "b"): out[k] = ...`` writing a dict the function built,
         keyed by the loop variable, over strings known now: unrolled, one copy of the
-        body per key after ``k = "a"`` (each write's key is then known).  False (nothing
-        emitted) for any other loop."""
+        body per key with the key in place of ``k`` (each write's key is then known).
+        False (nothing emitted) for any other loop."""
+        copies = self.unrolled(node)
+        if copies is None:
+            return False
+        outer, lowered = self.n.out, []
+        for body in copies:
+            lowered += self.n.stmts.block(body)
+        self.n.out = outer
+        outer += lowered
+        return True
+
+    def unrolled(self, node: cst.For) -> list[list[Any]] | None:
+        """The copies of the body ``unroll`` lowers, or None where it does not apply."""
         target = node.target
         if not isinstance(target, cst.Name) or node.orelse is not None or \
                 node.asynchronous is not None or not self._keyed_by(node.body, target.value) \
-                or _jumps(node.body):
-            return False
+                or _jumps(node.body) or target.value in assigned_names(node.body):
+            return None
         items = self.n.comps.static.static_items(node.iter)
         if items is None or not items or not all(isinstance(v, str) for _, v in items):
-            return False
-        if target.value in assigned_names(node.body):
-            return False
-        outer, lowered = self.n.out, []
+            return None
         alias = self.n.desugar.alias
-        for spelling, _ in items:  # the body with each key in place of the variable
-            body = [substitute(s, {target.value: spelling}, alias) for s in node.body.body]
-            lowered += self.n.stmts.block(body)
+        copies = [[substitute(s, {target.value: spelling}, alias) for s in node.body.body]
+                  for spelling, _ in items]
         # after the loop the variable holds the last key, as in Python
         last = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], items[-1][0])])
         for new in (last, last.body[0]):
             alias(new, node.target)
-        lowered += self.n.stmts.block([last])
-        self.n.out = outer
-        outer += lowered
-        return True
+        return copies + [[last]]
 
     def _keyed_by(self, body: Any, name: str) -> bool:
         """Does ``body`` write ``d[name] = ...`` into a dict the function built?"""
@@ -357,6 +362,7 @@ def split_items(dicts: DictWrites, node: Any) -> list[Any] | None:
     if added is None:
         return None
     widened = {name: keys + tuple(added.get(name, ())) for name, keys in names.items()}
+    node = _unroll_inner(dicts, node)  # (`for k in ("a", "b"): out[k] = ...` inside)
     items = _Items(widened, n.names.fresh, n.desugar.alias)
     new = node.visit(items)
     written = {name for name, _ in items.written}
@@ -383,6 +389,32 @@ def split_items(dicts: DictWrites, node: Any) -> list[Any] | None:
         out.append(line)
     alias(new, node)
     return out[:len(before)] + [new] + out[len(before):]
+
+
+def _unroll_inner(dicts: DictWrites, node: Any) -> Any:
+    """``node`` with the loops over constant keys inside it unrolled (as ``unroll``
+    lowers them), so that their writes have known keys to split."""
+    alias = dicts.n.desugar.alias
+
+    class Unroll(cst.CSTTransformer):
+        def leave_For(self, original: cst.For, updated: cst.For) -> Any:
+            if original is node:
+                return updated
+            copies = dicts.unrolled(updated)
+            if copies is None:
+                return updated
+            return cst.FlattenSentinel([s for body in copies for s in body])
+
+        def on_leave(self, original: Any, updated: Any) -> Any:
+            out = super().on_leave(original, updated)
+            if out is not original and isinstance(out, cst.CSTNode):
+                alias(out, original)
+            return out
+
+    new = node.visit(Unroll())
+    if new is not node:
+        alias(new, node)
+    return new
 
 
 def _item(name: str, key: str) -> cst.Subscript:

@@ -147,3 +147,13 @@ def unknown_call_in_a_written_loop(x):
     for i in range(2):
         out["a"] = np.no_such_function(out["a"])
     return np.sum(out["a"])
+
+
+def write_keys_loop_in_runtime_loop(x, n=3):
+    """A loop over constant keys inside a loop over range(n): unrolled, then the
+    items split into names the outer loop carries."""
+    out = {"a": x, "b": x * 2.0}
+    for i in range(n):
+        for k in ("a", "b"):
+            out[k] = np.sin(out[k]) + 0.1 * i
+    return np.sum(out["a"] * out["b"])

@@ -25,7 +25,8 @@ if HAVE_JAX:
 
 SCALAR = ["write_constant_keys", "write_into_dict_call", "write_into_literal",
           "write_keys_by_name", "write_loop_over_keys", "write_in_runtime_loop",
-          "write_in_branches", "write_values_and_items", "callee_writes"]
+          "write_in_branches", "write_values_and_items", "callee_writes",
+          "write_keys_loop_in_runtime_loop"]
 X = np.array([0.3, -0.7, 1.2])
 V = np.array([1.0, -2.0, 0.5])
 BATCH = np.array([[0.3, -0.7, 1.2], [-0.1, -0.4, -0.9], [1.5, 0.2, 0.0]])
@@ -106,7 +107,8 @@ def test_values_change_across_ten_calls() -> None:
     change the next call's."""
     rng = np.random.default_rng(3)
     fns = {name: s2s.grad(getattr(F, name)) for name in (
-        "write_loop_over_keys", "write_in_runtime_loop", "write_in_branches")}
+        "write_loop_over_keys", "write_in_runtime_loop", "write_in_branches",
+        "write_keys_loop_in_runtime_loop")}
     ret = s2s.jit(F.write_and_return)
     for call in range(10):
         x = rng.normal(size=3) * (1 if call % 2 else -1)
