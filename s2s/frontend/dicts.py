@@ -60,6 +60,20 @@ class DictWrites:
         return isinstance(base, cst.Name) and base.value in self.n.local_names and \
             self.known(self.n.env.get(base.value)) is not None
 
+    def refuse_keyed_per_call(self, base: Any, target: Any) -> None:
+        """A write into a dict whose keys s2s learns per call (a comprehension over an
+        argument dict, ``dict(params)``): refused, saying what to write instead."""
+        if not (isinstance(base, cst.Name) and base.value in self.n.local_names):
+            return
+        let = self.n.lets.get(self.n.env.get(base.value, ""))
+        if isinstance(let, Let) and let.prim == "make_dict" and "from_items" in let.params:
+            raise self.n.unsupported(
+                target, f"the keys of `{base.value}` (made from a dict argument, or a "
+                "comprehension over one) are known only when the function is called; s2s "
+                "writes into dicts whose keys it knows when it transforms the code",
+                f"build `{base.value}` as a literal of the keys you need "
+                f"(`{base.value} = {{\"w\": params[\"w\"], ...}}`), then write into it")
+
     def write(self, target: cst.Subscript, value: Any) -> None:
         """``out[key] = value`` (``out[key] += v`` comes here as ``out[key] + v``)."""
         base = target.value

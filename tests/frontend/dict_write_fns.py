@@ -157,3 +157,22 @@ def write_keys_loop_in_runtime_loop(x, n=3):
         for k in ("a", "b"):
             out[k] = np.sin(out[k]) + 0.1 * i
     return np.sum(out["a"] * out["b"])
+
+
+def copy_then_write(x):
+    """dict(d) of a dict the function built: a copy; writing into it leaves d as is."""
+    base = {"a": x, "b": x * 2.0}
+    out = dict(base)
+    out["a"] = np.sin(x)
+    return np.sum(out["a"] * base["a"] + out["b"])
+
+
+def copy_of_argument(x, params):
+    out = dict(params)
+    return np.sum(out["w"] * out["b"] * x)
+
+
+def write_into_argument_copy(x, params):
+    out = dict(params)
+    out["w"] = x
+    return np.sum(out["w"] * out["b"])

@@ -26,7 +26,7 @@ if HAVE_JAX:
 SCALAR = ["write_constant_keys", "write_into_dict_call", "write_into_literal",
           "write_keys_by_name", "write_loop_over_keys", "write_in_runtime_loop",
           "write_in_branches", "write_values_and_items", "callee_writes",
-          "write_keys_loop_in_runtime_loop"]
+          "write_keys_loop_in_runtime_loop", "copy_then_write"]
 X = np.array([0.3, -0.7, 1.2])
 V = np.array([1.0, -2.0, 0.5])
 BATCH = np.array([[0.3, -0.7, 1.2], [-0.1, -0.4, -0.9], [1.5, 0.2, 0.0]])
@@ -170,6 +170,26 @@ def test_refused_at_the_users_line(fn, words, quoted) -> None:
     err = str(info.value)
     assert words in err and quoted in err and "Instead:" in err, err
     assert F.__file__ in err, err
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_a_copy_of_an_argument_dict(dtype) -> None:
+    """dict(params) of an argument: its items, keys per call; gradients against JAX
+    for both arguments (the dict's cotangent a dict with the same keys)."""
+    x = X.astype(dtype)
+    params = {"w": (X * 2.0).astype(dtype), "b": (X + 1.0).astype(dtype)}
+    close(s2s.grad(F.copy_of_argument, argnums=(0, 1))(x, params),
+          jax.grad(J.copy_of_argument, argnums=(0, 1))(x, params), dtype)
+    close(s2s.jvp(F.copy_of_argument, (x, params), (x, params)),
+          jax.jvp(J.copy_of_argument, (x, params), (x, params)), dtype)
+
+
+def test_writing_into_a_copy_of_an_argument_dict_is_refused() -> None:
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.write_into_argument_copy)(X, {"w": X, "b": X})
+    err = str(info.value)
+    assert "known only when the function is called" in err, err
+    assert 'out["w"] = x' in err and "Instead:" in err and F.__file__ in err, err
 
 
 def test_writing_into_an_argument_dict_is_refused() -> None:
