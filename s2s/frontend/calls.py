@@ -109,7 +109,8 @@ class CallLowerer:
         length is known per call, its items one shape (what one expression made), so
         the sum is ``np.sum(np.stack(parts), axis=0)``, which every transform handles
         (after ``start``)."""
-        total: Any = cst.parse_expression(f"np.sum(np.stack({name.value}), axis=0)")
+        total: Any = cst.parse_expression(
+            f"(np.sum(np.stack({name.value}), axis=0) if len({name.value}) else 0)")
         if start is not None:
             total = cst.BinaryOperation(start.value, cst.Add(), total)
         alias, positions = self.n.desugar.alias, self.n.desugar.positions
