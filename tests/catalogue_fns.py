@@ -44,11 +44,6 @@ def uses_match(x):
     return np.sum(y)
 
 
-def uses_lambda_default(x):
-    scale = lambda t, k=x: t * k  # ERR: x: t * k
-    return np.sum(scale(x))
-
-
 def uses_decorated_inner_def(x):
     @staticmethod
     def inner(t):  # ERR
@@ -78,13 +73,6 @@ def uses_fstring_of_array(x):
 
 def uses_star_call(x):
     return np.sum(np.add(*x))  # ERR: *x
-
-
-def uses_recursive_inner_def(x):
-    def inner(t):  # ERR
-        return inner(t - 1.0) if np.sum(t) > 0 else t
-
-    return np.sum(inner(x))
 
 
 def uses_double_star_call(x):
@@ -282,3 +270,46 @@ def aliased_iadd(x):
 
 def reads_object_attribute(x, cfg):
     return np.sum(cfg.scale * x)  # ERR: cfg
+
+
+def writes_dict_key_known_at_run_time(x):
+    out = {}
+    for i in range(3):
+        out[i] = x * i  # ERR: i]
+    return np.sum(out[0])
+
+
+def changes_dict_keys_in_a_loop(x):
+    out = {"a": x}
+    for i in range(3):
+        out["b"] = x * i  # ERR
+    return np.sum(out["b"])
+
+
+def changes_dict_keys_on_one_path(x):
+    out = {"a": x}
+    if np.sum(x) > 0:  # ERR
+        out["b"] = x
+    return np.sum(out["a"])
+
+
+def writes_a_shared_dict(x):
+    out = {"a": x}
+    alias = out
+    out["b"] = x * 2.0  # ERR
+    return np.sum(alias["a"])
+
+
+def recursive_nested_def_reading_outer(x):
+    a = np.cos(x)
+
+    def r(y, k):  # ERR
+        return y * a if k == 0 else r(y, k - 1)
+
+    return np.sum(r(x, 2))
+
+
+def binds_a_function_in_a_loop(x):
+    for _ in range(2):
+        act = np.tanh  # ERR: np.tanh
+    return np.sum(act(x))

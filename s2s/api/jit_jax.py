@@ -201,17 +201,10 @@ class Translator:
             return found
         new_globals = self._translated_globals(fn.__globals__)
         closure = None
-        if fn.__closure__ is not None:
-            cells = []
-            for cell in fn.__closure__:
-                try:
-                    contents = cell.cell_contents
-                except ValueError:  # not yet bound
-                    cells.append(types.CellType())
-                    continue
-                cells.append(types.CellType(self(contents)))
-            closure = tuple(cells)
+        if fn.__closure__ is not None:  # (filled below, once `new` is registered: a
+            closure = tuple(types.CellType() for _ in fn.__closure__)  # cell may hold fn)
         code, text = fn.__code__, None
+        cells_in_order = closure or ()
         lowered = lowered_user_code(fn, new_globals)
         if lowered is not None:
             code, text = lowered
@@ -225,6 +218,11 @@ class Translator:
         if text is not None:
             new.__s2s_text__ = text  # type: ignore[attr-defined]
         self._functions[id(fn)] = new
+        for cell, source in zip(cells_in_order, fn.__closure__ or ()):
+            try:
+                cell.cell_contents = self(source.cell_contents)
+            except ValueError:  # not yet bound
+                pass
         return new
 
     def _translated_globals(self, module_globals: dict) -> dict:
@@ -286,12 +284,6 @@ class OnJax:
         self.__name__ = t.__name__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(self.t, Vmapped):
-            raise TransformError(
-                "s2s.vmap called inside a function jitted on the JAX backend is not "
-                "supported yet (its code is specialised from a concrete example)",
-                hint="jit the vmapped function itself: s2s.jit(s2s.vmap(f), backend='jax')",
-            )
         return call(self.backend, self.t, args, kwargs)
 
 
@@ -308,7 +300,15 @@ class S2SOnJax(types.ModuleType):
         if found is None and self._s2s is None:
             raise AttributeError(name)
         value = found if found is not None else getattr(self._s2s, name)
-        if name in ("grad", "value_and_grad", "vmap"):
+        if name == "vmap":  # traced code batches with JAX's own vmap (what s2s.vmap
+            # means example by example; its own code needs concrete ranks)
+            def vmap(fun: Any = None, in_axes: Any = 0, out_axes: Any = 0) -> Any:
+                if fun is None:
+                    return lambda f: jax.vmap(f, in_axes=in_axes, out_axes=out_axes)
+                return jax.vmap(fun, in_axes=in_axes, out_axes=out_axes)
+
+            return vmap
+        if name in ("grad", "value_and_grad"):
             def transform(fun: Any = None, *a: Any, **k: Any) -> Any:
                 if fun is None:
                     return lambda f: OnJax(value(_original(f), *a, **k), self._backend)

@@ -46,6 +46,15 @@ class LocatedCalls:
 def reraise_located(err: ValueError, ir: Any, func: str) -> None:
     """Raise ``err`` located at the user's line where it is an array's truth value
     (see truth_value_error), else ``err`` itself."""
+    if isinstance(err, TruthValueError):  # located already: at your line, or at a
+        inner = err.__cause__  # line of emitted code an inner call ran (jacfwd's vmap)
+        if not (err.loc is not None and str(err.loc.file).startswith("<s2s:")
+                and isinstance(inner, ValueError)):
+            raise err
+        located = truth_value_error(inner, ir)
+        if located is None:
+            raise err
+        raise located.with_func(func) from inner
     located = truth_value_error(err, ir)
     if located is None:
         raise err
@@ -55,7 +64,7 @@ def reraise_located(err: ValueError, ir: Any, func: str) -> None:
 def truth_value_error(err: ValueError, ir: Any) -> TruthValueError | None:
     """``err`` located at the user's ``if``/``while`` whose test it comes from, or None
     where it is not an array's truth value tested by emitted code."""
-    if "truth value of an array" not in str(err) or ir is None:
+    if "truth value of an array" not in str(err):
         return None
     tb, last = err.__traceback__, None
     while tb is not None:  # the innermost frame of emitted or user code
@@ -70,7 +79,7 @@ def truth_value_error(err: ValueError, ir: Any) -> TruthValueError | None:
     if match is None:
         return None
     if last[0].startswith("<s2s:"):
-        loc = _test_loc(ir, match.group(3), set())
+        loc = _test_loc(ir, match.group(3), set()) if ir is not None else None
     else:  # a function of yours the emitted code calls as it is
         loc = Loc(last[0], last[1], len(text) - len(text.lstrip()) + 1, text)
     if loc is None:

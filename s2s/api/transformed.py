@@ -590,13 +590,17 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     given, primals = primals, trees.plain_args(primals, ())  # (s2s/api/trees.py)
     check_array_types("vjp", primals)
     check_real_inputs("vjp", primals)
-    out = fun(*_copies(given))  # (the user's own code may write into its arguments)
     float_args = _inexact_args(primals)
+    call = fun  # (the user's function as given: a bound method runs as one)
     method = trees.unbound(fun)  # a bound method: its object's attributes, constants
     if method is not None:
         fun, primals = method[0], (trees.attributes(method[1]), *primals)
         float_args = tuple(i + 1 for i in float_args)
     t = _VJP(callables.as_function(fun, len(primals)), has_aux)
+    try:
+        out = call(*_copies(given))  # (the user's own code may write into its arguments)
+    except ValueError as err:  # an `if` on an array: located at your line
+        reraise_located(err, None, t.fn.__name__)
     out, aux = _split_aux(out, has_aux)
     check_real_inputs("vjp", out)
     kinds = tuple(kind_of(p) for p in primals)
@@ -614,7 +618,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
                                 inner_args=primals)
             read_free_names(fn)
             rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
-            grads = fn(*primals, *rest, cotangent)
+            try:
+                grads = fn(*primals, *rest, cotangent)
+            except ValueError as err:  # an `if` on an array: located at your line
+                reraise_located(err, t.ir, t.fn.__name__)
         else:
             grads = ()
         it = iter(grads)

@@ -28,6 +28,7 @@ from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import callables, methods, records, signatures
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
+from .located import reraise_located
 from .transformed import (
     _LOCK,
     _VJP,
@@ -623,7 +624,10 @@ class JacFwd(_JacobianCode):
                     for i in argnums]
         v.in_axes = (None,) * len(args) + (0,) * len(argnums)
         v.out_axes = (None, 0, None) if self.has_aux else 0
-        result = v(*args, *tangents)
+        try:
+            result = v(*args, *tangents)
+        except ValueError as err:  # an `if` on an array: located at your line
+            reraise_located(err, t.ir, _base_name(self.fun))
         self.source = v.source
         out_dot = result[1] if self.has_aux else result
         if out_dot is None or isinstance(out_dot, np.ndarray) and out_dot.dtype == object:
@@ -682,7 +686,10 @@ class JacRev(_JacobianCode):
     def __call__(self, *args: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
         _check_float_inputs("jacrev", args, argnums)
-        out = self.fun(*_copies(args))  # (never on the caller's arrays)
+        try:
+            out = self.fun(*_copies(args))  # (never on the caller's arrays)
+        except ValueError as err:  # an `if` on an array: located at your line
+            reraise_located(err, None, _base_name(self.fun))
         aux = None
         if self.has_aux:
             out, aux = out
@@ -785,7 +792,10 @@ class _Hessian(JacFwd):
     def __call__(self, *args: Any) -> Any:
         if self._checked_out is None:
             user_fn = self.fun.fn
-            out = run_silenced(user_fn, *_copies(args))  # (the Hessian's run prints)
+            try:
+                out = run_silenced(user_fn, *_copies(args))  # (the Hessian's run prints)
+            except ValueError as err:  # an `if` on an array: located at your line
+                reraise_located(err, None, _base_name(user_fn))
             if self.has_aux and isinstance(out, tuple) and len(out) == 2:
                 out = out[0]
             _no_array_out(self.__name__, out)

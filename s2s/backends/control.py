@@ -441,10 +441,13 @@ class _Lowering:
         assigned = assigned_t + [n for n in assigned_f if n not in assigned_t]
         outputs = [n for n in assigned if self.reads.live_after(node, n)]
         # operands: names a branch binds but may read (or return) before binding
-        operands = [n for n in assigned if n in before and any(
+        operands = [n for n in assigned if n in before and (any(
             n in own and (scan(block, n) == "read" or (
                 n in outputs and scan(block, n) != "written"))
-            for block, own in ((node.body, assigned_t), (node.orelse, assigned_f)))]
+            for block, own in ((node.body, assigned_t), (node.orelse, assigned_f)))
+            # bound before and read after, written on one path only: the other path
+            # passes it through (its None slot would be filled with zeros)
+            or (n in outputs and (n not in assigned_t or n not in assigned_f)))]
         if getattr(_MODE, "user_code", False) or self.reads.in_rewritten_loop(node):
             # user code; or the jumps' rewrite binds names (the flags, the values a
             # `break` path set) on one path only: the other path keeps their values

@@ -152,6 +152,10 @@ class BufferLowerer:
         is refused where it happens (see ``_MemoryCheck``).
         """
         base = target.value
+        if self.n.dicts.is_dict(base):  # `out["w"] = v` into a dict the function built
+            self.n.dicts.write(target, value)
+            return
+        self.n.dicts.refuse_keyed_per_call(base, target)
         if not isinstance(base, cst.Name) or base.value not in self.n.local_names:
             raise self.n.unsupported(
                 target, "only a local array can be assigned into",

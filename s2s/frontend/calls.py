@@ -107,6 +107,9 @@ class CallLowerer:
                 items = self.n.funcs.map_items(first, self.n.funcs.value_of(first.args[0].value))
             else:  # a name for a literal, `d.values()`, a constant: its items
                 items = self.n.comps.items_of(first)
+            if items is None and isinstance(first, cst.Name) and \
+                    self.n.env.get(first.value) in self.n.lists:
+                return self.grown_sum(first, start_arg, node, target)
         if items is None:
             raise UnsupportedCallError(
                 "Python's built-in `sum` is supported over a list or tuple whose length "
@@ -128,6 +131,28 @@ class CallLowerer:
         if target is not None and not (isinstance(total, Var) and total.name == target):
             total = self.n.emit(target, "identity", (total,), {}, node)
         return total
+
+    def grown_sum(self, name: cst.Name, start: Any, node: cst.Call,
+                  target: str | None) -> Atom:
+        """``sum(parts)`` of a list grown in a run-time loop (``parts.append(v)``): its
+        length is known per call, its items one shape (what one expression made), so
+        the sum is ``np.sum(np.stack(parts), axis=0)``, which every transform handles
+        (after ``start``)."""
+        total: Any = cst.parse_expression(
+            f"(np.sum(np.stack({name.value}), axis=0) if len({name.value}) else 0)")
+        if start is not None:
+            total = cst.BinaryOperation(start.value, cst.Add(), total)
+        alias, positions = self.n.desugar.alias, self.n.desugar.positions
+
+        class Walk(cst.CSTVisitor):
+            def on_visit(self, n: Any) -> bool:
+                if n not in positions:  # (the new nodes, not `start`'s own)
+                    alias(n, node)
+                return True
+
+        total.visit(Walk())
+        self.n.resolver.bind_namespace("np", node)
+        return self.n.exprs.expr(total, target)
 
     def python_expression(self, node: Any, target: str | None, base: str) -> Atom:
         """A comprehension, ``slice(...)`` or ``tuple(...)``: Python code over indexes

@@ -22,6 +22,7 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from .draws import is_draw
+from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
 from .source import literal_value
@@ -436,6 +437,8 @@ class ExprLowerer:
             return self.n.buffer.pop_expression(node, target)
         if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):
             return self.n.calls.method_call(node, target)  # a method of a value
+        if is_inner_vmap(self.n, func):  # `s2s.vmap(g)(x)`: a comprehension over rows
+            return lower_inner_vmap(self.n, node, target)
         if not isinstance(func, (cst.Name, cst.Attribute)) or (
                 isinstance(func, cst.Name) and func.value in self.n.funcs.values):
             fv = self.n.funcs.value_of(func)  # a function value: `g(x)`, `s2s.grad(f)(x)`

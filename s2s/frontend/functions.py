@@ -33,6 +33,7 @@ from ..ir.nodes import Atom, Const, If, Let, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import lookup_form
+from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
 from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
@@ -338,6 +339,9 @@ class FunctionLowerer:
         if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
                 obj, "__name__", "") in TRANSFORMS:
             return self._transform_value(obj, text, node)
+        if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
+                obj, "__name__", "") in ("jit", "vmap"):
+            return _jit_or_vmap(self, obj.__name__, text, node)
         return None
 
     def _transform_value(self, transform: Any, text: str, node: cst.Call) -> FnValue:
@@ -379,11 +383,12 @@ class FunctionLowerer:
         self.bind(node.name.value, self.lift(node), node)
 
     def bind(self, name: str, fv: FnValue, node: Any) -> None:
-        if self.n.depth or self.n.loops:
+        if self.n.loops:
             raise self.n.unsupported(
-                node, f"`{name}` is bound to a function inside an `if` or a loop; s2s "
-                "must know which function a name denotes when it transforms the code",
-                "bind it before the `if` (`act = np.tanh if c else relu` is fine)")
+                node, f"`{name}` is bound to a function inside a loop; s2s must know "
+                "which function a name denotes when it transforms the code, and a loop "
+                "binds it as many times as it runs (none, perhaps)",
+                "bind it before the loop")
         self.n.env.pop(name, None)
         self.values[name] = fv
 
@@ -391,6 +396,7 @@ class FunctionLowerer:
         """A module-level ``def`` for a nested function or lambda, taking the names it
         reads from the enclosing function as extra (trailing) parameters."""
         n = self.n
+        node = snapshot_defaults(node, n)  # (`lambda t, k=a: ...`: `a` read here)
         params = node.params
         own = {p.name.value for p in (*params.posonly_params, *params.params,
                                        *params.kwonly_params)}
@@ -399,10 +405,15 @@ class FunctionLowerer:
                 own.add(star.name.value)
         outer = n.local_names | set(n.resolver.closure) | set(self.values)
         captured = [m for m in _names_read(node) if m in outer and m not in own]
-        if isinstance(node, cst.FunctionDef) and node.name.value in captured:
-            raise n.unsupported(node, f"a nested `def` calling itself (`{node.name.value}`) "
-                                "is not supported: s2s lifts nested functions out, and not "
-                                "recursive ones yet", "define it at module level")
+        recursive = isinstance(node, cst.FunctionDef) and node.name.value in captured
+        if recursive:  # (it reads itself from a closure cell, as the nested def does)
+            captured.remove(node.name.value)
+            if captured:
+                raise n.unsupported(node, f"a nested `def` calling itself "
+                                    f"(`{node.name.value}`) reads the enclosing "
+                                    f"function's `{captured[0]}`: its recursive calls "
+                                    "would not pass it", f"pass `{captured[0]}` as a "
+                                    "parameter, or define the function at module level")
         defaults = _literal_defaults(node, n)
         new = [cst.Param(cst.Name(m), default=cst.Name("None")) for m in captured]
         if isinstance(params.star_arg, cst.Param) or params.kwonly_params:
@@ -423,7 +434,8 @@ class FunctionLowerer:
         # (columns: a lambda's body is written after `    return `, 11 columns in)
         shift = n.loc(node.body).col - 12 if isinstance(node, cst.Lambda) else loc.col - 1
         display = (loc.file, n.p.lines, shift)
-        fn = synthesize(text, name, n.fn.__globals__, f"lifted-{name}", first, display)
+        fn = synthesize(text, name, n.fn.__globals__, f"lifted-{name}", first, display,
+                        recursive)
         fn.__qualname__ = f"{n.fn.__qualname__}.<locals>.{name}"
         by_keyword = bool(params.kwonly_params)  # (the captured names' style, above)
         fn.__defaults__ = tuple(defaults[0]) + (() if by_keyword else (None,) * len(new)) \
@@ -762,3 +774,20 @@ def _names_read(node: Any) -> list[str]:
 
     (node.body).visit(Visit())
     return out
+
+
+def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call) -> FnValue:
+    """``s2s.jit(g)`` in the body: ``g`` itself (the outer transform's code runs).
+    ``s2s.vmap(g)`` kept as a value: refused (called, see ``inner_vmap``)."""
+    if which == "vmap":  # (called where it is written, it is frontend/inner_vmap.py's)
+        raise lowerer.n.unsupported(
+            node, f"`{text}(g)` inside a function s2s transforms is supported called where "
+            f"it is written (`{text}(g)(x)`), not kept as a value",
+            f"write `{text}(g)(x)` at the call")
+    inner = lowerer.value_of(node.args[0].value) if node.args and \
+        node.args[0].keyword is None else None
+    if inner is None:
+        raise lowerer.n.unsupported(node, f"`{text}` inside a transformed function takes "
+                                    "a function s2s knows first",
+                                    f"write {text}(f)(x) for a function f")
+    return inner

@@ -40,6 +40,8 @@ class LoopLowerer:
                 node.orelse, "`for ... else` is not supported", "use a flag variable"
             )
         reject_inside_loop(node.body, self.n.unsupported)
+        if self.n.dicts.unroll(node):  # `for k in ("a", "b"): out[k] = ...`
+            return
         loc_node = node.iter
         args, target_node, prefix, enum_start, backwards = self.iteration(node)
         bounds = self.n.emit(self.n.names.fresh("steps"), "range", tuple(args), {}, loc_node)
@@ -390,6 +392,7 @@ class LoopLowerer:
                     f"into an array `{name}` shares with another name",
                     f"write `{name} = {name} {op[:-1]} ...` (a new array)",
                 )
+        self.n.dicts.leave_loop(carried)
         self.n.env = dict(before)
         self.n.bound = bound_before | self.n.bound
         entries = {e for e, _ in carried}

@@ -42,6 +42,7 @@ from .buffers import ALIASING, EFFECTS, WRITES, BufferLowerer, allocates
 from .calls import CallLowerer
 from .comprehensions import Comprehensions
 from .desugar import Desugar
+from .dicts import DictWrites
 from .draws import DrawLowerer
 from .expressions import (
     COMPARE,
@@ -215,6 +216,7 @@ class Normalizer:
         self.pyvalues = PythonValues(self)
         self.funcs = FunctionLowerer(self)
         self.draws = DrawLowerer(self)
+        self.dicts = DictWrites(self)
 
     # ---- entry ----------------------------------------------------------------
 
@@ -381,7 +383,13 @@ class Normalizer:
             for a in (args[1:] if prim in WRITES else args):
                 if isinstance(a, Var):
                     self.aliased.setdefault(a.name, node)
+        if prim in ALIASING and prim != "getitem" or prim == "call":
+            for a in (args[1:] if prim in WRITES else args):  # (a dict's item is not it)
+                if isinstance(a, Var):
+                    self.dicts.shared.setdefault(a.name, node)
         self.producers[target] = prim
+        if prim == "make_dict":  # (its items are read back from the literal: dicts.py)
+            self.dicts.depth[target] = len(self.loops)
         if prim in ("list", "zeros_list"):
             self.lists.add(target)  # a list of its own: append and pop may change it
         if prim in COMPARE.values() and not params:

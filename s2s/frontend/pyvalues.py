@@ -218,7 +218,23 @@ class PythonValues:
 
     def dict_call(self, node: cst.Call, positional: list, keywords: list,
                   target: str | None) -> Atom | None:
-        """``dict(a=a, b=b)`` and ``dict({...})``: a dict literal."""
+        """``dict(a=a, b=b)`` and ``dict({...})``: a dict literal; ``dict(d)``, a copy of
+        a dict: the literal of its items where the function built it, else a
+        comprehension over ``d.items()`` (an argument's keys are known per call)."""
+        if len(positional) == 1 and isinstance(positional[0], cst.Name) and \
+                positional[0].value in self.n.local_names:
+            keys = self.n.dicts.known(self.n.env.get(positional[0].value))
+            base = positional[0]
+            if keys is not None:
+                items = [cst.DictElement(cst.SimpleString(repr(k)), cst.Subscript(
+                    base, [cst.SubscriptElement(cst.Index(cst.SimpleString(repr(k))))]))
+                    for k in keys]
+                positional = [cst.Dict(items)]
+            elif not keywords:
+                positional = [cst.parse_expression(
+                    f"{{k: v for k, v in {base.value}.items()}}")]
+            for new in positional:
+                _alias_tree(new, node, self.n.desugar)
         if len(positional) > 1 or (positional and not isinstance(positional[0], (
                 cst.Dict, cst.DictComp))):
             return None
@@ -275,3 +291,15 @@ class PythonValues:
                 self.n.exprs.target(target if last else None, "cond"), join,
                 (result, this), {}, node)
         return result
+
+
+def _alias_tree(tree: Any, node: Any, desugar: Any) -> None:
+    """Nodes s2s wrote for ``node`` report its position (the user's keep theirs)."""
+
+    class Walk(cst.CSTVisitor):
+        def on_visit(self, new: Any) -> bool:
+            if new not in desugar.positions:
+                desugar.alias(new, node)
+            return True
+
+    tree.visit(Walk())

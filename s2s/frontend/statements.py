@@ -13,10 +13,11 @@ import libcst as cst
 from ..errors import UnsupportedSyntaxError
 from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
+from .dicts import split_items
 from .expressions import is_list_method
 from .kept import KeptLowerer, raise_only
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
-from .scope import OnePath
+from .scope import OnePath, join_values
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
@@ -93,6 +94,10 @@ class StmtLowerer:
         if raise_only(node) is not None:
             self.kept.raise_if(node, raise_only(node))
             return self.n.out
+        if isinstance(node, (cst.If, cst.For, cst.While)):
+            split = split_items(self.n.dicts, node)  # a dict's items written in it
+            if split is not None:
+                return self.block(split)
         if isinstance(node, cst.If):
             self.if_statement(node)
             return self.n.out
@@ -353,8 +358,10 @@ class StmtLowerer:
         first = len(self.n.partial)
         self.n._branches.append((set(before.values()), len(self.n.loops)))
         generation_before = dict(self.n.generation)
+        values_before = dict(self.n.funcs.values)  # (functions bound on each path)
         self.n._enter_path(paths[0])
         body = self.block(list(node.body.body))
+        values_body, self.n.funcs.values = self.n.funcs.values, dict(values_before)
         self.n.paths.pop()
         middle = len(self.n.partial)
         env_body, bound_body = self.n.env, self.n.bound
@@ -372,6 +379,7 @@ class StmtLowerer:
             orelse = self.block(list(node.orelse.body.body))
         self.n.paths.pop()
         self.n._branches.pop()
+        self.n.funcs.values = join_values(test, values_body, self.n.funcs.values)
         for name, count in generation_body.items():
             self.n.generation[name] = max(count, self.n.generation.get(name, 0))
         env_else = self.n.env
@@ -405,6 +413,7 @@ class StmtLowerer:
             join = a if a != before.get(name) else b
             # two arrays written in place, one per path: the join is spelled with the
             # join's array, so the other path binds it (`y = y_other`), not renames
+            self.n.dicts.join(join, a, b, node, name)
             root = self.n.buffer_root.get(join, join)
             for branch, final in ((body, a), (orelse, b)):
                 if final == join:

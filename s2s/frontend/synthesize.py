@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import textwrap
 import types
 from typing import Any
 
@@ -21,19 +22,30 @@ DISPLAY: dict[str, tuple[str, dict[int, str], int | None]] = {}
 
 
 def synthesize(text: str, name: str, namespace: dict[str, Any], tag: str,
-               first_line: int = 1, display: tuple | None = None) -> types.FunctionType:
+               first_line: int = 1, display: tuple | None = None,
+               recursive: bool = False) -> types.FunctionType:
     """Compile ``text`` (one ``def name(...)``) under a registered file name, as a
     function whose globals are ``namespace`` (the same dict: a module's globals stay
     live).  ``first_line`` puts the ``def`` on that line of the file (a lifted nested
     function keeps its lines' numbers); ``display`` is what errors show instead (see
-    ``DISPLAY``)."""
+    ``DISPLAY``).  ``recursive``: the function calls itself by its name, which it reads
+    from a closure cell (it is defined inside a maker function, one line above)."""
     filename = f"<s2s-{tag}-{next(_COUNTER)}>"
+    if recursive and first_line > 1:
+        text = f"def _s2s_maker():\n{textwrap.indent(text, '    ')}    return {name}\n"
+        first_line -= 1
+        if display is not None:  # (the def is written 4 columns further in)
+            display = display[:2] + ((display[2] or 0) - 4,)
     padded = "\n" * (first_line - 1) + text
     lines = padded.splitlines(keepends=True)
     linecache.cache[filename] = (len(padded), None, lines, filename)
     if display is not None:
         DISPLAY[filename] = display
     module = compile(padded, filename, "exec")
+    if recursive and text.startswith("def _s2s_maker"):
+        maker = next(c for c in module.co_consts
+                     if isinstance(c, types.CodeType) and c.co_name == "_s2s_maker")
+        return types.FunctionType(maker, namespace, "_s2s_maker")()
     code = next(c for c in module.co_consts
                 if isinstance(c, types.CodeType) and c.co_name == name)
     return types.FunctionType(code, namespace, name)

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..emit.code import Line, render_function
-from ..ir.kinds import LEAF, Kind, Tree, leaf_paths, literal, path_text
+from ..errors import TransformError
+from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import Break, For, Function, If, Let, Return, Var
 from ..ir.spelling import atom_text
 from ..ir.unroll import unroll_container_loops
@@ -146,6 +147,12 @@ class _Forward(StmtTransform):
         if s.target not in self.facts.active or not self.facts.is_active(s):
             return
         if not self.structural(self.CONTAINER_OPS, s, out):
+            for a in s.args:  # (as reverse mode: NumPy reads a list of tuples as one
+                kind = self.state.kind(a.name) if isinstance(a, Var) else None  # array)
+                if isinstance(kind, Seq) and kind.item != LEAF:
+                    raise TransformError(
+                        f"`{s.prim}` reads a list whose items are containers, not arrays",
+                        s.loc, "append arrays to the list (e.g. `rows.append(t[0])`)")
             self.rules.inline(s, out)
 
     def identity(self, s: Let, out: list[Any]) -> None:

@@ -115,3 +115,28 @@ def nested_rows(x, y):
 def dict_over_argument(params, x):
     new = {k: v * 2.0 for k, v in params.items() if np.sum(v) > 0}
     return np.sum(new["w"] * x)
+
+
+def sum_appended_range(x):
+    parts = []
+    for i in range(3):
+        parts.append(np.sin(x) * (i + 1.0))
+    return np.sum(sum(parts) * x)
+
+
+def sum_appended_rows(x):
+    parts = []
+    for row in x:
+        parts.append(row * row)
+    return np.sum(sum(parts, np.ones_like(x[0])))  # (with a start)
+
+
+def sum_appended_n(x, n=4):
+    parts = []
+    for i in range(n):
+        parts.append(np.tanh(x * i))
+    return np.sum(sum(parts) * x)
+
+
+def sum_appended_by_callee(x):
+    return sum_appended_range(x) * 2.0 + sum_appended_rows(x)

@@ -137,6 +137,7 @@ def grad_inside(x):
 
 # replaced by the tests: s2s's transforms here, JAX's in the twin
 s2s_grad = s2s_jacfwd = s2s_jacrev = s2s_hessian = s2s_value_and_grad = s2s_jvp = None
+s2s_jit = s2s_vmap = None
 
 
 def grad_inside_lambda(x):
@@ -206,3 +207,92 @@ def jvp_inside_closure(x):
     a = np.cos(x)
     out, t = s2s_jvp(lambda y: np.sin(y) * a, (x,), (x,))
     return np.sum(t * out)
+
+
+def jit_inside(x):
+    """``s2s.jit(g)(x)`` in the body: a call of g (``jax.jit`` in the twin)."""
+    a = np.cos(x)
+    return np.sum(s2s_jit(vec)(x) * a) + np.sum(s2s_jit(lambda y: y * a)(x))
+
+
+def vmap_inside(x):
+    """``s2s.vmap(g)(x)`` in the body (``jax.vmap`` in the twin)."""
+    return np.sum(s2s_vmap(vec)(x) * x)
+
+
+def vmap_inside_axes(x):
+    m = np.outer(x, x + 1.0)
+    a = np.cos(x)
+    out = s2s_vmap(lambda r, v: np.sin(r) * v + a, in_axes=(1, None), out_axes=1)(m, x[0])
+    return np.sum(out**2)
+
+
+def pair(r):
+    return np.sin(r) * r, np.sum(r**2)
+
+
+def vmap_inside_tuple(x):
+    m = np.outer(x, x) + x
+    s, q = s2s_vmap(pair)(m)
+    return np.sum(s * x) + np.sum(q)
+
+
+def pair_by_name(r):
+    t = (np.sin(r), r * 2.0)
+    return t
+
+
+def vmap_returns_a_named_tuple(x):
+    a, b = s2s_vmap(pair_by_name)(np.outer(x, x))
+    return np.sum(a * b)
+
+
+def vmap_kept_as_value(x):
+    h = s2s_vmap(vec)
+    return np.sum(h(x))
+
+
+def bound_in_if(x, kind="tanh"):
+    """A name bound to a function on each path of an `if` (`elif` too)."""
+    if kind == "tanh":
+        act = np.tanh
+    elif kind == "relu":
+        act = relu
+    else:
+        act = lambda v: v * x  # noqa: E731
+    if kind == "double":
+        act = lambda v: v * 2.0  # noqa: E731
+    return np.sum(act(x) * x)
+
+
+def bound_on_a_value(x):
+    """Bound on the path a run-time test takes (JAX's grad cannot trace the `if`)."""
+    act = np.sin
+    if np.sum(x) > 0:
+        act = np.tanh
+        y = act(x) * 2.0
+    else:
+        y = act(x) - x
+    return np.sum(act(x) * y)
+
+
+def nested_recursive(x, depth=3):
+    """A nested def calling itself, its depth a Python int (JAX traces it unrolled)."""
+    def r(y, k):
+        if k == 0:
+            return y
+        return r(np.sin(y) * 1.5, k - 1)
+
+    return np.sum(r(x, depth) * x)
+
+
+def nested_default(x):
+    """Defaults that are not literals: evaluated where the def (or lambda) runs."""
+    a = np.cos(x)
+
+    def h(t, k=a * 2.0, *, m=np.sin(x)):
+        return t * k + m
+
+    scale = lambda t, s=a[0]: t * s  # noqa: E731
+    a = x * 100.0  # (h's default is the value above, as in Python)
+    return np.sum(h(x)) + np.sum(h(x, 3.0, m=x)) + np.sum(scale(x) * a)

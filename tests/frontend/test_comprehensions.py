@@ -48,6 +48,10 @@ CASES = [
     ("over_local_tuple", (X,)),
     ("shadowing_rows", (X,)),
     ("nested_rows", (X, Y)),
+    ("sum_appended_range", (X,)),
+    ("sum_appended_rows", (X,)),
+    ("sum_appended_n", (X,)),
+    ("sum_appended_by_callee", (X,)),
 ]
 IDS = [c[0] for c in CASES]
 DTYPES = [np.float64, np.float32]
@@ -100,7 +104,7 @@ def test_vmap_against_a_python_loop(name, args, dtype) -> None:
 
 
 @pytest.mark.parametrize("name", ["list_range", "over_rows", "nested_filter", "dict_comp",
-                                  "zip_rows", "max_of_gen"])
+                                  "zip_rows", "max_of_gen", "sum_appended_rows"])
 def test_jacobians_and_hessian_against_jax(name) -> None:
     f, jf = getattr(F, name), getattr(J, name)
     args = dict(CASES)[name]
@@ -150,6 +154,20 @@ def test_emitted_code_reads_well() -> None:
     text = s2s.source(loop)
     assert "items.append(sin_row_times_2)" in text
     assert "for k in range(len(x)):" in text and "row = x[k]" in text
+
+
+def test_sum_of_a_list_grown_per_call() -> None:
+    """``sum(parts)`` over a list whose length is the call's loop count: calls 1, 2
+    (specialized), 3 and 10 with n changing (an empty list too), against JAX; JAX's jit
+    of the same source."""
+    g = s2s.grad(F.sum_appended_n)
+    for call, n in enumerate((1, 4, 0, 3, 5, 1, 2, 6, 0, 4)):  # (0: Python's sum is 0)
+        x = X * (call + 1) * 0.3
+        np.testing.assert_allclose(g(x, n), jax.grad(J.sum_appended_n)(x, n), rtol=1e-9)
+    np.testing.assert_allclose(s2s.jit(F.sum_appended_range, backend="jax")(X),
+                               jax.jit(J.sum_appended_range)(X), rtol=1e-9)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(F.sum_appended_rows), backend="jax")(X),
+                               jax.grad(J.sum_appended_rows)(X), rtol=1e-9)
 
 
 REFUSED = [

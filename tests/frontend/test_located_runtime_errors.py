@@ -37,7 +37,15 @@ TRANSFORMS = {
     "grad": lambda f: s2s.grad(f)(X),
     "value_and_grad": lambda f: s2s.value_and_grad(f)(X),
     "jvp": lambda f: s2s.jvp(f, (X,), (np.ones(3),)),
+    "jacfwd": lambda f: s2s.jacfwd(f)(X),
+    "jacrev": lambda f: s2s.jacrev(f)(X),
+    "hessian": lambda f: s2s.hessian(f)(X),
+    "vjp": lambda f: s2s.vjp(f, X),
 }
+
+# (`s2s.vjp(f, x)` runs f itself first, as jax.vjp traces it: an `if` on an array is
+# raised there, located, before a vjp_fn exists; the vjp_fn's own call is located
+# the same way, reraise_located with the IR)
 
 
 @pytest.mark.parametrize("transform", sorted(TRANSFORMS))

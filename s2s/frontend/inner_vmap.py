@@ -1,0 +1,202 @@
+"""``s2s.vmap(g)(x)`` written inside a function s2s transforms.
+
+vmap's own emitted code depends on the ranks of its arguments, which s2s knows only
+when the outer function is called; so inside a body, ``s2s.vmap(g, in_axes, out_axes)
+(x, w)`` is what it means example by example: ``np.stack([g(x_row, w) for x_row in
+x])`` (the mapped axis moved first with ``np.moveaxis`` where it is not 0, and the
+stacked axis moved to ``out_axes``).  That comprehension over an array's rows is a loop
+every transform handles (an outer vmap batches it, reverse mode tapes it).  ``g`` must
+return one array; a batch of size 0 raises (np.stack of nothing), where vmap gives an
+empty array.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import libcst as cst
+
+from ..errors import TransformError
+from .source import literal_value, parse_function
+
+
+def is_inner_vmap(n: Any, func: Any) -> bool:
+    """Is ``func`` (a call's callee) ``s2s.vmap(...)``?"""
+    if not isinstance(func, cst.Call) or not isinstance(func.func, (cst.Name, cst.Attribute)):
+        return False
+    try:
+        obj, _ = n.resolver.resolve_dotted(func.func)
+    except TransformError:
+        return False
+    return (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
+        obj, "__name__", "") == "vmap"
+
+
+def lower_inner_vmap(n: Any, node: cst.Call, target: str | None) -> Any:
+    """``s2s.vmap(g, in_axes, out_axes)(*args)`` as a comprehension over the rows."""
+    make = node.func
+    text = cst.Module([]).code_for_node(make.func)
+    instead = (f"call {text} with the function first and constant in_axes / out_axes "
+               "(ints or None), and pass the arguments by position")
+    options = {"in_axes": 0, "out_axes": 0}
+    positional = ["fun", "in_axes", "out_axes"]
+    fun = None
+    for k, arg in enumerate(make.args):
+        key = arg.keyword.value if arg.keyword is not None else (
+            positional[k] if k < len(positional) else None)
+        if arg.star or key not in ("fun", "in_axes", "out_axes"):
+            raise n.unsupported(arg, f"`{text}` inside a transformed function takes the "
+                                "function, in_axes and out_axes here", instead)
+        if key == "fun":
+            fun = arg.value
+            continue
+        try:
+            options[key] = literal_value(cst.Module([]).code_for_node(arg.value))
+        except (ValueError, SyntaxError):
+            raise n.unsupported(arg.value, f"`{key}` of `{text}` inside a transformed "
+                                "function must be a constant", instead) from None
+    if fun is None or any(a.star or a.keyword is not None for a in node.args):
+        raise n.unsupported(node, f"`{text}(f)(...)` inside a transformed function takes "
+                            "a function and positional arguments here", instead)
+    args = [a.value for a in node.args]
+    axes = options["in_axes"]
+    axes = list(axes) if isinstance(axes, (tuple, list)) else [axes] * len(args)
+    out_axis = options["out_axes"]
+    if len(axes) != len(args) or not all(a is None or isinstance(a, int) for a in axes) \
+            or not isinstance(out_axis, int):
+        raise n.unsupported(make, f"`{text}`'s in_axes must be an int, None, or one of "
+                            "those per argument, and out_axes an int, here", instead)
+    if all(a is None for a in axes):
+        raise n.unsupported(make, "vmap must have at least one non-None value in in_axes",
+                            "map one argument over an axis")
+    rows, iters, call_args = [], [], []
+    for k, (arg, axis) in enumerate(zip(args, axes)):
+        if axis is None:
+            call_args.append(cst.Arg(arg))
+            continue
+        base = arg.value if isinstance(arg, cst.Name) else f"arg{k}"
+        row = cst.Name(f"{base}_row")
+        rows.append(row)
+        iters.append(arg if axis == 0 else _moveaxis(arg, axis, 0))
+        call_args.append(cst.Arg(row))
+    if len(rows) == 1:
+        target_node: Any = rows[0]
+        iterable: Any = iters[0]
+    else:
+        target_node = cst.Tuple([cst.Element(r) for r in rows])
+        iterable = cst.Call(cst.Name("zip"), [cst.Arg(i) for i in iters])
+    elt = cst.Call(fun, call_args)
+    arity = _tuple_arity(n, fun)
+    n.resolver.bind_namespace("np", node)
+    if arity is not None:  # `return a, b`: one list per output, each stacked
+        return _tuple_outputs(n, node, target, elt, target_node, iterable, arity, out_axis)
+    comp = cst.ListComp(elt, cst.CompFor(target=target_node, iter=iterable))
+    stacked: Any = cst.Call(cst.parse_expression("np.stack"), [cst.Arg(comp)])
+    if out_axis != 0:
+        stacked = _moveaxis(stacked, 0, out_axis)
+    _alias_all(n, stacked, node)
+    return n.exprs.expr(stacked, target)
+
+
+def _tuple_outputs(n: Any, node: Any, target: str | None, elt: Any, rows: Any,
+                   iterable: Any, arity: int, out_axis: int) -> Any:
+    """``parts_0 = []; ...; for rows in iterable: out_0, ... = g(...);
+    parts_0.append(out_0); ...`` then the tuple of the stacked lists."""
+    def fresh(base: str) -> str:
+        name = n.names.fresh(base)
+        n.local_names.add(name)
+        return name
+
+    lists = [fresh(f"parts_{k}") for k in range(arity)]
+    outs = [fresh(f"out_{k}") for k in range(arity)]
+    renamer = _Renamer({r.value: fresh(r.value) for r in (
+        [rows] if isinstance(rows, cst.Name) else [e.value for e in rows.elements])})
+    rows, elt = rows.visit(renamer), elt.visit(renamer)
+    first = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(p))],
+                                                cst.List([])) for p in lists])
+    unpack = cst.Assign([cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(o))
+                                                     for o in outs]))], elt)
+    appends = [cst.Expr(cst.Call(cst.Attribute(cst.Name(p), cst.Name("append")),
+                                 [cst.Arg(cst.Name(o))])) for p, o in zip(lists, outs)]
+    loop = cst.For(target=rows, iter=iterable, body=cst.IndentedBlock([
+        cst.SimpleStatementLine([unpack]), cst.SimpleStatementLine(appends)]))
+    _alias_all(n, first, node)
+    _alias_all(n, loop, node)
+    outer = n.out
+    lowered = n.stmts.block([first, loop])
+    n.out = outer
+    outer += lowered
+    stacked = [cst.Call(cst.parse_expression("np.stack"), [cst.Arg(cst.Name(p))])
+               for p in lists]
+    if out_axis != 0:
+        stacked = [_moveaxis(s, 0, out_axis) for s in stacked]
+    result = cst.Tuple([cst.Element(s) for s in stacked])
+    _alias_all(n, result, node)
+    return n.exprs.expr(result, target)
+
+
+class _Renamer(cst.CSTTransformer):
+    """The comprehension's row names, renamed to fresh loop names."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        super().__init__()
+        self.table = table
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> Any:
+        return cst.Name(self.table[original.value]) if original.value in self.table \
+            else updated
+
+
+def _tuple_arity(n: Any, fun: Any) -> int | None:
+    """How many arrays ``fun`` returns, where each of its ``return``s is a tuple
+    literal of one length (None: one array, or not known from its text)."""
+    if isinstance(fun, cst.Lambda):
+        body = fun.body
+        return len(body.elements) if isinstance(body, cst.Tuple) else None
+    fv = n.funcs.value_of(fun)
+    obj = getattr(fv, "obj", None)
+    if not isinstance(obj, types.FunctionType) or fv.choice is not None:
+        return None
+    try:
+        parsed = parse_function(obj)
+    except TransformError:
+        return None
+    found: list[Any] = []
+
+    class Returns(cst.CSTVisitor):
+        def visit_Return(self, r: cst.Return) -> None:
+            found.append(r.value)
+
+        def visit_FunctionDef(self, d: cst.FunctionDef) -> bool:
+            return d is parsed.node
+
+        def visit_Lambda(self, lam: cst.Lambda) -> bool:
+            return lam is parsed.node
+
+    parsed.node.visit(Returns())
+    if isinstance(parsed.node, cst.Lambda):
+        found = [parsed.node.body]
+    lengths = {len(v.elements) if isinstance(v, cst.Tuple) else None for v in found}
+    return lengths.pop() if len(lengths) == 1 else None
+
+
+def _moveaxis(value: Any, source: int, destination: int) -> cst.Call:
+    return cst.Call(cst.parse_expression("np.moveaxis"), [
+        cst.Arg(value), cst.Arg(cst.Integer(str(source)) if source >= 0 else
+                                cst.UnaryOperation(cst.Minus(), cst.Integer(str(-source)))),
+        cst.Arg(cst.Integer(str(destination)) if destination >= 0 else
+                cst.UnaryOperation(cst.Minus(), cst.Integer(str(-destination))))])
+
+
+def _alias_all(n: Any, tree: Any, node: Any) -> None:
+    """The new nodes report the user's call's position (the user's own keep theirs)."""
+    positions, alias = n.desugar.positions, n.desugar.alias
+
+    class Walk(cst.CSTVisitor):
+        def on_visit(self, new: Any) -> bool:
+            if new not in positions:
+                alias(new, node)
+            return True
+
+    tree.visit(Walk())
