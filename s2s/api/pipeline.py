@@ -28,16 +28,19 @@ import numpy as np
 
 from .. import runtime
 from ..emit.code import compile_module, format_module
-from ..frontend.normalize import normalize
 from ..ir.nodes import Function
 from ..transforms.module import Module
 
 __all__ = ["lower", "transform", "format_emitted", "compile_emitted", "header"]
 
 
-def lower(fn: Callable) -> Function:
-    """The user's function as IR (parsed, desugared, names resolved, normalized)."""
-    return normalize(fn)
+def lower(fn: Callable, fresh: bool = False) -> Function:
+    """The user's function as IR (parsed, desugared, names resolved, normalized;
+    ``fresh`` normalizes again, callees included).  The frontend, and libcst with it,
+    loads on the first call: ``import s2s`` does not pay for the parser."""
+    from ..frontend.normalize import normalize
+
+    return normalize(fn, fresh=fresh)
 
 
 def transform(ir: Function, emit: Callable[[Function, Module], None]) -> Module:
