@@ -66,9 +66,15 @@ def compile_emitted(text: str, name: str, namespace: dict[str, Any]) -> Callable
     return compile_module(text, ns, name)[name]
 
 
+_CALLED = re.compile(r"\b(\w+)\(")
+
+
 def header(body: str) -> str:
     """``import numpy as np``, and the runtime helpers the body calls."""
-    used = [name for name in runtime.__all__ if re.search(rf"\b{name}\(", body)]
+    # (one pass over the body for every name called in it: a search per helper took
+    # seconds on a long emitted module)
+    called = set(_CALLED.findall(body))
+    used = [name for name in runtime.__all__ if name in called]
     lines = ["import numpy as np"]
     if used:
         lines.append(f"from s2s.runtime import {', '.join(used)}")
