@@ -26,6 +26,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -378,9 +379,34 @@ def load(fixtures: Path | None = None) -> Corpus:
         named = fixtures is not None or bool(os.environ.get("S2S_CONFORMANCE_FIXTURES"))
         raise FileNotFoundError(_no_corpus(root, named))
     manifest = json.loads(manifest_path.read_text())
-    with np.load(root / "arrays.npz") as data:
-        arrays = {k: data[k] for k in data.files}
-    return Corpus(manifest, arrays, root, manifest["cases"])
+    return Corpus(manifest, NpzArrays(root / "arrays.npz"), root, manifest["cases"])
+
+
+class NpzArrays(Mapping):
+    """The corpus's arrays by key, each read from the npz when first asked for: a
+    filtered replay or ``--count`` does not decompress all eleven thousand."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        with np.load(path) as data:
+            self._keys = list(data.files)
+        self._read: dict[str, np.ndarray] = {}
+        self._data: Any = None
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key not in self._read:
+            if key not in self._keys:
+                raise KeyError(key)
+            if self._data is None:
+                self._data = np.load(self.path)
+            self._read[key] = self._data[key]
+        return self._read[key]
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
 
 
 def _no_corpus(root: Path, named: bool) -> str:
