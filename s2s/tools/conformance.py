@@ -35,6 +35,7 @@ import numpy as np
 
 from .. import api as public  # the transforms, as s2s exports them
 from ..errors import TransformError
+from ..version import __version__
 
 TRANSFORMS = ("value", "jvp", "vjp", "grad", "vmap", "hessian",
               "vmap_grad", "jvp_grad", "jacfwd_jacrev")
@@ -412,8 +413,6 @@ class NpzArrays(Mapping):
 def _no_corpus(root: Path, named: bool) -> str:
     """What to do when there is no corpus at ``root``: a folder the user named, or
     the default beside the package (absent when s2s is installed from a wheel)."""
-    from ..version import __version__
-
     where = (f"give the folder tests/fixtures/conformance/ of s2s {__version__}'s "
              "source (a clone of the repository, or the unpacked sdist "
              f"s2s-{__version__}.tar.gz)")
