@@ -168,3 +168,20 @@ def test_the_default_corpus_is_found_in_a_checkout_and_its_cases_run(tmp_path) -
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     data = json.loads(out.stdout)
     assert data["summary"]["pass"] == data["count"] >= 9, data["summary"]
+
+
+def test_without_a_corpus_the_message_says_where_one_is(tmp_path, monkeypatch) -> None:
+    """Installed from a wheel, there is no corpus beside the package: the error says
+    why and what to run instead (tests/test_wheel.py runs it from a real wheel, in the
+    slow tier); a folder the user names that holds none is named as such."""
+    monkeypatch.delenv("S2S_CONFORMANCE_FIXTURES", raising=False)
+    monkeypatch.setattr(C, "fixture_dir", lambda: tmp_path / "tests" / "fixtures" / "conformance")
+    with pytest.raises(FileNotFoundError) as err:
+        C.load()
+    text = str(err.value)
+    assert "not part of the installed package" in text, text
+    assert "`s2s conformance --fixtures SOURCE/tests/fixtures/conformance`" in text, text
+    with pytest.raises(FileNotFoundError, match=r"at .*nowhere \(no such folder\)"):
+        C.load(tmp_path / "nowhere")
+    with pytest.raises(FileNotFoundError, match=r"holds no manifest\.json"):
+        C.load(tmp_path)

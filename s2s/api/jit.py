@@ -28,8 +28,7 @@ import numpy as np
 
 from .. import backends
 from ..errors import TransformError
-from ..frontend.normalize import normalize
-from . import trees
+from . import pipeline, trees
 from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
@@ -110,7 +109,7 @@ def _refuse_side_effects(fun: Any) -> None:
     if not inspect.isfunction(fun):
         return
     try:
-        normalize(fun)
+        pipeline.lower(fun)
     except TransformError as err:
         if "side effect" in str(err):
             raise err.with_func(fun.__name__) from None

@@ -28,16 +28,21 @@ import numpy as np
 
 from .. import runtime
 from ..emit.code import compile_module, format_module
-from ..frontend.normalize import normalize
 from ..ir.nodes import Function
 from ..transforms.module import Module
+from . import records
 
 __all__ = ["lower", "transform", "format_emitted", "compile_emitted", "header"]
 
 
-def lower(fn: Callable) -> Function:
-    """The user's function as IR (parsed, desugared, names resolved, normalized)."""
-    return normalize(fn)
+def lower(fn: Callable, fresh: bool = False) -> Function:
+    """The user's function as IR (parsed, desugared, names resolved, normalized;
+    ``fresh`` normalizes again, callees included).  The frontend, and libcst with it,
+    loads on the first call: ``import s2s`` does not pay for the parser."""
+    from ..frontend.normalize import normalize
+
+    records.install_frontend_hooks()
+    return normalize(fn, fresh=fresh)
 
 
 def transform(ir: Function, emit: Callable[[Function, Module], None]) -> Module:
@@ -63,9 +68,15 @@ def compile_emitted(text: str, name: str, namespace: dict[str, Any]) -> Callable
     return compile_module(text, ns, name)[name]
 
 
+_CALLED = re.compile(r"\b(\w+)\(")
+
+
 def header(body: str) -> str:
     """``import numpy as np``, and the runtime helpers the body calls."""
-    used = [name for name in runtime.__all__ if re.search(rf"\b{name}\(", body)]
+    # (one pass over the body for every name called in it: a search per helper took
+    # seconds on a long emitted module)
+    called = set(_CALLED.findall(body))
+    used = [name for name in runtime.__all__ if name in called]
     lines = ["import numpy as np"]
     if used:
         lines.append(f"from s2s.runtime import {', '.join(used)}")

@@ -22,7 +22,6 @@ import inspect
 import weakref
 from typing import Any
 
-from ..frontend import expressions
 from ..ir.nodes import Function, Let, Return, Var, walk
 from ..transforms import ranks
 from . import trees
@@ -122,8 +121,16 @@ def plained(fn: Any, callee: Any) -> Plained | None:
         return Plained(fn)
 
 
-expressions.BUILT = built  # (the frontend's hooks: it does not import the api)
-expressions.PLAINED = plained
+def install_frontend_hooks() -> None:
+    """Give the frontend its hooks into this module (it does not import the api);
+    api/pipeline.lower calls this as it loads the frontend, which ``import s2s`` does
+    not (libcst is the largest import s2s has)."""
+    from ..frontend import expressions
+
+    expressions.BUILT = built
+    expressions.PLAINED = plained
+
+
 ranks.PLAIN = _plain_result  # (vmap's probe runs user callees as they are)
 
 

@@ -16,7 +16,6 @@ from typing import Any, Callable
 import numpy as np
 
 from ..emit import code as emitcode
-from ..frontend.resolve import DefaultVar, FreeVar
 from ..ir.nodes import Function, Let, walk
 from ..primitives import registry
 from ..transforms.replay import has_effects
@@ -136,6 +135,8 @@ def _how_read(var: Any) -> tuple[str, Any, Any]:
     """Where ``var`` reads its value, for ``FreeSnapshot.same`` to read it without a
     call: a dict's key, a closure cell, or a function's defaults (the same tuple
     objects: the same defaults); else its ``read()``."""
+    from ..frontend.resolve import DefaultVar, FreeVar  # (loaded: ``var`` is its)
+
     if type(var) is FreeVar:
         if var.cell is not None:
             return _CELL, var.cell, None

@@ -18,7 +18,6 @@ import numpy as np
 from ..caches import LRU
 from ..emit.code import compile_module
 from ..errors import TransformError
-from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, Kind, Tree, kind_of
 from ..ir.nodes import Const, Function, Index, Let, Var
 from ..primitives import registry
@@ -131,7 +130,7 @@ class Transformed(LocatedCalls, NotebookDisplay):
         self.mode = mode
         self.argnums, self.tuple_out = _normalize_argnums(argnums)
         self.has_aux = has_aux
-        self.ir = normalize(fn) if self.inner is None else self.inner.ir
+        self.ir = pipeline.lower(fn) if self.inner is None else self.inner.ir
         self._signature = self._free_fingerprint()
         base = "lambda" if fn.__name__ == "<lambda>" else fn.__name__
         self.__name__ = f"{base}_{mode}"
@@ -177,7 +176,7 @@ class Transformed(LocatedCalls, NotebookDisplay):
         signature = self._free_fingerprint()
         if signature != self._signature:
             with _LOCK:
-                self.ir = normalize(self.fn, fresh=True)
+                self.ir = pipeline.lower(self.fn, fresh=True)
                 self._signature = self._free_fingerprint()
                 self._compiled.clear()
                 self._by_signature.clear()
@@ -204,7 +203,7 @@ class Transformed(LocatedCalls, NotebookDisplay):
             if self.inner is not None:
                 passed = kinds[:nargs] if nargs is not None else kinds
                 inner_text, inner_fn = self.inner._generate_for(passed, kinds, inner_args)
-                ir, origin = normalize(inner_fn), (inner_text,)
+                ir, origin = pipeline.lower(inner_fn), (inner_text,)
             text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
                         self.mode, self.has_aux, self._signature,
                         registry.generation()) + key + origin

@@ -17,7 +17,6 @@ import numpy as np
 from ..caches import LRU
 from ..emit.code import compile_module, format_module
 from ..errors import TransformError
-from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of
 from ..ir.nodes import Function
 from ..primitives import registry
@@ -25,7 +24,7 @@ from ..transforms.analysis import return_kind
 from ..transforms.module import Module
 from ..transforms.ranks import run_silenced
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
-from . import callables, methods, records, signatures
+from . import callables, methods, pipeline, records, signatures
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
 from .located import reraise_located
@@ -538,7 +537,7 @@ class _JacobianCode(NotebookDisplay):
         """The structure ``fun`` returns for arguments of these structures."""
         fn = self.fun
         if hasattr(fn, "_generate_for"):  # a transformed function: its emitted code
-            ir = normalize(fn._generate_for(passed, kinds)[1])
+            ir = pipeline.lower(fn._generate_for(passed, kinds)[1])
         else:
             ir = self._transform().ir
         return return_kind(ir, tuple(kinds))

@@ -20,8 +20,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import libcst as cst
-
 
 @dataclass
 class Line:
@@ -252,6 +250,8 @@ def check_invariants(text: str) -> None:
         compile(text, "<s2s-check>", "exec")
     except SyntaxError as exc:
         raise EmitError(f"emitted code does not compile ({exc}):\n{text}") from exc
+    import libcst as cst  # loaded with the frontend, not by `import s2s`
+
     try:
         cst.parse_module(text)
     except cst.ParserSyntaxError as exc:

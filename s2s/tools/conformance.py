@@ -26,6 +26,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -34,6 +35,7 @@ import numpy as np
 
 from .. import api as public  # the transforms, as s2s exports them
 from ..errors import TransformError
+from ..version import __version__
 
 TRANSFORMS = ("value", "jvp", "vjp", "grad", "vmap", "hessian",
               "vmap_grad", "jvp_grad", "jacfwd_jacrev")
@@ -375,17 +377,56 @@ def load(fixtures: Path | None = None) -> Corpus:
     root = Path(fixtures) if fixtures else fixture_dir()
     manifest_path = root / "manifest.json"
     if not manifest_path.exists():
-        raise FileNotFoundError(
-            f"no conformance fixtures at {root}: the corpus ships with the source (a "
-            "checkout or the sdist, tests/fixtures/conformance/), not the wheel, as its "
-            "cases call the test suite's functions; run `s2s conformance` there, give "
-            "--fixtures or S2S_CONFORMANCE_FIXTURES, or record a corpus with "
-            "`python tools/capture_fixtures.py`"
-        )
+        named = fixtures is not None or bool(os.environ.get("S2S_CONFORMANCE_FIXTURES"))
+        raise FileNotFoundError(_no_corpus(root, named))
     manifest = json.loads(manifest_path.read_text())
-    with np.load(root / "arrays.npz") as data:
-        arrays = {k: data[k] for k in data.files}
-    return Corpus(manifest, arrays, root, manifest["cases"])
+    return Corpus(manifest, NpzArrays(root / "arrays.npz"), root, manifest["cases"])
+
+
+class NpzArrays(Mapping):
+    """The corpus's arrays by key, each read from the npz when first asked for: a
+    filtered replay or ``--count`` does not decompress all eleven thousand."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        with np.load(path) as data:
+            self._keys = list(data.files)
+        self._read: dict[str, np.ndarray] = {}
+        self._data: Any = None
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key not in self._read:
+            if key not in self._keys:
+                raise KeyError(key)
+            if self._data is None:
+                self._data = np.load(self.path)
+            self._read[key] = self._data[key]
+        return self._read[key]
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+def _no_corpus(root: Path, named: bool) -> str:
+    """What to do when there is no corpus at ``root``: a folder the user named, or
+    the default beside the package (absent when s2s is installed from a wheel)."""
+    where = (f"give the folder tests/fixtures/conformance/ of s2s {__version__}'s "
+             "source (a clone of the repository, or the unpacked sdist "
+             f"s2s-{__version__}.tar.gz)")
+    if named:
+        what = "it holds no manifest.json" if root.is_dir() else "no such folder"
+        return f"no conformance corpus at {root} ({what}): {where}"
+    return (
+        f"no conformance corpus beside the installed s2s ({Path(__file__).parents[1]}): "
+        "the corpus is not part of the installed package (a wheel), because its cases "
+        "call the test suite's own functions (tests/rule_fns*.py, tests/corpus_fns.py) "
+        "and ship with the tests.  To replay it against this installed s2s, "
+        f"{where}: `s2s conformance --fixtures SOURCE/tests/fixtures/conformance` (or "
+        "S2S_CONFORMANCE_FIXTURES=SOURCE/tests/fixtures/conformance)"
+    )
 
 
 def run_case(corpus: Corpus, case: dict, live: bool = False) -> Result:

@@ -51,11 +51,10 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from ..api import pipeline
 from ..api.jit import Jitted
 from ..api.transformed import JVPS, Transformed
 from ..api.vectorize import JacFwd, JacRev, Vmapped, vjp_transform
-from ..frontend.normalize import normalize
-from ..frontend.source import parse_function
 from ..ir.nodes import Function, Let, walk
 from ..primitives import PRIMITIVES, load_all
 from ..primitives.batching import rule_for
@@ -312,7 +311,7 @@ def _statements(fn: Function, seen: set[int], kind: str) -> list[tuple[Function,
 def _provenance_of(fn: Callable, kind: str, text: str, rules: dict[str, str]
                    ) -> list[dict[str, Any]]:
     """One entry per IR statement of ``fn``: where, which primitive, which rules."""
-    ir = normalize(fn)
+    ir = pipeline.lower(fn)
     suffix = {"vjp": "_bar", "jvp": "_dot"}.get(kind)
     entries = []
     for owner, s in _statements(ir, set(), kind):
@@ -416,6 +415,8 @@ def provenance(g: Any, emitted: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _root_info(fn: Callable) -> dict[str, Any]:
+    from ..frontend.source import parse_function  # (libcst: the first transform's)
+
     parsed = parse_function(fn)
     module = getattr(fn, "__module__", None)
     file = inspect.getsourcefile(fn) or getattr(fn.__code__, "co_filename", None)

@@ -18,7 +18,6 @@ import tokenize
 from pathlib import Path
 from typing import Any, Callable
 
-from ..frontend.source import parse_function
 from . import selfcheck as _sc
 from .ledger import (
     CANONICAL,
@@ -385,6 +384,8 @@ def _rederive(record: dict, passed: Callable[[str, str], None],
             skipped(step, why)
         return False
     fn, how = _load_root(root)
+    from ..frontend.source import parse_function  # (libcst: the first transform's)
+
     try:
         now = parse_function(fn).source_hash
     except Exception as exc:

@@ -14,7 +14,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..frontend.source import parse_ast, verified_source
 from ..ir.nodes import Const, Index, Slice, Var
 from ..ir.spelling import atom_text, index_text
 from ..primitives import registry
@@ -35,11 +34,20 @@ _PREDICATES = {
 _RULE_AST: dict[Callable, ast.FunctionDef] = {}
 
 
+def _parse(text: str, mode: str = "exec") -> Any:
+    """``parse_ast`` of the frontend, loaded with it by the first transform."""
+    from ..frontend.source import parse_ast
+
+    return parse_ast(text, mode)
+
+
 def rule_ast(rule: Callable) -> ast.FunctionDef:
     """The rule's ``def``, read from its file and checked to be the code that runs (a
     rule file edited after import would otherwise inline text that never ran)."""
     if rule not in _RULE_AST:
-        tree = parse_ast(verified_source(rule))
+        from ..frontend.source import verified_source
+
+        tree = _parse(verified_source(rule))
         node = tree.body[0]
         assert isinstance(node, ast.FunctionDef)
         node.decorator_list = []
@@ -67,11 +75,11 @@ def _expr_of(binding: Any) -> ast.expr:
         if any(isinstance(i, Slice) or (
                 isinstance(i, Const) and (i.value is None or i.value is Ellipsis))
                for i in binding.items):
-            return parse_ast(f"np.s_[{index_text(binding)}]", "eval").body
-        return parse_ast(f"({index_text(binding)})", "eval").body
+            return _parse(f"np.s_[{index_text(binding)}]", "eval").body
+        return _parse(f"({index_text(binding)})", "eval").body
     if isinstance(binding, ast.expr):
         return binding
-    return parse_ast(atom_text(binding), "eval").body
+    return _parse(atom_text(binding), "eval").body
 
 
 class Inliner:
@@ -358,7 +366,7 @@ class _Substitute(ast.NodeTransformer):
             self.static.get(node.slice.id), Index
         ):
             index = self.static[node.slice.id]
-            node.slice = parse_ast(f"_[{index_text(index)}]", "eval").body.slice
+            node.slice = _parse(f"_[{index_text(index)}]", "eval").body.slice
         else:
             node.slice = self.visit(node.slice)
         return node
@@ -605,5 +613,5 @@ class _Fold(ast.NodeTransformer):
                 value = ast.literal_eval(node.args[0])
             except ValueError:
                 return node
-            return parse_ast(repr(tuple(int(i) for i in np.argsort(value))), "eval").body
+            return _parse(repr(tuple(int(i) for i in np.argsort(value))), "eval").body
         return node

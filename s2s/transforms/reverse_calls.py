@@ -9,7 +9,6 @@ from typing import Any
 
 from ..emit.code import Line
 from ..errors import MissingRuleError
-from ..frontend.normalize import normalize
 from ..ir.kinds import LEAF, Tree, leaf_paths, literal, path_text
 from ..ir.names import NameTable
 from ..ir.nodes import Const, For, Function, If, Index, Let, Stmt, Var, walk
@@ -81,7 +80,7 @@ class Calls:
                      for a in s.args]
             primals = Tree(tuple, tuple(range(len(positions))), tuple(kinds[i] for i in positions))
             rule_kinds = tuple(kinds[i] for i in custom.nondiff_argnums) + (primals, primals)
-            vjp_name = self.vjp_of(normalize(rule), (len(nondiff) + 1,), rule_kinds,
+            vjp_name = self.vjp_of(_lower(rule), (len(nondiff) + 1,), rule_kinds,
                                   self.state.module)
             zeros = [literal(kinds[i], lambda p, a=s.args[i]: (
                 f"np.zeros_like({path_text(atom_text(a), p)})")) for i in positions]
@@ -128,7 +127,7 @@ def expand_custom_vjp(fn: Function, module: Module) -> Function:
                                            "f.defvjp(fwd, bwd)") from None
                 spelling = bind_object(module, fwd.__name__, fwd, f"{custom.__name__}_fwd")
                 both = names.fresh(f"{s.target}_fwd")
-                params = {"callee": normalize(fwd), "spelling": spelling, "custom_bwd": custom}
+                params = {"callee": _lower(fwd), "spelling": spelling, "custom_bwd": custom}
                 out.append(Let(both, "call", s.args, params, s.loc))
                 out.append(Let(s.target, "getitem", (Var(both),),
                                {"index": Index((Const(0, "0"),), False)}, s.loc))
@@ -137,3 +136,11 @@ def expand_custom_vjp(fn: Function, module: Module) -> Function:
         return out
 
     return replace(fn, body=block(fn.body), names=names)
+
+
+def _lower(fn: Any) -> Any:
+    """A custom rule's function as IR: the frontend is loaded by the first transform
+    (``import s2s`` does not load libcst)."""
+    from ..frontend.normalize import normalize
+
+    return normalize(fn)
