@@ -179,6 +179,8 @@ DEFERRED = {
     "s2s.frontend.normalize": "the frontend parses with libcst, the largest import s2s "
                               "has (0.13 s): the first transform loads it, `import s2s` "
                               "does not (api/pipeline.lower is the api's one entry)",
+    "s2s.frontend.expressions": "libcst (as above): api/records gives it its hooks "
+                                "as pipeline.lower loads the frontend",
     "s2s.frontend.resolve": "libcst (as above): a free name's kind, read when the "
                             "per-signature cache snapshots a transformed function",
     "s2s.frontend.source": "libcst (as above): a custom rule's or a primitive rule's "
