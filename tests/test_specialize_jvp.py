@@ -18,7 +18,7 @@ from oracle import attr_name
 from support import jax_twin, leaves, rng_tree
 
 import s2s
-from s2s.api.transformed import _jvp_transform
+from s2s.api.pushforward import _jvp_transform
 from s2s.emit.code import check_invariants
 
 jax = pytest.importorskip("jax")

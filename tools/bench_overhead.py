@@ -88,7 +88,7 @@ def main() -> None:
         x, v = rng.normal(size=n), rng.normal(size=n)
         for _ in range(3):
             hvp(x, v)
-        s2s.api.transformed._jvp_transform(inner, False).wait_specialized()
+        s2s.api.pushforward._jvp_transform(inner, False).wait_specialized()
         np.testing.assert_allclose(hvp(x, v), hvp_hand(x, v), rtol=1e-10)
         th, ts = best(hvp_hand, (x, v), 1000), best(hvp, (x, v), 1000)
         print(f"hvp({n:4d})    hand {th:6.2f} µs  s2s.jvp(s2s.grad) {ts:6.2f} µs "

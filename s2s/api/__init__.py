@@ -2,7 +2,8 @@
 ``vectorize`` (vmap, jacfwd, jacrev, hessian), ``jit`` and its backend glue."""
 
 from .jit import jit
-from .transformed import Transformed, float0, grad, jvp, source, value_and_grad, vjp
+from .pushforward import jvp
+from .transformed import Transformed, float0, grad, source, value_and_grad, vjp
 from .vectorize import hessian, jacfwd, jacrev, vmap
 
 __all__ = ["Transformed", "float0", "grad", "value_and_grad", "vjp", "jvp", "source", "vmap", "jacfwd",

@@ -320,3 +320,17 @@ def _check_cotangent(ct: Any, out: Any) -> None:
                 f"got {got}, but expected {want} because the corresponding output of "
                 f"the differentiated function had JAX type {want}"
             )
+
+
+def output_error(fn: Callable, has_aux: bool, args: tuple, kwargs: dict) -> TypeError:
+    """JAX's message for a grad whose function returned the wrong structure, showing
+    the value (``fn`` run again on ``args``, copies of the caller's)."""
+    out = fn(*args, **kwargs)
+    if has_aux:
+        return TypeError(
+            "expected function with aux output to return a two-element tuple, "
+            f"but got type {type(out)} with value {out!r}"
+        )
+    return TypeError(
+        f"Gradient only defined for scalar-output functions. Output was {out!r}."
+    )

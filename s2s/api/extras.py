@@ -9,7 +9,8 @@ import numpy as np
 
 from ..runtime import stop_gradient
 from . import tree_util
-from .transformed import jvp, vjp
+from .pushforward import jvp
+from .transformed import vjp
 
 __all__ = ["linearize", "linear_transpose", "eval_shape", "ShapeDtypeStruct",
            "stop_gradient"]

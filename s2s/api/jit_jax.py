@@ -21,7 +21,7 @@ from ..backends import jax_numpy
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
 from ..errors import TransformError
 from ..ir.kinds import LEAF, kind_of
-from . import signatures, vectorize
+from . import arguments, pushforward, signatures, vectorize
 from . import transformed as api
 from .emitted import emitted_for, shadow
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
@@ -333,7 +333,8 @@ class S2SOnJax(types.ModuleType):
 
 
 _S2S_FUNCTIONS = {id(getattr(api, n)): (getattr(api, n), n)
-                  for n in ("grad", "value_and_grad", "jvp", "vjp")}
+                  for n in ("grad", "value_and_grad", "vjp")}
+_S2S_FUNCTIONS[id(pushforward.jvp)] = (pushforward.jvp, "jvp")
 
 
 for _n in ("vmap", "jacfwd", "jacrev", "hessian"):
@@ -345,11 +346,11 @@ def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
                has_aux: bool = False) -> Any:
     """``s2s.jvp`` with its emitted forward-mode code run on JAX values."""
     fun = _original(fun)
-    api._check_tangents(shadow(tuple(primals)), shadow(tuple(tangents)))
+    arguments._check_tangents(shadow(tuple(primals)), shadow(tuple(tangents)))
     primals, tangents = tuple(primals), tuple(tangents)
     api.check_array_types("jvp", (primals, tangents))
     api.check_real_inputs("jvp", primals)
-    t = api._jvp_transform(fun, has_aux)
+    t = pushforward._jvp_transform(fun, has_aux)
     t._refresh()
     active = api._inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))

@@ -121,6 +121,20 @@ def plained(fn: Any, callee: Any) -> Plained | None:
         return Plained(fn)
 
 
+class BuiltOutputs:
+    """Where a transformed function's result holds objects it built (``template``),
+    worked out once per IR; transforms mix it in."""
+
+    ir: Function
+    _built: tuple[Any, Any] | None = None
+
+    def built_template(self) -> Any:
+        ir = self.ir
+        if self._built is None or self._built[0] is not ir:
+            self._built = (ir, template(ir))
+        return self._built[1]
+
+
 def install_frontend_hooks() -> None:
     """Give the frontend its hooks into this module (it does not import the api);
     api/pipeline.lower calls this as it loads the frontend, which ``import s2s`` does
@@ -212,4 +226,4 @@ def rebuild_aux(t: Any, result: Any, mode: str) -> Any:
     return (value, rebuild(t[1][1], aux)), grads
 
 
-__all__ = ["Built", "built", "template", "rebuild", "rebuild_aux"]
+__all__ = ["Built", "BuiltOutputs", "built", "template", "rebuild", "rebuild_aux"]

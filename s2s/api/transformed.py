@@ -21,7 +21,6 @@ from ..errors import TransformError
 from ..ir.kinds import LEAF, Kind, Tree, kind_of
 from ..ir.nodes import Const, Function, Index, Let, Var
 from ..primitives import registry
-from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
 from . import callables, methods, pipeline, records, signatures, trees
 from .arguments import (
@@ -29,7 +28,6 @@ from .arguments import (
     _check_argnums,
     _check_cotangent,
     _check_float_inputs,
-    _check_tangents,
     _copy_shared,
     _fix_one,
     _foreign,
@@ -37,9 +35,9 @@ from .arguments import (
     _normalize_argnums,
     _shares,
     _split_aux,
-    _tangent_like,
     check_array_types,
     check_real_inputs,
+    output_error,
 )
 from .display import NotebookDisplay
 from .located import LocatedCalls, reraise_located
@@ -47,7 +45,7 @@ from .methods import float0
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
 from .trees import _copies, _leaves, _rebuild
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "Transformed"]
+__all__ = ["grad", "value_and_grad", "vjp", "source", "Transformed"]
 
 
 # the emitted text per function, transform and call structure, and (the same keys)
@@ -101,7 +99,7 @@ _SCALAR_RESULTS = frozenset({float, np.float64, np.float32, np.float16, np.longd
 _FLOAT64 = np.dtype(np.float64)
 
 
-class Transformed(LocatedCalls, NotebookDisplay):
+class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
     """A transformed function: call it, read ``.source``, inspect it.
 
     ``inspect.getsource`` and ``inspect.signature`` follow ``__wrapped__`` to the
@@ -353,7 +351,7 @@ class Transformed(LocatedCalls, NotebookDisplay):
         try:
             return self._generate(kinds, argnums, self.tuple_out, nargs=nargs, inner_args=args)
         except OutputStructureError:
-            raise self._output_error(args, kwargs) from None
+            raise output_error(self.fn, self.has_aux, _copies(args), kwargs) from None
 
     def _call_and_specialize(self, text: str, fn: Callable, args: tuple,
                              argnums: tuple[int, ...], head: Any = None) -> Any:
@@ -459,18 +457,6 @@ class Transformed(LocatedCalls, NotebookDisplay):
         texts = [e.text for e in self._by_signature.values() if e.text is not None]
         return texts[-1] if texts else None
 
-    def _output_error(self, args: tuple, kwargs: dict) -> TypeError:
-        """JAX's message for an output of the wrong structure, showing the value."""
-        out = self.fn(*_copies(args), **kwargs)
-        if self.has_aux:
-            return TypeError(
-                "expected function with aux output to return a two-element tuple, "
-                f"but got type {type(out)} with value {out!r}"
-            )
-        return TypeError(
-            f"Gradient only defined for scalar-output functions. Output was {out!r}."
-        )
-
     def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...],
                      fresh: bool = False, fn: Callable | None = None) -> Any:
         """Gradients cast like their primals (dtype, shape, writeable, sharing no
@@ -496,15 +482,6 @@ class Transformed(LocatedCalls, NotebookDisplay):
         if not self.has_aux or self.mode not in ("grad", "value_and_grad"):
             return result
         return records.rebuild_aux(self.built_template(), result, self.mode)
-
-    def built_template(self) -> Any:
-        """Where the function's result holds objects it built (records.template)."""
-        ir = self.ir
-        if self._built is None or self._built[0] is not ir:
-            self._built = (ir, records.template(ir))
-        return self._built[1]
-
-    _built: tuple[Any, Any] | None = None
 
     def __repr__(self) -> str:
         return f"<s2s {self.mode} of {self.fn.__qualname__}>"
@@ -644,156 +621,11 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     return out, vjp_fn
 
 
-class _JVP(Transformed):
-    def __init__(self, fn: Callable, has_aux: bool) -> None:
-        super().__init__(fn, "jvp", 0, has_aux)
-        self.tuple_out = True
-
-    def _run_jvp(self, text: str, fn: Callable, args: tuple, nprimals: int) -> Any:
-        """The emitted JVP ``fn`` on ``args`` (the primals, then the tangents of the
-        inexact ones), or the code specialized to their signature (as a grad's: from
-        the second call with it; guarded by the signature, the module constants the
-        code reads and the rules).  ``s2s.jvp`` checked the arguments, and casts and
-        copies the results, whichever code runs."""
-        if self._spec_error is not None:  # (only under the test suite's checks)
-            self.wait_specialized()
-        if self._by_signature:
-            sig = call_signature(args)
-            hit = self._by_signature.get((nprimals, sig)) if sig is not None else None
-            if hit is not None and not hit.pending and hit.valid():
-                if hit.free_names:
-                    read_free_names(hit.fn)
-                return hit.fn(*args)
-        return self._call_and_specialize(text, fn, args, (), head=nprimals)
-
-    def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
-              argnums: tuple[int, ...], tuple_out: bool) -> None:
-        # for jvp the key's third slot says how many arguments the call passes and
-        # whether only the output's tangent is wanted (jacfwd)
-        nargs, tangent_only = tuple_out if isinstance(tuple_out, tuple) else (None, False)
-        spec = ForwardSpec(argnums, self.has_aux, kinds, nargs, tangent_only)
-        emit_forward(ir, spec, module, self.__name__)
-
-
+# the jvp transforms per function and has_aux (api/pushforward.py)
 # (not weak: each transform holds its function, which would keep the key alive)
-JVPS: LRU[Any, dict[bool, _JVP]] = LRU(128)
+JVPS: LRU[Any, dict[bool, Any]] = LRU(128)
 
 
-def _jvp_transform(fun: Callable, has_aux: bool) -> _JVP:
-    """One transformed object per function (and has_aux): its code is cached on it."""
-    try:
-        per_fn = JVPS.setdefault(fun, {})
-    except TypeError:  # not hashable: no caching
-        return _JVP(fun, has_aux)
-    if has_aux not in per_fn:
-        per_fn[has_aux] = _JVP(fun, has_aux)
-    return per_fn[has_aux]
-
-
-def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> Any:
-    """``(out, out_tangent)`` (or ``(out, out_tangent, aux)``), as ``jax.jvp``.
-
-    Runs the emitted forward-mode function (see ``s2s.source(s2s.jvp_of(f))`` or the
-    ``.source`` of the returned function's transform); integer and boolean primals take
-    ``float0`` tangents and carry none.
-    """
-    done = _jvp_fast(fun, primals, tangents, has_aux)
-    if done is not None:
-        return done
-    if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
-        primals, tangents = trees.plain(tuple(primals)), trees.plain(tuple(tangents))
-    _check_tangents(primals, tangents)
-    check_array_types("jvp", (primals, tangents))
-    check_real_inputs("jvp", primals)
-    active = _inexact_args(primals)
-    method = trees.unbound(fun)  # a bound method: its object's attributes, constants
-    if method is not None:
-        fun, primals = method[0], (trees.attributes(method[1]), *primals)
-        tangents, active = (None, *tangents), tuple(i + 1 for i in active)
-    t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)
-    t._refresh()
-    kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
-    text, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
-                           inner_args=primals)
-    read_free_names(fn)
-    t.specialize = getattr(fun, "specialize", True) is not False  # (a grad's own switch)
-    try:
-        result = t._run_jvp(text, fn, (*primals, *(tangents[i] for i in active)),
-                            len(primals))
-    except ValueError as err:  # an `if` on an array: located at your line
-        reraise_located(err, t.ir, t.fn.__name__)
-    return _jvp_results(result, primals, tangents, fn, has_aux, t.built_template())
-
-
-def _jvp_results(result: Any, primals: tuple, tangents: tuple, fn: Callable,
-                 has_aux: bool, built: Any) -> Any:
-    """``(out, out_tangent[, aux])`` of the emitted JVP's ``result``: each tangent in
-    its output's dtype and shape, never one of the caller's arrays nor a view of one;
-    the objects the function built (``built``: records.template), made again."""
-    out, out_dot = result[0], result[1]
-    if built is None and type(out) is np.ndarray and type(out_dot) is np.ndarray and \
-            out_dot.dtype == out.dtype and out_dot.shape == out.shape and \
-            out_dot.flags.writeable and not _shares(out_dot, _foreign((primals, tangents), fn)):
-        return (out, out_dot, result[2]) if has_aux else (out, out_dot)  # (as it is)
-    kind = kind_of(out)
-    # a None output has a None tangent, as in JAX (None is an empty pytree there)
-    # (a tangent that is a caller's array, or a view of one, is copied)
-    foreign = _foreign((primals, tangents), fn)
-    fixed = [None if o is None else _tangent_like(
-        d.copy() if isinstance(d, np.ndarray) and _shares(d, foreign) else d, o)
-             for d, o in zip(_leaves(out_dot), _leaves(out))]
-    out_dot = _rebuild(kind, fixed)
-    if has_aux:
-        out, aux = records.rebuild(built, (out, result[2]))
-        return out, records.rebuild(built and built[1][0], out_dot), aux
-    return records.rebuild(built, out), records.rebuild(built, out_dot)
-
-
-def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
-    """A jvp of arrays whose signature (every primal a floating array, the tangents
-    of the same shapes and dtypes) an earlier call checked and ran: straight to its
-    (specialized) code, guarded as grad's fast path is (free names, rules).  None
-    where it does not apply: the checked path runs."""
-    if type(primals) not in (tuple, list) or type(tangents) not in (tuple, list):
-        return None
-    n = len(primals)
-    args = (*primals, *tangents)
-    for a in args:
-        if type(a) is not np.ndarray or a.dtype.kind not in "fc":
-            return None
-    try:
-        per_fn = JVPS.get(fun)
-    except TypeError:  # (unhashable)
-        return None
-    t = per_fn.get(has_aux) if per_fn else None
-    if t is None or not t._by_signature or t._spec_error is not None or len(tangents) != n:
-        return None
-    hit = t._by_signature.get((n, call_signature(args)))
-    if hit is None or hit.pending or not hit.valid():
-        return None
-    if hit.free_names:
-        read_free_names(hit.fn)
-    try:
-        result = hit.fn(*args)
-    except ValueError as err:
-        reraise_located(err, t.ir, t.fn.__name__)
-    return _jvp_results(result, tuple(primals), tuple(tangents), hit.fn, has_aux,
-                        t.built_template())
-
-
-def _jvp_code(fun: Callable, n: int) -> Callable:
-    """The emitted JVP of ``fun`` called with ``n`` array primals and their tangents:
-    what the frontend inlines for ``s2s.jvp(fun, (x, ...), (v, ...))`` in user code."""
-    t = _jvp_transform(fun, False)
-    t._refresh()
-    _, emitted = t._generate((LEAF,) * len(t.ir.params), tuple(range(n)), (n, False),
-                             nargs=n)
-    return emitted
-
-
-# The frontend recognises s2s.jvp by these attributes (it does not import the api).
-jvp.__s2s_transform__ = "jvp"  # type: ignore[attr-defined]
-jvp.__s2s_code__ = _jvp_code  # type: ignore[attr-defined]
 
 
 def source(f: Any, transform: str | None = None) -> str:

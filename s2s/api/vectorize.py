@@ -28,6 +28,7 @@ from . import callables, methods, pipeline, records, signatures
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
 from .located import reraise_located
+from .pushforward import _jvp_transform
 from .transformed import (
     _LOCK,
     _VJP,
@@ -36,7 +37,6 @@ from .transformed import (
     _check_float_inputs,
     _copies,
     _foreign,
-    _jvp_transform,
     _leaves,
     _normalize_argnums,
     _rebuild,

@@ -45,8 +45,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..api.pushforward import jvp as s2s_jvp
 from ..api.transformed import float0
-from ..api.transformed import jvp as s2s_jvp
 from ..api.transformed import vjp as s2s_vjp
 from .selfcheck_stack import (
     JvpOf,

@@ -1,0 +1,180 @@
+"""``s2s.jvp``: the forward-mode transform's entry, its per-function cache (``JVPS``,
+kept in transformed.py beside ``source``, which reads it) and the fast path of a
+signature seen before, with the results cast and copied as ``jax.jvp`` gives them."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..ir.kinds import LEAF, Kind, kind_of
+from ..ir.nodes import Function
+from ..transforms.forward import ForwardSpec, emit_forward
+from ..transforms.module import Module
+from . import callables, records, trees
+from .arguments import (
+    _check_tangents,
+    _foreign,
+    _inexact_args,
+    _shares,
+    _tangent_like,
+    check_array_types,
+    check_real_inputs,
+)
+from .located import reraise_located
+from .signatures import call_signature, read_free_names
+from .transformed import JVPS, Transformed
+from .trees import _leaves, _rebuild
+
+__all__ = ["jvp"]
+
+
+class _JVP(Transformed):
+    def __init__(self, fn: Callable, has_aux: bool) -> None:
+        super().__init__(fn, "jvp", 0, has_aux)
+        self.tuple_out = True
+
+    def _run_jvp(self, text: str, fn: Callable, args: tuple, nprimals: int) -> Any:
+        """The emitted JVP ``fn`` on ``args`` (the primals, then the tangents of the
+        inexact ones), or the code specialized to their signature (as a grad's: from
+        the second call with it; guarded by the signature, the module constants the
+        code reads and the rules).  ``s2s.jvp`` checked the arguments, and casts and
+        copies the results, whichever code runs."""
+        if self._spec_error is not None:  # (only under the test suite's checks)
+            self.wait_specialized()
+        if self._by_signature:
+            sig = call_signature(args)
+            hit = self._by_signature.get((nprimals, sig)) if sig is not None else None
+            if hit is not None and not hit.pending and hit.valid():
+                if hit.free_names:
+                    read_free_names(hit.fn)
+                return hit.fn(*args)
+        return self._call_and_specialize(text, fn, args, (), head=nprimals)
+
+    def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
+              argnums: tuple[int, ...], tuple_out: bool) -> None:
+        # for jvp the key's third slot says how many arguments the call passes and
+        # whether only the output's tangent is wanted (jacfwd)
+        nargs, tangent_only = tuple_out if isinstance(tuple_out, tuple) else (None, False)
+        spec = ForwardSpec(argnums, self.has_aux, kinds, nargs, tangent_only)
+        emit_forward(ir, spec, module, self.__name__)
+
+
+
+
+def _jvp_transform(fun: Callable, has_aux: bool) -> _JVP:
+    """One transformed object per function (and has_aux): its code is cached on it."""
+    try:
+        per_fn = JVPS.setdefault(fun, {})
+    except TypeError:  # not hashable: no caching
+        return _JVP(fun, has_aux)
+    if has_aux not in per_fn:
+        per_fn[has_aux] = _JVP(fun, has_aux)
+    return per_fn[has_aux]
+
+
+def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> Any:
+    """``(out, out_tangent)`` (or ``(out, out_tangent, aux)``), as ``jax.jvp``.
+
+    Runs the emitted forward-mode function (see ``s2s.source(s2s.jvp_of(f))`` or the
+    ``.source`` of the returned function's transform); integer and boolean primals take
+    ``float0`` tangents and carry none.
+    """
+    done = _jvp_fast(fun, primals, tangents, has_aux)
+    if done is not None:
+        return done
+    if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
+        primals, tangents = trees.plain(tuple(primals)), trees.plain(tuple(tangents))
+    _check_tangents(primals, tangents)
+    check_array_types("jvp", (primals, tangents))
+    check_real_inputs("jvp", primals)
+    active = _inexact_args(primals)
+    method = trees.unbound(fun)  # a bound method: its object's attributes, constants
+    if method is not None:
+        fun, primals = method[0], (trees.attributes(method[1]), *primals)
+        tangents, active = (None, *tangents), tuple(i + 1 for i in active)
+    t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)
+    t._refresh()
+    kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
+    text, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
+                           inner_args=primals)
+    read_free_names(fn)
+    t.specialize = getattr(fun, "specialize", True) is not False  # (a grad's own switch)
+    try:
+        result = t._run_jvp(text, fn, (*primals, *(tangents[i] for i in active)),
+                            len(primals))
+    except ValueError as err:  # an `if` on an array: located at your line
+        reraise_located(err, t.ir, t.fn.__name__)
+    return _jvp_results(result, primals, tangents, fn, has_aux, t.built_template())
+
+
+def _jvp_results(result: Any, primals: tuple, tangents: tuple, fn: Callable,
+                 has_aux: bool, built: Any) -> Any:
+    """``(out, out_tangent[, aux])`` of the emitted JVP's ``result``: each tangent in
+    its output's dtype and shape, never one of the caller's arrays nor a view of one;
+    the objects the function built (``built``: records.template), made again."""
+    out, out_dot = result[0], result[1]
+    if built is None and type(out) is np.ndarray and type(out_dot) is np.ndarray and \
+            out_dot.dtype == out.dtype and out_dot.shape == out.shape and \
+            out_dot.flags.writeable and not _shares(out_dot, _foreign((primals, tangents), fn)):
+        return (out, out_dot, result[2]) if has_aux else (out, out_dot)  # (as it is)
+    kind = kind_of(out)
+    # a None output has a None tangent, as in JAX (None is an empty pytree there)
+    # (a tangent that is a caller's array, or a view of one, is copied)
+    foreign = _foreign((primals, tangents), fn)
+    fixed = [None if o is None else _tangent_like(
+        d.copy() if isinstance(d, np.ndarray) and _shares(d, foreign) else d, o)
+             for d, o in zip(_leaves(out_dot), _leaves(out))]
+    out_dot = _rebuild(kind, fixed)
+    if has_aux:
+        out, aux = records.rebuild(built, (out, result[2]))
+        return out, records.rebuild(built and built[1][0], out_dot), aux
+    return records.rebuild(built, out), records.rebuild(built, out_dot)
+
+
+def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
+    """A jvp of arrays whose signature (every primal a floating array, the tangents
+    of the same shapes and dtypes) an earlier call checked and ran: straight to its
+    (specialized) code, guarded as grad's fast path is (free names, rules).  None
+    where it does not apply: the checked path runs."""
+    if type(primals) not in (tuple, list) or type(tangents) not in (tuple, list):
+        return None
+    n = len(primals)
+    args = (*primals, *tangents)
+    for a in args:
+        if type(a) is not np.ndarray or a.dtype.kind not in "fc":
+            return None
+    try:
+        per_fn = JVPS.get(fun)
+    except TypeError:  # (unhashable)
+        return None
+    t = per_fn.get(has_aux) if per_fn else None
+    if t is None or not t._by_signature or t._spec_error is not None or len(tangents) != n:
+        return None
+    hit = t._by_signature.get((n, call_signature(args)))
+    if hit is None or hit.pending or not hit.valid():
+        return None
+    if hit.free_names:
+        read_free_names(hit.fn)
+    try:
+        result = hit.fn(*args)
+    except ValueError as err:
+        reraise_located(err, t.ir, t.fn.__name__)
+    return _jvp_results(result, tuple(primals), tuple(tangents), hit.fn, has_aux,
+                        t.built_template())
+
+
+def _jvp_code(fun: Callable, n: int) -> Callable:
+    """The emitted JVP of ``fun`` called with ``n`` array primals and their tangents:
+    what the frontend inlines for ``s2s.jvp(fun, (x, ...), (v, ...))`` in user code."""
+    t = _jvp_transform(fun, False)
+    t._refresh()
+    _, emitted = t._generate((LEAF,) * len(t.ir.params), tuple(range(n)), (n, False),
+                             nargs=n)
+    return emitted
+
+
+# The frontend recognises s2s.jvp by these attributes (it does not import the api).
+jvp.__s2s_transform__ = "jvp"  # type: ignore[attr-defined]
+jvp.__s2s_code__ = _jvp_code  # type: ignore[attr-defined]
