@@ -40,7 +40,6 @@ from .arguments import (
     _split_aux,
     _tangent_like,
     check_array_types,
-    check_real_inputs,
 )
 from .display import NotebookDisplay
 from .located import LocatedCalls, reraise_located
@@ -110,6 +109,7 @@ class Transformed(LocatedCalls, NotebookDisplay):
         mode: str,
         argnums: int | Sequence[int] = 0,
         has_aux: bool = False,
+        holomorphic: bool = False,
     ) -> None:
         # transforming a transformed function transforms its emitted code, generated
         # per call structure: the inner transform is asked for it at each new one
@@ -126,6 +126,8 @@ class Transformed(LocatedCalls, NotebookDisplay):
         self.mode = mode
         self.argnums, self.tuple_out = _normalize_argnums(argnums)
         self.has_aux = has_aux
+        # grad of a holomorphic function: complex inputs and output, seed 1 + 0j
+        self.holomorphic = holomorphic
         self.ir = normalize(fn) if self.inner is None else self.inner.ir
         self._signature = self._free_fingerprint()
         base = "lambda" if fn.__name__ == "<lambda>" else fn.__name__
@@ -201,7 +203,7 @@ class Transformed(LocatedCalls, NotebookDisplay):
                 inner_text, inner_fn = self.inner._generate_for(passed, kinds, inner_args)
                 ir, origin = normalize(inner_fn), (inner_text,)
             text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
-                        self.mode, self.has_aux, self._signature,
+                        self.mode, self.has_aux, self.holomorphic, self._signature,
                         registry.generation()) + key + origin
             cached = _TEXT_CACHE.get(text_key)
             if cached is None:  # the pipeline's stages (api/pipeline.py)
@@ -228,7 +230,7 @@ class Transformed(LocatedCalls, NotebookDisplay):
 
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
               argnums: tuple[int, ...], tuple_out: bool) -> None:
-        spec = Spec(self.mode, argnums, tuple_out, self.has_aux, kinds)
+        spec = Spec(self.mode, argnums, tuple_out, self.has_aux, kinds, self.holomorphic)
         emit_reverse(ir, spec, module, self.__name__)
 
     def __s2s_transform__(self) -> str | None:
@@ -308,7 +310,7 @@ class Transformed(LocatedCalls, NotebookDisplay):
     def _plan(self, args: tuple, kwargs: dict,
               argnums: tuple[int, ...]) -> tuple[str, Callable]:
         nargs = len(args)
-        _check_float_inputs("grad", args, argnums)
+        _check_float_inputs("grad", args, argnums, self.holomorphic)
         self._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
         try:
@@ -478,7 +480,10 @@ def grad(
     Same semantics as ``jax.grad``: ``argnums`` an int (one gradient), negative, or a
     tuple (a tuple of gradients); pytree arguments keep their structure; keyword
     arguments are never differentiated; ``allow_int`` gives integer arguments
-    ``float0`` zeros; ``holomorphic=True`` is refused.  A bound method (``model.loss``)
+    ``float0`` zeros; complex arguments are differentiated with JAX's convention (the
+    gradient of a real ``fun`` is the conjugate of df/dz... see docs/complex.md), and
+    ``holomorphic=True`` differentiates a holomorphic ``fun`` of complex arguments
+    with a complex output.  A bound method (``model.loss``)
     reads its object's attributes at each call.  Usable as ``@grad`` or
     ``@grad(argnums=1)``.
     """
@@ -506,15 +511,16 @@ def _transform(fun: Callable, mode: str, argnums: int | Sequence[int], has_aux: 
     """grad's options and objects (s2s/api/methods.py) around a ``Transformed`` of the
     function ``fun`` denotes (a partial, a NumPy function, a callable object:
     s2s/api/callables.py)."""
-    methods.refuse_holomorphic(holomorphic, mode)
     bound = trees.unbound(fun)
     if bound is not None:
-        inner = _transform(bound[0], mode, methods.shifted(argnums), has_aux, False, allow_int)
+        inner = _transform(bound[0], mode, methods.shifted(argnums), has_aux, holomorphic,
+                           allow_int)
         return methods.Bound(inner, bound[1])
     if allow_int:
         return methods.AllowInt(lambda nums: callables.transformable(
-            fun, lambda f: Transformed(f, mode, nums, has_aux)), argnums)
-    return callables.transformable(fun, lambda f: Transformed(f, mode, argnums, has_aux))
+            fun, lambda f: Transformed(f, mode, nums, has_aux, holomorphic)), argnums)
+    return callables.transformable(
+        fun, lambda f: Transformed(f, mode, argnums, has_aux, holomorphic))
 
 
 class _VJP(Transformed):
@@ -531,11 +537,9 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     """
     given, primals = primals, trees.plain_args(primals, ())  # (s2s/api/trees.py)
     check_array_types("vjp", primals)
-    check_real_inputs("vjp", primals)
     t = _VJP(callables.as_function(fun, len(primals)), has_aux)
     out = fun(*_copies(given))  # (the user's own code may write into its arguments)
     out, aux = _split_aux(out, has_aux)
-    check_real_inputs("vjp", out)
     float_args = _inexact_args(primals)
     kinds = tuple(kind_of(p) for p in primals)
 
@@ -611,7 +615,6 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         primals, tangents = trees.plain(tuple(primals)), trees.plain(tuple(tangents))
     _check_tangents(primals, tangents)
     check_array_types("jvp", (primals, tangents))
-    check_real_inputs("jvp", primals)
     t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)
     t._refresh()
     active = _inexact_args(primals)

@@ -25,6 +25,7 @@ from ..transforms.module import Module
 from ..transforms.ranks import run_silenced
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import callables, signatures
+from .arguments import check_outputs
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
 from .transformed import (
@@ -559,10 +560,12 @@ class JacFwd(_JacobianCode):
     def _transform(self) -> Transformed:
         return _jvp_transform(self.fun, self.has_aux)
 
-    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool) -> None:
+    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool,
+                 holomorphic: bool = False) -> None:
         self.fun = fun
         self.argnums, self.tuple_out = _normalize_argnums(argnums)
         self.has_aux = has_aux
+        self.holomorphic = holomorphic
         self.__name__ = f"{_base_name(fun)}_jacfwd"
         self.__qualname__ = self.__name__
         self._vmapped: dict[Any, Vmapped] = {}
@@ -570,17 +573,7 @@ class JacFwd(_JacobianCode):
 
     def __call__(self, *args: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
-        check_array_types(self.__name__, args)
-        for i in argnums:
-            for leaf in _leaves(args[i]):
-                dtype = np.result_type(leaf)
-                if not np.issubdtype(dtype, np.floating):
-                    raise TypeError(
-                        "jacfwd requires real-valued inputs (input dtype that is a "
-                        f"sub-dtype of np.floating), but got {dtype.name}. s2s has no "
-                        "holomorphic differentiation (JAX's holomorphic=True); for complex "
-                        "or integer inputs, use s2s.jvp directly."
-                    )
+        _check_float_inputs("jacfwd", args, argnums, self.holomorphic, real_only=True)
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
@@ -603,6 +596,8 @@ class JacFwd(_JacobianCode):
         result = v(*args, *tangents)
         self.source = v.source
         out_dot = result[1] if self.has_aux else result
+        if self.holomorphic:  # (a real output's tangent is real)
+            check_outputs("jacfwd", out_dot, True)
         if out_dot is None or isinstance(out_dot, np.ndarray) and out_dot.dtype == object:
             out = self.fun(*_copies(args))  # None out: None Jacobian, as JAX gives
             if (out[0] if self.has_aux else out) is None:
@@ -632,10 +627,12 @@ def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any
     return _map_leaves(per_out, batched_out)
 
 
-def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Any:
     """The Jacobian of ``fun`` by forward mode, as ``jax.jacfwd``: output dims first,
-    input dims last; pytrees nest out-tree then in-tree."""
-    return callables.transformable(fun, lambda f: JacFwd(f, argnums, has_aux))
+    input dims last; pytrees nest out-tree then in-tree.  Complex inputs need
+    ``holomorphic=True`` (then the output must be complex too), as in JAX."""
+    return callables.transformable(fun, lambda f: JacFwd(f, argnums, has_aux, holomorphic))
 
 
 
@@ -644,10 +641,12 @@ class JacRev(_JacobianCode):
     def _transform(self) -> Transformed:
         return vjp_transform(self.fun, self.has_aux)
 
-    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool) -> None:
+    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool,
+                 holomorphic: bool = False) -> None:
         self.fun = fun
         self.argnums, self.tuple_out = _normalize_argnums(argnums)
         self.has_aux = has_aux
+        self.holomorphic = holomorphic
         self.__name__ = f"{_base_name(fun)}_jacrev"
         self.__qualname__ = self.__name__
         self._vmapped: dict[Any, Vmapped] = {}
@@ -655,12 +654,13 @@ class JacRev(_JacobianCode):
 
     def __call__(self, *args: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
-        _check_float_inputs("jacrev", args, argnums)
+        _check_float_inputs("jacrev", args, argnums, self.holomorphic)
         out = self.fun(*_copies(args))  # (never on the caller's arrays)
         aux = None
         if self.has_aux:
             out, aux = out
         _no_array_out(self.__name__, out)
+        check_outputs("jacrev", out, self.holomorphic)
         t = vjp_transform(self.fun, self.has_aux)
         t._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
@@ -715,20 +715,23 @@ def vjp_transform(fun: Callable, has_aux: bool) -> Transformed:
 _VJPS: LRU[Any, dict] = LRU(128)
 
 
-def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Any:
     """The Jacobian of ``fun`` by reverse mode, as ``jax.jacrev``: output dims first,
-    input dims last; pytrees nest out-tree then in-tree."""
-    return callables.transformable(fun, lambda f: JacRev(f, argnums, has_aux))
+    input dims last; pytrees nest out-tree then in-tree.  A complex output needs
+    ``holomorphic=True`` (then the inputs must be complex too), as in JAX."""
+    return callables.transformable(fun, lambda f: JacRev(f, argnums, has_aux, holomorphic))
 
 
 jacobian = jacrev
 
 
-def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Any:
     """The Hessian of a scalar ``fun``, as ``jax.hessian``: forward mode over the
     emitted gradient, ``jacfwd(grad(fun))``, vectorised over the basis."""
-    inner = grad(fun, argnums=argnums, has_aux=has_aux)
-    return _Hessian(inner, argnums, has_aux)
+    inner = grad(fun, argnums=argnums, has_aux=has_aux, holomorphic=holomorphic)
+    return _Hessian(inner, argnums, has_aux, holomorphic)
 
 
 class _Hessian(JacFwd):
@@ -747,7 +750,9 @@ class _Hessian(JacFwd):
                 # not a scalar: the Hessian of each output element, as JAX's
                 # jacfwd(jacrev(fun)) lays it out (output dims first)
                 nums = self.argnums if self.tuple_out else self.argnums[0]
-                self._general = jacfwd(jacrev(user_fn, argnums=nums), argnums=nums)
+                holo = self.holomorphic
+                self._general = jacfwd(jacrev(user_fn, argnums=nums, holomorphic=holo),
+                                       argnums=nums, holomorphic=holo)
             self._checked_out = True
         if self._general is not None:
             return self._general(*args)

@@ -119,12 +119,12 @@ def dot_rule(b: Batch, s: Let) -> str:
 # ---- products -------------------------------------------------------------------
 
 defprim("vdot", np.vdot, "(a, b)", family="linalg",
-        note="real arrays: the sum of the flattened product")
+        note="the sum of the flattened product, a conjugated (JAX's convention)")
 
 
 @defvjp("vdot")
-def vdot_vjp(g, ans, a, b):
-    return g * np.reshape(b, np.shape(a)), g * np.reshape(a, np.shape(b))
+def vdot_vjp(g, ans, a, b):  # sum(conj(a) * b): conj-linear in a
+    return np.conj(g * np.reshape(b, np.shape(a))), g * np.conj(np.reshape(a, np.shape(b)))
 
 
 defbilinear("vdot", "a", "b")
@@ -370,8 +370,8 @@ for _name, _impl in (("vecdot", np.vecdot), ("linalg.vecdot", np.linalg.vecdot))
 
     @defvjp(_name)
     def vecdot_vjp(g, ans, x1, x2, axis=-1):
-        g = np.expand_dims(g, axis)
-        return unbroadcast(g * x2, x1), unbroadcast(g * x1, x2)
+        g = np.expand_dims(g, axis)  # sum(conj(x1) * x2): conj-linear in x1
+        return unbroadcast(np.conj(g * x2), x1), unbroadcast(g * np.conj(x1), x2)
 
     @defjvp(_name, "x1")
     def vecdot_jvp_x1(x1_dot, ans, x1, x2, axis=-1):
@@ -402,7 +402,7 @@ defprim("matvec", np.matvec, "(x1, x2)", family="linalg")
 @defvjp("matvec")
 def matvec_vjp(g, ans, x1, x2):
     x1_bar = np.expand_dims(g, -1) * np.expand_dims(x2, -2)
-    return unbroadcast(x1_bar, x1), unbroadcast(np.vecmat(g, x1), x2)
+    return unbroadcast(x1_bar, x1), unbroadcast(np.vecmat(np.conj(g), x1), x2)
 
 
 defbilinear("matvec", "x1", "x2")
@@ -413,8 +413,9 @@ defprim("vecmat", np.vecmat, "(x1, x2)", family="linalg")
 
 @defvjp("vecmat")
 def vecmat_vjp(g, ans, x1, x2):
-    x2_bar = np.expand_dims(x1, -1) * np.expand_dims(g, -2)
-    return unbroadcast(np.matvec(x2, g), x1), unbroadcast(x2_bar, x2)
+    # sum(conj(x1) * x2, axis=-2): conj-linear in x1 (np.vecmat conjugates its vector)
+    x2_bar = np.expand_dims(np.conj(x1), -1) * np.expand_dims(g, -2)
+    return unbroadcast(np.conj(np.matvec(x2, g)), x1), unbroadcast(x2_bar, x2)
 
 
 defbilinear("vecmat", "x1", "x2")

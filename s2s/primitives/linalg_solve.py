@@ -447,19 +447,21 @@ def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
     if axis is not None and not keepdims:
         g = np.expand_dims(g, axis)
         ans = np.expand_dims(ans, axis)
+    g = np.real(g)  # (the cotangent of a real value)
     if ord is None or ord == "fro":
-        return g * x / ans
+        return g * np.conj(x) / ans
     return g * norm_grad(x, ans, ord, axis)
 
 
 @defjvp("linalg.norm", "x")
 def norm_jvp(x_dot, ans, x, ord=None, axis=None, keepdims=False):
     if ord is None or ord == "fro":
-        return np.sum(x * x_dot, axis=axis, keepdims=keepdims) / ans
+        return np.sum(np.real(np.conj(x) * x_dot), axis=axis, keepdims=keepdims) / ans
     norm = ans
     if axis is not None and not keepdims:
         norm = np.expand_dims(ans, axis)
-    return np.sum(norm_grad(x, norm, ord, axis) * x_dot, axis=axis, keepdims=keepdims)
+    return np.sum(np.real(norm_grad(x, norm, ord, axis) * x_dot), axis=axis,
+                  keepdims=keepdims)
 
 
 @batch_rule("linalg.norm")

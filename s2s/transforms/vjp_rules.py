@@ -11,7 +11,7 @@ from typing import Any
 from ..emit.code import Block, Line
 from ..errors import NonDifferentiableError, TransformError
 from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text
-from ..ir.nodes import KEYWORD_OPERANDS, Let, Var
+from ..ir.nodes import KEYWORD_OPERANDS, Const, Let, Var
 from ..primitives import PRIMITIVES
 from ..primitives.registry import arg_slots, refuse_underived
 from .inline import Array
@@ -46,8 +46,10 @@ class VjpRules:
         if len(positions) == len(prim.diff):
             for k, j in enumerate(positions):
                 others = s.args[:j] + s.args[j + 1 :]
-                if others and all(self.r.facts.is_scalar(o) for o in others):
+                if others and all(self.r.facts.is_scalar(o) for o in others) and not any(
+                        isinstance(o, Const) and isinstance(o.value, complex) for o in others):
                     # every other argument has shape (): nothing broadcast against it
+                    # (kept beside a complex constant: a real operand's part is real)
                     results[k] = _drop_unbroadcast(results[k])
         wanted: list[tuple[str, ast.expr, Any]] = []  # (var, rule result, element)
         for i, name in active_args:
