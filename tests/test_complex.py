@@ -45,6 +45,12 @@ CASES = {  # name -> (arguments, argnums)
 }
 
 
+def sampled(names, keep=("least_squares", "parts")):
+    """Every case with ``-m slow``; by default the ones in ``keep`` (JAX's compiles
+    cost about a second a case)."""
+    return [pytest.param(n, marks=[] if n in keep else [pytest.mark.slow]) for n in names]
+
+
 def args_as(args, dtype):
     real = np.float32 if dtype == np.complex64 else np.float64
     return tuple(np.asarray(a, dtype=dtype if np.iscomplexobj(a) else real)
@@ -64,7 +70,7 @@ def test_grad_of_a_real_loss_matches_jax(name, dtype):
         assert np.asarray(g).dtype == np.asarray(a).dtype  # complex in, complex out
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", sampled(CASES, ("fft_filter",)))
 def test_value_and_grad_third_call_and_caller_arrays(name):
     args, argnums = CASES[name]
     f = s2s.value_and_grad(getattr(F, name), argnums=argnums)
@@ -76,7 +82,7 @@ def test_value_and_grad_third_call_and_caller_arrays(name):
         np.testing.assert_array_equal(a, b)  # s2s never writes into the caller's arrays
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", sampled(CASES, ("literals", "statistics", "mixed")))
 def test_jvp_and_vjp_match_jax(name):
     args, _ = CASES[name]
     fn, twin = getattr(F, name), getattr(J, name)
@@ -120,7 +126,8 @@ def test_jit_of_grad_matches_jax(backend):
     close(got, jax.grad(J.least_squares)(*args))
 
 
-@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("dtype", [np.complex128, pytest.param(np.complex64,
+                                                                marks=pytest.mark.slow)])
 def test_holomorphic_transforms_match_jax(dtype):
     z = cnormal(3, dtype=dtype) + 2
     for fn in (s2s.grad, s2s.value_and_grad):

@@ -14,7 +14,6 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..errors import TransformError
 from . import trees
 
 # JAX's float0: the tangent/cotangent dtype of integer and boolean inputs.

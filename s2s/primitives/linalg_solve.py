@@ -486,20 +486,21 @@ def vector_norm_vjp(g, ans, x, axis=None, keepdims=False, ord=2):
     if axis is not None and not keepdims:
         g = np.expand_dims(g, axis)
         ans = np.expand_dims(ans, axis)
+    g = np.real(g)  # (the cotangent of a real value)
     if ord == 2:
-        return g * x / ans
+        return g * np.conj(x) / ans
     return g * vector_norm_grad(x, ans, ord, axis)
 
 
 @defjvp("linalg.vector_norm", "x")
 def vector_norm_jvp(x_dot, ans, x, axis=None, keepdims=False, ord=2):
     if ord == 2:
-        return np.sum(x * x_dot, axis=axis, keepdims=keepdims) / ans
+        return np.sum(np.real(np.conj(x) * x_dot), axis=axis, keepdims=keepdims) / ans
     norm = ans
     if axis is not None and not keepdims:
         norm = np.expand_dims(ans, axis)
     grad = vector_norm_grad(x, norm, ord, axis)
-    return np.sum(grad * x_dot, axis=axis, keepdims=keepdims)
+    return np.sum(np.real(grad * x_dot), axis=axis, keepdims=keepdims)
 
 
 @batch_rule("linalg.vector_norm")
@@ -519,8 +520,9 @@ def matrix_norm_vjp(g, ans, x, keepdims=False, ord="fro"):
     if not keepdims:
         g = np.expand_dims(g, (-2, -1))
         ans = np.expand_dims(ans, (-2, -1))
+    g = np.real(g)  # (the cotangent of a real value)
     if ord == "fro":
-        return g * x / ans
+        return g * np.conj(x) / ans
     return g * matrix_norm_grad(x, ans, ord)
 
 
@@ -530,7 +532,7 @@ def matrix_norm_jvp(x_dot, ans, x, keepdims=False, ord="fro"):
     if not keepdims:
         norm = np.expand_dims(ans, (-2, -1))
     grad = matrix_norm_grad(x, norm, ord)
-    return np.sum(grad * x_dot, axis=(-2, -1), keepdims=keepdims)
+    return np.sum(np.real(grad * x_dot), axis=(-2, -1), keepdims=keepdims)
 
 
 defprim("linalg.matrix_rank", np.linalg.matrix_rank, "(A, tol=None, hermitian=False)",
