@@ -199,3 +199,19 @@ def test_special_values_nan_and_zero():
     close(s2s.grad(F.statistics)(np.ones(1, complex) * (1 + 2j)),
           jax.grad(J.statistics)(np.ones(1, complex) * (1 + 2j)))
     assert s2s.grad(F.parts)(empty).shape == (0,)
+
+
+def test_second_order_through_complex_values_is_real_and_jaxs():
+    """hessian of a real function of real inputs through complex intermediates: the
+    emitted gradient carries an imaginary part JAX drops (a real input's cotangent
+    is its real part); the Hessian is real and JAX's."""
+    import rule_fns_complex as C
+
+    CJ = jax_twin(C)
+    x = np.array([0.5, -1.0, 2.0])
+    for name in ("f_imag", "f_angle", "f_imag_attribute"):
+        got = s2s.hessian(getattr(C, name))(x)
+        assert got.dtype == np.float64
+        close(got, jax.hessian(getattr(CJ, name))(x))
+    xs = np.stack([x, x + 1])
+    close(s2s.vmap(s2s.grad(C.f_angle))(xs), jax.vmap(jax.grad(CJ.f_angle))(xs))

@@ -11,6 +11,7 @@ All rows run with ``-m slow``; the default tier runs one in ``EVERY``.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import zlib
 
@@ -45,6 +46,9 @@ COMPLEX_UNVERIFIED = {
     "linalg.cholesky": "the table draws real SPD matrices; Hermitian ones not drawn",
     "linalg.eigvalsh": "the table draws real symmetric matrices; Hermitian ones not drawn",
 }
+# JAX's equivalent on complex inputs, where the table's (for real ones) differs: a
+# real_if_close of values with imaginary parts far from 0 is the identity
+COMPLEX_JAX = {"real_if_close": lambda a, tol=100: a}
 EVERY = 100  # one row in EVERY runs in the default tier (JAX calls cost ~1 s a row)
 
 
@@ -99,6 +103,8 @@ def test_rules_match_jax_on_complex_inputs(row) -> None:
     if d is None:
         pytest.skip("no floating argument to make complex")  # (integer-only rows)
     primals = [np.asarray(d.args[p]) for p in d.positions]
+    if row.prim in COMPLEX_JAX:
+        d.row = dataclasses.replace(row, jax=COMPLEX_JAX[row.prim])
     f = d.jax_fn()
     out, pullback = jax.vjp(f, *primals)
     T.assert_close(d.ans, out, rtol=1e-9, atol=1e-10)

@@ -598,6 +598,12 @@ class JacFwd(_JacobianCode):
         out_dot = result[1] if self.has_aux else result
         if self.holomorphic:  # (a real output's tangent is real)
             check_outputs("jacfwd", out_dot, True)
+        elif getattr(self.fun, "mode", None) in ("grad", "value_and_grad") and not any(
+                np.iscomplexobj(leaf) for leaf in _leaves(args)):
+            # the emitted gradient of real inputs through complex values is cast to
+            # its inputs' dtype only when it returns (JAX's real part): so is its
+            # derivative here
+            out_dot = _map_leaves(np.real, out_dot)
         if out_dot is None or isinstance(out_dot, np.ndarray) and out_dot.dtype == object:
             out = self.fun(*_copies(args))  # None out: None Jacobian, as JAX gives
             if (out[0] if self.has_aux else out) is None:

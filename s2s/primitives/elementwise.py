@@ -535,6 +535,7 @@ def fabs_jvp(x_dot, ans, x):
 for _name, _alias in (
     ("signbit", None), ("isinf", math.isinf), ("isneginf", None),
     ("isposinf", None), ("iscomplex", None), ("isreal", None),
+    ("iscomplexobj", None), ("isrealobj", None),
 ):
     defprim(
         _name, getattr(np, _name), "(x)", family="comparison", nondiff=True,
