@@ -7,7 +7,6 @@ for a result that comes out real) and cannot trace complex() of a traced value: 
 end-to-end cases are checked against finite differences."""
 
 import jax.numpy as jnp
-
 import rule_fns_complex as F
 from rule_table import E2ECase, Row, normal, uniform
 
