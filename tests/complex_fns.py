@@ -62,3 +62,14 @@ def matrix(m, v):
     """solve, inv and det of a complex matrix, under a real loss."""
     s = np.linalg.solve(m, v)
     return np.sum(np.abs(s) ** 2) + np.abs(np.linalg.det(m)) + np.real(np.trace(np.linalg.inv(m)))
+
+
+def hermitian(m):
+    """cholesky, eigvalsh and slogdet of complex matrices, under a real loss."""
+    a = m @ np.conj(m).T + 3 * np.eye(3)
+    l = np.linalg.cholesky(a)
+    w = np.linalg.eigvalsh(a)
+    sign, logdet = np.linalg.slogdet(m + 2 * np.eye(3))
+    weights = np.arange(1.0, 4.0)
+    return np.sum(np.abs(l) ** 2 * weights) + np.sum(w**2 * weights) + logdet + np.real(
+        sign * (1 + 1j))

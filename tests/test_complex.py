@@ -42,6 +42,7 @@ CASES = {  # name -> (arguments, argnums)
     "statistics": ((cnormal(2, 3),), 0),
     "mixed": ((R.normal(size=3), cnormal(3)), (0, 1)),
     "matrix": ((cnormal(3, 3) + 3 * np.eye(3), cnormal(3)), (0, 1)),
+    "hermitian": ((cnormal(3, 3),), 0),
 }
 
 

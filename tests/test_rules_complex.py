@@ -35,20 +35,19 @@ REAL_ONLY = {
 # Rules that run on complex values but whose derivative is not JAX's there yet
 COMPLEX_UNVERIFIED = {
     "linalg.pinv": "conjugate transposes missing",
-    "linalg.svdvals": "conjugate transposes missing",
-    "linalg.cond": "built on svdvals",
     "cov": "np.cov conjugates its second factor; the rule does not",
     "corrcoef": "built on cov",
     "convolve": "the rule's correlate conjugates",
     "correlate": "np.correlate conjugates its second operand; the rule does not",
     "polymul": "built on convolve",
     "full_like": "a complex fill_value is cast to a real a's dtype",
-    "linalg.cholesky": "the table draws real SPD matrices; Hermitian ones not drawn",
-    "linalg.eigvalsh": "the table draws real symmetric matrices; Hermitian ones not drawn",
 }
 # JAX's equivalent on complex inputs, where the table's (for real ones) differs: a
 # real_if_close of values with imaginary parts far from 0 is the identity
 COMPLEX_JAX = {"real_if_close": lambda a, tol=100: a}
+# Hermitian matrices: the imaginary part drawn antisymmetric (their rows draw
+# symmetric positive definite real parts)
+HERMITIAN = {"linalg.cholesky", "linalg.eigvalsh", "linalg.eigh"}
 EVERY = 100  # one row in EVERY runs in the default tier (JAX calls cost ~1 s a row)
 
 
@@ -67,7 +66,10 @@ def complexified(row) -> tuple | None:
         a = args[p]
         if isinstance(a, (float, np.ndarray, np.floating)) and \
                 np.issubdtype(np.result_type(a), np.floating):
-            args[p] = np.asarray(a) + 0.3j * r.normal(size=np.shape(a))
+            imag = r.normal(size=np.shape(a))
+            if row.prim in HERMITIAN:
+                imag = imag - np.swapaxes(imag, -1, -2)
+            args[p] = np.asarray(a) + 0.3j * imag
             if not isinstance(a, np.ndarray):
                 args[p] = complex(args[p])
             changed = True
