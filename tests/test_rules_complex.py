@@ -35,11 +35,7 @@ REAL_ONLY = {
 # Rules that run on complex values but whose derivative is not JAX's there yet
 COMPLEX_UNVERIFIED = {
     "linalg.pinv": "conjugate transposes missing",
-    "cov": "np.cov conjugates its second factor; the rule does not",
-    "corrcoef": "built on cov",
-    "convolve": "the rule's correlate conjugates",
-    "correlate": "np.correlate conjugates its second operand; the rule does not",
-    "polymul": "built on convolve",
+    "corrcoef": "its rule divides by the real standard deviations without conjugating",
     "full_like": "a complex fill_value is cast to a real a's dtype",
 }
 # JAX's equivalent on complex inputs, where the table's (for real ones) differs: a

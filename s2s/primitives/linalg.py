@@ -834,14 +834,16 @@ def convolve_vjp(g, ans, a, v, mode="full"):
     if mode == "valid":
         offset = np.minimum(np.size(a), np.size(v)) - 1
     placed = g @ np.eye(np.size(g), full, offset)
-    return np.correlate(placed, v, "valid"), np.correlate(placed, a, "valid")
+    # (np.correlate conjugates its second operand: conj undoes it, JAX's transpose)
+    return (np.correlate(placed, np.conj(v), "valid"),
+            np.correlate(placed, np.conj(a), "valid"))
 
 
 defbilinear("convolve", "a", "v")
 
 
 defprim("correlate", np.correlate, "(a, v, mode='valid')", family="linalg",
-        note="1-D real a and v (np.convolve(a, np.flip(v))), modes valid, same, full")
+        note="1-D a and v (np.convolve(a, np.flip(np.conj(v)))), modes valid, same, full")
 
 
 @defvjp("correlate")
@@ -854,7 +856,8 @@ def correlate_vjp(g, ans, a, v, mode="valid"):
         offset = np.minimum(np.size(a), np.size(v)) - 1
     placed = g @ np.eye(np.size(g), full, offset)
     a_bar = np.correlate(placed, np.flip(v), "valid")
-    return a_bar, np.flip(np.correlate(placed, a, "valid"))
+    # conj-linear in v (np.correlate conjugates it): v_bar = conj(sum g a)
+    return a_bar, np.conj(np.flip(np.correlate(placed, np.conj(a), "valid")))
 
 
 defbilinear("correlate", "a", "v")
@@ -893,7 +896,8 @@ defprim("polymul", np.polymul, "(a1, a2)", family="linalg",
 
 @defvjp("polymul")
 def polymul_vjp(g, ans, a1, a2):
-    return np.correlate(g, a2, "valid"), np.correlate(g, a1, "valid")
+    # (np.correlate conjugates its second operand: conj undoes it, JAX's transpose)
+    return np.correlate(g, np.conj(a2), "valid"), np.correlate(g, np.conj(a1), "valid")
 
 
 # np.convolve, not np.polymul: polymul drops a tangent's leading zeros (a basis

@@ -664,7 +664,8 @@ def cov_vjp(g, ans, m, rowvar=True, bias=False, ddof=None):
             ddof = 0
     xc = x - np.mean(x, axis=1, keepdims=True)
     gm = np.reshape(g, (np.shape(x)[0], np.shape(x)[0]))
-    x_bar = (gm + np.matrix_transpose(gm)) @ xc / (np.shape(x)[1] - ddof)
+    # c = xc xc^H / (N - ddof): of complex m, conjugate transposes
+    x_bar = (gm + np.conj(np.matrix_transpose(gm))) @ np.conj(xc) / (np.shape(x)[1] - ddof)
     if not rowvar:
         if np.shape(x)[0] != np.shape(np.atleast_2d(m))[0]:
             x_bar = np.matrix_transpose(x_bar)
@@ -685,8 +686,8 @@ def cov_jvp(m_dot, ans, m, rowvar=True, bias=False, ddof=None):
             ddof = 0
     xc = x - np.mean(x, axis=1, keepdims=True)
     xc_dot = x_dot - np.mean(x_dot, axis=1, keepdims=True)
-    c_dot = xc_dot @ np.matrix_transpose(xc)
-    return np.reshape((c_dot + np.matrix_transpose(c_dot)) / (np.shape(x)[1] - ddof),
+    c_dot = xc_dot @ np.conj(np.matrix_transpose(xc))
+    return np.reshape((c_dot + np.conj(np.matrix_transpose(c_dot))) / (np.shape(x)[1] - ddof),
                       np.shape(ans))
 
 
