@@ -81,7 +81,7 @@ def _check_float_inputs(name: str, args: Sequence[Any], argnums: tuple[int, ...]
                     f"{name} with holomorphic=True requires inputs with complex dtype, "
                     f"but got {dtype.name}."
                 )
-            if complex_ and real_only and not holomorphic:
+            if real_only and not holomorphic and not np.issubdtype(dtype, np.floating):
                 raise TypeError(
                     f"{name} requires real-valued inputs (input dtype that is a sub-dtype "
                     f"of np.floating), but got {dtype.name}. For holomorphic "
