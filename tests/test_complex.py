@@ -83,7 +83,7 @@ def test_value_and_grad_third_call_and_caller_arrays(name):
         np.testing.assert_array_equal(a, b)  # s2s never writes into the caller's arrays
 
 
-@pytest.mark.parametrize("name", sampled(CASES, ("literals", "statistics", "mixed")))
+@pytest.mark.parametrize("name", sampled(CASES, ("literals",)))
 def test_jvp_and_vjp_match_jax(name):
     args, _ = CASES[name]
     fn, twin = getattr(F, name), getattr(J, name)
@@ -202,17 +202,18 @@ def test_special_values_nan_and_zero():
     assert s2s.grad(F.parts)(empty).shape == (0,)
 
 
-def test_second_order_through_complex_values_is_real_and_jaxs():
+@pytest.mark.parametrize("name", sampled(("f_imag", "f_angle", "f_imag_attribute"),
+                                         ("f_imag",)))
+def test_second_order_through_complex_values_is_real_and_jaxs(name):
     """hessian of a real function of real inputs through complex intermediates: the
     emitted gradient carries an imaginary part JAX drops (a real input's cotangent
-    is its real part); the Hessian is real and JAX's."""
+    is its real part); the Hessian is real and JAX's, and so is a vmapped gradient."""
     import rule_fns_complex as C
 
     CJ = jax_twin(C)
     x = np.array([0.5, -1.0, 2.0])
-    for name in ("f_imag", "f_angle", "f_imag_attribute"):
-        got = s2s.hessian(getattr(C, name))(x)
-        assert got.dtype == np.float64
-        close(got, jax.hessian(getattr(CJ, name))(x))
+    got = s2s.hessian(getattr(C, name))(x)
+    assert got.dtype == np.float64
+    close(got, jax.hessian(getattr(CJ, name))(x))
     xs = np.stack([x, x + 1])
-    close(s2s.vmap(s2s.grad(C.f_angle))(xs), jax.vmap(jax.grad(CJ.f_angle))(xs))
+    close(s2s.vmap(s2s.grad(getattr(C, name)))(xs), jax.vmap(jax.grad(getattr(CJ, name)))(xs))
