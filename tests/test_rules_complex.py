@@ -34,7 +34,6 @@ REAL_ONLY = {
 }
 # Rules that run on complex values but whose derivative is not JAX's there yet
 COMPLEX_UNVERIFIED = {
-    "linalg.pinv": "conjugate transposes missing",
     "corrcoef": "not yet derived for complex values (its VJP is not JAX's there)",
     "full_like": "a complex fill_value is cast to a real a's dtype",
 }

@@ -166,21 +166,23 @@ defprim("linalg.pinv", np.linalg.pinv, "(a, rcond=None, hermitian=False)",
 @defvjp("linalg.pinv")
 def pinv_vjp(g, ans, a, rcond=None, hermitian=False):
     # transposes the terms of Golub & Pereyra's derivative (JAX's pinv JVP)
+    # (of a complex a the terms in a_dot^H are conjugate-linear: their parts conjugated)
     p_t = np.matrix_transpose(ans)
+    p_h = np.conj(p_t)
     g_t = np.matrix_transpose(g)
     out_proj = np.eye(np.shape(a)[-2]) - a @ ans  # I - a pinv(a)
     in_proj = np.eye(np.shape(a)[-1]) - ans @ a  # I - pinv(a) a
-    return -p_t @ g @ p_t + out_proj @ g_t @ ans @ p_t + p_t @ ans @ g_t @ in_proj
+    return -p_t @ g @ p_t + np.conj(out_proj @ g_t @ ans @ p_h + p_h @ ans @ g_t @ in_proj)
 
 
 @defjvp("linalg.pinv", "a")
 def pinv_jvp(a_dot, ans, a, rcond=None, hermitian=False):
-    p_t = np.matrix_transpose(ans)
-    a_dot_t = np.matrix_transpose(a_dot)
+    p_h = np.conj(np.matrix_transpose(ans))
+    a_dot_h = np.conj(np.matrix_transpose(a_dot))
     out_proj = np.eye(np.shape(a)[-2]) - a @ ans
     in_proj = np.eye(np.shape(a)[-1]) - ans @ a
-    return (-ans @ a_dot @ ans + ans @ p_t @ a_dot_t @ out_proj
-            + in_proj @ a_dot_t @ p_t @ ans)
+    return (-ans @ a_dot @ ans + ans @ p_h @ a_dot_h @ out_proj
+            + in_proj @ a_dot_h @ p_h @ ans)
 
 
 defprim(
