@@ -36,8 +36,9 @@ def stop_gradient(x):
     return x
 
 
-def grad_seed(out):
-    """The cotangent 1 for a scalar output; the errors JAX's ``grad`` raises otherwise."""
+def grad_seed(out, holomorphic=False):
+    """The cotangent 1 for a scalar output; the errors JAX's ``grad`` raises otherwise
+    (a real output, or a complex one under ``holomorphic=True``)."""
     shape = np.shape(out)
     dtype = np.result_type(out)
     if isinstance(out, (tuple, list, dict)) or out is None or shape != ():
@@ -50,10 +51,17 @@ def grad_seed(out):
             "Gradient only defined for scalar-output functions. "
             f"Output had shape: {shape}."
         )
-    if not np.issubdtype(dtype, np.floating):
+    if holomorphic:
+        if not np.issubdtype(dtype, np.complexfloating):
+            raise TypeError(
+                "grad with holomorphic=True requires outputs with complex dtype, but "
+                f"got {dtype.name}."
+            )
+    elif not np.issubdtype(dtype, np.floating):
         extra = (
-            "s2s has no holomorphic differentiation (JAX's holomorphic=True): "
-            "differentiate np.real of the output." if np.issubdtype(dtype, np.complexfloating)
+            "For holomorphic differentiation, pass holomorphic=True. For "
+            "differentiation of non-holomorphic functions involving complex outputs, "
+            "use jax.vjp directly." if np.issubdtype(dtype, np.complexfloating)
             else "For differentiation of functions with integer outputs, use "
             "jax.vjp directly."
         )
@@ -442,7 +450,12 @@ def multi_dot_tangent(arrays, *tangents):
 
 
 def _sign(x):
-    """The derivative of ``|x|``, JAX's convention: 1 at 0."""
+    """The derivative of ``|x|``, JAX's convention: 1 at 0 (of a complex x, the
+    cotangent factor conj(x) / |x|)."""
+    if np.iscomplexobj(x):
+        magnitude = np.abs(x)
+        return np.where(magnitude == 0, 1.0, np.conj(x) / np.where(magnitude == 0, 1.0,
+                                                                 magnitude))
     return np.where(x >= 0, 1.0, -1.0)
 
 
@@ -454,7 +467,7 @@ def vector_norm_grad(x, norm, ord, axis=None):
     starting value 0 takes half), |x|' = 1 at 0, and ord=0 (a count) has none.
     """
     if ord is None or ord == 2:
-        return x / norm
+        return np.conj(x) / norm
     if ord == 1:
         return _sign(x)
     if ord == 0:
@@ -483,15 +496,15 @@ def matrix_norm_grad(x, norm, ord, axes=(-2, -1)):
     sums, or of the extreme singular value) share the derivative equally, as in JAX.
     """
     if ord is None or ord == "fro":
-        return x / norm
+        return np.conj(x) / norm
     x = np.moveaxis(x, axes, (-2, -1))
     if ord == "nuc":
         u, s, vt = np.linalg.svd(x, full_matrices=False)
-        grad = u @ vt
+        grad = np.conj(u @ vt)
     elif ord in (2, -2):
         u, s, vt = np.linalg.svd(x, full_matrices=False)
         share = _extreme_share(s, ord > 0, -1)
-        grad = (u * share[..., None, :]) @ vt
+        grad = np.conj((u * share[..., None, :]) @ vt)
     elif ord in (1, -1, np.inf, -np.inf):
         # 1-norms: the largest column sum of |x|; inf-norms: the largest row sum
         summed, across = (-2, -1) if ord in (1, -1) else (-1, -2)

@@ -152,7 +152,7 @@ def two_args(x, y):
 
 
 def complex_out(x):
-    return np.sum(x) * (1.0 + 2.0j)  # ERR: 2.0j
+    return np.sum(x) * (1.0 + 2.0j)
 
 
 def generator(x):

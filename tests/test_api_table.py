@@ -55,6 +55,12 @@ def _vjp(fn, jfn, x, ct):
     return same(s2s.vjp(fn, x)[1](ct), jax.vjp(jfn, x)[1](ct))
 
 
+def same_complex(got: Any, want: Any) -> None:
+    """``same`` of the real and the imaginary parts."""
+    same(np.real(got), np.real(want))
+    same(np.imag(got), np.imag(want))
+
+
 def _jit_same(**options):
     return lambda: same(s2s.jit(F.loss, **options)(X), jax.jit(J.loss, **options)(X))
 
@@ -88,7 +94,9 @@ ROWS = [
                                         jax.grad(J.loss2, argnums=(0, 1))(X, X))),
     Row("grad", "has_aux", lambda: same(s2s.grad(F.with_aux, has_aux=True)(X),
                                         jax.grad(J.with_aux, has_aux=True)(X))),
-    Row("grad", "holomorphic", lambda: s2s.grad(F.loss, holomorphic=True)(X + 0j)),
+    Row("grad", "holomorphic", lambda: same_complex(
+        s2s.grad(F.loss, holomorphic=True)(X + 0.5j),
+        jax.grad(J.loss, holomorphic=True)(X + 0.5j))),
     Row("grad", "allow_int", lambda: same(
         s2s.grad(F.count_loss, argnums=(0, 1), allow_int=True)(X, 3)[0],
         jax.grad(J.count_loss, argnums=(0, 1), allow_int=True)(X, 3)[0])),
@@ -112,7 +120,9 @@ ROWS = [
                                           jax.jacfwd(J.scaled, argnums=1)(X, 2.0))),
     Row("jacfwd", "has_aux", lambda: same(s2s.jacfwd(F.with_aux, has_aux=True)(X),
                                           jax.jacfwd(J.with_aux, has_aux=True)(X))),
-    Row("jacfwd", "holomorphic", lambda: s2s.jacfwd(F.vector, holomorphic=True)(X)),
+    Row("jacfwd", "holomorphic", lambda: same_complex(
+        s2s.jacfwd(F.vector, holomorphic=True)(X + 0.5j),
+        jax.jacfwd(J.vector, holomorphic=True)(X + 0.5j))),
     Row("jacrev", "", lambda: same(s2s.jacrev(F.vector)(X), jax.jacrev(J.vector)(X))),
     Row("jacrev", "argnums", lambda: same(s2s.jacrev(F.scaled, argnums=1)(X, 2.0),
                                           jax.jacrev(J.scaled, argnums=1)(X, 2.0))),

@@ -60,23 +60,11 @@ def check_array_types(name: str, args: Any) -> None:
         )
 
 
-def check_real_inputs(name: str, *trees: Any) -> None:
-    """jvp and vjp of complex values are refused, as grad refuses them, until s2s
-    follows JAX's conventions for them (its rules are written for real values)."""
-    for tree in trees:
-        for leaf in _leaves(tree):
-            if leaf is not None and _is_arraylike(leaf) and not isinstance(
-                    leaf, (str, bytes)) and np.issubdtype(np.result_type(leaf),
-                                                          np.complexfloating):
-                raise TypeError(
-                    f"{name} of complex values is not supported by s2s yet (got "
-                    f"{np.result_type(leaf).name}). Instead: pass the real and "
-                    "imaginary parts as two real arguments, e.g. f(x_re, x_im) calling "
-                    "your function with x_re + 1j * x_im."
-                )
-
-
-def _check_float_inputs(name: str, args: Sequence[Any], argnums: tuple[int, ...]) -> None:
+def _check_float_inputs(name: str, args: Sequence[Any], argnums: tuple[int, ...],
+                        holomorphic: bool = False, real_only: bool = False) -> None:
+    """JAX's dtype rules for the differentiated arguments: floating or complex ones
+    (complex only with ``holomorphic=True`` where ``real_only``: jacfwd, hessian),
+    complex ones only under ``holomorphic=True``."""
     check_array_types(name, args)
     for i in argnums:
         for leaf in _leaves(args[i]):
@@ -87,20 +75,50 @@ def _check_float_inputs(name: str, args: Sequence[Any], argnums: tuple[int, ...]
                     "Instead: pass a NumPy array of a numeric dtype "
                     "(np.asarray(x, dtype=float))."
                 )
-            if np.issubdtype(dtype, np.complexfloating):
+            complex_ = np.issubdtype(dtype, np.complexfloating)
+            if holomorphic and not complex_:
                 raise TypeError(
-                    f"{name} of complex inputs is not supported by s2s yet "
-                    f"(got {dtype.name}). Instead: differentiate with respect to the "
-                    "real and imaginary parts as two real arguments, e.g. "
-                    "f(x_re, x_im) calling your function with x_re + 1j * x_im."
+                    f"{name} with holomorphic=True requires inputs with complex dtype, "
+                    f"but got {dtype.name}."
                 )
-            if not np.issubdtype(dtype, np.floating):
+            if real_only and not holomorphic and not np.issubdtype(dtype, np.floating):
+                raise TypeError(
+                    f"{name} requires real-valued inputs (input dtype that is a sub-dtype "
+                    f"of np.floating), but got {dtype.name}. For holomorphic "
+                    "differentiation, pass holomorphic=True. For differentiation of "
+                    "non-holomorphic functions involving complex inputs or integer "
+                    "inputs, use s2s.jvp directly."
+                )
+            if not np.issubdtype(dtype, np.inexact):
                 raise TypeError(
                     f"{name} requires real- or complex-valued inputs (input dtype that "
                     f"is a sub-dtype of np.inexact), but got {dtype.name}. If you want "
                     "to use Boolean- or integer-valued inputs, use vjp or set allow_int "
                     "to True."
                 )
+
+
+def check_outputs(name: str, out: Any, holomorphic: bool) -> None:
+    """JAX's dtype rule for a Jacobian's outputs: real ones (a complex output needs
+    ``holomorphic=True``), and complex ones under ``holomorphic=True``."""
+    for leaf in _leaves(out):
+        if leaf is None or not _is_arraylike(leaf):
+            continue
+        dtype = np.result_type(leaf)
+        complex_ = np.issubdtype(dtype, np.complexfloating)
+        if holomorphic and not complex_:
+            raise TypeError(
+                f"{name} with holomorphic=True requires outputs with complex dtype, but "
+                f"got {dtype.name}."
+            )
+        if complex_ and not holomorphic:
+            raise TypeError(
+                f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+                f"of np.floating), but got {dtype.name}. For holomorphic "
+                "differentiation, pass holomorphic=True. For differentiation of "
+                "non-holomorphic functions involving complex outputs, use s2s.vjp "
+                "directly."
+            )
 
 
 def _check_argnums(argnums: tuple[int, ...], as_tuple: bool, nargs: int) -> tuple[int, ...]:
@@ -134,6 +152,8 @@ def _normalize_argnums(argnums: int | Sequence[int]) -> tuple[tuple[int, ...], b
 
 def _cast_like(grad_leaf: Any, primal_leaf: Any) -> np.ndarray:
     dtype = np.result_type(primal_leaf)
+    if np.iscomplexobj(grad_leaf) and not np.issubdtype(dtype, np.complexfloating):
+        grad_leaf = np.real(grad_leaf)  # a real primal's cotangent is real (JAX's)
     g = np.asarray(grad_leaf, dtype=dtype)
     if g.shape != np.shape(primal_leaf):
         g = np.broadcast_to(g, np.shape(primal_leaf))

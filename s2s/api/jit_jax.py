@@ -349,7 +349,6 @@ def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
     arguments._check_tangents(shadow(tuple(primals)), shadow(tuple(tangents)))
     primals, tangents = tuple(primals), tuple(tangents)
     api.check_array_types("jvp", (primals, tangents))
-    api.check_real_inputs("jvp", primals)
     t = pushforward._jvp_transform(fun, has_aux)
     t._refresh()
     active = api._inexact_args(primals)
@@ -375,7 +374,6 @@ def vjp_on_jax(backend: JaxBackend, fun: Callable, primals: tuple,
     is jax.numpy), and ``vjp_fn(cotangent)`` runs the emitted VJP code on JAX."""
     fun = _original(fun)
     api.check_array_types("vjp", primals)
-    api.check_real_inputs("vjp", primals)
     t = api._VJP(fun, has_aux)
     try:  # the value from the emitted JVP code (its control flow is lowered; XLA
         # drops the unused tangents), else from the user's own code

@@ -1,5 +1,5 @@
 """grad's objects and options beyond the function itself: bound methods, ``allow_int``,
-``holomorphic``.
+``holomorphic`` (passed on to the transform of the function).
 
 ``s2s.grad(model.loss)`` transforms ``Model.loss`` and passes the object first at each
 call, as the dict of its attributes (or its plain form, for a registered pytree): the
@@ -14,21 +14,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..errors import TransformError
 from . import trees
 
 # JAX's float0: the tangent/cotangent dtype of integer and boolean inputs.
 float0 = np.dtype([("float0", np.void, 0)])
-
-
-def refuse_holomorphic(holomorphic: bool, name: str) -> None:
-    if holomorphic:
-        raise TransformError(
-            f"{name}(..., holomorphic=True) is not supported: s2s differentiates real "
-            "functions of real arrays",
-            hint="differentiate with respect to the real and imaginary parts as two "
-            "real arguments, f(x_re, x_im) calling your function with x_re + 1j * x_im",
-        )
 
 
 def shifted(argnums: int | Sequence[int]) -> int | tuple[int, ...]:

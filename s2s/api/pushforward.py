@@ -20,7 +20,6 @@ from .arguments import (
     _shares,
     _tangent_like,
     check_array_types,
-    check_real_inputs,
 )
 from .located import reraise_located
 from .signatures import call_signature, read_free_names
@@ -88,7 +87,6 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         primals, tangents = trees.plain(tuple(primals)), trees.plain(tuple(tangents))
     _check_tangents(primals, tangents)
     check_array_types("jvp", (primals, tangents))
-    check_real_inputs("jvp", primals)
     active = _inexact_args(primals)
     method = trees.unbound(fun)  # a bound method: its object's attributes, constants
     if method is not None:

@@ -36,7 +36,6 @@ from .arguments import (
     _shares,
     _split_aux,
     check_array_types,
-    check_real_inputs,
     output_error,
 )
 from .display import NotebookDisplay
@@ -112,6 +111,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
         mode: str,
         argnums: int | Sequence[int] = 0,
         has_aux: bool = False,
+        holomorphic: bool = False,
     ) -> None:
         # transforming a transformed function transforms its emitted code, generated
         # per call structure: the inner transform is asked for it at each new one
@@ -128,6 +128,8 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
         self.mode = mode
         self.argnums, self.tuple_out = _normalize_argnums(argnums)
         self.has_aux = has_aux
+        # grad of a holomorphic function: complex inputs and output, seed 1 + 0j
+        self.holomorphic = holomorphic
         self.ir = pipeline.lower(fn) if self.inner is None else self.inner.ir
         self._signature = self._free_fingerprint()
         base = "lambda" if fn.__name__ == "<lambda>" else fn.__name__
@@ -203,7 +205,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
                 inner_text, inner_fn = self.inner._generate_for(passed, kinds, inner_args)
                 ir, origin = pipeline.lower(inner_fn), (inner_text,)
             text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
-                        self.mode, self.has_aux, self._signature,
+                        self.mode, self.has_aux, self.holomorphic, self._signature,
                         registry.generation()) + key + origin
             cached = _TEXT_CACHE.get(text_key)
             if cached is None:  # the pipeline's stages (api/pipeline.py)
@@ -230,7 +232,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
 
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
               argnums: tuple[int, ...], tuple_out: bool) -> None:
-        spec = Spec(self.mode, argnums, tuple_out, self.has_aux, kinds)
+        spec = Spec(self.mode, argnums, tuple_out, self.has_aux, kinds, self.holomorphic)
         emit_reverse(ir, spec, module, self.__name__)
 
     def __s2s_transform__(self) -> str | None:
@@ -345,7 +347,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
     def _plan(self, args: tuple, kwargs: dict,
               argnums: tuple[int, ...]) -> tuple[str, Callable]:
         nargs = len(args)
-        _check_float_inputs("grad", args, argnums)
+        _check_float_inputs("grad", args, argnums, self.holomorphic)
         self._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - nargs)
         try:
@@ -512,7 +514,10 @@ def grad(
     Same semantics as ``jax.grad``: ``argnums`` an int (one gradient), negative, or a
     tuple (a tuple of gradients); pytree arguments keep their structure; keyword
     arguments are never differentiated; ``allow_int`` gives integer arguments
-    ``float0`` zeros; ``holomorphic=True`` is refused.  A bound method (``model.loss``)
+    ``float0`` zeros; complex arguments are differentiated with JAX's convention (the
+    gradient of a real ``fun`` is the conjugate of df/dz... see docs/complex.md), and
+    ``holomorphic=True`` differentiates a holomorphic ``fun`` of complex arguments
+    with a complex output.  A bound method (``model.loss``)
     reads its object's attributes at each call.  Usable as ``@grad`` or
     ``@grad(argnums=1)``.
     """
@@ -540,15 +545,16 @@ def _transform(fun: Callable, mode: str, argnums: int | Sequence[int], has_aux: 
     """grad's options and objects (s2s/api/methods.py) around a ``Transformed`` of the
     function ``fun`` denotes (a partial, a NumPy function, a callable object:
     s2s/api/callables.py)."""
-    methods.refuse_holomorphic(holomorphic, mode)
     bound = trees.unbound(fun)
     if bound is not None:
-        inner = _transform(bound[0], mode, methods.shifted(argnums), has_aux, False, allow_int)
+        inner = _transform(bound[0], mode, methods.shifted(argnums), has_aux, holomorphic,
+                           allow_int)
         return methods.Bound(inner, bound[1])
     if allow_int:
         return methods.AllowInt(lambda nums: callables.transformable(
-            fun, lambda f: Transformed(f, mode, nums, has_aux)), argnums)
-    return callables.transformable(fun, lambda f: Transformed(f, mode, argnums, has_aux))
+            fun, lambda f: Transformed(f, mode, nums, has_aux, holomorphic)), argnums)
+    return callables.transformable(
+        fun, lambda f: Transformed(f, mode, argnums, has_aux, holomorphic))
 
 
 class _VJP(Transformed):
@@ -565,7 +571,6 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     """
     given, primals = primals, trees.plain_args(primals, ())  # (s2s/api/trees.py)
     check_array_types("vjp", primals)
-    check_real_inputs("vjp", primals)
     float_args = _inexact_args(primals)
     call = fun  # (the user's function as given: a bound method runs as one)
     method = trees.unbound(fun)  # a bound method: its object's attributes, constants
@@ -578,7 +583,6 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     except ValueError as err:  # an `if` on an array: located at your line
         reraise_located(err, None, t.fn.__name__)
     out, aux = _split_aux(out, has_aux)
-    check_real_inputs("vjp", out)
     kinds = tuple(kind_of(p) for p in primals)
 
     plain_out = trees.plain(out) if trees.has_nodes(out, False) else out

@@ -25,6 +25,7 @@ from ..transforms.module import Module
 from ..transforms.ranks import run_silenced
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import callables, methods, pipeline, records, signatures
+from .arguments import check_outputs
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
 from .located import reraise_located
@@ -582,10 +583,12 @@ class JacFwd(_JacobianCode):
     def _transform(self) -> Transformed:
         return _jvp_transform(self.fun, self.has_aux)
 
-    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool) -> None:
+    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool,
+                 holomorphic: bool = False) -> None:
         self.fun = fun
         self.argnums, self.tuple_out = _normalize_argnums(argnums)
         self.has_aux = has_aux
+        self.holomorphic = holomorphic
         self.__name__ = f"{_base_name(fun)}_jacfwd"
         self.__qualname__ = self.__name__
         self._vmapped: dict[Any, Vmapped] = {}
@@ -593,17 +596,7 @@ class JacFwd(_JacobianCode):
 
     def __call__(self, *args: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
-        check_array_types(self.__name__, args)
-        for i in argnums:
-            for leaf in _leaves(args[i]):
-                dtype = np.result_type(leaf)
-                if not np.issubdtype(dtype, np.floating):
-                    raise TypeError(
-                        "jacfwd requires real-valued inputs (input dtype that is a "
-                        f"sub-dtype of np.floating), but got {dtype.name}. s2s has no "
-                        "holomorphic differentiation (JAX's holomorphic=True); for complex "
-                        "or integer inputs, use s2s.jvp directly."
-                    )
+        _check_float_inputs("jacfwd", args, argnums, self.holomorphic, real_only=True)
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
@@ -629,6 +622,14 @@ class JacFwd(_JacobianCode):
             reraise_located(err, t.ir, _base_name(self.fun))
         self.source = v.source
         out_dot = result[1] if self.has_aux else result
+        if self.holomorphic:  # (a real output's tangent is real)
+            check_outputs("jacfwd", out_dot, True)
+        elif getattr(self.fun, "mode", None) in ("grad", "value_and_grad") and not any(
+                np.iscomplexobj(leaf) for leaf in _leaves(args)):
+            # the emitted gradient of real inputs through complex values is cast to
+            # its inputs' dtype only when it returns (JAX's real part): so is its
+            # derivative here
+            out_dot = _map_leaves(np.real, out_dot)
         if out_dot is None or isinstance(out_dot, np.ndarray) and out_dot.dtype == object:
             out = self.fun(*_copies(args))  # None out: None Jacobian, as JAX gives
             if (out[0] if self.has_aux else out) is None:
@@ -660,11 +661,12 @@ def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False) -> Any:
     """The Jacobian of ``fun`` by forward mode, as ``jax.jacfwd``: output dims first,
-    input dims last; pytrees nest out-tree then in-tree.  ``holomorphic=True`` is
-    refused (s2s differentiates real functions); JAX's jacfwd has no ``allow_int``."""
-    methods.refuse_holomorphic(holomorphic, "jacfwd")
-    return methods.bound_method(fun, lambda f, shift: jacfwd(f, shift(argnums), has_aux)) \
-        or callables.transformable(fun, lambda f: JacFwd(f, argnums, has_aux))
+    input dims last; pytrees nest out-tree then in-tree.  Complex inputs need
+    ``holomorphic=True`` (then the output must be complex too), as in JAX; JAX's
+    jacfwd has no ``allow_int``."""
+    return methods.bound_method(
+        fun, lambda f, shift: jacfwd(f, shift(argnums), has_aux, holomorphic)) \
+        or callables.transformable(fun, lambda f: JacFwd(f, argnums, has_aux, holomorphic))
 
 
 
@@ -673,10 +675,12 @@ class JacRev(_JacobianCode):
     def _transform(self) -> Transformed:
         return vjp_transform(self.fun, self.has_aux)
 
-    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool) -> None:
+    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool,
+                 holomorphic: bool = False) -> None:
         self.fun = fun
         self.argnums, self.tuple_out = _normalize_argnums(argnums)
         self.has_aux = has_aux
+        self.holomorphic = holomorphic
         self.__name__ = f"{_base_name(fun)}_jacrev"
         self.__qualname__ = self.__name__
         self._vmapped: dict[Any, Vmapped] = {}
@@ -684,7 +688,7 @@ class JacRev(_JacobianCode):
 
     def __call__(self, *args: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
-        _check_float_inputs("jacrev", args, argnums)
+        _check_float_inputs("jacrev", args, argnums, self.holomorphic)
         try:
             out = self.fun(*_copies(args))  # (never on the caller's arrays)
         except ValueError as err:  # an `if` on an array: located at your line
@@ -694,6 +698,7 @@ class JacRev(_JacobianCode):
             out, aux = out
         _no_array_out(self.__name__, out)
         built, out = out, plain(out) if has_nodes(out, False) else out
+        check_outputs("jacrev", out, self.holomorphic)
         t = vjp_transform(self.fun, self.has_aux)
         t._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
@@ -753,17 +758,16 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
            holomorphic: bool = False, allow_int: bool = False) -> Any:
     """The Jacobian of ``fun`` by reverse mode, as ``jax.jacrev``: output dims first,
     input dims last; pytrees nest out-tree then in-tree.  ``allow_int=True`` gives an
-    integer argument's block as zeros in its dtype, as JAX; ``holomorphic=True`` is
-    refused (s2s differentiates real functions)."""
-    methods.refuse_holomorphic(holomorphic, "jacrev")
-    method = methods.bound_method(
-        fun, lambda f, shift: jacrev(f, shift(argnums), has_aux, allow_int=allow_int))
+    integer argument's block as zeros in its dtype, as JAX; a complex output needs
+    ``holomorphic=True`` (then the inputs must be complex too), as in JAX."""
+    method = methods.bound_method(fun, lambda f, shift: jacrev(
+        f, shift(argnums), has_aux, holomorphic, allow_int=allow_int))
     if method is not None:
         return method
     if allow_int:
-        return methods.IntJacobian(lambda nums: jacrev(fun, nums, has_aux), fun,
-                                   argnums, has_aux)
-    return callables.transformable(fun, lambda f: JacRev(f, argnums, has_aux))
+        return methods.IntJacobian(lambda nums: jacrev(fun, nums, has_aux, holomorphic),
+                                   fun, argnums, has_aux)
+    return callables.transformable(fun, lambda f: JacRev(f, argnums, has_aux, holomorphic))
 
 
 jacobian = jacrev
@@ -772,15 +776,13 @@ jacobian = jacrev
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             holomorphic: bool = False) -> Any:
     """The Hessian of a scalar ``fun``, as ``jax.hessian``: forward mode over the
-    emitted gradient, ``jacfwd(grad(fun))``, vectorised over the basis
-    (``holomorphic=True`` refused: s2s differentiates real functions)."""
-    methods.refuse_holomorphic(holomorphic, "hessian")
+    emitted gradient, ``jacfwd(grad(fun))``, vectorised over the basis."""
     method = methods.bound_method(
-        fun, lambda f, shift: hessian(f, shift(argnums), has_aux))
+        fun, lambda f, shift: hessian(f, shift(argnums), has_aux, holomorphic))
     if method is not None:
         return method
-    inner = grad(fun, argnums=argnums, has_aux=has_aux)
-    return _Hessian(inner, argnums, has_aux)
+    inner = grad(fun, argnums=argnums, has_aux=has_aux, holomorphic=holomorphic)
+    return _Hessian(inner, argnums, has_aux, holomorphic)
 
 
 class _Hessian(JacFwd):
@@ -802,7 +804,9 @@ class _Hessian(JacFwd):
                 # not a scalar: the Hessian of each output element, as JAX's
                 # jacfwd(jacrev(fun)) lays it out (output dims first)
                 nums = self.argnums if self.tuple_out else self.argnums[0]
-                self._general = jacfwd(jacrev(user_fn, argnums=nums), argnums=nums)
+                holo = self.holomorphic
+                self._general = jacfwd(jacrev(user_fn, argnums=nums, holomorphic=holo),
+                                       argnums=nums, holomorphic=holo)
             self._checked_out = True
         if self._general is not None:
             return self._general(*args)

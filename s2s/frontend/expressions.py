@@ -181,6 +181,9 @@ class ExprLowerer:
     def expr_SimpleString(self, node: cst.SimpleString, target: str | None) -> Atom:
         return self.literal(node, target)
 
+    def expr_Imaginary(self, node: cst.Imaginary, target: str | None) -> Atom:
+        return self.literal(node, target)  # ``2.0j``: a complex constant
+
     def literal(self, node: Any, target: str | None) -> Atom:
         const = Const(literal_value(node.value), node.value)  # (thread-safe)
         if target is not None:

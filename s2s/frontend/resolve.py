@@ -359,7 +359,6 @@ def expression_advice(node: Any) -> tuple[str, str]:
                        "write a dict literal"),
         cst.SetComp: ("set comprehensions are not supported", "use arrays"),
         cst.Set: ("sets are not supported", "use tuples or arrays"),
-        cst.Imaginary: ("complex literals are not supported yet", "use real values"),
         cst.FormattedString: ("f-strings are not supported", "remove formatting"),
         cst.NamedExpr: ("`:=` is not supported", "assign on its own line"),
         cst.ConcatenatedString: ("implicitly concatenated strings are not supported",

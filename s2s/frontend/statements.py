@@ -209,7 +209,7 @@ class StmtLowerer:
             self.n.buffer.add_at_statement(node.value)
         elif isinstance(node.value, (
                 cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis, cst.Integer,
-                cst.Float)):
+                cst.Float, cst.Imaginary)):
             pass  # a string used as a comment, `...` as a placeholder: nothing runs
         elif isinstance(node.value, cst.Yield):
             raise self.n.unsupported(node.value, *expression_advice(node.value))

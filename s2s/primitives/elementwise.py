@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .. import runtime
-from ..runtime import sinc_taylor
+from ..runtime import sinc_taylor, unbroadcast
 from .registry import call_spelling, defjvp, deflinear, defprim, defvjp, prefix
 
 # ---- trigonometric --------------------------------------------------------------
@@ -273,7 +273,7 @@ defprim(
 # carries no derivative) so that second derivatives through a complex x are right
 @defvjp("absolute")
 def absolute_vjp(g, ans, x):
-    return g * np.where(ans == 0, 1.0, np.conj(x) / np.where(ans == 0, 1.0, ans))
+    return np.real(g) * np.where(ans == 0, 1.0, np.conj(x) / np.where(ans == 0, 1.0, ans))
 
 
 @defjvp("absolute", "x")
@@ -535,6 +535,7 @@ def fabs_jvp(x_dot, ans, x):
 for _name, _alias in (
     ("signbit", None), ("isinf", math.isinf), ("isneginf", None),
     ("isposinf", None), ("iscomplex", None), ("isreal", None),
+    ("iscomplexobj", None), ("isrealobj", None),
 ):
     defprim(
         _name, getattr(np, _name), "(x)", family="comparison", nondiff=True,
@@ -550,10 +551,10 @@ defprim(
 
 
 # ---- complex parts, and cleaning non-finite values ---------------------------------
-# Complex values arise in between (np.fft of a real input); JAX's convention holds: a
-# cotangent pairs with a tangent without conjugation, and a real value's cotangent is
-# real (unbroadcast takes the real part where the operand is real).  np.imag is not
-# registered: its cotangent -1j * g needs a complex literal, which s2s does not read.
+# JAX's convention (docs/complex.md): a cotangent g pairs with a tangent t as
+# Re(sum(g * t)), without conjugation, so a complex-linear map's transpose is its plain
+# transpose; a real value's cotangent is real (unbroadcast takes the real part where
+# the operand is real).
 
 defprim("real", np.real, "(val)", family="elementwise", attributes=("real",),
         note="the real part; of a real array the identity")
@@ -561,7 +562,7 @@ defprim("real", np.real, "(val)", family="elementwise", attributes=("real",),
 
 @defvjp("real")
 def real_vjp(g, ans, val):
-    return g
+    return np.real(g)
 
 
 @defjvp("real", "val")
@@ -581,6 +582,59 @@ def conjugate_vjp(g, ans, x):
 @defjvp("conjugate", "x")
 def conjugate_jvp(x_dot, ans, x):
     return np.conj(x_dot)
+
+
+defprim("imag", np.imag, "(val)", family="elementwise", attributes=("imag",),
+        note="the imaginary part; of a real array zero (JAX's cotangent -1j * g)")
+
+
+# Re(g * imag(t)) = Re(-1j * g * t): the cotangent -1j * g, real part 0 for a real val
+@defvjp("imag")
+def imag_vjp(g, ans, val):
+    return unbroadcast(-1j * np.real(g), val)
+
+
+@defjvp("imag", "val")
+def imag_jvp(val_dot, ans, val):
+    return np.imag(val_dot)
+
+
+defprim("angle", np.angle, "(z, deg=False)", diff=("z",), family="elementwise",
+        note="arg z = Im(log z): d angle = Im(dz / z), cotangent -1j * g / z (JAX's); "
+        "derivative 0 of a real z, NaN at 0 as JAX")
+
+
+@defvjp("angle")
+def angle_vjp(g, ans, z, deg=False):
+    g = np.real(g)
+    if deg:
+        g = g * (180 / np.pi)
+    return unbroadcast(-1j * g / z, z)
+
+
+@defjvp("angle", "z")
+def angle_jvp(z_dot, ans, z, deg=False):
+    if deg:
+        z_dot = z_dot * (180 / np.pi)
+    return np.imag(z_dot / z)
+
+
+defprim("real_if_close", np.real_if_close, "(a, tol=100)", diff=("a",),
+        family="elementwise",
+        note="the real part where every imaginary part is within tol (a real result: "
+        "np.real's derivative), else the identity; JAX has no real_if_close")
+
+
+@defvjp("real_if_close")
+def real_if_close_vjp(g, ans, a, tol=100):
+    return g
+
+
+@defjvp("real_if_close", "a")
+def real_if_close_jvp(a_dot, ans, a, tol=100):
+    if np.iscomplexobj(ans):
+        return a_dot
+    return np.real(a_dot)
 
 
 defprim(

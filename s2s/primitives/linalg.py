@@ -119,12 +119,12 @@ def dot_rule(b: Batch, s: Let) -> str:
 # ---- products -------------------------------------------------------------------
 
 defprim("vdot", np.vdot, "(a, b)", family="linalg",
-        note="real arrays: the sum of the flattened product")
+        note="the sum of the flattened product, a conjugated (JAX's convention)")
 
 
 @defvjp("vdot")
-def vdot_vjp(g, ans, a, b):
-    return g * np.reshape(b, np.shape(a)), g * np.reshape(a, np.shape(b))
+def vdot_vjp(g, ans, a, b):  # sum(conj(a) * b): conj-linear in a
+    return np.conj(g * np.reshape(b, np.shape(a))), g * np.conj(np.reshape(a, np.shape(b)))
 
 
 defbilinear("vdot", "a", "b")
@@ -406,8 +406,8 @@ for _name, _impl in (("vecdot", np.vecdot), ("linalg.vecdot", np.linalg.vecdot))
 
     @defvjp(_name)
     def vecdot_vjp(g, ans, x1, x2, axis=-1):
-        g = np.expand_dims(g, axis)
-        return unbroadcast(g * x2, x1), unbroadcast(g * x1, x2)
+        g = np.expand_dims(g, axis)  # sum(conj(x1) * x2): conj-linear in x1
+        return unbroadcast(np.conj(g * x2), x1), unbroadcast(g * np.conj(x1), x2)
 
     @defjvp(_name, "x1")
     def vecdot_jvp_x1(x1_dot, ans, x1, x2, axis=-1):
@@ -438,7 +438,7 @@ defprim("matvec", np.matvec, "(x1, x2)", family="linalg")
 @defvjp("matvec")
 def matvec_vjp(g, ans, x1, x2):
     x1_bar = np.expand_dims(g, -1) * np.expand_dims(x2, -2)
-    return unbroadcast(x1_bar, x1), unbroadcast(np.vecmat(g, x1), x2)
+    return unbroadcast(x1_bar, x1), unbroadcast(np.vecmat(np.conj(g), x1), x2)
 
 
 defbilinear("matvec", "x1", "x2")
@@ -449,8 +449,9 @@ defprim("vecmat", np.vecmat, "(x1, x2)", family="linalg")
 
 @defvjp("vecmat")
 def vecmat_vjp(g, ans, x1, x2):
-    x2_bar = np.expand_dims(x1, -1) * np.expand_dims(g, -2)
-    return unbroadcast(np.matvec(x2, g), x1), unbroadcast(x2_bar, x2)
+    # sum(conj(x1) * x2, axis=-2): conj-linear in x1 (np.vecmat conjugates its vector)
+    x2_bar = np.expand_dims(np.conj(x1), -1) * np.expand_dims(g, -2)
+    return unbroadcast(np.conj(np.matvec(x2, g)), x1), unbroadcast(x2_bar, x2)
 
 
 defbilinear("vecmat", "x1", "x2")
@@ -869,14 +870,16 @@ def convolve_vjp(g, ans, a, v, mode="full"):
     if mode == "valid":
         offset = np.minimum(np.size(a), np.size(v)) - 1
     placed = g @ np.eye(np.size(g), full, offset)
-    return np.correlate(placed, v, "valid"), np.correlate(placed, a, "valid")
+    # (np.correlate conjugates its second operand: conj undoes it, JAX's transpose)
+    return (np.correlate(placed, np.conj(v), "valid"),
+            np.correlate(placed, np.conj(a), "valid"))
 
 
 defbilinear("convolve", "a", "v")
 
 
 defprim("correlate", np.correlate, "(a, v, mode='valid')", family="linalg",
-        note="1-D real a and v (np.convolve(a, np.flip(v))), modes valid, same, full")
+        note="1-D a and v (np.convolve(a, np.flip(np.conj(v)))), modes valid, same, full")
 
 
 @defvjp("correlate")
@@ -889,7 +892,8 @@ def correlate_vjp(g, ans, a, v, mode="valid"):
         offset = np.minimum(np.size(a), np.size(v)) - 1
     placed = g @ np.eye(np.size(g), full, offset)
     a_bar = np.correlate(placed, np.flip(v), "valid")
-    return a_bar, np.flip(np.correlate(placed, a, "valid"))
+    # conj-linear in v (np.correlate conjugates it): v_bar = conj(sum g a)
+    return a_bar, np.conj(np.flip(np.correlate(placed, np.conj(a), "valid")))
 
 
 defbilinear("correlate", "a", "v")
@@ -928,7 +932,8 @@ defprim("polymul", np.polymul, "(a1, a2)", family="linalg",
 
 @defvjp("polymul")
 def polymul_vjp(g, ans, a1, a2):
-    return np.correlate(g, a2, "valid"), np.correlate(g, a1, "valid")
+    # (np.correlate conjugates its second operand: conj undoes it, JAX's transpose)
+    return np.correlate(g, np.conj(a2), "valid"), np.correlate(g, np.conj(a1), "valid")
 
 
 # np.convolve, not np.polymul: polymul drops a tangent's leading zeros (a basis

@@ -115,13 +115,16 @@ defprim("linalg.slogdet", np.linalg.slogdet, "(a)", family="linalg",
 
 @defvjp("linalg.slogdet")
 def slogdet_vjp(g, ans, a):
-    return np.expand_dims(g[1], (-2, -1)) * np.linalg.inv(np.matrix_transpose(a))
+    # d logabsdet = Re(tr), d sign = sign * 1j * Im(tr), tr = trace(a^-1 da) (JAX's);
+    # of a real a the sign carries nothing (unbroadcast: the real part)
+    c = np.real(g[1]) + 1j * np.imag(g[0] * ans[0])
+    return unbroadcast(np.expand_dims(c, (-2, -1)) * np.linalg.inv(np.matrix_transpose(a)), a)
 
 
 @defjvp("linalg.slogdet", "a")
 def slogdet_jvp(a_dot, ans, a):
-    logdet_dot = np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
-    return np.zeros_like(ans[0]), logdet_dot
+    tr = np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
+    return unbroadcast(ans[0] * 1j * np.imag(tr), ans[0]), np.real(tr)
 
 
 defprim("linalg.matrix_power", np.linalg.matrix_power, "(a, n)", family="linalg",
@@ -163,21 +166,23 @@ defprim("linalg.pinv", np.linalg.pinv, "(a, rcond=None, hermitian=False)",
 @defvjp("linalg.pinv")
 def pinv_vjp(g, ans, a, rcond=None, hermitian=False):
     # transposes the terms of Golub & Pereyra's derivative (JAX's pinv JVP)
+    # (of a complex a the terms in a_dot^H are conjugate-linear: their parts conjugated)
     p_t = np.matrix_transpose(ans)
+    p_h = np.conj(p_t)
     g_t = np.matrix_transpose(g)
     out_proj = np.eye(np.shape(a)[-2]) - a @ ans  # I - a pinv(a)
     in_proj = np.eye(np.shape(a)[-1]) - ans @ a  # I - pinv(a) a
-    return -p_t @ g @ p_t + out_proj @ g_t @ ans @ p_t + p_t @ ans @ g_t @ in_proj
+    return -p_t @ g @ p_t + np.conj(out_proj @ g_t @ ans @ p_h + p_h @ ans @ g_t @ in_proj)
 
 
 @defjvp("linalg.pinv", "a")
 def pinv_jvp(a_dot, ans, a, rcond=None, hermitian=False):
-    p_t = np.matrix_transpose(ans)
-    a_dot_t = np.matrix_transpose(a_dot)
+    p_h = np.conj(np.matrix_transpose(ans))
+    a_dot_h = np.conj(np.matrix_transpose(a_dot))
     out_proj = np.eye(np.shape(a)[-2]) - a @ ans
     in_proj = np.eye(np.shape(a)[-1]) - ans @ a
-    return (-ans @ a_dot @ ans + ans @ p_t @ a_dot_t @ out_proj
-            + in_proj @ a_dot_t @ p_t @ ans)
+    return (-ans @ a_dot @ ans + ans @ p_h @ a_dot_h @ out_proj
+            + in_proj @ a_dot_h @ p_h @ ans)
 
 
 defprim(
@@ -272,27 +277,28 @@ def cholesky_vjp(g, ans, a, upper=False):
     # l = cholesky(a): a_bar = sym(l^-T phi(l^T g) l^-1), phi: the lower triangle with
     # the diagonal halved (the transpose of JAX's Cholesky derivative)
     l = ans
-    if upper:
-        l = np.matrix_transpose(ans)
-        g = np.matrix_transpose(g)
-    l_t = np.matrix_transpose(l)
-    p = l_t @ g
+    if upper:  # u = l^H
+        l = np.conj(np.matrix_transpose(ans))
+        g = np.conj(np.matrix_transpose(g))
+    # (of a complex a: conjugate transposes, and the cotangent conjugated, JAX's)
+    l_h = np.conj(np.matrix_transpose(l))
+    p = l_h @ np.conj(g)
     p = np.tril(p) - 0.5 * p * np.eye(np.shape(a)[-1])
-    s = np.linalg.solve(l_t, np.matrix_transpose(np.linalg.solve(l_t, p)))
-    return (s + np.matrix_transpose(s)) / 2
+    s = np.linalg.solve(l_h, np.conj(np.matrix_transpose(np.linalg.solve(l_h, p))))
+    return np.conj(s + np.conj(np.matrix_transpose(s))) / 2
 
 
 @defjvp("linalg.cholesky", "a")
 def cholesky_jvp(a_dot, ans, a, upper=False):
     # l_dot = l phi(l^-1 sym(a_dot) l^-T)
     l = ans
-    if upper:
-        l = np.matrix_transpose(ans)
-    sym = (a_dot + np.matrix_transpose(a_dot)) / 2
-    x = np.linalg.solve(l, np.matrix_transpose(np.linalg.solve(l, sym)))
+    if upper:  # u = l^H
+        l = np.conj(np.matrix_transpose(ans))
+    sym = (a_dot + np.conj(np.matrix_transpose(a_dot))) / 2
+    x = np.linalg.solve(l, np.conj(np.matrix_transpose(np.linalg.solve(l, sym))))
     l_dot = l @ (np.tril(x) - 0.5 * x * np.eye(np.shape(a)[-1]))
     if upper:
-        return np.matrix_transpose(l_dot)
+        return np.conj(np.matrix_transpose(l_dot))
     return l_dot
 
 
@@ -331,14 +337,14 @@ defprim("linalg.eigvalsh", np.linalg.eigvalsh, "(a, UPLO='L')", family="linalg",
 
 @defvjp("linalg.eigvalsh")
 def eigvalsh_vjp(g, ans, a, UPLO="L"):
-    v = np.linalg.eigh(a, UPLO)[1]
-    return (v * np.expand_dims(g, -2)) @ np.matrix_transpose(v)
+    v = np.linalg.eigh(a, UPLO)[1]  # dw_i = Re(v_i^H da v_i), a Hermitian
+    return np.conj(v * np.expand_dims(np.real(g), -2)) @ np.matrix_transpose(v)
 
 
 @defjvp("linalg.eigvalsh", "a")
 def eigvalsh_jvp(a_dot, ans, a, UPLO="L"):
     v = np.linalg.eigh(a, UPLO)[1]
-    return np.sum(v * (a_dot @ v), axis=-2)
+    return np.sum(np.real(np.conj(v) * (a_dot @ v)), axis=-2)
 
 
 defprim(
@@ -394,14 +400,15 @@ defprim("linalg.svdvals", np.linalg.svdvals, "(x)", family="linalg", batch="trai
 
 @defvjp("linalg.svdvals")
 def svdvals_vjp(g, ans, x):
-    usv = np.linalg.svd(x, full_matrices=False)
-    return (usv[0] * np.expand_dims(g, -2)) @ usv[2]
+    usv = np.linalg.svd(x, full_matrices=False)  # ds_i = Re(u_i^H dx v_i)
+    return np.conj((usv[0] * np.expand_dims(np.real(g), -2)) @ usv[2])
 
 
 @defjvp("linalg.svdvals", "x")
 def svdvals_jvp(x_dot, ans, x):
     usv = np.linalg.svd(x, full_matrices=False)
-    return np.sum(usv[0] * (x_dot @ np.matrix_transpose(usv[2])), axis=-2)
+    v = np.conj(np.matrix_transpose(usv[2]))
+    return np.sum(np.real(np.conj(usv[0]) * (x_dot @ v)), axis=-2)
 
 
 defprim("linalg.qr", np.linalg.qr, "(a, mode='reduced')", family="linalg",
@@ -447,19 +454,21 @@ def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
     if axis is not None and not keepdims:
         g = np.expand_dims(g, axis)
         ans = np.expand_dims(ans, axis)
+    g = np.real(g)  # (the cotangent of a real value)
     if ord is None or ord == "fro":
-        return g * x / ans
+        return g * np.conj(x) / ans
     return g * norm_grad(x, ans, ord, axis)
 
 
 @defjvp("linalg.norm", "x")
 def norm_jvp(x_dot, ans, x, ord=None, axis=None, keepdims=False):
     if ord is None or ord == "fro":
-        return np.sum(x * x_dot, axis=axis, keepdims=keepdims) / ans
+        return np.sum(np.real(np.conj(x) * x_dot), axis=axis, keepdims=keepdims) / ans
     norm = ans
     if axis is not None and not keepdims:
         norm = np.expand_dims(ans, axis)
-    return np.sum(norm_grad(x, norm, ord, axis) * x_dot, axis=axis, keepdims=keepdims)
+    return np.sum(np.real(norm_grad(x, norm, ord, axis) * x_dot), axis=axis,
+                  keepdims=keepdims)
 
 
 @batch_rule("linalg.norm")
@@ -484,20 +493,21 @@ def vector_norm_vjp(g, ans, x, axis=None, keepdims=False, ord=2):
     if axis is not None and not keepdims:
         g = np.expand_dims(g, axis)
         ans = np.expand_dims(ans, axis)
+    g = np.real(g)  # (the cotangent of a real value)
     if ord == 2:
-        return g * x / ans
+        return g * np.conj(x) / ans
     return g * vector_norm_grad(x, ans, ord, axis)
 
 
 @defjvp("linalg.vector_norm", "x")
 def vector_norm_jvp(x_dot, ans, x, axis=None, keepdims=False, ord=2):
     if ord == 2:
-        return np.sum(x * x_dot, axis=axis, keepdims=keepdims) / ans
+        return np.sum(np.real(np.conj(x) * x_dot), axis=axis, keepdims=keepdims) / ans
     norm = ans
     if axis is not None and not keepdims:
         norm = np.expand_dims(ans, axis)
     grad = vector_norm_grad(x, norm, ord, axis)
-    return np.sum(grad * x_dot, axis=axis, keepdims=keepdims)
+    return np.sum(np.real(grad * x_dot), axis=axis, keepdims=keepdims)
 
 
 @batch_rule("linalg.vector_norm")
@@ -517,8 +527,9 @@ def matrix_norm_vjp(g, ans, x, keepdims=False, ord="fro"):
     if not keepdims:
         g = np.expand_dims(g, (-2, -1))
         ans = np.expand_dims(ans, (-2, -1))
+    g = np.real(g)  # (the cotangent of a real value)
     if ord == "fro":
-        return g * x / ans
+        return g * np.conj(x) / ans
     return g * matrix_norm_grad(x, ans, ord)
 
 
@@ -528,7 +539,7 @@ def matrix_norm_jvp(x_dot, ans, x, keepdims=False, ord="fro"):
     if not keepdims:
         norm = np.expand_dims(ans, (-2, -1))
     grad = matrix_norm_grad(x, norm, ord)
-    return np.sum(grad * x_dot, axis=(-2, -1), keepdims=keepdims)
+    return np.sum(np.real(grad * x_dot), axis=(-2, -1), keepdims=keepdims)
 
 
 defprim("linalg.matrix_rank", np.linalg.matrix_rank, "(A, tol=None, hermitian=False)",
@@ -552,8 +563,9 @@ def cond_vjp(g, ans, x):
     vt = usv[2]
     top = u[..., :, :1] @ vt[..., :1, :]
     bottom = u[..., :, -1:] @ vt[..., -1:, :]
-    ratio = np.expand_dims(ans, (-2, -1))
-    return np.expand_dims(g, (-2, -1)) * (top - ratio * bottom) / s[..., -1:, None]
+    ratio = np.expand_dims(ans, (-2, -1))  # (conjugated: ds_i = Re(conj(u_i vh_i) dx))
+    g = np.expand_dims(np.real(g), (-2, -1))
+    return g * np.conj(top - ratio * bottom) / s[..., -1:, None]
 
 
 @defjvp("linalg.cond", "x")
@@ -562,8 +574,9 @@ def cond_jvp(x_dot, ans, x):
     u = usv[0]
     s = usv[1]
     vt = usv[2]
-    top = np.sum(u[..., :, :1] @ vt[..., :1, :] * x_dot, axis=(-2, -1))
-    bottom = np.sum(u[..., :, -1:] @ vt[..., -1:, :] * x_dot, axis=(-2, -1))
+    top = np.sum(np.real(np.conj(u[..., :, :1] @ vt[..., :1, :]) * x_dot), axis=(-2, -1))
+    bottom = np.sum(np.real(np.conj(u[..., :, -1:] @ vt[..., -1:, :]) * x_dot),
+                    axis=(-2, -1))
     return (top - ans * bottom) / s[..., -1]
 
 

@@ -147,21 +147,24 @@ def var_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
         g = np.expand_dims(g, axis)
     centered = a - np.mean(a, axis=axis, keepdims=True)
     count = np.size(a) / np.maximum(np.size(ans), 1)
-    return g * centered * (2 / (count - ddof))
+    return np.real(g) * np.conj(centered) * (2 / (count - ddof))
 
 
 @defjvp("var", "a")
 def var_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
     centered = a - np.mean(a, axis=axis, keepdims=True)
     count = np.size(a) / np.maximum(np.size(ans), 1)
-    return np.sum(a_dot * centered, axis=axis, keepdims=keepdims) * (2 / (count - ddof))
+    return np.sum(np.real(a_dot * np.conj(centered)), axis=axis, keepdims=keepdims) * (
+        2 / (count - ddof)
+    )
 
 
 defprim(
     "std", np.std, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
     batch="reducer",
     methods=("std",),
-    note="NaN where the deviation is 0 (the derivative of sqrt at 0), as JAX",
+    note="NaN where the deviation is 0 (the derivative of sqrt at 0), as JAX; of a "
+    "complex a the mean of |a - mean|^2 (real), as var",
 )
 
 
@@ -172,14 +175,16 @@ def std_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
         ans = np.expand_dims(ans, axis)
     centered = a - np.mean(a, axis=axis, keepdims=True)
     count = np.size(a) / np.maximum(np.size(ans), 1)
-    return g * centered / ((count - ddof) * ans)
+    return np.real(g) * np.conj(centered) / ((count - ddof) * ans)
 
 
 @defjvp("std", "a")
 def std_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
     centered = a - np.mean(a, axis=axis, keepdims=True)
     count = np.size(a) / np.maximum(np.size(ans), 1)
-    return np.sum(a_dot * centered, axis=axis, keepdims=keepdims) / ((count - ddof) * ans)
+    return np.sum(np.real(a_dot * np.conj(centered)), axis=axis, keepdims=keepdims) / (
+        (count - ddof) * ans
+    )
 
 
 defprim(
@@ -347,14 +352,14 @@ def nanvar_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
         g = np.expand_dims(g, axis)
     kept = ~np.isnan(a)
     centered = np.where(kept, a - np.nanmean(a, axis=axis, keepdims=True), 0.0)
-    return g * centered * 2 / (np.sum(kept, axis=axis, keepdims=True) - ddof)
+    return np.real(g) * np.conj(centered) * 2 / (np.sum(kept, axis=axis, keepdims=True) - ddof)
 
 
 @defjvp("nanvar", "a")
 def nanvar_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
     kept = ~np.isnan(a)
     centered = np.where(kept, a - np.nanmean(a, axis=axis, keepdims=True), 0.0)
-    return np.sum(a_dot * centered, axis=axis, keepdims=keepdims) * 2 / (
+    return np.sum(np.real(a_dot * np.conj(centered)), axis=axis, keepdims=keepdims) * 2 / (
         np.sum(kept, axis=axis, keepdims=keepdims) - ddof
     )
 
@@ -372,14 +377,15 @@ def nanstd_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
         ans = np.expand_dims(ans, axis)
     kept = ~np.isnan(a)
     centered = np.where(kept, a - np.nanmean(a, axis=axis, keepdims=True), 0.0)
-    return g * centered / ((np.sum(kept, axis=axis, keepdims=True) - ddof) * ans)
+    return np.real(g) * np.conj(centered) / (
+        (np.sum(kept, axis=axis, keepdims=True) - ddof) * ans)
 
 
 @defjvp("nanstd", "a")
 def nanstd_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
     kept = ~np.isnan(a)
     centered = np.where(kept, a - np.nanmean(a, axis=axis, keepdims=True), 0.0)
-    return np.sum(a_dot * centered, axis=axis, keepdims=keepdims) / (
+    return np.sum(np.real(a_dot * np.conj(centered)), axis=axis, keepdims=keepdims) / (
         (np.sum(kept, axis=axis, keepdims=keepdims) - ddof) * ans
     )
 
@@ -658,7 +664,8 @@ def cov_vjp(g, ans, m, rowvar=True, bias=False, ddof=None):
             ddof = 0
     xc = x - np.mean(x, axis=1, keepdims=True)
     gm = np.reshape(g, (np.shape(x)[0], np.shape(x)[0]))
-    x_bar = (gm + np.matrix_transpose(gm)) @ xc / (np.shape(x)[1] - ddof)
+    # c = xc xc^H / (N - ddof): of complex m, conjugate transposes
+    x_bar = (gm + np.conj(np.matrix_transpose(gm))) @ np.conj(xc) / (np.shape(x)[1] - ddof)
     if not rowvar:
         if np.shape(x)[0] != np.shape(np.atleast_2d(m))[0]:
             x_bar = np.matrix_transpose(x_bar)
@@ -679,8 +686,8 @@ def cov_jvp(m_dot, ans, m, rowvar=True, bias=False, ddof=None):
             ddof = 0
     xc = x - np.mean(x, axis=1, keepdims=True)
     xc_dot = x_dot - np.mean(x_dot, axis=1, keepdims=True)
-    c_dot = xc_dot @ np.matrix_transpose(xc)
-    return np.reshape((c_dot + np.matrix_transpose(c_dot)) / (np.shape(x)[1] - ddof),
+    c_dot = xc_dot @ np.conj(np.matrix_transpose(xc))
+    return np.reshape((c_dot + np.conj(np.matrix_transpose(c_dot))) / (np.shape(x)[1] - ddof),
                       np.shape(ans))
 
 

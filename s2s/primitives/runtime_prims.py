@@ -108,7 +108,7 @@ def unbroadcast_rule(b: Batch, s: Let) -> str:
     return f"unbroadcast({g_text}, {_with_batch(b, x)})"
 
 
-_defhelper("grad_seed", "(out)", nondiff=True,
+_defhelper("grad_seed", "(out, holomorphic=False)", nondiff=True,
            note="ones_like(out): a constant, zero derivative")
 
 

@@ -264,6 +264,34 @@ def float_rule(b: Batch, s: Let) -> str:
     return f"np.asarray({atom_text(s.args[0])}, dtype=float)"
 
 
+defprim(
+    "complex", builtins.complex, "(real, imag=0.0)", diff=("real", "imag"), family="shape",
+    spelling=lambda args, params: f"complex({', '.join(args + list(params.values()))})",
+    note="a Python complex of two real scalars: real + 1j * imag",
+)
+
+
+@defvjp("complex")
+def complex_vjp(g, ans, real, imag=0.0):
+    return unbroadcast(g, real), unbroadcast(1j * g, imag)
+
+
+@defjvp("complex", "real")
+def complex_real_jvp(real_dot, ans, real, imag=0.0):
+    return real_dot * (1 + 0j)
+
+
+@defjvp("complex", "imag")
+def complex_imag_jvp(imag_dot, ans, real, imag=0.0):
+    return imag_dot * 1j
+
+
+@batch_rule("complex")
+def complex_rule(b: Batch, s: Let) -> str:
+    parts = [atom_text(a) for a in s.args] + [atom_text(a) for a in s.params.values()]
+    return f"({parts[0]} + 0j)" if len(parts) == 1 else f"({parts[0]} + 1j * {parts[1]})"
+
+
 # ---- facts about arrays, and constructors: no derivative flows ------------------
 
 for _attr in ("shape", "ndim", "size"):

@@ -44,6 +44,7 @@ class Spec:
     tuple_out: bool  # grad returns a tuple of gradients (argnums was a tuple)
     has_aux: bool
     arg_kinds: tuple[Kind, ...]  # kinds of the positional parameters
+    holomorphic: bool = False  # grad's seed is a complex output's 1 + 0j
 
 
 def emit_reverse(fn: Function, spec: Spec, module: Module, name: str) -> str:
@@ -111,7 +112,8 @@ class _Reverse:
                 else self.names.fresh(f"{elem}_bar")
             )
             self.state.owned.add(seed)
-            seed_lines.append(Line(f"{seed} = grad_seed({value})"))
+            holo = ", holomorphic=True" if self.spec.holomorphic else ""
+            seed_lines.append(Line(f"{seed} = grad_seed({value}{holo})"))
             adj[result.name] = {diff_path: seed}
         if result.name not in self.facts.active:
             adj.pop(result.name)

@@ -11,7 +11,7 @@ from typing import Any
 from ..emit.code import Block, Line
 from ..errors import NonDifferentiableError, TransformError
 from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text
-from ..ir.nodes import KEYWORD_OPERANDS, Let, Var
+from ..ir.nodes import KEYWORD_OPERANDS, Const, Let, Var
 from ..primitives import PRIMITIVES
 from ..primitives.registry import arg_slots, refuse_underived
 from .inline import Array
@@ -46,8 +46,10 @@ class VjpRules:
         if len(positions) == len(prim.diff):
             for k, j in enumerate(positions):
                 others = s.args[:j] + s.args[j + 1 :]
-                if others and all(self.r.facts.is_scalar(o) for o in others):
+                if others and all(self.r.facts.is_scalar(o) for o in others) and not any(
+                        self._complex_scalar(o) for o in others):
                     # every other argument has shape (): nothing broadcast against it
+                    # (kept beside a complex constant: a real operand's part is real)
                     results[k] = _drop_unbroadcast(results[k])
         wanted: list[tuple[str, ast.expr, Any]] = []  # (var, rule result, element)
         for i, name in active_args:
@@ -61,6 +63,15 @@ class VjpRules:
         for name, e, sub, pname in wanted:
             self._hand_out(s, name, ast.unparse(e), sub, pname, (defined, bound), adj, out)
         return out
+
+    def _complex_scalar(self, a: Any, depth: int = 4) -> bool:
+        """Is ``a`` a complex literal, or computed from one (``1 + 2j``)?  A real
+        operand's cotangent beside it is the real part: its unbroadcast stays."""
+        if isinstance(a, Const):
+            return isinstance(a.value, complex)
+        s = self.r.facts.producer.get(a.name) if isinstance(a, Var) else None
+        return s is not None and depth > 0 and (s.prim == "complex" or any(
+            self._complex_scalar(b, depth - 1) for b in s.args))
 
     def _cotangent_text(self, s: Let, g: dict, out: list[Any]) -> str:
         """The cotangent a rule reads as ``g`` (several results: their tuple, named)."""
