@@ -21,11 +21,12 @@ from ..backends import jax_numpy
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
 from ..errors import TransformError
 from ..ir.kinds import LEAF, kind_of
-from . import arguments, pushforward, signatures, vectorize
+from . import arguments, jacobians, pushforward, signatures, vectorize
 from . import transformed as api
 from .emitted import emitted_for, shadow
+from .jacobians import JacFwd, JacRev, _basis
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
-from .vectorize import JacFwd, JacRev, Vmapped, _basis
+from .vectorize import Vmapped
 
 # ---- running s2s objects and user code on the JAX backend ----
 
@@ -337,8 +338,8 @@ _S2S_FUNCTIONS = {id(getattr(api, n)): (getattr(api, n), n)
 _S2S_FUNCTIONS[id(pushforward.jvp)] = (pushforward.jvp, "jvp")
 
 
-for _n in ("vmap", "jacfwd", "jacrev", "hessian"):
-    _S2S_FUNCTIONS[id(getattr(vectorize, _n))] = (getattr(vectorize, _n), _n)
+for _f in (vectorize.vmap, jacobians.jacfwd, jacobians.jacrev, jacobians.hessian):
+    _S2S_FUNCTIONS[id(_f)] = (_f, _f.__name__)
 _S2S_FUNCTIONS_BY_NAME = {n: f for f, n in _S2S_FUNCTIONS.values()}
 
 

@@ -455,24 +455,9 @@ class ExprLowerer:
                 if made is not None:
                     return made
         obj, text = self.n.resolver.resolve_dotted(func)
-        if obj is builtins.map or (obj in (builtins.list, builtins.tuple) and len(
-                node.args) == 1 and isinstance(node.args[0].value, cst.Call) and self.n.funcs.
-                value_of(node.args[0].value.func) is not None and self.n.resolver.
-                resolve_dotted(node.args[0].value.func)[0] is builtins.map):
-            return self.n.funcs.map_call(node if obj is builtins.map else node.args[0].value,
-                                         target)
-        if obj in (builtins.slice, builtins.tuple) or (obj is builtins.list and len(
-                node.args) == 1 and isinstance(node.args[0].value, (cst.ListComp,
-                                                                     cst.GeneratorExp))):
-            kept = self.n.comps.as_python_expression(node, target, text) if (
-                obj is not builtins.slice) else None
-            if kept is not None:
-                return kept
-            if obj is not builtins.slice:
-                made = self.n.pyvalues.call(obj, text, node, target)
-                if made is not None:
-                    return made
-            return self.n.calls.python_expression(node, target, text)
+        made = _sequence_builtin(self.n, obj, text, node, target)
+        if made is not None:
+            return made
         if obj in STATIC:
             made = self.n.pyvalues.call(obj, text, node, target)
             if made is not None:
@@ -526,3 +511,26 @@ class ExprLowerer:
         return self.n.comps.comprehension(node, target)
 
 
+def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
+                      target: str | None) -> Atom | None:
+    """``map(f, xs)`` (also inside ``list``/``tuple``), ``tuple(...)``, ``slice(...)``
+    and ``list(<comprehension>)`` lowered by the Normalizer ``n``; None for any other
+    call."""
+    if obj is builtins.map or (obj in (builtins.list, builtins.tuple) and len(
+            node.args) == 1 and isinstance(node.args[0].value, cst.Call) and n.funcs.
+            value_of(node.args[0].value.func) is not None and n.resolver.
+            resolve_dotted(node.args[0].value.func)[0] is builtins.map):
+        return n.funcs.map_call(node if obj is builtins.map else node.args[0].value, target)
+    if obj in (builtins.slice, builtins.tuple) or (obj is builtins.list and len(
+            node.args) == 1 and isinstance(node.args[0].value, (cst.ListComp,
+                                                                 cst.GeneratorExp))):
+        kept = n.comps.as_python_expression(node, target, text) if (
+            obj is not builtins.slice) else None
+        if kept is not None:
+            return kept
+        if obj is not builtins.slice:
+            made = n.pyvalues.call(obj, text, node, target)
+            if made is not None:
+                return made
+        return n.calls.python_expression(node, target, text)
+    return None

@@ -52,9 +52,10 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..api import pipeline
+from ..api.jacobians import JacFwd, JacRev, vjp_transform
 from ..api.jit import Jitted
 from ..api.transformed import JVPS, Transformed
-from ..api.vectorize import JacFwd, JacRev, Vmapped, vjp_transform
+from ..api.vectorize import Vmapped
 from ..ir.nodes import Function, Let, walk
 from ..primitives import PRIMITIVES, load_all
 from ..primitives.batching import rule_for

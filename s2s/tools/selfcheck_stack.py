@@ -16,11 +16,12 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import api as public  # the transforms, as s2s exports them
+from ..api.jacobians import JacFwd, JacRev, vjp_transform
 from ..api.jit import Jitted
 from ..api.pushforward import jvp as s2s_jvp
 from ..api.transformed import JVPS, Transformed
 from ..api.transformed import vjp as s2s_vjp
-from ..api.vectorize import JacFwd, JacRev, Vmapped, vjp_transform
+from ..api.vectorize import Vmapped
 
 
 class SelfCheckError(ValueError):

@@ -1,0 +1,378 @@
+"""The Jacobians, on batching: ``jacfwd(f)`` is the emitted ``vmap`` of the emitted
+``jvp`` of ``f``, mapped over a basis of input tangents; ``jacrev(f)`` the ``vmap`` of
+its ``vjp`` over a basis of output cotangents; ``hessian(f)`` is ``jacfwd(grad(f))``.
+Every direction of the basis goes through one call of vectorised emitted code."""
+
+
+import keyword
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..caches import LRU
+from ..emit.code import compile_module, format_module
+from ..errors import TransformError
+from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of
+from ..transforms.analysis import return_kind
+from ..transforms.ranks import run_silenced
+from . import callables, methods, pipeline, records
+from .arguments import check_outputs
+from .display import NotebookDisplay
+from .jacobian_text import JacobianPlan, jacobian_text
+from .located import reraise_located
+from .pushforward import _jvp_transform
+from .transformed import (
+    _VJP,
+    Transformed,
+    _check_argnums,
+    _check_float_inputs,
+    _copies,
+    _leaves,
+    _normalize_argnums,
+    _rebuild,
+    grad,
+)
+from .trees import _map_leaves, has_nodes, plain, unplain
+from .vectorize import Vmapped
+
+__all__ = ["jacfwd", "jacrev", "jacobian", "hessian"]
+
+
+# ---- vmap -------------------------------------------------------------------------
+
+
+# ---- Jacobians -------------------------------------------------------------------
+
+
+def _basis(leaves: list[Any]) -> tuple[int, list[np.ndarray]]:
+    """One standard basis over all the leaves: n directions, per leaf (n, *shape)."""
+    sizes = [int(np.size(x)) for x in leaves]
+    n = sum(sizes)
+    out, start = [], 0
+    for x, k in zip(leaves, sizes):
+        dtype = np.result_type(x)
+        b = np.zeros((n, k), dtype=dtype)
+        b[np.arange(start, start + k), np.arange(k)] = 1
+        out.append(b.reshape((n,) + np.shape(x)))
+        start += k
+    return n, out
+
+
+def _base_name(fun: Any) -> str:
+    name = getattr(fun, "__name__", "f")
+    return "lambda" if name == "<lambda>" else name
+
+
+class _JacobianCode(NotebookDisplay):
+    """What a transform of a Jacobian needs (``jacfwd(jacrev(f))``): its emitted code
+    as a function of the same arguments, for one array argument and an array output.
+    The function loops over the basis, calling the emitted JVP or VJP once per
+    direction, so that any transform can read it; called directly, the Jacobian
+    objects batch all directions through one vmapped call instead."""
+
+    fun: Callable
+    argnums: Any
+    tuple_out: bool
+    has_aux: bool
+    __name__: str
+
+    @property
+    def mode(self) -> str:
+        return self.__name__.rsplit("_", 1)[-1]
+
+    @property
+    def ir(self) -> Any:
+        return self._transform().ir
+
+    def _refresh(self) -> None:
+        self._transform()._refresh()
+
+    def _output_kind(self, passed: tuple, kinds: tuple) -> Kind:
+        """The structure ``fun`` returns for arguments of these structures."""
+        fn = self.fun
+        if hasattr(fn, "_generate_for"):  # a transformed function: its emitted code
+            ir = pipeline.lower(fn._generate_for(passed, kinds)[1])
+        else:
+            ir = self._transform().ir
+        return return_kind(ir, tuple(kinds))
+
+    def __s2s_transform__(self) -> str:
+        """User code calling a jacobian inlines its emitted code (see ``Transformed``)."""
+        return "transformed"
+
+    def _generate_for(self, passed: tuple, kinds: tuple,
+                      args: tuple | None = None) -> tuple[str, Callable]:
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(passed))
+        if self.has_aux:
+            raise TransformError(
+                f"a transform of {self.__name__} needs a Jacobian without has_aux",
+                hint="transform the Jacobian of a function returning the array alone")
+        out_kind = self._output_kind(passed, kinds)
+        if not isinstance(out_kind, (Leaf, Tree)):
+            raise TransformError(
+                f"a transform of {self.__name__} needs a function returning arrays, or "
+                "a dict, tuple or list of them (not a list grown in a loop)",
+                hint="return the arrays in a tuple, or stack them into one array")
+        t = self._transform()
+        t._refresh()
+        several = self.tuple_out
+        if self.mode == "jacfwd":
+            _, inner = t._generate(kinds, argnums, (len(passed), True))
+        else:  # the cotangent itself, or a tuple of them for several arguments
+            _, inner = t._generate(kinds, argnums, several)
+        name = self.__name__
+        callee = _base_name(self.fun)
+        if not callee.isidentifier() or keyword.iskeyword(callee):
+            callee = "fun"  # a lambda
+        text, namespace = jacobian_text(JacobianPlan(
+            self.mode, name, callee, self.fun, inner, list(t.ir.params), dict(t.ir.defaults),
+            kinds, argnums, self.tuple_out, out_kind, len(passed)))
+        text = format_module(text)
+        return text, compile_module(text, namespace, name)[name]
+
+
+class JacFwd(_JacobianCode):
+    """jacfwd: the vmap, over a basis of tangents, of the emitted JVP."""
+    def _transform(self) -> Transformed:
+        return _jvp_transform(self.fun, self.has_aux)
+
+    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool,
+                 holomorphic: bool = False) -> None:
+        self.fun = fun
+        self.argnums, self.tuple_out = _normalize_argnums(argnums)
+        self.has_aux = has_aux
+        self.holomorphic = holomorphic
+        self.__name__ = f"{_base_name(fun)}_jacfwd"
+        self.__qualname__ = self.__name__
+        self._vmapped: dict[Any, Vmapped] = {}
+        self.source = ""
+
+    def __call__(self, *args: Any) -> Any:
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        _check_float_inputs("jacfwd", args, argnums, self.holomorphic, real_only=True)
+        t = _jvp_transform(self.fun, self.has_aux)
+        t._refresh()
+        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
+        tangent_only = not self.has_aux
+        _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only), nargs=len(args),
+                                inner_args=args)
+        key = jvp_fn  # one batched version per emitted JVP
+        v = self._vmapped.get(key)
+        if v is None:
+            v = Vmapped(jvp_fn, in_axes=0, out_axes=0)
+            v.__name__, v.shared_draws = self.__name__, True  # (one call's draws)
+            self._vmapped[key] = v
+        in_leaves = [leaf for i in argnums for leaf in _leaves(args[i])]
+        n, basis = _basis(in_leaves)
+        it = iter(basis)
+        tangents = [_rebuild(kind_of(args[i]), [next(it) for _ in _leaves(args[i])])
+                    for i in argnums]
+        v.in_axes = (None,) * len(args) + (0,) * len(argnums)
+        v.out_axes = (None, 0, None) if self.has_aux else 0
+        try:
+            result = v(*args, *tangents)
+        except ValueError as err:  # an `if` on an array: located at your line
+            reraise_located(err, t.ir, _base_name(self.fun))
+        self.source = v.source
+        out_dot = result[1] if self.has_aux else result
+        if self.holomorphic:  # (a real output's tangent is real)
+            check_outputs("jacfwd", out_dot, True)
+        elif getattr(self.fun, "mode", None) in ("grad", "value_and_grad") and not any(
+                np.iscomplexobj(leaf) for leaf in _leaves(args)):
+            # the emitted gradient of real inputs through complex values is cast to
+            # its inputs' dtype only when it returns (JAX's real part): so is its
+            # derivative here
+            out_dot = _map_leaves(np.real, out_dot)
+        if out_dot is None or isinstance(out_dot, np.ndarray) and out_dot.dtype == object:
+            out = self.fun(*_copies(args))  # None out: None Jacobian, as JAX gives
+            if (out[0] if self.has_aux else out) is None:
+                return (None, result[2]) if self.has_aux else None
+        jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
+        built = t.built_template()  # (the output's objects the function built)
+        return records.rebuild(built, (jac, result[2]) if self.has_aux else jac)
+
+
+def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any:
+    """Rows (n, *out) of a batched result -> out-tree of in-tree blocks (*out, *in)."""
+    def per_out(leaf: np.ndarray) -> Any:
+        leaf = np.asarray(leaf)
+        blocks, start = [], 0
+        for x in inputs:
+            xs = []
+            for xl in _leaves(x):
+                k = int(np.size(xl))
+                part = leaf[start:start + k]
+                part = np.moveaxis(part, 0, -1).reshape(leaf.shape[1:] + np.shape(xl))
+                xs.append(part)
+                start += k
+            blocks.append(_rebuild(kind_of(x), xs))
+        return tuple(blocks) if tuple_out else blocks[0]
+
+    return _map_leaves(per_out, batched_out)
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Any:
+    """The Jacobian of ``fun`` by forward mode, as ``jax.jacfwd``: output dims first,
+    input dims last; pytrees nest out-tree then in-tree.  Complex inputs need
+    ``holomorphic=True`` (then the output must be complex too), as in JAX; JAX's
+    jacfwd has no ``allow_int``."""
+    return methods.bound_method(
+        fun, lambda f, shift: jacfwd(f, shift(argnums), has_aux, holomorphic)) \
+        or callables.transformable(fun, lambda f: JacFwd(f, argnums, has_aux, holomorphic))
+
+
+
+class JacRev(_JacobianCode):
+    """jacrev: the vmap, over a basis of output cotangents, of the emitted VJP."""
+    def _transform(self) -> Transformed:
+        return vjp_transform(self.fun, self.has_aux)
+
+    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool,
+                 holomorphic: bool = False) -> None:
+        self.fun = fun
+        self.argnums, self.tuple_out = _normalize_argnums(argnums)
+        self.has_aux = has_aux
+        self.holomorphic = holomorphic
+        self.__name__ = f"{_base_name(fun)}_jacrev"
+        self.__qualname__ = self.__name__
+        self._vmapped: dict[Any, Vmapped] = {}
+        self.source = ""
+
+    def __call__(self, *args: Any) -> Any:
+        argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        _check_float_inputs("jacrev", args, argnums, self.holomorphic)
+        try:
+            out = self.fun(*_copies(args))  # (never on the caller's arrays)
+        except ValueError as err:  # an `if` on an array: located at your line
+            reraise_located(err, None, _base_name(self.fun))
+        aux = None
+        if self.has_aux:
+            out, aux = out
+        _no_array_out(self.__name__, out)
+        built, out = out, plain(out) if has_nodes(out, False) else out
+        check_outputs("jacrev", out, self.holomorphic)
+        t = vjp_transform(self.fun, self.has_aux)
+        t._refresh()
+        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
+        _, vjp_fn = t._generate(kinds, argnums, True, nargs=len(args), inner_args=args)
+        v = self._vmapped.get(vjp_fn)
+        if v is None:
+            v = self._vmapped[vjp_fn] = Vmapped(vjp_fn)
+            v.__name__ = self.__name__
+        out_leaves = [np.asarray(x, dtype=np.result_type(np.asarray(x), np.float32))
+                      for x in _leaves(out)]
+        n, basis = _basis(out_leaves)
+        cotangent = _rebuild(kind_of(out), basis)
+        # the VJP function takes every parameter before the cotangent: the ones the
+        # call leaves at their defaults are passed their defaults
+        rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(args):])
+        v.in_axes = (None,) * (len(args) + len(rest)) + (0,)
+        v.out_axes = 0
+        rows = v(*args, *rest, cotangent)
+        self.source = v.source
+        jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out)
+        jac = unplain(built, jac) if built is not out else jac  # (a NamedTuple out)
+        return (jac, aux) if self.has_aux else jac
+
+
+def _transpose_rows(rows: Any, out: Any, inputs: list[Any], tuple_out: bool) -> Any:
+    """Rows (n_out, *in) per input leaf -> out-tree of in-tree blocks (*out, *in)."""
+    per_input = [[np.asarray(r) for r in _leaves(x)] for x in (
+        rows if isinstance(rows, tuple) else (rows,))]
+    blocks_out, start = [], 0
+    for o in _leaves(out):
+        k = int(np.size(o))
+        blocks = []
+        for x, leaves in zip(inputs, per_input):
+            parts = [leaf[start:start + k].reshape(np.shape(o) + np.shape(leaf)[1:])
+                     for leaf in leaves]
+            blocks.append(_rebuild(kind_of(x), parts))
+        blocks_out.append(tuple(blocks) if tuple_out else blocks[0])
+        start += k
+    return _rebuild(kind_of(out), blocks_out)
+
+
+def vjp_transform(fun: Callable, has_aux: bool) -> Transformed:
+    try:
+        cache = _VJPS.setdefault(fun, {})
+    except TypeError:  # not hashable: no caching
+        cache = {}
+    if has_aux not in cache:
+        cache[has_aux] = _VJP(fun, has_aux)
+    return cache[has_aux]
+
+
+# (not weak: each transform holds its function, which would keep the key alive)
+_VJPS: LRU[Any, dict] = LRU(128)
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Any:
+    """The Jacobian of ``fun`` by reverse mode, as ``jax.jacrev``: output dims first,
+    input dims last; pytrees nest out-tree then in-tree.  ``allow_int=True`` gives an
+    integer argument's block as zeros in its dtype, as JAX; a complex output needs
+    ``holomorphic=True`` (then the inputs must be complex too), as in JAX."""
+    method = methods.bound_method(fun, lambda f, shift: jacrev(
+        f, shift(argnums), has_aux, holomorphic, allow_int=allow_int))
+    if method is not None:
+        return method
+    if allow_int:
+        return methods.IntJacobian(lambda nums: jacrev(fun, nums, has_aux, holomorphic),
+                                   fun, argnums, has_aux)
+    return callables.transformable(fun, lambda f: JacRev(f, argnums, has_aux, holomorphic))
+
+
+jacobian = jacrev
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Any:
+    """The Hessian of a scalar ``fun``, as ``jax.hessian``: forward mode over the
+    emitted gradient, ``jacfwd(grad(fun))``, vectorised over the basis."""
+    method = methods.bound_method(
+        fun, lambda f, shift: hessian(f, shift(argnums), has_aux, holomorphic))
+    if method is not None:
+        return method
+    inner = grad(fun, argnums=argnums, has_aux=has_aux, holomorphic=holomorphic)
+    return _Hessian(inner, argnums, has_aux, holomorphic)
+
+
+class _Hessian(JacFwd):
+    """``jacfwd(grad(fun))``, with JAX's ValueError for an output with no array (the
+    emitted gradient's output check is dead code to the forward pass over it)."""
+    display_kind = "hessian"
+
+    def __call__(self, *args: Any) -> Any:
+        if self._checked_out is None:
+            user_fn = self.fun.fn
+            try:
+                out = run_silenced(user_fn, *_copies(args))  # (the Hessian's run prints)
+            except ValueError as err:  # an `if` on an array: located at your line
+                reraise_located(err, None, _base_name(user_fn))
+            if self.has_aux and isinstance(out, tuple) and len(out) == 2:
+                out = out[0]
+            _no_array_out(self.__name__, out)
+            if not self.has_aux and (len(_leaves(out)) != 1 or np.ndim(out) != 0):
+                # not a scalar: the Hessian of each output element, as JAX's
+                # jacfwd(jacrev(fun)) lays it out (output dims first)
+                nums = self.argnums if self.tuple_out else self.argnums[0]
+                holo = self.holomorphic
+                self._general = jacfwd(jacrev(user_fn, argnums=nums, holomorphic=holo),
+                                       argnums=nums, holomorphic=holo)
+            self._checked_out = True
+        if self._general is not None:
+            return self._general(*args)
+        return super().__call__(*args)
+
+    _checked_out: bool | None = None
+    _general: Any = None
+
+
+def _no_array_out(name: str, out: Any) -> None:
+    if not _leaves(out) or any(leaf is None for leaf in _leaves(out)):
+        raise ValueError(  # JAX: 'at least one array or dtype is required'
+            f"{name}: the function returned {out!r}, which has no array to "
+            "differentiate (JAX raises 'at least one array or dtype is required'). "
+            "Instead: return the array (or a pytree of arrays) whose Jacobian you want."
+        )
