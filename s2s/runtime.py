@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["unbroadcast", "grad_seed", "matmul_lhs_bar", "matmul_rhs_bar", "dot_lhs_bar",
+__all__ = ["unbroadcast", "grad_seed", "real_only", "matmul_lhs_bar", "matmul_rhs_bar", "dot_lhs_bar",
            "dot_rhs_bar", "prod_of_others", "batch_axes", "zeros_list", "stop_gradient"]
 
 
@@ -33,6 +33,14 @@ def unbroadcast(g, x):
 
 def stop_gradient(x):
     """``x`` itself, read as a constant: no derivative flows through it."""
+    return x
+
+
+def real_only(x, what):
+    """``x``, where a derivative written for real values reads it: complex values
+    raise (that rule's derivative is not JAX's there yet) rather than a wrong number."""
+    if np.iscomplexobj(x):
+        raise TypeError(f"s2s differentiates {what} of real values only, not complex")
     return x
 
 

@@ -73,3 +73,29 @@ def hermitian(m):
     weights = np.arange(1.0, 4.0)
     return np.sum(np.abs(l) ** 2 * weights) + np.sum(w**2 * weights) + logdet + np.real(
         sign * (1 + 1j))
+
+
+# Rules written for real values (their derivative on complex ones is not JAX's yet):
+# refused on complex values, never a wrong number
+def qr_loss(a):
+    q, r = np.linalg.qr(a)
+    return np.real(np.sum(q * np.conj(q))) + np.real(np.sum(r))
+
+
+def svd_loss(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(s) + np.real(np.sum(u))
+
+
+def eigh_loss(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(w) + np.real(np.sum(v))
+
+
+def lstsq_loss(a, b):
+    x = np.linalg.lstsq(a, b, rcond=None)[0]
+    return np.real(np.sum(x * np.conj(x)))
+
+
+def corrcoef_loss(x):
+    return np.real(np.sum(np.corrcoef(x)))

@@ -217,3 +217,29 @@ def test_second_order_through_complex_values_is_real_and_jaxs(name):
     close(got, jax.hessian(getattr(CJ, name))(x))
     xs = np.stack([x, x + 1])
     close(s2s.vmap(s2s.grad(getattr(C, name)))(xs), jax.vmap(jax.grad(getattr(CJ, name)))(xs))
+
+
+@pytest.mark.parametrize("name", ["qr_loss", "svd_loss", "eigh_loss", "lstsq_loss",
+                                  "corrcoef_loss"])
+def test_rules_written_for_real_values_refuse_complex_ones(name):
+    """qr, svd, eigh (vectors), lstsq and corrcoef: derivatives for real matrices only.
+    On complex ones grad, jvp and vjp raise instead of returning a wrong number; on
+    real ones they are JAX's."""
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=(4, 3)) if name != "eigh_loss" else rng.normal(size=(3, 3))
+    if name == "eigh_loss":
+        a = a + a.T
+    args = (a, rng.normal(size=4)) if name == "lstsq_loss" else (a,)
+    f, jf = getattr(F, name), getattr(J, name)
+    np.testing.assert_allclose(s2s.grad(f)(*args), jax.grad(jf)(*args), rtol=1e-8,
+                               atol=1e-10)
+    z = a + 0.3j * (rng.normal(size=a.shape) if name != "eigh_loss" else
+                    np.triu(rng.normal(size=a.shape), 1) - np.triu(rng.normal(size=a.shape), 1).T)
+    cargs = (z, *args[1:])
+    with pytest.raises(TypeError, match="real values only"):
+        s2s.grad(f)(*cargs)
+    with pytest.raises(TypeError, match="real values only"):
+        s2s.jvp(f, cargs, tuple(np.ones_like(c) for c in cargs))
+    out, back = s2s.vjp(f, *cargs)
+    with pytest.raises(TypeError, match="real values only"):
+        back(np.ones_like(out))

@@ -10,7 +10,9 @@ of it: one emitted function serves them all.
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -52,6 +54,15 @@ __all__ = ["grad", "value_and_grad", "vjp", "source", "Transformed"]
 _TEXT_CACHE: LRU[Any, tuple[str, str, dict[str, Any]]] = LRU(128)
 _FUNCTION_CACHE: LRU[Any, Callable] = LRU(128)
 _LOCK = threading.RLock()
+# Specializing threads are waited for when the interpreter exits: one stopped inside
+# the e-graph's native code at exit aborts the process (a Rust panic)
+_RUNNING: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()
+
+
+@atexit.register
+def _finish_specializing() -> None:
+    for job in list(_RUNNING):
+        job.join(timeout=30)
 
 
 def _guessed_kinds(ir: Function) -> tuple[Kind, ...]:
@@ -400,6 +411,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
             entry.job = threading.Thread(
                 target=self._specialize, name="s2s-specialize", daemon=True,
                 args=(sig, text, fn, _copies(args), argnums, free, dict(fn.__globals__)))
+        _RUNNING.add(entry.job)
         entry.job.start()
 
     def _specialize(self, sig: Any, text: str, fn: Callable, args: tuple,

@@ -15,6 +15,7 @@ from ..ir.spelling import atom_text
 from ..runtime import (
     matrix_norm_grad,
     norm_grad,
+    real_only,
     rhs_columns,
     unbroadcast,
     vector_norm_grad,
@@ -195,7 +196,7 @@ defprim(
 @defvjp("linalg.lstsq")
 def lstsq_vjp(g, ans, a, b, rcond=None):
     # x = pinv(a) @ b; residuals = |b - a x|^2 per column; s = a's singular values
-    p = np.linalg.pinv(a)
+    p = real_only(np.linalg.pinv(a), "np.linalg.lstsq")
     p_t = np.matrix_transpose(p)
     x = np.reshape(ans[0], (np.shape(a)[1], -1))  # b's columns (one if b is 1-D)
     x_bar = np.reshape(g[0], np.shape(x))
@@ -214,7 +215,7 @@ def lstsq_vjp(g, ans, a, b, rcond=None):
 
 @defjvp("linalg.lstsq", "a")
 def lstsq_jvp_a(a_dot, ans, a, b, rcond=None):
-    p = np.linalg.pinv(a)
+    p = real_only(np.linalg.pinv(a), "np.linalg.lstsq")
     p_t = np.matrix_transpose(p)
     out_proj = np.eye(np.shape(a)[0]) - a @ p
     in_proj = np.eye(np.shape(a)[1]) - p @ a
@@ -229,7 +230,7 @@ def lstsq_jvp_a(a_dot, ans, a, b, rcond=None):
 
 @defjvp("linalg.lstsq", "b")
 def lstsq_jvp_b(b_dot, ans, a, b, rcond=None):
-    residual = b - a @ ans[0]
+    residual = real_only(b - a @ ans[0], "np.linalg.lstsq")
     res_dot = 2 * np.sum(residual * b_dot, axis=0)
     res_dot = np.reshape(res_dot, np.shape(ans[1])) if np.size(ans[1]) else ans[1] * 0.0
     x_dot = np.linalg.pinv(a) @ b_dot
@@ -311,7 +312,7 @@ defprim("linalg.eigh", np.linalg.eigh, "(a, UPLO='L')", family="linalg",
 def eigh_vjp(g, ans, a, UPLO="L"):
     # (w, v): a_bar = v (diag(w_bar) + f * (v^T v_bar)) v^T, f = 1 / (w_j - w_i)
     w = ans[0]
-    v = ans[1]
+    v = real_only(ans[1], "np.linalg.eigh")
     eye = np.eye(np.shape(a)[-1])
     f = 1 / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + eye) - eye
     inner = f * (np.matrix_transpose(v) @ g[1]) + np.expand_dims(g[0], -2) * eye
@@ -322,7 +323,7 @@ def eigh_vjp(g, ans, a, UPLO="L"):
 @defjvp("linalg.eigh", "a")
 def eigh_jvp(a_dot, ans, a, UPLO="L"):
     w = ans[0]
-    v = ans[1]
+    v = real_only(ans[1], "np.linalg.eigh")
     eye = np.eye(np.shape(a)[-1])
     f = 1 / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + eye) - eye
     sym = (a_dot + np.matrix_transpose(a_dot)) / 2
@@ -358,7 +359,7 @@ defprim(
 @defvjp("linalg.svd")
 def svd_vjp(g, ans, a, full_matrices=True):
     # (u, s, vt), JAX's SVD derivative transposed; f = 1 / (s_j^2 - s_i^2)
-    u = ans[0]
+    u = real_only(ans[0], "np.linalg.svd")
     s = np.expand_dims(ans[1], -2)  # a row: scales columns
     vt = ans[2]
     u_t = np.matrix_transpose(u)
@@ -377,7 +378,7 @@ def svd_vjp(g, ans, a, full_matrices=True):
 
 @defjvp("linalg.svd", "a")
 def svd_jvp(a_dot, ans, a, full_matrices=True):
-    u = ans[0]
+    u = real_only(ans[0], "np.linalg.svd")
     s = np.expand_dims(ans[1], -2)
     vt = ans[2]
     u_t = np.matrix_transpose(u)
@@ -420,7 +421,7 @@ defprim("linalg.qr", np.linalg.qr, "(a, mode='reduced')", family="linalg",
 def qr_vjp(g, ans, a, mode="reduced"):
     # (q, r): with m = r_bar r^T - q^T q_bar, its upper half copied down,
     # a_bar = (q_bar + q m) r^-T (JAX's QR derivative, transposed)
-    q = ans[0]
+    q = real_only(ans[0], "np.linalg.qr")
     r = ans[1]
     m = g[1] @ np.matrix_transpose(r) - np.matrix_transpose(q) @ g[0]
     m = np.triu(m) + np.matrix_transpose(np.triu(m, 1))  # copy the upper half down
@@ -430,7 +431,7 @@ def qr_vjp(g, ans, a, mode="reduced"):
 
 @defjvp("linalg.qr", "a")
 def qr_jvp(a_dot, ans, a, mode="reduced"):
-    q = ans[0]
+    q = real_only(ans[0], "np.linalg.qr")
     r = ans[1]
     r_t = np.matrix_transpose(r)
     c = np.matrix_transpose(np.linalg.solve(r_t, np.matrix_transpose(a_dot)))  # a_dot r^-1

@@ -15,6 +15,7 @@ from ..runtime import (
     cumprod_bar,
     cumprod_tangent,
     prod_of_others,
+    real_only,
     unbroadcast,
     weights_along,
 )
@@ -728,7 +729,7 @@ defprim(
 
 @defvjp("corrcoef")
 def corrcoef_vjp(g, ans, x, rowvar=True):
-    v = np.atleast_2d(x)
+    v = real_only(np.atleast_2d(x), "np.corrcoef")
     if not rowvar:
         if np.shape(v)[0] != 1:
             v = np.matrix_transpose(v)
@@ -751,7 +752,7 @@ def corrcoef_vjp(g, ans, x, rowvar=True):
 
 @defjvp("corrcoef", "x")
 def corrcoef_jvp(x_dot, ans, x, rowvar=True):
-    v = np.atleast_2d(x)
+    v = real_only(np.atleast_2d(x), "np.corrcoef")
     v_dot = np.atleast_2d(x_dot)
     if not rowvar:
         if np.shape(v)[0] != 1:

@@ -83,6 +83,17 @@ _defhelper("zeros_list", "(ys)", diff=(), nondiff=True,
 _defhelper("stop_gradient", "(x)", diff=(), nondiff=True, batch="broadcasting",
            note="s2s.stop_gradient: x as a constant, no derivative flows through it")
 
+_defhelper("real_only", "(x, what)", diff=("x",), batch="broadcasting",
+           note="x itself; complex values refused where a rule is written for real ones")
+
+
+@defvjp("real_only")
+def real_only_vjp(g, ans, x, what):
+    return g
+
+
+deflinear("real_only", "x")
+
 _defhelper("unbroadcast", "(cot, x)", diff=("cot",),
            note="x gives only a shape: no derivative for it")
 
