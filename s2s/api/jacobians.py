@@ -70,11 +70,18 @@ class _JacobianCode(NotebookDisplay):
     direction, so that any transform can read it; called directly, the Jacobian
     objects batch all directions through one vmapped call instead."""
 
-    fun: Callable
-    argnums: Any
-    tuple_out: bool
-    has_aux: bool
-    __name__: str
+    suffix = ""  # the emitted function's: jacfwd, jacrev
+
+    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool,
+                 holomorphic: bool = False) -> None:
+        self.fun = fun
+        self.argnums, self.tuple_out = _normalize_argnums(argnums)
+        self.has_aux = has_aux
+        self.holomorphic = holomorphic
+        self.__name__ = f"{_base_name(fun)}_{self.suffix}"
+        self.__qualname__ = self.__name__
+        self._vmapped: dict[Any, Vmapped] = {}
+        self.source = ""
 
     @property
     def mode(self) -> str:
@@ -133,19 +140,10 @@ class _JacobianCode(NotebookDisplay):
 
 class JacFwd(_JacobianCode):
     """jacfwd: the vmap, over a basis of tangents, of the emitted JVP."""
+    suffix = "jacfwd"
+
     def _transform(self) -> Transformed:
         return _jvp_transform(self.fun, self.has_aux)
-
-    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool,
-                 holomorphic: bool = False) -> None:
-        self.fun = fun
-        self.argnums, self.tuple_out = _normalize_argnums(argnums)
-        self.has_aux = has_aux
-        self.holomorphic = holomorphic
-        self.__name__ = f"{_base_name(fun)}_jacfwd"
-        self.__qualname__ = self.__name__
-        self._vmapped: dict[Any, Vmapped] = {}
-        self.source = ""
 
     def __call__(self, *args: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
@@ -225,19 +223,10 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
 class JacRev(_JacobianCode):
     """jacrev: the vmap, over a basis of output cotangents, of the emitted VJP."""
+    suffix = "jacrev"
+
     def _transform(self) -> Transformed:
         return vjp_transform(self.fun, self.has_aux)
-
-    def __init__(self, fun: Callable, argnums: int | Sequence[int], has_aux: bool,
-                 holomorphic: bool = False) -> None:
-        self.fun = fun
-        self.argnums, self.tuple_out = _normalize_argnums(argnums)
-        self.has_aux = has_aux
-        self.holomorphic = holomorphic
-        self.__name__ = f"{_base_name(fun)}_jacrev"
-        self.__qualname__ = self.__name__
-        self._vmapped: dict[Any, Vmapped] = {}
-        self.source = ""
 
     def __call__(self, *args: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
