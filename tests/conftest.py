@@ -15,6 +15,18 @@ os.environ.setdefault("S2S_SPECIALIZE", "sync")
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+# Bytecode: where PYTHONDONTWRITEBYTECODE is set (some CI and sandbox images set it),
+# every pytest process recompiled s2s and re-ran pytest's assertion rewriting of every
+# test module, and every `python -m s2s` subprocess recompiled s2s (about 0.5 s CPU
+# each).  The suite tests s2s, not byte-compilation: it writes bytecode as Python does
+# by default, for itself, its xdist workers and its subprocesses, into the __pycache__
+# folders git ignores.  (Not a PYTHONPYCACHEPREFIX: Python then reads bytecode only
+# there, and a first run would recompile every installed package too.)
+# S2S_TEST_PYCACHE=0 keeps the environment as it is.
+if sys.dont_write_bytecode and os.environ.get("S2S_TEST_PYCACHE", "1") != "0":
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 # JAX is the oracle, and compiling its programs was most of the suite's time: XLA's
 # optimizing passes cost more than they save on arrays of a few elements
 # (test_forward_rules e2e: 99 s with them, 43 s without); values are compared within
