@@ -45,9 +45,10 @@ except ImportError:  # the suite falls back to recorded fixtures
 
 # A sweep, a test function parametrized over many cases (every rule-table row, every
 # corpus function), runs a fixed sample of its cases by default: SWEEP_SHARE of them, at
-# least SWEEP_KEEP, chosen by a checksum of each case's id (the same in every process and
-# run).  The others are marked slow, so `-m slow` runs them and `-m "slow or not slow"`
-# runs everything.  A run that names cases (`-k`, or a node id) gets them all.
+# least SWEEP_KEEP, chosen by a checksum of each case's id and file name (the same in
+# every process and run, and the same cases for sibling sweeps of one table).  The
+# others are marked slow, so `-m slow` runs them and `-m "slow or not slow"` runs
+# everything.  A run that names cases (`-k`, or a node id) gets them all.
 SWEEP_MIN = 8
 SWEEP_SHARE = 1 / 10
 SWEEP_KEEP = 2
@@ -64,7 +65,11 @@ def _sample_sweeps(config, items) -> None:
         if len(cases) < SWEEP_MIN:
             continue
         keep = max(SWEEP_KEEP, math.ceil(len(cases) * SWEEP_SHARE))
-        ranked = sorted(cases, key=lambda it: zlib.crc32(it.nodeid.encode()))
+        # ranked by the case id within the file, not the test's name: sibling sweeps of
+        # one table (a row's VJP, JVP, float32...) sample the same cases, so the
+        # oracle's per-case caches (JAX compiles) are hit instead of filled again
+        ranked = sorted(cases, key=lambda it: zlib.crc32(
+            f"{it.path.name}::{it.callspec.id}".encode()))
         for item in ranked[keep:]:
             item.add_marker(pytest.mark.slow)
 
