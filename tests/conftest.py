@@ -15,6 +15,18 @@ os.environ.setdefault("S2S_SPECIALIZE", "sync")
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+# Bytecode: where PYTHONDONTWRITEBYTECODE is set (some CI and sandbox images set it),
+# every pytest process recompiled s2s and re-ran pytest's assertion rewriting of every
+# test module, and every `python -m s2s` subprocess recompiled s2s (about 0.5 s CPU
+# each).  The suite tests s2s, not byte-compilation: it writes bytecode as Python does
+# by default, for itself, its xdist workers and its subprocesses, into the __pycache__
+# folders git ignores.  (Not a PYTHONPYCACHEPREFIX: Python then reads bytecode only
+# there, and a first run would recompile every installed package too.)
+# S2S_TEST_PYCACHE=0 keeps the environment as it is.
+if sys.dont_write_bytecode and os.environ.get("S2S_TEST_PYCACHE", "1") != "0":
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 # JAX is the oracle, and compiling its programs was most of the suite's time: XLA's
 # optimizing passes cost more than they save on arrays of a few elements
 # (test_forward_rules e2e: 99 s with them, 43 s without); values are compared within
@@ -33,11 +45,12 @@ except ImportError:  # the suite falls back to recorded fixtures
 
 # A sweep, a test function parametrized over many cases (every rule-table row, every
 # corpus function), runs a fixed sample of its cases by default: SWEEP_SHARE of them, at
-# least SWEEP_KEEP, chosen by a checksum of each case's id (the same in every process and
-# run).  The others are marked slow, so `-m slow` runs them and `-m "slow or not slow"`
-# runs everything.  A run that names cases (`-k`, or a node id) gets them all.
+# least SWEEP_KEEP, chosen by a checksum of each case's id and file name (the same in
+# every process and run, and the same cases for sibling sweeps of one table).  The
+# others are marked slow, so `-m slow` runs them and `-m "slow or not slow"` runs
+# everything.  A run that names cases (`-k`, or a node id) gets them all.
 SWEEP_MIN = 8
-SWEEP_SHARE = 1 / 10
+SWEEP_SHARE = 1 / 20  # (1/10 until issue 25: the default suite must stay under 5 minutes)
 SWEEP_KEEP = 2
 
 
@@ -52,7 +65,11 @@ def _sample_sweeps(config, items) -> None:
         if len(cases) < SWEEP_MIN:
             continue
         keep = max(SWEEP_KEEP, math.ceil(len(cases) * SWEEP_SHARE))
-        ranked = sorted(cases, key=lambda it: zlib.crc32(it.nodeid.encode()))
+        # ranked by the case id within the file, not the test's name: sibling sweeps of
+        # one table (a row's VJP, JVP, float32...) sample the same cases, so the
+        # oracle's per-case caches (JAX compiles) are hit instead of filled again
+        ranked = sorted(cases, key=lambda it: zlib.crc32(
+            f"{it.path.name}::{it.callspec.id}".encode()))
         for item in ranked[keep:]:
             item.add_marker(pytest.mark.slow)
 
