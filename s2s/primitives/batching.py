@@ -515,7 +515,7 @@ def _broadcast_rank(b: Batch, items: Any) -> int:
 
 def _is_mask(b: Batch, atom: Any) -> bool:
     """Is ``atom`` a comparison's result (a mask, not positions)?"""
-    producers = getattr(getattr(b, "a", None), "producer", {})
+    producers = getattr(getattr(b, "facts", None), "producer", {})
     producer = producers.get(getattr(atom, "name", ""))
     return producer is not None and producer.prim in PRIMITIVES and \
         PRIMITIVES[producer.prim].family == "comparison"
@@ -588,7 +588,7 @@ def _known(b: Batch, atom: Any) -> Any:
     statements that made it; ``_UNKNOWN`` where the code decides it when it runs."""
     if isinstance(atom, Const):
         return atom.value
-    producer = getattr(getattr(b, "a", None), "producer", {})
+    producer = getattr(getattr(b, "facts", None), "producer", {})
     s = producer.get(atom.name) if isinstance(atom, Var) and not b.batched(atom) else None
     if s is None or atom.name not in _bound_once(getattr(b, "fn", None)):
         return _UNKNOWN
