@@ -34,6 +34,11 @@ def unbroadcast(cot, x):
     return _pullback(lambda y: jnp.broadcast_to(y, jnp.shape(cot)), like_x, cot)
 
 
+def real_only(x, what):
+    """``x`` itself (s2s's refuses complex values; the rows draw real ones)."""
+    return x
+
+
 def matmul_lhs_bar(cot, x1, x2):
     return _pullback(lambda y: jnp.matmul(y, x2), x1, cot)
 

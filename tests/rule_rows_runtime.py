@@ -33,6 +33,7 @@ from s2s.runtime import (
     norm_grad,
     prod_of_others,
     prod_of_others_jet,
+    real_only,
     rhs_columns,
     special_digamma,
     special_erf,
@@ -61,7 +62,7 @@ if np.__name__ == "jax.numpy":  # this module's JAX twin: the helpers' JAX twins
         cumprod_bar, cumprod_bar_jet, cumprod_jet, cumprod_tangent, dot_lhs_bar,
         dot_rhs_bar, einsum_bar, einsum_bars, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
         matmul_rhs_bar, matrix_norm_grad, multi_dot_bars, norm_grad, prod_of_others,
-        prod_of_others_jet, rhs_columns, special_digamma, special_erf, special_erfc,
+        prod_of_others_jet, real_only, rhs_columns, special_digamma, special_erf, special_erfc,
         special_erfinv, special_expit, special_gammaln, special_log_softmax,
         special_logit, special_logsumexp, special_polygamma, special_softmax, split_like,
         special_xlog1py, special_xlogy, tensordot_lhs_bar, tensordot_rhs_bar,
@@ -182,6 +183,7 @@ else:
             row("unbroadcast", "added_and_stretched", (normal(5, 2, 3, 4), normal(3, 1))),
             row("unbroadcast", "to_scalar", (normal(2, 3), normal())),
             row("unbroadcast", "same", (normal(2, 3), normal(2, 3))),
+            row("real_only", "matrix", (normal(2, 3),), {"what": "np.linalg.qr"}),
         ]
         + pair_rows("matmul_lhs_bar", "matmul_rhs_bar", np.matmul, MATMULS)
         + pair_rows("dot_lhs_bar", "dot_rhs_bar", np.dot, DOTS)
@@ -330,6 +332,10 @@ def f_unbroadcast(cot):
     return np.sum(np.sin(unbroadcast(cot * cot, SHAPE13)) * W3)
 
 
+def f_real_only(x):
+    return np.sum(np.sin(real_only(x * x, "np.linalg.qr")) * W3)
+
+
 def f_matmul_bars(cot, x1, x2):
     return np.sum(np.sin(matmul_lhs_bar(cot, x1, x2)) * W23) + np.sum(
         np.cos(matmul_rhs_bar(cot, x1, x2)) * W32
@@ -457,6 +463,7 @@ def f_sinc_taylor(x):
 if np.__name__ != "jax.numpy":
     E2E = [
         E2ECase(f_unbroadcast, ("unbroadcast",), (normal(2, 3),)),
+        E2ECase(f_real_only, ("real_only",), (normal(3),)),
         E2ECase(f_matmul_bars, ("matmul_lhs_bar", "matmul_rhs_bar"),
                 (normal(2, 2), normal(2, 3), normal(3, 2))),
         E2ECase(f_dot_bars, ("dot_lhs_bar", "dot_rhs_bar"),

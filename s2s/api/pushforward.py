@@ -114,7 +114,7 @@ def _jvp_results(result: Any, primals: tuple, tangents: tuple, fn: Callable,
     the objects the function built (``built``: records.template), made again."""
     out, out_dot = result[0], result[1]
     if built is None and type(out) is np.ndarray and type(out_dot) is np.ndarray and \
-            out_dot.dtype == out.dtype and out_dot.shape == out.shape and \
+            out.dtype.kind in "fc" and out_dot.dtype == out.dtype and out_dot.shape == out.shape and \
             out_dot.flags.writeable and not _shares(out_dot, _foreign((primals, tangents), fn)):
         return (out, out_dot, result[2]) if has_aux else (out, out_dot)  # (as it is)
     kind = kind_of(out)
