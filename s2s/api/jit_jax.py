@@ -137,6 +137,7 @@ class Translator:
         self.backend = backend
         self._functions: dict[int, Any] = {}
         self._globals: dict[int, dict] = {}
+        self._filled: dict[int, set[str]] = {}
 
     def __call__(self, value: Any) -> Any:
         if isinstance(value, types.ModuleType):
@@ -200,7 +201,7 @@ class Translator:
         found = self._functions.get(id(fn))
         if found is not None:
             return found
-        new_globals = self._translated_globals(fn.__globals__)
+        new_globals = self._translated_globals(fn.__globals__, fn.__code__)
         closure = None
         if fn.__closure__ is not None:  # (filled below, once `new` is registered: a
             closure = tuple(types.CellType() for _ in fn.__closure__)  # cell may hold fn)
@@ -209,6 +210,7 @@ class Translator:
         lowered = lowered_user_code(fn, new_globals)
         if lowered is not None:
             code, text = lowered
+            self._translated_globals(fn.__globals__, code)  # (names the lowering added)
             cells = dict(zip(fn.__code__.co_freevars, closure or ()))
             closure = tuple(cells[n] for n in code.co_freevars) or None
         new = types.FunctionType(code, new_globals, fn.__name__, fn.__defaults__,
@@ -226,17 +228,35 @@ class Translator:
                 pass
         return new
 
-    def _translated_globals(self, module_globals: dict) -> dict:
-        found = self._globals.get(id(module_globals))
-        if found is not None:
-            return found
-        new = dict(module_globals)
-        new[_NUMPY_GLOBALS] = module_globals  # (a function made by the code: _original)
-        self._globals[id(module_globals)] = new  # before filling: recursion finds it
-        for name, value in module_globals.items():
-            if not name.startswith("__"):
-                new[name] = self(value)
+    def _translated_globals(self, module_globals: dict, code: types.CodeType) -> dict:
+        """The JAX copy of a module's globals, with the names ``code`` (and the code
+        nested in it) reads translated: one copy per module, filled by name as the
+        functions translated read them (translating every global of a module with
+        many functions cost a second per ``s2s.jit``, for names nothing runs)."""
+        key = id(module_globals)
+        new = self._globals.get(key)
+        if new is None:
+            new = dict(module_globals)
+            new[_NUMPY_GLOBALS] = module_globals  # (a function made by the code: _original)
+            self._globals[key] = new  # before filling: recursion finds it
+            self._filled[key] = set()
+        filled = self._filled[key]
+        for name in _global_names(code):
+            if name in filled or name.startswith("__") or name not in module_globals:
+                continue
+            filled.add(name)  # (before translating: a function may read itself)
+            new[name] = self(module_globals[name])
         return new
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    """Every name ``code`` and the code objects inside it (lambdas, nested functions,
+    comprehensions) may read as a global."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
 
 
 def _original(fun: Any) -> Any:
