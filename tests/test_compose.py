@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 
 import s2s
 from programs import load, programs
-from support import HAVE_JAX, jax
+from support import HAVE_JAX, compiled, jax
 
 pytestmark = pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 
-FAST = settings(max_examples=15, deadline=None,
+FAST = settings(max_examples=10, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=400, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
@@ -43,31 +43,31 @@ def close(got, expected):
 def check_grad_grad(source):
     f, fj = load(source)
     for x in (X_OFF_TIES[0], -1.2):  # (0.3 itself ties np.maximum(x, 0.3): see above)
-        close(s2s.grad(s2s.grad(f))(x), jax.grad(jax.grad(fj))(x))
+        close(s2s.grad(s2s.grad(f))(x), compiled(jax.grad(jax.grad(fj)))(x))
 
 
 def check_jvp_grad(source):
     f, fj = load(source)
     got = s2s.jvp(s2s.grad(f), (X_OFF_TIES,), (V,))
-    expected = jax.jvp(jax.grad(fj), (X_OFF_TIES,), (V,))
+    expected = compiled(lambda x, v: jax.jvp(jax.grad(fj), (x,), (v,)))(X_OFF_TIES, V)
     close(got[0], expected[0])
     close(got[1], expected[1])
 
 
 def check_hessian(source):
     f, fj = load(source)
-    close(s2s.hessian(f)(X_OFF_TIES), jax.hessian(fj)(X_OFF_TIES))
+    close(s2s.hessian(f)(X_OFF_TIES), compiled(jax.hessian(fj))(X_OFF_TIES))
 
 
 def check_jacrev_grad(source):
     f, fj = load(source)
-    close(s2s.jacrev(s2s.grad(f))(X_OFF_TIES), jax.jacrev(jax.grad(fj))(X_OFF_TIES))
+    close(s2s.jacrev(s2s.grad(f))(X_OFF_TIES), compiled(jax.jacrev(jax.grad(fj)))(X_OFF_TIES))
 
 
 def check_vmap_grad(source):
     f, fj = load(source)
     xs = np.stack([X, V, X * V])
-    close(s2s.vmap(s2s.grad(f))(xs), jax.vmap(jax.grad(fj))(xs))
+    close(s2s.vmap(s2s.grad(f))(xs), compiled(jax.vmap(jax.grad(fj)))(xs))
 
 
 _WRAPPED = iter(range(10**9))
@@ -96,18 +96,18 @@ def load_grad_of_jvp(source):
 def check_grad_jvp(source):
     _, fj = load(source)
     g = load_grad_of_jvp(source)
-    expected = jax.grad(lambda x: jax.jvp(fj, (x,), (V,))[1])(X_OFF_TIES)
+    expected = compiled(jax.grad(lambda x: jax.jvp(fj, (x,), (V,))[1]))(X_OFF_TIES)
     close(s2s.grad(g)(X_OFF_TIES), expected)
 
 
 def check_jacfwd_jacrev(source):
     f, fj = load(source)
-    close(s2s.jacfwd(s2s.jacrev(f))(X_OFF_TIES), jax.jacfwd(jax.jacrev(fj))(X_OFF_TIES))
+    close(s2s.jacfwd(s2s.jacrev(f))(X_OFF_TIES), compiled(jax.jacfwd(jax.jacrev(fj)))(X_OFF_TIES))
 
 
 def check_jacrev_jacfwd(source):
     f, fj = load(source)
-    close(s2s.jacrev(s2s.jacfwd(f))(X_OFF_TIES), jax.jacrev(jax.jacfwd(fj))(X_OFF_TIES))
+    close(s2s.jacrev(s2s.jacfwd(f))(X_OFF_TIES), compiled(jax.jacrev(jax.jacfwd(fj)))(X_OFF_TIES))
 
 
 CHECKS = {

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import s2s
-from support import HAVE_JAX, fd_grad, jax
+from support import HAVE_JAX, compiled, fd_grad, jax
 
 sp = pytest.importorskip("scipy.special")
 stats = pytest.importorskip("scipy.stats")
@@ -162,7 +162,7 @@ def second_jax(x):
 
 @needs_jax
 def test_hessian_matches_jax() -> None:
-    np.testing.assert_allclose(s2s.hessian(second)(X3), jax.hessian(second_jax)(X3),
+    np.testing.assert_allclose(s2s.hessian(second)(X3), compiled(jax.hessian(second_jax))(X3),
                                rtol=1e-9, atol=1e-12)
 
 
@@ -178,7 +178,7 @@ def shapes_jax(df):
 
 @needs_jax
 def test_hessian_in_shape_parameters_matches_jax() -> None:
-    np.testing.assert_allclose(s2s.hessian(shapes)(2.5), jax.hessian(shapes_jax)(2.5),
+    np.testing.assert_allclose(s2s.hessian(shapes)(2.5), compiled(jax.hessian(shapes_jax))(2.5),
                                rtol=1e-9)
 
 
@@ -196,7 +196,7 @@ def by_loc_jax(loc, scale):
 def test_vmap_over_loc_and_scale_keywords_matches_jax() -> None:
     locs, scales = np.array([-0.3, 0.2, 0.9, 1.4]), np.array([0.5, 1.0, 2.0, 3.0])
     got = s2s.vmap(s2s.grad(by_loc, argnums=(0, 1)))(locs, scales)
-    expected = jax.vmap(jax.grad(by_loc_jax, argnums=(0, 1)))(locs, scales)
+    expected = compiled(jax.vmap(jax.grad(by_loc_jax, argnums=(0, 1))))(locs, scales)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=1e-10)
 
@@ -217,7 +217,7 @@ def test_float32_keeps_its_dtype_and_matches_jax() -> None:
     x = X3.astype(np.float32)
     got = s2s.grad(mixed)(x)
     assert got.dtype == np.float32
-    np.testing.assert_allclose(got, jax.grad(mixed_jax)(x), rtol=2e-5)
+    np.testing.assert_allclose(got, compiled(jax.grad(mixed_jax))(x), rtol=2e-5)
 
 
 @needs_jax
