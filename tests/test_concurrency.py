@@ -248,3 +248,61 @@ def test_no_cache_is_written_to_disk(monkeypatch, tmp_path) -> None:
     s2s.hessian(m.f0)(np.ones(4))
     assert list(home.rglob("*")) == [] and list(work.rglob("*")) == []
     assert set(_DIR.iterdir()) == before
+
+
+# ---- parsing on two threads at once ---------------------------------------------------
+
+class _CyclicGarbage:
+    """Garbage only the cycle collector frees, whose ``__del__`` runs Python code: a
+    collection inside the AST constructor of one thread lets another thread run."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+    def __del__(self) -> None:
+        pass
+
+
+def test_parsing_on_several_threads_never_raises_a_system_error() -> None:
+    """CPython 3.11's AST constructor keeps its depth counter in state the threads
+    share (gh-106905): ``ast.parse`` on two threads at once raised ``SystemError: AST
+    constructor recursion depth mismatch`` (1 to 3 of the 39 rows of ``s2s ledger
+    matrix``, verified while a record's function specialized on its own thread,
+    came back rejected).  s2s.syntax.parse holds one lock; without it this test
+    raised the error in each of three runs here (at 120 parses per thread)."""
+    from s2s import syntax
+
+    source = "def f(x):\n" + "".join(
+        f"    y{i} = (x + {i}) * (x - {i}) if x > {i} else [x, {{'a': x}}]\n"
+        for i in range(200)) + "    return x\n"
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        for _ in range(40):
+            try:
+                syntax.parse(source)
+            except SystemError as exc:  # pragma: no cover - the failure looked for
+                errors.append(exc)
+            [_CyclicGarbage() for _ in range(100)]
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors[0]
+
+
+def test_s2s_parses_python_only_through_the_lock() -> None:
+    """Every ``ast.parse`` in s2s is :func:`s2s.syntax.parse` (see above)."""
+    root = Path(s2s.__file__).parent
+    found = [f"{path.relative_to(root)}:{k}" for path in sorted(root.rglob("*.py"))
+             if path.name != "syntax.py"
+             for k, line in enumerate(path.read_text().splitlines(), 1)
+             if "ast.parse(" in line and "syntax.parse(" not in line]
+    assert not found, found

@@ -40,6 +40,8 @@ from __future__ import annotations
 import ast
 from typing import Iterable
 
+from .. import syntax
+
 __all__ = ["MARK", "rewrite_jumps"]
 
 MARK = "# break flag: "
@@ -142,7 +144,7 @@ def rewrite_jumps(text: str,
     each rewritten loop its marker's flag name -> the loop's number among the loops
     this pass rewrites, in reading order (``excluded`` numbers are left alone)."""
     excluded = set(excluded)
-    tree = ast.parse(text)
+    tree = syntax.parse(text)
     lines = text.splitlines(keepends=True)
     remaining = [k for k, loop in enumerate(_loops(tree)) if _candidate(loop, lines)]
     taken = all_names(tree)
@@ -159,7 +161,7 @@ def rewrite_jumps(text: str,
         lines[first:last] = new
         text = "".join(lines)
         remaining.remove(number)
-        tree = ast.parse(text)
+        tree = syntax.parse(text)
         lines = text.splitlines(keepends=True)
 
 

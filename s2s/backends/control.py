@@ -51,6 +51,7 @@ import re
 import threading
 from typing import Any
 
+from .. import syntax
 from .breaks import MARK, range_of, rewrite_jumps
 from .breaks import all_names as _all_names
 from .control_reads import (
@@ -129,7 +130,7 @@ def _peeks_as_pops(text: str) -> str:
     """``v = tape[-1]`` followed in its block by ``tape.pop()`` (the tape not read in
     between), as forward mode over a gradient writes its backward loops, becomes
     ``v = tape.pop()``: the same program, whose list is a tape to this pass."""
-    tree = ast.parse(text)
+    tree = syntax.parse(text)
     reset_memo()  # node ids of this parse only
     edits: dict[int, str | None] = {}  # 0-based line -> new text, None: deleted
     for node in ast.walk(tree):
@@ -162,7 +163,7 @@ def _lower_boolops(text: str, lax_name: str) -> str:
     each operand first, so evaluating all of them changes nothing) as
     ``lax.and_(a, b)``, ``lax.or_(a, b)``, ``lax.not_(a)``: Python's own result on
     concrete values, ``jnp.where`` on the truth of a traced scalar."""
-    tree = ast.parse(text)
+    tree = syntax.parse(text)
     if getattr(_MODE, "user_code", False):  # a user's tests: operands of any form
         return _lower_user_boolops(text, tree, lax_name)
     edits = []
@@ -262,7 +263,7 @@ def _lower_all(text: str, pinned: set, lax_name: str) -> tuple[str, set]:
     try:
         for _ in range(100000):
             reset_memo()
-            tree = ast.parse(text)
+            tree = syntax.parse(text)
             if taken is None:
                 taken = _all_names(tree)  # then only fresh() adds names
                 tapes = {fn.name: tape_lists(fn) for fn in tree.body

@@ -44,6 +44,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
+from .. import syntax
 from ..emit import code as emitcode
 from ..emit.code import compile_module
 from ..errors import Loc
@@ -135,7 +136,7 @@ class JaxBackend(Backend):
 
 def _top_level_names(text: str) -> set[str]:
     names: set[str] = set()
-    for node in ast.parse(text).body:
+    for node in syntax.parse(text).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -232,7 +233,7 @@ def lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
     if fn.__code__.co_name == "<lambda>":
         return None
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        tree = syntax.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError, IndentationError):
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):

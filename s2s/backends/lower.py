@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import ast
 
+from .. import syntax
+
 __all__ = ["lower_inplace", "LoweringError"]
 
 _AUG = {
@@ -65,7 +67,7 @@ def lower_inplace(text: str, np_name: str = "np", fuse_slices: bool = False) -> 
     buffer runs in one loop instead of one per write).  Inside loops, where the same
     element is written on every trip, ``.at[s].add(v)`` updates in place.
     """
-    tree = ast.parse(text)
+    tree = syntax.parse(text)
     edits: list[tuple[ast.stmt, str]] = []
     for scope in _scopes(tree):
         containers = _python_containers(scope)
@@ -161,7 +163,7 @@ def _lower_statement(stmt: ast.stmt, containers: set[str], np_name: str,
     lowered = _lower_simple(stmt, containers, np_name, fuse)
     if lowered is not None or not isinstance(stmt, (ast.Assign, ast.Expr, ast.Return)):
         return lowered
-    copy = ast.parse(ast.unparse(stmt)).body[0]
+    copy = syntax.parse(ast.unparse(stmt)).body[0]
     rewriter = _UfuncAtExpression(np_name)
     copy = rewriter.visit(copy)
     return ast.unparse(copy) if rewriter.changed else None
@@ -223,7 +225,7 @@ def _lower_simple(stmt: ast.stmt, containers: set[str], np_name: str,
         if fuse and isinstance(stmt.op, (ast.Add, ast.Sub)) and isinstance(
                 target.value, ast.Name) and _has_slice(target.slice):
             name, op = target.value.id, "+" if isinstance(stmt.op, ast.Add) else "-"
-            placed = _update(ast.parse(f"{np_name}.zeros_like({name})", mode="eval").body,
+            placed = _update(syntax.parse(f"{np_name}.zeros_like({name})", mode="eval").body,
                              target.slice, stmt.value, "set")
             return f"{name} = {name} {op} {ast.unparse(placed)}"
         method = _AUG.get(type(stmt.op))
@@ -276,7 +278,7 @@ def _update(array: ast.expr, index: ast.expr, value: ast.expr, method: str) -> a
 
 
 def _load(expr: ast.expr) -> ast.expr:
-    return ast.parse(ast.unparse(expr), mode="eval").body
+    return syntax.parse(ast.unparse(expr), mode="eval").body
 
 
 def _is_einsum_view(base: ast.expr, np_name: str) -> bool:

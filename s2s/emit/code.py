@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import syntax
+
 
 @dataclass
 class Line:
@@ -36,7 +38,7 @@ class Line:
     keep: bool = False
 
     def __post_init__(self) -> None:
-        tree = ast.parse(self.text)
+        tree = syntax.parse(self.text)
         stmt = tree.body[0]
         loads: set[str] = set()
         stores: set[str] = set()
@@ -77,7 +79,7 @@ class Block:
     defines: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        stmt = ast.parse(self.header + "\n    pass").body[0]
+        stmt = syntax.parse(self.header + "\n    pass").body[0]
         if isinstance(stmt, (ast.If, ast.While)):
             head = [stmt.test]
         else:

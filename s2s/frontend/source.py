@@ -23,6 +23,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .. import syntax
 from ..caches import LRU
 from ..errors import Loc, SourceNotFoundError, UnsupportedSyntaxError
 from .synthesize import DISPLAY
@@ -263,7 +264,7 @@ def parse_ast(text: str, mode: str = "exec") -> Any:
     for attempt in range(5):
         try:
             with _AST_LOCK:
-                return ast.parse(text, mode=mode)
+                return syntax.parse(text, mode=mode)
         except SystemError:  # (another thread's ast use, not s2s's)
             if attempt == 4:
                 raise

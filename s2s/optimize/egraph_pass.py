@@ -9,6 +9,7 @@ import copy
 from collections import defaultdict
 from typing import Any, Callable
 
+from .. import syntax
 from .calls import MUTATORS, call_name
 from .calls import written as _written
 from .passes import straight
@@ -98,7 +99,7 @@ def egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) -> 
             text = _render(best, opaque)
             if text is None:
                 continue
-            new = ast.parse(text, mode="eval").body
+            new = syntax.parse(text, mode="eval").body
             old = holder[slot] if isinstance(holder, list) else getattr(holder, slot)
             if _cost(new) < _cost(old) and not isinstance(new, ast.Name):
                 if isinstance(holder, list):
@@ -273,7 +274,7 @@ def _render(term: Any, opaque: dict[str, ast.AST]) -> str | None:
     if "Term" in text or "inf" in text or "nan" in text:
         return None
     try:
-        return ast.unparse(ast.parse("(" + text + ")", mode="eval"))
+        return ast.unparse(syntax.parse("(" + text + ")", mode="eval"))
     except SyntaxError:
         return None
 

@@ -11,6 +11,7 @@ import ast
 import types
 from typing import Any, Callable
 
+from .. import syntax
 from ..frontend.source import parse_function
 from .calls import MAY_ALIAS, MUTATORS, call_name
 
@@ -23,7 +24,7 @@ def user_function(fn: types.FunctionType) -> tuple[ast.FunctionDef, dict] | None
         import libcst as cst
 
         text = cst.Module(body=[parsed.node]).code  # type: ignore[list-item]
-        tree = ast.parse(text)
+        tree = syntax.parse(text)
     except Exception:  # no source, a lambda, a changed file: nothing is known
         return None
     node = tree.body[0] if tree.body else None

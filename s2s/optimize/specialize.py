@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import syntax
 from ..emit.code import format_module
 from .calls import MAY_ALIAS, MUTATORS, call_name, same_kinds
 from .egraph_pass import egraph_simplify, inline_single_uses
@@ -312,12 +313,12 @@ class _Rewriter:
                         shape = f[0]
                         lit = {"size": math.prod(shape), "ndim": len(shape),
                                "shape": shape}[name]
-                        return ast.parse(repr(lit), mode="eval").body
+                        return syntax.parse(repr(lit), mode="eval").body
                 if name in ("zeros_like", "ones_like") and len(n.args) == 1 and \
                         not n.keywords and out and out[0] and _on("shapes") and \
                         isinstance(n.func, ast.Attribute):
                     # the shape and dtype are known: the argument need not be computed
-                    return ast.parse(f"np.{name[:-5]}({out[0]!r}, dtype=np.{out[1].name})",
+                    return syntax.parse(f"np.{name[:-5]}({out[0]!r}, dtype=np.{out[1].name})",
                                      mode="eval").body
                 summed = _summed(n)
                 if summed is not None and not n.keywords and \
@@ -427,7 +428,7 @@ class _Rewriter:
                     shape = f[0]
                     lit = {"size": math.prod(shape), "ndim": len(shape),
                            "shape": shape}[name]
-                    return ast.parse(repr(lit), mode="eval").body, None, False
+                    return syntax.parse(repr(lit), mode="eval").body, None, False
             if name in ("matmul_rhs_bar", "matmul_lhs_bar") and len(args) == 3 and out and \
                     _on("matmul"):
                 g, x1, x2 = (self.fact(a) for a in args)
@@ -593,7 +594,7 @@ def _matmul_bar(name: str, g: int, x1: int, x2: int, args: list[ast.expr]) -> as
         def visit_Name(self, n: ast.Name) -> ast.AST:
             return copy.deepcopy(names[n.id]) if n.id in names else n
 
-    return Fill().visit(ast.parse(template, mode="eval").body)
+    return Fill().visit(syntax.parse(template, mode="eval").body)
 
 
 def _sum_to(node: ast.expr, shape: tuple, target: tuple) -> ast.expr:
@@ -610,11 +611,11 @@ def _sum_to(node: ast.expr, shape: tuple, target: tuple) -> ast.expr:
     if extra > 0:
         axes = tuple(range(extra))
         node = total(node, [ast.keyword("axis", ast.Constant(axes[0]) if extra == 1
-                                        else ast.parse(repr(axes), mode="eval").body)])
+                                        else syntax.parse(repr(axes), mode="eval").body)])
         shape = shape[extra:]
     stretched = tuple(i for i, n in enumerate(target) if n == 1 and shape[i] != 1)
     if stretched:
-        node = total(node, [ast.keyword("axis", ast.parse(repr(stretched),
+        node = total(node, [ast.keyword("axis", syntax.parse(repr(stretched),
                                                           mode="eval").body),
                             ast.keyword("keepdims", ast.Constant(True))])
     return node
@@ -633,7 +634,7 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
     Only facts every call with the same signature would record are used
     (s2s/optimize/signature_facts.py); ``guarded``: the free names whose objects, and arrays'
     shapes and dtypes, the caller checks before it runs the specialized code."""
-    module = ast.parse(text)
+    module = syntax.parse(text)
     size = sum(isinstance(node, ast.stmt) for node in ast.walk(module))
     if size > MAX_STATEMENTS or not eligible(module):
         return None, None
@@ -706,7 +707,7 @@ def returns_fresh(text: str, name: str) -> bool:
     its arguments or of the arrays it reads from its module, nor a view of one)?
     Straight-line code only; False when unsure."""
     try:
-        module = ast.parse(text)
+        module = syntax.parse(text)
     except SyntaxError:
         return False
     fn = next((n for n in module.body if isinstance(n, ast.FunctionDef)

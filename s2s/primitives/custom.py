@@ -30,6 +30,7 @@ from typing import Any, Callable, Generic, Sequence, TypeVar
 
 import numpy as np
 
+from .. import syntax
 from ..emit.code import compile_module
 from . import registry
 
@@ -301,7 +302,7 @@ def _rule_globals(rule: Callable, prim: registry.Primitive) -> dict[str, Any]:
     except (OSError, TypeError):
         raise TypeError(f"the source of rule {rule.__name__} of {prim.name} cannot be read "
                         "(s2s inlines a rule's code): define it with def in a file") from None
-    fn = ast.parse(textwrap.dedent(text)).body[0]
+    fn = syntax.parse(textwrap.dedent(text)).body[0]
     if not isinstance(fn, ast.FunctionDef):
         raise TypeError(f"rule {rule.__name__} of {prim.name}: write it with def (s2s "
                         "inlines its body)")

@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import runtime
+from .. import runtime, syntax
 from ..errors import NonDifferentiableError
 from ..ir.nodes import KEYWORD_OPERANDS, Let
 
@@ -294,7 +294,7 @@ def deflinear(name: str, *wrt: str, keywords: bool = False) -> None:
         exec(compile(text, filename, "exec"), namespace, local)
         (rule,) = local.values()
         params = set(inspect.signature(rule).parameters)
-        unknown = sorted({n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)
+        unknown = sorted({n.id for n in ast.walk(syntax.parse(text)) if isinstance(n, ast.Name)
                           and n.id not in params and n.id not in namespace
                           and not hasattr(builtins, n.id)})
         if unknown:  # the rule would raise NameError when it runs: say so now

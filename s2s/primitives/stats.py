@@ -34,7 +34,7 @@ import re
 
 import numpy as np
 
-from .. import runtime, runtime_scipy
+from .. import runtime, runtime_scipy, syntax
 from ..ir.nodes import Let
 from ..ir.spelling import atom_text
 from ..runtime import unbroadcast
@@ -58,7 +58,7 @@ def _rule(stem: str, text: str, name: str):
     local: dict = {}
     exec(compile(text, filename, "exec"), namespace, local)
     (rule,) = local.values()
-    names = [n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)]
+    names = [n for n in ast.walk(syntax.parse(text)) if isinstance(n, ast.Name)]
     known = set(inspect.signature(rule).parameters) | set(namespace) | {
         n.id for n in names if isinstance(n.ctx, ast.Store)}
     unknown = sorted({n.id for n in names} - known - set(dir(builtins)))

@@ -18,6 +18,7 @@ import tokenize
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import syntax
 from . import selfcheck as _sc
 from .ledger import (
     CANONICAL,
@@ -148,7 +149,7 @@ def _check_source_text(root: dict[str, Any], passed: Callable[[str, str], None],
         skipped("source", why + ": the function's source text was not compared")
         return False
     try:
-        tree = ast.parse("".join(lines))
+        tree = syntax.parse("".join(lines))
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise _Failed("source", f"the recorded file {file} does not parse "
                                 f"({type(exc).__name__}): it is not the recorded "

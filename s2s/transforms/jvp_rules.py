@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import syntax
 from ..emit.code import Block, Line
 from ..errors import NonDifferentiableError
 from ..ir.kinds import LEAF, Tree
@@ -71,9 +72,9 @@ class JvpRules:
                 cond = self.f.cond(s.args[positions[0]].name)
             if p.kind is p.VAR_POSITIONAL:  # all the operands' tangents, as a tuple
                 parts = [self.f.whole(s.args[j]) for j in positions]
-                tangent = ast.parse("(" + ", ".join(parts) + ",)", mode="eval").body
+                tangent = syntax.parse("(" + ", ".join(parts) + ",)", mode="eval").body
             else:
-                tangent = ast.parse(self.f.whole(s.args[positions[0]]), mode="eval").body
+                tangent = syntax.parse(self.f.whole(s.args[positions[0]]), mode="eval").body
             stmts, results = self.f.inliner.inline(
                 rule, {**bindings, pname + "_dot": tangent}, {}, None
             )
@@ -99,13 +100,13 @@ class JvpRules:
                     whole = self.f.names.fresh(f"{s.target}_dot")
                     out.append(Line(f"{whole} = {ast.unparse(c[0])}"))
                     contributions[k] = [
-                        ast.parse(f"{whole}[{i}]", mode="eval").body for i in range(n)
+                        syntax.parse(f"{whole}[{i}]", mode="eval").body for i in range(n)
                     ]
         n = len(contributions[0])
         paths = [()] if n == 1 and not isinstance(kind, Tree) else [(i,) for i in range(n)]
         for k, path in enumerate(paths):
             text = " + ".join(paren(ast.unparse(c[k])) for c in contributions)
-            text = ast.unparse(tidy(ast.parse(text, mode="eval")))
+            text = ast.unparse(tidy(syntax.parse(text, mode="eval")))
             if prim.family in _BROADCASTING and self._may_lack_shape(s, text):
                 text = f"np.broadcast_to({text}, np.shape({s.target}))"
             self.f.bind(s.target, path, text, out)
@@ -126,7 +127,7 @@ class JvpRules:
             if not here:
                 return []
             steps = [item for k in kept for item in deferred[k]]
-            text = ast.unparse(tidy(ast.parse(
+            text = ast.unparse(tidy(syntax.parse(
                 " + ".join(paren(ast.unparse(e)) for e in here), mode="eval")))
             if prim.family in _BROADCASTING and self._may_lack_shape(s, text):
                 text = f"np.broadcast_to({text}, np.shape({s.target}))"
@@ -158,7 +159,7 @@ class JvpRules:
 
     def _may_lack_shape(self, s: Let, text: str) -> bool:
         """Could the tangent miss axes an operand without a tangent broadcast in?"""
-        names = {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
+        names = {n.id for n in ast.walk(syntax.parse(text, mode="eval")) if isinstance(n, ast.Name)}
         if s.target in names:
             return False
         for a in s.args:

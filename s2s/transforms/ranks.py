@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import runtime
+from .. import runtime, syntax
 from ..emit.code import Block, Comment, Line, compile_module, render_function
 from ..ir.kinds import LEAF, Kind, Seq, Tree, kind_of
 from ..ir.nodes import Const, Function, Index, Let, Return, Slice, Var, walk
@@ -384,7 +384,7 @@ def _instrument(items: list[Any]) -> list[Any]:
 def _call_target(text: str) -> tuple[str, str] | None:
     """``h = helper(a, b)`` -> ("h", "a, b") for calls to functions that are not
     NumPy's or s2s's (user functions, whose batched versions need their own probe)."""
-    tree = ast.parse(text).body[0]
+    tree = syntax.parse(text).body[0]
     if not (isinstance(tree, ast.Assign) and isinstance(tree.value, ast.Call)
             and isinstance(tree.value.func, ast.Name) and len(tree.targets) == 1
             and isinstance(tree.targets[0], ast.Name)):

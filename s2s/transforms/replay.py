@@ -13,6 +13,7 @@ import copy
 import re
 from typing import Any
 
+from .. import syntax
 from ..emit.code import Block, Line
 from ..errors import TransformError
 from ..ir.nodes import KEYWORD_OPERANDS, Break, For, If, Let, Stmt, Var, walk
@@ -294,7 +295,7 @@ def parallel_copies(fresh: Any, pairs: list[tuple[str, str]]) -> list[Line]:
     for name, text in pairs:
         if text == name:
             continue
-        read = {n.id for n in ast.walk(ast.parse(text, mode="eval"))
+        read = {n.id for n in ast.walk(syntax.parse(text, mode="eval"))
                 if isinstance(n, ast.Name)}
         if read & assigned:
             held = fresh(f"{name}_prev")
@@ -307,7 +308,7 @@ def parallel_copies(fresh: Any, pairs: list[tuple[str, str]]) -> list[Line]:
 
 def is_simple(text: str) -> bool:
     try:
-        node = ast.parse(text, mode="eval").body
+        node = syntax.parse(text, mode="eval").body
     except SyntaxError:
         return False
     while isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
@@ -316,7 +317,7 @@ def is_simple(text: str) -> bool:
 
 
 def paren(text: str) -> str:
-    node = ast.parse(text, mode="eval").body
+    node = syntax.parse(text, mode="eval").body
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
         return f"({text})"
     return text

@@ -30,6 +30,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ... import api as s2s  # the transforms, as s2s exports them (a user's view)
+from ... import syntax
 from ...api.transformed import Transformed
 from ...emit.highlight import classify_lines, highlight_ansi, highlight_html  # noqa: F401
 
@@ -401,7 +402,7 @@ class Derivation:
     @property
     def entry(self) -> str:
         """The emitted module's entry function: its last ``def``."""
-        tree = ast.parse(self.text)
+        tree = syntax.parse(self.text)
         defs = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
         return defs[-1]
 

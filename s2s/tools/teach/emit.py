@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import runtime, runtime_scipy
+from ... import runtime, runtime_scipy, syntax
 from .common import Derivation, TeachError
 
 _MAX_ARRAY = 10_000  # elements of a module constant written as a literal
@@ -35,7 +35,7 @@ def _runtime_defs() -> dict[str, str]:
     """Top-level function definitions of s2s/runtime.py (and of runtime_scipy.py, whose
     names it imports), by name, as source."""
     text = inspect.getsource(runtime) + "\n\n" + inspect.getsource(runtime_scipy)
-    tree = ast.parse(text)
+    tree = syntax.parse(text)
     return {n.name: ast.get_source_segment(text, n) for n in tree.body
             if isinstance(n, ast.FunctionDef)}
 
@@ -62,7 +62,7 @@ def _bound(tree: ast.AST) -> set[str]:
 
 def free_names(text: str) -> set[str]:
     """Names ``text`` reads that nothing in it binds and that are not builtins."""
-    tree = ast.parse(text)
+    tree = syntax.parse(text)
     return _loads(tree) - _bound(tree) - set(dir(builtins))
 
 
@@ -75,7 +75,7 @@ def _runtime_closure(names: set[str], defs: dict[str, str]) -> list[str]:
         if n in wanted:
             continue
         wanted.add(n)
-        todo += [m for m in _loads(ast.parse(defs[n])) if m in defs and m not in wanted]
+        todo += [m for m in _loads(syntax.parse(defs[n])) if m in defs and m not in wanted]
     return [n for n in defs if n in wanted]
 
 
@@ -161,7 +161,7 @@ class _Copier:
         except (OSError, TypeError):
             raise TeachError(f"the emitted code calls {name!r}, whose source cannot be "
                              "found, so it cannot be copied") from None
-        tree = ast.parse(src)
+        tree = syntax.parse(src)
         node = tree.body[0]
         if not isinstance(node, ast.FunctionDef) or node.decorator_list:
             raise TeachError(f"the emitted code calls {name!r}, a decorated function: "
@@ -198,7 +198,7 @@ def _wrapper(d: Derivation, entry: str) -> tuple[str, str]:
                          "not vmapped; use s2s show to read the code")
     params = list(inspect.signature(d.target.fn).parameters)[: len(d.args)]
     x = params[argnums]
-    taken = {n.name for n in ast.parse(d.text).body if isinstance(n, ast.FunctionDef)}
+    taken = {n.name for n in syntax.parse(d.text).body if isinstance(n, ast.FunctionDef)}
     name = f"{d.target.name}_{kind}"
     while name in taken:
         name += "_full"
@@ -344,7 +344,7 @@ def standalone_module(d: Derivation, output: str = "derivative.py") -> str:
     text = "\n\n\n".join(c.strip("\n") for c in chunks) + "\n"
     try:
         text = black.format_str(text, mode=black.Mode())
-        tree = ast.parse(text)
+        tree = syntax.parse(text)
         compile(tree, output, "exec")
     except (SyntaxError, ValueError, black.InvalidInput) as exc:  # (a bug of s2s's)
         raise TeachError(f"s2s wrote a module that does not compile ({type(exc).__name__}: "

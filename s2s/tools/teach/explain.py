@@ -17,6 +17,7 @@ import re
 import textwrap
 from typing import Any
 
+from ... import syntax
 from ...frontend.normalize import normalize
 from ...ir.nodes import Break, Const, For, Function, If, Let, Return, Stmt, Var, walk
 from ...transforms.replay import spell
@@ -117,7 +118,7 @@ def split_sweeps(body: list[str]) -> tuple[list[str], list[str]] | None:
 
 
 def _names(lines: list[str]) -> tuple[set[str], set[str]]:
-    tree = ast.parse(textwrap.dedent("\n".join(lines)) or "pass")
+    tree = syntax.parse(textwrap.dedent("\n".join(lines)) or "pass")
     stores, loads = set(), set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Name):

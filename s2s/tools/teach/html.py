@@ -20,6 +20,7 @@ import inspect
 import json
 import re
 
+from ... import syntax
 from ...emit.highlight import CSS, classify, classify_lines
 from ...frontend.normalize import normalize
 from ...ir.nodes import For, Function, If, Let, Return, Var, walk
@@ -131,7 +132,7 @@ def _chosen(found: list[tuple[int, Path]], where: set) -> int:
 
 def _defines(text: str) -> list[str]:
     try:
-        tree = ast.parse(text.strip().rstrip(":") + (":\n    pass" if text.rstrip().endswith(":") else ""))
+        tree = syntax.parse(text.strip().rstrip(":") + (":\n    pass" if text.rstrip().endswith(":") else ""))
     except SyntaxError:
         return []
     names = []
