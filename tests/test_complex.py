@@ -11,7 +11,7 @@ import pytest
 jax = pytest.importorskip("jax")
 
 import complex_fns as F  # noqa: E402
-from support import jax_twin  # noqa: E402
+from support import compiled, jax_twin  # noqa: E402
 
 import s2s  # noqa: E402
 
@@ -64,7 +64,7 @@ def test_grad_of_a_real_loss_matches_jax(name, dtype):
     args, argnums = CASES[name]
     args = args_as(args, dtype)
     got = s2s.grad(getattr(F, name), argnums=argnums)(*args)
-    want = jax.grad(getattr(J, name), argnums=argnums)(*args)
+    want = compiled(jax.grad(getattr(J, name), argnums=argnums))(*args)
     close(got, want, dtype)
     for g, a in zip(jax.tree_util.tree_leaves(got),
                     [args[i] for i in np.atleast_1d(argnums)]):
@@ -77,7 +77,7 @@ def test_value_and_grad_third_call_and_caller_arrays(name):
     f = s2s.value_and_grad(getattr(F, name), argnums=argnums)
     before = [np.copy(a) for a in args]
     results = [f(*args) for _ in range(3)]  # the 3rd call runs the specialized code
-    close(results[2], jax.value_and_grad(getattr(J, name), argnums=argnums)(*args))
+    close(results[2], compiled(jax.value_and_grad(getattr(J, name), argnums=argnums))(*args))
     close(results[0], results[2])
     for a, b in zip(args, before):
         np.testing.assert_array_equal(a, b)  # s2s never writes into the caller's arrays
@@ -214,9 +214,10 @@ def test_second_order_through_complex_values_is_real_and_jaxs(name):
     x = np.array([0.5, -1.0, 2.0])
     got = s2s.hessian(getattr(C, name))(x)
     assert got.dtype == np.float64
-    close(got, jax.hessian(getattr(CJ, name))(x))
+    close(got, compiled(jax.hessian(getattr(CJ, name)))(x))
     xs = np.stack([x, x + 1])
-    close(s2s.vmap(s2s.grad(getattr(C, name)))(xs), jax.vmap(jax.grad(getattr(CJ, name)))(xs))
+    close(s2s.vmap(s2s.grad(getattr(C, name)))(xs),
+          compiled(jax.vmap(jax.grad(getattr(CJ, name))))(xs))
 
 
 @pytest.mark.parametrize("name", ["qr_loss", "svd_loss", "eigh_loss", "lstsq_loss",

@@ -17,7 +17,7 @@ import pytest
 
 import s2s
 import syntax_fns as F
-from support import jax_twin, leaves
+from support import compiled, jax_twin, leaves
 
 
 def enumerate_layers(params, x):
@@ -301,9 +301,10 @@ def test_grad_and_value_and_grad(name, jax, twins) -> None:
     fn, twin = _fns(name, twins)
     args = CASES[name][1]
     argnums = tuple(range(len(args)))
-    close(s2s.grad(fn, argnums=argnums)(*args), jax.grad(twin, argnums=argnums)(*args))
+    close(s2s.grad(fn, argnums=argnums)(*args),
+          compiled(jax.grad(twin, argnums=argnums))(*args))
     value, grads = s2s.value_and_grad(fn)(*args)
-    jvalue, jgrads = jax.value_and_grad(twin)(*args)
+    jvalue, jgrads = compiled(jax.value_and_grad(twin))(*args)
     close(value, jvalue)
     close(grads, jgrads)
 
@@ -318,9 +319,9 @@ def test_vmap_over_examples(name, jax, twins) -> None:
     batched = tuple(np.stack([a, 0.5 * a, -a]) for a in args[1:])
     in_axes = (None,) + (0,) * len(batched)
     close(s2s.vmap(fn, in_axes=in_axes)(args[0], *batched),
-          jax.vmap(twin, in_axes=in_axes)(args[0], *batched))
+          compiled(jax.vmap(twin, in_axes=in_axes))(args[0], *batched))
     close(s2s.vmap(s2s.grad(fn), in_axes=in_axes)(args[0], *batched),
-          jax.vmap(jax.grad(twin), in_axes=in_axes)(args[0], *batched))
+          compiled(jax.vmap(jax.grad(twin), in_axes=in_axes))(args[0], *batched))
 
 
 def test_jacrev_of_a_vector_output(jax, twins) -> None:
