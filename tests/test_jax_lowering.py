@@ -1026,3 +1026,43 @@ def test_plain_while_with_break_and_boolean_tests_under_jit(fn) -> None:
         assert_close(jitted(x), fn(x))
     assert jitted.cache_info().compilations == 1
     assert STAYS not in s2s.source(jitted)
+
+
+def test_a_cotangent_accumulated_across_ifs_lowered_in_one_pass() -> None:
+    """The reverse sweep binds ``v0_bar`` in an ``if`` on one path, then adds to it in
+    a later ``if`` nested in another: both were lowered in one pass, the later one
+    before the earlier's ``lax.cond`` bound ``v0_bar`` on every path, so its branch
+    read ``v0_bar`` as an unbound local (the slow tier's random program, seed 723)."""
+    from fuzz_programs import load
+
+    source = "\n".join([
+        "def f(x, y):",
+        "    v0 = np.roll(y, 1)",
+        "    acc1 = v0",
+        "    for i in range(3):",
+        "        acc1 = 0.5 * acc1 + 0.5 * np.tanh(sp.gammaln(y ** 2 + 1.0) + 0.1 * i)",
+        "    if np.max(v0) > 0.5:",
+        "        v2 = y[::-1]",
+        "    else:",
+        "        v2 = sp.gammaln(v0 ** 2 + 1.0)",
+        "    acc3 = acc1",
+        "    for i in range(2):",
+        "        acc3 = 0.5 * acc3 + 0.5 * np.tanh(acc3 * 0.5 + 1.0)",
+        "    if np.max(v0) > -0.5:",
+        "        v5 = np.roll(v0, 1)",
+        "    else:",
+        "        v5 = np.roll(v2, 1)",
+        "    return np.linalg.norm(v5 + 2.0) + np.sum(acc3)",
+        ""])
+    f, twin = load(source)
+    g = s2s.jit(s2s.grad(f, argnums=(0, 1)), backend="jax")
+    for seed in (723, 1, 2, 3):  # each path of the two tests
+        r = np.random.default_rng(seed)
+        x, y = r.normal(size=4), r.normal(size=4) * 2.0
+        expected = s2s.grad(f, argnums=(0, 1))(x, y)
+        for got, want in zip(g(x, y), expected):
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-12)
+        if twin is not None:
+            np.testing.assert_allclose(expected[1], jax.grad(twin, argnums=1)(x, y),
+                                       rtol=1e-10, atol=1e-12)
+    assert "lax.cond" in s2s.source(g)

@@ -271,7 +271,7 @@ def _lower_all(text: str, pinned: set, lax_name: str) -> tuple[str, set]:
             lines = text.splitlines(keepends=True)
             found = [(fn, node) for fn in tree.body
                      if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
-                     for node in _innermost(fn, lines)]
+                     for node in _ready(fn, _innermost(fn, lines), lines)]
             if not found:
                 break
             parents: dict[str, dict] = {}
@@ -332,6 +332,27 @@ def _innermost(fn: ast.FunctionDef, lines: list[str]) -> list[ast.stmt]:
 
     visit(fn)
     return out
+
+
+def _ready(fn: ast.FunctionDef, innermost: list[ast.stmt],
+           lines: list[str]) -> list[ast.stmt]:
+    """The innermost statements to lower in this round: those no earlier ``if`` or
+    loop still to be lowered binds a name of.  A lowered statement's operands and
+    carries are the names bound before it on every path; an earlier ``if`` binds a
+    name on one path only until it is lowered (its ``lax.cond`` then binds it on both,
+    zeros for the other).  Lowered in the same round, a later ``if`` saw that name as
+    unbound and did not pass it in, and its branch read it as a local
+    (UnboundLocalError in the lowered gradient of a program whose reverse sweep
+    accumulates one cotangent across several ``if``s)."""
+    pending = [n for n in ast.walk(fn) if _is_construct(n)
+               and STAYS not in lines[n.lineno - 1]]  # type: ignore[attr-defined]
+    out = []
+    for node in innermost:
+        mine = set(assigned_in([node]))
+        if not any(e.end_lineno < node.lineno  # type: ignore[attr-defined]
+                   and mine & set(assigned_in([e])) for e in pending):
+            out.append(node)
+    return out or innermost[:1]
 
 
 def _tuple(names: list[str]) -> str:
