@@ -190,6 +190,8 @@ def spell(s: Let) -> str:
         return prim.spelling(args, s.params)
     if s.prim == "call":
         return f"{s.params['spelling']}({', '.join(args)})"
+    if s.prim == "odeint":  # (its params hold the callee: no texts of them)
+        return prim.spelling(args, s.params)
     if s.prim == "getitem":
         return f"{args[0]}[{atom_text(s.params['index'])}]"
     params = {k: atom_text(v) for k, v in s.params.items() if k != KEYWORD_OPERANDS}

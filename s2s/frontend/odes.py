@@ -1,0 +1,139 @@
+"""``scipy.integrate.odeint(func, y0, t, args=(...))`` and ``solve_ivp(fun, t_span,
+y0, t_eval=..., args=(...))`` in a transformed function: one ``odeint`` statement
+holding the dynamics as a callee (``primitives/ode.py``).
+
+The dynamics is any function value s2s knows (a module-level ``def``, a nested ``def``
+or a ``lambda``, a partial): it is lowered as a call with the solver's arguments
+``(y, t, *args)`` would be, and that call's callee and argument list become the
+statement's (a lifted function's captured values are passed as further ``args``, read
+where the solver is called, as Python reads a closure's variables when it runs).
+Options must be constants; ``Dfun``, ``full_output``, events and dense output are
+refused at the call.  ``solve_ivp`` needs ``t_eval``: its result is a dict of ``t``
+and ``y`` (``ys`` transposed) read by attribute (``sol.y``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from typing import Any
+
+import libcst as cst
+
+from .. import runtime_ode
+from ..ir.nodes import Const, Let, Var
+
+# the options passed on to the solver (constants); any other is refused at the call
+ODEINT_OPTIONS = ("rtol", "atol", "mxstep", "hmax", "hmin", "h0", "mxordn", "mxords")
+SOLVE_IVP_OPTIONS = ("method", "rtol", "atol", "max_step", "first_step")
+
+
+def solver_of(obj: Any) -> str | None:
+    """``"odeint"`` or ``"solve_ivp"`` where ``obj`` is SciPy's (or the runtime's)."""
+    if obj is runtime_ode.integrate_odeint:
+        return "odeint"
+    if obj in (runtime_ode.integrate_odeint_adjoint, runtime_ode.integrate_odeint_tangent,
+               runtime_ode.integrate_odeint_each):
+        return "derivative"
+    integrate = sys.modules.get("scipy.integrate")
+    if integrate is None:
+        return None
+    if obj is getattr(integrate, "odeint", None):
+        return "odeint"
+    if obj is getattr(integrate, "solve_ivp", None):
+        return "solve_ivp"
+    return None
+
+
+def lower_ode(n: Any, obj: Any, text: str, node: cst.Call, target: str | None) -> Var:
+    """The ``odeint`` statement of a call of SciPy's ``odeint`` or ``solve_ivp``."""
+    which = solver_of(obj)
+    if which == "derivative":
+        raise n.unsupported(
+            node, f"`{text}` is the derivative of an ODE solve that s2s emitted; "
+            "differentiating it again (grad of grad, jvp or vmap of grad through "
+            "odeint/solve_ivp) is not supported", "differentiate the solve once")
+    if any(a.star for a in node.args):
+        raise n.unsupported(node, f"`{text}` is called with `*`/`**` here",
+                            "pass its arguments explicitly")
+    sig = inspect.signature(obj)
+    try:
+        bound = sig.bind(*[a.value for a in node.args if a.keyword is None],
+                         **{a.keyword.value: a.value for a in node.args if a.keyword})
+    except TypeError as exc:
+        raise n.unsupported(node, f"`{text}` cannot be called with these arguments: {exc}",
+                            f"call it as {text}{sig}") from None
+    given = dict(bound.arguments)
+    if which == "solve_ivp":
+        func_node, y0_node = given.pop("fun"), given.pop("y0")
+        t_span = given.pop("t_span")
+        t_node = given.pop("t_eval", None)
+        if t_node is None:
+            raise n.unsupported(node, f"`{text}` without `t_eval` returns the solver's own "
+                                "times, which s2s cannot differentiate through",
+                                "pass t_eval=... (the times you read the solution at)")
+        allowed = SOLVE_IVP_OPTIONS
+        given.update(given.pop("options", {}))  # (its **options: rtol, atol, ...)
+    else:
+        func_node, y0_node, t_node = given.pop("func"), given.pop("y0"), given.pop("t")
+        allowed = ODEINT_OPTIONS
+    args_node = given.pop("args", None)
+    options: list[tuple[str, Any]] = []
+    for key, value in given.items():
+        if key not in allowed:
+            if isinstance(value, cst.Name) and value.value in ("None", "False") or (
+                    isinstance(value, cst.Integer) and value.value == "0"):
+                continue  # (left at what s2s does anyway)
+            raise n.unsupported(value, f"`{text}`'s `{key}=` is not supported by s2s "
+                                "(it differentiates the solution at the given times only)",
+                                f"leave `{key}` out; s2s passes on {', '.join(allowed)}")
+        const = n.exprs.expr(value)
+        if not isinstance(const, Const):
+            raise n.unsupported(value, f"`{text}`'s `{key}=` must be a constant here",
+                                f"write it as a literal ({key}=1e-8)")
+        options.append((key, const.value))
+    fv = n.funcs.value_of(func_node)
+    if fv is None:
+        raise n.unsupported(func_node, f"`{text}`'s dynamics must be a Python function "
+                            "s2s can read (a def, a nested def or a lambda)",
+                            "define the right-hand side with def and pass it by name")
+    y0, t = n.exprs.expr(y0_node), n.exprs.expr(t_node)
+    extra = _args(n, args_node, text)
+    head = [t, y0] if which == "solve_ivp" else [y0, t]
+    before = len(n.out)
+    made = n.funcs.call(fv, node, None, (head + extra, {}))
+    call = n.out[-1] if len(n.out) > before else None
+    if not (isinstance(call, Let) and call.prim == "call" and isinstance(made, Var) and
+            call.target == made.name and "custom" not in call.params):
+        raise n.unsupported(func_node, f"`{text}`'s dynamics must be your own Python "
+                            "function (not a NumPy function or a custom rule)",
+                            "wrap it: def f(y, t): return np.sin(y)")
+    n.out.pop()
+    params = {"callee": call.params["callee"], "spelling": call.params["spelling"],
+              "solver": which, "options": tuple(options), "tfirst": which == "solve_ivp"}
+    if which == "solve_ivp":
+        span = n.exprs.expr(t_span)
+        if not isinstance(span, Const):
+            raise n.unsupported(t_span, "solve_ivp's `t_span` must be a constant here",
+                                "write it as a literal, (0.0, 10.0)")
+        params["options"] += (("t_span", tuple(float(v) for v in span.value)),)
+    rest = list(call.args[2:])
+    name = n.exprs.target(None if which == "solve_ivp" else target, "ys")
+    ys = n.emit(name, "odeint", (y0, t, *rest), params, node)
+    if which != "solve_ivp":
+        return ys
+    y = n.emit(n.names.fresh("sol_y"), "transpose", (ys,), {}, node)
+    return n.emit(n.exprs.target(target, "sol"), "make_dict", (t, y),
+                  {"keys": ("t", "y")}, node)
+
+
+def _args(n: Any, node: Any, text: str) -> list[Any]:
+    """The atoms of ``args=(a, b)``: a tuple written there or one the code built."""
+    if node is None:
+        return []
+    if isinstance(node, (cst.Tuple, cst.List)):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            raise n.unsupported(node, f"`{text}`'s args spread a value here",
+                                "write each argument: args=(a, b)")
+        return [n.exprs.expr(e.value) for e in node.elements]
+    return list(n.funcs.spread(cst.Arg(node, star="*")))
