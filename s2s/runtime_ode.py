@@ -65,6 +65,14 @@ def _solve(rhs, y0, ts, solver, options):
     return odeint(rhs, y0, np.asarray(ts, dtype=np.float64), **options)
 
 
+def _start(ts, options):
+    """solve_ivp's ``t_span`` start where it comes before ``t_eval``'s first time (the
+    derivatives then integrate from there), else None; ``t_span`` leaves
+    ``options``."""
+    t_span = options.pop("t_span", None)
+    return None if t_span is None or t_span[0] == ts[0] else float(t_span[0])
+
+
 def integrate_odeint(func, y0, t, args=(), solver="odeint", tfirst=False, **options):
     """``scipy.integrate.odeint(func, y0, t, args=args, **options)`` (``solve_ivp``'s
     solution at ``t`` as rows, for ``solver="solve_ivp"``)."""
@@ -82,6 +90,11 @@ def integrate_odeint_adjoint(adjoint, y0, ys, t, ys_bar, args=(), solver="odeint
     ts = np.asarray(t, dtype=np.float64)
     ys = np.asarray(ys, dtype=np.float64).reshape(len(ts), -1)
     ys_bar = np.asarray(ys_bar, dtype=np.float64).reshape(ys.shape)
+    start = _start(ts, options)
+    if start is not None:  # (solve_ivp from t_span's start, before t_eval's first)
+        ts = np.concatenate([[start], ts])
+        ys = np.concatenate([np.reshape(y0, (1, -1)), ys])
+        ys_bar = np.concatenate([np.zeros((1,) + ys.shape[1:]), ys_bar])
     y_shape = ys.shape[1:]
     _, _, _, args_bar = adjoint(ys[-1], ys_bar[-1], ts[-1], *args)
     args_bar = [np.zeros(np.shape(a)) for a in args_bar]
@@ -103,6 +116,7 @@ def integrate_odeint_adjoint(adjoint, y0, ys, t, ys_bar, args=(), solver="odeint
         _, y_bar, t0_bar, *args_bar = _unpack(back, shapes)
         y_bar = y_bar + ys_bar[i - 1]
     t_bar[0] = t0_bar
+    t_bar = t_bar if start is None else t_bar[1:]  # (t_span is a constant)
     return np.reshape(y_bar, np.shape(y0)), t_bar.reshape(np.shape(t)), tuple(args_bar)
 
 
@@ -114,6 +128,9 @@ def integrate_odeint_tangent(tangent, y0, y0_dot, t, t_dot, args=(), args_dot=()
     and a moved start ``-f(y0, t[0]) * t_dot[0]`` to ``y0_dot``."""
     ts = np.asarray(t, dtype=np.float64)
     t_dot = np.broadcast_to(np.asarray(t_dot, dtype=np.float64), ts.shape)
+    start = _start(ts, options)
+    if start is not None:  # (solve_ivp from t_span's start, before t_eval's first)
+        ts, t_dot = np.concatenate([[start], ts]), np.concatenate([[0.0], t_dot])
     y0 = np.ravel(np.asarray(y0, dtype=np.float64))
 
     def rates(y, y_dot, time):
@@ -121,16 +138,16 @@ def integrate_odeint_tangent(tangent, y0, y0_dot, t, t_dot, args=(), args_dot=()
         return np.ravel(np.asarray(f, dtype=np.float64)), np.ravel(np.asarray(
             f_dot, dtype=np.float64))
 
-    start = np.ravel(y0_dot) - rates(y0, np.zeros(y0.size), ts[0])[0] * t_dot[0]
+    moved = np.ravel(y0_dot) - rates(y0, np.zeros(y0.size), ts[0])[0] * t_dot[0]
 
     def rhs(state, time):
         return _pack(rates(state[:y0.size], state[y0.size:], time))
 
-    both = _solve(rhs, _pack([y0, start]), ts, solver, options)
+    both = _solve(rhs, _pack([y0, moved]), ts, solver, options)
     ys, ys_dot = both[:, :y0.size], both[:, y0.size:]
     for i in range(len(ts)):
         ys_dot[i] += rates(ys[i], np.zeros(y0.size), ts[i])[0] * t_dot[i]
-    return ys_dot
+    return ys_dot if start is None else ys_dot[1:]
 
 
 def integrate_odeint_each(func, y0, t, args, batched, solver="odeint", tfirst=False,

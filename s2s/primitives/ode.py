@@ -22,10 +22,12 @@ from .batching import Batch, batch_rule
 from .registry import defprim
 
 
-def options_text(params: dict) -> list[str]:
-    """The solver and its options as keyword arguments in emitted code."""
+def options_text(params: dict, order: bool = True) -> list[str]:
+    """The solver and its options as keyword arguments in emitted code (``order``:
+    with ``tfirst``, how the user's function takes ``t``; the functions s2s writes
+    from it take ``y`` first)."""
     parts = [] if params["solver"] == "odeint" else [f"solver={params['solver']!r}"]
-    if params.get("tfirst"):
+    if order and params.get("tfirst"):
         parts.append("tfirst=True")
     return parts + [f"{k}={v!r}" for k, v in params["options"]]
 

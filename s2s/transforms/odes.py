@@ -101,7 +101,7 @@ def backward(state: Any, vjp_of: Any, s: Let, g: dict, adj: dict,
     lhs = f"{y0_bar}, {t_bar}, {args_tuple(list(extras.values())) if extras else '_'}"
     parts = [name, y0, s.target, t, g[()]] + ([f"args={args_tuple(extra)}"] if extra else [])
     out: list[Any] = [Line(f"{lhs} = integrate_odeint_adjoint("
-                           f"{', '.join(parts + options_text(s.params))})")]
+                           f"{', '.join(parts + options_text(s.params, False))})")]
     bars = {0: y0_bar, 1: t_bar, **extras}
     for i, var in active_args:
         state.accumulate_tree(var, (), {(): bars[i]}, adj, out)
@@ -147,7 +147,7 @@ def tangent(state: Any, jvp_of: Any, s: Let, out: list[Any]) -> None:
                   f"args_dot={args_tuple([state.whole(s.args[j]) for j in extras])}"]
     dot = state.dot_name(s.target)
     out.append(Line(f"{dot} = integrate_odeint_tangent("
-                    f"{', '.join(parts + options_text(s.params))})"))
+                    f"{', '.join(parts + options_text(s.params, False))})"))
     state.owned.add(dot)
     state.tan.setdefault(s.target, {})[()] = dot
 
