@@ -77,6 +77,8 @@ def lower_ode(n: Any, obj: Any, text: str, node: cst.Call, target: str | None) -
     else:
         func_node, y0_node, t_node = given.pop("func"), given.pop("y0"), given.pop("t")
         allowed = ODEINT_OPTIONS
+        if obj is runtime_ode.integrate_odeint:  # (emitted code, transformed again)
+            return _runtime_form(n, given, func_node, y0_node, t_node, node, target, text)
     args_node = given.pop("args", None)
     options: list[tuple[str, Any]] = []
     for key, value in given.items():
@@ -92,6 +94,27 @@ def lower_ode(n: Any, obj: Any, text: str, node: cst.Call, target: str | None) -
             raise n.unsupported(value, f"`{text}`'s `{key}=` must be a constant here",
                                 f"write it as a literal ({key}=1e-8)")
         options.append((key, const.value))
+    if which == "solve_ivp":
+        span = n.exprs.expr(t_span)
+        if not isinstance(span, Const):
+            raise n.unsupported(t_span, "solve_ivp's `t_span` must be a constant here",
+                                "write it as a literal, (0.0, 10.0)")
+        options.append(("t_span", tuple(float(v) for v in span.value)))
+    ys = _statement(n, func_node, y0_node, t_node, args_node, node,
+                    None if which == "solve_ivp" else target, text,
+                    {"solver": which, "tfirst": which == "solve_ivp",
+                     "options": tuple(options)})
+    if which != "solve_ivp":
+        return ys
+    y = n.emit(n.names.fresh("sol_y"), "transpose", (ys,), {}, node)
+    return n.emit(n.exprs.target(target, "sol"), "make_dict", (n.lets[ys.name].args[1], y),
+                  {"keys": ("t", "y")}, node)
+
+
+def _statement(n: Any, func_node: Any, y0_node: Any, t_node: Any, args_node: Any,
+               node: cst.Call, target: str | None, text: str, params: dict) -> Var:
+    """The ``odeint`` statement: the dynamics lowered as a call ``func(y0, t, *args)``
+    would be, that call's callee and arguments taken over."""
     fv = n.funcs.value_of(func_node)
     if fv is None:
         raise n.unsupported(func_node, f"`{text}`'s dynamics must be a Python function "
@@ -99,7 +122,7 @@ def lower_ode(n: Any, obj: Any, text: str, node: cst.Call, target: str | None) -
                             "define the right-hand side with def and pass it by name")
     y0, t = n.exprs.expr(y0_node), n.exprs.expr(t_node)
     extra = _args(n, args_node, text)
-    head = [t, y0] if which == "solve_ivp" else [y0, t]
+    head = [t, y0] if params["tfirst"] else [y0, t]
     before = len(n.out)
     made = n.funcs.call(fv, node, None, (head + extra, {}))
     call = n.out[-1] if len(n.out) > before else None
@@ -110,21 +133,9 @@ def lower_ode(n: Any, obj: Any, text: str, node: cst.Call, target: str | None) -
                             "wrap it: def f(y, t): return np.sin(y)")
     n.out.pop()
     params = {"callee": call.params["callee"], "spelling": call.params["spelling"],
-              "solver": which, "options": tuple(options), "tfirst": which == "solve_ivp"}
-    if which == "solve_ivp":
-        span = n.exprs.expr(t_span)
-        if not isinstance(span, Const):
-            raise n.unsupported(t_span, "solve_ivp's `t_span` must be a constant here",
-                                "write it as a literal, (0.0, 10.0)")
-        params["options"] += (("t_span", tuple(float(v) for v in span.value)),)
+              **params}
     rest = list(call.args[2:])
-    name = n.exprs.target(None if which == "solve_ivp" else target, "ys")
-    ys = n.emit(name, "odeint", (y0, t, *rest), params, node)
-    if which != "solve_ivp":
-        return ys
-    y = n.emit(n.names.fresh("sol_y"), "transpose", (ys,), {}, node)
-    return n.emit(n.exprs.target(target, "sol"), "make_dict", (t, y),
-                  {"keys": ("t", "y")}, node)
+    return n.emit(n.exprs.target(target, "ys"), "odeint", (y0, t, *rest), params, node)
 
 
 def _args(n: Any, node: Any, text: str) -> list[Any]:
@@ -137,3 +148,15 @@ def _args(n: Any, node: Any, text: str) -> list[Any]:
                                 "write each argument: args=(a, b)")
         return [n.exprs.expr(e.value) for e in node.elements]
     return list(n.funcs.spread(cst.Arg(node, star="*")))
+
+
+def _runtime_form(n: Any, given: dict, func_node: Any, y0_node: Any, t_node: Any,
+                  node: cst.Call, target: str | None, text: str) -> Var:
+    """``integrate_odeint(func, y0, t, args=..., solver=..., tfirst=..., **options)``
+    in emitted code (grad of grad, vmap of grad read it): the same statement."""
+    options = given.pop("options", {})
+    solver = n.exprs.expr(given.pop("solver")).value if "solver" in given else "odeint"
+    tfirst = n.exprs.expr(given.pop("tfirst")).value if "tfirst" in given else False
+    consts = tuple((k, n.exprs.expr(v).value) for k, v in options.items())
+    return _statement(n, func_node, y0_node, t_node, given.pop("args", None), node, target,
+                      text, {"solver": solver, "tfirst": tfirst, "options": consts})

@@ -81,7 +81,7 @@ def adjoint_function(s: Let, kinds: tuple, active: list[int], module: Module,
         f"def {name}({', '.join([y, bar, t, *rest])}):\n"
         f"{_docstring(doc)}"
         f"    {rate} = {s.params['spelling']}({call})\n"
-        f"    {lhs}{',' if len(positions) == 1 else ''} = {vjp}({call}, {ct})\n"
+        f"    {lhs} = {vjp}({call}, {ct})\n"
         f"    return {rate}, -{parts[yi]}, {t_rate}, {args_rate}\n")
     return name
 

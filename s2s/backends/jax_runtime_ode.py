@@ -1,0 +1,92 @@
+"""The ODE helpers of ``s2s/runtime_ode.py`` for code running on the JAX backend:
+``jax.experimental.ode.odeint`` (Dormand-Prince with adaptive steps, JAX's own
+adjoint method for reverse mode) in SciPy's place.
+
+``integrate_odeint`` is JAX's ``odeint`` of the user's function (``y`` a vector, as
+SciPy passes it).  The derivative helpers receive the functions s2s emitted
+(``<func>_adjoint``, ``<func>_tangent``), whose first result is the dynamics' rate:
+they differentiate JAX's ``odeint`` of that rate with ``jax.vjp``/``jax.jvp``, so the
+solve and its adjoint are JAX's.  ``solve_ivp`` (SciPy's methods) has no JAX twin and
+raises; options JAX's ``odeint`` lacks (``hmin``, ``h0``, ...) raise too.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from jax.experimental.ode import odeint as _odeint
+
+__all__ = ["integrate_odeint", "integrate_odeint_adjoint", "integrate_odeint_tangent",
+           "integrate_odeint_each"]
+
+_OPTIONS = ("rtol", "atol", "mxstep", "hmax")
+
+
+def _checked(solver, options):
+    if solver != "odeint":
+        raise NotImplementedError(
+            "scipy.integrate.solve_ivp has no JAX twin on s2s's JAX backend: run it on "
+            "the NumPy backend (s2s.jit(f, backend='numpy')), or write odeint")
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise NotImplementedError(
+            f"odeint's {', '.join(unknown)} have no counterpart in "
+            "jax.experimental.ode.odeint: leave them out on the JAX backend")
+    return options
+
+
+def _solve(rate, y0, t, args, options):
+    y0 = jnp.ravel(jnp.asarray(y0, dtype=float))
+    return _odeint(lambda y, time, *a: jnp.ravel(jnp.asarray(rate(y, time, *a))), y0,
+                   jnp.asarray(t, dtype=float), *args, **options)
+
+
+def integrate_odeint(func, y0, t, args=(), solver="odeint", tfirst=False, **options):
+    options = _checked(solver, options)
+    rate = (lambda y, time, *a: func(time, y, *a)) if tfirst else func
+    return _solve(rate, y0, t, tuple(args), options)
+
+
+def integrate_odeint_adjoint(adjoint, y0, ys, t, ys_bar, args=(), solver="odeint",
+                             **options):
+    options = _checked(solver, options)
+
+    def rate(y, time, *a):
+        return adjoint(y, jnp.zeros_like(y), time, *a)[0]
+
+    def solve(y0, t, *a):
+        return _solve(rate, y0, t, a, options)
+
+    _, pullback = jax.vjp(solve, jnp.asarray(y0, dtype=float), jnp.asarray(t, dtype=float),
+                          *args)
+    y0_bar, t_bar, *args_bar = pullback(jnp.reshape(jnp.asarray(ys_bar), jnp.shape(ys)))
+    return jnp.reshape(y0_bar, jnp.shape(y0)), t_bar, tuple(args_bar)
+
+
+def integrate_odeint_tangent(tangent, y0, y0_dot, t, t_dot, args=(), args_dot=(),
+                             solver="odeint", **options):
+    options = _checked(solver, options)
+    t = jnp.asarray(t, dtype=float)
+    t_dot = jnp.broadcast_to(jnp.asarray(t_dot, dtype=float), t.shape)
+    y0 = jnp.ravel(jnp.asarray(y0, dtype=float))
+
+    def rates(y, y_dot, time):
+        f, f_dot = tangent(y, y_dot, time, *args, *args_dot)
+        return jnp.ravel(jnp.asarray(f, dtype=float)), jnp.ravel(jnp.asarray(f_dot,
+                                                                             dtype=float))
+
+    moved = jnp.ravel(jnp.asarray(y0_dot, dtype=float)) - rates(
+        y0, jnp.zeros_like(y0), t[0])[0] * t_dot[0]
+    ys, ys_dot = _odeint(lambda state, time: rates(*state, time), (y0, moved), t, **options)
+    f = jax.vmap(lambda y, time: rates(y, jnp.zeros_like(y), time)[0])(ys, t)
+    return ys_dot + f * t_dot[:, None]
+
+
+def integrate_odeint_each(func, y0, t, args, batched, solver="odeint", tfirst=False,
+                          **options):
+    axes = tuple(0 if b else None for b in batched)
+
+    def one(y0, t, *a):
+        return integrate_odeint(func, y0, t, a, solver, tfirst, **options)
+
+    return jax.vmap(one, in_axes=axes)(y0, t, *args)
