@@ -22,6 +22,7 @@ import libcst as cst
 
 from .. import runtime_ode
 from ..ir.nodes import Const, Let, Var
+from ..primitives import lookup_object
 
 # the options passed on to the solver (constants); any other is refused at the call
 ODEINT_OPTIONS = ("rtol", "atol", "mxstep", "hmax", "hmin", "h0", "mxordn", "mxords")
@@ -116,9 +117,9 @@ def _statement(n: Any, func_node: Any, y0_node: Any, t_node: Any, args_node: Any
     """The ``odeint`` statement: the dynamics lowered as a call ``func(y0, t, *args)``
     would be, that call's callee and arguments taken over."""
     fv = n.funcs.value_of(func_node)
-    if fv is None:
+    if fv is None or lookup_object(fv.obj) is not None:
         raise n.unsupported(func_node, f"`{text}`'s dynamics must be a Python function "
-                            "s2s can read (a def, a nested def or a lambda)",
+                            "s2s can read, your own (a def, a nested def or a lambda)",
                             "define the right-hand side with def and pass it by name")
     y0, t = n.exprs.expr(y0_node), n.exprs.expr(t_node)
     extra = _args(n, args_node, text)
