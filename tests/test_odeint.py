@@ -44,43 +44,58 @@ def fd(f, args, i, eps=1e-6):
     return out
 
 
+def jax_solution(y0, t, k):
+    return jodeint(lambda y, t, k: -k * y + jnp.sin(t), y0, t, k, rtol=1e-10, atol=1e-10)
+
+
 def jax_loss(y0, t, k):
-    ys = jodeint(lambda y, t, k: -k * y + jnp.sin(t), y0, t, k, rtol=1e-10, atol=1e-10)
-    return jnp.sum(ys**2)
+    return jnp.sum(jax_solution(y0, t, k) ** 2)
 
 
 needs_jax = pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 
 
+@pytest.fixture(scope="module")
+def jax_jacobian():
+    """JAX's Jacobian of the solution map in (y0, t, k), by its own adjoint method (one
+    compilation serves the grad, vjp and jvp checks: each is this Jacobian
+    contracted)."""
+    ys = np.asarray(jax_solution(Y0, T, K))
+    jacs = jax.jacrev(jax_solution, argnums=(0, 1, 2))(Y0, T, K)
+    return ys, [np.asarray(j) for j in jacs]
+
+
+def _pulled(jacs, ct):
+    return [np.tensordot(ct, j, axes=2) for j in jacs]
+
+
 @needs_jax
-def test_grad_matches_jax_in_y0_every_time_and_args():
+def test_grad_matches_jax_in_y0_every_time_and_args(jax_jacobian):
+    ys, jacs = jax_jacobian
     got = s2s.grad(F.loss, argnums=(0, 1, 2))(Y0, T, K)
-    want = jax.grad(jax_loss, argnums=(0, 1, 2))(Y0, T, K)
-    for g, w in zip(got, want):
+    for g, w in zip(got, _pulled(jacs, 2 * ys)):
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-8)
 
 
 @needs_jax
-def test_value_and_grad_and_vjp_match_jax():
+def test_value_and_grad_and_vjp_match_jax(jax_jacobian):
+    ys, jacs = jax_jacobian
     value, grads = s2s.value_and_grad(F.loss, argnums=(0, 2))(Y0, T, K)
-    np.testing.assert_allclose(value, jax_loss(Y0, T, K), rtol=1e-8)
-    np.testing.assert_allclose(grads[0], jax.grad(jax_loss)(Y0, T, K), rtol=1e-6)
-    ys, pullback = s2s.vjp(F.solution, Y0, T, K)
+    np.testing.assert_allclose(value, np.sum(ys**2), rtol=1e-8)
+    np.testing.assert_allclose(grads[0], _pulled(jacs, 2 * ys)[0], rtol=1e-6)
+    out, pullback = s2s.vjp(F.solution, Y0, T, K)
+    np.testing.assert_allclose(out, ys, rtol=1e-7, atol=1e-9)
     ct = np.arange(8.0).reshape(4, 2)
-    _, jpull = jax.vjp(lambda y0, t, k: jodeint(lambda y, t, k: -k * y + jnp.sin(t), y0, t,
-                                                k, rtol=1e-10, atol=1e-10), Y0, T, K)
-    for g, w in zip(pullback(ct), jpull(ct)):
+    for g, w in zip(pullback(ct), _pulled(jacs, ct)):
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-8)
 
 
 @needs_jax
-def test_jvp_is_the_forward_sensitivity_and_matches_jax():
+def test_jvp_is_the_forward_sensitivity_and_matches_jax(jax_jacobian):
+    # (JAX's odeint has reverse mode only: the tangent is its Jacobian times the tangents)
+    _, jacs = jax_jacobian
     tangents = (np.array([1.0, -0.5]), np.array([0.1, 0.2, 0.3, 0.4]), 0.7)
     out, tan = s2s.jvp(F.solution, (Y0, T, K), tangents)
-    # (JAX's odeint has reverse mode only: the tangent is its Jacobian times the tangents)
-    jacs = jax.jacrev(lambda y0, t, k: jodeint(lambda y, t, k: -k * y + jnp.sin(t), y0, t,
-                                               k, rtol=1e-10, atol=1e-10),
-                      argnums=(0, 1, 2))(Y0, T, K)
     want = sum(np.tensordot(j, np.asarray(v), axes=np.ndim(v)) for j, v in zip(jacs, tangents))
     np.testing.assert_allclose(out, F.solution(Y0, T, K))
     np.testing.assert_allclose(tan, want, rtol=1e-6, atol=1e-8)
@@ -176,6 +191,7 @@ def test_jit_numpy_backend():
         np.testing.assert_allclose(g, w)
 
 
+@pytest.mark.slow
 @needs_jax
 def test_jax_backend_lowers_to_jax_odeint():
     got = s2s.jit(s2s.grad(F.loss, argnums=(0, 1, 2)), backend="jax")(Y0, T, K)
