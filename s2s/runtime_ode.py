@@ -85,7 +85,7 @@ def integrate_odeint(func, y0, t, args=(), solver="odeint", tfirst=False, **opti
 
 def integrate_odeint_adjoint(adjoint, y0, ys, t, ys_bar, args=(), solver="odeint",
                              **options):
-    """The cotangents ``(y0_bar, t_bar, args_bar)`` of ``ys = integrate_odeint(func,
+    """The cotangents ``(y0_bar, t_bar, *args_bar)`` of ``ys = integrate_odeint(func,
     y0, t, args)`` given ``ys_bar``, by integrating ``adjoint`` backward in time."""
     ts = np.asarray(t, dtype=np.float64)
     ys = np.asarray(ys, dtype=np.float64).reshape(len(ts), -1)
@@ -117,7 +117,7 @@ def integrate_odeint_adjoint(adjoint, y0, ys, t, ys_bar, args=(), solver="odeint
         y_bar = y_bar + ys_bar[i - 1]
     t_bar[0] = t0_bar
     t_bar = t_bar if start is None else t_bar[1:]  # (t_span is a constant)
-    return np.reshape(y_bar, np.shape(y0)), t_bar.reshape(np.shape(t)), tuple(args_bar)
+    return (np.reshape(y_bar, np.shape(y0)), t_bar.reshape(np.shape(t)), *args_bar)
 
 
 def integrate_odeint_tangent(tangent, y0, y0_dot, t, t_dot, args=(), args_dot=(),

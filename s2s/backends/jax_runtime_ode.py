@@ -1,12 +1,11 @@
 """The ODE helpers of ``s2s/runtime_ode.py`` for code running on the JAX backend:
-``jax.experimental.ode.odeint`` (Dormand-Prince with adaptive steps, JAX's own
-adjoint method for reverse mode) in SciPy's place.
+``jax.experimental.ode.odeint`` (Dormand-Prince with adaptive steps) in SciPy's
+place.
 
 ``integrate_odeint`` is JAX's ``odeint`` of the user's function (``y`` a vector, as
-SciPy passes it).  The derivative helpers receive the functions s2s emitted
-(``<func>_adjoint``, ``<func>_tangent``), whose first result is the dynamics' rate:
-they differentiate JAX's ``odeint`` of that rate with ``jax.vjp``/``jax.jvp``, so the
-solve and its adjoint are JAX's.  ``solve_ivp`` (SciPy's methods) has no JAX twin and
+SciPy passes it).  The derivative helpers run runtime_ode's algorithms on the
+functions s2s emitted (``<func>_adjoint`` integrated backward interval by interval,
+``<func>_tangent`` beside ``y``), with JAX's ``odeint`` as the solver.  ``solve_ivp`` (SciPy's methods) has no JAX twin and
 raises; options JAX's ``odeint`` lacks (``hmin``, ``h0``, ...) raise too.
 """
 
@@ -49,18 +48,33 @@ def integrate_odeint(func, y0, t, args=(), solver="odeint", tfirst=False, **opti
 
 def integrate_odeint_adjoint(adjoint, y0, ys, t, ys_bar, args=(), solver="odeint",
                              **options):
+    """runtime_ode's algorithm, each interval's augmented state (a pytree) integrated
+    backward by JAX's odeint: ``s = -t`` runs forward."""
     options = _checked(solver, options)
+    ts = jnp.asarray(t, dtype=float)
+    ys = jnp.reshape(jnp.asarray(ys, dtype=float), (ts.shape[0], -1))
+    ys_bar = jnp.reshape(jnp.asarray(ys_bar, dtype=float), ys.shape)
+    args_bar = [jnp.zeros(jnp.shape(a)) for a in adjoint(ys[-1], ys_bar[-1], ts[-1], *args)[3]]
 
-    def rate(y, time, *a):
-        return adjoint(y, jnp.zeros_like(y), time, *a)[0]
+    def rhs(state, s):
+        y, y_bar, _, _ = state
+        f, y_rate, t_rate, args_rate = adjoint(y, y_bar, -s, *args)
+        return (-jnp.ravel(jnp.asarray(f, dtype=float)), -jnp.ravel(y_rate),
+                -jnp.asarray(t_rate, dtype=float), tuple(-jnp.asarray(r) for r in args_rate))
 
-    def solve(y0, t, *a):
-        return _solve(rate, y0, t, a, options)
-
-    _, pullback = jax.vjp(solve, jnp.asarray(y0, dtype=float), jnp.asarray(t, dtype=float),
-                          *args)
-    y0_bar, t_bar, *args_bar = pullback(jnp.reshape(jnp.asarray(ys_bar), jnp.shape(ys)))
-    return jnp.reshape(y0_bar, jnp.shape(y0)), t_bar, tuple(args_bar)
+    y_bar, t0_bar, t_bar = ys_bar[-1], jnp.zeros(()), [None] * ts.shape[0]
+    args_bar = tuple(args_bar)
+    for i in range(ts.shape[0] - 1, 0, -1):
+        f = jnp.ravel(jnp.asarray(adjoint(ys[i], y_bar, ts[i], *args)[0], dtype=float))
+        t_bar[i] = jnp.dot(f, ys_bar[i])  # moving the output time
+        t0_bar = t0_bar - t_bar[i]
+        state = (ys[i], y_bar, t0_bar, args_bar)
+        out = _odeint(rhs, state, jnp.stack([-ts[i], -ts[i - 1]]), **options)
+        _, y_bar, t0_bar, args_bar = jax.tree_util.tree_map(lambda v: v[-1], out)
+        y_bar = y_bar + ys_bar[i - 1]
+    t_bar[0] = t0_bar
+    return (jnp.reshape(y_bar, jnp.shape(y0)), jnp.reshape(jnp.stack(t_bar), jnp.shape(t)),
+            *args_bar)
 
 
 def integrate_odeint_tangent(tangent, y0, y0_dot, t, t_dot, args=(), args_dot=(),

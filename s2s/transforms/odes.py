@@ -98,7 +98,7 @@ def backward(state: Any, vjp_of: Any, s: Let, g: dict, adj: dict,
     y0_bar = names.fresh(f"{_stem(s.args[0], 'y0')}_bar") if 0 in active else "_"
     t_bar = names.fresh(f"{_stem(s.args[1], 't')}_bar") if 1 in active else "_"
     extras = {j: names.fresh(f"{_stem(s.args[j], 'arg')}_bar") for j in active if j >= 2}
-    lhs = f"{y0_bar}, {t_bar}, {args_tuple(list(extras.values())) if extras else '_'}"
+    lhs = ", ".join([y0_bar, t_bar, *extras.values()])
     parts = [name, y0, s.target, t, g[()]] + ([f"args={args_tuple(extra)}"] if extra else [])
     out: list[Any] = [Line(f"{lhs} = integrate_odeint_adjoint("
                            f"{', '.join(parts + options_text(s.params, False))})")]

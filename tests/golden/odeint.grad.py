@@ -39,7 +39,7 @@ def loss_grad(y0, t, k):
     ys_sq_bar = np.broadcast_to(loss_bar, np.shape(ys_sq))
     ys_bar = ys_sq_bar * (2 * ys)
     # ys = odeint(decay, y0, t, args=(k,), rtol=1e-10, atol=1e-10)
-    y0_bar, t_bar, (k_bar,) = integrate_odeint_adjoint(
+    y0_bar, t_bar, k_bar = integrate_odeint_adjoint(
         decay_adjoint, y0, ys, t, ys_bar, args=(k,), rtol=1e-10, atol=1e-10
     )
     return (y0_bar, t_bar, k_bar)
