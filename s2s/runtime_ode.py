@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["integrate_odeint", "integrate_odeint_adjoint", "integrate_odeint_tangent",
-           "integrate_odeint_each"]
+           "integrate_odeint_each", "integrate_odeint_adjoint_each",
+           "integrate_odeint_tangent_each"]
 
 
 def _pack(parts):
@@ -163,3 +164,33 @@ def integrate_odeint_each(func, y0, t, args, batched, solver="odeint", tfirst=Fa
         out.append(integrate_odeint(func, y0_k, t_k, tuple(args_k), solver, tfirst,
                                     **options))
     return np.stack(out)
+
+
+def _each(helper, fn, values, batched, options):
+    """``helper(fn, *values_k, **options)`` for each example ``k`` (``batched``: which
+    of ``values``, tuples of them too, carry the batch on their first axis), the
+    results stacked (a tuple of results: each stacked)."""
+    def size(v, b):
+        if isinstance(b, tuple):
+            return next((s for s in map(size, v, b) if s is not None), None)
+        return len(v) if b else None
+
+    def pick(v, b, k):
+        return tuple(pick(u, c, k) for u, c in zip(v, b)) if isinstance(b, tuple) else (
+            v[k] if b else v)
+
+    out = [helper(fn, *pick(values, batched, k), **options)
+           for k in range(size(values, batched))]
+    if isinstance(out[0], tuple):
+        return tuple(np.stack(parts) for parts in zip(*out))
+    return np.stack(out)
+
+
+def integrate_odeint_adjoint_each(adjoint, values, batched, **options):
+    """``integrate_odeint_adjoint(adjoint, *values)`` per example (vmap, jacrev)."""
+    return _each(integrate_odeint_adjoint, adjoint, values, batched, options)
+
+
+def integrate_odeint_tangent_each(tangent, values, batched, **options):
+    """``integrate_odeint_tangent(tangent, *values)`` per example (vmap, jacfwd)."""
+    return _each(integrate_odeint_tangent, tangent, values, batched, options)

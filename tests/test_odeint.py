@@ -221,10 +221,24 @@ def test_refused_at_the_users_line(fn, what):
     assert what in text and "ode_fns.py" in text and "Instead:" in text
 
 
+def test_jacfwd_jacrev_and_vmap_of_grad_solve_each_direction(jax_jacobian):
+    _, jacs = jax_jacobian
+    for transform in (s2s.jacfwd, s2s.jacrev):
+        got = transform(F.solution, argnums=(0, 1, 2))(Y0, T, K)
+        for g, w in zip(got, jacs):
+            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-8)
+    ys0 = np.stack([Y0, 2 * Y0])
+    got = s2s.vmap(s2s.grad(F.loss), in_axes=(0, None, None))(ys0, T, K)
+    want = np.stack([s2s.grad(F.loss)(y, T, K) for y in ys0])
+    np.testing.assert_allclose(got, want)
+
+
 def test_differentiating_the_derivative_again_is_refused():
     g = s2s.grad(F.loss, argnums=2)
     with pytest.raises(s2s.TransformError, match="derivative of an ODE solve"):
         s2s.grad(g, argnums=2)(Y0, T, K)
+    with pytest.raises(s2s.TransformError, match="second derivatives"):
+        s2s.hessian(F.loss)(Y0, T, K)
 
 
 @pytest.mark.slow

@@ -319,7 +319,7 @@ COLLECTIVES = {"psum", "pmean", "pmax", "pmin", "all_gather"}
 # sensitivity equations), no rules of their own: their cases are tests/test_odeint.py's,
 # against JAX's odeint on the same dynamics written with jnp (a JAX twin of the source
 # would still call SciPy's solver).
-ODE_SOLVES = {"odeint"}
+ODE_SOLVES = {"odeint", "odeint_adjoint", "odeint_tangent"}
 
 
 def test_table_covers_every_differentiable_primitive() -> None:

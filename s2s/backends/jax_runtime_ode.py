@@ -16,7 +16,8 @@ import jax.numpy as jnp
 from jax.experimental.ode import odeint as _odeint
 
 __all__ = ["integrate_odeint", "integrate_odeint_adjoint", "integrate_odeint_tangent",
-           "integrate_odeint_each"]
+           "integrate_odeint_each", "integrate_odeint_adjoint_each",
+           "integrate_odeint_tangent_each"]
 
 _OPTIONS = ("rtol", "atol", "mxstep", "hmax")
 
@@ -104,3 +105,18 @@ def integrate_odeint_each(func, y0, t, args, batched, solver="odeint", tfirst=Fa
         return integrate_odeint(func, y0, t, a, solver, tfirst, **options)
 
     return jax.vmap(one, in_axes=axes)(y0, t, *args)
+
+
+def _axes(batched):
+    return tuple(_axes(b) for b in batched) if isinstance(batched, tuple) else (
+        0 if batched else None)
+
+
+def integrate_odeint_adjoint_each(adjoint, values, batched, **options):
+    return jax.vmap(lambda *v: integrate_odeint_adjoint(adjoint, *v, **options),
+                    in_axes=_axes(batched))(*values)
+
+
+def integrate_odeint_tangent_each(tangent, values, batched, **options):
+    return jax.vmap(lambda *v: integrate_odeint_tangent(tangent, *v, **options),
+                    in_axes=_axes(batched))(*values)

@@ -34,7 +34,8 @@ def solver_of(obj: Any) -> str | None:
     if obj is runtime_ode.integrate_odeint:
         return "odeint"
     if obj in (runtime_ode.integrate_odeint_adjoint, runtime_ode.integrate_odeint_tangent,
-               runtime_ode.integrate_odeint_each):
+               runtime_ode.integrate_odeint_each, runtime_ode.integrate_odeint_adjoint_each,
+               runtime_ode.integrate_odeint_tangent_each):
         return "derivative"
     integrate = sys.modules.get("scipy.integrate")
     if integrate is None:
@@ -49,11 +50,8 @@ def solver_of(obj: Any) -> str | None:
 def lower_ode(n: Any, obj: Any, text: str, node: cst.Call, target: str | None) -> Var:
     """The ``odeint`` statement of a call of SciPy's ``odeint`` or ``solve_ivp``."""
     which = solver_of(obj)
-    if which == "derivative":
-        raise n.unsupported(
-            node, f"`{text}` is the derivative of an ODE solve that s2s emitted; "
-            "differentiating it again (grad of grad, jvp or vmap of grad through "
-            "odeint/solve_ivp) is not supported", "differentiate the solve once")
+    if which == "derivative":  # (emitted code read again: vmap, jacfwd, jacrev)
+        return _derivative(n, obj, text, node, target)
     if any(a.star for a in node.args):
         raise n.unsupported(node, f"`{text}` is called with `*`/`**` here",
                             "pass its arguments explicitly")
@@ -161,3 +159,53 @@ def _runtime_form(n: Any, given: dict, func_node: Any, y0_node: Any, t_node: Any
     consts = tuple((k, n.exprs.expr(v).value) for k, v in options.items())
     return _statement(n, func_node, y0_node, t_node, given.pop("args", None), node, target,
                       text, {"solver": solver, "tfirst": tfirst, "options": consts})
+
+
+def _derivative(n: Any, obj: Any, text: str, node: cst.Call, target: str | None) -> Var:
+    """``integrate_odeint_adjoint(<func>_adjoint, y0, ys, t, ys_bar, args=...)`` or
+    ``integrate_odeint_tangent(<func>_tangent, y0, y0_dot, t, t_dot, args=...,
+    args_dot=...)`` in emitted code that vmap (jacfwd, jacrev) reads: one statement
+    over the arrays, the function by its name (vmap solves example by example; a
+    derivative of it is refused)."""
+    if obj not in (runtime_ode.integrate_odeint_adjoint, runtime_ode.integrate_odeint_tangent):
+        raise n.unsupported(node, f"`{text}` is a batched ODE solve s2s emitted; "
+                            "transforming it again is not supported",
+                            "apply vmap outermost")
+    sig = inspect.signature(obj)
+    bound = sig.bind(*[a.value for a in node.args if a.keyword is None],
+                     **{a.keyword.value: a.value for a in node.args if a.keyword})
+    given = dict(bound.arguments)
+    options = given.pop("options", {})
+    fn_node = given.pop("adjoint" if "adjoint" in given else "tangent")
+    solver = n.exprs.expr(given.pop("solver")).value if "solver" in given else "odeint"
+    fixed = [n.exprs.expr(given.pop(k)) for k in list(sig.parameters)[1:5]]
+    extra = _args(n, given.pop("args", None), text)
+    dots = _args(n, given.pop("args_dot", None), text)
+    fv = n.funcs.value_of(fn_node)
+    if fv is None:
+        raise n.unsupported(fn_node, "not the function s2s emitted here",
+                            "transform the function that calls the solver")
+    before = len(n.out)
+    made = n.funcs.call(fv, node, None, ([fixed[0], fixed[0], fixed[2], *extra, *dots], {}))
+    call = n.out[-1] if len(n.out) > before else None
+    assert isinstance(call, Let) and isinstance(made, Var) and call.target == made.name
+    n.out.pop()
+    prim = "odeint_adjoint" if obj is runtime_ode.integrate_odeint_adjoint else \
+        "odeint_tangent"
+    params = {"spelling": call.params["spelling"], "solver": solver, "tfirst": False,
+              "options": tuple((k, n.exprs.expr(v).value) for k, v in options.items()),
+              "n_args": Const(len(extra), str(len(extra)))}
+    if prim == "odeint_adjoint":  # (y0_bar, t_bar, and one per arg the adjoint returns)
+        count = 2 + _returned_args(call.params["callee"])
+        params["results"] = Const(count, str(count))
+    return n.emit(n.exprs.target(target, "ode_bars" if prim == "odeint_adjoint" else
+                                 "ys_dot"), prim, (*fixed, *extra, *dots), params, node)
+
+
+def _returned_args(fn: Any) -> int:
+    """How many args' cotangents an emitted ``<func>_adjoint`` returns: the length of
+    the tuple it returns last."""
+    lets = {s.target: s for s in fn.body if isinstance(s, Let)}
+    value = fn.body[-1].value
+    last = lets[value.name].args[-1]
+    return len(lets[last.name].args) if isinstance(last, Var) else len(last.value)

@@ -15,9 +15,11 @@ functions the transforms write from the callee's own emitted derivatives
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..ir.nodes import Let
 from ..ir.spelling import atom_text
-from ..runtime_ode import integrate_odeint
+from ..runtime_ode import integrate_odeint, integrate_odeint_adjoint, integrate_odeint_tangent
 from .batching import Batch, batch_rule
 from .registry import defprim
 
@@ -60,3 +62,58 @@ def odeint_rule(b: Batch, s: Let) -> str:
     batched = args_tuple(["True" if b.batched(a) else "False" for a in s.args])
     parts = [s.params["spelling"], y0, t, args_tuple(extra), batched]
     return f"integrate_odeint_each({', '.join(parts + options_text(s.params))})"
+
+
+# The derivatives' helpers, in emitted code that vmap reads again (jacfwd is vmap of
+# the emitted JVP, jacrev of the VJP): ``params["spelling"]`` names the emitted
+# ``<func>_adjoint``/``<func>_tangent``, ``n_args`` how many of the trailing operands
+# are ``args`` (the rest: ``args_dot``).  vmap solves example by example; their own
+# derivatives are refused (transforms/odes.py).
+
+
+def _split(s_args: list[str], params: dict) -> tuple[list[str], list[str], list[str]]:
+    n = params["n_args"].value
+    return s_args[:4], s_args[4:4 + n], s_args[4 + n:]
+
+
+def _derivative_spelling(helper: str) -> Any:
+    def spell(args: list[str], params: dict) -> str:
+        fixed, extra, dots = _split(args, params)
+        parts = [params["spelling"], *fixed]
+        if extra or dots:
+            parts.append(f"args={args_tuple(extra)}")
+        if helper == "integrate_odeint_tangent" and (extra or dots):
+            parts.append(f"args_dot={args_tuple(dots)}")
+        return f"{helper}({', '.join(parts + options_text(params, False))})"
+
+    return spell
+
+
+defprim("odeint_adjoint", integrate_odeint_adjoint, "(y0, ys, t, ys_bar, *args)",
+        diff=("y0", "ys", "t", "ys_bar", "args"), family="scipy.integrate",
+        spelling=_derivative_spelling("integrate_odeint_adjoint"),
+        results=lambda known: known["results"],
+        note="odeint's cotangents by the adjoint ODE (emitted code); vmap solves each "
+        "example, its derivative is refused")
+defprim("odeint_tangent", integrate_odeint_tangent, "(y0, y0_dot, t, t_dot, *args)",
+        diff=("y0", "y0_dot", "t", "t_dot", "args"), family="scipy.integrate",
+        spelling=_derivative_spelling("integrate_odeint_tangent"),
+        note="odeint's tangent by the sensitivity equations (emitted code); vmap solves "
+        "each example, its derivative is refused")
+
+
+@batch_rule("odeint_adjoint", "odeint_tangent")
+def odeint_derivative_rule(b: Batch, s: Let) -> str:
+    """One solve per example (``integrate_odeint_adjoint_each``, ...)."""
+    texts = [atom_text(a) for a in s.args]
+    flags = ["True" if b.batched(a) else "False" for a in s.args]
+    fixed, extra, dots = _split(texts, s.params)
+    fixed_b, extra_b, dots_b = _split(flags, s.params)
+    helper = ("integrate_odeint_adjoint" if s.prim == "odeint_adjoint"
+              else "integrate_odeint_tangent")
+    values = fixed + [args_tuple(extra)] + ([args_tuple(dots)] if s.prim ==
+                                            "odeint_tangent" else [])
+    batched = fixed_b + [args_tuple(extra_b)] + ([args_tuple(dots_b)] if s.prim ==
+                                                 "odeint_tangent" else [])
+    parts = [s.params["spelling"], args_tuple(values), args_tuple(batched)]
+    return f"{helper}_each({', '.join(parts + options_text(s.params, False))})"

@@ -142,6 +142,8 @@ class _Forward(StmtTransform):
         if s.prim == "call" and self.facts.is_active(s):
             self.calls.call(s, out)
             return
+        if s.prim in ("odeint_adjoint", "odeint_tangent") and self.facts.is_active(s):
+            odes.refuse_again(s)
         if s.prim == "odeint" and self.facts.is_active(s):
             out += self.replay.statements([s])
             odes.tangent(self.state, callee_jvp, s, out)

@@ -17,6 +17,7 @@ import textwrap
 from typing import Any
 
 from ..emit.code import Line
+from ..errors import NonDifferentiableError
 from ..ir.kinds import LEAF, Tree
 from ..ir.names import NameTable
 from ..ir.nodes import Function, Let, Var
@@ -167,3 +168,14 @@ def _docstring(text: str) -> str:
 
 def _stem(atom: Any, fallback: str) -> str:
     return atom.name if isinstance(atom, Var) else fallback
+
+
+def refuse_again(s: Let) -> None:
+    """The solves s2s emitted for an ODE's derivatives have no derivative of their own."""
+    raise NonDifferentiableError(
+        "this is the derivative of an ODE solve (odeint/solve_ivp) that s2s emitted; "
+        "s2s differentiates an ODE solve once: second derivatives through it (hessian, "
+        "grad of grad, jvp of grad) are not supported (vmap, jacfwd and jacrev of one "
+        "derivative are)", s.loc,
+        "differentiate the solve once (finite differences of the gradient give a "
+        "Hessian-vector product)")

@@ -190,7 +190,7 @@ def spell(s: Let) -> str:
         return prim.spelling(args, s.params)
     if s.prim == "call":
         return f"{s.params['spelling']}({', '.join(args)})"
-    if s.prim == "odeint":  # (its params hold the callee: no texts of them)
+    if s.prim in ("odeint", "odeint_adjoint", "odeint_tangent"):  # (params: the callee)
         return prim.spelling(args, s.params)
     if s.prim == "getitem":
         return f"{args[0]}[{atom_text(s.params['index'])}]"

@@ -49,6 +49,8 @@ class Backward:
             "make_dict": self._backward_container, "getitem": self._backward_item,
             "call": self.calls.call, "append": self.buffers.append,
             "odeint": lambda s, g, adj, args: odes.backward(state, vjp_of, s, g, adj, args),
+            "odeint_adjoint": lambda s, *_: odes.refuse_again(s),
+            "odeint_tangent": lambda s, *_: odes.refuse_again(s),
         }
 
     def block(self, stmts: list[Stmt], adj: dict[str, dict[tuple, str]]) -> list[Any]:
