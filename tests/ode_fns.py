@@ -103,3 +103,37 @@ def with_dfun(y0):
 def numpy_rhs(y0):
     ys = odeint(np.sin, y0, np.array([0.0, 1.0]))
     return np.sum(ys)
+
+
+# ---- in loops, branches, calling helpers --------------------------------------------
+
+
+def helper(y, k):
+    return -k * np.tanh(y)
+
+
+def rhs(y, t, k):
+    return helper(y, k) + 0.1 * t
+
+
+def looped(y0, k):
+    y = y0
+    for i in range(3):
+        ys = odeint(rhs, y, np.array([0.0, 0.5]), args=(k * (i + 1),), rtol=1e-10,
+                    atol=1e-10)
+        y = ys[-1]
+    return np.sum(y**2)
+
+
+def branched(y0, k):
+    if k > 0:
+        ys = odeint(rhs, y0, np.array([0.0, 0.5]), args=(k,), rtol=1e-10, atol=1e-10)
+        out = ys[-1]
+    else:
+        out = y0
+    return np.sum(out**2)
+
+
+def scalar_y0(y0, k):
+    ys = odeint(rhs, y0, np.array([0.0, 0.5, 1.0]), args=(k,), rtol=1e-10, atol=1e-10)
+    return np.sum(ys)

@@ -134,6 +134,20 @@ def test_lambda_and_a_right_hand_side_returning_a_list():
             np.testing.assert_allclose(got[i], fd(f, (Y0, K), i), rtol=2e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("fn,y0", [(F.looped, Y0), (F.branched, Y0), (F.branched, -Y0),
+                                   (F.scalar_y0, 0.7)], ids=["loop", "if", "if-other", "scalar"])
+def test_in_loops_branches_and_through_helpers(fn, y0):
+    """A solve in a loop (taped), in an `if`, a scalar y0 (SciPy's (T, 1) result), the
+    dynamics calling a helper: grad and jvp against finite differences."""
+    k = 0.5 if fn is not F.branched or y0[0] > 0 else -0.5
+    got = s2s.grad(fn, argnums=(0, 1))(y0, k)
+    want = [fd(fn, (y0, k), i) for i in range(2)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-6)
+    _, tan = s2s.jvp(fn, (y0, k), (np.ones_like(y0), 1.0))
+    np.testing.assert_allclose(tan, np.sum(want[0]) + want[1], rtol=2e-5, atol=1e-6)
+
+
 def test_one_time_point_and_size_one_state():
     t1 = np.array([0.5])
     got = s2s.grad(F.loss, argnums=(0, 1, 2))(Y0, t1, K)
@@ -155,9 +169,15 @@ def test_float32_inputs_give_float32_gradients():
     np.testing.assert_allclose(got[1], want[1], rtol=1e-4)
 
 
-def test_caller_arrays_are_not_written():
+def test_caller_arrays_are_not_written_and_results_are_the_callers():
     y0, t = Y0.copy(), T.copy()
-    s2s.grad(F.loss, argnums=(0, 1, 2))(y0, t, K)
+    g = s2s.grad(F.loss, argnums=(0, 1, 2))
+    first = g(y0, t, K)
+    kept = [np.copy(a) for a in first]
+    for a in first:
+        a[...] = np.nan  # the caller writes into what it was given
+    for a, b in zip(g(y0, t, K), kept):
+        np.testing.assert_array_equal(a, b)
     s2s.jvp(F.solution, (y0, t, K), (y0, t, 1.0))
     np.testing.assert_array_equal(y0, Y0)
     np.testing.assert_array_equal(t, T)

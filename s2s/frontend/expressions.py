@@ -22,8 +22,8 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from .draws import is_draw
-from .odes import lower_ode, solver_of
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
+from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
 from .source import literal_value
