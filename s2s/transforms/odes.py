@@ -162,8 +162,9 @@ def _callee_kinds(kinds: dict, s: Let) -> tuple:
 
 
 def _docstring(text: str) -> str:
-    lines = textwrap.wrap(text, 80)
-    return '    """' + "\n    ".join(lines) + '"""\n'
+    """The text as comment lines opening a function's body (a docstring would be a
+    string statement to the optimizer's rewrite, which keeps no comments)."""
+    return "".join(f"    # {line}\n" for line in textwrap.wrap(text, 82))
 
 
 def _stem(atom: Any, fallback: str) -> str:

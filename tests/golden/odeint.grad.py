@@ -22,9 +22,9 @@ def decay_vjp(y, t, k, decay_bar):
 
 
 def decay_adjoint(y, y_bar, t, k):
-    """The adjoint ODE of `decay`, integrated backward in time from each output time to
-    the one before: the rates of y, of its cotangent y_bar, and of the cotangents of
-    t and of the args (-y_bar·∂f/∂t, -y_bar·∂f/∂args)."""
+    # The adjoint ODE of `decay`, integrated backward in time from each output time to
+    # the one before: the rates of y, of its cotangent y_bar, and of the cotangents of t
+    # and of the args (-y_bar·∂f/∂t, -y_bar·∂f/∂args).
     rate = decay(y, t, k)
     y_vjp, t_vjp, k_vjp = decay_vjp(y, t, k, y_bar)
     return rate, -y_vjp, -t_vjp, (-k_vjp,)
