@@ -137,3 +137,9 @@ def branched(y0, k):
 def scalar_y0(y0, k):
     ys = odeint(rhs, y0, np.array([0.0, 0.5, 1.0]), args=(k,), rtol=1e-10, atol=1e-10)
     return np.sum(ys)
+
+
+def loss_tfirst(y0, k):
+    ys = odeint(lambda t, y, k: -k * y * (1.0 + t), y0, np.array([0.0, 0.4, 0.8]),
+                args=(k,), tfirst=True, rtol=1e-10, atol=1e-10)
+    return np.sum(ys**2)

@@ -79,6 +79,13 @@ def lower_ode(n: Any, obj: Any, text: str, node: cst.Call, target: str | None) -
         if obj is runtime_ode.integrate_odeint:  # (emitted code, transformed again)
             return _runtime_form(n, given, func_node, y0_node, t_node, node, target, text)
     args_node = given.pop("args", None)
+    tfirst = which == "solve_ivp"
+    if "tfirst" in given and which == "odeint":  # func(t, y, *args)
+        flag = n.exprs.expr(given.pop("tfirst"))
+        if not isinstance(flag, Const):
+            raise n.unsupported(node, f"`{text}`'s `tfirst=` must be a constant here",
+                                "write tfirst=True or leave it out")
+        tfirst = bool(flag.value)
     options: list[tuple[str, Any]] = []
     for key, value in given.items():
         if key not in allowed:
@@ -101,8 +108,7 @@ def lower_ode(n: Any, obj: Any, text: str, node: cst.Call, target: str | None) -
         options.append(("t_span", tuple(float(v) for v in span.value)))
     ys = _statement(n, func_node, y0_node, t_node, args_node, node,
                     None if which == "solve_ivp" else target, text,
-                    {"solver": which, "tfirst": which == "solve_ivp",
-                     "options": tuple(options)})
+                    {"solver": which, "tfirst": tfirst, "options": tuple(options)})
     if which != "solve_ivp":
         return ys
     y = n.emit(n.names.fresh("sol_y"), "transpose", (ys,), {}, node)
