@@ -143,3 +143,13 @@ def loss_tfirst(y0, k):
     ys = odeint(lambda t, y, k: -k * y * (1.0 + t), y0, np.array([0.0, 0.4, 0.8]),
                 args=(k,), tfirst=True, rtol=1e-10, atol=1e-10)
     return np.sum(ys**2)
+
+
+def list_y0(a, k):
+    ys = odeint(decay, [a, 2.0 * a], np.array([0.0, 1.0]), args=(k,))
+    return np.sum(ys)
+
+
+def tuple_in_args(a, k):
+    ys = odeint(lambda y, t, p: -p[0] * y, a, np.array([0.0, 1.0]), args=((k, 2.0),))
+    return np.sum(ys)

@@ -148,6 +148,15 @@ def test_in_loops_branches_and_through_helpers(fn, y0):
     np.testing.assert_allclose(tan, np.sum(want[0]) + want[1], rtol=2e-5, atol=1e-6)
 
 
+def test_y0_written_as_a_list_is_an_array_and_a_container_in_args_is_refused():
+    got = s2s.grad(F.list_y0, argnums=(0, 1))(0.5, 0.3)
+    for i in range(2):
+        np.testing.assert_allclose(got[i], fd(F.list_y0, (0.5, 0.3), i), rtol=2e-5)
+    with pytest.raises(s2s.TransformError, match="container") as info:
+        s2s.grad(F.tuple_in_args, argnums=1)(0.5, 0.3)
+    assert "ode_fns.py" in str(info.value)
+
+
 def test_one_time_point_and_size_one_state():
     t1 = np.array([0.5])
     got = s2s.grad(F.loss, argnums=(0, 1, 2))(Y0, t1, K)

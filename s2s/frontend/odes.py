@@ -126,6 +126,9 @@ def _statement(n: Any, func_node: Any, y0_node: Any, t_node: Any, args_node: Any
                             "s2s can read, your own (a def, a nested def or a lambda)",
                             "define the right-hand side with def and pass it by name")
     y0, t = n.exprs.expr(y0_node), n.exprs.expr(t_node)
+    for_array = {"make_list", "make_tuple", "list"}
+    if isinstance(y0, Var) and getattr(n.lets.get(y0.name), "prim", None) in for_array:
+        y0 = n.emit(n.names.fresh("y0"), "asarray", (y0,), {}, node)  # (SciPy's reading)
     extra = _args(n, args_node, text)
     head = [t, y0] if params["tfirst"] else [y0, t]
     before = len(n.out)

@@ -17,7 +17,7 @@ import textwrap
 from typing import Any
 
 from ..emit.code import Line
-from ..errors import NonDifferentiableError
+from ..errors import NonDifferentiableError, TransformError
 from ..ir.kinds import LEAF, Tree
 from ..ir.names import NameTable
 from ..ir.nodes import Function, Let, Var
@@ -90,7 +90,8 @@ def adjoint_function(s: Let, kinds: tuple, active: list[int], module: Module,
 def backward(state: Any, vjp_of: Any, s: Let, g: dict, adj: dict,
              active_args: list) -> list[Any]:
     """``y0_bar, t_bar, args_bar = integrate_odeint_adjoint(<func>_adjoint, ...)``."""
-    kinds = _callee_kinds(state.facts.kinds, s)
+    kinds = _callee_kinds(state.facts.kinds, s, lambda a: isinstance(a, Var) and any(
+        a.name == name for _, name in active_args))
     active = [i for i, _ in active_args]
     name = adjoint_function(s, kinds, active, state.module, vjp_of)
     texts = [atom_text(a) for a in s.args]
@@ -111,7 +112,7 @@ def backward(state: Any, vjp_of: Any, s: Let, g: dict, adj: dict,
 
 def tangent(state: Any, jvp_of: Any, s: Let, out: list[Any]) -> None:
     """``ys_dot = integrate_odeint_tangent(<func>_tangent, ...)`` after the solve."""
-    kinds = _callee_kinds(state.facts.kinds, s)
+    kinds = _callee_kinds(state.facts.kinds, s, state.is_active)
     for a in s.args:
         state.settle(a, out)
     callee: Function = s.params["callee"]
@@ -153,12 +154,20 @@ def tangent(state: Any, jvp_of: Any, s: Let, out: list[Any]) -> None:
     state.tan.setdefault(s.target, {})[()] = dot
 
 
-def _callee_kinds(kinds: dict, s: Let) -> tuple:
+def _callee_kinds(kinds: dict, s: Let, active: Any) -> tuple:
     """The structures the dynamics is called with: ``y`` and ``t`` arrays, then the
-    ``args``' own."""
-    rest = tuple(kinds.get(a.name, LEAF) if isinstance(a, Var) else const_kind(a)
-                 for a in s.args[2:])
-    return (LEAF, LEAF) + rest
+    ``args``' own; a container carrying a derivative is refused (the solvers' state
+    and the adjoint's cotangents are arrays)."""
+    every = tuple(kinds.get(a.name, LEAF) if isinstance(a, Var) else const_kind(a)
+                  for a in s.args)
+    for i, (a, kind) in enumerate(zip(s.args, every)):
+        if kind != LEAF and active(a):
+            what = ("y0" if i == 0 else "t") if i < 2 else "an item of args"
+            raise TransformError(
+                f"{what} of this ODE solve is a container (a list, tuple or dict) that "
+                "carries a derivative; s2s differentiates solves over arrays", s.loc,
+                "pass arrays: np.array([...]) for y0, each array as its own item of args")
+    return (LEAF, LEAF) + every[2:]
 
 
 def _docstring(text: str) -> str:
