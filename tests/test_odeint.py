@@ -222,11 +222,20 @@ def test_jit_numpy_backend():
 
 @pytest.mark.slow
 @needs_jax
-def test_jax_backend_lowers_to_jax_odeint():
+def test_jax_backend_lowers_to_jax_odeint(jax_jacobian):
+    ys, jacs = jax_jacobian
     got = s2s.jit(s2s.grad(F.loss, argnums=(0, 1, 2)), backend="jax")(Y0, T, K)
-    want = jax.grad(jax_loss, argnums=(0, 1, 2))(Y0, T, K)
-    for g, w in zip(got, want):
+    for g, w in zip(got, _pulled(jacs, 2 * ys)):
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-8)
+    got = s2s.jit(s2s.jacfwd(F.solution, argnums=(0, 2)), backend="jax")(Y0, T, K)
+    for g, w in zip(got, (jacs[0], jacs[2])):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-8)
+    a, b = np.array([[-1.0, 0.3], [0.2, -0.5]]), np.array([0.1, -0.2])
+    for fn, args in ((F.loss_closure, (Y0, 0.3)), (F.loss_lambda, (Y0, K)),
+                     (F.loss_matrix, (Y0, a, b))):  # (JAX's Dormand-Prince vs LSODA)
+        got = s2s.jit(s2s.grad(fn, argnums=(0, 1)), backend="jax")(*args)
+        for g, w in zip(got, s2s.grad(fn, argnums=(0, 1))(*args)):
+            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-8)
 
 
 def test_emitted_adjoint_is_readable_golden():
