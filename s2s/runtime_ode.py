@@ -88,6 +88,7 @@ def integrate_odeint_adjoint(adjoint, y0, ys, t, ys_bar, args=(), solver="odeint
                              **options):
     """The cotangents ``(y0_bar, t_bar, *args_bar)`` of ``ys = integrate_odeint(func,
     y0, t, args)`` given ``ys_bar``, by integrating ``adjoint`` backward in time."""
+    options.pop("h0", None)  # (signed for the forward direction: LSODA picks its own)
     ts = np.asarray(t, dtype=np.float64)
     ys = np.asarray(ys, dtype=np.float64).reshape(len(ts), -1)
     ys_bar = np.asarray(ys_bar, dtype=np.float64).reshape(ys.shape)

@@ -153,3 +153,9 @@ def list_y0(a, k):
 def tuple_in_args(a, k):
     ys = odeint(lambda y, t, p: -p[0] * y, a, np.array([0.0, 1.0]), args=((k, 2.0),))
     return np.sum(ys)
+
+
+def loss_h0(y0, k):
+    ys = odeint(decay, y0, np.array([0.0, 0.5, 1.0]), args=(k,), h0=0.01, rtol=1e-10,
+                atol=1e-10)
+    return np.sum(ys**2)

@@ -127,8 +127,10 @@ def test_closure_and_module_state_read_at_each_call():
         F.STATE["scale"] = 1.0
 
 
-def test_lambda_a_right_hand_side_returning_a_list_and_tfirst():
-    for f in (F.loss_lambda, F.loss_list_rhs, F.loss_tfirst):
+def test_lambda_a_list_returning_rhs_tfirst_and_a_first_step():
+    # (h0 is signed for the forward direction: the backward solve leaves it out; passed
+    # on, LSODA stopped at once and the cotangents came back wrong, silently)
+    for f in (F.loss_lambda, F.loss_list_rhs, F.loss_tfirst, F.loss_h0):
         got = s2s.grad(f, argnums=(0, 1))(Y0, K)
         for i in range(2):
             np.testing.assert_allclose(got[i], fd(f, (Y0, K), i), rtol=2e-5, atol=1e-6)
