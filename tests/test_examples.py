@@ -28,7 +28,7 @@ def run(name: str):
 
 def test_every_example_is_tested() -> None:
     tested = {"quickstart", "logistic_regression", "mlp", "per_example_gradients",
-              "newton_hessian", "ode_sensitivity", "forward_vs_reverse"}
+              "newton_hessian", "ode_sensitivity", "forward_vs_reverse", "odeint_adjoint"}
     assert {p.stem for p in EXAMPLES.glob("*.py")} == tested
 
 
@@ -94,3 +94,10 @@ def test_forward_vs_reverse() -> None:
     np.testing.assert_allclose(r["forward"], r["by_hand"], rtol=1e-12)
     np.testing.assert_allclose(r["reverse"], r["by_hand"], rtol=1e-12)
     assert "y_dot" in out and "y_bar" in out
+
+
+def test_odeint_adjoint() -> None:
+    pytest.importorskip("scipy.integrate")
+    _, r, out = run("odeint_adjoint")
+    assert "def lotka_volterra_adjoint(y, y_bar, t, alpha, beta):" in out
+    np.testing.assert_allclose(r["grad"], r["fd"], rtol=1e-5)

@@ -315,11 +315,19 @@ def test_vjp_rule_is_not_a_placeholder(name: str) -> None:
 COLLECTIVES = {"psum", "pmean", "pmax", "pmin", "all_gather"}
 
 
+# Differentiated by the transforms from the user's dynamics (the adjoint ODE, the
+# sensitivity equations), no rules of their own: their cases are tests/test_odeint.py's,
+# against JAX's odeint on the same dynamics written with jnp (a JAX twin of the source
+# would still call SciPy's solver).
+ODE_SOLVES = {"odeint", "odeint_adjoint", "odeint_tangent"}
+
+
 def test_table_covers_every_differentiable_primitive() -> None:
     several = {n for n in differentiable() if PRIMITIVES[n].results is not None}
-    missing = set(differentiable()) - STRUCTURAL - several - set(ROW_PRIMS) - COLLECTIVES
+    missing = set(differentiable()) - STRUCTURAL - several - set(ROW_PRIMS) - COLLECTIVES \
+        - ODE_SOLVES
     assert not missing, f"add rows to ROWS in tests/test_rules.py for {sorted(missing)}"
-    missing = set(differentiable()) - REVERSE_REFUSED - COLLECTIVES - {
+    missing = set(differentiable()) - REVERSE_REFUSED - COLLECTIVES - ODE_SOLVES - {
         p for case in E2E for p in case.prims}
     assert not missing, f"add cases to E2E in tests/test_rules.py for {sorted(missing)}"
 
@@ -344,7 +352,7 @@ def test_no_derivative_list_is_current() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", [n for n in differentiable() if n not in CONTAINERS | NO_DERIVATIVE])
+    "name", [n for n in differentiable() if n not in CONTAINERS | NO_DERIVATIVE | ODE_SOLVES])
 def test_every_differentiable_primitive_has_its_rules(name: str) -> None:
     prim = PRIMITIVES[name]
     assert prim.vjp is not None, f"{name} has no VJP rule"

@@ -28,6 +28,8 @@ def lowered_source(text: str) -> str:
                   r"\1from jax.scipy import \2", text, flags=re.M)
     text = re.sub(r"^from \.runtime_scipy import ", f"from {__name__} import ", text,
                   flags=re.M)
+    text = re.sub(r"^from \.runtime_ode import ", "from s2s.backends.jax_runtime_ode import ",
+                  text, flags=re.M)  # (its own twin: jax.experimental.ode's odeint)
     return lower_inplace(text)
 
 

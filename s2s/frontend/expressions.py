@@ -23,6 +23,7 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from .draws import is_draw
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
+from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
 from .source import literal_value
@@ -479,6 +480,8 @@ class ExprLowerer:
             return self.n.user_call(obj.fun, text, node, target, custom=obj)
         if is_draw(obj):  # np.random.normal(...), np.random.default_rng(0)
             return self.n.draws.call(node, target, obj)
+        if solver_of(obj) is not None:  # scipy.integrate.odeint(func, y0, t), solve_ivp
+            return lower_ode(self.n, obj, text, node, target)
         form = lookup_form(obj)
         if form is not None:  # another primitive's call in other words
             args, kwargs = self.n.calls.call_args(node)

@@ -132,7 +132,7 @@ def free_level(value: Any, guarded: bool) -> Any:
     if isinstance(value, types.ModuleType) and value.__name__ == "numpy":
         return "numpy"
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) and \
-            getattr(value, "__module__", "") in ("s2s.runtime", "s2s.runtime_scipy"):
+            getattr(value, "__module__", "") in ("s2s.runtime", "s2s.runtime_scipy", "s2s.runtime_ode"):
         return "runtime"
     if _immutable(value):  # (a free name that changes object makes a new signature)
         return VALUE
@@ -292,7 +292,7 @@ class _Levels:
             if not self.user and node.id in self.shared.emitted:
                 return ("emitted", node.id)
             if isinstance(value, types.FunctionType) and \
-                    value.__module__ not in ("s2s.runtime", "s2s.runtime_scipy"):
+                    value.__module__ not in ("s2s.runtime", "s2s.runtime_scipy", "s2s.runtime_ode"):
                 return ("user", value)
             return free_level(value, node.id in self.shared.guarded)
         if hasattr(builtins, node.id):

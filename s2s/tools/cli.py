@@ -31,7 +31,8 @@ def primitive_table(include_user: bool = False) -> list[dict[str, Any]]:
         if not prim.builtin and not include_user:
             continue
         differentiable = not prim.nondiff
-        structural = prim.family == "structure" and differentiable
+        # (containers, calls and ODE solves are differentiated by the transforms)
+        structural = prim.family in ("structure", "scipy.integrate") and differentiable
         rows.append({
             "name": name,
             "family": prim.family,

@@ -281,6 +281,10 @@ def _rules_for(kind: str, prim_name: str) -> tuple[list[Callable], str]:
             return rules, ""
     if prim.family == "structure":
         return [], "structural: the transform handles it"
+    if prim_name == "odeint":  # (transforms/odes.py writes them from the dynamics)
+        return [], ("the adjoint ODE <func>_adjoint, from the dynamics' own VJP" if
+                    kind == "vjp" else "the sensitivity equations <func>_tangent, from "
+                    "the dynamics' own JVP")
     return [], f"no {kind} rule"
 
 

@@ -31,6 +31,7 @@ from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import Break, For, Function, If, Let, Return, Var
 from ..ir.spelling import atom_text
 from ..ir.unroll import unroll_container_loops
+from . import odes
 from .base import StmtTransform
 from .forward_branches import Branches
 from .forward_buffers import Buffers
@@ -140,6 +141,12 @@ class _Forward(StmtTransform):
     def let(self, s: Let, out: list[Any]) -> None:
         if s.prim == "call" and self.facts.is_active(s):
             self.calls.call(s, out)
+            return
+        if s.prim in ("odeint_adjoint", "odeint_tangent") and self.facts.is_active(s):
+            odes.refuse_again(s)
+        if s.prim == "odeint" and self.facts.is_active(s):
+            out += self.replay.statements([s])
+            odes.tangent(self.state, callee_jvp, s, out)
             return
         out += self.replay.statements([s])  # the primal statement, as the user wrote it
         if self.structural(self.LIST_OPS, s, out):

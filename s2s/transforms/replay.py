@@ -191,6 +191,8 @@ def spell(s: Let) -> str:
         return prim.spelling(args, s.params)
     if s.prim == "call":
         return f"{s.params['spelling']}({', '.join(args)})"
+    if s.prim in ("odeint", "odeint_adjoint", "odeint_tangent"):  # (params: the callee)
+        return prim.spelling(args, s.params)
     if s.prim == "getitem":
         return f"{args[0]}[{atom_text(s.params['index'])}]"
     params = {k: atom_text(v) for k, v in s.params.items() if k != KEYWORD_OPERANDS}

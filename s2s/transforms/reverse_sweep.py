@@ -17,6 +17,7 @@ from ..ir.kinds import Seq, Tree, leaf_paths, path_text
 from ..ir.nodes import Break, Const, For, If, Index, Let, Stmt, Var
 from ..ir.spelling import atom_text
 from ..ir.unroll import unrolled_header
+from . import odes
 from .inline import _expr_of
 from .paths import in_order, within
 from .reverse_branches import Branches, ReplayedIf
@@ -47,6 +48,9 @@ class Backward:
             "make_tuple": self._backward_container, "make_list": self._backward_container,
             "make_dict": self._backward_container, "getitem": self._backward_item,
             "call": self.calls.call, "append": self.buffers.append,
+            "odeint": lambda s, g, adj, args: odes.backward(state, vjp_of, s, g, adj, args),
+            "odeint_adjoint": lambda s, *_: odes.refuse_again(s),
+            "odeint_tangent": lambda s, *_: odes.refuse_again(s),
         }
 
     def block(self, stmts: list[Stmt], adj: dict[str, dict[tuple, str]]) -> list[Any]:

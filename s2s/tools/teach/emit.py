@@ -25,16 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from ... import runtime, runtime_scipy, syntax
+from ... import runtime, runtime_ode, runtime_scipy, syntax
 from .common import Derivation, TeachError
 
 _MAX_ARRAY = 10_000  # elements of a module constant written as a literal
 
 
 def _runtime_defs() -> dict[str, str]:
-    """Top-level function definitions of s2s/runtime.py (and of runtime_scipy.py, whose
-    names it imports), by name, as source."""
-    text = inspect.getsource(runtime) + "\n\n" + inspect.getsource(runtime_scipy)
+    """Top-level function definitions of s2s/runtime.py (and of runtime_scipy.py and
+    runtime_ode.py, whose names it imports), by name, as source."""
+    text = "\n\n".join(inspect.getsource(m) for m in (runtime, runtime_scipy, runtime_ode))
     tree = syntax.parse(text)
     return {n.name: ast.get_source_segment(text, n) for n in tree.body
             if isinstance(n, ast.FunctionDef)}
