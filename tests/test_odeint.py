@@ -285,12 +285,19 @@ def test_jacfwd_jacrev_and_vmap_of_grad_solve_each_direction(jax_jacobian):
     np.testing.assert_allclose(got, want)
 
 
-def test_differentiating_the_derivative_again_is_refused():
+def test_differentiating_the_derivative_again_is_refused_at_the_users_line():
     g = s2s.grad(F.loss, argnums=2)
-    with pytest.raises(s2s.TransformError, match="derivative of an ODE solve"):
-        s2s.grad(g, argnums=2)(Y0, T, K)
-    with pytest.raises(s2s.TransformError, match="second derivatives"):
-        s2s.hessian(F.loss)(Y0, T, K)
+    attempts = [lambda: s2s.grad(g, argnums=2)(Y0, T, K),
+                lambda: s2s.hessian(F.loss)(Y0, T, K),
+                lambda: s2s.jvp(g, (Y0, T, K), (Y0, T, K))]
+    for attempt in attempts:
+        with pytest.raises(s2s.TransformError, match="second derivative through this "
+                           "ODE solve") as info:
+            attempt()
+        message = str(info.value)
+        assert "s2s cannot transform `loss`" in message, message
+        assert f'File "{F.__file__}"' in message and "<s2s:" not in message, message
+        assert "ys = odeint(decay, y0, t" in message, message
 
 
 @pytest.mark.slow

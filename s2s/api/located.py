@@ -43,6 +43,34 @@ class LocatedCalls:
     fn: Any
 
 
+def refusal_at_user_line(err: Any, ir: Any) -> Any:
+    """A refusal met while transforming code s2s emitted (``hessian`` is ``jacfwd`` of
+    the gradient's code) located at the user's statement that code came from: the
+    emitted code quotes each user statement in a comment above the lines it became,
+    and the user's function's IR (``ir``) carries that statement's position.  ``err``
+    itself where its position is the user's already, or no statement matches."""
+    loc = getattr(err, "loc", None)
+    if loc is None or not str(loc.file).startswith("<s2s:") or ir is None:
+        return err
+    lines = linecache.getlines(str(loc.file))
+    quoted = None
+    for line in reversed(lines[: loc.line]):
+        stripped = line.strip()
+        if stripped.startswith("# "):
+            quoted = stripped[2:]
+            break
+        if stripped.startswith("def "):
+            break
+    if quoted is None:
+        return err
+    for s in walk(ir.body):
+        at = getattr(s, "loc", None)
+        if at is not None and at.text.strip() == quoted:
+            err.loc, err.func = at, None
+            return err.with_func(ir.name)
+    return err
+
+
 def reraise_located(err: ValueError, ir: Any, func: str) -> None:
     """Raise ``err`` located at the user's line where it is an array's truth value
     (see truth_value_error), else ``err`` itself."""

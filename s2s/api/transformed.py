@@ -41,7 +41,7 @@ from .arguments import (
     output_error,
 )
 from .display import NotebookDisplay
-from .located import LocatedCalls, reraise_located
+from .located import LocatedCalls, refusal_at_user_line, reraise_located
 from .methods import float0
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
 from .trees import _copies, _leaves, _rebuild
@@ -224,6 +224,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
                     module = pipeline.transform(
                         ir, lambda ir, module: self._emit(ir, module, kinds, argnums, tuple_out))
                 except TransformError as err:
+                    err = refusal_at_user_line(err, self.ir if self.inner else None)
                     raise err.with_func(self.fn.__name__) from None
                 text = pipeline.format_emitted(module)
                 cached = (text, self.__name__, module.namespace)

@@ -183,9 +183,9 @@ def _stem(atom: Any, fallback: str) -> str:
 def refuse_again(s: Let) -> None:
     """The solves s2s emitted for an ODE's derivatives have no derivative of their own."""
     raise NonDifferentiableError(
-        "this is the derivative of an ODE solve (odeint/solve_ivp) that s2s emitted; "
-        "s2s differentiates an ODE solve once: second derivatives through it (hessian, "
-        "grad of grad, jvp of grad) are not supported (vmap, jacfwd and jacrev of one "
-        "derivative are)", s.loc,
+        "a second derivative through this ODE solve (odeint/solve_ivp): s2s "
+        "differentiates an ODE solve once, and the derivative of an ODE solve that s2s "
+        "emitted has no derivative of its own (hessian, grad of grad and jvp of grad "
+        "are not supported; vmap, jacfwd and jacrev of one derivative are)", s.loc,
         "differentiate the solve once (finite differences of the gradient give a "
         "Hessian-vector product)")
