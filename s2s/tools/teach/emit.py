@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import json
 import shlex
@@ -34,10 +35,28 @@ _MAX_ARRAY = 10_000  # elements of a module constant written as a literal
 def _runtime_defs() -> dict[str, str]:
     """Top-level function definitions of s2s/runtime.py (and of runtime_scipy.py and
     runtime_ode.py, whose names it imports), by name, as source."""
+    return dict(_runtime_defs_once())
+
+
+@functools.cache
+def _runtime_defs_once() -> dict[str, str]:
+    # (read once per process; each definition cut from the lines by its positions:
+    # ast.get_source_segment splits the whole text again for each of the hundreds of
+    # definitions, 6 s of every `s2s emit`)
     text = "\n\n".join(inspect.getsource(m) for m in (runtime, runtime_scipy, runtime_ode))
-    tree = syntax.parse(text)
-    return {n.name: ast.get_source_segment(text, n) for n in tree.body
-            if isinstance(n, ast.FunctionDef)}
+    lines = text.splitlines(keepends=True)
+    out = {}
+    for n in syntax.parse(text).body:
+        if isinstance(n, ast.FunctionDef):
+            first, last = n.lineno - 1, n.end_lineno - 1  # type: ignore[operator]
+            if first == last:
+                segment = lines[first].encode()[n.col_offset:n.end_col_offset].decode()
+            else:
+                segment = (lines[first].encode()[n.col_offset:].decode()
+                           + "".join(lines[first + 1:last])
+                           + lines[last].encode()[:n.end_col_offset].decode())
+            out[n.name] = segment
+    return out
 
 
 def _loads(tree: ast.AST) -> set[str]:
