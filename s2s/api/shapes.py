@@ -1,0 +1,164 @@
+"""``eval_shape``: the shapes and dtypes of a function's results, computed by emitted
+code from the arguments' shapes and dtypes (``transforms/shapes.py``), never from data.
+"""
+
+from __future__ import annotations
+
+import inspect
+import linecache
+import re
+from typing import Any, Callable
+
+import numpy as np
+
+from ..caches import LRU
+from ..errors import ShapeError, TransformError
+from ..ir.kinds import LEAF, Kind, kind_of
+from ..ir.nodes import Function, Let, walk
+from ..runtime import ShapeDtypeStruct
+from ..transforms.module import Module
+from ..transforms.shapes import emit_shapes
+from . import records, transformed, tree_util
+from .transformed import Transformed
+from .trees import has_nodes, plain_args
+
+__all__ = ["eval_shape", "ShapeDtypeStruct", "ShapeEvaluated", "latest_source"]
+
+_BOUND = re.compile(r"^\s*(\w+)(?: = |\.(?:append|pop)\()")
+# the eval_shape objects per function (their code is cached per call structure)
+_BY_FUNCTION: LRU[Any, "ShapeEvaluated"] = LRU(128)
+
+
+def _struct(x: Any) -> Any:
+    """An argument leaf as the emitted code reads it: anything with a shape and a dtype
+    (an array, ``jax.ShapeDtypeStruct``) as a ShapeDtypeStruct; a Python number as a
+    weakly typed 0-d one (JAX's weak types); anything else as it is."""
+    if isinstance(x, ShapeDtypeStruct):
+        return x
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return ShapeDtypeStruct(x.shape, x.dtype, bool(getattr(x, "weak_type", False)))
+    if isinstance(x, (bool, int, float, complex)):
+        return ShapeDtypeStruct((), np.result_type(x), True)
+    return x
+
+
+def _result(x: Any) -> Any:
+    """A result leaf: a ShapeDtypeStruct (a number the code knew: its own)."""
+    if isinstance(x, ShapeDtypeStruct) or x is None:
+        return x
+    if isinstance(x, (bool, int, float, complex)):
+        return ShapeDtypeStruct((), np.result_type(x), True)
+    return ShapeDtypeStruct(np.shape(x), np.result_type(x))
+
+
+class ShapeEvaluated(Transformed):
+    """``eval_shape`` of one function: call it with arrays or ShapeDtypeStructs;
+    ``.source`` is the shape code the latest call ran."""
+
+    def __init__(self, fn: Callable) -> None:
+        super().__init__(fn, "eval_shape", 0, False)
+
+    def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
+              argnums: Any, tuple_out: Any) -> None:
+        emit_shapes(ir, kinds, module, self.__name__)
+
+    def _default(self) -> tuple[str, Callable]:
+        if self._last is None:
+            self._generate((LEAF,) * len(self.ir.params), (), False)
+        assert self._last is not None
+        return self._last
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call(*args, **kwargs)
+
+    def _call(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            bound = inspect.signature(self.fn).bind(*args, **kwargs)
+            args = bound.args + tuple(bound.kwargs[p] for p in self.ir.kwonly
+                                      if p in bound.kwargs)
+            if len(bound.kwargs) != sum(p in bound.kwargs for p in self.ir.kwonly):
+                raise TypeError("eval_shape passes keyword arguments to keyword-only "
+                                "parameters only")
+        args = tree_util.tree_map(_struct, args)
+        if has_nodes(args, True):  # NamedTuples, registered classes, None
+            args = plain_args(args, ())
+        self._refresh()
+        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
+        try:
+            _, fn = self._generate(kinds, (), False, nargs=len(args))
+        except TransformError as err:
+            raise err.with_func(self.fn.__name__) from None
+        try:
+            out = fn(*args)
+        except (ValueError, TypeError, IndexError) as err:
+            located = _located(err, self.ir)
+            if located is None:
+                raise
+            raise located.with_func(self.fn.__name__) from err
+        out = records.rebuild(self.built_template(), out)
+        return tree_util.tree_map(_result, out)
+
+
+def _located(err: Exception, ir: Function) -> ShapeError | None:
+    """``err`` raised by a line of the emitted shape code, at the user's line whose
+    statement that line computes (None where it came from elsewhere)."""
+    tb, last = err.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith("<s2s:"):
+            last = (tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    if last is None:
+        return None
+    for lineno in range(last[1], 0, -1):  # (black may have split the statement)
+        match = _BOUND.match(linecache.getline(last[0], lineno))
+        if match is not None:
+            break
+    else:
+        return None
+    loc = _loc_of(ir, match.group(1), set())
+    if loc is None:
+        return None
+    if "eval_shape" in str(err):  # (its own words: what it cannot do, and why)
+        return ShapeError(str(err), loc, "compute a result whose shape the arguments' "
+                          "shapes decide (`np.where(mask, x, 0.0)` for a mask)")
+    return ShapeError(f"{type(err).__name__}: {err}", loc,
+                      "make the shapes fit: eval_shape computed the shapes this line "
+                      "meets from the arguments' shapes, and the same call on arrays "
+                      "of those shapes fails too")
+
+
+def _loc_of(fn: Any, name: str, seen: set[int]) -> Any:
+    if id(fn) in seen or getattr(fn, "body", None) is None:
+        return None
+    seen.add(id(fn))
+    for s in walk(fn.body):
+        if isinstance(s, Let) and (s.target == name or fn.aliases.get(s.target) == name):
+            return s.loc
+    for s in walk(fn.body):
+        if isinstance(s, Let) and s.prim == "call":
+            found = _loc_of(s.params.get("callee"), name, seen)
+            if found is not None:
+                return found
+    return None
+
+
+def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
+    """The shapes and dtypes of ``fun(*args, **kwargs)``, as ``jax.eval_shape``: a
+    pytree of ShapeDtypeStructs of the result's structure.  The arguments are arrays
+    or anything with ``.shape`` and ``.dtype`` (``s2s.ShapeDtypeStruct``,
+    ``jax.ShapeDtypeStruct``); ``fun`` never runs on data: s2s emits code computing
+    each value's shape and dtype from theirs (``s2s.source(fun, "eval_shape")``)."""
+    evaluated = _BY_FUNCTION.get(fun)
+    if evaluated is None:
+        evaluated = _BY_FUNCTION[fun] = ShapeEvaluated(fun)
+    return evaluated(*args, **kwargs)
+
+
+def latest_source(fun: Callable) -> str:
+    evaluated = _BY_FUNCTION.get(fun)
+    if evaluated is None:
+        raise ValueError(f"s2s.eval_shape has not been called on {fun!r}")
+    return evaluated.source
+
+
+transformed.SOURCES["eval_shape"] = latest_source
