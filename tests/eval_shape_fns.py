@@ -76,3 +76,42 @@ def helper(p, q):
 
 def calls(x, w):
     return helper(x, w) + helper(x, w)
+
+
+class Model:
+    def __init__(self, W, depth):
+        self.W, self.depth = W, depth
+
+    def loss(self, x):
+        for _ in range(self.depth):
+            x = np.tanh(x @ self.W)
+        return np.sum(x**2)
+
+
+def appends(x):
+    ys = []
+    for i in range(3):
+        ys.append(x[i] * 2.0)
+    return np.stack(ys), len(ys)
+
+
+def halves(x):
+    n = x.shape[0]
+    k = 0
+    while n > 1:
+        n = n // 2
+        k = k + 1
+    return np.zeros((k, 2)), x.reshape(n, -1)
+
+
+def keyword(x, *, scale=2.0):
+    return x * scale
+
+
+def draws(x):
+    return x + np.random.normal(size=x.shape)
+
+
+def checks(x):
+    assert x.ndim == 2
+    return x.sum(0)

@@ -172,3 +172,29 @@ def test_results_are_fresh_between_calls() -> None:
     first = s2s.eval_shape(F.scaled, S((2, 3), np.float32))
     third = [s2s.eval_shape(F.scaled, S((k, 3), np.float64)) for k in range(3)][-1]
     assert first == S((2, 3), np.float32) and third == S((2, 3), np.float64)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_loops_lists_while_on_shapes_keywords(dtype) -> None:
+    x, jx = S((8, 3), dtype), JS((8, 3), dtype)
+    for name in ("appends", "halves", "checks"):
+        same(s2s.eval_shape(getattr(F, name), x), jax.eval_shape(getattr(J, name), jx))
+    same(s2s.eval_shape(F.keyword, x), jax.eval_shape(J.keyword, jx))
+    same(s2s.eval_shape(F.keyword, x, scale=S((), np.float64)),
+         jax.eval_shape(J.keyword, jx, scale=JS((), np.float64)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_bound_method_reads_its_object(dtype) -> None:
+    W = np.ones((3, 3), dtype)
+    x = S((4, 3), dtype)
+    same(s2s.eval_shape(F.Model(W, 2).loss, x),
+         jax.eval_shape(J.Model(W, 2).loss, JS((4, 3), dtype)))
+
+
+def test_random_draw_is_refused_and_the_random_state_kept() -> None:
+    state = np.random.get_state()[1].copy()
+    with pytest.raises(s2s.errors.TransformError, match="random draw") as err:
+        s2s.eval_shape(F.draws, S((3,), np.float64))
+    assert err.value.loc.line == F.draws.__code__.co_firstlineno + 1
+    assert (np.random.get_state()[1] == state).all()

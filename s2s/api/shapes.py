@@ -18,7 +18,7 @@ from ..ir.nodes import Function, Let, walk
 from ..runtime import ShapeDtypeStruct
 from ..transforms.module import Module
 from ..transforms.shapes import emit_shapes
-from . import records, transformed, tree_util
+from . import records, transformed, tree_util, trees
 from .transformed import Transformed
 from .trees import has_nodes, plain_args
 
@@ -60,7 +60,9 @@ class ShapeEvaluated(Transformed):
 
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
               argnums: Any, tuple_out: Any) -> None:
-        emit_shapes(ir, kinds, module, self.__name__)
+        # (``argnums`` here: per argument, the leaf paths the call passes values at,
+        # a bound method's numbers: part of the code's cache key)
+        emit_shapes(ir, kinds, module, self.__name__, argnums)
 
     def _default(self) -> tuple[str, Callable]:
         if self._last is None:
@@ -72,24 +74,23 @@ class ShapeEvaluated(Transformed):
         return self._call(*args, **kwargs)
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            bound = inspect.signature(self.fn).bind(*args, **kwargs)
-            args = bound.args + tuple(bound.kwargs[p] for p in self.ir.kwonly
-                                      if p in bound.kwargs)
-            if len(bound.kwargs) != sum(p in bound.kwargs for p in self.ir.kwonly):
-                raise TypeError("eval_shape passes keyword arguments to keyword-only "
-                                "parameters only")
-        args = tree_util.tree_map(_struct, args)
+        # (defaults too: a parameter's value is abstract in the emitted code, as JAX
+        # traces what the call passes; a default Python number is weakly typed)
+        bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        args, kwargs = bound.args, bound.kwargs
+        args, kwargs = tree_util.tree_map(_struct, (args, kwargs))
         if has_nodes(args, True):  # NamedTuples, registered classes, None
             args = plain_args(args, ())
         self._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
         try:
-            _, fn = self._generate(kinds, (), False, nargs=len(args))
+            _, fn = self._generate(kinds, tuple(_known(a) for a in args), False,
+                                   nargs=len(args))
         except TransformError as err:
             raise err.with_func(self.fn.__name__) from None
         try:
-            out = fn(*args)
+            out = fn(*args, **kwargs)
         except (ValueError, TypeError, IndexError) as err:
             located = _located(err, self.ir)
             if located is None:
@@ -148,10 +149,30 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     or anything with ``.shape`` and ``.dtype`` (``s2s.ShapeDtypeStruct``,
     ``jax.ShapeDtypeStruct``); ``fun`` never runs on data: s2s emits code computing
     each value's shape and dtype from theirs (``s2s.source(fun, "eval_shape")``)."""
+    parts = trees.unbound(fun)  # a bound method: its object's attributes come first,
+    if parts is not None:  # constants as JAX closes over them (arrays: their shapes)
+        fun, obj = parts
+        args = (tree_util.tree_map(_array_struct, trees.attributes(obj)), *args)
     evaluated = _BY_FUNCTION.get(fun)
     if evaluated is None:
         evaluated = _BY_FUNCTION[fun] = ShapeEvaluated(fun)
     return evaluated(*args, **kwargs)
+
+
+def _known(value: Any, path: tuple = ()) -> frozenset:
+    """The paths of the leaves of ``value`` that are values, not shapes (a bound
+    method's numbers): the code reads them as they are."""
+    if type(value) in (tuple, list):
+        return frozenset().union(*[_known(v, path + (i,)) for i, v in enumerate(value)])
+    if isinstance(value, dict):
+        return frozenset().union(*[_known(v, path + (k,)) for k, v in value.items()])
+    if isinstance(value, ShapeDtypeStruct) or value is None:
+        return frozenset()
+    return frozenset({path})
+
+
+def _array_struct(x: Any) -> Any:
+    return ShapeDtypeStruct(x.shape, x.dtype) if isinstance(x, np.ndarray) else x
 
 
 def latest_source(fun: Callable) -> str:

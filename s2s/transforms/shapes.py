@@ -28,7 +28,7 @@ from ..primitives import PRIMITIVES
 from ..primitives.registry import KEYWORD_OPERANDS
 from ..primitives.shape_rules import SHAPE_RULES
 from .analysis import facts
-from .module import Module, stem
+from .module import Module, signature_text, stem
 from .replay import Replay, spell, spell_buffers
 
 # primitives evaluated as written when their operands are known (shapes, constants)
@@ -47,12 +47,23 @@ STRUCTURE = {"make_tuple", "make_list", "make_dict", "append", "pop", "identity"
 TRUTH = {"not_", "and_", "or_", "float", "int", "range", "reversed", "pyexpr"}
 
 
-def emit_shapes(fn: Function, kinds: tuple, module: Module, name: str) -> str:
+def emit_shapes(fn: Function, kinds: tuple, module: Module, name: str,
+                known: tuple = ()) -> str:
+    """The shape code of ``fn`` for arguments of structures ``kinds``; ``known``
+    gives, per argument, the leaf paths that hold values the code reads as they are
+    (a bound method's numbers, as JAX closes over them); every other leaf is a
+    ShapeDtypeStruct."""
     module.taken.add(name)
     module.taken |= fn.names.taken
     module.namespace.update(fn.namespace)
     fn = unroll_container_loops(fn, kinds)
-    text = _Shapes(fn, kinds, module).build(name, (True,) * len(fn.params))
+    shapes = _Shapes(fn, kinds, module)
+    for p, paths in zip(fn.params, known):
+        if () in paths:
+            continue
+        shapes.known_paths[p] = set(paths)
+    text = shapes.build(name, tuple(() not in paths for paths in known) + (True,) * (
+        len(fn.params) - len(known)))
     module.functions.append(text)
     return name
 
@@ -66,6 +77,8 @@ class _Shapes:
         self.replay = Replay(self.facts, effects=False)
         self.abstract: set[str] = set()
         self.items: dict[str, list[Any]] = {}  # a tuple or list built here -> its items
+        # an argument container -> the paths of its leaves that are values, not shapes
+        self.known_paths: dict[str, set[tuple]] = {}
         self.last_line: int | None = None
 
     # ---- what rules ask (primitives/shape_rules.py) -----------------------------------
@@ -160,8 +173,8 @@ class _Shapes:
         body: list[Any] = []
         self.block(self.fn.body, body)
         body = spell_buffers(body, self.fn.aliases)
-        params = self.fn.params + self.fn.kwonly
-        return render_function(name, ", ".join(params), body)
+        return render_function(name, signature_text(self.fn, self.fn.params, False,
+                                                    self.module), body)
 
     def block(self, stmts: list[Any], out: list[Any]) -> None:
         for s in stmts:
@@ -187,6 +200,9 @@ class _Shapes:
             self.items[s.target] = list(s.args)
         if s.prim == "kept":
             return  # (assert, print: run with values, which eval_shape does not have)
+        if s.prim == "draw":
+            self.refuse(s, "a random draw: eval_shape does not draw (it would move "
+                           "NumPy's random state)", "pass the draws in as an argument")
         if s.prim == "call":
             out.append(Line(f"{s.target} = {self.callee(s)}"))
             return
@@ -199,7 +215,7 @@ class _Shapes:
             return
         if s.prim == "getitem" and not self._array(s.args[0]):
             out.append(Line(f"{s.target} = {spell(s)}"))
-            if self._item_abstract(s):
+            if self._item_abstract(s) and not self._item_known(s):
                 self.abstract.add(s.target)
             return
         if s.prim in STRUCTURE or (not abstract and s.prim not in NEVER_RUN):
@@ -249,6 +265,23 @@ class _Shapes:
             except IndexError:
                 pass
         return self.is_abstract(base)
+
+    def _item_known(self, s: Let) -> bool:
+        """Is the item a value the call passed (a bound method's number)?  A container
+        of some such values hands their paths on."""
+        base = s.args[0]
+        paths = self.known_paths.get(base.name) if isinstance(base, Var) else None
+        index = s.params.get("index")
+        if not paths or not isinstance(index, Index) or len(index.items) != 1 or \
+                not isinstance(index.items[0], Const):
+            return False
+        key = index.items[0].value
+        if () in {p[1:] for p in paths if p[:1] == (key,)}:
+            return True
+        inner = {p[1:] for p in paths if p[:1] == (key,)}
+        if inner:
+            self.known_paths[s.target] = inner
+        return False
 
     def if_(self, s: If, out: list[Any]) -> None:
         if self.is_abstract(s.test):
