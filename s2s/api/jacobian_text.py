@@ -75,9 +75,13 @@ def jacobian_text(plan: JacobianPlan) -> tuple[str, dict[str, Any]]:
             # parameters left at their defaults
             jvp = f"{inner.__name__}(" + ", ".join(
                 params[:plan.npassed] + [tangents] + params[plan.npassed:]) + ")"
+            # (in the dtypes JAX computes in: the basis in x's, each column in its
+            # output's: float32 stays float32 under any transform of this code)
             body += [f"{n} = np.size({x})",
-                     f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({x}))"]
-            body += [f"{c} = np.zeros(({n},) + np.shape({path_text(out, o)}))"
+                     f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({x}))"
+                     f".astype(np.asarray({x}).dtype)"]
+            body += [f"{c} = np.zeros(({n},) + np.shape({path_text(out, o)}), "
+                     f"dtype=np.asarray({path_text(out, o)}).dtype)"
                      for o, c in columns.items()]
             body.append(f"for {k} in range({n}):")
             if isinstance(out_kind, Leaf):
@@ -100,10 +104,12 @@ def jacobian_text(plan: JacobianPlan) -> tuple[str, dict[str, Any]]:
             y = path_text(out, o)
             n, basis = local(f"n{out_sfx[o]}"), local(f"basis{out_sfx[o]}")
             body += [f"{n} = np.size({y})",
-                     f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({y}))"]
+                     f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({y}))"
+                     f".astype(np.asarray({y}).dtype)"]
             rows = {(i, path): local(f"rows{out_sfx[o]}{suffix(i, path)}")
                     for i, path in leaves}
-            body += [f"{r} = np.zeros(({n},) + np.shape({path_text(params[i], path)}))"
+            body += [f"{r} = np.zeros(({n},) + np.shape({path_text(params[i], path)}), "
+                     f"dtype=np.asarray({path_text(params[i], path)}).dtype)"
                      for (i, path), r in rows.items()]
             cotangent = literal(out_kind, lambda q: f"{basis}[{k}]" if q == o
                                 else f"np.zeros_like({path_text(out, q)})")
