@@ -236,3 +236,25 @@ NET2 = Net2(np.ones((3, 2)))
 
 def calls_an_object(x):
     return np.sum(NET2(x))
+
+
+# ---- a NamedTuple the function built, read by position in the callees it is passed to
+
+
+def out_by_position(o):
+    return np.sum(o[0] * o[1])
+
+
+def out_unpacked(o):
+    h, s = o
+    return np.sum(h * np.sin(s))
+
+
+def out_mixed(o):
+    return np.sum(o.h * o[-1]) + np.sum(o[0] ** 2)
+
+
+def built_to_callees(x):
+    o = Out(np.tanh(x), x * 2.0)
+    pair = (x, np.cos(x))  # (a plain tuple through the same callee: read as a tuple)
+    return out_by_position(o) + out_unpacked(o) + out_mixed(o) + out_by_position(pair)

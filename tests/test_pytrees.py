@@ -464,6 +464,32 @@ def test_compositions_give_the_built_type_back(dtype):
         _same_built(got(), want(), dtype)
 
 
+TRANSFORMS = {
+    "grad": (s2s.grad, jax.grad),
+    "jvp": (lambda f: lambda x: s2s.jvp(f, (x,), (np.cos(x),))[1],
+            lambda f: lambda x: jax.jvp(f, (x,), (np.cos(x),))[1]),
+    "vmap": (s2s.vmap, jax.vmap),
+    "jacfwd": (s2s.jacfwd, jax.jacfwd),
+    "jacrev": (s2s.jacrev, jax.jacrev),
+    "hessian": (s2s.hessian, jax.hessian),
+    "vmap_of_grad": (lambda f: s2s.vmap(s2s.grad(f)), lambda f: jax.vmap(jax.grad(f))),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("transform", TRANSFORMS)
+def test_a_built_namedtuple_is_read_by_position_in_callees(transform, dtype):
+    """A NamedTuple the function builds, passed to callees that read it by position
+    (``o[0]``, ``o[-1]``), unpack it and read it by name; the same callee given a
+    plain tuple too: every transform against JAX, values from 1st, 3rd calls."""
+    ours, theirs = TRANSFORMS[transform]
+    made, want_made = ours(F.built_to_callees), theirs(J.built_to_callees)
+    rng = np.random.default_rng(31)
+    for call in range(3):
+        x = rng_array(rng, (2, 3) if transform.startswith("vmap") else (3,), dtype)
+        assert_same_tree(made(x), want_made(x), dtype)
+
+
 def test_vmap_of_jacfwd_keeps_float32():
     """The Jacobian's emitted loop computes in the dtypes JAX does (its basis in the
     input's, each column in its output's): vmap of it keeps float32, jacrev too."""

@@ -110,6 +110,27 @@ class Plained:
 _PLAINED: "weakref.WeakKeyDictionary[Any, Plained]" = weakref.WeakKeyDictionary()
 
 
+class Rebuilding:
+    """A user function the emitted code passes NamedTuples the function built (held
+    as the dicts of their fields): called with the objects made again, so it reads
+    them as Python does (``p[0]``, ``a, b = p``, ``p.w``); its result as plain
+    containers.  A transform of the emitted code reads the function itself."""
+
+    def __init__(self, fn: Any, made: dict[int, Built]) -> None:
+        self.fn, self.made = fn, made
+        self.__s2s_unwrap__ = getattr(fn, "__s2s_unwrap__", fn)
+        self.__s2s_rebuilt__ = made  # (the frontend reading emitted code learns them)
+        self.__name__ = getattr(fn, "__name__", "fn")
+
+    def __call__(self, *args: Any) -> Any:
+        args = tuple(self.made[i].make(a) if i in self.made and isinstance(a, dict) else a
+                     for i, a in enumerate(args))
+        return _plain_result(self.fn(*args))
+
+    def __repr__(self) -> str:
+        return f"<{self.__name__}, given the objects its caller built>"
+
+
 def plained(fn: Any, callee: Any) -> Plained | None:
     if not isinstance(callee, Function) or template(callee) is None:
         return None
@@ -143,6 +164,7 @@ def install_frontend_hooks() -> None:
 
     expressions.BUILT = built
     expressions.PLAINED = plained
+    expressions.REBUILT = Rebuilding
 
 
 ranks.PLAIN = _plain_result  # (vmap's probe runs user callees as they are)

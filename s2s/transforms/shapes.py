@@ -29,7 +29,7 @@ from ..primitives.registry import KEYWORD_OPERANDS
 from ..primitives.shape_rules import SHAPE_RULES
 from .analysis import facts
 from .module import Module, signature_text, stem
-from .replay import Replay, spell, spell_buffers
+from .replay import Replay, by_field, spell, spell_buffers
 
 # primitives evaluated as written when their operands are known (shapes, constants)
 # except these, whose result may be large: their rule computes the shape instead
@@ -214,7 +214,7 @@ class _Shapes:
             self.abstract.add(s.target)
             return
         if s.prim == "getitem" and not self._array(s.args[0]):
-            out.append(Line(f"{s.target} = {spell(s)}"))
+            out.append(Line(f"{s.target} = {spell(by_field(s, self.facts))}"))
             if self._item_abstract(s) and not self._item_known(s):
                 self.abstract.add(s.target)
             return
