@@ -42,8 +42,9 @@ def _static(t: Any, s: Any, name: str, default: str) -> str:
 
 # ---- elementwise: operands broadcast, NumPy says the dtype on 0-d zeros ---------------
 
-ELEMENTWISE_FAMILIES = ("elementwise", "piecewise-constant", "binary", "comparison",
-                        "special")
+# (not "special": scipy's functions there include ones over whole arrays, such as
+# multivariate_normal.logpdf; they take the stand-in evaluation)
+ELEMENTWISE_FAMILIES = ("elementwise", "piecewise-constant", "binary", "comparison")
 NOT_ELEMENTWISE = {"interp", "divmod", "frexp", "modf", "unwrap", "real_if_close",
                    "is_", "is_not", "not_", "and_", "or_", "range", "reversed",
                    "iscomplexobj", "isrealobj", "where", "astype", "isclose"}
@@ -69,6 +70,16 @@ def elementwise(t: Any, s: Any) -> str:
 
 for _name in ELEMENTWISE:
     SHAPE_RULES[_name] = elementwise
+
+
+def rule_for(prim: str) -> Rule | None:
+    """The shape rule of ``prim``: its own, or its family's (an elementwise primitive
+    registered after this module, a user's, broadcasts too)."""
+    rule = SHAPE_RULES.get(prim)
+    if rule is None and prim in PRIMITIVES and prim not in NOT_ELEMENTWISE and \
+            PRIMITIVES[prim].family in ELEMENTWISE_FAMILIES:
+        return elementwise
+    return rule
 
 
 @shape_rule("where", "isclose", "astype")

@@ -26,7 +26,7 @@ from ..ir.unroll import unroll_container_loops
 from ..ir.walk import param_atoms
 from ..primitives import PRIMITIVES
 from ..primitives.registry import KEYWORD_OPERANDS
-from ..primitives.shape_rules import SHAPE_RULES
+from ..primitives.shape_rules import rule_for
 from .analysis import facts
 from .module import Module, signature_text, stem
 from .replay import Replay, by_field, spell, spell_buffers
@@ -236,7 +236,7 @@ class _Shapes:
                            "from it), which eval_shape does not have: it has only "
                            "shapes and dtypes", "compute the value outside the function "
                            "and pass its shape, or use np.where for a choice")
-        rule = SHAPE_RULES.get(s.prim)
+        rule = rule_for(s.prim)
         if rule is not None:
             text = rule(self, s)
         else:  # no rule: NumPy on small stand-ins (runtime_shapes.small_view)
@@ -267,8 +267,8 @@ class _Shapes:
         return self.is_abstract(base)
 
     def _item_known(self, s: Let) -> bool:
-        """Is the item a value the call passed (a bound method's number)?  A container
-        of some such values hands their paths on."""
+        """Is the item a value the call passed (a bound method's number)?  An item
+        holding some such values hands their paths on."""
         base = s.args[0]
         paths = self.known_paths.get(base.name) if isinstance(base, Var) else None
         index = s.params.get("index")
@@ -276,9 +276,9 @@ class _Shapes:
                 not isinstance(index.items[0], Const):
             return False
         key = index.items[0].value
-        if () in {p[1:] for p in paths if p[:1] == (key,)}:
-            return True
         inner = {p[1:] for p in paths if p[:1] == (key,)}
+        if () in inner:
+            return True
         if inner:
             self.known_paths[s.target] = inner
         return False
