@@ -198,3 +198,16 @@ def test_random_draw_is_refused_and_the_random_state_kept() -> None:
         s2s.eval_shape(F.draws, S((3,), np.float64))
     assert err.value.loc.line == F.draws.__code__.co_firstlineno + 1
     assert (np.random.get_state()[1] == state).all()
+
+
+def test_a_module_array_changed_between_calls_is_read_again() -> None:
+    x = S((2, 3), np.float32)
+    try:
+        assert s2s.eval_shape(F.scaled_by_module, x) == S((2, 3), np.float64)
+        F.SCALE = np.ones((4, 1, 3), np.float32)
+        got = s2s.eval_shape(F.scaled_by_module, x)
+        F.SCALE = np.ones((4, 1, 3), np.float32)  # (the third call: the same again)
+        assert s2s.eval_shape(F.scaled_by_module, x) == got == S((4, 2, 3), np.float32)
+        same(got, jax.eval_shape(lambda v: v * F.SCALE, JS((2, 3), np.float32)))
+    finally:
+        F.SCALE = np.ones(3)
