@@ -211,3 +211,40 @@ def test_a_module_array_changed_between_calls_is_read_again() -> None:
         same(got, jax.eval_shape(lambda v: v * F.SCALE, JS((2, 3), np.float32)))
     finally:
         F.SCALE = np.ones(3)
+
+
+# ---- eval_shape of other transforms ----------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_eval_shape_of_transformed_functions(dtype) -> None:
+    """Of grad, value_and_grad, jacfwd, hessian (their emitted code's shapes) and of
+    vmap (the function's shapes per example, the batch axis put back), as JAX."""
+    x, w, xs = S((5, 4), dtype), S((4, 3), dtype), S((7, 5, 4), dtype)
+    jx, jw, jxs = JS((5, 4), dtype), JS((4, 3), dtype), JS((7, 5, 4), dtype)
+    pairs = [
+        (s2s.grad(F.loss), jax.grad(J.loss), (x, w), (jx, jw)),
+        (s2s.value_and_grad(F.loss, argnums=(0, 1)),
+         jax.value_and_grad(J.loss, argnums=(0, 1)), (x, w), (jx, jw)),
+        (s2s.jacfwd(F.vector), jax.jacfwd(J.vector), (x, w), (jx, jw)),
+        (s2s.hessian(F.loss), jax.hessian(J.loss), (x, w), (jx, jw)),
+        (s2s.vmap(F.vector, in_axes=(0, None)), jax.vmap(J.vector, in_axes=(0, None)),
+         (xs, w), (jxs, jw)),
+        (s2s.vmap(F.vector, in_axes=(1, None), out_axes=-1),
+         jax.vmap(J.vector, in_axes=(1, None), out_axes=-1), (xs, w), (jxs, jw)),
+        (s2s.vmap(s2s.grad(F.loss), in_axes=(0, None)),
+         jax.vmap(jax.grad(J.loss), in_axes=(0, None)), (xs, w), (jxs, jw)),
+    ]
+    for ours, theirs, args, jargs in pairs:
+        same(s2s.eval_shape(ours, *args), jax.eval_shape(theirs, *jargs))
+
+
+def test_eval_shape_of_a_vmap_with_a_collective() -> None:
+    import collective_fns as C
+
+    JC = jax_twin(C)
+    xs = S((5, 3), np.float32)
+    same(s2s.eval_shape(s2s.vmap(C.centred, axis_name="batch"), xs),
+         jax.eval_shape(jax.vmap(JC.centred, axis_name="batch"), JS((5, 3), np.float32)))
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        s2s.eval_shape(s2s.vmap(F.vector), xs, S((4, 3, 2), np.float32))

@@ -149,6 +149,9 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     or anything with ``.shape`` and ``.dtype`` (``s2s.ShapeDtypeStruct``,
     ``jax.ShapeDtypeStruct``); ``fun`` never runs on data: s2s emits code computing
     each value's shape and dtype from theirs (``s2s.source(fun, "eval_shape")``)."""
+    if isinstance(getattr(fun, "in_axes", None), (int, tuple, type(None))) and hasattr(
+            fun, "code_per_rank"):  # s2s.vmap(f): f's shapes per example, batched
+        return _vmapped(fun, args, kwargs)
     parts = trees.unbound(fun)  # a bound method: its object's attributes come first,
     if parts is not None:  # constants as JAX closes over them (arrays: their shapes)
         fun, obj = parts
@@ -169,6 +172,48 @@ def _known(value: Any, path: tuple = ()) -> frozenset:
     if isinstance(value, ShapeDtypeStruct) or value is None:
         return frozenset()
     return frozenset({path})
+
+
+def _vmapped(v: Any, args: tuple, kwargs: dict) -> Any:
+    """eval_shape of ``s2s.vmap(f, in_axes, out_axes)``: each batched leaf without its
+    batch axis, eval_shape of ``f`` on that example, the batch axis put in at
+    ``out_axes`` (vmap's code is specialized by running one example: never here)."""
+    sizes: set[int] = set()
+
+    def example(x: Any, axis: Any) -> Any:
+        x = _struct(x)
+        if axis is None or not isinstance(x, ShapeDtypeStruct):
+            return x
+        ax = axis % len(x.shape) if x.shape else axis
+        sizes.add(x.shape[ax])
+        return ShapeDtypeStruct(x.shape[:ax] + x.shape[ax + 1:], x.dtype)
+
+    axes = v.in_axes if isinstance(v.in_axes, tuple) else (v.in_axes,) * len(args)
+    per_example = tuple(_prefix_map(example, a, x) for a, x in zip(axes, args))
+    kw = {k: _prefix_map(example, 0, x) for k, x in kwargs.items()}
+    if len(sizes) != 1:
+        raise ValueError(f"vmap got inconsistent sizes for the mapped axis: {sorted(sizes)}"
+                         if sizes else "vmap must have at least one non-None value in "
+                         "in_axes")
+    n = sizes.pop() if v.axis_size is None else v.axis_size
+    out = eval_shape(v.fn, *per_example, **kw)
+
+    def batched(x: Any, axis: Any) -> Any:
+        if axis is None:
+            return x
+        ax = axis % (len(x.shape) + 1)
+        return ShapeDtypeStruct(x.shape[:ax] + (n,) + x.shape[ax:], x.dtype, x.weak_type)
+
+    return _prefix_map(batched, v.out_axes, out)
+
+
+def _prefix_map(f: Callable, axes: Any, value: Any) -> Any:
+    """``f(leaf, axis)`` over ``value``'s leaves, ``axes`` a tree prefix of it."""
+    if axes is None or isinstance(axes, int):
+        return tree_util.tree_map(lambda x: f(x, axes), value)
+    if isinstance(axes, dict):
+        return type(value)({k: _prefix_map(f, axes[k], value[k]) for k in value})
+    return type(value)(_prefix_map(f, a, x) for a, x in zip(axes, value))
 
 
 def _array_struct(x: Any) -> Any:

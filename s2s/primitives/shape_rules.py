@@ -384,3 +384,23 @@ def facts(t: Any, s: Any) -> str:
 @shape_rule("len")
 def len_rule(t: Any, s: Any) -> str:
     return f"len({t.text(s.args[0])})"
+
+
+# ---- collectives (an s2s.vmap's per-example code): per example, as the operand -------
+
+
+@shape_rule("psum", "pmean", "pmax", "pmin")
+def collective(t: Any, s: Any) -> str:
+    return struct(t.shape(s.args[0]), t.dtype(s.args[0]))
+
+
+@shape_rule("axis_index")
+def axis_index_rule(t: Any, s: Any) -> str:
+    return struct("()", "np.dtype(np.int64)")  # (NumPy's int64, as s2s's axis_index)
+
+
+@shape_rule("all_gather", "axis_size")
+def sized_collective(t: Any, s: Any) -> str:
+    t.refuse(s, f"`{s.prim}` needs the size of a named vmap axis, which the shapes of "
+                "one example do not say", "take eval_shape of the vmapped function")
+    return ""
