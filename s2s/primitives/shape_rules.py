@@ -4,12 +4,12 @@ result's shape and dtype from its operands' (a ``ShapeDtypeStruct``), never its 
 A rule is ``rule(t, s) -> text``: ``s`` the statement, ``t`` the transform that asks
 (``transforms/shapes.py``): ``t.shape(a)`` spells an operand's shape, ``t.call(s, wrap)``
 the statement's own NumPy call with each abstract operand wrapped in a stand-in helper
-(``s2s/runtime_shapes.py``).  The dtype always comes from NumPy running that call on
-stand-ins of a few elements: 0-d ``scalar``s for elementwise families, size-1
-``tiny`` arrays of the operand's rank for reductions (under NumPy 2's promotion a
-dtype never depends on sizes).  Shapes come from rules over tuples, or from NumPy on a
-``zeros_view`` (zero strides: no memory) for operations that return views.  A
-primitive with no rule here is evaluated on ``small_view`` stand-ins of its operands'
+(``s2s/runtime_shapes.py``).  A dtype comes from NumPy: the call run on stand-ins of a
+few elements (0-d ``stand_in_0d``s for elementwise families, size-1 ``stand_in_1``
+arrays of the operand's rank for reductions: under NumPy 2's promotion a dtype never
+depends on sizes), or ``np.result_type`` of the operands (products, joins).  Shapes come from rules over tuples, or from NumPy on a
+``view_stand_in`` (zero strides: no memory) for operations that return views.  A
+primitive with no rule here is evaluated on ``small_stand_in``s of its operands'
 shapes, refused past ``runtime_shapes.SMALL`` elements.
 """
 

@@ -239,7 +239,7 @@ class _Shapes:
         rule = rule_for(s.prim)
         if rule is not None:
             text = rule(self, s)
-        else:  # no rule: NumPy on small stand-ins (runtime_shapes.small_view)
+        else:  # no rule: NumPy on small stand-ins (runtime_shapes.small_stand_in)
             text = f"struct_of({self.call(s, 'small_stand_in')})"
         out.append(Line(f"{s.target} = {text}"))
         if s.prim not in KNOWN_RESULTS:
