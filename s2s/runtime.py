@@ -194,8 +194,8 @@ def prod_of_others(a, axis=None):
 
 from .runtime_scipy import *  # noqa: E402,F401,F403
 from .runtime_scipy import __all__ as _scipy_all  # noqa: E402
-from .runtime_shapes import *  # noqa: E402,F401,F403
-from .runtime_shapes import __all__ as _shapes_all  # noqa: E402
+from s2s.runtime_shapes import *  # noqa: E402,F401,F403  (absolute: the JAX backend
+from s2s.runtime_shapes import __all__ as _shapes_all  # noqa: E402  runs this text too)
 
 __all__ += _scipy_all + _shapes_all
 

@@ -28,9 +28,6 @@ def lowered_source(text: str) -> str:
                   r"\1from jax.scipy import \2", text, flags=re.M)
     text = re.sub(r"^from \.runtime_scipy import ", f"from {__name__} import ", text,
                   flags=re.M)
-    # (eval_shape's helpers reason about shapes only: the same on either backend)
-    text = re.sub(r"^from \.runtime_shapes import ", "from s2s.runtime_shapes import ",
-                  text, flags=re.M)
     return lower_inplace(text)
 
 
