@@ -101,3 +101,9 @@ class TruthValueError(TransformError, ValueError):
 class MissingRuleError(TransformError, AttributeError):
     """A ``custom_jvp``/``custom_vjp`` function differentiated before its rule was
     defined; an AttributeError, as JAX raises."""
+
+
+class ShapeError(TransformError, ValueError):
+    """``s2s.eval_shape`` found shapes that do not fit (operands that do not
+    broadcast, an axis out of range), located at the user's line; a ValueError, as
+    NumPy raises for the same shapes."""

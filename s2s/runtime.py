@@ -188,13 +188,15 @@ def prod_of_others(a, axis=None):
     return np.transpose(others, np.argsort(rest + axes))
 
 
-# ---- special functions: scipy.special's and scipy.stats' helpers live in
-# runtime_scipy.py (the same ABI: emitted code imports them from here)
+# ---- scipy's helpers live in runtime_scipy.py, eval_shape's in runtime_shapes.py (by
+# absolute name: the JAX backend runs this text as it is); emitted code imports here
+from s2s.runtime_shapes import *  # noqa: E402,F401,F403
+from s2s.runtime_shapes import __all__ as _shapes_all  # noqa: E402
 
 from .runtime_scipy import *  # noqa: E402,F401,F403
 from .runtime_scipy import __all__ as _scipy_all  # noqa: E402
 
-__all__ += _scipy_all
+__all__ += _scipy_all + _shapes_all
 
 
 # ---- reductions, shape and indexing (family: reductions/shape/indexing) -----------

@@ -38,5 +38,21 @@ def gather_two(x):
     return jax.lax.all_gather(x, ("rows", "cols"))
 
 
+def gather_two_swapped(x):
+    return jax.lax.all_gather(x, ("cols", "rows"), axis=1)
+
+
+def gather_two_loss(x):
+    return np.sum(jax.lax.all_gather(x, ("rows", "cols")) ** 2 * np.cos(x))
+
+
+def index_two(x):
+    return x * jax.lax.axis_index(("rows", "cols")).astype(x.dtype)
+
+
+def index_two_swapped(x):
+    return x * jax.lax.axis_index(("cols", "rows")).astype(x.dtype) + x
+
+
 def stopped(x):
     return np.sum(x * jax.lax.stop_gradient(x) ** 2)

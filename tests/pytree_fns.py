@@ -160,7 +160,8 @@ tu.register_dataclass(Stats, data_fields=["mean", "spread"], meta_fields=[])
 
 @tu.register_pytree_node_class
 class Scaled:
-    """A constructor that computes: s2s cannot build it inside the function."""
+    """A constructor that computes (its tree_unflatten calls it again, undoing the
+    computation first: the rebuilt object is the one the function built)."""
 
     def __init__(self, w):
         self.w = w * 2
@@ -210,6 +211,11 @@ def make_scaled(x):
     return Scaled(x)
 
 
+def uses_scaled(x):
+    s = Scaled(np.sin(x))
+    return np.sum(s.w ** 2 * x)
+
+
 def by_position(p, x):
     w, b = p
     return np.sum(np.tanh(x @ w + b) ** 2) + np.sum(p[1] * p[0][0]) + np.sum(p[-1])
@@ -236,3 +242,75 @@ NET2 = Net2(np.ones((3, 2)))
 
 def calls_an_object(x):
     return np.sum(NET2(x))
+
+
+# ---- a NamedTuple the function built, read by position in the callees it is passed to
+
+
+def out_by_position(o):
+    return np.sum(o[0] * o[1])
+
+
+def out_unpacked(o):
+    h, s = o
+    return np.sum(h * np.sin(s))
+
+
+def out_mixed(o):
+    return np.sum(o.h * o[-1]) + np.sum(o[0] ** 2)
+
+
+def built_to_callees(x):
+    o = Out(np.tanh(x), x * 2.0)
+    pair = (x, np.cos(x))  # (a plain tuple through the same callee: read as a tuple)
+    return out_by_position(o) + out_unpacked(o) + out_mixed(o) + out_by_position(pair)
+
+
+@tu.register_pytree_node_class
+class Normed:
+    """A constructor that computes, reads what it set and takes a default; rebuilt
+    without __init__ (its tree_unflatten sets the attributes)."""
+
+    def __init__(self, w, scale=2.0):
+        self.w = w * scale
+        self.norm = np.sum(self.w ** 2)
+
+    def tree_flatten(self):
+        return (self.w, self.norm), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        obj = object.__new__(cls)
+        obj.w, obj.norm = children
+        return obj
+
+
+@tu.register_pytree_node_class
+class Checked:
+    """A constructor that calls a method: s2s cannot write its body as a function."""
+
+    def __init__(self, w):
+        self.w = self.clean(w)
+
+    def clean(self, w):
+        return w * 1.0
+
+    def tree_flatten(self):
+        return (self.w,), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(children[0])
+
+
+def uses_normed(x):
+    n = Normed(np.tanh(x))
+    return np.sum(n.w * np.sin(x)) + n.norm
+
+
+def makes_normed(x):
+    return Normed(np.sin(x), 3.0)
+
+
+def makes_checked(x):
+    return Checked(x)

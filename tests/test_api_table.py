@@ -224,12 +224,24 @@ ROWS = [
     Row("lax.psum, pmean, pmax, pmin, axis_size", "a tuple of axis names", lambda: same(
         s2s.vmap(s2s.vmap(FJ.both_axes, axis_name="rows"), axis_name="cols")(XS[None]),
         jax.vmap(jax.vmap(JX.both_axes, axis_name="rows"), axis_name="cols")(XS[None]))),
-    Row("lax.all_gather, axis_index", "a tuple of axis names", lambda: s2s.vmap(s2s.vmap(
-        FJ.gather_two, axis_name="rows"), axis_name="cols")(XS[None])),
+    Row("lax.all_gather, axis_index", "a tuple of axis names", lambda: (same(
+        s2s.vmap(s2s.vmap(FJ.index_two, axis_name="rows"), axis_name="cols")(XS[None]),
+        jax.vmap(jax.vmap(JX.index_two, axis_name="rows"), axis_name="cols")(XS[None])),
+        same(s2s.vmap(s2s.vmap(FJ.gather_two, axis_name="rows"), axis_name="cols")(XS[None]),
+             jax.vmap(jax.vmap(_gathered_by_psum, axis_name="rows"), axis_name="cols")(
+                 XS[None])))),
     Row("lax.psum, pmean under grad", "", lambda: same(
         s2s.vmap(s2s.grad(lambda x: np.sum(F.centred(x) ** 2 * x)), axis_name="b")(XS),
         jax.vmap(jax.grad(lambda x: (J.centred(x) ** 2 * x).sum()), axis_name="b")(XS))),
 ]
+
+
+def _gathered_by_psum(v):
+    """JAX's all_gather over ("rows", "cols") as its psum of a one-hot of axis_index
+    (JAX's vmap of all_gather itself stops at a tuple of names, jax 0.10)."""
+    n = jax.lax.psum(1, ("rows", "cols"))
+    one_hot = jax.nn.one_hot(jax.lax.axis_index(("rows", "cols")), n, dtype=v.dtype)
+    return jax.lax.psum(one_hot.reshape((n,) + (1,) * v.ndim) * v, ("rows", "cols"))
 
 
 def status(row: Row) -> str:

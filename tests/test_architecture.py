@@ -181,6 +181,9 @@ DEFERRED = {
                               "does not (api/pipeline.lower is the api's one entry)",
     "s2s.frontend.expressions": "libcst (as above): api/records gives it its hooks "
                                 "as pipeline.lower loads the frontend",
+    "s2s.frontend.synthesize": "the frontend package (as above): api/records writes a "
+                               "computing constructor's body as a function, when the "
+                               "frontend reads a call of it",
     "s2s.frontend.resolve": "libcst (as above): a free name's kind, read when the "
                             "per-signature cache snapshots a transformed function",
     "s2s.frontend.source": "libcst (as above): a custom rule's or a primitive rule's "

@@ -1,45 +1,25 @@
 """The rest of JAX's transformation API, built on jvp and vjp: ``linearize``,
-``linear_transpose``, ``eval_shape`` (with ``ShapeDtypeStruct``), ``stop_gradient``."""
+``linear_transpose``, ``stop_gradient``; ``eval_shape`` (with ``ShapeDtypeStruct``)
+is its own transform (api/shapes.py)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 import numpy as np
 
-from ..runtime import stop_gradient
+from ..runtime import ShapeDtypeStruct, stop_gradient
 from . import tree_util
 from .pushforward import jvp
+from .shapes import eval_shape
 from .transformed import vjp
 
 __all__ = ["linearize", "linear_transpose", "eval_shape", "ShapeDtypeStruct",
            "stop_gradient"]
 
 
-class ShapeDtypeStruct(NamedTuple):
-    """An array's shape and dtype, as ``jax.ShapeDtypeStruct`` (a pytree leaf)."""
-
-    shape: tuple[int, ...]
-    dtype: np.dtype
-
-
 def _is_struct(x: Any) -> bool:
     return isinstance(x, ShapeDtypeStruct)
-
-
-def _example(x: Any) -> Any:
-    """Zeros of a ShapeDtypeStruct's shape and dtype; anything else as it is."""
-    return np.zeros(x.shape, x.dtype) if _is_struct(x) else x
-
-
-def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
-    """The shapes and dtypes of ``fun``'s result, as ``jax.eval_shape``: a pytree of
-    ShapeDtypeStructs.  s2s has no abstract evaluation: ``fun`` runs, with NumPy, on
-    zeros of the arguments' shapes (ShapeDtypeStructs stand for arrays)."""
-    args, kwargs = tree_util.tree_map(_example, (args, kwargs), is_leaf=_is_struct)
-    out = fun(*args, **kwargs)
-    return tree_util.tree_map(
-        lambda x: ShapeDtypeStruct(np.shape(x), np.result_type(x)), out)
 
 
 def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:

@@ -75,10 +75,8 @@ def jacobian_text(plan: JacobianPlan) -> tuple[str, dict[str, Any]]:
             # parameters left at their defaults
             jvp = f"{inner.__name__}(" + ", ".join(
                 params[:plan.npassed] + [tangents] + params[plan.npassed:]) + ")"
-            body += [f"{n} = np.size({x})",
-                     f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({x}))"]
-            body += [f"{c} = np.zeros(({n},) + np.shape({path_text(out, o)}))"
-                     for o, c in columns.items()]
+            body += [f"{n} = np.size({x})", _basis_line(basis, n, x)]
+            body += [_zeros_line(c, n, path_text(out, o)) for o, c in columns.items()]
             body.append(f"for {k} in range({n}):")
             if isinstance(out_kind, Leaf):
                 body.append(f"    {columns[()]}[{k}] = {jvp}")
@@ -99,11 +97,10 @@ def jacobian_text(plan: JacobianPlan) -> tuple[str, dict[str, Any]]:
         for o in outs:
             y = path_text(out, o)
             n, basis = local(f"n{out_sfx[o]}"), local(f"basis{out_sfx[o]}")
-            body += [f"{n} = np.size({y})",
-                     f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({y}))"]
+            body += [f"{n} = np.size({y})", _basis_line(basis, n, y)]
             rows = {(i, path): local(f"rows{out_sfx[o]}{suffix(i, path)}")
                     for i, path in leaves}
-            body += [f"{r} = np.zeros(({n},) + np.shape({path_text(params[i], path)}))"
+            body += [_zeros_line(r, n, path_text(params[i], path))
                      for (i, path), r in rows.items()]
             cotangent = literal(out_kind, lambda q: f"{basis}[{k}]" if q == o
                                 else f"np.zeros_like({path_text(out, q)})")
@@ -157,3 +154,14 @@ def _name_part(key: Any) -> str:
     """A dict key or a position as part of a Python name (``"w1"`` -> ``w1``)."""
     text = "".join(c if c.isalnum() or c == "_" else "_" for c in str(key))
     return text or "key"
+
+
+# (in the dtypes JAX computes in: a basis in its value's dtype, each block in its
+# value's: float32 stays float32 under any transform of the emitted loop)
+def _basis_line(basis: str, n: str, like: str) -> str:
+    return (f"{basis} = np.reshape(np.eye({n}), ({n},) + np.shape({like}))"
+            f".astype(np.asarray({like}).dtype)")
+
+
+def _zeros_line(name: str, n: str, like: str) -> str:
+    return f"{name} = np.zeros(({n},) + np.shape({like}), dtype=np.asarray({like}).dtype)"

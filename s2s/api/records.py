@@ -18,10 +18,13 @@ call with that reason.
 
 from __future__ import annotations
 
+import ast
 import inspect
+import textwrap
 import weakref
 from typing import Any
 
+from .. import syntax
 from ..ir.nodes import Function, Let, Return, Var, walk
 from ..transforms import ranks
 from . import trees
@@ -33,11 +36,20 @@ class Built:
     ``params[i]`` (a constructor parameter) is the field ``keys[i]``."""
 
     def __init__(self, cls: type, params: tuple[str, ...], keys: tuple[Any, ...],
-                 positional: bool) -> None:
+                 positional: bool, init: Any = None) -> None:
         self.cls, self.params, self.keys, self.positional = cls, params, keys, positional
         self.signature = inspect.signature(cls)
+        # a constructor that computes: its body as a function of its arguments that
+        # returns the dict of the attributes it sets (``computed_init``)
+        self.init = init
 
     def make(self, fields: dict) -> Any:
+        if self.init is not None:  # as JAX rebuilds a node: unflatten, not __init__
+            obj = object.__new__(self.cls)
+            vars(obj).update(fields)
+            flatten, unflatten = NODES[self.cls]
+            children, aux = flatten(obj)
+            return unflatten(aux, list(children))
         return self.cls(**{p: fields[k] for p, k in zip(self.params, self.keys)})
 
     def __repr__(self) -> str:
@@ -75,16 +87,83 @@ def built(cls: Any) -> Built | str | None:
         made = cls(**markers)
         node = trees._fields(made)
     except Exception:  # (a constructor that computes on its arguments)
-        return "its constructor does not store each argument as a child unchanged " \
-            "(it computes on them)"
+        return computed_init(cls, names)
     assert node is not None
     keys, children, _ = node
     by_marker = {id(m): n for n, m in markers.items()}
     found = [by_marker.get(id(c)) for c in children]
     if None in found or sorted(found) != sorted(names):  # type: ignore[type-var]
-        return ("its constructor does not store each argument as a child unchanged "
-                "(static data, or computed fields)")
+        return computed_init(cls, names)
     return Built(cls, tuple(found), tuple(keys), False)  # type: ignore[arg-type]
+
+
+def computed_init(cls: type, names: list[str]) -> Built | str:
+    """A registered class whose constructor computes on its arguments, built in the
+    function as JAX builds it: the constructor's body runs (as a function s2s writes
+    from its text: ``self.w = v`` sets the key "w" of the dict it returns), and the
+    object given back is ``unflatten(aux, children)`` of those attributes, never a
+    second ``__init__`` (JAX's rebuild).  A string says why not."""
+    from ..frontend.synthesize import synthesize
+
+    init = cls.__init__
+    try:
+        lines, first = inspect.getsourcelines(init)
+    except (OSError, TypeError):
+        return "its constructor computes on its arguments and has no source to read"
+    tree = syntax.parse(textwrap.dedent("".join(lines)))
+    fn = tree.body[0]
+    if not isinstance(fn, ast.FunctionDef) or not fn.args.args:
+        return "its constructor computes on its arguments and is not a plain `def`"
+    me = fn.args.args[0].arg
+    why = _unreadable_init(fn, me)
+    if why:
+        return f"its constructor computes on its arguments and {why}"
+    keys = [t.attr for st in ast.walk(fn) if isinstance(st, (ast.Assign, ast.AnnAssign))
+            for t in (st.targets if isinstance(st, ast.Assign) else [st.target])
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+            and t.value.id == me]
+    fn.args.args = fn.args.args[1:]
+    fn.decorator_list, fn.returns = [], None
+    fn.name = f"{cls.__name__}_init"
+    fn.body = ([syntax.parse(f"{me} = {{}}").body[0]] + [_SelfItems(me).visit(st)
+                                                      for st in fn.body]
+               + [syntax.parse(f"return {me}").body[0]])
+    text = ast.unparse(ast.fix_missing_locations(fn)) + "\n"
+    made = synthesize(text, fn.name, init.__globals__, "init")
+    made.__defaults__ = init.__defaults__
+    made.__kwdefaults__ = init.__kwdefaults__
+    return Built(cls, tuple(names), tuple(dict.fromkeys(keys)), False, init=made)
+
+
+def _unreadable_init(fn: Any, me: str) -> str:
+    """Why s2s cannot write the constructor's body as a function ("" where it can)."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Return) and node.value is not None:
+            return "returns a value"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                isinstance(node.func.value, ast.Name) and node.func.value.id == me
+                or isinstance(node.func.value, ast.Call)):  # self.m(), super().m()
+            return "calls a method (of the object, or super()'s)"
+    return ""
+
+
+class _SelfItems:
+    """``self.w`` (read or set) as ``self["w"]``: the constructor's object is the dict
+    of its attributes."""
+
+    def __init__(self, me: str) -> None:
+        self.me = me
+
+    def visit(self, node: Any) -> Any:
+        class Rewrite(ast.NodeTransformer):
+            def visit_Attribute(inner, node: ast.Attribute) -> Any:  # noqa: N805
+                inner.generic_visit(node)
+                if isinstance(node.value, ast.Name) and node.value.id == self.me:
+                    return ast.copy_location(ast.Subscript(
+                        value=node.value, slice=ast.Constant(node.attr), ctx=node.ctx), node)
+                return node
+
+        return Rewrite().visit(node)
 
 
 def _plain_result(value: Any) -> Any:
@@ -108,6 +187,27 @@ class Plained:
 
 
 _PLAINED: "weakref.WeakKeyDictionary[Any, Plained]" = weakref.WeakKeyDictionary()
+
+
+class Rebuilding:
+    """A user function the emitted code passes NamedTuples the function built (held
+    as the dicts of their fields): called with the objects made again, so it reads
+    them as Python does (``p[0]``, ``a, b = p``, ``p.w``); its result as plain
+    containers.  A transform of the emitted code reads the function itself."""
+
+    def __init__(self, fn: Any, made: dict[int, Built]) -> None:
+        self.fn, self.made = fn, made
+        self.__s2s_unwrap__ = getattr(fn, "__s2s_unwrap__", fn)
+        self.__s2s_rebuilt__ = made  # (the frontend reading emitted code learns them)
+        self.__name__ = getattr(fn, "__name__", "fn")
+
+    def __call__(self, *args: Any) -> Any:
+        args = tuple(self.made[i].make(a) if i in self.made and isinstance(a, dict) else a
+                     for i, a in enumerate(args))
+        return _plain_result(self.fn(*args))
+
+    def __repr__(self) -> str:
+        return f"<{self.__name__}, given the objects its caller built>"
 
 
 def plained(fn: Any, callee: Any) -> Plained | None:
@@ -143,6 +243,7 @@ def install_frontend_hooks() -> None:
 
     expressions.BUILT = built
     expressions.PLAINED = plained
+    expressions.REBUILT = Rebuilding
 
 
 ranks.PLAIN = _plain_result  # (vmap's probe runs user callees as they are)

@@ -645,12 +645,20 @@ JVPS: LRU[Any, dict[bool, Any]] = LRU(128)
 
 
 
+# other transforms' latest code per function, by name: api/shapes.py's "eval_shape"
+SOURCES: dict[str, Callable[[Any], str]] = {}
+
+
 def source(f: Any, transform: str | None = None) -> str:
     """The emitted source of a transformed function, as a module's text.
 
     ``source(g)`` for ``g = s2s.grad(f)`` (or vmap, jacfwd...); ``source(f, "jvp")``
-    for the forward-mode code the latest ``s2s.jvp(f, ...)`` call ran.
+    for the forward-mode code the latest ``s2s.jvp(f, ...)`` call ran;
+    ``source(f, "eval_shape")`` for the shape code the latest ``s2s.eval_shape(f,
+    ...)`` ran.
     """
+    if transform in SOURCES:  # (eval_shape's: api/shapes.py, which imports this module)
+        return SOURCES[transform](f)
     if transform == "jvp":
         per_fn = JVPS.get(f)
         if not per_fn:

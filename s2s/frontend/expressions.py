@@ -114,6 +114,10 @@ BUILT: Any = None
 # ``PLAINED(fn, callee_ir)``: what emitted code calls for a user function that returns
 # objects it built (its result as the dicts of their fields), or None: it returns none
 PLAINED: Any = None
+# ``REBUILT(fn, {i: built})``: what emitted code calls for a user function it passes
+# objects the function built (a NamedTuple: the dict of its fields): the function gets
+# the objects themselves (``p[0]``, ``a, b = p`` read as in Python)
+REBUILT: Any = None
 
 
 class ExprLowerer:
@@ -463,6 +467,8 @@ class ExprLowerer:
             made = self.n.pyvalues.call(obj, text, node, target)
             if made is not None:
                 return made
+        # (emitted code calling a function it passes built NamedTuples: which ones)
+        self.n.rebuilt_hint = getattr(obj, "__s2s_rebuilt__", None)
         obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
         if obj is builtins.pow and len(node.args) == 2 and not any(
                 a.keyword or a.star for a in node.args):

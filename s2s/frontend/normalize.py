@@ -184,6 +184,7 @@ class Normalizer:
         self.lists: set[str] = set()  # lists this function built (append allowed)
         self._last_let: Let | None = None  # the statement emit() made last
         self.lets: dict[str, Let] = {}  # name -> the statement that bound it
+        self.rebuilt_hint: dict | None = None  # (see expressions.expr_Call, _rebuilding)
         self.bound_object: str | None = None  # a bound method's `self` (or `cls`)
         # values another name, a view or a container refers to (NumPy's `y += v` on
         # one changes what they see too; s2s rebinds `y`): name -> where it was aliased
@@ -544,6 +545,8 @@ class Normalizer:
         base = f"{obj.__name__}_{stem(self.named(positional[0]))}" if positional else obj.__name__
         if len(base) > MAX_NAME:
             base = obj.__name__
+        if expressions.REBUILT is not None and custom is None and "." not in text:
+            text = _rebuilding(self, obj, text, positional)
         params: dict[str, Any] = {"callee": callee, "spelling": text}
         if custom is not None:
             params["custom"] = custom
@@ -552,6 +555,32 @@ class Normalizer:
 
     def normalize_planned(self, fn: Any, plan: Plan) -> Function:
         return _normalize_planned(fn, self.stack, plan)
+
+
+def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
+    """The name emitted code calls ``obj`` by: where it passes NamedTuples this
+    function built (dicts of their fields in emitted code), a wrapper giving it
+    the objects (``records.Rebuilding``), bound under a name of its own."""
+    made = {}
+    hint, n.rebuilt_hint = n.rebuilt_hint or {}, None
+    for i, a in enumerate(positional):
+        let = n.lets.get(a.name) if isinstance(a, Var) else None
+        if let is None or let.prim != "make_dict":
+            continue
+        if i in hint and "built" not in let.params:  # (emitted code read again: the
+            let.params["built"] = hint[i]  # dict it passes is that NamedTuple)
+        if getattr(let.params.get("built"), "positional", False):
+            made[i] = let.params["built"]
+    code = getattr(obj, "__code__", None)
+    if not made or code is not None and code.co_filename.startswith("<s2s:"):
+        return text  # (code s2s emitted reads the dicts as they are)
+    wrapper = expressions.REBUILT(n.resolver.namespace.get(text, obj), made)
+    name, i = f"{text}_of_objects", 2
+    while name in n.resolver.namespace or name in n.names.taken:
+        name, i = f"{text}_of_objects_{i}", i + 1
+    n.resolver.namespace[name] = wrapper
+    n.names.taken.add(name)
+    return name
 
 
 class Recursive:

@@ -226,8 +226,9 @@ class Facts:
         if s.prim in ("make_tuple", "make_list"):
             t = tuple if s.prim == "make_tuple" else list
             return Tree(t, tuple(range(len(s.args))), tuple(k(a) for a in s.args))
-        if s.prim == "make_dict":
-            return Tree(dict, tuple(s.params["keys"]), tuple(k(a) for a in s.args))
+        if s.prim == "make_dict":  # (a NamedTuple built here reads by position too)
+            return Tree(dict, tuple(s.params["keys"]), tuple(k(a) for a in s.args),
+                        bool(getattr(s.params.get("built"), "positional", False)))
         if s.prim == "getitem":
             base = k(s.args[0])
             if isinstance(base, Tree):

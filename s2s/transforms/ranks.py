@@ -258,10 +258,15 @@ class RankInference:
 PLAIN: Any = None
 
 
-def probe(fn: Function, example: tuple) -> dict[tuple[str, tuple], Any]:
+def probe(fn: Function, example: tuple,
+          kinds: tuple | None = None) -> dict[tuple[str, tuple], Any]:
     """Run ``fn``'s statements on one example; the rank of each value it computes
-    (per leaf path), and the arguments of each call to a user function."""
-    kinds = tuple(_kind(x) for x in example) + (LEAF,) * (len(fn.params) - len(example))
+    (per leaf path), and the arguments of each call to a user function (``kinds``:
+    their structures where the caller knows more than the values say, a NamedTuple
+    it built held as a dict)."""
+    if kinds is None:
+        kinds = tuple(_kind(x) for x in example)
+    kinds = tuple(kinds[: len(example)]) + (LEAF,) * (len(fn.params) - len(example))
     fn = unroll_container_loops(fn, kinds)
     replay = Replay(facts(fn, kinds), effects=False)  # (the batched run prints, checks)
     replay.redraw = True  # (its draws run on the random state restored after)

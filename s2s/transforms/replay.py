@@ -16,7 +16,8 @@ from typing import Any
 from .. import syntax
 from ..emit.code import Block, Line
 from ..errors import TransformError
-from ..ir.nodes import KEYWORD_OPERANDS, Break, For, If, Let, Stmt, Var, walk
+from ..ir.kinds import Tree
+from ..ir.nodes import KEYWORD_OPERANDS, Break, Const, For, If, Index, Let, Stmt, Var, walk
 from ..ir.spelling import atom_text
 from ..ir.walk import loop_breaks, loop_counter
 from ..primitives import PRIMITIVES
@@ -61,7 +62,7 @@ class Replay:
             elif isinstance(s, Let) and s.target in self.view_copies:  # (a view the tape keeps)
                 out.append(Line(f"{s.target} = np.copy({spell(s)})"))
             elif isinstance(s, Let):
-                out.append(Line(f"{s.target} = {spell(s)}"))
+                out.append(Line(f"{s.target} = {spell(by_field(s, self.facts))}"))
             elif isinstance(s, If):
                 branches = []
                 for branch in (s.body, s.orelse):
@@ -181,6 +182,22 @@ def leave_point(stmts: list[Stmt]) -> int:
         if isinstance(s, Break) or (isinstance(s, If) and (loop_breaks(s.body) or loop_breaks(s.orelse))):
             return i
     return len(stmts)
+
+
+def by_field(s: Let, facts: Facts) -> Let:
+    """``p[0]`` of a NamedTuple held as the dict of its fields (a callee given one its
+    caller built) read as its field, ``p["w"]``; any other statement as it is."""
+    if s.prim != "getitem" or not isinstance(s.args[0], Var):
+        return s
+    base = facts.kinds.get(s.args[0].name)
+    index = s.params.get("index")
+    if not isinstance(base, Tree) or not base.positional or not isinstance(index, Index) \
+            or len(index.items) != 1 or not isinstance(index.items[0], Const) or \
+            type(index.items[0].value) is not int:
+        return s
+    key = facts.container_key(s, base)
+    return Let(s.target, s.prim, s.args, {**s.params, "index": Index(
+        (Const(key, repr(key)),), False, attribute=True)}, s.loc)
 
 
 def spell(s: Let) -> str:

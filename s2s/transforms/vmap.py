@@ -342,7 +342,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                             axis_name=self.spec.axis_name)
             unrolled = unroll_container_loops(callee, spec.arg_kinds)  # (as probe does)
             try:
-                spec.ranks = probe(unrolled, spec.example)
+                spec.ranks = probe(unrolled, spec.example, spec.arg_kinds)
             except Exception:  # noqa: BLE001 - (values standing for an example)
                 if probed:
                     raise
