@@ -59,3 +59,13 @@ def scaled_by(x, c):
 
 def mlp2(x, w):
     return np.sum(np.tanh(x @ w))
+
+
+def picked_sub(logits, label):
+    shifted = logits - np.max(logits)
+    return -(shifted[label] - np.log(np.sum(np.exp(shifted))))
+
+
+def picked_twice(logits, i, j):
+    shifted = logits - np.max(logits)
+    return np.log(np.sum(np.exp(shifted))) - shifted[i] - 0.5 * shifted[j]

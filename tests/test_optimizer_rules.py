@@ -170,6 +170,77 @@ def test_a_sum_over_an_axis_of_a_minus_its_sum_times_softmax_is_zero(built, dtyp
     np.testing.assert_allclose(total, 0.0, atol=tol * (1 + np.abs(a).sum()))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("fn", ["picked_sub", "picked_twice"])
+def test_a_one_hot_cotangent_sums_to_its_value(fn, dtype) -> None:
+    """``z = np.zeros(s); z[i] += v`` (the cotangent of ``x[i]``) sums to ``v`` whatever
+    ``i`` is: with it the zero proof drops the max's backward when the label's term is
+    subtracted from the log-sum-exp (``-(shifted[label] - lse)``), as for ``-logp[label]``,
+    and keeps it where the terms do not cancel (``lse - x[i] - 0.5 x[j]``).  Against
+    the softmax formula, at the 1st, 2nd and 3rd call, with ties for the max (where the
+    max's backward splits its cotangent) and labels at the max."""
+    g = s2s.grad(getattr(F, fn))
+    for logits, i, j in [(np.array([0.5, 2.0, 2.0, -1.0]), 1, 3),
+                         (np.array([3.0, 1.0, 3.0, 3.0]), 2, 2),
+                         (np.array([-1.0, 0.0, 4.0, 1.0]), 0, 2)]:
+        logits = logits.astype(dtype)
+        args = (logits, i) if fn == "picked_sub" else (logits, i, j)
+        x = logits.astype(np.float64)
+        e = np.exp(x - x.max())
+        want = e / e.sum()
+        want[i] -= 1.0
+        if fn == "picked_twice":  # lse - x[i] - 0.5 x[j] + 0.5 max(x): the max counts
+            want[j] -= 0.5
+            winners = x == x.max()
+            want += 0.5 * winners / winners.sum()
+        for _ in range(3):
+            got = g(*args)
+            assert got.dtype == dtype
+            np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12,
+                                       atol=1e-6 if dtype == np.float32 else 1e-14)
+    body = g.specialized_source.split("def ", 1)[1]
+    # the max's cotangent is -sum(cotangent of shifted): 1 - 1 = 0 for one label, but
+    # 1 - 1.5 for two terms: there its backward must stay
+    assert ("winners" in body) == (fn == "picked_twice"), body
+
+
+def test_a_buffer_written_twice_is_no_one_hot() -> None:
+    """Two writes into one zeros buffer (``z[i] += v; z[j] += w``): the fact is about
+    the buffer after one write only, so nothing past the second is proven from it."""
+    import ast
+
+    from s2s.optimize.zero import zero_cotangents
+
+    text = (
+        "def f(x, i, j):\n"
+        "    z = np.zeros((4,), dtype=np.float64)\n"
+        "    z[i] += 1.0\n"
+        "    z[j] += 1.0\n"
+        "    s_bar = z.sum() - 1.0\n"
+        "    t_bar = z.sum() - 2.0\n")
+    fn = ast.parse(text).body[0]
+    floats = {"z", "s_bar", "t_bar"}
+
+    def fact(node):
+        if isinstance(node, ast.Name) and node.id in ("i", "j"):
+            return ((), np.dtype(np.int64))
+        if isinstance(node, ast.Name) and node.id in floats:
+            return ((4,) if node.id == "z" else (), np.dtype(np.float64))
+        if isinstance(node, ast.Constant):
+            return ((), np.dtype(np.float64))
+        if isinstance(node, ast.Call):
+            return ((4,), np.dtype(np.float64)) if "zeros" in ast.dump(node) else \
+                ((), np.dtype(np.float64))
+        if isinstance(node, ast.BinOp):
+            return ((), np.dtype(np.float64))
+        return None
+
+    # (the sum is 2.0 whether i == j or not: s_bar is 1.0, never zero)
+    assert ("s_bar", 1) not in zero_cotangents(fn, fact, {"z"})
+    once = ast.parse(text.replace("    z[j] += 1.0\n", "")).body[0]
+    assert ("s_bar", 1) in zero_cotangents(once, fact, {"z"})  # (one write: it is)
+
+
 def test_the_page_is_the_tables() -> None:
     """docs/optimizer-rules.md is `python tools/optimizer_rules_doc.py`'s output."""
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "optimizer_rules_doc.py"),

@@ -26,7 +26,10 @@ def _rewrite(src: str) -> tuple[str, dict, dict]:
         if isinstance(stmt, ast.stmt) and getattr(stmt, "lineno", None) is None:
             stmt.lineno = stmt.end_lineno = 1
     new = ast.unparse(module)
-    before, after = {"np": np}, {"np": np}
+    def helper(buf):  # a user's function that writes into its argument
+        buf[...] = 3.0
+
+    before, after = {"np": np, "helper": helper}, {"np": np, "helper": helper}
     exec(src, before)
     exec(new, after)
     return new, before, after
@@ -42,7 +45,7 @@ def _values(dtype, n, k):
 
 def _agree(src: str, nargs: int) -> str:
     new, before, after = _rewrite(src)
-    name = next(k for k in before if k not in ("np", "__builtins__"))
+    name = next(k for k in before if k not in ("np", "helper", "__builtins__"))
     for dtype in (np.float64, np.float32):
         for n in (0, 1, 5):
             args = [_values(dtype, n, k) for k in range(nargs)]
@@ -157,6 +160,15 @@ def test_a_name_bound_again_holds_the_value_until_then() -> None:
     def f(x):
         a = (x + 1.0) * 2.0
         b = (x + 1.0) * 3.0 if x.size > 100 else x * 0.0
+        return (a, b)
+    """,
+    # a function called by name might write into what it is given
+    """
+    def f(x):
+        y = x * 1.0
+        a = (y + 1.0) * 2.0
+        helper(y)
+        b = (y + 1.0) * 3.0
         return (a, b)
     """,
     # np.add.at writes into its first argument

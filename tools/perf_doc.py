@@ -157,8 +157,13 @@ def main() -> None:
     os.environ["S2S_SPECIALIZE"] = "sync"  # the warm-up calls leave the code specialized
     sys.path[:0] = [HERE, ROOT]  # this tree's tools and s2s
     start, load_before = time.perf_counter(), os.getloadavg()
-    blocks = {"grad": grad_block(opts.quick), "wide": wide_block(opts.quick),
-              "ablation": ablation_block(opts.quick)}
+    blocks = {}
+    for name, make in (("grad", grad_block), ("wide", wide_block),
+                       ("ablation", ablation_block)):
+        blocks[name] = make(opts.quick)
+        # (each block as it is measured: a run cut short still leaves its tables)
+        print(f"<!-- perf_doc:{name} ({(time.perf_counter() - start) / 60:.1f} min, load "
+              f"{os.getloadavg()[0]:.1f}) -->\n{blocks[name]}", file=sys.stderr, flush=True)
     blocks["machine"] = machine(load_before, os.getloadavg(), time.perf_counter() - start,
                                 opts.quick)
     if opts.print:

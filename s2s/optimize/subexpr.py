@@ -20,8 +20,9 @@ Sound only where the expression has one value at every occurrence, so only
   ``or``, a lambda or a comprehension);
 - whose names are bound once in the function, outside loops (a parameter never), and
   share no memory with any array the function writes into (``x[i] += v``, ``+=`` on
-  a name, ``np.add.at``...: a name bound to a view, a reshape or a call s2s does not
-  know shares with what it reads);
+  a name, ``np.add.at``..., or passes to a function called by name, a user's or a
+  runtime helper, which might write into it; a name bound to a view, a reshape or a
+  call s2s does not know shares with what it reads);
 - never replacing a whole statement value or a returned value by another name's array
   (outputs stay arrays of their own): only operands of a larger expression are read
   from the shared name.
@@ -112,6 +113,12 @@ class _Sharing:
                                             self._join(a.id, b.id)
                 elif isinstance(node, ast.Call) and call_name(node) in MUTATORS:
                     for a in [*node.args[:1], getattr(node.func, "value", None)]:
+                        if isinstance(a, ast.Name):
+                            written.add(a.id)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    # a function the code calls by name (a user's, a runtime helper)
+                    # might write into an array it is given
+                    for a in [*node.args, *(k.value for k in node.keywords)]:
                         if isinstance(a, ast.Name):
                             written.add(a.id)
                 elif isinstance(node, ast.For):
