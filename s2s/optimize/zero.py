@@ -315,7 +315,7 @@ def zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
     L = language()
     if L is None:
         return set()
-    from egglog import EGraph, i64, set_, union
+    from egglog import i64, union
 
     T = L.Term
     shapes = Shapes()
@@ -404,6 +404,15 @@ def zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
             shapes.shape(f[0])
     if not candidates:
         return set()
+    return _prove(L, definitions, leaves, shapes, candidates)
+
+
+def _prove(L: Any, definitions: list, leaves: dict[str, tuple], shapes: Shapes,
+           candidates: list[tuple[str, int]]) -> set[tuple[str, int]]:
+    """The candidates the e-graph of the definitions, shapes and rules proves zero."""
+    from egglog import EGraph, i64, set_
+
+    T = L.Term
     shapes.close()
     eg = EGraph()
     try:
