@@ -186,6 +186,14 @@ def test_no_sharing_where_the_two_values_may_differ(src) -> None:
     assert "shared_" not in new, new
 
 
+def test_a_constant_expression_is_left_as_it_is() -> None:
+    new = _agree("""
+        def f(x):
+            return ((x * 2.0).sum(axis=-1, keepdims=True) + (-x).sum(axis=-1),)
+        """, 1)
+    assert "shared_" not in new, new
+
+
 def test_statements_after_a_loop_are_left_alone() -> None:
     new = _agree("""
         def f(x):

@@ -203,7 +203,8 @@ def share_subexpressions(fn: ast.FunctionDef, max_rounds: int = 50) -> None:
         found: dict[str, list] = {}
         for i, stmt in enumerate(fn.body[:_straight_prefix(fn)]):
             for node, whole in _occurrences(stmt):
-                if all(one_value(r) and sharing.safe(r) for r in _reads(node)):
+                reads = _reads(node)  # (constants alone: a literal is cheaper to read)
+                if reads and all(one_value(r) and sharing.safe(r) for r in reads):
                     found.setdefault(ast.dump(node), []).append((i, stmt, node, whole))
         plans = []
         for v in found.values():
