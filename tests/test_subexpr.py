@@ -186,6 +186,14 @@ def test_no_sharing_where_the_two_values_may_differ(src) -> None:
     assert "shared_" not in new, new
 
 
+def test_the_new_name_is_none_the_code_reads() -> None:
+    new, before, after = _rewrite("""
+        def f(x):
+            return ((x + 1.0) * shared_1, np.exp(x + 1.0))
+        """)
+    assert "shared_2 = x + 1.0" in new and "* shared_1" in new, new
+
+
 def test_a_constant_expression_is_left_as_it_is() -> None:
     new = _agree("""
         def f(x):

@@ -193,7 +193,8 @@ def share_subexpressions(fn: ast.FunctionDef, max_rounds: int = 50) -> None:
             binds[node.id] = binds.get(node.id, 0) + 1
     params = {a.arg for a in fn.args.args}
     sharing = _Sharing(fn.body)
-    taken = set(binds) | params
+    # (every name the code mentions: a module constant it reads must stay global)
+    taken = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | params
 
     def one_value(r: str) -> bool:  # a parameter never rebound, a name bound once
         return binds.get(r, 0) == (0 if r in params else 1) or (
