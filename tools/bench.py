@@ -32,7 +32,8 @@ for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # this tree's s2s, not an installed one
 
 import bench_workloads as W  # noqa: E402
 
@@ -114,54 +115,21 @@ def run(quick: bool) -> tuple[list[tuple], dict]:
         med = {k: statistics.median(v) for k, v in samples.items()}
         base = med["hand-written"]
         rows.append((name, size, {k: (v, v / base) for k, v in med.items()}))
+        SPREAD[(name, size)] = spread(samples.get(S2S), samples["hand-written"])
     return rows, failed
 
 
-def ablate(quick: bool) -> list[tuple]:
-    """Each specialization pass switched off in turn: its effect on every cell, as the
-    ratio to the hand-written gradient with and without it (interleaved repeats)."""
-    from s2s.optimize import specialize
-
-    rows = []
-    for name, size in W.CASES:
-        args = W.make_args(name, size)
-        f = getattr(W, name)
-        hand = getattr(W, name + "_hand")
-        systems = {"hand-written": hand, "all passes": s2s.grad(f)}
-        generic = s2s.grad(f)
-        generic.specialize = False
-        systems["none (as emitted)"] = generic
-        for p in specialize.PASSES:
-            specialize.DISABLED = {p}
-            g = s2s.grad(f)
-            g(*args), g(*args)  # specialized now, without p
-            systems[f"without {p}"] = g
-        specialize.DISABLED = set()
-        for fn in systems.values():
-            fn(*args), fn(*args)
-        number = max(1, int(0.02 / max(time_call(hand, args, 3), 1e-7)))
-        samples = {k: [] for k in systems}
-        for _ in range(5 if quick else 11):
-            for k, fn in systems.items():
-                samples[k].append(time_call(fn, args, number))
-        med = {k: statistics.median(v) for k, v in samples.items()}
-        rows.append((name, size, {k: v / med["hand-written"] for k, v in med.items()}))
-    return rows
+# (workload, size) -> the least and greatest s2s.grad / hand-written ratio of one repeat
+SPREAD: dict[tuple, tuple[float, float]] = {}
 
 
-def print_ablation(rows: list[tuple], markdown: bool) -> None:
-    variants = [k for k in rows[0][2] if k != "hand-written"]
-    cells = [f"{n} {s}" for n, s, _ in rows]
-    if markdown:
-        print("| variant | " + " | ".join(cells) + " | median |")
-        print("|---|" + "---:|" * (len(cells) + 1))
-    for v in variants:
-        ratios = [res[v] for _, _, res in rows]
-        med = statistics.median(ratios)
-        if markdown:
-            print(f"| {v} | " + " | ".join(f"{r:.2f}" for r in ratios) + f" | {med:.2f} |")
-        else:
-            print(f"{v:<22}" + "".join(f"{r:>7.2f}" for r in ratios) + f"   median {med:.2f}")
+def spread(mine: list[float] | None, hand: list[float]) -> tuple[float, float]:
+    """The range of the per-repeat ratios (each repeat timed both, one after the
+    other): how far one run's ratio may stray from the median."""
+    if not mine:
+        return (float("nan"), float("nan"))
+    ratios = [a / b for a, b in zip(mine, hand)]
+    return (min(ratios), max(ratios))
 
 
 def code_lines(text: str) -> int:
@@ -291,10 +259,16 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--ablate", action="store_true",
-                        help="only: each specialization pass switched off in turn")
+                        help="only: each specialization pass switched off in turn "
+                             "(S2S_PASSES_OFF; tools/bench_ablate.py)")
     args = parser.parse_args()
-    if args.ablate:
-        print_ablation(ablate(args.quick), args.markdown)
+    if args.ablate:  # (tools/bench_ablate.py: the wide benchmark's workloads too)
+        import bench_ablate
+
+        rows, wrong = bench_ablate.ablate(args.quick, which="bench")
+        print(bench_ablate.table(rows, args.markdown))
+        for w in wrong:
+            print(f"VALUES DIFFER: {w}")
         return
     rows, failed = run(args.quick)
     lens = lengths()

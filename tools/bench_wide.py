@@ -32,7 +32,8 @@ for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # this tree's s2s, not an installed one
 
 import bench_wide_workloads as W  # noqa: E402
 
@@ -143,7 +144,14 @@ def run(quick):
             for sname, fn in systems.items():
                 times[sname].append(time_call(fn, args, number))
         rows.append((name, kind, {s: statistics.median(t) for s, t in times.items()}))
+        SPREAD[name] = {s: (min(a / b for a, b in zip(t, times["hand"])),
+                            max(a / b for a, b in zip(t, times["hand"])))
+                        for s, t in times.items() if s in ("s2s", "s2s.jit(jax)")}
     return rows, failed
+
+
+# workload -> {system: the least and greatest per-repeat ratio to hand-written}
+SPREAD: dict[str, dict[str, tuple[float, float]]] = {}
 
 
 def cell(t, hand):

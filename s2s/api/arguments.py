@@ -233,6 +233,31 @@ def _fix_one(g: Any, primal: Any, args: tuple, fresh: bool,
     return _cast_tree(g, primal)
 
 
+def _own_arrays(tree: Any) -> Any:
+    """The gradient pytree with each array leaf its own: a leaf that is, or may share
+    memory with, an earlier leaf is copied (``f(a, b) = sum(sin(a + b))`` computes one
+    cotangent for both; a caller writing into one gradient must not change another)."""
+    leaves = [x for x in _leaves(tree) if type(x) is np.ndarray]
+    if len(leaves) < 2 or not any(np.may_share_memory(a, b) for i, a in enumerate(leaves)
+                                  for b in leaves[i + 1:]):
+        return tree
+    seen: list[np.ndarray] = []
+
+    def own(x: Any) -> Any:
+        t = type(x)
+        if t is dict:
+            return {k: own(v) for k, v in x.items()}
+        if t is tuple or t is list:
+            return t(own(v) for v in x)
+        if t is np.ndarray:
+            if any(np.may_share_memory(x, s) for s in seen):
+                x = x.copy()
+            seen.append(x)
+        return x
+
+    return own(tree)
+
+
 def _copy_shared(tree: Any, foreign: list[np.ndarray]) -> Any:
     """The pytree with a copy of each array leaf that may share memory with one of
     the ``foreign`` arrays."""

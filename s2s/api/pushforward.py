@@ -108,14 +108,17 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
 
 
 def _jvp_results(result: Any, primals: tuple, tangents: tuple, fn: Callable,
-                 has_aux: bool, built: Any) -> Any:
+                 has_aux: bool, built: Any, fresh: bool = False) -> Any:
     """``(out, out_tangent[, aux])`` of the emitted JVP's ``result``: each tangent in
     its output's dtype and shape, never one of the caller's arrays nor a view of one;
-    the objects the function built (``built``: records.template), made again."""
+    the objects the function built (``built``: records.template), made again.
+    ``fresh``: the code returns only arrays it made, each its own (a specialized
+    code's ``FastEntry.fresh``), so the tangent shares memory with nothing else."""
     out, out_dot = result[0], result[1]
     if built is None and type(out) is np.ndarray and type(out_dot) is np.ndarray and \
             out.dtype.kind in "fc" and out_dot.dtype == out.dtype and out_dot.shape == out.shape and \
-            out_dot.flags.writeable and not _shares(out_dot, _foreign((primals, tangents), fn)):
+            (fresh or out_dot.flags.writeable and not _shares(
+                out_dot, _foreign((primals, tangents), fn))):
         return (out, out_dot, result[2]) if has_aux else (out, out_dot)  # (as it is)
     kind = kind_of(out)
     # a None output has a None tangent, as in JAX (None is an empty pytree there)
@@ -160,7 +163,7 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     except ValueError as err:
         reraise_located(err, t.ir, t.fn.__name__)
     return _jvp_results(result, tuple(primals), tuple(tangents), hit.fn, has_aux,
-                        t.built_template())
+                        t.built_template(), hit.fresh)
 
 
 def _jvp_code(fun: Callable, n: int) -> Callable:

@@ -35,6 +35,7 @@ from .arguments import (
     _foreign,
     _inexact_args,
     _normalize_argnums,
+    _own_arrays,
     _shares,
     _split_aux,
     check_array_types,
@@ -488,9 +489,10 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
     def _fix(self, grads: Any, args: tuple, argnums: tuple[int, ...], fresh: bool,
              fn: Callable | None) -> Any:
         if self.tuple_out:
-            return tuple(_fix_one(g, args[i], args, fresh, fn)
-                         for g, i in zip(grads, argnums))
-        return _fix_one(grads, args[argnums[0]], args, fresh, fn)
+            out = tuple(_fix_one(g, args[i], args, fresh, fn) for g, i in zip(grads, argnums))
+            return out if fresh else _own_arrays(out)  # (fresh: each leaf its own)
+        out = _fix_one(grads, args[argnums[0]], args, fresh, fn)
+        return out if fresh or type(out) is np.ndarray else _own_arrays(out)
 
     def _outputs(self, result: Any) -> Any:
         """An aux output's objects the function built (a NamedTuple), rebuilt."""

@@ -37,6 +37,8 @@ from __future__ import annotations
 import ast
 import copy
 import math
+import os
+import warnings
 from collections import defaultdict
 from typing import Any
 
@@ -56,6 +58,7 @@ from .passes import (
     trim_tapes,
 )
 from .signature_facts import signature_facts
+from .subexpr import share_subexpressions
 from .terms import summed as _summed
 from .zero import drop_zero_cotangents, zero_cotangents
 
@@ -69,15 +72,26 @@ PROBE = "__s2s_probe__"
 MAX_STATEMENTS = 4000
 MAX_EGRAPH_STATEMENTS = 300
 
-# The passes, by name; a benchmark switches them off one at a time to measure each
-# (tools/bench.py --ablate); users have no reason to touch this.
+# The passes, by name (docs/architecture.md says what each does).  S2S_PASSES_OFF
+# (comma-separated names, or "all"), read when a signature specializes, switches
+# passes off: the benchmark's ablation (tools/bench.py --ablate) measures what each
+# buys; with any set off the code computes the same values (tests/test_passes_off.py).
 PASSES = ("fixups", "fill", "shapes", "matmul", "addat", "cse", "egraph", "zero", "tapes",
-          "dce", "accumulate", "methods")
-DISABLED: set[str] = set()
+          "dce", "accumulate", "methods", "signs", "copies", "subexpr")
+DISABLED: set[str] = set()  # (switched off in this process too, as the variable does)
 
 
-def _on(name: str) -> bool:
-    return name not in DISABLED
+def passes_off() -> frozenset[str]:
+    """The passes S2S_PASSES_OFF (and ``DISABLED``) switch off; an unknown name is
+    warned about and ignored."""
+    words = {w.strip() for w in os.environ.get("S2S_PASSES_OFF", "").split(",")} - {""}
+    if "all" in words:
+        return frozenset(PASSES)
+    unknown = words - set(PASSES)
+    if unknown:
+        warnings.warn(f"S2S_PASSES_OFF: no pass named {', '.join(sorted(unknown))} "
+                      f"(the passes: {', '.join(PASSES)}, or all)", stacklevel=2)
+    return frozenset((words - unknown) | DISABLED)
 
 
 def eligible(module: ast.Module) -> bool:
@@ -181,8 +195,10 @@ def _literal(value: float) -> ast.expr:
 
 
 class _Rewriter:
-    def __init__(self, fn: ast.FunctionDef, facts: dict[int, Any]) -> None:
+    def __init__(self, fn: ast.FunctionDef, facts: dict[int, Any],
+                 off: frozenset[str] = frozenset()) -> None:
         self.fn = fn
+        self.off = off
         self.facts = facts
         self.fill: dict[str, _Fill] = {}
         self.alias: dict[str, ast.expr] = {}
@@ -198,6 +214,9 @@ class _Rewriter:
             for node in ast.walk(stmt):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                     self.binds[node.id].append(i)
+
+    def on(self, name: str) -> bool:
+        return name not in self.off
 
     def fact(self, node: ast.AST) -> Any:
         k = getattr(node, "_k", None)
@@ -261,7 +280,7 @@ class _Rewriter:
 
     def fill_of(self, node: ast.AST) -> _Fill | None:
         """Is every element of this expression's value one known number?"""
-        if not _on("fill"):
+        if not self.on("fill"):
             return None
         if isinstance(node, ast.Name):
             return self.fill.get(node.id)
@@ -307,7 +326,7 @@ class _Rewriter:
                 out = rw.fact(n)
                 if name in ("size", "ndim", "shape") and len(n.args) == 1 and \
                         isinstance(n.func, ast.Attribute) and not n.keywords and \
-                        _on("shapes"):
+                        rw.on("shapes"):
                     f = rw.fact(n.args[0])
                     if f is not None:
                         shape = f[0]
@@ -315,13 +334,13 @@ class _Rewriter:
                                "shape": shape}[name]
                         return syntax.parse(repr(lit), mode="eval").body
                 if name in ("zeros_like", "ones_like") and len(n.args) == 1 and \
-                        not n.keywords and out and out[0] and _on("shapes") and \
+                        not n.keywords and out and out[0] and rw.on("shapes") and \
                         isinstance(n.func, ast.Attribute):
                     # the shape and dtype are known: the argument need not be computed
                     return syntax.parse(f"np.{name[:-5]}({out[0]!r}, dtype=np.{out[1].name})",
                                      mode="eval").body
                 summed = _summed(n)
-                if summed is not None and not n.keywords and \
+                if summed is not None and not n.keywords and rw.on("signs") and \
                         isinstance(summed, ast.UnaryOp) and isinstance(summed.op, ast.USub):
                     # -(sum of x) negates one number, not every element
                     if n.args:
@@ -330,7 +349,7 @@ class _Rewriter:
                         n.func.value = summed.operand  # type: ignore[attr-defined]
                     return ast.UnaryOp(ast.USub(), n)
                 if name in ("unbroadcast", "broadcast_to") and len(n.args) == 2 and out \
-                        and _on("fixups"):
+                        and rw.on("fixups"):
                     inner = rw.fact(n.args[0])
                     if inner is not None and inner[0] == out[0] and inner[1] == out[1]:
                         return n.args[0]
@@ -349,7 +368,7 @@ class _Rewriter:
                     return n
                 # an operand broadcast to the result's shape: the operator broadcasts
                 for side, other in (("left", n.right), ("right", n.left)):
-                    if rw.in_loop or not _on("fixups"):
+                    if rw.in_loop or not rw.on("fixups"):
                         break
                     inner = rw.spread_of(getattr(n, side), at)
                     if inner is not None and rw.fact(other) == out:
@@ -407,13 +426,13 @@ class _Rewriter:
         if isinstance(value, ast.Call):
             name = call_name(value)
             args = value.args
-            if name == "grad_seed" and out is not None and out[0] == () and _on("fill"):
+            if name == "grad_seed" and out is not None and out[0] == () and self.on("fill"):
                 dtype = out[1].name
                 return (ast.Call(ast.Attribute(ast.Name("np", ast.Load()), dtype,
                                                ast.Load()), [ast.Constant(1.0)], []),
                         _Fill(1.0), False)
             if name in ("unbroadcast", "broadcast_to") and len(args) == 2 and out and \
-                    _on("fixups"):
+                    self.on("fixups"):
                 inner = self.fact(args[0])
                 if inner is not None and inner[0] == out[0] and (inner[1] == out[1] or (
                         name == "unbroadcast" and same_kinds(inner, out))):  # shapes agree
@@ -422,7 +441,7 @@ class _Rewriter:
                 if f is not None:
                     return value, _Fill(f.c), False
             if name in ("size", "ndim", "shape") and len(args) == 1 and \
-                    isinstance(value.func, ast.Attribute) and _on("shapes"):
+                    isinstance(value.func, ast.Attribute) and self.on("shapes"):
                 f = self.fact(args[0])
                 if f is not None:
                     shape = f[0]
@@ -430,7 +449,7 @@ class _Rewriter:
                            "shape": shape}[name]
                     return syntax.parse(repr(lit), mode="eval").body, None, False
             if name in ("matmul_rhs_bar", "matmul_lhs_bar") and len(args) == 3 and out and \
-                    _on("matmul"):
+                    self.on("matmul"):
                 g, x1, x2 = (self.fact(a) for a in args)
                 if g and x1 and x2 and out[0] == (x2 if name == "matmul_rhs_bar" else x1)[0] \
                         and (g[0] != () or g[1] == x1[1] == x2[1] == out[1]):
@@ -537,7 +556,7 @@ class _Rewriter:
                 if spread is not None and target not in self.mutated:
                     self.bcast[target] = (spread, i)
                 once = self.binds[target] == [i]  # (its statement is dropped)
-                if once and isinstance(value, ast.Name) and \
+                if once and isinstance(value, ast.Name) and self.on("copies") and \
                         self.last_bind.get(value.id, -1) < i and (
                         identity or (target not in self.mutated
                                      and value.id not in self.mutated)):
@@ -550,7 +569,7 @@ class _Rewriter:
                                for n in ast.walk(value))
                 key = ast.dump(value)
                 earlier = self.cse.get(key)
-                if once and pure and earlier is not None and _on("cse") and \
+                if once and pure and earlier is not None and self.on("cse") and \
                         target not in self.mutated and \
                         earlier not in self.mutated and \
                         self.last_bind.get(earlier, -1) < i:
@@ -567,7 +586,7 @@ class _Rewriter:
                 buf, idx, v = stmt.value.args
                 f = self.fact(idx)
                 if f is not None and f[0] == () and np.issubdtype(f[1], np.integer) and \
-                        _on("addat"):
+                        self.on("addat"):
                     stmt = ast.copy_location(ast.AugAssign(
                         ast.Subscript(buf, idx, ast.Store()), ast.Add(), v), stmt)
             body.append(stmt)
@@ -639,29 +658,36 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
     if size > MAX_STATEMENTS or not eligible(module):
         return None, None
     e_graphs = size <= MAX_EGRAPH_STATEMENTS
+    off = passes_off()
+
+    def on(name: str) -> bool:
+        return name not in off
+
     result, observed = probe_run(module, namespace, name, args)
     facts = signature_facts(module, observed, name, args, namespace, set(guarded))
     for fn in module.body:
         if not isinstance(fn, ast.FunctionDef):
             continue
-        rewriter = _Rewriter(fn, facts)
+        rewriter = _Rewriter(fn, facts, off)
         rewriter.run()
         zero = zero_cotangents(fn, rewriter.fact, rewriter.mutated) \
-            if _on("zero") and e_graphs else set()
+            if on("zero") and e_graphs else set()
         if zero:
             drop_zero_cotangents(fn, zero, rewriter.fact, rewriter.mutated)
-        if _on("tapes"):
+        if on("tapes"):
             trim_tapes(fn)
-        if _on("dce"):
+        if on("dce"):
             dead_code(fn)
-        if _on("egraph"):
+        if on("egraph"):
             inline_single_uses(fn, lambda node: True)
-        if _on("accumulate"):
+        if on("accumulate"):
             accumulate(fn, rewriter.fact)
-        if _on("methods"):
+        if on("methods"):
             methods(fn, rewriter.fact)
-        if _on("egraph") and e_graphs:
+        if on("egraph") and e_graphs:
             egraph_simplify(fn, rewriter.fact)
+        if on("subexpr"):
+            share_subexpressions(fn)
     return result, format_module(_with_comments(text, module))
 
 
@@ -743,6 +769,14 @@ def returns_fresh(text: str, name: str) -> bool:
             leaves = value.elts if isinstance(value, (ast.Tuple, ast.List)) else \
                 value.values if isinstance(value, ast.Dict) else [value]
             if isinstance(value, ast.Dict) and any(k is None for k in value.keys):
+                return False
+            named = []
+            for leaf in leaves:
+                while isinstance(leaf, (ast.Subscript, ast.Attribute)):
+                    leaf = leaf.value
+                if isinstance(leaf, ast.Name):
+                    named.append(leaf.id)
+            if len(set(named)) < len(named):  # one array returned twice (or a view)
                 return False
             return not any(
                 may_alias(leaf) or isinstance(leaf, (ast.Tuple, ast.List, ast.Dict))

@@ -315,7 +315,7 @@ def zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
     L = language()
     if L is None:
         return set()
-    from egglog import EGraph, i64, set_, union
+    from egglog import i64, union
 
     T = L.Term
     shapes = Shapes()
@@ -333,6 +333,10 @@ def zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
         def go(n: ast.AST) -> Any:
             if isinstance(n, ast.Constant) and type(n.value) in (int, float):
                 return T(float(n.value))
+            if isinstance(n, ast.Call) and call_name(n) in ("float64", "float32") and \
+                    len(n.args) == 1 and not n.keywords and isinstance(
+                        n.args[0], ast.Constant) and type(n.args[0].value) in (int, float):
+                return T(float(n.args[0].value))  # np.float64(1.0): the number
             if isinstance(n, ast.Name):
                 return leaf(f"{n.id}@{seen[n.id]}", fact(n))
             if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
@@ -362,16 +366,37 @@ def zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
         return go(node)
 
     definitions, candidates = [], []
+    zeros: dict[str, int] = {}  # a name bound to np.zeros(...): its version
+    scattered = None  # (name, the version it had, the added value's term) of a one-hot
     for stmt, seen, defined, v in _ssa(fn, mutated):
+        if scattered is not None:
+            # `z = np.zeros(s); z[i] += v` with i one integer and v a number: whatever
+            # the index, the elements sum to v exactly (v + zeros, in IEEE too)
+            z, before, added = scattered
+            if seen[z] == before + 1 and f"{z}@{before}" in leaves:
+                definitions.append(union(L.rsum(T.var(f"{z}@{seen[z]}"), i64(
+                    shapes.reduction((None, False, None))))).with_(added))
+                leaves[f"{z}@{seen[z]}"] = leaves[f"{z}@{before}"]
+            scattered = None
+        one_hot = _one_hot(stmt, zeros, seen, fact)
+        if one_hot is not None:
+            try:
+                scattered = (one_hot[0], seen[one_hot[0]], to_term(one_hot[1], seen))
+            except ValueError:
+                pass
         if defined is None:
             continue
+        if isinstance(stmt.value, ast.Call) and call_name(stmt.value) == "zeros":  # type: ignore[attr-defined]
+            zeros[defined] = v
+        else:
+            zeros.pop(defined, None)
         try:
             term = to_term(stmt.value, seen)  # type: ignore[attr-defined]
         except ValueError:
             continue
         name = f"{defined}@{v}"
         definitions.append(union(T.var(name)).with_(term))
-        if defined.endswith("_bar"):
+        if defined.endswith(("_bar", "_bar_dot")):  # (a jvp's tangent of a cotangent)
             candidates.append((defined, v))
         f = fact(stmt.value)  # type: ignore[attr-defined]
         if f is not None:
@@ -379,6 +404,15 @@ def zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
             shapes.shape(f[0])
     if not candidates:
         return set()
+    return _prove(L, definitions, leaves, shapes, candidates)
+
+
+def _prove(L: Any, definitions: list, leaves: dict[str, tuple], shapes: Shapes,
+           candidates: list[tuple[str, int]]) -> set[tuple[str, int]]:
+    """The candidates the e-graph of the definitions, shapes and rules proves zero."""
+    from egglog import EGraph, i64, set_
+
+    T = L.Term
     shapes.close()
     eg = EGraph()
     try:
@@ -402,12 +436,30 @@ def zero_cotangents(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
         release(eg)
 
 
+def _one_hot(stmt: ast.stmt, zeros: dict[str, int], seen: dict[str, int],
+             fact: Callable[[ast.AST], Any]) -> tuple[str, ast.AST] | None:
+    """``z[i] += v`` into ``z`` as ``np.zeros`` made it (the version it is read at),
+    ``i`` a 0-d integer and ``v`` a floating scalar (facts of the signature): (z, v)."""
+    if not (isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add)
+            and isinstance(stmt.target, ast.Subscript)
+            and isinstance(stmt.target.value, ast.Name)):
+        return None
+    z = stmt.target.value.id
+    fi, fv, fz = fact(stmt.target.slice), fact(stmt.value), fact(stmt.target.value)
+    if zeros.get(z) != seen[z] or fi is None or fi[0] != () or \
+            not np.issubdtype(fi[1], np.integer) or fv is None or fv[0] != () or \
+            fz is None or not fz[0] or not np.issubdtype(fv[1], np.floating):
+        return None
+    return z, stmt.value
+
+
 def drop_zero_cotangents(fn: ast.FunctionDef, zero: set[tuple[str, int]],
                          fact: Callable[[ast.AST], Any], mutated: set[str]) -> None:
     """A cotangent proven zero contributes nothing: a sum's term whose numerator has it
     as a factor is dropped (where the other term already has the sum's shape and
     dtype), and dead-code removal then takes the statements that computed it."""
-    for stmt, seen, _, _ in list(_ssa(fn, mutated)):
+    zero = set(zero)
+    for stmt, seen, defined, version in list(_ssa(fn, mutated)):
 
         def has_zero_factor(node: ast.AST) -> bool:
             if isinstance(node, ast.Name):
@@ -420,6 +472,8 @@ def drop_zero_cotangents(fn: ast.FunctionDef, zero: set[tuple[str, int]],
                 return has_zero_factor(node.left)
             return False
 
+        if defined is not None and has_zero_factor(stmt.value):  # type: ignore[attr-defined]
+            zero.add((defined, version))  # (forward mode splits `g / count * w` in steps)
         if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.BinOp):
             continue
         v = stmt.value

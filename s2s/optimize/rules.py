@@ -1,0 +1,124 @@
+"""The specializer's rewrite rules as a table one can read (docs/optimizer-rules.md is
+made from it, with the zero-cotangent identities of ``zero.IDENTITIES``).
+
+Each ``Rule`` states what the pass named rewrites (``lhs`` into ``rhs``, both Python
+expressions over the names in ``shapes``, with NumPy as ``np`` and the emitted code's
+runtime helpers), and the guard under which it does (``guard``, in words: every fact it
+names comes from the call signature, ``signature_facts``, or is checked at each call).
+The table is the specification the code is tested against, in
+tests/test_optimizer_rules.py: both sides are evaluated on random values (float64 and
+float32, NaN and inf, size-0 and size-1 axes) of every shape case in ``shapes``, which
+satisfy the guard, and must agree; and for each rule a program (``witness``, in
+tests/optimizer_rules_fns.py) is specialized and the rule's right side must be what
+the code says where the generic code says its left side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    pass_: str  # the pass of specialize.PASSES that applies it (S2S_PASSES_OFF)
+    lhs: str
+    rhs: str
+    guard: str
+    shapes: tuple[dict[str, tuple], ...]  # each a case: a name's shape (() a 0-d array)
+    witness: str  # a function of tests/optimizer_rules_fns.py it applies to ("": none)
+    gone: str = ""  # what the witness's generic code spells and its specialized not
+    exact: bool = True  # both sides round alike (else: equal to rounding)
+
+
+_SAME = ({"x": (3,), "like": (3,)}, {"x": (2, 3), "like": (2, 3)},
+         {"x": (0, 3), "like": (0, 3)}, {"x": (), "like": ()}, {"x": (1,), "like": (1,)})
+_SPREAD = ({"s": (), "y": (3,)}, {"s": (3,), "y": (2, 3)}, {"s": (1,), "y": (0,)},
+           {"s": (2, 1), "y": (2, 4)})
+_FACTS = "(facts of the signature)"
+
+RULES: tuple[Rule, ...] = (
+    Rule("an unbroadcast to its own shape disappears", "fixups",
+         "unbroadcast(x, like)", "x",
+         "shape(x) == shape(like), both real or both complex " + _FACTS,
+         _SAME, "same_shape_product", "unbroadcast("),
+    Rule("a broadcast to its own shape disappears", "fixups",
+         "np.broadcast_to(x, np.shape(like))", "x",
+         "shape(x) == the target shape, one dtype " + _FACTS, _SAME, "", ""),
+    Rule("an unbroadcast is the sums it does", "fixups",
+         "unbroadcast(x, like)", "x.sum(axis=0).sum(axis=(0,), keepdims=True)",
+         "shape(x) == (n, m, k), shape(like) == (1, k) " + _FACTS + "; the axes are read "
+         "off the two shapes: leading axes summed away, stretched ones kept",
+         ({"x": (2, 3, 4), "like": (1, 4)}, {"x": (2, 5, 1), "like": (1, 1)},
+          {"x": (3, 2, 0), "like": (1, 0)}), "row_bias", "unbroadcast(", exact=False),
+    Rule("a broadcast operand of * is the operand", "fixups",
+         "np.broadcast_to(s, np.shape(y)) * y", "s * y",
+         "y has the broadcast's shape, which is the result's, and the result's dtype "
+         + _FACTS + ": the operator broadcasts s to the same elements",
+         _SPREAD, "scaled_by", "broadcast_to("),
+    *(Rule(f"a broadcast operand of {sym} is the operand", "fixups",
+           f"np.broadcast_to(s, np.shape(y)) {sym} y", f"s {sym} y",
+           "as for *", _SPREAD, "") for sym in "+-/"),
+    Rule("a scalar spread by expand_dims folds into a scalar", "fixups",
+         "np.expand_dims(np.broadcast_to(s, np.shape(y)[:1]), 1) * y", "s * y",
+         "s is a scalar (0-d, a fact, or a number); y has the result's shape and dtype",
+         ({"s": (), "y": (4, 3)}, {"s": (), "y": (1, 1)}, {"s": (), "y": (0, 3)}),
+         "onehot_mean", "expand_dims("),
+    Rule("a mean's seed is a scalar times the cotangent", "shapes",
+         "np.broadcast_to(g / np.size(x), np.shape(x)) * e", "g / 6 * e",
+         "size(x) == 6 " + _FACTS + " (then fixups drops the broadcast); e has x's "
+         "shape and dtype", ({"g": (), "x": (2, 3), "e": (2, 3)},
+                             {"g": (), "x": (6,), "e": (6,)}),
+         "mean_square", "np.size(", exact=False),
+    Rule("the seed of a scalar output is one", "fill", "grad_seed(y)", "np.float64(1.0)",
+         "y is a 0-d float64 " + _FACTS + "; grad_seed checks that in the generic code",
+         ({"y": ()},), "scaled_sum", "grad_seed("),
+    Rule("ones times a value is the value", "fill", "np.ones_like(e) * e", "e",
+         "e has the product's shape and dtype (a fact)",
+         ({"e": (3,)}, {"e": (0, 2)}, {"e": ()}), "", ""),
+    Rule("ones over a value is one over it", "fill", "np.ones_like(e) / e", "1.0 / e",
+         "e has the quotient's shape and dtype (a fact)", ({"e": (3,)}, {"e": (2, 2)}),
+         "", ""),
+    Rule("size, shape and ndim of a known shape are literals", "shapes",
+         "(np.size(x), np.shape(x), np.ndim(x))", "(6, (2, 3), 2)",
+         "shape(x) == (2, 3) (a fact)", ({"x": (2, 3)},), "mean_square", "np.size("),
+    Rule("zeros_like of a known shape needs no argument", "shapes", "np.zeros_like(x)",
+         "np.zeros((2, 3), dtype=np.float64)", "shape(x) == (2, 3), float64 (a fact)",
+         ({"x": (2, 3)},), "picked", "zeros_like("),
+    Rule("a matrix product's right cotangent, matrices", "matmul",
+         "matmul_rhs_bar(g, x1, x2)", "x1.T @ g", "x1, x2, g all 2-D (facts)",
+         ({"g": (4, 3), "x1": (4, 5), "x2": (5, 3)},
+          {"g": (1, 1), "x1": (1, 2), "x2": (2, 1)}), "mlp", "matmul_rhs_bar(", exact=False),
+    Rule("a matrix product's left cotangent, matrices", "matmul",
+         "matmul_lhs_bar(g, x1, x2)", "g @ x2.T", "x1, x2, g all 2-D (facts)",
+         ({"g": (4, 3), "x1": (4, 5), "x2": (5, 3)},), "mlp2", "matmul_lhs_bar(",
+         exact=False),
+    Rule("a matrix-vector product's right cotangent", "matmul",
+         "matmul_rhs_bar(g, x1, x2)", "x1.T @ g", "x1 2-D, x2 and g 1-D (facts)",
+         ({"g": (4,), "x1": (4, 5), "x2": (5,)},), "matvec", "matmul_rhs_bar(", exact=False),
+    Rule("a vector-matrix product's left cotangent", "matmul",
+         "matmul_lhs_bar(g, x1, x2)", "x2 @ g", "x1 and g 1-D, x2 2-D (facts)",
+         ({"g": (3,), "x1": (5,), "x2": (5, 3)},), "vecmat", "matmul_lhs_bar(", exact=False),
+    Rule("a vector-matrix product's right cotangent", "matmul",
+         "matmul_rhs_bar(g, x1, x2)", "np.outer(x1, g)", "x1 and g 1-D, x2 2-D (facts)",
+         ({"g": (3,), "x1": (5,), "x2": (5, 3)},), "vecmat", "matmul_rhs_bar("),
+    Rule("a matrix-vector product's left cotangent", "matmul",
+         "matmul_lhs_bar(g, x1, x2)", "np.outer(g, x2)", "x1 2-D, x2 and g 1-D (facts)",
+         ({"g": (4,), "x1": (4, 5), "x2": (5,)},), "matvec", "matmul_lhs_bar("),
+    Rule("a dot product's cotangents", "matmul", "matmul_rhs_bar(g, x1, x2)", "g * x1",
+         "x1 and x2 1-D, g 0-d, all of one dtype (facts: NumPy's promotion of a Python "
+         "float cannot then differ from the helper's)",
+         ({"g": (), "x1": (4,), "x2": (4,)}, {"g": (), "x1": (0,), "x2": (0,)}),
+         "dot", "matmul_rhs_bar("),
+    Rule("add.at at a scalar index is +=", "addat", "add_at(x, i, v)", "iadd(x, i, v)",
+         "i is a 0-d integer (a fact): one index cannot repeat, so the unbuffered add.at "
+         "and the buffered += agree", ({"x": (5,), "v": (), "i": "index"},
+                                       {"x": (1,), "v": (), "i": "index"}),
+         "picked", "np.add.at("),
+    Rule("a minus sign moves out of a sum", "signs", "np.sum(-x)", "-np.sum(x)",
+         "none: exact in IEEE arithmetic (negation commutes with rounding)",
+         ({"x": (4,)}, {"x": (0,)}, {"x": (2, 3)}), "", ""),
+    Rule("a sum over all axes of an array is its method", "methods", "np.sum(x)",
+         "x.sum()", "x has at least one axis (a fact: then it is an ndarray)",
+         ({"x": (4,)}, {"x": (2, 0)}), "picked", "np.sum("),
+)

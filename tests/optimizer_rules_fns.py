@@ -1,0 +1,71 @@
+"""Programs on whose gradients the rules of s2s/optimize/rules.py apply (each rule's
+``witness``): tests/test_optimizer_rules.py specializes them."""
+
+import numpy as np
+
+
+def same_shape_product(x, w):
+    return np.sum(np.sin(x) * w)
+
+
+def row_bias(x, b):
+    return np.sum(np.tanh(x + b))
+
+
+def scaled_sum(x):
+    return np.sum(np.exp(x)) * 3.0
+
+
+def onehot_mean(logits, labels):
+    shifted = logits - np.max(logits, axis=1, keepdims=True)
+    logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    return -np.mean(np.sum(labels * logp, axis=1))
+
+
+def mean_square(x):
+    return np.mean(x**2)
+
+
+def log_sum(x):
+    return np.sum(np.log(x * x + 1.0))
+
+
+def picked(logits, label):
+    shifted = logits - np.max(logits)
+    logp = shifted - np.log(np.sum(np.exp(shifted)))
+    return -logp[label]
+
+
+def mlp(w, x, y):
+    h = np.tanh(x @ w)
+    return np.mean((h - y) ** 2)
+
+
+def matvec(w, x):
+    return np.sum(np.sin(w @ x))
+
+
+def vecmat(x, w):
+    return np.sum(np.sin(x @ w))
+
+
+def dot(x, w):
+    return np.sin(x @ w)
+
+
+def scaled_by(x, c):
+    return np.sum(np.exp(x)) * c
+
+
+def mlp2(x, w):
+    return np.sum(np.tanh(x @ w))
+
+
+def picked_sub(logits, label):
+    shifted = logits - np.max(logits)
+    return -(shifted[label] - np.log(np.sum(np.exp(shifted))))
+
+
+def picked_twice(logits, i, j):
+    shifted = logits - np.max(logits)
+    return np.log(np.sum(np.exp(shifted))) - shifted[i] - 0.5 * shifted[j]
