@@ -316,3 +316,110 @@ def test_insert_at_a_list_of_positions_on_the_jax_backend() -> None:
         np.testing.assert_allclose(g, e, rtol=1e-12)
     for g, e in zip(grad(x, v), (fd_grad(insert_at_a_list, (x, v), k)[0] for k in (0, 1))):
         np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
+
+
+# ---- complex values where NumPy's real operands meet them (issue 26, item 5) ---------
+
+
+def fill_complex(c, x):
+    return np.sum(np.full_like(x, c) * x)
+
+
+def norm_of(z, ord=None, axis=None):
+    return np.linalg.norm(z, ord, axis)
+
+
+@needs_jax
+def test_complex_fill_value_into_a_real_array_is_jaxs() -> None:
+    """np.full_like(real x, complex c) is real (NumPy casts; JAX too, for a traced c):
+    the tangent of c's imaginary part is dropped, its cotangent is complex."""
+    import jax.numpy as jnp
+
+    def j(c, x):
+        return jnp.sum(jnp.full_like(x, c) * x)
+
+    x, c = R.normal(size=(2, 3)), 0.7 - 1.3j
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        for t in (1.0 + 0j, 1j, 0.3 - 2j):
+            got = s2s.jvp(fill_complex, (c, x), (t, np.ones_like(x)))
+            want = jax.jvp(j, (c, x), (t, np.ones_like(x)))
+            np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+            assert not np.iscomplexobj(got[1])
+        got = s2s.grad(fill_complex)(c, x)
+        np.testing.assert_allclose(got, jax.grad(j)(c, x), rtol=1e-12)
+        assert np.iscomplexobj(got)
+        cs = np.array([0.5 + 1j, -2j])
+        np.testing.assert_allclose(s2s.vmap(s2s.grad(fill_complex), in_axes=(0, None))(cs, x),
+                                   jax.vmap(jax.grad(j), in_axes=(0, None))(cs, x), rtol=1e-12)
+
+
+def sampled(cases, default=2):
+    """The first ``default`` cases by default, the rest with ``-m slow`` (JAX's
+    compiles cost about a second a case)."""
+    return [c if k < default else pytest.param(*c, marks=pytest.mark.slow)
+            for k, c in enumerate(cases)]
+
+
+def _second(fn, z, t, w):
+    """jvp of the gradient along t, and the gradient of Re(sum(w * gradient))."""
+    def inner(z):
+        return np.real(np.sum(s2s.grad(fn)(z) * w))
+
+    return s2s.jvp(s2s.grad(fn), (z,), (t,))[1], s2s.grad(inner)(z)
+
+
+@needs_jax
+@pytest.mark.parametrize("shape, ord, axis", sampled([((4,), 2, None), ((3, 4), 2, 1),
+                                                      ((4,), None, None), ((3, 3), None, None),
+                                                      ((3, 3), "fro", None)]))
+@pytest.mark.parametrize("dtype", [np.complex128,
+                                   pytest.param(np.complex64, marks=pytest.mark.slow)])
+def test_second_derivatives_of_2_norms_of_complex_values_are_jaxs(shape, ord, axis, dtype):
+    import jax.numpy as jnp
+
+    def fn(z):
+        return np.sum(norm_of(z, ord, axis))
+
+    def jf(z):
+        return jnp.sum(jnp.linalg.norm(z, ord, axis))
+
+    r = np.random.default_rng(5)
+    z, t, w = ((r.normal(size=shape) + 1j * r.normal(size=shape)).astype(dtype)
+               for _ in range(3))
+    got_t, got_g = _second(fn, z, t, w)
+    want_t = jax.jvp(jax.grad(jf), (z,), (t,))[1]
+    want_g = jax.grad(lambda z: jnp.real(jnp.sum(jax.grad(jf)(z) * w)))(z)
+    tol = 1e-10 if dtype == np.complex128 else 2e-4
+    np.testing.assert_allclose(got_t, want_t, rtol=tol, atol=tol)
+    np.testing.assert_allclose(got_g, want_g, rtol=tol, atol=tol)
+
+
+@needs_jax
+@pytest.mark.parametrize("shape, ord, axis", sampled([((4,), 1, None), ((3, 3), "nuc", None),
+                                                      ((4,), np.inf, None), ((4,), 3, None),
+                                                      ((3, 3), 1, None), ((3, 3), 2, None),
+                                                      ((3, 3), -np.inf, None), ((3, 4), 1, 0)]))
+def test_second_derivatives_of_other_norms_refuse_complex_values(shape, ord, axis) -> None:
+    """Their rules' second derivatives are written for real values (sign(x)' = 0 and
+    the SVD's real transposes): complex values raise, naming the norm; real values
+    stay JAX's."""
+    import jax.numpy as jnp
+
+    def fn(z):
+        return np.sum(norm_of(z, ord, axis))
+
+    def jf(z):
+        return jnp.sum(jnp.linalg.norm(z, ord, axis))
+
+    r = np.random.default_rng(6)
+    x, t, w = (r.normal(size=shape) for _ in range(3))
+    got_t, got_g = _second(fn, x, t, w)
+    np.testing.assert_allclose(got_t, jax.jvp(jax.grad(jf), (x,), (t,))[1], rtol=1e-9,
+                               atol=1e-12)
+    np.testing.assert_allclose(got_g, jax.grad(lambda z: jnp.sum(jax.grad(jf)(z) * w))(x),
+                               rtol=1e-9, atol=1e-12)
+    z = x + 1j * r.normal(size=shape)
+    np.testing.assert_allclose(s2s.grad(fn)(z), jax.grad(jf)(z), rtol=1e-10)  # first: JAX's
+    with pytest.raises(TypeError, match="norm of real values only"):
+        _second(fn, z, z, z)

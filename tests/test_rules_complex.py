@@ -35,7 +35,6 @@ REAL_ONLY = {
 # Rules that run on complex values but whose derivative is not JAX's there yet
 COMPLEX_UNVERIFIED = {
     "corrcoef": "not yet derived for complex values (its VJP is not JAX's there)",
-    "full_like": "a complex fill_value is cast to a real a's dtype",
     "partition": "NumPy and JAX order a partition's sides differently: the real rows "
                  "compare with JAX taking NumPy's order, this sweep does not (unchecked)",
 }

@@ -40,6 +40,7 @@ from ..runtime import (
     cumprod_tangent,
     join_like,
     prod_of_others_jet,
+    real_only,
     special_digamma,
     special_polygamma,
     split_like,
@@ -394,9 +395,11 @@ _defhelper("vector_norm_grad", "(x, norm, ord, axis=None)", diff=("x", "norm"),
 @defvjp("vector_norm_grad")
 def vector_norm_grad_vjp(g, ans, x, norm, ord, axis=None):
     if ord is None or ord == 2:
-        return g / norm, unbroadcast(-g * ans / norm, norm)
+        return np.conj(g) / norm, unbroadcast(-g * ans / norm, norm)
     if ord == 0 or ord == 1 or ord > 1e308 or ord < -1e308:
+        x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
         return np.zeros(np.shape(x)), np.zeros(np.shape(norm))
+    x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
     return (
         g * (ord - 1) * (np.abs(x) / norm) ** (ord - 2) / norm,
         unbroadcast(-(ord - 1) * g * ans / norm, norm),
@@ -406,9 +409,11 @@ def vector_norm_grad_vjp(g, ans, x, norm, ord, axis=None):
 @defjvp("vector_norm_grad", "x")
 def vector_norm_grad_jvp_x(x_dot, ans, x, norm, ord, axis=None):
     if ord is None or ord == 2:
-        return x_dot / norm
+        return np.conj(x_dot) / norm
     if ord == 0 or ord == 1 or ord > 1e308 or ord < -1e308:
+        x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
         return np.zeros(np.shape(x))
+    x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
     return x_dot * (ord - 1) * (np.abs(x) / norm) ** (ord - 2) / norm
 
 
@@ -428,9 +433,10 @@ _defhelper("matrix_norm_grad", "(x, norm, ord, axes=(-2, -1))", diff=("x", "norm
 @defvjp("matrix_norm_grad")
 def matrix_norm_grad_vjp(g, ans, x, norm, ord, axes=(-2, -1)):
     if ord is None or ord == "fro":
-        return g / norm, unbroadcast(-g * ans / norm, norm)
+        return np.conj(g) / norm, unbroadcast(-g * ans / norm, norm)
     if ord == "nuc" or ord == 2 or ord == -2:
         # the gradient's Jacobian is a Hessian: the VJP is the JVP, along g
+        x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
         x = np.moveaxis(x, axes, (-2, -1))
         d = np.moveaxis(g, axes, (-2, -1))
         usv = np.linalg.svd(x, full_matrices=False)
@@ -460,15 +466,17 @@ def matrix_norm_grad_vjp(g, ans, x, norm, ord, axes=(-2, -1)):
         core = u_core * w_row + np.matrix_transpose(v_core * w_row)
         out = (u @ core + u_rest * w_row) @ vt + u @ np.matrix_transpose(v_rest * w_row)
         return np.moveaxis(out, (-2, -1), axes), np.zeros(np.shape(norm))
+    x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
     return np.zeros(np.shape(x)), np.zeros(np.shape(norm))
 
 
 @defjvp("matrix_norm_grad", "x")
 def matrix_norm_grad_jvp_x(x_dot, ans, x, norm, ord, axes=(-2, -1)):
     if ord is None or ord == "fro":
-        return x_dot / norm
+        return np.conj(x_dot) / norm
     if ord == "nuc" or ord == 2 or ord == -2:
         # d(u w v^T), from the SVD's derivative (w constant)
+        x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
         x = np.moveaxis(x, axes, (-2, -1))
         d = np.moveaxis(x_dot, axes, (-2, -1))
         usv = np.linalg.svd(x, full_matrices=False)
@@ -498,6 +506,7 @@ def matrix_norm_grad_jvp_x(x_dot, ans, x, norm, ord, axes=(-2, -1)):
         core = u_core * w_row + np.matrix_transpose(v_core * w_row)
         out = (u @ core + u_rest * w_row) @ vt + u @ np.matrix_transpose(v_rest * w_row)
         return np.moveaxis(out, (-2, -1), axes)
+    x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
     return np.zeros(np.shape(x))
 
 
@@ -519,8 +528,9 @@ _defhelper("norm_grad", "(x, norm, ord, axis)", diff=("x", "norm"),
 @defvjp("norm_grad")
 def norm_grad_vjp(g, ans, x, norm, ord, axis):
     if ord is None or ord == "fro":
-        return g / norm, unbroadcast(-g * ans / norm, norm)
+        return np.conj(g) / norm, unbroadcast(-g * ans / norm, norm)
     if ord != "nuc" and (ord == 0 or ord == 1 or ord > 1e308 or ord < -1e308):
+        x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
         return np.zeros(np.shape(x)), np.zeros(np.shape(norm))
     if axis is None:
         axes = (-2, -1)
@@ -530,14 +540,17 @@ def norm_grad_vjp(g, ans, x, norm, ord, axis):
         vector = np.size(axis) == 1
     if ord != "nuc" and vector:
         if ord == 2:
-            return g / norm, unbroadcast(-g * ans / norm, norm)
+            return np.conj(g) / norm, unbroadcast(-g * ans / norm, norm)
+        x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
         return (
             g * (ord - 1) * (np.abs(x) / norm) ** (ord - 2) / norm,
             unbroadcast(-(ord - 1) * g * ans / norm, norm),
         )
     if ord == -1:
+        x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
         return np.zeros(np.shape(x)), np.zeros(np.shape(norm))
     # the nuclear or spectral norm of matrices: as matrix_norm_grad's
+    x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
     x = np.moveaxis(x, axes, (-2, -1))
     d = np.moveaxis(g, axes, (-2, -1))
     usv = np.linalg.svd(x, full_matrices=False)
@@ -572,8 +585,9 @@ def norm_grad_vjp(g, ans, x, norm, ord, axis):
 @defjvp("norm_grad", "x")
 def norm_grad_jvp_x(x_dot, ans, x, norm, ord, axis):
     if ord is None or ord == "fro":
-        return x_dot / norm
+        return np.conj(x_dot) / norm
     if ord != "nuc" and (ord == 0 or ord == 1 or ord > 1e308 or ord < -1e308):
+        x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
         return np.zeros(np.shape(x))
     if axis is None:
         axes = (-2, -1)
@@ -583,11 +597,14 @@ def norm_grad_jvp_x(x_dot, ans, x, norm, ord, axis):
         vector = np.size(axis) == 1
     if ord != "nuc" and vector:
         if ord == 2:
-            return x_dot / norm
+            return np.conj(x_dot) / norm
+        x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
         return x_dot * (ord - 1) * (np.abs(x) / norm) ** (ord - 2) / norm
     if ord == -1:
+        x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
         return np.zeros(np.shape(x))
     # the nuclear or spectral norm of matrices: as matrix_norm_grad's
+    x = real_only(x, "the gradient of a 1-, inf-, p-, spectral or nuclear norm")
     x = np.moveaxis(x, axes, (-2, -1))
     d = np.moveaxis(x_dot, axes, (-2, -1))
     usv = np.linalg.svd(x, full_matrices=False)
