@@ -423,3 +423,45 @@ def test_second_derivatives_of_other_norms_refuse_complex_values(shape, ord, axi
     np.testing.assert_allclose(s2s.grad(fn)(z), jax.grad(jf)(z), rtol=1e-10)  # first: JAX's
     with pytest.raises(TypeError, match="norm of real values only"):
         _second(fn, z, z, z)
+
+
+def scaled_abs(x, c):
+    s = np.sum(x)
+    return np.abs(s * c) ** 2 + s
+
+
+def scaled_parts(x, c):
+    y = c * x
+    return np.sum(y.real * y.imag + x)
+
+
+def scaled_sin(x, c):
+    return np.real(np.sin(x * c))
+
+
+@needs_jax
+@pytest.mark.parametrize("name, xshape, c_axis", [
+    ("scaled_abs", (2, 3), None), pytest.param("scaled_parts", (2, 3), 0, marks=pytest.mark.slow),
+    pytest.param("scaled_sin", (3,), None, marks=pytest.mark.slow),
+    pytest.param("scaled_sin", (3,), 0, marks=pytest.mark.slow)])
+def test_vmap_of_grad_of_real_inputs_times_a_complex_scalar_is_real_and_jaxs(
+        name, xshape, c_axis) -> None:
+    """A complex scalar argument (Python complex, NumPy scalar, 0-d array, or one per
+    example) multiplying a real operand: the per-example gradients of the real input
+    are real, JAX's, on the 1st, 3rd and 10th call."""
+    import jax.numpy as jnp
+
+    fn = globals()[name]
+    twin = {"scaled_abs": lambda x, c: jnp.abs(jnp.sum(x) * c) ** 2 + jnp.sum(x),
+            "scaled_parts": lambda x, c: jnp.sum((c * x).real * (c * x).imag + x),
+            "scaled_sin": lambda x, c: jnp.real(jnp.sin(x * c))}[name]
+    xs = R.normal(size=xshape)
+    cs = ([1 + 2j, np.complex128(0.5 - 1j), np.array(-1j)] if c_axis is None else
+          [R.normal(size=xshape[0]) + 1j * R.normal(size=xshape[0])])
+    for c in cs:
+        want = jax.vmap(jax.grad(twin), in_axes=(0, c_axis))(xs, c)
+        f = s2s.vmap(s2s.grad(fn), in_axes=(0, c_axis))
+        for _ in range(10):
+            got = f(xs, c)
+            assert got.dtype == np.float64
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
