@@ -465,3 +465,155 @@ def test_vmap_of_grad_of_real_inputs_times_a_complex_scalar_is_real_and_jaxs(
             got = f(xs, c)
             assert got.dtype == np.float64
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+# ---- np.linalg.eig: eigenvalues and eigenvectors, against jax.lax.linalg.eig ------------
+# jnp.linalg.eig refuses eigenvector derivatives; lax.linalg.eig(...,
+# enable_eigvec_derivs=True) gives them, for LAPACK's normalisation (unit 2-norm, the
+# largest component real), which NumPy's eig returns too.
+
+
+def _jax_eig(a):
+    w, v = jax.lax.linalg.eig(a, compute_left_eigenvectors=False, enable_eigvec_derivs=True)
+    return w, v
+
+
+def _eig_input(kind: str, dtype, r):
+    shape = (2, 3, 3) if kind == "batch" else (4, 4)
+    a = r.normal(size=shape)
+    if kind in ("real", "complex"):  # a large antisymmetric part: complex eigenvalues
+        b = r.normal(size=shape)
+        a = a + 2 * (b - np.swapaxes(b, -1, -2))
+    if kind == "symmetric":  # real eigenvalues: NumPy's results come out real
+        a = a + np.swapaxes(a, -1, -2)
+    if kind == "complex":
+        a = a + 1j * r.normal(size=shape)
+    return a.astype(dtype if kind != "complex" else
+                    (np.complex64 if dtype == np.float32 else np.complex128))
+
+
+def _like(r, x):
+    out = r.normal(size=np.shape(x))
+    return out + 1j * r.normal(size=np.shape(x)) if np.iscomplexobj(x) else out
+
+
+@needs_jax
+@pytest.mark.parametrize("kind", ["real", "complex", pytest.param("symmetric", marks=pytest.mark.slow),
+                                  pytest.param("batch", marks=pytest.mark.slow)])
+def test_eig_rules_match_jax(kind: str) -> None:
+    """The JVP and VJP rules of eig against lax.linalg.eig's JVP and its transpose, and
+    eigvals' against jnp.linalg.eigvals; VJP and JVP paired as JAX pairs them."""
+    from s2s.primitives import PRIMITIVES
+
+    eig, eigvals = PRIMITIVES["linalg.eig"], PRIMITIVES["linalg.eigvals"]
+    r = np.random.default_rng(zlib_id(kind))
+    a = _eig_input(kind, np.float64, r)
+    ans = tuple(np.linalg.eig(a))
+    assert np.iscomplexobj(ans[0]) == (kind != "symmetric")
+    t = _like(r, a)
+    g = (_like(r, ans[0]), _like(r, ans[1]))
+
+    def references(a, t, g0, g1):  # (one compiled program: JAX's eager eig is slow)
+        out, pullback = jax.vjp(_jax_eig, a)
+        values_pullback = jax.vjp(jax.numpy.linalg.eigvals, a)[1]
+        return (out, pullback((g0, g1))[0], jax.jvp(_jax_eig, (a,), (t,))[1],
+                values_pullback(g0)[0])
+
+    out, want_a, want_t, want_values_a = jax.jit(references, compiler_options={
+        "xla_backend_optimization_level": 0})(a, t, *(np.asarray(gi, complex) for gi in g))
+    for ours, theirs in zip(ans, out):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-10)
+    got_t = eig.jvps["a"](t, ans, a)
+    for ours, theirs in zip(got_t, want_t):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-8, atol=1e-9)
+        assert np.iscomplexobj(ours) == (kind != "symmetric")  # NumPy's dtypes
+    got_a = eig.vjp(g, ans, a)
+    np.testing.assert_allclose(got_a, want_a, rtol=1e-8, atol=1e-9)
+    pairing = sum(np.real(np.sum(gi * ti)) for gi, ti in zip(g, got_t))
+    np.testing.assert_allclose(np.real(np.sum(got_a * t)), pairing, rtol=1e-9)
+    np.testing.assert_allclose(eigvals.jvps["a"](t, ans[0], a), want_t[0], rtol=1e-8,
+                               atol=1e-9)
+    np.testing.assert_allclose(eigvals.vjp(g[0], ans[0], a), want_values_a, rtol=1e-8,
+                               atol=1e-9)
+
+
+def zlib_id(text: str) -> int:
+    import zlib
+
+    return zlib.crc32(text.encode())
+
+
+def eig_loss(a, weights):
+    w, v = np.linalg.eig(a)
+    return np.real(np.sum(w * w)) + np.sum(np.abs(v) ** 2 * weights) + np.real(
+        np.sum(v[0] * v[-1]))
+
+
+def _jax_eig_loss(a, weights):
+    import jax.numpy as jnp
+
+    w, v = _jax_eig(a)
+    return jnp.real(jnp.sum(w * w)) + jnp.sum(jnp.abs(v) ** 2 * weights) + jnp.real(
+        jnp.sum(v[0] * v[-1]))
+
+
+@needs_jax
+@pytest.mark.parametrize("kind, dtype", [
+    ("real", np.float64), ("complex", np.float32),
+    pytest.param("real", np.float32, marks=pytest.mark.slow),
+    pytest.param("complex", np.float64, marks=pytest.mark.slow),
+    pytest.param("symmetric", np.float64, marks=pytest.mark.slow)])
+def test_grad_through_eig_matches_jax(kind: str, dtype) -> None:
+    """grad of a real loss of the eigenvalues and the eigenvectors (their phases
+    included, as LAPACK fixes them) on the 1st, 3rd and 10th call, vmap of it, and jvp;
+    the caller's array is left alone."""
+    r = np.random.default_rng(zlib_id(kind + "grad"))
+    a = _eig_input(kind, dtype, r)
+    weights = r.normal(size=(4, 4)).astype(np.float32 if dtype == np.float32 else np.float64)
+    t = _like(r, a).astype(a.dtype)
+    stack = np.stack([a, a.T.copy()])
+    before = a.copy()
+
+    def references(a, weights, t, stack):  # (one compiled program: JAX's eager eig is slow)
+        grad = jax.grad(_jax_eig_loss)
+        return (grad(a, weights),
+                jax.jvp(_jax_eig_loss, (a, weights), (t, jax.numpy.zeros_like(weights)))[1],
+                jax.vmap(grad, in_axes=(0, None))(stack, weights))
+
+    want, want_t, want_v = jax.jit(references, compiler_options={
+        "xla_backend_optimization_level": 0})(a, weights, t, stack)
+    tol = 1e-8 if dtype == np.float64 else 2e-3
+    f = s2s.grad(eig_loss)
+    for _ in range(10):
+        got = f(a, weights)
+        assert got.dtype == a.dtype
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    np.testing.assert_array_equal(a, before)
+    np.testing.assert_allclose(s2s.jvp(eig_loss, (a, weights), (t, np.zeros_like(weights)))[1],
+                               want_t, rtol=tol, atol=tol)
+    np.testing.assert_allclose(s2s.vmap(f, in_axes=(0, None))(stack, weights), want_v,
+                               rtol=tol, atol=tol)
+
+
+def eigvals_loss(a):
+    w = np.linalg.eigvals(a)
+    return np.sum(np.abs(w) ** 2 + np.real(w) ** 3)
+
+
+@needs_jax
+def test_eigvals_under_jit_on_jax_and_at_nan() -> None:
+    import jax.numpy as jnp
+
+    def twin(a):
+        w = jnp.linalg.eigvals(a)
+        return jnp.sum(jnp.abs(w) ** 2 + jnp.real(w) ** 3)
+
+    a = R.normal(size=(3, 3))
+    want = jax.grad(twin)(a)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(eigvals_loss), backend="jax")(a), want,
+                               rtol=1e-8)
+    np.testing.assert_allclose(s2s.grad(eigvals_loss)(a), want, rtol=1e-8)
+    bad = a.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(np.linalg.LinAlgError):  # NumPy's own refusal, as for the forward
+        s2s.grad(eigvals_loss)(bad)

@@ -40,7 +40,9 @@ COMPLEX_UNVERIFIED = {
 }
 # JAX's equivalent on complex inputs, where the table's (for real ones) differs: a
 # real_if_close of values with imaginary parts far from 0 is the identity
-COMPLEX_JAX = {"real_if_close": lambda a, tol=100: a}
+COMPLEX_JAX = {"real_if_close": lambda a, tol=100: a,
+               # (a complex matrix's eigenvalues are complex: JAX's own, not their real part)
+               "linalg.eigvals": lambda a: jax.numpy.linalg.eigvals(a)}
 # Hermitian matrices: the imaginary part drawn antisymmetric (their rows draw
 # symmetric positive definite real parts)
 HERMITIAN = {"linalg.cholesky", "linalg.eigvalsh", "linalg.eigh"}
