@@ -92,6 +92,15 @@ def special_logsumexp(a, axis=None, b=None, keepdims=False):
     return special.logsumexp(a, axis=axis, b=b, keepdims=keepdims)
 
 
+def special_logsumexp_sign(a, axis=None, b=None, keepdims=False):
+    """``scipy.special.logsumexp(..., return_sign=True)``: log|sum(b exp(a))| and the
+    sum's sign, as a tuple."""
+    from scipy import special
+
+    out, sign = special.logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=True)
+    return out, sign
+
+
 def special_softmax(x, axis=None):
     """``scipy.special.softmax``."""
     from scipy import special
@@ -212,6 +221,7 @@ __all__ = [
     "special_xlogy",
     "special_xlog1py",
     "special_logsumexp",
+    "special_logsumexp_sign",
     "special_softmax",
     "special_log_softmax",
     "special_gamma",
@@ -420,6 +430,34 @@ def stats_cauchy_logsf(x, loc=0, scale=1):
     return _stats().cauchy.logsf(x, loc, scale)
 
 
+def stats_norm_ppf(q, loc=0, scale=1):
+    return _stats().norm.ppf(q, loc, scale)
+
+
+def stats_norm_isf(q, loc=0, scale=1):
+    return _stats().norm.isf(q, loc, scale)
+
+
+def stats_logistic_ppf(q, loc=0, scale=1):
+    return _stats().logistic.ppf(q, loc, scale)
+
+
+def stats_logistic_isf(q, loc=0, scale=1):
+    return _stats().logistic.isf(q, loc, scale)
+
+
+def stats_cauchy_ppf(q, loc=0, scale=1):
+    return _stats().cauchy.ppf(q, loc, scale)
+
+
+def stats_cauchy_isf(q, loc=0, scale=1):
+    return _stats().cauchy.isf(q, loc, scale)
+
+
+def stats_expon_ppf(q, loc=0, scale=1):
+    return _stats().expon.ppf(q, loc, scale)
+
+
 def stats_poisson_pmf(k, mu, loc=0):
     return _stats().poisson.pmf(k, mu, loc)
 
@@ -439,6 +477,13 @@ __all__ += [
     "stats_norm_logcdf",
     "stats_norm_sf",
     "stats_norm_logsf",
+    "stats_norm_ppf",
+    "stats_norm_isf",
+    "stats_logistic_ppf",
+    "stats_logistic_isf",
+    "stats_cauchy_ppf",
+    "stats_cauchy_isf",
+    "stats_expon_ppf",
     "stats_t_pdf",
     "stats_t_logpdf",
     "stats_gamma_pdf",

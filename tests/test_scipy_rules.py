@@ -297,3 +297,45 @@ def test_vmap_of_logsumexp_over_its_weights_matches_jax(in_axes) -> None:
     expected = jax.vmap(jax.grad(lse_b_jax, argnums=(0, 1)), in_axes=in_axes)(a, b)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=1e-10)
+
+
+# ---- logsumexp(..., return_sign=True) -------------------------------------------------------
+
+
+def lse_sign(a, b):
+    out, sign = sp.logsumexp(a, axis=1, b=b, return_sign=True)
+    return np.sum(out * sign * np.array([1.0, -2.0]))
+
+
+def lse_sign_jax(a, b):
+    out, sign = jsp.logsumexp(a, axis=1, b=b, return_sign=True)
+    return jnp.sum(out * sign * jnp.array([1.0, -2.0]))
+
+
+def lse_sign_flag(a, flag):
+    return sp.logsumexp(a, return_sign=flag)[0]
+
+
+@needs_jax
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_logsumexp_with_its_sign_matches_jax(backend) -> None:
+    """Weights of both signs (a sum of each sign), under grad (the 1st and 3rd call),
+    vmap of grad and jit; the sign passes no derivative."""
+    r = np.random.default_rng(4)
+    a = r.normal(size=(2, 3))
+    b = np.array([[1.0, -2.0, 0.5], [-0.3, 0.2, -0.1]])
+    want = jax.grad(lse_sign_jax, argnums=(0, 1))(a, b)
+    f = s2s.jit(s2s.grad(lse_sign, argnums=(0, 1)), backend=backend)
+    for _ in range(3):
+        for g, e in zip(f(a, b), want):
+            np.testing.assert_allclose(g, e, rtol=1e-10)
+    xs = np.stack([a, -a])
+    for g, e in zip(s2s.vmap(s2s.grad(lse_sign, argnums=(0, 1)), in_axes=(0, None))(xs, b),
+                    jax.vmap(jax.grad(lse_sign_jax, argnums=(0, 1)), in_axes=(0, None))(xs, b)):
+        np.testing.assert_allclose(g, e, rtol=1e-10)
+
+
+def test_logsumexp_return_sign_must_be_written_as_a_constant() -> None:
+    with pytest.raises(s2s.TransformError, match="return_sign") as err:
+        s2s.grad(lse_sign_flag)(np.ones(3), True)
+    assert "lse_sign_flag" in str(err.value) and "test_scipy_rules.py" in str(err.value)

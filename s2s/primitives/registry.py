@@ -416,6 +416,11 @@ def defform(obj: Any, spelling: str, rewrite: Callable, note: str) -> None:
 def lookup_form(obj: Any) -> Callable | None:
     """The form registered for calls of ``obj``, or None."""
     found = FORMS.get(_form_key(obj))
+    if found is None and "scipy.special" in sys.modules and \
+            "s2s.primitives.special" not in sys.modules:
+        from . import special  # noqa: F401  (logsumexp's return_sign)
+
+        found = FORMS.get(_form_key(obj))
     if found is None and _scipy_solvers_in_use(obj):
         from . import scipy_linalg  # noqa: F401  (cho_factor, cho_solve, correlate)
 

@@ -127,6 +127,15 @@ def _defloc_scale(dist, methods, dx, shape="", shape_partials=None, cdf_underive
                        underived=cdf_underived)
 
 
+def _defquantile(dist, method):
+    """ppf (isf): the x where cdf(x) (sf(x)) is q, of a location-scale family:
+    d/dq = 1 / pdf(x) (its negative for isf), d/dloc = 1, d/dscale = (x - loc) / scale."""
+    minus = "" if method == "ppf" else "-"
+    _defmethod(dist, method, "(q, loc=0, scale=1)",
+               {"q": f"{minus}1 / stats_{dist}_pdf(ans, loc, scale)",
+                "loc": "np.ones_like(ans)", "scale": "(ans - loc) / scale"}, prelude="")
+
+
 ALL = ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf")
 
 if _st is not None:
@@ -142,6 +151,12 @@ if _st is not None:
         shape_partials={"df": "(special_digamma((df + 1) / 2) - special_digamma(df / 2)"
                               " - 1 / df - np.log1p(z * z / df)"
                               " + (df + 1) * z * z / (df * (df + z * z))) / 2"})
+
+    # quantiles (those jax.scipy.stats has): NaN outside [0, 1], +-inf at its ends
+    for _dist, _methods in (("norm", ("ppf", "isf")), ("logistic", ("ppf", "isf")),
+                            ("cauchy", ("ppf", "isf")), ("expon", ("ppf",))):
+        for _method in _methods:
+            _defquantile(_dist, _method)
 
     # ---- on a half-line or an interval: 0 outside the support, as JAX --------------
 
