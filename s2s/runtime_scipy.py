@@ -684,11 +684,14 @@ __all__ += ["linalg_solve_triangular", "linalg_expm", "linalg_cho_factor",
 
 def linalg_solve_banded(ab, b, lower=0, upper=0, overwrite_ab=False, overwrite_b=False,
                         check_finite=True):
-    """``scipy.linalg.solve_banded((lower, upper), ab, b)`` (never overwriting; JAX has
-    no banded solver: the JAX backend refuses it when it runs)."""
+    """``scipy.linalg.solve_banded((lower, upper), ab, b)`` (never overwriting).  JAX
+    has no banded solver: on the JAX backend (where ``linalg`` is jax.scipy.linalg) the
+    band is made a dense matrix and solved as one."""
     from scipy import linalg
 
-    return linalg.solve_banded((lower, upper), ab, b)
+    if hasattr(linalg, "solve_banded"):
+        return linalg.solve_banded((lower, upper), ab, b)
+    return np.linalg.solve(banded_dense(ab, lower, upper), b)
 
 
 def banded_dense(x, lower, upper):

@@ -617,3 +617,23 @@ def test_eigvals_under_jit_on_jax_and_at_nan() -> None:
     bad[0, 0] = np.nan
     with pytest.raises(np.linalg.LinAlgError):  # NumPy's own refusal, as for the forward
         s2s.grad(eigvals_loss)(bad)
+
+
+@needs_jax
+def test_solve_banded_on_the_jax_backend() -> None:
+    """JAX has no banded solver: on the JAX backend the band is solved as the dense
+    matrix it stores.  Values, gradients (against finite differences) and a vmapped
+    gradient as on NumPy."""
+    r = np.random.default_rng(11)
+    ab = r.normal(size=(4, 6))
+    ab[2] += 5.0
+    b = r.normal(size=(6, 2))
+    value, _ = s2s.jit(s2s.value_and_grad(S.f_solve_banded), backend="jax")(ab, b)
+    np.testing.assert_allclose(value, S.f_solve_banded(ab, b), rtol=1e-12)
+    f = s2s.jit(s2s.grad(S.f_solve_banded, argnums=(0, 1)), backend="jax")
+    for i, got in enumerate(f(ab, b)):
+        np.testing.assert_allclose(got, fd_grad(S.f_solve_banded, (ab, b), i)[0], rtol=1e-6,
+                                   atol=1e-8)
+    abs_ = np.stack([ab, ab * 1.1])
+    v = s2s.vmap(s2s.grad(S.f_solve_banded), in_axes=(0, None))
+    np.testing.assert_allclose(s2s.jit(v, backend="jax")(abs_, b), v(abs_, b), rtol=1e-10)
