@@ -26,7 +26,8 @@ real values.
 * ``solve_banded((l, u), ab, b)``: the derivatives of a dense solve, the matrix's
   kept to the band (``banded_dense`` and ``dense_banded`` move between the band's
   storage and the matrix; each is the other's transpose).  JAX has no banded solver:
-  checked by finite differences and a dense JAX twin.
+  checked by finite differences and a dense JAX twin (on the JAX backend the runtime
+  solves the dense matrix).
 * ``convolve(in1, in2, mode)`` (and ``fftconvolve`` with ``axes``, which vmap uses to
   convolve each example with its own kernel): bilinear; the cotangent of ``mode``'s
   result padded to the full result's shape (``conv_pad``) gives each operand's as a
