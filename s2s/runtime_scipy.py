@@ -608,6 +608,13 @@ def linalg_expm(a):
     return linalg.expm(a)
 
 
+def linalg_sqrtm(a):
+    """``scipy.linalg.sqrtm``: the principal square root (real where SciPy finds one)."""
+    from scipy import linalg
+
+    return linalg.sqrtm(a)
+
+
 def linalg_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     """The factor of ``scipy.linalg.cho_factor(a, lower)`` (its first result; the
     other triangle holds ``a``'s entries, as LAPACK leaves them)."""
@@ -677,7 +684,7 @@ def conv_crop(cot, in1, in2, mode="full", axes=None):
     return cot[tuple(slice(lo, n - hi) for (lo, hi), n in zip(widths, np.shape(cot)))]
 
 
-__all__ += ["linalg_solve_triangular", "linalg_expm", "linalg_cho_factor",
+__all__ += ["linalg_solve_triangular", "linalg_expm", "linalg_sqrtm", "linalg_cho_factor",
             "linalg_cho_solve", "linalg_solve_sylvester", "signal_convolve",
             "signal_fftconvolve", "conv_pad", "conv_crop"]
 

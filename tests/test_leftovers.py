@@ -637,3 +637,43 @@ def test_solve_banded_on_the_jax_backend() -> None:
     abs_ = np.stack([ab, ab * 1.1])
     v = s2s.vmap(s2s.grad(S.f_solve_banded), in_axes=(0, None))
     np.testing.assert_allclose(s2s.jit(v, backend="jax")(abs_, b), v(abs_, b), rtol=1e-10)
+
+
+def sqrtm_loss(a):
+    s = sl.sqrtm(a)
+    return np.sum(np.abs(s) ** 2 * np.arange(1.0, 1.0 + s.size).reshape(s.shape)) + np.real(
+        np.trace(s))
+
+
+def _complex_fd(fn, z, eps=1e-6):
+    """JAX's gradient of a real function of complex z: df/dx - 1j df/dy."""
+    out = np.zeros_like(z)
+    for idx in np.ndindex(z.shape):
+        for unit, scale in ((1.0, 1.0), (1j, -1j)):
+            step = np.zeros_like(z)
+            step[idx] = unit * eps
+            out[idx] += scale * (fn(z + step) - fn(z - step)) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["real_root", "complex_root", "complex_matrix"])
+def test_sqrtm_gradients_match_finite_differences(kind: str) -> None:
+    """A real matrix with a real root, one whose root is complex (a negative
+    eigenvalue: its cotangent is real, JAX's convention), and a complex matrix; the
+    1st, 3rd and 10th call alike, the caller's array left alone."""
+    r = np.random.default_rng(zlib_id(kind))
+    a = r.normal(size=(3, 3)) + (4.0 * np.eye(3) if kind == "real_root" else 0)
+    if kind == "complex_root":
+        a = a - 3.0 * np.eye(3)
+    if kind == "complex_matrix":
+        a = a + 1j * r.normal(size=(3, 3)) + 3.0 * np.eye(3)
+    assert np.iscomplexobj(sl.sqrtm(a)) == (kind != "real_root")
+    before = a.copy()
+    want = _complex_fd(sqrtm_loss, a) if kind == "complex_matrix" else \
+        fd_grad(sqrtm_loss, (a,), 0)[0]
+    f = s2s.grad(sqrtm_loss)
+    for _ in range(10):
+        got = f(a)
+        assert got.dtype == a.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(a, before)

@@ -193,6 +193,24 @@ if _sl is not None:
         bottom = np.concatenate([np.zeros_like(A), A], axis=-1)
         return linalg_expm(np.concatenate([top, bottom], axis=-2))[..., :n, n:]
 
+    # ---- sqrtm ----------------------------------------------------------------------
+    # s = sqrtm(a): s ds + ds s = da, a Sylvester equation in ds; the VJP solves its
+    # transpose, s^T x + x s^T = g.  (JAX's sqrtm, through schur, has no derivative.)
+
+    _defscipy("linalg", "sqrtm", "linalg_sqrtm", "(A)", family="linalg",
+              batch="trailing_axes",
+              note="s ds + ds s = dA (solve_sylvester); complex where SciPy's root is; "
+              "a real A's cotangent is real")
+
+    @defvjp("scipy.linalg.sqrtm")
+    def sqrtm_vjp(g, ans, A):
+        s_t = np.matrix_transpose(ans)
+        return unbroadcast(linalg_solve_sylvester(s_t, s_t, g), A)
+
+    @defjvp("scipy.linalg.sqrtm", "A")
+    def sqrtm_jvp(A_dot, ans, A):
+        return linalg_solve_sylvester(ans, ans, A_dot)
+
     # ---- cho_factor, cho_solve -----------------------------------------------------
 
     _defscipy("linalg", "cho_factor", "linalg_cho_factor",
