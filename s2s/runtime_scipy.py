@@ -560,9 +560,14 @@ def gradient_bar(cot, f, *varargs, axis=None, edge_order=1):
                              "axis= returns one array per axis: s2s differentiates one "
                              "axis at a time (give axis=)")
         axis = 0
-    if len(varargs) > 1 or any(np.ndim(h) != 0 for h in varargs):
-        raise ValueError("s2s differentiates np.gradient with one scalar spacing (not "
-                         "coordinates, not one spacing per axis)")
+    if len(varargs) > 1:
+        raise ValueError("s2s differentiates np.gradient along one axis at a time, with "
+                         "one spacing")
+    if varargs and np.ndim(varargs[0]) != 0:  # coordinates: the stencil's matrix, transposed
+        n = np.shape(cot)[axis]
+        stencil = np.gradient(np.eye(n), varargs[0], axis=0, edge_order=edge_order)
+        bar = np.tensordot(np.moveaxis(np.asarray(cot), axis, -1), stencil, axes=(-1, 0))
+        return np.moveaxis(bar, -1, axis).astype(np.result_type(cot, f), copy=False)
     g = np.moveaxis(np.asarray(cot), axis, 0)
     if varargs:
         g = g / varargs[0]

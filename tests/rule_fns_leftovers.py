@@ -89,6 +89,26 @@ def f_gradient_edge_order_2(x):
     return total + np.sum(np.gradient(x[:, 0], edge_order=2) ** 3)
 
 
+X5 = np.array([0.0, 0.3, 1.0, 1.2, 2.0])  # coordinates, unevenly spaced
+
+
+def f_gradient_axes(x):
+    """axis= a tuple: one gradient per axis, each with its spacing, as the tuple NumPy
+    returns."""
+    gx, gy = np.gradient(x, 0.5, 0.25, axis=(0, 1))
+    both = np.gradient(x, axis=(1, 0))
+    return np.sum(gx**2) + np.sum(np.sin(gy)) + np.sum(both[0] * both[1])
+
+
+def f_gradient_coordinates(x):
+    # (JAX's gradient has no edge_order, and promotes float32 values to the coordinates'
+    # float64 where NumPy keeps float32: finite differences here, the rule rows check
+    # coordinates against JAX)
+    gx, gy = np.gradient(x, 0.5, X5, axis=(0, 1), edge_order=2)
+    total = np.sum(gx * gy) + np.sum(np.gradient(x, X5, axis=-1, edge_order=2) ** 2)
+    return total + np.sum(np.sin(np.gradient(x, 0.5, X5, axis=(0, 1))[1]))
+
+
 def f_gradient_bar(cot, f):
     return np.sum(np.sin(gradient_bar(cot * f, f, 0.5, axis=1)) ** 2)
 

@@ -159,8 +159,12 @@ def block_three_deep(x):
     return np.sum(np.block([[[x, x]], [[x, x]]]))
 
 
-def gradient_two_axes(x):
-    return np.sum(np.gradient(x, axis=(0, 1))[0])
+def gradient_axes_variable(x, k):
+    return np.sum(np.gradient(x, axis=k))
+
+
+def gradient_three_spacings(x):
+    return np.sum(np.gradient(x, 0.5, 0.25, 1.0, axis=(0, 1))[0])
 
 
 def gradient_two_spacings(x):
@@ -185,8 +189,9 @@ REFUSED = {  # function, arguments, argnums, what the message says
     "select_list_argument": (select_of_a_list_argument, (X34, [X34 > 0]), 0,
                              "`condlist` must be a list or tuple written in the function"),
     "block_three_deep": (block_three_deep, (X34,), 0, "nested more than two deep"),
-    "gradient_two_axes": (gradient_two_axes, (X34,), 0, "`axis=` must be one int"),
-    "gradient_two_spacings": (gradient_two_spacings, (X34,), 0, "one spacing per axis"),
+    "gradient_axes_variable": (gradient_axes_variable, (X34, 1), 0, "`axis=` must be one int"),
+    "gradient_two_spacings": (gradient_two_spacings, (X34,), 0, "several spacings for one axis"),
+    "gradient_three_spacings": (gradient_three_spacings, (X34,), 0, "3 spacings for 2 axes"),
     "gradient_spacing": (gradient_spacing_differentiated, (X34[0], 0.5), 1,
                          "has no derivative rule in `varargs`"),
     "cho_solve_pair": (cho_solve_of_a_pair_not_written, (B32, (A33, True)), 0,
