@@ -593,6 +593,15 @@ def gradient_bar(cot, f, *varargs, axis=None, edge_order=1):
 __all__ += ["gradient_bar"]
 
 
+def atleast_nd(a, ndim):
+    """``a`` with axes of length 1 put in front until it has ``ndim`` axes, as
+    ``np.block`` makes each block (``np.atleast_3d`` puts them elsewhere)."""
+    return np.reshape(a, (1,) * max(ndim - np.ndim(a), 0) + np.shape(a))
+
+
+__all__ += ["atleast_nd"]
+
+
 # ---- scipy.linalg and scipy.signal: one call each (jax.scipy has them: the JAX
 # backend runs these with jax.scipy's), and the padding that undoes a convolution's mode
 

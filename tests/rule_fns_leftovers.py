@@ -52,6 +52,13 @@ def f_select(x):
     return np.sum(y * z) + np.sum(w**2)
 
 
+def f_block_deep(x, y):
+    """Lists three and four deep: each block gets axes of length 1 in front first."""
+    b = np.block([[[x, y]], [[y, x * 2.0]]])
+    c = np.block([[[[x[0]]], [[y[1]]]]])
+    return np.sum(b**2 * np.cos(b)) + np.sum(np.sin(c) * c[..., ::-1])
+
+
 def f_block(x, y):
     m = np.block([[x, y], [np.sin(y), x * 2.0]])
     v = np.block([x[0], y[1], x[1, :1] * 2.0])

@@ -35,6 +35,10 @@ def _partition_row(variant, shape, kth, **params):
     return Row("partition", variant, (const(a), const(kth)), params, jax=twin)
 
 
+def _atleast_nd_twin(a, ndim):
+    return jnp.reshape(a, (1,) * max(ndim - a.ndim, 0) + a.shape)
+
+
 def _gradient_bar_twin(cot, f, *varargs, axis=None, edge_order=1):
     return jax.vjp(lambda v: jnp.gradient(v, *varargs, axis=axis), f)[1](cot)[0]
 
@@ -56,6 +60,9 @@ ROWS = [
     _partition_row("size_one_axis", (1, 4), 0, axis=0),
     _partition_row("size_zero_batch", (0, 4), 1),
     _partition_row("vector", (6,), 3),
+    Row("atleast_nd", "vector", (normal(3), const(3)), jax=_atleast_nd_twin),
+    Row("atleast_nd", "matrix", (normal(2, 3), const(4)), jax=_atleast_nd_twin),
+    Row("atleast_nd", "deep_enough", (normal(2, 1, 3), const(2)), jax=_atleast_nd_twin),
     Row("gradient", "vector", (normal(6),)),
     Row("gradient", "spacing", (normal(3, 5), const(0.5)), {"axis": 1}),
     Row("gradient", "axis_neg", (normal(4, 3, 2), const(2.0)), {"axis": -3}),
@@ -92,6 +99,7 @@ E2E = [
     E2ECase(F.f_ufunc_reduce, ("sum", "prod", "max", "min"), (normal(3, 4),)),
     E2ECase(F.f_ufunc_accumulate, ("cumsum", "cumprod"), (normal(3, 4),)),
     E2ECase(F.f_select, ("where",), (normal(3, 4),)),
+    E2ECase(F.f_block_deep, ("concatenate", "atleast_nd"), (normal(2, 3), normal(2, 3))),
     E2ECase(F.f_block, ("concatenate", "atleast_1d", "atleast_2d"),
             (normal(2, 3), normal(2, 3))),
     E2ECase(F.f_partition, ("partition",), (normal(3, 7),)),

@@ -155,8 +155,8 @@ def select_of_a_list_argument(x, conds):
     return np.sum(np.select(conds, [x]))
 
 
-def block_three_deep(x):
-    return np.sum(np.block([[[x, x]], [[x, x]]]))
+def block_uneven(x):
+    return np.sum(np.block([[[x, x]], [x, x]]))
 
 
 def gradient_axes_variable(x, k):
@@ -188,7 +188,7 @@ REFUSED = {  # function, arguments, argnums, what the message says
     "reduce_dtype": (reduce_with_dtype, (X34,), 0, "`dtype=` must be written"),
     "select_list_argument": (select_of_a_list_argument, (X34, [X34 > 0]), 0,
                              "`condlist` must be a list or tuple written in the function"),
-    "block_three_deep": (block_three_deep, (X34,), 0, "nested more than two deep"),
+    "block_uneven": (block_uneven, (X34,), 0, "nest to different depths"),
     "gradient_axes_variable": (gradient_axes_variable, (X34, 1), 0, "`axis=` must be one int"),
     "gradient_two_spacings": (gradient_two_spacings, (X34,), 0, "several spacings for one axis"),
     "gradient_three_spacings": (gradient_three_spacings, (X34,), 0, "3 spacings for 2 axes"),

@@ -293,3 +293,30 @@ def insert_bars_rule(b: Batch, s: Let) -> str:
     where = "None" if axis is None else str(axis % b.rank(arr))
     return (f"insert_bars({_with_batch(b, cot)}, {_with_batch(b, arr)}, {atom_text(obj)}, "
             f"{_with_batch(b, values)}, axis={where}, batched=True)")
+
+
+# ---- np.block's blocks, for lists nested three deep or more -------------------------------
+
+defprim("atleast_nd", runtime.atleast_nd, "(a, ndim)", family="runtime",
+        spelling=call_spelling("atleast_nd"), diff=("a",),
+        note="a with axes of length 1 in front up to ndim (np.block's blocks): a reshape")
+
+
+@defvjp("atleast_nd")
+def atleast_nd_vjp(g, ans, a, ndim):
+    return np.reshape(g, np.shape(a))
+
+
+deflinear("atleast_nd", "a")
+
+
+@batch_rule("atleast_nd")
+def atleast_nd_rule(b: Batch, s: Let) -> str:
+    """Each example's new axes go after the batch axis."""
+    a = s.args[0]
+    ndim = static(s, "ndim", None) if len(s.args) < 2 else s.args[1].value
+    missing = max(ndim - b.rank(a), 0)
+    if not missing:
+        return _with_batch(b, a)
+    axes = ", ".join(str(k) for k in range(1, 1 + missing))
+    return f"np.expand_dims({_with_batch(b, a)}, ({axes},))"
