@@ -458,6 +458,16 @@ def stats_expon_ppf(q, loc=0, scale=1):
     return _stats().expon.ppf(q, loc, scale)
 
 
+def stats_frozen(dist, *params):
+    """``scipy.stats.<dist>(*params)``, a frozen distribution (its methods, called in
+    the function, read the parameters themselves; JAX has no frozen ones: there, the
+    parameters)."""
+    from scipy import stats
+
+    made = getattr(stats, dist)
+    return made(*params) if callable(made) else params
+
+
 def stats_poisson_pmf(k, mu, loc=0):
     return _stats().poisson.pmf(k, mu, loc)
 
@@ -471,6 +481,7 @@ def stats_poisson_cdf(k, mu, loc=0):
 
 
 __all__ += [
+    "stats_frozen",
     "stats_norm_pdf",
     "stats_norm_logpdf",
     "stats_norm_cdf",
