@@ -576,7 +576,10 @@ def gradient_bar(cot, f, *varargs, axis=None, edge_order=1):
                          "one spacing")
     if varargs and np.ndim(varargs[0]) != 0:  # coordinates: the stencil's matrix, transposed
         n = np.shape(cot)[axis]
-        stencil = np.gradient(np.eye(n), varargs[0], axis=0, edge_order=edge_order)
+        if edge_order == 1:  # (JAX's gradient takes no edge_order: the JAX backend)
+            stencil = np.gradient(np.eye(n), varargs[0], axis=0)
+        else:
+            stencil = np.gradient(np.eye(n), varargs[0], axis=0, edge_order=edge_order)
         bar = np.tensordot(np.moveaxis(np.asarray(cot), axis, -1), stencil, axes=(-1, 0))
         return np.moveaxis(bar, -1, axis).astype(np.result_type(cot, f), copy=False)
     g = np.moveaxis(np.asarray(cot), axis, 0)

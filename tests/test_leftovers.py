@@ -682,3 +682,29 @@ def test_sqrtm_gradients_match_finite_differences(kind: str) -> None:
         assert got.dtype == a.dtype
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
     np.testing.assert_array_equal(a, before)
+
+
+def gradient_coordinates(a):
+    gx, gy = np.gradient(a, 0.5, L.X5, axis=(0, 1))
+    return np.sum(gx * gy) + np.sum(np.sin(gy))
+
+
+@needs_jax
+def test_gradient_with_coordinates_on_the_jax_backend() -> None:
+    """jnp.gradient takes coordinates but no edge_order: the transposed stencil is
+    built without it on the JAX backend."""
+    import jax.numpy as jnp
+
+    def twin(a):
+        gx, gy = jnp.gradient(a, 0.5, jnp.asarray(L.X5), axis=(0, 1))
+        return jnp.sum(gx * gy) + jnp.sum(jnp.sin(gy))
+
+    a = R.normal(size=(4, 5))
+    want = jax.grad(twin)(a)
+    for backend in ("numpy", "jax"):
+        np.testing.assert_allclose(s2s.jit(s2s.grad(gradient_coordinates), backend=backend)(a),
+                                   want, rtol=1e-10)
+    stack = np.stack([a, -a])
+    np.testing.assert_allclose(
+        s2s.jit(s2s.vmap(s2s.grad(gradient_coordinates)), backend="jax")(stack),
+        jax.vmap(jax.grad(twin))(stack), rtol=1e-10)
