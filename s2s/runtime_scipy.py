@@ -607,13 +607,24 @@ def gradient_bar(cot, f, *varargs, axis=None, edge_order=1):
 __all__ += ["gradient_bar"]
 
 
+def sign_turn(x, t):
+    """The derivative along ``t`` of |x|'s derivative conj(x) / |x|: zero for real x (a
+    sign is piecewise constant); for complex x, -1j conj(x) Im(conj(x) t) / |x|^3, 0 at
+    x = 0.  Linear in ``t``, and its own transpose."""
+    if not np.iscomplexobj(x):
+        return np.zeros(np.broadcast_shapes(np.shape(x), np.shape(t)), np.result_type(x, t))
+    m = np.abs(x)
+    safe = np.where(m == 0, 1.0, m)
+    return np.where(m == 0, 0.0, -1j * np.conj(x) * np.imag(np.conj(x) * t) / safe**3)
+
+
 def atleast_nd(a, ndim):
     """``a`` with axes of length 1 put in front until it has ``ndim`` axes, as
     ``np.block`` makes each block (``np.atleast_3d`` puts them elsewhere)."""
     return np.reshape(a, (1,) * max(ndim - np.ndim(a), 0) + np.shape(a))
 
 
-__all__ += ["atleast_nd"]
+__all__ += ["sign_turn", "atleast_nd"]
 
 
 # ---- scipy.linalg and scipy.signal: one call each (jax.scipy has them: the JAX

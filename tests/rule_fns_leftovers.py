@@ -16,8 +16,11 @@ if np.__name__ == "jax.numpy":  # the twin: gradient_bar from what it means
 
     def gradient_bar(cot, f, *varargs, axis=None):
         return jax.vjp(lambda v: np.gradient(v, *varargs, axis=axis), f)[1](cot)[0]
+
+    def sign_turn(x, t):  # (of real x: zero)
+        return np.zeros(np.broadcast_shapes(np.shape(x), np.shape(t)))
 else:
-    from s2s.runtime import gradient_bar
+    from s2s.runtime import gradient_bar, sign_turn
 
 
 def f_svd_values(x):
@@ -146,3 +149,9 @@ else:
 def f_insert_bars(cot, x, v):
     bars = insert_bars(cot * cot, x, np.array([1, 3]), v, axis=1)
     return np.sum(np.sin(bars[0]) * x) + np.sum(bars[1] ** 2)
+
+
+def f_sign_turn(t):
+    """The helper of norms' second derivatives, of a real x (zero): its t-derivative is
+    zero, its value too (it has none in x)."""
+    return np.sum(sign_turn(np.cos(X5[:3]), t * t) + t)

@@ -83,4 +83,5 @@ def f_stats_mvn(x, mean, a):
 
 def f_stats_quantiles(q):
     return np.sum((stats.norm.ppf(q, LOC3, 1.5) + stats.norm.isf(q) + stats.cauchy.ppf(q, 0.2)
+                   + stats.cauchy.isf(q, scale=1.2) + stats.logistic.ppf(q, LOC3)
                    + stats.logistic.isf(q, scale=0.8) + stats.expon.ppf(q, LOC3, 2.0)) * W23)

@@ -61,6 +61,9 @@ ROWS = [
     _partition_row("size_zero_batch", (0, 4), 1),
     _partition_row("vector", (6,), 3),
     Row("atleast_nd", "vector", (normal(3), const(3)), jax=_atleast_nd_twin),
+    # (zero for real x; complex x: test_leftovers.py's second derivatives of norms)
+    Row("sign_turn", "real", (normal(2, 3), normal(2, 3)), wrt=("t",),
+        jax=lambda x, t: jnp.zeros(jnp.broadcast_shapes(x.shape, t.shape))),
     Row("atleast_nd", "matrix", (normal(2, 3), const(4)), jax=_atleast_nd_twin),
     Row("atleast_nd", "deep_enough", (normal(2, 1, 3), const(2)), jax=_atleast_nd_twin),
     Row("gradient", "vector", (normal(6),)),
@@ -99,6 +102,7 @@ E2E = [
     E2ECase(F.f_ufunc_reduce, ("sum", "prod", "max", "min"), (normal(3, 4),)),
     E2ECase(F.f_ufunc_accumulate, ("cumsum", "cumprod"), (normal(3, 4),)),
     E2ECase(F.f_select, ("where",), (normal(3, 4),)),
+    E2ECase(F.f_sign_turn, ("sign_turn",), (normal(2, 3),)),
     E2ECase(F.f_block_deep, ("concatenate", "atleast_nd"), (normal(2, 3), normal(2, 3))),
     E2ECase(F.f_block, ("concatenate", "atleast_1d", "atleast_2d"),
             (normal(2, 3), normal(2, 3))),

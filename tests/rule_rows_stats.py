@@ -152,6 +152,7 @@ else:
                                 S("multivariate_normal", "pdf")),
                 (normal(3, 3), normal(3), normal(3, 3))),
         E2ECase(F.f_stats_quantiles, (S("norm", "ppf"), S("norm", "isf"), S("cauchy", "ppf"),
+                                      S("cauchy", "isf"), S("logistic", "ppf"),
                                       S("logistic", "isf"), S("expon", "ppf")),
                 (uniform(0.05, 0.95)(2, 3),)),
         E2ECase(F.f_stats_poisson, tuple(S("poisson", m) for m in ("pmf", "logpmf", "cdf")),

@@ -32,6 +32,14 @@ class Const:
     value: Any
     text: str
 
+    def __post_init__(self) -> None:
+        # repr() of a float that is not finite is no Python literal (``inf``): emitted
+        # code, which imports NumPy as np, spells it np.inf
+        if self.text in _NOT_FINITE and isinstance(self.value, float):
+            object.__setattr__(self, "text", _NOT_FINITE[self.text])
+
+
+_NOT_FINITE = {"inf": "np.inf", "-inf": "-np.inf", "nan": "np.nan"}
 
 Atom = Union[Var, Const]
 
