@@ -380,7 +380,7 @@ def _second(fn, z, t, w):
                                                       ((3, 3), None, None), ((3, 3), "fro", None),
                                                       ((4,), 1, None), ((4,), -np.inf, None),
                                                       ((3, 3), 1, None), ((3, 3), np.inf, None),
-                                                      ((3, 4), 1, 0)], default=3))
+                                                      ((3, 4), 1, 0)], default=2))
 @pytest.mark.parametrize("dtype", [np.complex128,
                                    pytest.param(np.complex64, marks=pytest.mark.slow)])
 def test_second_derivatives_of_norms_of_complex_values_are_jaxs(shape, ord, axis, dtype):
@@ -406,8 +406,9 @@ def test_second_derivatives_of_norms_of_complex_values_are_jaxs(shape, ord, axis
 
 
 @needs_jax
-@pytest.mark.parametrize("shape, ord, axis", sampled([((4,), 3, None), ((3, 3), "nuc", None),
-                                                      ((3, 3), 2, None), ((3, 4), -2, 1)]))
+@pytest.mark.parametrize("shape, ord, axis", sampled([((3, 3), "nuc", None), ((4,), 3, None),
+                                                      ((3, 3), 2, None), ((3, 4), -2, 1)],
+                                                     default=1))
 def test_second_derivatives_of_p_and_singular_value_norms_refuse_complex_values(shape, ord, axis) -> None:
     """Their rules' second derivatives are written for real values (the p-norm's
     and the SVD's real transposes): complex values raise, naming the norm; real values
@@ -567,7 +568,7 @@ def _jax_eig_loss(a, weights):
 
 @needs_jax
 @pytest.mark.parametrize("kind, dtype", [
-    ("real", np.float64), ("complex", np.float32),
+    ("real", np.float64), pytest.param("complex", np.float32, marks=pytest.mark.slow),
     pytest.param("real", np.float32, marks=pytest.mark.slow),
     pytest.param("complex", np.float64, marks=pytest.mark.slow),
     pytest.param("symmetric", np.float64, marks=pytest.mark.slow)])
@@ -693,6 +694,7 @@ def gradient_coordinates(a):
 
 
 @needs_jax
+@pytest.mark.slow  # (JAX compiles three programs; the rule rows check coordinates by default)
 def test_gradient_with_coordinates_on_the_jax_backend() -> None:
     """jnp.gradient takes coordinates but no edge_order: the transposed stencil is
     built without it on the JAX backend."""
