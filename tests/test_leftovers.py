@@ -713,3 +713,20 @@ def test_gradient_with_coordinates_on_the_jax_backend() -> None:
     np.testing.assert_allclose(
         s2s.jit(s2s.vmap(s2s.grad(gradient_coordinates)), backend="jax")(stack),
         jax.vmap(jax.grad(twin))(stack), rtol=1e-10)
+
+
+def norm_with_default_order(x, order=np.inf, cap=np.float64(np.inf)):
+    return np.linalg.norm(x, order) + np.sum(np.minimum(x, cap))
+
+
+def gradient_of_the_gradient(x):
+    return np.sum(s2s.grad(norm_with_default_order)(x) * np.arange(3.0))
+
+
+def test_a_default_that_is_not_finite_is_spelled_as_numpy_spells_it() -> None:
+    """A callee's default np.inf (or np.float64(inf)) reaches emitted code as np.inf
+    (it was spelled inf: NameError in a gradient of a gradient)."""
+    x = np.array([1.0, -3.0, 2.0])
+    np.testing.assert_allclose(s2s.grad(norm_with_default_order)(x), [1.0, 0.0, 1.0])
+    np.testing.assert_allclose(s2s.grad(gradient_of_the_gradient)(x), np.zeros(3))
+    assert "np.inf" in s2s.source(s2s.grad(gradient_of_the_gradient))
