@@ -39,8 +39,10 @@ def stop_gradient(x):
 def real_only(x, what):
     """``x``, where a derivative written for real values reads it: complex values
     raise (that rule's derivative is not JAX's there yet) rather than a wrong number."""
-    if np.iscomplexobj(x):
-        raise TypeError(f"s2s differentiates {what} of real values only, not complex")
+    if np.iscomplexobj(x):  # (what's later lines: the user's line, where s2s knows it)
+        what, _, where = what.partition("\n")
+        raise TypeError(f"s2s differentiates {what} of real values only, not complex"
+                        + (f"\n{where}" if where else ""))
     return x
 
 

@@ -92,6 +92,15 @@ def special_logsumexp(a, axis=None, b=None, keepdims=False):
     return special.logsumexp(a, axis=axis, b=b, keepdims=keepdims)
 
 
+def special_logsumexp_sign(a, axis=None, b=None, keepdims=False):
+    """``scipy.special.logsumexp(..., return_sign=True)``: log|sum(b exp(a))| and the
+    sum's sign, as a tuple."""
+    from scipy import special
+
+    out, sign = special.logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=True)
+    return out, sign
+
+
 def special_softmax(x, axis=None):
     """``scipy.special.softmax``."""
     from scipy import special
@@ -212,6 +221,7 @@ __all__ = [
     "special_xlogy",
     "special_xlog1py",
     "special_logsumexp",
+    "special_logsumexp_sign",
     "special_softmax",
     "special_log_softmax",
     "special_gamma",
@@ -420,6 +430,44 @@ def stats_cauchy_logsf(x, loc=0, scale=1):
     return _stats().cauchy.logsf(x, loc, scale)
 
 
+def stats_norm_ppf(q, loc=0, scale=1):
+    return _stats().norm.ppf(q, loc, scale)
+
+
+def stats_norm_isf(q, loc=0, scale=1):
+    return _stats().norm.isf(q, loc, scale)
+
+
+def stats_logistic_ppf(q, loc=0, scale=1):
+    return _stats().logistic.ppf(q, loc, scale)
+
+
+def stats_logistic_isf(q, loc=0, scale=1):
+    return _stats().logistic.isf(q, loc, scale)
+
+
+def stats_cauchy_ppf(q, loc=0, scale=1):
+    return _stats().cauchy.ppf(q, loc, scale)
+
+
+def stats_cauchy_isf(q, loc=0, scale=1):
+    return _stats().cauchy.isf(q, loc, scale)
+
+
+def stats_expon_ppf(q, loc=0, scale=1):
+    return _stats().expon.ppf(q, loc, scale)
+
+
+def stats_frozen(dist, *params):
+    """``scipy.stats.<dist>(*params)``, a frozen distribution (its methods, called in
+    the function, read the parameters themselves; JAX has no frozen ones: there, the
+    parameters)."""
+    from scipy import stats
+
+    made = getattr(stats, dist)
+    return made(*params) if callable(made) else params
+
+
 def stats_poisson_pmf(k, mu, loc=0):
     return _stats().poisson.pmf(k, mu, loc)
 
@@ -433,12 +481,20 @@ def stats_poisson_cdf(k, mu, loc=0):
 
 
 __all__ += [
+    "stats_frozen",
     "stats_norm_pdf",
     "stats_norm_logpdf",
     "stats_norm_cdf",
     "stats_norm_logcdf",
     "stats_norm_sf",
     "stats_norm_logsf",
+    "stats_norm_ppf",
+    "stats_norm_isf",
+    "stats_logistic_ppf",
+    "stats_logistic_isf",
+    "stats_cauchy_ppf",
+    "stats_cauchy_isf",
+    "stats_expon_ppf",
     "stats_t_pdf",
     "stats_t_logpdf",
     "stats_gamma_pdf",
@@ -515,9 +571,17 @@ def gradient_bar(cot, f, *varargs, axis=None, edge_order=1):
                              "axis= returns one array per axis: s2s differentiates one "
                              "axis at a time (give axis=)")
         axis = 0
-    if len(varargs) > 1 or any(np.ndim(h) != 0 for h in varargs):
-        raise ValueError("s2s differentiates np.gradient with one scalar spacing (not "
-                         "coordinates, not one spacing per axis)")
+    if len(varargs) > 1:
+        raise ValueError("s2s differentiates np.gradient along one axis at a time, with "
+                         "one spacing")
+    if varargs and np.ndim(varargs[0]) != 0:  # coordinates: the stencil's matrix, transposed
+        n = np.shape(cot)[axis]
+        if edge_order == 1:  # (JAX's gradient takes no edge_order: the JAX backend)
+            stencil = np.gradient(np.eye(n), varargs[0], axis=0)
+        else:
+            stencil = np.gradient(np.eye(n), varargs[0], axis=0, edge_order=edge_order)
+        bar = np.tensordot(np.moveaxis(np.asarray(cot), axis, -1), stencil, axes=(-1, 0))
+        return np.moveaxis(bar, -1, axis).astype(np.result_type(cot, f), copy=False)
     g = np.moveaxis(np.asarray(cot), axis, 0)
     if varargs:
         g = g / varargs[0]
@@ -543,6 +607,26 @@ def gradient_bar(cot, f, *varargs, axis=None, edge_order=1):
 __all__ += ["gradient_bar"]
 
 
+def sign_turn(x, t):
+    """The derivative along ``t`` of |x|'s derivative conj(x) / |x|: zero for real x (a
+    sign is piecewise constant); for complex x, -1j conj(x) Im(conj(x) t) / |x|^3, 0 at
+    x = 0.  Linear in ``t``, and its own transpose."""
+    if not np.iscomplexobj(x):
+        return np.zeros(np.broadcast_shapes(np.shape(x), np.shape(t)), np.result_type(x, t))
+    m = np.abs(x)
+    safe = np.where(m == 0, 1.0, m)
+    return np.where(m == 0, 0.0, -1j * np.conj(x) * np.imag(np.conj(x) * t) / safe**3)
+
+
+def atleast_nd(a, ndim):
+    """``a`` with axes of length 1 put in front until it has ``ndim`` axes, as
+    ``np.block`` makes each block (``np.atleast_3d`` puts them elsewhere)."""
+    return np.reshape(a, (1,) * max(ndim - np.ndim(a), 0) + np.shape(a))
+
+
+__all__ += ["sign_turn", "atleast_nd"]
+
+
 # ---- scipy.linalg and scipy.signal: one call each (jax.scipy has them: the JAX
 # backend runs these with jax.scipy's), and the padding that undoes a convolution's mode
 
@@ -561,6 +645,13 @@ def linalg_expm(a):
     from scipy import linalg
 
     return linalg.expm(a)
+
+
+def linalg_sqrtm(a):
+    """``scipy.linalg.sqrtm``: the principal square root (real where SciPy finds one)."""
+    from scipy import linalg
+
+    return linalg.sqrtm(a)
 
 
 def linalg_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
@@ -632,18 +723,21 @@ def conv_crop(cot, in1, in2, mode="full", axes=None):
     return cot[tuple(slice(lo, n - hi) for (lo, hi), n in zip(widths, np.shape(cot)))]
 
 
-__all__ += ["linalg_solve_triangular", "linalg_expm", "linalg_cho_factor",
+__all__ += ["linalg_solve_triangular", "linalg_expm", "linalg_sqrtm", "linalg_cho_factor",
             "linalg_cho_solve", "linalg_solve_sylvester", "signal_convolve",
             "signal_fftconvolve", "conv_pad", "conv_crop"]
 
 
 def linalg_solve_banded(ab, b, lower=0, upper=0, overwrite_ab=False, overwrite_b=False,
                         check_finite=True):
-    """``scipy.linalg.solve_banded((lower, upper), ab, b)`` (never overwriting; JAX has
-    no banded solver: the JAX backend refuses it when it runs)."""
+    """``scipy.linalg.solve_banded((lower, upper), ab, b)`` (never overwriting).  JAX
+    has no banded solver: on the JAX backend (where ``linalg`` is jax.scipy.linalg) the
+    band is made a dense matrix and solved as one."""
     from scipy import linalg
 
-    return linalg.solve_banded((lower, upper), ab, b)
+    if hasattr(linalg, "solve_banded"):
+        return linalg.solve_banded((lower, upper), ab, b)
+    return np.linalg.solve(banded_dense(ab, lower, upper), b)
 
 
 def banded_dense(x, lower, upper):

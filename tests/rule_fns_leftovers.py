@@ -16,8 +16,11 @@ if np.__name__ == "jax.numpy":  # the twin: gradient_bar from what it means
 
     def gradient_bar(cot, f, *varargs, axis=None):
         return jax.vjp(lambda v: np.gradient(v, *varargs, axis=axis), f)[1](cot)[0]
+
+    def sign_turn(x, t):  # (of real x: zero)
+        return np.zeros(np.broadcast_shapes(np.shape(x), np.shape(t)))
 else:
-    from s2s.runtime import gradient_bar
+    from s2s.runtime import gradient_bar, sign_turn
 
 
 def f_svd_values(x):
@@ -50,6 +53,13 @@ def f_select(x):
     z = np.select([x > 0.0], [np.exp(x)])  # default 0
     w = np.select((x > 1.0, x < 0.2), (1.5, x * 3.0), default=x[0])  # constant, broadcast
     return np.sum(y * z) + np.sum(w**2)
+
+
+def f_block_deep(x, y):
+    """Lists three and four deep: each block gets axes of length 1 in front first."""
+    b = np.block([[[x, y]], [[y, x * 2.0]]])
+    c = np.block([[[[x[0]]], [[y[1]]]]])
+    return np.sum(b**2 * np.cos(b)) + np.sum(np.sin(c) * c[..., ::-1])
 
 
 def f_block(x, y):
@@ -89,6 +99,26 @@ def f_gradient_edge_order_2(x):
     return total + np.sum(np.gradient(x[:, 0], edge_order=2) ** 3)
 
 
+X5 = np.array([0.0, 0.3, 1.0, 1.2, 2.0])  # coordinates, unevenly spaced
+
+
+def f_gradient_axes(x):
+    """axis= a tuple: one gradient per axis, each with its spacing, as the tuple NumPy
+    returns."""
+    gx, gy = np.gradient(x, 0.5, 0.25, axis=(0, 1))
+    both = np.gradient(x, axis=(1, 0))
+    return np.sum(gx**2) + np.sum(np.sin(gy)) + np.sum(both[0] * both[1])
+
+
+def f_gradient_coordinates(x):
+    # (JAX's gradient has no edge_order, and promotes float32 values to the coordinates'
+    # float64 where NumPy keeps float32: finite differences here, the rule rows check
+    # coordinates against JAX)
+    gx, gy = np.gradient(x, 0.5, X5, axis=(0, 1), edge_order=2)
+    total = np.sum(gx * gy) + np.sum(np.gradient(x, X5, axis=-1, edge_order=2) ** 2)
+    return total + np.sum(np.sin(np.gradient(x, 0.5, X5, axis=(0, 1))[1]))
+
+
 def f_gradient_bar(cot, f):
     return np.sum(np.sin(gradient_bar(cot * f, f, 0.5, axis=1)) ** 2)
 
@@ -119,3 +149,9 @@ else:
 def f_insert_bars(cot, x, v):
     bars = insert_bars(cot * cot, x, np.array([1, 3]), v, axis=1)
     return np.sum(np.sin(bars[0]) * x) + np.sum(bars[1] ** 2)
+
+
+def f_sign_turn(t):
+    """The helper of norms' second derivatives, of a real x (zero): its t-derivative is
+    zero, its value too (it has none in x)."""
+    return np.sum(sign_turn(np.cos(X5[:3]), t * t) + t)

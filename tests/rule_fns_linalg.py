@@ -175,6 +175,16 @@ def f_eigvalsh(x):
     return np.sum(np.linalg.eigvalsh(x @ x.T) * C)
 
 
+def f_eigvals(x):
+    w = np.linalg.eigvals(x)
+    return np.sum(np.real(w) * C) + np.sum(np.abs(w) ** 2)
+
+
+def f_eig(x):
+    w, v = np.linalg.eig(x)  # |v_ij| does not depend on the eigenvectors' phases
+    return np.sum(np.real(w) * C) + np.sum(np.abs(w) ** 2) + np.sum(np.abs(v) ** 2 * W)
+
+
 def f_svd(x):
     u, s, vt = np.linalg.svd(x, full_matrices=False)
     return np.sum(s * C2) + np.sum(u**2 @ W22) + np.sum(vt**2 * W22)

@@ -64,6 +64,11 @@ def f_signal_fftconvolve(x, h):
     return total + np.sum(ss.fftconvolve(x[:2], h, mode="valid", axes=1) ** 2)
 
 
+def f_sqrtm(a):
+    s = sl.sqrtm(a @ a.T + np.eye(3))  # (positive definite: a real root)
+    return np.sum(np.sin(s)) + np.sum(sl.sqrtm(a[:2, :2] + 4.0 * np.eye(2)) ** 2)
+
+
 def f_solve_banded(ab, b):
     # (JAX has no banded solver: finite differences only)
     x = sl.solve_banded((1, 2), ab, b)

@@ -99,3 +99,10 @@ def f_bessel(x):
 
 def f_logsumexp_b(x, w):
     return np.sum(sp.logsumexp(x, axis=1, b=w) * W23[:, 0]) + sp.logsumexp(x, b=x * x)
+
+
+def f_logsumexp_sign(x, w):
+    """return_sign=True with weights of both signs: the sign per row, |sum| logged."""
+    out, sign = sp.logsumexp(x, axis=1, b=w - 0.5, return_sign=True)
+    whole, whole_sign = sp.logsumexp(x * 2.0, b=W23, return_sign=True, keepdims=True)
+    return np.sum(out * sign * W23[:, 0]) + np.sum(whole * whole_sign)

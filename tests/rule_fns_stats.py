@@ -79,3 +79,9 @@ def f_stats_mvn(x, mean, a):
     cov = a @ a.T + 3.0 * np.eye(3)  # positive definite for every drawn a
     return np.sum(stats.multivariate_normal.logpdf(x, mean, cov) * W23[0]) \
         + np.sum(stats.multivariate_normal.pdf(x[0], mean=mean, cov=cov))
+
+
+def f_stats_quantiles(q):
+    return np.sum((stats.norm.ppf(q, LOC3, 1.5) + stats.norm.isf(q) + stats.cauchy.ppf(q, 0.2)
+                   + stats.cauchy.isf(q, scale=1.2) + stats.logistic.ppf(q, LOC3)
+                   + stats.logistic.isf(q, scale=0.8) + stats.expon.ppf(q, LOC3, 2.0)) * W23)

@@ -35,6 +35,10 @@ def _partition_row(variant, shape, kth, **params):
     return Row("partition", variant, (const(a), const(kth)), params, jax=twin)
 
 
+def _atleast_nd_twin(a, ndim):
+    return jnp.reshape(a, (1,) * max(ndim - a.ndim, 0) + a.shape)
+
+
 def _gradient_bar_twin(cot, f, *varargs, axis=None, edge_order=1):
     return jax.vjp(lambda v: jnp.gradient(v, *varargs, axis=axis), f)[1](cot)[0]
 
@@ -56,15 +60,24 @@ ROWS = [
     _partition_row("size_one_axis", (1, 4), 0, axis=0),
     _partition_row("size_zero_batch", (0, 4), 1),
     _partition_row("vector", (6,), 3),
+    Row("atleast_nd", "vector", (normal(3), const(3)), jax=_atleast_nd_twin),
+    # (zero for real x; complex x: test_leftovers.py's second derivatives of norms)
+    Row("sign_turn", "real", (normal(2, 3), normal(2, 3)), wrt=("t",),
+        jax=lambda x, t: jnp.zeros(jnp.broadcast_shapes(x.shape, t.shape))),
+    Row("atleast_nd", "matrix", (normal(2, 3), const(4)), jax=_atleast_nd_twin),
+    Row("atleast_nd", "deep_enough", (normal(2, 1, 3), const(2)), jax=_atleast_nd_twin),
     Row("gradient", "vector", (normal(6),)),
     Row("gradient", "spacing", (normal(3, 5), const(0.5)), {"axis": 1}),
     Row("gradient", "axis_neg", (normal(4, 3, 2), const(2.0)), {"axis": -3}),
     Row("gradient", "two_points", (normal(2, 3),), {"axis": 0}),
     Row("gradient", "size_one_other", (normal(1, 4),), {"axis": 1}),
     Row("gradient", "size_zero_other", (normal(0, 4), const(0.3)), {"axis": -1}),
+    Row("gradient", "coordinates", (normal(3, 5), const(np.array([0.0, 0.3, 1.0, 1.2, 2.0]))),
+        {"axis": 1}),
     _gradient_bar_row("vector", (5,)),
     _gradient_bar_row("spacing_axis", (3, 4), 0.5, axis=1),
     _gradient_bar_row("axis_neg", (4, 3), 2.0, axis=-2),
+    _gradient_bar_row("coordinates", (4, 3), np.array([0.0, 0.5, 2.0]), axis=-1),
     Row("insert", "scalar_obj_axis1", (normal(3, 4), const(1), normal(3)), {"axis": 1}),
     Row("insert", "array_obj_rows", (normal(3, 4), const(np.array([0, 2, 2])), normal(4)),
         {"axis": 0}),
@@ -89,6 +102,8 @@ E2E = [
     E2ECase(F.f_ufunc_reduce, ("sum", "prod", "max", "min"), (normal(3, 4),)),
     E2ECase(F.f_ufunc_accumulate, ("cumsum", "cumprod"), (normal(3, 4),)),
     E2ECase(F.f_select, ("where",), (normal(3, 4),)),
+    E2ECase(F.f_sign_turn, ("sign_turn",), (normal(2, 3),)),
+    E2ECase(F.f_block_deep, ("concatenate", "atleast_nd"), (normal(2, 3), normal(2, 3))),
     E2ECase(F.f_block, ("concatenate", "atleast_1d", "atleast_2d"),
             (normal(2, 3), normal(2, 3))),
     E2ECase(F.f_partition, ("partition",), (normal(3, 7),)),
@@ -97,6 +112,9 @@ E2E = [
     E2ECase(F.f_gradient, ("gradient",), (normal(3, 5),)),
     E2ECase(F.f_gradient_edge_order_2, ("gradient",), (normal(3, 5),), jax=False),
     E2ECase(F.f_gradient_bar, ("gradient_bar",), (normal(3, 4), normal(3, 4))),
+    E2ECase(F.f_gradient_axes, ("gradient", "make_tuple"), (normal(4, 5),)),
+    E2ECase(F.f_gradient_coordinates, ("gradient", "make_tuple"), (normal(4, 5),),
+            jax=False),
     E2ECase(F.f_insert, ("insert",), (normal(3, 3), normal(4))),
     E2ECase(F.f_insert_bars, ("insert_bars",), (normal(3, 6), normal(3, 4), normal(3, 2))),
     E2ECase(F.f_cross_axes, ("cross",), (normal(3, 4), normal(4, 3))),

@@ -4,9 +4,10 @@ Matrices are drawn well conditioned: diagonally dominant for inverses and solves
 Q diag(spread) Q^T (+ shift) for symmetric ones, U diag(spread) V^T for singular
 values, so derivatives that divide by eigenvalue or singular-value gaps are tame.
 Several-result primitives (slogdet, eigh, svd, qr, lstsq) are checked end to end here
-and rule by rule against JAX in test_linalg_results.py.
+and rule by rule against JAX in test_linalg_results.py (eig in test_leftovers.py).
 """
 
+import jax.numpy as jnp
 import numpy as np
 
 import rule_fns_linalg as F
@@ -168,6 +169,12 @@ ROWS = (
         Row("linalg.cholesky", "batch", (symmetric(3, 2, shift=3.0),)),
         Row("linalg.cholesky", "upper", (symmetric(4, shift=3.0),), {"upper": True}),
         Row("linalg.eigvalsh", "batch", (symmetric(4, 2),)),
+        Row("linalg.eigvals", "matrix", (normal(3, 3),)),
+        Row("linalg.eigvals", "batch", (normal(2, 4, 4),)),
+        # NumPy's eigenvalues come out real here, JAX's complex (with zero imaginary
+        # parts): compared with the real part of JAX's
+        Row("linalg.eigvals", "real_eigenvalues", (symmetric(3),),
+            jax=lambda a: jnp.real(jnp.linalg.eigvals(a))),
         Row("linalg.svdvals", "wide", (spread(2, 3),)),
         Row("linalg.svdvals", "batch", (spread(3, 3, 2),)),
     ]
@@ -228,6 +235,10 @@ E2E = [
     E2ECase(F.f_cholesky, ("linalg.cholesky",), (normal(3, 3),)),
     E2ECase(F.f_eigh, ("linalg.eigh",), (symmetric(3),)),
     E2ECase(F.f_eigvalsh, ("linalg.eigvalsh",), (normal(3, 3),)),
+    E2ECase(F.f_eigvals, ("linalg.eigvals",), (normal(3, 3),)),
+    # (JAX's jnp.linalg.eig refuses eigenvector derivatives: finite differences here,
+    # jax.lax.linalg.eig(enable_eigvec_derivs=True) in test_leftovers.py)
+    E2ECase(F.f_eig, ("linalg.eig",), (normal(3, 3),), jax=False),
     E2ECase(F.f_svd, ("linalg.svd",), (spread(3, 2),)),
     E2ECase(F.f_svdvals, ("linalg.svdvals",), (spread(3, 4),)),
     E2ECase(F.f_qr, ("linalg.qr",), (spread(3, 2),)),

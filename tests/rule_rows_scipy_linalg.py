@@ -12,7 +12,7 @@ against the mode's).  solve_sylvester's E2E case is checked by finite difference
 """
 
 import numpy as np
-from rule_table import E2ECase, Row, const, normal
+from rule_table import E2ECase, Row, const, normal, uniform
 
 try:
     import scipy.linalg  # noqa: F401
@@ -110,6 +110,20 @@ else:
     def solve_banded_twin(ab, b, lower=0, upper=0, **_):
         return jnp.linalg.solve(dense_twin(ab, lower, upper), b)
 
+    def sqrtm_twin(a):
+        """The principal square root by Denman-Beavers' iteration (JAX's sqrtm, through
+        schur, has no derivative; this one differentiates through its iterations):
+        y -> (y + z^-1) / 2, z -> (z + y^-1) / 2 from y = a, z = I, converging to
+        sqrtm(a) for a matrix with no eigenvalue on the closed negative real axis."""
+        y, z = a, jnp.broadcast_to(jnp.eye(a.shape[-1]), a.shape)
+        for _ in range(40):
+            y, z = (y + jnp.linalg.inv(z)) / 2, (z + jnp.linalg.inv(y)) / 2
+        return y
+
+    def shifted(n, *batch):
+        """A matrix (stack) with its eigenvalues well inside the right half-plane."""
+        return lambda r: r.normal(size=(*batch, n, n)) + 2.0 * n * np.eye(n)
+
     CONVOLUTIONS = {  # variant -> (in1 shape, in2 shape)
         "vectors": ((7,), (3,)), "even_kernel": ((6,), (4,)),
         "kernel_longer": ((3,), (5,)), "matrices": ((4, 5), (2, 3)),
@@ -141,6 +155,9 @@ else:
         Row("scipy.linalg.expm", "matrix", (normal(3, 3),), jax="scipy.linalg.expm"),
         Row("scipy.linalg.expm", "size_one", (normal(1, 1),), jax="scipy.linalg.expm"),
         Row("scipy.linalg.expm", "stack", (normal(2, 3, 3),), jax="scipy.linalg.expm"),
+        Row("scipy.linalg.sqrtm", "matrix", (shifted(3),), jax=sqrtm_twin),
+        Row("scipy.linalg.sqrtm", "size_one", (uniform(0.5, 2.0)(1, 1),), jax=sqrtm_twin),
+        Row("scipy.linalg.sqrtm", "stack", (shifted(3, 2),), jax=sqrtm_twin),
         Row("scipy.linalg.cho_factor", "lower", (spd(3),), {"lower": True},
             jax=cho_factor_twin),
         Row("scipy.linalg.cho_factor", "upper", (spd(3),), jax=cho_factor_twin),
@@ -192,6 +209,9 @@ else:
         E2ECase(F.f_solve_triangular, ("scipy.linalg.solve_triangular",),
                 (conditioned(3), normal(3, 2))),
         E2ECase(F.f_expm, ("scipy.linalg.expm",), (normal(3, 3),)),
+        # (JAX's sqrtm has no derivative: finite differences; the rows above compare with
+        # a differentiable iteration in JAX)
+        E2ECase(F.f_sqrtm, ("scipy.linalg.sqrtm",), (normal(3, 3),), jax=False),
         E2ECase(F.f_cho, ("scipy.linalg.cho_factor", "scipy.linalg.cho_solve"),
                 (conditioned(3), normal(3, 2))),
         E2ECase(F.f_solve_sylvester, ("scipy.linalg.solve_sylvester",),

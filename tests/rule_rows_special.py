@@ -170,6 +170,8 @@ else:
         E2ECase(F.f_logsumexp_b, (special("logsumexp"),),
                 (normal(2, 3), uniform(0.3, 2.0)(3))),
         E2ECase(F.f_logsumexp_keepdims, (special("logsumexp"),)),
+        E2ECase(F.f_logsumexp_sign, (special("logsumexp_sign"),),
+                (normal(2, 3), uniform(0.0, 1.0)(2, 3))),
         E2ECase(F.f_softmax, (special("softmax"),)),
         E2ECase(F.f_log_softmax, (special("log_softmax"),)),
         E2ECase(F.f_cross_entropy, (special("log_softmax"),),

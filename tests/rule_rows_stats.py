@@ -120,8 +120,17 @@ else:
         )
     ]
 
+    # quantiles, where jax.scipy.stats has them (q inside (0, 1); near its ends too)
+    QUANTILES = [
+        r for d, ms in (("norm", ("ppf", "isf")), ("logistic", ("ppf", "isf")),
+                        ("cauchy", ("ppf", "isf")), ("expon", ("ppf",)))
+        for m in ms
+        for r in (row(d, m, "broadcast", (uniform(0.05, 0.95)(2, 3), LOC, SCALE)),
+                  row(d, m, "defaults", (uniform(0.05, 0.95)(3),)))
+    ] + [row("norm", "ppf", "tails", (const(A([1e-6, 0.5, 1 - 1e-6])),))]
+
     ROWS = [r for d, (ms, x, sh) in FAMILIES.items() for r in family_rows(d, ms, x, sh)] \
-        + EDGES + POISSON + MVN
+        + EDGES + POISSON + MVN + QUANTILES
 
     S = stats
     E2E = [
@@ -142,6 +151,10 @@ else:
         E2ECase(F.f_stats_mvn, (S("multivariate_normal", "logpdf"),
                                 S("multivariate_normal", "pdf")),
                 (normal(3, 3), normal(3), normal(3, 3))),
+        E2ECase(F.f_stats_quantiles, (S("norm", "ppf"), S("norm", "isf"), S("cauchy", "ppf"),
+                                      S("cauchy", "isf"), S("logistic", "ppf"),
+                                      S("logistic", "isf"), S("expon", "ppf")),
+                (uniform(0.05, 0.95)(2, 3),)),
         E2ECase(F.f_stats_poisson, tuple(S("poisson", m) for m in ("pmf", "logpmf", "cdf")),
                 (uniform(0.3, 5.0)(2, 3),)),
     ]

@@ -155,12 +155,16 @@ def select_of_a_list_argument(x, conds):
     return np.sum(np.select(conds, [x]))
 
 
-def block_three_deep(x):
-    return np.sum(np.block([[[x, x]], [[x, x]]]))
+def block_uneven(x):
+    return np.sum(np.block([[[x, x]], [x, x]]))
 
 
-def gradient_two_axes(x):
-    return np.sum(np.gradient(x, axis=(0, 1))[0])
+def gradient_axes_variable(x, k):
+    return np.sum(np.gradient(x, axis=k))
+
+
+def gradient_three_spacings(x):
+    return np.sum(np.gradient(x, 0.5, 0.25, 1.0, axis=(0, 1))[0])
 
 
 def gradient_two_spacings(x):
@@ -184,9 +188,10 @@ REFUSED = {  # function, arguments, argnums, what the message says
     "reduce_dtype": (reduce_with_dtype, (X34,), 0, "`dtype=` must be written"),
     "select_list_argument": (select_of_a_list_argument, (X34, [X34 > 0]), 0,
                              "`condlist` must be a list or tuple written in the function"),
-    "block_three_deep": (block_three_deep, (X34,), 0, "nested more than two deep"),
-    "gradient_two_axes": (gradient_two_axes, (X34,), 0, "`axis=` must be one int"),
-    "gradient_two_spacings": (gradient_two_spacings, (X34,), 0, "one spacing per axis"),
+    "block_uneven": (block_uneven, (X34,), 0, "nest to different depths"),
+    "gradient_axes_variable": (gradient_axes_variable, (X34, 1), 0, "`axis=` must be one int"),
+    "gradient_two_spacings": (gradient_two_spacings, (X34,), 0, "several spacings for one axis"),
+    "gradient_three_spacings": (gradient_three_spacings, (X34,), 0, "3 spacings for 2 axes"),
     "gradient_spacing": (gradient_spacing_differentiated, (X34[0], 0.5), 1,
                          "has no derivative rule in `varargs`"),
     "cho_solve_pair": (cho_solve_of_a_pair_not_written, (B32, (A33, True)), 0,
@@ -316,3 +321,412 @@ def test_insert_at_a_list_of_positions_on_the_jax_backend() -> None:
         np.testing.assert_allclose(g, e, rtol=1e-12)
     for g, e in zip(grad(x, v), (fd_grad(insert_at_a_list, (x, v), k)[0] for k in (0, 1))):
         np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
+
+
+# ---- complex values where NumPy's real operands meet them (issue 26, item 5) ---------
+
+
+def fill_complex(c, x):
+    return np.sum(np.full_like(x, c) * x)
+
+
+def norm_of(z, ord=None, axis=None):
+    return np.linalg.norm(z, ord, axis)
+
+
+@needs_jax
+def test_complex_fill_value_into_a_real_array_is_jaxs() -> None:
+    """np.full_like(real x, complex c) is real (NumPy casts; JAX too, for a traced c):
+    the tangent of c's imaginary part is dropped, its cotangent is complex."""
+    import jax.numpy as jnp
+
+    def j(c, x):
+        return jnp.sum(jnp.full_like(x, c) * x)
+
+    x, c = R.normal(size=(2, 3)), 0.7 - 1.3j
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        for t in (1.0 + 0j, 1j, 0.3 - 2j):
+            got = s2s.jvp(fill_complex, (c, x), (t, np.ones_like(x)))
+            want = jax.jvp(j, (c, x), (t, np.ones_like(x)))
+            np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+            assert not np.iscomplexobj(got[1])
+        got = s2s.grad(fill_complex)(c, x)
+        np.testing.assert_allclose(got, jax.grad(j)(c, x), rtol=1e-12)
+        assert np.iscomplexobj(got)
+        cs = np.array([0.5 + 1j, -2j])
+        np.testing.assert_allclose(s2s.vmap(s2s.grad(fill_complex), in_axes=(0, None))(cs, x),
+                                   jax.vmap(jax.grad(j), in_axes=(0, None))(cs, x), rtol=1e-12)
+
+
+def sampled(cases, default=2):
+    """The first ``default`` cases by default, the rest with ``-m slow`` (JAX's
+    compiles cost about a second a case)."""
+    return [c if k < default else pytest.param(*c, marks=pytest.mark.slow)
+            for k, c in enumerate(cases)]
+
+
+def _second(fn, z, t, w):
+    """jvp of the gradient along t, and the gradient of Re(sum(w * gradient))."""
+    def inner(z):
+        return np.real(np.sum(s2s.grad(fn)(z) * w))
+
+    return s2s.jvp(s2s.grad(fn), (z,), (t,))[1], s2s.grad(inner)(z)
+
+
+@needs_jax
+@pytest.mark.parametrize("shape, ord, axis", sampled([((4,), 2, None), ((4,), np.inf, None),
+                                                      ((3, 4), 2, 1), ((4,), None, None),
+                                                      ((3, 3), None, None), ((3, 3), "fro", None),
+                                                      ((4,), 1, None), ((4,), -np.inf, None),
+                                                      ((3, 3), 1, None), ((3, 3), np.inf, None),
+                                                      ((3, 4), 1, 0)], default=2))
+@pytest.mark.parametrize("dtype", [np.complex128,
+                                   pytest.param(np.complex64, marks=pytest.mark.slow)])
+def test_second_derivatives_of_norms_of_complex_values_are_jaxs(shape, ord, axis, dtype):
+    """The 2-, Frobenius, 1- and inf-norms (a complex x's sign conj(x)/|x| turns
+    with x: sign_turn), as JAX's."""
+    import jax.numpy as jnp
+
+    def fn(z):
+        return np.sum(norm_of(z, ord, axis))
+
+    def jf(z):
+        return jnp.sum(jnp.linalg.norm(z, ord, axis))
+
+    r = np.random.default_rng(5)
+    z, t, w = ((r.normal(size=shape) + 1j * r.normal(size=shape)).astype(dtype)
+               for _ in range(3))
+    got_t, got_g = _second(fn, z, t, w)
+    want_t = jax.jvp(jax.grad(jf), (z,), (t,))[1]
+    want_g = jax.grad(lambda z: jnp.real(jnp.sum(jax.grad(jf)(z) * w)))(z)
+    tol = 1e-10 if dtype == np.complex128 else 2e-4
+    np.testing.assert_allclose(got_t, want_t, rtol=tol, atol=tol)
+    np.testing.assert_allclose(got_g, want_g, rtol=tol, atol=tol)
+
+
+@needs_jax
+@pytest.mark.parametrize("shape, ord, axis", sampled([((3, 3), "nuc", None), ((4,), 3, None),
+                                                      ((3, 3), 2, None), ((3, 4), -2, 1)],
+                                                     default=1))
+def test_second_derivatives_of_p_and_singular_value_norms_refuse_complex_values(shape, ord, axis) -> None:
+    """Their rules' second derivatives are written for real values (the p-norm's
+    and the SVD's real transposes): complex values raise, naming the norm; real values
+    stay JAX's."""
+    import jax.numpy as jnp
+
+    def fn(z):
+        return np.sum(norm_of(z, ord, axis))
+
+    def jf(z):
+        return jnp.sum(jnp.linalg.norm(z, ord, axis))
+
+    r = np.random.default_rng(6)
+    x, t, w = (r.normal(size=shape) for _ in range(3))
+    got_t, got_g = _second(fn, x, t, w)
+    np.testing.assert_allclose(got_t, jax.jvp(jax.grad(jf), (x,), (t,))[1], rtol=1e-9,
+                               atol=1e-12)
+    np.testing.assert_allclose(got_g, jax.grad(lambda z: jnp.sum(jax.grad(jf)(z) * w))(x),
+                               rtol=1e-9, atol=1e-12)
+    z = x + 1j * r.normal(size=shape)
+    np.testing.assert_allclose(s2s.grad(fn)(z), jax.grad(jf)(z), rtol=1e-10)  # first: JAX's
+    with pytest.raises(TypeError, match="norm of real values only"):
+        _second(fn, z, z, z)
+
+
+def scaled_abs(x, c):
+    s = np.sum(x)
+    return np.abs(s * c) ** 2 + s
+
+
+def scaled_parts(x, c):
+    y = c * x
+    return np.sum(y.real * y.imag + x)
+
+
+def scaled_sin(x, c):
+    return np.real(np.sin(x * c))
+
+
+@needs_jax
+@pytest.mark.parametrize("name, xshape, c_axis", [
+    ("scaled_abs", (2, 3), None), pytest.param("scaled_parts", (2, 3), 0, marks=pytest.mark.slow),
+    pytest.param("scaled_sin", (3,), None, marks=pytest.mark.slow),
+    pytest.param("scaled_sin", (3,), 0, marks=pytest.mark.slow)])
+def test_vmap_of_grad_of_real_inputs_times_a_complex_scalar_is_real_and_jaxs(
+        name, xshape, c_axis) -> None:
+    """A complex scalar argument (Python complex, NumPy scalar, 0-d array, or one per
+    example) multiplying a real operand: the per-example gradients of the real input
+    are real, JAX's, on the 1st, 3rd and 10th call."""
+    import jax.numpy as jnp
+
+    fn = globals()[name]
+    twin = {"scaled_abs": lambda x, c: jnp.abs(jnp.sum(x) * c) ** 2 + jnp.sum(x),
+            "scaled_parts": lambda x, c: jnp.sum((c * x).real * (c * x).imag + x),
+            "scaled_sin": lambda x, c: jnp.real(jnp.sin(x * c))}[name]
+    xs = R.normal(size=xshape)
+    cs = ([1 + 2j, np.complex128(0.5 - 1j), np.array(-1j)] if c_axis is None else
+          [R.normal(size=xshape[0]) + 1j * R.normal(size=xshape[0])])
+    for c in cs:
+        want = jax.vmap(jax.grad(twin), in_axes=(0, c_axis))(xs, c)
+        f = s2s.vmap(s2s.grad(fn), in_axes=(0, c_axis))
+        for _ in range(10):
+            got = f(xs, c)
+            assert got.dtype == np.float64
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+# ---- np.linalg.eig: eigenvalues and eigenvectors, against jax.lax.linalg.eig ------------
+# jnp.linalg.eig refuses eigenvector derivatives; lax.linalg.eig(...,
+# enable_eigvec_derivs=True) gives them, for LAPACK's normalisation (unit 2-norm, the
+# largest component real), which NumPy's eig returns too.
+
+
+def _jax_eig(a):
+    w, v = jax.lax.linalg.eig(a, compute_left_eigenvectors=False, enable_eigvec_derivs=True)
+    return w, v
+
+
+def _eig_input(kind: str, dtype, r):
+    shape = (2, 3, 3) if kind == "batch" else (4, 4)
+    a = r.normal(size=shape)
+    if kind in ("real", "complex"):  # a large antisymmetric part: complex eigenvalues
+        b = r.normal(size=shape)
+        a = a + 2 * (b - np.swapaxes(b, -1, -2))
+    if kind == "symmetric":  # real eigenvalues: NumPy's results come out real
+        a = a + np.swapaxes(a, -1, -2)
+    if kind == "complex":
+        a = a + 1j * r.normal(size=shape)
+    return a.astype(dtype if kind != "complex" else
+                    (np.complex64 if dtype == np.float32 else np.complex128))
+
+
+def _like(r, x):
+    out = r.normal(size=np.shape(x))
+    return out + 1j * r.normal(size=np.shape(x)) if np.iscomplexobj(x) else out
+
+
+@needs_jax
+@pytest.mark.parametrize("kind", ["real", "complex", pytest.param("symmetric", marks=pytest.mark.slow),
+                                  pytest.param("batch", marks=pytest.mark.slow)])
+def test_eig_rules_match_jax(kind: str) -> None:
+    """The JVP and VJP rules of eig against lax.linalg.eig's JVP and its transpose, and
+    eigvals' against jnp.linalg.eigvals; VJP and JVP paired as JAX pairs them."""
+    from s2s.primitives import PRIMITIVES
+
+    eig, eigvals = PRIMITIVES["linalg.eig"], PRIMITIVES["linalg.eigvals"]
+    r = np.random.default_rng(zlib_id(kind))
+    a = _eig_input(kind, np.float64, r)
+    ans = tuple(np.linalg.eig(a))
+    assert np.iscomplexobj(ans[0]) == (kind != "symmetric")
+    t = _like(r, a)
+    g = (_like(r, ans[0]), _like(r, ans[1]))
+
+    def references(a, t, g0, g1):  # (one compiled program: JAX's eager eig is slow)
+        out, pullback = jax.vjp(_jax_eig, a)
+        values_pullback = jax.vjp(jax.numpy.linalg.eigvals, a)[1]
+        return (out, pullback((g0, g1))[0], jax.jvp(_jax_eig, (a,), (t,))[1],
+                values_pullback(g0)[0])
+
+    out, want_a, want_t, want_values_a = jax.jit(references, compiler_options={
+        "xla_backend_optimization_level": 0})(a, t, *(np.asarray(gi, complex) for gi in g))
+    for ours, theirs in zip(ans, out):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-10)
+    got_t = eig.jvps["a"](t, ans, a)
+    for ours, theirs in zip(got_t, want_t):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-8, atol=1e-9)
+        assert np.iscomplexobj(ours) == (kind != "symmetric")  # NumPy's dtypes
+    got_a = eig.vjp(g, ans, a)
+    np.testing.assert_allclose(got_a, want_a, rtol=1e-8, atol=1e-9)
+    pairing = sum(np.real(np.sum(gi * ti)) for gi, ti in zip(g, got_t))
+    np.testing.assert_allclose(np.real(np.sum(got_a * t)), pairing, rtol=1e-9)
+    np.testing.assert_allclose(eigvals.jvps["a"](t, ans[0], a), want_t[0], rtol=1e-8,
+                               atol=1e-9)
+    np.testing.assert_allclose(eigvals.vjp(g[0], ans[0], a), want_values_a, rtol=1e-8,
+                               atol=1e-9)
+
+
+def zlib_id(text: str) -> int:
+    import zlib
+
+    return zlib.crc32(text.encode())
+
+
+def eig_loss(a, weights):
+    w, v = np.linalg.eig(a)
+    return np.real(np.sum(w * w)) + np.sum(np.abs(v) ** 2 * weights) + np.real(
+        np.sum(v[0] * v[-1]))
+
+
+def _jax_eig_loss(a, weights):
+    import jax.numpy as jnp
+
+    w, v = _jax_eig(a)
+    return jnp.real(jnp.sum(w * w)) + jnp.sum(jnp.abs(v) ** 2 * weights) + jnp.real(
+        jnp.sum(v[0] * v[-1]))
+
+
+@needs_jax
+@pytest.mark.parametrize("kind, dtype", [
+    ("real", np.float64), pytest.param("complex", np.float32, marks=pytest.mark.slow),
+    pytest.param("real", np.float32, marks=pytest.mark.slow),
+    pytest.param("complex", np.float64, marks=pytest.mark.slow),
+    pytest.param("symmetric", np.float64, marks=pytest.mark.slow)])
+def test_grad_through_eig_matches_jax(kind: str, dtype) -> None:
+    """grad of a real loss of the eigenvalues and the eigenvectors (their phases
+    included, as LAPACK fixes them) on the 1st, 3rd and 10th call, vmap of it, and jvp;
+    the caller's array is left alone."""
+    r = np.random.default_rng(zlib_id(kind + "grad"))
+    a = _eig_input(kind, dtype, r)
+    weights = r.normal(size=(4, 4)).astype(np.float32 if dtype == np.float32 else np.float64)
+    t = _like(r, a).astype(a.dtype)
+    stack = np.stack([a, a.T.copy()])
+    before = a.copy()
+
+    def references(a, weights, t, stack):  # (one compiled program: JAX's eager eig is slow)
+        grad = jax.grad(_jax_eig_loss)
+        return (grad(a, weights),
+                jax.jvp(_jax_eig_loss, (a, weights), (t, jax.numpy.zeros_like(weights)))[1],
+                jax.vmap(grad, in_axes=(0, None))(stack, weights))
+
+    want, want_t, want_v = jax.jit(references, compiler_options={
+        "xla_backend_optimization_level": 0})(a, weights, t, stack)
+    tol = 1e-8 if dtype == np.float64 else 2e-3
+    f = s2s.grad(eig_loss)
+    for _ in range(10):
+        got = f(a, weights)
+        assert got.dtype == a.dtype
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    np.testing.assert_array_equal(a, before)
+    np.testing.assert_allclose(s2s.jvp(eig_loss, (a, weights), (t, np.zeros_like(weights)))[1],
+                               want_t, rtol=tol, atol=tol)
+    np.testing.assert_allclose(s2s.vmap(f, in_axes=(0, None))(stack, weights), want_v,
+                               rtol=tol, atol=tol)
+
+
+def eigvals_loss(a):
+    w = np.linalg.eigvals(a)
+    return np.sum(np.abs(w) ** 2 + np.real(w) ** 3)
+
+
+@needs_jax
+def test_eigvals_under_jit_on_jax_and_at_nan() -> None:
+    import jax.numpy as jnp
+
+    def twin(a):
+        w = jnp.linalg.eigvals(a)
+        return jnp.sum(jnp.abs(w) ** 2 + jnp.real(w) ** 3)
+
+    a = R.normal(size=(3, 3))
+    want = jax.grad(twin)(a)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(eigvals_loss), backend="jax")(a), want,
+                               rtol=1e-8)
+    np.testing.assert_allclose(s2s.grad(eigvals_loss)(a), want, rtol=1e-8)
+    bad = a.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(np.linalg.LinAlgError):  # NumPy's own refusal, as for the forward
+        s2s.grad(eigvals_loss)(bad)
+
+
+@needs_jax
+def test_solve_banded_on_the_jax_backend() -> None:
+    """JAX has no banded solver: on the JAX backend the band is solved as the dense
+    matrix it stores.  Values, gradients (against finite differences) and a vmapped
+    gradient as on NumPy."""
+    r = np.random.default_rng(11)
+    ab = r.normal(size=(4, 6))
+    ab[2] += 5.0
+    b = r.normal(size=(6, 2))
+    value, _ = s2s.jit(s2s.value_and_grad(S.f_solve_banded), backend="jax")(ab, b)
+    np.testing.assert_allclose(value, S.f_solve_banded(ab, b), rtol=1e-12)
+    f = s2s.jit(s2s.grad(S.f_solve_banded, argnums=(0, 1)), backend="jax")
+    for i, got in enumerate(f(ab, b)):
+        np.testing.assert_allclose(got, fd_grad(S.f_solve_banded, (ab, b), i)[0], rtol=1e-6,
+                                   atol=1e-8)
+    abs_ = np.stack([ab, ab * 1.1])
+    v = s2s.vmap(s2s.grad(S.f_solve_banded), in_axes=(0, None))
+    np.testing.assert_allclose(s2s.jit(v, backend="jax")(abs_, b), v(abs_, b), rtol=1e-10)
+
+
+def sqrtm_loss(a):
+    s = sl.sqrtm(a)
+    return np.sum(np.abs(s) ** 2 * np.arange(1.0, 1.0 + s.size).reshape(s.shape)) + np.real(
+        np.trace(s))
+
+
+def _complex_fd(fn, z, eps=1e-6):
+    """JAX's gradient of a real function of complex z: df/dx - 1j df/dy."""
+    out = np.zeros_like(z)
+    for idx in np.ndindex(z.shape):
+        for unit, scale in ((1.0, 1.0), (1j, -1j)):
+            step = np.zeros_like(z)
+            step[idx] = unit * eps
+            out[idx] += scale * (fn(z + step) - fn(z - step)) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["real_root", "complex_root", "complex_matrix"])
+def test_sqrtm_gradients_match_finite_differences(kind: str) -> None:
+    """A real matrix with a real root, one whose root is complex (a negative
+    eigenvalue: its cotangent is real, JAX's convention), and a complex matrix; the
+    1st, 3rd and 10th call alike, the caller's array left alone."""
+    r = np.random.default_rng(zlib_id(kind))
+    a = r.normal(size=(3, 3)) + (4.0 * np.eye(3) if kind == "real_root" else 0)
+    if kind == "complex_root":
+        a = a - 3.0 * np.eye(3)
+    if kind == "complex_matrix":
+        a = a + 1j * r.normal(size=(3, 3)) + 3.0 * np.eye(3)
+    assert np.iscomplexobj(sl.sqrtm(a)) == (kind != "real_root")
+    before = a.copy()
+    want = _complex_fd(sqrtm_loss, a) if kind == "complex_matrix" else \
+        fd_grad(sqrtm_loss, (a,), 0)[0]
+    f = s2s.grad(sqrtm_loss)
+    for _ in range(10):
+        got = f(a)
+        assert got.dtype == a.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(a, before)
+
+
+def gradient_coordinates(a):
+    gx, gy = np.gradient(a, 0.5, L.X5, axis=(0, 1))
+    return np.sum(gx * gy) + np.sum(np.sin(gy))
+
+
+@needs_jax
+@pytest.mark.slow  # (JAX compiles three programs; the rule rows check coordinates by default)
+def test_gradient_with_coordinates_on_the_jax_backend() -> None:
+    """jnp.gradient takes coordinates but no edge_order: the transposed stencil is
+    built without it on the JAX backend."""
+    import jax.numpy as jnp
+
+    def twin(a):
+        gx, gy = jnp.gradient(a, 0.5, jnp.asarray(L.X5), axis=(0, 1))
+        return jnp.sum(gx * gy) + jnp.sum(jnp.sin(gy))
+
+    a = R.normal(size=(4, 5))
+    want = jax.grad(twin)(a)
+    for backend in ("numpy", "jax"):
+        np.testing.assert_allclose(s2s.jit(s2s.grad(gradient_coordinates), backend=backend)(a),
+                                   want, rtol=1e-10)
+    stack = np.stack([a, -a])
+    np.testing.assert_allclose(
+        s2s.jit(s2s.vmap(s2s.grad(gradient_coordinates)), backend="jax")(stack),
+        jax.vmap(jax.grad(twin))(stack), rtol=1e-10)
+
+
+def norm_with_default_order(x, order=np.inf, cap=np.float64(np.inf)):
+    return np.linalg.norm(x, order) + np.sum(np.minimum(x, cap))
+
+
+def gradient_of_the_gradient(x):
+    return np.sum(s2s.grad(norm_with_default_order)(x) * np.arange(3.0))
+
+
+def test_a_default_that_is_not_finite_is_spelled_as_numpy_spells_it() -> None:
+    """A callee's default np.inf (or np.float64(inf)) reaches emitted code as np.inf
+    (it was spelled inf: NameError in a gradient of a gradient)."""
+    x = np.array([1.0, -3.0, 2.0])
+    np.testing.assert_allclose(s2s.grad(norm_with_default_order)(x), [1.0, 0.0, 1.0])
+    np.testing.assert_allclose(s2s.grad(gradient_of_the_gradient)(x), np.zeros(3))
+    assert "np.inf" in s2s.source(s2s.grad(gradient_of_the_gradient))

@@ -295,7 +295,7 @@ def differentiable() -> list[str]:
 
 # derivative zero at every real input: their check draws complex ones (their complex
 # rows are in tests/test_rules_complex.py)
-ZERO_ON_REALS = {"imag", "angle"}
+ZERO_ON_REALS = {"imag", "angle", "sign_turn"}
 
 
 @pytest.mark.parametrize("name", ROW_PRIMS)
@@ -304,7 +304,7 @@ def test_vjp_rule_is_not_a_placeholder(name: str) -> None:
     d = draw(row, "placeholder")
     if name in ZERO_ON_REALS:
         z = d.args[0] + 0.5j
-        d = Drawn(row, (z, *d.args[1:]), row.primitive.impl(z, **row.params), d.wrt,
+        d = Drawn(row, (z, *d.args[1:]), row.primitive.impl(z, *d.args[1:], **row.params), d.wrt,
                   d.positions, d.g, d.tangents)
     for wrt, ct in zip(d.wrt, d.vjp(d.g)):
         assert np.all(np.isfinite(ct)) and np.any(ct != 0), f"{name}: d/d{wrt}: {ct}"

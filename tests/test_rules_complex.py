@@ -35,13 +35,14 @@ REAL_ONLY = {
 # Rules that run on complex values but whose derivative is not JAX's there yet
 COMPLEX_UNVERIFIED = {
     "corrcoef": "not yet derived for complex values (its VJP is not JAX's there)",
-    "full_like": "a complex fill_value is cast to a real a's dtype",
     "partition": "NumPy and JAX order a partition's sides differently: the real rows "
                  "compare with JAX taking NumPy's order, this sweep does not (unchecked)",
 }
 # JAX's equivalent on complex inputs, where the table's (for real ones) differs: a
 # real_if_close of values with imaginary parts far from 0 is the identity
-COMPLEX_JAX = {"real_if_close": lambda a, tol=100: a}
+COMPLEX_JAX = {"real_if_close": lambda a, tol=100: a,
+               # (a complex matrix's eigenvalues are complex: JAX's own, not their real part)
+               "linalg.eigvals": lambda a: jax.numpy.linalg.eigvals(a)}
 # Hermitian matrices: the imaginary part drawn antisymmetric (their rows draw
 # symmetric positive definite real parts)
 HERMITIAN = {"linalg.cholesky", "linalg.eigvalsh", "linalg.eigh"}

@@ -297,3 +297,138 @@ def test_vmap_of_logsumexp_over_its_weights_matches_jax(in_axes) -> None:
     expected = jax.vmap(jax.grad(lse_b_jax, argnums=(0, 1)), in_axes=in_axes)(a, b)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=1e-10)
+
+
+# ---- logsumexp(..., return_sign=True) -------------------------------------------------------
+
+
+def lse_sign(a, b):
+    out, sign = sp.logsumexp(a, axis=1, b=b, return_sign=True)
+    return np.sum(out * sign * np.array([1.0, -2.0]))
+
+
+def lse_sign_jax(a, b):
+    out, sign = jsp.logsumexp(a, axis=1, b=b, return_sign=True)
+    return jnp.sum(out * sign * jnp.array([1.0, -2.0]))
+
+
+def lse_sign_flag(a, flag):
+    return sp.logsumexp(a, return_sign=flag)[0]
+
+
+@needs_jax
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_logsumexp_with_its_sign_matches_jax(backend) -> None:
+    """Weights of both signs (a sum of each sign), under grad (the 1st and 3rd call),
+    vmap of grad and jit; the sign passes no derivative."""
+    r = np.random.default_rng(4)
+    a = r.normal(size=(2, 3))
+    b = np.array([[1.0, -2.0, 0.5], [-0.3, 0.2, -0.1]])
+    want = jax.grad(lse_sign_jax, argnums=(0, 1))(a, b)
+    f = s2s.jit(s2s.grad(lse_sign, argnums=(0, 1)), backend=backend)
+    for _ in range(3):
+        for g, e in zip(f(a, b), want):
+            np.testing.assert_allclose(g, e, rtol=1e-10)
+    xs = np.stack([a, -a])
+    for g, e in zip(s2s.vmap(s2s.grad(lse_sign, argnums=(0, 1)), in_axes=(0, None))(xs, b),
+                    jax.vmap(jax.grad(lse_sign_jax, argnums=(0, 1)), in_axes=(0, None))(xs, b)):
+        np.testing.assert_allclose(g, e, rtol=1e-10)
+
+
+def test_logsumexp_return_sign_must_be_written_as_a_constant() -> None:
+    with pytest.raises(s2s.TransformError, match="return_sign") as err:
+        s2s.grad(lse_sign_flag)(np.ones(3), True)
+    assert "lse_sign_flag" in str(err.value) and "test_scipy_rules.py" in str(err.value)
+
+
+# ---- frozen distributions -----------------------------------------------------------------
+
+FROZEN_NORM = stats.norm(0.5, 2.0)
+FROZEN_T = stats.t(3.0, scale=1.5)
+
+
+def frozen_loss(x, loc, scale):
+    d = stats.norm(loc, scale)  # frozen in the function: loc and scale differentiable
+    e = stats.gamma(2.5, scale=scale)
+    total = d.logpdf(x) + 2.0 * d.cdf(x) + d.logsf(x) + e.logpdf(np.abs(x) + 0.1)
+    return np.sum(total + FROZEN_NORM.pdf(x) + FROZEN_T.logpdf(x)) + d.ppf(0.3)
+
+
+def frozen_loss_jax(x, loc, scale):
+    total = (jst.norm.logpdf(x, loc, scale) + 2.0 * jst.norm.cdf(x, loc, scale)
+             + jst.norm.logsf(x, loc, scale) + jst.gamma.logpdf(jnp.abs(x) + 0.1, 2.5,
+                                                                scale=scale))
+    return jnp.sum(total + jst.norm.pdf(x, 0.5, 2.0) + jst.t.logpdf(x, 3.0, scale=1.5)) + \
+        jst.norm.ppf(0.3, loc, scale)
+
+
+@needs_jax
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("jax", marks=pytest.mark.slow)])
+def test_frozen_distributions_match_jax(backend) -> None:
+    """Frozen in the function (loc and scale differentiable) and at module level
+    (constants), on the 1st and 3rd call, under vmap over loc, and jit."""
+    x, loc, scale = np.array([0.3, -1.0, 2.0]), 0.2, 1.3
+    locs = np.array([0.1, 0.5])
+
+    def references(x, loc, scale, locs):  # (one compiled program: JAX's eager calls are slow)
+        return (jax.grad(frozen_loss_jax, argnums=(0, 1, 2))(x, loc, scale),
+                jax.vmap(jax.grad(frozen_loss_jax, argnums=1), in_axes=(None, 0, None))(
+                    x, locs, scale))
+
+    want, want_v = jax.jit(references, compiler_options={
+        "xla_backend_optimization_level": 0})(x, loc, scale, locs)
+    f = s2s.jit(s2s.grad(frozen_loss, argnums=(0, 1, 2)), backend=backend)
+    for _ in range(3):
+        for g, e in zip(f(x, loc, scale), want):
+            np.testing.assert_allclose(g, e, rtol=1e-10)
+    np.testing.assert_allclose(
+        s2s.vmap(s2s.grad(frozen_loss, argnums=1), in_axes=(None, 0, None))(x, locs, scale),
+        want_v, rtol=1e-10)
+
+
+def frozen_module_level(x):
+    return np.sum(FROZEN_NORM.logpdf(x))
+
+
+def test_a_distribution_frozen_at_module_level_is_read_again_when_rebound() -> None:
+    global FROZEN_NORM
+    x = np.array([0.3, -1.0])
+    g = s2s.grad(frozen_module_level)
+    np.testing.assert_allclose(g(x), -(x - 0.5) / 4.0)
+    old = FROZEN_NORM
+    try:
+        FROZEN_NORM = stats.norm(-1.0, 0.5)
+        for _ in range(3):
+            np.testing.assert_allclose(g(x), -(x + 1.0) / 0.25)
+    finally:
+        FROZEN_NORM = old
+
+
+def frozen_mean(loc):
+    return stats.norm(loc, 1.0).mean()
+
+
+def frozen_other_method(loc):
+    return stats.norm(loc, 1.0).entropy()
+
+
+FROZEN_ARRAY = stats.norm(np.zeros(3), 1.0)
+
+
+def frozen_array_parameters(x):
+    return np.sum(FROZEN_ARRAY.logpdf(x))
+
+
+def frozen_keyword_call(x, loc):
+    return np.sum(stats.norm(loc).logpdf(x=x))
+
+
+@pytest.mark.parametrize("fn, args, what", [
+    (frozen_other_method, (0.3,), "`entropy` of a frozen norm has no rules"),
+    (frozen_array_parameters, (np.ones(3),), "parameters that are not numbers"),
+    (frozen_keyword_call, (np.ones(3), 0.3), "takes its one argument here"),
+], ids=["method", "array_parameters", "keyword"])
+def test_frozen_distributions_refuse_at_the_users_line(fn, args, what) -> None:
+    with pytest.raises(s2s.TransformError) as err:
+        s2s.grad(fn)(*args)
+    assert what in str(err.value) and "test_scipy_rules.py" in str(err.value), str(err.value)

@@ -404,6 +404,9 @@ class CallLowerer:
             return self.apply("float", [base], {}, node, target, f"{stem(self.n.named(base))}.item")
         if self.n.draws.is_generator_method(base, method):  # rng.normal(...)
             return self.n.draws.method(node, base, method, target)
+        frozen = self.n.lets.get(base.name) if isinstance(base, Var) else None
+        if frozen is not None and frozen.prim == "stats_frozen":  # d = norm(loc, scale)
+            return self.frozen_method(frozen, method, node, target)
         prim_name = METHODS.get(method)
         if prim_name is None:
             raise self.n.resolver.unknown_method(base, method, func.attr)
@@ -416,6 +419,26 @@ class CallLowerer:
             pass
         return self.apply(prim_name, [base, *args], kwargs, node, target,
                            f"{stem(self.n.named(base))}.{method}")
+
+    def frozen_method(self, frozen: Any, method: str, node: cst.Call,
+                      target: str | None) -> Atom:
+        """``d.logpdf(x)`` of ``d = norm(loc, scale)``: ``norm.logpdf(x, loc, scale)``,
+        so that derivatives reach the frozen parameters."""
+        dist = frozen.args[0].value
+        name = f"scipy.stats.{dist}.{method}"
+        if name not in PRIMITIVES:
+            raise UnsupportedCallError(
+                f"`{method}` of a frozen {dist} has no rules in s2s", self.n.loc(node),
+                f"call a method s2s lists for scipy.stats.{dist} (python -m s2s "
+                "primitives)", self.n.display)
+        args, kwargs = self.call_args(node)
+        if len(args) != 1 or kwargs:
+            raise UnsupportedCallError(
+                f"`{method}` of a frozen {dist} takes its one argument here",
+                self.n.loc(node), f"call d.{method}(x), or scipy.stats.{dist}.{method} "
+                "with every parameter", self.n.display)
+        return self.apply(name, [args[0], *frozen.args[1:]], {}, node, target,
+                          f"{dist}_{method}")
 
     def pack(self, atoms: list[Atom], node: Any) -> Atom:
         if all(isinstance(a, Const) for a in atoms):

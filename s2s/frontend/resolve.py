@@ -27,6 +27,12 @@ from .source import ParsedFunction, parse_function
 RESERVED = {"np", "math", *runtime.__all__}
 
 
+def _is_frozen_distribution(value: Any) -> bool:
+    """A scipy.stats distribution with its parameters fixed (``norm(0.5, 2.0)``)."""
+    return type(value).__name__.endswith("_frozen") and hasattr(value, "dist") and \
+        hasattr(value, "args") and hasattr(value, "kwds")
+
+
 class FreeVar:
     """A name the function reads from its closure or its module, re-read per call.
 
@@ -87,6 +93,8 @@ class FreeVar:
             return None
         if callable(value) or isinstance(value, types.ModuleType):
             own: Any = ("object", id(value))
+        elif _is_frozen_distribution(value):  # its parameters are the IR's constants
+            own = ("frozen", id(value), repr(value.args), repr(value.kwds))
         else:
             own = ("data", kind_of(value), np.ndim(value) if _is_number_like(value) else -1)
         return (own, self.agrees()) if self.also else own
@@ -449,6 +457,9 @@ class Resolver:
             obj = getattr(builtins, root, None)
             if obj is not None:
                 return  # builtins are always there
+        if _is_frozen_distribution(obj):  # D.logpdf(x): D's parameters read now
+            self.depends_on(FreeVar(root, self.closure[root]) if root in self.closure
+                            else FreeVar(root, scope=self.fn.__globals__), node)
         if root == "np" and obj is not np:
             raise TransformError(
                 "`np` here is not NumPy, but emitted code uses `np` for NumPy",

@@ -10,8 +10,11 @@ lets reverse mode read any forward value it needs without saving it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Union
+
+import numpy as np
 
 from ..errors import Loc
 
@@ -32,6 +35,16 @@ class Const:
     value: Any
     text: str
 
+    def __post_init__(self) -> None:
+        # repr() of a float that is not finite is no Python literal (``inf``,
+        # ``np.float64(nan)``): emitted code, which imports NumPy as np, spells it np.inf
+        value = self.value
+        if type(value) in _FLOATS and self.text == repr(value) and not math.isfinite(value):
+            text = "np.nan" if math.isnan(value) else "np.inf" if value > 0 else "-np.inf"
+            object.__setattr__(self, "text", text)
+
+
+_FLOATS = {float, np.float64, np.float32, np.float16}
 
 Atom = Union[Var, Const]
 

@@ -12,7 +12,8 @@ the primitives they become.
 * ``np.select(condlist, choicelist, default)`` is a chain of ``np.where``, the last
   condition innermost (so the first that holds wins, as NumPy's);
 * ``np.block`` of nested lists is ``np.concatenate`` along the last axes (innermost
-  lists along -1), each block made at least as deep as the nesting first.
+  lists along -1), each block made at least as deep as the nesting first (axes of
+  length 1 in front, ``atleast_nd``, from three levels on).
 """
 
 import inspect
@@ -168,13 +169,13 @@ def _block(args, kwargs, items):
     if levels == 0:
         raise Refused("its argument must be a list of blocks written in the function",
                       "np.block([[a, b], [c, d]])")
-    if levels > 2:
-        raise Refused("lists nested more than two deep are not supported",
-                      "join the inner blocks with np.concatenate first")
     steps: list = []
 
     def joined(atom, level: int) -> Result:
         inner = items(atom)
+        if level == levels and levels > 2:  # (axes in front: not np.atleast_3d's places)
+            steps.append(("atleast_nd", [atom, Const(levels, str(levels))], {}))
+            return Result(len(steps) - 1)
         if level == levels:
             steps.append((f"atleast_{levels}d", [atom], {}))
             return Result(len(steps) - 1)
@@ -190,4 +191,4 @@ def _block(args, kwargs, items):
 
 defform(np.block, "block", _block,
         "np.concatenate along the last axes (innermost lists along -1) of the blocks "
-        "made at least 1-D (2-D for two levels); lists nested at most two deep")
+        "made at least 1-D (2-D for two levels, n-D with axes in front for n levels)")

@@ -348,6 +348,72 @@ def eigvalsh_jvp(a_dot, ans, a, UPLO="L"):
     return np.sum(np.real(np.conj(v) * (a_dot @ v)), axis=-2)
 
 
+# eig of a general square matrix: JAX's JVP (nondegenerate perturbation theory), its
+# transpose for the VJP.  The eigenvalues are complex (real where NumPy's came out
+# real: their derivatives are then real too).  The eigenvectors are LAPACK's, as JAX
+# differentiates them (jax.lax.linalg.eig(..., enable_eigvec_derivs=True)): each of
+# unit 2-norm with its largest-magnitude component real, which fixes the free factor
+# c_j of dv_j = u_j + c_j v_j.  f = 1 / (w_j - w_i): distinct eigenvalues.
+
+defprim("linalg.eig", np.linalg.eig, "(a)", family="linalg", batch="trailing_axes",
+        results=2,
+        note="distinct eigenvalues; eigenvectors as LAPACK normalises them (JAX's "
+        "lax.linalg.eig with enable_eigvec_derivs=True)")
+
+
+@defvjp("linalg.eig")
+def eig_vjp(g, ans, a):
+    w = ans[0]
+    v = ans[1]
+    eye = np.eye(np.shape(a)[-1])
+    f = 1 / (eye + np.expand_dims(w, -2) - np.expand_dims(w, -1)) - eye
+    # c_j's two constraints: Re(v_j^H dv_j) = 0 and Im(dv_kj) = 0, k the largest |v_kj|
+    top = np.argmax(np.abs(v), axis=-2)
+    mask = np.expand_dims(np.arange(np.shape(a)[-1]), -1) == np.expand_dims(top, -2)
+    h = np.sum(g[1] * v, axis=-2, keepdims=True)
+    peak = np.real(np.sum(mask * v, axis=-2, keepdims=True))
+    u_bar = g[1] - np.real(h) * np.conj(v) - 1j * mask * (np.imag(h) / peak)
+    p_bar = f * (np.matrix_transpose(v) @ u_bar) + eye * np.expand_dims(g[0], -2)
+    a_bar = np.linalg.solve(np.matrix_transpose(v), p_bar @ np.matrix_transpose(v))
+    return unbroadcast(a_bar, a)
+
+
+@defjvp("linalg.eig", "a")
+def eig_jvp(a_dot, ans, a):
+    w = ans[0]
+    v = ans[1]
+    eye = np.eye(np.shape(a)[-1])
+    f = 1 / (eye + np.expand_dims(w, -2) - np.expand_dims(w, -1)) - eye
+    p = np.linalg.solve(v, a_dot @ v)  # v^-1 da v
+    u = v @ (f * p)
+    top = np.argmax(np.abs(v), axis=-2)
+    mask = np.expand_dims(np.arange(np.shape(a)[-1]), -1) == np.expand_dims(top, -2)
+    peak = np.real(np.sum(mask * v, axis=-2, keepdims=True))
+    c = -np.real(np.sum(np.conj(v) * u, axis=-2, keepdims=True)) - 1j * np.imag(
+        np.sum(mask * u, axis=-2, keepdims=True)) / peak
+    w_dot = np.diagonal(p, axis1=-2, axis2=-1)
+    return unbroadcast(w_dot, w), unbroadcast(u + v * c, v)
+
+
+defprim("linalg.eigvals", np.linalg.eigvals, "(a)", family="linalg",
+        batch="trailing_axes",
+        note="distinct eigenvalues; complex (real where NumPy's came out real)")
+
+
+@defvjp("linalg.eigvals")
+def eigvals_vjp(g, ans, a):
+    v = np.linalg.eig(a)[1]  # dw_i = (v^-1 da v)_ii: a_bar = v^-T diag(g) v^T
+    a_bar = np.linalg.solve(np.matrix_transpose(v), np.expand_dims(g, -1) * np.matrix_transpose(v))
+    return unbroadcast(a_bar, a)
+
+
+@defjvp("linalg.eigvals", "a")
+def eigvals_jvp(a_dot, ans, a):
+    v = np.linalg.eig(a)[1]
+    w_dot = np.sum(np.linalg.solve(v, a_dot) * np.matrix_transpose(v), axis=-1)
+    return unbroadcast(w_dot, ans)  # (real where the eigenvalues are)
+
+
 defprim(
     "linalg.svd", np.linalg.svd, "(a, full_matrices=True)", family="linalg",
     batch="trailing_axes", results=3,

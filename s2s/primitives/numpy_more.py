@@ -10,8 +10,9 @@
   the mantissa's derivative is ``2 ** -exponent`` (JAX's convention; 1 at x = 0) and
   the integer exponent carries none.
 * ``np.gradient(f, h, axis=k)`` is linear in ``f``: differences along one axis with a
-  scalar spacing; its VJP is the stencil's transpose (``gradient_bar``), whose own
-  VJP is ``np.gradient`` again.
+  spacing (a scalar, or coordinates); its VJP is the stencil's transpose
+  (``gradient_bar``), whose own VJP is ``np.gradient`` again.  ``axis=(0, 1)`` (and a
+  spacing per axis) is one call per axis, as the tuple NumPy returns.
 * ``np.insert(arr, obj, values, axis)`` is linear in ``arr`` and ``values`` together:
   its VJP sends each element of the cotangent back where it came from
   (``insert_bars``, whose own VJP is ``np.insert`` of the two cotangents).  vmap
@@ -26,7 +27,16 @@ from ..ir.nodes import Const, Let
 from ..ir.spelling import atom_text
 from ..runtime import gradient_bar, insert_bars
 from .batching import Batch, NoBatchRule, _with_batch, args_text, batch_rule, shifted, static
-from .registry import Refused, call_spelling, defjvp, deflinear, defprim, defvjp
+from .registry import (
+    Refused,
+    Result,
+    call_spelling,
+    defform,
+    defjvp,
+    deflinear,
+    defprim,
+    defvjp,
+)
 
 # ---- np.partition --------------------------------------------------------------------
 
@@ -106,8 +116,9 @@ def _one_axis(args, kwargs):
         raise Refused("`axis=` must be one int written in the call",
                       "call np.gradient once per axis: np.gradient(f, h, axis=0)")
     if len(args) > 2:
-        raise Refused("one spacing per axis is not supported",
-                      "call np.gradient once per axis, each with its spacing")
+        raise Refused("several spacings for one axis (axis= left out or one int)",
+                      "give axis= the axes, one spacing each: np.gradient(f, hx, hy, "
+                      "axis=(0, 1))")
     edge = kwargs.get("edge_order")
     if edge is not None and not (isinstance(edge, Const) and edge.value in (1, 2)):
         raise Refused("`edge_order=` must be 1 or 2, written in the call",
@@ -115,12 +126,40 @@ def _one_axis(args, kwargs):
     return args, kwargs
 
 
+def _several_axes(args, kwargs, items):
+    """``np.gradient(f, *spacings, axis=(0, 1))``: one gradient per axis, each with its
+    spacing (one for all, or one per axis: a scalar or coordinates), as a tuple."""
+    axis = kwargs.get("axis")
+    if not (isinstance(axis, Const) and isinstance(axis.value, (tuple, list))
+            and len(axis.value) > 1):
+        return [("gradient", args, kwargs)]  # (one axis: the primitive's own checks)
+    axes = axis.value
+    if not all(type(k) is int for k in axes):
+        raise Refused("`axis=` must be ints written in the call",
+                      "pass axis=(0, 1)")
+    spacings = list(args[1:])
+    if len(spacings) not in (0, 1, len(axes)):
+        raise Refused(f"{len(spacings)} spacings for {len(axes)} axes",
+                      "give one spacing for all the axes, or one per axis")
+    rest = {k: v for k, v in kwargs.items() if k != "axis"}
+    steps = []
+    for k, ax in enumerate(axes):
+        h = spacings[k if len(spacings) > 1 else 0:][:1]
+        steps.append(("gradient", [args[0], *h], {**rest, "axis": Const(ax, repr(ax))}))
+    return steps + [("make_tuple", [Result(k) for k in range(len(axes))], {})]
+
+
+defform(np.gradient, "gradient", _several_axes,
+        "axis= a tuple of several axes is one np.gradient per axis, as a tuple")
+
+
 defprim(
     "gradient", np.gradient, "(f, *varargs, axis=None, edge_order=1)", family="linalg",
     diff=("f",), canonical=_one_axis,
     underived={"varargs": "the spacing's derivative has no rule in s2s"},
-    note="one axis (axis= an int, or a 1-D f) and one scalar spacing: linear in f, the "
-    "VJP the transposed stencil (gradient_bar); edge_order 1 or 2",
+    note="one axis (axis= an int, or a 1-D f; a tuple of several axes is one call per "
+    "axis) and one spacing (a scalar or coordinates): linear in f, the VJP the "
+    "transposed stencil (gradient_bar); edge_order 1 or 2",
 )
 
 
@@ -254,3 +293,30 @@ def insert_bars_rule(b: Batch, s: Let) -> str:
     where = "None" if axis is None else str(axis % b.rank(arr))
     return (f"insert_bars({_with_batch(b, cot)}, {_with_batch(b, arr)}, {atom_text(obj)}, "
             f"{_with_batch(b, values)}, axis={where}, batched=True)")
+
+
+# ---- np.block's blocks, for lists nested three deep or more -------------------------------
+
+defprim("atleast_nd", runtime.atleast_nd, "(a, ndim)", family="runtime",
+        spelling=call_spelling("atleast_nd"), diff=("a",),
+        note="a with axes of length 1 in front up to ndim (np.block's blocks): a reshape")
+
+
+@defvjp("atleast_nd")
+def atleast_nd_vjp(g, ans, a, ndim):
+    return np.reshape(g, np.shape(a))
+
+
+deflinear("atleast_nd", "a")
+
+
+@batch_rule("atleast_nd")
+def atleast_nd_rule(b: Batch, s: Let) -> str:
+    """Each example's new axes go after the batch axis."""
+    a = s.args[0]
+    ndim = static(s, "ndim", None) if len(s.args) < 2 else s.args[1].value
+    missing = max(ndim - b.rank(a), 0)
+    if not missing:
+        return _with_batch(b, a)
+    axes = ", ".join(str(k) for k in range(1, 1 + missing))
+    return f"np.expand_dims({_with_batch(b, a)}, ({axes},))"

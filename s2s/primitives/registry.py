@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import runtime, syntax
 from ..errors import NonDifferentiableError
-from ..ir.nodes import KEYWORD_OPERANDS, Let
+from ..ir.nodes import KEYWORD_OPERANDS, Const, Let
 
 
 @dataclass
@@ -323,6 +323,10 @@ class Refused(Exception):
 # scipy.stats' distributions are objects whose methods are bound anew at each access
 # (``norm.pdf is norm.pdf`` is False): such a method is known by its object and name
 BY_METHOD: dict[tuple[int, str], str] = {}
+# ... and a distribution's name (``norm``) by its class, for its frozen forms (a frozen
+# distribution holds a copy of the distribution object)
+FROZEN: dict[type, str] = {}
+FROZEN_FORMS: dict[str, int] = {}  # a distribution's name -> its form's key
 
 
 def lookup_object(obj: Any) -> Primitive | None:
@@ -416,11 +420,51 @@ def defform(obj: Any, spelling: str, rewrite: Callable, note: str) -> None:
 def lookup_form(obj: Any) -> Callable | None:
     """The form registered for calls of ``obj``, or None."""
     found = FORMS.get(_form_key(obj))
+    if found is None and "scipy.stats" in sys.modules and \
+            "s2s.primitives.stats" not in sys.modules:
+        from . import stats  # noqa: F401  (calls of distributions: frozen ones)
+
+        found = FORMS.get(_form_key(obj))
+    if found is None and _frozen_method(obj) is not None:
+        return _frozen_method(obj)
+    if found is None and "scipy.special" in sys.modules and \
+            "s2s.primitives.special" not in sys.modules:
+        from . import special  # noqa: F401  (logsumexp's return_sign)
+
+        found = FORMS.get(_form_key(obj))
     if found is None and _scipy_solvers_in_use(obj):
         from . import scipy_linalg  # noqa: F401  (cho_factor, cho_solve, correlate)
 
         found = FORMS.get(_form_key(obj))
     return found[0] if found is not None else None
+
+
+def _frozen_method(obj: Any) -> Callable | None:
+    """A method of a distribution frozen outside the function (``D = norm(0.5, 2.0)``,
+    ``D.logpdf(x)``): the distribution's method with the frozen parameters, numbers
+    written as constants."""
+    owner = getattr(obj, "__self__", None)
+    dist = FROZEN.get(type(getattr(owner, "dist", None)))
+    if dist is None or not hasattr(owner, "args") or not hasattr(owner, "kwds"):
+        return None
+    name = f"scipy.stats.{dist}.{obj.__name__}"
+    name = name if name in PRIMITIVES else None
+
+    def rewrite(args, kwargs, items):
+        if name is None:
+            raise Refused(f"`{obj.__name__}` of a frozen {dist} has no rules in s2s",
+                          f"call one of scipy.stats.{dist}'s methods s2s lists (s2s "
+                          "primitives)")
+        frozen = FORMS[FROZEN_FORMS[dist]][0]([Const(a, repr(a)) for a in owner.args],
+                                          {k: Const(v, repr(v)) for k, v in
+                                           owner.kwds.items()}, items)
+        params = frozen[0][1][1:]
+        if not all(isinstance(p.value, (int, float, np.number)) for p in params):
+            raise Refused(f"a {dist} frozen outside the function with parameters that "
+                          "are not numbers", "freeze it inside the function, or call "
+                          f"scipy.stats.{dist}.{obj.__name__}(x, ...) with them")
+        return [(name, [*args[:1], *params, *args[1:]], kwargs)]
+    return rewrite
 
 
 def _scipy_solvers_in_use(obj: Any) -> bool:

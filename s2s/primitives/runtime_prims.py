@@ -40,6 +40,8 @@ from ..runtime import (
     cumprod_tangent,
     join_like,
     prod_of_others_jet,
+    real_only,
+    sign_turn,
     special_digamma,
     special_polygamma,
     split_like,
@@ -381,11 +383,24 @@ def cumprod_bar_jet_rule(b: Batch, s: Let) -> str:
 # ---- norms: derivatives of the gradients of norms ---------------------------------
 # ``norm`` (the norm, reduced axes kept) is an argument of its own: x / norm depends
 # on it.  The orders whose gradient is piecewise constant (1, inf, -inf, 0 for
-# vectors; 1, -1, inf, -inf for matrices) have derivative 0 (JAX's: the derivative
-# of sign is 0).  The nuclear and spectral norms' gradients u w v^T (w: 1 for each
+# vectors; 1, -1, inf, -inf for matrices) have derivative 0 for real x (JAX's: the
+# derivative of sign is 0); a complex x's sign conj(x)/|x| turns with it (sign_turn).  The nuclear and spectral norms' gradients u w v^T (w: 1 for each
 # singular value, or the extreme one's share) do not depend on ``norm``; their
 # derivative, from the SVD's, needs distinct nonzero singular values.  Tests over
 # ``ord`` and ``axis`` are decided while inlining (``ord > 1e308``: ord is inf).
+
+defprim("sign_turn", runtime.sign_turn, "(x, t)", family="runtime",
+        spelling=call_spelling("sign_turn"), diff=("t",), batch="broadcasting",
+        underived={"x": "a third derivative of a 1- or inf-norm of complex values"},
+        note="d(conj(x)/|x|) along t (zero for real x): linear in t, its own transpose")
+
+
+@defvjp("sign_turn")
+def sign_turn_vjp(g, ans, x, t):
+    return sign_turn(x, g)
+
+
+deflinear("sign_turn", "t")
 
 _defhelper("vector_norm_grad", "(x, norm, ord, axis=None)", diff=("x", "norm"),
            note="ord 0, 1 and +-inf: piecewise constant, zero derivative")
@@ -394,9 +409,11 @@ _defhelper("vector_norm_grad", "(x, norm, ord, axis=None)", diff=("x", "norm"),
 @defvjp("vector_norm_grad")
 def vector_norm_grad_vjp(g, ans, x, norm, ord, axis=None):
     if ord is None or ord == 2:
-        return g / norm, unbroadcast(-g * ans / norm, norm)
+        return np.conj(g) / norm, unbroadcast(-g * ans / norm, norm)
     if ord == 0 or ord == 1 or ord > 1e308 or ord < -1e308:
-        return np.zeros(np.shape(x)), np.zeros(np.shape(norm))
+        # sign(x)' * share: zero for real x; a complex x's sign turns
+        return sign_turn(x, g * np.abs(ans)), np.zeros(np.shape(norm))
+    x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
     return (
         g * (ord - 1) * (np.abs(x) / norm) ** (ord - 2) / norm,
         unbroadcast(-(ord - 1) * g * ans / norm, norm),
@@ -406,9 +423,10 @@ def vector_norm_grad_vjp(g, ans, x, norm, ord, axis=None):
 @defjvp("vector_norm_grad", "x")
 def vector_norm_grad_jvp_x(x_dot, ans, x, norm, ord, axis=None):
     if ord is None or ord == 2:
-        return x_dot / norm
+        return np.conj(x_dot) / norm
     if ord == 0 or ord == 1 or ord > 1e308 or ord < -1e308:
-        return np.zeros(np.shape(x))
+        return sign_turn(x, x_dot) * np.abs(ans)
+    x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
     return x_dot * (ord - 1) * (np.abs(x) / norm) ** (ord - 2) / norm
 
 
@@ -428,9 +446,10 @@ _defhelper("matrix_norm_grad", "(x, norm, ord, axes=(-2, -1))", diff=("x", "norm
 @defvjp("matrix_norm_grad")
 def matrix_norm_grad_vjp(g, ans, x, norm, ord, axes=(-2, -1)):
     if ord is None or ord == "fro":
-        return g / norm, unbroadcast(-g * ans / norm, norm)
+        return np.conj(g) / norm, unbroadcast(-g * ans / norm, norm)
     if ord == "nuc" or ord == 2 or ord == -2:
         # the gradient's Jacobian is a Hessian: the VJP is the JVP, along g
+        x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
         x = np.moveaxis(x, axes, (-2, -1))
         d = np.moveaxis(g, axes, (-2, -1))
         usv = np.linalg.svd(x, full_matrices=False)
@@ -460,15 +479,17 @@ def matrix_norm_grad_vjp(g, ans, x, norm, ord, axes=(-2, -1)):
         core = u_core * w_row + np.matrix_transpose(v_core * w_row)
         out = (u @ core + u_rest * w_row) @ vt + u @ np.matrix_transpose(v_rest * w_row)
         return np.moveaxis(out, (-2, -1), axes), np.zeros(np.shape(norm))
-    return np.zeros(np.shape(x)), np.zeros(np.shape(norm))
+    # sign(x)' * share: zero for real x; a complex x's sign turns
+    return sign_turn(x, g * np.abs(ans)), np.zeros(np.shape(norm))
 
 
 @defjvp("matrix_norm_grad", "x")
 def matrix_norm_grad_jvp_x(x_dot, ans, x, norm, ord, axes=(-2, -1)):
     if ord is None or ord == "fro":
-        return x_dot / norm
+        return np.conj(x_dot) / norm
     if ord == "nuc" or ord == 2 or ord == -2:
         # d(u w v^T), from the SVD's derivative (w constant)
+        x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
         x = np.moveaxis(x, axes, (-2, -1))
         d = np.moveaxis(x_dot, axes, (-2, -1))
         usv = np.linalg.svd(x, full_matrices=False)
@@ -498,7 +519,7 @@ def matrix_norm_grad_jvp_x(x_dot, ans, x, norm, ord, axes=(-2, -1)):
         core = u_core * w_row + np.matrix_transpose(v_core * w_row)
         out = (u @ core + u_rest * w_row) @ vt + u @ np.matrix_transpose(v_rest * w_row)
         return np.moveaxis(out, (-2, -1), axes)
-    return np.zeros(np.shape(x))
+    return sign_turn(x, x_dot) * np.abs(ans)
 
 
 @defjvp("matrix_norm_grad", "norm")
@@ -519,9 +540,10 @@ _defhelper("norm_grad", "(x, norm, ord, axis)", diff=("x", "norm"),
 @defvjp("norm_grad")
 def norm_grad_vjp(g, ans, x, norm, ord, axis):
     if ord is None or ord == "fro":
-        return g / norm, unbroadcast(-g * ans / norm, norm)
+        return np.conj(g) / norm, unbroadcast(-g * ans / norm, norm)
     if ord != "nuc" and (ord == 0 or ord == 1 or ord > 1e308 or ord < -1e308):
-        return np.zeros(np.shape(x)), np.zeros(np.shape(norm))
+        # sign(x)' * share: zero for real x; a complex x's sign turns
+        return sign_turn(x, g * np.abs(ans)), np.zeros(np.shape(norm))
     if axis is None:
         axes = (-2, -1)
         vector = np.ndim(x) == 1
@@ -530,14 +552,17 @@ def norm_grad_vjp(g, ans, x, norm, ord, axis):
         vector = np.size(axis) == 1
     if ord != "nuc" and vector:
         if ord == 2:
-            return g / norm, unbroadcast(-g * ans / norm, norm)
+            return np.conj(g) / norm, unbroadcast(-g * ans / norm, norm)
+        x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
         return (
             g * (ord - 1) * (np.abs(x) / norm) ** (ord - 2) / norm,
             unbroadcast(-(ord - 1) * g * ans / norm, norm),
         )
     if ord == -1:
-        return np.zeros(np.shape(x)), np.zeros(np.shape(norm))
+        # sign(x)' * share: zero for real x; a complex x's sign turns
+        return sign_turn(x, g * np.abs(ans)), np.zeros(np.shape(norm))
     # the nuclear or spectral norm of matrices: as matrix_norm_grad's
+    x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
     x = np.moveaxis(x, axes, (-2, -1))
     d = np.moveaxis(g, axes, (-2, -1))
     usv = np.linalg.svd(x, full_matrices=False)
@@ -572,9 +597,9 @@ def norm_grad_vjp(g, ans, x, norm, ord, axis):
 @defjvp("norm_grad", "x")
 def norm_grad_jvp_x(x_dot, ans, x, norm, ord, axis):
     if ord is None or ord == "fro":
-        return x_dot / norm
+        return np.conj(x_dot) / norm
     if ord != "nuc" and (ord == 0 or ord == 1 or ord > 1e308 or ord < -1e308):
-        return np.zeros(np.shape(x))
+        return sign_turn(x, x_dot) * np.abs(ans)
     if axis is None:
         axes = (-2, -1)
         vector = np.ndim(x) == 1
@@ -583,11 +608,13 @@ def norm_grad_jvp_x(x_dot, ans, x, norm, ord, axis):
         vector = np.size(axis) == 1
     if ord != "nuc" and vector:
         if ord == 2:
-            return x_dot / norm
+            return np.conj(x_dot) / norm
+        x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
         return x_dot * (ord - 1) * (np.abs(x) / norm) ** (ord - 2) / norm
     if ord == -1:
-        return np.zeros(np.shape(x))
+        return sign_turn(x, x_dot) * np.abs(ans)
     # the nuclear or spectral norm of matrices: as matrix_norm_grad's
+    x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
     x = np.moveaxis(x, axes, (-2, -1))
     d = np.moveaxis(x_dot, axes, (-2, -1))
     usv = np.linalg.svd(x, full_matrices=False)

@@ -26,7 +26,8 @@ real values.
 * ``solve_banded((l, u), ab, b)``: the derivatives of a dense solve, the matrix's
   kept to the band (``banded_dense`` and ``dense_banded`` move between the band's
   storage and the matrix; each is the other's transpose).  JAX has no banded solver:
-  checked by finite differences and a dense JAX twin.
+  checked by finite differences and a dense JAX twin (on the JAX backend the runtime
+  solves the dense matrix).
 * ``convolve(in1, in2, mode)`` (and ``fftconvolve`` with ``axes``, which vmap uses to
   convolve each example with its own kernel): bilinear; the cotangent of ``mode``'s
   result padded to the full result's shape (``conv_pad``) gives each operand's as a
@@ -191,6 +192,24 @@ if _sl is not None:
         top = np.concatenate([A, A_dot], axis=-1)
         bottom = np.concatenate([np.zeros_like(A), A], axis=-1)
         return linalg_expm(np.concatenate([top, bottom], axis=-2))[..., :n, n:]
+
+    # ---- sqrtm ----------------------------------------------------------------------
+    # s = sqrtm(a): s ds + ds s = da, a Sylvester equation in ds; the VJP solves its
+    # transpose, s^T x + x s^T = g.  (JAX's sqrtm, through schur, has no derivative.)
+
+    _defscipy("linalg", "sqrtm", "linalg_sqrtm", "(A)", family="linalg",
+              batch="trailing_axes",
+              note="s ds + ds s = dA (solve_sylvester); complex where SciPy's root is; "
+              "a real A's cotangent is real")
+
+    @defvjp("scipy.linalg.sqrtm")
+    def sqrtm_vjp(g, ans, A):
+        s_t = np.matrix_transpose(ans)
+        return unbroadcast(linalg_solve_sylvester(s_t, s_t, g), A)
+
+    @defjvp("scipy.linalg.sqrtm", "A")
+    def sqrtm_jvp(A_dot, ans, A):
+        return linalg_solve_sylvester(ans, ans, A_dot)
 
     # ---- cho_factor, cho_solve -----------------------------------------------------
 

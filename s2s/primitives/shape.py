@@ -429,7 +429,8 @@ def full_like_vjp(g, ans, a, fill_value):
 
 @defjvp("full_like", "fill_value")
 def full_like_jvp(fill_value_dot, ans, a, fill_value):
-    return np.broadcast_to(fill_value_dot, np.shape(ans))
+    # a real a's result is real: a complex fill_value's tangent gives its real part
+    return unbroadcast(np.broadcast_to(fill_value_dot, np.shape(ans)), ans)
 
 
 @batch_rule("full_like")

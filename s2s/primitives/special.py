@@ -23,7 +23,9 @@ from ..runtime import (
     special_xlogy,
     unbroadcast,
 )
-from .registry import call_spelling, defjvp, defprim, defvjp
+from .forms import _bind as _bind_form
+from .forms import _constant as _constant_form
+from .registry import call_spelling, defform, defjvp, defprim, defvjp
 
 try:
     import scipy.special as _sp
@@ -175,7 +177,7 @@ if _sp is not None:
     _defspecial(
         "logsumexp", "(a, axis=None, b=None, keepdims=False)", "special",
         diff=("a", "b"),
-        note="return_sign= is not supported; the gradient is the softmax exp(a - ans) "
+        note="the gradient is the softmax exp(a - ans) "
         "(times b, with b=; in b, exp(a - ans), also where b = 0: JAX gives 0 there)",
         batch="normalizer",
     )
@@ -203,6 +205,63 @@ if _sp is not None:
         if axis is not None and not keepdims:
             ans = np.expand_dims(ans, axis)
         return np.sum(b_dot * np.exp(a - ans), axis=axis, keepdims=keepdims)
+
+    # return_sign=True: (log|s|, sign(s)), s = sum(b exp(a)); d log|s| = ds / s, and
+    # 1 / s = sign exp(-out).  The sign is piecewise constant: no derivative flows.
+    defprim("scipy.special.logsumexp_sign", runtime_scipy.special_logsumexp_sign,
+            "(a, axis=None, b=None, keepdims=False)", family="special", diff=("a", "b"),
+            results=2, spelling=call_spelling("special_logsumexp_sign"),
+            batch="normalizer",
+            note="logsumexp(..., return_sign=True): the sign carries no derivative")
+
+    @defvjp("scipy.special.logsumexp_sign")
+    def logsumexp_sign_vjp(g, ans, a, axis=None, b=None, keepdims=False):
+        out = ans[0]
+        sign = ans[1]
+        g_out = g[0]
+        if axis is not None and not keepdims:
+            g_out = np.expand_dims(g_out, axis)
+            out = np.expand_dims(out, axis)
+            sign = np.expand_dims(sign, axis)
+        weights = g_out * sign * np.exp(a - out)
+        if b is None:
+            return weights, None
+        return unbroadcast(weights * b, a), unbroadcast(weights, b)
+
+    @defjvp("scipy.special.logsumexp_sign", "a")
+    def logsumexp_sign_jvp(a_dot, ans, a, axis=None, b=None, keepdims=False):
+        out = ans[0]
+        sign = ans[1]
+        if axis is not None and not keepdims:
+            out = np.expand_dims(out, axis)
+            sign = np.expand_dims(sign, axis)
+        if b is None:
+            weighted = a_dot * sign * np.exp(a - out)
+        else:
+            weighted = a_dot * b * sign * np.exp(a - out)
+        return (np.sum(weighted, axis=axis, keepdims=keepdims), np.zeros(np.shape(ans[1])))
+
+    @defjvp("scipy.special.logsumexp_sign", "b")
+    def logsumexp_sign_jvp_b(b_dot, ans, a, axis=None, b=None, keepdims=False):
+        out = ans[0]
+        sign = ans[1]
+        if axis is not None and not keepdims:
+            out = np.expand_dims(out, axis)
+            sign = np.expand_dims(sign, axis)
+        weighted = b_dot * sign * np.exp(a - out)
+        return (np.sum(weighted, axis=axis, keepdims=keepdims), np.zeros(np.shape(ans[1])))
+
+    def _logsumexp(args, kwargs, items):
+        """return_sign=True is logsumexp_sign (a pair); otherwise logsumexp itself."""
+        p = _bind_form("(a, axis=None, b=None, keepdims=False, return_sign=False)",
+                       "scipy.special.logsumexp", args, kwargs)
+        kept = {k: v for k, v in kwargs.items() if k != "return_sign"}
+        if _constant_form(p["return_sign"], "return_sign", (False, True)):
+            return [("scipy.special.logsumexp_sign", list(args[:4]), kept)]
+        return [("scipy.special.logsumexp", list(args[:4]), kept)]
+
+    defform(_sp.logsumexp, "scipy.special.logsumexp", _logsumexp,
+            "return_sign=True is logsumexp_sign, the pair (log|sum|, sign)")
 
     _defspecial(
         "softmax", "(x, axis=None)", "special",

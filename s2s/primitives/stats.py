@@ -35,11 +35,21 @@ import re
 import numpy as np
 
 from .. import runtime, runtime_scipy, syntax
-from ..ir.nodes import Let
+from ..ir.nodes import Const, Let
 from ..ir.spelling import atom_text
 from ..runtime import unbroadcast
 from .batching import Batch, NoBatchRule, align, args_text, batch_rule
-from .registry import BY_METHOD, call_spelling, defjvp, defprim, defvjp
+from .registry import (
+    BY_METHOD,
+    FROZEN,
+    FROZEN_FORMS,
+    Refused,
+    call_spelling,
+    defform,
+    defjvp,
+    defprim,
+    defvjp,
+)
 
 try:
     import scipy.stats as _st
@@ -127,6 +137,15 @@ def _defloc_scale(dist, methods, dx, shape="", shape_partials=None, cdf_underive
                        underived=cdf_underived)
 
 
+def _defquantile(dist, method):
+    """ppf (isf): the x where cdf(x) (sf(x)) is q, of a location-scale family:
+    d/dq = 1 / pdf(x) (its negative for isf), d/dloc = 1, d/dscale = (x - loc) / scale."""
+    minus = "" if method == "ppf" else "-"
+    _defmethod(dist, method, "(q, loc=0, scale=1)",
+               {"q": f"{minus}1 / stats_{dist}_pdf(ans, loc, scale)",
+                "loc": "np.ones_like(ans)", "scale": "(ans - loc) / scale"}, prelude="")
+
+
 ALL = ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf")
 
 if _st is not None:
@@ -142,6 +161,12 @@ if _st is not None:
         shape_partials={"df": "(special_digamma((df + 1) / 2) - special_digamma(df / 2)"
                               " - 1 / df - np.log1p(z * z / df)"
                               " + (df + 1) * z * z / (df * (df + z * z))) / 2"})
+
+    # quantiles (those jax.scipy.stats has): NaN outside [0, 1], +-inf at its ends
+    for _dist, _methods in (("norm", ("ppf", "isf")), ("logistic", ("ppf", "isf")),
+                            ("cauchy", ("ppf", "isf")), ("expon", ("ppf",))):
+        for _method in _methods:
+            _defquantile(_dist, _method)
 
     # ---- on a half-line or an interval: 0 outside the support, as JAX --------------
 
@@ -259,3 +284,47 @@ if _st is not None:
         x, mean, cov = s.args
         rank = max(b.rank(x), 1)
         return args_text(s, [atom_text(x), align(b, mean, rank), align(b, cov, rank + 1)])
+
+
+# ---- frozen distributions: d = norm(loc, scale); d.logpdf(x) ----------------------------
+# Calling a distribution is ``stats_frozen(dist, *params)`` (its parameters in the
+# methods' order, defaults written out); a method of the result, called in the
+# function, is the distribution's method with those parameters (frontend/calls.py), so
+# derivatives flow to them.  A distribution frozen outside the function gives its
+# parameters as constants (numbers only).
+
+if _st is not None:
+    defprim("stats_frozen", runtime_scipy.stats_frozen, "(dist, *params)", family="special",
+            spelling=call_spelling("stats_frozen"), nondiff=True, batch="broadcasting",
+            note="a frozen distribution: its methods in the function read its parameters")
+
+    def _frozen_params(dist: str) -> list:
+        """The parameters a method of ``dist`` takes after its first (x, k)."""
+        method = next(m for d, m in _METHODS_OF if d == dist)
+        sig = inspect.signature(runtime_scipy.__dict__.get(f"stats_{dist}_{method}")
+                                or getattr(runtime_scipy, f"stats_{dist}_logpdf"))
+        return list(sig.parameters.values())[1:]
+
+    def _freeze(dist):
+        params = _frozen_params(dist)
+
+        def rewrite(args, kwargs, items):
+            try:
+                bound = inspect.Signature(params).bind(*args, **kwargs)
+            except TypeError as exc:
+                raise Refused(f"called with arguments s2s does not read: {exc}",
+                              f"freeze it as scipy.stats.{dist}"
+                              f"({', '.join(p.name for p in params)})") from None
+            atoms = [bound.arguments[p.name] if p.name in bound.arguments
+                     else Const(p.default, repr(p.default)) for p in params]
+            return [("stats_frozen", [Const(dist, repr(dist)), *atoms], {})]
+        return rewrite
+
+    _METHODS_OF = sorted({tuple(n.split(".")[2:4]) for n in BY_METHOD.values()})
+    for _dist in sorted({d for d, _ in _METHODS_OF}):
+        _obj = getattr(_st, _dist)
+        FROZEN[type(_obj)] = _dist
+        FROZEN_FORMS[_dist] = id(_obj)
+        defform(_obj, f"scipy.stats.{_dist}", _freeze(_dist),
+                "a frozen distribution; its methods called in the function are the "
+                "distribution's, with its parameters")

@@ -68,7 +68,7 @@ def without_batching_rule() -> list[str]:
     """The primitives with no rule of their own (the set difference): each with the
     default, vmap's handling or the refusal that batches it instead."""
     load_all()
-    return [f"{name:<28}{batching_source(name)}"
+    return [f"{name:<27} {batching_source(name)}"
             for name, prim in sorted(PRIMITIVES.items())
             if prim.builtin and name not in RULES]
 

@@ -245,6 +245,23 @@ class Inliner:
         return ast.fix_missing_locations(_Fold().visit(new))
 
 
+def located_refusals(stmts: list[ast.stmt], loc: Any) -> list[ast.stmt]:
+    """Each ``real_only(x, "what")`` a rule inlined (a derivative written for real
+    values, which refuses complex ones when the code runs) told the user's line it
+    differentiates: its message then names that line, not a line of emitted code."""
+    if loc is None or str(loc.file).startswith("<"):
+        return stmts
+    where = f'\n  File "{loc.file}", line {loc.line}, column {loc.col}\n    {loc.text.strip()}'
+    for st in stmts:
+        for n in ast.walk(st):
+            if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                    and n.func.id == "real_only" and len(n.args) == 2
+                    and isinstance(n.args[1], ast.Constant)
+                    and isinstance(n.args[1].value, str) and "\n" not in n.args[1].value):
+                n.args[1] = ast.Constant(n.args[1].value + where)
+    return stmts
+
+
 def clone(node: Any) -> Any:
     """A deep copy of an ast tree (nodes and lists copied, leaves shared): what
     ``copy.deepcopy`` gives, several times faster, as inlining rules copies a lot."""

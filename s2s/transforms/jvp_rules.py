@@ -18,7 +18,7 @@ from ..ir.kinds import LEAF, Tree
 from ..ir.nodes import KEYWORD_OPERANDS, Const, Let, Var
 from ..primitives import PRIMITIVES
 from ..primitives.registry import arg_slots, refuse_underived
-from .inline import Array
+from .inline import Array, located_refusals
 from .paths import in_order, simplified, within
 from .replay import paren
 
@@ -78,7 +78,7 @@ class JvpRules:
             stmts, results = self.f.inliner.inline(
                 rule, {**bindings, pname + "_dot": tangent}, {}, None
             )
-            stmts = [tidy(st) for st in stmts]
+            stmts = [tidy(st) for st in located_refusals(stmts, s.loc)]
             results = [tidy(r) for r in results]
             if cond is None:
                 out += [_rule_item(st) for st in stmts]

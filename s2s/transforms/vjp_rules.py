@@ -14,7 +14,7 @@ from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import KEYWORD_OPERANDS, Const, Let, Var
 from ..primitives import PRIMITIVES
 from ..primitives.registry import arg_slots, refuse_underived
-from .inline import Array
+from .inline import Array, located_refusals
 from .replay import is_simple
 
 
@@ -39,6 +39,7 @@ class VjpRules:
         locals_hint = self._rule_hints(s, slots, adj, active_args)
         result_hints = [locals_hint.get(p + "_bar") for p in prim.diff]
         stmts, results = self.r.inliner.inline(prim.vjp, bindings, locals_hint, result_hints)
+        stmts = located_refusals(stmts, s.loc)
         if len(results) != len(prim.diff):
             raise TypeError(f"VJP rule of {s.prim} returned {len(results)} cotangents, "
                             f"expected {len(prim.diff)}")
