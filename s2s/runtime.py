@@ -190,8 +190,7 @@ def prod_of_others(a, axis=None):
     return np.transpose(others, np.argsort(rest + axes))
 
 
-# ---- scipy's helpers live in runtime_scipy.py, eval_shape's in runtime_shapes.py (by
-# absolute name: the JAX backend runs this text as it is); emitted code imports here
+# ---- SciPy's helpers (runtime_scipy), eval_shape's (runtime_shapes: absolute, JAX runs this)
 from s2s.runtime_shapes import *  # noqa: E402,F401,F403
 from s2s.runtime_shapes import __all__ as _shapes_all  # noqa: E402
 

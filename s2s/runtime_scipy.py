@@ -793,9 +793,7 @@ def insert_bars(cot, arr, obj, values, axis=None, batched=False):
 
 __all__ += ["insert_bars"]
 
-
 # ---- scipy.integrate: odeint and solve_ivp (runtime_ode.py, for its size) -----------
-
 from .runtime_ode import *  # noqa: E402,F401,F403
 from .runtime_ode import __all__ as _ode_all  # noqa: E402
 
