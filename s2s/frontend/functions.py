@@ -35,6 +35,7 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
+from .objects import is_instance_self, self_method
 from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .synthesize import synthesize
@@ -257,8 +258,10 @@ class FunctionLowerer:
             root = node
             while isinstance(root, cst.Attribute):
                 root = root.value
+            if isinstance(root, cst.Name) and is_instance_self(self.n, root.value):
+                return self._named(node)  # (`self.other` of an object: its method)
             if not isinstance(root, cst.Name) or root.value in self.n.local_names:
-                return None
+                return self_method(self.n, node)  # (`self.other` of a method's dict)
             return self._named(node)
         if isinstance(node, cst.Lambda):
             return self.lift(node)
@@ -289,6 +292,9 @@ class FunctionLowerer:
             return FnValue(obj, text, spelled=True)
         if isinstance(obj, types.FunctionType) and not is_library(obj):
             return FnValue(obj, text, spelled=True)
+        if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType) \
+                and not isinstance(obj.__self__, type) and not is_library(obj.__func__):
+            return FnValue(obj, text, spelled=True)  # (an object's method: `net.loss`)
         call = getattr(type(obj), "__call__", None)
         if isinstance(call, types.FunctionType) and not isinstance(obj, type) and not (
                 is_library(obj)):
@@ -408,12 +414,8 @@ class FunctionLowerer:
         recursive = isinstance(node, cst.FunctionDef) and node.name.value in captured
         if recursive:  # (it reads itself from a closure cell, as the nested def does)
             captured.remove(node.name.value)
-            if captured:
-                raise n.unsupported(node, f"a nested `def` calling itself "
-                                    f"(`{node.name.value}`) reads the enclosing "
-                                    f"function's `{captured[0]}`: its recursive calls "
-                                    "would not pass it", f"pass `{captured[0]}` as a "
-                                    "parameter, or define the function at module level")
+            if captured:  # (its own calls pass what it read: `r(y, k - 1, a=a)`)
+                node = _passing_captured(node, captured, n)
         defaults = _literal_defaults(node, n)
         new = [cst.Param(cst.Name(m), default=cst.Name("None")) for m in captured]
         if isinstance(params.star_arg, cst.Param) or params.kwonly_params:
@@ -743,6 +745,56 @@ def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
         if name not in bound.arguments and not is_literal(p.default):
             return False
     return True
+
+
+def _passing_captured(node: cst.FunctionDef, captured: list[str], n: Any) -> cst.FunctionDef:
+    """A recursive nested ``def`` whose own calls pass the enclosing function's values
+    it reads on, by name (``r(y, k - 1)`` is ``r(y, k - 1, a=a)``): each level reads
+    what the outermost call was given, as the closure's levels read one cell."""
+    name = node.name.value
+    calls: set[Any] = set()
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, c: cst.Call) -> None:
+            if isinstance(c.func, cst.Name) and c.func.value == name:
+                calls.add(c.func)
+
+    class Uses(cst.CSTVisitor):
+        def visit_Name(self, m: cst.Name) -> None:
+            if m.value == name and m not in calls:
+                raise n.unsupported(
+                    m, f"a nested `def` calling itself (`{name}`) and reading the "
+                    f"enclosing function's `{captured[0]}` is used here as a value, "
+                    "where s2s cannot pass what it reads",
+                    f"call `{name}` here, or pass `{captured[0]}` as a parameter")
+
+        def visit_Attribute(self, a: cst.Attribute) -> bool:
+            a.value.visit(self)
+            return False
+
+        def visit_Arg(self, a: cst.Arg) -> bool:
+            a.value.visit(self)
+            return False
+
+    node.body.visit(Calls())
+    node.body.visit(Uses())
+
+    class Pass(cst.CSTTransformer):
+        def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+            if original.func not in calls:
+                return updated
+            given = {a.keyword.value for a in updated.args if a.keyword is not None}
+            extra = [cst.Arg(cst.Name(m), keyword=cst.Name(m),
+                             equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                   cst.SimpleWhitespace("")))
+                     for m in captured if m not in given]
+            args = list(updated.args)
+            if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
+                args[-1] = args[-1].with_changes(comma=cst.Comma(
+                    whitespace_after=cst.SimpleWhitespace(" ")))
+            return updated.with_changes(args=args + extra)
+
+    return node.visit(Pass())  # (text added at the calls' ends: lines keep places)
 
 
 def _may_be_function(node: Any) -> bool:

@@ -163,10 +163,28 @@ def _tuple_arity(n: Any, fun: Any) -> int | None:
     except TransformError:
         return None
     found: list[Any] = []
+    assigned: dict[str, list[Any]] = {}  # name -> the values assigned to it
 
     class Returns(cst.CSTVisitor):
         def visit_Return(self, r: cst.Return) -> None:
             found.append(r.value)
+
+        def visit_Assign(self, a: cst.Assign) -> None:
+            for t in a.targets:
+                if isinstance(t.target, cst.Name):
+                    assigned.setdefault(t.target.value, []).append(a.value)
+
+        def visit_AnnAssign(self, a: cst.AnnAssign) -> None:
+            if isinstance(a.target, cst.Name):
+                assigned.setdefault(a.target.value, []).append(a.value)
+
+        def visit_AugAssign(self, a: cst.AugAssign) -> None:
+            if isinstance(a.target, cst.Name):
+                assigned.setdefault(a.target.value, []).append(None)
+
+        def visit_For(self, f: cst.For) -> None:
+            for m in _target_names(f.target):
+                assigned.setdefault(m, []).append(None)
 
         def visit_FunctionDef(self, d: cst.FunctionDef) -> bool:
             return d is parsed.node
@@ -177,8 +195,29 @@ def _tuple_arity(n: Any, fun: Any) -> int | None:
     parsed.node.visit(Returns())
     if isinstance(parsed.node, cst.Lambda):
         found = [parsed.node.body]
-    lengths = {len(v.elements) if isinstance(v, cst.Tuple) else None for v in found}
+    lengths = {_tuple_length(v, assigned) for v in found}
     return lengths.pop() if len(lengths) == 1 else None
+
+
+def _tuple_length(value: Any, assigned: dict[str, list[Any]]) -> int | None:
+    """The length of a returned tuple literal, or of the tuple literals a returned name
+    is assigned (``t = (a, b); return t``) where every assignment to it is one."""
+    if isinstance(value, cst.Tuple):
+        return len(value.elements)
+    if isinstance(value, cst.Name) and value.value in assigned:
+        lengths = {len(v.elements) if isinstance(v, cst.Tuple) and not any(
+            isinstance(e, cst.StarredElement) for e in v.elements) else None
+            for v in assigned[value.value]}
+        return lengths.pop() if len(lengths) == 1 else None
+    return None
+
+
+def _target_names(target: Any) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [m for e in target.elements for m in _target_names(e.value)]
+    return []
 
 
 def _moveaxis(value: Any, source: int, destination: int) -> cst.Call:

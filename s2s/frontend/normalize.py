@@ -65,6 +65,7 @@ from .resolve import (
     live_defaults,
     unwrap_forwarding,
 )
+from .objects import bind_instance
 from .scope import OnePath
 from .source import ParsedFunction, parse_function, recursion_room
 from .statements import StmtLowerer
@@ -217,6 +218,7 @@ class Normalizer:
         self.funcs = FunctionLowerer(self)
         self.draws = DrawLowerer(self)
         self.dicts = DictWrites(self)
+        bind_instance(self)  # (a method bound to an object: `self` is the object)
 
     # ---- entry ----------------------------------------------------------------
 

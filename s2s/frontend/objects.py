@@ -1,0 +1,132 @@
+"""A method's ``self``: an object's attributes and methods read in its body.
+
+Two ways a method's body runs under a transform:
+
+* the object is **called inside** the transformed function (``net(x)`` for a module
+  object ``net``, ``self.other(x)`` in a method of ``net``): the method is normalized
+  bound to the object, and ``self`` is the object itself, a constant that emitted code
+  spells by a name of its own (``net_self``) and reads at each call, as it reads a
+  module object's attributes (``cfg.lr``): ``self.w`` is ``net_self.w``, read when the
+  code runs, and ``self.other`` is the object's own method (its class's, a subclass's
+  override included);
+* the object is **given to a transform** (``s2s.grad(net.loss)``, ``s2s.grad(net)``):
+  ``self`` is an argument, the dict of its data attributes (``api/methods.py``), and
+  ``self.other(x)`` calls ``Class.other(self, x)`` for the class that defines the
+  method being transformed.  Which function that is for the object given is checked
+  when the transform is called (``check_self_methods``): a subclass overriding it is
+  refused, named.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Any
+
+import libcst as cst
+
+from ..errors import TransformError
+
+# function -> {method name: (the function `self.name(...)` in its body resolved to,
+# where it is written, the function's display name)}
+SELF_METHODS: dict[Any, dict[str, tuple[Any, Any, str]]] = {}
+
+
+def bind_instance(n: Any) -> None:
+    """For a method bound to an object (not a class), ``self`` denotes the object."""
+    fn = n.fn
+    if not (inspect.ismethod(fn) and not isinstance(fn.__self__, type)):
+        return
+    code = fn.__func__.__code__
+    if not code.co_argcount:
+        return
+    first = code.co_varnames[0]
+    obj = fn.__self__
+    base = type(obj).__name__
+    base = base.lower() if base.isidentifier() else "object"
+    n.resolver.aliases[first] = (obj, _spelling(obj, f"{base}_{first}"))
+    n.bound_object = first
+
+
+_SPELLED: dict[int, tuple[Any, str]] = {}  # id(object) -> (it, its name in emitted code)
+
+
+def _spelling(obj: Any, base: str) -> str:
+    """One name per object, process-wide (emitted modules merge callees' names)."""
+    hit = _SPELLED.get(id(obj))
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    taken = {name for _, name in _SPELLED.values()}
+    name, i = base, 2
+    while name in taken:
+        name, i = f"{base}_{i}", i + 1
+    _SPELLED[id(obj)] = (obj, name)
+    return name
+
+
+def is_instance_self(n: Any, name: str) -> bool:
+    """Is ``name`` the ``self`` of a method bound to an object (read as the object)?"""
+    return name in n.resolver.aliases and name not in n.env
+
+
+def self_method(n: Any, node: cst.Attribute) -> Any:
+    """``self.other`` in a method whose ``self`` is the dict of the object's attributes
+    (the object given to a transform): ``Class.other`` with ``self`` passed first, as
+    a FnValue; None where it is not that."""
+    from .functions import FnValue  # (functions imports this module's callers)
+
+    if not (isinstance(node.value, cst.Name) and node.value.value in n.env):
+        return None
+    owner = defining_class(n.fn)
+    code = getattr(n.fn, "__code__", None)
+    if owner is None or code is None or not code.co_argcount or (
+            node.value.value != code.co_varnames[0]):
+        return None
+    name = node.attr.value
+    found = inspect.getattr_static(owner, name, None)
+    if not isinstance(found, types.FunctionType):
+        return None
+    SELF_METHODS.setdefault(n.fn, {})[name] = (found, n.loc(node), n.display)
+    cls_text = owner.__name__
+    spelled = n.fn.__globals__.get(cls_text) is owner
+    if spelled:
+        n.resolver.bind_namespace(cls_text, node)
+    from ..ir.nodes import Var
+
+    return FnValue(found, f"{cls_text}.{name}" if spelled else name,
+                   head=(Var(n.env[node.value.value]),), spelled=spelled)
+
+
+def defining_class(fn: Any) -> type | None:
+    """The module-level class a function is a method of (from its qualified name)."""
+    parts = getattr(fn, "__qualname__", "").split(".")
+    if len(parts) < 2 or "<locals>" in parts:
+        return None
+    obj: Any = getattr(fn, "__globals__", {}).get(parts[0])
+    for part in parts[1:-1]:
+        obj = getattr(obj, part, None)
+    return obj if isinstance(obj, type) else None
+
+
+def check_self_methods(func: Any, obj: Any) -> None:
+    """The object's own methods are the ones ``self.name(...)`` resolved to when ``func``
+    (a method given to a transform with its object) was transformed."""
+    seen: set[int] = set()
+    todo = [func]
+    while todo:
+        fn = todo.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        for name, (resolved, loc, display) in SELF_METHODS.get(fn, {}).items():
+            actual = inspect.getattr_static(type(obj), name, None)
+            if actual is not resolved:
+                raise TransformError(
+                    f"`self.{name}(...)` was transformed as `{resolved.__qualname__}` "
+                    f"(the class defining `{fn.__qualname__}`), but this object is a "
+                    f"`{type(obj).__name__}`, whose `{name}` is another function", loc,
+                    f"call the object in the function you transform (`lambda x: "
+                    f"obj.{getattr(func, '__name__', 'method')}(x)`: there `self` is the "
+                    f"object, its own methods called), or write "
+                    f"`{resolved.__qualname__}(self, ...)`", display)
+            todo.append(resolved)
