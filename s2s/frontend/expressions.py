@@ -453,7 +453,8 @@ class ExprLowerer:
         if is_inner_vmap(self.n, func):  # `s2s.vmap(g)(x)`: a comprehension over rows
             return lower_inner_vmap(self.n, node, target)
         if not isinstance(func, (cst.Name, cst.Attribute)) or (
-                isinstance(func, cst.Name) and func.value in self.n.funcs.values):
+                isinstance(func, cst.Name) and (func.value in self.n.funcs.values or (
+                    func.value in self.n.funcs.loop_bound))):
             fv = self.n.funcs.value_of(func)  # a function value: `g(x)`, `s2s.grad(f)(x)`
             if fv is not None:
                 return self.n.funcs.call(fv, node, target)

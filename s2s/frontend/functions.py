@@ -35,6 +35,7 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
+from .inner_vmap import lower_inner_vmap
 from .objects import is_instance_self, self_method
 from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
@@ -237,6 +238,8 @@ class FunctionLowerer:
         self.n = n  # the Normalizer
         self.values: dict[str, FnValue] = {}  # user name -> the function it denotes
         self.prefix: list[Any] = []  # statements a plan puts before the body
+        self.frames: list[_Frame] = []  # per enclosing loop: see loop_enter
+        self.loop_bound: dict[str, Any] = {}  # bound in a loop that may not have run
 
     # ---- which function an expression denotes -----------------------------------
 
@@ -252,7 +255,16 @@ class FunctionLowerer:
         """The function ``node`` denotes, or None where it is not a function."""
         if isinstance(node, cst.Name):
             if node.value in self.values:
+                for frame in self.frames:
+                    frame.reads.add(node.value)
                 return self.values[node.value]
+            if node.value in self.loop_bound:
+                raise self.n.unsupported(
+                    node, f"`{node.value}` is bound to a function inside a loop whose "
+                    "number of iterations is known only when it runs, so after the loop "
+                    "it may not be bound (Python raises NameError when the loop runs no "
+                    "iteration)", f"call `{node.value}` inside the loop, or bind it "
+                    "before the loop (and not in it)")
             return None if node.value in self.n.local_names else self._named(node)
         if isinstance(node, cst.Attribute):
             root = node
@@ -389,14 +401,36 @@ class FunctionLowerer:
         self.bind(node.name.value, self.lift(node), node)
 
     def bind(self, name: str, fv: FnValue, node: Any) -> None:
-        if self.n.loops:
-            raise self.n.unsupported(
-                node, f"`{name}` is bound to a function inside a loop; s2s must know "
-                "which function a name denotes when it transforms the code, and a loop "
-                "binds it as many times as it runs (none, perhaps)",
-                "bind it before the loop")
+        for frame in self.frames:  # (bound in a loop: see loop_enter)
+            before = frame.before.get(name)
+            if before is not None and name in frame.reads:
+                raise self.n.unsupported(
+                    node, f"`{name}` is bound to a function inside a loop that called "
+                    f"the function `{name}` denoted before it: from the loop's second "
+                    "iteration on that call would call this one",
+                    f"give this function another name than `{name}`")
         self.n.env.pop(name, None)
+        self.loop_bound.pop(name, None)
         self.values[name] = fv
+
+    # ---- functions bound in a loop's body -------------------------------------------
+
+    def loop_enter(self) -> None:
+        self.frames.append(_Frame(dict(self.values)))
+
+    def loop_leave(self, node: Any, trips: int | None) -> None:
+        """After a loop: a name its body bound to a function denotes that function
+        where the loop surely ran (``trips``, known when transforming, at least 1);
+        otherwise calling it is refused, located (the loop may not have run)."""
+        frame = self.frames.pop()
+        for name in list(self.values):
+            if self.values[name] is frame.before.get(name):
+                continue
+            if trips is None or trips < 1:
+                del self.values[name]
+                self.loop_bound[name] = node
+        if self.frames:
+            self.frames[-1].reads |= frame.reads
 
     def lift(self, node: cst.FunctionDef | cst.Lambda) -> FnValue:
         """A module-level ``def`` for a nested function or lambda, taking the names it
@@ -465,6 +499,12 @@ class FunctionLowerer:
         """The value a captured name has here."""
         if name in self.values:
             return self.resolved(self.values[name], node)
+        if name in self.n.local_names and name not in self.n.env and name in self.n.bound:
+            raise self.n.unsupported(
+                node, f"a nested function reads `{name}`, which was bound only inside a "
+                "loop or on one path of an `if` that has ended here (s2s keeps a loop's "
+                "own names inside it)", f"call the function inside the loop (or branch), "
+                f"or bind `{name}` before it too")
         if name in self.n.local_names and name not in self.n.env:
             raise self.n.unsupported(node, f"a nested function reads `{name}`, which is "
                                      "not assigned yet where it is called",
@@ -517,11 +557,13 @@ class FunctionLowerer:
     def call(self, fv: FnValue, node: Any, target: str | None,
              passed: tuple[list[Any], dict[str, Any]] | None = None) -> Atom:
         """A call of the function value ``fv`` (``passed``: its arguments, lowered)."""
+        if isinstance(fv.obj, KeptVmap):  # `h = s2s.vmap(g)`, then `h(x)`
+            return fv.obj.call(self, node, target, passed)
         if passed is None:
             passed = self.args_of(node.args)
-        fv = self.resolved(fv, node)
-        if fv.choice is not None:
+        if fv.choice is not None:  # (each function's captured names read on its path)
             return self._call_choice(fv, node, target, passed)
+        fv = self.resolved(fv, node)
         args = [*fv.head, *passed[0]]
         kwargs = {**dict(fv.keywords), **passed[1]}
         captured = dict(fv.captured)
@@ -569,13 +611,18 @@ class FunctionLowerer:
         """``(f if c else g)(x)``: an `if` on ``c`` calling one function per branch."""
         test, a, b = fv.choice
         name = target or self.n.names.fresh("out")
-        outer = self.n.out
+        outer, env = self.n.out, dict(self.n.env)
         branches = []
-        for branch in (a, b):
+        for taken, branch in ((True, a), (False, b)):
             self.n.out = []
+            # (on the test's path: a name only that branch of the `if` that bound the
+            # function computed is bound here too, `if c: w = ...; act = lambda v: v * w`)
+            self.n._enter_path(self.n._path(test, taken))
             atom = self.call(branch, node, name, passed)
             if not (isinstance(atom, Var) and atom.name == name):
                 self.n.emit(name, "identity", (atom,), {}, node)
+            self.n.paths.pop()
+            self.n.env = dict(env)
             branches.append(self.n.out)
         self.n.out = outer
         self.n.out.append(If(test, branches[0], branches[1], self.n.loc(node), joins=[name]))
@@ -664,6 +711,10 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("default", pname, None))
             atoms.append(_default(self, fn, pname, p.default, node))
         elif isinstance(value, FnValue):
+            if isinstance(value.obj, KeptVmap):
+                raise n.unsupported(node, "a vmap kept as a value (`h = s2s.vmap(g)`) is "
+                                    "passed to another function here",
+                                    "pass `g`, and write `s2s.vmap(g)(x)` where it is called")
             plan.entries.append(("fn", pname, value))
             atoms += value.leaves()
         else:
@@ -720,6 +771,40 @@ def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:
         else:
             positional.append(value)
     return positional, keywords
+
+
+class KeptVmap:
+    """``h = s2s.vmap(g, ...)`` kept as a value: each call ``h(x)`` is lowered as
+    ``s2s.vmap(g, ...)(x)`` written there (``frontend/inner_vmap.py``)."""
+
+    def __init__(self, make: cst.Call, named: Any) -> None:
+        self.make, self.named = make, named  # (named: g's function value, if a name)
+
+    def call(self, lowerer: FunctionLowerer, node: Any, target: str | None,
+             passed: Any) -> Atom:
+        n = lowerer.n
+        fun = self.make.args[0].value if self.make.args else None
+        if passed is not None or not isinstance(node, cst.Call):
+            raise n.unsupported(node, "a vmap kept as a value (`h = s2s.vmap(g)`) is "
+                                "called here other than as `h(x, ...)`",
+                                "call it as `h(x, ...)`, or write `s2s.vmap(g)(x)` there")
+        if isinstance(fun, cst.Name) and lowerer.values.get(fun.value) is not self.named:
+            raise n.unsupported(node, f"`{fun.value}` was bound to another function after "
+                                "the vmap of it was made", f"make the vmap after binding "
+                                f"`{fun.value}`, or give the functions two names")
+        call = cst.Call(self.make, node.args)
+        n.desugar.alias(call, node)
+        return lower_inner_vmap(n, call, target)
+
+
+@dataclass
+class _Frame:
+    """A loop being lowered: the function values before it, and the names of function
+    values its body read (a name the body then binds again would be called, from the
+    second iteration, as the new function)."""
+
+    before: dict[str, FnValue]
+    reads: set[str] = field(default_factory=set)
 
 
 class _Unbound:
@@ -831,11 +916,10 @@ def _names_read(node: Any) -> list[str]:
 def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call) -> FnValue:
     """``s2s.jit(g)`` in the body: ``g`` itself (the outer transform's code runs).
     ``s2s.vmap(g)`` kept as a value: refused (called, see ``inner_vmap``)."""
-    if which == "vmap":  # (called where it is written, it is frontend/inner_vmap.py's)
-        raise lowerer.n.unsupported(
-            node, f"`{text}(g)` inside a function s2s transforms is supported called where "
-            f"it is written (`{text}(g)(x)`), not kept as a value",
-            f"write `{text}(g)(x)` at the call")
+    if which == "vmap":  # (called, it is frontend/inner_vmap.py's comprehension)
+        fun = node.args[0].value if node.args and node.args[0].keyword is None else None
+        named = lowerer.values.get(fun.value) if isinstance(fun, cst.Name) else None
+        return FnValue(KeptVmap(node, named), text)
     inner = lowerer.value_of(node.args[0].value) if node.args and \
         node.args[0].keyword is None else None
     if inner is None:

@@ -63,23 +63,20 @@ def lower_inner_vmap(n: Any, node: cst.Call, target: str | None) -> Any:
     axes = options["in_axes"]
     axes = list(axes) if isinstance(axes, (tuple, list)) else [axes] * len(args)
     out_axis = options["out_axes"]
-    if len(axes) != len(args) or not all(a is None or isinstance(a, int) for a in axes) \
+    if len(axes) != len(args) or not all(_is_spec(a) for a in axes) \
             or not isinstance(out_axis, int):
         raise n.unsupported(make, f"`{text}`'s in_axes must be an int, None, or one of "
-                            "those per argument, and out_axes an int, here", instead)
-    if all(a is None for a in axes):
+                            "those per argument (a tuple or dict of them for a tuple or "
+                            "dict argument), and out_axes an int, here", instead)
+    if not any(_mapped(a) for a in axes):
         raise n.unsupported(make, "vmap must have at least one non-None value in in_axes",
                             "map one argument over an axis")
-    rows, iters, call_args = [], [], []
+    rows: list[Any] = []
+    iters: list[Any] = []
+    call_args = []
     for k, (arg, axis) in enumerate(zip(args, axes)):
-        if axis is None:
-            call_args.append(cst.Arg(arg))
-            continue
         base = arg.value if isinstance(arg, cst.Name) else f"arg{k}"
-        row = cst.Name(f"{base}_row")
-        rows.append(row)
-        iters.append(arg if axis == 0 else _moveaxis(arg, axis, 0))
-        call_args.append(cst.Arg(row))
+        call_args.append(cst.Arg(_spread(arg, axis, base, rows, iters)))
     if len(rows) == 1:
         target_node: Any = rows[0]
         iterable: Any = iters[0]
@@ -134,6 +131,46 @@ def _tuple_outputs(n: Any, node: Any, target: str | None, elt: Any, rows: Any,
     result = cst.Tuple([cst.Element(s) for s in stacked])
     _alias_all(n, result, node)
     return n.exprs.expr(result, target)
+
+
+def _is_spec(axis: Any) -> bool:
+    """An in_axes entry: an int or None, or a tuple, list or dict of entries."""
+    if axis is None or type(axis) is int:
+        return True
+    if isinstance(axis, (tuple, list)):
+        return all(_is_spec(a) for a in axis)
+    return isinstance(axis, dict) and all(isinstance(k, str) and _is_spec(a)
+                                          for k, a in axis.items())
+
+
+def _mapped(axis: Any) -> bool:
+    if isinstance(axis, (tuple, list)):
+        return any(_mapped(a) for a in axis)
+    if isinstance(axis, dict):
+        return any(_mapped(a) for a in axis.values())
+    return axis is not None
+
+
+def _spread(arg: Any, axis: Any, base: str, rows: list[Any], iters: list[Any]) -> Any:
+    """What the call of ``g`` is given for ``arg`` mapped over ``axis``: a row name
+    (its iterable added to ``iters``), ``arg`` itself for None, and for a tuple or dict
+    of axes the literal of the argument's items, each spread on its own axis
+    (``in_axes=((0, None),)`` over ``p`` gives ``(p_0_row, p[1])``)."""
+    if axis is None:
+        return arg
+    if isinstance(axis, (tuple, list)):
+        return cst.Tuple([cst.Element(_spread(
+            cst.Subscript(arg, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))]),
+            a, f"{base}_{i}", rows, iters)) for i, a in enumerate(axis)])
+    if isinstance(axis, dict):
+        return cst.Dict([cst.DictElement(cst.SimpleString(repr(key)), _spread(
+            cst.Subscript(arg, [cst.SubscriptElement(cst.Index(cst.SimpleString(
+                repr(key))))]), a, f"{base}_{key}" if key.isidentifier() else
+            f"{base}_{i}", rows, iters)) for i, (key, a) in enumerate(axis.items())])
+    row = cst.Name(f"{base}_row")
+    rows.append(row)
+    iters.append(arg if axis == 0 else _moveaxis(arg, axis, 0))
+    return row
 
 
 class _Renamer(cst.CSTTransformer):

@@ -59,8 +59,8 @@ class ListBatching:
 
     def seq_item(self, s: Let, out: list[Any]) -> bool:
         """An item of a list grown in a loop: its batched leaves are the items'."""
-        if not isinstance(self.kind(s.args[0].name), Seq):
-            return False
+        if not isinstance(s.args[0], Var) or not isinstance(self.kind(s.args[0].name), Seq):
+            return False  # (a constant's item, `W[k]`: getitem's rule)
         paths = self.b.get(s.args[0].name, set())
         self.b[s.target] = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)}
         out += self.replay.statements([s])
