@@ -77,27 +77,74 @@ def lower_inner_vmap(n: Any, node: cst.Call, target: str | None) -> Any:
     for k, (arg, axis) in enumerate(zip(args, axes)):
         base = arg.value if isinstance(arg, cst.Name) else f"arg{k}"
         call_args.append(cst.Arg(_spread(arg, axis, base, rows, iters)))
+    iters, count = _rows_or_zeros(n, node, iters, rows)
     if len(rows) == 1:
         target_node: Any = rows[0]
         iterable: Any = iters[0]
     else:
         target_node = cst.Tuple([cst.Element(r) for r in rows])
         iterable = cst.Call(cst.Name("zip"), [cst.Arg(i) for i in iters])
-    elt = cst.Call(fun, call_args)
     arity = _tuple_arity(n, fun)
+    if not isinstance(fun, cst.Name):  # (a lambda: one function for every call below)
+        value = n.funcs.value_of(fun)
+        if value is not None:
+            name = n.names.fresh("mapped_fn")
+            n.funcs.values[name] = value
+            fun = cst.Name(name)
+    elt = cst.Call(fun, call_args)
     n.resolver.bind_namespace("np", node)
     if arity is not None:  # `return a, b`: one list per output, each stacked
-        return _tuple_outputs(n, node, target, elt, target_node, iterable, arity, out_axis)
+        return _tuple_outputs(n, node, target, elt, target_node, iterable, arity,
+                              out_axis, count)
     comp = cst.ListComp(elt, cst.CompFor(target=target_node, iter=iterable))
-    stacked: Any = cst.Call(cst.parse_expression("np.stack"), [cst.Arg(comp)])
+    stacked: Any = _first(cst.Call(cst.parse_expression("np.stack"), [cst.Arg(comp)]),
+                          count)
     if out_axis != 0:
         stacked = _moveaxis(stacked, 0, out_axis)
     _alias_all(n, stacked, node)
     return n.exprs.expr(stacked, target)
 
 
+def _rows_or_zeros(n: Any, node: Any, iters: list[Any], rows: list[Any]) -> tuple:
+    """Names for the iterables (``m_rows = np.moveaxis(m, 1, 0)``) and for the batch
+    size (``count = len(m_rows)``); an empty batch iterates one row of zeros instead
+    (``m_rows_2 = m_rows if count else np.zeros_like(np.sum(m_rows, axis=0))[None]``),
+    so that ``g`` runs once, on rows of the right shape and dtype, and the stacked
+    result, cut to ``[:count]``, is empty with the shape vmap gives.  (``g`` is then
+    called in every case, and its batch never empty: a transform of the function sees
+    the same code for every size.)"""
+    names = [n.names.fresh(f"{row.value[:-len('_row')]}_rows") for row in rows]
+    count = n.names.fresh("count")
+    for name in (*names, count):
+        n.local_names.add(name)
+    lines = [f"{name} = _it{k}" for k, name in enumerate(names)]
+    lines.append(f"{count} = len({names[0]})")
+    lines += [f"{name} = {name} if {count} else np.zeros_like(np.sum({name}, axis=0))[None]"
+              for name in names]
+    statements = [cst.parse_statement(line) for line in lines]
+    statements = [_put_all(st, iters) for st in statements]
+    for st in statements:
+        _alias_all(n, st, node)
+    outer = n.out
+    lowered = n.stmts.block(statements)
+    n.out = outer
+    outer += lowered
+    return [cst.Name(name) for name in names], cst.Name(count)
+
+
+def _put_all(statement: Any, iters: list[Any]) -> Any:
+    for k, it in enumerate(iters):
+        statement = statement.visit(_Put(it, f"_it{k}"))
+    return statement
+
+
+def _first(value: Any, count: Any) -> Any:
+    """``value[:count]``."""
+    return cst.Subscript(value, [cst.SubscriptElement(cst.Slice(None, count))])
+
+
 def _tuple_outputs(n: Any, node: Any, target: str | None, elt: Any, rows: Any,
-                   iterable: Any, arity: int, out_axis: int) -> Any:
+                   iterable: Any, arity: int, out_axis: int, count: Any) -> Any:
     """``parts_0 = []; ...; for rows in iterable: out_0, ... = g(...);
     parts_0.append(out_0); ...`` then the tuple of the stacked lists."""
     def fresh(base: str) -> str:
@@ -124,8 +171,8 @@ def _tuple_outputs(n: Any, node: Any, target: str | None, elt: Any, rows: Any,
     lowered = n.stmts.block([first, loop])
     n.out = outer
     outer += lowered
-    stacked = [cst.Call(cst.parse_expression("np.stack"), [cst.Arg(cst.Name(p))])
-               for p in lists]
+    stacked = [_first(cst.Call(cst.parse_expression("np.stack"), [cst.Arg(cst.Name(p))]),
+                      count) for p in lists]
     if out_axis != 0:
         stacked = [_moveaxis(s, 0, out_axis) for s in stacked]
     result = cst.Tuple([cst.Element(s) for s in stacked])
@@ -171,6 +218,17 @@ def _spread(arg: Any, axis: Any, base: str, rows: list[Any], iters: list[Any]) -
     rows.append(row)
     iters.append(arg if axis == 0 else _moveaxis(arg, axis, 0))
     return row
+
+
+class _Put(cst.CSTTransformer):
+    """The placeholder name ``_it`` replaced by an expression."""
+
+    def __init__(self, value: Any, name: str) -> None:
+        super().__init__()
+        self.value, self.name = value, name
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> Any:
+        return self.value if original.value == self.name else updated
 
 
 class _Renamer(cst.CSTTransformer):

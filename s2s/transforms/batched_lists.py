@@ -13,7 +13,7 @@ import numpy as np
 
 from ..emit.code import Line
 from ..ir.kinds import LEAF, Seq, Tree
-from ..ir.nodes import Const, Let, Slice, Var
+from ..ir.nodes import Const, Let, Slice, Var, walk
 from ..ir.spelling import atom_text, index_text
 from ..primitives.batching import (
     NoBatchRule,
@@ -142,6 +142,14 @@ class ListBatching:
         for k in (key, (root, (0,))):
             if k in self.ranks:
                 return self.ranks[k]
+        for st in walk(self.fn.body):  # (appended only in a loop the probe ran no
+            if isinstance(st, Let) and st.prim == "append" and isinstance(  # iteration
+                    st.args[0], Var) and self.fn.aliases.get(  # of: what it appends)
+                    st.args[0].name, st.args[0].name) == root:
+                try:
+                    return self.rank(st.args[1])
+                except NoBatchRule:
+                    continue
         raise NoBatchRule(f"the rank of the items of `{name}` is unknown (empty list)")
 
     def setitem(self, s: Let, out: list[Any]) -> None:

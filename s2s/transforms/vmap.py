@@ -42,7 +42,7 @@ from ..ir.nodes import (
 )
 from ..ir.spelling import atom_text
 from ..ir.unroll import unroll_container_loops
-from ..ir.walk import param_atoms
+from ..ir.walk import param_atoms, walk
 from ..primitives.batching import (
     Batch,
     NoBatchRule,
@@ -399,14 +399,36 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                         for k, p in enumerate(callee.params[: len(s.args)])
                         if p in mine or k < len(self.spec.example))
         if len(own) < len(s.args) or any(k != LEAF for k in kinds):
+            same = self._probed_elsewhere(s, callee)
+            if same is not None:
+                return same
             raise self.fail(s, missing)
         try:
             ranks = tuple(self.rank(a) for a in s.args)
         except NoBatchRule:
             raise self.fail(s, missing) from None
         if ranks != tuple(_ranks_of(x) for x in own):
+            same = self._probed_elsewhere(s, callee)
+            if same is not None:
+                return same
             raise self.fail(s, missing)
         return own
+
+    def _probed_elsewhere(self, s: Let, callee: Function) -> tuple | None:
+        """The arguments the probe gave the same callee at another call, with the
+        ranks of this one's (a body vmap's `g` called in a loop that ran no iteration,
+        and on a row of zeros for the empty batch's shape, or the other way round)."""
+        try:
+            ranks = tuple(self.rank(a) for a in s.args)
+        except NoBatchRule:
+            return None
+        for st in walk(self.fn.body):
+            example = self.spec.ranks.get(("__call__", st.target)) if isinstance(
+                st, Let) and st.prim == "call" and st is not s else None
+            if example is not None and callee_of(st) is callee and len(example) == len(
+                    s.args) and tuple(_ranks_of(x) for x in example) == ranks:
+                return tuple(example)
+        return None
 
     def if_(self, s: If, out: list[Any]) -> None:
         self.branches.if_(s, out)
