@@ -23,7 +23,7 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from .draws import is_draw
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
-from .objects import is_instance_self
+from .objects import is_instance_self, self_method
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
 from .source import literal_value
@@ -465,6 +465,10 @@ class ExprLowerer:
                 made = self.n.pyvalues.constant_method(node, base, func.attr.value, target)
                 if made is not None:
                     return made
+        if isinstance(func, cst.Name) and func.value in self.n.env:
+            fv = self_method(self.n, func)  # (`self(x)` in a method: its __call__)
+            if fv is not None:
+                return self.n.funcs.call(fv, node, target)
         obj, text = self.n.resolver.resolve_dotted(func)
         if isinstance(obj, types.MethodType) and not isinstance(obj.__self__, type) and (
                 isinstance(obj.__func__, types.FunctionType)):  # `net.loss(x)`

@@ -75,14 +75,15 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
     a FnValue; None where it is not that."""
     from .functions import FnValue  # (functions imports this module's callers)
 
-    if not (isinstance(node.value, cst.Name) and node.value.value in n.env):
+    base, name = (node, "__call__") if isinstance(node, cst.Name) else (
+        node.value, node.attr.value)  # (`self(x)`: its __call__)
+    if not (isinstance(base, cst.Name) and base.value in n.env):
         return None
     owner = defining_class(n.fn)
     code = getattr(n.fn, "__code__", None)
     if owner is None or code is None or not code.co_argcount or (
-            node.value.value != code.co_varnames[0]):
+            base.value != code.co_varnames[0]):
         return None
-    name = node.attr.value
     found = inspect.getattr_static(owner, name, None)
     if not isinstance(found, types.FunctionType):
         return None
@@ -93,8 +94,8 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
         n.resolver.bind_namespace(cls_text, node)
     from ..ir.nodes import Var
 
-    return FnValue(found, f"{cls_text}.{name}" if spelled else name,
-                   head=(Var(n.env[node.value.value]),), spelled=spelled)
+    return FnValue(found, f"{cls_text}.{name}" if spelled else name.strip("_"),
+                   head=(Var(n.env[base.value]),), spelled=spelled)
 
 
 def defining_class(fn: Any) -> type | None:
