@@ -5,9 +5,12 @@ when the outer function is called; so inside a body, ``s2s.vmap(g, in_axes, out_
 (x, w)`` is what it means example by example: ``np.stack([g(x_row, w) for x_row in
 x])`` (the mapped axis moved first with ``np.moveaxis`` where it is not 0, and the
 stacked axis moved to ``out_axes``).  That comprehension over an array's rows is a loop
-every transform handles (an outer vmap batches it, reverse mode tapes it).  ``g`` must
-return one array; a batch of size 0 raises (np.stack of nothing), where vmap gives an
-empty array.
+every transform handles (an outer vmap batches it, reverse mode tapes it).  ``g``
+returns one array, or a tuple (``return a, b``, or a name assigned only tuple literals
+of one length): one stacked array per output.  ``in_axes`` may be a tuple or dict of
+ints and None for a tuple or dict argument.  A batch of size 0 is refused when the code
+runs, naming the user's line (``_stacked_calls``).  ``h = s2s.vmap(g)`` kept as a value is
+lowered here at each call ``h(x)`` (``functions.KeptVmap``).
 """
 
 from __future__ import annotations
@@ -77,13 +80,6 @@ def lower_inner_vmap(n: Any, node: cst.Call, target: str | None) -> Any:
     for k, (arg, axis) in enumerate(zip(args, axes)):
         base = arg.value if isinstance(arg, cst.Name) else f"arg{k}"
         call_args.append(cst.Arg(_spread(arg, axis, base, rows, iters)))
-    iters, count = _rows_or_zeros(n, node, iters, rows)
-    if len(rows) == 1:
-        target_node: Any = rows[0]
-        iterable: Any = iters[0]
-    else:
-        target_node = cst.Tuple([cst.Element(r) for r in rows])
-        iterable = cst.Call(cst.Name("zip"), [cst.Arg(i) for i in iters])
     arity = _tuple_arity(n, fun)
     if not isinstance(fun, cst.Name):  # (a lambda: one function for every call below)
         value = n.funcs.value_of(fun)
@@ -91,91 +87,59 @@ def lower_inner_vmap(n: Any, node: cst.Call, target: str | None) -> Any:
             name = n.names.fresh("mapped_fn")
             n.funcs.values[name] = value
             fun = cst.Name(name)
-    elt = cst.Call(fun, call_args)
     n.resolver.bind_namespace("np", node)
-    if arity is not None:  # `return a, b`: one list per output, each stacked
-        return _tuple_outputs(n, node, target, elt, target_node, iterable, arity,
-                              out_axis, count)
-    comp = cst.ListComp(elt, cst.CompFor(target=target_node, iter=iterable))
-    stacked: Any = _first(cst.Call(cst.parse_expression("np.stack"), [cst.Arg(comp)]),
-                          count)
-    if out_axis != 0:
-        stacked = _moveaxis(stacked, 0, out_axis)
-    _alias_all(n, stacked, node)
-    return n.exprs.expr(stacked, target)
+    return _stacked_calls(n, node, target, cst.Call(fun, call_args), rows, iters, arity,
+                          out_axis)
 
 
-def _rows_or_zeros(n: Any, node: Any, iters: list[Any], rows: list[Any]) -> tuple:
-    """Names for the iterables (``m_rows = np.moveaxis(m, 1, 0)``) and for the batch
-    size (``count = len(m_rows)``); an empty batch iterates one row of zeros instead
-    (``m_rows_2 = m_rows if count else np.zeros_like(np.sum(m_rows, axis=0))[None]``),
-    so that ``g`` runs once, on rows of the right shape and dtype, and the stacked
-    result, cut to ``[:count]``, is empty with the shape vmap gives.  (``g`` is then
-    called in every case, and its batch never empty: a transform of the function sees
-    the same code for every size.)"""
-    names = [n.names.fresh(f"{row.value[:-len('_row')]}_rows") for row in rows]
-    count = n.names.fresh("count")
-    for name in (*names, count):
+def _stacked_calls(n: Any, node: Any, target: str | None, elt: Any, rows: list[Any],
+                   iters: list[Any], arity: int | None, out_axis: int) -> Any:
+    """The statements ``vmap(g)(...)`` is, example by example::
+
+        parts = []
+        for m_row in np.moveaxis(m, 1, 0):
+            out = g(m_row, w)
+            parts.append(out)
+        np.stack(parts)
+
+    (one list per output where ``g`` returns a tuple: ``out_0, out_1 = g(...)``), the
+    stacked axis moved to ``out_axes``.  An empty batch is refused when the code runs:
+    NumPy's error from ``np.stack`` is raised located at the user's line
+    (``api/located.py``), since the stacked result's shape is ``g``'s output's, which
+    only a call of ``g`` tells (jax.vmap traces ``g`` abstractly; the top-level
+    ``s2s.vmap`` probes it on a row of zeros)."""
+    def fresh(base: str) -> str:
+        name = n.names.fresh(base)
         n.local_names.add(name)
-    lines = [f"{name} = _it{k}" for k, name in enumerate(names)]
-    lines.append(f"{count} = len({names[0]})")
-    lines += [f"{name} = {name} if {count} else np.zeros_like(np.sum({name}, axis=0))[None]"
-              for name in names]
-    statements = [cst.parse_statement(line) for line in lines]
-    statements = [_put_all(st, iters) for st in statements]
+        return name
+
+    lists = [fresh(f"parts_{k}" if arity else "parts") for k in range(arity or 1)]
+    outs = [fresh(f"out_{k}" if arity else "out") for k in range(arity or 1)]
+    renamer = _Renamer({r.value: fresh(r.value) for r in rows})
+    rows, elt = [r.visit(renamer) for r in rows], elt.visit(renamer)
+    statements: list[Any] = [cst.parse_statement(f"{p} = []") for p in lists]
+    target_node: Any = rows[0] if len(rows) == 1 else cst.Tuple(
+        [cst.Element(r) for r in rows])
+    iterable: Any = iters[0] if len(rows) == 1 else cst.Call(
+        cst.Name("zip"), [cst.Arg(it) for it in iters])
+    call = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(
+        cst.Name(outs[0]) if len(outs) == 1 else cst.Tuple(
+            [cst.Element(cst.Name(o)) for o in outs]))], elt)])
+    appends = cst.SimpleStatementLine([cst.Expr(cst.Call(cst.Attribute(
+        cst.Name(p), cst.Name("append")), [cst.Arg(cst.Name(o))]))
+        for p, o in zip(lists, outs)])
+    statements.append(cst.For(target=target_node, iter=iterable,
+                              body=cst.IndentedBlock([call, appends])))
     for st in statements:
         _alias_all(n, st, node)
     outer = n.out
     lowered = n.stmts.block(statements)
     n.out = outer
     outer += lowered
-    return [cst.Name(name) for name in names], cst.Name(count)
-
-
-def _put_all(statement: Any, iters: list[Any]) -> Any:
-    for k, it in enumerate(iters):
-        statement = statement.visit(_Put(it, f"_it{k}"))
-    return statement
-
-
-def _first(value: Any, count: Any) -> Any:
-    """``value[:count]``."""
-    return cst.Subscript(value, [cst.SubscriptElement(cst.Slice(None, count))])
-
-
-def _tuple_outputs(n: Any, node: Any, target: str | None, elt: Any, rows: Any,
-                   iterable: Any, arity: int, out_axis: int, count: Any) -> Any:
-    """``parts_0 = []; ...; for rows in iterable: out_0, ... = g(...);
-    parts_0.append(out_0); ...`` then the tuple of the stacked lists."""
-    def fresh(base: str) -> str:
-        name = n.names.fresh(base)
-        n.local_names.add(name)
-        return name
-
-    lists = [fresh(f"parts_{k}") for k in range(arity)]
-    outs = [fresh(f"out_{k}") for k in range(arity)]
-    renamer = _Renamer({r.value: fresh(r.value) for r in (
-        [rows] if isinstance(rows, cst.Name) else [e.value for e in rows.elements])})
-    rows, elt = rows.visit(renamer), elt.visit(renamer)
-    first = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(p))],
-                                                cst.List([])) for p in lists])
-    unpack = cst.Assign([cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(o))
-                                                     for o in outs]))], elt)
-    appends = [cst.Expr(cst.Call(cst.Attribute(cst.Name(p), cst.Name("append")),
-                                 [cst.Arg(cst.Name(o))])) for p, o in zip(lists, outs)]
-    loop = cst.For(target=rows, iter=iterable, body=cst.IndentedBlock([
-        cst.SimpleStatementLine([unpack]), cst.SimpleStatementLine(appends)]))
-    _alias_all(n, first, node)
-    _alias_all(n, loop, node)
-    outer = n.out
-    lowered = n.stmts.block([first, loop])
-    n.out = outer
-    outer += lowered
-    stacked = [_first(cst.Call(cst.parse_expression("np.stack"), [cst.Arg(cst.Name(p))]),
-                      count) for p in lists]
+    stacked = [cst.parse_expression(f"np.stack({p})") for p in lists]
     if out_axis != 0:
         stacked = [_moveaxis(s, 0, out_axis) for s in stacked]
-    result = cst.Tuple([cst.Element(s) for s in stacked])
+    result = stacked[0] if arity is None else cst.Tuple([cst.Element(s) for s in stacked])
     _alias_all(n, result, node)
     return n.exprs.expr(result, target)
 
@@ -218,17 +182,6 @@ def _spread(arg: Any, axis: Any, base: str, rows: list[Any], iters: list[Any]) -
     rows.append(row)
     iters.append(arg if axis == 0 else _moveaxis(arg, axis, 0))
     return row
-
-
-class _Put(cst.CSTTransformer):
-    """The placeholder name ``_it`` replaced by an expression."""
-
-    def __init__(self, value: Any, name: str) -> None:
-        super().__init__()
-        self.value, self.name = value, name
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> Any:
-        return self.value if original.value == self.name else updated
 
 
 class _Renamer(cst.CSTTransformer):

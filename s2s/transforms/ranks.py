@@ -72,6 +72,11 @@ class RankInference:
                 return 0
             if s.prim.startswith(("cum", "nancum")) and "axis" not in s.params:
                 return 1
+            axis = getattr(s.params.get("axis"), "value", s.params.get("axis"))
+            keep = getattr(s.params.get("keepdims"), "value", s.params.get("keepdims"))
+            if family == "reduction" and type(axis) is int and not keep and not (
+                    s.prim.startswith(("cum", "nancum"))):  # (one axis reduced away)
+                return max(self.vm.rank(s.args[0]) - 1, 0)
             if s.prim in ("size", "ndim", "len", "float", "int"):
                 return 0
             if s.prim == "shape":
