@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..frontend.objects import check_self_methods  # noqa: F401 (vjp, jvp use it)
+from ..frontend.self_methods import check_self_methods  # noqa: F401 (vjp, jvp use it)
 from . import trees
 
 # JAX's float0: the tangent/cotangent dtype of integer and boolean inputs.

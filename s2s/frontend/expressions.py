@@ -23,7 +23,7 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from .draws import is_draw
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
-from .objects import is_instance_self, self_method
+from .objects import is_instance_self, object_call
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
 from .source import literal_value
@@ -146,8 +146,7 @@ class ExprLowerer:
                 "and passes them to your own functions, but a function is not an array",
                 f"call it, `{name}(...)`, or pass it to a function that calls it")
         if is_instance_self(self.n, name):  # (a method bound to an object: it)
-            obj, text = self.n.resolver.resolve_dotted(node)
-            return self.n.resolver.constant(obj, text, node)
+            return self.n.resolver.constant(*self.n.resolver.resolve_dotted(node), node)
         if name in self.n.local_names:
             if name == self.n.bound_object and name not in self.n.env:
                 fn = self.n.fn.__name__
@@ -413,8 +412,7 @@ class ExprLowerer:
     def expr_Attribute(self, node: cst.Attribute, target: str | None) -> Atom:
         root = root_name(node)
         if root is not None and is_instance_self(self.n, root):  # `self.w`: read each call
-            obj, text = self.n.resolver.resolve_dotted(node)
-            return self.n.resolver.constant(obj, text, node)
+            return self.n.resolver.constant(*self.n.resolver.resolve_dotted(node), node)
         if root is not None and root == self.n.bound_object and root not in self.n.env:
             raise self.n.resolver.unknown_attribute(node, root, node.attr.value)
         if root is None or root in self.n.local_names:  # an attribute of a value
@@ -445,16 +443,14 @@ class ExprLowerer:
         root = root_name(func)
         if is_list_method(node, "pop", self.n.local_names):
             return self.n.buffer.pop_expression(node, target)
+        if (made := object_call(self.n, node, target)) is not None:  # `self.other(x)`
+            return made
         if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):
-            fv = self.n.funcs.value_of(func)  # (`self.other(x)` in a method)
-            if fv is not None:
-                return self.n.funcs.call(fv, node, target)
             return self.n.calls.method_call(node, target)  # a method of a value
         if is_inner_vmap(self.n, func):  # `s2s.vmap(g)(x)`: a comprehension over rows
             return lower_inner_vmap(self.n, node, target)
         if not isinstance(func, (cst.Name, cst.Attribute)) or (
-                isinstance(func, cst.Name) and (func.value in self.n.funcs.values or (
-                    func.value in self.n.funcs.loop_bound))):
+                isinstance(func, cst.Name) and self.n.funcs.names_function(func.value)):
             fv = self.n.funcs.value_of(func)  # a function value: `g(x)`, `s2s.grad(f)(x)`
             if fv is not None:
                 return self.n.funcs.call(fv, node, target)
@@ -465,16 +461,7 @@ class ExprLowerer:
                 made = self.n.pyvalues.constant_method(node, base, func.attr.value, target)
                 if made is not None:
                     return made
-        if isinstance(func, cst.Name) and func.value in self.n.env:
-            fv = self_method(self.n, func)  # (`self(x)` in a method: its __call__)
-            if fv is not None:
-                return self.n.funcs.call(fv, node, target)
         obj, text = self.n.resolver.resolve_dotted(func)
-        if isinstance(obj, types.MethodType) and not isinstance(obj.__self__, type) and (
-                isinstance(obj.__func__, types.FunctionType)):  # `net.loss(x)`
-            fv = self.n.funcs.of_object(obj, text, func)
-            if fv is not None:
-                return self.n.funcs.call(fv, node, target)
         made = _sequence_builtin(self.n, obj, text, node, target)
         if made is not None:
             return made

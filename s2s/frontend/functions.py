@@ -22,8 +22,8 @@ from __future__ import annotations
 import functools
 import inspect
 import types
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from dataclasses import replace
+from typing import Any
 
 import libcst as cst
 
@@ -35,7 +35,9 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
+from .fnvalues import FnValue, Plan, _adapter
 from .inner_vmap import lower_inner_vmap
+from .loop_functions import LoopFunctions
 from .objects import is_instance_self, self_method
 from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
@@ -45,192 +47,6 @@ from .synthesize import synthesize
 TRANSFORMS = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "hessian"})
 
 
-@dataclass(frozen=True)
-class FnValue:
-    """A function as s2s knows it while lowering: ``obj`` called with ``head`` before
-    the call's positional arguments and ``keywords`` (a partial's), and ``captured``
-    (name, value) passed by name (a lifted function's free names); ``choice`` is
-    ``(test, a, b)`` for ``a if test else b``.  Values are atoms or FnValues."""
-
-    obj: Any
-    text: str
-    head: tuple = ()
-    keywords: tuple = ()
-    captured: tuple = ()
-    spelled: bool = False  # `text` names the object in emitted code (a global)
-    choice: tuple | None = None
-
-    def leaves(self) -> list[Atom]:
-        """The Var atoms it carries, in order (the data a callee given it receives)."""
-        out: list[Atom] = []
-        for value in self._values():
-            if isinstance(value, FnValue):
-                out += value.leaves()
-            elif isinstance(value, Var):
-                out.append(value)
-        return out
-
-    def _values(self) -> list[Any]:
-        if self.choice is not None:
-            return list(self.choice)
-        return [*self.head, *(v for _, v in self.keywords), *(v for _, v in self.captured)]
-
-    def rebuilt(self, atoms: Any) -> "FnValue":
-        """The same function value with its Var atoms taken from ``atoms`` in order."""
-        def one(value: Any) -> Any:
-            if isinstance(value, FnValue):
-                return value.rebuilt(atoms)
-            return next(atoms) if isinstance(value, Var) else value
-
-        if self.choice is not None:
-            return replace(self, choice=tuple(one(v) for v in self.choice))
-        return replace(self, head=tuple(one(v) for v in self.head),
-                       keywords=tuple((k, one(v)) for k, v in self.keywords),
-                       captured=tuple((k, one(v)) for k, v in self.captured))
-
-    def key(self) -> tuple:
-        """What a callee normalized for this value depends on (not the atoms' names)."""
-        def one(value: Any) -> Any:
-            if isinstance(value, FnValue):
-                return value.key()
-            return "·" if isinstance(value, Var) else ("const", value.text)
-
-        if self.choice is not None:
-            return ("choice",) + tuple(one(v) for v in self.choice)
-        return (id(self.obj), tuple(one(v) for v in self.head),
-                tuple((k, one(v)) for k, v in self.keywords),
-                tuple((k, one(v)) for k, v in self.captured))
-
-    def runtime(self, values: Any) -> Any:
-        """The Python callable this value is when emitted code runs, its Var atoms'
-        values taken from ``values`` in order (for the adapter, see ``Plan``)."""
-        def one(value: Any) -> Any:
-            if isinstance(value, FnValue):
-                return value.runtime(values)
-            return next(values) if isinstance(value, Var) else value.value
-
-        if self.choice is not None:
-            test, a, b = (one(v) for v in self.choice)
-            return a if test else b
-        head = [one(v) for v in self.head]
-        keywords = {k: one(v) for k, v in (*self.keywords, *self.captured)}
-        return functools.partial(self.obj, *head, **keywords) if head or keywords \
-            else self.obj
-
-
-@dataclass
-class Plan:
-    """How a call passes its values to a callee normalized for it: per parameter of
-    the callee, ``(kind, name, detail)`` with kind ``arg`` (one atom), ``fn`` (a
-    function value: its atoms), ``star`` (``*name``: detail atoms), ``kw``
-    (``**name``: detail keys).  ``params`` are the IR's parameters in order."""
-
-    entries: list[tuple[str, str, Any]] = field(default_factory=list)
-    params: list[str] = field(default_factory=list)
-
-    def key(self) -> tuple:
-        return tuple((kind, name, detail.key() if isinstance(detail, FnValue) else detail)
-                     for kind, name, detail in self.entries)
-
-    def adapter(self, fn: Any, name: str) -> Callable:
-        """``def name(<the IR's parameters>)`` calling ``fn`` as the user's call did,
-        with a source (emitted forward code calls it where it does not inline the
-        callee, and a transform of emitted code reads it): ``apply(np.tanh, x)`` is
-        ``def apply_2(x): return apply(tanh, x)``."""
-        namespace: dict[str, Any] = {"functools": functools}
-        params = iter(self.params)
-        sig = inspect.signature(fn)
-        args: list[str] = []
-        for kind, pname, detail in self.entries:
-            if kind == "fn":
-                text = _value_text(detail, params, namespace)
-            elif kind == "star":
-                args += [next(params) for _ in range(detail)]
-                continue
-            elif kind == "kw":
-                args += [f"{k}={next(params)}" for k in detail]
-                continue
-            else:
-                text = next(params)
-            keyword = sig.parameters[pname].kind is inspect.Parameter.KEYWORD_ONLY
-            args.append(f"{pname}={text}" if keyword else text)
-        target = fn.__self__ if isinstance(fn, types.MethodType) and (
-            fn.__name__ == "__call__") else fn  # (a callable object: called as itself)
-        callee = _bind(namespace, target, getattr(fn, "__name__", "fn").strip("_") or "fn")
-        source = (f"def {name}({', '.join(self.params)}):\n"
-                  f"    return {callee}({', '.join(args)})\n")
-        return synthesize(source, name, namespace, f"adapter-{name}")
-
-
-# adapters by (function, plan): one object and one name each, process-wide, so the
-# namespaces of callees merged into one emitted module never bind a name twice
-_ADAPTERS: dict[tuple, tuple[str, Callable]] = {}
-_ADAPTER_NAMES: set[str] = set()
-
-
-def _adapter(fn: Any, plan: Plan, base: str) -> tuple[str, Callable]:
-    key = (id(fn), plan.key(), tuple(plan.params))
-    hit = _ADAPTERS.get(key)
-    if hit is not None and hit[1].__s2s_adapts__ is fn:  # type: ignore[attr-defined]
-        return hit
-    suffix = "_".join(_value_name(d) for kind, _, d in plan.entries if kind == "fn")
-    name = f"{base}_{suffix}" if suffix else f"{base}_call"
-    name, i = (name, 2) if name not in _ADAPTER_NAMES else (f"{name}_2", 3)
-    while name in _ADAPTER_NAMES:
-        name, i = f"{name.rsplit('_', 1)[0]}_{i}", i + 1
-    _ADAPTER_NAMES.add(name)
-    adapter = plan.adapter(fn, name)
-    adapter.__s2s_adapts__ = fn  # type: ignore[attr-defined]
-    _ADAPTERS[key] = (name, adapter)
-    return name, adapter
-
-
-def _value_name(fv: "FnValue") -> str:
-    if fv.choice is not None:
-        return "choice"
-    name = getattr(getattr(fv.obj, "__func__", fv.obj), "__name__", "fn")
-    return name if name.isidentifier() and len(name) < 16 else "fn"
-
-
-_BOUND: dict[int, tuple[Any, str]] = {}  # id(object) -> (it, its name in adapters)
-
-
-def _bind(namespace: dict[str, Any], obj: Any, base: str) -> str:
-    """A name for ``obj`` in an adapter's namespace: one name per object, process-wide
-    (emitted code that calls two adapters puts their names in one module)."""
-    hit = _BOUND.get(id(obj))
-    if hit is None or hit[0] is not obj:
-        taken = {name for _, name in _BOUND.values()}
-        name, i = base, 2
-        while name in taken:
-            name, i = f"{base}_{i}", i + 1
-        hit = _BOUND[id(obj)] = (obj, name)
-    namespace[hit[1]] = obj
-    return hit[1]
-
-
-def _value_text(fv: "FnValue", params: Any, namespace: dict[str, Any]) -> str:
-    """Source for a function value whose atoms are the adapter's parameters."""
-    def one(value: Any) -> str:
-        if isinstance(value, FnValue):
-            return _value_text(value, params, namespace)
-        if isinstance(value, Var):
-            return next(params)
-        return value.text if is_literal(value.value) else _bind(namespace, value.value, "value")
-
-    if fv.choice is not None:
-        test, a, b = (one(v) for v in fv.choice)
-        return f"({a} if {test} else {b})"
-    target = fv.obj
-    if isinstance(target, types.MethodType) and target.__name__ == "__call__":
-        target = target.__self__  # a callable object: called as itself
-    base = getattr(getattr(target, "__func__", target), "__name__", "fn")
-    obj = _bind(namespace, target, base if base.isidentifier() else "fn")
-    parts = [one(v) for v in fv.head] + [f"{k}={one(v)}" for k, v in (*fv.keywords,
-                                                                       *fv.captured)]
-    return f"functools.partial({obj}, {', '.join(parts)})" if parts else obj
-
-
 class FunctionLowerer:
     """Function values of one function, and the calls that need a plan."""
 
@@ -238,10 +54,13 @@ class FunctionLowerer:
         self.n = n  # the Normalizer
         self.values: dict[str, FnValue] = {}  # user name -> the function it denotes
         self.prefix: list[Any] = []  # statements a plan puts before the body
-        self.frames: list[_Frame] = []  # per enclosing loop: see loop_enter
-        self.loop_bound: dict[str, Any] = {}  # bound in a loop that may not have run
+        self.loops = LoopFunctions(n)  # functions bound in loop bodies
 
     # ---- which function an expression denotes -----------------------------------
+
+    def names_function(self, name: str) -> bool:
+        """Is ``name`` a function here (or one a loop may not have bound)?"""
+        return name in self.values or name in self.loops.unbound
 
     def _named(self, node: Any) -> FnValue | None:
         """The function a module-level name (``relu``, ``np.tanh``) denotes, if any."""
@@ -255,16 +74,9 @@ class FunctionLowerer:
         """The function ``node`` denotes, or None where it is not a function."""
         if isinstance(node, cst.Name):
             if node.value in self.values:
-                for frame in self.frames:
-                    frame.reads.add(node.value)
+                self.loops.read(node.value)
                 return self.values[node.value]
-            if node.value in self.loop_bound:
-                raise self.n.unsupported(
-                    node, f"`{node.value}` is bound to a function inside a loop whose "
-                    "number of iterations is known only when it runs, so after the loop "
-                    "it may not be bound (Python raises NameError when the loop runs no "
-                    "iteration)", f"call `{node.value}` inside the loop, or bind it "
-                    "before the loop (and not in it)")
+            self.loops.refuse_after(node)
             return None if node.value in self.n.local_names else self._named(node)
         if isinstance(node, cst.Attribute):
             root = node
@@ -401,36 +213,9 @@ class FunctionLowerer:
         self.bind(node.name.value, self.lift(node), node)
 
     def bind(self, name: str, fv: FnValue, node: Any) -> None:
-        for frame in self.frames:  # (bound in a loop: see loop_enter)
-            before = frame.before.get(name)
-            if before is not None and name in frame.reads:
-                raise self.n.unsupported(
-                    node, f"`{name}` is bound to a function inside a loop that called "
-                    f"the function `{name}` denoted before it: from the loop's second "
-                    "iteration on that call would call this one",
-                    f"give this function another name than `{name}`")
+        self.loops.binding(name, node)  # (in a loop: frontend/loop_functions.py)
         self.n.env.pop(name, None)
-        self.loop_bound.pop(name, None)
         self.values[name] = fv
-
-    # ---- functions bound in a loop's body -------------------------------------------
-
-    def loop_enter(self) -> None:
-        self.frames.append(_Frame(dict(self.values)))
-
-    def loop_leave(self, node: Any, trips: int | None) -> None:
-        """After a loop: a name its body bound to a function denotes that function
-        where the loop surely ran (``trips``, known when transforming, at least 1);
-        otherwise calling it is refused, located (the loop may not have run)."""
-        frame = self.frames.pop()
-        for name in list(self.values):
-            if self.values[name] is frame.before.get(name):
-                continue
-            if trips is None or trips < 1:
-                del self.values[name]
-                self.loop_bound[name] = node
-        if self.frames:
-            self.frames[-1].reads |= frame.reads
 
     def lift(self, node: cst.FunctionDef | cst.Lambda) -> FnValue:
         """A module-level ``def`` for a nested function or lambda, taking the names it
@@ -536,23 +321,7 @@ class FunctionLowerer:
         return out, kwargs
 
     def spread(self, arg: cst.Arg) -> Any:
-        atom = self.n.exprs.expr(arg.value)
-        if isinstance(atom, Const) and isinstance(atom.value, (tuple, list)) and all(
-                is_literal(v) for v in atom.value) and arg.star == "*":
-            return [Const(v, repr(v)) for v in atom.value]
-        let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
-        written = isinstance(atom, Var) and atom.name in self.n.buffer_root.values()
-        if arg.star == "*" and let is not None and let.prim in ("make_tuple", "make_list") \
-                and not written:
-            return list(let.args)
-        if arg.star == "**" and let is not None and let.prim == "make_dict" and \
-                "keys" in let.params:
-            return dict(zip(let.params["keys"], let.args))
-        raise self.n.unsupported(
-            arg, f"`{arg.star}` here spreads a value whose {'keys' if arg.star == '**' else 'length'} "
-            "s2s does not know when it transforms the function (only a tuple, list or "
-            "dict written in the function, or a `*args`/`**kwargs` parameter)",
-            "pass each argument explicitly")
+        return _spread(self, arg)
 
     def call(self, fv: FnValue, node: Any, target: str | None,
              passed: tuple[list[Any], dict[str, Any]] | None = None) -> Atom:
@@ -680,6 +449,26 @@ class FunctionLowerer:
         return [self.call(fv, node, None, (list(items), {})) for items in zip(*seqs)]
 
 
+def _spread(self: FunctionLowerer, arg: cst.Arg) -> Any:
+    atom = self.n.exprs.expr(arg.value)
+    if isinstance(atom, Const) and isinstance(atom.value, (tuple, list)) and all(
+            is_literal(v) for v in atom.value) and arg.star == "*":
+        return [Const(v, repr(v)) for v in atom.value]
+    let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
+    written = isinstance(atom, Var) and atom.name in self.n.buffer_root.values()
+    if arg.star == "*" and let is not None and let.prim in ("make_tuple", "make_list") \
+            and not written:
+        return list(let.args)
+    if arg.star == "**" and let is not None and let.prim == "make_dict" and \
+            "keys" in let.params:
+        return dict(zip(let.params["keys"], let.args))
+    raise self.n.unsupported(
+        arg, f"`{arg.star}` here spreads a value whose {'keys' if arg.star == '**' else 'length'} "
+        "s2s does not know when it transforms the function (only a tuple, list or "
+        "dict written in the function, or a `*args`/`**kwargs` parameter)",
+        "pass each argument explicitly")
+
+
 def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: dict[str, Any],
                   node: Any, target: str | None) -> Atom:
     n = self.n
@@ -795,16 +584,6 @@ class KeptVmap:
         call = cst.Call(self.make, node.args)
         n.desugar.alias(call, node)
         return lower_inner_vmap(n, call, target)
-
-
-@dataclass
-class _Frame:
-    """A loop being lowered: the function values before it, and the names of function
-    values its body read (a name the body then binds again would be called, from the
-    second iteration, as the new function)."""
-
-    before: dict[str, FnValue]
-    reads: set[str] = field(default_factory=set)
 
 
 class _Unbound:

@@ -63,7 +63,7 @@ class LoopLowerer:
         header = self.n.out
         body = header + self.n.stmts.block(self.n.desugar.loop_body(node))
         carried, breaks = self.leave_loop(outer, before, bound_before, [])
-        self.n.funcs.loop_leave(node, _trips(args))
+        self.n.funcs.loops.leave(self.n.funcs.values, node, _trips(args))
         carried = self.own_entries(carried, body, reads_before, node)
         counter = self.n.names.fresh("n_iter") if breaks else None
         self.n.out.append(For(index, bounds, body, self.n.loc(node), carried, counter=counter))
@@ -287,7 +287,7 @@ class LoopLowerer:
         body += self.n.out
         test_carried = [(test.name, again.name if isinstance(again, Var) else test.name)]
         carried, _ = self.leave_loop(outer, before, bound_before, test_carried)
-        self.n.funcs.loop_leave(node, None)
+        self.n.funcs.loops.leave(self.n.funcs.values, node, None)
         carried = self.own_entries(carried, body, reads_before, node)
         self.n.out.append(For(counter, None, body, self.n.loc(node), carried, test=test))
         self.versions_after_loop(carried, body, node)
@@ -364,7 +364,7 @@ class LoopLowerer:
         self.n.depth += 1
         self.n.out = []
         self.n.loops.append([])
-        self.n.funcs.loop_enter()  # (functions bound in the body: frontend/functions.py)
+        self.n.funcs.loops.enter(self.n.funcs.values)  # (frontend/loop_functions.py)
         # names bound on one path before the loop stay out of its body (their test
         # may be carried); those bound on one path inside it do not outlive it
         self.n._paths_outside.append(self.n.partial)

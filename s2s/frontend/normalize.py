@@ -53,6 +53,7 @@ from .expressions import (
 )
 from .functions import FunctionLowerer, Plan
 from .loops import LoopLowerer
+from .objects import bind_instance
 from .pyvalues import PythonValues
 from .resolve import (
     RESERVED,
@@ -65,7 +66,6 @@ from .resolve import (
     live_defaults,
     unwrap_forwarding,
 )
-from .objects import bind_instance
 from .scope import OnePath
 from .source import ParsedFunction, parse_function, recursion_room
 from .statements import StmtLowerer

@@ -13,8 +13,8 @@ Two ways a method's body runs under a transform:
   ``self`` is an argument, the dict of its data attributes (``api/methods.py``), and
   ``self.other(x)`` calls ``Class.other(self, x)`` for the class that defines the
   method being transformed.  Which function that is for the object given is checked
-  when the transform is called (``check_self_methods``): a subclass overriding it is
-  refused, named.
+  when the transform is called (``self_methods.check_self_methods``): a subclass
+  overriding it is refused, located.
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
-
-# function -> {method name: (the function `self.name(...)` in its body resolved to,
-# where it is written, the function's display name)}
-SELF_METHODS: dict[Any, dict[str, tuple[Any, Any, str]]] = {}
+from ..ir.nodes import Var
+from .fnvalues import FnValue
+from .self_methods import SELF_METHODS
 
 
 def bind_instance(n: Any) -> None:
@@ -73,8 +72,6 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
     """``self.other`` in a method whose ``self`` is the dict of the object's attributes
     (the object given to a transform): ``Class.other`` with ``self`` passed first, as
     a FnValue; None where it is not that."""
-    from .functions import FnValue  # (functions imports this module's callers)
-
     base, name = (node, "__call__") if isinstance(node, cst.Name) else (
         node.value, node.attr.value)  # (`self(x)`: its __call__)
     if not (isinstance(base, cst.Name) and base.value in n.env):
@@ -92,8 +89,6 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
     spelled = n.fn.__globals__.get(cls_text) is owner
     if spelled:
         n.resolver.bind_namespace(cls_text, node)
-    from ..ir.nodes import Var
-
     return FnValue(found, f"{cls_text}.{name}" if spelled else name.strip("_"),
                    head=(Var(n.env[base.value]),), spelled=spelled)
 
@@ -109,25 +104,24 @@ def defining_class(fn: Any) -> type | None:
     return obj if isinstance(obj, type) else None
 
 
-def check_self_methods(func: Any, obj: Any) -> None:
-    """The object's own methods are the ones ``self.name(...)`` resolved to when ``func``
-    (a method given to a transform with its object) was transformed."""
-    seen: set[int] = set()
-    todo = [func]
-    while todo:
-        fn = todo.pop()
-        if id(fn) in seen:
-            continue
-        seen.add(id(fn))
-        for name, (resolved, loc, display) in SELF_METHODS.get(fn, {}).items():
-            actual = inspect.getattr_static(type(obj), name, None)
-            if actual is not resolved:
-                raise TransformError(
-                    f"`self.{name}(...)` was transformed as `{resolved.__qualname__}` "
-                    f"(the class defining `{fn.__qualname__}`), but this object is a "
-                    f"`{type(obj).__name__}`, whose `{name}` is another function", loc,
-                    f"call the object in the function you transform (`lambda x: "
-                    f"obj.{getattr(func, '__name__', 'method')}(x)`: there `self` is the "
-                    f"object, its own methods called), or write "
-                    f"`{resolved.__qualname__}(self, ...)`", display)
-            todo.append(resolved)
+def object_call(n: Any, node: cst.Call, target: str | None) -> Any:
+    """A call of an object's method: ``self.other(x)`` or ``self(x)`` in a method,
+    ``net.loss(x)`` for a module object; None where the callee is not one."""
+    func, fv = node.func, None
+    if isinstance(func, cst.Attribute):
+        root = func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name) or root.value in n.local_names:
+            fv = n.funcs.value_of(func)  # (`self.other`: frontend/functions.py)
+        else:
+            try:
+                obj, text = n.resolver.resolve_dotted(func)
+            except TransformError:
+                return None
+            if isinstance(obj, types.MethodType) and not isinstance(obj.__self__, type) \
+                    and isinstance(obj.__func__, types.FunctionType):
+                fv = n.funcs.of_object(obj, text, func)
+    elif isinstance(func, cst.Name) and func.value in n.env:
+        fv = self_method(n, func)  # (`self(x)`: its __call__)
+    return n.funcs.call(fv, node, target) if fv is not None else None

@@ -42,7 +42,7 @@ from ..ir.nodes import (
 )
 from ..ir.spelling import atom_text
 from ..ir.unroll import unroll_container_loops
-from ..ir.walk import param_atoms, walk
+from ..ir.walk import param_atoms
 from ..primitives.batching import (
     Batch,
     NoBatchRule,
