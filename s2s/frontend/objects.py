@@ -84,7 +84,8 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
     found = inspect.getattr_static(owner, name, None)
     if not isinstance(found, types.FunctionType):
         return None
-    SELF_METHODS.setdefault(n.fn, {})[name] = (found, n.loc(node), n.display)
+    where = node.attr if isinstance(node, cst.Attribute) else node  # (at `other`)
+    SELF_METHODS.setdefault(n.fn, {})[name] = (found, n.loc(where), n.display)
     cls_text = owner.__name__
     spelled = n.fn.__globals__.get(cls_text) is owner
     if spelled:

@@ -391,7 +391,12 @@ def _call_target(text: str) -> tuple[str, str] | None:
     NumPy's or s2s's (user functions, whose batched versions need their own probe)."""
     tree = ast.parse(text).body[0]
     if not (isinstance(tree, ast.Assign) and isinstance(tree.value, ast.Call)
-            and isinstance(tree.value.func, ast.Name) and len(tree.targets) == 1
-            and isinstance(tree.targets[0], ast.Name)):
+            and len(tree.targets) == 1 and isinstance(tree.targets[0], ast.Name)):
+        return None
+    root = tree.value.func
+    while isinstance(root, ast.Attribute):  # (`Model.loss(self, x)`: a user's, by
+        root = root.value  # its class; NumPy's and the math modules' are not)
+    if not isinstance(root, ast.Name) or (root is not tree.value.func and root.id in (
+            "np", "math", "scipy", "special", "stats", "linalg", "signal")):
         return None
     return tree.targets[0].id, ", ".join(ast.unparse(a) for a in tree.value.args)
