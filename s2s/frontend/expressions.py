@@ -9,7 +9,6 @@ Each ``expr_<Node>`` method lowers one kind of expression into the lowering's ou
 from __future__ import annotations
 
 import builtins
-import types
 from typing import Any
 
 import libcst as cst
@@ -156,14 +155,6 @@ class ExprLowerer:
                     "into other objects", f"pass the arrays it reads as arguments: "
                     f"`def {fn}(...)` at module level (or a @staticmethod)",
                 )
-            if name not in self.n.env and name == "self" and isinstance(
-                    self.n.fn, types.MethodType) and self.n.fn.__name__ == "__call__":
-                raise self.n.unsupported(  # (a callable object called in the function)
-                    node, f"`{type(self.n.fn.__self__).__name__}.__call__` reads `self`: "
-                    "s2s reads a callable object's attributes when the object is given "
-                    "to a transform (`s2s.grad(net)`), not yet when the function calls it",
-                    "give the object to the transform, or pass the arrays it reads as "
-                    "arguments")
             if name not in self.n.env:
                 raise TransformError(
                     f"`{name}` may be used before it is assigned on some path",
