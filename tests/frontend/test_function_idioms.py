@@ -37,6 +37,10 @@ CONSTRUCTS = ["lambda_in_loop", "def_in_loop", "lambda_in_while",
               "calls_an_object", "calls_a_method", "calls_a_subclass_method",
               "callee_of_all"]
 
+# (the callee of all of them compiles every construct's JAX twin: -m slow runs it)
+HEAVY = [pytest.param(n, marks=pytest.mark.slow) if n == "callee_of_all" else n
+         for n in CONSTRUCTS]
+
 X = np.array([0.3, -0.7, 1.2])
 V = np.array([1.0, -2.0, 0.5])
 BATCH = np.array([[0.3, -0.7, 1.2], [0.1, 0.4, -0.9]])
@@ -74,7 +78,7 @@ def test_grad_value_and_grad_and_vjp(name, dtype) -> None:
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
-@pytest.mark.parametrize("name", CONSTRUCTS)
+@pytest.mark.parametrize("name", HEAVY)
 def test_jvp_jacobians_and_jit(name, dtype) -> None:
     x, v = X.astype(dtype), V.astype(dtype)
     ours, theirs = getattr(F, name), getattr(J, name)
@@ -89,7 +93,7 @@ def test_jvp_jacobians_and_jit(name, dtype) -> None:
     close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype, check_dtype=False)
 
 
-@pytest.mark.parametrize("name", CONSTRUCTS)
+@pytest.mark.parametrize("name", HEAVY)
 def test_vmap(name) -> None:
     ours, theirs = getattr(F, name), getattr(J, name)
     close(s2s.vmap(ours)(BATCH), jax.vmap(theirs)(BATCH), np.float64)
@@ -112,7 +116,8 @@ def test_jit_on_the_jax_backend(name) -> None:
 # ---- 1. over a run-time trip count, and values changing between calls ----------------
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)],
+                         ids=["f64", "f32"])
 def test_a_def_in_a_loop_over_range_n(dtype) -> None:
     """``for k in range(n): def g(y): ...`` with ``n`` an argument (run-time for s2s):
     calls 1 to 10 change ``n`` (0 and 1 too) and ``x``; grad, jvp and vmap against
@@ -201,9 +206,11 @@ def test_under_vmap_a_run_time_choice_of_functions_is_refused_at_the_call() -> N
 # ---- 6. an empty batch -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("rows", [1, 4])
-@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
-def test_a_batch_of_one_and_of_several(rows, dtype) -> None:
+@pytest.mark.parametrize("dtype, rows", [
+    (np.float64, 1), pytest.param(np.float32, 4, marks=pytest.mark.slow),
+    pytest.param(np.float32, 1, marks=pytest.mark.slow),
+    pytest.param(np.float64, 4, marks=pytest.mark.slow)], ids=["f64-1", "f32-4", "f32-1", "f64-4"])
+def test_a_batch_of_one_and_of_several(dtype, rows) -> None:
     x, v = X.astype(dtype), V.astype(dtype)
     m = (np.arange(rows * 3).reshape(rows, 3) * 0.1 - 0.4).astype(dtype)
     ours, theirs = F.vmap_over_rows, J.vmap_over_rows
@@ -223,8 +230,9 @@ def test_a_batch_of_one_and_of_several(rows, dtype) -> None:
           jax.jacfwd(J.vmap_over_columns)(x, columns), dtype)
 
 
-@pytest.mark.parametrize("fn", ["vmap_over_rows", "vmap_pairs_over_rows",
-                                "vmap_over_columns"])
+@pytest.mark.parametrize("fn", ["vmap_over_rows"] + [
+    pytest.param(n, marks=pytest.mark.slow) for n in ("vmap_pairs_over_rows",
+                                                      "vmap_over_columns")])
 def test_an_empty_batch_is_refused_when_it_runs_naming_the_line(fn) -> None:
     """Under s2s's transforms a body vmap over an empty batch raises a ValueError
     (s2s.EmptyStackError) naming the user's line, not NumPy's bare stack error: the
