@@ -234,14 +234,14 @@ class FunctionLowerer:
         if recursive:  # (it reads itself from a closure cell, as the nested def does)
             captured.remove(node.name.value)
             if captured:  # (its own calls pass what it read: `r(y, k - 1, a=a)`)
-                node = _passing_captured(node, captured, n)
+                node = _passing_captured(located := node, captured, n)
         defaults = _literal_defaults(node, n)
         new = [cst.Param(cst.Name(m), default=cst.Name("None")) for m in captured]
         if isinstance(params.star_arg, cst.Param) or params.kwonly_params:
             params = params.with_changes(kwonly_params=[*params.kwonly_params, *new])
         else:
             params = params.with_changes(params=[*params.params, *new])
-        loc = n.loc(node)
+        loc = n.loc(located if recursive and captured else node)  # (the user's def)
         if isinstance(node, cst.Lambda):
             name = "lam"
             body = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(node.body)])])

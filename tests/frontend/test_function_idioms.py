@@ -142,6 +142,9 @@ def test_a_recursive_closure_with_its_depth_changing_per_call() -> None:
         close(g(x, depth), jax.grad(J.recursive_closure)(x, depth), np.float64)
     source = s2s.grad(F.recursive_closure).source
     assert "def r_vjp" in source, source
+    # (its statements are located at the user's lines: the comments quote them)
+    assert "# return y * a if k == 0 else r(np.sin(y) * a, k - 1)" in source, source
+    assert "# a = np.cos(x)\n        y_bar" not in source, source
 
 
 # ---- 2. a function bound on the path a run-time test takes ---------------------------
@@ -345,6 +348,19 @@ def recursive_used_as_a_value(x):
     return np.sum(r(x, 2))
 
 
+def recursive_closure_sorts(x):
+    a = np.cos(x)
+
+    def r(y, k):
+        if k == 0:
+            z = y * a
+            z.sort()
+            return z
+        return r(y, k - 1)
+
+    return np.sum(r(x, 2))
+
+
 def reads_a_name_the_loop_bound(x):
     for k in range(3):
         g = lambda y: y * k  # noqa: E731
@@ -358,6 +374,7 @@ def reads_a_name_the_loop_bound(x):
      "passed to another function"),
     (recursive_used_as_a_value, (X,), "f = r", "used here as a value"),
     (reads_a_name_the_loop_bound, (X,), "return np.sum(g(x))", "bound only inside a loop"),
+    (recursive_closure_sorts, (X,), "z.sort()", "sort"),
 ])
 def test_refused_with_the_users_line(fn, args, quoted, words) -> None:
     with pytest.raises(s2s.TransformError) as info:
