@@ -98,6 +98,11 @@ class TruthValueError(TransformError, ValueError):
     emitted code tests it and located at the user's own line (NumPy's ValueError)."""
 
 
+class EmptyStackError(TransformError, ValueError):
+    """``np.stack`` of an empty list in emitted code (a vmap written in the function over
+    an empty batch), located at the user's line (NumPy's ValueError)."""
+
+
 class MissingRuleError(TransformError, AttributeError):
     """A ``custom_jvp``/``custom_vjp`` function differentiated before its rule was
     defined; an AttributeError, as JAX raises."""

@@ -174,6 +174,11 @@ class Model:
     def calls_itself(self, x):
         return self.loss(x) * 2  # ERR: loss
 
+
+class ScaledModel(Model):
+    def loss(self, x):
+        return np.sum(self.scale * x ** 4)
+
     @staticmethod
     def static_loss(x):
         return np.sum(x ** 2)
@@ -300,16 +305,17 @@ def writes_a_shared_dict(x):
     return np.sum(alias["a"])
 
 
-def recursive_nested_def_reading_outer(x):
+def recursive_nested_def_used_as_a_value(x):
     a = np.cos(x)
 
-    def r(y, k):  # ERR
-        return y * a if k == 0 else r(y, k - 1)
+    def r(y, k):
+        f = r  # ERR: r
+        return y * a if k == 0 else f(y, k - 1)
 
     return np.sum(r(x, 2))
 
 
-def binds_a_function_in_a_loop(x):
-    for _ in range(2):
-        act = np.tanh  # ERR: np.tanh
-    return np.sum(act(x))
+def binds_a_function_in_a_loop(x, n):
+    for _ in range(n):
+        act = np.tanh
+    return np.sum(act(x))  # ERR: act

@@ -246,12 +246,13 @@ CATALOGUE: list[Kind] = [
          C.changes_dict_keys_on_one_path),
     Kind("dict-write-shared", NAMES, "writing into a dict another name refers to",
          _grad(C.writes_a_shared_dict), Syntax, ("another name",), C.writes_a_shared_dict),
-    Kind("recursive-nested-reads-outer", NAMES, "a nested recursive `def` reading the "
-         "enclosing function's values", _grad(C.recursive_nested_def_reading_outer),
-         Syntax, ("recursive calls would not pass it",),
-         C.recursive_nested_def_reading_outer),
-    Kind("function-bound-in-loop", NAMES, "a name bound to a function inside a loop",
-         _grad(C.binds_a_function_in_a_loop), Syntax, ("inside a loop",),
+    Kind("recursive-nested-as-value", NAMES, "a nested recursive `def` reading the "
+         "enclosing function's values, used as a value in its own body",
+         _grad(C.recursive_nested_def_used_as_a_value), Syntax, ("used here as a value",),
+         C.recursive_nested_def_used_as_a_value),
+    Kind("function-bound-in-loop", NAMES, "a function bound inside a loop over `range(n)`, "
+         "called after it (the loop may run no iteration)",
+         _grad_call(C.binds_a_function_in_a_loop, X, 2), Syntax, ("may not be bound",),
          C.binds_a_function_in_a_loop),
     # -- calls ---------------------------------------------------------------------------
     Kind("missing-rule", CALLS, "a differentiable NumPy function with no rule "
@@ -279,11 +280,12 @@ CATALOGUE: list[Kind] = [
     Kind("string-method", CALLS, "`'abc'.upper()`", _grad(C.uses_string_method), Call,
          ("upper",), C.uses_string_method,
          hint=r"^\s*Instead: compute the str outside the function"),
-    Kind("bound-method", CALLS, "a method calling another method of `self` (its data "
-         "attributes are read)", lambda: s2s.vmap(C.Model(2.0).calls_itself)(X), Call,
-         ("self.loss(...)", "calls a method of the object"), C.Model.calls_itself,
-         hint=r"^\s*Instead: call the method's function, passing the object: "
-              r"`Model.loss\(self, ...\)`"),
+    Kind("bound-method", CALLS, "a method given to a transform calling `self.loss(...)`, "
+         "which the object's class overrides", lambda: s2s.grad(
+             C.ScaledModel(2.0).calls_itself)(X), Transform,
+         ("self.loss(...)", "`ScaledModel`, whose `loss` is another function"),
+         C.Model.calls_itself, hint=r"^\s*Instead: call the object in the function you "
+         r"transform"),
     Kind("object-attribute", CALLS, "an attribute of a non-array argument (`cfg.scale`)",
          _grad_call(C.reads_object_attribute, X, SimpleNamespace(scale=2.0)), Syntax,
          ("`.scale`", "not an attribute of NumPy arrays"), C.reads_object_attribute,

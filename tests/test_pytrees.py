@@ -551,8 +551,16 @@ def test_a_callable_object_reads_its_attributes_at_each_call(dtype):
         assert_same_tree(s2s.vjp(net, x)[1](x[:, 0]), jax.vjp(jnet, x)[1](x[:, 0]), dtype)
 
 
-def test_a_callable_object_called_inside_the_function_is_refused_saying_why():
-    with pytest.raises(s2s.UnsupportedSyntaxError, match="given to a transform") as info:
-        s2s.grad(F.calls_an_object)(np.ones((5, 3)))
-    assert "Net2.__call__` reads `self`" in str(info.value)
-    assert "pytree_fns.py" in str(info.value)
+def test_a_callable_object_called_inside_the_function_reads_its_attributes():
+    """``NET2(x)`` in the function (refused before issue 23's third pass): ``self.W`` is
+    read at each call; NET2.W changed between calls 1, 3 and 10, against JAX."""
+    rng = np.random.default_rng(28)
+    saved = F.NET2.W, J.NET2.W
+    g = s2s.grad(F.calls_an_object)
+    try:
+        for call in (1, 2, 3, 10):
+            F.NET2.W = J.NET2.W = rng_array(rng, (3, 2), np.float64)
+            x = rng_array(rng, (5, 3), np.float64)
+            assert_same_tree(g(x), jax.grad(J.calls_an_object)(x), np.float64)
+    finally:
+        F.NET2.W, J.NET2.W = saved

@@ -118,6 +118,30 @@ def _postprocess(t: Transformed, result: Any, args: tuple, argnums: tuple[int, .
 
 # ---- translating what emitted code reads from the user's module ---------------------
 
+
+def _user_object(value: Any) -> bool:
+    """An object of a user's class with a ``__call__`` written in Python."""
+    call = getattr(type(value), "__call__", None)
+    return isinstance(call, types.FunctionType) and not isinstance(value, type) and (
+        (type(value).__module__ or "").split(".")[0] not in _LIBRARIES)
+
+
+class _ObjectOnJax:
+    """A user's object as code on JAX reads it (``self.w``, ``self.other(x)``, ``obj(x)``):
+    attributes read from the object at each access, methods translated."""
+
+    def __init__(self, obj: Any, translator: "Translator") -> None:
+        object.__setattr__(self, "_obj", obj)
+        object.__setattr__(self, "_translator", translator)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._obj, name)
+        return self._translator(value) if isinstance(value, types.MethodType) else value
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        call = self._translator(type(self._obj).__call__)
+        return call(self, *args, **kwargs)
+
 _NUMPY_GLOBALS = "__s2s_numpy_globals__"  # translated module globals: the user's
 _LIBRARIES = {"numpy", "jax", "jaxlib", "scipy", "s2s", "libcst", "black", "pytest",
               "_pytest", "builtins"}
@@ -151,11 +175,22 @@ class Translator:
             return getattr(S2SOnJax(self.backend), mapped[1])
         if isinstance(value, types.FunctionType):
             return self._function(value)
+        if isinstance(value, types.MethodType) and isinstance(
+                value.__func__, types.FunctionType) and not isinstance(value.__self__, type):
+            return types.MethodType(self(value.__func__), self._object(value.__self__))
+        if _user_object(value):  # (a callable object: its __call__ on JAX)
+            return self._object(value)
         if callable(value) and not isinstance(value, type):
             module = getattr(value, "__module__", None) or ""
             if module.split(".")[0] in ("numpy", "scipy"):
                 return self._library_function(value, module)
         return value
+
+    def _object(self, obj: Any) -> Any:
+        """An object of the user's: its attributes as they are, its methods (and a
+        ``__call__``) run on JAX."""
+        return _ObjectOnJax(obj, self) if _user_object(obj) or any(
+            isinstance(v, types.FunctionType) for v in vars(type(obj)).values()) else obj
 
     def _module(self, module: types.ModuleType) -> Any:
         name = module.__name__

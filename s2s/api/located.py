@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import Loc, TruthValueError
+from ..errors import EmptyStackError, Loc, TruthValueError
 from ..ir.nodes import For, If, Let, Var, walk
 
 _TEST = re.compile(r"^(if|elif|while)\s+(not\s+)?([^:]+?)\s*:(\s*#.*)?$")
@@ -74,7 +74,7 @@ def refusal_at_user_line(err: Any, ir: Any) -> Any:
 def reraise_located(err: ValueError, ir: Any, func: str) -> None:
     """Raise ``err`` located at the user's line where it is an array's truth value
     (see truth_value_error), else ``err`` itself."""
-    if isinstance(err, TruthValueError):  # located already: at your line, or at a
+    if isinstance(err, (TruthValueError, EmptyStackError)):  # located already: at your line, or at a
         inner = err.__cause__  # line of emitted code an inner call ran (jacfwd's vmap)
         if not (err.loc is not None and str(err.loc.file).startswith("<s2s:")
                 and isinstance(inner, ValueError)):
@@ -89,11 +89,57 @@ def reraise_located(err: ValueError, ir: Any, func: str) -> None:
     raise located.with_func(func) from err
 
 
-def truth_value_error(err: ValueError, ir: Any) -> TruthValueError | None:
+_STACK = re.compile(r"^(\w+)\s*=\s*np\.stack\(")
+
+
+def _emitted_line(err: ValueError) -> tuple[str, str] | None:
+    """The innermost line of emitted code ``err`` passed through, and its file."""
+    tb, last = err.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith("<s2s:"):
+            last = (tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return None if last is None else (last[0], linecache.getline(*last).strip())
+
+
+def empty_stack_error(err: ValueError, ir: Any) -> EmptyStackError | None:
+    """NumPy's "need at least one array to stack" from an emitted ``np.stack`` of the
+    rows a vmap written in the function made, located at that vmap's line."""
+    if "need at least one array to stack" not in str(err) or ir is None:
+        return None
+    found = _emitted_line(err)
+    match = _STACK.match(found[1]) if found is not None else None
+    loc = _let_loc(ir, match.group(1), set()) if match is not None else None
+    if loc is None:
+        return None
+    return EmptyStackError(
+        "np.stack of no arrays: a vmap written in the function got an empty batch "
+        "(size 0), or a list stacked here has no items (NumPy's ValueError)", loc,
+        "skip the call when the batch is empty (s2s's transforms stack g's results and "
+        "know their shape only from a call of g)")
+
+
+def _let_loc(fn: Any, name: str, seen: set[int]) -> Any:
+    """The location of the statement binding ``name``, in ``fn`` or a callee."""
+    if id(fn) in seen or getattr(fn, "body", None) is None:
+        return None
+    seen.add(id(fn))
+    for s in walk(fn.body):
+        if isinstance(s, Let) and s.target == name:
+            return s.loc
+    for s in walk(fn.body):
+        if isinstance(s, Let) and s.prim == "call":
+            found = _let_loc(s.params.get("callee"), name, seen)
+            if found is not None:
+                return found
+    return None
+
+
+def truth_value_error(err: ValueError, ir: Any) -> TruthValueError | EmptyStackError | None:
     """``err`` located at the user's ``if``/``while`` whose test it comes from, or None
     where it is not an array's truth value tested by emitted code."""
     if "truth value of an array" not in str(err):
-        return None
+        return empty_stack_error(err, ir)
     tb, last = err.__traceback__, None
     while tb is not None:  # the innermost frame of emitted or user code
         name = tb.tb_frame.f_code.co_filename

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..frontend.self_methods import check_self_methods  # noqa: F401 (vjp, jvp use it)
 from . import trees
 
 # JAX's float0: the tangent/cotangent dtype of integer and boolean inputs.
@@ -46,8 +47,9 @@ class Bound(_Wrapper):
     ``(None, 0, ..., 0)`` once ``self`` is an argument)."""
 
     def __init__(self, inner: Any, obj: Any,
-                 per_nargs: Callable[[int], Any] | None = None) -> None:
+                 per_nargs: Callable[[int], Any] | None = None, func: Any = None) -> None:
         self.inner, self.obj, self._per_nargs = inner, obj, per_nargs
+        self.func, self._checked = func, False
         self._made: dict[int, Any] = {}
         self.__name__ = getattr(inner, "__name__", "method")
 
@@ -56,6 +58,9 @@ class Bound(_Wrapper):
             if len(args) not in self._made:
                 self._made[len(args)] = self._per_nargs(len(args))
             self.inner = self._made[len(args)]
+        if not self._checked:  # (`self.other(...)` in the method: the object's own?)
+            check_self_methods(self.func, self.obj)
+            self._checked = True
         return self.inner(trees.attributes(self.obj), *args, **kwargs)
 
     def __repr__(self) -> str:
@@ -73,8 +78,8 @@ def bound_method(fun: Any, make: Callable[[Callable, Any], Any],
         return None
     func, obj = parts
     if per_nargs is not None:
-        return Bound(None, obj, lambda n: per_nargs(func, n))
-    return Bound(make(func, shifted), obj)
+        return Bound(None, obj, lambda n: per_nargs(func, n), func)
+    return Bound(make(func, shifted), obj, func=func)
 
 
 def _inexact(tree: Any) -> bool | None:

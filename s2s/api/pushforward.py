@@ -22,6 +22,7 @@ from .arguments import (
     check_array_types,
 )
 from .located import reraise_located
+from .methods import check_self_methods
 from .signatures import call_signature, read_free_names
 from .transformed import JVPS, Transformed
 from .trees import _leaves, _rebuild
@@ -94,6 +95,8 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         tangents, active = (None, *tangents), tuple(i + 1 for i in active)
     t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)
     t._refresh()
+    if method is not None:  # (`self.other(...)` in it: the object's own method?)
+        check_self_methods(method[0], method[1])
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
     text, fn = t._generate(kinds, active, (len(primals), False), nargs=len(primals),
                            inner_args=primals)

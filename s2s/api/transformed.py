@@ -564,7 +564,7 @@ def _transform(fun: Callable, mode: str, argnums: int | Sequence[int], has_aux: 
     if bound is not None:
         inner = _transform(bound[0], mode, methods.shifted(argnums), has_aux, holomorphic,
                            allow_int)
-        return methods.Bound(inner, bound[1])
+        return methods.Bound(inner, bound[1], func=bound[0])
     if allow_int:
         return methods.AllowInt(lambda nums: callables.transformable(
             fun, lambda f: Transformed(f, mode, nums, has_aux, holomorphic)), argnums)
@@ -593,6 +593,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         fun, primals = method[0], (trees.attributes(method[1]), *primals)
         float_args = tuple(i + 1 for i in float_args)
     t = _VJP(callables.as_function(fun, len(primals)), has_aux)
+    if method is not None:  # (`self.other(...)` in it: the object's own method?)
+        methods.check_self_methods(method[0], method[1])
     try:
         out = call(*_copies(given))  # (the user's own code may write into its arguments)
     except ValueError as err:  # an `if` on an array: located at your line

@@ -67,7 +67,11 @@ def _slice0(value: Any, axes: Any) -> Any:
             return type(value)(_slice0(v, axes) for v in value)
         if isinstance(value, dict):  # (type: a dict, or trees.Fields that reads p.w)
             return type(value)({k: _slice0(v, axes) for k, v in value.items()})
-        return np.take(np.asarray(value), 0, axis=axes)
+        value = np.asarray(value)
+        if value.ndim and value.shape[axes] == 0:  # (an empty batch: a row of zeros,
+            shape = value.shape[:axes % value.ndim] + value.shape[axes % value.ndim + 1:]
+            return np.zeros(shape, value.dtype)  # for the ranks only)
+        return np.take(value, 0, axis=axes)
     if isinstance(value, dict):
         return type(value)({k: _slice0(value[k], axes[k]) for k in value})
     return type(value)(_slice0(v, a) for v, a in zip(value, axes))

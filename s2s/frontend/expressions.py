@@ -9,7 +9,6 @@ Each ``expr_<Node>`` method lowers one kind of expression into the lowering's ou
 from __future__ import annotations
 
 import builtins
-import types
 from typing import Any
 
 import libcst as cst
@@ -23,6 +22,7 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from .draws import is_draw
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
+from .objects import is_instance_self, object_call
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
@@ -149,6 +149,8 @@ class ExprLowerer:
                 node, f"`{name}` is a function here, used as a value; s2s calls functions "
                 "and passes them to your own functions, but a function is not an array",
                 f"call it, `{name}(...)`, or pass it to a function that calls it")
+        if is_instance_self(self.n, name):  # (a method bound to an object: it)
+            return self.n.resolver.constant(*self.n.resolver.resolve_dotted(node), node)
         if name in self.n.local_names:
             if name == self.n.bound_object and name not in self.n.env:
                 fn = self.n.fn.__name__
@@ -158,14 +160,6 @@ class ExprLowerer:
                     "into other objects", f"pass the arrays it reads as arguments: "
                     f"`def {fn}(...)` at module level (or a @staticmethod)",
                 )
-            if name not in self.n.env and name == "self" and isinstance(
-                    self.n.fn, types.MethodType) and self.n.fn.__name__ == "__call__":
-                raise self.n.unsupported(  # (a callable object called in the function)
-                    node, f"`{type(self.n.fn.__self__).__name__}.__call__` reads `self`: "
-                    "s2s reads a callable object's attributes when the object is given "
-                    "to a transform (`s2s.grad(net)`), not yet when the function calls it",
-                    "give the object to the transform, or pass the arrays it reads as "
-                    "arguments")
             if name not in self.n.env:
                 raise TransformError(
                     f"`{name}` may be used before it is assigned on some path",
@@ -413,6 +407,8 @@ class ExprLowerer:
 
     def expr_Attribute(self, node: cst.Attribute, target: str | None) -> Atom:
         root = root_name(node)
+        if root is not None and is_instance_self(self.n, root):  # `self.w`: read each call
+            return self.n.resolver.constant(*self.n.resolver.resolve_dotted(node), node)
         if root is not None and root == self.n.bound_object and root not in self.n.env:
             raise self.n.resolver.unknown_attribute(node, root, node.attr.value)
         if root is None or root in self.n.local_names:  # an attribute of a value
@@ -443,12 +439,14 @@ class ExprLowerer:
         root = root_name(func)
         if is_list_method(node, "pop", self.n.local_names):
             return self.n.buffer.pop_expression(node, target)
+        if (made := object_call(self.n, node, target)) is not None:  # `self.other(x)`
+            return made
         if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):
             return self.n.calls.method_call(node, target)  # a method of a value
         if is_inner_vmap(self.n, func):  # `s2s.vmap(g)(x)`: a comprehension over rows
             return lower_inner_vmap(self.n, node, target)
         if not isinstance(func, (cst.Name, cst.Attribute)) or (
-                isinstance(func, cst.Name) and func.value in self.n.funcs.values):
+                isinstance(func, cst.Name) and self.n.funcs.names_function(func.value)):
             fv = self.n.funcs.value_of(func)  # a function value: `g(x)`, `s2s.grad(f)(x)`
             if fv is not None:
                 return self.n.funcs.call(fv, node, target)

@@ -22,8 +22,8 @@ from __future__ import annotations
 import functools
 import inspect
 import types
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from dataclasses import replace
+from typing import Any
 
 import libcst as cst
 
@@ -35,198 +35,16 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
+from .fnvalues import FnValue, Plan, _adapter
+from .inner_vmap import lower_inner_vmap
+from .loop_functions import LoopFunctions
+from .objects import is_instance_self, self_method
 from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .synthesize import synthesize
 
 # s2s's own transforms, which a function may apply to another inside its body
 TRANSFORMS = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "hessian"})
-
-
-@dataclass(frozen=True)
-class FnValue:
-    """A function as s2s knows it while lowering: ``obj`` called with ``head`` before
-    the call's positional arguments and ``keywords`` (a partial's), and ``captured``
-    (name, value) passed by name (a lifted function's free names); ``choice`` is
-    ``(test, a, b)`` for ``a if test else b``.  Values are atoms or FnValues."""
-
-    obj: Any
-    text: str
-    head: tuple = ()
-    keywords: tuple = ()
-    captured: tuple = ()
-    spelled: bool = False  # `text` names the object in emitted code (a global)
-    choice: tuple | None = None
-
-    def leaves(self) -> list[Atom]:
-        """The Var atoms it carries, in order (the data a callee given it receives)."""
-        out: list[Atom] = []
-        for value in self._values():
-            if isinstance(value, FnValue):
-                out += value.leaves()
-            elif isinstance(value, Var):
-                out.append(value)
-        return out
-
-    def _values(self) -> list[Any]:
-        if self.choice is not None:
-            return list(self.choice)
-        return [*self.head, *(v for _, v in self.keywords), *(v for _, v in self.captured)]
-
-    def rebuilt(self, atoms: Any) -> "FnValue":
-        """The same function value with its Var atoms taken from ``atoms`` in order."""
-        def one(value: Any) -> Any:
-            if isinstance(value, FnValue):
-                return value.rebuilt(atoms)
-            return next(atoms) if isinstance(value, Var) else value
-
-        if self.choice is not None:
-            return replace(self, choice=tuple(one(v) for v in self.choice))
-        return replace(self, head=tuple(one(v) for v in self.head),
-                       keywords=tuple((k, one(v)) for k, v in self.keywords),
-                       captured=tuple((k, one(v)) for k, v in self.captured))
-
-    def key(self) -> tuple:
-        """What a callee normalized for this value depends on (not the atoms' names)."""
-        def one(value: Any) -> Any:
-            if isinstance(value, FnValue):
-                return value.key()
-            return "·" if isinstance(value, Var) else ("const", value.text)
-
-        if self.choice is not None:
-            return ("choice",) + tuple(one(v) for v in self.choice)
-        return (id(self.obj), tuple(one(v) for v in self.head),
-                tuple((k, one(v)) for k, v in self.keywords),
-                tuple((k, one(v)) for k, v in self.captured))
-
-    def runtime(self, values: Any) -> Any:
-        """The Python callable this value is when emitted code runs, its Var atoms'
-        values taken from ``values`` in order (for the adapter, see ``Plan``)."""
-        def one(value: Any) -> Any:
-            if isinstance(value, FnValue):
-                return value.runtime(values)
-            return next(values) if isinstance(value, Var) else value.value
-
-        if self.choice is not None:
-            test, a, b = (one(v) for v in self.choice)
-            return a if test else b
-        head = [one(v) for v in self.head]
-        keywords = {k: one(v) for k, v in (*self.keywords, *self.captured)}
-        return functools.partial(self.obj, *head, **keywords) if head or keywords \
-            else self.obj
-
-
-@dataclass
-class Plan:
-    """How a call passes its values to a callee normalized for it: per parameter of
-    the callee, ``(kind, name, detail)`` with kind ``arg`` (one atom), ``fn`` (a
-    function value: its atoms), ``star`` (``*name``: detail atoms), ``kw``
-    (``**name``: detail keys).  ``params`` are the IR's parameters in order."""
-
-    entries: list[tuple[str, str, Any]] = field(default_factory=list)
-    params: list[str] = field(default_factory=list)
-
-    def key(self) -> tuple:
-        return tuple((kind, name, detail.key() if isinstance(detail, FnValue) else detail)
-                     for kind, name, detail in self.entries)
-
-    def adapter(self, fn: Any, name: str) -> Callable:
-        """``def name(<the IR's parameters>)`` calling ``fn`` as the user's call did,
-        with a source (emitted forward code calls it where it does not inline the
-        callee, and a transform of emitted code reads it): ``apply(np.tanh, x)`` is
-        ``def apply_2(x): return apply(tanh, x)``."""
-        namespace: dict[str, Any] = {"functools": functools}
-        params = iter(self.params)
-        sig = inspect.signature(fn)
-        args: list[str] = []
-        for kind, pname, detail in self.entries:
-            if kind == "fn":
-                text = _value_text(detail, params, namespace)
-            elif kind == "star":
-                args += [next(params) for _ in range(detail)]
-                continue
-            elif kind == "kw":
-                args += [f"{k}={next(params)}" for k in detail]
-                continue
-            else:
-                text = next(params)
-            keyword = sig.parameters[pname].kind is inspect.Parameter.KEYWORD_ONLY
-            args.append(f"{pname}={text}" if keyword else text)
-        target = fn.__self__ if isinstance(fn, types.MethodType) and (
-            fn.__name__ == "__call__") else fn  # (a callable object: called as itself)
-        callee = _bind(namespace, target, getattr(fn, "__name__", "fn").strip("_") or "fn")
-        source = (f"def {name}({', '.join(self.params)}):\n"
-                  f"    return {callee}({', '.join(args)})\n")
-        return synthesize(source, name, namespace, f"adapter-{name}")
-
-
-# adapters by (function, plan): one object and one name each, process-wide, so the
-# namespaces of callees merged into one emitted module never bind a name twice
-_ADAPTERS: dict[tuple, tuple[str, Callable]] = {}
-_ADAPTER_NAMES: set[str] = set()
-
-
-def _adapter(fn: Any, plan: Plan, base: str) -> tuple[str, Callable]:
-    key = (id(fn), plan.key(), tuple(plan.params))
-    hit = _ADAPTERS.get(key)
-    if hit is not None and hit[1].__s2s_adapts__ is fn:  # type: ignore[attr-defined]
-        return hit
-    suffix = "_".join(_value_name(d) for kind, _, d in plan.entries if kind == "fn")
-    name = f"{base}_{suffix}" if suffix else f"{base}_call"
-    name, i = (name, 2) if name not in _ADAPTER_NAMES else (f"{name}_2", 3)
-    while name in _ADAPTER_NAMES:
-        name, i = f"{name.rsplit('_', 1)[0]}_{i}", i + 1
-    _ADAPTER_NAMES.add(name)
-    adapter = plan.adapter(fn, name)
-    adapter.__s2s_adapts__ = fn  # type: ignore[attr-defined]
-    _ADAPTERS[key] = (name, adapter)
-    return name, adapter
-
-
-def _value_name(fv: "FnValue") -> str:
-    if fv.choice is not None:
-        return "choice"
-    name = getattr(getattr(fv.obj, "__func__", fv.obj), "__name__", "fn")
-    return name if name.isidentifier() and len(name) < 16 else "fn"
-
-
-_BOUND: dict[int, tuple[Any, str]] = {}  # id(object) -> (it, its name in adapters)
-
-
-def _bind(namespace: dict[str, Any], obj: Any, base: str) -> str:
-    """A name for ``obj`` in an adapter's namespace: one name per object, process-wide
-    (emitted code that calls two adapters puts their names in one module)."""
-    hit = _BOUND.get(id(obj))
-    if hit is None or hit[0] is not obj:
-        taken = {name for _, name in _BOUND.values()}
-        name, i = base, 2
-        while name in taken:
-            name, i = f"{base}_{i}", i + 1
-        hit = _BOUND[id(obj)] = (obj, name)
-    namespace[hit[1]] = obj
-    return hit[1]
-
-
-def _value_text(fv: "FnValue", params: Any, namespace: dict[str, Any]) -> str:
-    """Source for a function value whose atoms are the adapter's parameters."""
-    def one(value: Any) -> str:
-        if isinstance(value, FnValue):
-            return _value_text(value, params, namespace)
-        if isinstance(value, Var):
-            return next(params)
-        return value.text if is_literal(value.value) else _bind(namespace, value.value, "value")
-
-    if fv.choice is not None:
-        test, a, b = (one(v) for v in fv.choice)
-        return f"({a} if {test} else {b})"
-    target = fv.obj
-    if isinstance(target, types.MethodType) and target.__name__ == "__call__":
-        target = target.__self__  # a callable object: called as itself
-    base = getattr(getattr(target, "__func__", target), "__name__", "fn")
-    obj = _bind(namespace, target, base if base.isidentifier() else "fn")
-    parts = [one(v) for v in fv.head] + [f"{k}={one(v)}" for k, v in (*fv.keywords,
-                                                                       *fv.captured)]
-    return f"functools.partial({obj}, {', '.join(parts)})" if parts else obj
 
 
 class FunctionLowerer:
@@ -236,8 +54,13 @@ class FunctionLowerer:
         self.n = n  # the Normalizer
         self.values: dict[str, FnValue] = {}  # user name -> the function it denotes
         self.prefix: list[Any] = []  # statements a plan puts before the body
+        self.loops = LoopFunctions(n)  # functions bound in loop bodies
 
     # ---- which function an expression denotes -----------------------------------
+
+    def names_function(self, name: str) -> bool:
+        """Is ``name`` a function here (or one a loop may not have bound)?"""
+        return name in self.values or name in self.loops.unbound
 
     def _named(self, node: Any) -> FnValue | None:
         """The function a module-level name (``relu``, ``np.tanh``) denotes, if any."""
@@ -251,14 +74,18 @@ class FunctionLowerer:
         """The function ``node`` denotes, or None where it is not a function."""
         if isinstance(node, cst.Name):
             if node.value in self.values:
+                self.loops.read(node.value)
                 return self.values[node.value]
+            self.loops.refuse_after(node)
             return None if node.value in self.n.local_names else self._named(node)
         if isinstance(node, cst.Attribute):
             root = node
             while isinstance(root, cst.Attribute):
                 root = root.value
+            if isinstance(root, cst.Name) and is_instance_self(self.n, root.value):
+                return self._named(node)  # (`self.other` of an object: its method)
             if not isinstance(root, cst.Name) or root.value in self.n.local_names:
-                return None
+                return self_method(self.n, node)  # (`self.other` of a method's dict)
             return self._named(node)
         if isinstance(node, cst.Lambda):
             return self.lift(node)
@@ -289,6 +116,9 @@ class FunctionLowerer:
             return FnValue(obj, text, spelled=True)
         if isinstance(obj, types.FunctionType) and not is_library(obj):
             return FnValue(obj, text, spelled=True)
+        if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType) \
+                and not isinstance(obj.__self__, type) and not is_library(obj.__func__):
+            return FnValue(obj, text, spelled=True)  # (an object's method: `net.loss`)
         call = getattr(type(obj), "__call__", None)
         if isinstance(call, types.FunctionType) and not isinstance(obj, type) and not (
                 is_library(obj)):
@@ -383,12 +213,7 @@ class FunctionLowerer:
         self.bind(node.name.value, self.lift(node), node)
 
     def bind(self, name: str, fv: FnValue, node: Any) -> None:
-        if self.n.loops:
-            raise self.n.unsupported(
-                node, f"`{name}` is bound to a function inside a loop; s2s must know "
-                "which function a name denotes when it transforms the code, and a loop "
-                "binds it as many times as it runs (none, perhaps)",
-                "bind it before the loop")
+        self.loops.binding(name, node)  # (in a loop: frontend/loop_functions.py)
         self.n.env.pop(name, None)
         self.values[name] = fv
 
@@ -408,19 +233,15 @@ class FunctionLowerer:
         recursive = isinstance(node, cst.FunctionDef) and node.name.value in captured
         if recursive:  # (it reads itself from a closure cell, as the nested def does)
             captured.remove(node.name.value)
-            if captured:
-                raise n.unsupported(node, f"a nested `def` calling itself "
-                                    f"(`{node.name.value}`) reads the enclosing "
-                                    f"function's `{captured[0]}`: its recursive calls "
-                                    "would not pass it", f"pass `{captured[0]}` as a "
-                                    "parameter, or define the function at module level")
+            if captured:  # (its own calls pass what it read: `r(y, k - 1, a=a)`)
+                node = _passing_captured(located := node, captured, n)
         defaults = _literal_defaults(node, n)
         new = [cst.Param(cst.Name(m), default=cst.Name("None")) for m in captured]
         if isinstance(params.star_arg, cst.Param) or params.kwonly_params:
             params = params.with_changes(kwonly_params=[*params.kwonly_params, *new])
         else:
             params = params.with_changes(params=[*params.params, *new])
-        loc = n.loc(node)
+        loc = n.loc(located if recursive and captured else node)  # (the user's def)
         if isinstance(node, cst.Lambda):
             name = "lam"
             body = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(node.body)])])
@@ -463,6 +284,12 @@ class FunctionLowerer:
         """The value a captured name has here."""
         if name in self.values:
             return self.resolved(self.values[name], node)
+        if name in self.n.local_names and name not in self.n.env and name in self.n.bound:
+            raise self.n.unsupported(
+                node, f"a nested function reads `{name}`, which was bound only inside a "
+                "loop or on one path of an `if` that has ended here (s2s keeps a loop's "
+                "own names inside it)", f"call the function inside the loop (or branch), "
+                f"or bind `{name}` before it too")
         if name in self.n.local_names and name not in self.n.env:
             raise self.n.unsupported(node, f"a nested function reads `{name}`, which is "
                                      "not assigned yet where it is called",
@@ -494,32 +321,18 @@ class FunctionLowerer:
         return out, kwargs
 
     def spread(self, arg: cst.Arg) -> Any:
-        atom = self.n.exprs.expr(arg.value)
-        if isinstance(atom, Const) and isinstance(atom.value, (tuple, list)) and all(
-                is_literal(v) for v in atom.value) and arg.star == "*":
-            return [Const(v, repr(v)) for v in atom.value]
-        let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
-        written = isinstance(atom, Var) and atom.name in self.n.buffer_root.values()
-        if arg.star == "*" and let is not None and let.prim in ("make_tuple", "make_list") \
-                and not written:
-            return list(let.args)
-        if arg.star == "**" and let is not None and let.prim == "make_dict" and \
-                "keys" in let.params:
-            return dict(zip(let.params["keys"], let.args))
-        raise self.n.unsupported(
-            arg, f"`{arg.star}` here spreads a value whose {'keys' if arg.star == '**' else 'length'} "
-            "s2s does not know when it transforms the function (only a tuple, list or "
-            "dict written in the function, or a `*args`/`**kwargs` parameter)",
-            "pass each argument explicitly")
+        return _spread(self, arg)
 
     def call(self, fv: FnValue, node: Any, target: str | None,
              passed: tuple[list[Any], dict[str, Any]] | None = None) -> Atom:
         """A call of the function value ``fv`` (``passed``: its arguments, lowered)."""
+        if isinstance(fv.obj, KeptVmap):  # `h = s2s.vmap(g)`, then `h(x)`
+            return fv.obj.call(self, node, target, passed)
         if passed is None:
             passed = self.args_of(node.args)
-        fv = self.resolved(fv, node)
-        if fv.choice is not None:
+        if fv.choice is not None:  # (each function's captured names read on its path)
             return self._call_choice(fv, node, target, passed)
+        fv = self.resolved(fv, node)
         args = [*fv.head, *passed[0]]
         kwargs = {**dict(fv.keywords), **passed[1]}
         captured = dict(fv.captured)
@@ -567,13 +380,18 @@ class FunctionLowerer:
         """``(f if c else g)(x)``: an `if` on ``c`` calling one function per branch."""
         test, a, b = fv.choice
         name = target or self.n.names.fresh("out")
-        outer = self.n.out
+        outer, env = self.n.out, dict(self.n.env)
         branches = []
-        for branch in (a, b):
+        for taken, branch in ((True, a), (False, b)):
             self.n.out = []
+            # (on the test's path: a name only that branch of the `if` that bound the
+            # function computed is bound here too, `if c: w = ...; act = lambda v: v * w`)
+            self.n._enter_path(self.n._path(test, taken))
             atom = self.call(branch, node, name, passed)
             if not (isinstance(atom, Var) and atom.name == name):
                 self.n.emit(name, "identity", (atom,), {}, node)
+            self.n.paths.pop()
+            self.n.env = dict(env)
             branches.append(self.n.out)
         self.n.out = outer
         self.n.out.append(If(test, branches[0], branches[1], self.n.loc(node), joins=[name]))
@@ -631,6 +449,26 @@ class FunctionLowerer:
         return [self.call(fv, node, None, (list(items), {})) for items in zip(*seqs)]
 
 
+def _spread(self: FunctionLowerer, arg: cst.Arg) -> Any:
+    atom = self.n.exprs.expr(arg.value)
+    if isinstance(atom, Const) and isinstance(atom.value, (tuple, list)) and all(
+            is_literal(v) for v in atom.value) and arg.star == "*":
+        return [Const(v, repr(v)) for v in atom.value]
+    let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
+    written = isinstance(atom, Var) and atom.name in self.n.buffer_root.values()
+    if arg.star == "*" and let is not None and let.prim in ("make_tuple", "make_list") \
+            and not written:
+        return list(let.args)
+    if arg.star == "**" and let is not None and let.prim == "make_dict" and \
+            "keys" in let.params:
+        return dict(zip(let.params["keys"], let.args))
+    raise self.n.unsupported(
+        arg, f"`{arg.star}` here spreads a value whose {'keys' if arg.star == '**' else 'length'} "
+        "s2s does not know when it transforms the function (only a tuple, list or "
+        "dict written in the function, or a `*args`/`**kwargs` parameter)",
+        "pass each argument explicitly")
+
+
 def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: dict[str, Any],
                   node: Any, target: str | None) -> Atom:
     n = self.n
@@ -662,6 +500,10 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("default", pname, None))
             atoms.append(_default(self, fn, pname, p.default, node))
         elif isinstance(value, FnValue):
+            if isinstance(value.obj, KeptVmap):
+                raise n.unsupported(node, "a vmap kept as a value (`h = s2s.vmap(g)`) is "
+                                    "passed to another function here",
+                                    "pass `g`, and write `s2s.vmap(g)(x)` where it is called")
             plan.entries.append(("fn", pname, value))
             atoms += value.leaves()
         else:
@@ -720,6 +562,30 @@ def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:
     return positional, keywords
 
 
+class KeptVmap:
+    """``h = s2s.vmap(g, ...)`` kept as a value: each call ``h(x)`` is lowered as
+    ``s2s.vmap(g, ...)(x)`` written there (``frontend/inner_vmap.py``)."""
+
+    def __init__(self, make: cst.Call, named: Any) -> None:
+        self.make, self.named = make, named  # (named: g's function value, if a name)
+
+    def call(self, lowerer: FunctionLowerer, node: Any, target: str | None,
+             passed: Any) -> Atom:
+        n = lowerer.n
+        fun = self.make.args[0].value if self.make.args else None
+        if passed is not None or not isinstance(node, cst.Call):
+            raise n.unsupported(node, "a vmap kept as a value (`h = s2s.vmap(g)`) is "
+                                "called here other than as `h(x, ...)`",
+                                "call it as `h(x, ...)`, or write `s2s.vmap(g)(x)` there")
+        if isinstance(fun, cst.Name) and lowerer.values.get(fun.value) is not self.named:
+            raise n.unsupported(node, f"`{fun.value}` was bound to another function after "
+                                "the vmap of it was made", f"make the vmap after binding "
+                                f"`{fun.value}`, or give the functions two names")
+        call = cst.Call(self.make, node.args)
+        n.desugar.alias(call, node)
+        return lower_inner_vmap(n, call, target)
+
+
 class _Unbound:
     """A captured name not yet bound where the function is made: read at the call."""
 
@@ -743,6 +609,56 @@ def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
         if name not in bound.arguments and not is_literal(p.default):
             return False
     return True
+
+
+def _passing_captured(node: cst.FunctionDef, captured: list[str], n: Any) -> cst.FunctionDef:
+    """A recursive nested ``def`` whose own calls pass the enclosing function's values
+    it reads on, by name (``r(y, k - 1)`` is ``r(y, k - 1, a=a)``): each level reads
+    what the outermost call was given, as the closure's levels read one cell."""
+    name = node.name.value
+    calls: set[Any] = set()
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, c: cst.Call) -> None:
+            if isinstance(c.func, cst.Name) and c.func.value == name:
+                calls.add(c.func)
+
+    class Uses(cst.CSTVisitor):
+        def visit_Name(self, m: cst.Name) -> None:
+            if m.value == name and m not in calls:
+                raise n.unsupported(
+                    m, f"a nested `def` calling itself (`{name}`) and reading the "
+                    f"enclosing function's `{captured[0]}` is used here as a value, "
+                    "where s2s cannot pass what it reads",
+                    f"call `{name}` here, or pass `{captured[0]}` as a parameter")
+
+        def visit_Attribute(self, a: cst.Attribute) -> bool:
+            a.value.visit(self)
+            return False
+
+        def visit_Arg(self, a: cst.Arg) -> bool:
+            a.value.visit(self)
+            return False
+
+    node.body.visit(Calls())
+    node.body.visit(Uses())
+
+    class Pass(cst.CSTTransformer):
+        def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+            if original.func not in calls:
+                return updated
+            given = {a.keyword.value for a in updated.args if a.keyword is not None}
+            extra = [cst.Arg(cst.Name(m), keyword=cst.Name(m),
+                             equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                   cst.SimpleWhitespace("")))
+                     for m in captured if m not in given]
+            args = list(updated.args)
+            if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
+                args[-1] = args[-1].with_changes(comma=cst.Comma(
+                    whitespace_after=cst.SimpleWhitespace(" ")))
+            return updated.with_changes(args=args + extra)
+
+    return node.visit(Pass())  # (text added at the calls' ends: lines keep places)
 
 
 def _may_be_function(node: Any) -> bool:
@@ -779,11 +695,10 @@ def _names_read(node: Any) -> list[str]:
 def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call) -> FnValue:
     """``s2s.jit(g)`` in the body: ``g`` itself (the outer transform's code runs).
     ``s2s.vmap(g)`` kept as a value: refused (called, see ``inner_vmap``)."""
-    if which == "vmap":  # (called where it is written, it is frontend/inner_vmap.py's)
-        raise lowerer.n.unsupported(
-            node, f"`{text}(g)` inside a function s2s transforms is supported called where "
-            f"it is written (`{text}(g)(x)`), not kept as a value",
-            f"write `{text}(g)(x)` at the call")
+    if which == "vmap":  # (called, it is frontend/inner_vmap.py's comprehension)
+        fun = node.args[0].value if node.args and node.args[0].keyword is None else None
+        named = lowerer.values.get(fun.value) if isinstance(fun, cst.Name) else None
+        return FnValue(KeptVmap(node, named), text)
     inner = lowerer.value_of(node.args[0].value) if node.args and \
         node.args[0].keyword is None else None
     if inner is None:

@@ -5,9 +5,12 @@ when the outer function is called; so inside a body, ``s2s.vmap(g, in_axes, out_
 (x, w)`` is what it means example by example: ``np.stack([g(x_row, w) for x_row in
 x])`` (the mapped axis moved first with ``np.moveaxis`` where it is not 0, and the
 stacked axis moved to ``out_axes``).  That comprehension over an array's rows is a loop
-every transform handles (an outer vmap batches it, reverse mode tapes it).  ``g`` must
-return one array; a batch of size 0 raises (np.stack of nothing), where vmap gives an
-empty array.
+every transform handles (an outer vmap batches it, reverse mode tapes it).  ``g``
+returns one array, or a tuple (``return a, b``, or a name assigned only tuple literals
+of one length): one stacked array per output.  ``in_axes`` may be a tuple or dict of
+ints and None for a tuple or dict argument.  A batch of size 0 is refused when the code
+runs, naming the user's line (``_stacked_calls``).  ``h = s2s.vmap(g)`` kept as a value is
+lowered here at each call ``h(x)`` (``functions.KeptVmap``).
 """
 
 from __future__ import annotations
@@ -63,77 +66,122 @@ def lower_inner_vmap(n: Any, node: cst.Call, target: str | None) -> Any:
     axes = options["in_axes"]
     axes = list(axes) if isinstance(axes, (tuple, list)) else [axes] * len(args)
     out_axis = options["out_axes"]
-    if len(axes) != len(args) or not all(a is None or isinstance(a, int) for a in axes) \
+    if len(axes) != len(args) or not all(_is_spec(a) for a in axes) \
             or not isinstance(out_axis, int):
         raise n.unsupported(make, f"`{text}`'s in_axes must be an int, None, or one of "
-                            "those per argument, and out_axes an int, here", instead)
-    if all(a is None for a in axes):
+                            "those per argument (a tuple or dict of them for a tuple or "
+                            "dict argument), and out_axes an int, here", instead)
+    if not any(_mapped(a) for a in axes):
         raise n.unsupported(make, "vmap must have at least one non-None value in in_axes",
                             "map one argument over an axis")
-    rows, iters, call_args = [], [], []
+    rows: list[Any] = []
+    iters: list[Any] = []
+    call_args = []
     for k, (arg, axis) in enumerate(zip(args, axes)):
-        if axis is None:
-            call_args.append(cst.Arg(arg))
-            continue
         base = arg.value if isinstance(arg, cst.Name) else f"arg{k}"
-        row = cst.Name(f"{base}_row")
-        rows.append(row)
-        iters.append(arg if axis == 0 else _moveaxis(arg, axis, 0))
-        call_args.append(cst.Arg(row))
-    if len(rows) == 1:
-        target_node: Any = rows[0]
-        iterable: Any = iters[0]
-    else:
-        target_node = cst.Tuple([cst.Element(r) for r in rows])
-        iterable = cst.Call(cst.Name("zip"), [cst.Arg(i) for i in iters])
-    elt = cst.Call(fun, call_args)
+        call_args.append(cst.Arg(_spread(arg, axis, base, rows, iters)))
     arity = _tuple_arity(n, fun)
+    if not isinstance(fun, cst.Name):  # (a lambda: one function for every call below)
+        value = n.funcs.value_of(fun)
+        if value is not None:
+            name = n.names.fresh("mapped_fn")
+            n.funcs.values[name] = value
+            fun = cst.Name(name)
     n.resolver.bind_namespace("np", node)
-    if arity is not None:  # `return a, b`: one list per output, each stacked
-        return _tuple_outputs(n, node, target, elt, target_node, iterable, arity, out_axis)
-    comp = cst.ListComp(elt, cst.CompFor(target=target_node, iter=iterable))
-    stacked: Any = cst.Call(cst.parse_expression("np.stack"), [cst.Arg(comp)])
-    if out_axis != 0:
-        stacked = _moveaxis(stacked, 0, out_axis)
-    _alias_all(n, stacked, node)
-    return n.exprs.expr(stacked, target)
+    return _stacked_calls(n, node, target, cst.Call(fun, call_args), rows, iters, arity,
+                          out_axis)
 
 
-def _tuple_outputs(n: Any, node: Any, target: str | None, elt: Any, rows: Any,
-                   iterable: Any, arity: int, out_axis: int) -> Any:
-    """``parts_0 = []; ...; for rows in iterable: out_0, ... = g(...);
-    parts_0.append(out_0); ...`` then the tuple of the stacked lists."""
+def _stacked_calls(n: Any, node: Any, target: str | None, elt: Any, rows: list[Any],
+                   iters: list[Any], arity: int | None, out_axis: int) -> Any:
+    """The statements ``vmap(g)(...)`` is, example by example::
+
+        parts = []
+        for m_row in np.moveaxis(m, 1, 0):
+            out = g(m_row, w)
+            parts.append(out)
+        np.stack(parts)
+
+    (one list per output where ``g`` returns a tuple: ``out_0, out_1 = g(...)``), the
+    stacked axis moved to ``out_axes``.  An empty batch is refused when the code runs:
+    NumPy's error from ``np.stack`` is raised located at the user's line
+    (``api/located.py``), since the stacked result's shape is ``g``'s output's, which
+    only a call of ``g`` tells (jax.vmap traces ``g`` abstractly; the top-level
+    ``s2s.vmap`` probes it on a row of zeros)."""
     def fresh(base: str) -> str:
         name = n.names.fresh(base)
         n.local_names.add(name)
         return name
 
-    lists = [fresh(f"parts_{k}") for k in range(arity)]
-    outs = [fresh(f"out_{k}") for k in range(arity)]
-    renamer = _Renamer({r.value: fresh(r.value) for r in (
-        [rows] if isinstance(rows, cst.Name) else [e.value for e in rows.elements])})
-    rows, elt = rows.visit(renamer), elt.visit(renamer)
-    first = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(p))],
-                                                cst.List([])) for p in lists])
-    unpack = cst.Assign([cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(o))
-                                                     for o in outs]))], elt)
-    appends = [cst.Expr(cst.Call(cst.Attribute(cst.Name(p), cst.Name("append")),
-                                 [cst.Arg(cst.Name(o))])) for p, o in zip(lists, outs)]
-    loop = cst.For(target=rows, iter=iterable, body=cst.IndentedBlock([
-        cst.SimpleStatementLine([unpack]), cst.SimpleStatementLine(appends)]))
-    _alias_all(n, first, node)
-    _alias_all(n, loop, node)
+    lists = [fresh(f"parts_{k}" if arity else "parts") for k in range(arity or 1)]
+    outs = [fresh(f"out_{k}" if arity else "out") for k in range(arity or 1)]
+    renamer = _Renamer({r.value: fresh(r.value) for r in rows})
+    rows, elt = [r.visit(renamer) for r in rows], elt.visit(renamer)
+    statements: list[Any] = [cst.parse_statement(f"{p} = []") for p in lists]
+    target_node: Any = rows[0] if len(rows) == 1 else cst.Tuple(
+        [cst.Element(r) for r in rows])
+    iterable: Any = iters[0] if len(rows) == 1 else cst.Call(
+        cst.Name("zip"), [cst.Arg(it) for it in iters])
+    call = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(
+        cst.Name(outs[0]) if len(outs) == 1 else cst.Tuple(
+            [cst.Element(cst.Name(o)) for o in outs]))], elt)])
+    appends = cst.SimpleStatementLine([cst.Expr(cst.Call(cst.Attribute(
+        cst.Name(p), cst.Name("append")), [cst.Arg(cst.Name(o))]))
+        for p, o in zip(lists, outs)])
+    statements.append(cst.For(target=target_node, iter=iterable,
+                              body=cst.IndentedBlock([call, appends])))
+    for st in statements:
+        _alias_all(n, st, node)
     outer = n.out
-    lowered = n.stmts.block([first, loop])
+    lowered = n.stmts.block(statements)
     n.out = outer
     outer += lowered
-    stacked = [cst.Call(cst.parse_expression("np.stack"), [cst.Arg(cst.Name(p))])
-               for p in lists]
+    stacked = [cst.parse_expression(f"np.stack({p})") for p in lists]
     if out_axis != 0:
         stacked = [_moveaxis(s, 0, out_axis) for s in stacked]
-    result = cst.Tuple([cst.Element(s) for s in stacked])
+    result = stacked[0] if arity is None else cst.Tuple([cst.Element(s) for s in stacked])
     _alias_all(n, result, node)
     return n.exprs.expr(result, target)
+
+
+def _is_spec(axis: Any) -> bool:
+    """An in_axes entry: an int or None, or a tuple, list or dict of entries."""
+    if axis is None or type(axis) is int:
+        return True
+    if isinstance(axis, (tuple, list)):
+        return all(_is_spec(a) for a in axis)
+    return isinstance(axis, dict) and all(isinstance(k, str) and _is_spec(a)
+                                          for k, a in axis.items())
+
+
+def _mapped(axis: Any) -> bool:
+    if isinstance(axis, (tuple, list)):
+        return any(_mapped(a) for a in axis)
+    if isinstance(axis, dict):
+        return any(_mapped(a) for a in axis.values())
+    return axis is not None
+
+
+def _spread(arg: Any, axis: Any, base: str, rows: list[Any], iters: list[Any]) -> Any:
+    """What the call of ``g`` is given for ``arg`` mapped over ``axis``: a row name
+    (its iterable added to ``iters``), ``arg`` itself for None, and for a tuple or dict
+    of axes the literal of the argument's items, each spread on its own axis
+    (``in_axes=((0, None),)`` over ``p`` gives ``(p_0_row, p[1])``)."""
+    if axis is None:
+        return arg
+    if isinstance(axis, (tuple, list)):
+        return cst.Tuple([cst.Element(_spread(
+            cst.Subscript(arg, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))]),
+            a, f"{base}_{i}", rows, iters)) for i, a in enumerate(axis)])
+    if isinstance(axis, dict):
+        return cst.Dict([cst.DictElement(cst.SimpleString(repr(key)), _spread(
+            cst.Subscript(arg, [cst.SubscriptElement(cst.Index(cst.SimpleString(
+                repr(key))))]), a, f"{base}_{key}" if key.isidentifier() else
+            f"{base}_{i}", rows, iters)) for i, (key, a) in enumerate(axis.items())])
+    row = cst.Name(f"{base}_row")
+    rows.append(row)
+    iters.append(arg if axis == 0 else _moveaxis(arg, axis, 0))
+    return row
 
 
 class _Renamer(cst.CSTTransformer):
@@ -163,10 +211,28 @@ def _tuple_arity(n: Any, fun: Any) -> int | None:
     except TransformError:
         return None
     found: list[Any] = []
+    assigned: dict[str, list[Any]] = {}  # name -> the values assigned to it
 
     class Returns(cst.CSTVisitor):
         def visit_Return(self, r: cst.Return) -> None:
             found.append(r.value)
+
+        def visit_Assign(self, a: cst.Assign) -> None:
+            for t in a.targets:
+                if isinstance(t.target, cst.Name):
+                    assigned.setdefault(t.target.value, []).append(a.value)
+
+        def visit_AnnAssign(self, a: cst.AnnAssign) -> None:
+            if isinstance(a.target, cst.Name):
+                assigned.setdefault(a.target.value, []).append(a.value)
+
+        def visit_AugAssign(self, a: cst.AugAssign) -> None:
+            if isinstance(a.target, cst.Name):
+                assigned.setdefault(a.target.value, []).append(None)
+
+        def visit_For(self, f: cst.For) -> None:
+            for m in _target_names(f.target):
+                assigned.setdefault(m, []).append(None)
 
         def visit_FunctionDef(self, d: cst.FunctionDef) -> bool:
             return d is parsed.node
@@ -177,8 +243,29 @@ def _tuple_arity(n: Any, fun: Any) -> int | None:
     parsed.node.visit(Returns())
     if isinstance(parsed.node, cst.Lambda):
         found = [parsed.node.body]
-    lengths = {len(v.elements) if isinstance(v, cst.Tuple) else None for v in found}
+    lengths = {_tuple_length(v, assigned) for v in found}
     return lengths.pop() if len(lengths) == 1 else None
+
+
+def _tuple_length(value: Any, assigned: dict[str, list[Any]]) -> int | None:
+    """The length of a returned tuple literal, or of the tuple literals a returned name
+    is assigned (``t = (a, b); return t``) where every assignment to it is one."""
+    if isinstance(value, cst.Tuple):
+        return len(value.elements)
+    if isinstance(value, cst.Name) and value.value in assigned:
+        lengths = {len(v.elements) if isinstance(v, cst.Tuple) and not any(
+            isinstance(e, cst.StarredElement) for e in v.elements) else None
+            for v in assigned[value.value]}
+        return lengths.pop() if len(lengths) == 1 else None
+    return None
+
+
+def _target_names(target: Any) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [m for e in target.elements for m in _target_names(e.value)]
+    return []
 
 
 def _moveaxis(value: Any, source: int, destination: int) -> cst.Call:

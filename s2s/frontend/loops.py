@@ -63,6 +63,7 @@ class LoopLowerer:
         header = self.n.out
         body = header + self.n.stmts.block(self.n.desugar.loop_body(node))
         carried, breaks = self.leave_loop(outer, before, bound_before, [])
+        self.n.funcs.loops.leave(self.n.funcs.values, node, _trips(args))
         carried = self.own_entries(carried, body, reads_before, node)
         counter = self.n.names.fresh("n_iter") if breaks else None
         self.n.out.append(For(index, bounds, body, self.n.loc(node), carried, counter=counter))
@@ -286,6 +287,7 @@ class LoopLowerer:
         body += self.n.out
         test_carried = [(test.name, again.name if isinstance(again, Var) else test.name)]
         carried, _ = self.leave_loop(outer, before, bound_before, test_carried)
+        self.n.funcs.loops.leave(self.n.funcs.values, node, None)
         carried = self.own_entries(carried, body, reads_before, node)
         self.n.out.append(For(counter, None, body, self.n.loc(node), carried, test=test))
         self.versions_after_loop(carried, body, node)
@@ -362,6 +364,7 @@ class LoopLowerer:
         self.n.depth += 1
         self.n.out = []
         self.n.loops.append([])
+        self.n.funcs.loops.enter(self.n.funcs.values)  # (frontend/loop_functions.py)
         # names bound on one path before the loop stay out of its body (their test
         # may be carried); those bound on one path inside it do not outlive it
         self.n._paths_outside.append(self.n.partial)
@@ -414,3 +417,15 @@ class LoopLowerer:
 
     def length(self, seq: Atom, node: Any) -> Atom:
         return self.n.emit(self.n.names.fresh(f"len_{stem(self.n.named(seq))}"), "len", (seq,), {}, node)
+
+
+def _trips(args: list[Any]) -> int | None:
+    """How many times ``for ... in range(*args)`` runs, where that is known when
+    transforming (constant bounds), else None."""
+    values = [a.value for a in args if isinstance(a, Const)]
+    if len(values) != len(args) or not all(type(v) is int for v in values):
+        return None
+    try:
+        return len(range(*values))
+    except (TypeError, ValueError):
+        return None

@@ -53,6 +53,7 @@ from .expressions import (
 )
 from .functions import FunctionLowerer, Plan
 from .loops import LoopLowerer
+from .objects import bind_instance
 from .pyvalues import PythonValues
 from .resolve import (
     RESERVED,
@@ -218,6 +219,7 @@ class Normalizer:
         self.funcs = FunctionLowerer(self)
         self.draws = DrawLowerer(self)
         self.dicts = DictWrites(self)
+        bind_instance(self)  # (a method bound to an object: `self` is the object)
 
     # ---- entry ----------------------------------------------------------------
 

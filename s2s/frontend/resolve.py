@@ -390,6 +390,9 @@ class Resolver:
         self.closure = dict(zip(code.co_freevars, fn.__closure__ or ()))
         self.namespace: dict[str, Any] = {}  # names emitted code binds to objects
         self.free: dict[str, FreeVar] = {}  # free names the IR was built from
+        # a method's `self` bound to an object (frontend/objects.py): name -> (the
+        # object, the name emitted code spells it by)
+        self.aliases: dict[str, tuple[Any, str]] = {}
 
     def loc(self, node: cst.CSTNode) -> Loc:
         return self.p.loc(node)
@@ -399,6 +402,10 @@ class Resolver:
 
     def lookup_global(self, node: cst.Name) -> Any:
         name = node.value
+        if name in self.aliases:
+            obj, spelled = self.aliases[name]
+            self.depends_on(FreeVar(spelled, cell=types.CellType(obj)), node)
+            return obj
         if name in self.closure:
             try:
                 value = self.closure[name].cell_contents
@@ -448,6 +455,10 @@ class Resolver:
 
     def bind_namespace(self, root: str, node: Any) -> None:
         if root in self.namespace:
+            return
+        spelled = {text: obj for obj, text in self.aliases.values()}
+        if root in spelled:
+            self.namespace[root] = spelled[root]
             return
         if root in self.closure:
             obj = self.closure[root].cell_contents
@@ -503,7 +514,8 @@ class Resolver:
     def resolve_dotted(self, node: Any) -> tuple[Any, str]:
         """The object a dotted name of modules and globals denotes, and its text."""
         if isinstance(node, cst.Name):
-            return self.lookup_global(node), node.value
+            spelled = self.aliases.get(node.value, (None, node.value))[1]
+            return self.lookup_global(node), spelled
         if isinstance(node, cst.Attribute):
             obj, text = self.resolve_dotted(node.value)
             attr = node.attr.value

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..emit.code import Line
 from ..ir.kinds import LEAF, Seq, Tree
-from ..ir.nodes import Const, Let, Slice, Var
+from ..ir.nodes import Const, Let, Slice, Var, walk
 from ..ir.spelling import atom_text, index_text
 from ..primitives.batching import (
     NoBatchRule,
@@ -59,8 +59,8 @@ class ListBatching:
 
     def seq_item(self, s: Let, out: list[Any]) -> bool:
         """An item of a list grown in a loop: its batched leaves are the items'."""
-        if not isinstance(self.kind(s.args[0].name), Seq):
-            return False
+        if not isinstance(s.args[0], Var) or not isinstance(self.kind(s.args[0].name), Seq):
+            return False  # (a constant's item, `W[k]`: getitem's rule)
         paths = self.b.get(s.args[0].name, set())
         self.b[s.target] = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)}
         out += self.replay.statements([s])
@@ -142,6 +142,14 @@ class ListBatching:
         for k in (key, (root, (0,))):
             if k in self.ranks:
                 return self.ranks[k]
+        for st in walk(self.fn.body):  # (appended only in a loop the probe ran no
+            if isinstance(st, Let) and st.prim == "append" and isinstance(  # iteration
+                    st.args[0], Var) and self.fn.aliases.get(  # of: what it appends)
+                    st.args[0].name, st.args[0].name) == root:
+                try:
+                    return self.rank(st.args[1])
+                except NoBatchRule:
+                    continue
         raise NoBatchRule(f"the rank of the items of `{name}` is unknown (empty list)")
 
     def setitem(self, s: Let, out: list[Any]) -> None:

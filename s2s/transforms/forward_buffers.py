@@ -34,8 +34,8 @@ class Buffers:
     def seq_item(self, s: Let, out: list[Any]) -> bool:
         """An item of a list grown in a loop: its tangents."""
         state = self.state
-        if not isinstance(state.kind(s.args[0].name), Seq):
-            return False
+        if not isinstance(s.args[0], Var) or not isinstance(state.kind(s.args[0].name), Seq):
+            return False  # (a constant's item, `W[k]`: getitem's rule)
         current = state.tan.get(s.args[0].name, {}).get(())
         if current is not None:
             index = atom_text(s.params["index"])

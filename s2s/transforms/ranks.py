@@ -72,6 +72,11 @@ class RankInference:
                 return 0
             if s.prim.startswith(("cum", "nancum")) and "axis" not in s.params:
                 return 1
+            axis = getattr(s.params.get("axis"), "value", s.params.get("axis"))
+            keep = getattr(s.params.get("keepdims"), "value", s.params.get("keepdims"))
+            if family == "reduction" and type(axis) is int and not keep and not (
+                    s.prim.startswith(("cum", "nancum"))):  # (one axis reduced away)
+                return max(self.vm.rank(s.args[0]) - 1, 0)
             if s.prim in ("size", "ndim", "len", "float", "int"):
                 return 0
             if s.prim == "shape":
@@ -391,7 +396,12 @@ def _call_target(text: str) -> tuple[str, str] | None:
     NumPy's or s2s's (user functions, whose batched versions need their own probe)."""
     tree = syntax.parse(text).body[0]
     if not (isinstance(tree, ast.Assign) and isinstance(tree.value, ast.Call)
-            and isinstance(tree.value.func, ast.Name) and len(tree.targets) == 1
-            and isinstance(tree.targets[0], ast.Name)):
+            and len(tree.targets) == 1 and isinstance(tree.targets[0], ast.Name)):
+        return None
+    root = tree.value.func
+    while isinstance(root, ast.Attribute):  # (`Model.loss(self, x)`: a user's, by
+        root = root.value  # its class; NumPy's and the math modules' are not)
+    if not isinstance(root, ast.Name) or (root is not tree.value.func and root.id in (
+            "np", "math", "scipy", "special", "stats", "linalg", "signal")):
         return None
     return tree.targets[0].id, ", ".join(ast.unparse(a) for a in tree.value.args)

@@ -155,9 +155,10 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         for key in ((name, path), (self.fn.aliases.get(name, name), path)):
             if key in self.ranks:
                 return self.ranks[key]
-        inferred = self.inference.infer(name) if not path else None
+        inferred = self.inference.infer(name) if not path else _or_none(
+            self.inference._leaf_rank, name, path)  # (a container's leaf: its item's)
         if inferred is not None:
-            self.ranks[(name, ())] = inferred
+            self.ranks[(name, path)] = inferred
             return inferred
         raise NoBatchRule(
             f"the rank of `{name}` is unknown (the first example never computed it)",
@@ -399,14 +400,37 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                         for k, p in enumerate(callee.params[: len(s.args)])
                         if p in mine or k < len(self.spec.example))
         if len(own) < len(s.args) or any(k != LEAF for k in kinds):
+            same = self._probed_elsewhere(s, callee)
+            if same is not None:
+                return same
             raise self.fail(s, missing)
         try:
             ranks = tuple(self.rank(a) for a in s.args)
         except NoBatchRule:
             raise self.fail(s, missing) from None
         if ranks != tuple(_ranks_of(x) for x in own):
+            same = self._probed_elsewhere(s, callee)
+            if same is not None:
+                return same
             raise self.fail(s, missing)
         return own
+
+    def _probed_elsewhere(self, s: Let, callee: Function) -> tuple | None:
+        """The arguments the probe gave the same callee at another call, with the
+        ranks of this one's (a body vmap's `g` called in a loop that ran no iteration,
+        and on a row of zeros for the empty batch's shape, or the other way round)."""
+        try:  # (per argument, its leaves' ranks)
+            ranks = tuple(tuple(self.rank(a, p) for p in leaf_paths(self.kind(a.name)))
+                          if isinstance(a, Var) else (self.rank(a),) for a in s.args)
+        except NoBatchRule:
+            return None
+        for st in walk(self.fn.body):
+            example = self.spec.ranks.get(("__call__", st.target)) if isinstance(
+                st, Let) and st.prim == "call" and st is not s else None
+            if example is not None and callee_of(st) is callee and len(example) == len(
+                    s.args) and tuple(tuple(_leaf_ranks(x)) for x in example) == ranks:
+                return tuple(example)
+        return None
 
     def if_(self, s: If, out: list[Any]) -> None:
         self.branches.if_(s, out)
@@ -432,6 +456,21 @@ def _prefix_of(paths: set[tuple], kind: Kind) -> Any:
     if kind.type is dict:
         return dict(zip(kind.keys, children))
     return tuple(children)
+
+
+def _or_none(f: Any, *args: Any) -> Any:
+    try:
+        return f(*args)
+    except NoBatchRule:
+        return None
+
+
+def _leaf_ranks(x: Any) -> list[int]:
+    if isinstance(x, (tuple, list)):
+        return [r for v in x for r in _leaf_ranks(v)]
+    if isinstance(x, dict):
+        return [r for v in x.values() for r in _leaf_ranks(v)]
+    return [int(np.ndim(x))]
 
 
 def _ranks_of(x: Any) -> Any:

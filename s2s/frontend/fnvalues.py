@@ -1,0 +1,203 @@
+"""What a function value is while s2s lowers code that uses it (``FnValue``), and the
+adapters emitted code calls where a callee was normalized for one call's plan
+(``Plan``): ``apply(np.tanh, x)`` runs ``apply_tanh(x)``, a ``def`` s2s writes that
+calls ``apply(tanh, x)``.  The lowering itself is ``functions.py``'s.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from ..ir.nodes import Atom, Var
+from .resolve import is_literal
+from .synthesize import synthesize
+
+
+@dataclass(frozen=True)
+class FnValue:
+    """A function as s2s knows it while lowering: ``obj`` called with ``head`` before
+    the call's positional arguments and ``keywords`` (a partial's), and ``captured``
+    (name, value) passed by name (a lifted function's free names); ``choice`` is
+    ``(test, a, b)`` for ``a if test else b``.  Values are atoms or FnValues."""
+
+    obj: Any
+    text: str
+    head: tuple = ()
+    keywords: tuple = ()
+    captured: tuple = ()
+    spelled: bool = False  # `text` names the object in emitted code (a global)
+    choice: tuple | None = None
+
+    def leaves(self) -> list[Atom]:
+        """The Var atoms it carries, in order (the data a callee given it receives)."""
+        out: list[Atom] = []
+        for value in self._values():
+            if isinstance(value, FnValue):
+                out += value.leaves()
+            elif isinstance(value, Var):
+                out.append(value)
+        return out
+
+    def _values(self) -> list[Any]:
+        if self.choice is not None:
+            return list(self.choice)
+        return [*self.head, *(v for _, v in self.keywords), *(v for _, v in self.captured)]
+
+    def rebuilt(self, atoms: Any) -> "FnValue":
+        """The same function value with its Var atoms taken from ``atoms`` in order."""
+        def one(value: Any) -> Any:
+            if isinstance(value, FnValue):
+                return value.rebuilt(atoms)
+            return next(atoms) if isinstance(value, Var) else value
+
+        if self.choice is not None:
+            return replace(self, choice=tuple(one(v) for v in self.choice))
+        return replace(self, head=tuple(one(v) for v in self.head),
+                       keywords=tuple((k, one(v)) for k, v in self.keywords),
+                       captured=tuple((k, one(v)) for k, v in self.captured))
+
+    def key(self) -> tuple:
+        """What a callee normalized for this value depends on (not the atoms' names)."""
+        def one(value: Any) -> Any:
+            if isinstance(value, FnValue):
+                return value.key()
+            return "·" if isinstance(value, Var) else ("const", value.text)
+
+        if self.choice is not None:
+            return ("choice",) + tuple(one(v) for v in self.choice)
+        return (id(self.obj), tuple(one(v) for v in self.head),
+                tuple((k, one(v)) for k, v in self.keywords),
+                tuple((k, one(v)) for k, v in self.captured))
+
+    def runtime(self, values: Any) -> Any:
+        """The Python callable this value is when emitted code runs, its Var atoms'
+        values taken from ``values`` in order (for the adapter, see ``Plan``)."""
+        def one(value: Any) -> Any:
+            if isinstance(value, FnValue):
+                return value.runtime(values)
+            return next(values) if isinstance(value, Var) else value.value
+
+        if self.choice is not None:
+            test, a, b = (one(v) for v in self.choice)
+            return a if test else b
+        head = [one(v) for v in self.head]
+        keywords = {k: one(v) for k, v in (*self.keywords, *self.captured)}
+        return functools.partial(self.obj, *head, **keywords) if head or keywords \
+            else self.obj
+
+
+@dataclass
+class Plan:
+    """How a call passes its values to a callee normalized for it: per parameter of
+    the callee, ``(kind, name, detail)`` with kind ``arg`` (one atom), ``fn`` (a
+    function value: its atoms), ``star`` (``*name``: detail atoms), ``kw``
+    (``**name``: detail keys).  ``params`` are the IR's parameters in order."""
+
+    entries: list[tuple[str, str, Any]] = field(default_factory=list)
+    params: list[str] = field(default_factory=list)
+
+    def key(self) -> tuple:
+        return tuple((kind, name, detail.key() if isinstance(detail, FnValue) else detail)
+                     for kind, name, detail in self.entries)
+
+    def adapter(self, fn: Any, name: str) -> Callable:
+        """``def name(<the IR's parameters>)`` calling ``fn`` as the user's call did,
+        with a source (emitted forward code calls it where it does not inline the
+        callee, and a transform of emitted code reads it): ``apply(np.tanh, x)`` is
+        ``def apply_2(x): return apply(tanh, x)``."""
+        namespace: dict[str, Any] = {"functools": functools}
+        params = iter(self.params)
+        sig = inspect.signature(fn)
+        args: list[str] = []
+        for kind, pname, detail in self.entries:
+            if kind == "fn":
+                text = _value_text(detail, params, namespace)
+            elif kind == "star":
+                args += [next(params) for _ in range(detail)]
+                continue
+            elif kind == "kw":
+                args += [f"{k}={next(params)}" for k in detail]
+                continue
+            else:
+                text = next(params)
+            keyword = sig.parameters[pname].kind is inspect.Parameter.KEYWORD_ONLY
+            args.append(f"{pname}={text}" if keyword else text)
+        target = fn.__self__ if isinstance(fn, types.MethodType) and (
+            fn.__name__ == "__call__") else fn  # (a callable object: called as itself)
+        callee = _bind(namespace, target, getattr(fn, "__name__", "fn").strip("_") or "fn")
+        source = (f"def {name}({', '.join(self.params)}):\n"
+                  f"    return {callee}({', '.join(args)})\n")
+        return synthesize(source, name, namespace, f"adapter-{name}")
+
+
+# adapters by (function, plan): one object and one name each, process-wide, so the
+# namespaces of callees merged into one emitted module never bind a name twice
+_ADAPTERS: dict[tuple, tuple[str, Callable]] = {}
+_ADAPTER_NAMES: set[str] = set()
+
+
+def _adapter(fn: Any, plan: Plan, base: str) -> tuple[str, Callable]:
+    key = (id(fn), plan.key(), tuple(plan.params))
+    hit = _ADAPTERS.get(key)
+    if hit is not None and hit[1].__s2s_adapts__ is fn:  # type: ignore[attr-defined]
+        return hit
+    suffix = "_".join(_value_name(d) for kind, _, d in plan.entries if kind == "fn")
+    name = f"{base}_{suffix}" if suffix else f"{base}_call"
+    name, i = (name, 2) if name not in _ADAPTER_NAMES else (f"{name}_2", 3)
+    while name in _ADAPTER_NAMES:
+        name, i = f"{name.rsplit('_', 1)[0]}_{i}", i + 1
+    _ADAPTER_NAMES.add(name)
+    adapter = plan.adapter(fn, name)
+    adapter.__s2s_adapts__ = fn  # type: ignore[attr-defined]
+    _ADAPTERS[key] = (name, adapter)
+    return name, adapter
+
+
+def _value_name(fv: "FnValue") -> str:
+    if fv.choice is not None:
+        return "choice"
+    name = getattr(getattr(fv.obj, "__func__", fv.obj), "__name__", "fn")
+    return name if name.isidentifier() and len(name) < 16 else "fn"
+
+
+_BOUND: dict[int, tuple[Any, str]] = {}  # id(object) -> (it, its name in adapters)
+
+
+def _bind(namespace: dict[str, Any], obj: Any, base: str) -> str:
+    """A name for ``obj`` in an adapter's namespace: one name per object, process-wide
+    (emitted code that calls two adapters puts their names in one module)."""
+    hit = _BOUND.get(id(obj))
+    if hit is None or hit[0] is not obj:
+        taken = {name for _, name in _BOUND.values()}
+        name, i = base, 2
+        while name in taken:
+            name, i = f"{base}_{i}", i + 1
+        hit = _BOUND[id(obj)] = (obj, name)
+    namespace[hit[1]] = obj
+    return hit[1]
+
+
+def _value_text(fv: "FnValue", params: Any, namespace: dict[str, Any]) -> str:
+    """Source for a function value whose atoms are the adapter's parameters."""
+    def one(value: Any) -> str:
+        if isinstance(value, FnValue):
+            return _value_text(value, params, namespace)
+        if isinstance(value, Var):
+            return next(params)
+        return value.text if is_literal(value.value) else _bind(namespace, value.value, "value")
+
+    if fv.choice is not None:
+        test, a, b = (one(v) for v in fv.choice)
+        return f"({a} if {test} else {b})"
+    target = fv.obj
+    if isinstance(target, types.MethodType) and target.__name__ == "__call__":
+        target = target.__self__  # a callable object: called as itself
+    base = getattr(getattr(target, "__func__", target), "__name__", "fn")
+    obj = _bind(namespace, target, base if base.isidentifier() else "fn")
+    parts = [one(v) for v in fv.head] + [f"{k}={one(v)}" for k, v in (*fv.keywords,
+                                                                       *fv.captured)]
+    return f"functools.partial({obj}, {', '.join(parts)})" if parts else obj

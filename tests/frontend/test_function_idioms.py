@@ -1,0 +1,387 @@
+"""Functions bound where Python binds them (issue 23, item 3, the constructs left
+refused before): a nested ``def``/``lambda`` bound in a loop body (over a constant
+count and over ``range(n)``), a function bound in one branch reading what only that
+branch computed, a recursive nested ``def`` reading the enclosing function's values,
+``h = s2s.vmap(g)`` kept as a value, tuple and dict ``in_axes``, a vmapped ``g``
+returning a tuple through a name, an empty batch, and objects: a callable object and
+an object's method called inside the function, ``self.other(...)`` and ``self(x)`` in
+a method given to a transform.
+
+Every expected value comes from JAX on the same source (``jax_twin``), or, where JAX
+cannot run it (an ``if`` on a traced value), from finite differences and a Python
+loop; float64 and float32."""
+
+from __future__ import annotations
+
+import inspect
+
+import function_idiom_fns as F  # (pytest puts this directory on sys.path)
+import numpy as np
+import pytest
+from support import HAVE_JAX, fd_grad, jax_twin
+
+import s2s
+
+pytestmark = pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+
+if HAVE_JAX:
+    import jax
+
+    J = jax_twin(F)
+    F.s2s_vmap, J.s2s_vmap = s2s.vmap, jax.vmap
+
+CONSTRUCTS = ["lambda_in_loop", "def_in_loop", "lambda_in_while",
+              "bound_in_loop_called_after", "bound_in_a_branch",
+              "bound_and_called_in_a_branch", "recursive_closure", "vmap_kept_as_value",
+              "vmap_tuple_axes", "vmap_dict_axes", "vmap_returns_a_named_tuple",
+              "calls_an_object", "calls_a_method", "calls_a_subclass_method",
+              "callee_of_all"]
+
+# (the callee of all of them compiles every construct's JAX twin: -m slow runs it)
+HEAVY = [pytest.param(n, marks=pytest.mark.slow) if n == "callee_of_all" else n
+         for n in CONSTRUCTS]
+
+X = np.array([0.3, -0.7, 1.2])
+V = np.array([1.0, -2.0, 0.5])
+BATCH = np.array([[0.3, -0.7, 1.2], [0.1, 0.4, -0.9]])
+DTYPES = [np.float64, np.float32]
+
+
+def tol(dtype):
+    return dict(rtol=1e-9, atol=1e-11) if dtype == np.float64 else dict(rtol=2e-4, atol=2e-5)
+
+
+def close(got, expected, dtype, check_dtype=True):
+    got_leaves = jax.tree_util.tree_leaves(got)
+    expected_leaves = jax.tree_util.tree_leaves(expected)
+    assert len(got_leaves) == len(expected_leaves)
+    for g, e in zip(got_leaves, expected_leaves):
+        assert np.shape(g) == np.shape(e), (np.shape(g), np.shape(e))
+        if np.ndim(g) and check_dtype:  # (the dtype JAX gives: W is float64)
+            assert np.asarray(g).dtype == np.asarray(e).dtype, (np.asarray(g).dtype,
+                                                                np.asarray(e).dtype)
+        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(e, np.float64),
+                                   **tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", CONSTRUCTS)
+def test_grad_value_and_grad_and_vjp(name, dtype) -> None:
+    x = X.astype(dtype)
+    ours, theirs = getattr(F, name), getattr(J, name)
+    close(s2s.grad(ours)(x), jax.grad(theirs)(x), dtype)
+    close(s2s.value_and_grad(ours)(x), jax.value_and_grad(theirs)(x), dtype)
+    out, pullback = s2s.vjp(ours, x)
+    their_out, their_pullback = jax.vjp(theirs, x)
+    close(out, their_out, dtype)
+    close(pullback(np.ones_like(out)), their_pullback(np.ones_like(their_out)), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", HEAVY)
+def test_jvp_jacobians_and_jit(name, dtype) -> None:
+    x, v = X.astype(dtype), V.astype(dtype)
+    ours, theirs = getattr(F, name), getattr(J, name)
+    close(s2s.jvp(ours, (x,), (v,)), jax.jvp(theirs, (x,), (v,)), dtype)
+    close(s2s.jit(ours)(x), theirs(x), dtype)
+    # (s2s's jacrev of a float32 argument with a float64 constant, W or self.w, gives
+    # the float64 NumPy computes where JAX casts to the argument's dtype: an issue of
+    # the Jacobians seen without any function value, as in test_functions_as_values;
+    # values are compared)
+    close(s2s.jacfwd(ours)(x), jax.jacfwd(theirs)(x), dtype, check_dtype=False)
+    close(s2s.jacrev(ours)(x), jax.jacrev(theirs)(x), dtype, check_dtype=False)
+    close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype, check_dtype=False)
+
+
+@pytest.mark.parametrize("name", HEAVY)
+def test_vmap(name) -> None:
+    ours, theirs = getattr(F, name), getattr(J, name)
+    close(s2s.vmap(ours)(BATCH), jax.vmap(theirs)(BATCH), np.float64)
+    close(s2s.vmap(s2s.grad(ours))(BATCH), jax.vmap(jax.grad(theirs))(BATCH), np.float64)
+
+
+@pytest.mark.parametrize("name", ["lambda_in_loop", "vmap_dict_axes"] + [
+    pytest.param(n, marks=pytest.mark.slow)  # (JAX compiles each: -m slow runs them)
+    for n in ("def_in_loop", "recursive_closure", "vmap_kept_as_value", "vmap_tuple_axes",
+              "vmap_returns_a_named_tuple", "calls_an_object", "calls_a_method",
+              "bound_in_a_branch")])
+def test_jit_on_the_jax_backend(name) -> None:
+    """s2s.jit(backend="jax"): an s2s.vmap inside (kept as a value too) is JAX's vmap
+    there; against JAX's jit of the twin, and its grad."""
+    ours, theirs = getattr(F, name), getattr(J, name)
+    close(s2s.jit(ours, backend="jax")(X), jax.jit(theirs)(X), np.float64)
+    close(s2s.jit(s2s.grad(ours), backend="jax")(X), jax.grad(theirs)(X), np.float64)
+
+
+# ---- 1. over a run-time trip count, and values changing between calls ----------------
+
+
+@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)],
+                         ids=["f64", "f32"])
+def test_a_def_in_a_loop_over_range_n(dtype) -> None:
+    """``for k in range(n): def g(y): ...`` with ``n`` an argument (run-time for s2s):
+    calls 1 to 10 change ``n`` (0 and 1 too) and ``x``; grad, jvp and vmap against
+    JAX (which unrolls the Python int)."""
+    g = s2s.grad(F.def_in_loop)
+    for call, n in enumerate((3, 0, 1, 5, 2, 3, 0, 4, 1, 10)):
+        x = (X * (1.0 + 0.1 * call)).astype(dtype)
+        close(g(x, n), jax.grad(J.def_in_loop)(x, n), dtype)
+        if call in (0, 1, 2, 9):
+            v = V.astype(dtype)
+            close(s2s.jvp(lambda y, n=n: F.def_in_loop(y, n), (x,), (v,)),
+                  jax.jvp(lambda y, n=n: J.def_in_loop(y, n), (x,), (v,)), dtype)
+            close(s2s.vmap(g, in_axes=(0, None))(BATCH.astype(dtype), n),
+                  jax.vmap(jax.grad(J.def_in_loop), in_axes=(0, None))(
+                      BATCH.astype(dtype), n), dtype)
+
+
+def test_a_recursive_closure_with_its_depth_changing_per_call() -> None:
+    g = s2s.grad(F.recursive_closure)
+    for call, depth in enumerate((0, 1, 5, 2, 3, 0, 4, 1, 6, 2)):
+        x = X * (1.0 + 0.1 * call)
+        close(g(x, depth), jax.grad(J.recursive_closure)(x, depth), np.float64)
+    source = s2s.grad(F.recursive_closure).source
+    assert "def r_vjp" in source, source
+    # (its statements are located at the user's lines: the comments quote them)
+    assert "# return y * a if k == 0 else r(np.sin(y) * a, k - 1)" in source, source
+    assert "# a = np.cos(x)\n        y_bar" not in source, source
+
+
+# ---- 2. a function bound on the path a run-time test takes ---------------------------
+
+
+def branch_on_a_value(x):
+    if np.sum(x) > 0:
+        w = 2.0 * x
+        act = lambda v: v * w  # noqa: E731
+    else:
+        act = np.sin
+    return np.sum(act(x) * x)
+
+
+def called_on_the_path_only(x):
+    y = np.cos(x)
+    if np.sum(x) > 0:
+        u = np.exp(x)
+
+        def act(v):
+            return v / u
+
+        y = act(y)
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("fn", [branch_on_a_value, called_on_the_path_only])
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_a_function_bound_on_one_path_of_a_run_time_test(fn, dtype) -> None:
+    """JAX's grad cannot trace the `if`: against finite differences (float64) at
+    points on each path (calls 1 to 10 alternate them), jvp against the gradient,
+    jit against the function."""
+    g = s2s.grad(fn)
+    for call in range(10):
+        x = X * (call + 1) * 0.3 * (1 if call % 2 else -1)
+        expected = fd_grad(fn, (x,), 0)[0]
+        got = g(x.astype(dtype))
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, expected, rtol=1e-5 if dtype == np.float64
+                                   else 2e-3, atol=1e-6 if dtype == np.float64 else 2e-3)
+        if call in (0, 1, 9):
+            _, t = s2s.jvp(fn, (x,), (V,))
+            np.testing.assert_allclose(t, expected @ V, rtol=1e-5, atol=1e-6)
+            close(s2s.jit(fn)(x), fn(x), np.float64)
+    # (jacfwd/jacrev batch through vmap, whose probe builds the batched callees it
+    # called: a function on the path the point did not take is refused there, as for
+    # any `if` whose branches call different functions; test_functions_as_values.py's
+    # PROBE_REFUSES)
+    with pytest.raises(s2s.TransformError, match="not called by the probe"):
+        s2s.jacfwd(fn)(-X)
+
+
+def test_under_vmap_a_run_time_choice_of_functions_is_refused_at_the_call() -> None:
+    """Under vmap the test is batched, and an `if` on a batched value whose branches
+    call functions is refused (JAX's vmap cannot trace the `if` at all)."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.vmap(branch_on_a_value)(BATCH)
+    err = str(info.value)
+    assert __file__ in err and "return np.sum(act(x) * x)" in err, err
+
+
+# ---- 6. an empty batch -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype, rows", [
+    (np.float64, 1), pytest.param(np.float32, 4, marks=pytest.mark.slow),
+    pytest.param(np.float32, 1, marks=pytest.mark.slow),
+    pytest.param(np.float64, 4, marks=pytest.mark.slow)], ids=["f64-1", "f32-4", "f32-1", "f64-4"])
+def test_a_batch_of_one_and_of_several(dtype, rows) -> None:
+    x, v = X.astype(dtype), V.astype(dtype)
+    m = (np.arange(rows * 3).reshape(rows, 3) * 0.1 - 0.4).astype(dtype)
+    ours, theirs = F.vmap_over_rows, J.vmap_over_rows
+    close(ours(x, m), theirs(x, m), dtype)  # (s2s.vmap itself, run as Python)
+    close(s2s.grad(ours)(x, m), jax.grad(theirs)(x, m), dtype)
+    close(s2s.jvp(lambda y: ours(y, m), (x,), (v,)),
+          jax.jvp(lambda y: theirs(y, m), (x,), (v,)), dtype)
+    close(s2s.jit(ours)(x, m), theirs(x, m), dtype)
+    close(s2s.jacrev(ours)(x, m), jax.jacrev(theirs)(x, m), dtype)
+    batch = BATCH.astype(dtype)
+    close(s2s.vmap(s2s.grad(ours), in_axes=(0, None))(batch, m),
+          jax.vmap(jax.grad(theirs), in_axes=(0, None))(batch, m), dtype)
+    pairs, their_pairs = F.vmap_pairs_over_rows, J.vmap_pairs_over_rows
+    close(s2s.grad(pairs)(x, m), jax.grad(their_pairs)(x, m), dtype)
+    columns = m.T
+    close(s2s.jacfwd(F.vmap_over_columns)(x, columns),
+          jax.jacfwd(J.vmap_over_columns)(x, columns), dtype)
+
+
+@pytest.mark.parametrize("fn", ["vmap_over_rows"] + [
+    pytest.param(n, marks=pytest.mark.slow) for n in ("vmap_pairs_over_rows",
+                                                      "vmap_over_columns")])
+def test_an_empty_batch_is_refused_when_it_runs_naming_the_line(fn) -> None:
+    """Under s2s's transforms a body vmap over an empty batch raises a ValueError
+    (s2s.EmptyStackError) naming the user's line, not NumPy's bare stack error: the
+    stacked result's shape is g's, which only a call tells.  Called as Python,
+    s2s.vmap itself gives JAX's empty result."""
+    m = np.zeros((3, 0)) if fn == "vmap_over_columns" else np.zeros((0, 3))
+    close(getattr(F, fn)(X, m), getattr(J, fn)(X, m), np.float64)
+    line = next(i for i, text in enumerate(open(F.__file__).read().splitlines(), 1)
+                if f"def {fn}(" in text)
+    target = getattr(F, fn)
+
+    def summed(y, m):
+        return np.sum(target(y, m))
+
+    for run in (lambda f: s2s.jacfwd(f)(X, m), lambda f: s2s.grad(summed)(X, m),
+                lambda f: s2s.jvp(f, (X, m), (V, np.zeros_like(m))),
+                lambda f: s2s.vmap(f, in_axes=(0, None))(BATCH, m)):
+        with pytest.raises(ValueError) as info:  # (s2s.EmptyStackError is one)
+            run(getattr(F, fn))
+        err = str(info.value)
+        assert f'File "{F.__file__}", line ' in err and "empty batch" in err, err
+        assert "Instead:" in err and int(err.split("line ")[1].split(",")[0]) > line, err
+
+
+def test_s2s_vmap_of_an_empty_batch() -> None:
+    """The transform itself, given a batch of size 0 (its rank probe runs a row of
+    zeros), as jax.vmap."""
+    empty = np.zeros((0, 3))
+    close(s2s.vmap(F.scaled)(empty), jax.vmap(J.scaled)(empty), np.float64)
+    close(s2s.vmap(s2s.grad(lambda y: np.sum(F.scaled(y))))(empty),
+          jax.vmap(jax.grad(lambda y: np.sum(J.scaled(y))))(empty), np.float64)
+
+
+# ---- 7, 8. objects whose attributes change between calls -----------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_attributes_of_self_changed_between_calls(dtype) -> None:
+    """``self.w`` is read at each call (the 1st: generic code; the 2nd: specialized;
+    the 3rd and 10th: the fast path), whether the object is called inside the
+    function or given to the transform; against JAX with the twin's object given the
+    same values."""
+    inside = s2s.grad(F.calls_a_method)
+    given = s2s.grad(F.NET.loss)
+    called = s2s.grad(F.calls_an_object)
+    saved = F.NET.w, F.NET.scale, J.NET.w, J.NET.scale
+    try:
+        for call in range(1, 11):
+            w = np.array([call, -0.5 * call, 1.0 / call])
+            F.NET.w, J.NET.w = w.astype(dtype), w.astype(dtype)
+            F.NET.scale = J.NET.scale = 0.25 * call
+            x = (X * (1.0 + 0.05 * call)).astype(dtype)
+            close(inside(x), jax.grad(J.calls_a_method)(x), dtype)
+            close(given(x), jax.grad(J.NET.loss)(x), dtype)
+            close(called(x), jax.grad(J.calls_an_object)(x), dtype)
+    finally:
+        F.NET.w, F.NET.scale, J.NET.w, J.NET.scale = saved
+
+
+def test_a_method_given_to_a_transform_reads_the_objects_own_methods() -> None:
+    """``self.features(x)`` in ``Net.loss`` given to a transform with a ``Net``: it is
+    ``Net.features``; with a ``Wider`` (which overrides it), the transform refuses at
+    the call, located, rather than call ``Net.features``; called inside a function,
+    ``WIDER.loss(x)`` calls ``Wider.features`` (calls_a_subclass_method above)."""
+    close(s2s.grad(F.NET.loss)(X), jax.grad(J.NET.loss)(X), np.float64)
+    close(s2s.jvp(F.NET.loss, (X,), (V,)), jax.jvp(J.NET.loss, (X,), (V,)), np.float64)
+    for run in (lambda: s2s.grad(F.WIDER.loss)(X), lambda: s2s.jvp(F.WIDER.loss, (X,), (V,)),
+                lambda: s2s.vjp(F.WIDER.loss, X)):
+        with pytest.raises(s2s.TransformError) as info:
+            run()
+        err = str(info.value)
+        assert "`Wider`, whose `features` is another function" in err, err
+        assert F.__file__ in err and "self.features(x)" in err and "Instead:" in err, err
+
+
+# ---- still refused, located --------------------------------------------------------
+
+
+def called_after_a_loop_of_n(x, n):
+    for k in range(n):
+        g = lambda y: y * k  # noqa: E731
+    return np.sum(g(x))
+
+
+def rebound_in_the_loop_that_calls_it(x, n):
+    act = np.sin
+    y = x
+    for _ in range(n):
+        y = act(y)
+        act = np.tanh
+    return np.sum(y)
+
+
+def apply(f, x):
+    return f(x)
+
+
+def kept_vmap_passed_on(x):
+    h = F.s2s_vmap(F.vec)
+    return np.sum(apply(h, np.outer(x, x)))
+
+
+def recursive_used_as_a_value(x):
+    a = np.cos(x)
+
+    def r(y, k):
+        f = r
+        return y * a if k == 0 else f(y, k - 1)
+
+    return np.sum(r(x, 2))
+
+
+def recursive_closure_sorts(x):
+    a = np.cos(x)
+
+    def r(y, k):
+        if k == 0:
+            z = y * a
+            z.sort()
+            return z
+        return r(y, k - 1)
+
+    return np.sum(r(x, 2))
+
+
+def reads_a_name_the_loop_bound(x):
+    for k in range(3):
+        g = lambda y: y * k  # noqa: E731
+    return np.sum(g(x))
+
+
+@pytest.mark.parametrize("fn, args, quoted, words", [
+    (called_after_a_loop_of_n, (X, 2), "return np.sum(g(x))", "may not be bound"),
+    (rebound_in_the_loop_that_calls_it, (X, 2), "act = np.tanh", "second iteration"),
+    (kept_vmap_passed_on, (X,), "return np.sum(apply(h, np.outer(x, x)))",
+     "passed to another function"),
+    (recursive_used_as_a_value, (X,), "f = r", "used here as a value"),
+    (reads_a_name_the_loop_bound, (X,), "return np.sum(g(x))", "bound only inside a loop"),
+    (recursive_closure_sorts, (X,), "z.sort()", "sort"),
+])
+def test_refused_with_the_users_line(fn, args, quoted, words) -> None:
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(fn)(*args)
+    err = str(info.value)
+    lines, first = inspect.getsourcelines(fn)
+    line = first + next(i for i, text in enumerate(lines) if quoted in text)
+    assert words in err, err
+    assert f'File "{__file__}", line {line}' in err and quoted in err, err
+    assert "Instead:" in err, err
