@@ -203,8 +203,7 @@ class Normalizer:
         # a comparison's name -> what it compares: `s > 0` twice is one test
         self.compares: dict[str, Any] = {}
         self._paths_outside: list[list] = []  # `partial` of the code around each loop
-        # the statement lists being built, outermost first: what ran before a point
-        self._open: list[list[Stmt]] = []
+        self._open: list[list[Stmt]] = []  # statement lists being built, outermost first
         # per enclosing `if`: the names bound before it, and the loops around it
         self._branches: list[tuple[set[str], int]] = []
         self.out: list[Stmt] = []
