@@ -12,7 +12,7 @@ Each program ``f(x, y)`` is checked under
 
 Finite differences are compared only where two step sizes agree (a step across a
 kink or a branch switch is not evidence).  The default run is a fixed seed and
-``S2S_FUZZ_EXAMPLES`` examples (8: each program costs about a second here, most of
+``S2S_FUZZ_EXAMPLES`` examples (5: each program costs about a second here, most of
 it s2s generating and black-formatting four transforms); ``-m slow`` runs 2000 more,
 gathering every failure; ``S2S_FUZZ_LONG=10000`` with ``-m slow`` is the campaign
 (``S2S_FUZZ_SALT`` draws another set of programs).  The long run prints each failure
@@ -40,7 +40,7 @@ from s2s.errors import TransformError
 jax = pytest.importorskip("jax")
 
 SEED = int(os.environ.get("S2S_FUZZ_SEED", "20261130"))
-EXAMPLES = int(os.environ.get("S2S_FUZZ_EXAMPLES", "8"))
+EXAMPLES = int(os.environ.get("S2S_FUZZ_EXAMPLES", "5"))
 TOL = {"rtol": 1e-7, "atol": 1e-9}
 OUTCOMES: Counter = Counter()  # what each check did, for the long run's report
 CLASSES: Counter = Counter()  # failures by classify()

@@ -5,7 +5,7 @@ conformance fuzzer's generator) either gives JAX's answer or raises an s2s
 Each program ``f(x, y)`` goes through ``grad`` (both arguments) against ``jax.grad`` on
 the same source, ``jvp`` against the primal and JAX's gradient along the direction,
 and ``vmap`` over 3 examples against a Python loop.  The
-default run is ``S2S_SILENT_EXAMPLES`` programs (30: about 4 s here) at a fixed seed; ``-m slow``
+default run is ``S2S_SILENT_EXAMPLES`` programs (16: about 3 s here) at a fixed seed; ``-m slow``
 runs ``S2S_SILENT_LONG`` (2000) more with longer programs.
 
 Speed: this test checks values, not the emitted text's formatting (tests/
@@ -33,7 +33,7 @@ from fuzz_programs import load, programs
 jax = pytest.importorskip("jax")
 
 SEED = int(os.environ.get("S2S_SILENT_SEED", "20261201"))
-EXAMPLES = int(os.environ.get("S2S_SILENT_EXAMPLES", "30"))
+EXAMPLES = int(os.environ.get("S2S_SILENT_EXAMPLES", "16"))
 LONG = int(os.environ.get("S2S_SILENT_LONG", "2000"))
 
 

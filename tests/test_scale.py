@@ -94,9 +94,9 @@ X = np.linspace(-1.0, 1.0, 5)
 V = np.array([0.3, -1.0, 0.5, 2.0, -0.7])
 
 
-@pytest.mark.parametrize("lines", [200, pytest.param(500, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("lines", [150, pytest.param(500, marks=pytest.mark.slow)])
 def test_500_line_straight_line_function(lines) -> None:
-    """The issue's 500 lines with ``-m slow``; 200 by default (the same code paths)."""
+    """The issue's 500 lines with ``-m slow``; 150 by default (the same code paths)."""
     m, twin = load(straight_line(lines))
     n_lines = len(Path(m.__file__).read_text().splitlines())
     assert n_lines > lines

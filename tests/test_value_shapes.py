@@ -10,7 +10,7 @@ the code as emitted (``specialize = False``) and with ``jax.grad`` of the same s
 where JAX can run it.  Every gradient is also checked to share no memory with the
 arguments or the module's arrays, and writing into one must not change the next.
 
-The default run draws ``S2S_VALUE_SHAPES_EXAMPLES`` programs (12); ``-m slow`` runs
+The default run draws ``S2S_VALUE_SHAPES_EXAMPLES`` programs (6); ``-m slow`` runs
 the long campaign (``S2S_VALUE_SHAPES_LONG``, 5000).
 """
 
@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 import s2s
 from value_shaped_programs import load, programs
 
-EXAMPLES = int(os.environ.get("S2S_VALUE_SHAPES_EXAMPLES", "12"))
+EXAMPLES = int(os.environ.get("S2S_VALUE_SHAPES_EXAMPLES", "6"))
 LONG = int(os.environ.get("S2S_VALUE_SHAPES_LONG", "5000"))
 CALLS = 5  # the third and later run the specialized code
 
