@@ -147,6 +147,11 @@ def test_conditionals_nested_as_deep_as_emitted_code_allows(tmp_path, x):
     # (vmap of the gradient of three nested conditional expressions is refused
     # already: a name bound on one path of a batched `if`, vmap.py)
     check_all(tmp_path, nested_conditionals(85), x, 1.0, batched_grads=False)
+
+
+@SLOW
+@pytest.mark.parametrize("x", [-2.0, -0.335, 0.4])
+def test_an_elif_chain_as_deep_as_emitted_code_allows(tmp_path, x):
     check_all(tmp_path, elif_chain(88), x, 1.0, batched_grads=False)
 
 
