@@ -86,6 +86,7 @@ def emitted(name: str, mode: str) -> str:
     return g.source
 
 
+@pytest.mark.every_case  # every golden file, by default too (all of them take about 2 s)
 @pytest.mark.parametrize("name,mode", GOLDEN, ids=[f"{n}-{m}" for n, m in GOLDEN])
 def test_emitted_source_matches_golden(name: str, mode: str) -> None:
     path = GOLDEN_DIR / f"{name}.{mode}.py"
