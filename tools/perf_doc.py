@@ -54,9 +54,11 @@ def replace_blocks(page: str, blocks: dict[str, str]) -> str:
 
 
 def _version(module: str) -> str:
-    try:
-        return __import__(module).__version__
-    except Exception:  # not installed: that system's columns are left out
+    from importlib import metadata
+
+    try:  # (the distribution's version: autograd and egglog have no __version__)
+        return metadata.version(module)
+    except metadata.PackageNotFoundError:  # not installed: its columns are left out
         return "not installed"
 
 
