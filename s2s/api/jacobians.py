@@ -15,7 +15,7 @@ from ..errors import TransformError
 from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of
 from ..transforms.analysis import return_kind
 from ..transforms.ranks import run_silenced
-from . import callables, methods, pipeline, records
+from . import callables, dtypes_down, methods, pipeline, records
 from .arguments import check_outputs
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
@@ -187,7 +187,9 @@ class JacFwd(_JacobianCode):
                 return (None, result[2]) if self.has_aux else None
         jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
         built = t.built_template()  # (the output's objects the function built)
-        return records.rebuild(built, (jac, result[2]) if self.has_aux else jac)
+        done = records.rebuild(built, (jac, result[2]) if self.has_aux else jac)
+        done = dtypes_down.through(self.fun, args, done)  # (jacfwd of a gradient)
+        return dtypes_down.own(self, args, done)  # (a Hessian)
 
 
 def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any:
@@ -262,7 +264,7 @@ class JacRev(_JacobianCode):
         self.source = v.source
         jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out)
         jac = unplain(built, jac) if built is not out else jac  # (a NamedTuple out)
-        return (jac, aux) if self.has_aux else jac
+        return dtypes_down.own(self, args, (jac, aux) if self.has_aux else jac)
 
 
 def _transpose_rows(rows: Any, out: Any, inputs: list[Any], tuple_out: bool) -> Any:

@@ -12,7 +12,7 @@ from ..ir.kinds import LEAF, Kind, kind_of
 from ..ir.nodes import Function
 from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.module import Module
-from . import callables, records, trees
+from . import callables, dtypes_down, records, trees
 from .arguments import (
     _check_tangents,
     _foreign,
@@ -81,6 +81,15 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     ``.source`` of the returned function's transform); integer and boolean primals take
     ``float0`` tangents and carry none.
     """
+    result = _jvp(fun, primals, tangents, has_aux)
+    if getattr(fun, "mode", None) in ("grad", "value_and_grad") and \
+            isinstance(primals, (tuple, list)):  # (a gradient's: in its inputs' dtype)
+        fixed = tuple(dtypes_down.through(fun, tuple(primals), r) for r in result[:2])
+        result = fixed + tuple(result[2:])
+    return result
+
+
+def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     done = _jvp_fast(fun, primals, tangents, has_aux)
     if done is not None:
         return done

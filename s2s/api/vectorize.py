@@ -14,7 +14,7 @@ from ..ir.nodes import Function
 from ..primitives import registry
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
-from . import callables, methods, records, signatures
+from . import callables, dtypes_down, methods, records, signatures
 from .transformed import (
     _LOCK,
     Transformed,
@@ -270,6 +270,10 @@ class Vmapped(Transformed):
     def _outputs(self, result: Any) -> Any:
         """The objects the function built and returned (a NamedTuple), rebuilt."""
         return records.rebuild(self.built_template(), result)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # (a vmapped gradient's in its inputs' dtype: dtypes_down)
+        return dtypes_down.through(self.inner, args, super().__call__(*args, **kwargs))
 
     def plan(self, args: tuple, kwargs: dict | None = None) -> tuple[str, Callable]:
         """``(text, fn)``: the batched code a call with these arguments runs, without

@@ -84,13 +84,11 @@ def test_jvp_jacobians_and_jit(name, dtype) -> None:
     ours, theirs = getattr(F, name), getattr(J, name)
     close(s2s.jvp(ours, (x,), (v,)), jax.jvp(theirs, (x,), (v,)), dtype)
     close(s2s.jit(ours)(x), theirs(x), dtype)
-    # (s2s's jacrev of a float32 argument with a float64 constant, W or self.w, gives
-    # the float64 NumPy computes where JAX casts to the argument's dtype: an issue of
-    # the Jacobians seen without any function value, as in test_functions_as_values;
-    # values are compared)
-    close(s2s.jacfwd(ours)(x), jax.jacfwd(theirs)(x), dtype, check_dtype=False)
-    close(s2s.jacrev(ours)(x), jax.jacrev(theirs)(x), dtype, check_dtype=False)
-    close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype, check_dtype=False)
+    # (a float32 argument meeting a float64 constant, W or self.w: jacrev and the
+    # Hessian in the argument's dtype, jacfwd in the output's, as JAX: dtypes_down)
+    close(s2s.jacfwd(ours)(x), jax.jacfwd(theirs)(x), dtype)
+    close(s2s.jacrev(ours)(x), jax.jacrev(theirs)(x), dtype)
+    close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype)
 
 
 @pytest.mark.parametrize("name", HEAVY)

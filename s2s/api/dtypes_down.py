@@ -1,0 +1,82 @@
+"""JAX's dtypes for derivatives taken through a gradient.
+
+JAX gives a gradient (and a reverse-mode Jacobian) the dtype of its input: a float32
+argument meeting a float64 module constant computes in float64, and the gradient comes
+back float32.  s2s's ``grad`` casts where it returns, in the API, outside the code it
+emits; a transform of that code (``jvp``/``vmap``/``jacfwd`` of a gradient, the Hessian)
+and ``jacrev``, which runs the emitted VJP itself, returned the float64 they computed.
+These helpers cast such results down to their inputs' dtype, where every
+differentiated input has one floating dtype narrower than float64 (float32, float16,
+complex64) and the result is wider; anything else is left as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .arguments import _leaves
+
+
+def input_dtype(args: tuple, argnums: Any) -> np.dtype | None:
+    """The one narrow floating dtype of the differentiated inputs, or None."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    found = {np.result_type(leaf) for i in nums if -len(args) <= i < len(args)
+             for leaf in _leaves(args[i]) if hasattr(leaf, "dtype")
+             and np.result_type(leaf).kind in "fc"}
+    if len(found) != 1:
+        return None
+    dtype = found.pop()
+    return dtype if dtype.itemsize < (16 if dtype.kind == "c" else 8) else None
+
+
+def cast_down(tree: Any, dtype: np.dtype) -> Any:
+    """``tree`` with each wider leaf of ``dtype``'s kind cast to ``dtype``."""
+    if isinstance(tree, (np.ndarray, np.generic)):
+        if tree.dtype.kind == dtype.kind and tree.dtype.itemsize > dtype.itemsize:
+            return tree.astype(dtype)
+        return tree
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):  # a NamedTuple
+        return type(tree)(*(cast_down(t, dtype) for t in tree))
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(cast_down(t, dtype) for t in tree)
+    if isinstance(tree, dict):
+        return type(tree)((k, cast_down(v, dtype)) for k, v in tree.items())
+    return tree
+
+
+def _gradient_part(fn: Any) -> tuple[Any, int | None] | None:
+    """``(argnums, index)`` where ``fn`` returns gradients: the whole result (index
+    None), or its item ``index`` (value_and_grad's, has_aux's); None otherwise."""
+    mode = getattr(fn, "mode", None) or getattr(fn, "suffix", None)
+    if getattr(fn, "display_kind", None) == "hessian":
+        mode = "hessian"
+    if mode in ("grad", "jacrev", "hessian"):
+        return fn.argnums, (0 if getattr(fn, "has_aux", False) else None)
+    if mode == "value_and_grad":
+        return fn.argnums, 1
+    return None
+
+
+def _at(result: Any, index: int | None, dtype: np.dtype) -> Any:
+    if index is None:
+        return cast_down(result, dtype)
+    if not isinstance(result, tuple) or len(result) <= index:
+        return result
+    return result[:index] + (cast_down(result[index], dtype),) + result[index + 1:]
+
+
+def through(fn: Any, args: tuple, result: Any) -> Any:
+    """``result`` of a transform of ``fn`` (its results' structure: vmap's), with
+    ``fn``'s gradients in its inputs' dtype."""
+    part = _gradient_part(fn)
+    if part is None:
+        return result
+    dtype = input_dtype(args, part[0])
+    return result if dtype is None else _at(result, part[1], dtype)
+
+
+def own(fn: Any, args: tuple, result: Any) -> Any:
+    """``result`` of ``fn`` itself (a jacrev or a Hessian) in its inputs' dtype."""
+    return through(fn, args, result)
