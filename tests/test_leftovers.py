@@ -730,3 +730,38 @@ def test_a_default_that_is_not_finite_is_spelled_as_numpy_spells_it() -> None:
     np.testing.assert_allclose(s2s.grad(norm_with_default_order)(x), [1.0, 0.0, 1.0])
     np.testing.assert_allclose(s2s.grad(gradient_of_the_gradient)(x), np.zeros(3))
     assert "np.inf" in s2s.source(s2s.grad(gradient_of_the_gradient))
+
+
+def gradient_second_order_edges(a, x):
+    g0 = np.gradient(a, 0.5, axis=0, edge_order=2)
+    g1 = np.gradient(a, x, axis=1, edge_order=2)
+    return np.sum(g0 * g0) + np.sum(np.sin(g1) * a)
+
+
+@needs_jax
+def test_gradient_with_second_order_edges_on_the_jax_backend() -> None:
+    """jnp.gradient takes no edge_order: np.gradient(..., edge_order=2) failed on the
+    JAX backend (a TypeError inside jit).  s2s.backends.jax_numpy.gradient builds
+    NumPy's second-order edges (uniform spacing and coordinates): its value is
+    NumPy's, and the gradient through it the NumPy backend's (which finite
+    differences check here too)."""
+    from s2s.backends import jax_numpy
+
+    r = np.random.default_rng(7)
+    a, x = r.normal(size=(5, 6)), np.cumsum(r.uniform(0.2, 1.0, size=6))
+    for axis, spacing in ((0, 0.5), (1, x), (1, 2.0)):
+        np.testing.assert_allclose(
+            np.asarray(jax_numpy.gradient(jax.numpy.asarray(a), spacing, axis=axis,
+                                          edge_order=2)),
+            np.gradient(a, spacing, axis=axis, edge_order=2), rtol=1e-12, atol=1e-12)
+    both = jax_numpy.gradient(jax.numpy.asarray(a), 0.5, x, edge_order=2)
+    for got, want in zip(both, np.gradient(a, 0.5, x, edge_order=2)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12)
+    want = s2s.grad(gradient_second_order_edges)(a, x)
+    got = s2s.jit(s2s.grad(gradient_second_order_edges), backend="jax")(a, x)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-12)
+    v = r.normal(size=a.shape)
+    h = 1e-6
+    fd = (gradient_second_order_edges(a + h * v, x)
+          - gradient_second_order_edges(a - h * v, x)) / (2 * h)
+    np.testing.assert_allclose(np.sum(want * v), fd, rtol=1e-6)

@@ -176,3 +176,40 @@ def __getattr__(name: str) -> Any:
     value = getattr(_ROOT, name)
     globals()[name] = value  # the next lookup is a plain module attribute
     return value
+
+
+def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
+    """``np.gradient`` on JAX values: ``jax.numpy.gradient`` takes no ``edge_order``;
+    ``edge_order=2`` replaces its one-sided first-order edges with NumPy's second-order
+    ones (uniform spacings and coordinate arrays, NumPy's formulas)."""
+    if not _has_jax((f, varargs)):
+        return _onp.gradient(f, *varargs, axis=axis, edge_order=edge_order)
+    first = _jnp.gradient(f, *varargs, axis=axis)
+    if edge_order == 1:
+        return first
+    if edge_order != 2:
+        raise ValueError("'edge_order' greater than 2 not supported")
+    f = _jnp.asarray(f)
+    axes = tuple(range(f.ndim)) if axis is None else (
+        (axis,) if isinstance(axis, int) else tuple(axis))
+    axes = tuple(a % f.ndim for a in axes)
+    spacings = list(varargs) if len(varargs) == len(axes) else [
+        varargs[0] if varargs else 1.0] * len(axes)
+    outs = list(first) if isinstance(first, (list, tuple)) else [first]
+    for k, (ax, h) in enumerate(zip(axes, spacings)):
+        g = _jnp.moveaxis(outs[k], ax, 0)
+        y = _jnp.moveaxis(f, ax, 0)
+        if _jnp.ndim(h) == 0:
+            start = (-3 * y[0] + 4 * y[1] - y[2]) / (2 * h)
+            end = (3 * y[-1] - 4 * y[-2] + y[-3]) / (2 * h)
+        else:
+            x = _jnp.asarray(h)
+            d1, d2 = x[1] - x[0], x[2] - x[1]
+            start = (-(2 * d1 + d2) / (d1 * (d1 + d2)) * y[0] + (d1 + d2) / (d1 * d2) * y[1]
+                     - d1 / (d2 * (d1 + d2)) * y[2])
+            d1, d2 = x[-2] - x[-3], x[-1] - x[-2]
+            end = (d2 / (d1 * (d1 + d2)) * y[-3] - (d1 + d2) / (d1 * d2) * y[-2]
+                   + (2 * d2 + d1) / (d2 * (d1 + d2)) * y[-1])
+        g = g.at[0].set(start).at[-1].set(end)
+        outs[k] = _jnp.moveaxis(g, 0, ax)
+    return tuple(outs) if isinstance(first, (list, tuple)) else outs[0]
