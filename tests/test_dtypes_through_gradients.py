@@ -58,6 +58,8 @@ def cases(dtype):
          lambda: jax.jacfwd(jax.grad(xent_jax))(a)),
         ("jacrev of grad", lambda: s2s.jacrev(s2s.grad(xent))(a),
          lambda: jax.jacrev(jax.grad(xent_jax))(a)),
+        ("jvp of jacrev", lambda: s2s.jvp(s2s.jacrev(xent), (a,), (a,)),
+         lambda: jax.jvp(jax.jacrev(xent_jax), (a,), (a,))),
         ("hessian of two arguments", lambda: s2s.hessian(scaled, argnums=(0, 1))(w, x),
          lambda: jax.hessian(scaled_jax, argnums=(0, 1))(w, x)),
         ("jvp of grad, two arguments",

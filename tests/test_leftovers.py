@@ -754,6 +754,8 @@ def test_gradient_with_second_order_edges_on_the_jax_backend() -> None:
             np.asarray(jax_numpy.gradient(jax.numpy.asarray(a), spacing, axis=axis,
                                           edge_order=2)),
             np.gradient(a, spacing, axis=axis, edge_order=2), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="at least"):  # (NumPy's error: 2 points)
+        jax_numpy.gradient(jax.numpy.asarray(a[:2]), axis=0, edge_order=2)
     both = jax_numpy.gradient(jax.numpy.asarray(a), 0.5, x, edge_order=2)
     for got, want in zip(both, np.gradient(a, 0.5, x, edge_order=2)):
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12)

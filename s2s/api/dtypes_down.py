@@ -68,15 +68,11 @@ def _at(result: Any, index: int | None, dtype: np.dtype) -> Any:
 
 
 def through(fn: Any, args: tuple, result: Any) -> Any:
-    """``result`` of a transform of ``fn`` (its results' structure: vmap's), with
-    ``fn``'s gradients in its inputs' dtype."""
+    """``result`` of ``fn`` (a jacrev), or of a transform of ``fn`` whose results have
+    ``fn``'s structure (vmap's, jvp's, jacfwd's), with the gradients in its inputs'
+    dtype; anything else as it is."""
     part = _gradient_part(fn)
     if part is None:
         return result
     dtype = input_dtype(args, part[0])
     return result if dtype is None else _at(result, part[1], dtype)
-
-
-def own(fn: Any, args: tuple, result: Any) -> Any:
-    """``result`` of ``fn`` itself (a jacrev or a Hessian) in its inputs' dtype."""
-    return through(fn, args, result)

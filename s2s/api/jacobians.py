@@ -188,8 +188,7 @@ class JacFwd(_JacobianCode):
         jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
         built = t.built_template()  # (the output's objects the function built)
         done = records.rebuild(built, (jac, result[2]) if self.has_aux else jac)
-        done = dtypes_down.through(self.fun, args, done)  # (jacfwd of a gradient)
-        return dtypes_down.own(self, args, done)  # (a Hessian)
+        return dtypes_down.through(self.fun, args, done)  # (of a gradient: a Hessian)
 
 
 def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any:
@@ -264,7 +263,7 @@ class JacRev(_JacobianCode):
         self.source = v.source
         jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out)
         jac = unplain(built, jac) if built is not out else jac  # (a NamedTuple out)
-        return dtypes_down.own(self, args, (jac, aux) if self.has_aux else jac)
+        return dtypes_down.through(self, args, (jac, aux) if self.has_aux else jac)
 
 
 def _transpose_rows(rows: Any, out: Any, inputs: list[Any], tuple_out: bool) -> Any:

@@ -82,8 +82,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     ``float0`` tangents and carry none.
     """
     result = _jvp(fun, primals, tangents, has_aux)
-    if getattr(fun, "mode", None) in ("grad", "value_and_grad") and \
-            isinstance(primals, (tuple, list)):  # (a gradient's: in its inputs' dtype)
+    if isinstance(primals, (tuple, list)):  # (of a gradient: in its inputs' dtype)
         fixed = tuple(dtypes_down.through(fun, tuple(primals), r) for r in result[:2])
         result = fixed + tuple(result[2:])
     return result

@@ -199,6 +199,9 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
     for k, (ax, h) in enumerate(zip(axes, spacings)):
         g = _jnp.moveaxis(outs[k], ax, 0)
         y = _jnp.moveaxis(f, ax, 0)
+        if y.shape[0] < 3:  # (NumPy's error)
+            raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                             "at least (edge_order + 1) elements are required.")
         if _jnp.ndim(h) == 0:
             start = (-3 * y[0] + 4 * y[1] - y[2]) / (2 * h)
             end = (3 * y[-1] - 4 * y[-2] + y[-3]) / (2 * h)
