@@ -161,6 +161,9 @@ class ExprLowerer:
                     f"`def {fn}(...)` at module level (or a @staticmethod)",
                 )
             if name not in self.n.env:
+                deleted = self.n.stmts.deletes.unbound(node)  # (after `del name`)
+                if deleted is not None:
+                    raise deleted
                 raise TransformError(
                     f"`{name}` may be used before it is assigned on some path",
                     self.n.loc(node),

@@ -364,6 +364,7 @@ class LoopLowerer:
         self.n.depth += 1
         self.n.out = []
         self.n.loops.append([])
+        self.n.stmts.deletes.loop_entries.append(before)  # (`del` in the body)
         self.n.funcs.loops.enter(self.n.funcs.values)  # (frontend/loop_functions.py)
         # names bound on one path before the loop stay out of its body (their test
         # may be carried); those bound on one path inside it do not outlive it
@@ -402,6 +403,7 @@ class LoopLowerer:
         self.n.partial = [r for r in self.n._paths_outside.pop()
                         if not any(_mentions(p[0], entries) for p in r.requires)]
         breaks = self.n.loops.pop()
+        self.n.stmts.deletes.loop_entries.pop()
         self.close_breaks(breaks, carried, before)
         return carried, breaks
 

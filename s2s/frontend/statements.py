@@ -15,6 +15,7 @@ from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
 from .dicts import split_items
 from .expressions import is_list_method
+from .deletes import Deletes
 from .kept import KeptLowerer, raise_only
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
@@ -65,6 +66,7 @@ class StmtLowerer:
     def __init__(self, n: Any) -> None:
         self.n = n  # the Normalizer: output, scope, buffers, loops, expressions
         self.kept = KeptLowerer(n)  # assert, `if ...: raise`, print: kept as written
+        self.deletes = Deletes(n)  # `del name`
 
     def block(self, nodes: list[Any]) -> list[Stmt]:
         out: list[Stmt] = []
@@ -181,6 +183,8 @@ class StmtLowerer:
             self.n.loops[-1].append(self.n.out[-1])
         elif isinstance(node, cst.Assert):
             self.kept.assert_(node)
+        elif isinstance(node, cst.Del):
+            self.deletes.statement(node)
         elif isinstance(node, cst.Expr):
             self.expression_statement(node)
         else:
