@@ -13,9 +13,9 @@ import libcst as cst
 from ..errors import UnsupportedSyntaxError
 from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
+from .deletes import Deletes
 from .dicts import split_items
 from .expressions import is_list_method
-from .deletes import Deletes
 from .kept import KeptLowerer, raise_only
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values

@@ -54,7 +54,7 @@ def caller(x):
 def reads_after_del(x):
     t = x * 2.0
     del t
-    return np.sum(t)
+    return np.sum(t)  # noqa: F821 (refused: read after del)
 
 
 def reads_after_del_on_a_path(x, flag):
@@ -80,5 +80,5 @@ def deletes_in_a_loop(x):
 def deletes_twice(x):
     t = x * 2.0
     del t
-    del t
+    del t  # noqa: F821 (refused: deleted twice)
     return np.sum(x)
