@@ -47,10 +47,10 @@ class Deletes:
         n, name = self.n, target.value
         bound = name in n.env or name in n.funcs.values
         if not bound:
-            raise TransformError(
-                f"`del {name}`: `{name}` is not bound here on every path (Python raises "
-                "UnboundLocalError)", n.loc(target), f"bind `{name}` before deleting it, "
-                "or remove the `del`", n.display,
+            raise n.unsupported(
+                target, f"`del {name}`: `{name}` is not bound here on every path (Python "
+                "raises UnboundLocalError)", f"bind `{name}` before deleting it, or "
+                "remove the `del`",
             )
         if self.loop_entries and name in self.loop_entries[-1]:
             raise n.unsupported(
@@ -68,9 +68,8 @@ class Deletes:
         if name not in self.deleted:
             return None
         line = self.n.loc(self.deleted[name]).line
-        return TransformError(
-            f"`{name}` is read after `del {name}` (line {line}) on some path: Python "
-            "raises UnboundLocalError here", self.n.loc(node),
-            f"bind `{name}` again before reading it, or move the `del` after this line",
-            self.n.display,
+        return self.n.unsupported(
+            node, f"`{name}` is read after `del {name}` (line {line}) on some path: "
+            "Python raises UnboundLocalError here", f"bind `{name}` again before reading "
+            "it, or move the `del` after this line",
         )

@@ -20,6 +20,7 @@ from ..ir.nodes import Atom, Const, If, Index, Slice, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
+from . import literals
 from .draws import is_draw
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .objects import is_instance_self, object_call
@@ -304,6 +305,12 @@ class ExprLowerer:
         self.n.out.append(If(test, body, orelse, self.n.loc(node), joins=[name]))
         return Var(name)
 
+    def expr_Set(self, node: cst.Set, target: str | None) -> Atom:
+        return literals.set_literal(self.n, node, target)  # (of constants)
+
+    def expr_FormattedString(self, node: cst.FormattedString, target: str | None) -> Atom:
+        return literals.formatted_string(self.n, node, target)  # (of constants)
+
     def expr_Tuple(self, node: cst.Tuple, target: str | None) -> Atom:
         return self.sequence(node, target, "make_tuple", tuple)
 
@@ -377,7 +384,7 @@ class ExprLowerer:
                     )
                 )
             else:
-                items.append(self.expr(s.value))
+                items.append(literals.string_key(self.n, self.expr(s.value)))
         index = Index(tuple(items), len(node.slice) > 1)
         if len(items) == 1 and isinstance(items[0], Const) and isinstance(
             items[0].value, str

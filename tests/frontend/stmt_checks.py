@@ -7,6 +7,9 @@ differentiate; the others are passed as they are (Python values: static)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 from support import HAVE_JAX
 
@@ -30,6 +33,12 @@ def close(got, want, dtype, what="") -> None:
                                err_msg=what)
 
 
+def bind(f, rest):
+    """``f`` of its first argument, the others given (a partial, by keyword)."""
+    names = list(inspect.signature(f).parameters)[1:]
+    return functools.partial(f, **dict(zip(names, rest)))
+
+
 def grads(F, J, name, x, rest, dtype) -> None:
     """value_and_grad, jvp and vjp against JAX's (its grad runs Python control flow
     on concrete values)."""
@@ -41,12 +50,12 @@ def grads(F, J, name, x, rest, dtype) -> None:
     assert np.asarray(g).dtype == dtype
     close(g, want, dtype, "grad")
     t = cast(np.linspace(-1.0, 1.0, x.size).reshape(x.shape), dtype)
-    out, out_dot = s2s.jvp(lambda v: f(v, *rest), (x,), (t,))
+    out, out_dot = s2s.jvp(bind(f, rest), (x,), (t,))
     want_out, want_dot = jax.jvp(lambda v: jf(v, *rest), (x,), (t,))
     close(out, want_out, dtype, "jvp primal")
     close(out_dot, want_dot, dtype, "jvp tangent")
-    out, vjp_fn = s2s.vjp(lambda v: f(v, *rest), x)
-    close(vjp_fn(cast(1.5, dtype))[0], 1.5 * np.asarray(want), dtype, "vjp")
+    out, vjp_fn = s2s.vjp(bind(f, rest), x)
+    close(vjp_fn(cast(1.5, np.asarray(out).dtype))[0], 1.5 * np.asarray(want), dtype, "vjp")
 
 
 def jacobians(F, J, name, x, rest) -> None:
