@@ -11,6 +11,8 @@ import, so that s2s can read their source.
 # ruff: noqa
 # fmt: off
 
+import contextlib
+
 import numpy as np
 
 
@@ -28,7 +30,7 @@ def uses_try(x):
 
 
 def uses_with(x):
-    with np.errstate(all="ignore"):  # ERR
+    with contextlib.suppress(ValueError):  # ERR: contextlib
         y = np.log(x)
     return np.sum(y)
 
@@ -87,7 +89,7 @@ uses_nonlocal = make_uses_nonlocal()
 def uses_del(x):
     y = x * 2.0
     del y
-    return np.sum(y)  # noqa: F821  # ERR: y)
+    return np.sum(y)  # ERR: y)
 
 
 def uses_raise(x):
@@ -236,7 +238,7 @@ def never_returns(x):
 
 def broken_helper(t):
     out = t
-    with np.errstate(all="ignore"):  # ERR
+    with contextlib.suppress(FloatingPointError):  # ERR: contextlib
         out = out * t
     return out
 

@@ -130,6 +130,8 @@ class ExprLowerer:
     def expr(self, node: Any, target: str | None = None) -> Atom:
         """Normalize an expression; the outermost operation binds ``target``."""
         method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None and type(node) in literals.LOWER:  # sets, f-strings
+            return literals.LOWER[type(node)](self.n, node, target)
         if method is None:
             raise self.n.unsupported(node, *expression_advice(node))
         return method(node, target)
@@ -161,11 +163,8 @@ class ExprLowerer:
                     "into other objects", f"pass the arrays it reads as arguments: "
                     f"`def {fn}(...)` at module level (or a @staticmethod)",
                 )
-            if name not in self.n.env:
-                deleted = self.n.stmts.deletes.unbound(node)  # (after `del name`)
-                if deleted is not None:
-                    raise deleted
-                raise TransformError(
+            if name not in self.n.env:  # (after `del name`: the del's own error)
+                raise self.n.stmts.deletes.unbound(node) or TransformError(
                     f"`{name}` may be used before it is assigned on some path",
                     self.n.loc(node),
                     f"assign `{name}` on every path before this line",
@@ -304,12 +303,6 @@ class ExprLowerer:
         self.n.out = outer
         self.n.out.append(If(test, body, orelse, self.n.loc(node), joins=[name]))
         return Var(name)
-
-    def expr_Set(self, node: cst.Set, target: str | None) -> Atom:
-        return literals.set_literal(self.n, node, target)  # (of constants)
-
-    def expr_FormattedString(self, node: cst.FormattedString, target: str | None) -> Atom:
-        return literals.formatted_string(self.n, node, target)  # (of constants)
 
     def expr_Tuple(self, node: cst.Tuple, target: str | None) -> Atom:
         return self.sequence(node, target, "make_tuple", tuple)

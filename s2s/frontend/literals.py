@@ -92,3 +92,6 @@ def formatted_string(n: Any, node: cst.FormattedString, target: str | None) -> A
         n.comps.static.watch(re.match(r"\w*", text).group())
     const = Const(value, repr(value))
     return const if target is None else n.emit(target, "identity", (const,), {}, node)
+
+
+LOWER = {cst.Set: set_literal, cst.FormattedString: formatted_string}

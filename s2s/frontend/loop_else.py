@@ -22,8 +22,6 @@ from typing import Any, Callable
 
 import libcst as cst
 
-from .desugar import leaves_somewhere
-
 
 class LoopElse(cst.CSTTransformer):
     """Rewrites every loop with an ``else`` in a function's body (not in the bodies
@@ -69,7 +67,7 @@ class LoopElse(cst.CSTTransformer):
         tail = list(updated.orelse.body.body)
         loop = updated.with_changes(orelse=None)
         self.alias(loop, original)
-        if not leaves_somewhere(loop.body, cst.Break):
+        if not _breaks(loop.body):
             return cst.FlattenSentinel([loop, *tail])  # it always ends normally
         flag = self.fresh("broke")
         self.flags.append(flag)
@@ -128,3 +126,19 @@ def _flag_breaks(nodes: list[Any], flag: str, alias: Any) -> list[Any]:
         alias(new, node)
         out.append(new)
     return out
+
+
+def _breaks(body: Any) -> bool:
+    """Does a loop's body hold a ``break`` of its own (not a nested loop's)?"""
+    found: list[Any] = []
+
+    class Find(cst.CSTVisitor):
+        def visit_Break(self, node: cst.Break) -> None:
+            found.append(node)
+
+        def on_visit(self, node: Any) -> bool:
+            return not isinstance(node, (cst.For, cst.While, cst.FunctionDef,
+                                         cst.Lambda)) and super().on_visit(node)
+
+    body.visit(Find())
+    return bool(found)

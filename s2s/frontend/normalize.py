@@ -52,7 +52,6 @@ from .expressions import (
     ExprLowerer,
 )
 from .functions import FunctionLowerer, Plan
-from .loop_else import LoopElse
 from .loops import LoopLowerer
 from .objects import bind_instance
 from .pyvalues import PythonValues
@@ -256,11 +255,8 @@ class Normalizer:
                 body: list[Stmt] = list(self.out)
                 body.append(Return(value, self.loc(node.body)))
             else:
-                loop_else = LoopElse(self.desugar.alias, self.names.fresh)
-                body_nodes = loop_else.rewrite(body_nodes)  # (for/while ... else)
-                self.local_names.update(loop_else.flags)
                 hoisted = self.desugar.function_body(body_nodes)
-                self.local_names.update(n for pair in self.desugar.loop_returns for n in pair)
+                self.local_names.update(self.desugar.bound_names())
                 body = self.stmts.block(hoisted)
                 body = self.stmts.single_return(body, hoisted[-1] if hoisted else node)
                 body = self.funcs.prefix + body
