@@ -49,7 +49,8 @@ def test_jacrev_and_jit_against_jax(name, x, rest) -> None:
         np.testing.assert_allclose(s2s.jit(s2s.grad(f))(x), jax.grad(jf)(x), rtol=1e-9)
 
 
-@pytest.mark.parametrize("name", ["last_item", "grows_after_read"])
+@pytest.mark.parametrize("name", [pytest.param("last_item", marks=pytest.mark.slow),
+                                  "grows_after_read"])
 def test_second_order_and_vmap(name) -> None:
     """lists that start empty: hessian, vmap of grad (against JAX), jit on JAX."""
     f, jf = getattr(F, name), getattr(J, name)

@@ -57,7 +57,8 @@ def test_vmap_of_grad(name, rest) -> None:
     C.vmapped(F, name, XS, rest, np.float64)
 
 
-@pytest.mark.parametrize("k", [0, 2, 9])
+@pytest.mark.parametrize("k", [pytest.param(0, marks=pytest.mark.slow), 2,
+                               pytest.param(9, marks=pytest.mark.slow)])
 def test_jit_on_both_backends(k) -> None:
     """a static break under s2s.jit (NumPy and JAX backends); a break on a value runs
     on the NumPy backend (the JAX backend refuses a Python `if` on a traced value)."""
