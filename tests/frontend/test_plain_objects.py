@@ -32,7 +32,8 @@ def test_grad_jvp_vjp_against_jax(name, dtype) -> None:
     C.grads(F, J, name, X, (), dtype)
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n != "in_a_loop"
+                                  else n for n in CASES])
 def test_jacobians_vmap_jit(name) -> None:
     C.jacobians(F, J, name, X, ())
     C.vmapped(F, name, XS, (), np.float64)
