@@ -67,7 +67,7 @@ mutated_closure = make_mutated_closure()
 
 
 def uses_fstring_of_array(x):
-    name = f"{x!r} has {np.sum(x):.3f}"  # ERR: f"
+    name = f"{x!r} has {np.sum(x):.3f}"  # ERR: x!r
     return np.sum(x)
 
 

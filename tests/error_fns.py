@@ -11,6 +11,8 @@ import, so that s2s can read their source.
 # ruff: noqa
 # fmt: off
 
+import contextlib
+
 import numpy as np
 
 
@@ -28,7 +30,7 @@ def uses_try(x):
 
 
 def uses_with(x):
-    with np.errstate(all="ignore"):  # ERR
+    with contextlib.suppress(ValueError):  # ERR: contextlib
         y = np.log(x)
     return np.sum(y)
 
@@ -43,28 +45,10 @@ def uses_return_in_loop(x):
     return total
 
 
-def uses_for_else(x):
-    total = 0.0
-    for v in x:
-        total = total + v
-    else:  # ERR
-        total = total * 2.0
-    return total
-
-
 def uses_loop_value_after_loop(x):
     for v in x:
         last = v * 2.0
     return np.sum(last)  # ERR: last
-
-
-def uses_while(x):
-    y = x
-    while np.sum(y) > 1.0:
-        y = y / 2.0
-    else:  # ERR
-        y = y * 2.0
-    return np.sum(y)
 
 
 def uses_nested_def(x):
@@ -104,8 +88,8 @@ uses_nonlocal = make_uses_nonlocal()
 
 def uses_del(x):
     y = x * 2.0
-    del y  # ERR
-    return np.sum(x)
+    del y
+    return np.sum(y)  # ERR: y)
 
 
 def uses_raise(x):
@@ -145,12 +129,12 @@ def uses_list_comprehension(x):
 
 
 def uses_set(x):
-    s = {1.0, 2.0}  # ERR: {
+    s = {np.sum(x), 2.0}  # ERR: np.sum(x)
     return np.sum(x)
 
 
 def uses_fstring(x):
-    label = f"x is {x}"  # ERR: f"
+    label = f"x is {x}"  # ERR: x}
     return np.sum(x)
 
 
@@ -254,7 +238,7 @@ def never_returns(x):
 
 def broken_helper(t):
     out = t
-    with np.errstate(all="ignore"):  # ERR
+    with contextlib.suppress(FloatingPointError):  # ERR: contextlib
         out = out * t
     return out
 

@@ -65,6 +65,7 @@ GRAD = [
     "accumulate_count", "accumulate_len", "floor_mod_ops", "vector_matmul",
     "unpack_helper_result", "closure_fn", "astype_asarray", "dtype_objects",
     "wrapped_default", "with_print", "with_assert", "conditional_import_free",
+    "for_else", "del_statement",
 ]
 JVP = [
     "annotated", "dtype_objects", "kwonly_default", "nested_unpack", "starred_middle",
@@ -237,8 +238,6 @@ def _line_of(fn: Any, marker: str) -> int:
 REFUSED = [
     # (function, marker on the line the error points at, words in the message)
     (F.fstring_unused, 'f"x has', "f-string"),
-    (F.del_statement, "del x", "del"),
-    (F.for_else, "else:", "for ... else"),
     (F.builtin_sum_grown, "sum(parts)", "sum"),
     (F.builtin_sum_grown_used, "sum(parts)", "sum"),
     (F.isinstance_check, "isinstance(scale, float)", "built-in `isinstance`"),

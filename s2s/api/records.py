@@ -42,6 +42,7 @@ class Built:
         # a constructor that computes: its body as a function of its arguments that
         # returns the dict of the attributes it sets (``computed_init``)
         self.init = init
+        self.plain = False  # a class of your own, not a pytree (``plain_class``)
 
     def make(self, fields: dict) -> Any:
         if self.init is not None:  # as JAX rebuilds a node: unflatten, not __init__
@@ -74,7 +75,7 @@ def built(cls: Any) -> Built | str | None:
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # a NamedTuple
         return Built(cls, tuple(cls._fields), tuple(cls._fields), True)
     if cls not in NODES:
-        return None
+        return plain_class(cls)
     try:
         params = inspect.signature(cls).parameters.values()
     except (TypeError, ValueError):
@@ -95,6 +96,45 @@ def built(cls: Any) -> Built | str | None:
     if None in found or sorted(found) != sorted(names):  # type: ignore[type-var]
         return computed_init(cls, names)
     return Built(cls, tuple(found), tuple(keys), False)  # type: ignore[arg-type]
+
+
+def plain_class(cls: type) -> Built | None:
+    """A class of your own, not a pytree, whose ``__init__`` only stores its
+    parameters (``self.w = w``, each once): built in the function as the dict of
+    those attributes, read by attribute there (``p.w``) and made again by calling
+    the class where the function returns one.  None for any other class (its
+    construction stays refused)."""
+    init = cls.__dict__.get("__init__")
+    if init is None or not inspect.isfunction(init) or cls.__module__ == "builtins" \
+            or any("__slots__" in vars(k) for k in cls.__mro__[:-1]) or \
+            cls.__mro__[1:] != (object,):
+        return None
+    try:
+        fn = syntax.parse(textwrap.dedent(inspect.getsource(init))).body[0]
+    except (OSError, TypeError, SyntaxError):
+        return None
+    args = fn.args
+    if not isinstance(fn, ast.FunctionDef) or fn.decorator_list or args.vararg or \
+            args.kwarg or args.posonlyargs or not args.args:
+        return None
+    me, names = args.args[0].arg, [a.arg for a in args.args[1:] + args.kwonlyargs]
+    stored: dict[str, str] = {}  # parameter -> attribute
+    for st in fn.body:
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
+            continue  # (a docstring)
+        target = st.targets[0] if isinstance(st, ast.Assign) and len(st.targets) == 1 \
+            else None
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                and target.value.id == me and isinstance(st.value, ast.Name)
+                and st.value.id in names and st.value.id not in stored
+                and target.attr not in stored.values()):
+            return None
+        stored[st.value.id] = target.attr
+    if sorted(stored) != sorted(names):
+        return None
+    made = Built(cls, tuple(names), tuple(stored[n] for n in names), False)
+    made.plain = True  # (a callee it is passed to gets the object: _rebuilding)
+    return made
 
 
 def computed_init(cls: type, names: list[str]) -> Built | str:

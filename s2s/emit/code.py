@@ -93,6 +93,9 @@ class Block:
         return self.header.startswith(("for ", "while "))
 
 
+_CONTEXT = "if with_context("  # the test of the `if` a kept `with` is lowered to
+
+
 def render(items: list[Any], indent: int) -> list[str]:
     pad = "    " * indent
     out: list[str] = []
@@ -101,6 +104,11 @@ def render(items: list[Any], indent: int) -> list[str]:
             out.append(pad + item.text)
         elif isinstance(item, Comment):
             out.append(pad + "# " + item.text)
+        elif isinstance(item, Block) and item.header.startswith(_CONTEXT):
+            # a `with` the function wrote (frontend/contexts.py): kept as a `with`,
+            # the `if`'s other branch (never taken: zeros, or nothing) dropped
+            out.append(pad + "with " + item.header[len(_CONTEXT):-2] + ":")
+            out += render(item.body, indent + 1) or [pad + "    pass"]
         elif isinstance(item, Block):
             out.append(pad + item.header)
             out += render(item.body, indent + 1) or [pad + "    pass"]

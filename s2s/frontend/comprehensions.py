@@ -53,11 +53,35 @@ class Rename(cst.CSTTransformer):
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> Any:
         return updated.with_changes(keyword=original.keyword)  # nor is `f(i=...)`
 
+    def leave_FormattedString(self, original: Any, updated: Any) -> Any:
+        """A string put into an f-string's field (``f"{k}_sq"`` for ``k`` in
+        ``("a", "b")``) must not close the f-string (Python before 3.12): its quotes
+        become the other kind's, three of them."""
+        quote = updated.end[0]
+        inner = [n for p in updated.parts if isinstance(p, cst.FormattedStringExpression)
+                 for n in _strings(p)]
+        if not any(quote in s.quote for s in inner):
+            return updated
+        other = "'" if quote == '"' else '"'
+        return updated.with_changes(start=updated.start[:-len(updated.end)] + other * 3,
+                                    end=other * 3)
+
     def on_leave(self, original: Any, updated: Any) -> Any:
         out = super().on_leave(original, updated)
         if out is not original and isinstance(out, cst.CSTNode):
             self.alias(out, original)
         return out
+
+
+def _strings(node: Any) -> list[cst.SimpleString]:
+    found: list[cst.SimpleString] = []
+
+    class Find(cst.CSTVisitor):
+        def visit_SimpleString(self, s: cst.SimpleString) -> None:
+            found.append(s)
+
+    node.visit(Find())
+    return found
 
 
 def substitute(node: Any, table: dict[str, cst.BaseExpression], alias: Any) -> Any:

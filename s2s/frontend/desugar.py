@@ -14,6 +14,7 @@ from typing import Any, Callable
 import libcst as cst
 
 from ..errors import TransformError
+from .loop_else import LoopElse
 
 # A `return` inside a nested loop leaves each loop by `break`
 NESTED_RETURNS = True
@@ -31,6 +32,7 @@ class Desugar:
         self.unsupported = unsupported
         self.fresh = fresh
         self.loop_returns: list[tuple[str, str]] = []  # (flag, value) per loop
+        self.flags: list[str] = []  # a `for ... else`'s flags (frontend/loop_else.py)
 
     def alias(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
         """Make a synthesized node report the position of the node it replaces."""
@@ -38,8 +40,16 @@ class Desugar:
             self.positions[new] = self.positions[old]
 
     def function_body(self, nodes: list[Any]) -> list[Any]:
-        """A ``def``'s statements with one way out of each loop and returns hoisted."""
+        """A ``def``'s statements with one way out of each loop and returns hoisted
+        (``for``/``while ... else`` first becomes a flag and an ``if``)."""
+        loop_else = LoopElse(self.alias, self.fresh)
+        nodes = loop_else.rewrite(nodes)
+        self.flags = loop_else.flags
         return hoist_returns(self.returns_out_of_loops(nodes), self.alias)
+
+    def bound_names(self) -> list[str]:
+        """The names these passes bind."""
+        return [n for pair in self.loop_returns for n in pair] + self.flags
 
     def loop_body(self, node: cst.For | cst.While) -> list[Any]:
         """The body's statements, ``continue`` and ``break`` rewritten so that the

@@ -20,6 +20,7 @@ from ..ir.nodes import Atom, Const, If, Index, Slice, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
+from . import literals
 from .draws import is_draw
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .objects import is_instance_self, object_call
@@ -129,6 +130,8 @@ class ExprLowerer:
     def expr(self, node: Any, target: str | None = None) -> Atom:
         """Normalize an expression; the outermost operation binds ``target``."""
         method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None and type(node) in literals.LOWER:  # sets, f-strings
+            return literals.LOWER[type(node)](self.n, node, target)
         if method is None:
             raise self.n.unsupported(node, *expression_advice(node))
         return method(node, target)
@@ -160,8 +163,8 @@ class ExprLowerer:
                     "into other objects", f"pass the arrays it reads as arguments: "
                     f"`def {fn}(...)` at module level (or a @staticmethod)",
                 )
-            if name not in self.n.env:
-                raise TransformError(
+            if name not in self.n.env:  # (after `del name`: the del's own error)
+                raise self.n.stmts.deletes.unbound(node) or TransformError(
                     f"`{name}` may be used before it is assigned on some path",
                     self.n.loc(node),
                     f"assign `{name}` on every path before this line",
@@ -374,7 +377,7 @@ class ExprLowerer:
                     )
                 )
             else:
-                items.append(self.expr(s.value))
+                items.append(literals.string_key(self.n, self.expr(s.value)))
         index = Index(tuple(items), len(node.slice) > 1)
         if len(items) == 1 and isinstance(items[0], Const) and isinstance(
             items[0].value, str

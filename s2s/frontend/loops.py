@@ -35,10 +35,6 @@ class LoopLowerer:
         Iterating an array (or zipping several) is indexing it: ``for row in x`` is
         ``for k in range(len(x)): row = x[k]``, which is what reverse mode needs.
         """
-        if node.orelse is not None:
-            raise self.n.unsupported(
-                node.orelse, "`for ... else` is not supported", "use a flag variable"
-            )
         reject_inside_loop(node.body, self.n.unsupported)
         if self.n.dicts.unroll(node):  # `for k in ("a", "b"): out[k] = ...`
             return
@@ -261,10 +257,6 @@ class LoopLowerer:
 
     def while_statement(self, node: cst.While) -> None:
         """``while test:``: the body computes the test again for the next iteration."""
-        if node.orelse is not None:
-            raise self.n.unsupported(
-                node.orelse, "`while ... else` is not supported", "use a flag variable"
-            )
         reject_inside_loop(node.body, self.n.unsupported)
         # (what the first test reads has no derivative to take: it is not counted)
         reads_before = read_names(s for block in self.n._open for s in block)
@@ -364,6 +356,7 @@ class LoopLowerer:
         self.n.depth += 1
         self.n.out = []
         self.n.loops.append([])
+        self.n.stmts.deletes.loop_entries.append(before)  # (`del` in the body)
         self.n.funcs.loops.enter(self.n.funcs.values)  # (frontend/loop_functions.py)
         # names bound on one path before the loop stay out of its body (their test
         # may be carried); those bound on one path inside it do not outlive it
@@ -402,6 +395,7 @@ class LoopLowerer:
         self.n.partial = [r for r in self.n._paths_outside.pop()
                         if not any(_mentions(p[0], entries) for p in r.requires)]
         breaks = self.n.loops.pop()
+        self.n.stmts.deletes.loop_entries.pop()
         self.close_breaks(breaks, carried, before)
         return carried, breaks
 

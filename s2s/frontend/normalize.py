@@ -256,7 +256,7 @@ class Normalizer:
                 body.append(Return(value, self.loc(node.body)))
             else:
                 hoisted = self.desugar.function_body(body_nodes)
-                self.local_names.update(n for pair in self.desugar.loop_returns for n in pair)
+                self.local_names.update(self.desugar.bound_names())
                 body = self.stmts.block(hoisted)
                 body = self.stmts.single_return(body, hoisted[-1] if hoisted else node)
                 body = self.funcs.prefix + body
@@ -570,8 +570,9 @@ def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
             continue
         if i in hint and "built" not in let.params:  # (emitted code read again: the
             let.params["built"] = hint[i]  # dict it passes is that NamedTuple)
-        if getattr(let.params.get("built"), "positional", False):
-            made[i] = let.params["built"]
+        built = let.params.get("built")
+        if getattr(built, "positional", False) or getattr(built, "plain", False):
+            made[i] = built  # (a NamedTuple, an object of a plain class: made again)
     code = getattr(obj, "__code__", None)
     if not made or code is not None and code.co_filename.startswith("<s2s:"):
         return text  # (code s2s emitted reads the dicts as they are)

@@ -24,6 +24,7 @@ import libcst as cst
 from ..errors import UnsupportedCallError
 from ..ir.names import simple_text
 from ..ir.nodes import Atom, Const, If, Slice, Var
+from . import literals
 
 # built-ins decided when the function is transformed, over constants
 STATIC = {builtins.max, builtins.min, builtins.round, builtins.any, builtins.all,
@@ -263,6 +264,8 @@ class PythonValues:
         items = self.n.comps.items_of(comp.comparator)
         if items is None:
             right = self.n.exprs.expr(comp.comparator)
+            items = literals.set_items(self.n, right)  # (a set of constants)
+        if items is None:
             if isinstance(left, Const) and isinstance(right, Const):
                 value = (left.value not in right.value) if negated else (
                     left.value in right.value)

@@ -13,6 +13,8 @@ import libcst as cst
 from ..errors import UnsupportedSyntaxError
 from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
+from .contexts import with_statement
+from .deletes import Deletes
 from .dicts import split_items
 from .expressions import is_list_method
 from .kept import KeptLowerer, raise_only
@@ -65,6 +67,7 @@ class StmtLowerer:
     def __init__(self, n: Any) -> None:
         self.n = n  # the Normalizer: output, scope, buffers, loops, expressions
         self.kept = KeptLowerer(n)  # assert, `if ...: raise`, print: kept as written
+        self.deletes = Deletes(n)  # `del name`
 
     def block(self, nodes: list[Any]) -> list[Stmt]:
         out: list[Stmt] = []
@@ -98,19 +101,15 @@ class StmtLowerer:
             split = split_items(self.n.dicts, node)  # a dict's items written in it
             if split is not None:
                 return self.block(split)
-        if isinstance(node, cst.If):
-            self.if_statement(node)
-            return self.n.out
-        if isinstance(node, cst.For) and node.asynchronous is None:
-            self.n.loop.for_statement(node)
-            return self.n.out
-        if isinstance(node, cst.While):
-            self.n.loop.while_statement(node)
-            return self.n.out
-        if isinstance(node, cst.FunctionDef) and node.asynchronous is None:
-            self.n.funcs.define(node)  # a nested function: lifted (frontend/functions.py)
-            return self.n.out
-        raise self.n.unsupported(node, *statement_advice(node))
+        lower = {cst.If: self.if_statement, cst.For: self.n.loop.for_statement,
+                 cst.While: self.n.loop.while_statement,
+                 cst.With: lambda w: with_statement(self.n, w),  # np.errstate, warnings
+                 cst.FunctionDef: self.n.funcs.define,  # lifted (frontend/functions.py)
+                 }.get(type(node))
+        if lower is None or getattr(node, "asynchronous", None) is not None:
+            raise self.n.unsupported(node, *statement_advice(node))
+        lower(node)
+        return self.n.out
 
     def small_statement(self, node: Any) -> None:
         if isinstance(node, cst.Assign):
@@ -181,6 +180,8 @@ class StmtLowerer:
             self.n.loops[-1].append(self.n.out[-1])
         elif isinstance(node, cst.Assert):
             self.kept.assert_(node)
+        elif isinstance(node, cst.Del):
+            self.deletes.statement(node)
         elif isinstance(node, cst.Expr):
             self.expression_statement(node)
         else:
@@ -347,8 +348,8 @@ class StmtLowerer:
                 f"rename the local variable `{node.value}`",
             )
 
-    def if_statement(self, node: cst.If) -> None:
-        test = self.n.exprs.expr(node.test)
+    def if_statement(self, node: cst.If, test: Atom | None = None) -> None:
+        test = self.n.exprs.expr(node.test) if test is None else test
         before = dict(self.n.env)
         bound_before = set(self.n.bound)
         outer = self.n.out

@@ -231,6 +231,10 @@ class Facts:
                         bool(getattr(s.params.get("built"), "positional", False)))
         if s.prim == "getitem":
             base = k(s.args[0])
+            index = s.params["index"].items
+            if isinstance(base, Tree) and base.type is list and len(index) == 1 and \
+                    not isinstance(index[0], Const) and len(set(base.children)) == 1:
+                return base.children[0]  # (a list a loop grows: its items' kind)
             if isinstance(base, Tree):
                 return base.child(self.container_key(s, base))
             if isinstance(base, Seq):

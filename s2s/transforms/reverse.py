@@ -27,6 +27,7 @@ from .analysis import facts
 from .module import Module, OutputStructureError, aux_error, grad_error, signature_text, stem
 from .paths import tidy_replays
 from .replay import Replay, dead_code, spell_buffers, uses_of
+from .reverse_buffers import last_item_read
 from .reverse_calls import expand_custom_vjp
 from .reverse_state import ReverseState, elem_name, without_flags
 from .reverse_sweep import Backward
@@ -169,12 +170,14 @@ class _Reverse:
         pop_reads = set(self.sweep.buffers.popped.values())  # ``v = ys.pop()``'s read of ys[-1]
         for s in lets:
             base = s.args[0] if s.args else None
+            kind = self.facts.kinds.get(base.name) if isinstance(base, Var) else None
             if (s.prim == "getitem" and isinstance(base, Var) and base.name in self.facts.active
-                    and s.target not in pop_reads
-                    and isinstance(self.facts.kinds.get(base.name), Seq)):
+                    and s.target not in pop_reads and isinstance(kind, Seq)
+                    and not last_item_read(s, kind)):
                 raise TransformError(
-                    "reading an element of a list grown in a loop is not supported yet",
-                    s.loc, "stack the list first: np.stack(ys)[i]",
+                    "reading an element of a list grown in a loop, other than its last "
+                    "(`ys[-1]`), is not supported yet by reverse mode", s.loc,
+                    "stack the list first: np.stack(ys)[i]",
                 )
 
     def _check_indexes_not_changed_later(self) -> None:

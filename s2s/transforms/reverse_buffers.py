@@ -10,7 +10,7 @@ from typing import Any
 from ..emit.code import Line
 from ..errors import TransformError
 from ..ir.kinds import LEAF, Tree, leaf_paths, literal, path_text, unpack_text, unpackable
-from ..ir.nodes import Function, Let, Stmt, Var
+from ..ir.nodes import Const, For, Function, If, Let, Stmt, Var
 from ..ir.spelling import atom_text
 from ..ir.walk import all_bodies, all_lets
 from .reverse_state import ReverseState, Sweep, elem_name
@@ -97,6 +97,34 @@ class Buffers:
         adj[base] = {(): seq}  # the same list, one item longer
         return out
 
+    def item(self, s: Let, g: dict[tuple, str], adj: dict) -> list[Any]:
+        """``v = ys[-1]`` of a list grown in a loop: v's cotangent is added to the list
+        cotangent's last item (popped, and appended back with it: list operations
+        every transform reads again).  That list has as many items as ``ys`` had
+        here (the appends after this read were undone first, each popping its
+        item); where nothing after the read gave the list a cotangent, it starts as
+        zeros, which is the list as it was only if no append or pop follows the
+        read."""
+        out: list[Any] = []
+        base = s.args[0].name
+        seq = adj.get(base, {}).get(())
+        if seq is None:
+            if not read_is_last(self.state.fn, s):
+                raise TransformError(
+                    "reading an item of a list grown in a loop, where the list grows "
+                    "after the read and nothing after reads the whole list: reverse "
+                    "mode would need the list as it was here", s.loc,
+                    "read the items after the loop that grows the list, or np.stack "
+                    "the list and index the array",
+                )
+            seq = self.state.canonical_name(base, ())
+            out.append(Line(f"{seq} = zeros_list({base})"))
+            self.state.owned.add(seq)
+            adj[base] = {(): seq}
+        last = self.state.names.fresh(f"{s.target}_bar_last")
+        out += [Line(f"{last} = {seq}.pop()"), Line(f"{seq}.append({last} + {g[()]})")]
+        return out
+
     def setitem(self, s: Let, adj: dict[str, dict[tuple, str]]) -> list[Any]:
         """Differentiate ``y[i] = v`` (or ``np.add.at(y, i, v)``), then put back what
         it overwrote: the code before it, differentiated next, reads the array as it
@@ -132,3 +160,44 @@ def pop_pairs(stmts: list[Stmt]) -> dict[int, str]:
                     and before.prim == "getitem" and before.args[:1] == s.args[:1]):
                 pairs[id(s)] = before.target
     return pairs
+
+
+def read_is_last(fn: Function, read: Let) -> bool:
+    """Does no ``append`` or ``pop`` of the list ``read`` reads follow it: none later
+    in program order, none in a loop around it (its next iteration)?"""
+    root = fn.aliases.get(read.args[0].name, read.args[0].name)
+
+    def changes(s: Any) -> bool:
+        return isinstance(s, Let) and s.prim in ("append", "pop") and \
+            fn.aliases.get(s.args[0].name, s.args[0].name) == root
+
+    found: list[bool] = []  # at the read: a change in a loop around it; then each later
+
+    def walk(stmts: list[Stmt], loops: list[list[Stmt]]) -> None:
+        for s in stmts:
+            if s is read:
+                found.append(any(changes(t) for body in loops for t in all_lets(body)))
+            elif found and changes(s):
+                found.append(True)
+            for body in _bodies(s):
+                walk(body, loops + [body] if isinstance(s, For) else loops)
+
+    walk(fn.body, [])
+    return bool(found) and not any(found)
+
+
+def _bodies(s: Any) -> list[list[Stmt]]:
+    if isinstance(s, For):
+        return [s.body]
+    if isinstance(s, If):
+        return [s.body, s.orelse]
+    return []
+
+
+def last_item_read(s: Let, kind: Any) -> bool:
+    """Is ``s`` a read ``ys[-1]`` of an array item of a list grown in a loop?"""
+    index = s.params.get("index")
+    items = index.items if index is not None else ()
+    return leaf_paths(kind.item) == [()] and len(items) == 1 and not index.is_tuple \
+        and isinstance(items[0], Const) and items[0].value == -1 and \
+        type(items[0].value) is int

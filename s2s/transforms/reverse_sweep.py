@@ -222,6 +222,8 @@ class Backward:
     def _backward_item(self, s: Let, g: dict, adj: dict, active_args) -> list[Any] | None:
         """A container's item routes its slots; an array's read accumulates in place
         into a buffer this pass allocated (else: the rule)."""
+        if isinstance(self.state.facts.kinds.get(s.args[0].name), Seq):
+            return self.buffers.item(s, g, adj)  # an item of a list grown in a loop
         if isinstance(self.state.facts.kinds.get(s.args[0].name), Tree):
             out: list[Any] = []
             key = self.state.facts.container_key(s, self.state.facts.kinds[s.args[0].name])

@@ -1,0 +1,75 @@
+"""``del name``: the binding is dropped, as Python drops it.
+
+Nothing runs: the name is taken out of the scope, so a later read is refused where
+Python would raise ``UnboundLocalError``, located at the read and naming the ``del``;
+a name bound again after it is a new binding.  In one branch of an ``if`` the name is
+unbound after the ``if`` (a later ``if`` on the other path may still read it, as
+Python can).  In a loop, only a name the loop's body bound may be deleted: deleting
+one bound before the loop would leave the next iteration (and the code after the
+loop) without it on some runs only.  ``del`` of an item or attribute changes a
+container or object and is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ..errors import TransformError
+
+
+class Deletes:
+    """The ``del`` statements of one function."""
+
+    def __init__(self, n: Any) -> None:
+        self.n = n  # the Normalizer: scope, function values, loops
+        self.deleted: dict[str, cst.Del] = {}  # name -> the `del` that dropped it
+        self.loop_entries: list[dict[str, str]] = []  # the scope at each loop's entry
+
+    def statement(self, node: cst.Del) -> None:
+        targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) \
+            else [node.target]
+        for target in targets:
+            if isinstance(target, cst.Element):  # (a tuple's element)
+                target = target.value
+            if not isinstance(target, cst.Name):
+                what = "an item" if isinstance(target, cst.Subscript) else "an attribute" \
+                    if isinstance(target, cst.Attribute) else "this"
+                raise self.n.unsupported(
+                    target, f"`del` of {what} changes a container or object in place, "
+                    "which s2s does not do", "build a new dict or list without the item "
+                    "(`{k: v for k, v in d.items() if k != \"b\"}`, `parts[:-1]`)",
+                )
+            self.drop(target)
+
+    def drop(self, target: cst.Name) -> None:
+        n, name = self.n, target.value
+        bound = name in n.env or name in n.funcs.values
+        if not bound:
+            raise n.unsupported(
+                target, f"`del {name}`: `{name}` is not bound here on every path (Python "
+                "raises UnboundLocalError)", f"bind `{name}` before deleting it, or "
+                "remove the `del`",
+            )
+        if self.loop_entries and name in self.loop_entries[-1]:
+            raise n.unsupported(
+                target, f"`del {name}` in a loop deletes a name bound before the loop "
+                "too: after the loop it would be bound on some runs only",
+                f"give the loop's value another name, or `del {name}` after the loop",
+            )
+        n.env.pop(name, None)
+        n.funcs.values.pop(name, None)
+        self.deleted[name] = target
+
+    def unbound(self, node: cst.Name) -> TransformError | None:
+        """The error for reading a name a ``del`` dropped (None: no ``del`` did)."""
+        name = node.value
+        if name not in self.deleted:
+            return None
+        line = self.n.loc(self.deleted[name]).line
+        return self.n.unsupported(
+            node, f"`{name}` is read after `del {name}` (line {line}) on some path: "
+            "Python raises UnboundLocalError here", f"bind `{name}` again before reading "
+            "it, or move the `del` after this line",
+        )

@@ -1,0 +1,97 @@
+"""Sets of constants and f-strings of constants: Python values known when transforming.
+
+``{"a", "b"}`` whose items are constants is a constant (a ``frozenset``, spelled as
+written), so ``mode in {"a", "b"}`` is decided when the function is transformed, as
+``mode in ("a", "b")`` is; a set of run-time values is refused (an array is not
+hashable, and a set's order is not an array's).  An f-string whose fields are
+constants (a comprehension's variable over ``range``, a flag argument, a module
+constant) is the string it formats, so it can key a dict (``params[f"W{i}"]`` in an
+unrolled comprehension).  An f-string of run-time values is a string, which has no
+derivative: it is kept only inside ``print``/``assert``/``raise`` statements
+(frontend/kept.py), and refused as a value.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import libcst as cst
+
+from ..ir.nodes import Atom, Const, Let, Var
+
+
+def known(n: Any, atom: Atom) -> Const | None:
+    """The constant an atom holds: a constant, or a name bound to one (``k = "w"``, a
+    loop over constant keys unrolled)."""
+    let = n.lets.get(atom.name) if isinstance(atom, Var) else None
+    if isinstance(let, Let) and let.prim == "identity" and let.args and \
+            isinstance(let.args[0], Const):
+        atom = let.args[0]
+    return atom if isinstance(atom, Const) else None
+
+
+def string_key(n: Any, atom: Atom) -> Atom:
+    """A name bound once to a string constant (``key = f"W{i}"``), as an index: the
+    string itself, so ``params[key]`` reads a dict argument's item by its key."""
+    const = known(n, atom)
+    return const if const is not None and isinstance(const.value, str) else atom
+
+
+def set_items(n: Any, atom: Atom) -> list[Const] | None:
+    """A set constant's items, in a fixed order (by their text), or None."""
+    const = known(n, atom)
+    if const is None or not isinstance(const.value, (set, frozenset)):
+        return None
+    return [Const(v, repr(v)) for v in sorted(const.value, key=repr)]
+
+
+def set_literal(n: Any, node: cst.Set, target: str | None) -> Atom:
+    atoms = [n.exprs.expr(e.value) if not isinstance(e, cst.StarredElement) else None
+             for e in node.elements]
+    if not all(isinstance(a, Const) for a in atoms):
+        bad = next(e for e, a in zip(node.elements, atoms) if not isinstance(a, Const))
+        raise n.unsupported(
+            bad, "a set of values known only when the function runs: an array is not "
+            "hashable, and a set has no order for a derivative to follow",
+            "use a tuple (`x in (a, b)`) or an array",
+        )
+    try:
+        value = frozenset(a.value for a in atoms)
+    except TypeError:
+        raise n.unsupported(node, "a set of unhashable constants",
+                            "use a tuple") from None
+    text = "{" + ", ".join(a.text for a in atoms) + "}"
+    return n.pyvalues.constant(value, text, [a.text for a in atoms], target, node)
+
+
+def formatted_string(n: Any, node: cst.FormattedString, target: str | None) -> Atom:
+    """The string an f-string of constants formats (Python formats it, with its own
+    conversions and format specs)."""
+    values: dict[str, Any] = {}
+    texts: list[str] = []
+
+    class Fields(cst.CSTTransformer):
+        def leave_FormattedStringExpression(self, original: Any, updated: Any) -> Any:
+            atom = known(n, n.exprs.expr(original.expression))
+            if atom is None:
+                raise n.unsupported(
+                    original.expression, "an f-string of values known only when the "
+                    "function runs is a string, which has no derivative; s2s keeps one "
+                    "in `print(...)`, `assert ..., f\"...\"` and `raise Error(f\"...\")`",
+                    "write the f-string inside the print, assert or raise",
+                )
+            name = f"__s2s_field_{len(values)}"
+            values[name] = atom.value
+            texts.append(atom.text)
+            return updated.with_changes(expression=cst.Name(name))
+
+    code = cst.Module([]).code_for_node(node.visit(Fields()))
+    value = eval(compile(code, "<f-string>", "eval"), {"__builtins__": {}}, values)
+    for text in texts:  # (a module constant it read: transformed again when it changes)
+        n.comps.static.watch(re.match(r"\w*", text).group())
+    const = Const(value, repr(value))
+    return const if target is None else n.emit(target, "identity", (const,), {}, node)
+
+
+LOWER = {cst.Set: set_literal, cst.FormattedString: formatted_string}
