@@ -21,6 +21,7 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from .draws import is_draw
+from .fncontainers import containers
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .objects import is_instance_self, object_call
 from .odes import lower_ode, solver_of
@@ -149,6 +150,7 @@ class ExprLowerer:
                 node, f"`{name}` is a function here, used as a value; s2s calls functions "
                 "and passes them to your own functions, but a function is not an array",
                 f"call it, `{name}(...)`, or pass it to a function that calls it")
+        containers(self.n).refuse_as_value(node)  # (`layers = [np.tanh, relu]`)
         if is_instance_self(self.n, name):  # (a method bound to an object: it)
             return self.n.resolver.constant(*self.n.resolver.resolve_dotted(node), node)
         if name in self.n.local_names:

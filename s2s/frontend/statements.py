@@ -15,6 +15,7 @@ from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
 from .dicts import split_items
 from .expressions import is_list_method
+from .fncontainers import bind_function
 from .kept import KeptLowerer, raise_only
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
@@ -227,11 +228,7 @@ class StmtLowerer:
             )
 
     def assign(self, target: Any, value: Any) -> None:
-        fv = self.n.funcs.value_of(value) if isinstance(target, cst.Name) and isinstance(
-            value, (cst.Name, cst.Attribute, cst.Lambda, cst.IfExp, cst.Call)) else None
-        if fv is not None:  # `act = np.tanh if kind == "tanh" else relu`
-            self.check_name(target)
-            self.n.funcs.bind(target.value, fv, value)
+        if bind_function(self.n, target, value):  # `act = np.tanh`, `fs = [np.sin, g]`
             return
         if isinstance(target, cst.Name):
             name = target.value
