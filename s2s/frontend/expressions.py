@@ -27,7 +27,7 @@ from .objects import is_instance_self, object_call
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
-from .source import literal_value
+from .source import literal_test, literal_value
 
 _BINOPS = {
     cst.Add: ("add", "plus", "total"),
@@ -286,6 +286,8 @@ class ExprLowerer:
         return result
 
     def expr_IfExp(self, node: cst.IfExp, target: str | None) -> Atom:
+        if (decided := literal_test(node.test)) is not None:  # `a if True else b`
+            return self.expr(node.body if decided else node.orelse, target)
         test = self.expr(node.test)
         name = self.target(target, "choice")
         outer = self.n.out

@@ -341,8 +341,8 @@ class Normalizer:
 
     def _path(self, test: Atom, taken: bool) -> tuple[str, bool] | None:
         """The path an `if` branch is on, as (test name, truth): ``not t`` is t's."""
-        if not isinstance(test, Var):
-            return None
+        if not isinstance(test, Var):  # (a module constant's: its text, read each time)
+            return (f"<{test.text}>", taken) if isinstance(test, Const) else None
         name = test.name
         while name in self.negates:
             name, taken = self.negates[name], not taken

@@ -19,6 +19,7 @@ import numpy as np
 from .. import runtime
 from ..errors import Loc, TransformError, UnsupportedCallError, UnsupportedSyntaxError
 from ..ir.kinds import kind_of
+from ..ir.names import UPSTREAM
 from ..ir.nodes import Atom, Const, Var
 from ..primitives import lookup_object
 from .source import ParsedFunction, parse_function
@@ -58,6 +59,9 @@ class FreeVar:
         if self.cell is not None:
             return self.cell.cell_contents
         assert self.scope is not None
+        upstream = self.scope.get(UPSTREAM)  # (the namespace of emitted code: it mirrors
+        if upstream is not None and self.name in upstream:  # the user's module's names)
+            return upstream[self.name].read()
         return self.scope[self.name]
 
     def bindings(self) -> tuple["FreeVar", ...]:

@@ -19,6 +19,7 @@ from .fncontainers import bind_function
 from .kept import KeptLowerer, raise_only
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
+from .source import decided_branch
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
@@ -99,6 +100,8 @@ class StmtLowerer:
             split = split_items(self.n.dicts, node)  # a dict's items written in it
             if split is not None:
                 return self.block(split)
+        if isinstance(node, cst.If) and (taken := decided_branch(node)) is not None:
+            return self.block(taken)  # (`if True:`, `if 0:`: decided now, as Python would)
         if isinstance(node, cst.If):
             self.if_statement(node)
             return self.n.out
