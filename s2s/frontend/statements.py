@@ -405,7 +405,8 @@ class StmtLowerer:
             if a is None or b is None:
                 env_after.pop(name, None)  # bound on one path only: unusable after,
                 k = 0 if a is not None else 1
-                if paths[k] is not None:  # except in a later `if` on the same path
+                # (not one only read here, an earlier `if`'s: its record still holds)
+                if paths[k] is not None and (a or b) in bound_names((body, orelse)[k]):
                     self.n.partial.append(OnePath(
                         name, a or b, self.n.generation.get(name, 0), frozenset(),
                     ).within(paths[k], stmt, k))
