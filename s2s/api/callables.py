@@ -49,6 +49,9 @@ def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) 
     arguments and these keyword names."""
     if isinstance(fun, PerArity) and nargs is not None:
         return fun.for_call(nargs, keys)
+    jitted = getattr(fun, "__s2s_jit_of__", None)
+    if jitted is not None:  # s2s.grad(s2s.jit(f)) is f's gradient, as in JAX
+        return as_function(jitted, nargs, keys)
     if isinstance(fun, functools.partial):
         return _cached(fun, (), lambda: _partial_wrapper(fun))
     if not isinstance(fun, (types.FunctionType, types.MethodType)) and not hasattr(

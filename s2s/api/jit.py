@@ -206,6 +206,7 @@ class Jitted(NotebookDisplay):
         self.__qualname__ = self.__name__
         self.__doc__ = getattr(fun, "__doc__", None)
         self.__wrapped__ = fun
+        self.__s2s_jit_of__ = fun  # (s2s.grad(s2s.jit(f)) transforms f: callables.py)
         self._calls = 0
         self._compilations = 0
         self._source: str | None = None

@@ -180,6 +180,10 @@ class Translator:
             return types.MethodType(self(value.__func__), self._object(value.__self__))
         if _user_object(value):  # (a callable object: its __call__ on JAX)
             return self._object(value)
+        if _holds_functions(value):  # (`ACTIVATIONS["relu"](x)` in emitted code)
+            if isinstance(value, dict):
+                return {k: self(v) for k, v in value.items()}
+            return type(value)(self(v) for v in value)
         if callable(value) and not isinstance(value, type):
             module = getattr(value, "__module__", None) or ""
             if module.split(".")[0] in ("numpy", "scipy"):
@@ -282,6 +286,15 @@ class Translator:
             filled.add(name)  # (before translating: a function may read itself)
             new[name] = self(module_globals[name])
         return new
+
+
+def _holds_functions(value: Any) -> bool:
+    """A plain tuple, list or dict with a function among its items (nested too)."""
+    if type(value) not in (tuple, list, dict):
+        return False
+    items = value.values() if isinstance(value, dict) else value
+    return any(_holds_functions(v) or (callable(v) and not isinstance(v, type))
+               for v in items)
 
 
 def _global_names(code: types.CodeType) -> set[str]:

@@ -21,6 +21,7 @@ from ..caches import LRU
 from ..emit.code import compile_module
 from ..errors import TransformError
 from ..ir.kinds import LEAF, Kind, Tree, kind_of
+from ..ir.names import UPSTREAM
 from ..ir.nodes import Const, Function, Index, Let, Var
 from ..primitives import registry
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
@@ -108,6 +109,15 @@ def _guessed_kinds(ir: Function) -> tuple[Kind, ...]:
 # the types of a 0-d gradient the fast path returns as a new 0-d array
 _SCALAR_RESULTS = frozenset({float, np.float64, np.float32, np.float16, np.longdouble})
 _FLOAT64 = np.dtype(np.float64)
+
+
+def _reads_free_names(compiled: Callable, free: dict, namespace: dict) -> None:
+    """Mark emitted code with the module names it reads (``read_free_names`` gives it
+    their values at each call); code s2s transforms again (jacfwd's vmap of an emitted
+    JVP) reads them through its namespace from where this code reads them."""
+    compiled.__s2s_free__ = [  # type: ignore[attr-defined]
+        (n, free[n]) for n in namespace if n in free]
+    compiled.__globals__[UPSTREAM] = dict(compiled.__s2s_free__)  # type: ignore[attr-defined]
 
 
 class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
@@ -234,9 +244,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
             if compiled is None:  # a new transform object of the same function reuses it
                 text, name, namespace = cached
                 compiled = pipeline.compile_emitted(text, name, namespace)
-                compiled.__s2s_free__ = [  # type: ignore[attr-defined]
-                    (n, self.ir.free[n]) for n in namespace if n in self.ir.free
-                ]
+                _reads_free_names(compiled, self.ir.free, namespace)
                 _FUNCTION_CACHE[(text_key, cached[0])] = compiled
             text = cached[0]
             self._compiled[key] = (text, compiled)

@@ -22,12 +22,13 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from . import literals
 from .draws import is_draw
+from .fncontainers import containers
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .objects import is_instance_self, object_call
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
-from .source import literal_value
+from .source import literal_test, literal_value
 
 _BINOPS = {
     cst.Add: ("add", "plus", "total"),
@@ -152,6 +153,7 @@ class ExprLowerer:
                 node, f"`{name}` is a function here, used as a value; s2s calls functions "
                 "and passes them to your own functions, but a function is not an array",
                 f"call it, `{name}(...)`, or pass it to a function that calls it")
+        containers(self.n).refuse_as_value(node)  # (`layers = [np.tanh, relu]`)
         if is_instance_self(self.n, name):  # (a method bound to an object: it)
             return self.n.resolver.constant(*self.n.resolver.resolve_dotted(node), node)
         if name in self.n.local_names:
@@ -287,6 +289,8 @@ class ExprLowerer:
         return result
 
     def expr_IfExp(self, node: cst.IfExp, target: str | None) -> Atom:
+        if (decided := literal_test(node.test)) is not None:  # `a if True else b`
+            return self.expr(node.body if decided else node.orelse, target)
         test = self.expr(node.test)
         name = self.target(target, "choice")
         outer = self.n.out

@@ -35,6 +35,7 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
+from .fncontainers import containers
 from .fnvalues import FnValue, Plan, _adapter
 from .inner_vmap import lower_inner_vmap
 from .loop_functions import LoopFunctions
@@ -71,7 +72,7 @@ class FunctionLowerer:
         return self.of_object(obj, text, node)
 
     def value_of(self, node: Any) -> FnValue | None:
-        """The function ``node`` denotes, or None where it is not a function."""
+        """The function ``node`` denotes (``layers[0]`` too), or None for a value."""
         if isinstance(node, cst.Name):
             if node.value in self.values:
                 self.loops.read(node.value)
@@ -93,7 +94,7 @@ class FunctionLowerer:
             return self._choice(node)
         if isinstance(node, cst.Call):
             return self._made_by_call(node)
-        return None
+        return containers(self.n).item(node) if isinstance(node, cst.Subscript) else None
 
     def of_object(self, obj: Any, text: str, node: Any) -> FnValue | None:
         if isinstance(obj, type):

@@ -14,6 +14,7 @@ import libcst as cst
 from ..ir.names import bound_names, read_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, For, Index, Let, Stmt, Var
 from .desugar import leaves_somewhere, reject_inside_loop
+from .fncontainers import containers
 
 
 def _mentions(key: Any, names: set[str]) -> bool:
@@ -36,6 +37,8 @@ class LoopLowerer:
         ``for k in range(len(x)): row = x[k]``, which is what reverse mode needs.
         """
         reject_inside_loop(node.body, self.n.unsupported)
+        if containers(self.n).unroll(node):  # `for g in (np.tanh, relu):`
+            return
         if self.n.dicts.unroll(node):  # `for k in ("a", "b"): out[k] = ...`
             return
         loc_node = node.iter

@@ -116,6 +116,22 @@ def _reads_in(stmts: list[Stmt]) -> Counter:
     return Counter(name for s in walk_stmts(stmts) for name in uses_of(s))
 
 
+def _reads_after(body: list[Stmt], stmt: Stmt) -> Counter:
+    """The reads that may see what ``stmt`` binds: those after it, and, where it is in
+    a loop, every read of that loop outside it (a later iteration's).  A read before
+    it outside loops is of an earlier binding of the same name (an earlier `if` on the
+    same test that bound it on one path: ``_enter_path``)."""
+    order = list(walk_stmts(body))
+    inside = {id(s) for s in walk_stmts([stmt])}
+    start = next(i for i, s in enumerate(order) if s is stmt)
+    seen = [s for s in order[start:] if id(s) not in inside]
+    for loop in order[:start]:
+        if isinstance(loop, For) and any(s is stmt for s in walk_stmts(loop.body)):
+            seen = [s for s in walk_stmts([loop]) if id(s) not in inside] + seen
+            break  # (the outermost loop around it)
+    return Counter(name for s in seen for name in uses_of(s))
+
+
 def _drop_unread_placeholders(body: list[Stmt], placeholders: list) -> None:
     """Take back the None ``Normalizer._enter_path`` gave a name on the other path of
     the `if` that binds it, where no code outside that `if` reads the join (a later
@@ -123,12 +139,11 @@ def _drop_unread_placeholders(body: list[Stmt], placeholders: list) -> None:
     with None has no zeros for its derivative: such a dead join would be refused."""
     if not placeholders:
         return
-    reads = _reads_in(body)
-    inside: dict[int, Counter] = {}  # id(if) -> the reads within it
+    outside: dict[int, Counter] = {}  # id(if) -> the reads that may see its join
     for stmt, side, let in placeholders:
-        if id(stmt) not in inside:
-            inside[id(stmt)] = _reads_in([stmt])
-        if reads[let.target] > inside[id(stmt)][let.target]:
+        if id(stmt) not in outside:
+            outside[id(stmt)] = _reads_after(body, stmt)
+        if outside[id(stmt)][let.target]:
             continue  # read after the `if` (or before it, in a loop): the join stays
         branch = getattr(stmt, side)
         for i, other in enumerate(branch):
@@ -341,8 +356,8 @@ class Normalizer:
 
     def _path(self, test: Atom, taken: bool) -> tuple[str, bool] | None:
         """The path an `if` branch is on, as (test name, truth): ``not t`` is t's."""
-        if not isinstance(test, Var):
-            return None
+        if not isinstance(test, Var):  # (a module constant's: its text, read each time)
+            return (f"<{test.text}>", taken) if isinstance(test, Const) else None
         name = test.name
         while name in self.negates:
             name, taken = self.negates[name], not taken

@@ -19,6 +19,7 @@ import numpy as np
 from .. import runtime
 from ..errors import Loc, TransformError, UnsupportedCallError, UnsupportedSyntaxError
 from ..ir.kinds import kind_of
+from ..ir.names import UPSTREAM
 from ..ir.nodes import Atom, Const, Var
 from ..primitives import lookup_object
 from .source import ParsedFunction, parse_function
@@ -58,6 +59,9 @@ class FreeVar:
         if self.cell is not None:
             return self.cell.cell_contents
         assert self.scope is not None
+        upstream = self.scope.get(UPSTREAM)  # (the namespace of emitted code: it mirrors
+        if upstream is not None and self.name in upstream:  # the user's module's names)
+            return upstream[self.name].read()
         return self.scope[self.name]
 
     def bindings(self) -> tuple["FreeVar", ...]:
@@ -96,8 +100,26 @@ class FreeVar:
         elif _is_frozen_distribution(value):  # its parameters are the IR's constants
             own = ("frozen", id(value), repr(value.args), repr(value.kwds))
         else:
-            own = ("data", kind_of(value), np.ndim(value) if _is_number_like(value) else -1)
+            own = ("data", kind_of(value), np.ndim(value) if _is_number_like(value) else -1,
+                   _functions_in(value))
         return (own, self.agrees()) if self.also else own
+
+
+def _functions_in(value: Any) -> tuple:
+    """The functions a tuple, list or dict holds (nested too), by identity: the IR
+    calls an item (``ACTIVATIONS["relu"](x)``) as the function it is now."""
+    if not isinstance(value, (tuple, list, dict)):
+        return ()
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    out: list = []
+    for key, item in items:
+        if isinstance(item, (tuple, list, dict)):
+            inner = _functions_in(item)
+            if inner:
+                out.append((key, inner))
+        elif callable(item) and not isinstance(item, type):
+            out.append((key, id(item)))
+    return tuple(out)
 
 
 class ThroughVar(FreeVar):

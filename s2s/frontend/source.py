@@ -752,3 +752,30 @@ def _no_source(fn: Any, filename: str) -> SourceNotFoundError:
         "functions typed at the interactive prompt or built with exec() "
         "have no source",
     )
+
+
+def literal_test(node: Any) -> bool | None:
+    """The truth of a test written as a literal (``True``, ``False``, ``None``, a
+    number or a string, ``not`` of one); None for any other test (a module constant
+    such as ``DEBUG`` is read at each call)."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        inner = literal_test(node.expression)
+        return None if inner is None else not inner
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return node.value == "True"
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        return bool(node.evaluated_value)
+    return None
+
+
+def decided_branch(node: cst.If) -> list[Any] | None:
+    """The statements an ``if`` on a literal test runs (``elif``s as a nested
+    ``if``), or None where the test is not a literal."""
+    test = literal_test(node.test)
+    if test is None:
+        return None
+    if test:
+        return list(node.body.body)
+    if isinstance(node.orelse, cst.If):
+        return [node.orelse]
+    return list(node.orelse.body.body) if node.orelse is not None else []

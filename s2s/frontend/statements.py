@@ -17,9 +17,11 @@ from .contexts import with_statement
 from .deletes import Deletes
 from .dicts import split_items
 from .expressions import is_list_method
+from .fncontainers import bind_function
 from .kept import KeptLowerer, raise_only
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
+from .source import decided_branch
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
@@ -101,6 +103,8 @@ class StmtLowerer:
             split = split_items(self.n.dicts, node)  # a dict's items written in it
             if split is not None:
                 return self.block(split)
+        if isinstance(node, cst.If) and (taken := decided_branch(node)) is not None:
+            return self.block(taken)  # (`if True:`, `if 0:`: decided now, as Python would)
         lower = {cst.If: self.if_statement, cst.For: self.n.loop.for_statement,
                  cst.While: self.n.loop.while_statement,
                  cst.With: lambda w: with_statement(self.n, w),  # np.errstate, warnings
@@ -228,11 +232,7 @@ class StmtLowerer:
             )
 
     def assign(self, target: Any, value: Any) -> None:
-        fv = self.n.funcs.value_of(value) if isinstance(target, cst.Name) and isinstance(
-            value, (cst.Name, cst.Attribute, cst.Lambda, cst.IfExp, cst.Call)) else None
-        if fv is not None:  # `act = np.tanh if kind == "tanh" else relu`
-            self.check_name(target)
-            self.n.funcs.bind(target.value, fv, value)
+        if bind_function(self.n, target, value):  # `act = np.tanh`, `fs = [np.sin, g]`
             return
         if isinstance(target, cst.Name):
             name = target.value
@@ -406,7 +406,8 @@ class StmtLowerer:
             if a is None or b is None:
                 env_after.pop(name, None)  # bound on one path only: unusable after,
                 k = 0 if a is not None else 1
-                if paths[k] is not None:  # except in a later `if` on the same path
+                # (not one only read here, an earlier `if`'s: its record still holds)
+                if paths[k] is not None and (a or b) in bound_names((body, orelse)[k]):
                     self.n.partial.append(OnePath(
                         name, a or b, self.n.generation.get(name, 0), frozenset(),
                     ).within(paths[k], stmt, k))

@@ -117,7 +117,9 @@ class StaticReader:
             if items is not None:
                 return items
         if isinstance(node, cst.Name) and node.value in self.n.local_names:
-            return self.local_items(node)
+            found = getattr(self.n, "_function_containers", None)  # (`fs = [np.sin, g]`)
+            functions = found.items(node) if found is not None else None
+            return functions if functions is not None else self.local_items(node)
         value = self.static_value(node)
         if isinstance(value, dict):
             return [(_spell(k), k) for k in value]

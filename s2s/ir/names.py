@@ -146,3 +146,8 @@ def rename(stmts: list[Stmt], old: str, new: str) -> None:
             s.carried = [(new if e == old else e, new if x == old else x) for e, x in s.carried]
         elif isinstance(s, Return):
             s.value = r(s.value)
+
+
+# In the namespace of emitted code: ``{name: FreeVar}`` for the names it reads from the
+# user's module (or from other emitted code), of which it holds copies between calls
+UPSTREAM = "__s2s_upstream__"

@@ -298,6 +298,28 @@ def _binds_none(branch: list[Stmt], name: str) -> bool:
             and isinstance(last.args[0], Const) and last.args[0].value is None)
 
 
+def _negation_root(body: list[Stmt], test: str) -> tuple[str, bool]:
+    """The name ``test`` holds or negates (``not_t = not t``: ``t``) through names each
+    bound once, and whether it is negated."""
+    lets = {}
+    counts: dict[str, int] = {}
+    for st in walk(body):
+        for bound in ([st.target] if isinstance(st, Let) else st.joins if isinstance(
+                st, If) else []):
+            counts[bound] = counts.get(bound, 0) + 1
+        if isinstance(st, Let):
+            lets[st.target] = st
+    flips = False
+    while True:
+        st = lets.get(test)
+        if st is None or counts.get(test) != 1 or st.prim not in (
+                "not_", "logical_not", "identity") or len(st.args) != 1 or not isinstance(
+                st.args[0], Var) or counts.get(st.args[0].name) != 1:
+            return test, flips
+        flips ^= st.prim != "identity"
+        test = st.args[0].name
+
+
 def _read_only_on_path(body: list[Stmt], target: If, name: str, side: int) -> bool:
     """Whether the examples that take the other path of ``target`` (where ``name`` is
     None) never need ``name``.  Under vmap the join holds path ``side``'s value for
@@ -318,8 +340,10 @@ def _read_only_on_path(body: list[Stmt], target: If, name: str, side: int) -> bo
             return False
     if bindings != 1:
         return False
-    # the test, and names holding it or its negation (`if not test:` backward)
-    negated = {test: False}
+    # the test, and names holding it or its negation (`if not test:` backward), from
+    # the name it negates (`not_t = not t` ... `not_t_2 = not t`: one test)
+    root, flips = _negation_root(body, test)
+    negated = {root: flips}
     for st in walk(body):
         if isinstance(st, Let) and st.prim in ("not_", "logical_not", "identity") and (
                 len(st.args) == 1 and isinstance(st.args[0], Var)

@@ -1,0 +1,250 @@
+"""Tuples, lists and dicts of functions: ``layers = [np.tanh, relu]`` in the body,
+``ACTIVATIONS = {"relu": relu, ...}`` at module level.
+
+A container of functions is not data a derivative can carry, but what it is used
+for has a plain meaning that s2s lowers when it transforms the function:
+
+- an item read with a key known now (``layers[0]``, ``ACTIVATIONS["relu"]``) is that
+  function, as if it were named;
+- ``for g in layers:`` is unrolled, one copy of the body per function (the body's
+  ``g`` replaced by ``layers[k]``), and ``g`` denotes the last one after the loop,
+  as in Python;
+- a comprehension over it unrolls the same way (``frontend/comprehensions.py``,
+  through ``items``).
+
+A module-level container is read again at each call: the fingerprint of its name
+(``resolve.FreeVar``) includes its functions, so rebinding an item generates again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from .comprehensions import substitute
+from .dicts import _jumps, assigned_names
+from .fnvalues import FnValue
+from .static import NOVALUE
+
+_SEQUENCE = (cst.Tuple, cst.List)
+
+
+class FunctionContainers:
+    """The containers of functions one function's body binds (``name -> items``,
+    each item ``(key, FnValue)``; keys are ints for a tuple or list)."""
+
+    def __init__(self, n: Any) -> None:
+        self.n = n  # the Normalizer
+        self.local: dict[str, list[tuple[Any, FnValue]]] = {}
+
+    # ---- binding --------------------------------------------------------------------
+
+    def bind(self, target: Any, value: Any) -> bool:
+        """``name = [f, g]`` (a tuple, list or dict literal of functions only):
+        remembered instead of lowered; False (nothing done) for anything else."""
+        if not isinstance(target, cst.Name):
+            return False
+        items = self._literal_items(value)
+        if items is None:
+            self.local.pop(target.value, None)
+            return False
+        self.n.stmts.check_name(target)
+        self.n.env.pop(target.value, None)
+        self.local[target.value] = items
+        return True
+
+    def _literal_items(self, value: Any) -> list[tuple[Any, FnValue]] | None:
+        if isinstance(value, _SEQUENCE):
+            elements = list(value.elements)
+            if not elements or any(isinstance(e, cst.StarredElement) for e in elements):
+                return None
+            pairs = [(k, e.value) for k, e in enumerate(elements)]
+        elif isinstance(value, cst.Dict):
+            pairs = []
+            for e in value.elements:
+                if not isinstance(e, cst.DictElement):
+                    return None
+                key = self.n.comps.static.static_value(e.key)
+                if key is NOVALUE or not isinstance(key, (str, int)):
+                    return None
+                pairs.append((key, e.value))
+            if not pairs:
+                return None
+        else:
+            return None
+        if not all(_maybe_function(v) for _, v in pairs):
+            return None
+        fvs = [(k, self.n.funcs.value_of(v)) for k, v in pairs]
+        if any(fv is None for _, fv in fvs):
+            return None
+        return fvs  # type: ignore[return-value]
+
+    # ---- reading ----------------------------------------------------------------------
+
+    def item(self, node: cst.Subscript) -> FnValue | None:
+        """The function ``node`` reads (``layers[0]``, ``ACTS["relu"]``), if it is one."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        base = node.value
+        local = isinstance(base, cst.Name) and base.value in self.local
+        if not local and (not isinstance(base, (cst.Name, cst.Attribute)) or _root(base)
+                          in self.n.local_names):
+            return None
+        key = self.n.comps.static.static_value(node.slice[0].slice.value)
+        if key is NOVALUE:
+            if local:
+                raise self.n.unsupported(
+                    node, f"`{base.value}` holds functions; which one this reads is "
+                    "known only when the function runs", "index it with a constant, "
+                    "or loop over it")
+            return None
+        if local:
+            found = dict(self.local[base.value])
+            if key not in found and isinstance(key, int) and -len(found) <= key < 0:
+                key += len(found)
+            if key not in found:
+                raise self.n.unsupported(node, f"`{base.value}` has no item {key!r}",
+                                         "check the index")
+            return self.n.funcs.resolved(found[key], node)
+        try:
+            owner, text = self.n.resolver.resolve_dotted(base)
+        except Exception:
+            return None
+        if not isinstance(owner, (tuple, list, dict)):
+            return None
+        try:
+            obj = owner[key]
+        except (IndexError, KeyError, TypeError):
+            return None
+        if not callable(obj):
+            return None
+        fv = self.n.funcs.of_object(obj, f"{text}[{key!r}]", node)
+        if fv is not None:
+            self.n.resolver.bind_namespace(text.split(".")[0], node)
+        return fv
+
+    def items(self, node: Any) -> list[tuple[Any, Any]] | None:
+        """``(spelling, key)`` per item of a local container ``node`` names (for a
+        loop or comprehension over it); None where ``node`` is not one."""
+        if not isinstance(node, cst.Name) or node.value not in self.local:
+            return None
+        out = []
+        for key, _ in self.local[node.value]:
+            if isinstance(key, str):
+                out.append((cst.SimpleString(repr(key)), key))  # (a dict walks its keys)
+                continue
+            spelling = cst.Subscript(cst.Name(node.value), [cst.SubscriptElement(
+                cst.Index(cst.Integer(str(key))))])
+            self.n.desugar.alias(spelling, node)
+            out.append((spelling, NOVALUE))
+        return out
+
+    def refuse_as_value(self, node: cst.Name) -> None:
+        """A container of functions read other than by a constant key or a loop."""
+        if node.value in self.local:
+            raise self.n.unsupported(
+                node, f"`{node.value}` holds functions, which are not values a derivative "
+                "can carry", f"index it with a constant (`{node.value}[0]`), or loop over "
+                "it (`for g in ...:`), where each item is called")
+
+    # ---- loops ------------------------------------------------------------------------
+
+    def unroll(self, node: cst.For) -> bool:
+        """``for g in <functions>:`` (also ``for i, g in enumerate(...)``, ``zip``)
+        unrolled, one copy of the body per item, the body's ``g`` spelled as the item
+        (``layers[1]``); after it ``g`` is the last function, as in Python.  False
+        (nothing emitted) for a loop that walks no functions."""
+        if node.orelse is not None or node.asynchronous is not None:
+            return False
+        items = self.items(node.iter)
+        if items is None:
+            items = self.n.comps.static.static_items(node.iter)
+        if not items:
+            return False
+        tables, functions = [], None
+        for spelling, value in items:
+            table: dict[str, Any] = {}
+            try:
+                self.n.comps.bind(node.target, spelling, value, table)
+            except Exception:
+                return False
+            names = {name for name, spelled in table.items() if _is_function(self, spelled)}
+            if functions is not None and names != functions:
+                return False
+            functions = names
+            tables.append(table)
+        if not functions:
+            return False
+        if _jumps(node.body):
+            raise self.n.unsupported(
+                node, "a loop over functions is unrolled, and a `break`, `continue` or "
+                "`return` of it is not supported yet", "use an `if` in the body")
+        reassigned = set(tables[0]) & assigned_names(node.body)
+        if reassigned:
+            raise self.n.unsupported(
+                node.target, f"the body assigns the loop variable `{min(reassigned)}`",
+                "give the new value another name")
+        alias = self.n.desugar.alias
+        outer, lowered = self.n.out, []
+        for table in tables:
+            lowered += self.n.stmts.block([substitute(s, table, alias)
+                                           for s in node.body.body])
+        self.n.out = outer
+        outer += lowered
+        # after the loop its variables hold the last item's values, as in Python
+        for name, spelled in tables[-1].items():
+            if name in functions:
+                self.n.funcs.bind(name, self.n.funcs.value_of(spelled), node.target)
+            else:
+                self.n.stmts.assign(cst.Name(name), spelled)
+        return True
+
+
+def _is_function(containers: FunctionContainers, spelled: Any) -> bool:
+    inner = spelled
+    while isinstance(inner, cst.Tuple) and len(inner.elements) == 1:
+        inner = inner.elements[0].value
+    if isinstance(inner, cst.Name) and inner.value in containers.n.env:
+        return False  # (a value)
+    return _maybe_function(spelled) and containers.n.funcs.value_of(spelled) is not None
+
+
+def containers(n: Any) -> FunctionContainers:
+    """The containers of functions of the Normalizer ``n`` (made at first use)."""
+    found = getattr(n, "_function_containers", None)
+    if found is None:
+        found = n._function_containers = FunctionContainers(n)
+    return found
+
+
+def bind_function(n: Any, target: Any, value: Any) -> bool:
+    """``name = <a function>`` (``act = np.tanh if kind == "tanh" else relu``) or
+    ``name = <a tuple, list or dict of functions>``: the name denotes it from here,
+    nothing is emitted.  False for any other assignment."""
+    if containers(n).bind(target, value):
+        return True
+    if not isinstance(target, cst.Name) or not isinstance(value, _FUNCTION_EXPRESSIONS):
+        return False
+    fv = n.funcs.value_of(value)
+    if fv is None:
+        return False
+    n.stmts.check_name(target)
+    n.funcs.bind(target.value, fv, value)
+    return True
+
+
+_FUNCTION_EXPRESSIONS = (cst.Name, cst.Attribute, cst.Lambda, cst.IfExp, cst.Call,
+                         cst.Subscript)
+
+
+def _maybe_function(node: Any) -> bool:
+    """Could this item be a function (a name, a dotted name, an item of one, a
+    lambda)?  Literals and arithmetic are not."""
+    return isinstance(node, (cst.Name, cst.Attribute, cst.Lambda, cst.Subscript))
+
+
+def _root(node: Any) -> str | None:
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
