@@ -168,10 +168,8 @@ class ExprLowerer:
             if name not in self.n.env:  # (after `del name`: the del's own error)
                 raise self.n.stmts.deletes.unbound(node) or TransformError(
                     f"`{name}` may be used before it is assigned on some path",
-                    self.n.loc(node),
-                    f"assign `{name}` on every path before this line",
-                    self.n.display,
-                )
+                    self.n.loc(node), f"assign `{name}` on every path before this line",
+                    self.n.display)
             return Var(self.n.env[name])
         obj = self.n.resolver.lookup_global(node)
         return self.n.resolver.constant(obj, name, node)
