@@ -266,3 +266,64 @@ def dead_code(fn: ast.FunctionDef) -> None:
                  and isinstance(n.ctx, ast.Load)}
         kept.append(stmt)
     fn.body = kept[::-1]
+
+
+def cancel_negations(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
+    """``-((-a) * b / c)`` is ``a * b / c``: the two negations cancel, and
+    ``((-a) * b).sum(axis)`` is ``-(a * b).sum(axis)`` (one number negated, not every
+    element): exact, negation commutes with rounding, where ``a`` is floating (a
+    fact: ``-True`` raises).  Also ``(a, b)[1]`` is ``b``.  Run after single uses are
+    inlined, where a cotangent's sign meets its use's, and a tuple of cotangents its
+    reader."""
+
+    def unsigned(node: ast.AST) -> ast.expr | None:
+        """``node``, a product/quotient chain whose leftmost factor is negated, without
+        that negation (rewritten in place); None (and unchanged) otherwise."""
+        chain, inner = [], node
+        while isinstance(inner, ast.BinOp) and isinstance(inner.op, (ast.Mult, ast.Div)):
+            chain.append(inner)
+            inner = inner.left
+        f = fact(inner.operand) if isinstance(inner, ast.UnaryOp) and isinstance(
+            inner.op, ast.USub) else None
+        if f is None or not isinstance(f[1], np.dtype) or f[1].kind not in "fc":
+            return None
+        if not chain:
+            return inner.operand
+        chain[-1].left = inner.operand
+        return node  # type: ignore[return-value]
+
+    class Cancel(ast.NodeTransformer):
+        def visit_Subscript(self, n: ast.Subscript) -> ast.AST:
+            # (a, b)[1] is b (inlining makes them): the other items are pure (dead code)
+            self.generic_visit(n)
+            items, at = n.value, n.slice
+            if not (isinstance(n.ctx, ast.Load) and isinstance(items, ast.Tuple) and
+                    isinstance(at, ast.Constant) and type(at.value) is int and
+                    -len(items.elts) <= at.value < len(items.elts)) or any(
+                    isinstance(e, ast.Starred) or isinstance(m, ast.Call) and
+                    call_name(m) in MUTATORS for e in items.elts for m in ast.walk(e)):
+                return n
+            return items.elts[at.value]
+
+        def visit_UnaryOp(self, n: ast.UnaryOp) -> ast.AST:
+            self.generic_visit(n)
+            if isinstance(n.op, ast.USub) and isinstance(n.operand, ast.BinOp):
+                return unsigned(n.operand) or n
+            return n
+
+        def visit_Call(self, n: ast.Call) -> ast.AST:
+            self.generic_visit(n)
+            x = _summed(n)
+            if x is None or any(k.arg not in ("axis", "keepdims") for k in n.keywords) \
+                    or not isinstance(x, ast.BinOp):
+                return n
+            inner = unsigned(x)
+            if inner is None:
+                return n
+            if n.args:
+                n.args = [inner]
+            else:
+                n.func.value = inner  # type: ignore[attr-defined]
+            return ast.UnaryOp(ast.USub(), n)
+
+    Cancel().visit(fn)

@@ -118,6 +118,38 @@ RULES: tuple[Rule, ...] = (
     Rule("a minus sign moves out of a sum", "signs", "np.sum(-x)", "-np.sum(x)",
          "none: exact in IEEE arithmetic (negation commutes with rounding)",
          ({"x": (4,)}, {"x": (0,)}, {"x": (2, 3)}), "", ""),
+    Rule("add.at spreads a scalar itself", "fixups",
+         "add_at(x, i, np.broadcast_to(s, np.shape(x[i])))", "add_at(x, i, s)",
+         "s 0-d of x's dtype, the index integer arrays, the broadcast's shape what x[i] "
+         "selects " + _FACTS + ": the same value added at the same places, in the same "
+         "order (ufunc.at reads a broadcast array on its slow path)",
+         ({"x": (5,), "s": (), "i": "labels"}, {"x": (4, 3), "s": (), "i": "labels"},
+          {"x": (3, 0), "s": (), "i": "labels"}), "picked_rows", "broadcast_to("),
+    Rule("a negation of a negated factor cancels", "signs", "-((-x) * y / z)",
+         "x * y / z", "x floating (a fact: -True raises); exact in IEEE arithmetic "
+         "(negation commutes with rounding); applied after single uses are inlined, in "
+         "loop bodies too", ({"x": (3,), "y": (3,), "z": (3,)},
+                             {"x": (2, 3), "y": (3,), "z": ()},
+                             {"x": (0,), "y": (0,), "z": (0,)}, {"x": (), "y": (), "z": ()}),
+         "", ""),
+    Rule("a negated factor's sign moves out of a sum", "signs", "((-x) * y).sum(axis=0)",
+         "-(x * y).sum(axis=0)", "x floating (a fact); the sum's keywords only axis and "
+         "keepdims; exact (negation commutes with rounding)",
+         ({"x": (2, 3), "y": (3,)}, {"x": (0, 3), "y": (3,)}, {"x": (1, 1), "y": ()}),
+         "", ""),
+    Rule("an item of a tuple display is the item", "signs", "(np.sin(x), y)[1]", "y",
+         "a literal index in range; no other item calls a function that writes into an "
+         "array (the others are dead code)", ({"x": (3,), "y": (2,)}, {"x": (0,), "y": ()}),
+         "", ""),
+    Rule("a complex value with a zero imaginary part, read for its real part, is real",
+         "fixups", "unbroadcast(np.expand_dims(np.real(g) + 1j * np.imag(s), (-2, -1)) "
+         "* m, like)", "np.expand_dims(g, (-2, -1)) * m",
+         "g, s, m, like real (facts), so np.imag(s) is zero; the complex name is bound "
+         "once and every read is one product with a real m inside an unbroadcast to a "
+         "real operand of the product's shape ((r + 0j) * m has real part r * m - 0 * 0)",
+         ({"g": (), "s": (), "m": (3, 3), "like": (3, 3)},
+          {"g": (2,), "s": (2,), "m": (2, 3, 3), "like": (2, 3, 3)},
+          {"g": (), "s": (), "m": (0, 0), "like": (0, 0)}), "logdet", "1j *"),
     Rule("a sum over all axes of an array is its method", "methods", "np.sum(x)",
          "x.sum()", "x has at least one axis (a fact: then it is an ndarray)",
          ({"x": (4,)}, {"x": (2, 0)}), "picked", "np.sum("),
