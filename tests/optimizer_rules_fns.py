@@ -87,3 +87,7 @@ def picked_rows(logits, y):
     shifted = logits - np.max(logits, axis=1, keepdims=True)
     logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
     return -np.mean(logp[np.arange(logits.shape[0]), y])
+
+
+def row_mean(x):
+    return np.sum(np.mean(x, axis=1) ** 2)

@@ -270,8 +270,8 @@ def dead_code(fn: ast.FunctionDef) -> None:
 
 def cancel_negations(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
     """``-((-a) * b / c)`` is ``a * b / c``: the two negations cancel, and
-    ``((-a) * b).sum(axis)`` is ``-(a * b).sum(axis)`` (one number negated, not every
-    element): exact, negation commutes with rounding, where ``a`` is floating (a
+    ``((-a) * b).sum(axis)`` and ``(-a).sum(axis)`` are ``-(a * b).sum(axis)`` and
+    ``-a.sum(axis)`` (numbers negated, not every element): exact, negation commutes with rounding, where ``a`` is floating (a
     fact: ``-True`` raises).  Also ``(a, b)[1]`` is ``b``.  Run after single uses are
     inlined, where a cotangent's sign meets its use's, and a tuple of cotangents its
     reader."""
@@ -314,10 +314,13 @@ def cancel_negations(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> Non
         def visit_Call(self, n: ast.Call) -> ast.AST:
             self.generic_visit(n)
             x = _summed(n)
-            if x is None or any(k.arg not in ("axis", "keepdims") for k in n.keywords) \
-                    or not isinstance(x, ast.BinOp):
+            if x is None or any(k.arg not in ("axis", "keepdims") for k in n.keywords):
                 return n
-            inner = unsigned(x)
+            inner = unsigned(x) if isinstance(x, ast.BinOp) else None
+            if isinstance(x, ast.UnaryOp) and isinstance(x.op, ast.USub):
+                f = fact(x.operand)  # (np.sum(-x) without keywords: the fold did it)
+                if f is not None and isinstance(f[1], np.dtype) and f[1].kind in "fc":
+                    inner = x.operand
             if inner is None:
                 return n
             if n.args:

@@ -137,6 +137,14 @@ RULES: tuple[Rule, ...] = (
          "keepdims; exact (negation commutes with rounding)",
          ({"x": (2, 3), "y": (3,)}, {"x": (0, 3), "y": (3,)}, {"x": (1, 1), "y": ()}),
          "", ""),
+    Rule("a negation moves out of a sum over axes", "signs", "(-x).sum(axis=1, keepdims=True)",
+         "-x.sum(axis=1, keepdims=True)", "x floating (a fact); the sum's keywords only "
+         "axis and keepdims; exact (negation commutes with rounding)",
+         ({"x": (2, 3)}, {"x": (2, 0)}, {"x": (0, 3)}), "", ""),
+    Rule("a maximum of integer literals is a literal", "shapes", "np.maximum(64, 1)",
+         "np.int64(64)", "both arguments int literals, the result a 0-d integer (a "
+         "fact; of its type: a NumPy integer is not a weak Python int)", ({},),
+         "row_mean", "np.maximum("),
     Rule("an item of a tuple display is the item", "signs", "(np.sin(x), y)[1]", "y",
          "a literal index in range; no other item calls a function that writes into an "
          "array (the others are dead code)", ({"x": (3,), "y": (2,)}, {"x": (0,), "y": ()}),

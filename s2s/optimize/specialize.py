@@ -343,6 +343,13 @@ class _Rewriter:
                         lit = {"size": math.prod(shape), "ndim": len(shape),
                                "shape": shape}[name]
                         return syntax.parse(repr(lit), mode="eval").body
+                if name in ("maximum", "minimum") and len(n.args) == 2 and out and \
+                        not n.keywords and rw.on("shapes") and out[1].kind == "i" and all(
+                            isinstance(a, ast.Constant) and type(a.value) is int
+                            for a in n.args):  # (a mean's count: np.maximum(64, 1))
+                    pick = max if name == "maximum" else min
+                    return syntax.parse(f"np.{out[1].name}({pick(a.value for a in n.args)})",
+                                        mode="eval").body
                 if name in ("zeros_like", "ones_like") and len(n.args) == 1 and \
                         not n.keywords and out and out[0] and rw.on("shapes") and \
                         isinstance(n.func, ast.Attribute):
