@@ -39,9 +39,9 @@ def iadd(x, i, v):
 def _namespace(case: dict, dtype, rng, special: bool) -> dict:
     ns = {"np": np, "unbroadcast": runtime.unbroadcast, "grad_seed": runtime.grad_seed,
           "matmul_rhs_bar": runtime.matmul_rhs_bar, "matmul_lhs_bar": runtime.matmul_lhs_bar,
-          "add_at": add_at, "iadd": iadd}
+          "add_at": add_at, "iadd": iadd, "rhs_columns": runtime.rhs_columns}
     for name, shape in case.items():
-        if shape in ("index", "labels"):
+        if shape in ("index", "labels", "row labels"):
             continue
         x = (rng.uniform(0.5, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape))
         if special and x.size > 1:
@@ -54,6 +54,9 @@ def _namespace(case: dict, dtype, rng, special: bool) -> dict:
         if shape == "labels":  # (repeated, and negative: an element picked twice)
             n = ns["x"].shape[0]
             ns[name] = rng.integers(-n, n, size=n + 2)
+        if shape == "row labels":  # one column of each row (negative ones too)
+            n, m = ns["x"].shape
+            ns[name] = rng.integers(-m, m, size=n)
     return ns
 
 
@@ -278,3 +281,28 @@ def test_the_rules_a_nodes_facts_settle_apply_in_loop_bodies(dtype, monkeypatch)
         body = g.specialized_source.split("def ", 1)[1]
         assert ("matmul_rhs_bar(" in body) is present, body
         assert ("-(-" in body) is present, body
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_row_sum_of_one_pick_per_row_is_not_done(dtype, monkeypatch) -> None:
+    """Integer-label cross-entropy (``logp[np.arange(n), y]``): the sum over each row
+    of the picked cotangent is the picked value, so the specialized code does not sum
+    it (and does with the accumulate pass off); JAX's values at calls 1-3 with labels
+    repeated across rows and negative (wrapping), float64 and float32."""
+    jax = pytest.importorskip("jax")
+    from support import jax_twin
+
+    rng = np.random.default_rng(4)
+    logits = (rng.normal(size=(6, 4)) * 3).astype(dtype)
+    for y in (np.array([0, 3, 3, -1, 2, -4]), np.array([1, 1, 1, 1, 1, 1])):
+        want = jax.grad(jax_twin(F).picked_rows)(logits, y)
+        for off, summed in (("", False), ("accumulate", True)):
+            monkeypatch.setenv("S2S_PASSES_OFF", off)
+            g = s2s.grad(F.picked_rows)
+            for _ in range(3):
+                got = g(logits, y)
+                assert got.dtype == dtype
+                np.testing.assert_allclose(got, np.asarray(want), rtol=1e-5 if dtype ==
+                                           np.float32 else 1e-12, atol=1e-6)
+            body = g.specialized_source.split("def ", 1)[1]
+            assert ("logp_bar.sum(" in body) is summed, body

@@ -82,6 +82,17 @@ RULES: tuple[Rule, ...] = (
     Rule("size, shape and ndim of a known shape are literals", "shapes",
          "(np.size(x), np.shape(x), np.ndim(x))", "(6, (2, 3), 2)",
          "shape(x) == (2, 3) (a fact)", ({"x": (2, 3)},), "mean_square", "np.size("),
+    Rule("a vector right-hand side's columns are its items", "shapes",
+         "rhs_columns(v, b)", "v[..., None]", "b 1-D, v at least 1-D (facts: an array)",
+         ({"v": (3,), "b": (3,)}, {"v": (2, 3), "b": (3,)}, {"v": (0,), "b": (0,)}),
+         "", ""),
+    Rule("a matrix right-hand side is its own columns", "shapes", "rhs_columns(v, b)",
+         "v", "b not 1-D (a fact)", ({"v": (3, 2), "b": (3, 2)}, {"v": (2, 3, 2),
+                                                                  "b": (2, 3, 2)},
+                                     {"v": (), "b": ()}), "", ""),
+    Rule("a matrix's matrix_transpose is its .T", "shapes", "np.matrix_transpose(x)",
+         "x.T", "x 2-D (a fact)", ({"x": (2, 3)}, {"x": (0, 3)}, {"x": (1, 1)}),
+         "logdet", "matrix_transpose("),
     Rule("zeros_like of a known shape needs no argument", "shapes", "np.zeros_like(x)",
          "np.zeros((2, 3), dtype=np.float64)", "shape(x) == (2, 3), float64 (a fact)",
          ({"x": (2, 3)},), "picked", "zeros_like("),
@@ -125,6 +136,15 @@ RULES: tuple[Rule, ...] = (
          "order (ufunc.at reads a broadcast array on its slow path)",
          ({"x": (5,), "s": (), "i": "labels"}, {"x": (4, 3), "s": (), "i": "labels"},
           {"x": (3, 0), "s": (), "i": "labels"}), "picked_rows", "broadcast_to("),
+    Rule("a row sum of one pick per row is the picked value", "accumulate",
+         "add_at(np.zeros_like(x), (np.arange(np.shape(x)[0]), i), s)"
+         ".sum(axis=1, keepdims=True) * x", "s * x",
+         "the zeros 2-D, the rows np.arange(n) (a name bound once to it, never written "
+         "into), i an integer array of shape (n,), s 0-d of the zeros' dtype " + _FACTS +
+         "; the sum an operand of an operator whose other operand has the result's shape "
+         "(so a scalar in its place changes no shape); exact: s plus zeros",
+         ({"x": (4, 3), "s": (), "i": "row labels"}, {"x": (1, 1), "s": (), "i": "row labels"},
+          {"x": (0, 3), "s": (), "i": "row labels"}), "", ""),
     Rule("a negation of a negated factor cancels", "signs", "-((-x) * y / z)",
          "x * y / z", "x floating (a fact: -True raises); exact in IEEE arithmetic "
          "(negation commutes with rounding); applied after single uses are inlined, in "

@@ -53,6 +53,7 @@ from .passes import (
     cancel_negations,
     dead_code,
     methods,
+    row_sums,
     scalar_of,
     static_range,
     straight,
@@ -60,7 +61,7 @@ from .passes import (
 )
 from .realpart import real_parts
 from .signature_facts import signature_facts
-from .spelled import _matmul_bar, _sum_to, spread_value
+from .spelled import _matmul_bar, _sum_to, spell_shaped, spread_value
 from .subexpr import share_subexpressions
 from .terms import summed as _summed
 from .zero import drop_zero_cotangents, zero_cotangents
@@ -343,6 +344,11 @@ class _Rewriter:
                         lit = {"size": math.prod(shape), "ndim": len(shape),
                                "shape": shape}[name]
                         return syntax.parse(repr(lit), mode="eval").body
+                if name in ("rhs_columns", "matrix_transpose") and rw.on("shapes") and \
+                        not n.keywords and out is not None:
+                    spelled = spell_shaped(name, n.args, rw.fact)
+                    if spelled is not None:
+                        return spelled
                 if name in ("maximum", "minimum") and len(n.args) == 2 and out and \
                         not n.keywords and rw.on("shapes") and out[1].kind == "i" and all(
                             isinstance(a, ast.Constant) and type(a.value) is int
@@ -661,6 +667,7 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
         if on("signs"):
             cancel_negations(fn, rewriter.fact)
         if on("accumulate"):
+            row_sums(fn, rewriter.fact)
             accumulate(fn, rewriter.fact)
         if on("methods"):
             methods(fn, rewriter.fact)

@@ -85,3 +85,24 @@ def spread_value(buf: ast.expr, idx: ast.expr, v: ast.expr, s: ast.expr | None,
     except ValueError:
         return None
     return copy.deepcopy(s) if picked == fv[0] else None
+
+
+def spell_shaped(name: str, args: list[ast.expr], fact: Callable[[ast.AST], Any]
+                 ) -> ast.expr | None:
+    """``rhs_columns(v, b)`` and ``np.matrix_transpose(x)`` where the ranks are facts:
+    ``v[..., None]`` (``v`` an array) or ``v`` itself for a ``b`` that is or is not a
+    vector; ``x.T`` for a matrix (``x`` 2-D)."""
+    facts = [fact(a) for a in args]
+    if any(f is None or not isinstance(f[1], np.dtype) for f in facts):
+        return None
+    if name == "rhs_columns" and len(args) == 2:
+        (v, fv), fb = (args[0], facts[0]), facts[1]
+        if len(fb[0]) != 1:
+            return v
+        if fv[0] == ():
+            return None  # (a scalar: np.expand_dims makes the array)
+        return ast.Subscript(v, ast.Tuple([ast.Constant(...), ast.Constant(None)],
+                                          ast.Load()), ast.Load())
+    if name == "matrix_transpose" and len(args) == 1 and len(facts[0][0]) == 2:
+        return ast.Attribute(args[0], "T", ast.Load())
+    return None
