@@ -91,3 +91,7 @@ def picked_rows(logits, y):
 
 def row_mean(x):
     return np.sum(np.mean(x, axis=1) ** 2)
+
+
+def scaled_rows(q):
+    return np.sum(np.tanh(q / np.sqrt(q.shape[1])))

@@ -107,6 +107,7 @@ ARGS = {
     "logdet": (R.normal(size=(3, 3)),),
     "picked_rows": (R.normal(size=(4, 3)), np.array([0, 2, 1, 2])),
     "row_mean": (R.normal(size=(4, 3)),),
+    "scaled_rows": (R.normal(size=(3, 16)),),
 }
 ARGNUMS = {"row_bias": (0, 1), "matvec": (0, 1), "vecmat": (0, 1), "dot": (0, 1)}
 WITNESSED = [r for r in RULES if r.witness]

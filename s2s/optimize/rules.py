@@ -93,6 +93,18 @@ RULES: tuple[Rule, ...] = (
     Rule("a matrix's matrix_transpose is its .T", "shapes", "np.matrix_transpose(x)",
          "x.T", "x 2-D (a fact)", ({"x": (2, 3)}, {"x": (0, 3)}, {"x": (1, 1)}),
          "logdet", "matrix_transpose("),
+    Rule("an item of a literal tuple is the literal", "shapes", "(32, 16)[1] * x",
+         "16 * x", "the tuple a name's value, bound once in the function and never "
+         "written into (q_shape = (32, 16) from the shape's fact); an int item bound "
+         "to a name is read as the literal itself", ({"x": (3,)}, {"x": ()}), "", ""),
+    Rule("an elementwise function of number literals is its value", "shapes",
+         "np.sqrt(16) * x", "np.double(4.0) * x",
+         "sqrt/exp/log/log1p/expm1/sin/cos/tanh/cbrt/reciprocal/maximum/minimum of int or "
+         "float literals, "
+         "the value finite and computed without a NumPy warning, in the result's NumPy "
+         "type (a fact: a NumPy scalar is not weak)", ({"x": (3,)}, {"x": (0, 2)},
+                                                      {"x": ()}),
+         "scaled_rows", "= np.sqrt("),
     Rule("zeros_like of a known shape needs no argument", "shapes", "np.zeros_like(x)",
          "np.zeros((2, 3), dtype=np.float64)", "shape(x) == (2, 3), float64 (a fact)",
          ({"x": (2, 3)},), "picked", "zeros_like("),
@@ -163,7 +175,8 @@ RULES: tuple[Rule, ...] = (
          ({"x": (2, 3)}, {"x": (2, 0)}, {"x": (0, 3)}), "", ""),
     Rule("a maximum of integer literals is a literal", "shapes", "np.maximum(64, 1)",
          "np.int64(64)", "both arguments int literals, the result a 0-d integer (a "
-         "fact; of its type: a NumPy integer is not a weak Python int)", ({},),
+         "fact; of its type: a NumPy integer is not a weak Python int); as the next rule",
+         ({},),
          "row_mean", "np.maximum("),
     Rule("an item of a tuple display is the item", "signs", "(np.sin(x), y)[1]", "y",
          "a literal index in range; no other item calls a function that writes into an "

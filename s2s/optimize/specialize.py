@@ -61,7 +61,15 @@ from .passes import (
 )
 from .realpart import real_parts
 from .signature_facts import signature_facts
-from .spelled import _matmul_bar, _sum_to, spell_shaped, spread_value
+from .spelled import (
+    _LITERAL_UFUNCS,
+    _matmul_bar,
+    _sum_to,
+    literal_call,
+    literal_item,
+    spell_shaped,
+    spread_value,
+)
 from .subexpr import share_subexpressions
 from .terms import summed as _summed
 from .zero import drop_zero_cotangents, zero_cotangents
@@ -349,13 +357,11 @@ class _Rewriter:
                     spelled = spell_shaped(name, n.args, rw.fact)
                     if spelled is not None:
                         return spelled
-                if name in ("maximum", "minimum") and len(n.args) == 2 and out and \
-                        not n.keywords and rw.on("shapes") and out[1].kind == "i" and all(
-                            isinstance(a, ast.Constant) and type(a.value) is int
-                            for a in n.args):  # (a mean's count: np.maximum(64, 1))
-                    pick = max if name == "maximum" else min
-                    return syntax.parse(f"np.{out[1].name}({pick(a.value for a in n.args)})",
-                                        mode="eval").body
+                if name in _LITERAL_UFUNCS and rw.on("shapes") and out and out[0] == () \
+                        and isinstance(n.func, ast.Attribute) and not n.keywords:
+                    folded = literal_call(name, n.args, out[1])
+                    if folded is not None:
+                        return folded
                 if name in ("zeros_like", "ones_like") and len(n.args) == 1 and \
                         not n.keywords and out and out[0] and rw.on("shapes") and \
                         isinstance(n.func, ast.Attribute):
@@ -393,6 +399,15 @@ class _Rewriter:
                         summed._k = n._k  # type: ignore[attr-defined]  # the same value
                         return self.visit_Call(summed) if isinstance(summed, ast.Call) \
                             else summed
+                return n
+
+            def visit_Subscript(self, n: ast.Subscript) -> ast.AST:
+                # q_shape[1] of q_shape = (32, 16), bound once and never written into
+                self.generic_visit(n)
+                if isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and \
+                        isinstance(n.slice, ast.Constant) and rw.on("shapes"):
+                    return literal_item(rw.fn, rw.binds, rw.mutated, n.value.id,
+                                        n.slice.value, at) or n
                 return n
 
             def visit_BinOp(self, n: ast.BinOp) -> ast.AST:
@@ -586,6 +601,10 @@ class _Rewriter:
                         identity or (target not in self.mutated
                                      and value.id not in self.mutated)):
                     self.alias[target] = value  # later reads use the operand directly
+                    continue
+                if once and isinstance(value, ast.Constant) and type(value.value) is int \
+                        and target not in self.mutated and self.on("shapes"):
+                    self.alias[target] = value  # (a shape's item: q_shape_1 = 16)
                     continue
                 if value is not stmt.value:
                     stmt = ast.copy_location(

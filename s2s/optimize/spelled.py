@@ -106,3 +106,50 @@ def spell_shaped(name: str, args: list[ast.expr], fact: Callable[[ast.AST], Any]
     if name == "matrix_transpose" and len(args) == 1 and len(facts[0][0]) == 2:
         return ast.Attribute(args[0], "T", ast.Load())
     return None
+
+
+# elementwise NumPy functions whose value at literal numbers is computed once
+_LITERAL_UFUNCS = frozenset({"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tanh",
+                             "cbrt", "reciprocal", "maximum", "minimum"})
+
+
+def literal_call(name: str, args: list[ast.expr], dtype: np.dtype) -> ast.expr | None:
+    """``np.sqrt(16)`` (an elementwise function of int or float literals, ``np.`` as
+    the emitted code spells it) as the number it is, ``np.float64(4.0)``, in the
+    result's NumPy type ``dtype`` (a fact: a NumPy scalar is not weak; a mean's count
+    ``np.maximum(64, 1)`` is ``np.int64(64)``); None where the value is not finite or
+    NumPy warns computing it (the call would warn each time)."""
+    if dtype.kind not in "fi" or not args or not all(
+            isinstance(a, ast.Constant) and type(a.value) in (int, float) for a in args):
+        return None
+    try:
+        with np.errstate(all="raise"):
+            value = getattr(np, name)(*(a.value for a in args))
+    except (FloatingPointError, TypeError, ValueError, OverflowError):
+        return None
+    if not isinstance(value, np.generic) or value.dtype != dtype or not np.isfinite(value):
+        return None
+    number = float(value) if dtype.kind == "f" else int(value)
+    return ast.Call(ast.Attribute(ast.Name("np", ast.Load()), dtype.name, ast.Load()),
+                    [ast.Constant(number)], [])
+
+
+def literal_item(fn: ast.FunctionDef, binds: dict[str, list[int]], mutated: set[str],
+                 name: str, index: Any, at: int) -> ast.expr | None:
+    """Item ``index`` of the tuple of number literals ``name`` is bound to, once in
+    the function (top level, before statement ``at``) and never written into
+    (``binds``: each name's binding statements; ``mutated``: names written into);
+    else None: ``q_shape[1]`` of ``q_shape = (32, 16)`` is ``16``."""
+    found = binds.get(name)
+    if not found or len(found) != 1 or found[0] >= at or name in mutated or \
+            type(index) is not int:
+        return None
+    stmt = fn.body[found[0]]
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Tuple)
+            and -len(stmt.value.elts) <= index < len(stmt.value.elts)):
+        return None
+    item = stmt.value.elts[index]
+    if isinstance(item, ast.Constant) and type(item.value) in (int, float):
+        return ast.Constant(item.value)
+    return None
