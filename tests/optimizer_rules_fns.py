@@ -69,3 +69,29 @@ def picked_sub(logits, label):
 def picked_twice(logits, i, j):
     shifted = logits - np.max(logits)
     return np.log(np.sum(np.exp(shifted))) - shifted[i] - 0.5 * shifted[j]
+
+
+def gates(w, xs):
+    h = np.zeros(w.shape[1])
+    for t in range(3):
+        s = 1.0 / (1.0 + np.exp(-(xs[t] @ w + h)))
+        h = s * np.tanh(h + 1.0)
+    return np.sum(h**2)
+
+
+def logdet(a):
+    return np.linalg.slogdet(a @ a.T + np.eye(3))[1]
+
+
+def picked_rows(logits, y):
+    shifted = logits - np.max(logits, axis=1, keepdims=True)
+    logp = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    return -np.mean(logp[np.arange(logits.shape[0]), y])
+
+
+def row_mean(x):
+    return np.sum(np.mean(x, axis=1) ** 2)
+
+
+def scaled_rows(q):
+    return np.sum(np.tanh(q / np.sqrt(q.shape[1])))

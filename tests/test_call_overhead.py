@@ -162,3 +162,37 @@ def test_a_vmapped_function_on_jax_dispatches_on_jax_fast_path(monkeypatch):
     for _ in range(5):
         np.testing.assert_allclose(np.asarray(f(w, x, y)), want, rtol=1e-12)
     assert not slow
+
+
+SCALES = np.ones(3)
+
+
+def per_example(w, x, y):
+    return np.log1p(np.exp(-y * (x @ (w * SCALES)))) + OFFSET * np.sum(w**2)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_vmapped_gradients_hot_path_follows_values_constants_and_dtypes(
+        dtype, monkeypatch):
+    """``Vmapped.__call__``'s hot path (after the shapes specialized): JAX's values at
+    the 1st, 3rd and 10th call with values changing, in the inputs' dtype, results the
+    caller may write into, and a module constant or array rebound (another shape too)
+    between calls is read."""
+    g = s2s.vmap(s2s.grad(per_example), in_axes=(None, 0, 0))
+    rng = np.random.default_rng(0)
+    for call in range(12):
+        if call == 5:
+            monkeypatch.setitem(per_example.__globals__, "OFFSET", -2.0)
+        if call == 8:
+            monkeypatch.setitem(per_example.__globals__, "SCALES", np.full(3, 0.5))
+        w = rng.normal(size=3).astype(dtype)
+        x, y = rng.normal(size=(6, 3)).astype(dtype), rng.choice([-1.0, 1.0], 6).astype(dtype)
+        got = g(w, x, y)
+        scales, offset = per_example.__globals__["SCALES"], per_example.__globals__["OFFSET"]
+        want = jax.vmap(jax.grad(twin(per_example, SCALES=jnp.asarray(scales),
+                                      OFFSET=offset)), in_axes=(None, 0, 0))(w, x, y)
+        assert type(got) is np.ndarray and got.dtype == dtype and got.shape == (6, 3)
+        tol = 1e-5 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(got, np.asarray(want), rtol=tol, atol=tol)
+        got[...] = 99.0  # the caller writes into a result: later ones are unaffected
+    assert g._hot  # the hot path was taken

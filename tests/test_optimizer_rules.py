@@ -39,9 +39,9 @@ def iadd(x, i, v):
 def _namespace(case: dict, dtype, rng, special: bool) -> dict:
     ns = {"np": np, "unbroadcast": runtime.unbroadcast, "grad_seed": runtime.grad_seed,
           "matmul_rhs_bar": runtime.matmul_rhs_bar, "matmul_lhs_bar": runtime.matmul_lhs_bar,
-          "add_at": add_at, "iadd": iadd}
+          "add_at": add_at, "iadd": iadd, "rhs_columns": runtime.rhs_columns}
     for name, shape in case.items():
-        if shape == "index":
+        if shape in ("index", "labels", "row labels"):
             continue
         x = (rng.uniform(0.5, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape))
         if special and x.size > 1:
@@ -51,6 +51,12 @@ def _namespace(case: dict, dtype, rng, special: bool) -> dict:
     for name, shape in case.items():
         if shape == "index":
             ns[name] = int(rng.integers(0, ns["x"].shape[0]))
+        if shape == "labels":  # (repeated, and negative: an element picked twice)
+            n = ns["x"].shape[0]
+            ns[name] = rng.integers(-n, n, size=n + 2)
+        if shape == "row labels":  # one column of each row (negative ones too)
+            n, m = ns["x"].shape
+            ns[name] = rng.integers(-m, m, size=n)
     return ns
 
 
@@ -98,12 +104,17 @@ ARGS = {
     "matvec": (R.normal(size=(4, 5)), R.normal(size=5)),
     "vecmat": (R.normal(size=5), R.normal(size=(5, 3))),
     "dot": (R.normal(size=4), R.normal(size=4)),
+    "logdet": (R.normal(size=(3, 3)),),
+    "picked_rows": (R.normal(size=(4, 3)), np.array([0, 2, 1, 2])),
+    "row_mean": (R.normal(size=(4, 3)),),
+    "scaled_rows": (R.normal(size=(3, 16)),),
 }
 ARGNUMS = {"row_bias": (0, 1), "matvec": (0, 1), "vecmat": (0, 1), "dot": (0, 1)}
 WITNESSED = [r for r in RULES if r.witness]
 DEFAULT = {"an unbroadcast is the sums it does", "a dot product's cotangents",
            "a scalar spread by expand_dims folds into a scalar",
-           "a mean's seed is a scalar times the cotangent"}
+           "a mean's seed is a scalar times the cotangent",
+           "a complex value with a zero imaginary part, read for its real part, is real"}
 
 
 def _specialized(name: str, off: str, monkeypatch) -> tuple[str, list, str]:
@@ -246,3 +257,53 @@ def test_the_page_is_the_tables() -> None:
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "optimizer_rules_doc.py"),
                            "--check"], capture_output=True, text=True)
     assert done.returncode == 0, "run: python tools/optimizer_rules_doc.py"
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_rules_a_nodes_facts_settle_apply_in_loop_bodies(dtype, monkeypatch) -> None:
+    """In a loop's body (a sigmoid gate over a Python loop): the matrix-vector
+    cotangents are spelled for their ranks and the cotangent's two negations cancel;
+    the values are JAX's at calls 1-3 (float64 and float32), and with the passes off
+    the helpers and the negations are back."""
+    jax = pytest.importorskip("jax")
+    from support import jax_twin
+
+    rng = np.random.default_rng(2)
+    w, xs = rng.normal(size=(4, 3)).astype(dtype), rng.normal(size=(3, 4)).astype(dtype)
+    want = jax.grad(jax_twin(F).gates)(w, xs)
+    for off, present in (("", False), ("matmul,signs", True)):
+        monkeypatch.setenv("S2S_PASSES_OFF", off)
+        g = s2s.grad(F.gates)
+        for _ in range(3):
+            got = g(w, xs)
+            assert got.dtype == dtype
+            np.testing.assert_allclose(got, np.asarray(want), rtol=1e-5 if dtype ==
+                                       np.float32 else 1e-12, atol=1e-6)
+        body = g.specialized_source.split("def ", 1)[1]
+        assert ("matmul_rhs_bar(" in body) is present, body
+        assert ("-(-" in body) is present, body
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_row_sum_of_one_pick_per_row_is_not_done(dtype, monkeypatch) -> None:
+    """Integer-label cross-entropy (``logp[np.arange(n), y]``): the sum over each row
+    of the picked cotangent is the picked value, so the specialized code does not sum
+    it (and does with the accumulate pass off); JAX's values at calls 1-3 with labels
+    repeated across rows and negative (wrapping), float64 and float32."""
+    jax = pytest.importorskip("jax")
+    from support import jax_twin
+
+    rng = np.random.default_rng(4)
+    logits = (rng.normal(size=(6, 4)) * 3).astype(dtype)
+    for y in (np.array([0, 3, 3, -1, 2, -4]), np.array([1, 1, 1, 1, 1, 1])):
+        want = jax.grad(jax_twin(F).picked_rows)(logits, y)
+        for off, summed in (("", False), ("accumulate", True)):
+            monkeypatch.setenv("S2S_PASSES_OFF", off)
+            g = s2s.grad(F.picked_rows)
+            for _ in range(3):
+                got = g(logits, y)
+                assert got.dtype == dtype
+                np.testing.assert_allclose(got, np.asarray(want), rtol=1e-5 if dtype ==
+                                           np.float32 else 1e-12, atol=1e-6)
+            body = g.specialized_source.split("def ", 1)[1]
+            assert ("logp_bar.sum(" in body) is summed, body

@@ -21,14 +21,30 @@ from .arguments import _leaves
 
 def input_dtype(args: tuple, argnums: Any) -> np.dtype | None:
     """The one narrow floating dtype of the differentiated inputs, or None."""
+    # (called on every call of a vmapped or jvp'd gradient: a plain array's dtype is
+    # read directly, np.result_type costs a microsecond a leaf)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    found = {np.result_type(leaf) for i in nums if -len(args) <= i < len(args)
-             for leaf in _leaves(args[i]) if hasattr(leaf, "dtype")
-             and np.result_type(leaf).kind in "fc"}
-    if len(found) != 1:
+    found = None
+    for i in nums:
+        if not -len(args) <= i < len(args):
+            continue
+        arg = args[i]
+        for leaf in ((arg,) if type(arg) is np.ndarray else _leaves(arg)):
+            if type(leaf) is np.ndarray:
+                dtype = leaf.dtype
+            elif hasattr(leaf, "dtype"):
+                dtype = np.result_type(leaf)
+            else:
+                continue
+            if dtype.kind not in "fc":
+                continue
+            if found is None:
+                found = dtype
+            elif dtype != found:
+                return None  # two floating dtypes: none is the inputs' one
+    if found is None:
         return None
-    dtype = found.pop()
-    return dtype if dtype.itemsize < (16 if dtype.kind == "c" else 8) else None
+    return found if found.itemsize < (16 if found.kind == "c" else 8) else None
 
 
 def cast_down(tree: Any, dtype: np.dtype) -> Any:
@@ -71,8 +87,20 @@ def through(fn: Any, args: tuple, result: Any) -> Any:
     """``result`` of ``fn`` (a jacrev), or of a transform of ``fn`` whose results have
     ``fn``'s structure (vmap's, jvp's, jacfwd's), with the gradients in its inputs'
     dtype; anything else as it is."""
+    down = target(fn, args)
+    return result if down is None else _at(result, down[0], down[1])
+
+
+def target(fn: Any, args: tuple) -> tuple[int | None, np.dtype] | None:
+    """``(index, dtype)``: where ``through`` casts the results of ``fn``'s transforms
+    called with ``args`` and to what, or None where it leaves them as they are."""
     part = _gradient_part(fn)
     if part is None:
-        return result
+        return None
     dtype = input_dtype(args, part[0])
-    return result if dtype is None else _at(result, part[1], dtype)
+    return None if dtype is None else (part[1], dtype)
+
+
+def cast_at(down: tuple[int | None, np.dtype] | None, result: Any) -> Any:
+    """``result`` cast as ``target`` said (``through`` in two steps)."""
+    return result if down is None else _at(result, down[0], down[1])

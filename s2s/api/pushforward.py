@@ -83,8 +83,10 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     """
     result = _jvp(fun, primals, tangents, has_aux)
     if isinstance(primals, (tuple, list)):  # (of a gradient: in its inputs' dtype)
-        fixed = tuple(dtypes_down.through(fun, tuple(primals), r) for r in result[:2])
-        result = fixed + tuple(result[2:])
+        down = dtypes_down.target(fun, tuple(primals))
+        if down is not None:
+            result = tuple(dtypes_down.cast_at(down, r) for r in result[:2]) + \
+                tuple(result[2:])
     return result
 
 

@@ -15,6 +15,7 @@ from ..primitives import registry
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import callables, dtypes_down, methods, records, signatures
+from .located import reraise_located
 from .transformed import (
     _LOCK,
     Transformed,
@@ -205,6 +206,9 @@ class Vmapped(Transformed):
         self._pending: dict[Any, str] = {}  # shapes called once -> their code's text
         self._spec_text: str | None = None
         self._axes: tuple = ()
+        # plain-array arguments' (shape, dtype) -> (the key of _fast/_guards, its guard,
+        # its specialized code, the dtype cast of its results): __call__'s hot path
+        self._hot: dict[tuple, tuple[Any, tuple, Callable, Any]] = {}
 
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
               argnums: Any, tuple_out: Any) -> None:
@@ -273,7 +277,34 @@ class Vmapped(Transformed):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # (a vmapped gradient's in its inputs' dtype: dtypes_down)
-        return dtypes_down.through(self.inner, args, super().__call__(*args, **kwargs))
+        hot = None
+        if not kwargs and self._hot:
+            try:
+                hot = self._hot.get(tuple([(a.shape, a.dtype.char) for a in args
+                                           if type(a) is np.ndarray]))
+            except AttributeError:
+                hot = None
+        if hot is not None and len(hot[0][0]) == len(args):
+            # the checks _call's fast path makes, without building its key again
+            key, guard, fn, down = hot
+            if self._guards.get(key) is guard and key[1] is self.in_axes and \
+                    key[2] is self.out_axes and self._compiled and guard[0].same() \
+                    and self._rules_generation == registry.generation():
+                signatures.read_free_names(fn)
+                try:
+                    out = _none_for_nones(fn(*args))
+                except ValueError as err:
+                    reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
+                out = out if guard[3] else _unshared(out, args, fn)
+                return dtypes_down.cast_at(down, self._outputs(out))
+        out = dtypes_down.through(self.inner, args, super().__call__(*args, **kwargs))
+        if not kwargs and all(type(a) is np.ndarray for a in args):
+            key = _shape_key(args, self.in_axes, self.out_axes)
+            guard = self._guards.get(key) if key is not None else None
+            if guard is not None and self._fast.get(key) is not guard[1]:
+                self._hot[tuple((a.shape, a.dtype.char) for a in args)] = (
+                    key, guard, self._fast[key], dtypes_down.target(self.inner, args))
+        return out
 
     def plan(self, args: tuple, kwargs: dict | None = None) -> tuple[str, Callable]:
         """``(text, fn)``: the batched code a call with these arguments runs, without

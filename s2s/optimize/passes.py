@@ -266,3 +266,157 @@ def dead_code(fn: ast.FunctionDef) -> None:
                  and isinstance(n.ctx, ast.Load)}
         kept.append(stmt)
     fn.body = kept[::-1]
+
+
+def cancel_negations(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
+    """``-((-a) * b / c)`` is ``a * b / c``: the two negations cancel, and
+    ``((-a) * b).sum(axis)`` and ``(-a).sum(axis)`` are ``-(a * b).sum(axis)`` and
+    ``-a.sum(axis)`` (numbers negated, not every element): exact, negation commutes with rounding, where ``a`` is floating (a
+    fact: ``-True`` raises).  Also ``(a, b)[1]`` is ``b``.  Run after single uses are
+    inlined, where a cotangent's sign meets its use's, and a tuple of cotangents its
+    reader."""
+
+    def unsigned(node: ast.AST) -> ast.expr | None:
+        """``node``, a product/quotient chain whose leftmost factor is negated, without
+        that negation (rewritten in place); None (and unchanged) otherwise."""
+        chain, inner = [], node
+        while isinstance(inner, ast.BinOp) and isinstance(inner.op, (ast.Mult, ast.Div)):
+            chain.append(inner)
+            inner = inner.left
+        f = fact(inner.operand) if isinstance(inner, ast.UnaryOp) and isinstance(
+            inner.op, ast.USub) else None
+        if f is None or not isinstance(f[1], np.dtype) or f[1].kind not in "fc":
+            return None
+        if not chain:
+            return inner.operand
+        chain[-1].left = inner.operand
+        return node  # type: ignore[return-value]
+
+    class Cancel(ast.NodeTransformer):
+        def visit_Subscript(self, n: ast.Subscript) -> ast.AST:
+            # (a, b)[1] is b (inlining makes them): the other items are pure (dead code)
+            self.generic_visit(n)
+            items, at = n.value, n.slice
+            if not (isinstance(n.ctx, ast.Load) and isinstance(items, ast.Tuple) and
+                    isinstance(at, ast.Constant) and type(at.value) is int and
+                    -len(items.elts) <= at.value < len(items.elts)) or any(
+                    isinstance(e, ast.Starred) or isinstance(m, ast.Call) and
+                    call_name(m) in MUTATORS for e in items.elts for m in ast.walk(e)):
+                return n
+            return items.elts[at.value]
+
+        def visit_UnaryOp(self, n: ast.UnaryOp) -> ast.AST:
+            self.generic_visit(n)
+            if isinstance(n.op, ast.USub) and isinstance(n.operand, ast.BinOp):
+                return unsigned(n.operand) or n
+            return n
+
+        def visit_Call(self, n: ast.Call) -> ast.AST:
+            self.generic_visit(n)
+            x = _summed(n)
+            if x is None or any(k.arg not in ("axis", "keepdims") for k in n.keywords):
+                return n
+            inner = unsigned(x) if isinstance(x, ast.BinOp) else None
+            if isinstance(x, ast.UnaryOp) and isinstance(x.op, ast.USub):
+                f = fact(x.operand)  # (np.sum(-x) without keywords: the fold did it)
+                if f is not None and isinstance(f[1], np.dtype) and f[1].kind in "fc":
+                    inner = x.operand
+            if inner is None:
+                return n
+            if n.args:
+                n.args = [inner]
+            else:
+                n.func.value = inner  # type: ignore[attr-defined]
+            return ast.UnaryOp(ast.USub(), n)
+
+    Cancel().visit(fn)
+
+
+_ROW_AXES = (1, -1, (1,), (-1,))
+
+
+def _arange_rows(fn: ast.FunctionDef, node: ast.AST) -> bool:
+    """Is ``node`` ``np.arange(n)`` (values 0..n-1: distinct, none negative), or a name
+    bound once in the function to it and never written into?"""
+    if isinstance(node, ast.Name):
+        binds = [s for s in ast.walk(fn) if isinstance(s, (ast.Assign, ast.AugAssign,
+                                                           ast.For, ast.AnnAssign))
+                 and any(isinstance(t, ast.Name) and t.id == node.id
+                         for t in ast.walk(s.target if not isinstance(s, ast.Assign)
+                                           else ast.Tuple(s.targets, ast.Store())))]
+        if len(binds) != 1 or not isinstance(binds[0], ast.Assign) or \
+                len(binds[0].targets) != 1 or any(node.id in _written(s) for s in fn.body):
+            return False
+        node = binds[0].value
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        isinstance(node.func.value, ast.Name) and node.func.value.id == "np" and \
+        node.func.attr == "arange" and len(node.args) == 1 and not node.keywords and \
+        not isinstance(node.args[0], ast.Starred)
+
+
+def row_sums(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
+    """``z = np.zeros((n, m)); np.add.at(z, (np.arange(n), y), s)`` (the cotangent of
+    ``x[np.arange(n), y]``, ``s`` 0-d of z's dtype) holds ``s`` once in every row, so
+    a sum of ``z`` over its second axis is ``s`` in every row: the sum is not done
+    where ``s`` in its place leaves the shape of what reads it unchanged (an operand
+    of an operator whose other operand has the result's shape).  Exact: ``s`` plus
+    zeros (but for the sign of a zero ``s``)."""
+    body = fn.body
+    for k, stmt in enumerate(body[:-1]):
+        write = body[k + 1]
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Call)
+                and call_name(stmt.value) == "zeros" and isinstance(write, ast.Expr) and
+                isinstance(write.value, ast.Call) and call_name(write.value) == "at" and
+                len(write.value.args) == 3 and not write.value.keywords):
+            continue
+        z, out = stmt.targets[0].id, fact(stmt.value)
+        buf, idx, s = write.value.args
+        if out is None or len(out[0]) != 2 or not (isinstance(buf, ast.Name) and buf.id == z)\
+                or not isinstance(idx, ast.Tuple) or len(idx.elts) != 2 or \
+                scalar_of(s, fact) != out[1] or not _arange_rows(fn, idx.elts[0]):
+            continue
+        fy = fact(idx.elts[1])
+        fr = fact(idx.elts[0])
+        if fy is None or fr is None or fy[0] != (out[0][0],) or fr[0] != (out[0][0],) or \
+                not isinstance(fy[1], np.dtype) or fy[1].kind not in "iu":
+            continue
+        rest = body[k + 2:]
+        reads = {n.id for n in ast.walk(s) if isinstance(n, ast.Name)}
+        if any(z in _written(r) for r in rest) or any(
+                isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and
+                (n.id == z or n.id in reads) for r in rest for n in ast.walk(r)):
+            continue
+        for r in rest:
+            parent = {id(c): p for p in ast.walk(r) for c in ast.iter_child_nodes(p)}
+            for node in list(ast.walk(r)):
+                x = _summed(node)
+                if not (isinstance(x, ast.Name) and x.id == z and node.keywords and all(
+                        kw.arg in ("axis", "keepdims") for kw in node.keywords)):
+                    continue
+                try:
+                    kws = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords}
+                except ValueError:
+                    continue
+                if kws.get("axis") in _ROW_AXES and _shape_kept(node, parent, fact):
+                    _replace_nodes(fn, {id(node): copy.deepcopy(s)})
+
+
+def _shape_kept(node: ast.AST, parent: dict[int, ast.AST],
+                fact: Callable[[ast.AST], Any]) -> bool:
+    """Does the value ``node`` is an operand in keep its shape and dtype whatever the
+    (broadcastable, same dtype) shape of ``node``: is there, up through negations and
+    arithmetic, an operator whose other operand has that operator's result's shape?"""
+    child, up = node, parent.get(id(node))
+    while isinstance(up, ast.UnaryOp) and isinstance(up.op, ast.USub):
+        child, up = up, parent.get(id(up))
+    while isinstance(up, ast.BinOp) and isinstance(up.op, (ast.Add, ast.Sub, ast.Mult,
+                                                           ast.Div)):
+        other = up.right if up.left is child else up.left
+        fo, fu = fact(other), fact(up)
+        if fo is not None and fu is not None and fo[0] == fu[0]:
+            return True
+        child, up = up, parent.get(id(up))
+        while isinstance(up, ast.UnaryOp) and isinstance(up.op, ast.USub):
+            child, up = up, parent.get(id(up))
+    return False

@@ -82,6 +82,29 @@ RULES: tuple[Rule, ...] = (
     Rule("size, shape and ndim of a known shape are literals", "shapes",
          "(np.size(x), np.shape(x), np.ndim(x))", "(6, (2, 3), 2)",
          "shape(x) == (2, 3) (a fact)", ({"x": (2, 3)},), "mean_square", "np.size("),
+    Rule("a vector right-hand side's columns are its items", "shapes",
+         "rhs_columns(v, b)", "v[..., None]", "b 1-D, v at least 1-D (facts: an array)",
+         ({"v": (3,), "b": (3,)}, {"v": (2, 3), "b": (3,)}, {"v": (0,), "b": (0,)}),
+         "", ""),
+    Rule("a matrix right-hand side is its own columns", "shapes", "rhs_columns(v, b)",
+         "v", "b not 1-D (a fact)", ({"v": (3, 2), "b": (3, 2)}, {"v": (2, 3, 2),
+                                                                  "b": (2, 3, 2)},
+                                     {"v": (), "b": ()}), "", ""),
+    Rule("a matrix's matrix_transpose is its .T", "shapes", "np.matrix_transpose(x)",
+         "x.T", "x 2-D (a fact)", ({"x": (2, 3)}, {"x": (0, 3)}, {"x": (1, 1)}),
+         "logdet", "matrix_transpose("),
+    Rule("an item of a literal tuple is the literal", "shapes", "(32, 16)[1] * x",
+         "16 * x", "the tuple a name's value, bound once in the function and never "
+         "written into (q_shape = (32, 16) from the shape's fact); an int item bound "
+         "to a name is read as the literal itself", ({"x": (3,)}, {"x": ()}), "", ""),
+    Rule("an elementwise function of number literals is its value", "shapes",
+         "np.sqrt(16) * x", "np.double(4.0) * x",
+         "sqrt/exp/log/log1p/expm1/sin/cos/tanh/cbrt/reciprocal/maximum/minimum of int or "
+         "float literals, "
+         "the value finite and computed without a NumPy warning, in the result's NumPy "
+         "type (a fact: a NumPy scalar is not weak)", ({"x": (3,)}, {"x": (0, 2)},
+                                                      {"x": ()}),
+         "scaled_rows", "= np.sqrt("),
     Rule("zeros_like of a known shape needs no argument", "shapes", "np.zeros_like(x)",
          "np.zeros((2, 3), dtype=np.float64)", "shape(x) == (2, 3), float64 (a fact)",
          ({"x": (2, 3)},), "picked", "zeros_like("),
@@ -118,6 +141,56 @@ RULES: tuple[Rule, ...] = (
     Rule("a minus sign moves out of a sum", "signs", "np.sum(-x)", "-np.sum(x)",
          "none: exact in IEEE arithmetic (negation commutes with rounding)",
          ({"x": (4,)}, {"x": (0,)}, {"x": (2, 3)}), "", ""),
+    Rule("add.at spreads a scalar itself", "fixups",
+         "add_at(x, i, np.broadcast_to(s, np.shape(x[i])))", "add_at(x, i, s)",
+         "s 0-d of x's dtype, the index integer arrays, the broadcast's shape what x[i] "
+         "selects " + _FACTS + ": the same value added at the same places, in the same "
+         "order (ufunc.at reads a broadcast array on its slow path)",
+         ({"x": (5,), "s": (), "i": "labels"}, {"x": (4, 3), "s": (), "i": "labels"},
+          {"x": (3, 0), "s": (), "i": "labels"}), "picked_rows", "broadcast_to("),
+    Rule("a row sum of one pick per row is the picked value", "accumulate",
+         "add_at(np.zeros_like(x), (np.arange(np.shape(x)[0]), i), s)"
+         ".sum(axis=1, keepdims=True) * x", "s * x",
+         "the zeros 2-D, the rows np.arange(n) (a name bound once to it, never written "
+         "into), i an integer array of shape (n,), s 0-d of the zeros' dtype " + _FACTS +
+         "; the sum an operand of an operator whose other operand has the result's shape "
+         "(so a scalar in its place changes no shape); exact: s plus zeros",
+         ({"x": (4, 3), "s": (), "i": "row labels"}, {"x": (1, 1), "s": (), "i": "row labels"},
+          {"x": (0, 3), "s": (), "i": "row labels"}), "", ""),
+    Rule("a negation of a negated factor cancels", "signs", "-((-x) * y / z)",
+         "x * y / z", "x floating (a fact: -True raises); exact in IEEE arithmetic "
+         "(negation commutes with rounding); applied after single uses are inlined, in "
+         "loop bodies too", ({"x": (3,), "y": (3,), "z": (3,)},
+                             {"x": (2, 3), "y": (3,), "z": ()},
+                             {"x": (0,), "y": (0,), "z": (0,)}, {"x": (), "y": (), "z": ()}),
+         "", ""),
+    Rule("a negated factor's sign moves out of a sum", "signs", "((-x) * y).sum(axis=0)",
+         "-(x * y).sum(axis=0)", "x floating (a fact); the sum's keywords only axis and "
+         "keepdims; exact (negation commutes with rounding)",
+         ({"x": (2, 3), "y": (3,)}, {"x": (0, 3), "y": (3,)}, {"x": (1, 1), "y": ()}),
+         "", ""),
+    Rule("a negation moves out of a sum over axes", "signs", "(-x).sum(axis=1, keepdims=True)",
+         "-x.sum(axis=1, keepdims=True)", "x floating (a fact); the sum's keywords only "
+         "axis and keepdims; exact (negation commutes with rounding)",
+         ({"x": (2, 3)}, {"x": (2, 0)}, {"x": (0, 3)}), "", ""),
+    Rule("a maximum of integer literals is a literal", "shapes", "np.maximum(64, 1)",
+         "np.int64(64)", "both arguments int literals, the result a 0-d integer (a "
+         "fact; of its type: a NumPy integer is not a weak Python int); as the next rule",
+         ({},),
+         "row_mean", "np.maximum("),
+    Rule("an item of a tuple display is the item", "signs", "(np.sin(x), y)[1]", "y",
+         "a literal index in range; no other item calls a function that writes into an "
+         "array (the others are dead code)", ({"x": (3,), "y": (2,)}, {"x": (0,), "y": ()}),
+         "", ""),
+    Rule("a complex value with a zero imaginary part, read for its real part, is real",
+         "fixups", "unbroadcast(np.expand_dims(np.real(g) + 1j * np.imag(s), (-2, -1)) "
+         "* m, like)", "np.expand_dims(g, (-2, -1)) * m",
+         "g, s, m, like real (facts), so np.imag(s) is zero; the complex name is bound "
+         "once and every read is one product with a real m inside an unbroadcast to a "
+         "real operand of the product's shape ((r + 0j) * m has real part r * m - 0 * 0)",
+         ({"g": (), "s": (), "m": (3, 3), "like": (3, 3)},
+          {"g": (2,), "s": (2,), "m": (2, 3, 3), "like": (2, 3, 3)},
+          {"g": (), "s": (), "m": (0, 0), "like": (0, 0)}), "logdet", "1j *"),
     Rule("a sum over all axes of an array is its method", "methods", "np.sum(x)",
          "x.sum()", "x has at least one axis (a fact: then it is an ndarray)",
          ({"x": (4,)}, {"x": (2, 0)}), "picked", "np.sum("),

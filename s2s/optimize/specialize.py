@@ -50,14 +50,26 @@ from .calls import MAY_ALIAS, MUTATORS, call_name, same_kinds
 from .egraph_pass import egraph_simplify, inline_single_uses
 from .passes import (
     accumulate,
+    cancel_negations,
     dead_code,
     methods,
+    row_sums,
     scalar_of,
     static_range,
     straight,
     trim_tapes,
 )
+from .realpart import real_parts
 from .signature_facts import signature_facts
+from .spelled import (
+    _LITERAL_UFUNCS,
+    _matmul_bar,
+    _sum_to,
+    literal_call,
+    literal_item,
+    spell_shaped,
+    spread_value,
+)
 from .subexpr import share_subexpressions
 from .terms import summed as _summed
 from .zero import drop_zero_cotangents, zero_cotangents
@@ -194,6 +206,52 @@ def _literal(value: float) -> ast.expr:
     return ast.Constant(value)
 
 
+def _known(facts: dict[int, Any], node: ast.AST) -> Any:
+    """The (shape, dtype) fact of ``node``'s value, or None."""
+    k = getattr(node, "_k", None)
+    f = facts.get(k) if k is not None else None
+    return None if f is None or f[0] == "other" else f
+
+
+def _mutated_names(fn: ast.FunctionDef) -> set[str]:
+    """Names whose array something writes into (a name bound to such a value
+    is never replaced by another name: that would share the buffer)."""
+    out: set[str] = set()
+
+    def base(t: ast.AST) -> None:
+        if isinstance(t, (ast.Subscript, ast.Attribute)):
+            while isinstance(t, (ast.Subscript, ast.Attribute)):
+                t = t.value
+            if isinstance(t, ast.Name):
+                out.add(t.id)
+
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                base(t)
+        elif isinstance(node, ast.AugAssign):
+            base(node.target)
+            if isinstance(node.target, ast.Name):
+                out.add(node.target.id)
+        elif isinstance(node, ast.Call) and call_name(node) in MUTATORS:
+            for a in node.args[:1]:
+                if isinstance(a, ast.Name):
+                    out.add(a.id)
+            if isinstance(node.func, ast.Attribute) and isinstance(
+                    node.func.value, ast.Name):
+                out.add(node.func.value.id)
+    return out
+
+
+def _last_binding(fn: ast.FunctionDef) -> dict[str, int]:
+    last: dict[str, int] = {}
+    for i, stmt in enumerate(fn.body):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                last[node.id] = i
+    return last
+
+
 class _Rewriter:
     def __init__(self, fn: ast.FunctionDef, facts: dict[int, Any],
                  off: frozenset[str] = frozenset()) -> None:
@@ -202,8 +260,8 @@ class _Rewriter:
         self.facts = facts
         self.fill: dict[str, _Fill] = {}
         self.alias: dict[str, ast.expr] = {}
-        self.mutated = self._mutated_names()
-        self.last_bind = self._last_binding()
+        self.mutated = _mutated_names(fn)
+        self.last_bind = _last_binding(fn)
         self.cse: dict[str, str] = {}  # ast.dump of a pure value -> the name holding it
         self.cse_held: dict[str, list[str]] = defaultdict(list)  # name -> its cse keys
         # a name bound to np.broadcast_to(inner, shape) -> (inner, where it was bound)
@@ -219,46 +277,7 @@ class _Rewriter:
         return name not in self.off
 
     def fact(self, node: ast.AST) -> Any:
-        k = getattr(node, "_k", None)
-        f = self.facts.get(k) if k is not None else None
-        return None if f is None or f[0] == "other" else f
-
-    def _mutated_names(self) -> set[str]:
-        """Names whose array something writes into (a name bound to such a value
-        is never replaced by another name: that would share the buffer)."""
-        out: set[str] = set()
-
-        def base(t: ast.AST) -> None:
-            if isinstance(t, (ast.Subscript, ast.Attribute)):
-                while isinstance(t, (ast.Subscript, ast.Attribute)):
-                    t = t.value
-                if isinstance(t, ast.Name):
-                    out.add(t.id)
-
-        for node in ast.walk(self.fn):
-            if isinstance(node, ast.Assign):
-                for t in node.targets:
-                    base(t)
-            elif isinstance(node, ast.AugAssign):
-                base(node.target)
-                if isinstance(node.target, ast.Name):
-                    out.add(node.target.id)
-            elif isinstance(node, ast.Call) and call_name(node) in MUTATORS:
-                for a in node.args[:1]:
-                    if isinstance(a, ast.Name):
-                        out.add(a.id)
-                if isinstance(node.func, ast.Attribute) and isinstance(
-                        node.func.value, ast.Name):
-                    out.add(node.func.value.id)
-        return out
-
-    def _last_binding(self) -> dict[str, int]:
-        last: dict[str, int] = {}
-        for i, stmt in enumerate(self.fn.body):
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                    last[node.id] = i
-        return last
+        return _known(self.facts, node)
 
     # ---- substitution of aliases ----
 
@@ -333,6 +352,16 @@ class _Rewriter:
                         lit = {"size": math.prod(shape), "ndim": len(shape),
                                "shape": shape}[name]
                         return syntax.parse(repr(lit), mode="eval").body
+                if name in ("rhs_columns", "matrix_transpose") and rw.on("shapes") and \
+                        not n.keywords and out is not None:
+                    spelled = spell_shaped(name, n.args, rw.fact)
+                    if spelled is not None:
+                        return spelled
+                if name in _LITERAL_UFUNCS and rw.on("shapes") and out and out[0] == () \
+                        and isinstance(n.func, ast.Attribute) and not n.keywords:
+                    folded = literal_call(name, n.args, out[1])
+                    if folded is not None:
+                        return folded
                 if name in ("zeros_like", "ones_like") and len(n.args) == 1 and \
                         not n.keywords and out and out[0] and rw.on("shapes") and \
                         isinstance(n.func, ast.Attribute):
@@ -348,6 +377,18 @@ class _Rewriter:
                     else:
                         n.func.value = summed.operand  # type: ignore[attr-defined]
                     return ast.UnaryOp(ast.USub(), n)
+                if name in ("matmul_rhs_bar", "matmul_lhs_bar") and len(n.args) == 3 and \
+                        out and not n.keywords and rw.on("matmul"):
+                    # (a node's own facts settle it: in a loop's body too)
+                    g, x1, x2 = (rw.fact(a) for a in n.args)
+                    if g and x1 and x2 and \
+                            out[0] == (x2 if name == "matmul_rhs_bar" else x1)[0] and \
+                            (g[0] != () or g[1] == x1[1] == x2[1] == out[1]):
+                        # (a 0-d cotangent times a vector: one dtype, so NumPy's promotion
+                        # of a Python float cannot make another than the helper's)
+                        found = _matmul_bar(name, len(g[0]), len(x1[0]), len(x2[0]), n.args)
+                        if found is not None:
+                            return found
                 if name in ("unbroadcast", "broadcast_to") and len(n.args) == 2 and out \
                         and rw.on("fixups"):
                     inner = rw.fact(n.args[0])
@@ -358,6 +399,15 @@ class _Rewriter:
                         summed._k = n._k  # type: ignore[attr-defined]  # the same value
                         return self.visit_Call(summed) if isinstance(summed, ast.Call) \
                             else summed
+                return n
+
+            def visit_Subscript(self, n: ast.Subscript) -> ast.AST:
+                # q_shape[1] of q_shape = (32, 16), bound once and never written into
+                self.generic_visit(n)
+                if isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and \
+                        isinstance(n.slice, ast.Constant) and rw.on("shapes"):
+                    return literal_item(rw.fn, rw.binds, rw.mutated, n.value.id,
+                                        n.slice.value, at) or n
                 return n
 
             def visit_BinOp(self, n: ast.BinOp) -> ast.AST:
@@ -448,16 +498,6 @@ class _Rewriter:
                     lit = {"size": math.prod(shape), "ndim": len(shape),
                            "shape": shape}[name]
                     return syntax.parse(repr(lit), mode="eval").body, None, False
-            if name in ("matmul_rhs_bar", "matmul_lhs_bar") and len(args) == 3 and out and \
-                    self.on("matmul"):
-                g, x1, x2 = (self.fact(a) for a in args)
-                if g and x1 and x2 and out[0] == (x2 if name == "matmul_rhs_bar" else x1)[0] \
-                        and (g[0] != () or g[1] == x1[1] == x2[1] == out[1]):
-                    # (a 0-d cotangent times a vector: one dtype, so NumPy's promotion
-                    # of a Python float cannot make another than the helper's)
-                    found = _matmul_bar(name, len(g[0]), len(x1[0]), len(x2[0]), args)
-                    if found is not None:
-                        return found, None, False
         if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
             f = self.fill_of(value.operand)
             if f is not None:
@@ -562,6 +602,10 @@ class _Rewriter:
                                      and value.id not in self.mutated)):
                     self.alias[target] = value  # later reads use the operand directly
                     continue
+                if once and isinstance(value, ast.Constant) and type(value.value) is int \
+                        and target not in self.mutated and self.on("shapes"):
+                    self.alias[target] = value  # (a shape's item: q_shape_1 = 16)
+                    continue
                 if value is not stmt.value:
                     stmt = ast.copy_location(
                         ast.Assign([ast.Name(target, ast.Store())], value), stmt)
@@ -584,6 +628,10 @@ class _Rewriter:
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
                     call_name(stmt.value) == "at" and len(stmt.value.args) == 3:
                 buf, idx, v = stmt.value.args
+                scalar = spread_value(buf, idx, v, self.spread_of(v, i), self.fact) \
+                    if self.on("fixups") else None
+                if scalar is not None:  # add.at spreads a scalar itself
+                    stmt.value.args[2] = v = scalar
                 f = self.fact(idx)
                 if f is not None and f[0] == () and np.issubdtype(f[1], np.integer) and \
                         self.on("addat"):
@@ -591,53 +639,6 @@ class _Rewriter:
                         ast.Subscript(buf, idx, ast.Store()), ast.Add(), v), stmt)
             body.append(stmt)
         self.fn.body = body
-
-
-# a matmul's cotangents (runtime.matmul_lhs_bar/_rhs_bar) spelled for the operands'
-# ranks (the cotangent's, x1's, x2's): what the helper computes, without its reshapes
-_MATMUL_BARS = {
-    ("matmul_rhs_bar", 2, 2, 2): "x1.T @ g", ("matmul_lhs_bar", 2, 2, 2): "g @ x2.T",
-    ("matmul_rhs_bar", 1, 2, 1): "x1.T @ g", ("matmul_lhs_bar", 1, 1, 2): "x2 @ g",
-    ("matmul_rhs_bar", 1, 1, 2): "np.outer(x1, g)", ("matmul_lhs_bar", 1, 2, 1): "np.outer(g, x2)",
-    ("matmul_rhs_bar", 0, 1, 1): "g * x1", ("matmul_lhs_bar", 0, 1, 1): "g * x2",
-}
-
-
-def _matmul_bar(name: str, g: int, x1: int, x2: int, args: list[ast.expr]) -> ast.expr | None:
-    template = _MATMUL_BARS.get((name, g, x1, x2))
-    if template is None:
-        return None
-    names = dict(zip(("g", "x1", "x2"), args))
-
-    class Fill(ast.NodeTransformer):
-        def visit_Name(self, n: ast.Name) -> ast.AST:
-            return copy.deepcopy(names[n.id]) if n.id in names else n
-
-    return Fill().visit(syntax.parse(template, mode="eval").body)
-
-
-def _sum_to(node: ast.expr, shape: tuple, target: tuple) -> ast.expr:
-    """``unbroadcast`` with both shapes known: the sums it would do, spelled out (as
-    the array's own ``.sum``: the operand has at least one axis, so it is an array,
-    and the method skips ``np.sum``'s dispatch)."""
-
-    def total(value: ast.expr, keywords: list[ast.keyword]) -> ast.expr:
-        return ast.Call(ast.Attribute(value, "sum", ast.Load()), [], keywords)
-
-    if target == ():
-        return total(node, [])
-    extra = len(shape) - len(target)
-    if extra > 0:
-        axes = tuple(range(extra))
-        node = total(node, [ast.keyword("axis", ast.Constant(axes[0]) if extra == 1
-                                        else syntax.parse(repr(axes), mode="eval").body)])
-        shape = shape[extra:]
-    stretched = tuple(i for i, n in enumerate(target) if n == 1 and shape[i] != 1)
-    if stretched:
-        node = total(node, [ast.keyword("axis", syntax.parse(repr(stretched),
-                                                          mode="eval").body),
-                            ast.keyword("keepdims", ast.Constant(True))])
-    return node
 
 
 # ---- entry ------------------------------------------------------------------------------
@@ -668,6 +669,8 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
     for fn in module.body:
         if not isinstance(fn, ast.FunctionDef):
             continue
+        if on("fixups"):
+            real_parts(fn, lambda node: _known(facts, node), facts)
         rewriter = _Rewriter(fn, facts, off)
         rewriter.run()
         zero = zero_cotangents(fn, rewriter.fact, rewriter.mutated) \
@@ -680,7 +683,10 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             dead_code(fn)
         if on("egraph"):
             inline_single_uses(fn, lambda node: True)
+        if on("signs"):
+            cancel_negations(fn, rewriter.fact)
         if on("accumulate"):
+            row_sums(fn, rewriter.fact)
             accumulate(fn, rewriter.fact)
         if on("methods"):
             methods(fn, rewriter.fact)

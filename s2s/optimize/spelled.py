@@ -1,0 +1,155 @@
+"""Helpers' results spelled out for known shapes: what ``matmul_lhs_bar``/``_rhs_bar``
+and ``unbroadcast`` compute, as the plain expressions the specializer writes instead,
+and the scalar an ``np.add.at`` may add itself (s2s/optimize/specialize.py; the rules
+are stated in s2s/optimize/rules.py)."""
+
+from __future__ import annotations
+
+import ast
+import copy
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import syntax
+
+# a matmul's cotangents (runtime.matmul_lhs_bar/_rhs_bar) spelled for the operands'
+# ranks (the cotangent's, x1's, x2's): what the helper computes, without its reshapes
+_MATMUL_BARS = {
+    ("matmul_rhs_bar", 2, 2, 2): "x1.T @ g", ("matmul_lhs_bar", 2, 2, 2): "g @ x2.T",
+    ("matmul_rhs_bar", 1, 2, 1): "x1.T @ g", ("matmul_lhs_bar", 1, 1, 2): "x2 @ g",
+    ("matmul_rhs_bar", 1, 1, 2): "np.outer(x1, g)", ("matmul_lhs_bar", 1, 2, 1): "np.outer(g, x2)",
+    ("matmul_rhs_bar", 0, 1, 1): "g * x1", ("matmul_lhs_bar", 0, 1, 1): "g * x2",
+}
+
+
+def _matmul_bar(name: str, g: int, x1: int, x2: int, args: list[ast.expr]) -> ast.expr | None:
+    template = _MATMUL_BARS.get((name, g, x1, x2))
+    if template is None:
+        return None
+    names = dict(zip(("g", "x1", "x2"), args))
+
+    class Fill(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name) -> ast.AST:
+            return copy.deepcopy(names[n.id]) if n.id in names else n
+
+    return Fill().visit(syntax.parse(template, mode="eval").body)
+
+
+def _sum_to(node: ast.expr, shape: tuple, target: tuple) -> ast.expr:
+    """``unbroadcast`` with both shapes known: the sums it would do, spelled out (as
+    the array's own ``.sum``: the operand has at least one axis, so it is an array,
+    and the method skips ``np.sum``'s dispatch)."""
+
+    def total(value: ast.expr, keywords: list[ast.keyword]) -> ast.expr:
+        return ast.Call(ast.Attribute(value, "sum", ast.Load()), [], keywords)
+
+    if target == ():
+        return total(node, [])
+    extra = len(shape) - len(target)
+    if extra > 0:
+        axes = tuple(range(extra))
+        node = total(node, [ast.keyword("axis", ast.Constant(axes[0]) if extra == 1
+                                        else syntax.parse(repr(axes), mode="eval").body)])
+        shape = shape[extra:]
+    stretched = tuple(i for i, n in enumerate(target) if n == 1 and shape[i] != 1)
+    if stretched:
+        node = total(node, [ast.keyword("axis", syntax.parse(repr(stretched),
+                                                          mode="eval").body),
+                            ast.keyword("keepdims", ast.Constant(True))])
+    return node
+
+
+def spread_value(buf: ast.expr, idx: ast.expr, v: ast.expr, s: ast.expr | None,
+                 fact: Callable[[ast.AST], Any]) -> ast.expr | None:
+    """``s`` of ``np.add.at(buf, idx, v)``, ``v`` spreading ``s`` (``np.broadcast_to(s,
+    shape)``; ``s`` None where it spreads nothing), where ``s`` is 0-d of the buffer's
+    dtype and ``shape`` is what ``buf[idx]`` selects (integer index arrays, facts):
+    add.at spreads ``s`` over the same elements, in the same order, without reading
+    a broadcast array (the slow path of ``ufunc.at``); else None."""
+    fb, fv = fact(buf), fact(v)
+    fs = fact(s) if s is not None else None
+    if fs is None or fb is None or fv is None or fs[0] != () or fs[1] != fb[1]:
+        return None
+    parts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
+    shapes = []
+    for e in parts:
+        f = fact(e)
+        if f is None or not isinstance(f[1], np.dtype) or f[1].kind not in "iu":
+            return None
+        shapes.append(f[0])
+    if len(parts) > len(fb[0]):
+        return None
+    try:
+        picked = np.broadcast_shapes(*shapes) + tuple(fb[0][len(parts):])
+    except ValueError:
+        return None
+    return copy.deepcopy(s) if picked == fv[0] else None
+
+
+def spell_shaped(name: str, args: list[ast.expr], fact: Callable[[ast.AST], Any]
+                 ) -> ast.expr | None:
+    """``rhs_columns(v, b)`` and ``np.matrix_transpose(x)`` where the ranks are facts:
+    ``v[..., None]`` (``v`` an array) or ``v`` itself for a ``b`` that is or is not a
+    vector; ``x.T`` for a matrix (``x`` 2-D)."""
+    facts = [fact(a) for a in args]
+    if any(f is None or not isinstance(f[1], np.dtype) for f in facts):
+        return None
+    if name == "rhs_columns" and len(args) == 2:
+        (v, fv), fb = (args[0], facts[0]), facts[1]
+        if len(fb[0]) != 1:
+            return v
+        if fv[0] == ():
+            return None  # (a scalar: np.expand_dims makes the array)
+        return ast.Subscript(v, ast.Tuple([ast.Constant(...), ast.Constant(None)],
+                                          ast.Load()), ast.Load())
+    if name == "matrix_transpose" and len(args) == 1 and len(facts[0][0]) == 2:
+        return ast.Attribute(args[0], "T", ast.Load())
+    return None
+
+
+# elementwise NumPy functions whose value at literal numbers is computed once
+_LITERAL_UFUNCS = frozenset({"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tanh",
+                             "cbrt", "reciprocal", "maximum", "minimum"})
+
+
+def literal_call(name: str, args: list[ast.expr], dtype: np.dtype) -> ast.expr | None:
+    """``np.sqrt(16)`` (an elementwise function of int or float literals, ``np.`` as
+    the emitted code spells it) as the number it is, ``np.float64(4.0)``, in the
+    result's NumPy type ``dtype`` (a fact: a NumPy scalar is not weak; a mean's count
+    ``np.maximum(64, 1)`` is ``np.int64(64)``); None where the value is not finite or
+    NumPy warns computing it (the call would warn each time)."""
+    if dtype.kind not in "fi" or not args or not all(
+            isinstance(a, ast.Constant) and type(a.value) in (int, float) for a in args):
+        return None
+    try:
+        with np.errstate(all="raise"):
+            value = getattr(np, name)(*(a.value for a in args))
+    except (FloatingPointError, TypeError, ValueError, OverflowError):
+        return None
+    if not isinstance(value, np.generic) or value.dtype != dtype or not np.isfinite(value):
+        return None
+    number = float(value) if dtype.kind == "f" else int(value)
+    return ast.Call(ast.Attribute(ast.Name("np", ast.Load()), dtype.name, ast.Load()),
+                    [ast.Constant(number)], [])
+
+
+def literal_item(fn: ast.FunctionDef, binds: dict[str, list[int]], mutated: set[str],
+                 name: str, index: Any, at: int) -> ast.expr | None:
+    """Item ``index`` of the tuple of number literals ``name`` is bound to, once in
+    the function (top level, before statement ``at``) and never written into
+    (``binds``: each name's binding statements; ``mutated``: names written into);
+    else None: ``q_shape[1]`` of ``q_shape = (32, 16)`` is ``16``."""
+    found = binds.get(name)
+    if not found or len(found) != 1 or found[0] >= at or name in mutated or \
+            type(index) is not int:
+        return None
+    stmt = fn.body[found[0]]
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Tuple)
+            and -len(stmt.value.elts) <= index < len(stmt.value.elts)):
+        return None
+    item = stmt.value.elts[index]
+    if isinstance(item, ast.Constant) and type(item.value) in (int, float):
+        return ast.Constant(item.value)
+    return None

@@ -1,0 +1,65 @@
+"""One cell of the wide benchmark, hand-written against s2s, many short interleaved rounds.
+
+    PYTHONPATH=<tree> python tools/bench_cell.py xent_int grad     # (run from <tree>)
+    PYTHONPATH=<tree> python tools/bench_cell.py logistic vmap --rounds 120
+
+On a loaded shared machine ``bench_wide.py --quick``'s five repeats of 2 ms swing by
+2x and more; this times ``--rounds`` rounds of ``--calls`` calls each, hand-written and
+s2s in turn (the specialized code, from the third call on; workloads and transforms as
+``bench_wide.py`` makes them), and prints the least time of each, their ratio (the
+least disturbed rounds), and the median and quartiles of the per-round ratios.  To
+compare two trees, run it alternately in each (``PYTHONPATH`` and the working directory
+pick the tree).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[var] = "1"
+os.environ.setdefault("S2S_SPECIALIZE", "sync")  # (the third call runs the specialized code)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # this tree's s2s, not an installed one
+
+import bench_wide as BW  # noqa: E402
+import bench_wide_workloads as W  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("name")
+    ap.add_argument("kind", choices=("grad", "vmap", "hvp"))
+    ap.add_argument("--rounds", type=int, default=60)
+    ap.add_argument("--calls", type=int, default=200)
+    opts = ap.parse_args()
+    args = W.make_args(opts.name)
+    hand = getattr(W, opts.name + "_hand")
+    g = BW.s2s_transform(getattr(W, opts.name), opts.kind)
+    for _ in range(3):
+        g(*args)
+
+    def per_call(fn) -> float:
+        t0 = time.perf_counter()
+        for _ in range(opts.calls):
+            fn(*args)
+        return (time.perf_counter() - t0) / opts.calls * 1e6
+
+    hands, ours = [], []
+    for _ in range(opts.rounds):
+        hands.append(per_call(hand))
+        ours.append(per_call(g))
+    ratios = sorted(b / a for a, b in zip(hands, ours))
+    q = len(ratios) // 4
+    print(f"{opts.name} {opts.kind}: hand {min(hands):.2f} us, s2s {min(ours):.2f} us, "
+          f"ratio of the least {min(ours) / min(hands):.2f}; per-round ratio median "
+          f"{statistics.median(ratios):.2f} (quartiles {ratios[q]:.2f}-{ratios[-q - 1]:.2f})")
+
+
+if __name__ == "__main__":
+    main()
