@@ -154,7 +154,7 @@ class FunctionContainers:
         """``for g in <functions>:`` (also ``for i, g in enumerate(...)``, ``zip``)
         unrolled, one copy of the body per item, the body's ``g`` spelled as the item
         (``layers[1]``); after it ``g`` is the last function, as in Python.  False
-        (nothing emitted) for a loop that walks no functions."""
+        (nothing emitted) for a loop that walks no functions (nor characters)."""
         if node.orelse is not None or node.asynchronous is not None:
             return False
         items = self.items(node.iter)
@@ -174,7 +174,13 @@ class FunctionContainers:
                 return False
             functions = names
             tables.append(table)
-        if not functions:
+        # (over characters, `for c in "xy":`, too: each copy's tests of `c` are then
+        # decided when transforming, and no code indexes a string when it runs)
+        text = all(isinstance(value, str) and len(value) == 1 for _, value in items)
+        if not functions and not text:
+            return False
+        if not functions and (_jumps(node.body) or set(tables[0]) & assigned_names(
+                node.body)):
             return False
         if _jumps(node.body):
             raise self.n.unsupported(

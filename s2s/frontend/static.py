@@ -123,7 +123,7 @@ class StaticReader:
         value = self.static_value(node)
         if isinstance(value, dict):
             return [(_spell(k), k) for k in value]
-        if isinstance(value, (tuple, list, range)) or (
+        if isinstance(value, (tuple, list, range, str)) or (
                 isinstance(value, np.ndarray) and value.ndim >= 1):
             return [(self._index(node, k), value[k]) for k in range(len(value))]
         return None
