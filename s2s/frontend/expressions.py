@@ -24,11 +24,12 @@ from . import literals
 from .draws import is_draw
 from .fncontainers import containers
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
+from .literals import literal_test
 from .objects import is_instance_self, object_call
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
-from .source import literal_test, literal_value
+from .source import literal_value
 
 _BINOPS = {
     cst.Add: ("add", "plus", "total"),

@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import inspect
 import linecache
-import operator
 import os
 import sys
 import textwrap
@@ -753,65 +752,3 @@ def _no_source(fn: Any, filename: str) -> SourceNotFoundError:
         "functions typed at the interactive prompt or built with exec() "
         "have no source",
     )
-
-
-def literal_test(node: Any) -> bool | None:
-    """The truth of a test written with literals only (``True``, ``0``, ``"x" == "x"``
-    after a loop over strings is unrolled, ``not``/``and``/``or`` of them); None for
-    any other test (a module constant such as ``DEBUG`` is read at each call)."""
-    value = _literal_of(node)
-    return None if value is _NOT_LITERAL else bool(value)
-
-
-_NOT_LITERAL = object()
-_COMPARE = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
-            cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
-            cst.GreaterThanEqual: operator.ge, cst.In: lambda a, b: a in b,
-            cst.NotIn: lambda a, b: a not in b}
-
-
-def _literal_of(node: Any) -> Any:
-    """The value of an expression of literals, or _NOT_LITERAL."""
-    if isinstance(node, cst.Name):
-        return {"True": True, "False": False, "None": None}.get(node.value, _NOT_LITERAL)
-    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.Tuple)):
-        try:
-            return literal_value(cst.Module([]).code_for_node(node))
-        except (ValueError, SyntaxError, TypeError):
-            return _NOT_LITERAL
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-        inner = _literal_of(node.expression)
-        return inner if inner is _NOT_LITERAL else not inner
-    if isinstance(node, cst.BooleanOperation):
-        left, right = _literal_of(node.left), _literal_of(node.right)
-        if _NOT_LITERAL in (left, right):
-            return _NOT_LITERAL
-        return (left and right) if isinstance(node.operator, cst.And) else (left or right)
-    if isinstance(node, cst.Comparison):
-        left = _literal_of(node.left)
-        result = True
-        for target in node.comparisons:
-            right, compare = _literal_of(target.comparator), _COMPARE.get(
-                type(target.operator))
-            if _NOT_LITERAL in (left, right) or compare is None:
-                return _NOT_LITERAL
-            try:
-                result = result and compare(left, right)
-            except TypeError:
-                return _NOT_LITERAL
-            left = right
-        return result
-    return _NOT_LITERAL
-
-
-def decided_branch(node: cst.If) -> list[Any] | None:
-    """The statements an ``if`` on a literal test runs (``elif``s as a nested
-    ``if``), or None where the test is not a literal."""
-    test = literal_test(node.test)
-    if test is None:
-        return None
-    if test:
-        return list(node.body.body)
-    if isinstance(node.orelse, cst.If):
-        return [node.orelse]
-    return list(node.orelse.body.body) if node.orelse is not None else []

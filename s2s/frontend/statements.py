@@ -19,9 +19,9 @@ from .dicts import split_items
 from .expressions import is_list_method
 from .fncontainers import bind_function
 from .kept import KeptLowerer, raise_only
+from .literals import decided_branch
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
-from .source import decided_branch
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
