@@ -51,6 +51,8 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     of the function ``jax.jit`` traces.  ``examples`` holds a vmapped function's
     code per signature (``example_key``); ``texts`` gets the emitted text run."""
     texts = texts if texts is not None else []
+    if isinstance(fun, (Vmapped, Transformed, JacFwd, JacRev)):
+        check_odes(getattr(fun, "ir", None))
     if isinstance(fun, Vmapped):
         if examples is None or example_key not in examples:
             raise NeedExample()
@@ -82,6 +84,35 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         texts.append(text)
     return backend.run(translated, args, kwargs)
 
+
+def check_odes(ir: Any, seen: set | None = None) -> None:
+    """An odeint/solve_ivp call in the function (or a function it calls) with an
+    option JAX's odeint has no counterpart for: refused at that call before tracing
+    (``jax_runtime_ode.refusal``)."""
+    if ir is None:
+        return
+    from ..backends.jax_runtime_ode import refusal
+    from ..errors import UnsupportedCallError
+    from ..ir.nodes import Function, Let, walk
+
+    seen = set() if seen is None else seen
+    if id(ir) in seen:
+        return
+    seen.add(id(ir))
+    for s in walk(ir.body):
+        if not isinstance(s, Let):
+            continue
+        if s.prim == "odeint":
+            refused = refusal(s.params["solver"], dict(s.params["options"]))
+            if refused is not None:
+                raise UnsupportedCallError(
+                    refused[1], s.loc, func=ir.name,
+                    hint="run it on the NumPy backend (s2s.jit(f, backend='numpy')), or "
+                    "leave the option out: on the JAX backend s2s solves with "
+                    "jax.experimental.ode.odeint")
+        callee = s.params.get("callee")
+        if isinstance(callee, Function):
+            check_odes(callee, seen)
 
 
 # ---- results cast as the NumPy transform casts them ---------------------------------
@@ -215,6 +246,10 @@ class Translator:
             import jax.scipy.special
 
             return getattr(jax.scipy.special, name, fn)
+        if module.startswith("scipy.integrate") and name in ("odeint", "solve_ivp"):
+            from ..backends import jax_runtime_ode  # (JAX's odeint in SciPy's place)
+
+            return getattr(jax_runtime_ode, f"scipy_{name}")
         if module.startswith("numpy"):
             for sub in ("linalg", "fft"):
                 if f".{sub}" in module:
