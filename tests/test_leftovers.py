@@ -168,7 +168,7 @@ def gradient_three_spacings(x):
 
 
 def gradient_two_spacings(x):
-    return np.sum(np.gradient(x, 0.5, 0.25))
+    return np.sum(np.gradient(x, 0.5, 0.25, axis=1))
 
 
 def gradient_spacing_differentiated(x, h):
@@ -211,14 +211,92 @@ def test_refused_at_the_users_line(key: str) -> None:
     assert __file__ in text and "Instead:" in text
 
 
-def gradient_of_a_matrix_without_axis(x):
-    return np.sum(np.gradient(x)[0] * 0.0) + np.sum(np.gradient(x[0]))
+gradient_unpacked = L.f_gradient_unpacked
+FAST_COMPILE = {"xla_backend_optimization_level": 0}
 
 
-def test_gradient_without_axis_of_a_matrix_is_refused_when_it_runs() -> None:
-    # the list np.gradient returns for a matrix: its derivative is refused, not made up
-    with pytest.raises(ValueError, match="give axis="):
-        s2s.grad(gradient_of_a_matrix_without_axis)(X34)
+def _close_tree(got, expected, dtype):
+    got, expected = list(got), list(expected)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert np.asarray(g).dtype == dtype, (np.asarray(g).dtype, dtype)
+        tol = 1e-10 if dtype == np.float64 else 2e-4
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=tol, atol=tol)
+
+
+@needs_jax
+@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)])
+def test_gradient_of_every_axis_under_every_transform_as_jax(dtype) -> None:
+    """np.gradient(f) of a matrix, axis= left out: NumPy's one result per axis, through
+    vjp (a tuple cotangent), jvp, vmap, jacfwd, jacrev (the tuple itself returned) and
+    hessian (unpacked), against JAX on the same source (one compiled oracle); values
+    changing between the 1st, 3rd and 10th call."""
+    theirs, unpacked = twin_of(L.f_gradient_per_axis), twin_of(L.f_gradient_unpacked)
+    oracle = jax.jit(lambda x, xs: (
+        jax.vjp(theirs, x)[1]([x, x]), jax.jvp(theirs, (x,), (x,))[1],
+        jax.vmap(theirs)(xs), jax.vmap(theirs, out_axes=1)(xs), jax.jacfwd(theirs)(x),
+        jax.jacrev(theirs)(x), [jax.hessian(unpacked)(x)],
+        [jax.vmap(jax.grad(unpacked))(xs)]), compiler_options=FAST_COMPILE)
+    ours = L.f_gradient_per_axis
+    transforms = (lambda x, xs: s2s.vjp(ours, x)[1]((x, x)),
+                  lambda x, xs: s2s.jvp(ours, (x,), (x,))[1],
+                  lambda x, xs: s2s.vmap(ours)(xs),
+                  lambda x, xs: s2s.vmap(ours, out_axes=1)(xs),
+                  lambda x, xs: s2s.jacfwd(ours)(x), lambda x, xs: s2s.jacrev(ours)(x),
+                  lambda x, xs, h=s2s.hessian(L.f_gradient_unpacked): [h(x)],
+                  lambda x, xs, g=s2s.vmap(s2s.grad(L.f_gradient_unpacked)): [g(xs)])
+    for call in range(1, 11):
+        x = (R.normal(size=(3, 4)) * call).astype(dtype)
+        xs = np.stack([x, 2 * x])
+        if call not in (1, 3, 10):
+            transforms[-2](x, xs)  # (the calls between: one transform runs)
+            continue
+        got = [t(x, xs) for t in transforms]
+        assert isinstance(got[2], tuple) and len(got[2]) == 2
+        for g, e in zip(got, oracle(x, xs)):
+            _close_tree(g, e, dtype)
+
+
+def test_gradient_of_every_axis_matches_finite_differences_and_keeps_inputs() -> None:
+    x = R.normal(size=(4, 3))
+    kept = x.copy()
+    got = s2s.grad(gradient_unpacked)(x)
+    np.testing.assert_allclose(got, fd_grad(gradient_unpacked, (x,), 0)[0], rtol=1e-6)
+    np.testing.assert_array_equal(x, kept)
+
+
+@needs_jax
+def test_gradient_of_every_axis_nan_and_inf_as_jax() -> None:
+    x = R.normal(size=(3, 4))
+    x[1, 2], x[0, 0] = np.nan, np.inf
+    with np.errstate(invalid="ignore"):
+        got = s2s.grad(gradient_unpacked)(x)
+    expected = jax.grad(twin_of(gradient_unpacked))(x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    ok = np.isfinite(got)
+    np.testing.assert_allclose(got[ok], np.asarray(expected)[ok], rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(1, 4), (0, 4), (3, 1)])
+def test_gradient_of_every_axis_with_a_short_axis_raises_numpys_error(shape) -> None:
+    x = np.ones(shape)
+    with pytest.raises(ValueError) as numpy_error:
+        gradient_unpacked(x)
+    with pytest.raises(ValueError) as ours:
+        s2s.grad(gradient_unpacked)(x)
+    assert str(ours.value) == str(numpy_error.value)
+
+
+@needs_jax
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_gradient_of_every_axis_under_jit(backend) -> None:
+    x = R.normal(size=(3, 4))
+    got = s2s.jit(s2s.grad(gradient_unpacked), backend=backend)(x)
+    np.testing.assert_allclose(got, jax.grad(twin_of(gradient_unpacked))(x), rtol=1e-10)
+    xs = np.stack([x, -x])
+    got = s2s.jit(s2s.vmap(L.f_gradient_per_axis), backend=backend)(xs)
+    for g, e in zip(got, jax.vmap(twin_of(L.f_gradient_per_axis))(xs)):
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-10)
 
 
 # ---- special values, size-0 and size-1 axes -------------------------------------------

@@ -17,10 +17,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..backends import jax_numpy
+from ..backends import jax_numpy, jax_runtime_ode
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
-from ..errors import TransformError
+from ..errors import TransformError, UnsupportedCallError
 from ..ir.kinds import LEAF, kind_of
+from ..ir.nodes import Function, Let, walk
 from . import arguments, jacobians, pushforward, signatures, vectorize
 from . import transformed as api
 from .emitted import emitted_for, shadow
@@ -91,10 +92,6 @@ def check_odes(ir: Any, seen: set | None = None) -> None:
     (``jax_runtime_ode.refusal``)."""
     if ir is None:
         return
-    from ..backends.jax_runtime_ode import refusal
-    from ..errors import UnsupportedCallError
-    from ..ir.nodes import Function, Let, walk
-
     seen = set() if seen is None else seen
     if id(ir) in seen:
         return
@@ -103,7 +100,7 @@ def check_odes(ir: Any, seen: set | None = None) -> None:
         if not isinstance(s, Let):
             continue
         if s.prim == "odeint":
-            refused = refusal(s.params["solver"], dict(s.params["options"]))
+            refused = jax_runtime_ode.refusal(s.params["solver"], dict(s.params["options"]))
             if refused is not None:
                 raise UnsupportedCallError(
                     refused[1], s.loc, func=ir.name,
@@ -247,9 +244,7 @@ class Translator:
 
             return getattr(jax.scipy.special, name, fn)
         if module.startswith("scipy.integrate") and name in ("odeint", "solve_ivp"):
-            from ..backends import jax_runtime_ode  # (JAX's odeint in SciPy's place)
-
-            return getattr(jax_runtime_ode, f"scipy_{name}")
+            return getattr(jax_runtime_ode, f"scipy_{name}")  # (JAX's odeint)
         if module.startswith("numpy"):
             for sub in ("linalg", "fft"):
                 if f".{sub}" in module:
