@@ -181,3 +181,22 @@ def f_sign_turn(t):
     """The helper of norms' second derivatives, of a real x (zero): its t-derivative is
     zero, its value too (it has none in x)."""
     return np.sum(sign_turn(np.cos(X5[:3]), t * t) + t)
+
+
+# second derivatives of norms with the order written in the call (tests/test_leftovers.py)
+
+
+def norm_nuclear(z):
+    return np.linalg.norm(z, ord="nuc")
+
+
+def norm_3(z):
+    return np.linalg.norm(z, ord=3) + np.linalg.vector_norm(z, ord=0.5)
+
+
+def norm_spectral(z):
+    return np.linalg.norm(z, ord=2) + np.linalg.matrix_norm(z, ord="nuc")
+
+
+def norm_smallest_rows(z):
+    return np.sum(np.linalg.norm(z[None], ord=-2, axis=(1, 2)))

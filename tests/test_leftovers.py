@@ -458,12 +458,20 @@ def _second(fn, z, t, w):
                                                       ((3, 3), None, None), ((3, 3), "fro", None),
                                                       ((4,), 1, None), ((4,), -np.inf, None),
                                                       ((3, 3), 1, None), ((3, 3), np.inf, None),
-                                                      ((3, 4), 1, 0)], default=2))
+                                                      ((3, 4), 1, 0), ((4,), 3, None),
+                                                      ((3, 3), "nuc", None), ((3, 3), 2, None),
+                                                      ((3, 4), -2, 1), ((4,), 0.5, None),
+                                                      ((4,), -1, None), ((2, 5), 3, 1),
+                                                      ((2, 3, 4), "nuc", (1, 2)),
+                                                      ((4, 2, 3), 2, (0, 2)),
+                                                      ((5,), -2, None)], default=2))
 @pytest.mark.parametrize("dtype", [np.complex128,
                                    pytest.param(np.complex64, marks=pytest.mark.slow)])
 def test_second_derivatives_of_norms_of_complex_values_are_jaxs(shape, ord, axis, dtype):
     """The 2-, Frobenius, 1- and inf-norms (a complex x's sign conj(x)/|x| turns
-    with x: sign_turn), as JAX's."""
+    with x: sign_turn), the p-norms (conj(t), and along x's phase (p - 2) times t's
+    part there) and the spectral and nuclear norms (the complex SVD's derivative,
+    conjugate transposes and its imaginary diagonal), as JAX's."""
     import jax.numpy as jnp
 
     def fn(z):
@@ -484,32 +492,31 @@ def test_second_derivatives_of_norms_of_complex_values_are_jaxs(shape, ord, axis
 
 
 @needs_jax
-@pytest.mark.parametrize("shape, ord, axis", sampled([((3, 3), "nuc", None), ((4,), 3, None),
-                                                      ((3, 3), 2, None), ((3, 4), -2, 1)],
-                                                     default=1))
-def test_second_derivatives_of_p_and_singular_value_norms_refuse_complex_values(shape, ord, axis) -> None:
-    """Their rules' second derivatives are written for real values (the p-norm's
-    and the SVD's real transposes): complex values raise, naming the norm; real values
-    stay JAX's."""
-    import jax.numpy as jnp
-
-    def fn(z):
-        return np.sum(norm_of(z, ord, axis))
-
-    def jf(z):
-        return jnp.sum(jnp.linalg.norm(z, ord, axis))
-
+@pytest.mark.parametrize("fn, shape", sampled([(L.norm_nuclear, (3, 3)), (L.norm_3, (4,)),
+                                               (L.norm_spectral, (3, 3)),
+                                               (L.norm_smallest_rows, (3, 4))], default=1))
+def test_hessians_of_p_and_singular_value_norms(fn, shape) -> None:
+    """Real values: hessian (jacfwd of the gradient: a p-norm's order settles, before
+    running, that it is a vector norm) as JAX's. Complex values: jacfwd of the gradient
+    with holomorphic=True as JAX's, and the jvp of the gradient as central differences
+    of the gradient; values changing between the 1st, 3rd and 10th call."""
+    jf = twin_of(fn)
     r = np.random.default_rng(6)
-    x, t, w = (r.normal(size=shape) for _ in range(3))
-    got_t, got_g = _second(fn, x, t, w)
-    np.testing.assert_allclose(got_t, jax.jvp(jax.grad(jf), (x,), (t,))[1], rtol=1e-9,
-                               atol=1e-12)
-    np.testing.assert_allclose(got_g, jax.grad(lambda z: jnp.sum(jax.grad(jf)(z) * w))(x),
-                               rtol=1e-9, atol=1e-12)
-    z = x + 1j * r.normal(size=shape)
-    np.testing.assert_allclose(s2s.grad(fn)(z), jax.grad(jf)(z), rtol=1e-10)  # first: JAX's
-    with pytest.raises(TypeError, match="norm of real values only"):
-        _second(fn, z, z, z)
+    hessian = s2s.hessian(fn)
+    holomorphic = s2s.jacfwd(s2s.grad(fn), holomorphic=True)
+    for call in range(1, 11):
+        x = r.normal(size=shape) * call
+        z = x + 1j * r.normal(size=shape)
+        got, got_z = hessian(x), holomorphic(z)
+        if call not in (1, 3, 10):
+            continue
+        np.testing.assert_allclose(got, jax.hessian(jf)(x), rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(got_z, jax.jacfwd(jax.grad(jf), holomorphic=True)(z),
+                                   rtol=1e-8, atol=1e-10)
+    t, eps = r.normal(size=shape) + 1j * r.normal(size=shape), 1e-6
+    grad = s2s.grad(fn)
+    fd = (grad(z + eps * t) - grad(z - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(s2s.jvp(grad, (z,), (t,))[1], fd, rtol=1e-5, atol=1e-7)
 
 
 def scaled_abs(x, c):
