@@ -852,3 +852,77 @@ def test_gradient_with_second_order_edges_on_the_jax_backend() -> None:
     fd = (gradient_second_order_edges(a + h * v, x)
           - gradient_second_order_edges(a - h * v, x)) / (2 * h)
     np.testing.assert_allclose(np.sum(want * v), fd, rtol=1e-6)
+
+
+# ---- eig at repeated eigenvalues; sqrtm on the JAX backend --------------------------
+
+REPEATED = {
+    "identity": np.eye(3),
+    "repeated_diagonal": np.diag([2.0, 2.0, 1.0]),
+    "repeated_similar": (lambda p: p @ np.diag([2.0, 2.0, 1.0]) @ np.linalg.inv(p))(
+        np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0]])),
+}
+
+
+@needs_jax
+@pytest.mark.parametrize("key", sorted(REPEATED))
+def test_eig_at_repeated_eigenvalues_values_as_jax_vectors_nan(key) -> None:
+    """JAX's eigenvectors' derivative is undefined at a repeated eigenvalue (its grad
+    and jacfwd of eig raise); its eigvals' derivative is defined. s2s: eig's
+    eigenvalues alone differentiate as eigvals (JAX's), in reverse and forward mode;
+    eigenvectors read give NaN, not a made-up number."""
+    a = REPEATED[key]
+    want = np.asarray(jax.grad(twin_of(L.eigvals_only))(a))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_allclose(s2s.grad(L.eig_values_only)(a), want, atol=1e-12)
+        np.testing.assert_allclose(s2s.grad(L.eigvals_only)(a), want, atol=1e-12)
+        np.testing.assert_allclose(s2s.jacfwd(L.eig_values_only)(a), want, atol=1e-12)
+        assert np.isnan(s2s.grad(L.eig_vectors_read)(a)).any()
+        b = a + np.diag([0.0, 1e-3, 2e-3])  # (distinct again: finite, as JAX's jvp)
+        assert np.isfinite(s2s.grad(L.eig_vectors_read)(b)).all()
+
+
+@needs_jax
+@pytest.mark.parametrize("dtype, more", [(np.float64, False),
+                                         pytest.param(np.float64, True, marks=pytest.mark.slow),
+                                         pytest.param(np.float32, True, marks=pytest.mark.slow)])
+def test_sqrtm_on_the_jax_backend(dtype, more) -> None:
+    """jax.scipy.linalg.sqrtm returns a complex root; on s2s's JAX backend a real
+    matrix's root is real, as SciPy's (the NumPy backend): the function itself and
+    its grad (jacfwd and vmap of grad under -m slow), values changing between the
+    1st, 3rd and 10th call."""
+    fn = S.f_sqrtm
+    pairs = [(fn, fn), (s2s.grad(fn), s2s.grad(fn))]
+    if more:
+        pairs += [(s2s.jacfwd(fn), s2s.jacfwd(fn)), (s2s.vmap(s2s.grad(fn)), None)]
+    jitted = [(s2s.jit(f, backend="jax"), w) for f, w in pairs]
+    tol = 1e-9 if dtype == np.float64 else 2e-3
+    for call in range(1, 11):
+        a = (R.normal(size=(3, 3)) * (0.3 + call / 20)).astype(dtype)  # (real roots)
+        stacked = np.stack([a, 0.5 * a])
+        got = [j(a) if w is not None else j(stacked) for j, w in jitted]
+        if call not in (1, 3, 10):
+            continue
+        for g, (_, w) in zip(got, jitted):
+            want = w(a) if w is not None else s2s.vmap(s2s.grad(fn))(stacked)
+            # (jit of vmap of grad on JAX keeps float64 where the NumPy backend casts
+            # to float32, for any function: s2s/api/jit_jax.py's, not sqrtm's)
+            assert w is None or np.asarray(g).dtype == np.asarray(want).dtype
+            np.testing.assert_allclose(np.asarray(g), want, rtol=tol, atol=tol)
+
+
+@needs_jax
+def test_sqrtm_of_a_matrix_without_a_real_root_on_the_jax_backend_is_nan() -> None:
+    """SciPy's root of a real matrix with a negative eigenvalue is complex (a dtype
+    decided by the values); on JAX, whose dtypes are decided before running, the real
+    root s2s returns is NaN there rather than a wrong real number."""
+    a = np.diag([4.0, -1.0])
+    assert np.iscomplexobj(sl.sqrtm(a))
+    got = s2s.jit(lambda_sqrtm_sum, backend="jax")(a)
+    assert np.isnan(got)
+    np.testing.assert_allclose(s2s.jit(lambda_sqrtm_sum, backend="jax")(np.diag([4.0, 1.0])),
+                               3.0)
+
+
+def lambda_sqrtm_sum(a):
+    return np.sum(sl.sqrtm(a))

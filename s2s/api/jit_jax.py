@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..backends import jax_numpy, jax_runtime_ode
+from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
 from ..errors import TransformError, UnsupportedCallError
 from ..ir.kinds import LEAF, kind_of
@@ -233,6 +233,8 @@ class Translator:
             return jax.scipy.special
         if name == "s2s":
             return S2SOnJax(self.backend, module)
+        if name == "scipy.linalg":
+            return _scipy_linalg_on_jax()
         return module
 
     def _library_function(self, fn: Any, module: str) -> Any:
@@ -243,6 +245,8 @@ class Translator:
             import jax.scipy.special
 
             return getattr(jax.scipy.special, name, fn)
+        if module.startswith("scipy.linalg"):
+            return getattr(_scipy_linalg_on_jax(), name, fn)
         if module.startswith("scipy.integrate") and name in ("odeint", "solve_ivp"):
             return getattr(jax_runtime_ode, f"scipy_{name}")  # (JAX's odeint)
         if module.startswith("numpy"):
@@ -312,6 +316,17 @@ class Translator:
             filled.add(name)  # (before translating: a function may read itself)
             new[name] = self(module_globals[name])
         return new
+
+
+def _scipy_linalg_on_jax() -> types.ModuleType:
+    """``scipy.linalg`` as code on JAX reads it: ``jax.scipy.linalg``, with ``sqrtm``
+    giving SciPy's dtype (``jax_runtime_scipy.linalg_sqrtm``); what JAX lacks stays
+    SciPy's."""
+    import jax.scipy.linalg
+
+    module = types.ModuleType("scipy.linalg")
+    module.__dict__.update(vars(jax.scipy.linalg), sqrtm=jax_runtime_scipy.linalg_sqrtm)
+    return module
 
 
 def _global_names(code: types.CodeType) -> set[str]:
