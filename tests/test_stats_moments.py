@@ -1,0 +1,77 @@
+"""scipy.stats distributions' mean, var, std and entropy (frozen in the function, at
+module level, or called with the parameters): forms that spell each closed formula
+with primitives, so derivatives are the formula's. Oracles: SciPy's own methods (the
+values), central finite differences of them (the derivatives), and the NumPy backend
+for the JAX backend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import s2s
+
+pytest.importorskip("scipy.stats")
+import stats_moment_fns as F  # noqa: E402
+from support import HAVE_JAX, fd_grad  # noqa: E402
+
+CASES = {
+    "frozen_norm": (F.frozen_norm, (0.3, 1.5)),
+    "unfrozen": (F.unfrozen, (-0.4, 0.8)),
+    "shapes": (F.shapes, (2.5, 1.5, 4.5)),
+    "poisson": (F.poisson_moments, (3.2,)),
+    "module_frozen": (F.module_frozen, (0.7,)),
+    "loc_free": (F.loc_free, (0.7,)),  # (constant parameters folded: scale=1.0)
+}
+
+
+@pytest.mark.parametrize("key", sorted(CASES))
+def test_values_are_scipys_and_gradients_its_finite_differences(key) -> None:
+    fn, args = CASES[key]
+    argnums = tuple(range(len(args)))
+    value, grads = s2s.value_and_grad(fn, argnums=argnums)(*args)
+    np.testing.assert_allclose(value, fn(*args), rtol=1e-12)
+    for i, g in zip(argnums, grads):
+        np.testing.assert_allclose(g, fd_grad(fn, args, i)[0], rtol=1e-6, atol=1e-9)
+
+
+def test_values_change_between_calls_and_outside_the_domain_are_nan() -> None:
+    g = s2s.value_and_grad(F.frozen_norm, argnums=(0, 1))
+    for call in range(1, 11):
+        loc, scale = 0.1 * call, 0.5 + 0.2 * call
+        value, grads = g(loc, scale)
+        if call in (1, 3, 10):
+            np.testing.assert_allclose(value, F.frozen_norm(loc, scale), rtol=1e-12)
+            np.testing.assert_allclose(grads[1], fd_grad(F.frozen_norm, (loc, scale), 1)[0],
+                                       rtol=1e-6)
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(s2s.value_and_grad(F.frozen_norm, argnums=1)(0.0, -1.0)[0])
+        assert np.isnan(F.frozen_norm(0.0, -1.0))
+
+
+def test_arrays_of_parameters_jvp_and_vmap() -> None:
+    scale = np.array([0.5, 1.0, 2.0])
+    np.testing.assert_allclose(s2s.grad(F.vector_scales)(scale),
+                               fd_grad(F.vector_scales, (scale,), 0)[0], rtol=1e-6)
+    _, tangent = s2s.jvp(F.vector_scales, (scale,), (np.ones(3),))
+    np.testing.assert_allclose(tangent, np.sum(fd_grad(F.vector_scales, (scale,), 0)[0]),
+                               rtol=1e-6)
+    scales = np.array([[0.5, 1.0, 2.0], [1.5, 0.3, 0.9]])
+    np.testing.assert_allclose(s2s.vmap(F.vector_scales)(scales),
+                               [F.vector_scales(s) for s in scales], rtol=1e-12)
+
+
+def test_poisson_entropy_is_refused_at_the_users_line() -> None:
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.poisson_entropy)(3.0)
+    text = str(info.value)
+    assert "no closed form" in text and "stats_moment_fns.py" in text, text
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
+def test_on_the_jax_backend() -> None:
+    args = (2.5, 1.5, 4.5)
+    got = s2s.jit(s2s.grad(F.shapes, argnums=(0, 1, 2)), backend="jax")(*args)
+    for g, w in zip(got, s2s.grad(F.shapes, argnums=(0, 1, 2))(*args)):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-10)
