@@ -45,3 +45,17 @@ def poisson_entropy(mu):
 
 def loc_free(loc):
     return stats.norm(loc, 1.0).entropy() + stats.cauchy.entropy(loc, 0.5) * loc
+
+
+def frozen_draws(loc, scale):
+    d = stats.norm(loc, scale)
+    return np.sum(d.rvs(size=3, random_state=7) * loc) + scale * np.sum(
+        stats.gamma.rvs(2.0, size=2, random_state=3))
+
+
+def module_frozen_draws(x):
+    return np.sum(D.rvs(size=4, random_state=5) * x)
+
+
+def fresh_draws(x):
+    return np.sum(stats.norm(0.0, 1.0).rvs(size=2) * x)

@@ -75,3 +75,49 @@ def test_on_the_jax_backend() -> None:
     got = s2s.jit(s2s.grad(F.shapes, argnums=(0, 1, 2)), backend="jax")(*args)
     for g, w in zip(got, s2s.grad(F.shapes, argnums=(0, 1, 2))(*args)):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-10)
+
+
+# ---- rvs: a random draw, a constant to derivatives, drawn afresh at each call --------
+
+
+def test_rvs_is_a_draw_constant_to_derivatives() -> None:
+    from scipy import stats
+
+    value, (g_loc, g_scale) = s2s.value_and_grad(F.frozen_draws, argnums=(0, 1))(0.3, 1.5)
+    draws = stats.norm(0.3, 1.5).rvs(size=3, random_state=7)  # (the same seed: the same)
+    other = stats.gamma.rvs(2.0, size=2, random_state=3)
+    np.testing.assert_allclose(value, F.frozen_draws(0.3, 1.5), rtol=1e-12)
+    np.testing.assert_allclose(g_loc, np.sum(draws), rtol=1e-12)
+    np.testing.assert_allclose(g_scale, np.sum(other), rtol=1e-12)
+    np.testing.assert_allclose(s2s.grad(F.module_frozen_draws)(2.0),
+                               np.sum(F.D.rvs(size=4, random_state=5)), rtol=1e-12)
+
+
+def test_rvs_without_a_seed_draws_afresh_each_call_and_under_vmap() -> None:
+    from scipy import stats
+
+    grad = s2s.grad(F.fresh_draws)
+    seen = []
+    for call in range(1, 11):
+        np.random.seed(call)
+        got = grad(1.0)
+        np.random.seed(call)
+        np.testing.assert_allclose(got, np.sum(stats.norm(0.0, 1.0).rvs(size=2)), rtol=1e-12)
+        seen.append(float(got))
+    assert len(set(seen)) == 10
+    np.random.seed(0)
+    got = s2s.vmap(grad)(np.array([0.3, 0.5]))  # (one draw per example, as a loop)
+    np.random.seed(0)
+    want = np.sum(stats.norm(0.0, 1.0).rvs(size=(2, 2)), axis=1)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    # a literal seed: each example draws what one call draws
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(F.module_frozen_draws))(np.array([0.3, 0.5])),
+                               [np.sum(F.D.rvs(size=4, random_state=5))] * 2, rtol=1e-12)
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
+def test_rvs_on_the_jax_backend_is_refused_at_the_users_line() -> None:
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.jit(s2s.grad(F.frozen_draws), backend="jax")(0.3, 1.5)
+    text = str(info.value)
+    assert "rvs" in text and "stats_moment_fns.py" in text and "<s2s:" not in text, text

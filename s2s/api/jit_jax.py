@@ -88,8 +88,8 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
 
 def check_odes(ir: Any, seen: set | None = None) -> None:
     """An odeint/solve_ivp call in the function (or a function it calls) with an
-    option JAX's odeint has no counterpart for: refused at that call before tracing
-    (``jax_runtime_ode.refusal``)."""
+    option JAX's odeint has no counterpart for (``jax_runtime_ode.refusal``), or a
+    scipy.stats rvs draw: refused at that call before tracing."""
     if ir is None:
         return
     seen = set() if seen is None else seen
@@ -107,6 +107,11 @@ def check_odes(ir: Any, seen: set | None = None) -> None:
                     hint="run it on the NumPy backend (s2s.jit(f, backend='numpy')), or "
                     "leave the option out: on the JAX backend s2s solves with "
                     "jax.experimental.ode.odeint")
+        if s.prim == "draw" and s.params.get("method") == "rvs":
+            raise UnsupportedCallError(
+                "scipy.stats' rvs draws with SciPy's generator, which JAX cannot run",
+                s.loc, func=ir.name, hint="run it on the NumPy backend, or draw with "
+                "np.random (s2s.jit(f, backend='numpy'))")
         callee = s.params.get("callee")
         if isinstance(callee, Function):
             check_odes(callee, seen)
