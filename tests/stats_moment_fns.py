@@ -59,3 +59,24 @@ def module_frozen_draws(x):
 
 def fresh_draws(x):
     return np.sum(stats.norm(0.0, 1.0).rvs(size=2) * x)
+
+
+# ---- a frozen distribution passed to a function -------------------------------------
+
+
+def helper(d, x):
+    return d.logpdf(x)
+
+
+def helper_moments(d):
+    return d.entropy() + d.mean() * d.std()
+
+
+def frozen_into_helper(x, loc, scale):
+    d = stats.norm(loc, scale)
+    return np.sum(helper(d, x)) + helper_moments(d)
+
+
+def gamma_into_helper(x, a):
+    d = stats.gamma(a, scale=2.0)
+    return np.sum(helper(d, x) * helper(d, x + 1.0))

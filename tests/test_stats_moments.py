@@ -121,3 +121,44 @@ def test_rvs_on_the_jax_backend_is_refused_at_the_users_line() -> None:
         s2s.jit(s2s.grad(F.frozen_draws), backend="jax")(0.3, 1.5)
     text = str(info.value)
     assert "rvs" in text and "stats_moment_fns.py" in text and "<s2s:" not in text, text
+
+
+# ---- a frozen distribution passed to a function ----------------------------------------
+
+X3 = np.array([0.1, 0.5, 2.0])
+
+
+@pytest.mark.parametrize("fn, args", [(F.frozen_into_helper, (X3, 0.3, 1.5)),
+                                      (F.gamma_into_helper, (X3 + 1.0, 2.5))])
+def test_frozen_distribution_passed_to_a_helper(fn, args) -> None:
+    """``def helper(d, x): return d.logpdf(x)`` given ``d = norm(loc, scale)``: the
+    callee's plan passes the parameters, so derivatives reach them (finite
+    differences of the function run by SciPy); values change between calls."""
+    argnums = tuple(range(len(args)))
+    g = s2s.value_and_grad(fn, argnums=argnums)
+    for call in (1, 2, 3):
+        now = tuple(a * (1 + 0.1 * call) for a in args)
+        value, grads = g(*now)
+        np.testing.assert_allclose(value, fn(*now), rtol=1e-12)
+        for i, got in zip(argnums, grads):
+            np.testing.assert_allclose(got, fd_grad(fn, now, i)[0], rtol=1e-6, atol=1e-9)
+
+
+def test_frozen_distribution_passed_to_a_helper_under_jvp_vmap_hessian() -> None:
+    fn, args = F.frozen_into_helper, (X3, 0.3, 1.5)
+    _, tangent = s2s.jvp(fn, args, (np.zeros(3), 1.0, 0.0))
+    np.testing.assert_allclose(tangent, fd_grad(fn, args, 1)[0], rtol=1e-6)
+    xs, locs, scales = np.stack([X3, 2 * X3]), np.array([0.3, 0.4]), np.array([1.5, 1.0])
+    np.testing.assert_allclose(s2s.vmap(fn)(xs, locs, scales),
+                               [fn(*a) for a in zip(xs, locs, scales)], rtol=1e-12)
+    grad_scale = s2s.grad(fn, argnums=2)
+    np.testing.assert_allclose(s2s.hessian(fn, argnums=2)(*args),
+                               fd_grad(grad_scale, args, 2)[0], rtol=1e-5)
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
+def test_frozen_distribution_passed_to_a_helper_refused_on_jax_at_the_users_line() -> None:
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.jit(s2s.grad(F.frozen_into_helper, argnums=1), backend="jax")(X3, 0.3, 1.5)
+    text = str(info.value)
+    assert "passed to `helper`" in text and "stats_moment_fns.py" in text, text

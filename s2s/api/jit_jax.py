@@ -113,6 +113,15 @@ def check_odes(ir: Any, seen: set | None = None) -> None:
                 s.loc, func=ir.name, hint="run it on the NumPy backend, or draw with "
                 "np.random (s2s.jit(f, backend='numpy'))")
         callee = s.params.get("callee")
+        if isinstance(callee, Function) and any(
+                isinstance(t, Let) and t.prim == "stats_frozen" and all(
+                    getattr(a, "name", None) in callee.params for a in t.args[1:])
+                for t in callee.body):  # (its plan's: the distribution made again)
+            raise UnsupportedCallError(
+                f"a scipy.stats distribution frozen in the function is passed to "
+                f"`{callee.name}`: SciPy cannot freeze a distribution of JAX's traced "
+                "values", s.loc, func=ir.name, hint="pass its parameters and freeze "
+                "it in the callee, or run it on the NumPy backend")
         if isinstance(callee, Function):
             check_odes(callee, seen)
 
