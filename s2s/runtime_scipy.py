@@ -564,13 +564,13 @@ __all__ += ["stats_multivariate_normal_logpdf", "stats_multivariate_normal_pdf"]
 def gradient_bar(cot, f, *varargs, axis=None, edge_order=1):
     """Cotangent of ``f`` in ``np.gradient(f, *varargs, axis=axis,
     edge_order=edge_order)`` along one axis with a scalar spacing: the transpose of its
-    difference stencil (central inside; one-sided of order ``edge_order`` at the ends)."""
-    if axis is None:
-        if np.ndim(f) != 1:
-            raise ValueError("np.gradient of an array of more than one axis without "
-                             "axis= returns one array per axis: s2s differentiates one "
-                             "axis at a time (give axis=)")
-        axis = 0
+    difference stencil (central inside; one-sided of order ``edge_order`` at the ends).
+    ``axis=None``, ``f`` of several axes: ``cot[k]`` is axis k's, their transposes add."""
+    if axis is None and np.ndim(f) != 1:  # (a spacing for all, or one per axis)
+        h = [varargs[k if len(varargs) > 1 else 0:][:1] for k in range(np.ndim(f))]
+        return sum(gradient_bar(cot[k], f, *h[k], axis=k, edge_order=edge_order)
+                   for k in range(np.ndim(f)))
+    axis = 0 if axis is None else axis
     if len(varargs) > 1:
         raise ValueError("s2s differentiates np.gradient along one axis at a time, with "
                          "one spacing")
@@ -604,7 +604,9 @@ def gradient_bar(cot, f, *varargs, axis=None, edge_order=1):
     return np.moveaxis(bar, 0, axis)
 
 
-__all__ += ["gradient_bar"]
+def gradient_part(cot, k):
+    """Axis k's of batched per-axis cotangents: a caller's tuple, or s2s's (B, n, ...)."""
+    return cot[k] if isinstance(cot, (tuple, list)) else cot[:, k]
 
 
 def sign_turn(x, t):
@@ -624,7 +626,7 @@ def atleast_nd(a, ndim):
     return np.reshape(a, (1,) * max(ndim - np.ndim(a), 0) + np.shape(a))
 
 
-__all__ += ["sign_turn", "atleast_nd"]
+__all__ += ["gradient_bar", "gradient_part", "sign_turn", "atleast_nd"]
 
 
 # ---- scipy.linalg and scipy.signal: one call each (jax.scipy has them: the JAX
@@ -760,9 +762,6 @@ def dense_banded(x, lower, upper):
     return np.where(inside, x[..., np.clip(i, 0, n - 1), j], 0.0)
 
 
-__all__ += ["linalg_solve_banded", "banded_dense", "dense_banded"]
-
-
 def insert_bars(cot, arr, obj, values, axis=None, batched=False):
     """Cotangents of ``arr`` and ``values`` in ``np.insert(arr, obj, values, axis)``:
     each element of ``cot`` goes back to the element it came from (a value NumPy
@@ -791,7 +790,7 @@ def insert_bars(cot, arr, obj, values, axis=None, batched=False):
             np.reshape(values_bar[:n_values], np.shape(values)))
 
 
-__all__ += ["insert_bars"]
+__all__ += ["linalg_solve_banded", "banded_dense", "dense_banded", "insert_bars"]
 
 # ---- scipy.integrate: odeint and solve_ivp (runtime_ode.py, for its size) -----------
 from .runtime_ode import *  # noqa: E402,F401,F403

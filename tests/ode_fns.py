@@ -159,3 +159,44 @@ def loss_h0(y0, k):
     ys = odeint(decay, y0, np.array([0.0, 0.5, 1.0]), args=(k,), h0=0.01, rtol=1e-10,
                 atol=1e-10)
     return np.sum(ys**2)
+
+
+# ---- on the JAX backend (tests/test_odes_on_jax.py) -----------------------------------
+
+T_EVAL = np.array([0.25, 0.5, 0.9])
+
+
+def ivp_default_tol(y0, k):
+    sol = solve_ivp(lambda t, y, k: -k * y * (1.0 + t), (0.0, 1.0), y0, t_eval=T_EVAL,
+                    args=(k,))
+    return np.sum(sol.y**2)
+
+
+def ivp_max_step(y0, k):
+    sol = solve_ivp(lambda t, y, k: -k * np.sin(y) + t, (0.0, 1.0), y0, t_eval=T_EVAL,
+                    args=(k,), method="RK45", max_step=0.05, rtol=1e-9, atol=1e-9)
+    return np.sum(sol.y[:, -1] * sol.t[-1])
+
+
+def ivp_first_step(y0):
+    sol = solve_ivp(lambda t, y: -y, (0.0, 1.0), y0, t_eval=T_EVAL, first_step=0.1)
+    return np.sum(sol.y)
+
+
+def odeint_h0(y0):
+    ys = odeint(decay, y0, np.array([0.0, 1.0]), args=(1.0,), h0=0.01)
+    return np.sum(ys)
+
+
+def ivp_helper_radau(y0):
+    return ivp_radau_inner(y0) * 2.0
+
+
+def ivp_radau_inner(y0):
+    sol = solve_ivp(lambda t, y: -y, (0.0, 1.0), y0, t_eval=T_EVAL, method="Radau")
+    return np.sum(sol.y)
+
+
+def ivp_no_t_eval(y0):
+    sol = solve_ivp(lambda t, y: -y, (0.0, 1.0), y0)
+    return np.sum(sol.y[:, -1])

@@ -119,6 +119,32 @@ def f_gradient_coordinates(x):
     return total + np.sum(np.sin(np.gradient(x, 0.5, X5, axis=(0, 1))[1]))
 
 
+def f_gradient_every_axis(x):
+    """axis= left out on 2-D and 3-D values: one gradient per axis (a spacing for all,
+    one per axis, edge_order=2), unpacked, indexed and summed whole."""
+    gx, gy = np.gradient(x * x, 0.5, 2.0)
+    cube = np.reshape(np.sin(x), (2, 2, 5))
+    g = np.gradient(cube)
+    total = np.sum(gx * np.cos(gy)) + np.sum(g[0] * g[2]) + np.sum(g[1] ** 2)
+    return total + np.sum(np.gradient(x)[1] ** 3)
+
+
+def f_gradient_every_axis_edge_2(x):
+    # (JAX's gradient has no edge_order, and jnp.sum takes no list: finite differences)
+    gx, gy = np.gradient(x, edge_order=2)
+    return np.sum(gx * np.sin(gy)) + np.sum(np.square(np.gradient(x, 0.25)))
+
+
+def f_gradient_unpacked(x):
+    gx, gy = np.gradient(x * x, 0.5, 2.0)
+    return np.sum(gx * np.cos(gy)) + np.sum(np.gradient(x)[1] ** 3)
+
+
+def f_gradient_per_axis(x):
+    """The per-axis results themselves, as NumPy returns them (a tuple)."""
+    return np.gradient(np.sin(x), 0.5, 2.0)
+
+
 def f_gradient_bar(cot, f):
     return np.sum(np.sin(gradient_bar(cot * f, f, 0.5, axis=1)) ** 2)
 
@@ -155,3 +181,39 @@ def f_sign_turn(t):
     """The helper of norms' second derivatives, of a real x (zero): its t-derivative is
     zero, its value too (it has none in x)."""
     return np.sum(sign_turn(np.cos(X5[:3]), t * t) + t)
+
+
+# second derivatives of norms with the order written in the call (tests/test_leftovers.py)
+
+
+def norm_nuclear(z):
+    return np.linalg.norm(z, ord="nuc")
+
+
+def norm_3(z):
+    return np.linalg.norm(z, ord=3) + np.linalg.vector_norm(z, ord=0.5)
+
+
+def norm_spectral(z):
+    return np.linalg.norm(z, ord=2) + np.linalg.matrix_norm(z, ord="nuc")
+
+
+def norm_smallest_rows(z):
+    return np.sum(np.linalg.norm(z[None], ord=-2, axis=(1, 2)))
+
+
+# eig at repeated eigenvalues (tests/test_leftovers.py)
+
+
+def eig_values_only(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(np.real(w) ** 2)
+
+
+def eigvals_only(a):
+    return np.sum(np.real(np.linalg.eigvals(a)) ** 2)
+
+
+def eig_vectors_read(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(np.real(w)) + np.sum(np.real(v[0]))

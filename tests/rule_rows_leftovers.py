@@ -112,6 +112,8 @@ E2E = [
     E2ECase(F.f_gradient, ("gradient",), (normal(3, 5),)),
     E2ECase(F.f_gradient_edge_order_2, ("gradient",), (normal(3, 5),), jax=False),
     E2ECase(F.f_gradient_bar, ("gradient_bar",), (normal(3, 4), normal(3, 4))),
+    E2ECase(F.f_gradient_every_axis, ("gradient",), (normal(4, 5),)),
+    E2ECase(F.f_gradient_every_axis_edge_2, ("gradient",), (normal(4, 5),), jax=False),
     E2ECase(F.f_gradient_axes, ("gradient", "make_tuple"), (normal(4, 5),)),
     E2ECase(F.f_gradient_coordinates, ("gradient", "make_tuple"), (normal(4, 5),),
             jax=False),

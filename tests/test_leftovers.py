@@ -168,7 +168,7 @@ def gradient_three_spacings(x):
 
 
 def gradient_two_spacings(x):
-    return np.sum(np.gradient(x, 0.5, 0.25))
+    return np.sum(np.gradient(x, 0.5, 0.25, axis=1))
 
 
 def gradient_spacing_differentiated(x, h):
@@ -211,14 +211,92 @@ def test_refused_at_the_users_line(key: str) -> None:
     assert __file__ in text and "Instead:" in text
 
 
-def gradient_of_a_matrix_without_axis(x):
-    return np.sum(np.gradient(x)[0] * 0.0) + np.sum(np.gradient(x[0]))
+gradient_unpacked = L.f_gradient_unpacked
+FAST_COMPILE = {"xla_backend_optimization_level": 0}
 
 
-def test_gradient_without_axis_of_a_matrix_is_refused_when_it_runs() -> None:
-    # the list np.gradient returns for a matrix: its derivative is refused, not made up
-    with pytest.raises(ValueError, match="give axis="):
-        s2s.grad(gradient_of_a_matrix_without_axis)(X34)
+def _close_tree(got, expected, dtype):
+    got, expected = list(got), list(expected)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert np.asarray(g).dtype == dtype, (np.asarray(g).dtype, dtype)
+        tol = 1e-10 if dtype == np.float64 else 2e-4
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=tol, atol=tol)
+
+
+@needs_jax
+@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)])
+def test_gradient_of_every_axis_under_every_transform_as_jax(dtype) -> None:
+    """np.gradient(f) of a matrix, axis= left out: NumPy's one result per axis, through
+    vjp (a tuple cotangent), jvp, vmap, jacfwd, jacrev (the tuple itself returned) and
+    hessian (unpacked), against JAX on the same source (one compiled oracle); values
+    changing between the 1st, 3rd and 10th call."""
+    theirs, unpacked = twin_of(L.f_gradient_per_axis), twin_of(L.f_gradient_unpacked)
+    oracle = jax.jit(lambda x, xs: (
+        jax.vjp(theirs, x)[1]([x, x]), jax.jvp(theirs, (x,), (x,))[1],
+        jax.vmap(theirs)(xs), jax.vmap(theirs, out_axes=1)(xs), jax.jacfwd(theirs)(x),
+        jax.jacrev(theirs)(x), [jax.hessian(unpacked)(x)],
+        [jax.vmap(jax.grad(unpacked))(xs)]), compiler_options=FAST_COMPILE)
+    ours = L.f_gradient_per_axis
+    transforms = (lambda x, xs: s2s.vjp(ours, x)[1]((x, x)),
+                  lambda x, xs: s2s.jvp(ours, (x,), (x,))[1],
+                  lambda x, xs: s2s.vmap(ours)(xs),
+                  lambda x, xs: s2s.vmap(ours, out_axes=1)(xs),
+                  lambda x, xs: s2s.jacfwd(ours)(x), lambda x, xs: s2s.jacrev(ours)(x),
+                  lambda x, xs, h=s2s.hessian(L.f_gradient_unpacked): [h(x)],
+                  lambda x, xs, g=s2s.vmap(s2s.grad(L.f_gradient_unpacked)): [g(xs)])
+    for call in range(1, 11):
+        x = (R.normal(size=(3, 4)) * call).astype(dtype)
+        xs = np.stack([x, 2 * x])
+        if call not in (1, 3, 10):
+            transforms[-2](x, xs)  # (the calls between: one transform runs)
+            continue
+        got = [t(x, xs) for t in transforms]
+        assert isinstance(got[2], tuple) and len(got[2]) == 2
+        for g, e in zip(got, oracle(x, xs)):
+            _close_tree(g, e, dtype)
+
+
+def test_gradient_of_every_axis_matches_finite_differences_and_keeps_inputs() -> None:
+    x = R.normal(size=(4, 3))
+    kept = x.copy()
+    got = s2s.grad(gradient_unpacked)(x)
+    np.testing.assert_allclose(got, fd_grad(gradient_unpacked, (x,), 0)[0], rtol=1e-6)
+    np.testing.assert_array_equal(x, kept)
+
+
+@needs_jax
+def test_gradient_of_every_axis_nan_and_inf_as_jax() -> None:
+    x = R.normal(size=(3, 4))
+    x[1, 2], x[0, 0] = np.nan, np.inf
+    with np.errstate(invalid="ignore"):
+        got = s2s.grad(gradient_unpacked)(x)
+    expected = jax.grad(twin_of(gradient_unpacked))(x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    ok = np.isfinite(got)
+    np.testing.assert_allclose(got[ok], np.asarray(expected)[ok], rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(1, 4), (0, 4), (3, 1)])
+def test_gradient_of_every_axis_with_a_short_axis_raises_numpys_error(shape) -> None:
+    x = np.ones(shape)
+    with pytest.raises(ValueError) as numpy_error:
+        gradient_unpacked(x)
+    with pytest.raises(ValueError) as ours:
+        s2s.grad(gradient_unpacked)(x)
+    assert str(ours.value) == str(numpy_error.value)
+
+
+@needs_jax
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_gradient_of_every_axis_under_jit(backend) -> None:
+    x = R.normal(size=(3, 4))
+    got = s2s.jit(s2s.grad(gradient_unpacked), backend=backend)(x)
+    np.testing.assert_allclose(got, jax.grad(twin_of(gradient_unpacked))(x), rtol=1e-10)
+    xs = np.stack([x, -x])
+    got = s2s.jit(s2s.vmap(L.f_gradient_per_axis), backend=backend)(xs)
+    for g, e in zip(got, jax.vmap(twin_of(L.f_gradient_per_axis))(xs)):
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-10)
 
 
 # ---- special values, size-0 and size-1 axes -------------------------------------------
@@ -380,12 +458,20 @@ def _second(fn, z, t, w):
                                                       ((3, 3), None, None), ((3, 3), "fro", None),
                                                       ((4,), 1, None), ((4,), -np.inf, None),
                                                       ((3, 3), 1, None), ((3, 3), np.inf, None),
-                                                      ((3, 4), 1, 0)], default=2))
+                                                      ((3, 4), 1, 0), ((4,), 3, None),
+                                                      ((3, 3), "nuc", None), ((3, 3), 2, None),
+                                                      ((3, 4), -2, 1), ((4,), 0.5, None),
+                                                      ((4,), -1, None), ((2, 5), 3, 1),
+                                                      ((2, 3, 4), "nuc", (1, 2)),
+                                                      ((4, 2, 3), 2, (0, 2)),
+                                                      ((5,), -2, None)], default=2))
 @pytest.mark.parametrize("dtype", [np.complex128,
                                    pytest.param(np.complex64, marks=pytest.mark.slow)])
 def test_second_derivatives_of_norms_of_complex_values_are_jaxs(shape, ord, axis, dtype):
     """The 2-, Frobenius, 1- and inf-norms (a complex x's sign conj(x)/|x| turns
-    with x: sign_turn), as JAX's."""
+    with x: sign_turn), the p-norms (conj(t), and along x's phase (p - 2) times t's
+    part there) and the spectral and nuclear norms (the complex SVD's derivative,
+    conjugate transposes and its imaginary diagonal), as JAX's."""
     import jax.numpy as jnp
 
     def fn(z):
@@ -406,32 +492,31 @@ def test_second_derivatives_of_norms_of_complex_values_are_jaxs(shape, ord, axis
 
 
 @needs_jax
-@pytest.mark.parametrize("shape, ord, axis", sampled([((3, 3), "nuc", None), ((4,), 3, None),
-                                                      ((3, 3), 2, None), ((3, 4), -2, 1)],
-                                                     default=1))
-def test_second_derivatives_of_p_and_singular_value_norms_refuse_complex_values(shape, ord, axis) -> None:
-    """Their rules' second derivatives are written for real values (the p-norm's
-    and the SVD's real transposes): complex values raise, naming the norm; real values
-    stay JAX's."""
-    import jax.numpy as jnp
-
-    def fn(z):
-        return np.sum(norm_of(z, ord, axis))
-
-    def jf(z):
-        return jnp.sum(jnp.linalg.norm(z, ord, axis))
-
+@pytest.mark.parametrize("fn, shape", sampled([(L.norm_nuclear, (3, 3)), (L.norm_3, (4,)),
+                                               (L.norm_spectral, (3, 3)),
+                                               (L.norm_smallest_rows, (3, 4))], default=1))
+def test_hessians_of_p_and_singular_value_norms(fn, shape) -> None:
+    """Real values: hessian (jacfwd of the gradient: a p-norm's order settles, before
+    running, that it is a vector norm) as JAX's. Complex values: jacfwd of the gradient
+    with holomorphic=True as JAX's, and the jvp of the gradient as central differences
+    of the gradient; values changing between the 1st, 3rd and 10th call."""
+    jf = twin_of(fn)
     r = np.random.default_rng(6)
-    x, t, w = (r.normal(size=shape) for _ in range(3))
-    got_t, got_g = _second(fn, x, t, w)
-    np.testing.assert_allclose(got_t, jax.jvp(jax.grad(jf), (x,), (t,))[1], rtol=1e-9,
-                               atol=1e-12)
-    np.testing.assert_allclose(got_g, jax.grad(lambda z: jnp.sum(jax.grad(jf)(z) * w))(x),
-                               rtol=1e-9, atol=1e-12)
-    z = x + 1j * r.normal(size=shape)
-    np.testing.assert_allclose(s2s.grad(fn)(z), jax.grad(jf)(z), rtol=1e-10)  # first: JAX's
-    with pytest.raises(TypeError, match="norm of real values only"):
-        _second(fn, z, z, z)
+    hessian = s2s.hessian(fn)
+    holomorphic = s2s.jacfwd(s2s.grad(fn), holomorphic=True)
+    for call in range(1, 11):
+        x = r.normal(size=shape) * call
+        z = x + 1j * r.normal(size=shape)
+        got, got_z = hessian(x), holomorphic(z)
+        if call not in (1, 3, 10):
+            continue
+        np.testing.assert_allclose(got, jax.hessian(jf)(x), rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(got_z, jax.jacfwd(jax.grad(jf), holomorphic=True)(z),
+                                   rtol=1e-8, atol=1e-10)
+    t, eps = r.normal(size=shape) + 1j * r.normal(size=shape), 1e-6
+    grad = s2s.grad(fn)
+    fd = (grad(z + eps * t) - grad(z - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(s2s.jvp(grad, (z,), (t,))[1], fd, rtol=1e-5, atol=1e-7)
 
 
 def scaled_abs(x, c):
@@ -767,3 +852,77 @@ def test_gradient_with_second_order_edges_on_the_jax_backend() -> None:
     fd = (gradient_second_order_edges(a + h * v, x)
           - gradient_second_order_edges(a - h * v, x)) / (2 * h)
     np.testing.assert_allclose(np.sum(want * v), fd, rtol=1e-6)
+
+
+# ---- eig at repeated eigenvalues; sqrtm on the JAX backend --------------------------
+
+REPEATED = {
+    "identity": np.eye(3),
+    "repeated_diagonal": np.diag([2.0, 2.0, 1.0]),
+    "repeated_similar": (lambda p: p @ np.diag([2.0, 2.0, 1.0]) @ np.linalg.inv(p))(
+        np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0]])),
+}
+
+
+@needs_jax
+@pytest.mark.parametrize("key", sorted(REPEATED))
+def test_eig_at_repeated_eigenvalues_values_as_jax_vectors_nan(key) -> None:
+    """JAX's eigenvectors' derivative is undefined at a repeated eigenvalue (its grad
+    and jacfwd of eig raise); its eigvals' derivative is defined. s2s: eig's
+    eigenvalues alone differentiate as eigvals (JAX's), in reverse and forward mode;
+    eigenvectors read give NaN, not a made-up number."""
+    a = REPEATED[key]
+    want = np.asarray(jax.grad(twin_of(L.eigvals_only))(a))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_allclose(s2s.grad(L.eig_values_only)(a), want, atol=1e-12)
+        np.testing.assert_allclose(s2s.grad(L.eigvals_only)(a), want, atol=1e-12)
+        np.testing.assert_allclose(s2s.jacfwd(L.eig_values_only)(a), want, atol=1e-12)
+        assert np.isnan(s2s.grad(L.eig_vectors_read)(a)).any()
+        b = a + np.diag([0.0, 1e-3, 2e-3])  # (distinct again: finite, as JAX's jvp)
+        assert np.isfinite(s2s.grad(L.eig_vectors_read)(b)).all()
+
+
+@needs_jax
+@pytest.mark.parametrize("dtype, more", [(np.float64, False),
+                                         pytest.param(np.float64, True, marks=pytest.mark.slow),
+                                         pytest.param(np.float32, True, marks=pytest.mark.slow)])
+def test_sqrtm_on_the_jax_backend(dtype, more) -> None:
+    """jax.scipy.linalg.sqrtm returns a complex root; on s2s's JAX backend a real
+    matrix's root is real, as SciPy's (the NumPy backend): the function itself and
+    its grad (jacfwd and vmap of grad under -m slow), values changing between the
+    1st, 3rd and 10th call."""
+    fn = S.f_sqrtm
+    pairs = [(fn, fn), (s2s.grad(fn), s2s.grad(fn))]
+    if more:
+        pairs += [(s2s.jacfwd(fn), s2s.jacfwd(fn)), (s2s.vmap(s2s.grad(fn)), None)]
+    jitted = [(s2s.jit(f, backend="jax"), w) for f, w in pairs]
+    tol = 1e-9 if dtype == np.float64 else 2e-3
+    for call in range(1, 11):
+        a = (R.normal(size=(3, 3)) * (0.3 + call / 20)).astype(dtype)  # (real roots)
+        stacked = np.stack([a, 0.5 * a])
+        got = [j(a) if w is not None else j(stacked) for j, w in jitted]
+        if call not in (1, 3, 10):
+            continue
+        for g, (_, w) in zip(got, jitted):
+            want = w(a) if w is not None else s2s.vmap(s2s.grad(fn))(stacked)
+            # (jit of vmap of grad on JAX keeps float64 where the NumPy backend casts
+            # to float32, for any function: s2s/api/jit_jax.py's, not sqrtm's)
+            assert w is None or np.asarray(g).dtype == np.asarray(want).dtype
+            np.testing.assert_allclose(np.asarray(g), want, rtol=tol, atol=tol)
+
+
+@needs_jax
+def test_sqrtm_of_a_matrix_without_a_real_root_on_the_jax_backend_is_nan() -> None:
+    """SciPy's root of a real matrix with a negative eigenvalue is complex (a dtype
+    decided by the values); on JAX, whose dtypes are decided before running, the real
+    root s2s returns is NaN there rather than a wrong real number."""
+    a = np.diag([4.0, -1.0])
+    assert np.iscomplexobj(sl.sqrtm(a))
+    got = s2s.jit(lambda_sqrtm_sum, backend="jax")(a)
+    assert np.isnan(got)
+    np.testing.assert_allclose(s2s.jit(lambda_sqrtm_sum, backend="jax")(np.diag([4.0, 1.0])),
+                               3.0)
+
+
+def lambda_sqrtm_sum(a):
+    return np.sum(sl.sqrtm(a))

@@ -17,10 +17,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..backends import jax_numpy
+from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
-from ..errors import TransformError
+from ..errors import TransformError, UnsupportedCallError
 from ..ir.kinds import LEAF, kind_of
+from ..ir.nodes import Function, Let, walk
 from . import arguments, jacobians, pushforward, signatures, vectorize
 from . import transformed as api
 from .emitted import emitted_for, shadow
@@ -51,6 +52,8 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     of the function ``jax.jit`` traces.  ``examples`` holds a vmapped function's
     code per signature (``example_key``); ``texts`` gets the emitted text run."""
     texts = texts if texts is not None else []
+    if isinstance(fun, (Vmapped, Transformed, JacFwd, JacRev)):
+        check_odes(getattr(fun, "ir", None))
     if isinstance(fun, Vmapped):
         if examples is None or example_key not in examples:
             raise NeedExample()
@@ -82,6 +85,45 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         texts.append(text)
     return backend.run(translated, args, kwargs)
 
+
+def check_odes(ir: Any, seen: set | None = None) -> None:
+    """An odeint/solve_ivp call in the function (or a function it calls) with an
+    option JAX's odeint has no counterpart for (``jax_runtime_ode.refusal``), or a
+    scipy.stats rvs draw: refused at that call before tracing."""
+    if ir is None:
+        return
+    seen = set() if seen is None else seen
+    if id(ir) in seen:
+        return
+    seen.add(id(ir))
+    for s in walk(ir.body):
+        if not isinstance(s, Let):
+            continue
+        if s.prim == "odeint":
+            refused = jax_runtime_ode.refusal(s.params["solver"], dict(s.params["options"]))
+            if refused is not None:
+                raise UnsupportedCallError(
+                    refused[1], s.loc, func=ir.name,
+                    hint="run it on the NumPy backend (s2s.jit(f, backend='numpy')), or "
+                    "leave the option out: on the JAX backend s2s solves with "
+                    "jax.experimental.ode.odeint")
+        if s.prim == "draw" and s.params.get("method") == "rvs":
+            raise UnsupportedCallError(
+                "scipy.stats' rvs draws with SciPy's generator, which JAX cannot run",
+                s.loc, func=ir.name, hint="run it on the NumPy backend, or draw with "
+                "np.random (s2s.jit(f, backend='numpy'))")
+        callee = s.params.get("callee")
+        if isinstance(callee, Function) and any(
+                isinstance(t, Let) and t.prim == "stats_frozen" and all(
+                    getattr(a, "name", None) in callee.params for a in t.args[1:])
+                for t in callee.body):  # (its plan's: the distribution made again)
+            raise UnsupportedCallError(
+                f"a scipy.stats distribution frozen in the function is passed to "
+                f"`{callee.name}`: SciPy cannot freeze a distribution of JAX's traced "
+                "values", s.loc, func=ir.name, hint="pass its parameters and freeze "
+                "it in the callee, or run it on the NumPy backend")
+        if isinstance(callee, Function):
+            check_odes(callee, seen)
 
 
 # ---- results cast as the NumPy transform casts them ---------------------------------
@@ -209,6 +251,8 @@ class Translator:
             return jax.scipy.special
         if name == "s2s":
             return S2SOnJax(self.backend, module)
+        if name == "scipy.linalg":
+            return _scipy_linalg_on_jax()
         return module
 
     def _library_function(self, fn: Any, module: str) -> Any:
@@ -219,6 +263,10 @@ class Translator:
             import jax.scipy.special
 
             return getattr(jax.scipy.special, name, fn)
+        if module.startswith("scipy.linalg"):
+            return getattr(_scipy_linalg_on_jax(), name, fn)
+        if module.startswith("scipy.integrate") and name in ("odeint", "solve_ivp"):
+            return getattr(jax_runtime_ode, f"scipy_{name}")  # (JAX's odeint)
         if module.startswith("numpy"):
             for sub in ("linalg", "fft"):
                 if f".{sub}" in module:
@@ -295,6 +343,17 @@ def _holds_functions(value: Any) -> bool:
     items = value.values() if isinstance(value, dict) else value
     return any(_holds_functions(v) or (callable(v) and not isinstance(v, type))
                for v in items)
+
+
+def _scipy_linalg_on_jax() -> types.ModuleType:
+    """``scipy.linalg`` as code on JAX reads it: ``jax.scipy.linalg``, with ``sqrtm``
+    giving SciPy's dtype (``jax_runtime_scipy.linalg_sqrtm``); what JAX lacks stays
+    SciPy's."""
+    import jax.scipy.linalg
+
+    module = types.ModuleType("scipy.linalg")
+    module.__dict__.update(vars(jax.scipy.linalg), sqrtm=jax_runtime_scipy.linalg_sqrtm)
+    return module
 
 
 def _global_names(code: types.CodeType) -> set[str]:

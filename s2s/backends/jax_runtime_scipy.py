@@ -39,3 +39,26 @@ _namespace: dict = {"__name__": __name__}
 compile_module(SOURCE, _namespace, "runtime_jax_scipy")
 __all__ = list(_numpy_runtime_scipy.__all__)
 globals().update({name: _namespace[name] for name in __all__})
+
+
+def linalg_sqrtm(a):
+    """``scipy.linalg.sqrtm`` on JAX.  ``jax.scipy.linalg.sqrtm`` returns a complex root
+    whatever its input, where SciPy's root of a real matrix is real when it can be (no
+    eigenvalue on the negative real axis): a real ``a``'s root is that real part here,
+    the same dtype as SciPy's, and NaN where the root has an imaginary part (SciPy's
+    would be complex: a dtype JAX must know before it runs).  Leading axes are a batch
+    (JAX's takes one matrix)."""
+    import jax.numpy as jnp
+    from jax.scipy import linalg
+
+    root = jnp.vectorize(linalg.sqrtm, signature="(n,n)->(n,n)")(a)
+    if jnp.iscomplexobj(a):
+        return root
+    real = jnp.real(root)
+    scale = jnp.max(jnp.abs(root), axis=(-2, -1), keepdims=True)
+    tol = 100 * jnp.finfo(real.dtype).eps * jnp.maximum(scale, 1.0)
+    ok = jnp.max(jnp.abs(jnp.imag(root)), axis=(-2, -1), keepdims=True) <= tol
+    return jnp.where(ok, real, jnp.nan).astype(jnp.result_type(a, jnp.float32))
+
+
+_namespace["linalg_sqrtm"] = linalg_sqrtm  # (what the other helpers call, too)

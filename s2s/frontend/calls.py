@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import sys
 import warnings
 from typing import Any
 
@@ -14,7 +15,7 @@ from ..errors import TransformError, UnsupportedCallError
 from ..ir.names import stem
 from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Index, Var
 from ..primitives import PRIMITIVES, lookup_object
-from ..primitives.registry import METHODS, Refused, Result
+from ..primitives.registry import METHODS, Refused, Result, lookup_form
 from .expressions import MAX_NAME, SHAPE_READS
 from .resolve import expression_advice
 
@@ -426,6 +427,11 @@ class CallLowerer:
         so that derivatives reach the frozen parameters."""
         dist = frozen.args[0].value
         name = f"scipy.stats.{dist}.{method}"
+        moment = None if name in PRIMITIVES else lookup_form(getattr(getattr(
+            sys.modules["scipy.stats"], dist), method, None))
+        if moment is not None:  # d.mean(), d.entropy(): the formula in its parameters
+            args, kwargs = self.call_args(node)
+            return self.form(moment, [*args, *frozen.args[1:]], kwargs, node, target, name)
         if name not in PRIMITIVES:
             raise UnsupportedCallError(
                 f"`{method}` of a frozen {dist} has no rules in s2s", self.n.loc(node),

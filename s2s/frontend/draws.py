@@ -1,6 +1,8 @@
 """Random draws: ``np.random.normal(size=x.shape)``, ``np.random.rand(3)``,
 ``rng = np.random.default_rng(seed)`` then ``rng.normal(...)``, a method of a module's
-generator (``RNG.uniform()``) or of a generator passed as an argument.
+generator (``RNG.uniform()``) or of a generator passed as an argument, and a
+``scipy.stats`` distribution's ``rvs`` (``norm.rvs(loc, size=3)``, ``d.rvs(size=3)``
+of ``d = norm(loc, scale)`` frozen in the function or at module level).
 
 Each becomes one ``draw`` statement: the call as written, over its arguments lowered
 as values (``x.shape`` is a shape read), run once per call in the forward computation,
@@ -35,6 +37,9 @@ def is_draw(obj: Any) -> bool:
     method, ``np.random.default_rng``, ``np.random.seed``?"""
     owner = getattr(obj, "__self__", None)
     if isinstance(owner, (np.random.RandomState, np.random.Generator)):
+        return True
+    if getattr(obj, "__name__", None) == "rvs" and str(  # scipy.stats: norm.rvs, D.rvs
+            getattr(type(owner), "__module__", "")).startswith("scipy.stats"):
         return True
     return obj is np.random.seed or any(obj is m for m in MAKERS)
 
@@ -72,6 +77,9 @@ class DrawLowerer:
     def is_generator_method(self, base: Atom, method: str) -> bool:
         """``rng.normal`` for a generator made in the function or passed in (a
         parameter: an array has no such method)."""
+        if method == "rvs" and isinstance(base, Var) and getattr(  # d = norm(loc, scale)
+                self.n.lets.get(base.name), "prim", None) == "stats_frozen":
+            return True
         if not isinstance(base, Var) or method not in DRAWS:
             return False
         return base.name in self.generators or base.name in self.params

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import types
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
@@ -95,7 +96,8 @@ class Plan:
     """How a call passes its values to a callee normalized for it: per parameter of
     the callee, ``(kind, name, detail)`` with kind ``arg`` (one atom), ``fn`` (a
     function value: its atoms), ``star`` (``*name``: detail atoms), ``kw``
-    (``**name``: detail keys).  ``params`` are the IR's parameters in order."""
+    (``**name``: detail keys), ``frozen`` (a scipy.stats distribution frozen in the
+    caller: detail ``(dist, how many parameters)``, its parameters' atoms).  ``params`` are the IR's parameters in order."""
 
     entries: list[tuple[str, str, Any]] = field(default_factory=list)
     params: list[str] = field(default_factory=list)
@@ -122,6 +124,10 @@ class Plan:
             elif kind == "kw":
                 args += [f"{k}={next(params)}" for k in detail]
                 continue
+            elif kind == "frozen":  # (scipy.stats.<dist>(*its parameters))
+                made = _bind(namespace, getattr(sys.modules["scipy.stats"], detail[0]),
+                             detail[0])
+                text = f"{made}({', '.join(next(params) for _ in range(detail[1]))})"
             else:
                 text = next(params)
             keyword = sig.parameters[pname].kind is inspect.Parameter.KEYWORD_ONLY

@@ -361,7 +361,7 @@ class FunctionLowerer:
         kwargs.update(captured)
         fn = getattr(obj, "__func__", obj)
         simple = fv.spelled and isinstance(obj, types.FunctionType) and _plain(
-            obj, args, kwargs)
+            obj, args, kwargs) and not any(_frozen(self.n, v) for v in (*args, *kwargs.values()))
         if simple or fn in self.n.stack:
             return self.n.user_call(obj, text, node, target,
                                     passed=(self._atoms(args, text, node), kwargs))
@@ -405,8 +405,8 @@ class FunctionLowerer:
         params: list[str] = []
         n.out = []
         for kind, name, detail in plan.entries:
-            if kind in ("arg", "default"):
-                params.append(name)
+            if kind in ("arg", "default", "frozen"):  # (frozen: a distribution, made again)
+                params += _enter_frozen(n, name, detail) if kind == "frozen" else [name]
                 n.env[name] = name
                 n.bound.add(name)
             elif kind == "fn":
@@ -507,6 +507,10 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
                                     "pass `g`, and write `s2s.vmap(g)(x)` where it is called")
             plan.entries.append(("fn", pname, value))
             atoms += value.leaves()
+        elif _frozen(n, value) is not None:
+            frozen = _frozen(n, value).args
+            plan.entries.append(("frozen", pname, (frozen[0].value, len(frozen) - 1)))
+            atoms += frozen[1:]
         else:
             plan.entries.append(("arg", pname, None))
             atoms.append(value)
@@ -525,6 +529,23 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         base = obj.__name__
     return n.emit(n.exprs.target(target, base), "call", tuple(atoms),
                   {"callee": callee, "spelling": spelling}, node)
+
+def _frozen(n: Any, value: Any) -> Any:
+    """The ``stats_frozen`` statement that made ``value`` (``d = norm(loc, scale)``
+    passed to a function: its plan passes the parameters), or None."""
+    let = n.lets.get(value.name) if isinstance(value, Var) else None
+    return let if let is not None and let.prim == "stats_frozen" else None
+
+
+def _enter_frozen(n: Any, name: str, detail: tuple) -> list[str]:
+    """A planned callee's frozen distribution ``name``, ``detail`` ``(dist, how many
+    parameters)``: made again from its parameters, the IR parameters returned."""
+    names = [n.names.fresh(f"{name}_{i}") for i in range(detail[1])]
+    n.out.append(Let(name, "stats_frozen", (Const(detail[0], repr(detail[0])),
+                                            *map(Var, names)), {}, n.loc(n.p.node)))
+    n.lets[name] = n.out[-1]
+    return names
+
 
 def _default(self: FunctionLowerer, fn: Any, pname: str, default: Any, node: Any) -> Const:
     """A parameter left at its default: a literal as written, another object (an

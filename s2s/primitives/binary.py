@@ -170,12 +170,18 @@ def maximum_vjp(g, ans, x1, x2):
 
 @defjvp("maximum", "x1")
 def maximum_jvp_x1(x1_dot, ans, x1, x2):
-    return x1_dot * np.where(x1 == ans, np.where(x2 == ans, 0.5, 1.0), 0.0)
+    # the share in ans's dtype, as JAX's: 0.5 and 1.0 alone make float64 (a float32
+    # tangent batched by jacfwd would be promoted)
+    share = np.where(x1 == ans, np.where(x2 == ans, 0.5, 1.0), 0.0)
+    return x1_dot * share.astype(ans.dtype)
 
 
 @defjvp("maximum", "x2")
 def maximum_jvp_x2(x2_dot, ans, x1, x2):
-    return x2_dot * np.where(x2 == ans, np.where(x1 == ans, 0.5, 1.0), 0.0)
+    # the share in ans's dtype, as JAX's: 0.5 and 1.0 alone make float64 (a float32
+    # tangent batched by jacfwd would be promoted)
+    share = np.where(x2 == ans, np.where(x1 == ans, 0.5, 1.0), 0.0)
+    return x2_dot * share.astype(ans.dtype)
 
 
 defprim(

@@ -353,7 +353,10 @@ def eigvalsh_jvp(a_dot, ans, a, UPLO="L"):
 # real: their derivatives are then real too).  The eigenvectors are LAPACK's, as JAX
 # differentiates them (jax.lax.linalg.eig(..., enable_eigvec_derivs=True)): each of
 # unit 2-norm with its largest-magnitude component real, which fixes the free factor
-# c_j of dv_j = u_j + c_j v_j.  f = 1 / (w_j - w_i): distinct eigenvalues.
+# c_j of dv_j = u_j + c_j v_j.  f = 1 / (w_j - w_i): distinct eigenvalues.  At a
+# repeated eigenvalue (JAX's eigenvectors' derivative is undefined there, its grad of
+# eig refused altogether): the eigenvalues' derivative is eigvals' (JAX's), the
+# eigenvectors' NaN where the tangent or cotangent reaches them.
 
 defprim("linalg.eig", np.linalg.eig, "(a)", family="linalg", batch="trailing_axes",
         results=2,
@@ -373,7 +376,11 @@ def eig_vjp(g, ans, a):
     h = np.sum(g[1] * v, axis=-2, keepdims=True)
     peak = np.real(np.sum(mask * v, axis=-2, keepdims=True))
     u_bar = g[1] - np.real(h) * np.conj(v) - 1j * mask * (np.imag(h) / peak)
-    p_bar = f * (np.matrix_transpose(v) @ u_bar) + eye * np.expand_dims(g[0], -2)
+    # (at a repeated eigenvalue f is inf: the eigenvectors' derivative is undefined
+    # there, NaN, where their cotangent reaches it; where it does not, as when only w
+    # is read, eigvals' derivative)
+    u_part = np.matrix_transpose(v) @ u_bar
+    p_bar = np.where(u_part == 0, 0.0, f * u_part) + eye * np.expand_dims(g[0], -2)
     a_bar = np.linalg.solve(np.matrix_transpose(v), p_bar @ np.matrix_transpose(v))
     return unbroadcast(a_bar, a)
 

@@ -115,8 +115,8 @@ def _one_axis(args, kwargs):
             axis.value is None or type(axis.value) is int)):
         raise Refused("`axis=` must be one int written in the call",
                       "call np.gradient once per axis: np.gradient(f, h, axis=0)")
-    if len(args) > 2:
-        raise Refused("several spacings for one axis (axis= left out or one int)",
+    if len(args) > 2 and axis is not None and axis.value is not None:
+        raise Refused("several spacings for one axis",
                       "give axis= the axes, one spacing each: np.gradient(f, hx, hy, "
                       "axis=(0, 1))")
     edge = kwargs.get("edge_order")
@@ -153,13 +153,23 @@ defform(np.gradient, "gradient", _several_axes,
         "axis= a tuple of several axes is one np.gradient per axis, as a tuple")
 
 
+def _gradient_spelling(args: list[str], params: dict[str, str]) -> str:
+    """``np.gradient(f, ...)``; axis= left out, its per-axis results (NumPy's tuple, for
+    an ``f`` of several axes) as one array, stacked: what the code reads of it (``g[0]``,
+    ``gx, gy = g``, ``np.sum(g)``) is the same, and the rules that read it as an
+    operand (``2 * x``) see an array, never a tuple."""
+    call = call_spelling("np.gradient")(args, params)
+    return f"np.asarray({call})" if params.get("axis", "None") == "None" else call
+
+
 defprim(
     "gradient", np.gradient, "(f, *varargs, axis=None, edge_order=1)", family="linalg",
-    diff=("f",), canonical=_one_axis,
+    diff=("f",), canonical=_one_axis, spelling=_gradient_spelling,
     underived={"varargs": "the spacing's derivative has no rule in s2s"},
-    note="one axis (axis= an int, or a 1-D f; a tuple of several axes is one call per "
-    "axis) and one spacing (a scalar or coordinates): linear in f, the VJP the "
-    "transposed stencil (gradient_bar); edge_order 1 or 2",
+    note="axis= an int (one spacing: a scalar or coordinates), a tuple of several axes "
+    "(one call per axis), or left out (every axis: f's gradients, one per axis, "
+    "their cotangents stacked): linear in f, the VJP the transposed stencil "
+    "(gradient_bar); edge_order 1 or 2",
 )
 
 
@@ -170,7 +180,8 @@ def gradient_vjp(g, ans, f, *varargs, axis=None, edge_order=1):
 
 @defjvp("gradient", "f")
 def gradient_jvp(f_dot, ans, f, *varargs, axis=None, edge_order=1):
-    return np.gradient(f_dot, *varargs, axis=axis, edge_order=edge_order)
+    # (axis=None of several axes: the per-axis tangents stacked, as the value is)
+    return np.asarray(np.gradient(f_dot, *varargs, axis=axis, edge_order=edge_order))
 
 
 defprim(
@@ -183,7 +194,7 @@ defprim(
 
 @defvjp("gradient_bar")
 def gradient_bar_vjp(g, ans, cot, f, *varargs, axis=None, edge_order=1):
-    return np.gradient(g, *varargs, axis=axis, edge_order=edge_order)
+    return np.asarray(np.gradient(g, *varargs, axis=axis, edge_order=edge_order))
 
 
 @defjvp("gradient_bar", "cot")
@@ -200,10 +211,24 @@ def gradient_rule(b: Batch, s: Let) -> str:
         raise NoBatchRule(f"`{s.prim}` with a spacing that differs between examples")
     a = s.args[0]
     axis = static(s, "axis", None)
+    texts = [atom_text(x) for x in s.args]  # (gradient_bar's f gives only a dtype)
+    if axis is None and s.prim == "gradient" and b.rank(a) > 1:
+        # every axis of an example: one gradient per axis past the batch axis, stacked
+        # after it (the example's per-axis results, each read as g[k])
+        axes = tuple(range(1, b.rank(a) + 1))
+        return f"np.stack({args_text(s, texts, {'axis': repr(axes)})}, axis=1)"
+    if axis is None and s.prim == "gradient_bar" and b.rank(s.args[1]) > 1:
+        # (cot: the per-axis cotangents stacked after the batch axis, or the tuple of
+        # them a caller passed: gradient_part reads either)
+        if not b.batched(a):
+            raise NoBatchRule("np.gradient's transpose batched only in f")
+        n, (cot, f, *spacings) = b.rank(s.args[1]), texts
+        return " + ".join(
+            args_text(s, [f"gradient_part({cot}, {k})", f, *spacings[k if len(spacings) > 1 else 0:][:1]],
+                      {"axis": str(k + 1)}) for k in range(n))
     if axis is None and b.rank(a) != 1:
         raise NoBatchRule("np.gradient of an example of more than one axis without axis=",
                           "give axis=")
-    texts = [atom_text(x) for x in s.args]  # (gradient_bar's f gives only a dtype)
     return args_text(s, texts, {"axis": shifted(0 if axis is None else axis, b.rank(a))})
 
 

@@ -404,8 +404,8 @@ class Result:
 
 def _form_key(obj: Any) -> Any:
     owner = getattr(obj, "__self__", None)  # np.add.reduce: bound anew at each access
-    if owner is not None and isinstance(owner, np.ufunc):
-        return (id(owner), obj.__name__)
+    if owner is not None and (isinstance(owner, np.ufunc) or type(owner) in FROZEN):
+        return (id(owner), obj.__name__)  # (norm.entropy, likewise)
     return id(obj)
 
 
@@ -449,9 +449,10 @@ def _frozen_method(obj: Any) -> Callable | None:
         return None
     name = f"scipy.stats.{dist}.{obj.__name__}"
     name = name if name in PRIMITIVES else None
+    moment = FORMS.get((FROZEN_FORMS.get(dist), obj.__name__))  # (D.entropy(): a form)
 
     def rewrite(args, kwargs, items):
-        if name is None:
+        if name is None and moment is None:
             raise Refused(f"`{obj.__name__}` of a frozen {dist} has no rules in s2s",
                           f"call one of scipy.stats.{dist}'s methods s2s lists (s2s "
                           "primitives)")
@@ -463,6 +464,8 @@ def _frozen_method(obj: Any) -> Callable | None:
             raise Refused(f"a {dist} frozen outside the function with parameters that "
                           "are not numbers", "freeze it inside the function, or call "
                           f"scipy.stats.{dist}.{obj.__name__}(x, ...) with them")
+        if name is None:
+            return moment[0]([*args, *params], kwargs, items)
         return [(name, [*args[:1], *params, *args[1:]], kwargs)]
     return rewrite
 

@@ -40,7 +40,6 @@ from ..runtime import (
     cumprod_tangent,
     join_like,
     prod_of_others_jet,
-    real_only,
     sign_turn,
     special_digamma,
     special_polygamma,
@@ -413,9 +412,12 @@ def vector_norm_grad_vjp(g, ans, x, norm, ord, axis=None):
     if ord == 0 or ord == 1 or ord > 1e308 or ord < -1e308:
         # sign(x)' * share: zero for real x; a complex x's sign turns
         return sign_turn(x, g * np.abs(ans)), np.zeros(np.shape(norm))
-    x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
+    # conj(g), and along x's phase (ord - 2) times g's part there ((ord - 1) g
+    # for real x): the second derivative of |x|^ord of complex x, as JAX's
+    phase = np.where(x == 0, 1.0, np.conj(x) / np.where(x == 0, 1.0, np.abs(x)))
+    turn = np.conj(g) + (ord - 2) * phase * np.real(g * phase)
     return (
-        g * (ord - 1) * (np.abs(x) / norm) ** (ord - 2) / norm,
+        turn * (np.abs(x) / norm) ** (ord - 2) / norm,
         unbroadcast(-(ord - 1) * g * ans / norm, norm),
     )
 
@@ -426,8 +428,10 @@ def vector_norm_grad_jvp_x(x_dot, ans, x, norm, ord, axis=None):
         return np.conj(x_dot) / norm
     if ord == 0 or ord == 1 or ord > 1e308 or ord < -1e308:
         return sign_turn(x, x_dot) * np.abs(ans)
-    x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
-    return x_dot * (ord - 1) * (np.abs(x) / norm) ** (ord - 2) / norm
+    # (as the VJP: the map is its own transpose)
+    phase = np.where(x == 0, 1.0, np.conj(x) / np.where(x == 0, 1.0, np.abs(x)))
+    turn = np.conj(x_dot) + (ord - 2) * phase * np.real(x_dot * phase)
+    return turn * (np.abs(x) / norm) ** (ord - 2) / norm
 
 
 @defjvp("vector_norm_grad", "norm")
@@ -449,7 +453,6 @@ def matrix_norm_grad_vjp(g, ans, x, norm, ord, axes=(-2, -1)):
         return np.conj(g) / norm, unbroadcast(-g * ans / norm, norm)
     if ord == "nuc" or ord == 2 or ord == -2:
         # the gradient's Jacobian is a Hessian: the VJP is the JVP, along g
-        x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
         x = np.moveaxis(x, axes, (-2, -1))
         d = np.moveaxis(g, axes, (-2, -1))
         usv = np.linalg.svd(x, full_matrices=False)
@@ -469,16 +472,16 @@ def matrix_norm_grad_vjp(g, ans, x, norm, ord, axes=(-2, -1)):
         w_row = np.expand_dims(w, -2)
         eye = np.eye(np.shape(s)[-1])
         f = 1 / (s_row**2 - s_col**2 + eye) - eye
-        v = np.matrix_transpose(vt)
-        c = np.matrix_transpose(u) @ d @ v
-        c_t = np.matrix_transpose(c)
-        u_core = f * (c * s_row + s_col * c_t)
+        v = np.conj(np.matrix_transpose(vt))
+        c = np.conj(np.matrix_transpose(u)) @ d @ v
+        c_t = np.conj(np.matrix_transpose(c))
+        u_core = f * (c * s_row + s_col * c_t) + eye * (c - c_t) / (2 * s_row)
         v_core = f * (s_col * c + c_t * s_row)
         u_rest = (d @ v - u @ c) / s_row
-        v_rest = (np.matrix_transpose(d) @ u - v @ c_t) / s_row
-        core = u_core * w_row + np.matrix_transpose(v_core * w_row)
-        out = (u @ core + u_rest * w_row) @ vt + u @ np.matrix_transpose(v_rest * w_row)
-        return np.moveaxis(out, (-2, -1), axes), np.zeros(np.shape(norm))
+        v_rest = (np.conj(np.matrix_transpose(d)) @ u - v @ c_t) / s_row
+        core = u_core * w_row + np.conj(np.matrix_transpose(v_core * w_row))
+        out = (u @ core + u_rest * w_row) @ vt + u @ np.conj(np.matrix_transpose(v_rest * w_row))
+        return np.moveaxis(np.conj(out), (-2, -1), axes), np.zeros(np.shape(norm))
     # sign(x)' * share: zero for real x; a complex x's sign turns
     return sign_turn(x, g * np.abs(ans)), np.zeros(np.shape(norm))
 
@@ -489,7 +492,6 @@ def matrix_norm_grad_jvp_x(x_dot, ans, x, norm, ord, axes=(-2, -1)):
         return np.conj(x_dot) / norm
     if ord == "nuc" or ord == 2 or ord == -2:
         # d(u w v^T), from the SVD's derivative (w constant)
-        x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
         x = np.moveaxis(x, axes, (-2, -1))
         d = np.moveaxis(x_dot, axes, (-2, -1))
         usv = np.linalg.svd(x, full_matrices=False)
@@ -509,16 +511,16 @@ def matrix_norm_grad_jvp_x(x_dot, ans, x, norm, ord, axes=(-2, -1)):
         w_row = np.expand_dims(w, -2)
         eye = np.eye(np.shape(s)[-1])
         f = 1 / (s_row**2 - s_col**2 + eye) - eye
-        v = np.matrix_transpose(vt)
-        c = np.matrix_transpose(u) @ d @ v
-        c_t = np.matrix_transpose(c)
-        u_core = f * (c * s_row + s_col * c_t)  # u^T du
+        v = np.conj(np.matrix_transpose(vt))
+        c = np.conj(np.matrix_transpose(u)) @ d @ v
+        c_t = np.conj(np.matrix_transpose(c))
+        u_core = f * (c * s_row + s_col * c_t) + eye * (c - c_t) / (2 * s_row)  # u^T du
         v_core = f * (s_col * c + c_t * s_row)  # v^T dv
         u_rest = (d @ v - u @ c) / s_row  # du beyond u's columns
-        v_rest = (np.matrix_transpose(d) @ u - v @ c_t) / s_row  # dv beyond v's
-        core = u_core * w_row + np.matrix_transpose(v_core * w_row)
-        out = (u @ core + u_rest * w_row) @ vt + u @ np.matrix_transpose(v_rest * w_row)
-        return np.moveaxis(out, (-2, -1), axes)
+        v_rest = (np.conj(np.matrix_transpose(d)) @ u - v @ c_t) / s_row  # dv beyond v's
+        core = u_core * w_row + np.conj(np.matrix_transpose(v_core * w_row))
+        out = (u @ core + u_rest * w_row) @ vt + u @ np.conj(np.matrix_transpose(v_rest * w_row))
+        return np.moveaxis(np.conj(out), (-2, -1), axes)
     return sign_turn(x, x_dot) * np.abs(ans)
 
 
@@ -544,6 +546,14 @@ def norm_grad_vjp(g, ans, x, norm, ord, axis):
     if ord != "nuc" and (ord == 0 or ord == 1 or ord > 1e308 or ord < -1e308):
         # sign(x)' * share: zero for real x; a complex x's sign turns
         return sign_turn(x, g * np.abs(ans)), np.zeros(np.shape(norm))
+    if ord != "nuc" and ord != 2 and ord != -2 and ord != -1:
+        # an order only vectors take: as below, decided now (no SVD in the code)
+        phase = np.where(x == 0, 1.0, np.conj(x) / np.where(x == 0, 1.0, np.abs(x)))
+        turn = np.conj(g) + (ord - 2) * phase * np.real(g * phase)
+        return (
+            turn * (np.abs(x) / norm) ** (ord - 2) / norm,
+            unbroadcast(-(ord - 1) * g * ans / norm, norm),
+        )
     if axis is None:
         axes = (-2, -1)
         vector = np.ndim(x) == 1
@@ -553,16 +563,18 @@ def norm_grad_vjp(g, ans, x, norm, ord, axis):
     if ord != "nuc" and vector:
         if ord == 2:
             return np.conj(g) / norm, unbroadcast(-g * ans / norm, norm)
-        x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
+        # conj(g), and along x's phase (ord - 2) times g's part there ((ord - 1) g
+        # for real x): the second derivative of |x|^ord of complex x, as JAX's
+        phase = np.where(x == 0, 1.0, np.conj(x) / np.where(x == 0, 1.0, np.abs(x)))
+        turn = np.conj(g) + (ord - 2) * phase * np.real(g * phase)
         return (
-            g * (ord - 1) * (np.abs(x) / norm) ** (ord - 2) / norm,
+            turn * (np.abs(x) / norm) ** (ord - 2) / norm,
             unbroadcast(-(ord - 1) * g * ans / norm, norm),
         )
     if ord == -1:
         # sign(x)' * share: zero for real x; a complex x's sign turns
         return sign_turn(x, g * np.abs(ans)), np.zeros(np.shape(norm))
     # the nuclear or spectral norm of matrices: as matrix_norm_grad's
-    x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
     x = np.moveaxis(x, axes, (-2, -1))
     d = np.moveaxis(g, axes, (-2, -1))
     usv = np.linalg.svd(x, full_matrices=False)
@@ -582,16 +594,16 @@ def norm_grad_vjp(g, ans, x, norm, ord, axis):
     w_row = np.expand_dims(w, -2)
     eye = np.eye(np.shape(s)[-1])
     f = 1 / (s_row**2 - s_col**2 + eye) - eye
-    v = np.matrix_transpose(vt)
-    c = np.matrix_transpose(u) @ d @ v
-    c_t = np.matrix_transpose(c)
-    u_core = f * (c * s_row + s_col * c_t)
+    v = np.conj(np.matrix_transpose(vt))
+    c = np.conj(np.matrix_transpose(u)) @ d @ v
+    c_t = np.conj(np.matrix_transpose(c))
+    u_core = f * (c * s_row + s_col * c_t) + eye * (c - c_t) / (2 * s_row)
     v_core = f * (s_col * c + c_t * s_row)
     u_rest = (d @ v - u @ c) / s_row
-    v_rest = (np.matrix_transpose(d) @ u - v @ c_t) / s_row
-    core = u_core * w_row + np.matrix_transpose(v_core * w_row)
-    out = (u @ core + u_rest * w_row) @ vt + u @ np.matrix_transpose(v_rest * w_row)
-    return np.moveaxis(out, (-2, -1), axes), np.zeros(np.shape(norm))
+    v_rest = (np.conj(np.matrix_transpose(d)) @ u - v @ c_t) / s_row
+    core = u_core * w_row + np.conj(np.matrix_transpose(v_core * w_row))
+    out = (u @ core + u_rest * w_row) @ vt + u @ np.conj(np.matrix_transpose(v_rest * w_row))
+    return np.moveaxis(np.conj(out), (-2, -1), axes), np.zeros(np.shape(norm))
 
 
 @defjvp("norm_grad", "x")
@@ -600,6 +612,11 @@ def norm_grad_jvp_x(x_dot, ans, x, norm, ord, axis):
         return np.conj(x_dot) / norm
     if ord != "nuc" and (ord == 0 or ord == 1 or ord > 1e308 or ord < -1e308):
         return sign_turn(x, x_dot) * np.abs(ans)
+    if ord != "nuc" and ord != 2 and ord != -2 and ord != -1:
+        # an order only vectors take: as below, decided now (no SVD in the code)
+        phase = np.where(x == 0, 1.0, np.conj(x) / np.where(x == 0, 1.0, np.abs(x)))
+        turn = np.conj(x_dot) + (ord - 2) * phase * np.real(x_dot * phase)
+        return turn * (np.abs(x) / norm) ** (ord - 2) / norm
     if axis is None:
         axes = (-2, -1)
         vector = np.ndim(x) == 1
@@ -609,12 +626,13 @@ def norm_grad_jvp_x(x_dot, ans, x, norm, ord, axis):
     if ord != "nuc" and vector:
         if ord == 2:
             return np.conj(x_dot) / norm
-        x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
-        return x_dot * (ord - 1) * (np.abs(x) / norm) ** (ord - 2) / norm
+        # (as the VJP: the map is its own transpose)
+        phase = np.where(x == 0, 1.0, np.conj(x) / np.where(x == 0, 1.0, np.abs(x)))
+        turn = np.conj(x_dot) + (ord - 2) * phase * np.real(x_dot * phase)
+        return turn * (np.abs(x) / norm) ** (ord - 2) / norm
     if ord == -1:
         return sign_turn(x, x_dot) * np.abs(ans)
     # the nuclear or spectral norm of matrices: as matrix_norm_grad's
-    x = real_only(x, "the gradient of a p-, spectral or nuclear norm")
     x = np.moveaxis(x, axes, (-2, -1))
     d = np.moveaxis(x_dot, axes, (-2, -1))
     usv = np.linalg.svd(x, full_matrices=False)
@@ -634,16 +652,16 @@ def norm_grad_jvp_x(x_dot, ans, x, norm, ord, axis):
     w_row = np.expand_dims(w, -2)
     eye = np.eye(np.shape(s)[-1])
     f = 1 / (s_row**2 - s_col**2 + eye) - eye
-    v = np.matrix_transpose(vt)
-    c = np.matrix_transpose(u) @ d @ v
-    c_t = np.matrix_transpose(c)
-    u_core = f * (c * s_row + s_col * c_t)
+    v = np.conj(np.matrix_transpose(vt))
+    c = np.conj(np.matrix_transpose(u)) @ d @ v
+    c_t = np.conj(np.matrix_transpose(c))
+    u_core = f * (c * s_row + s_col * c_t) + eye * (c - c_t) / (2 * s_row)
     v_core = f * (s_col * c + c_t * s_row)
     u_rest = (d @ v - u @ c) / s_row
-    v_rest = (np.matrix_transpose(d) @ u - v @ c_t) / s_row
-    core = u_core * w_row + np.matrix_transpose(v_core * w_row)
-    out = (u @ core + u_rest * w_row) @ vt + u @ np.matrix_transpose(v_rest * w_row)
-    return np.moveaxis(out, (-2, -1), axes)
+    v_rest = (np.conj(np.matrix_transpose(d)) @ u - v @ c_t) / s_row
+    core = u_core * w_row + np.conj(np.matrix_transpose(v_core * w_row))
+    out = (u @ core + u_rest * w_row) @ vt + u @ np.conj(np.matrix_transpose(v_rest * w_row))
+    return np.moveaxis(np.conj(out), (-2, -1), axes)
 
 
 @defjvp("norm_grad", "norm")

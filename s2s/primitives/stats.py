@@ -328,3 +328,7 @@ if _st is not None:
         defform(_obj, f"scipy.stats.{_dist}", _freeze(_dist),
                 "a frozen distribution; its methods called in the function are the "
                 "distribution's, with its parameters")
+
+    from . import stats_moments  # (mean, var, std, entropy: forms of the above)
+
+    stats_moments.register(_st, _frozen_params)

@@ -66,7 +66,13 @@ class KeptBatching:
                 "a random draw whose arguments have a batch axis (a per-example seed, "
                 "mean or size)", "draw with unbatched arguments and a size= "
                 "(`mu + sigma * rng.standard_normal(size=np.shape(mu))`)"))
-        if params["maker"] or params["method"] == "seed" or self.spec.shared_draws:
+        seeded = dict(params["parts"]).get("random_state")  # (scipy.stats' rvs)
+        if seeded is not None and not re.fullmatch(r"\d+", seeded):
+            raise self.fail(s, NoBatchRule(
+                "an rvs draw from a random_state= that is not a literal seed (each "
+                "example would advance it)", "pass random_state=<int>, or none"))
+        if params["maker"] or params["method"] == "seed" or self.spec.shared_draws or (
+                seeded is not None):  # (a literal seed: every example draws the same)
             out += self.replay.statements([s])
             return
         parts = list(params["parts"])

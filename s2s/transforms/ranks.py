@@ -378,7 +378,8 @@ def _instrument(items: list[Any]) -> list[Any]:
         if isinstance(item, Line):
             call = _call_target(item.text)
             if call is not None:
-                out.append(Line(f"__record_call__({call[0]!r}, ({call[1]},))"))
+                args = f"({call[1]},)" if call[1] else "()"  # (`d.rvs(size=3)`: none)
+                out.append(Line(f"__record_call__({call[0]!r}, {args})"))
             out.append(item)
             if call is not None:  # (a NamedTuple it built, read as the dict of its fields)
                 out.append(Line(f"{call[0]} = __plain__({call[0]})"))

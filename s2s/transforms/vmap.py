@@ -220,7 +220,12 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
             if not self.batched(result, path):  # unbatched: the same for every example
                 n = self.use_batch_size()
                 text = f"np.broadcast_to({text}, ({n}, *np.shape({text})))"
-            if axis != 0:
+            if self._per_axis(self._leaf_atom(result, path)):
+                # np.gradient's per-axis results, stacked after the batch axis while
+                # batched: returned as NumPy's tuple, one batched array per axis
+                each = "g" if axis == 0 else f"np.moveaxis(g, 0, {axis})"
+                text = f"tuple({each} for g in np.moveaxis({text}, 1, 0))"
+            elif axis != 0:
                 text = f"np.moveaxis({text}, 0, {axis})"
             leaves[path] = text
         ret_line = Line(f"return {literal(kind, lambda p: leaves[p])}")
@@ -255,6 +260,29 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
             if isinstance(inner, Var):
                 return self.leaf_text(inner, path[1:])
         return path_text(atom_text(atom), path)
+
+    def _leaf_atom(self, atom: Any, path: tuple) -> Any:
+        """The atom a container's leaf is, through the literal that built it (None
+        where it is read out of a value instead)."""
+        if not path:
+            return atom
+        prod = self.facts.producer.get(atom.name) if isinstance(atom, Var) else None
+        if prod is None or prod.prim not in ("make_tuple", "make_list", "make_dict") or \
+                atom.name in self.if_joins:
+            return None
+        kind = self.kind(atom.name)
+        inner = prod.args[list(kind.keys).index(path[0])]
+        return self._leaf_atom(inner, path[1:]) if isinstance(inner, Var) else None
+
+    def _per_axis(self, atom: Any) -> bool:
+        """``np.gradient(f)`` of a batched ``f`` of several axes per example, axis=
+        left out: one result per axis, batched as one array (batch axis, then axis)."""
+        prod = self.facts.producer.get(atom.name) if isinstance(atom, Var) else None
+        if prod is not None and prod.prim == "asarray" and isinstance(prod.args[0], Var):
+            prod = self.facts.producer.get(prod.args[0].name)  # (as s2s spells it)
+        return (prod is not None and prod.prim == "gradient" and self.batched(atom)
+                and prod.params.get("axis", Const(None, "None")).value is None
+                and self.rank(prod.args[0]) > 1)
 
     def fail(self, s: Any, err: NoBatchRule) -> TransformError:
         return TransformError(

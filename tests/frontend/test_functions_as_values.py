@@ -79,10 +79,7 @@ def test_jvp_jacobians_and_jit(name, dtype) -> None:
     ours, theirs = getattr(F, name), getattr(J, name)
     close(s2s.jvp(ours, (x,), (v,)), jax.jvp(theirs, (x,), (v,)), dtype)
     close(s2s.jit(ours)(x), theirs(x), dtype)
-    # (jacfwd of np.maximum returns float64 for float32 input: an issue of the batched
-    # JVP, seen without any function value, `np.sum(np.maximum(x, 0.0) * x)`; values
-    # are compared.  jacrev's dtype is checked: dtypes_down)
-    close(s2s.jacfwd(ours)(x), jax.jacfwd(theirs)(x), dtype, check_dtype=False)
+    close(s2s.jacfwd(ours)(x), jax.jacfwd(theirs)(x), dtype)
     if name in PROBE_REFUSES:
         with pytest.raises(s2s.TransformError, match="not called by the probe"):
             s2s.jacrev(ours)(x)
