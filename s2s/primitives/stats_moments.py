@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from .. import syntax
 from ..ir.nodes import Const
 from .registry import FROZEN_FORMS, Refused, Result, defform
 
@@ -98,8 +99,8 @@ def _steps(formula: str, atoms: dict) -> list:
                 return const(float(getattr(np, node.func.id)(np.float64(args[0].value))))
         return step(_CALLS[node.func.id], args)
 
-    value = fold(ast.parse(formula, mode="eval").body)
-    valid = [fold(ast.parse(_VALID[p], mode="eval").body) for p in atoms if p in _VALID]
+    value = fold(syntax.parse(formula, mode="eval").body)
+    valid = [fold(syntax.parse(_VALID[p], mode="eval").body) for p in atoms if p in _VALID]
     for cond in valid:  # (each broadcasts the value to the parameters' shape, too)
         value = step("where", [cond, value, const(math.nan)])
     if not steps:  # (a parameter itself: a copy, as SciPy returns one)
