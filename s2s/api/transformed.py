@@ -494,6 +494,11 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
         out = _fix_one(grads, args[argnums[0]], args, fresh, fn)
         return out if fresh or type(out) is np.ndarray else _own_arrays(out)
 
+    @property
+    def rebuilds_outputs(self) -> bool:
+        """Whether :meth:`_outputs` changes results (an aux output's objects)."""
+        return self.has_aux and self.mode in ("grad", "value_and_grad")
+
     def _outputs(self, result: Any) -> Any:
         """An aux output's objects the function built (a NamedTuple), rebuilt."""
         if not self.has_aux or self.mode not in ("grad", "value_and_grad"):
