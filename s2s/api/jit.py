@@ -261,16 +261,18 @@ class Jitted(NotebookDisplay):
         self._mesh = None
         self._need_example = NeedExample
 
-        from ..backends import jax_control
+        from ..backends import jax_control, jax_numpy
 
         def traced(*args: Any, **kwargs: Any) -> Any:
             texts: list[str] = []
             token = jax_control.unroll_limit.set(
                 jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
+            memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
             try:
                 out = jit_jax.call(self.backend, self.fun, args, kwargs,  # type: ignore[arg-type]
                                    self._examples, self._example_key(args, kwargs), texts)
             finally:
+                jax_numpy.transposes.reset(memo)
                 jax_control.unroll_limit.reset(token)
             self._source = texts[-1] if texts else self._plain_source()
             if self.shard_batch:
