@@ -36,7 +36,7 @@ from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .located import reraise_located
 from .signatures import call_signature
-from .transformed import Transformed
+from .transformed import Transformed, rebuilds_outputs
 from .vectorize import Vmapped, _resolve
 
 __all__ = ["jit", "Jitted", "CacheInfo"]
@@ -242,7 +242,7 @@ class Jitted(NotebookDisplay):
             self._jitted is None and isinstance(fun, Transformed) and not (
                 self.static_argnums or self.static_argnames)) else None
         if self._seen is not None and type(fun) in (Transformed, Vmapped):
-            self._rebuild = fun.rebuilds_outputs
+            self._rebuild = rebuilds_outputs(fun)
             self._call = self._call_transform
 
     # ---- JAX ------------------------------------------------------------------------
@@ -292,7 +292,7 @@ class Jitted(NotebookDisplay):
         signature's first call raises for it), no aux objects to rebuild."""
         fun = self.fun
         return not self.shard_batch and not isinstance(fun, Vmapped) and not (
-            isinstance(fun, Transformed) and fun.rebuilds_outputs)
+            isinstance(fun, Transformed) and rebuilds_outputs(fun))
 
     def _is_static(self, i: int, nargs: int) -> bool:
         return any(i == (n % nargs if n < 0 else n) for n in self.static_argnums)
