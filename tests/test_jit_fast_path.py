@@ -191,6 +191,9 @@ def test_a_vmapped_function_still_gets_its_examples():
         w, x, y = rng.normal(size=3), rng.normal(size=(n, 3)), rng.choice([-1.0, 1.0], n)
         close(f(w, x, y), j(w, x, y))
     assert f.cache_info().compilations == 2
+    assert f.cache_info().hits == 2
+    # a signature seen: one frame of s2s (the example check), no outputs to rebuild
+    assert [name for _, name in of_s2s(python_frames(f, w, x, y))] == ["_call_vmapped"]
 
 
 # ---- the NumPy backend: no more Python than the transform's own call -----------------

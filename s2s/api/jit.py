@@ -232,6 +232,9 @@ class Jitted(NotebookDisplay):
             self._setup_jax(sig, x64)
             if self._direct():
                 self._counted = self._call = functools.lru_cache(maxsize=0)(self._jitted)
+            elif type(fun) is Vmapped and not shard_batch and fun.built_template() is None:
+                self._plain_ir = fun.ir  # (its outputs hold no objects to rebuild)
+                self._call = self._call_vmapped
         else:
             self._jitted = None
             self._cache: dict[Any, bool] = {}
@@ -424,6 +427,19 @@ class Jitted(NotebookDisplay):
         if sig is not None:
             self._mark(sig)
         return out
+
+    def _call_vmapped(self, *args: Any, **kwargs: Any) -> Any:
+        """JAX backend, a vmapped function whose outputs hold no built objects: its
+        jitted function; :meth:`_call_python` for keywords, a new signature's first
+        call (the example it needs) or an IR that changed since."""
+        if not kwargs and self.fun.ir is self._plain_ir:  # type: ignore[attr-defined]
+            try:
+                out = self._jitted(*args)  # type: ignore[misc]
+            except self._need_example:
+                return self._call_python(*args)
+            self._calls += 1
+            return out
+        return self._call_python(*args, **kwargs)
 
     def _mark(self, sig: Any) -> None:
         """The transform's entry for ``sig`` (a signature this jit has counted) as
