@@ -170,6 +170,7 @@ def test_the_over_budget_list_names_only_what_is_still_over() -> None:
 DEFERRED = {
     "s2s.backends.jax_backend": "imports jax, an optional dependency: loaded when asked for",
     "s2s.backends.jax_control": "imports jax (as above)",
+    "s2s.backends.jax_numpy": "imports jax (as above)",
     "s2s.api.jit_jax": "imports jax (as above)",
     "s2s.optimize.specialize": "a second call's work: a first call and `import s2s` skip it",
     "s2s.primitives.special": "SciPy's functions register on first use: SciPy is optional",

@@ -20,7 +20,9 @@ caller's arrays.  See ``docs/backends.md``.
 
 from __future__ import annotations
 
+import functools
 import inspect
+import operator
 import sys
 from typing import Any, Callable, NamedTuple, Sequence
 
@@ -28,12 +30,13 @@ import numpy as np
 
 from .. import backends
 from ..errors import TransformError
-from . import pipeline, trees
+from . import dtypes_down, pipeline, trees
 from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
+from .located import reraise_located
 from .signatures import call_signature
-from .transformed import Transformed
+from .transformed import Transformed, rebuilds_outputs
 from .vectorize import Vmapped, _resolve
 
 __all__ = ["jit", "Jitted", "CacheInfo"]
@@ -181,6 +184,16 @@ class Jitted(NotebookDisplay):
 
     display_kind = "jit"
 
+    # A call runs ``self._call``: ``__call__`` is a property that reads it (C code, no
+    # Python frame in between). On the JAX backend, where nothing has to happen around
+    # the compiled code, ``_call`` is JAX's jitted function itself behind a C-level
+    # call counter (``functools.lru_cache(maxsize=0)`` counts and calls, caching
+    # nothing): JAX's C++ dispatch checks the arguments' structure, shapes, dtypes and
+    # weak types and runs the compiled code, so s2s.jit costs what jax.jit costs. Other
+    # calls (the NumPy backend, shard_batch, a vmapped function's examples, an aux
+    # output to rebuild) run the Python methods below.
+    __call__ = property(operator.attrgetter("_call"))
+
     def __init__(
         self,
         fun: Callable,
@@ -208,13 +221,21 @@ class Jitted(NotebookDisplay):
         self.__wrapped__ = fun
         self.__s2s_jit_of__ = fun  # (s2s.grad(s2s.jit(f)) transforms f: callables.py)
         self._calls = 0
+        self._counted: Any = None  # the C-level counter of the direct JAX calls
+        self._token = object()  # (marks the transform's entries this jit has run)
         self._compilations = 0
         self._source: str | None = None
         if shard_batch and not self.backend.jits:
             raise ValueError("shard_batch needs the 'jax' backend: s2s.jit(..., "
                              "backend='jax', shard_batch=True)")
+        self._call: Callable = self._call_python
         if self.backend.jits:
             self._setup_jax(sig, x64)
+            if self._direct():
+                self._counted = self._call = functools.lru_cache(maxsize=0)(self._jitted)
+            elif type(fun) is Vmapped and not shard_batch and fun.built_template() is None:
+                self._plain_ir = fun.ir  # (its outputs hold no objects to rebuild)
+                self._call = self._call_vmapped
         else:
             self._jitted = None
             self._cache: dict[Any, bool] = {}
@@ -224,6 +245,9 @@ class Jitted(NotebookDisplay):
         self._seen: set | None = set() if (
             self._jitted is None and isinstance(fun, Transformed) and not (
                 self.static_argnums or self.static_argnames)) else None
+        if self._seen is not None and type(fun) in (Transformed, Vmapped):
+            self._rebuild = rebuilds_outputs(fun)
+            self._call = self._call_transform
 
     # ---- JAX ------------------------------------------------------------------------
 
@@ -241,16 +265,18 @@ class Jitted(NotebookDisplay):
         self._mesh = None
         self._need_example = NeedExample
 
-        from ..backends import jax_control
+        from ..backends import jax_control, jax_numpy
 
         def traced(*args: Any, **kwargs: Any) -> Any:
             texts: list[str] = []
             token = jax_control.unroll_limit.set(
                 jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
+            memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
             try:
                 out = jit_jax.call(self.backend, self.fun, args, kwargs,  # type: ignore[arg-type]
                                    self._examples, self._example_key(args, kwargs), texts)
             finally:
+                jax_numpy.transposes.reset(memo)
                 jax_control.unroll_limit.reset(token)
             self._source = texts[-1] if texts else self._plain_source()
             if self.shard_batch:
@@ -263,6 +289,14 @@ class Jitted(NotebookDisplay):
             traced.__signature__ = sig  # type: ignore[attr-defined]
         self._jitted = jax.jit(traced, static_argnums=self.static_argnums or None,
                                static_argnames=self.static_argnames or None)
+
+    def _direct(self) -> bool:
+        """Whether a call can go straight to JAX's jitted function: nothing to place
+        across devices, no vmapped example to add outside the trace (a new
+        signature's first call raises for it), no aux objects to rebuild."""
+        fun = self.fun
+        return not self.shard_batch and not isinstance(fun, Vmapped) and not (
+            isinstance(fun, Transformed) and rebuilds_outputs(fun))
 
     def _is_static(self, i: int, nargs: int) -> bool:
         return any(i == (n % nargs if n < 0 else n) for n in self.static_argnums)
@@ -349,7 +383,7 @@ class Jitted(NotebookDisplay):
 
     # ---- calling --------------------------------------------------------------------
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def _call_python(self, *args: Any, **kwargs: Any) -> Any:
         self._calls += 1
         jitted = self._jitted
         if jitted is not None:
@@ -371,24 +405,80 @@ class Jitted(NotebookDisplay):
             sig = call_signature(args)
             if sig is not None and sig in signed:
                 fun = self.fun
-                return fun._call_signed(sig, args) if type(fun) is Transformed \
-                    else fun(*args)
+                if type(fun) is not Transformed:
+                    return fun(*args)
+                out = fun._call_signed(sig, args)
+                self._mark(sig)
+                return out
         seen = trees.plain_args(args, ()) if trees.needs_plain(args, ()) else args
         key = self._numpy_signature(seen, kwargs)
         if key not in self._cache:
             self._compilations += 1
             self._source = self._numpy_source(seen, kwargs)
             self._cache[key] = True
-        if signed is not None and not kwargs:
-            sig = call_signature(args)
-            if sig is not None:
-                signed.add(sig)
+        sig = call_signature(args) if signed is not None and not kwargs else None
+        if sig is not None:
+            signed.add(sig)  # type: ignore[union-attr]
         if not isinstance(self.fun, Transformed):
             # the user's own code runs: `x += 1` in it must not write into the
             # caller's array (jit's inputs are values, as in JAX; transforms copy
             # for themselves)
             args, kwargs = _copy_arrays(args), _copy_arrays(kwargs)
-        return self.fun(*args, **kwargs)
+        out = self.fun(*args, **kwargs)
+        if sig is not None:
+            self._mark(sig)
+        return out
+
+    def _call_vmapped(self, *args: Any, **kwargs: Any) -> Any:
+        """JAX backend, a vmapped function whose outputs hold no built objects: its
+        jitted function; :meth:`_call_python` for keywords, a new signature's first
+        call (the example it needs) or an IR that changed since."""
+        if not kwargs and self.fun.ir is self._plain_ir:  # type: ignore[attr-defined]
+            try:
+                out = self._jitted(*args)  # type: ignore[misc]
+            except self._need_example:
+                return self._call_python(*args)
+            self._calls += 1
+            return out
+        return self._call_python(*args, **kwargs)
+
+    def _mark(self, sig: Any) -> None:
+        """The transform's entry for ``sig`` (a signature this jit has counted) as
+        one :meth:`_call_transform` may run directly."""
+        if type(self.fun) is not Transformed:
+            return
+        entry = self.fun._by_signature.get(sig)
+        if entry is not None:
+            entry.jits.add(self._token)
+
+    def _call_transform(self, *args: Any, **kwargs: Any) -> Any:
+        """NumPy backend, ``grad``-like or ``vmap``: a call with a signature this jit
+        has seen runs the transform's code for it, ``Transformed.__call__``'s fast path
+        inline (in the frame it replaces: s2s.jit costs what the transform's own call
+        costs); any other call, :meth:`_call_python`."""
+        if not kwargs:
+            fun: Any = self.fun
+            if type(fun) is Vmapped:  # its own fast path (by shapes) in ``_call``:
+                # Vmapped.__call__ and Transformed.__call__ inline
+                sig = call_signature(args)
+                if sig is not None and sig in self._seen:  # type: ignore[operator]
+                    self._calls += 1
+                    try:
+                        out = fun._outputs(fun._call(*args))
+                    except ValueError as err:
+                        reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
+                    return dtypes_down.through(fun.inner, args, out)
+            elif fun._spec_error is None:
+                hit = fun._by_signature.get(call_signature(args))
+                if hit is not None and self._token in hit.jits and not hit.pending and \
+                        hit.valid():
+                    self._calls += 1
+                    try:
+                        out = fun._run_entry(hit, args)
+                    except ValueError as err:
+                        reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
+                    return fun._outputs(out) if self._rebuild else out
+        return self._call_python(*args, **kwargs)
 
     def _numpy_signature(self, args: tuple, kwargs: dict) -> Any:
         n = len(args)
@@ -440,7 +530,8 @@ class Jitted(NotebookDisplay):
         size = (self._jitted._cache_size() if self._jitted is not None  # type: ignore[union-attr]
                 else len(self._cache))
         misses = self._compilations
-        return CacheInfo(max(self._calls - misses, 0), misses, self._compilations, size)
+        calls = self._calls + (self._counted.cache_info().misses if self._counted else 0)
+        return CacheInfo(max(calls - misses, 0), misses, self._compilations, size)
 
     def __repr__(self) -> str:
         return f"<s2s jit of {self.fun!r} on {self.backend.name}>"

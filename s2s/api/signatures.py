@@ -160,6 +160,9 @@ class FastEntry:
         self.generation = generation
         self.text = text
         self.job: threading.Thread | None = None  # specializing in the background
+        # the s2s.jit objects whose calls ran it (their tokens: a set test by identity,
+        # cheaper than hashing the signature again)
+        self.jits: set[object] = set()
 
     def valid(self) -> bool:
         return self.generation == registry.generation() and (

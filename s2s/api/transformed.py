@@ -505,7 +505,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
     def _outputs(self, result: Any) -> Any:
         """An aux output's objects the function built (a NamedTuple), rebuilt."""
         if not self.has_aux or self.mode not in ("grad", "value_and_grad"):
-            return result
+            return result  # (rebuilds_outputs below, inline: a frame less a call)
         return records.rebuild_aux(self.built_template(), result, self.mode)
 
     def __repr__(self) -> str:
@@ -518,6 +518,12 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
         if SELF_CHECK is None:  # (installed by the package root: import s2s)
             raise RuntimeError("the self-check is installed by `import s2s`")
         return SELF_CHECK(self, *args, seed=seed, oracle=oracle)
+
+
+def rebuilds_outputs(t: Transformed) -> bool:
+    """Whether ``Transformed._outputs`` changes ``t``'s results (an aux output's objects
+    rebuilt; s2s.jit's direct paths skip it otherwise)."""
+    return t.has_aux and t.mode in ("grad", "value_and_grad")
 
 
 # The self-check lives in tools/, a floor above api/: the package root, which may import

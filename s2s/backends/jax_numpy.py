@@ -16,6 +16,7 @@ arrays, which the lowered in-place writes (``y = y.at[i].set(v)``) update.
 from __future__ import annotations
 
 import builtins
+import contextvars
 import types
 from typing import Any
 
@@ -131,10 +132,73 @@ def _insert_positions(fn: Any) -> Any:
     return insert
 
 
+# ---- one LU factorization per matrix, as JAX's own VJPs have it --------------------
+#
+# Reverse mode of ``np.linalg.solve(k, y)`` and ``np.linalg.slogdet(k)`` emits
+# ``np.linalg.solve(np.matrix_transpose(k), ...)`` and ``np.linalg.inv(
+# np.matrix_transpose(k))``: on jax.numpy, an LU factorization of ``k.T`` beside the
+# forward's of ``k`` (XLA merges the forward's two factorizations of ``k``, not these).
+# JAX's VJPs solve with ``k``'s factors, transposed. While a jit traces (``transposes``
+# holds a dict), each ``matrix_transpose`` of a 2-D matrix is remembered by its
+# result (the result kept alive, so its id is not reused), and a solve or inverse of
+# such a result uses ``lu_factor(k)`` (the forward's factorization, merged by XLA) and
+# ``lu_solve(..., trans=1)``.
+
+transposes: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
+    "s2s_jax_transposes", default=None)
+
+
+def _transposed_of(a: Any) -> Any:
+    """The square 2-D inexact matrix ``a`` is the remembered transpose of, or None."""
+    memo = transposes.get()
+    found = memo.get(id(a)) if memo else None
+    return found[1] if found is not None and found[0] is a else None
+
+
+def _matrix_transpose(fn: Any) -> Any:
+    def matrix_transpose(x: Any, **kw: Any) -> Any:
+        out = fn(x, **kw)
+        memo = transposes.get()
+        if memo is not None and _onp.ndim(x) == 2 and x.shape[0] == x.shape[1] and \
+                _jnp.issubdtype(x.dtype, _jnp.inexact):
+            memo[id(out)] = (out, x)
+        return out
+
+    return matrix_transpose
+
+
+def _solve_transposed(fn: Any) -> Any:
+    def solve(a: Any, b: Any) -> Any:
+        k = _transposed_of(a)
+        if k is None or _onp.ndim(b) not in (1, 2) or b.shape[0] != k.shape[0] or \
+                _jnp.result_type(a, b) != a.dtype:
+            return fn(a, b)
+        import jax.scipy.linalg as sla
+
+        return sla.lu_solve(sla.lu_factor(k), b, trans=1)
+
+    return solve
+
+
+def _inv_transposed(fn: Any) -> Any:
+    def inv(a: Any) -> Any:
+        k = _transposed_of(a)
+        if k is None:
+            return fn(a)
+        import jax.scipy.linalg as sla
+
+        return sla.lu_solve(sla.lu_factor(k), _jnp.eye(k.shape[0], dtype=k.dtype), trans=1)
+
+    return inv
+
+
+_LINALG_ADAPT = {"solve": _solve_transposed, "inv": _inv_transposed}
+
+
 # jax.numpy functions whose arguments NumPy spells differently in emitted code
 _ADAPT = {
     "sort": _sort_kind, "argsort": _sort_kind, "tensordot": _tensordot_axes,
-    "insert": _insert_positions,
+    "insert": _insert_positions, "matrix_transpose": _matrix_transpose,
     "zeros_like": _like_of_sequence, "ones_like": _like_of_sequence,
     "empty_like": _like_of_sequence, "full_like": _like_of_sequence,
 }
@@ -150,6 +214,8 @@ def resolve(name: str, host: Any, device: Any, where: str) -> Any:
     d = getattr(device, name, None)
     if d is not None and where == __name__ and name in _ADAPT:
         d = _ADAPT[name](d)
+    if d is not None and where == f"{__name__}.linalg" and name in _LINALG_ADAPT:
+        d = _LINALG_ADAPT[name](d)
     if h is None and d is None:
         raise AttributeError(f"module {where!r} has no attribute {name!r}")
     if d is None:

@@ -1,0 +1,261 @@
+"""``s2s.jit``'s call paths (s2s/api/jit.py): on the JAX backend a call goes straight to
+JAX's jitted function (its C++ dispatch checks the arguments' structure, shapes,
+dtypes and weak types), so no Python of s2s runs around it; on the NumPy backend a
+call with a signature the jit has seen runs the transform's code with no more Python
+frames than the transform's own call. Values against JAX (``jax.jit(jax.grad)`` of the
+same source on jax.numpy), float64 and float32, at calls 1, 3 and 10 with the values
+changing; the signature changing under the direct path (shape, dtype, weak type, tree
+structure) re-traces where ``jax.jit`` would, and ``cache_info`` counts every call."""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+import s2s
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp  # noqa: E402
+
+S2S_DIR = os.path.dirname(os.path.abspath(s2s.__file__))
+SCALE = 0.5
+
+
+def loss(w, x):
+    return np.sum(np.tanh(x @ w) ** 2) + SCALE * np.sum(w**2)
+
+
+def mlp(params, x):
+    h = np.maximum(x @ params["w"] + params["b"], 0.0)
+    return np.mean(h**2)
+
+
+def wave(x):
+    return np.sum(np.sin(x) * x)
+
+
+def per_example(w, x, y):
+    return np.log1p(np.exp(-y * (x @ w)))
+
+
+class Stats(NamedTuple):
+    total: object
+    peak: object
+
+
+def with_stats(x):
+    return np.sum(x**2), Stats(np.sum(x), np.max(x))
+
+
+def twin(f, **extra):
+    return types.FunctionType(f.__code__, {**f.__globals__, "np": jnp, **extra}, f.__name__,
+                              f.__defaults__)
+
+
+def python_frames(fn, *args):
+    """The Python functions (file, name) entered while ``fn(*args)`` runs."""
+    seen = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            seen.append((frame.f_code.co_filename, frame.f_code.co_name))
+
+    sys.setprofile(profile)
+    try:
+        fn(*args)
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+def of_s2s(frames):
+    return [f for f in frames if f[0].startswith((S2S_DIR, "<s2s:"))]
+
+
+def close(got, want, dtype=np.float64):
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=tol, atol=tol)
+
+
+# ---- the JAX backend: straight to JAX's dispatch ------------------------------------
+
+
+@pytest.mark.every_case
+@pytest.mark.parametrize("case", ["grad", "value_and_grad", "dict", "plain"])
+def test_a_jax_call_runs_no_python_of_s2s(case):
+    rng = np.random.default_rng(0)
+    if case == "dict":
+        ours = s2s.grad(mlp)
+        theirs = jax.grad(twin(mlp))
+        args = ({"w": rng.normal(size=(3, 4)), "b": rng.normal(size=4)},
+                rng.normal(size=(5, 3)))
+    elif case == "plain":
+        ours, theirs = wave, twin(wave)
+        args = (rng.normal(size=6),)
+    else:
+        make = s2s.grad if case == "grad" else s2s.value_and_grad
+        ours = make(loss)
+        theirs = (jax.grad if case == "grad" else jax.value_and_grad)(twin(loss))
+        args = (rng.normal(size=3), rng.normal(size=(5, 3)))
+    g, j = s2s.jit(ours, backend="jax"), jax.jit(theirs)
+    for _ in range(3):
+        close(g(*args), j(*args))
+    ours_frames, theirs_frames = python_frames(g, *args), python_frames(j, *args)
+    assert of_s2s(ours_frames) == []
+    assert len(ours_frames) <= len(theirs_frames)
+    assert g.cache_info().hits == 3 and g.cache_info().compilations == 1
+
+
+def test_the_direct_path_re_traces_where_jax_jit_does():
+    g = s2s.jit(s2s.grad(loss), backend="jax")
+    j = jax.jit(jax.grad(twin(loss)))
+    rng = np.random.default_rng(1)
+    w, x = rng.normal(size=3), rng.normal(size=(5, 3))
+    calls = [
+        (w, x), (w * 2, x + 1), (w, rng.normal(size=(7, 3))),  # values; a new shape
+        (w.astype(np.float32), x.astype(np.float32)),  # a new dtype
+        (w, x), (w - 1, x),
+    ]
+    for args in calls:
+        close(g(*args), j(*args), args[0].dtype)
+    info = g.cache_info()
+    assert (info.compilations, info.hits, info.currsize) == (3, 3, 3)
+    for _ in range(10):  # (calls 1, 3, 10 with the values changing)
+        w = w + 0.1
+        close(g(w, x), j(w, x))
+    assert g.cache_info().compilations == 3
+
+
+def test_weak_types_and_tree_structures_under_the_direct_path():
+    def scaled(x, s):
+        return np.sum(np.sin(x) * s)
+
+    g = s2s.jit(s2s.grad(scaled, argnums=(0, 1)), backend="jax")
+    j = jax.jit(jax.grad(twin(scaled), argnums=(0, 1)))
+    x = np.linspace(-1, 1, 4)
+    for s in (2.0, np.float64(2.0), np.array(2.0), 3.0, np.float32(2.0)):
+        got, want = g(x, s), j(x, s)
+        close(got, want)
+        assert [np.asarray(a).dtype for a in got] == [np.asarray(a).dtype for a in want]
+    m = s2s.jit(s2s.grad(mlp), backend="jax")
+    jm = jax.jit(jax.grad(twin(mlp)))
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(5, 3))
+    params = {"w": rng.normal(size=(3, 4)), "b": rng.normal(size=4)}
+    close(m(params, x), jm(params, x))
+    wide = {"w": rng.normal(size=(3, 6)), "b": rng.normal(size=6)}
+    close(m(wide, x), jm(wide, x))
+    extra = {**params, "unused": np.ones(2)}  # another tree: another trace
+    got = m(extra, x)
+    close(got, jm(extra, x))
+    assert sorted(got) == ["b", "unused", "w"]
+    assert m.cache_info().compilations == 3
+
+
+def test_a_rebound_module_constant_needs_a_new_jit_as_in_jax(monkeypatch):
+    """The compiled code holds the constant it was traced with (JAX's rule too):
+    the direct path changes nothing there."""
+    g = s2s.jit(s2s.grad(loss), backend="jax")
+    j = jax.jit(jax.grad(twin(loss)))
+    w, x = np.ones(3), np.eye(3)
+    close(g(w, x), j(w, x))
+    monkeypatch.setitem(loss.__globals__, "SCALE", 4.0)
+    close(g(w, x), j(w, x))  # both still 0.5
+    fresh = s2s.jit(s2s.grad(loss), backend="jax")
+    close(fresh(w, x), jax.jit(jax.grad(twin(loss, SCALE=4.0)))(w, x))
+
+
+def test_an_aux_namedtuple_is_still_rebuilt():
+    g = s2s.jit(s2s.grad(with_stats, has_aux=True), backend="jax")
+    x = np.linspace(0.5, 2.0, 5)
+    for _ in range(3):
+        grad, aux = g(x)
+        assert type(aux) is Stats
+        np.testing.assert_allclose(np.asarray(grad), 2 * x, rtol=1e-12)
+        np.testing.assert_allclose(float(aux.peak), 2.0)
+
+
+def test_a_vmapped_function_still_gets_its_examples():
+    f = s2s.jit(s2s.vmap(s2s.grad(per_example), in_axes=(None, 0, 0)), backend="jax")
+    j = jax.jit(jax.vmap(jax.grad(twin(per_example)), in_axes=(None, 0, 0)))
+    rng = np.random.default_rng(3)
+    for n in (6, 6, 9, 6):
+        w, x, y = rng.normal(size=3), rng.normal(size=(n, 3)), rng.choice([-1.0, 1.0], n)
+        close(f(w, x, y), j(w, x, y))
+    assert f.cache_info().compilations == 2
+    assert f.cache_info().hits == 2
+    # a signature seen: one frame of s2s (the example check), no outputs to rebuild
+    assert [name for _, name in of_s2s(python_frames(f, w, x, y))] == ["_call_vmapped"]
+
+
+# ---- the NumPy backend: no more Python than the transform's own call -----------------
+
+
+@pytest.mark.every_case
+@pytest.mark.parametrize("kind", ["grad", "value_and_grad", "vmap", "0-d"])
+def test_a_numpy_jit_call_runs_no_more_python_than_the_transform(kind):
+    rng = np.random.default_rng(4)
+    if kind == "vmap":
+        def make():
+            return s2s.vmap(s2s.grad(per_example), in_axes=(None, 0, 0))
+        args = (rng.normal(size=3), rng.normal(size=(6, 3)), rng.choice([-1.0, 1.0], 6))
+    elif kind == "0-d":
+        def make():
+            return s2s.grad(wave)
+        args = (np.array(0.7),)
+    else:
+        def make():
+            return (s2s.grad if kind == "grad" else s2s.value_and_grad)(loss)
+        args = (rng.normal(size=3), rng.normal(size=(5, 3)))
+    plain, jitted = make(), s2s.jit(make(), backend="numpy")
+    for _ in range(3):
+        close(jitted(*args), plain(*args))
+    for t in (plain, jitted.fun):
+        t.wait_specialized()
+    for _ in range(2):  # (a specialized entry is marked at its first call)
+        close(jitted(*args), plain(*args))
+    ours, theirs = python_frames(jitted, *args), python_frames(plain, *args)
+    assert len(of_s2s(ours)) <= len(of_s2s(theirs)), (ours, theirs)
+
+
+def test_a_numpy_jit_follows_values_and_module_state(monkeypatch):
+    j = s2s.jit(s2s.grad(loss), backend="numpy")
+    jg = jax.grad(twin(loss))
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(5, 3))
+    for call in range(10):
+        w = rng.normal(size=3)
+        got = j(w, x)
+        if call in (0, 2, 9):
+            close(got, jg(w, x))
+        got[...] = 99.0  # the caller writes into a result: later ones are unaffected
+    monkeypatch.setitem(loss.__globals__, "SCALE", 3.0)
+    jg = jax.grad(twin(loss))
+    for _ in range(3):
+        close(j(w, x), jg(w, x))
+    w32, x32 = w.astype(np.float32), x.astype(np.float32)
+    for _ in range(3):
+        close(j(w32, x32), jg(w32, x32), np.float32)
+    assert j.cache_info().compilations == 2
+
+
+def test_a_numpy_jit_of_a_transform_called_before_counts_its_own_signatures():
+    g = s2s.grad(loss)
+    w, x = np.linspace(-1, 1, 3), np.eye(3)
+    for _ in range(3):
+        g(w, x)
+    g.wait_specialized()
+    j = s2s.jit(g, backend="numpy")
+    for _ in range(3):
+        close(j(w, x), jax.grad(twin(loss))(w, x))
+    info = j.cache_info()
+    assert (info.compilations, info.hits) == (1, 2)
+    assert "def loss" in s2s.source(j)
