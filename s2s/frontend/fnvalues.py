@@ -90,6 +90,15 @@ class FnValue:
             else self.obj
 
 
+class Unbound:
+    """A captured name not yet bound where the function is made: read at the call
+    (``fallback``: its value after the loop that carried it out, if it is not bound
+    again there)."""
+
+    def __init__(self, name: str, fallback: Any = None) -> None:
+        self.name, self.fallback = name, fallback
+
+
 @dataclass
 class Plan:
     """How a call passes its values to a callee normalized for it: per parameter of

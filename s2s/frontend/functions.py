@@ -35,9 +35,9 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
-from .fnvalues import FnValue, Plan, _adapter
+from .fnvalues import FnValue, Plan, Unbound, _adapter
 from .inner_vmap import lower_inner_vmap
-from .loop_functions import LoopFunctions
+from .loop_functions import LoopFunctions, names_read
 from .objects import is_instance_self, self_method
 from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
@@ -75,6 +75,8 @@ class FunctionLowerer:
         if isinstance(node, cst.Name):
             if node.value in self.values:
                 self.loops.read(node.value)
+                # (after a loop that may have run no iteration: its flag checked)
+                self.loops.check(node.value, self.values[node.value], node)
                 return self.values[node.value]
             self.loops.refuse_after(node)
             return None if node.value in self.n.local_names else self._named(node)
@@ -221,6 +223,8 @@ class FunctionLowerer:
         """A module-level ``def`` for a nested function or lambda, taking the names it
         reads from the enclosing function as extra (trailing) parameters."""
         n = self.n
+        if id(node) in self.loops.lifted:  # (lifted before its loop: loop_functions.py)
+            return self.loops.lifted[id(node)]
         node = snapshot_defaults(node, n)  # (`lambda t, k=a: ...`: `a` read here)
         params = node.params
         own = {p.name.value for p in (*params.posonly_params, *params.params,
@@ -229,7 +233,7 @@ class FunctionLowerer:
             if isinstance(star, cst.Param):
                 own.add(star.name.value)
         outer = n.local_names | set(n.resolver.closure) | set(self.values)
-        captured = [m for m in _names_read(node) if m in outer and m not in own]
+        captured = [m for m in names_read(node) if m in outer and m not in own]
         recursive = isinstance(node, cst.FunctionDef) and node.name.value in captured
         if recursive:  # (it reads itself from a closure cell, as the nested def does)
             captured.remove(node.name.value)
@@ -265,13 +269,13 @@ class FunctionLowerer:
                                                else {})} or None
         # (read where the function is called or passed, as Python reads a closure's
         # variables when it runs: see ``resolved``)
-        return FnValue(fn, name, captured=tuple((m, _Unbound(m)) for m in captured))
+        return FnValue(fn, name, captured=tuple((m, Unbound(m)) for m in captured))
 
     def resolved(self, fv: FnValue, node: Any) -> FnValue:
         """``fv`` with the captured names of functions this code lifted read now."""
         def one(value: Any) -> Any:
-            if isinstance(value, _Unbound):
-                return self.read(value.name, node)
+            if isinstance(value, Unbound):
+                return self.read(value.name, node, value.fallback)
             return self.resolved(value, node) if isinstance(value, FnValue) else value
 
         if fv.choice is not None:
@@ -280,10 +284,13 @@ class FunctionLowerer:
                        keywords=tuple((k, one(v)) for k, v in fv.keywords),
                        captured=tuple((k, one(v)) for k, v in fv.captured))
 
-    def read(self, name: str, node: Any) -> Any:
-        """The value a captured name has here."""
+    def read(self, name: str, node: Any, fallback: Any = None) -> Any:
+        """The value a captured name has here (``fallback``: its value where a loop
+        that bound it has ended, as the last iteration left it)."""
         if name in self.values:
             return self.resolved(self.values[name], node)
+        if fallback is not None and name not in self.n.env:
+            return fallback
         if name in self.n.local_names and name not in self.n.env and name in self.n.bound:
             raise self.n.unsupported(
                 node, f"a nested function reads `{name}`, which was bound only inside a "
@@ -331,7 +338,7 @@ class FunctionLowerer:
         if passed is None:
             passed = self.args_of(node.args)
         if fv.choice is not None:  # (each function's captured names read on its path)
-            return self._call_choice(fv, node, target, passed)
+            return _call_choice(self, fv, node, target, passed)
         fv = self.resolved(fv, node)
         args = [*fv.head, *passed[0]]
         kwargs = {**dict(fv.keywords), **passed[1]}
@@ -375,27 +382,6 @@ class FunctionLowerer:
                     "call the function first and pass its result", self.n.display)
         return list(values)
 
-    def _call_choice(self, fv: FnValue, node: Any, target: str | None,
-                     passed: tuple) -> Atom:
-        """``(f if c else g)(x)``: an `if` on ``c`` calling one function per branch."""
-        test, a, b = fv.choice
-        name = target or self.n.names.fresh("out")
-        outer, env = self.n.out, dict(self.n.env)
-        branches = []
-        for taken, branch in ((True, a), (False, b)):
-            self.n.out = []
-            # (on the test's path: a name only that branch of the `if` that bound the
-            # function computed is bound here too, `if c: w = ...; act = lambda v: v * w`)
-            self.n._enter_path(self.n._path(test, taken))
-            atom = self.call(branch, node, name, passed)
-            if not (isinstance(atom, Var) and atom.name == name):
-                self.n.emit(name, "identity", (atom,), {}, node)
-            self.n.paths.pop()
-            self.n.env = dict(env)
-            branches.append(self.n.out)
-        self.n.out = outer
-        self.n.out.append(If(test, branches[0], branches[1], self.n.loc(node), joins=[name]))
-        return Var(name)
 
     def enter(self, plan: Plan) -> list[str]:
         """Bind a planned callee's parameters (in its own Normalizer): IR parameters
@@ -447,6 +433,29 @@ class FunctionLowerer:
         """The calls ``map(f, xs, ...)`` makes, one per item (``sum(map(...))`` adds them)."""
         seqs = [self.spread(cst.Arg(a.value, star="*")) for a in node.args[1:]]
         return [self.call(fv, node, None, (list(items), {})) for items in zip(*seqs)]
+
+
+def _call_choice(self: FunctionLowerer, fv: FnValue, node: Any, target: str | None,
+                 passed: tuple) -> Atom:
+    """``(f if c else g)(x)``: an `if` on ``c`` calling one function per branch."""
+    test, a, b = fv.choice
+    name = target or self.n.names.fresh("out")
+    outer, env = self.n.out, dict(self.n.env)
+    branches = []
+    for taken, branch in ((True, a), (False, b)):
+        self.n.out = []
+        # (on the test's path: a name only that branch of the `if` that bound the
+        # function computed is bound here too, `if c: w = ...; act = lambda v: v * w`)
+        self.n._enter_path(self.n._path(test, taken))
+        atom = self.call(branch, node, name, passed)
+        if not (isinstance(atom, Var) and atom.name == name):
+            self.n.emit(name, "identity", (atom,), {}, node)
+        self.n.paths.pop()
+        self.n.env = dict(env)
+        branches.append(self.n.out)
+    self.n.out = outer
+    self.n.out.append(If(test, branches[0], branches[1], self.n.loc(node), joins=[name]))
+    return Var(name)
 
 
 def _spread(self: FunctionLowerer, arg: cst.Arg) -> Any:
@@ -586,17 +595,10 @@ class KeptVmap:
         return lower_inner_vmap(n, call, target)
 
 
-class _Unbound:
-    """A captured name not yet bound where the function is made: read at the call."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-
 def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Does the existing call path take this call: atoms only, positional parameters,
     and literal defaults for those not passed?"""
-    if any(isinstance(v, (FnValue, _Unbound)) for v in (*args, *kwargs.values())):
+    if any(isinstance(v, (FnValue, Unbound)) for v in (*args, *kwargs.values())):
         return False
     sig = inspect.signature(fn, follow_wrapped=False)
     try:
@@ -665,31 +667,6 @@ def _may_be_function(node: Any) -> bool:
     return isinstance(node, (cst.Name, cst.Attribute, cst.Lambda, cst.IfExp, cst.Call))
 
 
-def _names_read(node: Any) -> list[str]:
-    """Names a nested function's body reads, in order of appearance (a superset:
-    attribute names and keywords excluded)."""
-    out: list[str] = []
-
-    class Visit(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            if n.value not in out:
-                out.append(n.value)
-
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Param(self, n: cst.Param) -> bool:
-            if n.default is not None:
-                n.default.visit(self)
-            return False
-
-    (node.body).visit(Visit())
-    return out
 
 
 def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call) -> FnValue:

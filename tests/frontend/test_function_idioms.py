@@ -309,22 +309,8 @@ def test_a_method_given_to_a_transform_reads_the_objects_own_methods() -> None:
         assert F.__file__ in err and "self.features(x)" in err and "Instead:" in err, err
 
 
-# ---- still refused, located --------------------------------------------------------
-
-
-def called_after_a_loop_of_n(x, n):
-    for k in range(n):
-        g = lambda y: y * k  # noqa: E731
-    return np.sum(g(x))
-
-
-def rebound_in_the_loop_that_calls_it(x, n):
-    act = np.sin
-    y = x
-    for _ in range(n):
-        y = act(y)
-        act = np.tanh
-    return np.sum(y)
+# ---- still refused, located (functions bound in loops and read after them, or before
+# their binding: test_function_values_more.py) ---------------------------------------
 
 
 def apply(f, x):
@@ -359,19 +345,10 @@ def recursive_closure_sorts(x):
     return np.sum(r(x, 2))
 
 
-def reads_a_name_the_loop_bound(x):
-    for k in range(3):
-        g = lambda y: y * k  # noqa: E731
-    return np.sum(g(x))
-
-
 @pytest.mark.parametrize("fn, args, quoted, words", [
-    (called_after_a_loop_of_n, (X, 2), "return np.sum(g(x))", "may not be bound"),
-    (rebound_in_the_loop_that_calls_it, (X, 2), "act = np.tanh", "second iteration"),
     (kept_vmap_passed_on, (X,), "return np.sum(apply(h, np.outer(x, x)))",
      "passed to another function"),
     (recursive_used_as_a_value, (X,), "f = r", "used here as a value"),
-    (reads_a_name_the_loop_bound, (X,), "return np.sum(g(x))", "bound only inside a loop"),
     (recursive_closure_sorts, (X,), "z.sort()", "sort"),
 ])
 def test_refused_with_the_users_line(fn, args, quoted, words) -> None:
