@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from ..ir.nodes import Atom, Var
 from .resolve import is_literal
-from .synthesize import synthesize
+from .synthesize import PARTIAL, synthesize
 
 
 @dataclass(frozen=True)
@@ -206,6 +206,8 @@ def _value_text(fv: "FnValue", params: Any, namespace: dict[str, Any]) -> str:
     if isinstance(target, types.MethodType) and target.__name__ == "__call__":
         target = target.__self__  # a callable object: called as itself
     base = getattr(getattr(target, "__func__", target), "__name__", "fn")
+    if PARTIAL in getattr(getattr(target, "__code__", None), "co_freevars", ()):
+        base += "_closure"  # (a recursive closure's own IR binds its name to itself)
     obj = _bind(namespace, target, base if base.isidentifier() else "fn")
     parts = [one(v) for v in fv.head] + [f"{k}={one(v)}" for k, v in (*fv.keywords,
                                                                        *fv.captured)]

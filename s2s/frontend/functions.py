@@ -39,6 +39,7 @@ from .fnvalues import FnValue, Plan, Unbound, _adapter
 from .inner_vmap import lower_inner_vmap
 from .loop_functions import LoopFunctions, names_read
 from .objects import is_instance_self, self_method
+from .recursive import passing_captured
 from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .synthesize import synthesize
@@ -238,7 +239,7 @@ class FunctionLowerer:
         if recursive:  # (it reads itself from a closure cell, as the nested def does)
             captured.remove(node.name.value)
             if captured:  # (its own calls pass what it read: `r(y, k - 1, a=a)`)
-                node = _passing_captured(located := node, captured, n)
+                node = passing_captured(located := node, captured)
         defaults = _literal_defaults(node, n)
         new = [cst.Param(cst.Name(m), default=cst.Name("None")) for m in captured]
         if isinstance(params.star_arg, cst.Param) or params.kwonly_params:
@@ -369,6 +370,8 @@ class FunctionLowerer:
         simple = fv.spelled and isinstance(obj, types.FunctionType) and _plain(
             obj, args, kwargs)
         if simple or fn in self.n.stack:
+            if fn in self.n.stack and text.isidentifier():  # (a recursive closure the
+                self.n.resolver.namespace.setdefault(text, obj)  # callee cannot name)
             return self.n.user_call(obj, text, node, target,
                                     passed=(self._atoms(args, text, node), kwargs))
         return _planned_call(self, fv, args, kwargs, node, target)
@@ -611,56 +614,6 @@ def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
         if name not in bound.arguments and not is_literal(p.default):
             return False
     return True
-
-
-def _passing_captured(node: cst.FunctionDef, captured: list[str], n: Any) -> cst.FunctionDef:
-    """A recursive nested ``def`` whose own calls pass the enclosing function's values
-    it reads on, by name (``r(y, k - 1)`` is ``r(y, k - 1, a=a)``): each level reads
-    what the outermost call was given, as the closure's levels read one cell."""
-    name = node.name.value
-    calls: set[Any] = set()
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, c: cst.Call) -> None:
-            if isinstance(c.func, cst.Name) and c.func.value == name:
-                calls.add(c.func)
-
-    class Uses(cst.CSTVisitor):
-        def visit_Name(self, m: cst.Name) -> None:
-            if m.value == name and m not in calls:
-                raise n.unsupported(
-                    m, f"a nested `def` calling itself (`{name}`) and reading the "
-                    f"enclosing function's `{captured[0]}` is used here as a value, "
-                    "where s2s cannot pass what it reads",
-                    f"call `{name}` here, or pass `{captured[0]}` as a parameter")
-
-        def visit_Attribute(self, a: cst.Attribute) -> bool:
-            a.value.visit(self)
-            return False
-
-        def visit_Arg(self, a: cst.Arg) -> bool:
-            a.value.visit(self)
-            return False
-
-    node.body.visit(Calls())
-    node.body.visit(Uses())
-
-    class Pass(cst.CSTTransformer):
-        def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-            if original.func not in calls:
-                return updated
-            given = {a.keyword.value for a in updated.args if a.keyword is not None}
-            extra = [cst.Arg(cst.Name(m), keyword=cst.Name(m),
-                             equal=cst.AssignEqual(cst.SimpleWhitespace(""),
-                                                   cst.SimpleWhitespace("")))
-                     for m in captured if m not in given]
-            args = list(updated.args)
-            if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
-                args[-1] = args[-1].with_changes(comma=cst.Comma(
-                    whitespace_after=cst.SimpleWhitespace(" ")))
-            return updated.with_changes(args=args + extra)
-
-    return node.visit(Pass())  # (text added at the calls' ends: lines keep places)
 
 
 def _may_be_function(node: Any) -> bool:

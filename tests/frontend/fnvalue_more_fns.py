@@ -79,6 +79,10 @@ def apply(f, y):
     return f(y) * y
 
 
+def apply_at(f, y, k):
+    return f(y, k) * y
+
+
 # ---- 2. called before its binding in the body: the previous iteration's function ----
 
 
@@ -125,3 +129,27 @@ def callee_of_all(x, n):
             + lambda_after_while(x, n) + captured_name_rebound_after(x, n)
             + passed_on_after_the_loop(x, n) + rebound_in_the_loop(x, n)
             + rebound_lambda_reading_the_body(x, n) + rebound_def_in_a_while(x, n))
+
+
+# ---- 3. a recursive nested def reading the enclosing values, used as a value -------
+
+
+def recursive_used_as_a_value(x, depth):
+    a = np.cos(x)
+
+    def r(y, k):
+        f = r
+        return y * a if k == 0 else f(np.sin(y) * a, k - 1)
+
+    return np.sum(r(x, depth))
+
+
+def recursive_passed_to_a_helper(x, depth):
+    a = np.cos(x) + 0.5
+
+    def r(y, k=0):
+        if k >= depth:
+            return np.tanh(y * a)
+        return apply_at(r, y * 0.9, k + 1) + r(y, k=k + 1) * 0.5
+
+    return np.sum(r(x) * a)

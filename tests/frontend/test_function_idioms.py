@@ -309,8 +309,8 @@ def test_a_method_given_to_a_transform_reads_the_objects_own_methods() -> None:
         assert F.__file__ in err and "self.features(x)" in err and "Instead:" in err, err
 
 
-# ---- still refused, located (functions bound in loops and read after them, or before
-# their binding: test_function_values_more.py) ---------------------------------------
+# ---- still refused, located (functions bound in loops read after them or before their
+# binding, a recursive closure used as a value: test_function_values_more.py) ---------
 
 
 def apply(f, x):
@@ -320,16 +320,6 @@ def apply(f, x):
 def kept_vmap_passed_on(x):
     h = F.s2s_vmap(F.vec)
     return np.sum(apply(h, np.outer(x, x)))
-
-
-def recursive_used_as_a_value(x):
-    a = np.cos(x)
-
-    def r(y, k):
-        f = r
-        return y * a if k == 0 else f(y, k - 1)
-
-    return np.sum(r(x, 2))
 
 
 def recursive_closure_sorts(x):
@@ -348,7 +338,6 @@ def recursive_closure_sorts(x):
 @pytest.mark.parametrize("fn, args, quoted, words", [
     (kept_vmap_passed_on, (X,), "return np.sum(apply(h, np.outer(x, x)))",
      "passed to another function"),
-    (recursive_used_as_a_value, (X,), "f = r", "used here as a value"),
     (recursive_closure_sorts, (X,), "z.sort()", "sort"),
 ])
 def test_refused_with_the_users_line(fn, args, quoted, words) -> None:

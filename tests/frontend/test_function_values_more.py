@@ -216,6 +216,44 @@ def test_jit_on_the_jax_backend_with_a_traced_trip_count_is_located() -> None:
         assert "for k in range(n):" in str(info.value) and F.__file__ in str(info.value)
 
 
+# ---- 3. a recursive nested def reading the enclosing values, used as a value -------
+
+
+RECURSIVE = {"recursive_used_as_a_value": (2, 0, 5, 1, 10, 3),
+             "recursive_passed_to_a_helper": (2, 0, 3, 1)}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("transform", sorted(TRANSFORMS))
+@pytest.mark.parametrize("name", sorted(RECURSIVE))
+def test_a_recursive_closure_used_as_a_value(name, transform, dtype) -> None:
+    """``f = r`` and ``apply_at(r, ...)`` in ``r``'s own body: the closure itself
+    (reading the outermost call's ``a``); its depth changes between calls."""
+    ours, theirs = getattr(F, name), getattr(J, name)
+    made = {"vmap": s2s.vmap(ours, in_axes=(0, None)),
+            "vmap_grad": s2s.vmap(s2s.grad(ours), in_axes=(0, None))}
+    depths = RECURSIVE[name] if transform == "grad" else RECURSIVE[name][:3]
+    for call, depth in enumerate(depths):
+        x = (X * (1.0 + 0.1 * call)).astype(dtype)
+        if transform in ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "jit"):
+            got = made.setdefault(transform, getattr(s2s, transform)(ours))(x, depth)
+        elif transform in made:
+            got = made[transform](BATCH.astype(dtype), depth)
+        else:
+            got = TRANSFORMS[transform](ours, x, depth)
+        close(got, ORACLE[transform](theirs, x, depth), dtype)
+
+
+@pytest.mark.parametrize("name", ["recursive_used_as_a_value", pytest.param(
+    "recursive_passed_to_a_helper", marks=pytest.mark.slow)])
+def test_a_recursive_closure_on_the_jax_backend(name) -> None:
+    ours, theirs = getattr(F, name), getattr(J, name)
+    close(s2s.jit(ours, backend="jax", static_argnums=1)(X, 2),
+          jax.jit(theirs, static_argnums=1)(X, 2), np.float64)
+    close(s2s.jit(s2s.grad(ours), backend="jax", static_argnums=1)(X, 2),
+          jax.grad(theirs)(X, 2), np.float64)
+
+
 def test_the_emitted_code_reads_as_the_loop_does() -> None:
     """The flag and the loop's own names the function reads are carried out of the
     loop, the check raises before the call."""
