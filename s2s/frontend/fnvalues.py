@@ -120,7 +120,7 @@ class Plan:
         ``def apply_2(x): return apply(tanh, x)``."""
         namespace: dict[str, Any] = {"functools": functools}
         params = iter(self.params)
-        sig = inspect.signature(fn)
+        sig = inspect.signature(fn, follow_wrapped=False)
         args: list[str] = []
         for kind, pname, detail in self.entries:
             if kind == "fn":

@@ -486,7 +486,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
     n = self.n
     obj = fv.obj
     fn = getattr(obj, "__func__", obj)
-    sig = inspect.signature(obj)
+    sig = inspect.signature(obj, follow_wrapped=False)  # (a wrapper: its own)
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as exc:

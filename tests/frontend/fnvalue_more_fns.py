@@ -5,6 +5,8 @@ a name denoted before it and then binding the name again.
 Loaded twice: as written (s2s transforms them) and by ``jax_twin`` with ``np`` bound
 to ``jax.numpy`` (JAX's results are the oracle: it unrolls the Python loops)."""
 
+import functools
+
 import numpy as np
 
 W = np.array([0.5, -1.0, 2.0, 0.25])
@@ -153,3 +155,78 @@ def recursive_passed_to_a_helper(x, depth):
         return apply_at(r, y * 0.9, k + 1) + r(y, k=k + 1) * 0.5
 
     return np.sum(r(x) * a)
+
+
+# ---- 4. a method given to a transform, its class overriding what it calls -------------
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+        self.scale = 0.5
+
+    def features(self, x):
+        return np.tanh(x * self.w)
+
+    def head(self, x):
+        return x * self.scale + 1.0
+
+    def loss(self, x):
+        return np.sum(self.features(x) ** 2) + np.sum(self.head(x) * self.features(x))
+
+
+class Deeper(Model):
+    def features(self, x):
+        return np.sin(x * self.w) * 2.0
+
+
+class Deepest(Deeper):
+    def head(self, x):
+        return np.cos(x) * self.scale - x
+
+
+def calls_each_model(x):
+    """Each object's ``loss`` called inside a function (its own methods, as Python)."""
+    return MODEL.loss(x) + DEEPER.loss(x * 0.5) + DEEPEST.loss(x)
+
+
+W4 = np.array([0.5, -1.0, 2.0, 0.25])
+MODEL, DEEPER, DEEPEST = Model(W4), Deeper(W4 * 0.5), Deepest(W4 + 1.0)
+
+
+# ---- 5. a decorator's wrapper that does more than forward, with *args/**kwargs ------
+
+
+def scaled(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return 2.0 * f(*args, **kwargs)
+
+    return wrapper
+
+
+def regularized(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        out = f(*args, **kwargs)
+        return out + 0.1 * np.sum(args[0] ** 2) * len(args)
+
+    return wrapper
+
+
+@scaled
+def scaled_loss(x, w=2.0):
+    return np.sum(np.sin(x) * w)
+
+
+@regularized
+def regularized_loss(x, w, scale=1.0):
+    return np.sum(np.cos(x) * w) * scale
+
+
+def calls_a_decorated(x):
+    return scaled_loss(x * 0.5) * 2.0 + np.sum(x)
+
+
+def calls_the_other_decorated(x):
+    return regularized_loss(x, 3.0) + regularized_loss(x * 2.0, 0.5, scale=2.0)
