@@ -225,7 +225,8 @@ RECURSIVE = {"recursive_used_as_a_value": (2, 0, 5, 1, 10, 3),
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 @pytest.mark.parametrize("transform", sorted(TRANSFORMS))
-@pytest.mark.parametrize("name", sorted(RECURSIVE))
+@pytest.mark.parametrize("name", ["recursive_used_as_a_value", pytest.param(
+    "recursive_passed_to_a_helper", marks=pytest.mark.slow)])  # (2**depth calls: slow)
 def test_a_recursive_closure_used_as_a_value(name, transform, dtype) -> None:
     """``f = r`` and ``apply_at(r, ...)`` in ``r``'s own body: the closure itself
     (reading the outermost call's ``a``); its depth changes between calls."""
