@@ -103,6 +103,12 @@ class EmptyStackError(TransformError, ValueError):
     an empty batch), located at the user's line (NumPy's ValueError)."""
 
 
+class UnboundFunctionError(TransformError, UnboundLocalError):
+    """A function bound only inside a loop that ran no iteration, read after the loop
+    (Python's UnboundLocalError, a NameError), raised where emitted code reads it and
+    located at the user's own line."""
+
+
 class MissingRuleError(TransformError, AttributeError):
     """A ``custom_jvp``/``custom_vjp`` function differentiated before its rule was
     defined; an AttributeError, as JAX raises."""

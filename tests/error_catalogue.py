@@ -30,6 +30,7 @@ import error_fns as E
 import numpy as np
 
 import s2s
+from s2s.errors import UnboundFunctionError
 
 X = np.array([0.5, -1.0, 2.0])
 XS = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
@@ -246,14 +247,11 @@ CATALOGUE: list[Kind] = [
          C.changes_dict_keys_on_one_path),
     Kind("dict-write-shared", NAMES, "writing into a dict another name refers to",
          _grad(C.writes_a_shared_dict), Syntax, ("another name",), C.writes_a_shared_dict),
-    Kind("recursive-nested-as-value", NAMES, "a nested recursive `def` reading the "
-         "enclosing function's values, used as a value in its own body",
-         _grad(C.recursive_nested_def_used_as_a_value), Syntax, ("used here as a value",),
-         C.recursive_nested_def_used_as_a_value),
-    Kind("function-bound-in-loop", NAMES, "a function bound inside a loop over `range(n)`, "
-         "called after it (the loop may run no iteration)",
-         _grad_call(C.binds_a_function_in_a_loop, X, 2), Syntax, ("may not be bound",),
-         C.binds_a_function_in_a_loop),
+    Kind("function-bound-in-loop", NAMES, "a function bound only inside a loop over "
+         "`range(n)`, called after it, when the loop ran no iteration (raised when the "
+         "code runs, as Python's UnboundLocalError)",
+         _grad_call(C.binds_a_function_in_a_loop, X, 0), UnboundFunctionError,
+         ("ran no iteration", "UnboundLocalError"), C.binds_a_function_in_a_loop),
     # -- calls ---------------------------------------------------------------------------
     Kind("missing-rule", CALLS, "a differentiable NumPy function with no rule "
          "(`np.i0`)", _grad(C.uses_missing_rule), Call,
@@ -280,12 +278,6 @@ CATALOGUE: list[Kind] = [
     Kind("string-method", CALLS, "`'abc'.upper()`", _grad(C.uses_string_method), Call,
          ("upper",), C.uses_string_method,
          hint=r"^\s*Instead: compute the str outside the function"),
-    Kind("bound-method", CALLS, "a method given to a transform calling `self.loss(...)`, "
-         "which the object's class overrides", lambda: s2s.grad(
-             C.ScaledModel(2.0).calls_itself)(X), Transform,
-         ("self.loss(...)", "`ScaledModel`, whose `loss` is another function"),
-         C.Model.calls_itself, hint=r"^\s*Instead: call the object in the function you "
-         r"transform"),
     Kind("object-attribute", CALLS, "an attribute of a non-array argument (`cfg.scale`)",
          _grad_call(C.reads_object_attribute, X, SimpleNamespace(scale=2.0)), Syntax,
          ("`.scale`", "not an attribute of NumPy arrays"), C.reads_object_attribute,

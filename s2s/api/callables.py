@@ -25,11 +25,27 @@ from ..frontend.synthesize import signature_text, synthesize
 from ..primitives import lookup_object
 
 
-def _is_variadic(fn: Any) -> bool:
+def _is_variadic(fn: Any, follow_wrapped: bool = True) -> bool:
     if not isinstance(fn, (types.FunctionType, types.MethodType)):
         return False
-    kinds = {p.kind for p in inspect.signature(fn).parameters.values()}
+    kinds = {p.kind for p in inspect.signature(
+        fn, follow_wrapped=follow_wrapped).parameters.values()}
     return bool(kinds & {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD})
+
+
+def _per_call(fn: Any) -> bool:
+    """Is ``fn`` transformed per call's positional count and keyword names: a function
+    with ``*args``/``**kwargs``, or a decorator's wrapper with them that does more
+    than forward to the function it wraps (its own code is what runs, its
+    parameters bound to the call's structure, as for any variadic function; one
+    that only forwards is the function it wraps: ``unwrap_forwarding``)."""
+    if _is_variadic(fn) and not hasattr(fn, "__wrapped__"):
+        return True
+    if not isinstance(fn, types.FunctionType) or "__wrapped__" not in fn.__dict__:
+        return False
+    from ..frontend.resolve import unwrap_forwarding  # (libcst: deferred, as pipeline's)
+
+    return _is_variadic(fn, follow_wrapped=False) and unwrap_forwarding(fn) is fn
 
 
 def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
@@ -38,7 +54,7 @@ def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
     if isinstance(fun, PerArity):  # a transform of one: composed per call signature
         return PerArity(fun.fn, lambda wrapper: make(fun.make(wrapper)))
     fn = as_function(fun)
-    if _is_variadic(fn) and not hasattr(fn, "__wrapped__"):
+    if _per_call(fn):
         return PerArity(fn, make)
     return make(fn)
 
@@ -63,7 +79,7 @@ def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) 
         call = getattr(type(fun), "__call__", None)
         if isinstance(call, types.FunctionType) and not isinstance(fun, PerArity):  # a callable object: its method
             return types.MethodType(call, fun)
-    if nargs is not None and _is_variadic(fun) and not hasattr(fun, "__wrapped__"):
+    if nargs is not None and _per_call(fun):
         key = (nargs, tuple(sorted(keys)))
         return _cached(fun, key, lambda: variadic_wrapper(fun, *key))
     return fun
@@ -128,10 +144,15 @@ def _partial_wrapper(p: functools.partial) -> Any:
 
 
 def variadic_wrapper(fn: Any, nargs: int, keys: tuple[str, ...]) -> Any:
-    """``def f(x, xs_0, xs_1, *, scale): return f(x, xs_0, xs_1, scale=scale)``."""
-    sig = inspect.signature(fn)
+    """``def f(x, xs_0, xs_1, *, scale): return f(x, xs_0, xs_1, scale=scale)``; a
+    decorator's ``wrapper(*args, **kwargs)`` takes the wrapped function's names
+    (``def loss(x, w): return loss(x, w)``)."""
+    sig = inspect.signature(fn, follow_wrapped=False)
     named = [n for n, p in sig.parameters.items()
              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if not named and hasattr(fn, "__wrapped__"):
+        named = [n for n, p in inspect.signature(fn).parameters.items()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     star = next((n for n, p in sig.parameters.items() if p.kind is p.VAR_POSITIONAL), "args")
     params = [named[i] if i < len(named) else f"{star}_{i - len(named)}"
               for i in range(nargs)]

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..frontend.self_methods import check_self_methods  # noqa: F401 (vjp, jvp use it)
+from ..frontend.self_methods import check_self_methods, for_class
 from . import trees
 
 # JAX's float0: the tangent/cotangent dtype of integer and boolean inputs.
@@ -42,25 +42,31 @@ class _Wrapper:
 
 class Bound(_Wrapper):
     """A transform of a method bound to an object: the method's function, called with
-    the object's attributes as its first argument (never differentiated).  ``per_nargs``
-    makes the transform for a call's number of arguments (vmap's ``in_axes=0`` is
-    ``(None, 0, ..., 0)`` once ``self`` is an argument)."""
+    the object's attributes as its first argument (never differentiated), made per
+    class of the object (``for_class``: its own methods are what ``self.other(...)``
+    calls, as in Python; an object whose class changes between calls gets its new
+    class's).  ``make(function)`` makes the transform; ``per_nargs(function, n)`` for
+    a call's number of arguments (vmap's ``in_axes=0`` is ``(None, 0, ..., 0)`` once
+    ``self`` is an argument)."""
 
-    def __init__(self, inner: Any, obj: Any,
-                 per_nargs: Callable[[int], Any] | None = None, func: Any = None) -> None:
-        self.inner, self.obj, self._per_nargs = inner, obj, per_nargs
-        self.func, self._checked = func, False
-        self._made: dict[int, Any] = {}
-        self.__name__ = getattr(inner, "__name__", "method")
+    def __init__(self, obj: Any, func: Any, make: Callable[[Any], Any] | None = None,
+                 per_nargs: Callable[[Any, int], Any] | None = None) -> None:
+        self.obj, self.func, self._make, self._per_nargs = obj, func, make, per_nargs
+        self._made: dict[tuple[type, int], Any] = {}
+        self.inner = self._for(type(obj), None) if make is not None else None
+        self.__name__ = getattr(self.inner, "__name__", getattr(func, "__name__", "method"))
+
+    def _for(self, cls: type, nargs: int | None) -> Any:
+        key = (cls, -1 if self._per_nargs is None else nargs)
+        if key not in self._made:
+            func = for_class(self.func, cls)
+            check_self_methods(func, self.obj)  # (one it cannot call as Python would)
+            self._made[key] = self._make(func) if self._per_nargs is None else \
+                self._per_nargs(func, nargs)
+        return self._made[key]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._per_nargs is not None:
-            if len(args) not in self._made:
-                self._made[len(args)] = self._per_nargs(len(args))
-            self.inner = self._made[len(args)]
-        if not self._checked:  # (`self.other(...)` in the method: the object's own?)
-            check_self_methods(self.func, self.obj)
-            self._checked = True
+        self.inner = self._for(type(self.obj), len(args))
         return self.inner(trees.attributes(self.obj), *args, **kwargs)
 
     def __repr__(self) -> str:
@@ -78,8 +84,8 @@ def bound_method(fun: Any, make: Callable[[Callable, Any], Any],
         return None
     func, obj = parts
     if per_nargs is not None:
-        return Bound(None, obj, lambda n: per_nargs(func, n), func)
-    return Bound(make(func, shifted), obj, func=func)
+        return Bound(obj, func, per_nargs=per_nargs)
+    return Bound(obj, func, make=lambda f: make(f, shifted))
 
 
 def _inexact(tree: Any) -> bool | None:

@@ -22,7 +22,7 @@ from .arguments import (
     check_array_types,
 )
 from .located import reraise_located
-from .methods import check_self_methods
+from .methods import check_self_methods, for_class
 from .signatures import call_signature, read_free_names
 from .transformed import JVPS, Transformed
 from .trees import _leaves, _rebuild
@@ -100,7 +100,8 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     check_array_types("jvp", (primals, tangents))
     active = _inexact_args(primals)
     method = trees.unbound(fun)  # a bound method: its object's attributes, constants
-    if method is not None:
+    if method is not None:  # (its function as a method of the object's class)
+        method = (for_class(method[0], type(method[1])), method[1])
         fun, primals = method[0], (trees.attributes(method[1]), *primals)
         tangents, active = (None, *tangents), tuple(i + 1 for i in active)
     t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)

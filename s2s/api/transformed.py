@@ -575,10 +575,9 @@ def _transform(fun: Callable, mode: str, argnums: int | Sequence[int], has_aux: 
     function ``fun`` denotes (a partial, a NumPy function, a callable object:
     s2s/api/callables.py)."""
     bound = trees.unbound(fun)
-    if bound is not None:
-        inner = _transform(bound[0], mode, methods.shifted(argnums), has_aux, holomorphic,
-                           allow_int)
-        return methods.Bound(inner, bound[1], func=bound[0])
+    if bound is not None:  # (per class of the object: methods.Bound)
+        return methods.Bound(bound[1], bound[0], make=lambda f: _transform(
+            f, mode, methods.shifted(argnums), has_aux, holomorphic, allow_int))
     if allow_int:
         return methods.AllowInt(lambda nums: callables.transformable(
             fun, lambda f: Transformed(f, mode, nums, has_aux, holomorphic)), argnums)
@@ -603,7 +602,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     float_args = _inexact_args(primals)
     call = fun  # (the user's function as given: a bound method runs as one)
     method = trees.unbound(fun)  # a bound method: its object's attributes, constants
-    if method is not None:
+    if method is not None:  # (its function as a method of the object's class)
+        method = (methods.for_class(method[0], type(method[1])), method[1])
         fun, primals = method[0], (trees.attributes(method[1]), *primals)
         float_args = tuple(i + 1 for i in float_args)
     t = _VJP(callables.as_function(fun, len(primals)), has_aux)

@@ -59,6 +59,7 @@ from .control_reads import (
     Reading,
     assigned_in,
     code,
+    functions_bound,
     loads,
     node_loads,
     parents_of,
@@ -86,6 +87,9 @@ def lower_control(text: str, lax_name: str = "lax", user_code: bool = False) -> 
     its value from before on the other path (emitted code's shortcut, None there,
     relies on the backward reading it only under the same test)."""
     _MODE.user_code = user_code
+    # (the user's nested functions, not the helpers this pass writes: see loop_parts)
+    _MODE.functions = set().union(*(functions_bound(f.body) for f in ast.parse(text).body
+                                    if isinstance(f, ast.FunctionDef))) if user_code else set()
     text = _peeks_as_pops(text)
     excluded: set[int] = set()
     try:
@@ -99,6 +103,7 @@ def lower_control(text: str, lax_name: str = "lax", user_code: bool = False) -> 
             excluded |= stayed
     finally:
         _MODE.user_code = False
+        _MODE.functions = set()
 
 
 _MODE = threading.local()
@@ -560,6 +565,10 @@ class _Lowering:
         live = {n for n in assigned + targets if self.reads.live_after(node, n)}
         carry = [n for n in assigned if n in before and n not in targets and (
             n in live or n in loads(test) or scan(node.body, n) == "read")]
+        for n in functions_bound(node.body) & getattr(_MODE, "functions", set()):
+            if n in before or self.reads.live_after(node, n):  # (no JAX value)
+                raise GiveUp(f"`{n}`, a function the loop's body binds, read after it "
+                             "or in its next iteration")
         for n in assigned + targets:
             if n in live and n not in carry:
                 raise GiveUp(f"`{n}` is read after the loop but not bound before it")

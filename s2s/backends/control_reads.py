@@ -218,6 +218,22 @@ def tape_lists(fn: ast.FunctionDef) -> set[str]:
     return candidates
 
 
+def functions_bound(stmts: Iterable[ast.stmt]) -> set[str]:
+    """Names the statements bind to a function (a nested ``def``, ``name = lambda``)."""
+    out: set[str] = set()
+    stack: list[ast.AST] = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.add(n.name)
+            continue
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda):
+            out.update(name for t in n.targets for name in target_names(t))
+        if not isinstance(n, ast.Lambda):
+            stack.extend(ast.iter_child_nodes(n))
+    return out
+
+
 def walk_outside_defs(node: ast.AST):
     """``ast.walk`` that does not enter nested functions (lowered blocks are pure)."""
     stack = [node]

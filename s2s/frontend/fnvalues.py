@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from ..ir.nodes import Atom, Var
 from .resolve import is_literal
-from .synthesize import synthesize
+from .synthesize import PARTIAL, synthesize
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,15 @@ class FnValue:
             else self.obj
 
 
+class Unbound:
+    """A captured name not yet bound where the function is made: read at the call
+    (``fallback``: its value after the loop that carried it out, if it is not bound
+    again there)."""
+
+    def __init__(self, name: str, fallback: Any = None) -> None:
+        self.name, self.fallback = name, fallback
+
+
 @dataclass
 class Plan:
     """How a call passes its values to a callee normalized for it: per parameter of
@@ -113,7 +122,7 @@ class Plan:
         ``def apply_2(x): return apply(tanh, x)``."""
         namespace: dict[str, Any] = {"functools": functools}
         params = iter(self.params)
-        sig = inspect.signature(fn)
+        sig = inspect.signature(fn, follow_wrapped=False)
         args: list[str] = []
         for kind, pname, detail in self.entries:
             if kind == "fn":
@@ -203,6 +212,8 @@ def _value_text(fv: "FnValue", params: Any, namespace: dict[str, Any]) -> str:
     if isinstance(target, types.MethodType) and target.__name__ == "__call__":
         target = target.__self__  # a callable object: called as itself
     base = getattr(getattr(target, "__func__", target), "__name__", "fn")
+    if PARTIAL in getattr(getattr(target, "__code__", None), "co_freevars", ()):
+        base += "_closure"  # (a recursive closure's own IR binds its name to itself)
     obj = _bind(namespace, target, base if base.isidentifier() else "fn")
     parts = [one(v) for v in fv.head] + [f"{k}={one(v)}" for k, v in (*fv.keywords,
                                                                        *fv.captured)]

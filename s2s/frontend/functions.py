@@ -36,10 +36,11 @@ from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
 from .fncontainers import containers
-from .fnvalues import FnValue, Plan, _adapter
+from .fnvalues import FnValue, Plan, Unbound, _adapter
 from .inner_vmap import lower_inner_vmap
-from .loop_functions import LoopFunctions
+from .loop_functions import LoopFunctions, names_read
 from .objects import is_instance_self, self_method
+from .recursive import passing_captured
 from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .synthesize import synthesize
@@ -76,6 +77,8 @@ class FunctionLowerer:
         if isinstance(node, cst.Name):
             if node.value in self.values:
                 self.loops.read(node.value)
+                # (after a loop that may have run no iteration: its flag checked)
+                self.loops.check(node.value, self.values[node.value], node)
                 return self.values[node.value]
             self.loops.refuse_after(node)
             return None if node.value in self.n.local_names else self._named(node)
@@ -222,6 +225,8 @@ class FunctionLowerer:
         """A module-level ``def`` for a nested function or lambda, taking the names it
         reads from the enclosing function as extra (trailing) parameters."""
         n = self.n
+        if id(node) in self.loops.lifted:  # (lifted before its loop: loop_functions.py)
+            return self.loops.lifted[id(node)]
         node = snapshot_defaults(node, n)  # (`lambda t, k=a: ...`: `a` read here)
         params = node.params
         own = {p.name.value for p in (*params.posonly_params, *params.params,
@@ -230,12 +235,12 @@ class FunctionLowerer:
             if isinstance(star, cst.Param):
                 own.add(star.name.value)
         outer = n.local_names | set(n.resolver.closure) | set(self.values)
-        captured = [m for m in _names_read(node) if m in outer and m not in own]
+        captured = [m for m in names_read(node) if m in outer and m not in own]
         recursive = isinstance(node, cst.FunctionDef) and node.name.value in captured
         if recursive:  # (it reads itself from a closure cell, as the nested def does)
             captured.remove(node.name.value)
             if captured:  # (its own calls pass what it read: `r(y, k - 1, a=a)`)
-                node = _passing_captured(located := node, captured, n)
+                node = passing_captured(located := node, captured)
         defaults = _literal_defaults(node, n)
         new = [cst.Param(cst.Name(m), default=cst.Name("None")) for m in captured]
         if isinstance(params.star_arg, cst.Param) or params.kwonly_params:
@@ -266,13 +271,13 @@ class FunctionLowerer:
                                                else {})} or None
         # (read where the function is called or passed, as Python reads a closure's
         # variables when it runs: see ``resolved``)
-        return FnValue(fn, name, captured=tuple((m, _Unbound(m)) for m in captured))
+        return FnValue(fn, name, captured=tuple((m, Unbound(m)) for m in captured))
 
     def resolved(self, fv: FnValue, node: Any) -> FnValue:
         """``fv`` with the captured names of functions this code lifted read now."""
         def one(value: Any) -> Any:
-            if isinstance(value, _Unbound):
-                return self.read(value.name, node)
+            if isinstance(value, Unbound):
+                return self.read(value.name, node, value.fallback)
             return self.resolved(value, node) if isinstance(value, FnValue) else value
 
         if fv.choice is not None:
@@ -281,10 +286,13 @@ class FunctionLowerer:
                        keywords=tuple((k, one(v)) for k, v in fv.keywords),
                        captured=tuple((k, one(v)) for k, v in fv.captured))
 
-    def read(self, name: str, node: Any) -> Any:
-        """The value a captured name has here."""
+    def read(self, name: str, node: Any, fallback: Any = None) -> Any:
+        """The value a captured name has here (``fallback``: its value where a loop
+        that bound it has ended, as the last iteration left it)."""
         if name in self.values:
             return self.resolved(self.values[name], node)
+        if fallback is not None and name not in self.n.env:
+            return fallback
         if name in self.n.local_names and name not in self.n.env and name in self.n.bound:
             raise self.n.unsupported(
                 node, f"a nested function reads `{name}`, which was bound only inside a "
@@ -332,7 +340,7 @@ class FunctionLowerer:
         if passed is None:
             passed = self.args_of(node.args)
         if fv.choice is not None:  # (each function's captured names read on its path)
-            return self._call_choice(fv, node, target, passed)
+            return _call_choice(self, fv, node, target, passed)
         fv = self.resolved(fv, node)
         args = [*fv.head, *passed[0]]
         kwargs = {**dict(fv.keywords), **passed[1]}
@@ -363,6 +371,8 @@ class FunctionLowerer:
         simple = fv.spelled and isinstance(obj, types.FunctionType) and _plain(
             obj, args, kwargs) and not any(_frozen(self.n, v) for v in (*args, *kwargs.values()))
         if simple or fn in self.n.stack:
+            if fn in self.n.stack and text.isidentifier():  # (a recursive closure the
+                self.n.resolver.namespace.setdefault(text, obj)  # callee cannot name)
             return self.n.user_call(obj, text, node, target,
                                     passed=(self._atoms(args, text, node), kwargs))
         return _planned_call(self, fv, args, kwargs, node, target)
@@ -376,27 +386,6 @@ class FunctionLowerer:
                     "call the function first and pass its result", self.n.display)
         return list(values)
 
-    def _call_choice(self, fv: FnValue, node: Any, target: str | None,
-                     passed: tuple) -> Atom:
-        """``(f if c else g)(x)``: an `if` on ``c`` calling one function per branch."""
-        test, a, b = fv.choice
-        name = target or self.n.names.fresh("out")
-        outer, env = self.n.out, dict(self.n.env)
-        branches = []
-        for taken, branch in ((True, a), (False, b)):
-            self.n.out = []
-            # (on the test's path: a name only that branch of the `if` that bound the
-            # function computed is bound here too, `if c: w = ...; act = lambda v: v * w`)
-            self.n._enter_path(self.n._path(test, taken))
-            atom = self.call(branch, node, name, passed)
-            if not (isinstance(atom, Var) and atom.name == name):
-                self.n.emit(name, "identity", (atom,), {}, node)
-            self.n.paths.pop()
-            self.n.env = dict(env)
-            branches.append(self.n.out)
-        self.n.out = outer
-        self.n.out.append(If(test, branches[0], branches[1], self.n.loc(node), joins=[name]))
-        return Var(name)
 
     def enter(self, plan: Plan) -> list[str]:
         """Bind a planned callee's parameters (in its own Normalizer): IR parameters
@@ -450,6 +439,29 @@ class FunctionLowerer:
         return [self.call(fv, node, None, (list(items), {})) for items in zip(*seqs)]
 
 
+def _call_choice(self: FunctionLowerer, fv: FnValue, node: Any, target: str | None,
+                 passed: tuple) -> Atom:
+    """``(f if c else g)(x)``: an `if` on ``c`` calling one function per branch."""
+    test, a, b = fv.choice
+    name = target or self.n.names.fresh("out")
+    outer, env = self.n.out, dict(self.n.env)
+    branches = []
+    for taken, branch in ((True, a), (False, b)):
+        self.n.out = []
+        # (on the test's path: a name only that branch of the `if` that bound the
+        # function computed is bound here too, `if c: w = ...; act = lambda v: v * w`)
+        self.n._enter_path(self.n._path(test, taken))
+        atom = self.call(branch, node, name, passed)
+        if not (isinstance(atom, Var) and atom.name == name):
+            self.n.emit(name, "identity", (atom,), {}, node)
+        self.n.paths.pop()
+        self.n.env = dict(env)
+        branches.append(self.n.out)
+    self.n.out = outer
+    self.n.out.append(If(test, branches[0], branches[1], self.n.loc(node), joins=[name]))
+    return Var(name)
+
+
 def _spread(self: FunctionLowerer, arg: cst.Arg) -> Any:
     atom = self.n.exprs.expr(arg.value)
     if isinstance(atom, Const) and isinstance(atom.value, (tuple, list)) and all(
@@ -475,7 +487,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
     n = self.n
     obj = fv.obj
     fn = getattr(obj, "__func__", obj)
-    sig = inspect.signature(obj)
+    sig = inspect.signature(obj, follow_wrapped=False)  # (a wrapper: its own)
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as exc:
@@ -608,17 +620,10 @@ class KeptVmap:
         return lower_inner_vmap(n, call, target)
 
 
-class _Unbound:
-    """A captured name not yet bound where the function is made: read at the call."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-
 def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Does the existing call path take this call: atoms only, positional parameters,
     and literal defaults for those not passed?"""
-    if any(isinstance(v, (FnValue, _Unbound)) for v in (*args, *kwargs.values())):
+    if any(isinstance(v, (FnValue, Unbound)) for v in (*args, *kwargs.values())):
         return False
     sig = inspect.signature(fn, follow_wrapped=False)
     try:
@@ -633,85 +638,10 @@ def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     return True
 
 
-def _passing_captured(node: cst.FunctionDef, captured: list[str], n: Any) -> cst.FunctionDef:
-    """A recursive nested ``def`` whose own calls pass the enclosing function's values
-    it reads on, by name (``r(y, k - 1)`` is ``r(y, k - 1, a=a)``): each level reads
-    what the outermost call was given, as the closure's levels read one cell."""
-    name = node.name.value
-    calls: set[Any] = set()
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, c: cst.Call) -> None:
-            if isinstance(c.func, cst.Name) and c.func.value == name:
-                calls.add(c.func)
-
-    class Uses(cst.CSTVisitor):
-        def visit_Name(self, m: cst.Name) -> None:
-            if m.value == name and m not in calls:
-                raise n.unsupported(
-                    m, f"a nested `def` calling itself (`{name}`) and reading the "
-                    f"enclosing function's `{captured[0]}` is used here as a value, "
-                    "where s2s cannot pass what it reads",
-                    f"call `{name}` here, or pass `{captured[0]}` as a parameter")
-
-        def visit_Attribute(self, a: cst.Attribute) -> bool:
-            a.value.visit(self)
-            return False
-
-        def visit_Arg(self, a: cst.Arg) -> bool:
-            a.value.visit(self)
-            return False
-
-    node.body.visit(Calls())
-    node.body.visit(Uses())
-
-    class Pass(cst.CSTTransformer):
-        def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-            if original.func not in calls:
-                return updated
-            given = {a.keyword.value for a in updated.args if a.keyword is not None}
-            extra = [cst.Arg(cst.Name(m), keyword=cst.Name(m),
-                             equal=cst.AssignEqual(cst.SimpleWhitespace(""),
-                                                   cst.SimpleWhitespace("")))
-                     for m in captured if m not in given]
-            args = list(updated.args)
-            if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
-                args[-1] = args[-1].with_changes(comma=cst.Comma(
-                    whitespace_after=cst.SimpleWhitespace(" ")))
-            return updated.with_changes(args=args + extra)
-
-    return node.visit(Pass())  # (text added at the calls' ends: lines keep places)
-
-
 def _may_be_function(node: Any) -> bool:
     return isinstance(node, (cst.Name, cst.Attribute, cst.Lambda, cst.IfExp, cst.Call))
 
 
-def _names_read(node: Any) -> list[str]:
-    """Names a nested function's body reads, in order of appearance (a superset:
-    attribute names and keywords excluded)."""
-    out: list[str] = []
-
-    class Visit(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            if n.value not in out:
-                out.append(n.value)
-
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Param(self, n: cst.Param) -> bool:
-            if n.default is not None:
-                n.default.visit(self)
-            return False
-
-    (node.body).visit(Visit())
-    return out
 
 
 def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call) -> FnValue:

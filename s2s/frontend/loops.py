@@ -50,6 +50,7 @@ class LoopLowerer:
         if target_node is not None and not isinstance(target_node, cst.Name):
             raise self.n.unsupported(target_node, "the loop variable must be a name",
                                    "write `for i in range(n):`")
+        self.n.funcs.loops.prepare(node, _trips(args))  # (frontend/loop_functions.py)
         index_name = target_node.value if target_node is not None else "k"
         index = self.n.names.fresh(index_name) if (
             index_name in self.n.bound or target_node is None) else index_name
@@ -275,6 +276,7 @@ class LoopLowerer:
                 "never runs", "loop over a range, or compute the condition",
             )
         counter = self.n.names.fresh("n_iter")
+        self.n.funcs.loops.prepare(node, None)  # (frontend/loop_functions.py)
         outer, before, bound_before = self.enter_loop()
         body = self.n.stmts.block(self.n.desugar.loop_body(node))
         self.n.out = []

@@ -28,7 +28,7 @@ import libcst as cst
 from ..errors import TransformError
 from ..ir.nodes import Var
 from .fnvalues import FnValue
-from .self_methods import SELF_METHODS
+from .self_methods import SELF_METHODS, defining_class, for_class
 
 
 def bind_instance(n: Any) -> None:
@@ -85,24 +85,14 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
     if not isinstance(found, types.FunctionType):
         return None
     where = node.attr if isinstance(node, cst.Attribute) else node  # (at `other`)
-    SELF_METHODS.setdefault(n.fn, {})[name] = (found, n.loc(where), n.display)
+    used = for_class(found, owner)  # (`other` of a subclass's object: its own class's)
+    SELF_METHODS.setdefault(n.fn, {})[name] = (found, n.loc(where), n.display, used)
     cls_text = owner.__name__
     spelled = n.fn.__globals__.get(cls_text) is owner
     if spelled:
         n.resolver.bind_namespace(cls_text, node)
-    return FnValue(found, f"{cls_text}.{name}" if spelled else name.strip("_"),
+    return FnValue(used, f"{cls_text}.{name}" if spelled else name.strip("_"),
                    head=(Var(n.env[base.value]),), spelled=spelled)
-
-
-def defining_class(fn: Any) -> type | None:
-    """The module-level class a function is a method of (from its qualified name)."""
-    parts = getattr(fn, "__qualname__", "").split(".")
-    if len(parts) < 2 or "<locals>" in parts:
-        return None
-    obj: Any = getattr(fn, "__globals__", {}).get(parts[0])
-    for part in parts[1:-1]:
-        obj = getattr(obj, part, None)
-    return obj if isinstance(obj, type) else None
 
 
 def object_call(n: Any, node: cst.Call, target: str | None) -> Any:

@@ -8,6 +8,7 @@ small ``def`` whose text is registered in ``linecache`` under its own file name:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import linecache
 import textwrap
@@ -15,6 +16,7 @@ import types
 from typing import Any
 
 _COUNTER = itertools.count()
+PARTIAL = "_s2s_partial"  # functools.partial, in a recursive function's maker
 
 # file name s2s registered -> (the user's file, its lines, the column offset) that
 # errors in the text show: a lifted nested function's are the user's lines
@@ -32,7 +34,9 @@ def synthesize(text: str, name: str, namespace: dict[str, Any], tag: str,
     from a closure cell (it is defined inside a maker function, one line above)."""
     filename = f"<s2s-{tag}-{next(_COUNTER)}>"
     if recursive and first_line > 1:
-        text = f"def _s2s_maker():\n{textwrap.indent(text, '    ')}    return {name}\n"
+        # (``PARTIAL`` a cell it reads: a use of itself as a value, frontend/recursive.py)
+        text = (f"def _s2s_maker({PARTIAL}):\n"
+                f"{textwrap.indent(text, '    ')}    return {name}\n")
         first_line -= 1
         if display is not None:  # (the def is written 4 columns further in)
             display = display[:2] + ((display[2] or 0) - 4,)
@@ -45,7 +49,7 @@ def synthesize(text: str, name: str, namespace: dict[str, Any], tag: str,
     if recursive and text.startswith("def _s2s_maker"):
         maker = next(c for c in module.co_consts
                      if isinstance(c, types.CodeType) and c.co_name == "_s2s_maker")
-        return types.FunctionType(maker, namespace, "_s2s_maker")()
+        return types.FunctionType(maker, namespace, "_s2s_maker")(functools.partial)
     code = next(c for c in module.co_consts
                 if isinstance(c, types.CodeType) and c.co_name == name)
     return types.FunctionType(code, namespace, name)

@@ -54,7 +54,7 @@ class Replay:
             elif isinstance(s, Let) and s.prim == "draw":
                 out.append(self.draw(s))
             elif isinstance(s, Let) and s.prim == "kept":
-                if self.effects:
+                if self.effects or s.params.get("always"):  # (a guard: every run)
                     out.append(kept_item(s, [atom_text(a) for a in s.args]))
             elif isinstance(s, Let) and s.prim == "call" and self.effects and has_effects(
                     s.params.get("callee")):  # (its prints run once, here)
