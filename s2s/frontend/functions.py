@@ -36,6 +36,7 @@ from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
 from .fnvalues import FnValue, Plan, _adapter
+from .inner_transforms import padding, transform_value
 from .inner_vmap import lower_inner_vmap
 from .loop_functions import LoopFunctions
 from .objects import is_instance_self, self_method
@@ -168,40 +169,11 @@ class FunctionLowerer:
                            keywords=inner.keywords + tuple(kwargs.items()), spelled=False)
         if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
                 obj, "__name__", "") in TRANSFORMS:
-            return self._transform_value(obj, text, node)
+            return transform_value(self, obj, text, node)
         if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
                 obj, "__name__", "") in ("jit", "vmap"):
             return _jit_or_vmap(self, obj.__name__, text, node)
         return None
-
-    def _transform_value(self, transform: Any, text: str, node: cst.Call) -> FnValue:
-        """``s2s.grad(f, argnums=1)`` in the body: the transform of ``f``, made now (its
-        options must be constants); a lifted ``f``'s captured values are passed after
-        the call's arguments, as extra positional parameters."""
-        if not node.args or node.args[0].keyword is not None:
-            raise self.n.unsupported(node, f"`{text}` takes the function first",
-                                     f"write {text}(f, ...)")
-        fv = self.value_of(node.args[0].value)
-        if fv is None or fv.head or fv.keywords or fv.choice is not None or not isinstance(
-                fv.obj, types.FunctionType):
-            raise self.n.unsupported(
-                node.args[0], f"`{text}` inside a transformed function takes a function "
-                "defined with `def` or `lambda` (not a partial, a choice or another "
-                "transform)", "define the function and pass it by name")
-        options: list[Any] = []
-        keywords: dict[str, Any] = {}
-        for arg in node.args[1:]:
-            atom = self.n.exprs.expr(arg.value)
-            if not isinstance(atom, Const) or arg.star:
-                raise self.n.unsupported(arg, f"`{text}`'s options must be constants here",
-                                         "write them as literals (argnums=1)")
-            if arg.keyword is None:
-                options.append(atom.value)
-            else:
-                keywords[arg.keyword.value] = atom.value
-        made = transform(fv.obj, *options, **keywords)
-        return FnValue(made, f"{text.split('.')[-1]}_{fv.obj.__name__}",
-                       captured=self.resolved(fv, node).captured)
 
     # ---- nested functions -------------------------------------------------------
 
@@ -338,7 +310,8 @@ class FunctionLowerer:
         captured = dict(fv.captured)
         obj, text = unwrap_forwarding(fv.obj), fv.text  # (a decorator's forwarding wrapper)
         if transform_kind(obj) is not None:
-            atoms = self._atoms(args + list(captured.values()), text, node)
+            atoms = self._atoms([*args, *padding(obj, len(args), len(captured)),
+                                 *captured.values()], text, node)
             if kwargs:
                 raise self.n.unsupported(node, f"`{text}` takes positional arguments here",
                                          "pass the arguments by position")

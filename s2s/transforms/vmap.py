@@ -56,7 +56,7 @@ from .batched_loops import SEQ_ITEM, BatchedLoops
 from .collectives import COLLECTIVES, CollectiveBatching
 from .kept import KeptBatching
 from .module import Module, signature_text, stem
-from .ranks import RankInference, probe
+from .ranks import VALUES, RankInference, probe, replay_args
 from .replay import Replay, dead_code, spell_buffers
 from .tape_order import TapeOrder
 
@@ -390,6 +390,22 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         recursive call of a path the first example did not take): where the call is
         the function's own, with its arguments' ranks, the function's own example
         (whose batched version, keyed by those ranks, is the one being built)."""
+        try:
+            return self._own_example(s, callee, kinds)
+        except TransformError:
+            # (on a path the example did not take: its arguments computed from the
+            # example's values, a function chosen by a run-time test, a gradient's
+            # callee on the other branch)
+            own = next((st for st in walk(self.fn.body) if st is s), None) or next((
+                st for st in walk(self.fn.body) if isinstance(st, Let) and st.prim == "call"
+                and callee_of(st) is callee and st.loc == s.loc), None)
+            example = None if own is None else replay_args(
+                self.fn, own, self.spec.ranks.get(VALUES, {}))
+            if example is None:
+                raise
+            return example
+
+    def _own_example(self, s: Let, callee: Function, kinds: tuple) -> tuple:
         missing = NoBatchRule(f"`{callee.name}` was not called by the probe")
         mine = dict(zip(self.fn.params, self.spec.example))
         if callee is self.fn or callee.name == self.fn.name:
