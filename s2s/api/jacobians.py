@@ -19,7 +19,7 @@ from . import callables, dtypes_down, methods, pipeline, records
 from .arguments import check_outputs
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
-from .located import reraise_located
+from .located import refusal_at_user_line, reraise_located
 from .pushforward import _jvp_transform
 from .transformed import (
     _VJP,
@@ -171,6 +171,8 @@ class JacFwd(_JacobianCode):
             result = v(*args, *tangents)
         except ValueError as err:  # an `if` on an array: located at your line
             reraise_located(err, t.ir, _base_name(self.fun))
+        except TransformError as err:  # (vmap refusing the emitted JVP: your line)
+            raise refusal_at_user_line(err, t.ir) from None
         self.source = v.source
         out_dot = result[1] if self.has_aux else result
         if self.holomorphic:  # (a real output's tangent is real)
@@ -259,7 +261,10 @@ class JacRev(_JacobianCode):
         rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(args):])
         v.in_axes = (None,) * (len(args) + len(rest)) + (0,)
         v.out_axes = 0
-        rows = v(*args, *rest, cotangent)
+        try:
+            rows = v(*args, *rest, cotangent)
+        except TransformError as err:  # (vmap refusing the emitted VJP: your line)
+            raise refusal_at_user_line(err, t.ir) from None
         self.source = v.source
         jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out)
         jac = unplain(built, jac) if built is not out else jac  # (a NamedTuple out)

@@ -63,12 +63,29 @@ def refusal_at_user_line(err: Any, ir: Any) -> Any:
             break
     if quoted is None:
         return err
-    for s in walk(ir.body):
+    found = _quoted_in(ir, quoted, set())
+    if found is not None:
+        err.loc, err.func = found[1], None
+        return err.with_func(found[0])
+    return err
+
+
+def _quoted_in(fn: Any, quoted: str, seen: set[int]) -> tuple[str, Any] | None:
+    """The function and position of the statement whose line is ``quoted``, in ``fn``
+    or a function it calls (a vmap written in a callee)."""
+    if id(fn) in seen or getattr(fn, "body", None) is None:
+        return None
+    seen.add(id(fn))
+    for s in walk(fn.body):
         at = getattr(s, "loc", None)
         if at is not None and at.text.strip() == quoted:
-            err.loc, err.func = at, None
-            return err.with_func(ir.name)
-    return err
+            return fn.name, at
+    for s in walk(fn.body):
+        if isinstance(s, Let) and s.prim == "call":
+            found = _quoted_in(s.params.get("callee"), quoted, seen)
+            if found is not None:
+                return found
+    return None
 
 
 def reraise_located(err: ValueError, ir: Any, func: str) -> None:

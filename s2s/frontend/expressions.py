@@ -25,6 +25,7 @@ from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .objects import is_instance_self, object_call
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
+from .empty_batch import EmptyBatch, empty_call
 from .resolve import expression_advice, transform_kind
 from .source import literal_value
 
@@ -505,6 +506,8 @@ class ExprLowerer:
         fv = self.n.funcs.of_object(obj, text, func)
         if fv is not None:  # your function, a partial, a callable object
             return self.n.funcs.call(fv, node, target)
+        if isinstance(obj, EmptyBatch):  # (emitted code's empty batch of a body vmap)
+            return empty_call(self.n, obj, text, node, target)
         raise self.n.resolver.unknown_call(obj, text, func)
 
 

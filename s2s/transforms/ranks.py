@@ -16,7 +16,9 @@ import numpy as np
 from .. import runtime, syntax
 from ..emit.code import Block, Comment, Line, compile_module, render_function
 from ..ir.kinds import LEAF, Kind, Seq, Tree, kind_of
-from ..ir.nodes import Const, Function, If, Index, Let, Return, Slice, Stmt, Var, walk
+from ..ir.nodes import (
+    Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, uses, walk,
+)
 from ..ir.spelling import atom_text
 from ..ir.unroll import unroll_container_loops
 from ..primitives import PRIMITIVES, collectives
@@ -61,6 +63,9 @@ class RankInference:
                 return None
         if s is None or s.prim not in PRIMITIVES:
             return None
+        if s.prim == "stack" and len(s.args) == 1 and isinstance(s.args[0], Var) and (
+                isinstance(self.vm.kind(s.args[0].name), Seq)) and "axis" not in s.params:
+            return self._stacked_rank(s.args[0].name)  # (a loop that ran no iteration)
         family = PRIMITIVES[s.prim].family
         try:
             if family in ("elementwise", "piecewise-constant", "binary", "comparison",
@@ -96,6 +101,20 @@ class RankInference:
             return self._infer_shape_rank(s)
         except NoBatchRule:
             return None
+        return None
+
+    def _stacked_rank(self, name: str) -> int | None:
+        """The rank of ``np.stack`` of the list ``name``: one more than its items',
+        the values appended to it."""
+        root = self.vm.fn.aliases.get(name, name)
+        for st in walk(self.vm.fn.body):
+            if isinstance(st, Let) and st.prim == "append" and isinstance(
+                    st.args[0], Var) and isinstance(st.args[1], Var) and (
+                    self.vm.fn.aliases.get(st.args[0].name, st.args[0].name) == root):
+                try:
+                    return self.vm.rank(st.args[1]) + 1
+                except NoBatchRule:
+                    return None
         return None
 
     def _leaf_rank(self, name: str, path: tuple) -> int:
@@ -445,14 +464,20 @@ def replay_args(fn: Function, s: Let, values: dict[str, Any]) -> tuple | None:
         return None
     values = {k: v for k, v in values.items() if k not in joins}
     made: dict[str, Let] = {}
+    loops: list[str] = []  # (the loops around ``s``: their first iteration, index 0)
     for st in before:
         if isinstance(st, Let):
             made[st.target] = st
-        elif not isinstance(st, If):
-            return None  # (a loop: its values are per iteration)
+        elif isinstance(st, For):
+            loops.append(st.target)
         else:
             for j in st.joins:
                 made.pop(j, None)
+    if loops:  # (a loop the example ran no iteration of: its arrays' empty axes are
+        # one long, zeros standing for a row, which only the ranks are read from)
+        values = {k: np.zeros([max(d, 1) for d in v.shape], v.dtype) if isinstance(
+            v, np.ndarray) and v.size == 0 else v for k, v in values.items()}
+        values.update({k: 0 for k in loops})
     needed: dict[str, Let] = {}
     stack = [a.name for a in s.args if isinstance(a, Var) and a.name not in values]
     inputs: set[str] = set()
@@ -467,7 +492,7 @@ def replay_args(fn: Function, s: Let, values: dict[str, Any]) -> tuple | None:
         if st is None or st.prim in ("setitem", "add_at", "append", "pop", "kept", "draw"):
             return None
         needed[name] = st
-        stack += [a.name for a in st.args if isinstance(a, Var)]
+        stack += list(uses(st))
     inputs |= {a.name for a in s.args if isinstance(a, Var) and a.name in values}
     lets = [st for st in before if isinstance(st, Let) and needed.get(st.target) is st]
     replay = Replay(facts(fn, tuple(LEAF for _ in fn.params)), effects=False)
@@ -508,8 +533,14 @@ def _before(block: list[Stmt], target: Any, sides: dict[str, int],
                 end = Return(Const(None, "None"), None)
                 acc += _before([*(st.body, st.orelse)[side], end], end, sides, joins) or []
                 continue
-        elif hasattr(st, "body") and _path_to(st.body, target) is not None:
-            return None  # (in a loop)
+        elif isinstance(st, For) and _path_to(st.body, target) is not None:
+            if st.iter is None:
+                return None  # (in a while loop: its values are per iteration)
+            inner = _before(st.body, target, sides, joins)
+            if inner is None:
+                return None
+            joins.add(st.target)  # (its first iteration: see ``replay_args``)
+            return acc + [st] + inner
         acc.append(st)
     return None
 
