@@ -21,11 +21,11 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from .draws import is_draw
+from .empty_batch import EmptyBatch, empty_call
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .objects import is_instance_self, object_call
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
-from .empty_batch import EmptyBatch, empty_call
 from .resolve import expression_advice, transform_kind
 from .source import literal_value
 

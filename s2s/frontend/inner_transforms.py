@@ -25,11 +25,15 @@ from typing import Any
 
 import libcst as cst
 
+from ..caches import LRU
 from ..errors import TransformError
 from ..ir.nodes import Const
 from .fnvalues import FnValue
 from .resolve import is_literal
 from .synthesize import synthesize
+
+# the transforms made in bodies, per (transform, function, options)
+_MADE: LRU[Any, Any] = LRU(256)
 
 
 def transform_value(lowerer: Any, transform: Any, text: str, node: cst.Call) -> FnValue:
@@ -74,8 +78,11 @@ def _of(lowerer: Any, how: tuple, fv: FnValue, text: str, node: Any) -> FnValue:
             "function that calls the vmap")
     if fv.head or fv.keywords:
         fv = _bound(lowerer, fv, node)
-    try:
-        made = transform(fv.obj, *options, **keywords)
+    try:  # (one object per function and options: their emitted code shares a name)
+        key = (transform, fv.obj, repr(options), repr(sorted(keywords.items())))
+        made = _MADE.get(key)
+        if made is None:
+            made = _MADE[key] = transform(fv.obj, *options, **keywords)
     except (TransformError, TypeError, ValueError) as err:
         raise lowerer.n.unsupported(node, f"`{text}` cannot be made here: {err}",
                                     f"call {text} with the options it takes") from None
@@ -108,7 +115,7 @@ def _bound(lowerer: Any, fv: FnValue, node: Any) -> FnValue:
             break  # (left to the function's own default)
         rest.append(p)
     taken = {p.name for p in rest}
-    params, values, extra = [p.name for p in rest], [], []
+    params, extra = [p.name for p in rest], []
 
     def spelled(value: Any, hint: str) -> str:
         if isinstance(value, Const) and is_literal(value.value):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import io
 import logging
 import warnings
@@ -17,7 +18,18 @@ from .. import runtime, syntax
 from ..emit.code import Block, Comment, Line, compile_module, render_function
 from ..ir.kinds import LEAF, Kind, Seq, Tree, kind_of
 from ..ir.nodes import (
-    Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, uses, walk,
+    Const,
+    For,
+    Function,
+    If,
+    Index,
+    Let,
+    Return,
+    Slice,
+    Stmt,
+    Var,
+    uses,
+    walk,
 )
 from ..ir.spelling import atom_text
 from ..ir.unroll import unroll_container_loops

@@ -342,8 +342,9 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                             tuple(example), len(s.args), self.spec.shared_draws,
                             axis_name=self.spec.axis_name)
             unrolled = unroll_container_loops(callee, spec.arg_kinds)  # (as probe does)
-            try:
-                spec.ranks = probe(unrolled, spec.example, spec.arg_kinds)
+            try:  # (on the other path's values: NumPy's warnings are not the user's)
+                with np.errstate(**({} if probed else {"all": "ignore"})):
+                    spec.ranks = probe(unrolled, spec.example, spec.arg_kinds)
             except Exception:  # noqa: BLE001 - (values standing for an example)
                 if probed:
                     raise
@@ -377,7 +378,8 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         if not (isinstance(ret, Return) and isinstance(ret.value, Var)):
             return
         try:
-            ranks = probe(callee, self._unprobed_call(s, callee, (), kinds))
+            with np.errstate(all="ignore"):  # (values standing for an example)
+                ranks = probe(callee, self._unprobed_call(s, callee, (), kinds))
         except Exception:  # noqa: BLE001 - (no example: the rank stays unknown)
             return
         for (n, path), r in ranks.items():
