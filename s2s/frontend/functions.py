@@ -38,6 +38,7 @@ from .expressions import MAX_NAME
 from .fnvalues import FnValue, Plan, _adapter
 from .inner_transforms import padding, transform_value
 from .inner_vmap import lower_inner_vmap
+from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions
 from .objects import is_instance_self, self_method
 from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
@@ -111,7 +112,8 @@ class FunctionLowerer:
                              for k, v in obj.keywords.items())
             return replace(inner, head=inner.head + head, keywords=inner.keywords + keywords,
                            spelled=False)
-        if transform_kind(obj) is not None or isinstance(obj, (custom_jvp, custom_vjp)):
+        if transform_kind(obj) is not None or isinstance(obj, (custom_jvp, custom_vjp,
+                                                              KeptVmap)):
             return FnValue(obj, text, spelled=True)
         if lookup_object(obj) is not None:
             return FnValue(obj, text, spelled=True)
@@ -473,8 +475,9 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("default", pname, None))
             atoms.append(_default(self, fn, pname, p.default, node))
         elif isinstance(value, FnValue):
-            if isinstance(value.obj, KeptVmap):
-                raise n.unsupported(node, "a vmap kept as a value (`h = s2s.vmap(g)`) is "
+            if isinstance(value.obj, KeptVmap) and not value.obj.portable():
+                raise n.unsupported(node, "a vmap kept as a value (`h = s2s.vmap(g)`) of "
+                                    "a function that reads this function's values is "
                                     "passed to another function here",
                                     "pass `g`, and write `s2s.vmap(g)(x)` where it is called")
             plan.entries.append(("fn", pname, value))
@@ -533,30 +536,6 @@ def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:
         else:
             positional.append(value)
     return positional, keywords
-
-
-class KeptVmap:
-    """``h = s2s.vmap(g, ...)`` kept as a value: each call ``h(x)`` is lowered as
-    ``s2s.vmap(g, ...)(x)`` written there (``frontend/inner_vmap.py``)."""
-
-    def __init__(self, make: cst.Call, named: Any) -> None:
-        self.make, self.named = make, named  # (named: g's function value, if a name)
-
-    def call(self, lowerer: FunctionLowerer, node: Any, target: str | None,
-             passed: Any) -> Atom:
-        n = lowerer.n
-        fun = self.make.args[0].value if self.make.args else None
-        if passed is not None or not isinstance(node, cst.Call):
-            raise n.unsupported(node, "a vmap kept as a value (`h = s2s.vmap(g)`) is "
-                                "called here other than as `h(x, ...)`",
-                                "call it as `h(x, ...)`, or write `s2s.vmap(g)(x)` there")
-        if isinstance(fun, cst.Name) and lowerer.values.get(fun.value) is not self.named:
-            raise n.unsupported(node, f"`{fun.value}` was bound to another function after "
-                                "the vmap of it was made", f"make the vmap after binding "
-                                f"`{fun.value}`, or give the functions two names")
-        call = cst.Call(self.make, node.args)
-        n.desugar.alias(call, node)
-        return lower_inner_vmap(n, call, target)
 
 
 class _Unbound:
@@ -667,11 +646,9 @@ def _names_read(node: Any) -> list[str]:
 
 def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call) -> FnValue:
     """``s2s.jit(g)`` in the body: ``g`` itself (the outer transform's code runs).
-    ``s2s.vmap(g)`` kept as a value: refused (called, see ``inner_vmap``)."""
+    ``s2s.vmap(g)`` kept as a value: a ``KeptVmap`` (called, see ``inner_vmap``)."""
     if which == "vmap":  # (called, it is frontend/inner_vmap.py's comprehension)
-        fun = node.args[0].value if node.args and node.args[0].keyword is None else None
-        named = lowerer.values.get(fun.value) if isinstance(fun, cst.Name) else None
-        return FnValue(KeptVmap(node, named), text)
+        return FnValue(KeptVmap.made(lowerer, node), text)
     inner = lowerer.value_of(node.args[0].value) if node.args and \
         node.args[0].keyword is None else None
     if inner is None:

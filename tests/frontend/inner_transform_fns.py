@@ -146,3 +146,24 @@ def nan_on_the_other_path(x):
     (value and derivative), which must not reach the examples that took this one."""
     act = root if np.min(x) > 0 else np.sin
     return np.sum(act(x) * x)
+
+
+# ---- 4. a vmap kept as a value, passed to another function ---------------------------
+
+
+def row_sin(r):
+    return np.sin(r) * W
+
+
+def apply_plus_one(f, x):
+    return f(x) + 1.0
+
+
+def kept_vmap_passed_on(x):
+    h = s2s_vmap(row_sin)
+    return np.sum(apply_plus_one(h, np.outer(x, x)) * x[:, None])
+
+
+def kept_vmap_of_a_lambda_passed_on(x):
+    h = s2s_vmap(lambda r, s: np.cos(r) * s, in_axes=(0, None))
+    return np.sum(apply_plus_one(lambda m: h(m, x[0]), np.outer(x, W)))

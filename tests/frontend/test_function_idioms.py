@@ -310,7 +310,10 @@ def apply(f, x):
 
 
 def kept_vmap_passed_on(x):
-    h = F.s2s_vmap(F.vec)
+    """(passed on, a vmap of a function that reads nothing of this one runs:
+    tests/frontend/test_inner_transforms.py; one reading ``a`` is refused)"""
+    a = np.cos(x)
+    h = F.s2s_vmap(lambda r: r * a)
     return np.sum(apply(h, np.outer(x, x)))
 
 

@@ -314,3 +314,26 @@ def test_an_empty_batch_then_a_full_one() -> None:
     for call, rows in enumerate((0, 4, 1, 0, 3, 0, 1, 4, 2, 0)):
         m = np.arange(rows * 3).reshape(rows, 3) * 0.1 - 0.4
         close(g(X * (1 + call), m), expected(X * (1 + call), m), np.float64)
+
+
+# ---- 4. a vmap kept as a value, passed to another function ---------------------------
+
+
+@pytest.mark.every_case
+@pytest.mark.parametrize("name, dtype", default(
+    [(n, d) for n in ("kept_vmap_passed_on", "kept_vmap_of_a_lambda_passed_on")
+     for d in DTYPES], {("kept_vmap_passed_on", np.float64)}))
+def test_a_kept_vmap_passed_to_another_function(name, dtype) -> None:
+    """``h = s2s.vmap(g)`` then ``apply(h, x)`` whose body calls ``f(x)``: grad, jvp,
+    vmap, the Jacobians and jit (NumPy and JAX) against JAX."""
+    x, v = X.astype(dtype), V.astype(dtype)
+    ours, theirs = getattr(F, name), getattr(J, name)
+    close(ours(x), theirs(x), dtype)
+    close(s2s.grad(ours)(x), jax.grad(theirs)(x), dtype)
+    close(s2s.jvp(ours, (x,), (v,)), jax.jvp(theirs, (x,), (v,)), dtype)
+    close(s2s.jit(ours)(x), theirs(x), dtype)
+    close(s2s.vmap(ours)(BATCH.astype(dtype)), jax.vmap(theirs)(BATCH.astype(dtype)), dtype)
+    if dtype == np.float64:
+        close(s2s.jacrev(ours)(x), jax.jacrev(theirs)(x), dtype)
+        close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype)
+        close(s2s.jit(ours, backend="jax")(x), jax.jit(theirs)(x), dtype)
