@@ -37,7 +37,6 @@ from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
 from .fnvalues import FnValue, Plan, _adapter
 from .inner_transforms import padding, transform_value
-from .inner_vmap import lower_inner_vmap
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions
 from .objects import is_instance_self, self_method
