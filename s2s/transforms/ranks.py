@@ -337,11 +337,9 @@ def probe(fn: Function, example: tuple,
     found: dict[tuple[str, tuple], Any] = {}
     # the example's values: a call on a path this example did not take is probed on
     # arguments computed from them (see ``replay_args``)
-    wanted = set(fn.params) | {a.name for s in walk(fn.body) if isinstance(s, Let) and (
-        s.prim == "call") for a in s.args if isinstance(a, Var)} if any(
-        isinstance(s, If) for s in walk(fn.body)) else set()
-    wanted |= {a.name for s in walk(fn.body) if isinstance(s, Let) for a in s.args
-               if isinstance(a, Var)} if wanted else set()
+    wanted = set(fn.params) | {n for s in walk(fn.body) if isinstance(s, Let)
+                               for n in uses(s)} if any(
+        isinstance(s, (If, For)) for s in walk(fn.body)) else set()
     values: dict[str, Any] = {}
     found[VALUES] = values
 
