@@ -167,3 +167,17 @@ def kept_vmap_passed_on(x):
 def kept_vmap_of_a_lambda_passed_on(x):
     h = s2s_vmap(lambda r, s: np.cos(r) * s, in_axes=(0, None))
     return np.sum(apply_plus_one(lambda m: h(m, x[0]), np.outer(x, W)))
+
+
+# ---- what stays refused ------------------------------------------------------------
+
+
+def loop_in_a_batched_branch(x):
+    if np.sum(x) > 0:
+        acc = x
+        for _ in range(2):
+            acc = acc * np.cos(acc)
+        y = np.sum(x * acc)
+    else:
+        y = np.sum(np.sin(x))
+    return y

@@ -11,6 +11,8 @@ values) and a Python loop; float64 and float32."""
 
 from __future__ import annotations
 
+import inspect
+
 import inner_transform_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
@@ -337,3 +339,18 @@ def test_a_kept_vmap_passed_to_another_function(name, dtype) -> None:
         close(s2s.jacrev(ours)(x), jax.jacrev(theirs)(x), dtype)
         close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype)
         close(s2s.jit(ours, backend="jax")(x), jax.jit(theirs)(x), dtype)
+
+
+def test_what_stays_refused_names_the_users_line() -> None:
+    """A loop under an ``if`` on a batched value (vmap runs both branches as values):
+    refused by vmap and by vmap of the gradient (whose code is emitted) at the user's
+    ``if``, never at a line of emitted code; jacfwd (an unbatched ``if``) runs."""
+    fn = F.loop_in_a_batched_branch
+    lines, first = inspect.getsourcelines(fn)
+    line = first + next(i for i, t in enumerate(lines) if "if np.sum(x) > 0:" in t)
+    for run in (s2s.vmap(fn), s2s.vmap(s2s.grad(fn))):
+        with pytest.raises(s2s.TransformError) as info:
+            run(BATCH)
+        assert f'File "{F.__file__}", line {line}' in str(info.value), str(info.value)
+    x = np.abs(X)
+    np.testing.assert_allclose(s2s.jacfwd(fn)(x), fd_grad(fn, (x,), 0)[0], rtol=1e-6)
