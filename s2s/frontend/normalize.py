@@ -64,6 +64,7 @@ from .resolve import (
     is_library,
     is_literal,
     live_defaults,
+    transform_kind,
     unwrap_forwarding,
 )
 from .scope import OnePath
@@ -438,7 +439,8 @@ class Normalizer:
             fv = self.funcs.value_of(args[0].value)  # (a lambda, a nested def too)
             fobj = fv.obj if fv is not None and not (fv.head or fv.keywords or fv.choice) \
                 else None
-            if not isinstance(fobj, types.FunctionType) or is_library(fobj):
+            if not (isinstance(fobj, types.FunctionType) and not is_library(fobj)) and (
+                    transform_kind(fobj) != "transformed"):  # (or s2s.jvp(s2s.grad(f), ...))
                 raise self.unsupported(args[0], "this is not a Python function s2s can "
                                        "transform", "pass a function defined in a file")
             primals = [self.exprs.expr(e.value) for e in args[1].value.elements]

@@ -14,7 +14,7 @@ W = np.array([0.5, -1.0, 2.0])
 KIND = "sin"
 
 # replaced by the tests: s2s's transforms here, JAX's in the twin
-s2s_grad = s2s_jacfwd = s2s_jacrev = s2s_vmap = s2s_value_and_grad = None
+s2s_grad = s2s_jacfwd = s2s_jacrev = s2s_vmap = s2s_value_and_grad = s2s_jvp = None
 
 
 def cube_sin(t):
@@ -64,6 +64,12 @@ def jacfwd_of_grad(x):
 def jacrev_of_grad(x):
     h = s2s_jacrev(s2s_grad(energy))(np.sin(x))
     return np.sum(h * W)
+
+
+def jvp_of_grad(x):
+    """A Hessian-vector product: s2s.jvp of s2s.grad, written in the body."""
+    g, hv = s2s_jvp(s2s_grad(energy), (x,), (np.cos(x),))
+    return np.sum(hv * x) + np.sum(g)
 
 
 def vmap_of_grad(x):

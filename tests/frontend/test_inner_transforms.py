@@ -28,14 +28,14 @@ if HAVE_JAX:
     import jax.numpy as jnp
 
     J = jax_twin(F)
-    for _name in ("grad", "jacfwd", "jacrev", "vmap", "value_and_grad"):
+    for _name in ("grad", "jacfwd", "jacrev", "vmap", "value_and_grad", "jvp"):
         setattr(F, f"s2s_{_name}", getattr(s2s, _name))
         setattr(J, f"s2s_{_name}", getattr(jax, _name))
     GJ = jax_twin(G)
     G.s2s_vmap, GJ.s2s_vmap = s2s.vmap, jax.vmap
 
 NESTED = ["grad_of_grad", "grad_of_grad_lambda", "jacfwd_of_grad", "jacrev_of_grad",
-          "vmap_of_grad", "grad_of_partial", "grad_of_partial_positional",
+          "jvp_of_grad", "vmap_of_grad", "grad_of_partial", "grad_of_partial_positional",
           "grad_of_module_partial", "grad_of_static_choice", "value_and_grad_of_partial",
           "callee_of_all"]
 # s2s.jit(f, backend="jax") runs f's Python on JAX, where s2s.grad of a partial is
