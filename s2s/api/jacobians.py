@@ -152,14 +152,16 @@ class JacFwd(_JacobianCode):
         t._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
         tangent_only = not self.has_aux
-        _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only), nargs=len(args),
-                                inner_args=args)
-        key = jvp_fn  # one batched version per emitted JVP
-        v = self._vmapped.get(key)
-        if v is None:
-            v = Vmapped(jvp_fn, in_axes=0, out_axes=0)
-            v.__name__, v.shared_draws = self.__name__, True  # (one call's draws)
-            self._vmapped[key] = v
+        try:  # (a refusal of emitted code, or of its vmap: at your line)
+            _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only),
+                                    nargs=len(args), inner_args=args)
+            v = self._vmapped.get(jvp_fn)  # one batched version per emitted JVP
+            if v is None:
+                v = Vmapped(jvp_fn, in_axes=0, out_axes=0)
+                v.__name__, v.shared_draws = self.__name__, True  # (one call's draws)
+                self._vmapped[jvp_fn] = v
+        except TransformError as err:
+            raise refusal_at_user_line(err, t.ir) from None
         in_leaves = [leaf for i in argnums for leaf in _leaves(args[i])]
         n, basis = _basis(in_leaves)
         it = iter(basis)
@@ -247,11 +249,14 @@ class JacRev(_JacobianCode):
         t = vjp_transform(self.fun, self.has_aux)
         t._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
-        _, vjp_fn = t._generate(kinds, argnums, True, nargs=len(args), inner_args=args)
-        v = self._vmapped.get(vjp_fn)
-        if v is None:
-            v = self._vmapped[vjp_fn] = Vmapped(vjp_fn)
-            v.__name__ = self.__name__
+        try:  # (a refusal of emitted code, or of its vmap: at your line)
+            _, vjp_fn = t._generate(kinds, argnums, True, nargs=len(args), inner_args=args)
+            v = self._vmapped.get(vjp_fn)
+            if v is None:
+                v = self._vmapped[vjp_fn] = Vmapped(vjp_fn)
+                v.__name__ = self.__name__
+        except TransformError as err:
+            raise refusal_at_user_line(err, t.ir) from None
         out_leaves = [np.asarray(x, dtype=np.result_type(np.asarray(x), np.float32))
                       for x in _leaves(out)]
         n, basis = _basis(out_leaves)

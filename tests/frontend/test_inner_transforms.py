@@ -151,12 +151,15 @@ def test_a_transform_of_a_choice_by_a_run_time_test() -> None:
 @pytest.mark.slow
 def test_two_transforms_of_one_function_in_two_callees() -> None:
     """``jacrev(grad(energy))`` and ``vmap(grad(energy))`` in two callees emit two
-    ``energy_grad``s: grad and vmap run (against JAX); jacrev, which puts the
-    callees' code in one module, refuses, naming the clash (not built)."""
+    ``energy_grad``s: grad runs (against JAX); jacrev and hessian, which put the
+    callees' code in one module, refuse, naming the clash at the user's line (not
+    built)."""
     ours, theirs = F.two_transforms_of_one_function, J.two_transforms_of_one_function
     close(s2s.grad(ours)(X), jax.grad(theirs)(X), np.float64)
-    with pytest.raises(s2s.TransformError, match="energy_grad"):
-        s2s.jacrev(ours)(X)
+    for jac in (s2s.jacrev, s2s.hessian):
+        with pytest.raises(s2s.TransformError, match="energy_grad") as info:
+            jac(ours)(X)
+        assert f'File "{F.__file__}", line ' in str(info.value), str(info.value)
 
 
 def test_refusals_name_the_users_line() -> None:
