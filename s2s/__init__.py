@@ -45,6 +45,9 @@ from .tools.selfcheck import selfcheck as _selfcheck
 from .version import __version__ as __version__
 
 _transformed.SELF_CHECK = _selfcheck  # g.selfcheck(): the root wires tools into api
+# a vmap written in a function over an empty batch stacks zeros of g's output shape,
+# which eval_shape computes (frontend/empty_batch.py finds it here, by this attribute)
+vmap.__s2s_eval_shape__ = eval_shape  # type: ignore[attr-defined]
 
 remat = checkpoint  # JAX's other name for it
 

@@ -19,7 +19,7 @@ from . import callables, dtypes_down, methods, pipeline, records
 from .arguments import check_outputs
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
-from .located import reraise_located
+from .located import refusal_at_user_line, reraise_located
 from .pushforward import _jvp_transform
 from .transformed import (
     _VJP,
@@ -152,14 +152,16 @@ class JacFwd(_JacobianCode):
         t._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
         tangent_only = not self.has_aux
-        _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only), nargs=len(args),
-                                inner_args=args)
-        key = jvp_fn  # one batched version per emitted JVP
-        v = self._vmapped.get(key)
-        if v is None:
-            v = Vmapped(jvp_fn, in_axes=0, out_axes=0)
-            v.__name__, v.shared_draws = self.__name__, True  # (one call's draws)
-            self._vmapped[key] = v
+        try:  # (a refusal of emitted code, or of its vmap: at your line)
+            _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only),
+                                    nargs=len(args), inner_args=args)
+            v = self._vmapped.get(jvp_fn)  # one batched version per emitted JVP
+            if v is None:
+                v = Vmapped(jvp_fn, in_axes=0, out_axes=0)
+                v.__name__, v.shared_draws = self.__name__, True  # (one call's draws)
+                self._vmapped[jvp_fn] = v
+        except TransformError as err:
+            raise refusal_at_user_line(err, t.ir) from None
         in_leaves = [leaf for i in argnums for leaf in _leaves(args[i])]
         n, basis = _basis(in_leaves)
         it = iter(basis)
@@ -171,6 +173,8 @@ class JacFwd(_JacobianCode):
             result = v(*args, *tangents)
         except ValueError as err:  # an `if` on an array: located at your line
             reraise_located(err, t.ir, _base_name(self.fun))
+        except TransformError as err:  # (vmap refusing the emitted JVP: your line)
+            raise refusal_at_user_line(err, t.ir) from None
         self.source = v.source
         out_dot = result[1] if self.has_aux else result
         if self.holomorphic:  # (a real output's tangent is real)
@@ -245,11 +249,14 @@ class JacRev(_JacobianCode):
         t = vjp_transform(self.fun, self.has_aux)
         t._refresh()
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
-        _, vjp_fn = t._generate(kinds, argnums, True, nargs=len(args), inner_args=args)
-        v = self._vmapped.get(vjp_fn)
-        if v is None:
-            v = self._vmapped[vjp_fn] = Vmapped(vjp_fn)
-            v.__name__ = self.__name__
+        try:  # (a refusal of emitted code, or of its vmap: at your line)
+            _, vjp_fn = t._generate(kinds, argnums, True, nargs=len(args), inner_args=args)
+            v = self._vmapped.get(vjp_fn)
+            if v is None:
+                v = self._vmapped[vjp_fn] = Vmapped(vjp_fn)
+                v.__name__ = self.__name__
+        except TransformError as err:
+            raise refusal_at_user_line(err, t.ir) from None
         out_leaves = [np.asarray(x, dtype=np.result_type(np.asarray(x), np.float32))
                       for x in _leaves(out)]
         n, basis = _basis(out_leaves)
@@ -259,7 +266,10 @@ class JacRev(_JacobianCode):
         rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(args):])
         v.in_axes = (None,) * (len(args) + len(rest)) + (0,)
         v.out_axes = 0
-        rows = v(*args, *rest, cotangent)
+        try:
+            rows = v(*args, *rest, cotangent)
+        except TransformError as err:  # (vmap refusing the emitted VJP: your line)
+            raise refusal_at_user_line(err, t.ir) from None
         self.source = v.source
         jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out)
         jac = unplain(built, jac) if built is not out else jac  # (a NamedTuple out)

@@ -61,14 +61,57 @@ def refusal_at_user_line(err: Any, ir: Any) -> Any:
             break
         if stripped.startswith("def "):
             break
-    if quoted is None:
-        return err
-    for s in walk(ir.body):
+    found = _quoted_in(ir, quoted, set()) if quoted is not None else None
+    if found is None and loc.line <= len(lines):  # (code with no quoted line above it:
+        found = _bound_in(ir, lines[loc.line - 1], set())  # the statement by its name)
+    if found is not None:
+        err.loc, err.func = found[1], None
+        return err.with_func(found[0])
+    return err
+
+
+_IF_OR_BINDS = re.compile(r"^\s*(?:(?:if|while) (\w+):|(\w+)(?:, \w+)* = )")
+
+
+def _bound_in(fn: Any, line: str, seen: set[int]) -> tuple[str, Any] | None:
+    """The user's statement an emitted line replays: ``if t:`` is the user's ``if``
+    on ``t``, ``y = ...`` the user's statement binding ``y`` (emitted forward code
+    keeps the user's names), in ``fn`` or a function it calls."""
+    match = _IF_OR_BINDS.match(line)
+    if match is None or id(fn) in seen or getattr(fn, "body", None) is None:
+        return None
+    seen.add(id(fn))
+    for s in walk(fn.body):
+        if match.group(1) and isinstance(s, If) and isinstance(s.test, Var) and (
+                s.test.name == match.group(1)) and s.loc is not None:
+            return fn.name, s.loc
+        if match.group(2) and isinstance(s, Let) and s.target == match.group(2) and (
+                s.loc is not None):
+            return fn.name, s.loc
+    for s in walk(fn.body):
+        if isinstance(s, Let) and s.prim == "call":
+            found = _bound_in(s.params.get("callee"), line, seen)
+            if found is not None:
+                return found
+    return None
+
+
+def _quoted_in(fn: Any, quoted: str, seen: set[int]) -> tuple[str, Any] | None:
+    """The function and position of the statement whose line is ``quoted``, in ``fn``
+    or a function it calls (a vmap written in a callee)."""
+    if id(fn) in seen or getattr(fn, "body", None) is None:
+        return None
+    seen.add(id(fn))
+    for s in walk(fn.body):
         at = getattr(s, "loc", None)
         if at is not None and at.text.strip() == quoted:
-            err.loc, err.func = at, None
-            return err.with_func(ir.name)
-    return err
+            return fn.name, at
+    for s in walk(fn.body):
+        if isinstance(s, Let) and s.prim == "call":
+            found = _quoted_in(s.params.get("callee"), quoted, seen)
+            if found is not None:
+                return found
+    return None
 
 
 def reraise_located(err: ValueError, ir: Any, func: str) -> None:

@@ -257,10 +257,10 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
         emit_reverse(ir, spec, module, self.__name__)
 
     def __s2s_transform__(self) -> str | None:
-        """What the frontend sees when user code calls this object: ``"transformed"``
-        (its emitted code is inlined as a callee, see ``_generate_for``) for a plain
-        grad/value_and_grad of a function; None for vjp/jvp objects and nested ones."""
-        return "transformed" if self.inner is None and type(self) is Transformed else None
+        """``"transformed"`` (user code calling it inlines its emitted code: see
+        ``_generate_for``) for a grad/value_and_grad, nested too; None for vjp/jvp."""
+        return "transformed" if type(self) is Transformed and (
+            self.inner is None or self.mode in ("grad", "value_and_grad")) else None
 
     def _generate_for(self, passed: tuple[Kind, ...], kinds: tuple[Kind, ...],
                       args: tuple | None = None) -> tuple[str, Callable]:

@@ -22,6 +22,7 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from . import literals
 from .draws import is_draw
+from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import containers
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .literals import literal_test
@@ -511,6 +512,8 @@ class ExprLowerer:
         fv = self.n.funcs.of_object(obj, text, func)
         if fv is not None:  # your function, a partial, a callable object
             return self.n.funcs.call(fv, node, target)
+        if isinstance(obj, EmptyBatch):  # (emitted code's empty batch of a body vmap)
+            return empty_call(self.n, obj, text, node, target)
         raise self.n.resolver.unknown_call(obj, text, func)
 
 

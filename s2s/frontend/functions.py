@@ -37,7 +37,8 @@ from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
 from .fncontainers import containers
 from .fnvalues import FnValue, Plan, Unbound, _adapter
-from .inner_vmap import lower_inner_vmap
+from .inner_transforms import padding, transform_value
+from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
 from .objects import is_instance_self, self_method
 from .recursive import passing_captured
@@ -114,7 +115,8 @@ class FunctionLowerer:
                              for k, v in obj.keywords.items())
             return replace(inner, head=inner.head + head, keywords=inner.keywords + keywords,
                            spelled=False)
-        if transform_kind(obj) is not None or isinstance(obj, (custom_jvp, custom_vjp)):
+        if transform_kind(obj) is not None or isinstance(obj, (custom_jvp, custom_vjp,
+                                                              KeptVmap)):
             return FnValue(obj, text, spelled=True)
         if lookup_object(obj) is not None:
             return FnValue(obj, text, spelled=True)
@@ -172,40 +174,11 @@ class FunctionLowerer:
                            keywords=inner.keywords + tuple(kwargs.items()), spelled=False)
         if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
                 obj, "__name__", "") in TRANSFORMS:
-            return self._transform_value(obj, text, node)
+            return transform_value(self, obj, text, node)
         if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
                 obj, "__name__", "") in ("jit", "vmap"):
             return _jit_or_vmap(self, obj.__name__, text, node)
         return None
-
-    def _transform_value(self, transform: Any, text: str, node: cst.Call) -> FnValue:
-        """``s2s.grad(f, argnums=1)`` in the body: the transform of ``f``, made now (its
-        options must be constants); a lifted ``f``'s captured values are passed after
-        the call's arguments, as extra positional parameters."""
-        if not node.args or node.args[0].keyword is not None:
-            raise self.n.unsupported(node, f"`{text}` takes the function first",
-                                     f"write {text}(f, ...)")
-        fv = self.value_of(node.args[0].value)
-        if fv is None or fv.head or fv.keywords or fv.choice is not None or not isinstance(
-                fv.obj, types.FunctionType):
-            raise self.n.unsupported(
-                node.args[0], f"`{text}` inside a transformed function takes a function "
-                "defined with `def` or `lambda` (not a partial, a choice or another "
-                "transform)", "define the function and pass it by name")
-        options: list[Any] = []
-        keywords: dict[str, Any] = {}
-        for arg in node.args[1:]:
-            atom = self.n.exprs.expr(arg.value)
-            if not isinstance(atom, Const) or arg.star:
-                raise self.n.unsupported(arg, f"`{text}`'s options must be constants here",
-                                         "write them as literals (argnums=1)")
-            if arg.keyword is None:
-                options.append(atom.value)
-            else:
-                keywords[arg.keyword.value] = atom.value
-        made = transform(fv.obj, *options, **keywords)
-        return FnValue(made, f"{text.split('.')[-1]}_{fv.obj.__name__}",
-                       captured=self.resolved(fv, node).captured)
 
     # ---- nested functions -------------------------------------------------------
 
@@ -347,7 +320,8 @@ class FunctionLowerer:
         captured = dict(fv.captured)
         obj, text = unwrap_forwarding(fv.obj), fv.text  # (a decorator's forwarding wrapper)
         if transform_kind(obj) is not None:
-            atoms = self._atoms(args + list(captured.values()), text, node)
+            atoms = self._atoms([*args, *padding(obj, len(args), len(captured)),
+                                 *captured.values()], text, node)
             if kwargs:
                 raise self.n.unsupported(node, f"`{text}` takes positional arguments here",
                                          "pass the arguments by position")
@@ -513,8 +487,9 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("default", pname, None))
             atoms.append(_default(self, fn, pname, p.default, node))
         elif isinstance(value, FnValue):
-            if isinstance(value.obj, KeptVmap):
-                raise n.unsupported(node, "a vmap kept as a value (`h = s2s.vmap(g)`) is "
+            if isinstance(value.obj, KeptVmap) and not value.obj.portable():
+                raise n.unsupported(node, "a vmap kept as a value (`h = s2s.vmap(g)`) of "
+                                    "a function that reads this function's values is "
                                     "passed to another function here",
                                     "pass `g`, and write `s2s.vmap(g)(x)` where it is called")
             plan.entries.append(("fn", pname, value))
@@ -596,28 +571,6 @@ def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:
     return positional, keywords
 
 
-class KeptVmap:
-    """``h = s2s.vmap(g, ...)`` kept as a value: each call ``h(x)`` is lowered as
-    ``s2s.vmap(g, ...)(x)`` written there (``frontend/inner_vmap.py``)."""
-
-    def __init__(self, make: cst.Call, named: Any) -> None:
-        self.make, self.named = make, named  # (named: g's function value, if a name)
-
-    def call(self, lowerer: FunctionLowerer, node: Any, target: str | None,
-             passed: Any) -> Atom:
-        n = lowerer.n
-        fun = self.make.args[0].value if self.make.args else None
-        if passed is not None or not isinstance(node, cst.Call):
-            raise n.unsupported(node, "a vmap kept as a value (`h = s2s.vmap(g)`) is "
-                                "called here other than as `h(x, ...)`",
-                                "call it as `h(x, ...)`, or write `s2s.vmap(g)(x)` there")
-        if isinstance(fun, cst.Name) and lowerer.values.get(fun.value) is not self.named:
-            raise n.unsupported(node, f"`{fun.value}` was bound to another function after "
-                                "the vmap of it was made", f"make the vmap after binding "
-                                f"`{fun.value}`, or give the functions two names")
-        call = cst.Call(self.make, node.args)
-        n.desugar.alias(call, node)
-        return lower_inner_vmap(n, call, target)
 
 
 def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
@@ -646,11 +599,9 @@ def _may_be_function(node: Any) -> bool:
 
 def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call) -> FnValue:
     """``s2s.jit(g)`` in the body: ``g`` itself (the outer transform's code runs).
-    ``s2s.vmap(g)`` kept as a value: refused (called, see ``inner_vmap``)."""
+    ``s2s.vmap(g)`` kept as a value: a ``KeptVmap`` (called, see ``inner_vmap``)."""
     if which == "vmap":  # (called, it is frontend/inner_vmap.py's comprehension)
-        fun = node.args[0].value if node.args and node.args[0].keyword is None else None
-        named = lowerer.values.get(fun.value) if isinstance(fun, cst.Name) else None
-        return FnValue(KeptVmap(node, named), text)
+        return FnValue(KeptVmap.made(lowerer, node), text)
     inner = lowerer.value_of(node.args[0].value) if node.args and \
         node.args[0].keyword is None else None
     if inner is None:

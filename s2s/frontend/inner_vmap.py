@@ -21,6 +21,8 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
+from ..ir.nodes import Var
+from .empty_batch import EmptyBatch, stacked_or_empty
 from .source import literal_value, parse_function
 
 
@@ -88,12 +90,39 @@ def lower_inner_vmap(n: Any, node: cst.Call, target: str | None) -> Any:
             n.funcs.values[name] = value
             fun = cst.Name(name)
     n.resolver.bind_namespace("np", node)
+    empty = _empty_batch(n, make, fun, axes, args, arity, out_axis)
     return _stacked_calls(n, node, target, cst.Call(fun, call_args), rows, iters, arity,
-                          out_axis)
+                          out_axis, empty)
+
+
+def _empty_batch(n: Any, make: Any, fun: Any, axes: list[Any], args: list[Any],
+                 arity: int | None, out_axis: int) -> tuple | None:
+    """What an empty batch stacks (``frontend/empty_batch.py``): where each in_axes
+    entry is an int or None and ``g`` a function s2s can give ``s2s.eval_shape``,
+    the ``EmptyBatch`` and the expressions whose shapes it reads; else None (then
+    an empty batch raises s2s.EmptyStackError, located, when the code runs)."""
+    try:
+        obj, _ = n.resolver.resolve_dotted(make.func)
+    except TransformError:
+        return None
+    eval_shape = getattr(obj, "__s2s_eval_shape__", None)
+    fv = n.funcs.value_of(fun) if isinstance(fun, cst.Name) else None
+    if eval_shape is None or fv is None or fv.choice is not None or fv.head or \
+            fv.keywords or not all(a is None or type(a) is int for a in axes):
+        return None
+    fv = n.funcs.resolved(fv, make)
+    captured = [cst.Name(name) for name, value in fv.captured]
+    if any(not isinstance(value, Var) or value.name not in n.env.values()
+           for _, value in fv.captured):
+        return None
+    name = n.names.fresh(f"{getattr(fv.obj, '__name__', 'g')}_empty_batch")
+    empty = EmptyBatch(eval_shape, fv.obj, axes, arity, out_axis, name)
+    return empty, list(args) + captured
 
 
 def _stacked_calls(n: Any, node: Any, target: str | None, elt: Any, rows: list[Any],
-                   iters: list[Any], arity: int | None, out_axis: int) -> Any:
+                   iters: list[Any], arity: int | None, out_axis: int,
+                   empty: tuple | None = None) -> Any:
     """The statements ``vmap(g)(...)`` is, example by example::
 
         parts = []
@@ -139,6 +168,13 @@ def _stacked_calls(n: Any, node: Any, target: str | None, elt: Any, rows: list[A
     stacked = [cst.parse_expression(f"np.stack({p})") for p in lists]
     if out_axis != 0:
         stacked = [_moveaxis(s, 0, out_axis) for s in stacked]
+    if empty is not None:
+        for s in stacked:
+            _alias_all(n, s, node)
+        length = cst.Call(cst.Name("len"), [cst.Arg(iters[0])])
+        _alias_all(n, length, node)
+        return stacked_or_empty(n, node, target, stacked, length, empty[0], empty[1],
+                                fresh, _alias_all)
     result = stacked[0] if arity is None else cst.Tuple([cst.Element(s) for s in stacked])
     _alias_all(n, result, node)
     return n.exprs.expr(result, target)

@@ -64,6 +64,7 @@ from .resolve import (
     is_library,
     is_literal,
     live_defaults,
+    transform_kind,
     unwrap_forwarding,
 )
 from .scope import OnePath
@@ -453,7 +454,7 @@ class Normalizer:
             fv = self.funcs.value_of(args[0].value)  # (a lambda, a nested def too)
             fobj = fv.obj if fv is not None and not (fv.head or fv.keywords or fv.choice) \
                 else None
-            if not isinstance(fobj, types.FunctionType) or is_library(fobj):
+            if not _jvp_takes(fobj):
                 raise self.unsupported(args[0], "this is not a Python function s2s can "
                                        "transform", "pass a function defined in a file")
             primals = [self.exprs.expr(e.value) for e in args[1].value.elements]
@@ -681,3 +682,8 @@ def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
 # ---- helpers -------------------------------------------------------------------
 
 
+def _jvp_takes(fobj: Any) -> bool:
+    """Is ``fobj`` what ``s2s.jvp(fobj, ...)`` in a body transforms: a Python function
+    of a file, or a transform of one (``s2s.jvp(s2s.grad(f), (x,), (v,))``)."""
+    return (isinstance(fobj, types.FunctionType) and not is_library(fobj)) or (
+        transform_kind(fobj) == "transformed")

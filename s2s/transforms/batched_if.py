@@ -12,6 +12,7 @@ from ..ir.nodes import Break, Const, For, If, Let, Stmt, Var, uses, walk
 from ..ir.spelling import atom_text
 from ..primitives.batching import NoBatchRule, align
 from .ranks import prim_family
+from .replay import has_effects
 
 # primitives that write into their first operand (its value changes in place)
 _IN_PLACE = ("setitem", "add_at", "append", "pop")
@@ -164,11 +165,13 @@ class BatchedIf:
                 into = st.args[0].name if isinstance(st, Let) and (
                     st.prim == "add_at") else None
                 if isinstance(st, (For, Break)) or (isinstance(st, Let) and (
-                        st.prim == "call" or into is not None
+                        st.prim == "call" and has_effects(st.params.get("callee"))
+                        or into is not None
                         and self.vm.fn.aliases.get(into, into) not in made)):
                     raise self.vm.fail(s, NoBatchRule(
-                        "an `if` on a batched value whose branches loop, call, or "
-                        "write with np.add.at into an array made before it",
+                        "an `if` on a batched value whose branches loop, call a "
+                        "function that asserts, prints or draws, or write with "
+                        "np.add.at into an array made before it",
                         "write the branches as expressions and select with np.where"))
                 if isinstance(st, Let) and st.prim == "setitem" and (
                         self.vm.rank(s.test) != 0):

@@ -17,7 +17,20 @@ import numpy as np
 from .. import runtime, syntax
 from ..emit.code import Block, Comment, Line, compile_module, render_function
 from ..ir.kinds import LEAF, Kind, Seq, Tree, kind_of
-from ..ir.nodes import Const, Function, Index, Let, Return, Slice, Var, walk
+from ..ir.nodes import (
+    Const,
+    For,
+    Function,
+    If,
+    Index,
+    Let,
+    Return,
+    Slice,
+    Stmt,
+    Var,
+    uses,
+    walk,
+)
 from ..ir.spelling import atom_text
 from ..ir.unroll import unroll_container_loops
 from ..primitives import PRIMITIVES, collectives
@@ -62,6 +75,9 @@ class RankInference:
                 return None
         if s is None or s.prim not in PRIMITIVES:
             return None
+        if s.prim == "stack" and len(s.args) == 1 and isinstance(s.args[0], Var) and (
+                isinstance(self.vm.kind(s.args[0].name), Seq)) and "axis" not in s.params:
+            return self._stacked_rank(s.args[0].name)  # (a loop that ran no iteration)
         family = PRIMITIVES[s.prim].family
         try:
             if family in ("elementwise", "piecewise-constant", "binary", "comparison",
@@ -97,6 +113,20 @@ class RankInference:
             return self._infer_shape_rank(s)
         except NoBatchRule:
             return None
+        return None
+
+    def _stacked_rank(self, name: str) -> int | None:
+        """The rank of ``np.stack`` of the list ``name``: one more than its items',
+        the values appended to it."""
+        root = self.vm.fn.aliases.get(name, name)
+        for st in walk(self.vm.fn.body):
+            if isinstance(st, Let) and st.prim == "append" and isinstance(
+                    st.args[0], Var) and isinstance(st.args[1], Var) and (
+                    self.vm.fn.aliases.get(st.args[0].name, st.args[0].name) == root):
+                try:
+                    return self.vm.rank(st.args[1]) + 1
+                except NoBatchRule:
+                    return None
         return None
 
     def _leaf_rank(self, name: str, path: tuple) -> int:
@@ -258,6 +288,22 @@ class RankInference:
         return rank + max(advanced, default=0)
 
 
+# the key of the probe's recorded argument values (a dict: name -> one example's value)
+VALUES = ("__values__", ())
+
+
+def _copied(value: Any) -> Any:
+    """``value`` as it is now (its arrays copied: the code may write into them later)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_copied(v) for v in value) if type(value) in (tuple, list) \
+            else value
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    return value
+
+
 # A user callee's result as the code reads it (the objects it built, a NamedTuple or a
 # registered class, as the dicts of their fields): installed by s2s/api/records.py
 PLAIN: Any = None
@@ -289,10 +335,19 @@ def probe(fn: Function, example: tuple,
                          else p for p in fn.kwonly]
     text = render_function("__probe__", ", ".join(params + rest), items)
     found: dict[tuple[str, tuple], Any] = {}
+    # the example's values: a call on a path this example did not take is probed on
+    # arguments computed from them (see ``replay_args``)
+    wanted = set(fn.params) | {n for s in walk(fn.body) if isinstance(s, Let)
+                               for n in uses(s)} if any(
+        isinstance(s, (If, For)) for s in walk(fn.body)) else set()
+    values: dict[str, Any] = {}
+    found[VALUES] = values
 
     def record(name: str, value: Any) -> None:
         for path, leaf in _leaf_items(value):
             found.setdefault((name, path), int(np.ndim(leaf)))
+        if name in wanted and name not in values:
+            values[name] = _copied(value)
 
     def record_call(name: str, args: tuple) -> None:
         found.setdefault(("__call__", name), args)
@@ -406,3 +461,114 @@ def _call_target(text: str) -> tuple[str, str] | None:
             "np", "math", "scipy", "special", "stats", "linalg", "signal")):
         return None
     return tree.targets[0].id, ", ".join(ast.unparse(a) for a in tree.value.args)
+
+
+def replay_args(fn: Function, s: Let, values: dict[str, Any]) -> tuple | None:
+    """One example's arguments of the call ``s`` (a statement of ``fn``) on a path the
+    probe's example did not take: computed from the values the probe recorded
+    (``VALUES``) by the statements before ``s`` on its path that make them
+    (``w = 2.0 * x`` before ``act(x, w)``), run as Python.  None where one cannot be
+    computed so (a value bound in a loop, a write in place, a draw)."""
+    joins: set[str] = set()  # (the joins of the `if`s around it: the probe's are the
+    before = _before(fn.body, s, _path_to(fn.body, s) or {}, joins)  # other path's)
+    if before is None:
+        return None
+    values = {k: v for k, v in values.items() if k not in joins}
+    made: dict[str, Let] = {}
+    loops: list[str] = []  # (the loops around ``s``: their first iteration, index 0)
+    for st in before:
+        if isinstance(st, Let):
+            made[st.target] = st
+        elif isinstance(st, For):
+            loops.append(st.target)
+        else:
+            for j in st.joins:
+                made.pop(j, None)
+    if loops:  # (a loop the example ran no iteration of: its arrays' empty axes are
+        # one long, zeros standing for a row, which only the ranks are read from)
+        values = {k: np.zeros([max(d, 1) for d in v.shape], v.dtype) if isinstance(
+            v, np.ndarray) and v.size == 0 else v for k, v in values.items()}
+        values.update({k: 0 for k in loops})
+    needed: dict[str, Let] = {}
+    stack = [a.name for a in s.args if isinstance(a, Var) and a.name not in values]
+    inputs: set[str] = set()
+    while stack:
+        name = stack.pop()
+        if name in needed or name in inputs:
+            continue
+        if name in values:
+            inputs.add(name)
+            continue
+        st = made.get(name)
+        if st is None or st.prim in ("setitem", "add_at", "append", "pop", "kept", "draw"):
+            return None
+        needed[name] = st
+        stack += list(uses(st))
+    inputs |= {a.name for a in s.args if isinstance(a, Var) and a.name in values}
+    lets = [st for st in before if isinstance(st, Let) and needed.get(st.target) is st]
+    replay = Replay(facts(fn, tuple(LEAF for _ in fn.params)), effects=False)
+    items = spell_buffers(replay.statements(lets), fn.aliases)
+    items.append(Line(f"return ({', '.join(atom_text(a) for a in s.args)},)"))
+    names = sorted(inputs)
+    text = render_function("__args__", ", ".join(names), items)
+    ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
+    ns.update(fn.namespace)
+    try:
+        with silenced(True), random_state_kept():
+            return compile_module(text, ns, f"args_{fn.name}")["__args__"](
+                *(_copied(values[n]) for n in names))
+    except Exception:  # noqa: BLE001 - (then the call stays refused)
+        return None
+
+
+def _before(block: list[Stmt], target: Any, sides: dict[str, int],
+            joins: set[str]) -> list[Stmt] | None:
+    """The statements that run before ``target`` on its path, in order, or None where
+    ``target`` is not in ``block`` (or is in a loop).  An `if` holding it is entered,
+    and so is an earlier `if` on the test of one holding it (``sides``: test name ->
+    the branch taken, 0 or 1), their joins added to ``joins``: what the probe
+    recorded for those names is the other path's value."""
+    acc: list[Stmt] = []
+    for st in block:
+        if st is target:
+            return acc
+        if isinstance(st, If):
+            for k, branch in enumerate((st.body, st.orelse)):
+                inner = _before(branch, target, sides, joins)
+                if inner is not None:
+                    joins.update(st.joins)
+                    return acc + inner
+            side = sides.get(st.test.name) if isinstance(st.test, Var) else None
+            if side is not None:
+                joins.update(st.joins)
+                end = Return(Const(None, "None"), None)
+                acc += _before([*(st.body, st.orelse)[side], end], end, sides, joins) or []
+                continue
+        elif isinstance(st, For) and _path_to(st.body, target) is not None:
+            if st.iter is None:
+                return None  # (in a while loop: its values are per iteration)
+            inner = _before(st.body, target, sides, joins)
+            if inner is None:
+                return None
+            joins.add(st.target)  # (its first iteration: see ``replay_args``)
+            return acc + [st] + inner
+        acc.append(st)
+    return None
+
+
+def _path_to(block: list[Stmt], target: Any) -> dict[str, int] | None:
+    """The tests of the `if`s holding ``target``, with the branch it is on."""
+    for st in block:
+        if st is target:
+            return {}
+        if isinstance(st, If):
+            for k, branch in enumerate((st.body, st.orelse)):
+                inner = _path_to(branch, target)
+                if inner is not None:
+                    return {**inner, **({st.test.name: k} if isinstance(st.test, Var)
+                                        else {})}
+        elif hasattr(st, "body"):
+            inner = _path_to(st.body, target)
+            if inner is not None:
+                return inner
+    return None

@@ -56,7 +56,7 @@ from .batched_loops import SEQ_ITEM, BatchedLoops
 from .collectives import COLLECTIVES, CollectiveBatching
 from .kept import KeptBatching
 from .module import Module, signature_text, stem
-from .ranks import RankInference, probe
+from .ranks import VALUES, RankInference, probe, replay_args
 from .replay import Replay, dead_code, spell_buffers
 from .tape_order import TapeOrder
 
@@ -370,8 +370,9 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                             tuple(example), len(s.args), self.spec.shared_draws,
                             axis_name=self.spec.axis_name)
             unrolled = unroll_container_loops(callee, spec.arg_kinds)  # (as probe does)
-            try:
-                spec.ranks = probe(unrolled, spec.example, spec.arg_kinds)
+            try:  # (on the other path's values: NumPy's warnings are not the user's)
+                with np.errstate(**({} if probed else {"all": "ignore"})):
+                    spec.ranks = probe(unrolled, spec.example, spec.arg_kinds)
             except Exception:  # noqa: BLE001 - (values standing for an example)
                 if probed:
                     raise
@@ -405,7 +406,8 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         if not (isinstance(ret, Return) and isinstance(ret.value, Var)):
             return
         try:
-            ranks = probe(callee, self._unprobed_call(s, callee, (), kinds))
+            with np.errstate(all="ignore"):  # (values standing for an example)
+                ranks = probe(callee, self._unprobed_call(s, callee, (), kinds))
         except Exception:  # noqa: BLE001 - (no example: the rank stays unknown)
             return
         for (n, path), r in ranks.items():
@@ -418,6 +420,22 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         recursive call of a path the first example did not take): where the call is
         the function's own, with its arguments' ranks, the function's own example
         (whose batched version, keyed by those ranks, is the one being built)."""
+        try:
+            return self._own_example(s, callee, kinds)
+        except TransformError:
+            # (on a path the example did not take: its arguments computed from the
+            # example's values, a function chosen by a run-time test, a gradient's
+            # callee on the other branch)
+            own = next((st for st in walk(self.fn.body) if st is s), None) or next((
+                st for st in walk(self.fn.body) if isinstance(st, Let) and st.prim == "call"
+                and callee_of(st) is callee and st.loc == s.loc), None)
+            example = None if own is None else replay_args(
+                self.fn, own, self.spec.ranks.get(VALUES, {}))
+            if example is None:
+                raise
+            return example
+
+    def _own_example(self, s: Let, callee: Function, kinds: tuple) -> tuple:
         missing = NoBatchRule(f"`{callee.name}` was not called by the probe")
         mine = dict(zip(self.fn.params, self.spec.example))
         if callee is self.fn or callee.name == self.fn.name:

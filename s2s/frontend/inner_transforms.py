@@ -1,0 +1,160 @@
+"""A transform written in the function's body: ``s2s.grad(f, argnums=1)(x)``.
+
+The transform object is made when s2s lowers the function (its options must be
+constants) and called as a callee whose emitted code s2s inlines (``normalize.py``'s
+``inline_transform``).  What it is applied to may be any function value s2s knows
+(``functions.py``'s ``FnValue``):
+
+* a ``def``, a ``lambda`` (its captured values passed after the call's arguments), a
+  NumPy function, or another transform written there (``s2s.grad(s2s.grad(f))``,
+  ``s2s.jacfwd(s2s.grad(f))``): the transform of that object, as JAX nests them;
+* a ``functools.partial`` (written in the body or at module level): a small ``def``
+  s2s writes that calls the function with the bound values, which are its trailing
+  parameters (``def k_partial(x, bound_a=None): return k(x, a=bound_a)``);
+* a choice (``f if c else g``): a choice of the transforms, ``T(f) if c else T(g)``,
+  decided when s2s transforms the function for a constant test, else an ``if`` on
+  the test when it is called (``functions.py``'s ``_call_choice``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import types
+from typing import Any
+
+import libcst as cst
+
+from ..caches import LRU
+from ..errors import TransformError
+from ..ir.nodes import Const
+from .fnvalues import FnValue
+from .resolve import is_literal
+from .synthesize import synthesize
+
+# the transforms made in bodies, per (transform, function, options)
+_MADE: LRU[Any, Any] = LRU(256)
+
+
+def transform_value(lowerer: Any, transform: Any, text: str, node: cst.Call) -> FnValue:
+    """``s2s.grad(f, argnums=1)`` in the body: the transform of the function ``f``
+    denotes, made now."""
+    n = lowerer.n
+    if not node.args or node.args[0].keyword is not None:
+        raise n.unsupported(node, f"`{text}` takes the function first",
+                            f"write {text}(f, ...)")
+    fv = lowerer.value_of(node.args[0].value)
+    if fv is None:
+        raise n.unsupported(node.args[0], f"`{text}` is given something s2s does not "
+                            "know as a function here", "pass a function defined with "
+                            "`def` or `lambda`, a partial of one, or a NumPy function")
+    options: list[Any] = []
+    keywords: dict[str, Any] = {}
+    for arg in node.args[1:]:
+        atom = n.exprs.expr(arg.value)
+        if not isinstance(atom, Const) or arg.star:
+            raise n.unsupported(arg, f"`{text}`'s options must be constants here",
+                                "write them as literals (argnums=1)")
+        if arg.keyword is None:
+            options.append(atom.value)
+        else:
+            keywords[arg.keyword.value] = atom.value
+    if fv.choice is None:  # (a choice's functions read their values on their paths)
+        fv = lowerer.resolved(fv, node)
+    return _of(lowerer, (transform, options, keywords), fv, text, node)
+
+
+def _of(lowerer: Any, how: tuple, fv: FnValue, text: str, node: Any) -> FnValue:
+    """The transform ``how`` of the function value ``fv``."""
+    transform, options, keywords = how
+    if fv.choice is not None:  # T(f if c else g) is T(f) if c else T(g)
+        test, a, b = fv.choice
+        return FnValue(None, "choice", choice=(test, _of(lowerer, how, a, text, node),
+                                               _of(lowerer, how, b, text, node)))
+    if type(fv.obj).__name__ == "KeptVmap":
+        raise lowerer.n.unsupported(
+            node.args[0], f"`{text}` is given a vmap kept as a value", "write "
+            f"{text}(s2s.vmap(g))(x) with the vmap written there, or transform a "
+            "function that calls the vmap")
+    if fv.head or fv.keywords:
+        fv = _bound(lowerer, fv, node)
+    try:  # (one object per function and options: their emitted code shares a name)
+        key = (transform, fv.obj, repr(options), repr(sorted(keywords.items())))
+        made = _MADE.get(key)
+        if made is None:
+            made = _MADE[key] = transform(fv.obj, *options, **keywords)
+    except (TransformError, TypeError, ValueError) as err:
+        raise lowerer.n.unsupported(node, f"`{text}` cannot be made here: {err}",
+                                    f"call {text} with the options it takes") from None
+    name = getattr(fv.obj, "__name__", None) or "fn"
+    if name == "<lambda>":
+        name = "lambda"
+    return FnValue(made, f"{text.split('.')[-1]}_{name}", captured=fv.captured)
+
+
+def _bound(lowerer: Any, fv: FnValue, node: Any) -> FnValue:
+    """A partial (``fv``'s ``head`` and ``keywords``) as a function of the arguments
+    it still takes, the bound values (and a lifted function's captured ones) after
+    them: ``def k_partial(x, bound_a=None): return k(x, a=bound_a)``."""
+    n, obj = lowerer.n, fv.obj
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        sig = None
+    bound = [*fv.head, *(v for _, v in fv.keywords), *(v for _, v in fv.captured)]
+    if sig is None or any(isinstance(v, FnValue) for v in bound) or not callable(obj):
+        raise n.unsupported(node.args[0], "a transform of a partial here takes a "
+                            "partial of a Python or NumPy function binding arrays or "
+                            "numbers", "bind the values in a `lambda` instead")
+    named = {k for k, _ in (*fv.keywords, *fv.captured)}
+    rest: list[inspect.Parameter] = []
+    for p in list(sig.parameters.values())[len(fv.head):]:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.name in named:
+            break  # (those after a bound one can only be passed by name)
+        if p.default is not p.empty and not is_literal(p.default):
+            break  # (left to the function's own default)
+        rest.append(p)
+    taken = {p.name for p in rest}
+    params, extra = [p.name for p in rest], []
+
+    def spelled(value: Any, hint: str) -> str:
+        if isinstance(value, Const) and is_literal(value.value):
+            return repr(value.value)
+        name, i = f"bound_{hint}", 2
+        while name in taken or keyword.iskeyword(name):
+            name, i = f"bound_{hint}_{i}", i + 1
+        taken.add(name)
+        extra.append((name, value))
+        return name
+
+    head = [spelled(v, str(i)) for i, v in enumerate(fv.head)]
+    kw = [f"{k}={spelled(v, k)}" for k, v in (*fv.keywords, *fv.captured)]
+    base = getattr(obj, "__name__", "fn")
+    callee = base if base.isidentifier() and base not in taken else "_fn"
+    fname = f"{'lam' if base == '<lambda>' else base}_partial"
+    args = ", ".join([*head, *params, *kw])
+    text = f"def {fname}({', '.join(params + [e + '=None' for e, _ in extra])}):\n" \
+           f"    return {callee}({args})\n"
+    fn = synthesize(text, fname, {callee: obj}, f"partial-{fname}")
+    defaults = [p.default for p in rest if p.default is not p.empty]
+    fn.__defaults__ = tuple(defaults) + (None,) * len(extra) or None
+    fn.__qualname__ = f"{n.fn.__qualname__}.<locals>.{fname}"
+    return FnValue(fn, fname, captured=tuple(extra))
+
+
+def padding(obj: Any, given: int, captured: int) -> list[Const]:
+    """The literal defaults of the positional parameters a call of the transform
+    ``obj`` leaves out, which come before the ``captured`` values it passes after its
+    arguments (``lambda t, k=2.0: ...`` reading ``a``: ``(x, 2.0, a)``)."""
+    fn = obj
+    for _ in range(16):  # (a transform of a transform ...: down to the function)
+        if isinstance(fn, types.FunctionType) or fn is None:
+            break
+        fn = getattr(fn, "fn", None) or getattr(fn, "fun", None)
+    if not captured or not isinstance(fn, types.FunctionType):
+        return []
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    own = params[:len(params) - captured]
+    return [Const(p.default, repr(p.default)) for p in own[given:]
+            if p.default is not p.empty and is_literal(p.default)]
