@@ -23,7 +23,7 @@ from ..primitives.registry import ATTRIBUTES, lookup_form
 from . import literals
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
-from .fncontainers import containers
+from .fncontainers import refuse_function_as_value
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .literals import literal_test
 from .objects import is_instance_self, object_call
@@ -150,12 +150,7 @@ class ExprLowerer:
         name = node.value
         if name in ("True", "False", "None"):
             return Const({"True": True, "False": False, "None": None}[name], name)
-        if name in self.n.funcs.values:
-            raise self.n.unsupported(
-                node, f"`{name}` is a function here, used as a value; s2s calls functions "
-                "and passes them to your own functions, but a function is not an array",
-                f"call it, `{name}(...)`, or pass it to a function that calls it")
-        containers(self.n).refuse_as_value(node)  # (`layers = [np.tanh, relu]`)
+        refuse_function_as_value(self.n, node)  # (`g = np.tanh`, `fs = [np.tanh, g]`)
         if is_instance_self(self.n, name):  # (a method bound to an object: it)
             return self.n.resolver.constant(*self.n.resolver.resolve_dotted(node), node)
         if name in self.n.local_names:

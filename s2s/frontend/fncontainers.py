@@ -224,6 +224,17 @@ def containers(n: Any) -> FunctionContainers:
     return found
 
 
+def refuse_function_as_value(n: Any, node: cst.Name) -> None:
+    """A name that denotes a function, or a container of functions, read as a value."""
+    name = node.value
+    if name in n.funcs.values:
+        raise n.unsupported(
+            node, f"`{name}` is a function here, used as a value; s2s calls functions "
+            "and passes them to your own functions, but a function is not an array",
+            f"call it, `{name}(...)`, or pass it to a function that calls it")
+    containers(n).refuse_as_value(node)
+
+
 def bind_function(n: Any, target: Any, value: Any) -> bool:
     """``name = <a function>`` (``act = np.tanh if kind == "tanh" else relu``) or
     ``name = <a tuple, list or dict of functions>``: the name denotes it from here,
