@@ -8,8 +8,10 @@ values, outside jit)."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -1066,3 +1068,27 @@ def test_a_cotangent_accumulated_across_ifs_lowered_in_one_pass() -> None:
             np.testing.assert_allclose(expected[1], jax.grad(twin, argnums=1)(x, y),
                                        rtol=1e-10, atol=1e-12)
     assert "lax.cond" in s2s.source(g)
+
+
+def test_a_python_flag_shared_by_every_stacked_tape_row_is_its_value() -> None:
+    """A `while` of one iteration (static count) whose `if flag:` takes the branch
+    without a callee, then the backward scans the one stacked row: the flag, False in
+    every row, reached `if flag:` as the scan's marker object (always true), so the
+    other branch's backward ran, a silently wrong gradient.  Against the NumPy
+    backend and JAX on the path taken, n = 0..3."""
+    import jax
+
+    path = Path(__file__).with_name("jax_flag_fns.py")
+    spec = importlib.util.spec_from_file_location("jax_flag_fns", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.array([0.3, -0.7, 1.2])
+    jitted = s2s.jit(s2s.grad(module.looped), backend="jax", static_argnums=1)
+    for n in (0, 1, 2, 3):
+        np.testing.assert_allclose(jitted(x, n), s2s.grad(module.looped)(x, n), rtol=1e-12)
+
+    def one(x):  # n = 1: the `else` path, once
+        s = jnp.exp(x * 0.1) * 0.5
+        return jnp.sum(x * s)
+
+    np.testing.assert_allclose(jitted(x, 1), jax.grad(one)(x), rtol=1e-12)

@@ -370,7 +370,10 @@ def _scan(order: range, body: Callable, carry: tuple, push: Sequence[list],
     def step_fn(c: Any, x: Any) -> Any:
         k, popped = x
         j = (n - 1 - k) if popping else k
-        popped = tuple(_rejoin(p, how) for p, how in zip(popped, hows))
+        # (a leaf every row shares, a Python bool or index, is its value: the body's
+        # `if flag:` on it must see False, not a Same object, which is always true)
+        popped = tuple(_tree_map(lambda a: a.value if isinstance(a, Same) else a,
+                                 _rejoin(p, how)) for p, how in zip(popped, hows))
         c, pushed = body(first + j * stride, c, popped)
         split = [_split_static(p) for p in pushed]
         pushed_how[:] = [how for _, how in split]
