@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import backends
 from ..errors import TransformError
-from . import dtypes_down, pipeline, trees
+from . import pipeline, trees
 from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
@@ -242,6 +242,7 @@ class Jitted(NotebookDisplay):
         # NumPy backend, a transform without static arguments: the call signatures
         # (``signatures.call_signature``, finer than the cache's key) seen already,
         # whose calls go straight to the transform (nothing new to compile or show)
+        self._seen_hot: set = set()  # (a vmap's seen signatures, as its hot path keys them)
         self._seen: set | None = set() if (
             self._jitted is None and isinstance(fun, Transformed) and not (
                 self.static_argnums or self.static_argnames)) else None
@@ -419,6 +420,8 @@ class Jitted(NotebookDisplay):
         sig = call_signature(args) if signed is not None and not kwargs else None
         if sig is not None:
             signed.add(sig)  # type: ignore[union-attr]
+            if type(self.fun) is Vmapped and all(type(a) is np.ndarray for a in args):
+                self._seen_hot.add(tuple((a.shape, a.dtype.char) for a in args))
         if not isinstance(self.fun, Transformed):
             # the user's own code runs: `x += 1` in it must not write into the
             # caller's array (jit's inputs are values, as in JAX; transforms copy
@@ -458,16 +461,14 @@ class Jitted(NotebookDisplay):
         costs); any other call, :meth:`_call_python`."""
         if not kwargs:
             fun: Any = self.fun
-            if type(fun) is Vmapped:  # its own fast path (by shapes) in ``_call``:
-                # Vmapped.__call__ and Transformed.__call__ inline
-                sig = call_signature(args)
-                if sig is not None and sig in self._seen:  # type: ignore[operator]
+            if type(fun) is Vmapped:  # its own hot path (by shapes and dtypes)
+                try:
+                    hot = tuple([(a.shape, a.dtype.char) for a in args])
+                except AttributeError:
+                    hot = None
+                if hot is not None and hot in self._seen_hot:
                     self._calls += 1
-                    try:
-                        out = fun._outputs(fun._call(*args))
-                    except ValueError as err:
-                        reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
-                    return dtypes_down.through(fun.inner, args, out)
+                    return fun(*args)
             elif fun._spec_error is None:
                 hit = fun._by_signature.get(call_signature(args))
                 if hit is not None and self._token in hit.jits and not hit.pending and \

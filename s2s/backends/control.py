@@ -88,7 +88,7 @@ def lower_control(text: str, lax_name: str = "lax", user_code: bool = False) -> 
     relies on the backward reading it only under the same test)."""
     _MODE.user_code = user_code
     # (the user's nested functions, not the helpers this pass writes: see loop_parts)
-    _MODE.functions = set().union(*(functions_bound(f.body) for f in ast.parse(text).body
+    _MODE.functions = set().union(*(functions_bound(f.body) for f in syntax.parse(text).body
                                     if isinstance(f, ast.FunctionDef))) if user_code else set()
     text = _peeks_as_pops(text)
     excluded: set[int] = set()
