@@ -5,9 +5,9 @@ float32; forward mode and vmap read such items already.
 
 Known limits, each tested as such where it is an error of s2s's own: another item
 (`parts[0]`) is still refused by reverse mode, located; `jacfwd`, `hessian` and
-`vmap` of a list that starts with an item refuse its batched appends (vmap's); the
-JAX backend lowers a loop that reads the list it grows with a stale list (not
-tested here: see the report)."""
+`vmap` of a list that starts with an item refuse its batched appends (vmap's).  On
+the JAX backend a loop that reads the list it grows stays a Python loop
+(tests/frontend/test_grown_lists.py)."""
 
 from __future__ import annotations
 
