@@ -48,3 +48,52 @@ def test_grad_on_jax_sees_the_grown_list(name, dtype) -> None:
     want = compiled(jax.grad(jf))(x)
     for _ in range(3):
         C.close(g(x), want, dtype, "grad")
+
+
+# ---- the same lists through the jacobians and vmap (NumPy backend) ---------------
+
+R = np.array([[0.3, -0.5], [2.0, 0.1], [0.7, 0.2]])
+LISTS = [("last_item", X, ()), ("caller", X, ()), ("recurrence", X, ()),
+         ("recurrence", X, (1,)), ("recurrence", X, (0,)), ("rnn", R, ())]
+TRANSFORMS = ["jacrev", "jacfwd", "hessian", "vmap", "vmap_grad"]
+
+
+def _pair(transform, f, jf):
+    if transform == "vmap_grad":
+        return s2s.vmap(s2s.grad(f)), jax.vmap(jax.grad(jf))
+    return getattr(s2s, transform)(f), getattr(jax, transform)(jf)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("transform", TRANSFORMS)
+@pytest.mark.parametrize("name, x, rest", LISTS,
+                         ids=[f"{n}{r}" for n, _, r in LISTS])
+def test_jacobians_and_vmap_of_grown_lists(name, x, rest, transform, dtype) -> None:
+    """A list grown in a loop (starting empty, or with the argument, `n=0`: a loop
+    that never runs) through jacrev/jacfwd/hessian/vmap: jacrev's batched cotangents
+    meet the list's unbatched zero cotangents (a raw AxisError before), vmap's
+    batched appends meet the unbatched item it starts with (refused before), and
+    vmap's rank inference followed `parts[-1]` of a loop the probe never ran into
+    itself (RecursionError before)."""
+    f, jf = C.bind(getattr(F, name), rest), C.bind(getattr(JF, name), rest)
+    x = C.cast(x, dtype)
+    got_fn, want_fn = _pair(transform, f, jf)
+    arg = np.stack([x, 0.5 * x, -x]) if transform.startswith("vmap") else x
+    want = compiled(want_fn)(arg)
+    for _ in range(2):
+        C.close(got_fn(arg), want, dtype, transform)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [1, 3])
+def test_jvp_of_grad_of_a_list_that_starts_with_an_item(n, dtype) -> None:
+    """forward mode over reverse mode: the tangent of the list cotangent, zeros until
+    an item gets one, was made after the primal append (one zero too many: every
+    later pop took the wrong item's tangent, silently wrong numbers)."""
+    f = C.bind(F.recurrence, (n,))
+    jf = C.bind(JF.recurrence, (n,))
+    x = C.cast(X, dtype)
+    t = C.cast(np.array([1.0, 0.5, -0.3, 0.2]), dtype)
+    _, got = s2s.jvp(s2s.grad(f), (x,), (t,))
+    _, want = jax.jvp(jax.grad(jf), (x,), (t,))
+    C.close(got, want, dtype, "jvp of grad")
