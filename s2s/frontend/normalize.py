@@ -340,7 +340,11 @@ class Normalizer:
         self.user_of[ssa] = name
 
     def _path(self, test: Atom, taken: bool) -> tuple[str, bool] | None:
-        """The path an `if` branch is on, as (test name, truth): ``not t`` is t's."""
+        """The path an `if` branch is on, as (test name, truth): ``not t`` is t's.
+        A test decided when s2s transforms the function (``CONFIG["act"] in MODES``,
+        spelled again in emitted gradients) is the same path wherever it is written."""
+        if isinstance(test, Const) and test.text:
+            return f"<constant {test.text}>", bool(test.value) == taken
         if not isinstance(test, Var):
             return None
         name = test.name
