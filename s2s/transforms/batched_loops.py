@@ -82,6 +82,10 @@ class BatchedLoops:
                 continue
             kind = self.vm.kind(entry)
             prod = self.vm.facts.producer.get(entry)
+            if isinstance(kind, Seq) and prod is not None and prod.prim in ("append", "pop"):
+                # (a list appended to or popped before the loop: as it was made)
+                root = self.vm.fn.aliases.get(entry, entry)
+                prod = self.vm.facts.producer.get(root, prod)
             if isinstance(kind, Seq) and prod is not None and (
                     prod.prim in ("zeros_list", "list")
                     or prod.prim == "make_list" and prod.args):

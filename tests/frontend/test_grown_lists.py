@@ -54,7 +54,8 @@ def test_grad_on_jax_sees_the_grown_list(name, dtype) -> None:
 
 R = np.array([[0.3, -0.5], [2.0, 0.1], [0.7, 0.2]])
 LISTS = [("last_item", X, ()), ("caller", X, ()), ("recurrence", X, ()),
-         ("recurrence", X, (1,)), ("recurrence", X, (0,)), ("rnn", R, ())]
+         ("recurrence", X, (1,)), ("recurrence", X, (0,)), ("rnn", R, ()),
+         ("grows_after_read", X, ())]
 TRANSFORMS = ["jacrev", "jacfwd", "hessian", "vmap", "vmap_grad"]
 
 
@@ -74,7 +75,9 @@ def test_jacobians_and_vmap_of_grown_lists(name, x, rest, transform, dtype) -> N
     meet the list's unbatched zero cotangents (a raw AxisError before), vmap's
     batched appends meet the unbatched item it starts with (refused before), and
     vmap's rank inference followed `parts[-1]` of a loop the probe never ran into
-    itself (RecursionError before)."""
+    itself (RecursionError before); hessian of grows_after_read: the tangent list
+    of a cotangent list appended to before the backward loop was 'a list that gets
+    batched items after unbatched ones', located in emitted code."""
     f, jf = C.bind(getattr(F, name), rest), C.bind(getattr(JF, name), rest)
     x = C.cast(x, dtype)
     got_fn, want_fn = _pair(transform, f, jf)
