@@ -27,3 +27,11 @@ def reads_length(x):
     for i in range(3):
         parts.append(parts[-1] * len(parts))
     return np.sum(parts[-1])
+
+
+def reads_grown_traced_count(x, n):
+    """the loop's count is an argument JAX traces under s2s.jit(backend="jax")."""
+    parts = [x]
+    for i in range(n):
+        parts.append(np.tanh(parts[-1]) * 2.0 + x)
+    return np.sum(parts[-1])

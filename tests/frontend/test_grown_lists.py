@@ -100,3 +100,16 @@ def test_jvp_of_grad_of_a_list_that_starts_with_an_item(n, dtype) -> None:
     _, got = s2s.jvp(s2s.grad(f), (x,), (t,))
     _, want = jax.jvp(jax.grad(jf), (x,), (t,))
     C.close(got, want, dtype, "jvp of grad")
+
+
+def test_traced_count_is_refused_at_the_users_loop() -> None:
+    """such a loop stays Python on the JAX backend: a count JAX traces is refused at
+    the user's `for` (static_argnums keeps it a Python int, and the answer right)."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.jit(G.reads_grown_traced_count, backend="jax")(X, 3)
+    err = info.value
+    assert err.loc is not None and err.loc.file == G.__file__, str(err)
+    assert "for i in range(n)" in err.loc.text and "<s2s" not in str(err), str(err)
+    g = s2s.jit(G.reads_grown_traced_count, backend="jax", static_argnums=(1,))
+    for n in (0, 1, 3):
+        C.close(g(X, n), JG.reads_grown_traced_count(X, n), np.float64, f"n={n}")
