@@ -395,9 +395,6 @@ def test_vmap_break_after_inner_loop() -> None:
     close(s2s.vmap(nb2_else)(xs), np.stack([nb2_else(x) for x in xs]))
 
 
-@pytest.mark.xfail(strict=True, reason="vmap.py: vmap of the jvp of a `while` loop with "
-                   "a break stacks the loop's test twice (`np.stack([test] * n_batch)` "
-                   "as a carried value and as the test): results come out (2, 2), not (2,)")
 def test_vmap_of_jvp_while_with_break() -> None:
     xs = np.stack([0.05 * M, 3.0 * M])
     vs = np.stack([M, -2.0 * M])

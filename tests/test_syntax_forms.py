@@ -65,24 +65,25 @@ GRAD = [
     "accumulate_count", "accumulate_len", "floor_mod_ops", "vector_matmul",
     "unpack_helper_result", "closure_fn", "astype_asarray", "dtype_objects",
     "wrapped_default", "with_print", "with_assert", "conditional_import_free",
-    "for_else", "del_statement",
+    "for_else", "del_statement", "builtin_sum_grown",
 ]
 JVP = [
     "annotated", "dtype_objects", "kwonly_default", "nested_unpack", "starred_middle",
     "enumerate_zip",
     "enumerate_start", "aug_all", "decorated", "doubled", "builtin_sum_list",
     "while_true_break", "accumulate_float", "accumulate_count", "string_block_comment",
-    "builtin_pow", "methods_chain",
+    "builtin_pow", "methods_chain", "builtin_sum_grown",
 ]
 VMAP = [
     "annotated", "dtype_objects", "nested_unpack_call", "starred_unpack", "enumerate_zip",
     "enumerate_start",
     "aug_all", "decorated", "doubled", "builtin_sum_list", "accumulate_float",
-    "while_true_break", "ellipsis_none", "pairwise",
+    "while_true_break", "ellipsis_none", "pairwise", "builtin_sum_grown",
 ]
 JIT = [
     "annotated", "kwonly_default", "nested_unpack", "starred_middle", "enumerate_zip",
     "aug_all", "decorated", "doubled", "accumulate_float", "builtin_sum_list",
+    "builtin_sum_grown",
 ]
 
 
@@ -238,8 +239,6 @@ def _line_of(fn: Any, marker: str) -> int:
 REFUSED = [
     # (function, marker on the line the error points at, words in the message)
     (F.fstring_unused, 'f"x has', "f-string"),
-    (F.builtin_sum_grown, "sum(parts)", "sum"),
-    (F.builtin_sum_grown_used, "sum(parts)", "sum"),
     (F.isinstance_check, "isinstance(scale, float)", "built-in `isinstance`"),
     (F.printed, "def wrapper(*args, **kwargs)", "__wrapped__"),
     (F.aug_view_next_iteration, "y += 1.0", "second iteration"),
@@ -271,6 +270,20 @@ def test_refused_at_transform_time_pointing_at_the_line(fn, marker, words,
     assert err.loc.line == line, str(err)
     assert marker in err.loc.text and err.loc.col >= 1
     assert "Instead:" in str(err) and err.hint
+
+
+def test_a_grown_list_summed_and_stacked_is_refused_at_its_line() -> None:
+    """`sum(parts)` of a list grown by append is transformed (builtin_sum_grown, in
+    the lists above); the same list also stacked is refused, when the gradient is
+    first called, at the user's line."""
+    fn = fresh(F.builtin_sum_grown_used)
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(fn)(X3)
+    err = info.value
+    assert "more than one way" in str(err) and "<s2s" not in str(err), str(err)
+    assert err.loc.file == inspect.getsourcefile(F)
+    assert err.loc.line == _line_of(F.builtin_sum_grown_used, "sum(parts)"), str(err)
+    assert "Instead:" in str(err)
 
 
 def test_starred_unpacking_of_an_array_is_refused() -> None:

@@ -53,6 +53,11 @@ def refusal_at_user_line(err: Any, ir: Any) -> Any:
     if loc is None or not str(loc.file).startswith("<s2s:") or ir is None:
         return err
     lines = linecache.getlines(str(loc.file))
+    header = _TEST.match(lines[loc.line - 1].strip()) if 0 < loc.line <= len(lines) else None
+    at = _test_loc(ir, header.group(3), set()) if header is not None else None
+    if at is not None:  # an emitted `if t:`/`while t:`: the user's, by its test's name
+        err.loc, err.func = at, None
+        return err.with_func(ir.name)
     quoted = None
     for line in reversed(lines[: loc.line]):
         stripped = line.strip()

@@ -558,6 +558,12 @@ class _Lowering:
         (pushes, pops), = self.hoist([node.body], where)
         # tapes first (stacked by a scan), then other lists (one entry per iteration)
         pushes = {t: pushes[t] for t in sorted(pushes, key=lambda t: t not in self.tapes)}
+        for t, s in pushes.items():
+            # the helper extends a list after the whole loop: a body that reads it
+            # (``parts[-1]``) would see it as it was before the loop
+            if s is not None and t not in self.tapes and t in loads(
+                    [n for n in node.body if n is not s] + [s.value.args[0]]):
+                raise GiveUp(f"the loop reads `{t}`, the list it appends to", [t])
         before = self.reads.bound_before(node)
         assigned = assigned_in(node.body)
         test = [node.test] if isinstance(node, ast.While) else []

@@ -356,13 +356,7 @@ class Normalizer:
         self.user_of[ssa] = name
 
     def _path(self, test: Atom, taken: bool) -> tuple[str, bool] | None:
-        """The path an `if` branch is on, as (test name, truth): ``not t`` is t's."""
-        if not isinstance(test, Var):  # (a module constant's: its text, read each time)
-            return (f"<{test.text}>", taken) if isinstance(test, Const) else None
-        name = test.name
-        while name in self.negates:
-            name, taken = self.negates[name], not taken
-        return self.compares.get(name, name), taken
+        return branch_path(test, taken, self.negates, self.compares)
 
     def _enter_path(self, path: tuple[str, bool] | None) -> None:
         """Start a branch on ``path``: names an earlier `if` bound on the paths this
@@ -687,3 +681,18 @@ def _jvp_takes(fobj: Any) -> bool:
     of a file, or a transform of one (``s2s.jvp(s2s.grad(f), (x,), (v,))``)."""
     return (isinstance(fobj, types.FunctionType) and not is_library(fobj)) or (
         transform_kind(fobj) == "transformed")
+
+
+def branch_path(test: Atom, taken: bool, negates: dict, compares: dict
+                ) -> tuple[str, bool] | None:
+    """The path an `if` branch is on, as (test name, truth): ``not t`` is t's.  A test
+    decided when s2s transforms the function (``CONFIG["act"] in MODES``, spelled
+    again in emitted gradients) is the same path wherever it is written."""
+    if isinstance(test, Const) and test.text:
+        return f"<constant {test.text}>", bool(test.value) == taken
+    if not isinstance(test, Var):
+        return None
+    name = test.name
+    while name in negates:
+        name, taken = negates[name], not taken
+    return compares.get(name, name), taken

@@ -119,7 +119,7 @@ def effective_carried(s: For) -> list[tuple[str, str]]:
     nested loop updates looks unchanged at this level (``acc`` before and after);
     each iteration still hands it to the next, as the pair ``(acc, acc)``.
     """
-    carried = list(s.carried)
+    carried = list(dict.fromkeys(s.carried))  # (a pair listed twice is one value)
     entries = {e for e, _ in carried}
     defined = {t.target for t in walk(s.body) if isinstance(t, Let)}
     for inner in walk(s.body):

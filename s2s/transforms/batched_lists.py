@@ -23,7 +23,7 @@ from ..primitives.batching import (
     shifted,
     static,
 )
-from .batched_loops import SEQ_ITEM
+from .batched_loops import SEQ_ITEM, stacked_items
 
 
 class ListBatching:
@@ -42,6 +42,13 @@ class ListBatching:
             n = len(kind.keys) - 1
             paths |= {(n,) + p for p in item_paths}
         else:  # a list grown in a loop: its items' batched leaves, under "*"
+            new = {p for p in item_paths if (SEQ_ITEM,) + p not in paths}
+            if new and isinstance(kind, Seq):
+                # the items it holds already lack those leaves' batch axis (zero
+                # cotangents of a popped list, a list that starts with an unbatched
+                # item): theirs repeated for every example, so all items agree
+                n = self.use_batch_size()
+                out.append(Line(f"{base.name} = {stacked_items(base.name, kind, new, n)}"))
             paths |= {(SEQ_ITEM,) + p for p in item_paths}
         if paths:
             self.b[s.target] = paths

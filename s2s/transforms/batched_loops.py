@@ -82,12 +82,25 @@ class BatchedLoops:
                 continue
             kind = self.vm.kind(entry)
             prod = self.vm.facts.producer.get(entry)
-            if isinstance(kind, Seq) and prod is not None and prod.prim == "zeros_list":
-                # zero cotangents (reverse mode over a popped list): the same for
-                # every example, stacked where the loop appends batched items
+            if isinstance(kind, Seq) and prod is not None and prod.prim in ("append", "pop"):
+                # (a list appended to or popped before the loop: as it was made)
+                root = self.vm.fn.aliases.get(entry, entry)
+                prod = self.vm.facts.producer.get(root, prod)
+            if isinstance(kind, Seq) and prod is not None and (
+                    prod.prim in ("zeros_list", "list")
+                    or prod.prim == "make_list" and prod.args):
+                # zero cotangents (reverse mode over a popped list), a list built
+                # here that starts with items: the leaves the loop's items have
+                # batched and those items lack are the same for every example,
+                # stacked (items batched already keep their axis)
                 new = {p[1:] for p in state.get(entry, set()) if p[:1] == (SEQ_ITEM,)}
-                out.append(Line(f"{entry} = {_stacked_items(entry, kind, new, self.vm.use_batch_size())}"))
-                continue
+                had = _start_items_batched(prod, at_entry.get(entry, set()))
+                if had is not None and had <= new:
+                    if new - had:
+                        text = stacked_items(entry, kind, new - had,
+                                             self.vm.use_batch_size())
+                        out.append(Line(f"{entry} = {text}"))
+                    continue
             if isinstance(kind, Seq):
                 if not (prod is not None and prod.prim == "make_list" and not prod.args):
                     raise self.vm.fail(s, NoBatchRule(
@@ -407,7 +420,19 @@ def _resolve(env: dict[str, str], name: str) -> str:
     return name
 
 
-def _stacked_items(name: str, kind: Seq, paths: set, n: str) -> str:
+def _start_items_batched(prod: Let, paths: set) -> set | None:
+    """The batched leaves every item of a list has as it enters a loop (``paths``:
+    its batched paths there, by index for ``[a, b]``, by ``"*"`` otherwise); None
+    where its items differ."""
+    if prod.prim != "make_list" or not prod.args:
+        return {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)} if not any(
+            p[:1] != (SEQ_ITEM,) for p in paths) else None
+    per_item = [{p[1:] for p in paths if p[:1] in ((k,), (SEQ_ITEM,))}
+                for k in range(len(prod.args))]
+    return per_item[0] if all(s == per_item[0] for s in per_item) else None
+
+
+def stacked_items(name: str, kind: Seq, paths: set, n: str) -> str:
     """``[... for item in name]`` with the item's leaves at ``paths`` stacked n times."""
     item = kind.item
     leaves = leaf_paths(item)

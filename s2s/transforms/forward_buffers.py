@@ -89,7 +89,11 @@ class Buffers:
             # grows it in a loop): its items' tangents, as a list
             out.append(Line(f"{name} = {state.whole(base)}"))
         elif current is None:
-            out.append(Line(f"{name} = {state.zeros(base.name)}"))
+            # (the primal append ran already: zeros for the items before it)
+            zeros = state.zeros(base.name)
+            if zeros.startswith("zeros_list("):
+                zeros = f"zeros_list({base.name}[:-1])"
+            out.append(Line(f"{name} = {zeros}"))
         elif current != name or name not in state.owned:
             out.append(Line(f"{name} = list({current})"))
         state.owned.add(name)

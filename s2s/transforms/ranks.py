@@ -54,16 +54,45 @@ def prim_family(prim: str) -> str | None:
     return PRIMITIVES[prim].family if prim in PRIMITIVES else None
 
 
+class _Cycle(NoBatchRule):
+    """A rank inferred from itself (a value made from a list's items, appended to it)."""
+
+
 class RankInference:
     """A value's per-example rank from its producer's operands' ranks."""
 
     def __init__(self, vm: Any) -> None:  # (the vmap transform, vmap._Vmap)
         self.vm = vm
+        self.inferring: set[str] = set()  # (names whose rank is being inferred)
 
     def infer(self, name: str) -> int | None:
         """The rank of a value the probe did not see (a branch the first example did
         not take), where its primitive says it: broadcasting takes the largest rank,
-        a full reduction gives a scalar."""
+        a full reduction gives a scalar.  A value that depends on itself (a loop the
+        first example never ran reads the list it grows, ``parts[-1]``) takes the
+        rank its other operands give."""
+        if name in self.inferring:
+            raise _Cycle(f"the rank of `{name}` depends on itself")
+        self.inferring.add(name)
+        try:
+            return self._infer(name)
+        finally:
+            self.inferring.discard(name)
+
+    def _max_rank(self, args: Any) -> int:
+        """The largest rank among ``args``, those whose rank depends on the value
+        being inferred left out (one must be known)."""
+        ranks = []
+        for a in args:
+            try:
+                ranks.append(self.vm.rank(a))
+            except _Cycle:
+                continue
+        if args and not ranks:
+            raise _Cycle("every operand's rank depends on the value itself")
+        return max(ranks, default=0)
+
+    def _infer(self, name: str) -> int | None:
         s = self.vm.facts.producer.get(name)
         if s is None and name in self.vm.facts.int_vars:
             return 0  # a loop's index (a Python int)
@@ -71,6 +100,8 @@ class RankInference:
                 isinstance(self.vm.kind(s.args[0].name), (Seq, Tree))):
             try:
                 return self._leaf_rank(name, ())
+            except _Cycle:
+                raise
             except NoBatchRule:
                 return None
         if s is None or s.prim not in PRIMITIVES:
@@ -82,7 +113,7 @@ class RankInference:
         try:
             if family in ("elementwise", "piecewise-constant", "binary", "comparison",
                           "special") or s.prim in ("identity", "zeros_like", "ones_like"):
-                return max((self.vm.rank(a) for a in s.args), default=0)
+                return self._max_rank(s.args)
             if family == "reduction" and "axis" not in s.params and not s.prim.startswith(
                     ("cum", "nancum")):  # (a cumulative reduction keeps a flat axis)
                 return 0
@@ -140,11 +171,22 @@ class RankInference:
             base = s.args[0].name
             if isinstance(self.vm.kind(base), Seq):  # an item: what was appended
                 root = self.vm.fn.aliases.get(base, base)
+                cycled = False
                 for st in walk(self.vm.fn.body):
                     if isinstance(st, Let) and st.prim == "append" and (
                             self.vm.fn.aliases.get(st.args[0].name, st.args[0].name) == root
                             and isinstance(st.args[1], Var)):
-                        return self._leaf_rank(st.args[1].name, path)
+                        try:
+                            return self._leaf_rank(st.args[1].name, path)
+                        except _Cycle:  # (made from the list's own items: another)
+                            cycled = True
+                start = self.vm.facts.producer.get(root)
+                if cycled and start is not None and start.prim == "make_list" and start.args:
+                    first = start.args[0]  # (the items it starts with)
+                    return self._leaf_rank(first.name, path) if isinstance(
+                        first, Var) else self.vm.rank(first)
+                if cycled:
+                    raise _Cycle(f"the rank of `{name}` depends on itself")
             elif isinstance(self.vm.kind(base), Tree):
                 return self._leaf_rank(base, (self.vm.facts.container_key(
                     s, self.vm.kind(base)),) + path)

@@ -1,0 +1,18 @@
+"""Source functions for tests/test_located_second_transform.py."""
+
+import numpy as np
+
+
+def inner(x):
+    y = x
+    for i in range(3):
+        y = np.sin(y) + 0.5 * x
+        if np.sum(y) > 1.0:
+            break
+    return y
+
+
+def caller_if(x):
+    if np.sum(x) > 0.5:
+        return np.sum(inner(x) ** 2)
+    return np.sum(x)
