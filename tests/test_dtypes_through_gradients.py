@@ -69,7 +69,7 @@ def cases(dtype):
 
 
 @pytest.mark.every_case
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=pytest.mark.slow)])
 def test_dtypes_and_values_are_jaxs(dtype) -> None:
     tol = dict(rtol=2e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
     for name, ours, theirs in cases(dtype):

@@ -35,7 +35,8 @@ def close(got, expected, dtype):
         np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(e, np.float64), **tol)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)],
+                         ids=["f64", "f32"])
 @pytest.mark.parametrize("name", NAMES)
 def test_second_derivatives(name, dtype) -> None:
     x = X.astype(dtype)
@@ -59,7 +60,8 @@ def test_literal_tests_leave_no_dead_branch() -> None:
     assert "if ON:" in s2s.source(grad)  # (read at each call)
 
 
-@pytest.mark.parametrize("name", ["if_module_constant", "if_module_constant_else"])
+@pytest.mark.parametrize("name", [pytest.param("if_module_constant", marks=pytest.mark.slow),
+                                  "if_module_constant_else"])
 def test_module_constants_changed_between_calls(name) -> None:
     """``ON`` flipped and ``SCALE`` changed between calls 1..10: every transform reads
     them again, also the code s2s transforms a second time (jacfwd is the vmap of the
