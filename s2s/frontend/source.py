@@ -612,7 +612,9 @@ def _instructions(code: Any) -> tuple:
             arg = None
         elif hasattr(arg, "co_code"):
             arg = _instructions(arg)
-        else:
+        elif isinstance(arg, frozenset):  # (`x in {"a", "b"}`: its order is the hash
+            arg = ("frozenset", sorted(map(repr, arg)))  # seed's of the process that
+        else:  # wrote the bytecode, maybe another one's)
             arg = repr(arg)
         out.append(("LOAD_ATTR" if ins.opname == "LOAD_METHOD" else ins.opname, arg))
     return tuple(out)
