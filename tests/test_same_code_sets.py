@@ -8,27 +8,31 @@ imported" (a failure seen once in a parallel run of tests/frontend/test_sets_fst
 
 from __future__ import annotations
 
+import random
+
 from s2s.frontend.source import _code_equal
 
 
-def _colliding_orders() -> tuple[frozenset, frozenset]:
-    """One set of strings built in two insertion orders that iterate differently."""
-    words = [f"w{k}" for k in range(40)]
-    for n in range(2, 40):
-        a, b = frozenset(words[:n]), frozenset(reversed(words[:n]))
-        if list(a) != list(b):
-            return a, b
-    raise AssertionError("no two orders differ")  # pragma: no cover
+def _function_and_reordered_set() -> tuple:
+    """A function testing membership in a set literal, and the same set built in an
+    insertion order that iterates differently (hash collisions decide that order)."""
+    rng = random.Random(0)
+    for n in range(4, 60):
+        words = [f"w{k}" for k in range(n)]
+        text = "def f(m):\n    return m in {" + ", ".join(map(repr, words)) + "}\n"
+        code = compile(text, "<t>", "exec").co_consts[0]
+        (made,) = [c for c in code.co_consts if isinstance(c, frozenset)]
+        for _ in range(50):
+            rng.shuffle(words)
+            other = frozenset(words)
+            if list(other) != list(made):
+                return code, made, other
+    raise AssertionError("no two insertion orders iterate differently")  # pragma: no cover
 
 
 def test_a_set_constant_in_another_order_is_the_same_code() -> None:
-    a, b = _colliding_orders()
-    text = "def f(m):\n    return m in {" + ", ".join(repr(w) for w in a) + "}\n"
-    code = compile(text, "<t>", "exec").co_consts[0]
-    assert any(isinstance(c, frozenset) for c in code.co_consts)
-    reordered = code.replace(co_consts=tuple(
-        (b if list(c) != list(b) else a) if isinstance(c, frozenset) else c
-        for c in code.co_consts))
-    assert [list(c) for c in code.co_consts if isinstance(c, frozenset)] != [
-        list(c) for c in reordered.co_consts if isinstance(c, frozenset)]
+    code, made, other = _function_and_reordered_set()
+    assert other == made and list(other) != list(made)
+    reordered = code.replace(co_consts=tuple(other if c is made else c
+                                             for c in code.co_consts))
     assert _code_equal(code, reordered)
