@@ -15,7 +15,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
-from .inner_vmap import lower_inner_vmap
+from .inner_vmap import _alias_all, lower_inner_vmap
 from .source import literal_value
 
 
@@ -102,15 +102,3 @@ def _spelled(n: Any, vmap: Any) -> str:
     name = "s2s_vmap_kept"
     n.resolver.namespace[name] = vmap
     return name
-
-
-def _alias_all(n: Any, tree: Any, node: Any) -> None:
-    positions, alias = n.desugar.positions, n.desugar.alias
-
-    class Walk(cst.CSTVisitor):
-        def on_visit(self, new: Any) -> bool:
-            if new not in positions:
-                alias(new, node)
-            return True
-
-    tree.visit(Walk())
