@@ -33,6 +33,14 @@ CONSTRUCTORS = frozenset({
 })
 
 
+# functions whose first parameter is a sequence of arrays, not one array
+SEQUENCES_FIRST = frozenset({
+    "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
+    "row_stack", "block", "select", "lexsort", "multi_dot", "broadcast_arrays",
+    "meshgrid", "ix_", "einsum", "array", "asarray", "piecewise",
+})
+
+
 def _has_jax(value: Any) -> bool:
     if isinstance(value, jax.Array):
         return True
@@ -57,6 +65,9 @@ class Dispatch:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.always_device or _has_jax(args) or _has_jax(kwargs):
+            if args and type(args[0]) is list and self.name not in SEQUENCES_FIRST:
+                # (NumPy reads a list as an array, `np.sum(items)`; jax.numpy refuses it)
+                args = (_jnp.asarray(args[0]), *args[1:])
             return self.device(*args, **kwargs)
         return self.host(*args, **kwargs)
 

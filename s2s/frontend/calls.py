@@ -15,9 +15,23 @@ from ..errors import TransformError, UnsupportedCallError
 from ..ir.names import stem
 from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Index, Var
 from ..primitives import PRIMITIVES, lookup_object
-from ..primitives.registry import METHODS, Refused, Result, lookup_form
+from ..primitives.registry import METHODS, Refused, Result, lookup_form, reads_arrays
 from .expressions import MAX_NAME, SHAPE_READS
 from .resolve import expression_advice
+
+
+def _as_array(n: Any, atom: Atom, node: Any) -> Atom:
+    """An operand NumPy reads with ``np.asarray``: a list or tuple built here (a
+    literal, a comprehension, a list grown by ``append``) converted first, so that
+    every rule reads an array (``2 * items`` would repeat a list).  Sequence
+    arguments: transforms/list_operands.py."""
+    if not isinstance(atom, Var):
+        return atom
+    let = n.lets.get(atom.name)
+    if atom.name not in n.lists and not (
+            let is not None and let.prim in ("make_list", "make_tuple")):
+        return atom
+    return n.emit(n.names.fresh(f"{stem(atom.name)}_array"), "asarray", (atom,), {}, node)
 
 
 def _comprehension_names(node: Any) -> set[str]:
@@ -124,12 +138,16 @@ class CallLowerer:
                     self.n.resolver.resolve_dotted(first.func)[0] is builtins.map and \
                     len(first.args) >= 2 and not any(a.keyword or a.star for a in first.args) \
                     and self.n.funcs.value_of(first.args[0].value):
+                generator = self.n.funcs.map_generator(first)
+                if generator is not None:
+                    return self.n.comps.sum(generator, start_arg.value if start_arg else None,
+                                            node, target)
                 items = self.n.funcs.map_items(first, self.n.funcs.value_of(first.args[0].value))
             else:  # a name for a literal, `d.values()`, a constant: its items
                 items = self.n.comps.items_of(first)
             if items is None and isinstance(first, cst.Name) and \
                     self.n.env.get(first.value) in self.n.lists:
-                return self.grown_sum(first, start_arg, node, target)
+                return _grown_sum(self, first, start_arg, node, target)
         if items is None:
             raise UnsupportedCallError(
                 "Python's built-in `sum` is supported over a list or tuple whose length "
@@ -151,28 +169,6 @@ class CallLowerer:
         if target is not None and not (isinstance(total, Var) and total.name == target):
             total = self.n.emit(target, "identity", (total,), {}, node)
         return total
-
-    def grown_sum(self, name: cst.Name, start: Any, node: cst.Call,
-                  target: str | None) -> Atom:
-        """``sum(parts)`` of a list grown in a run-time loop (``parts.append(v)``): its
-        length is known per call, its items one shape (what one expression made), so
-        the sum is ``np.sum(np.stack(parts), axis=0)``, which every transform handles
-        (after ``start``)."""
-        total: Any = cst.parse_expression(
-            f"(np.sum(np.stack({name.value}), axis=0) if len({name.value}) else 0)")
-        if start is not None:
-            total = cst.BinaryOperation(start.value, cst.Add(), total)
-        alias, positions = self.n.desugar.alias, self.n.desugar.positions
-
-        class Walk(cst.CSTVisitor):
-            def on_visit(self, n: Any) -> bool:
-                if n not in positions:  # (the new nodes, not `start`'s own)
-                    alias(n, node)
-                return True
-
-        total.visit(Walk())
-        self.n.resolver.bind_namespace("np", node)
-        return self.n.exprs.expr(total, target)
 
     def python_expression(self, node: Any, target: str | None, base: str) -> Atom:
         """A comprehension, ``slice(...)`` or ``tuple(...)``: Python code over indexes
@@ -339,6 +335,8 @@ class CallLowerer:
         if keyword_operands:
             positional += [v for _, v in keyword_operands]
             params[KEYWORD_OPERANDS] = tuple(n for n, _ in keyword_operands)
+        if reads_arrays(name):
+            positional = [_as_array(self.n, a, node) for a in positional]
         first = stem(self.n.named(positional[0])) if positional else ""
         base = f"{name.split('.')[-1]}_{first}" if first else name
         if len(base) > MAX_NAME:
@@ -451,3 +449,26 @@ class CallLowerer:
             return Const(tuple(a.value for a in atoms),
                          "(" + ", ".join(a.text for a in atoms) + ")")
         return self.n.emit(self.n.names.fresh("shape"), "make_tuple", tuple(atoms), {}, node)
+
+
+def _grown_sum(calls: Any, name: cst.Name, start: Any, node: cst.Call,
+               target: str | None) -> Atom:
+    """``sum(parts)`` of a list grown in a run-time loop (``parts.append(v)``): its
+    length is known per call, its items one shape (what one expression made), so
+    the sum is ``np.sum(np.stack(parts), axis=0)``, which every transform handles
+    (after ``start``)."""
+    total: Any = cst.parse_expression(
+        f"(np.sum(np.stack({name.value}), axis=0) if len({name.value}) else 0)")
+    if start is not None:
+        total = cst.BinaryOperation(start.value, cst.Add(), total)
+    alias, positions = calls.n.desugar.alias, calls.n.desugar.positions
+
+    class Walk(cst.CSTVisitor):
+        def on_visit(self, n: Any) -> bool:
+            if n not in positions:  # (the new nodes, not `start`'s own)
+                alias(n, node)
+            return True
+
+    total.visit(Walk())
+    calls.n.resolver.bind_namespace("np", node)
+    return calls.n.exprs.expr(total, target)

@@ -402,6 +402,9 @@ class FunctionLowerer:
         if fv is None:
             raise self.n.unsupported(node.args[0], "this is not a function s2s knows",
                                      "pass a function defined in a file")
+        generator = self.map_generator(node)
+        if generator is not None:
+            return self.n.comps.comprehension(generator, target)
         out = self.n.emit(self.n.exprs.target(target, "mapped"), "make_list",
                           tuple(self.map_items(node, fv)), {}, node)
         self.n.lists.add(out.name)
@@ -409,8 +412,37 @@ class FunctionLowerer:
 
     def map_items(self, node: cst.Call, fv: Any) -> list[Atom]:
         """The calls ``map(f, xs, ...)`` makes, one per item (``sum(map(...))`` adds them)."""
-        seqs = [self.spread(cst.Arg(a.value, star="*")) for a in node.args[1:]]
+        seqs = []
+        for a in node.args[1:]:
+            starred = cst.Arg(a.value, star="*")
+            self.n.desugar.alias(starred, a)
+            seqs.append(self.spread(starred))
         return [self.call(fv, node, None, (list(items), {})) for items in zip(*seqs)]
+
+    def map_generator(self, node: cst.Call) -> cst.GeneratorExp | None:
+        """``map(f, xs, ...)`` over a sequence known only when the function runs (an
+        array, a list grown in a loop) as the generator ``(f(item) for item in xs)``
+        (``zip`` over several), which lowers as a loop; None when every sequence is
+        known when transforming (then it unrolls into the calls)."""
+        seqs = [a.value for a in node.args[1:]]
+        if all(self.n.comps.static.static_items(s) is not None for s in seqs):
+            return None
+        taken = set(names_read(cst.Lambda(cst.Parameters(), node))) | set(self.n.env)
+        names = []
+        for k in range(len(seqs)):
+            name = "item" if len(seqs) == 1 else f"item{k}"
+            while name in taken:
+                name += "_"
+            names.append(cst.Name(name))
+        target: Any = names[0] if len(names) == 1 else cst.Tuple(
+            [cst.Element(m) for m in names])
+        over: Any = seqs[0] if len(seqs) == 1 else cst.Call(
+            cst.Name("zip"), [cst.Arg(s) for s in seqs])
+        call = cst.Call(node.args[0].value, [cst.Arg(m) for m in names])
+        generator = cst.GeneratorExp(call, cst.CompFor(target, over))
+        for new in (generator, generator.for_in, call, over, target, *names):
+            self.n.desugar.alias(new, node)
+        return generator
 
 
 def _call_choice(self: FunctionLowerer, fv: FnValue, node: Any, target: str | None,

@@ -482,6 +482,19 @@ def _scipy_solvers_in_use(obj: Any) -> bool:
 NUMPY_MODULES = {np, np.linalg, np.fft, np.random}
 
 
+# primitives whose operands NumPy reads with ``np.asarray`` (``np.sum(items)`` of a
+# list is ``np.sum(np.asarray(items))``), by their batching family and by name;
+# functions that take a list of arrays as a list are not among them
+ARRAY_LIKE_FAMILIES = ("broadcasting", "reducer", "cumulative", "normalizer", "along_axis")
+ARRAY_LIKE_PRIMS = ("shape", "ndim", "size", "sort", "dot", "matmul", "outer", "linalg.norm")
+
+
+def reads_arrays(name: str) -> bool:
+    """Does the primitive ``name`` read each operand as ``np.asarray`` of it?"""
+    p = PRIMITIVES.get(name)
+    return p is not None and (p.batch in ARRAY_LIKE_FAMILIES or name in ARRAY_LIKE_PRIMS)
+
+
 def is_integer_constant(x: Any) -> bool:
     """Rule helper, decided while inlining: is ``x`` a Python int known now?"""
     return isinstance(x, int) and not isinstance(x, bool)

@@ -18,10 +18,10 @@ import numpy as np
 from ..errors import TransformError, UnsupportedSyntaxError
 from ..ir.kinds import LEAF, SEQ, Kind, Seq, Tree, kind_of
 from ..ir.nodes import Atom, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, walk
-from ..ir.unroll import unroll_container_loops
 from ..ir.walk import all_lets, depending, loop_breaks
 from ..primitives import PRIMITIVES
 from ..primitives.registry import arg_slots, refuse_underived
+from .list_operands import per_call
 
 # structural primitives: a value built from (or passed through) active values is active
 STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
@@ -403,7 +403,7 @@ class KindSolver:
                 "give each recursive call arguments of the structures its caller got",
             )
         assumed = self.in_progress[key] = _Assumed(None)
-        fn = unroll_container_loops(fn, arg_kinds)  # as its code for these structures will be
+        fn = per_call(fn, arg_kinds)  # as its code for these structures will be
         waits: set = set()
         try:
             frame = _Frame()

@@ -119,6 +119,11 @@ class ListBatching:
             rank = max(self.rank(a) for a in atoms)
             items = batched_items(self, atoms, rank)
             seq_text = "[" + ", ".join(items) + "]"
+        elif isinstance(kind, Tree) and kind.type in (list, tuple) and isinstance(
+                seq, Var) and all(c == LEAF for c in kind.children):
+            rank = max((self.rank(seq, (k,)) for k in kind.keys), default=0)
+            seq_text = "[" + ", ".join(self._tree_item(seq.name, k, rank)
+                                       for k in kind.keys) + "]"
         elif isinstance(kind, Seq) or kind == LEAF:
             if isinstance(kind, Seq) and not self.b.get(seq.name):
                 raise NoBatchRule("internal: unbatched list")
@@ -142,6 +147,16 @@ class ListBatching:
             return f"np.concatenate({seq_text}, axis={1 if rank <= 1 else 2})"
         return f"np.concatenate({seq_text}, axis=1)" if rank >= 2 else \
             f"np.stack({seq_text}, axis=1)"
+
+    def _tree_item(self, name: str, key: int, rank: int) -> str:
+        """Item ``key`` of a tuple or list argument, as ``batched_items`` spells an
+        item of a list the function built: batched ones aligned, others repeated."""
+        text, seq = f"{name}[{key}]", Var(name)
+        missing = rank - self.rank(seq, (key,))
+        if self.batched(seq, (key,)):
+            return f"{text}[:{', None' * missing}]" if missing > 0 else text
+        units = "1, " * missing if missing > 0 else ""
+        return f"np.broadcast_to({text}, ({self.use_batch_size()}, {units}*np.shape({text})))"
 
     def _seq_rank(self, name: str) -> int:
         key = (name, (0,))

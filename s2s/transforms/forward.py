@@ -30,7 +30,6 @@ from ..errors import TransformError
 from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import Break, For, Function, If, Let, Return, Var
 from ..ir.spelling import atom_text
-from ..ir.unroll import unroll_container_loops
 from . import odes
 from .base import StmtTransform
 from .forward_branches import Branches
@@ -39,6 +38,7 @@ from .forward_calls import Calls
 from .forward_loops import Loops
 from .forward_state import ForwardState
 from .jvp_rules import JvpRules
+from .list_operands import per_call
 from .module import Module, aux_error, default_text, signature_text, stem
 from .paths import tidy_replays
 from .replay import dead_code, spell_buffers
@@ -57,7 +57,7 @@ class ForwardSpec:
 
 def emit_forward(fn: Function, spec: ForwardSpec, module: Module, name: str) -> str:
     """Append the forward-mode function for ``fn`` to ``module``; return its name."""
-    fn = unroll_container_loops(fn, spec.arg_kinds)  # for W, b in params: unrolled
+    fn = per_call(fn, spec.arg_kinds)  # for W, b in params: unrolled
     module.taken.add(name)
     module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)

@@ -32,10 +32,10 @@ from ..ir.nodes import (
     walk,
 )
 from ..ir.spelling import atom_text
-from ..ir.unroll import unroll_container_loops
 from ..primitives import PRIMITIVES, collectives
 from ..primitives.batching import NoBatchRule
 from .analysis import facts
+from .list_operands import per_call
 from .module import Module, default_text
 from .replay import Replay, has_effects, spell_buffers
 
@@ -360,7 +360,7 @@ def probe(fn: Function, example: tuple,
     if kinds is None:
         kinds = tuple(_kind(x) for x in example)
     kinds = tuple(kinds[: len(example)]) + (LEAF,) * (len(fn.params) - len(example))
-    fn = unroll_container_loops(fn, kinds)
+    fn = per_call(fn, kinds)
     replay = Replay(facts(fn, kinds), effects=False)  # (the batched run prints, checks)
     replay.redraw = True  # (its draws run on the random state restored after)
     items = [Line(f"__record__({p!r}, {p})") for p in fn.params + fn.kwonly]

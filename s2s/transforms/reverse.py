@@ -21,9 +21,9 @@ from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.names import NameTable
 from ..ir.nodes import Function, Return, Var
 from ..ir.spelling import atom_text
-from ..ir.unroll import unroll_container_loops
 from ..ir.walk import all_lets
 from .analysis import facts
+from .list_operands import per_call
 from .module import Module, OutputStructureError, aux_error, grad_error, signature_text, stem
 from .paths import tidy_replays
 from .replay import Replay, dead_code, spell_buffers, uses_of
@@ -53,7 +53,7 @@ def emit_reverse(fn: Function, spec: Spec, module: Module, name: str) -> str:
     module.taken.add(name)
     module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)
-    fn = unroll_container_loops(fn, spec.arg_kinds)
+    fn = per_call(fn, spec.arg_kinds)
     fn = expand_custom_vjp(fn, module)
     builder = _Reverse(fn, spec, module)
     text = builder.build(name)

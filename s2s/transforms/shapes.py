@@ -22,12 +22,12 @@ from ..errors import TransformError
 from ..ir.kinds import LEAF, Seq, Tree
 from ..ir.nodes import Break, Const, For, Function, If, Index, Let, Return, Slice, Var
 from ..ir.spelling import atom_text
-from ..ir.unroll import unroll_container_loops
 from ..ir.walk import param_atoms
 from ..primitives import PRIMITIVES
 from ..primitives.registry import KEYWORD_OPERANDS
 from ..primitives.shape_rules import rule_for
 from .analysis import facts
+from .list_operands import per_call
 from .module import Module, signature_text, stem
 from .replay import Replay, by_field, spell, spell_buffers
 
@@ -56,7 +56,7 @@ def emit_shapes(fn: Function, kinds: tuple, module: Module, name: str,
     module.taken.add(name)
     module.taken |= fn.names.taken
     module.namespace.update(fn.namespace)
-    fn = unroll_container_loops(fn, kinds)
+    fn = per_call(fn, kinds)
     shapes = _Shapes(fn, kinds, module)
     for p, paths in zip(fn.params, known):
         if () in paths:
@@ -335,7 +335,7 @@ class _Shapes:
             kinds = tuple(self.facts.kinds.get(a.name) if isinstance(a, Var) else None
                           for a in s.args)
             kinds = tuple(k if k is not None else LEAF for k in kinds)
-            inner = unroll_container_loops(callee, kinds)
+            inner = per_call(callee, kinds)
             self.module.functions.append(_Shapes(inner, kinds, self.module).build(
                 name, pattern))
         self.abstract.add(s.target)

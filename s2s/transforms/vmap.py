@@ -41,7 +41,6 @@ from ..ir.nodes import (
     walk,
 )
 from ..ir.spelling import atom_text
-from ..ir.unroll import unroll_container_loops
 from ..ir.walk import param_atoms
 from ..primitives.batching import (
     Batch,
@@ -55,6 +54,7 @@ from .batched_lists import ListBatching
 from .batched_loops import SEQ_ITEM, BatchedLoops
 from .collectives import COLLECTIVES, CollectiveBatching
 from .kept import KeptBatching
+from .list_operands import per_call
 from .module import Module, signature_text, stem
 from .ranks import VALUES, RankInference, probe, replay_args
 from .replay import Replay, dead_code, spell_buffers
@@ -80,7 +80,7 @@ def emit_vmap(fn: Function, spec: VmapSpec, module: Module, name: str) -> str:
     module.taken.add(name)
     module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)
-    fn = unroll_container_loops(fn, spec.arg_kinds)  # (probe unrolls alike: same names)
+    fn = per_call(fn, spec.arg_kinds)  # (probe unrolls alike: same names)
     text = _Vmap(fn, spec, module).build(name)
     module.functions.append(text)
     return name
@@ -369,7 +369,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                             "auto", kinds + (LEAF,) * (len(callee.params) - len(kinds)),
                             tuple(example), len(s.args), self.spec.shared_draws,
                             axis_name=self.spec.axis_name)
-            unrolled = unroll_container_loops(callee, spec.arg_kinds)  # (as probe does)
+            unrolled = per_call(callee, spec.arg_kinds)  # (as probe does)
             try:  # (on the other path's values: NumPy's warnings are not the user's)
                 with np.errstate(**({} if probed else {"all": "ignore"})):
                     spec.ranks = probe(unrolled, spec.example, spec.arg_kinds)

@@ -1,0 +1,125 @@
+"""Lists handed to NumPy functions that read them as arrays, and ``map`` over an
+array (issue 23): ``np.sum(items)`` of a list grown in a loop or built by a
+comprehension is ``np.sum(np.asarray(items))``.  vmap (and so jacfwd, hessian,
+vmap of grad) refused these ("the rank of `items` is unknown"), the jacfwd error
+located in emitted code; ``map(f, x)`` over an array was refused with a message about a
+`*` the user never wrote, located at the `def`.  Now vmap stacks such a list after the
+batch axis (transforms/vmap.py, ``lists_as_arrays``) and ``map`` over a sequence known
+only at run time lowers as the generator ``(f(item) for item in x)``.
+
+Oracle: JAX on each function's ``*_stacked`` twin (JAX refuses ``jnp.sum`` of a list),
+float64 and float32; vmap against a Python loop too."""
+
+from __future__ import annotations
+
+import list_operand_fns as F
+import numpy as np
+import pytest
+import stmt_checks as C
+from support import HAVE_JAX, jax_twin
+
+import s2s
+
+pytestmark = pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+
+if HAVE_JAX:
+    import jax
+
+    J = jax_twin(F)
+
+X = np.array([0.3, -0.5, 2.0, 0.1])
+NAMES = ["sum", "comprehension", "literal", "rows", "map"]
+
+
+def pair(name):
+    stacked = "map_shadow_stacked" if name == "map_shadow" else f"{name}_stacked"
+    own = name if name == "map_shadow" else f"{name}_list"
+    return getattr(F, own), getattr(J, stacked)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", NAMES + ["map_shadow"])
+def test_grad_and_vmap_of_grad_against_jax(name, dtype) -> None:
+    f, jf = pair(name)
+    x = X.astype(dtype)
+    C.close(s2s.grad(f)(x), jax.grad(jf)(x), dtype, "grad")
+    xs = np.stack([x, 0.5 * x, -x + 0.25]).astype(dtype)
+    got = s2s.vmap(s2s.grad(f))(xs)
+    assert got.dtype == dtype
+    C.close(got, jax.vmap(jax.grad(jf))(xs), dtype, "vmap(grad)")
+    C.close(s2s.vmap(f)(xs), np.stack([f(r) for r in xs]), dtype, "vmap")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_jacobians_jvp_and_jit_against_jax(name) -> None:
+    f, jf = pair(name)
+    want = np.asarray(jax.grad(jf)(X))
+    np.testing.assert_allclose(s2s.jacfwd(f)(X), want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(s2s.jacrev(f)(X), want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(s2s.hessian(f)(X), jax.hessian(jf)(X), rtol=1e-8,
+                               atol=1e-10)
+    v = np.array([1.0, -2.0, 0.5, 3.0])
+    _, tangent = s2s.jvp(f, (X,), (v,))
+    np.testing.assert_allclose(tangent, jax.jvp(jf, (X,), (v,))[1], rtol=1e-9)
+    for backend in ("numpy", "jax"):
+        np.testing.assert_allclose(s2s.jit(s2s.grad(f), backend=backend)(X), want,
+                                   rtol=1e-9, atol=1e-12)
+
+
+def test_values_change_between_calls_and_sizes() -> None:
+    """calls 1 to 10 with new values and lengths 0 (no item), 1 and 5."""
+    g, vg = s2s.grad(F.sum_list), s2s.vmap(s2s.grad(F.sum_list))
+    jg = jax.grad(J.sum_stacked)
+    for call in range(1, 11):
+        x = np.linspace(-1.0, 1.0, 1 + call % 5) * call
+        np.testing.assert_allclose(g(x), jg(x), rtol=1e-12)
+        xs = np.stack([x, x + 1.0])
+        np.testing.assert_allclose(vg(xs), jax.vmap(jg)(xs), rtol=1e-12)
+    x = np.array([0.3, np.nan, 0.1])
+    np.testing.assert_array_equal(np.isnan(vg(x[None])[0]), np.isnan(jg(x)))
+
+
+def test_results_are_not_shared_with_the_input() -> None:
+    xs = np.stack([X, 2.0 * X])
+    before = xs.copy()
+    got = s2s.vmap(s2s.grad(F.rows_list))(xs)
+    got[...] = 7.0
+    np.testing.assert_array_equal(xs, before)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(F.rows_list))(xs),
+                               jax.vmap(jax.grad(J.rows_stacked))(xs), rtol=1e-9)
+
+
+def test_map_over_an_array_reads_as_a_loop() -> None:
+    src = s2s.source(s2s.grad(F.map_shadow))
+    assert "for " in src and "item_" in src  # (the loop's name avoids the closure's)
+    np.testing.assert_allclose(s2s.grad(F.map_shadow)(X), 2.0 * np.ones(4))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("length", [1, 3])
+def test_list_arguments_against_jax(length, dtype) -> None:
+    """``np.square(xs)`` of a list argument: its backward once read ``2 * xs``, a
+    repeated list (a one-item list's gradient came out halved, silently)."""
+    xs = [np.asarray(v, dtype=dtype) for v in (3.0, -0.5, 1.25)[:length]]
+    got = s2s.grad(F.param_list)(xs)
+    want = jax.grad(J.param_stacked)(xs)
+    assert isinstance(got, list) and len(got) == length
+    for g, w in zip(got, want):
+        C.close(g, w, dtype, "grad")
+    p = {"ws": xs, "b": np.asarray(0.7, dtype=dtype)}
+    got, want = s2s.grad(F.pytree_list)(p), jax.grad(J.pytree_stacked)(p)
+    C.close(got["b"], want["b"], dtype, "grad b")
+    for g, w in zip(got["ws"], want["ws"]):
+        C.close(g, w, dtype, "grad ws")
+    batch = [np.stack([v, 2 * v]) for v in xs]
+    got = s2s.vmap(s2s.grad(F.param_list))(batch)
+    want = jax.vmap(jax.grad(J.param_stacked))(batch)
+    for g, w in zip(got, want):
+        C.close(g, w, dtype, "vmap(grad)")
+    tangents = [np.ones_like(v) for v in xs]
+    C.close(s2s.jvp(F.param_list, (xs,), (tangents,))[1],
+            jax.jvp(J.param_stacked, (xs,), (tangents,))[1], dtype, "jvp")
+    for backend in ("numpy", "jax"):
+        for g, w in zip(s2s.jit(s2s.grad(F.param_list), backend=backend)(xs),
+                        jax.grad(J.param_stacked)(xs)):
+            C.close(g, w, dtype, backend)
