@@ -18,20 +18,7 @@ from ..primitives import PRIMITIVES, lookup_object
 from ..primitives.registry import METHODS, Refused, Result, lookup_form, reads_arrays
 from .expressions import MAX_NAME, SHAPE_READS
 from .resolve import expression_advice
-
-
-def _as_array(n: Any, atom: Atom, node: Any) -> Atom:
-    """An operand NumPy reads with ``np.asarray``: a list or tuple built here (a
-    literal, a comprehension, a list grown by ``append``) converted first, so that
-    every rule reads an array (``2 * items`` would repeat a list).  Sequence
-    arguments: transforms/list_operands.py."""
-    if not isinstance(atom, Var):
-        return atom
-    let = n.lets.get(atom.name)
-    if atom.name not in n.lists and not (
-            let is not None and let.prim in ("make_list", "make_tuple")):
-        return atom
-    return n.emit(n.names.fresh(f"{stem(atom.name)}_array"), "asarray", (atom,), {}, node)
+from .sequences import as_array
 
 
 def _comprehension_names(node: Any) -> set[str]:
@@ -336,7 +323,7 @@ class CallLowerer:
             positional += [v for _, v in keyword_operands]
             params[KEYWORD_OPERANDS] = tuple(n for n, _ in keyword_operands)
         if reads_arrays(name):
-            positional = [_as_array(self.n, a, node) for a in positional]
+            positional = [as_array(self.n, a, node) for a in positional]
         first = stem(self.n.named(positional[0])) if positional else ""
         base = f"{name.split('.')[-1]}_{first}" if first else name
         if len(base) > MAX_NAME:

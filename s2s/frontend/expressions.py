@@ -30,6 +30,7 @@ from .objects import is_instance_self, object_call
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
+from .sequences import sequence_arithmetic
 from .source import literal_value
 
 _BINOPS = {
@@ -208,6 +209,10 @@ class ExprLowerer:
                 return folded if target is None else self.n.emit(
                     target, "identity", (folded,), {}, node
                 )
+        if prim in ("add", "multiply"):
+            joined = sequence_arithmetic(self.n, prim, left, right, node, target)
+            if joined is not None:
+                return joined
         if prim in ("add", "multiply") and isinstance(left, Const) and isinstance(
             right, Var
         ):

@@ -68,6 +68,7 @@ from .resolve import (
     unwrap_forwarding,
 )
 from .scope import OnePath
+from .sequences import check_literal_reads
 from .source import ParsedFunction, parse_function, recursion_room
 from .statements import StmtLowerer
 
@@ -280,6 +281,7 @@ class Normalizer:
             MemoryCheck(EFFECTS, self.lists, self.buffers, self._user_name,
                         self.display).run(body, params + kwonly)
             _check_block_nesting(body)
+            check_literal_reads(self)
         except TransformError as err:
             raise err.with_func(self.display)
         for name in params + kwonly:  # defaults are read from the function object

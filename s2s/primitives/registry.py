@@ -489,10 +489,15 @@ ARRAY_LIKE_FAMILIES = ("broadcasting", "reducer", "cumulative", "normalizer", "a
 ARRAY_LIKE_PRIMS = ("shape", "ndim", "size", "sort", "dot", "matmul", "outer", "linalg.norm")
 
 
+# Python's own operations among them (`is`, `and`, `range`) and runtime helpers
+PYTHON_LEVEL = ("is_", "is_not", "and_", "or_", "range", "real_only", "sign_turn")
+
+
 def reads_arrays(name: str) -> bool:
     """Does the primitive ``name`` read each operand as ``np.asarray`` of it?"""
     p = PRIMITIVES.get(name)
-    return p is not None and (p.batch in ARRAY_LIKE_FAMILIES or name in ARRAY_LIKE_PRIMS)
+    return p is not None and name not in PYTHON_LEVEL and (
+        p.batch in ARRAY_LIKE_FAMILIES or name in ARRAY_LIKE_PRIMS)
 
 
 def is_integer_constant(x: Any) -> bool:

@@ -1,14 +1,15 @@
-"""Tuples and lists of arrays that a NumPy function reads as one array.
+"""Tuples and lists whose structure the call signature says, read as Python and
+NumPy read them.
 
 ``np.sum(xs)`` of a list is ``np.sum(np.asarray(xs))``: NumPy converts the list
 first.  Emitted rules must read that array, never the list: the backward of
 ``np.square(xs)`` is ``2 * xs * g``, and ``2 * xs`` of a list repeats the list (a
-gradient half the size, or silently wrong for a one-item list).  Lists the function
-builds are converted by the frontend when it lowers the call (frontend/calls.py,
-``as_array``); this pass converts the ones whose structure only the call signature
-says: a tuple or list argument, or one inside a pytree argument (``p["ws"]``).  It
-runs per call structure, where the transforms unroll container loops, so the probes
-and the emitted code see the same names.
+gradient half the size, or silently wrong for a one-item list).  ``xs + ys`` of two
+list arguments concatenates and ``xs * 2`` repeats (structure: the lengths are the
+call's), while ``xs + [x]`` of an array argument is NumPy's addition.  The frontend
+decides what it can see (frontend/sequences.py: literals built in the function);
+this pass decides the rest, per call structure, where the transforms unroll
+container loops, so the probes and the emitted code see the same names.
 """
 
 from __future__ import annotations
@@ -16,26 +17,34 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..ir.kinds import Tree
+from ..errors import TransformError
+from ..ir.kinds import LEAF, Tree
 from ..ir.names import NameTable
-from ..ir.nodes import Const, For, Function, If, Let, Stmt, Var
+from ..ir.nodes import Const, For, Function, If, Index, Let, Stmt, Var, walk
 from ..ir.unroll import unroll_container_loops
 from ..primitives.registry import reads_arrays
+
+_COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+# list statements that change a list in place (its literal no longer says its items)
+_IN_PLACE = ("append", "pop", "setitem", "extend", "insert")
 
 
 def per_call(fn: Function, arg_kinds: tuple) -> Function:
     """``fn`` as the transforms read it for arguments of ``arg_kinds``: loops over
-    containers unrolled, sequence arguments read as arrays converted."""
+    containers unrolled, tuples and lists read as Python and NumPy read them."""
     return lists_as_arrays(unroll_container_loops(fn, arg_kinds), arg_kinds)
 
 
 def lists_as_arrays(fn: Function, arg_kinds: tuple) -> Function:
-    """``fn`` with ``np.asarray`` of each tuple or list argument (or pytree part) that
-    an array-reading primitive takes as an operand, before it."""
-    seqs = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
-    if not seqs:
+    """``fn`` with ``np.asarray`` of each tuple or list that an array-reading
+    primitive takes as an operand before it, and ``+``/``*`` of a tuple or list
+    argument as the concatenation or repetition Python computes."""
+    trees = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
+    if not trees and not any(isinstance(s, Let) and s.prim in ("make_list", "make_tuple")
+                             for s in walk(fn.body)):
         return fn
-    pass_ = _Convert(fn, seqs)
+    pass_ = _Convert(fn, trees)
+    pass_.arrays.update(p for p in fn.params if p not in trees)
     body = pass_.block(fn.body)
     if not pass_.changed:
         return fn
@@ -47,6 +56,13 @@ class _Convert:
         self.trees: dict[str, Any] = dict(trees)
         self.names = NameTable(fn.names.taken)
         self.changed = False
+        self.literals: dict[str, tuple[type, tuple]] = {}  # unchanged literals' items
+        self.aliases = fn.aliases
+        # names known to hold arrays: leaf arguments, results of NumPy's computations
+        self.arrays: set[str] = set()
+        self.changed_roots = {fn.aliases.get(s.args[0].name, s.args[0].name)
+                              for s in walk(fn.body) if isinstance(s, Let)
+                              and s.prim in _IN_PLACE and isinstance(s.args[0], Var)}
 
     def block(self, stmts: list[Stmt]) -> list[Stmt]:
         out: list[Stmt] = []
@@ -70,13 +86,27 @@ class _Convert:
             child = _child(tree, _constant_key(s))
             if isinstance(child, Tree):
                 self.trees[s.target] = child
-        if not reads_arrays(s.prim):
-            return [s]
+        elif s.prim in ("make_list", "make_tuple") and self.aliases.get(
+                s.target, s.target) not in self.changed_roots:
+            self.literals[s.target] = (list if s.prim == "make_list" else tuple, s.args)
+        if s.prim in ("add", "multiply"):
+            joined = self.arithmetic(s)
+            if joined is not None:
+                return joined
+        if not reads_arrays(s.prim) or s.prim in _COMPARISONS and all(
+                isinstance(b, Var) and b.name in self.trees for b in s.args):
+            return [s]  # (`xs == ys` of two lists: Python's comparison, one bool)
+        if s.prim not in ("shape", "ndim", "size"):
+            self.arrays.add(s.target)
+        # a literal is converted where an array meets it (`[a, b] + x`); met by
+        # another value (`(n,) + shape`) it keeps Python's meaning
+        met = any(isinstance(b, Var) and b.name in self.arrays for b in s.args)
         before: list[Stmt] = []
         args = list(s.args)
         for k, b in enumerate(args):
-            t = self.trees.get(b.name) if isinstance(b, Var) else None
-            if t is None or t.type is dict:
+            if not isinstance(b, Var) or not (
+                    b.name in self.trees and self.trees[b.name].type is not dict
+                    or met and b.name in self.literals):
                 continue
             name = self.names.fresh(f"{b.name}_array")
             before.append(Let(name, "asarray", (b,), {}, s.loc))
@@ -85,6 +115,54 @@ class _Convert:
             return [s]
         self.changed = True
         return before + [replace(s, args=tuple(args))]
+
+    def items(self, atom: Any, out: list[Stmt], loc: Any) -> tuple[type, list] | None:
+        """The type and items of a tuple or list operand (a sequence argument's items
+        read with ``getitem``), or None for an array."""
+        if not isinstance(atom, Var):
+            return None
+        if atom.name in self.literals:
+            kind, args = self.literals[atom.name]
+            return kind, list(args)
+        tree = self.trees.get(atom.name)
+        if tree is None or tree.type is dict:
+            return None
+        found = []
+        for k, child in enumerate(tree.children):
+            name = self.names.fresh(f"{atom.name}_{k}")
+            out.append(Let(name, "getitem", (atom,), {"index": Index(
+                (Const(k, str(k)),), False)}, loc))
+            if isinstance(child, Tree):
+                self.trees[name] = child
+            found.append(Var(name))
+        return tree.type, found
+
+    def arithmetic(self, s: Let) -> list[Stmt] | None:
+        """``+`` of two sequences (concatenation) and ``*`` of one by a constant count
+        (repetition), as Python computes them; None for NumPy's arithmetic."""
+        out: list[Stmt] = []
+        left, right = (self.items(b, out, s.loc) for b in s.args)
+        if s.prim == "add" and left is not None and right is not None:
+            if left[0] is not right[0]:
+                raise TransformError(
+                    f'can only concatenate {left[0].__name__} (not "{right[0].__name__}")'
+                    f" to {left[0].__name__}, as Python says", s.loc,
+                    "convert one side (`list(t)`, `tuple(l)`)")
+            kind, atoms = left[0], left[1] + right[1]
+        elif s.prim == "multiply" and (left is None) != (right is None):
+            (kind, items), times = (left, s.args[1]) if left is not None else (right, s.args[0])
+            if not (isinstance(times, Const) and type(times.value) in (int, bool)):
+                return None  # (a count known when the code runs: `[n] * n_batch`)
+            atoms = items * int(times.value)
+        else:
+            return None
+        made = Let(s.target, "make_list" if kind is list else "make_tuple", tuple(atoms),
+                   {}, s.loc)
+        self.literals[s.target] = (kind, tuple(atoms))
+        self.trees[s.target] = Tree(kind, tuple(range(len(atoms))), tuple(
+            self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in atoms))
+        self.changed = True
+        return out + [made]
 
 
 def _child(tree: Tree, key: Any) -> Any:

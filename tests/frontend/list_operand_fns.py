@@ -97,3 +97,55 @@ def pytree_list(p):
 
 def pytree_stacked(p):
     return np.sum(np.power(np.stack(p["ws"]), 3)) * p["b"]
+
+
+def concat_literals(x, w):
+    """``+`` of two lists built here concatenates (its backward once unbroadcast the
+    row cotangents into the wrong items: 46x where the gradient is 28x)."""
+    rows = [x, 2.0 * x] + [3.0 * x]
+    return np.sum(np.stack(rows) * w)
+
+
+def repeat_literal(x, w):
+    """``*`` of a list by a count repeats it; the weights tell the copies apart."""
+    rows = [x, np.sin(x)] * 2
+    return np.sum(np.stack(rows) * w)
+
+
+def concat_arguments(xs, ys):
+    """two list arguments concatenated, then repeated."""
+    both = (xs + ys) * 2
+    return np.sum(np.stack(both) ** 2 * np.arange(1.0, 1.0 + len(both))[:, None])
+
+
+def literal_plus_array(x, w):
+    """a list met by an array in ``+`` is NumPy's addition of ``np.asarray`` of it."""
+    rows = [x, 2.0 * x] + x
+    return np.sum(rows**2 * w)
+
+
+def literal_plus_array_stacked(x, w):
+    rows = np.stack([x, 2.0 * x]) + x
+    return np.sum(rows**2 * w)
+
+
+def grown_plus_literal(x):
+    parts = []
+    for t in x:
+        parts.append(t * x)
+    rows = parts + [x]
+    return np.sum(np.stack(rows))
+
+
+def tuple_plus_list(x):
+    rows = (x,) + [x]
+    return np.sum(np.stack(rows))
+
+
+def literal_changed_later(x):
+    pair = [x, 2.0 * x]
+    out = []
+    for t in x:
+        out.append(np.sum(np.stack(pair + [t * x])))
+        pair.append(x)
+    return np.sum(np.stack(out))

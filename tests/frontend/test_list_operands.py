@@ -123,3 +123,48 @@ def test_list_arguments_against_jax(length, dtype) -> None:
         for g, w in zip(s2s.jit(s2s.grad(F.param_list), backend=backend)(xs),
                         jax.grad(J.param_stacked)(xs)):
             C.close(g, w, dtype, backend)
+
+
+W3 = np.arange(1.0, 13.0).reshape(3, 4) / 5.0
+W4 = np.arange(1.0, 17.0).reshape(4, 4) / 7.0
+W2 = np.array([[1.0, -2.0, 0.5, 3.0], [0.25, 1.5, -1.0, 2.0]])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name, w, oracle", [
+    ("concat_literals", W3, "concat_literals"), ("repeat_literal", W4, "repeat_literal"),
+    ("literal_plus_array", W2, "literal_plus_array_stacked")])
+def test_concatenation_and_repetition_against_jax(name, w, oracle, dtype) -> None:
+    f, jf = getattr(F, name), getattr(J, oracle)
+    x = X.astype(dtype)
+    w = w.astype(dtype)
+    C.close(s2s.grad(f)(x, w), jax.grad(jf)(x, w), dtype, "grad")
+    xs = np.stack([x, -0.5 * x]).astype(dtype)
+    C.close(s2s.vmap(s2s.grad(f), in_axes=(0, None))(xs, w),
+            jax.vmap(jax.grad(jf), in_axes=(0, None))(xs, w), dtype, "vmap(grad)")
+    C.close(s2s.jacfwd(f)(x, w), jax.jacfwd(jf)(x, w), dtype, "jacfwd")
+    C.close(s2s.jit(s2s.grad(f), backend="jax")(x, w), jax.grad(jf)(x, w), dtype, "jit")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("lengths", [(1, 1), (2, 3)])
+def test_list_arguments_concatenated_against_jax(lengths, dtype) -> None:
+    """``xs + ys`` of list arguments concatenates and ``* 2`` repeats (both once read
+    as NumPy's addition and product: silently wrong gradients)."""
+    xs = [np.asarray(0.5 + k, dtype=dtype) for k in range(lengths[0])]
+    ys = [np.asarray(-1.5 * k, dtype=dtype) for k in range(lengths[1])]
+    got = s2s.grad(F.concat_arguments, argnums=(0, 1))(xs, ys)
+    want = jax.grad(J.concat_arguments, argnums=(0, 1))(xs, ys)
+    for g, w in zip(got[0] + got[1], want[0] + want[1]):
+        C.close(g, w, dtype, "grad")
+
+
+@pytest.mark.parametrize("name, says", [
+    ("grown_plus_literal", "of a list grown in a loop"),
+    ("tuple_plus_list", 'can only concatenate tuple (not "list") to tuple'),
+    ("literal_changed_later", "changes it in place afterwards")])
+def test_refusals_are_located(name, says) -> None:
+    with pytest.raises(s2s.TransformError) as err:
+        s2s.grad(getattr(F, name))(X)
+    text = str(err.value)
+    assert says in text and "list_operand_fns.py" in text and "<s2s" not in text

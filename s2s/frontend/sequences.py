@@ -1,0 +1,121 @@
+"""Tuples and lists in arithmetic, as Python and NumPy read them.
+
+``[a, b] + [c]`` concatenates and ``[a, b] * 2`` repeats: structure, decided when the
+function is transformed (the lengths are known), lowered as the literal
+``[a, b, c]``.  A list handed to a NumPy function is an array: converted first, so
+that every rule reads an array, never a list (the rule of ``np.square(items)`` reads
+``2 * items``, which of a list repeats it).  Where only the call's structure says
+what an operand is (``xs + [x]``: a list argument's concatenation, or an array's
+arithmetic), transforms/list_operands.py decides per call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import TransformError
+from ..ir.names import stem
+from ..ir.nodes import Atom, Const, Var
+
+__all__ = ["as_array", "check_literal_reads", "sequence_arithmetic"]
+
+
+def as_array(n: Any, atom: Atom, node: Any) -> Atom:
+    """``atom`` as NumPy reads an operand: a list or tuple built here (a literal, a
+    comprehension, a list grown by ``append``) converted with ``np.asarray``."""
+    if not isinstance(atom, Var):
+        return atom
+    let = n.lets.get(atom.name)
+    if atom.name not in n.lists and not (
+            let is not None and let.prim in ("make_list", "make_tuple")):
+        return atom
+    return n.emit(n.names.fresh(f"{stem(atom.name)}_array"), "asarray", (atom,), {}, node)
+
+
+def items_of(n: Any, atom: Atom) -> tuple[type, list[Atom]] | None:
+    """The type and items of a tuple or list whose length is known now (a literal
+    built here, or a constant); None for any other value."""
+    if isinstance(atom, Const) and type(atom.value) in (tuple, list):
+        return type(atom.value), [Const(v, repr(v)) for v in atom.value]
+    let = n.lets.get(atom.name) if isinstance(atom, Var) else None
+    if let is not None and let.prim in ("make_list", "make_tuple") and not _changed(n, atom):
+        return (list if let.prim == "make_list" else tuple), list(let.args)
+    return None
+
+
+def _read_as_literal(n: Any, atom: Atom, node: Any) -> None:
+    """Remember that ``atom`` was read as the literal it was built from: a loop may
+    still append to it after this read (checked when the function is lowered)."""
+    if isinstance(atom, Var) and atom.name in n.lists:
+        reads = n.__dict__.setdefault("literal_reads", [])
+        reads.append((n.buffer_root.get(atom.name, atom.name), len(n.lets), node))
+
+
+def check_literal_reads(n: Any) -> None:
+    """No list read as its literal (``pair + [x]``) is changed in place after the read
+    (``pair.append(v)`` later in the same loop body, so a later iteration's ``pair``
+    is longer)."""
+    lets = list(n.lets.values())
+    for root, at, node in n.__dict__.get("literal_reads", ()):
+        if any(let.prim in _IN_PLACE and isinstance(let.args[0], Var) and n.buffer_root.get(
+                let.args[0].name, let.args[0].name) == root for let in lets[at:]):
+            raise TransformError(
+                "this list is read as the items it was built with, but the function "
+                "changes it in place afterwards (in a loop, later iterations would read "
+                "more items)", n.loc(node),
+                "build a new list instead of changing this one (`pair = pair + [v]`)",
+                n.display)
+
+
+# list statements that change a list in place (its literal no longer says its items)
+_IN_PLACE = ("append", "pop", "setitem", "extend", "insert")
+
+
+def _changed(n: Any, atom: Var) -> bool:
+    root = n.buffer_root.get(atom.name, atom.name)
+    return any(let.prim in _IN_PLACE and isinstance(let.args[0], Var) and n.buffer_root.get(
+        let.args[0].name, let.args[0].name) == root for let in n.lets.values())
+
+
+def _grown(n: Any, atom: Atom) -> bool:
+    return isinstance(atom, Var) and atom.name in n.lists and items_of(n, atom) is None
+
+
+def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
+                        target: str | None) -> Atom | None:
+    """``+`` and ``*`` where a tuple or list is an operand, as Python computes them;
+    None where neither operand is one (ordinary arithmetic)."""
+    a, b = items_of(n, left), items_of(n, right)
+    if a is None and b is None and not (_grown(n, left) or _grown(n, right)):
+        return None
+    if _grown(n, left) or _grown(n, right):
+        raise TransformError(
+            f"`{'+' if prim == 'add' else '*'}` of a list grown in a loop (its length "
+            "known only when the function runs) is not supported yet", n.loc(node),
+            "append the items to it (`parts.append(v)`), or join arrays with "
+            "np.concatenate / np.stack", n.display)
+    if prim == "add" and a is not None and b is not None:
+        if a[0] is not b[0]:
+            raise TransformError(
+                f'can only concatenate {a[0].__name__} (not "{b[0].__name__}") to '
+                f"{a[0].__name__}, as Python says", n.loc(node),
+                "convert one side (`list(t)`, `tuple(l)`)", n.display)
+        _read_as_literal(n, left, node)
+        _read_as_literal(n, right, node)
+        return _literal(n, a[0], a[1] + b[1], node, target)
+    if prim == "multiply":
+        seq, times = (a, right) if a is not None else (b, left)
+        if isinstance(times, Const) and type(times.value) in (int, bool):
+            _read_as_literal(n, left if a is not None else right, node)
+            return _literal(n, seq[0], seq[1] * int(times.value), node, target)
+    # a literal met by another value: a list argument's concatenation or an array's
+    # arithmetic, which only the call's structure says (transforms/list_operands.py)
+    return None
+
+
+def _literal(n: Any, kind: type, atoms: list[Atom], node: Any, target: str | None) -> Atom:
+    prim = "make_list" if kind is list else "make_tuple"
+    out = n.emit(n.exprs.target(target, "joined"), prim, tuple(atoms), {}, node)
+    if kind is list:
+        n.lists.add(out.name)  # (a list of its own: append may grow it)
+    return out
