@@ -75,6 +75,9 @@ def lower_inplace(text: str, np_name: str = "np", fuse_slices: bool = False) -> 
         for stmt in _statements(scope):
             fuse = fuse_slices and id(stmt) not in looped
             new = _lower_statement(stmt, containers, np_name, fuse)
+            if isinstance(stmt, _SIMPLE):
+                new = _array_indexes(new if new is not None else ast.unparse(stmt),
+                                     np_name) or new
             if new is not None:
                 edits.append((stmt, new))
     if not edits:
@@ -167,6 +170,42 @@ def _lower_statement(stmt: ast.stmt, containers: set[str], np_name: str,
     rewriter = _UfuncAtExpression(np_name)
     copy = rewriter.visit(copy)
     return ast.unparse(copy) if rewriter.changed else None
+
+
+_SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
+
+
+class _ListIndexes(ast.NodeTransformer):
+    """``y[[0, 0, 2]]`` as ``y[np.asarray([0, 0, 2])]``: NumPy reads a list index as
+    an integer array; jax.numpy refuses a list (``.at[...]`` too)."""
+
+    def __init__(self, np_name: str) -> None:
+        self.np_name = np_name
+        self.changed = False
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        self.generic_visit(node)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        converted = [self._array(e) if isinstance(e, ast.List) else e for e in items]
+        if any(a is not b for a, b in zip(converted, items)):
+            self.changed = True
+            node.slice = ast.Tuple(converted, ast.Load()) if isinstance(
+                node.slice, ast.Tuple) else converted[0]
+        return node
+
+    def _array(self, items: ast.List) -> ast.expr:
+        return ast.Call(ast.Attribute(ast.Name(self.np_name, ast.Load()), "asarray",
+                                      ast.Load()), [items], [])
+
+
+def _array_indexes(text: str, np_name: str) -> str | None:
+    """The statement ``text`` with its list indexes read as arrays, or None."""
+    if "[[" not in text and "[(" not in text and ", [" not in text:
+        return None
+    tree = syntax.parse(text)
+    rewriter = _ListIndexes(np_name)
+    tree = rewriter.visit(tree)
+    return ast.unparse(tree) if rewriter.changed else None
 
 
 class _UfuncAtExpression(ast.NodeTransformer):

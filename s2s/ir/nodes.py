@@ -68,6 +68,8 @@ class Index:
     # ``p.w`` on a pytree argument (a NamedTuple, a registered class): read as the key
     # "w" of the dict the call passes for it (s2s/api/trees.py); an array refuses it
     attribute: bool = False
+    # names among the items known to hold Python ints (a loop's counter): basic items
+    ints: tuple[str, ...] = ()
 
     def atoms(self) -> list[Atom]:
         found: list[Atom] = []
@@ -81,7 +83,7 @@ class Index:
     def is_basic(self) -> bool:
         """True when NumPy's basic indexing applies (no integer or boolean arrays)."""
         for item in self.items:
-            if isinstance(item, Var):
+            if isinstance(item, Var) and item.name not in self.ints:
                 return False
             if isinstance(item, Const) and not (
                 item.value is None

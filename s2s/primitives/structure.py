@@ -14,7 +14,7 @@ from ..ir.nodes import Let
 from ..ir.spelling import atom_text
 from ..runtime import unbroadcast
 from .batching import Batch, NoBatchRule, batch_rule, only_first_batched
-from .registry import defjvp, deflinear, defprim, defvjp
+from .registry import defjvp, deflinear, defprim, defvjp, is_basic_index
 
 
 def _tuple_spelling(args, params):
@@ -166,7 +166,17 @@ defprim(
 def setitem_vjp(g, ans, a, value, index):
     a_bar = np.array(g)
     a_bar[index] = 0
-    return a_bar, unbroadcast(g[index], value)
+    if is_basic_index(index):
+        return a_bar, unbroadcast(g[index], value)
+    # an integer-array index may name an element more than once: NumPy keeps the
+    # last of those writes, so only it gets the element's cotangent.  Which one is
+    # last is found by the same assignment, of positions
+    picked = g[index]
+    order = np.reshape(np.arange(np.size(picked)), np.shape(picked))
+    kept = np.full(np.shape(g), -1)
+    kept[index] = order
+    written = np.where(kept[index] == order, picked, 0)
+    return a_bar, unbroadcast(written, value)
 
 
 @defjvp("setitem", "a")

@@ -239,9 +239,13 @@ class ListBatching:
         return True
 
     def _selected_rank(self, s: Let) -> int:
-        """Per-example rank of ``y[index]``: ints remove an axis, ``None`` adds one."""
+        """Per-example rank of ``y[index]``: ints remove an axis, ``None`` adds one,
+        index arrays (adjacent, the same for every example) replace the axes they
+        select with their broadcast shape's."""
         rank = self.rank(s.args[0])
-        for item in s.params["index"].items:
+        items = s.params["index"].items
+        advanced = []
+        for k, item in enumerate(items):
             if isinstance(item, Const) and item.value is None:
                 rank += 1
             elif isinstance(item, Const) and isinstance(item.value, int):
@@ -249,9 +253,27 @@ class ListBatching:
             elif isinstance(item, Var) and (item.name in self.facts.int_vars or (
                     self.rank(item) == 0)):
                 rank -= 1  # an int (a scalar index the probe saw)
-            elif isinstance(item, Var):
-                raise NoBatchRule("writing at an array index into a batched array")
-        return rank
+            elif isinstance(item, Var) or isinstance(item, Const) and isinstance(
+                    item.value, (list, tuple, np.ndarray)):
+                advanced.append(k)
+        if not advanced:
+            return rank
+        if advanced != list(range(advanced[0], advanced[-1] + 1)):
+            raise NoBatchRule("writing through index arrays separated by slices into a "
+                              "batched array")
+        taken, made = 0, 0
+        for k in advanced:
+            item = items[k]
+            if isinstance(item, Var):
+                # (a 1-D array selects along one axis, integer or boolean alike)
+                if self.rank(item) != 1 or self.batched(item):
+                    raise NoBatchRule("writing at an array index into a batched array")
+                taken, made = taken + 1, max(made, 1)
+            elif np.asarray(item.value).dtype == bool:
+                taken, made = taken + np.ndim(item.value), max(made, 1)
+            else:
+                taken, made = taken + 1, max(made, np.ndim(item.value))
+        return rank - taken + made
 
     # (implemented by vmap._Vmap)
     b: dict[str, set]

@@ -6,6 +6,7 @@ added to its argument's cotangent."""
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Any
 
 from ..emit.code import Block, Line
@@ -101,6 +102,10 @@ class VjpRules:
                 )
             elif pname in s.params:
                 bindings[pname] = s.params[pname]
+                if s.prim == "setitem" and pname == "index":  # (ints never repeat)
+                    bindings[pname] = replace(s.params[pname], ints=tuple(
+                        a.name for a in s.params[pname].atoms()
+                        if isinstance(a, Var) and a.name in self.r.facts.int_vars))
             elif p.default is p.empty or pname in s.params.get(KEYWORD_OPERANDS, ()):
                 arg = s.args[[n for n, _ in slots].index(pname)]
                 active = isinstance(arg, Var) and arg.name in self.r.facts.active
