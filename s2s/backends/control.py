@@ -226,6 +226,9 @@ def _lower_user_boolops(text: str, tree: ast.Module, lax_name: str) -> str:
             return f"{lax_name}.{helper}({', '.join(lowered(v) for v in n.values)})"
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
             return f"{lax_name}.not_({lowered(n.operand)})"
+        if _membership(n):  # `2.0 in x`: NumPy's any(x == 2.0) for an array
+            test = f"{lax_name}.contains({segment(n.comparators[0])}, {segment(n.left)})"
+            return f"{lax_name}.not_({test})" if isinstance(n.ops[0], ast.NotIn) else test
         if isinstance(n, ast.Compare) and len(n.ops) > 1:  # 0 < x < 1: each pair
             sides = [n.left, *n.comparators]
             pairs = [f"{segment(a)} {_CMP[type(op)]} {segment(b)}"
@@ -238,13 +241,18 @@ def _lower_user_boolops(text: str, tree: ast.Module, lax_name: str) -> str:
     for n in ast.walk(tree):
         if id(n) in done or not (isinstance(n, ast.BoolOp) or (
                 isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)) or (
-                isinstance(n, ast.Compare) and len(n.ops) > 1)):
+                isinstance(n, ast.Compare) and len(n.ops) > 1) or _membership(n)):
             continue
         done |= {id(m) for m in ast.walk(n)}
         if n.lineno != n.end_lineno:  # type: ignore[attr-defined]
             continue
         edits.append((n.lineno, n.col_offset, n.end_col_offset, lowered(n)))  # type: ignore[arg-type]
     return _with_edits(text, edits, lax_name)
+
+
+def _membership(n: ast.AST) -> bool:
+    return isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(
+        n.ops[0], (ast.In, ast.NotIn))
 
 
 def _lower_pinned(text: str, lax_name: str) -> str:

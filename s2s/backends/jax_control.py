@@ -247,6 +247,14 @@ def not_(value: Any) -> Any:
     return (not value) if not _traced(value) else jnp.logical_not(_scalar_predicate(value))
 
 
+def contains(seq: Any, item: Any) -> Any:
+    """``item in seq`` of a user's code: of an array, NumPy's ``ndarray.__contains__``,
+    ``any(seq == item)`` (a traced truth value); of anything else, Python's ``in``."""
+    if isinstance(seq, (jax.Array, np.ndarray)):
+        return jnp.any(jnp.asarray(seq) == item)
+    return item in seq
+
+
 def _filled(branch: Callable, fill: dict[int, Any]) -> Callable:
     def filled(*operands: Any) -> Any:
         out = list(branch(*operands))

@@ -24,7 +24,7 @@ import libcst as cst
 from ..errors import UnsupportedCallError
 from ..ir.names import simple_text
 from ..ir.nodes import Atom, Const, If, Slice, Var
-from . import literals
+from . import kwdicts, literals
 
 # built-ins decided when the function is transformed, over constants
 STATIC = {builtins.max, builtins.min, builtins.round, builtins.any, builtins.all,
@@ -272,7 +272,8 @@ class PythonValues:
                 word = "not in" if negated else "in"
                 return self.constant(value, f"{left.text} {word} {right.text}",
                                      [left.text, right.text], target, node)
-            return None
+            # (an array, an argument: decided per call, frontend/kwdicts.py)
+            return kwdicts.contains(self.n, left, right, negated, node, target)
         if isinstance(left, Const) and all(isinstance(a, Const) for a in items):
             value = any(left.value == a.value for a in items)
             value = not value if negated else value
