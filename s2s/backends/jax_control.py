@@ -242,6 +242,42 @@ def or_(*values: Any) -> Any:
     return out
 
 
+def and_then(first: Any, *later: Callable[[], Any]) -> Any:
+    """A user's ``a and b``, ``b`` a thunk: Python's short circuit on concrete values
+    (``"k" in kw and kw["k"] > 0`` reads ``kw["k"]`` only where the key is there);
+    ``jnp.where`` of a traced scalar's truth, ``b`` then evaluated."""
+    out = first
+    for thunk in later:
+        if not _traced(out):
+            if not out:
+                return out
+            out = thunk()
+        else:
+            out = jnp.where(_scalar_predicate(out), thunk(), out)
+    return out
+
+
+def or_else(first: Any, *later: Callable[[], Any]) -> Any:
+    """A user's ``a or b``, ``b`` a thunk (see and_then)."""
+    out = first
+    for thunk in later:
+        if not _traced(out):
+            if out:
+                return out
+            out = thunk()
+        else:
+            out = jnp.where(_scalar_predicate(out), out, thunk())
+    return out
+
+
+def choose(test: Any, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
+    """A user's ``a if test else b``, the branches as thunks: Python's choice on a
+    concrete ``test``; ``jnp.where`` of a traced scalar's truth over both."""
+    if not _traced(test):
+        return body() if test else orelse()
+    return jnp.where(_scalar_predicate(test), body(), orelse())
+
+
 def not_(value: Any) -> Any:
     """``not a`` lowered."""
     return (not value) if not _traced(value) else jnp.logical_not(_scalar_predicate(value))

@@ -453,7 +453,7 @@ class ExprLowerer:
         made = _sequence_builtin(self.n, obj, text, node, target)
         if made is not None:
             return made
-        if obj in STATIC:
+        if obj in STATIC or kwdicts.is_dict_len(self.n, obj, node):  # (`len(kw)`)
             made = self.n.pyvalues.call(obj, text, node, target)
             if made is not None:
                 return made

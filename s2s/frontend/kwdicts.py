@@ -31,6 +31,12 @@ def keys_of(n: Any, node: Any) -> tuple | None:
     return n.dicts.known(n.env.get(node.value))
 
 
+def is_dict_len(n: Any, obj: Any, node: cst.Call) -> bool:
+    """Is ``node`` ``len(d)`` of a dict whose keys are known now?"""
+    return obj is builtins.len and len(node.args) == 1 and not node.args[0].star and \
+        node.args[0].keyword is None and keys_of(n, node.args[0].value) is not None
+
+
 def decide(n: Any, node: Any) -> bool | None:
     """The truth of a test known when the function is normalized: a literal test, or
     one over dicts whose keys are known (``"k" in kw``, ``not kw``, ``len(kw) > 1``,

@@ -124,6 +124,9 @@ class PythonValues:
         positional = [a.value for a in node.args if a.keyword is None]
         if fn is builtins.dict:
             return self.dict_call(node, positional, keywords, target)
+        if fn is builtins.len:  # `len(kw)`: its keys'
+            keys = kwdicts.keys_of(self.n, positional[0])
+            return self.constant(len(keys), repr(len(keys)), [], target, node)
         if keywords:
             if fn in (builtins.max, builtins.min):
                 raise self.error(node, f"`{text}` with `{keywords[0].keyword.value}=` is "
@@ -260,6 +263,8 @@ class PythonValues:
         negated = isinstance(comp.operator, cst.NotIn)
         if not negated and not isinstance(comp.operator, cst.In):
             return None
+        if (decided := kwdicts.decide(self.n, node)) is not None:  # (`k in kw`)
+            return self.constant(decided, repr(decided), [], target, node)
         left = self.n.exprs.expr(node.left)
         items = self.n.comps.items_of(comp.comparator)
         if items is None:

@@ -71,7 +71,7 @@ def walks_kw(x, **kw):
     for k, v in kw.items():
         total = total + np.sum(np.sin(x) * v)
     for v in kw.values():
-        total = total + np.sum(x) * v
+        total = total + np.sum(x * v)
     return total + len(list(kw.keys())) * np.sum(x)
 
 
@@ -153,6 +153,12 @@ def in_tuple_arg(x, pair):
     return np.sum(x * pair[1])
 
 
+def in_other(y, x, v):
+    if v in x:
+        return np.sum(np.sin(y) * y)
+    return np.sum(np.cos(y))
+
+
 def in_list_of_arrays(x, items):
     if x in items:
         return np.sum(x)
@@ -169,3 +175,42 @@ def with_scale(x):
 
 def with_params(x):
     return dict_in(x, {"w": x * x, "b": 0.5}) + dict_get(x, {"w": np.cos(x)})
+
+
+# ---- the `in` functions with their test decided: JAX's oracle (jax_twin), the
+# decision made by a Python loop over the elements in the test file ---------------
+
+
+def in_array_body(x, found):
+    t = 1.0 if found else 0.0
+    return np.sum(x) * t
+
+
+def in_array_if_body(x, found):
+    if found:
+        return np.sum(np.sin(x))
+    return np.sum(np.cos(x))
+
+
+def not_in_array_body(x, v, found):
+    if not found:
+        return np.sum(x * v)
+    return np.sum(x * x)
+
+
+def in_computed_body(x, found):
+    if found:
+        return np.sum(np.exp(x))
+    return np.sum(x**3)
+
+
+def in_other_body(y, x, v, found):
+    if found:
+        return np.sum(np.sin(y) * y)
+    return np.sum(np.cos(y))
+
+
+def in_tuple_arg_body(x, pair, found):
+    if found:
+        return np.sum(x * pair[0])
+    return np.sum(x * pair[1])
