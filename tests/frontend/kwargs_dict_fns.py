@@ -214,3 +214,8 @@ def in_tuple_arg_body(x, pair, found):
     if found:
         return np.sum(x * pair[0])
     return np.sum(x * pair[1])
+
+
+def pops_kw(x, **kw):
+    s = kw.pop("scale", 1.0)
+    return s * scaled(x, **kw)

@@ -1,7 +1,7 @@
 """Dicts read by their keys (issue 23, items 4 and 5): ``kw.get(k, default)``,
 ``"k" in kw`` / ``not in`` decided when the code is generated (the untaken branch is
 never lowered), ``len(kw)``, ``kw.items()``, ``**kw`` passed on, ``dict(kw, a=...)``,
-``{**kw, "a": 1}``, on ``**kwargs`` parameters (keys: the call's keyword names) and
+``{**kw, "a": 1}``, ``kw.pop(k, default)``, on ``**kwargs`` parameters (keys: the call's keyword names) and
 dict arguments (keys: per call); and ``x in y`` over arrays, NumPy's
 ``(y == x).any()``.
 
@@ -60,6 +60,9 @@ DICT_CASES = [
     ("spreads_kw", (X,), {"scale": 2.0, "shift": 0.5}),
     ("spreads_kw", (X,), {}),
     ("calls_with_keys", (X,), {}),
+    ("pops_kw", (X,), {}),
+    ("pops_kw", (X,), {"scale": 2.0, "shift": W}),
+    ("pops_kw", (X,), {"shift": 1.0}),
     ("with_scale", (X,), {}),
     ("with_params", (X,), {}),
     ("dict_get", (X, {"w": W}), {}),
@@ -330,6 +333,23 @@ def spreads_dict_argument(x, params):
     return np.sum(x * F.scaled(x, **{**params, "shift": 1.0}))
 
 
+def pops_shared(x, **kw):
+    alias = kw
+    s = kw.pop("scale", 1.0)
+    return np.sum(x * s) + len(alias)
+
+
+def pops_missing(x, **kw):
+    return np.sum(x * kw.pop("scale"))
+
+
+def pops_in_loop(x, **kw):
+    s = 1.0
+    for _ in range(2):
+        s = s * kw.pop("scale", 1.0)
+    return np.sum(x * s)
+
+
 def in_grown_list(x):
     parts = []
     for row in x:
@@ -343,11 +363,15 @@ def in_grown_list(x):
     (string_key_in_array, (X,), "only a dict has keys"),
     (spreads_dict_argument, (X, {"scale": W}), "keys are known per call"),
     (in_grown_list, (np.ones((2, 3)),), "grown with `append`"),
+    (pops_shared, (X,), "for another name"),
+    (pops_missing, (X,), "raises KeyError"),
+    (pops_in_loop, (X,), "changes the keys of the dict `kw`"),
 ], ids=["get-run-time-key", "in-run-time-key", "get-of-array", "spread-argument",
-        "in-grown-list"])
+        "in-grown-list", "pop-shared", "pop-missing", "pop-in-loop"])
 def test_refusals_are_located(fn, args, said) -> None:
+    keywords = {"scale": 2.0} if fn in (key_at_run_time, pops_shared, pops_in_loop) else {}
     with pytest.raises(s2s.TransformError) as info:
-        s2s.grad(fn)(*args, scale=2.0) if fn is key_at_run_time else s2s.grad(fn)(*args)
+        s2s.grad(fn)(*args, **keywords)
     err = str(info.value)
     assert said in err and __file__ in err and "Instead:" in err and "<s2s:" not in err, err
 
