@@ -287,6 +287,26 @@ def test_in_over_arrays(case, dtype) -> None:
     close(s2s.jit(s2s.grad(ours), backend="jax")(*args), jax.grad(theirs)(*args), dtype)
 
 
+def test_in_decided_afresh_at_each_call() -> None:
+    """One transform called 10 times (generic code, specialized, fast path), the
+    array holding 2.0 on every other call: each call's own decision, on NumPy and
+    jitted on JAX (one compiled `lax.cond`); a caller writing into a result changes
+    neither the next result nor its input."""
+    g, v = s2s.grad(F.in_array_if), s2s.value_and_grad(F.in_array_if)
+    on_jax = s2s.jit(s2s.grad(F.in_array_if), backend="jax")
+    for call in range(10):
+        x = HIT * (1.0 + 0.1 * call) if call % 2 else X * (1.0 + 0.1 * call)
+        x[1] = 2.0 if call % 2 else x[1]
+        kept = x.copy()
+        expected = jax.grad(body("in_array_if", member(2.0, x)))(x)
+        got = g(x)
+        close(got, expected)
+        got[...] = 7.0
+        close(v(x), jax.value_and_grad(body("in_array_if", member(2.0, x)))(x))
+        close(on_jax(x), expected)
+        np.testing.assert_array_equal(x, kept)
+
+
 def test_in_over_arrays_under_vmap() -> None:
     """A batched test: each example's own decision (the `if` is a where over the
     examples), against a loop over the examples of JAX's body for its decision."""
