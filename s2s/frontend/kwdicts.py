@@ -48,17 +48,16 @@ def _structural(n: Any, node: Any) -> Any:
     keys = keys_of(n, node)
     if keys is not None:  # (`"k" in kw` tests its keys, `not kw` that it has none)
         return dict.fromkeys(keys)
-    if isinstance(node, cst.Call) and len(node.args) == 1 and not node.args[0].star and \
-            node.args[0].keyword is None and isinstance(node.func, cst.Name) and \
-            n.resolver.resolve_dotted(node.func)[0] is builtins.len:
-        keys = keys_of(n, node.args[0].value)
-        return len(keys) if keys is not None else literals.NOT_LITERAL
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+            node.func.value == "len" and "len" not in n.local_names and \
+            is_dict_len(n, n.resolver.resolve_dotted(node.func)[0], node):
+        return len(keys_of(n, node.args[0].value))
     if isinstance(node, cst.Name) and node.value in n.local_names and \
             node.value in n.env and _bound_once(n, node.value):
         # a name bound once, to a test decided above (`t = "k" in kw`) or a literal
         let = n.lets.get(n.env[node.value])
         if isinstance(let, Let) and let.prim == "identity" and isinstance(
-                let.args[0], Const) and isinstance(let.args[0].value, (bool, str, int)):
+                let.args[0], Const) and isinstance(let.args[0].value, (bool, str, int, type(None))):
             try:  # (only a text of literals: a module constant is read at each call)
                 return literals.literal_of(cst.parse_expression(let.args[0].text))
             except cst.ParserSyntaxError:

@@ -116,7 +116,17 @@ NOT_LITERAL = _NOT_LITERAL = object()
 _COMPARE = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
             cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
             cst.GreaterThanEqual: operator.ge, cst.In: lambda a, b: a in b,
-            cst.NotIn: lambda a, b: a not in b}
+            cst.NotIn: lambda a, b: a not in b,
+            cst.Is: lambda a, b: _singleton(a, b) and a is b,
+            cst.IsNot: lambda a, b: _singleton(a, b) and a is not b}
+
+
+def _singleton(a: Any, b: Any) -> bool:
+    """``is`` between literals means what it says only for None, True and False
+    (a TypeError otherwise: the test is then not decided now)."""
+    if not any(v is None or type(v) is bool for v in (a, b)):
+        raise TypeError("`is` between literals other than None, True, False")
+    return True
 
 
 def literal_of(node: Any, leaf: Any = None) -> Any:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import Loc, TransformError, UnsupportedSyntaxError
-from .kinds import LEAF, Tree
+from .kinds import LEAF, Leaf, Tree
 from .names import NameTable, bound_names
 from .nodes import (
     Atom,
@@ -49,7 +49,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
             and type(s.args[0].value) in (tuple, list))) for s in walk(fn.body)):
         return fn
     u = _Unroller(fn, trees)
-    u.leaves = {p for p, k in zip(fn.params, arg_kinds) if k is LEAF}
+    u.leaves = {p for p, k in zip(fn.params, arg_kinds) if isinstance(k, Leaf)}
     body, subst = u.block(fn.body)
     left = next((s for s in walk(body) if _keyed_per_call(s)), None)
     if left is not None:
@@ -269,7 +269,7 @@ class _Unroller:
                     "runs: a dict's keys are its structure, fixed per call", s.loc,
                     "test a constant key (`\"w\" in params`)")
             return [self.constant(s, (item.value in kind.keys) != negated)]
-        if kind is LEAF:
+        if isinstance(kind, Leaf):
             if isinstance(item, Const) and isinstance(item.value, str):
                 raise TransformError(
                     "a string key tested in (or read with `.get` from) an array: only a "
@@ -322,7 +322,7 @@ class _Unroller:
         if let is None or not let.args:
             return None
         base = self.kind_of(let.args[0])
-        if let.prim == "identity" or base is LEAF and let.prim == "getitem":
+        if let.prim == "identity" or isinstance(base, Leaf) and let.prim == "getitem":
             return base
         index = let.params.get("index") if let.prim == "getitem" else None
         item = index.items[0] if index is not None and len(index.items) == 1 else None

@@ -219,3 +219,15 @@ def in_tuple_arg_body(x, pair, found):
 def pops_kw(x, **kw):
     s = kw.pop("scale", 1.0)
     return s * scaled(x, **kw)
+
+
+def in_element_of_tuple(x, pair):
+    if 2.0 in pair[0]:
+        return np.sum(x * pair[1])
+    return np.sum(x)
+
+
+def in_element_of_tuple_body(x, pair, found):
+    if found:
+        return np.sum(x * pair[1])
+    return np.sum(x)

@@ -253,6 +253,10 @@ IN_CASES = {  # name: (arguments, the decision from a Python loop)
                        lambda y, x, v: member(v, x)),
     "in_tuple_arg-hit": ("in_tuple_arg", (X, (1.0, 2.0)), lambda x, p: member(2.0, p)),
     "in_tuple_arg-miss": ("in_tuple_arg", (X, (1.0, 3.0)), lambda x, p: member(2.0, p)),
+    "in_element_of_tuple": ("in_element_of_tuple", (X, (np.array([2.0, 1.0]), 3.0)),
+                            lambda x, p: member(2.0, p[0])),
+    "in_element_of_tuple-miss": ("in_element_of_tuple", (X, (np.array([0.5, 1.0]), 3.0)),
+                                 lambda x, p: member(2.0, p[0])),
 }
 
 
