@@ -275,7 +275,14 @@ def choose(test: Any, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any
     concrete ``test``; ``jnp.where`` of a traced scalar's truth over both."""
     if not _traced(test):
         return body() if test else orelse()
-    return jnp.where(_scalar_predicate(test), body(), orelse())
+    pred = _scalar_predicate(test)
+    try:  # (arrays, or tuples/lists/dicts of them of one structure: leaf by leaf)
+        return jax.tree_util.tree_map(lambda u, v: jnp.where(pred, u, v), body(), orelse())
+    except (TypeError, ValueError) as err:
+        raise _error(f"a conditional expression on a value JAX traces chooses between "
+                     f"values `jnp.where` cannot select between ({err})",
+                     "choose between arrays of one structure, or make the test a static "
+                     "argument (static_argnums=), or run it on the NumPy backend") from err
 
 
 def not_(value: Any) -> Any:

@@ -187,6 +187,16 @@ def test_keys_are_part_of_the_signature_never_stale_code() -> None:
         close(d(X, params), jax.grad(J.dict_in, argnums=(0, 1))(X, params))
 
 
+def test_jax_backend_short_circuits_and_chooses_on_traced_values() -> None:
+    """``s2s.jit(f, backend="jax")`` of the function's own code: ``"shift" in kw and
+    kw["shift"] > 0.0`` reads ``kw["shift"]`` only where the key is there (Python's
+    short circuit), and ``1.0 if t else 0.0`` on a traced ``t`` is a ``jnp.where``
+    (one compiled function for both signs of ``shift``), as NumPy runs it."""
+    jitted = s2s.jit(F.choice_on_key, backend="jax")
+    for kwargs in ({}, {"shift": 1.0}, {"shift": -1.0}, {"scale": 2.0, "shift": 0.5}):
+        close(jitted(X, **kwargs), F.choice_on_key(X, **kwargs))
+
+
 def test_keyword_order_is_the_calls() -> None:
     """``kw`` holds the keywords in the call's order, as Python's ``**kw`` does: a
     sum over ``kw.items()`` in that order, and code per order."""
