@@ -80,7 +80,7 @@ def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) 
         if isinstance(call, types.FunctionType) and not isinstance(fun, PerArity):  # a callable object: its method
             return types.MethodType(call, fun)
     if nargs is not None and _per_call(fun):
-        key = (nargs, tuple(sorted(keys)))
+        key = (nargs, tuple(keys))  # (in the call's order: `kw`'s, as Python's)
         return _cached(fun, key, lambda: variadic_wrapper(fun, *key))
     return fun
 
@@ -144,7 +144,7 @@ def _partial_wrapper(p: functools.partial) -> Any:
 
 
 def variadic_wrapper(fn: Any, nargs: int, keys: tuple[str, ...]) -> Any:
-    """``def f(x, xs_0, xs_1, *, scale): return f(x, xs_0, xs_1, scale=scale)``; a
+    """``def f(x, xs_0, xs_1, scale): return f(x, xs_0, xs_1, scale=scale)``; a
     decorator's ``wrapper(*args, **kwargs)`` takes the wrapped function's names
     (``def loss(x, w): return loss(x, w)``)."""
     sig = inspect.signature(fn, follow_wrapped=False)
@@ -156,10 +156,12 @@ def variadic_wrapper(fn: Any, nargs: int, keys: tuple[str, ...]) -> Any:
     star = next((n for n, p in sig.parameters.items() if p.kind is p.VAR_POSITIONAL), "args")
     params = [named[i] if i < len(named) else f"{star}_{i - len(named)}"
               for i in range(nargs)]
-    kwonly = [k for k in keys if k not in params]
+    # (the keywords after the positional parameters, so that vmap batches them
+    # in their places, as JAX batches keyword arguments along axis 0)
+    keyed = [k for k in keys if k not in params]
     name = fn.__name__
-    passed = params + [f"{k}={k}" for k in kwonly]
-    text = (f"def {name}({signature_text(params, kwonly, set())}):\n"
+    passed = params + [f"{k}={k}" for k in keyed]
+    text = (f"def {name}({signature_text(params + keyed, [], set())}):\n"
             f"    return {name}({', '.join(passed)})\n")
     return synthesize(text, name, {name: fn}, f"variadic-{name}")
 
@@ -178,7 +180,7 @@ class PerArity:
         self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
 
     def for_call(self, nargs: int, keys: tuple[str, ...] = ()) -> Any:
-        key = (nargs, tuple(sorted(keys)))
+        key = (nargs, tuple(keys))  # (in the call's order: `kw`'s, as Python's)
         with self._lock:
             made = self._made.get(key)
             if made is None:

@@ -4,7 +4,9 @@ its ``vjp`` over a basis of output cotangents; ``hessian(f)`` is ``jacfwd(grad(f
 Every direction of the basis goes through one call of vectorised emitted code."""
 
 
+import inspect
 import keyword
+import types
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -138,6 +140,23 @@ class _JacobianCode(NotebookDisplay):
         return text, compile_module(text, namespace, name)[name]
 
 
+def _keywords_in_place(fun: Any, args: tuple, kwargs: dict) -> tuple:
+    """Keyword arguments, which a Jacobian does not differentiate (JAX passes them
+    on), in their parameters' places: ``f(x, scale=2.0)`` of the wrapper s2s makes
+    for ``def f(x, **kw)`` (``def f(x, scale)``) is ``f(x, 2.0)``."""
+    if not kwargs:
+        return args
+    while not isinstance(fun, types.FunctionType) and (
+            hasattr(fun, "fun") or hasattr(fun, "fn")):  # (of a gradient, a Jacobian:
+        fun = getattr(fun, "fun", None) or fun.fn  # the function's own parameters)
+    bound = inspect.signature(fun).bind(*args, **kwargs)
+    bound.apply_defaults()
+    if bound.kwargs:
+        raise TypeError(f"{_base_name(fun)}: keyword-only arguments "
+                        f"{sorted(bound.kwargs)} to a Jacobian: pass them positionally")
+    return tuple(bound.args)
+
+
 class JacFwd(_JacobianCode):
     """jacfwd: the vmap, over a basis of tangents, of the emitted JVP."""
     suffix = "jacfwd"
@@ -145,8 +164,9 @@ class JacFwd(_JacobianCode):
     def _transform(self) -> Transformed:
         return _jvp_transform(self.fun, self.has_aux)
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        args = _keywords_in_place(self.fun, args, kwargs)
         _check_float_inputs("jacfwd", args, argnums, self.holomorphic, real_only=True)
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
@@ -233,8 +253,9 @@ class JacRev(_JacobianCode):
     def _transform(self) -> Transformed:
         return vjp_transform(self.fun, self.has_aux)
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        args = _keywords_in_place(self.fun, args, kwargs)
         _check_float_inputs("jacrev", args, argnums, self.holomorphic)
         try:
             out = self.fun(*_copies(args))  # (never on the caller's arrays)
@@ -335,6 +356,9 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
     if method is not None:
         return method
     inner = grad(fun, argnums=argnums, has_aux=has_aux, holomorphic=holomorphic)
+    if isinstance(inner, callables.PerArity):  # (*args/**kwargs: per call signature)
+        return callables.PerArity(inner.fn, lambda f: hessian(f, argnums, has_aux,
+                                                              holomorphic))
     return _Hessian(inner, argnums, has_aux, holomorphic)
 
 
@@ -343,7 +367,9 @@ class _Hessian(JacFwd):
     emitted gradient's output check is dead code to the forward pass over it)."""
     display_kind = "hessian"
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _check_argnums(self.argnums, self.tuple_out, len(args))
+        args = _keywords_in_place(self.fun, args, kwargs)
         if self._checked_out is None:
             user_fn = self.fun.fn
             try:

@@ -199,7 +199,7 @@ def truth_value_error(err: ValueError, ir: Any) -> TruthValueError | EmptyStackE
     text = linecache.getline(*last).rstrip("\n")
     match = _TEST.match(text.strip())
     if match is None:
-        return None
+        return _joined_truth_error(last[0], text, ir)
     if last[0].startswith("<s2s:"):
         loc = _test_loc(ir, match.group(3), set()) if ir is not None else None
     else:  # a function of yours the emitted code calls as it is
@@ -214,6 +214,30 @@ def truth_value_error(err: ValueError, ir: Any) -> TruthValueError | EmptyStackE
         "test one number: `if np.all(x > 0):` or `if np.any(...)`; choose elementwise "
         "with `np.where(x > 0, a, b)`; under s2s.vmap an `if` on a per-example value "
         "becomes np.where")
+
+
+_JOINED = re.compile(r"^(\w+) = \w+ (?:or|and) \w+$")
+
+
+def _joined_truth_error(file: str, text: str, ir: Any) -> TruthValueError | None:
+    """An emitted ``t = a or b`` (``and``) on arrays: the user's ``and``/``or``, or the
+    ``x == a or x == b`` of Python's ``x in (a, b)``, located at the user's line."""
+    match = _JOINED.match(text.strip())
+    if match is None or not file.startswith("<s2s:") or ir is None:
+        return None
+    name = match.group(1)
+    loc = _let_loc(ir, name, set())
+    while loc is None and "_" in name:  # (`found_so_far`: the `in` that bound `found`)
+        name = name.rsplit("_", 1)[0]
+        loc = _let_loc(ir, name, set())
+    if loc is None:
+        return None
+    return TruthValueError(
+        "`in`, `and` or `or` on arrays of more than one element: Python's `x in (a, b)` "
+        "tests `x == a`, whose truth value NumPy refuses (ValueError: the truth value "
+        "of an array is ambiguous)", loc,
+        "test arrays with NumPy: `np.any(np.stack(items) == x)`, `np.all(x == a)`, or "
+        "`np.logical_and`/`np.logical_or`")
 
 
 def _test_loc(fn: Any, name: str, seen: set[int]) -> Any:

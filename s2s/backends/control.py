@@ -213,19 +213,29 @@ _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
 def _lower_user_boolops(text: str, tree: ast.Module, lax_name: str) -> str:
     """A user function's ``and``/``or``/``not`` (``if np.sum(y) < 1.0 and k >= 3:``)
     and chained comparisons (``0.0 < m < 1.0``: ``and_`` of each pair) as the helpers,
-    operands of any form: each operand is evaluated (no short circuit, and the middle
-    of a chain twice), as ``jnp.logical_and`` would."""
+    operands of any form: a later operand of ``and``/``or`` is evaluated where a
+    concrete first one does not decide (Python's short circuit: ``"k" in kw and
+    kw["k"] > 0``), and always after a traced one (``jnp.where`` of both); the middle
+    of a chain twice."""
     lines = text.splitlines(keepends=True)
 
     def segment(n: ast.AST) -> str:
         return lines[n.lineno - 1].encode()[n.col_offset:n.end_col_offset].decode()  # type: ignore[attr-defined]
 
     def lowered(n: ast.expr) -> str:
-        if isinstance(n, ast.BoolOp):
-            helper = "and_" if isinstance(n.op, ast.And) else "or_"
-            return f"{lax_name}.{helper}({', '.join(lowered(v) for v in n.values)})"
+        if isinstance(n, ast.BoolOp):  # (later operands as thunks: Python's short
+            helper = "and_then" if isinstance(n.op, ast.And) else "or_else"  # circuit)
+            first, *rest = (lowered(v) for v in n.values)
+            thunks = "".join(f", lambda: {v}" for v in rest)
+            return f"{lax_name}.{helper}({first}{thunks})"
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
             return f"{lax_name}.not_({lowered(n.operand)})"
+        if isinstance(n, ast.IfExp):  # `a if t else b`: Python's on a concrete `t`
+            return (f"{lax_name}.choose({lowered(n.test)}, lambda: {lowered(n.body)}, "
+                    f"lambda: {lowered(n.orelse)})")
+        if _membership(n):  # `2.0 in x`: NumPy's any(x == 2.0) for an array
+            test = f"{lax_name}.contains({segment(n.comparators[0])}, {segment(n.left)})"
+            return f"{lax_name}.not_({test})" if isinstance(n.ops[0], ast.NotIn) else test
         if isinstance(n, ast.Compare) and len(n.ops) > 1:  # 0 < x < 1: each pair
             sides = [n.left, *n.comparators]
             pairs = [f"{segment(a)} {_CMP[type(op)]} {segment(b)}"
@@ -238,13 +248,19 @@ def _lower_user_boolops(text: str, tree: ast.Module, lax_name: str) -> str:
     for n in ast.walk(tree):
         if id(n) in done or not (isinstance(n, ast.BoolOp) or (
                 isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)) or (
-                isinstance(n, ast.Compare) and len(n.ops) > 1)):
+                isinstance(n, ast.Compare) and len(n.ops) > 1) or _membership(n)
+                or isinstance(n, ast.IfExp)):
             continue
         done |= {id(m) for m in ast.walk(n)}
         if n.lineno != n.end_lineno:  # type: ignore[attr-defined]
             continue
         edits.append((n.lineno, n.col_offset, n.end_col_offset, lowered(n)))  # type: ignore[arg-type]
     return _with_edits(text, edits, lax_name)
+
+
+def _membership(n: ast.AST) -> bool:
+    return isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(
+        n.ops[0], (ast.In, ast.NotIn))
 
 
 def _lower_pinned(text: str, lax_name: str) -> str:

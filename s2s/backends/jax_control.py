@@ -242,9 +242,60 @@ def or_(*values: Any) -> Any:
     return out
 
 
+def and_then(first: Any, *later: Callable[[], Any]) -> Any:
+    """A user's ``a and b``, ``b`` a thunk: Python's short circuit on concrete values
+    (``"k" in kw and kw["k"] > 0`` reads ``kw["k"]`` only where the key is there);
+    ``jnp.where`` of a traced scalar's truth, ``b`` then evaluated."""
+    out = first
+    for thunk in later:
+        if not _traced(out):
+            if not out:
+                return out
+            out = thunk()
+        else:
+            out = jnp.where(_scalar_predicate(out), thunk(), out)
+    return out
+
+
+def or_else(first: Any, *later: Callable[[], Any]) -> Any:
+    """A user's ``a or b``, ``b`` a thunk (see and_then)."""
+    out = first
+    for thunk in later:
+        if not _traced(out):
+            if out:
+                return out
+            out = thunk()
+        else:
+            out = jnp.where(_scalar_predicate(out), out, thunk())
+    return out
+
+
+def choose(test: Any, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
+    """A user's ``a if test else b``, the branches as thunks: Python's choice on a
+    concrete ``test``; ``jnp.where`` of a traced scalar's truth over both."""
+    if not _traced(test):
+        return body() if test else orelse()
+    pred = _scalar_predicate(test)
+    try:  # (arrays, or tuples/lists/dicts of them of one structure: leaf by leaf)
+        return jax.tree_util.tree_map(lambda u, v: jnp.where(pred, u, v), body(), orelse())
+    except (TypeError, ValueError) as err:
+        raise _error(f"a conditional expression on a value JAX traces chooses between "
+                     f"values `jnp.where` cannot select between ({err})",
+                     "choose between arrays of one structure, or make the test a static "
+                     "argument (static_argnums=), or run it on the NumPy backend") from err
+
+
 def not_(value: Any) -> Any:
     """``not a`` lowered."""
     return (not value) if not _traced(value) else jnp.logical_not(_scalar_predicate(value))
+
+
+def contains(seq: Any, item: Any) -> Any:
+    """``item in seq`` of a user's code: of an array, NumPy's ``ndarray.__contains__``,
+    ``any(seq == item)`` (a traced truth value); of anything else, Python's ``in``."""
+    if isinstance(seq, (jax.Array, np.ndarray)):
+        return jnp.any(jnp.asarray(seq) == item)
+    return item in seq
 
 
 def _filled(branch: Callable, fill: dict[int, Any]) -> Callable:

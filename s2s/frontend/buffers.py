@@ -266,6 +266,8 @@ class BufferLowerer:
     def pop_expression(self, call: cst.Call, target: str | None) -> Atom:
         """``v = ys.pop()``: in IR ``v = ys[-1]``, then a new version of ``ys``
         without it (spelled ``ys.pop()`` in place, like append)."""
+        if self.n.dicts.is_dict(call.func.value):  # `kw.pop("k", default)`
+            return self.n.dicts.pop(call, target)
         name, current = self.own_list(call, "pop")
         self.pop_args(call)
         last = self.n.emit(

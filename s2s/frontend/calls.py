@@ -16,6 +16,7 @@ from ..ir.names import stem
 from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Index, Var
 from ..primitives import PRIMITIVES, lookup_object
 from ..primitives.registry import METHODS, Refused, Result, lookup_form, reads_arrays
+from . import kwdicts
 from .expressions import MAX_NAME, SHAPE_READS
 from .resolve import expression_advice
 from .sequences import as_array
@@ -386,6 +387,8 @@ class CallLowerer:
             made = self.n.pyvalues.constant_method(node, base, method, target)
             if made is not None:
                 return made
+        if method == "get" and (made := kwdicts.get(self.n, node, base, target)) is not None:
+            return made  # (`kw.get("scale", 2.0)`)
         if method == "item" and not node.args:  # a 0-d value's number: float(x)
             return self.apply("float", [base], {}, node, target, f"{stem(self.n.named(base))}.item")
         if self.n.draws.is_generator_method(base, method):  # rng.normal(...)
@@ -397,12 +400,8 @@ class CallLowerer:
         if prim_name is None:
             raise self.n.resolver.unknown_method(base, method, func.attr)
         args, kwargs = self.call_args(node)
-        prim = PRIMITIVES[prim_name]
-        rest = list(prim.signature.parameters)[1:]
         if prim_name in ("reshape", "transpose") and len(args) > 1:
             args = [self.pack(args, node)]
-        if rest and rest[0] in kwargs and prim_name in ("reshape",):
-            pass
         return self.apply(prim_name, [base, *args], kwargs, node, target,
                            f"{stem(self.n.named(base))}.{method}")
 

@@ -101,6 +101,44 @@ class DictWrites:
         if self.n.loops:
             self.in_loops.append((current, target))
 
+    def pop(self, call: cst.Call, target: str | None) -> Atom:
+        """``v = d.pop("k", default)`` on a dict of known keys: ``d["k"]`` (or the
+        default, where ``d`` has no ``"k"``), then ``d`` rebound to a new dict without
+        the key, as a write is (the same checks: a dict another name refers to, keys
+        changed in a loop or on one path of an `if`)."""
+        args, name = call.args, call.func.value.value
+        if not 1 <= len(args) <= 2 or any(a.star or a.keyword for a in args):
+            raise self.n.unsupported(call, "a dict's `.pop()` takes a key and an optional "
+                                     "default", 'write d.pop("k") or d.pop("k", default)')
+        current = self.n.env[name]
+        keys = self.known(current)
+        read = cst.Subscript(call.func.value, [cst.SubscriptElement(cst.Index(
+            args[0].value))])  # (`d["k"]`, as a write's target: at the call's position)
+        self.n.desugar.alias(read, call)
+        key = self.key(read)
+        if current in self.shared:
+            raise self.n.unsupported(
+                call, f"`.pop()` would change the dict `{name}` for another name, container "
+                f"or call that also refers to it (line {self.n.loc(self.shared[current]).line})",
+                f"read `{name}[{key!r}]` and build a dict of the other keys")
+        if key not in keys and len(args) == 1:
+            raise self.n.unsupported(
+                call, f"`{name}` has no key {key!r} here (its keys: {list(keys)}): Python's "
+                "`.pop()` raises KeyError", f'give a default: {name}.pop({key!r}, None)')
+        value = self.item(current, keys, key, call) if key in keys else \
+            self.n.exprs.expr(args[1].value)
+        rest = tuple(k for k in keys if k != key)
+        ssa = self.n.names.fresh(name)
+        self.n.emit(ssa, "make_dict", tuple(self.item(current, keys, k, call) for k in rest),
+                    {"keys": rest}, call)
+        self.keys[ssa] = rest
+        self.n._bind(name, ssa)
+        if self.n.loops:
+            self.in_loops.append((current, read))
+        if target is not None and not (isinstance(value, Var) and value.name == target):
+            return self.n.emit(target, "identity", (value,), {}, call)
+        return value
+
     def key(self, target: cst.Subscript) -> str:
         """The write's key: a string known when s2s transforms the function."""
         if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):

@@ -20,12 +20,11 @@ from ..ir.nodes import Atom, Const, If, Index, Slice, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
-from . import literals
+from . import kwdicts, literals
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
-from .literals import literal_test
 from .objects import is_instance_self, object_call
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
@@ -251,6 +250,8 @@ class ExprLowerer:
         )
 
     def expr_BooleanOperation(self, node: cst.BooleanOperation, target: str | None):
+        if (operand := kwdicts.short_circuit(self.n, node)) is not None:
+            return self.expr(operand, target)  # (`"w" in kw and kw["w"] > 0`)
         left = self.expr(node.left)
         right = self.expr(node.right)
         prim = "and_" if isinstance(node.operator, cst.And) else "or_"
@@ -289,7 +290,7 @@ class ExprLowerer:
         return result
 
     def expr_IfExp(self, node: cst.IfExp, target: str | None) -> Atom:
-        if (decided := literal_test(node.test)) is not None:  # `a if True else b`
+        if (decided := kwdicts.decide(self.n, node.test)) is not None:  # `a if True else b`
             return self.expr(node.body if decided else node.orelse, target)
         test = self.expr(node.test)
         name = self.target(target, "choice")
@@ -336,18 +337,7 @@ class ExprLowerer:
         return out
 
     def expr_Dict(self, node: cst.Dict, target: str | None) -> Atom:
-        keys: list[str] = []
-        values: list[Atom] = []
-        for element in node.elements:
-            if not isinstance(element, cst.DictElement) or not isinstance(
-                element.key, cst.SimpleString
-            ):
-                raise self.n.unsupported(
-                    element, "dict literals need constant string keys",
-                    'write {"name": value, ...}',
-                )
-            keys.append(element.key.evaluated_value)
-            values.append(self.expr(element.value))
+        keys, values = kwdicts.dict_literal(self.n, node)  # (`{**kw, "a": 1}` too)
         return self.n.emit(
             self.target(target, "params"), "make_dict", tuple(values),
             {"keys": tuple(keys)}, node,
@@ -468,7 +458,7 @@ class ExprLowerer:
         made = _sequence_builtin(self.n, obj, text, node, target)
         if made is not None:
             return made
-        if obj in STATIC:
+        if obj in STATIC or kwdicts.is_dict_len(self.n, obj, node):  # (`len(kw)`)
             made = self.n.pyvalues.call(obj, text, node, target)
             if made is not None:
                 return made

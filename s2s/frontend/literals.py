@@ -102,23 +102,37 @@ LOWER = {cst.Set: set_literal, cst.FormattedString: formatted_string}
 # ---- tests written with literals only --------------------------------------------
 
 
-def literal_test(node: Any) -> bool | None:
+def literal_test(node: Any, leaf: Any = None) -> bool | None:
     """The truth of a test written with literals only (``True``, ``0``, ``"x" == "x"``
     after a loop over strings is unrolled, ``not``/``and``/``or`` of them); None for
-    any other test (a module constant such as ``DEBUG`` is read at each call)."""
-    value = _literal_of(node)
-    return None if value is _NOT_LITERAL else bool(value)
+    any other test (a module constant such as ``DEBUG`` is read at each call).
+    ``leaf(part)``, where given, is the value of a part known some other way
+    (``kwdicts.py``: a dict's keys), or ``NOT_LITERAL``."""
+    value = literal_of(node, leaf)
+    return None if value is NOT_LITERAL else bool(value)
 
 
-_NOT_LITERAL = object()
+NOT_LITERAL = _NOT_LITERAL = object()
 _COMPARE = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
             cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
             cst.GreaterThanEqual: operator.ge, cst.In: lambda a, b: a in b,
-            cst.NotIn: lambda a, b: a not in b}
+            cst.NotIn: lambda a, b: a not in b,
+            cst.Is: lambda a, b: _singleton(a, b) and a is b,
+            cst.IsNot: lambda a, b: _singleton(a, b) and a is not b}
 
 
-def _literal_of(node: Any) -> Any:
+def _singleton(a: Any, b: Any) -> bool:
+    """``is`` between literals means what it says only for None, True and False
+    (a TypeError otherwise: the test is then not decided now)."""
+    if not any(v is None or type(v) is bool for v in (a, b)):
+        raise TypeError("`is` between literals other than None, True, False")
+    return True
+
+
+def literal_of(node: Any, leaf: Any = None) -> Any:
     """The value of an expression of literals, or _NOT_LITERAL."""
+    if leaf is not None and (known_part := leaf(node)) is not _NOT_LITERAL:
+        return known_part
     if isinstance(node, cst.Name):
         return {"True": True, "False": False, "None": None}.get(node.value, _NOT_LITERAL)
     if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.Tuple)):
@@ -127,18 +141,18 @@ def _literal_of(node: Any) -> Any:
         except (ValueError, SyntaxError, TypeError):
             return _NOT_LITERAL
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-        inner = _literal_of(node.expression)
+        inner = literal_of(node.expression, leaf)
         return inner if inner is _NOT_LITERAL else not inner
     if isinstance(node, cst.BooleanOperation):
-        left, right = _literal_of(node.left), _literal_of(node.right)
+        left, right = literal_of(node.left, leaf), literal_of(node.right, leaf)
         if _NOT_LITERAL in (left, right):
             return _NOT_LITERAL
         return (left and right) if isinstance(node.operator, cst.And) else (left or right)
     if isinstance(node, cst.Comparison):
-        left = _literal_of(node.left)
+        left = literal_of(node.left, leaf)
         result = True
         for target in node.comparisons:
-            right, compare = _literal_of(target.comparator), _COMPARE.get(
+            right, compare = literal_of(target.comparator, leaf), _COMPARE.get(
                 type(target.operator))
             if _NOT_LITERAL in (left, right) or compare is None:
                 return _NOT_LITERAL
@@ -151,10 +165,10 @@ def _literal_of(node: Any) -> Any:
     return _NOT_LITERAL
 
 
-def decided_branch(node: cst.If) -> list[Any] | None:
-    """The statements an ``if`` on a literal test runs (``elif``s as a nested
-    ``if``), or None where the test is not a literal."""
-    test = literal_test(node.test)
+def decided_branch(node: cst.If, decide: Any = literal_test) -> list[Any] | None:
+    """The statements an ``if`` on a test decided now runs (``elif``s as a nested
+    ``if``), or None where the test is not (``decide``: literals only by default)."""
+    test = decide(node.test)
     if test is None:
         return None
     if test:

@@ -24,7 +24,7 @@ import libcst as cst
 from ..errors import UnsupportedCallError
 from ..ir.names import simple_text
 from ..ir.nodes import Atom, Const, If, Slice, Var
-from . import literals
+from . import kwdicts, literals
 
 # built-ins decided when the function is transformed, over constants
 STATIC = {builtins.max, builtins.min, builtins.round, builtins.any, builtins.all,
@@ -124,6 +124,9 @@ class PythonValues:
         positional = [a.value for a in node.args if a.keyword is None]
         if fn is builtins.dict:
             return self.dict_call(node, positional, keywords, target)
+        if fn is builtins.len:  # `len(kw)`: its keys'
+            keys = kwdicts.keys_of(self.n, positional[0])
+            return self.constant(len(keys), repr(len(keys)), [], target, node)
         if keywords:
             if fn in (builtins.max, builtins.min):
                 raise self.error(node, f"`{text}` with `{keywords[0].keyword.value}=` is "
@@ -260,6 +263,8 @@ class PythonValues:
         negated = isinstance(comp.operator, cst.NotIn)
         if not negated and not isinstance(comp.operator, cst.In):
             return None
+        if (decided := kwdicts.decide(self.n, node)) is not None:  # (`k in kw`)
+            return self.constant(decided, repr(decided), [], target, node)
         left = self.n.exprs.expr(node.left)
         items = self.n.comps.items_of(comp.comparator)
         if items is None:
@@ -272,7 +277,8 @@ class PythonValues:
                 word = "not in" if negated else "in"
                 return self.constant(value, f"{left.text} {word} {right.text}",
                                      [left.text, right.text], target, node)
-            return None
+            # (an array, an argument: decided per call, frontend/kwdicts.py)
+            return kwdicts.contains(self.n, left, right, negated, node, target)
         if isinstance(left, Const) and all(isinstance(a, Const) for a in items):
             value = any(left.value == a.value for a in items)
             value = not value if negated else value

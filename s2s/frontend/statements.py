@@ -19,6 +19,7 @@ from .dicts import split_items
 from .expressions import is_list_method
 from .fncontainers import bind_function
 from .kept import KeptLowerer, raise_only
+from .kwdicts import decide
 from .literals import decided_branch
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
@@ -103,8 +104,9 @@ class StmtLowerer:
             split = split_items(self.n.dicts, node)  # a dict's items written in it
             if split is not None:
                 return self.block(split)
-        if isinstance(node, cst.If) and (taken := decided_branch(node)) is not None:
-            return self.block(taken)  # (`if True:`, `if 0:`: decided now, as Python would)
+        if isinstance(node, cst.If) and (taken := decided_branch(
+                node, lambda test: decide(self.n, test))) is not None:
+            return self.block(taken)  # (`if True:`, `if "k" in kw:`: decided now)
         lower = {cst.If: self.if_statement, cst.For: self.n.loop.for_statement,
                  cst.While: self.n.loop.while_statement,
                  cst.With: lambda w: with_statement(self.n, w),  # np.errstate, warnings

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import Loc, TransformError, UnsupportedSyntaxError
-from .kinds import LEAF, Tree
+from .kinds import LEAF, Leaf, Tree
 from .names import NameTable, bound_names
 from .nodes import (
     Atom,
@@ -43,11 +43,13 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     so emitted code quotes ``for W, b in params[:-1]:`` above each unrolled layer.
     """
     trees = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
-    if not trees and not any(_keyed_per_call(s) for s in walk(fn.body)) and not any(isinstance(s, Let) and (s.prim in _LITERALS or (
+    if not trees and not any(_keyed_per_call(s) or isinstance(s, Let) and s.prim == "contains"
+                             for s in walk(fn.body)) and not any(isinstance(s, Let) and (s.prim in _LITERALS or (
             s.prim == "getitem" and isinstance(s.args[0], Const)
             and type(s.args[0].value) in (tuple, list))) for s in walk(fn.body)):
         return fn
     u = _Unroller(fn, trees)
+    u.leaves = {p for p, k in zip(fn.params, arg_kinds) if isinstance(k, Leaf)}
     body, subst = u.block(fn.body)
     left = next((s for s in walk(body) if _keyed_per_call(s)), None)
     if left is not None:
@@ -162,6 +164,9 @@ class _Unroller:
         self.literals: dict[str, tuple] = {}  # a tuple or list literal -> its atoms
         self.constants: dict[str, Const] = {}  # an element of one that is a constant
         self.chains: dict[str, tuple] = {}  # a list built by appending -> its atoms
+        self.leaves: set[str] = set()  # the parameters that are arrays in this call
+        self.made: dict[str, Let] = {}  # each name bound so far -> its statement
+        self.decided: set[str] = set()  # key tests decided for this call (`"k" in d`)
 
     def block(self, stmts: list[Stmt]) -> tuple[list[Stmt], dict[str, Atom]]:
         """The block with its loops over containers unrolled, and the names later code
@@ -169,8 +174,21 @@ class _Unroller:
         out: list[Stmt] = []
         subst: dict[str, Atom] = {}
         for s in stmts:
+            read = uses(s) if isinstance(s, (Let, If)) else ()
             s = _renamed_stmt(s, subst)
-            if isinstance(s, Let):
+            if isinstance(s, If) and isinstance(s.test, Const) and any(
+                    n in self.decided for n in read):
+                taken, later = self.block(s.body if s.test.value else s.orelse)
+                out += taken  # (the branch a key test decided: the other is never read)
+                subst.update(later)
+                self.changed = True
+            elif isinstance(s, Let):
+                if s.prim == "contains" or s.prim in ("not_", "and_", "or_") and read and \
+                        all(n in self.decided for n in read):
+                    made = self.decide(s)
+                    self.changed = True
+                    out += made[:-1]
+                    s = made[-1]
                 out.append(self.let(s))
                 known = self.constants.get(out[-1].target)
                 if known is not None:  # a key or string from a literal: later code reads it
@@ -232,7 +250,88 @@ class _Unroller:
             subst[e] = Var(j)
         return If(s.test, body, orelse, s.loc, joins)
 
+    def decide(self, s: Let) -> list[Let]:
+        """``contains`` for this call's structure: a constant for a dict's key (`not`,
+        `and`, `or` of those too), ``np.any(y == x)`` for an array, the ``==``s of a
+        tuple's or list's items (``x == a or x == b``, as Python's ``in``)."""
+        if s.prim != "contains":  # (its operands are key tests decided above)
+            values = [a.value for a in s.args]
+            value = not values[0] if s.prim == "not_" else (
+                values[0] and values[1] if s.prim == "and_" else values[0] or values[1])
+            return [self.constant(s, bool(value))]
+        seq, item = s.args
+        negated = bool(s.params.get("negated"))
+        kind = self.kind_of(seq)
+        if isinstance(kind, Tree) and kind.type is dict:
+            if not isinstance(item, Const):
+                raise TransformError(
+                    "`in` over a dict argument with a key known only when the function "
+                    "runs: a dict's keys are its structure, fixed per call", s.loc,
+                    "test a constant key (`\"w\" in params`)")
+            return [self.constant(s, (item.value in kind.keys) != negated)]
+        if isinstance(kind, Leaf):
+            if isinstance(item, Const) and isinstance(item.value, str):
+                raise TransformError(
+                    "a string key tested in (or read with `.get` from) an array: only a "
+                    "dict has keys", s.loc, "pass a dict, or test a number: `2.0 in x`")
+            found = self.names.fresh(f"{s.target}_each")
+            tests = [Let(found, "equal", (seq, item), {}, s.loc)]
+            if not negated:
+                return tests + [Let(s.target, "any", (Var(found),), {}, s.loc)]
+            anywhere = self.names.fresh(f"{s.target}_any")
+            return tests + [Let(anywhere, "any", (Var(found),), {}, s.loc),
+                            Let(s.target, "not_", (Var(anywhere),), {}, s.loc)]
+        if isinstance(kind, Tree) and all(not isinstance(c, Tree) for c in kind.children):
+            if not kind.keys:
+                return [Let(s.target, "identity", (Const(negated, repr(negated)),), {}, s.loc)]
+            out: list[Let] = []
+            prim, join = ("not_equal", "and_") if negated else ("equal", "or_")
+            so_far = None
+            for key in kind.keys:  # (Python's `in` over a tuple: `x == a or x == b`)
+                element = self.names.fresh(f"{s.target}_item")
+                out.append(Let(element, "getitem", (seq,), {"index": Index(
+                    (Const(key, repr(key)),), False)}, s.loc))
+                test = self.names.fresh(f"{s.target}_test")
+                out.append(Let(test, prim, (item, Var(element)), {}, s.loc))
+                if so_far is not None:
+                    out.append(Let(self.names.fresh(f"{s.target}_so_far"), join,
+                                   (Var(so_far), Var(test)), {}, s.loc))
+                so_far = out[-1].target
+            last = out[-1]
+            return out[:-1] + [Let(s.target, last.prim, last.args, last.params, s.loc)]
+        raise TransformError(
+            "`in` over a value whose structure is not known for this call (a tuple of "
+            "tuples, the result of a call)", s.loc,
+            "test an array: `np.any(y == x)`, or each item: `x == a or x == b`")
+
+    def constant(self, s: Let, value: bool) -> Let:
+        const = Const(value, repr(value))
+        self.decided.add(s.target)
+        self.constants[s.target] = const
+        return Let(s.target, "identity", (const,), {}, s.loc)
+
+    def kind_of(self, a: Any) -> Any:
+        """The structure of ``a`` in this call: a Tree, LEAF for an array, or None."""
+        if not isinstance(a, Var):
+            return None
+        if a.name in self.trees:
+            return self.trees[a.name]
+        if a.name in self.leaves:
+            return LEAF
+        let = self.made.get(a.name)
+        if let is None or not let.args:
+            return None
+        base = self.kind_of(let.args[0])
+        if let.prim == "identity" or isinstance(base, Leaf) and let.prim == "getitem":
+            return base
+        index = let.params.get("index") if let.prim == "getitem" else None
+        item = index.items[0] if index is not None and len(index.items) == 1 else None
+        if isinstance(base, Tree) and isinstance(item, Const) and item.value in base.keys:
+            return base.child(item.value)
+        return None
+
     def let(self, s: Let) -> Let:
+        self.made[s.target] = s
         s = self.appended(s)
         a = s.args[0] if s.args else None
         name = a.name if isinstance(a, Var) else None

@@ -52,6 +52,17 @@ for _name, _op in (("and_", "and"), ("or_", "or"), ("is_", "is"), ("is_not", "is
         spelling=lambda args, params, _op=_op: f"{args[0]} {_op} {args[1]}",
     )
 
+# `x in y` (`not in`) for a `y` whose structure is known per call (an argument, an
+# array): the IR pass that unrolls container loops (ir/unroll.py) makes it a constant
+# (a dict's keys), the `==`s of a tuple's items, or NumPy's `np.any(y == x)` for an
+# array; no transform sees it.
+defprim(
+    "contains", None, "(container, item, negated=False)", family="comparison",
+    nondiff=True, spelling=lambda args, params: f"{args[1]} "
+    f"{'not in' if params.get('negated') else 'in'} {args[0]}",
+    note="`x in y`, decided per call before any transform (ir/unroll.py)",
+)
+
 # NumPy's logical functions and the bitwise operators on boolean (or integer) arrays:
 # masks, no derivative flows.  `~m`, `a | b`, `a & b`, `a ^ b` are spelled as written.
 for _name, _op in (("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^")):

@@ -107,7 +107,10 @@ class _Reverse:
             if isinstance(out_kind, Tree):
                 raise grad_error(out_kind)
             elem = elem_name(self.facts, result.name, diff_path)
-            value = path_text(result.name, diff_path) if elem == result.name or diff_path == () else elem
+            # (the element by its own name where the function built the tuple, else
+            # read from the result: `out[0]` of a callee's tuple)
+            value = path_text(result.name, diff_path) if elem == result.name or (
+                diff_path == () or elem == f"{result.name}_{diff_path[0]}") else elem
             seed = (
                 self.state.canonical_name(result.name, ()) if not diff_path
                 else self.names.fresh(f"{elem}_bar")

@@ -1,0 +1,238 @@
+"""Reading a dict by its keys: ``kw.get(k, d)``, ``k in kw``, ``{**kw, "a": 1}``.
+
+A dict's keys are its structure, which s2s fixes when it generates code, as JAX fixes
+a pytree's per trace.  Where the keys are known when the function is normalized (a
+``**kwargs`` parameter, normalized per call's keyword names; a dict the function
+built) a key test is a constant: ``if "scale" in kw:`` lowers only the branch it
+takes, as a literal test does (``literals.py``), and ``kw.get("scale", 2.0)`` is
+``kw["scale"]`` or ``2.0``.  Where they are known only per call (a dict argument) the
+test is a ``contains`` statement that the IR pass unrolling container loops
+(``ir/unroll.py``) decides for each call's structure, dropping the branch not taken
+before any transform reads it.  The same statement is ``x in y`` for a ``y`` known
+per call: an array's ``in`` is NumPy's ``(y == x).any()``, a tuple's Python's.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import libcst as cst
+
+from ..ir.nodes import Atom, Const, Let, Var
+from ..primitives import PRIMITIVES
+from . import literals
+
+
+def keys_of(n: Any, node: Any) -> tuple | None:
+    """The keys of the dict a local name denotes, when known now."""
+    if not (isinstance(node, cst.Name) and node.value in n.local_names):
+        return None
+    return n.dicts.known(n.env.get(node.value))
+
+
+def is_dict_len(n: Any, obj: Any, node: cst.Call) -> bool:
+    """Is ``node`` ``len(d)`` of a dict whose keys are known now?"""
+    return obj is builtins.len and len(node.args) == 1 and not node.args[0].star and \
+        node.args[0].keyword is None and keys_of(n, node.args[0].value) is not None
+
+
+def decide(n: Any, node: Any) -> bool | None:
+    """The truth of a test known when the function is normalized: a literal test, or
+    one over dicts whose keys are known (``"k" in kw``, ``not kw``, ``len(kw) > 1``,
+    with ``and``/``or``/``not``), or a name bound to such a test; None otherwise."""
+    return literals.literal_test(node, leaf=lambda part: _structural(n, part))
+
+
+def _structural(n: Any, node: Any) -> Any:
+    keys = keys_of(n, node)
+    if keys is not None:  # (`"k" in kw` tests its keys, `not kw` that it has none)
+        return dict.fromkeys(keys)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+            node.func.value == "len" and "len" not in n.local_names and \
+            is_dict_len(n, n.resolver.resolve_dotted(node.func)[0], node):
+        return len(keys_of(n, node.args[0].value))
+    if isinstance(node, cst.Name) and node.value in n.local_names and \
+            node.value in n.env and _bound_once(n, node.value):
+        # a name bound once, to a test decided above (`t = "k" in kw`) or a literal
+        let = n.lets.get(n.env[node.value])
+        if isinstance(let, Let) and let.prim == "identity" and isinstance(
+                let.args[0], Const) and isinstance(let.args[0].value, (bool, str, int, type(None))):
+            try:  # (only a text of literals: a module constant is read at each call)
+                return literals.literal_of(cst.parse_expression(let.args[0].text))
+            except cst.ParserSyntaxError:
+                return literals.NOT_LITERAL
+    return literals.NOT_LITERAL
+
+
+def _bound_once(n: Any, name: str) -> bool:
+    """Does the function's text bind ``name`` exactly once, by ``=``?  (A name a loop
+    rebinds holds another value in a later iteration, and after the loop.)"""
+    counts = getattr(n, "_kwdicts_bindings", None)
+    if counts is None:
+        counts = n._kwdicts_bindings = {}
+
+        class Count(cst.CSTVisitor):
+            def _add(self, target: Any, weight: int) -> None:
+                for t in _names(target):
+                    counts[t] = counts.get(t, 0) + weight
+
+            def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+                self._add(node.target, 1)
+
+            def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+                self._add(node.target, 1)
+
+            def visit_AugAssign(self, node: cst.AugAssign) -> None:
+                self._add(node.target, 2)
+
+            def visit_For(self, node: cst.For) -> None:
+                self._add(node.target, 2)
+
+            def visit_CompFor(self, node: cst.CompFor) -> None:
+                self._add(node.target, 2)
+
+            def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+                self._add(node.target, 2)
+
+            def visit_AsName(self, node: cst.AsName) -> None:
+                self._add(node.name, 2)
+
+        n.p.node.visit(Count())
+    return counts.get(name) == 1
+
+
+def _names(target: Any) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [m for e in target.elements for m in _names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names(target.value)
+    return []
+
+
+def short_circuit(n: Any, node: cst.BooleanOperation) -> Any:
+    """The operand ``a and b`` / ``a or b`` evaluates to when ``a`` is decided now
+    (``"w" in kw and kw["w"] > 0`` reads ``kw["w"]`` only where the key is there);
+    None where it is not."""
+    left = decide(n, node.left)
+    if left is None:
+        return None
+    takes_left = (not left) if isinstance(node.operator, cst.And) else left
+    return node.left if takes_left else node.right
+
+
+def get(n: Any, node: cst.Call, base: Atom, target: str | None) -> Atom | None:
+    """``d.get(k)`` / ``d.get(k, default)``: ``d[k]`` or the default, chosen now where
+    ``d``'s keys are known, else per call; None where ``d`` is an array s2s computed."""
+    if not isinstance(base, Var) or not isinstance(node.func, cst.Attribute):
+        return None
+    keys = n.dicts.known(base.name)
+    if keys is None and n.producers.get(base.name) not in (None, "getitem", "identity"):
+        return None  # (an array the function computed: its method `.get` is refused)
+    args = node.args
+    if not 1 <= len(args) <= 2 or any(a.star or a.keyword for a in args):
+        raise n.unsupported(node, "a dict's `.get()` takes a key and an optional default",
+                            'write d.get("k") or d.get("k", default)')
+    key_node, owner = args[0].value, node.func.value
+    default = args[1].value if len(args) == 2 else cst.Name("None")
+    read = cst.Subscript(owner, [cst.SubscriptElement(cst.Index(key_node))])
+    if keys is None:  # per call: `d[k] if k in d else default`, decided by ir/unroll.py
+        chosen: Any = cst.IfExp(test=cst.Comparison(key_node, [cst.ComparisonTarget(
+            cst.In(), owner)]), body=read, orelse=default)
+    else:
+        key = literals.known(n, n.exprs.expr(key_node))
+        if key is None:
+            raise n.unsupported(
+                key_node, "`.get()` with a key known only when the function runs: a "
+                "dict's keys are its structure, fixed when s2s generates the code",
+                "use a constant key (a string, or a name bound to one)")
+        chosen = read if _has(keys, key.value) else default
+    _alias(n, chosen, node)
+    return n.exprs.expr(chosen, target)
+
+
+def _has(keys: tuple, key: Any) -> bool:
+    try:
+        return key in keys
+    except TypeError:
+        return False
+
+
+def contains(n: Any, left: Atom, right: Atom, negated: bool, node: Any,
+             target: str | None) -> Atom | None:
+    """``x in y`` for a run-time ``y``: of an array the function computed, NumPy's
+    ``np.any(y == x)`` (``ndarray.__contains__``); of an argument or an item of one,
+    whose structure is known per call, a ``contains`` statement (see the module
+    docstring); None where ``y`` is a constant."""
+    if not isinstance(right, Var):
+        return None
+    origin = _origin(n, right.name)
+    if origin == "array":
+        found = n.calls.apply("equal", [right, left], {}, node, None, "==")
+        out = n.calls.apply("any", [found], {}, node, None if negated else target, "np.any")
+        return n.emit(n.exprs.target(target, "missing"), "not_", (out,), {}, node) \
+            if negated else out
+    if origin is None:
+        raise n.unsupported(
+            node, "`in` over a value whose structure s2s does not know when it "
+            "generates the code (a list grown with `append`, the result of a call, a "
+            "tuple a NumPy function returns)", "test an array: `np.any(y == x)` "
+            "(NumPy's `x in y` for an array `y`); for a list, np.stack it first")
+    name = n.exprs.target(target, "missing" if negated else "found")
+    return n.emit(name, "contains", (right, left), {"negated": True} if negated else {},
+                  node)
+
+
+def _origin(n: Any, name: str) -> str | None:
+    """What ``name`` is, seen from here: ``"array"`` (a NumPy primitive's result, or
+    an element of one), ``"per call"`` (an argument, or an item or element of one:
+    ir/unroll.py knows its structure), or None (anything else)."""
+    if name in n.lists:
+        return None
+    let = n.lets.get(name)
+    if let is None:
+        return "per call" if name in n.draws.params else None  # (the parameters)
+    if let.prim in ("identity", "getitem") and isinstance(let.args[0], Var):
+        return _origin(n, let.args[0].name)
+    prim = PRIMITIVES.get(let.prim)
+    if prim is None or prim.family == "structure" or prim.results is not None:
+        return None
+    return "array"
+
+
+def dict_literal(n: Any, node: cst.Dict) -> tuple[list[str], list[Atom]]:
+    """The keys and values of a dict literal, its ``**d`` elements spreading dicts of
+    known keys (``{**kw, "a": 1}``), a key written twice keeping its first position and
+    its last value, as Python does."""
+    items: dict[str, Atom] = {}
+    for element in node.elements:
+        if isinstance(element, cst.StarredDictElement):
+            atom = n.exprs.expr(element.value)
+            let = n.lets.get(atom.name) if isinstance(atom, Var) else None
+            if not (isinstance(let, Let) and let.prim == "make_dict" and "keys" in let.params):
+                raise n.unsupported(
+                    element, "`**` here spreads a dict whose keys s2s does not know when "
+                    "it transforms the function (a dict argument's keys are known per "
+                    "call)", "spread a `**kwargs` parameter or a dict built in the "
+                    "function, or write the keys: `{\"a\": d[\"a\"], ...}`")
+            items.update(zip(let.params["keys"], let.args))
+        elif isinstance(element.key, cst.SimpleString):
+            items[element.key.evaluated_value] = n.exprs.expr(element.value)
+        else:
+            raise n.unsupported(element, "dict literals need constant string keys",
+                                'write {"name": value, ...}')
+    return list(items), list(items.values())
+
+
+def _alias(n: Any, tree: Any, node: Any) -> None:
+    """Nodes s2s wrote for ``node`` report its position (the user's keep theirs)."""
+
+    class Walk(cst.CSTVisitor):
+        def on_visit(self, new: Any) -> bool:
+            if new not in n.desugar.positions:
+                n.desugar.alias(new, node)
+            return True
+
+    tree.visit(Walk())
