@@ -36,6 +36,13 @@ _SAME = ({"x": (3,), "like": (3,)}, {"x": (2, 3), "like": (2, 3)},
 _SPREAD = ({"s": (), "y": (3,)}, {"s": (3,), "y": (2, 3)}, {"s": (1,), "y": (0,)},
            {"s": (2, 1), "y": (2, 4)})
 _FACTS = "(facts of the signature)"
+# operands drawn from a few numbers (-1, -0.0, 0, 1, and inf, -inf, NaN among the
+# special values), so that they tie
+_TIES = ({"a": ("ties", (4, 5)), "b": ("ties", (4, 5))}, {"a": ("ties", (3, 4)),
+                                                          "b": ("ties", ())},
+         {"a": ("ties", (0, 3)), "b": ("ties", (3,))}, {"a": ("ties", ()), "b": ("ties", ())},
+         {"a": ("ties", (2, 1)), "b": ("ties", (1, 3))})
+_TIES_NUMBER = ({"a": ("ties", (4, 5))}, {"a": ("ties", ())}, {"a": ("ties", (0,))})
 
 RULES: tuple[Rule, ...] = (
     Rule("an unbroadcast to its own shape disappears", "fixups",
@@ -191,6 +198,20 @@ RULES: tuple[Rule, ...] = (
          ({"g": (), "s": (), "m": (3, 3), "like": (3, 3)},
           {"g": (2,), "s": (2,), "m": (2, 3, 3), "like": (2, 3, 3)},
           {"g": (), "s": (), "m": (0, 0), "like": (0, 0)}), "logdet", "1j *"),
+    *(Rule(f"a {fn} operand's share is one comparison of the operands{which}", "ties",
+           f"np.where({x} == (h := np.{fn}(a, {b})), np.where({y} == h, 0.5, 1.0), 0.0)",
+           f"np.where({x} == {y}, 0.5, {x} {op} {y})",
+           "h bound once to np.%s of names and numbers, real floating values (facts), "
+           "none rebound or written into between h's binding and the share; exact: "
+           "%s gives 1, a tie (-0.0 == 0.0, inf == inf) one half, a NaN on either side 0 "
+           "(the result is NaN, equal to neither; no comparison with NaN holds); the "
+           "comparisons promote as np.%s does; a float64 array either way"
+           % (fn, f"{x} {op} {y}", fn), shapes, witness, "== h," if witness else "")
+      for fn, op in (("maximum", ">"), ("minimum", "<"))
+      for which, x, y, b, shapes, witness in (
+          ("", "a", "b", "b", _TIES, f"relu_{fn}"),
+          (", the other", "b", "a", "b", _TIES, ""),
+          (", a number", "a", "0.0", "0.0", _TIES_NUMBER, "relu" if fn == "maximum" else ""))),
     Rule("a sum over all axes of an array is its method", "methods", "np.sum(x)",
          "x.sum()", "x has at least one axis (a fact: then it is an ndarray)",
          ({"x": (4,)}, {"x": (2, 0)}), "picked", "np.sum("),

@@ -1,0 +1,55 @@
+"""Programs for tests/test_ties_and_fresh.py: maximum/minimum whose operands tie, and
+gradients made in loops (returned as a dict)."""
+
+import numpy as np
+
+
+def relu_layer(x, w):
+    h = np.maximum(x @ w, 0.0)
+    return np.sum(h * np.cos(x @ w))
+
+
+def number_first(x):
+    h = np.maximum(0.0, x)
+    return np.sum(h * np.sin(x))
+
+
+def both_maximum(a, b):
+    h = np.maximum(a, b)
+    return np.sum(h * np.cos(b) + h**2)
+
+
+def both_minimum(a, b):
+    h = np.minimum(a, b)
+    return np.sum(h * np.cos(b) + h**2)
+
+
+def broadcast_maximum(a, b):
+    h = np.maximum(a, b)
+    return np.sum(np.tanh(h))
+
+
+def rebound_operand(a, b):
+    h = np.maximum(a, b)
+    a = a * 2.0
+    return np.sum(h * a)
+
+
+def in_a_loop(a, b):
+    total = 0.0
+    for _ in range(3):
+        h = np.minimum(a, b)
+        total = total + np.sum(h * a)
+        a = a + 1.0
+    return total
+
+
+def rnn_dict(params, xs):
+    h = np.zeros(4)
+    for t in range(3):
+        h = np.tanh(xs[t] @ params["wx"] + h @ params["wh"] + params["b"])
+    return np.sum(h**2)
+
+
+def same_cotangent(params, x):
+    return np.sum(np.sin(params["a"] + params["b"]) * x)
