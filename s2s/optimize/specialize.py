@@ -61,6 +61,7 @@ from .passes import (
     trim_tapes,
 )
 from .realpart import real_parts
+from .scales import lift_scales
 from .signature_facts import signature_facts
 from .spelled import (
     _LITERAL_UFUNCS,
@@ -694,6 +695,8 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             accumulate(fn, rewriter.fact)
         if on("methods"):
             methods(fn, rewriter.fact)
+        if on("egraph"):
+            lift_scales(fn, rewriter.fact)
         if on("egraph") and e_graphs:
             egraph_simplify(fn, rewriter.fact)
         if on("subexpr"):
