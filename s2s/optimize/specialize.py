@@ -60,7 +60,7 @@ from .passes import (
     straight,
     trim_tapes,
 )
-from .realpart import real_parts
+from .realpart import real_conjugates, real_parts
 from .scales import lift_scales
 from .signature_facts import signature_facts
 from .spelled import (
@@ -674,6 +674,7 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             continue
         if on("fixups"):
             real_parts(fn, lambda node: _known(facts, node), facts)
+            real_conjugates(fn, lambda node: _known(facts, node))
         rewriter = _Rewriter(fn, facts, off)
         rewriter.run()
         if on("ties"):
