@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .calls import written as _written
 from .terms import summed as _summed
 
 
@@ -105,3 +106,129 @@ def lift_scales(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
         if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Return)) and \
                 stmt.value is not None:
             stmt.value = Lift().visit(stmt.value)
+
+
+# ---- divisors that are positive by construction, out of sums ---------------------------
+
+_NONNEG_CALLS = {"exp", "abs", "absolute", "square", "sqrt", "var", "std", "exp2", "cosh"}
+_NONNEG_REDUCTIONS = {"sum", "mean", "max", "min"}  # (of a nonnegative value)
+
+
+def _nonnegative(node: ast.AST, bound: dict[str, ast.AST]) -> bool:
+    """Is every element of ``node`` >= 0 or NaN, by construction?"""
+    if isinstance(node, ast.Name):
+        return node.id in bound and _nonnegative(bound[node.id], bound)
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value >= 0
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) and \
+                type(node.right.value) is int and node.right.value % 2 == 0:
+            return True
+        if isinstance(node.op, (ast.Add, ast.Mult, ast.Div)):
+            return _nonnegative(node.left, bound) and _nonnegative(node.right, bound)
+        return False
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        name = node.func.attr
+        if isinstance(node.func.value, ast.Name) and node.func.value.id == "np":
+            if name in _NONNEG_CALLS:
+                return True
+            return name in _NONNEG_REDUCTIONS and bool(node.args) and \
+                _nonnegative(node.args[0], bound)
+        return name in _NONNEG_REDUCTIONS and _nonnegative(node.func.value, bound)
+    return False
+
+
+def _positive(node: ast.AST, bound: dict[str, ast.AST]) -> bool:
+    """Is every element of ``node`` > 0 or NaN: ``np.sqrt(e + c)`` (``c`` a positive
+    literal, ``e`` nonnegative), a positive literal plus a nonnegative value."""
+    if isinstance(node, ast.Name):
+        return node.id in bound and _positive(bound[node.id], bound)
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value > 0
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            isinstance(node.func.value, ast.Name) and node.func.value.id == "np" and \
+            node.func.attr == "sqrt" and len(node.args) == 1 and not node.keywords:
+        return _positive(node.args[0], bound)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return (_positive(node.left, bound) and _nonnegative(node.right, bound)) or \
+            (_positive(node.right, bound) and _nonnegative(node.left, bound))
+    return False
+
+
+def divisors_out_of_sums(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
+    """``(a * (b / s) / s).sum(axis=k, keepdims=True)`` is ``(a * b).sum(axis=k,
+    keepdims=True) / s / s`` where ``s`` is a name bound once (never written into) to a
+    value positive by construction (``np.sqrt(var + 1e-5)``), of size 1 along the summed
+    axes, which are not empty: the quotients are not made over the whole array.  Equal
+    to rounding (the divisor is never zero, so no quotient is an infinity the other
+    side lacks; a NaN one makes both sides NaN, as it would not a sum of no terms)."""
+    bound: dict[str, ast.AST] = {}
+    counts: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    written: set[str] = set()
+    for stmt in fn.body:
+        written |= _written(stmt)
+    params = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+
+    class Out(ast.NodeTransformer):
+        def visit_Call(self, n: ast.Call) -> ast.AST:
+            self.generic_visit(n)
+            x = _summed(n)
+            kws = {k.arg: k.value for k in n.keywords}
+            if x is None or set(kws) != {"axis", "keepdims"} or not _floating(fact(n)):
+                return n
+            try:
+                axis, keep = ast.literal_eval(kws["axis"]), ast.literal_eval(kws["keepdims"])
+            except ValueError:
+                return n
+            fx = fact(x)
+            if keep is not True or not _floating(fx):
+                return n
+            ndim = len(fx[0])
+            axes = {a % ndim for a in ((axis,) if isinstance(axis, int) else axis)} \
+                if ndim else set()
+            if not axes or any(fx[0][a] == 0 for a in axes):
+                return n  # (a sum of no terms is 0 whatever the divisor: a NaN one too)
+            moved: list[ast.AST] = []
+
+            def strip(e: ast.AST) -> ast.AST:
+                """``e`` with movable divisors taken out (into ``moved``)."""
+                if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Div) and \
+                        isinstance(e.right, ast.Name) and _movable(e.right):
+                    moved.append(e.right)
+                    return strip(e.left)
+                if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Mult, ast.Div)) and \
+                        _floating(fact(e.left)) and _floating(fact(e.right)):
+                    left = strip(e.left)
+                    right = strip(e.right) if isinstance(e.op, ast.Mult) else e.right
+                    return ast.BinOp(left, e.op, right)
+                return e
+
+            def _movable(s: ast.Name) -> bool:
+                fs = fact(s)
+                return _floating(fs) and len(fs[0]) == ndim and all(
+                    fs[0][a] == 1 for a in axes) and _positive(s, bound)
+
+            rest = strip(x)
+            if not moved or not _floating(fact(x)):
+                return n
+            if n.args:
+                n.args = [rest]
+            else:
+                n.func.value = rest  # type: ignore[attr-defined]
+            out: ast.AST = n
+            for s in moved:
+                out = ast.BinOp(out, ast.Div(), ast.Name(s.id, ast.Load()))
+            return ast.copy_location(out, n)
+
+    for stmt in fn.body:  # (a name is read as its binding from the statement after it)
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Return)) and \
+                stmt.value is not None and bound:
+            stmt.value = Out().visit(stmt.value)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name):
+            t = stmt.targets[0].id
+            if counts.get(t) == 1 and t not in written and t not in params:
+                bound[t] = stmt.value

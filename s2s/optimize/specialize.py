@@ -61,7 +61,7 @@ from .passes import (
     trim_tapes,
 )
 from .realpart import real_conjugates, real_parts
-from .scales import lift_scales
+from .scales import divisors_out_of_sums, lift_scales
 from .signature_facts import signature_facts
 from .spelled import (
     _LITERAL_UFUNCS,
@@ -698,6 +698,7 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             methods(fn, rewriter.fact)
         if on("egraph"):
             lift_scales(fn, rewriter.fact)
+            divisors_out_of_sums(fn, rewriter.fact)
         if on("egraph") and e_graphs:
             egraph_simplify(fn, rewriter.fact)
         if on("subexpr"):

@@ -1,14 +1,17 @@
-"""The specializer's ``ties`` pass (s2s/optimize/ties.py: a maximum's or minimum's
-share spelled with one comparison of its operands) against JAX's gradients where the
-operands tie (also -0.0 against 0.0), meet NaN and inf, in float64 and float32, at the
-1st, 3rd and 10th call; and ``returns_fresh`` (s2s/optimize/fresh.py), which lets a
-call skip looking for shared memory, on loops, aliases and writes into arrays."""
+"""Rewrites for code the optimizer was not tuned for, against JAX's gradients in
+float64 and float32 at the 1st, 3rd and 10th call: the ``ties`` pass
+(s2s/optimize/ties.py: a maximum's or minimum's share spelled with one comparison of
+its operands) where the operands tie (also -0.0 against 0.0) and meet NaN and inf;
+power-of-two factors and divisors positive by construction moved out of sums
+(s2s/optimize/scales.py) on layer norms (a constant row: the variance 0) and a mixture
+likelihood; and ``returns_fresh`` (s2s/optimize/fresh.py), which lets a call skip
+looking for shared memory, on loops, aliases and writes into arrays."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-import ties_fns as F
+import wide_rules_fns as F
 
 import s2s
 from s2s.optimize.fresh import returns_fresh
@@ -74,6 +77,59 @@ def test_the_relu_share_is_one_comparison() -> None:
     text = g.specialized_source
     assert "np.where(x_at_w == 0.0, 0.5, x_at_w > 0.0)" in text, text
     assert "== h" not in text, text
+
+
+# ---- factors out of sums ------------------------------------------------------------
+
+def _rows_args(name: str, dtype, special: bool) -> tuple:
+    r = np.random.default_rng(9)
+    if name == "mixture":
+        out = (r.normal(size=4), r.normal(size=7) * 2, np.log(np.full(4, 0.25)))
+        if special:
+            out[1][2] = np.nan
+    elif name == "not_positive":
+        out = (r.normal(size=(3, 4)), np.abs(r.normal(size=(3, 1))))
+        if special:
+            out[1][1, 0] = 0.0
+    else:
+        x = r.normal(size=(4, 6))
+        x[1] = 0.75  # a constant row: variance 0, the divisor sqrt(1e-5)
+        if special:
+            x[2, 3] = np.nan
+        out = (x, r.normal(size=6), r.normal(size=(4, 6)))
+    return tuple(np.asarray(a, dtype=dtype) for a in out)
+
+
+@pytest.mark.parametrize("special", [False, True], ids=["finite", "nan"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["layer_norm", "layer_norm_var", "mixture", "not_positive"])
+def test_factors_out_of_sums_keep_jaxs_gradients(name, dtype, special, twin) -> None:
+    args = _rows_args(name, dtype, special)
+    want = jax.grad(getattr(twin, name))(*args)
+    g = s2s.grad(getattr(F, name))
+    tol = 2e-4 if dtype == np.float32 else 1e-10
+    with np.errstate(all="ignore"):
+        for call in range(10):
+            got = g(*args)
+            if call in (0, 2, 9):
+                assert got.dtype == dtype
+                np.testing.assert_allclose(got, np.asarray(want), rtol=tol, atol=tol,
+                                           equal_nan=True, err_msg=f"call {call + 1}")
+
+
+def test_the_layer_norm_sum_divides_rows_once() -> None:
+    g = s2s.grad(F.layer_norm)
+    args = _rows_args("layer_norm", np.float64, False)
+    for _ in range(3):
+        g(*args)
+    text = g.specialized_source
+    assert "(ratio_bar * x_minus_mu).sum(axis=(1,), keepdims=True)" in text, text
+    g = s2s.grad(F.not_positive)
+    args = _rows_args("not_positive", np.float64, False)
+    for _ in range(3):
+        g(*args)
+    assert "/ q / q).sum(" in g.specialized_source or "/ q / q, axis" in \
+        g.specialized_source, g.specialized_source
 
 
 # ---- returns_fresh ------------------------------------------------------------------

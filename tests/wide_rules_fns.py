@@ -1,4 +1,4 @@
-"""Programs for tests/test_ties_and_fresh.py: maximum/minimum whose operands tie, and
+"""Programs for tests/test_wide_rules.py: maximum/minimum whose operands tie, and
 gradients made in loops (returned as a dict)."""
 
 import numpy as np
@@ -53,3 +53,29 @@ def rnn_dict(params, xs):
 
 def same_cotangent(params, x):
     return np.sum(np.sin(params["a"] + params["b"]) * x)
+
+
+def layer_norm(x, gamma, t):
+    mu = np.mean(x, axis=-1, keepdims=True)
+    var = np.mean((x - mu) ** 2, axis=-1, keepdims=True)
+    y = (x - mu) / np.sqrt(var + 1e-5) * gamma
+    return np.sum(y * t)
+
+
+def layer_norm_var(x, gamma, t):
+    mu = x.mean(axis=-1, keepdims=True)
+    y = (x - mu) / np.sqrt(np.var(x, axis=-1, keepdims=True) + 1e-5) * gamma
+    return np.sum(y * t)
+
+
+def mixture(mu, x, logw):
+    d = x[:, None] - mu[None, :]
+    lp = logw - 0.5 * d**2
+    m = np.max(lp, axis=1, keepdims=True)
+    lse = m + np.log(np.sum(np.exp(lp - m), axis=1, keepdims=True))
+    return -np.sum(lse)
+
+
+def not_positive(x, s):
+    q = np.sqrt(s)  # may be 0: the divisor stays in the sum
+    return np.sum(np.sum(x / q / q, axis=1, keepdims=True) ** 2)
