@@ -87,6 +87,14 @@ def _rows_args(name: str, dtype, special: bool) -> tuple:
         out = (r.normal(size=4), r.normal(size=7) * 2, np.log(np.full(4, 0.25)))
         if special:
             out[1][2] = np.nan
+    elif name == "attention":
+        out = tuple(r.normal(size=(5, 3)) for _ in range(3))
+        if special:
+            out[0][1, 1] = np.inf  # a row of scores with an infinity: NaN
+    elif name == "unshifted":
+        out = (r.normal(size=(3, 4)), r.normal(size=(3, 4)))
+        if special:
+            out[0][1] = -800.0  # exp underflows to 0 in the whole row: 0 / 0
     elif name == "not_positive":
         out = (r.normal(size=(3, 4)), np.abs(r.normal(size=(3, 1))))
         if special:
@@ -102,7 +110,8 @@ def _rows_args(name: str, dtype, special: bool) -> tuple:
 
 @pytest.mark.parametrize("special", [False, True], ids=["finite", "nan"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("name", ["layer_norm", "layer_norm_var", "mixture", "not_positive"])
+@pytest.mark.parametrize("name", ["layer_norm", "layer_norm_var", "mixture", "not_positive",
+                                  "attention", "unshifted"])
 def test_factors_out_of_sums_keep_jaxs_gradients(name, dtype, special, twin) -> None:
     args = _rows_args(name, dtype, special)
     want = jax.grad(getattr(twin, name))(*args)
@@ -130,6 +139,12 @@ def test_the_layer_norm_sum_divides_rows_once() -> None:
         g(*args)
     assert "/ q / q).sum(" in g.specialized_source or "/ q / q, axis" in \
         g.specialized_source, g.specialized_source
+    g = s2s.grad(F.attention)
+    args = _rows_args("attention", np.float64, False)
+    for _ in range(3):
+        g(*args)
+    assert "(a_2_bar * a_2).sum(axis=(1,), keepdims=True) / sum_a" in g.specialized_source, \
+        g.specialized_source
 
 
 # ---- returns_fresh ------------------------------------------------------------------

@@ -79,3 +79,15 @@ def mixture(mu, x, logw):
 def not_positive(x, s):
     q = np.sqrt(s)  # may be 0: the divisor stays in the sum
     return np.sum(np.sum(x / q / q, axis=1, keepdims=True) ** 2)
+
+
+def attention(q, k, v):
+    s = q @ k.T / np.sqrt(q.shape[1])
+    a = np.exp(s - np.max(s, axis=1, keepdims=True))
+    a = a / np.sum(a, axis=1, keepdims=True)
+    return np.sum((a @ v) ** 2)
+
+
+def unshifted(x, w):
+    e = np.exp(x - 3.0)  # not shifted by its maximum: the sum may be 0
+    return np.sum(np.sum(w * e / np.sum(e, axis=1, keepdims=True), axis=1, keepdims=True) ** 2)

@@ -227,12 +227,24 @@ RULES: tuple[Rule, ...] = (
          "(a * (b / (s := np.sqrt(v**2 + 1e-5))) / s).sum(axis=1, keepdims=True)",
          "(a * b).sum(axis=1, keepdims=True) / (s := np.sqrt(v**2 + 1e-5)) / s",
          "s a name bound once, never written into, to np.sqrt of a positive literal plus a "
-         "value nonnegative by construction (squares, np.var, sums and means of such); s "
+         "value nonnegative by construction (squares, np.var, sums and means of such), or "
+         "to a softmax's denominator np.exp(x - x.max(axis=k, keepdims=True)).sum(axis=k, "
+         "keepdims=True) (the maximum's term is exp(0) = 1: a sum >= 1, or NaN); s "
          "of size 1 along the summed axes, which are not empty, and of the sum's rank "
          "(facts); keepdims=True: s is never 0, so neither side has a quotient the other "
          "lacks (equal to rounding; a NaN s makes both NaN, as not a sum of no terms)",
          ({"a": (4, 5), "b": (4, 5), "v": (4, 1)}, {"a": (2, 3), "b": (3,), "v": (2, 1)},
           {"a": (0, 3), "b": (0, 3), "v": (0, 1)}, {"a": (1, 1), "b": (1, 1), "v": (1, 1)}),
+         "", "", exact=False),
+    Rule("a softmax's denominator moves out of a sum", "egraph",
+         "(a * b / (s := np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, "
+         "keepdims=True))).sum(axis=1, keepdims=True)",
+         "(a * b).sum(axis=1, keepdims=True) / (s := np.exp(x - x.max(axis=1, "
+         "keepdims=True)).sum(axis=1, keepdims=True))",
+         "as the rule above, s a softmax's denominator (names bound once, the maximum's "
+         "axes and keywords the sum's)", ({"a": (4, 5), "b": (4, 5), "x": (4, 3)},
+                                           {"a": (2, 3), "b": (3,), "x": (2, 6)},
+                                           {"a": (1, 1), "b": (1, 1), "x": (1, 1)}),
          "", "", exact=False),
     Rule("a constant times a constant over x folds", "egraph",
          "-0.5 * (-1.0 / s * e)", "0.5 / s * e",

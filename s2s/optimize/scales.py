@@ -152,7 +152,49 @@ def _positive(node: ast.AST, bound: dict[str, ast.AST]) -> bool:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return (_positive(node.left, bound) and _nonnegative(node.right, bound)) or \
             (_positive(node.right, bound) and _nonnegative(node.left, bound))
-    return False
+    return _shifted_exp_sum(node, bound)
+
+
+def _reduced(node: ast.AST, names: tuple[str, ...]) -> tuple[ast.AST, str] | None:
+    """(x, its keywords dumped) of ``x.f(...)``/``np.f(x, ...)``, f in ``names``."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in names):
+        return None
+    if isinstance(node.func.value, ast.Name) and node.func.value.id == "np":
+        if len(node.args) != 1:
+            return None
+        x = node.args[0]
+    elif node.args:
+        return None
+    else:
+        x = node.func.value
+    return x, ast.dump(ast.Tuple(sorted(node.keywords, key=lambda k: k.arg or ""), ast.Load()))
+
+
+def _shifted_exp_sum(node: ast.AST, bound: dict[str, ast.AST]) -> bool:
+    """``np.exp(x - x.max(axis=k, keepdims=True)).sum(axis=k, keepdims=True)`` (a
+    softmax's denominator): the maximum's own term is exp(0) = 1, so every sum is >= 1,
+    or NaN (a row with NaN or an infinity)."""
+    total = _reduced(node, ("sum",))
+    if total is None:
+        return False
+    e, axes = total
+    if isinstance(e, ast.Name):
+        e = bound.get(e.id, e)
+    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and
+            isinstance(e.func.value, ast.Name) and e.func.value.id == "np" and
+            e.func.attr == "exp" and len(e.args) == 1 and not e.keywords):
+        return False
+    diff = e.args[0]
+    if not (isinstance(diff, ast.BinOp) and isinstance(diff.op, ast.Sub) and
+            isinstance(diff.left, ast.Name)):
+        return False
+    top = diff.right
+    if isinstance(top, ast.Name):
+        top = bound.get(top.id, top)
+    peak = _reduced(top, ("max", "amax"))
+    return peak is not None and isinstance(peak[0], ast.Name) and \
+        peak[0].id == diff.left.id and peak[1] == axes and "keepdims" in axes
 
 
 def divisors_out_of_sums(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
