@@ -226,7 +226,9 @@ def divisors_out_of_sums(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) ->
             except ValueError:
                 return n
             fx = fact(x)
-            if keep is not True or not _floating(fx):
+            if keep is not True or not _floating(fx) or not (
+                    type(axis) is int or (isinstance(axis, tuple) and axis and
+                                          all(type(a) is int for a in axis))):
                 return n
             ndim = len(fx[0])
             axes = {a % ndim for a in ((axis,) if isinstance(axis, int) else axis)} \
