@@ -10,7 +10,8 @@ product with a small array (a row's coefficient) or into a sum::
 so the array pass scaling every element is not made.  Exact: multiplying by a power of
 two commutes with rounding (the products and the sum's terms are the same numbers
 scaled), as long as nothing overflows or becomes subnormal.  Only real floating
-operands (facts), so a Python number is weak on both sides and the dtype is the same.
+operands of float32 or wider (facts), so a Python number is weak on both sides and the
+dtype is the same.
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ def _power_of_two(node: ast.AST) -> bool:
 
 
 def _floating(fact: Any) -> bool:
-    return fact is not None and isinstance(fact[1], np.dtype) and fact[1].kind == "f"
+    """Real floating, float32 or wider (float16 overflows at 65504: scaling its terms
+    first, or summing them first, overflows where the other order may not)."""
+    return fact is not None and isinstance(fact[1], np.dtype) and fact[1].kind == "f" \
+        and fact[1].itemsize >= 4
 
 
 def _scaled(node: ast.AST) -> tuple[ast.AST, ast.AST] | None:
