@@ -168,6 +168,9 @@ def _fn(body: str) -> str:
     ("z = x * 1\nfor t in range(2):\n    (z, b) = y.pop()\nreturn z", False),
     ("z = x * 1\nz += 1.0\nreturn z", True),
     ("z = x.T\nreturn z", False),
+    ("z = np.imag(x)\nreturn z", False),  # (views of an argument)
+    ("z = np.fliplr(x)\nfor t in range(2):\n    w = z + 1\nreturn z", False),
+    ("z = np.ascontiguousarray(x)\nreturn {'a': z}", False),
     ("z = x * 1\nif y:\n    z = x\nreturn z", False),
     ("return x", False),
 ])
