@@ -95,3 +95,18 @@ def row_mean(x):
 
 def scaled_rows(q):
     return np.sum(np.tanh(q / np.sqrt(q.shape[1])))
+
+
+def relu(x, w):
+    h = np.maximum(x, 0.0)
+    return np.sum(h * w)
+
+
+def relu_maximum(a, b):
+    h = np.maximum(a, b)
+    return np.sum(h * np.cos(b))
+
+
+def relu_minimum(a, b):
+    h = np.minimum(a, b)
+    return np.sum(h * np.cos(b))

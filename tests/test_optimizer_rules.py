@@ -43,7 +43,12 @@ def _namespace(case: dict, dtype, rng, special: bool) -> dict:
     for name, shape in case.items():
         if shape in ("index", "labels", "row labels"):
             continue
-        x = (rng.uniform(0.5, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape))
+        if shape[:1] == ("ties",):  # a few numbers, so that operands tie
+            shape = shape[1]
+            x = rng.choice([-1.0, -0.0, 0.0, 1.0, *((np.inf, -np.inf) if special else ())],
+                           size=shape)
+        else:
+            x = (rng.uniform(0.5, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape))
         if special and x.size > 1:
             flat = x.reshape(-1)
             flat[rng.integers(0, flat.size, 2)] = rng.choice([np.nan, np.inf, -np.inf], 2)
@@ -108,13 +113,18 @@ ARGS = {
     "picked_rows": (R.normal(size=(4, 3)), np.array([0, 2, 1, 2])),
     "row_mean": (R.normal(size=(4, 3)),),
     "scaled_rows": (R.normal(size=(3, 16)),),
+    "relu": (np.array([[-1.0, 0.0, 2.0], [-0.0, 3.0, -2.0]]), R.normal(size=(2, 3))),
+    "relu_maximum": (np.array([1.0, -0.0, 2.0, -3.0]), np.array([1.0, 0.0, -1.0, 5.0])),
+    "relu_minimum": (np.array([1.0, -0.0, 2.0, -3.0]), np.array([1.0, 0.0, -1.0, 5.0])),
 }
-ARGNUMS = {"row_bias": (0, 1), "matvec": (0, 1), "vecmat": (0, 1), "dot": (0, 1)}
+ARGNUMS = {"row_bias": (0, 1), "matvec": (0, 1), "vecmat": (0, 1), "dot": (0, 1),
+           "relu_maximum": (0, 1), "relu_minimum": (0, 1)}
 WITNESSED = [r for r in RULES if r.witness]
 DEFAULT = {"an unbroadcast is the sums it does", "a dot product's cotangents",
            "a scalar spread by expand_dims folds into a scalar",
            "a mean's seed is a scalar times the cotangent",
-           "a complex value with a zero imaginary part, read for its real part, is real"}
+           "a complex value with a zero imaginary part, read for its real part, is real",
+           "a maximum operand's share is one comparison of the operands, a number"}
 
 
 def _specialized(name: str, off: str, monkeypatch) -> tuple[str, list, str]:

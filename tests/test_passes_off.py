@@ -31,6 +31,7 @@ ARGS = {
     "repeated": (R.normal(size=5), R.normal(size=5)),
     "tanh_sq": (R.normal(size=6), R.normal(size=6)),  # a Hessian-vector product
     "rows": (R.normal(size=(4, 3)), np.eye(3)[[0, 2, 1, 1]]),
+    "relu": (np.array([[1.0, -1.0], [0.0, 2.0]]), np.array([[1.0, 0.5], [-2.0, 1.0]])),  # (a tie: 0)
 }
 # a program on which each pass changes the code (checked below); by default four cases
 # run (JAX's eager gradients cost a second a program), every pass on every program
@@ -38,7 +39,8 @@ ARGS = {
 WHERE = {"fixups": "mlp", "fill": "loop", "shapes": "rows", "matmul": "mlp",
          "addat": "softmax_xent", "cse": "repeated", "egraph": "rows", "zero": "rows",
          "tapes": "loop", "dce": "mlp", "accumulate": "softmax_xent", "methods": "rows",
-         "signs": "softmax_xent", "copies": "repeated", "subexpr": "tanh_sq", "all": "mlp"}
+         "signs": "softmax_xent", "copies": "repeated", "subexpr": "tanh_sq", "ties": "relu",
+         "all": "mlp"}
 
 
 def _run(name: str) -> tuple[list, str]:
@@ -75,7 +77,8 @@ def _same(got, want) -> None:
         np.testing.assert_allclose(a, np.asarray(b), rtol=1e-10, atol=1e-12)
 
 
-DEFAULT = {("matmul", "mlp"), ("all", "mlp"), ("subexpr", "tanh_sq"), ("copies", "tanh_sq")}
+DEFAULT = {("matmul", "mlp"), ("all", "mlp"), ("subexpr", "tanh_sq"), ("copies", "tanh_sq"),
+           ("ties", "relu")}
 CASES = [pytest.param(p, n, marks=() if (p, n) in DEFAULT else pytest.mark.slow,
                       id=f"{p}-{n}") for p in (*PASSES, "all") for n in ARGS]
 

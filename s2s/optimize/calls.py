@@ -12,7 +12,10 @@ MUTATORS = {"at", "copyto", "put", "place", "putmask", "fill_diagonal", "fill", 
 MAY_ALIAS = {"reshape", "transpose", "swapaxes", "moveaxis", "ravel", "squeeze",
               "expand_dims", "broadcast_to", "asarray", "asanyarray", "atleast_1d",
               "atleast_2d", "atleast_3d", "real", "view", "unbroadcast", "flip",
-              "rollaxis", "diagonal", "astype", "copy_if_needed", "array_view"}
+              "rollaxis", "diagonal", "astype", "copy_if_needed", "array_view",
+              "imag", "diag", "rot90", "fliplr", "flipud", "ascontiguousarray",
+              "asfortranarray", "require", "split", "array_split", "hsplit", "vsplit",
+              "dsplit", "broadcast_arrays", "matrix_transpose", "permute_dims", "unstack"}
 
 
 def call_name(node: ast.Call) -> str:

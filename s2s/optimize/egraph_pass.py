@@ -92,6 +92,8 @@ def egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) -> 
             rewrite(x + (-y)).to(x - y),
             rewrite((-x) + y).to(y - x),
             rewrite(x / Term(1.0)).to(x),
+            rewrite(Term(a) * (Term(b) / x)).to(Term(a * b) / x),
+            rewrite(Term(a) * ((Term(b) / x) * y)).to((Term(a * b) / x) * y),
         )
         eg.run(6)
         for (holder, slot, _), let in zip(candidates, lets):

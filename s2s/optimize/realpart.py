@@ -137,3 +137,26 @@ def _real_use(read: ast.Name, parent: dict[int, ast.AST], fact: Fact
     if like is None or out is None or fact(fix.args[1])[0] != out[0]:
         return None
     return spread, up, fix, m_dtype
+
+
+_IDENTITIES_ON_REALS = ("conj", "conjugate", "real")
+
+
+def real_conjugates(fn: ast.FunctionDef, fact: Fact) -> None:
+    """``np.conj(x)``, ``np.conjugate(x)`` and ``np.real(x)`` of a real floating ``x`` (a
+    fact), read as an operand of an arithmetic operator, are ``x``: the same elements
+    (NaN, -0.0 included) and dtype, and the operator makes a new array either way (a
+    rule written for complex values, as ``var``'s, applied to a real one)."""
+
+    class Operands(ast.NodeTransformer):
+        def visit_BinOp(self, n: ast.BinOp) -> ast.AST:
+            self.generic_visit(n)
+            for side in ("left", "right"):
+                x = getattr(n, side)
+                if any(_np_call(x, name, 1) for name in _IDENTITIES_ON_REALS) and \
+                        _real(fact, x.args[0]) is not None and \
+                        _real(fact, x.args[0]).kind == "f":  # type: ignore[union-attr]
+                    setattr(n, side, x.args[0])  # type: ignore[attr-defined]
+            return n
+
+    Operands().visit(fn)

@@ -36,6 +36,13 @@ _SAME = ({"x": (3,), "like": (3,)}, {"x": (2, 3), "like": (2, 3)},
 _SPREAD = ({"s": (), "y": (3,)}, {"s": (3,), "y": (2, 3)}, {"s": (1,), "y": (0,)},
            {"s": (2, 1), "y": (2, 4)})
 _FACTS = "(facts of the signature)"
+# operands drawn from a few numbers (-1, -0.0, 0, 1, and inf, -inf, NaN among the
+# special values), so that they tie
+_TIES = ({"a": ("ties", (4, 5)), "b": ("ties", (4, 5))}, {"a": ("ties", (3, 4)),
+                                                          "b": ("ties", ())},
+         {"a": ("ties", (0, 3)), "b": ("ties", (3,))}, {"a": ("ties", ()), "b": ("ties", ())},
+         {"a": ("ties", (2, 1)), "b": ("ties", (1, 3))})
+_TIES_NUMBER = ({"a": ("ties", (4, 5))}, {"a": ("ties", ())}, {"a": ("ties", (0,))})
 
 RULES: tuple[Rule, ...] = (
     Rule("an unbroadcast to its own shape disappears", "fixups",
@@ -191,6 +198,65 @@ RULES: tuple[Rule, ...] = (
          ({"g": (), "s": (), "m": (3, 3), "like": (3, 3)},
           {"g": (2,), "s": (2,), "m": (2, 3, 3), "like": (2, 3, 3)},
           {"g": (), "s": (), "m": (0, 0), "like": (0, 0)}), "logdet", "1j *"),
+    *(Rule(f"a {fn} operand's share is one comparison of the operands{which}", "ties",
+           f"np.where({x} == (h := np.{fn}(a, {b})), np.where({y} == h, 0.5, 1.0), 0.0)",
+           f"np.where({x} == {y}, 0.5, {x} {op} {y})",
+           "h bound once to np.%s of names and numbers, real floating values (facts), "
+           "none rebound or written into between h's binding and the share; exact: "
+           "%s gives 1, a tie (-0.0 == 0.0, inf == inf) one half, a NaN on either side 0 "
+           "(the result is NaN, equal to neither; no comparison with NaN holds); the "
+           "comparisons promote as np.%s does; a float64 array either way"
+           % (fn, f"{x} {op} {y}", fn), shapes, witness, "== h," if witness else "")
+      for fn, op in (("maximum", ">"), ("minimum", "<"))
+      for which, x, y, b, shapes, witness in (
+          ("", "a", "b", "b", _TIES, f"relu_{fn}"),
+          (", the other", "b", "a", "b", _TIES, ""),
+          (", a number", "a", "0.0", "0.0", _TIES_NUMBER, "relu" if fn == "maximum" else ""))),
+    Rule("a power-of-two factor moves onto the smaller operand", "egraph",
+         "c * (2 * x)", "2 * c * x",
+         "c, x real floating (facts), c of fewer elements than x; exact: scaling by a "
+         "power of two commutes with rounding (nothing overflowing or subnormal)",
+         ({"c": (4, 1), "x": (4, 5)}, {"c": (), "x": (3,)}, {"c": (1, 3), "x": (0, 3)}),
+         "", ""),
+    Rule("a power-of-two factor moves out of a sum", "egraph",
+         "(g * (-2 * d)).sum(axis=0, keepdims=True)", "-2 * (g * d).sum(axis=0, keepdims=True)",
+         "g, d real floating (facts); exact, as the rule above: every term is scaled alike",
+         ({"g": (4, 3), "d": (4, 3)}, {"g": (4, 1), "d": (4, 3)}, {"g": (0, 3), "d": (0, 3)}),
+         "", ""),
+    Rule("a divisor positive by construction moves out of a sum", "egraph",
+         "(a * (b / (s := np.sqrt(v**2 + 1e-5))) / s).sum(axis=1, keepdims=True)",
+         "(a * b).sum(axis=1, keepdims=True) / (s := np.sqrt(v**2 + 1e-5)) / s",
+         "s a name bound once, never written into, to np.sqrt of a positive literal plus a "
+         "value nonnegative by construction (squares, np.var, sums and means of such), or "
+         "to a softmax's denominator np.exp(x - x.max(axis=k, keepdims=True)).sum(axis=k, "
+         "keepdims=True) (the maximum's term is exp(0) = 1: a sum >= 1, or NaN); s "
+         "of size 1 along the summed axes, which are not empty, and of the sum's rank "
+         "(facts); keepdims=True: s is never 0, so neither side has a quotient the other "
+         "lacks (equal to rounding; a NaN s makes both NaN, as not a sum of no terms)",
+         ({"a": (4, 5), "b": (4, 5), "v": (4, 1)}, {"a": (2, 3), "b": (3,), "v": (2, 1)},
+          {"a": (0, 3), "b": (0, 3), "v": (0, 1)}, {"a": (1, 1), "b": (1, 1), "v": (1, 1)}),
+         "", "", exact=False),
+    Rule("a softmax's denominator moves out of a sum", "egraph",
+         "(a * b / (s := np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, "
+         "keepdims=True))).sum(axis=1, keepdims=True)",
+         "(a * b).sum(axis=1, keepdims=True) / (s := np.exp(x - x.max(axis=1, "
+         "keepdims=True)).sum(axis=1, keepdims=True))",
+         "as the rule above, s a softmax's denominator (names bound once, the maximum's "
+         "axes and keywords the sum's)", ({"a": (4, 5), "b": (4, 5), "x": (4, 3)},
+                                           {"a": (2, 3), "b": (3,), "x": (2, 6)},
+                                           {"a": (1, 1), "b": (1, 1), "x": (1, 1)}),
+         "", "", exact=False),
+    Rule("a constant times a constant over x folds", "egraph",
+         "-0.5 * (-1.0 / s * e)", "0.5 / s * e",
+         "s, e floating (facts); the e-graph's constant folding (exact for a power-of-two "
+         "constant, as here; else equal to rounding)",
+         ({"s": (4, 1), "e": (4, 3)}, {"s": (), "e": (3,)}), "", ""),
+    *(Rule(f"np.{fn} of a real value read by an operator is the value", "fixups",
+           f"np.{fn}(x) * y", "x * y",
+           "x real floating (a fact): the same elements and dtype; the operator makes a new "
+           "array either way", ({"x": (3,), "y": (3,)}, {"x": (2, 3), "y": ()},
+                                {"x": (0,), "y": (0,)}), "", "")
+      for fn in ("conj", "real")),
     Rule("a sum over all axes of an array is its method", "methods", "np.sum(x)",
          "x.sum()", "x has at least one axis (a fact: then it is an ndarray)",
          ({"x": (4,)}, {"x": (2, 0)}), "picked", "np.sum("),

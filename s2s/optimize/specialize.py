@@ -46,8 +46,9 @@ import numpy as np
 
 from .. import syntax
 from ..emit.code import format_module
-from .calls import MAY_ALIAS, MUTATORS, call_name, same_kinds
+from .calls import MUTATORS, call_name, same_kinds
 from .egraph_pass import egraph_simplify, inline_single_uses
+from .fresh import returns_fresh  # noqa: F401  (s2s/api imports it from here)
 from .passes import (
     accumulate,
     cancel_negations,
@@ -59,7 +60,8 @@ from .passes import (
     straight,
     trim_tapes,
 )
-from .realpart import real_parts
+from .realpart import real_conjugates, real_parts
+from .scales import divisors_out_of_sums, lift_scales
 from .signature_facts import signature_facts
 from .spelled import (
     _LITERAL_UFUNCS,
@@ -72,6 +74,7 @@ from .spelled import (
 )
 from .subexpr import share_subexpressions
 from .terms import summed as _summed
+from .ties import tie_shares
 from .zero import drop_zero_cotangents, zero_cotangents
 
 # calls whose result's shape depends on values, not on the arguments' shapes
@@ -89,7 +92,7 @@ MAX_EGRAPH_STATEMENTS = 300
 # passes off: the benchmark's ablation (tools/bench.py --ablate) measures what each
 # buys; with any set off the code computes the same values (tests/test_passes_off.py).
 PASSES = ("fixups", "fill", "shapes", "matmul", "addat", "cse", "egraph", "zero", "tapes",
-          "dce", "accumulate", "methods", "signs", "copies", "subexpr")
+          "dce", "accumulate", "methods", "signs", "copies", "subexpr", "ties")
 DISABLED: set[str] = set()  # (switched off in this process too, as the variable does)
 
 
@@ -671,8 +674,11 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             continue
         if on("fixups"):
             real_parts(fn, lambda node: _known(facts, node), facts)
+            real_conjugates(fn, lambda node: _known(facts, node))
         rewriter = _Rewriter(fn, facts, off)
         rewriter.run()
+        if on("ties"):
+            tie_shares(fn, rewriter.fact)
         zero = zero_cotangents(fn, rewriter.fact, rewriter.mutated) \
             if on("zero") and e_graphs else set()
         if zero:
@@ -690,6 +696,9 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             accumulate(fn, rewriter.fact)
         if on("methods"):
             methods(fn, rewriter.fact)
+        if on("egraph"):
+            lift_scales(fn, rewriter.fact)
+            divisors_out_of_sums(fn, rewriter.fact)
         if on("egraph") and e_graphs:
             egraph_simplify(fn, rewriter.fact)
         if on("subexpr"):
@@ -731,62 +740,3 @@ def _with_comments(original: str, module: ast.Module) -> str:
         out.append(f"\n\ndef {node.name}({ast.unparse(node.args)}):")
         _emit_body(node.body, node.lineno, lines, out, "    ")
     return "\n".join(out) + "\n"
-
-
-# calls whose result may be (a view of) an argument
-def returns_fresh(text: str, name: str) -> bool:
-    """Does function ``name`` of ``text`` return only arrays it made (never one of
-    its arguments or of the arrays it reads from its module, nor a view of one)?
-    Straight-line code only; False when unsure."""
-    try:
-        module = syntax.parse(text)
-    except SyntaxError:
-        return False
-    fn = next((n for n in module.body if isinstance(n, ast.FunctionDef)
-               and n.name == name), None)
-    if fn is None:
-        return False
-    made: set[str] = set()  # locals bound to arrays the code made
-
-    def may_alias(node: ast.AST) -> bool:
-        if isinstance(node, ast.Name):  # an argument, a module's array, or a view
-            return node.id not in made
-        if isinstance(node, (ast.Subscript, ast.Attribute)):
-            return may_alias(node.value)
-        if isinstance(node, ast.Call):
-            return call_name(node) in MAY_ALIAS or not isinstance(
-                node.func, (ast.Name, ast.Attribute))
-        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
-            return False
-        return True
-
-    for stmt in fn.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], ast.Name):
-            t = stmt.targets[0].id
-            if may_alias(stmt.value):
-                made.discard(t)
-            else:
-                made.add(t)
-        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript):
-            continue  # writes into an array keep what it is
-        elif isinstance(stmt, ast.Return):
-            value = stmt.value
-            leaves = value.elts if isinstance(value, (ast.Tuple, ast.List)) else \
-                value.values if isinstance(value, ast.Dict) else [value]
-            if isinstance(value, ast.Dict) and any(k is None for k in value.keys):
-                return False
-            named = []
-            for leaf in leaves:
-                while isinstance(leaf, (ast.Subscript, ast.Attribute)):
-                    leaf = leaf.value
-                if isinstance(leaf, ast.Name):
-                    named.append(leaf.id)
-            if len(set(named)) < len(named):  # one array returned twice (or a view)
-                return False
-            return not any(
-                may_alias(leaf) or isinstance(leaf, (ast.Tuple, ast.List, ast.Dict))
-                for leaf in leaves)
-        else:
-            return False
-    return False

@@ -1,0 +1,138 @@
+"""Does specialized code return only arrays it made?  Then the call need not look for
+memory its gradients share with the caller's arrays (s2s/api/transformed.py)."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+
+from .. import syntax
+from .calls import MAY_ALIAS, call_name
+
+
+def returns_fresh(text: str, name: str) -> bool:
+    """Does function ``name`` of ``text`` return only arrays it made (never one of
+    its arguments or of the arrays it reads from its module, nor a view of one), each
+    leaf a different array?  Straight-line code and loops over ranges; False when
+    unsure."""
+    try:
+        module = syntax.parse(text)
+    except SyntaxError:
+        return False
+    fn = next((n for n in module.body if isinstance(n, ast.FunctionDef)
+               and n.name == name), None)
+    if fn is None:
+        return False
+    # locals bound to arrays the code made -> which array (names bound to one another
+    # share a number: a return of both is one array twice)
+    made: dict[str, int] = {}
+    fresh = itertools.count()
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Return):
+            return _fresh_leaves(stmt.value, made)
+        if isinstance(stmt, ast.For):
+            if not _loop(stmt, made, fresh):
+                return False
+        elif not _step(stmt, made, fresh):
+            return False
+    return False
+
+
+def _may_alias(node: ast.AST, made: dict[str, int]) -> bool:
+    if isinstance(node, ast.Name):  # an argument, a module's array, or a view
+        return node.id not in made
+    if isinstance(node, (ast.Subscript, ast.Attribute)):
+        return _may_alias(node.value, made)
+    if isinstance(node, ast.Call):
+        return call_name(node) in MAY_ALIAS or not isinstance(
+            node.func, (ast.Name, ast.Attribute))
+    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
+        return False
+    return True
+
+
+def _step(stmt: ast.stmt, made: dict[str, int], fresh: itertools.count) -> bool:
+    """Update ``made`` for one statement of straight-line code (False: not understood)."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], ast.Name):
+        t, value = stmt.targets[0].id, stmt.value
+        if _may_alias(value, made):
+            made.pop(t, None)
+        else:  # a name made before is the same array; any other value a new one
+            made[t] = made[value.id] if isinstance(value, ast.Name) else next(fresh)
+        return True
+    if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr)):
+        # (writes into arrays keep what they are; a call's effects rebind no name; a
+        # name augmented in place stays its array, one rebound by it a new value)
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                if isinstance(stmt, ast.AugAssign) and stmt.target is node:
+                    continue
+                made.pop(node.id, None)
+        return not any(isinstance(n, (ast.NamedExpr, ast.Lambda)) for n in ast.walk(stmt))
+    return False
+
+
+def _loop(loop: ast.For, made: dict[str, int], fresh: itertools.count) -> bool:
+    """What holds after any number of the loop's iterations (none included): a name is
+    made after it where it is before the loop and at every iteration's end, and two
+    names may be one array where they may be at any of those points."""
+    if loop.orelse or not isinstance(loop.target, ast.Name):
+        return False
+    made.pop(loop.target.id, None)
+    state = dict(made)
+    for _ in range(len(loop.body) + 2):
+        after = dict(state)
+        for stmt in loop.body:
+            if not _step(stmt, after, fresh):
+                return False
+        keys = [k for k in state if k in after]
+        group = {k: k for k in keys}
+
+        def root(k: str) -> str:
+            while group[k] != k:
+                k = group[k]
+            return k
+
+        for table in (state, after):
+            first: dict[int, str] = {}
+            for k in keys:
+                if table[k] in first:
+                    group[root(k)] = root(first[table[k]])
+                else:
+                    first[table[k]] = k
+        numbers = {r: next(fresh) for r in {root(k) for k in keys}}
+        merged = {k: numbers[root(k)] for k in keys}
+        if _partition(merged) == _partition(state):
+            made.clear()
+            made.update(merged)
+            return True
+        state = merged
+    return False
+
+
+def _partition(made: dict[str, int]) -> set[frozenset[str]]:
+    by: dict[int, set[str]] = {}
+    for k, v in made.items():
+        by.setdefault(v, set()).add(k)
+    return {frozenset(c) for c in by.values()}
+
+
+def _fresh_leaves(value: ast.AST | None, made: dict[str, int]) -> bool:
+    if value is None:
+        return False
+    leaves = value.elts if isinstance(value, (ast.Tuple, ast.List)) else \
+        value.values if isinstance(value, ast.Dict) else [value]
+    if isinstance(value, ast.Dict) and any(k is None for k in value.keys):
+        return False
+    arrays = []
+    for leaf in leaves:
+        while isinstance(leaf, (ast.Subscript, ast.Attribute)):
+            leaf = leaf.value
+        if isinstance(leaf, ast.Name):
+            arrays.append(made.get(leaf.id, leaf.id))
+    if len(set(arrays)) < len(arrays):  # one array returned twice (or a view)
+        return False
+    return not any(_may_alias(leaf, made) or isinstance(leaf, (ast.Tuple, ast.List,
+                                                                 ast.Dict))
+                   for leaf in leaves)

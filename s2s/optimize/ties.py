@@ -1,0 +1,145 @@
+"""The specializer's ``ties`` pass: the share of a ``np.maximum``/``np.minimum`` operand
+in its cotangent, spelled with one comparison of the operands instead of two of each
+with the result.
+
+The rules of ``maximum`` and ``minimum`` (s2s/primitives/binary.py) split the cotangent
+as JAX does: an operand equal to the result gets all of it, half where both are::
+
+    h = np.maximum(a, b)
+    ...
+    np.where(a == h, np.where(b == h, 0.5, 1.0), 0.0)   # a's share
+
+Where ``a`` and ``b`` are real floating values (facts) that nothing rebinds or writes
+into between ``h``'s one binding and the share, the share is::
+
+    np.where(a == b, 0.5, a > b)                        # (a < b for minimum)
+
+elementwise the same float64 values: ``a > b`` gives 1, ``a < b`` 0, ``a == b`` (also
+``-0.0 == 0.0`` and ``inf == inf``) one half; a NaN on either side makes the maximum
+NaN, so neither side equals it, and no comparison with NaN holds: 0 on both spellings.
+The comparisons promote their operands as ``np.maximum`` does (one common type; a
+Python number is weak), so they compare the same numbers.  Two comparisons, a
+``where`` and a cast, where the rule's spelling makes two comparisons, two ``where``
+and equality tests against the result (a relu's backward: about half the time).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from typing import Any, Callable
+
+import numpy as np
+
+from .calls import written as _written
+
+_ORDER = {"maximum": ast.Gt, "minimum": ast.Lt}
+
+
+def _np_call(node: ast.AST, names: tuple[str, ...]) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        isinstance(node.func.value, ast.Name) and node.func.value.id == "np" and \
+        node.func.attr in names and not node.keywords
+
+
+def _number(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def _real_floating(fact: Any) -> bool:
+    return fact is not None and isinstance(fact[1], np.dtype) and fact[1].kind == "f"
+
+
+def _equals(node: ast.AST, name: str) -> ast.AST | None:
+    """``x`` of ``x == name``."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+            isinstance(node.ops[0], ast.Eq) and isinstance(node.comparators[0], ast.Name) \
+            and node.comparators[0].id == name:
+        return node.left
+    return None
+
+
+def _constant(node: ast.AST, value: float) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is float and \
+        node.value == value
+
+
+def tie_shares(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
+    """Rewrite the shares of ``np.maximum``/``np.minimum`` operands (module docstring),
+    in the function's straight-line statements and in each loop body (a share and the
+    maximum it reads in the same block)."""
+    binds: dict[str, int] = {}
+    written: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            binds[node.id] = binds.get(node.id, 0) + 1
+        if isinstance(node, ast.stmt):
+            written |= _written(node)
+    blocks = [fn.body] + [s.body for s in fn.body if isinstance(s, ast.For)]
+    for block in blocks:
+        _block(block, fact, binds, written)
+
+
+def _block(block: list[ast.stmt], fact: Callable[[ast.AST], Any], binds: dict[str, int],
+           written: set[str]) -> None:
+    # a name bound (once in the function) to np.maximum/np.minimum of names and
+    # numbers -> (which, its operands, their names)
+    extremes: dict[str, tuple[str, tuple[ast.AST, ast.AST], set[str]]] = {}
+    for stmt in block:
+        if extremes and not isinstance(stmt, ast.For):  # (a loop body is its own block)
+            _rewrite(stmt, extremes, fact)
+        stored = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                  and not isinstance(n.ctx, ast.Load)} | _written(stmt)
+        for h, (_, _, reads) in list(extremes.items()):
+            if reads & stored:  # an operand rebound: the result is not its extreme now
+                del extremes[h]
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], ast.Name) and
+                _np_call(stmt.value, tuple(_ORDER)) and len(stmt.value.args) == 2):
+            continue
+        h = stmt.targets[0].id
+        operands = tuple(stmt.value.args)
+        if binds.get(h) != 1 or h in written or not _real_floating(fact(stmt.value)):
+            continue
+        reads: set[str] = set()
+        for x in operands:
+            if isinstance(x, ast.Name) and _real_floating(fact(x)) and x.id not in written:
+                reads.add(x.id)
+            elif not _number(x):
+                break
+        else:
+            if h not in reads:
+                extremes[h] = (stmt.value.func.attr, operands, reads)  # type: ignore
+
+
+def _rewrite(stmt: ast.stmt, extremes: dict, fact: Callable[[ast.AST], Any]) -> None:
+    class Shares(ast.NodeTransformer):
+        def visit_Call(self, n: ast.Call) -> ast.AST:
+            self.generic_visit(n)
+            if not (_np_call(n, ("where",)) and len(n.args) == 3 and
+                    _np_call(n.args[1], ("where",)) and len(n.args[1].args) == 3 and
+                    _constant(n.args[2], 0.0)):
+                return n
+            inner = n.args[1]
+            if not (_constant(inner.args[1], 0.5) and _constant(inner.args[2], 1.0)):
+                return n
+            for h, (which, operands, _) in extremes.items():
+                x, y = _equals(n.args[0], h), _equals(inner.args[0], h)
+                if x is None or y is None:
+                    continue
+                dumps = {ast.dump(o) for o in operands}
+                if ast.dump(x) == ast.dump(y) or {ast.dump(x), ast.dump(y)} != dumps:
+                    continue
+                new = ast.Call(
+                    ast.Attribute(ast.Name("np", ast.Load()), "where", ast.Load()),
+                    [ast.Compare(x, [ast.Eq()], [y]), ast.Constant(0.5),
+                     ast.Compare(copy.deepcopy(x), [_ORDER[which]()], [copy.deepcopy(y)])],
+                    [])
+                if hasattr(n, "_k"):
+                    new._k = n._k  # type: ignore[attr-defined]  # the same value
+                return ast.copy_location(new, n)
+            return n
+
+    Shares().visit(stmt)

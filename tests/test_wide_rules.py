@@ -1,0 +1,217 @@
+"""Rewrites for code the optimizer was not tuned for, against JAX's gradients in
+float64 and float32 at the 1st, 3rd and 10th call: the ``ties`` pass
+(s2s/optimize/ties.py: a maximum's or minimum's share spelled with one comparison of
+its operands) where the operands tie (also -0.0 against 0.0) and meet NaN and inf;
+power-of-two factors and divisors positive by construction moved out of sums
+(s2s/optimize/scales.py) on layer norms (a constant row: the variance 0) and a mixture
+likelihood; and ``returns_fresh`` (s2s/optimize/fresh.py), which lets a call skip
+looking for shared memory, on loops, aliases and writes into arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import wide_rules_fns as F
+
+import s2s
+from s2s.optimize.fresh import returns_fresh
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+
+
+@pytest.fixture(scope="module")
+def twin():
+    from support import jax_twin
+
+    return jax_twin(F)
+
+
+def _tie_args(name: str, dtype, special: bool) -> tuple:
+    r = np.random.default_rng(7)
+    few = [-1.0, -0.0, 0.0, 1.0] + ([np.inf, -np.inf, np.nan] if special else [])
+    if name == "relu_layer":
+        x = r.choice([-1.0, 0.0, 1.0], size=(5, 3))
+        w = r.choice([-1.0, 0.0, 1.0, 2.0], size=(3, 4))
+        if special:
+            x[0, 0] = np.nan
+            w[1, 1] = np.inf
+        out = (x, w)
+    elif name == "number_first":
+        out = (r.choice(few, size=(6,)),)
+    elif name == "broadcast_maximum":
+        out = (r.choice(few, size=(3, 1)), r.choice(few, size=(4,)))
+    else:
+        out = (r.choice(few, size=(3, 4)), r.choice(few, size=(3, 4)))
+    return tuple(np.asarray(a, dtype=dtype) for a in out)
+
+
+TIES = ["relu_layer", "number_first", "both_maximum", "both_minimum",
+        "broadcast_maximum", "rebound_operand", "in_a_loop"]
+
+
+@pytest.mark.parametrize("special", [False, True], ids=["finite", "nan-inf"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", TIES)
+def test_shares_are_jaxs_where_operands_tie(name, dtype, special, twin) -> None:
+    args = _tie_args(name, dtype, special)
+    argnums = (0,) if name == "number_first" else (0, 1)
+    want = jax.grad(getattr(twin, name), argnums=argnums)(*args)
+    g = s2s.grad(getattr(F, name), argnums=argnums)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    with np.errstate(all="ignore"):
+        for call in range(10):
+            got = g(*args)
+            if call in (0, 2, 9):
+                for a, b in zip(got, want):
+                    assert a.dtype == dtype and a.shape == np.shape(b)
+                    np.testing.assert_allclose(a, np.asarray(b), rtol=tol, atol=tol,
+                                               equal_nan=True, err_msg=f"call {call + 1}")
+
+
+def test_the_relu_share_is_one_comparison() -> None:
+    g = s2s.grad(F.relu_layer)
+    args = _tie_args("relu_layer", np.float64, False)
+    for _ in range(3):
+        g(*args)
+    text = g.specialized_source
+    assert "np.where(x_at_w == 0.0, 0.5, x_at_w > 0.0)" in text, text
+    assert "== h" not in text, text
+
+
+# ---- factors out of sums ------------------------------------------------------------
+
+def _rows_args(name: str, dtype, special: bool) -> tuple:
+    r = np.random.default_rng(9)
+    if name == "mixture":
+        out = (r.normal(size=4), r.normal(size=7) * 2, np.log(np.full(4, 0.25)))
+        if special:
+            out[1][2] = np.nan
+    elif name == "attention":
+        out = tuple(r.normal(size=(5, 3)) for _ in range(3))
+        if special:
+            out[0][1, 1] = np.inf  # a row of scores with an infinity: NaN
+    elif name == "unshifted":
+        out = (r.normal(size=(3, 4)), r.normal(size=(3, 4)))
+        if special:
+            out[0][1] = -800.0  # exp underflows to 0 in the whole row: 0 / 0
+    elif name == "not_positive":
+        out = (r.normal(size=(3, 4)), np.abs(r.normal(size=(3, 1))))
+        if special:
+            out[1][1, 0] = 0.0
+    else:
+        x = r.normal(size=(4, 6))
+        x[1] = 0.75  # a constant row: variance 0, the divisor sqrt(1e-5)
+        if special:
+            x[2, 3] = np.nan
+        out = (x, r.normal(size=6), r.normal(size=(4, 6)))
+    return tuple(np.asarray(a, dtype=dtype) for a in out)
+
+
+@pytest.mark.parametrize("special", [False, True], ids=["finite", "nan"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["layer_norm", "layer_norm_var", "mixture", "not_positive",
+                                  "attention", "unshifted"])
+def test_factors_out_of_sums_keep_jaxs_gradients(name, dtype, special, twin) -> None:
+    args = _rows_args(name, dtype, special)
+    want = jax.grad(getattr(twin, name))(*args)
+    g = s2s.grad(getattr(F, name))
+    tol = 2e-4 if dtype == np.float32 else 1e-10
+    with np.errstate(all="ignore"):
+        for call in range(10):
+            got = g(*args)
+            if call in (0, 2, 9):
+                assert got.dtype == dtype
+                np.testing.assert_allclose(got, np.asarray(want), rtol=tol, atol=tol,
+                                           equal_nan=True, err_msg=f"call {call + 1}")
+
+
+def test_the_layer_norm_sum_divides_rows_once() -> None:
+    g = s2s.grad(F.layer_norm)
+    args = _rows_args("layer_norm", np.float64, False)
+    for _ in range(3):
+        g(*args)
+    text = g.specialized_source
+    assert "(ratio_bar * x_minus_mu).sum(axis=(1,), keepdims=True)" in text, text
+    g = s2s.grad(F.not_positive)
+    args = _rows_args("not_positive", np.float64, False)
+    for _ in range(3):
+        g(*args)
+    assert "/ q / q).sum(" in g.specialized_source or "/ q / q, axis" in \
+        g.specialized_source, g.specialized_source
+    g = s2s.grad(F.attention)
+    args = _rows_args("attention", np.float64, False)
+    for _ in range(3):
+        g(*args)
+    assert "(a_2_bar * a_2).sum(axis=(1,), keepdims=True) / sum_a" in g.specialized_source, \
+        g.specialized_source
+
+
+# ---- returns_fresh ------------------------------------------------------------------
+
+def _fn(body: str) -> str:
+    lines = "\n".join("    " + ln for ln in body.strip().splitlines())
+    return f"import numpy as np\n\n\ndef f(x, y):\n{lines}\n"
+
+
+@pytest.mark.parametrize("body, fresh", [
+    ("z = np.zeros(3)\nnp.add.at(z, y, 1.0)\nreturn z", True),
+    ("z = np.zeros(3)\nfor t in range(3):\n    z = z + x[t]\nreturn {'a': z}", True),
+    ("z = x * 1\nw = z\nreturn {'a': z, 'b': w}", False),
+    ("z = x * 1\nfor t in range(2):\n    w = z\nreturn (z, w)", False),
+    ("z = x * 1\nw = x * 2\nfor t in range(2):\n    z = w\n    w = z + 1\nreturn (z, w)",
+     True),
+    ("z = x * 1\nw = x * 2\nfor t in range(2):\n    w = z + 1\n    z = w\nreturn (z, w)",
+     False),
+    ("z = x * 1\nfor t in range(2):\n    z = y\nreturn z", False),
+    ("z = x * 1\nfor t in range(2):\n    (a, b) = y.pop()\n    z = z + a\nreturn z", True),
+    ("z = x * 1\nfor t in range(2):\n    (z, b) = y.pop()\nreturn z", False),
+    ("z = x * 1\nz += 1.0\nreturn z", True),
+    ("z = x.T\nreturn z", False),
+    ("z = np.imag(x)\nreturn z", False),  # (views of an argument)
+    ("z = np.fliplr(x)\nfor t in range(2):\n    w = z + 1\nreturn z", False),
+    ("z = np.ascontiguousarray(x)\nreturn {'a': z}", False),
+    ("z = x * 1\nif y:\n    z = x\nreturn z", False),
+    ("return x", False),
+])
+def test_returns_fresh_on_loops_aliases_and_writes(body, fresh) -> None:
+    assert returns_fresh(_fn(body), "f") is fresh
+
+
+def _writes_into_results(g, args) -> None:
+    before = [np.array(a, copy=True) for a in s2s.tree_util.tree_leaves(args)]
+    first = g(*args)
+    for _ in range(9):
+        got = g(*args)
+        leaves = s2s.tree_util.tree_leaves(got)
+        for i, a in enumerate(leaves):
+            for b in leaves[i + 1:]:
+                assert not np.may_share_memory(a, b)
+            for b in s2s.tree_util.tree_leaves(args):
+                assert not np.may_share_memory(a, b)
+        for leaf in leaves:
+            leaf[...] = 1e9  # the caller writes into what it got
+    for a, b in zip(s2s.tree_util.tree_leaves(g(*args)), s2s.tree_util.tree_leaves(first)):
+        assert not np.all(a == 1e9)
+    for a, b in zip(before, s2s.tree_util.tree_leaves(args)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_loop_gradient_is_fresh_and_right(twin) -> None:
+    r = np.random.default_rng(3)
+    params = {"wx": r.normal(size=(2, 4)), "wh": r.normal(size=(4, 4)), "b": r.normal(size=4)}
+    xs = r.normal(size=(3, 2))
+    g = s2s.grad(F.rnn_dict)
+    want = jax.grad(twin.rnn_dict)(params, xs)
+    for _ in range(3):
+        got = g(params, xs)
+    for k in params:
+        np.testing.assert_allclose(got[k], np.asarray(want[k]), rtol=1e-12, atol=1e-12)
+    assert all(e.fresh for e in g._by_signature.values())
+    _writes_into_results(g, (params, xs))
+
+
+def test_one_cotangent_for_two_leaves_is_two_arrays() -> None:
+    r = np.random.default_rng(4)
+    params = {"a": r.normal(size=3), "b": r.normal(size=3)}
+    _writes_into_results(s2s.grad(F.same_cotangent), (params, r.normal(size=3)))
