@@ -356,7 +356,47 @@ def probe(fn: Function, example: tuple,
     """Run ``fn``'s statements on one example; the rank of each value it computes
     (per leaf path), and the arguments of each call to a user function (``kinds``:
     their structures where the caller knows more than the values say, a NamedTuple
-    it built held as a dict)."""
+    it built held as a dict).
+
+    An example holding an array with an empty axis (a body vmap over a batch of no
+    row) runs no iteration of the loops over that axis, so calls in them (the
+    gradient's callee in its reverse loop) have no arguments recorded: the body runs
+    again on the example with each empty axis one long (zeros standing for a row;
+    ranks do not depend on sizes), and what only that run saw is added."""
+    found = _probe(fn, example, kinds)
+    padded = _padded(example)
+    if padded is not None:
+        try:  # (its values stand for a row: NumPy's warnings are not the user's)
+            with np.errstate(all="ignore"):
+                more = _probe(fn, padded, kinds)
+        except Exception:  # noqa: BLE001 - (then what the example ran is all there is)
+            more = {}
+        for key, value in more.items():
+            if key != VALUES:
+                found.setdefault(key, value)
+    return found
+
+
+def _padded(value: Any) -> Any:
+    """``value`` with each empty axis of its arrays one long (zeros), or None where
+    it holds no empty array."""
+    if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
+        items = [_padded(v) for v in value]
+        if all(v is None for v in items):
+            return None
+        return type(value)(v if p is None else p for v, p in zip(value, items))
+    if isinstance(value, dict):
+        items = {k: _padded(v) for k, v in value.items()}
+        if all(v is None for v in items.values()):
+            return None
+        return {k: value[k] if items[k] is None else items[k] for k in value}
+    if isinstance(value, np.ndarray) and value.size == 0 and value.dtype != object:
+        return np.zeros([max(d, 1) for d in value.shape], value.dtype)
+    return None
+
+
+def _probe(fn: Function, example: tuple,
+           kinds: tuple | None = None) -> dict[tuple[str, tuple], Any]:
     if kinds is None:
         kinds = tuple(_kind(x) for x in example)
     kinds = tuple(kinds[: len(example)]) + (LEAF,) * (len(fn.params) - len(example))
