@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import dataclasses
 import io
 import logging
 import warnings
@@ -543,6 +544,40 @@ def _call_target(text: str) -> tuple[str, str] | None:
             "np", "math", "scipy", "special", "stats", "linalg", "signal")):
         return None
     return tree.targets[0].id, ", ".join(ast.unparse(a) for a in tree.value.args)
+
+
+def probe_the_other_path(fn: Function, s: Let, example: tuple,
+                         kinds: tuple | None = None) -> tuple | None:
+    """One example's arguments of the call ``s`` on a path the probe's example did
+    not take: ``fn`` run again on the example with each `if` holding ``s`` (and every
+    other `if` on the same test: the reverse sweep's replay of it) taking the branch
+    that holds ``s``, its statements run as written (loops, tapes, pops), the values
+    standing for an example there; None where that run fails or does not reach it."""
+    sides = _path_to(fn.body, s)
+    if not sides:
+        return None
+
+    def forced(block: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for st in block:
+            if isinstance(st, If):
+                test = st.test
+                if isinstance(test, Var) and test.name in sides:
+                    test = Const(sides[test.name] == 0, repr(sides[test.name] == 0))
+                st = dataclasses.replace(st, test=test, body=forced(st.body),
+                                         orelse=forced(st.orelse))
+            elif isinstance(st, For):
+                st = dataclasses.replace(st, body=forced(st.body))
+            out.append(st)
+        return out
+
+    try:  # (values standing for an example: NumPy's warnings are not the user's)
+        with np.errstate(all="ignore"):
+            found = _probe(dataclasses.replace(fn, body=forced(fn.body)), example, kinds)
+    except Exception:  # noqa: BLE001 - (then the call stays refused)
+        return None
+    args = found.get(("__call__", s.target))
+    return None if args is None else tuple(args)
 
 
 def replay_args(fn: Function, s: Let, values: dict[str, Any]) -> tuple | None:

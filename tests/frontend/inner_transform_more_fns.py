@@ -151,6 +151,21 @@ def grown_list_args_on_the_other_path(x):
     return y
 
 
+def loop_args_on_an_unbatched_path(x, c):
+    """Under ``vmap(..., in_axes=(0, None))`` the test is the same for every example:
+    a later call with the other ``c`` runs the path the first call's probe did not."""
+    if c > 0:
+        w = x * 1.0
+        for _ in range(3):
+            w = w * 0.5 + np.sin(x)
+        parts = [w, x * c]
+        last = parts.pop()
+        y = pair_energy(x, w) + pair_energy(last, parts[0])
+    else:
+        y = np.sum(np.cos(x) * x) * c
+    return y
+
+
 # ---- 5. keywords bound by a partial of a *args decorator's wrapper -------------------
 
 
