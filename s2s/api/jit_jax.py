@@ -10,6 +10,7 @@ on JAX).  The backend itself knows nothing of transforms.
 
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any, Callable
 
@@ -379,6 +380,8 @@ def _original(fun: Any) -> Any:
         return found
     if isinstance(fun, S2SOnJax):
         return fun._s2s if fun._s2s is not None else fun
+    if isinstance(fun, functools.partial):  # (its bound values: the traced ones)
+        return functools.partial(_original(fun.func), *fun.args, **fun.keywords)
     if not isinstance(fun, types.FunctionType):
         return fun
     module_globals = fun.__globals__.get(_NUMPY_GLOBALS)

@@ -38,11 +38,6 @@ NESTED = ["grad_of_grad", "grad_of_grad_lambda", "jacfwd_of_grad", "jacrev_of_gr
           "jvp_of_grad", "vmap_of_grad", "grad_of_partial", "grad_of_partial_positional",
           "grad_of_module_partial", "grad_of_static_choice", "value_and_grad_of_partial",
           "callee_of_all"]
-# s2s.jit(f, backend="jax") runs f's Python on JAX, where s2s.grad of a partial is
-# the api's own (not this file's inlining): not built there (see the report)
-PARTIALS = {"grad_of_partial", "grad_of_partial_positional", "grad_of_module_partial",
-            "value_and_grad_of_partial", "callee_of_all"}
-
 
 
 def default(cases, keep):
@@ -102,9 +97,8 @@ def test_jacobians_vmap_and_jit(name) -> None:
     close(s2s.vmap(ours)(BATCH), jax.vmap(theirs)(BATCH), np.float64)
     close(s2s.vmap(s2s.grad(ours))(BATCH), jax.vmap(jax.grad(theirs))(BATCH), np.float64)
     close(s2s.jacrev(ours)(X), jax.jacrev(theirs)(X), np.float64)
-    if name not in PARTIALS:
-        close(s2s.jit(ours, backend="jax")(X), jax.jit(theirs)(X), np.float64)
-        close(s2s.jit(s2s.grad(ours), backend="jax")(X), jax.grad(theirs)(X), np.float64)
+    close(s2s.jit(ours, backend="jax")(X), jax.jit(theirs)(X), np.float64)
+    close(s2s.jit(s2s.grad(ours), backend="jax")(X), jax.grad(theirs)(X), np.float64)
 
 
 @pytest.mark.slow
