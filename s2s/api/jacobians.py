@@ -341,6 +341,9 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
     if method is not None:
         return method
     inner = grad(fun, argnums=argnums, has_aux=has_aux, holomorphic=holomorphic)
+    if isinstance(inner, callables.PerArity):  # (*args: one per call's signature)
+        return callables.PerArity(inner.fn, lambda wrapper: _Hessian(
+            inner.make(wrapper), argnums, has_aux, holomorphic))
     return _Hessian(inner, argnums, has_aux, holomorphic)
 
 

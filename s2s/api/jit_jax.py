@@ -25,6 +25,7 @@ from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
 from . import arguments, jacobians, pushforward, signatures, vectorize
 from . import transformed as api
+from .callables import PerArity
 from .emitted import emitted_for, shadow
 from .jacobians import JacFwd, JacRev, _basis
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
@@ -78,6 +79,9 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         return _postprocess(fun, result, args, argnums)
     if isinstance(fun, (JacFwd, JacRev)):
         return jacobian_on_jax(backend, fun, args, kwargs)
+    if isinstance(fun, PerArity):  # (a transform of a *args function: this call's)
+        return call(backend, fun.for_call(len(args), tuple(kwargs)), args, kwargs,
+                    examples, example_key, texts)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     translated = translate(backend, fun)
@@ -218,6 +222,8 @@ class Translator:
             return getattr(S2SOnJax(self.backend), mapped[1])
         if isinstance(value, types.FunctionType):
             return self._function(value)
+        if isinstance(value, functools.partial):  # (its function on JAX, values kept)
+            return functools.partial(self(value.func), *value.args, **value.keywords)
         if isinstance(value, types.MethodType) and isinstance(
                 value.__func__, types.FunctionType) and not isinstance(value.__self__, type):
             return types.MethodType(self(value.__func__), self._object(value.__self__))

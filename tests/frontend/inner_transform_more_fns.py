@@ -219,4 +219,13 @@ def grad_of_deco_kw_partial_in_body(x):
 
 
 def deco_partial_called_in_body(x):
-    return LOSS_3(x) + LOSS_KW(x) + LOSS_DOUBLED(x)
+    return LOSS_3(x) * np.sum(x)
+
+
+def deco_kw_partial_called_in_body(x):
+    return LOSS_KW(x) + LOSS_KW(x * 2.0, shift=-1.0)
+
+
+def deco_partial_made_in_body(x):
+    p = functools.partial(loss_doubled, scale=np.cos(x[0]))
+    return p(x) + p(x, scale=2.0)
