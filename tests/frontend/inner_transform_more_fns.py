@@ -198,7 +198,35 @@ def loss_doubled(x, scale=1.0):
     return np.sum(np.cos(x) * scale)
 
 
+def wrapping_deco(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kw):
+        return fn(*args, **kw) * 0.5
+
+    return wrapper
+
+
+@wrapping_deco
+def loss_wrapped(x, scale=1.0, *, shift=0.0):
+    return np.sum(np.tanh(x) * scale) + shift * np.sum(x**2)
+
+
+def forwarding_deco(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kw):
+        return fn(*args, **kw)
+
+    return wrapper
+
+
+@forwarding_deco
+def loss_forwarded(x, scale=1.0):
+    return np.sum(np.cos(x) * scale)
+
+
 LOSS_3 = functools.partial(loss, scale=3.0)
+LOSS_WRAPPED = functools.partial(loss_wrapped, scale=-2.0, shift=0.25)
+LOSS_FORWARDED = functools.partial(loss_forwarded, scale=4.0)
 LOSS_KW = functools.partial(loss_kw, w=W, scale=3.0, shift=0.5)
 LOSS_DOUBLED = functools.partial(loss_doubled, scale=-0.5)
 
@@ -229,3 +257,18 @@ def deco_kw_partial_called_in_body(x):
 def deco_partial_made_in_body(x):
     p = functools.partial(loss_doubled, scale=np.cos(x[0]))
     return p(x) + p(x, scale=2.0)
+
+
+def grad_of_wrapped_partial_in_body(x):
+    g = s2s_grad(functools.partial(loss_wrapped, scale=3.0, shift=np.sum(x)))(x)
+    return np.sum(g * x)
+
+
+def grad_of_forwarded_partial_in_body(x):
+    g = s2s_grad(functools.partial(loss_forwarded, scale=np.cos(x[0])))(x * 2.0)
+    return np.sum(g * W)
+
+
+def wrapped_partial_called_in_body(x):
+    p = functools.partial(loss_wrapped, shift=x[1])
+    return p(x, 3.0) + LOSS_WRAPPED(x) + LOSS_WRAPPED(x, scale=0.5)
