@@ -79,6 +79,17 @@ def kept_def_capturing_passed_on(x):
         lambda m: h(m, 2.0), np.outer(x, x))
 
 
+def apply_nested(f, m):
+    return apply_sum(f, m) * 2.0
+
+
+def two_kept_vmaps_passed_on(x):
+    """Two kept vmaps of lambdas reading different values, one passed on twice."""
+    h1 = s2s_vmap(lambda r: np.sin(r * x))
+    h2 = s2s_vmap(lambda r: np.cos(r) * x[0] * SCALE[0])
+    return apply_nested(h1, np.outer(x, W)) + apply_sum(h2, np.outer(W, x))
+
+
 # ---- 3. a gradient of a partial written in the body ----------------------------------
 
 
