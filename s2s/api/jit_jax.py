@@ -21,6 +21,7 @@ import numpy as np
 from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
 from ..errors import TransformError, UnsupportedCallError
+from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
 from . import arguments, jacobians, pushforward, signatures, vectorize
@@ -189,6 +190,20 @@ class _ObjectOnJax:
         call = self._translator(type(self._obj).__call__)
         return call(self, *args, **kwargs)
 
+class _KeptVmapOnJax:
+    """``h = s2s.vmap(g)`` kept as a value, as emitted code on JAX calls it (an
+    adapter passing it to your function): ``jax.vmap`` of ``g`` on JAX (``kept_fn``:
+    ``g`` with the values it carries, made by the adapter's code on JAX)."""
+
+    def __init__(self, kept: KeptVmap, translator: "Translator") -> None:
+        self.kept, self.translator = kept, translator
+
+    def __call__(self, *args: Any, kept_fn: Any = None) -> Any:
+        fn = kept_fn if kept_fn is not None else self.translator(
+            self.kept.named.runtime(iter(())))
+        return jax.vmap(fn, **self.kept.options())(*args)
+
+
 _NUMPY_GLOBALS = "__s2s_numpy_globals__"  # translated module globals: the user's
 _LIBRARIES = {"numpy", "jax", "jaxlib", "scipy", "s2s", "libcst", "black", "pytest",
               "_pytest", "builtins"}
@@ -222,6 +237,8 @@ class Translator:
             return getattr(S2SOnJax(self.backend), mapped[1])
         if isinstance(value, types.FunctionType):
             return self._function(value)
+        if isinstance(value, KeptVmap):  # (an adapter passing `h = s2s.vmap(g)` on)
+            return _KeptVmapOnJax(value, self)
         if isinstance(value, functools.partial):  # (its function on JAX, values kept)
             return functools.partial(self(value.func), *value.args, **value.keywords)
         if isinstance(value, types.MethodType) and isinstance(

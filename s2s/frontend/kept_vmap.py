@@ -64,14 +64,19 @@ class KeptVmap:
     def __repr__(self) -> str:
         return cst.Module([]).code_for_node(self.make)
 
-    def __call__(self, *args: Any, kept_fn: Any = None) -> Any:
-        """Run as Python (an adapter passing it to the user's function; ``kept_fn``:
-        ``g`` with the values it carries, where it reads the making function's)."""
+    def options(self) -> dict[str, Any]:
+        """Its ``in_axes`` and ``out_axes``, as written (constants)."""
         options = {}
         for k, arg in enumerate(self.make.args[1:]):
             key = arg.keyword.value if arg.keyword is not None else (
                 "in_axes", "out_axes")[k]
             options[key] = literal_value(cst.Module([]).code_for_node(arg.value))
+        return options
+
+    def __call__(self, *args: Any, kept_fn: Any = None) -> Any:
+        """Run as Python (an adapter passing it to the user's function; ``kept_fn``:
+        ``g`` with the values it carries, where it reads the making function's)."""
+        options = self.options()
         if kept_fn is not None:
             return self.vmap(kept_fn, **options)(*args)
         if self._runs is None:

@@ -333,6 +333,7 @@ def test_a_kept_vmap_passed_to_another_function(name, dtype) -> None:
         close(s2s.jacrev(ours)(x), jax.jacrev(theirs)(x), dtype)
         close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype)
         close(s2s.jit(ours, backend="jax")(x), jax.jit(theirs)(x), dtype)
+        close(s2s.jit(s2s.grad(ours), backend="jax")(x), jax.grad(theirs)(x), dtype)
 
 
 def test_what_stays_refused_names_the_users_line() -> None:

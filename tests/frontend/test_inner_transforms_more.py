@@ -297,7 +297,9 @@ def _run(transform, ours, theirs, x, kw):
         v = np.ones_like(x) * 0.5
         return s2s.jvp(ours, (x,), (v,)), jax.jvp(theirs, (x,), (v,))
     if transform == "vjp":
-        return s2s.vjp(ours, x)[1](1.0), jax.vjp(theirs, x)[1](1.0)
+        out, pull = s2s.vjp(ours, x)
+        their_out, their_pull = jax.vjp(theirs, x)
+        return pull(np.ones_like(out)), their_pull(jnp.ones_like(their_out))
     if transform == "vmap_grad":
         batch = np.stack([x, -x, 2 * x])
         return s2s.vmap(s2s.grad(ours))(batch), jax.vmap(jax.grad(theirs))(batch)
