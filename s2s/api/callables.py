@@ -53,6 +53,8 @@ def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
     signature (``PerArity``)."""
     if isinstance(fun, PerArity):  # a transform of one: composed per call signature
         return PerArity(fun.fn, lambda wrapper: make(fun.make(wrapper)))
+    if isinstance(fun, functools.partial) and _partial_is_variadic(fun):
+        return PerArity(fun, make)  # (a partial of a decorator's *args wrapper)
     fn = as_function(fun)
     if _per_call(fn):
         return PerArity(fn, make)
@@ -69,6 +71,9 @@ def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) 
     if jitted is not None:  # s2s.grad(s2s.jit(f)) is f's gradient, as in JAX
         return as_function(jitted, nargs, keys)
     if isinstance(fun, functools.partial):
+        if nargs is not None and _partial_is_variadic(fun):
+            key = (nargs, tuple(sorted(keys)))
+            return _cached(fun, key, lambda: _partial_wrapper(fun, *key))
         return _cached(fun, (), lambda: _partial_wrapper(fun))
     if not isinstance(fun, (types.FunctionType, types.MethodType)) and not hasattr(
             fun, "_generate_for"):
@@ -110,9 +115,24 @@ def _primitive_wrapper(obj: Any, prim: Any) -> Any:
     return synthesize(text, name, {name: obj}, f"numpy-{name}")
 
 
-def _partial_wrapper(p: functools.partial) -> Any:
+def _partial_is_variadic(p: functools.partial) -> bool:
+    try:
+        sig = inspect.signature(p)
+    except (TypeError, ValueError):
+        return False
+    return any(q.kind in (q.VAR_POSITIONAL, q.VAR_KEYWORD) for q in sig.parameters.values())
+
+
+def _partial_wrapper(p: functools.partial, nargs: int | None = None,
+                     keys: tuple[str, ...] = ()) -> Any:
+    """``def f(x, *, k=None): return f(partial_arg_0, x, k=k)``, ``k``'s default the
+    value the partial binds; for a partial of a function with ``*args``/``**kwargs``
+    (a decorator's wrapper), one per call's ``nargs`` positional arguments and
+    keyword names ``keys``, as for a variadic function (``variadic_wrapper``)."""
     inner = as_function(p.func)
     name = getattr(inner, "__name__", "partial")
+    if not name.isidentifier():
+        name = "partial"
     namespace: dict[str, Any] = {name: inner}
     bound = []
     for i, value in enumerate(p.args):
@@ -120,10 +140,20 @@ def _partial_wrapper(p: functools.partial) -> Any:
         bound.append(f"partial_arg_{i}")
     sig = inspect.signature(p)
     params, kwonly, defaulted, defaults, kwdefaults = [], [], set(), [], {}
+    variadic = {q.kind for q in sig.parameters.values()} & {
+        inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}
+    if variadic and nargs is None:
+        raise TypeError(f"s2s transforms a partial of a function with named "
+                        f"parameters; {p!r} leaves its parameters variadic")
     for pname, param in sig.parameters.items():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise TypeError(f"s2s transforms a partial of a function with named "
-                            f"parameters; {p!r} leaves `{pname}` variadic")
+        if param.kind is param.VAR_POSITIONAL:
+            named = len(params)
+            params += [f"{pname}_{i}" for i in range(max(0, (nargs or 0) - named))]
+            continue
+        if param.kind is param.VAR_KEYWORD:
+            taken = set(params) | set(kwonly)
+            kwonly += [k for k in keys if k not in taken]
+            continue
         if param.kind is param.KEYWORD_ONLY:
             kwonly.append(pname)
             if param.default is not param.empty:
@@ -134,7 +164,13 @@ def _partial_wrapper(p: functools.partial) -> Any:
             if param.default is not param.empty:
                 defaulted.add(pname)
                 defaults.append(param.default)
+    if variadic and (nargs or 0) > len(params):
+        raise TypeError(f"{p!r} takes {len(params)} positional arguments, not {nargs}")
     passed = bound + params + [f"{k}={k}" for k in kwonly]
+    for k, value in p.keywords.items():  # (bound into a **kwargs: not in the signature)
+        if k not in params and k not in kwonly and k.isidentifier():
+            namespace[f"partial_kw_{k}"] = value
+            passed.append(f"{k}=partial_kw_{k}")
     text = (f"def {name}({signature_text(params, kwonly, defaulted)}):\n"
             f"    return {name}({', '.join(passed)})\n")
     fn = synthesize(text, name, namespace, f"partial-{name}")
@@ -167,8 +203,9 @@ def variadic_wrapper(fn: Any, nargs: int, keys: tuple[str, ...]) -> Any:
 
 
 class PerArity:
-    """A transform of a function with ``*args``/``**kwargs``: one transform of a
-    wrapper per number of positional arguments and keyword names a call passes."""
+    """A transform of a function with ``*args``/``**kwargs`` (or a partial of one):
+    one transform of a wrapper per number of positional arguments and keyword names
+    a call passes."""
 
     def __init__(self, fn: Any, make: Callable[[Any], Any]) -> None:
         self.fn = fn
@@ -176,15 +213,17 @@ class PerArity:
         self._made: dict[tuple, Any] = {}
         self._lock = threading.Lock()
         self._last: Any = None
-        self.__name__ = fn.__name__
-        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+        named = fn.func if isinstance(fn, functools.partial) else fn
+        self.__name__ = getattr(named, "__name__", "partial")
+        self.__qualname__ = getattr(named, "__qualname__", self.__name__)
 
     def for_call(self, nargs: int, keys: tuple[str, ...] = ()) -> Any:
         key = (nargs, tuple(keys))  # (in the call's order: `kw`'s, as Python's)
         with self._lock:
             made = self._made.get(key)
             if made is None:
-                made = self._made[key] = self.make(variadic_wrapper(self.fn, *key))
+                made = self._made[key] = self.make(as_function(self.fn, *key) if isinstance(
+                    self.fn, functools.partial) else variadic_wrapper(self.fn, *key))
             self._last = made
         return made
 

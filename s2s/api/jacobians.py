@@ -288,10 +288,16 @@ class JacRev(_JacobianCode):
         v.in_axes = (None,) * (len(args) + len(rest)) + (0,)
         v.out_axes = 0
         try:
-            rows = v(*args, *rest, cotangent)
+            if n:
+                rows = v(*args, *rest, cotangent)
+                self.source = v.source
+            else:  # no output entry, no row: (0, *x.shape) per input, as JAX's
+                rows = tuple(_rebuild(kind_of(args[i]), [np.zeros(
+                    (0, *np.shape(x)), np.result_type(np.asarray(x), np.float32))
+                    for x in _leaves(args[i])]) for i in argnums)
+                rows = rows if self.tuple_out else rows[0]
         except TransformError as err:  # (vmap refusing the emitted VJP: your line)
             raise refusal_at_user_line(err, t.ir) from None
-        self.source = v.source
         jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out)
         jac = unplain(built, jac) if built is not out else jac  # (a NamedTuple out)
         return dtypes_down.through(self, args, (jac, aux) if self.has_aux else jac)

@@ -10,6 +10,7 @@ on JAX).  The backend itself knows nothing of transforms.
 
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any, Callable
 
@@ -20,10 +21,12 @@ import numpy as np
 from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
 from ..errors import TransformError, UnsupportedCallError
+from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
 from . import arguments, jacobians, pushforward, signatures, vectorize
 from . import transformed as api
+from .callables import PerArity
 from .emitted import emitted_for, shadow
 from .jacobians import JacFwd, JacRev, _basis
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
@@ -77,6 +80,9 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         return _postprocess(fun, result, args, argnums)
     if isinstance(fun, (JacFwd, JacRev)):
         return jacobian_on_jax(backend, fun, args, kwargs)
+    if isinstance(fun, PerArity):  # (a transform of a *args function: this call's)
+        return call(backend, fun.for_call(len(args), tuple(kwargs)), args, kwargs,
+                    examples, example_key, texts)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     translated = translate(backend, fun)
@@ -184,6 +190,20 @@ class _ObjectOnJax:
         call = self._translator(type(self._obj).__call__)
         return call(self, *args, **kwargs)
 
+class _KeptVmapOnJax:
+    """``h = s2s.vmap(g)`` kept as a value, as emitted code on JAX calls it (an
+    adapter passing it to your function): ``jax.vmap`` of ``g`` on JAX (``kept_fn``:
+    ``g`` with the values it carries, made by the adapter's code on JAX)."""
+
+    def __init__(self, kept: KeptVmap, translator: "Translator") -> None:
+        self.kept, self.translator = kept, translator
+
+    def __call__(self, *args: Any, kept_fn: Any = None) -> Any:
+        fn = kept_fn if kept_fn is not None else self.translator(
+            self.kept.named.runtime(iter(())))
+        return jax.vmap(fn, **self.kept.options())(*args)
+
+
 _NUMPY_GLOBALS = "__s2s_numpy_globals__"  # translated module globals: the user's
 _LIBRARIES = {"numpy", "jax", "jaxlib", "scipy", "s2s", "libcst", "black", "pytest",
               "_pytest", "builtins"}
@@ -217,6 +237,10 @@ class Translator:
             return getattr(S2SOnJax(self.backend), mapped[1])
         if isinstance(value, types.FunctionType):
             return self._function(value)
+        if isinstance(value, KeptVmap):  # (an adapter passing `h = s2s.vmap(g)` on)
+            return _KeptVmapOnJax(value, self)
+        if isinstance(value, functools.partial):  # (its function on JAX, values kept)
+            return functools.partial(self(value.func), *value.args, **value.keywords)
         if isinstance(value, types.MethodType) and isinstance(
                 value.__func__, types.FunctionType) and not isinstance(value.__self__, type):
             return types.MethodType(self(value.__func__), self._object(value.__self__))
@@ -379,6 +403,8 @@ def _original(fun: Any) -> Any:
         return found
     if isinstance(fun, S2SOnJax):
         return fun._s2s if fun._s2s is not None else fun
+    if isinstance(fun, functools.partial):  # (its bound values: the traced ones)
+        return functools.partial(_original(fun.func), *fun.args, **fun.keywords)
     if not isinstance(fun, types.FunctionType):
         return fun
     module_globals = fun.__globals__.get(_NUMPY_GLOBALS)

@@ -113,6 +113,9 @@ class JaxBackend(Backend):
         defined = _top_level_names(jax_text)
         names = [k for k in fn.__globals__ if not k.startswith("__") and k not in defined]
         namespace: dict[str, Any] = {"__name__": "s2s_emitted_jax"}
+        for name in _default_names(jax_text):  # (read when the defs run: an array a
+            if name in fn.__globals__:  # partial binds, `def f(y, *, w=w_default)`)
+                namespace[name] = fn.__globals__[name]
         compile_module(jax_text, namespace, f"{fn.__name__}_jax")
         jfn = namespace[fn.__name__]
         jfn.__s2s_numpy__ = (fn, names)  # type: ignore[attr-defined]
@@ -132,6 +135,17 @@ class JaxBackend(Backend):
 
     def source_of(self, jfn: Callable) -> str:
         return jfn.__s2s_text__  # type: ignore[attr-defined]
+
+
+def _default_names(text: str) -> set[str]:
+    """The names the top-level functions' default values read (bound to arrays)."""
+    names: set[str] = set()
+    for node in syntax.parse(text).body:
+        if isinstance(node, ast.FunctionDef):
+            for value in [*node.args.defaults, *node.args.kw_defaults]:
+                if value is not None:
+                    names |= {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    return names
 
 
 def _top_level_names(text: str) -> set[str]:

@@ -309,7 +309,7 @@ class FunctionLowerer:
              passed: tuple[list[Any], dict[str, Any]] | None = None) -> Atom:
         """A call of the function value ``fv`` (``passed``: its arguments, lowered)."""
         if isinstance(fv.obj, KeptVmap):  # `h = s2s.vmap(g)`, then `h(x)`
-            return fv.obj.call(self, node, target, passed)
+            return fv.obj.call(self, node, target, passed, self.resolved(fv, node))
         if passed is None:
             passed = self.args_of(node.args)
         if fv.choice is not None:  # (each function's captured names read on its path)
@@ -319,6 +319,11 @@ class FunctionLowerer:
         kwargs = {**dict(fv.keywords), **passed[1]}
         captured = dict(fv.captured)
         obj, text = unwrap_forwarding(fv.obj), fv.text  # (a decorator's forwarding wrapper)
+        if callable(getattr(type(obj), "for_call", None)) and not captured:
+            if kwargs:  # (a transform of a function with *args: the one for this call)
+                raise self.n.unsupported(node, f"`{text}` takes positional arguments "
+                                         "here", "pass the arguments by position")
+            obj = obj.for_call(len(args))
         if transform_kind(obj) is not None:
             atoms = self._atoms([*args, *padding(obj, len(args), len(captured)),
                                  *captured.values()], text, node)
@@ -519,7 +524,8 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("default", pname, None))
             atoms.append(_default(self, fn, pname, p.default, node))
         elif isinstance(value, FnValue):
-            if isinstance(value.obj, KeptVmap) and not value.obj.portable():
+            if isinstance(value.obj, KeptVmap) and not value.obj.portable() and not (
+                    value.captured or value.keywords):  # (kept_fn: what it carries)
                 raise n.unsupported(node, "a vmap kept as a value (`h = s2s.vmap(g)`) of "
                                     "a function that reads this function's values is "
                                     "passed to another function here",
@@ -633,7 +639,8 @@ def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call
     """``s2s.jit(g)`` in the body: ``g`` itself (the outer transform's code runs).
     ``s2s.vmap(g)`` kept as a value: a ``KeptVmap`` (called, see ``inner_vmap``)."""
     if which == "vmap":  # (called, it is frontend/inner_vmap.py's comprehension)
-        return FnValue(KeptVmap.made(lowerer, node), text)
+        kept = KeptVmap.made(lowerer, node)
+        return FnValue(kept, text, captured=kept.carried())
     inner = lowerer.value_of(node.args[0].value) if node.args and \
         node.args[0].keyword is None else None
     if inner is None:

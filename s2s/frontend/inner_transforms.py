@@ -18,6 +18,7 @@ constants) and called as a callee whose emitted code s2s inlines (``normalize.py
 
 from __future__ import annotations
 
+import functools
 import inspect
 import keyword
 import types
@@ -106,6 +107,8 @@ def _bound(lowerer: Any, fv: FnValue, node: Any) -> FnValue:
         raise n.unsupported(node.args[0], "a transform of a partial here takes a "
                             "partial of a Python or NumPy function binding arrays or "
                             "numbers", "bind the values in a `lambda` instead")
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
+        return _variadic_bound(lowerer, fv, node)
     named = {k for k, _ in (*fv.keywords, *fv.captured)}
     rest: list[inspect.Parameter] = []
     for p in list(sig.parameters.values())[len(fv.head):]:
@@ -140,6 +143,31 @@ def _bound(lowerer: Any, fv: FnValue, node: Any) -> FnValue:
     fn.__defaults__ = tuple(defaults) + (None,) * len(extra) or None
     fn.__qualname__ = f"{n.fn.__qualname__}.<locals>.{fname}"
     return FnValue(fn, fname, captured=tuple(extra))
+
+
+# partials of functions with *args made here, per (function, bound constants)
+_PARTIALS: LRU[Any, Any] = LRU(256)
+
+
+def _variadic_bound(lowerer: Any, fv: FnValue, node: Any) -> FnValue:
+    """A partial of a function with ``*args``/``**kwargs`` (a decorator's wrapper)
+    binding constants: that partial, which the api's transform makes per call's
+    arity (``api/callables.py``); one binding values of this function is refused."""
+    values = [*fv.head, *(v for _, v in fv.keywords)]
+    if fv.captured or not all(isinstance(v, Const) and is_literal(v.value)
+                              for v in values):
+        raise lowerer.n.unsupported(
+            node.args[0], "a transform of a partial of a function with *args or "
+            "**kwargs here binds constants only (its values would be passed after the "
+            "call's arguments, where *args takes them)", "bind the values in a `lambda` "
+            "instead: s2s.grad(lambda x: f(x, scale=s))")
+    head = tuple(v.value for v in fv.head)
+    keywords = tuple((k, v.value) for k, v in fv.keywords)
+    key = (fv.obj, repr(head), repr(keywords))
+    made = _PARTIALS.get(key)
+    if made is None:
+        made = _PARTIALS[key] = functools.partial(fv.obj, *head, **dict(keywords))
+    return FnValue(made, fv.text)
 
 
 def padding(obj: Any, given: int, captured: int) -> list[Const]:

@@ -44,6 +44,16 @@ class KeptVmap:
             vmap = None
         return cls(node, named, lowerer.n, vmap)
 
+    def carried(self) -> tuple:
+        """What its function value carries where ``g`` reads the making function's
+        values (a lambda capturing them, a partial binding them): ``g``'s function
+        value, as ``kept_fn``, whose atoms a function ``h`` is passed to receives
+        (``fnvalues.Plan``: they become its parameters there)."""
+        fv = self.named
+        if fv is None or fv.choice is not None or self.vmap is None or self.portable():
+            return ()
+        return (("kept_fn", fv),)
+
     def portable(self) -> bool:
         """Can another function call it: ``g`` is a function that carries no values
         of this one (a module function, a lambda reading none of its names)."""
@@ -54,18 +64,27 @@ class KeptVmap:
     def __repr__(self) -> str:
         return cst.Module([]).code_for_node(self.make)
 
-    def __call__(self, *args: Any) -> Any:
-        """Run as Python (an adapter passing it to the user's function)."""
+    def options(self) -> dict[str, Any]:
+        """Its ``in_axes`` and ``out_axes``, as written (constants)."""
+        options = {}
+        for k, arg in enumerate(self.make.args[1:]):
+            key = arg.keyword.value if arg.keyword is not None else (
+                "in_axes", "out_axes")[k]
+            options[key] = literal_value(cst.Module([]).code_for_node(arg.value))
+        return options
+
+    def __call__(self, *args: Any, kept_fn: Any = None) -> Any:
+        """Run as Python (an adapter passing it to the user's function; ``kept_fn``:
+        ``g`` with the values it carries, where it reads the making function's)."""
+        options = self.options()
+        if kept_fn is not None:
+            return self.vmap(kept_fn, **options)(*args)
         if self._runs is None:
-            options = {}
-            for k, arg in enumerate(self.make.args[1:]):
-                key = arg.keyword.value if arg.keyword is not None else (
-                    "in_axes", "out_axes")[k]
-                options[key] = literal_value(cst.Module([]).code_for_node(arg.value))
             self._runs = self.vmap(self.named.runtime(iter(())), **options)
         return self._runs(*args)
 
-    def call(self, lowerer: Any, node: Any, target: str | None, passed: Any) -> Any:
+    def call(self, lowerer: Any, node: Any, target: str | None, passed: Any,
+             fv: Any = None) -> Any:
         n = lowerer.n
         fun = self.make.args[0].value if self.make.args else None
         if passed is not None or not isinstance(node, cst.Call):
@@ -79,15 +98,18 @@ class KeptVmap:
                 raise n.unsupported(node, f"`{fun.value}` was bound to another function "
                                     "after the vmap of it was made", "make the vmap after "
                                     f"binding `{fun.value}`, or give the functions two names")
-        else:  # (in a function it was passed to: `g` by a name of its own there)
-            if not self.portable():
+        else:  # (in a function it was passed to: `g` by a name of its own there,
+            # with the values it carries received as this function's parameters)
+            named = dict((*fv.keywords, *fv.captured)).get("kept_fn") if fv is not None \
+                else None  # (as keywords: in an adapter's `functools.partial(h, ...)`)
+            if named is None and not self.portable():
                 raise n.unsupported(node, "a vmap kept as a value is called here, in a "
                                     "function it was passed to, of a function s2s cannot "
                                     "pass along", "pass `g`, and write `s2s.vmap(g)(x)` "
                                     "where it is called")
             name = n.names.fresh("mapped_fn")
             n.local_names.add(name)
-            lowerer.values[name] = self.named
+            lowerer.values[name] = named if named is not None else self.named
             make = make.with_changes(
                 func=cst.parse_expression(f"{_spelled(n, self.vmap)}"),
                 args=[cst.Arg(cst.Name(name)), *make.args[1:]])

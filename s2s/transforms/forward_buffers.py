@@ -26,10 +26,19 @@ class Buffers:
 
     def pop(self, s: Let, out: list[Any]) -> None:
         """The tangent list loses its last item too."""
-        current = self.state.tan.get(s.args[0].name, {}).get(())
+        state = self.state
+        base = state.kind(s.args[0].name)
+        if isinstance(base, Tree):  # (a list of known length: its items' tangents
+            last = len(base.keys) - 1  # but the last one's)
+            kept = {path: text for path, text in state.tan.get(s.args[0].name, {}).items()
+                    if path and path[0] != last}
+            if kept:
+                state.tan[s.target] = kept
+            return
+        current = state.tan.get(s.args[0].name, {}).get(())
         if current is not None:
             out.append(Line(f"{current}.pop()", keep=True))
-            self.state.tan[s.target] = {(): current}
+            state.tan[s.target] = {(): current}
 
     def seq_item(self, s: Let, out: list[Any]) -> bool:
         """An item of a list grown in a loop: its tangents."""

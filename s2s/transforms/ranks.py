@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import dataclasses
 import io
 import logging
 import warnings
@@ -356,7 +357,47 @@ def probe(fn: Function, example: tuple,
     """Run ``fn``'s statements on one example; the rank of each value it computes
     (per leaf path), and the arguments of each call to a user function (``kinds``:
     their structures where the caller knows more than the values say, a NamedTuple
-    it built held as a dict)."""
+    it built held as a dict).
+
+    An example holding an array with an empty axis (a body vmap over a batch of no
+    row) runs no iteration of the loops over that axis, so calls in them (the
+    gradient's callee in its reverse loop) have no arguments recorded: the body runs
+    again on the example with each empty axis one long (zeros standing for a row;
+    ranks do not depend on sizes), and what only that run saw is added."""
+    found = _probe(fn, example, kinds)
+    padded = _padded(example)
+    if padded is not None:
+        try:  # (its values stand for a row: NumPy's warnings are not the user's)
+            with np.errstate(all="ignore"):
+                more = _probe(fn, padded, kinds)
+        except Exception:  # noqa: BLE001 - (then what the example ran is all there is)
+            more = {}
+        for key, value in more.items():
+            if key != VALUES:
+                found.setdefault(key, value)
+    return found
+
+
+def _padded(value: Any) -> Any:
+    """``value`` with each empty axis of its arrays one long (zeros), or None where
+    it holds no empty array."""
+    if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
+        items = [_padded(v) for v in value]
+        if all(v is None for v in items):
+            return None
+        return type(value)(v if p is None else p for v, p in zip(value, items))
+    if isinstance(value, dict):
+        items = {k: _padded(v) for k, v in value.items()}
+        if all(v is None for v in items.values()):
+            return None
+        return {k: value[k] if items[k] is None else items[k] for k in value}
+    if isinstance(value, np.ndarray) and value.size == 0 and value.dtype != object:
+        return np.zeros([max(d, 1) for d in value.shape], value.dtype)
+    return None
+
+
+def _probe(fn: Function, example: tuple,
+           kinds: tuple | None = None) -> dict[tuple[str, tuple], Any]:
     if kinds is None:
         kinds = tuple(_kind(x) for x in example)
     kinds = tuple(kinds[: len(example)]) + (LEAF,) * (len(fn.params) - len(example))
@@ -503,6 +544,40 @@ def _call_target(text: str) -> tuple[str, str] | None:
             "np", "math", "scipy", "special", "stats", "linalg", "signal")):
         return None
     return tree.targets[0].id, ", ".join(ast.unparse(a) for a in tree.value.args)
+
+
+def probe_the_other_path(fn: Function, s: Let, example: tuple,
+                         kinds: tuple | None = None) -> tuple | None:
+    """One example's arguments of the call ``s`` on a path the probe's example did
+    not take: ``fn`` run again on the example with each `if` holding ``s`` (and every
+    other `if` on the same test: the reverse sweep's replay of it) taking the branch
+    that holds ``s``, its statements run as written (loops, tapes, pops), the values
+    standing for an example there; None where that run fails or does not reach it."""
+    sides = _path_to(fn.body, s)
+    if not sides:
+        return None
+
+    def forced(block: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for st in block:
+            if isinstance(st, If):
+                test = st.test
+                if isinstance(test, Var) and test.name in sides:
+                    test = Const(sides[test.name] == 0, repr(sides[test.name] == 0))
+                st = dataclasses.replace(st, test=test, body=forced(st.body),
+                                         orelse=forced(st.orelse))
+            elif isinstance(st, For):
+                st = dataclasses.replace(st, body=forced(st.body))
+            out.append(st)
+        return out
+
+    try:  # (values standing for an example: NumPy's warnings are not the user's)
+        with np.errstate(all="ignore"):
+            found = _probe(dataclasses.replace(fn, body=forced(fn.body)), example, kinds)
+    except Exception:  # noqa: BLE001 - (then the call stays refused)
+        return None
+    args = found.get(("__call__", s.target))
+    return None if args is None else tuple(args)
 
 
 def replay_args(fn: Function, s: Let, values: dict[str, Any]) -> tuple | None:

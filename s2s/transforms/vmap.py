@@ -56,7 +56,7 @@ from .collectives import COLLECTIVES, CollectiveBatching
 from .kept import KeptBatching
 from .list_operands import per_call
 from .module import Module, signature_text, stem
-from .ranks import VALUES, RankInference, probe, replay_args
+from .ranks import VALUES, RankInference, probe, probe_the_other_path, replay_args
 from .replay import Replay, dead_code, spell_buffers
 from .tape_order import TapeOrder
 
@@ -431,6 +431,9 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                 and callee_of(st) is callee and st.loc == s.loc), None)
             example = None if own is None else replay_args(
                 self.fn, own, self.spec.ranks.get(VALUES, {}))
+            if example is None and own is not None:  # (computed in a loop, popped)
+                example = probe_the_other_path(self.fn, own, self.spec.example,
+                                               self.spec.arg_kinds)
             if example is None:
                 raise
             return example

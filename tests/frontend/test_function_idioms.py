@@ -292,8 +292,8 @@ def apply(f, x):
 
 
 def kept_vmap_passed_on(x):
-    """(passed on, a vmap of a function that reads nothing of this one runs:
-    tests/frontend/test_inner_transforms.py; one reading ``a`` is refused)"""
+    """(passed on, a vmap of a function reading ``a`` runs, ``a`` passed along:
+    tests/frontend/test_inner_transforms_more.py)"""
     a = np.cos(x)
     h = F.s2s_vmap(lambda r: r * a)
     return np.sum(apply(h, np.outer(x, x)))
@@ -312,9 +312,14 @@ def recursive_closure_sorts(x):
     return np.sum(r(x, 2))
 
 
+def test_a_kept_vmap_reading_values_passed_on() -> None:
+    """Once refused: the vmap's ``g`` reads ``a``, which ``apply`` receives too."""
+    close(kept_vmap_passed_on(X), np.sum(np.outer(X, X) * np.cos(X)), np.float64)
+    np.testing.assert_allclose(s2s.grad(kept_vmap_passed_on)(X),
+                               fd_grad(kept_vmap_passed_on, (X,), 0)[0], rtol=1e-6)
+
+
 @pytest.mark.parametrize("fn, args, quoted, words", [
-    (kept_vmap_passed_on, (X,), "return np.sum(apply(h, np.outer(x, x)))",
-     "passed to another function"),
     (recursive_closure_sorts, (X,), "z.sort()", "sort"),
 ])
 def test_refused_with_the_users_line(fn, args, quoted, words) -> None:

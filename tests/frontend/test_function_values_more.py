@@ -330,10 +330,10 @@ DECORATED = {  # name -> the calls: positional arguments after x, keywords
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
-# (not here: hessian of any variadic function fails on main; vmap of this wrapper
-# and keywords through a partial of it are not built: the report lists them)
+# (not here: vmap of this wrapper; keywords through a partial of a wrapper:
+# tests/frontend/test_inner_transforms_more.py)
 @pytest.mark.parametrize("transform", ["grad", "value_and_grad", "jvp", "vjp", "jacfwd",
-                                       "jacrev", "jit", "jit_jax"])
+                                       "jacrev", "hessian", "jit", "jit_jax"])
 @pytest.mark.parametrize("name", sorted(DECORATED))
 def test_a_decorators_wrapper_that_does_more(name, transform, dtype) -> None:
     """``@scaled`` (``2.0 * f(*args, **kwargs)``) and ``@regularized`` (reads
