@@ -423,3 +423,22 @@ def test_in_over_a_list_of_arrays_is_pythons_ambiguity_located() -> None:
     xs = np.array([0.3, 1.0, 2.0])
     got = s2s.vmap(F.in_list_of_arrays)(xs, [xs, xs + 1.0])
     close(got, np.array([F.in_list_of_arrays(float(x), [float(x), x + 1.0]) for x in xs]))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_partial_of_a_kwargs_function_given_to_transforms(dtype) -> None:
+    """``functools.partial(f, scale=...)`` of a ``def f(x, **kw)``: given to grad,
+    jacfwd, hessian and vmap of grad, a keyword at the call overriding the bound one."""
+    import functools
+
+    x = np.array([0.5, -1.5, 2.0], dtype=dtype)
+    f, jf = (functools.partial(g, scale=3.0) for g in (F.branch_on_key, J.branch_on_key))
+    close = dict(rtol=1e-9) if dtype == np.float64 else dict(rtol=2e-4, atol=1e-5)
+    np.testing.assert_allclose(s2s.grad(f)(x), jax.grad(jf)(x), **close)
+    np.testing.assert_allclose(s2s.jacfwd(f)(x), jax.jacfwd(jf)(x), **close)
+    np.testing.assert_allclose(s2s.hessian(f)(x), jax.hessian(jf)(x), **close)
+    xs = np.stack([x, 2 * x])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), jax.vmap(jax.grad(jf))(xs),
+                               **close)
+    np.testing.assert_allclose(s2s.grad(f)(x, scale=5.0), jax.grad(jf)(x, scale=5.0),
+                               **close)
