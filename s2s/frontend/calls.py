@@ -133,9 +133,10 @@ class CallLowerer:
                 items = self.n.funcs.map_items(first, self.n.funcs.value_of(first.args[0].value))
             else:  # a name for a literal, `d.values()`, a constant: its items
                 items = self.n.comps.items_of(first)
-            if items is None and isinstance(first, cst.Name) and \
-                    self.n.env.get(first.value) in self.n.lists:
-                return _grown_sum(self, first, start_arg, node, target)
+            if items is None and isinstance(first, cst.Name) and first.value in self.n.env:
+                # a list grown in a loop (stacked first), or an array: its rows added
+                return _grown_sum(self, first, start_arg, node, target,
+                                  self.n.env[first.value] in self.n.lists)
         if items is None:
             raise UnsupportedCallError(
                 "Python's built-in `sum` is supported over a list or tuple whose length "
@@ -438,13 +439,15 @@ class CallLowerer:
 
 
 def _grown_sum(calls: Any, name: cst.Name, start: Any, node: cst.Call,
-               target: str | None) -> Atom:
+               target: str | None, grown: bool = True) -> Atom:
     """``sum(parts)`` of a list grown in a run-time loop (``parts.append(v)``): its
     length is known per call, its items one shape (what one expression made), so
     the sum is ``np.sum(np.stack(parts), axis=0)``, which every transform handles
-    (after ``start``)."""
+    (after ``start``).  ``sum(x)`` of an array (not ``grown``) adds its rows,
+    ``np.sum(x, axis=0)``; of nothing, both give Python's 0."""
+    rows = f"np.stack({name.value})" if grown else name.value
     total: Any = cst.parse_expression(
-        f"(np.sum(np.stack({name.value}), axis=0) if len({name.value}) else 0)")
+        f"(np.sum({rows}, axis=0) if len({name.value}) else 0)")
     if start is not None:
         total = cst.BinaryOperation(start.value, cst.Add(), total)
     alias, positions = calls.n.desugar.alias, calls.n.desugar.positions

@@ -149,3 +149,12 @@ def literal_changed_later(x):
         out.append(np.sum(np.stack(pair + [t * x])))
         pair.append(x)
     return np.sum(np.stack(out))
+
+
+def builtin_sum_vector(x):
+    """Python's ``sum`` of an array adds its elements (rows of a matrix)."""
+    return sum(x) ** 2
+
+
+def builtin_sum_rows(m):
+    return np.sum(sum(m, 1.0) ** 2)

@@ -168,3 +168,23 @@ def test_refusals_are_located(name, says) -> None:
         s2s.grad(getattr(F, name))(X)
     text = str(err.value)
     assert says in text and "list_operand_fns.py" in text and "<s2s" not in text
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_builtin_sum_of_an_array_against_jax(dtype) -> None:
+    """``sum(x)`` of an array was refused ("over a list or tuple whose length is
+    known"); JAX iterates the array, s2s adds its rows (``np.sum(x, axis=0)``), and
+    of an empty array both give Python's 0 (or ``start``)."""
+    x = np.array([0.3, 0.7, 1.1], dtype=dtype)
+    m = np.outer(x, [1.0, -2.0]).astype(dtype)
+    for name, arg in (("builtin_sum_vector", x), ("builtin_sum_rows", m)):
+        f, jf = getattr(F, name), getattr(J, name)
+        C.close(s2s.grad(f)(arg), jax.grad(jf)(arg), dtype, name)
+        C.close(s2s.hessian(f)(arg), jax.hessian(jf)(arg), dtype, name)
+        batch = np.stack([arg, -0.5 * arg])
+        C.close(s2s.vmap(s2s.grad(f))(batch), jax.vmap(jax.grad(jf))(batch), dtype, name)
+        C.close(s2s.jit(s2s.grad(f), backend="jax")(arg), jax.grad(jf)(arg), dtype, name)
+    assert F.builtin_sum_vector(x[:0]) == 0
+    for grad in (s2s.grad, jax.grad):  # (Python's int 0: an integer output)
+        with pytest.raises(TypeError):
+            grad(getattr(F if grad is s2s.grad else J, "builtin_sum_vector"))(x[:0])
