@@ -222,8 +222,8 @@ class StmtLowerer:
             raise self.n.unsupported(node.value, *expression_advice(node.value))
         elif self.n.draws.statement(node):
             pass  # np.random.seed(0), a draw whose value is unused: run once per call
-        elif self.kept.call(node):
-            pass  # print(...), logging.info(...): kept, run in the forward sweep
+        elif self.kept.call(node) or _in_place_write(self, node):
+            pass  # print(...), logging.info(...) kept; `y.sort()`: `y[...] = np.sort(y)`
         else:
             raise self.n.unsupported(
                 node, "an expression statement is evaluated only for its side effect; "
@@ -463,3 +463,50 @@ class StmtLowerer:
         last.joins.append(result)
         body.append(Return(Var(result), last.loc))
         return body
+
+
+def _in_place_write(stmts: StmtLowerer, node: cst.Expr) -> bool:
+    """Lower ``y.sort()`` (``y.fill(v)``) of an array as the write it makes; False
+    for any other statement."""
+    n = stmts.n
+    write = _in_place_method(node.value, n.local_names)
+    if write is None or n.env.get(node.value.func.value.value) in n.lists:
+        return False
+    for new in _nodes(write):
+        if new not in n.desugar.positions:
+            n.desugar.alias(new, node)
+    n.resolver.bind_namespace("np", node)
+    stmts.small_statement(write)
+    return True
+
+
+def _in_place_method(value: Any, local_names: set[str]) -> Any:
+    """``y.sort(...)`` or ``y.fill(v)`` on a name of the function: the write into
+    ``y`` it makes, ``y[...] = np.sort(y, ...)`` (``y[...] = v``), which the write
+    checks then read (an argument, or an array another name shares, is refused)."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and
+            isinstance(value.func.value, cst.Name) and value.func.value.value in local_names
+            and value.func.attr.value in ("sort", "fill")):
+        return None
+    y = value.func.value
+    if value.func.attr.value == "fill":
+        if len(value.args) != 1 or value.args[0].keyword or value.args[0].star:
+            return None
+        new: Any = value.args[0].value
+    else:
+        new = cst.Call(cst.Attribute(cst.Name("np"), cst.Name("sort")),
+                       [cst.Arg(y)] + list(value.args))
+    target = cst.Subscript(y, [cst.SubscriptElement(cst.Index(cst.Ellipsis()))])
+    return cst.Assign([cst.AssignTarget(target)], new)
+
+
+def _nodes(tree: Any) -> list[Any]:
+    found: list[Any] = []
+
+    class Walk(cst.CSTVisitor):
+        def on_visit(self, n: Any) -> bool:
+            found.append(n)
+            return True
+
+    tree.visit(Walk())
+    return found
