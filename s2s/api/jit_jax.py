@@ -10,6 +10,7 @@ on JAX).  The backend itself knows nothing of transforms.
 
 from __future__ import annotations
 
+import copy
 import types
 from typing import Any, Callable
 
@@ -22,10 +23,11 @@ from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_u
 from ..errors import TransformError, UnsupportedCallError
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
-from . import arguments, jacobians, pushforward, signatures, vectorize
+from . import arguments, jacobians, pushforward, records, signatures, vectorize
 from . import transformed as api
 from .emitted import emitted_for, shadow
 from .jacobians import JacFwd, JacRev, _basis
+from .tree_util import NODES
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .vectorize import Vmapped
 
@@ -184,6 +186,16 @@ class _ObjectOnJax:
         call = self._translator(type(self._obj).__call__)
         return call(self, *args, **kwargs)
 
+def _user_class(value: Any) -> bool:
+    """A plain class of the user's with Python methods (not a pytree node, an
+    exception or a tuple)."""
+    return isinstance(value, type) and type(value) is type and value not in NODES and (
+        value.__module__ or "").split(".")[0] not in _LIBRARIES and not issubclass(
+        value, (BaseException, tuple)) and any(
+        isinstance(v, types.FunctionType) for k in value.__mro__[:-1]
+        for v in vars(k).values())
+
+
 _NUMPY_GLOBALS = "__s2s_numpy_globals__"  # translated module globals: the user's
 _LIBRARIES = {"numpy", "jax", "jaxlib", "scipy", "s2s", "libcst", "black", "pytest",
               "_pytest", "builtins"}
@@ -217,11 +229,19 @@ class Translator:
             return getattr(S2SOnJax(self.backend), mapped[1])
         if isinstance(value, types.FunctionType):
             return self._function(value)
+        if isinstance(value, records.Rebuilding):  # (given the objects its caller built)
+            made = {}
+            for i, b in value.made.items():
+                made[i] = copy.copy(b)
+                made[i].cls = self(b.cls) if b.record else b.cls
+            return records.Rebuilding(self(value.fn), made)
         if isinstance(value, types.MethodType) and isinstance(
                 value.__func__, types.FunctionType) and not isinstance(value.__self__, type):
             return types.MethodType(self(value.__func__), self._object(value.__self__))
         if _user_object(value):  # (a callable object: its __call__ on JAX)
             return self._object(value)
+        if _user_class(value):  # (`Model(x)` in a function jit runs: methods on JAX)
+            return self._class(value)
         if _holds_functions(value):  # (`ACTIVATIONS["relu"](x)` in emitted code)
             if isinstance(value, dict):
                 return {k: self(v) for k, v in value.items()}
@@ -237,6 +257,19 @@ class Translator:
         ``__call__``) run on JAX."""
         return _ObjectOnJax(obj, self) if _user_object(obj) or any(
             isinstance(v, types.FunctionType) for v in vars(type(obj)).values()) else obj
+
+    def _class(self, cls: type) -> type:
+        """A class of the user's as code on JAX calls it: a subclass whose methods
+        (``__init__`` too) are their translated copies."""
+        found = self._functions.get(id(cls))
+        if found is None:
+            methods = {k: self(v) for klass in reversed(cls.__mro__[:-1])
+                       for k, v in vars(klass).items() if isinstance(v, types.FunctionType)
+                       and not v.__code__.co_filename.startswith("<")}
+            found = type(cls.__name__, (cls,), {**methods, "__module__": cls.__module__,
+                                                "__qualname__": cls.__qualname__})
+            self._functions[id(cls)] = found
+        return found
 
     def _module(self, module: types.ModuleType) -> Any:
         name = module.__name__

@@ -43,8 +43,14 @@ class Built:
         # returns the dict of the attributes it sets (``computed_init``)
         self.init = init
         self.plain = False  # a class of your own, not a pytree (``plain_class``)
+        self.record = False  # built as the record of its fields (``_record``)
 
     def make(self, fields: dict) -> Any:
+        if self.record:  # the object of those fields, its __init__ not run again
+            obj = object.__new__(self.cls)
+            for k, v in fields.items():
+                object.__setattr__(obj, k, v)
+            return obj
         if self.init is not None:  # as JAX rebuilds a node: unflatten, not __init__
             obj = object.__new__(self.cls)
             vars(obj).update(fields)
@@ -75,7 +81,7 @@ def built(cls: Any) -> Built | str | None:
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # a NamedTuple
         return Built(cls, tuple(cls._fields), tuple(cls._fields), True)
     if cls not in NODES:
-        return plain_class(cls)
+        return plain_class(cls) or _record(cls)
     try:
         params = inspect.signature(cls).parameters.values()
     except (TypeError, ValueError):
@@ -135,6 +141,20 @@ def plain_class(cls: type) -> Built | None:
     made = Built(cls, tuple(names), tuple(stored[n] for n in names), False)
     made.plain = True  # (a callee it is passed to gets the object: _rebuilding)
     return made
+
+
+def _record(cls: type) -> Built | str | None:
+    """An unregistered class of yours whose constructor computes (a dataclass too):
+    the record of its fields (``frontend/built_objects.py``)."""
+    from ..frontend.built_objects import RecordInit, record_init
+
+    made = record_init(cls)
+    if not isinstance(made, RecordInit):
+        return made
+    out = Built(cls, made.params, made.keys, False, init=made.fn)
+    out.record = out.plain = True  # (a callee it is passed to gets the object)
+    out.factories = made.factories
+    return out
 
 
 def computed_init(cls: type, names: list[str]) -> Built | str:

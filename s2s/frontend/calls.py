@@ -4,6 +4,7 @@ the Python expressions (comprehensions, ...) kept as one ``pyexpr`` statement.""
 from __future__ import annotations
 
 import builtins
+import copy
 import inspect
 import sys
 import warnings
@@ -16,6 +17,7 @@ from ..ir.names import stem
 from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Index, Var
 from ..primitives import PRIMITIVES, lookup_object
 from ..primitives.registry import METHODS, Refused, Result, lookup_form
+from .built_objects import returned_keys, specialized
 from .expressions import MAX_NAME, SHAPE_READS
 from .resolve import expression_advice
 
@@ -95,8 +97,19 @@ class CallLowerer:
         while self.n.resolver.namespace.get(name, made.init) is not made.init or (
                 name in self.n.names.taken and name not in self.n.resolver.namespace):
             name, i = f"{made.init.__name__}_{i}", i + 1
-        self.n.resolver.namespace[name] = made.init
-        fields = self.n.user_call(made.init, name, node, None)
+        init, passed = made.init, None
+        if made.record:  # (its static arguments written in: `if bias:` decided)
+            args, kwargs = self.call_args(node)
+            init, *passed = specialized(made, args, kwargs)
+        self.n.resolver.namespace[name] = init
+        self.n.names.taken.add(name)  # (no local may shadow it)
+        fields = self.n.user_call(init, name, node, None,
+                                  passed=tuple(passed) if passed else None)
+        keys = returned_keys(self.n.lets[fields.name].params["callee"]) \
+            if made.record else None
+        if keys is not None and keys != tuple(made.keys):  # (set on a static test)
+            made = copy.copy(made)
+            made.keys = keys
         values = [self.n.emit(self.n.exprs.target(None, str(key)), "getitem", (fields,),
                               {"index": Index((Const(key, repr(key)),), False)}, node)
                   for key in made.keys]

@@ -26,7 +26,7 @@ from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .literals import literal_test
-from .objects import is_instance_self, object_call
+from .objects import class_attribute, is_instance_self, object_call
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
@@ -418,7 +418,7 @@ class ExprLowerer:
             attr = node.attr.value
             prim = ATTRIBUTES.get(attr)
             if prim is None and not hasattr(np.ndarray, attr):
-                return self.field(node, base, attr, target)
+                return class_attribute(self.n, node) or self.field(node, base, attr, target)
             if prim is None:
                 raise self.n.resolver.unknown_attribute(node, root, attr)
             return self.n.emit(

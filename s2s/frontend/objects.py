@@ -26,8 +26,9 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
-from ..ir.nodes import Var
+from ..ir.nodes import Const, Var
 from .fnvalues import FnValue
+from .resolve import is_library
 from .self_methods import SELF_METHODS, defining_class, for_class
 
 
@@ -76,6 +77,9 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
         node.value, node.attr.value)  # (`self(x)`: its __call__)
     if not (isinstance(base, cst.Name) and base.value in n.env):
         return None
+    made = record_method(n, base.value, name, node)
+    if made is not None:  # (a method of an object the function built: `m.energy(x)`)
+        return made
     owner = defining_class(n.fn)
     code = getattr(n.fn, "__code__", None)
     if owner is None or code is None or not code.co_argcount or (
@@ -93,6 +97,132 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
         n.resolver.bind_namespace(cls_text, node)
     return FnValue(used, f"{cls_text}.{name}" if spelled else name.strip("_"),
                    head=(Var(n.env[base.value]),), spelled=spelled)
+
+
+def record_of(n: Any, name: str) -> Any:
+    """The ``Built`` of the object a local name holds, where the function built it
+    (``m = Model(x)``: a class of its own, not a NamedTuple), else None."""
+    atom: Any = Var(n.env[name]) if name in n.env else None
+    for _ in range(8):  # (through `m2 = m`)
+        let = n.lets.get(atom.name) if isinstance(atom, Var) else None
+        if let is None:
+            break
+        if let.prim == "identity":
+            atom = let.args[0]
+            continue
+        made = let.params.get("built") if let.prim == "make_dict" else None
+        if made is not None and (made.plain or made.record):
+            return made
+        break
+    return object_param(n, name)
+
+
+def object_param(n: Any, name: str) -> Any:
+    """The ``Built`` of a parameter the caller passes an object it built (a callee
+    written for that class: ``records_methods``), else None."""
+    return getattr(n.fn, OBJECT_PARAMS, {}).get(name)
+
+
+OBJECT_PARAMS = "__s2s_object_params__"  # a callee's parameter -> the object's Built
+
+
+def record_method(n: Any, base: str, name: str, node: Any) -> FnValue | None:
+    """``m.energy`` (``m(x)``: its ``__call__``) for an object ``m`` the function
+    built: the class's function with the object's record passed as ``self``."""
+    made = record_of(n, base)
+    if made is None:
+        return None
+    cls = made.cls
+    found = inspect.getattr_static(cls, name, None)
+    head: tuple = (Var(n.env[base]),)
+    if isinstance(found, staticmethod):
+        found, head = found.__func__, ()
+    if not isinstance(found, types.FunctionType):
+        return None
+    used = for_class(found, cls)
+    if head:  # (its `self`: this object's record, so `self.m(...)` is the class's)
+        code = used.__code__
+        used = for_objects(used, {code.co_varnames[0]: made}, (
+            f"{cls.__name__}_{name.strip('_')}")) if code.co_argcount else used
+    # (a name of its own, no dot: emitted code calls it given the object made again)
+    base_name = f"{cls.__name__}_{name.strip('_')}"
+    text, i = base_name, 2
+    while n.resolver.namespace.get(text, used) is not used or (
+            text in n.names.taken and text not in n.resolver.namespace):
+        text, i = f"{base_name}_{i}", i + 1
+    n.resolver.namespace[text] = used
+    n.names.taken.add(text)
+    return FnValue(used, text, head=head, spelled=True)
+
+
+_FOR_OBJECTS: dict[tuple, Any] = {}
+
+
+def for_objects(fn: Any, objects: dict[str, Any], name: str | None = None) -> Any:
+    """``fn`` (your function or method) as a function of its own whose parameters
+    named in ``objects`` are given an object of that ``Built``'s class: its body's
+    ``p.method(...)`` and ``p.<class attribute>`` resolve on that class.  One per
+    function and classes (the IR cache is keyed by the function)."""
+    if not isinstance(fn, types.FunctionType) or not objects:
+        return fn
+    base = getattr(fn, "__s2s_objects_of__", fn)
+    key = (base, name, tuple(sorted((k, v.cls, tuple(v.keys)) for k, v in objects.items())))
+    hit = _FOR_OBJECTS.get(key)
+    if hit is None:
+        hit = types.FunctionType(base.__code__, base.__globals__, name or base.__name__,
+                                 base.__defaults__, base.__closure__)
+        hit.__kwdefaults__ = base.__kwdefaults__
+        hit.__dict__.update(base.__dict__)
+        hit.__qualname__, hit.__module__ = base.__qualname__, base.__module__
+        setattr(hit, OBJECT_PARAMS, dict(objects))
+        hit.__s2s_objects_of__ = base  # type: ignore[attr-defined]
+        _FOR_OBJECTS[key] = hit
+    return hit
+
+
+def passing_objects(n: Any, fn: Any, args: list, kwargs: dict) -> Any:
+    """``helper(m, x)`` passing an object the function built: ``helper`` written for
+    its class (``for_objects``), so its body may call ``m``'s methods."""
+    if not isinstance(fn, types.FunctionType) or is_library(fn):
+        return fn
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        return fn
+    found = {}
+    hint = n.rebuilt_hint or {}  # (emitted code read again: the objects it passes)
+    for i, (name, value) in enumerate(bound.items()):
+        let = n.lets.get(value.name) if isinstance(value, Var) else None
+        made = let.params.get("built") if let is not None and let.prim == "make_dict" \
+            else None
+        if made is None and isinstance(value, Var):
+            made = hint.get(i) if i < len(args) else None
+            made = made or (object_param(n, value.name) if let is None else None)
+        if made is not None and (made.plain or made.record):
+            found[name] = made
+    return for_objects(fn, found)
+
+
+def class_attribute(n: Any, node: cst.Attribute) -> Any:
+    """``c.scale`` (``self.scale`` in its method) for an object the function built,
+    where ``scale`` is its class's attribute, not one its constructor sets: the
+    class's, spelled ``Const.scale`` and read at each call; None otherwise."""
+    base, attr = node.value, node.attr.value
+    made = record_of(n, base.value) if isinstance(base, cst.Name) else None
+    if made is None or attr in made.keys:
+        return None
+    cls = made.cls
+    found = inspect.getattr_static(cls, attr, None)
+    if found is None or callable(found) or isinstance(found, (property, staticmethod,
+                                                              classmethod)):
+        return None
+    if n.fn.__globals__.get(cls.__name__) is not cls:
+        raise n.unsupported(node, f"`.{attr}` is an attribute of the class "
+                            f"`{cls.__name__}`, which this module does not name",
+                            f"read it as `{cls.__name__}.{attr}` where the class is "
+                            "a global, or set it in `__init__`")
+    n.resolver.bind_namespace(cls.__name__, node)
+    return Const(getattr(cls, attr), f"{cls.__name__}.{attr}")
 
 
 def object_call(n: Any, node: cst.Call, target: str | None) -> Any:

@@ -1,0 +1,198 @@
+"""Source functions for tests/frontend/test_built_objects.py (loaded by jax_twin too):
+objects of your own classes built inside the function, their attributes and methods."""
+
+import dataclasses
+
+import numpy as np
+
+SCALE = 2.0  # read in a constructor (changed between calls by a test)
+
+
+@dataclasses.dataclass
+class Cfg:
+    """a dataclass s2s does not know (not registered)."""
+
+    lr: float = 0.1
+    wd: float = 0.01
+
+
+@dataclasses.dataclass
+class Noise:
+    w: np.ndarray
+    bias: np.ndarray = dataclasses.field(default_factory=lambda: np.ones(3))
+    gain: float = 1.5
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    w: np.ndarray
+    k: float = 2.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "w2", self.w * self.k)
+
+
+@dataclasses.dataclass
+class Derived:
+    a: np.ndarray
+    b: np.ndarray
+    squared: bool = True
+
+    def __post_init__(self):
+        self.total = self.a + self.b
+        if self.squared:  # (a static test)
+            self.norm = np.sum(self.total ** 2)
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+        self.w2 = w * 2.0  # __init__ computes
+
+    def __call__(self, x):
+        return np.tanh(self.w2 * x)
+
+    def energy(self, x):
+        return np.sum(self.w * x ** 2)
+
+    def both(self, x):  # a method calling the others
+        return self.energy(x) + np.sum(self(x)) * self.w2[0]
+
+
+class Const:
+    scale = 3.0  # a class attribute
+
+    def __init__(self):
+        self.offset = 0.5
+
+    def apply(self, x):
+        return x * self.scale + self.offset
+
+
+def squash(v):
+    return np.tanh(v) * SCALE
+
+
+class Layer:
+    def __init__(self, w, b=None, bias=True):
+        self.w = squash(w)  # calls a helper; reads a module constant
+        if bias:  # a static test: the attribute is set or not
+            self.b = b if b is not None else np.zeros_like(w)
+
+    def forward(self, x):
+        return np.sin(self.w * x + self.b)
+
+
+class Clipped:
+    def __init__(self, w, lo=-1.0):
+        if lo > 0:  # a static value: decided per call structure
+            raise ValueError("lo must be <= 0")
+        self.w = np.maximum(w, lo)
+        self.lo = lo
+
+
+def defaults(x):
+    c = Cfg()
+    return np.sum(x ** 2) * c.wd + c.lr
+
+
+def keyword_array_field(x):
+    c = Cfg(wd=x[0])
+    return np.sum(x ** 2) * c.wd
+
+
+def positional_fields(x):
+    c = Cfg(x[1] * 3.0, np.cos(x[0]))
+    return c.lr * c.wd + np.sum(x)
+
+
+def factory_field(x):
+    n = Noise(np.sin(x))
+    m = Noise(x, bias=x * x, gain=0.5)
+    return np.sum(n.w * n.bias * n.gain) + np.sum(m.w + m.bias * m.gain)
+
+
+def frozen_post_init(x):
+    f = Frozen(x, k=3.0)
+    return np.sum(f.w2 * f.w) + np.sum(Frozen(np.exp(x)).w2)
+
+
+def post_init(x):
+    d = Derived(x, np.sin(x))
+    e = Derived(x, x * 2.0, squared=False)
+    return d.norm + np.sum(d.total * x) + np.sum(e.total)
+
+
+def computing_init(x):
+    m = Model(x)
+    return np.sum(m(x)) + m.energy(x)
+
+
+def method_calls_method(x):
+    m = Model(np.cos(x))
+    return m.both(x * 2.0)
+
+
+def no_argument_init(x):
+    c = Const()
+    return np.sum(x * c.scale) + np.sum(c.apply(x))
+
+
+def helper_and_static_test(x):
+    a = Layer(x)
+    b = Layer(x * 0.5, b=np.cos(x))
+    c = Layer(x, bias=False)
+    return np.sum(a.forward(x) + b.forward(x) * c.w)
+
+
+def uses(m, x):
+    return m.energy(x) + np.sum(m(x) * m.w)
+
+
+def passed_to_a_callee(x):
+    m = Model(x * 1.5)
+    return uses(m, np.sin(x))
+
+
+def two_instances(x):
+    m1 = Model(x)
+    m2 = Model(x[::-1] * 0.5)
+    return np.sum(m1(x) * m2(x)) + m1.energy(m2.w2)
+
+
+def built_in_a_loop(x):
+    acc = 0.0
+    for k in range(1, 4):
+        m = Model(x * k)
+        acc = acc + m.energy(x) * 0.1
+    return acc
+
+
+def built_in_a_comprehension(x):
+    models = [Model(x * k) for k in (1.0, 0.5)]
+    return sum(np.sum(m(x)) for m in models)
+
+
+def a_raise_never_taken(x):
+    c = Clipped(x, lo=-0.4)
+    return np.sum(c.w * x) + c.lo
+
+
+def reads_module_constant(x):
+    a = Layer(x, bias=False)
+    return np.sum(a.w * x)
+
+
+def replaced(x):
+    c = Cfg(wd=x[0])
+    d = dataclasses.replace(c, lr=x[1] * 2.0)
+    return d.lr * d.wd + c.lr
+
+
+def returns_one(x):
+    return Model(x * 2.0)
+
+
+def field_of_array(x):
+    c = Cfg(lr=x, wd=np.sin(x))
+    return np.sum(c.lr * c.wd)
