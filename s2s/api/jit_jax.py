@@ -27,8 +27,8 @@ from . import arguments, jacobians, pushforward, records, signatures, vectorize
 from . import transformed as api
 from .emitted import emitted_for, shadow
 from .jacobians import JacFwd, JacRev, _basis
-from .tree_util import NODES
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
+from .tree_util import NODES
 from .vectorize import Vmapped
 
 # ---- running s2s objects and user code on the JAX backend ----

@@ -89,7 +89,8 @@ class CallLowerer:
         return self.n.emit(name, "make_dict", tuple(values),
                            {"keys": tuple(made.keys), "built": made}, node)
 
-    def _computed(self, made: Any, node: cst.Call, text: str, target: str | None) -> Atom:
+    def _computed(self, made: Any, node: cst.Call, text: str, target: str | None,
+                  given: tuple | None = None) -> Atom:
         """``Scaled(w)`` whose constructor computes: a call of its body as a function
         (``records.computed_init``) returning the dict of the attributes it sets, each
         read into the dict marked ``built`` (the caller gets ``unflatten`` of them)."""
@@ -99,7 +100,7 @@ class CallLowerer:
             name, i = f"{made.init.__name__}_{i}", i + 1
         init, passed = made.init, None
         if made.record:  # (its static arguments written in: `if bias:` decided)
-            args, kwargs = self.call_args(node)
+            args, kwargs = given or self.call_args(node)
             init, *passed = specialized(made, args, kwargs)
         self.n.resolver.namespace[name] = init
         self.n.names.taken.add(name)  # (no local may shadow it)

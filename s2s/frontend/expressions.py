@@ -9,6 +9,7 @@ Each ``expr_<Node>`` method lowers one kind of expression into the lowering's ou
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from typing import Any
 
 import libcst as cst
@@ -26,7 +27,7 @@ from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .literals import literal_test
-from .objects import class_attribute, is_instance_self, object_call
+from .objects import class_attribute, is_instance_self, object_call, replace_call
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
@@ -460,6 +461,8 @@ class ExprLowerer:
                 if made is not None:
                     return made
         obj, text = self.n.resolver.resolve_dotted(func)
+        if obj is dataclasses.replace:  # (of an object the function built)
+            return replace_call(self.n, node, target)
         made = _sequence_builtin(self.n, obj, text, node, target)
         if made is not None:
             return made

@@ -19,6 +19,7 @@ Two ways a method's body runs under a transform:
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import types
 from typing import Any
@@ -26,7 +27,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
-from ..ir.nodes import Const, Var
+from ..ir.nodes import Const, Index, Var
 from .fnvalues import FnValue
 from .resolve import is_library
 from .self_methods import SELF_METHODS, defining_class, for_class
@@ -165,11 +166,15 @@ def for_objects(fn: Any, objects: dict[str, Any], name: str | None = None) -> An
     function and classes (the IR cache is keyed by the function)."""
     if not isinstance(fn, types.FunctionType) or not objects:
         return fn
+    known = getattr(fn, OBJECT_PARAMS, {})
+    if all(k in known and known[k].cls is v.cls for k, v in objects.items()):
+        return fn  # (written for these objects already)
+    name = name or fn.__name__
     base = getattr(fn, "__s2s_objects_of__", fn)
     key = (base, name, tuple(sorted((k, v.cls, tuple(v.keys)) for k, v in objects.items())))
     hit = _FOR_OBJECTS.get(key)
     if hit is None:
-        hit = types.FunctionType(base.__code__, base.__globals__, name or base.__name__,
+        hit = types.FunctionType(base.__code__, base.__globals__, name,
                                  base.__defaults__, base.__closure__)
         hit.__kwdefaults__ = base.__kwdefaults__
         hit.__dict__.update(base.__dict__)
@@ -223,6 +228,29 @@ def class_attribute(n: Any, node: cst.Attribute) -> Any:
                             "a global, or set it in `__init__`")
     n.resolver.bind_namespace(cls.__name__, node)
     return Const(getattr(cls, attr), f"{cls.__name__}.{attr}")
+
+
+def replace_call(n: Any, node: cst.Call, target: str | None) -> Any:
+    """``dataclasses.replace(c, lr=v)`` of a dataclass object the function built: its
+    constructor called again (``__post_init__`` too, as Python does) with the fields
+    given and the others read from ``c``."""
+    args = list(node.args)
+    first = args[0].value if args and not args[0].keyword and not args[0].star else None
+    made = record_of(n, first.value) if isinstance(first, cst.Name) else None
+    if made is None or not dataclasses.is_dataclass(made.cls) or any(
+            a.star or a.keyword is None for a in args[1:]):
+        raise n.unsupported(node, "`dataclasses.replace` is supported here on a "
+                            "dataclass object this function built, its new fields "
+                            "given by keyword", "build the object in the function, then "
+                            "`dataclasses.replace(obj, field=value)`")
+    base = n.exprs.expr(first)
+    kwargs = {a.keyword.value: n.exprs.expr(a.value) for a in args[1:]}
+    for f in dataclasses.fields(made.cls):
+        if f.init and f.name not in kwargs:
+            index = Index((Const(f.name, repr(f.name)),), False, attribute=True)
+            kwargs[f.name] = n.emit(n.exprs.target(None, f.name), "getitem", (base,),
+                                    {"index": index}, node)
+    return n.calls._computed(made, node, made.cls.__name__, target, ([], kwargs))
 
 
 def object_call(n: Any, node: cst.Call, target: str | None) -> Any:

@@ -196,3 +196,68 @@ def returns_one(x):
 def field_of_array(x):
     c = Cfg(lr=x, wd=np.sin(x))
     return np.sum(c.lr * c.wd)
+
+
+def calls_another(x):  # a transformed function's callee that builds objects
+    return computing_init(x) * 2.0 + defaults(x)
+
+
+# refused, located
+
+
+class Base:
+    def __init__(self, w):
+        self.w = w
+
+
+class Child(Base):
+    def __init__(self, w):
+        super().__init__(w)
+        self.v = w * 2.0
+
+
+class CallsMethod:
+    def __init__(self, w):
+        self.w = self.prepare(w)
+
+    def prepare(self, w):
+        return w * 2.0
+
+
+REGISTRY = []
+
+
+class Registers:
+    def __init__(self, w):
+        self.w = w * 2.0
+        REGISTRY.append(self)
+
+
+def with_super(x):
+    return np.sum(Child(x).v)
+
+
+def init_calls_a_method(x):
+    return np.sum(CallsMethod(x).w)
+
+
+def init_changes_module_state(x):
+    return np.sum(Registers(x).w)
+
+
+def mutated_after_escaping(x):
+    m = Model(x)
+    ms = [m]
+    m.w = x * 3.0
+    return np.sum(ms[0].w)
+
+
+def attribute_set_in_function(x):
+    m = Model(x)
+    m.w = x * 3.0
+    return m.energy(x)
+
+
+def missing_attribute(x):
+    c = Layer(x, bias=False)
+    return np.sum(c.b)
