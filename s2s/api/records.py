@@ -227,7 +227,30 @@ class _SelfItems:
 
 
 def _plain_result(value: Any) -> Any:
+    value = _records_plain(value)
     return trees.plain(value) if trees.has_nodes(value, False) else value
+
+
+def _records_plain(value: Any) -> Any:
+    """Objects of your classes the code built (records), as the dicts of their
+    fields, in tuples, lists and dicts too."""
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return type(value)(_records_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _records_plain(v) for k, v in value.items()}
+    cls = type(value)
+    if cls.__module__.split(".")[0] in ("builtins", "numpy") or cls in NODES or \
+            not hasattr(value, "__dict__") or isinstance(value, type):
+        return value
+    if cls not in _RECORD_CLASSES:
+        made = built(cls)
+        _RECORD_CLASSES[cls] = isinstance(made, Built) and (made.record or made.plain)
+    if _RECORD_CLASSES[cls]:
+        return {k: _records_plain(v) for k, v in vars(value).items()}
+    return value
+
+
+_RECORD_CLASSES: "weakref.WeakKeyDictionary[type, bool]" = weakref.WeakKeyDictionary()
 
 
 class Plained:

@@ -352,9 +352,8 @@ class _Record(cst.CSTTransformer):
             else updated
 
 
-def returned_keys(fn: Any) -> tuple[str, ...] | None:
-    """The keys of the record a constructor's function returns (those the path
-    decided when transforming sets), or None where its IR does not say."""
+def _returned_dict(fn: Any) -> Any:
+    """The ``make_dict`` statement whose dict a function's IR returns, or None."""
     ret = next((s for s in reversed(getattr(fn, "body", [])) if isinstance(s, Return)),
                None)
     if ret is None or not isinstance(ret.value, Var):
@@ -362,4 +361,18 @@ def returned_keys(fn: Any) -> tuple[str, ...] | None:
     lets = [s for s in walk(fn.body) if isinstance(s, Let) and s.target == ret.value.name]
     if len(lets) != 1 or lets[0].prim != "make_dict" or "keys" not in lets[0].params:
         return None
-    return tuple(lets[0].params["keys"])
+    return lets[0]
+
+
+def returned_keys(fn: Any) -> tuple[str, ...] | None:
+    """The keys of the record a constructor's function returns (those the path
+    decided when transforming sets), or None where its IR does not say."""
+    let = _returned_dict(fn)
+    return None if let is None else tuple(let.params["keys"])
+
+
+def returned_record(fn: Any) -> Any:
+    """The ``Built`` of the object a function returns (``return Model(self.w * k)``),
+    or None."""
+    let = _returned_dict(fn)
+    return None if let is None else let.params.get("built")

@@ -28,6 +28,7 @@ import libcst as cst
 
 from ..errors import TransformError
 from ..ir.nodes import Const, Index, Var
+from .built_objects import returned_record
 from .fnvalues import FnValue
 from .resolve import is_library
 from .self_methods import SELF_METHODS, defining_class, for_class
@@ -103,7 +104,11 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
 def record_of(n: Any, name: str) -> Any:
     """The ``Built`` of the object a local name holds, where the function built it
     (``m = Model(x)``: a class of its own, not a NamedTuple), else None."""
-    atom: Any = Var(n.env[name]) if name in n.env else None
+    made = record_of_atom(n, Var(n.env[name]) if name in n.env else None)
+    return made if made is not None else object_param(n, name)
+
+
+def record_of_atom(n: Any, atom: Any) -> Any:
     for _ in range(8):  # (through `m2 = m`)
         let = n.lets.get(atom.name) if isinstance(atom, Var) else None
         if let is None:
@@ -112,10 +117,12 @@ def record_of(n: Any, name: str) -> Any:
             atom = let.args[0]
             continue
         made = let.params.get("built") if let.prim == "make_dict" else None
+        if let.prim == "call":  # (a function or method returning an object it built)
+            made = returned_record(let.params.get("callee"))
         if made is not None and (made.plain or made.record):
             return made
         break
-    return object_param(n, name)
+    return None
 
 
 def object_param(n: Any, name: str) -> Any:
@@ -131,11 +138,13 @@ def record_method(n: Any, base: str, name: str, node: Any) -> FnValue | None:
     """``m.energy`` (``m(x)``: its ``__call__``) for an object ``m`` the function
     built: the class's function with the object's record passed as ``self``."""
     made = record_of(n, base)
-    if made is None:
-        return None
+    return None if made is None else _method(n, made, Var(n.env[base]), name)
+
+
+def _method(n: Any, made: Any, atom: Any, name: str) -> FnValue | None:
     cls = made.cls
     found = inspect.getattr_static(cls, name, None)
-    head: tuple = (Var(n.env[base]),)
+    head: tuple = (atom,)
     if isinstance(found, staticmethod):
         found, head = found.__func__, ()
     if not isinstance(found, types.FunctionType):
@@ -154,6 +163,25 @@ def record_method(n: Any, base: str, name: str, node: Any) -> FnValue | None:
     n.resolver.namespace[text] = used
     n.names.taken.add(text)
     return FnValue(used, text, head=head, spelled=True)
+
+
+def _method_of_built(n: Any, func: cst.Attribute) -> FnValue | None:
+    try:
+        cls, _ = n.resolver.resolve_dotted(func.value.func)
+    except TransformError:
+        return None
+    if not isinstance(cls, type) or is_library(cls) or (
+            cls.__module__ or "builtins").split(".")[0] == "builtins":
+        return None
+    atom = n.exprs.expr(func.value)
+    made = record_of_atom(n, atom)
+    found = None if made is None else _method(n, made, atom, func.attr.value)
+    if found is None:
+        raise n.unsupported(func, f"`.{func.attr.value}(...)` of the `{cls.__name__}` "
+                            "built here: s2s calls the methods (functions) of your own "
+                            "classes' objects", f"bind the object first (`obj = "
+                            f"{cls.__name__}(...)`) and read its fields")
+    return found
 
 
 _FOR_OBJECTS: dict[tuple, Any] = {}
@@ -273,4 +301,7 @@ def object_call(n: Any, node: cst.Call, target: str | None) -> Any:
                 fv = n.funcs.of_object(obj, text, func)
     elif isinstance(func, cst.Name) and func.value in n.env:
         fv = self_method(n, func)  # (`self(x)`: its __call__)
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and (
+            fv is None):  # `Model(x).energy(x)`: built, then its method
+        fv = _method_of_built(n, func)
     return n.funcs.call(fv, node, target) if fv is not None else None

@@ -58,6 +58,9 @@ class Model:
     def both(self, x):  # a method calling the others
         return self.energy(x) + np.sum(self(x)) * self.w2[0]
 
+    def scaled(self, k):  # a method building an object of its class
+        return Model(self.w * k)
+
 
 class Const:
     scale = 3.0  # a class attribute
@@ -261,3 +264,40 @@ def attribute_set_in_function(x):
 def missing_attribute(x):
     c = Layer(x, bias=False)
     return np.sum(c.b)
+
+
+def method_of_a_call(x):
+    return Model(x).energy(x) + np.sum(Const().apply(x))
+
+
+def carried_in_a_loop(x):
+    m = Model(x)
+    for _ in range(3):
+        m = Model(np.sin(m.w2))
+    return m.energy(x)
+
+
+def chosen_by_a_test(x):
+    m = Model(x) if np.sum(x) > 0 else Model(-x)
+    return m.energy(x)
+
+
+def passes_it_on(m, x):
+    return uses(m, x) * 2.0
+
+
+def passed_through_two_callees(x):
+    return passes_it_on(Model(x), x)
+
+
+def method_returning_an_object(x):
+    m = Model(x).scaled(2.0)
+    return m.energy(x)
+
+
+def local_class(x):
+    class Local:
+        def __init__(self, w):
+            self.w = w * 2.0
+
+    return np.sum(Local(x).w)

@@ -31,7 +31,8 @@ CASES = ["defaults", "keyword_array_field", "positional_fields", "factory_field"
          "no_argument_init", "helper_and_static_test", "passed_to_a_callee",
          "two_instances", "built_in_a_loop", "built_in_a_comprehension",
          "a_raise_never_taken", "reads_module_constant", "replaced", "field_of_array",
-         "calls_another"]
+         "calls_another", "method_of_a_call", "passed_through_two_callees",
+         "method_returning_an_object"]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -45,6 +46,18 @@ def test_jacobians_vmap_jit(name) -> None:
     C.jacobians(F, J, name, X, ())
     C.vmapped(F, name, XS, (), np.float64)
     C.jitted(F, J, name, X, ())
+
+
+def test_an_object_chosen_by_a_run_time_test() -> None:
+    """`m = Model(x) if np.sum(x) > 0 else Model(-x)`: each path's object, under
+    grad, jvp, vjp and jacobians; under vmap (an `if` on a batched value joining two
+    records) and jit on JAX (JAX's own error) it is refused, located."""
+    for x in (X, -X):
+        C.grads(F, J, "chosen_by_a_test", x, (), np.float64)
+        C.jacobians(F, J, "chosen_by_a_test", x, ())
+    with pytest.raises(s2s.TransformError) as err:
+        s2s.vmap(F.chosen_by_a_test)(XS)
+    assert "joining containers" in str(err.value) and "Model(x) if" in str(err.value)
 
 
 def test_values_change_between_calls() -> None:
@@ -135,6 +148,8 @@ def test_emitted_code_reads_as_written() -> None:
     ("mutated_after_escaping", "only names can be assigned to", "m.w = x * 3.0"),
     ("attribute_set_in_function", "only names can be assigned to", "m.w = x * 3.0"),
     ("missing_attribute", "`.b` is not a field", "np.sum(c.b)"),
+    ("carried_in_a_loop", "rebound in a loop being differentiated", "for _ in range(3)"),
+    ("local_class", "`class` definitions inside a transformed function", "class Local"),
 ])
 def test_refused_located(name, says, where) -> None:
     """Each refusal names the user's file and quotes the user's line (an error inside
