@@ -16,6 +16,7 @@ a ``default_factory`` called where the field is not passed).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import textwrap
@@ -24,7 +25,8 @@ from typing import Any
 
 import libcst as cst
 
-from ..ir.nodes import Let, Return, Var, walk
+from ..ir.names import stem
+from ..ir.nodes import Const, Index, Let, Return, Var, walk
 from .synthesize import synthesize
 
 _LIBRARIES = ("numpy", "scipy", "jax", "builtins", "s2s", "collections", "functools")
@@ -56,11 +58,38 @@ def record_init(cls: type, static: tuple = ()) -> RecordInit | str | None:
     return _CACHE[key]
 
 
+def computed_call(n: Any, made: Any, node: cst.Call, text: str, target: str | None,
+                  given: tuple | None = None) -> Any:
+    """``Scaled(w)`` whose constructor computes: a call of its body as a function
+    (``records.computed_init``, or ``record_init`` for a class of yours) returning the
+    dict of the attributes it sets, each read into the dict marked ``built`` (the
+    caller gets the object made of them).  ``given``: the call's arguments, lowered."""
+    init, passed = made.init, None
+    if made.record:  # (its static arguments written in: `if bias:` decided)
+        args, kwargs = given or n.calls.call_args(node)
+        init, *passed = specialized(made, args, kwargs)
+    name, i = made.init.__name__, 2
+    while n.resolver.namespace.get(name, init) is not init or (
+            name in n.names.taken and name not in n.resolver.namespace):
+        name, i = f"{made.init.__name__}_{i}", i + 1
+    n.resolver.namespace[name] = init
+    n.names.taken.add(name)  # (no local may shadow it)
+    fields = n.user_call(init, name, node, None, passed=tuple(passed) if passed else None)
+    keys = returned_keys(n.lets[fields.name].params["callee"]) if made.record else None
+    if keys is not None and keys != tuple(made.keys):  # (set on a static test)
+        made = copy.copy(made)
+        made.keys = keys
+    values = [n.emit(n.exprs.target(None, str(key)), "getitem", (fields,),
+                     {"index": Index((Const(key, repr(key)),), False)}, node)
+              for key in made.keys]
+    out = n.exprs.target(target, stem(text.split(".")[-1].lower()))
+    return n.emit(out, "make_dict", tuple(values), {"keys": tuple(made.keys), "built": made},
+                  node)
+
+
 def specialized(made: Any, args: list, kwargs: dict) -> tuple[Any, list, dict]:
     """The record's function for this call (its static arguments written in) and
     the arguments left to pass."""
-    from ..ir.nodes import Const
-
     try:
         sig = inspect.signature(made.init)
         bound = sig.bind(*args, **kwargs)

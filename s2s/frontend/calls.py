@@ -4,7 +4,6 @@ the Python expressions (comprehensions, ...) kept as one ``pyexpr`` statement.""
 from __future__ import annotations
 
 import builtins
-import copy
 import inspect
 import sys
 import warnings
@@ -14,10 +13,10 @@ import libcst as cst
 
 from ..errors import TransformError, UnsupportedCallError
 from ..ir.names import stem
-from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Index, Var
+from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Var
 from ..primitives import PRIMITIVES, lookup_object
 from ..primitives.registry import METHODS, Refused, Result, lookup_form
-from .built_objects import returned_keys, specialized
+from .built_objects import computed_call
 from .expressions import MAX_NAME, SHAPE_READS
 from .resolve import expression_advice
 
@@ -67,7 +66,7 @@ class CallLowerer:
                                      f"function: {made}",
                                      "build it outside, or return its fields as a tuple")
         if made.init is not None:  # a constructor that computes: its body, then
-            return self._computed(made, node, text, target)  # the dict it fills
+            return computed_call(self.n, made, node, text, target)  # the dict it fills
         args, kwargs = self.call_args(node)
         try:
             bound = made.signature.bind(*args, **kwargs)
@@ -87,35 +86,6 @@ class CallLowerer:
             values.append(Const(default, repr(default)))
         name = self.n.exprs.target(target, stem(text.split(".")[-1].lower()))
         return self.n.emit(name, "make_dict", tuple(values),
-                           {"keys": tuple(made.keys), "built": made}, node)
-
-    def _computed(self, made: Any, node: cst.Call, text: str, target: str | None,
-                  given: tuple | None = None) -> Atom:
-        """``Scaled(w)`` whose constructor computes: a call of its body as a function
-        (``records.computed_init``) returning the dict of the attributes it sets, each
-        read into the dict marked ``built`` (the caller gets ``unflatten`` of them)."""
-        name, i = made.init.__name__, 2
-        while self.n.resolver.namespace.get(name, made.init) is not made.init or (
-                name in self.n.names.taken and name not in self.n.resolver.namespace):
-            name, i = f"{made.init.__name__}_{i}", i + 1
-        init, passed = made.init, None
-        if made.record:  # (its static arguments written in: `if bias:` decided)
-            args, kwargs = given or self.call_args(node)
-            init, *passed = specialized(made, args, kwargs)
-        self.n.resolver.namespace[name] = init
-        self.n.names.taken.add(name)  # (no local may shadow it)
-        fields = self.n.user_call(init, name, node, None,
-                                  passed=tuple(passed) if passed else None)
-        keys = returned_keys(self.n.lets[fields.name].params["callee"]) \
-            if made.record else None
-        if keys is not None and keys != tuple(made.keys):  # (set on a static test)
-            made = copy.copy(made)
-            made.keys = keys
-        values = [self.n.emit(self.n.exprs.target(None, str(key)), "getitem", (fields,),
-                              {"index": Index((Const(key, repr(key)),), False)}, node)
-                  for key in made.keys]
-        out = self.n.exprs.target(target, stem(text.split(".")[-1].lower()))
-        return self.n.emit(out, "make_dict", tuple(values),
                            {"keys": tuple(made.keys), "built": made}, node)
 
     def builtin_sum(self, node: cst.Call, target: str | None) -> Atom:

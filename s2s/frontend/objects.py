@@ -28,7 +28,7 @@ import libcst as cst
 
 from ..errors import TransformError
 from ..ir.nodes import Const, Index, Var
-from .built_objects import returned_record
+from .built_objects import computed_call, returned_record
 from .fnvalues import FnValue
 from .resolve import is_library
 from .self_methods import SELF_METHODS, defining_class, for_class
@@ -278,7 +278,7 @@ def replace_call(n: Any, node: cst.Call, target: str | None) -> Any:
             index = Index((Const(f.name, repr(f.name)),), False, attribute=True)
             kwargs[f.name] = n.emit(n.exprs.target(None, f.name), "getitem", (base,),
                                     {"index": index}, node)
-    return n.calls._computed(made, node, made.cls.__name__, target, ([], kwargs))
+    return computed_call(n, made, node, made.cls.__name__, target, ([], kwargs))
 
 
 def object_call(n: Any, node: cst.Call, target: str | None) -> Any:
