@@ -100,6 +100,21 @@ def test_class_attributes_changed_between_calls(monkeypatch) -> None:
     C.close(grad, jax.grad(J.no_argument_init)(X), np.float64)
 
 
+def test_a_method_replaced_between_calls(monkeypatch) -> None:
+    """`Model.energy = cubic_energy` after a first call: the next call (of the same
+    transform, a new one, and jit) runs the new method, as Python does."""
+    g, j = s2s.value_and_grad(F.computing_init), s2s.jit(F.computing_init)
+    g(X), j(X)
+    monkeypatch.setattr(F.Model, "energy", F.cubic_energy)
+    monkeypatch.setattr(J.Model, "energy", J.cubic_energy)
+    want_value, want = jax.value_and_grad(J.computing_init)(X)
+    for got in (g(X), s2s.value_and_grad(F.computing_init)(X)):
+        C.close(got[0], F.computing_init(X), np.float64)
+        C.close(got[0], want_value, np.float64)
+        C.close(got[1], want, np.float64)
+    C.close(j(X), F.computing_init(X), np.float64)
+
+
 def test_nan_input_as_jax() -> None:
     x = np.array([0.3, np.nan, 2.0])
     for name in ("computing_init", "frozen_post_init"):
