@@ -230,11 +230,8 @@ class Translator:
         if isinstance(value, types.FunctionType):
             return self._function(value)
         if isinstance(value, records.Rebuilding):  # (given the objects its caller built)
-            made = {}
-            for i, b in value.made.items():
-                made[i] = copy.copy(b)
-                made[i].cls = self(b.cls) if b.record else b.cls
-            return records.Rebuilding(self(value.fn), made)
+            return records.Rebuilding(self(value.fn), {
+                i: self._built(b) for i, b in value.made.items()})
         if isinstance(value, types.MethodType) and isinstance(
                 value.__func__, types.FunctionType) and not isinstance(value.__self__, type):
             return types.MethodType(self(value.__func__), self._object(value.__self__))
@@ -257,6 +254,17 @@ class Translator:
         ``__call__``) run on JAX."""
         return _ObjectOnJax(obj, self) if _user_object(obj) or any(
             isinstance(v, types.FunctionType) for v in vars(type(obj)).values()) else obj
+
+    def _built(self, made: Any) -> Any:
+        """How an object is made again, as one whose methods run on JAX."""
+        if not made.record:
+            return made
+        out = copy.copy(made)
+        out.cls = self(made.cls)
+        nested = getattr(made, "fields", None)
+        if nested:
+            out.fields = {k: self._built(b) for k, b in nested.items()}
+        return out
 
     def _class(self, cls: type) -> type:
         """A class of the user's as code on JAX calls it: a subclass whose methods

@@ -46,6 +46,10 @@ class Built:
         self.record = False  # built as the record of its fields (``_record``)
 
     def make(self, fields: dict) -> Any:
+        nested = getattr(self, "fields", None)
+        if nested:  # (fields holding objects: made again too)
+            fields = {k: nested[k].make(v) if k in nested and isinstance(v, dict) else v
+                      for k, v in fields.items()}
         if self.record:  # the object of those fields, its __init__ not run again
             obj = object.__new__(self.cls)
             for k, v in fields.items():
@@ -81,6 +85,11 @@ def built(cls: Any) -> Built | str | None:
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # a NamedTuple
         return Built(cls, tuple(cls._fields), tuple(cls._fields), True)
     if cls not in NODES:
+        from ..frontend.built_objects import attribute_hooks
+
+        if cls.__module__.split(".")[0] not in ("builtins", "numpy", "scipy") and (
+                why := attribute_hooks(cls)):
+            return why
         return plain_class(cls) or _record(cls)
     try:
         params = inspect.signature(cls).parameters.values()

@@ -16,7 +16,6 @@ a ``default_factory`` called where the field is not passed).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import inspect
 import textwrap
@@ -25,8 +24,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..ir.names import stem
-from ..ir.nodes import Const, Index, Let, Return, Var, walk
+from ..ir.nodes import Const, Let, Return, Var, walk
 from .synthesize import synthesize
 
 _LIBRARIES = ("numpy", "scipy", "jax", "builtins", "s2s", "collections", "functools")
@@ -58,38 +56,30 @@ def record_init(cls: type, static: tuple = ()) -> RecordInit | str | None:
     return _CACHE[key]
 
 
-def computed_call(n: Any, made: Any, node: cst.Call, text: str, target: str | None,
-                  given: tuple | None = None) -> Any:
-    """``Scaled(w)`` whose constructor computes: a call of its body as a function
-    (``records.computed_init``, or ``record_init`` for a class of yours) returning the
-    dict of the attributes it sets, each read into the dict marked ``built`` (the
-    caller gets the object made of them).  ``given``: the call's arguments, lowered."""
-    init, passed = made.init, None
-    if made.record:  # (its static arguments written in: `if bias:` decided)
-        args, kwargs = given or n.calls.call_args(node)
-        init, *passed = specialized(made, args, kwargs)
-    name, i = made.init.__name__, 2
-    while n.resolver.namespace.get(name, init) is not init or (
-            name in n.names.taken and name not in n.resolver.namespace):
-        name, i = f"{made.init.__name__}_{i}", i + 1
-    n.resolver.namespace[name] = init
-    n.names.taken.add(name)  # (no local may shadow it)
-    fields = n.user_call(init, name, node, None, passed=tuple(passed) if passed else None)
-    keys = returned_keys(n.lets[fields.name].params["callee"]) if made.record else None
-    if keys is not None and keys != tuple(made.keys):  # (set on a static test)
-        made = copy.copy(made)
-        made.keys = keys
-    values = [n.emit(n.exprs.target(None, str(key)), "getitem", (fields,),
-                     {"index": Index((Const(key, repr(key)),), False)}, node)
-              for key in made.keys]
-    out = n.exprs.target(target, stem(text.split(".")[-1].lower()))
-    return n.emit(out, "make_dict", tuple(values), {"keys": tuple(made.keys), "built": made},
-                  node)
+def field_key(let: Any) -> Any:
+    """The key ``let`` reads (``getitem`` of one constant: ``m.w``, ``self["w"]``)."""
+    index = let.params.get("index") if let.prim == "getitem" else None
+    items = getattr(index, "items", None)
+    if not items or len(items) != 1 or not isinstance(items[0], Const):
+        return None
+    return items[0].value if isinstance(items[0].value, str) else None
 
 
-def specialized(made: Any, args: list, kwargs: dict) -> tuple[Any, list, dict]:
+class _NotNone:
+    """A static argument known not to be None (an object the caller built): only its
+    ``is None`` tests are decided."""
+
+    def __repr__(self) -> str:
+        return "<not None>"
+
+
+NOT_NONE = _NotNone()
+
+
+def specialized(made: Any, args: list, kwargs: dict, objects: Any = None
+                ) -> tuple[Any, list, dict]:
     """The record's function for this call (its static arguments written in) and
-    the arguments left to pass."""
+    the arguments left to pass.  ``objects(atom)``: does ``atom`` hold an object?"""
     try:
         sig = inspect.signature(made.init)
         bound = sig.bind(*args, **kwargs)
@@ -103,6 +93,8 @@ def specialized(made: Any, args: list, kwargs: dict) -> tuple[Any, list, dict]:
         value = bound.arguments.get(name, p.default)
         value = value.value if isinstance(value, Const) else value
         if name in bound.arguments and not isinstance(bound.arguments[name], Const):
+            if objects is not None and objects(bound.arguments[name]):
+                static[name] = NOT_NONE  # (`first is not None` decided)
             continue
         if value is None and name not in bound.arguments and made.factories.get(name):
             continue  # (a default_factory's field: its factory is called)
@@ -113,7 +105,8 @@ def specialized(made: Any, args: list, kwargs: dict) -> tuple[Any, list, dict]:
     found = record_init(made.cls, tuple(sorted(static.items(), key=lambda kv: kv[0])))
     if not isinstance(found, RecordInit):
         return made.init, args, kwargs
-    return found.fn, [], {k: v for k, v in bound.arguments.items() if k not in static}
+    return found.fn, [], {k: v for k, v in bound.arguments.items()
+                          if k not in static or static[k] is NOT_NONE}
 
 
 def _record_init(cls: type, static: dict[str, Any]) -> RecordInit | str | None:
@@ -124,6 +117,9 @@ def _record_init(cls: type, static: dict[str, Any]) -> RecordInit | str | None:
         return "it defines `__new__`"
     if type(cls) is not type:
         return "its class has a metaclass"
+    why = attribute_hooks(cls)
+    if why:
+        return why
     if dataclasses.is_dataclass(cls) and "__init__" not in _own_methods(cls):
         return _dataclass(cls, static)
     init = cls.__init__
@@ -133,6 +129,17 @@ def _record_init(cls: type, static: dict[str, Any]) -> RecordInit | str | None:
         return "its `__init__` is not a Python function"
     params = [p for p in list(inspect.signature(init).parameters)[1:]]
     return _from_method(cls, init, None, params, "self = {}", static=static)
+
+
+def attribute_hooks(cls: type) -> str:
+    """Why a class's attributes are not plain fields ("" where they are): it defines
+    ``__setattr__``, ``__getattr__``... (a frozen dataclass's own are fine)."""
+    frozen = dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore
+    for special in ("__setattr__", "__getattr__", "__getattribute__", "__delattr__"):
+        if getattr(cls, special, None) is not getattr(object, special, None) and not (
+                frozen and special in ("__setattr__", "__delattr__")):
+            return f"it defines `{special}` (its attributes are not plain fields)"
+    return ""
 
 
 def _own_methods(cls: type) -> set[str]:
@@ -176,6 +183,9 @@ def _dataclass(cls: type, static: dict[str, Any]) -> RecordInit | str:
         return "its `__post_init__` is not a Python function"
     if len(inspect.signature(post).parameters) != 1:
         return "its `__post_init__` takes `InitVar` parameters"
+    if cls.__dataclass_params__.frozen and _writes_attributes(post):  # type: ignore
+        return ("it is frozen and its `__post_init__` sets `self.<name> = ...` (Python "
+                "raises FrozenInstanceError: use `object.__setattr__(self, ...)`)")
     made = _from_method(cls, post, _signature(params, defaults), params, prologue, cells,
                         [f.name for f in fields], attrs=static)
     if isinstance(made, RecordInit):
@@ -229,11 +239,12 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
         return f"its {where} {why}"
     assigned = _set_attributes(fdef, me)
     static = {k: v for k, v in (static or {}).items() if k not in _assigned_names(fdef)}
+    written = {k for k, v in static.items() if v is not NOT_NONE}  # (as literals)
     attrs = {k: v for k, v in (attrs or {}).items() if k not in assigned}
     if signature is None:
         signature = cst.Module([]).code_for_node(fdef.params.with_changes(params=[
-            p for p in fdef.params.params[1:] if p.name.value not in static]))
-        params = [p for p in params if p not in static]
+            p for p in fdef.params.params[1:] if p.name.value not in written]))
+        params = [p for p in params if p not in written]
     rewritten = fdef.body.visit(_Record(me, static, attrs))
     assert isinstance(rewritten, cst.IndentedBlock)
     body = rewritten.with_changes(body=[rewritten.body[0].with_changes(leading_lines=[]),
@@ -280,6 +291,22 @@ def _assigned_names(fdef: cst.FunctionDef) -> set[str]:
         for t in targets:
             out |= {m.value for m in _walk(t) if isinstance(m, cst.Name)}
     return out
+
+
+def _writes_attributes(method: Any) -> bool:
+    """Does the method's body assign ``self.<name> = ...``?"""
+    try:
+        fdef = cst.parse_module(textwrap.dedent(inspect.getsource(method))).body[0]
+    except (OSError, TypeError, cst.ParserSyntaxError):
+        return False
+    if not isinstance(fdef, cst.FunctionDef) or not fdef.params.params:
+        return False
+    me = fdef.params.params[0].name.value
+    return any(isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and any(
+        isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and
+        t.value.value == me for t in ([a.target for a in node.targets]
+                                      if isinstance(node, cst.Assign) else [node.target]))
+        for node in _walk(fdef.body))
 
 
 def _set_attributes(fdef: cst.FunctionDef, me: str) -> list[str]:
@@ -354,9 +381,27 @@ class _Record(cst.CSTTransformer):
         self.skip -= 1
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> Any:
-        if not self.skip and updated.value in self.static:  # (a static argument)
+        if not self.skip and updated.value in self.static and (
+                self.static[updated.value] is not NOT_NONE):  # (a static argument)
             return cst.parse_expression(repr(self.static[updated.value]))
         return updated
+
+    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> Any:
+        """``first is None`` (``is not``) of a static argument: decided."""
+        if len(updated.comparisons) != 1 or not isinstance(updated.left, cst.Name):
+            return updated
+        test = updated.comparisons[0]
+        if not (isinstance(test.operator, (cst.Is, cst.IsNot)) and isinstance(
+                test.comparator, cst.Name) and test.comparator.value == "None"):
+            return updated
+        name = updated.left.value
+        if name == "None":
+            known = True
+        elif self.static.get(name, None) is NOT_NONE:
+            known = False
+        else:
+            return updated
+        return cst.Name(str(known == isinstance(test.operator, cst.Is)))
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
         if isinstance(updated.value, cst.Name) and updated.value.value == self.me and \
@@ -381,7 +426,7 @@ class _Record(cst.CSTTransformer):
             else updated
 
 
-def _returned_dict(fn: Any) -> Any:
+def returned_dict(fn: Any) -> Any:
     """The ``make_dict`` statement whose dict a function's IR returns, or None."""
     ret = next((s for s in reversed(getattr(fn, "body", [])) if isinstance(s, Return)),
                None)
@@ -396,12 +441,12 @@ def _returned_dict(fn: Any) -> Any:
 def returned_keys(fn: Any) -> tuple[str, ...] | None:
     """The keys of the record a constructor's function returns (those the path
     decided when transforming sets), or None where its IR does not say."""
-    let = _returned_dict(fn)
+    let = returned_dict(fn)
     return None if let is None else tuple(let.params["keys"])
 
 
 def returned_record(fn: Any) -> Any:
     """The ``Built`` of the object a function returns (``return Model(self.w * k)``),
     or None."""
-    let = _returned_dict(fn)
+    let = returned_dict(fn)
     return None if let is None else let.params.get("built")

@@ -16,8 +16,8 @@ from ..ir.names import stem
 from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Var
 from ..primitives import PRIMITIVES, lookup_object
 from ..primitives.registry import METHODS, Refused, Result, lookup_form
-from .built_objects import computed_call
 from .expressions import MAX_NAME, SHAPE_READS
+from .objects import computed_call
 from .resolve import expression_advice
 
 
@@ -64,7 +64,8 @@ class CallLowerer:
         if isinstance(made, str):
             raise self.n.unsupported(node, f"s2s cannot build `{text}` inside the "
                                      f"function: {made}",
-                                     "build it outside, or return its fields as a tuple")
+                                     "build it outside the function and pass its arrays in "
+                                     "as arguments")
         if made.init is not None:  # a constructor that computes: its body, then
             return computed_call(self.n, made, node, text, target)  # the dict it fills
         args, kwargs = self.call_args(node)

@@ -27,7 +27,13 @@ from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .literals import literal_test
-from .objects import class_attribute, is_instance_self, object_call, replace_call
+from .objects import (
+    class_attribute,
+    is_instance_self,
+    object_call,
+    record_of_atom,
+    replace_call,
+)
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
@@ -418,8 +424,12 @@ class ExprLowerer:
             base = self.expr(node.value)
             attr = node.attr.value
             prim = ATTRIBUTES.get(attr)
-            if prim is None and not hasattr(np.ndarray, attr):
-                return class_attribute(self.n, node) or self.field(node, base, attr, target)
+            if record_of_atom(self.n, base) is not None:  # (an object built here: `m.size`
+                prim = None  # is its field or property, never an array's attribute)
+            if prim is None and (not hasattr(np.ndarray, attr) or record_of_atom(
+                    self.n, base) is not None):
+                return class_attribute(self.n, node, base) or self.field(node, base, attr,
+                                                                        target)
             if prim is None:
                 raise self.n.resolver.unknown_attribute(node, root, attr)
             return self.n.emit(

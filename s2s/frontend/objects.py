@@ -19,6 +19,7 @@ Two ways a method's body runs under a transform:
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import types
@@ -27,8 +28,9 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
-from ..ir.nodes import Const, Index, Var
-from .built_objects import computed_call, returned_record
+from ..ir.names import stem
+from ..ir.nodes import Const, Index, Let, Var, walk
+from .built_objects import field_key, returned_dict, returned_keys, returned_record, specialized
 from .fnvalues import FnValue
 from .resolve import is_library
 from .self_methods import SELF_METHODS, defining_class, for_class
@@ -77,6 +79,10 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
     a FnValue; None where it is not that."""
     base, name = (node, "__call__") if isinstance(node, cst.Name) else (
         node.value, node.attr.value)  # (`self(x)`: its __call__)
+    if isinstance(base, cst.Attribute) and root_is_local(n, base):  # (`self.l1(x)`)
+        inner = record_of_atom(n, n.exprs.expr(base))
+        if inner is not None:
+            return _method(n, inner, n.exprs.expr(base), name)
     if not (isinstance(base, cst.Name) and base.value in n.env):
         return None
     made = record_method(n, base.value, name, node)
@@ -109,20 +115,33 @@ def record_of(n: Any, name: str) -> Any:
 
 
 def record_of_atom(n: Any, atom: Any) -> Any:
+    """The ``Built`` of the object ``atom`` holds: one built here, returned by a call,
+    a parameter given one, or a field of one (``self.l1`` of a ``Net`` whose
+    constructor built a ``Layer``)."""
     for _ in range(8):  # (through `m2 = m`)
         let = n.lets.get(atom.name) if isinstance(atom, Var) else None
         if let is None:
-            break
+            return object_param(n, atom.name) if isinstance(atom, Var) else None
         if let.prim == "identity":
             atom = let.args[0]
             continue
         made = let.params.get("built") if let.prim == "make_dict" else None
         if let.prim == "call":  # (a function or method returning an object it built)
             made = returned_record(let.params.get("callee"))
+        key = field_key(let)
+        if key is not None:  # (`n.l1`: a field holding an object)
+            outer = record_of_atom(n, let.args[0])
+            made = getattr(outer, "fields", {}).get(key) if outer is not None else None
         if made is not None and (made.plain or made.record):
             return made
         break
     return None
+
+
+def root_is_local(n: Any, node: Any) -> bool:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value in n.env
 
 
 def object_param(n: Any, name: str) -> Any:
@@ -138,13 +157,23 @@ def record_method(n: Any, base: str, name: str, node: Any) -> FnValue | None:
     """``m.energy`` (``m(x)``: its ``__call__``) for an object ``m`` the function
     built: the class's function with the object's record passed as ``self``."""
     made = record_of(n, base)
-    return None if made is None else _method(n, made, Var(n.env[base]), name)
+    if made is None:
+        return None
+    inner = getattr(made, "fields", {}).get(name)
+    if inner is not None:  # (`n.l1(x)`: a field holding an object, called)
+        index = Index((Const(name, repr(name)),), False, attribute=True)
+        field = n.emit(n.exprs.target(None, name), "getitem", (Var(n.env[base]),),
+                       {"index": index}, node)
+        return _method(n, inner, field, "__call__")
+    return _method(n, made, Var(n.env[base]), name)
 
 
 def _method(n: Any, made: Any, atom: Any, name: str) -> FnValue | None:
     cls = made.cls
     found = inspect.getattr_static(cls, name, None)
     head: tuple = (atom,)
+    if isinstance(found, property):  # (`m.norm`: its getter, called)
+        found = found.fget
     if isinstance(found, staticmethod):
         found, head = found.__func__, ()
     if not isinstance(found, types.FunctionType):
@@ -165,19 +194,19 @@ def _method(n: Any, made: Any, atom: Any, name: str) -> FnValue | None:
     return FnValue(used, text, head=head, spelled=True)
 
 
-def _method_of_built(n: Any, func: cst.Attribute) -> FnValue | None:
+def _method_of_built(n: Any, call: cst.Call, attr: str, func: Any) -> FnValue | None:
     try:
-        cls, _ = n.resolver.resolve_dotted(func.value.func)
+        cls, _ = n.resolver.resolve_dotted(call.func)
     except TransformError:
         return None
     if not isinstance(cls, type) or is_library(cls) or (
             cls.__module__ or "builtins").split(".")[0] == "builtins":
         return None
-    atom = n.exprs.expr(func.value)
+    atom = n.exprs.expr(call)
     made = record_of_atom(n, atom)
-    found = None if made is None else _method(n, made, atom, func.attr.value)
+    found = None if made is None else _method(n, made, atom, attr)
     if found is None:
-        raise n.unsupported(func, f"`.{func.attr.value}(...)` of the `{cls.__name__}` "
+        raise n.unsupported(func, f"`.{attr}(...)` of the `{cls.__name__}` "
                             "built here: s2s calls the methods (functions) of your own "
                             "classes' objects", f"bind the object first (`obj = "
                             f"{cls.__name__}(...)`) and read its fields")
@@ -236,18 +265,20 @@ def passing_objects(n: Any, fn: Any, args: list, kwargs: dict) -> Any:
     return for_objects(fn, found)
 
 
-def class_attribute(n: Any, node: cst.Attribute) -> Any:
+def class_attribute(n: Any, node: cst.Attribute, atom: Any = None) -> Any:
     """``c.scale`` (``self.scale`` in its method) for an object the function built,
     where ``scale`` is its class's attribute, not one its constructor sets: the
     class's, spelled ``Const.scale`` and read at each call; None otherwise."""
     base, attr = node.value, node.attr.value
-    made = record_of(n, base.value) if isinstance(base, cst.Name) else None
+    made = record_of(n, base.value) if isinstance(base, cst.Name) else record_of_atom(n, atom)
     if made is None or attr in made.keys:
         return None
     cls = made.cls
     found = inspect.getattr_static(cls, attr, None)
-    if found is None or callable(found) or isinstance(found, (property, staticmethod,
-                                                              classmethod)):
+    if isinstance(found, property) and isinstance(found.fget, types.FunctionType):
+        fv = _method(n, made, atom, attr)  # (`m.norm`: its getter)
+        return None if fv is None else n.funcs.call(fv, node, None, passed=([], {}))
+    if found is None or callable(found) or isinstance(found, (staticmethod, classmethod)):
         return None
     if n.fn.__globals__.get(cls.__name__) is not cls:
         raise n.unsupported(node, f"`.{attr}` is an attribute of the class "
@@ -303,5 +334,66 @@ def object_call(n: Any, node: cst.Call, target: str | None) -> Any:
         fv = self_method(n, func)  # (`self(x)`: its __call__)
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and (
             fv is None):  # `Model(x).energy(x)`: built, then its method
-        fv = _method_of_built(n, func)
+        fv = _method_of_built(n, func.value, func.attr.value, func)
+    elif isinstance(func, cst.Call):  # `Net(x)(x)`: built, then called
+        fv = _method_of_built(n, func, "__call__", func)
     return n.funcs.call(fv, node, target) if fv is not None else None
+
+
+def computed_call(n: Any, made: Any, node: cst.Call, text: str, target: str | None,
+                  given: tuple | None = None) -> Any:
+    """``Scaled(w)`` whose constructor computes: a call of its body as a function
+    (``records.computed_init``, or ``record_init`` for a class of yours) returning the
+    dict of the attributes it sets, each read into the dict marked ``built`` (the
+    caller gets the object made of them).  ``given``: the call's arguments, lowered."""
+    init, passed = made.init, None
+    if made.record:  # (its static arguments written in: `if bias:` decided)
+        args, kwargs = given or n.calls.call_args(node)
+        init, *passed = specialized(made, args, kwargs,
+                                    lambda a: record_of_atom(n, a) is not None)
+    name, i = made.init.__name__, 2
+    while n.resolver.namespace.get(name, init) is not init or (
+            name in n.names.taken and name not in n.resolver.namespace):
+        name, i = f"{made.init.__name__}_{i}", i + 1
+    n.resolver.namespace[name] = init
+    n.names.taken.add(name)  # (no local may shadow it)
+    fields = n.user_call(init, name, node, None, passed=tuple(passed) if passed else None)
+    keys = returned_keys(n.lets[fields.name].params["callee"]) if made.record else None
+    if keys is not None and keys != tuple(made.keys):  # (set on a static test)
+        made = copy.copy(made)
+        made.keys = keys
+    nested = _nested_records(n, n.lets[fields.name]) if made.record else {}
+    if nested:  # (fields holding objects its constructor built or was given)
+        made = copy.copy(made)
+        made.fields = nested
+    values = [n.emit(n.exprs.target(None, str(key)), "getitem", (fields,),
+                     {"index": Index((Const(key, repr(key)),), False)}, node)
+              for key in made.keys]
+    out = n.exprs.target(target, stem(text.split(".")[-1].lower()))
+    return n.emit(out, "make_dict", tuple(values), {"keys": tuple(made.keys), "built": made},
+                  node)
+
+
+def _nested_records(n: Any, call: Any) -> dict[str, Any]:
+    """Field -> ``Built`` for the fields of a record holding objects: built in the
+    constructor (``self.l1 = Layer(w)``) or given to it (``Net(layer, ...)``)."""
+    callee = call.params.get("callee")
+    ret = returned_dict(callee)
+    if ret is None:
+        return {}
+    lets = {s.target: s for s in walk(callee.body) if isinstance(s, Let)}
+    out = {}
+    for key, atom in zip(ret.params["keys"], ret.args):
+        for _ in range(8):
+            let = lets.get(atom.name) if isinstance(atom, Var) else None
+            if let is not None and let.prim == "identity":
+                atom = let.args[0]
+                continue
+            break
+        made = let.params.get("built") if let is not None and let.prim == "make_dict" \
+            else None
+        if let is None and isinstance(atom, Var) and atom.name in callee.params:
+            made = record_of_atom(n, call.args[callee.params.index(atom.name)])
+        if made is not None and (getattr(made, "record", False) or made.plain):
+            out[key] = made
+    return out

@@ -305,3 +305,33 @@ def local_class(x):
 
 def cubic_energy(self, x):  # put in place of Model.energy by a test
     return np.sum(self.w * x ** 3)
+
+
+class Net:  # objects holding objects
+    def __init__(self, w, first=None):
+        self.l1 = first if first is not None else Model(w)
+        self.l2 = Model(w * 0.5)
+
+    def __call__(self, x):
+        return self.l2(self.l1(x)) + self.l1.w2
+
+    @property
+    def size(self):  # a property: its getter, called
+        return np.sum(self.l1.w ** 2)
+
+
+def nested_objects(x):
+    n = Net(x)
+    given = Net(x, first=Model(np.cos(x)))
+    return np.sum(n(x) * given.l1(x)) + n.size + np.sum(Net(x * 2.0)(x))
+
+
+@dataclasses.dataclass
+class Box:  # fields named as array attributes: the fields, not `np.size(b)`
+    size: np.ndarray
+    ndim: float = 3.0
+
+
+def fields_named_like_array_attributes(x):
+    b = Box(x * 2.0)
+    return np.sum(b.size * x) * b.ndim
