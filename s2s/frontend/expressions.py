@@ -423,13 +423,10 @@ class ExprLowerer:
         if root is None or root in self.n.local_names:  # an attribute of a value
             base = self.expr(node.value)
             attr = node.attr.value
-            prim = ATTRIBUTES.get(attr)
-            if record_of_atom(self.n, base) is not None:  # (an object built here: `m.size`
-                prim = None  # is its field or property, never an array's attribute)
-            if prim is None and (not hasattr(np.ndarray, attr) or record_of_atom(
-                    self.n, base) is not None):
-                return class_attribute(self.n, node, base) or self.field(node, base, attr,
-                                                                        target)
+            record = record_of_atom(self.n, base) is not None  # (`m.size`: a field)
+            prim = None if record else ATTRIBUTES.get(attr)
+            if prim is None and (record or not hasattr(np.ndarray, attr)):
+                return class_attribute(self.n, node, base) or self.field(node, base, attr, target)
             if prim is None:
                 raise self.n.resolver.unknown_attribute(node, root, attr)
             return self.n.emit(
