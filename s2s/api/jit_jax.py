@@ -259,6 +259,10 @@ class Translator:
         """How an object is made again, as one whose methods run on JAX."""
         if not made.record:
             return made
+        if hasattr(made, "built") and not hasattr(made, "cls"):  # (a list of them)
+            out = copy.copy(made)
+            out.built = self._built(made.built)
+            return out
         out = copy.copy(made)
         out.cls = self(made.cls)
         nested = getattr(made, "fields", None)

@@ -48,8 +48,8 @@ class Built:
     def make(self, fields: dict) -> Any:
         nested = getattr(self, "fields", None)
         if nested:  # (fields holding objects: made again too)
-            fields = {k: nested[k].make(v) if k in nested and isinstance(v, dict) else v
-                      for k, v in fields.items()}
+            fields = {k: nested[k].make(v) if k in nested and isinstance(
+                v, (dict, list, tuple)) else v for k, v in fields.items()}
         if self.record:  # the object of those fields, its __init__ not run again
             obj = object.__new__(self.cls)
             for k, v in fields.items():

@@ -65,6 +65,24 @@ def field_key(let: Any) -> Any:
     return items[0].value if isinstance(items[0].value, str) else None
 
 
+class Items:
+    """A field holding a list (or tuple) of objects of one class (``self.layers =
+    [Layer(w) for w in ws]``): made again item by item."""
+
+    def __init__(self, built: Any) -> None:
+        self.built = built
+        self.record = self.plain = True
+
+    def make(self, value: Any) -> Any:
+        return type(value)(self.built.make(v) if isinstance(v, dict) else v for v in value)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Items) and other.built == self.built
+
+    def __hash__(self) -> int:
+        return hash(("items", self.built))
+
+
 class _NotNone:
     """A static argument known not to be None (an object the caller built): only its
     ``is None`` tests are decided."""

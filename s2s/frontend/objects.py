@@ -30,7 +30,14 @@ import libcst as cst
 from ..errors import TransformError
 from ..ir.names import stem
 from ..ir.nodes import Const, Index, Let, Var, walk
-from .built_objects import field_key, returned_dict, returned_keys, returned_record, specialized
+from .built_objects import (
+    Items,
+    field_key,
+    returned_dict,
+    returned_keys,
+    returned_record,
+    specialized,
+)
 from .fnvalues import FnValue
 from .resolve import is_library
 from .self_methods import SELF_METHODS, defining_class, for_class
@@ -132,10 +139,40 @@ def record_of_atom(n: Any, atom: Any) -> Any:
         if key is not None:  # (`n.l1`: a field holding an object)
             outer = record_of_atom(n, let.args[0])
             made = getattr(outer, "fields", {}).get(key) if outer is not None else None
+        elif let.prim == "getitem":  # (`ls[i]`, `for l in ls`: a list of one class's)
+            made = _item_record(n, let.args[0])
         if made is not None and (made.plain or made.record):
             return made
         break
     return None
+
+
+def _item_record(n: Any, seq: Any) -> Any:
+    """The ``Built`` every item of a list or tuple shares (one class, the same
+    fields): one the function built, or a field holding one (``self.layers``)."""
+    let = n.lets.get(seq.name) if isinstance(seq, Var) else None
+    if let is not None and field_key(let) is not None:
+        outer = record_of_atom(n, let.args[0])
+        found = getattr(outer, "fields", {}).get(field_key(let))
+        return found.built if isinstance(found, Items) else None
+    if let is None or let.prim not in ("make_list", "make_tuple") or not let.args:
+        return None
+    return _same_class([record_of_atom(n, a) for a in let.args])
+
+
+def _same_class(items: list) -> Any:
+    first = items[0] if items else None
+    if first is None or any(m is None or m.cls is not first.cls or tuple(m.keys) != tuple(
+            first.keys) or getattr(m, "fields", None) != getattr(first, "fields", None)
+                            for m in items):
+        return None
+    return first
+
+
+def _built_in(lets: dict, atom: Any) -> Any:
+    let = lets.get(atom.name) if isinstance(atom, Var) else None
+    made = let.params.get("built") if let is not None and let.prim == "make_dict" else None
+    return made if made is not None and (made.plain or made.record) else None
 
 
 def root_is_local(n: Any, node: Any) -> bool:
@@ -392,6 +429,9 @@ def _nested_records(n: Any, call: Any) -> dict[str, Any]:
             break
         made = let.params.get("built") if let is not None and let.prim == "make_dict" \
             else None
+        if let is not None and let.prim in ("make_list", "make_tuple") and let.args:
+            made = _same_class([_built_in(lets, a) for a in let.args])
+            made = Items(made) if made is not None else None
         if let is None and isinstance(atom, Var) and atom.name in callee.params:
             made = record_of_atom(n, call.args[callee.params.index(atom.name)])
         if made is not None and (getattr(made, "record", False) or made.plain):

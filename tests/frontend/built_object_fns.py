@@ -335,3 +335,20 @@ class Box:  # fields named as array attributes: the fields, not `np.size(b)`
 def fields_named_like_array_attributes(x):
     b = Box(x * 2.0)
     return np.sum(b.size * x) * b.ndim
+
+
+class MLP:  # a field holding a list of objects, walked in a method
+    def __init__(self, w):
+        self.layers = [Model(w * k) for k in (1.0, 0.5)]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def list_of_objects(x):
+    h = np.sum(MLP(x)(x))
+    for m in [Model(x), Model(np.sin(x))]:
+        h = h + m.energy(x)
+    return h
