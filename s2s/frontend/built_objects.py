@@ -41,6 +41,7 @@ class RecordInit:
 
 
 _CACHE: dict[tuple, Any] = {}
+_EMPTY = {list: "[]", dict: "{}", tuple: "()"}  # (factories written as literals)
 
 
 def record_init(cls: type, static: tuple = ()) -> RecordInit | str | None:
@@ -145,6 +146,9 @@ def _record_init(cls: type, static: dict[str, Any]) -> RecordInit | str | None:
         return RecordInit(_write(cls, "self = {}", "", None, {}), (), ())
     if not isinstance(init, types.FunctionType):
         return "its `__init__` is not a Python function"
+    sig = inspect.signature(init).parameters.values()
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) for p in sig):
+        return "its `__init__` takes `*args`, `**kwargs` or positional-only parameters"
     params = [p for p in list(inspect.signature(init).parameters)[1:]]
     return _from_method(cls, init, None, params, "self = {}", static=static)
 
@@ -177,15 +181,17 @@ def _dataclass(cls: type, static: dict[str, Any]) -> RecordInit | str:
     for f in fields:
         value = repr(static[f.name]) if f.name in static else f.name
         if f.default_factory is not dataclasses.MISSING:
-            cells[f"{f.name}_factory"] = f.default_factory
             factories[f.name] = True
-            made = f"{f.name}_factory()"
+            made = _EMPTY.get(f.default_factory, f"{f.name}_factory()")  # type: ignore
+            if made.endswith("_factory()"):
+                cells[f"{f.name}_factory"] = f.default_factory
             items.append(f"{f.name!r}: {made} if {value} is None else {value}"
                          if f.init else f"{f.name!r}: {made}")
         elif f.init:
             items.append(f"{f.name!r}: {value}")
-        elif f.default is not dataclasses.MISSING:
-            items.append(f"{f.name!r}: {f.default!r}")
+        elif f.default is not dataclasses.MISSING:  # (`init=False`: its default)
+            cells[f"{f.name}_default"] = f.default
+            items.append(f"{f.name!r}: {f.name}_default")
     prologue = "self = {" + ", ".join(items) + "}"
     post = cls.__dict__.get("__post_init__") or getattr(cls, "__post_init__", None)
     init = cls.__init__

@@ -352,3 +352,82 @@ def list_of_objects(x):
     for m in [Model(x), Model(np.sin(x))]:
         h = h + m.energy(x)
     return h
+
+
+@dataclasses.dataclass
+class WithHidden:
+    a: np.ndarray
+    c: float = dataclasses.field(init=False, default=2.5)  # (not a parameter)
+    notes: list = dataclasses.field(default_factory=list)
+
+    def __post_init__(self):
+        self.b = self.a * self.c
+
+
+@dataclasses.dataclass
+class Sub(WithHidden):  # a dataclass of a dataclass: its fields, its base's __post_init__
+    k: float = 3.0
+
+    def energy(self):
+        return np.sum(self.b * self.k)
+
+
+@dataclasses.dataclass(kw_only=True)
+class KwOnly:
+    a: np.ndarray
+    b: float = 1.0
+
+
+class Slotted:
+    __slots__ = ("w",)
+
+    def __init__(self, w):
+        self.w = w * 2.0
+
+
+def dataclass_variants(x):
+    h = np.sum(WithHidden(x).b) + Sub(np.sin(x), k=0.5).energy()
+    return h + np.sum(KwOnly(a=x, b=2.0).a * KwOnly(a=x).b) + np.sum(Slotted(x).w * x)
+
+
+class Star:
+    def __init__(self, *ws):
+        self.ws = ws
+
+
+class Globals:
+    def __init__(self, w):
+        global SCALE
+        self.w = w
+
+
+def star_init(x):
+    return np.sum(Star(x, x).ws[0])
+
+
+def global_in_init(x):
+    return np.sum(Globals(x).w)
+
+
+@dataclasses.dataclass(frozen=True)
+class FrozenAssigns:
+    a: np.ndarray
+
+    def __post_init__(self):
+        self.b = self.a * 2.0  # Python raises FrozenInstanceError
+
+
+class Hooked:
+    def __init__(self, w):
+        self.w = w
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value * 2.0)
+
+
+def frozen_assigns(x):
+    return np.sum(FrozenAssigns(x).b)
+
+
+def attribute_hook(x):
+    return np.sum(Hooked(x).w)

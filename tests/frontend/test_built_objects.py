@@ -33,7 +33,7 @@ CASES = ["defaults", "keyword_array_field", "positional_fields", "factory_field"
          "a_raise_never_taken", "reads_module_constant", "replaced", "field_of_array",
          "calls_another", "method_of_a_call", "passed_through_two_callees",
          "method_returning_an_object", "nested_objects",
-         "fields_named_like_array_attributes", "list_of_objects"]
+         "fields_named_like_array_attributes", "list_of_objects", "dataclass_variants"]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -166,6 +166,10 @@ def test_emitted_code_reads_as_written() -> None:
     ("missing_attribute", "`.b` is not a field", "np.sum(c.b)"),
     ("carried_in_a_loop", "rebound in a loop being differentiated", "for _ in range(3)"),
     ("local_class", "`class` definitions inside a transformed function", "class Local"),
+    ("star_init", "takes `*args`", "Star(x, x)"),
+    ("global_in_init", "`global` is not supported", "global SCALE"),
+    ("frozen_assigns", "Python raises FrozenInstanceError", "FrozenAssigns(x)"),
+    ("attribute_hook", "it defines `__setattr__`", "Hooked(x)"),
 ])
 def test_refused_located(name, says, where) -> None:
     """Each refusal names the user's file and quotes the user's line (an error inside
