@@ -189,11 +189,27 @@ class _ObjectOnJax:
 def _user_class(value: Any) -> bool:
     """A plain class of the user's with Python methods (not a pytree node, an
     exception or a tuple)."""
-    return isinstance(value, type) and type(value) is type and value not in NODES and (
-        value.__module__ or "").split(".")[0] not in _LIBRARIES and not issubclass(
-        value, (BaseException, tuple)) and any(
-        isinstance(v, types.FunctionType) for k in value.__mro__[:-1]
-        for v in vars(k).values())
+    if not (isinstance(value, type) and type(value) is type and value not in NODES and (
+            value.__module__ or "").split(".")[0] not in _LIBRARIES and not issubclass(
+            value, (BaseException, tuple)) and any(
+            isinstance(v, types.FunctionType) for k in value.__mro__[:-1]
+            for v in vars(k).values())):
+        return False
+    made = records.built(value)  # (only a class s2s builds as the record of its fields)
+    return isinstance(made, records.Built) and (made.record or made.plain)
+
+
+class _OnJaxClass(type):
+    """The class of a user's class translated for JAX: ``isinstance(obj, Model)`` of
+    an object of the user's own ``Model`` holds there too."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        if isinstance(obj, _ObjectOnJax):  # (a module object, its methods on JAX)
+            obj = object.__getattribute__(obj, "_obj")
+        return isinstance(obj, cls.__s2s_numpy_original__)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return issubclass(sub, cls.__s2s_numpy_original__)
 
 
 _NUMPY_GLOBALS = "__s2s_numpy_globals__"  # translated module globals: the user's
@@ -278,8 +294,9 @@ class Translator:
             methods = {k: self(v) for klass in reversed(cls.__mro__[:-1])
                        for k, v in vars(klass).items() if isinstance(v, types.FunctionType)
                        and not v.__code__.co_filename.startswith("<")}
-            found = type(cls.__name__, (cls,), {**methods, "__module__": cls.__module__,
-                                                "__qualname__": cls.__qualname__})
+            found = _OnJaxClass(cls.__name__, (cls,), {
+                **methods, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                "__s2s_numpy_original__": cls})
             self._functions[id(cls)] = found
         return found
 

@@ -431,3 +431,11 @@ def frozen_assigns(x):
 
 def attribute_hook(x):
     return np.sum(Hooked(x).w)
+
+
+MODEL = Model(np.ones(3))  # a module-level object beside the built ones
+
+
+def isinstance_tests(x):  # (run by s2s.jit on JAX as Python: its classes translated)
+    ok = isinstance(MODEL, Model) and isinstance(Model(x), Model)
+    return np.sum(Model(x)(x)) * (2.0 if ok else 1.0) + np.sum(MODEL(x))

@@ -149,6 +149,14 @@ def test_an_object_given_back() -> None:
     assert "not a pytree" in str(err.value) and "return its fields" in str(err.value)
 
 
+def test_jit_on_jax_keeps_isinstance() -> None:
+    """On the JAX backend a class is translated (its methods run on JAX): objects of
+    the user's own class, and one built there, are still its instances."""
+    for _ in range(3):
+        C.close(s2s.jit(F.isinstance_tests, backend="jax")(X), F.isinstance_tests(X),
+                np.float64)
+
+
 def test_emitted_code_reads_as_written() -> None:
     text = s2s.grad(F.computing_init).source
     assert "Model_init(x)" in text and "Model_energy_of_objects(m, x)" in text
