@@ -388,6 +388,10 @@ def computed_call(n: Any, made: Any, node: cst.Call, text: str, target: str | No
         args, kwargs = given or n.calls.call_args(node)
         init, *passed = specialized(made, args, kwargs,
                                     lambda a: record_of_atom(n, a) is not None)
+        for a in [*args, *kwargs.values()]:  # (`bias=USE_BIAS`: decided by its value
+            spelled = getattr(a, "text", None) if isinstance(a, Const) else None
+            if spelled and spelled != repr(a.value):  # now: generated again if it changes)
+                n.comps.static.watch(spelled.split(".")[0].split("[")[0])
     name, i = made.init.__name__, 2
     while n.resolver.namespace.get(name, init) is not init or (
             name in n.names.taken and name not in n.resolver.namespace):

@@ -439,3 +439,18 @@ MODEL = Model(np.ones(3))  # a module-level object beside the built ones
 def isinstance_tests(x):  # (run by s2s.jit on JAX as Python: its classes translated)
     ok = isinstance(MODEL, Model) and isinstance(Model(x), Model)
     return np.sum(Model(x)(x)) * (2.0 if ok else 1.0) + np.sum(MODEL(x))
+
+
+USE_BIAS = True  # a module flag given to a constructor (changed by a test)
+
+
+class Flagged:
+    def __init__(self, w, squashed=True):
+        if squashed:  # (decided when transforming: a literal, or USE_BIAS read now)
+            self.w = squash(w)
+        else:
+            self.w = w * 3.0
+
+
+def flag_from_module(x):
+    return np.sum(Flagged(x, squashed=USE_BIAS).w * x) + np.sum(Flagged(x).w)

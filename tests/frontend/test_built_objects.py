@@ -81,6 +81,20 @@ def test_module_constant_read_in_init_changed_between_calls(monkeypatch) -> None
     C.close(s2s.jit(F.reads_module_constant)(X), F.reads_module_constant(X), np.float64)
 
 
+def test_module_flag_given_to_a_constructor_changed_between_calls(monkeypatch) -> None:
+    """`Flagged(x, squashed=USE_BIAS)`: the flag decides the constructor's branch when
+    transforming, so changing it makes s2s generate again (it ran the old branch)."""
+    g, j = s2s.value_and_grad(F.flag_from_module), s2s.jit(F.flag_from_module)
+    for flag in (True, False, True):
+        monkeypatch.setattr(F, "USE_BIAS", flag)
+        monkeypatch.setattr(J, "USE_BIAS", flag)
+        want_value, want = jax.value_and_grad(J.flag_from_module)(X)
+        value, grad = g(X)
+        C.close(value, want_value, np.float64, f"USE_BIAS={flag}")
+        C.close(grad, want, np.float64, f"USE_BIAS={flag}")
+        C.close(j(X), F.flag_from_module(X), np.float64, f"jit, USE_BIAS={flag}")
+
+
 def test_class_attributes_changed_between_calls(monkeypatch) -> None:
     """`Cfg.wd = 0.5` changes the class attribute, not the dataclass's __init__
     default (Python's own meaning: `Cfg().wd` is still 0.01); a plain class's
