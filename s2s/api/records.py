@@ -248,6 +248,7 @@ def _records_plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _records_plain(v) for k, v in value.items()}
     cls = type(value)
+    cls = cls.__dict__.get("__s2s_numpy_original__", cls)  # (translated for JAX)
     if cls.__module__.split(".")[0] in ("builtins", "numpy") or cls in NODES or \
             not hasattr(value, "__dict__") or isinstance(value, type):
         return value

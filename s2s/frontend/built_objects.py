@@ -84,6 +84,13 @@ class Items:
         return hash(("items", self.built))
 
 
+class _Spelled:
+    """A class attribute ``self.scale`` reads: spelled ``Cls.scale`` (read each call)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 class _NotNone:
     """A static argument known not to be None (an object the caller built): only its
     ``is None`` tests are decided."""
@@ -269,6 +276,15 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
         signature = cst.Module([]).code_for_node(fdef.params.with_changes(params=[
             p for p in fdef.params.params[1:] if p.name.value not in written]))
         params = [p for p in params if p not in written]
+    module = inspect.getmodule(cls)
+    if module is not None and getattr(module, cls.__name__, None) is cls:  # (`self.scale`
+        for klass in cls.__mro__[:-1]:  # of the class body, never set: `Cls.scale`)
+            for k, v in vars(klass).items():
+                if k not in assigned and k not in attrs and k not in (keys or ()) and (
+                        not k.startswith("__")) and (
+                        not callable(v)) and not isinstance(v, (property, classmethod,
+                                                                staticmethod)):
+                    attrs.setdefault(k, _Spelled(f"{cls.__name__}.{k}"))
     rewritten = fdef.body.visit(_Record(me, static, attrs))
     assert isinstance(rewritten, cst.IndentedBlock)
     body = rewritten.with_changes(body=[rewritten.body[0].with_changes(leading_lines=[]),
@@ -430,7 +446,9 @@ class _Record(cst.CSTTransformer):
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
         if isinstance(updated.value, cst.Name) and updated.value.value == self.me and \
                 updated.attr.value in self.attrs:  # (a dataclass's static field)
-            return cst.parse_expression(repr(self.attrs[updated.attr.value]))
+            value = self.attrs[updated.attr.value]
+            return cst.parse_expression(value.text if isinstance(value, _Spelled)
+                                        else repr(value))
         if isinstance(updated.value, cst.Name) and updated.value.value == self.me:
             return cst.Subscript(updated.value, [cst.SubscriptElement(
                 cst.Index(cst.SimpleString(repr(updated.attr.value))))])

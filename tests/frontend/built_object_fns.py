@@ -66,7 +66,7 @@ class Const:
     scale = 3.0  # a class attribute
 
     def __init__(self):
-        self.offset = 0.5
+        self.offset = 0.5 * self.scale  # (the class attribute, read at each call)
 
     def apply(self, x):
         return x * self.scale + self.offset
