@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import types
+import weakref
 from typing import Any, Callable
 
 import jax
@@ -195,8 +196,14 @@ def _user_class(value: Any) -> bool:
             isinstance(v, types.FunctionType) for k in value.__mro__[:-1]
             for v in vars(k).values())):
         return False
-    made = records.built(value)  # (only a class s2s builds as the record of its fields)
-    return isinstance(made, records.Built) and (made.record or made.plain)
+    if value not in _RECORD_CLASSES:  # (only a class s2s builds as a record of fields)
+        made = records.built(value)
+        _RECORD_CLASSES[value] = isinstance(made, records.Built) and (
+            made.record or made.plain)
+    return _RECORD_CLASSES[value]
+
+
+_RECORD_CLASSES: "weakref.WeakKeyDictionary[type, bool]" = weakref.WeakKeyDictionary()
 
 
 class _OnJaxClass(type):
@@ -210,6 +217,18 @@ class _OnJaxClass(type):
 
     def __subclasscheck__(cls, sub: Any) -> bool:
         return issubclass(sub, cls.__s2s_numpy_original__)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        """An object made here: the objects its fields hold (one a dataclass's
+        factory made) get their methods on JAX too."""
+        obj = super().__call__(*args, **kwargs)
+        on_jax = cls.__s2s_translator__._object
+        for k, v in list(getattr(obj, "__dict__", {}).items()):
+            if isinstance(v, (list, tuple)) and any(_user_class(type(i)) for i in v):
+                object.__setattr__(obj, k, type(v)(on_jax(i) for i in v))
+            elif _user_class(type(v)):
+                object.__setattr__(obj, k, on_jax(v))
+        return obj
 
 
 _NUMPY_GLOBALS = "__s2s_numpy_globals__"  # translated module globals: the user's
@@ -296,7 +315,7 @@ class Translator:
                        and not v.__code__.co_filename.startswith("<")}
             found = _OnJaxClass(cls.__name__, (cls,), {
                 **methods, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
-                "__s2s_numpy_original__": cls})
+                "__s2s_numpy_original__": cls, "__s2s_translator__": self})
             self._functions[id(cls)] = found
         return found
 

@@ -5,7 +5,7 @@ static test.
 
 The object is the record of its fields: its constructor is written as a function of
 the constructor's parameters that returns the dict of the attributes it sets, and the
-call ``Model(x)`` is a call of that function (``calls.CallLowerer._computed``), whose
+call ``Model(x)`` is a call of that function (``objects.computed_call``), whose
 result the transforms carry as any dict (a pytree of its fields).  The function is
 your ``__init__`` (or ``__post_init__``) itself, its ``self.w = v`` written as
 ``self["w"] = v`` after a first line ``self = {...}``; its lines keep your file's
@@ -50,8 +50,9 @@ def record_init(cls: type, static: tuple = ()) -> RecordInit | str | None:
     ``(parameter, value)`` pairs of booleans, None and strings the call passes (or
     leaves at their default), written into the function as literals, so a test on
     them (``if bias:``) is decided when transforming: one function per values."""
-    init = getattr(cls, "__init__", None)
-    key = (cls, init, getattr(init, "__code__", None), static)
+    init, post = getattr(cls, "__init__", None), getattr(cls, "__post_init__", None)
+    key = (cls, init, getattr(init, "__code__", None), post, getattr(post, "__code__", None),
+           static)
     if key not in _CACHE:
         _CACHE[key] = _record_init(cls, dict(static))
     return _CACHE[key]
@@ -100,6 +101,7 @@ class _NotNone:
 
 
 NOT_NONE = _NotNone()
+FACTORY = "<s2s: its default_factory>"  # (a field left out: its factory is called)
 
 
 def specialized(made: Any, args: list, kwargs: dict, objects: Any = None
@@ -122,8 +124,9 @@ def specialized(made: Any, args: list, kwargs: dict, objects: Any = None
             if objects is not None and objects(bound.arguments[name]):
                 static[name] = NOT_NONE  # (`first is not None` decided)
             continue
-        if value is None and name not in bound.arguments and made.factories.get(name):
-            continue  # (a default_factory's field: its factory is called)
+        if name not in bound.arguments and made.factories.get(name):
+            static[name] = FACTORY  # (a default_factory's field left out: its factory)
+            continue
         if isinstance(value, (bool, str)) or value is None:
             static[name] = value
     if not static:
@@ -181,6 +184,7 @@ def _dataclass(cls: type, static: dict[str, Any]) -> RecordInit | str:
     if any(type(f.type) is dataclasses.InitVar or f.type is dataclasses.InitVar
            for f in fields) or "InitVar" in str(getattr(cls, "__annotations__", {})):
         return "it has `InitVar` fields"
+    static = {k: v for k, v in static.items() if v is not NOT_NONE}  # (objects: passed)
     params = [f.name for f in fields if f.init and f.name not in static]
     cells: dict[str, Any] = {}
     items = []
@@ -192,8 +196,8 @@ def _dataclass(cls: type, static: dict[str, Any]) -> RecordInit | str:
             made = _EMPTY.get(f.default_factory, f"{f.name}_factory()")  # type: ignore
             if made.endswith("_factory()"):
                 cells[f"{f.name}_factory"] = f.default_factory
-            items.append(f"{f.name!r}: {made} if {value} is None else {value}"
-                         if f.init else f"{f.name!r}: {made}")
+            left_out = static.get(f.name) == FACTORY or not f.init
+            items.append(f"{f.name!r}: {made}" if left_out else f"{f.name!r}: {value}")
         elif f.init:
             items.append(f"{f.name!r}: {value}")
         elif f.default is not dataclasses.MISSING:  # (`init=False`: its default)
@@ -218,7 +222,8 @@ def _dataclass(cls: type, static: dict[str, Any]) -> RecordInit | str:
         return ("it is frozen and its `__post_init__` sets `self.<name> = ...` (Python "
                 "raises FrozenInstanceError: use `object.__setattr__(self, ...)`)")
     made = _from_method(cls, post, _signature(params, defaults), params, prologue, cells,
-                        [f.name for f in fields], attrs=static)
+                        [f.name for f in fields],
+                        attrs={k: v for k, v in static.items() if v != FACTORY})
     if isinstance(made, RecordInit):
         _set_defaults(made.fn, params, defaults)
         made.factories = factories

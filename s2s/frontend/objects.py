@@ -436,6 +436,8 @@ def _nested_records(n: Any, call: Any) -> dict[str, Any]:
         if let is not None and let.prim in ("make_list", "make_tuple") and let.args:
             made = _same_class([_built_in(lets, a) for a in let.args])
             made = Items(made) if made is not None else None
+        elif let is not None and let.prim == "call":  # (made by a factory, a helper)
+            made = returned_record(let.params.get("callee"))
         if let is None and isinstance(atom, Var) and atom.name in callee.params:
             made = record_of_atom(n, call.args[callee.params.index(atom.name)])
         if made is not None and (getattr(made, "record", False) or made.plain):

@@ -454,3 +454,18 @@ class Flagged:
 
 def flag_from_module(x):
     return np.sum(Flagged(x, squashed=USE_BIAS).w * x) + np.sum(Flagged(x).w)
+
+
+@dataclasses.dataclass
+class Holder:  # a dataclass holding an object: given one, or made by its factory
+    scale: float = 1.0
+    model: Model = dataclasses.field(default_factory=lambda: Model(np.ones(3)))
+
+    def apply(self, x):
+        return self.model(x) * self.scale
+
+
+def dataclass_holding_an_object(x):
+    given = Holder(scale=2.0, model=Model(x))
+    made = Holder()
+    return np.sum(given.apply(x)) + np.sum(made.apply(x)) + np.sum(given.model.w2)

@@ -33,7 +33,8 @@ CASES = ["defaults", "keyword_array_field", "positional_fields", "factory_field"
          "a_raise_never_taken", "reads_module_constant", "replaced", "field_of_array",
          "calls_another", "method_of_a_call", "passed_through_two_callees",
          "method_returning_an_object", "nested_objects",
-         "fields_named_like_array_attributes", "list_of_objects", "dataclass_variants"]
+         "fields_named_like_array_attributes", "list_of_objects", "dataclass_variants",
+         "dataclass_holding_an_object"]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
