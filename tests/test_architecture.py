@@ -185,6 +185,9 @@ DEFERRED = {
     "s2s.frontend.synthesize": "the frontend package (as above): api/records writes a "
                                "computing constructor's body as a function, when the "
                                "frontend reads a call of it",
+    "s2s.frontend.built_objects": "libcst (as above): api/records writes the "
+                                  "constructor of your class as a function, when the "
+                                  "frontend reads a call of it",
     "s2s.frontend.resolve": "libcst (as above): a free name's kind, read when the "
                             "per-signature cache snapshots a transformed function",
     "s2s.frontend.source": "libcst (as above): a custom rule's or a primitive rule's "

@@ -10,8 +10,10 @@ on JAX).  The backend itself knows nothing of transforms.
 
 from __future__ import annotations
 
+import copy
 import functools
 import types
+import weakref
 from typing import Any, Callable
 
 import jax
@@ -24,12 +26,13 @@ from ..errors import TransformError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
-from . import arguments, jacobians, pushforward, signatures, vectorize
+from . import arguments, jacobians, pushforward, records, signatures, vectorize
 from . import transformed as api
 from .callables import PerArity
 from .emitted import emitted_for, shadow
 from .jacobians import JacFwd, JacRev, _basis
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
+from .tree_util import NODES
 from .vectorize import Vmapped
 
 # ---- running s2s objects and user code on the JAX backend ----
@@ -204,6 +207,50 @@ class _KeptVmapOnJax:
         return jax.vmap(fn, **self.kept.options())(*args)
 
 
+def _user_class(value: Any) -> bool:
+    """A plain class of the user's with Python methods (not a pytree node, an
+    exception or a tuple)."""
+    if not (isinstance(value, type) and type(value) is type and value not in NODES and (
+            value.__module__ or "").split(".")[0] not in _LIBRARIES and not issubclass(
+            value, (BaseException, tuple)) and any(
+            isinstance(v, types.FunctionType) for k in value.__mro__[:-1]
+            for v in vars(k).values())):
+        return False
+    if value not in _RECORD_CLASSES:  # (only a class s2s builds as a record of fields)
+        made = records.built(value)
+        _RECORD_CLASSES[value] = isinstance(made, records.Built) and (
+            made.record or made.plain)
+    return _RECORD_CLASSES[value]
+
+
+_RECORD_CLASSES: "weakref.WeakKeyDictionary[type, bool]" = weakref.WeakKeyDictionary()
+
+
+class _OnJaxClass(type):
+    """The class of a user's class translated for JAX: ``isinstance(obj, Model)`` of
+    an object of the user's own ``Model`` holds there too."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        if isinstance(obj, _ObjectOnJax):  # (a module object, its methods on JAX)
+            obj = object.__getattribute__(obj, "_obj")
+        return isinstance(obj, cls.__s2s_numpy_original__)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return issubclass(sub, cls.__s2s_numpy_original__)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        """An object made here: the objects its fields hold (one a dataclass's
+        factory made) get their methods on JAX too."""
+        obj = super().__call__(*args, **kwargs)
+        on_jax = cls.__s2s_translator__._object
+        for k, v in list(getattr(obj, "__dict__", {}).items()):
+            if isinstance(v, (list, tuple)) and any(_user_class(type(i)) for i in v):
+                object.__setattr__(obj, k, type(v)(on_jax(i) for i in v))
+            elif _user_class(type(v)):
+                object.__setattr__(obj, k, on_jax(v))
+        return obj
+
+
 _NUMPY_GLOBALS = "__s2s_numpy_globals__"  # translated module globals: the user's
 _LIBRARIES = {"numpy", "jax", "jaxlib", "scipy", "s2s", "libcst", "black", "pytest",
               "_pytest", "builtins"}
@@ -241,11 +288,16 @@ class Translator:
             return _KeptVmapOnJax(value, self)
         if isinstance(value, functools.partial):  # (its function on JAX, values kept)
             return functools.partial(self(value.func), *value.args, **value.keywords)
+        if isinstance(value, records.Rebuilding):  # (given the objects its caller built)
+            return records.Rebuilding(self(value.fn), {
+                i: self._built(b) for i, b in value.made.items()})
         if isinstance(value, types.MethodType) and isinstance(
                 value.__func__, types.FunctionType) and not isinstance(value.__self__, type):
             return types.MethodType(self(value.__func__), self._object(value.__self__))
         if _user_object(value):  # (a callable object: its __call__ on JAX)
             return self._object(value)
+        if _user_class(value):  # (`Model(x)` in a function jit runs: methods on JAX)
+            return self._class(value)
         if _holds_functions(value):  # (`ACTIVATIONS["relu"](x)` in emitted code)
             if isinstance(value, dict):
                 return {k: self(v) for k, v in value.items()}
@@ -261,6 +313,35 @@ class Translator:
         ``__call__``) run on JAX."""
         return _ObjectOnJax(obj, self) if _user_object(obj) or any(
             isinstance(v, types.FunctionType) for v in vars(type(obj)).values()) else obj
+
+    def _built(self, made: Any) -> Any:
+        """How an object is made again, as one whose methods run on JAX."""
+        if not made.record:
+            return made
+        if hasattr(made, "built") and not hasattr(made, "cls"):  # (a list of them)
+            out = copy.copy(made)
+            out.built = self._built(made.built)
+            return out
+        out = copy.copy(made)
+        out.cls = self(made.cls)
+        nested = getattr(made, "fields", None)
+        if nested:
+            out.fields = {k: self._built(b) for k, b in nested.items()}
+        return out
+
+    def _class(self, cls: type) -> type:
+        """A class of the user's as code on JAX calls it: a subclass whose methods
+        (``__init__`` too) are their translated copies."""
+        found = self._functions.get(id(cls))
+        if found is None:
+            methods = {k: self(v) for klass in reversed(cls.__mro__[:-1])
+                       for k, v in vars(klass).items() if isinstance(v, types.FunctionType)
+                       and not v.__code__.co_filename.startswith("<")}
+            found = _OnJaxClass(cls.__name__, (cls,), {
+                **methods, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                "__s2s_numpy_original__": cls, "__s2s_translator__": self})
+            self._functions[id(cls)] = found
+        return found
 
     def _module(self, module: types.ModuleType) -> Any:
         name = module.__name__

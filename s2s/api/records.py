@@ -43,8 +43,18 @@ class Built:
         # returns the dict of the attributes it sets (``computed_init``)
         self.init = init
         self.plain = False  # a class of your own, not a pytree (``plain_class``)
+        self.record = False  # built as the record of its fields (``_record``)
 
     def make(self, fields: dict) -> Any:
+        nested = getattr(self, "fields", None)
+        if nested:  # (fields holding objects: made again too)
+            fields = {k: nested[k].make(v) if k in nested and isinstance(
+                v, (dict, list, tuple)) else v for k, v in fields.items()}
+        if self.record:  # the object of those fields, its __init__ not run again
+            obj = object.__new__(self.cls)
+            for k, v in fields.items():
+                object.__setattr__(obj, k, v)
+            return obj
         if self.init is not None:  # as JAX rebuilds a node: unflatten, not __init__
             obj = object.__new__(self.cls)
             vars(obj).update(fields)
@@ -75,7 +85,12 @@ def built(cls: Any) -> Built | str | None:
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # a NamedTuple
         return Built(cls, tuple(cls._fields), tuple(cls._fields), True)
     if cls not in NODES:
-        return plain_class(cls)
+        from ..frontend.built_objects import attribute_hooks
+
+        if cls.__module__.split(".")[0] not in ("builtins", "numpy", "scipy") and (
+                why := attribute_hooks(cls)):
+            return why
+        return plain_class(cls) or _record(cls)
     try:
         params = inspect.signature(cls).parameters.values()
     except (TypeError, ValueError):
@@ -135,6 +150,20 @@ def plain_class(cls: type) -> Built | None:
     made = Built(cls, tuple(names), tuple(stored[n] for n in names), False)
     made.plain = True  # (a callee it is passed to gets the object: _rebuilding)
     return made
+
+
+def _record(cls: type) -> Built | str | None:
+    """An unregistered class of yours whose constructor computes (a dataclass too):
+    the record of its fields (``frontend/built_objects.py``)."""
+    from ..frontend.built_objects import RecordInit, record_init
+
+    made = record_init(cls)
+    if not isinstance(made, RecordInit):
+        return made
+    out = Built(cls, made.params, made.keys, False, init=made.fn)
+    out.record = out.plain = True  # (a callee it is passed to gets the object)
+    out.factories = made.factories
+    return out
 
 
 def computed_init(cls: type, names: list[str]) -> Built | str:
@@ -207,7 +236,31 @@ class _SelfItems:
 
 
 def _plain_result(value: Any) -> Any:
+    value = _records_plain(value)
     return trees.plain(value) if trees.has_nodes(value, False) else value
+
+
+def _records_plain(value: Any) -> Any:
+    """Objects of your classes the code built (records), as the dicts of their
+    fields, in tuples, lists and dicts too."""
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return type(value)(_records_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _records_plain(v) for k, v in value.items()}
+    cls = type(value)
+    cls = cls.__dict__.get("__s2s_numpy_original__", cls)  # (translated for JAX)
+    if cls.__module__.split(".")[0] in ("builtins", "numpy") or cls in NODES or \
+            not hasattr(value, "__dict__") or isinstance(value, type):
+        return value
+    if cls not in _RECORD_CLASSES:
+        made = built(cls)
+        _RECORD_CLASSES[cls] = isinstance(made, Built) and (made.record or made.plain)
+    if _RECORD_CLASSES[cls]:
+        return {k: _records_plain(v) for k, v in vars(value).items()}
+    return value
+
+
+_RECORD_CLASSES: "weakref.WeakKeyDictionary[type, bool]" = weakref.WeakKeyDictionary()
 
 
 class Plained:

@@ -11,6 +11,7 @@ of it: one emitted function serves them all.
 from __future__ import annotations
 
 import atexit
+import linecache
 import threading
 import weakref
 from typing import Any, Callable, Sequence
@@ -19,7 +20,7 @@ import numpy as np
 
 from ..caches import LRU
 from ..emit.code import compile_module
-from ..errors import TransformError
+from ..errors import Loc, TransformError
 from ..ir.kinds import LEAF, Kind, Tree, kind_of
 from ..ir.names import UPSTREAM
 from ..ir.nodes import Const, Function, Index, Let, Var
@@ -591,6 +592,32 @@ class _VJP(Transformed):
         self.tuple_out = True
 
 
+def _refuse_object_output(out: Any, fn: Any) -> None:
+    """vjp of a function returning an object of a class that is not a pytree (one it
+    built, ``return Model(x)``): its cotangent has no structure to take."""
+    if isinstance(out, (tuple, list)):
+        for item in out:
+            _refuse_object_output(item, fn)
+        return
+    if isinstance(out, dict):
+        for item in out.values():
+            _refuse_object_output(item, fn)
+        return
+    if out is None or isinstance(out, (np.ndarray, np.generic, int, float, complex)) or \
+            trees.has_nodes(out, False) or not hasattr(out, "__dict__"):
+        return
+    code = getattr(fn, "__code__", None)
+    loc = None
+    if code is not None:
+        line = linecache.getline(code.co_filename, code.co_firstlineno).rstrip("\n")
+        loc = Loc(code.co_filename, code.co_firstlineno, 1, line)
+    raise TransformError(
+        f"vjp: the function returns a `{type(out).__name__}` object, which is not a "
+        "pytree, so its cotangent has no structure s2s (or JAX) can take", loc,
+        "return its fields (`return m.w, m.b` or a dict of them), or register the "
+        "class (`s2s.tree_util.register_dataclass`)", getattr(fn, "__name__", None))
+
+
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     """``(out, vjp_fn)`` (or ``(out, vjp_fn, aux)``), as ``jax.vjp``.
 
@@ -615,7 +642,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         reraise_located(err, None, t.fn.__name__)
     out, aux = _split_aux(out, has_aux)
     kinds = tuple(kind_of(p) for p in primals)
-
+    _refuse_object_output(out, t.fn)
     plain_out = trees.plain(out) if trees.has_nodes(out, False) else out
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:

@@ -13,11 +13,12 @@ import libcst as cst
 
 from ..errors import TransformError, UnsupportedCallError
 from ..ir.names import stem
-from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Index, Var
+from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Var
 from ..primitives import PRIMITIVES, lookup_object
 from ..primitives.registry import METHODS, Refused, Result, lookup_form, reads_arrays
 from . import kwdicts
 from .expressions import MAX_NAME, SHAPE_READS
+from .objects import computed_call
 from .resolve import expression_advice
 from .sequences import as_array
 
@@ -65,9 +66,10 @@ class CallLowerer:
         if isinstance(made, str):
             raise self.n.unsupported(node, f"s2s cannot build `{text}` inside the "
                                      f"function: {made}",
-                                     "build it outside, or return its fields as a tuple")
+                                     "build it outside the function and pass its arrays in "
+                                     "as arguments")
         if made.init is not None:  # a constructor that computes: its body, then
-            return self._computed(made, node, text, target)  # the dict it fills
+            return computed_call(self.n, made, node, text, target)  # the dict it fills
         args, kwargs = self.call_args(node)
         try:
             bound = made.signature.bind(*args, **kwargs)
@@ -87,23 +89,6 @@ class CallLowerer:
             values.append(Const(default, repr(default)))
         name = self.n.exprs.target(target, stem(text.split(".")[-1].lower()))
         return self.n.emit(name, "make_dict", tuple(values),
-                           {"keys": tuple(made.keys), "built": made}, node)
-
-    def _computed(self, made: Any, node: cst.Call, text: str, target: str | None) -> Atom:
-        """``Scaled(w)`` whose constructor computes: a call of its body as a function
-        (``records.computed_init``) returning the dict of the attributes it sets, each
-        read into the dict marked ``built`` (the caller gets ``unflatten`` of them)."""
-        name, i = made.init.__name__, 2
-        while self.n.resolver.namespace.get(name, made.init) is not made.init or (
-                name in self.n.names.taken and name not in self.n.resolver.namespace):
-            name, i = f"{made.init.__name__}_{i}", i + 1
-        self.n.resolver.namespace[name] = made.init
-        fields = self.n.user_call(made.init, name, node, None)
-        values = [self.n.emit(self.n.exprs.target(None, str(key)), "getitem", (fields,),
-                              {"index": Index((Const(key, repr(key)),), False)}, node)
-                  for key in made.keys]
-        out = self.n.exprs.target(target, stem(text.split(".")[-1].lower()))
-        return self.n.emit(out, "make_dict", tuple(values),
                            {"keys": tuple(made.keys), "built": made}, node)
 
     def builtin_sum(self, node: cst.Call, target: str | None) -> Atom:

@@ -9,6 +9,7 @@ Each ``expr_<Node>`` method lowers one kind of expression into the lowering's ou
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from typing import Any
 
 import libcst as cst
@@ -25,7 +26,13 @@ from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
-from .objects import is_instance_self, object_call
+from .objects import (
+    class_attribute,
+    is_instance_self,
+    object_call,
+    record_of_atom,
+    replace_call,
+)
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .resolve import expression_advice, transform_kind
@@ -411,9 +418,10 @@ class ExprLowerer:
         if root is None or root in self.n.local_names:  # an attribute of a value
             base = self.expr(node.value)
             attr = node.attr.value
-            prim = ATTRIBUTES.get(attr)
-            if prim is None and not hasattr(np.ndarray, attr):
-                return self.field(node, base, attr, target)
+            record = record_of_atom(self.n, base) is not None  # (`m.size`: a field)
+            prim = None if record else ATTRIBUTES.get(attr)
+            if prim is None and (record or not hasattr(np.ndarray, attr)):
+                return class_attribute(self.n, node, base) or self.field(node, base, attr, target)
             if prim is None:
                 raise self.n.resolver.unknown_attribute(node, root, attr)
             return self.n.emit(
@@ -455,6 +463,8 @@ class ExprLowerer:
                 if made is not None:
                     return made
         obj, text = self.n.resolver.resolve_dotted(func)
+        if obj is dataclasses.replace:  # (of an object the function built)
+            return replace_call(self.n, node, target)
         made = _sequence_builtin(self.n, obj, text, node, target)
         if made is not None:
             return made

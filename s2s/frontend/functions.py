@@ -40,7 +40,7 @@ from .fnvalues import FnValue, Plan, Unbound, _adapter
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
-from .objects import is_instance_self, self_method
+from .objects import is_instance_self, passing_objects, self_method
 from .recursive import passing_captured
 from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
@@ -346,6 +346,7 @@ class FunctionLowerer:
                                                         for k, v in kwargs.items()},
                                       node, target, text)
         kwargs.update(captured)
+        obj = passing_objects(self.n, obj, args, kwargs)  # (`helper(m, x)`, `m` built here)
         fn = getattr(obj, "__func__", obj)
         simple = fv.spelled and isinstance(obj, types.FunctionType) and _plain(
             obj, args, kwargs) and not any(_frozen(self.n, v) for v in (*args, *kwargs.values()))

@@ -53,7 +53,7 @@ from .expressions import (
 )
 from .functions import FunctionLowerer, Plan
 from .loops import LoopLowerer
-from .objects import bind_instance
+from .objects import bind_instance, record_of_atom
 from .pyvalues import PythonValues
 from .resolve import (
     RESERVED,
@@ -578,6 +578,10 @@ def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
     hint, n.rebuilt_hint = n.rebuilt_hint or {}, None
     for i, a in enumerate(positional):
         let = n.lets.get(a.name) if isinstance(a, Var) else None
+        param = record_of_atom(n, a) if isinstance(a, Var) and (
+            let is None or let.prim in ("call", "getitem")) else None
+        if param is not None:  # (an object the caller built, passed on, or returned)
+            made[i] = param
         if let is None or let.prim != "make_dict":
             continue
         if i in hint and "built" not in let.params:  # (emitted code read again: the

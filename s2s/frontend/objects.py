@@ -19,6 +19,8 @@ Two ways a method's body runs under a transform:
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import inspect
 import types
 from typing import Any
@@ -26,8 +28,18 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
-from ..ir.nodes import Var
+from ..ir.names import stem
+from ..ir.nodes import Const, Index, Let, Var, walk
+from .built_objects import (
+    Items,
+    field_key,
+    returned_dict,
+    returned_keys,
+    returned_record,
+    specialized,
+)
 from .fnvalues import FnValue
+from .resolve import is_library
 from .self_methods import SELF_METHODS, defining_class, for_class
 
 
@@ -74,8 +86,15 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
     a FnValue; None where it is not that."""
     base, name = (node, "__call__") if isinstance(node, cst.Name) else (
         node.value, node.attr.value)  # (`self(x)`: its __call__)
+    if isinstance(base, cst.Attribute) and root_is_local(n, base):  # (`self.l1(x)`)
+        inner = record_of_atom(n, n.exprs.expr(base))
+        if inner is not None:
+            return _method(n, inner, n.exprs.expr(base), name)
     if not (isinstance(base, cst.Name) and base.value in n.env):
         return None
+    made = record_method(n, base.value, name, node)
+    if made is not None:  # (a method of an object the function built: `m.energy(x)`)
+        return made
     owner = defining_class(n.fn)
     code = getattr(n.fn, "__code__", None)
     if owner is None or code is None or not code.co_argcount or (
@@ -93,6 +112,241 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
         n.resolver.bind_namespace(cls_text, node)
     return FnValue(used, f"{cls_text}.{name}" if spelled else name.strip("_"),
                    head=(Var(n.env[base.value]),), spelled=spelled)
+
+
+def record_of(n: Any, name: str) -> Any:
+    """The ``Built`` of the object a local name holds, where the function built it
+    (``m = Model(x)``: a class of its own, not a NamedTuple), else None."""
+    made = record_of_atom(n, Var(n.env[name]) if name in n.env else None)
+    return made if made is not None else object_param(n, name)
+
+
+def record_of_atom(n: Any, atom: Any) -> Any:
+    """The ``Built`` of the object ``atom`` holds: one built here, returned by a call,
+    a parameter given one, or a field of one (``self.l1`` of a ``Net`` whose
+    constructor built a ``Layer``)."""
+    for _ in range(8):  # (through `m2 = m`)
+        let = n.lets.get(atom.name) if isinstance(atom, Var) else None
+        if let is None:
+            return object_param(n, atom.name) if isinstance(atom, Var) else None
+        if let.prim == "identity":
+            atom = let.args[0]
+            continue
+        made = let.params.get("built") if let.prim == "make_dict" else None
+        if let.prim == "call":  # (a function or method returning an object it built)
+            made = returned_record(let.params.get("callee"))
+        key = field_key(let)
+        if key is not None:  # (`n.l1`: a field holding an object)
+            outer = record_of_atom(n, let.args[0])
+            made = getattr(outer, "fields", {}).get(key) if outer is not None else None
+        elif let.prim == "getitem":  # (`ls[i]`, `for l in ls`: a list of one class's)
+            made = _item_record(n, let.args[0])
+        if made is not None and (made.plain or made.record):
+            return made
+        break
+    return None
+
+
+def _item_record(n: Any, seq: Any) -> Any:
+    """The ``Built`` every item of a list or tuple shares (one class, the same
+    fields): one the function built, or a field holding one (``self.layers``)."""
+    let = n.lets.get(seq.name) if isinstance(seq, Var) else None
+    if let is not None and field_key(let) is not None:
+        outer = record_of_atom(n, let.args[0])
+        found = getattr(outer, "fields", {}).get(field_key(let))
+        return found.built if isinstance(found, Items) else None
+    if let is None or let.prim not in ("make_list", "make_tuple") or not let.args:
+        return None
+    return _same_class([record_of_atom(n, a) for a in let.args])
+
+
+def _same_class(items: list) -> Any:
+    first = items[0] if items else None
+    if first is None or any(m is None or m.cls is not first.cls or tuple(m.keys) != tuple(
+            first.keys) or getattr(m, "fields", None) != getattr(first, "fields", None)
+                            for m in items):
+        return None
+    return first
+
+
+def _built_in(lets: dict, atom: Any) -> Any:
+    let = lets.get(atom.name) if isinstance(atom, Var) else None
+    made = let.params.get("built") if let is not None and let.prim == "make_dict" else None
+    return made if made is not None and (made.plain or made.record) else None
+
+
+def root_is_local(n: Any, node: Any) -> bool:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value in n.env
+
+
+def object_param(n: Any, name: str) -> Any:
+    """The ``Built`` of a parameter the caller passes an object it built (a callee
+    written for that class: ``records_methods``), else None."""
+    return getattr(n.fn, OBJECT_PARAMS, {}).get(name)
+
+
+OBJECT_PARAMS = "__s2s_object_params__"  # a callee's parameter -> the object's Built
+
+
+def record_method(n: Any, base: str, name: str, node: Any) -> FnValue | None:
+    """``m.energy`` (``m(x)``: its ``__call__``) for an object ``m`` the function
+    built: the class's function with the object's record passed as ``self``."""
+    made = record_of(n, base)
+    if made is None:
+        return None
+    inner = getattr(made, "fields", {}).get(name)
+    if inner is not None:  # (`n.l1(x)`: a field holding an object, called)
+        index = Index((Const(name, repr(name)),), False, attribute=True)
+        field = n.emit(n.exprs.target(None, name), "getitem", (Var(n.env[base]),),
+                       {"index": index}, node)
+        return _method(n, inner, field, "__call__")
+    return _method(n, made, Var(n.env[base]), name)
+
+
+def _method(n: Any, made: Any, atom: Any, name: str) -> FnValue | None:
+    cls = made.cls
+    found = inspect.getattr_static(cls, name, None)
+    head: tuple = (atom,)
+    if isinstance(found, property):  # (`m.norm`: its getter, called)
+        found = found.fget
+    if isinstance(found, staticmethod):
+        found, head = found.__func__, ()
+    if not isinstance(found, types.FunctionType):
+        return None
+    used = for_class(found, cls)
+    if head:  # (its `self`: this object's record, so `self.m(...)` is the class's)
+        code = used.__code__
+        used = for_objects(used, {code.co_varnames[0]: made}, (
+            f"{cls.__name__}_{name.strip('_')}")) if code.co_argcount else used
+    # (a name of its own, no dot: emitted code calls it given the object made again)
+    base_name = f"{cls.__name__}_{name.strip('_')}"
+    text, i = base_name, 2
+    while n.resolver.namespace.get(text, used) is not used or (
+            text in n.names.taken and text not in n.resolver.namespace):
+        text, i = f"{base_name}_{i}", i + 1
+    n.resolver.namespace[text] = used
+    n.names.taken.add(text)
+    return FnValue(used, text, head=head, spelled=True)
+
+
+def _method_of_built(n: Any, call: cst.Call, attr: str, func: Any) -> FnValue | None:
+    try:
+        cls, _ = n.resolver.resolve_dotted(call.func)
+    except TransformError:
+        return None
+    if not isinstance(cls, type) or is_library(cls) or (
+            cls.__module__ or "builtins").split(".")[0] == "builtins":
+        return None
+    atom = n.exprs.expr(call)
+    made = record_of_atom(n, atom)
+    found = None if made is None else _method(n, made, atom, attr)
+    if found is None:
+        raise n.unsupported(func, f"`.{attr}(...)` of the `{cls.__name__}` "
+                            "built here: s2s calls the methods (functions) of your own "
+                            "classes' objects", f"bind the object first (`obj = "
+                            f"{cls.__name__}(...)`) and read its fields")
+    return found
+
+
+_FOR_OBJECTS: dict[tuple, Any] = {}
+
+
+def for_objects(fn: Any, objects: dict[str, Any], name: str | None = None) -> Any:
+    """``fn`` (your function or method) as a function of its own whose parameters
+    named in ``objects`` are given an object of that ``Built``'s class: its body's
+    ``p.method(...)`` and ``p.<class attribute>`` resolve on that class.  One per
+    function and classes (the IR cache is keyed by the function)."""
+    if not isinstance(fn, types.FunctionType) or not objects:
+        return fn
+    known = getattr(fn, OBJECT_PARAMS, {})
+    if all(k in known and known[k].cls is v.cls for k, v in objects.items()):
+        return fn  # (written for these objects already)
+    name = name or fn.__name__
+    base = getattr(fn, "__s2s_objects_of__", fn)
+    key = (base, name, tuple(sorted((k, v.cls, tuple(v.keys)) for k, v in objects.items())))
+    hit = _FOR_OBJECTS.get(key)
+    if hit is None:
+        hit = types.FunctionType(base.__code__, base.__globals__, name,
+                                 base.__defaults__, base.__closure__)
+        hit.__kwdefaults__ = base.__kwdefaults__
+        hit.__dict__.update(base.__dict__)
+        hit.__qualname__, hit.__module__ = base.__qualname__, base.__module__
+        setattr(hit, OBJECT_PARAMS, dict(objects))
+        hit.__s2s_objects_of__ = base  # type: ignore[attr-defined]
+        _FOR_OBJECTS[key] = hit
+    return hit
+
+
+def passing_objects(n: Any, fn: Any, args: list, kwargs: dict) -> Any:
+    """``helper(m, x)`` passing an object the function built: ``helper`` written for
+    its class (``for_objects``), so its body may call ``m``'s methods."""
+    if not isinstance(fn, types.FunctionType) or is_library(fn):
+        return fn
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        return fn
+    found = {}
+    hint = n.rebuilt_hint or {}  # (emitted code read again: the objects it passes)
+    for i, (name, value) in enumerate(bound.items()):
+        let = n.lets.get(value.name) if isinstance(value, Var) else None
+        made = let.params.get("built") if let is not None and let.prim == "make_dict" \
+            else None
+        if made is None and isinstance(value, Var):
+            made = hint.get(i) if i < len(args) else None
+            made = made or (object_param(n, value.name) if let is None else None)
+        if made is not None and (made.plain or made.record):
+            found[name] = made
+    return for_objects(fn, found)
+
+
+def class_attribute(n: Any, node: cst.Attribute, atom: Any = None) -> Any:
+    """``c.scale`` (``self.scale`` in its method) for an object the function built,
+    where ``scale`` is its class's attribute, not one its constructor sets: the
+    class's, spelled ``Const.scale`` and read at each call; None otherwise."""
+    base, attr = node.value, node.attr.value
+    made = record_of(n, base.value) if isinstance(base, cst.Name) else record_of_atom(n, atom)
+    if made is None or attr in made.keys:
+        return None
+    cls = made.cls
+    found = inspect.getattr_static(cls, attr, None)
+    if isinstance(found, property) and isinstance(found.fget, types.FunctionType):
+        fv = _method(n, made, atom, attr)  # (`m.norm`: its getter)
+        return None if fv is None else n.funcs.call(fv, node, None, passed=([], {}))
+    if found is None or callable(found) or isinstance(found, (staticmethod, classmethod)):
+        return None
+    if n.fn.__globals__.get(cls.__name__) is not cls:
+        raise n.unsupported(node, f"`.{attr}` is an attribute of the class "
+                            f"`{cls.__name__}`, which this module does not name",
+                            f"read it as `{cls.__name__}.{attr}` where the class is "
+                            "a global, or set it in `__init__`")
+    n.resolver.bind_namespace(cls.__name__, node)
+    return Const(getattr(cls, attr), f"{cls.__name__}.{attr}")
+
+
+def replace_call(n: Any, node: cst.Call, target: str | None) -> Any:
+    """``dataclasses.replace(c, lr=v)`` of a dataclass object the function built: its
+    constructor called again (``__post_init__`` too, as Python does) with the fields
+    given and the others read from ``c``."""
+    args = list(node.args)
+    first = args[0].value if args and not args[0].keyword and not args[0].star else None
+    made = record_of(n, first.value) if isinstance(first, cst.Name) else None
+    if made is None or not dataclasses.is_dataclass(made.cls) or any(
+            a.star or a.keyword is None for a in args[1:]):
+        raise n.unsupported(node, "`dataclasses.replace` is supported here on a "
+                            "dataclass object this function built, its new fields "
+                            "given by keyword", "build the object in the function, then "
+                            "`dataclasses.replace(obj, field=value)`")
+    base = n.exprs.expr(first)
+    kwargs = {a.keyword.value: n.exprs.expr(a.value) for a in args[1:]}
+    for f in dataclasses.fields(made.cls):
+        if f.init and f.name not in kwargs:
+            index = Index((Const(f.name, repr(f.name)),), False, attribute=True)
+            kwargs[f.name] = n.emit(n.exprs.target(None, f.name), "getitem", (base,),
+                                    {"index": index}, node)
+    return computed_call(n, made, node, made.cls.__name__, target, ([], kwargs))
 
 
 def object_call(n: Any, node: cst.Call, target: str | None) -> Any:
@@ -115,4 +369,77 @@ def object_call(n: Any, node: cst.Call, target: str | None) -> Any:
                 fv = n.funcs.of_object(obj, text, func)
     elif isinstance(func, cst.Name) and func.value in n.env:
         fv = self_method(n, func)  # (`self(x)`: its __call__)
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and (
+            fv is None):  # `Model(x).energy(x)`: built, then its method
+        fv = _method_of_built(n, func.value, func.attr.value, func)
+    elif isinstance(func, cst.Call):  # `Net(x)(x)`: built, then called
+        fv = _method_of_built(n, func, "__call__", func)
     return n.funcs.call(fv, node, target) if fv is not None else None
+
+
+def computed_call(n: Any, made: Any, node: cst.Call, text: str, target: str | None,
+                  given: tuple | None = None) -> Any:
+    """``Scaled(w)`` whose constructor computes: a call of its body as a function
+    (``records.computed_init``, or ``record_init`` for a class of yours) returning the
+    dict of the attributes it sets, each read into the dict marked ``built`` (the
+    caller gets the object made of them).  ``given``: the call's arguments, lowered."""
+    init, passed = made.init, None
+    if made.record:  # (its static arguments written in: `if bias:` decided)
+        args, kwargs = given or n.calls.call_args(node)
+        init, *passed = specialized(made, args, kwargs,
+                                    lambda a: record_of_atom(n, a) is not None)
+        for a in [*args, *kwargs.values()]:  # (`bias=USE_BIAS`: decided by its value
+            spelled = getattr(a, "text", None) if isinstance(a, Const) else None
+            if spelled and spelled != repr(a.value):  # now: generated again if it changes)
+                n.comps.static.watch(spelled.split(".")[0].split("[")[0])
+    name, i = made.init.__name__, 2
+    while n.resolver.namespace.get(name, init) is not init or (
+            name in n.names.taken and name not in n.resolver.namespace):
+        name, i = f"{made.init.__name__}_{i}", i + 1
+    n.resolver.namespace[name] = init
+    n.names.taken.add(name)  # (no local may shadow it)
+    fields = n.user_call(init, name, node, None, passed=tuple(passed) if passed else None)
+    keys = returned_keys(n.lets[fields.name].params["callee"]) if made.record else None
+    if keys is not None and keys != tuple(made.keys):  # (set on a static test)
+        made = copy.copy(made)
+        made.keys = keys
+    nested = _nested_records(n, n.lets[fields.name]) if made.record else {}
+    if nested:  # (fields holding objects its constructor built or was given)
+        made = copy.copy(made)
+        made.fields = nested
+    values = [n.emit(n.exprs.target(None, str(key)), "getitem", (fields,),
+                     {"index": Index((Const(key, repr(key)),), False)}, node)
+              for key in made.keys]
+    out = n.exprs.target(target, stem(text.split(".")[-1].lower()))
+    return n.emit(out, "make_dict", tuple(values), {"keys": tuple(made.keys), "built": made},
+                  node)
+
+
+def _nested_records(n: Any, call: Any) -> dict[str, Any]:
+    """Field -> ``Built`` for the fields of a record holding objects: built in the
+    constructor (``self.l1 = Layer(w)``) or given to it (``Net(layer, ...)``)."""
+    callee = call.params.get("callee")
+    ret = returned_dict(callee)
+    if ret is None:
+        return {}
+    lets = {s.target: s for s in walk(callee.body) if isinstance(s, Let)}
+    out = {}
+    for key, atom in zip(ret.params["keys"], ret.args):
+        for _ in range(8):
+            let = lets.get(atom.name) if isinstance(atom, Var) else None
+            if let is not None and let.prim == "identity":
+                atom = let.args[0]
+                continue
+            break
+        made = let.params.get("built") if let is not None and let.prim == "make_dict" \
+            else None
+        if let is not None and let.prim in ("make_list", "make_tuple") and let.args:
+            made = _same_class([_built_in(lets, a) for a in let.args])
+            made = Items(made) if made is not None else None
+        elif let is not None and let.prim == "call":  # (made by a factory, a helper)
+            made = returned_record(let.params.get("callee"))
+        if let is None and isinstance(atom, Var) and atom.name in callee.params:
+            made = record_of_atom(n, call.args[callee.params.index(atom.name)])
+        if made is not None and (getattr(made, "record", False) or made.plain):
+            out[key] = made
+    return out

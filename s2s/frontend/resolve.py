@@ -95,14 +95,27 @@ class FreeVar:
             value = self.read()
         except (KeyError, ValueError):
             return None
-        if callable(value) or isinstance(value, types.ModuleType):
-            own: Any = ("object", id(value))
+        if isinstance(value, type) and not is_library(value):  # (its methods: built
+            own: Any = ("class", id(value), _methods_of(value))  # objects call them)
+        elif callable(value) or isinstance(value, types.ModuleType):
+            own = ("object", id(value))
         elif _is_frozen_distribution(value):  # its parameters are the IR's constants
             own = ("frozen", id(value), repr(value.args), repr(value.kwds))
         else:
             own = ("data", kind_of(value), np.ndim(value) if _is_number_like(value) else -1,
                    _functions_in(value))
         return (own, self.agrees()) if self.also else own
+
+
+def _methods_of(cls: type) -> tuple:
+    """A class's functions (its bases' too) by identity: an object the function builds
+    calls them, so a method replaced after the class was read makes the IR stale."""
+    try:
+        return tuple((k, id(v)) for c in cls.__mro__[:-1] for k, v in vars(c).items()
+                     if isinstance(v, (types.FunctionType, staticmethod, classmethod,
+                                       property)))
+    except (AttributeError, TypeError):
+        return ()
 
 
 def _functions_in(value: Any) -> tuple:

@@ -25,13 +25,15 @@ DISPLAY: dict[str, tuple[str, dict[int, str], int | None]] = {}
 
 def synthesize(text: str, name: str, namespace: dict[str, Any], tag: str,
                first_line: int = 1, display: tuple | None = None,
-               recursive: bool = False) -> types.FunctionType:
+               recursive: bool = False, cells: dict[str, Any] | None = None
+               ) -> types.FunctionType:
     """Compile ``text`` (one ``def name(...)``) under a registered file name, as a
     function whose globals are ``namespace`` (the same dict: a module's globals stay
     live).  ``first_line`` puts the ``def`` on that line of the file (a lifted nested
     function keeps its lines' numbers); ``display`` is what errors show instead (see
     ``DISPLAY``).  ``recursive``: the function calls itself by its name, which it reads
-    from a closure cell (it is defined inside a maker function, one line above)."""
+    from a closure cell (it is defined inside a maker function, one line above).
+    ``cells``: names the function reads from closure cells holding these values."""
     filename = f"<s2s-{tag}-{next(_COUNTER)}>"
     if recursive and first_line > 1:
         # (``PARTIAL`` a cell it reads: a use of itself as a value, frontend/recursive.py)
@@ -39,6 +41,12 @@ def synthesize(text: str, name: str, namespace: dict[str, Any], tag: str,
                 f"{textwrap.indent(text, '    ')}    return {name}\n")
         first_line -= 1
         if display is not None:  # (the def is written 4 columns further in)
+            display = display[:2] + ((display[2] or 0) - 4,)
+    if cells:  # (a maker one line above, its parameters the cells)
+        text = (f"def _s2s_cells({', '.join(cells)}):\n"
+                f"{textwrap.indent(text, '    ')}    return {name}\n")
+        first_line = max(first_line - 1, 1)
+        if display is not None:
             display = display[:2] + ((display[2] or 0) - 4,)
     padded = "\n" * (first_line - 1) + text
     lines = padded.splitlines(keepends=True)
@@ -50,6 +58,10 @@ def synthesize(text: str, name: str, namespace: dict[str, Any], tag: str,
         maker = next(c for c in module.co_consts
                      if isinstance(c, types.CodeType) and c.co_name == "_s2s_maker")
         return types.FunctionType(maker, namespace, "_s2s_maker")(functools.partial)
+    if cells:
+        maker = next(c for c in module.co_consts
+                     if isinstance(c, types.CodeType) and c.co_name == "_s2s_cells")
+        return types.FunctionType(maker, namespace, "_s2s_cells")(*cells.values())
     code = next(c for c in module.co_consts
                 if isinstance(c, types.CodeType) and c.co_name == name)
     return types.FunctionType(code, namespace, name)

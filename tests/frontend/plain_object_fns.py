@@ -50,7 +50,7 @@ def returns_one(x):
     return Layer(x * 2.0, np.sin(x))
 
 
-# refused
+# built as records (tests/frontend/test_built_objects.py)
 
 
 def computes(x):

@@ -2,7 +2,8 @@
 whose `__init__` only stores its parameters is built as the dict of those attributes
 (api/records.py `plain_class`), read by attribute, passed to a helper (which gets the
 object made again), and given back as the object.  Values against JAX on the same
-source (jax_twin: Python objects while tracing) and a Python loop, float64/float32."""
+source (jax_twin: Python objects while tracing) and a Python loop, float64/float32.
+Classes whose constructor computes, and methods: tests/frontend/test_built_objects.py."""
 
 from __future__ import annotations
 
@@ -65,12 +66,9 @@ def test_values_changing_between_calls() -> None:
         C.close(g(x), jax.grad(J.in_a_loop)(x), np.float64, f"call {call}")
 
 
-@pytest.mark.parametrize("name, line, says", [
-    ("computes", 57, "constructing objects is not supported"),
-    ("calls_a_method", 61, "`.apply()`"),
-])
-def test_other_classes_stay_refused_located(name, line, says) -> None:
-    with pytest.raises(s2s.TransformError) as err:
-        s2s.grad(getattr(F, name))(X)
-    text = str(err.value)
-    assert says in text and f"plain_object_fns.py\", line {line}," in text, text
+def test_classes_that_compute_or_have_methods_now_build() -> None:
+    """Once refused (a constructor that computes, a method called on the object
+    built): built as the record of their fields (tests/frontend/test_built_objects.py)."""
+    for name in ("computes", "calls_a_method"):
+        C.grads(F, J, name, X, (), np.float64)
+        C.vmapped(F, name, XS, (), np.float64)
