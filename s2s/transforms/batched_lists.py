@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..emit.code import Line
-from ..ir.kinds import LEAF, Seq, Tree
+from ..ir.kinds import LEAF, Seq, Tree, leaf_paths
 from ..ir.nodes import Const, Let, Slice, Var, walk
 from ..ir.spelling import atom_text, index_text
 from ..primitives.batching import (
@@ -162,6 +162,9 @@ class ListBatching:
     def setitem(self, s: Let, out: list[Any]) -> None:
         """``y[i] = v``: into a batched ``y`` as ``y[:, i] = v``; an unbatched ``y``
         receiving a batched value is first given a batch axis."""
+        if isinstance(self.kind(s.target), Seq):
+            self._list_item(s, out)
+            return
         base, value = s.args
         index = s.params["index"]
         per_example = [a for a in index.atoms() if isinstance(a, Var) and self.batched(a)]
@@ -203,6 +206,40 @@ class ListBatching:
         out.append(Line(f"{target} = {v}", keep=True))
         self.b[s.target] = {()}
         self.b[base.name] = {()}
+
+    def _list_item(self, s: Let, out: list[Any]) -> None:
+        """``ys[k] = v`` into a list grown in a loop: its items and ``v`` batched
+        alike (the side that lacks a batch axis repeated for every example)."""
+        base, value = s.args
+        if any(isinstance(a, Var) and self.batched(a) for a in s.params["index"].atoms()):
+            raise self.fail(s, NoBatchRule("writing into a list at a batched index"))
+        if self.write_masks:
+            raise self.fail(s, NoBatchRule(
+                "writing an item of a list in a loop whose exit depends on batched values"))
+        kind = self.kind(s.target)
+        paths = set(self.b.get(base.name, set()))
+        value_paths = self.b.get(value.name, set()) if isinstance(value, Var) else set()
+        n = None
+        new = {p for p in value_paths if (SEQ_ITEM,) + p not in paths}
+        if new:  # the items it holds lack those leaves' batch axis
+            n = self.use_batch_size()
+            out.append(Line(f"{base.name} = {stacked_items(base.name, kind, new, n)}"))
+        paths |= {(SEQ_ITEM,) + p for p in value_paths}
+        missing = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)} - set(value_paths)
+        written = s
+        if missing:  # the value lacks them: repeated for every example
+            if leaf_paths(kind.item) != [()]:
+                raise self.fail(s, NoBatchRule(
+                    "writing an unbatched container into a list of batched ones"))
+            n = n or self.use_batch_size()
+            v = atom_text(value)
+            text = f"{base.name}[{index_text(s.params['index']).rstrip(',')}]"
+            out.append(Line(f"{text} = np.stack([{v}] * {n})", keep=True))
+            written = None
+        if written is not None:
+            out += self.replay.statements([s])
+        if paths:
+            self.b[s.target] = paths
 
     def _scalar_indexes(self, s: Let) -> bool:
         """Whether ``y[index] = v`` indexes with ints and slices only, its batched

@@ -170,23 +170,7 @@ class RankInference:
         if s is not None and s.prim == "getitem" and isinstance(s.args[0], Var):
             base = s.args[0].name
             if isinstance(self.vm.kind(base), Seq):  # an item: what was appended
-                root = self.vm.fn.aliases.get(base, base)
-                cycled = False
-                for st in walk(self.vm.fn.body):
-                    if isinstance(st, Let) and st.prim == "append" and (
-                            self.vm.fn.aliases.get(st.args[0].name, st.args[0].name) == root
-                            and isinstance(st.args[1], Var)):
-                        try:
-                            return self._leaf_rank(st.args[1].name, path)
-                        except _Cycle:  # (made from the list's own items: another)
-                            cycled = True
-                start = self.vm.facts.producer.get(root)
-                if cycled and start is not None and start.prim == "make_list" and start.args:
-                    first = start.args[0]  # (the items it starts with)
-                    return self._leaf_rank(first.name, path) if isinstance(
-                        first, Var) else self.vm.rank(first)
-                if cycled:
-                    raise _Cycle(f"the rank of `{name}` depends on itself")
+                return self._item_rank(name, base, path)
             elif isinstance(self.vm.kind(base), Tree):
                 return self._leaf_rank(base, (self.vm.facts.container_key(
                     s, self.vm.kind(base)),) + path)
@@ -206,6 +190,37 @@ class RankInference:
                 return self.vm.rank(inner)
         if not path and self._infer_rank_of_producer(name) is not None:
             return self.vm.ranks[(name, ())]
+        raise NoBatchRule(f"the rank of `{name}` is unknown (the first example never "
+                          "computed it)")
+
+    def _item_rank(self, name: str, base: str, path: tuple) -> int:
+        """The rank of the leaf at ``path`` of ``name``, an item of the list ``base``
+        grown in a loop: of what was appended to it (or written into it: ``ys[k] =
+        v``), or of the items it starts with (``zeros_list(xs)``'s: ``xs``'s)."""
+        root = self.vm.fn.aliases.get(base, base)
+        cycled = False
+        for st in walk(self.vm.fn.body):
+            if isinstance(st, Let) and st.prim in ("append", "setitem") and (
+                    isinstance(st.args[0], Var) and isinstance(st.args[1], Var)
+                    and self.vm.fn.aliases.get(st.args[0].name, st.args[0].name) == root
+                    and isinstance(self.vm.kind(st.target), Seq)):
+                try:
+                    return self._leaf_rank(st.args[1].name, path)
+                except _Cycle:  # (made from the list's own items: another)
+                    cycled = True
+                except NoBatchRule:
+                    if st.prim == "append":
+                        raise
+        start = self.vm.facts.producer.get(root)
+        if start is not None and start.prim == "zeros_list" and isinstance(
+                start.args[0], Var) and isinstance(self.vm.kind(start.args[0].name), Seq):
+            return self._item_rank(name, start.args[0].name, path)
+        if cycled and start is not None and start.prim == "make_list" and start.args:
+            first = start.args[0]  # (the items it starts with)
+            return self._leaf_rank(first.name, path) if isinstance(
+                first, Var) else self.vm.rank(first)
+        if cycled:
+            raise _Cycle(f"the rank of `{name}` depends on itself")
         raise NoBatchRule(f"the rank of `{name}` is unknown (the first example never "
                           "computed it)")
 

@@ -19,7 +19,7 @@ from ..emit.code import Line, render_function
 from ..errors import TransformError
 from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.names import NameTable
-from ..ir.nodes import Function, Return, Var
+from ..ir.nodes import Function, Return, Slice, Var
 from ..ir.spelling import atom_text
 from ..ir.unroll import unroll_container_loops
 from ..ir.walk import all_lets
@@ -27,7 +27,7 @@ from .analysis import facts
 from .module import Module, OutputStructureError, aux_error, grad_error, signature_text, stem
 from .paths import tidy_replays
 from .replay import Replay, dead_code, spell_buffers, uses_of
-from .reverse_buffers import last_item_read
+from .reverse_buffers import item_read, last_item_read
 from .reverse_calls import expand_custom_vjp
 from .reverse_state import ReverseState, elem_name, without_flags
 from .reverse_sweep import Backward
@@ -173,11 +173,15 @@ class _Reverse:
             kind = self.facts.kinds.get(base.name) if isinstance(base, Var) else None
             if (s.prim == "getitem" and isinstance(base, Var) and base.name in self.facts.active
                     and s.target not in pop_reads and isinstance(kind, Seq)
-                    and not last_item_read(s, kind)):
+                    and not last_item_read(s, kind) and not item_read(s, kind)):
+                name = self.fn.aliases.get(base.name, base.name)
+                what = "a slice of" if any(isinstance(i, Slice) for i in s.params[
+                    "index"].items) else "an item (not one array) of"
                 raise TransformError(
-                    "reading an element of a list grown in a loop, other than its last "
-                    "(`ys[-1]`), is not supported yet by reverse mode", s.loc,
-                    "stack the list first: np.stack(ys)[i]",
+                    f"reading {what} the list `{name}` grown in a loop is not supported "
+                    "yet by reverse mode", s.loc,
+                    f"read its array items one by one (`{name}[k]`), or stack it "
+                    f"first: np.stack({name})[...]",
                 )
 
     def _check_indexes_not_changed_later(self) -> None:

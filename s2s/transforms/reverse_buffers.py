@@ -121,8 +121,14 @@ class Buffers:
             out.append(Line(f"{seq} = zeros_list({base})"))
             self.state.owned.add(seq)
             adj[base] = {(): seq}
-        last = self.state.names.fresh(f"{s.target}_bar_last")
-        out += [Line(f"{last} = {seq}.pop()"), Line(f"{seq}.append({last} + {g[()]})")]
+        if last_item_read(s, self.state.facts.kinds[base]):
+            last = self.state.names.fresh(f"{s.target}_bar_last")
+            out += [Line(f"{last} = {seq}.pop()"), Line(f"{seq}.append({last} + {g[()]})")]
+            return out
+        # another item (`hs[0]`, `hs[i - 1]`): the cotangent list has the length the
+        # list had at the read, so the same index names the same item
+        k = atom_text(s.params["index"])
+        out.append(Line(f"{seq}[{k}] = {seq}[{k}] + {g[()]}"))
         return out
 
     def setitem(self, s: Let, adj: dict[str, dict[tuple, str]]) -> list[Any]:
@@ -165,7 +171,13 @@ def pop_pairs(stmts: list[Stmt]) -> dict[int, str]:
 def read_is_last(fn: Function, read: Let) -> bool:
     """Does no ``append`` or ``pop`` of the list ``read`` reads follow it: none later
     in program order, none in a loop around it (its next iteration)?"""
-    root = fn.aliases.get(read.args[0].name, read.args[0].name)
+    return unchanged_after(fn, read.args[0].name, read)
+
+
+def unchanged_after(fn: Function, var: str, read: Any) -> bool:
+    """Does no ``append`` or ``pop`` of the list ``var`` follow the statement
+    ``read``: none later in program order, none in a loop around it?"""
+    root = fn.aliases.get(var, var)
 
     def changes(s: Any) -> bool:
         return isinstance(s, Let) and s.prim in ("append", "pop") and \
@@ -177,7 +189,8 @@ def read_is_last(fn: Function, read: Let) -> bool:
         for s in stmts:
             if s is read:
                 found.append(any(changes(t) for body in loops for t in all_lets(body)))
-            elif found and changes(s):
+                continue  # (a loop's own changes come before its end)
+            if found and changes(s):
                 found.append(True)
             for body in _bodies(s):
                 walk(body, loops + [body] if isinstance(s, For) else loops)
@@ -201,3 +214,14 @@ def last_item_read(s: Let, kind: Any) -> bool:
     return leaf_paths(kind.item) == [()] and len(items) == 1 and not index.is_tuple \
         and isinstance(items[0], Const) and items[0].value == -1 and \
         type(items[0].value) is int
+
+
+def item_read(s: Let, kind: Any) -> bool:
+    """Is ``s`` a read ``ys[k]`` (an integer ``k``: a constant or a value) of an
+    array item of a list grown in a loop?"""
+    index = s.params.get("index")
+    if index is None or index.is_tuple or len(index.items) != 1 or \
+            leaf_paths(kind.item) != [()]:
+        return False
+    k = index.items[0]
+    return isinstance(k, Var) or isinstance(k, Const) and type(k.value) is int

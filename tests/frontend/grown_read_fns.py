@@ -1,0 +1,140 @@
+"""Source functions for tests/frontend/test_grown_list_reads.py (loaded by jax_twin
+too): reading items of a list grown in a loop other than its last, under reverse
+mode (issue 23)."""
+
+import numpy as np
+
+
+def first_two(x):
+    """two early items, read after the loop (the row of docs/python-subset.md)."""
+    hs = []
+    h = x
+    for i in range(3):
+        h = np.tanh(h)
+        hs.append(h)
+    return np.sum(hs[0] * hs[1])
+
+
+def index_argument(x, k=1):
+    """an item named by an integer argument, and one counted from the end."""
+    hs = []
+    h = x
+    for i in range(3):
+        h = np.tanh(h) + 0.5 * x
+        hs.append(h)
+    return np.sum(hs[k] * hs[-2])
+
+
+def later_loop(x):
+    """every item, read in a later loop over `range(len(hs))`."""
+    hs = []
+    h = x
+    for i in range(3):
+        h = np.tanh(h) * x
+        hs.append(h)
+    s = 0.0
+    for i in range(len(hs)):
+        s = s + np.sum(hs[i] * (i + 1.0))
+    return s
+
+
+def for_items(x):
+    """`for h in hs:` after the loop that grew it."""
+    hs = []
+    h = x
+    for i in range(3):
+        h = np.sin(h) + x
+        hs.append(h)
+    s = 0.0
+    for h in hs:
+        s = s + np.sum(h**2)
+    return s
+
+
+def zipped(x):
+    """two grown lists read in step by `zip`."""
+    hs = []
+    cs = []
+    h = x
+    for i in range(3):
+        h = np.sin(h) + x
+        hs.append(h)
+        cs.append(np.cos(h))
+    s = 0.0
+    for a, b in zip(hs, cs):
+        s = s + np.sum(a * b)
+    return s
+
+
+def summed(x):
+    """`sum(hs)` of a grown list."""
+    hs = []
+    h = x
+    for i in range(3):
+        h = np.sin(h) * x
+        hs.append(h)
+    return np.sum(sum(hs) * x)
+
+
+def earlier_in_loop(x):
+    """inside the growing loop: an earlier item by a computed index (`hs[i - 1]`)."""
+    hs = [x]
+    for i in range(1, 4):
+        hs.append(np.tanh(hs[i - 1]) + 0.5 * hs[-1])
+    return np.sum(hs[-1] * hs[1])
+
+
+def two_back(x, n=3):
+    """inside the growing loop: the item before the last (`hs[-2]`)."""
+    hs = [x, 2.0 * x]
+    for i in range(n):
+        hs.append(np.tanh(hs[-2]) * hs[-1])
+    return np.sum(hs[-1])
+
+
+def last_then_grows(x):
+    """the last item read before the list grows again; the list unread after."""
+    hs = [x]
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(hs[-1] ** 2)
+        hs.append(np.sin(hs[-1]))
+    return s
+
+
+def count_argument(x, n=3, k=0):
+    """the trip count and the index from integer arguments (0 and 1 trips too)."""
+    hs = [x]
+    h = x
+    for i in range(n):
+        h = np.cos(h) * x
+        hs.append(h)
+    return np.sum(hs[k] * hs[-1])
+
+
+def with_break(x):
+    """a loop left by `break` on a value; items read after it."""
+    hs = []
+    h = x
+    for i in range(6):
+        h = np.tanh(h) + 0.3 * x
+        hs.append(h)
+        if np.sum(h) > 1.5:
+            break
+    return np.sum(hs[0] * hs[len(hs) // 2])
+
+
+def same_item_twice(x):
+    """one item read twice, and one array appended twice (two items, one value)."""
+    hs = []
+    h = x
+    for i in range(3):
+        h = np.sin(h) + x
+        hs.append(h)
+        hs.append(h)
+    return np.sum(hs[1] * hs[1]) + np.sum(hs[2] * hs[3] * hs[-1])
+
+
+def caller(x):
+    """the functions above as callees of another."""
+    return first_two(x) + 0.5 * later_loop(x) + earlier_in_loop(x)
