@@ -94,11 +94,34 @@ class ListBatching:
     def container(self, s: Let, out: list[Any]) -> None:
         kind = self.facts.stmt_kind(s)  # (an if's join another path grows: known here)
         assert isinstance(kind, Tree)
+        if s.prim == "make_list" and isinstance(self.kind(s.target), Seq) and s.args:
+            self._grown_from(s, out)
+            return
         self.b[s.target] = {
             (key,) + p for key, a in zip(kind.keys, s.args)
             if isinstance(a, Var) for p in self.b.get(a.name, set())
         }
         out += self.replay.statements([s])
+
+    def _grown_from(self, s: Let, out: list[Any]) -> None:
+        """``hs = [x]`` that a loop grows from here on (its items read as a grown
+        list's, ``hs[-1]``): batched as one, under ``*``; an unbatched item beside a
+        batched one is repeated for every example."""
+        item_paths = [self.b.get(a.name, set()) if isinstance(a, Var) else set()
+                      for a in s.args]
+        every = set().union(*item_paths)
+        if every:
+            self.b[s.target] = {(SEQ_ITEM,) + p for p in every}
+        if all(p == every for p in item_paths):
+            out += self.replay.statements([s])
+            return
+        if leaf_paths(self.kind(s.target).item) != [()]:
+            raise self.fail(s, NoBatchRule(
+                "a list that starts with batched and unbatched containers"))
+        n = self.use_batch_size()
+        items = [atom_text(a) if p else f"np.stack([{atom_text(a)}] * {n})"
+                 for a, p in zip(s.args, item_paths)]
+        out.append(Line(f"{s.target} = [{', '.join(items)}]"))
 
     def tree_item(self, s: Let, out: list[Any]) -> bool:
         if not isinstance(self.kind(s.args[0].name), Tree):
