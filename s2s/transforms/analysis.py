@@ -237,8 +237,10 @@ class Facts:
                 return base.children[0]  # (a list a loop grows: its items' kind)
             if isinstance(base, Tree):
                 return base.child(self.container_key(s, base))
+            if isinstance(base, Seq) and len(index) == 1 and isinstance(index[0], Slice):
+                return base  # (`hs[1:]`: a list of the same items)
             if isinstance(base, Seq):
-                return base.item  # (reverse mode refuses the read: see _refuse_list_reads)
+                return base.item
             if s.params["index"].attribute:
                 raise _not_a_field(s)
             return LEAF

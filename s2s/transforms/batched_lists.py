@@ -69,7 +69,19 @@ class ListBatching:
         if not isinstance(s.args[0], Var) or not isinstance(self.kind(s.args[0].name), Seq):
             return False  # (a constant's item, `W[k]`: getitem's rule)
         paths = self.b.get(s.args[0].name, set())
-        self.b[s.target] = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)}
+        if isinstance(self.kind(s.target), Seq):  # a slice (`hs[1:]`): a list of them
+            self.b[s.target] = set(paths)
+        else:
+            self.b[s.target] = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)}
+        out += self.replay.statements([s])
+        return True
+
+    def seq_length(self, s: Let, out: list[Any]) -> bool:
+        """``len(hs)`` of a list grown in a loop: its length, the same for every
+        example (not its items' batch size)."""
+        if not isinstance(s.args[0], Var) or not isinstance(self.kind(s.args[0].name), Seq):
+            return False
+        self.b.pop(s.target, None)
         out += self.replay.statements([s])
         return True
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..emit.code import Line
+from ..emit.code import Block, Line
 from ..errors import TransformError
-from ..ir.kinds import LEAF, Tree, leaf_paths, literal, path_text, unpack_text, unpackable
-from ..ir.nodes import Const, For, Function, If, Let, Stmt, Var
+from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text, unpack_text, unpackable
+from ..ir.nodes import Const, For, Function, If, Let, Slice, Stmt, Var
 from ..ir.spelling import atom_text
 from ..ir.walk import all_bodies, all_lets
 from .reverse_state import ReverseState, Sweep, elem_name
@@ -128,7 +128,17 @@ class Buffers:
         # another item (`hs[0]`, `hs[i - 1]`): the cotangent list has the length the
         # list had at the read, so the same index names the same item
         k = atom_text(s.params["index"])
-        out.append(Line(f"{seq}[{k}] = {seq}[{k}] + {g[()]}"))
+        if not isinstance(s.params["index"].items[0], Slice):
+            out.append(Line(f"{seq}[{k}] = {seq}[{k}] + {g[()]}"))
+            return out
+        # a slice (`hs[1:]`, a list): each of its items' cotangents to its position
+        positions = self.state.names.fresh(f"{s.target}_positions")
+        j, p = self.state.names.fresh("j"), self.state.names.fresh("p")
+        out.append(Line(f"{positions} = np.arange(len({seq}))[{k}]"))
+        out.append(Block(f"for {j} in range(len({positions})):", [
+            Line(f"{p} = {positions}[{j}]"),
+            Line(f"{seq}[{p}] = {seq}[{p}] + {g[()]}[{j}]"),
+        ], []))
         return out
 
     def setitem(self, s: Let, adj: dict[str, dict[tuple, str]]) -> list[Any]:
@@ -137,6 +147,10 @@ class Buffers:
         was.  (Elements ``np.add.at`` adds to more than once get their one saved value
         back from each place.)"""
         out: list[Any] = []
+        if isinstance(self.state.facts.kinds.get(s.target), Seq):
+            # (a list's items are read into names, and later code may pop it: its old
+            # item is not put back)
+            return self._list_item_written(s, adj)
         if s.target in self.state.facts.active and s.target in adj and self.state.facts.is_active(s):
             # what it overwrote is put back on every path, so its cotangent is needed on
             # every path too: zeros where no path reached it
@@ -147,6 +161,29 @@ class Buffers:
         saved = self.state.names.fresh(f"{self.state.fn.aliases.get(base, base)}_overwritten")
         self.state.replay.saved[id(s)] = saved
         out.append(Line(f"{base}[{atom_text(s.params['index'])}] = {saved}"))
+        return out
+
+
+    def _list_item_written(self, s: Let, adj: dict) -> list[Any]:
+        """``ys[k] = v`` into a list grown in a loop: ``v``'s cotangent is the list
+        cotangent's item ``k``, which is zero before the write (the item it
+        replaced reached nothing after)."""
+        out: list[Any] = []
+        seq = adj.pop(s.target, {}).get(())
+        if seq is None or s.target not in self.state.facts.active:
+            return out
+        base, value = s.args
+        k = atom_text(s.params["index"])
+        item = self.state.facts.kinds[s.target].item
+        if isinstance(value, Var) and value.name in self.state.facts.active:
+            part = self.state.names.fresh(f"{value.name}_bar")
+            out.append(Line(f"{part} = {seq}[{k}]"))
+            for p in leaf_paths(item):
+                self.state.accumulate(value.name, p, path_text(part, p), adj, out)
+        zeros = literal(item, lambda p: f"np.zeros_like({path_text(f'{seq}[{k}]', p)})")
+        out.append(Line(f"{seq}[{k}] = {zeros}"))
+        if isinstance(base, Var) and base.name in self.state.facts.active:
+            adj[base.name] = {(): seq}  # the same list, its item k replaced
         return out
 
 
@@ -224,4 +261,4 @@ def item_read(s: Let, kind: Any) -> bool:
             leaf_paths(kind.item) != [()]:
         return False
     k = index.items[0]
-    return isinstance(k, Var) or isinstance(k, Const) and type(k.value) is int
+    return isinstance(k, (Var, Slice)) or isinstance(k, Const) and type(k.value) is int

@@ -295,7 +295,8 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
     # structural primitives: list operations (whatever is batched; zeros_list, pop: as
     # the list's items), then containers and identities (`is`: one bool for every example)
     LIST_OPS = {"setitem": "setitem", "append": "append", "zeros_list": "same_list",
-                "pop": "same_list", "getitem": "seq_item", "kept": "kept", "draw": "draw",
+                "pop": "same_list", "getitem": "seq_item", "len": "seq_length",
+                "kept": "kept", "draw": "draw",
                 **COLLECTIVES}
     CONTAINER_OPS = {"is_": "identity_test", "is_not": "identity_test",
                      "identity": "identity", "list": "list_copy", "make_tuple": "container",

@@ -138,3 +138,16 @@ def same_item_twice(x):
 def caller(x):
     """the functions above as callees of another."""
     return first_two(x) + 0.5 * later_loop(x) + earlier_in_loop(x)
+
+
+def sliced(x):
+    """a slice of a grown list, stacked; and its items summed by a loop."""
+    hs = []
+    h = x
+    for i in range(4):
+        h = np.sin(h) * x + 0.1
+        hs.append(h)
+    s = 0.0
+    for g in hs[::2]:
+        s = s + np.sum(g * g)
+    return np.sum(np.stack(hs[1:]) * x) + s
