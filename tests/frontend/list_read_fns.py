@@ -41,14 +41,15 @@ def caller(x):
     return recurrence(x) + 2.0 * last_item(x)
 
 
-# refused
-
-
 def first_item(x):
+    """an item other than the last (test_grown_list_reads.py has more)."""
     parts = []
     for i in range(x.shape[0]):
         parts.append(np.sin(x[i]) * x)
     return np.sum(parts[0])
+
+
+# refused
 
 
 def stacked_and_read(x):
