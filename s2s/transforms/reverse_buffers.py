@@ -134,7 +134,7 @@ class Buffers:
         # a slice (`hs[1:]`, a list): each of its items' cotangents to its position
         positions = self.state.names.fresh(f"{s.target}_positions")
         j, p = self.state.names.fresh("j"), self.state.names.fresh("p")
-        out.append(Line(f"{positions} = np.arange(len({seq}))[{k}]"))
+        out.append(Line(f"{positions} = range(len({seq}))[{k}]"))
         out.append(Block(f"for {j} in range(len({positions})):", [
             Line(f"{p} = {positions}[{j}]"),
             Line(f"{seq}[{p}] = {seq}[{p}] + {g[()]}[{j}]"),
