@@ -19,7 +19,7 @@ from ..emit.code import Line, render_function
 from ..errors import TransformError
 from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.names import NameTable
-from ..ir.nodes import Function, Return, Slice, Var
+from ..ir.nodes import Function, Return, Var
 from ..ir.spelling import atom_text
 from ..ir.unroll import unroll_container_loops
 from ..ir.walk import all_lets
@@ -175,13 +175,10 @@ class _Reverse:
                     and s.target not in pop_reads and isinstance(kind, Seq)
                     and not last_item_read(s, kind) and not item_read(s, kind)):
                 name = self.fn.aliases.get(base.name, base.name)
-                what = "a slice of" if any(isinstance(i, Slice) for i in s.params[
-                    "index"].items) else "an item (not one array) of"
                 raise TransformError(
-                    f"reading {what} the list `{name}` grown in a loop is not supported "
-                    "yet by reverse mode", s.loc,
-                    f"read its array items one by one (`{name}[k]`), or stack it "
-                    f"first: np.stack({name})[...]",
+                    f"reading a slice of the list `{name}` grown in a loop, whose items "
+                    "are containers, or an item by a tuple index, is not supported yet "
+                    "by reverse mode", s.loc, f"read its items one by one (`{name}[k]`)",
                 )
 
     def _check_indexes_not_changed_later(self) -> None:

@@ -128,8 +128,12 @@ class Buffers:
         # another item (`hs[0]`, `hs[i - 1]`): the cotangent list has the length the
         # list had at the read, so the same index names the same item
         k = atom_text(s.params["index"])
+        item = self.state.facts.kinds[base].item
         if not isinstance(s.params["index"].items[0], Slice):
-            out.append(Line(f"{seq}[{k}] = {seq}[{k}] + {g[()]}"))
+            # (an item that is a tuple: each leaf, those with a cotangent added to)
+            value = literal(item, lambda p: path_text(f"{seq}[{k}]", p) + (
+                f" + {g[p]}" if p in g else ""))
+            out.append(Line(f"{seq}[{k}] = {value}"))
             return out
         # a slice (`hs[1:]`, a list): each of its items' cotangents to its position
         positions = self.state.names.fresh(f"{s.target}_positions")
@@ -257,8 +261,10 @@ def item_read(s: Let, kind: Any) -> bool:
     """Is ``s`` a read ``ys[k]`` (an integer ``k``: a constant or a value) of an
     array item of a list grown in a loop?"""
     index = s.params.get("index")
-    if index is None or index.is_tuple or len(index.items) != 1 or \
-            leaf_paths(kind.item) != [()]:
+    if index is None or index.is_tuple or len(index.items) != 1:
         return False
     k = index.items[0]
+    if leaf_paths(kind.item) != [()] and not (unpackable(kind.item) and not isinstance(
+            k, Slice)):  # (an item that is a tuple of arrays: leaf by leaf)
+        return False
     return isinstance(k, (Var, Slice)) or isinstance(k, Const) and type(k.value) is int

@@ -151,3 +151,65 @@ def sliced(x):
     for g in hs[::2]:
         s = s + np.sum(g * g)
     return np.sum(np.stack(hs[1:]) * x) + s
+
+
+INDEX = 1  # a module constant read at each call (a test changes it between calls)
+
+
+def module_index(x):
+    """an item named by a module constant."""
+    hs = []
+    h = x
+    for i in range(3):
+        h = np.sin(h) + x
+        hs.append(h)
+    return np.sum(hs[INDEX] * x)
+
+
+def assigns_item(x):
+    """`hs[k] = v` into a list the function grew (s2s's own backward code writes so)."""
+    hs = []
+    for i in range(3):
+        hs.append(np.sin(x * (i + 1.0)))
+    hs[1] = hs[1] * hs[2] + x
+    hs[-1] = np.cos(hs[0])
+    return np.sum(hs[1] * hs[2]) + np.sum(np.stack(hs))
+
+
+def pairs_item(x):
+    """items that are pairs, an early one read (one of its leaves only, too)."""
+    ps = []
+    h = x
+    for i in range(3):
+        h = np.sin(h) + x
+        ps.append((h, np.cos(h) * x))
+    a, b = ps[0]
+    c = ps[1][1]
+    return np.sum(a * b) + np.sum(c * ps[-1][0])
+
+
+# refused
+
+
+def assigns_slice(x):
+    hs = []
+    for i in range(3):
+        hs.append(x * i)
+    hs[1:] = [x, x]
+    return np.sum(hs[0])
+
+
+def assigns_known_length(x):
+    hs = [x, 2.0 * x]
+    hs[0] = np.sin(x)
+    return np.sum(hs[0] * hs[1])
+
+
+def pairs_slice(x):
+    ps = []
+    for i in range(3):
+        ps.append((x * i, np.sin(x)))
+    s = 0.0
+    for a, b in ps[1:]:
+        s = s + np.sum(a * b)
+    return s
