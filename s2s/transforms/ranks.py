@@ -406,8 +406,8 @@ def probe(fn: Function, example: tuple,
         if name in wanted and name not in values:
             values[name] = _copied(value)
 
-    def record_call(name: str, args: tuple) -> None:
-        found.setdefault(("__call__", name), args)
+    def record_call(name: str, args: tuple, func: str) -> None:
+        found.setdefault(("__call__", f"{name} = {func}(...)"), args)
 
     ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
     ns.update(fn.namespace)
@@ -491,7 +491,7 @@ def _instrument(items: list[Any]) -> list[Any]:
             call = _call_target(item.text)
             if call is not None:
                 args = f"({call[1]},)" if call[1] else "()"  # (`d.rvs(size=3)`: none)
-                out.append(Line(f"__record_call__({call[0]!r}, {args})"))
+                out.append(Line(f"__record_call__({call[0]!r}, {args}, {call[2]!r})"))
             out.append(item)
             if call is not None:  # (a NamedTuple it built, read as the dict of its fields)
                 out.append(Line(f"{call[0]} = __plain__({call[0]})"))
@@ -504,7 +504,7 @@ def _instrument(items: list[Any]) -> list[Any]:
     return out
 
 
-def _call_target(text: str) -> tuple[str, str] | None:
+def _call_target(text: str) -> tuple[str, str, str] | None:
     """``h = helper(a, b)`` -> ("h", "a, b") for calls to functions that are not
     NumPy's or s2s's (user functions, whose batched versions need their own probe)."""
     tree = syntax.parse(text).body[0]
@@ -517,7 +517,15 @@ def _call_target(text: str) -> tuple[str, str] | None:
     if not isinstance(root, ast.Name) or (root is not tree.value.func and root.id in (
             "np", "math", "scipy", "special", "stats", "linalg", "signal")):
         return None
-    return tree.targets[0].id, ", ".join(ast.unparse(a) for a in tree.value.args)
+    return (tree.targets[0].id, ", ".join(ast.unparse(a) for a in tree.value.args),
+            ast.unparse(tree.value.func))
+
+
+def call_key(s: Let) -> tuple:
+    """The key of the arguments the probe recorded for the call ``s``: its target and
+    the function it calls (the branches of a choice of functions, ``(f if c else
+    g)(x)``, bind one target, each calling its own function)."""
+    return ("__call__", f"{s.target} = {s.params.get('spelling')}(...)")
 
 
 def replay_args(fn: Function, s: Let, values: dict[str, Any]) -> tuple | None:
