@@ -160,7 +160,7 @@ class LoopFunctions:
             own = list(dict.fromkeys(own))
             flags = [f"{name}.bound.{i}" for i in range(1, len(found) + 1)]
             for flag in flags + ([f"{name}.bound"] if before is None else []):
-                n.env[flag] = n.emit(n.names.fresh(f"{name}_bound"), "identity",
+                n.env[flag] = n.emit(n.names.fresh(_flag_stem(flag)), "identity",
                                      (Const(False, "False"),), {}, node).name
                 n.bound.add(flag)
             for m in own:  # (the body binds it before it reads it: None is never read)
@@ -279,7 +279,7 @@ class LoopFunctions:
         if prepared.flag is not None:
             flags.append((prepared.flag, True))
         for flag, value in flags:
-            n.env[flag] = n.emit(n.names.fresh(f"{prepared.name}_bound"), "identity",
+            n.env[flag] = n.emit(n.names.fresh(_flag_stem(flag)), "identity",
                                  (Const(value, repr(value)),), {}, node).name
 
     def leave(self, values: dict[str, Any], node: Any, trips: int | None) -> None:
@@ -526,6 +526,13 @@ def names_read(node: Any) -> list[str]:
 
     (node.body).visit(Visit())
     return out
+
+
+def _flag_stem(flag: str) -> str:
+    """The emitted name of a flag: ``f.bound`` -> ``f_bound``, ``f.bound.2`` ->
+    ``f_bound_at_2`` (set where the loop's second binding of ``f`` runs)."""
+    name, _, site = flag.partition(".bound")
+    return f"{name}_bound_at_{site[1:]}" if site else f"{name}_bound"
 
 
 def _assigned(node: Any) -> set[str]:
