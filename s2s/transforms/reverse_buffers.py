@@ -56,11 +56,10 @@ class Buffers:
         else:
             out.append(Line(f"{seq}.pop()"))
         if isinstance(base, Var) and base.name in self.state.facts.active:
-            if base.name in adj:
-                raise TransformError(
-                    "a list grown with append is used in more than one way",
-                    s.loc, "use the list once, e.g. only through np.stack(ys)",
-                )
+            if base.name in adj and adj[base.name].get(()) != seq:
+                # (the list before the append used another way too: one cotangent)
+                out += self.state.add_lists(adj[base.name][()], seq)
+                return out
             adj[base.name] = {(): seq}  # the same list, one element shorter
         return out
 

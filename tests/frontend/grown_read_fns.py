@@ -135,6 +135,31 @@ def same_item_twice(x):
     return np.sum(hs[1] * hs[1]) + np.sum(hs[2] * hs[3] * hs[-1])
 
 
+def stacked_and_items(x):
+    """the list stacked, and items of it read: two uses of one list."""
+    hs = []
+    h = x
+    for i in range(3):
+        h = np.sin(h) + x
+        hs.append(h)
+    return np.sum(np.stack(hs) * x) + np.sum(hs[0] * hs[2])
+
+
+def grows_after_later_loop(x):
+    """a loop over `range(len(hs))`, then the list grows again (the backward loop
+    runs over the length the forward loop saw)."""
+    hs = []
+    h = x
+    for i in range(3):
+        h = np.sin(h) + x
+        hs.append(h)
+    s = 0.0
+    for i in range(len(hs)):
+        s = s + np.sum(hs[i] * x)
+    hs.append(np.cos(s) * x)
+    return s + np.sum(hs[-1] * hs[0])
+
+
 def caller(x):
     """the functions above as callees of another."""
     return first_two(x) + 0.5 * later_loop(x) + earlier_in_loop(x)

@@ -49,10 +49,8 @@ def first_item(x):
     return np.sum(parts[0])
 
 
-# refused
-
-
 def stacked_and_read(x):
+    """the list stacked and its last item read: two uses, one cotangent list."""
     hs = [x]
     for i in range(3):
         hs.append(np.cos(hs[-1]))

@@ -35,7 +35,8 @@ CASES = [("first_two", ()), ("index_argument", ()), ("index_argument", (2,)),
          ("last_then_grows", ()), ("count_argument", (0, 0)),
          ("count_argument", (1, -1)), ("count_argument", (10, 4)), ("with_break", ()),
          ("same_item_twice", ()), ("module_index", ()), ("assigns_item", ()),
-         ("pairs_item", ()), ("caller", ())]
+         ("pairs_item", ()), ("stacked_and_items", ()), ("grows_after_later_loop", ()),
+         ("caller", ())]
 IDS = [f"{name}{rest}" for name, rest in CASES]
 TRANSFORMS = ["jacfwd", "jacrev", "hessian", "vmap", "vmap_grad", "jvp_grad", "grad_grad"]
 
