@@ -68,6 +68,10 @@ class ListBatching:
         """An item of a list grown in a loop: its batched leaves are the items'."""
         if not isinstance(s.args[0], Var) or not isinstance(self.kind(s.args[0].name), Seq):
             return False  # (a constant's item, `W[k]`: getitem's rule)
+        if any(isinstance(a, Var) and self.batched(a) for a in s.params["index"].atoms()):
+            raise self.fail(s, NoBatchRule(
+                "reading a list grown in a loop at a per-example index",
+                "np.stack the list and index the array (np.take_along_axis)"))
         paths = self.b.get(s.args[0].name, set())
         if isinstance(self.kind(s.target), Seq):  # a slice (`hs[1:]`): a list of them
             self.b[s.target] = set(paths)

@@ -220,3 +220,16 @@ def test_refusals_are_located(name, line, says) -> None:
         s2s.grad(getattr(F, name))(X)
     e = err.value
     assert says in str(e) and e.loc.file == F.__file__ and line in e.loc.text, str(e)
+
+
+def test_a_per_example_index_under_vmap_is_refused_at_the_users_line() -> None:
+    """`hs[k]` for a `k` computed from the values: grad runs (against JAX); under
+    vmap each example has its own `k`, refused, located (jax.vmap cannot index a
+    Python list with a traced index either)."""
+    C.close(s2s.grad(F.per_example_index)(X), jax.grad(J.per_example_index)(X),
+            np.float64, "grad")
+    for f in (F.per_example_index, s2s.grad(F.per_example_index)):
+        with pytest.raises(s2s.TransformError) as err:
+            s2s.vmap(f)(np.stack([X, X[::-1]]))
+        e = err.value
+        assert e.loc.file == F.__file__ and "hs[k] * x" in e.loc.text, str(e)
