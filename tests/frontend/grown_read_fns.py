@@ -51,6 +51,19 @@ def for_items(x):
     return s
 
 
+def enumerated(x):
+    """`for i, g in enumerate(hs)` after the loop that grew it."""
+    hs = []
+    h = x
+    for i in range(3):
+        h = np.sin(h) + x
+        hs.append(h)
+    s = 0.0
+    for i, g in enumerate(hs):
+        s = s + np.sum(g * (i + 1.0))
+    return s + np.sum(hs[-2] * hs[1])
+
+
 def zipped(x):
     """two grown lists read in step by `zip`."""
     hs = []

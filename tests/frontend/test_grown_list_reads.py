@@ -30,7 +30,7 @@ if HAVE_JAX:
 X = np.array([0.3, -0.5, 2.0, 0.1])
 CASES = [("first_two", ()), ("index_argument", ()), ("index_argument", (2,)),
          ("index_argument", (-3,)), ("later_loop", ()), ("for_items", ()),
-         ("zipped", ()), ("summed", ()), ("sliced", ()), ("earlier_in_loop", ()),
+         ("enumerated", ()), ("zipped", ()), ("summed", ()), ("sliced", ()), ("earlier_in_loop", ()),
          ("two_back", ()), ("two_back", (0,)), ("two_back", (1,)),
          ("last_then_grows", ()), ("count_argument", (0, 0)),
          ("count_argument", (1, -1)), ("count_argument", (10, 4)), ("with_break", ()),
