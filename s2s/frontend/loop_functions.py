@@ -17,11 +17,15 @@ meaning, which s2s gives it:
   loop, or, with none, the read raises ``s2s.UnboundFunctionError`` (Python's
   ``UnboundLocalError``, a NameError) located at the user's line.
 
-Still refused, located: a name bound to a function more than once in the body, or
-inside a branch or a nested block of it, or in a body with ``break``/``continue``
-(each would need the flag per binding site), read after the loop or called before
-its binding; a function the loop binds whose values are not captured names (a
-partial of the loop's values) read after a loop that may not run.
+A name bound more than once in the body, or in the branches of its ``if``s, or in
+a body with ``break``/``continue`` gets one flag per binding (``_prepare_sites``):
+set at that binding, cleared at the others; the name is the chain of choices over
+them, the function before the loop last.
+
+Still refused, located: a name bound in a nested loop of the body, or to a value
+other than a function there too, read after the loop or called before its binding;
+a function the loop binds whose values are not captured names (a partial of the
+loop's values) read after a loop that may not run.
 """
 
 from __future__ import annotations
@@ -259,10 +263,10 @@ class LoopFunctions:
             if frame.before.get(name) is not None and name in frame.reads:
                 raise n.unsupported(
                     node, f"`{name}` is bound to a function inside a loop that called "
-                    f"the function `{name}` denoted before it, here other than once at "
-                    "the loop body's top level (or in a body with `break`/`continue`)",
-                    f"give this function another name than `{name}`, or bind it once, "
-                    "at the top level of the loop's body")
+                    f"the function `{name}` denoted before it, here in a nested loop, "
+                    "or the loop binds it to a value other than a function too",
+                    f"give this function another name than `{name}`, or bind it at the "
+                    "top level of the loop's body or in its `if` branches")
         self.unbound.pop(name, None)
         self.guards.pop(name, None)
 
@@ -355,9 +359,10 @@ class LoopFunctions:
                 node, f"`{node.value}` is bound to a function inside a loop whose number "
                 "of iterations is known only when it runs, so after the loop it may not "
                 "be bound (Python raises NameError when the loop runs no iteration); "
-                "s2s carries out of the loop only a function bound once, at the top "
-                "level of its body", f"bind `{node.value}` once at the top level of the "
-                "loop's body, or call it inside the loop")
+                "s2s carries out of the loop only functions bound at the top level of "
+                "its body or in its `if` branches (not in a nested loop)",
+                f"bind `{node.value}` at the top level of the loop's body, or call it "
+                "inside the loop")
 
 
 def _with_fallbacks(fv: FnValue, fallback: dict[str, Var]) -> FnValue:

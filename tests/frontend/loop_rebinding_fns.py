@@ -124,3 +124,16 @@ def nothing_before(x, n):
 
 def caller(x, n):
     return twice_after(x, n) + value_branch(x, n) + with_break(x, n)
+
+
+# refused
+
+
+def bound_in_a_nested_loop(x, n):
+    f = np.sin
+    y = x
+    for k in range(n):
+        y = f(y)
+        for j in range(2):
+            f = np.cos
+    return np.sum(f(y))

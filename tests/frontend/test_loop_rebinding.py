@@ -124,3 +124,13 @@ def test_unprobed_function_is_refused_at_the_users_line() -> None:
     assert err.value.loc.file == F.__file__ and "not called by the probe" in str(err.value)
     C.close(s2s.grad(F.value_branch)(X, 0), jax.grad(J.value_branch)(X, 0), np.float64,
             "grad")
+
+
+def test_a_binding_in_a_nested_loop_is_refused_at_its_line() -> None:
+    """A binding inside a nested loop (one flag per binding site would need the inner
+    loop's own flags): refused where it binds, located."""
+    with pytest.raises(s2s.TransformError) as err:
+        s2s.grad(F.bound_in_a_nested_loop)(X, 3)
+    e = err.value
+    assert e.loc.file == F.__file__ and "f = np.cos" in e.loc.text, str(e)
+    assert "nested loop" in str(e) and "<s2s" not in str(e), str(e)
