@@ -63,6 +63,24 @@ class Buffers:
             adj[base.name] = {(): seq}  # the same list, one element shorter
         return out
 
+    def unread_growth(self, s: Let, adj: dict) -> list[Any]:
+        """``ys.append(v)`` whose list nothing after reads, the last change of a list
+        whose items are read before it (``a = hs[0]; hs.append(...)``): the list's
+        cotangent starts as zeros here, so that undoing the append pops one item and
+        the read finds the list as it was."""
+        fn, facts = self.state.fn, self.state.facts
+        root = fn.aliases.get(s.target, s.target)
+        if s.target not in facts.active or not isinstance(facts.kinds.get(s.target), Seq) \
+                or not unchanged_after(fn, s.target, s) or not any(
+                t.prim == "getitem" and isinstance(t.args[0], Var) and t.target in facts.active
+                and fn.aliases.get(t.args[0].name, t.args[0].name) == root
+                for t in all_lets(fn.body)):
+            return []
+        seq = self.state.canonical_name(s.target, ())
+        self.state.owned.add(seq)
+        adj[s.target] = {(): seq}
+        return [Line(f"{seq} = zeros_list({s.target})")]
+
     def pop(self, s: Let, adj: dict) -> list[Any]:
         """``v = ys.pop()`` undone: the list's cotangent gets v's cotangent back as its
         last item (zeros where v carries none), for the append that put v there to
@@ -109,12 +127,14 @@ class Buffers:
         seq = adj.get(base, {}).get(())
         if seq is None:
             if not read_is_last(self.state.fn, s):
+                name = self.state.fn.aliases.get(base, base)
                 raise TransformError(
-                    "reading an item of a list grown in a loop, where the list grows "
-                    "after the read and nothing after reads the whole list: reverse "
-                    "mode would need the list as it was here", s.loc,
-                    "read the items after the loop that grows the list, or np.stack "
-                    "the list and index the array",
+                    f"reading an item of the list `{name}` grown in a loop, where the "
+                    "list grows after the read (outside a loop that reads it) and "
+                    "nothing after reads it: reverse mode would need the list as it "
+                    "was here", s.loc,
+                    f"read the items after `{name}` stops growing, or np.stack({name}) "
+                    "and index the array",
                 )
             seq = self.state.canonical_name(base, ())
             out.append(Line(f"{seq} = zeros_list({base})"))

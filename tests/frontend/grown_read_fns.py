@@ -262,3 +262,15 @@ def per_example_index(x):
         hs.append(h)
     k = np.argmax(x) % 3
     return np.sum(hs[k] * x)
+
+
+def read_then_grown_at_top(x):
+    """an item read, then the list grown again, nothing reading it after."""
+    hs = []
+    h = x
+    for i in range(3):
+        h = np.sin(h) + x
+        hs.append(h)
+    a = hs[0]
+    hs.append(a * 2.0)
+    return np.sum(a * x)

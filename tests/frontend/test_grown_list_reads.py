@@ -36,6 +36,7 @@ CASES = [("first_two", ()), ("index_argument", ()), ("index_argument", (2,)),
          ("count_argument", (1, -1)), ("count_argument", (10, 4)), ("with_break", ()),
          ("same_item_twice", ()), ("module_index", ()), ("assigns_item", ()),
          ("pairs_item", ()), ("stacked_and_items", ()), ("grows_after_later_loop", ()),
+         ("read_then_grown_at_top", ()),
          ("caller", ())]
 IDS = [f"{name}{rest}" for name, rest in CASES]
 TRANSFORMS = ["jacfwd", "jacrev", "hessian", "vmap", "vmap_grad", "jvp_grad", "grad_grad"]
