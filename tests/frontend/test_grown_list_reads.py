@@ -40,6 +40,8 @@ CASES = [("first_two", ()), ("index_argument", ()), ("index_argument", (2,)),
          ("caller", ())]
 IDS = [f"{name}{rest}" for name, rest in CASES]
 TRANSFORMS = ["jacfwd", "jacrev", "hessian", "vmap", "vmap_grad", "jvp_grad", "grad_grad"]
+SWEPT = [t if t != "hessian" else pytest.param(t, marks=pytest.mark.slow) for t in TRANSFORMS]
+# (hessians in the default tier: test_the_rows_function; all of them under -m slow)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -64,7 +66,7 @@ def _pair(transform, f, jf):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("transform", TRANSFORMS)
+@pytest.mark.parametrize("transform", SWEPT)
 @pytest.mark.parametrize("name, rest", CASES, ids=IDS)
 def test_transforms_against_jax(name, rest, transform, dtype) -> None:
     """vmap over 5 examples (not the trip count 3: `len(hs)` under vmap was the batch
