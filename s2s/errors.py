@@ -103,6 +103,12 @@ class EmptyStackError(TransformError, ValueError):
     an empty batch), located at the user's line (NumPy's ValueError)."""
 
 
+class ListIndexError(TransformError, IndexError):
+    """An index out of the range of a list the function grew (``hs[k]``), raised where
+    emitted code reads the item and located at the user's own line (Python's
+    IndexError)."""
+
+
 class UnboundFunctionError(TransformError, UnboundLocalError):
     """A function bound only inside a loop that ran no iteration, read after the loop
     (Python's UnboundLocalError, a NameError), raised where emitted code reads it and

@@ -191,7 +191,7 @@ class JacFwd(_JacobianCode):
         v.out_axes = (None, 0, None) if self.has_aux else 0
         try:
             result = v(*args, *tangents)
-        except ValueError as err:  # an `if` on an array: located at your line
+        except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
             reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted JVP: your line)
             raise refusal_at_user_line(err, t.ir) from None
@@ -259,7 +259,7 @@ class JacRev(_JacobianCode):
         _check_float_inputs("jacrev", args, argnums, self.holomorphic)
         try:
             out = self.fun(*_copies(args))  # (never on the caller's arrays)
-        except ValueError as err:  # an `if` on an array: located at your line
+        except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
             reraise_located(err, None, _base_name(self.fun))
         aux = None
         if self.has_aux:
@@ -380,7 +380,7 @@ class _Hessian(JacFwd):
             user_fn = self.fun.fn
             try:
                 out = run_silenced(user_fn, *_copies(args))  # (the Hessian's run prints)
-            except ValueError as err:  # an `if` on an array: located at your line
+            except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
                 reraise_located(err, None, _base_name(user_fn))
             if self.has_aux and isinstance(out, tuple) and len(out) == 2:
                 out = out[0]

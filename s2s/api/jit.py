@@ -476,7 +476,7 @@ class Jitted(NotebookDisplay):
                     self._calls += 1
                     try:
                         out = fun._run_entry(hit, args)
-                    except ValueError as err:
+                    except (ValueError, IndexError) as err:
                         reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
                     return fun._outputs(out) if self._rebuild else out
         return self._call_python(*args, **kwargs)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import EmptyStackError, Loc, TruthValueError
+from ..errors import EmptyStackError, ListIndexError, Loc, TruthValueError
 from ..ir.nodes import For, If, Let, Var, walk
 
 _TEST = re.compile(r"^(if|elif|while)\s+(not\s+)?([^:]+?)\s*:(\s*#.*)?$")
@@ -31,7 +31,7 @@ class LocatedCalls:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return self._outputs(self._call(*args, **kwargs))
-        except ValueError as err:
+        except (ValueError, IndexError) as err:
             reraise_located(err, getattr(self, "ir", None), getattr(self.fn, "__name__", "f"))
 
     def _outputs(self, result: Any) -> Any:
@@ -119,28 +119,56 @@ def _quoted_in(fn: Any, quoted: str, seen: set[int]) -> tuple[str, Any] | None:
     return None
 
 
-def reraise_located(err: ValueError, ir: Any, func: str) -> None:
+def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
     """Raise ``err`` located at the user's line where it is an array's truth value
-    (see truth_value_error), else ``err`` itself."""
-    if isinstance(err, (TruthValueError, EmptyStackError)):  # located already: at your line, or at a
-        inner = err.__cause__  # line of emitted code an inner call ran (jacfwd's vmap)
-        if not (err.loc is not None and str(err.loc.file).startswith("<s2s:")
-                and isinstance(inner, ValueError)):
+    (see truth_value_error) or a list's index out of range (see index_error), else
+    ``err`` itself."""
+    if isinstance(err, (TruthValueError, EmptyStackError, ListIndexError)):  # located
+        inner = err.__cause__  # already: at your line, or at a line of emitted code an
+        if not (err.loc is not None and str(err.loc.file).startswith("<s2s:")  # inner
+                and isinstance(inner, (ValueError, IndexError))):  # call ran (jacfwd's vmap)
             raise err
-        located = truth_value_error(inner, ir)
+        located = _located(inner, ir)
         if located is None:
             raise err
         raise located.with_func(func) from inner
-    located = truth_value_error(err, ir)
+    located = _located(err, ir)
     if located is None:
         raise err
     raise located.with_func(func) from err
 
 
+def _located(err: ValueError | IndexError, ir: Any) -> Any:
+    if isinstance(err, IndexError):
+        return index_error(err, ir)
+    return truth_value_error(err, ir)
+
+
+_ITEM_READ = re.compile(r"^(\w+)\s*=\s*\w+\[[^\]]*\]$")
+
+
+def index_error(err: IndexError, ir: Any) -> ListIndexError | None:
+    """Python's "list index out of range" from an emitted read of a list's item
+    (``hs_k = hs[k]``: a list the function grew, read at an index it does not
+    reach), located at the user's line that reads it."""
+    if "list index out of range" not in str(err) or ir is None:
+        return None
+    found = _emitted_line(err)
+    match = _ITEM_READ.match(found[1]) if found is not None else None
+    loc = _let_loc(ir, match.group(1), set()) if match is not None else None
+    if loc is None:
+        return None
+    return ListIndexError(
+        "list index out of range (Python's IndexError): the list has fewer items here "
+        "than the index names", loc,
+        "check the index against the list's length (`len(hs)`), which a loop's trip "
+        "count may change")
+
+
 _STACK = re.compile(r"^(\w+)\s*=\s*np\.stack\(")
 
 
-def _emitted_line(err: ValueError) -> tuple[str, str] | None:
+def _emitted_line(err: BaseException) -> tuple[str, str] | None:
     """The innermost line of emitted code ``err`` passed through, and its file."""
     tb, last = err.__traceback__, None
     while tb is not None:

@@ -116,7 +116,7 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     try:
         result = t._run_jvp(text, fn, (*primals, *(tangents[i] for i in active)),
                             len(primals))
-    except ValueError as err:  # an `if` on an array: located at your line
+    except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
         reraise_located(err, t.ir, t.fn.__name__)
     return _jvp_results(result, primals, tangents, fn, has_aux, t.built_template())
 
@@ -174,7 +174,7 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
         read_free_names(hit.fn)
     try:
         result = hit.fn(*args)
-    except ValueError as err:
+    except (ValueError, IndexError) as err:
         reraise_located(err, t.ir, t.fn.__name__)
     return _jvp_results(result, tuple(primals), tuple(tangents), hit.fn, has_aux,
                         t.built_template(), hit.fresh)

@@ -304,7 +304,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
                 if hit is not None and not hit.pending and hit.valid():
                     return self._outputs(self._run_entry(hit, args))
             return self._outputs(self._call(*args, **kwargs))
-        except ValueError as err:
+        except (ValueError, IndexError) as err:
             reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
 
     def _call_signed(self, sig: Any, args: tuple) -> Any:
@@ -315,7 +315,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
                 if hit is not None and not hit.pending and hit.valid():
                     return self._outputs(self._run_entry(hit, args))
             return self._outputs(self._call(*args))
-        except ValueError as err:
+        except (ValueError, IndexError) as err:
             reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
 
     def _run_entry(self, hit: FastEntry, args: tuple) -> Any:
@@ -658,7 +658,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
             rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
             try:
                 grads = fn(*primals, *rest, cotangent)
-            except ValueError as err:  # an `if` on an array: located at your line
+            except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
                 reraise_located(err, t.ir, t.fn.__name__)
         else:
             grads = ()

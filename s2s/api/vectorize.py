@@ -293,7 +293,7 @@ class Vmapped(Transformed):
                 signatures.read_free_names(fn)
                 try:
                     out = _none_for_nones(fn(*args))
-                except ValueError as err:
+                except (ValueError, IndexError) as err:
                     reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
                 out = out if guard[3] else _unshared(out, args, fn)
                 return dtypes_down.cast_at(down, self._outputs(out))

@@ -16,7 +16,8 @@ comments) as it was::
 The rewrite is sound for the code s2s emits (and its runtime helpers): a write only
 ever targets an array no other live name refers to, so rebinding the one name that
 refers to it is the same program.  Writes into Python lists and dicts (``mats[0] =
-...`` where ``mats`` was built by a list display or comprehension) are left alone, as
+...`` where ``mats`` was built by a list display or comprehension, ``hs_bar[k] =
+hs_bar[k] + g`` into a cotangent list made by ``zeros_list``) are left alone, as
 are ``tape.append``/``tape.pop``: lists are ordinary Python values while JAX traces.
 
 One difference in meaning: NumPy's ``y[idx] += v`` through an integer array with a
@@ -152,7 +153,7 @@ def _is_container(value: ast.expr) -> bool:
     if isinstance(value, (ast.List, ast.ListComp, ast.Dict, ast.DictComp)):
         return True
     return (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
-            and value.func.id in ("list", "dict"))
+            and value.func.id in ("list", "dict", "zeros_list"))  # (a list cotangent)
 
 
 def _root(target: ast.expr) -> ast.expr:

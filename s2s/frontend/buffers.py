@@ -16,7 +16,7 @@ import numpy as np
 from .. import runtime
 from ..errors import TransformError
 from ..ir.names import stem
-from ..ir.nodes import Atom, Const, Index, Var
+from ..ir.nodes import Atom, Const, Index, Slice, Var
 from ..primitives import PRIMITIVES, lookup_object
 from .expressions import root_name
 
@@ -161,8 +161,25 @@ class BufferLowerer:
                 target, "only a local array can be assigned into",
                 "make a copy first: `y = x.copy()`, then `y[i] = ...`",
             )
+        if self.n.env.get(base.value) in self.n.lists:
+            self.assign_item(base, target, value)
+            return
         name, current = self.writable(base, target)
         index = self.n.exprs.index(target)
+        atom = self.n.exprs.expr(value)
+        self.write(name, current, "setitem", (Var(current), atom), {"index": index}, target)
+
+    def assign_item(self, base: cst.Name, target: cst.Subscript, value: Any) -> None:
+        """``ys[k] = v`` into a list this function built: its item ``k`` (an integer)
+        replaced, in place (emitted backward code adds into a list cotangent's items
+        so: ``hs_bar[k] = hs_bar[k] + v_bar``)."""
+        index = self.n.exprs.index(target)
+        if index.is_tuple or len(index.items) != 1 or isinstance(index.items[0], Slice):
+            raise self.n.unsupported(
+                target, "only one item of a list can be assigned: `ys[k] = v`",
+                "assign one item at a time: `ys[k] = v`",
+            )
+        name, current = self.own_list_named(base.value, target, "[k] = ...")
         atom = self.n.exprs.expr(value)
         self.write(name, current, "setitem", (Var(current), atom), {"index": index}, target)
 
@@ -247,11 +264,13 @@ class BufferLowerer:
 
     def own_list(self, call: cst.Call, method: str) -> tuple[str, str]:
         """The user name and current version of the list ``ys`` in ``ys.method()``."""
-        name = call.func.value.value
+        return self.own_list_named(call.func.value.value, call, f".{method}")
+
+    def own_list_named(self, name: str, node: Any, what: str) -> tuple[str, str]:
         current = self.n.env.get(name)
         if current is None or current not in self.n.lists:
             raise self.n.unsupported(
-                call, f"`{name}.{method}` needs a list this function built itself",
+                node, f"`{name}{what}` needs a list this function built itself",
                 f"start it with `{name} = []` in the function",
             )
         return name, current

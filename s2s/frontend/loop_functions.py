@@ -17,11 +17,15 @@ meaning, which s2s gives it:
   loop, or, with none, the read raises ``s2s.UnboundFunctionError`` (Python's
   ``UnboundLocalError``, a NameError) located at the user's line.
 
-Still refused, located: a name bound to a function more than once in the body, or
-inside a branch or a nested block of it, or in a body with ``break``/``continue``
-(each would need the flag per binding site), read after the loop or called before
-its binding; a function the loop binds whose values are not captured names (a
-partial of the loop's values) read after a loop that may not run.
+A name bound more than once in the body, or in the branches of its ``if``s, or in
+a body with ``break``/``continue`` gets one flag per binding (``_prepare_sites``):
+set at that binding, cleared at the others; the name is the chain of choices over
+them, the function before the loop last.
+
+Still refused, located: a name bound in a nested loop of the body, or to a value
+other than a function there too, read after the loop or called before its binding;
+a function the loop binds whose values are not captured names (a partial of the
+loop's values) read after a loop that may not run.
 """
 
 from __future__ import annotations
@@ -50,6 +54,9 @@ class _Prepared:
     flag: str | None
     own: list[str]
     choice: FnValue | None = None  # what the name is at the body's start
+    # a name bound at several places (or in a branch, or in a body with `break`):
+    # per binding, its node, its function (lifted ahead) and its flag's name in `env`
+    sites: list[tuple[Any, FnValue, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -84,16 +91,16 @@ class LoopFunctions:
         n = self.n
         self._pending = {}
         body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
-        if not body or _leaves(node.body):
+        if not body:
+            return
+        self._prepare_sites(node, body)
+        if _leaves(node.body):
             return
         tops = [(i, *one) for i, s in enumerate(body) if (one := _binding(s)) is not None]
-        assigned = assigned_names(node.body) | _defined(node.body)
-        if isinstance(node, cst.For):
-            assigned |= assigned_names(cst.IndentedBlock([cst.SimpleStatementLine(
-                [cst.Assign([cst.AssignTarget(node.target)], cst.Name("None"))])]))
+        assigned = _assigned(node)
         counts = _binding_counts(node.body)
         for index, name, value in tops:
-            if counts.get(name) != 1 or name in n.env:
+            if counts.get(name) != 1 or name in n.env or name in self._pending:
                 continue
             before = n.funcs.values.get(name)
             early = before is not None and any(_reads(s, name) for s in body[:index])
@@ -124,6 +131,66 @@ class LoopFunctions:
                                           choice=(Var(n.env[flag]), fv, before))
                 n.funcs.values[name] = prepared.choice
             self._pending[name] = prepared
+
+    def _prepare_sites(self, node: Any, body: list[Any]) -> None:
+        """Before a loop whose body binds a name to a function more than once, or in
+        a branch, or in a body with ``break``/``continue``, that is read before a
+        binding or after the loop: one flag per binding (``f.bound.1``, ...), set at
+        that binding and cleared at the others, carried through the loop; the name
+        is the chain of choices over them (``f1 if f.bound.1 else f2 if f.bound.2
+        else <the function before the loop>``) at the body's start and after the
+        loop.  With no function before the loop, a read after it checks that some
+        binding ran (``f.bound``), as for one binding."""
+        n = self.n
+        counts = _binding_counts(node.body)
+        for name, found in _sites(node.body).items():
+            if name in n.env or counts.get(name) != len(found) or (
+                    len(found) == 1 and not _leaves(node.body) and any(
+                        _binding(s) is not None and _binding(s)[0] == name for s in body)):
+                continue  # (one binding at the top level: prepare's own case)
+            before = n.funcs.values.get(name)
+            first = next(i for i, s in enumerate(body) if _binds(s, name))
+            early = any(_reads(s, name) for s in body[:first]) or any(
+                _reads_before_binding(s, name) for s in body[first:])
+            if not (early or self._read_after(node, name)) or (early and before is None):
+                continue
+            fvs = [self._ahead(value) for _, value in found]
+            if any(fv is None for fv in fvs):
+                continue  # (refused where it is bound or read, as before)
+            assigned = _assigned(node)
+            own = [m for _, value in found for m in _captured(value)
+                   if m in assigned and m in n.local_names and m not in n.env
+                   and m not in n.funcs.values and m != name]
+            own = list(dict.fromkeys(own))
+            flags = [f"{name}.bound.{i}" for i in range(1, len(found) + 1)]
+            for flag in flags + ([f"{name}.bound"] if before is None else []):
+                n.env[flag] = n.emit(n.names.fresh(_flag_stem(flag)), "identity",
+                                     (Const(False, "False"),), {}, node).name
+                n.bound.add(flag)
+            for m in own:  # (the body binds it before it reads it: None is never read)
+                ssa = n.names.fresh(m) if m in n.bound else m
+                n.emit(ssa, "identity", (Const(None, "None"),), {}, node)
+                n.bound.add(m)
+                n._bind(m, ssa)
+            prepared = _Prepared(name, None, before, f"{name}.bound" if before is None
+                                 else None, own,
+                                 sites=[(site, fv, flag) for (site, _), fv, flag in zip(
+                                     found, fvs, flags)])
+            if before is not None:
+                prepared.choice = self._chain(prepared, {})
+                n.funcs.values[name] = prepared.choice
+            self._pending[name] = prepared
+
+    def _chain(self, prepared: _Prepared, fallback: dict[str, Var]) -> FnValue:
+        """The function a name bound at several places denotes: the one whose flag is
+        set, else the one before the loop (else the last binding's: see ``check``)."""
+        n = self.n
+        fvs = [_with_fallbacks(fv, fallback) for _, fv, _ in prepared.sites]
+        chain = prepared.before if prepared.before is not None else fvs[-1]
+        for (_, _, flag), fv in reversed(list(zip(prepared.sites, fvs))):
+            if fv is not chain:
+                chain = FnValue(None, "choice", choice=(Var(n.env[flag]), fv, chain))
+        return chain
 
     def _ahead(self, value: Any) -> FnValue | None:
         """The function a binding makes, lifted before the loop (a def or lambda whose
@@ -184,6 +251,9 @@ class LoopFunctions:
         n = self.n
         for frame in self.frames:
             prepared = frame.prepared.get(name)
+            if prepared is not None and frame is self.frames[-1] and prepared.sites:
+                self._set_flags(prepared, node)
+                continue
             if prepared is not None and frame is self.frames[-1]:
                 if prepared.flag is not None:
                     ssa = n.names.fresh(f"{name}_bound")
@@ -193,12 +263,28 @@ class LoopFunctions:
             if frame.before.get(name) is not None and name in frame.reads:
                 raise n.unsupported(
                     node, f"`{name}` is bound to a function inside a loop that called "
-                    f"the function `{name}` denoted before it, here other than once at "
-                    "the loop body's top level (or in a body with `break`/`continue`)",
-                    f"give this function another name than `{name}`, or bind it once, "
-                    "at the top level of the loop's body")
+                    f"the function `{name}` denoted before it, here in a nested loop, "
+                    "or the loop binds it to a value other than a function too",
+                    f"give this function another name than `{name}`, or bind it at the "
+                    "top level of the loop's body or in its `if` branches")
         self.unbound.pop(name, None)
         self.guards.pop(name, None)
+
+    def _set_flags(self, prepared: _Prepared, node: Any) -> None:
+        """At one of a name's bindings: its flag set, the others cleared."""
+        n = self.n
+        site = next((k for k, (at, _, _) in enumerate(prepared.sites) if at is node), None)
+        if site is None:
+            raise n.unsupported(
+                node, f"`{prepared.name}` is bound to a function here, in a loop that "
+                "binds it at other places too, in a way s2s does not follow",
+                f"give this function another name than `{prepared.name}`")
+        flags = [(flag, k == site) for k, (_, _, flag) in enumerate(prepared.sites)]
+        if prepared.flag is not None:
+            flags.append((prepared.flag, True))
+        for flag, value in flags:
+            n.env[flag] = n.emit(n.names.fresh(_flag_stem(flag)), "identity",
+                                 (Const(value, repr(value)),), {}, node).name
 
     def leave(self, values: dict[str, Any], node: Any, trips: int | None) -> None:
         """After a loop: a name its body bound to a function is the last iteration's
@@ -207,6 +293,17 @@ class LoopFunctions:
         n = self.n
         frame = self.frames.pop()
         for name, prepared in frame.prepared.items():
+            if prepared.sites:  # (bound at several places: the chain over their flags)
+                fallback = {m: Var(n.env[m]) for m in prepared.own if m in n.env}
+                for m in fallback:
+                    del n.env[m]  # (read after the loop by the functions alone)
+                values[name] = self._chain(prepared, fallback)
+                for _, _, flag in prepared.sites:
+                    del n.env[flag]
+                if prepared.flag is not None:  # (no function before: did one run?)
+                    self.guards[name] = (values[name], Var(n.env.pop(prepared.flag)), node)
+                frame.before[name] = values[name]  # (handled)
+                continue
             last = values.get(name)
             if last is None or last is prepared.choice:
                 continue  # (the binding was not reached as prepared: nothing to keep)
@@ -262,9 +359,10 @@ class LoopFunctions:
                 node, f"`{node.value}` is bound to a function inside a loop whose number "
                 "of iterations is known only when it runs, so after the loop it may not "
                 "be bound (Python raises NameError when the loop runs no iteration); "
-                "s2s carries out of the loop only a function bound once, at the top "
-                "level of its body", f"bind `{node.value}` once at the top level of the "
-                "loop's body, or call it inside the loop")
+                "s2s carries out of the loop only functions bound at the top level of "
+                "its body or in its `if` branches (not in a nested loop)",
+                f"bind `{node.value}` at the top level of the loop's body, or call it "
+                "inside the loop")
 
 
 def _with_fallbacks(fv: FnValue, fallback: dict[str, Var]) -> FnValue:
@@ -433,3 +531,72 @@ def names_read(node: Any) -> list[str]:
 
     (node.body).visit(Visit())
     return out
+
+
+def _flag_stem(flag: str) -> str:
+    """The emitted name of a flag: ``f.bound`` -> ``f_bound``, ``f.bound.2`` ->
+    ``f_bound_at_2`` (set where the loop's second binding of ``f`` runs)."""
+    name, _, site = flag.partition(".bound")
+    return f"{name}_bound_at_{site[1:]}" if site else f"{name}_bound"
+
+
+def _assigned(node: Any) -> set[str]:
+    """The names a loop binds: in its body, and its ``for`` target."""
+    assigned = assigned_names(node.body) | _defined(node.body)
+    if isinstance(node, cst.For):
+        assigned |= assigned_names(cst.IndentedBlock([cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(node.target)], cst.Name("None"))])]))
+    return assigned
+
+
+def _sites(body: Any) -> dict[str, list[tuple[Any, Any]]]:
+    """The bindings of names to functions in a loop's ``body``, at its top level and
+    in the branches of its ``if``s (not in nested loops or functions): name -> the
+    nodes the lowering binds them at (a def, an assigned value) and their values."""
+    found: dict[str, list[tuple[Any, Any]]] = {}
+
+    def block(stmts: list[Any]) -> None:
+        for s in stmts:
+            one = _binding(s)
+            if one is not None:
+                found.setdefault(one[0], []).append(
+                    (s if isinstance(s, cst.FunctionDef) else one[1], one[1]))
+            elif isinstance(s, cst.If):
+                block(list(s.body.body) if isinstance(s.body, cst.IndentedBlock) else [])
+                other = s.orelse
+                if isinstance(other, cst.If):
+                    block([other])
+                elif isinstance(other, cst.Else) and isinstance(other.body, cst.IndentedBlock):
+                    block(list(other.body.body))
+
+    block(list(body.body) if isinstance(body, cst.IndentedBlock) else [])
+    return found
+
+
+def _binds(stmt: Any, name: str) -> bool:
+    """Does ``stmt`` (or an ``if`` branch in it) bind ``name`` to a function?"""
+    return name in _sites(cst.IndentedBlock([stmt]))
+
+
+def _reads_before_binding(stmt: Any, name: str) -> bool:
+    """Does an ``if`` statement read ``name`` in a branch before (or without) a
+    binding of it there (the previous iteration's function)?"""
+    if not isinstance(stmt, cst.If):
+        return False
+    if _reads(stmt.test, name):
+        return True
+    branches = [stmt.body]
+    if isinstance(stmt.orelse, cst.If):
+        branches.append(cst.IndentedBlock([stmt.orelse]))
+    elif isinstance(stmt.orelse, cst.Else):
+        branches.append(stmt.orelse.body)
+    for branch in branches:
+        stmts = list(branch.body) if isinstance(branch, cst.IndentedBlock) else []
+        for s in stmts:
+            if _binds(s, name):
+                if _reads_before_binding(s, name):
+                    return True
+                break
+            if _reads(s, name):
+                return True
+    return False

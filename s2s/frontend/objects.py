@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
+import sys
 import types
 from typing import Any
 
@@ -236,8 +237,8 @@ def _method_of_built(n: Any, call: cst.Call, attr: str, func: Any) -> FnValue | 
         cls, _ = n.resolver.resolve_dotted(call.func)
     except TransformError:
         return None
-    if not isinstance(cls, type) or is_library(cls) or (
-            cls.__module__ or "builtins").split(".")[0] == "builtins":
+    if not isinstance(cls, type) or is_library(cls) or (  # (functools.partial: Python's)
+            cls.__module__ or "builtins").split(".")[0] in sys.stdlib_module_names:
         return None
     atom = n.exprs.expr(call)
     made = record_of_atom(n, atom)

@@ -252,11 +252,13 @@ class MemoryCheck:
             self.where[epoch] = s
             for root in owned:
                 state.epoch[root] = epoch
-            if s.prim in ("append", "pop"):  # a list also holds its elements
+            if s.prim in ("append", "pop") or base in self.lists:  # a list holds its items
                 refs = {r: e for r, e in state.refs.get(base, {}).items() if r not in owned}
                 items = state.items.get(base)
                 state.items.pop(s.target, None)
-                if s.prim == "append" and args[1] is not None:
+                if s.prim == "setitem" and args[1] is not None:  # `ys[k] = v`: one more
+                    refs = _merged(refs, state.refs.get(args[1], {}))
+                elif s.prim == "append" and args[1] is not None:
                     refs = _merged(refs, state.refs.get(args[1], {}))
                     new = state.slots.get(args[1])
                     if new is not None and items == ():

@@ -237,8 +237,10 @@ class Facts:
                 return base.children[0]  # (a list a loop grows: its items' kind)
             if isinstance(base, Tree):
                 return base.child(self.container_key(s, base))
+            if isinstance(base, Seq) and len(index) == 1 and isinstance(index[0], Slice):
+                return base  # (`hs[1:]`: a list of the same items)
             if isinstance(base, Seq):
-                return base.item  # (reverse mode refuses the read: see _refuse_list_reads)
+                return base.item
             if s.params["index"].attribute:
                 raise _not_a_field(s)
             return LEAF
@@ -253,6 +255,8 @@ class Facts:
                     s.loc, "append values of one structure (all arrays, or all pairs)",
                 )
             return Seq(item)
+        if s.prim == "setitem" and isinstance(k(s.args[0]), (Seq, Tree)):
+            return _list_item_written(s, k(s.args[0]), k(s.args[1]))
         if s.prim == "list":
             base = k(s.args[0])
             if isinstance(base, Tree) and base.type is not dict:
@@ -629,3 +633,19 @@ def _not_a_field(s: Let) -> UnsupportedSyntaxError:
         "pass the value as an argument, or register the object's class as a pytree "
         "(s2s.tree_util.register_dataclass, register_pytree_node)",
     )
+
+
+def _list_item_written(s: Let, base: Kind, value: Kind) -> Kind:
+    """``ys[k] = v`` into a list grown in a loop: the list, its items of one
+    structure; a list of known length (its items are slots) is not written so yet."""
+    if isinstance(base, Tree) or not isinstance(base, Seq):
+        raise TransformError(
+            "assigning an item of a list not grown in a loop (a list of known length) "
+            "is not supported yet", s.loc, "build the list with the value in its place",
+        )
+    if value != base.item:
+        raise TransformError(
+            "a list grown in a loop holds values of different structures", s.loc,
+            "assign values of the structure its items have",
+        )
+    return base

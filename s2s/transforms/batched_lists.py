@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..emit.code import Line
-from ..ir.kinds import LEAF, Seq, Tree
+from ..ir.kinds import LEAF, Seq, Tree, leaf_paths
 from ..ir.nodes import Const, Let, Slice, Var, walk
 from ..ir.spelling import atom_text, index_text
 from ..primitives.batching import (
@@ -68,8 +68,24 @@ class ListBatching:
         """An item of a list grown in a loop: its batched leaves are the items'."""
         if not isinstance(s.args[0], Var) or not isinstance(self.kind(s.args[0].name), Seq):
             return False  # (a constant's item, `W[k]`: getitem's rule)
+        if any(isinstance(a, Var) and self.batched(a) for a in s.params["index"].atoms()):
+            raise self.fail(s, NoBatchRule(
+                "reading a list grown in a loop at a per-example index",
+                "np.stack the list and index the array (np.take_along_axis)"))
         paths = self.b.get(s.args[0].name, set())
-        self.b[s.target] = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)}
+        if isinstance(self.kind(s.target), Seq):  # a slice (`hs[1:]`): a list of them
+            self.b[s.target] = set(paths)
+        else:
+            self.b[s.target] = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)}
+        out += self.replay.statements([s])
+        return True
+
+    def seq_length(self, s: Let, out: list[Any]) -> bool:
+        """``len(hs)`` of a list grown in a loop: its length, the same for every
+        example (not its items' batch size)."""
+        if not isinstance(s.args[0], Var) or not isinstance(self.kind(s.args[0].name), Seq):
+            return False
+        self.b.pop(s.target, None)
         out += self.replay.statements([s])
         return True
 
@@ -94,11 +110,34 @@ class ListBatching:
     def container(self, s: Let, out: list[Any]) -> None:
         kind = self.facts.stmt_kind(s)  # (an if's join another path grows: known here)
         assert isinstance(kind, Tree)
+        if s.prim == "make_list" and isinstance(self.kind(s.target), Seq) and s.args:
+            self._grown_from(s, out)
+            return
         self.b[s.target] = {
             (key,) + p for key, a in zip(kind.keys, s.args)
             if isinstance(a, Var) for p in self.b.get(a.name, set())
         }
         out += self.replay.statements([s])
+
+    def _grown_from(self, s: Let, out: list[Any]) -> None:
+        """``hs = [x]`` that a loop grows from here on (its items read as a grown
+        list's, ``hs[-1]``): batched as one, under ``*``; an unbatched item beside a
+        batched one is repeated for every example."""
+        item_paths = [self.b.get(a.name, set()) if isinstance(a, Var) else set()
+                      for a in s.args]
+        every = set().union(*item_paths)
+        if every:
+            self.b[s.target] = {(SEQ_ITEM,) + p for p in every}
+        if all(p == every for p in item_paths):
+            out += self.replay.statements([s])
+            return
+        if leaf_paths(self.kind(s.target).item) != [()]:
+            raise self.fail(s, NoBatchRule(
+                "a list that starts with batched and unbatched containers"))
+        n = self.use_batch_size()
+        items = [atom_text(a) if p else f"np.stack([{atom_text(a)}] * {n})"
+                 for a, p in zip(s.args, item_paths)]
+        out.append(Line(f"{s.target} = [{', '.join(items)}]"))
 
     def tree_item(self, s: Let, out: list[Any]) -> bool:
         if not isinstance(self.kind(s.args[0].name), Tree):
@@ -177,6 +216,9 @@ class ListBatching:
     def setitem(self, s: Let, out: list[Any]) -> None:
         """``y[i] = v``: into a batched ``y`` as ``y[:, i] = v``; an unbatched ``y``
         receiving a batched value is first given a batch axis."""
+        if isinstance(self.kind(s.target), Seq):
+            self._list_item(s, out)
+            return
         base, value = s.args
         index = s.params["index"]
         per_example = [a for a in index.atoms() if isinstance(a, Var) and self.batched(a)]
@@ -218,6 +260,40 @@ class ListBatching:
         out.append(Line(f"{target} = {v}", keep=True))
         self.b[s.target] = {()}
         self.b[base.name] = {()}
+
+    def _list_item(self, s: Let, out: list[Any]) -> None:
+        """``ys[k] = v`` into a list grown in a loop: its items and ``v`` batched
+        alike (the side that lacks a batch axis repeated for every example)."""
+        base, value = s.args
+        if any(isinstance(a, Var) and self.batched(a) for a in s.params["index"].atoms()):
+            raise self.fail(s, NoBatchRule("writing into a list at a batched index"))
+        if self.write_masks:
+            raise self.fail(s, NoBatchRule(
+                "writing an item of a list in a loop whose exit depends on batched values"))
+        kind = self.kind(s.target)
+        paths = set(self.b.get(base.name, set()))
+        value_paths = self.b.get(value.name, set()) if isinstance(value, Var) else set()
+        n = None
+        new = {p for p in value_paths if (SEQ_ITEM,) + p not in paths}
+        if new:  # the items it holds lack those leaves' batch axis
+            n = self.use_batch_size()
+            out.append(Line(f"{base.name} = {stacked_items(base.name, kind, new, n)}"))
+        paths |= {(SEQ_ITEM,) + p for p in value_paths}
+        missing = {p[1:] for p in paths if p[:1] == (SEQ_ITEM,)} - set(value_paths)
+        written = s
+        if missing:  # the value lacks them: repeated for every example
+            if leaf_paths(kind.item) != [()]:
+                raise self.fail(s, NoBatchRule(
+                    "writing an unbatched container into a list of batched ones"))
+            n = n or self.use_batch_size()
+            v = atom_text(value)
+            text = f"{base.name}[{index_text(s.params['index']).rstrip(',')}]"
+            out.append(Line(f"{text} = np.stack([{v}] * {n})", keep=True))
+            written = None
+        if written is not None:
+            out += self.replay.statements([s])
+        if paths:
+            self.b[s.target] = paths
 
     def _scalar_indexes(self, s: Let) -> bool:
         """Whether ``y[index] = v`` indexes with ints and slices only, its batched

@@ -62,6 +62,9 @@ class Buffers:
         base, value = s.args
         state.settle(base, out)
         state.settle(value, out)
+        if isinstance(state.kind(s.target), Seq):
+            self._list_item(s, out)
+            return
         name = state.buffer_name(s.target)
         current = state.tan.get(base.name, {}).get(()) if isinstance(base, Var) else None
         if current is None:
@@ -72,6 +75,21 @@ class Buffers:
         index = atom_text(s.params["index"])
         written = state.whole(value) if state.is_active(value) else "0.0"
         out.append(Line(f"{name}[{index}] = {written}", keep=True))
+        state.tan[s.target] = {(): name}
+
+    def _list_item(self, s: Let, out: list[Any]) -> None:
+        """``ys[k] = v`` into a list grown in a loop: the tangent list's item too."""
+        state = self.state
+        base, value = s.args
+        name = state.buffer_name(s.target)
+        current = state.tan.get(base.name, {}).get(())
+        if current is None:  # (the primal write ran already: the list's length)
+            out.append(Line(f"{name} = zeros_list({base.name})"))
+        elif current != name or name not in state.owned:
+            out.append(Line(f"{name} = list({current})"))
+        state.owned.add(name)
+        out.append(Line(f"{name}[{atom_text(s.params['index'])}] = {state.whole(value)}",
+                        keep=True))
         state.tan[s.target] = {(): name}
 
     def append(self, s: Let, out: list[Any]) -> None:

@@ -171,23 +171,7 @@ class RankInference:
         if s is not None and s.prim == "getitem" and isinstance(s.args[0], Var):
             base = s.args[0].name
             if isinstance(self.vm.kind(base), Seq):  # an item: what was appended
-                root = self.vm.fn.aliases.get(base, base)
-                cycled = False
-                for st in walk(self.vm.fn.body):
-                    if isinstance(st, Let) and st.prim == "append" and (
-                            self.vm.fn.aliases.get(st.args[0].name, st.args[0].name) == root
-                            and isinstance(st.args[1], Var)):
-                        try:
-                            return self._leaf_rank(st.args[1].name, path)
-                        except _Cycle:  # (made from the list's own items: another)
-                            cycled = True
-                start = self.vm.facts.producer.get(root)
-                if cycled and start is not None and start.prim == "make_list" and start.args:
-                    first = start.args[0]  # (the items it starts with)
-                    return self._leaf_rank(first.name, path) if isinstance(
-                        first, Var) else self.vm.rank(first)
-                if cycled:
-                    raise _Cycle(f"the rank of `{name}` depends on itself")
+                return self._item_rank(name, base, path)
             elif isinstance(self.vm.kind(base), Tree):
                 return self._leaf_rank(base, (self.vm.facts.container_key(
                     s, self.vm.kind(base)),) + path)
@@ -207,6 +191,37 @@ class RankInference:
                 return self.vm.rank(inner)
         if not path and self._infer_rank_of_producer(name) is not None:
             return self.vm.ranks[(name, ())]
+        raise NoBatchRule(f"the rank of `{name}` is unknown (the first example never "
+                          "computed it)")
+
+    def _item_rank(self, name: str, base: str, path: tuple) -> int:
+        """The rank of the leaf at ``path`` of ``name``, an item of the list ``base``
+        grown in a loop: of what was appended to it (or written into it: ``ys[k] =
+        v``), or of the items it starts with (``zeros_list(xs)``'s: ``xs``'s)."""
+        root = self.vm.fn.aliases.get(base, base)
+        cycled = False
+        for st in walk(self.vm.fn.body):
+            if isinstance(st, Let) and st.prim in ("append", "setitem") and (
+                    isinstance(st.args[0], Var) and isinstance(st.args[1], Var)
+                    and self.vm.fn.aliases.get(st.args[0].name, st.args[0].name) == root
+                    and isinstance(self.vm.kind(st.target), Seq)):
+                try:
+                    return self._leaf_rank(st.args[1].name, path)
+                except _Cycle:  # (made from the list's own items: another)
+                    cycled = True
+                except NoBatchRule:
+                    if st.prim == "append":
+                        raise
+        start = self.vm.facts.producer.get(root)
+        if start is not None and start.prim == "zeros_list" and isinstance(
+                start.args[0], Var) and isinstance(self.vm.kind(start.args[0].name), Seq):
+            return self._item_rank(name, start.args[0].name, path)
+        if cycled and start is not None and start.prim == "make_list" and start.args:
+            first = start.args[0]  # (the items it starts with)
+            return self._leaf_rank(first.name, path) if isinstance(
+                first, Var) else self.vm.rank(first)
+        if cycled:
+            raise _Cycle(f"the rank of `{name}` depends on itself")
         raise NoBatchRule(f"the rank of `{name}` is unknown (the first example never "
                           "computed it)")
 
@@ -432,8 +447,8 @@ def _probe(fn: Function, example: tuple,
         if name in wanted and name not in values:
             values[name] = _copied(value)
 
-    def record_call(name: str, args: tuple) -> None:
-        found.setdefault(("__call__", name), args)
+    def record_call(name: str, args: tuple, func: str) -> None:
+        found.setdefault(("__call__", f"{name} = {func}(...)"), args)
 
     ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
     ns.update(fn.namespace)
@@ -517,7 +532,7 @@ def _instrument(items: list[Any]) -> list[Any]:
             call = _call_target(item.text)
             if call is not None:
                 args = f"({call[1]},)" if call[1] else "()"  # (`d.rvs(size=3)`: none)
-                out.append(Line(f"__record_call__({call[0]!r}, {args})"))
+                out.append(Line(f"__record_call__({call[0]!r}, {args}, {call[2]!r})"))
             out.append(item)
             if call is not None:  # (a NamedTuple it built, read as the dict of its fields)
                 out.append(Line(f"{call[0]} = __plain__({call[0]})"))
@@ -530,7 +545,7 @@ def _instrument(items: list[Any]) -> list[Any]:
     return out
 
 
-def _call_target(text: str) -> tuple[str, str] | None:
+def _call_target(text: str) -> tuple[str, str, str] | None:
     """``h = helper(a, b)`` -> ("h", "a, b") for calls to functions that are not
     NumPy's or s2s's (user functions, whose batched versions need their own probe)."""
     tree = syntax.parse(text).body[0]
@@ -543,7 +558,15 @@ def _call_target(text: str) -> tuple[str, str] | None:
     if not isinstance(root, ast.Name) or (root is not tree.value.func and root.id in (
             "np", "math", "scipy", "special", "stats", "linalg", "signal")):
         return None
-    return tree.targets[0].id, ", ".join(ast.unparse(a) for a in tree.value.args)
+    return (tree.targets[0].id, ", ".join(ast.unparse(a) for a in tree.value.args),
+            ast.unparse(tree.value.func))
+
+
+def call_key(s: Let) -> tuple:
+    """The key of the arguments the probe recorded for the call ``s``: its target and
+    the function it calls (the branches of a choice of functions, ``(f if c else
+    g)(x)``, bind one target, each calling its own function)."""
+    return ("__call__", f"{s.target} = {s.params.get('spelling')}(...)")
 
 
 def probe_the_other_path(fn: Function, s: Let, example: tuple,
@@ -576,7 +599,7 @@ def probe_the_other_path(fn: Function, s: Let, example: tuple,
             found = _probe(dataclasses.replace(fn, body=forced(fn.body)), example, kinds)
     except Exception:  # noqa: BLE001 - (then the call stays refused)
         return None
-    args = found.get(("__call__", s.target))
+    args = found.get(call_key(s))
     return None if args is None else tuple(args)
 
 

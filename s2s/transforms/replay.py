@@ -120,7 +120,11 @@ class Replay:
         parts = []
         for a in prod.args:
             inner = self.facts.producer.get(a.name) if isinstance(a, Var) else None
-            parts.append(spell(inner) if inner is not None and inner.prim == "len" else atom_text(a))
+            # (`len(hs)` of a list that grows or shrinks later is read where the loop
+            # starts: the backward sweep runs after those changes)
+            inline = inner is not None and inner.prim == "len" and not (
+                isinstance(inner.args[0], Var) and _resized(self.facts.fn, inner.args[0].name))
+            parts.append(spell(inner) if inline else atom_text(a))
         text = f"range({', '.join(parts)})"
         return f"reversed({text})" if walks_back != backward else text
 
@@ -340,3 +344,11 @@ def paren(text: str) -> str:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
         return f"({text})"
     return text
+
+
+def _resized(fn: Any, var: str) -> bool:
+    """Does ``fn`` append to or pop from the list ``var`` names (any version)?"""
+    root = fn.aliases.get(var, var)
+    return any(isinstance(t, Let) and t.prim in ("append", "pop") and isinstance(
+        t.args[0], Var) and fn.aliases.get(t.args[0].name, t.args[0].name) == root
+        for t in walk(fn.body))

@@ -27,7 +27,7 @@ from .list_operands import per_call
 from .module import Module, OutputStructureError, aux_error, grad_error, signature_text, stem
 from .paths import tidy_replays
 from .replay import Replay, dead_code, spell_buffers, uses_of
-from .reverse_buffers import last_item_read
+from .reverse_buffers import item_read, last_item_read
 from .reverse_calls import expand_custom_vjp
 from .reverse_state import ReverseState, elem_name, without_flags
 from .reverse_sweep import Backward
@@ -176,11 +176,12 @@ class _Reverse:
             kind = self.facts.kinds.get(base.name) if isinstance(base, Var) else None
             if (s.prim == "getitem" and isinstance(base, Var) and base.name in self.facts.active
                     and s.target not in pop_reads and isinstance(kind, Seq)
-                    and not last_item_read(s, kind)):
+                    and not last_item_read(s, kind) and not item_read(s, kind)):
+                name = self.fn.aliases.get(base.name, base.name)
                 raise TransformError(
-                    "reading an element of a list grown in a loop, other than its last "
-                    "(`ys[-1]`), is not supported yet by reverse mode", s.loc,
-                    "stack the list first: np.stack(ys)[i]",
+                    f"reading a slice of the list `{name}` grown in a loop, whose items "
+                    "are containers, or an item by a tuple index, is not supported yet "
+                    "by reverse mode", s.loc, f"read its items one by one (`{name}[k]`)",
                 )
 
     def _check_indexes_not_changed_later(self) -> None:

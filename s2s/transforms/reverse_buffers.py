@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..emit.code import Line
+from ..emit.code import Block, Line
 from ..errors import TransformError
-from ..ir.kinds import LEAF, Tree, leaf_paths, literal, path_text, unpack_text, unpackable
-from ..ir.nodes import Const, For, Function, If, Let, Stmt, Var
+from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text, unpack_text, unpackable
+from ..ir.nodes import Const, For, Function, If, Let, Slice, Stmt, Var
 from ..ir.spelling import atom_text
 from ..ir.walk import all_bodies, all_lets
 from .reverse_state import ReverseState, Sweep, elem_name
@@ -56,13 +56,30 @@ class Buffers:
         else:
             out.append(Line(f"{seq}.pop()"))
         if isinstance(base, Var) and base.name in self.state.facts.active:
-            if base.name in adj:
-                raise TransformError(
-                    "a list grown with append is used in more than one way",
-                    s.loc, "use the list once, e.g. only through np.stack(ys)",
-                )
+            if base.name in adj and adj[base.name].get(()) != seq:
+                # (the list before the append used another way too: one cotangent)
+                out += self.state.add_lists(adj[base.name][()], seq)
+                return out
             adj[base.name] = {(): seq}  # the same list, one element shorter
         return out
+
+    def unread_growth(self, s: Let, adj: dict) -> list[Any]:
+        """``ys.append(v)`` whose list nothing after reads, the last change of a list
+        whose items are read before it (``a = hs[0]; hs.append(...)``): the list's
+        cotangent starts as zeros here, so that undoing the append pops one item and
+        the read finds the list as it was."""
+        fn, facts = self.state.fn, self.state.facts
+        root = fn.aliases.get(s.target, s.target)
+        if s.target not in facts.active or not isinstance(facts.kinds.get(s.target), Seq) \
+                or not unchanged_after(fn, s.target, s) or not any(
+                t.prim == "getitem" and isinstance(t.args[0], Var) and t.target in facts.active
+                and fn.aliases.get(t.args[0].name, t.args[0].name) == root
+                for t in all_lets(fn.body)):
+            return []
+        seq = self.state.canonical_name(s.target, ())
+        self.state.owned.add(seq)
+        adj[s.target] = {(): seq}
+        return [Line(f"{seq} = zeros_list({s.target})")]
 
     def pop(self, s: Let, adj: dict) -> list[Any]:
         """``v = ys.pop()`` undone: the list's cotangent gets v's cotangent back as its
@@ -110,19 +127,41 @@ class Buffers:
         seq = adj.get(base, {}).get(())
         if seq is None:
             if not read_is_last(self.state.fn, s):
+                name = self.state.fn.aliases.get(base, base)
                 raise TransformError(
-                    "reading an item of a list grown in a loop, where the list grows "
-                    "after the read and nothing after reads the whole list: reverse "
-                    "mode would need the list as it was here", s.loc,
-                    "read the items after the loop that grows the list, or np.stack "
-                    "the list and index the array",
+                    f"reading an item of the list `{name}` grown in a loop, where the "
+                    "list grows after the read (outside a loop that reads it) and "
+                    "nothing after reads it: reverse mode would need the list as it "
+                    "was here", s.loc,
+                    f"read the items after `{name}` stops growing, or np.stack({name}) "
+                    "and index the array",
                 )
             seq = self.state.canonical_name(base, ())
             out.append(Line(f"{seq} = zeros_list({base})"))
             self.state.owned.add(seq)
             adj[base] = {(): seq}
-        last = self.state.names.fresh(f"{s.target}_bar_last")
-        out += [Line(f"{last} = {seq}.pop()"), Line(f"{seq}.append({last} + {g[()]})")]
+        if last_item_read(s, self.state.facts.kinds[base]):
+            last = self.state.names.fresh(f"{s.target}_bar_last")
+            out += [Line(f"{last} = {seq}.pop()"), Line(f"{seq}.append({last} + {g[()]})")]
+            return out
+        # another item (`hs[0]`, `hs[i - 1]`): the cotangent list has the length the
+        # list had at the read, so the same index names the same item
+        k = atom_text(s.params["index"])
+        item = self.state.facts.kinds[base].item
+        if not isinstance(s.params["index"].items[0], Slice):
+            # (an item that is a tuple: each leaf, those with a cotangent added to)
+            value = literal(item, lambda p: path_text(f"{seq}[{k}]", p) + (
+                f" + {g[p]}" if p in g else ""))
+            out.append(Line(f"{seq}[{k}] = {value}"))
+            return out
+        # a slice (`hs[1:]`, a list): each of its items' cotangents to its position
+        positions = self.state.names.fresh(f"{s.target}_positions")
+        j, p = self.state.names.fresh("j"), self.state.names.fresh("p")
+        out.append(Line(f"{positions} = range(len({seq}))[{k}]"))
+        out.append(Block(f"for {j} in range(len({positions})):", [
+            Line(f"{p} = {positions}[{j}]"),
+            Line(f"{seq}[{p}] = {seq}[{p}] + {g[()]}[{j}]"),
+        ], []))
         return out
 
     def setitem(self, s: Let, adj: dict[str, dict[tuple, str]]) -> list[Any]:
@@ -131,6 +170,10 @@ class Buffers:
         was.  (Elements ``np.add.at`` adds to more than once get their one saved value
         back from each place.)"""
         out: list[Any] = []
+        if isinstance(self.state.facts.kinds.get(s.target), Seq):
+            # (a list's items are read into names, and later code may pop it: its old
+            # item is not put back)
+            return self._list_item_written(s, adj)
         if s.target in self.state.facts.active and s.target in adj and self.state.facts.is_active(s):
             # what it overwrote is put back on every path, so its cotangent is needed on
             # every path too: zeros where no path reached it
@@ -141,6 +184,29 @@ class Buffers:
         saved = self.state.names.fresh(f"{self.state.fn.aliases.get(base, base)}_overwritten")
         self.state.replay.saved[id(s)] = saved
         out.append(Line(f"{base}[{atom_text(s.params['index'])}] = {saved}"))
+        return out
+
+
+    def _list_item_written(self, s: Let, adj: dict) -> list[Any]:
+        """``ys[k] = v`` into a list grown in a loop: ``v``'s cotangent is the list
+        cotangent's item ``k``, which is zero before the write (the item it
+        replaced reached nothing after)."""
+        out: list[Any] = []
+        seq = adj.pop(s.target, {}).get(())
+        if seq is None or s.target not in self.state.facts.active:
+            return out
+        base, value = s.args
+        k = atom_text(s.params["index"])
+        item = self.state.facts.kinds[s.target].item
+        if isinstance(value, Var) and value.name in self.state.facts.active:
+            part = self.state.names.fresh(f"{value.name}_bar")
+            out.append(Line(f"{part} = {seq}[{k}]"))
+            for p in leaf_paths(item):
+                self.state.accumulate(value.name, p, path_text(part, p), adj, out)
+        zeros = literal(item, lambda p: f"np.zeros_like({path_text(f'{seq}[{k}]', p)})")
+        out.append(Line(f"{seq}[{k}] = {zeros}"))
+        if isinstance(base, Var) and base.name in self.state.facts.active:
+            adj[base.name] = {(): seq}  # the same list, its item k replaced
         return out
 
 
@@ -165,7 +231,13 @@ def pop_pairs(stmts: list[Stmt]) -> dict[int, str]:
 def read_is_last(fn: Function, read: Let) -> bool:
     """Does no ``append`` or ``pop`` of the list ``read`` reads follow it: none later
     in program order, none in a loop around it (its next iteration)?"""
-    root = fn.aliases.get(read.args[0].name, read.args[0].name)
+    return unchanged_after(fn, read.args[0].name, read)
+
+
+def unchanged_after(fn: Function, var: str, read: Any) -> bool:
+    """Does no ``append`` or ``pop`` of the list ``var`` follow the statement
+    ``read``: none later in program order, none in a loop around it?"""
+    root = fn.aliases.get(var, var)
 
     def changes(s: Any) -> bool:
         return isinstance(s, Let) and s.prim in ("append", "pop") and \
@@ -177,7 +249,8 @@ def read_is_last(fn: Function, read: Let) -> bool:
         for s in stmts:
             if s is read:
                 found.append(any(changes(t) for body in loops for t in all_lets(body)))
-            elif found and changes(s):
+                continue  # (a loop's own changes come before its end)
+            if found and changes(s):
                 found.append(True)
             for body in _bodies(s):
                 walk(body, loops + [body] if isinstance(s, For) else loops)
@@ -201,3 +274,16 @@ def last_item_read(s: Let, kind: Any) -> bool:
     return leaf_paths(kind.item) == [()] and len(items) == 1 and not index.is_tuple \
         and isinstance(items[0], Const) and items[0].value == -1 and \
         type(items[0].value) is int
+
+
+def item_read(s: Let, kind: Any) -> bool:
+    """Is ``s`` a read ``ys[k]`` (an integer ``k``: a constant or a value) of an
+    array item of a list grown in a loop?"""
+    index = s.params.get("index")
+    if index is None or index.is_tuple or len(index.items) != 1:
+        return False
+    k = index.items[0]
+    if leaf_paths(kind.item) != [()] and not (unpackable(kind.item) and not isinstance(
+            k, Slice)):  # (an item that is a tuple of arrays: leaf by leaf)
+        return False
+    return isinstance(k, (Var, Slice)) or isinstance(k, Const) and type(k.value) is int

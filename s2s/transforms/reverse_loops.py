@@ -19,7 +19,7 @@ from .analysis import Facts
 from .checkpoint import policy_of, segmented_backward
 from .paths import simplified
 from .replay import is_simple, parallel_copies
-from .reverse_buffers import is_popped
+from .reverse_buffers import is_popped, unchanged_after
 from .reverse_state import FlagLine, ReverseState, Sweep, without_flags
 from .reverse_tapes import Tapes
 
@@ -152,8 +152,10 @@ class Loops:
                 name = self.state.canonical_name(var, path)
                 current = adj.get(var, {}).get(path)
                 if current is None and isinstance(self.state.facts.kinds.get(var), Seq) \
-                        and is_popped(self.state.fn, var):
-                    # a stack (a tape) that ends the loop unread: its items' zeros
+                        and (is_popped(self.state.fn, var) or unchanged_after(
+                            self.state.fn, var, s)):
+                    # a stack (a tape) that ends the loop unread, a list nothing grows
+                    # after the loop (whose items it reads): its items' zeros
                     pre.append(Line(f"{name} = zeros_list({var})"))
                     adj.setdefault(var, {})[path] = name
                     self.state.owned.add(name)

@@ -90,6 +90,13 @@ class ReverseState:
             return f"zeros_list({var})"
         return f"np.zeros_like({path_text(var, path)})"
 
+    def add_lists(self, into: str, other: str) -> list[Any]:
+        """Add the cotangent list ``other`` to ``into``, item by item (two uses of one
+        list grown in a loop: ``np.stack(hs)`` and ``hs[0]``; the same length)."""
+        j = self.names.fresh("j")
+        return [Block(f"for {j} in range(len({into})):", [
+            Line(f"{into}[{j}] = {into}[{j}] + {other}[{j}]")], [])]
+
     def accumulate(
         self, var: str, path: tuple, expr: ast.expr | str, adj: dict, out: list[Any]
     ) -> None:

@@ -90,6 +90,8 @@ class Backward:
                     last_line = _line_key(s.loc)
                 out += lines
                 continue
+            if s.prim == "append" and s.target not in adj:
+                out += self.buffers.unread_growth(s, adj)
             if s.target not in self.state.facts.active or s.target not in adj or not self.state.facts.is_active(s):
                 continue  # (a loop may make a name active that began as a constant)
             groups = self.routed_groups(s, adj)

@@ -151,11 +151,9 @@ class VjpRules:
                 self.r.names.fresh(f"{name}_bar")
             )
             out.append(Line(f"{seq} = list({text})"))
-            if name in adj:
-                raise TransformError(
-                    "a list grown with append is used in more than one way",
-                    s.loc, "use the list once, e.g. only through np.stack(ys)",
-                )
+            if name in adj:  # (its items read too: `np.stack(hs)` and `hs[0]`)
+                out += self.r.add_lists(adj[name][()], seq)
+                return
             adj[name] = {(): seq}
             return
         if sub is not None or isinstance(kind, Tree):

@@ -56,7 +56,7 @@ from .collectives import COLLECTIVES, CollectiveBatching
 from .kept import KeptBatching
 from .list_operands import per_call
 from .module import Module, signature_text, stem
-from .ranks import VALUES, RankInference, probe, probe_the_other_path, replay_args
+from .ranks import VALUES, RankInference, call_key, probe, probe_the_other_path, replay_args
 from .replay import Replay, dead_code, spell_buffers
 from .tape_order import TapeOrder
 
@@ -295,7 +295,8 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
     # structural primitives: list operations (whatever is batched; zeros_list, pop: as
     # the list's items), then containers and identities (`is`: one bool for every example)
     LIST_OPS = {"setitem": "setitem", "append": "append", "zeros_list": "same_list",
-                "pop": "same_list", "getitem": "seq_item", "kept": "kept", "draw": "draw",
+                "pop": "same_list", "getitem": "seq_item", "len": "seq_length",
+                "kept": "kept", "draw": "draw",
                 **COLLECTIVES}
     CONTAINER_OPS = {"is_": "identity_test", "is_not": "identity_test",
                      "identity": "identity", "list": "list_copy", "make_tuple": "container",
@@ -342,10 +343,10 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         callee = callee_of(s)
         if not any(self.batched(a) for a in s.args):
             out += self.replay.statements([s])
-            if ("__call__", s.target) not in self.spec.ranks:
+            if call_key(s) not in self.spec.ranks:
                 self._unprobed_result_ranks(s, callee)
             return
-        example = self.spec.ranks.get(("__call__", s.target))
+        example = self.spec.ranks.get(call_key(s))
         in_axes = tuple(
             _prefix_of(self.b.get(a.name, set()), self.kind(a.name))
             if isinstance(a, Var) else None
@@ -474,7 +475,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         except NoBatchRule:
             return None
         for st in walk(self.fn.body):
-            example = self.spec.ranks.get(("__call__", st.target)) if isinstance(
+            example = self.spec.ranks.get(call_key(st)) if isinstance(
                 st, Let) and st.prim == "call" and st is not s else None
             if example is not None and callee_of(st) is callee and len(example) == len(
                     s.args) and tuple(tuple(_leaf_ranks(x)) for x in example) == ranks:

@@ -41,10 +41,8 @@ def caller(x):
     return recurrence(x) + 2.0 * last_item(x)
 
 
-# refused
-
-
 def first_item(x):
+    """an item other than the last (test_grown_list_reads.py has more)."""
     parts = []
     for i in range(x.shape[0]):
         parts.append(np.sin(x[i]) * x)
@@ -52,6 +50,7 @@ def first_item(x):
 
 
 def stacked_and_read(x):
+    """the list stacked and its last item read: two uses, one cotangent list."""
     hs = [x]
     for i in range(3):
         hs.append(np.cos(hs[-1]))

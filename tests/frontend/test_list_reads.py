@@ -3,8 +3,8 @@ under reverse mode (transforms/reverse_buffers.py: the read's cotangent goes to 
 list cotangent's last item), against JAX on the same source (jax_twin), float64 and
 float32; forward mode and vmap read such items already.
 
-Known limits, each tested as such where it is an error of s2s's own: another item
-(`parts[0]`) is still refused by reverse mode, located.  jacfwd, hessian and vmap
+Another item (`parts[0]`, `hs[i - 1]`, slices):
+tests/frontend/test_grown_list_reads.py.  jacfwd, hessian and vmap
 of these lists: tests/frontend/test_grown_lists.py.  On
 the JAX backend a loop that reads the list it grows stays a Python loop
 (tests/frontend/test_grown_lists.py)."""
@@ -30,7 +30,7 @@ X = np.array([0.3, -0.5, 2.0, 0.1])
 R = np.array([[0.3, -0.5], [2.0, 0.1], [0.7, 0.2]])
 CASES = [("last_item", X, ()), ("recurrence", X, ()), ("recurrence", X, (1,)),
          ("recurrence", X, (0,)), ("rnn", R, ()), ("grows_after_read", X, ()),
-         ("caller", X, ())]
+         ("caller", X, ()), ("first_item", X, ()), ("stacked_and_read", X, ())]
 IDS = [f"{name}{rest}" for name, _, rest in CASES]
 
 
@@ -82,14 +82,3 @@ def test_emitted_code_pops_and_appends_back() -> None:
     text = s2s.source(g)
     assert "parts_bar = zeros_list(parts)" in text
     assert ".pop()" in text and "parts_bar.append(" in text
-
-
-@pytest.mark.parametrize("name, line, says", [
-    ("first_item", 51, "other than its last"),
-    ("stacked_and_read", 58, "used in more than one way"),
-])
-def test_refusals_are_located(name, line, says) -> None:
-    with pytest.raises(s2s.TransformError) as err:
-        s2s.grad(getattr(F, name))(X)
-    text = str(err.value)
-    assert says in text and f"list_read_fns.py\", line {line}," in text, text
