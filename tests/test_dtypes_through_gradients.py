@@ -40,43 +40,68 @@ def scaled_jax(w, x):
 
 
 def cases(dtype):
+    """``(name, s2s function, JAX function, arguments)``."""
     r = np.random.default_rng(3)
     a = r.normal(size=(4, 3)).astype(dtype)
     batch = np.stack([a, a * 0.5])
     w, x = r.normal(size=3).astype(dtype), r.normal(size=(5, 3)).astype(dtype)
     return [
-        ("jacrev", lambda: s2s.jacrev(xent)(a), lambda: jax.jacrev(xent_jax)(a)),
-        ("jacfwd", lambda: s2s.jacfwd(xent)(a), lambda: jax.jacfwd(xent_jax)(a)),
-        ("hessian", lambda: s2s.hessian(xent)(a), lambda: jax.hessian(xent_jax)(a)),
-        ("vmap of grad", lambda: s2s.vmap(s2s.grad(xent))(batch),
-         lambda: jax.vmap(jax.grad(xent_jax))(batch)),
-        ("vmap of value_and_grad", lambda: s2s.vmap(s2s.value_and_grad(xent))(batch),
-         lambda: jax.vmap(jax.value_and_grad(xent_jax))(batch)),
-        ("jvp of grad", lambda: s2s.jvp(s2s.grad(xent), (a,), (a,)),
-         lambda: jax.jvp(jax.grad(xent_jax), (a,), (a,))),
-        ("jacfwd of grad", lambda: s2s.jacfwd(s2s.grad(xent))(a),
-         lambda: jax.jacfwd(jax.grad(xent_jax))(a)),
-        ("jacrev of grad", lambda: s2s.jacrev(s2s.grad(xent))(a),
-         lambda: jax.jacrev(jax.grad(xent_jax))(a)),
-        ("jvp of jacrev", lambda: s2s.jvp(s2s.jacrev(xent), (a,), (a,)),
-         lambda: jax.jvp(jax.jacrev(xent_jax), (a,), (a,))),
-        ("hessian of two arguments", lambda: s2s.hessian(scaled, argnums=(0, 1))(w, x),
-         lambda: jax.hessian(scaled_jax, argnums=(0, 1))(w, x)),
+        ("jacrev", s2s.jacrev(xent), jax.jacrev(xent_jax), (a,)),
+        ("jacfwd", s2s.jacfwd(xent), jax.jacfwd(xent_jax), (a,)),
+        ("hessian", s2s.hessian(xent), jax.hessian(xent_jax), (a,)),
+        ("vmap of grad", s2s.vmap(s2s.grad(xent)), jax.vmap(jax.grad(xent_jax)), (batch,)),
+        ("vmap of value_and_grad", s2s.vmap(s2s.value_and_grad(xent)),
+         jax.vmap(jax.value_and_grad(xent_jax)), (batch,)),
+        ("jvp of grad", lambda a: s2s.jvp(s2s.grad(xent), (a,), (a,)),
+         lambda a: jax.jvp(jax.grad(xent_jax), (a,), (a,)), (a,)),
+        ("jacfwd of grad", s2s.jacfwd(s2s.grad(xent)), jax.jacfwd(jax.grad(xent_jax)), (a,)),
+        ("jacrev of grad", s2s.jacrev(s2s.grad(xent)), jax.jacrev(jax.grad(xent_jax)), (a,)),
+        ("jvp of jacrev", lambda a: s2s.jvp(s2s.jacrev(xent), (a,), (a,)),
+         lambda a: jax.jvp(jax.jacrev(xent_jax), (a,), (a,)), (a,)),
+        ("hessian of two arguments", s2s.hessian(scaled, argnums=(0, 1)),
+         jax.hessian(scaled_jax, argnums=(0, 1)), (w, x)),
         ("jvp of grad, two arguments",
-         lambda: s2s.jvp(s2s.grad(scaled, argnums=(0, 1)), (w, x), (w, x)),
-         lambda: jax.jvp(jax.grad(scaled_jax, argnums=(0, 1)), (w, x), (w, x))),
+         lambda w, x: s2s.jvp(s2s.grad(scaled, argnums=(0, 1)), (w, x), (w, x)),
+         lambda w, x: jax.jvp(jax.grad(scaled_jax, argnums=(0, 1)), (w, x), (w, x)), (w, x)),
+        ("vmap of grad, one argument batched",
+         s2s.vmap(s2s.grad(scaled), in_axes=(0, None)),
+         jax.vmap(jax.grad(scaled_jax), in_axes=(0, None)), (np.stack([w, -w]), x)),
     ]
+
+
+def check(ours, theirs, args, dtype, name) -> None:
+    tol = dict(rtol=2e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
+    for call in range(3):  # the third call runs specialized code
+        got = jax.tree_util.tree_leaves(ours(*args))
+        want = jax.tree_util.tree_leaves(theirs(*args))
+        assert [np.asarray(g).dtype for g in got] == [np.asarray(w).dtype for w in want], \
+            (name, call)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), **tol, err_msg=name)
 
 
 @pytest.mark.every_case
 @pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=pytest.mark.slow)])
 def test_dtypes_and_values_are_jaxs(dtype) -> None:
-    tol = dict(rtol=2e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
-    for name, ours, theirs in cases(dtype):
-        for call in range(3):  # the third call runs specialized code
-            got, want = jax.tree_util.tree_leaves(ours()), jax.tree_util.tree_leaves(theirs())
-            assert [np.asarray(g).dtype for g in got] == [np.asarray(w).dtype for w in want], \
-                (name, call)
-            for g, w in zip(got, want):
-                np.testing.assert_allclose(np.asarray(g), np.asarray(w), **tol,
-                                           err_msg=name)
+    for name, ours, theirs, args in cases(dtype):
+        check(ours, theirs, args, dtype, name)
+
+
+# (each case compiles with XLA: the default tier runs the compositions that came back
+# float64 on the JAX backend, in float32; every case and float64 under -m slow)
+_JAX_DEFAULT = ("vmap of grad", "jvp of grad", "hessian")
+_JAX_CASES = [pytest.param(name, dtype, marks=() if name in _JAX_DEFAULT and
+                           dtype == np.float32 else pytest.mark.slow,
+                           id=f"{name}-{np.dtype(dtype).name}")
+              for name, *_ in cases(np.float64) for dtype in (np.float32, np.float64)]
+
+
+@pytest.mark.every_case
+@pytest.mark.parametrize("name, dtype", _JAX_CASES)
+def test_on_the_jax_backend(name, dtype) -> None:
+    """The same compositions under ``s2s.jit(..., backend="jax")`` against ``jax.jit``:
+    the emitted code runs on JAX values, with the NumPy backend's casts (a vmapped
+    gradient, a jvp or jacfwd of one and a Hessian came back float64; a jvp of a
+    jacrev in traced code was refused)."""
+    ours, theirs, args = next(c[1:] for c in cases(dtype) if c[0] == name)
+    check(s2s.jit(ours, backend="jax"), jax.jit(theirs), args, dtype, name)

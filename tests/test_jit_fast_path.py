@@ -196,6 +196,25 @@ def test_a_vmapped_function_still_gets_its_examples():
     assert [name for _, name in of_s2s(python_frames(f, w, x, y))] == ["_call_vmapped"]
 
 
+def test_a_vmapped_function_retraces_on_dtypes_and_counts_its_calls():
+    """The vmap's one frame: a dtype seen later is a new trace (with its result cast
+    to the float32 input's dtype, as JAX's), keywords and new shapes take the slow
+    path, and every call is counted once."""
+    f = s2s.jit(s2s.vmap(s2s.grad(per_example), in_axes=(None, 0, 0)), backend="jax")
+    j = jax.jit(jax.vmap(jax.grad(twin(per_example)), in_axes=(None, 0, 0)))
+    rng = np.random.default_rng(5)
+    calls = [(np.float64, 4), (np.float32, 4), (np.float64, 4), (np.float32, 7),
+             (np.float32, 4), (np.float64, 4)]
+    for dtype, n in calls:
+        w, x = rng.normal(size=3).astype(dtype), rng.normal(size=(n, 3)).astype(dtype)
+        y = rng.choice([-1.0, 1.0], n).astype(dtype)
+        close(f(w, x, y), j(w, x, y), dtype)
+    info = f.cache_info()
+    assert info.compilations == 3 and info.hits == len(calls) - 3, info
+    with pytest.raises(TypeError, match="positionally"):
+        f(w, x, y=y)
+
+
 # ---- the NumPy backend: no more Python than the transform's own call -----------------
 
 

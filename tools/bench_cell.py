@@ -6,7 +6,8 @@
 On a loaded shared machine ``bench_wide.py --quick``'s five repeats of 2 ms swing by
 2x and more; this times ``--rounds`` rounds of ``--calls`` calls each, hand-written and
 s2s in turn (the specialized code, from the third call on; workloads and transforms as
-``bench_wide.py`` makes them), and prints the least time of each, their ratio (the
+``bench_wide.py`` makes them; with ``--jax``, ``jax.jit`` and ``s2s.jit(..., backend="jax")``
+of the same transform), and prints the least time of each, their ratio (the
 least disturbed rounds), and the median and quartiles of the per-round ratios.  To
 compare two trees, run it alternately in each (``PYTHONPATH`` and the working directory
 pick the tree).
@@ -29,6 +30,14 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]  # this tree's s2s, not an installe
 
 import bench_wide as BW  # noqa: E402
 import bench_wide_workloads as W  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def _float32(value):
+    if isinstance(value, dict):
+        return {k: _float32(v) for k, v in value.items()}
+    value = np.asarray(value)
+    return value.astype(np.float32) if value.dtype == np.float64 else value
 
 
 def main() -> None:
@@ -37,18 +46,34 @@ def main() -> None:
     ap.add_argument("kind", choices=("grad", "vmap", "hvp"))
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--jax", action="store_true",
+                    help="time s2s.jit(..., backend='jax') against jax.jit instead")
+    ap.add_argument("--float32", action="store_true", help="float64 arguments as float32")
+    ap.add_argument("--cpu", action="store_true",
+                    help="time by the process's CPU time (time.process_time), not the wall "
+                    "clock: other processes' load counts less")
     opts = ap.parse_args()
     args = W.make_args(opts.name)
-    hand = getattr(W, opts.name + "_hand")
-    g = BW.s2s_transform(getattr(W, opts.name), opts.kind)
+    if opts.float32:
+        args = tuple(_float32(a) for a in args)
+    if opts.jax:
+        systems = BW.systems_for(opts.name, opts.kind)
+        hand, g = systems["jax.jit"], systems["s2s.jit(jax)"]
+        names = ("jax.jit", "s2s.jit(jax)")
+    else:
+        hand = getattr(W, opts.name + "_hand")
+        g = BW.s2s_transform(getattr(W, opts.name), opts.kind)
+        names = ("hand", "s2s")
     for _ in range(3):
         g(*args)
 
+    clock = time.process_time if opts.cpu else time.perf_counter
+
     def per_call(fn) -> float:
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(opts.calls):
             fn(*args)
-        return (time.perf_counter() - t0) / opts.calls * 1e6
+        return (clock() - t0) / opts.calls * 1e6
 
     hands, ours = [], []
     for _ in range(opts.rounds):
@@ -56,7 +81,8 @@ def main() -> None:
         ours.append(per_call(g))
     ratios = sorted(b / a for a, b in zip(hands, ours))
     q = len(ratios) // 4
-    print(f"{opts.name} {opts.kind}: hand {min(hands):.2f} us, s2s {min(ours):.2f} us, "
+    print(f"{opts.name} {opts.kind}: {names[0]} {min(hands):.2f} us, {names[1]} "
+          f"{min(ours):.2f} us, "
           f"ratio of the least {min(ours) / min(hands):.2f}; per-round ratio median "
           f"{statistics.median(ratios):.2f} (quartiles {ratios[q]:.2f}-{ratios[-q - 1]:.2f})")
 

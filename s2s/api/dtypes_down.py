@@ -32,8 +32,8 @@ def input_dtype(args: tuple, argnums: Any) -> np.dtype | None:
         for leaf in ((arg,) if type(arg) is np.ndarray else _leaves(arg)):
             if type(leaf) is np.ndarray:
                 dtype = leaf.dtype
-            elif hasattr(leaf, "dtype"):
-                dtype = np.result_type(leaf)
+            elif hasattr(leaf, "dtype"):  # (a JAX array or tracer: its dtype as is)
+                dtype = np.dtype(leaf.dtype)
             else:
                 continue
             if dtype.kind not in "fc":
@@ -48,9 +48,12 @@ def input_dtype(args: tuple, argnums: Any) -> np.dtype | None:
 
 
 def cast_down(tree: Any, dtype: np.dtype) -> Any:
-    """``tree`` with each wider leaf of ``dtype``'s kind cast to ``dtype``."""
-    if isinstance(tree, (np.ndarray, np.generic)):
-        if tree.dtype.kind == dtype.kind and tree.dtype.itemsize > dtype.itemsize:
+    """``tree`` with each wider leaf of ``dtype``'s kind cast to ``dtype`` (NumPy
+    arrays, and JAX arrays and tracers on the JAX backend)."""
+    if isinstance(tree, (np.ndarray, np.generic)) or (
+            hasattr(tree, "dtype") and hasattr(tree, "astype")):
+        found = np.dtype(tree.dtype)
+        if found.kind == dtype.kind and found.itemsize > dtype.itemsize:
             return tree.astype(dtype)
         return tree
     if isinstance(tree, tuple) and hasattr(tree, "_fields"):  # a NamedTuple

@@ -235,7 +235,7 @@ class Jitted(NotebookDisplay):
                 self._counted = self._call = functools.lru_cache(maxsize=0)(self._jitted)
             elif type(fun) is Vmapped and not shard_batch and fun.built_template() is None:
                 self._plain_ir = fun.ir  # (its outputs hold no objects to rebuild)
-                self._call = self._call_vmapped
+                self._call = self._vmapped_call()
         else:
             self._jitted = None
             self._cache: dict[Any, bool] = {}
@@ -432,18 +432,25 @@ class Jitted(NotebookDisplay):
             self._mark(sig)
         return out
 
-    def _call_vmapped(self, *args: Any, **kwargs: Any) -> Any:
-        """JAX backend, a vmapped function whose outputs hold no built objects: its
-        jitted function; :meth:`_call_python` for keywords, a new signature's first
-        call (the example it needs) or an IR that changed since."""
-        if not kwargs and self.fun.ir is self._plain_ir:  # type: ignore[attr-defined]
-            try:
-                out = self._jitted(*args)  # type: ignore[misc]
-            except self._need_example:
-                return self._call_python(*args)
-            self._calls += 1
-            return out
-        return self._call_python(*args, **kwargs)
+    def _vmapped_call(self) -> Callable:
+        """JAX backend, a vmapped function whose outputs hold no built objects: a call
+        runs its jitted function (behind the C-level call counter) from one frame
+        that reads nothing through ``self``; :meth:`_call_python` takes keywords, a
+        new signature's first call (the example it needs) and an IR that changed
+        since."""
+        counted = self._counted = functools.lru_cache(maxsize=0)(self._jitted)
+        fun, plain, need, slow = self.fun, self._plain_ir, self._need_example, \
+            self._call_python
+
+        def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
+            if not kwargs and fun.ir is plain:
+                try:
+                    return counted(*args)
+                except need:  # (counted as a call: the slow path counts it again)
+                    self._calls -= 1
+            return slow(*args, **kwargs)
+
+        return _call_vmapped
 
     def _mark(self, sig: Any) -> None:
         """The transform's entry for ``sig`` (a signature this jit has counted) as

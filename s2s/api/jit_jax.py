@@ -26,7 +26,7 @@ from ..errors import TransformError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
-from . import arguments, jacobians, pushforward, records, signatures, vectorize
+from . import arguments, dtypes_down, jacobians, pushforward, records, signatures, vectorize
 from . import transformed as api
 from .callables import PerArity
 from .emitted import emitted_for, shadow
@@ -67,7 +67,8 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         jfn = backend.prepare(fn, text)
         refresh(backend, jfn)
         texts.append(jfn.__s2s_text__)
-        return backend.run(jfn, args, kwargs)
+        # (a vmapped gradient in its inputs' dtype, as JAX's and the NumPy backend's)
+        return dtypes_down.through(fun.inner, args, backend.run(jfn, args, kwargs))
     if isinstance(fun, Transformed):
         if fun.mode not in ("grad", "value_and_grad"):
             raise TransformError(
@@ -560,7 +561,12 @@ class S2SOnJax(types.ModuleType):
         if name in ("jacfwd", "jacrev", "hessian", "jacobian"):
             def jacobian(fun: Any, *a: Any, **k: Any) -> Any:
                 made = value(_original(fun), *a, **k)
-                return lambda *args: jacobian_on_jax(self._backend, made, args, {})
+
+                def on_jax(*args: Any) -> Any:
+                    return jacobian_on_jax(self._backend, made, args, {})
+
+                on_jax.__s2s_numpy_original__ = made  # type: ignore[attr-defined]
+                return on_jax  # (a transform of it, s2s.jvp(s2s.jacrev(f)): of `made`)
 
             jacobian.__name__ = name
             return jacobian
@@ -598,6 +604,9 @@ def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
              else np.zeros(np.shape(o), api.float0)
              for d, o in zip(_leaves(out_dot), _leaves(out))]
     out_dot = _rebuild(kind_of(out), fixed)
+    down = dtypes_down.target(fun, primals)  # (of a gradient: in its inputs' dtype)
+    if down is not None:
+        out, out_dot = dtypes_down.cast_at(down, out), dtypes_down.cast_at(down, out_dot)
     if has_aux:
         return out, out_dot, result[2]
     return out, out_dot
@@ -703,11 +712,13 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
 
         rows = jax.lax.map(row, tuple(basis))
         blocks = _rows_to_blocks(rows, out, inputs, jac.tuple_out)
+    # (of a gradient, a Hessian: in its inputs' dtype, as the NumPy backend's)
+    source = jac.fun if isinstance(jac, JacFwd) else jac
     if has_aux:
         aux = jax.tree_util.tree_map(lambda a: a[0], aux) if isinstance(jac, JacFwd) \
             else aux
-        return blocks, aux
-    return blocks
+        return dtypes_down.through(source, args, (blocks, aux))
+    return dtypes_down.through(source, args, blocks)
 
 
 def _tree_leaves_map(f: Callable, tree: Any) -> Any:

@@ -1,0 +1,154 @@
+"""Instructions per call of ``s2s.jit(..., backend="jax")`` against ``jax.jit``, counted
+by valgrind's callgrind: a measure a loaded machine does not disturb.
+
+    PYTHONPATH=<tree> python tools/bench_jit_instructions.py                # the wide cells
+    PYTHONPATH=<tree> python tools/bench_jit_instructions.py logistic:vmap tanh_sq:hvp:f32
+    PYTHONPATH=<tree> python tools/bench_jit_instructions.py --calls 200 --all-float32
+
+Wall-clock ratios of two ~20 µs calls swing by ±10 % and more when other processes
+share the cores (``bench_cell.py``'s quartiles).  The number of instructions a call
+executes does not: this re-runs itself under ``valgrind --tool=callgrind`` with
+instrumentation off (the imports, traces and XLA compiles run uninstrumented), warms
+each system up, then counts the instructions of ``--calls`` calls of ``jax.jit`` and
+of ``s2s.jit(jax)`` twice each, in turn (workloads and transforms as
+``tools/bench_wide.py`` makes them).  XLA runs single-threaded and JAX dispatches
+synchronously (``--xla_cpu_multi_thread_eigen=false``, ``jax_cpu_enable_async_dispatch``
+off): an idle thread pool's spinning would otherwise be counted, and the computation
+is counted on the calling thread.  The two counts of one system agree to about
+0.1 %.  Instructions are not time (a float64 and a float32 loop of the same length
+differ in time, not much in count; cache misses cost nothing here), so this is a
+check of the Python around the call and of the compiled program's length, beside the
+timings.  Cells: ``name:kind`` or ``name:kind:f32`` (float64 arguments as float32).
+Needs valgrind and a C compiler (the client requests that switch counting on and
+off are compiled into a small library on first use).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CELLS = ["xent_onehot:grad", "xent_int:grad", "smoothed:grad", "attention:grad",
+         "attention_masked:grad", "layer_norm:grad", "mixture:grad", "gp_nll:grad",
+         "logistic:vmap", "tanh_sq:hvp", "mlp_dict:grad", "lstm:grad"]
+CLIENT = r"""
+#include <valgrind/callgrind.h>
+void cg_start(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; }
+void cg_dump(const char *name) { CALLGRIND_DUMP_STATS_AT(name); }
+void cg_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
+"""
+
+
+def client_library(folder: str) -> str:
+    path = os.path.join(folder, "libcgclient.so")
+    source = os.path.join(folder, "cgclient.c")
+    with open(source, "w") as f:
+        f.write(CLIENT)
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", path, source], check=True)
+    return path
+
+
+def _float32(value):
+    import numpy as np
+
+    if isinstance(value, dict):
+        return {k: _float32(v) for k, v in value.items()}
+    value = np.asarray(value)
+    return value.astype(np.float32) if value.dtype == np.float64 else value
+
+
+def count(cells: list[str], calls: int, library: str) -> None:
+    """Under callgrind: each cell's systems, counted twice each, in turn."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    os.environ["XLA_FLAGS"] = ("--xla_cpu_multi_thread_eigen=false "
+                               "intra_op_parallelism_threads=1")
+    sys.path[:0] = [HERE, os.path.dirname(HERE)]
+    import jax
+
+    jax.config.update("jax_cpu_enable_async_dispatch", False)
+    import bench_wide as BW
+    import bench_wide_workloads as W
+
+    cg = ctypes.CDLL(library)
+    for cell in cells:
+        name, kind, *rest = cell.split(":")
+        args = W.make_args(name)
+        if rest == ["f32"]:
+            args = tuple(_float32(a) for a in args)
+        systems = BW.systems_for(name, kind)
+        pair = (("jax.jit", systems["jax.jit"]), ("s2s.jit(jax)", systems["s2s.jit(jax)"]))
+        for _ in range(5):
+            for _, fn in pair:
+                jax.block_until_ready(fn(*args))
+        for round_ in range(2):
+            for label, fn in pair:
+                cg.cg_start()
+                for _ in range(calls):
+                    out = fn(*args)
+                jax.block_until_ready(out)
+                cg.cg_dump(f"{cell}|{label}|{round_}".encode())
+                cg.cg_stop()
+
+
+def report(folder: str, calls: int, cells: list[str]) -> None:
+    found: dict[str, dict[str, list[float]]] = {}
+    for path in glob.glob(os.path.join(folder, "callgrind.out.*")):
+        with open(path) as f:
+            text = f.read()
+        trigger = re.search(r"Trigger: Client Request: (\S+)", text)
+        totals = re.search(r"^totals: (\d+)", text, re.M)
+        if trigger and totals:
+            cell, label, _ = trigger.group(1).split("|")
+            found.setdefault(cell, {}).setdefault(label, []).append(
+                int(totals.group(1)) / calls)
+    print(f"instructions per call (callgrind, {calls} calls, two counts each)")
+    print(f"{'cell':28s} {'jax.jit':>20s} {'s2s.jit(jax)':>20s} {'ratio':>7s} {'s2s - jax':>10s}")
+    ratios = []
+    for cell in cells:
+        got = found.get(cell)
+        if not got or len(got) < 2:
+            print(f"{cell:28s} (no count: the cell failed, see above)")
+            continue
+        j, s = got["jax.jit"], got["s2s.jit(jax)"]
+        ratio = min(s) / min(j)
+        ratios.append(ratio)
+        print(f"{cell:28s} {min(j) / 1e3:>9.1f}k, {max(j) / 1e3:.1f}k {min(s) / 1e3:>9.1f}k, "
+              f"{max(s) / 1e3:.1f}k {ratio:>7.3f} {(min(s) - min(j)) / 1e3:>+9.1f}k")
+    if ratios:
+        ratios.sort()
+        print(f"ratio: median {ratios[len(ratios) // 2]:.3f}, worst {ratios[-1]:.3f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cells", nargs="*", help="name:kind or name:kind:f32")
+    ap.add_argument("--calls", type=int, default=100)
+    ap.add_argument("--all-float32", action="store_true",
+                    help="every cell with its float64 arguments as float32")
+    ap.add_argument("--inside", help=argparse.SUPPRESS)  # (the run under valgrind)
+    opts = ap.parse_args()
+    cells = opts.cells or [c + (":f32" if opts.all_float32 else "") for c in CELLS]
+    if opts.inside:
+        count(cells, opts.calls, opts.inside)
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        library = client_library(folder)
+        command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "-q",
+                   f"--callgrind-out-file={folder}/callgrind.out.%p", sys.executable,
+                   os.path.abspath(__file__), "--calls", str(opts.calls),
+                   "--inside", library, *cells]
+        subprocess.run(command, check=True)
+        report(folder, opts.calls, cells)
+
+
+if __name__ == "__main__":
+    main()
