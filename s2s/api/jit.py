@@ -37,7 +37,7 @@ from .emitted import emitted_for, is_array_leaf, shape_key
 from .located import reraise_located
 from .signatures import call_signature
 from .transformed import Transformed, rebuilds_outputs
-from .vectorize import Vmapped, _resolve
+from .vectorize import _MISS, Vmapped, _resolve
 
 __all__ = ["jit", "Jitted", "CacheInfo"]
 
@@ -242,7 +242,6 @@ class Jitted(NotebookDisplay):
         # NumPy backend, a transform without static arguments: the call signatures
         # (``signatures.call_signature``, finer than the cache's key) seen already,
         # whose calls go straight to the transform (nothing new to compile or show)
-        self._seen_hot: set = set()  # (a vmap's seen signatures, as its hot path keys them)
         self._seen: set | None = set() if (
             self._jitted is None and isinstance(fun, Transformed) and not (
                 self.static_argnums or self.static_argnames)) else None
@@ -406,6 +405,10 @@ class Jitted(NotebookDisplay):
             sig = call_signature(args)
             if sig is not None and sig in signed:
                 fun = self.fun
+                if type(fun) is Vmapped:
+                    out = fun(*args)
+                    self._mark_hot(args)
+                    return out
                 if type(fun) is not Transformed:
                     return fun(*args)
                 out = fun._call_signed(sig, args)
@@ -420,8 +423,6 @@ class Jitted(NotebookDisplay):
         sig = call_signature(args) if signed is not None and not kwargs else None
         if sig is not None:
             signed.add(sig)  # type: ignore[union-attr]
-            if type(self.fun) is Vmapped and all(type(a) is np.ndarray for a in args):
-                self._seen_hot.add(tuple((a.shape, a.dtype.char) for a in args))
         if not isinstance(self.fun, Transformed):
             # the user's own code runs: `x += 1` in it must not write into the
             # caller's array (jit's inputs are values, as in JAX; transforms copy
@@ -454,6 +455,14 @@ class Jitted(NotebookDisplay):
         if entry is not None:
             entry.jits.add(self._token)
 
+    def _mark_hot(self, args: tuple) -> None:
+        """The vmap's hot entry for these arguments' shapes (a signature this jit has
+        counted), once it has one, as one :meth:`_call_transform` may run directly."""
+        if all(type(a) is np.ndarray for a in args):
+            hot = self.fun._hot.get(tuple([(a.shape, a.dtype) for a in args]))
+            if hot is not None:
+                hot.jits.add(self._token)
+
     def _call_transform(self, *args: Any, **kwargs: Any) -> Any:
         """NumPy backend, ``grad``-like or ``vmap``: a call with a signature this jit
         has seen runs the transform's code for it, ``Transformed.__call__``'s fast path
@@ -462,13 +471,17 @@ class Jitted(NotebookDisplay):
         if not kwargs:
             fun: Any = self.fun
             if type(fun) is Vmapped:  # its own hot path (by shapes and dtypes)
+                hots = fun._hot
                 try:
-                    hot = tuple([(a.shape, a.dtype.char) for a in args])
+                    hot = hots.get(tuple([(a.shape, a.dtype) for a in args
+                                          if type(a) is np.ndarray])) if hots else None
                 except AttributeError:
                     hot = None
-                if hot is not None and hot in self._seen_hot:
-                    self._calls += 1
-                    return fun(*args)
+                if hot is not None and self._token in hot.jits:
+                    out = fun._run_hot(hot, args)
+                    if out is not _MISS:
+                        self._calls += 1
+                        return out
             elif fun._spec_error is None:
                 hit = fun._by_signature.get(call_signature(args))
                 if hit is not None and self._token in hit.jits and not hit.pending and \

@@ -85,8 +85,31 @@ class FreeSnapshot:
     def __init__(self, items: list[tuple[Any, Any, Any]], names: frozenset[str]) -> None:
         self.items = items
         self.names = names  # the free names checked
-        # how each is read back cheaply (every call with the signature checks them)
-        self._reads = [(_how_read(var), var, value, layout) for var, value, layout in items]
+        # how each is read back cheaply (every call with the signature checks them),
+        # grouped by how: a dict's key, a closure cell, a function's defaults (one
+        # check of the defaults' tuples per function, however many parameters read
+        # them), any other by its read(); then the arrays' shapes and dtypes
+        self._scope: list[tuple[dict, str, Any]] = []
+        self._cells: list[tuple[Any, Any]] = []
+        defaults: dict[int, tuple[Any, Any, Any, list[tuple[Any, Any]]]] = {}
+        self._others: list[tuple[Any, Any]] = []
+        self._layouts: list[tuple[np.ndarray, tuple, np.dtype]] = []
+        for var, value, layout in items:
+            how, where, key = _how_read(var)
+            if how is _SCOPE:
+                self._scope.append((where, key, value))
+            elif how is _CELL:
+                self._cells.append((where, value))
+            elif how is _DEFAULTS:
+                found = defaults.get(id(where))
+                if found is None or found[1] is not key[0] or found[2] is not key[1]:
+                    found = defaults[id(where)] = (where, key[0], key[1], [])
+                found[3].append((var, value))
+            else:
+                self._others.append((var, value))
+            if layout is not None:
+                self._layouts.append((value, layout[0], layout[1]))
+        self._defaults = list(defaults.values())
 
     @staticmethod
     def take(ir: Function) -> "FreeSnapshot | None":
@@ -105,26 +128,36 @@ class FreeSnapshot:
         return FreeSnapshot(items, frozenset(ir.free))
 
     def same(self) -> bool:
-        for (how, where, key), var, value, layout in self._reads:
-            if how is _SCOPE:  # a module's (or a namespace's) name
-                now = where.get(key, _MISSING)
-            elif how is _CELL:
-                try:
-                    now = where.cell_contents
-                except ValueError:
+        for where, key, value in self._scope:  # a module's (or a namespace's) name
+            if where.get(key, _MISSING) is not value:
+                return False
+        for cell, value in self._cells:
+            try:
+                if cell.cell_contents is not value:
                     return False
-            elif how is _DEFAULTS and where.__defaults__ is key[0] and \
-                    where.__kwdefaults__ is key[1]:
-                now = value  # the very same defaults: the same default object
-            else:
-                try:
-                    now = var.read()
-                except (KeyError, ValueError):
+            except ValueError:  # (an empty cell)
+                return False
+        for fn, defaults, kwdefaults, reads in self._defaults:
+            if fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
+                # other tuples: each default read again (the same objects pass)
+                if not _same_reads(reads):
                     return False
-            if now is not value or (layout is not None and (
-                    now.shape != layout[0] or now.dtype != layout[1])):
+        if self._others and not _same_reads(self._others):
+            return False
+        for value, shape, dtype in self._layouts:  # (an array reshaped in place)
+            if value.shape != shape or value.dtype != dtype:
                 return False
         return True
+
+
+def _same_reads(reads: list[tuple[Any, Any]]) -> bool:
+    for var, value in reads:
+        try:
+            if var.read() is not value:
+                return False
+        except (KeyError, ValueError):
+            return False
+    return True
 
 
 _SCOPE, _CELL, _DEFAULTS, _READ = "scope", "cell", "defaults", "read"
@@ -163,6 +196,10 @@ class FastEntry:
         # the s2s.jit objects whose calls ran it (their tokens: a set test by identity,
         # cheaper than hashing the signature again)
         self.jits: set[object] = set()
+        # s2s.jvp's cast of the results to the inputs' dtype: (the function, its
+        # dtypes_down.target, whether results need nothing done, the IR), decided at
+        # the first call it runs (api/pushforward.py)
+        self.down: tuple[Any, Any, bool, Any] | None = None
 
     def valid(self) -> bool:
         return self.generation == registry.generation() and (
