@@ -1,0 +1,224 @@
+"""The steady-state call paths of ``s2s.vmap(s2s.grad(f))`` (``Vmapped._run_hot``),
+``s2s.jit(..., backend="numpy")`` of it, and ``s2s.jvp(s2s.grad(f), ...)`` (the
+latest function's transform looked up by identity, ``FastEntry``'s checks inline):
+against JAX at every call of a schedule where the values change at each call and the
+call's signature changes under them (another shape, float32, a 0-d array, a NumPy
+scalar, a list of primals, an integer primal, another function between two calls), a
+module constant or a default is rebound, and the caller writes into the results and
+into its own inputs afterwards (no result is an input, a view of one, or a buffer a
+later call returns again)."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+
+import s2s
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp  # noqa: E402
+
+OFFSET = 0.25
+SCALE = 1.5
+
+
+def per_example(w, b, x, y):
+    return np.log1p(np.exp(-y * (x @ w + b))) + OFFSET * np.sum(squash(w) ** 2)
+
+
+def squash(x):
+    return np.tanh(x)
+
+
+def softer(x):
+    return x / (1.0 + np.abs(x))
+
+
+def tanh_sq(x):
+    return SCALE * np.sum(squash(x) ** 2)
+
+
+def cubic(x):
+    return np.sum(x**3 * OFFSET)
+
+
+def powered(x, k):
+    return np.sum(np.tanh(x) ** k)
+
+
+def with_defaults(x, a=1.0, b=2.0):
+    return np.sum(np.sin(a * x) * b)
+
+
+def twin(f, **extra):
+    namespace = {**f.__globals__, "np": jnp, **extra}
+    helper = f.__globals__["squash"]  # (the helper bound now, on jax.numpy too)
+    namespace["squash"] = types.FunctionType(helper.__code__, namespace, helper.__name__)
+    return types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__)
+
+
+def close(got, want, dtype):
+    tol = 2e-5 if dtype == np.float32 else 1e-11
+    np.testing.assert_allclose(got, np.asarray(want), rtol=tol, atol=tol)
+
+
+def owns(result, inputs):
+    """A writeable array of its own: writing into the caller's inputs leaves it as
+    it is (no input, nor a view of one, is returned)."""
+    assert type(result) is np.ndarray and result.flags.writeable
+    before = result.copy()
+    for a in inputs:
+        if isinstance(a, np.ndarray) and a.size:
+            assert not np.may_share_memory(result, a)
+            a[...] = 7.0
+    np.testing.assert_array_equal(result, before)
+
+
+# ---- vmap(grad) and s2s.jit(numpy) of it ------------------------------------------
+
+
+def vmap_args(rng, call, n, dtype):
+    w = rng.normal(size=3).astype(dtype)
+    b = np.array(rng.normal(), dtype)
+    if call == 7:  # a NumPy scalar where the hot entry was keyed by a 0-d array
+        b = dtype(rng.normal())
+    x = rng.normal(size=(n, 3)).astype(dtype)
+    y = rng.choice([-1.0, 1.0], n).astype(dtype)
+    return w, b, x, y
+
+
+@pytest.mark.parametrize("jitted", [False, True], ids=["vmap", "jit(numpy)"])
+def test_vmapped_gradients_follow_every_change_between_calls(jitted, monkeypatch):
+    make = s2s.vmap(s2s.grad(per_example), in_axes=(None, None, 0, 0))
+    g = s2s.jit(make, backend="numpy") if jitted else make
+    rng = np.random.default_rng(0)
+    previous = None
+    for call in range(12):
+        n = 5 if call == 4 else 6  # another batch size at call 5
+        dtype = np.float32 if call in (5, 6) else np.float64
+        if call == 8:  # a module constant rebound (the code reads it)
+            monkeypatch.setitem(per_example.__globals__, "OFFSET", -1.0)
+        if call == 10:  # a helper rebound (the code inlined it)
+            monkeypatch.setitem(per_example.__globals__, "squash", softer)
+        args = vmap_args(rng, call, n, dtype)
+        want = jax.vmap(jax.grad(twin(per_example, OFFSET=per_example.__globals__[
+            "OFFSET"])), in_axes=(None, None, 0, 0))(*map(jnp.asarray, args))
+        got = g(*args)
+        assert got.dtype == dtype and got.shape == (n, 3)
+        close(got, want, dtype)
+        assert previous is None or not np.may_share_memory(got, previous)
+        owns(got, args)
+        got[...] = 99.0  # the caller writes into a result: the next call's is its own
+        previous = got
+    assert make._hot, "the hot path was never taken"
+    if jitted:
+        info = g.cache_info()
+        # signatures: float64 batch 6, batch 5, float32, float32 with a scalar b, and
+        # the scalar b in float64 (call 8), the helper rebound (call 11: the cache
+        # key is the signature: a hit); the rest hits
+        assert (info.compilations, info.hits) == (4, 8), info
+
+
+def test_the_jits_hot_calls_count_as_hits_and_leave_another_jit_alone():
+    v = s2s.vmap(s2s.grad(per_example), in_axes=(None, None, 0, 0))
+    one, two = s2s.jit(v, backend="numpy"), s2s.jit(v, backend="numpy")
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        args = vmap_args(rng, 0, 6, np.float64)
+        close(one(*args), v(*args), np.float64)
+    assert (one.cache_info().compilations, one.cache_info().hits) == (1, 4)
+    args = vmap_args(rng, 0, 6, np.float64)
+    two(*args)  # the vmap's hot entry is marked by `one` only: `two` counts its own
+    assert (two.cache_info().compilations, two.cache_info().hits) == (1, 0)
+
+
+def test_a_replaced_default_reaches_the_vmaps_hot_path(monkeypatch):
+    g = s2s.vmap(s2s.grad(with_defaults))
+    x = np.linspace(-1, 1, 12).reshape(4, 3)
+    for defaults in [(1.0, 2.0)] * 3 + [(1.0, -3.0)] * 3 + [(0.5, -3.0)] * 3:
+        monkeypatch.setattr(with_defaults, "__defaults__", defaults)
+        want = jax.vmap(jax.grad(twin(with_defaults)))(x)
+        close(g(x), want, np.float64)
+
+
+# ---- jvp of grad --------------------------------------------------------------------
+
+
+def hvp_args(rng, call):
+    dtype = np.float32 if call in (5, 6) else np.float64
+    shape = (4,) if call == 4 else () if call == 7 else (6,)
+    x = np.asarray(rng.normal(size=shape)).astype(dtype)
+    v = np.asarray(rng.normal(size=shape)).astype(dtype)
+    return x, v, dtype
+
+
+def test_hvps_follow_every_change_between_calls(monkeypatch):
+    g, other = s2s.grad(tanh_sq), s2s.grad(cubic)
+    rng = np.random.default_rng(2)
+    previous = None
+    for call in range(14):
+        x, v, dtype = hvp_args(rng, call)
+        if call == 8:
+            monkeypatch.setitem(tanh_sq.__globals__, "SCALE", -0.5)
+        if call == 12:  # a helper rebound (the code inlined it)
+            monkeypatch.setitem(tanh_sq.__globals__, "squash", softer)
+        if call == 10:  # another function's jvp between two calls of this one
+            o, o_dot = s2s.jvp(other, (x,), (v,))
+            w, w_dot = jax.jvp(jax.grad(twin(cubic)), (x,), (v,))
+            close(o, w, dtype)
+            close(o_dot, w_dot, dtype)
+        primals, tangents = ((x,), (v,)) if call != 9 else ([x], [v])  # lists at call 10
+        out, out_dot = s2s.jvp(g, primals, tangents)
+        want, want_dot = jax.jvp(jax.grad(twin(tanh_sq, SCALE=tanh_sq.__globals__["SCALE"])),
+                                 (jnp.asarray(x),), (jnp.asarray(v),))
+        for got, theirs in ((out, want), (out_dot, want_dot)):
+            assert got.dtype == dtype and got.shape == x.shape
+            close(got, theirs, dtype)
+        assert previous is None or not np.may_share_memory(out_dot, previous)
+        assert not np.may_share_memory(out, out_dot)
+        owns(out_dot, (x, v))
+        if x.ndim:  # (a 0-d gradient comes back a NumPy scalar, as before the hot path)
+            owns(out, (x, v))
+            out[...] = 99.0
+        out_dot[...] = -99.0
+        previous = out_dot
+    t = s2s.api.transformed.JVPS.get(g)[False]
+    assert any(e.text is not None for e in t._by_signature.values()), "never specialized"
+    assert s2s.api.pushforward._LATEST[0] is g  # (its calls took the hot path)
+
+
+def test_an_integer_primal_never_takes_the_float_signatures_path():
+    g = s2s.grad(powered)
+    rng = np.random.default_rng(3)
+    float0 = jax.dtypes.float0
+    for call in range(10):
+        x, v = rng.normal(size=5), rng.normal(size=5)
+        k = 2 if call < 5 else 3
+        out, out_dot = s2s.jvp(g, (x, k), (v, np.zeros((), float0)))
+        want, want_dot = jax.jvp(lambda x: jax.grad(twin(powered))(x, k), (x,), (v,))
+        close(out, want, np.float64)
+        close(out_dot, want_dot, np.float64)
+
+
+def model(x):
+    return np.tanh(x) * SCALE, np.sum(x**2)
+
+
+def test_a_function_with_and_without_aux_alternating():
+    rng = np.random.default_rng(4)
+    theirs = twin(model)
+    for call in range(8):
+        x, v = rng.normal(size=3), rng.normal(size=3)
+        if call % 2:
+            out, out_dot, aux = s2s.jvp(model, (x,), (v,), has_aux=True)
+            want, want_dot, want_aux = jax.jvp(theirs, (x,), (v,), has_aux=True)
+            close(aux, want_aux, np.float64)
+        else:
+            out, out_dot = s2s.jvp(model, (x,), (v,))
+            want, want_dot = jax.jvp(theirs, (x,), (v,))
+        for got, w in zip(jax.tree_util.tree_leaves((out, out_dot)),
+                          jax.tree_util.tree_leaves((want, want_dot))):
+            close(got, w, np.float64)
