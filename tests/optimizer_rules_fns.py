@@ -95,3 +95,7 @@ def row_mean(x):
 
 def scaled_rows(q):
     return np.sum(np.tanh(q / np.sqrt(q.shape[1])))
+
+
+def tanh_energy(x):
+    return np.sum(np.tanh(x) ** 2)

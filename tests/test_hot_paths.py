@@ -222,3 +222,52 @@ def test_a_function_with_and_without_aux_alternating():
         for got, w in zip(jax.tree_util.tree_leaves((out, out_dot)),
                           jax.tree_util.tree_leaves((want, want_dot))):
             close(got, w, np.float64)
+
+
+# ---- the free names' check (signatures.FreeSnapshot) ------------------------------
+
+ARR = np.ones(3)
+
+
+def closing(scale):
+    def reads_all(x, a=1.0, *, b=2.0):
+        return np.sum(x * ARR * a * b * OFFSET * scale)
+
+    return reads_all
+
+
+def test_the_compiled_free_names_check_agrees_with_the_loops(monkeypatch):
+    """``FreeSnapshot.same`` compiles its checks into one expression at its first
+    call: it says what the loops say for each change a cached code must notice (and
+    for the one it need not: a new defaults tuple of the same objects)."""
+    from s2s.api.signatures import FreeSnapshot
+
+    fn = closing(3.0)
+    snap = FreeSnapshot.take(s2s.grad(fn).ir)
+    assert snap.same() and snap.same() and snap._same()  # (the second: compiled)
+    assert "same" in vars(snap)
+    module = fn.__globals__
+    cell = fn.__closure__[0]
+    changes = [
+        ("a module array rebound", lambda mp: mp.setitem(module, "ARR", np.ones(3)), False),
+        ("a module array reshaped in place", lambda mp: setattr(ARR, "shape", (3, 1)), False),
+        ("a module float rebound to an equal one",
+         lambda mp: mp.setitem(module, "OFFSET", float("0.25")), False),
+        ("a module name deleted", lambda mp: mp.delitem(module, "OFFSET"), False),
+        ("the same defaults in a new tuple",
+         lambda mp: mp.setattr(fn, "__defaults__", tuple(fn.__defaults__)), True),
+        ("another default", lambda mp: mp.setattr(fn, "__defaults__", (3.0,)), False),
+        ("another keyword default",
+         lambda mp: mp.setattr(fn, "__kwdefaults__", {"b": 5.0}), False),
+        ("a closure cell rebound", lambda mp: setattr(cell, "cell_contents", 4.0), False),
+        ("a closure cell emptied", lambda mp: delattr(cell, "cell_contents"), False),
+    ]
+    for what, change, same in changes:
+        saved = (ARR.shape, cell.cell_contents)
+        with monkeypatch.context() as mp:  # (each change undone before the next)
+            change(mp)
+            try:
+                assert snap.same() is snap._same() is same, what
+            finally:
+                ARR.shape, cell.cell_contents = saved
+    assert snap.same()

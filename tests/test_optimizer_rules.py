@@ -108,13 +108,15 @@ ARGS = {
     "picked_rows": (R.normal(size=(4, 3)), np.array([0, 2, 1, 2])),
     "row_mean": (R.normal(size=(4, 3)),),
     "scaled_rows": (R.normal(size=(3, 16)),),
+    "tanh_energy": (R.normal(size=5),),
 }
 ARGNUMS = {"row_bias": (0, 1), "matvec": (0, 1), "vecmat": (0, 1), "dot": (0, 1)}
 WITNESSED = [r for r in RULES if r.witness]
 DEFAULT = {"an unbroadcast is the sums it does", "a dot product's cotangents",
            "a scalar spread by expand_dims folds into a scalar",
            "a mean's seed is a scalar times the cotangent",
-           "a complex value with a zero imaginary part, read for its real part, is real"}
+           "a complex value with a zero imaginary part, read for its real part, is real",
+           "twice a floating name is its sum with itself"}
 
 
 def _specialized(name: str, off: str, monkeypatch) -> tuple[str, list, str]:

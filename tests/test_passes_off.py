@@ -38,7 +38,8 @@ ARGS = {
 WHERE = {"fixups": "mlp", "fill": "loop", "shapes": "rows", "matmul": "mlp",
          "addat": "softmax_xent", "cse": "repeated", "egraph": "rows", "zero": "rows",
          "tapes": "loop", "dce": "mlp", "accumulate": "softmax_xent", "methods": "rows",
-         "signs": "softmax_xent", "copies": "repeated", "subexpr": "tanh_sq", "all": "mlp"}
+         "signs": "softmax_xent", "copies": "repeated", "subexpr": "tanh_sq",
+         "literals": "tanh_sq", "all": "mlp"}
 
 
 def _run(name: str) -> tuple[list, str]:
@@ -75,7 +76,8 @@ def _same(got, want) -> None:
         np.testing.assert_allclose(a, np.asarray(b), rtol=1e-10, atol=1e-12)
 
 
-DEFAULT = {("matmul", "mlp"), ("all", "mlp"), ("subexpr", "tanh_sq"), ("copies", "tanh_sq")}
+DEFAULT = {("matmul", "mlp"), ("all", "mlp"), ("subexpr", "tanh_sq"), ("copies", "tanh_sq"),
+           ("literals", "tanh_sq")}
 CASES = [pytest.param(p, n, marks=() if (p, n) in DEFAULT else pytest.mark.slow,
                       id=f"{p}-{n}") for p in (*PASSES, "all") for n in ARGS]
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ir.kinds import LEAF, Kind, kind_of
 from ..ir.nodes import Function
-from ..primitives import registry
+from ..primitives.registry import _GENERATION
 from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.module import Module
 from . import callables, dtypes_down, records, trees
@@ -35,6 +35,10 @@ class _JVP(Transformed):
     def __init__(self, fn: Callable, has_aux: bool) -> None:
         super().__init__(fn, "jvp", 0, has_aux)
         self.tuple_out = True
+        # the entries of signatures of plain arrays that ran specialized, by the
+        # arrays' shapes and dtypes in one flat tuple (jvp's hot path; each entry
+        # keeps its own guards, checked at every call; emptied by a checked call)
+        self.hot: dict[tuple, FastEntry] = {}
 
     def _run_jvp(self, text: str, fn: Callable, args: tuple, nprimals: int) -> Any:
         """The emitted JVP ``fn`` on ``args`` (the primals, then the tangents of the
@@ -88,18 +92,23 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     ``float0`` tangents and carry none.
     """
     latest = _LATEST
-    if latest[0] is fun and latest[1] is has_aux and type(primals) in _SEQ and \
-            type(tangents) in _SEQ:
+    if latest[0] is fun and latest[1] is has_aux and latest[2]._spec_error is None:
         # the function of the latest call (a Python function or transform, itself the
-        # one transformed): a signature seen before goes straight to its code, guarded
-        # as FastEntry.valid guards (inline: each frame is a tenth of a microsecond)
-        t, n = latest[2], len(primals)
-        args = (*primals, *tangents)
-        hit = t._by_signature.get((n, call_signature(args))) if len(args) == 2 * n \
-            else None
-        if hit is not None and not hit.pending and t._spec_error is None and \
-                hit.generation == registry.generation() and (
-                    not hit.free.items or hit.free.same()):
+        # one transformed): arrays of a signature seen before go straight to its code,
+        # found by their shapes and dtypes (``_JVP.hot``) and guarded as FastEntry.valid
+        # guards (inline: each frame is a tenth of a microsecond); _spec_error: a
+        # background specializing's error, which the checked path raises (tests only)
+        t = latest[2]
+        if type(primals) in _SEQ and type(tangents) in _SEQ and len(primals) == 1 == len(
+                tangents):  # (one primal, a Hessian-vector product's: no loop)
+            x, v = primals[0], tangents[0]
+            args = (x, v)
+            hit = t.hot.get((x.shape, x.dtype, v.shape, v.dtype)) if type(
+                x) is np.ndarray and type(v) is np.ndarray else None
+        else:
+            args, hit = _hot_entry(t, primals, tangents)
+        if hit is not None and hit.generation == _GENERATION[0] and (
+                not hit.free.items or hit.free.same()):
             fn = hit.fn
             if hit.free_names:
                 read_free_names(fn)
@@ -116,7 +125,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
                         out_dot.dtype is out.dtype and out.dtype.kind in "fc" and \
                         out_dot.shape == out.shape:
                     return result
-            return _finish(t, hit, fun, result, args, n, has_aux)
+            return _finish(t, hit, fun, result, args, len(args) // 2, has_aux)
     done = _jvp_fast(fun, primals, tangents, has_aux)
     if done is not None:
         return done
@@ -130,6 +139,28 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
 
 
 _SEQ = (tuple, list)
+
+
+def _flat_key(args: tuple) -> tuple | None:
+    """The shapes and dtypes of ``args``, one flat tuple, where all are plain arrays
+    (a NumPy scalar has a shape and a dtype too: it is another signature)."""
+    key: list[Any] = []
+    for a in args:
+        if type(a) is not np.ndarray:
+            return None
+        key.append(a.shape)
+        key.append(a.dtype)
+    return tuple(key)
+
+
+def _hot_entry(t: _JVP, primals: Any, tangents: Any) -> tuple[tuple, Any]:
+    """``(args, the entry _JVP.hot holds for them)`` (None where it holds none)."""
+    if type(primals) not in _SEQ or type(tangents) not in _SEQ or \
+            len(primals) != len(tangents):
+        return (), None
+    args = (*primals, *tangents)
+    key = _flat_key(args)
+    return args, (t.hot.get(key) if key is not None else None)
 
 
 def forget(fun: Any) -> None:
@@ -174,6 +205,7 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
         tangents, active = (None, *tangents), tuple(i + 1 for i in active)
     t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)
     t._refresh()
+    t.hot.clear()  # (a checked call: what a signature runs may have changed)
     if method is not None:  # (`self.other(...)` in it: the object's own method?)
         check_self_methods(method[0], method[1])
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
@@ -241,6 +273,8 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
         return None
     if t.fn is fun:  # (JVPS's key: the function transformed, fun itself)
         _LATEST = (fun, has_aux, t)
+        if hit.text is not None:  # (specialized: the code later calls run)
+            t.hot[_flat_key(args)] = hit  # type: ignore[index]
     if hit.free_names:
         read_free_names(hit.fn)
     try:

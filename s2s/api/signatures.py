@@ -128,6 +128,16 @@ class FreeSnapshot:
         return FreeSnapshot(items, frozenset(ir.free))
 
     def same(self) -> bool:
+        """Does every free name hold the object it held (an array its layout)?  The
+        first call compiles the checks into one expression (``_compiled_check``)
+        that later calls run instead (an instance attribute: no method between)."""
+        check = _compiled_check(self)
+        if check is not None:
+            self.same = check  # type: ignore[method-assign]
+            return check()
+        return self._same()
+
+    def _same(self) -> bool:
         for where, key, value in self._scope:  # a module's (or a namespace's) name
             if where.get(key, _MISSING) is not value:
                 return False
@@ -148,6 +158,46 @@ class FreeSnapshot:
             if value.shape != shape or value.dtype != dtype:
                 return False
         return True
+
+
+def _compiled_check(snapshot: FreeSnapshot) -> Callable[[], bool] | None:
+    """``snapshot``'s checks (``FreeSnapshot._same``) as one function of no arguments
+    returning one ``and`` of them, the objects compared against bound in its globals:
+    ``d0.get(k0, MISSING) is v0 and (f0.__defaults__ is t0 and ... or reads(r0))``;
+    None past a hundred checks (the loops serve)."""
+    env: dict[str, Any] = {"MISSING": _MISSING, "reads": _same_reads,
+                           "contents": _contents}
+    terms = []
+    for i, (where, key, value) in enumerate(snapshot._scope):
+        env[f"d{i}"], env[f"k{i}"], env[f"v{i}"] = where, key, value
+        terms.append(f"d{i}.get(k{i}, MISSING) is v{i}")
+    for i, (cell, value) in enumerate(snapshot._cells):
+        env[f"c{i}"], env[f"w{i}"] = cell, value
+        terms.append(f"contents(c{i}) is w{i}")
+    for i, (fn, defaults, kwdefaults, reads) in enumerate(snapshot._defaults):
+        env[f"f{i}"], env[f"t{i}"], env[f"u{i}"], env[f"r{i}"] = (fn, defaults, kwdefaults,
+                                                                   reads)
+        # (other tuples: each default read again, the same objects pass)
+        terms.append(f"(f{i}.__defaults__ is t{i} and f{i}.__kwdefaults__ is u{i} "
+                     f"or reads(r{i}))")
+    if snapshot._others:
+        env["others"] = snapshot._others
+        terms.append("reads(others)")
+    for i, (value, shape, dtype) in enumerate(snapshot._layouts):  # (reshaped in place)
+        env[f"a{i}"], env[f"s{i}"], env[f"y{i}"] = value, shape, dtype
+        terms.append(f"a{i}.shape == s{i} and a{i}.dtype == y{i}")
+    if len(terms) > 100:
+        return None
+    source = "def same():\n    return " + (" and ".join(terms) or "True") + "\n"
+    exec(compile(source, "<s2s:free_names_check>", "exec"), env)
+    return env["same"]
+
+
+def _contents(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # (an empty cell)
+        return _MISSING
 
 
 def _same_reads(reads: list[tuple[Any, Any]]) -> bool:
