@@ -35,7 +35,7 @@ from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .located import reraise_located
-from .signatures import call_signature
+from .signatures import call_signature, flat_key
 from .transformed import Transformed, rebuilds_outputs
 from .vectorize import _MISS, Vmapped, _resolve
 
@@ -458,10 +458,10 @@ class Jitted(NotebookDisplay):
     def _mark_hot(self, args: tuple) -> None:
         """The vmap's hot entry for these arguments' shapes (a signature this jit has
         counted), once it has one, as one :meth:`_call_transform` may run directly."""
-        if all(type(a) is np.ndarray for a in args):
-            hot = self.fun._hot.get(tuple([(a.shape, a.dtype) for a in args]))
-            if hot is not None:
-                hot.jits.add(self._token)
+        key = flat_key(args)
+        hot = self.fun._hot.get(key) if key is not None else None
+        if hot is not None:
+            hot.jits.add(self._token)
 
     def _call_transform(self, *args: Any, **kwargs: Any) -> Any:
         """NumPy backend, ``grad``-like or ``vmap``: a call with a signature this jit
@@ -471,14 +471,8 @@ class Jitted(NotebookDisplay):
         if not kwargs:
             fun: Any = self.fun
             if type(fun) is Vmapped:  # its own hot path (by shapes and dtypes)
-                hots = fun._hot
-                try:
-                    hot = hots.get(tuple([(a.shape, a.dtype) for a in args
-                                          if type(a) is np.ndarray])) if hots else None
-                except AttributeError:
-                    hot = None
-                if hot is not None and self._token in hot.jits:
-                    out = fun._run_hot(hot, args)
+                if fun._hot:
+                    out = fun._hot_call(args, self._token)
                     if out is not _MISS:
                         self._calls += 1
                         return out

@@ -24,7 +24,7 @@ from .arguments import (
 )
 from .located import reraise_located
 from .methods import check_self_methods, for_class
-from .signatures import FastEntry, call_signature, read_free_names
+from .signatures import FastEntry, call_signature, flat_key, read_free_names
 from .transformed import JVPS, Transformed
 from .trees import _leaves, _rebuild
 
@@ -141,25 +141,13 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
 _SEQ = (tuple, list)
 
 
-def _flat_key(args: tuple) -> tuple | None:
-    """The shapes and dtypes of ``args``, one flat tuple, where all are plain arrays
-    (a NumPy scalar has a shape and a dtype too: it is another signature)."""
-    key: list[Any] = []
-    for a in args:
-        if type(a) is not np.ndarray:
-            return None
-        key.append(a.shape)
-        key.append(a.dtype)
-    return tuple(key)
-
-
 def _hot_entry(t: _JVP, primals: Any, tangents: Any) -> tuple[tuple, Any]:
     """``(args, the entry _JVP.hot holds for them)`` (None where it holds none)."""
     if type(primals) not in _SEQ or type(tangents) not in _SEQ or \
             len(primals) != len(tangents):
         return (), None
     args = (*primals, *tangents)
-    key = _flat_key(args)
+    key = flat_key(args)
     return args, (t.hot.get(key) if key is not None else None)
 
 
@@ -274,7 +262,7 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     if t.fn is fun:  # (JVPS's key: the function transformed, fun itself)
         _LATEST = (fun, has_aux, t)
         if hit.text is not None:  # (specialized: the code later calls run)
-            t.hot[_flat_key(args)] = hit  # type: ignore[index]
+            t.hot[flat_key(args)] = hit  # type: ignore[index]
     if hit.free_names:
         read_free_names(hit.fn)
     try:

@@ -72,6 +72,19 @@ def call_signature(args: tuple) -> Any:
     return tuple(out)
 
 
+def flat_key(args: tuple) -> tuple | None:
+    """The shapes and dtypes of ``args``, one flat tuple, where every one is a plain
+    array (a NumPy scalar has a shape and a dtype too: None for it); the hot paths'
+    key (cheaper to hash than ``call_signature``'s nested pairs)."""
+    key: list[Any] = []
+    for a in args:
+        if type(a) is not np.ndarray:
+            return None
+        key.append(a.shape)
+        key.append(a.dtype)
+    return tuple(key)
+
+
 # NumPy's inexact scalar types -> their leaf_signature (the same for every value)
 _INEXACT_SCALARS = {t: (np.dtype(t), None) for t in (
     np.float16, np.float32, np.float64, np.longdouble, np.complex64, np.complex128)}

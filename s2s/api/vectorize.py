@@ -12,10 +12,12 @@ from ..emit.code import compile_module
 from ..ir.kinds import LEAF, Kind, kind_of
 from ..ir.nodes import Function
 from ..primitives import registry
+from ..primitives.registry import _GENERATION
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import callables, dtypes_down, methods, records, signatures
 from .located import reraise_located
+from .signatures import flat_key
 from .transformed import (
     _LOCK,
     Transformed,
@@ -173,7 +175,7 @@ def _example_ranks(value: Any, axes: Any) -> Any:
     return int(np.ndim(value)) - (axes is not None)
 
 
-_MISS = object()  # (Vmapped._run_hot: a check failed, the checked path runs)
+_MISS = object()  # (Vmapped._hot_call: a check failed, the checked path runs)
 
 
 class _Hot:
@@ -184,10 +186,11 @@ class _Hot:
     ``s2s.jit`` objects whose calls ran it (``jits``: their tokens)."""
 
     __slots__ = ("key", "guard", "fn", "down", "fresh", "ir", "template", "free_names",
-                 "jits")
+                 "jits", "in_axes", "out_axes")
 
     def __init__(self, owner: "Vmapped", key: Any, guard: tuple, down: Any) -> None:
         self.key, self.guard, self.down = key, guard, down
+        self.in_axes, self.out_axes = key[1], key[2]  # (the vmap's own objects)
         self.fn = owner._fast[key]
         self.fresh = guard[3]
         self.ir = owner.ir
@@ -302,35 +305,36 @@ class Vmapped(Transformed):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # (a vmapped gradient's in its inputs' dtype: dtypes_down)
         if not kwargs and self._hot:  # plain arrays of shapes specialized before
-            try:
-                hot = self._hot.get(tuple([(a.shape, a.dtype) for a in args
-                                           if type(a) is np.ndarray]))
-            except AttributeError:
-                hot = None
-            if hot is not None:
-                out = self._run_hot(hot, args)
-                if out is not _MISS:
-                    return out
+            out = self._hot_call(args)
+            if out is not _MISS:
+                return out
         out = dtypes_down.through(self.inner, args, super().__call__(*args, **kwargs))
         if not kwargs and all(type(a) is np.ndarray for a in args):
             key = _shape_key(args, self.in_axes, self.out_axes)
             guard = self._guards.get(key) if key is not None else None
             if guard is not None and self._fast.get(key) is not guard[1]:
-                self._hot[tuple([(a.shape, a.dtype) for a in args])] = _Hot(
+                self._hot[flat_key(args)] = _Hot(  # type: ignore[index]
                     self, key, guard, dtypes_down.target(self.inner, args))
         return out
 
-    def _run_hot(self, hot: "_Hot", args: tuple) -> Any:
-        """The specialized code of ``hot``'s shapes on ``args`` (plain arrays of those
-        shapes and dtypes), after the checks _call's fast path makes (the same axes,
-        free names holding the same objects, the same rules, the same IR); its results
-        as _call's make them. ``_MISS`` where a check fails."""
-        guard = hot.guard
+    def _hot_call(self, args: tuple, token: object = None) -> Any:
+        """The specialized code of the arguments' shapes and dtypes (plain arrays: the
+        ``_hot`` entry of their flat tuple), after the checks _call's fast path makes
+        (the same axes, free names holding the same objects, the same rules, the same
+        IR); its results as _call's make them.  ``token``: an s2s.jit's, which must
+        have marked the entry.  ``_MISS`` where there is none or a check fails."""
+        key = []
+        for a in args:  # (flat_key inline: a frame less)
+            if type(a) is not np.ndarray:
+                return _MISS
+            key.append(a.shape)
+            key.append(a.dtype)
+        hot = self._hot.get(tuple(key))
         # (an entry whose guard _call replaces or drops is dropped from _hot with it)
-        if len(hot.key[0]) != len(args) or hot.key[1] is not self.in_axes or \
-                hot.key[2] is not self.out_axes or not self._compiled or \
-                self.ir is not hot.ir or not guard[0].same() or \
-                self._rules_generation != registry.generation():
+        if hot is None or token is not None and token not in hot.jits or \
+                hot.in_axes is not self.in_axes or hot.out_axes is not self.out_axes or \
+                not self._compiled or self.ir is not hot.ir or \
+                self._rules_generation != _GENERATION[0] or not hot.guard[0].same():
             return _MISS
         fn = hot.fn
         if hot.free_names:
