@@ -36,9 +36,10 @@ class _JVP(Transformed):
         super().__init__(fn, "jvp", 0, has_aux)
         self.tuple_out = True
         # the entries of signatures of plain arrays that ran specialized, by the
-        # arrays' shapes and dtypes in one flat tuple (jvp's hot path; each entry
-        # keeps its own guards, checked at every call; emptied by a checked call)
-        self.hot: dict[tuple, FastEntry] = {}
+        # arrays' shapes and dtypes in one flat tuple, as ``_plan`` tuples (jvp's hot
+        # path; each keeps its entry's guards, checked at every call; emptied by a
+        # checked call)
+        self.hot: dict[tuple, tuple] = {}
 
     def _run_jvp(self, text: str, fn: Callable, args: tuple, nprimals: int) -> Any:
         """The emitted JVP ``fn`` on ``args`` (the primals, then the tangents of the
@@ -107,17 +108,16 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
                 x) is np.ndarray and type(v) is np.ndarray else None
         else:
             args, hit = _hot_entry(t, primals, tangents)
-        if hit is not None and hit.generation == _GENERATION[0] and (
-                not hit.free.items or hit.free.same()):
-            fn = hit.fn
-            if hit.free_names:
+        if hit is not None and hit[0] is fun and hit[5] == _GENERATION[0] and (
+                hit[3] is None or hit[3]()) and t.ir is hit[7]:
+            fn = hit[2]
+            if hit[4]:
                 read_free_names(fn)
             try:
                 result = fn(*args)
             except ValueError as err:
                 reraise_located(err, t.ir, t.fn.__name__)
-            known = hit.down
-            if known is not None and known[0] is fun and known[2] and t.ir is known[3]:
+            if hit[6]:
                 # no cast, no objects to rebuild, fresh arrays: two of one dtype and
                 # shape are the results as they are (else _jvp_results decides)
                 out, out_dot = result
@@ -125,7 +125,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
                         out_dot.dtype is out.dtype and out.dtype.kind in "fc" and \
                         out_dot.shape == out.shape:
                     return result
-            return _finish(t, hit, fun, result, args, len(args) // 2, has_aux)
+            return _finish(t, hit[1], fun, result, args, len(args) // 2, has_aux)
     done = _jvp_fast(fun, primals, tangents, has_aux)
     if done is not None:
         return done
@@ -156,6 +156,20 @@ def forget(fun: Any) -> None:
     global _LATEST
     if _LATEST[0] is fun:
         _LATEST = (None, None, None)
+
+
+def _plan(t: _JVP, hit: FastEntry, fun: Any, args: tuple, n: int, has_aux: bool) -> tuple:
+    """What jvp's hot path reads of a specialized entry, in one tuple: ``(fun, the
+    entry, its code, its free names' check (None: it reads none), whether the code
+    reads free names, the rules' generation it was made with, whether its results
+    need nothing done (no cast, no objects to rebuild, fresh arrays), the IR)``."""
+    down = dtypes_down.target(fun, args[:n])
+    plain = down is None and t.built_template() is None and hit.fresh and not has_aux
+    check = None
+    if hit.free.items:
+        hit.free.same()  # (compiles the check: FreeSnapshot.same)
+        check = hit.free.same
+    return (fun, hit, hit.fn, check, hit.free_names, hit.generation, plain, t.ir)
 
 
 def _finish(t: _JVP, hit: FastEntry, fun: Any, result: Any, args: tuple, n: int,
@@ -262,7 +276,7 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     if t.fn is fun:  # (JVPS's key: the function transformed, fun itself)
         _LATEST = (fun, has_aux, t)
         if hit.text is not None:  # (specialized: the code later calls run)
-            t.hot[flat_key(args)] = hit  # type: ignore[index]
+            t.hot[flat_key(args)] = _plan(t, hit, fun, args, n, has_aux)  # type: ignore[index]
     if hit.free_names:
         read_free_names(hit.fn)
     try:

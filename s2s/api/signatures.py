@@ -145,10 +145,8 @@ class FreeSnapshot:
         first call compiles the checks into one expression (``_compiled_check``)
         that later calls run instead (an instance attribute: no method between)."""
         check = _compiled_check(self)
-        if check is not None:
-            self.same = check  # type: ignore[method-assign]
-            return check()
-        return self._same()
+        self.same = check if check is not None else self._same  # type: ignore[method-assign]
+        return self.same()
 
     def _same(self) -> bool:
         for where, key, value in self._scope:  # a module's (or a namespace's) name
