@@ -271,3 +271,15 @@ def test_the_compiled_free_names_check_agrees_with_the_loops(monkeypatch):
             finally:
                 ARR.shape, cell.cell_contents = saved
     assert snap.same()
+
+
+def test_past_the_compiled_checks_limit_the_loops_check(monkeypatch):
+    from s2s.api import signatures
+
+    monkeypatch.setattr(signatures, "MAX_COMPILED_CHECKS", 0)
+    snap = signatures.FreeSnapshot.take(s2s.grad(closing(3.0)).ir)
+    assert snap.same() and snap.same()
+    assert snap.same == snap._same  # (kept: not compiled again at every call)
+    with monkeypatch.context() as mp:
+        mp.setitem(per_example.__globals__, "OFFSET", float("0.5"))
+        assert not snap.same()

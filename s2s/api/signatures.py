@@ -171,11 +171,14 @@ class FreeSnapshot:
         return True
 
 
+MAX_COMPILED_CHECKS = 100
+
+
 def _compiled_check(snapshot: FreeSnapshot) -> Callable[[], bool] | None:
     """``snapshot``'s checks (``FreeSnapshot._same``) as one function of no arguments
     returning one ``and`` of them, the objects compared against bound in its globals:
     ``d0.get(k0, MISSING) is v0 and (f0.__defaults__ is t0 and ... or reads(r0))``;
-    None past a hundred checks (the loops serve)."""
+    None past ``MAX_COMPILED_CHECKS`` checks (the loops serve)."""
     env: dict[str, Any] = {"MISSING": _MISSING, "reads": _same_reads,
                            "contents": _contents}
     terms = []
@@ -197,7 +200,7 @@ def _compiled_check(snapshot: FreeSnapshot) -> Callable[[], bool] | None:
     for i, (value, shape, dtype) in enumerate(snapshot._layouts):  # (reshaped in place)
         env[f"a{i}"], env[f"s{i}"], env[f"y{i}"] = value, shape, dtype
         terms.append(f"a{i}.shape == s{i} and a{i}.dtype == y{i}")
-    if len(terms) > 100:
+    if len(terms) > MAX_COMPILED_CHECKS:
         return None
     source = "def same():\n    return " + (" and ".join(terms) or "True") + "\n"
     exec(compile(source, "<s2s:free_names_check>", "exec"), env)
