@@ -283,3 +283,55 @@ def test_past_the_compiled_checks_limit_the_loops_check(monkeypatch):
     with monkeypatch.context() as mp:
         mp.setitem(per_example.__globals__, "OFFSET", float("0.5"))
         assert not snap.same()
+
+
+# ---- grad (api/hotcalls.py: the plan of a specialized signature) --------------------
+
+WEIGHTS = np.linspace(0.5, 1.5, 4)
+
+
+def weighted(x):
+    return np.sum(x * WEIGHTS)  # (its gradient is WEIGHTS itself: a module array)
+
+
+def energy(w, x):
+    return np.sum(squash(x * w) ** 2) + OFFSET * np.sum(w**2)
+
+
+@pytest.mark.parametrize("jitted", [False, True], ids=["grad", "jit(numpy)"])
+def test_gradients_follow_every_change_between_calls(jitted, monkeypatch):
+    plain = s2s.grad(energy)
+    g = s2s.jit(plain, backend="numpy") if jitted else plain
+    rng = np.random.default_rng(5)
+    previous = None
+    for call in range(14):
+        dtype = np.float32 if call in (5, 6) else np.float64
+        shape = (5, 2) if call == 4 else (5, 3)
+        if call == 8:
+            monkeypatch.setitem(energy.__globals__, "OFFSET", -1.0)
+        if call == 10:
+            monkeypatch.setitem(energy.__globals__, "squash", softer)
+        w = rng.normal(size=shape[1]).astype(dtype)
+        x = rng.normal(size=shape).astype(dtype)
+        if call == 7:  # a 0-d weight (broadcast over x)
+            w = np.asarray(rng.normal(), dtype)
+        want = jax.grad(twin(energy, OFFSET=energy.__globals__["OFFSET"]))(w, x)
+        got = g(w, x)
+        assert type(got) is np.ndarray and got.dtype == dtype and got.shape == w.shape
+        close(got, want, dtype)
+        assert previous is None or not np.may_share_memory(got, previous)
+        owns(got, (w, x))
+        got[...] = 99.0
+        previous = got
+    assert plain._plans, "the planned path was never taken"
+
+
+def test_a_gradient_that_is_a_module_array_comes_back_a_copy():
+    g = s2s.grad(weighted)
+    x = np.ones(4)
+    for _ in range(5):
+        got = g(x)
+        np.testing.assert_array_equal(got, np.linspace(0.5, 1.5, 4))
+        assert not np.may_share_memory(got, WEIGHTS)
+        got[...] = -1.0  # the module's array is untouched
+    np.testing.assert_array_equal(WEIGHTS, np.linspace(0.5, 1.5, 4))

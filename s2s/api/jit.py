@@ -34,10 +34,11 @@ from . import pipeline, trees
 from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
+from .hotcalls import MISS
 from .located import reraise_located
 from .signatures import call_signature, flat_key
 from .transformed import Transformed, rebuilds_outputs
-from .vectorize import _MISS, Vmapped, _resolve
+from .vectorize import Vmapped, _resolve
 
 __all__ = ["jit", "Jitted", "CacheInfo"]
 
@@ -473,10 +474,18 @@ class Jitted(NotebookDisplay):
             if type(fun) is Vmapped:  # its own hot path (by shapes and dtypes)
                 if fun._hot:
                     out = fun._hot_call(args, self._token)
-                    if out is not _MISS:
+                    if out is not MISS:
                         self._calls += 1
                         return out
             elif fun._spec_error is None:
+                if fun._plans:  # plain arrays of a specialized signature this jit ran
+                    try:
+                        out = fun._plan_call(args, self._token)
+                    except ValueError as err:
+                        reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
+                    if out is not MISS:
+                        self._calls += 1
+                        return out
                 hit = fun._by_signature.get(call_signature(args))
                 if hit is not None and self._token in hit.jits and not hit.pending and \
                         hit.valid():

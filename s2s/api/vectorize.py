@@ -16,6 +16,8 @@ from ..primitives.registry import _GENERATION
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import callables, dtypes_down, methods, records, signatures
+from .arguments import _shares
+from .hotcalls import MISS
 from .located import reraise_located
 from .signatures import flat_key
 from .transformed import (
@@ -23,7 +25,6 @@ from .transformed import (
     Transformed,
     _foreign,
     _leaves,
-    _shares,
     check_array_types,
 )
 from .trees import has_nodes, plain, plain_args
@@ -175,9 +176,6 @@ def _example_ranks(value: Any, axes: Any) -> Any:
     return int(np.ndim(value)) - (axes is not None)
 
 
-_MISS = object()  # (Vmapped._hot_call: a check failed, the checked path runs)
-
-
 class _Hot:
     """A shape key's specialized code and what its hot path reads, computed once:
     the key of ``_fast``/``_guards`` and its guard, the IR it was made from (and the
@@ -306,7 +304,7 @@ class Vmapped(Transformed):
         # (a vmapped gradient's in its inputs' dtype: dtypes_down)
         if not kwargs and self._hot:  # plain arrays of shapes specialized before
             out = self._hot_call(args)
-            if out is not _MISS:
+            if out is not MISS:
                 return out
         out = dtypes_down.through(self.inner, args, super().__call__(*args, **kwargs))
         if not kwargs and all(type(a) is np.ndarray for a in args):
@@ -322,11 +320,11 @@ class Vmapped(Transformed):
         ``_hot`` entry of their flat tuple), after the checks _call's fast path makes
         (the same axes, free names holding the same objects, the same rules, the same
         IR); its results as _call's make them.  ``token``: an s2s.jit's, which must
-        have marked the entry.  ``_MISS`` where there is none or a check fails."""
+        have marked the entry.  ``MISS`` where there is none or a check fails."""
         key = []
         for a in args:  # (flat_key inline: a frame less)
             if type(a) is not np.ndarray:
-                return _MISS
+                return MISS
             key.append(a.shape)
             key.append(a.dtype)
         hot = self._hot.get(tuple(key))
@@ -335,7 +333,7 @@ class Vmapped(Transformed):
                 hot.in_axes is not self.in_axes or hot.out_axes is not self.out_axes or \
                 not self._compiled or self.ir is not hot.ir or \
                 self._rules_generation != _GENERATION[0] or not hot.guard[0].same():
-            return _MISS
+            return MISS
         fn = hot.fn
         if hot.free_names:
             signatures.read_free_names(fn)
