@@ -335,3 +335,27 @@ def test_a_gradient_that_is_a_module_array_comes_back_a_copy():
         assert not np.may_share_memory(got, WEIGHTS)
         got[...] = -1.0  # the module's array is untouched
     np.testing.assert_array_equal(WEIGHTS, np.linspace(0.5, 1.5, 4))
+
+
+# ---- s2s.jit(numpy) of a user's function (Jitted._call_function) ------------------
+
+
+def writes_into_its_argument(x, v):
+    x *= 2.0  # (jit's inputs are values: the caller's array must not change)
+    return s2s.jvp(s2s.grad(tanh_sq), (x,), (v,))[1]
+
+
+def test_a_jitted_function_runs_on_copies_and_counts_its_signatures():
+    j = s2s.jit(writes_into_its_argument, backend="numpy")
+    rng = np.random.default_rng(6)
+    for call in range(10):
+        n = 4 if call == 4 else 6
+        dtype = np.float32 if call == 5 else np.float64
+        x, v = rng.normal(size=n).astype(dtype), rng.normal(size=n).astype(dtype)
+        x0 = x.copy()
+        got = j(x, v)
+        np.testing.assert_array_equal(x, x0)  # untouched, at every call
+        _, want = jax.jvp(jax.grad(twin(tanh_sq)), (jnp.asarray(2 * x0),), (jnp.asarray(v),))
+        close(got, want, dtype)
+    info = j.cache_info()
+    assert (info.compilations, info.hits) == (3, 7), info

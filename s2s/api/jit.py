@@ -249,6 +249,12 @@ class Jitted(NotebookDisplay):
         if self._seen is not None and type(fun) in (Transformed, Vmapped):
             self._rebuild = rebuilds_outputs(fun)
             self._call = self._call_transform
+        # NumPy backend, a user's function without static arguments: the flat keys
+        # (signatures.flat_key) of plain-array calls counted already (_call_function)
+        self._seen_arrays: set[tuple] = set()
+        if self._jitted is None and not isinstance(fun, Transformed) and not (
+                self.static_argnums or self.static_argnames):
+            self._call = self._call_function
 
     # ---- JAX ------------------------------------------------------------------------
 
@@ -433,6 +439,22 @@ class Jitted(NotebookDisplay):
         if sig is not None:
             self._mark(sig)
         return out
+
+    def _call_function(self, *args: Any, **kwargs: Any) -> Any:
+        """NumPy backend, a user's function: a call of plain arrays whose shapes and
+        dtypes this jit has counted runs the function on copies of them (its inputs
+        are values, as in JAX: the function may write into its arguments), without
+        the cache's key; any other call, :meth:`_call_python`."""
+        if not kwargs:
+            key = flat_key(args)
+            if key is not None and key in self._seen_arrays:
+                self._calls += 1
+                return self.fun(*[a.copy() for a in args])
+            out = self._call_python(*args)
+            if key is not None:
+                self._seen_arrays.add(key)
+            return out
+        return self._call_python(*args, **kwargs)
 
     def _call_vmapped(self, *args: Any, **kwargs: Any) -> Any:
         """JAX backend, a vmapped function whose outputs hold no built objects: its
