@@ -359,3 +359,59 @@ def test_a_jitted_function_runs_on_copies_and_counts_its_signatures():
         close(got, want, dtype)
     info = j.cache_info()
     assert (info.compilations, info.hits) == (3, 7), info
+
+
+# ---- vmap's specialized code: (n_batch, *shape) displays (signature_facts) ---------
+
+
+def mlp_example(w1, w2, x, y):
+    h = np.tanh(x @ w1)
+    return 0.5 * np.sum((h @ w2 - y) ** 2)
+
+
+def test_per_example_mlp_gradients_specialize_their_batch_fixups():
+    """vmap spells a batched broadcast's shape ``(n_batch, *shape)``: the display's
+    level is its items' least, so the fix-ups of a per-example gradient are known to
+    do nothing and go; values against JAX while the batch size and dtype change."""
+    g = s2s.vmap(s2s.grad(mlp_example, argnums=(0, 1)), in_axes=(None, None, 0, 0))
+    theirs = jax.vmap(jax.grad(twin(mlp_example), argnums=(0, 1)), in_axes=(None, None, 0, 0))
+    rng = np.random.default_rng(7)
+    for call in range(8):
+        n = 3 if call == 4 else 5
+        dtype = np.float32 if call == 5 else np.float64
+        args = (rng.normal(size=(4, 6)).astype(dtype), rng.normal(size=(6, 2)).astype(dtype),
+                rng.normal(size=(n, 4)).astype(dtype), rng.normal(size=(n, 2)).astype(dtype))
+        got, want = g(*args), theirs(*args)
+        for a, b in zip(got, want):
+            assert a.dtype == dtype and a.shape == b.shape
+            close(a, b, dtype)
+    body = g.specialized_source.split("def ", 1)[1]
+    assert "unbroadcast(" not in body and "broadcast_to(" not in body, body
+
+
+VALUE_SHAPED = """
+import numpy as np
+
+
+def f(x, n):
+    head = x[:n]
+    z = np.broadcast_to(np.sum(head), (*np.shape(head), 2))
+    return np.sum(z * x[:1])
+"""
+
+
+@pytest.mark.parametrize("n", [np.array(2), 2], ids=["0-d array", "int"])
+def test_a_display_with_a_value_decided_item_is_not_known(n):
+    """``(*np.shape(head), 2)`` where ``head = x[:n]``: with ``n`` a 0-d array its
+    value is not in the signature, so neither is the display (the broadcast's shape
+    stays as written); with ``n`` an int it is, and the shape folds."""
+    from s2s.optimize.specialize import specialize
+
+    x = np.linspace(-1.0, 1.0, 5)
+    result, text = specialize(VALUE_SHAPED, {"np": np}, "f", (x, n))
+    np.testing.assert_allclose(result, 2 * np.sum(x[:2]) * 2 * x[0])
+    body = text.split("def ", 1)[1]
+    if isinstance(n, int):
+        assert "np.shape(" not in body, body
+    else:
+        assert "np.shape(head)" in body, body
