@@ -493,6 +493,14 @@ class Jitted(NotebookDisplay):
         costs); any other call, :meth:`_call_python`."""
         if not kwargs:
             fun: Any = self.fun
+            if fun._plans:  # plain arrays of a specialized signature this jit ran
+                try:  # (a grad's: a vmap plans nothing there)
+                    out = fun._plan_call(args, self._token)
+                except ValueError as err:
+                    reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
+                if out is not MISS:
+                    self._calls += 1
+                    return out
             if type(fun) is Vmapped:  # its own hot path (by shapes and dtypes)
                 if fun._hot:
                     out = fun._hot_call(args, self._token)
@@ -500,14 +508,6 @@ class Jitted(NotebookDisplay):
                         self._calls += 1
                         return out
             elif fun._spec_error is None:
-                if fun._plans:  # plain arrays of a specialized signature this jit ran
-                    try:
-                        out = fun._plan_call(args, self._token)
-                    except ValueError as err:
-                        reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
-                    if out is not MISS:
-                        self._calls += 1
-                        return out
                 hit = fun._by_signature.get(call_signature(args))
                 if hit is not None and self._token in hit.jits and not hit.pending and \
                         hit.valid():
