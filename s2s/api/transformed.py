@@ -190,6 +190,7 @@ class Transformed(HotCalls, records.BuiltOutputs, LocatedCalls, NotebookDisplay)
                     self._signature = self._free_fingerprint()
                     self._compiled.clear()
                     self._by_signature.clear()
+                    self._plans.clear()
                     self._last = None
             return
         signature = self._free_fingerprint()
@@ -199,6 +200,7 @@ class Transformed(HotCalls, records.BuiltOutputs, LocatedCalls, NotebookDisplay)
                 self._signature = self._free_fingerprint()
                 self._compiled.clear()
                 self._by_signature.clear()
+                self._plans.clear()  # (their entries' guards fail now: memory only)
                 self._last = None
 
     def _generate(self, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
