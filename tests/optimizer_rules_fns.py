@@ -110,3 +110,7 @@ def relu_maximum(a, b):
 def relu_minimum(a, b):
     h = np.minimum(a, b)
     return np.sum(h * np.cos(b))
+
+
+def tanh_energy(x):
+    return np.sum(np.tanh(x) ** 2)

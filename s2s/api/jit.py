@@ -34,8 +34,9 @@ from . import pipeline, trees
 from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
+from .hotcalls import MISS
 from .located import reraise_located
-from .signatures import call_signature
+from .signatures import call_signature, flat_key
 from .transformed import Transformed, rebuilds_outputs
 from .vectorize import Vmapped, _resolve
 
@@ -242,13 +243,18 @@ class Jitted(NotebookDisplay):
         # NumPy backend, a transform without static arguments: the call signatures
         # (``signatures.call_signature``, finer than the cache's key) seen already,
         # whose calls go straight to the transform (nothing new to compile or show)
-        self._seen_hot: set = set()  # (a vmap's seen signatures, as its hot path keys them)
         self._seen: set | None = set() if (
             self._jitted is None and isinstance(fun, Transformed) and not (
                 self.static_argnums or self.static_argnames)) else None
         if self._seen is not None and type(fun) in (Transformed, Vmapped):
             self._rebuild = rebuilds_outputs(fun)
             self._call = self._call_transform
+        # NumPy backend, a user's function without static arguments: the flat keys
+        # (signatures.flat_key) of plain-array calls counted already (_call_function)
+        self._seen_arrays: set[tuple] = set()
+        if self._jitted is None and not isinstance(fun, Transformed) and not (
+                self.static_argnums or self.static_argnames):
+            self._call = self._call_function
 
     # ---- JAX ------------------------------------------------------------------------
 
@@ -406,6 +412,10 @@ class Jitted(NotebookDisplay):
             sig = call_signature(args)
             if sig is not None and sig in signed:
                 fun = self.fun
+                if type(fun) is Vmapped:
+                    out = fun(*args)
+                    self._mark_hot(args)
+                    return out
                 if type(fun) is not Transformed:
                     return fun(*args)
                 out = fun._call_signed(sig, args)
@@ -420,8 +430,6 @@ class Jitted(NotebookDisplay):
         sig = call_signature(args) if signed is not None and not kwargs else None
         if sig is not None:
             signed.add(sig)  # type: ignore[union-attr]
-            if type(self.fun) is Vmapped and all(type(a) is np.ndarray for a in args):
-                self._seen_hot.add(tuple((a.shape, a.dtype.char) for a in args))
         if not isinstance(self.fun, Transformed):
             # the user's own code runs: `x += 1` in it must not write into the
             # caller's array (jit's inputs are values, as in JAX; transforms copy
@@ -452,6 +460,22 @@ class Jitted(NotebookDisplay):
 
         return _call_vmapped
 
+    def _call_function(self, *args: Any, **kwargs: Any) -> Any:
+        """NumPy backend, a user's function: a call of plain arrays whose shapes and
+        dtypes this jit has counted runs the function on copies of them (its inputs
+        are values, as in JAX: the function may write into its arguments), without
+        the cache's key; any other call, :meth:`_call_python`."""
+        if not kwargs:
+            key = flat_key(args)
+            if key is not None and key in self._seen_arrays:
+                self._calls += 1
+                return self.fun(*[a.copy() for a in args])
+            out = self._call_python(*args)
+            if key is not None:
+                self._seen_arrays.add(key)
+            return out
+        return self._call_python(*args, **kwargs)
+
     def _mark(self, sig: Any) -> None:
         """The transform's entry for ``sig`` (a signature this jit has counted) as
         one :meth:`_call_transform` may run directly."""
@@ -461,6 +485,14 @@ class Jitted(NotebookDisplay):
         if entry is not None:
             entry.jits.add(self._token)
 
+    def _mark_hot(self, args: tuple) -> None:
+        """The vmap's hot entry for these arguments' shapes (a signature this jit has
+        counted), once it has one, as one :meth:`_call_transform` may run directly."""
+        key = flat_key(args)
+        hot = self.fun._hot.get(key) if key is not None else None
+        if hot is not None:
+            hot.jits.add(self._token)
+
     def _call_transform(self, *args: Any, **kwargs: Any) -> Any:
         """NumPy backend, ``grad``-like or ``vmap``: a call with a signature this jit
         has seen runs the transform's code for it, ``Transformed.__call__``'s fast path
@@ -468,14 +500,20 @@ class Jitted(NotebookDisplay):
         costs); any other call, :meth:`_call_python`."""
         if not kwargs:
             fun: Any = self.fun
-            if type(fun) is Vmapped:  # its own hot path (by shapes and dtypes)
-                try:
-                    hot = tuple([(a.shape, a.dtype.char) for a in args])
-                except AttributeError:
-                    hot = None
-                if hot is not None and hot in self._seen_hot:
+            if fun._plans:  # plain arrays of a specialized signature this jit ran
+                try:  # (a grad's: a vmap plans nothing there)
+                    out = fun._plan_call(args, self._token)
+                except ValueError as err:
+                    reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
+                if out is not MISS:
                     self._calls += 1
-                    return fun(*args)
+                    return out
+            if type(fun) is Vmapped:  # its own hot path (by shapes and dtypes)
+                if fun._hot:
+                    out = fun._hot_call(args, self._token)
+                    if out is not MISS:
+                        self._calls += 1
+                        return out
             elif fun._spec_error is None:
                 hit = fun._by_signature.get(call_signature(args))
                 if hit is not None and self._token in hit.jits and not hit.pending and \

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..ir.kinds import LEAF, Kind, kind_of
 from ..ir.nodes import Function
+from ..primitives.registry import _GENERATION
 from ..transforms.forward import ForwardSpec, emit_forward
 from ..transforms.module import Module
 from . import callables, dtypes_down, records, trees
@@ -23,7 +24,7 @@ from .arguments import (
 )
 from .located import reraise_located
 from .methods import check_self_methods, for_class
-from .signatures import call_signature, read_free_names
+from .signatures import FastEntry, call_signature, flat_key, read_free_names
 from .transformed import JVPS, Transformed
 from .trees import _leaves, _rebuild
 
@@ -34,6 +35,11 @@ class _JVP(Transformed):
     def __init__(self, fn: Callable, has_aux: bool) -> None:
         super().__init__(fn, "jvp", 0, has_aux)
         self.tuple_out = True
+        # the entries of signatures of plain arrays that ran specialized, by the
+        # arrays' shapes and dtypes in one flat tuple, as ``_plan`` tuples (jvp's hot
+        # path; each keeps its entry's guards, checked at every call; emptied by a
+        # checked call)
+        self.hot: dict[tuple, tuple] = {}
 
     def _run_jvp(self, text: str, fn: Callable, args: tuple, nprimals: int) -> Any:
         """The emitted JVP ``fn`` on ``args`` (the primals, then the tangents of the
@@ -74,6 +80,11 @@ def _jvp_transform(fun: Callable, has_aux: bool) -> _JVP:
     return per_fn[has_aux]
 
 
+# (fun, has_aux, its _JVP) of the latest call that ran a signature's code: a call
+# with the same function looks its transform up by identity (no lock, no hashing)
+_LATEST: tuple[Any, Any, Any] = (None, None, None)
+
+
 def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> Any:
     """``(out, out_tangent)`` (or ``(out, out_tangent, aux)``), as ``jax.jvp``.
 
@@ -81,6 +92,43 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     ``.source`` of the returned function's transform); integer and boolean primals take
     ``float0`` tangents and carry none.
     """
+    latest = _LATEST
+    if latest[0] is fun and latest[1] is has_aux and latest[2]._spec_error is None:
+        # the function of the latest call (a Python function or transform, itself the
+        # one transformed): arrays of a signature seen before go straight to its code,
+        # found by their shapes and dtypes (``_JVP.hot``) and guarded as FastEntry.valid
+        # guards (inline: each frame is a tenth of a microsecond); _spec_error: a
+        # background specializing's error, which the checked path raises (tests only)
+        t = latest[2]
+        if type(primals) in _SEQ and type(tangents) in _SEQ and len(primals) == 1 == len(
+                tangents):  # (one primal, a Hessian-vector product's: no loop)
+            x, v = primals[0], tangents[0]
+            args = (x, v)
+            hit = t.hot.get((x.shape, x.dtype, v.shape, v.dtype)) if type(
+                x) is np.ndarray and type(v) is np.ndarray else None
+        else:
+            args, hit = _hot_entry(t, primals, tangents)
+        if hit is not None and hit[0] is fun and hit[5] == _GENERATION[0] and (
+                hit[3] is None or hit[3]()) and t.ir is hit[7]:
+            fn = hit[2]
+            if hit[4]:
+                read_free_names(fn)
+            try:
+                result = fn(*args)
+            except ValueError as err:
+                reraise_located(err, t.ir, t.fn.__name__)
+            if hit[6]:
+                # no cast, no objects to rebuild, fresh arrays: two of one dtype and
+                # shape are the results as they are (else _jvp_results decides)
+                out, out_dot = result
+                if type(out) is np.ndarray and type(out_dot) is np.ndarray and \
+                        out_dot.dtype is out.dtype and out.dtype.kind in "fc" and \
+                        out_dot.shape == out.shape:
+                    return result
+            return _finish(t, hit[1], fun, result, args, len(args) // 2, has_aux)
+    done = _jvp_fast(fun, primals, tangents, has_aux)
+    if done is not None:
+        return done
     result = _jvp(fun, primals, tangents, has_aux)
     if isinstance(primals, (tuple, list)):  # (of a gradient: in its inputs' dtype)
         down = dtypes_down.target(fun, tuple(primals))
@@ -90,10 +138,63 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     return result
 
 
+_SEQ = (tuple, list)
+
+
+def _hot_entry(t: _JVP, primals: Any, tangents: Any) -> tuple[tuple, Any]:
+    """``(args, the entry _JVP.hot holds for them)`` (None where it holds none)."""
+    if type(primals) not in _SEQ or type(tangents) not in _SEQ or \
+            len(primals) != len(tangents):
+        return (), None
+    args = (*primals, *tangents)
+    key = flat_key(args)
+    return args, (t.hot.get(key) if key is not None else None)
+
+
+def forget(fun: Any) -> None:
+    """Drop ``fun``'s transform from jvp's hot path (its JVPS entry was dropped)."""
+    global _LATEST
+    if _LATEST[0] is fun:
+        _LATEST = (None, None, None)
+
+
+def _plan(t: _JVP, hit: FastEntry, fun: Any, args: tuple, n: int, has_aux: bool) -> tuple:
+    """What jvp's hot path reads of a specialized entry, in one tuple: ``(fun, the
+    entry, its code, its free names' check (None: it reads none), whether the code
+    reads free names, the rules' generation it was made with, whether its results
+    need nothing done (no cast, no objects to rebuild, fresh arrays), the IR)``."""
+    down = dtypes_down.target(fun, args[:n])
+    plain = down is None and t.built_template() is None and hit.fresh and not has_aux
+    check = None
+    if hit.free.items:
+        hit.free.same()  # (compiles the check: FreeSnapshot.same)
+        check = hit.free.same
+    return (fun, hit, hit.fn, check, hit.free_names, hit.generation, plain, t.ir)
+
+
+def _finish(t: _JVP, hit: FastEntry, fun: Any, result: Any, args: tuple, n: int,
+            has_aux: bool) -> Any:
+    """The results of a signature's code (``hit``) on ``args``, the primals then the
+    tangents of ``fun``'s call, every primal inexact (a signature with an integer
+    primal passes fewer tangents, so it is another key), as the checked path makes
+    them, in the inputs' dtype.  What the signature decides (the cast: it fixes the
+    primals' dtypes) is kept on the entry, with whether the results can be returned
+    as they are (``jvp``'s hot path)."""
+    known = hit.down
+    if known is None or known[0] is not fun or known[3] is not t.ir:
+        down = dtypes_down.target(fun, args[:n])
+        built = t.built_template()
+        known = hit.down = (fun, down, down is None and built is None and hit.fresh
+                            and not has_aux, t.ir)
+    result = _jvp_results(result, args[:n], args[n:], hit.fn, has_aux,
+                          t.built_template(), hit.fresh)
+    down = known[1]
+    if down is None:
+        return result
+    return tuple(dtypes_down.cast_at(down, r) for r in result[:2]) + tuple(result[2:])
+
+
 def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
-    done = _jvp_fast(fun, primals, tangents, has_aux)
-    if done is not None:
-        return done
     if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
         primals, tangents = trees.plain(tuple(primals)), trees.plain(tuple(tangents))
     _check_tangents(primals, tangents)
@@ -106,6 +207,7 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
         tangents, active = (None, *tangents), tuple(i + 1 for i in active)
     t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)
     t._refresh()
+    t.hot.clear()  # (a checked call: what a signature runs may have changed)
     if method is not None:  # (`self.other(...)` in it: the object's own method?)
         check_self_methods(method[0], method[1])
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
@@ -153,7 +255,8 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     of the same shapes and dtypes) an earlier call checked and ran: straight to its
     (specialized) code, guarded as grad's fast path is (free names, rules).  None
     where it does not apply: the checked path runs."""
-    if type(primals) not in (tuple, list) or type(tangents) not in (tuple, list):
+    global _LATEST
+    if type(primals) not in _SEQ or type(tangents) not in _SEQ:
         return None
     n = len(primals)
     args = (*primals, *tangents)
@@ -170,14 +273,17 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     hit = t._by_signature.get((n, call_signature(args)))
     if hit is None or hit.pending or not hit.valid():
         return None
+    if t.fn is fun:  # (JVPS's key: the function transformed, fun itself)
+        _LATEST = (fun, has_aux, t)
+        if hit.text is not None:  # (specialized: the code later calls run)
+            t.hot[flat_key(args)] = _plan(t, hit, fun, args, n, has_aux)  # type: ignore[index]
     if hit.free_names:
         read_free_names(hit.fn)
     try:
         result = hit.fn(*args)
     except (ValueError, IndexError) as err:
         reraise_located(err, t.ir, t.fn.__name__)
-    return _jvp_results(result, tuple(primals), tuple(tangents), hit.fn, has_aux,
-                        t.built_template(), hit.fresh)
+    return _finish(t, hit, fun, result, args, n, has_aux)
 
 
 def _jvp_code(fun: Callable, n: int) -> Callable:

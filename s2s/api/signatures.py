@@ -72,6 +72,19 @@ def call_signature(args: tuple) -> Any:
     return tuple(out)
 
 
+def flat_key(args: tuple) -> tuple | None:
+    """The shapes and dtypes of ``args``, one flat tuple, where every one is a plain
+    array (a NumPy scalar has a shape and a dtype too: None for it); the hot paths'
+    key (cheaper to hash than ``call_signature``'s nested pairs)."""
+    key: list[Any] = []
+    for a in args:
+        if type(a) is not np.ndarray:
+            return None
+        key.append(a.shape)
+        key.append(a.dtype)
+    return tuple(key)
+
+
 # NumPy's inexact scalar types -> their leaf_signature (the same for every value)
 _INEXACT_SCALARS = {t: (np.dtype(t), None) for t in (
     np.float16, np.float32, np.float64, np.longdouble, np.complex64, np.complex128)}
@@ -85,8 +98,31 @@ class FreeSnapshot:
     def __init__(self, items: list[tuple[Any, Any, Any]], names: frozenset[str]) -> None:
         self.items = items
         self.names = names  # the free names checked
-        # how each is read back cheaply (every call with the signature checks them)
-        self._reads = [(_how_read(var), var, value, layout) for var, value, layout in items]
+        # how each is read back cheaply (every call with the signature checks them),
+        # grouped by how: a dict's key, a closure cell, a function's defaults (one
+        # check of the defaults' tuples per function, however many parameters read
+        # them), any other by its read(); then the arrays' shapes and dtypes
+        self._scope: list[tuple[dict, str, Any]] = []
+        self._cells: list[tuple[Any, Any]] = []
+        defaults: dict[int, tuple[Any, Any, Any, list[tuple[Any, Any]]]] = {}
+        self._others: list[tuple[Any, Any]] = []
+        self._layouts: list[tuple[np.ndarray, tuple, np.dtype]] = []
+        for var, value, layout in items:
+            how, where, key = _how_read(var)
+            if how is _SCOPE:
+                self._scope.append((where, key, value))
+            elif how is _CELL:
+                self._cells.append((where, value))
+            elif how is _DEFAULTS:
+                found = defaults.get(id(where))
+                if found is None or found[1] is not key[0] or found[2] is not key[1]:
+                    found = defaults[id(where)] = (where, key[0], key[1], [])
+                found[3].append((var, value))
+            else:
+                self._others.append((var, value))
+            if layout is not None:
+                self._layouts.append((value, layout[0], layout[1]))
+        self._defaults = list(defaults.values())
 
     @staticmethod
     def take(ir: Function) -> "FreeSnapshot | None":
@@ -105,26 +141,87 @@ class FreeSnapshot:
         return FreeSnapshot(items, frozenset(ir.free))
 
     def same(self) -> bool:
-        for (how, where, key), var, value, layout in self._reads:
-            if how is _SCOPE:  # a module's (or a namespace's) name
-                now = where.get(key, _MISSING)
-            elif how is _CELL:
-                try:
-                    now = where.cell_contents
-                except ValueError:
+        """Does every free name hold the object it held (an array its layout)?  The
+        first call compiles the checks into one expression (``_compiled_check``)
+        that later calls run instead (an instance attribute: no method between)."""
+        check = _compiled_check(self)
+        self.same = check if check is not None else self._same  # type: ignore[method-assign]
+        return self.same()
+
+    def _same(self) -> bool:
+        for where, key, value in self._scope:  # a module's (or a namespace's) name
+            if where.get(key, _MISSING) is not value:
+                return False
+        for cell, value in self._cells:
+            try:
+                if cell.cell_contents is not value:
                     return False
-            elif how is _DEFAULTS and where.__defaults__ is key[0] and \
-                    where.__kwdefaults__ is key[1]:
-                now = value  # the very same defaults: the same default object
-            else:
-                try:
-                    now = var.read()
-                except (KeyError, ValueError):
+            except ValueError:  # (an empty cell)
+                return False
+        for fn, defaults, kwdefaults, reads in self._defaults:
+            if fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
+                # other tuples: each default read again (the same objects pass)
+                if not _same_reads(reads):
                     return False
-            if now is not value or (layout is not None and (
-                    now.shape != layout[0] or now.dtype != layout[1])):
+        if self._others and not _same_reads(self._others):
+            return False
+        for value, shape, dtype in self._layouts:  # (an array reshaped in place)
+            if value.shape != shape or value.dtype != dtype:
                 return False
         return True
+
+
+MAX_COMPILED_CHECKS = 100
+
+
+def _compiled_check(snapshot: FreeSnapshot) -> Callable[[], bool] | None:
+    """``snapshot``'s checks (``FreeSnapshot._same``) as one function of no arguments
+    returning one ``and`` of them, the objects compared against bound in its globals:
+    ``d0.get(k0, MISSING) is v0 and (f0.__defaults__ is t0 and ... or reads(r0))``;
+    None past ``MAX_COMPILED_CHECKS`` checks (the loops serve)."""
+    env: dict[str, Any] = {"MISSING": _MISSING, "reads": _same_reads,
+                           "contents": _contents}
+    terms = []
+    for i, (where, key, value) in enumerate(snapshot._scope):
+        env[f"d{i}"], env[f"k{i}"], env[f"v{i}"] = where, key, value
+        terms.append(f"d{i}.get(k{i}, MISSING) is v{i}")
+    for i, (cell, value) in enumerate(snapshot._cells):
+        env[f"c{i}"], env[f"w{i}"] = cell, value
+        terms.append(f"contents(c{i}) is w{i}")
+    for i, (fn, defaults, kwdefaults, reads) in enumerate(snapshot._defaults):
+        env[f"f{i}"], env[f"t{i}"], env[f"u{i}"], env[f"r{i}"] = (fn, defaults, kwdefaults,
+                                                                   reads)
+        # (other tuples: each default read again, the same objects pass)
+        terms.append(f"(f{i}.__defaults__ is t{i} and f{i}.__kwdefaults__ is u{i} "
+                     f"or reads(r{i}))")
+    if snapshot._others:
+        env["others"] = snapshot._others
+        terms.append("reads(others)")
+    for i, (value, shape, dtype) in enumerate(snapshot._layouts):  # (reshaped in place)
+        env[f"a{i}"], env[f"s{i}"], env[f"y{i}"] = value, shape, dtype
+        terms.append(f"a{i}.shape == s{i} and a{i}.dtype == y{i}")
+    if len(terms) > MAX_COMPILED_CHECKS:
+        return None
+    source = "def same():\n    return " + (" and ".join(terms) or "True") + "\n"
+    exec(compile(source, "<s2s:free_names_check>", "exec"), env)
+    return env["same"]
+
+
+def _contents(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # (an empty cell)
+        return _MISSING
+
+
+def _same_reads(reads: list[tuple[Any, Any]]) -> bool:
+    for var, value in reads:
+        try:
+            if var.read() is not value:
+                return False
+        except (KeyError, ValueError):
+            return False
+    return True
 
 
 _SCOPE, _CELL, _DEFAULTS, _READ = "scope", "cell", "defaults", "read"
@@ -163,6 +260,10 @@ class FastEntry:
         # the s2s.jit objects whose calls ran it (their tokens: a set test by identity,
         # cheaper than hashing the signature again)
         self.jits: set[object] = set()
+        # s2s.jvp's cast of the results to the inputs' dtype: (the function, its
+        # dtypes_down.target, whether results need nothing done, the IR), decided at
+        # the first call it runs (api/pushforward.py)
+        self.down: tuple[Any, Any, bool, Any] | None = None
 
     def valid(self) -> bool:
         return self.generation == registry.generation() and (

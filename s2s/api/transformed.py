@@ -38,12 +38,12 @@ from .arguments import (
     _inexact_args,
     _normalize_argnums,
     _own_arrays,
-    _shares,
     _split_aux,
     check_array_types,
     output_error,
 )
 from .display import NotebookDisplay
+from .hotcalls import MISS, HotCalls
 from .located import LocatedCalls, refusal_at_user_line, reraise_located
 from .methods import float0
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
@@ -107,11 +107,6 @@ def _guessed_kinds(ir: Function) -> tuple[Kind, ...]:
     return tuple(kind(p) for p in ir.params)
 
 
-# the types of a 0-d gradient the fast path returns as a new 0-d array
-_SCALAR_RESULTS = frozenset({float, np.float64, np.float32, np.float16, np.longdouble})
-_FLOAT64 = np.dtype(np.float64)
-
-
 def _reads_free_names(compiled: Callable, free: dict, namespace: dict) -> None:
     """Mark emitted code with the module names it reads (``read_free_names`` gives it
     their values at each call); code s2s transforms again (jacfwd's vmap of an emitted
@@ -121,7 +116,7 @@ def _reads_free_names(compiled: Callable, free: dict, namespace: dict) -> None:
     compiled.__globals__[UPSTREAM] = dict(compiled.__s2s_free__)  # type: ignore[attr-defined]
 
 
-class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
+class Transformed(HotCalls, records.BuiltOutputs, LocatedCalls, NotebookDisplay):
     """A transformed function: call it, read ``.source``, inspect it.
 
     ``inspect.getsource`` and ``inspect.signature`` follow ``__wrapped__`` to the
@@ -161,6 +156,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
         self.__doc__ = f"The {mode} of {fn.__qualname__}, emitted by s2s."
         self._compiled: dict[Any, tuple[str, Callable]] = {}
         self._by_signature: dict[Any, FastEntry] = {}  # call signature -> code (see __call__)
+        self._plans: dict[tuple, tuple] = {}  # plain arrays' shapes -> plan (api/hotcalls.py)
         # specialize the code to a signature at its second call (s2s/optimize/specialize.py)
         self.specialize = True
         self._spec_lock = threading.Lock()
@@ -184,6 +180,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
             with _LOCK:  # a rule changed since this code was emitted
                 self._compiled.clear()
                 self._by_signature.clear()
+                self._plans.clear()
                 self._last = None
                 self._rules_generation = registry.generation()
         if self.inner is not None:
@@ -194,6 +191,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
                     self._signature = self._free_fingerprint()
                     self._compiled.clear()
                     self._by_signature.clear()
+                    self._plans.clear()
                     self._last = None
             return
         signature = self._free_fingerprint()
@@ -203,6 +201,7 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
                 self._signature = self._free_fingerprint()
                 self._compiled.clear()
                 self._by_signature.clear()
+                self._plans.clear()  # (their entries' guards fail now: memory only)
                 self._last = None
 
     def _generate(self, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
@@ -295,8 +294,12 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
     # ---- calling ---------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # (LocatedCalls.__call__ with the fast path inline: one frame less a call)
+        # (LocatedCalls.__call__ with the fast paths inline: one frame less a call)
         try:
+            if self._plans and not kwargs:  # plain arrays of a specialized signature
+                out = self._plan_call(args)
+                if out is not MISS:
+                    return out
             fast = self._by_signature
             if fast and not kwargs and self._spec_error is None:
                 # a signature seen before: straight to its (specialized) code
@@ -317,28 +320,6 @@ class Transformed(records.BuiltOutputs, LocatedCalls, NotebookDisplay):
             return self._outputs(self._call(*args))
         except (ValueError, IndexError) as err:
             reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
-
-    def _run_entry(self, hit: FastEntry, args: tuple) -> Any:
-        """The code cached for the arguments' signature, its result cast and copied as
-        a first call's is (skipping the argument checks the signature implies)."""
-        if hit.free_names:
-            read_free_names(hit.fn)
-        result = hit.fn(*args)
-        i = hit.single
-        if i is not None:  # grad of one array: often the result as it is
-            a = args[i]
-            ta, tr = type(a), type(result)
-            if tr is np.ndarray and ta is np.ndarray:
-                if result.dtype == a.dtype and result.shape == a.shape and \
-                        result.flags.writeable and (hit.fresh or not _shares(
-                            result, _foreign(args, hit.fn))):
-                    return result
-            elif tr in _SCALAR_RESULTS and (ta is float or ta in _SCALAR_RESULTS or (
-                    ta is np.ndarray and a.shape == ())):
-                # a 0-d input's gradient, a scalar: a new 0-d array of its dtype (as
-                # _postprocess makes it), sharing nothing
-                return np.asarray(result, dtype=_FLOAT64 if ta is float else a.dtype)
-        return self._postprocess(result, args, hit.argnums, hit.fresh, hit.fn)
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
         if self._spec_error is not None:  # (only under the test suite's checks)

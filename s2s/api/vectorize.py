@@ -12,16 +12,19 @@ from ..emit.code import compile_module
 from ..ir.kinds import LEAF, Kind, kind_of
 from ..ir.nodes import Function
 from ..primitives import registry
+from ..primitives.registry import _GENERATION
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import callables, dtypes_down, methods, records, signatures
+from .arguments import _shares
+from .hotcalls import MISS
 from .located import reraise_located
+from .signatures import flat_key
 from .transformed import (
     _LOCK,
     Transformed,
     _foreign,
     _leaves,
-    _shares,
     check_array_types,
 )
 from .trees import has_nodes, plain, plain_args
@@ -173,6 +176,27 @@ def _example_ranks(value: Any, axes: Any) -> Any:
     return int(np.ndim(value)) - (axes is not None)
 
 
+class _Hot:
+    """A shape key's specialized code and what its hot path reads, computed once:
+    the key of ``_fast``/``_guards`` and its guard, the IR it was made from (and the
+    template of the objects its outputs hold: ``Vmapped._outputs``), whether the code
+    reads free names, returns only arrays it made, and the cast of its results; the
+    ``s2s.jit`` objects whose calls ran it (``jits``: their tokens)."""
+
+    __slots__ = ("key", "guard", "fn", "down", "fresh", "ir", "template", "free_names",
+                 "jits", "in_axes", "out_axes")
+
+    def __init__(self, owner: "Vmapped", key: Any, guard: tuple, down: Any) -> None:
+        self.key, self.guard, self.down = key, guard, down
+        self.in_axes, self.out_axes = key[1], key[2]  # (the vmap's own objects)
+        self.fn = owner._fast[key]
+        self.fresh = guard[3]
+        self.ir = owner.ir
+        self.template = owner.built_template()
+        self.free_names = bool(getattr(self.fn, "__s2s_free__", True))
+        self.jits: set[object] = set()
+
+
 class Vmapped(Transformed):
     """``vmap(f)``: call it with batched arguments; ``.source`` is the batched code."""
     # its code depends on the ranks of the arguments (the probe runs the first example),
@@ -206,9 +230,8 @@ class Vmapped(Transformed):
         self._pending: dict[Any, str] = {}  # shapes called once -> their code's text
         self._spec_text: str | None = None
         self._axes: tuple = ()
-        # plain-array arguments' (shape, dtype) -> (the key of _fast/_guards, its guard,
-        # its specialized code, the dtype cast of its results): __call__'s hot path
-        self._hot: dict[tuple, tuple[Any, tuple, Callable, Any]] = {}
+        # plain-array arguments' (shape, dtype) -> what __call__'s hot path needs (_Hot)
+        self._hot: dict[tuple, _Hot] = {}
 
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
               argnums: Any, tuple_out: Any) -> None:
@@ -247,6 +270,7 @@ class Vmapped(Transformed):
         if fast is not None and not self._compiled:
             self._fast.clear()
             self._guards.clear()
+            self._hot.clear()
         fn = self._fast.get(fast) if fast is not None else None
         guard = self._guards.get(fast) if fn is not None else None
         if guard is not None and not guard[0].same():
@@ -255,6 +279,7 @@ class Vmapped(Transformed):
             fn = self._fast[fast] = guard[1]
             self._pending[fast] = guard[2]
             del self._guards[fast]
+            self._hot.clear()  # (its hot entry ran the code just dropped)
         if fn is None:
             fn = self._function_for(args)
             if fast is not None:
@@ -277,34 +302,52 @@ class Vmapped(Transformed):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # (a vmapped gradient's in its inputs' dtype: dtypes_down)
-        hot = None
-        if not kwargs and self._hot:
-            try:
-                hot = self._hot.get(tuple([(a.shape, a.dtype.char) for a in args
-                                           if type(a) is np.ndarray]))
-            except AttributeError:
-                hot = None
-        if hot is not None and len(hot[0][0]) == len(args):
-            # the checks _call's fast path makes, without building its key again
-            key, guard, fn, down = hot
-            if self._guards.get(key) is guard and key[1] is self.in_axes and \
-                    key[2] is self.out_axes and self._compiled and guard[0].same() \
-                    and self._rules_generation == registry.generation():
-                signatures.read_free_names(fn)
-                try:
-                    out = _none_for_nones(fn(*args))
-                except (ValueError, IndexError) as err:
-                    reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
-                out = out if guard[3] else _unshared(out, args, fn)
-                return dtypes_down.cast_at(down, self._outputs(out))
+        if not kwargs and self._hot:  # plain arrays of shapes specialized before
+            out = self._hot_call(args)
+            if out is not MISS:
+                return out
         out = dtypes_down.through(self.inner, args, super().__call__(*args, **kwargs))
         if not kwargs and all(type(a) is np.ndarray for a in args):
             key = _shape_key(args, self.in_axes, self.out_axes)
             guard = self._guards.get(key) if key is not None else None
             if guard is not None and self._fast.get(key) is not guard[1]:
-                self._hot[tuple((a.shape, a.dtype.char) for a in args)] = (
-                    key, guard, self._fast[key], dtypes_down.target(self.inner, args))
+                self._hot[flat_key(args)] = _Hot(  # type: ignore[index]
+                    self, key, guard, dtypes_down.target(self.inner, args))
         return out
+
+    def _hot_call(self, args: tuple, token: object = None) -> Any:
+        """The specialized code of the arguments' shapes and dtypes (plain arrays: the
+        ``_hot`` entry of their flat tuple), after the checks _call's fast path makes
+        (the same axes, free names holding the same objects, the same rules, the same
+        IR); its results as _call's make them.  ``token``: an s2s.jit's, which must
+        have marked the entry.  ``MISS`` where there is none or a check fails."""
+        key = []
+        for a in args:  # (flat_key inline: a frame less)
+            if type(a) is not np.ndarray:
+                return MISS
+            key.append(a.shape)
+            key.append(a.dtype)
+        hot = self._hot.get(tuple(key))
+        # (an entry whose guard _call replaces or drops is dropped from _hot with it)
+        if hot is None or token is not None and token not in hot.jits or \
+                hot.in_axes is not self.in_axes or hot.out_axes is not self.out_axes or \
+                not self._compiled or self.ir is not hot.ir or \
+                self._rules_generation != _GENERATION[0] or not hot.guard[0].same():
+            return MISS
+        fn = hot.fn
+        if hot.free_names:
+            signatures.read_free_names(fn)
+        try:
+            out = fn(*args)
+        except (ValueError, IndexError) as err:
+            reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
+        if type(out) is not np.ndarray or out.dtype.hasobject:
+            out = _none_for_nones(out)  # (an array of numbers stays as it is)
+        if not hot.fresh:
+            out = _unshared(out, args, fn)
+        if hot.template is not None:
+            out = records.rebuild(hot.template, out)
+        return out if hot.down is None else dtypes_down.cast_at(hot.down, out)
 
     def plan(self, args: tuple, kwargs: dict | None = None) -> tuple[str, Callable]:
         """``(text, fn)``: the batched code a call with these arguments runs, without
@@ -383,6 +426,7 @@ class Vmapped(Transformed):
             self._fast[key] = spec
             # fresh: the code returns only arrays it made (never None, nor a view)
             self._guards[key] = (free, fn, text, returns_fresh(new_text, fn.__name__))
+            self._hot.clear()
             self._spec_text = new_text
             return result
 

@@ -260,4 +260,14 @@ RULES: tuple[Rule, ...] = (
     Rule("a sum over all axes of an array is its method", "methods", "np.sum(x)",
          "x.sum()", "x has at least one axis (a fact: then it is an ndarray)",
          ({"x": (4,)}, {"x": (2, 0)}), "picked", "np.sum("),
+    Rule("twice a floating name is its sum with itself", "literals", "2 * x", "x + x",
+         "x a name of a real floating dtype (a fact); exact: doubling rounds nothing and "
+         "both sides overflow to the same infinity (NumPy adds two arrays faster than it "
+         "multiplies by a Python scalar)",
+         ({"x": (3,)}, {"x": ()}, {"x": (0,)}, {"x": (2, 3)}), "tanh_energy", "2 * tanh_x"),
+    Rule("an integer operand of floating arithmetic is a float", "literals", "1 - x",
+         "1.0 - x", "x floating or complex (a fact), the integer at most 2048 in size "
+         "(exact in every float dtype); exact: NumPy 2 takes either as the same weak "
+         "scalar of x's dtype (an int costs it a conversion the float does not)",
+         ({"x": (3,)}, {"x": ()}, {"x": (0,)}, {"x": (2, 3)}), "tanh_energy", "1 - tanh_x"),
 )

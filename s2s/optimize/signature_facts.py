@@ -317,6 +317,11 @@ class _Levels:
         if isinstance(node, ast.Name):
             return self.name(node)
         if isinstance(node, (ast.Tuple, ast.List)):
+            if any(isinstance(e, ast.Starred) for e in node.elts):
+                # (n, *shape): one level for the whole display, its items' least (the
+                # items' positions are not known from the display)
+                return _min([self.level(e.value if isinstance(e, ast.Starred) else e)
+                             for e in node.elts])
             return tuple(self.level(e) for e in node.elts)
         if isinstance(node, ast.Dict):
             levels = [self.level(k) for k in node.keys if k is not None]

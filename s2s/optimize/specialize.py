@@ -49,6 +49,7 @@ from ..emit.code import format_module
 from .calls import MUTATORS, call_name, same_kinds
 from .egraph_pass import egraph_simplify, inline_single_uses
 from .fresh import returns_fresh  # noqa: F401  (s2s/api imports it from here)
+from .literals import spell_literals
 from .passes import (
     accumulate,
     cancel_negations,
@@ -92,7 +93,7 @@ MAX_EGRAPH_STATEMENTS = 300
 # passes off: the benchmark's ablation (tools/bench.py --ablate) measures what each
 # buys; with any set off the code computes the same values (tests/test_passes_off.py).
 PASSES = ("fixups", "fill", "shapes", "matmul", "addat", "cse", "egraph", "zero", "tapes",
-          "dce", "accumulate", "methods", "signs", "copies", "subexpr", "ties")
+          "dce", "accumulate", "methods", "signs", "copies", "subexpr", "ties", "literals")
 DISABLED: set[str] = set()  # (switched off in this process too, as the variable does)
 
 
@@ -703,6 +704,8 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             egraph_simplify(fn, rewriter.fact)
         if on("subexpr"):
             share_subexpressions(fn)
+        if on("literals"):
+            spell_literals(fn, rewriter.fact)
     return result, format_module(_with_comments(text, module))
 
 

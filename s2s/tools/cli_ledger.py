@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from .. import api as public  # the transforms, as s2s exports them
-from ..api import jacobians
+from ..api import jacobians, pushforward
 from ..api import transformed as api
 from ..frontend.normalize import normalize
 from ..primitives import load_all
@@ -194,6 +194,7 @@ def _forget(fn: Callable) -> None:
     for key in [k for k in api._TEXT_CACHE if id(fn) in k]:
         del api._TEXT_CACHE[key]
     api.JVPS.pop(fn, None)
+    pushforward.forget(fn)
     jacobians._VJPS.pop(fn, None)
     try:  # drops the memoized IR first; without the rule, s2s refuses the call
         normalize(fn, fresh=True)

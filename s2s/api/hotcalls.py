@@ -1,0 +1,112 @@
+"""The steady-state call of a ``grad``-like transform (``Transformed``'s mixin).
+
+A call whose signature has specialized code (``signatures.FastEntry``) skips the
+argument checks the signature implies; this module makes that call cheap where every
+argument is a plain array.  The entry's *plan* (the code, its compiled free-names
+check, the rules' generation, what its results need) is kept under the arrays' shapes
+and dtypes in one flat tuple (``signatures.flat_key``: cheaper to hash than
+``call_signature``'s nested pairs), so such a call costs a key, a dictionary lookup,
+the entry's guards and the code, in two frames (the transform's ``__call__`` and
+:meth:`HotCalls._plan_call`); ``s2s.jit(backend="numpy")`` runs the same method with
+its token.  Every check the checked fast path (``_run_entry``) makes is made: the
+guards (free names holding the same objects, the same rules), and a gradient is
+returned as it is only where it is a fresh, writeable array of its input's dtype and
+shape (else ``_entry_result`` casts and copies it as a first call would)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..primitives.registry import _GENERATION
+from .arguments import _foreign, _shares
+from .signatures import FastEntry, flat_key, read_free_names
+
+__all__ = ["HotCalls", "MISS"]
+
+MISS = object()  # (_plan_call: no plan, or a check failed: the checked path runs)
+
+# the types of a 0-d gradient the fast path returns as a new 0-d array
+_SCALAR_RESULTS = frozenset({float, np.float64, np.float32, np.float16, np.longdouble})
+_FLOAT64 = np.dtype(np.float64)
+
+
+class HotCalls:
+    """``_plans``: flat key -> ``(entry, code, free-names check or None, whether the
+    code reads free names, the rules' generation, the one differentiated argument's
+    position or None, whether the code returns fresh arrays)``."""
+
+    _plans: dict[tuple, tuple]
+    _spec_error: Exception | None
+
+    def _plan_call(self, args: tuple, token: object = None) -> Any:
+        """The result of the code planned for the arguments' shapes and dtypes, or
+        ``MISS``.  ``token``: an s2s.jit's, which must have run the entry before."""
+        key = []
+        for a in args:  # (flat_key inline: a frame less)
+            if type(a) is not np.ndarray:
+                return MISS
+            key.append(a.shape)
+            key.append(a.dtype)
+        plan = self._plans.get(tuple(key))
+        if plan is None or plan[4] != _GENERATION[0] or self._spec_error is not None or (
+                plan[2] is not None and not plan[2]()):
+            return MISS
+        hit = plan[0]
+        if token is not None and token not in hit.jits:
+            return MISS
+        fn = plan[1]
+        if plan[3]:
+            read_free_names(fn)
+        result = fn(*args)
+        i = plan[5]
+        if i is not None:  # grad of one array: the result as it is, where it may be
+            a = args[i]
+            tr = type(result)
+            if tr is np.ndarray:
+                if plan[6] and result.dtype is a.dtype and result.shape == a.shape and \
+                        result.flags.writeable:
+                    return result
+            elif tr in _SCALAR_RESULTS and a.shape == ():
+                return np.asarray(result, dtype=a.dtype)  # (a new 0-d array)
+        return self._outputs(self._entry_result(hit, args, result))  # type: ignore[attr-defined]
+
+    def _run_entry(self, hit: FastEntry, args: tuple) -> Any:
+        """The code cached for the arguments' signature, its result cast and copied as
+        a first call's is (skipping the argument checks the signature implies); a
+        specialized entry of plain arrays is planned for :meth:`_plan_call`."""
+        if hit.free_names:
+            read_free_names(hit.fn)
+        result = hit.fn(*args)
+        if hit.text is not None:
+            key = flat_key(args)
+            if key is not None and key not in self._plans:
+                self._plans[key] = _plan(hit)
+        return self._entry_result(hit, args, result)
+
+    def _entry_result(self, hit: FastEntry, args: tuple, result: Any) -> Any:
+        i = hit.single
+        if i is not None:  # grad of one array: often the result as it is
+            a = args[i]
+            ta, tr = type(a), type(result)
+            if tr is np.ndarray and ta is np.ndarray:
+                if result.dtype == a.dtype and result.shape == a.shape and \
+                        result.flags.writeable and (hit.fresh or not _shares(
+                            result, _foreign(args, hit.fn))):
+                    return result
+            elif tr in _SCALAR_RESULTS and (ta is float or ta in _SCALAR_RESULTS or (
+                    ta is np.ndarray and a.shape == ())):
+                # a 0-d input's gradient, a scalar: a new 0-d array of its dtype (as
+                # _postprocess makes it), sharing nothing
+                return np.asarray(result, dtype=_FLOAT64 if ta is float else a.dtype)
+        return self._postprocess(  # type: ignore[attr-defined]
+            result, args, hit.argnums, hit.fresh, hit.fn)
+
+
+def _plan(hit: FastEntry) -> tuple:
+    check: Callable[[], bool] | None = None
+    if hit.free.items:
+        hit.free.same()  # (compiles the check: FreeSnapshot.same)
+        check = hit.free.same
+    return (hit, hit.fn, check, hit.free_names, hit.generation, hit.single, hit.fresh)
