@@ -236,7 +236,7 @@ class Jitted(NotebookDisplay):
                 self._counted = self._call = functools.lru_cache(maxsize=0)(self._jitted)
             elif type(fun) is Vmapped and not shard_batch and fun.built_template() is None:
                 self._plain_ir = fun.ir  # (its outputs hold no objects to rebuild)
-                self._call = self._vmapped_call()
+                self._call = _vmapped_call(self)
         else:
             self._jitted = None
             self._cache: dict[Any, bool] = {}
@@ -440,26 +440,6 @@ class Jitted(NotebookDisplay):
             self._mark(sig)
         return out
 
-    def _vmapped_call(self) -> Callable:
-        """JAX backend, a vmapped function whose outputs hold no built objects: a call
-        runs its jitted function (behind the C-level call counter) from one frame
-        that reads nothing through ``self``; :meth:`_call_python` takes keywords, a
-        new signature's first call (the example it needs) and an IR that changed
-        since."""
-        counted = self._counted = functools.lru_cache(maxsize=0)(self._jitted)
-        fun, plain, need, slow = self.fun, self._plain_ir, self._need_example, \
-            self._call_python
-
-        def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
-            if not kwargs and fun.ir is plain:
-                try:
-                    return counted(*args)
-                except need:  # (counted as a call: the slow path counts it again)
-                    self._calls -= 1
-            return slow(*args, **kwargs)
-
-        return _call_vmapped
-
     def _call_function(self, *args: Any, **kwargs: Any) -> Any:
         """NumPy backend, a user's function: a call of plain arrays whose shapes and
         dtypes this jit has counted runs the function on copies of them (its inputs
@@ -623,3 +603,24 @@ def jit(
                       unroll)
 
     return (lambda f: transformable(f, make)) if fun is None else transformable(fun, make)
+
+
+def _vmapped_call(self: Jitted) -> Callable:
+    """JAX backend, a vmapped function whose outputs hold no built objects: a call
+    runs its jitted function (behind the C-level call counter) from one frame
+    that reads nothing through ``self``; :meth:`_call_python` takes keywords, a
+    new signature's first call (the example it needs) and an IR that changed
+    since."""
+    counted = self._counted = functools.lru_cache(maxsize=0)(self._jitted)
+    fun, plain, need, slow = self.fun, self._plain_ir, self._need_example, \
+        self._call_python
+
+    def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs and fun.ir is plain:
+            try:
+                return counted(*args)
+            except need:  # (counted as a call: the slow path counts it again)
+                self._calls -= 1
+        return slow(*args, **kwargs)
+
+    return _call_vmapped

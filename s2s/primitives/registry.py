@@ -490,7 +490,8 @@ ARRAY_LIKE_PRIMS = ("shape", "ndim", "size", "sort", "dot", "matmul", "outer", "
 
 
 # Python's own operations among them (`is`, `and`, `range`) and runtime helpers
-PYTHON_LEVEL = ("is_", "is_not", "and_", "or_", "range", "real_only", "sign_turn")
+PYTHON_LEVEL = ("is_", "is_not", "and_", "or_", "range", "real_only", "sign_turn",
+                "contains")
 
 
 def reads_arrays(name: str) -> bool:

@@ -99,8 +99,10 @@ class _Convert:
         if s.prim not in ("shape", "ndim", "size"):
             self.arrays.add(s.target)
         # a literal is converted where an array meets it (`[a, b] + x`); met by
-        # another value (`(n,) + shape`) it keeps Python's meaning
-        met = any(isinstance(b, Var) and b.name in self.arrays for b in s.args)
+        # another value (`(n,) + shape`) it keeps Python's meaning, and so does a
+        # product (`(slice(None),) * k`: a leaf may be a Python int, which repeats)
+        met = s.prim != "multiply" and any(
+            isinstance(b, Var) and b.name in self.arrays for b in s.args)
         before: list[Stmt] = []
         args = list(s.args)
         for k, b in enumerate(args):
