@@ -104,7 +104,7 @@ def test_empty_and_full_batches_under_every_transform(name, dtype, request) -> N
             "hessian": s2s.hessian(summed(ours, np.sum)),
             "vmap_grad": s2s.vmap(s2s.grad(summed(ours, np.sum)), in_axes=(0, None)),
             "grad": s2s.grad(summed(ours, np.sum)), "jit": s2s.jit(ours)}
-    for call in calls(request, few=(0, 1, 2)):  # (batches of 0, 1 and 5 rows)
+    for call in calls(request, few=(0, 2)):  # (batches of 0 and 5 rows; 1 row too: slow)
         rows = ROWS[call]
         x = (X * (1.0 + 0.2 * call) * (-1) ** call).astype(dtype)
         m = _batch(name, rows, call, dtype)
