@@ -435,14 +435,6 @@ def _grown_sum(calls: Any, name: cst.Name, start: Any, node: cst.Call,
         f"(np.sum({rows}, axis=0) if len({name.value}) else 0)")
     if start is not None:
         total = cst.BinaryOperation(start.value, cst.Add(), total)
-    alias, positions = calls.n.desugar.alias, calls.n.desugar.positions
-
-    class Walk(cst.CSTVisitor):
-        def on_visit(self, n: Any) -> bool:
-            if n not in positions:  # (the new nodes, not `start`'s own)
-                alias(n, node)
-            return True
-
-    total.visit(Walk())
+    calls.n.desugar.alias_tree(total, node)  # (the new nodes, not `start`'s own)
     calls.n.resolver.bind_namespace("np", node)
     return calls.n.exprs.expr(total, target)

@@ -39,6 +39,19 @@ class Desugar:
         if old in self.positions:
             self.positions[new] = self.positions[old]
 
+    def alias_tree(self, tree: cst.CSTNode, old: cst.CSTNode) -> None:
+        """Every node of a synthesized ``tree`` that has no position of its own (the
+        user's nodes it holds keep theirs) reports ``old``'s."""
+        alias, positions = self.alias, self.positions
+
+        class Walk(cst.CSTVisitor):
+            def on_visit(self, n: Any) -> bool:
+                if n not in positions:
+                    alias(n, old)
+                return True
+
+        tree.visit(Walk())
+
     def function_body(self, nodes: list[Any]) -> list[Any]:
         """A ``def``'s statements with one way out of each loop and returns hoisted
         (``for``/``while ... else`` first becomes a flag and an ``if``)."""

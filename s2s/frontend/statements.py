@@ -472,9 +472,7 @@ def _in_place_write(stmts: StmtLowerer, node: cst.Expr) -> bool:
     write = _in_place_method(node.value, n.local_names)
     if write is None or n.env.get(node.value.func.value.value) in n.lists:
         return False
-    for new in _nodes(write):
-        if new not in n.desugar.positions:
-            n.desugar.alias(new, node)
+    n.desugar.alias_tree(write, node)
     n.resolver.bind_namespace("np", node)
     stmts.small_statement(write)
     return True
@@ -498,15 +496,3 @@ def _in_place_method(value: Any, local_names: set[str]) -> Any:
                        [cst.Arg(y)] + list(value.args))
     target = cst.Subscript(y, [cst.SubscriptElement(cst.Index(cst.Ellipsis()))])
     return cst.Assign([cst.AssignTarget(target)], new)
-
-
-def _nodes(tree: Any) -> list[Any]:
-    found: list[Any] = []
-
-    class Walk(cst.CSTVisitor):
-        def on_visit(self, n: Any) -> bool:
-            found.append(n)
-            return True
-
-    tree.visit(Walk())
-    return found
