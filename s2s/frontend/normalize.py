@@ -200,6 +200,9 @@ class Normalizer:
         self.buffers: set[str] = set()  # versions of such buffers (writable)
         self.buffer_root: dict[str, str] = {}  # a written version -> the first name
         self.lists: set[str] = set()  # lists this function built (append allowed)
+        # lists read as the literal they were built from (`pair + [v]`): root, the
+        # number of statements then, the node (frontend/sequences.py checks them)
+        self.literal_reads: list[tuple[str, int, Any]] = []
         self._last_let: Let | None = None  # the statement emit() made last
         self.lets: dict[str, Let] = {}  # name -> the statement that bound it
         self.rebuilt_hint: dict | None = None  # (see expressions.expr_Call, _rebuilding)

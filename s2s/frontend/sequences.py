@@ -47,8 +47,7 @@ def _read_as_literal(n: Any, atom: Atom, node: Any) -> None:
     """Remember that ``atom`` was read as the literal it was built from: a loop may
     still append to it after this read (checked when the function is lowered)."""
     if isinstance(atom, Var) and atom.name in n.lists:
-        reads = n.__dict__.setdefault("literal_reads", [])
-        reads.append((n.buffer_root.get(atom.name, atom.name), len(n.lets), node))
+        n.literal_reads.append((n.buffer_root.get(atom.name, atom.name), len(n.lets), node))
 
 
 def check_literal_reads(n: Any) -> None:
@@ -56,7 +55,7 @@ def check_literal_reads(n: Any) -> None:
     (``pair.append(v)`` later in the same loop body, so a later iteration's ``pair``
     is longer)."""
     lets = list(n.lets.values())
-    for root, at, node in n.__dict__.get("literal_reads", ()):
+    for root, at, node in n.literal_reads:
         if any(let.prim in _IN_PLACE and isinstance(let.args[0], Var) and n.buffer_root.get(
                 let.args[0].name, let.args[0].name) == root for let in lets[at:]):
             raise TransformError(
