@@ -30,9 +30,13 @@ if sys.dont_write_bytecode and os.environ.get("S2S_TEST_PYCACHE", "1") != "0":
 # JAX is the oracle, and compiling its programs was most of the suite's time: XLA's
 # optimizing passes cost more than they save on arrays of a few elements
 # (test_forward_rules e2e: 99 s with them, 43 s without); values are compared within
-# tolerance anyway
+# tolerance anyway.  XLA's CPU fusion emitters (on by default in jaxlib 0.10) doubled
+# each compile again: a Hessian of a 4-line function took 66-79 ms CPU to compile with
+# them and 27-33 ms without, 22-26 ms with one codegen split (/tmp timing script, 29
+# programs, jax 0.10.2); the older emitters compute the same values
 os.environ.setdefault(
-    "XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true")
+    "XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
+    " --xla_cpu_use_fusion_emitters=false --xla_cpu_parallel_codegen_split_count=1")
 
 try:  # JAX is the oracle; run it in float64 like the NumPy code under test
     import jax

@@ -40,7 +40,7 @@ from s2s.errors import TransformError
 jax = pytest.importorskip("jax")
 
 SEED = int(os.environ.get("S2S_FUZZ_SEED", "20261130"))
-EXAMPLES = int(os.environ.get("S2S_FUZZ_EXAMPLES", "5"))
+EXAMPLES = int(os.environ.get("S2S_FUZZ_EXAMPLES", "3"))  # (5 until the suite passed five minutes on CI)
 TOL = {"rtol": 1e-7, "atol": 1e-9}
 OUTCOMES: Counter = Counter()  # what each check did, for the long run's report
 CLASSES: Counter = Counter()  # failures by classify()

@@ -73,9 +73,11 @@ def close(got, expected) -> None:
 
 
 def _params() -> list:
-    """The dict case in both modes by default; the others with ``-m slow``."""
-    return [pytest.param(case, mode, marks=[] if case == "dict in, dict out" or (
-        case == "array and list in, tuple out" and mode == "jacrev") else [pytest.mark.slow])
+    """The dict case under jacfwd and the list case under jacrev by default; the others
+    with ``-m slow``."""
+    return [pytest.param(case, mode, marks=[] if (case, mode) in (
+        ("dict in, dict out", "jacfwd"), ("array and list in, tuple out", "jacrev"))
+        else [pytest.mark.slow])
         for case in CASES for mode in ("jacfwd", "jacrev")]
 
 

@@ -26,7 +26,7 @@ def params(gaps: dict) -> list:
     out = []
     for k, case in enumerate(CASES):
         for j, axis in enumerate((1, -1)):
-            marks = [] if (k % 16, j) in ((0, 0), (8, 1)) else [pytest.mark.slow]
+            marks = [] if (k % 32, j) in ((0, 0), (16, 1)) else [pytest.mark.slow]
             reason = gaps.get(case.id) or GAPS_AXES.get((case.id, str(axis)))
             if reason:
                 marks.append(pytest.mark.xfail(strict=True, reason=reason))
