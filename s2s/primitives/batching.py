@@ -257,16 +257,15 @@ def batched_items(b: Batch, items: list[Any], rank: int) -> list[str]:
     """Items of a list that is stacked or joined: batched ones aligned, unbatched
     ones repeated along a new batch axis, both given the leading unit axes that
     bring them to ``rank`` (np.vstack's 1-D piece is a row)."""
-    out = []
-    for a in items:
-        if b.batched(a):
-            out.append(align(b, a, rank))
-        else:
-            n, text = b.use_batch_size(), atom_text(a)
-            missing = rank - b.rank(a)
-            units = "1, " * missing if missing > 0 else ""
-            out.append(f"np.broadcast_to({text}, ({n}, {units}*np.shape({text})))")
-    return out
+    return [align(b, a, rank) if b.batched(a) else broadcast_along(b, atom_text(a), rank - b.rank(a))
+            for a in items]
+
+
+def broadcast_along(b: Batch, text: str, missing: int) -> str:
+    """An unbatched value repeated along a new batch axis, with ``missing`` unit axes
+    after it (to line up with batched items of a higher rank)."""
+    units = "1, " * missing if missing > 0 else ""
+    return f"np.broadcast_to({text}, ({b.use_batch_size()}, {units}*np.shape({text})))"
 
 
 # ---- the runtime helpers emitted derivatives call ----------------------------------

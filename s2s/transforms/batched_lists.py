@@ -19,6 +19,7 @@ from ..primitives.batching import (
     NoBatchRule,
     align,
     batched_items,
+    broadcast_along,
     joined_rows,
     shifted,
     static,
@@ -194,8 +195,7 @@ class ListBatching:
         missing = rank - self.rank(seq, (key,))
         if self.batched(seq, (key,)):
             return f"{text}[:{', None' * missing}]" if missing > 0 else text
-        units = "1, " * missing if missing > 0 else ""
-        return f"np.broadcast_to({text}, ({self.use_batch_size()}, {units}*np.shape({text})))"
+        return broadcast_along(self, text, missing)
 
     def _seq_rank(self, name: str) -> int:
         key = (name, (0,))
