@@ -236,3 +236,52 @@ def _alias(n: Any, tree: Any, node: Any) -> None:
             return True
 
     tree.visit(Walk())
+
+
+def update_writes(n: Any, call: Any) -> list[Any] | None:
+    """``d.update({"k": v}, j=w)`` (or ``d.update(e)`` of a dict whose keys are known)
+    on a dict the function built: the writes it makes, ``d["k"] = v``, which the write
+    checks then read (a dict another name shares, or an argument, is refused).  With
+    more than one key every value is computed first, into a name of its own, as Python
+    computes the arguments before it writes.  None where ``call`` is no such update."""
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and
+            call.func.attr.value == "update" and n.dicts.is_dict(call.func.value)):
+        return None
+    base, pairs = call.func.value, []
+    for k, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            pairs.append((arg.keyword.value, arg.value))
+        elif arg.star or k > 0:
+            raise n.unsupported(arg, "`.update` takes one dict and then keywords",
+                                f"`{base.value}.update({{\"k\": v}})` or "
+                                f"`{base.value}.update(k=v)`")
+        elif isinstance(arg.value, cst.Dict):
+            for el in arg.value.elements:
+                key = literals.literal_of(el.key) if isinstance(
+                    el, cst.DictElement) else None
+                if not isinstance(key, str):
+                    raise n.unsupported(
+                        el, f"s2s writes into `{base.value}` by keys it knows when it "
+                        "transforms the code: a key here is not a string literal",
+                        f"write `{base.value}[\"k\"] = v` for each string key")
+                pairs.append((key, el.value))
+        else:
+            keys = keys_of(n, arg.value)
+            if keys is None:
+                raise n.unsupported(
+                    arg, f"the keys `{base.value}.update` would add are not known when "
+                    "s2s transforms the code", "update from a dict the function built, "
+                    "a dict literal or keywords")
+            pairs += [(key, cst.Subscript(arg.value, [cst.SubscriptElement(
+                cst.Index(cst.SimpleString(repr(key))))])) for key in keys]
+    writes, values = [], []
+    for key, value in pairs:
+        if len(pairs) > 1:
+            name = n.names.fresh(f"{base.value}_{key}" if key.isidentifier() else base.value)
+            n.local_names.add(name)
+            values.append(cst.Assign([cst.AssignTarget(cst.Name(name))], value))
+            value = cst.Name(name)
+        target = cst.Subscript(base, [cst.SubscriptElement(cst.Index(
+            cst.SimpleString(repr(key))))])
+        writes.append(cst.Assign([cst.AssignTarget(target)], value))
+    return values + writes

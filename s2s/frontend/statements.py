@@ -19,7 +19,7 @@ from .dicts import split_items
 from .expressions import is_list_method
 from .fncontainers import bind_function
 from .kept import KeptLowerer, raise_only
-from .kwdicts import decide
+from .kwdicts import decide, update_writes
 from .literals import decided_branch
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
@@ -222,8 +222,9 @@ class StmtLowerer:
             raise self.n.unsupported(node.value, *expression_advice(node.value))
         elif self.n.draws.statement(node):
             pass  # np.random.seed(0), a draw whose value is unused: run once per call
-        elif self.kept.call(node) or _in_place_write(self, node):
-            pass  # print(...), logging.info(...) kept; `y.sort()`: `y[...] = np.sort(y)`
+        elif self.kept.call(node) or _in_place_write(self, node) or _dict_update(self, node):
+            pass  # print(...), logging.info(...) kept; `y.sort()`: `y[...] = np.sort(y)`;
+            # `d.update(k=v)`: `d["k"] = v`
         else:
             raise self.n.unsupported(
                 node, "an expression statement is evaluated only for its side effect; "
@@ -475,6 +476,18 @@ def _in_place_write(stmts: StmtLowerer, node: cst.Expr) -> bool:
     n.desugar.alias_tree(write, node)
     n.resolver.bind_namespace("np", node)
     stmts.small_statement(write)
+    return True
+
+
+def _dict_update(stmts: StmtLowerer, node: cst.Expr) -> bool:
+    """Lower ``d.update(...)`` of a dict the function built as the writes it makes;
+    False for any other statement."""
+    writes = update_writes(stmts.n, node.value)
+    if writes is None:
+        return False
+    for write in writes:
+        stmts.n.desugar.alias_tree(write, node)
+        stmts.small_statement(write)
     return True
 
 
