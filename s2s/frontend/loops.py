@@ -112,7 +112,7 @@ class LoopLowerer:
             args = [self.length(seqs[0], iterable)]
             target_node = None
             prefix += [(e.value, q) for e, q in zip(node.target.elements, seqs)]
-        elif self.dict_iteration(node, iterable, resolved, prefix):
+        elif self.dict_iteration(node.target, iterable, resolved, prefix):
             args, target_node = [self.length(prefix[-1][1], iterable)], None
         else:
             seq = self.n.exprs.expr(iterable)
@@ -121,7 +121,7 @@ class LoopLowerer:
             prefix.append((node.target, seq))
         return args, target_node, prefix, enum_start, backwards
 
-    def dict_iteration(self, node: cst.For, iterable: Any, resolved: Any,
+    def dict_iteration(self, target: Any, iterable: Any, resolved: Any,
                        prefix: list) -> bool:
         """``for k, p in d.items()``, ``d.keys()``, ``d.values()``, ``sorted(d)``,
         ``sorted(d.items())``: a loop over the dict's keys (its length, and so its keys,
@@ -143,7 +143,6 @@ class LoopLowerer:
                                      "and read d[k]")
         receiver = iterable.func.value if method is not None else iterable
         seq = self.n.exprs.expr(receiver)
-        target = node.target
         key_node: Any = target
         value_node = None
         if method == "items":
@@ -183,6 +182,8 @@ class LoopLowerer:
                                        "write `for i, (a, b) in enumerate(zip(x, y)):`")
             args = [self.length(seqs[0], iterable)]
             prefix += [(e.value, q) for e, q in zip(item_target.elements, seqs)]
+        elif self.dict_iteration(item_target, inner, self._builtin(inner_func), prefix):
+            args = [self.length(prefix[-1][1], iterable)]  # enumerate(d.items()) ...
         else:
             seq = self.n.exprs.expr(inner)
             args = [self.length(seq, iterable)]
@@ -192,6 +193,12 @@ class LoopLowerer:
             start = self.n.exprs.expr(start_arg.value)
             return args, None, (target_node, start)
         return args, target_node, None
+
+    def _builtin(self, func: Any) -> Any:
+        """What a called name that is not the function's own denotes (``sorted``...)."""
+        if isinstance(func, cst.Name) and func.value not in self.n.local_names:
+            return self.n.resolver.lookup_global(func)
+        return None
 
     def bind_items(self, index: str, enum_start: Any, prefix: list) -> None:
         """Bind enumerate's counter (``i = k + start``) and each item (``row = x[k]``)."""
