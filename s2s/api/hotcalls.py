@@ -21,9 +21,10 @@ import numpy as np
 
 from ..primitives.registry import _GENERATION
 from .arguments import _foreign, _shares
+from .located import reraise_located
 from .signatures import FastEntry, flat_key, read_free_names
 
-__all__ = ["HotCalls", "MISS"]
+__all__ = ["HotCalls", "MISS", "jit_call"]
 
 MISS = object()  # (_plan_call: no plan, or a check failed: the checked path runs)
 
@@ -110,3 +111,60 @@ def _plan(hit: FastEntry) -> tuple:
         hit.free.same()  # (compiles the check: FreeSnapshot.same)
         check = hit.free.same
     return (hit, hit.fn, check, hit.free_names, hit.generation, hit.single, hit.fresh)
+
+
+def jit_call(jitted: Any, fun: Any, slow: Callable) -> Callable:
+    """``s2s.jit(backend="numpy")``'s call of a ``grad``-like transform ``fun``:
+    :meth:`HotCalls._plan_call` inline, with the jit's token, in the one frame the
+    call makes (the jit wraps it in a C-level call counter: ``Jitted._counted``), so
+    a call of plain arrays costs no more than ``fun``'s own (which makes two frames:
+    ``fun.__call__`` and ``_plan_call``); any other call, ``slow`` (uncounted here).
+    A call of pytrees goes to the transform's ``_tree_call`` from this frame.  Every
+    check ``_plan_call`` makes is made (tests/test_call_fast_paths.py runs both paths
+    on the same calls)."""
+    plans, trees, token, entry_result = fun._plans, fun._tree_plans, jitted._token, \
+        fun._entry_result
+    located = fun.ir, getattr(fun.fn, "__name__", "f")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            key = []
+            for a in args:
+                if type(a) is not np.ndarray:
+                    if trees:  # pytrees (api/treecalls.py)
+                        try:
+                            out = fun._tree_call(args, token)
+                        except (ValueError, IndexError) as err:
+                            reraise_located(err, *located)
+                        if out is not MISS:
+                            return out
+                    break
+                key.append(a.shape)
+                key.append(a.dtype)
+            else:
+                plan = plans.get(tuple(key))
+                if plan is not None and plan[4] == _GENERATION[0] and \
+                        fun._spec_error is None and token in plan[0].jits and (
+                            plan[2] is None or plan[2]()):
+                    fn = plan[1]
+                    if plan[3]:
+                        read_free_names(fn)
+                    try:
+                        result = fn(*args)
+                    except (ValueError, IndexError) as err:
+                        reraise_located(err, *located)
+                    i = plan[5]
+                    if i is not None:
+                        a = args[i]
+                        tr = type(result)
+                        if tr is np.ndarray:
+                            if plan[6] and result.dtype is a.dtype and \
+                                    result.shape == a.shape and result.flags.writeable:
+                                return result
+                        elif tr in _SCALAR_RESULTS and a.shape == ():
+                            return np.asarray(result, dtype=a.dtype)
+                    return fun._outputs(entry_result(plan[0], args, result))
+        jitted._calls -= 1  # (the slow path counts the call itself)
+        return slow(*args, **kwargs)
+
+    return call

@@ -34,7 +34,7 @@ from . import pipeline, trees
 from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
-from .hotcalls import MISS
+from .hotcalls import MISS, jit_call
 from .located import reraise_located
 from .signatures import call_signature, flat_key
 from .transformed import Transformed, rebuilds_outputs
@@ -249,6 +249,9 @@ class Jitted(NotebookDisplay):
         if self._seen is not None and type(fun) in (Transformed, Vmapped):
             self._rebuild = rebuilds_outputs(fun)
             self._call = self._call_transform
+            if type(fun) is Transformed:  # (its plans' calls in one frame, counted in C)
+                self._counted = self._call = functools.lru_cache(maxsize=0)(
+                    jit_call(self, fun, self._call_transform))
         # NumPy backend, a user's function without static arguments: the flat keys
         # (signatures.flat_key) of plain-array calls counted already (_call_function)
         self._seen_arrays: set[tuple] = set()
@@ -438,6 +441,8 @@ class Jitted(NotebookDisplay):
         out = self.fun(*args, **kwargs)
         if sig is not None:
             self._mark(sig)
+        if type(self.fun) is Transformed and not kwargs and self.fun._tree_plans:
+            self.fun._mark_tree(args, self._token)  # (api/treecalls.py)
         return out
 
     def _call_function(self, *args: Any, **kwargs: Any) -> Any:
@@ -494,7 +499,15 @@ class Jitted(NotebookDisplay):
                     if out is not MISS:
                         self._calls += 1
                         return out
-            elif fun._spec_error is None:
+            elif fun._tree_plans:  # pytrees of a specialized signature this jit ran
+                try:
+                    out = fun._tree_call(args, self._token)
+                except (ValueError, IndexError) as err:
+                    reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
+                if out is not MISS:
+                    self._calls += 1
+                    return out
+            if type(fun) is not Vmapped and fun._spec_error is None:
                 hit = fun._by_signature.get(call_signature(args))
                 if hit is not None and self._token in hit.jits and not hit.pending and \
                         hit.valid():
@@ -503,6 +516,9 @@ class Jitted(NotebookDisplay):
                         out = fun._run_entry(hit, args)
                     except (ValueError, IndexError) as err:
                         reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
+                    if fun._plans_trees:  # (pytrees: api/treecalls.py)
+                        fun._plan_tree(args)
+                        fun._mark_tree(args, self._token)
                     return fun._outputs(out) if self._rebuild else out
         return self._call_python(*args, **kwargs)
 
