@@ -44,10 +44,10 @@ from .arguments import (
 )
 from .display import NotebookDisplay
 from .hotcalls import MISS, HotCalls
-from .treecalls import TreeCalls
 from .located import LocatedCalls, refusal_at_user_line, reraise_located
 from .methods import float0
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
+from .treecalls import TreeCalls
 from .trees import _copies, _leaves, _rebuild
 
 __all__ = ["grad", "value_and_grad", "vjp", "source", "Transformed"]
