@@ -11,7 +11,10 @@ system: the median and the quartiles of the rounds, and the least; then
 quartiles, and in how many rounds the jit was the slower.  Every system's gradient is
 checked against the hand-written one first.
 
-    PYTHONPATH=<tree> python tools/bench_call_cost.py [CASE ...] [--repeat 41]
+    PYTHONPATH=<tree> python tools/bench_call_cost.py [CASE ...] [--repeat 41] [--cpu]
+
+(``--cpu``: CPU time, ``time.process_time_ns``, where a loaded machine's other
+processes make the wall clock bimodal.)
 """
 
 from __future__ import annotations
@@ -103,6 +106,8 @@ def main() -> None:
     ap.add_argument("cases", nargs="*", help=f"some of: {', '.join(CASES)}")
     ap.add_argument("--repeat", type=int, default=41, help="rounds (default 41)")
     ap.add_argument("--number", type=int, default=1000, help="calls a round (1000)")
+    ap.add_argument("--cpu", action="store_true",
+                    help="CPU time (time.process_time_ns) instead of perf_counter_ns")
     opts = ap.parse_args()
     for name, (f, by_hand, args) in CASES.items():
         if opts.cases and name not in opts.cases:
@@ -118,7 +123,7 @@ def main() -> None:
             assert type(got) is type(want) or np.ndim(want) == 0, (name, k, type(got))
             for g, w in zip(leaves(got), leaves(want), strict=True):
                 np.testing.assert_allclose(g, w, rtol=1e-12, err_msg=f"{name}: {k}")
-        t = rounds(systems, args, opts.number, opts.repeat)
+        t = rounds(systems, args, opts.number, opts.repeat, cpu=opts.cpu)
         line = [f"{name:14s}"]
         for k in systems:
             s = summary(t[k])

@@ -115,14 +115,18 @@ def _plan(hit: FastEntry) -> tuple:
 
 def jit_call(jitted: Any, fun: Any, slow: Callable) -> Callable:
     """``s2s.jit(backend="numpy")``'s call of a ``grad``-like transform ``fun``:
-    :meth:`HotCalls._plan_call` inline, with the jit's token, in the one frame the
-    call makes (the jit wraps it in a C-level call counter: ``Jitted._counted``), so
-    a call of plain arrays costs no more than ``fun``'s own (which makes two frames:
-    ``fun.__call__`` and ``_plan_call``); any other call, ``slow`` (uncounted here).
+    :meth:`HotCalls._plan_call` inline, in the one frame the call makes (the jit
+    wraps it in a C-level call counter: ``Jitted._counted``), so a call of plain
+    arrays costs no more than ``fun``'s own (which makes two frames: ``fun.__call__``
+    and ``_plan_call``); any other call, ``slow`` (uncounted here).  The plans it
+    runs are the jit's own copies (``Jitted._plans_run``) of those of ``fun``'s
+    whose entries this jit has run (so counted: ``_plan_call``'s token test, done
+    once when copied); a copy is checked as ``fun``'s plan is (a stale one's guards
+    fail: a plan ``fun`` dropped is replaced here by the slow path's next copy).
     A call of pytrees goes to the transform's ``_tree_call`` from this frame.  Every
     check ``_plan_call`` makes is made (tests/test_call_fast_paths.py runs both paths
     on the same calls)."""
-    plans, trees, token, entry_result = fun._plans, fun._tree_plans, jitted._token, \
+    plans, trees, token, entry_result = jitted._plans_run, fun._tree_plans, jitted._token, \
         fun._entry_result
     located = fun.ir, getattr(fun.fn, "__name__", "f")
 
@@ -144,8 +148,7 @@ def jit_call(jitted: Any, fun: Any, slow: Callable) -> Callable:
             else:
                 plan = plans.get(tuple(key))
                 if plan is not None and plan[4] == _GENERATION[0] and \
-                        fun._spec_error is None and token in plan[0].jits and (
-                            plan[2] is None or plan[2]()):
+                        fun._spec_error is None and (plan[2] is None or plan[2]()):
                     fn = plan[1]
                     if plan[3]:
                         read_free_names(fn)
