@@ -47,37 +47,36 @@ _FLOAT64 = np.dtype(np.float64)
 def _walk(a: Any, key: list, diff: bool) -> Any:
     """Append ``a``'s structure to ``key`` and return its plain form (``a`` itself
     where nothing in it changes: ``trees.plain`` of it, without ``None``), or MISS
-    where the fast path takes no such argument."""
+    where the fast path takes no such argument.  (An array leaf of a container is
+    read inline: a call less per leaf.)"""
     t = type(a)
     if t is np.ndarray:
         key.append(a.shape)
         key.append(a.dtype)
         return a
+    if t is dict or t is tuple or t is list:
+        key.append(t)
+        key.append(tuple(a) if t is dict else len(a))
+        changed = None
+        for j, v in enumerate(a.values() if t is dict else a):
+            if type(v) is np.ndarray:
+                key.append(v.shape)
+                key.append(v.dtype)
+                continue
+            got = _walk(v, key, diff)
+            if got is MISS:
+                return MISS
+            if got is not v:
+                if changed is None:
+                    changed = {}
+                changed[j] = got
+        if changed is None:
+            return a
+        items = [changed.get(j, v) for j, v in enumerate(a.values() if t is dict else a)]
+        return dict(zip(a, items)) if t is dict else t(items)
     if t is float or t in _NP_SCALARS:
         key.append(t)
         return a
-    if t is dict:
-        key.append(dict)
-        key.append(tuple(a))
-        items = {}
-        same = True
-        for k, v in a.items():
-            got = _walk(v, key, diff)
-            if got is MISS:
-                return MISS
-            same = same and got is v
-            items[k] = got
-        return a if same else items
-    if t is tuple or t is list:
-        key.append(t)
-        key.append(len(a))
-        parts = []
-        for v in a:
-            got = _walk(v, key, diff)
-            if got is MISS:
-                return MISS
-            parts.append(got)
-        return a if all(x is y for x, y in zip(parts, a)) else t(parts)
     if t is int or t is bool:  # (their values are part of the signature)
         key.append(t)
         key.append(a)
@@ -113,6 +112,11 @@ def tree_key(args: tuple, argnums: tuple[int, ...]) -> tuple[tuple | None, tuple
     key: list[Any] = [len(args)]
     plain = []
     for i, a in enumerate(args):
+        if type(a) is np.ndarray:
+            key.append(a.shape)
+            key.append(a.dtype)
+            plain.append(a)
+            continue
         got = _walk(a, key, i in argnums)
         if got is MISS:
             return None, args
@@ -134,49 +138,54 @@ def _same_plain(a: Any, b: Any) -> bool:
 
 def _fresh_like(g: Any, p: Any) -> Any:
     """The gradient ``g`` (arrays the code made) as casting it like the primal ``p``
-    would give it, where that needs no cast: the same containers, each array of its
-    primal's dtype and shape, a NumPy scalar of a 0-d primal as a new 0-d array;
-    else MISS."""
+    would give it, where that needs no cast: the same containers (``g`` itself where
+    every leaf is already right), each array of its primal's dtype and shape, a
+    NumPy scalar of a 0-d primal as a new 0-d array; else MISS."""
     tg = type(g)
     if tg is np.ndarray:
         if type(p) is np.ndarray and g.dtype is p.dtype and g.shape == p.shape and \
                 g.flags.writeable:
             return g
         return MISS
-    if tg in _SCALAR_RESULTS:
-        tp = type(p)
-        if tp is float:
-            return np.asarray(g, dtype=_FLOAT64)
-        if tp is np.ndarray and p.shape == () or tp in _NP_SCALARS:
-            return np.asarray(g, dtype=p.dtype)
-        return MISS
     if tg is dict:
         tp = type(p)
         if not (tp is dict or tp is trees.Fields or tp is trees.Record) or len(g) != len(p):
             return MISS
-        out = {}
-        for (k, v), kp in zip(g.items(), p):
+        changed = None
+        for (k, v), (kp, q) in zip(g.items(), dict.items(p)):
             if k != kp:
                 return MISS
-            got = _fresh_like(v, dict.__getitem__(p, k))
+            if type(v) is np.ndarray and type(q) is np.ndarray and v.dtype is q.dtype \
+                    and v.shape == q.shape and v.flags.writeable:
+                continue
+            got = _fresh_like(v, q)
             if got is MISS:
                 return MISS
-            out[k] = got
-        return out
+            if changed is None:
+                changed = {}
+            changed[k] = got
+        return g if changed is None else {k: changed.get(k, v) for k, v in g.items()}
     if tg is tuple or tg is list:
         if type(p) is not tg or len(g) != len(p):
             return MISS
         items = [_fresh_like(v, q) for v, q in zip(g, p)]
         if any(x is MISS for x in items):
             return MISS
-        return tg(items)
+        return g if all(x is v for x, v in zip(items, g)) else tg(items)
+    if tg in _SCALAR_RESULTS:
+        tp = type(p)
+        if tp is float:
+            return np.asarray(g, dtype=_FLOAT64)
+        if tp is np.ndarray and p.shape == () or tp in _NP_SCALARS:
+            return np.asarray(g, dtype=p.dtype)
     return MISS
 
 
 class TreeCalls:
     """``_tree_plans``: ``tree_key`` -> ``(entry, code, free-names check or None,
     whether the code reads free names, the rules' generation, the resolved argnums,
-    whether the arguments need their plain form)``."""
+    whether the gradient needs rebuilding in the arguments' types, whether the
+    transform is a value_and_grad, whether its argnums are a tuple)``."""
 
     _tree_plans: dict[tuple, tuple]
     _spec_error: Exception | None
@@ -199,10 +208,11 @@ class TreeCalls:
         if plan[3]:
             read_free_names(fn)
         result = fn(*plain)
-        grads = result[1] if self.mode == "value_and_grad" else result  # type: ignore[attr-defined]
+        vag = plan[7]
+        grads = result[1] if vag else result
         fixed: Any = MISS
         if hit.fresh:
-            if self.tuple_out:  # type: ignore[attr-defined]
+            if plan[8]:  # (argnums a tuple)
                 fixed = tuple(_fresh_like(g, plain[i]) for g, i in zip(grads, argnums))
                 if any(x is MISS for x in fixed):
                     fixed = MISS
@@ -210,13 +220,13 @@ class TreeCalls:
                 fixed = _fresh_like(grads, plain[argnums[0]])
         if fixed is MISS:  # (cast as the checked path casts)
             out = self._postprocess(result, plain, argnums, hit.fresh, fn)  # type: ignore[attr-defined]
-            fixed = out[1] if self.mode == "value_and_grad" else out  # type: ignore[attr-defined]
+            fixed = out[1] if vag else out
         if plan[6]:  # the gradient in the arguments' own types
-            if self.tuple_out:  # type: ignore[attr-defined]
+            if plan[8]:
                 fixed = tuple(trees.unplain(args[i], g) for i, g in zip(argnums, fixed))
             else:
                 fixed = trees.unplain(args[argnums[0]], fixed)
-        return (result[0], fixed) if self.mode == "value_and_grad" else fixed  # type: ignore[attr-defined]
+        return (result[0], fixed) if vag else fixed
 
     def _plan_tree(self, args: tuple) -> None:
         """After a checked call of pytree arguments: a tree plan for them, where the
@@ -242,7 +252,8 @@ class TreeCalls:
             hit.free.same()  # (compiles the check: FreeSnapshot.same)
             check = hit.free.same
         self._tree_plans[key] = (hit, hit.fn, check, hit.free_names, hit.generation,
-                                 argnums, nodes)
+                                 argnums, nodes, self.mode == "value_and_grad",  # type: ignore[attr-defined]
+                                 self.tuple_out)  # type: ignore[attr-defined]
 
     def _mark_tree(self, args: tuple, token: object) -> None:
         """An s2s.jit's call of these arguments counted: their tree plan's entry as
