@@ -13,7 +13,6 @@ of each structure (every call, in fact), through ``s2s.grad`` and ``s2s.jit`` of
 from __future__ import annotations
 
 import dataclasses
-import os
 import types
 from typing import NamedTuple
 

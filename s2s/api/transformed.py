@@ -184,11 +184,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         """
         if self._rules_generation != registry.generation():
             with _LOCK:  # a rule changed since this code was emitted
-                self._compiled.clear()
-                self._by_signature.clear()
-                self._plans.clear()
-                self._tree_plans.clear()
-                self._last = None
+                self._forget()
                 self._rules_generation = registry.generation()
         if self.inner is not None:
             self.inner._refresh()
@@ -196,22 +192,21 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                 with _LOCK:
                     self.ir = self.inner.ir
                     self._signature = self._free_fingerprint()
-                    self._compiled.clear()
-                    self._by_signature.clear()
-                    self._plans.clear()
-                    self._tree_plans.clear()
-                    self._last = None
+                    self._forget()
             return
         signature = self._free_fingerprint()
         if signature != self._signature:
             with _LOCK:
                 self.ir = pipeline.lower(self.fn, fresh=True)
                 self._signature = self._free_fingerprint()
-                self._compiled.clear()
-                self._by_signature.clear()
-                self._plans.clear()  # (their entries' guards fail now: memory only)
-                self._tree_plans.clear()
-                self._last = None
+                self._forget()
+
+    def _forget(self) -> None:
+        """Drop the code generated, cached and planned (the plans' guards fail now
+        anyway: memory only)."""
+        for cache in (self._compiled, self._by_signature, self._plans, self._tree_plans):
+            cache.clear()
+        self._last = None
 
     def _generate(self, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
                   tuple_out: Any, *, nargs: int | None = None,

@@ -190,20 +190,27 @@ class TreeCalls:
     _tree_plans: dict[tuple, tuple]
     _spec_error: Exception | None
 
-    def _tree_call(self, args: tuple, token: object = None) -> Any:
+    def _tree_call(self, args: tuple, plans: dict | None = None, token: object = None,
+                   keep: dict | None = None) -> Any:
         """The result of the code planned for the arguments' tree key, or ``MISS``.
-        ``token``: an s2s.jit's, which must have run the entry before."""
+        ``plans``: where the plan is looked up (the transform's own, or an s2s.jit's
+        copies of those it has counted); ``token``: an s2s.jit's, which must have
+        run the entry before; ``keep``: that jit's copies, where the plan goes."""
         argnums = self._argnums_by_count.get(len(args))  # type: ignore[attr-defined]
         if argnums is None:
             return MISS
         key, plain = tree_key(args, argnums)
-        plan = self._tree_plans.get(key) if key is not None else None
+        plan = (self._tree_plans if plans is None else plans).get(key) \
+            if key is not None else None
         if plan is None or plan[4] != _GENERATION[0] or self._spec_error is not None or (
                 plan[2] is not None and not plan[2]()):
             return MISS
         hit = plan[0]
-        if token is not None and token not in hit.jits:
-            return MISS
+        if token is not None:
+            if token not in hit.jits:
+                return MISS
+            if keep is not None:
+                keep[key] = plan
         fn = plan[1]
         if plan[3]:
             read_free_names(fn)
