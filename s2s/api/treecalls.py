@@ -181,6 +181,14 @@ def _fresh_like(g: Any, p: Any) -> Any:
     return MISS
 
 
+def _guards_pass(plan: tuple, spec_error: Exception | None, token: object) -> bool:
+    """The checks ``HotCalls._plan_call`` makes inline: the rules' generation, no
+    background specializing failed, the free names' objects; and the jit's token
+    (``token``: it must have run the entry)."""
+    return plan[4] == _GENERATION[0] and spec_error is None and (
+        plan[2] is None or plan[2]()) and (token is None or token in plan[0].jits)
+
+
 class TreeCalls:
     """``_tree_plans``: ``tree_key`` -> ``(entry, code, free-names check or None,
     whether the code reads free names, the rules' generation, the resolved argnums,
@@ -202,16 +210,11 @@ class TreeCalls:
         key, plain = tree_key(args, argnums)
         plan = (self._tree_plans if plans is None else plans).get(key) \
             if key is not None else None
-        if plan is None or plan[4] != _GENERATION[0] or self._spec_error is not None or (
-                plan[2] is not None and not plan[2]()):
+        if plan is None or not _guards_pass(plan, self._spec_error, token):
             return MISS
-        hit = plan[0]
-        if token is not None:
-            if token not in hit.jits:
-                return MISS
-            if keep is not None:
-                keep[key] = plan
-        fn = plan[1]
+        if keep is not None:  # (an s2s.jit's copies: its calls run them directly)
+            keep[key] = plan
+        hit, fn = plan[0], plan[1]
         if plan[3]:
             read_free_names(fn)
         result = fn(*plain)
