@@ -20,8 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
-import timeit
 import types
 
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -31,31 +29,8 @@ import numpy as np  # noqa: E402
 
 import s2s  # noqa: E402
 
-
-def wave(x):
-    return np.sum(np.sin(x) * x)
-
-
-def wave_hand(x):
-    return np.cos(x) * x + np.sin(x)
-
-
-def loss(w, x):
-    return np.sum((x @ w) ** 2)
-
-
-def loss_hand(w, x):
-    return 2 * x.T @ (x @ w)
-
-
-def tanh_sq(x):
-    return np.sum(np.tanh(x) ** 2)
-
-
-def hvp_hand(x, v):
-    t2 = np.tanh(x) ** 2
-    return 2 * (1 - t2) * (1 - 3 * t2) * v
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from call_timing import hvp_hand, least, loss, loss_hand, rounds, tanh_sq, wave, wave_hand  # noqa: E402
 
 CASES = {
     "0-d array": (wave, wave_hand, (np.array(0.7),)),
@@ -67,18 +42,13 @@ CASES = {
 
 
 def best(fn, args, number=3000, repeat=9) -> float:
-    return min(timeit.repeat(lambda: fn(*args), number=number, repeat=repeat)) / number * 1e6
+    return min(rounds({"fn": fn}, args, number, repeat)["fn"])
 
 
 def interleaved(systems: dict, args: tuple, number: int = 3000, repeat: int = 15) -> dict:
     """The least CPU time a call (process time: what the machine's other jobs take
     is not counted) of each system over ``repeat`` interleaved rounds, µs."""
-    out = {k: float("inf") for k in systems}
-    for _ in range(repeat):
-        for k, fn in systems.items():
-            t = timeit.timeit(lambda: fn(*args), number=number, timer=time.process_time)
-            out[k] = min(out[k], t / number * 1e6)
-    return out
+    return least(rounds(systems, args, number, repeat, cpu=True))
 
 
 def jit_overhead() -> None:

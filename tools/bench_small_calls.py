@@ -11,8 +11,6 @@ a loaded machine still slows every call), values checked first.
 
 import os
 import sys
-import time
-import timeit
 
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[var] = "1"
@@ -23,30 +21,18 @@ import numpy as np  # noqa: E402
 
 import s2s  # noqa: E402
 
-
-def wave(x):
-    return np.sum(np.sin(x) * x)
-
-
-def wave_hand(x):
-    return np.cos(x) * x + np.sin(x)
-
-
-def loss(w, x):
-    return np.sum((x @ w) ** 2)
-
-
-def loss_hand(w, x):
-    return 2 * x.T @ (x @ w)
-
-
-def tanh_sq(x):
-    return np.sum(np.tanh(x) ** 2)
-
-
-def hvp_hand(x, v):
-    t2 = np.tanh(x) ** 2
-    return 2 * (1 - t2) * (1 - 3 * t2) * v
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from call_timing import (  # noqa: E402
+    check_all,
+    hvp_hand,
+    least,
+    loss,
+    loss_hand,
+    rounds,
+    tanh_sq,
+    wave,
+    wave_hand,
+)
 
 
 def logistic(w, x, y):
@@ -88,16 +74,8 @@ def main() -> None:
         else:
             plain, jit = hvp, s2s.jit(hvp, backend="numpy")
         systems = {"hand": hand, "s2s": plain, "jit": jit}
-        for _ in range(4):
-            for fn in systems.values():
-                fn(*args)
-        for fn in systems.values():
-            np.testing.assert_allclose(np.asarray(fn(*args)), hand(*args), rtol=1e-9)
-        best = {k: float("inf") for k in systems}
-        for _ in range(25):
-            for k, fn in systems.items():
-                t = timeit.timeit(lambda: fn(*args), number=1000, timer=time.process_time)
-                best[k] = min(best[k], t / 1000 * 1e6)
+        check_all(systems, args, hand(*args), rtol=1e-9)
+        best = least(rounds(systems, args, number=1000, repeat=25, cpu=True))
         h = best["hand"]
         print(f"{name:14s} hand {h:6.2f} µs  s2s {best['s2s']:6.2f} ({best['s2s'] / h:.2f}x)  "
               f"s2s.jit(numpy) {best['jit']:6.2f} ({best['jit'] / h:.2f}x)", flush=True)

@@ -21,9 +21,10 @@ import numpy as np
 
 from ..primitives.registry import _GENERATION
 from .arguments import _foreign, _shares
+from .located import reraise_located
 from .signatures import FastEntry, flat_key, read_free_names
 
-__all__ = ["HotCalls", "MISS"]
+__all__ = ["HotCalls", "MISS", "jit_call"]
 
 MISS = object()  # (_plan_call: no plan, or a check failed: the checked path runs)
 
@@ -40,22 +41,27 @@ class HotCalls:
     _plans: dict[tuple, tuple]
     _spec_error: Exception | None
 
-    def _plan_call(self, args: tuple, token: object = None) -> Any:
+    def _plan_call(self, args: tuple, token: object = None, keep: dict | None = None) -> Any:
         """The result of the code planned for the arguments' shapes and dtypes, or
-        ``MISS``.  ``token``: an s2s.jit's, which must have run the entry before."""
+        ``MISS``.  ``token``: an s2s.jit's, which must have run the entry before;
+        ``keep``: that jit's copies of the plans it may run (``jit_call``)."""
         key = []
         for a in args:  # (flat_key inline: a frame less)
             if type(a) is not np.ndarray:
                 return MISS
             key.append(a.shape)
             key.append(a.dtype)
-        plan = self._plans.get(tuple(key))
+        plan_key = tuple(key)
+        plan = self._plans.get(plan_key)
         if plan is None or plan[4] != _GENERATION[0] or self._spec_error is not None or (
                 plan[2] is not None and not plan[2]()):
             return MISS
         hit = plan[0]
-        if token is not None and token not in hit.jits:
-            return MISS
+        if token is not None:
+            if token not in hit.jits:
+                return MISS
+            if keep is not None:
+                keep[plan_key] = plan
         fn = plan[1]
         if plan[3]:
             read_free_names(fn)
@@ -110,3 +116,64 @@ def _plan(hit: FastEntry) -> tuple:
         hit.free.same()  # (compiles the check: FreeSnapshot.same)
         check = hit.free.same
     return (hit, hit.fn, check, hit.free_names, hit.generation, hit.single, hit.fresh)
+
+
+def jit_call(jitted: Any, fun: Any, slow: Callable) -> Callable:
+    """``s2s.jit(backend="numpy")``'s call of a ``grad``-like transform ``fun``:
+    :meth:`HotCalls._plan_call` inline, in the one frame the call makes (the jit
+    wraps it in a C-level call counter: ``Jitted._counted``), so a call of plain
+    arrays costs no more than ``fun``'s own (which makes two frames: ``fun.__call__``
+    and ``_plan_call``); any other call, ``slow`` (uncounted here).  The plans it
+    runs are the jit's own copies (``Jitted._plans_run``, ``_tree_plans_run``) of
+    those of ``fun``'s
+    whose entries this jit has run (so counted: ``_plan_call``'s token test, done
+    once when copied); a copy is checked as ``fun``'s plan is (a stale one's guards
+    fail: a plan ``fun`` dropped is replaced here by the slow path's next copy).
+    A call of pytrees goes to the transform's ``_tree_call`` from this frame.  Every
+    check ``_plan_call`` makes is made (tests/test_call_fast_paths.py runs both paths
+    on the same calls)."""
+    plans, trees, entry_result = jitted._plans_run, jitted._tree_plans_run, \
+        fun._entry_result
+    located = fun.ir, getattr(fun.fn, "__name__", "f")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            key = []
+            for a in args:
+                if type(a) is not np.ndarray:
+                    if trees:  # pytrees (api/treecalls.py)
+                        try:
+                            out = fun._tree_call(args, trees)
+                        except (ValueError, IndexError) as err:
+                            reraise_located(err, *located)
+                        if out is not MISS:
+                            return out
+                    break
+                key.append(a.shape)
+                key.append(a.dtype)
+            else:
+                plan = plans.get(tuple(key))
+                if plan is not None and plan[4] == _GENERATION[0] and \
+                        fun._spec_error is None and (plan[2] is None or plan[2]()):
+                    fn = plan[1]
+                    if plan[3]:
+                        read_free_names(fn)
+                    try:
+                        result = fn(*args)
+                    except (ValueError, IndexError) as err:
+                        reraise_located(err, *located)
+                    i = plan[5]
+                    if i is not None:
+                        a = args[i]
+                        tr = type(result)
+                        if tr is np.ndarray:
+                            if plan[6] and result.dtype is a.dtype and \
+                                    result.shape == a.shape and result.flags.writeable:
+                                return result
+                        elif tr in _SCALAR_RESULTS and a.shape == ():
+                            return np.asarray(result, dtype=a.dtype)
+                    return fun._outputs(entry_result(plan[0], args, result))
+        jitted._calls -= 1  # (the slow path counts the call itself)
+        return slow(*args, **kwargs)
+
+    return call

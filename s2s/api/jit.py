@@ -34,7 +34,7 @@ from . import pipeline, trees
 from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
-from .hotcalls import MISS
+from .hotcalls import MISS, jit_call
 from .located import reraise_located
 from .signatures import call_signature, flat_key
 from .transformed import Transformed, rebuilds_outputs
@@ -194,6 +194,7 @@ class Jitted(NotebookDisplay):
     # calls (the NumPy backend, shard_batch, a vmapped function's examples, an aux
     # output to rebuild) run the Python methods below.
     __call__ = property(operator.attrgetter("_call"))
+    _plans_run = _tree_plans_run = None  # (a grad's jit: see _direct_numpy_calls)
 
     def __init__(
         self,
@@ -249,6 +250,8 @@ class Jitted(NotebookDisplay):
         if self._seen is not None and type(fun) in (Transformed, Vmapped):
             self._rebuild = rebuilds_outputs(fun)
             self._call = self._call_transform
+            if type(fun) is Transformed:  # (its plans' calls in one frame, counted in C)
+                _direct_numpy_calls(self, fun)
         # NumPy backend, a user's function without static arguments: the flat keys
         # (signatures.flat_key) of plain-array calls counted already (_call_function)
         self._seen_arrays: set[tuple] = set()
@@ -438,6 +441,8 @@ class Jitted(NotebookDisplay):
         out = self.fun(*args, **kwargs)
         if sig is not None:
             self._mark(sig)
+        if type(self.fun) is Transformed and not kwargs and self.fun._tree_plans:
+            self.fun._mark_tree(args, self._token)  # (api/treecalls.py)
         return out
 
     def _call_function(self, *args: Any, **kwargs: Any) -> Any:
@@ -474,27 +479,33 @@ class Jitted(NotebookDisplay):
             hot.jits.add(self._token)
 
     def _call_transform(self, *args: Any, **kwargs: Any) -> Any:
-        """NumPy backend, ``grad``-like or ``vmap``: a call with a signature this jit
-        has seen runs the transform's code for it, ``Transformed.__call__``'s fast path
-        inline (in the frame it replaces: s2s.jit costs what the transform's own call
-        costs); any other call, :meth:`_call_python`."""
+        """NumPy backend, ``grad``-like (``hotcalls.jit_call``'s slow path) or ``vmap``:
+        a call with a signature this jit has counted runs the transform's code for
+        it; any other call, :meth:`_call_python`."""
         if not kwargs:
             fun: Any = self.fun
             if fun._plans:  # plain arrays of a specialized signature this jit ran
-                try:  # (a grad's: a vmap plans nothing there)
-                    out = fun._plan_call(args, self._token)
+                try:  # (a grad's, kept for jit_call: a vmap plans nothing there)
+                    out = fun._plan_call(args, self._token, self._plans_run)
                 except ValueError as err:
                     reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
                 if out is not MISS:
                     self._calls += 1
                     return out
-            if type(fun) is Vmapped:  # its own hot path (by shapes and dtypes)
-                if fun._hot:
-                    out = fun._hot_call(args, self._token)
-                    if out is not MISS:
-                        self._calls += 1
-                        return out
-            elif fun._spec_error is None:
+            if type(fun) is Vmapped and fun._hot:  # its own hot path (shapes, dtypes)
+                out = fun._hot_call(args, self._token)
+                if out is not MISS:
+                    self._calls += 1
+                    return out
+            elif fun._tree_plans:  # (the plan kept for jit_call)
+                try:
+                    out = fun._tree_call(args, None, self._token, self._tree_plans_run)
+                except (ValueError, IndexError) as err:
+                    reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
+                if out is not MISS:
+                    self._calls += 1
+                    return out
+            if type(fun) is not Vmapped and fun._spec_error is None:
                 hit = fun._by_signature.get(call_signature(args))
                 if hit is not None and self._token in hit.jits and not hit.pending and \
                         hit.valid():
@@ -503,6 +514,9 @@ class Jitted(NotebookDisplay):
                         out = fun._run_entry(hit, args)
                     except (ValueError, IndexError) as err:
                         reraise_located(err, fun.ir, getattr(fun.fn, "__name__", "f"))
+                    if fun._plans_trees:  # (pytrees: api/treecalls.py)
+                        fun._plan_tree(args)
+                        fun._mark_tree(args, self._token)
                     return fun._outputs(out) if self._rebuild else out
         return self._call_python(*args, **kwargs)
 
@@ -624,3 +638,18 @@ def _vmapped_call(self: Jitted) -> Callable:
         return slow(*args, **kwargs)
 
     return _call_vmapped
+
+
+def _direct_numpy_calls(self: Jitted, fun: Transformed) -> None:
+    """NumPy backend, a ``grad``-like transform: calls of its plans (plain arrays,
+    pytrees) run from one frame (``hotcalls.jit_call``) behind the C-level call
+    counter, which is the ``__call__`` of a class of this jit's own: a call finds it
+    on the type, without the property's descriptor call and ``attrgetter`` (about
+    30 ns: the jit then costs less than the transform's own call)."""
+    self._plans_run: dict[tuple, tuple] = {}  # (copies of fun's: hotcalls.jit_call)
+    self._tree_plans_run: dict[tuple, tuple] = {}
+    self._counted = self._call = functools.lru_cache(maxsize=0)(
+        jit_call(self, fun, self._call_transform))
+    self.__class__ = type(Jitted.__name__, (Jitted,), {
+        "__call__": staticmethod(self._counted), "__slots__": (),
+        "__qualname__": Jitted.__qualname__, "__module__": Jitted.__module__})

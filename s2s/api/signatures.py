@@ -19,6 +19,7 @@ from ..emit import code as emitcode
 from ..ir.nodes import Function, Let, walk
 from ..primitives import registry
 from ..transforms.replay import has_effects
+from .trees import Fields, Record
 
 # S2S_SPECIALIZE: "1" (the default) specializes on a thread started by a signature's
 # second call; "sync" makes that call specialize before it returns (the test suite: a
@@ -43,11 +44,11 @@ def leaf_signature(a: Any) -> Any:
         return (a.dtype, a.item() if a.dtype.kind in "iub" else None)
     if t is tuple or t is list:
         return (t, tuple(leaf_signature(x) for x in a))
-    if t is dict:
+    if t is dict or t is Fields or t is Record:  # (the plain forms of nodes too)
         sig = []
         for x in a.values():
             sig.append((x.shape, x.dtype) if type(x) is np.ndarray else leaf_signature(x))
-        return (dict, tuple(a), tuple(sig))
+        return (t, tuple(a), tuple(sig))
     raise _Unsigned
 
 

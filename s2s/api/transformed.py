@@ -47,6 +47,7 @@ from .hotcalls import MISS, HotCalls
 from .located import LocatedCalls, refusal_at_user_line, reraise_located
 from .methods import float0
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
+from .treecalls import TreeCalls
 from .trees import _copies, _leaves, _rebuild
 
 __all__ = ["grad", "value_and_grad", "vjp", "source", "Transformed"]
@@ -116,7 +117,7 @@ def _reads_free_names(compiled: Callable, free: dict, namespace: dict) -> None:
     compiled.__globals__[UPSTREAM] = dict(compiled.__s2s_free__)  # type: ignore[attr-defined]
 
 
-class Transformed(HotCalls, records.BuiltOutputs, LocatedCalls, NotebookDisplay):
+class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, NotebookDisplay):
     """A transformed function: call it, read ``.source``, inspect it.
 
     ``inspect.getsource`` and ``inspect.signature`` follow ``__wrapped__`` to the
@@ -157,12 +158,17 @@ class Transformed(HotCalls, records.BuiltOutputs, LocatedCalls, NotebookDisplay)
         self._compiled: dict[Any, tuple[str, Callable]] = {}
         self._by_signature: dict[Any, FastEntry] = {}  # call signature -> code (see __call__)
         self._plans: dict[tuple, tuple] = {}  # plain arrays' shapes -> plan (api/hotcalls.py)
+        self._tree_plans: dict[tuple, tuple] = {}  # pytrees' keys -> plan (api/treecalls.py)
+        self._argnums_by_count: dict[int, tuple[int, ...]] = {}  # (resolved per call)
         # specialize the code to a signature at its second call (s2s/optimize/specialize.py)
         self.specialize = True
         self._spec_lock = threading.Lock()
         self._spec_error: Exception | None = None  # from a background specializing
         self._rules_generation = registry.generation()
         self._last: tuple[str, Callable] | None = None
+        # pytree calls of a grad or value_and_grad of the user's function get plans
+        self._plans_trees = type(self) is Transformed and self.inner is None and \
+            not has_aux and mode in ("grad", "value_and_grad")
 
     # ---- generation ------------------------------------------------------------
 
@@ -178,10 +184,7 @@ class Transformed(HotCalls, records.BuiltOutputs, LocatedCalls, NotebookDisplay)
         """
         if self._rules_generation != registry.generation():
             with _LOCK:  # a rule changed since this code was emitted
-                self._compiled.clear()
-                self._by_signature.clear()
-                self._plans.clear()
-                self._last = None
+                self._forget()
                 self._rules_generation = registry.generation()
         if self.inner is not None:
             self.inner._refresh()
@@ -189,20 +192,21 @@ class Transformed(HotCalls, records.BuiltOutputs, LocatedCalls, NotebookDisplay)
                 with _LOCK:
                     self.ir = self.inner.ir
                     self._signature = self._free_fingerprint()
-                    self._compiled.clear()
-                    self._by_signature.clear()
-                    self._plans.clear()
-                    self._last = None
+                    self._forget()
             return
         signature = self._free_fingerprint()
         if signature != self._signature:
             with _LOCK:
                 self.ir = pipeline.lower(self.fn, fresh=True)
                 self._signature = self._free_fingerprint()
-                self._compiled.clear()
-                self._by_signature.clear()
-                self._plans.clear()  # (their entries' guards fail now: memory only)
-                self._last = None
+                self._forget()
+
+    def _forget(self) -> None:
+        """Drop the code generated, cached and planned (the plans' guards fail now
+        anyway: memory only)."""
+        for cache in (self._compiled, self._by_signature, self._plans, self._tree_plans):
+            cache.clear()
+        self._last = None
 
     def _generate(self, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
                   tuple_out: Any, *, nargs: int | None = None,
@@ -300,13 +304,23 @@ class Transformed(HotCalls, records.BuiltOutputs, LocatedCalls, NotebookDisplay)
                 out = self._plan_call(args)
                 if out is not MISS:
                     return out
+            if self._tree_plans and not kwargs:  # pytrees of one (api/treecalls.py)
+                out = self._tree_call(args)
+                if out is not MISS:
+                    return out
             fast = self._by_signature
             if fast and not kwargs and self._spec_error is None:
                 # a signature seen before: straight to its (specialized) code
                 hit = fast.get(call_signature(args))
                 if hit is not None and not hit.pending and hit.valid():
-                    return self._outputs(self._run_entry(hit, args))
-            return self._outputs(self._call(*args, **kwargs))
+                    out = self._outputs(self._run_entry(hit, args))
+                    if self._plans_trees:
+                        self._plan_tree(args)
+                    return out
+            out = self._outputs(self._call(*args, **kwargs))
+            if self._plans_trees and not kwargs and self._by_signature:
+                self._plan_tree(args)
+            return out
         except (ValueError, IndexError) as err:
             reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
 
@@ -330,6 +344,7 @@ class Transformed(HotCalls, records.BuiltOutputs, LocatedCalls, NotebookDisplay)
             if hit is not None and not hit.pending and hit.valid():
                 return self._run_entry(hit, args)
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        self._argnums_by_count[len(args)] = argnums
         if trees.needs_plain(args, argnums):  # NamedTuples, registered classes, None
             return trees.call_plain(self, args, kwargs, argnums)
         text, fn = self._plan(args, kwargs, argnums)
