@@ -117,6 +117,7 @@ ARGS = {
     "relu_maximum": (np.array([1.0, -0.0, 2.0, -3.0]), np.array([1.0, 0.0, -1.0, 5.0])),
     "relu_minimum": (np.array([1.0, -0.0, 2.0, -3.0]), np.array([1.0, 0.0, -1.0, 5.0])),
     "tanh_energy": (R.normal(size=5),),
+    "var_scaled": (R.normal(size=(3, 4)),),
 }
 ARGNUMS = {"row_bias": (0, 1), "matvec": (0, 1), "vecmat": (0, 1), "dot": (0, 1),
            "relu_maximum": (0, 1), "relu_minimum": (0, 1)}
@@ -126,7 +127,8 @@ DEFAULT = {"an unbroadcast is the sums it does", "a dot product's cotangents",
            "a mean's seed is a scalar times the cotangent",
            "a complex value with a zero imaginary part, read for its real part, is real",
            "a maximum operand's share is one comparison of the operands, a number",
-           "twice a floating name is its sum with itself"}
+           "twice a floating name is its sum with itself",
+           "a variance is NumPy's own steps"}
 
 
 def _specialized(name: str, off: str, monkeypatch) -> tuple[str, list, str]:

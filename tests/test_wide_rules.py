@@ -126,6 +126,55 @@ def test_factors_out_of_sums_keep_jaxs_gradients(name, dtype, special, twin) -> 
                                            equal_nan=True, err_msg=f"call {call + 1}")
 
 
+def test_np_var_is_spelled_out_and_its_centred_value_shared(monkeypatch) -> None:
+    """A layer norm written with ``np.var``: the variance is NumPy's own steps, so the
+    centred ``x`` its cotangent reads is computed once (not three times); with the
+    shapes pass off ``np.var`` is back."""
+    args = _rows_args("layer_norm_var", np.float64, False)
+    for off, spelled in (("", True), ("shapes", False)):
+        monkeypatch.setenv("S2S_PASSES_OFF", off)
+        g = s2s.grad(F.layer_norm_var)
+        for _ in range(3):
+            g(*args)
+        body = "\n".join(line for line in g.specialized_source.split("def ", 1)[1]
+                         .splitlines() if not line.lstrip().startswith("#"))
+        assert ("np.var(" not in body) is spelled, body
+        assert (body.count("x - x.mean(axis=-1, keepdims=True)") == 1) is spelled, body
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("call", ["np.var(x, axis=1)", "np.var(x, axis=(0, 2), keepdims=True)",
+                                  "x.var()", "x.var(axis=-1, ddof=0)", "np.var(x)",
+                                  "x.var(keepdims=True)"])
+def test_a_spelled_variance_is_numpys_bit_for_bit(call, dtype) -> None:
+    """``spell_var``'s spelling of each form against NumPy's ``var`` (NaN and inf among
+    the values, a size-1 axis); forms it must refuse are left alone."""
+    import ast
+
+    from s2s.optimize.spelled import spell_var
+
+    x = np.random.default_rng(1).normal(size=(3, 1, 5)).astype(dtype) * 3
+    x[2, 0, 1] = np.inf if "keepdims" in call else np.nan
+    node = ast.parse(call, mode="eval").body
+
+    def fact(n):
+        if isinstance(n, ast.Name) and n.id == "x":
+            return (x.shape, x.dtype)
+        if n is node:
+            return (np.shape(eval(call)), x.dtype)
+        return None
+
+    new = spell_var(node, fact, lambda *_: None)
+    assert new is not None, call
+    with np.errstate(all="ignore"):
+        want, got = eval(call), eval(ast.unparse(new))
+    assert np.shape(got) == np.shape(want) and np.asarray(got).dtype == dtype
+    np.testing.assert_array_equal(got, want)
+    for refused in ("np.var(x, ddof=1)", "np.var(x, axis=k)", "np.var(2 * x)",
+                    "x.var(axis=1, dtype=np.float64)"):
+        assert spell_var(ast.parse(refused, mode="eval").body, fact, lambda *_: None) is None
+
+
 def test_the_layer_norm_sum_divides_rows_once() -> None:
     g = s2s.grad(F.layer_norm)
     args = _rows_args("layer_norm", np.float64, False)

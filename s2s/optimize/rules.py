@@ -260,6 +260,18 @@ RULES: tuple[Rule, ...] = (
     Rule("a sum over all axes of an array is its method", "methods", "np.sum(x)",
          "x.sum()", "x has at least one axis (a fact: then it is an ndarray)",
          ({"x": (4,)}, {"x": (2, 0)}), "picked", "np.sum("),
+    Rule("a variance is NumPy's own steps", "shapes", "np.var(x, axis=-1, keepdims=True)",
+         "((x - x.mean(axis=-1, keepdims=True)) ** 2).mean(axis=-1, keepdims=True)",
+         "x a name of a float32 or float64 array (a fact), the axes literal and not empty "
+         "(facts of the signature), ddof 0; exact: NumPy's var divides the sum by the count, "
+         "subtracts, squares, sums and divides as these means do (the centred x is then "
+         "shared with the variance's cotangent, which reads it too)",
+         ({"x": (4, 5)}, {"x": (3, 1)}, {"x": (0, 3)}, {"x": (2, 3, 4)}), "var_scaled",
+         "np.var("),
+    Rule("a variance over all axes is NumPy's own steps", "shapes", "x.var()",
+         "((x - x.mean(keepdims=True)) ** 2).mean()",
+         "x a name of a float32 or float64 array with at least one element (facts); exact, "
+         "as the rule above", ({"x": (4, 5)}, {"x": (1,)}, {"x": (7,)}), "", ""),
     Rule("twice a floating name is its sum with itself", "literals", "2 * x", "x + x",
          "x a name of a real floating dtype (a fact); exact: doubling rounds nothing and "
          "both sides overflow to the same infinity (NumPy adds two arrays faster than it "

@@ -71,6 +71,7 @@ from .spelled import (
     literal_call,
     literal_item,
     spell_shaped,
+    spell_var,
     spread_value,
 )
 from .subexpr import share_subexpressions
@@ -283,6 +284,12 @@ class _Rewriter:
     def fact(self, node: ast.AST) -> Any:
         return _known(self.facts, node)
 
+    def note(self, node: ast.AST, shape: tuple, dtype: Any) -> None:
+        """Record a new node's shape and dtype (a fact of the signature, derived)."""
+        k = min((k for k in self.facts if isinstance(k, int)), default=0)
+        node._k = min(k, 0) - 1  # type: ignore[attr-defined]
+        self.facts[node._k] = (shape, dtype)  # type: ignore[attr-defined]
+
     # ---- substitution of aliases ----
 
     def substitute(self, node: ast.AST) -> ast.AST:
@@ -359,6 +366,10 @@ class _Rewriter:
                 if name in ("rhs_columns", "matrix_transpose") and rw.on("shapes") and \
                         not n.keywords and out is not None:
                     spelled = spell_shaped(name, n.args, rw.fact)
+                    if spelled is not None:
+                        return spelled
+                if name == "var" and rw.on("shapes"):
+                    spelled = spell_var(n, rw.fact, rw.note)
                     if spelled is not None:
                         return spelled
                 if name in _LITERAL_UFUNCS and rw.on("shapes") and out and out[0] == () \
@@ -703,7 +714,7 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
         if on("egraph") and e_graphs:
             egraph_simplify(fn, rewriter.fact)
         if on("subexpr"):
-            share_subexpressions(fn)
+            share_subexpressions(fn, fact=rewriter.fact)
         if on("literals"):
             spell_literals(fn, rewriter.fact)
     return result, format_module(_with_comments(text, module))
