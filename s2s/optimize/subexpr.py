@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import ast
 import copy
-
 from typing import Any, Callable
 
 import numpy as np
