@@ -175,6 +175,57 @@ def test_a_spelled_variance_is_numpys_bit_for_bit(call, dtype) -> None:
         assert spell_var(ast.parse(refused, mode="eval").body, fact, lambda *_: None) is None
 
 
+def _lse_oracle(name: str):
+    import jax.numpy as jnp
+    from jax.scipy.special import logsumexp
+
+    if name == "lse_xent":
+        return lambda logits, labels: -jnp.mean(jnp.sum(
+            labels * (logits - logsumexp(logits, axis=1, keepdims=True)), axis=1))
+    return lambda x, w: logsumexp(x) * 2.0 + jnp.sum(w * x)
+
+
+@pytest.mark.parametrize("special", [False, True], ids=["finite", "inf-nan"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["lse_xent", "lse_vector"])
+@pytest.mark.parametrize("value", [False, True], ids=["grad", "value_and_grad"])
+def test_a_logsumexps_exponential_is_a_softmax(name, dtype, special, value,
+                                               monkeypatch) -> None:
+    """``scipy.special.logsumexp``'s derivative reads ``exp(x - lse)``: specialized, it
+    is a softmax of the finite-made row maximum and SciPy is not called (it is, with
+    the ``fixups`` pass off), for a one-hot cross-entropy over rows and a vector's
+    log-sum-exp (keepdims False, every axis); values and dtypes are JAX's
+    (``jax.scipy.special.logsumexp``) at calls 1, 3 and 10, rows with +inf, -inf and
+    NaN included; ``value_and_grad`` still computes the log-sum-exp for the value."""
+    r = np.random.default_rng(4)
+    if name == "lse_xent":
+        x, other = r.normal(size=(5, 4)) * 3, np.eye(4)[[0, 3, 1, 1, 2]]
+        if special:
+            x[1, 2], x[3, 0], x[4, 1] = np.inf, -np.inf, np.nan
+    else:
+        x, other = r.normal(size=7) * 3, r.normal(size=7)
+        if special:
+            x[2] = np.inf
+    args = (x.astype(dtype), other.astype(dtype))
+    oracle = (jax.value_and_grad if value else jax.grad)(_lse_oracle(name))
+    want = oracle(*args)
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    for off, called in (("", value), ("fixups", True)):
+        monkeypatch.setenv("S2S_PASSES_OFF", off)
+        g = (s2s.value_and_grad if value else s2s.grad)(getattr(F, name))
+        with np.errstate(all="ignore"):
+            for call in range(10):
+                got = g(*args)
+                if call in (0, 2, 9):
+                    for a, b in zip(*(v if value else (v,) for v in (got, want))):
+                        assert np.asarray(a).dtype == dtype, (call, off)
+                        np.testing.assert_allclose(a, np.asarray(b), rtol=tol, atol=tol,
+                                                   equal_nan=True, err_msg=f"{call} {off}")
+        body = "\n".join(line for line in g.specialized_source.split("def ", 1)[1]
+                         .splitlines() if not line.lstrip().startswith("#"))
+        assert ("special_logsumexp(" in body) is called, body
+
+
 def test_the_layer_norm_sum_divides_rows_once() -> None:
     g = s2s.grad(F.layer_norm)
     args = _rows_args("layer_norm", np.float64, False)

@@ -64,6 +64,7 @@ from .passes import (
 from .realpart import real_conjugates, real_parts
 from .scales import divisors_out_of_sums, lift_scales
 from .signature_facts import signature_facts
+from .softmax import softmax_of_logsumexp
 from .spelled import (
     _LITERAL_UFUNCS,
     _matmul_bar,
@@ -713,6 +714,8 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             divisors_out_of_sums(fn, rewriter.fact)
         if on("egraph") and e_graphs:
             egraph_simplify(fn, rewriter.fact)
+        if on("fixups") and softmax_of_logsumexp(fn, rewriter.fact) and on("dce"):
+            dead_code(fn)  # (the log-sum-exp the softmax replaced)
         if on("subexpr"):
             share_subexpressions(fn, fact=rewriter.fact)
         if on("literals"):

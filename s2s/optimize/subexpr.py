@@ -79,7 +79,7 @@ def _candidate(node: ast.AST, arrays: frozenset[str] = frozenset()) -> bool:
 
 
 # methods of an array (a name whose value is an ndarray: a fact) that make a new value
-_METHODS = {"sum", "mean"}
+_METHODS = {"sum", "mean", "max", "min"}
 
 
 def _ndarray(f: Any) -> bool:
