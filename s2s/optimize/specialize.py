@@ -75,7 +75,7 @@ from .spelled import (
     spell_var,
     spread_value,
 )
-from .subexpr import share_subexpressions
+from .subexpr import read_held_values, share_subexpressions
 from .terms import summed as _summed
 from .ties import tie_shares
 from .zero import drop_zero_cotangents, zero_cotangents
@@ -712,6 +712,8 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
         if on("egraph"):
             lift_scales(fn, rewriter.fact)
             divisors_out_of_sums(fn, rewriter.fact)
+        if on("subexpr"):  # (before the e-graph, which would fold 2 * t's constant out)
+            read_held_values(fn, fact=rewriter.fact)
         if on("egraph") and e_graphs:
             egraph_simplify(fn, rewriter.fact)
         if on("fixups") and softmax_of_logsumexp(fn, rewriter.fact) and on("dce"):

@@ -319,14 +319,79 @@ def _unplaced(stmt: ast.stmt) -> None:
 
 
 def _replace(stmt: ast.stmt, target: ast.AST, name: str) -> int:
+    new = ast.Name(name, ast.Load())
+    if hasattr(target, "_k"):  # (the same value: its facts, for the passes after)
+        new._k = target._k  # type: ignore[attr-defined]
     for parent in ast.walk(stmt):
         for field, value in ast.iter_fields(parent):
             if value is target:
-                setattr(parent, field, ast.Name(name, ast.Load()))
+                setattr(parent, field, new)
                 return 1
             if isinstance(value, list):
                 for k, item in enumerate(value):
                     if item is target:
-                        value[k] = ast.Name(name, ast.Load())
+                        value[k] = new
                         return 1
     return 0
+
+
+def read_held_values(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any] | None = None
+                     ) -> None:
+    """Where a name already holds a subexpression's value (bound once, earlier, to
+    that expression), read the name: ``tanh_x_dot * (2 * tanh_x)`` after
+    ``tanh_x_times_2 = 2 * tanh_x`` is ``tanh_x_dot * tanh_x_times_2``.  The e-graph
+    runs after it, so it no longer folds the constant out of a product whose value
+    the code holds (``-2.0 * (tanh_x_dot * tanh_x)``, an operation more).  Under the
+    guards of ``share_subexpressions`` (names bound once, none written into, only
+    operands replaced, never a statement's whole value), in one pass over the
+    straight-line statements (that pass, after the e-graph, does the rest)."""
+    arrays = frozenset(n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+                       and fact is not None and _ndarray(fact(n)))
+    binds: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            binds[node.id] = binds.get(node.id, 0) + 1
+    params = {a.arg for a in fn.args.args}
+    sharing = _Sharing(fn.body)
+
+    def one_value(r: str) -> bool:
+        return binds.get(r, 0) == (0 if r in params else 1) or (
+            r not in params and r not in binds)
+
+    held: dict[str, str] = {}  # ast.dump of a value -> the name bound once to it
+
+    def put(node: ast.AST) -> None:
+        for field, value in ast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for k, item in enumerate(items):
+                if not isinstance(item, ast.AST) or isinstance(item, _CONDITIONAL):
+                    continue
+                name = held.get(ast.dump(item)) if _candidate(item, arrays) else None
+                if name is None:
+                    put(item)
+                    continue
+                new = ast.Name(name, ast.Load())
+                if hasattr(item, "_k"):
+                    new._k = item._k  # type: ignore[attr-defined]  # (the same value)
+                if isinstance(value, list):
+                    value[k] = new
+                else:
+                    setattr(node, field, new)
+
+    for stmt in fn.body[:_straight_prefix(fn)]:
+        top = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr)) else None
+        if top is None or isinstance(top, _CONDITIONAL):
+            continue
+        if isinstance(top, ast.Tuple):  # (a returned tuple's items are whole outputs)
+            for item in top.elts:
+                put(item)
+        else:
+            put(top)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name):
+            t = stmt.targets[0].id
+            reads = _reads(top)
+            if binds.get(t) == 1 and t not in params and sharing.safe(t) and \
+                    _candidate(top, arrays) and reads and \
+                    all(one_value(r) and sharing.safe(r) for r in reads):
+                held.setdefault(ast.dump(top), t)
