@@ -369,10 +369,8 @@ class _Rewriter:
                     spelled = spell_shaped(name, n.args, rw.fact)
                     if spelled is not None:
                         return spelled
-                if name == "var" and rw.on("shapes"):
-                    spelled = spell_var(n, rw.fact, rw.note)
-                    if spelled is not None:
-                        return spelled
+                if name == "var" and rw.on("shapes") and (v := spell_var(n, rw.fact, rw.note)):
+                    return v  # (NumPy's own steps: the centred x is shared)
                 if name in _LITERAL_UFUNCS and rw.on("shapes") and out and out[0] == () \
                         and isinstance(n.func, ast.Attribute) and not n.keywords:
                     folded = literal_call(name, n.args, out[1])
