@@ -128,8 +128,7 @@ DEFAULT = {"an unbroadcast is the sums it does", "a dot product's cotangents",
            "a mean's seed is a scalar times the cotangent",
            "a complex value with a zero imaginary part, read for its real part, is real",
            "a maximum operand's share is one comparison of the operands, a number",
-           "twice a floating name is its sum with itself",
-           "a variance is NumPy's own steps"}
+           "twice a floating name is its sum with itself"}
 
 
 def _specialized(name: str, off: str, monkeypatch) -> tuple[str, list, str]:
