@@ -226,6 +226,35 @@ def test_a_logsumexps_exponential_is_a_softmax(name, dtype, special, value,
         assert ("special_logsumexp(" in body) is called, body
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_scipys_softmax_is_spelled_out(dtype, monkeypatch) -> None:
+    """``scipy.special.softmax`` in specialized code is its own NumPy steps (SciPy is
+    not called; it is with the shapes pass off): the gradient is JAX's
+    (``jax.nn.softmax``) at calls 1, 3 and 10, a row with -inf included."""
+    import jax.numpy as jnp
+
+    r = np.random.default_rng(8)
+    x, labels = r.normal(size=(5, 4)) * 3, np.eye(4)[[0, 3, 1, 1, 2]]
+    x[2, 1] = -np.inf
+    args = (x.astype(dtype), labels.astype(dtype))
+    want = jax.grad(lambda a, b: -jnp.mean(jnp.sum(
+        b * jnp.log(jax.nn.softmax(a, axis=1)), axis=1)))(*args)
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    for off, called in (("", False), ("shapes", True)):
+        monkeypatch.setenv("S2S_PASSES_OFF", off)
+        g = s2s.grad(F.softmax_xent)
+        with np.errstate(all="ignore"):
+            for call in range(10):
+                got = g(*args)
+                if call in (0, 2, 9):
+                    assert got.dtype == dtype
+                    np.testing.assert_allclose(got, np.asarray(want), rtol=tol, atol=tol,
+                                               equal_nan=True, err_msg=f"{call} {off}")
+        body = "\n".join(line for line in g.specialized_source.split("def ", 1)[1]
+                         .splitlines() if not line.lstrip().startswith("#"))
+        assert ("special_softmax(" in body) is called, body
+
+
 def test_the_layer_norm_sum_divides_rows_once() -> None:
     g = s2s.grad(F.layer_norm)
     args = _rows_args("layer_norm", np.float64, False)

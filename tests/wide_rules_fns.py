@@ -101,3 +101,8 @@ def lse_xent(logits, labels):
 
 def lse_vector(x, w):
     return scipy.special.logsumexp(x) * 2.0 + np.sum(w * x)
+
+
+def softmax_xent(logits, labels):
+    p = scipy.special.softmax(logits, axis=1)
+    return -np.mean(np.sum(labels * np.log(p), axis=1))

@@ -71,8 +71,8 @@ from .spelled import (
     _sum_to,
     literal_call,
     literal_item,
+    spell_numpy,
     spell_shaped,
-    spell_var,
     spread_value,
 )
 from .subexpr import read_held_values, share_subexpressions
@@ -194,6 +194,8 @@ def probe_run(module: ast.Module, namespace: dict[str, Any], name: str,
 # ---- the rewrite ----------------------------------------------------------------------
 
 
+# calls spelled as the NumPy steps they take (np.var, scipy.special.softmax)
+_STEPS = ("var", "special_softmax")
 # NumPy functions that give a scalar more axes (its one element, its dtype)
 _SPREADS = {"expand_dims", "reshape", "atleast_1d", "atleast_2d", "atleast_3d"}
 _FILLED = {"ones": 1.0, "ones_like": 1.0, "zeros": 0.0, "zeros_like": 0.0}
@@ -369,8 +371,8 @@ class _Rewriter:
                     spelled = spell_shaped(name, n.args, rw.fact)
                     if spelled is not None:
                         return spelled
-                if name == "var" and rw.on("shapes") and (v := spell_var(n, rw.fact, rw.note)):
-                    return v  # (NumPy's own steps: the centred x is shared)
+                if name in _STEPS and rw.on("shapes") and (v := spell_numpy(n, rw.fact, rw.note)):
+                    return v  # (the steps NumPy or SciPy take: a centred x is shared)
                 if name in _LITERAL_UFUNCS and rw.on("shapes") and out and out[0] == () \
                         and isinstance(n.func, ast.Attribute) and not n.keywords:
                     folded = literal_call(name, n.args, out[1])
