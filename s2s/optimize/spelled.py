@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import syntax
+from .calls import call_name
 
 # a matmul's cotangents (runtime.matmul_lhs_bar/_rhs_bar) spelled for the operands'
 # ranks (the cotangent's, x1's, x2's): what the helper computes, without its reshapes
@@ -255,10 +256,5 @@ def spell_softmax(n: ast.Call, fact: Callable[[ast.AST], Any],
 def spell_numpy(n: ast.Call, fact: Callable[[ast.AST], Any],
                 note: Callable[[ast.AST, tuple, Any], None]) -> ast.expr | None:
     """``np.var`` or ``scipy.special.softmax`` spelled as the NumPy steps they take."""
-    spell = spell_var if call_name_of(n) == "var" else spell_softmax
+    spell = spell_var if call_name(n) == "var" else spell_softmax
     return spell(n, fact, note)
-
-
-def call_name_of(n: ast.Call) -> str:
-    f = n.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
