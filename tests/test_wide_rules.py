@@ -255,6 +255,39 @@ def test_scipys_softmax_is_spelled_out(dtype, monkeypatch) -> None:
         assert ("special_softmax(" in body) is called, body
 
 
+def test_a_logsumexps_exponential_is_left_where_its_operand_may_change() -> None:
+    """The softmax rewrite's guards: ``a`` (or a view of it) written into, or rebound,
+    between the log-sum-exp and its exponential, weights ``b``, an axis not literal:
+    the code stays as it is; the plain case is rewritten."""
+    import ast
+    import textwrap
+
+    from s2s.optimize.softmax import softmax_of_logsumexp
+
+    def fact(node):
+        if isinstance(node, ast.Name) and node.id in ("a", "v", "g"):
+            return ((4, 3), np.dtype(np.float64))
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "exp":
+            return ((4, 3), np.dtype(np.float64))
+        return None
+
+    plain = """
+        def f(a, g):
+            lse = special_logsumexp(a, axis=1, keepdims=True)
+            return g * np.exp(a - lse)
+        """
+    for src, rewritten in ((plain, True), (plain.replace("            return", (
+            "            v = a[1:]\n            v[0] += 1.0\n            return")), False),
+            (plain.replace("            return", "            a[0] = 0.0\n            return"),
+             False), (plain.replace("keepdims=True)", "keepdims=True, b=g)"), False),
+            (plain.replace("axis=1", "axis=k"), False),
+            (plain.replace("            return", "            a = a * 2.0\n            return"),
+             False)):
+        fn = ast.parse(textwrap.dedent(src)).body[0]
+        assert bool(softmax_of_logsumexp(fn, fact)) is rewritten, src
+        assert ("np.minimum(a.max(axis=1, keepdims=True)" in ast.unparse(fn)) is rewritten
+
+
 def test_the_layer_norm_sum_divides_rows_once() -> None:
     g = s2s.grad(F.layer_norm)
     args = _rows_args("layer_norm", np.float64, False)

@@ -22,7 +22,8 @@ finite), as JAX's gradient does; a row with a NaN, or of ``-inf`` only, gives Na
 everywhere.
 
 Guards (facts of the signature): ``a`` a name of a float32 or float64 array, bound
-once (a parameter never rebound) and never written into, as is a name bound to the
+once (a parameter never rebound) and never written into, nor anything that may share
+its memory (a view, a call's argument: ``subexpr``'s test), as is a name bound to the
 log-sum-exp; the reduced axes literal and none empty (a maximum over an empty axis
 raises); no weights ``b``; ``keepdims=True``, or every axis reduced (then the log-sum-
 exp is one number); the exponential of ``a``'s shape and dtype."""
@@ -30,12 +31,14 @@ exp is one number); the exponential of ``a``'s shape and dtype."""
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Any, Callable
 
 import numpy as np
 
 from .. import syntax
-from .calls import call_name, written
+from .calls import call_name
+from .subexpr import _Sharing as Sharing
 
 
 def softmax_of_logsumexp(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> int:
@@ -47,10 +50,10 @@ def softmax_of_logsumexp(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) ->
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             binds[node.id] = binds.get(node.id, 0) + 1
     params = {a.arg for a in fn.args.args}
-    dirty = set().union(*(written(s) for s in fn.body)) if fn.body else set()
+    sharing = Sharing(_reading(fn.body))  # (names sharing memory with one written into)
 
     def once(name: str) -> bool:
-        return binds.get(name, 0) == (0 if name in params else 1) and name not in dirty
+        return binds.get(name, 0) == (0 if name in params else 1) and sharing.safe(name)
 
     lse_of: dict[str, ast.Call] = {}  # a name bound once to special_logsumexp(...)
     for stmt in fn.body:
@@ -154,3 +157,18 @@ def _softmax(n: ast.Call, lse_of: dict[str, ast.Call], once: Callable[[str], boo
         if isinstance(node, ast.Name) and node.id == a.id and hasattr(a, "_k"):
             node._k = a._k  # type: ignore[attr-defined]  # subexpr shares a.max(...))
     return parts[0], parts[1], tuple(1 if i in norm else d for i, d in enumerate(fa[0]))
+
+
+def _reading(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements with ``special_logsumexp(...)`` called as ``np.``'s: a call by
+    name counts as one that may write into its arguments (``subexpr``'s sharing test),
+    and SciPy's log-sum-exp writes into none."""
+
+    class Mark(ast.NodeTransformer):
+        def visit_Call(self, n: ast.Call) -> ast.AST:
+            self.generic_visit(n)
+            if isinstance(n.func, ast.Name) and n.func.id == "special_logsumexp":
+                n.func = ast.Attribute(ast.Name("np", ast.Load()), n.func.id, ast.Load())
+            return n
+
+    return [Mark().visit(copy.deepcopy(s)) for s in body]
