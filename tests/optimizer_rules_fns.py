@@ -114,3 +114,7 @@ def relu_minimum(a, b):
 
 def tanh_energy(x):
     return np.sum(np.tanh(x) ** 2)
+
+
+def var_scaled(x):
+    return np.sum(x * np.var(x, axis=1, keepdims=True))

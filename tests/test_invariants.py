@@ -13,9 +13,9 @@ import re
 import black
 import libcst as cst
 import pytest
+from corpus import CASES, Case
 
 import s2s
-from corpus import CASES, Case
 from s2s.emit.code import EmitError, check_invariants
 
 
@@ -59,3 +59,14 @@ def test_invariant_violation_is_reported_with_the_source() -> None:
     with pytest.raises(EmitError) as err:
         check_invariants("def f(x):\n  return x\n")  # not black's formatting
     assert "def f(x)" in str(err.value)
+
+
+def test_a_large_float_literal_is_written_as_black_writes_it() -> None:
+    """``repr`` writes 1.7976931348623157e+308 where black writes ...e308: a line with
+    such a literal is left to black (the fast path of ``format_module`` must not pass
+    it through as it is)."""
+    from s2s.emit.code import format_module
+
+    text = "def f(x):\n    return x - 1.7976931348623157e+308 + 1e+20 * 2.5e-3\n"
+    out = format_module(text)
+    assert "e+" not in out and black.format_str(out, mode=black.Mode()) == out

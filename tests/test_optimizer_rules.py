@@ -39,7 +39,9 @@ def iadd(x, i, v):
 def _namespace(case: dict, dtype, rng, special: bool) -> dict:
     ns = {"np": np, "unbroadcast": runtime.unbroadcast, "grad_seed": runtime.grad_seed,
           "matmul_rhs_bar": runtime.matmul_rhs_bar, "matmul_lhs_bar": runtime.matmul_lhs_bar,
-          "add_at": add_at, "iadd": iadd, "rhs_columns": runtime.rhs_columns}
+          "add_at": add_at, "iadd": iadd, "rhs_columns": runtime.rhs_columns,
+          "special_logsumexp": runtime.special_logsumexp,
+          "special_softmax": runtime.special_softmax}
     for name, shape in case.items():
         if shape in ("index", "labels", "row labels"):
             continue
@@ -117,6 +119,7 @@ ARGS = {
     "relu_maximum": (np.array([1.0, -0.0, 2.0, -3.0]), np.array([1.0, 0.0, -1.0, 5.0])),
     "relu_minimum": (np.array([1.0, -0.0, 2.0, -3.0]), np.array([1.0, 0.0, -1.0, 5.0])),
     "tanh_energy": (R.normal(size=5),),
+    "var_scaled": (R.normal(size=(3, 4)),),
 }
 ARGNUMS = {"row_bias": (0, 1), "matvec": (0, 1), "vecmat": (0, 1), "dot": (0, 1),
            "relu_maximum": (0, 1), "relu_minimum": (0, 1)}

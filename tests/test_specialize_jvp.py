@@ -165,6 +165,40 @@ def test_hvp_with_nan_and_inf():
             np.testing.assert_allclose(a[~np.isnan(a)], b[~np.isnan(b)], rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_hvp_reads_the_doubled_tanh_it_computed(dtype, monkeypatch):
+    """The tangent of ``2t * (1 - t**2)`` reads ``2t`` (``tanh_x_times_2``), which the
+    gradient computes, where the e-graph used to fold its constant out into
+    ``-2.0 * (tanh_x_dot * tanh_x)`` (two operations more): repeated subexpressions
+    are shared before the e-graph runs, and a single use is inlined into the item of
+    the returned tuple that reads it.  Ten array operations besides ``tanh`` (thirteen
+    with ``subexpr`` off), and the values bit for bit those with it off (NaN and inf
+    among them), which test_hvp_with_nan_and_inf checks against JAX."""
+    import ast
+
+    rng = np.random.default_rng(6)
+    x, v = (rng.normal(size=7).astype(dtype) * 2 for _ in range(2))
+    x[1], x[2], v[3], v[4] = np.nan, np.inf, np.nan, np.inf
+    texts, values = {}, {}
+    for off in ("", "subexpr"):
+        monkeypatch.setenv("S2S_PASSES_OFF", off)
+        g, hvp = hvp_of(tanh_sq)
+        with np.errstate(all="ignore"):
+            values[off] = [hvp(x, v) for _ in range(3)]
+        texts[off] = specialized(g)
+    for got, want in zip(values[""], values["subexpr"]):
+        for a, b in zip(got, want):
+            assert a.dtype == dtype
+            np.testing.assert_array_equal(a, b)
+    counts = {off: sum(isinstance(n, (ast.BinOp, ast.Call)) or isinstance(n, ast.UnaryOp)
+                       and not isinstance(n.operand, ast.Constant)
+                       for n in ast.walk(ast.parse(text.split("def ", 1)[1].join(
+                           ("def ", ""))))) for off, text in texts.items()}
+    assert counts == {"": 11, "subexpr": 14}, (counts, texts[""])
+    assert "2.0 *" not in texts[""] and "tanh_x_times_2 * (tanh_x_dot * tanh_x_times_2)" \
+        in texts[""], texts[""]
+
+
 def test_a_module_constant_rebound_between_calls(monkeypatch):
     g, hvp = hvp_of(softplus_loss)
     rng = np.random.default_rng(3)

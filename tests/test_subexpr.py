@@ -15,13 +15,17 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.optimize.subexpr import share_subexpressions
+from s2s.optimize.subexpr import read_held_values, share_subexpressions
 
 
-def _rewrite(src: str) -> tuple[str, dict, dict]:
+def _array_fact(node):  # (every name an ndarray: what the specializer's facts say here)
+    return ((3,), np.dtype(np.float64)) if isinstance(node, ast.Name) else None
+
+
+def _rewrite(src: str, rewrite=share_subexpressions, **kw) -> tuple[str, dict, dict]:
     src = textwrap.dedent(src)
     module = ast.parse(src)
-    share_subexpressions(module.body[0])
+    rewrite(module.body[0], **kw)
     for stmt in ast.walk(module):  # (the pass leaves a moved statement unplaced)
         if isinstance(stmt, ast.stmt) and getattr(stmt, "lineno", None) is None:
             stmt.lineno = stmt.end_lineno = 1
@@ -43,8 +47,8 @@ def _values(dtype, n, k):
     return x
 
 
-def _agree(src: str, nargs: int) -> str:
-    new, before, after = _rewrite(src)
+def _agree(src: str, nargs: int, rewrite=share_subexpressions, **kw) -> str:
+    new, before, after = _rewrite(src, rewrite, **kw)
     name = next(k for k in before if k not in ("np", "helper", "__builtins__"))
     for dtype in (np.float64, np.float32):
         for n in (0, 1, 5):
@@ -230,3 +234,49 @@ def test_the_hessian_vector_product_computes_one_minus_tanh_squared_once() -> No
     t2 = np.tanh(x) ** 2
     np.testing.assert_allclose(out[1], 2 * (1 - t2) * (1 - 3 * t2) * v, rtol=1e-12)
     np.testing.assert_allclose(out[0], 2 * np.tanh(x) * (1 - t2), rtol=1e-12)
+
+
+def test_an_arrays_reductions_are_shared_where_it_is_an_array() -> None:
+    """``x.mean(...)``/``x.sum(...)`` with literal keywords count as pure where the
+    name's fact says it holds an ndarray (a variance spelled out, a softmax's max)."""
+    src = """
+        def f(x, t):
+            a = (x - x.mean(axis=-1, keepdims=True)) / 2.0
+            b = t * (x - x.mean(axis=-1, keepdims=True)) + np.exp(x - x.sum(keepdims=True))
+            return (a, b * np.exp(x - x.sum(keepdims=True)))
+        """
+    new = _agree(src, 2, fact=_array_fact)
+    assert new.count("x.mean(") == 1 and new.count("x.sum(") == 1, new
+    assert "shared_" not in _agree(src, 2)  # (without the fact: not known to be arrays)
+
+
+def test_a_value_a_name_holds_is_read_from_it() -> None:
+    new = _agree("""
+        def f(x, v):
+            c = 2.0 * x
+            s = 1.0 - x * x
+            d = v * s
+            e = -(d * (2.0 * x))
+            return (c * s, (d + d) * s + c * e)
+        """, 2, read_held_values)
+    assert "e = -(d * c)" in new and new.count("2.0 * x") == 1, new
+    # never a statement's whole value, nor after a write into or a rebinding of a read
+    for src in ("""
+        def f(x):
+            c = x + 1.0
+            d = x + 1.0
+            return (c, d * 2.0)
+        """, """
+        def f(x):
+            y = x * 1.0
+            c = y + 1.0
+            y[...] = 5.0
+            return (c, (y + 1.0) * 3.0)
+        """, """
+        def f(x):
+            c = x + 1.0
+            x = x * 3.0
+            return (c, (x + 1.0) * 2.0)
+        """):
+        new = _agree(src, 1, read_held_values)
+        assert new == ast.unparse(ast.parse(textwrap.dedent(src))), new

@@ -126,6 +126,168 @@ def test_factors_out_of_sums_keep_jaxs_gradients(name, dtype, special, twin) -> 
                                            equal_nan=True, err_msg=f"call {call + 1}")
 
 
+def test_np_var_is_spelled_out_and_its_centred_value_shared(monkeypatch) -> None:
+    """A layer norm written with ``np.var``: the variance is NumPy's own steps, so the
+    centred ``x`` its cotangent reads is computed once (not three times); with the
+    shapes pass off ``np.var`` is back."""
+    args = _rows_args("layer_norm_var", np.float64, False)
+    for off, spelled in (("", True), ("shapes", False)):
+        monkeypatch.setenv("S2S_PASSES_OFF", off)
+        g = s2s.grad(F.layer_norm_var)
+        for _ in range(3):
+            g(*args)
+        body = "\n".join(line for line in g.specialized_source.split("def ", 1)[1]
+                         .splitlines() if not line.lstrip().startswith("#"))
+        assert ("np.var(" not in body) is spelled, body
+        assert (body.count("x - x.mean(axis=-1, keepdims=True)") == 1) is spelled, body
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("call", ["np.var(x, axis=1)", "np.var(x, axis=(0, 2), keepdims=True)",
+                                  "x.var()", "x.var(axis=-1, ddof=0)", "np.var(x)",
+                                  "x.var(keepdims=True)"])
+def test_a_spelled_variance_is_numpys_bit_for_bit(call, dtype) -> None:
+    """``spell_var``'s spelling of each form against NumPy's ``var`` (NaN and inf among
+    the values, a size-1 axis); forms it must refuse are left alone."""
+    import ast
+
+    from s2s.optimize.spelled import spell_var
+
+    x = np.random.default_rng(1).normal(size=(3, 1, 5)).astype(dtype) * 3
+    x[2, 0, 1] = np.inf if "keepdims" in call else np.nan
+    node = ast.parse(call, mode="eval").body
+
+    def fact(n):
+        if isinstance(n, ast.Name) and n.id == "x":
+            return (x.shape, x.dtype)
+        if n is node:
+            return (np.shape(eval(call)), x.dtype)
+        return None
+
+    new = spell_var(node, fact, lambda *_: None)
+    assert new is not None, call
+    with np.errstate(all="ignore"):
+        want, got = eval(call), eval(ast.unparse(new))
+    assert np.shape(got) == np.shape(want) and np.asarray(got).dtype == dtype
+    np.testing.assert_array_equal(got, want)
+    for refused in ("np.var(x, ddof=1)", "np.var(x, axis=k)", "np.var(2 * x)",
+                    "x.var(axis=1, dtype=np.float64)"):
+        assert spell_var(ast.parse(refused, mode="eval").body, fact, lambda *_: None) is None
+
+
+def _lse_oracle(name: str):
+    import jax.numpy as jnp
+    from jax.scipy.special import logsumexp
+
+    if name == "lse_xent":
+        return lambda logits, labels: -jnp.mean(jnp.sum(
+            labels * (logits - logsumexp(logits, axis=1, keepdims=True)), axis=1))
+    return lambda x, w: logsumexp(x) * 2.0 + jnp.sum(w * x)
+
+
+@pytest.mark.parametrize("special", [False, True], ids=["finite", "inf-nan"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["lse_xent", "lse_vector"])
+@pytest.mark.parametrize("value", [False, True], ids=["grad", "value_and_grad"])
+def test_a_logsumexps_exponential_is_a_softmax(name, dtype, special, value,
+                                               monkeypatch) -> None:
+    """``scipy.special.logsumexp``'s derivative reads ``exp(x - lse)``: specialized, it
+    is a softmax of the finite-made row maximum and SciPy is not called (it is, with
+    the ``fixups`` pass off), for a one-hot cross-entropy over rows and a vector's
+    log-sum-exp (keepdims False, every axis); values and dtypes are JAX's
+    (``jax.scipy.special.logsumexp``) at calls 1, 3 and 10, rows with +inf, -inf and
+    NaN included; ``value_and_grad`` still computes the log-sum-exp for the value."""
+    r = np.random.default_rng(4)
+    if name == "lse_xent":
+        x, other = r.normal(size=(5, 4)) * 3, np.eye(4)[[0, 3, 1, 1, 2]]
+        if special:
+            x[1, 2], x[3, 0], x[4, 1] = np.inf, -np.inf, np.nan
+    else:
+        x, other = r.normal(size=7) * 3, r.normal(size=7)
+        if special:
+            x[2] = np.inf
+    args = (x.astype(dtype), other.astype(dtype))
+    oracle = (jax.value_and_grad if value else jax.grad)(_lse_oracle(name))
+    want = oracle(*args)
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    for off, called in (("", value), ("fixups", True)):
+        monkeypatch.setenv("S2S_PASSES_OFF", off)
+        g = (s2s.value_and_grad if value else s2s.grad)(getattr(F, name))
+        with np.errstate(all="ignore"):
+            for call in range(10):
+                got = g(*args)
+                if call in (0, 2, 9):
+                    for a, b in zip(*(v if value else (v,) for v in (got, want))):
+                        assert np.asarray(a).dtype == dtype, (call, off)
+                        np.testing.assert_allclose(a, np.asarray(b), rtol=tol, atol=tol,
+                                                   equal_nan=True, err_msg=f"{call} {off}")
+        body = "\n".join(line for line in g.specialized_source.split("def ", 1)[1]
+                         .splitlines() if not line.lstrip().startswith("#"))
+        assert ("special_logsumexp(" in body) is called, body
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_scipys_softmax_is_spelled_out(dtype, monkeypatch) -> None:
+    """``scipy.special.softmax`` in specialized code is its own NumPy steps (SciPy is
+    not called; it is with the shapes pass off): the gradient is JAX's
+    (``jax.nn.softmax``) at calls 1, 3 and 10, a row with -inf included."""
+    import jax.numpy as jnp
+
+    r = np.random.default_rng(8)
+    x, labels = r.normal(size=(5, 4)) * 3, np.eye(4)[[0, 3, 1, 1, 2]]
+    x[2, 1] = -np.inf
+    args = (x.astype(dtype), labels.astype(dtype))
+    want = jax.grad(lambda a, b: -jnp.mean(jnp.sum(
+        b * jnp.log(jax.nn.softmax(a, axis=1)), axis=1)))(*args)
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    for off, called in (("", False), ("shapes", True)):
+        monkeypatch.setenv("S2S_PASSES_OFF", off)
+        g = s2s.grad(F.softmax_xent)
+        with np.errstate(all="ignore"):
+            for call in range(10):
+                got = g(*args)
+                if call in (0, 2, 9):
+                    assert got.dtype == dtype
+                    np.testing.assert_allclose(got, np.asarray(want), rtol=tol, atol=tol,
+                                               equal_nan=True, err_msg=f"{call} {off}")
+        body = "\n".join(line for line in g.specialized_source.split("def ", 1)[1]
+                         .splitlines() if not line.lstrip().startswith("#"))
+        assert ("special_softmax(" in body) is called, body
+
+
+def test_a_logsumexps_exponential_is_left_where_its_operand_may_change() -> None:
+    """The softmax rewrite's guards: ``a`` (or a view of it) written into, or rebound,
+    between the log-sum-exp and its exponential, weights ``b``, an axis not literal:
+    the code stays as it is; the plain case is rewritten."""
+    import ast
+    import textwrap
+
+    from s2s.optimize.softmax import softmax_of_logsumexp
+
+    def fact(node):
+        if isinstance(node, ast.Name) and node.id in ("a", "v", "g"):
+            return ((4, 3), np.dtype(np.float64))
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "exp":
+            return ((4, 3), np.dtype(np.float64))
+        return None
+
+    plain = """
+        def f(a, g):
+            lse = special_logsumexp(a, axis=1, keepdims=True)
+            return g * np.exp(a - lse)
+        """
+    for src, rewritten in ((plain, True), (plain.replace("            return", (
+            "            v = a[1:]\n            v[0] += 1.0\n            return")), False),
+            (plain.replace("            return", "            a[0] = 0.0\n            return"),
+             False), (plain.replace("keepdims=True)", "keepdims=True, b=g)"), False),
+            (plain.replace("axis=1", "axis=k"), False),
+            (plain.replace("            return", "            a = a * 2.0\n            return"),
+             False)):
+        fn = ast.parse(textwrap.dedent(src)).body[0]
+        assert bool(softmax_of_logsumexp(fn, fact)) is rewritten, src
+        assert ("np.minimum(a.max(axis=1, keepdims=True)" in ast.unparse(fn)) is rewritten
+
+
 def test_the_layer_norm_sum_divides_rows_once() -> None:
     g = s2s.grad(F.layer_norm)
     args = _rows_args("layer_norm", np.float64, False)

@@ -182,8 +182,8 @@ _SIMPLE = r"(?:[A-Za-z_][A-Za-z_0-9]*(?:\.[A-Za-z_][A-Za-z_0-9]*)*|[0-9]+(?:\.[0
 _POWER = re.compile(r"(?<![\w.)\]'\"+~-])(" + _SIMPLE + r") \*\* (-?" + _SIMPLE + r")(?![\w.(\[])")
 _STRING = re.compile(r"'([^'\"\\\n]*)'")
 _RISKY = re.compile(
-    r"\\|;|\"\"\"|'''|,\s*[\]}]|\b[0-9]+[EXJL]|\blambda\b|\b[rbfuRBFU]+['\"]|\t"
-)
+    r"\\|;|\"\"\"|'''|,\s*[\]}]|\b[0-9]+[EXJL]|[0-9]e\+|\blambda\b|\b[rbfuRBFU]+['\"]|\t"
+)  # (black writes 1e+308, as repr does, 1e308)
 
 
 def _black_already(text: str) -> str | None:

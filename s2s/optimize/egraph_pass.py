@@ -219,7 +219,7 @@ def _inline_block(body: list[ast.stmt], keep: set[str], _unused: set[str],
         use = body[j]
         if j <= i or not isinstance(use, (ast.Assign, ast.Return, ast.AugAssign)) or \
                 use.value is None or crooked[j + 1] - crooked[i] or \
-                _ops(use.value) + _ops(stmt.value) > 6:
+                _ops(_reader(use.value, t)) + _ops(stmt.value) > 6:
             continue
         if not any(isinstance(m, ast.Name) and m.id == t for m in ast.walk(use.value)):
             continue  # read in the target (``buf[i] += v`` reads ``i`` there)
@@ -251,6 +251,16 @@ def _inline_block(body: list[ast.stmt], keep: set[str], _unused: set[str],
                 if k < i and not gone[k]:
                     heapq.heappush(todo, k)
     body[:] = [stmt for k, stmt in enumerate(body) if not gone[k]]
+
+
+def _reader(value: ast.expr, name: str) -> ast.expr:
+    """The expression that reads ``name``: of a returned tuple, the item (each item is
+    an output of its own; the others' operations do not lengthen it)."""
+    if isinstance(value, ast.Tuple):
+        for item in value.elts:
+            if any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(item)):
+                return item
+    return value
 
 
 def _pure(node: ast.AST) -> bool:

@@ -260,6 +260,48 @@ RULES: tuple[Rule, ...] = (
     Rule("a sum over all axes of an array is its method", "methods", "np.sum(x)",
          "x.sum()", "x has at least one axis (a fact: then it is an ndarray)",
          ({"x": (4,)}, {"x": (2, 0)}), "picked", "np.sum("),
+    Rule("a variance is NumPy's own steps", "shapes", "np.var(x, axis=-1, keepdims=True)",
+         "((x - x.mean(axis=-1, keepdims=True)) ** 2).mean(axis=-1, keepdims=True)",
+         "x a name of a float32 or float64 array (a fact), the axes literal and not empty "
+         "(facts of the signature), ddof 0; exact: NumPy's var divides the sum by the count, "
+         "subtracts, squares, sums and divides as these means do (the centred x is then "
+         "shared with the variance's cotangent, which reads it too)",
+         ({"x": (4, 5)}, {"x": (3, 1)}, {"x": (0, 3)}, {"x": (2, 3, 4)}), "var_scaled",
+         "np.var("),
+    Rule("a variance over all axes is NumPy's own steps", "shapes", "x.var()",
+         "((x - x.mean(keepdims=True)) ** 2).mean()",
+         "x a name of a float32 or float64 array with at least one element (facts); exact, "
+         "as the rule above", ({"x": (4, 5)}, {"x": (1,)}, {"x": (7,)}), "", ""),
+    Rule("SciPy's softmax is its own steps", "shapes", "special_softmax(x, axis=1)",
+         "np.exp(x - x.max(axis=1, keepdims=True)) / "
+         "np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)",
+         "x a name of a float32 or float64 array (a fact), the axes literal and none empty "
+         "(facts of the signature); exact: scipy.special.softmax takes these steps through "
+         "its array-API namespace (NumPy's functions), which costs about as much again "
+         "as the arithmetic on a 64 x 10 array",
+         ({"x": (4, 5)}, {"x": (3, 1)}, {"x": (0, 3)}, {"x": (2, 3, 4)}), "", ""),
+    Rule("a log-sum-exp's exponential is a softmax", "fixups",
+         "np.exp(x - special_logsumexp(x, axis=1, keepdims=True))",
+         "np.exp(x - np.minimum(x.max(axis=1, keepdims=True), np.finfo(np.float64).max)) / "
+         "np.exp(x - np.minimum(x.max(axis=1, keepdims=True), np.finfo(np.float64).max))"
+         ".sum(axis=1, keepdims=True)",
+         "x a name of a float32 or float64 array, bound once and never written into, the "
+         "axes literal and none empty, keepdims=True or every axis, no weights b (facts of "
+         "the signature); the log-sum-exp (scipy.special.logsumexp's derivative reads it "
+         "only here) is then dead code; the maximum made finite (its dtype's largest "
+         "number for +inf), so a row with +inf gives NaN there and 0 elsewhere on both "
+         "sides, as JAX's gradient does; equal to rounding (the right side never forms "
+         "x - ans)",
+         ({"x": (4, 5)}, {"x": (3, 1)}, {"x": (0, 3)}, {"x": (2, 3, 4)}), "", "", exact=False),
+    Rule("a cotangent times a log-sum-exp's exponential divides the cotangent", "fixups",
+         "g * np.exp(x - special_logsumexp(x, axis=1, keepdims=True))",
+         "g / np.exp(x - np.minimum(x.max(axis=1, keepdims=True), np.finfo(np.float64).max))"
+         ".sum(axis=1, keepdims=True) * np.exp(x - np.minimum(x.max(axis=1, keepdims=True), "
+         "np.finfo(np.float64).max))",
+         "as the rule above, and g of the sum's shape and x's dtype (facts): g's few "
+         "elements are divided, not x's many; equal to rounding",
+         ({"x": (4, 5), "g": (4, 1)}, {"x": (3, 1), "g": (3, 1)}, {"x": (0, 3), "g": (0, 1)},
+          {"x": (2, 3, 4), "g": (2, 3, 1)}), "", "", exact=False),
     Rule("twice a floating name is its sum with itself", "literals", "2 * x", "x + x",
          "x a name of a real floating dtype (a fact); exact: doubling rounds nothing and "
          "both sides overflow to the same infinity (NumPy adds two arrays faster than it "

@@ -64,16 +64,18 @@ from .passes import (
 from .realpart import real_conjugates, real_parts
 from .scales import divisors_out_of_sums, lift_scales
 from .signature_facts import signature_facts
+from .softmax import softmax_of_logsumexp
 from .spelled import (
     _LITERAL_UFUNCS,
     _matmul_bar,
     _sum_to,
     literal_call,
     literal_item,
+    spell_numpy,
     spell_shaped,
     spread_value,
 )
-from .subexpr import share_subexpressions
+from .subexpr import read_held_values, share_subexpressions
 from .terms import summed as _summed
 from .ties import tie_shares
 from .zero import drop_zero_cotangents, zero_cotangents
@@ -192,6 +194,8 @@ def probe_run(module: ast.Module, namespace: dict[str, Any], name: str,
 # ---- the rewrite ----------------------------------------------------------------------
 
 
+# calls spelled as the NumPy steps they take (np.var, scipy.special.softmax)
+_STEPS = ("var", "special_softmax")
 # NumPy functions that give a scalar more axes (its one element, its dtype)
 _SPREADS = {"expand_dims", "reshape", "atleast_1d", "atleast_2d", "atleast_3d"}
 _FILLED = {"ones": 1.0, "ones_like": 1.0, "zeros": 0.0, "zeros_like": 0.0}
@@ -283,6 +287,12 @@ class _Rewriter:
     def fact(self, node: ast.AST) -> Any:
         return _known(self.facts, node)
 
+    def note(self, node: ast.AST, shape: tuple, dtype: Any) -> None:
+        """Record a new node's shape and dtype (a fact of the signature, derived)."""
+        k = min((k for k in self.facts if isinstance(k, int)), default=0)
+        node._k = min(k, 0) - 1  # type: ignore[attr-defined]
+        self.facts[node._k] = (shape, dtype)  # type: ignore[attr-defined]
+
     # ---- substitution of aliases ----
 
     def substitute(self, node: ast.AST) -> ast.AST:
@@ -361,6 +371,8 @@ class _Rewriter:
                     spelled = spell_shaped(name, n.args, rw.fact)
                     if spelled is not None:
                         return spelled
+                if name in _STEPS and rw.on("shapes") and (v := spell_numpy(n, rw.fact, rw.note)):
+                    return v  # (the steps NumPy or SciPy take: a centred x is shared)
                 if name in _LITERAL_UFUNCS and rw.on("shapes") and out and out[0] == () \
                         and isinstance(n.func, ast.Attribute) and not n.keywords:
                     folded = literal_call(name, n.args, out[1])
@@ -700,10 +712,14 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
         if on("egraph"):
             lift_scales(fn, rewriter.fact)
             divisors_out_of_sums(fn, rewriter.fact)
+        if on("subexpr"):  # (before the e-graph, which would fold 2 * t's constant out)
+            read_held_values(fn, fact=rewriter.fact)
         if on("egraph") and e_graphs:
             egraph_simplify(fn, rewriter.fact)
+        if on("fixups") and softmax_of_logsumexp(fn, rewriter.fact) and on("dce"):
+            dead_code(fn)  # (the log-sum-exp the softmax replaced)
         if on("subexpr"):
-            share_subexpressions(fn)
+            share_subexpressions(fn, fact=rewriter.fact)
         if on("literals"):
             spell_literals(fn, rewriter.fact)
     return result, format_module(_with_comments(text, module))

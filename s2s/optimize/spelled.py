@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import syntax
+from .calls import call_name
 
 # a matmul's cotangents (runtime.matmul_lhs_bar/_rhs_bar) spelled for the operands'
 # ranks (the cotangent's, x1's, x2's): what the helper computes, without its reshapes
@@ -153,3 +154,107 @@ def literal_item(fn: ast.FunctionDef, binds: dict[str, list[int]], mutated: set[
     if isinstance(item, ast.Constant) and type(item.value) in (int, float):
         return ast.Constant(item.value)
     return None
+
+
+def spell_var(n: ast.Call, fact: Callable[[ast.AST], Any],
+              note: Callable[[ast.AST, tuple, Any], None]) -> ast.expr | None:
+    """``np.var(x, axis=A, keepdims=K)`` (or ``x.var(...)``) of a float32 or float64
+    array ``x`` (a name; facts), ``A`` literal axes of sizes at least 1, ``ddof`` 0 if
+    given: ``((x - x.mean(axis=A, keepdims=True)) ** 2).mean(axis=A, keepdims=K)``,
+    NumPy's own steps (``_methods._var``: the sum over the axes divided by their count,
+    subtracted, squared, summed and divided again), so bit for bit the same; the
+    centred ``x`` is then an expression the rest of the code may share (a variance's
+    cotangent reads it too).  ``note`` records the new nodes' shapes and dtypes."""
+    func = n.func
+    if not isinstance(func, ast.Attribute) or func.attr != "var":
+        return None
+    if isinstance(func.value, ast.Name) and func.value.id == "np":
+        if len(n.args) != 1:
+            return None
+        x = n.args[0]
+    else:
+        if n.args:
+            return None
+        x = func.value
+    fx, out = fact(x), fact(n)
+    if not isinstance(x, ast.Name) or fx is None or out is None or \
+            not isinstance(fx[1], np.dtype) or fx[1] not in (np.float32, np.float64) or \
+            out[1] != fx[1] or not fx[0]:
+        return None
+    axis: Any = None
+    keywords: list[ast.keyword] = []
+    for kw in n.keywords:
+        try:
+            value = ast.literal_eval(kw.value)
+        except ValueError:
+            return None
+        if kw.arg == "ddof" and type(value) is int and value == 0:
+            continue
+        if kw.arg == "axis":
+            axis = value
+        elif not (kw.arg == "keepdims" and isinstance(value, bool)):
+            return None
+        keywords.append(kw)
+    ndim = len(fx[0])
+    axes = tuple(range(ndim)) if axis is None else (axis,) if type(axis) is int else axis
+    if not (isinstance(axes, tuple) and axes and all(type(a) is int and -ndim <= a < ndim
+                                                      for a in axes)) or \
+            len({a % ndim for a in axes}) != len(axes) or \
+            any(fx[0][a] == 0 for a in axes):
+        return None
+    kept = tuple(1 if i in {a % ndim for a in axes} else s for i, s in enumerate(fx[0]))
+    at_axis = [copy.deepcopy(k) for k in keywords if k.arg == "axis"]
+    mean = ast.Call(ast.Attribute(copy.deepcopy(x), "mean", ast.Load()), [],
+                    at_axis + [ast.keyword("keepdims", ast.Constant(True))])
+    centred = ast.BinOp(copy.deepcopy(x), ast.Sub(), mean)
+    square = ast.BinOp(centred, ast.Pow(), ast.Constant(2))
+    for node, shape in ((mean, kept), (centred, fx[0]), (square, fx[0])):
+        note(node, shape, fx[1])
+    return ast.Call(ast.Attribute(square, "mean", ast.Load()), [],
+                    [copy.deepcopy(k) for k in keywords])
+
+
+def spell_softmax(n: ast.Call, fact: Callable[[ast.AST], Any],
+                  note: Callable[[ast.AST, tuple, Any], None]) -> ast.expr | None:
+    """``special_softmax(x, axis=A)`` (``scipy.special.softmax``) of a float32 or
+    float64 array ``x`` (a name; facts), ``A`` literal axes of sizes at least 1:
+    ``np.exp(x - x.max(axis=A, keepdims=True)) / np.exp(...).sum(axis=A,
+    keepdims=True)``, SciPy's own steps without its array-API dispatch (about 8 µs of a
+    64 x 10 softmax's 16), so bit for bit the same; the repeated exponential is shared
+    by ``subexpr``."""
+    if not (isinstance(n.func, ast.Name) and n.func.id == "special_softmax" and n.args
+            and len(n.args) <= 2 and isinstance(n.args[0], ast.Name)):
+        return None
+    x = n.args[0]
+    fx, out = fact(x), fact(n)
+    if fx is None or out is None or not isinstance(fx[1], np.dtype) or \
+            fx[1] not in (np.float32, np.float64) or out != fx or not fx[0]:
+        return None
+    try:
+        given = {"axis": ast.literal_eval(n.args[1])} if len(n.args) == 2 else {}
+        for kw in n.keywords:
+            if kw.arg != "axis" or "axis" in given:
+                return None
+            given["axis"] = ast.literal_eval(kw.value)
+    except ValueError:
+        return None
+    axis, ndim = given.get("axis"), len(fx[0])
+    axes = tuple(range(ndim)) if axis is None else (axis,) if type(axis) is int else axis
+    if not (isinstance(axes, tuple) and axes and all(type(a) is int and -ndim <= a < ndim
+                                                      for a in axes)) or \
+            len({a % ndim for a in axes}) != len(axes) or any(fx[0][a] == 0 for a in axes):
+        return None
+    where = "" if axis is None else f"axis={axis!r}, "
+    e = f"np.exp({x.id} - {x.id}.max({where}keepdims=True))"
+    new = syntax.parse(f"{e} / {e}.sum({where}keepdims=True)", mode="eval").body
+    for node in ast.walk(new):
+        if isinstance(node, ast.Name) and node.id == x.id and hasattr(x, "_k"):
+            node._k = x._k  # type: ignore[attr-defined]  # (x's facts: subexpr shares)
+    return new
+
+
+def spell_numpy(n: ast.Call, fact: Callable[[ast.AST], Any],
+                note: Callable[[ast.AST, tuple, Any], None]) -> ast.expr | None:
+    """``np.var`` or ``scipy.special.softmax`` spelled as the NumPy steps they take."""
+    spell = spell_var if call_name(n) == "var" else spell_softmax
+    return spell(n, fact, note)

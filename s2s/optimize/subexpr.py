@@ -34,6 +34,9 @@ from __future__ import annotations
 
 import ast
 import copy
+from typing import Any, Callable
+
+import numpy as np
 
 from .calls import MUTATORS, call_name
 
@@ -62,24 +65,52 @@ def _np_call(node: ast.Call) -> bool:
         f.value.id == "np"
 
 
-def _candidate(node: ast.AST) -> bool:
-    """Pure arithmetic over names and constants, with at least one operation."""
+def _candidate(node: ast.AST, arrays: frozenset[str] = frozenset()) -> bool:
+    """Pure arithmetic over names and constants, with at least one operation
+    (``arrays``: names known to hold ndarrays, whose ``sum``/``mean`` methods count)."""
     if isinstance(node, ast.BinOp):
-        return _leafy(node.left) and _leafy(node.right)
+        return _leafy(node.left, arrays) and _leafy(node.right, arrays)
     if isinstance(node, ast.UnaryOp):
-        return _leafy(node.operand)
+        return _leafy(node.operand, arrays)
     if isinstance(node, ast.Call) and _np_call(node) and call_name(node) in PURE:
-        return all(_leafy(a) for a in node.args) and all(
-            k.arg is not None and _leafy(k.value) for k in node.keywords)
-    return False
+        return all(_leafy(a, arrays) for a in node.args) and all(
+            k.arg is not None and _leafy(k.value, arrays) for k in node.keywords)
+    return _array_method(node, arrays)
 
 
-def _leafy(node: ast.AST) -> bool:
+# methods of an array (a name whose value is an ndarray: a fact) that make a new value
+_METHODS = {"sum", "mean", "max", "min"}
+
+
+def _ndarray(f: Any) -> bool:
+    """A fact of an array with at least one axis (so an ndarray, not a NumPy scalar)."""
+    return f is not None and isinstance(f[1], np.dtype) and isinstance(f[0], tuple) \
+        and len(f[0]) >= 1
+
+
+def _array_method(node: ast.AST, arrays: frozenset[str]) -> bool:
+    """``x.mean(axis=..., keepdims=...)`` or ``x.sum(...)`` of a name ``x`` holding an
+    ndarray, with literal keywords and no positional arguments."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _METHODS and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in arrays and not node.args):
+        return False
+    for k in node.keywords:
+        try:
+            ast.literal_eval(k.value)
+        except ValueError:
+            return False
+        if k.arg not in ("axis", "keepdims"):
+            return False
+    return True
+
+
+def _leafy(node: ast.AST, arrays: frozenset[str] = frozenset()) -> bool:
     if isinstance(node, (ast.Name, ast.Constant)):
         return True
     if isinstance(node, ast.Tuple):
-        return all(_leafy(e) for e in node.elts)
-    return _candidate(node)
+        return all(_leafy(e, arrays) for e in node.elts)
+    return _candidate(node, arrays)
 
 
 class _Sharing:
@@ -141,7 +172,7 @@ class _Sharing:
         return self._root(name) not in self.written
 
 
-def _occurrences(stmt: ast.stmt):
+def _occurrences(stmt: ast.stmt, arrays: frozenset[str] = frozenset()):
     """(node, parent is the statement itself) for each unconditionally evaluated
     candidate subexpression of the statement's value."""
     top = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr)) else None
@@ -152,7 +183,7 @@ def _occurrences(stmt: ast.stmt):
         node, whole = stack.pop()
         if isinstance(node, _CONDITIONAL):
             continue
-        if _candidate(node):
+        if _candidate(node, arrays):
             yield node, whole
         for child in ast.iter_child_nodes(node):
             # a returned tuple's items are whole outputs too
@@ -180,13 +211,21 @@ def _reads(node: ast.AST) -> set[str]:
             out.add(n.id)
         elif isinstance(n, ast.Call):
             stack += [*n.args, *(k.value for k in n.keywords)]
+            if isinstance(n.func, ast.Attribute) and not (
+                    isinstance(n.func.value, ast.Name) and n.func.value.id == "np"):
+                stack.append(n.func.value)  # (the array of a method call)
         else:
             stack += list(ast.iter_child_nodes(n))
     return out
 
 
-def share_subexpressions(fn: ast.FunctionDef, max_rounds: int = 50) -> None:
-    """Compute each repeated pure subexpression once (see the module's docstring)."""
+def share_subexpressions(fn: ast.FunctionDef, max_rounds: int = 50,
+                         fact: Callable[[ast.AST], Any] | None = None) -> None:
+    """Compute each repeated pure subexpression once (see the module's docstring);
+    ``fact``: a node's (shape, dtype), where known (a name holding an ndarray may have
+    its ``sum``/``mean`` method calls shared)."""
+    arrays = frozenset(n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+                       and fact is not None and _ndarray(fact(n)))
     binds: dict[str, int] = {}
     for node in ast.walk(fn):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -203,7 +242,7 @@ def share_subexpressions(fn: ast.FunctionDef, max_rounds: int = 50) -> None:
     for _ in range(max_rounds):
         found: dict[str, list] = {}
         for i, stmt in enumerate(fn.body[:_straight_prefix(fn)]):
-            for node, whole in _occurrences(stmt):
+            for node, whole in _occurrences(stmt, arrays):
                 reads = _reads(node)  # (constants alone: a literal is cheaper to read)
                 if reads and all(one_value(r) and sharing.safe(r) for r in reads):
                     found.setdefault(ast.dump(node), []).append((i, stmt, node, whole))
@@ -280,14 +319,79 @@ def _unplaced(stmt: ast.stmt) -> None:
 
 
 def _replace(stmt: ast.stmt, target: ast.AST, name: str) -> int:
+    new = ast.Name(name, ast.Load())
+    if hasattr(target, "_k"):  # (the same value: its facts, for the passes after)
+        new._k = target._k  # type: ignore[attr-defined]
     for parent in ast.walk(stmt):
         for field, value in ast.iter_fields(parent):
             if value is target:
-                setattr(parent, field, ast.Name(name, ast.Load()))
+                setattr(parent, field, new)
                 return 1
             if isinstance(value, list):
                 for k, item in enumerate(value):
                     if item is target:
-                        value[k] = ast.Name(name, ast.Load())
+                        value[k] = new
                         return 1
     return 0
+
+
+def read_held_values(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any] | None = None
+                     ) -> None:
+    """Where a name already holds a subexpression's value (bound once, earlier, to
+    that expression), read the name: ``tanh_x_dot * (2 * tanh_x)`` after
+    ``tanh_x_times_2 = 2 * tanh_x`` is ``tanh_x_dot * tanh_x_times_2``.  The e-graph
+    runs after it, so it no longer folds the constant out of a product whose value
+    the code holds (``-2.0 * (tanh_x_dot * tanh_x)``, an operation more).  Under the
+    guards of ``share_subexpressions`` (names bound once, none written into, only
+    operands replaced, never a statement's whole value), in one pass over the
+    straight-line statements (that pass, after the e-graph, does the rest)."""
+    arrays = frozenset(n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+                       and fact is not None and _ndarray(fact(n)))
+    binds: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            binds[node.id] = binds.get(node.id, 0) + 1
+    params = {a.arg for a in fn.args.args}
+    sharing = _Sharing(fn.body)
+
+    def one_value(r: str) -> bool:
+        return binds.get(r, 0) == (0 if r in params else 1) or (
+            r not in params and r not in binds)
+
+    held: dict[str, str] = {}  # ast.dump of a value -> the name bound once to it
+
+    def put(node: ast.AST) -> None:
+        for field, value in ast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for k, item in enumerate(items):
+                if not isinstance(item, ast.AST) or isinstance(item, _CONDITIONAL):
+                    continue
+                name = held.get(ast.dump(item)) if _candidate(item, arrays) else None
+                if name is None:
+                    put(item)
+                    continue
+                new = ast.Name(name, ast.Load())
+                if hasattr(item, "_k"):
+                    new._k = item._k  # type: ignore[attr-defined]  # (the same value)
+                if isinstance(value, list):
+                    value[k] = new
+                else:
+                    setattr(node, field, new)
+
+    for stmt in fn.body[:_straight_prefix(fn)]:
+        top = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr)) else None
+        if top is None or isinstance(top, _CONDITIONAL):
+            continue
+        if isinstance(top, ast.Tuple):  # (a returned tuple's items are whole outputs)
+            for item in top.elts:
+                put(item)
+        else:
+            put(top)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name):
+            t = stmt.targets[0].id
+            reads = _reads(top)
+            if binds.get(t) == 1 and t not in params and sharing.safe(t) and \
+                    _candidate(top, arrays) and reads and \
+                    all(one_value(r) and sharing.safe(r) for r in reads):
+                held.setdefault(ast.dump(top), t)
