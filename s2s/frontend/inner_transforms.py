@@ -79,18 +79,30 @@ def _of(lowerer: Any, how: tuple, fv: FnValue, text: str, node: Any) -> FnValue:
             "function that calls the vmap")
     if fv.head or fv.keywords:
         fv = _bound(lowerer, fv, node)
-    try:  # (one object per function and options: their emitted code shares a name)
-        key = (transform, fv.obj, repr(options), repr(sorted(keywords.items())))
-        made = _MADE.get(key)
-        if made is None:
-            made = _MADE[key] = transform(fv.obj, *options, **keywords)
-    except (TransformError, TypeError, ValueError) as err:
-        raise lowerer.n.unsupported(node, f"`{text}` cannot be made here: {err}",
-                                    f"call {text} with the options it takes") from None
+    if isinstance(fv.obj, (ArityBound, PerCall)):  # (made per call's positional count)
+        inner = fv.obj
+        made = PerCall(lambda k: _made(lowerer, how, inner.for_call(k), text, node),
+                       getattr(inner, "__name__", "fn"))
+        return FnValue(made, f"{text.split('.')[-1]}_{made.__name__}", captured=fv.captured)
+    made = _made(lowerer, how, fv.obj, text, node)
     name = getattr(fv.obj, "__name__", None) or "fn"
     if name == "<lambda>":
         name = "lambda"
     return FnValue(made, f"{text.split('.')[-1]}_{name}", captured=fv.captured)
+
+
+def _made(lowerer: Any, how: tuple, obj: Any, text: str, node: Any) -> Any:
+    """The transform ``how`` of the function ``obj``, made once per options."""
+    transform, options, keywords = how
+    try:  # (one object per function and options: their emitted code shares a name)
+        key = (transform, obj, repr(options), repr(sorted(keywords.items())))
+        made = _MADE.get(key)
+        if made is None:
+            made = _MADE[key] = transform(obj, *options, **keywords)
+    except (TransformError, TypeError, ValueError) as err:
+        raise lowerer.n.unsupported(node, f"`{text}` cannot be made here: {err}",
+                                    f"call {text} with the options it takes") from None
+    return made
 
 
 def _bound(lowerer: Any, fv: FnValue, node: Any) -> FnValue:
@@ -150,17 +162,33 @@ _PARTIALS: LRU[Any, Any] = LRU(256)
 
 
 def _variadic_bound(lowerer: Any, fv: FnValue, node: Any) -> FnValue:
-    """A partial of a function with ``*args``/``**kwargs`` (a decorator's wrapper)
-    binding constants: that partial, which the api's transform makes per call's
-    arity (``api/callables.py``); one binding values of this function is refused."""
+    """A partial of a function with ``*args``/``**kwargs`` (a decorator's wrapper):
+    binding constants, that partial, which the api's transform makes per call's
+    arity (``api/callables.py``); binding this function's values, a ``def`` per
+    call's positional count whose trailing parameters are the bound values
+    (``ArityBound``), the bound keywords passed by name and the bound positionals
+    before the call's arguments, as ``functools.partial`` passes them."""
     values = [*fv.head, *(v for _, v in fv.keywords)]
     if fv.captured or not all(isinstance(v, Const) and is_literal(v.value)
                               for v in values):
-        raise lowerer.n.unsupported(
-            node.args[0], "a transform of a partial of a function with *args or "
-            "**kwargs here binds constants only (its values would be passed after the "
-            "call's arguments, where *args takes them)", "bind the values in a `lambda` "
-            "instead: s2s.grad(lambda x: f(x, scale=s))")
+        taken: set[str] = set()
+        extra: list[tuple[str, Any]] = []
+
+        def spelled(value: Any, hint: str) -> str:
+            if isinstance(value, Const) and is_literal(value.value):
+                return repr(value.value)
+            name, i = f"bound_{hint}", 2
+            while name in taken or keyword.iskeyword(name) or not name.isidentifier():
+                name, i = f"bound_{hint}_{i}", i + 1
+            taken.add(name)
+            extra.append((name, value))
+            return name
+
+        head = [spelled(v, str(i)) for i, v in enumerate(fv.head)]
+        kw = [(k, spelled(v, k)) for k, v in (*fv.keywords, *fv.captured)]
+        made = ArityBound(fv.obj, head, kw, [e for e, _ in extra],
+                          f"{lowerer.n.fn.__qualname__}.<locals>")
+        return FnValue(made, fv.text, captured=tuple(extra))
     head = tuple(v.value for v in fv.head)
     keywords = tuple((k, v.value) for k, v in fv.keywords)
     key = (fv.obj, repr(head), repr(keywords))
@@ -168,6 +196,52 @@ def _variadic_bound(lowerer: Any, fv: FnValue, node: Any) -> FnValue:
     if made is None:
         made = _PARTIALS[key] = functools.partial(fv.obj, *head, **dict(keywords))
     return FnValue(made, fv.text)
+
+
+class ArityBound:
+    """A partial binding run-time values of a function with ``*args``/``**kwargs``:
+    per call's positional count ``k``, ``def loss_partial(args_0, bound_scale=None):
+    return loss(args_0, scale=bound_scale)`` (the bound values its trailing
+    parameters, passed after the call's arguments)."""
+
+    def __init__(self, fn: Any, head: list[str], kw: list[tuple[str, str]],
+                 extra: list[str], where: str) -> None:
+        self.fn, self.head, self.kw, self.extra, self.where = fn, head, kw, extra, where
+        base = getattr(fn, "__name__", "fn")
+        self.callee = base if base.isidentifier() and not base.startswith("bound_") \
+            else "_fn"
+        self.__name__ = f"{'lam' if base == '<lambda>' else base}_partial"
+        self._per: dict[int, Any] = {}
+
+    def for_call(self, k: int) -> Any:
+        fn = self._per.get(k)
+        if fn is None:
+            params = [f"args_{i}" for i in range(k)]
+            args = ", ".join([*self.head, *params, *(f"{n}={v}" for n, v in self.kw)])
+            sig = ", ".join(params + [f"{e}=None" for e in self.extra])
+            text = f"def {self.__name__}({sig}):\n    return {self.callee}({args})\n"
+            fn = synthesize(text, self.__name__, {self.callee: self.fn},
+                            f"partial-{self.__name__}-{k}")
+            fn.__qualname__ = f"{self.where}.{self.__name__}"
+            self._per[k] = fn
+        return fn
+
+
+class PerCall:
+    """A transform written in the body of an ``ArityBound`` (or of another
+    ``PerCall``): made per call's positional count, its bound values passed after
+    the call's arguments (``functions.py``'s ``call``)."""
+
+    takes_captured = True
+
+    def __init__(self, make: Any, name: str) -> None:
+        self.make, self.__name__ = make, name
+        self._per: dict[int, Any] = {}
+
+    def for_call(self, k: int, keys: tuple = ()) -> Any:
+        if k not in self._per:
+            self._per[k] = self.make(k)
+        return self._per[k]
 
 
 def padding(obj: Any, given: int, captured: int) -> list[Const]:

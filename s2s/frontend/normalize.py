@@ -203,6 +203,10 @@ class Normalizer:
         # lists read as the literal they were built from (`pair + [v]`): root, the
         # number of statements then, the node (frontend/sequences.py checks them)
         self.literal_reads: list[tuple[str, int, Any]] = []
+        # the values names had before loops whose bodies bind them again (or change
+        # their list in place): from the second iteration on, and after the loop, a
+        # list or tuple among them is not the literal it was built from (sequences.py)
+        self.loop_carried: set[str] = set()
         self._last_let: Let | None = None  # the statement emit() made last
         self.lets: dict[str, Let] = {}  # name -> the statement that bound it
         self.rebuilt_hint: dict | None = None  # (see expressions.expr_Call, _rebuilding)

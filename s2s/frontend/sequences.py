@@ -17,7 +17,7 @@ from ..errors import TransformError
 from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Var
 
-__all__ = ["as_array", "check_literal_reads", "sequence_arithmetic"]
+__all__ = ["as_array", "carried", "check_literal_reads", "extended", "sequence_arithmetic"]
 
 
 def as_array(n: Any, atom: Atom, node: Any) -> Atom:
@@ -38,9 +38,17 @@ def items_of(n: Any, atom: Atom) -> tuple[type, list[Atom]] | None:
     if isinstance(atom, Const) and type(atom.value) in (tuple, list):
         return type(atom.value), [Const(v, repr(v)) for v in atom.value]
     let = n.lets.get(atom.name) if isinstance(atom, Var) else None
-    if let is not None and let.prim in ("make_list", "make_tuple") and not _changed(n, atom):
+    if let is not None and let.prim in ("make_list", "make_tuple") and not _changed(
+            n, atom) and not carried(n, atom):
         return (list if let.prim == "make_list" else tuple), list(let.args)
     return None
+
+
+def carried(n: Any, atom: Atom) -> bool:
+    """Is ``atom`` the value a name has before a loop whose body binds the name again
+    (``parts = parts + [v]``): from the second iteration on, and after the loop, it
+    is another value, so its literal does not say its items."""
+    return isinstance(atom, Var) and atom.name in n.loop_carried
 
 
 def _read_as_literal(n: Any, atom: Atom, node: Any) -> None:
@@ -87,12 +95,24 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
     a, b = items_of(n, left), items_of(n, right)
     if a is None and b is None and not (_grown(n, left) or _grown(n, right)):
         return None
+    for side in (left, right):
+        let = n.lets.get(side.name) if isinstance(side, Var) else None
+        if carried(n, side) and let is not None and let.prim == "make_tuple":
+            raise TransformError(
+                "a tuple that a loop makes longer at each iteration (its structure would "
+                "change from one iteration to the next)", n.loc(node),
+                "build a list instead (`parts = []` ... `parts.append(v)`)", n.display)
+    if prim == "add" and _grown(n, left) and b is not None and b[0] is list:
+        return extended(n, left, b[1], node, target)  # `parts + [v]`: a copy, appended
     if _grown(n, left) or _grown(n, right):
         raise TransformError(
             f"`{'+' if prim == 'add' else '*'}` of a list grown in a loop (its length "
-            "known only when the function runs) is not supported yet", n.loc(node),
-            "append the items to it (`parts.append(v)`), or join arrays with "
-            "np.concatenate / np.stack", n.display)
+            "known only when the function runs) with " + (
+                "another such list" if prim == "add" and _grown(n, left) and _grown(
+                    n, right) else "this operand") + " is not supported", n.loc(node),
+            "put the grown list first and the new items in a list literal after it "
+            "(`parts + [a, b]`), or append the items to it (`parts.append(v)`)",
+            n.display)
     if prim == "add" and a is not None and b is not None:
         if a[0] is not b[0]:
             raise TransformError(
@@ -110,6 +130,29 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
     # a literal met by another value: a list argument's concatenation or an array's
     # arithmetic, which only the call's structure says (transforms/list_operands.py)
     return None
+
+
+def extended(n: Any, seq: Atom, items: list[Atom], node: Any, target: str | None,
+             name: str | None = None) -> Atom:
+    """``seq + [a, b]`` of a list whose length only the call knows: a copy of it
+    (``joined = list(seq)``) with the items appended; with ``name`` (``seq += [a,
+    b]``), the items appended to ``seq`` itself, which the name keeps."""
+    if name is None:
+        seq = n.emit(n.exprs.target(target, "joined"), "list", (seq,), {}, node)
+        n.buffers.add(seq.name)
+    current = seq.name
+    for atom in items:
+        if name is None:
+            version = n.names.fresh(stem(current))
+            n.emit(version, "append", (Var(current), atom), {}, node)
+            n.buffers.add(version)
+            n.lists.add(version)
+            n.buffer_root[version] = n.buffer_root.get(current, current)
+            current = version
+        else:
+            n.buffer.write(name, current, "append", (Var(current), atom), {}, node)
+            current = n.env[name]
+    return Var(current)
 
 
 def _literal(n: Any, kind: type, atoms: list[Atom], node: Any, target: str | None) -> Atom:
