@@ -28,7 +28,8 @@ import libcst as cst
 
 from ..caches import LRU
 from ..errors import TransformError
-from ..ir.nodes import Const
+from ..ir.names import stem
+from ..ir.nodes import Atom, Const, Index, Var
 from .fnvalues import FnValue
 from .resolve import is_literal
 from .synthesize import synthesize
@@ -242,6 +243,60 @@ class PerCall:
         if k not in self._per:
             self._per[k] = self.make(k)
         return self._per[k]
+
+
+def gradient_part(obj: Any) -> tuple[Any, int | None] | None:
+    """``(argnums, index)`` where the transform ``obj`` returns gradients (the whole
+    result: index None; value_and_grad's item 1, has_aux's item 0); None otherwise
+    (as ``api/dtypes_down.py`` reads the same objects)."""
+    mode = getattr(obj, "mode", None) or getattr(obj, "suffix", None)
+    if getattr(obj, "display_kind", None) == "hessian":
+        mode = "hessian"
+    argnums = getattr(obj, "argnums", None)
+    if mode in ("grad", "jacrev", "hessian") and argnums is not None:
+        return argnums, (0 if getattr(obj, "has_aux", False) else None)
+    if mode == "value_and_grad" and argnums is not None:
+        return argnums, 1
+    return None
+
+
+def cast_gradients(n: Any, obj: Any, positional: list[Atom], out: Var, node: Any,
+                   target: str | None) -> Atom:
+    """The result ``out`` of the transform ``obj`` inlined in the body, its gradients
+    cast to their primals' dtypes, as the transform called from Python returns them
+    and as JAX's are: ``g = np.astype(g_2, np.asarray(x).dtype)`` (a float32 ``x`` meeting a
+    float64 module array inside gives a float32 gradient, which later code and an
+    outer ``jvp``/``vmap``/``jacfwd`` read)."""
+    argnums, index = gradient_part(obj)
+
+    def item(seq: Atom, k: int) -> Atom:
+        return n.emit(n.names.fresh(f"{stem(seq)}_{k}"), "getitem", (seq,), {
+            "index": Index((Const(k, repr(k)),), False)}, node)
+
+    def cast(g: Atom, i: int, name: str | None) -> Atom:
+        x = positional[i] if 0 <= i < len(positional) else None  # (not -1: captured)
+        if not isinstance(x, Var):  # (a literal's gradient has the literal's dtype)
+            return g if name is None else n.emit(name, "identity", (g,), {}, node)
+        array = n.emit(n.names.fresh(f"{stem(x)}_array"), "asarray", (x,), {}, node)
+        dtype = n.emit(n.names.fresh(f"{stem(x)}_dtype"), "dtype", (array,), {}, node)
+        return n.emit(name or n.names.fresh(f"{stem(g)}_cast"), "astype", (g, dtype), {},
+                      node)
+
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    def grads(g: Atom, name: str | None) -> Atom:
+        if not getattr(obj, "tuple_out", not isinstance(argnums, int)):
+            return cast(g, nums[0], name)
+        pieces = [cast(item(g, k), i, None) for k, i in enumerate(nums)]
+        return n.emit(name or n.names.fresh(f"{stem(g)}_cast"), "make_tuple", tuple(pieces),
+                      {}, node)
+
+    if index is None:
+        return grads(out, target)
+    pieces = [item(out, k) for k in range(2)]
+    pieces[index] = grads(pieces[index], None)
+    return n.emit(target or n.names.fresh(f"{stem(out)}_cast"), "make_tuple", tuple(pieces), {},
+                  node)
 
 
 def padding(obj: Any, given: int, captured: int) -> list[Const]:

@@ -52,6 +52,7 @@ from .expressions import (
     ExprLowerer,
 )
 from .functions import FunctionLowerer, Plan
+from .inner_transforms import cast_gradients, gradient_part
 from .loops import LoopLowerer
 from .objects import bind_instance, record_of_atom
 from .pyvalues import PythonValues
@@ -487,7 +488,11 @@ class Normalizer:
                                        (LEAF,) * len(obj.ir.params))
         base = f"{text.split('.')[-1]}_{stem(self.named(positional[0]))}" if positional \
             else text.split(".")[-1]
-        return self._inline_emitted(emitted, text, positional, base, node, target)
+        if gradient_part(obj) is None:
+            return self._inline_emitted(emitted, text, positional, base, node, target)
+        out = self._inline_emitted(emitted, text, positional, base, node,
+                                   self.names.fresh(target) if target else None)
+        return cast_gradients(self, obj, positional, out, node, target)
 
     def _inline_emitted(self, emitted: Any, text: str, positional: list[Atom], base: str,
                         node: Any, target: str | None) -> Atom:

@@ -143,7 +143,7 @@ def extended(n: Any, seq: Atom, items: list[Atom], node: Any, target: str | None
     current = seq.name
     for atom in items:
         if name is None:
-            version = n.names.fresh(stem(current))
+            version = n.names.fresh(stem(Var(current)))
             n.emit(version, "append", (Var(current), atom), {}, node)
             n.buffers.add(version)
             n.lists.add(version)

@@ -10,6 +10,8 @@ import idiom_leftover_lib as lib
 import numpy as np
 
 W = np.array([0.5, -1.0, 2.0])
+# s2s's transforms, or JAX's in the twin (bound by the test)
+s2s_grad = s2s_value_and_grad = s2s_hessian = s2s_jacrev = s2s_jacfwd = None
 
 
 # ---- 1. a partial of a *args wrapper binding run-time values, in the body -------------
@@ -94,8 +96,8 @@ def extend_in_loop(x, n):
     return np.sum(np.stack(parts), axis=0) * W
 
 
-def literal_plus_equals(x):
-    out = [x]
+def literal_plus_equals(x, n=0):
+    out = [x, x * n]
     out += [x * 2.0, np.exp(-x)]
     out += (np.tanh(x),)
     return np.sum(np.stack(out) ** 2)
@@ -108,6 +110,64 @@ def concat_while(x, n):
         parts = parts + [x * np.cos(x) * k]
         k += 1
     return sum(parts, np.zeros(3)) + np.sum(np.stack(parts + [x]), axis=0)
+
+
+def copy_in_loop(x, n):
+    # (main: `q = list(parts)` was the pre-loop literal [] at every iteration)
+    parts = []
+    for i in range(n):
+        q = list(parts)
+        q.append(x * (i + 1.0))
+        parts = q
+    return np.sum(np.stack(parts) ** 2)
+
+
+def sum_before_append(x, n):
+    # (main: `sum(parts)` was the pre-loop literal's sum, 0, at every iteration)
+    parts = []
+    total = np.zeros(3)
+    for i in range(n):
+        total = total + sum(parts, np.zeros(3)) * 0.5
+        parts.append(np.sin(x) * i)
+    return np.sum(total)
+
+
+def grown_plus_grown(x, n):
+    a = []
+    b = []
+    for i in range(n):
+        a.append(x * i)
+        b.append(np.sin(x) * i)
+    return np.sum(np.stack(a + b))
+
+
+def items_plus_grown(x, n):
+    a = []
+    for i in range(n):
+        a.append(x * i)
+    return np.sum(np.stack([x] + a))
+
+
+def tuple_grown_in_loop(x, n):
+    t = ()
+    for i in range(n):
+        t = t + (x * i,)
+    return np.sum(np.stack(t))
+
+
+def extend_by_rows(x, n):
+    parts = [x]
+    parts += np.outer(x, x)
+    return np.sum(np.stack(parts))
+
+
+def alias_of_grown(x, n):
+    parts = []
+    snaps = []
+    for i in range(n):
+        parts = parts + [x * i]
+        snaps.append(parts)
+    return np.sum(np.stack(snaps[0]))
 
 
 # ---- 3. a user module's functions, called by attribute ------------------------------
