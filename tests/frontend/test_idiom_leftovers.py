@@ -293,3 +293,75 @@ def test_body_gradients_keep_their_primals_dtype(name, dtype) -> None:
         close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype)
     else:
         close(s2s.jacrev(ours)(x), jax.jacrev(theirs)(x), dtype)
+
+
+# ---- 5. 0-d results are 0-d arrays -------------------------------------------------------
+
+SCALAR_INPUTS = [0.3, np.float64(0.3), np.array(0.3), np.float32(0.3),
+                 np.array(0.3, np.float32)]
+
+
+def _results(fn, a):
+    """Every result of every transform of ``fn`` at ``a`` (a 0-d input), by name."""
+    p, vjp_fn = s2s.vjp(fn, a)
+    out, f_jvp = s2s.linearize(fn, a)
+    return {
+        "jvp": s2s.jvp(fn, (a,), (a,)), "value_and_grad": s2s.value_and_grad(fn)(a),
+        "grad": s2s.grad(fn)(a), "jacfwd": s2s.jacfwd(fn)(a), "jacrev": s2s.jacrev(fn)(a),
+        "hessian": s2s.hessian(fn)(a), "vjp": (p, *vjp_fn(a)), "jit": s2s.jit(fn)(a),
+        "linearize": (out, f_jvp(a)), "vmap": s2s.vmap(fn)(np.stack([a, a])),
+    }
+
+
+def test_jvp_of_a_gradient_at_a_0d_input_gives_arrays() -> None:
+    """The report's case: ``s2s.jvp(s2s.grad(f), (x,), (v,))`` at a 0-d ``x`` gave
+    ``(np.float64, ndarray)``; JAX gives two 0-d Arrays.  Values against the
+    derivatives written out (JAX's: the slow test below)."""
+    g = s2s.grad(F.scalar_fn)
+    for a in (np.float64(0.3), np.array(0.3, np.float32)):
+        for call in (1, 2, 3):
+            got = s2s.jvp(g, (a,), (a,))
+            assert [type(v) for v in got] == [np.ndarray, np.ndarray], got
+            assert all(v.dtype == np.result_type(a) for v in got), got
+        y = float(a)  # f = sin(y) y: f' = y cos(y) + sin(y), f'' = 2 cos(y) - y sin(y)
+        expected = (y * np.cos(y) + np.sin(y), (2 * np.cos(y) - y * np.sin(y)) * y)
+        np.testing.assert_allclose(np.array(got, np.float64), expected, rtol=1e-6)
+        out, _ = s2s.vjp(F.scalar_fn, a)
+        assert type(out) is np.ndarray and type(s2s.jit(F.scalar_fn)(a)) is np.ndarray
+
+
+@pytest.mark.slow
+def test_zero_d_results_are_arrays() -> None:
+    """At a 0-d input (a Python float, a NumPy scalar, a 0-d array, float32 too) every
+    transform's results are ndarrays, as JAX's are Arrays (jvp's primal, the value of
+    value_and_grad, vjp's and linearize's primal and s2s.jit's output were NumPy
+    scalars), at the 1st, 2nd and 3rd calls (the third runs the specialized code),
+    of a function, of its gradient and of a body calling ``s2s.grad``; values against
+    JAX (and the dtype: float32 in, float32 out)."""
+    grad_fn = s2s.grad(F.scalar_fn)
+    cases = [(F.scalar_fn, J.scalar_fn), (grad_fn, jax.grad(J.scalar_fn)),
+             (F.scalar_body_grad, J.scalar_body_grad)]
+    for a in SCALAR_INPUTS:
+        dtype = np.float32 if np.result_type(a) == np.float32 else np.float64
+        for ours, theirs in cases:
+            for call in (1, 2, 3):
+                got = _results(ours, a)
+                for name, value in got.items():
+                    leaves = value if isinstance(value, tuple) else (value,)
+                    assert all(type(v) is np.ndarray for v in leaves), (name, a, leaves)
+                    assert all(v.dtype == dtype for v in leaves), (name, a, leaves)
+            if type(a) is np.ndarray and a.dtype == np.float32:
+                close(got["jvp"], jax.jvp(theirs, (a,), (a,)), np.float32)
+                close(got["value_and_grad"] if ours is not grad_fn else got["jvp"][0],
+                      jax.value_and_grad(theirs)(a) if ours is not grad_fn
+                      else theirs(a), np.float32)
+
+
+@pytest.mark.slow
+def test_zero_d_results_of_vector_inputs() -> None:
+    """A scalar output of a vector input (``np.sum``) is a 0-d array too."""
+    p, t = s2s.jvp(F.module_calls, (X,), (X,))
+    v, _ = s2s.value_and_grad(F.module_calls)(X)
+    assert type(p) is np.ndarray and type(t) is np.ndarray and type(v) is np.ndarray
+    assert type(s2s.jit(F.module_calls)(X)) is np.ndarray
+    assert type(s2s.vjp(F.module_calls, X)[0]) is np.ndarray
