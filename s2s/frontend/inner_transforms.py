@@ -260,14 +260,19 @@ def gradient_part(obj: Any) -> tuple[Any, int | None] | None:
     return None
 
 
-def cast_gradients(n: Any, obj: Any, positional: list[Atom], out: Var, node: Any,
+def cast_gradients(n: Any, obj: Any, positional: list[Atom], inline: Any, node: Any,
                    target: str | None) -> Atom:
-    """The result ``out`` of the transform ``obj`` inlined in the body, its gradients
-    cast to their primals' dtypes, as the transform called from Python returns them
-    and as JAX's are: ``g = np.astype(g_2, np.asarray(x).dtype)`` (a float32 ``x`` meeting a
-    float64 module array inside gives a float32 gradient, which later code and an
-    outer ``jvp``/``vmap``/``jacfwd`` read)."""
-    argnums, index = gradient_part(obj)
+    """The result of the transform ``obj`` inlined in the body (``inline(name)``
+    emits the call), its gradients cast to their primals' dtypes, as the transform
+    called from Python returns them and as JAX's are: ``g = np.astype(g_2,
+    np.asarray(x).dtype)`` (a float32 ``x`` meeting a float64 module array inside
+    gives a float32 gradient, which later code and an outer ``jvp``/``vmap``/``jacfwd``
+    read); the call itself, bound to ``target``, for any other transform."""
+    part = gradient_part(obj)
+    if part is None:
+        return inline(target)
+    out = inline(n.names.fresh(target) if target else None)
+    argnums, index = part
 
     def item(seq: Atom, k: int) -> Atom:
         return n.emit(n.names.fresh(f"{stem(seq)}_{k}"), "getitem", (seq,), {

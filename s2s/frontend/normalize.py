@@ -52,7 +52,7 @@ from .expressions import (
     ExprLowerer,
 )
 from .functions import FunctionLowerer, Plan
-from .inner_transforms import cast_gradients, gradient_part
+from .inner_transforms import cast_gradients
 from .loops import LoopLowerer
 from .objects import bind_instance, record_of_atom
 from .pyvalues import PythonValues
@@ -204,10 +204,7 @@ class Normalizer:
         # lists read as the literal they were built from (`pair + [v]`): root, the
         # number of statements then, the node (frontend/sequences.py checks them)
         self.literal_reads: list[tuple[str, int, Any]] = []
-        # the values names had before loops whose bodies bind them again (or change
-        # their list in place): from the second iteration on, and after the loop, a
-        # list or tuple among them is not the literal it was built from (sequences.py)
-        self.loop_carried: set[str] = set()
+        self.loop_carried: set[str] = set()  # (sequences.carried: not the literal)
         self._last_let: Let | None = None  # the statement emit() made last
         self.lets: dict[str, Let] = {}  # name -> the statement that bound it
         self.rebuilt_hint: dict | None = None  # (see expressions.expr_Call, _rebuilding)
@@ -488,11 +485,8 @@ class Normalizer:
                                        (LEAF,) * len(obj.ir.params))
         base = f"{text.split('.')[-1]}_{stem(self.named(positional[0]))}" if positional \
             else text.split(".")[-1]
-        if gradient_part(obj) is None:
-            return self._inline_emitted(emitted, text, positional, base, node, target)
-        out = self._inline_emitted(emitted, text, positional, base, node,
-                                   self.names.fresh(target) if target else None)
-        return cast_gradients(self, obj, positional, out, node, target)
+        return cast_gradients(self, obj, positional, lambda t: self._inline_emitted(
+            emitted, text, positional, base, node, t), node, target)
 
     def _inline_emitted(self, emitted: Any, text: str, positional: list[Atom], base: str,
                         node: Any, target: str | None) -> Atom:

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import libcst as cst
+
 from ..errors import TransformError
 from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Var
 
-__all__ = ["as_array", "carried", "check_literal_reads", "extended", "sequence_arithmetic"]
+__all__ = ["as_array", "carried", "check_literal_reads", "extended", "grows_list",
+           "sequence_arithmetic"]
 
 
 def as_array(n: Any, atom: Atom, node: Any) -> Atom:
@@ -153,6 +156,64 @@ def extended(n: Any, seq: Atom, items: list[Atom], node: Any, target: str | None
             n.buffer.write(name, current, "append", (Var(current), atom), {}, node)
             current = n.env[name]
     return Var(current)
+
+
+def grows_list(n: Any, node: Any) -> bool:
+    """Lower ``node`` if it extends a list the function built (``parts += [a, b]``,
+    ``parts.extend([a, b])``, ``parts = parts + [a, b]`` of a grown list): True where
+    it did."""
+    if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) and isinstance(
+            node.operator, cst.AddAssign) and list_target(n, node.target.value):
+        extend_list(n, node.target.value, node.value, node)
+    elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and isinstance(
+            node.value.func, cst.Attribute) and node.value.func.attr.value == "extend" and \
+            isinstance(node.value.func.value, cst.Name) and list_target(
+                n, node.value.func.value.value) and len(node.value.args) == 1 and not (
+                node.value.args[0].keyword or node.value.args[0].star):
+        extend_list(n, node.value.func.value.value, node.value.args[0].value, node)
+    elif isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(
+            node.targets[0].target, cst.Name) and grows_itself(
+                n, node.targets[0].target.value, node.value):
+        extend_list(n, node.targets[0].target.value, node.value.right, node.value)
+    else:
+        return False
+    return True
+
+
+def list_target(n: Any, name: str) -> bool:
+    """Does ``name`` hold a list the function built (a literal, a grown list)?"""
+    current = n.env.get(name, "")
+    let = n.lets.get(current)
+    return current in n.lists or (let is not None and let.prim == "make_list")
+
+
+def grows_itself(n: Any, name: str, value: Any) -> bool:
+    """``parts = parts + [a, b]`` where ``parts`` is a list grown in a loop (or carried
+    by one) that no other name or container refers to: the new list replaces the old
+    one, which nothing else reads, so it is the old one with the items appended
+    (``parts.append(a)``), as every transform reads it; a later read of an alias made
+    after it is the memory check's to refuse."""
+    current = n.env.get(name, "")
+    return isinstance(value, cst.BinaryOperation) and isinstance(
+        value.operator, cst.Add) and isinstance(value.left, cst.Name) and (
+        value.left.value == name) and isinstance(value.right, (cst.List, cst.Tuple)) \
+        and not any(isinstance(e, cst.StarredElement) for e in value.right.elements) \
+        and list_target(n, name) and current not in n.aliased and (
+            items_of(n, Var(current)) is None)
+
+
+def extend_list(n: Any, name: str, value: Any, node: Any) -> None:
+    """``parts += [a, b]`` (``parts.extend([a, b])``) on a list the function built:
+    Python extends it in place, so each item is appended to it."""
+    found = items_of(n, n.exprs.expr(value))
+    if found is None:
+        raise n.unsupported(
+            value, f"`{name} += ...` extends the list `{name}` by items s2s does not know "
+            "one by one here (a list grown in a loop, an array's rows)", "extend it by a "
+            f"list or tuple literal (`{name} += [a, b]`), or append in a loop (`for v in "
+            f"vs: {name}.append(v)`)")
+    n.lists.add(n.env[name])
+    extended(n, Var(n.env[name]), found[1], node, None, name=name)
 
 
 def _literal(n: Any, kind: type, atoms: list[Atom], node: Any, target: str | None) -> Atom:

@@ -23,7 +23,7 @@ from .kwdicts import decide
 from .literals import decided_branch
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
-from .sequences import extended, items_of
+from .sequences import grows_list
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
@@ -95,8 +95,9 @@ class StmtLowerer:
 
     def _statement(self, node: Any) -> list[Stmt]:
         if isinstance(node, cst.SimpleStatementLine):
-            for small in node.body:
-                self.small_statement(small)
+            for small in node.body:  # (`parts += [v]`, `parts.extend(vs)`: sequences.py)
+                if not grows_list(self.n, small):
+                    self.small_statement(small)
             return self.n.out
         if raise_only(node) is not None:
             self.kept.raise_if(node, raise_only(node))
@@ -118,39 +119,6 @@ class StmtLowerer:
         lower(node)
         return self.n.out
 
-    def _list_target(self, name: str) -> bool:
-        current = self.n.env.get(name, "")
-        let = self.n.lets.get(current)
-        return current in self.n.lists or (let is not None and let.prim == "make_list")
-
-    def _grows_itself(self, name: str, value: Any) -> bool:
-        """``parts = parts + [a, b]`` where ``parts`` is a list grown in a loop (or
-        carried by one) that no other name or container refers to: the new list
-        replaces the old one, which nothing else reads, so it is the old one with the
-        items appended (``parts.append(a)``), as every transform reads it; a later
-        read of an alias made after it is the memory check's to refuse."""
-        current = self.n.env.get(name, "")
-        return isinstance(value, cst.BinaryOperation) and isinstance(
-            value.operator, cst.Add) and isinstance(value.left, cst.Name) and (
-            value.left.value == name) and isinstance(value.right, (cst.List, cst.Tuple)) \
-            and not any(isinstance(e, cst.StarredElement) for e in value.right.elements) \
-            and self._list_target(name) and current not in self.n.aliased and (
-                items_of(self.n, Var(current)) is None)
-
-    def extend_list(self, name: str, value: Any, node: Any) -> None:
-        """``parts += [a, b]`` (``parts.extend([a, b])``) on a list the function built:
-        Python extends it in place, so each item is appended to it."""
-        right = self.n.exprs.expr(value)
-        found = items_of(self.n, right)
-        if found is None:
-            raise self.n.unsupported(
-                value, f"`{name} += ...` extends the list `{name}` by items s2s "
-                "does not know one by one here (a list grown in a loop, an array's rows)",
-                f"extend it by a list or tuple literal (`{name} += [a, b]`), or append "
-                f"in a loop (`for v in vs: {name}.append(v)`)")
-        self.n.lists.add(self.n.env[name])
-        extended(self.n, Var(self.n.env[name]), found[1], node, None, name=name)
-
     def small_statement(self, node: Any) -> None:
         if isinstance(node, cst.Assign):
             if len(node.targets) != 1:
@@ -171,10 +139,6 @@ class StmtLowerer:
                     node, "augmented assignment into an attribute is not supported",
                     "assign to a local name",
                 )
-            if isinstance(node.target, cst.Name) and isinstance(
-                    node.operator, cst.AddAssign) and self._list_target(node.target.value):
-                self.extend_list(node.target.value, node.value, node)  # `parts += [v]`
-                return
             if isinstance(node.target, cst.Name) and self.n.buffer.may_share(
                     self.n.env.get(node.target.value, "")):
                 # NumPy writes into the array the name shares with another (x for
@@ -236,10 +200,6 @@ class StmtLowerer:
         string as a comment, a kept call (print); any other is refused."""
         if _is_append(node.value, self.n.local_names):
             self.n.buffer.append_statement(node.value)
-        elif is_list_method(node.value, "extend", self.n.local_names) and self._list_target(
-                node.value.func.value.value) and len(node.value.args) == 1 and not (
-                node.value.args[0].keyword or node.value.args[0].star):
-            self.extend_list(node.value.func.value.value, node.value.args[0].value, node)
         elif is_list_method(node.value, "pop", self.n.local_names):
             name, current = self.n.buffer.own_list(node.value, "pop")
             self.n.buffer.pop_args(node.value)
@@ -277,9 +237,6 @@ class StmtLowerer:
 
     def assign(self, target: Any, value: Any) -> None:
         if bind_function(self.n, target, value):  # `act = np.tanh`, `fs = [np.sin, g]`
-            return
-        if isinstance(target, cst.Name) and self._grows_itself(target.value, value):
-            self.extend_list(target.value, value.right, value)  # `parts = parts + [v]`
             return
         if isinstance(target, cst.Name):
             name = target.value
