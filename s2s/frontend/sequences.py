@@ -130,6 +130,16 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
         if isinstance(times, Const) and type(times.value) in (int, bool):
             _read_as_literal(n, left if a is not None else right, node)
             return _literal(n, seq[0], seq[1] * int(times.value), node, target)
+        if isinstance(times, Var) and _maybe_int(n, times) and any(
+                isinstance(v, Var) and v.name not in n.shapes for v in seq[1]):
+            # `[x] * n` for an int `n` the call passes (or a length): Python repeats the
+            # list, which the rules would read as NumPy's product (a wrong derivative)
+            raise TransformError(
+                f"a {seq[0].__name__} of values repeated a number of times known only "
+                "when the function runs (or multiplied by an array: which one, only the "
+                "call says) is not supported", n.loc(node), "build the list in a loop "
+                "(`out = []`, then `for _ in range(n): out.append(x)`), or multiply an "
+                "array (`np.asarray([...]) * n`)", n.display)
     # a literal met by another value: a list argument's concatenation or an array's
     # arithmetic, which only the call's structure says (transforms/list_operands.py)
     return None
@@ -214,6 +224,19 @@ def extend_list(n: Any, name: str, value: Any, node: Any) -> None:
             f"vs: {name}.append(v)`)")
     n.lists.add(n.env[name])
     extended(n, Var(n.env[name]), found[1], node, None, name=name)
+
+
+def _maybe_int(n: Any, atom: Atom, depth: int = 0) -> bool:
+    """May ``atom`` be a Python int when the code runs: a parameter, a loop index, a
+    length, or integer arithmetic of those (``n + 1``)?"""
+    if isinstance(atom, Const):
+        return type(atom.value) in (int, bool)
+    let = n.lets.get(atom.name)
+    if let is None or atom.name in n.shapes:
+        return True
+    return depth < 20 and let.prim in ("identity", "add", "subtract", "multiply",
+                                       "floor_divide", "remainder") and all(
+        _maybe_int(n, a, depth + 1) for a in let.args)
 
 
 def _literal(n: Any, kind: type, atoms: list[Atom], node: Any, target: str | None) -> Atom:

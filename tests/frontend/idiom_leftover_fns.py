@@ -161,6 +161,14 @@ def extend_by_rows(x, n):
     return np.sum(np.stack(parts))
 
 
+def repeated_by_count(x, n):
+    # (main: NumPy's product in the rules, Python's repetition when it ran: the value
+    # of `out += [2 x]` and the gradient were wrong, silently)
+    out = [x] * (n + 1)
+    out += [x * 2.0]
+    return np.sum(np.stack(out) ** 2)
+
+
 def alias_of_grown(x, n):
     parts = []
     snaps = []

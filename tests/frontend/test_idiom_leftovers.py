@@ -193,8 +193,11 @@ def test_literal_list_extended_in_place() -> None:
     ("tuple_grown_in_loop", "a tuple that a loop makes longer"),
     ("extend_by_rows", "does not know one by one"),
     ("alias_of_grown", "shares its memory"),
+    ("repeated_by_count", "repeated a number of times known only when the function runs"),
 ])
 def test_list_concatenations_refused_are_located(name, words) -> None:
+    """Refused at the user's line, with what to write instead (``repeated_by_count``:
+    a list times a run-time count, which main computed wrong, value and gradient)."""
     with pytest.raises(s2s.TransformError) as info:
         s2s.grad(getattr(F, name))(X, 3)
     err = str(info.value)
