@@ -150,6 +150,24 @@ def _normalize_argnums(argnums: int | Sequence[int]) -> tuple[tuple[int, ...], b
     return nums, True
 
 
+def zero_d(tree: Any) -> Any:
+    """``tree`` with each NumPy scalar leaf (``np.float64(2.0)``: what NumPy code gives
+    for a 0-d value) a 0-d array, as JAX returns ``Array(2.0)``; tuples, lists and
+    dicts rebuilt only where a leaf changed, anything else as it is."""
+    t = type(tree)
+    if t is np.ndarray:
+        return tree
+    if isinstance(tree, np.generic):
+        return np.asarray(tree)
+    if t is tuple or t is list:
+        new = [zero_d(x) for x in tree]
+        return tree if all(a is b for a, b in zip(new, tree)) else t(new)
+    if t is dict:
+        new_d = {k: zero_d(v) for k, v in tree.items()}
+        return tree if all(new_d[k] is v for k, v in tree.items()) else new_d
+    return tree
+
+
 def _cast_like(grad_leaf: Any, primal_leaf: Any) -> np.ndarray:
     dtype = np.result_type(primal_leaf)
     if np.iscomplexobj(grad_leaf) and not np.issubdtype(dtype, np.complexfloating):

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..runtime import ShapeDtypeStruct, stop_gradient
 from . import tree_util
+from .arguments import zero_d
 from .pushforward import jvp
 from .shapes import eval_shape
 from .transformed import vjp
@@ -26,7 +27,7 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
     """``(out, f_jvp)``, as ``jax.linearize``: ``f_jvp(*tangents)`` is ``fun``'s JVP at
     ``primals``.  Each ``f_jvp`` call runs the emitted forward-mode code again (primal
     and tangent together): s2s keeps no linearized program."""
-    out = fun(*primals)
+    out = zero_d(fun(*primals))  # (a NumPy scalar a 0-d array, as JAX's Array)
 
     def f_jvp(*tangents: Any) -> Any:
         if len(tangents) != len(primals):

@@ -31,6 +31,7 @@ import numpy as np
 from .. import backends
 from ..errors import TransformError
 from . import pipeline, trees
+from .arguments import zero_d
 from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
@@ -420,7 +421,7 @@ class Jitted(NotebookDisplay):
                     self._mark_hot(args)
                     return out
                 if type(fun) is not Transformed:
-                    return fun(*args)
+                    return zero_d(fun(*args))
                 out = fun._call_signed(sig, args)
                 self._mark(sig)
                 return out
@@ -443,7 +444,7 @@ class Jitted(NotebookDisplay):
             self._mark(sig)
         if type(self.fun) is Transformed and not kwargs and self.fun._tree_plans:
             self.fun._mark_tree(args, self._token)  # (api/treecalls.py)
-        return out
+        return out if isinstance(self.fun, Transformed) else zero_d(out)  # (JAX's Array)
 
     def _call_function(self, *args: Any, **kwargs: Any) -> Any:
         """NumPy backend, a user's function: a call of plain arrays whose shapes and
@@ -454,7 +455,7 @@ class Jitted(NotebookDisplay):
             key = flat_key(args)
             if key is not None and key in self._seen_arrays:
                 self._calls += 1
-                return self.fun(*[a.copy() for a in args])
+                return zero_d(self.fun(*[a.copy() for a in args]))
             out = self._call_python(*args)
             if key is not None:
                 self._seen_arrays.add(key)

@@ -194,6 +194,23 @@ class _ObjectOnJax:
         call = self._translator(type(self._obj).__call__)
         return call(self, *args, **kwargs)
 
+class _ModuleOnJax(types.ModuleType):
+    """A module of the user's (``import mylib``) as code on JAX reads it: each
+    attribute read from the module at each access (a constant rebound is seen), its
+    functions, classes and modules translated (``mylib.helper(x)`` runs on JAX)."""
+
+    def __init__(self, module: types.ModuleType, translator: "Translator") -> None:
+        super().__init__(module.__name__, module.__doc__)
+        object.__setattr__(self, "_s2s_module", module)
+        object.__setattr__(self, "_s2s_translator", translator)
+
+    def __getattribute__(self, name: str) -> Any:
+        if name.startswith("_s2s_") or name in ("__class__", "__dict__", "__name__"):
+            return object.__getattribute__(self, name)
+        module = object.__getattribute__(self, "_s2s_module")
+        return object.__getattribute__(self, "_s2s_translator")(getattr(module, name))
+
+
 class _KeptVmapOnJax:
     """``h = s2s.vmap(g)`` kept as a value, as emitted code on JAX calls it (an
     adapter passing it to your function): ``jax.vmap`` of ``g`` on JAX (``kept_fn``:
@@ -359,7 +376,14 @@ class Translator:
             return S2SOnJax(self.backend, module)
         if name == "scipy.linalg":
             return _scipy_linalg_on_jax()
-        return module
+        filename = getattr(module, "__file__", None) or ""
+        if name.split(".")[0] in _LIBRARIES or not filename or filename.startswith(
+                SITE_DIRS):
+            return module
+        found = self._functions.get(id(module))
+        if found is None:  # (`import mylib`, then `mylib.helper(x)`: helper on JAX)
+            found = self._functions[id(module)] = _ModuleOnJax(module, self)
+        return found
 
     def _library_function(self, fn: Any, module: str) -> Any:
         name = getattr(fn, "__name__", None)
@@ -563,7 +587,8 @@ class S2SOnJax(types.ModuleType):
                 made = value(_original(fun), *a, **k)
 
                 def on_jax(*args: Any) -> Any:
-                    return jacobian_on_jax(self._backend, made, args, {})
+                    jac = made.for_call(len(args)) if isinstance(made, PerArity) else made
+                    return jacobian_on_jax(self._backend, jac, args, {})
 
                 on_jax.__s2s_numpy_original__ = made  # type: ignore[attr-defined]
                 return on_jax  # (a transform of it, s2s.jvp(s2s.jacrev(f)): of `made`)

@@ -21,6 +21,7 @@ from .arguments import (
     _shares,
     _tangent_like,
     check_array_types,
+    zero_d,
 )
 from .located import reraise_located
 from .methods import check_self_methods, for_class
@@ -135,7 +136,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
         if down is not None:
             result = tuple(dtypes_down.cast_at(down, r) for r in result[:2]) + \
                 tuple(result[2:])
-    return result
+    return _zero_d(result)
 
 
 _SEQ = (tuple, list)
@@ -190,8 +191,16 @@ def _finish(t: _JVP, hit: FastEntry, fun: Any, result: Any, args: tuple, n: int,
                           t.built_template(), hit.fresh)
     down = known[1]
     if down is None:
+        return _zero_d(result)
+    return _zero_d(tuple(dtypes_down.cast_at(down, r) for r in result[:2]) + tuple(result[2:]))
+
+
+def _zero_d(result: tuple) -> tuple:
+    """The primal and tangent outputs' NumPy scalars as 0-d arrays (JAX's Arrays)."""
+    out, out_dot = result[0], result[1]
+    if type(out) is np.ndarray and type(out_dot) is np.ndarray:
         return result
-    return tuple(dtypes_down.cast_at(down, r) for r in result[:2]) + tuple(result[2:])
+    return (zero_d(out), zero_d(out_dot)) + tuple(result[2:])
 
 
 def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:

@@ -41,6 +41,7 @@ from .arguments import (
     _split_aux,
     check_array_types,
     output_error,
+    zero_d,
 )
 from .display import NotebookDisplay
 from .hotcalls import MISS, HotCalls
@@ -488,8 +489,8 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                 grads, aux = result
                 return self._fix(grads, args, argnums, fresh, fn), aux
             return self._fix(result, args, argnums, fresh, fn)
-        value, grads = result
-        return value, self._fix(grads, args, argnums, fresh, fn)
+        value, grads = result  # (a NumPy scalar value a 0-d array, as JAX's Array)
+        return zero_d(value), self._fix(grads, args, argnums, fresh, fn)
 
     def _fix(self, grads: Any, args: tuple, argnums: tuple[int, ...], fresh: bool,
              fn: Callable | None) -> Any:
@@ -645,6 +646,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         if plain_out is not out:  # (an output the function built: a NamedTuple)
             cotangent = trees.plain(cotangent)
         _check_cotangent(cotangent, plain_out)
+        if type(cotangent) in (float, complex) and isinstance(plain_out, (np.ndarray, np.generic)):
+            cotangent = np.asarray(cotangent, plain_out.dtype)  # (as JAX's weak type)
         result: list[Any] = []
         if float_args:
             t._refresh()
@@ -675,8 +678,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     vjp_fn.__name__ = t.__name__
     vjp_fn.transformed = t  # type: ignore[attr-defined]
     if has_aux:
-        return out, vjp_fn, aux
-    return out, vjp_fn
+        return zero_d(out), vjp_fn, aux
+    return zero_d(out), vjp_fn  # (a NumPy scalar a 0-d array, as JAX's Array)
 
 
 # the jvp transforms per function and has_aux (api/pushforward.py)

@@ -382,6 +382,10 @@ class Reading:
             table[tape] = s
             top.add(id(s.value if isinstance(s, ast.Expr) else s.value))  # type: ignore[attr-defined]
         involved = set(pushes) | set(pops)
+        rebound = involved & set(assigned_in(stmts))
+        if rebound:  # (`parts_bar = list(...)`: a list of another length each iteration)
+            raise GiveUp(f"`{sorted(rebound)[0]}` bound again in {where}",
+                         involved | tapes_in(stmts))
         for s in stmts:
             for n in walk_outside_defs(s):
                 if isinstance(n, _FORBIDDEN):

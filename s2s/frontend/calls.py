@@ -20,7 +20,7 @@ from . import kwdicts
 from .expressions import MAX_NAME, SHAPE_READS
 from .objects import computed_call
 from .resolve import expression_advice
-from .sequences import as_array
+from .sequences import as_array, carried
 
 
 def _comprehension_names(node: Any) -> set[str]:
@@ -328,7 +328,7 @@ class CallLowerer:
                 return [Const(v, repr(v)) for v in atom.value]
             let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
             if let is None or let.prim not in ("make_list", "make_tuple") or (
-                    atom.name in self.n.buffer_root.values()):
+                    atom.name in self.n.buffer_root.values()) or carried(self.n, atom):
                 return None
             return [unpacked(a) for a in let.args]
 

@@ -26,6 +26,7 @@ import libcst as cst
 
 from ..errors import TransformError
 from ..ir.nodes import Atom, Var
+from .sequences import carried
 from .static import COMPREHENSIONS, NOVALUE, StaticReader, paren
 
 
@@ -168,7 +169,7 @@ class Comprehensions:
         atom = self.n.exprs.expr(node)
         let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
         if let is not None and let.prim in ("make_list", "make_tuple") and (
-                atom.name not in self.n.buffer_root.values()):
+                atom.name not in self.n.buffer_root.values()) and not carried(self.n, atom):
             return list(let.args)
         return None
 

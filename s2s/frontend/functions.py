@@ -319,7 +319,8 @@ class FunctionLowerer:
         kwargs = {**dict(fv.keywords), **passed[1]}
         captured = dict(fv.captured)
         obj, text = unwrap_forwarding(fv.obj), fv.text  # (a decorator's forwarding wrapper)
-        if callable(getattr(type(obj), "for_call", None)) and not captured:
+        if callable(getattr(type(obj), "for_call", None)) and (
+                not captured or getattr(obj, "takes_captured", False)):
             if kwargs:  # (a transform of a function with *args: the one for this call)
                 raise self.n.unsupported(node, f"`{text}` takes positional arguments "
                                          "here", "pass the arguments by position")

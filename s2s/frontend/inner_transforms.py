@@ -28,7 +28,8 @@ import libcst as cst
 
 from ..caches import LRU
 from ..errors import TransformError
-from ..ir.nodes import Const
+from ..ir.names import stem
+from ..ir.nodes import Atom, Const, Index, Var
 from .fnvalues import FnValue
 from .resolve import is_literal
 from .synthesize import synthesize
@@ -79,18 +80,30 @@ def _of(lowerer: Any, how: tuple, fv: FnValue, text: str, node: Any) -> FnValue:
             "function that calls the vmap")
     if fv.head or fv.keywords:
         fv = _bound(lowerer, fv, node)
-    try:  # (one object per function and options: their emitted code shares a name)
-        key = (transform, fv.obj, repr(options), repr(sorted(keywords.items())))
-        made = _MADE.get(key)
-        if made is None:
-            made = _MADE[key] = transform(fv.obj, *options, **keywords)
-    except (TransformError, TypeError, ValueError) as err:
-        raise lowerer.n.unsupported(node, f"`{text}` cannot be made here: {err}",
-                                    f"call {text} with the options it takes") from None
+    if isinstance(fv.obj, (ArityBound, PerCall)):  # (made per call's positional count)
+        inner = fv.obj
+        made = PerCall(lambda k: _made(lowerer, how, inner.for_call(k), text, node),
+                       getattr(inner, "__name__", "fn"))
+        return FnValue(made, f"{text.split('.')[-1]}_{made.__name__}", captured=fv.captured)
+    made = _made(lowerer, how, fv.obj, text, node)
     name = getattr(fv.obj, "__name__", None) or "fn"
     if name == "<lambda>":
         name = "lambda"
     return FnValue(made, f"{text.split('.')[-1]}_{name}", captured=fv.captured)
+
+
+def _made(lowerer: Any, how: tuple, obj: Any, text: str, node: Any) -> Any:
+    """The transform ``how`` of the function ``obj``, made once per options."""
+    transform, options, keywords = how
+    try:  # (one object per function and options: their emitted code shares a name)
+        key = (transform, obj, repr(options), repr(sorted(keywords.items())))
+        made = _MADE.get(key)
+        if made is None:
+            made = _MADE[key] = transform(obj, *options, **keywords)
+    except (TransformError, TypeError, ValueError) as err:
+        raise lowerer.n.unsupported(node, f"`{text}` cannot be made here: {err}",
+                                    f"call {text} with the options it takes") from None
+    return made
 
 
 def _bound(lowerer: Any, fv: FnValue, node: Any) -> FnValue:
@@ -150,17 +163,33 @@ _PARTIALS: LRU[Any, Any] = LRU(256)
 
 
 def _variadic_bound(lowerer: Any, fv: FnValue, node: Any) -> FnValue:
-    """A partial of a function with ``*args``/``**kwargs`` (a decorator's wrapper)
-    binding constants: that partial, which the api's transform makes per call's
-    arity (``api/callables.py``); one binding values of this function is refused."""
+    """A partial of a function with ``*args``/``**kwargs`` (a decorator's wrapper):
+    binding constants, that partial, which the api's transform makes per call's
+    arity (``api/callables.py``); binding this function's values, a ``def`` per
+    call's positional count whose trailing parameters are the bound values
+    (``ArityBound``), the bound keywords passed by name and the bound positionals
+    before the call's arguments, as ``functools.partial`` passes them."""
     values = [*fv.head, *(v for _, v in fv.keywords)]
     if fv.captured or not all(isinstance(v, Const) and is_literal(v.value)
                               for v in values):
-        raise lowerer.n.unsupported(
-            node.args[0], "a transform of a partial of a function with *args or "
-            "**kwargs here binds constants only (its values would be passed after the "
-            "call's arguments, where *args takes them)", "bind the values in a `lambda` "
-            "instead: s2s.grad(lambda x: f(x, scale=s))")
+        taken: set[str] = set()
+        extra: list[tuple[str, Any]] = []
+
+        def spelled(value: Any, hint: str) -> str:
+            if isinstance(value, Const) and is_literal(value.value):
+                return repr(value.value)
+            name, i = f"bound_{hint}", 2
+            while name in taken or keyword.iskeyword(name) or not name.isidentifier():
+                name, i = f"bound_{hint}_{i}", i + 1
+            taken.add(name)
+            extra.append((name, value))
+            return name
+
+        head = [spelled(v, str(i)) for i, v in enumerate(fv.head)]
+        kw = [(k, spelled(v, k)) for k, v in (*fv.keywords, *fv.captured)]
+        made = ArityBound(fv.obj, head, kw, [e for e, _ in extra],
+                          f"{lowerer.n.fn.__qualname__}.<locals>")
+        return FnValue(made, fv.text, captured=tuple(extra))
     head = tuple(v.value for v in fv.head)
     keywords = tuple((k, v.value) for k, v in fv.keywords)
     key = (fv.obj, repr(head), repr(keywords))
@@ -168,6 +197,111 @@ def _variadic_bound(lowerer: Any, fv: FnValue, node: Any) -> FnValue:
     if made is None:
         made = _PARTIALS[key] = functools.partial(fv.obj, *head, **dict(keywords))
     return FnValue(made, fv.text)
+
+
+class ArityBound:
+    """A partial binding run-time values of a function with ``*args``/``**kwargs``:
+    per call's positional count ``k``, ``def loss_partial(args_0, bound_scale=None):
+    return loss(args_0, scale=bound_scale)`` (the bound values its trailing
+    parameters, passed after the call's arguments)."""
+
+    def __init__(self, fn: Any, head: list[str], kw: list[tuple[str, str]],
+                 extra: list[str], where: str) -> None:
+        self.fn, self.head, self.kw, self.extra, self.where = fn, head, kw, extra, where
+        base = getattr(fn, "__name__", "fn")
+        self.callee = base if base.isidentifier() and not base.startswith("bound_") \
+            else "_fn"
+        self.__name__ = f"{'lam' if base == '<lambda>' else base}_partial"
+        self._per: dict[int, Any] = {}
+
+    def for_call(self, k: int) -> Any:
+        fn = self._per.get(k)
+        if fn is None:
+            params = [f"args_{i}" for i in range(k)]
+            args = ", ".join([*self.head, *params, *(f"{n}={v}" for n, v in self.kw)])
+            sig = ", ".join(params + [f"{e}=None" for e in self.extra])
+            text = f"def {self.__name__}({sig}):\n    return {self.callee}({args})\n"
+            fn = synthesize(text, self.__name__, {self.callee: self.fn},
+                            f"partial-{self.__name__}-{k}")
+            fn.__qualname__ = f"{self.where}.{self.__name__}"
+            self._per[k] = fn
+        return fn
+
+
+class PerCall:
+    """A transform written in the body of an ``ArityBound`` (or of another
+    ``PerCall``): made per call's positional count, its bound values passed after
+    the call's arguments (``functions.py``'s ``call``)."""
+
+    takes_captured = True
+
+    def __init__(self, make: Any, name: str) -> None:
+        self.make, self.__name__ = make, name
+        self._per: dict[int, Any] = {}
+
+    def for_call(self, k: int, keys: tuple = ()) -> Any:
+        if k not in self._per:
+            self._per[k] = self.make(k)
+        return self._per[k]
+
+
+def gradient_part(obj: Any) -> tuple[Any, int | None] | None:
+    """``(argnums, index)`` where the transform ``obj`` returns gradients (the whole
+    result: index None; value_and_grad's item 1, has_aux's item 0); None otherwise
+    (as ``api/dtypes_down.py`` reads the same objects)."""
+    mode = getattr(obj, "mode", None) or getattr(obj, "suffix", None)
+    if getattr(obj, "display_kind", None) == "hessian":
+        mode = "hessian"
+    argnums = getattr(obj, "argnums", None)
+    if mode in ("grad", "jacrev", "hessian") and argnums is not None:
+        return argnums, (0 if getattr(obj, "has_aux", False) else None)
+    if mode == "value_and_grad" and argnums is not None:
+        return argnums, 1
+    return None
+
+
+def cast_gradients(n: Any, obj: Any, positional: list[Atom], inline: Any, node: Any,
+                   target: str | None) -> Atom:
+    """The result of the transform ``obj`` inlined in the body (``inline(name)``
+    emits the call), its gradients cast to their primals' dtypes, as the transform
+    called from Python returns them and as JAX's are: ``g = np.astype(g_2,
+    np.asarray(x).dtype)`` (a float32 ``x`` meeting a float64 module array inside
+    gives a float32 gradient, which later code and an outer ``jvp``/``vmap``/``jacfwd``
+    read); the call itself, bound to ``target``, for any other transform."""
+    part = gradient_part(obj)
+    if part is None:
+        return inline(target)
+    out = inline(n.names.fresh(target) if target else None)
+    argnums, index = part
+
+    def item(seq: Atom, k: int) -> Atom:
+        return n.emit(n.names.fresh(f"{stem(seq)}_{k}"), "getitem", (seq,), {
+            "index": Index((Const(k, repr(k)),), False)}, node)
+
+    def cast(g: Atom, i: int, name: str | None) -> Atom:
+        x = positional[i] if 0 <= i < len(positional) else None  # (not -1: captured)
+        if not isinstance(x, Var):  # (a literal's gradient has the literal's dtype)
+            return g if name is None else n.emit(name, "identity", (g,), {}, node)
+        array = n.emit(n.names.fresh(f"{stem(x)}_array"), "asarray", (x,), {}, node)
+        dtype = n.emit(n.names.fresh(f"{stem(x)}_dtype"), "dtype", (array,), {}, node)
+        return n.emit(name or n.names.fresh(f"{stem(g)}_cast"), "astype", (g, dtype), {},
+                      node)
+
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    def grads(g: Atom, name: str | None) -> Atom:
+        if not getattr(obj, "tuple_out", not isinstance(argnums, int)):
+            return cast(g, nums[0], name)
+        pieces = [cast(item(g, k), i, None) for k, i in enumerate(nums)]
+        return n.emit(name or n.names.fresh(f"{stem(g)}_cast"), "make_tuple", tuple(pieces),
+                      {}, node)
+
+    if index is None:
+        return grads(out, target)
+    pieces = [item(out, k) for k in range(2)]
+    pieces[index] = grads(pieces[index], None)
+    return n.emit(target or n.names.fresh(f"{stem(out)}_cast"), "make_tuple", tuple(pieces), {},
+                  node)
 
 
 def padding(obj: Any, given: int, captured: int) -> list[Const]:

@@ -14,6 +14,7 @@ import libcst as cst
 from ..ir.names import bound_names, read_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, For, Index, Let, Stmt, Var
 from .desugar import leaves_somewhere, reject_inside_loop
+from .dicts import assigned_names
 from .fncontainers import containers
 
 
@@ -55,7 +56,7 @@ class LoopLowerer:
         index = self.n.names.fresh(index_name) if (
             index_name in self.n.bound or target_node is None) else index_name
         reads_before = read_names(s for block in self.n._open for s in block)
-        outer, before, bound_before = self.enter_loop()
+        outer, before, bound_before = self.enter_loop(node)
         if target_node is not None:
             self.n._bind(index_name, index)
             self.n.bound.add(index_name)
@@ -284,7 +285,7 @@ class LoopLowerer:
             )
         counter = self.n.names.fresh("n_iter")
         self.n.funcs.loops.prepare(node, None)  # (frontend/loop_functions.py)
-        outer, before, bound_before = self.enter_loop()
+        outer, before, bound_before = self.enter_loop(node)
         body = self.n.stmts.block(self.n.desugar.loop_body(node))
         self.n.out = []
         again = self.n.exprs.expr(node.test)  # the condition, from this iteration's values
@@ -362,9 +363,11 @@ class LoopLowerer:
                 if ssa == entry:
                     self.n.env[user] = version
 
-    def enter_loop(self) -> tuple[list[Stmt], dict[str, str], set[str]]:
+    def enter_loop(self, node: Any) -> tuple[list[Stmt], dict[str, str], set[str]]:
         """Start a loop body: a fresh statement list, the names bound before it."""
         outer, before, bound_before = self.n.out, dict(self.n.env), set(self.n.bound)
+        self.n.loop_carried |= {before[u] for u in _changed_names(node.body)
+                                if u in before}  # (`parts = parts + [v]`)
         self.n.depth += 1
         self.n.out = []
         self.n.loops.append([])
@@ -423,6 +426,27 @@ class LoopLowerer:
 
     def length(self, seq: Atom, node: Any) -> Atom:
         return self.n.emit(self.n.names.fresh(f"len_{stem(self.n.named(seq))}"), "len", (seq,), {}, node)
+
+
+def _changed_names(body: Any) -> set[str]:
+    """The names a loop body binds again or whose list it changes in place
+    (``parts.append(v)``, ``parts[0] = v``): before the body, such a list is not
+    the literal it was built from at the second iteration."""
+    found = assigned_names(body)
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            f = n.func
+            if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and \
+                    f.attr.value in ("append", "extend", "pop", "insert"):
+                found.add(f.value.value)
+
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            if isinstance(n.target, cst.Subscript) and isinstance(n.target.value, cst.Name):
+                found.add(n.target.value.value)
+
+    body.visit(Finder())
+    return found
 
 
 def _trips(args: list[Any]) -> int | None:

@@ -52,6 +52,7 @@ from .expressions import (
     ExprLowerer,
 )
 from .functions import FunctionLowerer, Plan
+from .inner_transforms import cast_gradients
 from .loops import LoopLowerer
 from .objects import bind_instance, record_of_atom
 from .pyvalues import PythonValues
@@ -203,6 +204,7 @@ class Normalizer:
         # lists read as the literal they were built from (`pair + [v]`): root, the
         # number of statements then, the node (frontend/sequences.py checks them)
         self.literal_reads: list[tuple[str, int, Any]] = []
+        self.loop_carried: set[str] = set()  # (sequences.carried: not the literal)
         self._last_let: Let | None = None  # the statement emit() made last
         self.lets: dict[str, Let] = {}  # name -> the statement that bound it
         self.rebuilt_hint: dict | None = None  # (see expressions.expr_Call, _rebuilding)
@@ -483,7 +485,8 @@ class Normalizer:
                                        (LEAF,) * len(obj.ir.params))
         base = f"{text.split('.')[-1]}_{stem(self.named(positional[0]))}" if positional \
             else text.split(".")[-1]
-        return self._inline_emitted(emitted, text, positional, base, node, target)
+        return cast_gradients(self, obj, positional, lambda t: self._inline_emitted(
+            emitted, text, positional, base, node, t), node, target)
 
     def _inline_emitted(self, emitted: Any, text: str, positional: list[Atom], base: str,
                         node: Any, target: str | None) -> Atom:

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import libcst as cst
+
 from ..errors import TransformError
 from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Var
 
-__all__ = ["as_array", "check_literal_reads", "sequence_arithmetic"]
+__all__ = ["as_array", "carried", "check_literal_reads", "extended", "grows_list",
+           "sequence_arithmetic"]
 
 
 def as_array(n: Any, atom: Atom, node: Any) -> Atom:
@@ -38,9 +41,17 @@ def items_of(n: Any, atom: Atom) -> tuple[type, list[Atom]] | None:
     if isinstance(atom, Const) and type(atom.value) in (tuple, list):
         return type(atom.value), [Const(v, repr(v)) for v in atom.value]
     let = n.lets.get(atom.name) if isinstance(atom, Var) else None
-    if let is not None and let.prim in ("make_list", "make_tuple") and not _changed(n, atom):
+    if let is not None and let.prim in ("make_list", "make_tuple") and not _changed(
+            n, atom) and not carried(n, atom):
         return (list if let.prim == "make_list" else tuple), list(let.args)
     return None
+
+
+def carried(n: Any, atom: Atom) -> bool:
+    """Is ``atom`` the value a name has before a loop whose body binds the name again
+    (``parts = parts + [v]``): from the second iteration on, and after the loop, it
+    is another value, so its literal does not say its items."""
+    return isinstance(atom, Var) and atom.name in n.loop_carried
 
 
 def _read_as_literal(n: Any, atom: Atom, node: Any) -> None:
@@ -87,12 +98,24 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
     a, b = items_of(n, left), items_of(n, right)
     if a is None and b is None and not (_grown(n, left) or _grown(n, right)):
         return None
+    for side in (left, right):
+        let = n.lets.get(side.name) if isinstance(side, Var) else None
+        if carried(n, side) and let is not None and let.prim == "make_tuple":
+            raise TransformError(
+                "a tuple that a loop makes longer at each iteration (its structure would "
+                "change from one iteration to the next)", n.loc(node),
+                "build a list instead (`parts = []` ... `parts.append(v)`)", n.display)
+    if prim == "add" and _grown(n, left) and b is not None and b[0] is list:
+        return extended(n, left, b[1], node, target)  # `parts + [v]`: a copy, appended
     if _grown(n, left) or _grown(n, right):
         raise TransformError(
             f"`{'+' if prim == 'add' else '*'}` of a list grown in a loop (its length "
-            "known only when the function runs) is not supported yet", n.loc(node),
-            "append the items to it (`parts.append(v)`), or join arrays with "
-            "np.concatenate / np.stack", n.display)
+            "known only when the function runs) with " + (
+                "another such list" if prim == "add" and _grown(n, left) and _grown(
+                    n, right) else "this operand") + " is not supported", n.loc(node),
+            "put the grown list first and the new items in a list literal after it "
+            "(`parts + [a, b]`), or append the items to it (`parts.append(v)`)",
+            n.display)
     if prim == "add" and a is not None and b is not None:
         if a[0] is not b[0]:
             raise TransformError(
@@ -107,9 +130,113 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
         if isinstance(times, Const) and type(times.value) in (int, bool):
             _read_as_literal(n, left if a is not None else right, node)
             return _literal(n, seq[0], seq[1] * int(times.value), node, target)
+        if isinstance(times, Var) and _maybe_int(n, times) and any(
+                isinstance(v, Var) and v.name not in n.shapes for v in seq[1]):
+            # `[x] * n` for an int `n` the call passes (or a length): Python repeats the
+            # list, which the rules would read as NumPy's product (a wrong derivative)
+            raise TransformError(
+                f"a {seq[0].__name__} of values repeated a number of times known only "
+                "when the function runs (or multiplied by an array: which one, only the "
+                "call says) is not supported", n.loc(node), "build the list in a loop "
+                "(`out = []`, then `for _ in range(n): out.append(x)`), or multiply an "
+                "array (`np.asarray([...]) * n`)", n.display)
     # a literal met by another value: a list argument's concatenation or an array's
     # arithmetic, which only the call's structure says (transforms/list_operands.py)
     return None
+
+
+def extended(n: Any, seq: Atom, items: list[Atom], node: Any, target: str | None,
+             name: str | None = None) -> Atom:
+    """``seq + [a, b]`` of a list whose length only the call knows: a copy of it
+    (``joined = list(seq)``) with the items appended; with ``name`` (``seq += [a,
+    b]``), the items appended to ``seq`` itself, which the name keeps."""
+    if name is None:
+        seq = n.emit(n.exprs.target(target, "joined"), "list", (seq,), {}, node)
+        n.buffers.add(seq.name)
+    current = seq.name
+    for atom in items:
+        if name is None:
+            version = n.names.fresh(stem(Var(current)))
+            n.emit(version, "append", (Var(current), atom), {}, node)
+            n.buffers.add(version)
+            n.lists.add(version)
+            n.buffer_root[version] = n.buffer_root.get(current, current)
+            current = version
+        else:
+            n.buffer.write(name, current, "append", (Var(current), atom), {}, node)
+            current = n.env[name]
+    return Var(current)
+
+
+def grows_list(n: Any, node: Any) -> bool:
+    """Lower ``node`` if it extends a list the function built (``parts += [a, b]``,
+    ``parts.extend([a, b])``, ``parts = parts + [a, b]`` of a grown list): True where
+    it did."""
+    if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) and isinstance(
+            node.operator, cst.AddAssign) and list_target(n, node.target.value):
+        extend_list(n, node.target.value, node.value, node)
+    elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and isinstance(
+            node.value.func, cst.Attribute) and node.value.func.attr.value == "extend" and \
+            isinstance(node.value.func.value, cst.Name) and list_target(
+                n, node.value.func.value.value) and len(node.value.args) == 1 and not (
+                node.value.args[0].keyword or node.value.args[0].star):
+        extend_list(n, node.value.func.value.value, node.value.args[0].value, node)
+    elif isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(
+            node.targets[0].target, cst.Name) and grows_itself(
+                n, node.targets[0].target.value, node.value):
+        extend_list(n, node.targets[0].target.value, node.value.right, node.value)
+    else:
+        return False
+    return True
+
+
+def list_target(n: Any, name: str) -> bool:
+    """Does ``name`` hold a list the function built (a literal, a grown list)?"""
+    current = n.env.get(name, "")
+    let = n.lets.get(current)
+    return current in n.lists or (let is not None and let.prim == "make_list")
+
+
+def grows_itself(n: Any, name: str, value: Any) -> bool:
+    """``parts = parts + [a, b]`` where ``parts`` is a list grown in a loop (or carried
+    by one) that no other name or container refers to: the new list replaces the old
+    one, which nothing else reads, so it is the old one with the items appended
+    (``parts.append(a)``), as every transform reads it; a later read of an alias made
+    after it is the memory check's to refuse."""
+    current = n.env.get(name, "")
+    return isinstance(value, cst.BinaryOperation) and isinstance(
+        value.operator, cst.Add) and isinstance(value.left, cst.Name) and (
+        value.left.value == name) and isinstance(value.right, (cst.List, cst.Tuple)) \
+        and not any(isinstance(e, cst.StarredElement) for e in value.right.elements) \
+        and list_target(n, name) and current not in n.aliased and (
+            items_of(n, Var(current)) is None)
+
+
+def extend_list(n: Any, name: str, value: Any, node: Any) -> None:
+    """``parts += [a, b]`` (``parts.extend([a, b])``) on a list the function built:
+    Python extends it in place, so each item is appended to it."""
+    found = items_of(n, n.exprs.expr(value))
+    if found is None:
+        raise n.unsupported(
+            value, f"`{name} += ...` extends the list `{name}` by items s2s does not know "
+            "one by one here (a list grown in a loop, an array's rows)", "extend it by a "
+            f"list or tuple literal (`{name} += [a, b]`), or append in a loop (`for v in "
+            f"vs: {name}.append(v)`)")
+    n.lists.add(n.env[name])
+    extended(n, Var(n.env[name]), found[1], node, None, name=name)
+
+
+def _maybe_int(n: Any, atom: Atom, depth: int = 0) -> bool:
+    """May ``atom`` be a Python int when the code runs: a parameter, a loop index, a
+    length, or integer arithmetic of those (``n + 1``)?"""
+    if isinstance(atom, Const):
+        return type(atom.value) in (int, bool)
+    let = n.lets.get(atom.name)
+    if let is None or atom.name in n.shapes:
+        return True
+    return depth < 20 and let.prim in ("identity", "add", "subtract", "multiply",
+                                       "floor_divide", "remainder") and all(
+        _maybe_int(n, a, depth + 1) for a in let.args)
 
 
 def _literal(n: Any, kind: type, atoms: list[Atom], node: Any, target: str | None) -> Atom:

@@ -23,6 +23,7 @@ from .kwdicts import decide, update_writes
 from .literals import decided_branch
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
+from .sequences import grows_list
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
@@ -94,8 +95,9 @@ class StmtLowerer:
 
     def _statement(self, node: Any) -> list[Stmt]:
         if isinstance(node, cst.SimpleStatementLine):
-            for small in node.body:
-                self.small_statement(small)
+            for small in node.body:  # (`parts += [v]`, `parts.extend(vs)`: sequences.py)
+                if not grows_list(self.n, small):
+                    self.small_statement(small)
             return self.n.out
         if raise_only(node) is not None:
             self.kept.raise_if(node, raise_only(node))

@@ -137,7 +137,8 @@ class StaticReader:
             return None
         if let.prim == "make_dict" and "keys" in let.params:  # (else keyed per call)
             return [(_spell(k), k) for k in let.params["keys"]]
-        if let.prim in ("make_tuple", "make_list"):
+        if let.prim in ("make_tuple", "make_list") and (
+                ssa not in self.n.loop_carried):  # (`parts = parts + [v]` in a loop)
             return [(self.atom_node(a, node), a.value if isinstance(a, Const) else NOVALUE)
                     for a in let.args]
         return None

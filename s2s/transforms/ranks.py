@@ -125,7 +125,7 @@ class RankInference:
             if family == "reduction" and type(axis) is int and not keep and not (
                     s.prim.startswith(("cum", "nancum"))):  # (one axis reduced away)
                 return max(self.vm.rank(s.args[0]) - 1, 0)
-            if s.prim in ("size", "ndim", "len", "float", "int"):
+            if s.prim in ("size", "ndim", "len", "float", "int", "dtype", "isdtype"):
                 return 0
             if s.prim == "shape":
                 return 1
