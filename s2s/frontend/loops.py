@@ -183,7 +183,7 @@ class LoopLowerer:
                                        "write `for i, (a, b) in enumerate(zip(x, y)):`")
             args = [self.length(seqs[0], iterable)]
             prefix += [(e.value, q) for e, q in zip(item_target.elements, seqs)]
-        elif self.dict_iteration(item_target, inner, self._builtin(inner_func), prefix):
+        elif self.dict_iteration(item_target, inner, _builtin(self.n, inner_func), prefix):
             args = [self.length(prefix[-1][1], iterable)]  # enumerate(d.items()) ...
         else:
             seq = self.n.exprs.expr(inner)
@@ -194,12 +194,6 @@ class LoopLowerer:
             start = self.n.exprs.expr(start_arg.value)
             return args, None, (target_node, start)
         return args, target_node, None
-
-    def _builtin(self, func: Any) -> Any:
-        """What a called name that is not the function's own denotes (``sorted``...)."""
-        if isinstance(func, cst.Name) and func.value not in self.n.local_names:
-            return self.n.resolver.lookup_global(func)
-        return None
 
     def bind_items(self, index: str, enum_start: Any, prefix: list) -> None:
         """Bind enumerate's counter (``i = k + start``) and each item (``row = x[k]``)."""
@@ -459,3 +453,10 @@ def _trips(args: list[Any]) -> int | None:
         return len(range(*values))
     except (TypeError, ValueError):
         return None
+
+
+def _builtin(n: Any, func: Any) -> Any:
+    """What a called name that is not the function's own denotes (``sorted``...)."""
+    if isinstance(func, cst.Name) and func.value not in n.local_names:
+        return n.resolver.lookup_global(func)
+    return None

@@ -225,8 +225,7 @@ class StmtLowerer:
         elif self.n.draws.statement(node):
             pass  # np.random.seed(0), a draw whose value is unused: run once per call
         elif self.kept.call(node) or _in_place_write(self, node) or _dict_update(self, node):
-            pass  # print(...), logging.info(...) kept; `y.sort()`: `y[...] = np.sort(y)`;
-            # `d.update(k=v)`: `d["k"] = v`
+            pass  # print(...) kept; `y.sort()`: `y[...] = np.sort(y)`; `d.update(k=v)`
         else:
             raise self.n.unsupported(
                 node, "an expression statement is evaluated only for its side effect; "
