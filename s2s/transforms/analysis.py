@@ -45,6 +45,8 @@ class Facts:
     kinds: dict[str, Kind] = field(default_factory=dict)
     active: set[str] = field(default_factory=set)
     producer: dict[str, Let] = field(default_factory=dict)
+    # names bound by more than one statement (the branches of an `if`): all of them
+    producers: dict[str, list[Let]] = field(default_factory=dict)
     scalars: set[str] = field(default_factory=set)  # names whose shape is known to be ()
     int_vars: set[str] = field(default_factory=set)  # names holding Python ints
     # (id(if), branch) -> the structure of the if's joins on that path
@@ -87,6 +89,9 @@ class Facts:
             if isinstance(s, Let):
                 self._placeholder_kind(s)
                 if not (is_none(s) and s.target in self.kinds):
+                    if s.target in self.producer:
+                        self.producers.setdefault(s.target, [self.producer[s.target]])
+                        self.producers[s.target].append(s)
                     self.producer[s.target] = s
                     self.kinds[s.target] = self.kind_of_let(s)
                 if s.prim == "pyexpr":

@@ -69,7 +69,11 @@ class BatchedLoops:
                 break
         self.vm.b = state
         for entry, exit_ in carried_pairs:
+            # (an exit the first example never computed, its loop run no iteration
+            # by it: its rank inferred from the body's, else nothing is checked)
             ranks = (self.vm.ranks.get((entry, ())), self.vm.ranks.get((exit_, ())))
+            if ranks[1] is None and ranks[0] is not None:
+                ranks = (ranks[0], _inferred_rank(self.vm, exit_))
             if state.get(entry) and self.vm.kind(entry) == LEAF and None not in ranks and (
                     ranks[0] != ranks[1]):
                 raise self.vm.fail(s, NoBatchRule(
@@ -444,3 +448,9 @@ def stacked_items(name: str, kind: Seq, paths: set, n: str) -> str:
     value = literal(item, lambda p: f"np.stack([{names[p]}] * {n})" if p in paths else names[p])
     return f"[{value} for {target} in {name}]"
 
+
+def _inferred_rank(vm: Any, name: str) -> int | None:
+    try:
+        return vm.rank(Var(name))
+    except NoBatchRule:
+        return None

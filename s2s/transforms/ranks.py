@@ -95,6 +95,17 @@ class RankInference:
 
     def _infer(self, name: str) -> int | None:
         s = self.vm.facts.producer.get(name)
+        several = self.vm.facts.producers.get(name)
+        if several and s is several[-1]:  # bound on several paths (an if's branches):
+            # the largest rank they give (a zero on one path broadcasts against the
+            # other's array: `sum` of a list empty on one path is 0), none if one is
+            # unknown (not the last path's alone: a loop that grows the rank is then
+            # seen, and refused)
+            ranks = [self._infer_from(name, t) for t in several]
+            return None if None in ranks else max(ranks)
+        return self._infer_from(name, s)
+
+    def _infer_from(self, name: str, s: Let | None) -> int | None:
         if s is None and name in self.vm.facts.int_vars:
             return 0  # a loop's index (a Python int)
         if s is not None and s.prim == "getitem" and isinstance(s.args[0], Var) and (
