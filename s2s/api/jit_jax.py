@@ -213,14 +213,15 @@ def _user_class(value: Any) -> bool:
     exception or a tuple)."""
     if not (isinstance(value, type) and type(value) is type and value not in NODES and (
             value.__module__ or "").split(".")[0] not in _LIBRARIES and not issubclass(
-            value, (BaseException, tuple)) and any(
+            value, BaseException) and (not issubclass(value, tuple) or hasattr(
+                value, "_fields")) and any(
             isinstance(v, types.FunctionType) for k in value.__mro__[:-1]
             for v in vars(k).values())):
         return False
     if value not in _RECORD_CLASSES:  # (only a class s2s builds as a record of fields)
         made = records.built(value)
         _RECORD_CLASSES[value] = isinstance(made, records.Built) and (
-            made.record or made.plain)
+            made.record or made.plain or made.positional)  # (a NamedTuple's methods)
     return _RECORD_CLASSES[value]
 
 
