@@ -40,6 +40,7 @@ from ..ir.nodes import walk as walk_stmts
 from . import expressions
 from .buffers import ALIASING, EFFECTS, WRITES, BufferLowerer, allocates
 from .calls import CallLowerer
+from .carried_records import split_joins
 from .comprehensions import Comprehensions
 from .desugar import Desugar
 from .dicts import DictWrites
@@ -281,6 +282,7 @@ class Normalizer:
                 body = self.stmts.single_return(body, hoisted[-1] if hoisted else node)
                 body = self.funcs.prefix + body
             _drop_unread_placeholders(body, self.placeholders)
+            split_joins(self, body)  # (containers an `if` joins: their leaves)
             MemoryCheck(EFFECTS, self.lists, self.buffers, self._user_name,
                         self.display).run(body, params + kwonly)
             _check_block_nesting(body)
