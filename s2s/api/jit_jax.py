@@ -211,7 +211,8 @@ class _KeptVmapOnJax:
 def _user_class(value: Any) -> bool:
     """A plain class of the user's with Python methods (not a pytree node, an
     exception or a tuple)."""
-    if not (isinstance(value, type) and type(value) is type and value not in NODES and (
+    if not (isinstance(value, type) and type(value).__call__ is type.__call__ and (
+            value not in NODES) and (
             value.__module__ or "").split(".")[0] not in _LIBRARIES and not issubclass(
             value, BaseException) and (not issubclass(value, tuple) or hasattr(
                 value, "_fields")) and any(
@@ -226,6 +227,31 @@ def _user_class(value: Any) -> bool:
 
 
 _RECORD_CLASSES: "weakref.WeakKeyDictionary[type, bool]" = weakref.WeakKeyDictionary()
+
+
+def _meta(meta: type) -> type:
+    """The metaclass of a translated class: ``_OnJaxClass``, with the user's own
+    (``abc.ABCMeta``, whose construction is ``type``'s) where the class has one."""
+    if meta is type:
+        return _OnJaxClass
+    if meta not in _METAS:
+        _METAS[meta] = type(f"_OnJax{meta.__name__}", (_OnJaxClass, meta), {})
+    return _METAS[meta]
+
+
+_METAS: "weakref.WeakKeyDictionary[type, type]" = weakref.WeakKeyDictionary()
+
+
+def _fields_of(obj: Any) -> tuple:
+    fields = vars(obj)
+    return tuple(fields.values()), tuple(fields)
+
+
+def _object_of(cls: type, keys: tuple, children: Any) -> Any:
+    obj = object.__new__(cls)
+    for k, v in zip(keys, children):
+        object.__setattr__(obj, k, v)
+    return obj
 
 
 class _OnJaxClass(type):
@@ -335,14 +361,19 @@ class Translator:
         """A class of the user's as code on JAX calls it: a subclass whose methods
         (``__init__`` too) are their translated copies."""
         found = self._functions.get(id(cls))
-        if found is None:
-            methods = {k: self(v) for klass in reversed(cls.__mro__[:-1])
-                       for k, v in vars(klass).items() if isinstance(v, types.FunctionType)
-                       and not v.__code__.co_filename.startswith("<")}
-            found = _OnJaxClass(cls.__name__, (cls,), {
-                **methods, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+        if found is None:  # (each class's methods just before it in the MRO, so
+            bases: list[type] = []  # `super()` in one, its `__class__` the user's
+            for klass in cls.__mro__[:-1]:  # class, runs the next one's on JAX too)
+                own = {k: self(v) for k, v in vars(klass).items() if isinstance(
+                    v, types.FunctionType) and not v.__code__.co_filename.startswith("<")}
+                bases += [type(klass.__name__, (), own), klass] if own else [klass]
+            found = _meta(type(cls))(cls.__name__, tuple(bases), {
+                "__module__": cls.__module__, "__qualname__": cls.__qualname__,
                 "__s2s_numpy_original__": cls, "__s2s_translator__": self})
-            self._functions[id(cls)] = found
+            if not issubclass(cls, tuple):  # (its objects, made on JAX, are pytrees
+                jax.tree_util.register_pytree_node(  # of their fields: an `if` on a
+                    found, _fields_of, functools.partial(_object_of, found))  # value
+            self._functions[id(cls)] = found  # chooses one with lax.cond, as JAX would)
         return found
 
     def _module(self, module: types.ModuleType) -> Any:
@@ -415,9 +446,11 @@ class Translator:
         if text is not None:
             new.__s2s_text__ = text  # type: ignore[attr-defined]
         self._functions[id(fn)] = new
-        for cell, source in zip(cells_in_order, fn.__closure__ or ()):
-            try:
-                cell.cell_contents = self(source.cell_contents)
+        for name, cell, source in zip(fn.__code__.co_freevars, cells_in_order,
+                                      fn.__closure__ or ()):
+            try:  # (`__class__`, zero-argument super()'s: the user's class itself)
+                cell.cell_contents = source.cell_contents if name == "__class__" else \
+                    self(source.cell_contents)
             except ValueError:  # not yet bound
                 pass
         return new

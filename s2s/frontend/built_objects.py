@@ -143,11 +143,7 @@ def _record_init(cls: type, static: dict[str, Any]) -> RecordInit | str | None:
     module = getattr(cls, "__module__", "") or ""
     if module.split(".")[0] in _LIBRARIES or not isinstance(cls.__dict__, types.MappingProxyType):
         return None
-    if getattr(cls, "__new__", object.__new__) is not object.__new__:
-        return "it defines `__new__`"
-    if type(cls) is not type:
-        return "its class has a metaclass"
-    why = attribute_hooks(cls)
+    why = creation_hooks(cls) or attribute_hooks(cls)
     if why:
         return why
     if dataclasses.is_dataclass(cls) and "__init__" not in _own_methods(cls):
@@ -159,6 +155,17 @@ def _record_init(cls: type, static: dict[str, Any]) -> RecordInit | str | None:
         return "its `__init__` is not a Python function"
     params = [p for p in list(inspect.signature(init).parameters)[1:]]
     return _from_method(cls, init, None, params, "self = {}", static=static)
+
+
+def creation_hooks(cls: type) -> str:
+    """Why Python's own construction of the class is not ``__init__`` on a fresh
+    object ("" where it is): a ``__new__`` (which may return anything), a metaclass
+    whose ``__call__`` is its own (``abc.ABCMeta``'s is ``type``'s: fine)."""
+    if getattr(cls, "__new__", object.__new__) is not object.__new__:
+        return "it defines `__new__` (which may make the object otherwise, or another)"
+    if type(cls).__call__ is not type.__call__:
+        return "its metaclass defines `__call__` (construction is not `__init__`)"
+    return ""
 
 
 def attribute_hooks(cls: type) -> str:
@@ -287,13 +294,18 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
     lines, first, fdef = parsed
     me = fdef.params.params[0].name.value
     owner = record_methods.owner_of(cls, method) or cls
-    calls = record_methods.SelfCalls(cls, owner, me, method.__globals__, lambda f: (
-        _method_record(cls, f)), {m.value for m in _walk(fdef) if isinstance(m, cst.Name)})
+    calls = record_methods.SelfCalls(cls, owner, me, method.__globals__, lambda f, star: (
+        _method_record(cls, f, star)), {m.value for m in _walk(fdef)
+                                        if isinstance(m, cst.Name)})
     fdef = fdef.with_changes(body=fdef.body.visit(calls))
     if calls.why:
-        return f"its {where} {calls.why}"
+        return calls.why if kind == "method" else f"its {where} {calls.why}"
     writes = kind == "init" or calls.threads or record_methods.sets_attributes(fdef, me)
     why = _unreadable(fdef, me, returns=writes)
+    if why and kind == "method":
+        return why.replace("returns a value", "sets attributes of the object and "
+                           "returns a value (use it as a statement, or return the value "
+                           "from a method that sets nothing)")
     if why:
         return f"its {where} {why}"
     assigned = _set_attributes(fdef, me)
@@ -366,15 +378,17 @@ def _defaults_of(fn: Any, method: Any) -> None:
                          and given[p].default is not given[p].empty} or None
 
 
-def _method_record(cls: type, method: Any) -> Any:
+def _method_record(cls: type, method: Any, forwarding: bool = False) -> Any:
     """A method the constructor calls on its object, as a function over the record:
-    ``(function, sets attributes, positional-only count, defaults)``, or why not."""
+    ``(function, sets attributes, positional-only count, defaults)``, or why not;
+    ``forwarding``: called with ``*args``/``**kwargs``, no parameter positional-only."""
     def make() -> Any:
         sig = inspect.signature(method)
         ps = list(sig.parameters.values())[1:]
         if any(p.kind is p.VAR_KEYWORD for p in ps):
             return "takes `**kwargs`"
-        posonly = record_methods.colliding(method, record_methods.field_names(cls))
+        posonly = 0 if forwarding else record_methods.colliding(
+            method, record_methods.field_names(cls))
         plain = [p.name for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         star = next((p.name for p in ps if p.kind is p.VAR_POSITIONAL), None)
         kwonly = [p.name for p in ps if p.kind is p.KEYWORD_ONLY]
@@ -390,10 +404,10 @@ def _method_record(cls: type, method: Any) -> Any:
         signature = ", ".join(parts + [f"**{me}"])
         made = _from_method(cls, method, signature, plain, "", kind="method")
         if isinstance(made, str):
-            return made.replace("its `", "`", 1)
+            return made
         defaults = {p.name: p.default for p in ps[:posonly] if p.default is not p.empty}
         return made.fn, hasattr(made.fn, record_methods.THREADS), posonly, defaults
-    return record_methods.cached((cls, method), make)
+    return record_methods.cached((cls, method, forwarding), make)
 
 
 def _assigned_names(fdef: cst.FunctionDef) -> set[str]:

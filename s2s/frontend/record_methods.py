@@ -179,11 +179,6 @@ def bind_positionally(call: Call, posonly: int, defaults_cell: str) -> Any:
     sig = list(inspect.signature(call.fn).parameters.values())[1:]
     if not posonly:
         return call.args
-    if any(a.star for a in call.args):  # (forwarding: bound as written, positions
-        if any(p.default is not p.empty for p in sig[:posonly]):  # taken from *args)
-            return ("passes `*args` or `**kwargs` to a method whose parameter named "
-                    "like an attribute of the object has a default")
-        return call.args
     positional = [a for a in call.args if a.keyword is None]
     keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
     out: list[cst.Arg] = []
@@ -260,7 +255,7 @@ class SelfCalls(cst.CSTTransformer):
                 return updated
             self._dropped.add(id(updated))
             return updated
-        made = self.make(found.fn)
+        made = self.make(found.fn, any(a.star for a in found.args))
         if isinstance(made, str):
             self.why = f"calls `{found.fn.__name__}`, which {made}"
             return updated

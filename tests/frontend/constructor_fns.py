@@ -3,6 +3,7 @@ constructors calling their object's methods (super().__init__ chains, self.metho
 *args/**kwargs, InitVar), NamedTuple methods, and objects carried through loops or
 chosen by an `if` on a value."""
 
+import abc
 import dataclasses
 from typing import NamedTuple
 
@@ -372,3 +373,25 @@ def value_of_a_setter(x):
 
 def kwargs_method(x):
     return np.sum(KwargsMethod(x).w)
+
+
+class Abstract(abc.ABC):  # a metaclass that leaves construction to __init__
+    def __init__(self, w):
+        self.w = w * 2.0
+
+    @abc.abstractmethod
+    def score(self, x):
+        ...
+
+
+class Concrete(Abstract):
+    def __init__(self, w):
+        super().__init__(w)
+        self.v = np.sin(w)
+
+    def score(self, x):
+        return np.sum(self.w * self.v * x)
+
+
+def abstract_base(x):
+    return Concrete(x).score(x)
