@@ -53,10 +53,17 @@ def record_init(cls: type, static: tuple = ()) -> RecordInit | str | None:
     them (``if bias:``) is decided when transforming: one function per values."""
     init, post = getattr(cls, "__init__", None), getattr(cls, "__post_init__", None)
     key = (cls, init, getattr(init, "__code__", None), post, getattr(post, "__code__", None),
-           static)
+           static, _methods_now(cls))
     if key not in _CACHE:
         _CACHE[key] = _record_init(cls, dict(static))
     return _CACHE[key]
+
+
+def _methods_now(cls: type) -> tuple:
+    """The class's functions (its bases' too): a constructor calls them, so one
+    replaced makes the constructor's function again."""
+    return tuple((k, v, v.__code__) for c in cls.__mro__[:-1] for k, v in vars(c).items()
+                 if isinstance(v, types.FunctionType))
 
 
 def field_key(let: Any) -> Any:
@@ -290,7 +297,7 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
     where = f"`{method.__name__}`"
     parsed = _parsed(method)
     if isinstance(parsed, str):
-        return parsed
+        return parsed.replace(f"its {where} ", "") if kind == "method" else parsed
     lines, first, fdef = parsed
     me = fdef.params.params[0].name.value
     owner = record_methods.owner_of(cls, method) or cls
@@ -407,7 +414,7 @@ def _method_record(cls: type, method: Any, forwarding: bool = False) -> Any:
             return made
         defaults = {p.name: p.default for p in ps[:posonly] if p.default is not p.empty}
         return made.fn, hasattr(made.fn, record_methods.THREADS), posonly, defaults
-    return record_methods.cached((cls, method, forwarding), make)
+    return record_methods.cached((cls, method, forwarding, _methods_now(cls)), make)
 
 
 def _assigned_names(fdef: cst.FunctionDef) -> set[str]:

@@ -395,3 +395,21 @@ class Concrete(Abstract):
 
 def abstract_base(x):
     return Concrete(x).score(x)
+
+
+def carried_back(x):
+    m = Model(x)
+    for _ in range(2):
+        m = Model(np.sin(m.w2))
+    return m
+
+
+def chosen_back(x):
+    return Model(x) if np.sum(x) > 0 else Model(np.cos(x))
+
+
+def changes_structure_in_loop(x):
+    m = Model(x)
+    for _ in range(2):
+        m = Leaf(m.w)  # another class: the loop's structure changes
+    return np.sum(m.w)
