@@ -316,6 +316,8 @@ class Translator:
             return _KeptVmapOnJax(value, self)
         if isinstance(value, functools.partial):  # (its function on JAX, values kept)
             return functools.partial(self(value.func), *value.args, **value.keywords)
+        if isinstance(value, records.Plained):  # (returns objects it built: on JAX)
+            return records.Plained(self(value.__s2s_unwrap__))
         if isinstance(value, records.Rebuilding):  # (given the objects its caller built)
             return records.Rebuilding(self(value.fn), {
                 i: self._built(b) for i, b in value.made.items()})

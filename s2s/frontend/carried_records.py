@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ir.names import rename
 from ..ir.nodes import Break, Const, For, If, Index, Let, Stmt, Var
 
 
@@ -32,6 +33,13 @@ def structure(n: Any, name: str) -> tuple | None:
         if let.prim == "identity" and isinstance(let.args[0], Var):
             name = let.args[0].name
             continue
+        nested = _field_record(n, let)  # (`n.l1`: a field of a record holding one)
+        if nested is not None:
+            return nested
+        item = _item_of(n, let)
+        if item is not None:  # (an item of a dict or tuple built here)
+            name = item
+            continue
         if let.prim == "make_tuple" and name not in n.lists:
             return ("tuple", len(let.args), dict(let.params))
         keys = n.dicts.known(name)
@@ -40,6 +48,46 @@ def structure(n: Any, name: str) -> tuple | None:
             return ("dict", tuple(keys), {"keys": tuple(keys), **built})
         break
     return None
+
+
+def _item_of(n: Any, let: Let) -> str | None:
+    """The name ``let`` reads out of a container the function built (``getitem`` of
+    a constant key or position), else None."""
+    index = let.params.get("index") if let.prim == "getitem" else None
+    items = getattr(index, "items", None)
+    if not items or len(items) != 1 or not isinstance(items[0], Const) or not isinstance(
+            let.args[0], Var):
+        return None
+    base = n.lets.get(let.args[0].name)
+    if not isinstance(base, Let) or base.target != let.args[0].name:
+        return None
+    key = items[0].value
+    if base.prim == "make_dict" and key in tuple(base.params.get("keys", ())):
+        found = base.args[list(base.params["keys"]).index(key)]
+    elif base.prim == "make_tuple" and type(key) is int and -len(base.args) <= key < len(
+            base.args):
+        found = base.args[key]
+    else:
+        return None
+    return found.name if isinstance(found, Var) else None
+
+
+def _field_record(n: Any, let: Let) -> tuple | None:
+    """The structure of ``m.l1`` read out of a record ``m`` whose field ``l1`` holds
+    an object its constructor built (``Built.fields``)."""
+    index = let.params.get("index") if let.prim == "getitem" else None
+    items = getattr(index, "items", None)
+    if not items or len(items) != 1 or not isinstance(items[0], Const) or not isinstance(
+            let.args[0], Var):
+        return None
+    outer = structure(n, let.args[0].name)
+    built = outer[2].get("built") if outer is not None and outer[0] == "dict" else None
+    inner = getattr(built, "fields", None) or {}
+    made = inner.get(items[0].value)
+    if made is None or not hasattr(made, "cls") or not getattr(made, "keys", None):
+        return None
+    keys = tuple(made.keys)
+    return ("dict", keys, {"keys": keys, "built": made})
 
 
 def _leaves(kind: str, shape: Any) -> list:
@@ -61,7 +109,9 @@ def split_carried(n: Any, carried: list[tuple[str, str]], body: list[Stmt],
     new carried pairs and what ``rebuild_after`` makes after the loop."""
     out: list[tuple[str, str]] = []
     after: list[tuple[str, str, tuple]] = []
-    for entry, exit_ in carried:
+    work = list(carried)
+    while work:  # (a field that is itself a record: split again)
+        entry, exit_ = work.pop(0)
         before, end = structure(n, entry), structure(n, exit_)
         if before is None or end is None or before[:2] != end[:2] or entry == exit_:
             out.append((entry, exit_))
@@ -84,7 +134,7 @@ def split_carried(n: Any, carried: list[tuple[str, str]], body: list[Stmt],
         body.extend(tail)
         for let in tail:
             n.lets[let.target] = let
-        out += list(zip(ins, outs))
+        work += list(zip(ins, outs))
         after.append((entry, prim, (tuple(ins), made)))
     return out, after
 
@@ -92,9 +142,10 @@ def split_carried(n: Any, carried: list[tuple[str, str]], body: list[Stmt],
 def rebuild_after(n: Any, after: list[tuple[str, str, tuple]], node: Any) -> None:
     """After the loop, each split container made again from its leaves' last values:
     the names that held it now hold the new one."""
-    for entry, prim, (ins, made) in after:
-        name = n.names.fresh(entry)
-        n.emit(name, prim, tuple(Var(v) for v in ins), made, node)
+    rebuilt: dict[str, str] = {}
+    for entry, prim, (ins, made) in reversed(after):  # (a field's record first)
+        name = rebuilt[entry] = n.names.fresh(entry)
+        n.emit(name, prim, tuple(Var(rebuilt.get(v, v)) for v in ins), made, node)
         if prim == "make_dict":
             n.dicts.keys[name] = tuple(made["keys"])
         for user, ssa in list(n.env.items()):
@@ -104,8 +155,6 @@ def rebuild_after(n: Any, after: list[tuple[str, str, tuple]], node: Any) -> Non
 
 def _rename_reads(stmts: list[Stmt], old: str, new: str) -> None:
     """Reads of ``old`` in the body (it is bound before the loop, never in it)."""
-    from ..ir.names import rename
-
     rename(stmts, old, new)
 
 
@@ -169,6 +218,12 @@ def _binding(stmts: list[Stmt], name: str) -> int | None:
 def _shape_of(n: Any, let: Let) -> tuple | None:
     if let.prim == "identity" and isinstance(let.args[0], Var):
         return structure(n, let.args[0].name)
+    nested = _field_record(n, let)
+    if nested is not None:
+        return nested
+    item = _item_of(n, let)
+    if item is not None:
+        return structure(n, item)
     if let.prim == "make_tuple" and let.target not in n.lists:
         return ("tuple", len(let.args), dict(let.params))
     if let.prim == "make_dict" and "keys" in let.params and "from_items" not in let.params:
@@ -178,7 +233,9 @@ def _shape_of(n: Any, let: Let) -> tuple | None:
 
 def _split_if(n: Any, s: If) -> list[Stmt]:
     after: list[Stmt] = []
-    for j in list(s.joins):
+    work = list(s.joins)
+    while work:  # (a field that is itself a record: its leaves too)
+        j = work.pop(0)
         at = [_binding(s.body, j), _binding(s.orelse, j)]
         if None in at:
             continue
@@ -194,17 +251,16 @@ def _split_if(n: Any, s: If) -> list[Stmt]:
         for b, branch in enumerate(branches):
             own = n.names.fresh(j)
             rest = branch[at[b] + 1:]
-            from ..ir.names import rename
-
             rename(rest, j, own)
             lets[b].target = own
             n.lets[own] = lets[b]
             branch.extend(Let(leaf, "getitem", (Var(own),), _index(k), s.loc)
                           for leaf, k in zip(leaves, keys))
         s.joins = [x for x in s.joins if x != j] + leaves
+        work += leaves
         prim = "make_dict" if kind == "dict" else "make_tuple"
         made = {k: v for k, v in params.items() if k in ("keys", "built")}
         joined = Let(j, prim, tuple(Var(v) for v in leaves), made, s.loc)
         n.lets[j] = joined
-        after.append(joined)
+        after.insert(0, joined)  # (a field's record made before the one holding it)
     return after

@@ -592,8 +592,9 @@ def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
         if i in hint and "built" not in let.params:  # (emitted code read again: the
             let.params["built"] = hint[i]  # dict it passes is that NamedTuple)
         built = let.params.get("built")
-        if getattr(built, "positional", False) or getattr(built, "plain", False):
-            made[i] = built  # (a NamedTuple, an object of a plain class: made again)
+        if built is not None and hasattr(built, "make"):
+            made[i] = built  # (a NamedTuple, a registered class's or a plain class's
+            # object: made again)
     code = getattr(obj, "__code__", None)
     if not made or code is not None and code.co_filename.startswith("<s2s:"):
         return text  # (code s2s emitted reads the dicts as they are)

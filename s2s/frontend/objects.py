@@ -298,8 +298,8 @@ def passing_objects(n: Any, fn: Any, args: list, kwargs: dict) -> Any:
         if made is None and isinstance(value, Var):
             made = hint.get(i) if i < len(args) else None
             made = made or (object_param(n, value.name) if let is None else None)
-        if made is not None and (made.plain or made.record):
-            found[name] = made
+        if made is not None and hasattr(made, "make"):  # (a NamedTuple, a registered
+            found[name] = made  # class's object too: its methods called there)
     return for_objects(fn, found)
 
 
@@ -474,12 +474,14 @@ def _star_params(fn: Any) -> bool:
 
 
 def _named_tuple_method(n: Any, base: str, name: str) -> FnValue | None:
-    """``p.apply(x)`` for a NamedTuple ``p`` the function built: its class's function,
-    given the tuple (made again from its fields where emitted code calls it)."""
+    """``p.apply(x)`` for a NamedTuple (or an object of a registered pytree class)
+    ``p`` the function built: its class's function, given the object (made again
+    from its fields where emitted code calls it)."""
     let = n.lets.get(n.env.get(base, ""))
     made = let.params.get("built") if let is not None and let.prim == "make_dict" \
         else None
-    if made is None or not getattr(made, "positional", False) or name in made.keys:
+    if made is None or getattr(made, "record", False) or getattr(made, "plain", False) \
+            or name in made.keys:
         return None
     found = inspect.getattr_static(made.cls, name, None)
     if not isinstance(found, types.FunctionType) or is_library(found):

@@ -21,7 +21,10 @@ positional-only), so ``self.w = w; self.prepare(w)`` binds both.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import inspect
+import textwrap
 import types
 from typing import Any
 
@@ -59,8 +62,11 @@ def sets_attributes(fdef: cst.FunctionDef, me: str) -> bool:
 def field_names(cls: type) -> set[str]:
     """Every attribute a method of the class (or a base) may set: the names a
     method's parameter must not share when the fields are passed as keywords."""
-    import dataclasses
-
+    functions = tuple(v for klass in cls.__mro__[:-1] for v in vars(klass).values()
+                      if isinstance(v, types.FunctionType))
+    hit = _FIELDS.get((cls, functions))
+    if hit is not None:
+        return hit
     out: set[str] = set()
     if dataclasses.is_dataclass(cls):
         out |= {f.name for f in dataclasses.fields(cls)}
@@ -70,13 +76,14 @@ def field_names(cls: type) -> set[str]:
                 continue
             for node in _attribute_targets(value):
                 out.add(node)
+    _FIELDS[(cls, functions)] = out
     return out
 
 
-def _attribute_targets(fn: Any) -> list[str]:
-    import ast
-    import textwrap
+_FIELDS: dict[tuple, set[str]] = {}
 
+
+def _attribute_targets(fn: Any) -> list[str]:
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):

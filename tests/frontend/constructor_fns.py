@@ -9,6 +9,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+import s2s.tree_util as tu
+
 GAIN = 1.5  # read in a base class's constructor (changed between calls by a test)
 
 
@@ -413,3 +415,54 @@ def changes_structure_in_loop(x):
     for _ in range(2):
         m = Leaf(m.w)  # another class: the loop's structure changes
     return np.sum(m.w)
+
+
+@tu.register_pytree_node_class
+class Registered:
+    """a pytree class of yours (registered with s2s.tree_util)."""
+
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    def tree_flatten(self):
+        return (self.w, self.b), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+    def loss(self, x):
+        return np.sum(np.tanh(x * self.w + self.b) ** 2)
+
+
+def takes_registered(r, x):
+    return np.sum(r.w * x) * r.loss(x)
+
+
+def registered_class_method(x):
+    r = Registered(x, np.cos(x))
+    return r.loss(x) + takes_registered(r, x)
+
+
+class Inner:
+    def __init__(self, w):
+        self.w = w * 2.0
+
+
+class Outer:
+    def __init__(self, w):
+        self.inner = Inner(w)  # a record holding a record
+        self.v = np.sin(w)
+
+
+def nested_record_carried(x):
+    n = Outer(x)
+    for _ in range(2):
+        n = Outer(n.inner.w * 0.5 + n.v)
+    return np.sum(n.inner.w * n.v)
+
+
+def nested_record_chosen(x):
+    n = Outer(x) if np.sum(x) > 0 else Outer(-x)
+    return np.sum(n.inner.w * n.v)

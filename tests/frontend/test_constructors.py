@@ -8,8 +8,9 @@ being differentiated, and chosen by an `if` on a value (under vmap: per example)
 
 Every value against JAX on the same source (jax_twin: JAX runs the classes as Python
 while tracing), float64 and float32; vmap against a Python loop; s2s.jit on both
-backends.  The sweeps run one case by default (tests/conftest.py), every case under
-``-m slow``."""
+backends.  The default tier runs ``test_default_tier`` (gradients against central
+differences), the emitted-code check and one refusal; every case against JAX runs
+under ``-m slow``."""
 
 from __future__ import annotations
 
@@ -35,12 +36,30 @@ BUILT = ["super_chain", "diamond", "explicit_base_init", "inherited_init",
          "forwarding_init", "initvar_field", "post_init_super", "named_tuple_methods",
          "abstract_base", "as_a_callee"]
 CARRIED = ["record_carried", "record_carried_with_index", "dict_carried", "tuple_carried",
-           "record_in_a_while", "record_carried_with_break"]
+           "record_in_a_while", "record_carried_with_break", "nested_record_carried"]
 CHOSEN = ["record_chosen", "record_chosen_by_if_statement", "dict_chosen",
-          "chosen_then_carried"]
+          "chosen_then_carried", "nested_record_chosen"]
 CASES = BUILT + CARRIED + CHOSEN
 
 
+def _central(f, x, eps=1e-6):
+    return np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(x.size)])
+
+
+def test_default_tier() -> None:
+    """The default tier's share (the rest runs under -m slow): a super() chain, methods
+    called in __init__, an object carried by a loop, one chosen per example under
+    vmap; gradients against central differences, vmap against a Python loop."""
+    for name in ("super_chain", "init_calls_methods", "record_carried"):
+        f = getattr(F, name)
+        np.testing.assert_allclose(s2s.grad(f)(X), _central(f, X), rtol=1e-6, atol=1e-8)
+    f = F.record_chosen
+    C.close(s2s.vmap(f)(XS), [f(x) for x in XS], np.float64)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(XS), [_central(f, x) for x in XS],
+                               rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", CASES)
 def test_grad_jvp_vjp_against_jax(name, dtype) -> None:
@@ -48,6 +67,7 @@ def test_grad_jvp_vjp_against_jax(name, dtype) -> None:
         C.grads(F, J, name, x, (), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CASES)
 def test_jacobians_vmap_jit(name) -> None:
     C.jacobians(F, J, name, X, ())
@@ -55,6 +75,7 @@ def test_jacobians_vmap_jit(name) -> None:
     C.jitted(F, J, name, X, ())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CARRIED + CHOSEN)
 def test_vmap_float32_and_jit_of_vmap(name) -> None:
     """Under vmap the examples take the `if` differently (XS holds both signs): each
@@ -67,6 +88,28 @@ def test_vmap_float32_and_jit_of_vmap(name) -> None:
     C.close(s2s.jit(s2s.vmap(f))(XS), [f(x) for x in XS], np.float64)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_registered_class_methods(dtype) -> None:
+    """`r.loss(x)` for an object of a registered pytree class built in the function,
+    and in a callee it is passed to.  Under s2s.jit on JAX the class stays as it is
+    (not translated to JAX: a registered class rebuilds its objects with its own
+    code), so its NumPy method is refused at your line."""
+    C.grads(F, J, "registered_class_method", X, (), dtype)
+    if dtype == np.float32:
+        return
+    C.jacobians(F, J, "registered_class_method", X, ())
+    C.vmapped(F, "registered_class_method", XS, (), np.float64)
+    f = F.registered_class_method
+    want = np.asarray(jax.grad(J.registered_class_method)(X))
+    C.close(s2s.jit(f)(X), f(X), np.float64)
+    C.close(s2s.jit(s2s.grad(f))(X), want, np.float64)
+    with pytest.raises(s2s.TransformError) as err:
+        s2s.jit(f, backend="jax")(X)
+    assert 'constructor_fns.py", line' in str(err.value) and "self.w" in str(err.value)
+
+
+@pytest.mark.slow
 def test_values_change_between_calls() -> None:
     """The 1st, 3rd and 10th call of one transform (and of jit), other values each."""
     g = s2s.value_and_grad(F.init_calls_methods)
@@ -81,6 +124,7 @@ def test_values_change_between_calls() -> None:
             C.close(j(x), jax.grad(J.record_carried)(x), np.float64, f"jit, call {call}")
 
 
+@pytest.mark.slow
 def test_state_read_by_a_base_constructor_changed_between_calls(monkeypatch) -> None:
     """A module constant and a class attribute a base class's __init__ reads, and a
     base's method, changed between calls: the next call reads them, as Python does."""
@@ -97,6 +141,7 @@ def test_state_read_by_a_base_constructor_changed_between_calls(monkeypatch) -> 
     C.close(j(X), F.super_chain(X), np.float64, "jit")
 
 
+@pytest.mark.slow
 def test_a_method_the_constructor_calls_replaced_between_calls(monkeypatch) -> None:
     """`Prepared.prepare` (called in __init__) and `Base.__init__` (called by
     super() two classes up) replaced after a first call: the next call runs them."""
@@ -123,6 +168,7 @@ def test_a_method_the_constructor_calls_replaced_between_calls(monkeypatch) -> N
     np.testing.assert_allclose(h(X), fd, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.slow
 def test_nan_and_size_one() -> None:
     x = np.array([0.3, np.nan, 2.0])
     for name in ("super_chain", "record_carried"):
@@ -134,6 +180,7 @@ def test_nan_and_size_one() -> None:
     C.close(s2s.vmap(F.record_chosen)(one[:, None]), [F.record_chosen(one)], np.float64)
 
 
+@pytest.mark.slow
 def test_an_object_given_back_from_a_loop_and_an_if() -> None:
     """vmap and jit give back the object the loop (or the `if`) made: fields stacked
     or selected per example, its class the user's; the caller's writes into a result
@@ -170,7 +217,7 @@ def test_emitted_code_reads_as_written() -> None:
     ("value_of_a_setter", "sets attributes of the object and returns a value",
      "ValueOfASetter(x)"),
     ("kwargs_method", "calls `setup`, which takes `**kwargs`", "KwargsMethod(x)"),
-    ("changes_structure_in_loop", "rebound in a loop being differentiated",
+    ("changes_structure_in_loop", "`m` changes structure inside the loop",
      "for _ in range(2)"),
 ])
 def test_refused_located(name, says, where) -> None:
