@@ -27,12 +27,12 @@ from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .objects import (
-    threaded_call,
     class_attribute,
     is_instance_self,
     object_call,
     record_of_atom,
     replace_call,
+    threaded_call,
 )
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
