@@ -26,11 +26,20 @@ from ..errors import TransformError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
-from . import arguments, dtypes_down, jacobians, pushforward, records, signatures, vectorize
+from . import (
+    arguments,
+    dtypes_down,
+    jacobians,
+    pushforward,
+    records,
+    signatures,
+    vectorize,
+)
 from . import transformed as api
 from .callables import PerArity
 from .emitted import emitted_for, shadow
 from .jacobians import JacFwd, JacRev, _basis
+from .jit_jax_pytrees import RebuiltOnJax, register_translated
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .tree_util import NODES
 from .vectorize import Vmapped
@@ -212,7 +221,6 @@ def _user_class(value: Any) -> bool:
     """A plain class of the user's with Python methods (not a pytree node, an
     exception or a tuple)."""
     if not (isinstance(value, type) and type(value).__call__ is type.__call__ and (
-            value not in NODES) and (
             value.__module__ or "").split(".")[0] not in _LIBRARIES and not issubclass(
             value, BaseException) and (not issubclass(value, tuple) or hasattr(
                 value, "_fields")) and any(
@@ -222,7 +230,8 @@ def _user_class(value: Any) -> bool:
     if value not in _RECORD_CLASSES:  # (only a class s2s builds as a record of fields)
         made = records.built(value)
         _RECORD_CLASSES[value] = isinstance(made, records.Built) and (
-            made.record or made.plain or made.positional)  # (a NamedTuple's methods)
+            made.record or made.plain or made.positional  # (a NamedTuple's methods)
+            or value in NODES)  # (a registered class's: made again given them)
     return _RECORD_CLASSES[value]
 
 
@@ -240,18 +249,6 @@ def _meta(meta: type) -> type:
 
 
 _METAS: "weakref.WeakKeyDictionary[type, type]" = weakref.WeakKeyDictionary()
-
-
-def _fields_of(obj: Any) -> tuple:
-    fields = vars(obj)
-    return tuple(fields.values()), tuple(fields)
-
-
-def _object_of(cls: type, keys: tuple, children: Any) -> Any:
-    obj = object.__new__(cls)
-    for k, v in zip(keys, children):
-        object.__setattr__(obj, k, v)
-    return obj
 
 
 class _OnJaxClass(type):
@@ -346,6 +343,9 @@ class Translator:
 
     def _built(self, made: Any) -> Any:
         """How an object is made again, as one whose methods run on JAX."""
+        if not made.record and not getattr(made, "positional", False) and hasattr(
+                made, "cls") and type(made.cls).__call__ is type.__call__:
+            return RebuiltOnJax(made, self._class(made.cls))  # (a registered class)
         if not made.record:
             return made
         if hasattr(made, "built") and not hasattr(made, "cls"):  # (a list of them)
@@ -372,10 +372,8 @@ class Translator:
             found = _meta(type(cls))(cls.__name__, tuple(bases), {
                 "__module__": cls.__module__, "__qualname__": cls.__qualname__,
                 "__s2s_numpy_original__": cls, "__s2s_translator__": self})
-            if not issubclass(cls, tuple):  # (its objects, made on JAX, are pytrees
-                jax.tree_util.register_pytree_node(  # of their fields: an `if` on a
-                    found, _fields_of, functools.partial(_object_of, found))  # value
-            self._functions[id(cls)] = found  # chooses one with lax.cond, as JAX would)
+            register_translated(found, cls)  # (its objects: pytrees on JAX)
+            self._functions[id(cls)] = found
         return found
 
     def _module(self, module: types.ModuleType) -> Any:

@@ -34,7 +34,7 @@ XS = np.stack([X, -X, 0.5 * X, np.array([1.5, 0.2, -0.7])])
 BUILT = ["super_chain", "diamond", "explicit_base_init", "inherited_init",
          "init_calls_methods", "keyword_for_a_field_name", "star_args_init",
          "forwarding_init", "initvar_field", "post_init_super", "named_tuple_methods",
-         "abstract_base", "as_a_callee"]
+         "abstract_base", "registered_class_method", "as_a_callee"]
 CARRIED = ["record_carried", "record_carried_with_index", "dict_carried", "tuple_carried",
            "record_in_a_while", "record_carried_with_break", "nested_record_carried"]
 CHOSEN = ["record_chosen", "record_chosen_by_if_statement", "dict_chosen",
@@ -86,27 +86,6 @@ def test_vmap_float32_and_jit_of_vmap(name) -> None:
     assert got.dtype == np.float32
     C.close(got, [np.asarray(jax.grad(getattr(J, name))(x)) for x in xs], np.float32)
     C.close(s2s.jit(s2s.vmap(f))(XS), [f(x) for x in XS], np.float64)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_registered_class_methods(dtype) -> None:
-    """`r.loss(x)` for an object of a registered pytree class built in the function,
-    and in a callee it is passed to.  Under s2s.jit on JAX the class stays as it is
-    (not translated to JAX: a registered class rebuilds its objects with its own
-    code), so its NumPy method is refused at your line."""
-    C.grads(F, J, "registered_class_method", X, (), dtype)
-    if dtype == np.float32:
-        return
-    C.jacobians(F, J, "registered_class_method", X, ())
-    C.vmapped(F, "registered_class_method", XS, (), np.float64)
-    f = F.registered_class_method
-    want = np.asarray(jax.grad(J.registered_class_method)(X))
-    C.close(s2s.jit(f)(X), f(X), np.float64)
-    C.close(s2s.jit(s2s.grad(f))(X), want, np.float64)
-    with pytest.raises(s2s.TransformError) as err:
-        s2s.jit(f, backend="jax")(X)
-    assert 'constructor_fns.py", line' in str(err.value) and "self.w" in str(err.value)
 
 
 @pytest.mark.slow
