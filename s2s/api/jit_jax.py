@@ -26,11 +26,20 @@ from ..errors import TransformError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
-from . import arguments, dtypes_down, jacobians, pushforward, records, signatures, vectorize
+from . import (
+    arguments,
+    dtypes_down,
+    jacobians,
+    pushforward,
+    records,
+    signatures,
+    vectorize,
+)
 from . import transformed as api
 from .callables import PerArity
 from .emitted import emitted_for, shadow
 from .jacobians import JacFwd, JacRev, _basis
+from .jit_jax_pytrees import RebuiltOnJax, register_translated
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .tree_util import NODES
 from .vectorize import Vmapped
@@ -228,20 +237,35 @@ class _KeptVmapOnJax:
 def _user_class(value: Any) -> bool:
     """A plain class of the user's with Python methods (not a pytree node, an
     exception or a tuple)."""
-    if not (isinstance(value, type) and type(value) is type and value not in NODES and (
+    if not (isinstance(value, type) and type(value).__call__ is type.__call__ and (
             value.__module__ or "").split(".")[0] not in _LIBRARIES and not issubclass(
-            value, (BaseException, tuple)) and any(
+            value, BaseException) and (not issubclass(value, tuple) or hasattr(
+                value, "_fields")) and any(
             isinstance(v, types.FunctionType) for k in value.__mro__[:-1]
             for v in vars(k).values())):
         return False
     if value not in _RECORD_CLASSES:  # (only a class s2s builds as a record of fields)
         made = records.built(value)
         _RECORD_CLASSES[value] = isinstance(made, records.Built) and (
-            made.record or made.plain)
+            made.record or made.plain or made.positional  # (a NamedTuple's methods)
+            or value in NODES)  # (a registered class's: made again given them)
     return _RECORD_CLASSES[value]
 
 
 _RECORD_CLASSES: "weakref.WeakKeyDictionary[type, bool]" = weakref.WeakKeyDictionary()
+
+
+def _meta(meta: type) -> type:
+    """The metaclass of a translated class: ``_OnJaxClass``, with the user's own
+    (``abc.ABCMeta``, whose construction is ``type``'s) where the class has one."""
+    if meta is type:
+        return _OnJaxClass
+    if meta not in _METAS:
+        _METAS[meta] = type(f"_OnJax{meta.__name__}", (_OnJaxClass, meta), {})
+    return _METAS[meta]
+
+
+_METAS: "weakref.WeakKeyDictionary[type, type]" = weakref.WeakKeyDictionary()
 
 
 class _OnJaxClass(type):
@@ -306,6 +330,8 @@ class Translator:
             return _KeptVmapOnJax(value, self)
         if isinstance(value, functools.partial):  # (its function on JAX, values kept)
             return functools.partial(self(value.func), *value.args, **value.keywords)
+        if isinstance(value, records.Plained):  # (returns objects it built: on JAX)
+            return records.Plained(self(value.__s2s_unwrap__))
         if isinstance(value, records.Rebuilding):  # (given the objects its caller built)
             return records.Rebuilding(self(value.fn), {
                 i: self._built(b) for i, b in value.made.items()})
@@ -334,6 +360,9 @@ class Translator:
 
     def _built(self, made: Any) -> Any:
         """How an object is made again, as one whose methods run on JAX."""
+        if not made.record and not getattr(made, "positional", False) and hasattr(
+                made, "cls") and type(made.cls).__call__ is type.__call__:
+            return RebuiltOnJax(made, self._class(made.cls))  # (a registered class)
         if not made.record:
             return made
         if hasattr(made, "built") and not hasattr(made, "cls"):  # (a list of them)
@@ -351,13 +380,16 @@ class Translator:
         """A class of the user's as code on JAX calls it: a subclass whose methods
         (``__init__`` too) are their translated copies."""
         found = self._functions.get(id(cls))
-        if found is None:
-            methods = {k: self(v) for klass in reversed(cls.__mro__[:-1])
-                       for k, v in vars(klass).items() if isinstance(v, types.FunctionType)
-                       and not v.__code__.co_filename.startswith("<")}
-            found = _OnJaxClass(cls.__name__, (cls,), {
-                **methods, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+        if found is None:  # (each class's methods just before it in the MRO, so
+            bases: list[type] = []  # `super()` in one, its `__class__` the user's
+            for klass in cls.__mro__[:-1]:  # class, runs the next one's on JAX too)
+                own = {k: self(v) for k, v in vars(klass).items() if isinstance(
+                    v, types.FunctionType) and not v.__code__.co_filename.startswith("<")}
+                bases += [type(klass.__name__, (), own), klass] if own else [klass]
+            found = _meta(type(cls))(cls.__name__, tuple(bases), {
+                "__module__": cls.__module__, "__qualname__": cls.__qualname__,
                 "__s2s_numpy_original__": cls, "__s2s_translator__": self})
+            register_translated(found, cls)  # (its objects: pytrees on JAX)
             self._functions[id(cls)] = found
         return found
 
@@ -438,9 +470,11 @@ class Translator:
         if text is not None:
             new.__s2s_text__ = text  # type: ignore[attr-defined]
         self._functions[id(fn)] = new
-        for cell, source in zip(cells_in_order, fn.__closure__ or ()):
-            try:
-                cell.cell_contents = self(source.cell_contents)
+        for name, cell, source in zip(fn.__code__.co_freevars, cells_in_order,
+                                      fn.__closure__ or ()):
+            try:  # (`__class__`, zero-argument super()'s: the user's class itself)
+                cell.cell_contents = source.cell_contents if name == "__class__" else \
+                    self(source.cell_contents)
             except ValueError:  # not yet bound
                 pass
         return new

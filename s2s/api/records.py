@@ -85,10 +85,10 @@ def built(cls: Any) -> Built | str | None:
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # a NamedTuple
         return Built(cls, tuple(cls._fields), tuple(cls._fields), True)
     if cls not in NODES:
-        from ..frontend.built_objects import attribute_hooks
+        from ..frontend.built_objects import attribute_hooks, creation_hooks
 
         if cls.__module__.split(".")[0] not in ("builtins", "numpy", "scipy") and (
-                why := attribute_hooks(cls)):
+                why := creation_hooks(cls) or attribute_hooks(cls)):
             return why
         return plain_class(cls) or _record(cls)
     try:

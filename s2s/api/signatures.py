@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+import types
 from typing import Any, Callable
 
 import numpy as np
@@ -124,6 +125,10 @@ class FreeSnapshot:
             if layout is not None:
                 self._layouts.append((value, layout[0], layout[1]))
         self._defaults = list(defaults.values())
+        # a class of the user's: its methods too (a constructor's, replaced, is code
+        # the emitted code holds a copy of)
+        self._classes = [(value, class_methods(value)) for _, value, _ in items
+                         if isinstance(value, type) and class_methods(value)]
 
     @staticmethod
     def take(ir: Function) -> "FreeSnapshot | None":
@@ -169,7 +174,7 @@ class FreeSnapshot:
         for value, shape, dtype in self._layouts:  # (an array reshaped in place)
             if value.shape != shape or value.dtype != dtype:
                 return False
-        return True
+        return all(class_methods(cls) == methods for cls, methods in self._classes)
 
 
 MAX_COMPILED_CHECKS = 100
@@ -201,11 +206,26 @@ def _compiled_check(snapshot: FreeSnapshot) -> Callable[[], bool] | None:
     for i, (value, shape, dtype) in enumerate(snapshot._layouts):  # (reshaped in place)
         env[f"a{i}"], env[f"s{i}"], env[f"y{i}"] = value, shape, dtype
         terms.append(f"a{i}.shape == s{i} and a{i}.dtype == y{i}")
+    for i, (cls, methods) in enumerate(snapshot._classes):
+        env["methods"], env[f"m{i}"], env[f"z{i}"] = class_methods, cls, methods
+        terms.append(f"methods(m{i}) == z{i}")
     if len(terms) > MAX_COMPILED_CHECKS:
         return None
     source = "def same():\n    return " + (" and ".join(terms) or "True") + "\n"
     exec(compile(source, "<s2s:free_names_check>", "exec"), env)
     return env["same"]
+
+
+def class_methods(cls: type) -> tuple:
+    """The functions of a user's class and its bases (none for a library's)."""
+    if (getattr(cls, "__module__", None) or "builtins").split(".")[0] in (
+            "builtins", "numpy", "scipy", "jax", "s2s"):
+        return ()
+    try:
+        return tuple(v for c in cls.__mro__[:-1] for v in vars(c).values()
+                     if isinstance(v, types.FunctionType))
+    except (AttributeError, TypeError):
+        return ()
 
 
 def _contents(cell: Any) -> Any:

@@ -25,7 +25,8 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Const, Let, Return, Var, walk
-from .synthesize import synthesize
+from . import record_methods
+from .synthesize import signature_text, synthesize
 
 _LIBRARIES = ("numpy", "scipy", "jax", "builtins", "s2s", "collections", "functools")
 
@@ -52,10 +53,17 @@ def record_init(cls: type, static: tuple = ()) -> RecordInit | str | None:
     them (``if bias:``) is decided when transforming: one function per values."""
     init, post = getattr(cls, "__init__", None), getattr(cls, "__post_init__", None)
     key = (cls, init, getattr(init, "__code__", None), post, getattr(post, "__code__", None),
-           static)
+           static, _methods_now(cls))
     if key not in _CACHE:
         _CACHE[key] = _record_init(cls, dict(static))
     return _CACHE[key]
+
+
+def _methods_now(cls: type) -> tuple:
+    """The class's functions (its bases' too): a constructor calls them, so one
+    replaced makes the constructor's function again."""
+    return tuple((k, v, v.__code__) for c in cls.__mro__[:-1] for k, v in vars(c).items()
+                 if isinstance(v, types.FunctionType))
 
 
 def field_key(let: Any) -> Any:
@@ -142,11 +150,7 @@ def _record_init(cls: type, static: dict[str, Any]) -> RecordInit | str | None:
     module = getattr(cls, "__module__", "") or ""
     if module.split(".")[0] in _LIBRARIES or not isinstance(cls.__dict__, types.MappingProxyType):
         return None
-    if getattr(cls, "__new__", object.__new__) is not object.__new__:
-        return "it defines `__new__`"
-    if type(cls) is not type:
-        return "its class has a metaclass"
-    why = attribute_hooks(cls)
+    why = creation_hooks(cls) or attribute_hooks(cls)
     if why:
         return why
     if dataclasses.is_dataclass(cls) and "__init__" not in _own_methods(cls):
@@ -156,11 +160,19 @@ def _record_init(cls: type, static: dict[str, Any]) -> RecordInit | str | None:
         return RecordInit(_write(cls, "self = {}", "", None, {}), (), ())
     if not isinstance(init, types.FunctionType):
         return "its `__init__` is not a Python function"
-    sig = inspect.signature(init).parameters.values()
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY) for p in sig):
-        return "its `__init__` takes `*args`, `**kwargs` or positional-only parameters"
     params = [p for p in list(inspect.signature(init).parameters)[1:]]
     return _from_method(cls, init, None, params, "self = {}", static=static)
+
+
+def creation_hooks(cls: type) -> str:
+    """Why Python's own construction of the class is not ``__init__`` on a fresh
+    object ("" where it is): a ``__new__`` (which may return anything), a metaclass
+    whose ``__call__`` is its own (``abc.ABCMeta``'s is ``type``'s: fine)."""
+    if getattr(cls, "__new__", object.__new__) is not object.__new__:
+        return "it defines `__new__` (which may make the object otherwise, or another)"
+    if type(cls).__call__ is not type.__call__:
+        return "its metaclass defines `__call__` (construction is not `__init__`)"
+    return ""
 
 
 def attribute_hooks(cls: type) -> str:
@@ -181,11 +193,11 @@ def _own_methods(cls: type) -> set[str]:
 
 def _dataclass(cls: type, static: dict[str, Any]) -> RecordInit | str:
     fields = dataclasses.fields(cls)
-    if any(type(f.type) is dataclasses.InitVar or f.type is dataclasses.InitVar
-           for f in fields) or "InitVar" in str(getattr(cls, "__annotations__", {})):
-        return "it has `InitVar` fields"
+    initvars = [f.name for f in cls.__dataclass_fields__.values()  # type: ignore
+                if f._field_type is getattr(dataclasses, "_FIELD_INITVAR", None)]
     static = {k: v for k, v in static.items() if v is not NOT_NONE}  # (objects: passed)
-    params = [f.name for f in fields if f.init and f.name not in static]
+    params = [p for p in list(inspect.signature(cls.__init__).parameters)[1:]
+              if p not in static]
     cells: dict[str, Any] = {}
     items = []
     factories = {}
@@ -216,8 +228,14 @@ def _dataclass(cls: type, static: dict[str, Any]) -> RecordInit | str:
         return RecordInit(fn, tuple(params), tuple(f.name for f in fields), factories)
     if not isinstance(post, types.FunctionType):
         return "its `__post_init__` is not a Python function"
-    if len(inspect.signature(post).parameters) != 1:
-        return "its `__post_init__` takes `InitVar` parameters"
+    given = list(inspect.signature(post).parameters.values())[1:]
+    if len(given) != len(initvars) or any(p.kind not in (
+            p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in given):
+        return "its `__post_init__` does not take its `InitVar` fields one by one"
+    for p, name in zip(given, initvars):  # (an InitVar: a parameter of the record's
+        value = repr(static[name]) if name in static else name  # function, given to
+        if p.name != value:  # __post_init__ under its own parameter's name)
+            prologue += f"; {p.name} = {value}"
     if cls.__dataclass_params__.frozen and _writes_attributes(post):  # type: ignore
         return ("it is frozen and its `__post_init__` sets `self.<name> = ...` (Python "
                 "raises FrozenInstanceError: use `object.__setattr__(self, ...)`)")
@@ -240,37 +258,61 @@ def _set_defaults(fn: Any, params: list[str], defaults: dict[str, Any]) -> None:
 
 def _write(cls: type, prologue: str, signature: str, body: str | None,
            cells: dict[str, Any], first: int = 1, display: Any = None,
-           me: str = "self") -> Any:
-    name = f"{cls.__name__}_init"
+           me: str = "self", name: str | None = None, namespace: Any = None,
+           tail: bool = True) -> Any:
+    name = name or f"{cls.__name__}_init"
     lines = [f"def {name}({signature}):", f"    {prologue}"]
     lines += [body] if body else []
-    lines.append(f"    return {me}\n")
+    lines += [f"    return {me}\n"] if tail else [""]
     text = "\n".join(lines)
-    namespace = vars(inspect.getmodule(cls)) if inspect.getmodule(cls) else {}
+    if namespace is None:
+        namespace = vars(inspect.getmodule(cls)) if inspect.getmodule(cls) else {}
     return synthesize(text, name, namespace, "record", first, display, cells=cells)
 
 
-def _from_method(cls: type, method: Any, signature: str | None, params: list[str],
-                 prologue: str, cells: dict[str, Any] | None = None,
-                 keys: list[str] | None = None, static: dict[str, Any] | None = None,
-                 attrs: dict[str, Any] | None = None) -> RecordInit | str:
-    """``__init__`` (or ``__post_init__``) as the function building the record."""
+def _parsed(method: Any) -> tuple | str:
+    """The method's lines, first line number and ``def`` (libcst), or why not."""
     where = f"`{method.__name__}`"
     try:
         lines, first = inspect.getsourcelines(method)
     except (OSError, TypeError):
         return f"its {where} has no source to read"
-    source = "".join(lines)
-    indent = len(source) - len(source.lstrip())
     try:
-        fdef = cst.parse_module(textwrap.dedent(source)).body[0]
+        fdef = cst.parse_module(textwrap.dedent("".join(lines))).body[0]
     except cst.ParserSyntaxError:
         return f"its {where} cannot be parsed"
     if not isinstance(fdef, cst.FunctionDef) or fdef.decorators or \
             not isinstance(fdef.body, cst.IndentedBlock) or not fdef.params.params:
         return f"its {where} is not a plain `def` with `self` first"
+    return lines, first, fdef
+
+
+def _from_method(cls: type, method: Any, signature: str | None, params: list[str],
+                 prologue: str, cells: dict[str, Any] | None = None,
+                 keys: list[str] | None = None, static: dict[str, Any] | None = None,
+                 attrs: dict[str, Any] | None = None, kind: str = "init") -> Any:
+    """``__init__`` (or ``__post_init__``) as the function building the record;
+    ``kind="method"``: a method it calls (``record_methods.py``), a function of its
+    parameters and of the fields (``**self``)."""
+    where = f"`{method.__name__}`"
+    parsed = _parsed(method)
+    if isinstance(parsed, str):
+        return parsed.replace(f"its {where} ", "") if kind == "method" else parsed
+    lines, first, fdef = parsed
     me = fdef.params.params[0].name.value
-    why = _unreadable(fdef, me)
+    owner = record_methods.owner_of(cls, method) or cls
+    calls = record_methods.SelfCalls(cls, owner, me, method.__globals__, lambda f, star: (
+        _method_record(cls, f, star)), {m.value for m in _walk(fdef)
+                                        if isinstance(m, cst.Name)})
+    fdef = fdef.with_changes(body=fdef.body.visit(calls))
+    if calls.why:
+        return calls.why if kind == "method" else f"its {where} {calls.why}"
+    writes = kind == "init" or calls.threads or record_methods.sets_attributes(fdef, me)
+    why = _unreadable(fdef, me, returns=writes)
+    if why and kind == "method":
+        return why.replace("returns a value", "sets attributes of the object and "
+                           "returns a value (use it as a statement, or return the value "
+                           "from a method that sets nothing)")
     if why:
         return f"its {where} {why}"
     assigned = _set_attributes(fdef, me)
@@ -281,16 +323,17 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
         signature = cst.Module([]).code_for_node(fdef.params.with_changes(params=[
             p for p in fdef.params.params[1:] if p.name.value not in written]))
         params = [p for p in params if p not in written]
+    set_anywhere = record_methods.field_names(cls) if kind == "method" else set()
     module = inspect.getmodule(cls)
     if module is not None and getattr(module, cls.__name__, None) is cls:  # (`self.scale`
         for klass in cls.__mro__[:-1]:  # of the class body, never set: `Cls.scale`)
             for k, v in vars(klass).items():
                 if k not in assigned and k not in attrs and k not in (keys or ()) and (
-                        not k.startswith("__")) and (
+                        not k.startswith("__")) and k not in set_anywhere and (
                         not callable(v)) and not isinstance(v, (property, classmethod,
                                                                 staticmethod)):
                     attrs.setdefault(k, _Spelled(f"{cls.__name__}.{k}"))
-    rewritten = fdef.body.visit(_Record(me, static, attrs))
+    rewritten = fdef.body.visit(_Record(me, static, attrs, returns=writes))
     assert isinstance(rewritten, cst.IndentedBlock)
     body = rewritten.with_changes(body=[rewritten.body[0].with_changes(leading_lines=[]),
                                         *rewritten.body[1:]])
@@ -298,28 +341,80 @@ def _from_method(cls: type, method: Any, signature: str | None, params: list[str
     assert isinstance(wrapper, cst.FunctionDef)
     text = cst.Module([wrapper.with_changes(body=body)]).code
     body_text = text.split("\n", 1)[1].rstrip("\n")
-    pos = cst.MetadataWrapper(cst.parse_module(textwrap.dedent(source)))
+    line = _body_line(lines, first)
+    display = (inspect.getsourcefile(method) or "", {first + i: t.rstrip("\n") for i, t in
+                                                    enumerate(lines)},
+               len(lines[0]) - len(lines[0].lstrip()))
+    if kind == "method":
+        prologue = "self = {**self}" if writes else "pass"
+    prologue = prologue.replace("self = ", f"{me} = ", 1).replace("**self", f"**{me}")
+    name = f"{owner.__name__}_{method.__name__.strip('_')}" if kind == "method" else None
+    fn = _write(cls, prologue, signature, body_text, {**(cells or {}), **calls.cells},
+                max(line - 2, 1), display if line > 2 else None, me, name,
+                method.__globals__, tail=writes)
+    found = keys or []
+    found += [k for k in assigned if k not in found]
+    for called in calls.cells.values():
+        found += [k for k in getattr(called, record_methods.THREADS, ()) if k not in found]
+    if writes:
+        setattr(fn, record_methods.THREADS, tuple(found))
+    if method.__name__ == "__init__" or kind == "method":  # (its defaults)
+        _defaults_of(fn, method)
+    return RecordInit(fn, tuple(params), tuple(found))
+
+
+def _body_line(lines: list[str], first: int) -> int:
+    """The file's line of a method's first body statement."""
+    pos = cst.MetadataWrapper(cst.parse_module(textwrap.dedent("".join(lines))))
     start = pos.resolve(cst.metadata.PositionProvider)
     stmt = pos.module.body[0]
     assert isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock)
-    line = first + start[stmt.body.body[0]].start.line - 1  # (the body's first line)
-    display = (inspect.getsourcefile(method) or "", {first + i: t.rstrip("\n") for i, t in
-                                                    enumerate(lines)}, indent)
-    prologue = prologue.replace("self = ", f"{me} = ", 1)
-    fn = _write(cls, prologue, signature, body_text, cells or {}, max(line - 2, 1),
-                display if line > 2 else None, me)
-    found = keys or []
-    found += [k for k in assigned if k not in found]
-    if method.__name__ == "__init__":  # (its defaults, for the parameters left)
-        given = inspect.signature(method).parameters
-        code = fn.__code__
-        pos = code.co_varnames[:code.co_argcount]
-        kw = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
-        fn.__defaults__ = tuple(given[p].default for p in pos
-                                if given[p].default is not given[p].empty) or None
-        fn.__kwdefaults__ = {p: given[p].default for p in kw
-                             if given[p].default is not given[p].empty} or None
-    return RecordInit(fn, tuple(params), tuple(found))
+    return first + start[stmt.body.body[0]].start.line - 1
+
+
+def _defaults_of(fn: Any, method: Any) -> None:
+    """``fn``'s defaults: the method's, for the parameters it has."""
+    given = inspect.signature(method).parameters
+    code = fn.__code__
+    pos = code.co_varnames[:code.co_posonlyargcount + code.co_argcount]
+    pos = code.co_varnames[:code.co_argcount]
+    kw = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+    fn.__defaults__ = tuple(given[p].default for p in pos if p in given
+                            and given[p].default is not given[p].empty) or None
+    fn.__kwdefaults__ = {p: given[p].default for p in kw if p in given
+                         and given[p].default is not given[p].empty} or None
+
+
+def _method_record(cls: type, method: Any, forwarding: bool = False) -> Any:
+    """A method the constructor calls on its object, as a function over the record:
+    ``(function, sets attributes, positional-only count, defaults)``, or why not;
+    ``forwarding``: called with ``*args``/``**kwargs``, no parameter positional-only."""
+    def make() -> Any:
+        sig = inspect.signature(method)
+        ps = list(sig.parameters.values())[1:]
+        if any(p.kind is p.VAR_KEYWORD for p in ps):
+            return "takes `**kwargs`"
+        posonly = 0 if forwarding else record_methods.colliding(
+            method, record_methods.field_names(cls))
+        plain = [p.name for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        star = next((p.name for p in ps if p.kind is p.VAR_POSITIONAL), None)
+        kwonly = [p.name for p in ps if p.kind is p.KEYWORD_ONLY]
+        defaulted = {p.name for p in ps if p.default is not p.empty}
+        parts = [signature_text(plain[:posonly], [], defaulted)] if posonly else []
+        parts += ["/"] if posonly else []
+        rest = signature_text(plain[posonly:], kwonly, defaulted, star)
+        parts += [rest] if rest else []
+        parsed = _parsed(method)
+        me = parsed[2].params.params[0].name.value if not isinstance(parsed, str) else "self"
+        if me in plain or me in kwonly or me == star:
+            return "has a parameter named like its `self`"
+        signature = ", ".join(parts + [f"**{me}"])
+        made = _from_method(cls, method, signature, plain, "", kind="method")
+        if isinstance(made, str):
+            return made
+        defaults = {p.name: p.default for p in ps[:posonly] if p.default is not p.empty}
+        return made.fn, hasattr(made.fn, record_methods.THREADS), posonly, defaults
+    return record_methods.cached((cls, method, forwarding, _methods_now(cls)), make)
 
 
 def _assigned_names(fdef: cst.FunctionDef) -> set[str]:
@@ -387,17 +482,20 @@ def _setattr_call(node: cst.Call, me: str) -> bool:
             and isinstance(node.args[1].value, cst.SimpleString))
 
 
-def _unreadable(fdef: cst.FunctionDef, me: str) -> str:
-    """Why s2s cannot write the method's body as a function ("" where it can)."""
+def _unreadable(fdef: cst.FunctionDef, me: str, returns: bool = True) -> str:
+    """Why s2s cannot write the method's body as a function ("" where it can); its
+    calls of the object's own methods are rewritten already (``SelfCalls``):
+    ``returns``: it gives back the record, so it returns no value of its own."""
     for node in _walk(fdef.body):
         if isinstance(node, cst.Call):
             f = node.func
             if isinstance(f, cst.Name) and f.value == "super":
-                return "calls `super()` (a base class's constructor)"
+                return "calls `super()` other than as `super().method(...)`"
             if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and \
                     f.value.value == me:
-                return f"calls a method of the object (`{me}.{f.attr.value}(...)`)"
-        if isinstance(node, cst.Return) and node.value is not None:
+                return (f"calls `{me}.{f.attr.value}(...)`, which is not a method of "
+                        "its class (an attribute holding a function)")
+        if isinstance(node, cst.Return) and node.value is not None and returns:
             return "returns a value"
         if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return "defines a function or class"
@@ -408,9 +506,10 @@ class _Record(cst.CSTTransformer):
     """``self.w`` as ``self["w"]``; ``object.__setattr__(self, "w", v)`` as
     ``self["w"] = v``; a bare ``return`` as ``return self``."""
 
-    def __init__(self, me: str, static: dict[str, Any], attrs: dict[str, Any]) -> None:
+    def __init__(self, me: str, static: dict[str, Any], attrs: dict[str, Any],
+                 returns: bool = True) -> None:
         super().__init__()
-        self.me, self.static, self.attrs = me, static, attrs
+        self.me, self.static, self.attrs, self.returns = me, static, attrs, returns
         self.skip = 0  # (inside an attribute's name or a keyword: not a read)
 
     def visit_Attribute_attr(self, node: cst.Attribute) -> None:
@@ -469,8 +568,8 @@ class _Record(cst.CSTTransformer):
         return updated
 
     def leave_Return(self, original: cst.Return, updated: cst.Return) -> Any:
-        return updated.with_changes(value=cst.Name(self.me)) if updated.value is None \
-            else updated
+        return updated.with_changes(value=cst.Name(self.me)) if (
+            updated.value is None and self.returns) else updated
 
 
 def returned_dict(fn: Any) -> Any:

@@ -32,9 +32,11 @@ from .objects import (
     object_call,
     record_of_atom,
     replace_call,
+    threaded_call,
 )
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
+from .record_methods import THREADS
 from .resolve import expression_advice, transform_kind
 from .sequences import sequence_arithmetic
 from .source import literal_value
@@ -510,6 +512,8 @@ class ExprLowerer:
         if made is not None:  # Params(w, b): a NamedTuple, a registered class
             return self.n.calls.construct(made, node, text, target)
         fv = self.n.funcs.of_object(obj, text, func)
+        if fv is not None and hasattr(obj, THREADS):  # (`self = Base_init(w, **self)`)
+            return threaded_call(self.n, self.n.funcs.call(fv, node, None), node, target)
         if fv is not None:  # your function, a partial, a callable object
             return self.n.funcs.call(fv, node, target)
         if isinstance(obj, EmptyBatch):  # (emitted code's empty batch of a body vmap)

@@ -13,6 +13,7 @@ import libcst as cst
 
 from ..ir.names import bound_names, read_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, For, Index, Let, Stmt, Var
+from .carried_records import rebuild_after, split_carried
 from .desugar import leaves_somewhere, reject_inside_loop
 from .dicts import assigned_names
 from .fncontainers import containers
@@ -66,8 +67,10 @@ class LoopLowerer:
         carried, breaks = self.leave_loop(outer, before, bound_before, [])
         self.n.funcs.loops.leave(self.n.funcs.values, node, _trips(args))
         carried = self.own_entries(carried, body, reads_before, node)
+        carried, after = split_carried(self.n, carried, body, node)
         counter = self.n.names.fresh("n_iter") if breaks else None
         self.n.out.append(For(index, bounds, body, self.n.loc(node), carried, counter=counter))
+        rebuild_after(self.n, after, node)
         self.versions_after_loop(carried, body, node)
 
     def iteration(self, node: cst.For) -> tuple:
@@ -288,7 +291,9 @@ class LoopLowerer:
         carried, _ = self.leave_loop(outer, before, bound_before, test_carried)
         self.n.funcs.loops.leave(self.n.funcs.values, node, None)
         carried = self.own_entries(carried, body, reads_before, node)
+        carried, after = split_carried(self.n, carried, body, node)
         self.n.out.append(For(counter, None, body, self.n.loc(node), carried, test=test))
+        rebuild_after(self.n, after, node)
         self.versions_after_loop(carried, body, node)
 
     def own_entries(self, carried: list[tuple[str, str]], body: list[Stmt],

@@ -40,6 +40,7 @@ from ..ir.nodes import walk as walk_stmts
 from . import expressions
 from .buffers import ALIASING, EFFECTS, WRITES, BufferLowerer, allocates
 from .calls import CallLowerer
+from .carried_records import split_joins
 from .comprehensions import Comprehensions
 from .desugar import Desugar
 from .dicts import DictWrites
@@ -283,6 +284,7 @@ class Normalizer:
                 body = self.stmts.single_return(body, hoisted[-1] if hoisted else node)
                 body = self.funcs.prefix + body
             _drop_unread_placeholders(body, self.placeholders)
+            split_joins(self, body)  # (containers an `if` joins: their leaves)
             MemoryCheck(EFFECTS, self.lists, self.buffers, self._user_name,
                         self.display).run(body, params + kwonly)
             _check_block_nesting(body)
@@ -593,8 +595,9 @@ def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
         if i in hint and "built" not in let.params:  # (emitted code read again: the
             let.params["built"] = hint[i]  # dict it passes is that NamedTuple)
         built = let.params.get("built")
-        if getattr(built, "positional", False) or getattr(built, "plain", False):
-            made[i] = built  # (a NamedTuple, an object of a plain class: made again)
+        if built is not None and hasattr(built, "make"):
+            made[i] = built  # (a NamedTuple, a registered class's or a plain class's
+            # object: made again)
     code = getattr(obj, "__code__", None)
     if not made or code is not None and code.co_filename.startswith("<s2s:"):
         return text  # (code s2s emitted reads the dicts as they are)

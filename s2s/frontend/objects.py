@@ -196,7 +196,7 @@ def record_method(n: Any, base: str, name: str, node: Any) -> FnValue | None:
     built: the class's function with the object's record passed as ``self``."""
     made = record_of(n, base)
     if made is None:
-        return None
+        return _named_tuple_method(n, base, name)
     inner = getattr(made, "fields", {}).get(name)
     if inner is not None:  # (`n.l1(x)`: a field holding an object, called)
         index = Index((Const(name, repr(name)),), False, attribute=True)
@@ -298,8 +298,8 @@ def passing_objects(n: Any, fn: Any, args: list, kwargs: dict) -> Any:
         if made is None and isinstance(value, Var):
             made = hint.get(i) if i < len(args) else None
             made = made or (object_param(n, value.name) if let is None else None)
-        if made is not None and (made.plain or made.record):
-            found[name] = made
+        if made is not None and hasattr(made, "make"):  # (a NamedTuple, a registered
+            found[name] = made  # class's object too: its methods called there)
     return for_objects(fn, found)
 
 
@@ -399,7 +399,11 @@ def computed_call(n: Any, made: Any, node: cst.Call, text: str, target: str | No
         name, i = f"{made.init.__name__}_{i}", i + 1
     n.resolver.namespace[name] = init
     n.names.taken.add(name)  # (no local may shadow it)
-    fields = n.user_call(init, name, node, None, passed=tuple(passed) if passed else None)
+    if _star_params(init) and given is None:  # (`*ws`, `**opts`: a call plan's)
+        fields = n.funcs.call(FnValue(init, name, spelled=True), node, None)
+    else:
+        fields = n.user_call(init, name, node, None,
+                             passed=tuple(passed) if passed else None)
     keys = returned_keys(n.lets[fields.name].params["callee"]) if made.record else None
     if keys is not None and keys != tuple(made.keys):  # (set on a static test)
         made = copy.copy(made)
@@ -444,3 +448,42 @@ def _nested_records(n: Any, call: Any) -> dict[str, Any]:
         if made is not None and (getattr(made, "record", False) or made.plain):
             out[key] = made
     return out
+
+
+def threaded_call(n: Any, result: Any, node: cst.Call, target: str | None) -> Any:
+    """``self = Base_init(w, **self)`` in a constructor (``record_methods.py``): the
+    record the method gives back, read field by field into a dict of its own (its
+    keys known here, so the constructor writes into it after the call)."""
+    let = n.lets.get(result.name) if isinstance(result, Var) else None
+    keys = returned_keys(let.params.get("callee")) if let is not None and (
+        let.prim == "call") else None
+    if keys is None:
+        raise n.unsupported(node, "s2s cannot tell which attributes this method sets "
+                            "(the dict it returns is not one it builds)",
+                            "set the attributes in `__init__` itself")
+    values = [n.emit(n.exprs.target(None, str(key)), "getitem", (result,),
+                     {"index": Index((Const(key, repr(key)),), False)}, node)
+              for key in keys]
+    out = n.exprs.target(target, "fields")
+    return n.emit(out, "make_dict", tuple(values), {"keys": tuple(keys)}, node)
+
+
+def _star_params(fn: Any) -> bool:
+    return any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY)
+               for p in inspect.signature(fn).parameters.values())
+
+
+def _named_tuple_method(n: Any, base: str, name: str) -> FnValue | None:
+    """``p.apply(x)`` for a NamedTuple (or an object of a registered pytree class)
+    ``p`` the function built: its class's function, given the object (made again
+    from its fields where emitted code calls it)."""
+    let = n.lets.get(n.env.get(base, ""))
+    made = let.params.get("built") if let is not None and let.prim == "make_dict" \
+        else None
+    if made is None or getattr(made, "record", False) or getattr(made, "plain", False) \
+            or name in made.keys:
+        return None
+    found = inspect.getattr_static(made.cls, name, None)
+    if not isinstance(found, types.FunctionType) or is_library(found):
+        return None
+    return _method(n, made, Var(n.env[base]), name)

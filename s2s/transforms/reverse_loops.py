@@ -52,8 +52,11 @@ class Loops:
         for entry, _ in carried:
             if not isinstance(self.state.facts.kinds.get(entry, LEAF), (type(LEAF), Seq)):
                 raise TransformError(
-                    f"the container `{entry}` is rebound in a loop being differentiated",
-                    s.loc, "carry arrays through the loop, not containers",
+                    f"the container `{entry}` is rebound in a loop being differentiated, "
+                    "and its structure (its keys, its class) is not the same one in every "
+                    "iteration, or is not known when s2s transforms the function",
+                    s.loc, "build the same class (the same keys) in every iteration, or "
+                    "carry its arrays through the loop",
                 )
         flags, nonzero = self._loop_accumulators(s, outer, carried, adj, pre)
         for (var, path), flag in flags.items():

@@ -1,0 +1,66 @@
+"""Objects of a user's class made by code s2s.jit runs on JAX (``jit_jax.Translator``
+translates the class: a subclass whose methods run on JAX) are pytrees there, so an
+``if`` on a traced value chooses one with ``lax.cond``/``jnp.where`` as JAX would
+choose a registered pytree: a registered class's by its own flattening (its objects
+made again by its ``tree_unflatten``, then given the translated class), any other's
+as the dict of its attributes."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+
+from . import tree_util
+from .tree_util import NODES
+
+
+def register_translated(found: type, cls: type) -> None:
+    """Register ``found``, the translation of the user's ``cls``, as a pytree with
+    JAX (and with s2s, for a registered ``cls``: results of jit are flattened)."""
+    if cls in NODES:
+        flatten, unflatten = NODES[cls]
+        rebuild = functools.partial(_unflattened_as, found, unflatten)
+        jax.tree_util.register_pytree_node(found, flatten, rebuild)
+        tree_util.register_pytree_node(found, flatten, rebuild)
+    elif not issubclass(cls, tuple):  # (a NamedTuple's is a pytree already)
+        jax.tree_util.register_pytree_node(found, _fields_of,
+                                           functools.partial(_object_of, found))
+
+
+class RebuiltOnJax:
+    """An object of a registered class made again as its class makes it, then given
+    the translated class (methods on JAX): its ``tree_unflatten`` makes the user's."""
+
+    def __init__(self, made: Any, on_jax: type) -> None:
+        self.made, self.on_jax = made, on_jax
+
+    def make(self, fields: dict) -> Any:
+        obj = self.made.make(fields)
+        try:
+            obj.__class__ = self.on_jax
+        except TypeError:  # (another layout: its methods stay NumPy code)
+            pass
+        return obj
+
+
+def _unflattened_as(cls: type, unflatten: Any, aux: Any, children: Any) -> Any:
+    obj = unflatten(aux, children)
+    try:
+        obj.__class__ = cls
+    except TypeError:  # (another layout: its methods stay NumPy code)
+        pass
+    return obj
+
+
+def _fields_of(obj: Any) -> tuple:
+    fields = vars(obj)
+    return tuple(fields.values()), tuple(fields)
+
+
+def _object_of(cls: type, keys: tuple, children: Any) -> Any:
+    obj = object.__new__(cls)
+    for k, v in zip(keys, children):
+        object.__setattr__(obj, k, v)
+    return obj
