@@ -281,8 +281,8 @@ class Normalizer:
                 hoisted = self.desugar.function_body(body_nodes)
                 self.local_names.update(self.desugar.bound_names())
                 body = self.stmts.block(hoisted)
-                body = self.stmts.single_return(body, hoisted[-1] if hoisted else node)
-                body = self.funcs.prefix + body
+                body = self.funcs.prefix + self.stmts.single_return(
+                    body, hoisted[-1] if hoisted else node)
             _drop_unread_placeholders(body, self.placeholders)
             split_joins(self, body)  # (containers an `if` joins: their leaves)
             MemoryCheck(EFFECTS, self.lists, self.buffers, self._user_name,
@@ -355,7 +355,6 @@ class Normalizer:
         return UnsupportedSyntaxError(what, self.loc(node), hint, self.display)
 
     # ---- statements -----------------------------------------------------------
-
 
     def _bind(self, name: str, ssa: str) -> None:
         """Bind the user's ``name`` to ``ssa`` from here on."""

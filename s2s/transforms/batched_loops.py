@@ -69,10 +69,8 @@ class BatchedLoops:
                 break
         self.vm.b = state
         for entry, exit_ in carried_pairs:
-            # (an exit the first example never computed, its loop run no iteration
-            # by it: its rank inferred from the body's, else nothing is checked)
             ranks = (self.vm.ranks.get((entry, ())), self.vm.ranks.get((exit_, ())))
-            if ranks[1] is None and ranks[0] is not None:
+            if ranks[1] is None and ranks[0] is not None:  # (an exit the probe never made)
                 ranks = (ranks[0], _inferred_rank(self.vm, exit_))
             if state.get(entry) and self.vm.kind(entry) == LEAF and None not in ranks and (
                     ranks[0] != ranks[1]):
