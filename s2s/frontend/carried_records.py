@@ -56,7 +56,7 @@ def _item_of(n: Any, let: Let) -> str | None:
     index = let.params.get("index") if let.prim == "getitem" else None
     items = getattr(index, "items", None)
     if not items or len(items) != 1 or not isinstance(items[0], Const) or not isinstance(
-            let.args[0], Var):
+            items[0].value, str) or not isinstance(let.args[0], Var):  # (a field's name)
         return None
     base = n.lets.get(let.args[0].name)
     if not isinstance(base, Let) or base.target != let.args[0].name:
@@ -78,7 +78,7 @@ def _field_record(n: Any, let: Let) -> tuple | None:
     index = let.params.get("index") if let.prim == "getitem" else None
     items = getattr(index, "items", None)
     if not items or len(items) != 1 or not isinstance(items[0], Const) or not isinstance(
-            let.args[0], Var):
+            items[0].value, str) or not isinstance(let.args[0], Var):  # (a field's name)
         return None
     outer = structure(n, let.args[0].name)
     built = outer[2].get("built") if outer is not None and outer[0] == "dict" else None

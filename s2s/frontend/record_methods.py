@@ -30,6 +30,8 @@ from typing import Any
 
 import libcst as cst
 
+from .source import parse_ast
+
 # (class built, the method's function) -> its function over the record, or why not
 _CACHE: dict[tuple, Any] = {}
 _BUILDING: set[tuple] = set()
@@ -85,7 +87,7 @@ _FIELDS: dict[tuple, set[str]] = {}
 
 def _attribute_targets(fn: Any) -> list[str]:
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        tree = parse_ast(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
         return []
     fdef = tree.body[0]
