@@ -4,6 +4,7 @@ by valgrind's callgrind: a measure a loaded machine does not disturb.
     PYTHONPATH=<tree> python tools/bench_jit_instructions.py                # the wide cells
     PYTHONPATH=<tree> python tools/bench_jit_instructions.py logistic:vmap tanh_sq:hvp:f32
     PYTHONPATH=<tree> python tools/bench_jit_instructions.py --calls 200 --all-float32
+    PYTHONPATH=<tree> python tools/bench_jit_instructions.py --per-example  # + vmap(grad)
 
 Wall-clock ratios of two ~20 µs calls swing by ±10 % and more when other processes
 share the cores (``bench_cell.py``'s quartiles).  The number of instructions a call
@@ -18,7 +19,10 @@ is counted on the calling thread.  The two counts of one system agree to about
 0.1 %.  Instructions are not time (a float64 and a float32 loop of the same length
 differ in time, not much in count; cache misses cost nothing here), so this is a
 check of the Python around the call and of the compiled program's length, beside the
-timings.  Cells: ``name:kind`` or ``name:kind:f32`` (float64 arguments as float32).
+timings.  Cells: ``name:kind`` or ``name:kind:f32`` (float64 arguments as float32), and the
+per-example gradients of ``tools/bench_vmap.py`` at a batch size, ``linreg:b8``,
+``mlp:b64:f32`` (``vmap(grad)``, ``in_axes=(None, 0, 0)``; ``--per-example`` adds
+:data:`PER_EXAMPLE` to the wide cells).
 Needs valgrind and a C compiler (the client requests that switch counting on and
 off are compiled into a small library on first use).
 """
@@ -38,6 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CELLS = ["xent_onehot:grad", "xent_int:grad", "smoothed:grad", "attention:grad",
          "attention_masked:grad", "layer_norm:grad", "mixture:grad", "gp_nll:grad",
          "logistic:vmap", "tanh_sq:hvp", "mlp_dict:grad", "lstm:grad"]
+PER_EXAMPLE = ["linreg:b1", "linreg:b8", "linreg:b64", "mlp:b1", "mlp:b8", "mlp:b64"]
 CLIENT = r"""
 #include <valgrind/callgrind.h>
 void cg_start(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; }
@@ -64,6 +69,54 @@ def _float32(value):
     return value.astype(np.float32) if value.dtype == np.float64 else value
 
 
+def per_example(name: str, batch: int) -> tuple:
+    """``(args, jax.jit(jax.vmap(jax.grad(f))), s2s.jit(s2s.vmap(s2s.grad(f)), backend=
+    "jax"))`` for ``tools/bench_vmap.py``'s ``linreg`` or ``mlp`` at ``batch`` examples,
+    their results checked against its hand-written formula."""
+    import types
+
+    import bench_vmap as V
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    import s2s
+
+    rng = np.random.default_rng(0)
+    if name == "linreg":
+        args = (rng.normal(size=16), rng.normal(size=(batch, 16)), rng.normal(size=batch))
+    else:
+        args = ({"w1": rng.normal(size=(16, 32)), "w2": rng.normal(size=(32, 4))},
+                rng.normal(size=(batch, 16)), rng.normal(size=(batch, 4)))
+    fn = getattr(V, name)
+    twin = types.FunctionType(fn.__code__, {**fn.__globals__, "np": jnp}, name)
+    theirs = jax.jit(jax.vmap(jax.grad(twin), in_axes=(None, 0, 0)))
+    ours = s2s.jit(s2s.vmap(s2s.grad(fn), in_axes=(None, 0, 0)), backend="jax")
+    want = getattr(V, name + "_hand")(*args)
+    for fn_ in (theirs, ours):
+        got = fn_(*args)
+        for a, b in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+            np.testing.assert_allclose(np.asarray(a), b, rtol=1e-9, atol=1e-12)
+    return args, theirs, ours
+
+
+def cell_pair(cell: str) -> tuple:
+    """``(args, jax.jit's function, s2s.jit(jax)'s)`` of one cell."""
+    import bench_wide as BW
+    import bench_wide_workloads as W
+
+    name, kind, *rest = cell.split(":")
+    if kind.startswith("b") and kind[1:].isdigit():
+        args, theirs, ours = per_example(name, int(kind[1:]))
+    else:
+        args = W.make_args(name)
+        systems = BW.systems_for(name, kind)
+        theirs, ours = systems["jax.jit"], systems["s2s.jit(jax)"]
+    if rest == ["f32"]:
+        args = tuple(_float32(a) for a in args)
+    return args, theirs, ours
+
+
 def count(cells: list[str], calls: int, library: str) -> None:
     """Under callgrind: each cell's systems, counted twice each, in turn."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -74,17 +127,12 @@ def count(cells: list[str], calls: int, library: str) -> None:
     import jax
 
     jax.config.update("jax_cpu_enable_async_dispatch", False)
-    import bench_wide as BW
-    import bench_wide_workloads as W
+    jax.config.update("jax_enable_x64", True)
 
     cg = ctypes.CDLL(library)
     for cell in cells:
-        name, kind, *rest = cell.split(":")
-        args = W.make_args(name)
-        if rest == ["f32"]:
-            args = tuple(_float32(a) for a in args)
-        systems = BW.systems_for(name, kind)
-        pair = (("jax.jit", systems["jax.jit"]), ("s2s.jit(jax)", systems["s2s.jit(jax)"]))
+        args, theirs, ours = cell_pair(cell)
+        pair = (("jax.jit", theirs), ("s2s.jit(jax)", ours))
         for _ in range(5):
             for _, fn in pair:
                 jax.block_until_ready(fn(*args))
@@ -134,9 +182,12 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=100)
     ap.add_argument("--all-float32", action="store_true",
                     help="every cell with its float64 arguments as float32")
+    ap.add_argument("--per-example", action="store_true",
+                    help="the per-example cells too (vmap(grad) at batch 1, 8 and 64)")
     ap.add_argument("--inside", help=argparse.SUPPRESS)  # (the run under valgrind)
     opts = ap.parse_args()
-    cells = opts.cells or [c + (":f32" if opts.all_float32 else "") for c in CELLS]
+    cells = opts.cells or [c + (":f32" if opts.all_float32 else "") for c in
+                           CELLS + (PER_EXAMPLE if opts.per_example else [])]
     if opts.inside:
         count(cells, opts.calls, opts.inside)
         return

@@ -9,7 +9,9 @@ each visible in ``s2s.source(jitted)``:
    (the same helpers, their source run on ``jax.numpy``);
 3. in-place writes become functional updates (``y = y.at[i].set(v)``; outside loops
    ``y[1:] += v`` becomes ``y = y + np.zeros_like(y).at[1:].set(v)``, which XLA fuses;
-   :mod:`s2s.backends.lower`).
+   :mod:`s2s.backends.lower`); then a divisor's derivative ``-g * q / d`` of a
+   quotient ``q = n / d`` reads the dividend, ``-g / d * n / d``, so that XLA fuses the
+   division into its consumer as in JAX's own program (:mod:`s2s.backends.quotients`).
 
 Names the emitted code reads from the user's module (a helper function the forward
 pass calls, a constant) are translated too (:mod:`s2s.api.jit_jax`, which runs s2s's
@@ -53,6 +55,7 @@ from .base import Backend, TracedValueError
 from .breaks import range_of
 from .control import STAYS, lower_control
 from .lower import lower_inplace
+from .quotients import lower_quotients
 
 NUMPY_IMPORT = "import s2s.backends.jax_numpy as np"
 RUNTIME_IMPORT = "from s2s.backends.jax_runtime import "
@@ -94,7 +97,7 @@ class JaxBackend(Backend):
         """The emitted module's text as it runs on JAX (see the module docstring)."""
         text = re.sub(r"^import numpy as np$", NUMPY_IMPORT, text, flags=re.M)
         text = re.sub(r"^from s2s\.runtime import ", RUNTIME_IMPORT, text, flags=re.M)
-        lowered = lower_inplace(text, fuse_slices=True)
+        lowered = lower_quotients(lower_inplace(text, fuse_slices=True))
         controlled = lower_control(lowered)
         if controlled != lowered:
             import black  # lowered control flow: nested functions black lays out

@@ -1,0 +1,86 @@
+"""Wall-clock (or CPU) time of ``s2s.jit(..., backend="jax")`` against ``jax.jit``,
+cell by cell, in many short interleaved rounds.
+
+    PYTHONPATH=<tree> python tools/bench_jit_wall.py                  # the wide cells
+    PYTHONPATH=<tree> python tools/bench_jit_wall.py --per-example    # + vmap(grad)
+    PYTHONPATH=<tree> python tools/bench_jit_wall.py xent_int:grad linreg:b8 --rounds 80
+
+The cells are ``tools/bench_jit_instructions.py``'s (the wide workloads as
+``tools/bench_wide.py`` makes them, and ``tools/bench_vmap.py``'s per-example
+gradients at a batch size).  Each round times ``--calls`` calls of each system (the
+order alternating between rounds), every call waited on; printed per cell: the least
+per-call time of each, the ratio of the least times, and the median and quartiles of
+the per-round ratios (a neighbour's process that preempts one round moves its ratio,
+not the median).  ``--cpu`` times by the process's CPU time instead of the wall clock.
+BLAS and XLA run on one thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[var] = "1"
+os.environ["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # this tree's s2s, not an installed one
+
+import bench_jit_instructions as BI  # noqa: E402
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cells", nargs="*", help="name:kind[:f32] as bench_jit_instructions.py")
+    ap.add_argument("--rounds", type=int, default=40)
+    ap.add_argument("--round-ms", type=float, default=4.0, help="about this long a round")
+    ap.add_argument("--per-example", action="store_true")
+    ap.add_argument("--cpu", action="store_true", help="process CPU time, not wall clock")
+    opts = ap.parse_args()
+    cells = opts.cells or BI.CELLS + (BI.PER_EXAMPLE if opts.per_example else [])
+    clock = time.process_time if opts.cpu else time.perf_counter
+    print(f"s2s.jit(jax) / jax.jit, {opts.rounds} interleaved rounds, "
+          f"{'CPU' if opts.cpu else 'wall'} time per call")
+    print(f"{'cell':22s} {'jax.jit':>9s} {'s2s.jit':>9s} {'least':>6s} {'median':>7s} quartiles")
+    medians = []
+    for cell in cells:
+        args, theirs, ours = BI.cell_pair(cell)
+        block = jax.block_until_ready
+
+        def per_call(fn, calls: int) -> float:
+            t0 = clock()
+            for _ in range(calls):
+                block(fn(*args))
+            return (clock() - t0) / calls
+
+        for _ in range(20):
+            block(theirs(*args))
+            block(ours(*args))
+        calls = max(1, int(opts.round_ms * 1e-3 / max(per_call(theirs, 20), 1e-7)))
+        times: dict[str, list[float]] = {"jax": [], "s2s": []}
+        for k in range(opts.rounds):
+            pair = (("jax", theirs), ("s2s", ours))
+            for label, fn in pair if k % 2 == 0 else pair[::-1]:
+                times[label].append(per_call(fn, calls))
+        ratios = sorted(s / j for j, s in zip(times["jax"], times["s2s"]))
+        q = len(ratios) // 4
+        median = statistics.median(ratios)
+        medians.append((median, cell))
+        print(f"{cell:22s} {min(times['jax']) * 1e6:>7.1f}us {min(times['s2s']) * 1e6:>7.1f}us "
+              f"{min(times['s2s']) / min(times['jax']):>6.3f} {median:>7.3f} "
+              f"{ratios[q]:.3f}-{ratios[-q - 1]:.3f}", flush=True)
+    medians.sort()
+    print(f"median of the cells' medians {medians[len(medians) // 2][0]:.3f}, "
+          f"worst {medians[-1][0]:.3f} ({medians[-1][1]})")
+
+
+if __name__ == "__main__":
+    main()
