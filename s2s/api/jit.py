@@ -187,12 +187,15 @@ class Jitted(NotebookDisplay):
 
     # A call runs ``self._call``: ``__call__`` is a property that reads it (C code, no
     # Python frame in between). On the JAX backend, where nothing has to happen around
-    # the compiled code, ``_call`` is JAX's jitted function itself behind a C-level
-    # call counter (``functools.lru_cache(maxsize=0)`` counts and calls, caching
-    # nothing): JAX's C++ dispatch checks the arguments' structure, shapes, dtypes and
-    # weak types and runs the compiled code, so s2s.jit costs what jax.jit costs. Other
-    # calls (the NumPy backend, shard_batch, a vmapped function's examples, an aux
-    # output to rebuild) run the Python methods below.
+    # the compiled code, ``_call`` is one frame (``_direct_call``) that checks each
+    # argument is an array or a number and calls JAX's jitted function behind a
+    # C-level call counter (``functools.lru_cache(maxsize=0)`` counts and calls,
+    # caching nothing): JAX's C++ dispatch checks the arguments' structure, shapes,
+    # dtypes and weak types and runs the compiled code. Any other argument may hold a
+    # dict, whose key order jax.jit would lose (``jit_order``): such calls pass their
+    # dicts as ``jit_order.Keyed`` nodes. Other calls (the NumPy backend, shard_batch,
+    # a vmapped function's examples, an aux output to rebuild) run the Python methods
+    # below.
     __call__ = property(operator.attrgetter("_call"))
     _plans_run = _tree_plans_run = None  # (a grad's jit: see _direct_numpy_calls)
 
@@ -227,6 +230,7 @@ class Jitted(NotebookDisplay):
         self._token = object()  # (marks the transform's entries this jit has run)
         self._compilations = 0
         self._source: str | None = None
+        self._dict_out = False  # (JAX: whether a trace has returned a dict: jit_order)
         if shard_batch and not self.backend.jits:
             raise ValueError("shard_batch needs the 'jax' backend: s2s.jit(..., "
                              "backend='jax', shard_batch=True)")
@@ -234,7 +238,8 @@ class Jitted(NotebookDisplay):
         if self.backend.jits:
             self._setup_jax(sig, x64)
             if self._direct():
-                self._counted = self._call = functools.lru_cache(maxsize=0)(self._jitted)
+                self._counted = functools.lru_cache(maxsize=0)(self._jitted)
+                self._call = _direct_call(self)
             elif type(fun) is Vmapped and not shard_batch and fun.built_template() is None:
                 self._plain_ir = fun.ir  # (its outputs hold no objects to rebuild)
                 self._call = _vmapped_call(self)
@@ -276,8 +281,17 @@ class Jitted(NotebookDisplay):
         self._need_example = NeedExample
 
         from ..backends import jax_control, jax_numpy
+        from . import jit_order
+
+        self._order = jit_order
 
         def traced(*args: Any, **kwargs: Any) -> Any:
+            # each dict in the caller's key order (jax.jit's own would be sorted)
+            n = len(args)
+            args = tuple(a if self._is_static(i, n) else jit_order.plain(a)
+                         for i, a in enumerate(args))
+            kwargs = {k: v if k in self.static_argnames else jit_order.plain(v)
+                      for k, v in kwargs.items()}
             texts: list[str] = []
             token = jax_control.unroll_limit.set(
                 jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
@@ -291,6 +305,9 @@ class Jitted(NotebookDisplay):
             self._source = texts[-1] if texts else self._plain_source()
             if self.shard_batch:
                 out = self._constrain(out)
+            out = jit_order.keyed(out)  # (the dicts it returns keep their order too)
+            if not self._dict_out and jit_order.holds(out, jit_order.Keyed):
+                self._dict_out = True  # (before this call's result is read)
             self._compilations += 1  # a trace that got this far is compiled
             return out
 
@@ -310,6 +327,19 @@ class Jitted(NotebookDisplay):
 
     def _is_static(self, i: int, nargs: int) -> bool:
         return any(i == (n % nargs if n < 0 else n) for n in self.static_argnums)
+
+    def _keyed_args(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The dynamic arguments with their dicts as ``jit_order.Keyed`` nodes."""
+        keyed, n = self._order.keyed, len(args)
+        args = tuple(a if self._is_static(i, n) else keyed(a) for i, a in enumerate(args))
+        return args, {k: v if k in self.static_argnames else keyed(v)
+                      for k, v in kwargs.items()}
+
+    def _call_keyed(self, *args: Any, **kwargs: Any) -> Any:
+        """JAX backend, a direct call with an argument that may hold a dict."""
+        args, kwargs = self._keyed_args(args, kwargs)
+        out = self._counted(*args, **kwargs)
+        return self._order.plain(out) if self._dict_out else out
 
     def _example_key(self, args: tuple, kwargs: dict) -> Any:
         n = len(args)
@@ -399,15 +429,18 @@ class Jitted(NotebookDisplay):
         if jitted is not None:
             if self.shard_batch:
                 args = self._place(args)
+            keyed, keyed_kw = self._keyed_args(args, kwargs)
             try:
-                out = jitted(*args, **kwargs) if kwargs else jitted(*args)
+                out = jitted(*keyed, **keyed_kw)
             except self._need_example:
                 self._add_example(args, kwargs)
                 # a trace that raised leaves JAX's C++ dispatch of this signature
                 # falling back to Python at every later call (10-30x the time): drop
                 # its entries (traces and compiled code stay cached)
                 getattr(jitted, "_clear_cache", jitted.clear_cache)()
-                out = jitted(*args, **kwargs)
+                out = jitted(*keyed, **keyed_kw)
+            if self._dict_out:
+                out = self._order.plain(out)
             # objects the function built (a NamedTuple), rebuilt outside JAX's trace
             return self.fun._outputs(out) if isinstance(self.fun, Transformed) else out
         signed = self._seen
@@ -628,16 +661,44 @@ def _vmapped_call(self: Jitted) -> Callable:
     counted = self._counted = functools.lru_cache(maxsize=0)(self._jitted)
     fun, plain, need, slow = self.fun, self._plain_ir, self._need_example, \
         self._call_python
+    leaf = self._order.LEAF_TYPES
 
     def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
         if not kwargs and fun.ir is plain:
-            try:
-                return counted(*args)
-            except need:  # (counted as a call: the slow path counts it again)
-                self._calls -= 1
+            for a in args:
+                if type(a) not in leaf:  # (may hold a dict: _call_python keys it)
+                    break
+            else:
+                try:
+                    out = counted(*args)
+                except need:  # (counted as a call: the slow path counts it again)
+                    self._calls -= 1
+                else:
+                    return self._order.plain(out) if self._dict_out else out
         return slow(*args, **kwargs)
 
     return _call_vmapped
+
+
+def _direct_call(self: Jitted) -> Callable:
+    """JAX backend, nothing to do around the compiled code: a call of arrays and
+    numbers runs the jitted function (behind the C-level call counter); any other
+    argument may hold a dict, whose order jax.jit would lose (:meth:`_call_keyed`).
+    The results are plain unless a trace of this jit has returned a dict."""
+    counted, keyed, leaf = self._counted, self._call_keyed, self._order.LEAF_TYPES
+
+    def _call_direct(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            for a in args:
+                if type(a) not in leaf:
+                    return keyed(*args)
+            out = counted(*args)
+            if type(out) in leaf or not self._dict_out:
+                return out
+            return self._order.plain(out)
+        return keyed(*args, **kwargs)
+
+    return _call_direct
 
 
 def _direct_numpy_calls(self: Jitted, fun: Transformed) -> None:
