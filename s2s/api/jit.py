@@ -330,10 +330,17 @@ class Jitted(NotebookDisplay):
 
     def _keyed_args(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """The dynamic arguments with their dicts as ``jit_order.Keyed`` nodes."""
-        keyed, n = self._order.keyed, len(args)
-        args = tuple(a if self._is_static(i, n) else keyed(a) for i, a in enumerate(args))
-        return args, {k: v if k in self.static_argnames else keyed(v)
+        keyed = self._order.keyed
+        if self.static_argnums:
+            n = len(args)
+            args = tuple(a if self._is_static(i, n) else keyed(a)
+                         for i, a in enumerate(args))
+        else:
+            args = tuple(map(keyed, args))
+        if kwargs:
+            kwargs = {k: v if k in self.static_argnames else keyed(v)
                       for k, v in kwargs.items()}
+        return args, kwargs
 
     def _call_keyed(self, *args: Any, **kwargs: Any) -> Any:
         """JAX backend, a direct call with an argument that may hold a dict."""
@@ -683,20 +690,27 @@ def _vmapped_call(self: Jitted) -> Callable:
 def _direct_call(self: Jitted) -> Callable:
     """JAX backend, nothing to do around the compiled code: a call of arrays and
     numbers runs the jitted function (behind the C-level call counter); any other
-    argument may hold a dict, whose order jax.jit would lose (:meth:`_call_keyed`).
-    The results are plain unless a trace of this jit has returned a dict."""
-    counted, keyed, leaf = self._counted, self._call_keyed, self._order.LEAF_TYPES
+    argument may hold a dict, whose order jax.jit would lose: its dicts go as
+    ``jit_order.Keyed`` nodes. The results are as JAX gives them unless a trace of
+    this jit has returned a dict (then its ``Keyed`` nodes are made plain dicts)."""
+    counted, keyed_call, order = self._counted, self._call_keyed, self._order
+    leaf, keyed, plain = order.LEAF_TYPES, order.keyed, order.plain
+    statics = bool(self.static_argnums)
 
     def _call_direct(*args: Any, **kwargs: Any) -> Any:
         if not kwargs:
             for a in args:
                 if type(a) not in leaf:
-                    return keyed(*args)
-            out = counted(*args)
-            if type(out) in leaf or not self._dict_out:
-                return out
-            return self._order.plain(out)
-        return keyed(*args, **kwargs)
+                    break
+            else:
+                out = counted(*args)
+                if type(out) in leaf or not self._dict_out:
+                    return out
+                return plain(out)
+            if not statics:
+                out = counted(*[a if type(a) in leaf else keyed(a) for a in args])
+                return plain(out) if self._dict_out else out
+        return keyed_call(*args, **kwargs)
 
     return _call_direct
 

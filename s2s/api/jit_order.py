@@ -37,6 +37,8 @@ class Keyed:
         return f"Keyed({dict(zip(self.keys, self.values))!r})"
 
 
+# (JAX rebuilds a Keyed, not the dict: its fast path re-flattens the results it
+# rebuilds, and a dict would flatten sorted)
 jax.tree_util.register_pytree_node(
     Keyed, lambda k: (k.values, k.keys), lambda keys, values: Keyed(keys, tuple(values)))
 
@@ -61,9 +63,10 @@ def keyed(tree: Any) -> Any:
     registered nodes or other dicts) a :class:`Keyed` in its own key order."""
     t = type(tree)
     if t is dict:
-        return Keyed(tuple(tree), tuple(keyed(v) for v in tree.values()))
+        return Keyed(tuple(tree), tuple([v if type(v) in LEAF_TYPES else keyed(v)
+                                         for v in tree.values()]))
     if t is tuple or t is list:
-        return t(keyed(v) for v in tree)
+        return t([v if type(v) in LEAF_TYPES else keyed(v) for v in tree])
     if t in LEAF_TYPES:
         return tree
     return jax.tree_util.tree_map(
@@ -75,9 +78,10 @@ def plain(tree: Any) -> Any:
     keys in their order."""
     t = type(tree)
     if t is Keyed:
-        return dict(zip(tree.keys, (plain(v) for v in tree.values)))
+        return dict(zip(tree.keys, [v if type(v) in LEAF_TYPES else plain(v)
+                                    for v in tree.values]))
     if t is tuple or t is list:
-        return t(plain(v) for v in tree)
+        return t([v if type(v) in LEAF_TYPES else plain(v) for v in tree])
     if t in LEAF_TYPES:
         return tree
     return jax.tree_util.tree_map(
