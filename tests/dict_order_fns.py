@@ -79,3 +79,7 @@ def in_dict(p):
 
 def rebuilt(p):
     return {k: v * (i + 2.0) for i, (k, v) in enumerate(p.items())}
+
+
+def scaled_items(p):
+    return {k: np.sin(v) * 2.0 + np.sum(v**2) for k, v in p.items()}

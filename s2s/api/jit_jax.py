@@ -31,6 +31,7 @@ from . import transformed as api
 from .callables import PerArity
 from .emitted import emitted_for, shadow
 from .jacobians import JacFwd, JacRev, _basis
+from .jit_order import keyed, plain
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .tree_util import NODES
 from .vectorize import Vmapped
@@ -695,7 +696,8 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
             found = jvp_on_jax(backend, fun, args, tuple(tangents), has_aux)
             return (found[1], found[2]) if has_aux else found[1]
 
-        mapped = jax.lax.map(column, tuple(basis))
+        # (lax.map would rebuild the dicts of what it maps sorted: jit_order)
+        mapped = plain(jax.lax.map(lambda d: keyed(column(d)), tuple(basis)))
         out_dot, aux = mapped if has_aux else (mapped, None)
         blocks = _tree_leaves_map(lambda c: _columns_to_blocks(c, inputs, jac.tuple_out),
                                   out_dot)
@@ -710,13 +712,13 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
             grads = vjp_fn(_rebuild(kind_of(out), list(directions)))
             return tuple(grads[i] for i in argnums)
 
-        rows = jax.lax.map(row, tuple(basis))
+        rows = plain(jax.lax.map(lambda d: keyed(row(d)), tuple(basis)))
         blocks = _rows_to_blocks(rows, out, inputs, jac.tuple_out)
     # (of a gradient, a Hessian: in its inputs' dtype, as the NumPy backend's)
     source = jac.fun if isinstance(jac, JacFwd) else jac
     if has_aux:
-        aux = jax.tree_util.tree_map(lambda a: a[0], aux) if isinstance(jac, JacFwd) \
-            else aux
+        aux = plain(jax.tree_util.tree_map(lambda a: a[0], keyed(aux))) \
+            if isinstance(jac, JacFwd) else aux
         return dtypes_down.through(source, args, (blocks, aux))
     return dtypes_down.through(source, args, blocks)
 
