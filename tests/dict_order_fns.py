@@ -83,3 +83,10 @@ def rebuilt(p):
 
 def scaled_items(p):
     return {k: np.sin(v) * 2.0 + np.sum(v**2) for k, v in p.items()}
+
+
+def branch_scaled(p):
+    out = {k: v * 2.0 + np.sum(v**2) for k, v in p.items()}
+    if np.sum(p["z"]) > 0:
+        out = {k: v * 3.0 for k, v in out.items()}
+    return out

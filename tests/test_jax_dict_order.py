@@ -226,3 +226,32 @@ def test_vmap_walks_each_order_as_given(mode, dtype):
         what = f"{mode} call {call} order {keys}"
         assert_same(got, on_numpy(batch), dtype, what + " vs the NumPy backend")
         assert_same(got, expected, dtype, what + " vs JAX")
+
+
+def by_key(tree):
+    """``tree`` with its dicts' keys sorted (to compare values only)."""
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(by_key(v) for v in tree)
+    if isinstance(tree, dict):
+        return {k: by_key(tree[k]) for k in sorted(tree)}
+    return tree
+
+
+@pytest.mark.parametrize("mode", ["jacfwd", "jacrev"])
+def test_a_dict_returned_through_a_traced_if_keeps_its_values(mode):
+    """A dict the function returns from a traced ``if`` (lowered to lax.cond, which
+    rebuilds it sorted) under jacfwd/jacrev, its leaves of different sizes: each
+    block under its own keys, as the NumPy backend and JAX give them (the order of
+    such a dict's keys is JAX's sorted one: docs/backends.md)."""
+    fj = twin("branch_scaled")
+    on_jax = s2s.jit(getattr(s2s, mode)(F.branch_scaled), backend="jax")
+    rng = np.random.default_rng(5)
+    for call, sign in enumerate((1.0, -1.0, 1.0), 1):
+        p = {"z": sign * np.abs(rng.normal(size=2)), "a": rng.normal(size=3)}
+        got = on_jax(p)
+        keys = list(p)
+        jac = getattr(jax, mode)(lambda vals: fj(dict(zip(keys, vals))))(list(p.values()))
+        expected = {k: dict(zip(keys, jac[k])) for k in keys}
+        assert_same(by_key(got), by_key(getattr(s2s, mode)(F.branch_scaled)(p)), np.float64,
+                    f"{mode} call {call} vs the NumPy backend")
+        assert_same(by_key(got), by_key(expected), np.float64, f"{mode} call {call} vs JAX")

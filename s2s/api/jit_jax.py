@@ -147,7 +147,19 @@ def _cast_like(g: Any, primal: Any) -> Any:
     return g
 
 
+def _in_order_of(tree: Any, like: Any) -> Any:
+    """``tree`` with its dicts in the key order of ``like``'s, where their keys are
+    the same (a value that crossed JAX's control flow, ``lax.cond``, has its dicts
+    rebuilt sorted: its leaves are then zipped with ``like``'s in their order)."""
+    if isinstance(tree, dict) and isinstance(like, dict) and tree.keys() == like.keys():
+        return {k: _in_order_of(tree[k], like[k]) for k in like}
+    if type(tree) in (tuple, list) and type(like) in (tuple, list) and len(tree) == len(like):
+        return type(tree)(_in_order_of(t, u) for t, u in zip(tree, like))
+    return tree
+
+
 def _cast_tree(grads: Any, primal: Any) -> Any:
+    grads = _in_order_of(grads, primal)
     leaves = [_cast_like(g, p) for g, p in zip(_leaves(grads), _leaves(primal))]
     return _rebuild(kind_of(primal), leaves)
 
@@ -600,7 +612,7 @@ def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
     jfn = backend.prepare(fn, text)
     refresh(backend, jfn)
     result = backend.run(jfn, (*primals, *(tangents[i] for i in active)), {})
-    out, out_dot = result[0], result[1]
+    out, out_dot = result[0], _in_order_of(result[1], result[0])
     fixed = [_cast_like(d, o) if jnp.issubdtype(jnp.result_type(o), jnp.inexact)
              else np.zeros(np.shape(o), api.float0)
              for d, o in zip(_leaves(out_dot), _leaves(out))]
