@@ -2,7 +2,7 @@
 JAX's jitted function (its C++ dispatch checks the arguments' structure, shapes,
 dtypes and weak types), so the only Python of s2s around it is one frame that checks
 the arguments are arrays and numbers (and a call holding a dict passes its dicts in
-their key order, s2s/api/jit_order.py: nothing of the transform runs); on the NumPy
+their key order, s2s/backends/jax_order.py: nothing of the transform runs); on the NumPy
 backend a
 call with a signature the jit has seen runs the transform's code with no more Python
 frames than the transform's own call. Values against JAX (``jax.jit(jax.grad)`` of the
@@ -113,8 +113,8 @@ def test_a_jax_call_runs_no_python_of_s2s(case):
         close(g(*args), j(*args))
     ours_frames, theirs_frames = python_frames(g, *args), python_frames(j, *args)
     guard = [(os.path.join(S2S_DIR, "api", "jit.py"), "_call_direct")]
-    if case == "dict":  # (the dict made a jit_order.Keyed, and back, by JAX)
-        order = os.path.join(S2S_DIR, "api", "jit_order.py")
+    if case == "dict":  # (the dict made a jax_order.Keyed, and back, by JAX)
+        order = os.path.join(S2S_DIR, "backends", "jax_order.py")
         assert of_s2s(ours_frames)[:1] == guard
         assert {f for f in of_s2s(ours_frames) if f[0] != order} == {
             *guard, (guard[0][0], "<listcomp>")}

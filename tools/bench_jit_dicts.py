@@ -1,5 +1,5 @@
 """What keeping a dict's key order costs a call of ``s2s.jit(..., backend="jax")``
-(s2s/api/jit_order.py): per call, ``jax.jit`` of JAX's gradient of the same source,
+(s2s/backends/jax_order.py): per call, ``jax.jit`` of JAX's gradient of the same source,
 the s2s jit as it is (a call of arrays and numbers: one Python frame that checks the
 arguments' types before JAX's dispatch; a call holding a dict: its dicts passed as
 order-keeping nodes and the results' dicts rebuilt), and the same jit's JAX function

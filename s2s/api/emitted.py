@@ -54,7 +54,7 @@ def shape_key(tree: Any, dynamic: bool = True) -> Any:
         return ("l",) + tuple(shape_key(v, dynamic) for v in tree)
     if isinstance(tree, dict):
         # in the caller's key order: s2s.jit hands the traced function its dicts so
-        # (api/jit_order.py), and code walking a dict is generated for that order
+        # (backends/jax_order.py), and code walking a dict is generated for that order
         return ("d",) + tuple((k, shape_key(v, dynamic)) for k, v in tree.items())
     if is_array_leaf(tree):
         return ("a", tuple(np.shape(tree)))

@@ -187,15 +187,11 @@ class Jitted(NotebookDisplay):
 
     # A call runs ``self._call``: ``__call__`` is a property that reads it (C code, no
     # Python frame in between). On the JAX backend, where nothing has to happen around
-    # the compiled code, ``_call`` is one frame (``_direct_call``) that checks each
-    # argument is an array or a number and calls JAX's jitted function behind a
-    # C-level call counter (``functools.lru_cache(maxsize=0)`` counts and calls,
-    # caching nothing): JAX's C++ dispatch checks the arguments' structure, shapes,
-    # dtypes and weak types and runs the compiled code. Any other argument may hold a
-    # dict, whose key order jax.jit would lose (``jit_order``): such calls pass their
-    # dicts as ``jit_order.Keyed`` nodes. Other calls (the NumPy backend, shard_batch,
-    # a vmapped function's examples, an aux output to rebuild) run the Python methods
-    # below.
+    # the compiled code, ``_call`` is one frame (``_direct_call``: arguments that may
+    # hold a dict pass it in its key order, backends/jax_order.py) around JAX's jitted
+    # function behind a C-level call counter (``functools.lru_cache(maxsize=0)``):
+    # JAX's C++ dispatch checks the arguments' structure, shapes, dtypes and weak
+    # types and runs the compiled code. Other calls run the Python methods below.
     __call__ = property(operator.attrgetter("_call"))
     _plans_run = _tree_plans_run = None  # (a grad's jit: see _direct_numpy_calls)
 
@@ -230,7 +226,7 @@ class Jitted(NotebookDisplay):
         self._token = object()  # (marks the transform's entries this jit has run)
         self._compilations = 0
         self._source: str | None = None
-        self._dict_out = False  # (JAX: whether a trace has returned a dict: jit_order)
+        self._dict_out = False  # (JAX: whether a trace has returned a dict: jax_order)
         if shard_batch and not self.backend.jits:
             raise ValueError("shard_batch needs the 'jax' backend: s2s.jit(..., "
                              "backend='jax', shard_batch=True)")
@@ -280,18 +276,13 @@ class Jitted(NotebookDisplay):
         self._mesh = None
         self._need_example = NeedExample
 
-        from ..backends import jax_control, jax_numpy
-        from . import jit_order
+        from ..backends import jax_control, jax_numpy, jax_order
 
-        self._order = jit_order
+        self._order = jax_order
 
         def traced(*args: Any, **kwargs: Any) -> Any:
-            # each dict in the caller's key order (jax.jit's own would be sorted)
-            n = len(args)
-            args = tuple(a if self._is_static(i, n) else jit_order.plain(a)
-                         for i, a in enumerate(args))
-            kwargs = {k: v if k in self.static_argnames else jit_order.plain(v)
-                      for k, v in kwargs.items()}
+            args, kwargs = jax_order.plain_args(  # (dicts in the caller's key order)
+                args, kwargs, self.static_argnums, self.static_argnames)
             texts: list[str] = []
             token = jax_control.unroll_limit.set(
                 jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
@@ -303,11 +294,10 @@ class Jitted(NotebookDisplay):
                 jax_numpy.transposes.reset(memo)
                 jax_control.unroll_limit.reset(token)
             self._source = texts[-1] if texts else self._plain_source()
+            out = jax_order.keyed(out)  # (the dicts it returns keep their order too)
+            self._dict_out = self._dict_out or jax_order.holds(out, jax_order.Keyed)
             if self.shard_batch:
-                out = self._constrain(out)
-            out = jit_order.keyed(out)  # (the dicts it returns keep their order too)
-            if not self._dict_out and jit_order.holds(out, jit_order.Keyed):
-                self._dict_out = True  # (before this call's result is read)
+                out = _constrained(self, out)
             self._compilations += 1  # a trace that got this far is compiled
             return out
 
@@ -327,26 +317,6 @@ class Jitted(NotebookDisplay):
 
     def _is_static(self, i: int, nargs: int) -> bool:
         return any(i == (n % nargs if n < 0 else n) for n in self.static_argnums)
-
-    def _keyed_args(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-        """The dynamic arguments with their dicts as ``jit_order.Keyed`` nodes."""
-        keyed = self._order.keyed
-        if self.static_argnums:
-            n = len(args)
-            args = tuple(a if self._is_static(i, n) else keyed(a)
-                         for i, a in enumerate(args))
-        else:
-            args = tuple(map(keyed, args))
-        if kwargs:
-            kwargs = {k: v if k in self.static_argnames else keyed(v)
-                      for k, v in kwargs.items()}
-        return args, kwargs
-
-    def _call_keyed(self, *args: Any, **kwargs: Any) -> Any:
-        """JAX backend, a direct call with an argument that may hold a dict."""
-        args, kwargs = self._keyed_args(args, kwargs)
-        out = self._counted(*args, **kwargs)
-        return self._order.plain(out) if self._dict_out else out
 
     def _example_key(self, args: tuple, kwargs: dict) -> Any:
         n = len(args)
@@ -411,23 +381,6 @@ class Jitted(NotebookDisplay):
         axes = self._batch_axes(args)
         return tuple(place(a, ax, f"argument {i}") for i, (a, ax) in enumerate(zip(args, axes)))
 
-    def _constrain(self, out: Any) -> Any:
-        """Outputs of a vmapped function stay sharded along their batch axis."""
-        import jax
-
-        if not isinstance(self.fun, Vmapped) or not isinstance(self.fun.out_axes, int):
-            return out
-        axis = self.fun.out_axes
-        ndev = jax.device_count()
-
-        def constrain(leaf: Any) -> Any:
-            shape = getattr(leaf, "shape", ())
-            if len(shape) <= axis or shape[axis] % ndev:
-                return leaf
-            return jax.lax.with_sharding_constraint(leaf, self._sharding(axis))
-
-        return jax.tree_util.tree_map(constrain, out)
-
     # ---- calling --------------------------------------------------------------------
 
     def _call_python(self, *args: Any, **kwargs: Any) -> Any:
@@ -436,7 +389,8 @@ class Jitted(NotebookDisplay):
         if jitted is not None:
             if self.shard_batch:
                 args = self._place(args)
-            keyed, keyed_kw = self._keyed_args(args, kwargs)
+            keyed, keyed_kw = self._order.keyed_args(args, kwargs, self.static_argnums,
+                                                     self.static_argnames)
             try:
                 out = jitted(*keyed, **keyed_kw)
             except self._need_example:
@@ -691,11 +645,16 @@ def _direct_call(self: Jitted) -> Callable:
     """JAX backend, nothing to do around the compiled code: a call of arrays and
     numbers runs the jitted function (behind the C-level call counter); any other
     argument may hold a dict, whose order jax.jit would lose: its dicts go as
-    ``jit_order.Keyed`` nodes. The results are as JAX gives them unless a trace of
+    ``jax_order.Keyed`` nodes. The results are as JAX gives them unless a trace of
     this jit has returned a dict (then its ``Keyed`` nodes are made plain dicts)."""
-    counted, keyed_call, order = self._counted, self._call_keyed, self._order
+    counted, order, nums, names = (self._counted, self._order, self.static_argnums,
+                                   self.static_argnames)
     leaf, keyed, plain = order.LEAF_TYPES, order.keyed, order.plain
-    statics = bool(self.static_argnums)
+
+    def keyed_call(*args: Any, **kwargs: Any) -> Any:
+        args, kwargs = order.keyed_args(args, kwargs, nums, names)
+        out = counted(*args, **kwargs)
+        return plain(out) if self._dict_out else out
 
     def _call_direct(*args: Any, **kwargs: Any) -> Any:
         if not kwargs:
@@ -707,7 +666,7 @@ def _direct_call(self: Jitted) -> Callable:
                 if type(out) in leaf or not self._dict_out:
                     return out
                 return plain(out)
-            if not statics:
+            if not nums:
                 out = counted(*[a if type(a) in leaf else keyed(a) for a in args])
                 return plain(out) if self._dict_out else out
         return keyed_call(*args, **kwargs)
@@ -728,3 +687,22 @@ def _direct_numpy_calls(self: Jitted, fun: Transformed) -> None:
     self.__class__ = type(Jitted.__name__, (Jitted,), {
         "__call__": staticmethod(self._counted), "__slots__": (),
         "__qualname__": Jitted.__qualname__, "__module__": Jitted.__module__})
+
+
+def _constrained(self: Jitted, out: Any) -> Any:
+    """Outputs of a vmapped function stay sharded along their batch axis (a
+    ``Jitted``'s, in its trace; its dicts ``jax_order.Keyed`` already)."""
+    import jax
+
+    if not isinstance(self.fun, Vmapped) or not isinstance(self.fun.out_axes, int):
+        return out
+    axis = self.fun.out_axes
+    ndev = jax.device_count()
+
+    def constrain(leaf: Any) -> Any:
+        shape = getattr(leaf, "shape", ())
+        if len(shape) <= axis or shape[axis] % ndev:
+            return leaf
+        return jax.lax.with_sharding_constraint(leaf, self._sharding(axis))
+
+    return jax.tree_util.tree_map(constrain, out)

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
+from ..backends.jax_order import keyed, plain
 from ..errors import TransformError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
@@ -31,7 +32,6 @@ from . import transformed as api
 from .callables import PerArity
 from .emitted import emitted_for, shadow
 from .jacobians import JacFwd, JacRev, _basis
-from .jit_order import keyed, plain
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .tree_util import NODES
 from .vectorize import Vmapped
@@ -708,7 +708,7 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
             found = jvp_on_jax(backend, fun, args, tuple(tangents), has_aux)
             return (found[1], found[2]) if has_aux else found[1]
 
-        # (lax.map would rebuild the dicts of what it maps sorted: jit_order)
+        # (lax.map would rebuild the dicts of what it maps sorted: jax_order)
         mapped = plain(jax.lax.map(lambda d: keyed(column(d)), tuple(basis)))
         out_dot, aux = mapped if has_aux else (mapped, None)
         blocks = _tree_leaves_map(lambda c: _columns_to_blocks(c, inputs, jac.tuple_out),

@@ -10,8 +10,11 @@ own), and the traced function gets a plain dict rebuilt in that order
 (:func:`plain`); the dicts the function returns travel out the same way.
 
 :func:`keyed` and :func:`plain` run outside the trace only on calls whose arguments
-are not all arrays and numbers (``Jitted``'s guard) and on results once a trace of
-the jit has returned a dict.
+are not all arrays and numbers (``Jitted``'s guard, ``api/jit.py``) and on results
+once a trace of the jit has returned a dict; inside it, around ``lax.map`` of the
+Jacobians (``api/jit_jax.py``), which would rebuild the rows' dicts sorted too.
+(The node rebuilds a ``Keyed``, never the dict itself: JAX's fast path flattens the
+results it rebuilds again, and a dict would flatten sorted.)
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from typing import Any
 import jax
 import numpy as np
 
-__all__ = ["Keyed", "keyed", "plain", "holds", "LEAF_TYPES"]
+__all__ = ["Keyed", "keyed", "plain", "holds",
+           "keyed_args", "plain_args", "LEAF_TYPES"]
 
 
 class Keyed:
@@ -37,8 +41,6 @@ class Keyed:
         return f"Keyed({dict(zip(self.keys, self.values))!r})"
 
 
-# (JAX rebuilds a Keyed, not the dict: its fast path re-flattens the results it
-# rebuilds, and a dict would flatten sorted)
 jax.tree_util.register_pytree_node(
     Keyed, lambda k: (k.values, k.keys), lambda keys, values: Keyed(keys, tuple(values)))
 
@@ -96,3 +98,29 @@ def holds(tree: Any, kind: type) -> bool:
         return False
     return any(type(x) is kind for x in jax.tree_util.tree_leaves(
         tree, is_leaf=lambda x: type(x) is kind))
+
+
+def _dynamic(convert: Any, args: tuple, kwargs: dict, static_nums: tuple,
+             static_names: tuple) -> tuple[tuple, dict]:
+    """``convert`` of each argument but the static ones (``jax.jit``'s numbering)."""
+    if static_nums and args:
+        n = len(args)
+        static = {i % n if i < 0 else i for i in static_nums}
+        args = tuple(a if i in static else convert(a) for i, a in enumerate(args))
+    else:
+        args = tuple(map(convert, args))
+    if kwargs:
+        kwargs = {k: v if k in static_names else convert(v) for k, v in kwargs.items()}
+    return args, kwargs
+
+
+def keyed_args(args: tuple, kwargs: dict, static_nums: tuple = (),
+               static_names: tuple = ()) -> tuple[tuple, dict]:
+    """The dynamic arguments of a call with their dicts as :class:`Keyed` nodes."""
+    return _dynamic(keyed, args, kwargs, static_nums, static_names)
+
+
+def plain_args(args: tuple, kwargs: dict, static_nums: tuple = (),
+               static_names: tuple = ()) -> tuple[tuple, dict]:
+    """The traced function's arguments with their :class:`Keyed` nodes plain dicts."""
+    return _dynamic(plain, args, kwargs, static_nums, static_names)
