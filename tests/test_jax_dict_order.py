@@ -256,3 +256,35 @@ def test_a_dict_returned_through_a_traced_if_keeps_its_values(mode):
         assert_same(by_key(got), by_key(getattr(s2s, mode)(F.branch_scaled)(p)), np.float64,
                     f"{mode} call {call} vs the NumPy backend")
         assert_same(by_key(got), by_key(expected), np.float64, f"{mode} call {call} vs JAX")
+
+
+def _node_walk(p):
+    total = np.sum(p.w**2)
+    for i, (k, v) in enumerate(p.extra.items()):
+        total = total * 3.0 + (i + 1) * np.sum(v**2)
+    return total, {k: v * total for k, v in p.extra.items()}
+
+
+def test_a_dict_inside_a_registered_node_is_walked_in_its_order():
+    """A dict held by a node registered with JAX (``jax.tree_util.register_dataclass``)
+    and by a NamedTuple: walked and returned in the caller's order, as in Python."""
+    import dataclasses
+    from typing import NamedTuple
+
+    @dataclasses.dataclass
+    class Node:
+        w: object
+        extra: object
+
+    jax.tree_util.register_dataclass(Node, data_fields=["w", "extra"], meta_fields=[])
+
+    class Pair(NamedTuple):
+        w: object
+        extra: object
+
+    f = s2s.jit(_node_walk, backend="jax")
+    x = np.array([1.0, 2.0])
+    for make in (Node, Pair):
+        for extra in ({"c": x, "a": 3 * x}, {"a": 3 * x, "c": x}, {"c": x + 1, "a": x}):
+            p = make(x, extra)
+            assert_same(f(p), _node_walk(p), np.float64, f"{make.__name__} {list(extra)}")
