@@ -172,6 +172,7 @@ DEFERRED = {
     "s2s.backends.jax_control": "imports jax (as above)",
     "s2s.backends.jax_numpy": "imports jax (as above)",
     "s2s.api.jit_jax": "imports jax (as above)",
+    "s2s.backends.jax_order": "imports jax (as above)",
     "s2s.optimize.specialize": "a second call's work: a first call and `import s2s` skip it",
     "s2s.primitives.special": "SciPy's functions register on first use: SciPy is optional",
     "s2s.primitives.stats": "scipy.stats' methods register on first use (as above)",

@@ -53,9 +53,9 @@ def shape_key(tree: Any, dynamic: bool = True) -> Any:
     if isinstance(tree, list):
         return ("l",) + tuple(shape_key(v, dynamic) for v in tree)
     if isinstance(tree, dict):
-        # sorted: jax.jit hands the traced function dicts rebuilt in sorted key order
-        items = sorted(tree.items(), key=lambda kv: (type(kv[0]).__name__, repr(kv[0])))
-        return ("d",) + tuple((k, shape_key(v, dynamic)) for k, v in items)
+        # in the caller's key order: s2s.jit hands the traced function its dicts so
+        # (backends/jax_order.py), and code walking a dict is generated for that order
+        return ("d",) + tuple((k, shape_key(v, dynamic)) for k, v in tree.items())
     if is_array_leaf(tree):
         return ("a", tuple(np.shape(tree)))
     if dynamic and isinstance(tree, (bool, int, float, complex)):

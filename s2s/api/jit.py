@@ -188,12 +188,11 @@ class Jitted(NotebookDisplay):
 
     # A call runs ``self._call``: ``__call__`` is a property that reads it (C code, no
     # Python frame in between). On the JAX backend, where nothing has to happen around
-    # the compiled code, ``_call`` is JAX's jitted function itself behind a C-level
-    # call counter (``functools.lru_cache(maxsize=0)`` counts and calls, caching
-    # nothing): JAX's C++ dispatch checks the arguments' structure, shapes, dtypes and
-    # weak types and runs the compiled code, so s2s.jit costs what jax.jit costs. Other
-    # calls (the NumPy backend, shard_batch, a vmapped function's examples, an aux
-    # output to rebuild) run the Python methods below.
+    # the compiled code, ``_call`` is one frame (``_direct_call``: arguments that may
+    # hold a dict pass it in its key order, backends/jax_order.py) around JAX's jitted
+    # function behind a C-level call counter (``functools.lru_cache(maxsize=0)``):
+    # JAX's C++ dispatch checks the arguments' structure, shapes, dtypes and weak
+    # types and runs the compiled code. Other calls run the Python methods below.
     __call__ = property(operator.attrgetter("_call"))
     _plans_run = _tree_plans_run = None  # (a grad's jit: see _direct_numpy_calls)
 
@@ -228,6 +227,7 @@ class Jitted(NotebookDisplay):
         self._token = object()  # (marks the transform's entries this jit has run)
         self._compilations = 0
         self._source: str | None = None
+        self._dict_out = False  # (JAX: whether a trace has returned a dict: jax_order)
         if shard_batch and not self.backend.jits:
             raise ValueError("shard_batch needs the 'jax' backend: s2s.jit(..., "
                              "backend='jax', shard_batch=True)")
@@ -235,7 +235,8 @@ class Jitted(NotebookDisplay):
         if self.backend.jits:
             self._setup_jax(sig, x64)
             if self._direct():
-                self._counted = self._call = functools.lru_cache(maxsize=0)(self._jitted)
+                self._counted = functools.lru_cache(maxsize=0)(self._jitted)
+                self._call = _direct_call(self)
             elif type(fun) is Vmapped and not shard_batch and fun.built_template() is None:
                 self._plain_ir = fun.ir  # (its outputs hold no objects to rebuild)
                 self._call = _vmapped_call(self)
@@ -276,9 +277,13 @@ class Jitted(NotebookDisplay):
         self._mesh = None
         self._need_example = NeedExample
 
-        from ..backends import jax_control, jax_numpy
+        from ..backends import jax_control, jax_numpy, jax_order
+
+        self._order = jax_order
 
         def traced(*args: Any, **kwargs: Any) -> Any:
+            args, kwargs = jax_order.plain_args(  # (dicts in the caller's key order)
+                args, kwargs, self.static_argnums, self.static_argnames)
             texts: list[str] = []
             token = jax_control.unroll_limit.set(
                 jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
@@ -290,8 +295,10 @@ class Jitted(NotebookDisplay):
                 jax_numpy.transposes.reset(memo)
                 jax_control.unroll_limit.reset(token)
             self._source = texts[-1] if texts else self._plain_source()
+            out = jax_order.keyed(out)  # (the dicts it returns keep their order too)
+            self._dict_out = self._dict_out or jax_order.holds(out, jax_order.Keyed)
             if self.shard_batch:
-                out = self._constrain(out)
+                out = _constrained(self, out)
             self._compilations += 1  # a trace that got this far is compiled
             return out
 
@@ -375,23 +382,6 @@ class Jitted(NotebookDisplay):
         axes = self._batch_axes(args)
         return tuple(place(a, ax, f"argument {i}") for i, (a, ax) in enumerate(zip(args, axes)))
 
-    def _constrain(self, out: Any) -> Any:
-        """Outputs of a vmapped function stay sharded along their batch axis."""
-        import jax
-
-        if not isinstance(self.fun, Vmapped) or not isinstance(self.fun.out_axes, int):
-            return out
-        axis = self.fun.out_axes
-        ndev = jax.device_count()
-
-        def constrain(leaf: Any) -> Any:
-            shape = getattr(leaf, "shape", ())
-            if len(shape) <= axis or shape[axis] % ndev:
-                return leaf
-            return jax.lax.with_sharding_constraint(leaf, self._sharding(axis))
-
-        return jax.tree_util.tree_map(constrain, out)
-
     # ---- calling --------------------------------------------------------------------
 
     def _call_python(self, *args: Any, **kwargs: Any) -> Any:
@@ -400,15 +390,19 @@ class Jitted(NotebookDisplay):
         if jitted is not None:
             if self.shard_batch:
                 args = self._place(args)
+            keyed, keyed_kw = self._order.keyed_args(args, kwargs, self.static_argnums,
+                                                     self.static_argnames)
             try:
-                out = jitted(*args, **kwargs) if kwargs else jitted(*args)
+                out = jitted(*keyed, **keyed_kw)
             except self._need_example:
                 self._add_example(args, kwargs)
                 # a trace that raised leaves JAX's C++ dispatch of this signature
                 # falling back to Python at every later call (10-30x the time): drop
                 # its entries (traces and compiled code stay cached)
                 getattr(jitted, "_clear_cache", jitted.clear_cache)()
-                out = jitted(*args, **kwargs)
+                out = jitted(*keyed, **keyed_kw)
+            if self._dict_out:
+                out = self._order.plain(out)
             # objects the function built (a NamedTuple), rebuilt outside JAX's trace
             return self.fun._outputs(out) if isinstance(self.fun, Transformed) else out
         signed = self._seen
@@ -629,16 +623,56 @@ def _vmapped_call(self: Jitted) -> Callable:
     counted = self._counted = functools.lru_cache(maxsize=0)(self._jitted)
     fun, plain, need, slow = self.fun, self._plain_ir, self._need_example, \
         self._call_python
+    leaf = self._order.LEAF_TYPES
 
     def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
         if not kwargs and fun.ir is plain:
-            try:
-                return counted(*args)
-            except need:  # (counted as a call: the slow path counts it again)
-                self._calls -= 1
+            for a in args:
+                if type(a) not in leaf:  # (may hold a dict: _call_python keys it)
+                    break
+            else:
+                try:
+                    out = counted(*args)
+                except need:  # (counted as a call: the slow path counts it again)
+                    self._calls -= 1
+                else:
+                    return self._order.plain(out) if self._dict_out else out
         return slow(*args, **kwargs)
 
     return _call_vmapped
+
+
+def _direct_call(self: Jitted) -> Callable:
+    """JAX backend, nothing to do around the compiled code: a call of arrays and
+    numbers runs the jitted function (behind the C-level call counter); any other
+    argument may hold a dict, whose order jax.jit would lose: its dicts go as
+    ``jax_order.Keyed`` nodes. The results are as JAX gives them unless a trace of
+    this jit has returned a dict (then its ``Keyed`` nodes are made plain dicts)."""
+    counted, order, nums, names = (self._counted, self._order, self.static_argnums,
+                                   self.static_argnames)
+    leaf, keyed, plain = order.LEAF_TYPES, order.keyed, order.plain
+
+    def keyed_call(*args: Any, **kwargs: Any) -> Any:
+        args, kwargs = order.keyed_args(args, kwargs, nums, names)
+        out = counted(*args, **kwargs)
+        return plain(out) if self._dict_out else out
+
+    def _call_direct(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            for a in args:
+                if type(a) not in leaf:
+                    break
+            else:
+                out = counted(*args)
+                if type(out) in leaf or not self._dict_out:
+                    return out
+                return plain(out)
+            if not nums:
+                out = counted(*[a if type(a) in leaf else keyed(a) for a in args])
+                return plain(out) if self._dict_out else out
+        return keyed_call(*args, **kwargs)
+
+    return _call_direct
 
 
 def _direct_numpy_calls(self: Jitted, fun: Transformed) -> None:
@@ -654,3 +688,22 @@ def _direct_numpy_calls(self: Jitted, fun: Transformed) -> None:
     self.__class__ = type(Jitted.__name__, (Jitted,), {
         "__call__": staticmethod(self._counted), "__slots__": (),
         "__qualname__": Jitted.__qualname__, "__module__": Jitted.__module__})
+
+
+def _constrained(self: Jitted, out: Any) -> Any:
+    """Outputs of a vmapped function stay sharded along their batch axis (a
+    ``Jitted``'s, in its trace; its dicts ``jax_order.Keyed`` already)."""
+    import jax
+
+    if not isinstance(self.fun, Vmapped) or not isinstance(self.fun.out_axes, int):
+        return out
+    axis = self.fun.out_axes
+    ndev = jax.device_count()
+
+    def constrain(leaf: Any) -> Any:
+        shape = getattr(leaf, "shape", ())
+        if len(shape) <= axis or shape[axis] % ndev:
+            return leaf
+        return jax.lax.with_sharding_constraint(leaf, self._sharding(axis))
+
+    return jax.tree_util.tree_map(constrain, out)

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
+from ..backends.jax_order import keyed, plain
 from ..errors import TransformError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
@@ -162,7 +163,19 @@ def _cast_like(g: Any, primal: Any) -> Any:
     return g
 
 
+def _in_order_of(tree: Any, like: Any) -> Any:
+    """``tree`` with its dicts in the key order of ``like``'s, where their keys are
+    the same (a value that crossed JAX's control flow, ``lax.cond``, has its dicts
+    rebuilt sorted: its leaves are then zipped with ``like``'s in their order)."""
+    if isinstance(tree, dict) and isinstance(like, dict) and tree.keys() == like.keys():
+        return {k: _in_order_of(tree[k], like[k]) for k in like}
+    if type(tree) in (tuple, list) and type(like) in (tuple, list) and len(tree) == len(like):
+        return type(tree)(_in_order_of(t, u) for t, u in zip(tree, like))
+    return tree
+
+
 def _cast_tree(grads: Any, primal: Any) -> Any:
+    grads = _in_order_of(grads, primal)
     leaves = [_cast_like(g, p) for g, p in zip(_leaves(grads), _leaves(primal))]
     return _rebuild(kind_of(primal), leaves)
 
@@ -550,7 +563,7 @@ def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
     jfn = backend.prepare(fn, text)
     refresh(backend, jfn)
     result = backend.run(jfn, (*primals, *(tangents[i] for i in active)), {})
-    out, out_dot = result[0], result[1]
+    out, out_dot = result[0], _in_order_of(result[1], result[0])
     fixed = [_cast_like(d, o) if jnp.issubdtype(jnp.result_type(o), jnp.inexact)
              else np.zeros(np.shape(o), api.float0)
              for d, o in zip(_leaves(out_dot), _leaves(out))]
@@ -646,7 +659,8 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
             found = jvp_on_jax(backend, fun, args, tuple(tangents), has_aux)
             return (found[1], found[2]) if has_aux else found[1]
 
-        mapped = jax.lax.map(column, tuple(basis))
+        # (lax.map would rebuild the dicts of what it maps sorted: jax_order)
+        mapped = plain(jax.lax.map(lambda d: keyed(column(d)), tuple(basis)))
         out_dot, aux = mapped if has_aux else (mapped, None)
         blocks = _tree_leaves_map(lambda c: _columns_to_blocks(c, inputs, jac.tuple_out),
                                   out_dot)
@@ -661,13 +675,13 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
             grads = vjp_fn(_rebuild(kind_of(out), list(directions)))
             return tuple(grads[i] for i in argnums)
 
-        rows = jax.lax.map(row, tuple(basis))
+        rows = plain(jax.lax.map(lambda d: keyed(row(d)), tuple(basis)))
         blocks = _rows_to_blocks(rows, out, inputs, jac.tuple_out)
     # (of a gradient, a Hessian: in its inputs' dtype, as the NumPy backend's)
     source = jac.fun if isinstance(jac, JacFwd) else jac
     if has_aux:
-        aux = jax.tree_util.tree_map(lambda a: a[0], aux) if isinstance(jac, JacFwd) \
-            else aux
+        aux = plain(jax.tree_util.tree_map(lambda a: a[0], keyed(aux))) \
+            if isinstance(jac, JacFwd) else aux
         return dtypes_down.through(source, args, (blocks, aux))
     return dtypes_down.through(source, args, blocks)
 
