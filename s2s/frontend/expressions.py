@@ -536,6 +536,9 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     """``map(f, xs)`` (also inside ``list``/``tuple``), ``tuple(...)``, ``slice(...)``
     and ``list(<comprehension>)`` lowered by the Normalizer ``n``; None for any other
     call."""
+    view = kwdicts.view_list(n, node) if obj is builtins.list else None
+    if view is not None:  # list(d.values()) of a dict argument: [v for v in d.values()]
+        return n.comps.comprehension(view, target)
     if obj is builtins.map or (obj in (builtins.list, builtins.tuple) and len(
             node.args) == 1 and isinstance(node.args[0].value, cst.Call) and n.funcs.
             value_of(node.args[0].value.func) is not None and n.resolver.

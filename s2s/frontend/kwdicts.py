@@ -285,3 +285,34 @@ def update_writes(n: Any, call: Any) -> list[Any] | None:
             cst.SimpleString(repr(key))))])
         writes.append(cst.Assign([cst.AssignTarget(target)], value))
     return values + writes
+
+
+def view_list(n: Any, call: cst.Call) -> cst.ListComp | None:
+    """``list(d.values())`` / ``list(d.items())`` of a dict whose keys are known only
+    per call (an argument): the comprehension ``[v for v in d.values()]``, the same list
+    in Python, which lowers as the loop over the dict's keys (unrolled per call, in the
+    caller's order).  None for anything else (a dict whose keys are known now is read
+    by them)."""
+    if len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
+        return None
+    view = call.args[0].value
+    if not (isinstance(view, cst.Call) and not view.args and isinstance(
+            view.func, cst.Attribute) and view.func.attr.value in ("values", "items")
+            and isinstance(view.func.value, cst.Name)) or keys_of(
+            n, view.func.value) is not None:
+        return None
+    taken = set(n.env) | set(n.local_names)
+    names = []
+    for stem_ in (("key", "value") if view.func.attr.value == "items" else ("value",)):
+        while stem_ in taken:
+            stem_ += "_"
+        names.append(cst.Name(stem_))
+    if len(names) == 1:
+        elt: Any = names[0]
+        target: Any = cst.Name(names[0].value)
+    else:
+        elt = cst.Tuple([cst.Element(m) for m in names])
+        target = cst.Tuple([cst.Element(cst.Name(m.value)) for m in names])
+    made = cst.ListComp(elt, cst.CompFor(target, view))
+    n.desugar.alias_tree(made, call)
+    return made

@@ -77,7 +77,7 @@ class LoopLowerer:
         """What the loop walks: the range's arguments, the index's target node (None:
         a fresh index), ``(target node, sequence)`` per item to index, enumerate's
         ``(i's node, start)``, and whether it walks backwards."""
-        iterable = node.iter
+        iterable = _view_of_copy(self.n, node.iter)
         func = iterable.func if isinstance(iterable, cst.Call) else None
         resolved = None
         if isinstance(func, cst.Name) and func.value not in self.n.local_names:
@@ -171,7 +171,7 @@ class LoopLowerer:
             raise self.n.unsupported(iterable, "enumerate over one sequence (and a "
                                    "start), unpacked into two names, is supported",
                                    "write `for i, item in enumerate(x):`")
-        inner = eargs[0].value
+        inner = _view_of_copy(self.n, eargs[0].value)
         inner_func = inner.func if isinstance(inner, cst.Call) else None
         item_target = node.target.elements[1].value
         if isinstance(inner_func, cst.Name) and inner_func.value not in \
@@ -465,3 +465,17 @@ def _builtin(n: Any, func: Any) -> Any:
     if isinstance(func, cst.Name) and func.value not in n.local_names:
         return n.resolver.lookup_global(func)
     return None
+
+
+def _view_of_copy(n: Any, iterable: Any) -> Any:
+    """``list(d.values())`` (``tuple``; of ``.keys()``, ``.items()``) walked by a loop
+    or a comprehension: the view itself, whose items the copy holds in its order."""
+    if isinstance(iterable, cst.Call) and _builtin(n, iterable.func) in (
+            builtins.list, builtins.tuple) and len(iterable.args) == 1 and not (
+            iterable.args[0].keyword or iterable.args[0].star):
+        inner = iterable.args[0].value
+        if isinstance(inner, cst.Call) and not inner.args and isinstance(
+                inner.func, cst.Attribute) and inner.func.attr.value in (
+                "values", "items", "keys"):
+            return inner
+    return iterable

@@ -36,6 +36,24 @@ def in_a_comprehension(p):
     return sum((i + 1) * np.sum(v**3) for i, (k, v) in enumerate(sorted(p.items())))
 
 
+def stacked_list_of_values(p):
+    return np.sum(np.stack(list(p.values())) ** 2 * np.arange(1.0, 4.0)[:, None])
+
+
+def first_and_last_of_the_copy(p):
+    vals = list(p.values())  # (the caller's order: the first and last keys it wrote)
+    return np.sum(vals[0] * np.tanh(vals[-1]))
+
+
+def loop_over_the_copy(p):
+    return sum((k + 1.0) * np.sum(v**3) for k, v in enumerate(list(p.values())))
+
+
+def pairs_of_the_copy(p):
+    pairs = list(p.items())
+    return np.sum(pairs[0][1] * 2.0 + np.sin(pairs[1][1]))
+
+
 def built_in_the_function(x):
     d = {"w": x, "v": np.cos(x)}
     acc = 0.0

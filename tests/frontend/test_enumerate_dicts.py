@@ -1,7 +1,8 @@
 """``for i, (k, v) in enumerate(d.items())`` (``sorted(...)``, ``.keys()``,
 ``.values()``, a start, in a comprehension too): the loop over a dict's keys that
-``for k, v in d.items()`` is, with ``i`` its counter (issue 23; it was refused as "the
-array method `.items()` is not supported").  Oracle: JAX on the same source, float64
+``for k, v in d.items()`` is, with ``i`` its counter; ``list(d.values())`` and
+``list(d.items())`` of a dict argument, walked or indexed (issue 23; all were refused as
+"the array method `.items()` is not supported").  Oracle: JAX on the same source, float64
 and float32; vmap against a Python loop."""
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ if HAVE_JAX:
     J = jax_twin(F)
 
 ON_DICTS = ["weighted_items", "sorted_items_from_one", "sorted_keys", "values_only",
-            "in_a_comprehension"]
+            "in_a_comprehension", "stacked_list_of_values", "first_and_last_of_the_copy",
+            "loop_over_the_copy", "pairs_of_the_copy"]
 X = np.array([0.3, -0.7, 1.1])
 
 
@@ -73,9 +75,7 @@ def test_dict_arguments_against_jax(name, dtype) -> None:
     want = [jax.grad(h)([v[e] for v in batch.values()]) for e in range(2)]
     _close(s2s.vmap(s2s.grad(f))(batch),
            _as_dict(keys, [np.stack([w[j] for w in want]) for j in range(len(keys))]), dtype)
-    # (the JAX backend: the sorted orders only, for now; jax.jit hands a dict argument
-    # over with its keys sorted, which the `order` work fixes)
-    for backend in ("numpy", "jax") if "sorted" in name else ("numpy",):
+    for backend in ("numpy", "jax"):  # (the caller's key order on JAX too)
         _close(s2s.jit(s2s.grad(f), backend=backend)(p), _as_dict(keys, jax.grad(h)(vals)),
                dtype)
     # another key order is another structure: new code, never the old
