@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import tree_util
 from .transformed import Transformed
 
 
@@ -37,6 +38,8 @@ def shadow(tree: Any) -> Any:
         return [shadow(v) for v in tree]
     if isinstance(tree, dict):
         return {k: shadow(v) for k, v in tree.items()}
+    if _node(tree):  # a NamedTuple, a registered class: its leaves
+        return tree_util.tree_map(shadow, tree)
     if is_array_leaf(tree) and not isinstance(tree, np.ndarray):
         return np.zeros(np.shape(tree), np.dtype(tree.dtype))
     return tree
@@ -56,8 +59,18 @@ def shape_key(tree: Any, dynamic: bool = True) -> Any:
         # in the caller's key order: s2s.jit hands the traced function its dicts so
         # (backends/jax_order.py), and code walking a dict is generated for that order
         return ("d",) + tuple((k, shape_key(v, dynamic)) for k, v in tree.items())
+    if _node(tree):
+        leaves, treedef = tree_util.tree_flatten(tree)
+        return ("n", treedef) + tuple(shape_key(v, dynamic) for v in leaves)
     if is_array_leaf(tree):
         return ("a", tuple(np.shape(tree)))
     if dynamic and isinstance(tree, (bool, int, float, complex)):
         return ("a", ())
     return ("v", tree)
+
+
+def _node(tree: Any) -> bool:
+    """A NamedTuple or an object of a registered pytree class (whose leaves a trace
+    makes tracers, inside the object)."""
+    return isinstance(tree, tuple) and hasattr(tree, "_fields") or type(
+        tree) in tree_util.NODES

@@ -33,6 +33,7 @@ from . import (
     pushforward,
     records,
     signatures,
+    trees,
     vectorize,
 )
 from . import transformed as api
@@ -92,13 +93,16 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
                 f"s2s.jit of a {fun.mode} object is not supported",
                 hint="jit a function that calls s2s.jvp/s2s.vjp, or the grad",
             )
+        argnums = _check_argnums(fun.argnums, fun.tuple_out, len(args))
+        if trees.needs_plain(args, argnums):  # (a NamedTuple, a registered class's
+            # object: its plain form, the gradient rebuilt in its type, as on NumPy)
+            return trees.call_plain(fun, args, kwargs, argnums, run=lambda *a, **k: call(
+                backend, fun, a, k, examples, example_key, texts))
         text, fn = emitted_for(fun, shadow(args), kwargs)
         jfn = backend.prepare(fn, text)
         refresh(backend, jfn)
         texts.append(jfn.__s2s_text__)
-        result = backend.run(jfn, args, kwargs)
-        argnums = _check_argnums(fun.argnums, fun.tuple_out, len(args))
-        return _postprocess(fun, result, args, argnums)
+        return _postprocess(fun, backend.run(jfn, args, kwargs), args, argnums)
     if isinstance(fun, (JacFwd, JacRev)):
         return jacobian_on_jax(backend, fun, args, kwargs)
     if isinstance(fun, PerArity):  # (a transform of a *args function: this call's)

@@ -231,10 +231,12 @@ def _sorted_leaves(value: Any) -> list[Any]:
     return [value]
 
 
-def call_plain(t: Any, args: tuple, kwargs: dict, argnums: tuple[int, ...]) -> Any:
+def call_plain(t: Any, args: tuple, kwargs: dict, argnums: tuple[int, ...],
+               run: Callable | None = None) -> Any:
     """A grad or value_and_grad ``t`` of pytree arguments: called with their plain
-    forms, its gradients rebuilt in the arguments' types."""
-    result = t(*plain_args(args, argnums), **kwargs)
+    forms (by ``run``, ``t`` itself by default), its gradients rebuilt in the
+    arguments' types."""
+    result = (run or t)(*plain_args(args, argnums), **kwargs)
 
     def back(grads: Any) -> Any:
         if t.tuple_out:
