@@ -245,6 +245,9 @@ class StmtLowerer:
             atom = self.n.exprs.expr(value, target=ssa)
             if not (isinstance(atom, Var) and atom.name == ssa):
                 self.n.emit(ssa, "identity", (atom,), {}, value)
+                if isinstance(atom, Var) and atom.name in self.n.lists:  # (a spliced list)
+                    self.n.lists.add(ssa)
+                    self.n.buffer_root[ssa] = self.n.buffer_root.get(atom.name, atom.name)
             self.n.bound.add(name)
             self.n._bind(name, ssa)
             return
