@@ -71,10 +71,25 @@ def _named(n: Any, atom: Var, base: str) -> str:
     return name
 
 
+def _not_in_a_loop(n: Any, node: Any) -> None:
+    """A new list spliced in a loop body (``c = a + b``, ``acc = [t] + acc``) is
+    refused: the reverse sweep of a list made anew at each iteration from a grown
+    list's items reads the wrong iteration's list (the same loop written by hand with
+    ``list(a)`` and ``append`` gives a wrong gradient or fails inside the emitted code
+    on main); extending a list in place in a loop (``acc += more``) is supported."""
+    if n.depth:
+        raise n.unsupported(
+            node, "a new list spliced from a list grown in a loop, made inside a loop "
+            "(a new list at each iteration: reverse mode does not follow its items back "
+            "yet)", "splice after the loop, or grow one list in place in the loop "
+            "(`acc += more`, `acc.extend(more)`, `acc.append(v)`)")
+
+
 def splice(n: Any, left: Var, right: Var, node: Any, target: str | None) -> Atom:
     """``left + right`` where ``right`` is a list grown in a loop (and ``left`` one
     too, or a list the function built): a new list, ``left``'s items then
     ``right``'s."""
+    _not_in_a_loop(n, node)
     a, b = _named(n, left, "spliced_left"), _named(n, right, "spliced_right")
     joined = _fresh(n, target or "joined")
     item = _fresh(n, "item")
@@ -110,10 +125,13 @@ def splice_statement(n: Any, node: Any, grown: Any) -> bool:
         return False
     name, left, right = node.targets[0].target.value, node.value.left, node.value.right
     operands = {m.value for m in (left, right) if isinstance(m, cst.Name)}
-    if not (isinstance(right, cst.Name) and grown(right.value)) or name in operands or not (
+    if not (isinstance(right, cst.Name) and grown(right.value)) or not (
             isinstance(left, cst.Name) and grown(left.value) or isinstance(left, cst.List) and not any(
                 isinstance(e, cst.StarredElement) for e in left.elements)):
         return False
+    _not_in_a_loop(n, node.value)
+    if name in operands:
+        return False  # (`acc = [t] + acc` before any loop: the expression's copy)
     first = left if isinstance(left, cst.List) else cst.Call(cst.Name("list"), [cst.Arg(left)])
     _lower(n, [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], first)]),
                _append_loop(name, right.value, _fresh(n, "item"))], node.value)

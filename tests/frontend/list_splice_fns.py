@@ -79,3 +79,34 @@ def spliced_then_grown(x, n):
     for i in range(n):
         c.append(np.sin(x) * c[-1])
     return np.sum(np.stack(c) ** 2) + np.sum(np.stack(a + [x]))
+
+
+def splice_keeps_operands(x, n):
+    a = [x]
+    b = []
+    for i in range(n):
+        a.append(x * i)
+        b.append(np.cos(x) + i)
+    c = a + b
+    d = [x * x] + b
+    return np.stack(c), np.stack(a), np.stack(b + d)
+
+
+def splice_per_iteration(x, n):
+    a = [x]
+    b = []
+    c = [x]
+    for i in range(n):
+        b.append(np.sin(x) * i)
+        c = a + b
+    return np.sum(np.stack(c) ** 2)
+
+
+def rebuilt_per_iteration(x, n):
+    acc = [x * (n + 1.0)]
+    for j in range(3):  # (a constant count: main unrolled `for item in acc` by the literal)
+        joined = [np.tanh(x) * j]
+        for item in acc:
+            joined.append(item)
+        acc = joined
+    return np.sum(np.stack(acc) ** 2)
