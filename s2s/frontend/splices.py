@@ -27,7 +27,7 @@ import libcst as cst
 
 from ..ir.nodes import Atom, Var
 
-__all__ = ["extend_by_loop", "splice", "splice_statement"]
+__all__ = ["extend_by_loop", "splice", "splice_statement", "still_a_list"]
 
 
 def _fresh(n: Any, base: str) -> str:
@@ -136,3 +136,12 @@ def splice_statement(n: Any, node: Any, grown: Any) -> bool:
     _lower(n, [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], first)]),
                _append_loop(name, right.value, _fresh(n, "item"))], node.value)
     return True
+
+
+def still_a_list(n: Any, ssa: str, atom: Any, node: Any) -> None:
+    """``ssa = identity(atom)``; where ``atom`` is a list built here, ``ssa`` is that
+    list (a later ``c + d`` or ``c.append(v)`` grows it as a list of its own)."""
+    n.emit(ssa, "identity", (atom,), {}, node)
+    if isinstance(atom, Var) and atom.name in n.lists:
+        n.lists.add(ssa)
+        n.buffer_root[ssa] = n.buffer_root.get(atom.name, atom.name)
