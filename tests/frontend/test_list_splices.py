@@ -53,7 +53,8 @@ def close(got, expected, dtype):
     (n, d) if (n, d) in DEFAULT else pytest.param(n, d, marks=pytest.mark.slow)
     for n in NAMES for d in DTYPES])
 def test_splices_against_jax(name, dtype) -> None:
-    """grad, jvp, jacrev, vmap (against a Python loop), s2s.jit on both backends."""
+    """grad, jvp, jacrev, vmap (against a Python loop), s2s.jit on both backends;
+    jacfwd and hessian at the first call."""
     ours, theirs = getattr(F, name), getattr(J, name)
     for call, n in enumerate(COUNTS, 1):
         x = (X * call).astype(dtype)
@@ -69,6 +70,9 @@ def test_splices_against_jax(name, dtype) -> None:
         close(s2s.vmap(p)(batch), np.stack([p(row) for row in batch]), dtype)
         close(s2s.jit(p, backend="numpy")(x), q(x), dtype)
         if call == 1:  # (JAX compiles per count: once is enough for the splices)
+            close(s2s.jacfwd(p)(x), jax.jacfwd(q)(x), dtype)
+            close(s2s.hessian(lambda y: np.sum(p(y)))(x),
+                  jax.hessian(lambda y: jnp.sum(q(y)))(x), dtype)
             close(s2s.jit(p, backend="jax")(x), q(x), dtype)
             close(s2s.jit(s2s.grad(lambda y: np.sum(p(y))), backend="jax")(x),
                   jax.grad(lambda y: jnp.sum(q(y)))(x), dtype)
