@@ -85,18 +85,24 @@ def _not_in_a_loop(n: Any, node: Any) -> None:
             "(`acc += more`, `acc.extend(more)`, `acc.append(v)`)")
 
 
+def _empty(name: str) -> Any:
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
+                                               cst.List([]))])
+
+
 def splice(n: Any, left: Var, right: Var, node: Any, target: str | None) -> Atom:
     """``left + right`` where ``right`` is a list grown in a loop (and ``left`` one
     too, or a list the function built): a new list, ``left``'s items then
-    ``right``'s."""
+    ``right``'s (each appended: items may be arrays or tuples; a literal's copied,
+    ``list([x, y])``)."""
     _not_in_a_loop(n, node)
     a, b = _named(n, left, "spliced_left"), _named(n, right, "spliced_right")
     joined = _fresh(n, target or "joined")
-    item = _fresh(n, "item")
-    _lower(n, [cst.SimpleStatementLine([cst.Assign(
-        [cst.AssignTarget(cst.Name(joined))],
-        cst.Call(cst.Name("list"), [cst.Arg(cst.Name(a))]))]),
-        _append_loop(joined, b, item)], node)
+    literal = n.lets.get(left.name) is not None and n.lets[left.name].prim == "make_list"
+    first = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(joined))],
+                                                 cst.Call(cst.Name("list"), [cst.Arg(cst.Name(a))]))])] \
+        if literal else [_empty(joined), _append_loop(joined, a, _fresh(n, "item"))]
+    _lower(n, [*first, _append_loop(joined, b, _fresh(n, "item"))], node)
     n.lists.add(n.env[joined])  # (a list of its own: append may grow it)
     return Var(n.env[joined])
 
@@ -116,9 +122,11 @@ def extend_by_loop(n: Any, name: str, more: Var, node: Any) -> None:
 
 def splice_statement(n: Any, node: Any, grown: Any) -> bool:
     """Lower ``c = a + b`` (``c = [x, y] + b``) where ``b`` names a list grown in a
-    loop (``a`` too) and ``c`` is neither operand, as ``c = list(a)`` (``c = [x, y]``)
-    then ``for item in b: c.append(item)``: ``c`` is the list itself (a list the
-    function made, which later appends may grow), not a name for a spliced value."""
+    loop (``a`` too), as ``c = []``, ``for item in a: c.append(item)`` (``c = [x,
+    y]``) then ``for item in b: c.append(item)``: ``c`` is the list itself (a list the
+    function made, which later appends may grow), not a name for a spliced value;
+    where ``c`` is an operand (``acc = [t] + acc``) the list is built under a fresh
+    name first, then bound to ``c``."""
     if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(
             node.targets[0].target, cst.Name) and isinstance(node.value, cst.BinaryOperation)
             and isinstance(node.value.operator, cst.Add)):
@@ -130,11 +138,15 @@ def splice_statement(n: Any, node: Any, grown: Any) -> bool:
                 isinstance(e, cst.StarredElement) for e in left.elements)):
         return False
     _not_in_a_loop(n, node.value)
-    if name in operands:
-        return False  # (`acc = [t] + acc` before any loop: the expression's copy)
-    first = left if isinstance(left, cst.List) else cst.Call(cst.Name("list"), [cst.Arg(left)])
-    _lower(n, [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], first)]),
-               _append_loop(name, right.value, _fresh(n, "item"))], node.value)
+    into = _fresh(n, name) if name in operands else name  # (`acc = [t] + acc`)
+    if isinstance(left, cst.List):
+        first = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(into))], left)])]
+    else:
+        first = [_empty(into), _append_loop(into, left.value, _fresh(n, "item"))]
+    _lower(n, [*first, _append_loop(into, right.value, _fresh(n, "item"))], node.value)
+    if into != name:  # (`name` is that list: one object, which a later append grows)
+        _lower(n, [cst.parse_statement(f"{name} = {into}")], node.value)
+        n.buffers.add(n.env[name])
     return True
 
 
@@ -145,3 +157,5 @@ def still_a_list(n: Any, ssa: str, atom: Any, node: Any) -> None:
     if isinstance(atom, Var) and atom.name in n.lists:
         n.lists.add(ssa)
         n.buffer_root[ssa] = n.buffer_root.get(atom.name, atom.name)
+        if atom.name in n.buffers:  # (one object with it, as Python's `c = joined`)
+            n.buffers.add(ssa)

@@ -110,3 +110,25 @@ def rebuilt_per_iteration(x, n):
             joined.append(item)
         acc = joined
     return np.sum(np.stack(acc) ** 2)
+
+
+def pairs_spliced(x, n):
+    a = []
+    b = []
+    for i in range(n):
+        a.append((x * i, np.sin(x)))
+        b.append((np.cos(x), x * x * i))
+    c = a + b
+    total = np.sum(x)
+    for u, v in c:
+        total = total + np.sum(u * v)
+    return total
+
+
+def prepend_then_grown(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x * (i + 1.0))
+    parts = [np.sin(x)] + parts
+    parts.append(x**3)
+    return np.sum(np.stack(parts) ** 2, axis=0)

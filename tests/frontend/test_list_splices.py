@@ -29,7 +29,7 @@ if HAVE_JAX:
 X = np.array([0.3, -0.7, 1.2])
 DTYPES = [np.float64, np.float32]
 NAMES = ["grown_plus_grown", "items_plus_grown", "extend_by_grown", "splice_in_loop",
-         "extend_by_itself", "spliced_then_grown"]
+         "extend_by_itself", "spliced_then_grown", "pairs_spliced", "prepend_then_grown"]
 COUNTS = (3, 0, 1)  # the loops' count at calls 1 to 3 (0: they never run)
 DEFAULT: set = set()  # (JAX's oracles cost ~2.5 s a case: the sweep is under -m slow)
 
