@@ -112,7 +112,7 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
             _grown(n, left) or (a is not None and a[0] is list)):
         if a is not None:
             _read_as_literal(n, left, node)
-        return splice(n, left, right, node, target)  # `a + b`, `[x] + parts`: splices.py
+        return splice(n, left, right, node, target, a is not None)  # splices.py
     if _grown(n, left) or _grown(n, right):
         raise TransformError(
             f"`{'+' if prim == 'add' else '*'}` of a list grown in a loop (its length "

@@ -90,15 +90,15 @@ def _empty(name: str) -> Any:
                                                cst.List([]))])
 
 
-def splice(n: Any, left: Var, right: Var, node: Any, target: str | None) -> Atom:
+def splice(n: Any, left: Var, right: Var, node: Any, target: str | None,
+           literal: bool) -> Atom:
     """``left + right`` where ``right`` is a list grown in a loop (and ``left`` one
     too, or a list the function built): a new list, ``left``'s items then
-    ``right``'s (each appended: items may be arrays or tuples; a literal's copied,
-    ``list([x, y])``)."""
+    ``right``'s (each appended: items may be arrays or tuples; a ``literal`` left,
+    ``[x, y]``, copied: ``list(...)``)."""
     _not_in_a_loop(n, node)
     a, b = _named(n, left, "spliced_left"), _named(n, right, "spliced_right")
     joined = _fresh(n, target or "joined")
-    literal = n.lets.get(left.name) is not None and n.lets[left.name].prim == "make_list"
     first = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(joined))],
                                                  cst.Call(cst.Name("list"), [cst.Arg(cst.Name(a))]))])] \
         if literal else [_empty(joined), _append_loop(joined, a, _fresh(n, "item"))]

@@ -122,6 +122,8 @@ def pairs_spliced(x, n):
     total = np.sum(x)
     for u, v in c:
         total = total + np.sum(u * v)
+    for u, v in b + a:  # (the splice inside the expression)
+        total = total + np.sum(u * np.cos(v))
     return total
 
 
