@@ -18,6 +18,7 @@ import libcst as cst
 from ..errors import TransformError
 from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Var
+from .splices import extend_by_loop, splice, splice_statement
 
 __all__ = ["as_array", "carried", "check_literal_reads", "extended", "grows_list",
            "sequence_arithmetic"]
@@ -107,6 +108,11 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
                 "build a list instead (`parts = []` ... `parts.append(v)`)", n.display)
     if prim == "add" and _grown(n, left) and b is not None and b[0] is list:
         return extended(n, left, b[1], node, target)  # `parts + [v]`: a copy, appended
+    if prim == "add" and _grown(n, right) and isinstance(left, Var) and (
+            _grown(n, left) or (a is not None and a[0] is list)):
+        if a is not None:
+            _read_as_literal(n, left, node)
+        return splice(n, left, right, node, target, a is not None)  # splices.py
     if _grown(n, left) or _grown(n, right):
         raise TransformError(
             f"`{'+' if prim == 'add' else '*'}` of a list grown in a loop (its length "
@@ -170,8 +176,8 @@ def extended(n: Any, seq: Atom, items: list[Atom], node: Any, target: str | None
 
 def grows_list(n: Any, node: Any) -> bool:
     """Lower ``node`` if it extends a list the function built (``parts += [a, b]``,
-    ``parts.extend([a, b])``, ``parts = parts + [a, b]`` of a grown list): True where
-    it did."""
+    ``parts.extend([a, b])``, ``parts = parts + [a, b]`` of a grown list) or splices
+    one (``c = a + b``: splices.py): True where it did."""
     if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) and isinstance(
             node.operator, cst.AddAssign) and list_target(n, node.target.value):
         extend_list(n, node.target.value, node.value, node)
@@ -185,7 +191,7 @@ def grows_list(n: Any, node: Any) -> bool:
             node.targets[0].target, cst.Name) and grows_itself(
                 n, node.targets[0].target.value, node.value):
         extend_list(n, node.targets[0].target.value, node.value.right, node.value)
-    else:
+    elif not splice_statement(n, node, lambda name: _grown(n, Var(n.env.get(name, "")))):
         return False
     return True
 
@@ -206,8 +212,10 @@ def grows_itself(n: Any, name: str, value: Any) -> bool:
     current = n.env.get(name, "")
     return isinstance(value, cst.BinaryOperation) and isinstance(
         value.operator, cst.Add) and isinstance(value.left, cst.Name) and (
-        value.left.value == name) and isinstance(value.right, (cst.List, cst.Tuple)) \
-        and not any(isinstance(e, cst.StarredElement) for e in value.right.elements) \
+        value.left.value == name) and (isinstance(value.right, cst.Name) and _grown(
+            n, Var(n.env.get(value.right.value, ""))) or isinstance(
+            value.right, (cst.List, cst.Tuple)) and not any(
+            isinstance(e, cst.StarredElement) for e in value.right.elements)) \
         and list_target(n, name) and current not in n.aliased and (
             items_of(n, Var(current)) is None)
 
@@ -215,7 +223,12 @@ def grows_itself(n: Any, name: str, value: Any) -> bool:
 def extend_list(n: Any, name: str, value: Any, node: Any) -> None:
     """``parts += [a, b]`` (``parts.extend([a, b])``) on a list the function built:
     Python extends it in place, so each item is appended to it."""
-    found = items_of(n, n.exprs.expr(value))
+    more = n.exprs.expr(value)
+    found = items_of(n, more)
+    if found is None and _grown(n, more):
+        n.lists.add(n.env[name])
+        extend_by_loop(n, name, more, node)  # by a grown list: appended in a loop
+        return
     if found is None:
         raise n.unsupported(
             value, f"`{name} += ...` extends the list `{name}` by items s2s does not know "

@@ -24,6 +24,7 @@ from .literals import decided_branch
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
+from .splices import still_a_list
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
@@ -244,7 +245,7 @@ class StmtLowerer:
             ssa = self.n.names.fresh(name) if name in self.n.bound else name
             atom = self.n.exprs.expr(value, target=ssa)
             if not (isinstance(atom, Var) and atom.name == ssa):
-                self.n.emit(ssa, "identity", (atom,), {}, value)
+                still_a_list(self.n, ssa, atom, value)  # (identity; splices.py)
             self.n.bound.add(name)
             self.n._bind(name, ssa)
             return

@@ -167,6 +167,11 @@ class _Unroller:
         self.leaves: set[str] = set()  # the parameters that are arrays in this call
         self.made: dict[str, Let] = {}  # each name bound so far -> its statement
         self.decided: set[str] = set()  # key tests decided for this call (`"k" in d`)
+        # a loop's carried entries: a list literal bound to one is rebound at each
+        # iteration (`acc = [x]`, then `acc = joined` in the loop), so its length is not
+        # the literal's (main read `len(acc)` as 1: `for item in acc` copied one item)
+        self.rebound = {entry for s in walk(fn.body) if isinstance(s, For)
+                        for entry, _ in s.carried}
 
     def block(self, stmts: list[Stmt]) -> tuple[list[Stmt], dict[str, Atom]]:
         """The block with its loops over containers unrolled, and the names later code
@@ -340,7 +345,8 @@ class _Unroller:
             return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
         if s.prim in ("make_tuple", "make_list"):
             self.literals[s.target] = s.args
-        if s.prim in _LITERALS and not _keyed_per_call(s):  # `[(W1, b1), ...]` built here
+        if s.prim in _LITERALS and not _keyed_per_call(s) and not (
+                s.prim == "make_list" and s.target in self.rebound):  # `[(W1, b1), ...]`
             keys = tuple(s.params["keys"]) if s.prim == "make_dict" else tuple(range(len(s.args)))
             kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
             self.trees[s.target] = Tree(kind, keys, tuple(

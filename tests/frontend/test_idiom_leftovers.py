@@ -188,8 +188,6 @@ def test_literal_list_extended_in_place() -> None:
 
 
 @pytest.mark.parametrize("name, words", [
-    ("grown_plus_grown", "another such list is not supported"),
-    ("items_plus_grown", "with this operand is not supported"),
     ("tuple_grown_in_loop", "a tuple that a loop makes longer"),
     ("extend_by_rows", "does not know one by one"),
     ("alias_of_grown", "shares its memory"),
