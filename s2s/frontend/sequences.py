@@ -18,7 +18,7 @@ import libcst as cst
 from ..errors import TransformError
 from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Var
-from .splices import extend_by_loop, splice, splice_statement
+from .splices import _not_in_a_loop, extend_by_loop, splice, splice_statement
 
 __all__ = ["as_array", "carried", "check_literal_reads", "extended", "grows_list",
            "sequence_arithmetic"]
@@ -107,6 +107,7 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
                 "change from one iteration to the next)", n.loc(node),
                 "build a list instead (`parts = []` ... `parts.append(v)`)", n.display)
     if prim == "add" and _grown(n, left) and b is not None and b[0] is list:
+        _not_in_a_loop(n, node)  # (a new list at each iteration: see splices.py)
         return extended(n, left, b[1], node, target)  # `parts + [v]`: a copy, appended
     if prim == "add" and _grown(n, right) and isinstance(left, Var) and (
             _grown(n, left) or (a is not None and a[0] is list)):

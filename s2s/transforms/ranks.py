@@ -101,7 +101,14 @@ class RankInference:
             # other's array: `sum` of a list empty on one path is 0), none if one is
             # unknown (not the last path's alone: a loop that grows the rank is then
             # seen, and refused)
-            ranks = [self._infer_from(name, t) for t in several]
+            ranks = []
+            for t in several:
+                try:
+                    ranks.append(self._infer_from(name, t))
+                except _Cycle:  # (a path that reads the value itself: the others say)
+                    continue
+            if not ranks:
+                raise _Cycle(f"the rank of `{name}` depends on itself on every path")
             return None if None in ranks else max(ranks)
         return self._infer_from(name, s)
 
