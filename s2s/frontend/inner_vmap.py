@@ -314,12 +314,4 @@ def _moveaxis(value: Any, source: int, destination: int) -> cst.Call:
 
 def _alias_all(n: Any, tree: Any, node: Any) -> None:
     """The new nodes report the user's call's position (the user's own keep theirs)."""
-    positions, alias = n.desugar.positions, n.desugar.alias
-
-    class Walk(cst.CSTVisitor):
-        def on_visit(self, new: Any) -> bool:
-            if new not in positions:
-                alias(new, node)
-            return True
-
-    tree.visit(Walk())
+    n.desugar.alias_tree(tree, node)

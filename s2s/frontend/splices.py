@@ -38,15 +38,7 @@ def _fresh(n: Any, base: str) -> str:
 
 def _alias_all(n: Any, tree: Any, node: Any) -> None:
     """The new nodes report ``node``'s position."""
-    positions, alias = n.desugar.positions, n.desugar.alias
-
-    class Walk(cst.CSTVisitor):
-        def on_visit(self, new: Any) -> bool:
-            if new not in positions:
-                alias(new, node)
-            return True
-
-    tree.visit(Walk())
+    n.desugar.alias_tree(tree, node)
 
 
 def _lower(n: Any, statements: list[Any], node: Any) -> None:
