@@ -219,11 +219,11 @@ def _reads(node: ast.AST) -> set[str]:
     return out
 
 
-def share_subexpressions(fn: ast.FunctionDef, max_rounds: int = 50,
-                         fact: Callable[[ast.AST], Any] | None = None) -> None:
-    """Compute each repeated pure subexpression once (see the module's docstring);
-    ``fact``: a node's (shape, dtype), where known (a name holding an ndarray may have
-    its ``sum``/``mean`` method calls shared)."""
+def _bindings(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any] | None) -> tuple:
+    """What both passes check a read against: the names known to hold ndarrays, how
+    often each name is bound, the parameters, the writes (``_Sharing``), and whether a
+    name holds one value (a parameter never rebound, a name bound once, or a module
+    constant the code reads)."""
     arrays = frozenset(n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
                        and fact is not None and _ndarray(fact(n)))
     binds: dict[str, int] = {}
@@ -231,13 +231,22 @@ def share_subexpressions(fn: ast.FunctionDef, max_rounds: int = 50,
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             binds[node.id] = binds.get(node.id, 0) + 1
     params = {a.arg for a in fn.args.args}
-    sharing = _Sharing(fn.body)
+
+    def one_value(r: str) -> bool:
+        return binds.get(r, 0) == (0 if r in params else 1) or (
+            r not in params and r not in binds)
+
+    return arrays, binds, params, _Sharing(fn.body), one_value
+
+
+def share_subexpressions(fn: ast.FunctionDef, max_rounds: int = 50,
+                         fact: Callable[[ast.AST], Any] | None = None) -> None:
+    """Compute each repeated pure subexpression once (see the module's docstring);
+    ``fact``: a node's (shape, dtype), where known (a name holding an ndarray may have
+    its ``sum``/``mean`` method calls shared)."""
+    arrays, binds, params, sharing, one_value = _bindings(fn, fact)
     # (every name the code mentions: a module constant it reads must stay global)
     taken = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | params
-
-    def one_value(r: str) -> bool:  # a parameter never rebound, a name bound once
-        return binds.get(r, 0) == (0 if r in params else 1) or (
-            r not in params and r not in binds)  # (a module constant the code reads)
 
     for _ in range(max_rounds):
         found: dict[str, list] = {}
@@ -345,18 +354,7 @@ def read_held_values(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any] | None 
     guards of ``share_subexpressions`` (names bound once, none written into, only
     operands replaced, never a statement's whole value), in one pass over the
     straight-line statements (that pass, after the e-graph, does the rest)."""
-    arrays = frozenset(n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
-                       and fact is not None and _ndarray(fact(n)))
-    binds: dict[str, int] = {}
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            binds[node.id] = binds.get(node.id, 0) + 1
-    params = {a.arg for a in fn.args.args}
-    sharing = _Sharing(fn.body)
-
-    def one_value(r: str) -> bool:
-        return binds.get(r, 0) == (0 if r in params else 1) or (
-            r not in params and r not in binds)
+    arrays, binds, params, sharing, one_value = _bindings(fn, fact)
 
     held: dict[str, str] = {}  # ast.dump of a value -> the name bound once to it
 
