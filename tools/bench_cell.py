@@ -20,6 +20,7 @@ import os
 import statistics
 import sys
 import time
+from typing import Any
 
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[var] = "1"
@@ -68,23 +69,35 @@ def main() -> None:
         g(*args)
 
     clock = time.process_time if opts.cpu else time.perf_counter
-
-    def per_call(fn) -> float:
-        t0 = clock()
-        for _ in range(opts.calls):
-            fn(*args)
-        return (clock() - t0) / opts.calls * 1e6
-
-    hands, ours = [], []
-    for _ in range(opts.rounds):
-        hands.append(per_call(hand))
-        ours.append(per_call(g))
-    ratios = sorted(b / a for a, b in zip(hands, ours))
-    q = len(ratios) // 4
+    hands, ours = paired_rounds(hand, g, args, opts.calls, opts.rounds, clock)
     print(f"{opts.name} {opts.kind}: {names[0]} {min(hands):.2f} us, {names[1]} "
-          f"{min(ours):.2f} us, "
-          f"ratio of the least {min(ours) / min(hands):.2f}; per-round ratio median "
-          f"{statistics.median(ratios):.2f} (quartiles {ratios[q]:.2f}-{ratios[-q - 1]:.2f})")
+          f"{min(ours):.2f} us, {ratio_summary(hands, ours)}")
+
+
+def paired_rounds(first: Any, second: Any, args: tuple, calls: int, rounds: int,
+                  clock: Any = time.perf_counter) -> tuple[list[float], list[float]]:
+    """µs per call of ``first`` and of ``second``, timed in turn in each round (the
+    same round's load on both sides of each ratio)."""
+    def per_call(fn: Any) -> float:
+        t0 = clock()
+        for _ in range(calls):
+            fn(*args)
+        return (clock() - t0) / calls * 1e6
+
+    firsts, seconds = [], []
+    for _ in range(rounds):
+        firsts.append(per_call(first))
+        seconds.append(per_call(second))
+    return firsts, seconds
+
+
+def ratio_summary(firsts: list[float], seconds: list[float]) -> str:
+    """The ratio of the least times, and the median and quartiles of the per-round
+    ratios (second / first)."""
+    ratios = sorted(b / a for a, b in zip(firsts, seconds))
+    q = len(ratios) // 4
+    return (f"ratio of the least {min(seconds) / min(firsts):.2f}; per-round ratio median "
+            f"{statistics.median(ratios):.2f} (quartiles {ratios[q]:.2f}-{ratios[-q - 1]:.2f})")
 
 
 if __name__ == "__main__":

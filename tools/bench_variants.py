@@ -13,9 +13,7 @@ layer norm with ``np.var``; one-hot cross-entropy with ``scipy.special.logsumexp
 from __future__ import annotations
 
 import os
-import statistics
 import sys
-import time
 
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[var] = "1"
@@ -28,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # this tree's s2s, not an installed one
 
 import bench_wide_workloads as W  # noqa: E402
+from bench_cell import paired_rounds, ratio_summary  # noqa: E402
 
 import s2s  # noqa: E402
 
@@ -78,23 +77,9 @@ def main() -> None:
             got = g(*args)
         assert all(np.allclose(a, b, rtol=1e-6, atol=1e-9)
                    for a, b in zip(leaves(got), leaves(hand(*args)))), name
-
-        def per_call(fn) -> float:
-            t0 = time.perf_counter()
-            for _ in range(calls):
-                fn(*args)
-            return (time.perf_counter() - t0) / calls * 1e6
-
-        hands, ours = [], []
-        for _ in range(rounds):
-            hands.append(per_call(hand))
-            ours.append(per_call(g))
-        ratios = sorted(b / a for a, b in zip(hands, ours))
-        q = len(ratios) // 4
+        hands, ours = paired_rounds(hand, g, args, calls, rounds)
         print(f"{name} (as {base}): hand {min(hands):.2f} us, s2s {min(ours):.2f} us, "
-              f"ratio of the least {min(ours) / min(hands):.2f}; per-round ratio median "
-              f"{statistics.median(ratios):.2f} (quartiles {ratios[q]:.2f}-"
-              f"{ratios[-q - 1]:.2f})")
+              f"{ratio_summary(hands, ours)}")
 
 
 if __name__ == "__main__":
