@@ -79,19 +79,14 @@ class LoopLowerer:
         ``(i's node, start)``, and whether it walks backwards."""
         iterable = _view_of_copy(self.n, node.iter)
         func = iterable.func if isinstance(iterable, cst.Call) else None
-        resolved = None
-        if isinstance(func, cst.Name) and func.value not in self.n.local_names:
-            resolved = self.n.resolver.lookup_global(func)
+        resolved = _builtin(self.n, func)
         prefix: list[tuple[Any, Any]] = []  # (target node, (sequence atom)) per iteration
         enum_start: tuple[Any, Atom] | None = None  # enumerate(x, start): (i's node, start)
         backwards = resolved is builtins.reversed
         if backwards:  # reversed(range(...)), reversed(x): walked from the end
             inner = iterable.args[0].value if len(iterable.args) == 1 else None
             inner_func = inner.func if isinstance(inner, cst.Call) else None
-            if isinstance(inner_func, cst.Name) and inner_func.value not in self.n.local_names:
-                resolved = self.n.resolver.lookup_global(inner_func)
-            else:
-                resolved = None  # a sequence: indexed, as `for row in x` is
+            resolved = _builtin(self.n, inner_func)  # (None: a sequence, indexed)
             if inner is None or iterable.args[0].keyword is not None or resolved in (
                 builtins.enumerate, builtins.zip, builtins.reversed,
             ):
@@ -174,8 +169,7 @@ class LoopLowerer:
         inner = _view_of_copy(self.n, eargs[0].value)
         inner_func = inner.func if isinstance(inner, cst.Call) else None
         item_target = node.target.elements[1].value
-        if isinstance(inner_func, cst.Name) and inner_func.value not in \
-                self.n.local_names and self.n.resolver.lookup_global(inner_func) is builtins.zip:
+        if _builtin(self.n, inner_func) is builtins.zip:
             # enumerate(zip(x, y)) unpacked as i, (a, b)
             seqs = [self.n.exprs.expr(a.value) for a in inner.args]
             if not isinstance(item_target, (cst.Tuple, cst.List)) or len(
@@ -260,9 +254,7 @@ class LoopLowerer:
         self.n._bind(name, ssa)
 
     def is_range_call(self, call: cst.Call) -> bool:
-        func = call.func
-        return (isinstance(func, cst.Name) and func.value not in self.n.local_names
-                and self.n.resolver.lookup_global(func) is builtins.range)
+        return _builtin(self.n, call.func) is builtins.range
 
     def while_statement(self, node: cst.While) -> None:
         """``while test:``: the body computes the test again for the next iteration."""
