@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
 from typing import Any
 
 import libcst as cst
@@ -37,6 +38,7 @@ from .objects import (
 from .odes import lower_ode, solver_of
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .record_methods import THREADS
+from .reduces import lower_reduce
 from .resolve import expression_advice, transform_kind
 from .sequences import sequence_arithmetic
 from .source import literal_value
@@ -536,6 +538,8 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     """``map(f, xs)`` (also inside ``list``/``tuple``), ``tuple(...)``, ``slice(...)``
     and ``list(<comprehension>)`` lowered by the Normalizer ``n``; None for any other
     call."""
+    if obj is functools.reduce:
+        return lower_reduce(n, node, target)
     view = kwdicts.view_list(n, node) if obj is builtins.list else None
     if view is not None:  # list(d.values()) of a dict argument: [v for v in d.values()]
         return n.comps.comprehension(view, target)

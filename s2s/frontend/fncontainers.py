@@ -93,12 +93,10 @@ class FunctionContainers:
             return None
         key = self.n.comps.static.static_value(node.slice[0].slice.value)
         if key is NOVALUE:
-            if local:
-                raise self.n.unsupported(
-                    node, f"`{base.value}` holds functions; which one this reads is "
-                    "known only when the function runs", "index it with a constant, "
-                    "or loop over it")
-            return None
+            pairs = self.local[base.value] if local else self._module_items(base, node)
+            if pairs is None:
+                return None
+            return self._chosen_at_run_time(node, pairs)
         if local:
             found = dict(self.local[base.value])
             if key not in found and isinstance(key, int) and -len(found) <= key < 0:
@@ -123,6 +121,68 @@ class FunctionContainers:
         if fv is not None:
             self.n.resolver.bind_namespace(text.split(".")[0], node)
         return fv
+
+    def _module_items(self, base: Any, node: Any) -> list[tuple[Any, FnValue]] | None:
+        """The ``(key, FnValue)`` items of a module-level tuple, list or dict of
+        functions ``base`` names (``ACTS``), or None where it is not one."""
+        try:
+            owner, text = self.n.resolver.resolve_dotted(base)
+        except Exception:
+            return None
+        if not isinstance(owner, (tuple, list, dict)) or not owner:
+            return None
+        keys = list(owner) if isinstance(owner, dict) else list(range(len(owner)))
+        if isinstance(owner, dict) and not all(isinstance(k, (str, int)) for k in keys):
+            return None
+        pairs = []
+        for key in keys:
+            obj = owner[key]
+            fv = self.n.funcs.of_object(obj, f"{text}[{key!r}]", node) if callable(
+                obj) else None
+            if fv is None:
+                return None
+            pairs.append((key, fv))
+        self.n.resolver.bind_namespace(text.split(".")[0], node)
+        return pairs
+
+    def _chosen_at_run_time(self, node: cst.Subscript, pairs: list) -> FnValue:
+        """``ACTS[name]`` with a key known only when the function runs (a string
+        argument): the key is checked as Python would (``KeyError``/``IndexError``),
+        then each call of the item is an ``if`` over the keys, one function per branch,
+        as ``act = f if name == "a" else g`` is."""
+        keynode = node.slice[0].slice.value
+        by_dict = isinstance(pairs[0][0], str) or not all(
+            k == i for i, (k, _) in enumerate(pairs))
+        if not isinstance(keynode, cst.Name):  # (the key computed once)
+            name = self.n.names.fresh("key")
+            self.n.local_names.add(name)
+            self._lower([cst.SimpleStatementLine([cst.Assign(
+                [cst.AssignTarget(cst.Name(name))], keynode)])], node)
+            keynode = cst.Name(name)
+        size = len(pairs)
+        if by_dict:
+            keys = cst.Tuple([cst.Element(_literal(k)) for k, _ in pairs])
+            guard = f"if {_spell(keynode)} not in {_spell(keys)}:\n    raise KeyError({_spell(keynode)})\n"
+        else:
+            guard = (f"if not -{size} <= {_spell(keynode)} < {size}:\n"
+                     f"    raise IndexError('index out of range')\n")
+        self._lower([cst.parse_statement(guard)], node)
+        chosen = pairs[-1][1]
+        for key, fv in reversed(pairs[:-1]):
+            spelled = (f"{_spell(keynode)} == {key!r}" if by_dict
+                       else f"{_spell(keynode)} % {size} == {key}")
+            test = cst.parse_expression(spelled)
+            self.n.desugar.alias_tree(test, node)
+            chosen = FnValue(None, "choice", choice=(self.n.exprs.expr(test), fv, chosen))
+        return chosen
+
+    def _lower(self, statements: list[Any], node: Any) -> None:
+        for statement in statements:
+            self.n.desugar.alias_tree(statement, node)
+        outer = self.n.out
+        lowered = self.n.stmts.block(statements)
+        self.n.out = outer
+        outer += lowered
 
     def items(self, node: Any) -> list[tuple[Any, Any]] | None:
         """``(spelling, key)`` per item of a local container ``node`` names (for a
@@ -259,6 +319,14 @@ def _maybe_function(node: Any) -> bool:
     """Could this item be a function (a name, a dotted name, an item of one, a
     lambda)?  Literals and arithmetic are not."""
     return isinstance(node, (cst.Name, cst.Attribute, cst.Lambda, cst.Subscript))
+
+
+def _literal(key: Any) -> Any:
+    return cst.SimpleString(repr(key)) if isinstance(key, str) else cst.Integer(str(key))
+
+
+def _spell(node: Any) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _root(node: Any) -> str | None:

@@ -25,6 +25,7 @@ from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
 from .splices import still_a_list
+from .unpacking import starred_at_run_time
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
@@ -314,11 +315,8 @@ class StmtLowerer:
                 "unpack into names, then write the element on its own line",
             )
         if any(isinstance(e, cst.StarredElement) for e in target.elements):
-            raise self.n.unsupported(
-                target, "starred unpacking of a value whose length is known only when "
-                "the function runs is not supported",
-                "index it: `first, rest = v[0], v[1:]`",
-            )
+            starred_at_run_time(self.n, target, tree)
+            return
         for i, e in enumerate(target.elements):
             sub = e.value
             base = sub.value if isinstance(sub, cst.Name) else f"{stem(self.n.named(tree))}_{i}"

@@ -1,0 +1,87 @@
+"""``functools.reduce(f, xs[, initial])``: a left fold, lowered as the calls it makes.
+
+Over a sequence whose length is known when s2s transforms the function (a literal, a
+tuple argument, a comprehension it unrolls) the fold is unrolled, one call of ``f`` per
+item.  Over one known only when it runs (an array's rows, a list grown in a loop) it is
+the loop Python runs::
+
+    acc = xs[0]                      # (or: acc = initial)
+    for k in range(1, len(xs)):      # (or: range(len(xs)))
+        acc = f(acc, xs[k])
+
+so every transform sees an ordinary loop.  An empty sequence without ``initial`` is
+Python's ``TypeError``, raised when the function runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ..ir.nodes import Atom, Var
+
+
+def lower_reduce(n: Any, node: cst.Call, target: str | None) -> Atom:
+    """``functools.reduce(f, xs[, initial])`` lowered by the Normalizer ``n``."""
+    args = node.args
+    if len(args) not in (2, 3) or any(a.keyword or a.star for a in args):
+        raise n.unsupported(node, "functools.reduce takes a function, a sequence and "
+                            "an optional initial value, by position here",
+                            "write functools.reduce(f, xs) or functools.reduce(f, xs, initial)")
+    fv = n.funcs.value_of(args[0].value)
+    if fv is None:
+        raise n.unsupported(args[0], "this is not a function s2s knows",
+                            "pass a function defined in a file, a lambda or an operator")
+    items = n.comps.items_of(args[1].value)
+    if items is not None:
+        if len(args) == 3:
+            acc, rest = n.exprs.expr(args[2].value), items
+        elif not items:
+            raise n.unsupported(node, "reduce() of an empty sequence with no initial "
+                                "value is Python's TypeError", "pass an initial value")
+        else:
+            acc, rest = items[0], items[1:]
+        for k, item in enumerate(rest):
+            last = k == len(rest) - 1
+            acc = n.funcs.call(fv, node, target if last else None, ([acc, item], {}))
+        return acc
+    return _loop(n, node, target)
+
+
+def _loop(n: Any, node: cst.Call, target: str | None) -> Atom:
+    args = node.args
+    seq = args[1].value
+    statements = []
+    if not isinstance(seq, cst.Name):  # (the sequence computed once)
+        name = n.comps.loop_name("items")
+        statements.append(_assign(name, seq))
+        seq = cst.Name(name)
+    acc, k = n.comps.loop_name("acc", target), n.comps.loop_name("k")
+    spelled = cst.Module([]).code_for_node(seq)
+    if len(args) == 3:
+        statements.append(_assign(acc, args[2].value))
+        start = ""
+    else:
+        statements.append(cst.parse_statement(
+            f"if len({spelled}) == 0:\n"
+            f"    raise TypeError('reduce() of empty iterable with no initial value')\n"))
+        statements.append(cst.parse_statement(f"{acc} = {spelled}[0]\n"))
+        start = "1, "
+    call = cst.Call(args[0].value, [cst.Arg(cst.Name(acc)), cst.Arg(
+        cst.parse_expression(f"{spelled}[{k}]"))])
+    body = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(acc))], call)])
+    statements.append(cst.For(target=cst.Name(k), iter=cst.parse_expression(
+        f"range({start}len({spelled}))"), body=cst.IndentedBlock([body])))
+    for statement in statements:
+        n.desugar.alias_tree(statement, node)
+    outer = n.out
+    lowered = n.stmts.block(statements)
+    n.out = outer
+    outer += lowered
+    return Var(n.env[acc])
+
+
+def _assign(name: str, value: Any) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+
