@@ -100,8 +100,7 @@ class JaxBackend(Backend):
         lowered = lower_quotients(lower_inplace(text, fuse_slices=True))
         controlled = lower_control(lowered)
         if controlled != lowered:
-            import black  # lowered control flow: nested functions black lays out
-
+            black = emitcode.black_module()  # (lowered control flow: black lays it out)
             return black.format_str(controlled, mode=black.Mode())
         return _wrap_long_lines(lowered)
 
@@ -223,8 +222,7 @@ def _wrap_long_lines(text: str) -> str:
             if len(line.rstrip("\n")) > 88 and not line.lstrip().startswith("#")]
     if not long:
         return text
-    import black
-
+    black = emitcode.black_module()
     for k in reversed(long):
         line = lines[k]
         indent = line[: len(line) - len(line.lstrip())]

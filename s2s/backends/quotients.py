@@ -33,6 +33,7 @@ import ast
 from typing import Any
 
 from .. import syntax
+from ..emit.code import black_module
 
 __all__ = ["lower_quotients"]
 
@@ -191,7 +192,6 @@ class _Rewriter(ast.NodeTransformer):
 def _formatted(statement: str, indent: int) -> list[str]:
     """Black's layout of one statement at ``indent`` columns (as black lays out the
     whole module: the emitted text stays black-stable)."""
-    import black
-
+    black = black_module()
     body = black.format_str(statement + "\n", mode=black.Mode(line_length=88 - indent))
     return body.splitlines(keepends=True)

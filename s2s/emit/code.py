@@ -18,6 +18,7 @@ import hashlib
 import linecache
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,9 +153,26 @@ def format_module(text: str) -> str:
     return _format(text)
 
 
-def _format(text: str) -> str:
-    import black  # imported on first emission: it is the slowest import s2s has
+_BLACK: list[Any] = []  # black, once imported
+_BLACK_LOCK = threading.Lock()
 
+
+def black_module() -> Any:
+    """black, imported on first use (the slowest import s2s has) by one thread at a
+    time: the specializer's background thread formats code too, and two threads
+    importing black's compiled modules at once can see one of them half-initialised
+    (``module 'black' has no attribute 'Mode'``, seen in a run)."""
+    if not _BLACK:
+        with _BLACK_LOCK:
+            if not _BLACK:
+                import black
+
+                _BLACK.append(black)
+    return _BLACK[0]
+
+
+def _format(text: str) -> str:
+    black = black_module()
     mode = black.Mode()
     try:
         formatted = black.format_str(text, mode=mode)
@@ -285,8 +303,7 @@ def check_invariants(text: str) -> None:
         cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         raise EmitError(f"emitted code does not re-parse with libcst:\n{text}") from exc
-    import black
-
+    black = black_module()
     again = black.format_str(text, mode=black.Mode())
     if again != text:
         raise EmitError(f"emitted code is not stable under black:\n{text}")

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ... import runtime, runtime_ode, runtime_scipy, syntax
+from ...emit.code import black_module
 from .common import Derivation, TeachError
 
 _MAX_ARRAY = 10_000  # elements of a module constant written as a literal
@@ -285,8 +286,7 @@ def docstring_literal(lines: list[str]) -> tuple[str, str]:
 
 def standalone_module(d: Derivation, output: str = "derivative.py") -> str:
     """The module text ``s2s emit`` writes."""
-    import black
-
+    black = black_module()
     kind = d.choice.kind
     if kind == "jacrev":
         raise TeachError("s2s emit does not write jacrev (its emitted code needs the "
