@@ -13,15 +13,19 @@ positional arguments as in JAX.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import functools
 import inspect
+import textwrap
 import threading
 import types
 import weakref
 from typing import Any, Callable
 
-from ..frontend.synthesize import signature_text, synthesize
+import numpy as np
+
+from ..frontend.synthesize import BOUND, signature_text, synthesize
 from ..primitives import lookup_object
 
 
@@ -52,12 +56,15 @@ def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
     """``make(fn)`` for the function ``fun`` denotes; a variadic one is made per call
     signature (``PerArity``)."""
     if isinstance(fun, PerArity):  # a transform of one: composed per call signature
-        return PerArity(fun.fn, lambda wrapper: make(fun.make(wrapper)))
+        return fun.composed(make)
     if isinstance(fun, functools.partial) and _partial_is_variadic(fun):
         return PerArity(fun, make)  # (a partial of a decorator's *args wrapper)
     fn = as_function(fun)
     if _per_call(fn):
         return PerArity(fn, make)
+    names = function_params(fn)
+    if names:  # (`def f(x, act=np.tanh)`: made per function passed)
+        return PerFunctionArgs(fn, make, names)
     return make(fn)
 
 
@@ -74,7 +81,8 @@ def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) 
         if nargs is not None and _partial_is_variadic(fun):
             key = (nargs, tuple(sorted(keys)))
             return _cached(fun, key, lambda: _partial_wrapper(fun, *key))
-        return _cached(fun, (), lambda: _partial_wrapper(fun))
+        wrapper = _cached(fun, (), lambda: _partial_wrapper(fun))
+        return wrapper if nargs is None else _defaults_bound(wrapper, nargs, keys)
     if not isinstance(fun, (types.FunctionType, types.MethodType)) and not hasattr(
             fun, "_generate_for"):
         prim = lookup_object(fun)
@@ -87,7 +95,18 @@ def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) 
     if nargs is not None and _per_call(fun):
         key = (nargs, tuple(keys))  # (in the call's order: `kw`'s, as Python's)
         return _cached(fun, key, lambda: variadic_wrapper(fun, *key))
-    return fun
+    return fun if nargs is None else _defaults_bound(fun, nargs, keys)
+
+
+def _defaults_bound(fun: Any, nargs: int, keys: tuple[str, ...]) -> Any:
+    """``fun`` for a call of ``nargs`` positional arrays and keywords ``keys``; where a
+    parameter holds a function (``def f(x, act=np.tanh)``), a copy with the default
+    bound (``PerFunctionArgs``)."""
+    names = function_params(fun)
+    if not names:
+        return fun
+    return _cached(fun, ("functions",), lambda: PerFunctionArgs(
+        fun, lambda f: f, names)).for_call(nargs, tuple(keys))
 
 
 # the wrapper made for an object, per key: a transform of the same partial, NumPy
@@ -217,6 +236,18 @@ class PerArity:
         self.__name__ = getattr(named, "__name__", "partial")
         self.__qualname__ = getattr(named, "__qualname__", self.__name__)
 
+    def composed(self, make: Callable[[Any], Any]) -> "PerArity":
+        """The transform ``make`` of each of this one's per-call transforms."""
+        return self.remade(lambda wrapper: make(self.make(wrapper)))
+
+    def remade(self, make: Callable[[Any], Any]) -> "PerArity":
+        """The same per-call wrappers, each given to ``make`` instead."""
+        return PerArity(self.fn, make)
+
+    def for_arguments(self, args: tuple, kwargs: dict) -> Any:
+        """The transform that runs a call with these arguments."""
+        return self.for_call(len(args), tuple(kwargs))
+
     def for_call(self, nargs: int, keys: tuple[str, ...] = ()) -> Any:
         key = (nargs, tuple(keys))  # (in the call's order: `kw`'s, as Python's)
         with self._lock:
@@ -236,3 +267,137 @@ class PerArity:
             raise AttributeError("a transform of a function with *args has code per call "
                                  "signature: call it first")
         return self._last.source
+
+
+# ---- parameters that hold functions -------------------------------------------------
+# Parameters whose value is a function: ``def layer(x, act=np.tanh)``, ``def fit(w,
+# loss_fn)`` called as ``s2s.grad(fit)(w, mse)``.
+#
+# JAX traces such a function with the function as it is; s2s transforms it once per
+# set of functions a call passes (by identity; a parameter left out is its default):
+# each is a copy of the function carrying the functions its parameters are bound to,
+# which the frontend lowers with the parameter denoting the function
+# (``frontend/bound_params.py``), as a callee taking a function argument is lowered.
+# The call still passes the function, which the emitted code takes and does not read.
+# The defaults and the code are read at each call: replacing ``f.__defaults__`` makes
+# another copy.
+#
+# A parameter is one of these when its default is a function or when the body calls
+# it (``act(x)``).
+
+_FUNCTION_TYPES = (types.FunctionType, types.BuiltinFunctionType, np.ufunc,
+                   functools.partial, types.MethodType)
+
+
+_NONE = object()  # (no value passed, no default)
+
+
+def function_params(fn: Any) -> tuple[str, ...]:
+    """The parameters of the plain function ``fn`` that hold functions: a default that
+    is one, or a name the body calls; () for any other function."""
+    if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND):
+        return ()  # (a copy made here: its functions bound already)
+    try:
+        sig = inspect.signature(fn, follow_wrapped=False)
+    except (TypeError, ValueError):
+        return ()
+    plain = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    if any(p.kind not in plain for p in sig.parameters.values()):
+        return ()  # (*args, **kwargs, positional-only: not wrapped here)
+    called = _called_names(fn)
+    parts = fn.__qualname__.split(".")
+    own = next(iter(sig.parameters)) if len(parts) > 1 and parts[-2] != "<locals>" and (
+        sig.parameters) else None  # (a method's `self`: the object, called as `self(x)`)
+    return tuple(name for name, p in sig.parameters.items()
+                 if name != own and (name in called or _is_function(p.default)))
+
+
+def _is_function(value: Any) -> bool:
+    """A plain function: one a transform may take as a constant.  (Not an object
+    with a ``__call__``: its fields may be what is differentiated.)"""
+    return isinstance(value, _FUNCTION_TYPES)
+
+
+def _called_names(fn: Any) -> set[str]:
+    """The plain names the body of ``fn`` calls (``act(x)``), from its source."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return set()
+    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    return {node.func.id for node in ast.walk(tree.body[0])
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+
+
+class PerFunctionArgs(PerArity):
+    """A transform of ``fn`` made per call's functions: those its parameters
+    ``names`` receive, or their defaults."""
+
+    def __init__(self, fn: Any, make: Callable[[Any], Any], names: tuple[str, ...]) -> None:
+        super().__init__(fn, make)
+        self.names = names
+        code = fn.__code__
+        self.positional = code.co_varnames[:code.co_argcount]
+        self._held: dict[tuple, tuple] = {}  # (what a key's ids name, kept alive)
+
+    def remade(self, make: Callable[[Any], Any]) -> "PerFunctionArgs":
+        return PerFunctionArgs(self.fn, make, self.names)
+
+    def for_arguments(self, args: tuple, kwargs: dict) -> Any:
+        fn = self.fn
+        bound = self._bound(args, kwargs)
+        alive = (fn.__code__, fn.__defaults__, fn.__kwdefaults__, *bound.values())
+        key = tuple(id(v) for v in alive) + tuple(bound)
+        with self._lock:
+            made = self._made.get(key)
+            if made is None:
+                made = self._made[key] = self.make(_variant(fn, bound))
+                self._held[key] = alive
+            self._last = made
+        return made
+
+    def for_call(self, nargs: int, keys: tuple[str, ...] = ()) -> Any:
+        """Without the call's values (a transform written in a function's body):
+        the functions are the defaults, and passing one is refused."""
+        passed = set(self.positional[:nargs]) | set(keys)
+        if passed & set(self.names):
+            raise TypeError(
+                f"{self.fn.__name__}: a transform of it called inside a transformed "
+                f"function cannot be passed the function `{min(passed & set(self.names))}`"
+                "; bind it with functools.partial first")
+        return self.for_arguments((None,) * nargs, dict.fromkeys(keys))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.for_arguments(args, kwargs)(*args, **kwargs)
+
+    def _bound(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+        fn, out = self.fn, {}
+        defaults = fn.__defaults__ or ()
+        first_default = len(self.positional) - len(defaults)
+        for name in self.names:
+            value = _NONE
+            if name in kwargs:
+                value = kwargs[name]
+            elif name in self.positional:
+                k = self.positional.index(name)
+                if k < len(args):
+                    value = args[k]
+                elif k >= first_default:
+                    value = defaults[k - first_default]
+            elif name in (fn.__kwdefaults__ or {}):  # (keyword-only)
+                value = fn.__kwdefaults__[name]
+            if value is None or _is_function(value):  # (an object: refused, located)
+                out[name] = value
+        return out
+
+
+def _variant(fn: Any, bound: dict[str, Any]) -> Any:
+    """A copy of ``fn`` (its code, globals, closure, defaults) carrying ``bound``."""
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__qualname__, copy.__module__ = fn.__qualname__, fn.__module__
+    copy.__dict__.update(fn.__dict__)
+    setattr(copy, BOUND, dict(bound))
+    return copy

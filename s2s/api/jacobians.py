@@ -363,8 +363,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
         return method
     inner = grad(fun, argnums=argnums, has_aux=has_aux, holomorphic=holomorphic)
     if isinstance(inner, callables.PerArity):  # (*args/**kwargs: per call signature)
-        return callables.PerArity(inner.fn, lambda f: hessian(f, argnums, has_aux,
-                                                              holomorphic))
+        return inner.remade(lambda f: hessian(f, argnums, has_aux, holomorphic))
     return _Hessian(inner, argnums, has_aux, holomorphic)
 
 

@@ -106,7 +106,7 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     if isinstance(fun, (JacFwd, JacRev)):
         return jacobian_on_jax(backend, fun, args, kwargs)
     if isinstance(fun, PerArity):  # (a transform of a *args function: this call's)
-        return call(backend, fun.for_call(len(args), tuple(kwargs)), args, kwargs,
+        return call(backend, fun.for_arguments(args, kwargs), args, kwargs,
                     examples, example_key, texts)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")

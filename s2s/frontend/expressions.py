@@ -271,6 +271,9 @@ class ExprLowerer:
         )
 
     def expr_Comparison(self, node: cst.Comparison, target: str | None):
+        decided = _function_is_none(self.n, node, target)  # (`act is not None`)
+        if decided is not None:
+            return decided
         left = self.expr(node.left)
         result: Atom | None = None
         for i, comp in enumerate(node.comparisons):
@@ -466,6 +469,7 @@ class ExprLowerer:
                 made = self.n.pyvalues.constant_method(node, base, func.attr.value, target)
                 if made is not None:
                     return made
+        _refuse_calling_a_value(self.n, func)  # (never the module-level name it shadows)
         obj, text = self.n.resolver.resolve_dotted(func)
         if obj is dataclasses.replace:  # (of an object the function built)
             return replace_call(self.n, node, target)
@@ -531,6 +535,34 @@ class ExprLowerer:
 
     def expr_DictComp(self, node: cst.DictComp, target: str | None) -> Atom:
         return self.n.comps.comprehension(node, target)
+
+
+def _refuse_calling_a_value(n: Any, func: Any) -> None:
+    """``net(x)`` for a local name (a parameter, a variable) that denotes no function
+    s2s knows: refused, never resolved as the module-level name it shadows."""
+    if isinstance(func, cst.Name) and func.value in n.local_names and not (
+            is_instance_self(n, func.value)) and func.value != n.bound_object:
+        raise n.unsupported(
+            func, f"`{func.value}` is a value in this function (a parameter or a "
+            "variable) and is called here; s2s calls the functions it reads when it "
+            "transforms: module-level and nested functions, lambdas, NumPy's, and a "
+            "parameter given a plain function (`act=np.tanh`)", "call a function by "
+            "its name, or pass a function (not an object) for this parameter")
+
+
+def _function_is_none(n: Any, node: cst.Comparison, target: str | None) -> Atom | None:
+    """``f is None`` / ``f is not None`` of a name denoting a function: False / True
+    (a function is not None), known now; None for any other comparison."""
+    if len(node.comparisons) != 1 or not isinstance(node.left, cst.Name) or (
+            node.left.value not in n.funcs.values):
+        return None
+    comp = node.comparisons[0]
+    if not (isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None") or (
+            not isinstance(comp.operator, (cst.Is, cst.IsNot))):
+        return None
+    const = Const(isinstance(comp.operator, cst.IsNot), str(isinstance(comp.operator,
+                                                                        cst.IsNot)))
+    return n.emit(target, "identity", (const,), {}, node) if target else const
 
 
 def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,

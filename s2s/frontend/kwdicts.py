@@ -52,6 +52,9 @@ def _structural(n: Any, node: Any) -> Any:
             node.func.value == "len" and "len" not in n.local_names and \
             is_dict_len(n, n.resolver.resolve_dotted(node.func)[0], node):
         return len(keys_of(n, node.args[0].value))
+    if isinstance(node, cst.Name) and node.value in n.funcs.values and (
+            n.funcs.values[node.value].choice is None):
+        return n.funcs.values[node.value].obj  # (`act is not None` of a function)
     if isinstance(node, cst.Name) and node.value in n.local_names and \
             node.value in n.env and _bound_once(n, node.value):
         # a name bound once, to a test decided above (`t = "k" in kw`) or a literal
@@ -99,7 +102,8 @@ def _bound_once(n: Any, name: str) -> bool:
                 self._add(node.name, 2)
 
         n.p.node.visit(Count())
-    return counts.get(name) == 1
+    # (a parameter this transform binds to None, frontend/bound_params.py: bound once)
+    return counts.get(name, 0) + (name in getattr(n, "none_params", ())) == 1
 
 
 def _names(target: Any) -> list[str]:

@@ -38,6 +38,7 @@ from ..ir.nodes import (
 from ..ir.nodes import uses as uses_of
 from ..ir.nodes import walk as walk_stmts
 from . import expressions
+from .bound_params import bind_parameter_functions
 from .buffers import ALIASING, EFFECTS, WRITES, BufferLowerer, allocates
 from .calls import CallLowerer
 from .carried_records import split_joins
@@ -253,10 +254,10 @@ class Normalizer:
             # a bound method (`model.loss`, `Model.class_loss`) is called without its
             # first parameter: the object, which the body may not read (see expr_Name)
             self.bound_object = params.pop(0)
-        for name in params + kwonly:
-            self.env[name] = name
-            self.bound.add(name)
+        self.env.update({name: name for name in params + kwonly})
+        self.bound.update(params + kwonly)
         self.draws.params = set(params + kwonly)
+        bind_parameter_functions(self, node)  # (`act=np.tanh`: api/callables.py)
         if isinstance(node, cst.Lambda):
             result_name = "out"
             body_nodes: list[Any] = [node.body]

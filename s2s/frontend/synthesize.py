@@ -15,6 +15,10 @@ import textwrap
 import types
 from typing import Any
 
+# the attribute a copy of a user's function carries: the functions its parameters are
+# bound to for one transform (api/callables.py makes it, frontend/bound_params.py reads it)
+BOUND = "__s2s_bound_params__"
+
 _COUNTER = itertools.count()
 PARTIAL = "_s2s_partial"  # functools.partial, in a recursive function's maker
 

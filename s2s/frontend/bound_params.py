@@ -1,0 +1,61 @@
+"""Parameters bound to functions for one transform (``api/callables.py``).
+
+``def layer(x, act=np.tanh)`` transformed for a call whose ``act`` is ``relu`` is
+lowered with ``act`` denoting ``relu``, as a local ``act = relu`` would: calls of it
+are calls of ``relu`` (its derivative emitted beside), and the parameter stays in the
+emitted signature, unread.  The bound functions are attached to a copy of the user's
+function (``__s2s_bound_params__``), so each set of functions has its own IR.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+import numpy as np
+
+from .synthesize import BOUND
+
+
+def bind_parameter_functions(n: Any, node: Any) -> None:
+    """Bind the parameters the Normalizer ``n``'s function has functions for."""
+    bound = getattr(n.fn, BOUND, None)
+    for name, value in (bound or {}).items():
+        if name not in n.env:
+            continue
+        if value is None:  # (`transform=None`: the tests of it decided now)
+            target, none = cst.Name(name), cst.Name("None")
+            n.desugar.alias(target, node)
+            n.desugar.alias(none, node)
+            n.stmts.assign(target, none)
+            n.none_params = getattr(n, "none_params", set()) | {name}
+            continue
+        text = _spelling(n, name, value)
+        fv = n.funcs.of_object(value, text, node) if callable(value) else None
+        if fv is None:
+            raise n.unsupported(
+                node, f"the parameter `{name}` is called as a function, and this call "
+                f"passes {type(value).__name__} {value!r:.60}, which s2s cannot transform",
+                "pass a Python function, a NumPy function, or a functools.partial of one")
+        n.funcs.bind(name, fv, node)
+
+
+def _spelling(n: Any, name: str, value: Any) -> str:
+    """How emitted code names ``value``: the module-level name it has in the user's
+    module (``relu``), ``np.<name>`` for NumPy's, else ``<parameter>_fn``."""
+    text = _chosen_spelling(n, name, value)
+    n.names.taken.add(text.split(".")[0])  # (no local of emitted code shadows it)
+    return text
+
+
+def _chosen_spelling(n: Any, name: str, value: Any) -> str:
+    own = getattr(value, "__name__", None)
+    if isinstance(own, str) and own.isidentifier() and n.fn.__globals__.get(own) is value:
+        n.resolver.bind_namespace(own, None)
+        return own
+    if isinstance(own, str) and own.isidentifier() and getattr(np, own, None) is value:
+        n.resolver.namespace.setdefault("np", np)  # (emitted code's NumPy)
+        return f"np.{own}"
+    text = f"{name}_fn"
+    n.resolver.namespace[text] = value
+    return text
