@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..frontend.synthesize import BOUND, signature_text, synthesize
+from ..frontend.synthesize import BOUND, BoundType, signature_text, synthesize
 from ..primitives import lookup_object
 
 
@@ -304,7 +304,7 @@ def function_params(fn: Any) -> tuple[str, ...]:
     plain = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     if any(p.kind not in plain for p in sig.parameters.values()):
         return ()  # (*args, **kwargs, positional-only: not wrapped here)
-    called = _called_names(fn)
+    called = _called_names(fn)  # (`act(x)`, and `p.apply(x)` of a method not an array's)
     parts = fn.__qualname__.split(".")
     own = next(iter(sig.parameters)) if len(parts) > 1 and parts[-2] != "<locals>" and (
         sig.parameters) else None  # (a method's `self`: the object, called as `self(x)`)
@@ -326,8 +326,31 @@ def _called_names(fn: Any) -> set[str]:
         return set()
     if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return set()
-    return {node.func.id for node in ast.walk(tree.body[0])
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    out = set()
+    for node in ast.walk(tree.body[0]):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Name):
+            out.add(node.func.id)
+        elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and not hasattr(np.ndarray, node.func.attr):
+            out.add(node.func.value.id)  # (`p.apply(x)`: a method of p's class)
+    return out
+
+
+_PLAIN_TYPES = (list, tuple, dict, set, str, bytes, int, float, complex, bool, range,
+                type(None), types.ModuleType, type)
+
+
+def _object_type(value: Any) -> BoundType | None:
+    """The class of an object of the user's (a NamedTuple, a dataclass, a registered
+    class), whose methods a call of ``value.method(...)`` runs; None for values of
+    Python's own types and arrays."""
+    cls = type(value)
+    if cls in _PLAIN_TYPES or isinstance(value, (np.ndarray, np.generic, type)) or (
+            cls.__module__ in ("builtins", "numpy")) or _is_function(value):
+        return None
+    return BoundType(cls)
 
 
 class PerFunctionArgs(PerArity):
@@ -347,7 +370,8 @@ class PerFunctionArgs(PerArity):
     def for_arguments(self, args: tuple, kwargs: dict) -> Any:
         fn = self.fn
         bound = self._bound(args, kwargs)
-        alive = (fn.__code__, fn.__defaults__, fn.__kwdefaults__, *bound.values())
+        alive = (fn.__code__, fn.__defaults__, fn.__kwdefaults__, *(
+            v.cls if isinstance(v, BoundType) else v for v in bound.values()))
         key = tuple(id(v) for v in alive) + tuple(bound)
         with self._lock:
             made = self._made.get(key)
@@ -358,15 +382,10 @@ class PerFunctionArgs(PerArity):
         return made
 
     def for_call(self, nargs: int, keys: tuple[str, ...] = ()) -> Any:
-        """Without the call's values (a transform written in a function's body):
-        the functions are the defaults, and passing one is refused."""
-        passed = set(self.positional[:nargs]) | set(keys)
-        if passed & set(self.names):
-            raise TypeError(
-                f"{self.fn.__name__}: a transform of it called inside a transformed "
-                f"function cannot be passed the function `{min(passed & set(self.names))}`"
-                "; bind it with functools.partial first")
-        return self.for_arguments((None,) * nargs, dict.fromkeys(keys))
+        """Without the call's values (a transform written in a function's body): the
+        parameters it leaves out are their defaults; those it passes are not bound
+        (a call of one is then refused, located)."""
+        return self.for_arguments((_NONE,) * nargs, dict.fromkeys(keys, _NONE))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.for_arguments(args, kwargs)(*args, **kwargs)
@@ -387,8 +406,12 @@ class PerFunctionArgs(PerArity):
                     value = defaults[k - first_default]
             elif name in (fn.__kwdefaults__ or {}):  # (keyword-only)
                 value = fn.__kwdefaults__[name]
-            if value is None or _is_function(value):  # (an object: refused, located)
+            if value is _NONE:
+                continue
+            if value is None or _is_function(value):
                 out[name] = value
+            elif (typed := _object_type(value)) is not None:
+                out[name] = typed  # (its methods: its class's, frontend/bound_params.py)
         return out
 
 

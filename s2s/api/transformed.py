@@ -711,6 +711,8 @@ def source(f: Any, transform: str | None = None) -> str:
         if not latest:
             raise ValueError(f"s2s.jvp has not been called on {f!r}")
         return latest[-1]._last[0]
+    if isinstance(f, callables.PerArity):  # (code per call: the latest, or "call it")
+        return f.source
     if hasattr(f, "source") and not isinstance(f, Transformed) and isinstance(
             getattr(f, "source"), str):
         return f.source

@@ -83,7 +83,7 @@ def _walk(a: Any, key: list, diff: bool) -> Any:
         return a
     if isinstance(a, tuple) and hasattr(t, "_fields"):  # a NamedTuple
         key.append(t)
-        fields = trees.Record()
+        fields = trees.of_class(trees.Record(), t)
         for k, v in zip(t._fields, a):
             got = _walk(v, key, diff)
             if got is MISS:
@@ -96,7 +96,7 @@ def _walk(a: Any, key: list, diff: bool) -> Any:
         keys, children, _ = node
         key.append(t)
         key.append(tuple(keys))
-        fields = trees.Fields()
+        fields = trees.of_class(trees.Fields(), t)
         for k, v in zip(keys, children):
             got = _walk(v, key, diff)
             if got is MISS:

@@ -29,13 +29,27 @@ from .tree_util import NODES
 class Fields(dict):
     """The plain form of a NamedTuple or registered object: a dict of its fields the
     emitted code reads as ``p["w"]``, which also reads as ``p.w`` (a callee the emitted
-    code calls as it is, a user's own Python, reads it so)."""
+    code calls as it is, a user's own Python, reads it so), and whose other attributes
+    are its class's methods (``self.apply(x)`` in a method the emitted code calls with
+    it: ``P.__call__(p, x)``)."""
+
+    of_class: type | None = None
 
     def __getattr__(self, name: str) -> Any:
         try:
             return self[name]
         except KeyError:
+            method = inspect.getattr_static(self.of_class, name, None) if (
+                self.of_class is not None) else None
+            if isinstance(method, types.FunctionType):
+                return types.MethodType(method, self)
             raise AttributeError(name) from None
+
+
+def of_class(fields: Fields, cls: type) -> Fields:
+    """``fields``, reading the methods of ``cls`` as its own."""
+    fields.of_class = cls
+    return fields
 
 
 class Record(Fields):
@@ -105,7 +119,7 @@ def plain(tree: Any, none: Any = None) -> Any:
     if t is tuple or t is list:
         return t(plain(x, none) for x in tree)
     if _is_namedtuple(tree):
-        return Record({k: plain(v, none) for k, v in zip(tree._fields, tree)})
+        return of_class(Record({k: plain(v, none) for k, v in zip(tree._fields, tree)}), t)
     if isinstance(tree, dict):
         items = {k: plain(v, none) for k, v in tree.items()}
         return t(items) if t is Fields or t is Record else items
@@ -113,7 +127,7 @@ def plain(tree: Any, none: Any = None) -> Any:
     if node is None:
         return tree
     keys, children, _ = node
-    fields = Fields({k: plain(c, none) for k, c in zip(keys, children)})
+    fields = of_class(Fields({k: plain(c, none) for k, c in zip(keys, children)}), t)
     if none is None and hasattr(tree, "__dict__"):
         fields.update({k: plain(v) for k, v in vars(tree).items() if k not in fields})
     return fields

@@ -9,12 +9,14 @@ function (``__s2s_bound_params__``), so each set of functions has its own IR.
 
 from __future__ import annotations
 
+import inspect
+import types
 from typing import Any
 
 import libcst as cst
 import numpy as np
 
-from .synthesize import BOUND
+from .synthesize import BOUND, BoundType
 
 
 def bind_parameter_functions(n: Any, node: Any) -> None:
@@ -22,6 +24,9 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
     bound = getattr(n.fn, BOUND, None)
     for name, value in (bound or {}).items():
         if name not in n.env:
+            continue
+        if isinstance(value, BoundType):  # (an object: `p.apply(x)` is its class's)
+            n.param_types = {**getattr(n, "param_types", {}), name: value.cls}
             continue
         if value is None:  # (`transform=None`: the tests of it decided now)
             target, none = cst.Name(name), cst.Name("None")
@@ -58,4 +63,45 @@ def _chosen_spelling(n: Any, name: str, value: Any) -> str:
         return f"np.{own}"
     text = f"{name}_fn"
     n.resolver.namespace[text] = value
+    return text
+
+
+def typed_method_call(n: Any, node: cst.Call, target: str | None) -> Any:
+    """``p.apply(x)`` (or ``p(x)``) of a parameter ``p`` whose class this transform
+    knows (a NamedTuple, a dataclass, a registered class of yours): the call of the
+    class's function with ``p`` first, ``P.apply(p, x)``, as if written so; None for
+    any other call."""
+    found = getattr(n, "param_types", None)
+    func = node.func
+    if not found:
+        return None
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        name, attr, obj = func.value.value, func.attr.value, func.value
+    elif isinstance(func, cst.Name):
+        name, attr, obj = func.value, "__call__", func
+    else:
+        return None
+    cls = found.get(name)
+    if cls is None or n.env.get(name) != name:  # (not the parameter any more)
+        return None
+    method = inspect.getattr_static(cls, attr, None)
+    if not isinstance(method, types.FunctionType):
+        return None  # (a field, a staticmethod, a property: as before)
+    owner = next(c for c in cls.__mro__ if attr in vars(c))
+    fv = n.funcs.of_object(method, f"{_class_name(n, name, owner)}.{attr}", node)
+    if fv is None:
+        return None
+    args, kwargs = n.funcs.args_of(node.args)
+    return n.funcs.call(fv, node, target, ([n.exprs.expr(obj), *args], kwargs))
+
+
+def _class_name(n: Any, name: str, cls: type) -> str:
+    own = cls.__name__
+    if own.isidentifier() and n.fn.__globals__.get(own) is cls:
+        n.resolver.bind_namespace(own, None)
+        n.names.taken.add(own)
+        return own
+    text = f"{name}_class"
+    n.resolver.namespace[text] = cls
+    n.names.taken.add(text)
     return text

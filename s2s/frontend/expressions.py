@@ -23,6 +23,7 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from . import kwdicts, literals
+from .bound_params import typed_method_call
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
@@ -271,9 +272,8 @@ class ExprLowerer:
         )
 
     def expr_Comparison(self, node: cst.Comparison, target: str | None):
-        decided = _function_is_none(self.n, node, target)  # (`act is not None`)
-        if decided is not None:
-            return decided
+        if (decided := _function_is_none(self.n, node, target)) is not None:
+            return decided  # (`act is not None` of a function: known now)
         left = self.expr(node.left)
         result: Atom | None = None
         for i, comp in enumerate(node.comparisons):
@@ -451,7 +451,8 @@ class ExprLowerer:
         root = root_name(func)
         if is_list_method(node, "pop", self.n.local_names):
             return self.n.buffer.pop_expression(node, target)
-        if (made := object_call(self.n, node, target)) is not None:  # `self.other(x)`
+        if (made := object_call(self.n, node, target) or typed_method_call(
+                self.n, node, target)) is not None:  # `self.other(x)`, `p.apply(x)`
             return made
         if isinstance(func, cst.Attribute) and (root is None or root in self.n.local_names):
             return self.n.calls.method_call(node, target)  # a method of a value

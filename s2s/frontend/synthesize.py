@@ -19,6 +19,14 @@ from typing import Any
 # bound to for one transform (api/callables.py makes it, frontend/bound_params.py reads it)
 BOUND = "__s2s_bound_params__"
 
+
+class BoundType:
+    """In ``BOUND``: a parameter whose value is an object of ``cls`` at this call (its
+    methods, ``p.apply(x)`` and ``p(x)``, are ``cls``'s)."""
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+
 _COUNTER = itertools.count()
 PARTIAL = "_s2s_partial"  # functools.partial, in a recursive function's maker
 

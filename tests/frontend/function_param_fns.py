@@ -3,6 +3,7 @@
 Loaded twice: as written, and by ``jax_twin`` with ``numpy`` bound to ``jax.numpy``."""
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
@@ -74,3 +75,35 @@ net = Net(np.array([0.5, -0.2, 0.1]))
 
 def loss_of_net(net, x):
     return np.sum(net(x))
+
+
+# ---- an argument's methods: p.apply(x), model(x) ----------------------------------------
+
+class Affine(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+    def apply(self, x):
+        return np.tanh(self.w * x + self.b)
+
+    def __call__(self, x):
+        return self.apply(x) * 2.0 - self.b
+
+
+class Scaled(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+    def apply(self, x):
+        return np.sin(self.w * x) + self.b ** 2
+
+    def __call__(self, x):
+        return self.apply(x) ** 2
+
+
+def applied(p, x):
+    return np.sum(p.apply(x) * x)
+
+
+def called(model, x):
+    return np.sum(model(x) ** 2)

@@ -145,10 +145,42 @@ def test_defaults_replaced_between_calls() -> None:
 
 
 def test_parameter_named_as_a_global_is_never_the_global() -> None:
-    """``net(x)`` of a parameter ``net`` beside a module-level ``net``: refused at
-    the user's line (it ran the global object, with a zero gradient)."""
-    with pytest.raises(s2s.TransformError) as info:
-        s2s.grad(F.loss_of_net)(F.Net(np.array([1.0, 2.0, 3.0])), X[:3])
+    """``net(x)`` of a parameter ``net`` beside a module-level ``net`` (it ran the
+    global object, with a zero gradient): the object passed is the one called (its
+    class's ``__call__``); an object JAX cannot differentiate is JAX's TypeError, and
+    one whose class is no pytree is refused where its method reads a field."""
+    w = np.array([1.0, 2.0, -3.0])
+    with pytest.raises(TypeError, match="not a valid JAX type"):
+        s2s.grad(F.loss_of_net)(F.Net(w), X[:3])
+    with pytest.raises(s2s.TransformError) as info:  # (its fields are not a pytree's)
+        s2s.grad(F.loss_of_net, argnums=1)(F.Net(w), X[:3])
     message = str(info.value)
-    assert "function_param_fns.py" in message and "return np.sum(net(x))" in message
-    assert "`net` is a value in this function" in message
+    assert "function_param_fns.py" in message and "self.w" in message, message
+    assert "register the object's class as a pytree" in message
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_an_arguments_methods(dtype) -> None:
+    """``p.apply(x)`` and ``model(x)`` (whose ``__call__`` calls ``self.apply``) of a
+    NamedTuple argument: its class's methods, per call's class (two classes
+    alternating, values changing over ten calls); the gradient in the argument's type.
+    grad with respect to the object and to x, vmap of grad over x."""
+    classes = [(F.Affine, J.Affine), (F.Scaled, J.Scaled)]
+    for name in ("applied", "called"):
+        ours, theirs = getattr(F, name), getattr(J, name)
+        g, gx = s2s.grad(ours), s2s.grad(ours, argnums=1)
+        for step in range(10):
+            mine, jaxs = classes[step % 2]
+            w = (np.array([0.5, -0.2, 0.3]) * (1 + 0.1 * step)).astype(dtype)
+            b = np.array([0.1, 0.0, -0.3], dtype)
+            x = (X[:3] + 0.05 * step).astype(dtype)
+            got = g(mine(w, b), x)
+            assert type(got) is mine
+            close(got, compiled(jax.grad(theirs))(jaxs(w, b), x), dtype)
+            close(gx(mine(w, b), x), compiled(jax.grad(theirs, argnums=1))(jaxs(w, b), x),
+                  dtype)
+            if step < 2:
+                batch = np.stack([x, -x])
+                close(s2s.vmap(gx, in_axes=(None, 0))(mine(w, b), batch),
+                      jax.vmap(jax.grad(theirs, argnums=1), in_axes=(None, 0))(
+                          jaxs(w, b), batch), dtype)
