@@ -236,19 +236,24 @@ def read_is_last(fn: Function, read: Let) -> bool:
 
 def unchanged_after(fn: Function, var: str, read: Any) -> bool:
     """Does no ``append`` or ``pop`` of the list ``var`` follow the statement
-    ``read``: none later in program order, none in a loop around it?"""
+    ``read``: none later in program order, none in a loop around it (but one that
+    makes the list anew, ``row = []``: a later iteration grows another list)?"""
     root = fn.aliases.get(var, var)
 
     def changes(s: Any) -> bool:
         return isinstance(s, Let) and s.prim in ("append", "pop") and \
             fn.aliases.get(s.args[0].name, s.args[0].name) == root
 
+    def made_in(body: list[Stmt]) -> bool:
+        return any(t.target == root and t.prim in ("make_list", "list") for t in all_lets(body))
+
     found: list[bool] = []  # at the read: a change in a loop around it; then each later
 
     def walk(stmts: list[Stmt], loops: list[list[Stmt]]) -> None:
         for s in stmts:
-            if s is read:
-                found.append(any(changes(t) for body in loops for t in all_lets(body)))
+            if s is read:  # (a loop that makes the list anew: each iteration's its own)
+                found.append(any(changes(t) for body in loops if not made_in(body)
+                                 for t in all_lets(body)))
                 continue  # (a loop's own changes come before its end)
             if found and changes(s):
                 found.append(True)
