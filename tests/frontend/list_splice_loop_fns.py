@@ -39,25 +39,28 @@ def splice_per_iteration(x, n):
     return np.sum(np.stack(c) ** 2, axis=0)
 
 
-def copy_loop(x, n):
+def copy_by_hand(x, n):
     a = [x]
     b = []
     c = [x]
     for i in range(n):
         b.append(np.sin(x) * c[0])
         a.append(x * i)
-        c = list(a)
+        c = []
+        for v in a:
+            c.append(v)
         for v in b:
             c.append(v)
     return np.sum(np.stack(c) ** 2, axis=0)
 
 
 def copy_literal_loop(x, n):
+    pair = [x, x * x]
     b = []
     c = [x]
     for i in range(n):
         b.append(np.sin(x) * i + c[-1])
-        c = [x, x * x]
+        c = list(pair)
         for v in b:
             c.append(v)
     return np.sum(np.stack(c) ** 3, axis=0)
@@ -86,7 +89,7 @@ def inner_prepended(x, n):
     acc = [x]
     for i in range(n):
         row = []
-        for j in range(i):
+        for j in range(i + 1):
             row.append(np.cos(x) * acc[j])
         acc = row + acc
     return np.sum(np.stack(acc) ** 2, axis=0)
