@@ -126,3 +126,16 @@ def tape_of_lists(x, n):
         a, s = saved.pop()
         total = total + np.sum(np.stack(a) * s)
     return total * np.cos(x)
+
+
+def rows_of_rows(x, n):
+    rows = []
+    for i in range(n):
+        row = [x]
+        for j in range(i):
+            row.append(np.cos(x) * j)
+        rows.append(row)
+    total = np.sum(x)
+    for k in range(len(rows)):
+        total = total + np.sum(np.stack(rows[k]) ** 2)
+    return total

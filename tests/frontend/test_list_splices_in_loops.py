@@ -239,3 +239,15 @@ def test_count_zero_jacrev_is_refused() -> None:
     err = str(info.value)
     assert f'File "{F.__file__}", line ' in err and "<s2s:" not in err, err
     assert "Instead:" in err, err
+
+
+def test_an_item_of_a_list_of_lists_is_refused_under_reverse_mode() -> None:
+    """``rows[k]`` of a list grown in a loop whose items are grown lists: main added
+    the read's cotangent list to the item's with ``+`` (joining the two lists: a
+    wrong gradient, silently); refused, located, with what to write instead."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.rows_of_rows)(X, 3)
+    err = str(info.value)
+    assert "lists of their own length" in err, err
+    assert f'File "{F.__file__}", line ' in err and "<s2s:" not in err, err
+    assert "Instead:" in err, err
