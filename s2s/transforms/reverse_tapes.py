@@ -21,6 +21,11 @@ class Tapes:
         self.state = state
         self.loops: list[For] = []  # the loops being differentiated, innermost last
 
+    @property
+    def loop_bodies(self) -> list[list[Stmt]]:
+        """The bodies of the loops being differentiated, innermost last."""
+        return [loop.body for loop in self.loops]
+
     def save_on_tape(self, s: For, body: list[Any]) -> None:
         """What the loop's backward reads of an iteration's values, pushed by the
         forward (a tape) and popped at the top of ``body``."""
