@@ -155,23 +155,26 @@ def test_splices_in_loops_against_jax(name, dtype) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_every_splice_in_a_loop_cheaply(name) -> None:  # (sampled: conftest.py)
     """The default tier's sweep (sampled as conftest does), cheap oracles: grad
-    (reverse mode, where main read the last iteration's list) and jvp against central
-    differences, the value against Python; counts 3, 0, 1 in turn (vmap and s2s.jit:
-    the JAX sweep above)."""
+    (reverse mode, where main read the last iteration's list) against central
+    differences at counts 3, 0, 1 in turn (one transformed function: the count an
+    argument), jvp's value against Python and its tangent against central
+    differences (vmap and s2s.jit: the JAX sweep above)."""
+    f = getattr(F, name)
+
+    def loss(y, n):
+        return np.sum(f(y, n) * np.cos(y))
+
+    g = s2s.grad(loss)
     for call, n in enumerate(COUNTS, 1):
         x = X * call
-        p = functools.partial(getattr(F, name), n=n)
-
-        def loss(y):
-            return np.sum(p(y) * np.cos(y))
-
-        np.testing.assert_allclose(s2s.grad(loss)(x), central_grad(loss, x), rtol=1e-6,
-                                   atol=1e-7)
-        value, tangent = s2s.jvp(p, (x,), (np.sin(x),))
-        np.testing.assert_allclose(value, p(x), rtol=1e-12)
-        step = 1e-6 * np.sin(x)
-        np.testing.assert_allclose(tangent, (p(x + step) - p(x - step)) / 2e-6, rtol=1e-6,
-                                   atol=1e-7)
+        np.testing.assert_allclose(g(x, n), central_grad(functools.partial(loss, n=n), x),
+                                   rtol=1e-6, atol=1e-7)
+    p = functools.partial(f, n=3)
+    value, tangent = s2s.jvp(p, (X,), (np.sin(X),))
+    np.testing.assert_allclose(value, p(X), rtol=1e-12)
+    step = 1e-6 * np.sin(X)
+    np.testing.assert_allclose(tangent, (p(X + step) - p(X - step)) / 2e-6, rtol=1e-6,
+                               atol=1e-7)
 
 
 @pytest.mark.parametrize("name", ["prepend", "inner_prepended", "copy_by_hand"])
