@@ -57,15 +57,15 @@ def test_started_with_its_shape_matches_the_loop(order) -> None:
         np.testing.assert_allclose(g(XS, n), np.full_like(XS, want))
 
 
-def test_a_first_call_running_no_iteration_is_refused_then_a_later_one_runs() -> None:
-    """The first example's loop ran no iteration: the rank of the sum it carries is
-    not known, refused, located; the next call (a loop that runs) makes the code."""
+def test_a_first_call_running_no_iteration_then_later_ones() -> None:
+    """The first example's loop ran no iteration: the rank of the sum its backward
+    carries is that of the cotangent list's items, rows of the stacked cotangent
+    (refused, located, until splices in loop bodies taught the probe a ``list(...)``'s
+    items); the later calls (loops that run) give the loop's values."""
     v = s2s.vmap(started_with_its_shape, in_axes=(0, None))
     np.testing.assert_allclose(v(XS, 0), [0.0] * 3)  # (the forward: ranks inferred)
     g = s2s.vmap(s2s.grad(started_with_its_shape), in_axes=(0, None))
-    with pytest.raises(s2s.TransformError) as info:
-        g(XS, 0)
-    assert "test_vmap_branch_ranks.py" in str(info.value) and "<s2s" not in str(info.value)
+    np.testing.assert_allclose(g(XS, 0), np.zeros_like(XS))
     for n in (3, 0, 2):
         np.testing.assert_allclose(v(XS, n), [started_with_its_shape(x, n) for x in XS])
         np.testing.assert_allclose(g(XS, n), np.full_like(

@@ -18,7 +18,7 @@ import libcst as cst
 from ..errors import TransformError
 from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Var
-from .splices import _not_in_a_loop, extend_by_loop, splice, splice_statement
+from .splices import copy_of, extend_by_loop, splice, splice_statement
 
 __all__ = ["as_array", "carried", "check_literal_reads", "extended", "grows_list",
            "sequence_arithmetic"]
@@ -107,7 +107,6 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
                 "change from one iteration to the next)", n.loc(node),
                 "build a list instead (`parts = []` ... `parts.append(v)`)", n.display)
     if prim == "add" and _grown(n, left) and b is not None and b[0] is list:
-        _not_in_a_loop(n, node)  # (a new list at each iteration: see splices.py)
         return extended(n, left, b[1], node, target)  # `parts + [v]`: a copy, appended
     if prim == "add" and _grown(n, right) and isinstance(left, Var) and (
             _grown(n, left) or (a is not None and a[0] is list)):
@@ -157,7 +156,9 @@ def extended(n: Any, seq: Atom, items: list[Atom], node: Any, target: str | None
     """``seq + [a, b]`` of a list whose length only the call knows: a copy of it
     (``joined = list(seq)``) with the items appended; with ``name`` (``seq += [a,
     b]``), the items appended to ``seq`` itself, which the name keeps."""
-    if name is None:
+    if name is None and n.depth and isinstance(seq, Var):  # (a new list each iteration)
+        seq = copy_of(n, seq, node, target)
+    elif name is None:
         seq = n.emit(n.exprs.target(target, "joined"), "list", (seq,), {}, node)
         n.buffers.add(seq.name)
     current = seq.name

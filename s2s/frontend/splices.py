@@ -27,7 +27,7 @@ import libcst as cst
 
 from ..ir.nodes import Atom, Var
 
-__all__ = ["extend_by_loop", "splice", "splice_statement", "still_a_list"]
+__all__ = ["copy_of", "extend_by_loop", "splice", "splice_statement", "still_a_list"]
 
 
 def _fresh(n: Any, base: str) -> str:
@@ -63,18 +63,16 @@ def _named(n: Any, atom: Var, base: str) -> str:
     return name
 
 
-def _not_in_a_loop(n: Any, node: Any) -> None:
-    """A new list spliced in a loop body (``c = a + b``, ``acc = [t] + acc``) is
-    refused: the reverse sweep of a list made anew at each iteration from a grown
-    list's items reads the wrong iteration's list (the same loop written by hand with
-    ``list(a)`` and ``append`` gives a wrong gradient or fails inside the emitted code
-    on main); extending a list in place in a loop (``acc += more``) is supported."""
-    if n.depth:
-        raise n.unsupported(
-            node, "a new list spliced from a list grown in a loop, made inside a loop "
-            "(a new list at each iteration: reverse mode does not follow its items back "
-            "yet)", "splice after the loop, or grow one list in place in the loop "
-            "(`acc += more`, `acc.extend(more)`, `acc.append(v)`)")
+def copy_of(n: Any, seq: Var, node: Any, target: str | None) -> Var:
+    """A new list of the grown list ``seq``'s items, each appended in a loop
+    (``joined = []``, ``for item in seq: joined.append(item)``): in a loop body, where
+    each iteration's copy is its own list, the backward reads back neither ``seq``
+    nor its length at the end (``list(seq)``'s rule would)."""
+    a = _named(n, seq, "copied")
+    joined = _fresh(n, target or "joined")
+    _lower(n, [_empty(joined), _append_loop(joined, a, _fresh(n, "item"))], node)
+    n.lists.add(n.env[joined])
+    return Var(n.env[joined])
 
 
 def _empty(name: str) -> Any:
@@ -88,7 +86,6 @@ def splice(n: Any, left: Var, right: Var, node: Any, target: str | None,
     too, or a list the function built): a new list, ``left``'s items then
     ``right``'s (each appended: items may be arrays or tuples; a ``literal`` left,
     ``[x, y]``, copied: ``list(...)``)."""
-    _not_in_a_loop(n, node)
     a, b = _named(n, left, "spliced_left"), _named(n, right, "spliced_right")
     joined = _fresh(n, target or "joined")
     first = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(joined))],
@@ -129,7 +126,6 @@ def splice_statement(n: Any, node: Any, grown: Any) -> bool:
             isinstance(left, cst.Name) and grown(left.value) or isinstance(left, cst.List) and not any(
                 isinstance(e, cst.StarredElement) for e in left.elements)):
         return False
-    _not_in_a_loop(n, node.value)
     into = _fresh(n, name) if name in operands else name  # (`acc = [t] + acc`)
     if isinstance(left, cst.List):
         first = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(into))], left)])]
@@ -149,5 +145,4 @@ def still_a_list(n: Any, ssa: str, atom: Any, node: Any) -> None:
     if isinstance(atom, Var) and atom.name in n.lists:
         n.lists.add(ssa)
         n.buffer_root[ssa] = n.buffer_root.get(atom.name, atom.name)
-        if atom.name in n.buffers:  # (one object with it, as Python's `c = joined`)
-            n.buffers.add(ssa)
+        n.buffers.add(ssa)  # (one object with it, as Python's `c = joined`)

@@ -254,12 +254,13 @@ class Facts:
             if isinstance(base, Tree) and base.type is list:
                 n = len(base.keys)
                 return Tree(list, tuple(range(n + 1)), base.children + (item,))
-            if isinstance(base, Seq) and base.item != item:
+            joined = joined_kind(base.item, item) if isinstance(base, Seq) else item
+            if joined is None:
                 raise TransformError(
                     "a list grown in a loop holds values of different structures",
                     s.loc, "append values of one structure (all arrays, or all pairs)",
                 )
-            return Seq(item)
+            return Seq(joined)
         if s.prim == "setitem" and isinstance(k(s.args[0]), (Seq, Tree)):
             return _list_item_written(s, k(s.args[0]), k(s.args[1]))
         if s.prim == "list":
@@ -578,16 +579,41 @@ def is_none(s: Any) -> bool:
 
 def grown_item(before: Any, after: Any) -> Kind | None:
     """The element structure of a list a loop grows from ``before`` to ``after`` (all
-    its elements alike), or None when the two are not such lists."""
-    items: set[Any] = set()
+    its elements alike, or lists of one item structure: ``[x]`` and a grown list), or
+    None when the two are not such lists."""
+    items: list[Any] = []
     for kind in (before, after):
         if isinstance(kind, Seq):
-            items.add(kind.item)
+            items.append(kind.item)
         elif isinstance(kind, Tree) and kind.type is list:
-            items |= set(kind.children)
+            items += kind.children
         else:
             return None
-    return items.pop() if len(items) == 1 else None
+    if not items:
+        return None
+    item = items[0]
+    for other in items[1:]:
+        item = joined_kind(item, other)
+        if item is None:
+            return None
+    return item
+
+
+def joined_kind(a: Any, b: Any) -> Kind | None:
+    """One structure for two values a name holds in turn (a tape saves, at each
+    iteration, a list a loop makes anew longer: ``[x]``, then a grown list): lists
+    of one item structure are a grown list; tuples and dicts of the same keys, their
+    children joined; None where the two differ otherwise."""
+    if a == b:
+        return a
+    if isinstance(a, Tree) and isinstance(b, Tree) and a.type is b.type is not list and (
+            a.keys == b.keys and a.positional == b.positional):
+        children = [joined_kind(x, y) for x, y in zip(a.children, b.children)]
+        if any(c is None for c in children):
+            return None
+        return Tree(a.type, a.keys, tuple(children), a.positional)
+    item = grown_item(a, b)
+    return None if item is None else Seq(item)
 
 
 def callee_of(s: Let) -> Function:

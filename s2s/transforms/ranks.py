@@ -65,6 +65,7 @@ class RankInference:
     def __init__(self, vm: Any) -> None:  # (the vmap transform, vmap._Vmap)
         self.vm = vm
         self.inferring: set[str] = set()  # (names whose rank is being inferred)
+        self.items_inferring: set[tuple] = set()  # (lists whose items' rank is, by root)
 
     def infer(self, name: str) -> int | None:
         """The rank of a value the probe did not see (a branch the first example did
@@ -215,13 +216,27 @@ class RankInference:
     def _item_rank(self, name: str, base: str, path: tuple) -> int:
         """The rank of the leaf at ``path`` of ``name``, an item of the list ``base``
         grown in a loop: of what was appended to it (or written into it: ``ys[k] =
-        v``), or of the items it starts with (``zeros_list(xs)``'s: ``xs``'s)."""
+        v``), or of the items it starts with (``zeros_list(xs)``'s: ``xs``'s); a
+        list a loop makes anew (``acc = [t] + acc``), of those the new one holds."""
         root = self.vm.fn.aliases.get(base, base)
-        cycled = False
-        for st in walk(self.vm.fn.body):
+        if (root, path) in self.items_inferring:  # (its items made from its own items:
+            try:  # those it starts with, if they say)
+                return self._item_rank_of(name, root, path, again=True)
+            except NoBatchRule:
+                raise _Cycle(f"the rank of `{name}` depends on itself") from None
+        self.items_inferring.add((root, path))
+        try:
+            return self._item_rank_of(name, root, path)
+        finally:
+            self.items_inferring.discard((root, path))
+
+    def _item_rank_of(self, name: str, root: str, path: tuple, again: bool = False) -> int:
+        roots = self._carried_roots(root)
+        cycled = again
+        for st in [] if again else walk(self.vm.fn.body):
             if isinstance(st, Let) and st.prim in ("append", "setitem") and (
                     isinstance(st.args[0], Var) and isinstance(st.args[1], Var)
-                    and self.vm.fn.aliases.get(st.args[0].name, st.args[0].name) == root
+                    and self.vm.fn.aliases.get(st.args[0].name, st.args[0].name) in roots
                     and isinstance(self.vm.kind(st.target), Seq)):
                 try:
                     return self._leaf_rank(st.args[1].name, path)
@@ -230,18 +245,44 @@ class RankInference:
                 except NoBatchRule:
                     if st.prim == "append":
                         raise
-        start = self.vm.facts.producer.get(root)
-        if start is not None and start.prim == "zeros_list" and isinstance(
-                start.args[0], Var) and isinstance(self.vm.kind(start.args[0].name), Seq):
-            return self._item_rank(name, start.args[0].name, path)
-        if cycled and start is not None and start.prim == "make_list" and start.args:
+        starts = [self.vm.facts.producer.get(r) for r in [root, *sorted(roots - {root})]]
+        for start in starts:  # (the items it starts with: another list's, rows)
+            if start is None or start.prim not in ("zeros_list", "list") or not isinstance(
+                    start.args[0], Var):
+                continue
+            if isinstance(self.vm.kind(start.args[0].name), Seq):
+                try:
+                    return self._item_rank(name, start.args[0].name, path)
+                except _Cycle:
+                    cycled = True
+            elif start.prim == "list" and not path and self.vm.kind(start.args[0].name) == LEAF:
+                return self.vm.rank(start.args[0]) - 1  # (an array's rows)
+        for start in starts if cycled else []:
+            if start is None or start.prim != "make_list" or not start.args:
+                continue
             first = start.args[0]  # (the items it starts with)
-            return self._leaf_rank(first.name, path) if isinstance(
-                first, Var) else self.vm.rank(first)
+            try:
+                return self._leaf_rank(first.name, path) if isinstance(
+                    first, Var) else self.vm.rank(first)
+            except _Cycle:
+                continue
         if cycled:
             raise _Cycle(f"the rank of `{name}` depends on itself")
         raise NoBatchRule(f"the rank of `{name}` is unknown (the first example never "
                           "computed it)")
+
+    def _carried_roots(self, root: str) -> set[str]:
+        """``root`` and the lists a loop carries into it (``acc = [t] + acc`` makes
+        the list anew at each iteration: the next one's ``acc`` holds its items)."""
+        aliases = self.vm.fn.aliases
+        roots = {root}
+        fors = [st for st in walk(self.vm.fn.body) if isinstance(st, For)]
+        while True:
+            more = {aliases.get(x, x) for f in fors for e, x in f.carried
+                    if aliases.get(e, e) in roots} - roots
+            if not more:
+                return roots
+            roots |= more
 
     def _infer_rank_of_producer(self, name: str) -> int | None:
         s = self.vm.facts.producer.get(name)

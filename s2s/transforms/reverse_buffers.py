@@ -124,6 +124,14 @@ class Buffers:
         read."""
         out: list[Any] = []
         base = s.args[0].name
+        if _holds_lists(self.state.facts.kinds[base].item):
+            # (the item's cotangent is a list: `+` would join the two, a wrong gradient)
+            raise TransformError(
+                f"reading an item of `{self.state.fn.aliases.get(base, base)}`, a list "
+                "grown in a loop whose items are lists of their own length: reverse mode "
+                "does not add their cotangent lists item by item yet", s.loc,
+                "append arrays instead (`rows.append(np.stack(row))`), or a tuple of "
+                "arrays")
         seq = adj.get(base, {}).get(())
         if seq is None:
             if not read_is_last(self.state.fn, s):
@@ -236,27 +244,41 @@ def read_is_last(fn: Function, read: Let) -> bool:
 
 def unchanged_after(fn: Function, var: str, read: Any) -> bool:
     """Does no ``append`` or ``pop`` of the list ``var`` follow the statement
-    ``read``: none later in program order, none in a loop around it?"""
+    ``read``: none later in program order, none in a loop around it (but one that
+    makes the list anew, ``row = []``: a later iteration grows another list)?"""
     root = fn.aliases.get(var, var)
 
     def changes(s: Any) -> bool:
         return isinstance(s, Let) and s.prim in ("append", "pop") and \
             fn.aliases.get(s.args[0].name, s.args[0].name) == root
 
+    def made_in(loop: For) -> bool:  # (at each iteration, and not carried to the next)
+        return any(isinstance(t, Let) and t.target == root and t.prim in (
+            "make_list", "list") for t in loop.body) and all(
+            fn.aliases.get(x, x) != root for _, x in loop.carried)
+
     found: list[bool] = []  # at the read: a change in a loop around it; then each later
 
-    def walk(stmts: list[Stmt], loops: list[list[Stmt]]) -> None:
+    def walk(stmts: list[Stmt], loops: list[For]) -> None:
         for s in stmts:
-            if s is read:
-                found.append(any(changes(t) for body in loops for t in all_lets(body)))
+            if s is read:  # (a loop that makes the list anew: each iteration's its own)
+                found.append(any(changes(t) for loop in loops if not made_in(loop)
+                                 for t in all_lets(loop.body)))
                 continue  # (a loop's own changes come before its end)
             if found and changes(s):
                 found.append(True)
             for body in _bodies(s):
-                walk(body, loops + [body] if isinstance(s, For) else loops)
+                walk(body, loops + [s] if isinstance(s, For) else loops)
 
     walk(fn.body, [])
     return bool(found) and not any(found)
+
+
+def _holds_lists(kind: Any) -> bool:
+    """Does a value of this structure hold a list grown in a loop?"""
+    if isinstance(kind, Seq):
+        return True
+    return isinstance(kind, Tree) and any(_holds_lists(c) for c in kind.children)
 
 
 def _bodies(s: Any) -> list[list[Stmt]]:

@@ -73,13 +73,13 @@ class Loops:
         fresh_before = set(self.state.fresh_buffers)
         self.state.fresh_buffers -= set(handed.values())  # carried cotangents are handed on
         self.state.loop_depth += 1
-        self.tapes.loop_bodies.append(s.body)
+        self.tapes.loops.append(s)
         self.state.facts.int_vars.add(s.target)
         self.leaving.append({e: (handed[e], x) for e, x in carried})
         body = self.sweep.block(s.body, inner)
         self.leaving.pop()
         self.state.loop_depth -= 1
-        self.tapes.loop_bodies.pop()
+        self.tapes.loops.pop()
         # writing in place is safe across iterations only for what every path keeps
         self.state.fresh_buffers &= fresh_before
         for var in [e for e, _ in carried] + outer:  # handed on: bound on every path
@@ -106,7 +106,7 @@ class Loops:
         for entry, _ in carried:
             text = inner.get(entry, {}).get(())
             name = handed[entry]
-            ends.append((name, f"np.zeros_like({entry})" if text is None else text))
+            ends.append((name, self.state.zeros_text(entry, ()) if text is None else text))
             self.state.canonical[(entry, ())] = name
         for var in outer:
             for path, name in adj.get(var, {}).items():

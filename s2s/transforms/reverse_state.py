@@ -11,6 +11,7 @@ import ast
 from typing import Any, Protocol
 
 from ..emit.code import Block, Line
+from ..errors import TransformError
 from ..ir.kinds import LEAF, Seq, Tree, path_text
 from ..ir.names import NameTable
 from ..ir.nodes import Function, Let, Stmt, Var
@@ -105,6 +106,9 @@ class ReverseState:
         slots = adj.setdefault(var, {})
         current = slots.get(path)
         key = (var, path)
+        if current is not None and self._a_list(var, path):
+            self._add_list(var, path, current, text, adj, out)
+            return
         if current is not None and key in self.bound_anyway:
             # bound everywhere (zeros where nothing reached it): added to where it runs
             name = current if current in self.owned and current == self.canonical_name(
@@ -157,6 +161,38 @@ class ReverseState:
         self.owned.add(name)
         self.fresh_buffers.add(name)  # `+` allocated a new array
         slots[path] = name
+
+    def _a_list(self, var: str, path: tuple) -> bool:
+        kind = self.facts.kinds.get(var, LEAF)
+        for key in path:
+            if not isinstance(kind, Tree):
+                return False
+            kind = kind.child(key)
+        return isinstance(kind, Seq)
+
+    def _add_list(self, var: str, path: tuple, current: str, text: str, adj: dict,
+                  out: list[Any]) -> None:
+        """Two cotangent lists of one list grown in a loop (a tape's tuple holding
+        it, and its items read): added item by item into a copy (a list's ``+``
+        would join them)."""
+        kind = self.facts.kinds.get(var, LEAF)
+        for key in path:
+            kind = kind.child(key)
+        if kind.item != LEAF or (var, path) in self.bound_anyway or (var, path) in self.when:
+            raise TransformError(
+                f"the list `{self.fn.aliases.get(var, var)}` grown in a loop reaches the "
+                "result two ways (inside a container, and by itself), and its items are "
+                "containers or only some paths reach it", None,
+                "append arrays to the list, and keep it out of other containers")
+        name = self.names.fresh(f"{self.fn.aliases.get(var, var)}_bar")
+        other = text if is_simple(text) else self.names.fresh(f"{name}_more")
+        if other != text:
+            out.append(Line(f"{other} = {text}"))
+        out.append(Line(f"{name} = list({current})"))
+        out += self.add_lists(name, other)
+        self.reached(current, out)
+        self.owned.add(name)
+        adj[var][path] = name
 
     def accumulate_tree(self, var: str, path: tuple, g: dict[tuple, str],
                         adj: dict, out: list[Any]) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from ..emit.code import Line
 from ..ir.kinds import Seq, Tree
 from ..ir.nodes import For, Let, Stmt, Var, uses, walk
-from ..ir.walk import all_lets, block_defs, loop_counter
+from ..ir.walk import all_fors, all_lets, block_defs, loop_counter
 from .replay import leave_point, spell, tape_tuple_text, uses_of
 from .reverse_state import ReverseState
 
@@ -19,7 +19,12 @@ class Tapes:
 
     def __init__(self, state: ReverseState) -> None:
         self.state = state
-        self.loop_bodies: list[list[Stmt]] = []  # bodies of the loops being differentiated
+        self.loops: list[For] = []  # the loops being differentiated, innermost last
+
+    @property
+    def loop_bodies(self) -> list[list[Stmt]]:
+        """The bodies of the loops being differentiated, innermost last."""
+        return [loop.body for loop in self.loops]
 
     def save_on_tape(self, s: For, body: list[Any]) -> None:
         """What the loop's backward reads of an iteration's values, pushed by the
@@ -28,12 +33,12 @@ class Tapes:
         restorable = self.defs(before_exit) | set(dict(s.carried))
         if loop_counter(s) is not None and s.test is None:
             restorable.add(s.target)  # the index, when the range cannot replay it
-        self.loop_bodies.append(s.body)
+        self.loops.append(s)
         saved = sorted(n for n in uses_of(body) if n in restorable and not self.one_object(n))
         again = self.invariant(s, before_exit, saved)
         saved = [n for n in saved if n not in again]
         self.state.replay.view_copies |= {n for n in saved if self.view_of_written(n, s.body)}
-        self.loop_bodies.pop()
+        self.loops.pop()
         body[:0] = [Line(f"{t.target} = {spell(t)}") for t in again.values()]
         if saved:
             tape = self.state.names.fresh("tape")
@@ -97,7 +102,11 @@ class Tapes:
         root = aliases.get(name, name)
         if root not in aliases.values():
             return False
-        for t in all_lets(self.loop_bodies[-1]):
+        loop = self.loops[-1]
+        for f in [loop, *all_fors(loop.body)]:
+            if any(aliases.get(e, e) == root and aliases.get(x, x) != root for e, x in f.carried):
+                return False  # a loop rebinds it to another list (`acc = [t] + acc`)
+        for t in all_lets(loop.body):
             if aliases.get(t.target, t.target) != root:
                 continue
             same = t.prim in ("setitem", "add_at", "append", "pop") or (
