@@ -171,7 +171,8 @@ class FunctionLowerer:
                                          "pass a function defined in a file")
             args, kwargs = self.args_of(node.args[1:])
             return replace(inner, head=inner.head + tuple(args),
-                           keywords=inner.keywords + tuple(kwargs.items()), spelled=False)
+                           keywords=inner.keywords + tuple(kwargs.items()),
+                           spelled=inner.spelled)  # (called at once: `helper(x, 0.5)`)
         if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
                 obj, "__name__", "") in TRANSFORMS:
             return transform_value(self, obj, text, node)
@@ -237,6 +238,7 @@ class FunctionLowerer:
         fn = synthesize(text, name, n.fn.__globals__, f"lifted-{name}", first, display,
                         recursive)
         fn.__qualname__ = f"{n.fn.__qualname__}.<locals>.{name}"
+        fn.__s2s_lifted__ = True  # (emitted code calls it, and shows its source)
         by_keyword = bool(params.kwonly_params)  # (the captured names' style, above)
         fn.__defaults__ = tuple(defaults[0]) + (() if by_keyword else (None,) * len(new)) \
             or None
@@ -542,10 +544,14 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("arg", pname, None))
             atoms.append(value)
     callee = n.normalize_planned(obj, plan)
-    spelling, adapter = _adapter(obj, plan, fv.text.split(".")[-1] if fv.spelled
-                                 else obj.__name__)
-    n.names.taken.add(spelling)
-    n.resolver.namespace[spelling] = adapter
+    if _called_as_written(n, fv, plan, node):  # `OBJ(x)`: the object, as the code reads it
+        spelling = fv.text
+        n.names.taken.add(spelling.split(".")[0])
+    else:
+        spelling, adapter = _adapter(obj, plan, fv.text.split(".")[-1] if fv.spelled
+                                     else obj.__name__)
+        n.names.taken.add(spelling)
+        n.resolver.namespace[spelling] = adapter
     for var in callee.free.values():
         n.resolver.depends_on(var, node)
     for key, value in callee.namespace.items():
@@ -556,6 +562,20 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         base = obj.__name__
     return n.emit(n.exprs.target(target, base), "call", tuple(atoms),
                   {"callee": callee, "spelling": spelling}, node)
+
+def _called_as_written(n: Any, fv: FnValue, plan: Plan, node: Any) -> bool:
+    """Can emitted code call a callable object by the name the code reads it by
+    (``OBJ(x)``, ``mod.OBJ(x)``), each value passed to a positional parameter?"""
+    obj = fv.obj
+    if not (fv.spelled and isinstance(obj, types.MethodType) and obj.__name__ == "__call__"
+            and all(part.isidentifier() for part in fv.text.split("."))):
+        return False
+    root = fv.text.split(".")[0]
+    if root in n.local_names or root in n.funcs.values or not plan.passes_as_is(obj):
+        return False
+    n.resolver.bind_namespace(root, node)
+    return root in n.resolver.namespace
+
 
 def _frozen(n: Any, value: Any) -> Any:
     """The ``stats_frozen`` statement that made ``value`` (``d = norm(loc, scale)``
