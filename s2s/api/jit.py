@@ -29,8 +29,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from .. import backends
-from ..errors import TransformError
 from ..emit.forwards import emitted_part
+from ..errors import TransformError
 from . import pipeline, trees
 from .arguments import zero_d
 from .callables import transformable

@@ -33,9 +33,14 @@ NAMES = "# ---- names the code above reads that s2s bound where it runs ----"
 
 
 def made_by_s2s(obj: Any) -> bool:
-    """A lifted nested function or lambda, or an adapter s2s wrote."""
+    """A lifted nested function or lambda (compiled from a file named
+    ``<s2s-lifted-...>``: frontend/functions.py's ``lift``), or an adapter s2s wrote."""
     return isinstance(obj, types.FunctionType) and (
-        getattr(obj, "__s2s_lifted__", False) is True or hasattr(obj, "__s2s_adapts__"))
+        _lifted(obj) or hasattr(obj, "__s2s_adapts__"))
+
+
+def _lifted(obj: Any) -> bool:
+    return obj.__code__.co_filename.startswith("<s2s-lifted-")
 
 
 def emitted_part(text: str) -> str:
@@ -50,7 +55,10 @@ def with_forwards(text: str, namespace: dict[str, Any],
     """``text`` and, after it, the source of the forward functions s2s made that it
     calls (``namespace``: the names emitted code runs with; ``user``: the globals of
     the user's function, whose names a reader has)."""
-    section = forward_section(text, namespace, user)
+    try:
+        section = forward_section(text, namespace, user)
+    except (OSError, TypeError, SyntaxError) as exc:  # (a source s2s cannot read back)
+        section = f"{MARK}: s2s cannot list them ({type(exc).__name__}: {exc}) ----\n"
     return text if not section else text.rstrip("\n") + "\n\n\n" + section
 
 
@@ -79,8 +87,8 @@ def forward_section(text: str, namespace: dict[str, Any],
                     value, (int, float, str, bytes)) else _spelled(name, value, None)
                 if line and line not in lines:
                     lines.append(line)
-    defined |= {name for name in user or () if all(
-        fn.__globals__.get(name, _MISSING) in (user[name], _MISSING) for fn in found.values())}
+    defined |= {name for name in user or () if all(fn.__globals__.get(
+        name, user[name]) is user[name] for fn in found.values())}
     for name, fn in found.items():
         for read in sorted(global_reads(sources[name]) - defined):
             line = _spelled(read, fn.__globals__.get(read, _MISSING), fn)
@@ -192,7 +200,7 @@ def _spelled(name: str, value: Any, fn: Any) -> str:
     listing: an import, or a comment saying what it is where it is not the user's."""
     if value is _MISSING:
         return ""
-    if fn is not None and getattr(fn, "__s2s_lifted__", False) is True and fn.__globals__ is getattr(
+    if fn is not None and _lifted(fn) and fn.__globals__ is getattr(
             sys.modules.get(fn.__module__), "__dict__", None):
         return ""  # (a name of the user's module, read as their function reads it)
     if isinstance(value, types.ModuleType):

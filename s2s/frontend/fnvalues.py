@@ -18,6 +18,8 @@ from ..ir.nodes import Atom, Var
 from .resolve import is_literal
 from .synthesize import PARTIAL, synthesize
 
+LIFTED_FILES = "<s2s-lifted-"  # (the file names `synthesize` gives lifted functions)
+
 
 @dataclass(frozen=True)
 class FnValue:
@@ -185,8 +187,10 @@ def _adapter(fn: Any, plan: Plan, base: str) -> tuple[str, Callable]:
 
 
 def lifted(obj: Any) -> bool:
-    """Is ``obj`` a nested ``def`` or ``lambda`` s2s lifted to module level?"""
-    return getattr(obj, "__s2s_lifted__", False) is True
+    """Is ``obj`` a nested ``def`` or ``lambda`` s2s lifted to module level (compiled
+    from the text ``functions.py``'s ``lift`` registered)?"""
+    return isinstance(obj, types.FunctionType) and obj.__code__.co_filename.startswith(
+        LIFTED_FILES)
 
 
 def lifted_name(fn: Any) -> str:

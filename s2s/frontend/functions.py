@@ -170,9 +170,8 @@ class FunctionLowerer:
                 raise self.n.unsupported(node.args[0], "this is not a function s2s knows",
                                          "pass a function defined in a file")
             args, kwargs = self.args_of(node.args[1:])
-            return replace(inner, head=inner.head + tuple(args),
-                           keywords=inner.keywords + tuple(kwargs.items()),
-                           spelled=inner.spelled)  # (called at once: `helper(x, 0.5)`)
+            return replace(inner, head=inner.head + tuple(args),  # (`helper(x, 0.5)`)
+                           keywords=inner.keywords + tuple(kwargs.items()))
         if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
                 obj, "__name__", "") in TRANSFORMS:
             return transform_value(self, obj, text, node)
@@ -238,7 +237,6 @@ class FunctionLowerer:
         fn = synthesize(text, name, n.fn.__globals__, f"lifted-{name}", first, display,
                         recursive)
         fn.__qualname__ = f"{n.fn.__qualname__}.<locals>.{name}"
-        fn.__s2s_lifted__ = True  # (emitted code calls it, and shows its source)
         by_keyword = bool(params.kwonly_params)  # (the captured names' style, above)
         fn.__defaults__ = tuple(defaults[0]) + (() if by_keyword else (None,) * len(new)) \
             or None
@@ -562,6 +560,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         base = obj.__name__
     return n.emit(n.exprs.target(target, base), "call", tuple(atoms),
                   {"callee": callee, "spelling": spelling}, node)
+
 
 def _called_as_written(n: Any, fv: FnValue, plan: Plan, node: Any) -> bool:
     """Can emitted code call a callable object by the name the code reads it by

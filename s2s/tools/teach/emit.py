@@ -455,6 +455,10 @@ def standalone_module(d: Derivation, output: str = "derivative.py") -> str:
         "Needs only NumPy" + (" (" + "; ".join(copier.notes) + ")" if copier.notes else "")
         + ": the s2s.runtime helpers it calls are copied at the end.",
     ]
+    if any(made_by_s2s(v) for v in copier.copied.values()):
+        header.append("Nested functions and lambdas are module-level functions here, the "
+                      "names they read from")
+        header.append("the enclosing function passed as trailing parameters.")
     if d.choice.vmapped:
         header.append("Batched arguments take the batch axis first.")
     docstring, docstring_value = docstring_literal(header)
