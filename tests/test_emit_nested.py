@@ -22,13 +22,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+import emit_nested_fns as fns
 import numpy as np
 import pytest
+from support import HAVE_JAX, jax, jax_twin
 
-import emit_nested_fns as fns
 import s2s
 from s2s.tools.cli import main
-from support import HAVE_JAX, jax, jax_twin
 
 FNS = Path(fns.__file__)
 # function -> (its --shapes, the forward it calls as the emitted code spells it, the
@@ -204,3 +204,37 @@ def test_emit_refuses_an_object_it_cannot_write(tmp_path) -> None:
     assert rc == 2
     assert "'HOLDER', a Holder object whose fields are not all numbers" in err
     assert not (tmp_path / "out.py").exists()
+
+
+def test_a_global_named_like_a_nested_function_is_refused_at_the_users_line(
+        tmp_path, monkeypatch) -> None:
+    """Emitted code calls ``nested_other.outer``'s nested ``tripled`` by that name; a
+    caller in another module reading its own global ``tripled`` cannot share the
+    module: a located refusal, never the wrong ``tripled`` called.  (A name no other
+    test's nested function takes: the names are process-wide, `tripled_2` after.)"""
+    (tmp_path / "nested_other.py").write_text(textwrap.dedent("""
+        import numpy as np
+
+        def outer(x):
+            def tripled(v):
+                return np.sin(v) * 3.0
+            return tripled(x) * x
+    """))
+    (tmp_path / "nested_caller.py").write_text(textwrap.dedent("""
+        import numpy as np
+        import nested_other
+
+        def tripled(v):
+            return v * 7.0
+
+        def f(x):
+            return np.sum(nested_other.outer(x) + tripled(x))
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import nested_caller
+
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(nested_caller.f)(np.array([0.2, 0.5]))
+    text = str(info.value)
+    assert "`tripled` names different objects" in text and "rename one of the two `tripled`" in text
+    assert "nested_caller.py\", line 9" in text

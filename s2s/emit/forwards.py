@@ -19,6 +19,7 @@ import ast
 import builtins
 import inspect
 import io
+import re
 import symtable
 import sys
 import textwrap
@@ -120,7 +121,8 @@ _MISSING = object()
 
 def _collect(text: str, namespace: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
     made = {name for name, value in namespace.items() if made_by_s2s(value)}
-    todo = [(name, namespace[name]) for name in sorted(made & global_reads(text))] if made else []
+    read = sorted(made & global_reads(text), key=lambda m: _first_use(text, m)) if made else []
+    todo = [(name, namespace[name]) for name in read]
     found: dict[str, Any] = {}
     renames: dict[str, str] = {}
     by_id: dict[int, str] = {}
@@ -143,6 +145,13 @@ def _collect(text: str, namespace: dict[str, Any]) -> tuple[dict[str, Any], dict
         todo += [(m, fn.__globals__[m]) for m in sorted(reads)
                  if made_by_s2s(fn.__globals__.get(m))]
     return found, renames
+
+
+def _first_use(text: str, name: str) -> int:
+    """Where ``name`` is first read in ``text`` (the listing follows that order)."""
+    found = re.search(rf"\b{re.escape(name)}\(", text) or re.search(
+        rf"\b{re.escape(name)}\b", text)
+    return found.start() if found else len(text)
 
 
 def source_as(fn: Any, name: str) -> str:

@@ -42,7 +42,7 @@ from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
 from .objects import is_instance_self, passing_objects, self_method
 from .recursive import passing_captured
-from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
+from .resolve import FreeVar, is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .synthesize import synthesize
 
@@ -550,6 +550,9 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
                                      else obj.__name__)
         n.names.taken.add(spelling)
         n.resolver.namespace[spelling] = adapter
+        # (a caller reading a global of that name refuses, naming it: emitted code
+        # puts both in one module)
+        n.resolver.depends_on(FreeVar(spelling, cell=types.CellType(adapter)), node)
     for var in callee.free.values():
         n.resolver.depends_on(var, node)
     for key, value in callee.namespace.items():
