@@ -238,3 +238,24 @@ def test_a_global_named_like_a_nested_function_is_refused_at_the_users_line(
     text = str(info.value)
     assert "`tripled` names different objects" in text and "rename one of the two `tripled`" in text
     assert "nested_caller.py\", line 9" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["closes", "callable_object", "passes_nested"])
+def test_emitted_hessian_runs_without_s2s(name, tmp_path, twin) -> None:
+    """``--hessian``: the same forwards (and the callable object ``self`` reads)."""
+    out = tmp_path / "hess.py"
+    rc, err = run_cli("emit", f"{FNS}:{name}", "--hessian", "--shapes", CASES[name][0],
+                      "-o", out)
+    assert rc == 0, err
+    args = inputs(name, "float64", 3)
+    np.savez(tmp_path / "args.npz", *args)
+    without_s2s(textwrap.dedent(f"""
+        import numpy as np
+        import hess
+        data = np.load("args.npz")
+        args = [data[f"arr_{{i}}"] for i in range(len(data.files))]
+        np.save("got.npy", hess.{name}_hessian(*args))
+    """), tmp_path)
+    expected = np.asarray(jax.hessian(getattr(twin, name))(*args))
+    np.testing.assert_allclose(np.load(tmp_path / "got.npy"), expected, rtol=1e-9, atol=1e-12)

@@ -530,7 +530,7 @@ class Jitted(NotebookDisplay):
     def _numpy_source(self, args: tuple, kwargs: dict) -> str | None:
         fun = self.fun
         if isinstance(fun, Transformed) and fun.mode in ("grad", "value_and_grad", "vmap"):
-            return emitted_for(fun, args, kwargs)[0]
+            return shown(fun, *emitted_for(fun, args, kwargs))  # (its forward listing too)
         return None  # read after the call (jacfwd keeps its own) or from the source
 
     # ---- inspecting -----------------------------------------------------------------

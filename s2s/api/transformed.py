@@ -713,7 +713,8 @@ def emitted_namespace(f: Any, transform: str | None = None) -> dict[str, Any]:
     transformed = getattr(f, "transformed", f)
     if isinstance(transformed, Transformed):
         return transformed._default()[1].__globals__
-    return getattr(getattr(f, "__wrapped__", None), "__globals__", {})
+    return getattr(f, "_namespace", None) or getattr(
+        getattr(f, "__wrapped__", None), "__globals__", {})
 
 
 def source(f: Any, transform: str | None = None) -> str:

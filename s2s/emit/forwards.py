@@ -29,19 +29,20 @@ from typing import Any
 
 import numpy as np
 
+LIFTED_FILES = "<s2s-lifted-"  # (the file names frontend/functions.py's `lift` compiles in)
 MARK = "# ---- forward functions the code above calls"
 NAMES = "# ---- names the code above reads that s2s bound where it runs ----"
 
 
 def made_by_s2s(obj: Any) -> bool:
-    """A lifted nested function or lambda (compiled from a file named
-    ``<s2s-lifted-...>``: frontend/functions.py's ``lift``), or an adapter s2s wrote."""
+    """A lifted nested function or lambda (see ``LIFTED_FILES``), or an adapter s2s
+    wrote (frontend/fnvalues.py's ``Plan.adapter``)."""
     return isinstance(obj, types.FunctionType) and (
         _lifted(obj) or hasattr(obj, "__s2s_adapts__"))
 
 
 def _lifted(obj: Any) -> bool:
-    return obj.__code__.co_filename.startswith("<s2s-lifted-")
+    return obj.__code__.co_filename.startswith(LIFTED_FILES)
 
 
 def emitted_part(text: str) -> str:
@@ -61,12 +62,6 @@ def with_forwards(text: str, namespace: dict[str, Any],
     except (OSError, TypeError, SyntaxError) as exc:  # (a source s2s cannot read back)
         section = f"{MARK}: s2s cannot list them ({type(exc).__name__}: {exc}) ----\n"
     return text if not section else text.rstrip("\n") + "\n\n\n" + section
-
-
-def forward_functions(text: str, namespace: dict[str, Any]) -> dict[str, Any]:
-    """The forward functions s2s made that ``text`` reads, and those they read in
-    turn, by the name each has in the listing (see ``forward_section``)."""
-    return _collect(text, namespace)[0]
 
 
 def forward_section(text: str, namespace: dict[str, Any],
@@ -156,7 +151,7 @@ def _first_use(text: str, name: str) -> int:
 
 def source_as(fn: Any, name: str) -> str:
     """The function's source as a module-level ``def name`` (its name in emitted
-    code, which may differ from the one it was written with: ``lifted_name``)."""
+    code, which may differ from the one it was written with: fnvalues' ``lifted_name``)."""
     text = textwrap.dedent(inspect.getsource(fn))
     node = ast.parse(text).body[0]
     if not isinstance(node, ast.FunctionDef) or node.name == name:

@@ -14,11 +14,10 @@ import types
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+from ..emit.forwards import LIFTED_FILES
 from ..ir.nodes import Atom, Var
 from .resolve import is_literal
 from .synthesize import PARTIAL, synthesize
-
-LIFTED_FILES = "<s2s-lifted-"  # (the file names `synthesize` gives lifted functions)
 
 
 @dataclass(frozen=True)
