@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import syntax
+
 LIFTED_FILES = "<s2s-lifted-"  # (the file names frontend/functions.py's `lift` compiles in)
 MARK = "# ---- forward functions the code above calls"
 NAMES = "# ---- names the code above reads that s2s bound where it runs ----"
@@ -153,7 +155,7 @@ def source_as(fn: Any, name: str) -> str:
     """The function's source as a module-level ``def name`` (its name in emitted
     code, which may differ from the one it was written with: fnvalues' ``lifted_name``)."""
     text = textwrap.dedent(inspect.getsource(fn))
-    node = ast.parse(text).body[0]
+    node = syntax.parse(text).body[0]
     if not isinstance(node, ast.FunctionDef) or node.name == name:
         return text
     if node.name in fn.__code__.co_freevars:  # (recursive: it calls itself by name)
