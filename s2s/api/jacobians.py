@@ -84,6 +84,7 @@ class _JacobianCode(NotebookDisplay):
         self.__qualname__ = self.__name__
         self._vmapped: dict[Any, Vmapped] = {}
         self.source = ""
+        self._namespace: dict[str, Any] = {}  # (the names its code runs with: s2s emit)
 
     @property
     def mode(self) -> str:
@@ -195,7 +196,7 @@ class JacFwd(_JacobianCode):
             reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted JVP: your line)
             raise refusal_at_user_line(err, t.ir) from None
-        self.source = v.source
+        self.source, self._namespace = v.source, v._default()[1].__globals__
         out_dot = result[1] if self.has_aux else result
         if self.holomorphic:  # (a real output's tangent is real)
             check_outputs("jacfwd", out_dot, True)
@@ -290,7 +291,7 @@ class JacRev(_JacobianCode):
         try:
             if n:
                 rows = v(*args, *rest, cotangent)
-                self.source = v.source
+                self.source, self._namespace = v.source, v._default()[1].__globals__
             else:  # no output entry, no row: (0, *x.shape) per input, as JAX's
                 rows = tuple(_rebuild(kind_of(args[i]), [np.zeros(
                     (0, *np.shape(x)), np.result_type(np.asarray(x), np.float32))

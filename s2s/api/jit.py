@@ -29,6 +29,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from .. import backends
+from ..emit.forwards import emitted_part
 from ..errors import TransformError
 from . import pipeline, trees
 from .arguments import zero_d
@@ -38,7 +39,7 @@ from .emitted import emitted_for, is_array_leaf, shape_key
 from .hotcalls import MISS, jit_call
 from .located import reraise_located
 from .signatures import call_signature, flat_key
-from .transformed import Transformed, rebuilds_outputs
+from .transformed import Transformed, rebuilds_outputs, shown
 from .vectorize import Vmapped, _resolve
 
 __all__ = ["jit", "Jitted", "CacheInfo"]
@@ -529,7 +530,7 @@ class Jitted(NotebookDisplay):
     def _numpy_source(self, args: tuple, kwargs: dict) -> str | None:
         fun = self.fun
         if isinstance(fun, Transformed) and fun.mode in ("grad", "value_and_grad", "vmap"):
-            return emitted_for(fun, args, kwargs)[0]
+            return shown(fun, *emitted_for(fun, args, kwargs))  # (its forward listing too)
         return None  # read after the call (jacfwd keeps its own) or from the source
 
     # ---- inspecting -----------------------------------------------------------------
@@ -549,14 +550,17 @@ class Jitted(NotebookDisplay):
         transform's code specialised to the signature once it has been)."""
         if not self.backend.jits and isinstance(self.fun, Transformed):
             specialised = getattr(self.fun, "specialized_source", None)
+            if specialised and self.fun._last is not None:  # (its forward listing too)
+                return shown(self.fun, specialised, self.fun._last[1])
             if specialised:
                 return specialised
         if self._source is not None:
             return self._source
         fun = self.fun
         inner = getattr(fun, "source", None) if not isinstance(fun, Transformed) else None
-        if isinstance(fun, Transformed):
-            return self.backend.module_text(fun.source)
+        if isinstance(fun, Transformed):  # (on JAX: the emitted functions, as they run)
+            return self.backend.module_text(
+                emitted_part(fun.source) if self.backend.jits else fun.source)
         if isinstance(inner, str) and inner:
             return self.backend.module_text(inner)
         return self._plain_source()

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..caches import LRU
 from ..emit.code import compile_module
+from ..emit.forwards import with_forwards
 from ..errors import Loc, TransformError
 from ..ir.kinds import LEAF, Kind, Tree, kind_of
 from ..ir.names import UPSTREAM
@@ -289,8 +290,9 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
 
     @property
     def source(self) -> str:
-        """The emitted module, as text (the latest specialization generated)."""
-        return self._default()[0]
+        """The emitted module, as text (the latest specialization generated), and
+        after it the forward functions it calls that s2s made (emit/forwards.py)."""
+        return shown(self, *self._default())
 
     @property
     def __wrapped__(self) -> Callable:
@@ -693,6 +695,28 @@ JVPS: LRU[Any, dict[bool, Any]] = LRU(128)
 SOURCES: dict[str, Callable[[Any], str]] = {}
 
 
+def shown(t: Transformed, text: str, fn: Callable) -> str:
+    """The emitted text ``t`` runs, with its forward listing (``s2s.source``)."""
+    user = t.fn
+    while isinstance(user, Transformed) or hasattr(user, "_generate_for"):
+        user = user.fn
+    user = getattr(user, "__func__", user)
+    return with_forwards(text, getattr(fn, "__globals__", {}),
+                         getattr(user, "__globals__", None))
+
+
+def emitted_namespace(f: Any, transform: str | None = None) -> dict[str, Any]:
+    """The names the code ``source(f, transform)`` shows runs with ({} where none)."""
+    if transform == "jvp":
+        latest = [t for t in (JVPS.get(f) or {}).values() if t._last is not None]
+        return latest[-1]._last[1].__globals__ if latest else {}
+    transformed = getattr(f, "transformed", f)
+    if isinstance(transformed, Transformed):
+        return transformed._default()[1].__globals__
+    return getattr(f, "_namespace", None) or getattr(
+        getattr(f, "__wrapped__", None), "__globals__", {})
+
+
 def source(f: Any, transform: str | None = None) -> str:
     """The emitted source of a transformed function, as a module's text.
 
@@ -710,7 +734,7 @@ def source(f: Any, transform: str | None = None) -> str:
         latest = [t for t in per_fn.values() if t._last is not None]
         if not latest:
             raise ValueError(f"s2s.jvp has not been called on {f!r}")
-        return latest[-1]._last[0]
+        return shown(latest[-1], *latest[-1]._last)
     if isinstance(f, callables.PerArity):  # (code per call: the latest, or "call it")
         return f.source
     if hasattr(f, "source") and not isinstance(f, Transformed) and isinstance(

@@ -6,6 +6,7 @@ calls ``apply(tanh, x)``.  The lowering itself is ``functions.py``'s.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 import sys
@@ -13,6 +14,7 @@ import types
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+from ..emit.forwards import LIFTED_FILES
 from ..ir.nodes import Atom, Var
 from .resolve import is_literal
 from .synthesize import PARTIAL, synthesize
@@ -115,6 +117,14 @@ class Plan:
         return tuple((kind, name, detail.key() if isinstance(detail, FnValue) else detail)
                      for kind, name, detail in self.entries)
 
+    def passes_as_is(self, fn: Any) -> bool:
+        """Does the call pass each value to a positional parameter, in order (so that
+        emitted code can call ``fn`` itself, with the IR's parameters)?"""
+        sig = inspect.signature(fn, follow_wrapped=False).parameters
+        return all(kind in ("arg", "default") and sig[name].kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            for kind, name, _ in self.entries)
+
     def adapter(self, fn: Any, name: str) -> Callable:
         """``def name(<the IR's parameters>)`` calling ``fn`` as the user's call did,
         with a source (emitted forward code calls it where it does not inline the
@@ -156,6 +166,9 @@ _ADAPTER_NAMES: set[str] = set()
 
 
 def _adapter(fn: Any, plan: Plan, base: str) -> tuple[str, Callable]:
+    if lifted(fn) and not _recursive(fn) and plan.passes_as_is(fn):
+        # (`sq(x)` calls the nested `def sq` itself: emitted code shows its source)
+        return lifted_name(fn), fn
     key = (id(fn), plan.key(), tuple(plan.params))
     hit = _ADAPTERS.get(key)
     if hit is not None and hit[1].__s2s_adapts__ is fn:  # type: ignore[attr-defined]
@@ -172,6 +185,33 @@ def _adapter(fn: Any, plan: Plan, base: str) -> tuple[str, Callable]:
     return name, adapter
 
 
+def lifted(obj: Any) -> bool:
+    """Is ``obj`` a nested ``def`` or ``lambda`` s2s lifted to module level (compiled
+    from the text ``functions.py``'s ``lift`` registered)?"""
+    return isinstance(obj, types.FunctionType) and obj.__code__.co_filename.startswith(
+        LIFTED_FILES)
+
+
+def lifted_name(fn: Any) -> str:
+    """The one name a lifted function has in emitted code and adapters, process-wide
+    (its own where free: ``sq``, ``lam``; never a name of its module or a builtin)."""
+    hit = _BOUND.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1]
+    taken = {name for _, name in _BOUND.values()} | _ADAPTER_NAMES
+    base = fn.__name__
+    name, i = base, 2
+    while name in taken or name in fn.__globals__ or hasattr(builtins, name):
+        name, i = f"{base}_{i}", i + 1
+    _BOUND[id(fn)] = (fn, name)
+    return name
+
+
+def _recursive(fn: Any) -> bool:
+    """A recursive nested function (made in a maker: see ``synthesize``)?"""
+    return PARTIAL in getattr(getattr(fn, "__code__", None), "co_freevars", ())
+
+
 def _value_name(fv: "FnValue") -> str:
     if fv.choice is not None:
         return "choice"
@@ -185,6 +225,9 @@ _BOUND: dict[int, tuple[Any, str]] = {}  # id(object) -> (it, its name in adapte
 def _bind(namespace: dict[str, Any], obj: Any, base: str) -> str:
     """A name for ``obj`` in an adapter's namespace: one name per object, process-wide
     (emitted code that calls two adapters puts their names in one module)."""
+    if lifted(obj) and not _recursive(obj):
+        namespace[lifted_name(obj)] = obj
+        return lifted_name(obj)
     hit = _BOUND.get(id(obj))
     if hit is None or hit[0] is not obj:
         taken = {name for _, name in _BOUND.values()}

@@ -42,7 +42,7 @@ from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
 from .objects import is_instance_self, passing_objects, self_method
 from .recursive import passing_captured
-from .resolve import is_library, is_literal, transform_kind, unwrap_forwarding
+from .resolve import FreeVar, is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .synthesize import synthesize
 
@@ -170,8 +170,8 @@ class FunctionLowerer:
                 raise self.n.unsupported(node.args[0], "this is not a function s2s knows",
                                          "pass a function defined in a file")
             args, kwargs = self.args_of(node.args[1:])
-            return replace(inner, head=inner.head + tuple(args),
-                           keywords=inner.keywords + tuple(kwargs.items()), spelled=False)
+            return replace(inner, head=inner.head + tuple(args),  # (`helper(x, 0.5)`)
+                           keywords=inner.keywords + tuple(kwargs.items()))
         if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
                 obj, "__name__", "") in TRANSFORMS:
             return transform_value(self, obj, text, node)
@@ -542,10 +542,17 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("arg", pname, None))
             atoms.append(value)
     callee = n.normalize_planned(obj, plan)
-    spelling, adapter = _adapter(obj, plan, fv.text.split(".")[-1] if fv.spelled
-                                 else obj.__name__)
-    n.names.taken.add(spelling)
-    n.resolver.namespace[spelling] = adapter
+    if _called_as_written(n, fv, plan, node):  # `OBJ(x)`: the object, as the code reads it
+        spelling = fv.text
+        n.names.taken.add(spelling.split(".")[0])
+    else:
+        spelling, adapter = _adapter(obj, plan, fv.text.split(".")[-1] if fv.spelled
+                                     else obj.__name__)
+        n.names.taken.add(spelling)
+        n.resolver.namespace[spelling] = adapter
+        # (a caller reading a global of that name refuses, naming it: emitted code
+        # puts both in one module)
+        n.resolver.depends_on(FreeVar(spelling, cell=types.CellType(adapter)), node)
     for var in callee.free.values():
         n.resolver.depends_on(var, node)
     for key, value in callee.namespace.items():
@@ -556,6 +563,21 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         base = obj.__name__
     return n.emit(n.exprs.target(target, base), "call", tuple(atoms),
                   {"callee": callee, "spelling": spelling}, node)
+
+
+def _called_as_written(n: Any, fv: FnValue, plan: Plan, node: Any) -> bool:
+    """Can emitted code call a callable object by the name the code reads it by
+    (``OBJ(x)``, ``mod.OBJ(x)``), each value passed to a positional parameter?"""
+    obj = fv.obj
+    if not (fv.spelled and isinstance(obj, types.MethodType) and obj.__name__ == "__call__"
+            and all(part.isidentifier() for part in fv.text.split("."))):
+        return False
+    root = fv.text.split(".")[0]
+    if root in n.local_names or root in n.funcs.values or not plan.passes_as_is(obj):
+        return False
+    n.resolver.bind_namespace(root, node)
+    return root in n.resolver.namespace
+
 
 def _frozen(n: Any, value: Any) -> Any:
     """The ``stats_frozen`` statement that made ``value`` (``d = norm(loc, scale)``

@@ -31,7 +31,8 @@ import numpy as np
 
 from ... import api as s2s  # the transforms, as s2s exports them (a user's view)
 from ... import syntax
-from ...api.transformed import Transformed
+from ...api.transformed import Transformed, emitted_namespace
+from ...emit.forwards import emitted_part
 from ...emit.highlight import classify_lines, highlight_ansi, highlight_html  # noqa: F401
 
 
@@ -398,11 +399,13 @@ class Derivation:
     tangents: list[Any] = field(default_factory=list)  # for --jvp
     text: str = ""
     result: Any = None
+    namespace: dict[str, Any] = field(default_factory=dict)  # (names the code runs with)
 
     @property
     def entry(self) -> str:
-        """The emitted module's entry function: its last ``def``."""
-        tree = syntax.parse(self.text)
+        """The emitted module's entry function: its last ``def`` (before the listing
+        of forward functions: emit/forwards.py)."""
+        tree = syntax.parse(emitted_part(self.text))
         defs = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
         return defs[-1]
 
@@ -485,10 +488,12 @@ def _apply(d: Derivation, rng: np.random.Generator) -> None:
                       for a in d.args]
         d.result = s2s.jvp(d.target.fn, tuple(d.args), tuple(d.tangents))
         d.text = s2s.source(d.target.fn, "jvp")
+        d.namespace = emitted_namespace(d.target.fn, "jvp")
     else:
         g = d.choice.transformed(d.target.fn)
         d.result = g(*d.args)
         d.text = s2s.source(g)
+        d.namespace = emitted_namespace(g)
 
 
 

@@ -28,6 +28,8 @@ import numpy as np
 
 from ... import runtime, runtime_ode, runtime_scipy, syntax
 from ...emit.code import black_module
+from ...emit.forwards import emitted_part, global_reads, made_by_s2s, source_as
+from ...frontend.synthesize import PARTIAL
 from .common import Derivation, TeachError
 
 _MAX_ARRAY = 10_000  # elements of a module constant written as a literal
@@ -64,26 +66,12 @@ def _loads(tree: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _bound(tree: ast.AST) -> set[str]:
-    out: set[str] = set()
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            out.add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(n.name)
-        elif isinstance(n, ast.arg):
-            out.add(n.arg)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            out |= {(a.asname or a.name).split(".")[0] for a in n.names}
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            out.add(n.name)
-    return out
-
-
 def free_names(text: str) -> set[str]:
-    """Names ``text`` reads that nothing in it binds and that are not builtins."""
-    tree = syntax.parse(text)
-    return _loads(tree) - _bound(tree) - set(dir(builtins))
+    """Names ``text`` reads as globals (each function its own scope: a local ``helper``
+    of one function does not hide the module's ``helper`` another calls) that nothing
+    at its top level binds and that are not builtins."""
+    syntax.parse(text)  # (a SyntaxError as s2s reports it)
+    return global_reads(text) - set(dir(builtins))
 
 
 def _runtime_closure(names: set[str], defs: dict[str, str]) -> list[str]:
@@ -107,9 +95,11 @@ class _Copier:
         self.defs = defs
         self.imports: dict[str, str] = {}  # name -> import line
         self.constants: dict[str, str] = {}  # name -> assignment line
-        self.functions: dict[str, str] = {}  # name -> source
+        self.functions: dict[str, str] = {}  # name -> source (or an object's lines)
         self.runtime: set[str] = set()
         self.notes: list[str] = []
+        self.copied: dict[str, Any] = {}  # name -> the object written under it
+        self.objects: dict[int, str] = {}  # id(an object written) -> its name
 
     def lookup(self, name: str, scopes: list[dict[str, Any]]) -> Any:
         found = [s[name] for s in scopes if name in s]
@@ -123,13 +113,44 @@ class _Copier:
     def resolve(self, names: set[str], scopes: list[dict[str, Any]]) -> None:
         for name in sorted(names):
             if name in self.imports or name in self.constants or name in self.functions:
+                self._same(name, scopes)
                 continue
             if name in self.defs and name in runtime.__all__:
                 self.runtime.add(name)
                 continue
-            self.copy(name, self.lookup(name, scopes))
+            value = self.lookup(name, scopes)
+            self.copied[name] = value
+            self.copy(name, value)
+
+    def _same(self, name: str, scopes: list[dict[str, Any]]) -> None:
+        """A name copied already, read again (by a function of another module, a
+        forward function s2s made): the same object, or a refusal."""
+        found = [s[name] for s in scopes if name in s]
+        if not found or name not in self.copied:
+            return
+        a, b = found[0], self.copied[name]
+        if a is b or (isinstance(a, (int, float, complex, str, bool)) and type(a) is type(b)
+                      and a == b):
+            return
+        raise TeachError(f"the emitted code reads two different objects named {name!r} "
+                         "(from two modules, or a nested function and a module-level "
+                         "one), which one standalone module cannot hold: rename one")
 
     def copy(self, name: str, value: Any) -> None:
+        if made_by_s2s(value):
+            self.copy_forward(name, value)
+            return
+        if _from_stdlib(value):
+            own = value.__name__
+            self.imports[name] = f"from {value.__module__} import {own}" + (
+                f" as {name}" if name != own else "")
+            return
+        if isinstance(value, type) and not _from_library(value):
+            self.copy_class(name, value)
+            return
+        if _user_object(value):
+            self.copy_object(name, value)
+            return
         if isinstance(value, types.ModuleType):
             top = value.__name__.split(".")[0]
             if top == "s2s":
@@ -175,6 +196,58 @@ class _Copier:
                 "be copied): pass it as an argument, or emit without it"
             )
 
+    def copy_forward(self, name: str, fn: Any) -> None:
+        """A forward function s2s made (a lifted nested function or lambda, an
+        adapter): its source as the emitted code shows it, under the name it calls."""
+        src = source_as(fn, name)
+        if PARTIAL in src:
+            raise TeachError(f"the emitted code calls {name!r}, a nested function that "
+                             "passes itself as a value: define it at module level")
+        self.functions[name] = src
+        self.resolve(free_names(src), [fn.__globals__])
+
+    def copy_class(self, name: str, cls: type) -> None:
+        """A class of the user's (of an object the code calls): its source."""
+        try:
+            src = textwrap.dedent(inspect.getsource(cls))
+        except (OSError, TypeError):
+            raise TeachError(f"the emitted code reads {name!r}, a class whose source "
+                             "cannot be found, so it cannot be copied") from None
+        module = sys.modules.get(cls.__module__)
+        if module is None or getattr(module, cls.__name__, None) is not cls:
+            raise TeachError(f"the emitted code reads {name!r}, a class not defined at "
+                             "module level: s2s copies only module-level classes")
+        if name != cls.__name__:
+            src += f"\n\n{name} = {cls.__name__}\n"
+        self.functions[name] = src
+        self.resolve(free_names(src), [vars(module)])
+
+    def copy_object(self, name: str, value: Any) -> None:
+        """An object of a class of the user's (a callable object the code calls, the
+        ``self`` its method reads): the class, and the object made again with the
+        fields s2s read, ``__init__`` not run."""
+        known = self.objects.get(id(value))
+        if known is not None:
+            self.functions[name] = f"{name} = {known}"
+            return
+        cls = type(value)
+        fields = getattr(value, "__dict__", None)
+        texts = {k: _literal_text(v) for k, v in (fields or {}).items()}
+        if fields is None or None in texts.values() or not all(
+                isinstance(k, str) for k in texts):
+            raise TeachError(
+                f"the emitted code reads {name!r}, a {cls.__name__} object whose fields are "
+                "not all numbers, strings, tuples or small arrays, so it cannot be written "
+                "into a standalone module: pass its values as arguments instead")
+        self.resolve({cls.__name__}, [vars(sys.modules[cls.__module__])])
+        self.objects[id(value)] = name
+        items = ", ".join(f"{k!r}: {t}" for k, t in texts.items())
+        self.functions[name] = (
+            f"# {name}: the {cls.__name__} object as s2s read it (its fields; "
+            "__init__ not run)\n"
+            f"{name} = {cls.__name__}.__new__({cls.__name__})\n"
+            f"{name}.__dict__.update({{{items}}})\n")
+
     def copy_function(self, name: str, fn: Any) -> None:
         try:
             src = textwrap.dedent(inspect.getsource(fn))
@@ -194,6 +267,42 @@ class _Copier:
             src += f"\n\n{name} = {node.name}\n"
         self.functions[name] = src
         self.resolve(free_names(src), [fn.__globals__])
+
+
+def _literal_text(value: Any) -> str | None:
+    """Source for a field of an object s2s writes again, or None."""
+    if isinstance(value, np.generic):
+        return f"np.{value.dtype.name}({value.item()!r})"
+    if _literal(value):
+        return repr(value)
+    if isinstance(value, np.ndarray) and value.size <= _MAX_ARRAY and (
+            value.dtype.kind in "biuf"):
+        return f"np.array({value.tolist()!r}, dtype=np.{value.dtype.name})"
+    return None
+
+
+def _from_library(value: Any) -> bool:
+    """Is ``value`` (a class) defined by a library, not by the user's files?"""
+    name = getattr(value, "__module__", None) or ""
+    top = name.split(".")[0]
+    if top in ("builtins", "numpy", "scipy", "jax", "s2s") or top in sys.stdlib_module_names:
+        return True
+    path = getattr(sys.modules.get(name), "__file__", None) or ""
+    return "site-packages" in path or "dist-packages" in path
+
+
+def _from_stdlib(value: Any) -> bool:
+    """A function or class of the standard library, imported by its name."""
+    module = getattr(value, "__module__", None) or ""
+    return (inspect.isfunction(value) or isinstance(value, type)) and (
+        module.split(".")[0] in sys.stdlib_module_names and module != "builtins"
+        and getattr(sys.modules.get(module), getattr(value, "__name__", ""), None) is value)
+
+
+def _user_object(value: Any) -> bool:
+    """An object of a class of the user's (not a function, module or class)."""
+    return not isinstance(value, (type, types.ModuleType, types.FunctionType)) and (
+        not _from_library(type(value)))
 
 
 def _literal(value: Any) -> bool:
@@ -293,7 +402,7 @@ def standalone_module(d: Derivation, output: str = "derivative.py") -> str:
                          "output's shape from the API): emit --jacfwd, or --grad")
     defs = _runtime_defs()
     # the functions, with their comments: the text after the imports
-    lines = d.text.splitlines()
+    lines = emitted_part(d.text).splitlines()  # (forward functions: copied, see _Copier)
     first_def = next(i for i, ln in enumerate(lines) if ln.startswith("def "))
     body_text = "\n".join(lines[first_def:])
     entry = d.entry
@@ -302,7 +411,9 @@ def standalone_module(d: Derivation, output: str = "derivative.py") -> str:
         entry_name, wrapper = _wrapper(d, entry)
     else:
         entry_name = entry
-    copier = _Copier(_scopes(d.target.fn), defs)
+    made = {k: v for k, v in d.namespace.items() if made_by_s2s(v)}  # (sq, lam, adapters)
+    # (last: what emitted code reads that s2s bound, `scaled_self` for a callable object)
+    copier = _Copier([made] + _scopes(d.target.fn) + [d.namespace], defs)
     names = free_names(body_text + wrapper) - {"np"}
     copier.resolve(names, copier.scopes)
     # helpers of the user's callees may read names of the callees' modules
@@ -344,6 +455,10 @@ def standalone_module(d: Derivation, output: str = "derivative.py") -> str:
         "Needs only NumPy" + (" (" + "; ".join(copier.notes) + ")" if copier.notes else "")
         + ": the s2s.runtime helpers it calls are copied at the end.",
     ]
+    if any(made_by_s2s(v) for v in copier.copied.values()):
+        header.append("Nested functions and lambdas are module-level functions here, the "
+                      "names they read from")
+        header.append("the enclosing function passed as trailing parameters.")
     if d.choice.vmapped:
         header.append("Batched arguments take the batch axis first.")
     docstring, docstring_value = docstring_literal(header)
