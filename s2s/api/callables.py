@@ -390,6 +390,14 @@ class PerFunctionArgs(PerArity):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.for_arguments(args, kwargs)(*args, **kwargs)
 
+    @property
+    def source(self) -> str:
+        if self._last is None:
+            raise AttributeError(
+                f"a transform of {self.fn.__name__} has code per function (or class) its "
+                f"parameters {', '.join(self.names)} are given: call it first")
+        return self._last.source
+
     def _bound(self, args: tuple, kwargs: dict) -> dict[str, Any]:
         fn, out = self.fn, {}
         defaults = fn.__defaults__ or ()
