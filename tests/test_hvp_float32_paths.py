@@ -53,6 +53,10 @@ def scaled_attention(q, k):  # np.sqrt of an int is a float64 scalar: float32 pr
     return np.sum(np.log(np.sum(e, axis=1)))
 
 
+def scaled_tanh_sq(x):  # float32 in, float64 inside (np.sqrt of an int)
+    return np.sum(np.tanh(x / np.sqrt(x.shape[0])) ** 2)
+
+
 def twin(f):
     return types.FunctionType(f.__code__, {**f.__globals__, "np": jnp}, f.__name__)
 
@@ -136,9 +140,13 @@ def test_a_float32_gradient_computed_in_float64_comes_back_float32_from_the_fast
     assert text is not None and "np.float64(2.0)" in text  # (it does compute in float64)
 
 
-def test_a_float32_hvp_computed_in_float32_returns_its_results_as_they_are():
-    g = s2s.grad(tanh_sq)
-    gj = jax.grad(twin(tanh_sq))
+@pytest.mark.every_case
+@pytest.mark.parametrize("f", [tanh_sq, scaled_tanh_sq], ids=lambda f: f.__name__)
+def test_a_float32_hvp_takes_the_fast_path(f):
+    """tanh_sq's code computes in float32 (its results as they are), scaled_tanh_sq's
+    in float64 (cast to float32 there, as the checked path casts)."""
+    g = s2s.grad(f)
+    gj = jax.grad(twin(f))
     r = np.random.default_rng(2)
     x, v = (r.normal(size=6).astype(np.float32) for _ in range(2))
     for call in range(10):
@@ -155,3 +163,29 @@ def test_a_float32_hvp_computed_in_float32_returns_its_results_as_they_are():
     # a float64 call after it: its own entry, float64 results
     got = s2s.jvp(g, (x.astype(np.float64),), (v.astype(np.float64),))
     assert all(a.dtype == np.float64 for a in got)
+
+
+def normalized_rows(x, t):  # np.mean over an axis: its cotangent divides by a count
+    mu = np.mean(x, axis=-1, keepdims=True)
+    var = np.mean((x - mu) ** 2, axis=-1, keepdims=True)
+    return np.sum((x - mu) / np.sqrt(var + 1e-5) * t) + np.average(x, axis=0).sum()
+
+
+def test_a_means_count_keeps_float32_code_in_float32():
+    """The mean's cotangent divides by ``size / max(size, 1)``, a Python float (weak):
+    float32 code stays float32, as JAX's does, and its specialized code too (the
+    count folds to a Python number, not a NumPy float64 that would promote)."""
+    g = s2s.grad(normalized_rows)
+    gj = jax.jit(jax.grad(twin(normalized_rows)))
+    r = np.random.default_rng(3)
+    for dtype in (np.float32, np.float64):
+        x, t = (r.normal(size=(4, 6)).astype(dtype) for _ in range(2))
+        for call in range(3):
+            got = g(x, t)
+            assert got.dtype == dtype
+            np.testing.assert_allclose(got, np.asarray(gj(x, t)), **tol(dtype))
+            x[...] = r.normal(size=x.shape)
+        entry = [e for e in g._by_signature.values() if e.text is not None][-1]
+        assert entry.fn(x, t).dtype == dtype  # (the code itself, before any cast)
+        assert "np.int64" not in entry.text  # (the counts are Python numbers)
+        assert dtype == np.float64 or "np.float64" not in entry.text

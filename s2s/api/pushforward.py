@@ -119,15 +119,21 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
             except ValueError as err:
                 reraise_located(err, t.ir, t.fn.__name__)
             if hit[6]:
-                # no objects to rebuild, fresh arrays: two of one dtype and shape, the
-                # dtype the cast to the inputs' dtype leaves as it is (hit[8]: None, or
-                # that dtype: a float32 HVP's code computes in float32), are the
-                # results as they are (else _jvp_results and the cast decide)
+                # no objects to rebuild, fresh arrays: two of one dtype and shape are
+                # the results as they are where the cast to the inputs' dtype (hit[8]:
+                # None, or that dtype) leaves them so, or cast (else _jvp_results and
+                # the cast decide)
                 out, out_dot = result
                 if type(out) is np.ndarray and type(out_dot) is np.ndarray and \
                         out_dot.dtype is out.dtype and out.dtype.kind in "fc" and \
-                        out_dot.shape == out.shape and (hit[8] is None or out.dtype is hit[8]):
-                    return result
+                        out_dot.shape == out.shape:
+                    down = hit[8]
+                    if down is None or out.dtype is down:
+                        return result
+                    if out.dtype.kind == down.kind and out.dtype.itemsize > down.itemsize:
+                        # (float32 inputs, code computing in float64: dtypes_down's
+                        # cast, into new arrays)
+                        return out.astype(down), out_dot.astype(down)
             return _finish(t, hit[1], fun, result, args, len(args) // 2, has_aux)
     done = _jvp_fast(fun, primals, tangents, has_aux)
     if done is not None:
