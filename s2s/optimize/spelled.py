@@ -119,7 +119,7 @@ _LITERAL_UFUNCS = frozenset({"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos
 def literal_call(name: str, args: list[ast.expr], dtype: np.dtype) -> ast.expr | None:
     """``np.sqrt(16)`` (an elementwise function of int or float literals, ``np.`` as
     the emitted code spells it) as the number it is, ``np.float64(4.0)``, in the
-    result's NumPy type ``dtype`` (a fact: a NumPy scalar is not weak; a mean's count
+    result's NumPy type ``dtype`` (a fact: a NumPy scalar is not weak; so
     ``np.maximum(64, 1)`` is ``np.int64(64)``); None where the value is not finite or
     NumPy warns computing it (the call would warn each time)."""
     if dtype.kind not in "fi" or not args or not all(
