@@ -280,13 +280,15 @@ def test_a_grown_list_summed_and_stacked(jax, twin) -> None:
     close(s2s.hessian(fn)(X3), jax.hessian(twin.builtin_sum_grown_used)(X3))
 
 
-def test_starred_unpacking_of_an_array_is_refused() -> None:
+def test_starred_unpacking_of_an_array_is_python_s() -> None:
+    """``a, *rest = x`` of an array: ``a`` its first row, ``rest`` a list of the others
+    (more cases against JAX: tests/frontend/test_runtime_choices.py)."""
     def f(x):
         a, *rest = x
-        return a
+        return a * sum(rest)
 
-    with pytest.raises(s2s.UnsupportedSyntaxError, match="length is known only"):
-        s2s.grad(f)
+    x = np.array([0.5, 2.0, -1.0, 3.0])
+    np.testing.assert_allclose(s2s.grad(f)(x), [4.0, 0.5, 0.5, 0.5])
 
 
 def test_partial_objects_are_transformed(jax, twin) -> None:

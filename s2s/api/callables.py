@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import syntax
 from ..frontend.synthesize import BOUND, BoundType, signature_text, synthesize
 from ..primitives import lookup_object
 
@@ -321,7 +322,7 @@ def _is_function(value: Any) -> bool:
 def _called_names(fn: Any) -> set[str]:
     """The plain names the body of ``fn`` calls (``act(x)``), from its source."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        tree = syntax.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError, IndentationError):
         return set()
     if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
