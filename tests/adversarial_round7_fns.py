@@ -1,0 +1,34 @@
+"""Source functions for tests/test_adversarial_round7.py (loaded by jax_twin too)."""
+
+import numpy as np
+
+
+def rank_by_branch(x):
+    if np.sum(x) > 0:
+        y = x * 2.0
+    else:
+        y = np.sum(x)
+    return np.sum(y * x)
+
+
+def dict_rank_by_branch(x):
+    d = {"a": x, "b": 1.0}
+    if x[1] > 0:
+        d = {"a": 2.0, "b": x ** 2}
+    return np.sum(d["a"] * d["b"] + x)
+
+
+def tuple_rank_by_branch(x):
+    if x[0] > 0:
+        a, b = x, 1.0
+    else:
+        a, b = 2.0, x
+    return np.sum(a * b * x)
+
+
+def same_rank_by_branch(x):
+    if np.sum(x) > 0:
+        y = x * 2.0
+    else:
+        y = np.sin(x)
+    return np.sum(y * x)

@@ -1,0 +1,96 @@
+"""Round 7 of adversarial probes (docs/python-subset.md's recent idioms, the
+specializer's guards): each test is a probe that found a wrong number or an error
+raised from emitted code, and fails without its fix.  Oracles: JAX on the same source
+(jax_twin), float64 and float32, or the function run example by example."""
+
+from __future__ import annotations
+
+import adversarial_round7_fns as F
+import numpy as np
+import pytest
+from support import HAVE_JAX, jax_twin
+
+import s2s
+
+pytestmark = pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+
+if HAVE_JAX:
+    import jax
+
+    J = jax_twin(F)
+
+# x[0], x[1] and sum(x) of each change sign between them: each `if` takes both paths
+X_POS = np.array([0.3, 0.5, 2.0])
+X_NEG = np.array([-1.3, -0.5, 0.2])
+
+
+def _central(f, x, eps=1e-6):
+    return np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(x.size)])
+
+
+def _located(err: s2s.TransformError) -> None:
+    text = str(err)
+    assert "adversarial_round7_fns.py" in text and "<s2s" not in text, text
+
+
+# ---- a value whose rank depends on the path an `if` takes ----------------------------
+# jacrev/jacfwd/hessian batch the function's code over a basis; that code was made for
+# the ranks of the path the first call took, so a later call taking the other path
+# reduced the wrong axes: jacrev(dict_rank_by_branch) gave [2.2, 3.4, 4.6] where JAX
+# gives [1.4, 1.8, 2.2] (silently).  Now refused, located, whichever path comes first.
+
+BRANCH_RANKS = ["rank_by_branch", "dict_rank_by_branch", "tuple_rank_by_branch"]
+
+
+def test_default_tier_jacrev_through_a_rank_changing_if() -> None:
+    """The default tier's share (every case against JAX under -m slow): central
+    differences as the oracle."""
+    for name in ("dict_rank_by_branch",):
+        f = getattr(F, name)
+        jac = s2s.jacrev(f)
+        for x in (X_NEG, X_POS):
+            try:
+                got = jac(x)
+            except s2s.TransformError as err:
+                _located(err)
+                continue
+            np.testing.assert_allclose(got, _central(f, x), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", BRANCH_RANKS)
+@pytest.mark.parametrize("first", [X_POS, X_NEG], ids=["pos_first", "neg_first"])
+@pytest.mark.parametrize("transform", ["jacrev", "jacfwd"])
+def test_a_jacobian_through_a_rank_changing_if_is_right_or_refused(name, first,
+                                                                   transform) -> None:
+    f, fj = getattr(F, name), getattr(J, name)
+    jac = getattr(s2s, transform)(f)
+    for x in (first, X_NEG if first is X_POS else X_POS, first):
+        try:
+            got = jac(x)
+        except s2s.TransformError as err:
+            _located(err)
+            continue
+        np.testing.assert_allclose(got, getattr(jax, transform)(fj)(x), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", BRANCH_RANKS)
+def test_vmap_over_a_rank_changing_if_is_refused_located(name) -> None:
+    """With the test batched both paths run and np.where joins them: the ranks cannot
+    be joined (it failed inside emitted code with NumPy's broadcast error)."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.vmap(getattr(F, name))(np.stack([X_POS, X_NEG]))
+    _located(info.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_same_rank_on_both_paths_still_runs(dtype) -> None:
+    f, fj = F.same_rank_by_branch, J.same_rank_by_branch
+    jac = s2s.jacrev(f)
+    for x in (X_NEG, X_POS, X_NEG):
+        x = x.astype(dtype)
+        np.testing.assert_allclose(jac(x), jax.jacrev(fj)(x), rtol=1e-5)
+    xs = np.stack([X_POS, X_NEG]).astype(dtype)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs),
+                               [jax.grad(fj)(x) for x in xs], rtol=1e-5)
