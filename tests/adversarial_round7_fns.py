@@ -32,3 +32,11 @@ def same_rank_by_branch(x):
     else:
         y = np.sin(x)
     return np.sum(y * x)
+
+
+def ones_of_k(x, k):
+    return np.sum(np.outer(x, np.ones(k)) ** 2)
+
+
+def slice_k(x, k):
+    return np.sum(x[:k] ** 2)

@@ -94,3 +94,24 @@ def test_same_rank_on_both_paths_still_runs(dtype) -> None:
     xs = np.stack([X_POS, X_NEG]).astype(dtype)
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs),
                                [jax.grad(fj)(x) for x in xs], rtol=1e-5)
+
+
+# ---- a traced integer used as a shape on the JAX backend ------------------------------
+# jnp.ones(k) and x[:k] of a traced k raise JAX's TypeError/IndexError (not one of its
+# ConcretizationTypeErrors): it left s2s as JAX's error, raised from a line of emitted
+# code; now the TracedValueError every other traced value needing a Python value gets.
+
+
+@pytest.mark.parametrize("name, quoted", [("ones_of_k", "np.ones(k)"), ("slice_k", "x[:k]")])
+def test_a_traced_shape_on_the_jax_backend_is_a_traced_value_error(name, quoted) -> None:
+    from s2s.backends import TracedValueError
+
+    f = getattr(F, name)
+    x = np.array([0.3, -0.5, 2.0])
+    for jitted in (s2s.jit(s2s.grad(f), backend="jax"), s2s.jit(f, backend="jax")):
+        with pytest.raises(TracedValueError) as info:
+            jitted(x, 2)
+        text = str(info.value)
+        assert quoted in text and "static_argnums" in text, text
+    static = s2s.jit(s2s.grad(f), backend="jax", static_argnums=1)
+    np.testing.assert_allclose(static(x, 2), jax.grad(getattr(J, name))(x, 2), rtol=1e-12)
