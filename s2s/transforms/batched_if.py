@@ -309,7 +309,9 @@ def _check_join_ranks(vm: Any, s: If, batched: set[str]) -> None:
         if None not in ranks and ranks[0] != ranks[1]:
             let = lets[0] if ranks[0] > ranks[1] else lets[1]
             what = "an item of the container" if let.prim == "getitem" else f"`{j}`"
-            raise vm.fail(let if let.loc is not None else s, NoBatchRule(
+            at = let if let.loc is not None and not let.loc.text.lstrip().startswith(
+                "def ") else s  # (a loop's carried value: bound at the def, the if's)
+            raise vm.fail(at, NoBatchRule(
                 f"{what} bound here has {max(ranks)} dimension(s) per example, and "
                 f"{min(ranks)} on the other path of its `if`: the batched code is made "
                 "for the ranks of the path the first example took",
