@@ -40,3 +40,16 @@ def ones_of_k(x, k):
 
 def slice_k(x, k):
     return np.sum(x[:k] ** 2)
+
+
+def list_grown_then_spliced(x):
+    parts = []
+    for i in range(3):
+        parts.append(x * i)
+    more = [np.sin(x)]
+    parts = parts + more
+    parts.extend([x ** 2])
+    s = 0.0
+    for j, p in enumerate(parts):
+        s = s + (j + 1) * np.sum(p)
+    return s

@@ -115,3 +115,31 @@ def test_a_traced_shape_on_the_jax_backend_is_a_traced_value_error(name, quoted)
         assert quoted in text and "static_argnums" in text, text
     static = s2s.jit(s2s.grad(f), backend="jax", static_argnums=1)
     np.testing.assert_allclose(static(x, 2), jax.grad(getattr(J, name))(x, 2), rtol=1e-12)
+
+
+# ---- the specializer's common subexpressions and lists popped in place -----------------
+# jvp of the gradient pops the cotangent list twice: `x_sq_bar = parts_bar[-1]`,
+# `parts_bar.pop()`, `sin_x_bar = parts_bar[-1]`.  The specialized code (second call on)
+# read the second as the first (one expression text, a common subexpression), so the
+# Hessian weighted sin(x) as x ** 2's item: -5 sin(x) + 10 where it is -4 sin(x) + 10.
+
+
+def test_a_popped_lists_reads_are_not_one_subexpression() -> None:
+    f = F.list_grown_then_spliced
+    h = s2s.hessian(f)
+    for x in (X_POS, X_NEG, 0.5 * X_POS, X_POS):  # (the 2nd call specializes)
+        np.testing.assert_allclose(h(x), np.diag(10.0 - 4.0 * np.sin(x)), rtol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_popped_lists_reads_against_jax(dtype) -> None:
+    f, fj = F.list_grown_then_spliced, J.list_grown_then_spliced
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    h, g = s2s.hessian(f), s2s.grad(f)
+    for k, x in enumerate((X_POS, X_NEG, 0.5 * X_POS, X_POS, X_NEG) * 2):
+        x = x.astype(dtype)
+        np.testing.assert_allclose(h(x), jax.hessian(fj)(x), rtol=tol)
+        v = np.eye(3, dtype=dtype)[k % 3]
+        np.testing.assert_allclose(s2s.jvp(g, (x,), (v,))[1],
+                                   jax.jvp(jax.grad(fj), (x,), (v,))[1], rtol=tol)
