@@ -90,8 +90,8 @@ def _bound_in(fn: Any, line: str, seen: set[int]) -> tuple[str, Any] | None:
         if match.group(1) and isinstance(s, If) and isinstance(s.test, Var) and (
                 s.test.name == match.group(1)) and s.loc is not None:
             return fn.name, s.loc
-        if match.group(2) and isinstance(s, Let) and s.target == match.group(2) and (
-                s.loc is not None):
+        if match.group(2) and isinstance(s, Let) and s.target in _primal_names(
+                match.group(2)) and s.loc is not None:
             return fn.name, s.loc
     for s in walk(fn.body):
         if isinstance(s, Let) and s.prim == "call":
@@ -99,6 +99,15 @@ def _bound_in(fn: Any, line: str, seen: set[int]) -> tuple[str, Any] | None:
             if found is not None:
                 return found
     return None
+
+
+def _primal_names(name: str) -> tuple[str, ...]:
+    """``name`` and, for a tangent or cotangent (``y_dot``, ``y_bar``), its primal's
+    name: the user's statement binding ``y`` is where ``y_dot = ...`` came from."""
+    for suffix in ("_dot", "_bar"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name, name[: -len(suffix)]
+    return (name,)
 
 
 def _quoted_in(fn: Any, quoted: str, seen: set[int]) -> tuple[str, Any] | None:

@@ -134,6 +134,10 @@ class JaxBackend(Backend):
             return jfn(*args, **kwargs)
         except _TRACED_ERRORS as err:
             raise traced_value_error(err) from err
+        except (TypeError, IndexError) as err:
+            if _shape_of_a_tracer(err):  # (np.ones(k), x.reshape(k, -1), x[:k] of a
+                raise traced_value_error(err) from err  # traced k: JAX's own errors)
+            raise
 
     def source_of(self, jfn: Callable) -> str:
         return jfn.__s2s_text__  # type: ignore[attr-defined]
@@ -171,6 +175,14 @@ _LIBRARY_DIRS = SITE_DIRS + tuple(
 )
 
 
+def _shape_of_a_tracer(err: Exception) -> bool:
+    """Whether ``err`` is JAX refusing a traced value as a shape or a slice's bound
+    (a TypeError or IndexError, not one of the ConcretizationTypeErrors)."""
+    text = str(err)
+    return "Tracer" in text and text.startswith(
+        ("Shapes must be 1D sequences of concrete values", "Slice entries must be static"))
+
+
 def traced_value_error(err: Exception) -> TracedValueError:
     """Where the emitted (or user) code needed a Python value JAX only traces."""
     frames = []
@@ -184,6 +196,9 @@ def traced_value_error(err: Exception) -> TracedValueError:
     loc, construct = None, "a Python conversion (bool, int, float, range)"
     if isinstance(err, jax.errors.NonConcreteBooleanIndexError):
         construct = "indexing with a boolean mask (its result's shape depends)"
+    elif _shape_of_a_tracer(err):
+        construct = ("a shape (np.ones(k), x.reshape(k, -1))" if isinstance(err, TypeError)
+                     else "a slice's bound (x[:k])")
     if where is not None:
         filename, line = where
         text = linecache.getline(filename, line).rstrip("\n")

@@ -637,7 +637,10 @@ class _Rewriter:
                 if pure and target not in self.mutated and \
                         not isinstance(value, (ast.Name, ast.Constant)):
                     reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
-                    if all(self.last_bind.get(r, -1) < i for r in reads):
+                    # (not one reading a buffer written in place: `parts_bar.pop()`
+                    # between two `parts_bar[-1]` makes them two values)
+                    if all(self.last_bind.get(r, -1) < i for r in reads) and not (
+                            reads & self.mutated):
                         self.cse[key] = target
                         self.cse_held[target].append(key)
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \

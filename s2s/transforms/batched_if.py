@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..emit.code import Block, Line
+from ..errors import TransformError
 from ..ir.kinds import LEAF, Tree, literal, path_text
 from ..ir.nodes import Break, Const, For, If, Let, Stmt, Var, uses, walk
 from ..ir.spelling import atom_text
@@ -38,6 +39,8 @@ class BatchedIf:
                 bodies.append(items)
                 states.append(self.vm.b)
             self.vm.b = before
+            _check_join_ranks(self.vm, s, {j for j in s.joins if states[0].get(j) or
+                                           states[1].get(j)} | _rank_targets(self.vm))
             for j in s.joins:
                 paths = states[0].get(j, set()) | states[1].get(j, set())
                 if paths:
@@ -48,6 +51,7 @@ class BatchedIf:
                             items.append(Line(f"{j} = {text}"))
             out.append(Block(f"if {atom_text(s.test)}:", bodies[0], bodies[1]))
             return
+        _check_join_ranks(self.vm, s, set(s.joins))
         self.select(s, out)
 
     def _broadcast_join(self, j: str, paths: set, had: set) -> str:
@@ -285,6 +289,104 @@ def _truth_join(test: str, t: str, f: str, truth: dict[str, bool]) -> str:
     if b is True:
         return f"~{test} | {t}"
     return f"np.where({test}, {t}, {f})"
+
+
+def _check_join_ranks(vm: Any, s: If, batched: set[str]) -> None:
+    """Refuse, located, an ``if`` binding a value whose per-example rank differs between
+    its branches (``y = x * 2.0`` on one, ``y = np.sum(x)`` on the other): the batched
+    code is made for the ranks the first example gave, so on the other path (a later
+    call's, where the test is not batched) it reduces or expands the wrong axes, and
+    gave wrong Jacobians silently; with a batched test the two ranks cannot be joined
+    per example.  ``batched``: the joins whose rank the batched code reads (batched
+    ones, those a batched value takes its rank from)."""
+    for j in s.joins:
+        if vm.kind(j) is not LEAF or j not in batched:
+            continue
+        lets = [next((st for st in reversed(branch) if isinstance(st, Let)
+                      and st.target == j), None) for branch in (s.body, s.orelse)]
+        ranks = [_path_rank(vm, let, branch)
+                 for let, branch in zip(lets, (s.body, s.orelse))]
+        if None not in ranks and ranks[0] != ranks[1]:
+            let = lets[0] if ranks[0] > ranks[1] else lets[1]
+            what = "an item of the container" if let.prim == "getitem" else f"`{j}`"
+            at = let if let.loc is not None and not let.loc.text.lstrip().startswith(
+                "def ") else s  # (a loop's carried value: bound at the def, the if's)
+            raise vm.fail(at, NoBatchRule(
+                f"{what} bound here has {max(ranks)} dimension(s) per example, and "
+                f"{min(ranks)} on the other path of its `if`: the batched code is made "
+                "for the ranks of the path the first example took",
+                "give the value the same shape on both paths (np.broadcast_to, "
+                "np.full_like), or compute it outside the vmapped function"))
+
+
+def _rank_targets(vm: Any) -> set[str]:
+    """The unbatched values whose rank a batched one takes (``unbroadcast(g, y)``'s
+    ``y``, ``np.shape(y)``'s), followed back through identities and the containers
+    they were read from (``b = d["b"]`` of a dict an ``if`` joined: its leaf ``d_b``):
+    their rank on each path decides the batched code's."""
+    found = getattr(vm, "_rank_targets", None)
+    if found is not None:
+        return found
+    todo = [st.args[k].name for st in walk(vm.fn.body) if isinstance(st, Let)
+            for k in ((1,) if st.prim == "unbroadcast" else (0,) if st.prim == "shape"
+                      else ()) if len(st.args) > k and isinstance(st.args[k], Var)]
+    found = vm._rank_targets = set()
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        found.add(name)
+        for st in vm.facts.producers.get(name) or [vm.facts.producer.get(name)]:
+            if st is None or not st.args or not isinstance(st.args[0], Var):
+                continue
+            if st.prim == "identity":
+                todo.append(st.args[0].name)
+            elif st.prim == "getitem" and isinstance(vm.kind(st.args[0].name), Tree):
+                todo += _item_sources(vm, st)
+    return found
+
+
+def _item_sources(vm: Any, st: Let) -> list[str]:
+    """The names the container ``st`` reads an item of was built with at that key."""
+    try:
+        key = vm.facts.container_key(st, vm.kind(st.args[0].name))
+    except TransformError:
+        return []
+    out = []
+    for made in vm.facts.producers.get(st.args[0].name) or [
+            vm.facts.producer.get(st.args[0].name)]:
+        if made is not None and made.prim in ("make_dict", "make_tuple"):
+            keys = list(made.params.get("keys") or range(len(made.args)))
+            if key in keys and isinstance(made.args[keys.index(key)], Var):
+                out.append(made.args[keys.index(key)].name)
+    return out
+
+
+def _path_rank(vm: Any, let: Let | None, branch: list[Stmt]) -> int | None:
+    """The per-example rank of the value ``let`` (in ``branch``) binds (None: unknown,
+    or bound by a statement nested deeper)."""
+    if let is None or _binds_none(branch, let.target) or let.prim == "identity" and isinstance(
+            let.args[0], Const) and type(let.args[0].value) is int and let.args[0].value == 0:
+        return None  # (sum's start: `sum` of a list empty on this path, broadcast)
+    try:
+        if let.prim == "getitem" and isinstance(let.args[0], Var) and isinstance(
+                vm.kind(let.args[0].name), Tree):
+            base = let.args[0].name
+            key = vm.facts.container_key(let, vm.kind(base))
+            prod = vm.facts.producer.get(base)
+            while prod is not None and prod.prim == "identity" and isinstance(
+                    prod.args[0], Var):
+                base = prod.args[0].name
+                prod = vm.facts.producer.get(base)
+            if (base, (key,)) in vm.ranks:
+                return vm.ranks[(base, (key,))]
+            if prod is not None and prod.prim in ("make_dict", "make_tuple"):
+                keys = list(prod.params.get("keys") or range(len(prod.args)))
+                return vm.rank(prod.args[keys.index(key)]) if key in keys else None
+            return None
+        return vm.inference._infer_from(let.target, let)
+    except (NoBatchRule, TransformError, ValueError):
+        return None
 
 
 def _binds_none(branch: list[Stmt], name: str) -> bool:
