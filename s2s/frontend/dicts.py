@@ -181,13 +181,29 @@ class DictWrites:
         if ka is None or kb is None or set(ka) != set(kb):
             raise self.n.unsupported(
                 node, f"the dict `{name}` has other keys after this `if` on one path "
-                f"({', '.join(map(repr, ka or ()))}) than on the other "
-                f"({', '.join(map(repr, kb or ()))}), so its structure would depend on "
-                "the test's run-time value", f"give `{name}` every key before the `if` "
-                f"(`{name}[\"w\"] = 0.0`), then assign it on each path",
+                f"({self.described(a, ka)}) than on the other ({self.described(b, kb)}), "
+                "so its structure would depend on the test's run-time value",
+                f"give `{name}` every key before the `if` (`{name}[\"w\"] = 0.0`), then "
+                "assign it on each path" + ("" if ka is not None and kb is not None else
+                                            ", as a dict literal of the keys you need"),
             )
         self.keys[join] = ka
         self.carried.add(join)  # (its values are the path's: read them as join[key])
+
+    def described(self, ssa: str, keys: tuple | None) -> str:
+        """The keys a path's dict has, in words (those of an argument's are known per
+        call only; none: an empty dict's)."""
+        if keys is not None:
+            return ", ".join(map(repr, keys)) if keys else "no keys"
+        let = self.n.lets.get(ssa)
+        while isinstance(let, Let) and let.prim == "identity" and isinstance(
+                let.args[0], Var):
+            ssa, let = let.args[0].name, self.n.lets.get(let.args[0].name)
+        if let is None and ssa in self.n.draws.params:  # (the function's parameters)
+            return f"the keys of the argument `{ssa}`, known only when the function is called"
+        if isinstance(let, Let) and let.prim == "make_dict" and "from_items" in let.params:
+            return "keys known only when the function is called, from a dict argument"
+        return "a value whose keys s2s does not know when it transforms the function"
 
     def leave_loop(self, carried: list[tuple[str, str]]) -> None:
         """A loop carrying a dict it writes into must keep its keys."""

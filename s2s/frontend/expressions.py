@@ -536,6 +536,9 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     """``map(f, xs)`` (also inside ``list``/``tuple``), ``tuple(...)``, ``slice(...)``
     and ``list(<comprehension>)`` lowered by the Normalizer ``n``; None for any other
     call."""
+    keys = kwdicts.keys_call(n, obj, node, target)  # tuple(p), sorted(p), list(p.keys())
+    if keys is not None:
+        return keys
     view = kwdicts.view_list(n, node) if obj is builtins.list else None
     if view is not None:  # list(d.values()) of a dict argument: [v for v in d.values()]
         return n.comps.comprehension(view, target)

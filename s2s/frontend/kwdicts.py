@@ -316,3 +316,57 @@ def view_list(n: Any, call: cst.Call) -> cst.ListComp | None:
     made = cst.ListComp(elt, cst.CompFor(target, view))
     n.desugar.alias_tree(made, call)
     return made
+
+
+_KEY_COPIES = {builtins.tuple: "tuple", builtins.list: "list", builtins.sorted: "list"}
+
+
+def keys_call(n: Any, obj: Any, call: cst.Call, target: str | None) -> Atom | None:
+    """``tuple(p)``, ``sorted(p)``, ``list(p.keys())`` (``tuple``, ``sorted`` of the
+    view too; ``sorted(..., reverse=True)``): a dict's keys as a tuple or list of
+    strings.  Where the keys are known now (a dict the function built) the literal
+    itself; where they are known per call (a dict argument) a ``dict_keys`` statement
+    that the IR pass unrolling container loops (``ir/unroll.py``) makes that literal
+    for each call's structure, in the caller's key order, as Python's.  (``tuple(t)``
+    of a tuple or list argument is its items, there too.)  None for any other call:
+    ``list(x)`` of an array or a list is the ``list`` primitive, ``tuple(x.shape)``
+    Python over a shape."""
+    kind = _KEY_COPIES.get(obj) if isinstance(obj, type) or obj is builtins.sorted else None
+    if kind is None or not call.args or call.args[0].keyword or call.args[0].star:
+        return None
+    reverse = False
+    for extra in call.args[1:]:
+        value = literals.literal_of(extra.value)
+        if obj is not builtins.sorted or extra.keyword is None or \
+                extra.keyword.value != "reverse" or type(value) is not bool:
+            return None
+        reverse = value
+    arg = call.args[0].value
+    view = isinstance(arg, cst.Call) and not arg.args and isinstance(
+        arg.func, cst.Attribute) and arg.func.attr.value == "keys"
+    receiver = arg.func.value if view else arg
+    if not view and not (_local_root(n, arg) and (obj is not builtins.list or keys_of(
+            n, arg) is not None)):
+        return None  # (`list(xs)` of a list or an array: the `list` primitive)
+    known = keys_of(n, receiver)
+    if known is None:
+        base = n.exprs.expr(receiver)
+        if not view and (isinstance(base, Const) or base.name in n.shapes):
+            return None  # (`tuple(shape)`: Python over a shape)
+    order = "sorted" if obj is builtins.sorted else None
+    if known is not None:
+        keys = sorted(known) if order else list(known)
+        keys = keys[::-1] if reverse else keys
+        return n.emit(n.exprs.target(target, "keys"), f"make_{kind}",
+                      tuple(Const(k, repr(k)) for k in keys), {}, call)
+    params: dict[str, Any] = {"copy": kind}
+    if order or reverse:
+        params.update(order=order, reverse=reverse)
+    return n.emit(n.exprs.target(target, "keys"), "dict_keys", (base,), params, call)
+
+
+def _local_root(n: Any, node: Any) -> bool:
+    """Is ``node`` a local name, or an item of one (``p["layers"]``)?"""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value in n.local_names

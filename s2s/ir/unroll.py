@@ -43,10 +43,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     so emitted code quotes ``for W, b in params[:-1]:`` above each unrolled layer.
     """
     trees = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
-    if not trees and not any(_keyed_per_call(s) or isinstance(s, Let) and s.prim == "contains"
-                             for s in walk(fn.body)) and not any(isinstance(s, Let) and (s.prim in _LITERALS or (
-            s.prim == "getitem" and isinstance(s.args[0], Const)
-            and type(s.args[0].value) in (tuple, list))) for s in walk(fn.body)):
+    if not trees and not any(_per_call(s) for s in walk(fn.body)):
         return fn
     u = _Unroller(fn, trees)
     u.leaves = {p for p, k in zip(fn.params, arg_kinds) if isinstance(k, Leaf)}
@@ -180,6 +177,8 @@ class _Unroller:
         subst: dict[str, Atom] = {}
         for s in stmts:
             read = uses(s) if isinstance(s, (Let, If)) else ()
+            if any(isinstance(subst.get(n), Const) for n in read):
+                self.changed = True  # (a key or string read as the constant it is)
             s = _renamed_stmt(s, subst)
             if isinstance(s, If) and isinstance(s.test, Const) and any(
                     n in self.decided for n in read):
@@ -188,7 +187,12 @@ class _Unroller:
                 subst.update(later)
                 self.changed = True
             elif isinstance(s, Let):
-                if s.prim == "contains" or s.prim in ("not_", "and_", "or_") and read and \
+                if s.prim == "dict_keys" or s.prim == "list" and self.is_dict(s.args[0]):
+                    made = self.keys(s)
+                    self.changed = True
+                    out += [self.let(t) for t in made[:-1]]
+                    s = made[-1]
+                elif s.prim == "contains" or s.prim in ("not_", "and_", "or_") and read and \
                         all(n in self.decided for n in read):
                     made = self.decide(s)
                     self.changed = True
@@ -309,6 +313,39 @@ class _Unroller:
             "tuples, the result of a call)", s.loc,
             "test an array: `np.any(y == x)`, or each item: `x == a or x == b`")
 
+    def is_dict(self, a: Any) -> bool:
+        kind = self.kind_of(a)
+        return isinstance(kind, Tree) and kind.type is dict
+
+    def keys(self, s: Let) -> list[Let]:
+        """``tuple(p)``, ``list(p)``, ``sorted(p)`` (``dict_keys``; ``list``) of a dict
+        for this call's structure: the literal of its keys (``("c", "a")``, in the
+        dict's order, or sorted); ``tuple(t)`` of a tuple or list: its items."""
+        kind, seq = self.kind_of(s.args[0]), s.args[0]
+        copy = s.params.get("copy", "list")
+        literal = f"make_{copy}"
+        if isinstance(kind, Tree) and kind.type is dict:
+            keys = _key_order(kind, s)
+            keys = keys[::-1] if s.params.get("reverse") else keys
+            return [Let(s.target, literal, tuple(Const(k, repr(k)) for k in keys), {}, s.loc)]
+        if s.params.get("order") is not None or s.params.get("reverse"):
+            raise TransformError(
+                "sorted() of a list or an array would sort its values in Python",
+                s.loc, "sort an array with np.sort; sorted(d) sorts a dict's keys")
+        if isinstance(kind, Leaf):
+            raise TransformError(
+                f"{copy}() of an array: s2s reads an array as an array, not as a "
+                "sequence of its rows", s.loc,
+                "index the rows you need (x[0], x[1]), or write list(x)")
+        if not isinstance(kind, Tree):  # (a list grown in a loop: a copy, as `list`)
+            return [Let(s.target, "list", (seq,), {}, s.loc)]
+        items = []
+        for key in kind.keys:  # tuple(t) of a tuple or list: its items
+            items.append(Let(self.names.fresh(f"{s.target}_item"), "getitem", (seq,), {
+                "index": Index((Const(key, repr(key)),), False)}, s.loc))
+        return items + [Let(s.target, literal, tuple(Var(t.target) for t in items), {},
+                            s.loc)]
+
     def constant(self, s: Let, value: bool) -> Let:
         const = Const(value, repr(value))
         self.decided.add(s.target)
@@ -418,7 +455,11 @@ class _Unroller:
         if s.prim == "make_list" and not s.args:
             self.chains[s.target] = ()
         elif s.prim == "append" and isinstance(s.args[0], Var) and s.args[0].name in self.chains:
-            self.chains[s.target] = self.chains[s.args[0].name] + (s.args[1],)
+            self.chains[s.target] = items = self.chains[s.args[0].name] + (s.args[1],)
+            if all(isinstance(a, Const) and type(a.value) is str for a in items):
+                # `[k for k in p]`: a list of this call's keys, read as its literal
+                self.literals[s.target] = items
+                self.trees[s.target] = Tree(list, tuple(range(len(items))), (LEAF,) * len(items))
         elif _keyed_per_call(s) and all(a.name in self.chains for a in s.args):
             keys, values = (self.chains[a.name] for a in s.args)
             if all(isinstance(k, Const) and type(k.value) is str for k in keys) and len(
@@ -506,6 +547,15 @@ class _Unroller:
                 return stmts
             self.removable -= dead
             stmts = _without(stmts, dead)
+
+
+def _per_call(s: Any) -> bool:
+    """Does ``s`` read a structure this pass decides per call (with no container
+    argument: a literal, a key test, ``tuple(x)``)?"""
+    return _keyed_per_call(s) or isinstance(s, Let) and (
+        s.prim in ("contains", "dict_keys") or s.prim in _LITERALS or (
+            s.prim == "getitem" and isinstance(s.args[0], Const)
+            and type(s.args[0].value) in (tuple, list)))
 
 
 def _keyed_per_call(s: Any) -> bool:

@@ -63,6 +63,35 @@ defprim(
     note="`x in y`, decided per call before any transform (ir/unroll.py)",
 )
 
+# `tuple(p)`, `list(p.keys())`, `sorted(p)` of a dict whose keys are known per call (an
+# argument): the IR pass that unrolls container loops (ir/unroll.py) makes it the tuple
+# or list literal of this call's keys (`("c", "a")`); no transform sees it.
+defprim(
+    "dict_keys", None, "(container, copy, order=None, reverse=False)", family="structure",
+    nondiff=True, spelling=lambda args, params: f"{params['copy']}({args[0]})",
+    note="a dict's keys, made a literal per call before any transform (ir/unroll.py)",
+)
+
+# `[a, b] * x` where `x` is an argument: Python's repetition if the call passes an int,
+# NumPy's product if an array.  transforms/list_operands.py decides it per transform: a
+# differentiated or batched argument (and what is computed from one) is an array, so
+# it is `np.asarray([a, b]) * x`; anything else is refused.  No transform sees it.
+defprim(
+    "list_times", None, "(x1, x2, list)", family="structure", nondiff=True,
+    spelling=lambda args, params: f"{args[0]} * {args[1]}",
+    note="a list times an argument, decided per transform (transforms/list_operands.py)",
+)
+
+
+def repeated_by_count(kind: type) -> tuple[str, str]:
+    """What and instead of a list or tuple of values times a run-time int."""
+    return (f"a {kind.__name__} of values repeated a number of times known only when the "
+            "function runs (or multiplied by an argument that may be a Python int: "
+            "which one, only the call says) is not supported",
+            "build the list in a loop (`out = []`, then `for _ in range(n): "
+            "out.append(x)`), or multiply an array (`np.asarray([...]) * n`)")
+
+
 # NumPy's logical functions and the bitwise operators on boolean (or integer) arrays:
 # masks, no derivative flows.  `~m`, `a | b`, `a & b`, `a ^ b` are spelled as written.
 for _name, _op in (("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^")):
