@@ -21,9 +21,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
+from ..backends.base import TracedValueError
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
 from ..backends.jax_order import keyed, plain
-from ..backends.base import TracedValueError
 from ..errors import Loc, TransformError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of

@@ -13,9 +13,9 @@ from ..ir.kinds import LEAF, Kind, kind_of
 from ..ir.nodes import Function
 from ..primitives import registry
 from ..primitives.registry import _GENERATION
+from ..transforms.list_operands import batched
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
-from ..transforms.list_operands import batched
 from . import callables, dtypes_down, methods, records, signatures
 from .arguments import _shares
 from .hotcalls import MISS

@@ -60,6 +60,43 @@ class DictWrites:
         return isinstance(base, cst.Name) and base.value in self.n.local_names and \
             self.known(self.n.env.get(base.value)) is not None
 
+    def built_per_call(self, base: Any) -> bool:
+        """Is ``base`` a name of a dict the function built whose keys are known per
+        call (``dict(p)``, ``{**p, "w": w}``, a comprehension over ``p.items()``)?"""
+        if not (isinstance(base, cst.Name) and base.value in self.n.local_names):
+            return False
+        let = self.n.lets.get(self.n.env.get(base.value, ""))
+        return isinstance(let, Let) and (let.prim == "dict_merge" or (
+            let.prim == "make_dict" and "from_items" in let.params))
+
+    def merged(self, base: cst.Name, parts: list[Any], node: Any) -> None:
+        """``base = {**base, <parts>}``: a write or an update of a dict whose keys are
+        known per call (the dict itself unchanged for the names that refer to it:
+        refused where another name, container or call does)."""
+        name = base.value
+        current = self.n.env[name]
+        if current in self.shared:
+            raise self.n.unsupported(
+                node, f"this would change the dict `{name}` for another name, container "
+                f"or call that also refers to it (line {self.n.loc(self.shared[current]).line})",
+                f"make `{name}` a new dict: `{name} = {{**{name}, \"k\": v}}`")
+        made = cst.Dict([cst.StarredDictElement(cst.Name(name)), *parts])
+        self.n.desugar.alias_tree(made, node)
+        ssa = self.n.names.fresh(name)
+        self.n.exprs.expr(made, ssa)
+        self.n.bound.add(name)
+        self.n._bind(name, ssa)
+
+    def write_per_call(self, target: cst.Subscript, value: Any) -> bool:
+        """``d["k"] = v`` into a dict the function built whose keys are known per
+        call: ``d = {**d, "k": v}`` (False for any other write)."""
+        if not self.built_per_call(target.value):
+            return False
+        key = self.key(target)
+        self.merged(target.value, [cst.DictElement(cst.SimpleString(repr(key)), value)],
+                    target)
+        return True
+
     def refuse_keyed_per_call(self, base: Any, target: Any) -> None:
         """A write into a dict whose keys s2s learns per call (a comprehension over an
         argument dict, ``dict(params)``): refused, saying what to write instead."""
@@ -178,6 +215,8 @@ class DictWrites:
         ka, kb = self.known(a), self.known(b)
         if ka is None and kb is None:
             return
+        if (ka is None and self._per_call(a)) or (kb is None and self._per_call(b)):
+            return  # (compared per call: transforms/analysis.py, `_refuse_join`)
         if ka is None or kb is None or set(ka) != set(kb):
             raise self.n.unsupported(
                 node, f"the dict `{name}` has other keys after this `if` on one path "
@@ -195,15 +234,19 @@ class DictWrites:
         call only; none: an empty dict's)."""
         if keys is not None:
             return ", ".join(map(repr, keys)) if keys else "no keys"
+        return "a value whose keys s2s does not know when it transforms the function"
+
+    def _per_call(self, ssa: str) -> bool:
+        """Is ``ssa`` a dict whose keys are known per call: an argument, a dict made
+        from one (``dict(p)``, ``{**p, "w": w}``, a comprehension)?"""
         let = self.n.lets.get(ssa)
         while isinstance(let, Let) and let.prim == "identity" and isinstance(
                 let.args[0], Var):
             ssa, let = let.args[0].name, self.n.lets.get(let.args[0].name)
-        if let is None and ssa in self.n.draws.params:  # (the function's parameters)
-            return f"the keys of the argument `{ssa}`, known only when the function is called"
-        if isinstance(let, Let) and let.prim == "make_dict" and "from_items" in let.params:
-            return "keys known only when the function is called, from a dict argument"
-        return "a value whose keys s2s does not know when it transforms the function"
+        if let is None:
+            return ssa in self.n.draws.params  # (the function's parameters)
+        return let.prim == "dict_merge" or let.prim == "make_dict" and "from_items" in \
+            let.params
 
     def leave_loop(self, carried: list[tuple[str, str]]) -> None:
         """A loop carrying a dict it writes into must keep its keys."""

@@ -346,11 +346,7 @@ class ExprLowerer:
         return out
 
     def expr_Dict(self, node: cst.Dict, target: str | None) -> Atom:
-        keys, values = kwdicts.dict_literal(self.n, node)  # (`{**kw, "a": 1}` too)
-        return self.n.emit(
-            self.target(target, "params"), "make_dict", tuple(values),
-            {"keys": tuple(keys)}, node,
-        )
+        return kwdicts.dict_literal(self.n, node, target)  # (`{**kw, "a": 1}` too)
 
     def index(self, node: cst.Subscript) -> Index:
         items: list[Any] = []
@@ -477,6 +473,15 @@ class ExprLowerer:
         # (emitted code calling a function it passes built NamedTuples: which ones)
         self.n.rebuilt_hint = getattr(obj, "__s2s_rebuilt__", None)
         obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
+        if obj is builtins.divmod and len(node.args) == 2 and not any(
+                a.keyword or a.star for a in node.args):  # (a // b, a % b), as Python's
+            a, b = (arg.value for arg in node.args)
+            pair = cst.Tuple([cst.Element(cst.BinaryOperation(a, op, b)) for op in (
+                cst.FloorDivide(), cst.Modulo())])
+            self.n.desugar.alias(pair, node)
+            for part in pair.elements:
+                self.n.desugar.alias(part.value, node)
+            return self.expr(pair, target)
         if obj is builtins.pow and len(node.args) == 2 and not any(
                 a.keyword or a.star for a in node.args):
             power = cst.BinaryOperation(left=node.args[0].value, operator=cst.Power(),

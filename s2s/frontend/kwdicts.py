@@ -202,28 +202,44 @@ def _origin(n: Any, name: str) -> str | None:
     return "array"
 
 
-def dict_literal(n: Any, node: cst.Dict) -> tuple[list[str], list[Atom]]:
-    """The keys and values of a dict literal, its ``**d`` elements spreading dicts of
-    known keys (``{**kw, "a": 1}``), a key written twice keeping its first position and
-    its last value, as Python does."""
+def dict_literal(n: Any, node: cst.Dict, target: str | None) -> Atom:
+    """A dict literal, its ``**d`` elements spreading dicts of known keys (``{**kw,
+    "a": 1}``), a key written twice keeping its first position and its last value, as
+    Python does.  A ``**p`` of a dict whose keys are known per call (an argument)
+    makes a ``dict_merge`` of the parts (``{**p, "w": w}``), which the IR pass
+    unrolling container loops (``ir/unroll.py``) makes the literal of this call's
+    keys."""
     items: dict[str, Atom] = {}
+    parts: list[Atom] = []  # (with a per-call part: the dicts merged, in order)
     for element in node.elements:
         if isinstance(element, cst.StarredDictElement):
             atom = n.exprs.expr(element.value)
             let = n.lets.get(atom.name) if isinstance(atom, Var) else None
-            if not (isinstance(let, Let) and let.prim == "make_dict" and "keys" in let.params):
-                raise n.unsupported(
-                    element, "`**` here spreads a dict whose keys s2s does not know when "
-                    "it transforms the function (a dict argument's keys are known per "
-                    "call)", "spread a `**kwargs` parameter or a dict built in the "
-                    "function, or write the keys: `{\"a\": d[\"a\"], ...}`")
-            items.update(zip(let.params["keys"], let.args))
+            if isinstance(let, Let) and let.prim == "make_dict" and "keys" in let.params:
+                items.update(zip(let.params["keys"], let.args))
+                continue
+            if not isinstance(atom, Var):
+                raise n.unsupported(element, "`**` spreads a dict",
+                                    "spread a dict: `{**d, \"a\": 1}`")
+            if items:
+                parts.append(_literal(n, items, element))
+                items = {}
+            parts.append(atom)
         elif isinstance(element.key, cst.SimpleString):
             items[element.key.evaluated_value] = n.exprs.expr(element.value)
         else:
             raise n.unsupported(element, "dict literals need constant string keys",
                                 'write {"name": value, ...}')
-    return list(items), list(items.values())
+    if not parts:
+        return _literal(n, items, node, target)
+    if items:
+        parts.append(_literal(n, items, node))
+    return n.emit(n.exprs.target(target, "merged"), "dict_merge", tuple(parts), {}, node)
+
+
+def _literal(n: Any, items: dict[str, Atom], node: Any, target: str | None = None) -> Atom:
+    return n.emit(n.exprs.target(target, "params"), "make_dict", tuple(items.values()),
+                  {"keys": tuple(items)}, node)
 
 
 def _alias(n: Any, tree: Any, node: Any) -> None:
@@ -236,6 +252,34 @@ def _alias(n: Any, tree: Any, node: Any) -> None:
             return True
 
     tree.visit(Walk())
+
+
+def update_merge(n: Any, call: Any) -> bool:
+    """``d.update(p)``, ``d.update(w=w)`` where the keys of ``d`` or of ``p`` are known
+    only per call (a dict argument, a dict made from one): ``d = {**d, **p, "w": w}``,
+    which the IR pass unrolling container loops makes a literal per call.  False for
+    any other statement (``update_writes`` writes keys known now one by one)."""
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and
+            call.func.attr.value == "update" and isinstance(call.func.value, cst.Name)):
+        return False
+    base = call.func.value
+    if not n.dicts.built_per_call(base) and not (n.dicts.is_dict(base) and any(
+            a.keyword is None and not a.star and not isinstance(a.value, cst.Dict)
+            and keys_of(n, a.value) is None for a in call.args[:1])):
+        return False
+    parts: list[Any] = []
+    for k, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            parts.append(cst.DictElement(cst.SimpleString(repr(arg.keyword.value)),
+                                         arg.value))
+        elif arg.star or k > 0:
+            raise n.unsupported(arg, "`.update` takes one dict and then keywords",
+                                f"`{base.value}.update({{\"k\": v}})` or "
+                                f"`{base.value}.update(k=v)`")
+        else:
+            parts.append(cst.StarredDictElement(arg.value))
+    n.dicts.merged(base, parts, call)
+    return True
 
 
 def update_writes(n: Any, call: Any) -> list[Any] | None:
@@ -342,6 +386,12 @@ def keys_call(n: Any, obj: Any, call: cst.Call, target: str | None) -> Atom | No
             return None
         reverse = value
     arg = call.args[0].value
+    if obj is builtins.tuple and isinstance(arg, cst.Attribute) and \
+            arg.attr.value == "shape":  # tuple(x.shape): the shape, a tuple already
+        shape = n.exprs.expr(arg)
+        if isinstance(shape, Var) and shape.name in n.shapes:
+            return shape if target is None else n.emit(target, "identity", (shape,), {},
+                                                        call)
     view = isinstance(arg, cst.Call) and not arg.args and isinstance(
         arg.func, cst.Attribute) and arg.func.attr.value == "keys"
     receiver = arg.func.value if view else arg

@@ -187,8 +187,10 @@ class _Unroller:
                 subst.update(later)
                 self.changed = True
             elif isinstance(s, Let):
-                if s.prim == "dict_keys" or s.prim == "list" and self.is_dict(s.args[0]):
-                    made = self.keys(s)
+                if s.prim == "dict_keys" or s.prim == "list" and self.is_dict(s.args[0]) \
+                        or s.prim == "dict_merge" or s.prim == "bitwise_or" and any(
+                            self.is_dict(a) for a in s.args):
+                    made = self.keys(s) if s.prim in ("dict_keys", "list") else self.merge(s)
                     self.changed = True
                     out += [self.let(t) for t in made[:-1]]
                     s = made[-1]
@@ -346,6 +348,34 @@ class _Unroller:
         return items + [Let(s.target, literal, tuple(Var(t.target) for t in items), {},
                             s.loc)]
 
+    def merge(self, s: Let) -> list[Let]:
+        """``{**p, "w": w}``, ``p | q`` (``dict_merge``, ``bitwise_or``) of dicts for
+        this call's structure: the literal of their keys, in Python's order (a key in
+        several keeps its first position and its last value)."""
+        items: dict[Any, Atom] = {}
+        reads: list[Let] = []
+        for part in s.args:
+            kind = self.kind_of(part)
+            if not (isinstance(kind, Tree) and kind.type is dict):
+                raise TransformError(
+                    "`|` of a dict and a value that is not a dict in this call" if
+                    s.prim == "bitwise_or" else "`**` spreads a value that is not a dict "
+                    "in this call (or one whose keys s2s does not know here: a dict a "
+                    "call returned)", s.loc, "merge two dicts: `{**p, \"w\": w}` or "
+                    "`p | q`")
+            made = self.made.get(part.name)
+            for key in kind.keys:
+                if made is not None and made.prim == "make_dict" and "keys" in made.params:
+                    items[key] = made.args[tuple(made.params["keys"]).index(key)]
+                    continue
+                stem_ = f"{part.name}_{key}" if str(key).isidentifier() else part.name
+                read = Let(self.names.fresh(stem_), "getitem", (part,), {
+                    "index": Index((Const(key, repr(key)),), False)}, s.loc)
+                reads.append(read)
+                items[key] = Var(read.target)
+        return reads + [Let(s.target, "make_dict", tuple(items.values()),
+                            {"keys": tuple(items)}, s.loc)]
+
     def constant(self, s: Let, value: bool) -> Let:
         const = Const(value, repr(value))
         self.decided.add(s.target)
@@ -437,6 +467,7 @@ class _Unroller:
                 if base.type is not dict and type(key) is int and -len(base.keys) <= key < len(base.keys):
                     key %= len(base.keys)
                     if name in self.views:  # read the element from the sliced container
+                        self.changed = True
                         s = Let(s.target, s.prim, (Var(root),),
                                 {**s.params, "index": Index((Const(where[key], repr(where[key])),), False)},
                                 s.loc)
@@ -553,7 +584,7 @@ def _per_call(s: Any) -> bool:
     """Does ``s`` read a structure this pass decides per call (with no container
     argument: a literal, a key test, ``tuple(x)``)?"""
     return _keyed_per_call(s) or isinstance(s, Let) and (
-        s.prim in ("contains", "dict_keys") or s.prim in _LITERALS or (
+        s.prim in ("contains", "dict_keys", "dict_merge") or s.prim in _LITERALS or (
             s.prim == "getitem" and isinstance(s.args[0], Const)
             and type(s.args[0].value) in (tuple, list)))
 

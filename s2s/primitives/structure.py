@@ -72,6 +72,16 @@ defprim(
     note="a dict's keys, made a literal per call before any transform (ir/unroll.py)",
 )
 
+# `{**p, "w": w}`, `p | q`, `dict(p, w=w)` of dicts whose keys are known per call: the
+# IR pass that unrolls container loops (ir/unroll.py) makes it the dict literal of this
+# call's keys (a key in several keeps its first position and its last value, as
+# Python's); no transform sees it.
+defprim(
+    "dict_merge", None, "(*dicts)", family="structure", nondiff=True,
+    spelling=lambda args, params: "{" + ", ".join(f"**{a}" for a in args) + "}",
+    note="dicts merged, made a literal per call before any transform (ir/unroll.py)",
+)
+
 # `[a, b] * x` where `x` is an argument: Python's repetition if the call passes an int,
 # NumPy's product if an array.  transforms/list_operands.py decides it per transform: a
 # differentiated or batched argument (and what is computed from one) is an array, so

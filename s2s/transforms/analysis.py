@@ -10,6 +10,7 @@ solve (recursive functions are fixed points).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,6 +26,16 @@ from .list_operands import per_call
 
 # structural primitives: a value built from (or passed through) active values is active
 STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
+
+
+def _user_name(fn: Function, name: str) -> str:
+    """The name the user wrote for the IR's ``name`` (``d`` for its version ``d_2``),
+    where the function's text has it."""
+    base = re.sub(r"_\d+$", "", name)
+    if base != name and any(re.search(rf"\b{re.escape(base)}\b", line)
+                            for line in fn.source_lines.values()):
+        return base
+    return name
 
 
 def _structure(kind: Any) -> str:
@@ -142,7 +153,7 @@ class Facts:
                 a.child(k) == b.child(k) for k in a.keys):
             return
         what = "returns" if join == self.fn.result_name else \
-            f"binds `{self.fn.aliases.get(join, join)}` to"
+            f"binds `{_user_name(self.fn, join)}` to"
         raise TransformError(
             f"this `if` {what} {_structure(a)} on one path and {_structure(b)} on the "
             "other, so the structure after it would depend on the test's run-time value",
@@ -207,7 +218,7 @@ class Facts:
                         grown = True
                     continue
                 raise TransformError(
-                    f"`{self.fn.aliases.get(entry, entry)}` changes structure inside the "
+                    f"`{_user_name(self.fn, entry)}` changes structure inside the "
                     f"loop: {_structure(before_kind)} before an iteration, "
                     f"{_structure(after)} after it", s.loc,
                     "keep a value carried by a loop the same kind of value (a dict: the "
