@@ -196,6 +196,8 @@ def _origin(n: Any, name: str) -> str | None:
         return "per call" if name in n.draws.params else None  # (the parameters)
     if let.prim in ("identity", "getitem") and isinstance(let.args[0], Var):
         return _origin(n, let.args[0].name)
+    if let.prim in ("dict_keys", "dict_merge"):  # (made literals per call)
+        return "per call"
     prim = PRIMITIVES.get(let.prim)
     if prim is None or prim.family == "structure" or prim.results is not None:
         return None

@@ -420,11 +420,17 @@ class _Unroller:
                 self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
         elif s.prim == "identity" and name in self.trees:
             self.trees[s.target] = self.trees[name]
+            if name in self.literals and s.target not in self.rebound:
+                self.literals[s.target] = self.literals[name]
             if name in self.views:
                 self.views[s.target] = self.views[name]
         elif s.prim == "len" and name in self.trees:
-            self.lens[s.target] = len(self.trees[name].keys)
+            self.lens[s.target] = n = len(self.trees[name].keys)
             self.removable.add(s.target)
+            # (its value for this call: a batched container's length is not its
+            # arrays' batch axis, which vmap's rule for `len` of an array reads)
+            self.constants[s.target] = Const(n, repr(n))
+            return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
         elif s.prim == "len" and isinstance(a, Const) and type(a.value) in (tuple, list):
             self.lens[s.target] = len(a.value)  # `for name in ("W1", "W2")`
             self.removable.add(s.target)
@@ -474,6 +480,10 @@ class _Unroller:
                 if key in base.keys and isinstance(base.child(key), Tree):
                     self.trees[s.target] = base.child(key)
                 literal = self.literals.get(name)
+                inner = literal[key] if literal is not None and base.type is not dict and \
+                    key in base.keys else None
+                if isinstance(inner, Var) and inner.name in self.literals:
+                    self.literals[s.target] = self.literals[inner.name]  # (`ks, ls = ...`)
                 if literal is not None and base.type is not dict and key in base.keys and \
                         isinstance(literal[key], Const):  # `for name in ("W1", "W2")`
                     self.constants[s.target] = literal[key]
