@@ -65,6 +65,50 @@ def located(err: str) -> None:
     assert "Instead:" in err, err
 
 
+# ---- the default tier: every item once, against central differences ------------------
+
+
+def _moved(a, d, step):
+    """``a + step * d`` leaf by leaf, a dict keeping its key order (jax's tree_map
+    would sort it, and these functions read the order)."""
+    if isinstance(a, dict):
+        return {key: a[key] + step * d[key] for key in a}
+    return a + step * d
+
+
+def central(f, args, k, v, eps=1e-6):
+    """The derivative of ``f`` along ``v`` in its argument ``k``."""
+    lo, hi = list(args), list(args)
+    lo[k], hi[k] = _moved(args[k], v, -eps), _moved(args[k], v, eps)
+    return (f(*hi) - f(*lo)) / (2 * eps)
+
+
+def test_each_item_against_central_differences() -> None:
+    """The sweeps below (JAX's oracle, float32 too) run under ``-m slow``; by default
+    each item once: the gradient's projection on a direction against central
+    differences of the function NumPy runs, at two key orders for a dict argument
+    (the gradient in the caller's order).  (The JAX backend's lowered ``if``: the
+    messages' last case, by default too.)"""
+    p = {"c": X, "a": 2 * X - 1, "b": np.cos(X)}
+    q = {"b": p["b"], "c": p["c"], "a": p["a"]}
+    cases = [(F.tuple_of_keys, (p,), 0), (F.tuple_of_keys, (q,), 0),
+             (F.list_times_argument, (X, 0.7, -1.3), 0),
+             (F.union_with_a_literal, (X, {"w": X, "a": X - 1}), 0),
+             (F.spread_and_override, (X, {"w": X, "a": X - 1}), 1),
+             (F.divmod_and_shape, (X,), 0)]
+    for f, args, k in cases:
+        v = {key: np.cos(3 * a) + 0.5 for key, a in args[k].items()} if isinstance(
+            args[k], dict) else np.cos(3 * args[k]) + 0.5
+        grad = s2s.grad(f, argnums=k)(*args)
+        if isinstance(args[k], dict):
+            assert list(grad) == list(args[k]), (f.__name__, list(grad))
+            got = sum(np.vdot(grad[key], v[key]) for key in v)
+        else:
+            got = np.vdot(grad, v)
+        np.testing.assert_allclose(got, central(f, args, k, v), rtol=1e-6, atol=1e-8,
+                                   err_msg=f.__name__)
+
+
 # ---- 1. a dict argument's keys, as values -----------------------------------------
 
 KEYS = ["tuple_of_keys", "list_of_keys_indexed", "sorted_keys_value",
@@ -78,6 +122,7 @@ def _params(dtype, call, order=("c", "a", "b")):
     return {k: values[k].astype(dtype) for k in order}  # (sorted order is another)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", KEYS)
 def test_keys_of_a_dict_argument(name, dtype) -> None:
@@ -125,6 +170,7 @@ def test_keys_refusals_are_located() -> None:
 PRODUCTS = ["list_times_argument", "argument_times_tuple", "computed_times_list"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", PRODUCTS)
 def test_list_times_an_array_argument(name, dtype) -> None:
@@ -179,6 +225,7 @@ def _keys(tree):
     return []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name, args", ORDERED)
 def test_dicts_keep_their_order_through_lax(name, args, dtype) -> None:
@@ -221,6 +268,7 @@ MESSAGES = [
 ]
 
 
+@pytest.mark.every_case  # (all of them by default: no JAX compile but one)
 @pytest.mark.parametrize("case", range(len(MESSAGES)))
 def test_structure_messages_name_the_keys(case) -> None:
     """Each refusal names the keys each side has (main said ``()`` for a dict
@@ -243,6 +291,7 @@ MERGES = ["spread_and_override", "union_with_a_literal", "literal_union_argument
           "dict_with_keywords", "copy_then_write", "update_by_argument"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", MERGES)
 def test_dicts_merged_and_copied(name, dtype) -> None:
@@ -273,6 +322,7 @@ def test_dicts_merged_and_copied(name, dtype) -> None:
 IDIOMS = ["dict_of_zip", "divmod_and_shape", "reversed_tuple_literal"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", IDIOMS)
 def test_everyday_idioms(name, dtype) -> None:
