@@ -19,7 +19,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..ir.nodes import Atom, Const, Let, Var
+from ..ir.nodes import Atom, Const, Index, Let, Var
 from ..primitives import PRIMITIVES
 from . import literals
 
@@ -394,27 +394,49 @@ def keys_call(n: Any, obj: Any, call: cst.Call, target: str | None) -> Atom | No
         if isinstance(shape, Var) and shape.name in n.shapes:
             return shape if target is None else n.emit(target, "identity", (shape,), {},
                                                         call)
-    view = isinstance(arg, cst.Call) and not arg.args and isinstance(
-        arg.func, cst.Attribute) and arg.func.attr.value == "keys"
+    method = arg.func.attr.value if isinstance(arg, cst.Call) and not arg.args and \
+        isinstance(arg.func, cst.Attribute) else None
+    view = method in ("keys", "values", "items")
+    if method == "values" and obj is builtins.sorted or method in ("values", "items") and \
+            obj is builtins.list and not reverse:
+        return None  # (sorted values: refused; `list(p.values())`: kwdicts.view_list)
     receiver = arg.func.value if view else arg
     if not view and not (_local_root(n, arg) and (obj is not builtins.list or keys_of(
             n, arg) is not None)):
         return None  # (`list(xs)` of a list or an array: the `list` primitive)
     known = keys_of(n, receiver)
-    if known is None:
-        base = n.exprs.expr(receiver)
-        if not view and (isinstance(base, Const) or base.name in n.shapes):
-            return None  # (`tuple(shape)`: Python over a shape)
+    base = n.exprs.expr(receiver)
+    if not view and (isinstance(base, Const) or base.name in n.shapes):
+        return None  # (`tuple(shape)`: Python over a shape)
     order = "sorted" if obj is builtins.sorted else None
+    part = method if method in ("values", "items") else "keys"
     if known is not None:
         keys = sorted(known) if order else list(known)
         keys = keys[::-1] if reverse else keys
-        return n.emit(n.exprs.target(target, "keys"), f"make_{kind}",
-                      tuple(Const(k, repr(k)) for k in keys), {}, call)
+        return n.emit(n.exprs.target(target, part), f"make_{kind}",
+                      _parts(n, base, keys, part, call), {}, call)
     params: dict[str, Any] = {"copy": kind}
     if order or reverse:
         params.update(order=order, reverse=reverse)
-    return n.emit(n.exprs.target(target, "keys"), "dict_keys", (base,), params, call)
+    if part != "keys":
+        params["view"] = part
+    return n.emit(n.exprs.target(target, part), "dict_keys", (base,), params, call)
+
+
+def _parts(n: Any, base: Atom, keys: list, part: str, node: Any) -> tuple:
+    """The keys, the values (``base[k]``) or the items (``(k, base[k])``) of a dict
+    whose keys are known now."""
+    out: list[Atom] = []
+    for k in keys:
+        key = Const(k, repr(k))
+        if part == "keys":
+            out.append(key)
+            continue
+        value = n.emit(n.names.fresh(k if k.isidentifier() else "item"), "getitem",
+                       (base,), {"index": Index((key,), False)}, node)
+        out.append(value if part == "values" else n.emit(
+            n.names.fresh("pair"), "make_tuple", (key, value), {}, node))
+    return tuple(out)
 
 
 def _local_root(n: Any, node: Any) -> bool:

@@ -187,9 +187,9 @@ class _Unroller:
                 subst.update(later)
                 self.changed = True
             elif isinstance(s, Let):
-                if s.prim == "dict_keys" or s.prim == "list" and self.is_dict(s.args[0]) \
-                        or s.prim == "dict_merge" or s.prim == "bitwise_or" and any(
-                            self.is_dict(a) for a in s.args):
+                if s.prim == "dict_keys" or s.prim in ("list", "copy", "setitem") and \
+                        self.is_dict(s.args[0]) or s.prim == "dict_merge" or \
+                        s.prim == "bitwise_or" and any(self.is_dict(a) for a in s.args):
                     made = self.keys(s) if s.prim in ("dict_keys", "list") else self.merge(s)
                     self.changed = True
                     out += [self.let(t) for t in made[:-1]]
@@ -329,7 +329,21 @@ class _Unroller:
         if isinstance(kind, Tree) and kind.type is dict:
             keys = _key_order(kind, s)
             keys = keys[::-1] if s.params.get("reverse") else keys
-            return [Let(s.target, literal, tuple(Const(k, repr(k)) for k in keys), {}, s.loc)]
+            view = s.params.get("view", "keys")
+            if view == "keys":
+                return [Let(s.target, literal, tuple(Const(k, repr(k)) for k in keys), {},
+                            s.loc)]
+            out, parts = [], []  # `tuple(p.values())`, `sorted(p.items())`
+            for k in keys:
+                key = Const(k, repr(k))
+                out.append(Let(self.names.fresh(f"{seq.name}_{k}" if str(k).isidentifier()
+                                                else seq.name), "getitem", (seq,),
+                               {"index": Index((key,), False)}, s.loc))
+                if view == "items":
+                    out.append(Let(self.names.fresh("pair"), "make_tuple",
+                                   (key, Var(out[-1].target)), {}, s.loc))
+                parts.append(Var(out[-1].target))
+            return out + [Let(s.target, literal, tuple(parts), {}, s.loc)]
         if s.params.get("order") is not None or s.params.get("reverse"):
             raise TransformError(
                 "sorted() of a list or an array would sort its values in Python",
@@ -354,7 +368,17 @@ class _Unroller:
         several keeps its first position and its last value)."""
         items: dict[Any, Atom] = {}
         reads: list[Let] = []
-        for part in s.args:
+        parts = s.args
+        if s.prim == "setitem":  # `e = p.copy(); e["w"] = v`: a new dict, as a write's
+            index = s.params["index"]
+            written = index.items[0] if len(index.items) == 1 and not index.is_tuple else None
+            if not (isinstance(written, Const) and isinstance(written.value, str)):
+                raise TransformError(
+                    "a dict written with a key known only when the function runs: its "
+                    "keys (its structure) would depend on run-time values", s.loc,
+                    "write a constant key (`d[\"w\"] = v`)")
+            parts = s.args[:1]
+        for part in parts:
             kind = self.kind_of(part)
             if not (isinstance(kind, Tree) and kind.type is dict):
                 raise TransformError(
@@ -373,6 +397,8 @@ class _Unroller:
                     "index": Index((Const(key, repr(key)),), False)}, s.loc)
                 reads.append(read)
                 items[key] = Var(read.target)
+        if s.prim == "setitem":
+            items[written.value] = s.args[1]
         return reads + [Let(s.target, "make_dict", tuple(items.values()),
                             {"keys": tuple(items)}, s.loc)]
 

@@ -348,7 +348,10 @@ class Facts:
         if not isinstance(item, Const) or index.is_tuple:
             raise TransformError(
                 "a tuple, list or dict argument can only be indexed with a constant "
-                "key here", s.loc, 'write params["W"] or pair[0]',
+                "key here (a key known when s2s generates the code: a literal, a loop "
+                "over its keys; not one an `if` on a value chooses)", s.loc,
+                'write params["W"] or pair[0]; to choose by a value, '
+                'np.where(test, p["w"], p["a"])',
             )
         key = item.value
         if index.attribute and key not in base.keys:

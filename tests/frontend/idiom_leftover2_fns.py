@@ -232,3 +232,20 @@ def tuple_of_array(x):
 
 def sorted_values(t):
     return np.sum(sorted(t)[0])
+
+
+def len_of_a_list_argument(xs):
+    return len(xs) * np.sum(xs[0] * xs[-1])  # (vmap on main: the batch size, silently)
+
+
+def tuple_of_values_and_sorted_items(x, p):
+    vals = tuple(p.values())
+    items = sorted(p.items(), reverse=True)
+    return np.sum(vals[0] * x) + np.sum(items[0][1] * vals[-1])
+
+
+def copy_method_then_write(x, p):
+    e = p.copy()
+    e["w"] = e["a"] * x
+    e["new"] = np.sin(x)
+    return np.sum(e["w"] * e["new"]) + len(e)

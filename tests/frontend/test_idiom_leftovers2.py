@@ -13,8 +13,10 @@
    for a dict argument's), located at the user's line;
 5. dicts merged and copied (``{**p, "w": w}``, ``p | q``, ``dict(p, w=w)``,
    ``d.update(p)``, ``d = dict(p); d["k"] = v``: ``p | {...}`` had a zero gradient on
-   main, silently), ``dict(zip(...))``, ``divmod``, ``tuple(x.shape)``, a slice of a
-   tuple literal indexed; ``len(p)`` of a dict under vmap (it read the batch axis).
+   main, silently; ``e = p.copy(); e["w"] = v`` raised NumPy's IndexError),
+   ``tuple(p.values())``, ``sorted(p.items(), reverse=True)``, ``dict(zip(...))``,
+   ``divmod``, ``tuple(x.shape)``, a slice of a tuple literal indexed; ``len`` of a
+   container argument under vmap (main read the batch size: silently wrong).
 
 Every expected value comes from JAX on the same source (``jax_twin``), float64 and
 float32; a dict argument is rebuilt in the caller's order inside the function JAX
@@ -107,6 +109,10 @@ def test_each_item_against_central_differences() -> None:
             got = np.vdot(grad, v)
         np.testing.assert_allclose(got, central(f, args, k, v), rtol=1e-6, atol=1e-8,
                                    err_msg=f.__name__)
+    xs = [np.stack([X, -X, 2 * X]), np.stack([np.cos(X)] * 3)]  # (a batch of 3)
+    np.testing.assert_allclose(  # (vmap of len(xs) read the batch size on main)
+        s2s.vmap(F.len_of_a_list_argument)(xs),
+        [F.len_of_a_list_argument([xs[0][e], xs[1][e]]) for e in range(3)], rtol=1e-12)
 
 
 # ---- 1. a dict argument's keys, as values -----------------------------------------
@@ -288,7 +294,8 @@ def test_structure_messages_name_the_keys(case) -> None:
 # ---- 5. dicts merged and copied; everyday idioms ------------------------------------
 
 MERGES = ["spread_and_override", "union_with_a_literal", "literal_union_argument",
-          "dict_with_keywords", "copy_then_write", "update_by_argument"]
+          "dict_with_keywords", "copy_then_write", "update_by_argument",
+          "tuple_of_values_and_sorted_items", "copy_method_then_write"]
 
 
 @pytest.mark.slow
@@ -302,7 +309,8 @@ def test_dicts_merged_and_copied(name, dtype) -> None:
     x = X.astype(dtype)
     for p in ({"w": 3 * x, "a": 2 * x - 1}, {"a": np.cos(x), "w": x[::-1].copy()},
               {"a": x + 0.5}):
-        if name in ("union_with_a_literal", "copy_then_write") or "w" in p:
+        if name in ("union_with_a_literal", "copy_then_write",
+                    "copy_method_then_write") or "w" in p:
             keys, vals = list(p), list(p.values())
             h = in_order(jf, keys, x)
             gx, gp = jax.grad(h, argnums=(0, 1))(x, vals)
