@@ -195,7 +195,7 @@ class _Unroller:
                     out += [self.let(t) for t in made[:-1]]
                     s = made[-1]
                 elif s.prim == "contains" or s.prim in ("not_", "and_", "or_") and read and \
-                        all(n in self.decided for n in read):
+                        all(n in self.decided for n in read) or _of_keys(s):
                     made = self.decide(s)
                     self.changed = True
                     out += made[:-1]
@@ -265,6 +265,9 @@ class _Unroller:
         """``contains`` for this call's structure: a constant for a dict's key (`not`,
         `and`, `or` of those too), ``np.any(y == x)`` for an array, the ``==``s of a
         tuple's or list's items (``x == a or x == b``, as Python's ``in``)."""
+        if s.prim in ("equal", "not_equal"):  # (a key, per call, and a string)
+            same = s.args[0].value == s.args[1].value
+            return [self.constant(s, same == (s.prim == "equal"))]
         if s.prim != "contains":  # (its operands are key tests decided above)
             values = [a.value for a in s.args]
             value = not values[0] if s.prim == "not_" else (
@@ -521,6 +524,9 @@ class _Unroller:
         keys are now constant strings becomes the dict literal ``{"w": v0, ...}``."""
         if s.prim == "make_list" and not s.args:
             self.chains[s.target] = ()
+        elif s.prim == "identity" and isinstance(s.args[0], Var) and \
+                s.args[0].name in self.chains:  # (an `if` decided per call: its join)
+            self.chains[s.target] = self.chains[s.args[0].name]
         elif s.prim == "append" and isinstance(s.args[0], Var) and s.args[0].name in self.chains:
             self.chains[s.target] = items = self.chains[s.args[0].name] + (s.args[1],)
             if all(isinstance(a, Const) and type(a.value) is str for a in items):
@@ -623,6 +629,12 @@ def _per_call(s: Any) -> bool:
         s.prim in ("contains", "dict_keys", "dict_merge") or s.prim in _LITERALS or (
             s.prim == "getitem" and isinstance(s.args[0], Const)
             and type(s.args[0].value) in (tuple, list)))
+
+
+def _of_keys(s: Let) -> bool:
+    """``k == "w"`` (``!=``) of two strings: a key, made a constant per call, tested."""
+    return s.prim in ("equal", "not_equal") and len(s.args) == 2 and all(
+        isinstance(a, Const) and isinstance(a.value, str) for a in s.args)
 
 
 def _keyed_per_call(s: Any) -> bool:

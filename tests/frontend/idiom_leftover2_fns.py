@@ -249,3 +249,27 @@ def copy_method_then_write(x, p):
     e["w"] = e["a"] * x
     e["new"] = np.sin(x)
     return np.sum(e["w"] * e["new"]) + len(e)
+
+
+def key_chosen_by_a_value(x, p):
+    k = "w" if np.sum(x) > 0 else "a"  # (main read p["a"] on both paths: silently)
+    return np.sum(p[k] * x)
+
+
+def key_rebound_in_a_loop(x, p):
+    k = "w"
+    out = 0.0
+    for _ in range(2):
+        out = out + np.sum(p[k] * x)  # (main read p["w"] in both iterations)
+        k = "a"
+    return out
+
+
+SKIP = ("a", "zz")
+
+
+def filtered_by_key(x, p):
+    decay = sum(np.sum(v**2) for k, v in p.items() if k not in SKIP)
+    q = {k: v * x for k, v in p.items() if k != "a"}
+    firsts = [p[k] for k in sorted(p) if k == "w" or k == "a"]
+    return np.sum(x) * decay + sum(np.sum(v) for v in q.values()) + np.sum(firsts[0] * x)

@@ -14,7 +14,9 @@
 5. dicts merged and copied (``{**p, "w": w}``, ``p | q``, ``dict(p, w=w)``,
    ``d.update(p)``, ``d = dict(p); d["k"] = v``: ``p | {...}`` had a zero gradient on
    main, silently; ``e = p.copy(); e["w"] = v`` raised NumPy's IndexError),
-   ``tuple(p.values())``, ``sorted(p.items(), reverse=True)``, ``dict(zip(...))``,
+   ``tuple(p.values())``, ``sorted(p.items(), reverse=True)``, a comprehension's
+   ``if`` on a dict's key (``if k != "b"``, ``k not in SKIP``: decided per call; it
+   was refused as reading run-time values), ``dict(zip(...))``,
    ``divmod``, ``tuple(x.shape)``, a slice of a tuple literal indexed; ``len`` of a
    container argument under vmap (main read the batch size: silently wrong).
 
@@ -269,6 +271,10 @@ MESSAGES = [
      "on one path ('w') than on the other (no keys)"),
     (lambda: s2s.grad(F.reads_a_missing_key)({"a": X}),
      "the dict has no key 'b' in this call (its keys: 'a')"),
+    (lambda: s2s.grad(F.key_chosen_by_a_value)(X, {"w": X, "a": X}),
+     "can only be indexed with a constant key here"),
+    (lambda: s2s.grad(F.key_rebound_in_a_loop)(X, {"w": X, "a": X}),
+     "can only be indexed with a constant key here"),
     (lambda: s2s.jit(F.returns_other_keys, backend="jax")(X),
      "one path {'b': float64[3], 'w': float64[3]}, the other {'w': float64[3]}"),
 ]
@@ -295,7 +301,7 @@ def test_structure_messages_name_the_keys(case) -> None:
 
 MERGES = ["spread_and_override", "union_with_a_literal", "literal_union_argument",
           "dict_with_keywords", "copy_then_write", "update_by_argument",
-          "tuple_of_values_and_sorted_items", "copy_method_then_write"]
+          "tuple_of_values_and_sorted_items", "copy_method_then_write", "filtered_by_key"]
 
 
 @pytest.mark.slow
