@@ -107,6 +107,16 @@ class CallLowerer:
             elif isinstance(first, (cst.GeneratorExp, cst.ListComp)):
                 return self.n.comps.sum(first, start_arg.value if start_arg else None,
                                         node, target)
+            elif isinstance(first, cst.Call) and not first.args and isinstance(
+                    first.func, cst.Attribute) and first.func.attr.value in ("values", "keys") \
+                    and isinstance(first.func.value, cst.Name) and kwdicts.keys_of(
+                    self.n, first.func.value) is None:
+                # `sum(p.values())` of a dict argument: `sum(v for v in p.values())`
+                item = cst.Name(self.n.comps.loop_name("value"))
+                generator = cst.GeneratorExp(item, cst.CompFor(item, first))
+                self.n.desugar.alias_tree(generator, first)
+                return self.n.comps.sum(generator, start_arg.value if start_arg else None,
+                                        node, target)
             elif isinstance(first, cst.Call) and isinstance(first.func, cst.Name) and \
                     self.n.resolver.resolve_dotted(first.func)[0] is builtins.map and \
                     len(first.args) >= 2 and not any(a.keyword or a.star for a in first.args) \
@@ -173,6 +183,12 @@ class CallLowerer:
                         n, normalizer.n.resolver):
                     shape_args.add(id(arg))
 
+            def visit_Attribute(self, n: cst.Attribute) -> None:
+                if n.attr.value in ("shape", "ndim", "size") and isinstance(
+                        n.value, cst.Name) and n.value.value not in bound and \
+                        n.value.value in normalizer.n.local_names:
+                    shape_args.add(id(n.value))  # (`(*x.shape, 2)`: x's shape only)
+
         node.visit(Find())
         # `[np.shape(a)[0] for a in arrays]`: only the shapes of `arrays`' items are read
         shape_iters: set[int] = set()
@@ -220,6 +236,8 @@ class CallLowerer:
                 return cst.Name(operand(normalizer.n.exprs.expr(original)))
 
             def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
+                if id(original.value) in shape_args:  # `x.shape`: a shape read of its own
+                    return cst.Name(operand(normalizer.n.exprs.expr(original)))
                 return updated.with_changes(attr=original.attr)  # np.shape stays np.shape
 
         template = cst.Module([]).code_for_node(node.visit(Substitute()))
@@ -382,9 +400,26 @@ class CallLowerer:
         frozen = self.n.lets.get(base.name) if isinstance(base, Var) else None
         if frozen is not None and frozen.prim == "stats_frozen":  # d = norm(loc, scale)
             return self.frozen_method(frozen, method, node, target)
+        if method in ("keys", "values", "items") and not node.args and isinstance(
+                func.value, cst.Name) and isinstance(base, Var):
+            # `a, b = p.values()`, `sum(p.values())`: the view as the tuple of this
+            # call's values (kwdicts.keys_call; a dict argument's, per call)
+            view = cst.Call(cst.Name("tuple"), [cst.Arg(node)])
+            self.n.desugar.alias(view, node)
+            made = kwdicts.keys_call(self.n, builtins.tuple, view, target)
+            if made is not None:
+                return made
         prim_name = METHODS.get(method)
         if prim_name is None:
             raise self.n.resolver.unknown_method(base, method, func.attr)
+        if prim_name in ("reshape", "transpose") and any(a.star == "*" for a in node.args):
+            # `x.reshape(-1, *x.shape[1:])`: the shape is the tuple `(-1, *x.shape[1:])`
+            shape = cst.Tuple([cst.StarredElement(a.value) if a.star else cst.Element(
+                a.value) for a in node.args if a.keyword is None])
+            self.n.desugar.alias(shape, node)
+            node = node.with_changes(args=[cst.Arg(shape)] + [
+                a for a in node.args if a.keyword is not None])
+            self.n.desugar.alias(node, shape)
         args, kwargs = self.call_args(node)
         if prim_name in ("reshape", "transpose") and len(args) > 1:
             args = [self.pack(args, node)]

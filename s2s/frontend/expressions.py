@@ -544,6 +544,9 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     keys = kwdicts.keys_call(n, obj, node, target)  # tuple(p), sorted(p), list(p.keys())
     if keys is not None:
         return keys
+    rewritten = kwdicts.python_idiom(n, obj, node)  # next(iter(p)), max(p), zip(*pairs)
+    if rewritten is not None:
+        return n.exprs.expr(rewritten, target)
     view = kwdicts.view_list(n, node) if obj is builtins.list else None
     if view is not None:  # list(d.values()) of a dict argument: [v for v in d.values()]
         return n.comps.comprehension(view, target)

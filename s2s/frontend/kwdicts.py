@@ -444,3 +444,66 @@ def _local_root(n: Any, node: Any) -> bool:
     while isinstance(node, cst.Subscript):
         node = node.value
     return isinstance(node, cst.Name) and node.value in n.local_names
+
+
+def python_idiom(n: Any, obj: Any, call: cst.Call) -> Any:
+    """The expression s2s lowers for a Python idiom over containers (None for any
+    other call): ``next(iter(v))`` is ``tuple(v)[0]`` (a dict's first key, a view's
+    first item, a list's first element); ``max(p)``/``min(p)`` of a dict's keys,
+    ``sorted(p)[-1]``/``[0]``; ``zip(*pairs)`` of a literal list of tuples, the list
+    of its columns; ``dict.fromkeys(keys, v)``, ``{k: v for k in keys}``."""
+    args = call.args
+    if any(a.keyword for a in args):
+        return None
+    made: Any = None
+    if obj is builtins.next and len(args) == 1 and not args[0].star and isinstance(
+            args[0].value, cst.Call) and len(args[0].value.args) == 1 and isinstance(
+            args[0].value.func, cst.Name) and args[0].value.func.value not in \
+            n.local_names and n.resolver.lookup_global(args[0].value.func) is builtins.iter:
+        inner = args[0].value.args[0].value
+        made = cst.Subscript(cst.Call(cst.Name("tuple"), [cst.Arg(inner)]),
+                             [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+    elif obj in (builtins.max, builtins.min) and len(args) == 1 and not args[0].star and \
+            isinstance(args[0].value, cst.Name) and (n.env.get(
+                args[0].value.value) in n.draws.params or n.dicts.built_per_call(
+                args[0].value)):  # (an argument, or a dict made from one: per call)
+        last = cst.UnaryOperation(cst.Minus(), cst.Integer("1"))
+        made = cst.Subscript(cst.Call(cst.Name("sorted"), [args[0]]), [cst.SubscriptElement(
+            cst.Index(last if obj is builtins.max else cst.Integer("0")))])
+    elif obj is builtins.zip and len(args) == 1 and args[0].star == "*":
+        width = _columns(n, args[0].value)
+        if width is None:
+            return None
+        rows, count = width
+        made = cst.List([cst.Element(cst.Tuple([cst.Element(_at(_at(
+            args[0].value, i), j)) for i in range(rows)])) for j in range(count)])
+    elif obj == dict.fromkeys and 1 <= len(args) <= 2 and not any(a.star for a in args):
+        value = args[1].value if len(args) == 2 else cst.Name("None")
+        made = cst.DictComp(cst.Name("key_"), value, cst.CompFor(
+            cst.Name("key_"), args[0].value))
+    if made is not None:
+        n.desugar.alias_tree(made, call)
+    return made
+
+
+def _at(node: Any, k: int) -> cst.Subscript:
+    return cst.Subscript(node, [cst.SubscriptElement(cst.Index(cst.Integer(str(k))))])
+
+
+def _columns(n: Any, node: Any) -> tuple[int, int] | None:
+    """``(rows, columns)`` of a list or tuple of tuples whose lengths are known now
+    (a literal, a name bound to one), all of one length; None otherwise."""
+    from .sequences import items_of
+
+    if not isinstance(node, (cst.Name, cst.List, cst.Tuple)):
+        return None
+    found = items_of(n, n.exprs.expr(node))
+    if found is None:
+        return None
+    widths = set()
+    for item in found[1]:
+        inner = items_of(n, item)
+        widths.add(None if inner is None else len(inner[1]))
+    if len(widths) != 1 or None in widths:
+        return None
+    return len(found[1]), widths.pop()

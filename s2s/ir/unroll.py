@@ -349,8 +349,9 @@ class _Unroller:
             return out + [Let(s.target, literal, tuple(parts), {}, s.loc)]
         if s.params.get("order") is not None or s.params.get("reverse"):
             raise TransformError(
-                "sorted() of a list or an array would sort its values in Python",
-                s.loc, "sort an array with np.sort; sorted(d) sorts a dict's keys")
+                "sorted() (or max(), min()) of a list or an array would compare its "
+                "values in Python", s.loc, "np.sort, np.max, np.min of an array; "
+                "sorted(d), max(d) compare a dict's keys")
         if isinstance(kind, Leaf):
             raise TransformError(
                 f"{copy}() of an array: s2s reads an array as an array, not as a "

@@ -273,3 +273,25 @@ def filtered_by_key(x, p):
     q = {k: v * x for k, v in p.items() if k != "a"}
     firsts = [p[k] for k in sorted(p) if k == "w" or k == "a"]
     return np.sum(x) * decay + sum(np.sum(v) for v in q.values()) + np.sum(firsts[0] * x)
+
+
+def unpacked_views(p):
+    a, b, c = p.values()
+    (k0, v0), _, (k2, v2) = p.items()
+    first = next(iter(p.values()))
+    return np.sum(a * np.sin(c) + v0 * v2 * first) + np.sum(p[max(p)] * p[min(p)])
+
+
+def view_idioms(x, p):
+    first = next(iter(p.values()))
+    top = p[max(p)] * p[min(p)]
+    return np.sum(first * x) + np.sum(sum(p.values()) * top * x)
+
+
+def star_shapes_and_columns(x):
+    y = np.zeros((*x.shape, 2)) + x[..., None] ** 2
+    z = y.reshape(-1, *y.shape[1:])
+    pairs = [(x, 1.0), (2.0 * x, 3.0)]
+    cols, weights = zip(*pairs)
+    d = dict.fromkeys(["a", "b"], 0.5)
+    return np.sum(z * d["a"]) + np.sum(cols[1] * weights[0] + cols[0] * weights[1])

@@ -18,7 +18,10 @@
    ``if`` on a dict's key (``if k != "b"``, ``k not in SKIP``: decided per call; it
    was refused as reading run-time values), ``dict(zip(...))``,
    ``divmod``, ``tuple(x.shape)``, a slice of a tuple literal indexed; ``len`` of a
-   container argument under vmap (main read the batch size: silently wrong).
+   container argument under vmap (main read the batch size: silently wrong);
+   ``a, b, c = p.values()``, ``next(iter(p.values()))``, ``max(p)``, ``(*x.shape,
+   2)``, ``y.reshape(-1, *y.shape[1:])``, ``zip(*pairs)``, ``dict.fromkeys`` (all
+   refused on main).
 
 Every expected value comes from JAX on the same source (``jax_twin``), float64 and
 float32; a dict argument is rebuilt in the caller's order inside the function JAX
@@ -121,7 +124,7 @@ def test_each_item_against_central_differences() -> None:
 
 KEYS = ["tuple_of_keys", "list_of_keys_indexed", "sorted_keys_value",
         "sorted_keys_reversed", "keys_of_the_view", "comprehension_of_keys",
-        "loop_and_tests", "keys_in_a_loop_header"]
+        "loop_and_tests", "keys_in_a_loop_header", "unpacked_views"]
 
 
 def _params(dtype, call, order=("c", "a", "b")):
@@ -166,7 +169,7 @@ def test_keys_refusals_are_located() -> None:
     """``tuple(x)`` of an array and ``sorted(t)`` of a tuple of arrays (the values
     sorted in Python) are refused at the user's line, saying what to write."""
     for fn, arg, words in ((F.tuple_of_array, X, "tuple() of an array"),
-                           (F.sorted_values, (X, X), "sorted() of a list or an array")):
+                           (F.sorted_values, (X, X), "sorted() (or max(), min()) of a list")):
         with pytest.raises(s2s.TransformError) as info:
             s2s.grad(fn)(arg)
         assert words in str(info.value), str(info.value)
@@ -301,7 +304,8 @@ def test_structure_messages_name_the_keys(case) -> None:
 
 MERGES = ["spread_and_override", "union_with_a_literal", "literal_union_argument",
           "dict_with_keywords", "copy_then_write", "update_by_argument",
-          "tuple_of_values_and_sorted_items", "copy_method_then_write", "filtered_by_key"]
+          "tuple_of_values_and_sorted_items", "copy_method_then_write", "filtered_by_key",
+          "view_idioms"]
 
 
 @pytest.mark.slow
@@ -333,7 +337,8 @@ def test_dicts_merged_and_copied(name, dtype) -> None:
         close(s2s.jit(f, backend=backend)(x, p), h(x, vals), dtype)
 
 
-IDIOMS = ["dict_of_zip", "divmod_and_shape", "reversed_tuple_literal"]
+IDIOMS = ["dict_of_zip", "divmod_and_shape", "reversed_tuple_literal",
+          "star_shapes_and_columns"]
 
 
 @pytest.mark.slow
