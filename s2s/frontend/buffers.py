@@ -152,6 +152,8 @@ class BufferLowerer:
         is refused where it happens (see ``_MemoryCheck``).
         """
         base = target.value
+        if self.n.dicts.keyed_by_loop(target, value):  # `out[k] = v`, `for k in p`
+            return
         if self.n.dicts.is_dict(base):  # `out["w"] = v` into a dict the function built
             self.n.dicts.write(target, value)
             return

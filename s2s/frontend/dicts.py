@@ -43,6 +43,8 @@ class DictWrites:
         # dicts another name, a container or a call also refers to (an item read,
         # `d["w"]`, is not the dict): name -> where
         self.shared: dict[str, Any] = {}
+        # the keys a loop over a dict's keys binds: a constant string per call
+        self.per_call_keys: set[str] = set()
 
     def known(self, ssa: str | None) -> tuple | None:
         """The keys of the dict ``ssa`` names, when the function built it."""
@@ -66,7 +68,7 @@ class DictWrites:
         if not (isinstance(base, cst.Name) and base.value in self.n.local_names):
             return False
         let = self.n.lets.get(self.n.env.get(base.value, ""))
-        return isinstance(let, Let) and (let.prim == "dict_merge" or (
+        return isinstance(let, Let) and (let.prim in ("dict_merge", "dict_set") or (
             let.prim == "make_dict" and "from_items" in let.params))
 
     def merged(self, base: cst.Name, parts: list[Any], node: Any) -> None:
@@ -87,9 +89,40 @@ class DictWrites:
         self.n.bound.add(name)
         self.n._bind(name, ssa)
 
+    def keyed_by_loop(self, target: cst.Subscript, value: Any) -> bool:
+        """``out[k] = v`` where ``k`` is the key of a loop over a dict's keys (``for k,
+        v in p.items()``), into a dict the function built: a ``dict_set`` statement
+        that the unrolling pass makes the dict literal of this call's keys (the loop
+        is unrolled per call, ``k`` a constant string in each copy).  False for any
+        other write."""
+        base = target.value
+        if not (isinstance(base, cst.Name) and base.value in self.n.local_names and (
+                self.is_dict(base) or self.built_per_call(base))) or len(target.slice) != 1 \
+                or not isinstance(target.slice[0].slice, cst.Index):
+            return False
+        key = self.n.exprs.expr(target.slice[0].slice.value)
+        if not (isinstance(key, Var) and key.name in self.per_call_keys):
+            return False
+        name = base.value
+        current = self.n.env[name]
+        if current in self.shared:
+            raise self.n.unsupported(
+                target, f"writing into the dict `{name}` would change it for another "
+                f"name, container or call that also refers to it (line "
+                f"{self.n.loc(self.shared[current]).line})",
+                f"write all of `{name}`'s keys before another name refers to it")
+        atom = self.n.exprs.expr(value)
+        ssa = self.n.names.fresh(name)
+        self.n.emit(ssa, "dict_set", (Var(current), key, atom), {}, target)
+        self.n.bound.add(name)
+        self.n._bind(name, ssa)
+        return True
+
     def write_per_call(self, target: cst.Subscript, value: Any) -> bool:
         """``d["k"] = v`` into a dict the function built whose keys are known per
         call: ``d = {**d, "k": v}`` (False for any other write)."""
+        if self.keyed_by_loop(target, value):
+            return True
         if not self.built_per_call(target.value):
             return False
         key = self.key(target)
@@ -245,8 +278,8 @@ class DictWrites:
             ssa, let = let.args[0].name, self.n.lets.get(let.args[0].name)
         if let is None:
             return ssa in self.n.draws.params  # (the function's parameters)
-        return let.prim == "dict_merge" or let.prim == "make_dict" and "from_items" in \
-            let.params
+        return let.prim in ("dict_merge", "dict_set") or let.prim == "make_dict" and \
+            "from_items" in let.params
 
     def leave_loop(self, carried: list[tuple[str, str]]) -> None:
         """A loop carrying a dict it writes into must keep its keys."""

@@ -242,6 +242,7 @@ class LoopLowerer:
             name = key_node.value
             key = self.n.names.fresh(name) if name in self.n.bound else name
         self.n.emit(key, "getitem", (seq,), params, where)
+        self.n.dicts.per_call_keys.add(key)  # (a constant per call: `out[k] = v` writes)
         if key_node is not None:
             self.n.bound.add(key_node.value)
             self.n._bind(key_node.value, key)

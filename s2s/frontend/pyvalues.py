@@ -332,6 +332,13 @@ def _pairs(node: Any, local_names: Any) -> bool:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
             node.func.value == "zip" and "zip" not in local_names and len(node.args) == 2:
         return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+            node.func.value == "sorted" and "sorted" not in local_names and len(
+            node.args) == 1:  # dict(sorted(p.items())): the items in key order
+        node = node.args[0].value
+    if isinstance(node, cst.Call) and not node.args and isinstance(
+            node.func, cst.Attribute) and node.func.attr.value == "items":
+        return True  # dict(p.items())
     return isinstance(node, (cst.List, cst.Tuple)) and all(
         isinstance(e, cst.Element) and isinstance(e.value, cst.Tuple)
         and len(e.value.elements) == 2 for e in node.elements)

@@ -188,7 +188,7 @@ class _Unroller:
                 self.changed = True
             elif isinstance(s, Let):
                 if s.prim == "dict_keys" or s.prim in ("list", "copy", "setitem") and \
-                        self.is_dict(s.args[0]) or s.prim == "dict_merge" or \
+                        self.is_dict(s.args[0]) or s.prim in ("dict_merge", "dict_set") or \
                         s.prim == "bitwise_or" and any(self.is_dict(a) for a in s.args):
                     made = self.keys(s) if s.prim in ("dict_keys", "list") else self.merge(s)
                     self.changed = True
@@ -373,9 +373,10 @@ class _Unroller:
         items: dict[Any, Atom] = {}
         reads: list[Let] = []
         parts = s.args
-        if s.prim == "setitem":  # `e = p.copy(); e["w"] = v`: a new dict, as a write's
-            index = s.params["index"]
-            written = index.items[0] if len(index.items) == 1 and not index.is_tuple else None
+        if s.prim in ("setitem", "dict_set"):  # `e = p.copy(); e["w"] = v`, `out[k] = v`
+            index = s.params["index"] if s.prim == "setitem" else None
+            written = s.args[1] if index is None else index.items[0] if len(
+                index.items) == 1 and not index.is_tuple else None
             if not (isinstance(written, Const) and isinstance(written.value, str)):
                 raise TransformError(
                     "a dict written with a key known only when the function runs: its "
@@ -401,8 +402,8 @@ class _Unroller:
                     "index": Index((Const(key, repr(key)),), False)}, s.loc)
                 reads.append(read)
                 items[key] = Var(read.target)
-        if s.prim == "setitem":
-            items[written.value] = s.args[1]
+        if s.prim in ("setitem", "dict_set"):
+            items[written.value] = s.args[-1]
         return reads + [Let(s.target, "make_dict", tuple(items.values()),
                             {"keys": tuple(items)}, s.loc)]
 
@@ -627,7 +628,7 @@ def _per_call(s: Any) -> bool:
     """Does ``s`` read a structure this pass decides per call (with no container
     argument: a literal, a key test, ``tuple(x)``)?"""
     return _keyed_per_call(s) or isinstance(s, Let) and (
-        s.prim in ("contains", "dict_keys", "dict_merge") or s.prim in _LITERALS or (
+        s.prim in ("contains", "dict_keys", "dict_merge", "dict_set") or s.prim in _LITERALS or (
             s.prim == "getitem" and isinstance(s.args[0], Const)
             and type(s.args[0].value) in (tuple, list)))
 

@@ -82,6 +82,14 @@ defprim(
     note="dicts merged, made a literal per call before any transform (ir/unroll.py)",
 )
 
+# `out[k] = v` in a loop over a dict's keys (`for k, v in p.items()`): the dict with
+# the key set, made a literal per call when the loop is unrolled (ir/unroll.py).
+defprim(
+    "dict_set", None, "(d, key, value)", family="structure", nondiff=True,
+    spelling=lambda args, params: f"{{**{args[0]}, {args[1]}: {args[2]}}}",
+    note="a dict written by a loop's key, made a literal per call (ir/unroll.py)",
+)
+
 # `[a, b] * x` where `x` is an argument: Python's repetition if the call passes an int,
 # NumPy's product if an array.  transforms/list_operands.py decides it per transform: a
 # differentiated or batched argument (and what is computed from one) is an array, so

@@ -295,3 +295,20 @@ def star_shapes_and_columns(x):
     cols, weights = zip(*pairs)
     d = dict.fromkeys(["a", "b"], 0.5)
     return np.sum(z * d["a"]) + np.sum(cols[1] * weights[0] + cols[0] * weights[1])
+
+
+def written_by_the_loop_key(x, p):
+    out = {"first": np.cos(x)}
+    for k, v in p.items():
+        out[k] = v * x  # (refused on main: "the key `k` is known only when ... runs")
+    total = 0.0
+    for i, k in enumerate(out):
+        total = total + (i + 1.0) * np.sum(out[k] ** 2)
+    return total
+
+
+def dict_of_items(x, p):
+    d = dict(sorted(p.items()))
+    e = dict(p.items())
+    return sum(np.sum(v * x) * (i + 1.0) for i, v in enumerate(d.values())) + np.sum(
+        e["a"] * x)

@@ -21,7 +21,7 @@
    container argument under vmap (main read the batch size: silently wrong);
    ``a, b, c = p.values()``, ``next(iter(p.values()))``, ``max(p)``, ``(*x.shape,
    2)``, ``y.reshape(-1, *y.shape[1:])``, ``zip(*pairs)``, ``dict.fromkeys`` (all
-   refused on main).
+   refused on main); ``out[k] = v`` in a loop over a dict's keys (refused on main).
 
 Every expected value comes from JAX on the same source (``jax_twin``), float64 and
 float32; a dict argument is rebuilt in the caller's order inside the function JAX
@@ -305,7 +305,7 @@ def test_structure_messages_name_the_keys(case) -> None:
 MERGES = ["spread_and_override", "union_with_a_literal", "literal_union_argument",
           "dict_with_keywords", "copy_then_write", "update_by_argument",
           "tuple_of_values_and_sorted_items", "copy_method_then_write", "filtered_by_key",
-          "view_idioms"]
+          "view_idioms", "written_by_the_loop_key", "dict_of_items"]
 
 
 @pytest.mark.slow
