@@ -473,14 +473,7 @@ class ExprLowerer:
         # (emitted code calling a function it passes built NamedTuples: which ones)
         self.n.rebuilt_hint = getattr(obj, "__s2s_rebuilt__", None)
         obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
-        if obj is builtins.divmod and len(node.args) == 2 and not any(
-                a.keyword or a.star for a in node.args):  # (a // b, a % b), as Python's
-            a, b = (arg.value for arg in node.args)
-            pair = cst.Tuple([cst.Element(cst.BinaryOperation(a, op, b)) for op in (
-                cst.FloorDivide(), cst.Modulo())])
-            self.n.desugar.alias(pair, node)
-            for part in pair.elements:
-                self.n.desugar.alias(part.value, node)
+        if (pair := _divmod_pair(self.n, obj, node)) is not None:  # (a // b, a % b)
             return self.expr(pair, target)
         if obj is builtins.pow and len(node.args) == 2 and not any(
                 a.keyword or a.star for a in node.args):
@@ -534,6 +527,21 @@ class ExprLowerer:
 
     def expr_DictComp(self, node: cst.DictComp, target: str | None) -> Atom:
         return self.n.comps.comprehension(node, target)
+
+
+def _divmod_pair(n: Any, obj: Any, node: cst.Call) -> cst.Tuple | None:
+    """``divmod(a, b)`` as Python computes it, ``(a // b, a % b)``; None for any other
+    call."""
+    if obj is not builtins.divmod or len(node.args) != 2 or any(
+            a.keyword or a.star for a in node.args):
+        return None
+    a, b = (arg.value for arg in node.args)
+    pair = cst.Tuple([cst.Element(cst.BinaryOperation(a, op, b))
+                      for op in (cst.FloorDivide(), cst.Modulo())])
+    n.desugar.alias(pair, node)
+    for part in pair.elements:
+        n.desugar.alias(part.value, node)
+    return pair
 
 
 def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,

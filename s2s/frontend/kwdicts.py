@@ -22,6 +22,7 @@ import libcst as cst
 from ..ir.nodes import Atom, Const, Index, Let, Var
 from ..primitives import PRIMITIVES
 from . import literals
+from .sequences import items_of
 
 
 def keys_of(n: Any, node: Any) -> tuple | None:
@@ -493,8 +494,6 @@ def _at(node: Any, k: int) -> cst.Subscript:
 def _columns(n: Any, node: Any) -> tuple[int, int] | None:
     """``(rows, columns)`` of a list or tuple of tuples whose lengths are known now
     (a literal, a name bound to one), all of one length; None otherwise."""
-    from .sequences import items_of
-
     if not isinstance(node, (cst.Name, cst.List, cst.Tuple)):
         return None
     found = items_of(n, n.exprs.expr(node))
@@ -507,3 +506,16 @@ def _columns(n: Any, node: Any) -> tuple[int, int] | None:
     if len(widths) != 1 or None in widths:
         return None
     return len(found[1]), widths.pop()
+
+
+def view_value(n: Any, node: cst.Call, target: str | None) -> Atom | None:
+    """``p.values()`` (``.items()``, ``.keys()``) as a value, not a loop's iterable
+    (``a, b = p.values()``): the tuple of its items, ``tuple(p.values())``; None where
+    ``node`` is no such view of a name."""
+    func = node.func
+    if node.args or not isinstance(func, cst.Attribute) or not isinstance(
+            func.value, cst.Name):
+        return None
+    view = cst.Call(cst.Name("tuple"), [cst.Arg(node)])
+    n.desugar.alias(view, node)
+    return keys_call(n, builtins.tuple, view, target)
