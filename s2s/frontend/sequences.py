@@ -149,9 +149,10 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
                               (left, right), {"list": 0 if a is not None else 1}, node)
             what, instead = repeated_by_count(seq[0])
             raise TransformError(what, n.loc(node), instead, n.display)
-        if isinstance(times, Var):  # `np.sin(x) * [a, b]`: NumPy's product, of an array
+        if isinstance(times, Var) and not _maybe_int(n, times) and any(
+                isinstance(v, Var) for v in seq[1]):  # `np.sin(x) * [a, b]`: NumPy's
             operands = [as_array(n, left, node), right] if a is not None else [
-                left, as_array(n, right, node)]
+                left, as_array(n, right, node)]  # (product, of an array)
             return n.emit(n.exprs.target(target, "product"), "multiply", tuple(operands),
                           {}, node)
     # a literal met by another value: a list argument's concatenation or an array's
