@@ -277,6 +277,9 @@ class _Unroller:
             return [self.constant(s, bool(value))]
         seq, item = s.args
         negated = bool(s.params.get("negated"))
+        if isinstance(seq, Const) and isinstance(item, Const) and isinstance(
+                seq.value, str) and isinstance(item.value, str):  # `"bias" in k`, a key
+            return [self.constant(s, (item.value in seq.value) != negated)]
         kind = self.kind_of(seq)
         if isinstance(kind, Tree) and kind.type is dict:
             if not isinstance(item, Const):

@@ -272,7 +272,9 @@ def filtered_by_key(x, p):
     decay = sum(np.sum(v**2) for k, v in p.items() if k not in SKIP)
     q = {k: v * x for k, v in p.items() if k != "a"}
     firsts = [p[k] for k in sorted(p) if k == "w" or k == "a"]
-    return np.sum(x) * decay + sum(np.sum(v) for v in q.values()) + np.sum(firsts[0] * x)
+    named = sum(np.sum(v * x) for k, v in p.items() if "bias" not in k)  # (a substring)
+    return np.sum(x) * decay + sum(np.sum(v) for v in q.values()) + np.sum(
+        firsts[0] * x) + named
 
 
 def unpacked_views(p):
