@@ -101,8 +101,7 @@ def test_each_item_against_central_differences() -> None:
     cases = [(F.tuple_of_keys, (p,), 0), (F.tuple_of_keys, (q,), 0),
              (F.list_times_argument, (X, 0.7, -1.3), 0),
              (F.union_with_a_literal, (X, {"w": X, "a": X - 1}), 0),
-             (F.spread_and_override, (X, {"w": X, "a": X - 1}), 1),
-             (F.divmod_and_shape, (X,), 0)]
+             (F.spread_and_override, (X, {"w": X, "a": X - 1}), 1)]
     for f, args, k in cases:
         v = {key: np.cos(3 * a) + 0.5 for key, a in args[k].items()} if isinstance(
             args[k], dict) else np.cos(3 * args[k]) + 0.5
