@@ -421,6 +421,11 @@ class CallLowerer:
         frozen = self.n.lets.get(base.name) if isinstance(base, Var) else None
         if frozen is not None and frozen.prim == "stats_frozen":  # d = norm(loc, scale)
             return self.frozen_method(frozen, method, node, target)
+        if method in ("startswith", "endswith") and isinstance(base, Var) and \
+                base.name in self.n.dicts.per_call_keys:  # (`k.startswith("w")`: a key's)
+            args, _ = self.call_args(node)
+            return self.n.emit(self.n.exprs.target(target, method), "str_test",
+                               (base, *args), {"method": method}, node)
         if method in ("keys", "values", "items") and isinstance(base, Var) and (
                 made := kwdicts.view_value(self.n, node, target)) is not None:
             return made  # (`a, b = p.values()`: the tuple of this call's values)

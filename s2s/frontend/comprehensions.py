@@ -354,6 +354,9 @@ class Comprehensions:
         return name
 
 
+STR_TESTS = ("startswith", "endswith")  # (a key's, with strings: decided per call)
+
+
 def _on_keys(clause: cst.CompFor, test: Any) -> bool:
     """Is ``test`` an ``if`` of a comprehension over a dict (``p.items()``, ``p``,
     ``sorted(p)``) that reads only the dict's key (``k != "b"``, ``k in SKIP``,
@@ -376,7 +379,10 @@ def _on_keys(clause: cst.CompFor, test: Any) -> bool:
                 self.ok = False
 
         def visit_Call(self, n: cst.Call) -> None:
-            self.ok = False  # (a call: array work, not a test of the key)
+            if not (isinstance(n.func, cst.Attribute) and n.func.attr.value in STR_TESTS
+                    and isinstance(n.func.value, cst.Name) and n.func.value.value == key
+                    and all(isinstance(a.value, cst.SimpleString) for a in n.args)):
+                self.ok = False  # (a call: array work, not a test of the key)
 
         def visit_Subscript(self, n: cst.Subscript) -> None:
             self.ok = False

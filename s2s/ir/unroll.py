@@ -49,6 +49,12 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     u = _Unroller(fn, trees)
     u.leaves = {p for p, k in zip(fn.params, arg_kinds) if isinstance(k, Leaf)}
     body, subst = u.block(fn.body)
+    test = next((s for s in walk(body) if isinstance(s, Let) and s.prim == "str_test"), None)
+    if test is not None:
+        raise TransformError(
+            f"`.{test.params['method']}()` of a value that is not a dict's key here (a "
+            "key of a loop over a dict argument's keys is a string per call)", test.loc,
+            "test a dict's key in a loop over its keys, with string constants")
     left = next((s for s in walk(body) if _keyed_per_call(s)), None)
     if left is not None:
         raise UnsupportedSyntaxError(
@@ -270,6 +276,10 @@ class _Unroller:
         if s.prim in ("equal", "not_equal"):  # (a key, per call, and a string)
             same = s.args[0].value == s.args[1].value
             return [self.constant(s, same == (s.prim == "equal"))]
+        if s.prim == "str_test":  # `k.startswith("w")`
+            values = [a.value for a in s.args]
+            return [self.constant(s, bool(getattr(values[0], s.params["method"])(
+                *values[1:])))]
         if s.prim != "contains":  # (its operands are key tests decided above)
             values = [a.value for a in s.args]
             value = not values[0] if s.prim == "not_" else (
@@ -554,9 +564,10 @@ def _per_call(s: Any) -> bool:
 
 
 def _of_keys(s: Let) -> bool:
-    """``k == "w"`` (``!=``) of two strings: a key, made a constant per call, tested."""
-    return s.prim in ("equal", "not_equal") and len(s.args) == 2 and all(
-        isinstance(a, Const) and isinstance(a.value, str) for a in s.args)
+    """``k == "w"`` (``!=``), ``k.startswith("w")`` of strings: a key, made a constant
+    per call, tested."""
+    return (s.prim in ("equal", "not_equal") and len(s.args) == 2 or s.prim == "str_test"
+            ) and all(isinstance(a, Const) and isinstance(a.value, str) for a in s.args)
 
 
 def _keyed_per_call(s: Any) -> bool:

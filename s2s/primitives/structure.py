@@ -90,6 +90,14 @@ defprim(
     note="a dict written by a loop's key, made a literal per call (ir/unroll.py)",
 )
 
+# `k.startswith("w")` (`endswith`) of a dict's key that a loop over its keys binds:
+# decided per call when the loop is unrolled (ir/unroll.py); no transform sees it.
+defprim(
+    "str_test", None, "(s, *args, method)", family="comparison", nondiff=True,
+    spelling=lambda args, params: f"{args[0]}.{params['method']}({', '.join(args[1:])})",
+    note="a string test of a dict's key, decided per call (ir/unroll.py)",
+)
+
 # `[a, b] * x` where `x` is an argument: Python's repetition if the call passes an int,
 # NumPy's product if an array.  transforms/list_operands.py decides it per transform: a
 # differentiated or batched argument (and what is computed from one) is an array, so

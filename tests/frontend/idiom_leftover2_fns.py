@@ -273,6 +273,7 @@ def filtered_by_key(x, p):
     q = {k: v * x for k, v in p.items() if k != "a"}
     firsts = [p[k] for k in sorted(p) if k == "w" or k == "a"]
     named = sum(np.sum(v * x) for k, v in p.items() if "bias" not in k)  # (a substring)
+    named = named + sum(np.sum(p[k]) for k in p if k.startswith("w") or k.endswith("a"))
     return np.sum(x) * decay + sum(np.sum(v) for v in q.values()) + np.sum(
         firsts[0] * x) + named
 
