@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import types
 from typing import Any, Callable
 
@@ -20,9 +21,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
+from ..backends.base import TracedValueError
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
 from ..backends.jax_order import keyed, plain
-from ..errors import TransformError, UnsupportedCallError
+from ..errors import Loc, TransformError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
@@ -114,7 +116,33 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     text = getattr(translated, "__s2s_text__", None)
     if text is not None:  # s2s.source shows the user's code as it runs
         texts.append(text)
-    return backend.run(translated, args, kwargs)
+    try:
+        return backend.run(translated, args, kwargs)
+    except TracedValueError as err:
+        raise _at_user_line(err, fun) from err.__cause__
+
+
+def _at_user_line(err: TracedValueError, fun: Any) -> TracedValueError:
+    """A refusal the lowered control flow raised at the translated code's
+    ``# lowered: if ...`` line, located at the user's own line instead (the first of
+    the function's lines reading so)."""
+    loc = err.loc
+    code = getattr(fun, "__code__", None)
+    if loc is None or code is None or not str(loc.file).startswith("<s2s:"):
+        return err
+    wanted = loc.text.strip().removeprefix("# lowered:").strip()
+    try:
+        lines, first = inspect.getsourcelines(fun)
+    except (OSError, TypeError):
+        return err
+    for k, line in enumerate(lines):
+        if line.strip() == wanted:
+            text = line.rstrip("\n")
+            err.loc = Loc(code.co_filename, first + k, len(text) - len(text.lstrip()) + 1,
+                          text)
+            err.args = (err._render(),)
+            break
+    return err
 
 
 def check_odes(ir: Any, seen: set | None = None) -> None:

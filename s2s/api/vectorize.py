@@ -13,6 +13,7 @@ from ..ir.kinds import LEAF, Kind, kind_of
 from ..ir.nodes import Function
 from ..primitives import registry
 from ..primitives.registry import _GENERATION
+from ..transforms.list_operands import batched
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import callables, dtypes_down, methods, records, signatures
@@ -239,7 +240,7 @@ class Vmapped(Transformed):
         spec = VmapSpec(self._axes + (None,) * (len(ir.params) - len(self._axes)),
                         self.out_axes, kinds, example, len(self._axes), self.shared_draws,
                         axis_name=self.axis_name)
-        spec.ranks = probe(ir, example)
+        spec.ranks = probe(ir, example, arrays=batched(spec.in_axes))
         emit_vmap(ir, spec, module, self.__name__)
 
     def _default(self) -> tuple[str, Callable]:

@@ -37,6 +37,7 @@ from jax import lax as _lax
 
 from ..errors import Loc
 from .base import TracedValueError
+from .jax_order import in_order, keyed, plain
 
 __all__ = ["and_", "cond", "fori_loop", "not_", "or_", "scan_range", "while_loop",
            "Stacked"]
@@ -197,6 +198,13 @@ def cond(pred: Any, if_true: Callable, if_false: Callable, operands: Sequence = 
     if not _traced(pred):
         return if_true(*operands) if pred else if_false(*operands)
     pred = _scalar_predicate(pred)
+    try:  # (the dicts its branches bind keep their key order: jax_order.py)
+        return plain(_cond(pred, in_order(if_true), in_order(if_false), keyed(operands)))
+    except (TypeError, TracedValueError):  # (the branches order a dict's keys (or its
+        return _cond(pred, if_true, if_false, operands)  # structure) differently)
+
+
+def _cond(pred: Any, if_true: Callable, if_false: Callable, operands: Sequence) -> Any:
     true_fn, false_fn = if_true, if_false
     shapes_t = jax.eval_shape(if_true, *operands)
     shapes_f = jax.eval_shape(if_false, *operands)
@@ -217,10 +225,26 @@ def cond(pred: Any, if_true: Callable, if_false: Callable, operands: Sequence = 
             raise
         raise _error(
             "Python `if` on a value JAX traces, lowered to jax.lax.cond: its branches "
-            f"bind values of different structure, shape or dtype ({err})",
+            "bind values of different structure, shape or dtype (one path "
+            f"{_described(shapes_t)}, the other {_described(shapes_f)})",
             "bind the same shapes and dtypes on both paths, or make the test a static "
             "argument (static_argnums=), or run it on the NumPy backend",
         ) from err
+
+
+def _described(shapes: Any) -> str:
+    """What a lowered branch binds, in words: its values' structures, dtypes and shapes
+    (``{'w': float64[3], 'b': float64[3]}``), in order."""
+    def leaf(s: Any) -> Any:
+        return _Text(f"{s.dtype}{list(s.shape)}") if hasattr(s, "dtype") else s
+
+    values = shapes if isinstance(shapes, tuple) else (shapes,)
+    return ", ".join(repr(_tree_map(leaf, plain(v))) for v in values if v is not None)
+
+
+class _Text(str):
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def and_(*values: Any) -> Any:
@@ -345,13 +369,17 @@ def fori_loop(start: Any, stop: Any, body: Callable, carry: tuple, step: Any = 1
                 "jax.lax.fori_loop takes traced bounds only with step 1",
                 "pass the bounds as static arguments (static_argnums=)",
             )
-        return _lax.fori_loop(start, stop, body, carry)
+        try:  # (the dicts it carries keep their key order: jax_order.py)
+            return plain(_lax.fori_loop(start, stop, in_order(body, 1), keyed(carry)))
+        except TypeError:  # (an iteration orders a dict's keys anew: sorted)
+            return _lax.fori_loop(start, stop, body, carry)
     if len(order):
         first, stride = order.start, order.step
+        ordered = in_order(body, 1)
         try:
-            return _lax.fori_loop(0, len(order),
-                                  lambda k, c: body(first + k * stride, c), carry,
-                                  unroll=_unroll(len(order)))
+            return plain(_lax.fori_loop(0, len(order),
+                                        lambda k, c: ordered(first + k * stride, c),
+                                        keyed(carry), unroll=_unroll(len(order))))
         except Exception:  # noqa: BLE001 - the Python loop gives the real answer/error
             pass
     for i in order:
@@ -425,16 +453,17 @@ def _scan(order: range, body: Callable, carry: tuple, push: Sequence[list],
         # `if flag:` on it must see False, not a Same object, which is always true)
         popped = tuple(_tree_map(lambda a: a.value if isinstance(a, Same) else a,
                                  _rejoin(p, how)) for p, how in zip(popped, hows))
-        c, pushed = body(first + j * stride, c, popped)
+        c, pushed = body(first + j * stride, plain(c), popped)
         split = [_split_static(p) for p in pushed]
         pushed_how[:] = [how for _, how in split]
-        return c, tuple(rows for rows, _ in split)
+        return keyed(c), tuple(rows for rows, _ in split)
 
-    try:
-        carry, ys = _lax.scan(step_fn, carry, (ks, tuple(xs)), reverse=popping,
+    try:  # (the dicts it carries keep their key order: jax_order.py)
+        carry, ys = _lax.scan(step_fn, keyed(carry), (ks, tuple(xs)), reverse=popping,
                               unroll=_unroll(n))
     except Exception:  # noqa: BLE001 - the Python loop gives the real answer/error
         return None
+    carry = plain(carry)
     if popping:
         ys = _tree_map(lambda a: a[::-1], ys)
     ys = tuple(_rejoin(rows, how) for rows, how in zip(ys, pushed_how))
@@ -566,6 +595,11 @@ def while_loop(test: Callable, body: Callable, carry: tuple,
             "list's length would be known only when the compiled code runs",
             "run it on the NumPy backend, or bound the loop by a static argument",
         )
+    try:  # (the dicts it carries keep their key order: jax_order.py)
+        return plain(_lax.while_loop(lambda c: _scalar_predicate(test(plain(c))),
+                                     in_order(body), keyed(carry)))
+    except TypeError:  # (an iteration orders a dict's keys anew: sorted, as JAX's)
+        pass
     try:
         return _lax.while_loop(lambda c: _scalar_predicate(test(c)), body, carry)
     except TypeError as err:

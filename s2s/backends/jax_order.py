@@ -19,12 +19,12 @@ results it rebuilds again, and a dict would flatten sorted.)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import jax
 import numpy as np
 
-__all__ = ["Keyed", "keyed", "plain", "holds",
+__all__ = ["Keyed", "keyed", "plain", "holds", "in_order",
            "keyed_args", "plain_args", "LEAF_TYPES"]
 
 
@@ -88,6 +88,20 @@ def plain(tree: Any) -> Any:
         return tree
     return jax.tree_util.tree_map(
         lambda x: plain(x) if type(x) is Keyed else x, tree, is_leaf=_is_keyed)
+
+
+def in_order(fn: Callable, skip: int = 0) -> Callable:
+    """``fn`` (a lowered branch or loop body, ``backends/jax_control.py``) as
+    ``jax.lax`` calls it: its operands after the first ``skip`` (an iteration's index)
+    come as :class:`Keyed` nodes, which it reads as plain dicts, and the dicts it
+    returns go back as :class:`Keyed`, so that a dict an ``if`` or a loop binds keeps
+    its key order through ``lax.cond``, ``fori_loop``, ``scan`` and ``while_loop``
+    (which rebuild a plain dict sorted)."""
+    def run(*args: Any) -> Any:
+        return keyed(fn(*args[:skip], *plain(args[skip:])))
+
+    run.__name__ = getattr(fn, "__name__", "branch")
+    return run
 
 
 def holds(tree: Any, kind: type) -> bool:

@@ -290,6 +290,8 @@ def _has_slice(index: ast.expr) -> bool:
 
 def _is_python_item(target: ast.Subscript, containers: set[str]) -> bool:
     root = _root(target)
+    if isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+        return True  # (a string key: a dict's item, `e = p.copy(); e["w"] = v`)
     return isinstance(root, ast.Name) and root.id in containers
 
 

@@ -152,8 +152,12 @@ class BufferLowerer:
         is refused where it happens (see ``_MemoryCheck``).
         """
         base = target.value
+        if self.n.dicts.keyed_by_loop(target, value):  # `out[k] = v`, `for k in p`
+            return
         if self.n.dicts.is_dict(base):  # `out["w"] = v` into a dict the function built
             self.n.dicts.write(target, value)
+            return
+        if self.n.dicts.write_per_call(target, value):  # `d["k"] = v`: {**d, "k": v}
             return
         self.n.dicts.refuse_keyed_per_call(base, target)
         if not isinstance(base, cst.Name) or base.value not in self.n.local_names:

@@ -44,6 +44,42 @@ def _names_in_target(target: Any) -> list[str]:
     return []
 
 
+def _shape_packed(n: Any, node: cst.Call) -> cst.Call:
+    """``x.reshape(-1, *x.shape[1:])``: the shape is the tuple ``(-1, *x.shape[1:])``
+    (Python over a shape); ``node`` itself where no argument is starred."""
+    if not any(a.star == "*" for a in node.args):
+        return node
+    shape = cst.Tuple([cst.StarredElement(a.value) if a.star else cst.Element(a.value)
+                       for a in node.args if a.keyword is None])
+    n.desugar.alias(shape, node)
+    packed = node.with_changes(args=[cst.Arg(shape)] + [
+        a for a in node.args if a.keyword is not None])
+    n.desugar.alias(packed, shape)
+    return packed
+
+
+def _shape_arguments(node: Any, bound: set[str], n: Any) -> set[int]:
+    """The names in ``node`` whose shape only is read: ``np.shape(x)``, ``len(x)``,
+    ``x.shape`` (``(*x.shape, 2)``), not a comprehension's own variables."""
+    found: set[int] = set()
+
+    class Find(cst.CSTVisitor):
+        def visit_Call(self, c: cst.Call) -> None:
+            arg = c.args[0].value if len(c.args) == 1 else None
+            if isinstance(arg, cst.Name) and arg.value not in bound and _shape_read(
+                    c, n.resolver):
+                found.add(id(arg))
+
+        def visit_Attribute(self, a: cst.Attribute) -> None:
+            if a.attr.value in ("shape", "ndim", "size") and isinstance(
+                    a.value, cst.Name) and a.value.value not in bound and \
+                    a.value.value in n.local_names:
+                found.add(id(a.value))
+
+    node.visit(Find())
+    return found
+
+
 def _shape_read(call: cst.Call, resolver: Any) -> bool:
     """``np.shape(x)``, ``np.ndim(x)``, ``np.size(x)`` or ``len(x)``."""
     try:
@@ -107,6 +143,16 @@ class CallLowerer:
             elif isinstance(first, (cst.GeneratorExp, cst.ListComp)):
                 return self.n.comps.sum(first, start_arg.value if start_arg else None,
                                         node, target)
+            elif isinstance(first, cst.Call) and not first.args and isinstance(
+                    first.func, cst.Attribute) and first.func.attr.value in ("values", "keys") \
+                    and isinstance(first.func.value, cst.Name) and kwdicts.keys_of(
+                    self.n, first.func.value) is None:
+                # `sum(p.values())` of a dict argument: `sum(v for v in p.values())`
+                item = cst.Name(self.n.comps.loop_name("value"))
+                generator = cst.GeneratorExp(item, cst.CompFor(item, first))
+                self.n.desugar.alias_tree(generator, first)
+                return self.n.comps.sum(generator, start_arg.value if start_arg else None,
+                                        node, target)
             elif isinstance(first, cst.Call) and isinstance(first.func, cst.Name) and \
                     self.n.resolver.resolve_dotted(first.func)[0] is builtins.map and \
                     len(first.args) >= 2 and not any(a.keyword or a.star for a in first.args) \
@@ -164,16 +210,7 @@ class CallLowerer:
             return key
 
         normalizer = self
-        shape_args: set[int] = set()  # the names whose shape only is read
-
-        class Find(cst.CSTVisitor):
-            def visit_Call(self, n: cst.Call) -> None:
-                arg = n.args[0].value if len(n.args) == 1 else None
-                if isinstance(arg, cst.Name) and arg.value not in bound and _shape_read(
-                        n, normalizer.n.resolver):
-                    shape_args.add(id(arg))
-
-        node.visit(Find())
+        shape_args = _shape_arguments(node, bound, self.n)  # (their shape only is read)
         # `[np.shape(a)[0] for a in arrays]`: only the shapes of `arrays`' items are read
         shape_iters: set[int] = set()
         uses: dict[str, int] = {}
@@ -220,6 +257,8 @@ class CallLowerer:
                 return cst.Name(operand(normalizer.n.exprs.expr(original)))
 
             def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
+                if id(original.value) in shape_args:  # `x.shape`: a shape read of its own
+                    return cst.Name(operand(normalizer.n.exprs.expr(original)))
                 return updated.with_changes(attr=original.attr)  # np.shape stays np.shape
 
         template = cst.Module([]).code_for_node(node.visit(Substitute()))
@@ -382,9 +421,19 @@ class CallLowerer:
         frozen = self.n.lets.get(base.name) if isinstance(base, Var) else None
         if frozen is not None and frozen.prim == "stats_frozen":  # d = norm(loc, scale)
             return self.frozen_method(frozen, method, node, target)
+        if method in ("startswith", "endswith") and isinstance(base, Var) and \
+                base.name in self.n.dicts.per_call_keys:  # (`k.startswith("w")`: a key's)
+            args, _ = self.call_args(node)
+            return self.n.emit(self.n.exprs.target(target, method), "str_test",
+                               (base, *args), {"method": method}, node)
+        if method in ("keys", "values", "items") and isinstance(base, Var) and (
+                made := kwdicts.view_value(self.n, node, target)) is not None:
+            return made  # (`a, b = p.values()`: the tuple of this call's values)
         prim_name = METHODS.get(method)
         if prim_name is None:
             raise self.n.resolver.unknown_method(base, method, func.attr)
+        if prim_name in ("reshape", "transpose"):
+            node = _shape_packed(self.n, node)  # (`x.reshape(-1, *x.shape[1:])`)
         args, kwargs = self.call_args(node)
         if prim_name in ("reshape", "transpose") and len(args) > 1:
             args = [self.pack(args, node)]

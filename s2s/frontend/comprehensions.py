@@ -246,7 +246,8 @@ class Comprehensions:
                 test, "a comprehension's `if` here reads values known only when the "
                 "function runs, so the list's length would depend on them (JAX "
                 "refuses this too)", "keep every item and select with np.where, or "
-                "filter on constants and the comprehension's variables",
+                "filter on constants and the comprehension's variables (over a dict's "
+                "keys, `==`, `!=`, `in`, `not in` of the key: `if k != \"b\"`)",
             )
         return bool(value)
 
@@ -280,6 +281,7 @@ class Comprehensions:
         clause = node.for_in
         table: dict[str, cst.BaseExpression] = {}
         keep = True
+        per_call: dict[int, list] = {}  # a clause's `if`s on a dict's keys, per call
         while clause is not None:
             fors.append((clause, dict(table)))  # (`for x in x`: the iter is the outer x)
             for name in _targets(clause.target):
@@ -287,6 +289,9 @@ class Comprehensions:
                 if fresh != name:
                     table[name] = cst.Name(fresh)
             for cond in clause.ifs:  # (an `if` over constants only: the others are refused)
+                if _on_keys(clause, cond.test):  # (`if k != "b"` over `p.items()`)
+                    per_call.setdefault(id(clause), []).append(cond.test)
+                    continue
                 keep = self.decide(cond.test, table) and keep
             clause = clause.inner_for_in
         alias = self.n.desugar.alias
@@ -306,6 +311,9 @@ class Comprehensions:
         first = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(a))],
                                                     cst.List([])) for a, _ in elts])
         for clause, outside in reversed(fors):
+            for test in reversed(per_call.get(id(clause), [])):  # (decided per call:
+                body = cst.If(substitute(test, table, alias),  # ir/unroll.py)
+                              cst.IndentedBlock([body]))
             body = cst.For(target=substitute(clause.target, table, alias),
                            iter=substitute(clause.iter, outside, alias),
                            body=cst.IndentedBlock([body]))
@@ -344,6 +352,56 @@ class Comprehensions:
             self.n.names.taken.add(name)
         self.n.local_names.add(name)
         return name
+
+
+STR_TESTS = ("startswith", "endswith")  # (a key's, with strings: decided per call)
+
+
+def _on_keys(clause: cst.CompFor, test: Any) -> bool:
+    """Is ``test`` an ``if`` of a comprehension over a dict (``p.items()``, ``p``,
+    ``sorted(p)``) that reads only the dict's key (``k != "b"``, ``k in SKIP``,
+    ``k == "w" or k == "v"``): a constant for each key, decided per call when the loop
+    over the dict's keys is unrolled?"""
+    it = clause.iter
+    if not _over_a_dict(it) or isinstance(it, cst.Call) and isinstance(
+            it.func, cst.Attribute) and it.func.attr.value == "values":
+        return False
+    names = _targets(clause.target)
+    if not names:
+        return False
+    key = names[0]  # (`for k in p`, `for k, v in p.items()`: the key comes first)
+
+    class Reads(cst.CSTVisitor):
+        ok = True
+
+        def visit_Name(self, n: cst.Name) -> None:
+            if n.value in names and n.value != key:
+                self.ok = False
+
+        def visit_Call(self, n: cst.Call) -> None:
+            if not (isinstance(n.func, cst.Attribute) and n.func.attr.value in STR_TESTS
+                    and isinstance(n.func.value, cst.Name) and n.func.value.value == key
+                    and all(isinstance(a.value, cst.SimpleString) for a in n.args)):
+                self.ok = False  # (a call: array work, not a test of the key)
+
+        def visit_Subscript(self, n: cst.Subscript) -> None:
+            self.ok = False
+
+    reads = Reads()
+    test.visit(reads)
+    return reads.ok and any(isinstance(n, cst.Name) and n.value == key
+                            for n in _all_names(test))
+
+
+def _all_names(node: Any) -> list[Any]:
+    out: list[Any] = []
+
+    class Visit(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            out.append(n)
+
+    node.visit(Visit())
+    return out
 
 
 def _over_a_dict(it: Any) -> bool:

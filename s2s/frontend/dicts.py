@@ -43,6 +43,8 @@ class DictWrites:
         # dicts another name, a container or a call also refers to (an item read,
         # `d["w"]`, is not the dict): name -> where
         self.shared: dict[str, Any] = {}
+        # the keys a loop over a dict's keys binds: a constant string per call
+        self.per_call_keys: set[str] = set()
 
     def known(self, ssa: str | None) -> tuple | None:
         """The keys of the dict ``ssa`` names, when the function built it."""
@@ -59,6 +61,74 @@ class DictWrites:
     def is_dict(self, base: Any) -> bool:
         return isinstance(base, cst.Name) and base.value in self.n.local_names and \
             self.known(self.n.env.get(base.value)) is not None
+
+    def built_per_call(self, base: Any) -> bool:
+        """Is ``base`` a name of a dict the function built whose keys are known per
+        call (``dict(p)``, ``{**p, "w": w}``, a comprehension over ``p.items()``)?"""
+        if not (isinstance(base, cst.Name) and base.value in self.n.local_names):
+            return False
+        let = self.n.lets.get(self.n.env.get(base.value, ""))
+        return isinstance(let, Let) and (let.prim in ("dict_merge", "dict_set") or (
+            let.prim == "make_dict" and "from_items" in let.params))
+
+    def merged(self, base: cst.Name, parts: list[Any], node: Any) -> None:
+        """``base = {**base, <parts>}``: a write or an update of a dict whose keys are
+        known per call (the dict itself unchanged for the names that refer to it:
+        refused where another name, container or call does)."""
+        name = base.value
+        current = self.n.env[name]
+        if current in self.shared:
+            raise self.n.unsupported(
+                node, f"this would change the dict `{name}` for another name, container "
+                f"or call that also refers to it (line {self.n.loc(self.shared[current]).line})",
+                f"make `{name}` a new dict: `{name} = {{**{name}, \"k\": v}}`")
+        made = cst.Dict([cst.StarredDictElement(cst.Name(name)), *parts])
+        self.n.desugar.alias_tree(made, node)
+        ssa = self.n.names.fresh(name)
+        self.n.exprs.expr(made, ssa)
+        self.n.bound.add(name)
+        self.n._bind(name, ssa)
+
+    def keyed_by_loop(self, target: cst.Subscript, value: Any) -> bool:
+        """``out[k] = v`` where ``k`` is the key of a loop over a dict's keys (``for k,
+        v in p.items()``), into a dict the function built: a ``dict_set`` statement
+        that the unrolling pass makes the dict literal of this call's keys (the loop
+        is unrolled per call, ``k`` a constant string in each copy).  False for any
+        other write."""
+        base = target.value
+        if not (isinstance(base, cst.Name) and base.value in self.n.local_names and (
+                self.is_dict(base) or self.built_per_call(base))) or len(target.slice) != 1 \
+                or not isinstance(target.slice[0].slice, cst.Index):
+            return False
+        key = self.n.exprs.expr(target.slice[0].slice.value)
+        if not (isinstance(key, Var) and key.name in self.per_call_keys):
+            return False
+        name = base.value
+        current = self.n.env[name]
+        if current in self.shared:
+            raise self.n.unsupported(
+                target, f"writing into the dict `{name}` would change it for another "
+                f"name, container or call that also refers to it (line "
+                f"{self.n.loc(self.shared[current]).line})",
+                f"write all of `{name}`'s keys before another name refers to it")
+        atom = self.n.exprs.expr(value)
+        ssa = self.n.names.fresh(name)
+        self.n.emit(ssa, "dict_set", (Var(current), key, atom), {}, target)
+        self.n.bound.add(name)
+        self.n._bind(name, ssa)
+        return True
+
+    def write_per_call(self, target: cst.Subscript, value: Any) -> bool:
+        """``d["k"] = v`` into a dict the function built whose keys are known per
+        call: ``d = {**d, "k": v}`` (False for any other write)."""
+        if self.keyed_by_loop(target, value):
+            return True
+        if not self.built_per_call(target.value):
+            return False
+        key = self.key(target)
+        self.merged(target.value, [cst.DictElement(cst.SimpleString(repr(key)), value)],
+                    target)
+        return True
 
     def refuse_keyed_per_call(self, base: Any, target: Any) -> None:
         """A write into a dict whose keys s2s learns per call (a comprehension over an
@@ -178,16 +248,38 @@ class DictWrites:
         ka, kb = self.known(a), self.known(b)
         if ka is None and kb is None:
             return
+        if (ka is None and self._per_call(a)) or (kb is None and self._per_call(b)):
+            return  # (compared per call: transforms/analysis.py, `_refuse_join`)
         if ka is None or kb is None or set(ka) != set(kb):
             raise self.n.unsupported(
                 node, f"the dict `{name}` has other keys after this `if` on one path "
-                f"({', '.join(map(repr, ka or ()))}) than on the other "
-                f"({', '.join(map(repr, kb or ()))}), so its structure would depend on "
-                "the test's run-time value", f"give `{name}` every key before the `if` "
-                f"(`{name}[\"w\"] = 0.0`), then assign it on each path",
+                f"({self.described(a, ka)}) than on the other ({self.described(b, kb)}), "
+                "so its structure would depend on the test's run-time value",
+                f"give `{name}` every key before the `if` (`{name}[\"w\"] = 0.0`), then "
+                "assign it on each path" + ("" if ka is not None and kb is not None else
+                                            ", as a dict literal of the keys you need"),
             )
         self.keys[join] = ka
         self.carried.add(join)  # (its values are the path's: read them as join[key])
+
+    def described(self, ssa: str, keys: tuple | None) -> str:
+        """The keys a path's dict has, in words (those of an argument's are known per
+        call only; none: an empty dict's)."""
+        if keys is not None:
+            return ", ".join(map(repr, keys)) if keys else "no keys"
+        return "a value whose keys s2s does not know when it transforms the function"
+
+    def _per_call(self, ssa: str) -> bool:
+        """Is ``ssa`` a dict whose keys are known per call: an argument, a dict made
+        from one (``dict(p)``, ``{**p, "w": w}``, a comprehension)?"""
+        let = self.n.lets.get(ssa)
+        while isinstance(let, Let) and let.prim == "identity" and isinstance(
+                let.args[0], Var):
+            ssa, let = let.args[0].name, self.n.lets.get(let.args[0].name)
+        if let is None:
+            return ssa in self.n.draws.params  # (the function's parameters)
+        return let.prim in ("dict_merge", "dict_set") or let.prim == "make_dict" and \
+            "from_items" in let.params
 
     def leave_loop(self, carried: list[tuple[str, str]]) -> None:
         """A loop carrying a dict it writes into must keep its keys."""

@@ -351,11 +351,7 @@ class ExprLowerer:
         return out
 
     def expr_Dict(self, node: cst.Dict, target: str | None) -> Atom:
-        keys, values = kwdicts.dict_literal(self.n, node)  # (`{**kw, "a": 1}` too)
-        return self.n.emit(
-            self.target(target, "params"), "make_dict", tuple(values),
-            {"keys": tuple(keys)}, node,
-        )
+        return kwdicts.dict_literal(self.n, node, target)  # (`{**kw, "a": 1}` too)
 
     def index(self, node: cst.Subscript) -> Index:
         items: list[Any] = []
@@ -484,6 +480,8 @@ class ExprLowerer:
         # (emitted code calling a function it passes built NamedTuples: which ones)
         self.n.rebuilt_hint = getattr(obj, "__s2s_rebuilt__", None)
         obj = getattr(obj, "__s2s_unwrap__", obj)  # a custom rule, checked when it runs
+        if (pair := _divmod_pair(self.n, obj, node)) is not None:  # (a // b, a % b)
+            return self.expr(pair, target)
         if obj is builtins.pow and len(node.args) == 2 and not any(
                 a.keyword or a.star for a in node.args):
             power = cst.BinaryOperation(left=node.args[0].value, operator=cst.Power(),
@@ -566,6 +564,21 @@ def _function_is_none(n: Any, node: cst.Comparison, target: str | None) -> Atom 
     return n.emit(target, "identity", (const,), {}, node) if target else const
 
 
+def _divmod_pair(n: Any, obj: Any, node: cst.Call) -> cst.Tuple | None:
+    """``divmod(a, b)`` as Python computes it, ``(a // b, a % b)``; None for any other
+    call."""
+    if obj is not builtins.divmod or len(node.args) != 2 or any(
+            a.keyword or a.star for a in node.args):
+        return None
+    a, b = (arg.value for arg in node.args)
+    pair = cst.Tuple([cst.Element(cst.BinaryOperation(a, op, b))
+                      for op in (cst.FloorDivide(), cst.Modulo())])
+    n.desugar.alias(pair, node)
+    for part in pair.elements:
+        n.desugar.alias(part.value, node)
+    return pair
+
+
 def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
                       target: str | None) -> Atom | None:
     """``map(f, xs)`` (also inside ``list``/``tuple``), ``tuple(...)``, ``slice(...)``
@@ -573,6 +586,12 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     call."""
     if obj is functools.reduce:
         return lower_reduce(n, node, target)
+    keys = kwdicts.keys_call(n, obj, node, target)  # tuple(p), sorted(p), list(p.keys())
+    if keys is not None:
+        return keys
+    rewritten = kwdicts.python_idiom(n, obj, node)  # next(iter(p)), max(p), zip(*pairs)
+    if rewritten is not None:
+        return n.exprs.expr(rewritten, target)
     view = kwdicts.view_list(n, node) if obj is builtins.list else None
     if view is not None:  # list(d.values()) of a dict argument: [v for v in d.values()]
         return n.comps.comprehension(view, target)

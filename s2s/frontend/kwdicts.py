@@ -19,9 +19,10 @@ from typing import Any
 
 import libcst as cst
 
-from ..ir.nodes import Atom, Const, Let, Var
+from ..ir.nodes import Atom, Const, Index, Let, Var
 from ..primitives import PRIMITIVES
 from . import literals
+from .sequences import items_of
 
 
 def keys_of(n: Any, node: Any) -> tuple | None:
@@ -200,34 +201,52 @@ def _origin(n: Any, name: str) -> str | None:
         return "per call" if name in n.draws.params else None  # (the parameters)
     if let.prim in ("identity", "getitem") and isinstance(let.args[0], Var):
         return _origin(n, let.args[0].name)
+    if let.prim in ("dict_keys", "dict_merge"):  # (made literals per call)
+        return "per call"
     prim = PRIMITIVES.get(let.prim)
     if prim is None or prim.family == "structure" or prim.results is not None:
         return None
     return "array"
 
 
-def dict_literal(n: Any, node: cst.Dict) -> tuple[list[str], list[Atom]]:
-    """The keys and values of a dict literal, its ``**d`` elements spreading dicts of
-    known keys (``{**kw, "a": 1}``), a key written twice keeping its first position and
-    its last value, as Python does."""
+def dict_literal(n: Any, node: cst.Dict, target: str | None) -> Atom:
+    """A dict literal, its ``**d`` elements spreading dicts of known keys (``{**kw,
+    "a": 1}``), a key written twice keeping its first position and its last value, as
+    Python does.  A ``**p`` of a dict whose keys are known per call (an argument)
+    makes a ``dict_merge`` of the parts (``{**p, "w": w}``), which the IR pass
+    unrolling container loops (``ir/unroll.py``) makes the literal of this call's
+    keys."""
     items: dict[str, Atom] = {}
+    parts: list[Atom] = []  # (with a per-call part: the dicts merged, in order)
     for element in node.elements:
         if isinstance(element, cst.StarredDictElement):
             atom = n.exprs.expr(element.value)
             let = n.lets.get(atom.name) if isinstance(atom, Var) else None
-            if not (isinstance(let, Let) and let.prim == "make_dict" and "keys" in let.params):
-                raise n.unsupported(
-                    element, "`**` here spreads a dict whose keys s2s does not know when "
-                    "it transforms the function (a dict argument's keys are known per "
-                    "call)", "spread a `**kwargs` parameter or a dict built in the "
-                    "function, or write the keys: `{\"a\": d[\"a\"], ...}`")
-            items.update(zip(let.params["keys"], let.args))
+            if isinstance(let, Let) and let.prim == "make_dict" and "keys" in let.params:
+                items.update(zip(let.params["keys"], let.args))
+                continue
+            if not isinstance(atom, Var):
+                raise n.unsupported(element, "`**` spreads a dict",
+                                    "spread a dict: `{**d, \"a\": 1}`")
+            if items:
+                parts.append(_literal(n, items, element))
+                items = {}
+            parts.append(atom)
         elif isinstance(element.key, cst.SimpleString):
             items[element.key.evaluated_value] = n.exprs.expr(element.value)
         else:
             raise n.unsupported(element, "dict literals need constant string keys",
                                 'write {"name": value, ...}')
-    return list(items), list(items.values())
+    if not parts:
+        return _literal(n, items, node, target)
+    if items:
+        parts.append(_literal(n, items, node))
+    return n.emit(n.exprs.target(target, "merged"), "dict_merge", tuple(parts), {}, node)
+
+
+def _literal(n: Any, items: dict[str, Atom], node: Any, target: str | None = None) -> Atom:
+    return n.emit(n.exprs.target(target, "params"), "make_dict", tuple(items.values()),
+                  {"keys": tuple(items)}, node)
 
 
 def _alias(n: Any, tree: Any, node: Any) -> None:
@@ -240,6 +259,34 @@ def _alias(n: Any, tree: Any, node: Any) -> None:
             return True
 
     tree.visit(Walk())
+
+
+def update_merge(n: Any, call: Any) -> bool:
+    """``d.update(p)``, ``d.update(w=w)`` where the keys of ``d`` or of ``p`` are known
+    only per call (a dict argument, a dict made from one): ``d = {**d, **p, "w": w}``,
+    which the IR pass unrolling container loops makes a literal per call.  False for
+    any other statement (``update_writes`` writes keys known now one by one)."""
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and
+            call.func.attr.value == "update" and isinstance(call.func.value, cst.Name)):
+        return False
+    base = call.func.value
+    if not n.dicts.built_per_call(base) and not (n.dicts.is_dict(base) and any(
+            a.keyword is None and not a.star and not isinstance(a.value, cst.Dict)
+            and keys_of(n, a.value) is None for a in call.args[:1])):
+        return False
+    parts: list[Any] = []
+    for k, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            parts.append(cst.DictElement(cst.SimpleString(repr(arg.keyword.value)),
+                                         arg.value))
+        elif arg.star or k > 0:
+            raise n.unsupported(arg, "`.update` takes one dict and then keywords",
+                                f"`{base.value}.update({{\"k\": v}})` or "
+                                f"`{base.value}.update(k=v)`")
+        else:
+            parts.append(cst.StarredDictElement(arg.value))
+    n.dicts.merged(base, parts, call)
+    return True
 
 
 def update_writes(n: Any, call: Any) -> list[Any] | None:
@@ -320,3 +367,159 @@ def view_list(n: Any, call: cst.Call) -> cst.ListComp | None:
     made = cst.ListComp(elt, cst.CompFor(target, view))
     n.desugar.alias_tree(made, call)
     return made
+
+
+_KEY_COPIES = {builtins.tuple: "tuple", builtins.list: "list", builtins.sorted: "list"}
+
+
+def keys_call(n: Any, obj: Any, call: cst.Call, target: str | None) -> Atom | None:
+    """``tuple(p)``, ``sorted(p)``, ``list(p.keys())`` (``tuple``, ``sorted`` of the
+    view too; ``sorted(..., reverse=True)``): a dict's keys as a tuple or list of
+    strings.  Where the keys are known now (a dict the function built) the literal
+    itself; where they are known per call (a dict argument) a ``dict_keys`` statement
+    that the IR pass unrolling container loops (``ir/unroll.py``) makes that literal
+    for each call's structure, in the caller's key order, as Python's.  (``tuple(t)``
+    of a tuple or list argument is its items, there too.)  None for any other call:
+    ``list(x)`` of an array or a list is the ``list`` primitive, ``tuple(x.shape)``
+    Python over a shape."""
+    kind = _KEY_COPIES.get(obj) if isinstance(obj, type) or obj is builtins.sorted else None
+    if kind is None or not call.args or call.args[0].keyword or call.args[0].star:
+        return None
+    reverse = False
+    for extra in call.args[1:]:
+        value = literals.literal_of(extra.value)
+        if obj is not builtins.sorted or extra.keyword is None or \
+                extra.keyword.value != "reverse" or type(value) is not bool:
+            return None
+        reverse = value
+    arg = call.args[0].value
+    if obj is builtins.tuple and isinstance(arg, cst.Attribute) and \
+            arg.attr.value == "shape":  # tuple(x.shape): the shape, a tuple already
+        shape = n.exprs.expr(arg)
+        if isinstance(shape, Var) and shape.name in n.shapes:
+            return shape if target is None else n.emit(target, "identity", (shape,), {},
+                                                        call)
+    method = arg.func.attr.value if isinstance(arg, cst.Call) and not arg.args and \
+        isinstance(arg.func, cst.Attribute) else None
+    view = method in ("keys", "values", "items")
+    if method == "values" and obj is builtins.sorted or method in ("values", "items") and \
+            obj is builtins.list and not reverse:
+        return None  # (sorted values: refused; `list(p.values())`: kwdicts.view_list)
+    receiver = arg.func.value if view else arg
+    if not view and not (_local_root(n, arg) and (obj is not builtins.list or keys_of(
+            n, arg) is not None)):
+        return None  # (`list(xs)` of a list or an array: the `list` primitive)
+    known = keys_of(n, receiver)
+    base = n.exprs.expr(receiver)
+    if not view and (isinstance(base, Const) or base.name in n.shapes):
+        return None  # (`tuple(shape)`: Python over a shape)
+    order = "sorted" if obj is builtins.sorted else None
+    part = method if method in ("values", "items") else "keys"
+    if known is not None:
+        keys = sorted(known) if order else list(known)
+        keys = keys[::-1] if reverse else keys
+        return n.emit(n.exprs.target(target, part), f"make_{kind}",
+                      _parts(n, base, keys, part, call), {}, call)
+    params: dict[str, Any] = {"copy": kind}
+    if order or reverse:
+        params.update(order=order, reverse=reverse)
+    if part != "keys":
+        params["view"] = part
+    return n.emit(n.exprs.target(target, part), "dict_keys", (base,), params, call)
+
+
+def _parts(n: Any, base: Atom, keys: list, part: str, node: Any) -> tuple:
+    """The keys, the values (``base[k]``) or the items (``(k, base[k])``) of a dict
+    whose keys are known now."""
+    out: list[Atom] = []
+    for k in keys:
+        key = Const(k, repr(k))
+        if part == "keys":
+            out.append(key)
+            continue
+        value = n.emit(n.names.fresh(k if k.isidentifier() else "item"), "getitem",
+                       (base,), {"index": Index((key,), False)}, node)
+        out.append(value if part == "values" else n.emit(
+            n.names.fresh("pair"), "make_tuple", (key, value), {}, node))
+    return tuple(out)
+
+
+def _local_root(n: Any, node: Any) -> bool:
+    """Is ``node`` a local name, or an item of one (``p["layers"]``)?"""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value in n.local_names
+
+
+def python_idiom(n: Any, obj: Any, call: cst.Call) -> Any:
+    """The expression s2s lowers for a Python idiom over containers (None for any
+    other call): ``next(iter(v))`` is ``tuple(v)[0]`` (a dict's first key, a view's
+    first item, a list's first element); ``max(p)``/``min(p)`` of a dict's keys,
+    ``sorted(p)[-1]``/``[0]``; ``zip(*pairs)`` of a literal list of tuples, the list
+    of its columns; ``dict.fromkeys(keys, v)``, ``{k: v for k in keys}``."""
+    args = call.args
+    if any(a.keyword for a in args):
+        return None
+    made: Any = None
+    if obj is builtins.next and len(args) == 1 and not args[0].star and isinstance(
+            args[0].value, cst.Call) and len(args[0].value.args) == 1 and isinstance(
+            args[0].value.func, cst.Name) and args[0].value.func.value not in \
+            n.local_names and n.resolver.lookup_global(args[0].value.func) is builtins.iter:
+        inner = args[0].value.args[0].value
+        made = cst.Subscript(cst.Call(cst.Name("tuple"), [cst.Arg(inner)]),
+                             [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+    elif obj in (builtins.max, builtins.min) and len(args) == 1 and not args[0].star and \
+            isinstance(args[0].value, cst.Name) and (n.env.get(
+                args[0].value.value) in n.draws.params or n.dicts.built_per_call(
+                args[0].value)):  # (an argument, or a dict made from one: per call)
+        last = cst.UnaryOperation(cst.Minus(), cst.Integer("1"))
+        made = cst.Subscript(cst.Call(cst.Name("sorted"), [args[0]]), [cst.SubscriptElement(
+            cst.Index(last if obj is builtins.max else cst.Integer("0")))])
+    elif obj is builtins.zip and len(args) == 1 and args[0].star == "*":
+        width = _columns(n, args[0].value)
+        if width is None:
+            return None
+        rows, count = width
+        made = cst.List([cst.Element(cst.Tuple([cst.Element(_at(_at(
+            args[0].value, i), j)) for i in range(rows)])) for j in range(count)])
+    elif obj == dict.fromkeys and 1 <= len(args) <= 2 and not any(a.star for a in args):
+        value = args[1].value if len(args) == 2 else cst.Name("None")
+        made = cst.DictComp(cst.Name("key_"), value, cst.CompFor(
+            cst.Name("key_"), args[0].value))
+    if made is not None:
+        n.desugar.alias_tree(made, call)
+    return made
+
+
+def _at(node: Any, k: int) -> cst.Subscript:
+    return cst.Subscript(node, [cst.SubscriptElement(cst.Index(cst.Integer(str(k))))])
+
+
+def _columns(n: Any, node: Any) -> tuple[int, int] | None:
+    """``(rows, columns)`` of a list or tuple of tuples whose lengths are known now
+    (a literal, a name bound to one), all of one length; None otherwise."""
+    if not isinstance(node, (cst.Name, cst.List, cst.Tuple)):
+        return None
+    found = items_of(n, n.exprs.expr(node))
+    if found is None:
+        return None
+    widths = set()
+    for item in found[1]:
+        inner = items_of(n, item)
+        widths.add(None if inner is None else len(inner[1]))
+    if len(widths) != 1 or None in widths:
+        return None
+    return len(found[1]), widths.pop()
+
+
+def view_value(n: Any, node: cst.Call, target: str | None) -> Atom | None:
+    """``p.values()`` (``.items()``, ``.keys()``) as a value, not a loop's iterable
+    (``a, b = p.values()``): the tuple of its items, ``tuple(p.values())``; None where
+    ``node`` is no such view of a name."""
+    func = node.func
+    if node.args or not isinstance(func, cst.Attribute) or not isinstance(
+            func.value, cst.Name):
+        return None
+    view = cst.Call(cst.Name("tuple"), [cst.Arg(node)])
+    n.desugar.alias(view, node)
+    return keys_call(n, builtins.tuple, view, target)

@@ -28,8 +28,9 @@ def known(n: Any, atom: Atom) -> Const | None:
     loop over constant keys unrolled)."""
     let = n.lets.get(atom.name) if isinstance(atom, Var) else None
     if isinstance(let, Let) and let.prim == "identity" and let.args and \
-            isinstance(let.args[0], Const):
-        atom = let.args[0]
+            isinstance(let.args[0], Const) and atom.name not in n.lets.joined and \
+            atom.name not in n.loop_carried:  # (the paths of an `if` bind it otherwise,
+        atom = let.args[0]  # or a loop rebinds it: it is not this one constant)
     return atom if isinstance(atom, Const) else None
 
 

@@ -222,6 +222,8 @@ class LoopLowerer:
             name = target.value
             ssa = self.n.names.fresh(name) if name in self.n.bound else name
             self.n.emit(ssa, "getitem", (seq,), {"index": Index((Var(index),), False)}, target)
+            if isinstance(seq, Var) and seq.name in self.n.draws.params:
+                self.n.dicts.per_call_keys.add(ssa)  # (`for k in p`: a key, if p is a dict)
             self.n.bound.add(name)
             self.n._bind(name, ssa)
 
@@ -242,6 +244,7 @@ class LoopLowerer:
             name = key_node.value
             key = self.n.names.fresh(name) if name in self.n.bound else name
         self.n.emit(key, "getitem", (seq,), params, where)
+        self.n.dicts.per_call_keys.add(key)  # (a constant per call: `out[k] = v` writes)
         if key_node is not None:
             self.n.bound.add(key_node.value)
             self.n._bind(key_node.value, key)

@@ -208,7 +208,7 @@ class Normalizer:
         self.literal_reads: list[tuple[str, int, Any]] = []
         self.loop_carried: set[str] = set()  # (sequences.carried: not the literal)
         self._last_let: Let | None = None  # the statement emit() made last
-        self.lets: dict[str, Let] = {}  # name -> the statement that bound it
+        self.lets: Bindings = Bindings()  # name -> the statement that bound it
         self.rebuilt_hint: dict | None = None  # (see expressions.expr_Call, _rebuilding)
         self.bound_object: str | None = None  # a bound method's `self` (or `cls`)
         # values another name, a view or a container refers to (NumPy's `y += v` on
@@ -608,6 +608,20 @@ def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
     n.resolver.namespace[name] = wrapper
     n.names.taken.add(name)
     return name
+
+
+class Bindings(dict):
+    """Each name -> the statement that bound it last; ``joined``: the names several
+    statements bind (the paths of an ``if``), whose last binding is not their value."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.joined: set[str] = set()
+
+    def __setitem__(self, name: str, let: Any) -> None:
+        if name in self:
+            self.joined.add(name)
+        super().__setitem__(name, let)
 
 
 class Recursive:

@@ -237,8 +237,20 @@ class PythonValues:
             elif not keywords:
                 positional = [cst.parse_expression(
                     f"{{k: v for k, v in {base.value}.items()}}")]
+            else:  # dict(p, w=w) of an argument: {**p, "w": w}
+                positional = [cst.Dict([cst.StarredDictElement(base)])]
             for new in positional:
                 _alias_tree(new, node, self.n.desugar)
+        elif len(positional) == 1 and _pairs(positional[0], self.n.local_names):
+            # dict(zip(keys, values)), dict([("a", x), ...]): the dict comprehension
+            taken = set(self.n.env) | set(self.n.local_names)
+            k, v = (next(f"{stem}{'_' * i}" for i in range(len(taken) + 1)
+                         if f"{stem}{'_' * i}" not in taken) for stem in ("key", "value"))
+            made = cst.DictComp(cst.Name(k), cst.Name(v), cst.CompFor(
+                cst.Tuple([cst.Element(cst.Name(k)), cst.Element(cst.Name(v))]),
+                positional[0]))
+            _alias_tree(made, node, self.n.desugar)
+            positional = [made]
         if len(positional) > 1 or (positional and not isinstance(positional[0], (
                 cst.Dict, cst.DictComp))):
             return None
@@ -312,3 +324,21 @@ def _alias_tree(tree: Any, node: Any, desugar: Any) -> None:
             return True
 
     tree.visit(Walk())
+
+
+def _pairs(node: Any, local_names: Any) -> bool:
+    """Is ``node`` an iterable of pairs written out: ``zip(a, b)``, a list or tuple
+    literal of pairs?"""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+            node.func.value == "zip" and "zip" not in local_names and len(node.args) == 2:
+        return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+            node.func.value == "sorted" and "sorted" not in local_names and len(
+            node.args) == 1:  # dict(sorted(p.items())): the items in key order
+        node = node.args[0].value
+    if isinstance(node, cst.Call) and not node.args and isinstance(
+            node.func, cst.Attribute) and node.func.attr.value == "items":
+        return True  # dict(p.items())
+    return isinstance(node, (cst.List, cst.Tuple)) and all(
+        isinstance(e, cst.Element) and isinstance(e.value, cst.Tuple)
+        and len(e.value.elements) == 2 for e in node.elements)

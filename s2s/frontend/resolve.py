@@ -327,7 +327,6 @@ _BUILTIN_ADVICE: dict[str, tuple[str, str]] = {
     "round": ("it returns a Python number, which carries no derivative", "use np.round"),
     "any": ("it iterates over an array in Python", "use np.any"),
     "all": ("it iterates over an array in Python", "use np.all"),
-    "divmod": ("it returns a pair of Python numbers", "use `x // y` and `x % y`"),
     "print": ("`print` returns None, which is no value to compute with",
               "call `print(...)` as a statement of its own: s2s keeps it"),
     "hasattr": ("it tests a Python object, which s2s does not know when it transforms "

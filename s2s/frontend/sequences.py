@@ -18,6 +18,7 @@ import libcst as cst
 from ..errors import TransformError
 from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Var
+from ..primitives.structure import repeated_by_count
 from .splices import copy_of, extend_by_loop, splice, splice_statement
 
 __all__ = ["as_array", "carried", "check_literal_reads", "extended", "grows_list",
@@ -139,13 +140,20 @@ def sequence_arithmetic(n: Any, prim: str, left: Atom, right: Atom, node: Any,
         if isinstance(times, Var) and _maybe_int(n, times) and any(
                 isinstance(v, Var) and v.name not in n.shapes for v in seq[1]):
             # `[x] * n` for an int `n` the call passes (or a length): Python repeats the
-            # list, which the rules would read as NumPy's product (a wrong derivative)
-            raise TransformError(
-                f"a {seq[0].__name__} of values repeated a number of times known only "
-                "when the function runs (or multiplied by an array: which one, only the "
-                "call says) is not supported", n.loc(node), "build the list in a loop "
-                "(`out = []`, then `for _ in range(n): out.append(x)`), or multiply an "
-                "array (`np.asarray([...]) * n`)", n.display)
+            # list, which the rules would read as NumPy's product (a wrong derivative);
+            # `[a, b] * x` of an argument the transform makes an array (differentiated,
+            # batched) is NumPy's product: decided per transform (list_operands.py)
+            if _from_parameter(n, times):
+                return n.emit(n.exprs.target(target, "product"), "list_times",
+                              (left, right), {"list": 0 if a is not None else 1}, node)
+            what, instead = repeated_by_count(seq[0])
+            raise TransformError(what, n.loc(node), instead, n.display)
+        if isinstance(times, Var) and not _maybe_int(n, times) and any(
+                isinstance(v, Var) for v in seq[1]):  # `np.sin(x) * [a, b]`: NumPy's
+            operands = [as_array(n, left, node), right] if a is not None else [
+                left, as_array(n, right, node)]  # (product, of an array)
+            return n.emit(n.exprs.target(target, "product"), "multiply", tuple(operands),
+                          {}, node)
     # a literal met by another value: a list argument's concatenation or an array's
     # arithmetic, which only the call's structure says (transforms/list_operands.py)
     return None
@@ -239,6 +247,15 @@ def extend_list(n: Any, name: str, value: Any, node: Any) -> None:
             f"vs: {name}.append(v)`)")
     n.lists.add(n.env[name])
     extended(n, Var(n.env[name]), found[1], node, None, name=name)
+
+
+def _from_parameter(n: Any, atom: Atom, depth: int = 0) -> bool:
+    """Is ``atom`` an argument, or computed from one (not from shapes alone)?"""
+    if not isinstance(atom, Var) or atom.name in n.shapes:
+        return False
+    let = n.lets.get(atom.name)
+    return let is None or depth < 20 and any(_from_parameter(n, a, depth + 1)
+                                             for a in let.args)
 
 
 def _maybe_int(n: Any, atom: Atom, depth: int = 0) -> bool:

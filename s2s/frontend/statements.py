@@ -19,7 +19,7 @@ from .dicts import split_items
 from .expressions import is_list_method
 from .fncontainers import bind_function
 from .kept import KeptLowerer, raise_only
-from .kwdicts import decide, update_writes
+from .kwdicts import decide, update_merge, update_writes
 from .literals import decided_branch
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
@@ -482,6 +482,8 @@ def _in_place_write(stmts: StmtLowerer, node: cst.Expr) -> bool:
 def _dict_update(stmts: StmtLowerer, node: cst.Expr) -> bool:
     """Lower ``d.update(...)`` of a dict the function built as the writes it makes;
     False for any other statement."""
+    if update_merge(stmts.n, node.value):  # (of keys known per call: a new dict)
+        return True
     writes = update_writes(stmts.n, node.value)
     if writes is None:
         return False

@@ -28,6 +28,7 @@ from .nodes import (
     uses,
     walk,
 )
+from .unroll_dicts import key_order, keys_literal, merged
 
 
 def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
@@ -43,14 +44,17 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     so emitted code quotes ``for W, b in params[:-1]:`` above each unrolled layer.
     """
     trees = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
-    if not trees and not any(_keyed_per_call(s) or isinstance(s, Let) and s.prim == "contains"
-                             for s in walk(fn.body)) and not any(isinstance(s, Let) and (s.prim in _LITERALS or (
-            s.prim == "getitem" and isinstance(s.args[0], Const)
-            and type(s.args[0].value) in (tuple, list))) for s in walk(fn.body)):
+    if not trees and not any(_per_call(s) for s in walk(fn.body)):
         return fn
     u = _Unroller(fn, trees)
     u.leaves = {p for p, k in zip(fn.params, arg_kinds) if isinstance(k, Leaf)}
     body, subst = u.block(fn.body)
+    test = next((s for s in walk(body) if isinstance(s, Let) and s.prim == "str_test"), None)
+    if test is not None:
+        raise TransformError(
+            f"`.{test.params['method']}()` of a value that is not a dict's key here (a "
+            "key of a loop over a dict argument's keys is a string per call)", test.loc,
+            "test a dict's key in a loop over its keys, with string constants")
     left = next((s for s in walk(body) if _keyed_per_call(s)), None)
     if left is not None:
         raise UnsupportedSyntaxError(
@@ -180,6 +184,8 @@ class _Unroller:
         subst: dict[str, Atom] = {}
         for s in stmts:
             read = uses(s) if isinstance(s, (Let, If)) else ()
+            if any(isinstance(subst.get(n), Const) for n in read):
+                self.changed = True  # (a key or string read as the constant it is)
             s = _renamed_stmt(s, subst)
             if isinstance(s, If) and isinstance(s.test, Const) and any(
                     n in self.decided for n in read):
@@ -188,8 +194,16 @@ class _Unroller:
                 subst.update(later)
                 self.changed = True
             elif isinstance(s, Let):
-                if s.prim == "contains" or s.prim in ("not_", "and_", "or_") and read and \
-                        all(n in self.decided for n in read):
+                if s.prim == "dict_keys" or s.prim in ("list", "copy", "setitem") and \
+                        self.is_dict(s.args[0]) or s.prim in ("dict_merge", "dict_set") or \
+                        s.prim == "bitwise_or" and any(self.is_dict(a) for a in s.args):
+                    made = keys_literal(self, s) if s.prim in ("dict_keys", "list") else \
+                        merged(self, s)
+                    self.changed = True
+                    out += [self.let(t) for t in made[:-1]]
+                    s = made[-1]
+                elif s.prim == "contains" or s.prim in ("not_", "and_", "or_") and read and \
+                        all(n in self.decided for n in read) or _of_keys(s):
                     made = self.decide(s)
                     self.changed = True
                     out += made[:-1]
@@ -259,6 +273,13 @@ class _Unroller:
         """``contains`` for this call's structure: a constant for a dict's key (`not`,
         `and`, `or` of those too), ``np.any(y == x)`` for an array, the ``==``s of a
         tuple's or list's items (``x == a or x == b``, as Python's ``in``)."""
+        if s.prim in ("equal", "not_equal"):  # (a key, per call, and a string)
+            same = s.args[0].value == s.args[1].value
+            return [self.constant(s, same == (s.prim == "equal"))]
+        if s.prim == "str_test":  # `k.startswith("w")`
+            values = [a.value for a in s.args]
+            return [self.constant(s, bool(getattr(values[0], s.params["method"])(
+                *values[1:])))]
         if s.prim != "contains":  # (its operands are key tests decided above)
             values = [a.value for a in s.args]
             value = not values[0] if s.prim == "not_" else (
@@ -266,6 +287,9 @@ class _Unroller:
             return [self.constant(s, bool(value))]
         seq, item = s.args
         negated = bool(s.params.get("negated"))
+        if isinstance(seq, Const) and isinstance(item, Const) and isinstance(
+                seq.value, str) and isinstance(item.value, str):  # `"bias" in k`, a key
+            return [self.constant(s, (item.value in seq.value) != negated)]
         kind = self.kind_of(seq)
         if isinstance(kind, Tree) and kind.type is dict:
             if not isinstance(item, Const):
@@ -308,6 +332,10 @@ class _Unroller:
             "`in` over a value whose structure is not known for this call (a tuple of "
             "tuples, the result of a call)", s.loc,
             "test an array: `np.any(y == x)`, or each item: `x == a or x == b`")
+
+    def is_dict(self, a: Any) -> bool:
+        kind = self.kind_of(a)
+        return isinstance(kind, Tree) and kind.type is dict
 
     def constant(self, s: Let, value: bool) -> Let:
         const = Const(value, repr(value))
@@ -353,11 +381,17 @@ class _Unroller:
                 self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
         elif s.prim == "identity" and name in self.trees:
             self.trees[s.target] = self.trees[name]
+            if name in self.literals and s.target not in self.rebound:
+                self.literals[s.target] = self.literals[name]
             if name in self.views:
                 self.views[s.target] = self.views[name]
         elif s.prim == "len" and name in self.trees:
-            self.lens[s.target] = len(self.trees[name].keys)
+            self.lens[s.target] = n = len(self.trees[name].keys)
             self.removable.add(s.target)
+            # (its value for this call: a batched container's length is not its
+            # arrays' batch axis, which vmap's rule for `len` of an array reads)
+            self.constants[s.target] = Const(n, repr(n))
+            return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
         elif s.prim == "len" and isinstance(a, Const) and type(a.value) in (tuple, list):
             self.lens[s.target] = len(a.value)  # `for name in ("W1", "W2")`
             self.removable.add(s.target)
@@ -400,12 +434,17 @@ class _Unroller:
                 if base.type is not dict and type(key) is int and -len(base.keys) <= key < len(base.keys):
                     key %= len(base.keys)
                     if name in self.views:  # read the element from the sliced container
+                        self.changed = True
                         s = Let(s.target, s.prim, (Var(root),),
                                 {**s.params, "index": Index((Const(where[key], repr(where[key])),), False)},
                                 s.loc)
                 if key in base.keys and isinstance(base.child(key), Tree):
                     self.trees[s.target] = base.child(key)
                 literal = self.literals.get(name)
+                inner = literal[key] if literal is not None and base.type is not dict and \
+                    key in base.keys else None
+                if isinstance(inner, Var) and inner.name in self.literals:
+                    self.literals[s.target] = self.literals[inner.name]  # (`ks, ls = ...`)
                 if literal is not None and base.type is not dict and key in base.keys and \
                         isinstance(literal[key], Const):  # `for name in ("W1", "W2")`
                     self.constants[s.target] = literal[key]
@@ -417,8 +456,15 @@ class _Unroller:
         keys are now constant strings becomes the dict literal ``{"w": v0, ...}``."""
         if s.prim == "make_list" and not s.args:
             self.chains[s.target] = ()
+        elif s.prim == "identity" and isinstance(s.args[0], Var) and \
+                s.args[0].name in self.chains:  # (an `if` decided per call: its join)
+            self.chains[s.target] = self.chains[s.args[0].name]
         elif s.prim == "append" and isinstance(s.args[0], Var) and s.args[0].name in self.chains:
-            self.chains[s.target] = self.chains[s.args[0].name] + (s.args[1],)
+            self.chains[s.target] = items = self.chains[s.args[0].name] + (s.args[1],)
+            if all(isinstance(a, Const) and type(a.value) is str for a in items):
+                # `[k for k in p]`: a list of this call's keys, read as its literal
+                self.literals[s.target] = items
+                self.trees[s.target] = Tree(list, tuple(range(len(items))), (LEAF,) * len(items))
         elif _keyed_per_call(s) and all(a.name in self.chains for a in s.args):
             keys, values = (self.chains[a.name] for a in s.args)
             if all(isinstance(k, Const) and type(k.value) is str for k in keys) and len(
@@ -462,7 +508,7 @@ class _Unroller:
         # `for name in params` over a dict is over its keys: the normalizer's item
         # statement (`name = params[k]`, on the `for` line) binds the key
         keyed = {  # (`sorted(d)`, `sorted(d.items())`: the keys in sorted order)
-            t.target: _key_order(self.trees[t.args[0].name], t) for t in s.body
+            t.target: key_order(self.trees[t.args[0].name], t) for t in s.body
             if isinstance(t, Let) and t.prim == "getitem" and isinstance(t.args[0], Var)
             and t.args[0].name in self.trees and self.trees[t.args[0].name].type is dict
             and t.params["index"].items == (Var(s.target),) and s.loc is not None
@@ -508,20 +554,25 @@ class _Unroller:
             stmts = _without(stmts, dead)
 
 
+def _per_call(s: Any) -> bool:
+    """Does ``s`` read a structure this pass decides per call (with no container
+    argument: a literal, a key test, ``tuple(x)``)?"""
+    return _keyed_per_call(s) or isinstance(s, Let) and (
+        s.prim in ("contains", "dict_keys", "dict_merge", "dict_set") or s.prim in _LITERALS or (
+            s.prim == "getitem" and isinstance(s.args[0], Const)
+            and type(s.args[0].value) in (tuple, list)))
+
+
+def _of_keys(s: Let) -> bool:
+    """``k == "w"`` (``!=``), ``k.startswith("w")`` of strings: a key, made a constant
+    per call, tested."""
+    return (s.prim in ("equal", "not_equal") and len(s.args) == 2 or s.prim == "str_test"
+            ) and all(isinstance(a, Const) and isinstance(a.value, str) for a in s.args)
+
+
 def _keyed_per_call(s: Any) -> bool:
     """A dict comprehension's ``make_dict(keys, values)`` over run-time lists."""
     return isinstance(s, Let) and s.prim == "make_dict" and "from_items" in s.params
-
-
-def _key_order(tree: Tree, s: Let) -> tuple:
-    """The keys a loop over a dict walks: in the dict's order, or sorted."""
-    if s.params.get("order") != "sorted":
-        return tree.keys
-    try:
-        return tuple(sorted(tree.keys))
-    except TypeError:
-        raise TransformError("sorted() over this dict's keys: they cannot be compared",
-                             s.loc, "use keys of one type (strings)") from None
 
 
 def _without(stmts: list[Stmt], dead: set[str]) -> list[Stmt]:

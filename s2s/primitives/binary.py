@@ -358,6 +358,8 @@ def copysign_jvp_x1(x1_dot, ans, x1, x2):
 
 defprim(
     "remainder", np.remainder, "(x1, x2)", family="binary", aliases=(operator.mod,),
+    spelling=infix("%"),  # (as written: of two ints an int, as Python's; np.remainder's
+    # is a NumPy int, which turned a float32 result float64)
     note="np.mod is the same ufunc; x1 - floor(x1 / x2) * x2, so d/dx2 is "
     "-floor_divide(x1, x2), as JAX",
 )

@@ -63,6 +63,61 @@ defprim(
     note="`x in y`, decided per call before any transform (ir/unroll.py)",
 )
 
+# `tuple(p)`, `list(p.keys())`, `sorted(p)` of a dict whose keys are known per call (an
+# argument): the IR pass that unrolls container loops (ir/unroll.py) makes it the tuple
+# or list literal of this call's keys (`("c", "a")`); no transform sees it.
+defprim(
+    "dict_keys", None, "(container, copy, order=None, reverse=False)", family="structure",
+    nondiff=True, spelling=lambda args, params: f"{params['copy']}({args[0]})",
+    note="a dict's keys, made a literal per call before any transform (ir/unroll.py)",
+)
+
+# `{**p, "w": w}`, `p | q`, `dict(p, w=w)` of dicts whose keys are known per call: the
+# IR pass that unrolls container loops (ir/unroll.py) makes it the dict literal of this
+# call's keys (a key in several keeps its first position and its last value, as
+# Python's); no transform sees it.
+defprim(
+    "dict_merge", None, "(*dicts)", family="structure", nondiff=True,
+    spelling=lambda args, params: "{" + ", ".join(f"**{a}" for a in args) + "}",
+    note="dicts merged, made a literal per call before any transform (ir/unroll.py)",
+)
+
+# `out[k] = v` in a loop over a dict's keys (`for k, v in p.items()`): the dict with
+# the key set, made a literal per call when the loop is unrolled (ir/unroll.py).
+defprim(
+    "dict_set", None, "(d, key, value)", family="structure", nondiff=True,
+    spelling=lambda args, params: f"{{**{args[0]}, {args[1]}: {args[2]}}}",
+    note="a dict written by a loop's key, made a literal per call (ir/unroll.py)",
+)
+
+# `k.startswith("w")` (`endswith`) of a dict's key that a loop over its keys binds:
+# decided per call when the loop is unrolled (ir/unroll.py); no transform sees it.
+defprim(
+    "str_test", None, "(s, *args, method)", family="comparison", nondiff=True,
+    spelling=lambda args, params: f"{args[0]}.{params['method']}({', '.join(args[1:])})",
+    note="a string test of a dict's key, decided per call (ir/unroll.py)",
+)
+
+# `[a, b] * x` where `x` is an argument: Python's repetition if the call passes an int,
+# NumPy's product if an array.  transforms/list_operands.py decides it per transform: a
+# differentiated or batched argument (and what is computed from one) is an array, so
+# it is `np.asarray([a, b]) * x`; anything else is refused.  No transform sees it.
+defprim(
+    "list_times", None, "(x1, x2, list)", family="structure", nondiff=True,
+    spelling=lambda args, params: f"{args[0]} * {args[1]}",
+    note="a list times an argument, decided per transform (transforms/list_operands.py)",
+)
+
+
+def repeated_by_count(kind: type) -> tuple[str, str]:
+    """What and instead of a list or tuple of values times a run-time int."""
+    return (f"a {kind.__name__} of values repeated a number of times known only when the "
+            "function runs (or multiplied by an argument that may be a Python int: "
+            "which one, only the call says) is not supported",
+            "build the list in a loop (`out = []`, then `for _ in range(n): "
+            "out.append(x)`), or multiply an array (`np.asarray([...]) * n`)")
+
+
 # NumPy's logical functions and the bitwise operators on boolean (or integer) arrays:
 # masks, no derivative flows.  `~m`, `a | b`, `a & b`, `a ^ b` are spelled as written.
 for _name, _op in (("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^")):

@@ -10,6 +10,7 @@ solve (recursive functions are fixed points).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,6 +26,23 @@ from .list_operands import per_call
 
 # structural primitives: a value built from (or passed through) active values is active
 STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
+
+
+def _user_name(fn: Function, name: str) -> str:
+    """The name the user wrote for the IR's ``name`` (``d`` for its version ``d_2``),
+    where the function's text has it."""
+    base = re.sub(r"_\d+$", "", name)
+    if base != name and any(re.search(rf"\b{re.escape(base)}\b", line)
+                            for line in fn.source_lines.values()):
+        return base
+    return name
+
+
+def _structure(kind: Any) -> str:
+    """A value's structure in words (``{'w': *, 'b': *}``; ``*`` an array)."""
+    if isinstance(kind, Tree) and kind.type is dict and not kind.keys:
+        return "an empty dict"
+    return "an array" if kind == LEAF else f"`{kind!r}`"
 
 
 def facts(fn: Function, arg_kinds: tuple, active_params: tuple[int, ...] = (),
@@ -119,10 +137,28 @@ class Facts:
                         grown_item(a, b) or grown_item(b, a))
                     if item is not None:
                         self.kinds[join] = Seq(item)
+                    elif isinstance(a, Tree) and isinstance(b, Tree) and a != b:
+                        self._refuse_join(s, join, a, b)
                 for join in s.joins:
                     # a join is scalar only if every branch made it so
                     if not _all_scalar_defs(s, join, self.scalars):
                         self.scalars.discard(join)
+
+    def _refuse_join(self, s: If, join: str, a: Tree, b: Tree) -> None:
+        """Two paths of an ``if`` on a run-time value bind containers of different
+        structures under one name (a dict with other keys, a tuple of another length):
+        the structure after it would depend on the test's value.  (The same keys in
+        another order are one structure.)"""
+        if a.type is b.type is dict and set(a.keys) == set(b.keys) and all(
+                a.child(k) == b.child(k) for k in a.keys):
+            return
+        what = "returns" if join == self.fn.result_name else \
+            f"binds `{_user_name(self.fn, join)}` to"
+        raise TransformError(
+            f"this `if` {what} {_structure(a)} on one path and {_structure(b)} on the "
+            "other, so the structure after it would depend on the test's run-time value",
+            s.loc, "give the value the same keys (the same length) on every path: "
+            "a default for the missing ones (`d[\"b\"] = np.zeros_like(x)`)")
 
     def _placeholder_kind(self, s: Let) -> None:
         """A name an ``if`` binds on one path and a later ``if`` reads on that path is
@@ -182,8 +218,11 @@ class Facts:
                         grown = True
                     continue
                 raise TransformError(
-                    f"`{entry}` changes structure inside the loop", s.loc,
-                    "keep a value carried by a loop the same kind of value",
+                    f"`{_user_name(self.fn, entry)}` changes structure inside the "
+                    f"loop: {_structure(before_kind)} before an iteration, "
+                    f"{_structure(after)} after it", s.loc,
+                    "keep a value carried by a loop the same kind of value (a dict: the "
+                    "same keys)",
                 )
             for brk in loop_breaks(s.body):
                 for entry, name in brk.copies:
@@ -310,7 +349,10 @@ class Facts:
         if not isinstance(item, Const) or index.is_tuple:
             raise TransformError(
                 "a tuple, list or dict argument can only be indexed with a constant "
-                "key here", s.loc, 'write params["W"] or pair[0]',
+                "key here (a key known when s2s generates the code: a literal, a loop "
+                "over its keys; not one an `if` on a value chooses)", s.loc,
+                'write params["W"] or pair[0]; to choose by a value, '
+                'np.where(test, p["w"], p["a"])',
             )
         key = item.value
         if index.attribute and key not in base.keys:
@@ -322,10 +364,18 @@ class Facts:
             return base.keys[key]  # a NamedTuple's field by position
         if base.type is not dict and isinstance(key, int) and key < 0:
             key += len(base.keys)
+        if key not in base.keys and base.type is dict:
+            raise TransformError(
+                f"the dict has no key {item.value!r} in this call (its keys: "
+                f"{', '.join(map(repr, base.keys)) or 'none'})", s.loc,
+                "read one of its keys, or test for it first (`if \"k\" in d:`)",
+            )
         if key not in base.keys:
             raise TransformError(
-                f"the container has no key {item.value!r}", s.loc,
-                f"use one of {list(base.keys)}",
+                f"index {item.value!r} is out of range for a {base.type.__name__} of "
+                f"length {len(base.keys)} in this call", s.loc,
+                f"use an index below {len(base.keys)}" if base.keys else
+                f"this {base.type.__name__} is empty here",
             )
         return key
 

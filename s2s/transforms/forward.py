@@ -57,7 +57,7 @@ class ForwardSpec:
 
 def emit_forward(fn: Function, spec: ForwardSpec, module: Module, name: str) -> str:
     """Append the forward-mode function for ``fn`` to ``module``; return its name."""
-    fn = per_call(fn, spec.arg_kinds)  # for W, b in params: unrolled
+    fn = per_call(fn, spec.arg_kinds, spec.active)  # for W, b in params: unrolled
     module.taken.add(name)
     module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)

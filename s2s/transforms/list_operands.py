@@ -22,20 +22,30 @@ from ..ir.kinds import LEAF, Tree
 from ..ir.names import NameTable
 from ..ir.nodes import Const, For, Function, If, Index, Let, Stmt, Var, walk
 from ..ir.unroll import unroll_container_loops
+from ..primitives import PRIMITIVES
 from ..primitives.registry import reads_arrays
+from ..primitives.structure import repeated_by_count
 
 _COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
 # list statements that change a list in place (its literal no longer says its items)
 _IN_PLACE = ("append", "pop", "setitem", "extend", "insert")
 
 
-def per_call(fn: Function, arg_kinds: tuple) -> Function:
+def per_call(fn: Function, arg_kinds: tuple, arrays: tuple[int, ...] = ()) -> Function:
     """``fn`` as the transforms read it for arguments of ``arg_kinds``: loops over
-    containers unrolled, tuples and lists read as Python and NumPy read them."""
-    return lists_as_arrays(unroll_container_loops(fn, arg_kinds), arg_kinds)
+    containers unrolled, tuples and lists read as Python and NumPy read them.
+    ``arrays``: the positional parameters the transform makes arrays (never Python
+    ints: differentiated, batched), so that ``[a, b] * x`` of one is NumPy's product."""
+    return lists_as_arrays(unroll_container_loops(fn, arg_kinds), arg_kinds, arrays)
 
 
-def lists_as_arrays(fn: Function, arg_kinds: tuple) -> Function:
+def batched(in_axes: tuple) -> tuple[int, ...]:
+    """The positional parameters a vmap batches whole (an axis, not a tree of them):
+    arrays, whatever one example's slice is."""
+    return tuple(i for i, ax in enumerate(in_axes) if type(ax) is int)
+
+
+def lists_as_arrays(fn: Function, arg_kinds: tuple, arrays: tuple[int, ...] = ()) -> Function:
     """``fn`` with ``np.asarray`` of each tuple or list that an array-reading
     primitive takes as an operand before it, and ``+``/``*`` of a tuple or list
     argument as the concatenation or repetition Python computes."""
@@ -45,6 +55,7 @@ def lists_as_arrays(fn: Function, arg_kinds: tuple) -> Function:
         return fn
     pass_ = _Convert(fn, trees)
     pass_.arrays.update(p for p in fn.params if p not in trees)
+    pass_.not_ints.update(p for i, p in enumerate(fn.params) if i in arrays)
     body = pass_.block(fn.body)
     if not pass_.changed:
         return fn
@@ -60,6 +71,9 @@ class _Convert:
         self.aliases = fn.aliases
         # names known to hold arrays: leaf arguments, results of NumPy's computations
         self.arrays: set[str] = set()
+        # names that are never Python ints: the arguments the transform makes arrays
+        # (differentiated, batched), their items, what NumPy computes from them
+        self.not_ints: set[str] = set()
         self.changed_roots = {fn.aliases.get(s.args[0].name, s.args[0].name)
                               for s in walk(fn.body) if isinstance(s, Let)
                               and s.prim in _IN_PLACE and isinstance(s.args[0], Var)}
@@ -78,6 +92,12 @@ class _Convert:
         return out
 
     def let(self, s: Let) -> list[Stmt]:
+        if any(isinstance(b, Var) and b.name in self.not_ints for b in s.args) and (
+                s.prim in ("identity", "getitem") or reads_arrays(s.prim)
+                and PRIMITIVES[s.prim].differentiable and s.prim != "astype"):
+            self.not_ints.add(s.target)  # (an array's item or a float computed from one)
+        if s.prim == "list_times":
+            return self.list_times(s)
         a = s.args[0] if s.args else None
         tree = self.trees.get(a.name) if isinstance(a, Var) else None
         if tree is not None and s.prim == "identity":
@@ -117,6 +137,24 @@ class _Convert:
             return [s]
         self.changed = True
         return before + [replace(s, args=tuple(args))]
+
+    def list_times(self, s: Let) -> list[Stmt]:
+        """``[a, b] * x`` with ``x`` an argument (or computed from one): NumPy's product
+        ``np.asarray([a, b]) * x`` where the transform makes ``x`` an array; refused
+        where the call may pass an int (Python's repetition, by a run-time count)."""
+        side = s.params["list"]
+        seq, times = s.args[side], s.args[1 - side]
+        if not (isinstance(times, Var) and times.name in self.not_ints):
+            kind = self.literals.get(seq.name, (list,))[0] if isinstance(seq, Var) else list
+            what, instead = repeated_by_count(kind)
+            raise TransformError(what, s.loc, instead)
+        name = self.names.fresh(f"{seq.name}_array" if isinstance(seq, Var) else "items")
+        args = [Var(name), times] if side == 0 else [times, Var(name)]
+        self.arrays |= {name, s.target}
+        self.not_ints.add(s.target)
+        self.changed = True
+        return [Let(name, "asarray", (seq,), {}, s.loc),
+                Let(s.target, "multiply", tuple(args), {}, s.loc)]
 
     def items(self, atom: Any, out: list[Stmt], loc: Any) -> tuple[type, list] | None:
         """The type and items of a tuple or list operand (a sequence argument's items

@@ -426,8 +426,8 @@ def _copied(value: Any) -> Any:
 PLAIN: Any = None
 
 
-def probe(fn: Function, example: tuple,
-          kinds: tuple | None = None) -> dict[tuple[str, tuple], Any]:
+def probe(fn: Function, example: tuple, kinds: tuple | None = None,
+          arrays: tuple[int, ...] = ()) -> dict[tuple[str, tuple], Any]:
     """Run ``fn``'s statements on one example; the rank of each value it computes
     (per leaf path), and the arguments of each call to a user function (``kinds``:
     their structures where the caller knows more than the values say, a NamedTuple
@@ -438,12 +438,12 @@ def probe(fn: Function, example: tuple,
     gradient's callee in its reverse loop) have no arguments recorded: the body runs
     again on the example with each empty axis one long (zeros standing for a row;
     ranks do not depend on sizes), and what only that run saw is added."""
-    found = _probe(fn, example, kinds)
+    found = _probe(fn, example, kinds, arrays)
     padded = _padded(example)
     if padded is not None:
         try:  # (its values stand for a row: NumPy's warnings are not the user's)
             with np.errstate(all="ignore"):
-                more = _probe(fn, padded, kinds)
+                more = _probe(fn, padded, kinds, arrays)
         except Exception:  # noqa: BLE001 - (then what the example ran is all there is)
             more = {}
         for key, value in more.items():
@@ -470,12 +470,12 @@ def _padded(value: Any) -> Any:
     return None
 
 
-def _probe(fn: Function, example: tuple,
-           kinds: tuple | None = None) -> dict[tuple[str, tuple], Any]:
+def _probe(fn: Function, example: tuple, kinds: tuple | None = None,
+           arrays: tuple[int, ...] = ()) -> dict[tuple[str, tuple], Any]:
     if kinds is None:
         kinds = tuple(_kind(x) for x in example)
     kinds = tuple(kinds[: len(example)]) + (LEAF,) * (len(fn.params) - len(example))
-    fn = per_call(fn, kinds)
+    fn = per_call(fn, kinds, arrays)  # (as the vmap's own: the same names)
     replay = Replay(facts(fn, kinds), effects=False)  # (the batched run prints, checks)
     replay.redraw = True  # (its draws run on the random state restored after)
     items = [Line(f"__record__({p!r}, {p})") for p in fn.params + fn.kwonly]

@@ -53,7 +53,7 @@ def emit_reverse(fn: Function, spec: Spec, module: Module, name: str) -> str:
     module.taken.add(name)
     module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)
-    fn = per_call(fn, spec.arg_kinds)
+    fn = per_call(fn, spec.arg_kinds, spec.argnums)  # (differentiated: arrays)
     fn = expand_custom_vjp(fn, module)
     builder = _Reverse(fn, spec, module)
     text = builder.build(name)

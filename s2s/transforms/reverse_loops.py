@@ -50,10 +50,11 @@ class Loops:
             return []
         pre: list[Any] = []
         for entry, _ in carried:
-            if not isinstance(self.state.facts.kinds.get(entry, LEAF), (type(LEAF), Seq)):
+            kind = self.state.facts.kinds.get(entry, LEAF)
+            if not isinstance(kind, (type(LEAF), Seq)):
                 raise TransformError(
-                    f"the container `{entry}` is rebound in a loop being differentiated, "
-                    "and its structure (its keys, its class) is not the same one in every "
+                    f"the container `{entry}` (`{kind!r}`) is rebound in a loop being "
+                    "differentiated, and its structure (its keys, its class) is not the same one in every "
                     "iteration, or is not known when s2s transforms the function",
                     s.loc, "build the same class (the same keys) in every iteration, or "
                     "carry its arrays through the loop",

@@ -54,7 +54,7 @@ from .batched_lists import ListBatching
 from .batched_loops import SEQ_ITEM, BatchedLoops
 from .collectives import COLLECTIVES, CollectiveBatching
 from .kept import KeptBatching
-from .list_operands import per_call
+from .list_operands import batched, per_call
 from .module import Module, signature_text, stem
 from .ranks import VALUES, RankInference, call_key, probe, probe_the_other_path, replay_args
 from .replay import Replay, dead_code, spell_buffers
@@ -80,7 +80,7 @@ def emit_vmap(fn: Function, spec: VmapSpec, module: Module, name: str) -> str:
     module.taken.add(name)
     module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)
-    fn = per_call(fn, spec.arg_kinds)  # (probe unrolls alike: same names)
+    fn = per_call(fn, spec.arg_kinds, batched(spec.in_axes))  # (probe: alike)
     text = _Vmap(fn, spec, module).build(name)
     module.functions.append(text)
     return name
@@ -370,10 +370,11 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                             "auto", kinds + (LEAF,) * (len(callee.params) - len(kinds)),
                             tuple(example), len(s.args), self.spec.shared_draws,
                             axis_name=self.spec.axis_name)
-            unrolled = per_call(callee, spec.arg_kinds)  # (as probe does)
+            arrays = batched(spec.in_axes)
+            unrolled = per_call(callee, spec.arg_kinds, arrays)  # (as probe does)
             try:  # (on the other path's values: NumPy's warnings are not the user's)
                 with np.errstate(**({} if probed else {"all": "ignore"})):
-                    spec.ranks = probe(unrolled, spec.example, spec.arg_kinds)
+                    spec.ranks = probe(unrolled, spec.example, spec.arg_kinds, arrays)
             except Exception:  # noqa: BLE001 - (values standing for an example)
                 if probed:
                     raise

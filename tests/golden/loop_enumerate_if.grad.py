@@ -11,7 +11,7 @@ def loop_enumerate_if_grad(m, w):
     acc = np.zeros(m_shape_1)
     for i in range(len(m)):
         row = m[i]
-        i_mod_2 = np.remainder(i, 2)
+        i_mod_2 = i % 2
         i_mod_2_equal_0 = i_mod_2 == 0
         if i_mod_2_equal_0:
             row_times_w = row * w
