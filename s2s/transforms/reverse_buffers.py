@@ -24,6 +24,8 @@ class Buffers:
         self.sweep = sweep  # (a write's own backward: its rule)
         # ``v = ys.pop()`` is ``v = ys[-1]`` then ``ys2 = pop(ys)``: id(pop) -> v
         self.popped: dict[int, str] = pop_pairs(state.fn.body)
+        # ``q = list(ys)`` then ``ys[k]`` in the same block: id(read) -> q
+        self.copy_of_read: dict[int, str] = copies_before_reads(state.fn.body)
 
     def append(self, s: Let, g: dict[tuple, str], adj: dict, active_args) -> list[Any]:
         """``ys.append(v)``: v's cotangent is the list cotangent's last element."""
@@ -125,6 +127,13 @@ class Buffers:
         out: list[Any] = []
         base = s.args[0].name
         seq = adj.get(base, {}).get(())
+        copy = self.copy_of_read.get(id(s))
+        if seq is None and copy is not None and adj.get(copy, {}).get(()) is not None:
+            # ``q = list(ys)`` before the read, its cotangent bound: it has the items
+            # ``ys`` has here, and both cotangents end up in ``ys``'s (copied()), so
+            # the read adds into that one list (nothing of ``ys`` is read back)
+            seq = adj[copy][()]
+            adj[base] = {(): seq}
         if seq is None:
             if not read_is_last(self.state.fn, s):
                 name = self.state.fn.aliases.get(base, base)
@@ -163,6 +172,28 @@ class Buffers:
             Line(f"{seq}[{p}] = {seq}[{p}] + {g[()]}[{j}]"),
         ], []))
         return out
+
+    def copied(self, s: Let, adj: dict) -> list[Any] | None:
+        """``q = list(ys)`` of a list grown in a loop: the copy's cotangent, item by
+        item, is ``ys``'s.  ``q`` is defined here, so its cotangent list is read by
+        nothing before (in the forward) and becomes ``ys``'s (added to it where
+        ``ys`` is used after the copy too): the backward reads neither ``ys`` nor its
+        length, and a loop that copies the list it grows saves no list on its tape.
+        None where the rule runs (``list`` of an array's rows)."""
+        (arg,) = s.args
+        seq = adj[s.target].get(())
+        if seq is None or not isinstance(arg, Var) or not isinstance(
+                self.state.facts.kinds.get(arg.name), Seq):
+            return None
+        if arg.name not in self.state.facts.active:
+            return []
+        current = adj.get(arg.name, {}).get(())
+        if current is None:
+            adj[arg.name] = {(): seq}
+            return []
+        if current == seq:  # (a read of ``ys`` after the copy added into it: item())
+            return []
+        return self.state.add_lists(current, seq)
 
     def setitem(self, s: Let, adj: dict[str, dict[tuple, str]]) -> list[Any]:
         """Differentiate ``y[i] = v`` (or ``np.add.at(y, i, v)``), then put back what
@@ -226,6 +257,23 @@ def pop_pairs(stmts: list[Stmt]) -> dict[int, str]:
                     and before.prim == "getitem" and before.args[:1] == s.args[:1]):
                 pairs[id(s)] = before.target
     return pairs
+
+
+def copies_before_reads(stmts: list[Stmt]) -> dict[int, str]:
+    """id of each item read ``ys[k]`` that follows ``q = list(ys)`` in its block -> q
+    (a copy of a grown list, in the block the read is in; the backward checks the
+    kinds, and that the copy's cotangent is bound when it reaches the read)."""
+    found: dict[int, str] = {}
+    for body in all_bodies(stmts):
+        copies: dict[str, str] = {}
+        for s in body:
+            if not isinstance(s, Let) or not s.args or not isinstance(s.args[0], Var):
+                continue
+            if s.prim == "list":
+                copies[s.args[0].name] = s.target
+            elif s.prim == "getitem" and s.args[0].name in copies:
+                found[id(s)] = copies[s.args[0].name]
+    return found
 
 
 def read_is_last(fn: Function, read: Let) -> bool:

@@ -206,9 +206,10 @@ class Backward:
         return out
 
     def _backward_list(self, s: Let, g: dict, adj: dict, active_args) -> list[Any] | None:
-        """A tuple's items, as a list: the same slots (a grown list's: its rule)."""
+        """A tuple's items, as a list: the same slots (a grown list's: its rule; a
+        copy of a grown list: buffers.copied)."""
         if isinstance(self.state.facts.kinds.get(s.target), Seq):
-            return None
+            return self.buffers.copied(s, adj)
         return self._backward_identity(s, g, adj, active_args)
 
     def _backward_container(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:
