@@ -12,7 +12,7 @@ from ..errors import TransformError
 from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text, unpack_text, unpackable
 from ..ir.nodes import Const, For, Function, If, Let, Slice, Stmt, Var
 from ..ir.spelling import atom_text
-from ..ir.walk import all_bodies, all_lets
+from ..ir.walk import all_bodies, all_lets, all_reads
 from .reverse_state import ReverseState, Sweep, elem_name
 
 
@@ -24,8 +24,10 @@ class Buffers:
         self.sweep = sweep  # (a write's own backward: its rule)
         # ``v = ys.pop()`` is ``v = ys[-1]`` then ``ys2 = pop(ys)``: id(pop) -> v
         self.popped: dict[int, str] = pop_pairs(state.fn.body)
-        # ``q = list(ys)`` then ``ys[k]`` in the same block: id(read) -> q
-        self.copy_of_read: dict[int, str] = copies_before_reads(state.fn.body)
+        # ``q = list(ys)``, then a statement reading ``ys`` in the same block (``ys[k]``,
+        # an `if` or a loop that reads it): id(that statement) -> [(ys, q)]
+        self.copies_read: dict[int, list[tuple[str, str]]] = copies_before_reads(
+            state.fn.body)
 
     def append(self, s: Let, g: dict[tuple, str], adj: dict, active_args) -> list[Any]:
         """``ys.append(v)``: v's cotangent is the list cotangent's last element."""
@@ -127,13 +129,6 @@ class Buffers:
         out: list[Any] = []
         base = s.args[0].name
         seq = adj.get(base, {}).get(())
-        copy = self.copy_of_read.get(id(s))
-        if seq is None and copy is not None and adj.get(copy, {}).get(()) is not None:
-            # ``q = list(ys)`` before the read, its cotangent bound: it has the items
-            # ``ys`` has here, and both cotangents end up in ``ys``'s (copied()), so
-            # the read adds into that one list (nothing of ``ys`` is read back)
-            seq = adj[copy][()]
-            adj[base] = {(): seq}
         if seq is None:
             if not read_is_last(self.state.fn, s):
                 name = self.state.fn.aliases.get(base, base)
@@ -172,6 +167,20 @@ class Buffers:
             Line(f"{seq}[{p}] = {seq}[{p}] + {g[()]}[{j}]"),
         ], []))
         return out
+
+    def share_copy(self, s: Stmt, adj: dict) -> None:
+        """Before the backward of ``s``, which reads ``ys`` after ``q = list(ys)``
+        (its block's): where ``ys`` has no cotangent yet and ``q``'s is bound, ``ys``'s
+        is that list.  It has the items ``ys`` has here (``q``'s cotangent, undone back
+        to the copy), both cotangents end up in ``ys``'s (copied()), and a read adds
+        into one list in place: nothing of ``ys`` is read back (``zeros_list(ys)``
+        would save the list on the tape, a list of another length at each iteration,
+        and bind a second cotangent list that the loop hands on)."""
+        for base, copy in self.copies_read.get(id(s), ()):
+            seq = adj.get(copy, {}).get(())
+            if seq is not None and base not in adj and base in self.state.facts.active and all(
+                    isinstance(self.state.facts.kinds.get(v), Seq) for v in (base, copy)):
+                adj[base] = {(): seq}
 
     def copied(self, s: Let, adj: dict) -> list[Any] | None:
         """``q = list(ys)`` of a list grown in a loop: the copy's cotangent, item by
@@ -259,20 +268,22 @@ def pop_pairs(stmts: list[Stmt]) -> dict[int, str]:
     return pairs
 
 
-def copies_before_reads(stmts: list[Stmt]) -> dict[int, str]:
-    """id of each item read ``ys[k]`` that follows ``q = list(ys)`` in its block -> q
-    (a copy of a grown list, in the block the read is in; the backward checks the
-    kinds, and that the copy's cotangent is bound when it reaches the read)."""
-    found: dict[int, str] = {}
+def copies_before_reads(stmts: list[Stmt]) -> dict[int, list[tuple[str, str]]]:
+    """id of each statement that reads ``ys`` after ``q = list(ys)`` in its block (an
+    item ``ys[k]``; an `if` or a loop reading ``ys`` anywhere inside) -> [(ys, q)]
+    (share_copy checks the kinds, and that the copy's cotangent is bound there)."""
+    found: dict[int, list[tuple[str, str]]] = {}
     for body in all_bodies(stmts):
         copies: dict[str, str] = {}
         for s in body:
-            if not isinstance(s, Let) or not s.args or not isinstance(s.args[0], Var):
-                continue
-            if s.prim == "list":
+            if isinstance(s, Let) and s.prim == "getitem" and isinstance(
+                    s.args[0], Var) and s.args[0].name in copies:
+                found[id(s)] = [(s.args[0].name, copies[s.args[0].name])]
+            elif isinstance(s, (If, For)) and copies:
+                read = all_reads([s])
+                found[id(s)] = [(b, q) for b, q in copies.items() if b in read]
+            if isinstance(s, Let) and s.prim == "list" and isinstance(s.args[0], Var):
                 copies[s.args[0].name] = s.target
-            elif s.prim == "getitem" and s.args[0].name in copies:
-                found[id(s)] = copies[s.args[0].name]
     return found
 
 
