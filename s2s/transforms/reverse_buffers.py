@@ -28,6 +28,10 @@ class Buffers:
         # an `if` or a loop that reads it): id(that statement) -> [(ys, q)]
         self.copies_read: dict[int, list[tuple[str, str]]] = copies_before_reads(
             state.fn.body)
+        # reads ``ys[k]`` of a copied list met before the copy's cotangent is bound
+        # (``q.pop()`` between them): q -> [(the read, its cotangent)], added at the copy
+        self.deferred: dict[str, list[tuple[Let, dict]]] = {}
+        self.deferring = True
 
     def append(self, s: Let, g: dict[tuple, str], adj: dict, active_args) -> list[Any]:
         """``ys.append(v)``: v's cotangent is the list cotangent's last element."""
@@ -129,6 +133,13 @@ class Buffers:
         out: list[Any] = []
         base = s.args[0].name
         seq = adj.get(base, {}).get(())
+        copies = [q for b, q in self.copies_read.get(id(s), ()) if b == base]
+        if seq is None and copies and self.deferring and (s.target, ()) not in \
+                self.state.when and isinstance(self.state.facts.kinds.get(copies[-1]), Seq):
+            # ``q = list(ys)`` before the read, changed since (``q.pop()``): its
+            # cotangent is bound at the copy, where this read adds into it (share_copy)
+            self.deferred.setdefault(copies[-1], []).append((s, dict(g)))
+            return []
         if seq is None:
             if not read_is_last(self.state.fn, s):
                 name = self.state.fn.aliases.get(base, base)
@@ -168,19 +179,32 @@ class Buffers:
         ], []))
         return out
 
-    def share_copy(self, s: Stmt, adj: dict) -> None:
+    def share_copy(self, s: Stmt, adj: dict) -> list[Any]:
         """Before the backward of ``s``, which reads ``ys`` after ``q = list(ys)``
         (its block's): where ``ys`` has no cotangent yet and ``q``'s is bound, ``ys``'s
         is that list.  It has the items ``ys`` has here (``q``'s cotangent, undone back
         to the copy), both cotangents end up in ``ys``'s (copied()), and a read adds
         into one list in place: nothing of ``ys`` is read back (``zeros_list(ys)``
         would save the list on the tape, a list of another length at each iteration,
-        and bind a second cotangent list that the loop hands on)."""
+        and bind a second cotangent list that the loop hands on).  At the copy: the
+        reads of ``ys`` it deferred (item()), added to that list."""
+        out: list[Any] = []
+        if isinstance(s, Let) and s.target in self.deferred:
+            seq, base = adj.get(s.target, {}).get(()), s.args[0].name
+            if seq is not None and base not in adj:
+                adj[base] = {(): seq}
+            self.deferring = False  # (else: zeros_list(ys) here, as without the copy)
+            try:
+                for read, g in self.deferred.pop(s.target):
+                    out += self.item(read, g, adj)
+            finally:
+                self.deferring = True
         for base, copy in self.copies_read.get(id(s), ()):
             seq = adj.get(copy, {}).get(())
             if seq is not None and base not in adj and base in self.state.facts.active and all(
                     isinstance(self.state.facts.kinds.get(v), Seq) for v in (base, copy)):
                 adj[base] = {(): seq}
+        return out
 
     def copied(self, s: Let, adj: dict) -> list[Any] | None:
         """``q = list(ys)`` of a list grown in a loop: the copy's cotangent, item by

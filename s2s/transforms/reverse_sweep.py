@@ -65,7 +65,7 @@ class Backward:
         if stop is not None:
             stmts = stmts[:stop + 1]
         for s in reversed(stmts):
-            self.buffers.share_copy(s, adj)  # (a read of a list copied before it)
+            out += self.buffers.share_copy(s, adj)  # (a read of a list copied before it)
             if isinstance(s, If):
                 out.append(self.branches.if_(s, adj))
                 last_line = None
