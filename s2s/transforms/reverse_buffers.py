@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..emit.code import Block, Line
+from ..emit.code import Block, Comment, Line
 from ..errors import TransformError
 from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text, unpack_text, unpackable
 from ..ir.nodes import Const, For, Function, If, Let, Slice, Stmt, Var
 from ..ir.spelling import atom_text
 from ..ir.walk import all_bodies, all_lets, all_reads
+from .paths import decided
 from .reverse_state import ReverseState, Sweep, elem_name
 
 
@@ -29,9 +30,9 @@ class Buffers:
         self.copies_read: dict[int, list[tuple[str, str]]] = copies_before_reads(
             state.fn.body)
         # reads ``ys[k]`` of a copied list met before the copy's cotangent is bound
-        # (``q.pop()`` between them): q -> [(the read, its cotangent)], added at the copy
-        self.deferred: dict[str, list[tuple[Let, dict]]] = {}
-        self.deferring = True
+        # (``q.pop()`` between them): q -> [(the read, its cotangent, the tests of the
+        # paths it is bound on)], added at the copy, on those paths
+        self.deferred: dict[str, list[tuple[Let, dict, frozenset]]] = {}
 
     def append(self, s: Let, g: dict[tuple, str], adj: dict, active_args) -> list[Any]:
         """``ys.append(v)``: v's cotangent is the list cotangent's last element."""
@@ -134,26 +135,13 @@ class Buffers:
         base = s.args[0].name
         seq = adj.get(base, {}).get(())
         copies = [q for b, q in self.copies_read.get(id(s), ()) if b == base]
-        if seq is None and copies and self.deferring and (s.target, ()) not in \
-                self.state.when and isinstance(self.state.facts.kinds.get(copies[-1]), Seq):
+        if seq is None and copies and isinstance(self.state.facts.kinds.get(copies[-1]), Seq):
             # ``q = list(ys)`` before the read, changed since (``q.pop()``): its
             # cotangent is bound at the copy, where this read adds into it (share_copy)
-            self.deferred.setdefault(copies[-1], []).append((s, dict(g)))
+            self.deferred.setdefault(copies[-1], []).append((s, dict(g), self.state.context))
             return []
         if seq is None:
-            if not read_is_last(self.state.fn, s):
-                name = self.state.fn.aliases.get(base, base)
-                raise TransformError(
-                    f"reading an item of the list `{name}` grown in a loop, where the "
-                    "list grows after the read (outside a loop that reads it) and "
-                    "nothing after reads it: reverse mode would need the list as it "
-                    "was here", s.loc,
-                    f"read the items after `{name}` stops growing, or np.stack({name}) "
-                    "and index the array",
-                )
-            seq = self.state.canonical_name(base, ())
-            out.append(Line(f"{seq} = zeros_list({base})"))
-            self.state.owned.add(seq)
+            seq = self._zeros_at_read(s, out)
             adj[base] = {(): seq}
         if last_item_read(s, self.state.facts.kinds[base]):
             last = self.state.names.fresh(f"{s.target}_bar_last")
@@ -179,6 +167,25 @@ class Buffers:
         ], []))
         return out
 
+    def _zeros_at_read(self, s: Let, out: list[Any]) -> str:
+        """The cotangent list of the list ``s`` reads, started as its items' zeros: the
+        list as it was at the read only if no append or pop follows it."""
+        base = s.args[0].name
+        if not read_is_last(self.state.fn, s):
+            name = self.state.fn.aliases.get(base, base)
+            raise TransformError(
+                f"reading an item of the list `{name}` grown in a loop, where the "
+                "list grows after the read (outside a loop that reads it) and "
+                "nothing after reads it: reverse mode would need the list as it "
+                "was here", s.loc,
+                f"read the items after `{name}` stops growing, or np.stack({name}) "
+                "and index the array",
+            )
+        seq = self.state.canonical_name(base, ())
+        out.append(Line(f"{seq} = zeros_list({base})"))
+        self.state.owned.add(seq)
+        return seq
+
     def share_copy(self, s: Stmt, adj: dict) -> list[Any]:
         """Before the backward of ``s``, which reads ``ys`` after ``q = list(ys)``
         (its block's): where ``ys`` has no cotangent yet and ``q``'s is bound, ``ys``'s
@@ -191,14 +198,16 @@ class Buffers:
         out: list[Any] = []
         if isinstance(s, Let) and s.target in self.deferred:
             seq, base = adj.get(s.target, {}).get(()), s.args[0].name
-            if seq is not None and base not in adj:
-                adj[base] = {(): seq}
-            self.deferring = False  # (else: zeros_list(ys) here, as without the copy)
-            try:
-                for read, g in self.deferred.pop(s.target):
-                    out += self.item(read, g, adj)
-            finally:
-                self.deferring = True
+            reads = self.deferred.pop(s.target)
+            if base not in adj:  # (no cotangent of the copy: ys's zeros, as without it)
+                adj[base] = {(): seq or self._zeros_at_read(reads[0][0], out)}
+            for read, g, context in reads:
+                if read.loc is not None:
+                    out.append(Comment(read.loc.text.strip()))
+                lines = self.item(read, g, adj)  # (a read under an `if`: there only)
+                out += decided(frozenset({context}), self.state.context,
+                               lambda holds, lines=lines: lines if holds else [],
+                               self.state.facts.test_order)
         for base, copy in self.copies_read.get(id(s), ()):
             seq = adj.get(copy, {}).get(())
             if seq is not None and base not in adj and base in self.state.facts.active and all(

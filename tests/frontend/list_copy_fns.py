@@ -117,3 +117,20 @@ def copy_after_loop(x, n):
     q = list(parts)
     q.append(np.sum(x))
     return np.stack(q) + np.sum(np.stack(parts))
+
+
+def pop_then_guarded_read(x, n):
+    # (the read's cotangent is bound on one path of the `if` only: added there)
+    parts = [x[0], x[1]]
+    for i in range(2, n):
+        q = list(parts)
+        last = q.pop()
+        q.append(last * np.cos(x[i]))
+        m = parts[-2]
+        if i % 2:
+            v = m * np.sin(x[i])
+        else:
+            v = x[i] * 1.0
+        q.append(v)
+        parts = q
+    return np.stack(parts) * 2.0

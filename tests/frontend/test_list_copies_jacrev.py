@@ -32,8 +32,8 @@ if HAVE_JAX:
 X = np.array([0.3, -0.7, 1.2, 0.5, 0.8])
 DTYPES = [np.float64, np.float32]
 NAMES = ["copy_list", "copy_method", "copy_slice", "copy_starred", "copy_pairs",
-         "read_in_if", "read_in_inner_loop", "pop_then_read", "stack_in_loop",
-         "copy_after_loop"]
+         "read_in_if", "read_in_inner_loop", "pop_then_read", "pop_then_guarded_read",
+         "stack_in_loop", "copy_after_loop"]
 COUNTS = [5, 4, 3, 5, 4, 2, 5, 4, 3, 4]  # the loop's count at calls 1 to 10
 CHECKED = (1, 3, 10)  # the calls compared with JAX (each call runs)
 FROM_ONE = ["copy_list", "copy_method", "copy_slice", "copy_pairs", "read_in_if",
