@@ -41,7 +41,7 @@ from .pyvalues import CONSTANT_METHODS, STATIC
 from .record_methods import THREADS
 from .reduces import lower_reduce
 from .resolve import expression_advice, transform_kind
-from .sequences import sequence_arithmetic
+from .sequences import list_copy, sequence_arithmetic
 from .source import literal_value
 
 _BINOPS = {
@@ -144,6 +144,9 @@ class ExprLowerer:
 
     def expr(self, node: Any, target: str | None = None) -> Atom:
         """Normalize an expression; the outermost operation binds ``target``."""
+        if isinstance(node, (cst.Call, cst.Subscript, cst.List)) and (
+                copied := list_copy(self.n, node, target)) is not None:
+            return copied  # (`ys.copy()`, `ys[:]`, `[*ys]` of a list built here)
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None and type(node) in literals.LOWER:  # sets, f-strings
             return literals.LOWER[type(node)](self.n, node, target)

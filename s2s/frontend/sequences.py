@@ -22,7 +22,7 @@ from ..primitives.structure import repeated_by_count
 from .splices import copy_of, extend_by_loop, splice, splice_statement
 
 __all__ = ["as_array", "carried", "check_literal_reads", "extended", "grows_list",
-           "sequence_arithmetic"]
+           "list_copy", "sequence_arithmetic"]
 
 
 def as_array(n: Any, atom: Atom, node: Any) -> Atom:
@@ -277,3 +277,28 @@ def _literal(n: Any, kind: type, atoms: list[Atom], node: Any, target: str | Non
     if kind is list:
         n.lists.add(out.name)  # (a list of its own: append may grow it)
     return out
+
+
+def list_copy(n: Any, node: Any, target: str | None) -> Atom | None:
+    """``ys.copy()``, ``ys[:]`` and ``[*ys]`` of a list the function built (a literal,
+    a list grown in a loop): Python's shallow copy, ``list(ys)``, a list of its own
+    that later appends may grow (NumPy's ``copy`` would make it an array).  None where
+    ``node`` is not one of these forms, or ``ys`` is not such a list."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and (
+            node.func.attr.value == "copy") and not node.args:
+        operand = node.func.value
+    elif isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(
+            node.slice[0].slice, cst.Slice) and all(part is None for part in (
+                node.slice[0].slice.lower, node.slice[0].slice.upper,
+                node.slice[0].slice.step)):
+        operand = node.value
+    elif isinstance(node, cst.List) and len(node.elements) == 1 and isinstance(
+            node.elements[0], cst.StarredElement):
+        operand = node.elements[0].value
+    else:
+        return None
+    if not isinstance(operand, cst.Name) or operand.value not in n.local_names or not (
+            list_target(n, operand.value)):
+        return None
+    return n.emit(n.exprs.target(target, f"{operand.value}_copy"), "list",
+                  (Var(n.env[operand.value]),), {}, node)

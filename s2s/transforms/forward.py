@@ -156,7 +156,9 @@ class _Forward(StmtTransform):
         if not self.structural(self.CONTAINER_OPS, s, out):
             for a in s.args:  # (as reverse mode: NumPy reads a list of tuples as one
                 kind = self.state.kind(a.name) if isinstance(a, Var) else None  # array)
-                if isinstance(kind, Seq) and kind.item != LEAF:
+                if isinstance(kind, Seq) and kind.item != LEAF and s.prim != "list":
+                    # (`list(ys)` copies a list of tuples: its tangent, the tangent
+                    # list's copy, whatever its items are)
                     raise TransformError(
                         f"`{s.prim}` reads a list whose items are containers, not arrays",
                         s.loc, "append arrays to the list (e.g. `rows.append(t[0])`)")

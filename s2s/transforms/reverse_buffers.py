@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..emit.code import Block, Line
+from ..emit.code import Block, Comment, Line
 from ..errors import TransformError
 from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text, unpack_text, unpackable
 from ..ir.nodes import Const, For, Function, If, Let, Slice, Stmt, Var
 from ..ir.spelling import atom_text
-from ..ir.walk import all_bodies, all_lets
+from ..ir.walk import all_bodies, all_lets, all_reads
+from .paths import decided
 from .reverse_state import ReverseState, Sweep, elem_name
 
 
@@ -24,6 +25,14 @@ class Buffers:
         self.sweep = sweep  # (a write's own backward: its rule)
         # ``v = ys.pop()`` is ``v = ys[-1]`` then ``ys2 = pop(ys)``: id(pop) -> v
         self.popped: dict[int, str] = pop_pairs(state.fn.body)
+        # ``q = list(ys)``, then a statement reading ``ys`` in the same block (``ys[k]``,
+        # an `if` or a loop that reads it): id(that statement) -> [(ys, q)]
+        self.copies_read: dict[int, list[tuple[str, str]]] = copies_before_reads(
+            state.fn.body)
+        # reads ``ys[k]`` of a copied list met before the copy's cotangent is bound
+        # (``q.pop()`` between them): q -> [(the read, its cotangent, the tests of the
+        # paths it is bound on)], added at the copy, on those paths
+        self.deferred: dict[str, list[tuple[Let, dict, frozenset]]] = {}
 
     def append(self, s: Let, g: dict[tuple, str], adj: dict, active_args) -> list[Any]:
         """``ys.append(v)``: v's cotangent is the list cotangent's last element."""
@@ -133,20 +142,14 @@ class Buffers:
                 "append arrays instead (`rows.append(np.stack(row))`), or a tuple of "
                 "arrays")
         seq = adj.get(base, {}).get(())
+        copies = [q for b, q in self.copies_read.get(id(s), ()) if b == base]
+        if seq is None and copies and isinstance(self.state.facts.kinds.get(copies[-1]), Seq):
+            # ``q = list(ys)`` before the read, changed since (``q.pop()``): its
+            # cotangent is bound at the copy, where this read adds into it (share_copy)
+            self.deferred.setdefault(copies[-1], []).append((s, dict(g), self.state.context))
+            return []
         if seq is None:
-            if not read_is_last(self.state.fn, s):
-                name = self.state.fn.aliases.get(base, base)
-                raise TransformError(
-                    f"reading an item of the list `{name}` grown in a loop, where the "
-                    "list grows after the read (outside a loop that reads it) and "
-                    "nothing after reads it: reverse mode would need the list as it "
-                    "was here", s.loc,
-                    f"read the items after `{name}` stops growing, or np.stack({name}) "
-                    "and index the array",
-                )
-            seq = self.state.canonical_name(base, ())
-            out.append(Line(f"{seq} = zeros_list({base})"))
-            self.state.owned.add(seq)
+            seq = self._zeros_at_read(s, out)
             adj[base] = {(): seq}
         if last_item_read(s, self.state.facts.kinds[base]):
             last = self.state.names.fresh(f"{s.target}_bar_last")
@@ -171,6 +174,76 @@ class Buffers:
             Line(f"{seq}[{p}] = {seq}[{p}] + {g[()]}[{j}]"),
         ], []))
         return out
+
+    def _zeros_at_read(self, s: Let, out: list[Any]) -> str:
+        """The cotangent list of the list ``s`` reads, started as its items' zeros: the
+        list as it was at the read only if no append or pop follows it."""
+        base = s.args[0].name
+        if not read_is_last(self.state.fn, s):
+            name = self.state.fn.aliases.get(base, base)
+            raise TransformError(
+                f"reading an item of the list `{name}` grown in a loop, where the "
+                "list grows after the read (outside a loop that reads it) and "
+                "nothing after reads it: reverse mode would need the list as it "
+                "was here", s.loc,
+                f"read the items after `{name}` stops growing, or np.stack({name}) "
+                "and index the array",
+            )
+        seq = self.state.canonical_name(base, ())
+        out.append(Line(f"{seq} = zeros_list({base})"))
+        self.state.owned.add(seq)
+        return seq
+
+    def share_copy(self, s: Stmt, adj: dict) -> list[Any]:
+        """Before the backward of ``s``, which reads ``ys`` after ``q = list(ys)``
+        (its block's): where ``ys`` has no cotangent yet and ``q``'s is bound, ``ys``'s
+        is that list.  It has the items ``ys`` has here (``q``'s cotangent, undone back
+        to the copy), both cotangents end up in ``ys``'s (copied()), and a read adds
+        into one list in place: nothing of ``ys`` is read back (``zeros_list(ys)``
+        would save the list on the tape, a list of another length at each iteration,
+        and bind a second cotangent list that the loop hands on).  At the copy: the
+        reads of ``ys`` it deferred (item()), added to that list."""
+        out: list[Any] = []
+        if isinstance(s, Let) and s.target in self.deferred:
+            seq, base = adj.get(s.target, {}).get(()), s.args[0].name
+            reads = self.deferred.pop(s.target)
+            if base not in adj:  # (no cotangent of the copy: ys's zeros, as without it)
+                adj[base] = {(): seq or self._zeros_at_read(reads[0][0], out)}
+            for read, g, context in reads:
+                if read.loc is not None:
+                    out.append(Comment(read.loc.text.strip()))
+                lines = self.item(read, g, adj)  # (a read under an `if`: there only)
+                out += decided(frozenset({context}), self.state.context,
+                               lambda holds, lines=lines: lines if holds else [],
+                               self.state.facts.test_order)
+        for base, copy in self.copies_read.get(id(s), ()):
+            seq = adj.get(copy, {}).get(())
+            if seq is not None and base not in adj and base in self.state.facts.active and all(
+                    isinstance(self.state.facts.kinds.get(v), Seq) for v in (base, copy)):
+                adj[base] = {(): seq}
+        return out
+
+    def copied(self, s: Let, adj: dict) -> list[Any] | None:
+        """``q = list(ys)`` of a list grown in a loop: the copy's cotangent, item by
+        item, is ``ys``'s.  ``q`` is defined here, so its cotangent list is read by
+        nothing before (in the forward) and becomes ``ys``'s (added to it where
+        ``ys`` is used after the copy too): the backward reads neither ``ys`` nor its
+        length, and a loop that copies the list it grows saves no list on its tape.
+        None where the rule runs (``list`` of an array's rows)."""
+        (arg,) = s.args
+        seq = adj[s.target].get(())
+        if seq is None or not isinstance(arg, Var) or not isinstance(
+                self.state.facts.kinds.get(arg.name), Seq):
+            return None
+        if arg.name not in self.state.facts.active:
+            return []
+        current = adj.get(arg.name, {}).get(())
+        if current is None:
+            adj[arg.name] = {(): seq}
+            return []
+        if current == seq:  # (a read of ``ys`` after the copy added into it: item())
+            return []
+        return self.state.add_lists(current, seq)
 
     def setitem(self, s: Let, adj: dict[str, dict[tuple, str]]) -> list[Any]:
         """Differentiate ``y[i] = v`` (or ``np.add.at(y, i, v)``), then put back what
@@ -234,6 +307,25 @@ def pop_pairs(stmts: list[Stmt]) -> dict[int, str]:
                     and before.prim == "getitem" and before.args[:1] == s.args[:1]):
                 pairs[id(s)] = before.target
     return pairs
+
+
+def copies_before_reads(stmts: list[Stmt]) -> dict[int, list[tuple[str, str]]]:
+    """id of each statement that reads ``ys`` after ``q = list(ys)`` in its block (an
+    item ``ys[k]``; an `if` or a loop reading ``ys`` anywhere inside) -> [(ys, q)]
+    (share_copy checks the kinds, and that the copy's cotangent is bound there)."""
+    found: dict[int, list[tuple[str, str]]] = {}
+    for body in all_bodies(stmts):
+        copies: dict[str, str] = {}
+        for s in body:
+            if isinstance(s, Let) and s.prim == "getitem" and isinstance(
+                    s.args[0], Var) and s.args[0].name in copies:
+                found[id(s)] = [(s.args[0].name, copies[s.args[0].name])]
+            elif isinstance(s, (If, For)) and copies:
+                read = all_reads([s])
+                found[id(s)] = [(b, q) for b, q in copies.items() if b in read]
+            if isinstance(s, Let) and s.prim == "list" and isinstance(s.args[0], Var):
+                copies[s.args[0].name] = s.target
+    return found
 
 
 def read_is_last(fn: Function, read: Let) -> bool:

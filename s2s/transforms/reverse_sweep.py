@@ -65,6 +65,7 @@ class Backward:
         if stop is not None:
             stmts = stmts[:stop + 1]
         for s in reversed(stmts):
+            out += self.buffers.share_copy(s, adj)  # (a read of a list copied before it)
             if isinstance(s, If):
                 out.append(self.branches.if_(s, adj))
                 last_line = None
@@ -206,9 +207,10 @@ class Backward:
         return out
 
     def _backward_list(self, s: Let, g: dict, adj: dict, active_args) -> list[Any] | None:
-        """A tuple's items, as a list: the same slots (a grown list's: its rule)."""
+        """A tuple's items, as a list: the same slots (a grown list's: its rule; a
+        copy of a grown list: buffers.copied)."""
         if isinstance(self.state.facts.kinds.get(s.target), Seq):
-            return None
+            return self.buffers.copied(s, adj)
         return self._backward_identity(s, g, adj, active_args)
 
     def _backward_container(self, s: Let, g: dict, adj: dict, active_args) -> list[Any]:

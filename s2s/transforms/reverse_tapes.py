@@ -80,7 +80,19 @@ class Tapes:
             return False
         base = t.args[0].name
         return (isinstance(facts.kinds.get(base), (Tree, Seq)) and base not in written
-                and t.target not in written)
+                and t.target not in written and not self.made_anew(base))
+
+    def made_anew(self, name: str) -> bool:
+        """Is ``name`` a list grown in a loop that a loop around the one being saved
+        carries as a new list at each iteration (``q = list(parts)``, ``q.append(v)``,
+        ``parts = q``)?  An item read of it is saved, not read again in the backward:
+        that would save the list itself on the outer loop's tape, a list of another
+        length at each iteration (which vmap cannot batch as one structure)."""
+        if not isinstance(self.state.facts.kinds.get(name), Seq) or self.one_object(name):
+            return False
+        bodies = {id(b) for b in self.loop_bodies}
+        return any(name in dict(f.carried) for f in all_fors(self.state.fn.body)
+                   if id(f.body) in bodies)
 
     def save_branch(self, branch: list[Stmt], items: list[Any]) -> None:
         """What the backward ``items`` of a branch inside a loop reads of the values
