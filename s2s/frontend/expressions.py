@@ -469,8 +469,7 @@ class ExprLowerer:
                 made = self.n.pyvalues.constant_method(node, base, func.attr.value, target)
                 if made is not None:
                     return made
-        _refuse_calling_a_value(self.n, func)  # (never the module-level name it shadows)
-        obj, text = self.n.resolver.resolve_dotted(func)
+        obj, text = _resolved_callee(self.n, func)  # (a local: never the global it shadows)
         if obj is dataclasses.replace:  # (of an object the function built)
             return replace_call(self.n, node, target)
         made = _sequence_builtin(self.n, obj, text, node, target)
@@ -539,9 +538,10 @@ class ExprLowerer:
         return self.n.comps.comprehension(node, target)
 
 
-def _refuse_calling_a_value(n: Any, func: Any) -> None:
-    """``net(x)`` for a local name (a parameter, a variable) that denotes no function
-    s2s knows: refused, never resolved as the module-level name it shadows."""
+def _resolved_callee(n: Any, func: Any) -> tuple[Any, str]:
+    """What a call's ``func`` names, as ``(object, text)``; ``net(x)`` for a local name
+    (a parameter, a variable) that denotes no function s2s knows: refused, never
+    resolved as the module-level name it shadows."""
     if isinstance(func, cst.Name) and func.value in n.local_names and not (
             is_instance_self(n, func.value)) and func.value != n.bound_object:
         raise n.unsupported(
@@ -550,6 +550,7 @@ def _refuse_calling_a_value(n: Any, func: Any) -> None:
             "transforms: module-level and nested functions, lambdas, NumPy's, and a "
             "parameter given a plain function (`act=np.tanh`)", "call a function by "
             "its name, or pass a function (not an object) for this parameter")
+    return n.resolver.resolve_dotted(func)
 
 
 def _function_is_none(n: Any, node: cst.Comparison, target: str | None) -> Atom | None:
