@@ -484,6 +484,11 @@ def _spread(self: FunctionLowerer, arg: cst.Arg) -> Any:
         # what the code assumes, and a change of either generates the code again
         self.n.comps.static.watch(atom.text.split("[")[0], static=False)
         return [Const(v, f"{atom.text}[{i}]") for i, v in enumerate(atom.value)]
+    if arg.star == "**" and isinstance(atom, Const) and type(atom.value) is dict and all(
+            isinstance(k, str) for k in atom.value) and atom.text.isidentifier():
+        # (``f(x, **OPTS)`` over a module or closure dict: its keys decide the call)
+        self.n.comps.static.watch(atom.text, static=False)
+        return {k: Const(v, f"{atom.text}[{k!r}]") for k, v in atom.value.items()}
     if isinstance(atom, Const) and isinstance(atom.value, (tuple, list)) and all(
             is_literal(v) for v in atom.value) and arg.star == "*":
         return [Const(v, repr(v)) for v in atom.value]

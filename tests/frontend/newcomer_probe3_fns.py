@@ -406,3 +406,23 @@ def global_write(x):
     global SCALE
     SCALE = 2.0
     return np.sum(x * SCALE)
+
+
+def match_or_guard(x, kind="tanh", deep=False):
+    match kind:
+        case "tanh" | "sigmoid" if deep:
+            y = np.tanh(np.tanh(x))
+        case "tanh" | "sigmoid":
+            y = np.tanh(x)
+        case None:
+            y = x * 0.5
+        case _:
+            y = np.sin(x)
+    return np.sum(y * x)
+
+
+def match_capture(x, spec=("scale", 2.0)):
+    match spec:
+        case ("scale", s):
+            return np.sum(x * s)
+    return np.sum(x)

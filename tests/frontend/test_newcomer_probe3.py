@@ -42,6 +42,11 @@ EXPECTED = {
     # refused where JAX accepts: the type of an argument is not known when s2s
     # transforms (tests/frontend/test_builtins.py pins the message)
     "isinstance_branch": "refused",
+    # refused where JAX accepts: the built-in `max` over array values (`max(a, b)` of
+    # two is supported; a generator of them is not)
+    "max_generator": "refused",
+    # refused where JAX accepts: `try` (here a `try/finally` with nothing to catch)
+    "try_finally": "refused",
 }
 
 
@@ -152,3 +157,35 @@ def test_global_statement_that_only_reads(dtype) -> None:
     with pytest.raises(s2s.TransformError) as info:
         s2s.grad(F.global_write)(X)
     assert info.value.loc.file == F.__file__ and "global SCALE" in info.value.loc.text
+
+
+MATCHES = [("match_activation", dict(kind="relu")), ("match_activation", dict(kind="gelu")),
+           ("match_activation", dict(kind="other")), ("match_or_guard", dict(kind="tanh")),
+           ("match_or_guard", dict(kind="sigmoid", deep=True)),
+           ("match_or_guard", dict(kind=None)), ("match_or_guard", dict(kind="x"))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_match_on_a_value(dtype) -> None:
+    """``match kind: case "relu": ... case "a" | "b" if deep: ... case None: ...
+    case _:`` (refused before): the ``if``/``elif`` chain it means, each case against
+    JAX (grad, jvp, vmap) with the options passed as keywords."""
+    x = np.array([0.3, -0.7, 1.2, -0.1], dtype)
+    for name, kw in MATCHES:
+        ours, theirs = getattr(F, name), getattr(J, name)
+        close(s2s.grad(ours)(x, **kw), jax.grad(theirs)(x, **kw), dtype)
+        close(s2s.jvp(lambda v: ours(v, **kw), (x,), (x,)),
+              jax.jvp(lambda v: theirs(v, **kw), (x,), (x,)), dtype)
+    batch = np.stack([x, -x])
+    close(s2s.vmap(F.match_or_guard)(batch), jax.vmap(J.match_or_guard)(batch), dtype)
+
+
+def test_match_reads_as_written_and_capture_stays_refused() -> None:
+    """The emitted code's comments quote the case's own lines; a capture pattern is
+    refused at the ``match``."""
+    g = s2s.grad(F.match_activation)
+    g(X)
+    assert "# y = np.maximum(x, 0.0)" in g.source and "<s2s:" not in g.source
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.match_capture)(X)
+    assert info.value.loc.file == F.__file__ and "match spec" in info.value.loc.text
