@@ -426,3 +426,20 @@ def match_capture(x, spec=("scale", 2.0)):
         case ("scale", s):
             return np.sum(x * s)
     return np.sum(x)
+
+
+def try_finally_in_loop(x, n=3):
+    acc = 0.0
+    for i in range(n):
+        try:
+            acc = acc + np.sum(np.cos(x * i))
+        finally:
+            acc = acc * 0.5
+    return acc
+
+
+def try_finally_return(x):
+    try:
+        return np.sum(x ** 2)
+    finally:
+        print("done")
