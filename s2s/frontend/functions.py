@@ -503,7 +503,8 @@ def _spread(self: FunctionLowerer, arg: cst.Arg) -> Any:
     raise self.n.unsupported(
         arg, f"`{arg.star}` here spreads a value whose {'keys' if arg.star == '**' else 'length'} "
         "s2s does not know when it transforms the function (only a tuple, list or "
-        "dict written in the function, or a `*args`/`**kwargs` parameter)",
+        "dict written in the function or named by a module or closure name, or a "
+        "`*args`/`**kwargs` parameter)",
         "pass each argument explicitly")
 
 
