@@ -14,6 +14,7 @@ import numpy as np
 LOG = []
 STATE = {"calls": 0}
 OPTIONS = {"axis": 0}
+BY_NAME = {"sum": OPTIONS}
 XP = np.array([-1.0, 0.0, 1.0])
 FP = np.array([0.0, 2.0, 1.0])
 
@@ -36,9 +37,9 @@ def uses_dict_comprehension(x):
 
 
 def uses_match(x):
-    match x.ndim:  # ERR
-        case 1:
-            y = x
+    match x.shape:  # ERR  (a capture pattern: `match` on values is its if/elif chain)
+        case (n,):
+            y = x * n
         case _:
             y = x.ravel()
     return np.sum(y)
@@ -76,7 +77,7 @@ def uses_star_call(x):
 
 
 def uses_double_star_call(x):
-    return np.sum(x, **OPTIONS)  # ERR: **OPTIONS
+    return np.sum(x, **BY_NAME["sum"])  # ERR: **BY_NAME  (`**OPTIONS` is read per call)
 
 
 def uses_attribute_assignment(x):

@@ -70,6 +70,7 @@ COUNTER = 0.0
 
 def uses_global(x):
     global COUNTER  # ERR
+    COUNTER = 1  # (a `global` that only reads is kept: tests/frontend/test_newcomer_probe3.py)
     return np.sum(x)
 
 

@@ -15,6 +15,8 @@ import libcst as cst
 
 from ..errors import TransformError
 from .loop_else import LoopElse
+from .match_case import MatchToIf
+from .try_finally import TryFinally
 
 # A `return` inside a nested loop leaves each loop by `break`
 NESTED_RETURNS = True
@@ -55,6 +57,7 @@ class Desugar:
     def function_body(self, nodes: list[Any]) -> list[Any]:
         """A ``def``'s statements with one way out of each loop and returns hoisted
         (``for``/``while ... else`` first becomes a flag and an ``if``)."""
+        nodes = TryFinally(self.alias).rewrite(MatchToIf(self.alias).rewrite(nodes))
         loop_else = LoopElse(self.alias, self.fresh)
         nodes = loop_else.rewrite(nodes)
         self.flags = loop_else.flags

@@ -477,6 +477,18 @@ def _call_choice(self: FunctionLowerer, fv: FnValue, node: Any, target: str | No
 
 def _spread(self: FunctionLowerer, arg: cst.Arg) -> Any:
     atom = self.n.exprs.expr(arg.value)
+    if arg.star == "*" and isinstance(atom, Const) and isinstance(atom.value, (
+            tuple, list)) and (atom.text.isidentifier() or _subscript_text(atom)):
+        # a module or closure tuple (``f(x, *ARGS)``, ``*args[1:]``), numbers or arrays:
+        # each item read from it at each call; its length and its items' kinds are
+        # what the code assumes, and a change of either generates the code again
+        self.n.comps.static.watch(atom.text.split("[")[0], static=False)
+        return [Const(v, f"{atom.text}[{i}]") for i, v in enumerate(atom.value)]
+    if arg.star == "**" and isinstance(atom, Const) and type(atom.value) is dict and all(
+            isinstance(k, str) for k in atom.value) and atom.text.isidentifier():
+        # (``f(x, **OPTS)`` over a module or closure dict: its keys decide the call)
+        self.n.comps.static.watch(atom.text, static=False)
+        return {k: Const(v, f"{atom.text}[{k!r}]") for k, v in atom.value.items()}
     if isinstance(atom, Const) and isinstance(atom.value, (tuple, list)) and all(
             is_literal(v) for v in atom.value) and arg.star == "*":
         return [Const(v, repr(v)) for v in atom.value]
@@ -491,8 +503,17 @@ def _spread(self: FunctionLowerer, arg: cst.Arg) -> Any:
     raise self.n.unsupported(
         arg, f"`{arg.star}` here spreads a value whose {'keys' if arg.star == '**' else 'length'} "
         "s2s does not know when it transforms the function (only a tuple, list or "
-        "dict written in the function, or a `*args`/`**kwargs` parameter)",
+        "dict written in the function or named by a module or closure name, or a "
+        "`*args`/`**kwargs` parameter)",
         "pass each argument explicitly")
+
+
+def _subscript_text(atom: Any) -> bool:
+    """``ARGS[1:]``, ``args[0]``: a constant read from a name by subscripts."""
+    if not (isinstance(atom, Const) and isinstance(atom.value, (tuple, list))):
+        return False
+    head, _, rest = atom.text.partition("[")
+    return head.isidentifier() and rest.endswith("]") and "(" not in rest
 
 
 def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: dict[str, Any],

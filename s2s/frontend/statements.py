@@ -6,6 +6,7 @@ function's returns in branches become one join name and one final ``return``.
 
 from __future__ import annotations
 
+import dis
 from typing import Any
 
 import libcst as cst
@@ -65,6 +66,14 @@ def _is_last_index(index: Index) -> bool:
     items = index.items
     return (not index.is_tuple and len(items) == 1 and isinstance(items[0], Const)
             and type(items[0].value) is int and items[0].value == -1)
+
+
+def only_read(fn: Any, node: cst.Global) -> bool:
+    """A ``global`` whose names the function never assigns nor deletes (Python
+    compiles no STORE_GLOBAL for them): it changes nothing the function computes."""
+    names = {item.name.value for item in node.names}
+    return not any(ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and ins.argval in names
+                   for ins in dis.get_instructions(fn.__code__))
 
 
 class StmtLowerer:
@@ -194,6 +203,8 @@ class StmtLowerer:
             self.deletes.statement(node)
         elif isinstance(node, cst.Expr):
             self.expression_statement(node)
+        elif isinstance(node, cst.Global) and only_read(self.n.fn, node):
+            return  # (`global SCALE` then reads only: the module's value, as without it)
         else:
             raise self.n.unsupported(node, *statement_advice(node))
 

@@ -1,0 +1,120 @@
+"""``match`` on a value, rewritten as the ``if``/``elif`` chain it means.
+
+Only the forms whose meaning is a comparison: a subject that is a name (or a dotted
+name: reading it again reads the same value), and cases that are literals or dotted
+constants (``case "relu":``, compared with ``==``), ``None``/``True``/``False``
+(compared with ``is``), alternatives of those (``case "a" | "b":``), an optional
+guard (``case "a" if deep:``), and a last ``case _:``::
+
+    match kind:                      if kind == "relu":
+        case "relu":                     y = np.maximum(x, 0.0)
+            y = np.maximum(x, 0.0)   elif kind == "gelu" or kind == "tanh":
+        case "gelu" | "tanh":            y = np.tanh(x)
+            y = np.tanh(x)           else:
+        case _:                          y = x
+            y = x
+
+Any other pattern (a capture, a sequence, a class) stays a ``match``, which the
+lowerer refuses at its line.  Synthesized nodes report the position of the node they
+replace, so errors quote the user's line.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import libcst as cst
+
+
+class MatchToIf(cst.CSTTransformer):
+    """Rewrites each ``match`` of the forms above in a function's body (not in nested
+    ``def``s, lambdas or classes: each is its own function)."""
+
+    def __init__(self, alias: Callable[[Any, Any], None]) -> None:
+        super().__init__()
+        self.alias = alias
+
+    def rewrite(self, nodes: list[Any]) -> list[Any]:
+        return [node.visit(self) for node in nodes]
+
+    def on_leave(self, original: Any, updated: Any) -> Any:
+        new = super().on_leave(original, updated)
+        if isinstance(new, cst.CSTNode) and new is not original:
+            self.alias(new, original)  # (a rebuilt node keeps its position)
+        return new
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def leave_Match(self, original: cst.Match, updated: cst.Match) -> Any:
+        if not _dotted(updated.subject):
+            return updated
+        tests = []
+        for k, case in enumerate(updated.cases):
+            if _wildcard(case.pattern) and case.guard is None:
+                if k != len(updated.cases) - 1:
+                    return updated  # (Python refuses this too: it makes the rest unreachable)
+                tests.append(None)
+                continue
+            test = _test(updated.subject, case.pattern)
+            if test is None:
+                return updated
+            if case.guard is not None:
+                test = cst.BooleanOperation(_parens(test), cst.And(), _parens(case.guard))
+            tests.append(test)
+        chain: Any = None
+        for case, test in reversed(list(zip(updated.cases, tests))):
+            if test is None:
+                chain = cst.Else(case.body)
+            else:
+                chain = cst.If(test, case.body, chain)
+            self._alias_tree(chain, original)
+        return chain if isinstance(chain, cst.If) else cst.If(
+            cst.Name("True"), chain.body)
+
+    def _alias_tree(self, tree: Any, old: Any) -> None:
+        alias = self.alias
+
+        class Walk(cst.CSTVisitor):
+            def on_visit(self, n: Any) -> bool:
+                alias(n, old)
+                return not isinstance(n, cst.BaseSuite)  # (the user's statements keep theirs)
+
+        tree.visit(Walk())
+
+
+def _dotted(node: Any) -> bool:
+    if isinstance(node, cst.Name):
+        return True
+    return isinstance(node, cst.Attribute) and _dotted(node.value)
+
+
+def _wildcard(pattern: Any) -> bool:
+    return isinstance(pattern, cst.MatchAs) and pattern.pattern is None and \
+        pattern.name is None
+
+
+def _test(subject: Any, pattern: Any) -> Any:
+    if isinstance(pattern, cst.MatchValue):
+        return cst.Comparison(subject, [cst.ComparisonTarget(cst.Equal(), pattern.value)])
+    if isinstance(pattern, cst.MatchSingleton):
+        return cst.Comparison(subject, [cst.ComparisonTarget(cst.Is(), pattern.value)])
+    if isinstance(pattern, cst.MatchOr):
+        parts = [_test(subject, e.pattern) for e in pattern.patterns]
+        if any(p is None for p in parts):
+            return None
+        test = parts[0]
+        for part in parts[1:]:
+            test = cst.BooleanOperation(test, cst.Or(), part)
+        return test
+    return None
+
+
+def _parens(node: Any) -> Any:
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
