@@ -49,7 +49,12 @@ from .jit_jax_objects import (
     _user_class,
     _user_object,
 )
-from .jit_jax_pytrees import RebuiltOnJax, register_translated
+from .jit_jax_pytrees import (
+    RebuiltOnJax,
+    as_translated,
+    reading_translated,
+    register_translated,
+)
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .vectorize import Vmapped
 
@@ -86,6 +91,8 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         refresh(backend, jfn)
         texts.append(jfn.__s2s_text__)
         # (a vmapped gradient in its inputs' dtype, as JAX's and the NumPy backend's)
+        if trees.has_nodes(args, False):  # (a NamedTuple: its plain form, as on NumPy)
+            args = trees.plain_args(args, ())
         return dtypes_down.through(fun.inner, args, backend.run(jfn, args, kwargs))
     if isinstance(fun, Transformed):
         if fun.mode not in ("grad", "value_and_grad"):
@@ -110,11 +117,13 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
                     examples, example_key, texts)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    translated = translate(backend, fun)
+    translator = Translator(backend)
+    translated = translator(fun)
     text = getattr(translated, "__s2s_text__", None)
     if text is not None:  # s2s.source shows the user's code as it runs
         texts.append(text)
-    return backend.run(translated, args, kwargs)
+    return backend.run(translated, tuple(as_translated(a, translator) for a in args), {
+        k: as_translated(v, translator) for k, v in kwargs.items()})
 
 
 def check_odes(ir: Any, seen: set | None = None) -> None:
@@ -292,8 +301,9 @@ class Translator:
         if found is None:  # (each class's methods just before it in the MRO, so
             bases: list[type] = []  # `super()` in one, its `__class__` the user's
             for klass in cls.__mro__[:-1]:  # class, runs the next one's on JAX too)
-                own = {k: self(v) for k, v in vars(klass).items() if isinstance(
-                    v, types.FunctionType) and not v.__code__.co_filename.startswith("<")}
+                own = {k: reading_translated(self(v), self) for k, v in vars(klass).items()
+                       if isinstance(v, types.FunctionType)
+                       and not v.__code__.co_filename.startswith("<")}
                 bases += [type(klass.__name__, (), own), klass] if own else [klass]
             found = _meta(type(cls))(cls.__name__, tuple(bases), {
                 "__module__": cls.__module__, "__qualname__": cls.__qualname__,
