@@ -301,9 +301,8 @@ class Translator:
         if found is None:  # (each class's methods just before it in the MRO, so
             bases: list[type] = []  # `super()` in one, its `__class__` the user's
             for klass in cls.__mro__[:-1]:  # class, runs the next one's on JAX too)
-                own = {k: reading_translated(self(v), self) for k, v in vars(klass).items()
-                       if isinstance(v, types.FunctionType)
-                       and not v.__code__.co_filename.startswith("<")}
+                own = {k: self._member(v) for k, v in vars(klass).items()
+                       if _translatable_member(v)}
                 bases += [type(klass.__name__, (), own), klass] if own else [klass]
             found = _meta(type(cls))(cls.__name__, tuple(bases), {
                 "__module__": cls.__module__, "__qualname__": cls.__qualname__,
@@ -311,6 +310,14 @@ class Translator:
             register_translated(found, cls)  # (its objects: pytrees on JAX)
             self._functions[id(cls)] = found
         return found
+
+    def _member(self, v: Any) -> Any:
+        """A method, staticmethod, classmethod or property of a class, on JAX."""
+        if isinstance(v, (staticmethod, classmethod)):
+            return type(v)(self(v.__func__))
+        if isinstance(v, property):
+            return property(reading_translated(self(v.fget), self))
+        return reading_translated(self(v), self)
 
     def _module(self, module: types.ModuleType) -> Any:
         name = module.__name__
@@ -417,6 +424,12 @@ class Translator:
             filled.add(name)  # (before translating: a function may read itself)
             new[name] = self(module_globals[name])
         return new
+
+
+def _translatable_member(v: Any) -> bool:
+    fn = v.fget if isinstance(v, property) else getattr(v, "__func__", v) if isinstance(
+        v, (staticmethod, classmethod)) else v
+    return isinstance(fn, types.FunctionType) and not fn.__code__.co_filename.startswith("<")
 
 
 def _holds_functions(value: Any) -> bool:

@@ -23,7 +23,7 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from . import kwdicts, literals
-from .bound_params import typed_method_call
+from .bound_params import property_read, typed_method_call
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
@@ -428,7 +428,8 @@ class ExprLowerer:
             record = record_of_atom(self.n, base) is not None  # (`m.size`: a field)
             prim = None if record else ATTRIBUTES.get(attr)
             if prim is None and (record or not hasattr(np.ndarray, attr)):
-                return class_attribute(self.n, node, base) or self.field(node, base, attr, target)
+                return class_attribute(self.n, node, base) or property_read(
+                    self.n, node, base, target) or self.field(node, base, attr, target)
             if prim is None:
                 raise self.n.resolver.unknown_attribute(node, root, attr)
             return self.n.emit(
