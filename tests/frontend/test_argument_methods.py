@@ -67,6 +67,7 @@ CASES = {  # (class name, function): methods calling methods, of each kind of cl
 }
 
 
+@pytest.mark.slow  # (~5 s a case; the default tier: the replaced-method test's jit)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("case", list(CASES))
 def test_transforms_of_methods_calling_methods(case, dtype) -> None:
@@ -93,6 +94,7 @@ def test_transforms_of_methods_calling_methods(case, dtype) -> None:
                       backend=backend)(mine, batch), expected_batch, dtype)
 
 
+@pytest.mark.slow
 def test_classes_alternating_and_results_written_into() -> None:
     """One transform over ten calls whose argument's class alternates (NamedTuple,
     dataclass, registered class), values changing; the caller writes into each
@@ -110,12 +112,15 @@ def test_classes_alternating_and_results_written_into() -> None:
         got.w[...] = np.nan  # (the caller's to keep: no cache holds it)
 
 
-def test_a_method_replaced_on_the_class_between_calls() -> None:
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("jax", marks=pytest.mark.slow)])
+def test_a_method_replaced_on_the_class_between_calls(backend) -> None:
     """The class's method is read at each call: replacing it is seen at the next
-    (grad, and jit on both backends)."""
+    (grad, and jit; on JAX, ``__call__`` calling ``self.apply`` runs both on JAX)."""
     w, b, x = values(0, np.float64)
     g = s2s.grad(F.called)
-    jitted = {be: s2s.jit(s2s.grad(F.called), backend=be) for be in ("numpy", "jax")}
+    jitted = {backend: s2s.jit(s2s.grad(F.called), backend=backend)}
+    for f in jitted.values():
+        close(f(F.Affine(w, b), x), jax.grad(J.called)(J.Affine(w, b), x), np.float64)
     saved, saved_jax = F.Affine.apply, J.Affine.apply
     try:
         first = g(F.Affine(w, b), x)
