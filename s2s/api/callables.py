@@ -370,6 +370,8 @@ class PerFunctionArgs(PerArity):
         self.names = names
         code = fn.__code__
         self.positional = code.co_varnames[:code.co_argcount]
+        self._places = tuple((name, self.positional.index(name) if name in self.positional
+                              else None) for name in names)  # (None: keyword-only)
         self._held: dict[tuple, tuple] = {}  # (what a key's ids name, kept alive)
 
     def remade(self, make: Callable[[Any], Any]) -> "PerFunctionArgs":
@@ -381,13 +383,16 @@ class PerFunctionArgs(PerArity):
         alive: tuple = (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
         for v in bound.values():
             alive += _members(v.cls) if isinstance(v, BoundType) else (v,)
-        key = tuple(id(v) for v in alive) + tuple(bound)
-        with self._lock:
-            made = self._made.get(key)
-            if made is None:
-                made = self._made[key] = self.make(_variant(fn, bound))
-                self._held[key] = alive
-            self._last = made
+        key = (*map(id, alive), *bound)
+        made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
+        if made is None:
+            with self._lock:  # (a miss: made once, by one thread)
+                made = self._made.get(key)
+                if made is None:
+                    made = self.make(_variant(fn, bound))
+                    self._held[key] = alive  # (before the entry: its ids stay taken)
+                    self._made[key] = made
+        self._last = made
         return made
 
     def for_call(self, nargs: int, keys: tuple[str, ...] = ()) -> Any:
@@ -411,12 +416,11 @@ class PerFunctionArgs(PerArity):
         fn, out = self.fn, {}
         defaults = fn.__defaults__ or ()
         first_default = len(self.positional) - len(defaults)
-        for name in self.names:
+        for name, k in self._places:
             value = _NONE
-            if name in kwargs:
+            if kwargs and name in kwargs:
                 value = kwargs[name]
-            elif name in self.positional:
-                k = self.positional.index(name)
+            elif k is not None:
                 if k < len(args):
                     value = args[k]
                 elif k >= first_default:

@@ -143,3 +143,37 @@ def test_a_classmethod_through_self_is_refused_located() -> None:
     message = str(info.value)
     assert "function_param_fns.py" in message and "self.offset(self.b)" in message, message
     assert "classmethod" in message and "@staticmethod" in message, message
+
+
+def test_two_threads_calling_with_other_functions_and_classes() -> None:
+    """The per-call dispatcher (no lock on a hit) from two threads at once, each
+    alternating the function it passes, and a third alternating classes: each call
+    gets its own function's gradient (checked against the same call run alone)."""
+    import threading
+
+    x = X[:3].copy()
+    g, gp = s2s.grad(F.layer), s2s.grad(F.called)
+    fns = [np.sin, F.relu, np.tanh]
+    alone = {f: g(x, f) for f in fns}
+    objs = [F.Affine(W, B), F.Scaled(W, B)]
+    alone_obj = [gp(p, x) for p in objs]
+    errors = []
+
+    def run(k):
+        try:
+            for i in range(12):
+                f = fns[(i + k) % 3]
+                np.testing.assert_array_equal(g(x, f), alone[f])
+                j = (i + k) % 2
+                got = gp(objs[j], x)
+                assert type(got) is type(objs[j])
+                np.testing.assert_array_equal(got.w, alone_obj[j].w)
+        except Exception as err:  # (reported by the main thread)
+            errors.append(err)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
