@@ -1,9 +1,13 @@
 # Run: PYTHONPATH=. python tools/bench_function_args.py
 """Per-call time of s2s.grad of layer(x, act) (the per-function dispatcher) vs the same
 function with the function hard-coded, and of a method-of-argument call."""
-import sys, timeit
+import sys
+import timeit
+
 import numpy as np
+
 import s2s
+
 sys.path.insert(0, "tests/frontend")
 import function_param_fns as F
 

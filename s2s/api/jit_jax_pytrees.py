@@ -15,6 +15,7 @@ from typing import Any
 import jax
 
 from . import tree_util, trees
+from .jit_jax_objects import _ObjectOnJax, _user_class
 from .tree_util import NODES
 
 
@@ -91,8 +92,6 @@ def as_translated(value: Any, translator: Any) -> Any:
     """An argument of a function jit runs on JAX that is an object of a user's class
     with methods (``p.apply(x)``, ``model(x)`` in the function): the same fields, as
     an object of the class's translation, so that its methods run on JAX."""
-    from .jit_jax_objects import _ObjectOnJax, _user_class
-
     cls = type(value)
     if getattr(cls, "__s2s_translator__", None) is not None or not _user_class(cls):
         return value

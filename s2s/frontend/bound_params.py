@@ -16,6 +16,7 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
+from .self_methods import defining_class
 from .synthesize import BOUND, BoundType
 
 
@@ -112,8 +113,6 @@ def property_read(n: Any, node: cst.Attribute, base: Any, target: str | None) ->
     argument whose class this transform knows), where ``doubled`` is a ``@property``:
     the call of its getter with the object, ``Cls.doubled.fget(self)``; None for any
     other attribute."""
-    from .self_methods import defining_class
-
     if not isinstance(node.value, cst.Name):
         return None
     name, attr = node.value.value, node.attr.value

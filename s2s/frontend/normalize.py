@@ -39,7 +39,6 @@ from ..ir.nodes import uses as uses_of
 from ..ir.nodes import walk as walk_stmts
 from . import expressions
 from .bound_params import bind_parameter_functions
-from .self_methods import self_methods_hold
 from .buffers import ALIASING, EFFECTS, WRITES, BufferLowerer, allocates
 from .calls import CallLowerer
 from .carried_records import split_joins
@@ -72,6 +71,7 @@ from .resolve import (
     unwrap_forwarding,
 )
 from .scope import OnePath
+from .self_methods import self_methods_hold
 from .sequences import check_literal_reads
 from .source import ParsedFunction, parse_function, recursion_room
 from .statements import StmtLowerer
