@@ -5,6 +5,7 @@ by valgrind's callgrind: a measure a loaded machine does not disturb.
     PYTHONPATH=<tree> python tools/bench_jit_instructions.py logistic:vmap tanh_sq:hvp:f32
     PYTHONPATH=<tree> python tools/bench_jit_instructions.py --calls 200 --all-float32
     PYTHONPATH=<tree> python tools/bench_jit_instructions.py --per-example  # + vmap(grad)
+    PYTHONPATH=<tree> python tools/bench_jit_instructions.py --numpy tanh_sq:hvp attention:grad:f32
 
 Wall-clock ratios of two ~20 µs calls swing by ±10 % and more when other processes
 share the cores (``bench_cell.py``'s quartiles).  The number of instructions a call
@@ -23,6 +24,9 @@ timings.  Cells: ``name:kind`` or ``name:kind:f32`` (float64 arguments as float3
 per-example gradients of ``tools/bench_vmap.py`` at a batch size, ``linreg:b8``,
 ``mlp:b64:f32`` (``vmap(grad)``, ``in_axes=(None, 0, 0)``; ``--per-example`` adds
 :data:`PER_EXAMPLE` to the wide cells).
+With ``--numpy`` the pair is the hand-written NumPy function and ``s2s``'s transform (the
+code specialized to the signature, NumPy backend): the wide table's s2s / hand-written,
+counted (BLAS on one thread).
 Needs valgrind and a C compiler (the client requests that switch counting on and
 off are compiled into a small library on first use).
 """
@@ -100,8 +104,9 @@ def per_example(name: str, batch: int) -> tuple:
     return args, theirs, ours
 
 
-def cell_pair(cell: str) -> tuple:
-    """``(args, jax.jit's function, s2s.jit(jax)'s)`` of one cell."""
+def cell_pair(cell: str, numpy: bool = False) -> tuple:
+    """``(args, jax.jit's function, s2s.jit(jax)'s)`` of one cell (``numpy``: the
+    hand-written NumPy function's and ``s2s``'s, the NumPy backend's specialized code)."""
     import bench_wide as BW
     import bench_wide_workloads as W
 
@@ -111,16 +116,18 @@ def cell_pair(cell: str) -> tuple:
     else:
         args = W.make_args(name)
         systems = BW.systems_for(name, kind)
-        theirs, ours = systems["jax.jit"], systems["s2s.jit(jax)"]
+        theirs, ours = (systems["hand"], systems["s2s"]) if numpy else (
+            systems["jax.jit"], systems["s2s.jit(jax)"])
     if rest == ["f32"]:
         args = tuple(_float32(a) for a in args)
     return args, theirs, ours
 
 
-def count(cells: list[str], calls: int, library: str) -> None:
+def count(cells: list[str], calls: int, library: str, numpy: bool = False) -> None:
     """Under callgrind: each cell's systems, counted twice each, in turn."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
+    os.environ.setdefault("S2S_SPECIALIZE", "sync")  # (warm-up calls run the specialized code)
     os.environ["XLA_FLAGS"] = ("--xla_cpu_multi_thread_eigen=false "
                                "intra_op_parallelism_threads=1")
     sys.path[:0] = [HERE, os.path.dirname(HERE)]
@@ -131,8 +138,8 @@ def count(cells: list[str], calls: int, library: str) -> None:
 
     cg = ctypes.CDLL(library)
     for cell in cells:
-        args, theirs, ours = cell_pair(cell)
-        pair = (("jax.jit", theirs), ("s2s.jit(jax)", ours))
+        args, theirs, ours = cell_pair(cell, numpy)
+        pair = ((THEIRS[numpy], theirs), (OURS[numpy], ours))
         for _ in range(5):
             for _, fn in pair:
                 jax.block_until_ready(fn(*args))
@@ -146,7 +153,11 @@ def count(cells: list[str], calls: int, library: str) -> None:
                 cg.cg_stop()
 
 
-def report(folder: str, calls: int, cells: list[str]) -> None:
+THEIRS = {False: "jax.jit", True: "hand"}
+OURS = {False: "s2s.jit(jax)", True: "s2s"}
+
+
+def report(folder: str, calls: int, cells: list[str], numpy: bool = False) -> None:
     found: dict[str, dict[str, list[float]]] = {}
     for path in glob.glob(os.path.join(folder, "callgrind.out.*")):
         with open(path) as f:
@@ -158,14 +169,15 @@ def report(folder: str, calls: int, cells: list[str]) -> None:
             found.setdefault(cell, {}).setdefault(label, []).append(
                 int(totals.group(1)) / calls)
     print(f"instructions per call (callgrind, {calls} calls, two counts each)")
-    print(f"{'cell':28s} {'jax.jit':>20s} {'s2s.jit(jax)':>20s} {'ratio':>7s} {'s2s - jax':>10s}")
+    theirs_, ours_ = THEIRS[numpy], OURS[numpy]
+    print(f"{'cell':28s} {theirs_:>20s} {ours_:>20s} {'ratio':>7s} {'difference':>10s}")
     ratios = []
     for cell in cells:
         got = found.get(cell)
         if not got or len(got) < 2:
             print(f"{cell:28s} (no count: the cell failed, see above)")
             continue
-        j, s = got["jax.jit"], got["s2s.jit(jax)"]
+        j, s = got[theirs_], got[ours_]
         ratio = min(s) / min(j)
         ratios.append(ratio)
         print(f"{cell:28s} {min(j) / 1e3:>9.1f}k, {max(j) / 1e3:.1f}k {min(s) / 1e3:>9.1f}k, "
@@ -184,21 +196,24 @@ def main() -> None:
                     help="every cell with its float64 arguments as float32")
     ap.add_argument("--per-example", action="store_true",
                     help="the per-example cells too (vmap(grad) at batch 1, 8 and 64)")
+    ap.add_argument("--numpy", action="store_true",
+                    help="the hand-written NumPy function against s2s's (specialized) "
+                    "transform instead")
     ap.add_argument("--inside", help=argparse.SUPPRESS)  # (the run under valgrind)
     opts = ap.parse_args()
     cells = opts.cells or [c + (":f32" if opts.all_float32 else "") for c in
                            CELLS + (PER_EXAMPLE if opts.per_example else [])]
     if opts.inside:
-        count(cells, opts.calls, opts.inside)
+        count(cells, opts.calls, opts.inside, opts.numpy)
         return
     with tempfile.TemporaryDirectory() as folder:
         library = client_library(folder)
         command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "-q",
                    f"--callgrind-out-file={folder}/callgrind.out.%p", sys.executable,
                    os.path.abspath(__file__), "--calls", str(opts.calls),
-                   "--inside", library, *cells]
+                   *(["--numpy"] if opts.numpy else []), "--inside", library, *cells]
         subprocess.run(command, check=True)
-        report(folder, opts.calls, cells)
+        report(folder, opts.calls, cells, opts.numpy)
 
 
 if __name__ == "__main__":

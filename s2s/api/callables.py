@@ -339,9 +339,15 @@ def _called_names(fn: Any) -> set[str]:
         if isinstance(node.func, ast.Name):
             out.add(node.func.id)
         elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
-                and not hasattr(np.ndarray, node.func.attr):
+                and node.func.attr not in _VALUE_METHODS:
             out.add(node.func.value.id)  # (`p.apply(x)`: a method of p's class)
     return out
+
+
+# methods of arrays and of Python's containers (`x.sum()`, `params.items()`): a call of
+# one does not make its parameter one whose class decides the code
+_VALUE_METHODS = frozenset(
+    name for t in (np.ndarray, dict, list, tuple, set, str) for name in dir(t))
 
 
 _PLAIN_TYPES = (list, tuple, dict, set, str, bytes, int, float, complex, bool, range,
@@ -356,7 +362,8 @@ def _object_type(value: Any) -> BoundType | None:
     if cls is None:
         return None  # (a plain form of no class: a dict)
     if cls in _PLAIN_TYPES or isinstance(value, (np.ndarray, np.generic, type)) or (
-            cls.__module__ in ("builtins", "numpy")) or _is_function(value):
+            cls.__module__.split(".")[0] in ("builtins", "numpy", "jax", "jaxlib", "scipy",
+                                             "collections")) or _is_function(value):
         return None
     return BoundType(cls)
 

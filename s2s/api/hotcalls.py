@@ -74,6 +74,9 @@ class HotCalls:
                 if plan[6] and result.dtype is a.dtype and result.shape == a.shape and \
                         result.flags.writeable:
                     return result
+                if result.dtype.kind == "f" == a.dtype.kind and result.shape == a.shape \
+                        and result.dtype is not a.dtype:
+                    return result.astype(a.dtype)  # (_cast_like's cast: a new array)
             elif tr in _SCALAR_RESULTS and a.shape == ():
                 return np.asarray(result, dtype=a.dtype)  # (a new 0-d array)
         return self._outputs(self._entry_result(hit, args, result))  # type: ignore[attr-defined]
@@ -101,6 +104,12 @@ class HotCalls:
                         result.flags.writeable and (hit.fresh or not _shares(
                             result, _foreign(args, hit.fn))):
                     return result
+                if result.dtype.kind == "f" == a.dtype.kind and result.shape == a.shape \
+                        and result.dtype != a.dtype:
+                    # a float32 input's gradient computed in float64 (a float64 constant
+                    # in the code promotes, as NumPy's rules do): cast as _cast_like
+                    # casts it, into a new array (so sharing nothing)
+                    return result.astype(a.dtype)
             elif tr in _SCALAR_RESULTS and (ta is float or ta in _SCALAR_RESULTS or (
                     ta is np.ndarray and a.shape == ())):
                 # a 0-d input's gradient, a scalar: a new 0-d array of its dtype (as

@@ -119,13 +119,21 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
             except ValueError as err:
                 reraise_located(err, t.ir, t.fn.__name__)
             if hit[6]:
-                # no cast, no objects to rebuild, fresh arrays: two of one dtype and
-                # shape are the results as they are (else _jvp_results decides)
+                # no objects to rebuild, fresh arrays: two of one dtype and shape are
+                # the results as they are where the cast to the inputs' dtype (hit[8]:
+                # None, or that dtype) leaves them so, or cast (else _jvp_results and
+                # the cast decide)
                 out, out_dot = result
                 if type(out) is np.ndarray and type(out_dot) is np.ndarray and \
                         out_dot.dtype is out.dtype and out.dtype.kind in "fc" and \
                         out_dot.shape == out.shape:
-                    return result
+                    down = hit[8]
+                    if down is None or out.dtype is down:
+                        return result
+                    if out.dtype.kind == down.kind and out.dtype.itemsize > down.itemsize:
+                        # (float32 inputs, code computing in float64: dtypes_down's
+                        # cast, into new arrays)
+                        return out.astype(down), out_dot.astype(down)
             return _finish(t, hit[1], fun, result, args, len(args) // 2, has_aux)
     done = _jvp_fast(fun, primals, tangents, has_aux)
     if done is not None:
@@ -163,14 +171,17 @@ def _plan(t: _JVP, hit: FastEntry, fun: Any, args: tuple, n: int, has_aux: bool)
     """What jvp's hot path reads of a specialized entry, in one tuple: ``(fun, the
     entry, its code, its free names' check (None: it reads none), whether the code
     reads free names, the rules' generation it was made with, whether its results
-    need nothing done (no cast, no objects to rebuild, fresh arrays), the IR)``."""
+    may need nothing done (no objects to rebuild, fresh arrays, any cast to the
+    inputs' dtype one of both outputs), the IR, the dtype of that cast or None)``."""
     down = dtypes_down.target(fun, args[:n])
-    plain = down is None and t.built_template() is None and hit.fresh and not has_aux
+    plain = (down is None or down[0] is None) and t.built_template() is None and \
+        hit.fresh and not has_aux
     check = None
     if hit.free.items:
         hit.free.same()  # (compiles the check: FreeSnapshot.same)
         check = hit.free.same
-    return (fun, hit, hit.fn, check, hit.free_names, hit.generation, plain, t.ir)
+    return (fun, hit, hit.fn, check, hit.free_names, hit.generation, plain, t.ir,
+            None if down is None else down[1])
 
 
 def _finish(t: _JVP, hit: FastEntry, fun: Any, result: Any, args: tuple, n: int,

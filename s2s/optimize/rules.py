@@ -180,11 +180,15 @@ RULES: tuple[Rule, ...] = (
          "-x.sum(axis=1, keepdims=True)", "x floating (a fact); the sum's keywords only "
          "axis and keepdims; exact (negation commutes with rounding)",
          ({"x": (2, 3)}, {"x": (2, 0)}, {"x": (0, 3)}), "", ""),
-    Rule("a maximum of integer literals is a literal", "shapes", "np.maximum(64, 1)",
-         "np.int64(64)", "both arguments int literals, the result a 0-d integer (a "
-         "fact; of its type: a NumPy integer is not a weak Python int); as the next rule",
-         ({},),
-         "row_mean", "np.maximum("),
+    Rule("a maximum of integer literals is a literal", "shapes", "max(64, 1)",
+         "64", "Python's max (the emitted code binds no other) of int literals: a mean's "
+         "count, size / max(size, 1), once the sizes are literals; exact: the same Python "
+         "int", ({},), "row_mean", "max("),
+    Rule("arithmetic of Python numbers is a number", "shapes", "2048 / 64", "32.0",
+         "both operands int or float literals, + - * /, the result finite; exact: "
+         "Python computes it as the code would, and a Python float is a weak scalar "
+         "in NumPy's promotion as the expression was (a float32 cotangent divided by a "
+         "mean's count stays float32, as in JAX)", ({},), "row_mean", "/ max("),
     Rule("an item of a tuple display is the item", "signs", "(np.sin(x), y)[1]", "y",
          "a literal index in range; no other item calls a function that writes into an "
          "array (the others are dead code)", ({"x": (3,), "y": (2,)}, {"x": (0,), "y": ()}),

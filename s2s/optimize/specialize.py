@@ -66,11 +66,11 @@ from .scales import divisors_out_of_sums, lift_scales
 from .signature_facts import signature_facts
 from .softmax import softmax_of_logsumexp
 from .spelled import (
-    _LITERAL_UFUNCS,
     _matmul_bar,
     _sum_to,
-    literal_call,
     literal_item,
+    literal_value,
+    python_arithmetic,
     spell_numpy,
     spell_shaped,
     spread_value,
@@ -373,11 +373,8 @@ class _Rewriter:
                         return spelled
                 if name in _STEPS and rw.on("shapes") and (v := spell_numpy(n, rw.fact, rw.note)):
                     return v  # (the steps NumPy or SciPy take: a centred x is shared)
-                if name in _LITERAL_UFUNCS and rw.on("shapes") and out and out[0] == () \
-                        and isinstance(n.func, ast.Attribute) and not n.keywords:
-                    folded = literal_call(name, n.args, out[1])
-                    if folded is not None:
-                        return folded
+                if rw.on("shapes") and (folded := literal_value(n, name, out)) is not None:
+                    return folded  # np.sqrt(16); a mean's count max(12, 1)
                 if name in ("zeros_like", "ones_like") and len(n.args) == 1 and \
                         not n.keywords and out and out[0] and rw.on("shapes") and \
                         isinstance(n.func, ast.Attribute):
@@ -428,6 +425,8 @@ class _Rewriter:
 
             def visit_BinOp(self, n: ast.BinOp) -> ast.AST:
                 self.generic_visit(n)
+                if rw.on("shapes") and (folded := python_arithmetic(n)) is not None:
+                    return folded
                 out = rw.fact(n)
                 if out is None or not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult,
                                                         ast.Div)):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ast
 import copy
+import math
+import operator
 from typing import Any, Callable
 
 import numpy as np
@@ -117,7 +119,7 @@ _LITERAL_UFUNCS = frozenset({"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos
 def literal_call(name: str, args: list[ast.expr], dtype: np.dtype) -> ast.expr | None:
     """``np.sqrt(16)`` (an elementwise function of int or float literals, ``np.`` as
     the emitted code spells it) as the number it is, ``np.float64(4.0)``, in the
-    result's NumPy type ``dtype`` (a fact: a NumPy scalar is not weak; a mean's count
+    result's NumPy type ``dtype`` (a fact: a NumPy scalar is not weak; so
     ``np.maximum(64, 1)`` is ``np.int64(64)``); None where the value is not finite or
     NumPy warns computing it (the call would warn each time)."""
     if dtype.kind not in "fi" or not args or not all(
@@ -133,6 +135,47 @@ def literal_call(name: str, args: list[ast.expr], dtype: np.dtype) -> ast.expr |
     number = float(value) if dtype.kind == "f" else int(value)
     return ast.Call(ast.Attribute(ast.Name("np", ast.Load()), dtype.name, ast.Load()),
                     [ast.Constant(number)], [])
+
+
+def python_arithmetic(n: ast.BinOp) -> ast.Constant | None:
+    """``12 / 4`` (Python numbers, as a mean's count becomes once sizes fold) as the
+    Python number it is, computed as the code would compute it (so exact: a Python
+    float stays a weak scalar in NumPy's promotion); None where it is not finite,
+    or raises."""
+    ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv}
+    left, right = n.left, n.right
+    if type(n.op) not in ops or not (
+            isinstance(left, ast.Constant) and isinstance(right, ast.Constant)
+            and type(left.value) in (int, float) and type(right.value) in (int, float)):
+        return None
+    try:
+        value = ops[type(n.op)](left.value, right.value)
+    except (ZeroDivisionError, OverflowError):
+        return None
+    if not math.isfinite(value) or type(value) is int and abs(value) > 2**53:
+        return None
+    return ast.Constant(value)
+
+
+def literal_value(n: ast.Call, name: str | None, out: Any) -> ast.expr | None:
+    """A call of literal numbers as the number it is (``literal_call``, ``literal_max``;
+    ``out``: the call's fact), or None."""
+    if name in _LITERAL_UFUNCS and out and out[0] == () and isinstance(
+            n.func, ast.Attribute) and not n.keywords:
+        return literal_call(name, n.args, out[1])
+    return literal_max(n, name)
+
+
+def literal_max(n: ast.Call, name: str | None) -> ast.Constant | None:
+    """``max(12, 1)`` (Python's ``max``/``min``, which emitted code never rebinds, of
+    int literals: a mean's count ``max(np.size(ans), 1)`` once the sizes fold) as
+    the int it is; None otherwise."""
+    if name not in ("max", "min") or not isinstance(n.func, ast.Name) or n.keywords or \
+            len(n.args) < 2 or not all(isinstance(a, ast.Constant) and type(a.value) is int
+                                       for a in n.args):
+        return None
+    return ast.Constant((max if name == "max" else min)(a.value for a in n.args))
 
 
 def literal_item(fn: ast.FunctionDef, binds: dict[str, list[int]], mutated: set[str],

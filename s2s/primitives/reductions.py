@@ -61,7 +61,9 @@ def mean_vjp(g, ans, a, axis=None, keepdims=False):
         return np.broadcast_to(g / np.size(a), np.shape(a))
     if not keepdims:
         g = np.expand_dims(g, axis)
-    count = np.size(a) / np.maximum(np.size(ans), 1)  # (no output: none reduced)
+    # (Python's max: a Python float count, weak in NumPy's promotion, so a float32
+    # cotangent stays float32 as in JAX; no output: none reduced)
+    count = np.size(a) / max(np.size(ans), 1)
     return np.broadcast_to(g / count, np.shape(a))
 
 
@@ -274,7 +276,7 @@ def average_vjp(g, ans, a, axis=None, weights=None, keepdims=False):
         g = np.expand_dims(g, axis)
         ans = np.expand_dims(ans, axis)
     if weights is None:
-        count = np.size(a) / np.maximum(np.size(ans), 1)  # (no output: none reduced)
+        count = np.size(a) / max(np.size(ans), 1)  # (a Python float, as mean_vjp's)
         return np.broadcast_to(g / count, np.shape(a)), None
     w = weights_along(weights, a, axis)
     total = np.sum(np.broadcast_to(w, np.shape(a)), axis=axis, keepdims=True)

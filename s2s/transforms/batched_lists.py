@@ -43,6 +43,7 @@ class ListBatching:
             n = len(kind.keys) - 1
             paths |= {(n,) + p for p in item_paths}
         else:  # a list grown in a loop: its items' batched leaves, under "*"
+            paths = self._as_grown(base, kind, paths, out)
             new = {p for p in item_paths if (SEQ_ITEM,) + p not in paths}
             if new and isinstance(kind, Seq):
                 # the items it holds already lack those leaves' batch axis (zero
@@ -59,6 +60,25 @@ class ListBatching:
                             "this path", keep=True))
             return
         out += self.replay.statements([s])
+
+    def _as_grown(self, base: Var, kind: Any, paths: set, out: list[Any]) -> set:
+        """The batched paths of ``base``, a list of known length (``ys = [a]``) that an
+        ``if`` joins with a grown one, as a grown list's (under ``*``); an unbatched
+        item beside batched ones repeated for every example first."""
+        base_kind = self.kind(base.name)
+        if not (isinstance(kind, Seq) and isinstance(base_kind, Tree)
+                and base_kind.type is list and base_kind.keys):
+            return paths
+        per_item = [{p[1:] for p in paths if p[:1] == (k,)} for k in base_kind.keys]
+        every = set().union(*per_item)
+        if every and any(p != every for p in per_item):
+            if leaf_paths(kind.item) != [()]:
+                raise NoBatchRule("a list that holds batched and unbatched containers")
+            n = self.use_batch_size()
+            items = [f"{base.name}[{k}]" if p else f"np.stack([{base.name}[{k}]] * {n})"
+                     for k, p in zip(base_kind.keys, per_item)]
+            out.append(Line(f"{base.name} = [{', '.join(items)}]"))
+        return {(SEQ_ITEM,) + p for p in every} | {p for p in paths if p[:1] == (SEQ_ITEM,)}
 
     def same_list(self, s: Let, out: list[Any]) -> None:
         if self.b.get(s.args[0].name):

@@ -38,7 +38,7 @@ def reductions_grad(x):
     x_0_bar = total_2_bar * prod_of_others(x_0, None)
     x_bar[0] += x_0_bar
     # m = np.mean(x, axis=1, keepdims=True)
-    count_3 = np.size(x) / np.maximum(np.size(m), 1)
+    count_3 = np.size(x) / max(np.size(m), 1)
     x_bar = x_bar + np.broadcast_to(m_bar / count_3, np.shape(x))
     # s = np.sum(x, axis=0)
     s_bar_2 = np.expand_dims(s_bar, 0)
