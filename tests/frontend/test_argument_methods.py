@@ -2,7 +2,7 @@
 (``__call__`` calling ``apply``), a base class's method, a ``@property`` and a
 ``@staticmethod`` read through ``self``, on a NamedTuple, a dataclass registered with
 ``register_dataclass`` and a class registered with ``register_pytree_node_class``.
-grad, value_and_grad, jvp, vmap of grad over x, and s2s.jit on both backends (of the
+grad, value_and_grad, jvp, vjp, vmap of grad over x, and s2s.jit on both backends (of the
 function, of its grad, of vmap of grad); a classmethod called through ``self`` is
 refused, located.
 
@@ -84,6 +84,11 @@ def test_transforms_of_methods_calling_methods(case, dtype) -> None:
     close(s2s.value_and_grad(ours)(mine, x), jax.value_and_grad(theirs)(jaxs, x), dtype)
     close(s2s.jvp(ours, (mine, x), (mine, x[::-1].copy())),
           jax.jvp(theirs, (jaxs, x), (jaxs, x[::-1])), dtype)
+    out, back = s2s.vjp(ours, mine, x)
+    out_jax, back_jax = jax.vjp(theirs, jaxs, x)
+    close(out, out_jax, dtype)
+    cotangent = np.asarray(1.5, dtype)
+    close(back(cotangent), back_jax(jax.numpy.asarray(cotangent)), dtype)
     expected_batch = jax.vmap(jax.grad(theirs, argnums=1), in_axes=(None, 0))(jaxs, batch)
     close(s2s.vmap(s2s.grad(ours, argnums=1), in_axes=(None, 0))(mine, batch),
           expected_batch, dtype)
