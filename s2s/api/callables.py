@@ -28,6 +28,7 @@ import numpy as np
 from .. import syntax
 from ..frontend.synthesize import BOUND, BoundType, signature_text, synthesize
 from ..primitives import lookup_object
+from .trees import Fields
 
 
 def _is_variadic(fn: Any, follow_wrapped: bool = True) -> bool:
@@ -69,10 +70,12 @@ def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
     return make(fn)
 
 
-def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) -> Any:
+def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = (),
+                args: tuple | None = None) -> Any:
     """A Python function with a source for ``fun`` (``fun`` itself where it is one);
     a variadic one, when ``nargs`` is given, as the wrapper for that many positional
-    arguments and these keyword names."""
+    arguments and these keyword names; ``args``, where given, the call's positional
+    values (their functions and classes bound: ``PerFunctionArgs``)."""
     if isinstance(fun, PerArity) and nargs is not None:
         return fun.for_call(nargs, keys)
     jitted = getattr(fun, "__s2s_jit_of__", None)
@@ -96,18 +99,21 @@ def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = ()) 
     if nargs is not None and _per_call(fun):
         key = (nargs, tuple(keys))  # (in the call's order: `kw`'s, as Python's)
         return _cached(fun, key, lambda: variadic_wrapper(fun, *key))
-    return fun if nargs is None else _defaults_bound(fun, nargs, keys)
+    return fun if nargs is None else _defaults_bound(fun, nargs, keys, args)
 
 
-def _defaults_bound(fun: Any, nargs: int, keys: tuple[str, ...]) -> Any:
+def _defaults_bound(fun: Any, nargs: int, keys: tuple[str, ...],
+                    args: tuple | None = None) -> Any:
     """``fun`` for a call of ``nargs`` positional arrays and keywords ``keys``; where a
     parameter holds a function (``def f(x, act=np.tanh)``), a copy with the default
     bound (``PerFunctionArgs``)."""
     names = function_params(fun)
     if not names:
         return fun
-    return _cached(fun, ("functions",), lambda: PerFunctionArgs(
-        fun, lambda f: f, names)).for_call(nargs, tuple(keys))
+    per = _cached(fun, ("functions",), lambda: PerFunctionArgs(fun, lambda f: f, names))
+    if args is None or len(args) != nargs:
+        return per.for_call(nargs, tuple(keys))
+    return per.for_arguments(args, dict.fromkeys(keys, _NONE))
 
 
 # the wrapper made for an object, per key: a transform of the same partial, NumPy
@@ -353,7 +359,9 @@ def _object_type(value: Any) -> BoundType | None:
     """The class of an object of the user's (a NamedTuple, a dataclass, a registered
     class), whose methods a call of ``value.method(...)`` runs; None for values of
     Python's own types and arrays."""
-    cls = type(value)
+    cls = getattr(value, "of_class", None) if isinstance(value, Fields) else type(value)
+    if cls is None:
+        return None  # (a plain form of no class: a dict)
     if cls in _PLAIN_TYPES or isinstance(value, (np.ndarray, np.generic, type)) or (
             cls.__module__.split(".")[0] in ("builtins", "numpy", "jax", "jaxlib", "scipy",
                                              "collections")) or _is_function(value):
@@ -370,6 +378,8 @@ class PerFunctionArgs(PerArity):
         self.names = names
         code = fn.__code__
         self.positional = code.co_varnames[:code.co_argcount]
+        self._places = tuple((name, self.positional.index(name) if name in self.positional
+                              else None) for name in names)  # (None: keyword-only)
         self._held: dict[tuple, tuple] = {}  # (what a key's ids name, kept alive)
 
     def remade(self, make: Callable[[Any], Any]) -> "PerFunctionArgs":
@@ -378,15 +388,19 @@ class PerFunctionArgs(PerArity):
     def for_arguments(self, args: tuple, kwargs: dict) -> Any:
         fn = self.fn
         bound = self._bound(args, kwargs)
-        alive = (fn.__code__, fn.__defaults__, fn.__kwdefaults__, *(
-            v.cls if isinstance(v, BoundType) else v for v in bound.values()))
-        key = tuple(id(v) for v in alive) + tuple(bound)
-        with self._lock:
-            made = self._made.get(key)
-            if made is None:
-                made = self._made[key] = self.make(_variant(fn, bound))
-                self._held[key] = alive
-            self._last = made
+        alive: tuple = (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
+        for v in bound.values():
+            alive += _members(v.cls) if isinstance(v, BoundType) else (v,)
+        key = (*map(id, alive), *bound)
+        made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
+        if made is None:
+            with self._lock:  # (a miss: made once, by one thread)
+                made = self._made.get(key)
+                if made is None:
+                    made = self.make(_variant(fn, bound))
+                    self._held[key] = alive  # (before the entry: its ids stay taken)
+                    self._made[key] = made
+        self._last = made
         return made
 
     def for_call(self, nargs: int, keys: tuple[str, ...] = ()) -> Any:
@@ -410,12 +424,11 @@ class PerFunctionArgs(PerArity):
         fn, out = self.fn, {}
         defaults = fn.__defaults__ or ()
         first_default = len(self.positional) - len(defaults)
-        for name in self.names:
+        for name, k in self._places:
             value = _NONE
-            if name in kwargs:
+            if kwargs and name in kwargs:
                 value = kwargs[name]
-            elif name in self.positional:
-                k = self.positional.index(name)
+            elif k is not None:
                 if k < len(args):
                     value = args[k]
                 elif k >= first_default:
@@ -429,6 +442,12 @@ class PerFunctionArgs(PerArity):
             elif (typed := _object_type(value)) is not None:
                 out[name] = typed  # (its methods: its class's, frontend/bound_params.py)
         return out
+
+
+def _members(cls: type) -> tuple:
+    """The class and what its classes' dicts hold, for a key: a method replaced on
+    the class (``Affine.apply = ...``) makes another transform."""
+    return (cls, *(v for c in cls.__mro__[:-1] for v in vars(c).values()))
 
 
 def _variant(fn: Any, bound: dict[str, Any]) -> Any:

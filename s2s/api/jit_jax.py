@@ -51,7 +51,12 @@ from .jit_jax_objects import (
     _user_class,
     _user_object,
 )
-from .jit_jax_pytrees import RebuiltOnJax, register_translated
+from .jit_jax_pytrees import (
+    RebuiltOnJax,
+    as_translated,
+    reading_translated,
+    register_translated,
+)
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .vectorize import Vmapped
 
@@ -88,6 +93,8 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         refresh(backend, jfn)
         texts.append(jfn.__s2s_text__)
         # (a vmapped gradient in its inputs' dtype, as JAX's and the NumPy backend's)
+        if trees.has_nodes(args, False):  # (a NamedTuple: its plain form, as on NumPy)
+            args = trees.plain_args(args, ())
         return dtypes_down.through(fun.inner, args, backend.run(jfn, args, kwargs))
     if isinstance(fun, Transformed):
         if fun.mode not in ("grad", "value_and_grad"):
@@ -112,12 +119,14 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
                     examples, example_key, texts)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    translated = translate(backend, fun)
+    translator = Translator(backend)
+    translated = translator(fun)
     text = getattr(translated, "__s2s_text__", None)
     if text is not None:  # s2s.source shows the user's code as it runs
         texts.append(text)
     try:
-        return backend.run(translated, args, kwargs)
+        return backend.run(translated, tuple(as_translated(a, translator) for a in args), {
+            k: as_translated(v, translator) for k, v in kwargs.items()})
     except TracedValueError as err:
         raise _at_user_line(err, fun) from err.__cause__
 
@@ -320,8 +329,8 @@ class Translator:
         if found is None:  # (each class's methods just before it in the MRO, so
             bases: list[type] = []  # `super()` in one, its `__class__` the user's
             for klass in cls.__mro__[:-1]:  # class, runs the next one's on JAX too)
-                own = {k: self(v) for k, v in vars(klass).items() if isinstance(
-                    v, types.FunctionType) and not v.__code__.co_filename.startswith("<")}
+                own = {k: self._member(v) for k, v in vars(klass).items()
+                       if _translatable_member(v)}
                 bases += [type(klass.__name__, (), own), klass] if own else [klass]
             found = _meta(type(cls))(cls.__name__, tuple(bases), {
                 "__module__": cls.__module__, "__qualname__": cls.__qualname__,
@@ -329,6 +338,14 @@ class Translator:
             register_translated(found, cls)  # (its objects: pytrees on JAX)
             self._functions[id(cls)] = found
         return found
+
+    def _member(self, v: Any) -> Any:
+        """A method, staticmethod, classmethod or property of a class, on JAX."""
+        if isinstance(v, (staticmethod, classmethod)):
+            return type(v)(self(v.__func__))
+        if isinstance(v, property):
+            return property(reading_translated(self(v.fget), self))
+        return reading_translated(self(v), self)
 
     def _module(self, module: types.ModuleType) -> Any:
         name = module.__name__
@@ -435,6 +452,12 @@ class Translator:
             filled.add(name)  # (before translating: a function may read itself)
             new[name] = self(module_globals[name])
         return new
+
+
+def _translatable_member(v: Any) -> bool:
+    fn = v.fget if isinstance(v, property) else getattr(v, "__func__", v) if isinstance(
+        v, (staticmethod, classmethod)) else v
+    return isinstance(fn, types.FunctionType) and not fn.__code__.co_filename.startswith("<")
 
 
 def _holds_functions(value: Any) -> bool:

@@ -7,12 +7,15 @@ as the dict of its attributes."""
 
 from __future__ import annotations
 
+import copy
 import functools
+import types
 from typing import Any
 
 import jax
 
-from . import tree_util
+from . import tree_util, trees
+from .jit_jax_objects import _ObjectOnJax, _user_class
 from .tree_util import NODES
 
 
@@ -64,3 +67,39 @@ def _object_of(cls: type, keys: tuple, children: Any) -> Any:
     for k, v in zip(keys, children):
         object.__setattr__(obj, k, v)
     return obj
+
+
+def reading_translated(method: types.FunctionType, translator: Any) -> types.FunctionType:
+    """``method`` (a translated method of a user's class) called with the plain form
+    of an object (``trees.Fields``, whose other attributes are its class's methods:
+    ``self.apply(x)`` in ``__call__``): the plain form reads the methods of its class's
+    translation, so that a method calling another runs it on JAX too, not the NumPy
+    code on tracers."""
+
+    @functools.wraps(method)
+    def on_jax(*args: Any, **kwargs: Any) -> Any:
+        first = args[0] if args else None
+        if isinstance(first, trees.Fields) and first.of_class is not None and not getattr(
+                first.of_class, "__s2s_translator__", None):
+            first = trees.of_class(copy.copy(first), translator._class(first.of_class))
+            args = (first, *args[1:])
+        return method(*args, **kwargs)
+
+    return on_jax
+
+
+def as_translated(value: Any, translator: Any) -> Any:
+    """An argument of a function jit runs on JAX that is an object of a user's class
+    with methods (``p.apply(x)``, ``model(x)`` in the function): the same fields, as
+    an object of the class's translation, so that its methods run on JAX."""
+    cls = type(value)
+    if getattr(cls, "__s2s_translator__", None) is not None or not _user_class(cls):
+        return value
+    found = translator._class(cls)
+    if isinstance(value, tuple):  # (a NamedTuple)
+        return tuple.__new__(found, value)
+    if hasattr(value, "__dict__") and not hasattr(cls, "__slots__"):
+        made = object.__new__(found)
+        made.__dict__.update(vars(value))
+        return made
+    return _ObjectOnJax(value, translator)

@@ -225,7 +225,7 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
         method = (for_class(method[0], type(method[1])), method[1])
         fun, primals = method[0], (trees.attributes(method[1]), *primals)
         tangents, active = (None, *tangents), tuple(i + 1 for i in active)
-    t = _jvp_transform(callables.as_function(fun, len(primals)), has_aux)
+    t = _jvp_transform(callables.as_function(fun, len(primals), args=primals), has_aux)
     t._refresh()
     t.hot.clear()  # (a checked call: what a signature runs may have changed)
     if method is not None:  # (`self.other(...)` in it: the object's own method?)

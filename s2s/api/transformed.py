@@ -632,7 +632,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         method = (methods.for_class(method[0], type(method[1])), method[1])
         fun, primals = method[0], (trees.attributes(method[1]), *primals)
         float_args = tuple(i + 1 for i in float_args)
-    t = _VJP(callables.as_function(fun, len(primals)), has_aux)
+    t = _VJP(callables.as_function(fun, len(primals), args=primals), has_aux)
     if method is not None:  # (`self.other(...)` in it: the object's own method?)
         methods.check_self_methods(method[0], method[1])
     try:

@@ -43,6 +43,8 @@ class Fields(dict):
                 self.of_class is not None) else None
             if isinstance(method, types.FunctionType):
                 return types.MethodType(method, self)
+            if isinstance(method, (staticmethod, classmethod, property)):
+                return method.__get__(self, self.of_class)  # (`self.squash`, `self.scale`)
             raise AttributeError(name) from None
 
 

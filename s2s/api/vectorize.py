@@ -357,7 +357,8 @@ class Vmapped(Transformed):
             raise TypeError("jit of a vmapped function takes its batched arguments "
                             "positionally (vmap batches keywords through another vmap)")
         if any(type(a) is not np.ndarray for a in args):
-            check_array_types("vmap", args)
+            args = plain_args(args, ()) if has_nodes(args, False) else args
+            check_array_types("vmap", args)  # (a NamedTuple: its plain form, as _call's)
         self._refresh()
         self._function_for(args)
         assert self._last is not None

@@ -16,6 +16,7 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
+from .self_methods import defining_class
 from .synthesize import BOUND, BoundType
 
 
@@ -105,3 +106,25 @@ def _class_name(n: Any, name: str, cls: type) -> str:
     n.resolver.namespace[text] = cls
     n.names.taken.add(text)
     return text
+
+
+def property_read(n: Any, node: cst.Attribute, base: Any, target: str | None) -> Any:
+    """``self.doubled`` in a method of an argument's class (or ``p.doubled`` of an
+    argument whose class this transform knows), where ``doubled`` is a ``@property``:
+    the call of its getter with the object, ``Cls.doubled.fget(self)``; None for any
+    other attribute."""
+    if not isinstance(node.value, cst.Name):
+        return None
+    name, attr = node.value.value, node.attr.value
+    cls = (getattr(n, "param_types", None) or {}).get(name)
+    code = getattr(n.fn, "__code__", None)
+    if cls is None and code is not None and code.co_argcount and code.co_varnames[0] == name:
+        cls = defining_class(n.fn)
+    if cls is None or n.env.get(name) != name:
+        return None
+    found = inspect.getattr_static(cls, attr, None)
+    if not isinstance(found, property) or not isinstance(found.fget, types.FunctionType):
+        return None
+    owner = next(c for c in cls.__mro__ if attr in vars(c))
+    fv = n.funcs.of_object(found.fget, f"{_class_name(n, name, owner)}.{attr}.fget", node)
+    return None if fv is None else n.funcs.call(fv, node, target, ([base], {}))

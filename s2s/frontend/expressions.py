@@ -23,7 +23,7 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
 from . import kwdicts, literals
-from .bound_params import typed_method_call
+from .bound_params import property_read, typed_method_call
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
@@ -427,7 +427,7 @@ class ExprLowerer:
             record = record_of_atom(self.n, base) is not None  # (`m.size`: a field)
             prim = None if record else ATTRIBUTES.get(attr)
             if prim is None and (record or not hasattr(np.ndarray, attr)):
-                return class_attribute(self.n, node, base) or self.field(node, base, attr, target)
+                return _of_class(self.n, node, base, target) or self.field(node, base, attr, target)
             if prim is None:
                 raise self.n.resolver.unknown_attribute(node, root, attr)
             return self.n.emit(
@@ -617,3 +617,8 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
                 return made
         return n.calls.python_expression(node, target, text)
     return None
+
+
+def _of_class(n: Any, node: cst.Attribute, base: Atom, target: str | None) -> Any:
+    """``p.size`` of a class attribute, ``self.doubled`` of a ``@property``; None else."""
+    return class_attribute(n, node, base) or property_read(n, node, base, target)

@@ -71,6 +71,7 @@ from .resolve import (
     unwrap_forwarding,
 )
 from .scope import OnePath
+from .self_methods import self_methods_hold
 from .sequences import check_literal_reads
 from .source import ParsedFunction, parse_function, recursion_room
 from .statements import StmtLowerer
@@ -104,7 +105,8 @@ def normalize(fn: Any, fresh: bool = False) -> Function:
         for k in [k for k in _FUNCTIONS if k[0] is fn]:
             del _FUNCTIONS[k]
         _FRESH.add(fn)
-    if key in _FUNCTIONS and not fresh and not _still_valid(_FUNCTIONS[key]):
+    if key in _FUNCTIONS and not fresh and not (
+            _still_valid(_FUNCTIONS[key]) and self_methods_hold(fn)):
         return normalize(fn, fresh=True)
     if key not in _FUNCTIONS:
         with recursion_room(parsed.depth):  # (a long expression nests deep)
@@ -678,8 +680,8 @@ def _normalize_planned(fn: Any, stack: tuple[Any, ...], plan: Plan) -> Function:
     """The IR of ``fn`` for one call's plan (frontend/functions.py), memoized per plan."""
     parsed = parse_function(fn)
     key = (fn, parsed.source_hash, plan.key())
-    if key in _FUNCTIONS and not _still_valid(_FUNCTIONS[key]) or (
-            _FRESH and any(f in _FRESH for f in stack)):
+    if key in _FUNCTIONS and not (_still_valid(_FUNCTIONS[key]) and self_methods_hold(
+            fn)) or (_FRESH and any(f in _FRESH for f in stack)):
         _FUNCTIONS.pop(key, None)
     if key not in _FUNCTIONS:
         with recursion_room(parsed.depth):
@@ -694,8 +696,8 @@ def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
     key = (fn, parsed.source_hash)
     if _FRESH and key in _FUNCTIONS and any(f in _FRESH for f in stack):
         del _FUNCTIONS[key]  # the caller is being rebuilt: rebuild its callees too
-    elif key in _FUNCTIONS and not _still_valid(_FUNCTIONS[key]):
-        del _FUNCTIONS[key]  # a default (or a free name) changed since it was built
+    elif key in _FUNCTIONS and not (_still_valid(_FUNCTIONS[key]) and self_methods_hold(fn)):
+        del _FUNCTIONS[key]  # a default, a free name, a method of self changed since
     if key not in _FUNCTIONS:
         with recursion_room(parsed.depth):
             _FUNCTIONS[key] = Normalizer(fn, parsed, stack).run()

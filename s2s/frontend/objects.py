@@ -102,6 +102,8 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
             base.value != code.co_varnames[0]):
         return None
     found = inspect.getattr_static(owner, name, None)
+    if isinstance(found, (staticmethod, classmethod)):  # (`self.squash(v)`: the class's)
+        return _class_level(n, owner, name, node)
     if not isinstance(found, types.FunctionType):
         return None
     where = node.attr if isinstance(node, cst.Attribute) else node  # (at `other`)
@@ -113,6 +115,21 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
         n.resolver.bind_namespace(cls_text, node)
     return FnValue(used, f"{cls_text}.{name}" if spelled else name.strip("_"),
                    head=(Var(n.env[base.value]),), spelled=spelled)
+
+
+def _class_level(n: Any, owner: type, name: str, node: Any) -> Any:
+    """``self.squash(v)`` of a staticmethod or classmethod: ``Owner.squash(v)``."""
+    if isinstance(inspect.getattr_static(owner, name), classmethod):
+        raise n.unsupported(
+            node, f"`self.{name}(...)` calls a classmethod of the object: s2s lowers "
+            "a method of an argument's class, or a staticmethod, not a classmethod "
+            "(its `cls` a class value)",
+            f"make `{name}` a @staticmethod, or a module-level function")
+    text = owner.__name__
+    if n.fn.__globals__.get(text) is not owner:
+        return None
+    n.resolver.bind_namespace(text, node)
+    return n.funcs.of_object(getattr(owner, name), f"{text}.{name}", node)
 
 
 def record_of(n: Any, name: str) -> Any:

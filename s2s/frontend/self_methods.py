@@ -66,6 +66,17 @@ def for_class(func: Any, cls: type) -> Any:
     return hit
 
 
+def self_methods_hold(fn: Any) -> bool:
+    """Does each ``self.name(...)`` in the method ``fn`` still denote the function it
+    was lowered as (a method replaced on the class since: lowered again)?"""
+    found = SELF_METHODS.get(fn)
+    if not found:
+        return True
+    owner = defining_class(fn)
+    return owner is None or all(inspect.getattr_static(owner, name, None) is resolved
+                                for name, (resolved, *_) in found.items())
+
+
 def check_self_methods(func: Any, obj: Any) -> None:
     """The object's own methods are the ones ``self.name(...)`` resolved to when ``func``
     (a method given to a transform with its object, ``for_class`` of the object's

@@ -2,10 +2,16 @@
 (``act=np.tanh``, ``loss_fn``), and a parameter that shadows a module-level name.
 Loaded twice: as written, and by ``jax_twin`` with ``numpy`` bound to ``jax.numpy``."""
 
+import dataclasses
 import functools
 from typing import NamedTuple
 
 import numpy as np
+
+if np.__name__.startswith("jax"):  # (jax_twin: the classes registered with JAX's)
+    from jax import tree_util
+else:
+    from s2s import tree_util
 
 
 def relu(v):
@@ -107,3 +113,76 @@ def applied(p, x):
 
 def called(model, x):
     return np.sum(model(x) ** 2)
+
+
+# ---- dataclass arguments with methods calling methods ----------------------------------
+
+@dataclasses.dataclass
+class Base:
+    w: np.ndarray
+    b: np.ndarray
+
+    def pre(self, x):  # (inherited: a base class's method)
+        return self.w * x + self.b
+
+
+@dataclasses.dataclass
+class Layer(Base):
+    def apply(self, x):
+        return np.tanh(self.pre(x))
+
+    def __call__(self, x):
+        return self.apply(x) * 2.0 - self.b
+
+
+tree_util.register_dataclass(Layer, data_fields=["w", "b"], meta_fields=[])
+
+
+@tree_util.register_pytree_node_class
+class Cell:
+    def __init__(self, w, b):
+        self.w, self.b = w, b
+
+    def tree_flatten(self):
+        return (self.w, self.b), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+    def gate(self, x):
+        return np.sin(self.w * x) + self.b
+
+    def __call__(self, x):
+        return self.gate(x) ** 2 + self.gate(x * 0.5)
+
+
+def layered(p, x):
+    return np.sum(p(x) * x)
+
+
+class Scaler(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+    @property
+    def doubled(self):
+        return self.w * 2.0
+
+    @staticmethod
+    def squash(v):
+        return np.tanh(v)
+
+    @classmethod
+    def offset(cls, v):
+        return v + 0.5
+
+    def __call__(self, x):
+        return self.squash(self.doubled * x) + self.b
+
+    def shifted(self, x):
+        return self.offset(self.b) * x
+
+
+def shifted(p, x):
+    return np.sum(p.shifted(x))
