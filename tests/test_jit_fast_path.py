@@ -112,7 +112,9 @@ def test_a_jax_call_runs_no_python_of_s2s(case):
     for _ in range(3):
         close(g(*args), j(*args))
     ours_frames, theirs_frames = python_frames(g, *args), python_frames(j, *args)
-    guard = [(os.path.join(S2S_DIR, "api", "jit.py"), "_call_direct")]
+    calls = os.path.join(S2S_DIR, "api", "jit_calls.py")
+    # (the bare path; after a dict, the keyed one: api/jit_calls.py)
+    guard = [(calls, "_call_keyed" if case == "dict" else "_call_bare")]
     if case == "dict":  # (the dict made a jax_order.Keyed, and back, by JAX)
         order = os.path.join(S2S_DIR, "backends", "jax_order.py")
         assert of_s2s(ours_frames)[:1] == guard
