@@ -284,7 +284,10 @@ class Jitted(NotebookDisplay):
         self._order = jax_order
 
         def trace(args: tuple, kwargs: dict, bare: bool) -> Any:
-            raw = args, kwargs
+            # (the bare path: a dict in or out, and the call is made keyed: jit_calls)
+            if bare and jax_order.unkeyed_dict(args, kwargs, self.static_argnums,
+                                               self.static_argnames):
+                raise jax_order.Unkeyed
             args, kwargs = jax_order.plain_args(  # (dicts in the caller's key order)
                 args, kwargs, self.static_argnums, self.static_argnames)
             texts: list[str] = []
@@ -298,9 +301,8 @@ class Jitted(NotebookDisplay):
                 jax_numpy.transposes.reset(memo)
                 jax_control.unroll_limit.reset(token)
             self._source = texts[-1] if texts else self._plain_source()
-            if bare:  # (a dict in or out: this call is made again keyed, jit_calls.py)
-                if jax_order.unkeyed_dict(*raw, out, self.static_argnums,
-                                          self.static_argnames):
+            if bare:
+                if jax_order.holds(out, dict):
                     raise jax_order.Unkeyed
             else:
                 out = jax_order.keyed(out)  # (the dicts it returns keep their order too)

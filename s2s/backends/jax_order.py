@@ -116,14 +116,14 @@ class Unkeyed(Exception):
     is made again on the keyed path, which from then on takes every call."""
 
 
-def unkeyed_dict(args: tuple, kwargs: dict, out: Any, static_nums: tuple,
+def unkeyed_dict(args: tuple, kwargs: dict, static_nums: tuple,
                  static_names: tuple) -> bool:
-    """Whether a plain dict is among the dynamic arguments or in the results."""
+    """Whether a plain dict is among the dynamic arguments of a call."""
     n = len(args)
     static = {i % n if i < 0 else i for i in static_nums} if n else set()
     trees = [a for i, a in enumerate(args) if i not in static]
     trees += [v for k, v in kwargs.items() if k not in static_names]
-    return any(holds(t, dict) for t in (*trees, out))
+    return any(holds(t, dict) for t in trees)
 
 
 def _dynamic(convert: Any, args: tuple, kwargs: dict, static_nums: tuple,
