@@ -266,8 +266,6 @@ class Jitted(NotebookDisplay):
     # ---- JAX ------------------------------------------------------------------------
 
     def _setup_jax(self, sig: inspect.Signature | None, x64: bool | None) -> None:
-        import jax
-
         from ..backends.jax_backend import enable_x64, x64_default
 
         if x64 if x64 is not None else x64_default():
@@ -279,53 +277,11 @@ class Jitted(NotebookDisplay):
         self._mesh = None
         self._need_example = NeedExample
 
-        from ..backends import jax_control, jax_numpy, jax_order
+        from ..backends import jax_order
 
         self._order = jax_order
-
-        def trace(args: tuple, kwargs: dict, bare: bool) -> Any:
-            # (the bare path: a dict in or out, and the call is made keyed: jit_calls)
-            if bare and jax_order.unkeyed_dict(args, kwargs, self.static_argnums,
-                                               self.static_argnames):
-                raise jax_order.Unkeyed
-            args, kwargs = jax_order.plain_args(  # (dicts in the caller's key order)
-                args, kwargs, self.static_argnums, self.static_argnames)
-            texts: list[str] = []
-            token = jax_control.unroll_limit.set(
-                jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
-            memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
-            try:
-                out = jit_jax.call(self.backend, self.fun, args, kwargs,  # type: ignore[arg-type]
-                                   self._examples, self._example_key(args, kwargs), texts)
-            finally:
-                jax_numpy.transposes.reset(memo)
-                jax_control.unroll_limit.reset(token)
-            self._source = texts[-1] if texts else self._plain_source()
-            if bare:
-                if jax_order.holds(out, dict):
-                    raise jax_order.Unkeyed
-            else:
-                out = jax_order.keyed(out)  # (the dicts it returns keep their order too)
-                self._dict_out = self._dict_out or jax_order.holds(out, jax_order.Keyed)
-            if self.shard_batch:
-                out = _constrained(self, out)
-            self._compilations += 1  # a trace that got this far is compiled
-            return out
-
-        def traced(*args: Any, **kwargs: Any) -> Any:
-            return trace(args, kwargs, False)
-
-        def traced_bare(*args: Any, **kwargs: Any) -> Any:
-            return trace(args, kwargs, True)
-
-        for fn in (traced, traced_bare):
-            fn.__name__ = self.__name__
-            if sig is not None:
-                fn.__signature__ = sig  # type: ignore[attr-defined]
-        statics = dict(static_argnums=self.static_argnums or None,
-                       static_argnames=self.static_argnames or None)
-        self._jitted = jax.jit(traced, **statics)
-        self._jitted_bare = jax.jit(traced_bare, **statics)  # (jit_calls.direct_calls)
+        self._jitted, self._jitted_bare = jit_calls.jitted_functions(
+            self, sig, jit_jax, _constrained)
 
     def _direct(self) -> bool:
         """Whether a call can go straight to JAX's jitted function: nothing to place

@@ -28,7 +28,59 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from .jit import Jitted
 
-__all__ = ["direct_calls", "keyed_call", "vmapped_call", "own_call"]
+__all__ = ["jitted_functions", "direct_calls", "keyed_call", "vmapped_call", "own_call"]
+
+
+def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
+                     constrained: Callable) -> tuple[Callable, Callable]:
+    """The jit's two ``jax.jit`` functions of one trace: the keyed path's (its dicts
+    arrive as ``Keyed`` nodes and leave as them) and the bare path's (whose trace
+    raises ``Unkeyed`` at a plain dict among the dynamic arguments or results)."""
+    import jax
+
+    from ..backends import jax_control, jax_numpy, jax_order
+
+    def trace(args: tuple, kwargs: dict, bare: bool) -> Any:
+        if bare and jax_order.unkeyed_dict(args, kwargs, self.static_argnums,
+                                           self.static_argnames):
+            raise jax_order.Unkeyed
+        args, kwargs = jax_order.plain_args(  # (dicts in the caller's key order)
+            args, kwargs, self.static_argnums, self.static_argnames)
+        texts: list[str] = []
+        token = jax_control.unroll_limit.set(
+            jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
+        memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
+        try:
+            out = jit_jax.call(self.backend, self.fun, args, kwargs,
+                               self._examples, self._example_key(args, kwargs), texts)
+        finally:
+            jax_numpy.transposes.reset(memo)
+            jax_control.unroll_limit.reset(token)
+        self._source = texts[-1] if texts else self._plain_source()
+        if bare:
+            if jax_order.holds(out, dict):
+                raise jax_order.Unkeyed
+        else:
+            out = jax_order.keyed(out)  # (the dicts it returns keep their order too)
+            self._dict_out = self._dict_out or jax_order.holds(out, jax_order.Keyed)
+        if self.shard_batch:
+            out = constrained(self, out)
+        self._compilations += 1  # a trace that got this far is compiled
+        return out
+
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        return trace(args, kwargs, False)
+
+    def traced_bare(*args: Any, **kwargs: Any) -> Any:
+        return trace(args, kwargs, True)
+
+    for fn in (traced, traced_bare):
+        fn.__name__ = self.__name__
+        if sig is not None:
+            fn.__signature__ = sig  # type: ignore[attr-defined]
+    statics = dict(static_argnums=self.static_argnums or None,
+                   static_argnames=self.static_argnames or None)
+    return jax.jit(traced, **statics), jax.jit(traced_bare, **statics)
 
 
 def own_call(self: Jitted, fn: Callable) -> None:
