@@ -112,7 +112,9 @@ def test_a_jax_call_runs_no_python_of_s2s(case):
     for _ in range(3):
         close(g(*args), j(*args))
     ours_frames, theirs_frames = python_frames(g, *args), python_frames(j, *args)
-    guard = [(os.path.join(S2S_DIR, "api", "jit.py"), "_call_direct")]
+    calls = os.path.join(S2S_DIR, "api", "jit_calls.py")
+    # (the bare path; after a dict, the keyed one: api/jit_calls.py)
+    guard = [(calls, "_call_keyed" if case == "dict" else "_call_bare")]
     if case == "dict":  # (the dict made a jax_order.Keyed, and back, by JAX)
         order = os.path.join(S2S_DIR, "backends", "jax_order.py")
         assert of_s2s(ours_frames)[:1] == guard
@@ -124,6 +126,59 @@ def test_a_jax_call_runs_no_python_of_s2s(case):
     assert g.cache_info().hits == 3 and g.cache_info().compilations == 1
     if case == "dict":
         assert list(g(*args)) == list(args[0])  # (the caller's key order)
+
+
+def scaled_parts(w, x):
+    return {"z": np.sum(np.tanh(x @ w) ** 2), "a": w * 2.0}
+
+
+def test_the_bare_path_hands_over_to_the_keyed_one_at_the_first_dict():
+    """A jit starts on the bare path (arguments to JAX as given: one frame, no look
+    at them); the first trace that meets a dict, among the arguments or in the
+    results, raises inside JAX and the call is made on the keyed path, which takes
+    every later call. The trace that raised is neither compiled nor counted, and
+    no signature with a dict ever runs bare (key order, values, counts)."""
+    calls = os.path.join(S2S_DIR, "api", "jit_calls.py")
+    g = s2s.jit(s2s.grad(mlp), backend="jax")
+    j = jax.jit(jax.grad(twin(mlp)))
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(5, 3))
+    params = {"w": rng.normal(size=(3, 4)), "b": rng.normal(size=4)}
+    for call in range(10):  # (a dict at the first call: keyed from the start)
+        p = {k: v + call for k, v in params.items()}
+        got = g(p, x)
+        if call in (0, 2, 9):
+            close(got, j(p, x))
+            assert list(got) == ["w", "b"]
+    assert g.cache_info()[:3] == (9, 1, 1)
+    assert of_s2s(python_frames(g, params, x))[:1] == [(calls, "_call_keyed")]
+    assert g._jitted_bare._cache_size() == 0
+
+    # arrays in, a dict out (in the order the function builds it, not sorted)
+    h = s2s.jit(scaled_parts, backend="jax")
+    jh = jax.jit(twin(scaled_parts))
+    w = rng.normal(size=3)
+    for call in range(10):
+        got = h(w + call, x)
+        if call in (0, 2, 9):
+            assert list(got) == ["z", "a"]
+            close([got["z"], got["a"]], [jh(w + call, x)[k] for k in ("z", "a")])
+    assert h.cache_info()[:3] == (9, 1, 1)
+    assert of_s2s(python_frames(h, w, x))[:1] == [(calls, "_call_keyed")]
+
+    # arrays only: bare, until a dict comes (then keyed, the arrays' entry too)
+    k = s2s.jit(s2s.grad(loss), backend="jax")
+    jk = jax.jit(jax.grad(twin(loss)))
+    for call in range(3):
+        close(k(w + call, x), jk(w + call, x))
+    assert of_s2s(python_frames(k, w, x)) == [(calls, "_call_bare")]
+    with pytest.raises(Exception):  # (a dict where loss takes an array: JAX's error)
+        k({"w": w}, x)
+    for call in range(3):  # (the arrays' signature traced again, for the keyed path)
+        close(k(w - call, x), jk(w - call, x))
+    assert of_s2s(python_frames(k, w, x)) == [(calls, "_call_keyed")]
+    info = k.cache_info()
+    assert info.compilations == 2 and info.hits == 9 - 2, info
 
 
 def test_the_direct_path_re_traces_where_jax_jit_does():

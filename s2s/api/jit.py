@@ -31,7 +31,7 @@ import numpy as np
 from .. import backends
 from ..emit.forwards import emitted_part
 from ..errors import TransformError
-from . import pipeline, trees
+from . import jit_calls, pipeline, trees
 from .arguments import zero_d
 from .callables import transformable
 from .display import NotebookDisplay
@@ -188,12 +188,14 @@ class Jitted(NotebookDisplay):
     display_kind = "jit"
 
     # A call runs ``self._call``: ``__call__`` is a property that reads it (C code, no
-    # Python frame in between). On the JAX backend, where nothing has to happen around
-    # the compiled code, ``_call`` is one frame (``_direct_call``: arguments that may
-    # hold a dict pass it in its key order, backends/jax_order.py) around JAX's jitted
-    # function behind a C-level call counter (``functools.lru_cache(maxsize=0)``):
-    # JAX's C++ dispatch checks the arguments' structure, shapes, dtypes and weak
-    # types and runs the compiled code. Other calls run the Python methods below.
+    # Python frame in between), or, where a jit has a class of its own
+    # (``jit_calls.own_call``), that class's ``__call__``. On the JAX backend, where
+    # nothing has to happen around the compiled code, that is one frame
+    # (``jit_calls.direct_calls``: the arguments as given, until a trace meets a dict,
+    # whose key order ``jax.jit`` would lose; from then on dicts pass as order-keeping
+    # nodes, backends/jax_order.py) around JAX's jitted function behind a C-level call
+    # counter: JAX's C++ dispatch checks the arguments' structure, shapes, dtypes and
+    # weak types and runs the compiled code. Other calls run the Python methods below.
     __call__ = property(operator.attrgetter("_call"))
     _plans_run = _tree_plans_run = None  # (a grad's jit: see _direct_numpy_calls)
 
@@ -225,6 +227,7 @@ class Jitted(NotebookDisplay):
         self.__s2s_jit_of__ = fun  # (s2s.grad(s2s.jit(f)) transforms f: callables.py)
         self._calls = 0
         self._counted: Any = None  # the C-level counter of the direct JAX calls
+        self._counted_bare: Any = None  # (and of the bare ones: jit_calls.py)
         self._token = object()  # (marks the transform's entries this jit has run)
         self._compilations = 0
         self._source: str | None = None
@@ -236,11 +239,10 @@ class Jitted(NotebookDisplay):
         if self.backend.jits:
             self._setup_jax(sig, x64)
             if self._direct():
-                self._counted = functools.lru_cache(maxsize=0)(self._jitted)
-                self._call = _direct_call(self)
+                jit_calls.direct_calls(self)
             elif type(fun) is Vmapped and not shard_batch and fun.built_template() is None:
                 self._plain_ir = fun.ir  # (its outputs hold no objects to rebuild)
-                self._call = _vmapped_call(self)
+                self._call = jit_calls.vmapped_call(self)
         else:
             self._jitted = None
             self._cache: dict[Any, bool] = {}
@@ -265,8 +267,6 @@ class Jitted(NotebookDisplay):
     # ---- JAX ------------------------------------------------------------------------
 
     def _setup_jax(self, sig: inspect.Signature | None, x64: bool | None) -> None:
-        import jax
-
         from ..backends.jax_backend import enable_x64, x64_default
 
         if x64 if x64 is not None else x64_default():
@@ -278,36 +278,11 @@ class Jitted(NotebookDisplay):
         self._mesh = None
         self._need_example = NeedExample
 
-        from ..backends import jax_control, jax_numpy, jax_order
+        from ..backends import jax_order
 
         self._order = jax_order
-
-        def traced(*args: Any, **kwargs: Any) -> Any:
-            args, kwargs = jax_order.plain_args(  # (dicts in the caller's key order)
-                args, kwargs, self.static_argnums, self.static_argnames)
-            texts: list[str] = []
-            token = jax_control.unroll_limit.set(
-                jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
-            memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
-            try:
-                out = jit_jax.call(self.backend, self.fun, args, kwargs,  # type: ignore[arg-type]
-                                   self._examples, self._example_key(args, kwargs), texts)
-            finally:
-                jax_numpy.transposes.reset(memo)
-                jax_control.unroll_limit.reset(token)
-            self._source = texts[-1] if texts else self._plain_source()
-            out = jax_order.keyed(out)  # (the dicts it returns keep their order too)
-            self._dict_out = self._dict_out or jax_order.holds(out, jax_order.Keyed)
-            if self.shard_batch:
-                out = _constrained(self, out)
-            self._compilations += 1  # a trace that got this far is compiled
-            return out
-
-        traced.__name__ = self.__name__
-        if sig is not None:
-            traced.__signature__ = sig  # type: ignore[attr-defined]
-        self._jitted = jax.jit(traced, static_argnums=self.static_argnums or None,
-                               static_argnames=self.static_argnames or None)
+        self._jitted, self._jitted_bare = jit_calls.jitted_functions(
+            self, sig, jit_jax, _constrained)
 
     def _direct(self) -> bool:
         """Whether a call can go straight to JAX's jitted function: nothing to place
@@ -568,8 +543,12 @@ class Jitted(NotebookDisplay):
     def cache_info(self) -> CacheInfo:
         size = (self._jitted._cache_size() if self._jitted is not None  # type: ignore[union-attr]
                 else len(self._cache))
+        calls = self._calls
+        for counted in (self._counted, self._counted_bare):
+            calls += counted.cache_info().misses if counted else 0
+        if self._counted_bare is not None:
+            size += self._jitted_bare._cache_size()
         misses = self._compilations
-        calls = self._calls + (self._counted.cache_info().misses if self._counted else 0)
         return CacheInfo(max(calls - misses, 0), misses, self._compilations, size)
 
     def __repr__(self) -> str:
@@ -618,67 +597,6 @@ def jit(
     return (lambda f: transformable(f, make)) if fun is None else transformable(fun, make)
 
 
-def _vmapped_call(self: Jitted) -> Callable:
-    """JAX backend, a vmapped function whose outputs hold no built objects: a call
-    runs its jitted function (behind the C-level call counter) from one frame
-    that reads nothing through ``self``; :meth:`_call_python` takes keywords, a
-    new signature's first call (the example it needs) and an IR that changed
-    since."""
-    counted = self._counted = functools.lru_cache(maxsize=0)(self._jitted)
-    fun, plain, need, slow = self.fun, self._plain_ir, self._need_example, \
-        self._call_python
-    leaf = self._order.LEAF_TYPES
-
-    def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs and fun.ir is plain:
-            for a in args:
-                if type(a) not in leaf:  # (may hold a dict: _call_python keys it)
-                    break
-            else:
-                try:
-                    out = counted(*args)
-                except need:  # (counted as a call: the slow path counts it again)
-                    self._calls -= 1
-                else:
-                    return self._order.plain(out) if self._dict_out else out
-        return slow(*args, **kwargs)
-
-    return _call_vmapped
-
-
-def _direct_call(self: Jitted) -> Callable:
-    """JAX backend, nothing to do around the compiled code: a call of arrays and
-    numbers runs the jitted function (behind the C-level call counter); any other
-    argument may hold a dict, whose order jax.jit would lose: its dicts go as
-    ``jax_order.Keyed`` nodes. The results are as JAX gives them unless a trace of
-    this jit has returned a dict (then its ``Keyed`` nodes are made plain dicts)."""
-    counted, order, nums, names = (self._counted, self._order, self.static_argnums,
-                                   self.static_argnames)
-    leaf, keyed, plain = order.LEAF_TYPES, order.keyed, order.plain
-
-    def keyed_call(*args: Any, **kwargs: Any) -> Any:
-        args, kwargs = order.keyed_args(args, kwargs, nums, names)
-        out = counted(*args, **kwargs)
-        return plain(out) if self._dict_out else out
-
-    def _call_direct(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs:
-            for a in args:
-                if type(a) not in leaf:
-                    break
-            else:
-                out = counted(*args)
-                if type(out) in leaf or not self._dict_out:
-                    return out
-                return plain(out)
-            if not nums:
-                out = counted(*[a if type(a) in leaf else keyed(a) for a in args])
-                return plain(out) if self._dict_out else out
-        return keyed_call(*args, **kwargs)
-
-    return _call_direct
-
-
 def _direct_numpy_calls(self: Jitted, fun: Transformed) -> None:
     """NumPy backend, a ``grad``-like transform: calls of its plans (plain arrays,
     pytrees) run from one frame (``hotcalls.jit_call``) behind the C-level call
@@ -687,11 +605,8 @@ def _direct_numpy_calls(self: Jitted, fun: Transformed) -> None:
     30 ns: the jit then costs less than the transform's own call)."""
     self._plans_run: dict[tuple, tuple] = {}  # (copies of fun's: hotcalls.jit_call)
     self._tree_plans_run: dict[tuple, tuple] = {}
-    self._counted = self._call = functools.lru_cache(maxsize=0)(
-        jit_call(self, fun, self._call_transform))
-    self.__class__ = type(Jitted.__name__, (Jitted,), {
-        "__call__": staticmethod(self._counted), "__slots__": (),
-        "__qualname__": Jitted.__qualname__, "__module__": Jitted.__module__})
+    self._counted = functools.lru_cache(maxsize=0)(jit_call(self, fun, self._call_transform))
+    jit_calls.own_call(self, self._counted)
 
 
 def _constrained(self: Jitted, out: Any) -> Any:

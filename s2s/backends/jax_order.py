@@ -19,30 +19,34 @@ results it rebuilds again, and a dict would flatten sorted.)
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable
 
 import jax
 import numpy as np
 
-__all__ = ["Keyed", "keyed", "plain", "holds", "in_order",
+__all__ = ["Keyed", "keyed", "plain", "holds", "in_order", "Unkeyed", "unkeyed_dict",
            "keyed_args", "plain_args", "LEAF_TYPES"]
 
 
-class Keyed:
-    """A dict as it crosses ``jax.jit``: its keys (the caller's order) and values."""
+class Keyed(tuple):
+    """A dict as it crosses ``jax.jit``: the pair of its keys (the caller's order) and
+    its values.  A tuple, so that making one, and JAX's flattening of it
+    (``operator.itemgetter``), run no Python frame."""
 
-    __slots__ = ("keys", "values")
-
-    def __init__(self, keys: tuple, values: tuple) -> None:
-        self.keys = keys
-        self.values = values
+    __slots__ = ()
+    keys = property(operator.itemgetter(0))
+    values = property(operator.itemgetter(1))
 
     def __repr__(self) -> str:
-        return f"Keyed({dict(zip(self.keys, self.values))!r})"
+        return f"Keyed({dict(zip(*self))!r})"
 
 
-jax.tree_util.register_pytree_node(
-    Keyed, lambda k: (k.values, k.keys), lambda keys, values: Keyed(keys, tuple(values)))
+def _unflatten(keys: tuple, values: Any) -> Keyed:
+    return Keyed((keys, tuple(values)))
+
+
+jax.tree_util.register_pytree_node(Keyed, operator.itemgetter(1, 0), _unflatten)
 
 # Arguments of these types hold no dict: a call of only these goes straight to JAX
 LEAF_TYPES = frozenset({
@@ -50,6 +54,7 @@ LEAF_TYPES = frozenset({
     np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
     np.uint64, np.uint32, np.uint16, np.uint8, np.bool_, np.complex128, np.complex64,
 })
+_all_leaves = LEAF_TYPES.issuperset
 
 
 def _is_dict(x: Any) -> bool:
@@ -65,8 +70,10 @@ def keyed(tree: Any) -> Any:
     registered nodes or other dicts) a :class:`Keyed` in its own key order."""
     t = type(tree)
     if t is dict:
-        return Keyed(tuple(tree), tuple([v if type(v) in LEAF_TYPES else keyed(v)
-                                         for v in tree.values()]))
+        values = tuple(tree.values())
+        if not _all_leaves(map(type, values)):
+            values = tuple([v if type(v) in LEAF_TYPES else keyed(v) for v in values])
+        return Keyed((tuple(tree), values))
     if t is tuple or t is list:
         return t([v if type(v) in LEAF_TYPES else keyed(v) for v in tree])
     if t in LEAF_TYPES:
@@ -80,8 +87,10 @@ def plain(tree: Any) -> Any:
     keys in their order."""
     t = type(tree)
     if t is Keyed:
-        return dict(zip(tree.keys, [v if type(v) in LEAF_TYPES else plain(v)
-                                    for v in tree.values]))
+        keys, values = tree
+        if _all_leaves(map(type, values)):
+            return dict(zip(keys, values))
+        return dict(zip(keys, [v if type(v) in LEAF_TYPES else plain(v) for v in values]))
     if t is tuple or t is list:
         return t([v if type(v) in LEAF_TYPES else plain(v) for v in tree])
     if t in LEAF_TYPES:
@@ -112,6 +121,23 @@ def holds(tree: Any, kind: type) -> bool:
         return False
     return any(type(x) is kind for x in jax.tree_util.tree_leaves(
         tree, is_leaf=lambda x: type(x) is kind))
+
+
+class Unkeyed(Exception):
+    """Raised in a trace of ``Jitted``'s bare path (arguments handed to ``jax.jit`` as
+    the caller gave them): a plain dict among its dynamic arguments (``jax.jit`` has
+    rebuilt it sorted) or its results (``jax.jit`` would return it sorted).  The call
+    is made again on the keyed path, which from then on takes every call."""
+
+
+def unkeyed_dict(args: tuple, kwargs: dict, static_nums: tuple,
+                 static_names: tuple) -> bool:
+    """Whether a plain dict is among the dynamic arguments of a call."""
+    n = len(args)
+    static = {i % n if i < 0 else i for i in static_nums} if n else set()
+    trees = [a for i, a in enumerate(args) if i not in static]
+    trees += [v for k, v in kwargs.items() if k not in static_names]
+    return any(holds(t, dict) for t in trees)
 
 
 def _dynamic(convert: Any, args: tuple, kwargs: dict, static_nums: tuple,

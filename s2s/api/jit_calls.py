@@ -1,0 +1,185 @@
+"""What runs between the caller and JAX's jitted function in a call of
+``s2s.jit(..., backend="jax")`` (``Jitted.__call__``).
+
+Where nothing has to happen around the compiled code (no devices to place across, no
+vmapped example to add outside the trace, no aux objects to rebuild), a call is one
+Python frame of s2s around ``jax.jit``'s function behind a C-level call counter
+(``functools.lru_cache(maxsize=0)``, which counts and calls, caching nothing;
+``cache_info().misses`` reads it).  That frame is the ``__call__`` of a class of the
+jit's own (:func:`own_call`), found on the type without ``Jitted.__call__``'s property.
+
+The one thing ``jax.jit`` would get wrong is a dict's key order: it flattens a dict with
+its keys sorted and rebuilds it sorted, in the trace and in the results
+(``backends/jax_order.py``).  So a jit starts on the *bare* path
+(:func:`direct_calls`): the arguments go to a jitted function as the caller gave them,
+with no Python look at them, and the trace of that function raises
+``jax_order.Unkeyed`` if a plain dict is among its dynamic arguments or results.  A
+trace that raises is cached by no one, so no signature holding a dict ever runs bare;
+the call that met it is made again on the *keyed* path (:func:`keyed_call`: dicts
+passed as ``jax_order.Keyed`` nodes in their key order, the results' made plain
+dicts again), which from then on takes every call of the jit.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from .jit import Jitted
+
+__all__ = ["jitted_functions", "direct_calls", "keyed_call", "vmapped_call", "own_call"]
+
+
+def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
+                     constrained: Callable) -> tuple[Callable, Callable]:
+    """The jit's two ``jax.jit`` functions of one trace: the keyed path's (its dicts
+    arrive as ``Keyed`` nodes and leave as them) and the bare path's (whose trace
+    raises ``Unkeyed`` at a plain dict among the dynamic arguments or results)."""
+    import jax
+
+    from ..backends import jax_control, jax_numpy, jax_order
+
+    def trace(args: tuple, kwargs: dict, bare: bool) -> Any:
+        if bare and jax_order.unkeyed_dict(args, kwargs, self.static_argnums,
+                                           self.static_argnames):
+            raise jax_order.Unkeyed
+        args, kwargs = jax_order.plain_args(  # (dicts in the caller's key order)
+            args, kwargs, self.static_argnums, self.static_argnames)
+        texts: list[str] = []
+        token = jax_control.unroll_limit.set(
+            jax_control.UNROLL_DEFAULT if self.unroll is None else self.unroll)
+        memo = jax_numpy.transposes.set({})  # (this trace's transposed matrices)
+        try:
+            out = jit_jax.call(self.backend, self.fun, args, kwargs,
+                               self._examples, self._example_key(args, kwargs), texts)
+        finally:
+            jax_numpy.transposes.reset(memo)
+            jax_control.unroll_limit.reset(token)
+        self._source = texts[-1] if texts else self._plain_source()
+        if bare:
+            if jax_order.holds(out, dict):
+                raise jax_order.Unkeyed
+        else:
+            out = jax_order.keyed(out)  # (the dicts it returns keep their order too)
+            self._dict_out = self._dict_out or jax_order.holds(out, jax_order.Keyed)
+        if self.shard_batch:
+            out = constrained(self, out)
+        self._compilations += 1  # a trace that got this far is compiled
+        return out
+
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        return trace(args, kwargs, False)
+
+    def traced_bare(*args: Any, **kwargs: Any) -> Any:
+        return trace(args, kwargs, True)
+
+    for fn in (traced, traced_bare):
+        fn.__name__ = self.__name__
+        if sig is not None:
+            fn.__signature__ = sig  # type: ignore[attr-defined]
+    statics = dict(static_argnums=self.static_argnums or None,
+                   static_argnames=self.static_argnames or None)
+    return jax.jit(traced, **statics), jax.jit(traced_bare, **statics)
+
+
+def own_call(self: Jitted, fn: Callable) -> None:
+    """``fn`` as the jit's ``__call__``: on a class of its own (a call finds it on the
+    type, without ``Jitted.__call__``'s property and ``attrgetter``)."""
+    base = next(c for c in type(self).__mro__ if "_own_call" not in c.__dict__)
+    self._call = fn
+    self.__class__ = type(base.__name__, (base,), {
+        "__call__": staticmethod(fn), "__slots__": (), "_own_call": True,
+        "__qualname__": base.__qualname__, "__module__": base.__module__})
+
+
+def direct_calls(self: Jitted) -> None:
+    """The bare path: a call runs the bare jitted function on the caller's
+    arguments; a trace of it that meets a dict raises ``Unkeyed``, and the call goes
+    the keyed way (:func:`keyed_call`), as every later one does."""
+    bare = self._counted_bare = functools.lru_cache(maxsize=0)(self._jitted_bare)
+    self._counted = functools.lru_cache(maxsize=0)(self._jitted)
+    unkeyed = self._order.Unkeyed
+
+    def _call_bare(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return bare(*args, **kwargs)
+        except unkeyed:
+            pass
+        return _keyed_from_now_on(self)(*args, **kwargs)
+
+    own_call(self, _call_bare)
+
+
+def _keyed_from_now_on(self: Jitted) -> Callable:
+    """The keyed path as the jit's call, after a bare call met a dict (that call was
+    counted: it is counted again where it runs)."""
+    self._calls -= 1
+    jitted = self._jitted_bare
+    # a trace that raised leaves JAX's C++ dispatch of that signature falling back to
+    # Python at every later call: drop the bare function's entries
+    getattr(jitted, "_clear_cache", jitted.clear_cache)()
+    call = keyed_call(self)
+    own_call(self, call)
+    return call
+
+
+def keyed_call(self: Jitted) -> Callable:
+    """The keyed path: a call of arrays and numbers runs the jitted function (behind
+    the C-level call counter); any other argument may hold a dict, whose order
+    jax.jit would lose: its dicts go as ``jax_order.Keyed`` nodes. The results are as
+    JAX gives them unless a trace of this jit has returned a dict (then its ``Keyed``
+    nodes are made plain dicts)."""
+    counted, order, nums, names = (self._counted, self._order, self.static_argnums,
+                                   self.static_argnames)
+    leaf, keyed, plain = order.LEAF_TYPES, order.keyed, order.plain
+
+    def keyed_kwargs_call(*args: Any, **kwargs: Any) -> Any:
+        args, kwargs = order.keyed_args(args, kwargs, nums, names)
+        out = counted(*args, **kwargs)
+        return plain(out) if self._dict_out else out
+
+    def _call_keyed(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            for a in args:
+                if type(a) not in leaf:
+                    break
+            else:
+                out = counted(*args)
+                if type(out) in leaf or not self._dict_out:
+                    return out
+                return plain(out)
+            if not nums:
+                out = counted(*[a if type(a) in leaf else keyed(a) for a in args])
+                return plain(out) if self._dict_out else out
+        return keyed_kwargs_call(*args, **kwargs)
+
+    return _call_keyed
+
+
+def vmapped_call(self: Jitted) -> Callable:
+    """JAX backend, a vmapped function whose outputs hold no built objects: a call
+    runs its jitted function (behind the C-level call counter) from one frame
+    that reads nothing through ``self``; :meth:`Jitted._call_python` takes keywords,
+    a new signature's first call (the example it needs) and an IR that changed
+    since."""
+    counted = self._counted = functools.lru_cache(maxsize=0)(self._jitted)
+    fun, plain, need, slow = self.fun, self._plain_ir, self._need_example, \
+        self._call_python
+    leaf = self._order.LEAF_TYPES
+
+    def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs and fun.ir is plain:
+            for a in args:
+                if type(a) not in leaf:  # (may hold a dict: _call_python keys it)
+                    break
+            else:
+                try:
+                    out = counted(*args)
+                except need:  # (counted as a call: the slow path counts it again)
+                    self._calls -= 1
+                else:
+                    return self._order.plain(out) if self._dict_out else out
+        return slow(*args, **kwargs)
+
+    return _call_vmapped
