@@ -48,6 +48,9 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
         return fn
     u = _Unroller(fn, trees)
     u.leaves = {p for p, k in zip(fn.params, arg_kinds) if isinstance(k, Leaf)}
+    # (a loop's carried entry names hold another value at each iteration: never the
+    # constant they start as, `t = (x, 0.0)` then `t = (t[0] * 2, t[1] + 1)` in a loop)
+    u.carried = {e for t in walk(fn.body) if isinstance(t, For) for e, _ in t.carried}
     body, subst = u.block(fn.body)
     test = next((s for s in walk(body) if isinstance(s, Let) and s.prim == "str_test"), None)
     if test is not None:
@@ -164,6 +167,7 @@ class _Unroller:
         self.names = NameTable(fn.names.taken)
         self.aliases = dict(fn.aliases)
         self.changed = False
+        self.carried: set[str] = set()  # loops' carried entry names (never constants)
         self.removable: set[str] = set()  # structure reads the unrolling may leave unread
         self.literals: dict[str, tuple] = {}  # a tuple or list literal -> its atoms
         self.constants: dict[str, Const] = {}  # an element of one that is a constant
@@ -210,7 +214,8 @@ class _Unroller:
                     s = made[-1]
                 out.append(self.let(s))
                 known = self.constants.get(out[-1].target)
-                if known is not None:  # a key or string from a literal: later code reads it
+                if known is not None and out[-1].target not in self.carried:
+                    # a key or string from a literal: later code reads it
                     subst[out[-1].target] = known
             elif isinstance(s, For) and self.unrollable(s):
                 stmts_, final = self.unroll(s)

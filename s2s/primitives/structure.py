@@ -14,7 +14,7 @@ from ..ir.nodes import Let
 from ..ir.spelling import atom_text
 from ..runtime import unbroadcast
 from .batching import Batch, NoBatchRule, batch_rule, only_first_batched
-from .registry import defjvp, deflinear, defprim, defvjp, is_basic_index
+from .registry import REFUSED, defjvp, deflinear, defprim, defvjp, is_basic_index
 
 
 def _tuple_spelling(args, params):
@@ -70,6 +70,7 @@ defprim(
     "dict_keys", None, "(container, copy, order=None, reverse=False)", family="structure",
     nondiff=True, spelling=lambda args, params: f"{params['copy']}({args[0]})",
     note="a dict's keys, made a literal per call before any transform (ir/unroll.py)",
+    batch=REFUSED,  # (resolved per call before any transform: vmap never sees it)
 )
 
 # `{**p, "w": w}`, `p | q`, `dict(p, w=w)` of dicts whose keys are known per call: the
@@ -80,6 +81,7 @@ defprim(
     "dict_merge", None, "(*dicts)", family="structure", nondiff=True,
     spelling=lambda args, params: "{" + ", ".join(f"**{a}" for a in args) + "}",
     note="dicts merged, made a literal per call before any transform (ir/unroll.py)",
+    batch=REFUSED,  # (resolved per call before any transform: vmap never sees it)
 )
 
 # `out[k] = v` in a loop over a dict's keys (`for k, v in p.items()`): the dict with
@@ -88,6 +90,7 @@ defprim(
     "dict_set", None, "(d, key, value)", family="structure", nondiff=True,
     spelling=lambda args, params: f"{{**{args[0]}, {args[1]}: {args[2]}}}",
     note="a dict written by a loop's key, made a literal per call (ir/unroll.py)",
+    batch=REFUSED,  # (resolved per call before any transform: vmap never sees it)
 )
 
 # `k.startswith("w")` (`endswith`) of a dict's key that a loop over its keys binds:
@@ -106,6 +109,7 @@ defprim(
     "list_times", None, "(x1, x2, list)", family="structure", nondiff=True,
     spelling=lambda args, params: f"{args[0]} * {args[1]}",
     note="a list times an argument, decided per transform (transforms/list_operands.py)",
+    batch=REFUSED,  # (resolved per call before any transform: vmap never sees it)
 )
 
 

@@ -398,6 +398,7 @@ class Star:
 class Globals:
     def __init__(self, w):
         global SCALE
+        SCALE = 2.0  # (a write: a `global` that only reads is kept)
         self.w = w
 
 
