@@ -87,7 +87,9 @@ def emit_and_run(name: str, dtype: str, tmp_path: Path) -> tuple[list, np.ndarra
     assert rc == 0, err
     text = out.read_text()
     assert not re.search(r"^\s*(from s2s|import s2s)", text, re.M)
-    plain = re.sub(r"\blam_\d+\b", "lam", text)  # (`lam_2` where `lam` is taken)
+    plain = text  # (`lam_2`, `inner_2` where another module's took the name first)
+    for base in set(re.findall(r"[A-Za-z_]\w*", defined + call)):
+        plain = re.sub(rf"\b{base}_\d+\b", base, plain)
     assert defined in plain and f"= {call}" in plain, text
     calls = [inputs(name, dtype, i) for i in range(10)]
     np.savez(tmp_path / "args.npz", *[a for args in calls for a in args])
