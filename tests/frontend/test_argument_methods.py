@@ -168,11 +168,12 @@ def test_two_threads_calling_with_other_functions_and_classes() -> None:
         try:
             for i in range(12):
                 f = fns[(i + k) % 3]
-                np.testing.assert_array_equal(g(x, f), alone[f])
+                # (the 2nd call on may run the specialized code: equal to rounding)
+                np.testing.assert_allclose(g(x, f), alone[f], rtol=1e-12, atol=1e-14)
                 j = (i + k) % 2
                 got = gp(objs[j], x)
                 assert type(got) is type(objs[j])
-                np.testing.assert_array_equal(got.w, alone_obj[j].w)
+                np.testing.assert_allclose(got.w, alone_obj[j].w, rtol=1e-12, atol=1e-14)
         except Exception as err:  # (reported by the main thread)
             errors.append(err)
 
