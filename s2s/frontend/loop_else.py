@@ -23,15 +23,14 @@ from typing import Any, Callable
 import libcst as cst
 
 
-class LoopElse(cst.CSTTransformer):
-    """Rewrites every loop with an ``else`` in a function's body (not in the bodies
-    of nested ``def``s, lambdas or classes: each is its own function)."""
+class StatementRewriter(cst.CSTTransformer):
+    """A pass over one function's statements (nested ``def``s, classes and lambdas
+    left alone), each rebuilt node reporting the position of the node it replaces;
+    ``rewrite`` gives a list of statements (a node may become several)."""
 
-    def __init__(self, alias: Callable[[Any, Any], None],
-                 fresh: Callable[[str], str]) -> None:
+    def __init__(self, alias: Callable[[Any, Any], None]) -> None:
         super().__init__()
-        self.alias, self.fresh = alias, fresh
-        self.flags: list[str] = []  # the names it binds
+        self.alias = alias
 
     def rewrite(self, nodes: list[Any]) -> list[Any]:
         out: list[Any] = []
@@ -54,6 +53,18 @@ class LoopElse(cst.CSTTransformer):
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
+
+
+class LoopElse(StatementRewriter):
+    """Rewrites every loop with an ``else`` in a function's body (not in the bodies
+    of nested ``def``s, lambdas or classes: each is its own function)."""
+
+    def __init__(self, alias: Callable[[Any, Any], None],
+                 fresh: Callable[[str], str]) -> None:
+        super().__init__(alias)
+        self.fresh = fresh
+        self.flags: list[str] = []  # the names it binds
+
 
     def leave_For(self, original: cst.For, updated: cst.For) -> Any:
         return self._loop(original, updated)

@@ -21,36 +21,16 @@ replace, so errors quote the user's line.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import libcst as cst
 
+from .loop_else import StatementRewriter
 
-class MatchToIf(cst.CSTTransformer):
+
+class MatchToIf(StatementRewriter):
     """Rewrites each ``match`` of the forms above in a function's body (not in nested
     ``def``s, lambdas or classes: each is its own function)."""
-
-    def __init__(self, alias: Callable[[Any, Any], None]) -> None:
-        super().__init__()
-        self.alias = alias
-
-    def rewrite(self, nodes: list[Any]) -> list[Any]:
-        return [node.visit(self) for node in nodes]
-
-    def on_leave(self, original: Any, updated: Any) -> Any:
-        new = super().on_leave(original, updated)
-        if isinstance(new, cst.CSTNode) and new is not original:
-            self.alias(new, original)  # (a rebuilt node keeps its position)
-        return new
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def leave_Match(self, original: cst.Match, updated: cst.Match) -> Any:
         if not _dotted(updated.subject):

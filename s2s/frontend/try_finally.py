@@ -10,39 +10,15 @@ line.  When ``A`` raises, the exception reaches the caller as it would, without
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import libcst as cst
 
+from .loop_else import StatementRewriter
 
-class TryFinally(cst.CSTTransformer):
+
+class TryFinally(StatementRewriter):
     """Flattens each such ``try`` of a function's body (not in nested functions)."""
-
-    def __init__(self, alias: Callable[[Any, Any], None]) -> None:
-        super().__init__()
-        self.alias = alias
-
-    def rewrite(self, nodes: list[Any]) -> list[Any]:
-        out: list[Any] = []
-        for node in nodes:
-            new = node.visit(self)
-            out += list(new.nodes) if isinstance(new, cst.FlattenSentinel) else [new]
-        return out
-
-    def on_leave(self, original: Any, updated: Any) -> Any:
-        new = super().on_leave(original, updated)
-        if isinstance(new, cst.CSTNode) and new is not original:
-            self.alias(new, original)  # (a rebuilt node keeps its position)
-        return new
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def leave_Try(self, original: cst.Try, updated: cst.Try) -> Any:
         if updated.handlers or updated.orelse is not None or updated.finalbody is None \
