@@ -37,7 +37,8 @@ def uses_dict_comprehension(x):
 
 
 def uses_match(x):
-    match x.shape:  # ERR  (a capture pattern: `match` on values is its if/elif chain)
+    # A capture pattern: `match` on values is its if/elif chain, which is built.
+    match x.shape:  # ERR
         case (n,):
             y = x * n
         case _:
@@ -77,7 +78,8 @@ def uses_star_call(x):
 
 
 def uses_double_star_call(x):
-    return np.sum(x, **BY_NAME["sum"])  # ERR: **BY_NAME  (`**OPTIONS` is read per call)
+    # `**OPTIONS` of a module dict is read per call; a subscript of one is refused.
+    return np.sum(x, **BY_NAME["sum"])  # ERR: **BY_NAME
 
 
 def uses_attribute_assignment(x):

@@ -196,6 +196,12 @@ class BufferLowerer:
                 f"assign `{name}` before writing into it", self.n.display,
             )
         current = self.n.env[name]
+        if current == name and name in self.n.arguments:
+            raise self.n.unsupported(
+                node, f"`{name}` is an argument: writing into it would change the "
+                "caller's value (a side effect s2s does not make)",
+                f"write into a copy: `{name} = {name}.copy()` first",
+            )
         if current not in self.n.buffers or current in self.n.lists:
             raise self.n.unsupported(
                 node, f"`{name}` may share memory with an argument or another array, "

@@ -196,4 +196,4 @@ def test_writing_into_an_argument_dict_is_refused() -> None:
     with pytest.raises(s2s.TransformError) as info:
         s2s.grad(F.write_into_argument)(X, {"w": X})
     err = str(info.value)
-    assert "share memory with an argument" in err and 'params["w"] = x' in err, err
+    assert "`params` is an argument" in err and 'params["w"] = x' in err, err
