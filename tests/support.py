@@ -122,6 +122,42 @@ def assert_trees_close(actual: Any, expected: Any, rtol: float = 1e-7, atol: flo
         np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=rtol, atol=atol)
 
 
+def jax_tol(dtype: Any, f64: float = 1e-8, f32: float = 5e-4) -> dict[str, float]:
+    """``rtol``/``atol`` for a result compared with JAX's: ``f64`` in float64 (absolute
+    ``f64 / 100``), ``f32`` in float32 (absolute ``f32 / 10``: the two libraries round
+    float32 differently)."""
+    if np.dtype(dtype) == np.float64:
+        return dict(rtol=f64, atol=f64 / 100)
+    return dict(rtol=f32, atol=f32 / 10)
+
+
+def assert_close_to(got: Any, expected: Any, dtype: Any = np.float64,
+                    check_dtype: bool = True, *, f64: float = 1e-8, f32: float = 5e-4,
+                    dtype_of: str = "expected", scale_atol: bool = False) -> None:
+    """Every leaf of ``got`` matches the leaf of ``expected`` (JAX's result, as
+    ``jax.tree_util`` flattens both): as many leaves, equal shapes, values within
+    ``jax_tol(dtype, f64, f32)``.  With ``check_dtype``, the dtypes too: ``dtype_of``
+    ``"expected"`` compares every leaf's with the expected leaf's, ``"expected-arrays"``
+    only leaves of rank > 0 (a 0-d result may be a Python float), ``"given"`` requires
+    ``dtype`` of leaves of rank > 0.  ``scale_atol`` scales the absolute tolerance by
+    the largest expected magnitude (float32 rounding grows with the values)."""
+    got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(
+        expected)
+    assert len(got_leaves) == len(want_leaves), (got, expected)
+    tol = jax_tol(dtype, f64, f32)
+    for g, w in zip(got_leaves, want_leaves):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape, (g.shape, w.shape)
+        if check_dtype and (dtype_of == "expected" or g.ndim):
+            want_dtype = np.dtype(dtype) if dtype_of == "given" else w.dtype
+            assert g.dtype == want_dtype, (g.dtype, want_dtype)
+        atol = tol["atol"] * max(1.0, float(np.max(np.abs(w), initial=0.0))) \
+            if scale_atol else tol["atol"]
+        wide = np.result_type(g, w, np.float64)  # (complex stays complex)
+        np.testing.assert_allclose(g.astype(wide), w.astype(wide), rtol=tol["rtol"],
+                                   atol=atol)
+
+
 def rng_tree(tree: Any, r: np.random.Generator) -> Any:
     """A random tangent for each leaf: normal floats of the leaf's shape and dtype,
     ``float0`` zeros for integer and boolean leaves (JAX's convention)."""

@@ -12,10 +12,12 @@ them); s2s's own registry is what the NumPy side reads."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import function_param_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, compiled, jax_twin
+from support import HAVE_JAX, assert_close_to, compiled, jax_twin
 
 import s2s
 
@@ -39,19 +41,7 @@ B = np.array([0.1, 0.0, -0.3])
 X = np.array([0.3, -0.7, 1.2])
 
 
-def tol(dtype):
-    return dict(rtol=1e-8, atol=1e-10) if dtype == np.float64 else dict(rtol=5e-4, atol=5e-5)
-
-
-def close(got, expected, dtype):
-    got_leaves = jax.tree_util.tree_leaves(got)
-    expected_leaves = jax.tree_util.tree_leaves(expected)
-    assert len(got_leaves) == len(expected_leaves), (got, expected)
-    for g, e in zip(got_leaves, expected_leaves):
-        assert np.shape(g) == np.shape(e)
-        assert np.asarray(g).dtype == np.asarray(e).dtype, (np.asarray(g).dtype, e.dtype)
-        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(e, np.float64),
-                                   **tol(dtype))
+close = partial(assert_close_to, f64=1e-8, f32=5e-4)
 
 
 def values(step, dtype):

@@ -8,10 +8,12 @@ constant flipped between calls."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import constant_test_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, compiled, jax_twin
+from support import HAVE_JAX, assert_close_to, compiled, jax_twin
 
 import s2s
 
@@ -28,11 +30,7 @@ X = np.array([0.3, -0.7, 1.2])
 BATCH = np.array([[0.3, -0.7, 1.2], [0.1, 0.4, -0.9]])
 
 
-def close(got, expected, dtype):
-    tol = dict(rtol=1e-9, atol=1e-11) if dtype == np.float64 else dict(rtol=2e-4, atol=2e-5)
-    for g, e in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(expected)):
-        assert np.shape(g) == np.shape(e)
-        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(e, np.float64), **tol)
+close = partial(assert_close_to, f64=1e-9, f32=2e-4, check_dtype=False)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)],

@@ -14,11 +14,12 @@ loop; float64 and float32."""
 from __future__ import annotations
 
 import inspect
+from functools import partial
 
 import function_idiom_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, fd_grad, jax_twin
+from support import HAVE_JAX, assert_close_to, fd_grad, jax_twin
 
 import s2s
 
@@ -47,21 +48,7 @@ BATCH = np.array([[0.3, -0.7, 1.2], [0.1, 0.4, -0.9]])
 DTYPES = [np.float64, np.float32]
 
 
-def tol(dtype):
-    return dict(rtol=1e-9, atol=1e-11) if dtype == np.float64 else dict(rtol=2e-4, atol=2e-5)
-
-
-def close(got, expected, dtype, check_dtype=True):
-    got_leaves = jax.tree_util.tree_leaves(got)
-    expected_leaves = jax.tree_util.tree_leaves(expected)
-    assert len(got_leaves) == len(expected_leaves)
-    for g, e in zip(got_leaves, expected_leaves):
-        assert np.shape(g) == np.shape(e), (np.shape(g), np.shape(e))
-        if np.ndim(g) and check_dtype:  # (the dtype JAX gives: W is float64)
-            assert np.asarray(g).dtype == np.asarray(e).dtype, (np.asarray(g).dtype,
-                                                                np.asarray(e).dtype)
-        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(e, np.float64),
-                                   **tol(dtype))
+close = partial(assert_close_to, f64=1e-9, f32=2e-4, dtype_of="expected-arrays")
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])

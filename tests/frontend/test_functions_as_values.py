@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+from functools import partial
 
 import function_value_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, fd_grad, jax_twin
+from support import HAVE_JAX, assert_close_to, fd_grad, jax_twin
 
 import s2s
 
@@ -44,22 +45,12 @@ BATCH = np.array([[0.3, -0.7, 1.2], [0.1, 0.4, -0.9]])
 DTYPES = [np.float64, np.float32]
 
 
-def tol(dtype):
-    return dict(rtol=1e-9, atol=1e-11) if dtype == np.float64 else dict(rtol=2e-4, atol=2e-5)
+close = partial(assert_close_to, f64=1e-9, f32=2e-4, dtype_of="given")
 
 
 # (vmap's probe runs the first example; a callee on the branch it did not take, `relu`
 # in `choose`, is probed on arguments computed from the example's values:
 # tests/frontend/test_inner_transforms.py)
-
-
-def close(got, expected, dtype, check_dtype=True):
-    for g, e in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(expected)):
-        assert np.shape(g) == np.shape(e)
-        if np.ndim(g) and check_dtype:
-            assert np.asarray(g).dtype == dtype, np.asarray(g).dtype
-        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(e, np.float64),
-                                   **tol(dtype))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])

@@ -12,11 +12,12 @@ values) and a Python loop; float64 and float32."""
 from __future__ import annotations
 
 import inspect
+from functools import partial
 
 import inner_transform_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, fd_grad, jax_twin
+from support import HAVE_JAX, assert_close_to, fd_grad, jax_twin
 
 import s2s
 
@@ -53,18 +54,7 @@ BATCH = np.array([[0.3, -0.7, 1.2], [0.1, 0.4, -0.9]])
 DTYPES = [np.float64, np.float32]
 
 
-def tol(dtype):
-    return dict(rtol=1e-8, atol=1e-10) if dtype == np.float64 else dict(rtol=5e-4, atol=5e-5)
-
-
-def close(got, expected, dtype):
-    got_leaves = jax.tree_util.tree_leaves(got)
-    expected_leaves = jax.tree_util.tree_leaves(expected)
-    assert len(got_leaves) == len(expected_leaves)
-    for g, e in zip(got_leaves, expected_leaves):
-        assert np.shape(g) == np.shape(e), (np.shape(g), np.shape(e))
-        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(e, np.float64),
-                                   **tol(dtype))
+close = partial(assert_close_to, f64=1e-8, f32=5e-4, check_dtype=False)
 
 
 # ---- 1. a transform of a transform, of a partial, of a choice ------------------------

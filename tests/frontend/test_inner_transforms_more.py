@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+from functools import partial
 
 import inner_transform_more_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, compiled, jax_twin
+from support import HAVE_JAX, assert_close_to, compiled, jax_twin
 
 import s2s
 
@@ -51,18 +52,7 @@ DTYPES = [np.float64, np.float32]
 ROWS = (0, 1, 5, 0, 5, 1, 0, 0, 5, 1)  # a body vmap's batch size at calls 1 to 10
 
 
-def tol(dtype):
-    return dict(rtol=1e-8, atol=1e-10) if dtype == np.float64 else dict(rtol=5e-4, atol=5e-5)
-
-
-def close(got, expected, dtype):
-    got_leaves = jax.tree_util.tree_leaves(got)
-    expected_leaves = jax.tree_util.tree_leaves(expected)
-    assert len(got_leaves) == len(expected_leaves)
-    for g, e in zip(got_leaves, expected_leaves):
-        assert np.shape(g) == np.shape(e), (np.shape(g), np.shape(e))
-        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(e, np.float64),
-                                   **tol(dtype))
+close = partial(assert_close_to, f64=1e-8, f32=5e-4, check_dtype=False)
 
 
 def calls(request, every=range(10), few=(0, 1, 2, 9)):

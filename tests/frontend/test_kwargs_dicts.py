@@ -13,10 +13,12 @@ function too."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import kwargs_dict_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, fd_grad, jax_twin
+from support import HAVE_JAX, assert_close_to, fd_grad, jax_tol, jax_twin
 
 import s2s
 
@@ -76,20 +78,8 @@ DICT_IDS = [f"{n}-{'-'.join(kw) or (list(a[1]) if len(a) > 1 else 'none')}"
             for n, a, kw in DICT_CASES]
 
 
-def tol(dtype):
-    return dict(rtol=1e-9, atol=1e-11) if dtype == np.float64 else dict(rtol=2e-4, atol=2e-5)
-
-
-def close(got, expected, dtype=np.float64):
-    got_leaves = jax.tree_util.tree_leaves(got)
-    expected_leaves = jax.tree_util.tree_leaves(expected)
-    assert len(got_leaves) == len(expected_leaves), (got, expected)
-    for g, e in zip(got_leaves, expected_leaves):
-        assert np.shape(g) == np.shape(e), (np.shape(g), np.shape(e))
-        if np.ndim(g):
-            assert np.asarray(g).dtype == dtype, np.asarray(g).dtype
-        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(e, np.float64),
-                                   **tol(dtype))
+tol = partial(jax_tol, f64=1e-9, f32=2e-4)
+close = partial(assert_close_to, f64=1e-9, f32=2e-4, dtype_of="given")
 
 
 def cast(tree, dtype):

@@ -13,11 +13,12 @@ tests/conftest.py's S2S_SPECIALIZE=sync)."""
 from __future__ import annotations
 
 import functools
+from functools import partial
 
 import list_copy_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, jax_twin
+from support import HAVE_JAX, assert_close_to, jax_twin
 
 import s2s
 
@@ -40,21 +41,7 @@ FROM_ONE = ["copy_list", "copy_method", "copy_slice", "copy_pairs", "read_in_if"
             "read_in_inner_loop", "stack_in_loop"]  # (their loops: range(1, n))
 
 
-def tol(dtype):
-    return dict(rtol=1e-8, atol=1e-10) if dtype == np.float64 else dict(rtol=2e-4, atol=2e-5)
-
-
-def close(got, expected, dtype):
-    got_leaves, expected_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(
-        expected)
-    assert len(got_leaves) == len(expected_leaves)
-    for g, e in zip(got_leaves, expected_leaves):
-        assert np.shape(g) == np.shape(e), (np.shape(g), np.shape(e))
-        assert np.asarray(g).dtype == np.asarray(e).dtype, (np.asarray(g).dtype, e.dtype)
-        scale = float(np.max(np.abs(e), initial=0.0))  # (float32: JAX's own error, vs
-        atol = tol(dtype)["atol"] * max(1.0, scale)  # float64, grows with the values)
-        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=tol(dtype)["rtol"],
-                                   atol=atol)
+close = partial(assert_close_to, f64=1e-8, f32=2e-4, scale_atol=True)
 
 
 def test_the_issue_function() -> None:

@@ -10,11 +10,12 @@ lists as Python does), in float64 and float32, or from a Python loop over the ba
 from __future__ import annotations
 
 import functools
+from functools import partial
 
 import list_splice_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, jax_twin
+from support import HAVE_JAX, assert_close_to, jax_twin
 
 import s2s
 
@@ -36,18 +37,7 @@ COUNTS = (3, 0, 1)  # the loops' count at calls 1 to 3 (0: they never run)
 DEFAULT: set = set()  # (JAX's oracles cost ~2.5 s a case: the sweep is under -m slow)
 
 
-def tol(dtype):
-    return dict(rtol=1e-8, atol=1e-10) if dtype == np.float64 else dict(rtol=5e-4, atol=5e-5)
-
-
-def close(got, expected, dtype):
-    got_leaves, expected_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(
-        expected)
-    assert len(got_leaves) == len(expected_leaves)
-    for g, e in zip(got_leaves, expected_leaves):
-        assert np.shape(g) == np.shape(e), (np.shape(g), np.shape(e))
-        assert np.asarray(g).dtype == np.asarray(e).dtype, (np.asarray(g).dtype, e.dtype)
-        np.testing.assert_allclose(np.asarray(g), np.asarray(e), **tol(dtype))
+close = partial(assert_close_to, f64=1e-8, f32=5e-4)
 
 
 @pytest.mark.every_case

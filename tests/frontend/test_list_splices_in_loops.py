@@ -13,11 +13,12 @@ between calls."""
 from __future__ import annotations
 
 import functools
+from functools import partial
 
 import list_splice_loop_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, jax_twin
+from support import HAVE_JAX, assert_close_to, jax_twin
 
 import s2s
 
@@ -41,18 +42,7 @@ COUNTS = (3, 0, 1)  # the loops' count at calls 1 to 3 (0: they never run)
 NO_VMAP_AT_ZERO = {"tape_of_lists"}
 
 
-def tol(dtype):
-    return dict(rtol=1e-8, atol=1e-10) if dtype == np.float64 else dict(rtol=5e-4, atol=5e-5)
-
-
-def close(got, expected, dtype):
-    got_leaves, expected_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(
-        expected)
-    assert len(got_leaves) == len(expected_leaves)
-    for g, e in zip(got_leaves, expected_leaves):
-        assert np.shape(g) == np.shape(e), (np.shape(g), np.shape(e))
-        assert np.asarray(g).dtype == np.asarray(e).dtype, (np.asarray(g).dtype, e.dtype)
-        np.testing.assert_allclose(np.asarray(g), np.asarray(e), **tol(dtype))
+close = partial(assert_close_to, f64=1e-8, f32=5e-4)
 
 
 def central_grad(f, x, h=1e-6):

@@ -13,11 +13,13 @@ float64 and float32."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import newcomer_probe3_cases as C  # (pytest puts this directory on sys.path)
 import newcomer_probe3_fns as F
 import numpy as np
 import pytest
-from support import HAVE_JAX, jax_twin
+from support import HAVE_JAX, assert_close_to, jax_twin
 
 import s2s
 
@@ -51,18 +53,7 @@ EXPECTED = {
 }
 
 
-def tol(dtype):
-    return dict(rtol=1e-9, atol=1e-11) if dtype == np.float64 else dict(rtol=3e-4, atol=3e-5)
-
-
-def close(got, want, dtype, check_dtype=True):
-    g, w = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
-    assert len(g) == len(w)
-    for a, b in zip(g, w):
-        assert np.shape(a) == np.shape(b)
-        if check_dtype:
-            assert np.asarray(a).dtype == np.asarray(b).dtype, (np.asarray(a).dtype, b.dtype)
-        np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), **tol(dtype))
+close = partial(assert_close_to, f64=1e-9, f32=3e-4)
 
 
 @pytest.mark.slow

@@ -8,12 +8,12 @@ hessian, ``s2s.jit`` on both backends, and as a callee."""
 
 from __future__ import annotations
 
-import functools
+from functools import partial
 
 import numpy as np
 import pytest
 import runtime_choice_fns as F  # (pytest puts this directory on sys.path)
-from support import HAVE_JAX, compiled, jax_twin
+from support import HAVE_JAX, assert_close_to, compiled, jax_twin
 
 import s2s
 from s2s.errors import TransformError
@@ -42,19 +42,7 @@ KEYED = [("act_by_name", "tanh"), ("act_by_name", "softplus"), ("act_by_name_bou
 SLOW = {"reduce_arrays", "star_front", "reduce_static_list"}
 
 
-def tol(dtype):
-    return dict(rtol=1e-8, atol=1e-10) if dtype == np.float64 else dict(rtol=5e-4, atol=5e-5)
-
-
-def close(got, expected, dtype):
-    got_leaves, expected_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(
-        expected)
-    assert len(got_leaves) == len(expected_leaves)
-    for g, e in zip(got_leaves, expected_leaves):
-        assert np.shape(g) == np.shape(e), (np.shape(g), np.shape(e))
-        assert np.asarray(g).dtype == np.asarray(e).dtype, (np.asarray(g).dtype, e.dtype)
-        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(e, np.float64),
-                                   **tol(dtype))
+close = partial(assert_close_to, f64=1e-8, f32=5e-4)
 
 
 def check(ours, theirs, x, dtype, heavy: bool) -> None:
