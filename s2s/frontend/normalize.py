@@ -258,8 +258,7 @@ class Normalizer:
             self.bound_object = params.pop(0)
         self.env.update({name: name for name in params + kwonly})
         self.bound.update(params + kwonly)
-        self.arguments = set(params + kwonly)  # (each still bound to the caller's value)
-        self.draws.params = self.arguments
+        self.arguments = self.draws.params = set(params + kwonly)  # (the caller's values)
         bind_parameter_functions(self, node)  # (`act=np.tanh`: api/callables.py)
         if isinstance(node, cst.Lambda):
             result_name = "out"

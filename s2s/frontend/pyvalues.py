@@ -129,12 +129,13 @@ class PythonValues:
             return self.constant(len(keys), repr(len(keys)), [], target, node)
         if keywords:
             if fn in (builtins.max, builtins.min):
-                raise self.error(node, f"`{text}` with `{keywords[0].keyword.value}=` is "
-                                 "not supported", f"write `{text}` over the values")
+                return self.extremum_by_key(fn, text, positional, keywords, node, target)
             return None
         if fn in (builtins.max, builtins.min, builtins.any, builtins.all,
                   builtins.sorted, builtins.tuple, builtins.list) and len(positional) == 1:
             items = self.n.comps.items_of(positional[0])
+            if items is None and fn in (builtins.any, builtins.all):
+                return self.truth_of_rows(fn, positional[0], node, target)
             if items is None:
                 return None
             if fn in (builtins.tuple, builtins.list):
@@ -160,6 +161,11 @@ class PythonValues:
                                  [a.text for a in atoms], target, node)
         if fn in (builtins.max, builtins.min) and len(atoms) >= 2:
             return self.extremum(fn, atoms, node, target)
+        if fn is builtins.round and len(atoms) in (1, 2):
+            # Python's round of a NumPy number is NumPy's (half to even); no derivative
+            # flows, as through JAX's `round` of an array
+            decimals = {"decimals": atoms[1]} if len(atoms) == 2 else {}
+            return self.n.calls.apply("round", atoms[:1], decimals, node, target, text)
         return None
 
     def constant(self, value: Any, text: str, texts: list[str], target: str | None,
@@ -170,28 +176,71 @@ class PythonValues:
         return const if target is None else self.n.emit(target, "identity", (const,), {},
                                                          node)
 
-    def extremum(self, fn: Any, items: list[Atom], node: Any, target: str | None) -> Atom:
+    def extremum(self, fn: Any, items: list[Atom], node: Any, target: str | None,
+                 keys: list[Atom] | None = None) -> Atom:
         """Python's ``max(a, b, ...)``: ``m = a``, then for each next ``b``, ``b if
-        b > m else m`` (``<`` for ``min``), so a tie keeps the first."""
+        b > m else m`` (``<`` for ``min``), so a tie keeps the first; with ``keys``
+        (``key=f``), the test compares the items' keys, and the best key goes along."""
         word, prim = ("max", "greater") if fn is builtins.max else ("min", "less")
-        best = items[0]
+        best, best_key = items[0], None if keys is None else keys[0]
         for k, item in enumerate(items[1:], 1):
             last = k == len(items) - 1
-            test = self.n.emit(self.n.names.fresh(f"{word}_changes"), prim, (item, best), {},
-                               node)
+            key = item if keys is None else keys[k]
+            test = self.n.emit(self.n.names.fresh(f"{word}_changes"), prim,
+                               (key, best if keys is None else best_key), {}, node)
             name = target if last and target is not None else self.n.names.fresh(
                 {"max": "larger", "min": "smaller"}[word])
+            chosen = [(name, item, best)]
+            if keys is not None and not last:
+                chosen.append((self.n.names.fresh(f"{word}_key"), key, best_key))
             outer = self.n.out
-            self.n.out = []
-            self.n.emit(name, "identity", (item,), {}, node)
-            body = self.n.out
-            self.n.out = []
-            self.n.emit(name, "identity", (best,), {}, node)
-            orelse = self.n.out
+            branches = []
+            for side in (1, 2):
+                self.n.out = []
+                for bound, *values in chosen:
+                    self.n.emit(bound, "identity", (values[side - 1],), {}, node)
+                branches.append(self.n.out)
             self.n.out = outer
-            outer.append(If(test, body, orelse, self.n.loc(node), joins=[name]))
+            outer.append(If(test, branches[0], branches[1], self.n.loc(node),
+                            joins=[bound for bound, *_ in chosen]))
             best = Var(name)
+            if len(chosen) > 1:
+                best_key = Var(chosen[1][0])
         return best
+
+    def extremum_by_key(self, fn: Any, text: str, positional: list, keywords: list,
+                        node: Any, target: str | None) -> Atom:
+        """``max(items, key=f)`` over items known when the function is transformed (a
+        literal, a module constant, a dict's keys): each item's key is ``f(item)``, and
+        the first item of the largest key wins, as in Python."""
+        names = [k.keyword.value for k in keywords]
+        items = None
+        if names == ["key"]:
+            items = self.n.comps.items_of(positional[0]) if len(positional) == 1 else [
+                self.n.exprs.expr(a) for a in positional]
+        if not items:
+            raise self.error(node, f"`{text}` with `{', '.join(names)}=` is supported "
+                             "only as `key=` over items known when the function is "
+                             "transformed", f"write `{text}` over the values")
+        fv = self.n.funcs.value_of(keywords[0].value)
+        if fv is None:
+            raise self.error(keywords[0].value, "this `key=` is not a function s2s knows",
+                             "pass a function defined in a file, or a lambda")
+        keys = [self.n.funcs.call(fv, node, None, ([item], {})) for item in items]
+        return self.extremum(fn, items, node, target, keys)
+
+    def truth_of_rows(self, fn: Any, operand: Any, node: Any,
+                      target: str | None) -> Atom:
+        """``any(x > 0)``, ``all(v > 0 for v in x)`` over a run-time array: Python's
+        test of each row, which is NumPy's ``np.any``/``np.all`` of a vector (of a
+        matrix, Python would test each row's truth and raise)."""
+        if isinstance(operand, cst.GeneratorExp):  # (its items, as a list)
+            listed = cst.ListComp(operand.elt, operand.for_in)
+            _alias_tree(listed, operand, self.n.desugar)
+            operand = listed
+        atom = self.n.exprs.expr(operand)
+        name = "any" if fn is builtins.any else "all"
+        return self.n.calls.apply(name, [atom], {}, node, target, name)
 
     def either(self, fn: Any, items: list[Atom], node: Any,
                target: str | None) -> Atom | None:

@@ -123,6 +123,8 @@ class Loops:
             self.state.when[(var, path)] = simplified(
                 nonzero.get((var, path), frozenset()) | {self.state.context | {(flag, True)}})
             self.state.bound_anyway.add((var, path))
+        if not body and not pre:  # (no iteration adds to a cotangent: no loop to run)
+            return []
         if loop_counter(s) is not None:
             header = f"for _ in range({loop_counter(s)}):"
         else:
