@@ -16,7 +16,7 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
-from .self_methods import defining_class
+from .self_methods import defining_class, for_class
 from .synthesize import BOUND, BoundType
 
 
@@ -89,7 +89,8 @@ def typed_method_call(n: Any, node: cst.Call, target: str | None) -> Any:
     if not isinstance(method, types.FunctionType):
         return None  # (a field, a staticmethod, a property: as before)
     owner = next(c for c in cls.__mro__ if attr in vars(c))
-    fv = n.funcs.of_object(method, f"{_class_name(n, name, owner)}.{attr}", node)
+    fv = n.funcs.of_object(for_class(method, cls), f"{_class_name(n, name, owner)}.{attr}",
+                           node)  # (`self.other(...)` in it: the object's class's)
     if fv is None:
         return None
     args, kwargs = n.funcs.args_of(node.args)
@@ -126,5 +127,6 @@ def property_read(n: Any, node: cst.Attribute, base: Any, target: str | None) ->
     if not isinstance(found, property) or not isinstance(found.fget, types.FunctionType):
         return None
     owner = next(c for c in cls.__mro__ if attr in vars(c))
-    fv = n.funcs.of_object(found.fget, f"{_class_name(n, name, owner)}.{attr}.fget", node)
+    fv = n.funcs.of_object(for_class(found.fget, cls),
+                           f"{_class_name(n, name, owner)}.{attr}.fget", node)
     return None if fv is None else n.funcs.call(fv, node, target, ([base], {}))
