@@ -45,6 +45,7 @@ from .recursive import passing_captured
 from .resolve import FreeVar, is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .synthesize import synthesize
+from .typetests import type_tested
 
 # s2s's own transforms, which a function may apply to another inside its body
 TRANSFORMS = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "hessian"})
@@ -379,6 +380,8 @@ class FunctionLowerer:
                 params += _enter_frozen(n, name, detail) if kind == "frozen" else [name]
                 n.env[name] = name
                 n.bound.add(name)
+                if kind != "frozen" and detail is not None:  # (its type: the call's)
+                    n.arg_types = {**getattr(n, "arg_types", {}), name: detail[1]}
             elif kind == "fn":
                 names = [n.names.fresh(f"{name}_{i}") for i in range(len(detail.leaves()))]
                 params += names
@@ -544,7 +547,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             template = self.of_object(p.default, f"{fv.text}.{pname}", node)
             plan.entries.append(("fn", pname, template))
         elif not given:
-            plan.entries.append(("default", pname, None))
+            plan.entries.append(("default", pname, _typed(n, fn, pname, p.default)))
             atoms.append(_default(self, fn, pname, p.default, node))
         elif isinstance(value, FnValue):
             if isinstance(value.obj, KeptVmap) and not value.obj.portable() and not (
@@ -560,7 +563,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("frozen", pname, (frozen[0].value, len(frozen) - 1)))
             atoms += frozen[1:]
         else:
-            plan.entries.append(("arg", pname, None))
+            plan.entries.append(("arg", pname, _typed(n, fn, pname, value)))
             atoms.append(value)
     callee = n.normalize_planned(obj, plan)
     if _called_as_written(n, fv, plan, node):  # `OBJ(x)`: the object, as the code reads it
@@ -656,10 +659,27 @@ def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:
 
 
 
+def _typed(n: Any, fn: Any, pname: str, value: Any) -> tuple | None:
+    """``("type", cls)`` for a parameter the callee tests the type of
+    (``typetests.py``), where the call's value has a type known now: a constant's, a
+    tuple's, list's or dict's the caller built; else None (its test refused, located)."""
+    if pname not in type_tested(fn):
+        return None
+    if not isinstance(value, (Var, Const)):
+        return ("type", type(value))  # (a default's value)
+    if isinstance(value, Const):
+        return ("type", type(value.value))
+    let = n.lets.get(value.name) if isinstance(value, Var) else None
+    made = {"make_tuple": tuple, "make_list": list, "make_dict": dict}.get(
+        getattr(let, "prim", None))
+    return None if made is None else ("type", made)
+
+
 def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Does the existing call path take this call: atoms only, positional parameters,
     and literal defaults for those not passed?"""
-    if any(isinstance(v, (FnValue, Unbound)) for v in (*args, *kwargs.values())):
+    if any(isinstance(v, (FnValue, Unbound)) for v in (*args, *kwargs.values())) or (
+            type_tested(fn)):  # (`isinstance(scale, int)`: decided per call's types)
         return False
     sig = inspect.signature(fn, follow_wrapped=False)
     try:

@@ -25,6 +25,8 @@ from ..errors import UnsupportedCallError
 from ..ir.names import simple_text
 from ..ir.nodes import Atom, Const, If, Slice, Var
 from . import kwdicts, literals
+from .bound_params import type_test
+from .static import NOVALUE
 
 # built-ins decided when the function is transformed, over constants
 STATIC = {builtins.max, builtins.min, builtins.round, builtins.any, builtins.all,
@@ -120,6 +122,8 @@ class PythonValues:
         call is not one of these forms (the caller goes on as before)."""
         if any(a.star for a in node.args):
             return None
+        if fn is builtins.isinstance and (typed := type_test(self.n, node)) is not NOVALUE:
+            return self.constant(typed, repr(typed), [], target, node)  # (a parameter's)
         keywords = [a for a in node.args if a.keyword is not None]
         positional = [a.value for a in node.args if a.keyword is None]
         if fn is builtins.dict:
