@@ -312,6 +312,7 @@ class Normalizer:
             source_hash=self.p.source_hash,
             free=self.resolver.free,
             aliases=dict(self.buffer_root),
+            sums=frozenset(getattr(self, "sum_stacks", ())),
         )
         ir._s2s_built_with = _fingerprints(self.resolver.free)  # type: ignore[attr-defined]
         return ir

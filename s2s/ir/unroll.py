@@ -175,6 +175,7 @@ class _Unroller:
         self.leaves: set[str] = set()  # the parameters that are arrays in this call
         self.made: dict[str, Let] = {}  # each name bound so far -> its statement
         self.decided: set[str] = set()  # key tests decided for this call (`"k" in d`)
+        self.empty_sums: set[str] = set()  # Function.sums over no items this call
         # a loop's carried entries: a list literal bound to one is rebound at each
         # iteration (`acc = [x]`, then `acc = joined` in the loop), so its length is not
         # the literal's (main read `len(acc)` as 1: `for item in acc` copied one item)
@@ -373,6 +374,12 @@ class _Unroller:
         s = self.appended(s)
         a = s.args[0] if s.args else None
         name = a.name if isinstance(a, Var) else None
+        if s.prim == "stack" and s.target in self.fn.sums and self.chains.get(name) == ():
+            self.empty_sums.add(s.target)  # (`sum(f(v) for v in xs)`, xs empty: Python's
+            self.removable.add(s.target)  # 0, after its start; not NumPy's empty stack)
+            self.changed = True
+        elif s.prim == "sum" and name in self.empty_sums:
+            return Let(s.target, "identity", (Const(0, "0"),), {}, s.loc)
         if s.target in self.constants and s.prim == "getitem" and name in self.trees and \
                 self.trees[name].type is dict:  # a dict's key, iterated: bound as itself
             return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
