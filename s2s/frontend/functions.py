@@ -28,7 +28,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError, UnsupportedCallError
-from ..ir.names import stem
+from ..ir.names import readable, stem
 from ..ir.nodes import Atom, Const, If, Let, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
@@ -582,9 +582,9 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
     for key, value in callee.namespace.items():
         n.resolver.namespace.setdefault(key, value)
     first = next((a for a in atoms if isinstance(a, Var)), None)
-    base = f"{obj.__name__}_{stem(n.named(first))}" if first is not None else obj.__name__
+    base = f"{readable(obj.__name__)}_{stem(n.named(first))}" if first is not None else readable(obj.__name__)
     if len(base) > MAX_NAME:
-        base = obj.__name__
+        base = readable(obj.__name__)
     return n.emit(n.exprs.target(target, base), "call", tuple(atoms),
                   {"callee": callee, "spelling": spelling}, node)
 

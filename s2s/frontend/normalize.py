@@ -21,7 +21,7 @@ from ..caches import LRU
 from ..errors import Loc, TransformError, UnsupportedSyntaxError
 from ..ir.kinds import LEAF
 from ..ir.memory import MemoryCheck
-from ..ir.names import NameTable, stem
+from ..ir.names import NameTable, readable, stem
 from ..ir.nodes import (
     Atom,
     Break,
@@ -566,9 +566,9 @@ class Normalizer:
                 self.resolver.depends_on(var, node)
             for name, value in callee.namespace.items():
                 self.resolver.namespace.setdefault(name, value)
-        base = f"{obj.__name__}_{stem(self.named(positional[0]))}" if positional else obj.__name__
+        base = f"{readable(obj.__name__)}_{stem(self.named(positional[0]))}" if positional else readable(obj.__name__)
         if len(base) > MAX_NAME:
-            base = obj.__name__
+            base = readable(obj.__name__)
         if expressions.REBUILT is not None and custom is None and "." not in text:
             text = _rebuilding(self, obj, text, positional)
         params: dict[str, Any] = {"callee": callee, "spelling": text}
