@@ -593,9 +593,10 @@ def _called_as_written(n: Any, fv: FnValue, plan: Plan, node: Any) -> bool:
     """Can emitted code call a callable object by the name the code reads it by
     (``OBJ(x)``, ``mod.OBJ(x)``), each value passed to a positional parameter?"""
     obj = fv.obj
-    if not (fv.spelled and isinstance(obj, types.MethodType) and obj.__name__ == "__call__"
+    if not (fv.spelled and (isinstance(obj, types.MethodType) and obj.__name__ == "__call__"
+                            or isinstance(obj, types.FunctionType) and type_tested(obj))
             and all(part.isidentifier() for part in fv.text.split("."))):
-        return False
+        return False  # (a function testing its parameters' types: `powered(x, 2)`)
     root = fv.text.split(".")[0]
     if root in n.local_names or root in n.funcs.values or not plan.passes_as_is(obj):
         return False
