@@ -27,6 +27,9 @@ from .typetests import ArgType
 def bind_parameter_functions(n: Any, node: Any) -> None:
     """Bind the parameters the Normalizer ``n``'s function has functions for."""
     bound = getattr(n.fn, BOUND, None)
+    for kind, name, detail in n.plan.entries if n.plan is not None else ():
+        if kind in ("arg", "default") and detail is not None:  # (a callee's parameter
+            n.arg_types = {**getattr(n, "arg_types", {}), name: detail[1]}  # typed)
     for name, value in (bound or {}).items():
         if name not in n.env:
             continue

@@ -380,8 +380,6 @@ class FunctionLowerer:
                 params += _enter_frozen(n, name, detail) if kind == "frozen" else [name]
                 n.env[name] = name
                 n.bound.add(name)
-                if kind != "frozen" and detail is not None:  # (its type: the call's)
-                    n.arg_types = {**getattr(n, "arg_types", {}), name: detail[1]}
             elif kind == "fn":
                 names = [n.names.fresh(f"{name}_{i}") for i in range(len(detail.leaves()))]
                 params += names
@@ -582,7 +580,8 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
     for key, value in callee.namespace.items():
         n.resolver.namespace.setdefault(key, value)
     first = next((a for a in atoms if isinstance(a, Var)), None)
-    base = f"{readable(obj.__name__)}_{stem(n.named(first))}" if first is not None else readable(obj.__name__)
+    base = readable(obj.__name__)
+    base = f"{base}_{stem(n.named(first))}" if first is not None else base
     if len(base) > MAX_NAME:
         base = readable(obj.__name__)
     return n.emit(n.exprs.target(target, base), "call", tuple(atoms),

@@ -311,8 +311,7 @@ class Normalizer:
             names=self.names,
             source_hash=self.p.source_hash,
             free=self.resolver.free,
-            aliases=dict(self.buffer_root),
-            sums=frozenset(getattr(self, "sum_stacks", ())),
+            aliases=dict(self.buffer_root), sums=frozenset(getattr(self, "sum_stacks", ())),
         )
         ir._s2s_built_with = _fingerprints(self.resolver.free)  # type: ignore[attr-defined]
         return ir
@@ -566,7 +565,7 @@ class Normalizer:
                 self.resolver.depends_on(var, node)
             for name, value in callee.namespace.items():
                 self.resolver.namespace.setdefault(name, value)
-        base = f"{readable(obj.__name__)}_{stem(self.named(positional[0]))}" if positional else readable(obj.__name__)
+        base = readable(obj.__name__) + (f"_{stem(self.named(positional[0]))}" if positional else "")
         if len(base) > MAX_NAME:
             base = readable(obj.__name__)
         if expressions.REBUILT is not None and custom is None and "." not in text:

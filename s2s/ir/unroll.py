@@ -52,6 +52,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     # constant they start as, `t = (x, 0.0)` then `t = (t[0] * 2, t[1] + 1)` in a loop)
     u.carried = {e for t in walk(fn.body) if isinstance(t, For) for e, _ in t.carried}
     body, subst = u.block(fn.body)
+    body = _empty_sums(u, body)
     test = next((s for s in walk(body) if isinstance(s, Let) and s.prim == "str_test"), None)
     if test is not None:
         raise TransformError(
@@ -175,7 +176,6 @@ class _Unroller:
         self.leaves: set[str] = set()  # the parameters that are arrays in this call
         self.made: dict[str, Let] = {}  # each name bound so far -> its statement
         self.decided: set[str] = set()  # key tests decided for this call (`"k" in d`)
-        self.empty_sums: set[str] = set()  # Function.sums over no items this call
         # a loop's carried entries: a list literal bound to one is rebound at each
         # iteration (`acc = [x]`, then `acc = joined` in the loop), so its length is not
         # the literal's (main read `len(acc)` as 1: `for item in acc` copied one item)
@@ -374,12 +374,6 @@ class _Unroller:
         s = self.appended(s)
         a = s.args[0] if s.args else None
         name = a.name if isinstance(a, Var) else None
-        if s.prim == "stack" and s.target in self.fn.sums and self.chains.get(name) == ():
-            self.empty_sums.add(s.target)  # (`sum(f(v) for v in xs)`, xs empty: Python's
-            self.removable.add(s.target)  # 0, after its start; not NumPy's empty stack)
-            self.changed = True
-        elif s.prim == "sum" and name in self.empty_sums:
-            return Let(s.target, "identity", (Const(0, "0"),), {}, s.loc)
         if s.target in self.constants and s.prim == "getitem" and name in self.trees and \
                 self.trees[name].type is dict:  # a dict's key, iterated: bound as itself
             return Let(s.target, "identity", (self.constants[s.target],), {}, s.loc)
@@ -564,6 +558,34 @@ class _Unroller:
                 return stmts
             self.removable -= dead
             stmts = _without(stmts, dead)
+
+
+def _empty_sums(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:
+    """``sum(f(v) for v in xs)`` (``Function.sums``) over a list that has no items this
+    call: Python's 0 (after its start), not NumPy's ValueError for a stack of none."""
+    empty = {s.target for s in walk(stmts) if isinstance(s, Let) and s.prim == "stack"
+             and s.target in u.fn.sums and isinstance(s.args[0], Var)
+             and u.chains.get(s.args[0].name) == ()}
+    if not empty:
+        return stmts
+    u.changed = True
+
+    def rewrite(block: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for s in block:
+            if isinstance(s, Let) and s.target in empty:
+                continue
+            if isinstance(s, Let) and s.prim == "sum" and isinstance(s.args[0], Var) and (
+                    s.args[0].name in empty):
+                s = Let(s.target, "identity", (Const(0, "0"),), {}, s.loc)
+            elif isinstance(s, If):
+                s = replace(s, body=rewrite(s.body), orelse=rewrite(s.orelse))
+            elif isinstance(s, For):
+                s = replace(s, body=rewrite(s.body))
+            out.append(s)
+        return out
+
+    return rewrite(stmts)
 
 
 def _per_call(s: Any) -> bool:
