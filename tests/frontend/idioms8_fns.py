@@ -112,3 +112,11 @@ def with_keyword(x, k=2):
 
 def with_keyword_only(x, *, k=2):
     return np.sum(x ** k)
+
+
+def vector_keyword_only(x, *, k=2, shift=0.0):
+    return np.sin(x) ** k + shift * x
+
+
+def two_args_keyword_only(x, y, *, k=2):
+    return np.sum(x * y ** k) * np.cos(x)

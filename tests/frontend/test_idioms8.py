@@ -202,10 +202,12 @@ def test_max_and_min_with_pythons_semantics(name) -> None:
 
 
 def test_one_call_of_each_type_takes_its_branch() -> None:
-    """The default tier's check: grad of f(x, 2), then f(x, 2.0), then f(x, 2)."""
+    """The default tier's check: grad of f(x, 2), then f(x, 2.0), then f(x, 2), against
+    the derivative of each branch written out (JAX's: the slow sweeps)."""
     g = s2s.grad(F.powered)
-    for scale in (2, 2.0, 2):
-        close(g(X, scale), jax.grad(J.powered)(X, scale), np.float64)
+    for scale in (2, 2.0, 2, True):
+        expected = scale * X ** (scale - 1) if isinstance(scale, int) else scale * np.cos(X)
+        close(g(X, scale), expected, np.float64)
 
 
 def test_max_of_arrays_raises_at_the_users_line() -> None:
@@ -237,3 +239,40 @@ def test_keyword_arguments_pass_through() -> None:
         close(s2s.jacrev(F.with_keyword)(X, k=k), jax.jacrev(J.with_keyword)(X, k=k),
               np.float64)
         close(s2s.jit(F.with_keyword_only)(X, k=k), F.with_keyword_only(X, k=k), np.float64)
+
+
+JACOBIANS = ["jacfwd", "jacrev", "hessian"]
+
+
+@pytest.mark.parametrize("transform", JACOBIANS)
+def test_keyword_only_arguments_to_jacobians(transform) -> None:
+    """``s2s.hessian(f)(x, k=3)`` of ``def f(x, *, k=2)``: keywords passed on, not
+    differentiated, as JAX does (this raised "pass them positionally")."""
+    ours = getattr(s2s, transform)
+    for step, k in enumerate([3, 2, 3]):  # (against the derivatives written out; JAX's:
+        x = at(step, np.float64)  # the slow sweep)
+        first = k * x ** (k - 1)
+        expected = np.diag(k * (k - 1) * x ** (k - 2)) if transform == "hessian" else first
+        close(ours(F.with_keyword_only)(x, k=k), expected, np.float64)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("transform", JACOBIANS)
+def test_keyword_only_arguments_everywhere(transform, dtype) -> None:
+    ours, theirs = getattr(s2s, transform), getattr(jax, transform)
+    y = np.array([1.2, -0.4, 0.7], dtype)
+    on_numpy = s2s.jit(ours(F.vector_keyword_only))
+    on_jax = s2s.jit(ours(F.with_keyword_only), backend="jax")
+    for step, k in enumerate([3, 2, 3, 3]):
+        x = at(step, dtype)
+        expected = theirs(J.vector_keyword_only)(x, k=k, shift=0.5)
+        close(ours(F.vector_keyword_only)(x, k=k, shift=0.5), expected, dtype)
+        close(ours(F.vector_keyword_only)(x, k=k), theirs(J.vector_keyword_only)(x, k=k),
+              dtype)
+        close(ours(F.two_args_keyword_only, argnums=(0, 1))(x, y, k=k),
+              theirs(J.two_args_keyword_only, argnums=(0, 1))(x, y, k=k), dtype)
+        close(on_numpy(x, k=k, shift=0.5), expected, dtype)
+        close(on_jax(x, k=k), theirs(J.with_keyword_only)(x, k=k), dtype)
+    nested = s2s.jacfwd(s2s.jacrev(F.with_keyword_only))
+    close(nested(X, k=3), jax.jacfwd(jax.jacrev(J.with_keyword_only))(X, k=3), np.float64)
