@@ -120,3 +120,11 @@ def vector_keyword_only(x, *, k=2, shift=0.0):
 
 def two_args_keyword_only(x, y, *, k=2):
     return np.sum(x * y ** k) * np.cos(x)
+
+
+def min_over_list_argument(xs, x):
+    return min(np.sum(v * x) for v in xs) * 2.0
+
+
+def max_of_array_items(xs):
+    return np.sum(max(v for v in xs))

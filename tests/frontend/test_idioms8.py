@@ -220,10 +220,48 @@ def test_max_of_arrays_raises_at_the_users_line() -> None:
     assert "idioms8_fns.py" in str(err.value) and "max([x, 2.0 * x])" in str(err.value)
 
 
-def test_max_over_a_list_argument_is_refused_located() -> None:
+def test_max_over_a_list_argument() -> None:
+    """``max(np.sum(v) for v in xs)`` over a list argument (its length known per
+    call): the first maximal item, and its gradient, as Python; no items: NumPy's
+    error for a stack of none, at the line."""
+    xs = [X, 2.0 * X, -X]
+    g = s2s.grad(F.max_over_list_argument)
+    close(g(xs), [np.zeros(3), np.ones(3), np.zeros(3)], np.float64)
+    close(g([X, X]), [np.ones(3), np.zeros(3)], np.float64)  # (a tie: the first)
     with pytest.raises(s2s.TransformError) as err:
-        s2s.grad(F.max_over_list_argument)([X, 2 * X])
-    assert "idioms8_fns.py" in str(err.value) and "max(np.sum(v)" in str(err.value)
+        g([])
+    assert "idioms8_fns.py" in str(err.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_max_and_min_over_list_arguments_everywhere(dtype) -> None:
+    for step, n in enumerate([3, 1, 4, 2]):
+        x = at(step, dtype)
+        xs = [x * (1.0 - 0.7 * k) for k in range(n)]
+        for name, args in (("max_over_list_argument", (xs,)),
+                           ("min_over_list_argument", (xs, x))):
+            ours, theirs = getattr(F, name), getattr(J, name)
+            nums = tuple(range(len(args)))
+            close(s2s.value_and_grad(ours, argnums=nums)(*args),
+                  jax.value_and_grad(theirs, argnums=nums)(*args), dtype)
+            close(s2s.jvp(ours, args, args), jax.jvp(theirs, args, args), dtype)
+            close(s2s.jit(ours)(*args), ours(*args), dtype)
+            close(s2s.jit(s2s.grad(ours), backend="jax")(*args), jax.grad(theirs)(*args),
+                  dtype)
+            batched = [np.stack([v, -v]) for v in xs]  # (a Python loop: JAX's vmap
+            loop = [ours(*([[b[i] for b in batched]] + list(args[1:])))  # refuses it)
+                    for i in range(2)]
+            in_axes = (0,) + (None,) * (len(args) - 1)
+            close(s2s.vmap(ours, in_axes=in_axes)(batched, *args[1:]), np.stack(loop), dtype)
+
+
+def test_max_of_array_items_raises_at_the_users_line() -> None:
+    with pytest.raises(ValueError):
+        F.max_of_array_items([X, X])
+    with pytest.raises(ValueError) as err:
+        s2s.grad(F.max_of_array_items)([X, X])
+    assert "idioms8_fns.py" in str(err.value) and "max(v for v in xs)" in str(err.value)
 
 
 # ---- 3. keyword arguments ----------------------------------------------------------------
