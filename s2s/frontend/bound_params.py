@@ -97,9 +97,15 @@ def typed_method_call(n: Any, node: cst.Call, target: str | None) -> Any:
     if cls is None or n.env.get(name) != name:  # (not the parameter any more)
         return None
     method = inspect.getattr_static(cls, attr, None)
-    if not isinstance(method, types.FunctionType):
-        return None  # (a field, a staticmethod, a property: as before)
+    static = isinstance(method, staticmethod) and isinstance(method.__func__,
+                                                              types.FunctionType)
+    if not isinstance(method, types.FunctionType) and not static:
+        return None  # (a field, a property: as before)
     owner = next(c for c in cls.__mro__ if attr in vars(c))
+    if static:  # (`p.squash(v)`: the class's function, as Python finds it on p's class)
+        fv = n.funcs.of_object(method.__func__, f"{_class_name(n, name, owner)}.{attr}", node)
+        return None if fv is None else n.funcs.call(fv, node, target, n.funcs.args_of(
+            node.args))
     fv = n.funcs.of_object(for_class(method, cls), f"{_class_name(n, name, owner)}.{attr}",
                            node)  # (`self.other(...)` in it: the object's class's)
     if fv is None:

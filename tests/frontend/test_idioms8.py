@@ -130,7 +130,7 @@ def test_callee_type_tests_are_decided_per_call_site() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)])
-@pytest.mark.parametrize("name", ["method_loss", "called_object"])
+@pytest.mark.parametrize("name", ["method_loss", "called_object", "direct_members"])
 def test_subclass_overrides_are_the_objects_own(name, dtype) -> None:
     """``self.helper(x)`` and ``self.scale`` in a method the subclass inherits are the
     subclass's (jvp and vmap ran the base class's: wrong numbers)."""
