@@ -149,6 +149,19 @@ def test_subclass_overrides_are_the_objects_own(name, dtype) -> None:
         close(s2s.jit(ours)(mine, x), ours(mine, x), dtype)
 
 
+def test_subclass_override_under_jvp_and_vmap() -> None:
+    """The default tier's regression check (main's jvp and vmap read Base.helper and
+    Base.scale here): against the derivative written out."""
+    w = np.asarray(1.5)
+    sub, v = F.Sub(w), np.array([1.0, -2.0, 0.5])
+    primal, tangent = s2s.jvp(F.method_loss, (sub, X), (F.Sub(np.asarray(0.0)), v))
+    close(primal, np.sum(np.cos(X) * 3.0 * w), np.float64)
+    close(tangent, np.sum(-np.sin(X) * 3.0 * w * v), np.float64)
+    batch = np.stack([X, 0.5 * X])
+    close(s2s.vmap(F.method_loss, in_axes=(None, 0))(sub, batch),
+          np.array([np.sum(np.cos(b) * 3.0 * w) for b in batch]), np.float64)
+
+
 def test_method_derivatives_have_readable_names() -> None:
     g = s2s.grad(F.called_object)
     g(F.Sub(np.asarray(1.5)), X)  # (its values: test_subclass_overrides_are_the_objects_own)
