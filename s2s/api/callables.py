@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import syntax
 from ..frontend.synthesize import BOUND, BoundType, signature_text, synthesize
+from ..frontend.typetests import ArgType, type_tested
 from ..primitives import lookup_object
 from .trees import Fields
 
@@ -315,8 +316,10 @@ def function_params(fn: Any) -> tuple[str, ...]:
     parts = fn.__qualname__.split(".")
     own = next(iter(sig.parameters)) if len(parts) > 1 and parts[-2] != "<locals>" and (
         sig.parameters) else None  # (a method's `self`: the object, called as `self(x)`)
+    tested = type_tested(fn)  # (`isinstance(scale, int)`: decided per call's type)
     return tuple(name for name, p in sig.parameters.items()
-                 if name != own and (name in called or _is_function(p.default)))
+                 if name != own and (name in called or name in tested
+                                     or _is_function(p.default)))
 
 
 def _is_function(value: Any) -> bool:
@@ -394,6 +397,7 @@ class PerFunctionArgs(PerArity):
         self._places = tuple((name, self.positional.index(name) if name in self.positional
                               else None) for name in names)  # (None: keyword-only)
         self._held: dict[tuple, tuple] = {}  # (what a key's ids name, kept alive)
+        self.tested = type_tested(fn)
 
     def remade(self, make: Callable[[Any], Any]) -> "PerFunctionArgs":
         return PerFunctionArgs(self.fn, make, self.names)
@@ -403,7 +407,8 @@ class PerFunctionArgs(PerArity):
         bound = self._bound(args, kwargs)
         alive: tuple = (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
         for v in bound.values():
-            alive += _members(v.cls) if isinstance(v, BoundType) else (v,)
+            alive += _members(v.cls) if isinstance(v, BoundType) else (
+                (v.cls,) if isinstance(v, ArgType) else (v,))
         key = (*map(id, alive), *bound)
         made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
         if made is None:
@@ -454,7 +459,17 @@ class PerFunctionArgs(PerArity):
                 out[name] = value
             elif (typed := _object_type(value)) is not None:
                 out[name] = typed  # (its methods: its class's, frontend/bound_params.py)
+            elif name in self.tested:  # (`isinstance(scale, int)`: decided for its type)
+                out[name] = ArgType(_python_type(value))
         return out
+
+
+def _python_type(value: Any) -> type:
+    """The type Python's ``isinstance`` sees in the caller's value (a NamedTuple's
+    or registered object's plain form: its class; a dict's: dict)."""
+    if isinstance(value, Fields):
+        return value.of_class or dict
+    return type(value)
 
 
 def _members(cls: type) -> tuple:

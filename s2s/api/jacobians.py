@@ -4,6 +4,7 @@ its ``vjp`` over a basis of output cotangents; ``hessian(f)`` is ``jacfwd(grad(f
 Every direction of the basis goes through one call of vectorised emitted code."""
 
 
+import functools
 import inspect
 import keyword
 import types
@@ -14,6 +15,7 @@ import numpy as np
 from ..caches import LRU
 from ..emit.code import compile_module, format_module
 from ..errors import TransformError
+from ..frontend.synthesize import signature_text, synthesize
 from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of
 from ..transforms.analysis import return_kind
 from ..transforms.ranks import run_silenced
@@ -141,21 +143,61 @@ class _JacobianCode(NotebookDisplay):
         return text, compile_module(text, namespace, name)[name]
 
 
-def _keywords_in_place(fun: Any, args: tuple, kwargs: dict) -> tuple:
+def keywords_in_place(fun: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """Keyword arguments, which a Jacobian does not differentiate (JAX passes them
     on), in their parameters' places: ``f(x, scale=2.0)`` of the wrapper s2s makes
-    for ``def f(x, **kw)`` (``def f(x, scale)``) is ``f(x, 2.0)``."""
+    for ``def f(x, **kw)`` (``def f(x, scale)``) is ``f(x, 2.0)``; and the keyword-only
+    ones (``def f(x, *, k=2)``), passed on as keywords (``_keyword_adapter``)."""
     if not kwargs:
-        return args
+        return args, {}
     while not isinstance(fun, types.FunctionType) and (
             hasattr(fun, "fun") or hasattr(fun, "fn")):  # (of a gradient, a Jacobian:
         fun = getattr(fun, "fun", None) or fun.fn  # the function's own parameters)
     bound = inspect.signature(fun).bind(*args, **kwargs)
     bound.apply_defaults()
-    if bound.kwargs:
-        raise TypeError(f"{_base_name(fun)}: keyword-only arguments "
-                        f"{sorted(bound.kwargs)} to a Jacobian: pass them positionally")
-    return tuple(bound.args)
+    return tuple(bound.args), {k: v for k, v in bound.kwargs.items() if k in kwargs}
+
+
+def with_keywords(fun: Any, nargs: int, keys: tuple[str, ...]) -> Any:
+    """``fun`` (a Jacobian of a Jacobian: ``jacfwd(jacrev(f))``, whose emitted code
+    takes positional parameters only) with the keyword-only parameters ``keys`` after
+    the call's ``nargs`` positional ones (``def f(x, k): return f(x, k=k)``, not
+    differentiated): made once per ``(nargs, keys)``."""
+    cache = getattr(fun, "_keyed", None)
+    if cache is not None and (nargs, keys) in cache:
+        return cache[(nargs, keys)]
+    if isinstance(fun, _JacobianCode):
+        nums = fun.argnums if fun.tuple_out else fun.argnums[0]
+        if isinstance(fun, _Hessian):  # (of a gradient: the user's function's)
+            made = hessian(_positional(fun.fun.fn, nargs, keys), nums, fun.has_aux,
+                           fun.holomorphic)
+        else:
+            make = jacfwd if isinstance(fun, JacFwd) else jacrev
+            made = make(with_keywords(fun.fun, nargs, keys), nums, fun.has_aux,
+                        fun.holomorphic)
+        fun._keyed = {**(cache or {}), (nargs, keys): made}
+        return made
+    return _positional(fun, nargs, keys)
+
+
+def _positional(fn: Any, nargs: int, keys: tuple[str, ...]) -> Any:
+    """``def f_keywords(x, k): return f(x, k=k)`` (its own name: a Jacobian's emitted
+    code calls it by that name, and it calls ``f``)."""
+    sig = inspect.signature(fn, follow_wrapped=False)
+    named = [n for n, p in sig.parameters.items()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:nargs]
+    named += [f"arg_{i}" for i in range(len(named), nargs)]
+    name = fn.__name__
+    text = (f"def {name}_keywords({signature_text(named + list(keys), [], set())}):\n"
+            f"    return {name}({', '.join(named + [f'{k}={k}' for k in keys])})\n")
+    return synthesize(text, f"{name}_keywords", {name: fn}, f"keywords-{name}")
+
+
+def _keyword_adapter(fn: Any, nargs: int, keys: tuple[str, ...]) -> Any:
+    """The emitted ``fn(x, x_dot, *, k=2)`` as a function of positional parameters
+    (``def f_jvp(x, x_dot, k): return f_jvp(x, x_dot, k=k)``), which vmap gives the
+    keyword-only values unbatched (``in_axes`` None), as JAX passes them on."""
+    return callables.variadic_wrapper(fn, nargs, keys) if keys else fn
 
 
 class JacFwd(_JacobianCode):
@@ -167,7 +209,9 @@ class JacFwd(_JacobianCode):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
-        args = _keywords_in_place(self.fun, args, kwargs)
+        args, kw = keywords_in_place(self.fun, args, kwargs)
+        if kw and isinstance(self.fun, _JacobianCode):
+            return with_keywords(self, len(args), tuple(kw))(*args, *kw.values())
         _check_float_inputs("jacfwd", args, argnums, self.holomorphic, real_only=True)
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
@@ -176,11 +220,12 @@ class JacFwd(_JacobianCode):
         try:  # (a refusal of emitted code, or of its vmap: at your line)
             _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only),
                                     nargs=len(args), inner_args=args)
-            v = self._vmapped.get(jvp_fn)  # one batched version per emitted JVP
+            v = self._vmapped.get((jvp_fn, *kw))  # one batched version per emitted JVP
             if v is None:
-                v = Vmapped(jvp_fn, in_axes=0, out_axes=0)
+                v = Vmapped(_keyword_adapter(jvp_fn, len(args) + len(argnums), tuple(kw)),
+                            in_axes=0, out_axes=0)
                 v.__name__, v.shared_draws = self.__name__, True  # (one call's draws)
-                self._vmapped[jvp_fn] = v
+                self._vmapped[(jvp_fn, *kw)] = v
         except TransformError as err:
             raise refusal_at_user_line(err, t.ir) from None
         in_leaves = [leaf for i in argnums for leaf in _leaves(args[i])]
@@ -188,10 +233,10 @@ class JacFwd(_JacobianCode):
         it = iter(basis)
         tangents = [_rebuild(kind_of(args[i]), [next(it) for _ in _leaves(args[i])])
                     for i in argnums]
-        v.in_axes = (None,) * len(args) + (0,) * len(argnums)
+        v.in_axes = (None,) * len(args) + (0,) * len(argnums) + (None,) * len(kw)
         v.out_axes = (None, 0, None) if self.has_aux else 0
         try:
-            result = v(*args, *tangents)
+            result = v(*args, *tangents, *kw.values())
         except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
             reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted JVP: your line)
@@ -207,7 +252,7 @@ class JacFwd(_JacobianCode):
             # derivative here
             out_dot = _map_leaves(np.real, out_dot)
         if out_dot is None or isinstance(out_dot, np.ndarray) and out_dot.dtype == object:
-            out = self.fun(*_copies(args))  # None out: None Jacobian, as JAX gives
+            out = self.fun(*_copies(args), **kw)  # None out: None Jacobian, as JAX gives
             if (out[0] if self.has_aux else out) is None:
                 return (None, result[2]) if self.has_aux else None
         jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
@@ -256,10 +301,12 @@ class JacRev(_JacobianCode):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
-        args = _keywords_in_place(self.fun, args, kwargs)
+        args, kw = keywords_in_place(self.fun, args, kwargs)
+        if kw and isinstance(self.fun, _JacobianCode):
+            return with_keywords(self, len(args), tuple(kw))(*args, *kw.values())
         _check_float_inputs("jacrev", args, argnums, self.holomorphic)
         try:
-            out = self.fun(*_copies(args))  # (never on the caller's arrays)
+            out = self.fun(*_copies(args), **kw)  # (never on the caller's arrays)
         except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
             reraise_located(err, None, _base_name(self.fun))
         aux = None
@@ -273,9 +320,10 @@ class JacRev(_JacobianCode):
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
         try:  # (a refusal of emitted code, or of its vmap: at your line)
             _, vjp_fn = t._generate(kinds, argnums, True, nargs=len(args), inner_args=args)
-            v = self._vmapped.get(vjp_fn)
+            v = self._vmapped.get((vjp_fn, *kw))
             if v is None:
-                v = self._vmapped[vjp_fn] = Vmapped(vjp_fn)
+                v = self._vmapped[(vjp_fn, *kw)] = Vmapped(_keyword_adapter(
+                    vjp_fn, len(t.ir.params) + 1, tuple(kw)))
                 v.__name__ = self.__name__
         except TransformError as err:
             raise refusal_at_user_line(err, t.ir) from None
@@ -286,11 +334,11 @@ class JacRev(_JacobianCode):
         # the VJP function takes every parameter before the cotangent: the ones the
         # call leaves at their defaults are passed their defaults
         rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(args):])
-        v.in_axes = (None,) * (len(args) + len(rest)) + (0,)
+        v.in_axes = (None,) * (len(args) + len(rest)) + (0,) + (None,) * len(kw)
         v.out_axes = 0
         try:
             if n:
-                rows = v(*args, *rest, cotangent)
+                rows = v(*args, *rest, cotangent, *kw.values())
                 self.source, self._namespace = v.source, v._default()[1].__globals__
             else:  # no output entry, no row: (0, *x.shape) per input, as JAX's
                 rows = tuple(_rebuild(kind_of(args[i]), [np.zeros(
@@ -375,11 +423,12 @@ class _Hessian(JacFwd):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         _check_argnums(self.argnums, self.tuple_out, len(args))
-        args = _keywords_in_place(self.fun, args, kwargs)
+        args, kw = keywords_in_place(self.fun, args, kwargs)
         if self._checked_out is None:
             user_fn = self.fun.fn
             try:
-                out = run_silenced(user_fn, *_copies(args))  # (the Hessian's run prints)
+                out = run_silenced(functools.partial(user_fn, **kw) if kw else user_fn,
+                                   *_copies(args))  # (the Hessian's run prints)
             except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
                 reraise_located(err, None, _base_name(user_fn))
             if self.has_aux and isinstance(out, tuple) and len(out) == 2:
@@ -394,8 +443,9 @@ class _Hessian(JacFwd):
                                        argnums=nums, holomorphic=holo)
             self._checked_out = True
         if self._general is not None:
-            return self._general(*args)
-        return super().__call__(*args)
+            return with_keywords(self._general, len(args), tuple(kw))(
+                *args, *kw.values()) if kw else self._general(*args)
+        return super().__call__(*args, **kw)
 
     _checked_out: bool | None = None
     _general: Any = None

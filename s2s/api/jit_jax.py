@@ -41,7 +41,7 @@ from . import (
 from . import transformed as api
 from .callables import PerArity
 from .emitted import emitted_for, shadow
-from .jacobians import JacFwd, JacRev, _basis
+from .jacobians import JacFwd, JacRev, _basis, keywords_in_place, with_keywords
 from .jit_jax_objects import (
     _LIBRARIES,
     _KeptVmapOnJax,
@@ -693,8 +693,12 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
     per input direction) or VJP (one row per output direction) run over the standard
     basis by ``lax.map``, a loop XLA compiles once; the blocks laid out as the NumPy
     backend lays them out (output dims first, then input dims)."""
-    if kwargs:
-        raise TypeError(f"{jac.__name__} takes positional arguments only")
+    if kwargs:  # (keyword arguments: passed on, not differentiated, as in JAX)
+        positional, kw = keywords_in_place(jac.fun, args, kwargs)
+        if kw:
+            return jacobian_on_jax(backend, with_keywords(jac, len(positional), tuple(kw)),
+                                   (*positional, *kw.values()), {})
+        args = positional
     argnums = _check_argnums(jac.argnums, jac.tuple_out, len(args))
     for i in argnums:
         for leaf in _leaves(args[i]):

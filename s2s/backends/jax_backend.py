@@ -50,6 +50,7 @@ from .. import syntax
 from ..emit import code as emitcode
 from ..emit.code import compile_module
 from ..errors import Loc
+from ..frontend.typetests import decide_in_ast
 from . import jax_control
 from .base import Backend, TracedValueError
 from .breaks import range_of
@@ -270,6 +271,7 @@ def lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
         return None
     node = tree.body[0]
     node.decorator_list = []
+    decided = decide_in_ast(node, fn)  # (`isinstance(scale, int)`: this call's type's)
     names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
         a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
     node.body = _returns_out_of_loops(node.body, names)
@@ -291,7 +293,7 @@ def lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
                                 user_code=True)
     except Exception:  # noqa: BLE001 - code the passes do not read runs as it is
         return None
-    if lowered == text or STAYS in lowered:
+    if (lowered == text and not decided) or STAYS in lowered:
         return None  # all or nothing: an error then quotes the user's own line
     freevars = fn.__code__.co_freevars
     module = lowered

@@ -9,22 +9,33 @@ function (``__s2s_bound_params__``), so each set of functions has its own IR.
 
 from __future__ import annotations
 
+import builtins
 import inspect
+import operator
 import types
 from typing import Any
 
 import libcst as cst
 import numpy as np
 
-from .self_methods import defining_class
+from .self_methods import defining_class, for_class
+from .static import NOVALUE
 from .synthesize import BOUND, BoundType
+from .typetests import ArgType
 
 
 def bind_parameter_functions(n: Any, node: Any) -> None:
     """Bind the parameters the Normalizer ``n``'s function has functions for."""
     bound = getattr(n.fn, BOUND, None)
+    for kind, name, detail in n.plan.entries if n.plan is not None else ():
+        if kind in ("arg", "default") and detail is not None:  # (a callee's parameter
+            n.arg_types = {**getattr(n, "arg_types", {}), name: detail[1]}  # typed)
     for name, value in (bound or {}).items():
         if name not in n.env:
+            continue
+        if isinstance(value, (BoundType, ArgType)):  # (`isinstance(p, T)`: known now)
+            n.arg_types = {**getattr(n, "arg_types", {}), name: value.cls}
+        if isinstance(value, ArgType):
             continue
         if isinstance(value, BoundType):  # (an object: `p.apply(x)` is its class's)
             n.param_types = {**getattr(n, "param_types", {}), name: value.cls}
@@ -86,10 +97,17 @@ def typed_method_call(n: Any, node: cst.Call, target: str | None) -> Any:
     if cls is None or n.env.get(name) != name:  # (not the parameter any more)
         return None
     method = inspect.getattr_static(cls, attr, None)
-    if not isinstance(method, types.FunctionType):
-        return None  # (a field, a staticmethod, a property: as before)
+    static = isinstance(method, staticmethod) and isinstance(method.__func__,
+                                                              types.FunctionType)
+    if not isinstance(method, types.FunctionType) and not static:
+        return None  # (a field, a property: as before)
     owner = next(c for c in cls.__mro__ if attr in vars(c))
-    fv = n.funcs.of_object(method, f"{_class_name(n, name, owner)}.{attr}", node)
+    if static:  # (`p.squash(v)`: the class's function, as Python finds it on p's class)
+        fv = n.funcs.of_object(method.__func__, f"{_class_name(n, name, owner)}.{attr}", node)
+        return None if fv is None else n.funcs.call(fv, node, target, n.funcs.args_of(
+            node.args))
+    fv = n.funcs.of_object(for_class(method, cls), f"{_class_name(n, name, owner)}.{attr}",
+                           node)  # (`self.other(...)` in it: the object's class's)
     if fv is None:
         return None
     args, kwargs = n.funcs.args_of(node.args)
@@ -126,5 +144,54 @@ def property_read(n: Any, node: cst.Attribute, base: Any, target: str | None) ->
     if not isinstance(found, property) or not isinstance(found.fget, types.FunctionType):
         return None
     owner = next(c for c in cls.__mro__ if attr in vars(c))
-    fv = n.funcs.of_object(found.fget, f"{_class_name(n, name, owner)}.{attr}.fget", node)
+    fv = n.funcs.of_object(for_class(found.fget, cls),
+                           f"{_class_name(n, name, owner)}.{attr}.fget", node)
     return None if fv is None else n.funcs.call(fv, node, target, ([base], {}))
+
+
+_TYPE_COMPARE = {cst.Is: operator.is_, cst.IsNot: operator.is_not, cst.Equal: operator.eq,
+                 cst.NotEqual: operator.ne, cst.In: lambda a, b: a in b,
+                 cst.NotIn: lambda a, b: a not in b}
+
+
+def type_test(n: Any, node: Any) -> Any:
+    """A test of a parameter's Python type, decided for the type this call passes
+    (``typetests.py``): ``isinstance(scale, int)`` and ``type(x) is float`` (``==``,
+    ``is not``, ``in (...)``) as a bool; ``NOVALUE`` for any other expression."""
+    if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+        cls = _tested_type(n, node.left, "type", 1)
+        comp = node.comparisons[0]
+        compare = _TYPE_COMPARE.get(type(comp.operator))
+        if cls is None or compare is None:
+            return NOVALUE
+        other = n.comps.static.static_value(comp.comparator)
+        return NOVALUE if other is NOVALUE else bool(compare(cls, other))
+    cls = _tested_type(n, node, "isinstance", 2)
+    if cls is None:
+        return NOVALUE
+    kinds = n.comps.static.static_value(node.args[1].value)
+    if kinds is NOVALUE:
+        raise n.unsupported(node.args[1], "the types `isinstance` tests against are not "
+                            "known when s2s transforms the function",
+                            "name the types: `isinstance(x, (int, float))`")
+    try:
+        return issubclass(cls, kinds)
+    except TypeError as exc:
+        raise n.unsupported(node, f"`isinstance` raises TypeError: {exc}",
+                            "pass a type or a tuple of types") from None
+
+
+def _tested_type(n: Any, node: Any, builtin: str, nargs: int) -> type | None:
+    """The type this call passes for the parameter ``node`` (``builtin(p, ...)``, of
+    ``nargs`` positional arguments) tests, where the call's type is known; else None."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
+            and node.func.value == builtin and len(node.args) == nargs
+            and not any(a.star or a.keyword for a in node.args)
+            and isinstance(node.args[0].value, cst.Name)):
+        return None
+    name = node.args[0].value.value
+    known = getattr(n, "arg_types", None) or {}
+    if name not in known or n.env.get(name) != name or builtin in n.local_names or (
+            n.comps.static.builtin(node.func) is not getattr(builtins, builtin)):
+        return None
+    return known[name]

@@ -25,7 +25,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
-from ..ir.nodes import Atom, Var
+from ..ir.nodes import Atom, Let, Var
 from .sequences import carried
 from .static import COMPREHENSIONS, NOVALUE, StaticReader, paren
 
@@ -333,12 +333,17 @@ class Comprehensions:
         # the items are one shape (rows, or what one expression makes of them): their
         # sum is np.sum of their stack, which vmap batches (a `total = 0` carried
         # through the loop would start unbatched)
-        total = cst.parse_expression(f"np.sum(np.stack({acc}), axis=0)")
+        total: Any = cst.parse_expression(f"np.sum(np.stack({acc}), axis=0)")
         if start is not None:
             total = cst.BinaryOperation(start, cst.Add(), total)
         _alias_all(total, node, self.n.desugar.positions, alias)
         self.n.resolver.bind_namespace("np", node)
-        return self.n.exprs.expr(total, target)
+        before = len(self.n.out)
+        out = self.n.exprs.expr(total, target)
+        self.n.sum_stacks = getattr(self.n, "sum_stacks", set()) | {
+            s.target for s in self.n.out[before:] if isinstance(s, Let) and s.prim == "stack"
+            and s.args == (Var(self.n.env[acc]),)}  # (over no items: 0, ir/unroll.py)
+        return out
 
     def loop_name(self, name: str, target: str | None = None) -> str:
         """A name for a comprehension's variable (or its result, named after the

@@ -28,7 +28,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError, UnsupportedCallError
-from ..ir.names import stem
+from ..ir.names import readable, stem
 from ..ir.nodes import Atom, Const, If, Let, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
@@ -45,6 +45,7 @@ from .recursive import passing_captured
 from .resolve import FreeVar, is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .synthesize import synthesize
+from .typetests import type_tested
 
 # s2s's own transforms, which a function may apply to another inside its body
 TRANSFORMS = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "hessian"})
@@ -544,7 +545,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             template = self.of_object(p.default, f"{fv.text}.{pname}", node)
             plan.entries.append(("fn", pname, template))
         elif not given:
-            plan.entries.append(("default", pname, None))
+            plan.entries.append(("default", pname, _typed(n, fn, pname, p.default)))
             atoms.append(_default(self, fn, pname, p.default, node))
         elif isinstance(value, FnValue):
             if isinstance(value.obj, KeptVmap) and not value.obj.portable() and not (
@@ -560,7 +561,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
             plan.entries.append(("frozen", pname, (frozen[0].value, len(frozen) - 1)))
             atoms += frozen[1:]
         else:
-            plan.entries.append(("arg", pname, None))
+            plan.entries.append(("arg", pname, _typed(n, fn, pname, value)))
             atoms.append(value)
     callee = n.normalize_planned(obj, plan)
     if _called_as_written(n, fv, plan, node):  # `OBJ(x)`: the object, as the code reads it
@@ -579,9 +580,10 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
     for key, value in callee.namespace.items():
         n.resolver.namespace.setdefault(key, value)
     first = next((a for a in atoms if isinstance(a, Var)), None)
-    base = f"{obj.__name__}_{stem(n.named(first))}" if first is not None else obj.__name__
+    base = readable(obj.__name__)
+    base = f"{base}_{stem(n.named(first))}" if first is not None else base
     if len(base) > MAX_NAME:
-        base = obj.__name__
+        base = readable(obj.__name__)
     return n.emit(n.exprs.target(target, base), "call", tuple(atoms),
                   {"callee": callee, "spelling": spelling}, node)
 
@@ -590,9 +592,10 @@ def _called_as_written(n: Any, fv: FnValue, plan: Plan, node: Any) -> bool:
     """Can emitted code call a callable object by the name the code reads it by
     (``OBJ(x)``, ``mod.OBJ(x)``), each value passed to a positional parameter?"""
     obj = fv.obj
-    if not (fv.spelled and isinstance(obj, types.MethodType) and obj.__name__ == "__call__"
+    if not (fv.spelled and (isinstance(obj, types.MethodType) and obj.__name__ == "__call__"
+                            or isinstance(obj, types.FunctionType) and type_tested(obj))
             and all(part.isidentifier() for part in fv.text.split("."))):
-        return False
+        return False  # (a function testing its parameters' types: `powered(x, 2)`)
     root = fv.text.split(".")[0]
     if root in n.local_names or root in n.funcs.values or not plan.passes_as_is(obj):
         return False
@@ -656,10 +659,27 @@ def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:
 
 
 
+def _typed(n: Any, fn: Any, pname: str, value: Any) -> tuple | None:
+    """``("type", cls)`` for a parameter the callee tests the type of
+    (``typetests.py``), where the call's value has a type known now: a constant's, a
+    tuple's, list's or dict's the caller built; else None (its test refused, located)."""
+    if pname not in type_tested(fn):
+        return None
+    if not isinstance(value, (Var, Const)):
+        return ("type", type(value))  # (a default's value)
+    if isinstance(value, Const):
+        return ("type", type(value.value))
+    let = n.lets.get(value.name) if isinstance(value, Var) else None
+    made = {"make_tuple": tuple, "make_list": list, "make_dict": dict}.get(
+        getattr(let, "prim", None))
+    return None if made is None else ("type", made)
+
+
 def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Does the existing call path take this call: atoms only, positional parameters,
     and literal defaults for those not passed?"""
-    if any(isinstance(v, (FnValue, Unbound)) for v in (*args, *kwargs.values())):
+    if any(isinstance(v, (FnValue, Unbound)) for v in (*args, *kwargs.values())) or (
+            type_tested(fn)):  # (`isinstance(scale, int)`: decided per call's types)
         return False
     sig = inspect.signature(fn, follow_wrapped=False)
     try:

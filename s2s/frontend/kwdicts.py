@@ -22,7 +22,9 @@ import libcst as cst
 from ..ir.nodes import Atom, Const, Index, Let, Var
 from ..primitives import PRIMITIVES
 from . import literals
+from .bound_params import type_test
 from .sequences import items_of
+from .static import NOVALUE
 
 
 def keys_of(n: Any, node: Any) -> tuple | None:
@@ -46,6 +48,8 @@ def decide(n: Any, node: Any) -> bool | None:
 
 
 def _structural(n: Any, node: Any) -> Any:
+    if (typed := type_test(n, node)) is not NOVALUE:  # (`isinstance(scale, int)`)
+        return typed
     keys = keys_of(n, node)
     if keys is not None:  # (`"k" in kw` tests its keys, `not kw` that it has none)
         return dict.fromkeys(keys)

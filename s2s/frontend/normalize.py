@@ -21,7 +21,7 @@ from ..caches import LRU
 from ..errors import Loc, TransformError, UnsupportedSyntaxError
 from ..ir.kinds import LEAF
 from ..ir.memory import MemoryCheck
-from ..ir.names import NameTable, stem
+from ..ir.names import NameTable, readable, stem
 from ..ir.nodes import (
     Atom,
     Break,
@@ -311,7 +311,7 @@ class Normalizer:
             names=self.names,
             source_hash=self.p.source_hash,
             free=self.resolver.free,
-            aliases=dict(self.buffer_root),
+            aliases=dict(self.buffer_root), sums=frozenset(getattr(self, "sum_stacks", ())),
         )
         ir._s2s_built_with = _fingerprints(self.resolver.free)  # type: ignore[attr-defined]
         return ir
@@ -565,9 +565,9 @@ class Normalizer:
                 self.resolver.depends_on(var, node)
             for name, value in callee.namespace.items():
                 self.resolver.namespace.setdefault(name, value)
-        base = f"{obj.__name__}_{stem(self.named(positional[0]))}" if positional else obj.__name__
+        base = readable(obj.__name__) + (f"_{stem(self.named(positional[0]))}" if positional else "")
         if len(base) > MAX_NAME:
-            base = obj.__name__
+            base = readable(obj.__name__)
         if expressions.REBUILT is not None and custom is None and "." not in text:
             text = _rebuilding(self, obj, text, positional)
         params: dict[str, Any] = {"callee": callee, "spelling": text}

@@ -25,6 +25,8 @@ from ..errors import UnsupportedCallError
 from ..ir.names import simple_text
 from ..ir.nodes import Atom, Const, If, Slice, Var
 from . import kwdicts, literals
+from .bound_params import type_test
+from .static import NOVALUE
 
 # built-ins decided when the function is transformed, over constants
 STATIC = {builtins.max, builtins.min, builtins.round, builtins.any, builtins.all,
@@ -120,6 +122,8 @@ class PythonValues:
         call is not one of these forms (the caller goes on as before)."""
         if any(a.star for a in node.args):
             return None
+        if fn is builtins.isinstance and (typed := type_test(self.n, node)) is not NOVALUE:
+            return self.constant(typed, repr(typed), [], target, node)  # (a parameter's)
         keywords = [a for a in node.args if a.keyword is not None]
         positional = [a.value for a in node.args if a.keyword is None]
         if fn is builtins.dict:
@@ -136,6 +140,9 @@ class PythonValues:
             items = self.n.comps.items_of(positional[0])
             if items is None and fn in (builtins.any, builtins.all):
                 return self.truth_of_rows(fn, positional[0], node, target)
+            if items is None and fn in (builtins.max, builtins.min) and isinstance(
+                    positional[0], (cst.GeneratorExp, cst.ListComp)):
+                return self.extremum_of_loop(fn, positional[0], node, target)
             if items is None:
                 return None
             if fn in (builtins.tuple, builtins.list):
@@ -241,6 +248,41 @@ class PythonValues:
         atom = self.n.exprs.expr(operand)
         name = "any" if fn is builtins.any else "all"
         return self.n.calls.apply(name, [atom], {}, node, target, name)
+
+    def extremum_of_loop(self, fn: Any, comp: Any, node: Any, target: str | None) -> Atom:
+        """``max(f(v) for v in xs)`` over a list whose length only the call knows: the
+        item at the ``np.argmax`` of the items' stack, the first maximal one, as
+        Python's ``max`` keeps the first of a tie (and gives it the gradient).  Python
+        compares the items: one of more than one number raises, at the line, as
+        Python's ValueError; no items, NumPy's error for a stack of none."""
+        word = "max" if fn is builtins.max else "min"
+        listed = self._spelled(self.n.comps.loop(comp, None, "list"), node)  # (its items)
+        self.n.resolver.bind_namespace("np", node)
+        stacked = self._spelled(self._expression(f"np.stack({listed})", node), node)
+        at = self.n.loc(node)
+        message = (f"{word}() compares the items, which are arrays of more than one "
+                   "number here (Python: the truth value of an array with more than one "
+                   f"element is ambiguous)\n  File \"{at.file}\", line {at.line}\n    "
+                   f"{at.text.strip()}\n  Instead: np.{word}(np.stack([...]), axis=0) for "
+                   "the elementwise one")
+        check = cst.parse_statement(f"if np.size({stacked}) != np.shape({stacked})[0]:\n"
+                                    f"    raise ValueError({message!r})\n")
+        _alias_tree(check, node, self.n.desugar)
+        self.n.out += self.n.stmts.block([check])
+        return self.n.exprs.expr(self._tree(
+            f"{stacked}[np.arg{word}(np.reshape({stacked}, np.shape({stacked})[:1]))]", node),
+            target)
+
+    def _spelled(self, atom: Atom, node: Any) -> str:
+        return cst.Module([]).code_for_node(self.n.comps.static.atom_node(atom, node))
+
+    def _expression(self, text: str, node: Any) -> Atom:
+        return self.n.exprs.expr(self._tree(text, node))
+
+    def _tree(self, text: str, node: Any) -> Any:
+        tree = cst.parse_expression(text)
+        _alias_tree(tree, node, self.n.desugar)
+        return tree
 
     def either(self, fn: Any, items: list[Atom], node: Any,
                target: str | None) -> Atom | None:

@@ -59,6 +59,14 @@ def stem(atom: Any) -> str:
     return "s"
 
 
+def readable(name: str) -> str:
+    """A function's name as a stem of emitted names: a special method's without its
+    underscores (``__call__``: ``call``, so ``call_vjp_self``, not ``__call___vjp_self``)."""
+    if len(name) > 4 and name.startswith("__") and name.endswith("__"):
+        return name[2:-2]
+    return name
+
+
 def simple_text(text: str) -> bool:
     return re.fullmatch(r"-?[0-9.eE_+-]+", text) is not None
 

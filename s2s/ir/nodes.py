@@ -191,6 +191,9 @@ class Function:
     # versions of an array written in place -> the array's first name: one buffer, so
     # emitted code spells every version with that name
     aliases: dict[str, str] = field(default_factory=dict)
+    # the stacks of a `sum(f(v) for v in xs)` lowered as a loop: over no items (an
+    # empty list this call), Python's sum is its start (ir/unroll.py)
+    sums: frozenset = field(default_factory=frozenset)
 
 
 def walk(stmts: list[Stmt]):

@@ -52,6 +52,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     # constant they start as, `t = (x, 0.0)` then `t = (t[0] * 2, t[1] + 1)` in a loop)
     u.carried = {e for t in walk(fn.body) if isinstance(t, For) for e, _ in t.carried}
     body, subst = u.block(fn.body)
+    body = _empty_sums(u, body)
     test = next((s for s in walk(body) if isinstance(s, Let) and s.prim == "str_test"), None)
     if test is not None:
         raise TransformError(
@@ -557,6 +558,34 @@ class _Unroller:
                 return stmts
             self.removable -= dead
             stmts = _without(stmts, dead)
+
+
+def _empty_sums(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:
+    """``sum(f(v) for v in xs)`` (``Function.sums``) over a list that has no items this
+    call: Python's 0 (after its start), not NumPy's ValueError for a stack of none."""
+    empty = {s.target for s in walk(stmts) if isinstance(s, Let) and s.prim == "stack"
+             and s.target in u.fn.sums and isinstance(s.args[0], Var)
+             and u.chains.get(s.args[0].name) == ()}
+    if not empty:
+        return stmts
+    u.changed = True
+
+    def rewrite(block: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for s in block:
+            if isinstance(s, Let) and s.target in empty:
+                continue
+            if isinstance(s, Let) and s.prim == "sum" and isinstance(s.args[0], Var) and (
+                    s.args[0].name in empty):
+                s = Let(s.target, "identity", (Const(0, "0"),), {}, s.loc)
+            elif isinstance(s, If):
+                s = replace(s, body=rewrite(s.body), orelse=rewrite(s.orelse))
+            elif isinstance(s, For):
+                s = replace(s, body=rewrite(s.body))
+            out.append(s)
+        return out
+
+    return rewrite(stmts)
 
 
 def _per_call(s: Any) -> bool:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..ir.kinds import Kind
-from ..ir.names import NameTable
+from ..ir.names import NameTable, readable
 from ..ir.nodes import Function
 
 
@@ -31,8 +31,9 @@ def tuple_text(items: list[str]) -> str:
 
 
 def stem(callee: Function) -> str:
-    """The stem of a helper's name: the function's own, ``lambda`` for a lambda's."""
-    return callee.name if callee.name.isidentifier() else "lambda"
+    """The stem of a helper's name: the function's own (a method's ``__call__``:
+    ``call``), ``lambda`` for a lambda's."""
+    return readable(callee.name) if callee.name.isidentifier() else "lambda"
 
 
 def bind_object(module: Module, preferred: str, obj: Any, fallback: str = "rule") -> str:
