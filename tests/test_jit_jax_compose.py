@@ -178,3 +178,25 @@ def test_hvp_with_nan_and_inf_on_jax():
     want = np.asarray(jax.jvp(jax.grad(on_jax(tanh_sq)), (x,), (v,))[1])
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got[~np.isnan(got)], want[~np.isnan(want)], rtol=1e-12)
+
+
+def vector_out(x):
+    return np.sin(x) * x[0] + x**3
+
+
+def hessian_inside(x):
+    return np.sum(s2s.hessian(vector_out)(x) * 2.0)
+
+
+@pytest.mark.parametrize("dtype", F32_SLOW)
+def test_hessian_of_a_vector_output_on_jax(dtype):
+    """The Hessian of each output element (jacfwd(jacrev(f)), as jax.hessian lays it
+    out), jitted on JAX and inside a jitted function: the JAX backend ran jacfwd(grad)
+    and raised "Gradient only defined for scalar-output functions"."""
+    twin = on_jax(vector_out)
+    for k in range(3):
+        x = (np.array([0.3, -0.7, 1.2]) * (k + 1)).astype(dtype)
+        want = jax.hessian(twin)(x)
+        close(s2s.jit(s2s.hessian(vector_out), backend="jax")(x), want, dtype)
+        close(s2s.hessian(vector_out)(x), want, dtype)
+        close(s2s.jit(hessian_inside, backend="jax")(x), 2.0 * jnp.sum(want), dtype)

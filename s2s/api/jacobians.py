@@ -431,21 +431,25 @@ class _Hessian(JacFwd):
                                    *_copies(args))  # (the Hessian's run prints)
             except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
                 reraise_located(err, None, _base_name(user_fn))
-            if self.has_aux and isinstance(out, tuple) and len(out) == 2:
-                out = out[0]
-            _no_array_out(self.__name__, out)
-            if not self.has_aux and (len(_leaves(out)) != 1 or np.ndim(out) != 0):
-                # not a scalar: the Hessian of each output element, as JAX's
-                # jacfwd(jacrev(fun)) lays it out (output dims first)
-                nums = self.argnums if self.tuple_out else self.argnums[0]
-                holo = self.holomorphic
-                self._general = jacfwd(jacrev(user_fn, argnums=nums, holomorphic=holo),
-                                       argnums=nums, holomorphic=holo)
-            self._checked_out = True
+            self.check_output(out)
         if self._general is not None:
             return with_keywords(self._general, len(args), tuple(kw))(
                 *args, *kw.values()) if kw else self._general(*args)
         return super().__call__(*args, **kw)
+
+    def check_output(self, out: Any) -> None:
+        """Read the function's output (a value, or a traced one: its shape is what
+        counts): not a scalar, the Hessian of each output element, as JAX's
+        ``jacfwd(jacrev(fun))`` lays it out (output dims first)."""
+        if self.has_aux and isinstance(out, tuple) and len(out) == 2:
+            out = out[0]
+        _no_array_out(self.__name__, out)
+        if not self.has_aux and (len(_leaves(out)) != 1 or np.ndim(out) != 0):
+            nums = self.argnums if self.tuple_out else self.argnums[0]
+            holo = self.holomorphic
+            self._general = jacfwd(jacrev(self.fun.fn, argnums=nums, holomorphic=holo),
+                                   argnums=nums, holomorphic=holo)
+        self._checked_out = True
 
     _checked_out: bool | None = None
     _general: Any = None

@@ -41,7 +41,14 @@ from . import (
 from . import transformed as api
 from .callables import PerArity
 from .emitted import emitted_for, shadow
-from .jacobians import JacFwd, JacRev, _basis, keywords_in_place, with_keywords
+from .jacobians import (
+    JacFwd,
+    JacRev,
+    _basis,
+    _Hessian,
+    keywords_in_place,
+    with_keywords,
+)
 from .jit_jax_objects import (
     _LIBRARIES,
     _KeptVmapOnJax,
@@ -693,6 +700,11 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
     per input direction) or VJP (one row per output direction) run over the standard
     basis by ``lax.map``, a loop XLA compiles once; the blocks laid out as the NumPy
     backend lays them out (output dims first, then input dims)."""
+    if isinstance(jac, _Hessian):  # (of a vector output: jacfwd(jacrev(f)), as on NumPy)
+        if jac._checked_out is None:
+            jac.check_output(call(backend, jac.fun.fn, args, kwargs))
+        if jac._general is not None:
+            return jacobian_on_jax(backend, jac._general, args, kwargs)
     if kwargs:  # (keyword arguments: passed on, not differentiated, as in JAX)
         positional, kw = keywords_in_place(jac.fun, args, kwargs)
         if kw:
