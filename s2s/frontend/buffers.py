@@ -16,7 +16,7 @@ import numpy as np
 from .. import runtime
 from ..errors import TransformError
 from ..ir.names import stem
-from ..ir.nodes import Atom, Const, Index, Slice, Var
+from ..ir.nodes import Atom, Const, Index, Let, Slice, Var
 from ..primitives import PRIMITIVES, lookup_object
 from .expressions import root_name
 
@@ -89,6 +89,21 @@ def _shape_only(prim: str) -> set[str]:
         return {"x"}
     return _SHAPE_ONLY.get(prim, set())
 
+
+
+def _is_last_index(index: Index) -> bool:
+    """Is the index ``[-1]``?"""
+    items = index.items
+    return (not index.is_tuple and len(items) == 1 and isinstance(items[0], Const)
+            and type(items[0].value) is int and items[0].value == -1)
+
+
+def is_last_index(arg: cst.Arg) -> bool:
+    """Is the argument the literal ``-1`` (``ys.pop(-1)`` is ``ys.pop()``)?"""
+    value = arg.value
+    return not arg.star and arg.keyword is None and isinstance(value, cst.UnaryOperation) \
+        and isinstance(value.operator, cst.Minus) and isinstance(
+            value.expression, cst.Integer) and value.expression.value == "1"
 
 class _PrimEffects:
     """What the registered primitives do to memory (``ir.memory.Effects``)."""
@@ -285,8 +300,26 @@ class BufferLowerer:
             )
         return name, current
 
+    def pop_statement(self, call: cst.Call) -> None:
+        """``ys.pop()`` or ``d.pop("k")`` as a statement of its own (``del ys[-1]``,
+        ``del d["k"]`` too): the container's new version without the item."""
+        if self.n.dicts.is_dict(call.func.value):
+            self.n.dicts.pop(call, None)
+            return
+        name, current = self.own_list(call, "pop")
+        self.pop_args(call)
+        last = self.n._last_let
+        if not (isinstance(last, Let) and last.prim == "getitem"
+                and last.args[:1] == (Var(current),) and _is_last_index(last.params["index"])):
+            # its value unused, but reverse mode reads it (after ``v = ys[-1]``, as
+            # emitted code spells a pop, that read)
+            self.n.emit(self.n.exprs.target(None, f"{stem(self.n.named(Var(current)))}_last"),
+                        "getitem", (Var(current),),
+                        {"index": Index((Const(-1, "-1"),), False)}, call)
+        self.pop(name, current, call)
+
     def pop_args(self, call: cst.Call) -> None:
-        if call.args:
+        if call.args and not (len(call.args) == 1 and is_last_index(call.args[0])):
             raise self.n.unsupported(
                 call, "only `ys.pop()` (the last element) is supported",
                 "pop the last element: `v = ys.pop()`",

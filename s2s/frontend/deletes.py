@@ -6,8 +6,12 @@ a name bound again after it is a new binding.  In one branch of an ``if`` the na
 unbound after the ``if`` (a later ``if`` on the other path may still read it, as
 Python can).  In a loop, only a name the loop's body bound may be deleted: deleting
 one bound before the loop would leave the next iteration (and the code after the
-loop) without it on some runs only.  ``del`` of an item or attribute changes a
-container or object and is refused.
+loop) without it on some runs only.
+
+``del d["k"]`` of a dict is ``d.pop("k")`` and ``del ys[-1]`` of a list ``ys.pop()``:
+each a new version of the container without the item, with the checks a write into it
+makes (a container another name refers to is refused).  ``del`` of another item, of a
+slice or of an attribute is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
+from .buffers import is_last_index
 
 
 class Deletes:
@@ -27,12 +32,16 @@ class Deletes:
         self.deleted: dict[str, cst.Del] = {}  # name -> the `del` that dropped it
         self.loop_entries: list[dict[str, str]] = []  # the scope at each loop's entry
 
-    def statement(self, node: cst.Del) -> None:
+    def statement(self, node: cst.Del, expression_statement: Any) -> None:
         targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) \
             else [node.target]
         for target in targets:
             if isinstance(target, cst.Element):  # (a tuple's element)
                 target = target.value
+            popped = self.as_pop(target)
+            if popped is not None:
+                expression_statement(popped)
+                continue
             if not isinstance(target, cst.Name):
                 what = "an item" if isinstance(target, cst.Subscript) else "an attribute" \
                     if isinstance(target, cst.Attribute) else "this"
@@ -42,6 +51,26 @@ class Deletes:
                     "(`{k: v for k, v in d.items() if k != \"b\"}`, `parts[:-1]`)",
                 )
             self.drop(target)
+
+    def as_pop(self, target: Any) -> cst.Expr | None:
+        """``del d["k"]`` as the statement ``d.pop("k")``, ``del ys[-1]`` as
+        ``ys.pop()`` (located at the ``del``'s target); None for other targets."""
+        if not (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name)
+                and target.value.value in self.n.local_names and len(target.slice) == 1
+                and isinstance(target.slice[0].slice, cst.Index)):
+            return None
+        index = target.slice[0].slice.value
+        if self.n.dicts.is_dict(target.value):
+            args = [cst.Arg(index)]
+        elif is_last_index(cst.Arg(index)):
+            args = []
+        else:
+            return None
+        call = cst.Call(cst.Attribute(target.value, cst.Name("pop")), args)
+        statement = cst.Expr(call)
+        for made in (call, call.func, statement):
+            self.n.desugar.alias(made, target)
+        return statement
 
     def drop(self, target: cst.Name) -> None:
         n, name = self.n, target.value

@@ -61,13 +61,6 @@ def _returns_to_assignments(stmt: If, result: str) -> None:
             last.joins.append(result)
 
 
-def _is_last_index(index: Index) -> bool:
-    """Is the index ``[-1]``?"""
-    items = index.items
-    return (not index.is_tuple and len(items) == 1 and isinstance(items[0], Const)
-            and type(items[0].value) is int and items[0].value == -1)
-
-
 def only_read(fn: Any, node: cst.Global) -> bool:
     """A ``global`` whose names the function never assigns nor deletes (Python
     compiles no STORE_GLOBAL for them): it changes nothing the function computes."""
@@ -200,7 +193,7 @@ class StmtLowerer:
         elif isinstance(node, cst.Assert):
             self.kept.assert_(node)
         elif isinstance(node, cst.Del):
-            self.deletes.statement(node)
+            self.deletes.statement(node, self.expression_statement)
         elif isinstance(node, cst.Expr):
             self.expression_statement(node)
         elif isinstance(node, cst.Global) and only_read(self.n.fn, node):
@@ -214,19 +207,7 @@ class StmtLowerer:
         if _is_append(node.value, self.n.local_names):
             self.n.buffer.append_statement(node.value)
         elif is_list_method(node.value, "pop", self.n.local_names):
-            name, current = self.n.buffer.own_list(node.value, "pop")
-            self.n.buffer.pop_args(node.value)
-            last = self.n._last_let
-            if not (isinstance(last, Let) and last.prim == "getitem"
-                    and last.args[:1] == (Var(current),)
-                    and _is_last_index(last.params["index"])):
-                # ``ys.pop()`` alone: its value unused, but reverse mode reads it
-                # (after ``v = ys[-1]``, as emitted code spells a pop, that read)
-                self.n.emit(self.n.exprs.target(None, f"{stem(self.n.named(Var(current)))}_last"),
-                          "getitem",
-                          (Var(current),), {"index": Index((Const(-1, "-1"),), False)},
-                          node.value)
-            self.n.buffer.pop(name, current, node.value)
+            self.n.buffer.pop_statement(node.value)
         elif self.n.buffer.is_add_at(node.value):
             self.n.buffer.add_at_statement(node.value)
         elif isinstance(node.value, (
