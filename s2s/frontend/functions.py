@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import types
 from dataclasses import replace
 from typing import Any
@@ -567,8 +568,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         spelling = fv.text
         n.names.taken.add(spelling.split(".")[0])
     else:
-        spelling, adapter = _adapter(obj, plan, fv.text.split(".")[-1] if fv.spelled
-                                     else obj.__name__)
+        spelling, adapter = _adapter(obj, plan, _adapter_base(fv, obj))
         n.names.taken.add(spelling)
         n.resolver.namespace[spelling] = adapter
         # (a caller reading a global of that name refuses, naming it: emitted code
@@ -584,6 +584,15 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         base = obj.__name__
     return n.emit(n.exprs.target(target, base), "call", tuple(atoms),
                   {"callee": callee, "spelling": spelling}, node)
+
+
+def _adapter_base(fv: FnValue, obj: Any) -> str:
+    """The adapter's name stem: the callee's last dotted name (``LAYERS[0](x)``, a
+    subscript read of a callable object, gives ``LAYERS_0``: a name, not its text)."""
+    if not fv.spelled:
+        return obj.__name__
+    last = fv.text.split(".")[-1]
+    return last if last.isidentifier() else re.sub(r"\W+", "_", last).strip("_") or "fn"
 
 
 def _called_as_written(n: Any, fv: FnValue, plan: Plan, node: Any) -> bool:

@@ -56,6 +56,9 @@ def _structural(n: Any, node: Any) -> Any:
     if isinstance(node, cst.Name) and node.value in n.funcs.values and (
             n.funcs.values[node.value].choice is None):
         return n.funcs.values[node.value].obj  # (`act is not None` of a function)
+    fixed = _module_function_or_none(n, node)
+    if fixed is not literals.NOT_LITERAL:  # (`ACT is not None`, `self.act is None`)
+        return fixed
     if isinstance(node, cst.Name) and node.value in n.local_names and \
             node.value in n.env and _bound_once(n, node.value):
         # a name bound once, to a test decided above (`t = "k" in kw`) or a literal
@@ -66,6 +69,23 @@ def _structural(n: Any, node: Any) -> Any:
                 return literals.literal_of(cst.parse_expression(let.args[0].text))
             except cst.ParserSyntaxError:
                 return literals.NOT_LITERAL
+    return literals.NOT_LITERAL
+
+
+def _module_function_or_none(n: Any, node: Any) -> Any:
+    """A module's or a bound object's name holding a function or None (``ACT``,
+    ``self.act``): its value, which decides ``ACT is not None`` now (the code is
+    generated again when it changes, as for a comprehension's length); NOT_LITERAL
+    for anything else (``ON = True`` stays a test made at each call)."""
+    root = node
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name) or (root.value in n.local_names and not (
+            root.value in n.resolver.aliases and root.value not in n.env)):
+        return literals.NOT_LITERAL
+    value = n.comps.static.static_value(node)
+    if value is None or (callable(value) and not isinstance(value, type)):
+        return value
     return literals.NOT_LITERAL
 
 
