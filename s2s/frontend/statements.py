@@ -44,6 +44,17 @@ def _always_returns(stmts: list[Stmt]) -> bool:
     return False
 
 
+def _bind_before_returns(stmts: list[Stmt], join: str, final: str, loc: Any) -> None:
+    """``join = final`` just before each return ending ``stmts`` (a branch that always
+    returns: a statement after its return would make it reach its end)."""
+    last = stmts[-1]
+    if isinstance(last, Return):
+        stmts.insert(len(stmts) - 1, Let(join, "identity", (Var(final),), {}, loc))
+        return
+    for branch in (last.body, last.orelse):
+        _bind_before_returns(branch, join, final, loc)
+
+
 def _returns_to_assignments(stmt: If, result: str) -> None:
     for branch in (stmt.body, stmt.orelse):
         last = branch[-1]
@@ -442,6 +453,9 @@ class StmtLowerer:
                     for version, first in list(self.n.buffer_root.items()):
                         if first == final:
                             self.n.buffer_root[version] = root
+                elif _always_returns(branch):  # (`if t: return a`, then `x = ...`
+                    # after it: the join binds on the returning path too, before it returns)
+                    _bind_before_returns(branch, join, final, stmt.loc)
                 else:
                     branch.append(Let(join, "identity", (Var(final),), {}, stmt.loc))
             stmt.joins.append(join)
