@@ -359,8 +359,16 @@ class FunctionLowerer:
                                     passed=(self._atoms(args, text, node), kwargs))
         return _planned_call(self, fv, args, kwargs, node, target)
 
-    def _atoms(self, values: list[Any], text: str, node: Any) -> list[Atom]:
+    def _atoms(self, values: list[Any], text: str, node: Any, through: str = "") -> list[Atom]:
         for v in values:
+            if isinstance(v, FnValue) and through:  # (`compose(x, np.sin, np.exp)`)
+                raise UnsupportedCallError(
+                    f"`{text}` is given a function through its `{through}` parameter "
+                    "here; s2s passes a function to a named parameter of your function, "
+                    "not inside `*args` or `**kwargs`", self.n.loc(node),
+                    f"name a parameter for each function (`def {text.split('.')[-1]}"
+                    "(x, f, g)`)",
+                    self.n.display)
             if isinstance(v, FnValue):
                 raise UnsupportedCallError(
                     f"`{text}` is given a function as an argument here; s2s passes "
@@ -533,13 +541,13 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         given = pname in bound.arguments
         value = bound.arguments.get(pname)
         if p.kind is p.VAR_POSITIONAL:
-            items = self._atoms(list(value or ()), fv.text, node)
+            items = self._atoms(list(value or ()), fv.text, node, f"*{pname}")
             plan.entries.append(("star", pname, len(items)))
             atoms += items
         elif p.kind is p.VAR_KEYWORD:
             items = dict(value or {})
             plan.entries.append(("kw", pname, tuple(items)))
-            atoms += self._atoms(list(items.values()), fv.text, node)
+            atoms += self._atoms(list(items.values()), fv.text, node, f"**{pname}")
         elif not given and callable(p.default) and self.of_object(
                 p.default, pname, node) is not None:
             template = self.of_object(p.default, f"{fv.text}.{pname}", node)

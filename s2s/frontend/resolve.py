@@ -399,8 +399,9 @@ def expression_advice(node: Any) -> tuple[str, str]:
         cst.Yield: (
             ("`yield from` makes" if isinstance(node, cst.Yield) and
              isinstance(node.value, cst.From) else "`yield` makes")
-            + " this a generator function: calling it returns a generator, not an "
-            "array (JAX refuses generator functions too)",
+            + " this a generator function, which s2s does not transform (JAX refuses "
+            "one given to a transform, which returns a generator, but runs one a "
+            "function consumes, `sum(f(x))`, as Python does)",
             "return an array: append the values to a list and return "
             "np.stack(values)"),
         cst.Await: ("`await` is not supported", "use a plain function"),
