@@ -497,8 +497,11 @@ def python_idiom(n: Any, obj: Any, call: cst.Call) -> Any:
             cst.Index(last if obj is builtins.max else cst.Integer("0")))])
     elif obj is builtins.zip and len(args) == 1 and args[0].star == "*":
         width = _columns(n, args[0].value)
-        if width is None:
-            return None
+        if width is None:  # (the list's length is known when it runs: a loop made it)
+            raise n.unsupported(call, "`zip(*rows)` transposes a list of tuples, and s2s "
+                                "knows the length of this one only when the function runs",
+                                "build each column as its own list (`xs = [...]`, "
+                                "`ys = [...]`), or write the rows as a literal list")
         rows, count = width
         made = cst.List([cst.Element(cst.Tuple([cst.Element(_at(_at(
             args[0].value, i), j)) for i in range(rows)])) for j in range(count)])
