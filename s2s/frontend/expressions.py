@@ -178,10 +178,7 @@ class ExprLowerer:
                     f"`def {fn}(...)` at module level (or a @staticmethod)",
                 )
             if name not in self.n.env:  # (after `del name`: the del's own error)
-                raise self.n.stmts.deletes.unbound(node) or TransformError(
-                    f"`{name}` may be used before it is assigned on some path",
-                    self.n.loc(node), f"assign `{name}` on every path before this line",
-                    self.n.display)
+                raise self.n.stmts.deletes.unbound(node) or _unbound(self.n, node)
             return Var(self.n.env[name])
         obj = self.n.resolver.lookup_global(node)
         return self.n.resolver.constant(obj, name, node)
@@ -551,6 +548,16 @@ def _resolved_callee(n: Any, func: Any) -> tuple[Any, str]:
             "parameter given a plain function (`act=np.tanh`)", "call a function by "
             "its name, or pass a function (not an object) for this parameter")
     return n.resolver.resolve_dotted(func)
+
+
+def _unbound(n: Any, node: cst.Name) -> TransformError:
+    """A name read where no path bound it; ``unbound_name`` tells ``normalize._run``
+    to try again with it bound None before a loop that binds it."""
+    err = TransformError(f"`{node.value}` may be used before it is assigned on some path",
+                         n.loc(node), f"assign `{node.value}` on every path before this "
+                         "line", n.display)
+    err.unbound_name = node.value  # type: ignore[attr-defined]
+    return err
 
 
 def _function_is_none(n: Any, node: cst.Comparison, target: str | None) -> Atom | None:

@@ -360,20 +360,8 @@ class FunctionLowerer:
         return _planned_call(self, fv, args, kwargs, node, target)
 
     def _atoms(self, values: list[Any], text: str, node: Any, through: str = "") -> list[Atom]:
-        for v in values:
-            if isinstance(v, FnValue) and through:  # (`compose(x, np.sin, np.exp)`)
-                raise UnsupportedCallError(
-                    f"`{text}` is given a function through its `{through}` parameter "
-                    "here; s2s passes a function to a named parameter of your function, "
-                    "not inside `*args` or `**kwargs`", self.n.loc(node),
-                    f"name a parameter for each function (`def {text.split('.')[-1]}"
-                    "(x, f, g)`)",
-                    self.n.display)
-            if isinstance(v, FnValue):
-                raise UnsupportedCallError(
-                    f"`{text}` is given a function as an argument here; s2s passes "
-                    "functions only to your own Python functions", self.n.loc(node),
-                    "call the function first and pass its result", self.n.display)
+        if any(isinstance(v, FnValue) for v in values):
+            raise _function_given(self.n, text, node, through)
         return list(values)
 
 
@@ -592,6 +580,21 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         base = obj.__name__
     return n.emit(n.exprs.target(target, base), "call", tuple(atoms),
                   {"callee": callee, "spelling": spelling}, node)
+
+
+def _function_given(n: Any, text: str, node: Any, through: str) -> TransformError:
+    """A function passed where s2s passes none: to a library function, or through a
+    ``*args``/``**kwargs`` parameter (``through``: ``compose(x, np.sin, np.exp)``)."""
+    if through:
+        return UnsupportedCallError(
+            f"`{text}` is given a function through its `{through}` parameter here; s2s "
+            "passes a function to a named parameter of your function, not inside "
+            "`*args` or `**kwargs`", n.loc(node), "name a parameter for each function "
+            f"(`def {text.split('.')[-1]}(x, f, g)`)", n.display)
+    return UnsupportedCallError(
+        f"`{text}` is given a function as an argument here; s2s passes functions only "
+        "to your own Python functions", n.loc(node),
+        "call the function first and pass its result", n.display)
 
 
 def _adapter_base(fv: FnValue, obj: Any) -> str:

@@ -112,10 +112,8 @@ class BatchedLoops:
             if isinstance(kind, Tree):
                 raise self.vm.fail(s, NoBatchRule(
                     f"the container `{entry}` becomes batched in the loop"))
-            if _none_at_entry(self.vm, entry):  # (`best = None` before the loop: an
-                continue  # object array of Nones would make np.where's result one too)
-            n = self.vm.use_batch_size()
-            out.append(Line(f"{entry} = np.stack([{entry}] * {n})"))
+            if not _none_at_entry(self.vm, entry):  # (None stacked: an object array)
+                out.append(Line(f"{entry} = np.stack([{entry}] * {self.vm.use_batch_size()})"))
         if masked:
             self.masked_loop(s, body_ir, flag, carried_pairs, out, count)
             return

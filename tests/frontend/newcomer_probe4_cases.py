@@ -54,6 +54,7 @@ CASES = {
     "nested_defs_in_loop": (X3,),
     "zip_star_transpose": (X4,),
     "mutable_default_scales": (X3,),
+    "last_value_after_loop": (X3,),
 }
 # a Hessian of these is too large or means nothing more than the Jacobians already test
 NO_HESSIAN = {"module_loss", "sgd_dict_step"}

@@ -432,3 +432,24 @@ def rebind_after_early_return(x, flag=False, deep=True):
         return np.sum(x ** 2)
     x = x * 2.0
     return np.sum(x ** 3)
+
+
+def last_value_after_loop(x):
+    """``y`` (and the loop variable ``v``) first bound in a loop, read after it:
+    refused before ("may be used before it is assigned"), bound None before the loop
+    now, so the loop carries them out; a loop that runs no iteration raises Python's
+    UnboundLocalError, located at the loop."""
+    for v in x:
+        y = np.sin(v) * 2.0
+    return y ** 2 + v
+
+
+def none_carry_while(a, n=3.0):
+    """``x_new = None`` before a ``while`` on a value: under vmap it was stacked into
+    an object array, and the batched result came back with dtype object."""
+    x_new = None
+    i = 0
+    while i < n * np.sum(a):
+        x_new = a * i
+        i = i + 1
+    return np.sum(np.sin(x_new))

@@ -173,3 +173,33 @@ def test_refusals_name_the_line_and_say_what_to_write() -> None:
             s2s.grad(fn)(*args)
         assert info.value.loc.file == F.__file__ and line in info.value.loc.text
         assert words in str(info.value) and "<s2s" not in str(info.value)
+
+
+def test_a_name_first_bound_in_a_loop_read_after_it() -> None:
+    """``for v in x: y = 2 sin(v)`` then ``y ** 2 + v`` (refused before): the last
+    iteration's values, under grad, vmap and jit; a loop that runs no iteration
+    raises Python's UnboundLocalError at the loop, not an error inside emitted code."""
+    want = np.zeros_like(X)
+    want[-1] = 8 * np.sin(X[-1]) * np.cos(X[-1]) + 1.0
+    g = s2s.grad(F.last_value_after_loop)
+    for scale in (1.0, -0.5, 2.0):
+        np.testing.assert_allclose(g(X * scale), fd(F.last_value_after_loop, X * scale),
+                                   rtol=1e-7)
+    np.testing.assert_allclose(g(X), want, rtol=1e-12)
+    batch = np.stack([X, -2 * X])
+    np.testing.assert_allclose(s2s.vmap(F.last_value_after_loop)(batch),
+                               [F.last_value_after_loop(b) for b in batch], rtol=1e-12)
+    with pytest.raises(UnboundLocalError) as info:
+        g(np.zeros(0))
+    assert isinstance(info.value, s2s.TransformError)
+    assert info.value.loc.file == F.__file__ and "for v in x:" in info.value.loc.text
+
+
+def test_a_none_carry_under_vmap_keeps_the_values_dtype() -> None:
+    """``x_new = None`` before a ``while`` on a value, examples running different
+    counts: the batched result is float (it was an object array), against a Python
+    loop over the examples."""
+    batch = np.stack([X, 0.5 * X, 2.0 * X])
+    got = s2s.vmap(F.none_carry_while)(batch)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, [F.none_carry_while(b) for b in batch], rtol=1e-12)
