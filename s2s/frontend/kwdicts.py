@@ -19,6 +19,7 @@ from typing import Any
 
 import libcst as cst
 
+from ..errors import TransformError
 from ..ir.nodes import Atom, Const, Index, Let, Var
 from ..primitives import PRIMITIVES
 from . import literals
@@ -83,7 +84,13 @@ def _module_function_or_none(n: Any, node: Any) -> Any:
     if not isinstance(root, cst.Name) or (root.value in n.local_names and not (
             root.value in n.resolver.aliases and root.value not in n.env)):
         return literals.NOT_LITERAL
-    value = n.comps.static.static_value(node)
+    try:  # (read first without watching it: `if W > 0` of an array stays per call)
+        value, _ = n.resolver.resolve_dotted(node)
+    except TransformError:
+        return literals.NOT_LITERAL
+    if value is not None and not (callable(value) and not isinstance(value, type)):
+        return literals.NOT_LITERAL
+    value = n.comps.static.static_value(node)  # (watched: generated again on a change)
     if value is None or (callable(value) and not isinstance(value, type)):
         return value
     return literals.NOT_LITERAL
