@@ -130,6 +130,9 @@ class FunctionLowerer:
         if isinstance(call, types.FunctionType) and not isinstance(obj, type) and not (
                 is_library(obj)):
             return FnValue(types.MethodType(call, obj), text, spelled=True)
+        if isinstance(obj, functools._lru_cache_wrapper) and isinstance(  # (a cache only
+                obj.__wrapped__, types.FunctionType):  # returns what the function does)
+            return self.of_object(obj.__wrapped__, text, node)
         return None
 
     def _constant(self, value: Any, text: str, node: Any) -> Any:

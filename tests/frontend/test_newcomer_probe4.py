@@ -203,3 +203,11 @@ def test_a_none_carry_under_vmap_keeps_the_values_dtype() -> None:
     got = s2s.vmap(F.none_carry_while)(batch)
     assert got.dtype == np.float64
     np.testing.assert_allclose(got, [F.none_carry_while(b) for b in batch], rtol=1e-12)
+
+
+def test_an_lru_cached_helper_is_its_function() -> None:
+    """``@functools.lru_cache def causal_mask(n)`` called with a shape (refused
+    before: "not a function s2s can transform"): the function it caches."""
+    x = np.arange(8.0).reshape(4, 2) / 8
+    m = np.tril(np.ones((4, 4)))
+    np.testing.assert_allclose(s2s.grad(F.lru_cached_mask)(x), 2 * m.T @ m @ x, rtol=1e-12)
