@@ -37,9 +37,13 @@ EXPECTED = {
     "horner": "refused",
     # `out.insert(0, g)` on a list: refused at its line (`out = [g] + out` in a loop too)
     "discounted_returns": "refused",
-    # `while True:` whose body binds `x_new` before its `break`: s2s says `x_new` may be
-    # unbound after the loop (JAX's jit and vmap refuse the value-dependent break)
-    "fixed_point_while": "refused",
+    # `while True:` whose body binds `x_new` before its `break` (refused before: "may be
+    # used before it is assigned"): every transform runs it, vmap too (which JAX
+    # refuses); jit on JAX of its gradient is refused by both (a traced `while`)
+    "fixed_point_while": "both refuse",
+    # `math.prod(x.shape)`: refused at the call (np.prod would give NumPy's int64,
+    # which promotes float32 to float64 where Python's int does not)
+    "math_prod_mean": "refused",
     # Hessian: vmap cannot batch `np.linalg.norm(m, ord=1, axis=0)`'s second
     # derivative (the rank of a conjugate is unknown); in float32 jacfwd also returns
     # float64 (the float32 vmap accumulator: another helper's issue)
