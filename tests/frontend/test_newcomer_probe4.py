@@ -1,4 +1,4 @@
-"""Issue 23, the fourth newcomer probe: 37 everyday functions of kinds the third probe
+"""Issue 23, the fourth newcomer probe: 38 everyday functions of kinds the third probe
 did not try (a flax-like Module with ``__call__`` over a params dict, an Adam step, label
 smoothing, a Lennard-Jones energy by broadcasting, RK4 forwarding ``*args``, Horner
 over a default list, a config dataclass, dispatch tables, ``**kwargs`` forwarding, an
