@@ -110,9 +110,9 @@ class ListIndexError(TransformError, IndexError):
 
 
 class UnboundFunctionError(TransformError, UnboundLocalError):
-    """A function bound only inside a loop that ran no iteration, read after the loop
-    (Python's UnboundLocalError, a NameError), raised where emitted code reads it and
-    located at the user's own line."""
+    """A function (or a value) bound only inside a loop that ran no iteration, read
+    after the loop (Python's UnboundLocalError, a NameError), raised where emitted code
+    reads it and located at the user's own line."""
 
 
 class MissingRuleError(TransformError, AttributeError):

@@ -36,7 +36,10 @@ class _ObjectOnJax:
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._obj, name)
-        return self._translator(value) if isinstance(value, types.MethodType) else value
+        if (callable(value) and not isinstance(value, type)) or type(value) in (
+                tuple, list, dict):  # (`self.act`, `self.layers`: their functions on JAX)
+            return self._translator(value)
+        return value
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         call = self._translator(type(self._obj).__call__)

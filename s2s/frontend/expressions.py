@@ -178,10 +178,7 @@ class ExprLowerer:
                     f"`def {fn}(...)` at module level (or a @staticmethod)",
                 )
             if name not in self.n.env:  # (after `del name`: the del's own error)
-                raise self.n.stmts.deletes.unbound(node) or TransformError(
-                    f"`{name}` may be used before it is assigned on some path",
-                    self.n.loc(node), f"assign `{name}` on every path before this line",
-                    self.n.display)
+                raise self.n.stmts.deletes.unbound(node) or _unbound(self.n, node)
             return Var(self.n.env[name])
         obj = self.n.resolver.lookup_global(node)
         return self.n.resolver.constant(obj, name, node)
@@ -553,11 +550,21 @@ def _resolved_callee(n: Any, func: Any) -> tuple[Any, str]:
     return n.resolver.resolve_dotted(func)
 
 
+def _unbound(n: Any, node: cst.Name) -> TransformError:
+    """A name read where no path bound it; ``unbound_name`` tells ``normalize._run``
+    to try again with it bound None before a loop that binds it."""
+    err = TransformError(f"`{node.value}` may be used before it is assigned on some path",
+                         n.loc(node), f"assign `{node.value}` on every path before this "
+                         "line", n.display)
+    err.unbound_name = node.value  # type: ignore[attr-defined]
+    return err
+
+
 def _function_is_none(n: Any, node: cst.Comparison, target: str | None) -> Atom | None:
-    """``f is None`` / ``f is not None`` of a name denoting a function: False / True
-    (a function is not None), known now; None for any other comparison."""
-    if len(node.comparisons) != 1 or not isinstance(node.left, cst.Name) or (
-            node.left.value not in n.funcs.values):
+    """``f is None`` / ``f is not None`` of a name denoting a function (``act``, a
+    module's ``ACT``, a bound object's ``self.act``): False / True (a function is not
+    None), known now; None for any other comparison."""
+    if len(node.comparisons) != 1 or not _denotes_function(n, node.left):
         return None
     comp = node.comparisons[0]
     if not (isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None") or (
@@ -566,6 +573,15 @@ def _function_is_none(n: Any, node: cst.Comparison, target: str | None) -> Atom 
     const = Const(isinstance(comp.operator, cst.IsNot), str(isinstance(comp.operator,
                                                                         cst.IsNot)))
     return n.emit(target, "identity", (const,), {}, node) if target else const
+
+
+def _denotes_function(n: Any, node: Any) -> bool:
+    if isinstance(node, cst.Name) and node.value in n.funcs.values:
+        return True
+    root = root_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+    if root is None or (root in n.local_names and not is_instance_self(n, root)):
+        return False
+    return n.funcs.value_of(node) is not None
 
 
 def _divmod_pair(n: Any, obj: Any, node: cst.Call) -> cst.Tuple | None:

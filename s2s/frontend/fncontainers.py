@@ -89,8 +89,8 @@ class FunctionContainers:
         base = node.value
         local = isinstance(base, cst.Name) and base.value in self.local
         if not local and (not isinstance(base, (cst.Name, cst.Attribute)) or _root(base)
-                          in self.n.local_names):
-            return None
+                          in self.n.local_names and not _bound_self(self.n, _root(base))):
+            return None  # (`self.layers[0]` of a method bound to an object: its item)
         key = self.n.comps.static.static_value(node.slice[0].slice.value)
         if key is NOVALUE:
             pairs = self.local[base.value] if local else self._module_items(base, node)
@@ -265,6 +265,11 @@ class FunctionContainers:
             else:
                 self.n.stmts.assign(cst.Name(name), spelled)
         return True
+
+
+def _bound_self(n: Any, name: str) -> bool:
+    """Is ``name`` the ``self`` of a method bound to an object (objects.py's test)?"""
+    return name in n.resolver.aliases and name not in n.env
 
 
 def _is_function(containers: FunctionContainers, spelled: Any) -> bool:

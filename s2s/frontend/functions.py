@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import types
 from dataclasses import replace
 from typing import Any
@@ -130,6 +131,9 @@ class FunctionLowerer:
         if isinstance(call, types.FunctionType) and not isinstance(obj, type) and not (
                 is_library(obj)):
             return FnValue(types.MethodType(call, obj), text, spelled=True)
+        if isinstance(obj, functools._lru_cache_wrapper) and isinstance(  # (a cache only
+                obj.__wrapped__, types.FunctionType):  # returns what the function does)
+            return self.of_object(obj.__wrapped__, text, node)
         return None
 
     def _constant(self, value: Any, text: str, node: Any) -> Any:
@@ -359,13 +363,9 @@ class FunctionLowerer:
                                     passed=(self._atoms(args, text, node), kwargs))
         return _planned_call(self, fv, args, kwargs, node, target)
 
-    def _atoms(self, values: list[Any], text: str, node: Any) -> list[Atom]:
-        for v in values:
-            if isinstance(v, FnValue):
-                raise UnsupportedCallError(
-                    f"`{text}` is given a function as an argument here; s2s passes "
-                    "functions only to your own Python functions", self.n.loc(node),
-                    "call the function first and pass its result", self.n.display)
+    def _atoms(self, values: list[Any], text: str, node: Any, through: str = "") -> list[Atom]:
+        if any(isinstance(v, FnValue) for v in values):
+            raise _function_given(self.n, text, node, through)
         return list(values)
 
 
@@ -533,13 +533,13 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         given = pname in bound.arguments
         value = bound.arguments.get(pname)
         if p.kind is p.VAR_POSITIONAL:
-            items = self._atoms(list(value or ()), fv.text, node)
+            items = self._atoms(list(value or ()), fv.text, node, f"*{pname}")
             plan.entries.append(("star", pname, len(items)))
             atoms += items
         elif p.kind is p.VAR_KEYWORD:
             items = dict(value or {})
             plan.entries.append(("kw", pname, tuple(items)))
-            atoms += self._atoms(list(items.values()), fv.text, node)
+            atoms += self._atoms(list(items.values()), fv.text, node, f"**{pname}")
         elif not given and callable(p.default) and self.of_object(
                 p.default, pname, node) is not None:
             template = self.of_object(p.default, f"{fv.text}.{pname}", node)
@@ -568,8 +568,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         spelling = fv.text
         n.names.taken.add(spelling.split(".")[0])
     else:
-        spelling, adapter = _adapter(obj, plan, fv.text.split(".")[-1] if fv.spelled
-                                     else obj.__name__)
+        spelling, adapter = _adapter(obj, plan, _adapter_base(fv, obj))
         n.names.taken.add(spelling)
         n.resolver.namespace[spelling] = adapter
         # (a caller reading a global of that name refuses, naming it: emitted code
@@ -586,6 +585,30 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         base = readable(obj.__name__)
     return n.emit(n.exprs.target(target, base), "call", tuple(atoms),
                   {"callee": callee, "spelling": spelling}, node)
+
+
+def _function_given(n: Any, text: str, node: Any, through: str) -> TransformError:
+    """A function passed where s2s passes none: to a library function, or through a
+    ``*args``/``**kwargs`` parameter (``through``: ``compose(x, np.sin, np.exp)``)."""
+    if through:
+        return UnsupportedCallError(
+            f"`{text}` is given a function through its `{through}` parameter here; s2s "
+            "passes a function to a named parameter of your function, not inside "
+            "`*args` or `**kwargs`", n.loc(node), "name a parameter for each function "
+            f"(`def {text.split('.')[-1]}(x, f, g)`)", n.display)
+    return UnsupportedCallError(
+        f"`{text}` is given a function as an argument here; s2s passes functions only "
+        "to your own Python functions", n.loc(node),
+        "call the function first and pass its result", n.display)
+
+
+def _adapter_base(fv: FnValue, obj: Any) -> str:
+    """The adapter's name stem: the callee's last dotted name (``LAYERS[0](x)``, a
+    subscript read of a callable object, gives ``LAYERS_0``: a name, not its text)."""
+    if not fv.spelled:
+        return obj.__name__
+    last = fv.text.split(".")[-1]
+    return last if last.isidentifier() else re.sub(r"\W+", "_", last).strip("_") or "fn"
 
 
 def _called_as_written(n: Any, fv: FnValue, plan: Plan, node: Any) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 import libcst as cst
 
+from ..errors import TransformError
 from ..ir.nodes import Atom, Const, Index, Let, Var
 from ..primitives import PRIMITIVES
 from . import literals
@@ -60,6 +61,9 @@ def _structural(n: Any, node: Any) -> Any:
     if isinstance(node, cst.Name) and node.value in n.funcs.values and (
             n.funcs.values[node.value].choice is None):
         return n.funcs.values[node.value].obj  # (`act is not None` of a function)
+    fixed = _module_function_or_none(n, node)
+    if fixed is not literals.NOT_LITERAL:  # (`ACT is not None`, `self.act is None`)
+        return fixed
     if isinstance(node, cst.Name) and node.value in n.local_names and \
             node.value in n.env and _bound_once(n, node.value):
         # a name bound once, to a test decided above (`t = "k" in kw`) or a literal
@@ -70,6 +74,29 @@ def _structural(n: Any, node: Any) -> Any:
                 return literals.literal_of(cst.parse_expression(let.args[0].text))
             except cst.ParserSyntaxError:
                 return literals.NOT_LITERAL
+    return literals.NOT_LITERAL
+
+
+def _module_function_or_none(n: Any, node: Any) -> Any:
+    """A module's or a bound object's name holding a function or None (``ACT``,
+    ``self.act``): its value, which decides ``ACT is not None`` now (the code is
+    generated again when it changes, as for a comprehension's length); NOT_LITERAL
+    for anything else (``ON = True`` stays a test made at each call)."""
+    root = node
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name) or (root.value in n.local_names and not (
+            root.value in n.resolver.aliases and root.value not in n.env)):
+        return literals.NOT_LITERAL
+    try:  # (read first without watching it: `if W > 0` of an array stays per call)
+        value, _ = n.resolver.resolve_dotted(node)
+    except TransformError:
+        return literals.NOT_LITERAL
+    if value is not None and not (callable(value) and not isinstance(value, type)):
+        return literals.NOT_LITERAL
+    value = n.comps.static.static_value(node)  # (watched: generated again on a change)
+    if value is None or (callable(value) and not isinstance(value, type)):
+        return value
     return literals.NOT_LITERAL
 
 
@@ -481,8 +508,11 @@ def python_idiom(n: Any, obj: Any, call: cst.Call) -> Any:
             cst.Index(last if obj is builtins.max else cst.Integer("0")))])
     elif obj is builtins.zip and len(args) == 1 and args[0].star == "*":
         width = _columns(n, args[0].value)
-        if width is None:
-            return None
+        if width is None:  # (the list's length is known when it runs: a loop made it)
+            raise n.unsupported(call, "`zip(*rows)` transposes a list of tuples, and s2s "
+                                "knows the length of this one only when the function runs",
+                                "build each column as its own list (`xs = [...]`, "
+                                "`ys = [...]`), or write the rows as a literal list")
         rows, count = width
         made = cst.List([cst.Element(cst.Tuple([cst.Element(_at(_at(
             args[0].value, i), j)) for i in range(rows)])) for j in range(count)])

@@ -7,10 +7,12 @@ the next (``For.carried``), and each ``break`` records the values it leaves with
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Any
 
 import libcst as cst
 
+from ..errors import UnboundFunctionError
 from ..ir.names import bound_names, read_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, For, Index, Let, Stmt, Var
 from .carried_records import rebuild_after, split_carried
@@ -53,6 +55,7 @@ class LoopLowerer:
             raise self.n.unsupported(target_node, "the loop variable must be a name",
                                    "write `for i in range(n):`")
         self.n.funcs.loops.prepare(node, _trips(args))  # (frontend/loop_functions.py)
+        prebound = prebind(self.n, node)
         index_name = target_node.value if target_node is not None else "k"
         index = self.n.names.fresh(index_name) if (
             index_name in self.n.bound or target_node is None) else index_name
@@ -72,6 +75,8 @@ class LoopLowerer:
         self.n.out.append(For(index, bounds, body, self.n.loc(node), carried, counter=counter))
         rebuild_after(self.n, after, node)
         self.versions_after_loop(carried, body, node)
+        if not _trips(args):  # (a loop that surely runs binds them)
+            check_ran(self.n, prebound, node)
 
     def iteration(self, node: cst.For) -> tuple:
         """What the loop walks: the range's arguments, the index's target node (None:
@@ -277,6 +282,7 @@ class LoopLowerer:
             )
         counter = self.n.names.fresh("n_iter")
         self.n.funcs.loops.prepare(node, None)  # (frontend/loop_functions.py)
+        prebound = prebind(self.n, node)
         outer, before, bound_before = self.enter_loop(node)
         body = self.n.stmts.block(self.n.desugar.loop_body(node))
         self.n.out = []
@@ -290,6 +296,8 @@ class LoopLowerer:
         self.n.out.append(For(counter, None, body, self.n.loc(node), carried, test=test))
         rebuild_after(self.n, after, node)
         self.versions_after_loop(carried, body, node)
+        if not (isinstance(node.test, cst.Name) and node.test.value == "True"):
+            check_ran(self.n, prebound, node)  # (`while True:` runs its body once at least)
 
     def own_entries(self, carried: list[tuple[str, str]], body: list[Stmt],
                      reads_before: set[str], node: Any) -> list[tuple[str, str]]:
@@ -474,3 +482,37 @@ def _view_of_copy(n: Any, iterable: Any) -> Any:
                 "values", "items", "keys"):
             return inner
     return iterable
+
+
+def prebind(n: Any, node: Any) -> list[str]:
+    """``y = None`` before a loop for each name it binds that is read after it with
+    no binding before (``normalize._run`` found them: ``Normalizer.prebind``): the
+    loop carries the name out, holding its last iteration's value."""
+    names = assigned_names(node.body)
+    if isinstance(node, cst.For) and isinstance(node.target, cst.Name):
+        names.add(node.target.value)
+    bound = []
+    for name in sorted(names & getattr(n, "prebind", set())):  # (set by normalize._run)
+        if name in n.env:
+            continue
+        none = cst.Name("None")
+        n.desugar.alias(none, node)
+        n.stmts.assign(cst.Name(name), none)
+        bound.append(name)
+    return bound
+
+
+def check_ran(n: Any, names: list[str], node: Any) -> None:
+    """After a loop that may run no iteration: a name ``prebind`` bound None still
+    None raises Python's UnboundLocalError, located at the loop."""
+    for name in names:
+        raiser = n.names.fresh(f"{name}_unbound")
+        n.resolver.namespace[raiser] = functools.partial(
+            UnboundFunctionError, f"`{name}` is bound only inside this loop, which ran "
+            "no iteration (Python's UnboundLocalError: cannot access local variable "
+            f"'{name}' where it is not associated with a value)", n.loc(node),
+            f"bind `{name}` before the loop too, or make sure the loop runs", n.display)
+        key = "__s2s_operand_0__"
+        n.emit(n.names.fresh("kept"), "kept", (Var(n.env[name]),), {
+            "template": (f"if {key} is None:", (key,)), "kind": "check",
+            "body": (f"raise {raiser}()", (key,)), "always": True}, node)

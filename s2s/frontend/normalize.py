@@ -44,7 +44,7 @@ from .calls import CallLowerer
 from .carried_records import split_joins
 from .comprehensions import Comprehensions
 from .desugar import Desugar
-from .dicts import DictWrites
+from .dicts import DictWrites, assigned_names
 from .draws import DrawLowerer
 from .expressions import (
     COMPARE,
@@ -110,12 +110,46 @@ def normalize(fn: Any, fresh: bool = False) -> Function:
         return normalize(fn, fresh=True)
     if key not in _FUNCTIONS:
         with recursion_room(parsed.depth):  # (a long expression nests deep)
-            _FUNCTIONS[key] = Normalizer(fn, parsed, stack=()).run()
+            _FUNCTIONS[key] = _run(fn, parsed, ())
     _FRESH.discard(fn)
     return _FUNCTIONS[key]
 
 
 _FRESH: set[Any] = set()  # functions being normalized again, callees included
+
+
+def _loop_bound(node: Any, name: str) -> bool:
+    """Does a ``for`` or ``while`` in ``node`` (a function's CST) bind ``name``?"""
+    found = []
+
+    class Loops(cst.CSTVisitor):
+        def visit_For(self, loop: cst.For) -> None:
+            found.append(name in assigned_names(loop.body) or (
+                isinstance(loop.target, cst.Name) and loop.target.value == name))
+
+        def visit_While(self, loop: cst.While) -> None:
+            found.append(name in assigned_names(loop.body))
+
+    node.visit(Loops())
+    return any(found)
+
+
+def _run(fn: Any, parsed: Any, stack: tuple[Any, ...], plan: Plan | None = None) -> Function:
+    """``fn``'s IR.  A name read after a loop whose body first binds it (``for v in
+    x: y = 2 * v`` then ``np.sum(y)``; ``while True: x_new = ...; if ...: break``) is
+    unbound after the loop in one pass: the next pass binds it to None before the
+    loop (``loops.py``'s ``prebind``), so the loop carries it out, as Python does."""
+    prebind: set[str] = set()
+    while True:
+        n = Normalizer(fn, parsed, stack, plan)
+        n.prebind = prebind
+        try:
+            return n.run()
+        except TransformError as err:
+            name = getattr(err, "unbound_name", None)
+            if name is None or name in prebind or not _loop_bound(parsed.node, name):
+                raise
+            prebind = prebind | {name}
 
 
 def _reads_in(stmts: list[Stmt]) -> Counter:
@@ -685,7 +719,7 @@ def _normalize_planned(fn: Any, stack: tuple[Any, ...], plan: Plan) -> Function:
         _FUNCTIONS.pop(key, None)
     if key not in _FUNCTIONS:
         with recursion_room(parsed.depth):
-            _FUNCTIONS[key] = Normalizer(fn, parsed, stack, plan).run()
+            _FUNCTIONS[key] = _run(fn, parsed, stack, plan)
     plan.params = list(_FUNCTIONS[key].params)
     return _FUNCTIONS[key]
 
@@ -700,7 +734,7 @@ def _normalize_callee(fn: Any, stack: tuple[Any, ...]) -> Function:
         del _FUNCTIONS[key]  # a default, a free name, a method of self changed since
     if key not in _FUNCTIONS:
         with recursion_room(parsed.depth):
-            _FUNCTIONS[key] = Normalizer(fn, parsed, stack).run()
+            _FUNCTIONS[key] = _run(fn, parsed, stack)
     return _FUNCTIONS[key]
 
 

@@ -9,6 +9,7 @@ call or attribute s2s cannot transform gets an error that says what to write ins
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import types
 from typing import Any
@@ -98,7 +99,8 @@ class FreeVar:
         if isinstance(value, type) and not is_library(value):  # (its methods: built
             own: Any = ("class", id(value), _methods_of(value))  # objects call them)
         elif callable(value) or isinstance(value, types.ModuleType):
-            own = ("object", id(value))
+            # (a callable object's functions too: `self.act(y)` called the one it held)
+            own = ("object", id(value), _functions_in(value))
         elif _is_frozen_distribution(value):  # its parameters are the IR's constants
             own = ("frozen", id(value), repr(value.args), repr(value.kwds))
         else:
@@ -118,21 +120,32 @@ def _methods_of(cls: type) -> tuple:
         return ()
 
 
-def _functions_in(value: Any) -> tuple:
-    """The functions a tuple, list or dict holds (nested too), by identity: the IR
-    calls an item (``ACTIVATIONS["relu"](x)``) as the function it is now."""
-    if not isinstance(value, (tuple, list, dict)):
+def _functions_in(value: Any, depth: int = 0) -> tuple:
+    """The functions a tuple, list, dict or object of your classes holds (nested too:
+    ``self.layers[0].act``), by identity: the IR calls an item
+    (``ACTIVATIONS["relu"](x)``, ``self.act(y)``) as the function it is now."""
+    if isinstance(value, (tuple, list, dict)):
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+    elif _plain_object(value) and depth < 6:
+        items = vars(value).items()
+    else:
         return ()
-    items = value.items() if isinstance(value, dict) else enumerate(value)
     out: list = []
     for key, item in items:
-        if isinstance(item, (tuple, list, dict)):
-            inner = _functions_in(item)
-            if inner:
-                out.append((key, inner))
-        elif callable(item) and not isinstance(item, type):
-            out.append((key, id(item)))
+        inner = _functions_in(item, depth + 1)
+        if callable(item) and not isinstance(item, type):
+            out.append((key, id(item), inner) if inner else (key, id(item)))
+        elif inner:
+            out.append((key, inner))
     return tuple(out)
+
+
+def _plain_object(value: Any) -> bool:
+    """An object of a user's class whose attributes a method reads (not a function,
+    a module, a class or a library's object)."""
+    return hasattr(value, "__dict__") and not isinstance(value, (
+        type, types.ModuleType, types.FunctionType, types.MethodType, functools.partial)) \
+        and not is_library(type(value))
 
 
 class ThroughVar(FreeVar):
@@ -386,8 +399,9 @@ def expression_advice(node: Any) -> tuple[str, str]:
         cst.Yield: (
             ("`yield from` makes" if isinstance(node, cst.Yield) and
              isinstance(node.value, cst.From) else "`yield` makes")
-            + " this a generator function: calling it returns a generator, not an "
-            "array (JAX refuses generator functions too)",
+            + " this a generator function, which s2s does not transform (JAX refuses "
+            "one given to a transform, which returns a generator, but runs one a "
+            "function consumes, `sum(f(x))`, as Python does)",
             "return an array: append the values to a list and return "
             "np.stack(values)"),
         cst.Await: ("`await` is not supported", "use a plain function"),

@@ -44,6 +44,21 @@ def _always_returns(stmts: list[Stmt]) -> bool:
     return False
 
 
+def _bind_at_end(stmts: list[Stmt], join: str, final: str, loc: Any) -> None:
+    """``join = final`` at the end of a branch, or just before each return ending it
+    where it always returns (a statement after its return would make it reach its
+    end: `if flag: return a` then `x = ...` was refused as returning None)."""
+    if not _always_returns(stmts):
+        stmts.append(Let(join, "identity", (Var(final),), {}, loc))
+        return
+    last = stmts[-1]
+    if isinstance(last, Return):
+        stmts.insert(len(stmts) - 1, Let(join, "identity", (Var(final),), {}, loc))
+        return
+    for branch in (last.body, last.orelse):
+        _bind_at_end(branch, join, final, loc)
+
+
 def _returns_to_assignments(stmt: If, result: str) -> None:
     for branch in (stmt.body, stmt.orelse):
         last = branch[-1]
@@ -423,8 +438,8 @@ class StmtLowerer:
                     for version, first in list(self.n.buffer_root.items()):
                         if first == final:
                             self.n.buffer_root[version] = root
-                else:
-                    branch.append(Let(join, "identity", (Var(final),), {}, stmt.loc))
+                else:  # (on a path that returns, `if t: return a`: before its return)
+                    _bind_at_end(branch, join, final, stmt.loc)
             stmt.joins.append(join)
             env_after[name] = join
             self.n.generation[name] = self.n.generation.get(name, 0) + 1

@@ -222,8 +222,9 @@ class StaticReader:
             def visit_Name(self, n: cst.Name) -> None:
                 if n.value in ("True", "False", "None") or n.value in names:
                     return
-                if n.value in comps.n.local_names:
-                    ok[0] = False
+                aliased = n.value in comps.n.resolver.aliases and n.value not in comps.n.env
+                if n.value in comps.n.local_names and not aliased:  # (`self` of a
+                    ok[0] = False  # method bound to an object reads as the object)
                     return
                 try:
                     names[n.value] = comps.n.resolver.lookup_global(n)

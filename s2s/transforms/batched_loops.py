@@ -112,8 +112,8 @@ class BatchedLoops:
             if isinstance(kind, Tree):
                 raise self.vm.fail(s, NoBatchRule(
                     f"the container `{entry}` becomes batched in the loop"))
-            n = self.vm.use_batch_size()
-            out.append(Line(f"{entry} = np.stack([{entry}] * {n})"))
+            if not _none_at_entry(self.vm, entry):  # (None stacked: an object array)
+                out.append(Line(f"{entry} = np.stack([{entry}] * {self.vm.use_batch_size()})"))
         if masked:
             self.masked_loop(s, body_ir, flag, carried_pairs, out, count)
             return
@@ -267,6 +267,9 @@ class BatchedLoops:
                     old, new = new, old  # np.where(done, the value kept, the new one)
                 kept = [align(self.vm, Var(v), rank) for v in (mask, new, old)]
                 line = f"{e} = np.where({', '.join(kept)})"
+                if _none_at_entry(self.vm, e):  # (still None: no example has bound it)
+                    fresh = old if done else new
+                    line = f"{e} = {fresh} if {e} is None else np.where({', '.join(kept)})"
             except NoBatchRule as err:
                 raise self.vm.fail(s, err) from None
             body.append(Line(line))
@@ -452,3 +455,11 @@ def _inferred_rank(vm: Any, name: str) -> int | None:
         return vm.rank(Var(name))
     except NoBatchRule:
         return None
+
+
+def _none_at_entry(vm: Any, entry: str) -> bool:
+    """Does a loop's carried ``entry`` hold ``None`` when the loop starts (``x_new =
+    None`` before a ``while`` whose body binds it)?"""
+    prod = vm.facts.producer.get(entry)
+    return isinstance(prod, Let) and prod.prim == "identity" and isinstance(
+        prod.args[0], Const) and prod.args[0].value is None
