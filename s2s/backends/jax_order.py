@@ -19,6 +19,7 @@ results it rebuilds again, and a dict would flatten sorted.)
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import jax
@@ -28,21 +29,34 @@ __all__ = ["Keyed", "keyed", "plain", "holds",
            "keyed_args", "plain_args", "LEAF_TYPES"]
 
 
-class Keyed:
-    """A dict as it crosses ``jax.jit``: its keys (the caller's order) and values."""
+class Keyed(tuple):
+    """A dict as it crosses ``jax.jit``: the pair ``(keys, values)``, its keys in the
+    caller's order.
 
-    __slots__ = ("keys", "values")
+    A tuple, so that a call builds one without a Python frame (``_new(Keyed, (keys,
+    values))``: JAX flattens it with ``operator.itemgetter``, C code too); JAX's
+    rebuilding of one (:func:`_rebuilt`, the results of a call) is the one frame a
+    call of dicts runs besides the argument check."""
 
-    def __init__(self, keys: tuple, values: tuple) -> None:
-        self.keys = keys
-        self.values = values
+    __slots__ = ()
+    keys = property(operator.itemgetter(0))
+    values = property(operator.itemgetter(1))
+
+    def __new__(cls, keys: tuple, values: tuple) -> "Keyed":
+        return _new(cls, (keys, values))
 
     def __repr__(self) -> str:
-        return f"Keyed({dict(zip(self.keys, self.values))!r})"
+        return f"Keyed({dict(zip(self[0], self[1]))!r})"
 
 
-jax.tree_util.register_pytree_node(
-    Keyed, lambda k: (k.values, k.keys), lambda keys, values: Keyed(keys, tuple(values)))
+_new = tuple.__new__
+
+
+def _rebuilt(keys: tuple, values: Any) -> Keyed:
+    return _new(Keyed, (keys, tuple(values)))
+
+
+jax.tree_util.register_pytree_node(Keyed, operator.itemgetter(1, 0), _rebuilt)
 
 # Arguments of these types hold no dict: a call of only these goes straight to JAX
 LEAF_TYPES = frozenset({
@@ -65,8 +79,10 @@ def keyed(tree: Any) -> Any:
     registered nodes or other dicts) a :class:`Keyed` in its own key order."""
     t = type(tree)
     if t is dict:
-        return Keyed(tuple(tree), tuple([v if type(v) in LEAF_TYPES else keyed(v)
-                                         for v in tree.values()]))
+        values = tree.values()
+        if not LEAF_TYPES.issuperset(map(type, values)):  # (a nested dict, a list)
+            values = [v if type(v) in LEAF_TYPES else keyed(v) for v in values]
+        return _new(Keyed, (tuple(tree), tuple(values)))
     if t is tuple or t is list:
         return t([v if type(v) in LEAF_TYPES else keyed(v) for v in tree])
     if t in LEAF_TYPES:
@@ -80,8 +96,10 @@ def plain(tree: Any) -> Any:
     keys in their order."""
     t = type(tree)
     if t is Keyed:
-        return dict(zip(tree.keys, [v if type(v) in LEAF_TYPES else plain(v)
-                                    for v in tree.values]))
+        keys, values = tree
+        if not LEAF_TYPES.issuperset(map(type, values)):
+            values = [v if type(v) in LEAF_TYPES else plain(v) for v in values]
+        return dict(zip(keys, values))
     if t is tuple or t is list:
         return t([v if type(v) in LEAF_TYPES else plain(v) for v in tree])
     if t in LEAF_TYPES:
