@@ -129,10 +129,13 @@ def keyed_call(self: Jitted) -> Callable:
     the C-level call counter); any other argument may hold a dict, whose order
     jax.jit would lose: its dicts go as ``jax_order.Keyed`` nodes. The results are as
     JAX gives them unless a trace of this jit has returned a dict (then its ``Keyed``
-    nodes are made plain dicts)."""
+    nodes are made plain dicts). A dict of arrays and numbers (a parameter dict, its
+    gradient) crosses in C calls made from this one frame, where ``keyed``/``plain``
+    would add their own."""
     counted, order, nums, names = (self._counted, self._order, self.static_argnums,
                                    self.static_argnames)
-    leaf, keyed, plain = order.LEAF_TYPES, order.keyed, order.plain
+    leaf, keyed, plain, Keyed = order.LEAF_TYPES, order.keyed, order.plain, order.Keyed
+    flat = leaf.issuperset
 
     def keyed_kwargs_call(*args: Any, **kwargs: Any) -> Any:
         args, kwargs = order.keyed_args(args, kwargs, nums, names)
@@ -150,8 +153,20 @@ def keyed_call(self: Jitted) -> Callable:
                     return out
                 return plain(out)
             if not nums:
-                out = counted(*[a if type(a) in leaf else keyed(a) for a in args])
-                return plain(out) if self._dict_out else out
+                given = []
+                for a in args:
+                    if type(a) in leaf:
+                        given.append(a)
+                    elif type(a) is dict and flat(map(type, a.values())):
+                        given.append(Keyed((tuple(a), tuple(a.values()))))
+                    else:
+                        given.append(keyed(a))
+                out = counted(*given)
+                if not self._dict_out:
+                    return out
+                if type(out) is Keyed and flat(map(type, out[1])):
+                    return dict(zip(*out))
+                return plain(out)
         return keyed_kwargs_call(*args, **kwargs)
 
     return _call_keyed
