@@ -259,7 +259,7 @@ def test_a_vmapped_function_still_gets_its_examples():
     assert f.cache_info().compilations == 2
     assert f.cache_info().hits == 2
     # a signature seen: one frame of s2s (the example check), no outputs to rebuild
-    assert [name for _, name in of_s2s(python_frames(f, w, x, y))] == ["_call_vmapped"]
+    assert [name for _, name in of_s2s(python_frames(f, w, x, y))] == ["_call_vmapped_bare"]
 
 
 def test_a_vmapped_function_retraces_on_dtypes_and_counts_its_calls():

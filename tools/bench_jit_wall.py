@@ -44,11 +44,17 @@ def main() -> None:
     ap.add_argument("--round-ms", type=float, default=4.0, help="about this long a round")
     ap.add_argument("--per-example", action="store_true")
     ap.add_argument("--cpu", action="store_true", help="process CPU time, not wall clock")
+    ap.add_argument("--thread", action="store_true",
+                    help="the calling thread's CPU time, JAX dispatching synchronously "
+                    "(the computation runs on that thread)")
     opts = ap.parse_args()
     cells = opts.cells or BI.CELLS + (BI.PER_EXAMPLE if opts.per_example else [])
-    clock = time.process_time if opts.cpu else time.perf_counter
-    print(f"s2s.jit(jax) / jax.jit, {opts.rounds} interleaved rounds, "
-          f"{'CPU' if opts.cpu else 'wall'} time per call")
+    clock = (time.thread_time if opts.thread else time.process_time if opts.cpu
+             else time.perf_counter)
+    if opts.thread:
+        jax.config.update("jax_cpu_enable_async_dispatch", False)
+    what = "thread CPU" if opts.thread else "CPU" if opts.cpu else "wall"
+    print(f"s2s.jit(jax) / jax.jit, {opts.rounds} interleaved rounds, {what} time per call")
     print(f"{'cell':22s} {'jax.jit':>9s} {'s2s.jit':>9s} {'least':>6s} {'median':>7s} quartiles")
     medians = []
     for cell in cells:

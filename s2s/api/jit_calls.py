@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from .jit import Jitted
 
-__all__ = ["jitted_functions", "direct_calls", "keyed_call", "vmapped_call", "own_call"]
+__all__ = ["jitted_functions", "direct_calls", "keyed_call", "vmapped_calls", "vmapped_call",
+           "own_call"]
 
 
 def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
@@ -115,10 +116,7 @@ def _keyed_from_now_on(self: Jitted) -> Callable:
     """The keyed path as the jit's call, after a bare call met a dict (that call was
     counted: it is counted again where it runs)."""
     self._calls -= 1
-    jitted = self._jitted_bare
-    # a trace that raised leaves JAX's C++ dispatch of that signature falling back to
-    # Python at every later call: drop the bare function's entries
-    getattr(jitted, "_clear_cache", jitted.clear_cache)()
+    _drop_entries(self._jitted_bare)
     call = keyed_call(self)
     own_call(self, call)
     return call
@@ -172,13 +170,55 @@ def keyed_call(self: Jitted) -> Callable:
     return _call_keyed
 
 
+def vmapped_calls(self: Jitted) -> None:
+    """JAX backend, a vmapped function whose outputs hold no built objects: bare, as
+    :func:`direct_calls`, until a dict comes. A call of positional arguments runs the
+    bare jitted function (behind its C-level call counter) from one frame, the jit's
+    own ``__call__``; a new signature's first trace asks for an example (the rank
+    probe runs on concrete arguments, outside the trace), which that frame adds before
+    calling again. :meth:`Jitted._call_python` takes keywords and an IR that changed
+    since (a free name rebound: its outputs may hold objects now)."""
+    bare = self._counted_bare = functools.lru_cache(maxsize=0)(self._jitted_bare)
+    self._counted = functools.lru_cache(maxsize=0)(self._jitted)
+    fun, plain_ir, need, slow = self.fun, self._plain_ir, self._need_example, \
+        self._call_python
+    unkeyed = self._order.Unkeyed
+
+    def _call_vmapped_bare(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs and fun.ir is plain_ir:
+            try:
+                try:
+                    return bare(*args)
+                except need:
+                    self._add_example(args, kwargs)
+                    _drop_entries(self._jitted_bare)
+                    self._calls -= 1  # (the counter counts the call again)
+                    return bare(*args)  # (its results may hold a dict: Unkeyed)
+            except unkeyed:
+                self._calls -= 1  # (counted where it runs now)
+                _drop_entries(self._jitted_bare)
+                call = vmapped_call(self)
+                own_call(self, call)
+                return call(*args)
+        return slow(*args, **kwargs)
+
+    own_call(self, _call_vmapped_bare)
+
+
+def _drop_entries(jitted: Any) -> None:
+    """A trace that raised leaves JAX's C++ dispatch of that signature falling back
+    to Python at every later call: drop the function's entries (its traces and
+    compiled code stay cached)."""
+    getattr(jitted, "_clear_cache", jitted.clear_cache)()
+
+
 def vmapped_call(self: Jitted) -> Callable:
-    """JAX backend, a vmapped function whose outputs hold no built objects: a call
-    runs its jitted function (behind the C-level call counter) from one frame
-    that reads nothing through ``self``; :meth:`Jitted._call_python` takes keywords,
-    a new signature's first call (the example it needs) and an IR that changed
-    since."""
-    counted = self._counted = functools.lru_cache(maxsize=0)(self._jitted)
+    """A vmapped function's keyed path, after a bare call met a dict: a call of arrays
+    and numbers runs its jitted function (behind the C-level call counter) from one
+    frame that reads nothing through ``self``; :meth:`Jitted._call_python` takes the
+    others (it keys their dicts), keywords, a new signature's first call (the example
+    it needs) and an IR that changed since."""
+    counted = self._counted
     fun, plain, need, slow = self.fun, self._plain_ir, self._need_example, \
         self._call_python
     leaf = self._order.LEAF_TYPES
