@@ -213,28 +213,45 @@ def _drop_entries(jitted: Any) -> None:
 
 
 def vmapped_call(self: Jitted) -> Callable:
-    """A vmapped function's keyed path, after a bare call met a dict: a call of arrays
-    and numbers runs its jitted function (behind the C-level call counter) from one
-    frame that reads nothing through ``self``; :meth:`Jitted._call_python` takes the
-    others (it keys their dicts), keywords, a new signature's first call (the example
-    it needs) and an IR that changed since."""
-    counted = self._counted
-    fun, plain, need, slow = self.fun, self._plain_ir, self._need_example, \
+    """A vmapped function's keyed path, after a bare call met a dict: a call runs its
+    jitted function (behind the C-level call counter) from one frame that reads
+    nothing through ``self`` but the calls and whether a result held a dict, its
+    dicts as ``jax_order.Keyed`` nodes (a dict of arrays and numbers, a per-example
+    gradient's parameters, made one in C calls, as :func:`keyed_call` does);
+    :meth:`Jitted._call_python` takes keywords, static arguments beside a dict, a new
+    signature's first call (the example it needs) and an IR that changed since."""
+    counted, order, nums = self._counted, self._order, self.static_argnums
+    fun, plain_ir, need, slow = self.fun, self._plain_ir, self._need_example, \
         self._call_python
-    leaf = self._order.LEAF_TYPES
+    leaf, keyed, plain, Keyed = order.LEAF_TYPES, order.keyed, order.plain, order.Keyed
+    flat = leaf.issuperset
 
     def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs and fun.ir is plain:
+        if not kwargs and fun.ir is plain_ir:
+            given: Any = args
             for a in args:
-                if type(a) not in leaf:  # (may hold a dict: _call_python keys it)
+                if type(a) not in leaf:
+                    if nums:  # (_call_python keys all but the static ones)
+                        return slow(*args)
+                    given = []
+                    for b in args:
+                        if type(b) in leaf:
+                            given.append(b)
+                        elif type(b) is dict and flat(map(type, b.values())):
+                            given.append(Keyed((tuple(b), tuple(b.values()))))
+                        else:
+                            given.append(keyed(b))
                     break
+            try:
+                out = counted(*given)
+            except need:  # (counted as a call: the slow path counts it again)
+                self._calls -= 1
             else:
-                try:
-                    out = counted(*args)
-                except need:  # (counted as a call: the slow path counts it again)
-                    self._calls -= 1
-                else:
-                    return self._order.plain(out) if self._dict_out else out
+                if not self._dict_out:
+                    return out
+                if type(out) is Keyed and flat(map(type, out[1])):
+                    return dict(zip(*out))
+                return plain(out)
         return slow(*args, **kwargs)
 
     return _call_vmapped
