@@ -170,11 +170,12 @@ def test_dict_arguments_whose_keys_change_between_calls():
     a, b, c = (rng.normal(size=4) for _ in range(3))
     orders = [{"a": a, "b": b}, {"b": b, "a": a}, {"a": a, "b": b, "c": c},
               {"c": c, "a": a}, {"a": a}, {"b": b, "a": a}]
+    oracle = jax.jit(jax.grad(twin(walk)))  # (walks JAX's sorted order)
     for call in range(10):
         p = {k: v + call / 10 for k, v in orders[call % len(orders)].items()}
         got = g(p, x)
         assert list(got) == list(p)  # the caller's order
-        want = jax.jit(jax.grad(twin(walk)))(p, x)  # (walks JAX's sorted order)
+        want = oracle(p, x)
         ranked = {k: (0.5 ** i) for i, k in enumerate(p)}
         jranked = {k: (0.5 ** i) for i, k in enumerate(sorted(p))}
         for k in p:  # the weights follow the caller's order, not the sorted one
@@ -238,3 +239,36 @@ def test_a_vmapped_function_returning_a_dict_from_arrays():
         if call in (0, 2, 9):
             close([got["second"], got["first"]], [j(x)["second"], j(x)["first"]])
     assert f.cache_info()[:3] == (9, 1, 1)
+
+
+def nested(p, x, y):
+    return np.sum(p["layer"]["v"] * x) * y + SCALE * np.sum(p["bias"] ** 2)
+
+
+def scaled(p, x, k):
+    return np.sum(p["w"] * x) * k + np.sum(p["b"])
+
+
+def test_a_vmapped_jit_with_nested_dicts_and_a_static_argument():
+    """The keyed vmapped path: a dict of dicts (keyed by ``jax_order.keyed``), and a
+    dict beside a static argument (the Python method keys it): values against
+    ``jax.jit``, the caller's key order at every level, one trace per static value."""
+    h = s2s.jit(s2s.vmap(s2s.grad(nested), in_axes=(None, 0, 0)), backend="jax")
+    jh = jax.jit(jax.vmap(jax.grad(twin(nested)), in_axes=(None, 0, 0)))
+    rng = np.random.default_rng(6)
+    x, y = rng.normal(size=(5, 3)), rng.normal(size=5)
+    for call in range(10):
+        p = {"layer": {"v": rng.normal(size=3)}, "bias": rng.normal(size=2)}
+        got = h(p, x, y)
+        assert list(got) == ["layer", "bias"] and list(got["layer"]) == ["v"]
+        if call in (0, 2, 9):
+            want = jh(p, x, y)
+            close([got["layer"]["v"], got["bias"]], [want["layer"]["v"], want["bias"]])
+    assert h.cache_info()[:3] == (9, 1, 1)
+
+    g = s2s.jit(s2s.vmap(scaled, in_axes=(None, 0, None)), backend="jax", static_argnums=2)
+    jg = jax.jit(jax.vmap(twin(scaled), in_axes=(None, 0, None)), static_argnums=2)
+    for call, k in enumerate((2, 3, 2, 3, 2, 2, 3, 2, 2, 3)):
+        p = {"w": rng.normal(size=3), "b": rng.normal(size=2)}
+        close(g(p, x, k), jg(p, x, k))
+    assert g.cache_info()[:3] == (8, 2, 2)
