@@ -227,6 +227,10 @@ def main() -> None:
     ap.add_argument("--numpy", action="store_true",
                     help="the hand-written NumPy function against s2s's (specialized) "
                     "transform instead")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="leave callgrind's output files in DIR (one per cell and system "
+                    "and count, the trigger naming it: `callgrind_annotate FILE` gives "
+                    "the instructions by function)")
     ap.add_argument("--inside", help=argparse.SUPPRESS)  # (the run under valgrind)
     opts = ap.parse_args()
     cells = opts.cells or [c + (":f32" if opts.all_float32 else "") for c in
@@ -234,7 +238,9 @@ def main() -> None:
     if opts.inside:
         count(cells, opts.calls, opts.inside, opts.numpy)
         return
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = opts.keep or scratch
+        os.makedirs(folder, exist_ok=True)
         library = client_library(folder)
         command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "-q",
                    f"--callgrind-out-file={folder}/callgrind.out.%p", sys.executable,
