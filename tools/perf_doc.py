@@ -4,9 +4,11 @@
     python tools/perf_doc.py --quick    # fewer repeats (a check that it runs, ~3 min)
     python tools/perf_doc.py --print    # measure, print the blocks, leave the page
 
-What it runs, in one process, BLAS on one thread, each table's repeats interleaved
-(every system timed once per repeat, in turn) after a warm-up that also checks every
-system's result against the hand-written gradient:
+What it runs, in one process, BLAS on one thread, JAX computing on the calling thread
+before a call returns (``bench_wide.sync_jax``: otherwise a JAX call's computation runs
+into the next system's time), each table's repeats interleaved (every system timed once
+per repeat, in turn) after a warm-up that also checks every system's result against
+the hand-written gradient:
 
 - ``machine``: the CPU, cores, versions, the commit, and the load average before and
   after the run (the machine may be shared: the page says how loaded it was);
