@@ -23,7 +23,8 @@ check of the Python around the call and of the compiled program's length, beside
 timings.  Cells: ``name:kind`` or ``name:kind:f32`` (float64 arguments as float32), and the
 per-example gradients of ``tools/bench_vmap.py`` at a batch size, ``linreg:b8``,
 ``mlp:b64:f32`` (``vmap(grad)``, ``in_axes=(None, 0, 0)``; ``--per-example`` adds
-:data:`PER_EXAMPLE` to the wide cells).
+:data:`PER_EXAMPLE` to the wide cells), and the loops of
+``tools/bench_loop_workloads.py`` as ``loop:NAME`` (``loop:rnn``, ``loop:long_rnn``).
 With ``--numpy`` the pair is the hand-written NumPy function and ``s2s``'s transform (the
 code specialized to the signature, NumPy backend): the wide table's s2s / hand-written,
 counted (BLAS on one thread).
@@ -104,6 +105,29 @@ def per_example(name: str, batch: int) -> tuple:
     return args, theirs, ours
 
 
+def loop_pair(name: str) -> tuple:
+    """``(args, jax.jit(jax.grad(f)), s2s.jit(s2s.grad(f), backend="jax"))`` for a loop
+    of tools/bench_loop_workloads.py, the two results checked against each other."""
+    import types
+
+    import bench_loop_workloads as LW
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    import s2s
+
+    fn, args = LW.FUNCTIONS[name], LW.make_args(name)
+    twin = types.FunctionType(fn.__code__, {**fn.__globals__, "np": jnp}, fn.__name__)
+    theirs = jax.jit(jax.grad(twin))
+    ours = s2s.jit(s2s.grad(fn), backend="jax")
+    for _ in range(3):
+        got, want = ours(*args), theirs(*args)
+    for a, b in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-9, atol=1e-12)
+    return args, theirs, ours
+
+
 def cell_pair(cell: str, numpy: bool = False) -> tuple:
     """``(args, jax.jit's function, s2s.jit(jax)'s)`` of one cell (``numpy``: the
     hand-written NumPy function's and ``s2s``'s, the NumPy backend's specialized code)."""
@@ -111,6 +135,10 @@ def cell_pair(cell: str, numpy: bool = False) -> tuple:
     import bench_wide_workloads as W
 
     name, kind, *rest = cell.split(":")
+    if name == "loop":  # (tools/bench_loop_workloads.py: loop:rnn, loop:gru, ...)
+        if numpy:
+            raise SystemExit(f"{cell}: the loop cells have no hand-written NumPy function")
+        return loop_pair(kind)
     if kind.startswith("b") and kind[1:].isdigit():
         args, theirs, ours = per_example(name, int(kind[1:]))
     else:
@@ -199,6 +227,10 @@ def main() -> None:
     ap.add_argument("--numpy", action="store_true",
                     help="the hand-written NumPy function against s2s's (specialized) "
                     "transform instead")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="leave callgrind's output files in DIR (one per cell and system "
+                    "and count, the trigger naming it: `callgrind_annotate FILE` gives "
+                    "the instructions by function)")
     ap.add_argument("--inside", help=argparse.SUPPRESS)  # (the run under valgrind)
     opts = ap.parse_args()
     cells = opts.cells or [c + (":f32" if opts.all_float32 else "") for c in
@@ -206,7 +238,9 @@ def main() -> None:
     if opts.inside:
         count(cells, opts.calls, opts.inside, opts.numpy)
         return
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = opts.keep or scratch
+        os.makedirs(folder, exist_ok=True)
         library = client_library(folder)
         command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "-q",
                    f"--callgrind-out-file={folder}/callgrind.out.%p", sys.executable,

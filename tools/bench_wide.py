@@ -6,8 +6,11 @@
 
 Each workload (tools/bench_wide_workloads.py) has a gradient written by hand; every
 system's gradient is checked against it before anything is timed. Times are medians
-over interleaved repeats (each repeat times every system once, in turn). BLAS is
-pinned to one thread. Ratios are to the hand-written gradient.
+over interleaved repeats (each repeat times every system once, in turn, the order
+reversed every other repeat). JAX runs each computation on the calling thread before
+the call returns (``jax_cpu_enable_async_dispatch`` off, :func:`sync_jax`), as NumPy
+does: dispatched asynchronously, a call returns before its computation has run, which
+then runs into the time of the system timed next. BLAS is pinned to one thread. Ratios are to the hand-written gradient.
 
 Systems: ``s2s`` is what a user gets (from the second call on, the code specialized to
 the signature); ``s2s (as emitted)`` the generic code; ``s2s.jit`` is
@@ -109,16 +112,43 @@ def leaves(tree):
     return [np.asarray(tree)]
 
 
-def time_call(fn, args, number):
+# JAX's systems: run synchronously (sync_jax), or else each call waited on
+JAX_SYSTEMS = ("jax", "jax.jit", "s2s.jit(jax)")
+
+
+def sync_jax() -> bool:
+    """JAX's CPU client made to run a computation on the calling thread before the
+    call returns, as NumPy does (``jax_cpu_enable_async_dispatch`` off), if its
+    backend is not made yet; whether it runs so. Dispatched asynchronously, a call
+    returns before its computation has run, which then runs into the time of the
+    system timed next (the order of the systems decided the ratio of two of them by
+    up to 2x, docs/performance.md); waiting on each result instead adds a wake-up of
+    JAX's worker thread to both sides, tens of µs on a loaded machine."""
+    try:
+        import jax
+        from jax._src import xla_bridge
+    except ImportError:
+        return True
+    if not xla_bridge._backends:  # (read when the CPU client is made)
+        jax.config.update("jax_cpu_enable_async_dispatch", False)
+    return not jax.config.read("jax_cpu_enable_async_dispatch")
+
+
+def time_call(fn, args, number, wait=None):
     t0 = time.perf_counter()
-    for _ in range(number):
-        fn(*args)
+    if wait is None:
+        for _ in range(number):
+            fn(*args)
+    else:
+        for _ in range(number):
+            wait(fn(*args))
     return (time.perf_counter() - t0) / number
 
 
 def run(quick):
     rows, failed = [], []
     repeats = 5 if quick else 15
+    synchronous = sync_jax()
     for name, kind in WORKLOADS:
         args = W.make_args(name)
         systems = systems_for(name, kind)
@@ -140,18 +170,33 @@ def run(quick):
         per = max(time_call(systems["hand"], args, 3), 1e-6)
         number = max(1, int((0.002 if quick else 0.005) / per))
         times = {s: [] for s in systems}
-        for _ in range(repeats):
-            for sname, fn in systems.items():
-                times[sname].append(time_call(fn, args, number))
+        wait = None if synchronous else _jax_wait()
+        order = list(systems.items())
+        for repeat in range(repeats):  # (the order reversed every other repeat)
+            for sname, fn in order if repeat % 2 == 0 else order[::-1]:
+                times[sname].append(time_call(
+                    fn, args, number, wait if sname in JAX_SYSTEMS else None))
         rows.append((name, kind, {s: statistics.median(t) for s, t in times.items()}))
         SPREAD[name] = {s: (min(a / b for a, b in zip(t, times["hand"])),
                             max(a / b for a, b in zip(t, times["hand"])))
                         for s, t in times.items() if s in ("s2s", "s2s.jit(jax)")}
+        if "jax.jit" in times and "s2s.jit(jax)" in times:
+            JIT_RATIOS[name] = sorted(a / b for a, b in zip(times["s2s.jit(jax)"],
+                                                            times["jax.jit"]))
     return rows, failed
+
+
+def _jax_wait():
+    import jax
+
+    return jax.block_until_ready
 
 
 # workload -> {system: the least and greatest per-repeat ratio to hand-written}
 SPREAD: dict[str, dict[str, tuple[float, float]]] = {}
+# workload -> the per-repeat ratios s2s.jit(jax) / jax.jit, sorted (the two are timed
+# next to each other in every repeat)
+JIT_RATIOS: dict[str, list[float]] = {}
 
 
 def cell(t, hand):
@@ -181,11 +226,10 @@ def main():
     if ratios:
         print(f"\ns2s / hand-written: median {statistics.median(ratios):.2f}, "
               f"worst {max(ratios):.2f}")
-    jits = [t["s2s.jit(jax)"] / t["jax.jit"] for _, _, t in rows
-            if "s2s.jit(jax)" in t and "jax.jit" in t]
+    jits = [statistics.median(r) for r in JIT_RATIOS.values()]
     if jits:
-        print(f"s2s.jit(backend='jax') / jax.jit: median {statistics.median(jits):.2f}, "
-              f"worst {max(jits):.2f}")
+        print(f"s2s.jit(backend='jax') / jax.jit (the median per-repeat ratio of each "
+              f"cell): median {statistics.median(jits):.2f}, worst {max(jits):.2f}")
     for name, sname, why in failed:
         print(f"not timed: {name} {sname}: {why}")
 

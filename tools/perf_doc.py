@@ -4,9 +4,11 @@
     python tools/perf_doc.py --quick    # fewer repeats (a check that it runs, ~3 min)
     python tools/perf_doc.py --print    # measure, print the blocks, leave the page
 
-What it runs, in one process, BLAS on one thread, each table's repeats interleaved
-(every system timed once per repeat, in turn) after a warm-up that also checks every
-system's result against the hand-written gradient:
+What it runs, in one process, BLAS on one thread, JAX computing on the calling thread
+before a call returns (``bench_wide.sync_jax``: otherwise a JAX call's computation runs
+into the next system's time), each table's repeats interleaved (every system timed once
+per repeat, in turn) after a warm-up that also checks every system's result against
+the hand-written gradient:
 
 - ``machine``: the CPU, cores, versions, the commit, and the load average before and
   after the run (the machine may be shared: the page says how loaded it was);
@@ -80,7 +82,8 @@ def machine(load_before: tuple, load_after: tuple, seconds: float, quick: bool) 
         f"(commit {commit}, {seconds / 60:.1f} minutes).",
         f"Machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, "
         f"NumPy {_version('numpy')}, JAX {_version('jax')}, autograd "
-        f"{_version('autograd')}, egglog {_version('egglog')}; BLAS on one thread.",
+        f"{_version('autograd')}, egglog {_version('egglog')}; BLAS on one thread; JAX "
+        "computing on the calling thread before a call returns (async dispatch off).",
         f"Load average (1, 5, 15 min) before the run: "
         f"{', '.join(f'{x:.2f}' for x in load_before)}; after: "
         f"{', '.join(f'{x:.2f}' for x in load_after)}. On a shared machine a load above "
@@ -121,14 +124,14 @@ def wide_block(quick: bool) -> str:
                  f"**{max(ratios):.2f}** ({worst[0]}); cells above 1.5: "
                  + (", ".join(f"{n} {t['s2s'] / t['hand']:.2f}" for n, _, t in rows
                               if "s2s" in t and t["s2s"] / t["hand"] > 1.5) or "none") + ".")
-    jits = [(n, t["s2s.jit(jax)"] / t["jax.jit"]) for n, _, t in rows
-            if "s2s.jit(jax)" in t and "jax.jit" in t]
+    jits = [(n, statistics.median(r), r) for n, r in bench_wide.JIT_RATIOS.items()]
     if jits:
-        lines.append(f"s2s.jit(backend='jax') / jax.jit: median "
-                     f"**{statistics.median(r for _, r in jits):.2f}**, worst "
-                     f"**{max(r for _, r in jits):.2f}**; cells above 1.05: "
-                     + (", ".join(f"{n} {r:.2f}" for n, r in jits if r > 1.05) or "none")
-                     + ".")
+        lines.append(f"s2s.jit(backend='jax') / jax.jit, the median of each cell's "
+                     f"per-repeat ratio (the two timed next to each other, each call "
+                     f"waited on): median **{statistics.median(m for _, m, _ in jits):.2f}**, "
+                     f"worst **{max(m for _, m, _ in jits):.2f}**; cells above 1.05: "
+                     + (", ".join(f"{n} {m:.2f} ({r[0]:.2f}–{r[-1]:.2f})"
+                                  for n, m, r in jits if m > 1.05) or "none") + ".")
     lines.append("\nSpread: the least and greatest ratio of one repeat "
                  f"({5 if quick else 15} repeats), s2s / hand-written: " + ", ".join(
                      f"{n} {s['s2s'][0]:.2f}–{s['s2s'][1]:.2f}"
@@ -158,6 +161,9 @@ def main() -> None:
         os.environ[var] = "1"
     os.environ["S2S_SPECIALIZE"] = "sync"  # the warm-up calls leave the code specialized
     sys.path[:0] = [HERE, ROOT]  # this tree's tools and s2s
+    import bench_wide
+
+    bench_wide.sync_jax()  # (JAX computes before a call returns, in every table)
     start, load_before = time.perf_counter(), os.getloadavg()
     blocks = {}
     for name, make in (("grad", grad_block), ("wide", wide_block),

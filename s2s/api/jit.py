@@ -242,7 +242,7 @@ class Jitted(NotebookDisplay):
                 jit_calls.direct_calls(self)
             elif type(fun) is Vmapped and not shard_batch and fun.built_template() is None:
                 self._plain_ir = fun.ir  # (its outputs hold no objects to rebuild)
-                self._call = jit_calls.vmapped_call(self)
+                jit_calls.vmapped_calls(self)
         else:
             self._jitted = None
             self._cache: dict[Any, bool] = {}

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from .jit import Jitted
 
-__all__ = ["jitted_functions", "direct_calls", "keyed_call", "vmapped_call", "own_call"]
+__all__ = ["jitted_functions", "direct_calls", "keyed_call", "vmapped_calls", "vmapped_call",
+           "own_call"]
 
 
 def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
@@ -115,10 +116,7 @@ def _keyed_from_now_on(self: Jitted) -> Callable:
     """The keyed path as the jit's call, after a bare call met a dict (that call was
     counted: it is counted again where it runs)."""
     self._calls -= 1
-    jitted = self._jitted_bare
-    # a trace that raised leaves JAX's C++ dispatch of that signature falling back to
-    # Python at every later call: drop the bare function's entries
-    getattr(jitted, "_clear_cache", jitted.clear_cache)()
+    _drop_entries(self._jitted_bare)
     call = keyed_call(self)
     own_call(self, call)
     return call
@@ -129,10 +127,13 @@ def keyed_call(self: Jitted) -> Callable:
     the C-level call counter); any other argument may hold a dict, whose order
     jax.jit would lose: its dicts go as ``jax_order.Keyed`` nodes. The results are as
     JAX gives them unless a trace of this jit has returned a dict (then its ``Keyed``
-    nodes are made plain dicts)."""
+    nodes are made plain dicts). A dict of arrays and numbers (a parameter dict, its
+    gradient) crosses in C calls made from this one frame, where ``keyed``/``plain``
+    would add their own."""
     counted, order, nums, names = (self._counted, self._order, self.static_argnums,
                                    self.static_argnames)
-    leaf, keyed, plain = order.LEAF_TYPES, order.keyed, order.plain
+    leaf, keyed, plain, Keyed = order.LEAF_TYPES, order.keyed, order.plain, order.Keyed
+    flat = leaf.issuperset
 
     def keyed_kwargs_call(*args: Any, **kwargs: Any) -> Any:
         args, kwargs = order.keyed_args(args, kwargs, nums, names)
@@ -150,36 +151,107 @@ def keyed_call(self: Jitted) -> Callable:
                     return out
                 return plain(out)
             if not nums:
-                out = counted(*[a if type(a) in leaf else keyed(a) for a in args])
-                return plain(out) if self._dict_out else out
+                given = []
+                for a in args:
+                    if type(a) in leaf:
+                        given.append(a)
+                    elif type(a) is dict and flat(map(type, a.values())):
+                        given.append(Keyed((tuple(a), tuple(a.values()))))
+                    else:
+                        given.append(keyed(a))
+                out = counted(*given)
+                if not self._dict_out:
+                    return out
+                if type(out) is Keyed and flat(map(type, out[1])):
+                    return dict(zip(*out))
+                return plain(out)
         return keyed_kwargs_call(*args, **kwargs)
 
     return _call_keyed
 
 
-def vmapped_call(self: Jitted) -> Callable:
-    """JAX backend, a vmapped function whose outputs hold no built objects: a call
-    runs its jitted function (behind the C-level call counter) from one frame
-    that reads nothing through ``self``; :meth:`Jitted._call_python` takes keywords,
-    a new signature's first call (the example it needs) and an IR that changed
-    since."""
-    counted = self._counted = functools.lru_cache(maxsize=0)(self._jitted)
-    fun, plain, need, slow = self.fun, self._plain_ir, self._need_example, \
+def vmapped_calls(self: Jitted) -> None:
+    """JAX backend, a vmapped function whose outputs hold no built objects: bare, as
+    :func:`direct_calls`, until a dict comes. A call of positional arguments runs the
+    bare jitted function (behind its C-level call counter) from one frame, the jit's
+    own ``__call__``; a new signature's first trace asks for an example (the rank
+    probe runs on concrete arguments, outside the trace), which that frame adds before
+    calling again. :meth:`Jitted._call_python` takes keywords and an IR that changed
+    since (a free name rebound: its outputs may hold objects now)."""
+    bare = self._counted_bare = functools.lru_cache(maxsize=0)(self._jitted_bare)
+    self._counted = functools.lru_cache(maxsize=0)(self._jitted)
+    fun, plain_ir, need, slow = self.fun, self._plain_ir, self._need_example, \
         self._call_python
-    leaf = self._order.LEAF_TYPES
+    unkeyed = self._order.Unkeyed
+
+    def _call_vmapped_bare(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs and fun.ir is plain_ir:
+            try:
+                try:
+                    return bare(*args)
+                except need:
+                    self._add_example(args, kwargs)
+                    _drop_entries(self._jitted_bare)
+                    self._calls -= 1  # (the counter counts the call again)
+                    return bare(*args)  # (its results may hold a dict: Unkeyed)
+            except unkeyed:
+                self._calls -= 1  # (counted where it runs now)
+                _drop_entries(self._jitted_bare)
+                call = vmapped_call(self)
+                own_call(self, call)
+                return call(*args)
+        return slow(*args, **kwargs)
+
+    own_call(self, _call_vmapped_bare)
+
+
+def _drop_entries(jitted: Any) -> None:
+    """A trace that raised leaves JAX's C++ dispatch of that signature falling back
+    to Python at every later call: drop the function's entries (its traces and
+    compiled code stay cached)."""
+    getattr(jitted, "_clear_cache", jitted.clear_cache)()
+
+
+def vmapped_call(self: Jitted) -> Callable:
+    """A vmapped function's keyed path, after a bare call met a dict: a call runs its
+    jitted function (behind the C-level call counter) from one frame that reads
+    nothing through ``self`` but the calls and whether a result held a dict, its
+    dicts as ``jax_order.Keyed`` nodes (a dict of arrays and numbers, a per-example
+    gradient's parameters, made one in C calls, as :func:`keyed_call` does);
+    :meth:`Jitted._call_python` takes keywords, static arguments beside a dict, a new
+    signature's first call (the example it needs) and an IR that changed since."""
+    counted, order, nums = self._counted, self._order, self.static_argnums
+    fun, plain_ir, need, slow = self.fun, self._plain_ir, self._need_example, \
+        self._call_python
+    leaf, keyed, plain, Keyed = order.LEAF_TYPES, order.keyed, order.plain, order.Keyed
+    flat = leaf.issuperset
 
     def _call_vmapped(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs and fun.ir is plain:
+        if not kwargs and fun.ir is plain_ir:
+            given: Any = args
             for a in args:
-                if type(a) not in leaf:  # (may hold a dict: _call_python keys it)
+                if type(a) not in leaf:
+                    if nums:  # (_call_python keys all but the static ones)
+                        return slow(*args)
+                    given = []
+                    for b in args:
+                        if type(b) in leaf:
+                            given.append(b)
+                        elif type(b) is dict and flat(map(type, b.values())):
+                            given.append(Keyed((tuple(b), tuple(b.values()))))
+                        else:
+                            given.append(keyed(b))
                     break
+            try:
+                out = counted(*given)
+            except need:  # (counted as a call: the slow path counts it again)
+                self._calls -= 1
             else:
-                try:
-                    out = counted(*args)
-                except need:  # (counted as a call: the slow path counts it again)
-                    self._calls -= 1
-                else:
-                    return self._order.plain(out) if self._dict_out else out
+                if not self._dict_out:
+                    return out
+                if type(out) is Keyed and flat(map(type, out[1])):
+                    return dict(zip(*out))
+                return plain(out)
         return slow(*args, **kwargs)
 
     return _call_vmapped

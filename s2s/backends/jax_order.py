@@ -42,11 +42,11 @@ class Keyed(tuple):
         return f"Keyed({dict(zip(*self))!r})"
 
 
-def _unflatten(keys: tuple, values: Any) -> Keyed:
+def _rebuilt(keys: tuple, values: Any) -> Keyed:
     return Keyed((keys, tuple(values)))
 
 
-jax.tree_util.register_pytree_node(Keyed, operator.itemgetter(1, 0), _unflatten)
+jax.tree_util.register_pytree_node(Keyed, operator.itemgetter(1, 0), _rebuilt)
 
 # Arguments of these types hold no dict: a call of only these goes straight to JAX
 LEAF_TYPES = frozenset({
