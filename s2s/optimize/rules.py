@@ -29,6 +29,10 @@ class Rule:
     witness: str  # a function of tests/optimizer_rules_fns.py it applies to ("": none)
     gone: str = ""  # what the witness's generic code spells and its specialized not
     exact: bool = True  # both sides round alike (else: equal to rounding)
+    # the left side is float64 whatever its operands' dtype (NumPy promotes a Python
+    # float beside a bool to its default float), the right side in the operands' dtype
+    # (JAX's): the same values, in that dtype
+    narrows: bool = False
 
 
 _SAME = ({"x": (3,), "like": (3,)}, {"x": (2, 3), "like": (2, 3)},
@@ -204,13 +208,17 @@ RULES: tuple[Rule, ...] = (
           {"g": (), "s": (), "m": (0, 0), "like": (0, 0)}), "logdet", "1j *"),
     *(Rule(f"a {fn} operand's share is one comparison of the operands{which}", "ties",
            f"np.where({x} == (h := np.{fn}(a, {b})), np.where({y} == h, 0.5, 1.0), 0.0)",
-           f"np.where({x} == {y}, 0.5, {x} {op} {y})",
+           f"np.where({x} == {y}, np.float64(0.5), {x} {op} {y})",
            "h bound once to np.%s of names and numbers, real floating values (facts), "
            "none rebound or written into between h's binding and the share; exact: "
            "%s gives 1, a tie (-0.0 == 0.0, inf == inf) one half, a NaN on either side 0 "
            "(the result is NaN, equal to neither; no comparison with NaN holds); the "
-           "comparisons promote as np.%s does; a float64 array either way"
-           % (fn, f"{x} {op} {y}", fn), shapes, witness, "== h," if witness else "")
+           "comparisons promote as np.%s does; the share in h's dtype (a fact; "
+           "np.float64(0.5) is written 0.5, np.float32(0.5) where h is float32): the left "
+           "side's Python 0.5 beside a bool makes float64 whatever h is, and a float32 "
+           "relu's backward ran in float64 from there on (JAX's runs in float32)"
+           % (fn, f"{x} {op} {y}", fn), shapes, witness, "== h," if witness else "",
+           narrows=True)
       for fn, op in (("maximum", ">"), ("minimum", "<"))
       for which, x, y, b, shapes, witness in (
           ("", "a", "b", "b", _TIES, f"relu_{fn}"),

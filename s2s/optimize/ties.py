@@ -14,13 +14,20 @@ into between ``h``'s one binding and the share, the share is::
 
     np.where(a == b, 0.5, a > b)                        # (a < b for minimum)
 
-elementwise the same float64 values: ``a > b`` gives 1, ``a < b`` 0, ``a == b`` (also
+elementwise the same values: ``a > b`` gives 1, ``a < b`` 0, ``a == b`` (also
 ``-0.0 == 0.0`` and ``inf == inf``) one half; a NaN on either side makes the maximum
 NaN, so neither side equals it, and no comparison with NaN holds: 0 on both spellings.
 The comparisons promote their operands as ``np.maximum`` does (one common type; a
 Python number is weak), so they compare the same numbers.  Two comparisons, a
 ``where`` and a cast, where the rule's spelling makes two comparisons, two ``where``
 and equality tests against the result (a relu's backward: about half the time).
+
+The rule's ``0.5`` beside a boolean array makes a float64 share whatever the operands
+are (NumPy promotes a Python float with a bool to its default float), and the share
+multiplies the cotangent: a float32 relu's backward ran in float64 from there on (its
+matrix products too), where JAX's runs in float32.  Where the maximum is float16 or
+float32 (a fact), the share is that dtype's: ``np.float32(0.5)`` (0, one half and 1
+are exact in every float dtype, so the share has the same values).
 """
 
 from __future__ import annotations
@@ -66,6 +73,15 @@ def _constant(node: ast.AST, value: float) -> bool:
         node.value == value
 
 
+def _half(dtype: np.dtype) -> ast.expr:
+    """One half in the share's dtype: a Python float where that is float64 (NumPy's
+    default: the same array), else the dtype's scalar (module docstring)."""
+    if dtype in (np.float16, np.float32):
+        return ast.Call(ast.Attribute(ast.Name("np", ast.Load()), dtype.name, ast.Load()),
+                        [ast.Constant(0.5)], [])
+    return ast.Constant(0.5)
+
+
 def tie_shares(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
     """Rewrite the shares of ``np.maximum``/``np.minimum`` operands (module docstring),
     in the function's straight-line statements and in each loop body (a share and the
@@ -92,7 +108,7 @@ def _block(block: list[ast.stmt], fact: Callable[[ast.AST], Any], binds: dict[st
             _rewrite(stmt, extremes, fact)
         stored = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
                   and not isinstance(n.ctx, ast.Load)} | _written(stmt)
-        for h, (_, _, reads) in list(extremes.items()):
+        for h, (_, _, reads, _) in list(extremes.items()):
             if reads & stored:  # an operand rebound: the result is not its extreme now
                 del extremes[h]
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
@@ -111,7 +127,8 @@ def _block(block: list[ast.stmt], fact: Callable[[ast.AST], Any], binds: dict[st
                 break
         else:
             if h not in reads:
-                extremes[h] = (stmt.value.func.attr, operands, reads)  # type: ignore
+                extremes[h] = (stmt.value.func.attr, operands, reads,  # type: ignore
+                               fact(stmt.value)[1])
 
 
 def _rewrite(stmt: ast.stmt, extremes: dict, fact: Callable[[ast.AST], Any]) -> None:
@@ -125,7 +142,7 @@ def _rewrite(stmt: ast.stmt, extremes: dict, fact: Callable[[ast.AST], Any]) -> 
             inner = n.args[1]
             if not (_constant(inner.args[1], 0.5) and _constant(inner.args[2], 1.0)):
                 return n
-            for h, (which, operands, _) in extremes.items():
+            for h, (which, operands, _, dtype) in extremes.items():
                 x, y = _equals(n.args[0], h), _equals(inner.args[0], h)
                 if x is None or y is None:
                     continue
@@ -134,7 +151,7 @@ def _rewrite(stmt: ast.stmt, extremes: dict, fact: Callable[[ast.AST], Any]) -> 
                     continue
                 new = ast.Call(
                     ast.Attribute(ast.Name("np", ast.Load()), "where", ast.Load()),
-                    [ast.Compare(x, [ast.Eq()], [y]), ast.Constant(0.5),
+                    [ast.Compare(x, [ast.Eq()], [y]), _half(dtype),
                      ast.Compare(copy.deepcopy(x), [_ORDER[which]()], [copy.deepcopy(y)])],
                     [])
                 if hasattr(n, "_k"):
