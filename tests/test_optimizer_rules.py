@@ -123,6 +123,7 @@ ARGS = {
     "relu_minimum": (np.array([1.0, -0.0, 2.0, -3.0]), np.array([1.0, 0.0, -1.0, 5.0])),
     "tanh_energy": (R.normal(size=5),),
     "var_scaled": (R.normal(size=(3, 4)),),
+    "gp_nll": (np.float64(0.7), np.sort(R.uniform(0, 3, 8)), R.normal(size=8)),
 }
 ARGNUMS = {"row_bias": (0, 1), "matvec": (0, 1), "vecmat": (0, 1), "dot": (0, 1),
            "relu_maximum": (0, 1), "relu_minimum": (0, 1)}

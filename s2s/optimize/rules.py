@@ -144,6 +144,13 @@ RULES: tuple[Rule, ...] = (
          "float cannot then differ from the helper's)",
          ({"g": (), "x1": (4,), "x2": (4,)}, {"g": (), "x1": (0,), "x2": (0,)}),
          "dot", "matmul_rhs_bar("),
+    Rule("a dot product's cotangents, dtypes apart", "matmul", "matmul_rhs_bar(g, x1, x2)",
+         "np.multiply(g, x1, dtype=np.float64)",
+         "x1 and x2 1-D, g 0-d, not all of one dtype; the dtype the result's (facts): the "
+         "helper makes g an array (a Python float is then not weak) and multiplies in the "
+         "result's dtype, as the right side does, one rounding per element (a float32 "
+         "vector beside a float64 matrix's solve: a Gaussian process on float32 data)",
+         ({"g": (), "x1": (4,), "x2": (4,)}, {"g": (), "x1": (0,), "x2": (0,)}), "", ""),
     Rule("add.at at a scalar index is +=", "addat", "add_at(x, i, v)", "iadd(x, i, v)",
          "i is a 0-d integer (a fact): one index cannot repeat, so the unbuffered add.at "
          "and the buffered += agree", ({"x": (5,), "v": (), "i": "index"},
@@ -324,4 +331,32 @@ RULES: tuple[Rule, ...] = (
          "(exact in every float dtype); exact: NumPy 2 takes either as the same weak "
          "scalar of x's dtype (an int costs it a conversion the float does not)",
          ({"x": (3,)}, {"x": ()}, {"x": (0,)}, {"x": (2, 3)}), "tanh_energy", "1 - tanh_x"),
+    Rule("a matrix symmetric by construction is its own transpose", "solves",
+         "(k := np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2) + 0.1 * np.eye(x.shape[0])).T",
+         "np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2) + 0.1 * np.eye(x.shape[0])",
+         "k a name bound once, never written into, to a square real matrix (facts) built "
+         "of symmetric pieces: np.eye(n), np.diag(v) of a vector, a[:, None] + a[None, :] "
+         "and a[:, None] * a[None, :], even functions (** 2, x * x, np.abs, np.square) of "
+         "the antisymmetric a[:, None] - a[None, :] (x - y is exactly -(y - x); a scalar "
+         "times or over it stays antisymmetric), and elementwise arithmetic and functions "
+         "of symmetric values and scalars; a the same 1-D floating name, never written "
+         "into; equal to rounding (bit for bit where NumPy's elementwise loop computes "
+         "every element alike, as on the builds measured)",
+         ({"x": (4,)}, {"x": (1,)}, {"x": (0,)}), "", "", exact=False),
+    Rule("solves of one matrix share its factorization", "solves",
+         "(np.linalg.inv(k), np.linalg.solve(k, b), np.linalg.solve(k, c))",
+         "((s := np.linalg.solve(k, np.concatenate((np.eye(k.shape[0], dtype=np.float64), "
+         "b[:, None], c), axis=1)))[:, :k.shape[0]], s[:, k.shape[0]], "
+         "s[:, k.shape[0] + 1:])",
+         "k a name bound once (or a parameter never rebound), never written into, 2-D "
+         "square real (facts); each right side 1-D or 2-D, pure, its names bound before "
+         "the first of the calls and not rebound until its own; every result of one dtype "
+         "(np.linalg.solve casts to the common type anyway; np.eye in it); no result can "
+         "escape as a view of the shared array (each read only by operators, reductions "
+         "and matrix products: never returned, passed on, or bound to a name written "
+         "into); the one solve placed before the first call; equal to rounding (NumPy's "
+         "inv is this solve of the identity; LAPACK solves each column alike, though a "
+         "blocked triangular solve may order a column's work by the number of columns)",
+         ({"k": (4, 4), "b": (4,), "c": (4, 2)}, {"k": (1, 1), "b": (1,), "c": (1, 3)},
+          {"k": (0, 0), "b": (0,), "c": (0, 2)}), "gp_nll", "np.linalg.inv(", exact=False),
 )
