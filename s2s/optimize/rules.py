@@ -231,6 +231,19 @@ RULES: tuple[Rule, ...] = (
           ("", "a", "b", "b", _TIES, f"relu_{fn}"),
           (", the other", "b", "a", "b", _TIES, ""),
           (", a number", "a", "0.0", "0.0", _TIES_NUMBER, "relu" if fn == "maximum" else ""))),
+    Rule("a share times a cotangent is a product and a masked half", "ties",
+         "g * np.where(a == b, np.float64(0.5), a > b)",
+         "(t := g * (a > b), np.multiply(g, 0.5, out=t, where=a == b))[0]",
+         "the share one of the rules above wrote (a > b, or a < b for np.minimum), bound "
+         "by the product to a new name t in a statement of its own; g real floating, of "
+         "the product's shape (not 0-d) and of the maximum's dtype (facts); spelled last, "
+         "when no pass reads the code; exact: the same products g * 1, g * 0 and g * 0.5 "
+         "in g's dtype, one rounding each (NaN and inf in g alike), without np.where's "
+         "buffered cast of a bool array beside a scalar (a relu's backward: 1.17 -> 1.07 "
+         "of the hand-written gradient in float64, 1.28 -> 1.12 in float32)",
+         ({"g": (4, 5), "a": ("ties", (4, 5)), "b": ("ties", (4, 5))},
+          {"g": (3, 4), "a": ("ties", (3, 4)), "b": ("ties", ())},
+          {"g": (0, 3), "a": ("ties", (0, 3)), "b": ("ties", (3,))}), "relu", "np.where("),
     Rule("a power-of-two factor moves onto the smaller operand", "egraph",
          "c * (2 * x)", "2 * c * x",
          "c, x real floating (facts), c of fewer elements than x; exact: scaling by a "

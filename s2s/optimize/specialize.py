@@ -78,7 +78,7 @@ from .spelled import (
 )
 from .subexpr import read_held_values, share_subexpressions
 from .terms import summed as _summed
-from .ties import tie_shares
+from .ties import split_shares, tie_shares
 from .zero import drop_zero_cotangents, zero_cotangents
 
 # calls whose result's shape depends on values, not on the arguments' shapes
@@ -731,6 +731,8 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             shared_factorizations(fn, rewriter.fact, rewriter.note)
         if on("literals"):
             spell_literals(fn, rewriter.fact)
+        if on("ties"):  # (last: no pass reads the product before its masked write)
+            split_shares(fn, rewriter.fact)
     return result, format_module(_with_comments(text, module))
 
 
