@@ -67,10 +67,11 @@ SOLVES = {"solve_returned": lambda r: (r.normal(size=(4, 4)) + 4 * np.eye(4),
           "chained": lambda r: (r.normal(size=(4, 4)), r.normal(size=4)),
           "not_symmetric": lambda r: (r.normal(size=5), r.normal(size=5), r.normal(size=5)),
           "outer_sym": lambda r: (r.normal(size=5), r.normal(size=5)),
-          "matrix_rhs": lambda r: (r.normal(size=(4, 4)), r.normal(size=(4, 3)))}
+          "matrix_rhs": lambda r: (r.normal(size=(4, 4)), r.normal(size=(4, 3))),
+          "rebound_rows": lambda r: (r.normal(size=5), r.normal(size=5))}
 ARGNUMS = {"mlp_relu": 0, "clipped_pair": (0, 1), "gp_nll": 0, "gp_typed": 0,
            "solve_returned": (0, 1), "chained": (0, 1), "not_symmetric": (0, 1, 2),
-           "outer_sym": (0, 1), "matrix_rhs": (0, 1)}
+           "outer_sym": (0, 1), "matrix_rhs": (0, 1), "rebound_rows": (0, 1)}
 # (np.eye(n) is float64: NumPy's and JAX's code promote)
 FLOAT64_CONSTANTS = {"gp_nll", *SOLVES}
 

@@ -168,7 +168,8 @@ class _Shapes:
 
 def _bound_once(fn: ast.FunctionDef) -> tuple[dict[str, ast.expr], set[str]]:
     """Names bound once in ``fn`` by a plain assignment (-> the value), and the names
-    whose arrays something writes into."""
+    whose arrays something writes into or that are bound more than once (a parameter
+    rebound: two reads of it may be two values)."""
     stores: dict[str, int] = {}
     for node in ast.walk(fn):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
@@ -180,7 +181,7 @@ def _bound_once(fn: ast.FunctionDef) -> tuple[dict[str, ast.expr], set[str]]:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], ast.Name) and stores[stmt.targets[0].id] == 1:
             once[stmt.targets[0].id] = stmt.value
-    written: set[str] = set()
+    written = {name for name, count in stores.items() if count > 1}
     for stmt in ast.walk(fn):
         if isinstance(stmt, ast.stmt):
             written |= _written(stmt)
