@@ -131,3 +131,34 @@ def test_the_specialized_gradient_is_jaxs_in_its_dtype(name, dtype, monkeypatch)
         assert sum(ln.count("np.linalg.") for ln in code) == 1, g.specialized_source
     else:  # (the relu's share: a product and a masked half, in the arguments' dtype)
         assert "out=" in g.specialized_source, g.specialized_source
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tie_shares_under_vmap_jvp_and_loops(dtype, monkeypatch) -> None:
+    """The tie share's dtype and its split product (``ties``) where the operands tie,
+    in per-example gradients, a Hessian-vector product of a clip and a loop of relus:
+    ``jax``'s values and dtypes at calls 1 to 4."""
+    jax = pytest.importorskip("jax")
+    monkeypatch.setenv("S2S_SPECIALIZE", "sync")
+    J = jax_twin(F)
+    r = np.random.default_rng(3)
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
+    w = r.normal(size=(3, 3)).astype(dtype)
+    xs = r.choice([-1.0, 0.0, 1.0, 0.5], size=(6, 4, 3)).astype(dtype)
+    ys = r.normal(size=(6, 4, 3)).astype(dtype)
+    x = r.choice([-0.5, 0.5, 0.0, 1.0, -1.0], size=7).astype(dtype)
+    t = r.normal(size=7).astype(dtype)
+    x0 = r.choice([-1.0, 0.0, 1.0], size=(2, 3)).astype(dtype)
+    per_example = s2s.vmap(s2s.grad(F.relu_loss), in_axes=(None, 0, 0))
+    clip = s2s.grad(F.clip_loss)
+    loop = s2s.grad(F.loop_relu, argnums=(0, 1))
+    cases = [(lambda: per_example(w, xs, ys),
+              jax.vmap(jax.grad(J.relu_loss), in_axes=(None, 0, 0))(w, xs, ys)),
+             (lambda: s2s.jvp(clip, (x,), (t,)), jax.jvp(jax.grad(J.clip_loss), (x,), (t,))),
+             (lambda: loop(w, x0), jax.grad(J.loop_relu, argnums=(0, 1))(w, x0))]
+    for run, want in cases:
+        for _ in range(4):
+            for a, b in zip(leaves(run()), leaves(want)):
+                assert a.dtype == b.dtype == dtype
+                np.testing.assert_allclose(a, np.asarray(b), **tol)
