@@ -32,6 +32,7 @@ ARGS = {
     "tanh_sq": (R.normal(size=6), R.normal(size=6)),  # a Hessian-vector product
     "rows": (R.normal(size=(4, 3)), np.eye(3)[[0, 2, 1, 1]]),
     "relu": (np.array([[1.0, -1.0], [0.0, 2.0]]), np.array([[1.0, 0.5], [-2.0, 1.0]])),  # (a tie: 0)
+    "gp": (np.float64(0.8), np.sort(R.uniform(0, 3, 6)), R.normal(size=6)),
 }
 # a program on which each pass changes the code (checked below); by default four cases
 # run (JAX's eager gradients cost a second a program), every pass on every program
@@ -40,7 +41,7 @@ WHERE = {"fixups": "mlp", "fill": "loop", "shapes": "rows", "matmul": "mlp",
          "addat": "softmax_xent", "cse": "repeated", "egraph": "rows", "zero": "rows",
          "tapes": "loop", "dce": "mlp", "accumulate": "softmax_xent", "methods": "rows",
          "signs": "softmax_xent", "copies": "repeated", "subexpr": "tanh_sq", "ties": "relu",
-         "literals": "tanh_sq", "all": "mlp"}
+         "literals": "tanh_sq", "solves": "gp", "all": "mlp"}
 
 
 def _run(name: str) -> tuple[list, str]:

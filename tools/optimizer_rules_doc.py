@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(HERE))  # this tree's s2s
 from s2s.optimize.rules import RULES  # noqa: E402
 from s2s.optimize.zero import IDENTITIES  # noqa: E402
 
+NARROWS = ", in the operands' dtype"  # (a row with Rule.narrows)
 PAGE = os.path.join(os.path.dirname(HERE), "docs", "optimizer-rules.md")
 
 
@@ -87,7 +88,9 @@ def render() -> str:
         "",
         "`tests/test_optimizer_rules.py` evaluates both sides of every row on random values",
         "(float64 and float32, NaN and inf, size-0 and size-1 axes) of shapes its guard",
-        "admits and requires them equal (bit for bit where the row says exact), and",
+        "admits and requires them equal (bit for bit where the row says exact; where it",
+        "says *in the operands' dtype*, the left side is float64 whatever the operands are",
+        "and the right side the same values in the operands' dtype, as JAX computes), and",
         "specializes the row's witness program (`tests/optimizer_rules_fns.py`): the left",
         "side's spelling is in its generic code, gone from its specialized code, and still",
         "there with the row's pass switched off.",
@@ -100,7 +103,8 @@ def render() -> str:
     for rule in RULES:
         lines.append(
             f"| {rule.name} | `{rule.pass_}` | `{_cell(rule.lhs)}` | `{_cell(rule.rhs)}` | "
-            f"{_cell(rule.guard)} | {'yes' if rule.exact else 'to rounding'} | "
+            f"{_cell(rule.guard)} | {'yes' if rule.exact else 'to rounding'}"
+            f"{NARROWS if rule.narrows else ''} | "
             + (f"`{rule.witness}`" if rule.witness else "—") + " |")
     lines += [
         "",

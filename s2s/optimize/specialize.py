@@ -65,6 +65,7 @@ from .realpart import real_conjugates, real_parts
 from .scales import divisors_out_of_sums, lift_scales
 from .signature_facts import signature_facts
 from .softmax import softmax_of_logsumexp
+from .solves import shared_factorizations, symmetric_transposes
 from .spelled import (
     _matmul_bar,
     _sum_to,
@@ -77,7 +78,7 @@ from .spelled import (
 )
 from .subexpr import read_held_values, share_subexpressions
 from .terms import summed as _summed
-from .ties import tie_shares
+from .ties import split_shares, tie_shares
 from .zero import drop_zero_cotangents, zero_cotangents
 
 # calls whose result's shape depends on values, not on the arguments' shapes
@@ -95,7 +96,8 @@ MAX_EGRAPH_STATEMENTS = 300
 # passes off: the benchmark's ablation (tools/bench.py --ablate) measures what each
 # buys; with any set off the code computes the same values (tests/test_passes_off.py).
 PASSES = ("fixups", "fill", "shapes", "matmul", "addat", "cse", "egraph", "zero", "tapes",
-          "dce", "accumulate", "methods", "signs", "copies", "subexpr", "ties", "literals")
+          "dce", "accumulate", "methods", "signs", "copies", "subexpr", "ties", "literals",
+          "solves")
 DISABLED: set[str] = set()  # (switched off in this process too, as the variable does)
 
 
@@ -395,11 +397,12 @@ class _Rewriter:
                     # (a node's own facts settle it: in a loop's body too)
                     g, x1, x2 = (rw.fact(a) for a in n.args)
                     if g and x1 and x2 and \
-                            out[0] == (x2 if name == "matmul_rhs_bar" else x1)[0] and \
-                            (g[0] != () or g[1] == x1[1] == x2[1] == out[1]):
-                        # (a 0-d cotangent times a vector: one dtype, so NumPy's promotion
-                        # of a Python float cannot make another than the helper's)
-                        found = _matmul_bar(name, len(g[0]), len(x1[0]), len(x2[0]), n.args)
+                            out[0] == (x2 if name == "matmul_rhs_bar" else x1)[0]:
+                        # (a 0-d cotangent times a vector: where the dtypes differ, the
+                        # helper's, as NumPy's promotion of a Python float may not be)
+                        one = g[0] != () or g[1] == x1[1] == x2[1] == out[1]
+                        found = _matmul_bar(name, len(g[0]), len(x1[0]), len(x2[0]), n.args,
+                                            None if one else out[1])
                         if found is not None:
                             return found
                 if name in ("unbroadcast", "broadcast_to") and len(n.args) == 2 and out \
@@ -694,6 +697,8 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
         rewriter.run()
         if on("ties"):
             tie_shares(fn, rewriter.fact)
+        if on("solves"):
+            symmetric_transposes(fn, rewriter.fact)
         zero = zero_cotangents(fn, rewriter.fact, rewriter.mutated) \
             if on("zero") and e_graphs else set()
         if zero:
@@ -722,8 +727,12 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             dead_code(fn)  # (the log-sum-exp the softmax replaced)
         if on("subexpr"):
             share_subexpressions(fn, fact=rewriter.fact)
+        if on("solves"):
+            shared_factorizations(fn, rewriter.fact, rewriter.note)
         if on("literals"):
             spell_literals(fn, rewriter.fact)
+        if on("ties"):  # (last: no pass reads the product before its masked write)
+            split_shares(fn, rewriter.fact)
     return result, format_module(_with_comments(text, module))
 
 

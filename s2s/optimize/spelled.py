@@ -26,10 +26,19 @@ _MATMUL_BARS = {
 }
 
 
-def _matmul_bar(name: str, g: int, x1: int, x2: int, args: list[ast.expr]) -> ast.expr | None:
+def _matmul_bar(name: str, g: int, x1: int, x2: int, args: list[ast.expr],
+                dtype: np.dtype | None = None) -> ast.expr | None:
+    """The helper's result spelled for the ranks; ``dtype``: the result's, where it
+    may differ from what ``*`` of a 0-d cotangent and a vector makes (the helper
+    makes the cotangent an array: a Python float is then not weak), so the product
+    is ``np.multiply(g, x, dtype=...)``, the helper's one rounding per element."""
     template = _MATMUL_BARS.get((name, g, x1, x2))
     if template is None:
         return None
+    if dtype is not None:
+        if not template.startswith("g * ") or dtype.kind not in "fc":
+            return None
+        template = f"np.multiply(g, {template[4:]}, dtype=np.{dtype.name})"
     names = dict(zip(("g", "x1", "x2"), args))
 
     class Fill(ast.NodeTransformer):
