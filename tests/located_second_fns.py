@@ -16,3 +16,10 @@ def caller_if(x):
     if np.sum(x) > 0.5:
         return np.sum(inner(x) ** 2)
     return np.sum(x)
+
+
+def grows_in_a_loop(x, coeffs=(0.5, -1.0, 2.0)):
+    acc = 0.0
+    for c in coeffs:
+        acc = acc * x + c
+    return np.sum(acc)

@@ -75,13 +75,14 @@ def refusal_at_user_line(err: Any, ir: Any) -> Any:
     return err
 
 
-_IF_OR_BINDS = re.compile(r"^\s*(?:(?:if|while) (\w+):|(\w+)(?:, \w+)* = )")
+_IF_OR_BINDS = re.compile(r"^\s*(?:(?:if|while) (\w+):|(\w+)(?:, \w+)* = |for (\w+) in )")
 
 
 def _bound_in(fn: Any, line: str, seen: set[int]) -> tuple[str, Any] | None:
     """The user's statement an emitted line replays: ``if t:`` is the user's ``if``
     on ``t``, ``y = ...`` the user's statement binding ``y`` (emitted forward code
-    keeps the user's names), in ``fn`` or a function it calls."""
+    keeps the user's names), ``for k in ...`` the user's loop of index ``k``, in ``fn``
+    or a function it calls."""
     match = _IF_OR_BINDS.match(line)
     if match is None or id(fn) in seen or getattr(fn, "body", None) is None:
         return None
@@ -92,6 +93,9 @@ def _bound_in(fn: Any, line: str, seen: set[int]) -> tuple[str, Any] | None:
             return fn.name, s.loc
         if match.group(2) and isinstance(s, Let) and s.target in _primal_names(
                 match.group(2)) and s.loc is not None:
+            return fn.name, s.loc
+        if match.group(3) and isinstance(s, For) and s.target == match.group(3) and (
+                s.loc is not None):
             return fn.name, s.loc
     for s in walk(fn.body):
         if isinstance(s, Let) and s.prim == "call":
