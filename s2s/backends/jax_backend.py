@@ -205,6 +205,10 @@ def traced_value_error(err: Exception) -> TracedValueError:
         text = linecache.getline(filename, line).rstrip("\n")
         stripped = text.lstrip()
         loc = Loc(filename, line, len(text) - len(stripped) + 1, text)
+        translated = _TRANSLATED.get(filename)
+        user = _user_line(translated, stripped) if translated is not None else None
+        if user is not None:  # (your function's own code, lowered: your line)
+            loc, stripped = user, user.text.lstrip()
         for word, what in (("if ", "Python `if`"), ("elif ", "Python `elif`"),
                            ("while ", "Python `while`"), ("for ", "Python `for`")):
             if stripped.startswith(word):
@@ -224,6 +228,38 @@ def traced_value_error(err: Exception) -> TracedValueError:
         "backend lowers an emitted if/for/while to lax.cond/fori_loop/scan/while_loop "
         "unless it is marked '# stays Python: <reason>'",
     )
+
+
+# the file name of a user function's lowered code -> the function (its error's line)
+_TRANSLATED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_LAX_TEST = re.compile(r"lax\.cond\((.+?), if_true\b")
+
+
+def _user_line(fn: Any, emitted: str) -> Loc | None:
+    """The user's statement an emitted line of ``fn``'s lowered code came from: the
+    ``if`` whose test a ``lax.cond(test, ...)`` evaluates, or the statement the line
+    repeats as written; None where none matches."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        tree = syntax.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    cond = _LAX_TEST.search(emitted)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.While)):
+            spelled = ast.unparse(node.test)
+            found = spelled == cond.group(1) if cond else \
+                emitted.startswith(("if ", "elif ", "while ")) and spelled in emitted
+        elif isinstance(node, ast.stmt) and not isinstance(node, (
+                ast.FunctionDef, ast.For, ast.With, ast.Try)):
+            found = ast.unparse(node) == emitted.rstrip(":")
+        else:
+            continue
+        if found and 0 < node.lineno <= len(lines):
+            text = lines[node.lineno - 1].rstrip("\n")
+            return Loc(inspect.getsourcefile(fn) or "<unknown>", first + node.lineno - 1,
+                       len(text) - len(text.lstrip()) + 1, text)
+    return None
 
 
 def _wrap_long_lines(text: str) -> str:
@@ -313,6 +349,7 @@ def lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
         c for c in scratch["__s2s_closure__"].__code__.co_consts
         if isinstance(c, types.CodeType) and c.co_name == fn.__name__)
     namespace[lax_name] = jax_control
+    _TRANSLATED[code.co_filename] = fn
     return code, lowered
 
 

@@ -83,6 +83,15 @@ def test_as_a_callee():
         close(s2s.grad(outer)(x), jax.grad(outer_jax)(x))
 
 
+def test_jax_jit_refusal_is_located_at_the_users_if():
+    """The JAX backend runs your function's own code lowered (`if` -> `lax.cond`);
+    JAX's refusal of `any` of a traced array named the lowered line (`<s2s:...>`)."""
+    with pytest.raises(s2s.TransformError) as err:
+        s2s.jit(F.any_positive, backend="jax")(POINTS[0])
+    assert err.value.loc.file == F.__file__ and err.value.loc.text.strip() == "if any(x > 0):"
+    assert "<s2s:" not in str(err.value) and "Python `if`" in str(err.value)
+
+
 @pytest.mark.slow
 def test_under_jax_jit():
     # a Python `if` on a traced value: JAX's own refusal under jax.jit
