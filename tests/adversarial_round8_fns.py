@@ -1,0 +1,61 @@
+"""Source functions for tests/test_adversarial_round8.py (loaded by jax_twin too)."""
+
+import functools
+import operator
+
+import numpy as np
+
+
+# ---- an item read before a loop that may run no iteration -------------------------------
+
+def reduce_computed(x):
+    return functools.reduce(operator.add, np.sin(x) * x)
+
+
+def head_before_tail_loop(x):
+    y = np.sin(x) * x
+    s = 3.0 * y[0]
+    for k in range(1, len(y)):
+        s = s + y[k] * k
+    return s
+
+
+def head_before_while(x):
+    y = np.sin(x) * x
+    s = y[0] * 3.0
+    k = 1
+    while k < len(y) and s < 10.0:
+        s = s + y[k] * k
+        k = k + 1
+    return s
+
+
+# ---- a lambda that calls a function-valued parameter -------------------------------------
+
+def calls_param_in_lambda(x, f):
+    g = lambda b: x * f(b)
+    return np.sum(g(x))
+
+
+def reduce_calls_param(x, f):
+    return functools.reduce(lambda a, b: a + f(b), x, 0.0)
+
+
+def make_scaled(c):
+    def scaled(v):
+        return np.sin(v) * c
+
+    return scaled
+
+
+def make_cubed(c):
+    return lambda v: v ** 3 * c
+
+
+# ---- an integer exponent saved on a loop's tape ------------------------------------------
+
+def loop_index_power(x):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(x ** (i + 1))
+    return s

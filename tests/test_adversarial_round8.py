@@ -1,0 +1,81 @@
+"""Round 8 of adversarial probes (list splices, runtime-key function containers,
+functools.reduce, function-valued parameters, the specializer's guards): each test is
+a probe that found a wrong number or an internal exception, and fails without its fix.
+Oracles: JAX on the same source (jax_twin), float64 and float32, or central
+differences."""
+
+from __future__ import annotations
+
+import adversarial_round8_fns as F
+import numpy as np
+import pytest
+from support import HAVE_JAX, jax_twin
+
+import s2s
+
+pytestmark = pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+
+if HAVE_JAX:
+    import jax
+
+    J = jax_twin(F)
+
+
+def _central(f, x, eps=1e-6):
+    return np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(x.size)])
+
+
+def _tol(dtype):
+    return dict(rtol=1e-10, atol=1e-12) if dtype == np.float64 else dict(rtol=2e-5, atol=1e-6)
+
+
+# ---- an item read before a loop that may run no iteration --------------------------------
+# `s = 3.0 * y[0]` then `for k in range(1, len(y))`: the backward writes y[0]'s cotangent
+# into the buffer the loop's backward filled, and a flag said whether the loop reached
+# that buffer at all.  The write after the loop did not count, so with one element (no
+# iteration) y's cotangent was dropped: grad(reduce_computed)([0.7]) gave [0.] where
+# JAX gives [1.1796] (functools.reduce over a computed array is this loop), and
+# grad(head_before_tail_loop)([0.7]) gave [0.] where it is [3.5388].
+
+HEAD_FIRST = ["reduce_computed", "head_before_tail_loop", "head_before_while"]
+
+
+def test_default_tier_an_item_read_before_a_loop_that_runs_no_iteration() -> None:
+    for name in HEAD_FIRST[1:]:
+        f, g = getattr(F, name), s2s.grad(getattr(F, name))
+        for x in (np.array([0.7]), np.array([-1.2]), np.array([0.7, -0.4])):
+            np.testing.assert_allclose(g(x), _central(f, x), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", HEAD_FIRST[:2])  # (the `while`: JAX cannot)
+def test_an_item_read_before_a_loop_against_jax(name, dtype) -> None:
+    f, fj = getattr(F, name), getattr(J, name)
+    g, h, jr = s2s.grad(f), s2s.hessian(f), s2s.jacrev(f)
+    gj = s2s.jit(s2s.grad(f))
+    for n in (1, 1, 1, 3, 1, 2, 1, 1, 1, 1):
+        x = np.linspace(0.3, 0.9, n).astype(dtype)
+        for ours, theirs in ((g, jax.grad), (h, jax.hessian), (jr, jax.jacrev), (gj, jax.grad)):
+            np.testing.assert_allclose(ours(x), theirs(fj)(x), **_tol(dtype))
+        xs = np.stack([x, -2 * x])
+        np.testing.assert_allclose(s2s.vmap(g)(xs), jax.vmap(jax.grad(fj))(xs), **_tol(dtype))
+
+
+# ---- a lambda that calls a function-valued parameter ------------------------------------
+# The parameter's function is named `f_fn` in emitted code; the lambda, normalized on
+# its own, looked that name up in its module, bound it to None, and its derivative
+# replaced the caller's binding: TypeError: 'NoneType' object is not callable, raised
+# from emitted code, for any function but NumPy's.
+
+PARAM_FNS = ["calls_param_in_lambda", "reduce_calls_param"]
+
+
+@pytest.mark.parametrize("name", [PARAM_FNS[0], pytest.param(PARAM_FNS[1],
+                                                             marks=pytest.mark.slow)])
+def test_a_lambda_calling_a_function_parameter(name) -> None:
+    f, g = getattr(F, name), s2s.grad(getattr(F, name))
+    x = np.array([0.3, -0.5, 0.9])
+    for act in (F.make_scaled(2.0), F.make_cubed(0.5), np.sin, F.make_scaled(-1.0)):  # (x2)
+        np.testing.assert_allclose(g(x, act), _central(lambda z: f(z, act), x),
+                                   rtol=1e-6, atol=1e-8)
