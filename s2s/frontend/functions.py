@@ -393,6 +393,9 @@ class FunctionLowerer:
                 n.lets[name] = n.out[-1]
                 n.env[name] = name
                 n.bound.add(name)
+        for root, obj in plan.roots.items():  # (the caller's names for its functions)
+            n.resolver.namespace.setdefault(root, obj)
+            n.resolver.depends_on(FreeVar(root, cell=types.CellType(obj)), n.p.node)
         self.prefix = list(n.out)
         plan.params = params
         return params
@@ -543,6 +546,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
                 p.default, pname, node) is not None:
             template = self.of_object(p.default, f"{fv.text}.{pname}", node)
             plan.entries.append(("fn", pname, template))
+            _pass_roots(n, plan, template, node)
         elif not given:
             plan.entries.append(("default", pname, None))
             atoms.append(_default(self, fn, pname, p.default, node))
@@ -554,6 +558,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
                                     "passed to another function here",
                                     "pass `g`, and write `s2s.vmap(g)(x)` where it is called")
             plan.entries.append(("fn", pname, value))
+            _pass_roots(n, plan, value, node)
             atoms += value.leaves()
         elif _frozen(n, value) is not None:
             frozen = _frozen(n, value).args
@@ -584,6 +589,18 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         base = obj.__name__
     return n.emit(n.exprs.target(target, base), "call", tuple(atoms),
                   {"callee": callee, "spelling": spelling}, node)
+
+
+def _pass_roots(n: Any, plan: Plan, value: FnValue, node: Any) -> None:
+    """The objects this caller's names for ``value`` denote (``f_fn``: a parameter's
+    function), for the callee, whose module does not bind them: its code calls them
+    by those names (bound to None there, its derivative's call failed)."""
+    for text in value.texts():
+        root = text.split(".")[0]
+        if root.isidentifier():
+            n.resolver.bind_namespace(root, node)
+            if n.resolver.namespace.get(root) is not None:
+                plan.roots[root] = n.resolver.namespace[root]
 
 
 def _called_as_written(n: Any, fv: FnValue, plan: Plan, node: Any) -> bool:
