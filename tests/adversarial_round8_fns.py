@@ -59,3 +59,16 @@ def loop_index_power(x):
     for i in range(3):
         s = s + np.sum(x ** (i + 1))
     return s
+
+
+# ---- a list copied from itself in a loop that runs no iteration, under jacrev -------------
+
+def copy_pop_loop(x, n):
+    parts = [x[0], x[1]]
+    for i in range(2, n):
+        q = list(parts)
+        last = q.pop()
+        q.append(last * np.cos(x[i]))
+        q.append(np.sin(x[i]) * parts[-2])
+        parts = q
+    return np.stack(parts) * 2.0

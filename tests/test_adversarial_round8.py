@@ -79,3 +79,24 @@ def test_a_lambda_calling_a_function_parameter(name) -> None:
     for act in (F.make_scaled(2.0), F.make_cubed(0.5), np.sin, F.make_scaled(-1.0)):  # (x2)
         np.testing.assert_allclose(g(x, act), _central(lambda z: f(z, act), x),
                                    rtol=1e-6, atol=1e-8)
+
+
+# ---- two lists copied from each other, their items' ranks unknown -----------------------
+# jacrev batches the code over a basis, with ranks from a probe run; where the loop ran
+# no iteration (n=2) the items' ranks were read from the list each is copied from, and
+# back: RecursionError from vmap's rank inference.
+
+
+def test_jacrev_of_a_copy_loop_that_runs_no_iteration() -> None:
+    jac = s2s.jacrev(F.copy_pop_loop)
+    x = np.array([0.3, -0.5, 0.9, 0.2])
+    for _ in range(2):  # (np.stack([x[0], x[1]]) * 2.0)
+        np.testing.assert_array_equal(jac(x, 2), 2.0 * np.eye(4)[:2])
+
+
+@pytest.mark.slow
+def test_jacrev_of_a_copy_loop_against_jax() -> None:
+    jac = s2s.jacrev(F.copy_pop_loop)
+    x = np.array([0.3, -0.5, 0.9, 0.2])
+    for n in (2, 2, 4, 3, 2):
+        np.testing.assert_allclose(jac(x, n), jax.jacrev(J.copy_pop_loop)(x, n), rtol=1e-12)
