@@ -371,8 +371,7 @@ class FunctionLowerer:
     def enter(self, plan: Plan) -> list[str]:
         """Bind a planned callee's parameters (in its own Normalizer): IR parameters
         for atoms, function values, ``*args`` packed as a tuple, ``**kwargs`` as a dict."""
-        n = self.n
-        params: list[str] = []
+        n, params = self.n, []
         n.out = []
         for kind, name, detail in plan.entries:
             if kind in ("arg", "default", "frozen"):  # (frozen: a distribution, made again)
@@ -393,9 +392,7 @@ class FunctionLowerer:
                 n.lets[name] = n.out[-1]
                 n.env[name] = name
                 n.bound.add(name)
-        for root, obj in plan.roots.items():  # (the caller's names for its functions)
-            n.resolver.namespace.setdefault(root, obj)
-            n.resolver.depends_on(FreeVar(root, cell=types.CellType(obj)), n.p.node)
+        _enter_roots(n, plan)
         self.prefix = list(n.out)
         plan.params = params
         return params
@@ -601,6 +598,13 @@ def _pass_roots(n: Any, plan: Plan, value: FnValue, node: Any) -> None:
             n.resolver.bind_namespace(root, node)
             if n.resolver.namespace.get(root) is not None:
                 plan.roots[root] = n.resolver.namespace[root]
+
+
+def _enter_roots(n: Any, plan: Plan) -> None:
+    """In the callee: the caller's names for the functions it passes (_pass_roots)."""
+    for root, obj in plan.roots.items():
+        n.resolver.namespace.setdefault(root, obj)
+        n.resolver.depends_on(FreeVar(root, cell=types.CellType(obj)), n.p.node)
 
 
 def _called_as_written(n: Any, fv: FnValue, plan: Plan, node: Any) -> bool:
