@@ -72,3 +72,20 @@ def copy_pop_loop(x, n):
         q.append(np.sin(x[i]) * parts[-2])
         parts = q
     return np.stack(parts) * 2.0
+
+
+# ---- a dict filled in a loop over a dict argument's keys, read after the loop -----------
+
+def dict_filled_then_counted(x, p):
+    out = {}
+    for k in p:
+        out[k] = p[k] * x
+    return len(out) * np.sum(x) + sum(np.sum(v ** 2) for v in out.values())
+
+
+def dict_filled_then_listed(x, p):
+    out = {}
+    for k in p:
+        out[k] = np.sin(p[k] * x)
+    names = list(out)
+    return np.sum(out[names[0]] * x) + np.sum(np.stack([out[k] for k in out]))

@@ -125,3 +125,40 @@ def test_taped_integer_exponent_against_jax(dtype) -> None:
         v = np.eye(3, dtype=dtype)[k % 3]
         np.testing.assert_allclose(s2s.jvp(g, (x,), (v,))[1],
                                    jax.jvp(jax.grad(fj), (x,), (v,))[1], **_tol(dtype))
+
+
+# ---- a dict filled in a loop over a dict argument's keys --------------------------------
+# `out = {}; for k in p: out[k] = ...`: after the loop the frontend still read `out` as
+# the empty literal it started as: len(out) was 0 and out.values() empty, so
+# grad(dict_filled_then_counted)([0.3, -0.5, 0.9], {"a": 1.0, "b": 2.0}) gave [0, 0, 0]
+# where JAX gives 2 + 2 * (1 + 4) x = [5, -3, 11], silently; list(out)[0] was refused as
+# an index out of range of an empty list.
+
+FILLED = ["dict_filled_then_counted", "dict_filled_then_listed"]
+KEYS = [{"a": 1.0, "b": 2.0}, {"a": 1.0, "b": 2.0}, {"b": -1.0, "a": 0.5, "c": 3.0}, {"z": 2.0}]
+
+
+def test_default_tier_a_dict_filled_in_a_loop() -> None:
+    f = F.dict_filled_then_counted
+    g = s2s.grad(f)
+    x = np.array([0.3, -0.5, 0.9])
+    for p in KEYS[1:3]:
+        np.testing.assert_allclose(g(x, p), _central(lambda z: f(z, p), x),
+                                   rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", FILLED)
+def test_a_dict_filled_in_a_loop_against_jax(name, dtype) -> None:
+    f, fj = getattr(F, name), getattr(J, name)
+    x = np.array([0.3, -0.5, 0.9], dtype=dtype)
+    for make in (s2s.grad, lambda f: s2s.jit(s2s.grad(f)),
+                 lambda f: s2s.jit(s2s.grad(f), backend="jax")):
+        g = make(f)
+        for p in KEYS * 3:
+            p = {k: np.asarray(v, dtype) for k, v in p.items()}
+            np.testing.assert_allclose(g(x, p), jax.grad(fj)(x, p), **_tol(dtype))
+    for p in KEYS:
+        p = {k: np.asarray(v, dtype) for k, v in p.items()}
+        np.testing.assert_allclose(s2s.jit(f)(x, p), fj(x, p), **_tol(dtype))
