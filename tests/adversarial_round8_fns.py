@@ -89,3 +89,12 @@ def dict_filled_then_listed(x, p):
         out[k] = np.sin(p[k] * x)
     names = list(out)
     return np.sum(out[names[0]] * x) + np.sum(np.stack([out[k] for k in out]))
+
+
+# ---- jacfwd of an input with no element -------------------------------------------------
+
+def loop_over_items(x):
+    s = 0.5
+    for i in range(len(x)):
+        s = s * np.sin(x[i]) + x[i]
+    return s

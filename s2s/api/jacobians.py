@@ -191,12 +191,14 @@ class JacFwd(_JacobianCode):
         v.in_axes = (None,) * len(args) + (0,) * len(argnums)
         v.out_axes = (None, 0, None) if self.has_aux else 0
         try:
-            result = v(*args, *tangents)
+            result = v(*args, *tangents) if n else _no_directions(self.fun, args,
+                                                                  self.has_aux)
         except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
             reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted JVP: your line)
             raise refusal_at_user_line(err, t.ir) from None
-        self.source, self._namespace = v.source, v._default()[1].__globals__
+        if n:
+            self.source, self._namespace = v.source, v._default()[1].__globals__
         out_dot = result[1] if self.has_aux else result
         if self.holomorphic:  # (a real output's tangent is real)
             check_outputs("jacfwd", out_dot, True)
@@ -214,6 +216,16 @@ class JacFwd(_JacobianCode):
         built = t.built_template()  # (the output's objects the function built)
         done = records.rebuild(built, (jac, result[2]) if self.has_aux else jac)
         return dtypes_down.through(self.fun, args, done)  # (of a gradient: a Hessian)
+
+
+def _no_directions(fun: Any, args: tuple, has_aux: bool) -> Any:
+    """jacfwd's batched result where the inputs have no element (no direction to
+    batch over; vmap needs an example): (0, *out) zeros per output leaf, as JAX's."""
+    out = fun(*_copies(args))
+    primal, aux = out if has_aux else (out, None)
+    rows = _map_leaves(lambda o: np.zeros((0, *np.shape(o)), np.result_type(
+        np.asarray(o), np.float32)), primal)
+    return (primal, rows, aux) if has_aux else rows
 
 
 def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any:
