@@ -184,3 +184,23 @@ def test_jacfwd_and_hessian_of_an_empty_input_against_jax() -> None:
             expected = getattr(jax, transform.__name__)(J.loop_over_items)(x)
             assert got.shape == expected.shape and got.dtype == expected.dtype, (
                 transform.__name__, got.shape, got.dtype, expected.shape, expected.dtype)
+
+
+# ---- a Hessian whose output is a scalar for one input's shape only ----------------------
+# hessian decided once, at its first call, whether the output is a scalar (then
+# jacfwd(grad(f))) or not (jacfwd(jacrev(f)), JAX's layout): a later call with a
+# matrix, whose output is a vector, raised TypeError "Gradient only defined for
+# scalar-output functions" where JAX gives the (3, 2, 3) Hessian.
+
+
+def test_hessian_decides_scalar_output_per_input_shape() -> None:
+    h = s2s.hessian(F.cubes_down_axis0)
+    x = np.array([0.3, -0.5])
+    np.testing.assert_allclose(h(x), np.diag(6.0 * x), rtol=1e-12)
+    m = np.array([[0.3, -0.5, 1.0], [0.2, 0.7, -1.1]])
+    got = h(m)
+    expected = np.zeros((3, 2, 3, 2, 3))  # (d out_j / d m_ab d m_cd: 6 m_ab where all meet)
+    for j in range(3):
+        for a in range(2):
+            expected[j, a, j, a, j] = 6.0 * m[a, j]
+    np.testing.assert_allclose(got, expected, rtol=1e-12)

@@ -388,7 +388,9 @@ class _Hessian(JacFwd):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         _check_argnums(self.argnums, self.tuple_out, len(args))
         args = _keywords_in_place(self.fun, args, kwargs)
-        if self._checked_out is None:
+        checked = self.__dict__.setdefault("_checked", {})  # (per input shapes: the
+        key = tuple(np.shape(leaf) for leaf in _leaves(args))  # output's rank may follow)
+        if key not in checked:
             user_fn = self.fun.fn
             try:
                 out = run_silenced(user_fn, *_copies(args))  # (the Hessian's run prints)
@@ -397,19 +399,20 @@ class _Hessian(JacFwd):
             if self.has_aux and isinstance(out, tuple) and len(out) == 2:
                 out = out[0]
             _no_array_out(self.__name__, out)
+            checked[key] = False
             if not self.has_aux and (len(_leaves(out)) != 1 or np.ndim(out) != 0):
                 # not a scalar: the Hessian of each output element, as JAX's
                 # jacfwd(jacrev(fun)) lays it out (output dims first)
                 nums = self.argnums if self.tuple_out else self.argnums[0]
                 holo = self.holomorphic
-                self._general = jacfwd(jacrev(user_fn, argnums=nums, holomorphic=holo),
-                                       argnums=nums, holomorphic=holo)
-            self._checked_out = True
-        if self._general is not None:
+                if self._general is None:
+                    self._general = jacfwd(jacrev(user_fn, argnums=nums, holomorphic=holo),
+                                           argnums=nums, holomorphic=holo)
+                checked[key] = True
+        if checked[key]:
             return self._general(*args)
         return super().__call__(*args)
 
-    _checked_out: bool | None = None
     _general: Any = None
 
 
