@@ -236,12 +236,14 @@ class JacFwd(_JacobianCode):
         v.in_axes = (None,) * len(args) + (0,) * len(argnums) + (None,) * len(kw)
         v.out_axes = (None, 0, None) if self.has_aux else 0
         try:
-            result = v(*args, *tangents, *kw.values())
+            result = v(*args, *tangents, *kw.values()) if n else _no_directions(
+                functools.partial(self.fun, **kw) if kw else self.fun, args, self.has_aux)
         except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
             reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted JVP: your line)
             raise refusal_at_user_line(err, t.ir) from None
-        self.source, self._namespace = v.source, v._default()[1].__globals__
+        if n:
+            self.source, self._namespace = v.source, v._default()[1].__globals__
         out_dot = result[1] if self.has_aux else result
         if self.holomorphic:  # (a real output's tangent is real)
             check_outputs("jacfwd", out_dot, True)
@@ -259,6 +261,16 @@ class JacFwd(_JacobianCode):
         built = t.built_template()  # (the output's objects the function built)
         done = records.rebuild(built, (jac, result[2]) if self.has_aux else jac)
         return dtypes_down.through(self.fun, args, done)  # (of a gradient: a Hessian)
+
+
+def _no_directions(fun: Any, args: tuple, has_aux: bool) -> Any:
+    """jacfwd's batched result where the inputs have no element (no direction to
+    batch over; vmap needs an example): (0, *out) zeros per output leaf, as JAX's."""
+    out = fun(*_copies(args))
+    primal, aux = out if has_aux else (out, None)
+    rows = _map_leaves(lambda o: np.zeros((0, *np.shape(o)), np.result_type(
+        np.asarray(o), np.float32)), primal)
+    return (primal, rows, aux) if has_aux else rows
 
 
 def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any:
@@ -424,34 +436,47 @@ class _Hessian(JacFwd):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         _check_argnums(self.argnums, self.tuple_out, len(args))
         args, kw = keywords_in_place(self.fun, args, kwargs)
-        if self._checked_out is None:
-            user_fn = self.fun.fn
+        user_fn = self.fun.fn
+
+        def run() -> Any:
             try:
-                out = run_silenced(functools.partial(user_fn, **kw) if kw else user_fn,
-                                   *_copies(args))  # (the Hessian's run prints)
+                return run_silenced(functools.partial(user_fn, **kw) if kw else user_fn,
+                                    *_copies(args))  # (the Hessian's run prints)
             except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
                 reraise_located(err, None, _base_name(user_fn))
-            self.check_output(out)
-        if self._general is not None:
-            return with_keywords(self._general, len(args), tuple(kw))(
-                *args, *kw.values()) if kw else self._general(*args)
+
+        general = self.general_for(args, run)
+        if general is not None:
+            return with_keywords(general, len(args), tuple(kw))(
+                *args, *kw.values()) if kw else general(*args)
         return super().__call__(*args, **kw)
 
-    def check_output(self, out: Any) -> None:
+    def general_for(self, args: tuple, run: Callable[[], Any]) -> Any:
+        """``jacfwd(jacrev(fun))`` where the output for inputs of these shapes is not a
+        scalar (``run()`` computes it, once per input shapes: the output's rank may
+        follow them), else None."""
+        checked = self.__dict__.setdefault("_checked", {})
+        key = tuple(np.shape(leaf) for leaf in _leaves(args))
+        if key not in checked:
+            checked[key] = self.check_output(run())
+        return self._general if checked[key] else None
+
+    def check_output(self, out: Any) -> bool:
         """Read the function's output (a value, or a traced one: its shape is what
-        counts): not a scalar, the Hessian of each output element, as JAX's
-        ``jacfwd(jacrev(fun))`` lays it out (output dims first)."""
+        counts): True where it is not a scalar, whose Hessian is each output element's,
+        as JAX's ``jacfwd(jacrev(fun))`` lays it out (output dims first)."""
         if self.has_aux and isinstance(out, tuple) and len(out) == 2:
             out = out[0]
         _no_array_out(self.__name__, out)
-        if not self.has_aux and (len(_leaves(out)) != 1 or np.ndim(out) != 0):
+        if self.has_aux or (len(_leaves(out)) == 1 and np.ndim(out) == 0):
+            return False
+        if self._general is None:
             nums = self.argnums if self.tuple_out else self.argnums[0]
             holo = self.holomorphic
             self._general = jacfwd(jacrev(self.fun.fn, argnums=nums, holomorphic=holo),
                                    argnums=nums, holomorphic=holo)
-        self._checked_out = True
+        return True
 
-    _checked_out: bool | None = None
     _general: Any = None
 
 

@@ -701,10 +701,9 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
     basis by ``lax.map``, a loop XLA compiles once; the blocks laid out as the NumPy
     backend lays them out (output dims first, then input dims)."""
     if isinstance(jac, _Hessian):  # (of a vector output: jacfwd(jacrev(f)), as on NumPy)
-        if jac._checked_out is None:
-            jac.check_output(call(backend, jac.fun.fn, args, kwargs))
-        if jac._general is not None:
-            return jacobian_on_jax(backend, jac._general, args, kwargs)
+        general = jac.general_for(args, lambda: call(backend, jac.fun.fn, args, kwargs))
+        if general is not None:
+            return jacobian_on_jax(backend, general, args, kwargs)
     if kwargs:  # (keyword arguments: passed on, not differentiated, as in JAX)
         positional, kw = keywords_in_place(jac.fun, args, kwargs)
         if kw:

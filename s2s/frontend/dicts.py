@@ -286,10 +286,13 @@ class DictWrites:
         for entry, exit_ in carried:
             if self.known(entry) is not None:
                 self.carried.add(entry)
+            ka, kb = self.known(entry), self.known(exit_)
+            if ka is not None and kb is None and self._per_call(exit_):
+                self.keys[entry] = None  # (`out[k] = v` for a per-call k: its keys after
+                continue  # the loop are the call's, not those it started with)
             node = next((n for e, n in self.in_loops if e == entry), None)
             if node is None:
                 continue
-            ka, kb = self.known(entry), self.known(exit_)
             if ka is not None and kb is not None and tuple(ka) != tuple(kb):
                 name = node.value.value
                 raise self.n.unsupported(

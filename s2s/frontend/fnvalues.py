@@ -35,6 +35,11 @@ class FnValue:
     spelled: bool = False  # `text` names the object in emitted code (a global)
     choice: tuple | None = None
 
+    def texts(self) -> list[str]:
+        """How emitted code names this value and the function values it holds."""
+        inner = [t for v in self._values() if isinstance(v, FnValue) for t in v.texts()]
+        return inner if self.choice is not None else [self.text, *inner]
+
     def leaves(self) -> list[Atom]:
         """The Var atoms it carries, in order (the data a callee given it receives)."""
         out: list[Atom] = []
@@ -108,14 +113,18 @@ class Plan:
     the callee, ``(kind, name, detail)`` with kind ``arg`` (one atom), ``fn`` (a
     function value: its atoms), ``star`` (``*name``: detail atoms), ``kw``
     (``**name``: detail keys), ``frozen`` (a scipy.stats distribution frozen in the
-    caller: detail ``(dist, how many parameters)``, its parameters' atoms).  ``params`` are the IR's parameters in order."""
+    caller: detail ``(dist, how many parameters)``, its parameters' atoms).  ``params`` are the IR's parameters in order.
+    ``roots``: the objects the caller's names for its function values denote (``f_fn``,
+    a parameter's function), which the callee's code calls by those names."""
 
     entries: list[tuple[str, str, Any]] = field(default_factory=list)
     params: list[str] = field(default_factory=list)
+    roots: dict[str, Any] = field(default_factory=dict)
 
     def key(self) -> tuple:
         return tuple((kind, name, detail.key() if isinstance(detail, FnValue) else detail)
-                     for kind, name, detail in self.entries)
+                     for kind, name, detail in self.entries) + tuple(
+            sorted((root, id(obj)) for root, obj in self.roots.items()))
 
     def passes_as_is(self, fn: Any) -> bool:
         """Does the call pass each value to a positional parameter, in order (so that

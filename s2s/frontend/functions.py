@@ -372,8 +372,7 @@ class FunctionLowerer:
     def enter(self, plan: Plan) -> list[str]:
         """Bind a planned callee's parameters (in its own Normalizer): IR parameters
         for atoms, function values, ``*args`` packed as a tuple, ``**kwargs`` as a dict."""
-        n = self.n
-        params: list[str] = []
+        n, params = self.n, []
         n.out = []
         for kind, name, detail in plan.entries:
             if kind in ("arg", "default", "frozen"):  # (frozen: a distribution, made again)
@@ -394,6 +393,7 @@ class FunctionLowerer:
                 n.lets[name] = n.out[-1]
                 n.env[name] = name
                 n.bound.add(name)
+        _enter_roots(n, plan)
         self.prefix = list(n.out)
         plan.params = params
         return params
@@ -544,6 +544,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
                 p.default, pname, node) is not None:
             template = self.of_object(p.default, f"{fv.text}.{pname}", node)
             plan.entries.append(("fn", pname, template))
+            _pass_roots(n, plan, template, node)
         elif not given:
             plan.entries.append(("default", pname, _typed(n, fn, pname, p.default)))
             atoms.append(_default(self, fn, pname, p.default, node))
@@ -555,6 +556,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
                                     "passed to another function here",
                                     "pass `g`, and write `s2s.vmap(g)(x)` where it is called")
             plan.entries.append(("fn", pname, value))
+            _pass_roots(n, plan, value, node)
             atoms += value.leaves()
         elif _frozen(n, value) is not None:
             frozen = _frozen(n, value).args
@@ -609,6 +611,25 @@ def _adapter_base(fv: FnValue, obj: Any) -> str:
         return obj.__name__
     last = fv.text.split(".")[-1]
     return last if last.isidentifier() else re.sub(r"\W+", "_", last).strip("_") or "fn"
+
+
+def _pass_roots(n: Any, plan: Plan, value: FnValue, node: Any) -> None:
+    """The objects this caller's names for ``value`` denote (``f_fn``: a parameter's
+    function), for the callee, whose module does not bind them: its code calls them
+    by those names (bound to None there, its derivative's call failed)."""
+    for text in value.texts():
+        root = text.split(".")[0]
+        if root.isidentifier():
+            n.resolver.bind_namespace(root, node)
+            if n.resolver.namespace.get(root) is not None:
+                plan.roots[root] = n.resolver.namespace[root]
+
+
+def _enter_roots(n: Any, plan: Plan) -> None:
+    """In the callee: the caller's names for the functions it passes (_pass_roots)."""
+    for root, obj in plan.roots.items():
+        n.resolver.namespace.setdefault(root, obj)
+        n.resolver.depends_on(FreeVar(root, cell=types.CellType(obj)), n.p.node)
 
 
 def _called_as_written(n: Any, fv: FnValue, plan: Plan, node: Any) -> bool:

@@ -136,7 +136,8 @@ class StaticReader:
         if let is None or ssa in self.n.buffer_root.values():
             return None
         if let.prim == "make_dict" and "keys" in let.params:  # (else keyed per call)
-            return [(_spell(k), k) for k in let.params["keys"]]
+            keys = self.n.dicts.known(ssa)  # (None: a loop wrote per-call keys into it)
+            return None if keys is None else [(_spell(k), k) for k in keys]
         if let.prim in ("make_tuple", "make_list") and (
                 ssa not in self.n.loop_carried):  # (`parts = parts + [v]` in a loop)
             return [(self.atom_node(a, node), a.value if isinstance(a, Const) else NOVALUE)
@@ -171,7 +172,8 @@ class StaticReader:
                 let = self.n.lets.get(self.n.env.get(base.value, "")) if local else None
                 value = self.static_value(base) if not local else None
                 if let is not None and let.prim == "make_dict" and "keys" in let.params:
-                    value = dict.fromkeys(let.params["keys"])  # (a dict the function made)
+                    keys = self.n.dicts.known(let.target)  # (None: per-call keys written)
+                    value = None if keys is None else dict.fromkeys(keys)  # (made here)
                 if not isinstance(value, dict):
                     return None
                 pairs = [(_spell(k), self._index(base, k)) for k in value]

@@ -22,6 +22,7 @@ from ..ir.nodes import Atom, Const, For, Function, If, Index, Let, Return, Slice
 from ..ir.walk import all_lets, depending, loop_breaks
 from ..primitives import PRIMITIVES
 from ..primitives.registry import arg_slots, refuse_underived
+from .int_items import int_items
 from .list_operands import per_call
 
 # structural primitives: a value built from (or passed through) active values is active
@@ -67,6 +68,8 @@ class Facts:
     producers: dict[str, list[Let]] = field(default_factory=dict)
     scalars: set[str] = field(default_factory=set)  # names whose shape is known to be ()
     int_vars: set[str] = field(default_factory=set)  # names holding Python ints
+    # names read out of a container's items that hold Python ints (a tape's exponent)
+    item_ints: frozenset = frozenset()
     # (id(if), branch) -> the structure of the if's joins on that path
     branch_kinds: dict[tuple[int, int], dict[str, Kind | None]] = field(default_factory=dict)
     # ``t2 = not t``: a path of t2 is t's other path (both name the same test)
@@ -81,6 +84,7 @@ class Facts:
             t.target: k for k, t in enumerate(walk(self.fn.body)) if isinstance(t, Let)}
 
     def _analyse_function(self, arg_kinds: tuple, active_params: tuple[int, ...]) -> None:
+        self.item_ints = int_items(self.fn)
         for i, p in enumerate(self.fn.params):
             self.kinds[p] = arg_kinds[i] if i < len(arg_kinds) else LEAF
             if i in active_params:
@@ -192,7 +196,7 @@ class Facts:
             )
         if s.prim == "getitem" and isinstance(s.args[0], Var):
             base = self.producer.get(s.args[0].name)
-            return base is not None and base.prim == "shape"
+            return base is not None and base.prim == "shape" or s.target in self.item_ints
         return False
 
     def _analyse_for(self, s: For) -> None:
@@ -381,8 +385,8 @@ class Facts:
 
     def is_active(self, s: Let) -> bool:
         prim = PRIMITIVES[s.prim]
-        if prim.nondiff:
-            return False
+        if prim.nondiff or s.prim == "getitem" and s.target in self.item_ints:
+            return False  # (an int read from a tape holding arrays: no derivative)
         if s.prim in STRUCTURAL or s.prim in ("getitem", "array", "asarray"):
             return any(isinstance(a, Var) and a.name in self.active for a in s.args)
         active = [j for j, a in enumerate(s.args) if isinstance(a, Var) and a.name in self.active]

@@ -66,6 +66,7 @@ class RankInference:
         self.vm = vm
         self.inferring: set[str] = set()  # (names whose rank is being inferred)
         self.items_inferring: set[tuple] = set()  # (lists whose items' rank is, by root)
+        self.items_again: set[tuple] = set()  # (of those, the ones read from their starts)
 
     def infer(self, name: str) -> int | None:
         """The rank of a value the probe did not see (a branch the first example did
@@ -220,10 +221,15 @@ class RankInference:
         list a loop makes anew (``acc = [t] + acc``), of those the new one holds."""
         root = self.vm.fn.aliases.get(base, base)
         if (root, path) in self.items_inferring:  # (its items made from its own items:
-            try:  # those it starts with, if they say)
+            if (root, path) in self.items_again:  # those it starts with, if they say;
+                raise _Cycle(f"the rank of `{name}` depends on itself")  # (two lists
+            self.items_again.add((root, path))  # copied from each other: once each)
+            try:
                 return self._item_rank_of(name, root, path, again=True)
             except NoBatchRule:
                 raise _Cycle(f"the rank of `{name}` depends on itself") from None
+            finally:
+                self.items_again.discard((root, path))
         self.items_inferring.add((root, path))
         try:
             return self._item_rank_of(name, root, path)

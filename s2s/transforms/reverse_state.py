@@ -117,12 +117,7 @@ class ReverseState:
             self.reached(name, out)
             self.owned.add(name)
             slots[path] = name
-            cond = simplified(self.when[key] | {self.context})
-            if within(cond, self.context) is None:
-                del self.when[key]
-                self.bound_anyway.discard(key)
-            else:
-                self.when[key] = cond
+            self.added_here(key)
             return
         here = within(self.when[(var, path)], self.context) if (
             current is not None and (var, path) in self.when) else None
@@ -161,6 +156,18 @@ class ReverseState:
         self.owned.add(name)
         self.fresh_buffers.add(name)  # `+` allocated a new array
         slots[path] = name
+
+    def added_here(self, key: tuple[str, tuple]) -> None:
+        """A cotangent bound everywhere but nonzero only where ``when`` says (a loop
+        that may not reach it) was added to in this context: nonzero here too."""
+        if key not in self.bound_anyway:
+            return
+        cond = simplified(self.when[key] | {self.context})
+        if within(cond, self.context) is None:
+            del self.when[key]
+            self.bound_anyway.discard(key)
+        else:
+            self.when[key] = cond
 
     def _a_list(self, var: str, path: tuple) -> bool:
         kind = self.facts.kinds.get(var, LEAF)

@@ -238,6 +238,7 @@ class Backward:
             if current is not None and current in self.state.fresh_buffers:
                 lines = [self._accumulate_index(current, s.params["index"], g[()])]
                 self.state.reached(current, lines)
+                self.state.added_here((s.args[0].name, ()))  # (after a loop that may not)
                 return lines
         return None
 
