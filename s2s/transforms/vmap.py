@@ -74,6 +74,10 @@ class VmapSpec:
     shared_draws: bool = False  # every example one call's draws (jacfwd's basis)
     ranks: dict[tuple[str, tuple], int] = field(default_factory=dict)
     axis_name: Any = None  # the name collectives (s2s.lax.psum) reduce over
+    # an `if` (in no loop, on an unbatched test) whose paths give a value different
+    # ranks: its code made for the probe's path, the other raising runtime.OtherPath
+    # (the caller, vmap called directly, makes that path's code); False: refused
+    path_guards: bool = False
 
 
 def emit_vmap(fn: Function, spec: VmapSpec, module: Module, name: str) -> str:
@@ -369,7 +373,8 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
             spec = VmapSpec(in_axes + (None,) * (len(callee.params) - len(in_axes)),
                             "auto", kinds + (LEAF,) * (len(callee.params) - len(kinds)),
                             tuple(example), len(s.args), self.spec.shared_draws,
-                            axis_name=self.spec.axis_name)
+                            axis_name=self.spec.axis_name,
+                            path_guards=self.spec.path_guards and probed)
             arrays = batched(spec.in_axes)
             unrolled = per_call(callee, spec.arg_kinds, arrays)  # (as probe does)
             try:  # (on the other path's values: NumPy's warnings are not the user's)

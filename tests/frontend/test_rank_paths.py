@@ -28,7 +28,7 @@ if HAVE_JAX:
 
 # the test points: A takes the first path of every `if` (x[0], x[1], sum(x) > 0;
 # three_ranks's x[0] > 1 too), B the last, C the middle of three_ranks's
-A = np.array([1.3, 0.5, 2.0])
+A = np.array([1.3, 0.5, 1.0])
 B = np.array([-1.3, -0.5, 0.2])
 C = np.array([0.4, -0.5, 0.7])
 NAMES = ["vec_or_sum", "dict_if_ranks", "tuple_if_ranks", "matrix_or_vector",
@@ -65,8 +65,25 @@ def _tol(dtype):
     return dict(rtol=1e-10, atol=1e-12) if dtype == np.float64 else dict(rtol=2e-5, atol=2e-5)
 
 
+# an `if` in a loop takes a path per iteration: one batched code per call cannot
+# follow it (JAX takes it: its trace unrolls the loop); refused, located
+REFUSED = {("in_loop", "jacfwd"), ("in_loop", "hessian")}
+
+
+def _located(err: s2s.TransformError) -> None:
+    text = str(err)
+    assert f'File "{F.__file__}", line ' in text and "<s2s" not in text, text
+    assert "other path of its `if`" in text, text
+
+
 def _check(name, transform, order, dtype, calls=(1, 3, 10)):
     f, fj = getattr(F, name), getattr(J, name)
+    if (name, transform) in REFUSED:
+        for key in _orders(name)[order][:2]:
+            with pytest.raises(s2s.TransformError) as info:
+                _s2s(transform, f)(POINTS[key].astype(dtype))
+            _located(info.value)
+        return
     if transform not in ("jacrev", "jacfwd") and name == "vector_out":
         pytest.skip("a vector output: its Jacobians only")
     ours, theirs = _s2s(transform, f), _jax(transform, fj)
@@ -78,7 +95,9 @@ def _check(name, transform, order, dtype, calls=(1, 3, 10)):
             continue
         expected = theirs(x)
         assert np.asarray(got).dtype == np.asarray(expected).dtype, (got, expected)
-        np.testing.assert_allclose(got, expected, **_tol(dtype), err_msg=f"call {call}")
+        tol = _tol(dtype)  # (float32: JAX's own error, vs float64, grows with the values)
+        tol["atol"] *= max(1.0, float(np.max(np.abs(expected), initial=0.0)))
+        np.testing.assert_allclose(got, expected, **tol, err_msg=f"call {call}")
         got[...] = np.nan  # (no later result may share it)
         seen[key] = True
     assert len(seen) >= 2  # (both paths checked)
