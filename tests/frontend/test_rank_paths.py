@@ -103,12 +103,22 @@ def _check(name, transform, order, dtype, calls=(1, 3, 10)):
     assert len(seen) >= 2  # (both paths checked)
 
 
+def _central(f, x, eps=1e-6):
+    return np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(x.size)])
+
+
 def test_default_tier_dict_if_ranks_jacrev() -> None:
     """The issue's case (jacrev gave [2.2, 3.4, 4.6] where JAX gives [1.4, 1.8, 2.2]
-    on the path the first call did not take), both orders, float64; the sweep below
-    runs every case."""
-    for order in ("AB", "BA"):
-        _check("dict_if_ranks", "jacrev", order, np.float64, calls=(1, 2, 3, 10))
+    on the path the first call did not take), both orders, every one of ten calls,
+    float64, against central differences; the sweep below runs every case against
+    JAX."""
+    for order in ("ABBABAABAB", "BAABABBABA"):
+        for name in ("dict_if_ranks",):
+            jac = s2s.jacrev(getattr(F, name))
+            for call, key in enumerate(order, 1):
+                x = POINTS[key] * (1.0 + 0.05 * call)
+                np.testing.assert_allclose(jac(x), _central(getattr(F, name), x),
+                                           rtol=1e-6, atol=1e-8, err_msg=f"call {call}")
 
 
 @pytest.mark.slow
@@ -126,9 +136,76 @@ def test_grad_of_a_product_of_two_rank_changing_joins() -> None:
     and a scalar on the other (``b`` likewise): the analysis took a join bound on
     two paths for a scalar when the path analysed last made it one, and dropped the
     unbroadcast of its cotangent (grad(two_tests) gave [45.9, 14.3, 92.1] where JAX
-    gives [71.5, 27.5, 110.0]; three_ranks raised NumPy's error from emitted code)."""
+    gives [71.5, 27.5, 110.0]; three_ranks raised NumPy's error from emitted code).
+    Central differences here; JAX in the sweep above."""
     for name in ("two_tests", "three_ranks"):
-        g, gj = s2s.grad(getattr(F, name)), jax.grad(getattr(J, name))
+        g = s2s.grad(getattr(F, name))
         for key in "ABCD":
             x = POINTS[key]
-            np.testing.assert_allclose(g(x), gj(x), **_tol(np.float64))
+            np.testing.assert_allclose(g(x), _central(getattr(F, name), x), rtol=1e-6,
+                                       atol=1e-8)
+
+
+W = np.stack([np.array([0.5, 1.0, 2.0]), np.array([-1.0, 0.3, 0.7])])
+
+
+def test_default_tier_vmap_over_an_unbatched_test() -> None:
+    """The sweep below against JAX; here the Python loop over the examples."""
+    v = s2s.vmap(F.weighted, in_axes=(None, 0))
+    for call, key in enumerate("ABBA", 1):
+        x = POINTS[key] * (1.0 + 0.05 * call)
+        np.testing.assert_allclose(v(x, W), [F.weighted(x, w) for w in W], rtol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+def test_vmap_over_an_unbatched_test(dtype) -> None:
+    """``vmap(f, in_axes=(None, 0))``: the test reads the unbatched ``x`` (JAX takes
+    it: its test is concrete), so every example takes one path; each path's code,
+    both orders, against JAX; vmap(grad) too."""
+    w = W.astype(dtype)
+    v = s2s.vmap(F.weighted, in_axes=(None, 0))
+    vg = s2s.vmap(s2s.grad(F.weighted), in_axes=(None, 0))
+    vj = jax.vmap(J.weighted, in_axes=(None, 0))
+    vgj = jax.vmap(jax.grad(J.weighted), in_axes=(None, 0))
+    for call, key in enumerate("ABBABAABAB" if dtype == np.float64 else "BAAB", 1):
+        x = (POINTS[key] * (1.0 + 0.05 * call)).astype(dtype)
+        for ours, theirs in ((v, vj), (vg, vgj)):
+            got, expected = ours(x, w), theirs(x, w)
+            assert got.dtype == expected.dtype
+            np.testing.assert_allclose(got, expected, **_tol(dtype))
+
+
+@pytest.mark.parametrize("name", ["vec_or_sum", "dict_if_ranks", "tuple_if_ranks"])
+def test_vmap_over_a_batched_test_is_refused_located(name) -> None:
+    """With the test batched both paths run and ``np.where`` joins them per example:
+    one array cannot hold a rank per example (JAX refuses too: a traced `if`)."""
+    for f in (getattr(F, name), s2s.grad(getattr(F, name))):
+        with pytest.raises(s2s.TransformError) as info:
+            s2s.vmap(f)(np.stack([A, B]))
+        _located(info.value)
+        assert "its test is batched" in str(info.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+def test_composed_and_jitted(dtype) -> None:
+    """``s2s.jit(jacrev)`` (numpy backend), ``jacfwd(jacrev)`` and ``jacrev(jacrev)``
+    through the paths in both orders, against JAX; the code shows the guard."""
+    for order in ("ABBA", "BAAB"):
+        jj = s2s.jit(s2s.jacrev(F.vec_or_sum))
+        jh = s2s.jit(s2s.hessian(F.dict_if_ranks))
+        jf = s2s.jacfwd(s2s.jacrev(F.vector_out))
+        jr = s2s.jacrev(s2s.jacrev(F.two_tests))
+        for key in order:
+            x = POINTS[key].astype(dtype)
+            for ours, theirs in ((jj, jax.jacrev(J.vec_or_sum)),
+                                 (jh, jax.hessian(J.dict_if_ranks)),
+                                 (jf, jax.jacfwd(jax.jacrev(J.vector_out))),
+                                 (jr, jax.jacrev(jax.jacrev(J.two_tests)))):
+                tol = _tol(dtype)
+                tol["atol"] *= 10
+                np.testing.assert_allclose(ours(x), theirs(x), **tol)
+    jac = s2s.jacrev(F.vec_or_sum)
+    jac(A)
+    assert 'raise OtherPath("sum_x_greater_0", False)' in jac.source, jac.source
