@@ -206,6 +206,9 @@ def test_composed_and_jitted(dtype) -> None:
                 tol = _tol(dtype)
                 tol["atol"] *= 10
                 np.testing.assert_allclose(ours(x), theirs(x), **tol)
+    with pytest.raises(s2s.TransformError) as info:  # (the jit reads vmap's one code)
+        s2s.jit(s2s.vmap(F.weighted, in_axes=(None, 0)))(A, W.astype(dtype))
+    _located(info.value)
     jac = s2s.jacrev(F.vec_or_sum)
     jac(A)
     assert 'raise OtherPath("sum_x_greater_0", False)' in jac.source, jac.source
