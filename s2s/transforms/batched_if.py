@@ -10,10 +10,11 @@ import numpy as np
 
 from ..emit.code import Block, Line
 from ..errors import TransformError
-from ..ir.kinds import LEAF, Tree, literal, path_text
+from ..ir.kinds import LEAF, Seq, Tree, literal, path_text
 from ..ir.nodes import Break, Const, For, If, Let, Stmt, Var, uses, walk
 from ..ir.spelling import atom_text
 from ..primitives.batching import NoBatchRule, align
+from .batched_loops import SEQ_ITEM, stacked_items
 from .ranks import VALUES, prim_family
 from .replay import has_effects
 
@@ -110,6 +111,11 @@ class BatchedIf:
         `if` batched and this one did not (``had``); a container is built again, its
         other leaves as they are."""
         n = self.vm.use_batch_size()
+        kind = self.vm.kind(j)
+        if isinstance(kind, Seq):  # a list grown in a loop: each item's (it was the
+            # list broadcast as one array: its length the batch size)
+            return stacked_items(j, kind, {p[1:] for p in paths - had if p[:1] == (
+                SEQ_ITEM,)}, n)
 
         def leaf(p: tuple) -> str:
             text = path_text(j, p)
