@@ -109,10 +109,10 @@ def _central(f, x, eps=1e-6):
 
 def test_default_tier_dict_if_ranks_jacrev() -> None:
     """The issue's case (jacrev gave [2.2, 3.4, 4.6] where JAX gives [1.4, 1.8, 2.2]
-    on the path the first call did not take), both orders, every one of ten calls,
+    on the path the first call did not take), both orders, four calls each,
     float64, against central differences; the sweep below runs every case against
     JAX."""
-    for order in ("ABBABAABAB", "BAABABBABA"):
+    for order in ("ABBA", "BAAB"):
         for name in ("dict_if_ranks",):
             jac = s2s.jacrev(getattr(F, name))
             for call, key in enumerate(order, 1):
