@@ -31,20 +31,6 @@ def unbroadcast(g, x):
     return g
 
 
-class OtherPath(Exception):
-    """Raised by batched code made for one path of an ``if`` on a value that is the
-    same for every example, where a value's rank differs between its paths: this
-    call took the other path, whose code s2s.vmap makes (on this call's example) and
-    runs instead.  ``test`` names the test, ``taken`` the path this call took."""
-
-    def __init__(self, test, taken):
-        super().__init__(f"the batched code was made for the other path of `if {test}:`")
-        self.test, self.taken = test, taken
-
-
-__all__ += ["OtherPath"]
-
-
 def stop_gradient(x):
     """``x`` itself, read as a constant: no derivative flows through it."""
     return x

@@ -10,11 +10,11 @@ import numpy as np
 
 from ..emit.code import compile_module
 from ..errors import TransformError
-from ..runtime import OtherPath
 from ..ir.kinds import LEAF, Kind, kind_of
 from ..ir.nodes import Function
 from ..primitives import registry
 from ..primitives.registry import _GENERATION
+from ..runtime import OtherPath
 from ..transforms.list_operands import batched
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
