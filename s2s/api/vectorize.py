@@ -548,21 +548,25 @@ class PathVariants:
 
     def __call__(self, *args: Any) -> Any:
         missed: set[tuple] = set()  # (test, the path this call took) of each raise
-        for k, fn in enumerate(self.variants):
-            try:
+        for k, fn in enumerate(list(self.variants)):  # (a copy: another thread's call
+            try:  # may reorder them)
                 out = self._run(fn, args)
             except OtherPath as err:
                 missed.add((err.test, err.taken))
                 continue
             if k:
-                self.variants.insert(0, self.variants.pop(k))
+                with _LOCK:
+                    if fn in self.variants:
+                        self.variants.remove(fn)
+                    self.variants.insert(0, fn)
             return out
         while len(self.variants) < self.LIMIT:
             # this call's path, keyed by the paths it took where variants raised (the
             # code made for that key, maybe by another object of the same function,
             # may raise at an `if` further on: then keyed by one more)
             fn = self.owner._function_for(args, tuple(sorted(missed, key=repr)))
-            self.variants.insert(0, fn)
+            with _LOCK:
+                self.variants.insert(0, fn)
             try:
                 return self._run(fn, args)
             except OtherPath as err:

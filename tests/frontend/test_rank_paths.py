@@ -212,3 +212,40 @@ def test_composed_and_jitted(dtype) -> None:
     jac = s2s.jacrev(F.vec_or_sum)
     jac(A)
     assert 'raise OtherPath("sum_x_greater_0", False)' in jac.source, jac.source
+
+
+@pytest.mark.slow
+def test_edge_inputs_and_threads() -> None:
+    """Size-1 and 0-size `x` (its rank still differs between the paths), NaN and inf
+    (NaN takes the `else`), against JAX; four threads calling one jacrev object
+    through the four paths of two_tests (its variants are made and reordered
+    concurrently)."""
+    import threading
+    import warnings
+
+    for x in (np.array([0.7]), np.array([-0.7]), np.zeros(0), np.array([np.nan, 1.0, 2.0]),
+              np.array([np.inf, 1.0, -2.0])):
+        for transform in ("jacrev", "jacfwd", "hessian"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # (inf - inf: NumPy's)
+                got = getattr(s2s, transform)(F.vec_or_sum)(x)
+            expected = getattr(jax, transform)(J.vec_or_sum)(x)
+            assert np.shape(got) == np.shape(expected)
+            np.testing.assert_allclose(got, expected, rtol=1e-12, equal_nan=True)
+    jac = s2s.jacrev(F.two_tests)
+    points = [A, B, POINTS["D"], np.array([-0.9, 0.6, 0.3])]
+    expected = [np.asarray(jax.jacrev(J.two_tests)(p)) for p in points]
+    wrong = []
+
+    def work(k):
+        for r in range(40):
+            i = (k + r) % 4
+            if not np.allclose(jac(points[i]), expected[i], rtol=1e-12):
+                wrong.append(i)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong
