@@ -55,10 +55,17 @@ class BatchedIf:
                 bodies.append(items)
                 states.append(self.vm.b)
             self.vm.b = before
-            # (refused where the batched code reads the rank of such a join)
-            clash = _join_rank_clash(self.vm, s, {j for j in s.joins if states[0].get(
-                j) or states[1].get(j)} | _rank_targets(self.vm))
-            if clash is not None:
+            # refused where it cannot be batched per path (in a loop, read by another
+            # transform): which later code reads such a join's rank is not followed
+            # through tapes (jacrev of such an `if` in a loop gave wrong Jacobians)
+            if _ranks_differ(self.vm, s):
+                clash = _join_rank_clash(self.vm, s, set(s.joins))
+                if clash is None:
+                    raise self.vm.fail(s, NoBatchRule(
+                        "a value this `if` binds has another rank on each path (through "
+                        "the `if`s in it): the batched code is made for the ranks of "
+                        "the path the first example took",
+                        "give the value the same shape on every path (np.broadcast_to)"))
                 raise _rank_refusal(self.vm, s, *clash)
             for j in s.joins:
                 paths = states[0].get(j, set()) | states[1].get(j, set())
@@ -420,51 +427,6 @@ def _rank_refusal(vm: Any, s: If, let: Let, j: str, ranks: list[int]) -> Transfo
         f"{min(ranks)} on the other path of its `if`: {where}",
         "give the value the same shape on both paths (np.broadcast_to, "
         "np.full_like), or compute it outside the vmapped function"))
-
-
-def _rank_targets(vm: Any) -> set[str]:
-    """The unbatched values whose rank a batched one takes (``unbroadcast(g, y)``'s
-    ``y``, ``np.shape(y)``'s), followed back through identities and the containers
-    they were read from (``b = d["b"]`` of a dict an ``if`` joined: its leaf ``d_b``):
-    their rank on each path decides the batched code's."""
-    found = getattr(vm, "_rank_targets", None)
-    if found is not None:
-        return found
-    todo = [st.args[k].name for st in walk(vm.fn.body) if isinstance(st, Let)
-            for k in ((1,) if st.prim == "unbroadcast" else (0,) if st.prim == "shape"
-                      else ()) if len(st.args) > k and isinstance(st.args[k], Var)]
-    found = vm._rank_targets = set()
-    while todo:
-        name = todo.pop()
-        if name in found:
-            continue
-        found.add(name)
-        for st in vm.facts.producers.get(name) or [vm.facts.producer.get(name)]:
-            if st is None or not st.args or not isinstance(st.args[0], Var):
-                continue
-            if st.prim == "identity":
-                todo.append(st.args[0].name)
-            elif prim_family(st.prim) in ("elementwise", "binary"):  # (`np.tanh(m)`'s
-                todo += [a.name for a in st.args if isinstance(a, Var)]  # rank: m's)
-            elif st.prim == "getitem" and isinstance(vm.kind(st.args[0].name), Tree):
-                todo += _item_sources(vm, st)
-    return found
-
-
-def _item_sources(vm: Any, st: Let) -> list[str]:
-    """The names the container ``st`` reads an item of was built with at that key."""
-    try:
-        key = vm.facts.container_key(st, vm.kind(st.args[0].name))
-    except TransformError:
-        return []
-    out = []
-    for made in vm.facts.producers.get(st.args[0].name) or [
-            vm.facts.producer.get(st.args[0].name)]:
-        if made is not None and made.prim in ("make_dict", "make_tuple"):
-            keys = list(made.params.get("keys") or range(len(made.args)))
-            if key in keys and isinstance(made.args[keys.index(key)], Var):
-                out.append(made.args[keys.index(key)].name)
-    return out
 
 
 def _path_rank(vm: Any, let: Let | None, branch: list[Stmt]) -> int | None:

@@ -95,3 +95,14 @@ def helper(x):
 
 def via_callee(x):
     return np.sum(helper(x) * np.cos(x))
+
+
+def callee_both_paths(x):
+    return np.sum(helper(x) * x) + np.sum(helper(-x) * np.sin(x))
+
+
+def callee_in_loop(x):
+    s = 0.0
+    for i in range(2):
+        s = s + np.sum(helper(x * (1.0 - 2.0 * i)) * np.cos(x))
+    return s

@@ -32,7 +32,8 @@ A = np.array([1.3, 0.5, 1.0])
 B = np.array([-1.3, -0.5, 0.2])
 C = np.array([0.4, -0.5, 0.7])
 NAMES = ["vec_or_sum", "dict_if_ranks", "tuple_if_ranks", "matrix_or_vector",
-         "three_ranks", "two_tests", "vector_out", "in_loop", "via_callee"]
+         "three_ranks", "two_tests", "vector_out", "in_loop", "via_callee",
+         "callee_both_paths", "callee_in_loop"]
 TRANSFORMS = ["jacrev", "jacfwd", "hessian", "jvp_of_grad", "grad"]
 
 
@@ -67,7 +68,13 @@ def _tol(dtype):
 
 # an `if` in a loop takes a path per iteration: one batched code per call cannot
 # follow it (JAX takes it: its trace unrolls the loop); refused, located
-REFUSED = {("in_loop", "jacfwd"), ("in_loop", "hessian")}
+# (jacrev of in_loop gave wrong Jacobians on main, silently, when the first call took
+# the scalar path: [16.4, 13.2, 15.2] where JAX gives [11.96, 4.6, 9.2] at A * 1.15)
+REFUSED = {("in_loop", "jacfwd"), ("in_loop", "hessian"), ("in_loop", "jacrev"),
+           ("callee_in_loop", "jacfwd"), ("callee_in_loop", "hessian")}
+# jacrev of a callee's such `if` in a loop: refused where the probe's example gives the
+# batched code a rank it reads on the other path (A first), right where it does not
+RIGHT_OR_REFUSED = {("callee_in_loop", "jacrev")}
 
 
 def _located(err: s2s.TransformError) -> None:
@@ -90,7 +97,15 @@ def _check(name, transform, order, dtype, calls=(1, 3, 10)):
     seen = {}
     for call, key in enumerate(_orders(name)[order], 1):
         x = (POINTS[key] * (1.0 + 0.05 * call)).astype(dtype)
-        got = ours(x)
+        if (name, transform) in RIGHT_OR_REFUSED:
+            try:
+                got = ours(x)
+            except s2s.TransformError as err:
+                _located(err)
+                ours = _s2s(transform, f)  # (a new object: the next call's probe)
+                continue
+        else:
+            got = ours(x)
         if call not in calls:
             continue
         expected = theirs(x)
@@ -100,7 +115,7 @@ def _check(name, transform, order, dtype, calls=(1, 3, 10)):
         np.testing.assert_allclose(got, expected, **tol, err_msg=f"call {call}")
         got[...] = np.nan  # (no later result may share it)
         seen[key] = True
-    assert len(seen) >= 2  # (both paths checked)
+    assert len(seen) >= (1 if (name, transform) in RIGHT_OR_REFUSED else 2)  # (both paths)
 
 
 def _central(f, x, eps=1e-6):
@@ -190,25 +205,27 @@ def test_vmap_over_a_batched_test_is_refused_located(name) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
 def test_composed_and_jitted(dtype) -> None:
-    """``s2s.jit(jacrev)`` (numpy backend), ``jacfwd(jacrev)`` and ``jacrev(jacrev)``
-    through the paths in both orders, against JAX; the code shows the guard."""
+    """``s2s.jit(jacrev)`` (numpy backend) and ``hessian`` under it through the paths
+    in both orders, against JAX; the code shows the guard; ``jacfwd(jacrev)`` and
+    ``jacrev(jacrev)`` (the `if` in the Jacobian's loop over its basis) and
+    ``s2s.jit(vmap)`` refused, located."""
     for order in ("ABBA", "BAAB"):
         jj = s2s.jit(s2s.jacrev(F.vec_or_sum))
         jh = s2s.jit(s2s.hessian(F.dict_if_ranks))
-        jf = s2s.jacfwd(s2s.jacrev(F.vector_out))
-        jr = s2s.jacrev(s2s.jacrev(F.two_tests))
         for key in order:
             x = POINTS[key].astype(dtype)
             for ours, theirs in ((jj, jax.jacrev(J.vec_or_sum)),
-                                 (jh, jax.hessian(J.dict_if_ranks)),
-                                 (jf, jax.jacfwd(jax.jacrev(J.vector_out))),
-                                 (jr, jax.jacrev(jax.jacrev(J.two_tests)))):
+                                 (jh, jax.hessian(J.dict_if_ranks))):
                 tol = _tol(dtype)
                 tol["atol"] *= 10
                 np.testing.assert_allclose(ours(x), theirs(x), **tol)
     with pytest.raises(s2s.TransformError) as info:  # (the jit reads vmap's one code)
         s2s.jit(s2s.vmap(F.weighted, in_axes=(None, 0)))(A, W.astype(dtype))
     _located(info.value)
+    for outer in (s2s.jacfwd, s2s.jacrev):  # (vmap of the Jacobian's loop over its
+        with pytest.raises(s2s.TransformError) as info:  # basis: the `if` in a loop)
+            outer(s2s.jacrev(F.vector_out))(A.astype(dtype))
+        _located(info.value)
     jac = s2s.jacrev(F.vec_or_sum)
     jac(A)
     assert 'raise OtherPath("sum_x_greater_0", False)' in jac.source, jac.source
