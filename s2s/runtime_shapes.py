@@ -6,6 +6,7 @@ here allocates an array of the shapes it reasons about: shapes are tuples, dtype
 come from NumPy evaluating the operation on 0-d or size-1 stand-ins (under NumPy 2's
 promotion rules a result's dtype does not depend on the operands' sizes), and a
 ``view_stand_in`` is a zero-strided view of one element, whatever its shape.
+And ``OtherPath``, which vmap's code made for one path's ranks raises on the other.
 """
 
 from __future__ import annotations
@@ -62,6 +63,20 @@ class ShapeDtypeStruct:
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+
+class OtherPath(Exception):
+    """Raised by batched code made for one path of an ``if`` on a value that is the
+    same for every example, where a value's rank differs between its paths: this
+    call took the other path, whose code s2s.vmap makes (on this call's example) and
+    runs instead.  ``test`` names the test, ``taken`` the path this call took."""
+
+    def __init__(self, test, taken):
+        super().__init__(f"the batched code was made for the other path of `if {test}:`")
+        self.test, self.taken = test, taken
+
+
+__all__ += ["OtherPath"]
 
 
 def _is_abstract(x: Any) -> bool:

@@ -9,10 +9,12 @@ from typing import Any, Callable
 import numpy as np
 
 from ..emit.code import compile_module
+from ..errors import TransformError
 from ..ir.kinds import LEAF, Kind, kind_of
 from ..ir.nodes import Function
 from ..primitives import registry
 from ..primitives.registry import _GENERATION
+from ..runtime import OtherPath
 from ..transforms.list_operands import batched
 from ..transforms.module import Module
 from ..transforms.vmap import VmapSpec, emit_vmap, probe
@@ -104,12 +106,15 @@ def _none_for_nones(out: Any) -> Any:
 def _unshared(out: Any, args: tuple, fn: Callable) -> Any:
     """The batched results, each array copied where it may share memory with an
     argument or a module array the code reads (``x.T`` of an argument is a view): a
-    caller writing into a result never changes its inputs."""
+    caller writing into a result never changes its inputs; and where it is a
+    read-only view (``np.broadcast_to`` of an unbatched result), so the caller can."""
     if isinstance(out, np.ndarray):
-        return out.copy() if _shares(out, _foreign(args, fn)) else out
+        return out.copy() if not out.flags.writeable or _shares(
+            out, _foreign(args, fn)) else out
     if type(out) in (tuple, list):
         foreign = _foreign(args, fn)
-        if any(isinstance(o, np.ndarray) and _shares(o, foreign) for o in out):
+        if any(isinstance(o, np.ndarray) and (not o.flags.writeable or _shares(
+                o, foreign)) for o in out):
             return type(out)(_unshared(o, args, fn) for o in out)
         if all(isinstance(o, np.ndarray) or o is None for o in out):
             return out
@@ -239,7 +244,7 @@ class Vmapped(Transformed):
         example = tuple(_slice0(a, ax) for a, ax in zip(self._args, self._axes))
         spec = VmapSpec(self._axes + (None,) * (len(ir.params) - len(self._axes)),
                         self.out_axes, kinds, example, len(self._axes), self.shared_draws,
-                        axis_name=self.axis_name)
+                        axis_name=self.axis_name, path_guards=self._paths is not None)
         spec.ranks = probe(ir, example, arrays=batched(spec.in_axes))
         emit_vmap(ir, spec, module, self.__name__)
 
@@ -282,11 +287,13 @@ class Vmapped(Transformed):
             del self._guards[fast]
             self._hot.clear()  # (its hot entry ran the code just dropped)
         if fn is None:
-            fn = self._function_for(args)
+            fn = self._function_for(args, ())
+            assert self._last is not None
+            if "raise OtherPath(" in self._last[0]:  # (code made per path: never
+                fn = PathVariants(self, fn)  # specialized, nor a hot entry)
             if fast is not None:
                 self._fast[fast] = fn
-                assert self._last is not None
-                if self.specialize and not any(
+                if self.specialize and not isinstance(fn, PathVariants) and not any(
                         np.ndim(a) and np.result_type(a).kind in "iub"
                         for a in _leaves(args)):
                     self._pending[fast] = self._last[0]
@@ -447,8 +454,14 @@ class Vmapped(Transformed):
         assert self._last is not None
         return self._last
 
-    def _function_for(self, args: tuple) -> Callable:
-        """Check the arguments with JAX's messages; the emitted batched function."""
+    def _function_for(self, args: tuple, paths: tuple | None = None) -> Callable:
+        """Check the arguments with JAX's messages; the emitted batched function.
+        ``paths``: None where the code is read by another transform or s2s.jit (an
+        ``if`` whose paths give a value different ranks is refused); else the
+        batched code may be made for the path of such an ``if`` these arguments'
+        first example takes, the other raising ``OtherPath`` (``PathVariants``):
+        the ``(test, taken)`` of the variants that raised for this call, which keys
+        its code."""
         in_axes = self.in_axes
         if isinstance(in_axes, tuple):
             if len(in_axes) != len(args):
@@ -501,6 +514,9 @@ class Vmapped(Transformed):
             self._refresh()
             kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(self.ir.params) - len(args))
             key_axes = (_hashable(self._axes), _hashable(self.out_axes), self.axis_name)
+            if paths is not None:
+                key_axes += (("paths",) + paths,)
+            self._paths = paths  # (read by _emit)
             # an inner vmap is asked with one example: a batch for it
             example = tuple(_slice0(a, ax) for a, ax in zip(args, self._axes)) \
                 if isinstance(self.inner, Vmapped) else None
@@ -508,8 +524,65 @@ class Vmapped(Transformed):
                 _, fn = self._generate(kinds, key_axes, _example_ranks(args, self._axes),
                                        nargs=len(args), inner_args=example)
             finally:
-                self._args = ()
+                self._args, self._paths = (), None
         return fn
+
+    _paths: tuple | None = None
+
+
+class PathVariants:
+    """The batched code of one shape key where an ``if`` (on a value the same for
+    every example) gives a value different ranks on its paths: one variant per path
+    a call took, each made on the first call that took it (its probe's example on
+    that path) and raising ``runtime.OtherPath`` on the others; a call runs the
+    variant that served the latest call first.  Emitted code never sees a rank the
+    probe did not record on the path it runs."""
+
+    LIMIT = 16  # (paths of one key; then refused)
+    __s2s_free__ = ()  # (each variant reads its own free names: see __call__)
+
+    def __init__(self, owner: Vmapped, fn: Callable) -> None:
+        self.owner = owner
+        self.variants: list[Callable] = [fn]
+        self.__globals__ = fn.__globals__
+
+    def __call__(self, *args: Any) -> Any:
+        missed: set[tuple] = set()  # (test, the path this call took) of each raise
+        for k, fn in enumerate(list(self.variants)):  # (a copy: another thread's call
+            try:  # may reorder them)
+                out = self._run(fn, args)
+            except OtherPath as err:
+                missed.add((err.test, err.taken))
+                continue
+            if k:
+                with _LOCK:
+                    if fn in self.variants:
+                        self.variants.remove(fn)
+                    self.variants.insert(0, fn)
+            return out
+        while len(self.variants) < self.LIMIT:
+            # this call's path, keyed by the paths it took where variants raised (the
+            # code made for that key, maybe by another object of the same function,
+            # may raise at an `if` further on: then keyed by one more)
+            fn = self.owner._function_for(args, tuple(sorted(missed, key=repr)))
+            with _LOCK:
+                self.variants.insert(0, fn)
+            try:
+                return self._run(fn, args)
+            except OtherPath as err:
+                if (err.test, err.taken) in missed:  # (not one path for every example)
+                    break
+                missed.add((err.test, err.taken))
+        raise TransformError(
+            f"vmap made batched code for {len(self.variants)} paths through the `if`s of "
+            f"`{self.owner.__name__}` whose paths give a value different ranks, and none "
+            "runs this call", None,
+            "give each such value one shape on every path (np.broadcast_to)")
+
+    @staticmethod
+    def _run(fn: Callable, args: tuple) -> Any:
+        signatures.read_free_names(fn)
+        return fn(*args)
 
 
 def _resolve(axes: Any, value: Any) -> Any:

@@ -122,14 +122,21 @@ class Facts:
                     self.active.add(s.target)
                 if self._let_is_scalar(s):
                     self.scalars.add(s.target)
+                elif not is_none(s):  # (an `if`'s join rebound on one path: its own)
+                    self.scalars.discard(s.target)
                 if self._is_int(s):
                     self.int_vars.add(s.target)
             elif isinstance(s, For):
                 self._analyse_for(s)
             elif isinstance(s, If):
+                before = {j for j in s.joins if j in self.scalars}
                 self._analyse(s.body)
                 in_body = {j: self.kinds.get(j) for j in s.joins}
+                scalar_ends = [{j for j in s.joins if j in self.scalars}]
+                self.scalars -= set(s.joins) - before  # (the other path starts anew)
+                self.scalars |= before
                 self._analyse(s.orelse)
+                scalar_ends.append({j for j in s.joins if j in self.scalars})
                 # each path's structure of its joins (a known-length list on one, a
                 # list grown in a loop on the other: a grown list after the `if`)
                 self.branch_kinds[(id(s), 0)] = in_body
@@ -144,8 +151,11 @@ class Facts:
                     elif isinstance(a, Tree) and isinstance(b, Tree) and a != b:
                         self._refuse_join(s, join, a, b)
                 for join in s.joins:
-                    # a join is scalar only if every branch made it so
-                    if not _all_scalar_defs(s, join, self.scalars):
+                    # a join is scalar only if every path leaves it so (a path binding
+                    # it to None, the normalizer's "not bound here", says nothing)
+                    if _all_scalar_defs(s, join, scalar_ends):
+                        self.scalars.add(join)
+                    else:
                         self.scalars.discard(join)
 
     def _refuse_join(self, s: If, join: str, a: Tree, b: Tree) -> None:
@@ -697,10 +707,20 @@ def _truthy(p: Any) -> bool:
     return not (p is None or (isinstance(p, Const) and not p.value))
 
 
-def _all_scalar_defs(s: If, join: str, scalars: set[str]) -> bool:
-    return join in scalars and all(
-        t.target in scalars for t in all_lets(s.body) + all_lets(s.orelse) if t.target == join
-    )
+def _all_scalar_defs(s: If, join: str, ends: list[set[str]]) -> bool:
+    """Whether ``join`` has shape () at the end of every path of ``s`` (``ends``:
+    the scalar joins at the end of each) that binds it to a value: each path's own,
+    not the name's last binding (``a = x * 2.0`` on one path, ``a = np.sum(x)`` on the
+    other is no scalar: reverse mode dropped the unbroadcast of its cotangent)."""
+    paths = [end for end, branch in zip(ends, (s.body, s.orelse)) if not _none_only(
+        branch, join)]
+    return bool(paths) and all(join in end for end in paths)
+
+
+def _none_only(branch: list[Stmt], join: str) -> bool:
+    """Whether ``branch`` binds ``join`` only to None (the normalizer's placeholder)."""
+    lets = [t for t in all_lets(branch) if t.target == join]
+    return bool(lets) and all(is_none(t) for t in lets)
 
 
 

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..emit.code import Block, Line
 from ..errors import TransformError
-from ..ir.kinds import LEAF, Tree, literal, path_text
+from ..ir.kinds import LEAF, Seq, Tree, literal, path_text
 from ..ir.nodes import Break, Const, For, If, Let, Stmt, Var, uses, walk
 from ..ir.spelling import atom_text
 from ..primitives.batching import NoBatchRule, align
-from .ranks import prim_family
+from .batched_loops import SEQ_ITEM, stacked_items
+from .ranks import VALUES, prim_family
 from .replay import has_effects
 
 # primitives that write into their first operand (its value changes in place)
@@ -26,9 +29,22 @@ class BatchedIf:
         self.vm = vm
         # an `if` renamed inside a selected branch -> (the copy, the function's own)
         self.origin: dict[int, tuple[If, If]] = {}
+        # the tests of `if`s batched for the probe's path alone -> that path (0, 1)
+        self.guards: dict[str, int] = {}
+        self._once: set[int] | None = None  # (ids of the `if`s in no loop)
 
     def if_(self, s: If, out: list[Any]) -> None:
         if not self.vm.batched(s.test):
+            # a join of another rank on each path: batched for the probe's path alone
+            # where that may be (a later `if` on the same test: the same path)
+            taken = self.guards.get(s.test.name) if isinstance(s.test, Var) else None
+            if taken is None and _ranks_differ(self.vm, s):
+                taken = self._probed_path(s)
+                if taken is not None:
+                    self.guards[s.test.name] = taken
+            if taken is not None:
+                self._one_path(s, taken, out)
+                return
             bodies = []
             before = {k: set(v) for k, v in self.vm.b.items()}
             states = []
@@ -39,8 +55,18 @@ class BatchedIf:
                 bodies.append(items)
                 states.append(self.vm.b)
             self.vm.b = before
-            _check_join_ranks(self.vm, s, {j for j in s.joins if states[0].get(j) or
-                                           states[1].get(j)} | _rank_targets(self.vm))
+            # refused where it cannot be batched per path (in a loop, read by another
+            # transform): which later code reads such a join's rank is not followed
+            # through tapes (jacrev of such an `if` in a loop gave wrong Jacobians)
+            if _ranks_differ(self.vm, s):
+                clash = _join_rank_clash(self.vm, s, set(s.joins))
+                if clash is None:
+                    raise self.vm.fail(s, NoBatchRule(
+                        "a value this `if` binds has another rank on each path (through "
+                        "the `if`s in it): the batched code is made for the ranks of "
+                        "the path the first example took",
+                        "give the value the same shape on every path (np.broadcast_to)"))
+                raise _rank_refusal(self.vm, s, *clash)
             for j in s.joins:
                 paths = states[0].get(j, set()) | states[1].get(j, set())
                 if paths:
@@ -51,14 +77,52 @@ class BatchedIf:
                             items.append(Line(f"{j} = {text}"))
             out.append(Block(f"if {atom_text(s.test)}:", bodies[0], bodies[1]))
             return
-        _check_join_ranks(self.vm, s, set(s.joins))
+        clash = _join_rank_clash(self.vm, s, set(s.joins))
+        if clash is not None:
+            raise _rank_refusal(self.vm, s, *clash)
         self.select(s, out)
+
+    def _probed_path(self, s: If) -> int | None:
+        """The path (0: the body, 1: the else) the probe's example took through
+        ``s``, where the batched code may be made for that path alone, the other
+        raising ``OtherPath`` (the caller makes that path's code when a call takes
+        it): the caller asked for it, ``s`` runs once per call (in no loop, and not
+        as a branch of an ``if`` on a batched test), and the probe saw its test."""
+        if not self.vm.spec.path_guards or self.vm.write_masks or not isinstance(
+                s.test, Var):
+            return None
+        if self._once is None:
+            self._once = {id(st) for st in _outside_loops(self.vm.fn.body)}
+        if id(self.origin.get(id(s), (s, s))[1]) not in self._once:
+            return None
+        value = (self.vm.ranks.get(VALUES) or {}).get(s.test.name)
+        if not isinstance(value, (bool, np.bool_, int, float, np.number, np.ndarray)) or (
+                np.size(value) != 1):  # (None: the placeholder of a path not taken)
+            return None
+        return 0 if bool(value) else 1
+
+    def _one_path(self, s: If, taken: int, out: list[Any]) -> None:
+        """``s`` batched for path ``taken`` alone: the other raises ``OtherPath``."""
+        items: list[Any] = []
+        self.vm.block((s.body, s.orelse)[taken], items)
+        test = atom_text(s.test)
+        guard = [Line(f"raise OtherPath({test!r}, {taken == 1})", keep=True)]
+        if not items:
+            out.append(Block(f"if {'not ' if taken == 0 else ''}{test}:", guard, []))
+        else:
+            out.append(Block(f"if {test}:", *((items, guard) if taken == 0 else (
+                guard, items))))
 
     def _broadcast_join(self, j: str, paths: set, had: set) -> str:
         """``j`` given a batch axis on the leaves (``paths``) that the other path of an
         `if` batched and this one did not (``had``); a container is built again, its
         other leaves as they are."""
         n = self.vm.use_batch_size()
+        kind = self.vm.kind(j)
+        if isinstance(kind, Seq):  # a list grown in a loop: each item's (it was the
+            # list broadcast as one array: its length the batch size)
+            return stacked_items(j, kind, {p[1:] for p in paths - had if p[:1] == (
+                SEQ_ITEM,)}, n)
 
         def leaf(p: tuple) -> str:
             text = path_text(j, p)
@@ -291,14 +355,25 @@ def _truth_join(test: str, t: str, f: str, truth: dict[str, bool]) -> str:
     return f"np.where({test}, {t}, {f})"
 
 
-def _check_join_ranks(vm: Any, s: If, batched: set[str]) -> None:
-    """Refuse, located, an ``if`` binding a value whose per-example rank differs between
-    its branches (``y = x * 2.0`` on one, ``y = np.sum(x)`` on the other): the batched
-    code is made for the ranks the first example gave, so on the other path (a later
-    call's, where the test is not batched) it reduces or expands the wrong axes, and
-    gave wrong Jacobians silently; with a batched test the two ranks cannot be joined
-    per example.  ``batched``: the joins whose rank the batched code reads (batched
-    ones, those a batched value takes its rank from)."""
+def _outside_loops(body: list[Stmt]) -> list[If]:
+    """The ``if``s of ``body`` in no loop (each runs at most once per call)."""
+    out = []
+    for st in body:
+        if isinstance(st, If):
+            out += [st, *_outside_loops(st.body), *_outside_loops(st.orelse)]
+    return out
+
+
+def _join_rank_clash(vm: Any, s: If, batched: set[str]) -> tuple | None:
+    """An ``if`` binding a value whose per-example rank differs between its branches
+    (``y = x * 2.0`` on one, ``y = np.sum(x)`` on the other): (the binding, the join,
+    the two ranks), or None.  The batched code is made for the ranks the probe's
+    example gave, so on the other path (a later call's, where the test is not
+    batched) it reduced or expanded the wrong axes (wrong Jacobians, silently): the
+    caller batches the probe's path alone (``_one_path``) or refuses; with a batched
+    test the two ranks cannot be joined per example.  ``batched``: the joins whose
+    rank the batched code reads (batched ones, those a batched value takes its rank
+    from)."""
     for j in s.joins:
         if vm.kind(j) is not LEAF or j not in batched:
             continue
@@ -307,59 +382,51 @@ def _check_join_ranks(vm: Any, s: If, batched: set[str]) -> None:
         ranks = [_path_rank(vm, let, branch)
                  for let, branch in zip(lets, (s.body, s.orelse))]
         if None not in ranks and ranks[0] != ranks[1]:
-            let = lets[0] if ranks[0] > ranks[1] else lets[1]
-            what = "an item of the container" if let.prim == "getitem" else f"`{j}`"
-            at = let if let.loc is not None and not let.loc.text.lstrip().startswith(
-                "def ") else s  # (a loop's carried value: bound at the def, the if's)
-            raise vm.fail(at, NoBatchRule(
-                f"{what} bound here has {max(ranks)} dimension(s) per example, and "
-                f"{min(ranks)} on the other path of its `if`: the batched code is made "
-                "for the ranks of the path the first example took",
-                "give the value the same shape on both paths (np.broadcast_to, "
-                "np.full_like), or compute it outside the vmapped function"))
+            return (lets[0] if ranks[0] > ranks[1] else lets[1]), j, ranks
+    return None
 
 
-def _rank_targets(vm: Any) -> set[str]:
-    """The unbatched values whose rank a batched one takes (``unbroadcast(g, y)``'s
-    ``y``, ``np.shape(y)``'s), followed back through identities and the containers
-    they were read from (``b = d["b"]`` of a dict an ``if`` joined: its leaf ``d_b``):
-    their rank on each path decides the batched code's."""
-    found = getattr(vm, "_rank_targets", None)
-    if found is not None:
-        return found
-    todo = [st.args[k].name for st in walk(vm.fn.body) if isinstance(st, Let)
-            for k in ((1,) if st.prim == "unbroadcast" else (0,) if st.prim == "shape"
-                      else ()) if len(st.args) > k and isinstance(st.args[k], Var)]
-    found = vm._rank_targets = set()
-    while todo:
-        name = todo.pop()
-        if name in found:
-            continue
-        found.add(name)
-        for st in vm.facts.producers.get(name) or [vm.facts.producer.get(name)]:
-            if st is None or not st.args or not isinstance(st.args[0], Var):
-                continue
-            if st.prim == "identity":
-                todo.append(st.args[0].name)
-            elif st.prim == "getitem" and isinstance(vm.kind(st.args[0].name), Tree):
-                todo += _item_sources(vm, st)
-    return found
+def _ranks_differ(vm: Any, s: If) -> bool:
+    """Whether a join of ``s`` may have another per-example rank on each path (its
+    paths through the ``if``s nested in ``s`` too)."""
+    for j in s.joins:
+        if vm.kind(j) is LEAF:
+            ranks = [_path_ranks(vm, branch, j) for branch in (s.body, s.orelse)]
+            if None not in ranks and len(ranks[0] | ranks[1]) > 1:
+                return True
+    return False
 
 
-def _item_sources(vm: Any, st: Let) -> list[str]:
-    """The names the container ``st`` reads an item of was built with at that key."""
-    try:
-        key = vm.facts.container_key(st, vm.kind(st.args[0].name))
-    except TransformError:
-        return []
-    out = []
-    for made in vm.facts.producers.get(st.args[0].name) or [
-            vm.facts.producer.get(st.args[0].name)]:
-        if made is not None and made.prim in ("make_dict", "make_tuple"):
-            keys = list(made.params.get("keys") or range(len(made.args)))
-            if key in keys and isinstance(made.args[keys.index(key)], Var):
-                out.append(made.args[keys.index(key)].name)
-    return out
+def _path_ranks(vm: Any, branch: list[Stmt], j: str) -> set[int] | None:
+    """The per-example ranks ``j`` may have at the end of ``branch`` (None: unknown)."""
+    for st in reversed(branch):
+        if isinstance(st, Let) and st.target == j:
+            rank = _path_rank(vm, st, branch)
+            return None if rank is None else {rank}
+        if isinstance(st, If) and j in st.joins:
+            inner = [_path_ranks(vm, b, j) for b in (st.body, st.orelse)]
+            return None if None in inner else inner[0] | inner[1]
+        if isinstance(st, For):
+            return None
+    return None
+
+
+def _rank_refusal(vm: Any, s: If, let: Let, j: str, ranks: list[int]) -> TransformError:
+    """The located refusal of a join whose rank differs between the paths of ``s``:
+    under an ``if`` on a batched value (the ranks cannot be joined per example), or
+    in a loop (another path per iteration), or inside a transform of the batched
+    code (``s2s.jit``, an outer transform: one code for every call)."""
+    what = "an item of the container" if let.prim == "getitem" else f"`{j}`"
+    at = let if let.loc is not None and not let.loc.text.lstrip().startswith(
+        "def ") else s  # (a loop's carried value: bound at the def, the if's)
+    where = ("its test is batched, and `np.where` joins the examples' paths in one "
+             "array of one rank") if vm.batched(s.test) else (
+        "the batched code is made for the ranks of the path the first example took")
+    return vm.fail(at, NoBatchRule(
+        f"{what} bound here has {max(ranks)} dimension(s) per example, and "
+        f"{min(ranks)} on the other path of its `if`: {where}",
+        "give the value the same shape on both paths (np.broadcast_to, "
+        "np.full_like), or compute it outside the vmapped function"))
 
 
 def _path_rank(vm: Any, let: Let | None, branch: list[Stmt]) -> int | None:

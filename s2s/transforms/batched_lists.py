@@ -289,7 +289,8 @@ class ListBatching:
             raise self.fail(s, NoBatchRule("writing into a list at a batched index"))
         if self.write_masks:
             raise self.fail(s, NoBatchRule(
-                "writing an item of a list in a loop whose exit depends on batched values"))
+                "writing an item of a list under an `if` on a batched value, or in a loop "
+                "whose exit depends on batched values"))
         kind = self.kind(s.target)
         paths = set(self.b.get(base.name, set()))
         value_paths = self.b.get(value.name, set()) if isinstance(value, Var) else set()

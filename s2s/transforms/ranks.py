@@ -501,8 +501,9 @@ def _probe(fn: Function, example: tuple, kinds: tuple | None = None,
     # the example's values: a call on a path this example did not take is probed on
     # arguments computed from them (see ``replay_args``)
     wanted = set(fn.params) | {n for s in walk(fn.body) if isinstance(s, Let)
-                               for n in uses(s)} if any(
-        isinstance(s, (If, For)) for s in walk(fn.body)) else set()
+                               for n in uses(s)} | {  # (and the path each `if` took)
+        s.test.name for s in walk(fn.body) if isinstance(s, If) and isinstance(
+            s.test, Var)} if any(isinstance(s, (If, For)) for s in walk(fn.body)) else set()
     values: dict[str, Any] = {}
     found[VALUES] = values
 

@@ -309,6 +309,15 @@ def pop_pairs(stmts: list[Stmt]) -> dict[int, str]:
     return pairs
 
 
+def _in_branches(s: If) -> list[Stmt]:
+    """The statements of ``s``'s branches and of the ``if``s in them, in no loop."""
+    out: list[Stmt] = []
+    for st in s.body + s.orelse:
+        out += _in_branches(st) if isinstance(st, If) else [] if isinstance(
+            st, For) else [st]
+    return out
+
+
 def copies_before_reads(stmts: list[Stmt]) -> dict[int, list[tuple[str, str]]]:
     """id of each statement that reads ``ys`` after ``q = list(ys)`` in its block (an
     item ``ys[k]``; an `if` or a loop reading ``ys`` anywhere inside) -> [(ys, q)]
@@ -323,6 +332,13 @@ def copies_before_reads(stmts: list[Stmt]) -> dict[int, list[tuple[str, str]]]:
             elif isinstance(s, (If, For)) and copies:
                 read = all_reads([s])
                 found[id(s)] = [(b, q) for b, q in copies.items() if b in read]
+                if isinstance(s, If):  # (an item read in its branches, in no loop:
+                    for inner in _in_branches(s):  # deferred to the copy there too)
+                        if isinstance(inner, Let) and inner.prim == "getitem" and (
+                                isinstance(inner.args[0], Var)
+                                and inner.args[0].name in copies):
+                            found.setdefault(id(inner), []).append(
+                                (inner.args[0].name, copies[inner.args[0].name]))
             if isinstance(s, Let) and s.prim == "list" and isinstance(s.args[0], Var):
                 copies[s.args[0].name] = s.target
     return found

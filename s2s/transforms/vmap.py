@@ -74,6 +74,10 @@ class VmapSpec:
     shared_draws: bool = False  # every example one call's draws (jacfwd's basis)
     ranks: dict[tuple[str, tuple], int] = field(default_factory=dict)
     axis_name: Any = None  # the name collectives (s2s.lax.psum) reduce over
+    # an `if` (in no loop, on an unbatched test) whose paths give a value different
+    # ranks: its code made for the probe's path, the other raising runtime.OtherPath
+    # (the caller, vmap called directly, makes that path's code); False: refused
+    path_guards: bool = False
 
 
 def emit_vmap(fn: Function, spec: VmapSpec, module: Module, name: str) -> str:
@@ -356,8 +360,13 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         probed = example is not None
         if example is None:
             example = self._unprobed_call(s, callee, in_axes, kinds)
+        # its code may be made for the path its probe took through an `if` whose
+        # paths give a value different ranks where this call runs once per call (not
+        # in a loop, nor under an `if` on a batched value): a version per call site
+        guards = self.spec.path_guards and probed and not self.write_masks and (
+            id(s) in _once_lets(self))
         key = ("vmap", id(callee), repr(in_axes), kinds, tuple(
-            _ranks_of(x) for x in example))
+            _ranks_of(x) for x in example)) + ((id(s),) if guards else ())
         name = self.module.names.get(key)
         if name is None:
             base = f"{stem(callee)}_vmap"
@@ -369,7 +378,8 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
             spec = VmapSpec(in_axes + (None,) * (len(callee.params) - len(in_axes)),
                             "auto", kinds + (LEAF,) * (len(callee.params) - len(kinds)),
                             tuple(example), len(s.args), self.spec.shared_draws,
-                            axis_name=self.spec.axis_name)
+                            axis_name=self.spec.axis_name,
+                            path_guards=guards)
             arrays = batched(spec.in_axes)
             unrolled = per_call(callee, spec.arg_kinds, arrays)  # (as probe does)
             try:  # (on the other path's values: NumPy's warnings are not the user's)
@@ -530,6 +540,17 @@ def _ranks_of(x: Any) -> Any:
     if isinstance(x, dict):
         return tuple((k, _ranks_of(v)) for k, v in x.items())
     return int(np.ndim(x))
+
+
+def _once_lets(vm: Any) -> set[int]:
+    """The ids of ``vm``'s statements in no loop (each runs at most once per call)."""
+    if getattr(vm, "_once", None) is None:
+        def once(body: list) -> list:
+            return [x for st in body for x in (
+                [st] if isinstance(st, Let) else once(st.body) + once(st.orelse)
+                if isinstance(st, If) else [])]
+        vm._once = {id(st) for st in once(vm.fn.body)}
+    return vm._once
 
 
 # ---- the probe: one example, run once, to learn every value's rank ------------------
