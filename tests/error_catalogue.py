@@ -226,7 +226,7 @@ CATALOGUE: list[Kind] = [
          _grad(E.uses_subscript_assignment), Syntax, ("argument",),
          E.uses_subscript_assignment),
     Kind("inplace-method", NAMES, "`x.sort()` on an argument",
-         _grad(C.uses_inplace_method_on_argument), Syntax, ("side effect",),
+         _grad(C.uses_inplace_method_on_argument), Syntax, ("is an argument",),
          C.uses_inplace_method_on_argument),
     Kind("global-append", NAMES, "`LOG.append(x)` into a module global",
          _grad(C.uses_global_list_append), Syntax, ("side effect",),

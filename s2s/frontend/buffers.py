@@ -214,7 +214,7 @@ class BufferLowerer:
         if current == name and name in self.n.arguments:
             raise self.n.unsupported(
                 node, f"`{name}` is an argument: writing into it would change the "
-                "caller's value (a side effect s2s does not make)",
+                "caller's value, which s2s never does",
                 f"write into a copy: `{name} = {name}.copy()` first",
             )
         if current not in self.n.buffers or current in self.n.lists:

@@ -38,6 +38,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import syntax
 from .calls import MUTATORS, call_name
 from .calls import written as _written
 
@@ -380,7 +381,7 @@ def _spell(fn: ast.FunctionDef, k: str, n: int, usable: list[tuple], dtype: np.d
         if len(call.args) == 1:
             key = "inv"
             if key not in where:
-                eye = ast.parse(f"np.eye({n})" if dtype == np.float64 else
+                eye = syntax.parse(f"np.eye({n})" if dtype == np.float64 else
                                 f"np.eye({n}, dtype=np.{dtype.name})", mode="eval").body
                 columns.append(eye)
                 where[key] = (at, n, False)
@@ -406,9 +407,9 @@ def _spell(fn: ast.FunctionDef, k: str, n: int, usable: list[tuple], dtype: np.d
     while name in taken:
         name, j = f"{k}_solved_{j}", j + 1
     merged = ast.Assign([ast.Name(name, ast.Store())], ast.Call(
-        ast.parse("np.linalg.solve", mode="eval").body,
+        syntax.parse("np.linalg.solve", mode="eval").body,
         [ast.Name(k, ast.Load()), ast.Call(
-            ast.parse("np.concatenate", mode="eval").body,
+            syntax.parse("np.concatenate", mode="eval").body,
             [ast.Tuple(columns, ast.Load())], [ast.keyword("axis", ast.Constant(1))])], []))
     for _, call, out in usable:
         start, width, vector = where["inv" if len(call.args) == 1 else ast.dump(call.args[1])]
