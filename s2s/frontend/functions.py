@@ -19,6 +19,7 @@ test of ``f if c else g``) are ordinary atoms, passed to the call as arguments.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 import types
@@ -382,7 +383,8 @@ class FunctionLowerer:
             elif kind == "fn":
                 names = [n.names.fresh(f"{name}_{i}") for i in range(len(detail.leaves()))]
                 params += names
-                self.values[name] = detail.rebuilt(iter(Var(m) for m in names))
+                self.values[name] = _spelled_here(n, detail.rebuilt(
+                    iter(Var(m) for m in names)))
             else:
                 keys = [str(i) for i in range(detail)] if kind == "star" else list(detail)
                 names = [n.names.fresh(f"{name}_{k}") for k in keys]
@@ -654,6 +656,50 @@ def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:
     return positional, keywords
 
 
+
+
+def _spelled_here(n: Any, fv: FnValue) -> FnValue:
+    """A function value a caller passed (a plan's): spelled by the text it had there
+    only where that text names the same object in this function too.  (A global of
+    another module, or a name the caller's emitted code bound, ``lam`` in an adapter,
+    is called here through ``_planned_call``, which binds the name it calls it by.)"""
+    def one(value: Any) -> Any:
+        return _spelled_here(n, value) if isinstance(value, FnValue) else value
+
+    if fv.choice is not None:
+        return replace(fv, choice=tuple(one(v) for v in fv.choice))
+    fv = replace(fv, head=tuple(one(v) for v in fv.head),
+                 keywords=tuple((k, one(v)) for k, v in fv.keywords),
+                 captured=tuple((k, one(v)) for k, v in fv.captured))
+    return fv if not fv.spelled or _names_here(n, fv.text, fv.obj) else replace(
+        fv, spelled=False)
+
+
+def _names_here(n: Any, text: str, obj: Any) -> bool:
+    """Does ``text`` (``relu``, ``np.tanh``, ``net.loss``) read ``obj`` in the
+    function ``n`` normalizes?"""
+    parts = text.split(".")
+    root = parts[0]
+    if not all(p.isidentifier() for p in parts) or root in n.local_names:
+        return False
+    if root in n.resolver.closure:
+        try:
+            value = n.resolver.closure[root].cell_contents
+        except ValueError:  # (an empty cell)
+            return False
+    elif root in n.fn.__globals__:
+        value = n.fn.__globals__[root]
+    else:
+        value = getattr(builtins, root, _MISSING)
+    for part in parts[1:]:
+        value = getattr(value, part, _MISSING)
+    if isinstance(obj, types.MethodType) and obj.__name__ == "__call__" and (
+            value is obj.__self__):  # (a callable object, named as itself)
+        return True
+    return value is obj or isinstance(value, types.MethodType) and value == obj
+
+
+_MISSING = object()
 
 
 def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
