@@ -494,8 +494,9 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
 HANDLED = {"setitem", "append", "pop", "zeros_list", "call", "make_dict", "make_list", "make_tuple",
            "identity", "array", "stack", "concatenate", "hstack", "vstack", *COLLECTIVES}
 
-# facts about one example's array: its shape, rank, size and dtype do not vary
-PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype"}
+# facts about one example's array: its shape, rank, size and dtype do not vary (nor
+# whether its dtype is complex: the absolute value's derivative asks)
+PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype", "iscomplexobj", "isrealobj"}
 
 
 def _prefix_of(paths: set[tuple], kind: Kind) -> Any:
