@@ -383,8 +383,7 @@ class FunctionLowerer:
             elif kind == "fn":
                 names = [n.names.fresh(f"{name}_{i}") for i in range(len(detail.leaves()))]
                 params += names
-                self.values[name] = _spelled_here(n, detail.rebuilt(
-                    iter(Var(m) for m in names)))
+                self.values[name] = _spelled_here(n, detail.rebuilt(map(Var, names)))
             else:
                 keys = [str(i) for i in range(detail)] if kind == "star" else list(detail)
                 names = [n.names.fresh(f"{name}_{k}") for k in keys]

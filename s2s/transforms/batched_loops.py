@@ -112,8 +112,7 @@ class BatchedLoops:
             if isinstance(kind, Tree):
                 raise self.vm.fail(s, NoBatchRule(
                     f"the container `{entry}` becomes batched in the loop"))
-            n = self.vm.use_batch_size()
-            out.append(Line(f"{entry} = np.stack([{entry}] * {n})"))
+            out.append(Line(f"{entry} = {_stacked(self.vm, s, entry, at_entry)}"))
         if masked:
             self.masked_loop(s, body_ir, flag, carried_pairs, out, count)
             return
@@ -445,6 +444,49 @@ def stacked_items(name: str, kind: Seq, paths: set, n: str) -> str:
         names, target = {p: path_text("v", p) for p in leaves}, "v"
     value = literal(item, lambda p: f"np.stack([{names[p]}] * {n})" if p in paths else names[p])
     return f"[{value} for {target} in {name}]"
+
+
+def _stacked(vm: Any, s: For, entry: str, at_entry: dict) -> str:
+    """``entry``, a value the loop ``s`` makes batched, repeated for every example.
+
+    A Python number (``acc = 0.0``, ``acc = 0``) is weakly typed, in NumPy as in JAX:
+    each example's ``acc + x[i] * w`` keeps ``x``'s float32.  Stacked, it would be a
+    float64 (int64) array that promotes the sum; it is made in the dtype NumPy gives
+    the number with the batched arrays the loop reads instead (each example combines
+    it with values computed from those).  So is its tangent (``np.zeros_like(acc)``,
+    a float64 zero where JAX's is a symbolic zero of the weak type)."""
+    n = vm.use_batch_size()
+    number = _weak_start(vm, entry)
+    if number is None:
+        return f"np.stack([{entry}] * {n})"
+    bound = {t.target for t in walk(s.body) if isinstance(t, Let)}
+    read = sorted({u for t in walk(s.body) for u in uses(t)} - bound - {entry})
+    like = [u for u in read if at_entry.get(u) and vm.kind(u) == LEAF]
+    if not like:
+        return f"np.stack([{entry}] * {n})"
+    return f"np.full({n}, {entry}, np.result_type({number.text}, {', '.join(like)}))"
+
+
+# (a value made like another, of its type: the tangent of a number is a zero of it)
+_SAME_TYPE = {"identity", "zeros_like", "ones_like"}
+
+
+def _weak_start(vm: Any, name: str) -> Const | None:
+    """The Python number written in the code (``acc = 0.0``) that ``name`` is, or is
+    made from by the statements in ``_SAME_TYPE``; None for anything else."""
+    seen = set()
+    while name not in seen:
+        seen.add(name)
+        let = vm.facts.producer.get(name)
+        if let is None or let.prim not in _SAME_TYPE or len(let.args) != 1 or let.params:
+            return None
+        arg = let.args[0]
+        if isinstance(arg, Const):
+            return arg if type(arg.value) in (bool, int, float, complex) and arg.text else None
+        if not isinstance(arg, Var):
+            return None
+        name = arg.name
+    return None
 
 
 def _inferred_rank(vm: Any, name: str) -> int | None:
