@@ -452,33 +452,51 @@ def _stacked(vm: Any, s: For, entry: str, at_entry: dict) -> str:
     A Python number (``acc = 0.0``, ``acc = 0``) is weakly typed, in NumPy as in JAX:
     each example's ``acc + x[i] * w`` keeps ``x``'s float32.  Stacked, it would be a
     float64 (int64) array that promotes the sum; it is made in the dtype NumPy gives
-    the number with the batched arrays the loop reads instead (each example combines
-    it with values computed from those).  So is its tangent (``np.zeros_like(acc)``,
-    a float64 zero where JAX's is a symbolic zero of the weak type)."""
+    the number with the batched arrays its next value is computed from instead
+    (``acc * np.ones(n, x.dtype)``).  So is its tangent (``np.zeros_like`` of the
+    number: a float64 zero, where JAX's is a symbolic zero of the weak type).  A
+    number that only a batched test makes batched (a counter of a ``while``) is the
+    number stacked, as each example's is."""
     n = vm.use_batch_size()
     number = _weak_start(vm, entry)
-    if number is None:
-        return f"np.stack([{entry}] * {n})"
-    bound = {t.target for t in walk(s.body) if isinstance(t, Let)}
-    read = sorted({u for t in walk(s.body) for u in uses(t)} - bound - {entry})
-    like = [u for u in read if at_entry.get(u) and vm.kind(u) == LEAF]
+    like = _batched_sources(vm, s, entry, at_entry) if number is not None else []
     if not like:
         return f"np.stack([{entry}] * {n})"
-    return f"np.full({n}, {entry}, np.result_type({number.text}, {', '.join(like)}))"
+    ones = " * ".join(f"np.ones({n}, {u}.dtype)" for u in like)
+    if vm.facts.producer[entry].prim == "zeros_like":
+        return f"{number.text} * {ones.replace('np.ones', 'np.zeros', 1)}"
+    return f"{entry} * {ones}"
 
 
-# (a value made like another, of its type: the tangent of a number is a zero of it)
-_SAME_TYPE = {"identity", "zeros_like", "ones_like"}
+def _batched_sources(vm: Any, s: For, entry: str, at_entry: dict) -> list[str]:
+    """The arrays batched before the loop ``s`` that the next value of its carried
+    ``entry`` is computed from (through the loop's statements and carried values)."""
+    made = {t.target: t for t in walk(s.body) if isinstance(t, Let)}
+    exits = dict(effective_carried(s))
+    todo, seen, found = [exits.get(entry, entry)], set(), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in made:
+            todo += uses(made[name])
+        elif name in exits and name != entry:
+            todo.append(exits[name])  # (another carried value: what it is made from)
+        elif at_entry.get(name) and vm.kind(name) == LEAF:
+            found.add(name)
+    return sorted(found)
 
 
 def _weak_start(vm: Any, name: str) -> Const | None:
-    """The Python number written in the code (``acc = 0.0``) that ``name`` is, or is
-    made from by the statements in ``_SAME_TYPE``; None for anything else."""
+    """The Python number written in the code (``acc = 0.0``) that ``name`` is, or whose
+    ``np.zeros_like`` it is; None for anything else."""
     seen = set()
     while name not in seen:
         seen.add(name)
         let = vm.facts.producer.get(name)
-        if let is None or let.prim not in _SAME_TYPE or len(let.args) != 1 or let.params:
+        if let is None or let.prim not in ("identity", "zeros_like") or len(
+                let.args) != 1 or let.params:
             return None
         arg = let.args[0]
         if isinstance(arg, Const):

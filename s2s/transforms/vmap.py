@@ -56,6 +56,7 @@ from .collectives import COLLECTIVES, CollectiveBatching
 from .kept import KeptBatching
 from .list_operands import batched, per_call
 from .module import Module, signature_text, stem
+from .none_args import with_constant_tests
 from .ranks import VALUES, RankInference, call_key, probe, probe_the_other_path, replay_args
 from .replay import Replay, dead_code, spell_buffers
 from .tape_order import TapeOrder
@@ -356,6 +357,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         probed = example is not None
         if example is None:
             example = self._unprobed_call(s, callee, in_axes, kinds)
+        callee = with_constant_tests(callee, s.args)  # (`k is None` of a constant k)
         key = ("vmap", id(callee), repr(in_axes), kinds, tuple(
             _ranks_of(x) for x in example))
         name = self.module.names.get(key)
