@@ -463,7 +463,7 @@ def _stacked(vm: Any, s: For, entry: str, at_entry: dict) -> str:
     if not like:
         return f"np.stack([{entry}] * {n})"
     ones = " * ".join(f"np.ones({n}, {u}.dtype)" for u in like)
-    if vm.facts.producer[entry].prim == "zeros_like":
+    if _made_by(vm, entry, "zeros_like"):
         return f"{number.text} * {ones.replace('np.ones', 'np.zeros', 1)}"
     return f"{entry} * {ones}"
 
@@ -486,6 +486,16 @@ def _batched_sources(vm: Any, s: For, entry: str, at_entry: dict) -> list[str]:
         elif at_entry.get(name) and vm.kind(name) == LEAF:
             found.add(name)
     return sorted(found)
+
+
+def _made_by(vm: Any, name: str, prim: str) -> bool:
+    """Is ``prim`` among the statements ``_weak_start`` follows from ``name``?"""
+    let, seen = vm.facts.producer.get(name), set()
+    while let is not None and let.prim != prim and let.args and isinstance(
+            let.args[0], Var) and let.target not in seen:
+        seen.add(let.target)
+        let = vm.facts.producer.get(let.args[0].name)
+    return let is not None and let.prim == prim
 
 
 def _weak_start(vm: Any, name: str) -> Const | None:
