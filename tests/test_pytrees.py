@@ -246,6 +246,58 @@ def test_vmap_over_a_namedtuple(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_vmap_of_grad_is_the_arguments_type(dtype):
+    """vmap of a gradient with respect to a NamedTuple: the NamedTuple, batched, as
+    grad gives it and JAX's vmap does (the batched code returns its dict); calls 1 to
+    3 with new values."""
+    rng = np.random.default_rng(16)
+    xs = rng_array(rng, (4, 5, 3), dtype)  # (4 examples of a (5, 3) batch)
+    g = s2s.vmap(s2s.grad(F.params_loss), in_axes=(None, 0))
+    for call in range(3):
+        p, jp = params(rng, dtype)
+        got = g(p, xs)
+        assert type(got) is F.Params and got.w.shape == (4, 3, 2)
+        assert_same_tree(got, jax.vmap(jax.grad(J.params_loss), in_axes=(None, 0))(jp, xs),
+                         dtype)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_vmap_of_grad_is_the_arguments_type_everywhere(dtype):
+    """The same for value_and_grad with argnums a tuple, a batched NamedTuple, a
+    registered dataclass of registered classes (its meta field kept), a
+    register_pytree_node class, and s2s.jit of the vmap on both backends."""
+    rng = np.random.default_rng(17)
+    xs = rng_array(rng, (4, 5, 3), dtype)
+    p, jp = params(rng, dtype)
+    vg = s2s.value_and_grad(F.params_loss, argnums=(0, 1))
+    want = jax.vmap(jax.value_and_grad(J.params_loss, argnums=(0, 1)), in_axes=(None, 0))(
+        jp, xs)
+    for fn in (s2s.vmap(vg, in_axes=(None, 0)),
+               s2s.jit(s2s.vmap(vg, in_axes=(None, 0))),
+               s2s.jit(s2s.vmap(vg, in_axes=(None, 0)), backend="jax")):
+        got = fn(p, xs)
+        assert type(got[1][0]) is F.Params
+        assert_same_tree(got, want, dtype)
+    w, b = rng_array(rng, (4, 3, 2), dtype), rng_array(rng, (4, 2), dtype)
+    got = s2s.vmap(s2s.grad(F.params_loss), in_axes=(0, None))(F.Params(w, b), xs[0])
+    assert type(got) is F.Params and got.w.shape == (4, 3, 2)
+    assert_same_tree(got, jax.vmap(jax.grad(J.params_loss), in_axes=(0, None))(
+        J.Params(w, b), xs[0]), dtype)
+    n = net(rng, dtype, F)
+    got = s2s.vmap(s2s.grad(F.net_loss), in_axes=(None, 0))(n, xs)
+    assert type(got) is F.Net and all(type(layer) is F.Layer for layer in got.layers)
+    assert got.scale == 2.0
+    assert_same_tree(got, jax.vmap(jax.grad(J.net_loss), in_axes=(None, 0))(twin_net(n), xs),
+                     dtype)
+    a, b = rng_array(rng, (3,), dtype), rng_array(rng, (3,), dtype)
+    got = s2s.vmap(s2s.grad(F.pair_loss), in_axes=(None, 0))(F.Pair(a, b), xs[:, 0])
+    assert type(got) is F.Pair
+    assert_same_tree(got, jax.vmap(jax.grad(J.pair_loss), in_axes=(None, 0))(
+        J.Pair(a, b), xs[:, 0]), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_jit_of_grad_with_namedtuple(dtype):
     rng = np.random.default_rng(14)
     x = rng_array(rng, (5, 3), dtype)

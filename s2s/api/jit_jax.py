@@ -65,7 +65,7 @@ from .jit_jax_pytrees import (
     register_translated,
 )
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
-from .vectorize import Vmapped
+from .vectorize import Vmapped, in_argument_types
 
 # ---- running s2s objects and user code on the JAX backend ----
 
@@ -100,9 +100,11 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         refresh(backend, jfn)
         texts.append(jfn.__s2s_text__)
         # (a vmapped gradient in its inputs' dtype, as JAX's and the NumPy backend's)
+        given = args
         if trees.has_nodes(args, False):  # (a NamedTuple: its plain form, as on NumPy)
             args = trees.plain_args(args, ())
-        return dtypes_down.through(fun.inner, args, backend.run(jfn, args, kwargs))
+        out = dtypes_down.through(fun.inner, args, backend.run(jfn, args, kwargs))
+        return in_argument_types(fun.inner, given, out)  # (a gradient in their types)
     if isinstance(fun, Transformed):
         if fun.mode not in ("grad", "value_and_grad"):
             raise TransformError(

@@ -30,7 +30,7 @@ from .transformed import (
     _leaves,
     check_array_types,
 )
-from .trees import has_nodes, plain, plain_args
+from .trees import has_nodes, plain, plain_args, unplain
 
 __all__ = ["vmap", "Vmapped"]
 
@@ -315,6 +315,7 @@ class Vmapped(Transformed):
             if out is not MISS:
                 return out
         out = dtypes_down.through(self.inner, args, super().__call__(*args, **kwargs))
+        out = in_argument_types(self.inner, args, out)
         if not kwargs and all(type(a) is np.ndarray for a in args):
             key = _shape_key(args, self.in_axes, self.out_axes)
             guard = self._guards.get(key) if key is not None else None
@@ -583,6 +584,26 @@ class PathVariants:
     def _run(fn: Callable, args: tuple) -> Any:
         signatures.read_free_names(fn)
         return fn(*args)
+
+
+def in_argument_types(inner: Any, args: tuple, out: Any) -> Any:
+    """A vmapped gradient's result with each gradient in its argument's own type (a
+    NamedTuple, a registered dataclass), batched, as ``inner`` (s2s.grad's, s2s.value_and_grad's)
+    returns it and as JAX's vmap does; the batched code returns their plain dicts."""
+    if getattr(inner, "mode", None) not in ("grad", "value_and_grad") or not has_nodes(
+            args, False):
+        return out
+    argnums = inner.argnums if isinstance(inner.argnums, tuple) else (inner.argnums,)
+    if not all(-len(args) <= i < len(args) for i in argnums) or not any(
+            has_nodes(args[i], False) for i in argnums):
+        return out
+    index = 1 if inner.mode == "value_and_grad" else 0 if inner.has_aux else None
+    grads = out if index is None else out[index]
+    if inner.tuple_out:
+        grads = tuple(unplain(args[i], g) for i, g in zip(argnums, grads))
+    else:
+        grads = unplain(args[argnums[0]], grads)
+    return grads if index is None else out[:index] + (grads,) + out[index + 1:]
 
 
 def _resolve(axes: Any, value: Any) -> Any:

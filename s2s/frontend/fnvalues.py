@@ -9,9 +9,11 @@ from __future__ import annotations
 import builtins
 import functools
 import inspect
+import re
 import sys
 import types
 from dataclasses import dataclass, field, replace
+from keyword import iskeyword
 from typing import Any, Callable
 
 from ..emit.forwards import LIFTED_FILES
@@ -162,7 +164,9 @@ class Plan:
             args.append(f"{pname}={text}" if keyword else text)
         target = fn.__self__ if isinstance(fn, types.MethodType) and (
             fn.__name__ == "__call__") else fn  # (a callable object: called as itself)
-        callee = _bind(namespace, target, getattr(fn, "__name__", "fn").strip("_") or "fn")
+        stem_ = re.sub(r"\W+", "_", getattr(fn, "__name__", "fn")).strip("_") or "fn"
+        callee = _bind(namespace, target, f"{stem_}_fn" if iskeyword(stem_)
+                       else stem_)  # (a lambda's `<lambda>`: `lambda_fn`)
         source = (f"def {name}({', '.join(self.params)}):\n"
                   f"    return {callee}({', '.join(args)})\n")
         return synthesize(source, name, namespace, f"adapter-{name}")
@@ -270,3 +274,47 @@ def _value_text(fv: "FnValue", params: Any, namespace: dict[str, Any]) -> str:
     parts = [one(v) for v in fv.head] + [f"{k}={one(v)}" for k, v in (*fv.keywords,
                                                                        *fv.captured)]
     return f"functools.partial({obj}, {', '.join(parts)})" if parts else obj
+
+
+def spelled_here(n: Any, fv: FnValue) -> FnValue:
+    """A function value a caller passed (a plan's): spelled by the text it had there
+    only where that text names the same object in this function too.  (A global of
+    another module, or a name the caller's emitted code bound, ``lam`` in an adapter,
+    is called here through ``_planned_call``, which binds the name it calls it by.)"""
+    def one(value: Any) -> Any:
+        return spelled_here(n, value) if isinstance(value, FnValue) else value
+
+    if fv.choice is not None:
+        return replace(fv, choice=tuple(one(v) for v in fv.choice))
+    fv = replace(fv, head=tuple(one(v) for v in fv.head),
+                 keywords=tuple((k, one(v)) for k, v in fv.keywords),
+                 captured=tuple((k, one(v)) for k, v in fv.captured))
+    return fv if not fv.spelled or _names_here(n, fv.text, fv.obj) else replace(
+        fv, spelled=False)
+
+
+def _names_here(n: Any, text: str, obj: Any) -> bool:
+    """Does ``text`` (``relu``, ``np.tanh``, ``net.loss``) read ``obj`` in the
+    function ``n`` normalizes?"""
+    parts = text.split(".")
+    root = parts[0]
+    if not all(p.isidentifier() for p in parts) or root in n.local_names:
+        return False
+    if root in n.resolver.closure:
+        try:
+            value = n.resolver.closure[root].cell_contents
+        except ValueError:  # (an empty cell)
+            return False
+    elif root in n.fn.__globals__:
+        value = n.fn.__globals__[root]
+    else:
+        value = getattr(builtins, root, _MISSING)
+    for part in parts[1:]:
+        value = getattr(value, part, _MISSING)
+    if isinstance(obj, types.MethodType) and obj.__name__ == "__call__" and (
+            value is obj.__self__):  # (a callable object, named as itself)
+        return True
+    return value is obj or isinstance(value, types.MethodType) and value == obj
+
+
+_MISSING = object()

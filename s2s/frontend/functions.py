@@ -37,7 +37,7 @@ from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
 from .fncontainers import containers
-from .fnvalues import FnValue, Plan, Unbound, _adapter
+from .fnvalues import FnValue, Plan, Unbound, _adapter, spelled_here
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
@@ -382,7 +382,7 @@ class FunctionLowerer:
             elif kind == "fn":
                 names = [n.names.fresh(f"{name}_{i}") for i in range(len(detail.leaves()))]
                 params += names
-                self.values[name] = detail.rebuilt(iter(Var(m) for m in names))
+                self.values[name] = spelled_here(n, detail.rebuilt(map(Var, names)))
             else:
                 keys = [str(i) for i in range(detail)] if kind == "star" else list(detail)
                 names = [n.names.fresh(f"{name}_{k}") for k in keys]
@@ -607,9 +607,7 @@ def _function_given(n: Any, text: str, node: Any, through: str) -> TransformErro
 def _adapter_base(fv: FnValue, obj: Any) -> str:
     """The adapter's name stem: the callee's last dotted name (``LAYERS[0](x)``, a
     subscript read of a callable object, gives ``LAYERS_0``: a name, not its text)."""
-    if not fv.spelled:
-        return obj.__name__
-    last = fv.text.split(".")[-1]
+    last = obj.__name__ if not fv.spelled else fv.text.split(".")[-1]
     return last if last.isidentifier() else re.sub(r"\W+", "_", last).strip("_") or "fn"
 
 
@@ -717,6 +715,8 @@ def _typed(n: Any, fn: Any, pname: str, value: Any) -> tuple | None:
     made = {"make_tuple": tuple, "make_list": list, "make_dict": dict}.get(
         getattr(let, "prim", None))
     return None if made is None else ("type", made)
+
+
 
 
 def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:

@@ -113,7 +113,7 @@ class BatchedLoops:
                 raise self.vm.fail(s, NoBatchRule(
                     f"the container `{entry}` becomes batched in the loop"))
             if not _none_at_entry(self.vm, entry):  # (None stacked: an object array)
-                out.append(Line(f"{entry} = np.stack([{entry}] * {self.vm.use_batch_size()})"))
+                out.append(Line(f"{entry} = {_stacked(self.vm, s, entry, at_entry)}"))
         if masked:
             self.masked_loop(s, body_ir, flag, carried_pairs, out, count)
             return
@@ -448,6 +448,77 @@ def stacked_items(name: str, kind: Seq, paths: set, n: str) -> str:
         names, target = {p: path_text("v", p) for p in leaves}, "v"
     value = literal(item, lambda p: f"np.stack([{names[p]}] * {n})" if p in paths else names[p])
     return f"[{value} for {target} in {name}]"
+
+
+def _stacked(vm: Any, s: For, entry: str, at_entry: dict) -> str:
+    """``entry``, a value the loop ``s`` makes batched, repeated for every example.
+
+    A Python number (``acc = 0.0``, ``acc = 0``) is weakly typed, in NumPy as in JAX:
+    each example's ``acc + x[i] * w`` keeps ``x``'s float32.  Stacked, it would be a
+    float64 (int64) array that promotes the sum; it is made in the dtype NumPy gives
+    the number with the batched arrays its next value is computed from instead
+    (``acc * np.ones(n, x.dtype)``).  So is its tangent (``np.zeros_like`` of the
+    number: a float64 zero, where JAX's is a symbolic zero of the weak type).  A
+    number that only a batched test makes batched (a counter of a ``while``) is the
+    number stacked, as each example's is."""
+    n = vm.use_batch_size()
+    number = _weak_start(vm, entry)
+    like = _batched_sources(vm, s, entry, at_entry) if number is not None else []
+    if not like:
+        return f"np.stack([{entry}] * {n})"
+    ones = " * ".join(f"np.ones({n}, {u}.dtype)" for u in like)
+    if _made_by(vm, entry, "zeros_like"):
+        return f"{number.text} * {ones.replace('np.ones', 'np.zeros', 1)}"
+    return f"{entry} * {ones}"
+
+
+def _batched_sources(vm: Any, s: For, entry: str, at_entry: dict) -> list[str]:
+    """The arrays batched before the loop ``s`` that the next value of its carried
+    ``entry`` is computed from (through the loop's statements and carried values)."""
+    made = {t.target: t for t in walk(s.body) if isinstance(t, Let)}
+    exits = dict(effective_carried(s))
+    todo, seen, found = [exits.get(entry, entry)], set(), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in made:
+            todo += uses(made[name])
+        elif name in exits and name != entry:
+            todo.append(exits[name])  # (another carried value: what it is made from)
+        elif at_entry.get(name) and vm.kind(name) == LEAF:
+            found.add(name)
+    return sorted(found)
+
+
+def _made_by(vm: Any, name: str, prim: str) -> bool:
+    """Is ``prim`` among the statements ``_weak_start`` follows from ``name``?"""
+    let, seen = vm.facts.producer.get(name), set()
+    while let is not None and let.prim != prim and let.args and isinstance(
+            let.args[0], Var) and let.target not in seen:
+        seen.add(let.target)
+        let = vm.facts.producer.get(let.args[0].name)
+    return let is not None and let.prim == prim
+
+
+def _weak_start(vm: Any, name: str) -> Const | None:
+    """The Python number written in the code (``acc = 0.0``) that ``name`` is, or whose
+    ``np.zeros_like`` it is; None for anything else."""
+    seen = set()
+    while name not in seen:
+        seen.add(name)
+        let = vm.facts.producer.get(name)
+        if let is None or let.prim not in ("identity", "zeros_like") or len(
+                let.args) != 1 or let.params:
+            return None
+        arg = let.args[0]
+        if isinstance(arg, Const):
+            return arg if type(arg.value) in (bool, int, float, complex) and arg.text else None
+        if not isinstance(arg, Var):
+            return None
+        name = arg.name
+    return None
 
 
 def _inferred_rank(vm: Any, name: str) -> int | None:

@@ -145,7 +145,8 @@ class RankInference:
             if family == "reduction" and type(axis) is int and not keep and not (
                     s.prim.startswith(("cum", "nancum"))):  # (one axis reduced away)
                 return max(self.vm.rank(s.args[0]) - 1, 0)
-            if s.prim in ("size", "ndim", "len", "float", "int", "dtype", "isdtype"):
+            if s.prim in ("size", "ndim", "len", "float", "int", "dtype", "isdtype",
+                          "iscomplexobj", "isrealobj"):
                 return 0
             if s.prim == "shape":
                 return 1

@@ -56,6 +56,7 @@ from .collectives import COLLECTIVES, CollectiveBatching
 from .kept import KeptBatching
 from .list_operands import batched, per_call
 from .module import Module, signature_text, stem
+from .none_args import with_constant_tests
 from .ranks import VALUES, RankInference, call_key, probe, probe_the_other_path, replay_args
 from .replay import Replay, dead_code, spell_buffers
 from .tape_order import TapeOrder
@@ -360,6 +361,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         probed = example is not None
         if example is None:
             example = self._unprobed_call(s, callee, in_axes, kinds)
+        callee = with_constant_tests(callee, s.args)  # (`k is None` of a constant k)
         # its code may be made for the path its probe took through an `if` whose
         # paths give a value different ranks where this call runs once per call (not
         # in a loop, nor under an `if` on a batched value): a version per call site
@@ -504,8 +506,9 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
 HANDLED = {"setitem", "append", "pop", "zeros_list", "call", "make_dict", "make_list", "make_tuple",
            "identity", "array", "stack", "concatenate", "hstack", "vstack", *COLLECTIVES}
 
-# facts about one example's array: its shape, rank, size and dtype do not vary
-PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype"}
+# facts about one example's array: its shape, rank, size and dtype do not vary (nor
+# whether its dtype is complex: the absolute value's derivative asks)
+PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype", "iscomplexobj", "isrealobj"}
 
 
 def _prefix_of(paths: set[tuple], kind: Kind) -> Any:
