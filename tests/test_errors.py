@@ -91,17 +91,16 @@ UNSUPPORTED = [
     (E.uses_fstring, Syntax, "f-string"),
     (E.uses_walrus, Syntax, ":="),
     (E.uses_chained_assignment, Syntax, "chained"),
-    (E.uses_subscript_assignment, Syntax, "share memory with an argument"),
+    (E.uses_subscript_assignment, Syntax, "`x` is an argument"),
     (E.writes_into_a_viewed_array, Syntax, "`tail` shares memory with `y`, written into"),
     (E.reads_a_view_in_a_later_iteration, Syntax, "from the second iteration on"),
     (E.writes_where_a_loop_may_rebind_to_an_argument, Syntax,
      "may hold an array this function did not make"),
-    (E.adds_into_an_argument, Syntax, "share memory with an argument"),
+    (E.adds_into_an_argument, Syntax, "`x` is an argument"),
     (E.reverses_an_enumeration, Syntax, "reversed() is supported over range(...)"),
     (E.uses_bare_expression, Syntax, "expression statement"),
     (E.uses_unknown_numpy, Call, "np.polynomial.hermite.hermval"),
     (E.uses_opaque_call, Call, "OPAQUE"),
-    (E.uses_builtin_max, Call, "max"),
     (E.uses_undefined_name, Transform, "undefined_scale_factor"),
     (E.uses_maybe_unassigned, Transform, "`y`"),
     (E.falls_off_end, Syntax, "return"),
@@ -125,6 +124,24 @@ def test_unsupported_construct_is_refused_at_transform_time(fn, error, word) -> 
     assert fn.__name__ in first, first  # names the function it could not transform
     assert word in first, first
     assert_points_at(err, fn)
+
+
+def test_builtin_max_with_a_key_is_python_s_max() -> None:
+    """``max(x, 0.0, key=abs)`` transforms (built-in max/min with ``key=`` on run-time
+    values, tests/frontend/test_runtime_builtins.py): on a number it is Python's max,
+    checked against JAX; on an array its comparison has no truth value, as in plain
+    NumPy, refused at the call at the user's line (no longer at transform time)."""
+    g = s2s.grad(E.uses_builtin_max)
+    for x in (-1.5, 0.75):
+        np.testing.assert_allclose(g(x), 1.0)
+        if HAVE_JAX:
+            np.testing.assert_allclose(g(x), jax.grad(jax_twin(E).uses_builtin_max)(x))
+    with pytest.raises(ValueError):
+        E.uses_builtin_max(np.array([0.5, -2.0]))  # (plain Python refuses it too)
+    with pytest.raises(s2s.TransformError) as info:
+        g(np.array([0.5, -2.0]))
+    assert "truth value" in str(info.value).splitlines()[0], str(info.value)
+    assert_points_at(info.value, E.uses_builtin_max)
 
 
 @pytest.mark.parametrize(
