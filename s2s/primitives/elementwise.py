@@ -264,27 +264,21 @@ defprim(
     "(x)",
     family="elementwise",
     aliases=(abs,),
-    note="abs'(x) = 1 where x >= 0 and -1 elsewhere for real x (so 1 at 0 and at "
-    "+inf, -1 at -inf, and -1 at NaN, as JAX's select); of a complex x the derivative "
-    "is conj(x) / |x| (JAX's convention), also 1 at x = 0 where JAX's is 0",
+    note="abs'(0) = 1, JAX's convention for real x; of a complex x the derivative is "
+    "conj(x) / |x| (JAX's convention), also 1 at x = 0 where JAX's is 0",
 )
 
 
-# real x: JAX's select(x >= 0, g, -g), which holds at +-inf (x / |x| is NaN there);
-# complex x: conj(x) / |x|, written with x itself (not np.sign, which carries no
-# derivative) so that second derivatives through a complex x are right
+# conj(x) / |x|: sign(x) for a real x; written with x itself (not np.sign, which
+# carries no derivative) so that second derivatives through a complex x are right
 @defvjp("absolute")
 def absolute_vjp(g, ans, x):
-    if np.iscomplexobj(x):
-        return np.real(g) * np.where(ans == 0, 1.0, np.conj(x) / np.where(ans == 0, 1.0, ans))
-    return np.where(x >= 0, g, -g)
+    return np.real(g) * np.where(ans == 0, 1.0, np.conj(x) / np.where(ans == 0, 1.0, ans))
 
 
 @defjvp("absolute", "x")
 def absolute_jvp(x_dot, ans, x):
-    if np.iscomplexobj(x):
-        return np.real(x_dot * np.where(ans == 0, 1.0, np.conj(x) / np.where(ans == 0, 1.0, ans)))
-    return np.where(x >= 0, x_dot, -x_dot)
+    return np.real(x_dot * np.where(ans == 0, 1.0, np.conj(x) / np.where(ans == 0, 1.0, ans)))
 
 
 def _negative_spelling(args, params):
