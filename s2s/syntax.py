@@ -14,6 +14,8 @@ same moment is not covered: that is CPython's to fix.)
 from __future__ import annotations
 
 import ast
+import inspect
+import textwrap
 import threading
 from typing import Any
 
@@ -25,3 +27,15 @@ def parse(source: str | bytes, filename: str = "<unknown>", mode: str = "exec",
     """:func:`ast.parse`, serialised with every other parse s2s makes."""
     with _LOCK:
         return ast.parse(source, filename, mode, **kwargs)
+
+
+def function_node(fn: Any) -> Any:
+    """The ``def`` of ``fn`` parsed from its source (an ``ast.FunctionDef`` or
+    ``ast.AsyncFunctionDef``), or None where its source cannot be read as one."""
+    try:
+        tree = parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return tree.body[0]

@@ -17,7 +17,6 @@ import ast
 import builtins
 import functools
 import inspect
-import textwrap
 import threading
 import types
 import weakref
@@ -343,14 +342,11 @@ _CALLED: "weakref.WeakKeyDictionary[Any, frozenset[str]]" = weakref.WeakKeyDicti
 
 
 def _read_called_names(fn: Any) -> set[str]:
-    try:
-        tree = syntax.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return set()
-    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+    defined = syntax.function_node(fn)
+    if defined is None:
         return set()
     out = set()
-    for node in ast.walk(tree.body[0]):
+    for node in ast.walk(defined):
         if not isinstance(node, ast.Call):
             continue
         if isinstance(node.func, ast.Name):

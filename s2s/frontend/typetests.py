@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
 import operator
-import textwrap
 import weakref
 from typing import Any
 
@@ -53,14 +51,11 @@ _TESTED: "weakref.WeakKeyDictionary[Any, frozenset[str]]" = weakref.WeakKeyDicti
 
 
 def _read(fn: Any) -> set[str]:
-    try:
-        tree = syntax.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return set()
-    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+    defined = syntax.function_node(fn)
+    if defined is None:
         return set()
     out = set()
-    for node in ast.walk(tree.body[0]):
+    for node in ast.walk(defined):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
                 node.func.id in ("isinstance", "type")) and node.args and (
                 isinstance(node.args[0], ast.Name)):
