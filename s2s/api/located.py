@@ -201,11 +201,29 @@ def empty_stack_error(err: ValueError, ir: Any) -> EmptyStackError | None:
     loc = _let_loc(ir, match.group(1), set()) if match is not None else None
     if loc is None:
         return None
+    if _sums_in(ir, match.group(1), set()):  # (`sum(f(v) for v in x if ...)`: none kept)
+        return EmptyStackError(
+            "`sum` of a generator that gave no items on this call: Python's `sum` gives "
+            "0 there, and s2s adds the items as np.sum(np.stack(items), axis=0), whose "
+            "shape it knows only from an item", loc,
+            "write the filter as a mask over the array, so that no item is dropped: "
+            "`np.sum(np.where(x > 0, x, 0.0), axis=0)` for `sum(v for v in x if v > 0)`")
     return EmptyStackError(
         "np.stack of no arrays: a vmap written in the function got an empty batch "
         "(size 0), or a list stacked here has no items (NumPy's ValueError)", loc,
         "skip the call when the batch is empty (s2s's transforms stack g's results and "
         "know their shape only from a call of g)")
+
+
+def _sums_in(fn: Any, name: str, seen: set[int]) -> bool:
+    """Is ``name`` the stack of a ``sum`` over a generator's items (``Function.sums``),
+    in ``fn`` or a callee?"""
+    if id(fn) in seen or getattr(fn, "body", None) is None:
+        return False
+    seen.add(id(fn))
+    return name in getattr(fn, "sums", ()) or any(
+        _sums_in(s.params.get("callee"), name, seen) for s in walk(fn.body)
+        if isinstance(s, Let) and s.prim == "call")
 
 
 def _let_loc(fn: Any, name: str, seen: set[int]) -> Any:

@@ -51,3 +51,7 @@ def largest_by_own_key(x):
 def ties_keep_the_first(x):
     a, b = x[0], x[1]
     return max(a, b, key=lambda v: v * v) * 3.0 + x[2]
+
+
+def sums_the_positive(x):
+    return np.sum(x) + sum(v * 2.0 for v in x if v > 0)
