@@ -17,6 +17,7 @@ known items are literals, ``dict(a=a)`` a dict literal, and ``x.item()`` is
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import libcst as cst
@@ -29,7 +30,7 @@ from .bound_params import type_test
 from .static import NOVALUE
 
 # built-ins decided when the function is transformed, over constants
-STATIC = {builtins.max, builtins.min, builtins.round, builtins.any, builtins.all,
+STATIC = {math.prod, builtins.max, builtins.min, builtins.round, builtins.any, builtins.all,
           builtins.isinstance, builtins.type, builtins.sorted, builtins.dict,
           builtins.tuple, builtins.list}
 # methods of constant dicts read when the function is transformed (and at each call)
@@ -164,10 +165,17 @@ class PythonValues:
             except Exception as exc:
                 raise self.error(node, f"`{text}(...)` raises {type(exc).__name__}: {exc}",
                                  "call it with the values it takes") from None
+            if fn is math.prod:  # (spelled as written: the emitted code reads `math`)
+                self.n.resolver.bind_namespace(_root(text), node)
             return self.constant(value, _spelled(text, [a.text for a in atoms], value),
                                  [a.text for a in atoms], target, node)
         if fn in (builtins.max, builtins.min) and len(atoms) >= 2:
             return self.extremum(fn, atoms, node, target)
+        shape = self.n.lets.get(atoms[0].name) if len(atoms) == 1 and isinstance(
+            atoms[0], Var) else None
+        if fn is math.prod and getattr(shape, "prim", None) == "shape":
+            # `math.prod(x.shape)`: the number of elements, `x.size` (a Python int)
+            return self.n.calls.apply("size", list(shape.args), {}, node, target, "size")
         if fn is builtins.round and len(atoms) in (1, 2):
             # Python's round of a NumPy number is NumPy's (half to even); no derivative
             # flows, as through JAX's `round` of an array

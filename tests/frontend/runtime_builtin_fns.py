@@ -1,6 +1,9 @@
 """Python's built-ins over run-time values (tests/frontend/test_runtime_builtins.py):
 ``round`` of a computed number, ``any``/``all`` over an array or a generator of
-its rows, ``max``/``min`` with ``key=``.  Each runs in JAX on the same source."""
+its rows, ``max``/``min`` with ``key=``; ``math.prod(x.shape)``.  Each runs in JAX on the
+same source."""
+
+import math
 
 import numpy as np
 
@@ -55,3 +58,12 @@ def ties_keep_the_first(x):
 
 def sums_the_positive(x):
     return np.sum(x) + sum(v * 2.0 for v in x if v > 0)
+
+
+def mean_by_prod(x):
+    return np.sum(x * x) / math.prod(x.shape) + math.prod((2, 3)) * np.sum(x)
+
+
+def prod_of_a_named_shape(x):
+    s = x.shape
+    return np.sum(np.sin(x)) * math.prod(s)

@@ -41,9 +41,6 @@ EXPECTED = {
     # used before it is assigned"): every transform runs it, vmap too (which JAX
     # refuses); jit on JAX of its gradient is refused by both (a traced `while`)
     "fixed_point_while": "both refuse",
-    # `math.prod(x.shape)`: refused at the call (np.prod would give NumPy's int64,
-    # which promotes float32 to float64 where Python's int does not)
-    "math_prod_mean": "refused",
     # Hessian: vmap cannot batch `np.linalg.norm(m, ord=1, axis=0)`'s second
     # derivative (the rank of a conjugate is unknown); in float32 jacfwd also returns
     # float64 (the float32 vmap accumulator: another helper's issue)

@@ -150,3 +150,18 @@ def test_a_filtered_sum_that_keeps_no_item_says_so_at_the_users_line():
     message = str(err.value)
     assert "`sum` of a generator that gave no items" in message and "np.where" in message
     assert err.value.loc.file == F.__file__ and "sum(v * 2.0" in err.value.loc.text
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_math_prod_of_a_shape_is_its_size(dtype):
+    """`math.prod(x.shape)` is `x.size`, a Python int (float32 stays float32, as in
+    JAX); `math.prod((2, 3))` a constant spelled as written.  Refused before."""
+    for name in ("mean_by_prod", "prod_of_a_named_shape"):
+        ours, theirs = getattr(F, name), getattr(J, name)
+        grad = s2s.grad(ours)
+        for shape in [(3,), (2, 3), (3,), (1, 4)]:  # (shapes change between calls)
+            x = (np.arange(np.prod(shape)).reshape(shape) / 5 - 0.3).astype(dtype)
+            close(grad(x), jax.grad(theirs)(x), dtype)
+        batch = np.stack([x, 2 * x])
+        close(s2s.vmap(grad)(batch), jax.vmap(jax.grad(theirs))(batch), dtype)
+        close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype)
