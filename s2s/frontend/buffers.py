@@ -98,7 +98,7 @@ def _is_last_index(index: Index) -> bool:
             and type(items[0].value) is int and items[0].value == -1)
 
 
-def is_last_index(arg: cst.Arg) -> bool:
+def is_minus_one(arg: cst.Arg) -> bool:
     """Is the argument the literal ``-1`` (``ys.pop(-1)`` is ``ys.pop()``)?"""
     value = arg.value
     return not arg.star and arg.keyword is None and isinstance(value, cst.UnaryOperation) \
@@ -319,7 +319,7 @@ class BufferLowerer:
         self.pop(name, current, call)
 
     def pop_args(self, call: cst.Call) -> None:
-        if call.args and not (len(call.args) == 1 and is_last_index(call.args[0])):
+        if call.args and not (len(call.args) == 1 and is_minus_one(call.args[0])):
             raise self.n.unsupported(
                 call, "only `ys.pop()` (the last element) is supported",
                 "pop the last element: `v = ys.pop()`",

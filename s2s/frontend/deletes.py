@@ -21,7 +21,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
-from .buffers import is_last_index
+from .buffers import is_minus_one
 
 
 class Deletes:
@@ -62,7 +62,7 @@ class Deletes:
         index = target.slice[0].slice.value
         if self.n.dicts.is_dict(target.value):
             args = [cst.Arg(index)]
-        elif is_last_index(cst.Arg(index)):
+        elif is_minus_one(cst.Arg(index)):
             args = []
         else:
             return None

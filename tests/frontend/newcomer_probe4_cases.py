@@ -6,8 +6,11 @@ differences where JAX cannot run it."""
 
 from __future__ import annotations
 
+import functools
+
 import newcomer_probe4_fns as F
 import numpy as np
+from newcomer_probe3_cases import run_stage
 
 R = np.random.default_rng(4)
 X3 = np.array([0.3, -0.7, 0.45])
@@ -143,33 +146,7 @@ def classify(name, J, dtype=np.float64, stages=None):
                 return "dtype"
         return "ok"
 
-    def attempt(stage, run_ours, run_theirs, fd=None):
-        jax_refuses = False
-        try:
-            expected, oracle = run_theirs(), "jax"
-        except Exception as e:  # noqa: BLE001 - JAX refuses: finite differences
-            jax_refuses = True
-            expected, oracle = e, None
-            if fd is not None:
-                try:
-                    expected, oracle = fd(), "fd"
-                except NotImplementedError:
-                    pass
-        try:
-            got = run_ours()
-        except s2s.TransformError as e:
-            verdicts[stage] = ("both refuse" if jax_refuses else "refused",
-                               str(e).splitlines()[0][:200])
-            return
-        except Exception as e:  # noqa: BLE001
-            verdicts[stage] = ("internal", f"{type(e).__name__}: {str(e)[:200]}")
-            return
-        if oracle is None:
-            verdicts[stage] = ("ok", f"jax refuses ({type(expected).__name__}), s2s runs")
-            return
-        verdict = close(got, expected)
-        verdicts[stage] = (verdict, oracle if verdict == "ok" else
-                           f"s2s={got!r:.200} ref={expected!r:.200}")
+    attempt = functools.partial(run_stage, verdicts, close)
 
     base = cast(CASES[name], dtype)
     fd = (lambda a: (lambda: _fd_grad(ours, a, 1e-6))) if not f32 else (lambda a: None)
