@@ -8,6 +8,7 @@ function imports an s2s module except the few deferred on purpose (DEFERRED says
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
 import os
@@ -201,32 +202,44 @@ def _is_module(name: str) -> bool:
     return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
 
 
+def _imports_in_functions(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements of ``tree`` inside a function, each once (walking every
+    function's subtree again, nested functions included, was 5 s of the suite)."""
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)) and in_function:
+                found.append(child)
+            visit(child, in_function
+                  or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+    visit(tree, False)
+    return found
+
+
+@functools.lru_cache(maxsize=None)
 def _deferred_imports() -> list[tuple[str, int, str]]:
     """``(file, line, module)`` for each import of an s2s module inside a function."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(ROOT)
         package = ".".join(rel.parent.parts)
-        for fn in ast.walk(ast.parse(path.read_text())):
-            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            for node in ast.walk(fn):
-                if isinstance(node, ast.ImportFrom):
-                    if node.level:
-                        base = package.rsplit(".", node.level - 1)[0] if node.level > 1 \
-                            else package
-                        module = f"{base}.{node.module}" if node.module else base
-                    else:
-                        module = node.module or ""
-                    # ``from ..backends import jax_control`` imports the submodule
-                    names = [f"{module}.{a.name}" if _is_module(f"{module}.{a.name}")
-                             else module for a in node.names]
-                elif isinstance(node, ast.Import):
-                    names = [a.name for a in node.names]
+        for node in _imports_in_functions(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.rsplit(".", node.level - 1)[0] if node.level > 1 \
+                        else package
+                    module = f"{base}.{node.module}" if node.module else base
                 else:
-                    continue
-                found += [(rel.as_posix(), node.lineno, m) for m in names
-                          if m == "s2s" or m.startswith("s2s.")]
+                    module = node.module or ""
+                # ``from ..backends import jax_control`` imports the submodule
+                names = [f"{module}.{a.name}" if _is_module(f"{module}.{a.name}")
+                         else module for a in node.names]
+            else:
+                names = [a.name for a in node.names]
+            found += [(rel.as_posix(), node.lineno, m) for m in names
+                      if m == "s2s" or m.startswith("s2s.")]
     return sorted(set(found))
 
 

@@ -27,7 +27,7 @@ DOC = ROOT / "docs" / "conformance.md"
 # the fixtures beside this file, wherever s2s is installed from
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "conformance"
 ENV = {**os.environ, "S2S_CONFORMANCE_FIXTURES": str(FIXTURES)}
-SAMPLE_EVERY = 160  # default run: every 160th case (about 40; -m slow replays them all)
+SAMPLE_EVERY = 240  # default run: every 240th case (about 27; -m slow replays them all)
 
 
 @pytest.fixture(scope="module")

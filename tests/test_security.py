@@ -158,10 +158,11 @@ def test_an_edited_source_file_is_refused_without_running_it(recorded) -> None:
     assert not marker.exists()  # refused from its text, before anything was loaded
 
 
-def test_cli_verify_imports_no_module_a_record_names(recorded, tmp_path) -> None:
+def _evil_record(recorded, tmp_path: Path) -> tuple[Path, Path, Path]:
     """A record naming a module importable from where verify runs (the current
-    directory is on ``sys.path`` under ``python -m``)."""
-    _, unsigned, _, marker = recorded
+    directory is on ``sys.path`` under ``python -m``): its folder, the record, and the
+    file the module writes when it runs."""
+    _, unsigned, _, _ = recorded
     evil = tmp_path / "work"
     evil.mkdir()
     evil_marker = tmp_path / "evil.ran"
@@ -171,12 +172,27 @@ def test_cli_verify_imports_no_module_a_record_names(recorded, tmp_path) -> None
                   False)
     path = evil / "rec.json"
     save(record, path)
-    for flags in ((), ("--allow-unsigned",), ("--no-rederive",), ("--json",)):
-        run = run_s2s("ledger", "verify", *flags, path, cwd=evil)
-        assert run.returncode == 1, (flags, run.stdout, run.stderr)
-        assert not evil_marker.exists() and not marker.exists(), flags
-        assert "Traceback" not in run.stderr
+    return evil, path, evil_marker
+
+
+@pytest.mark.parametrize("flags", [(), ("--allow-unsigned",), ("--no-rederive",), ("--json",)],
+                         ids=["plain", "allow-unsigned", "no-rederive", "json"])
+def test_cli_verify_with_any_flag_imports_no_module_a_record_names(
+        recorded, tmp_path, flags) -> None:
+    """(A sweep, one subprocess a case: the default tier runs one of the four.)"""
+    marker = recorded[3]
+    evil, path, evil_marker = _evil_record(recorded, tmp_path)
+    run = run_s2s("ledger", "verify", *flags, path, cwd=evil)
+    assert run.returncode == 1, (flags, run.stdout, run.stderr)
+    assert not evil_marker.exists() and not marker.exists(), flags
+    assert "Traceback" not in run.stderr
+
+
+def test_cli_verify_imports_no_module_a_record_names(recorded, tmp_path) -> None:
+    """Unless told to (``--trust-code``), and never with a key configured."""
+    evil, path, evil_marker = _evil_record(recorded, tmp_path)
     run = run_s2s("ledger", "verify", path, cwd=evil)
+    assert run.returncode == 1 and not evil_marker.exists()
     assert "FAILED: unsigned: " in run.stdout and "--trust-code" in run.stdout
     assert "skipped  regenerate" in run.stdout
     # with a key configured, an unsigned record is refused before anything else

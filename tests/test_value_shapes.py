@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 import s2s
 from value_shaped_programs import load, programs
 
-EXAMPLES = int(os.environ.get("S2S_VALUE_SHAPES_EXAMPLES", "6"))
+EXAMPLES = int(os.environ.get("S2S_VALUE_SHAPES_EXAMPLES", "4"))
 LONG = int(os.environ.get("S2S_VALUE_SHAPES_LONG", "5000"))
 CALLS = 5  # the third and later run the specialized code
 
