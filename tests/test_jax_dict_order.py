@@ -288,3 +288,58 @@ def test_a_dict_inside_a_registered_node_is_walked_in_its_order():
         for extra in ({"c": x, "a": 3 * x}, {"a": 3 * x, "c": x}, {"c": x + 1, "a": x}):
             p = make(x, extra)
             assert_same(f(p), _node_walk(p), np.float64, f"{make.__name__} {list(extra)}")
+
+
+# ---- results: a dict already in sorted key order leaves jax.jit as it is -------------
+
+
+def _result_dicts(x, flip):
+    """Dicts the function builds: sorted outer, an inner one sorted or not by a static
+    flag, and one with keys Python cannot order."""
+    inner = {"b": x * 2.0, "a": np.sin(x)} if flip else {"a": np.sin(x), "b": x * 2.0}
+    return {"grads": inner, "loss": np.sum(x ** 2), "z": {1: x, "one": x + 1.0}}
+
+
+def _key_paths(tree, path=()):
+    if isinstance(tree, dict):
+        return [(path, tuple(tree))] + [p for k, v in tree.items()
+                                         for p in _key_paths(v, path + (k,))]
+    return []
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_result_dicts_keep_the_order_the_function_built(dtype):
+    """Sorted results come back as JAX rebuilds them (no ``Keyed`` round trip); the
+    unsorted inner dict and the one with unorderable keys keep their order; the flag
+    changes between calls (two signatures), the values at every call, and a caller
+    writing into a returned dict changes nothing later."""
+    fn = s2s.jit(_result_dicts, backend="jax", static_argnums=1)
+    r = np.random.default_rng(0)
+    for call in range(10):
+        x = r.normal(size=3).astype(dtype)
+        flip = call % 3 == 1
+        got = fn(x, flip)
+        want = _result_dicts(x, flip)
+        assert _key_paths(got) == _key_paths(want), call
+        for a, b in zip(ordered_leaves(got), ordered_leaves(want)):
+            assert np.asarray(a).dtype == np.asarray(b).dtype
+            np.testing.assert_allclose(a, b, rtol=1e-6 if dtype == np.float32 else 1e-12)
+        got["grads"]["a"] = None
+        got["loss"] = None
+
+
+def _sorted_only(x):
+    return {"a": np.sum(np.sin(x)), "b": x * 3.0}
+
+
+def test_a_sorted_result_dict_keeps_the_bare_path_and_its_values():
+    """Array arguments and a result dict in sorted order: the call stays on the bare
+    path (no trace raised ``Unkeyed``), and later calls with other values are right."""
+    fn = s2s.jit(_sorted_only, backend="jax")
+    for k in range(4):
+        x = np.arange(3.0) + k
+        got = fn(x)
+        assert list(got) == ["a", "b"]
+        np.testing.assert_allclose(got["a"], np.sum(np.sin(x)), rtol=1e-12)
+        np.testing.assert_allclose(got["b"], x * 3.0, rtol=1e-12)
+    assert not fn._dict_out

@@ -59,10 +59,10 @@ def jitted_functions(self: Jitted, sig: Any, jit_jax: Any,
             jax_control.unroll_limit.reset(token)
         self._source = texts[-1] if texts else self._plain_source()
         if bare:
-            if jax_order.holds(out, dict):
+            if jax_order.unordered_dict(out):
                 raise jax_order.Unkeyed
-        else:
-            out = jax_order.keyed(out)  # (the dicts it returns keep their order too)
+        else:  # (the dicts it returns keep their order too)
+            out = jax_order.keyed_results(out)
             self._dict_out = self._dict_out or jax_order.holds(out, jax_order.Keyed)
         if self.shard_batch:
             out = constrained(self, out)

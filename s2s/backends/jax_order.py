@@ -25,8 +25,8 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-__all__ = ["Keyed", "keyed", "plain", "holds", "in_order", "Unkeyed", "unkeyed_dict",
-           "keyed_args", "plain_args", "LEAF_TYPES"]
+__all__ = ["Keyed", "keyed", "keyed_results", "unordered_dict", "plain", "holds", "in_order",
+           "Unkeyed", "unkeyed_dict", "keyed_args", "plain_args", "LEAF_TYPES"]
 
 
 class Keyed(tuple):
@@ -80,6 +80,42 @@ def keyed(tree: Any) -> Any:
         return tree
     return jax.tree_util.tree_map(
         lambda x: keyed(x) if type(x) is dict else x, tree, is_leaf=_is_dict)
+
+
+def _in_sorted_order(d: dict) -> bool:
+    """Whether ``jax.jit`` rebuilds ``d`` in its own order (its keys sorted already)."""
+    try:
+        return list(d) == sorted(d)
+    except TypeError:  # (keys Python cannot order)
+        return False
+
+
+def keyed_results(tree: Any) -> Any:
+    """:func:`keyed` for a traced function's results: a dict whose keys are sorted
+    already stays a dict (``jax.jit`` rebuilds it in that order, from C, with no
+    :class:`Keyed` to make plain again after each call); the others become
+    :class:`Keyed`.  The order is the trace's, so it is the same at every call."""
+    t = type(tree)
+    if t is dict:
+        values = tuple([v if type(v) in LEAF_TYPES else keyed_results(v)
+                        for v in tree.values()])
+        if _in_sorted_order(tree):
+            return dict(zip(tree, values))
+        return Keyed((tuple(tree), values))
+    if t is tuple or t is list:
+        return t([v if type(v) in LEAF_TYPES else keyed_results(v) for v in tree])
+    if t in LEAF_TYPES:
+        return tree
+    return jax.tree_util.tree_map(
+        lambda x: keyed_results(x) if type(x) is dict else x, tree, is_leaf=_is_dict)
+
+
+def unordered_dict(tree: Any) -> bool:
+    """Whether a dict ``jax.jit`` would rebuild in another order is in ``tree``."""
+    if type(tree) in LEAF_TYPES:
+        return False
+    return any(type(x) is dict and (not _in_sorted_order(x) or unordered_dict(list(x.values())))
+               for x in jax.tree_util.tree_leaves(tree, is_leaf=_is_dict))
 
 
 def plain(tree: Any) -> Any:
