@@ -385,7 +385,7 @@ def in_grown_list(x):
     (key_at_run_time, (X, ("scale",)), "key known only when the function runs"),
     (run_time_key_in_dict, (X, {"w": W}), "key known only when the function runs"),
     (string_key_in_array, (X,), "only a dict has keys"),
-    (spreads_dict_argument, (X, {"scale": W}), "keys are known per call"),
+    (spreads_dict_argument, (X, {"scale": W}), "whose keys s2s does not know when it"),
     (in_grown_list, (np.ones((2, 3)),), "grown with `append`"),
     (pops_shared, (X,), "for another name"),
     (pops_missing, (X,), "raises KeyError"),
