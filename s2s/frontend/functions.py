@@ -45,6 +45,7 @@ from .objects import is_instance_self, passing_objects, self_method
 from .recursive import passing_captured
 from .resolve import FreeVar, is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
+from .star_items import star_count, star_items
 from .synthesize import synthesize
 from .typetests import type_tested
 
@@ -285,14 +286,15 @@ class FunctionLowerer:
 
     # ---- calls --------------------------------------------------------------------
 
-    def args_of(self, args: Any) -> tuple[list[Any], dict[str, Any]]:
+    def args_of(self, args: Any, star: tuple[int, str] | None = None,
+                ) -> tuple[list[Any], dict[str, Any]]:
         """A call's arguments as atoms or function values, ``*xs`` and ``**kw`` spread
-        where their length and keys are known (a tuple, list or dict the code built)."""
+        (``star``: the callee's item count and name for ``star_items``)."""
         out: list[Any] = []
         kwargs: dict[str, Any] = {}
         for arg in args:
             if arg.star:
-                items = self.spread(arg)
+                items = _spread(self, arg, star)
                 if isinstance(items, dict):
                     kwargs.update(items)
                 else:
@@ -316,7 +318,7 @@ class FunctionLowerer:
         if isinstance(fv.obj, KeptVmap):  # `h = s2s.vmap(g)`, then `h(x)`
             return fv.obj.call(self, node, target, passed, self.resolved(fv, node))
         if passed is None:
-            passed = self.args_of(node.args)
+            passed = self.args_of(node.args, star_count(fv, node))
         if fv.choice is not None:  # (each function's captured names read on its path)
             return _call_choice(self, fv, node, target, passed)
         fv = self.resolved(fv, node)
@@ -476,7 +478,7 @@ def _call_choice(self: FunctionLowerer, fv: FnValue, node: Any, target: str | No
     return Var(name)
 
 
-def _spread(self: FunctionLowerer, arg: cst.Arg) -> Any:
+def _spread(self: FunctionLowerer, arg: cst.Arg, star: tuple[int, str] | None = None) -> Any:
     atom = self.n.exprs.expr(arg.value)
     if arg.star == "*" and isinstance(atom, Const) and isinstance(atom.value, (
             tuple, list)) and (atom.text.isidentifier() or _subscript_text(atom)):
@@ -501,6 +503,8 @@ def _spread(self: FunctionLowerer, arg: cst.Arg) -> Any:
     if arg.star == "**" and let is not None and let.prim == "make_dict" and \
             "keys" in let.params:
         return dict(zip(let.params["keys"], let.args))
+    if arg.star == "*" and star is not None and isinstance(atom, Var):
+        return star_items(self.n, arg, *star)  # (a length known per call: checked)
     raise self.n.unsupported(
         arg, f"`{arg.star}` here spreads a value whose {'keys' if arg.star == '**' else 'length'} "
         "s2s does not know when it transforms the function (only a tuple, list or "
