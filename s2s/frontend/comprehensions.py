@@ -48,6 +48,26 @@ class Rename(cst.CSTTransformer):
         self.alias(new, original)
         return new
 
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False  # (its parameters hide the names they share: see leave_Lambda)
+
+    def leave_Lambda(self, original: cst.Lambda, updated: cst.Lambda) -> Any:
+        """``lambda t, k=k: k * t``: the defaults read the names replaced, the body
+        the lambda's own parameters."""
+        ps = original.params
+        own = {p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)}
+        own |= {p.name.value for p in (ps.star_arg, ps.star_kwarg) if isinstance(p, cst.Param)}
+
+        class Defaults(cst.CSTTransformer):
+            def leave_Param(inner, p: cst.Param, new: cst.Param) -> Any:  # noqa: N805
+                return new if p.default is None else new.with_changes(
+                    default=p.default.visit(self))
+
+        params = ps.visit(Defaults())
+        body = original.body.visit(Rename({k: v for k, v in self.table.items()
+                                           if k not in own}, self.alias))
+        return updated.with_changes(params=params, body=body)
+
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
         return updated.with_changes(attr=original.attr)  # (`x.i` is not the variable)
 

@@ -28,6 +28,7 @@ from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
+from .keyed import run_time_item
 from .objects import (
     class_attribute,
     is_instance_self,
@@ -382,6 +383,9 @@ class ExprLowerer:
                 )
             else:
                 items.append(literals.string_key(self.n, self.expr(s.value)))
+        chosen = run_time_item(self.n, node, base, items, target)  # (`d[best]`: keyed.py)
+        if chosen is not None:
+            return chosen
         index = Index(tuple(items), len(node.slice) > 1)
         if len(items) == 1 and isinstance(items[0], Const) and isinstance(
             items[0].value, str

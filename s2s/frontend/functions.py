@@ -37,7 +37,8 @@ from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME
 from .fncontainers import containers
-from .fnvalues import FnValue, Plan, Unbound, _adapter, spelled_here
+from .fnlists import enter_sequence, sequence_value
+from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter, spelled_here
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
@@ -291,6 +292,13 @@ class FunctionLowerer:
         out: list[Any] = []
         kwargs: dict[str, Any] = {}
         for arg in args:
+            seq = sequence_value(self.n, arg.value)  # (`(np.sin, relu)`, `fs`)
+            if seq is not None and arg.star == "*":
+                out += list(seq.items)
+                continue
+            if seq is not None and not arg.star:
+                kwargs.update({arg.keyword.value: seq}) if arg.keyword else out.append(seq)
+                continue
             if arg.star:
                 items = self.spread(arg)
                 if isinstance(items, dict):
@@ -364,7 +372,7 @@ class FunctionLowerer:
         return _planned_call(self, fv, args, kwargs, node, target)
 
     def _atoms(self, values: list[Any], text: str, node: Any, through: str = "") -> list[Atom]:
-        if any(isinstance(v, FnValue) for v in values):
+        if any(isinstance(v, (FnValue, FnSeq)) for v in values):
             raise _function_given(self.n, text, node, through)
         return list(values)
 
@@ -379,10 +387,14 @@ class FunctionLowerer:
                 params += _enter_frozen(n, name, detail) if kind == "frozen" else [name]
                 n.env[name] = name
                 n.bound.add(name)
-            elif kind == "fn":
+            elif kind in ("fn", "fns", "fnstar"):
                 names = [n.names.fresh(f"{name}_{i}") for i in range(len(detail.leaves()))]
                 params += names
-                self.values[name] = spelled_here(n, detail.rebuilt(map(Var, names)))
+                rebuilt = detail.rebuilt(map(Var, names))
+                if kind == "fn":
+                    self.values[name] = spelled_here(n, rebuilt)
+                else:
+                    enter_sequence(n, name, rebuilt, functools.partial(spelled_here, n))
             else:
                 keys = [str(i) for i in range(detail)] if kind == "star" else list(detail)
                 names = [n.names.fresh(f"{name}_{k}") for k in keys]
@@ -477,6 +489,13 @@ def _call_choice(self: FunctionLowerer, fv: FnValue, node: Any, target: str | No
 
 
 def _spread(self: FunctionLowerer, arg: cst.Arg) -> Any:
+    known = getattr(self.n, "spread_keys", {}).get(getattr(arg.value, "value", None))
+    if arg.star == "**" and known is not None and self.n.env.get(arg.value.value) == known[0]:
+        reads = {k: cst.Subscript(arg.value, [cst.SubscriptElement(cst.Index(
+            cst.SimpleString(repr(k))))]) for k in known[1]}  # (a dict parameter whose
+        for read in reads.values():  # keys the call knows: bound_params.py)
+            self.n.desugar.alias_tree(read, arg)
+        return {k: self.n.exprs.expr(read) for k, read in reads.items()}
     atom = self.n.exprs.expr(arg.value)
     if arg.star == "*" and isinstance(atom, Const) and isinstance(atom.value, (
             tuple, list)) and (atom.text.isidentifier() or _subscript_text(atom)):
@@ -532,7 +551,12 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
     for pname, p in sig.parameters.items():
         given = pname in bound.arguments
         value = bound.arguments.get(pname)
-        if p.kind is p.VAR_POSITIONAL:
+        if p.kind is p.VAR_POSITIONAL and value and all(isinstance(v, FnValue)
+                                                        for v in value):
+            plan.entries.append(("fnstar", pname, FnSeq(tuple(value))))
+            _pass_roots(n, plan, plan.entries[-1][2], node)  # (`compose(x, np.sin, g)`)
+            atoms += plan.entries[-1][2].leaves()
+        elif p.kind is p.VAR_POSITIONAL:
             items = self._atoms(list(value or ()), fv.text, node, f"*{pname}")
             plan.entries.append(("star", pname, len(items)))
             atoms += items
@@ -548,6 +572,10 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         elif not given:
             plan.entries.append(("default", pname, _typed(n, fn, pname, p.default)))
             atoms.append(_default(self, fn, pname, p.default, node))
+        elif isinstance(value, FnSeq):  # (a tuple or list of functions: fnlists.py)
+            plan.entries.append(("fns", pname, value))
+            _pass_roots(n, plan, value, node)
+            atoms += value.leaves()
         elif isinstance(value, FnValue):
             if isinstance(value.obj, KeptVmap) and not value.obj.portable() and not (
                     value.captured or value.keywords):  # (kept_fn: what it carries)
@@ -722,7 +750,7 @@ def _typed(n: Any, fn: Any, pname: str, value: Any) -> tuple | None:
 def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Does the existing call path take this call: atoms only, positional parameters,
     and literal defaults for those not passed?"""
-    if any(isinstance(v, (FnValue, Unbound)) for v in (*args, *kwargs.values())) or (
+    if any(isinstance(v, (FnValue, FnSeq, Unbound)) for v in (*args, *kwargs.values())) or (
             type_tested(fn)):  # (`isinstance(scale, int)`: decided per call's types)
         return False
     sig = inspect.signature(fn, follow_wrapped=False)
