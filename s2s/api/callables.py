@@ -26,6 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import syntax
+from ..errors import TransformError
 from ..frontend.synthesize import BOUND, BoundType, DictKeys, signature_text, synthesize
 from ..frontend.typetests import ArgType, type_tested
 from ..primitives import lookup_object
@@ -68,7 +69,17 @@ def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
     names = function_params(fn)
     if names:  # (`def f(x, act=np.tanh)`: made per function passed)
         return PerFunctionArgs(fn, make, names)
-    return make(fn)
+    try:
+        return make(fn)
+    except TransformError as err:
+        # a parameter passed on (`inner(x, f)`), walked (`for f in fs`) or spread
+        # (`g(v, **kw)`) that the code could lower were its functions or keys known:
+        # made per call's functions and dict keys instead
+        handed = function_params(fn, handed_too=True) if getattr(
+            err, "per_call", False) else ()
+        if not handed:
+            raise
+        return PerFunctionArgs(fn, make, handed)
 
 
 def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = (),
@@ -300,9 +311,10 @@ _FUNCTION_TYPES = (types.FunctionType, types.BuiltinFunctionType, np.ufunc,
 _NONE = object()  # (no value passed, no default)
 
 
-def function_params(fn: Any) -> tuple[str, ...]:
+def function_params(fn: Any, handed_too: bool = False) -> tuple[str, ...]:
     """The parameters of the plain function ``fn`` that hold functions: a default that
-    is one, or a name the body calls; () for any other function."""
+    is one, or a name the body calls (``handed_too``: or passes to a call, spreads
+    with ``**`` or walks with ``for``); () for any other function."""
     if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND):
         return ()  # (a copy made here: its functions bound already)
     try:
@@ -317,7 +329,7 @@ def function_params(fn: Any) -> tuple[str, ...]:
     own = next(iter(sig.parameters)) if len(parts) > 1 and parts[-2] != "<locals>" and (
         sig.parameters) else None  # (a method's `self`: the object, called as `self(x)`)
     tested = type_tested(fn)  # (`isinstance(scale, int)`: decided per call's type)
-    handed = _handed_names(fn)  # (`inner(x, f)`, `for f in fs`: bound if functions)
+    handed = _handed_names(fn) if handed_too else frozenset()  # (`inner(x, f)`)
     return tuple(name for name, p in sig.parameters.items()
                  if name != own and (name in called or name in tested or name in handed
                                      or _is_function(p.default)))

@@ -382,7 +382,8 @@ class Vmapped(Transformed):
         params = list(inspect.signature(self.fn).parameters.values())
         static = {p.name: kwargs[p.name] for p in params if p.kind is p.KEYWORD_ONLY and (
             p.name in kwargs) and type(kwargs[p.name]) in (int, float, bool, str)}
-        if static:  # (`vmap(f)(xs, k=3)`, `def f(x, *, k)`: k is the same for every
+        if static and not getattr(getattr(self.fn, "__code__", None), "co_filename",
+                                  "<s2s").startswith("<s2s"):  # (`vmap(f)(xs, k=3)`, `def f(x, *, k)`: k is the same for every
             # example, as a partial binds it; JAX maps keywords over axis 0 and refuses
             # a number: "rank should be at least 1")
             key = ("static", tuple(sorted(static.items())), self.in_axes)

@@ -545,12 +545,12 @@ def _resolved_callee(n: Any, func: Any) -> tuple[Any, str]:
     resolved as the module-level name it shadows."""
     if isinstance(func, cst.Name) and func.value in n.local_names and not (
             is_instance_self(n, func.value)) and func.value != n.bound_object:
-        raise n.unsupported(
+        raise per_call(n.unsupported(
             func, f"`{func.value}` is a value in this function (a parameter or a "
             "variable) and is called here; s2s calls the functions it reads when it "
             "transforms: module-level and nested functions, lambdas, NumPy's, and a "
             "parameter given a plain function (`act=np.tanh`)", "call a function by "
-            "its name, or pass a function (not an object) for this parameter")
+            "its name, or pass a function (not an object) for this parameter"))
     return n.resolver.resolve_dotted(func)
 
 
@@ -642,3 +642,11 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
 def _of_class(n: Any, node: cst.Attribute, base: Atom, target: str | None) -> Any:
     """``p.size`` of a class attribute, ``self.doubled`` of a ``@property``; None else."""
     return class_attribute(n, node, base) or property_read(n, node, base, target)
+
+
+def per_call(err: TransformError) -> TransformError:
+    """Mark a refusal that a transform made per call's functions and dict keys may
+    not meet (``api/callables.py``'s ``transformable``): a parameter called here, or
+    spread, whose value the call knows."""
+    err.per_call = True  # type: ignore[attr-defined]
+    return err

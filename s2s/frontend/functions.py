@@ -35,7 +35,7 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
-from .expressions import MAX_NAME
+from .expressions import MAX_NAME, per_call
 from .fncontainers import containers
 from .fnlists import enter_sequence, sequence_value
 from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter, spelled_here
@@ -520,12 +520,12 @@ def _spread(self: FunctionLowerer, arg: cst.Arg) -> Any:
     if arg.star == "**" and let is not None and let.prim == "make_dict" and \
             "keys" in let.params:
         return dict(zip(let.params["keys"], let.args))
-    raise self.n.unsupported(
+    raise per_call(self.n.unsupported(
         arg, f"`{arg.star}` here spreads a value whose {'keys' if arg.star == '**' else 'length'} "
         "s2s does not know when it transforms the function (only a tuple, list or "
         "dict written in the function or named by a module or closure name, or a "
         "`*args`/`**kwargs` parameter)",
-        "pass each argument explicitly")
+        "pass each argument explicitly"))
 
 
 def _subscript_text(atom: Any) -> bool:
