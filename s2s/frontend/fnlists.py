@@ -22,9 +22,10 @@ from typing import Any
 
 import libcst as cst
 
+from ..ir.nodes import Var
 from .dicts import _jumps
 from .fncontainers import containers
-from .fnvalues import FnSeq
+from .fnvalues import FnSeq, spelled_here
 from .static import NOVALUE
 
 _FUNCTION_LIKE = (cst.Name, cst.Attribute, cst.Lambda, cst.IfExp, cst.Call, cst.Subscript)
@@ -50,6 +51,34 @@ def sequence_value(n: Any, node: Any) -> FnSeq | None:
                  list if isinstance(node, cst.List) else tuple)
 
 
+def pass_sequence(n: Any, arg: cst.Arg, out: list, kwargs: dict) -> bool:
+    """A call's argument that is a tuple or list of functions: passed as one value,
+    or spread by ``*`` into its functions; False (nothing done) for another."""
+    seq = sequence_value(n, arg.value)
+    if seq is None or arg.star == "**":
+        return False
+    if arg.star == "*":
+        out += list(seq.items)
+    elif arg.keyword is not None:
+        kwargs[arg.keyword.value] = seq
+    else:
+        out.append(seq)
+    return True
+
+
+def enter_functions(n: Any, values: dict, kind: str, name: str, detail: Any) -> list[str]:
+    """A planned callee's parameter given a function (``fn``), a tuple or list of
+    them (``fns``) or its ``*name`` given functions (``fnstar``): the IR parameters
+    for the values they carry, the parameter bound to what they rebuild."""
+    names = [n.names.fresh(f"{name}_{i}") for i in range(len(detail.leaves()))]
+    rebuilt = detail.rebuilt(map(Var, names))
+    if kind == "fn":
+        values[name] = spelled_here(n, rebuilt)
+    else:
+        enter_sequence(n, name, rebuilt, lambda fv: spelled_here(n, fv))
+    return names
+
+
 def enter_sequence(n: Any, name: str, detail: FnSeq, spelled: Any) -> None:
     """A planned callee's parameter given a tuple or list of functions (or its
     ``*name`` given functions): a container of functions there."""
@@ -62,7 +91,7 @@ def enter_sequence(n: Any, name: str, detail: FnSeq, spelled: Any) -> None:
 def append_function(n: Any, call: cst.Call) -> bool:
     """``fs.append(<function>)`` on a list of functions, or on the empty list
     ``fs = []`` (which becomes one); False (nothing done) for any other append."""
-    func = call.func
+    func = getattr(call, "func", None)  # (the statement may be no call: `yield v`)
     if not (isinstance(func, cst.Attribute) and func.attr.value == "append"
             and isinstance(func.value, cst.Name) and len(call.args) == 1
             and call.args[0].keyword is None and not call.args[0].star):

@@ -37,8 +37,8 @@ from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME, per_call
 from .fncontainers import containers
-from .fnlists import enter_sequence, sequence_value
-from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter, spelled_here
+from .fnlists import enter_functions, pass_sequence
+from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
@@ -292,12 +292,7 @@ class FunctionLowerer:
         out: list[Any] = []
         kwargs: dict[str, Any] = {}
         for arg in args:
-            seq = sequence_value(self.n, arg.value)  # (`(np.sin, relu)`, `fs`)
-            if seq is not None and arg.star == "*":
-                out += list(seq.items)
-                continue
-            if seq is not None and not arg.star:
-                kwargs.update({arg.keyword.value: seq}) if arg.keyword else out.append(seq)
+            if pass_sequence(self.n, arg, out, kwargs):  # (`(np.sin, relu)`, `*fs`)
                 continue
             if arg.star:
                 items = self.spread(arg)
@@ -387,14 +382,8 @@ class FunctionLowerer:
                 params += _enter_frozen(n, name, detail) if kind == "frozen" else [name]
                 n.env[name] = name
                 n.bound.add(name)
-            elif kind in ("fn", "fns", "fnstar"):
-                names = [n.names.fresh(f"{name}_{i}") for i in range(len(detail.leaves()))]
-                params += names
-                rebuilt = detail.rebuilt(map(Var, names))
-                if kind == "fn":
-                    self.values[name] = spelled_here(n, rebuilt)
-                else:
-                    enter_sequence(n, name, rebuilt, functools.partial(spelled_here, n))
+            elif kind in ("fn", "fns", "fnstar"):  # (fns: a tuple of them, fnlists.py)
+                params += enter_functions(n, self.values, kind, name, detail)
             else:
                 keys = [str(i) for i in range(detail)] if kind == "star" else list(detail)
                 names = [n.names.fresh(f"{name}_{k}") for k in keys]
@@ -622,10 +611,11 @@ def _function_given(n: Any, text: str, node: Any, through: str) -> TransformErro
     ``*args``/``**kwargs`` parameter (``through``: ``compose(x, np.sin, np.exp)``)."""
     if through:
         return UnsupportedCallError(
-            f"`{text}` is given a function through its `{through}` parameter here; s2s "
-            "passes a function to a named parameter of your function, not inside "
-            "`*args` or `**kwargs`", n.loc(node), "name a parameter for each function "
-            f"(`def {text.split('.')[-1]}(x, f, g)`)", n.display)
+            f"`{text}` is given a function through its `{through}` parameter here, "
+            "beside values; s2s passes a `*args` of functions only (a tuple of "
+            "functions in the callee), not functions inside `**kwargs` or mixed with "
+            "values", n.loc(node), "name a parameter for the values, or for each "
+            f"function (`def {text.split('.')[-1]}(x, f, g)`)", n.display)
     return UnsupportedCallError(
         f"`{text}` is given a function as an argument here; s2s passes functions only "
         "to your own Python functions", n.loc(node),

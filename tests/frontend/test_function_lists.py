@@ -9,7 +9,8 @@ keyword-only ``k``.
 Every expected value comes from JAX on the same source (``jax_twin``), float64 and
 float32, at calls 1, 3 and 10 whose values (and functions passed) change: grad,
 value_and_grad, jvp, vmap of grad, hessian, ``s2s.jit`` on both backends, and as a
-callee.  The default tier samples the cases; ``-m slow`` runs them all."""
+callee.  Each case costs seconds (a transform per call and JAX's compiles), so the
+default tier runs the refusals only; ``-m slow`` runs everything."""
 
 from __future__ import annotations
 
@@ -37,7 +38,6 @@ CALLS = (1, 3, 10)
 PLAIN = ["appended_powers", "appended_defs", "late_binding", "comprehension_lambdas",
          "comprehension_partials", "composed", "chained", "chain_local", "outer_calls",
          "argmax_key", "calls_them"]
-CHEAP = {"appended_powers", "chained"}  # (the default tier's sample)
 # JAX's jit and vmap refuse a Python `max` comparing traced values (s2s's JAX backend
 # too; its vmap runs it: the oracle is a loop of JAX's gradients)
 NOT_ON_JAX_JIT = {"argmax_key", "calls_them"}
@@ -49,9 +49,9 @@ def _x(call: int, dtype) -> np.ndarray:
     return (X * (1 + 0.1 * call) - 0.05 * call).astype(dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
-@pytest.mark.parametrize("name", [n if n in CHEAP else pytest.param(
-    n, marks=pytest.mark.slow) for n in PLAIN])
+@pytest.mark.parametrize("name", PLAIN)
 def test_built_and_passed_functions(name, dtype) -> None:
     ours, theirs = getattr(F, name), getattr(J, name)
     g, vg = s2s.grad(ours), s2s.value_and_grad(ours)
@@ -74,8 +74,8 @@ def test_built_and_passed_functions(name, dtype) -> None:
             close(s2s.hessian(ours)(x), compiled(jax.hessian(theirs))(x), dtype)
 
 
-@pytest.mark.parametrize("name", [n if n == "chained" else pytest.param(
-    n, marks=pytest.mark.slow) for n in PLAIN if n not in NOT_ON_JAX_JIT])
+@pytest.mark.parametrize("name", [n for n in PLAIN if n not in NOT_ON_JAX_JIT])
+@pytest.mark.slow
 def test_jit_on_the_jax_backend(name) -> None:
     ours, theirs = getattr(F, name), getattr(J, name)
     on_jax = s2s.jit(s2s.grad(ours), backend="jax")
@@ -84,6 +84,7 @@ def test_jit_on_the_jax_backend(name) -> None:
               np.float64)
 
 
+@pytest.mark.slow
 def test_argmax_key_on_the_jax_backend_is_refused_as_jax_refuses() -> None:
     """``max(d, key=...)`` compares values: under ``jax.jit`` JAX raises on the
     traced comparison, and so does s2s's JAX backend (a located error or JAX's)."""
@@ -102,9 +103,9 @@ def _functions(step: int):
     return table[step % len(table)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n != (
-    "chain_arg") else n for n in ("chain_arg", "compose_arg")])
+@pytest.mark.parametrize("name", ["chain_arg", "compose_arg"])
 def test_a_tuple_of_functions_given_to_the_transform(name, dtype) -> None:
     """``s2s.grad(f)(x, (np.sin, np.tanh))``: the tuple (or list) changes between
     calls; grad, value_and_grad, vmap of grad, s2s.jit with it static on JAX."""
@@ -127,6 +128,7 @@ def test_a_tuple_of_functions_given_to_the_transform(name, dtype) -> None:
           jax.grad(theirs)(X.astype(dtype), (jnp.sin, jnp.tanh)), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 def test_a_function_parameter_passed_on(dtype) -> None:
     """``def outer(x, f): return np.sum(inner(x, f) ** 2)``: f changes between calls
@@ -146,6 +148,7 @@ def test_a_function_parameter_passed_on(dtype) -> None:
     close(s2s.hessian(F.outer)(x, np.sin), jax.hessian(J.outer)(x, jnp.sin), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 def test_kwargs_of_a_dict_parameter(dtype) -> None:
     """``s2s.grad(lambda v, kw=kw: f(v, **kw))`` with kw a dict of an array and a
@@ -166,6 +169,7 @@ def test_kwargs_of_a_dict_parameter(dtype) -> None:
           jax.vmap(jax.grad(J.kw_spread), in_axes=(0, None))(np.stack([x, -x]), kw), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 def test_vmap_with_a_keyword_only_number(dtype) -> None:
     """``s2s.vmap(f)(xs, k=3)``, ``def f(x, *, k)``: k is the same for every example
@@ -185,6 +189,7 @@ def test_vmap_with_a_keyword_only_number(dtype) -> None:
           jax.vmap(jax.grad(partial(J.kwonly, k=3)))(xs), dtype)
 
 
+@pytest.mark.slow
 def test_the_emitted_code_reads_as_written() -> None:
     """Each appended lambda is a function of its own, called by name; the argmax's
     read is a chain of reads by constant keys."""
@@ -196,6 +201,14 @@ def test_the_emitted_code_reads_as_written() -> None:
     g(X)
     text = s2s.source(g)
     assert 'd["b"]' in text or "KeyError" in text, text
+
+
+@pytest.mark.slow
+def test_grad_of_each_idiom_once() -> None:
+    """One gradient of two idioms against JAX (a quick check under ``-m slow -k once``)."""
+    for name in ("appended_powers", "comprehension_lambdas"):
+        close(s2s.grad(getattr(F, name))(X), compiled(jax.grad(getattr(J, name)))(X),
+              np.float64)
 
 
 def _refused(fn, *args) -> str:
@@ -225,6 +238,9 @@ def test_what_stays_refused_is_located() -> None:
         fs.append(x * 2.0)
         return np.sum(fs[0](x))
 
+    def mixed(x):
+        return np.sum(F.compose(x, np.sin, x))
+
     def missing_key(x, name):
         d = {"a": np.sum(x), "b": np.sum(x ** 2)}
         return d[name]
@@ -236,6 +252,8 @@ def test_what_stays_refused_is_located() -> None:
     assert "`if` on a value" in message and "fs.append(np.sin)" in message
     message = _refused(value_appended)
     assert "holds functions" in message and "fs.append(x * 2.0)" in message
+    message = _refused(mixed)
+    assert "functions only" in message and "F.compose(x, np.sin, x)" in message
     with pytest.raises(KeyError):
         s2s.grad(missing_key)(X, "c")
     close(s2s.grad(missing_key)(X, "b"), jax.grad(lambda x: jnp.sum(x ** 2))(X), np.float64)
