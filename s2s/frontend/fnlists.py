@@ -23,7 +23,8 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Var
-from .dicts import _jumps
+from .comprehensions import substitute
+from .dicts import _jumps, assigned_names
 from .fncontainers import containers
 from .fnvalues import FnSeq, spelled_here
 from .static import NOVALUE
@@ -150,24 +151,46 @@ def unroll_appending(n: Any, node: cst.For) -> bool:
                             "use an `if` on constants in the body")
     alias = n.desugar.alias
     outer, lowered = n.out, []
+    reassigned = assigned_names(node.body)
     for spelling, value in items:
         table: dict[str, Any] = {}
         n.comps.bind(node.target, spelling, value, table)
         head = []
         for name, spelled in table.items():
-            if value is not NOVALUE and isinstance(value, (int, str)) and isinstance(
+            if value is not NOVALUE and isinstance(value, (int, float, str)) and isinstance(
                     node.target, cst.Name):
                 spelled = cst.parse_expression(repr(value))
+                table[name] = spelled
             line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
                                                        spelled)])
             for new in (line, line.body[0], line.body[0].targets[0],
                         line.body[0].targets[0].target, spelled):
                 alias(new, node.target)
             head.append(line)
-        lowered += n.stmts.block(head + list(node.body.body))
+        # (a default that reads the loop variable, `lambda t, k=k:`, reads this
+        # iteration's item, written in: a literal default, as `k=0` would be)
+        literal = {k: v for k, v in table.items() if k not in reassigned and isinstance(
+            v, (cst.Integer, cst.Float, cst.SimpleString, cst.UnaryOperation))}
+        body = [s.visit(_Defaults(literal, alias)) if literal else s for s in node.body.body]
+        lowered += n.stmts.block(head + body)
     n.out = outer
     outer += lowered
     return True
+
+
+class _Defaults(cst.CSTTransformer):
+    """The defaults of the lambdas and ``def``s in a statement with names replaced."""
+
+    def __init__(self, table: dict[str, Any], alias: Any) -> None:
+        self.table, self.alias = table, alias
+
+    def leave_Param(self, original: cst.Param, updated: cst.Param) -> Any:
+        if updated.default is None:
+            return updated
+        new = updated.with_changes(default=substitute(updated.default, self.table,
+                                                      self.alias))
+        self.alias(new, original)
+        return new
 
 
 def _appends_functions(n: Any, body: Any) -> bool:
