@@ -193,8 +193,14 @@ class _Defaults(cst.CSTTransformer):
         return new
 
 
+def _root(node: Any) -> str:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return getattr(node, "value", "")
+
+
 def _appends_functions(n: Any, body: Any) -> bool:
-    """Does ``body`` (not a nested loop's or function's) append a lambda, a
+    """Does ``body`` (a nested loop's too, not a nested function's) append a lambda, a
     ``functools.partial(...)``, a nested ``def`` it defines or a function name to a
     local list?"""
     defined: set[str] = set()
@@ -203,9 +209,6 @@ def _appends_functions(n: Any, body: Any) -> bool:
     class Finder(cst.CSTVisitor):
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             defined.add(node.name.value)
-            return False
-
-        def visit_For(self, node: cst.For) -> bool:
             return False
 
         def visit_Lambda(self, node: cst.Lambda) -> bool:
@@ -223,6 +226,9 @@ def _appends_functions(n: Any, body: Any) -> bool:
         if isinstance(arg, cst.Lambda):
             return True
         if isinstance(arg, cst.Name) and (arg.value in defined or arg.value in n.funcs.values):
+            return True
+        if isinstance(arg, (cst.Name, cst.Attribute)) and _root(arg) not in n.local_names \
+                and n.funcs.value_of(arg) is not None:  # (`fs.append(np.sin)`, `relu`)
             return True
         if isinstance(arg, cst.Call) and isinstance(arg.func, (cst.Name, cst.Attribute)) \
                 and cst.Module([]).code_for_node(arg.func).split(".")[-1] == "partial":

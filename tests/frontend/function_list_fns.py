@@ -123,3 +123,15 @@ def kwonly(x, *, k):
 
 def calls_them(x):
     return appended_powers(x) + chained(2.0 * x) + argmax_key(x) * comprehension_lambdas(x)
+
+
+def nested_appends(x):
+    fs = []
+    for i in range(2):
+        for j in (0.5, 1.5):
+            fs.append(lambda t, i=i, j=j: np.sin(t * j) + i * t)
+        fs.append(np.tanh)
+    total = 0.0
+    for f in fs:
+        total = total + np.sum(f(x) * x)
+    return total

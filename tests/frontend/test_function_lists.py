@@ -36,8 +36,8 @@ DTYPES = [np.float64, np.float32]
 CALLS = (1, 3, 10)
 
 PLAIN = ["appended_powers", "appended_defs", "late_binding", "comprehension_lambdas",
-         "comprehension_partials", "composed", "chained", "chain_local", "outer_calls",
-         "argmax_key", "calls_them"]
+         "comprehension_partials", "nested_appends", "composed", "chained", "chain_local",
+         "outer_calls", "argmax_key", "calls_them"]
 # JAX's jit and vmap refuse a Python `max` comparing traced values (s2s's JAX backend
 # too; its vmap runs it: the oracle is a loop of JAX's gradients)
 NOT_ON_JAX_JIT = {"argmax_key", "calls_them"}
