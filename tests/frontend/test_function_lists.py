@@ -243,7 +243,10 @@ def _refused(fn, *args) -> str:
 def test_what_stays_refused_is_located() -> None:
     """Functions appended in a loop that runs in the emitted code (its length known
     only then), or on one path of an `if` on a value; a value appended to a list of
-    functions; a run-time key that is no key of the dict (Python's KeyError)."""
+    functions; a comprehension's lambda reading its variable late (Python's late
+    binding, which the unrolled comprehension would have read early: silently other
+    numbers); functions beside values in ``*fns``; a run-time key that is no key of
+    the dict (Python's KeyError)."""
     def run_time_loop(x):
         fs = []
         for k in range(int(np.sum(x > 0))):
@@ -261,6 +264,10 @@ def test_what_stays_refused_is_located() -> None:
         fs.append(x * 2.0)
         return np.sum(fs[0](x))
 
+    def late_in_a_comprehension(x):
+        fs = [lambda t: t * k for k in range(3)]  # (Python: every one reads k = 2)
+        return np.sum(fs[0](x))
+
     def mixed(x):
         return np.sum(F.compose(x, np.sin, x))
 
@@ -275,6 +282,9 @@ def test_what_stays_refused_is_located() -> None:
     assert "`if` on a value" in message and "fs.append(np.sin)" in message
     message = _refused(value_appended)
     assert "holds functions" in message and "fs.append(x * 2.0)" in message
+    message = _refused(late_in_a_comprehension)
+    assert "reads the comprehension's `k`" in message and "k=k" in message
+    assert "fs = [lambda t: t * k for k in range(3)]" in message
     message = _refused(mixed)
     assert "functions only" in message and "F.compose(x, np.sin, x)" in message
     with pytest.raises(KeyError):
