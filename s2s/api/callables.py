@@ -19,6 +19,7 @@ import functools
 import inspect
 import textwrap
 import threading
+import tokenize
 import types
 import weakref
 from typing import Any, Callable
@@ -384,7 +385,7 @@ def _lambda_node(fn: Any) -> Any:
         return None
     try:
         tree = syntax.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
+    except (OSError, TypeError, SyntaxError, IndentationError, tokenize.TokenError):
         return None
     code = fn.__code__
     names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
