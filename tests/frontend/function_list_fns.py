@@ -135,3 +135,15 @@ def nested_appends(x):
     for f in fs:
         total = total + np.sum(f(x) * x)
     return total
+
+
+def act(v):
+    return np.tanh(v)
+
+
+def appends_a_module_function(x):
+    fs = []
+    for k in range(2):
+        fs.append(act)
+        fs.append(lambda t, k=k: t * (k + 1))
+    return np.sum(sum(f(x) for f in fs)) + np.sum(chain((act, np.sin), x))

@@ -217,6 +217,25 @@ def test_size_one_empty_nan_and_ties(x) -> None:
 
 
 @pytest.mark.slow
+def test_a_module_function_replaced_between_calls() -> None:
+    """``fs.append(act)`` and ``chain((act, np.sin), x)`` of a module function
+    ``act`` rebound between calls (the 1st, 3rd and 10th): each call reads it anew."""
+    g = s2s.grad(F.appends_a_module_function)
+    saved = F.act, J.act
+    try:
+        for call in range(10):
+            F.act, J.act = [(saved[0], saved[1]), (F.softplus, J.softplus),
+                            (np.sin, jnp.sin)][call % 3]
+            x = _x(call, np.float64)
+            if call in (0, 2, 9):
+                close(g(x), jax.grad(J.appends_a_module_function)(x), np.float64)
+            else:
+                g(x)
+    finally:
+        F.act, J.act = saved
+
+
+@pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason="t ** k with k = 0 passed at run time (here the "
                    "lambda's default, `lam(x, 0)`): the power rule's k * t ** (k - 1) is "
                    "0 * inf = NaN at t = 0, where JAX's integer power gives 0; a "
