@@ -17,6 +17,7 @@ import ast
 import inspect
 import textwrap
 import threading
+import tokenize
 from typing import Any
 
 _LOCK = threading.RLock()
@@ -34,8 +35,8 @@ def function_node(fn: Any) -> Any:
     ``ast.AsyncFunctionDef``), or None where its source cannot be read as one."""
     try:
         tree = parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return None
+    except (OSError, TypeError, SyntaxError, IndentationError, tokenize.TokenError):
+        return None  # (TokenError: a file edited since it was imported, read at odd lines)
     if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     return tree.body[0]

@@ -17,7 +17,9 @@ import ast
 import builtins
 import functools
 import inspect
+import textwrap
 import threading
+import tokenize
 import types
 import weakref
 from typing import Any, Callable
@@ -25,7 +27,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import syntax
-from ..frontend.synthesize import BOUND, BoundType, signature_text, synthesize
+from ..errors import TransformError
+from ..frontend.synthesize import BOUND, BoundType, DictKeys, signature_text, synthesize
 from ..frontend.typetests import ArgType, type_tested
 from ..primitives import lookup_object
 from .trees import Fields
@@ -67,7 +70,17 @@ def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
     names = function_params(fn)
     if names:  # (`def f(x, act=np.tanh)`: made per function passed)
         return PerFunctionArgs(fn, make, names)
-    return make(fn)
+    try:
+        return make(fn)
+    except TransformError as err:
+        # a parameter passed on (`inner(x, f)`), walked (`for f in fs`) or spread
+        # (`g(v, **kw)`) that the code could lower were its functions or keys known:
+        # made per call's functions and dict keys instead
+        handed = function_params(fn, handed_too=True) if getattr(
+            err, "per_call", False) else ()
+        if not handed:
+            raise
+        return PerFunctionArgs(fn, make, handed)
 
 
 def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = (),
@@ -299,9 +312,10 @@ _FUNCTION_TYPES = (types.FunctionType, types.BuiltinFunctionType, np.ufunc,
 _NONE = object()  # (no value passed, no default)
 
 
-def function_params(fn: Any) -> tuple[str, ...]:
+def function_params(fn: Any, handed_too: bool = False) -> tuple[str, ...]:
     """The parameters of the plain function ``fn`` that hold functions: a default that
-    is one, or a name the body calls; () for any other function."""
+    is one, or a name the body calls (``handed_too``: or passes to a call, spreads
+    with ``**`` or walks with ``for``); () for any other function."""
     if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND):
         return ()  # (a copy made here: its functions bound already)
     try:
@@ -316,8 +330,9 @@ def function_params(fn: Any) -> tuple[str, ...]:
     own = next(iter(sig.parameters)) if len(parts) > 1 and parts[-2] != "<locals>" and (
         sig.parameters) else None  # (a method's `self`: the object, called as `self(x)`)
     tested = type_tested(fn)  # (`isinstance(scale, int)`: decided per call's type)
+    handed = _handed_names(fn) if handed_too else frozenset()  # (`inner(x, f)`)
     return tuple(name for name, p in sig.parameters.items()
-                 if name != own and (name in called or name in tested
+                 if name != own and (name in called or name in tested or name in handed
                                      or _is_function(p.default)))
 
 
@@ -327,34 +342,81 @@ def _is_function(value: Any) -> bool:
     return isinstance(value, _FUNCTION_TYPES)
 
 
+def _function_sequence(value: Any) -> bool:
+    """A tuple or list of plain functions (``(np.sin, np.tanh)``)."""
+    return type(value) in (tuple, list) and bool(value) and all(map(_is_function, value))
+
+
+def _default_of(fn: Any, name: str) -> Any:
+    p = inspect.signature(fn, follow_wrapped=False).parameters.get(name)
+    return None if p is None else p.default
+
+
 def _called_names(fn: Any) -> frozenset[str]:
     """The plain names the body of ``fn`` calls (``act(x)``), from its source: read
     once per code object (a transform made again of the same function reads no
     source; it cost 0.4 ms a transform)."""
+    return _names_of(fn)[0]
+
+
+def _handed_names(fn: Any) -> frozenset[str]:
+    """The plain names the body of ``fn`` passes to a call (``inner(x, f)``,
+    ``compose(x, *fs)``) or walks (``for f in fs``): a parameter given functions
+    there is bound to them, as one the body calls."""
+    return _names_of(fn)[1]
+
+
+def _names_of(fn: Any) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(called, handed, spread with ``**``) names of ``fn``'s body."""
     code = fn.__code__
     found = _CALLED.get(code)
     if found is None:
-        found = _CALLED[code] = frozenset(_read_called_names(fn))
+        found = _CALLED[code] = tuple(map(frozenset, _read_called_names(fn)))
     return found
 
 
-_CALLED: "weakref.WeakKeyDictionary[Any, frozenset[str]]" = weakref.WeakKeyDictionary()
+_CALLED: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
 
 
-def _read_called_names(fn: Any) -> set[str]:
-    defined = syntax.function_node(fn)
+def _lambda_node(fn: Any) -> Any:
+    """The ``lambda`` of ``fn`` (an ``ast.Lambda``) in its source line, or None: where
+    several on the line have its parameters, one ``ast.Module`` holding them all."""
+    if fn.__name__ != "<lambda>":
+        return None
+    try:
+        tree = syntax.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError, tokenize.TokenError):
+        return None
+    code = fn.__code__
+    names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda) and [
+        a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+        == names]
+    return ast.Module([ast.Expr(node.body) for node in found], []) if found else None
+
+
+def _read_called_names(fn: Any) -> tuple[set[str], set[str], set[str]]:
+    defined = syntax.function_node(fn) or _lambda_node(fn)
     if defined is None:
-        return set()
-    out = set()
+        return set(), set(), set()
+    out, handed = set(), set()
     for node in ast.walk(defined):
+        if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.iter, ast.Name):
+            handed.add(node.iter.id)
         if not isinstance(node, ast.Call):
             continue
+        handed |= {a.value.id if isinstance(a, ast.Starred) else a.id
+                   for a in (*node.args, *(k.value for k in node.keywords))
+                   if isinstance(a, ast.Name) or isinstance(a, ast.Starred) and isinstance(
+                       a.value, ast.Name)}
         if isinstance(node.func, ast.Name):
             out.add(node.func.id)
         elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                 and node.func.attr not in _VALUE_METHODS:
             out.add(node.func.value.id)  # (`p.apply(x)`: a method of p's class)
-    return out
+    spread = {k.value.id for node in ast.walk(defined) if isinstance(node, ast.Call)
+              for k in node.keywords if k.arg is None and isinstance(k.value, ast.Name)}
+    return out, handed, spread
 
 
 # methods of arrays and of Python's containers (`x.sum()`, `params.items()`): a call of
@@ -394,6 +456,10 @@ class PerFunctionArgs(PerArity):
                               else None) for name in names)  # (None: keyword-only)
         self._held: dict[tuple, tuple] = {}  # (what a key's ids name, kept alive)
         self.tested = type_tested(fn)
+        # (a parameter only passed on or walked: bound where it is given functions)
+        self.handed = _handed_names(fn) - _called_names(fn) - self.tested - {
+            name for name in names if _is_function(_default_of(fn, name))}
+        self.spread = _names_of(fn)[2] & self.handed  # (`f(v, **kw)`)
 
     def remade(self, make: Callable[[Any], Any]) -> "PerFunctionArgs":
         return PerFunctionArgs(self.fn, make, self.names)
@@ -403,9 +469,15 @@ class PerFunctionArgs(PerArity):
         bound = self._bound(args, kwargs)
         alive: tuple = (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
         for v in bound.values():
+            if isinstance(v, DictKeys):  # (the keys themselves are the key's)
+                continue
+            if _function_sequence(v):  # (its functions, not the tuple made for the call)
+                alive += (type(v), *v)
+                continue
             alive += _members(v.cls) if isinstance(v, BoundType) else (
                 (v.cls,) if isinstance(v, ArgType) else (v,))
-        key = (*map(id, alive), *bound)
+        key = (*map(id, alive), *bound, *(v.keys for v in bound.values()
+                                          if isinstance(v, DictKeys)))
         made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
         if made is None:
             with self._lock:  # (a miss: made once, by one thread)
@@ -450,6 +522,14 @@ class PerFunctionArgs(PerArity):
             elif name in (fn.__kwdefaults__ or {}):  # (keyword-only)
                 value = fn.__kwdefaults__[name]
             if value is _NONE:
+                continue
+            if name in self.spread and type(value) is dict and all(
+                    isinstance(k, str) for k in value):  # (`f(v, **kw)`: its keys now)
+                out[name] = DictKeys(tuple(value))
+                continue
+            if name in self.handed:
+                if _is_function(value) or _function_sequence(value):
+                    out[name] = value
                 continue
             if value is None or _is_function(value):
                 out[name] = value

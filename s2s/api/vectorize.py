@@ -4,6 +4,7 @@ api/jacobians.py."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import numpy as np
@@ -379,6 +380,23 @@ class Vmapped(Transformed):
         import inspect
 
         params = list(inspect.signature(self.fn).parameters.values())
+        static = {p.name: kwargs[p.name] for p in params if p.kind is p.KEYWORD_ONLY and (
+            p.name in kwargs) and type(kwargs[p.name]) in (int, float, bool, str)}
+        if static and not getattr(getattr(self.fn, "__code__", None), "co_filename",
+                                  "<s2s").startswith("<s2s"):  # (`vmap(f)(xs, k=3)`, `def f(x, *, k)`: k is the same for every
+            # example, as a partial binds it; JAX maps keywords over axis 0 and refuses
+            # a number: "rank should be at least 1")
+            key = ("static", tuple(sorted(static.items())), self.in_axes)
+            variants = self.__dict__.setdefault("_keyword_variants", {})
+            inner = variants.get(key)
+            if inner is None:
+                inner = variants[key] = callables.transformable(
+                    functools.partial(self.fn, **static), lambda f: Vmapped(
+                        f, self.in_axes, self.out_axes, self.axis_size, self.axis_name))
+            rest = {k: v for k, v in kwargs.items() if k not in static}
+            out = inner(*args, **rest)
+            self._last = inner._last
+            return out
         positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
                                                       p.POSITIONAL_OR_KEYWORD)]
         names = [p.name for p in positional]

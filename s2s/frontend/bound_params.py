@@ -18,9 +18,11 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
+from .fnlists import enter_sequence
+from .fnvalues import FnSeq
 from .self_methods import defining_class, for_class
 from .static import NOVALUE
-from .synthesize import BOUND, BoundType
+from .synthesize import BOUND, BoundType, DictKeys
 from .typetests import ArgType
 
 
@@ -37,6 +39,9 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
             n.arg_types = {**getattr(n, "arg_types", {}), name: value.cls}
         if isinstance(value, ArgType):
             continue
+        if isinstance(value, DictKeys):  # (`f(v, **kw)`: `kw = {"a": kw["a"], ...}`)
+            _read_by_keys(n, name, value.keys, node)
+            continue
         if isinstance(value, BoundType):  # (an object: `p.apply(x)` is its class's)
             n.param_types = {**getattr(n, "param_types", {}), name: value.cls}
             continue
@@ -47,6 +52,9 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
             n.stmts.assign(target, none)
             n.none_params = getattr(n, "none_params", set()) | {name}
             continue
+        if type(value) in (tuple, list):  # (`chain(fs, x)` given (np.sin, np.tanh))
+            _bind_sequence(n, name, value, node)
+            continue
         text = _spelling(n, name, value)
         fv = n.funcs.of_object(value, text, node) if callable(value) else None
         if fv is None:
@@ -55,6 +63,24 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
                 f"passes {type(value).__name__} {value!r:.60}, which s2s cannot transform",
                 "pass a Python function, a NumPy function, or a functools.partial of one")
         n.funcs.bind(name, fv, node)
+
+
+def _read_by_keys(n: Any, name: str, keys: tuple[str, ...], node: Any) -> None:
+    """A dict parameter whose keys this call knows: a ``**`` of it spreads its items
+    read by those keys (``functions.py``'s ``_spread``) while it is not rebound."""
+    n.spread_keys = {**getattr(n, "spread_keys", {}), name: (n.env[name], keys)}
+
+
+def _bind_sequence(n: Any, name: str, value: Any, node: Any) -> None:
+    """A parameter given a tuple or list of functions: a container of them
+    (``fncontainers.py``), each item spelled as one function parameter's is."""
+    fvs = [n.funcs.of_object(v, _spelling(n, f"{name}_{k}", v), node)
+           for k, v in enumerate(value)]
+    if any(fv is None for fv in fvs):
+        raise n.unsupported(node, f"the parameter `{name}` is given a {type(value).__name__} "
+                            "of functions, one of which s2s cannot transform",
+                            "pass Python functions, NumPy functions or functools.partials")
+    enter_sequence(n, name, FnSeq(tuple(fvs), type(value)), lambda fv: fv)
 
 
 def _spelling(n: Any, name: str, value: Any) -> str:

@@ -38,8 +38,14 @@ class Rename(cst.CSTTransformer):
     """Replace free uses of names by expressions, the rebuilt nodes keeping the
     positions of the nodes they replace."""
 
-    def __init__(self, table: dict[str, cst.BaseExpression], alias: Any) -> None:
-        self.table, self.alias = table, alias
+    def __init__(self, table: dict[str, cst.BaseExpression], alias: Any,
+                 late: bool = False) -> None:
+        self.table, self.alias, self.late = table, alias, late
+        self.called: set[int] = set()  # (lambdas called where they are made)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Lambda):
+            self.called.add(id(node.func))
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> Any:
         new = self.table.get(original.value)
@@ -47,6 +53,30 @@ class Rename(cst.CSTTransformer):
             return updated
         self.alias(new, original)
         return new
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False  # (its parameters hide the names they share: see leave_Lambda)
+
+    def leave_Lambda(self, original: cst.Lambda, updated: cst.Lambda) -> Any:
+        """``lambda t, k=k: k * t``: the defaults read the names replaced, the body
+        the lambda's own parameters."""
+        ps = original.params
+        own = {p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)}
+        own |= {p.name.value for p in (ps.star_arg, ps.star_kwarg) if isinstance(p, cst.Param)}
+
+        class Defaults(cst.CSTTransformer):
+            def leave_Param(inner, p: cst.Param, new: cst.Param) -> Any:  # noqa: N805
+                return new if p.default is None else new.with_changes(
+                    default=p.default.visit(self))
+
+        params = ps.visit(Defaults())
+        free = {k: v for k, v in self.table.items() if k not in own}
+        if self.late and id(original) not in self.called:  # (LateBound)
+            read = _names_in(original.body) & set(free)
+            if read:
+                raise LateBound(original, min(read))
+        body = original.body.visit(Rename(free, self.alias))
+        return updated.with_changes(params=params, body=body)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
         return updated.with_changes(attr=original.attr)  # (`x.i` is not the variable)
@@ -72,6 +102,30 @@ class Rename(cst.CSTTransformer):
         if out is not original and isinstance(out, cst.CSTNode):
             self.alias(out, original)
         return out
+
+
+class LateBound(Exception):
+    """A lambda made in a comprehension reads the comprehension's variable, which
+    Python reads when the lambda is called (its last value), not where it is made."""
+
+    def __init__(self, node: cst.Lambda, name: str) -> None:
+        super().__init__(name)
+        self.node, self.name = node, name
+
+
+def _names_in(node: Any) -> set[str]:
+    found: set[str] = set()
+
+    class Find(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.add(n.value)
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)
+            return False
+
+    node.visit(Find())
+    return found
 
 
 def _strings(node: Any) -> list[cst.SimpleString]:
@@ -199,7 +253,16 @@ class Comprehensions:
                 out.append((substitute(node.key, table, self.n.desugar.alias),
                             substitute(node.value, table, self.n.desugar.alias)))
             else:
-                out.append(substitute(node.elt, table, self.n.desugar.alias))
+                try:
+                    out.append(node.elt.visit(Rename(table, self.n.desugar.alias, late=True))
+                               if table else node.elt)
+                except LateBound as late:
+                    raise self.n.unsupported(
+                        late.node, f"this lambda reads the comprehension's `{late.name}`, "
+                        "which Python reads when the lambda is called (every lambda then "
+                        f"sees the last `{late.name}`), not where it is made",
+                        f"bind it as a default: `lambda ..., {late.name}={late.name}: ...`"
+                    ) from None
             return
         clause = fors[0]
         items = self.static.static_items(substitute(clause.iter, table, self.n.desugar.alias))

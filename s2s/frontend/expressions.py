@@ -28,6 +28,7 @@ from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
+from .keyed import run_time_item
 from .objects import (
     class_attribute,
     is_instance_self,
@@ -382,6 +383,9 @@ class ExprLowerer:
                 )
             else:
                 items.append(literals.string_key(self.n, self.expr(s.value)))
+        chosen = run_time_item(self.n, node, base, items, target)  # (`d[best]`: keyed.py)
+        if chosen is not None:
+            return chosen
         index = Index(tuple(items), len(node.slice) > 1)
         if len(items) == 1 and isinstance(items[0], Const) and isinstance(
             items[0].value, str
@@ -541,12 +545,12 @@ def _resolved_callee(n: Any, func: Any) -> tuple[Any, str]:
     resolved as the module-level name it shadows."""
     if isinstance(func, cst.Name) and func.value in n.local_names and not (
             is_instance_self(n, func.value)) and func.value != n.bound_object:
-        raise n.unsupported(
+        raise per_call(n.unsupported(
             func, f"`{func.value}` is a value in this function (a parameter or a "
             "variable) and is called here; s2s calls the functions it reads when it "
             "transforms: module-level and nested functions, lambdas, NumPy's, and a "
             "parameter given a plain function (`act=np.tanh`)", "call a function by "
-            "its name, or pass a function (not an object) for this parameter")
+            "its name, or pass a function (not an object) for this parameter"))
     return n.resolver.resolve_dotted(func)
 
 
@@ -638,3 +642,11 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
 def _of_class(n: Any, node: cst.Attribute, base: Atom, target: str | None) -> Any:
     """``p.size`` of a class attribute, ``self.doubled`` of a ``@property``; None else."""
     return class_attribute(n, node, base) or property_read(n, node, base, target)
+
+
+def per_call(err: TransformError) -> TransformError:
+    """Mark a refusal that a transform made per call's functions and dict keys may
+    not meet (``api/callables.py``'s ``transformable``): a parameter called here, or
+    spread, whose value the call knows."""
+    err.per_call = True  # type: ignore[attr-defined]
+    return err

@@ -37,6 +37,7 @@ class FunctionContainers:
     def __init__(self, n: Any) -> None:
         self.n = n  # the Normalizer
         self.local: dict[str, list[tuple[Any, FnValue]]] = {}
+        self.kinds: dict[str, type] = {}  # (a tuple's or a list's: as passed on)
 
     # ---- binding --------------------------------------------------------------------
 
@@ -52,9 +53,16 @@ class FunctionContainers:
         self.n.stmts.check_name(target)
         self.n.env.pop(target.value, None)
         self.local[target.value] = items
+        self.kinds[target.value] = list if isinstance(value, (cst.List, cst.ListComp)) \
+            else tuple
         return True
 
     def _literal_items(self, value: Any) -> list[tuple[Any, FnValue]] | None:
+        if isinstance(value, cst.ListComp) and isinstance(value.elt, (cst.Lambda, cst.Call)):
+            elements = self.n.comps.unrolled(value)  # (`[lambda t, k=k: k * t for k in
+            if not elements:  # range(3)]`: a list of three lambdas)
+                return None
+            value = cst.List([cst.Element(e) for e in elements])
         if isinstance(value, _SEQUENCE):
             elements = list(value.elements)
             if not elements or any(isinstance(e, cst.StarredElement) for e in elements):

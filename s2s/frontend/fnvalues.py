@@ -100,6 +100,32 @@ class FnValue:
             else self.obj
 
 
+@dataclass(frozen=True)
+class FnSeq:
+    """A tuple or list of function values passed as one argument (``chain((np.sin,
+    np.tanh), x)``, a list the function filled with ``fs.append(lambda ...)``) or
+    through a ``*fns`` parameter: the callee binds it as a container of functions
+    (``fncontainers.py``), which a loop or comprehension over it unrolls."""
+
+    items: tuple
+    kind: type = tuple
+
+    def texts(self) -> list[str]:
+        return [t for fv in self.items for t in fv.texts()]
+
+    def leaves(self) -> list[Atom]:
+        return [a for fv in self.items for a in fv.leaves()]
+
+    def rebuilt(self, atoms: Any) -> "FnSeq":
+        return replace(self, items=tuple(fv.rebuilt(atoms) for fv in self.items))
+
+    def key(self) -> tuple:
+        return (self.kind.__name__,) + tuple(fv.key() for fv in self.items)
+
+    def runtime(self, values: Any) -> Any:
+        return self.kind(fv.runtime(values) for fv in self.items)
+
+
 class Unbound:
     """A captured name not yet bound where the function is made: read at the call
     (``fallback``: its value after the loop that carried it out, if it is not bound
@@ -115,7 +141,9 @@ class Plan:
     the callee, ``(kind, name, detail)`` with kind ``arg`` (one atom), ``fn`` (a
     function value: its atoms), ``star`` (``*name``: detail atoms), ``kw``
     (``**name``: detail keys), ``frozen`` (a scipy.stats distribution frozen in the
-    caller: detail ``(dist, how many parameters)``, its parameters' atoms).  ``params`` are the IR's parameters in order.
+    caller: detail ``(dist, how many parameters)``, its parameters' atoms), ``fns``
+    (a tuple or list of functions, detail a ``FnSeq``), ``fnstar`` (``*name`` given
+    functions only: a ``FnSeq``).  ``params`` are the IR's parameters in order.
     ``roots``: the objects the caller's names for its function values denote (``f_fn``,
     a parameter's function), which the callee's code calls by those names."""
 
@@ -124,8 +152,8 @@ class Plan:
     roots: dict[str, Any] = field(default_factory=dict)
 
     def key(self) -> tuple:
-        return tuple((kind, name, detail.key() if isinstance(detail, FnValue) else detail)
-                     for kind, name, detail in self.entries) + tuple(
+        return tuple((kind, name, detail.key() if isinstance(detail, (FnValue, FnSeq))
+                      else detail) for kind, name, detail in self.entries) + tuple(
             sorted((root, id(obj)) for root, obj in self.roots.items()))
 
     def passes_as_is(self, fn: Any) -> bool:
@@ -148,6 +176,13 @@ class Plan:
         for kind, pname, detail in self.entries:
             if kind == "fn":
                 text = _value_text(detail, params, namespace)
+            elif kind == "fns":  # (a tuple or list of functions: written as one)
+                texts = [_value_text(fv, params, namespace) for fv in detail.items]
+                text = f"[{', '.join(texts)}]" if detail.kind is list else \
+                    f"({', '.join(texts)}{',' if len(texts) == 1 else ''})"
+            elif kind == "fnstar":  # (`compose(x, np.sin, relu)`: each passed as written)
+                args += [_value_text(fv, params, namespace) for fv in detail.items]
+                continue
             elif kind == "star":
                 args += [next(params) for _ in range(detail)]
                 continue

@@ -35,9 +35,10 @@ from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
-from .expressions import MAX_NAME
+from .expressions import MAX_NAME, per_call
 from .fncontainers import containers
-from .fnvalues import FnValue, Plan, Unbound, _adapter, spelled_here
+from .fnlists import enter_functions, pass_sequence
+from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
@@ -293,6 +294,8 @@ class FunctionLowerer:
         out: list[Any] = []
         kwargs: dict[str, Any] = {}
         for arg in args:
+            if pass_sequence(self.n, arg, out, kwargs):  # (`(np.sin, relu)`, `*fs`)
+                continue
             if arg.star:
                 items = _spread(self, arg, star)
                 if isinstance(items, dict):
@@ -366,7 +369,7 @@ class FunctionLowerer:
         return _planned_call(self, fv, args, kwargs, node, target)
 
     def _atoms(self, values: list[Any], text: str, node: Any, through: str = "") -> list[Atom]:
-        if any(isinstance(v, FnValue) for v in values):
+        if any(isinstance(v, (FnValue, FnSeq)) for v in values):
             raise _function_given(self.n, text, node, through)
         return list(values)
 
@@ -381,10 +384,8 @@ class FunctionLowerer:
                 params += _enter_frozen(n, name, detail) if kind == "frozen" else [name]
                 n.env[name] = name
                 n.bound.add(name)
-            elif kind == "fn":
-                names = [n.names.fresh(f"{name}_{i}") for i in range(len(detail.leaves()))]
-                params += names
-                self.values[name] = spelled_here(n, detail.rebuilt(map(Var, names)))
+            elif kind in ("fn", "fns", "fnstar"):  # (fns: a tuple of them, fnlists.py)
+                params += enter_functions(n, self.values, kind, name, detail)
             else:
                 keys = [str(i) for i in range(detail)] if kind == "star" else list(detail)
                 names = [n.names.fresh(f"{name}_{k}") for k in keys]
@@ -479,6 +480,13 @@ def _call_choice(self: FunctionLowerer, fv: FnValue, node: Any, target: str | No
 
 
 def _spread(self: FunctionLowerer, arg: cst.Arg, star: tuple[int, str] | None = None) -> Any:
+    known = getattr(self.n, "spread_keys", {}).get(getattr(arg.value, "value", None))
+    if arg.star == "**" and known is not None and self.n.env.get(arg.value.value) == known[0]:
+        reads = {k: cst.Subscript(arg.value, [cst.SubscriptElement(cst.Index(
+            cst.SimpleString(repr(k))))]) for k in known[1]}  # (a dict parameter whose
+        for read in reads.values():  # keys the call knows: bound_params.py)
+            self.n.desugar.alias_tree(read, arg)
+        return {k: self.n.exprs.expr(read) for k, read in reads.items()}
     atom = self.n.exprs.expr(arg.value)
     if arg.star == "*" and isinstance(atom, Const) and isinstance(atom.value, (
             tuple, list)) and (atom.text.isidentifier() or _subscript_text(atom)):
@@ -505,12 +513,12 @@ def _spread(self: FunctionLowerer, arg: cst.Arg, star: tuple[int, str] | None = 
         return dict(zip(let.params["keys"], let.args))
     if arg.star == "*" and star is not None and isinstance(atom, Var):
         return star_items(self.n, arg, *star)  # (a length known per call: checked)
-    raise self.n.unsupported(
+    raise per_call(self.n.unsupported(
         arg, f"`{arg.star}` here spreads a value whose {'keys' if arg.star == '**' else 'length'} "
         "s2s does not know when it transforms the function (only a tuple, list or "
         "dict written in the function or named by a module or closure name, or a "
         "`*args`/`**kwargs` parameter)",
-        "pass each argument explicitly")
+        "pass each argument explicitly"))
 
 
 def _subscript_text(atom: Any) -> bool:
@@ -536,7 +544,12 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
     for pname, p in sig.parameters.items():
         given = pname in bound.arguments
         value = bound.arguments.get(pname)
-        if p.kind is p.VAR_POSITIONAL:
+        if p.kind is p.VAR_POSITIONAL and value and all(isinstance(v, FnValue)
+                                                        for v in value):
+            plan.entries.append(("fnstar", pname, FnSeq(tuple(value))))
+            _pass_roots(n, plan, plan.entries[-1][2], node)  # (`compose(x, np.sin, g)`)
+            atoms += plan.entries[-1][2].leaves()
+        elif p.kind is p.VAR_POSITIONAL:
             items = self._atoms(list(value or ()), fv.text, node, f"*{pname}")
             plan.entries.append(("star", pname, len(items)))
             atoms += items
@@ -552,6 +565,10 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         elif not given:
             plan.entries.append(("default", pname, _typed(n, fn, pname, p.default)))
             atoms.append(_default(self, fn, pname, p.default, node))
+        elif isinstance(value, FnSeq):  # (a tuple or list of functions: fnlists.py)
+            plan.entries.append(("fns", pname, value))
+            _pass_roots(n, plan, value, node)
+            atoms += value.leaves()
         elif isinstance(value, FnValue):
             if isinstance(value.obj, KeptVmap) and not value.obj.portable() and not (
                     value.captured or value.keywords):  # (kept_fn: what it carries)
@@ -598,10 +615,11 @@ def _function_given(n: Any, text: str, node: Any, through: str) -> TransformErro
     ``*args``/``**kwargs`` parameter (``through``: ``compose(x, np.sin, np.exp)``)."""
     if through:
         return UnsupportedCallError(
-            f"`{text}` is given a function through its `{through}` parameter here; s2s "
-            "passes a function to a named parameter of your function, not inside "
-            "`*args` or `**kwargs`", n.loc(node), "name a parameter for each function "
-            f"(`def {text.split('.')[-1]}(x, f, g)`)", n.display)
+            f"`{text}` is given a function through its `{through}` parameter here, "
+            "beside values; s2s passes a `*args` of functions only (a tuple of "
+            "functions in the callee), not functions inside `**kwargs` or mixed with "
+            "values", n.loc(node), "name a parameter for the values, or for each "
+            f"function (`def {text.split('.')[-1]}(x, f, g)`)", n.display)
     return UnsupportedCallError(
         f"`{text}` is given a function as an argument here; s2s passes functions only "
         "to your own Python functions", n.loc(node),
@@ -726,7 +744,7 @@ def _typed(n: Any, fn: Any, pname: str, value: Any) -> tuple | None:
 def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Does the existing call path take this call: atoms only, positional parameters,
     and literal defaults for those not passed?"""
-    if any(isinstance(v, (FnValue, Unbound)) for v in (*args, *kwargs.values())) or (
+    if any(isinstance(v, (FnValue, FnSeq, Unbound)) for v in (*args, *kwargs.values())) or (
             type_tested(fn)):  # (`isinstance(scale, int)`: decided per call's types)
         return False
     sig = inspect.signature(fn, follow_wrapped=False)

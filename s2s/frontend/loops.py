@@ -19,6 +19,7 @@ from .carried_records import rebuild_after, split_carried
 from .desugar import leaves_somewhere, reject_inside_loop
 from .dicts import assigned_names
 from .fncontainers import containers
+from .fnlists import unroll_appending
 
 
 def _mentions(key: Any, names: set[str]) -> bool:
@@ -41,8 +42,8 @@ class LoopLowerer:
         ``for k in range(len(x)): row = x[k]``, which is what reverse mode needs.
         """
         reject_inside_loop(node.body, self.n.unsupported)
-        if containers(self.n).unroll(node):  # `for g in (np.tanh, relu):`
-            return
+        if unroll_appending(self.n, node) or containers(self.n).unroll(node):
+            return  # `for k in range(3): fs.append(lambda ...)`, `for g in (np.tanh, relu):`
         if self.n.dicts.unroll(node):  # `for k in ("a", "b"): out[k] = ...`
             return
         loc_node = node.iter

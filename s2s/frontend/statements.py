@@ -19,6 +19,7 @@ from .deletes import Deletes
 from .dicts import split_items
 from .expressions import is_list_method
 from .fncontainers import bind_function
+from .fnlists import append_function
 from .kept import KeptLowerer, raise_only
 from .kwdicts import decide, update_merge, update_writes
 from .literals import decided_branch
@@ -219,7 +220,9 @@ class StmtLowerer:
     def expression_statement(self, node: cst.Expr) -> None:
         """A statement that is one expression: a list's append or pop, np.add.at, a
         string as a comment, a kept call (print); any other is refused."""
-        if _is_append(node.value, self.n.local_names):
+        if append_function(self.n, node.value):
+            pass  # `fs.append(lambda t: ...)`: a list of functions (fnlists.py)
+        elif _is_append(node.value, self.n.local_names):
             self.n.buffer.append_statement(node.value)
         elif is_list_method(node.value, "pop", self.n.local_names):
             self.n.buffer.pop_statement(node.value)

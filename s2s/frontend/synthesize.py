@@ -20,6 +20,14 @@ from typing import Any
 BOUND = "__s2s_bound_params__"
 
 
+class DictKeys:
+    """In ``BOUND``: a dict parameter spread into a call (``f(v, **kw)``) whose keys at
+    this call are ``keys`` (its items read by those keys: ``bound_params.py``)."""
+
+    def __init__(self, keys: tuple[str, ...]) -> None:
+        self.keys = keys
+
+
 class BoundType:
     """In ``BOUND``: a parameter whose value is an object of ``cls`` at this call (its
     methods, ``p.apply(x)`` and ``p(x)``, are ``cls``'s)."""

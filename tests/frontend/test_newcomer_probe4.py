@@ -49,14 +49,11 @@ EXPECTED = {
     "einsum_fstring": "refused",
     # a dataclass default (`cfg=CFG`) whose string field is read: refused at `.act`
     "dataclass_config": "refused",
-    # `compose(x, np.sin, np.exp)` into `def compose(x, *fns)`: refused at the call
-    "star_args_forward": "refused",
+    # (`compose(x, np.sin, np.exp)` into `def compose(x, *fns)`, `fs.append(lambda v:
+    # v * k)` in a loop and `[lambda v, k=k: ... for k in ...]` then `for f in fs`, all
+    # refused before, run: tests/frontend/test_function_lists.py)
     # a generator function consumed by `sum(...)`: refused at its `yield`
     "generator_pairs": "refused",
-    # `fs.append(lambda v: v * k)`; `[lambda v, k=k: ... for k in ...]` then
-    # `for f in fs`: refused at the lambda / the call
-    "late_binding_lambdas": "refused",
-    "default_capture_lambdas": "refused",
     # `zip(*pts)` of a list a comprehension over `range(x.shape[0])` built
     "zip_star_transpose": "refused",
 }
@@ -162,10 +159,10 @@ def test_rebinding_after_an_early_return(dtype) -> None:
 
 
 def test_refusals_name_the_line_and_say_what_to_write() -> None:
-    """The clearer refusals this probe wrote: a function passed through ``*args``, a
-    ``zip(*rows)`` of a list built when the function runs, a generator helper."""
+    """The clearer refusals this probe wrote: a ``zip(*rows)`` of a list built when
+    the function runs, a generator helper.  (A function passed through ``*args`` runs
+    now: ``test_function_lists.py``.)"""
     cases = (
-        (F.star_args_forward, (X, X), "compose(x, np.sin, np.exp)", "*fns"),
         (F.zip_star_transpose, (np.arange(4.0),), "zip(*pts)", "zip(*rows)"),
         (F.generator_pairs, (X,), "yield", "generator function"),
     )
