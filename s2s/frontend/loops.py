@@ -405,6 +405,9 @@ class LoopLowerer:
                     f"into an array `{name}` shares with another name",
                     f"write `{name} = {name} {op[:-1]} ...` (a new array)",
                 )
+        for entry, exit_ in carried:  # (`out = []` is not shapes only once a loop
+            if exit_ not in self.n.shapes:  # appends values to it: its last value)
+                self.n.shapes.discard(entry)
         self.n.dicts.leave_loop(carried)
         self.n.env = dict(before)
         self.n.bound = bound_before | self.n.bound
