@@ -141,11 +141,17 @@ class ListEdits:
             cst.UnaryOperation(cst.Minus(), cst.Integer(str(-(k + 1))))
         at = cst.Integer(str(k)) if k >= 0 else cst.UnaryOperation(
             cst.Minus(), cst.Integer(str(-k)))
-        if verb == "del":  # (Python's IndexError where the item is missing)
-            check = cst.Subscript(cst.Name(name), [cst.SubscriptElement(cst.Index(at))])
-            self.n.desugar.alias_tree(check, node)
-            self.n.exprs.expr(check)
-        return [(None, at), (after, None)] if after is not None else [(None, at)]
+        if verb == "del":  # (Python's IndexError where the item is missing, located)
+            loc = self.n.loc(node)
+            say = (f"list assignment index out of range (Python's IndexError), at "
+                   f"File \"{loc.file}\", line {loc.line}: {loc.text.strip()}")
+            count = self._fresh(f"{name}_count")  # (an int: vmap keeps the check)
+            self._lower([cst.parse_statement(f"{count} = len({name})\n"), cst.parse_statement(
+                f"if not -{count} <= {k} < {count}:\n    raise IndexError({say!r})\n")],
+                node)
+        if after is None:
+            return [(None, at)]
+        return [(after, None)] if k == 0 else [(None, at), (after, None)]
 
     def _slice(self, name: str, part: cst.Slice, node: Any) -> Any:
         found = items_of(self.n, Var(self.n.env[name]))

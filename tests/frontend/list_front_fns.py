@@ -31,7 +31,7 @@ def insert_front_reads(x, n):
     out = [x]
     for i in range(n):
         out.insert(0, np.sin(out[0]) * (i + 2.0))
-    return np.sum(np.stack(out) * np.arange(len(out)).reshape(-1, 1))
+    return np.sum(np.cumsum(np.stack(out), axis=0) ** 2)
 
 
 def insert_front_unrolled(x):
@@ -47,7 +47,7 @@ def insert_middle(x, n):
         out.append(np.cos(x) * i)
     out.insert(1, x**3)
     out.insert(-1, np.sin(x))
-    return np.sum(np.stack(out) * np.arange(1, len(out) + 1).reshape(-1, 1) ** 2)
+    return np.sum(np.cumsum(np.stack(out), axis=0) ** 2)
 
 
 def insert_literal(x):
@@ -56,7 +56,7 @@ def insert_literal(x):
     parts.insert(-1, 3.0 * x)
     parts.insert(10, np.cos(x))
     parts.insert(-10, x * x * x)
-    return np.sum(np.stack(parts) * np.arange(1.0, 7.0).reshape(-1, 1))
+    return np.sum(np.cumsum(np.stack(parts), axis=0) ** 2)
 
 
 # ---- del and pop at any position ---------------------------------------------------
@@ -109,7 +109,7 @@ def del_grown_slice(x, n):
     for i in range(n):
         parts.append(x * (i + 1.0))
     del parts[1:3]
-    return np.sum(np.stack(parts) ** 2 * np.arange(1, len(parts) + 1).reshape(-1, 1))
+    return np.sum(np.cumsum(np.stack(parts), axis=0) ** 2)
 
 
 def pop_grown_first(x, n):
@@ -129,7 +129,7 @@ def del_then_grow(x, n):
         parts.append(np.sin(x) * i)
     del parts[1]
     parts.append(x**2)
-    return np.sum(np.stack(parts) ** 2 * np.arange(1, len(parts) + 1).reshape(-1, 1))
+    return np.sum(np.cumsum(np.stack(parts), axis=0) ** 2)
 
 
 # ---- comprehensions over lists a loop filled ---------------------------------------
@@ -146,7 +146,7 @@ def squares_grown(x, n):
     out = []
     for i in range(n):
         out.append(np.sin(x) * (i + 1.0) + x)
-    return np.sum(x) + sum([np.sum(o**2) for o in out])
+    return np.sum(np.stack([o**2 for o in out] + [x]) * x)
 
 
 # ---- refused, located ---------------------------------------------------------------
@@ -192,3 +192,24 @@ def del_grown_out_of_range(x, n):
         parts.append(x * i)
     del parts[0]
     return np.sum(x) + len(parts)
+
+
+def zip_star_argument(pts):
+    xs, ys = zip(*pts)
+    return np.sum(np.stack(xs) * np.stack(ys))
+
+
+def zip_star_grown(x, n):
+    pts = []
+    for i in range(n):
+        pts.append((x * i, np.sin(x)))
+    xs, ys = zip(*pts)
+    return np.sum(np.stack(xs) * np.stack(ys))
+
+
+def sliding_window(x, n):
+    parts = [x, np.cos(x)]
+    for i in range(n):
+        parts.append(np.sin(parts[-1]) * (i + 1.0))
+        del parts[0]
+    return np.sum(np.stack(parts) ** 2)
