@@ -28,6 +28,7 @@ of a grown list is refused too (write the kept items' loop).
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import libcst as cst
@@ -35,6 +36,7 @@ import libcst as cst
 from ..errors import ListIndexError
 from ..ir.nodes import Atom, Const, Var
 from .buffers import is_minus_one
+from .kwdicts import _columns
 from .sequences import items_of, list_target
 
 __all__ = ["ListEdits"]
@@ -119,6 +121,42 @@ class ListEdits:
         item = self._fresh("inserted")
         self._lower([_assign(item, args[1].value)], call)
         self._edit(name, call, [(None, args[0].value), (args[0].value, None)], item)
+
+    def zip_columns(self, target: Any, value: Any) -> bool:
+        """``xs, ys = zip(*pts)`` where ``pts``'s length is known only when the function
+        runs (a list argument, a list grown in a loop): each column its own list,
+        appended row by row (``for row in pts: a, b = row``, ``xs.append(a)``...), and
+        Python's ValueError where ``pts`` is empty (``zip()`` then gives no column to
+        unpack).  True where lowered; a list of known length is kwdicts.py's."""
+        if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Name) and value.func.value == "zip"
+                and value.func.value not in self.n.local_names and len(value.args) == 1
+                and value.args[0].star == "*" and isinstance(value.args[0].value, cst.Name)
+                and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name)
+                        for e in target.elements)):
+            return False
+        rows = value.args[0].value
+        if rows.value not in self.n.local_names or _columns(self.n, rows) is not None or (
+                self.n.resolver.lookup_global(value.func) is not builtins.zip):
+            return False
+        names = [e.value.value for e in target.elements]
+        columns = [self._fresh(f"{name}_column") for name in names]
+        parts = [self._fresh("part") for _ in names]
+        count = self._fresh(f"{rows.value}_count")
+        loc = self.n.loc(value)
+        say = (f"not enough values to unpack (expected {len(names)}, got 0): `{rows.value}` "
+               f"has no rows here (Python's ValueError), at File \"{loc.file}\", line "
+               f"{loc.line}: {loc.text.strip()}")
+        row = self._fresh("row")
+        body = f"    {', '.join(parts)}, = {row}\n" + "".join(
+            f"    {c}.append({v})\n" for c, v in zip(columns, parts))
+        self._lower([
+            cst.parse_statement(f"{count} = len({rows.value})\n"),
+            cst.parse_statement(f"if {count} == 0:\n    raise ValueError({say!r})\n"),
+            *[_assign(c, cst.List([])) for c in columns],
+            cst.parse_statement(f"for {row} in {rows.value}:\n{body}"),
+            *[_assign(name, cst.Name(c)) for name, c in zip(names, columns)]], value)
+        return True
 
     # ---- the new list ---------------------------------------------------------------
 

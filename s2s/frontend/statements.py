@@ -261,6 +261,8 @@ class StmtLowerer:
             self.n.bound.add(name)
             self.n._bind(name, ssa)
             return
+        if self.list_edits.zip_columns(target, value):
+            return  # (`xs, ys = zip(*pts)` of a run-time length: list_edits.py)
         if isinstance(target, (cst.Tuple, cst.List)):
             # the whole right side is evaluated before any name is bound (a, b = b, a)
             tree = self.unpacked_values(target, value)

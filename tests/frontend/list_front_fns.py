@@ -200,7 +200,7 @@ def zip_star_argument(pts):
 
 
 def zip_star_grown(x, n):
-    pts = []
+    pts = [(np.cos(x), x * x)]
     for i in range(n):
         pts.append((x * i, np.sin(x)))
     xs, ys = zip(*pts)
@@ -213,3 +213,11 @@ def sliding_window(x, n):
         parts.append(np.sin(parts[-1]) * (i + 1.0))
         del parts[0]
     return np.sum(np.stack(parts) ** 2)
+
+
+def zip_star_empty(x, n):
+    pts = []
+    for i in range(n):
+        pts.append((x * i, np.sin(x)))
+    xs, ys = zip(*pts)
+    return np.sum(np.stack(xs) * np.stack(ys))

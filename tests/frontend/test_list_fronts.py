@@ -36,7 +36,7 @@ X = np.array([0.3, -0.7, 1.2])
 COUNTS = (3, 0, 1, 4, 2, 5, 1, 3, 0, 6)
 GROWN = ["insert_front", "plus_front", "insert_front_reads", "insert_middle",
          "del_grown_first", "del_grown_slice", "pop_grown_first", "del_then_grow",
-         "squares_grown"]
+         "squares_grown", "zip_star_grown"]
 FIXED = ["insert_front_unrolled", "insert_literal", "del_first", "del_static_i",
          "del_slice", "pop_first", "pop_value", "squares_unrolled"]
 
@@ -159,17 +159,41 @@ def test_index_errors_are_pythons():
     assert "del parts[0]" in str(err.value), err.value
 
 
-@pytest.mark.parametrize("name", ["zip_star_argument", "zip_star_grown"])
-def test_zip_star_of_a_run_time_length_is_refused_located(name):
-    """``xs, ys = zip(*pts)`` where the list's length is known only when the function
-    runs (a list argument, a list grown in a loop) stays refused, at the user's line,
-    with what to write instead (JAX's trace runs it; s2s transposes only a list whose
-    length it knows: docs/python-subset.md)."""
-    args = ([(X, 2 * X), (X + 1, X)],) if name == "zip_star_argument" else (X, 2)
-    with pytest.raises(TransformError, match=r"zip\(\*rows\)") as err:
-        s2s.grad(getattr(F, name))(*args)
-    assert err.value.loc.file == F.__file__ and "zip(*pts)" in err.value.loc.text
-    assert "Instead:" in str(err.value) and "<s2s:" not in str(err.value)
+
+@needs_jax
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_zip_star_of_a_list_argument(dtype):
+    """``xs, ys = zip(*pts)`` of a list argument of 3, 1 and 2 rows in turn (one
+    transformed function): grad, value_and_grad, jvp, jacrev and s2s.jit against JAX;
+    an empty list is Python's ValueError, naming the user's line."""
+    grad = s2s.grad(F.zip_star_argument)
+    for call, count in enumerate((3, 1, 2), 1):
+        x = _point(call, dtype)
+        pts = [(x * (k + 1), np.sin(x + k)) for k in range(count)]
+        close(grad(pts), jax.grad(J.zip_star_argument)(pts), dtype)
+        close(s2s.value_and_grad(F.zip_star_argument)(pts),
+              jax.value_and_grad(J.zip_star_argument)(pts), dtype)
+        tangents = [(np.cos(a), b) for a, b in pts]
+        close(s2s.jvp(F.zip_star_argument, (pts,), (tangents,)),
+              jax.jvp(J.zip_star_argument, (pts,), (tangents,)), dtype)
+        close(s2s.jacrev(F.zip_star_argument)(pts), jax.jacrev(J.zip_star_argument)(pts),
+              dtype)
+        close(s2s.jit(F.zip_star_argument, backend="jax")(pts), J.zip_star_argument(pts),
+              dtype)
+    with pytest.raises(ValueError, match="not enough values to unpack") as err:
+        grad([])
+    assert f'File "{F.__file__}", line ' in str(err.value), err.value
+
+
+def test_zip_star_of_an_empty_grown_list():
+    """A list grown in a loop that runs no iteration: ``zip(*pts)`` gives no column,
+    Python's ValueError, naming the user's line (one row: runs)."""
+    grad = s2s.grad(F.zip_star_empty)
+    assert grad(X, 1).shape == X.shape
+    with pytest.raises(ValueError, match="not enough values to unpack") as err:
+        grad(X, 0)
+    assert f'File "{F.__file__}", line ' in str(err.value) and "zip(*pts)" in str(err.value)
 
 
 @pytest.mark.slow
