@@ -57,8 +57,8 @@ EXPECTED = {
     # `for f in fs`: refused at the lambda / the call
     "late_binding_lambdas": "refused",
     "default_capture_lambdas": "refused",
-    # `zip(*pts)` of a list a comprehension over `range(x.shape[0])` built
-    "zip_star_transpose": "refused",
+    # (`zip(*pts)` of a list a comprehension over `range(x.shape[0])` built runs since
+    # list_edits.zip_columns: each column its own list; test_list_fronts.py)
 }
 # float32 only: values agree, but the dtype differs from JAX's
 EXPECTED_F32 = {
@@ -163,10 +163,10 @@ def test_rebinding_after_an_early_return(dtype) -> None:
 
 def test_refusals_name_the_line_and_say_what_to_write() -> None:
     """The clearer refusals this probe wrote: a function passed through ``*args``, a
-    ``zip(*rows)`` of a list built when the function runs, a generator helper."""
+    generator helper (``zip(*rows)`` of a list built when the function runs, refused
+    then, runs now: test_list_fronts.py)."""
     cases = (
         (F.star_args_forward, (X, X), "compose(x, np.sin, np.exp)", "*fns"),
-        (F.zip_star_transpose, (np.arange(4.0),), "zip(*pts)", "zip(*rows)"),
         (F.generator_pairs, (X,), "yield", "generator function"),
     )
     for fn, args, line, words in cases:
