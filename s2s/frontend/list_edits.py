@@ -29,6 +29,7 @@ of a grown list is refused too (write the kept items' loop).
 from __future__ import annotations
 
 import builtins
+import linecache
 from typing import Any
 
 import libcst as cst
@@ -144,15 +145,21 @@ class ListEdits:
         parts = [self._fresh("part") for _ in names]
         count = self._fresh(f"{rows.value}_count")
         loc = self.n.loc(value)
+        line = linecache.getline(str(loc.file), loc.line).strip()
         say = (f"not enough values to unpack (expected {len(names)}, got 0): `{rows.value}` "
                f"has no rows here (Python's ValueError), at File \"{loc.file}\", line "
-               f"{loc.line}: {loc.text.strip()}")
-        row = self._fresh("row")
-        body = f"    {', '.join(parts)}, = {row}\n" + "".join(
-            f"    {c}.append({v})\n" for c, v in zip(columns, parts))
+               f"{loc.line}: {line}")
+        row, width = self._fresh("row"), self._fresh("width")
+        wrong = (f"zip(*{rows.value}) unpacked into {len(names)} names needs rows of "
+                 f"{len(names)} items (Python's ValueError where the shortest row has "
+                 f"another length), at File \"{loc.file}\", line {loc.line}: {line}")
+        body = f"    {width} = len({row})\n    if {width} != {len(names)}:\n        " \
+            f"raise ValueError({self._message(wrong)})\n    {', '.join(parts)}, = {row}\n" + "".join(
+                f"    {c}.append({v})\n" for c, v in zip(columns, parts))
         self._lower([
             cst.parse_statement(f"{count} = len({rows.value})\n"),
-            cst.parse_statement(f"if {count} == 0:\n    raise ValueError({say!r})\n"),
+            cst.parse_statement(
+                f"if {count} == 0:\n    raise ValueError({self._message(say)})\n"),
             *[_assign(c, cst.List([])) for c in columns],
             cst.parse_statement(f"for {row} in {rows.value}:\n{body}"),
             *[_assign(name, cst.Name(c)) for name, c in zip(names, columns)]], value)
@@ -185,7 +192,8 @@ class ListEdits:
                    f"File \"{loc.file}\", line {loc.line}: {loc.text.strip()}")
             count = self._fresh(f"{name}_count")  # (an int: vmap keeps the check)
             self._lower([cst.parse_statement(f"{count} = len({name})\n"), cst.parse_statement(
-                f"if not -{count} <= {k} < {count}:\n    raise IndexError({say!r})\n")],
+                f"if not -{count} <= {k} < {count}:\n    raise IndexError("
+                f"{self._message(say)})\n")],
                 node)
         if after is None:
             return [(None, at)]
@@ -299,6 +307,13 @@ class ListEdits:
         return None
 
     # ---- emitting -------------------------------------------------------------------
+
+    def _message(self, text: str) -> str:
+        """A name the emitted code reads ``text`` from (a kept ``raise`` would have
+        the function's names in a string literal renamed with the code's)."""
+        name = self.n.names.fresh("error_message")
+        self.n.resolver.namespace[name] = text
+        return name
 
     def _fresh(self, base: str) -> str:
         name = self.n.names.fresh(base)

@@ -221,3 +221,11 @@ def zip_star_empty(x, n):
         pts.append((x * i, np.sin(x)))
     xs, ys = zip(*pts)
     return np.sum(np.stack(xs) * np.stack(ys))
+
+
+def zip_wrong_width(x, n):
+    pts = [(x, x, x)]
+    for i in range(n):
+        pts.append((x * i, np.sin(x), x))
+    xs, ys = zip(*pts)
+    return np.sum(np.stack(xs) * np.stack(ys))

@@ -188,12 +188,17 @@ def test_zip_star_of_a_list_argument(dtype):
 
 def test_zip_star_of_an_empty_grown_list():
     """A list grown in a loop that runs no iteration: ``zip(*pts)`` gives no column,
-    Python's ValueError, naming the user's line (one row: runs)."""
+    Python's ValueError, naming the user's line (one row: runs); rows of 3 items
+    unpacked into 2 names: Python's ValueError too."""
     grad = s2s.grad(F.zip_star_empty)
     assert grad(X, 1).shape == X.shape
     with pytest.raises(ValueError, match="not enough values to unpack") as err:
         grad(X, 0)
-    assert f'File "{F.__file__}", line ' in str(err.value) and "zip(*pts)" in str(err.value)
+    assert f'File "{F.__file__}", line ' in str(err.value) and "xs, ys = zip(*pts)" in str(
+        err.value)
+    with pytest.raises(ValueError, match="needs rows of 2 items") as err:  # (3 columns)
+        s2s.grad(F.zip_wrong_width)(X, 1)
+    assert f'File "{F.__file__}", line ' in str(err.value), err.value
 
 
 @pytest.mark.slow
