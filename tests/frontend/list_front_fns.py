@@ -132,6 +132,27 @@ def del_then_grow(x, n):
     return np.sum(np.cumsum(np.stack(parts), axis=0) ** 2)
 
 
+def pop_front_queue(x, n):
+    todo = [x]
+    for i in range(n):
+        todo.append(np.sin(x) * (i + 1.0))
+    total = np.sum(x)
+    for i in range((len(todo) + 1) // 2):
+        v = todo.pop(0)
+        total = total + np.sum(v * v) * (i + 1)
+    for v in todo:
+        total = total + np.sum(v * x)
+    return total
+
+
+def insert_then_append(x, n):
+    out = []
+    for i in range(n):
+        out.insert(0, x * (i + 1.0))
+        out.append(np.cos(x) * i)
+    return np.sum(np.cumsum(np.stack(out + [x]), axis=0) ** 2)
+
+
 # ---- comprehensions over lists a loop filled ---------------------------------------
 
 

@@ -36,7 +36,7 @@ X = np.array([0.3, -0.7, 1.2])
 COUNTS = (3, 0, 1, 4, 2, 5, 1, 3, 0, 6)
 GROWN = ["insert_front", "plus_front", "insert_front_reads", "insert_middle",
          "del_grown_first", "del_grown_slice", "pop_grown_first", "del_then_grow",
-         "squares_grown", "zip_star_grown"]
+         "squares_grown", "zip_star_grown", "pop_front_queue", "insert_then_append"]
 FIXED = ["insert_front_unrolled", "insert_literal", "del_first", "del_static_i",
          "del_slice", "pop_first", "pop_value", "squares_unrolled"]
 
@@ -44,7 +44,7 @@ FIXED = ["insert_front_unrolled", "insert_literal", "del_first", "del_static_i",
 # no iteration, so vmap's probe (the first example) never computed the values of the
 # backward's copy loop; vmap(grad) and jacrev there are refused at the user's line
 # (as a splice loop that runs zero times is: test_list_splices_in_loops.py)
-NO_BATCHED_VJP_AT_ONE = {"insert_front", "plus_front"}
+NO_BATCHED_VJP_AT_ONE = {"insert_front", "plus_front", "insert_then_append"}
 
 close = partial(assert_close_to, f64=1e-9, f32=5e-4)
 
