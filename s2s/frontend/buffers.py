@@ -306,6 +306,8 @@ class BufferLowerer:
         if self.n.dicts.is_dict(call.func.value):
             self.n.dicts.pop(call, None)
             return
+        if self.n.stmts.list_edits.pop(call, None) is not None:
+            return  # (`parts.pop(0)`: list_edits.py)
         name, current = self.own_list(call, "pop")
         self.pop_args(call)
         last = self.n._last_let
@@ -330,6 +332,9 @@ class BufferLowerer:
         without it (spelled ``ys.pop()`` in place, like append)."""
         if self.n.dicts.is_dict(call.func.value):  # `kw.pop("k", default)`
             return self.n.dicts.pop(call, target)
+        edited = self.n.stmts.list_edits.pop(call, target)
+        if edited is not None:
+            return edited  # (`v = parts.pop(0)`: list_edits.py)
         name, current = self.own_list(call, "pop")
         self.pop_args(call)
         last = self.n.emit(

@@ -42,6 +42,8 @@ class Deletes:
             if popped is not None:
                 expression_statement(popped)
                 continue
+            if isinstance(target, cst.Subscript) and self.n.stmts.list_edits.delete(target):
+                continue  # (`del parts[0]`, `del parts[1:3]`: list_edits.py)
             if not isinstance(target, cst.Name):
                 what = "an item" if isinstance(target, cst.Subscript) else "an attribute" \
                     if isinstance(target, cst.Attribute) else "this"

@@ -390,9 +390,8 @@ class LoopLowerer:
 
         After the loop only the names bound before it are live (a carried one holds
         its last value under its entry name); names first bound in the body are not.
-        """
-        self.n.out = outer
-        self.n.depth -= 1
+        A carried value is computed from shapes only where its last value is."""
+        self.n.out, self.n.depth = outer, self.n.depth - 1
         carried = [(e, self.n.env[n]) for n, e in before.items()
                    if self.n.env.get(n) is not None and self.n.env[n] != e] + extra
         for entry, exit_ in carried:
@@ -406,6 +405,7 @@ class LoopLowerer:
                     f"into an array `{name}` shares with another name",
                     f"write `{name} = {name} {op[:-1]} ...` (a new array)",
                 )
+        self.n.shapes -= {e for e, x in carried if x not in self.n.shapes}  # (`out = []`)
         self.n.dicts.leave_loop(carried)
         self.n.env = dict(before)
         self.n.bound = bound_before | self.n.bound

@@ -22,6 +22,7 @@ from .fncontainers import bind_function
 from .fnlists import append_function
 from .kept import KeptLowerer, raise_only
 from .kwdicts import decide, update_merge, update_writes
+from .list_edits import ListEdits
 from .literals import decided_branch
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
@@ -92,6 +93,7 @@ class StmtLowerer:
         self.n = n  # the Normalizer: output, scope, buffers, loops, expressions
         self.kept = KeptLowerer(n)  # assert, `if ...: raise`, print: kept as written
         self.deletes = Deletes(n)  # `del name`
+        self.list_edits = ListEdits(n)  # `del parts[0]`, `parts.insert(0, v)`, `pop(0)`
 
     def block(self, nodes: list[Any]) -> list[Stmt]:
         out: list[Stmt] = []
@@ -226,6 +228,8 @@ class StmtLowerer:
             self.n.buffer.append_statement(node.value)
         elif is_list_method(node.value, "pop", self.n.local_names):
             self.n.buffer.pop_statement(node.value)
+        elif is_list_method(node.value, "insert", self.n.local_names):
+            self.list_edits.insert(node.value)
         elif self.n.buffer.is_add_at(node.value):
             self.n.buffer.add_at_statement(node.value)
         elif isinstance(node.value, (
@@ -260,6 +264,8 @@ class StmtLowerer:
             self.n.bound.add(name)
             self.n._bind(name, ssa)
             return
+        if self.list_edits.zip_columns(target, value):
+            return  # (`xs, ys = zip(*pts)` of a run-time length: list_edits.py)
         if isinstance(target, (cst.Tuple, cst.List)):
             # the whole right side is evaluated before any name is bound (a, b = b, a)
             tree = self.unpacked_values(target, value)

@@ -29,6 +29,9 @@ from .list_operands import per_call
 STRUCTURAL = {"identity", "make_tuple", "make_list", "make_dict", "call"}
 
 
+_EMPTY_LIST = Tree(list, (), ())
+
+
 def _user_name(fn: Function, name: str) -> str:
     """The name the user wrote for the IR's ``name`` (``d`` for its version ``d_2``),
     where the function's text has it."""
@@ -75,6 +78,10 @@ class Facts:
     # ``t2 = not t``: a path of t2 is t's other path (both name the same test)
     negation: dict[str, str] = field(init=False)
     test_order: dict[str, int] = field(init=False)  # a test's position in the function
+    # >0 in a first pass over a loop that carries an empty list (`out = []`, then `out =
+    # [g] + out`): its items' structure is known only after the pass, so a nested loop's
+    # change of structure is not an error yet (the pass after it decides)
+    provisional: int = 0
 
     def __post_init__(self) -> None:
         self.negation = {
@@ -215,10 +222,15 @@ class Facts:
         self.int_vars.add(s.target)
         for entry, _ in s.carried:
             self.scalars.discard(entry)  # its value changes from one iteration to the next
+        first = any(self.kinds.get(entry) == _EMPTY_LIST for entry, _ in s.carried)
         while True:  # a value feeding the next iteration may become active there
             before = set(self.active)
-            self._analyse(s.body)
-            grown = False
+            self.provisional += first
+            try:
+                self._analyse(s.body)
+            finally:
+                self.provisional -= first
+            grown, first = first, False  # (after a provisional pass, one more)
             for entry, exit_ in s.carried:
                 if exit_ in self.active:
                     self.active.add(entry)
@@ -230,6 +242,8 @@ class Facts:
                     if before_kind != Seq(item):  # appended to in the loop: length known later
                         self.kinds[entry] = Seq(item)
                         grown = True
+                    continue
+                if self.provisional:
                     continue
                 raise TransformError(
                     f"`{_user_name(self.fn, entry)}` changes structure inside the "
@@ -293,6 +307,9 @@ class Facts:
             if isinstance(base, Tree) and base.type is list and len(index) == 1 and \
                     not isinstance(index[0], Const) and len(set(base.children)) == 1:
                 return base.children[0]  # (a list a loop grows: its items' kind)
+            if base == _EMPTY_LIST and len(index) == 1 and not isinstance(
+                    index[0], (Const, Slice)):
+                return LEAF  # (`[]` a loop grows, at its first pass: its items unknown)
             if isinstance(base, Tree):
                 return base.child(self.container_key(s, base))
             if isinstance(base, Seq) and len(index) == 1 and isinstance(index[0], Slice):

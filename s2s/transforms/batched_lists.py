@@ -102,9 +102,11 @@ class ListBatching:
         return True
 
     def seq_length(self, s: Let, out: list[Any]) -> bool:
-        """``len(hs)`` of a list grown in a loop: its length, the same for every
-        example (not its items' batch size)."""
-        if not isinstance(s.args[0], Var) or not isinstance(self.kind(s.args[0].name), Seq):
+        """``len(hs)`` of a list grown in a loop, or of a tuple, list or dict whose
+        structure is known (``len(row)`` of a grown list's tuple item): its length, the
+        same for every example (not its items' batch size)."""
+        if not isinstance(s.args[0], Var) or not isinstance(
+                self.kind(s.args[0].name), (Seq, Tree)):
             return False
         self.b.pop(s.target, None)
         out += self.replay.statements([s])

@@ -75,7 +75,13 @@ def deletes_on_one_path(x):
     return np.sum(d["a"])
 
 
-def deletes_the_first_item(x):
+def deletes_the_first_item(x):  # (runs since list_edits.py: test_list_fronts.py)
     parts = [x, x * 2.0]
     del parts[0]
     return np.sum(parts[0])
+
+
+def deletes_an_attribute(x):
+    t = np.sum(x)
+    del t.real
+    return t

@@ -24,7 +24,7 @@ if HAVE_JAX:
     J = jax_twin(F)
 
 WORKING = ["deletes_a_key", "pops_a_key", "deletes_then_rewrites", "deletes_the_last_item",
-           "pops_minus_one", "deletes_in_a_loop", "deletes_two"]
+           "pops_minus_one", "deletes_in_a_loop", "deletes_two", "deletes_the_first_item"]
 X = np.array([0.3, -0.7, 1.2])
 
 close = partial(assert_close_to, f64=1e-9, f32=3e-4)
@@ -59,7 +59,7 @@ def test_deleted_values_are_not_computed_in_the_gradient():
     ("deletes_a_shared_dict", "another name", "del "),
     ("deletes_a_missing_key", "no key 'b'", "del "),
     ("deletes_on_one_path", "other keys after this `if`", "if "),  # (as a write there)
-    ("deletes_the_first_item", "`del` of an item", "del "),
+    ("deletes_an_attribute", "`del` of an attribute", "del "),
 ])
 def test_refused_located(name, says, at):
     fn = getattr(F, name)
