@@ -221,7 +221,8 @@ def variadic_wrapper(fn: Any, nargs: int, keys: tuple[str, ...]) -> Any:
     # (the keywords after the positional parameters, so that vmap batches them
     # in their places, as JAX batches keyword arguments along axis 0)
     keyed = [k for k in keys if k not in params]
-    name = fn.__name__
+    # (a lambda's `<lambda>` is no name a def can have: `lambda_fn`, as a nested one's)
+    name = fn.__name__ if fn.__name__.isidentifier() else "lambda_fn"
     passed = params + [f"{k}={k}" for k in keyed]
     text = (f"def {name}({signature_text(params + keyed, [], set())}):\n"
             f"    return {name}({', '.join(passed)})\n")

@@ -24,6 +24,7 @@ from .arguments import check_outputs
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
 from .located import refusal_at_user_line, reraise_located
+from .outputs import owned_module
 from .pushforward import _jvp_transform
 from .transformed import (
     _VJP,
@@ -237,13 +238,15 @@ class JacFwd(_JacobianCode):
         v.out_axes = (None, 0, None) if self.has_aux else 0
         try:
             result = v(*args, *tangents, *kw.values()) if n else _no_directions(
-                functools.partial(self.fun, **kw) if kw else self.fun, args, self.has_aux)
+                functools.partial(self.fun, **_copies(kw)) if kw else self.fun, args, self.has_aux)
         except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
             reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted JVP: your line)
             raise refusal_at_user_line(err, t.ir) from None
         if n:
             self.source, self._namespace = v.source, v._default()[1].__globals__
+        elif self.has_aux and t.ir.free:  # (the user's code ran: a module's array copied)
+            result = owned_module(result, t.ir.free)
         out_dot = result[1] if self.has_aux else result
         if self.holomorphic:  # (a real output's tangent is real)
             check_outputs("jacfwd", out_dot, True)
@@ -254,7 +257,7 @@ class JacFwd(_JacobianCode):
             # derivative here
             out_dot = _map_leaves(np.real, out_dot)
         if out_dot is None or isinstance(out_dot, np.ndarray) and out_dot.dtype == object:
-            out = self.fun(*_copies(args), **kw)  # None out: None Jacobian, as JAX gives
+            out = self.fun(*_copies(args), **_copies(kw))  # None out: None Jacobian, as JAX gives
             if (out[0] if self.has_aux else out) is None:
                 return (None, result[2]) if self.has_aux else None
         jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
@@ -318,7 +321,7 @@ class JacRev(_JacobianCode):
             return with_keywords(self, len(args), tuple(kw))(*args, *kw.values())
         _check_float_inputs("jacrev", args, argnums, self.holomorphic)
         try:
-            out = self.fun(*_copies(args), **kw)  # (never on the caller's arrays)
+            out = self.fun(*_copies(args), **_copies(kw))  # (never on the caller's arrays)
         except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
             reraise_located(err, None, _base_name(self.fun))
         aux = None
@@ -329,6 +332,8 @@ class JacRev(_JacobianCode):
         check_outputs("jacrev", out, self.holomorphic)
         t = vjp_transform(self.fun, self.has_aux)
         t._refresh()
+        if t.ir.free:  # (a module's array in aux: copied, as an argument's copy is)
+            aux = owned_module(aux, t.ir.free)
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
         try:  # (a refusal of emitted code, or of its vmap: at your line)
             _, vjp_fn = t._generate(kinds, argnums, True, nargs=len(args), inner_args=args)
@@ -440,7 +445,7 @@ class _Hessian(JacFwd):
 
         def run() -> Any:
             try:
-                return run_silenced(functools.partial(user_fn, **kw) if kw else user_fn,
+                return run_silenced(functools.partial(user_fn, **_copies(kw)) if kw else user_fn,
                                     *_copies(args))  # (the Hessian's run prints)
             except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
                 reraise_located(err, None, _base_name(user_fn))

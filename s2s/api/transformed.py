@@ -48,6 +48,7 @@ from .display import NotebookDisplay
 from .hotcalls import MISS, HotCalls
 from .located import LocatedCalls, refusal_at_user_line, reraise_located
 from .methods import float0
+from .outputs import owned_items, owned_module
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
 from .treecalls import TreeCalls
 from .trees import _copies, _leaves, _rebuild
@@ -353,10 +354,10 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         text, fn = self._plan(args, kwargs, argnums)
         read_free_names(fn)
         if kwargs or self.inner is not None:
-            result = fn(*args, **kwargs)
-        else:
-            result = self._call_and_specialize(text, fn, args, argnums)
-        return self._postprocess(result, args, argnums, False, fn)
+            result, ran = fn(*args, **kwargs), fn
+        else:  # (the emitted code, or the specialized code it became)
+            result, ran = self._call_and_specialize(text, fn, args, argnums), None
+        return self._postprocess(result, args, argnums, False, fn, ran, kwargs)
 
     def plan(self, args: tuple, kwargs: dict | None = None) -> tuple[str, Callable]:
         """``(text, fn)``: the emitted module and function a call with these arguments
@@ -482,16 +483,22 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         return texts[-1] if texts else None
 
     def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...],
-                     fresh: bool = False, fn: Callable | None = None) -> Any:
+                     fresh: bool = False, fn: Callable | None = None,
+                     ran: Callable | None = None, kwargs: dict | None = None) -> Any:
         """Gradients cast like their primals (dtype, shape, writeable, sharing no
         memory with the caller's arrays or the module arrays ``fn`` reads);
-        ``fresh``: the code made every array it returns."""
+        ``fresh``: the code made every array it returns; the value and aux output
+        copied where they may share memory with those or the keyword arguments'
+        (``ran``: the code that made ``result``, which says where they may:
+        api/outputs.py; None: not known)."""
+        given = (args, kwargs) if kwargs else args
         if self.mode == "grad":
             if self.has_aux:
-                grads, aux = result
+                grads, aux = owned_items(result, (1,), given, fn, ran)
                 return self._fix(grads, args, argnums, fresh, fn), aux
             return self._fix(result, args, argnums, fresh, fn)
-        value, grads = result  # (a NumPy scalar value a 0-d array, as JAX's Array)
+        # (a NumPy scalar value a 0-d array, as JAX's Array)
+        value, grads = owned_items(result, (0,), given, fn, ran)
         return zero_d(value), self._fix(grads, args, argnums, fresh, fn)
 
     def _fix(self, grads: Any, args: tuple, argnums: tuple[int, ...], fresh: bool,
@@ -640,6 +647,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     except ValueError as err:  # an `if` on an array: located at your line
         reraise_located(err, None, t.fn.__name__)
     out, aux = _split_aux(out, has_aux)
+    if t.ir.free:  # (a module's array returned: copied, as an argument's copy is)
+        out, aux = owned_module((out, aux), t.ir.free)
     kinds = tuple(kind_of(p) for p in primals)
     _refuse_object_output(out, t.fn)
     plain_out = trees.plain(out) if trees.has_nodes(out, False) else out

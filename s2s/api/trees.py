@@ -217,16 +217,58 @@ def _rebuild(kind: Kind, leaves: list[Any]) -> Any:
 
 
 def _copies(tree: Any) -> Any:
-    """The arrays of a pytree copied: the user's function runs on them, never on the
+    """The arrays of a pytree copied (a NamedTuple's and a registered object's too,
+    in objects of their classes): the user's function runs on them, never on the
     caller's arrays."""
     if isinstance(tree, np.ndarray):
         return tree.copy()
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
-        return type(tree)(_copies(x) for x in tree)
+    if isinstance(tree, (tuple, list)):
+        items = [_copies(x) for x in tree]
+        return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
     if isinstance(tree, dict):
         items = {k: _copies(v) for k, v in tree.items()}
         return type(tree)(items) if type(tree) in (Fields, Record) else items
+    node = _fields(tree)
+    if node is not None:
+        return node[2]([_copies(c) for c in node[1]])
     return tree
+
+
+def unplain_nodes(args: Any, tree: Any) -> Any:
+    """``tree`` (what a function returned beside its gradient: a value, an aux) with
+    each plain form of a NamedTuple or registered object (a ``Fields`` of its class)
+    made an object of that class again, like one of that class among ``args``: the
+    function returned its argument, and JAX returns the argument's own type."""
+    likes: dict[type, Any] = {}
+
+    def find(x: Any) -> None:
+        if isinstance(x, (tuple, list)):
+            if hasattr(x, "_fields"):
+                likes.setdefault(type(x), x)
+            for v in x:
+                find(v)
+        elif isinstance(x, dict):
+            for v in x.values():
+                find(v)
+        else:
+            node = _fields(x)
+            if node is not None:
+                likes.setdefault(type(x), x)
+                for c in node[1]:
+                    find(c)
+
+    find(args)
+
+    def back(x: Any) -> Any:
+        if isinstance(x, Fields) and x.of_class in likes:
+            return unplain(likes[x.of_class], {k: back(v) for k, v in x.items()})
+        if type(x) is tuple or type(x) is list:
+            return type(x)(back(v) for v in x)
+        if type(x) is dict:
+            return {k: back(v) for k, v in x.items()}
+        return x
+
+    return back(tree) if likes else tree
 
 
 def _sorted_kind(kind: Kind) -> Any:
@@ -260,9 +302,10 @@ def call_plain(t: Any, args: tuple, kwargs: dict, argnums: tuple[int, ...],
         return unplain(args[argnums[0]], grads)
 
     if t.mode == "grad":
-        return (back(result[0]), result[1]) if t.has_aux else back(result)
+        return (back(result[0]), unplain_nodes(args, result[1])) if t.has_aux else \
+            back(result)
     if t.mode == "value_and_grad":
-        return result[0], back(result[1])
+        return unplain_nodes(args, result[0]), back(result[1])
     return result
 
 
