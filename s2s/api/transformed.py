@@ -349,7 +349,8 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                 return self._run_entry(hit, args)
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
         self._argnums_by_count[len(args)] = argnums
-        if trees.needs_plain(args, argnums):  # NamedTuples, registered classes, None
+        if trees.needs_plain(args, argnums, objects=True):  # NamedTuples, registered
+            # classes, None, a dataclass not differentiated
             return trees.call_plain(self, args, kwargs, argnums)
         text, fn = self._plan(args, kwargs, argnums)
         read_free_names(fn)

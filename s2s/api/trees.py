@@ -16,6 +16,7 @@ order of ``kind_of``); ``_sorted_leaves`` in JAX's (dict keys sorted).
 from __future__ import annotations
 
 import collections
+import dataclasses
 import inspect
 import types
 from typing import Any, Callable
@@ -156,10 +157,29 @@ def unplain(like: Any, tree: Any) -> Any:
     return rebuild([unplain(c, tree[k]) for k, c in zip(keys, children)])
 
 
-def plain_args(args: tuple, diff: tuple[int, ...]) -> tuple:
+def plain_args(args: tuple, diff: tuple[int, ...], objects: bool = False) -> tuple:
     """The arguments as the emitted code reads them (``None`` is ``()`` in the
-    differentiated ones: an empty subtree, with an empty gradient)."""
-    return tuple(plain(a, () if i in diff else None) for i, a in enumerate(args))
+    differentiated ones: an empty subtree, with an empty gradient).  ``objects``: a
+    dataclass not registered as a pytree, passed where it is not differentiated, is
+    read as its fields (``jax.grad(f, argnums=1)(cfg, x)`` passes it to ``f`` as it
+    is; differentiated, it is refused, as JAX refuses it)."""
+    return tuple(plain(a, () if i in diff else None) if i in diff or not (
+        objects and loose_dataclass(a)) else loose_fields(a) for i, a in enumerate(args))
+
+
+def loose_dataclass(x: Any) -> bool:
+    """A dataclass object whose class is not a registered pytree node."""
+    return dataclasses.is_dataclass(x) and not isinstance(x, type) and type(x) not in NODES
+
+
+def loose_fields(x: Any) -> Fields:
+    """A loose dataclass object's fields (and other attributes), as the emitted code
+    reads a registered object not differentiated."""
+    fields = of_class(Fields({f.name: plain(getattr(x, f.name))
+                              for f in dataclasses.fields(x)}), type(x))
+    if hasattr(x, "__dict__"):
+        fields.update({k: plain(v) for k, v in vars(x).items() if k not in fields})
+    return fields
 
 
 def unbound(fn: Any) -> tuple[Callable, Any] | None:
@@ -294,7 +314,7 @@ def call_plain(t: Any, args: tuple, kwargs: dict, argnums: tuple[int, ...],
     """A grad or value_and_grad ``t`` of pytree arguments: called with their plain
     forms (by ``run``, ``t`` itself by default), its gradients rebuilt in the
     arguments' types."""
-    result = (run or t)(*plain_args(args, argnums), **kwargs)
+    result = (run or t)(*plain_args(args, argnums, objects=True), **kwargs)
 
     def back(grads: Any) -> Any:
         if t.tuple_out:
@@ -309,8 +329,9 @@ def call_plain(t: Any, args: tuple, kwargs: dict, argnums: tuple[int, ...],
     return result
 
 
-def needs_plain(args: tuple, argnums: tuple[int, ...]) -> bool:
-    return any(has_nodes(a, i in argnums) for i, a in enumerate(args))
+def needs_plain(args: tuple, argnums: tuple[int, ...], objects: bool = False) -> bool:
+    return any(has_nodes(a, i in argnums) or objects and i not in argnums and
+               loose_dataclass(a) for i, a in enumerate(args))
 
 
 def _map_leaves(f: Callable, tree: Any) -> Any:
