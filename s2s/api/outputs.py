@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..optimize.aliases import foreign_items
 from .arguments import _foreign, _shares
 from .trees import _leaves
 
@@ -58,8 +59,6 @@ def _read(fn: Callable) -> tuple[bool, ...] | None:
     entry = linecache.cache.get(code.co_filename) if code is not None else None
     if entry is None or not code.co_filename.startswith("<s2s:"):
         return None
-    from ..optimize.aliases import foreign_items  # lazy: the first call that needs it
-
     return foreign_items("".join(entry[2]), fn.__name__)
 
 

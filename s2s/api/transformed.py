@@ -349,8 +349,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                 return self._run_entry(hit, args)
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
         self._argnums_by_count[len(args)] = argnums
-        if trees.needs_plain(args, argnums, objects=True):  # NamedTuples, registered
-            # classes, None, a dataclass not differentiated
+        if trees.needs_plain(args, argnums, objects=True):  # NamedTuples, None...
             return trees.call_plain(self, args, kwargs, argnums)
         text, fn = self._plan(args, kwargs, argnums)
         read_free_names(fn)
@@ -483,23 +482,18 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         texts = [e.text for e in self._by_signature.values() if e.text is not None]
         return texts[-1] if texts else None
 
-    def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...],
-                     fresh: bool = False, fn: Callable | None = None,
-                     ran: Callable | None = None, kwargs: dict | None = None) -> Any:
-        """Gradients cast like their primals (dtype, shape, writeable, sharing no
-        memory with the caller's arrays or the module arrays ``fn`` reads);
-        ``fresh``: the code made every array it returns; the value and aux output
-        copied where they may share memory with those or the keyword arguments'
-        (``ran``: the code that made ``result``, which says where they may:
-        api/outputs.py; None: not known)."""
+    def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...], fresh: bool = False,
+                     fn: Callable | None = None, ran: Any = None, kwargs: Any = None) -> Any:
+        """Gradients cast like their primals (api/arguments.py: ``fresh``, the code made
+        every array it returns); the value and aux copied where they may share memory
+        with the caller's arrays (api/outputs.py: ``ran``, the code that ran, or None)."""
         given = (args, kwargs) if kwargs else args
+        if self.mode == "grad" and self.has_aux:
+            grads, aux = owned_items(result, (1,), given, fn, ran)
+            return self._fix(grads, args, argnums, fresh, fn), aux
         if self.mode == "grad":
-            if self.has_aux:
-                grads, aux = owned_items(result, (1,), given, fn, ran)
-                return self._fix(grads, args, argnums, fresh, fn), aux
             return self._fix(result, args, argnums, fresh, fn)
-        # (a NumPy scalar value a 0-d array, as JAX's Array)
-        value, grads = owned_items(result, (0,), given, fn, ran)
+        value, grads = owned_items(result, (0,), given, fn, ran)  # (a 0-d array: JAX's)
         return zero_d(value), self._fix(grads, args, argnums, fresh, fn)
 
     def _fix(self, grads: Any, args: tuple, argnums: tuple[int, ...], fresh: bool,
