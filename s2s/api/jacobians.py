@@ -86,8 +86,18 @@ class _JacobianCode(NotebookDisplay):
         self.__name__ = f"{_base_name(fun)}_{self.suffix}"
         self.__qualname__ = self.__name__
         self._vmapped: dict[Any, Vmapped] = {}
-        self.source = ""
-        self._namespace: dict[str, Any] = {}  # (the names its code runs with: s2s emit)
+        self._shown: Vmapped | None = None  # (what the latest call ran: ``source``)
+
+    @property
+    def source(self) -> str:
+        """The batched code the latest call ran, made into text when read (a call
+        that made it each time spent most of its time there)."""
+        return "" if self._shown is None else self._shown.source
+
+    @property
+    def _namespace(self) -> dict[str, Any]:
+        """The names the latest call's code runs with (s2s emit)."""
+        return {} if self._shown is None else self._shown._default()[1].__globals__
 
     @property
     def mode(self) -> str:
@@ -244,7 +254,7 @@ class JacFwd(_JacobianCode):
         except TransformError as err:  # (vmap refusing the emitted JVP: your line)
             raise refusal_at_user_line(err, t.ir) from None
         if n:
-            self.source, self._namespace = v.source, v._default()[1].__globals__
+            self._shown = v  # (its text made when .source is read)
         elif self.has_aux and t.ir.free:  # (the user's code ran: a module's array copied)
             result = owned_module(result, t.ir.free)
         out_dot = result[1] if self.has_aux else result
@@ -356,7 +366,7 @@ class JacRev(_JacobianCode):
         try:
             if n:
                 rows = v(*args, *rest, cotangent, *kw.values())
-                self.source, self._namespace = v.source, v._default()[1].__globals__
+                self._shown = v  # (its text made when .source is read)
             else:  # no output entry, no row: (0, *x.shape) per input, as JAX's
                 rows = tuple(_rebuild(kind_of(args[i]), [np.zeros(
                     (0, *np.shape(x)), np.result_type(np.asarray(x), np.float32))

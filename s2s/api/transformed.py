@@ -700,13 +700,19 @@ SOURCES: dict[str, Callable[[Any], str]] = {}
 
 
 def shown(t: Transformed, text: str, fn: Callable) -> str:
-    """The emitted text ``t`` runs, with its forward listing (``s2s.source``)."""
+    """The emitted text ``t`` runs, with its forward listing (``s2s.source``); made
+    once per text and function (reading ``.source`` again costs a look-up)."""
+    cached = t.__dict__.get("_shown")
+    if cached is not None and cached[0] is text and cached[1] is fn:
+        return cached[2]
     user = t.fn
     while isinstance(user, Transformed) or hasattr(user, "_generate_for"):
         user = user.fn
     user = getattr(user, "__func__", user)
-    return with_forwards(text, getattr(fn, "__globals__", {}),
-                         getattr(user, "__globals__", None))
+    listed = with_forwards(text, getattr(fn, "__globals__", {}),
+                           getattr(user, "__globals__", None))
+    t.__dict__["_shown"] = (text, fn, listed)
+    return listed
 
 
 def emitted_namespace(f: Any, transform: str | None = None) -> dict[str, Any]:
