@@ -6,6 +6,7 @@ from typing import NamedTuple
 import numpy as np
 
 W = np.array([1.0, -2.0, 3.0])
+WS = [W, np.array([0.5, 0.25, -1.0])]
 
 
 def aux_is_x(x):
@@ -26,6 +27,11 @@ def aux_is_module_array(x):
 
 def aux_is_a_tree(x):
     return np.sum(np.cos(x)), {"x": x, "pair": (x * 2.0, x[1:])}
+
+
+def aux_of_a_module_list(x):
+    parts = WS + [x]
+    return np.sum(parts[1] * x**2), parts
 
 
 def aux_is_fresh(x):

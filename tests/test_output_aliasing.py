@@ -118,7 +118,7 @@ def _args(name, k, dtype):
 
 
 AUX = ["aux_is_x", "aux_is_view", "aux_is_reshaped", "aux_is_module_array",
-       "aux_is_a_tree", "aux_is_fresh", "aux_of_dict"]
+       "aux_is_a_tree", "aux_is_fresh", "aux_of_dict", "aux_of_a_module_list"]
 CASES = [(f, t) for f in AUX for t in TRANSFORMS] + \
     [("aux_is_a_namedtuple", t) for t in TRANSFORMS if t.startswith(
         ("grad", "value", "jit", "jvp", "vjp"))] + \
@@ -134,7 +134,7 @@ def _run(fname, tname, dtype, table) -> None:
         args = _args(fname, k, dtype)
         kept = _tree_map(lambda a: a.copy(), args)
         out = call(args)
-        inputs = list(_arrays(args)) + [F.W]
+        inputs = list(_arrays(args)) + [F.W, F.WS[1]]
         for r in _arrays(out):
             for a in inputs:
                 assert not np.shares_memory(r, a), f"{tname} call {k + 1}: a result is an input"
@@ -150,6 +150,7 @@ def _run(fname, tname, dtype, table) -> None:
         for a, b in zip(_arrays(args), _arrays(kept)):
             np.testing.assert_array_equal(a, b, err_msg=f"{tname} call {k + 1}")
         np.testing.assert_array_equal(F.W, W0)
+        np.testing.assert_array_equal(F.WS[1], [0.5, 0.25, -1.0])
 
 
 @pytest.mark.slow  # (the default tier: the two cases below)
