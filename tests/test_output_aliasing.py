@@ -92,6 +92,10 @@ PLAIN = {  # functions with no aux: their output is an argument
     "jit_jvp": (_jit_jvp, lambda f, a: jax.jvp(f, a, _halves(a))),
     "vjp": (lambda f: lambda a: s2s.vjp(f, *a)[0], lambda f, a: jax.vjp(f, *a)[0]),
     "vmap": TRANSFORMS["vmap"],
+    "linearize": (lambda f: lambda a: s2s.linearize(f, *a)[0],
+                  lambda f, a: jax.linearize(f, *a)[0]),
+    "jit_function": (lambda f: _star(s2s.jit(f, backend="numpy")),
+                     lambda f, a: jax.jit(f)(*a)),
 }
 
 
@@ -117,12 +121,13 @@ def _args(name, k, dtype):
     return (x,)
 
 
+PLAIN_FNS = ("identity", "second", "pair_out", "identity_0d", "module_array_out")
 AUX = ["aux_is_x", "aux_is_view", "aux_is_reshaped", "aux_is_module_array",
        "aux_is_a_tree", "aux_is_fresh", "aux_of_dict", "aux_of_a_module_list"]
 CASES = [(f, t) for f in AUX for t in TRANSFORMS] + \
     [("aux_is_a_namedtuple", t) for t in TRANSFORMS if t.startswith(
         ("grad", "value", "jit", "jvp", "vjp"))] + \
-    [(f, t) for f in ("identity", "second", "pair_out", "identity_0d") for t in PLAIN
+    [(f, t) for f in PLAIN_FNS for t in PLAIN
      if not (t.startswith(("value", "jit_value")) and f != "identity_0d")]
 
 
@@ -157,7 +162,7 @@ def _run(fname, tname, dtype, table) -> None:
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("fname,tname", CASES)
 def test_no_output_shares_memory_with_an_input(fname, tname, dtype) -> None:
-    table = PLAIN if fname in ("identity", "second", "pair_out", "identity_0d") else TRANSFORMS
+    table = PLAIN if fname in PLAIN_FNS else TRANSFORMS
     _run(fname, tname, dtype, table)
 
 

@@ -25,7 +25,7 @@ from ..optimize.aliases import foreign_items
 from .arguments import _foreign, _shares
 from .trees import _leaves
 
-__all__ = ["may_be_foreign", "owned", "owned_items", "owned_module"]
+__all__ = ["may_be_foreign", "owned", "owned_by", "owned_items", "owned_module"]
 
 _NOT_READ = object()
 
@@ -84,6 +84,30 @@ def owned_module(tree: Any, free: dict) -> Any:
         except (KeyError, ValueError):
             continue
         foreign += [a for a in _leaves(value) if isinstance(a, np.ndarray)]
+    return _copied(tree, foreign) if foreign else tree
+
+
+def owned_by(tree: Any, fun: Any) -> Any:
+    """``tree``, what a user's function ``fun`` (not transformed: ``s2s.jit`` of it on
+    NumPy, ``linearize``'s output) returned when run on copies of the caller's
+    arrays, with each array leaf that may share memory with an array the function's
+    own text names from its module or closure copied (``return W``: JAX returns an
+    immutable copy; the caller writing into s2s's must not change ``W``)."""
+    t = type(tree)
+    if t is not np.ndarray and not isinstance(tree, (tuple, list, dict)):
+        return tree
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return tree
+    names = getattr(fun, "__globals__", {})
+    values = [names[n] for n in code.co_names if n in names]
+    for cell in getattr(fun, "__closure__", None) or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # (an empty cell)
+            continue
+    foreign = [a for v in values if isinstance(v, (np.ndarray, tuple, list, dict))
+               for a in _leaves(v) if isinstance(a, np.ndarray)]
     return _copied(tree, foreign) if foreign else tree
 
 
