@@ -175,6 +175,7 @@ KEYWORD = {
 }
 
 
+@pytest.mark.slow  # (the default tier: test_an_aux_that_is_the_argument... by hand)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("tname", list(KEYWORD))
 def test_a_keyword_argument_returned_as_aux_is_a_copy(tname, dtype) -> None:

@@ -41,6 +41,7 @@ def _args(name, k, dtype, tangents):
                           if tangents else ())
 
 
+@pytest.mark.slow  # (the default tier: the integer-argument case below, against JAX)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("tname", list(TRANSFORMS))
 @pytest.mark.parametrize("fname", list(FUNCTIONS))

@@ -45,6 +45,7 @@ NAMES = ["var_all", "std_all", "var_rows", "std_rows_ddof", "var_cols_keepdims",
          "std_method"]
 
 
+@pytest.mark.slow  # (the default tier: the case by hand below)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("tname", list(TRANSFORMS))
 @pytest.mark.parametrize("fname", NAMES)

@@ -50,6 +50,7 @@ def test_a_sum_over_a_dict_empty_at_some_calls(fname, tname, dtype) -> None:
             assert_close_to(got, jt(x, d), dtype, dtype_of="expected-arrays")
 
 
+@pytest.mark.slow  # (the sweep above samples the default tier's case)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("fname", ["sum_of_module_empty", "sum_of_local_empty"])
 def test_a_sum_over_an_empty_module_or_local_dict(fname, dtype) -> None:
