@@ -364,3 +364,39 @@ def test_a_rule_whose_source_cannot_be_read_is_refused() -> None:
     with pytest.raises(TypeError, match="cannot be read"):
         C.ROWSUM.defvjp(namespace["rowsum_vjp"])
     assert C.ROWSUM.prim.vjp is before  # refused before anything changed
+
+
+# ---- a custom function given to a transform directly -------------------------------------
+# (`s2s.grad(log1pexp)`, as `jax.grad(j_log1pexp)`; it failed at a line of s2s's own
+# source: "`*args` parameters are not supported", s2s/primitives/custom.py)
+
+DIRECT = [
+    ("log1pexp", lambda T, f: T.grad(f)(0.7), "grad"),
+    ("log1pexp", lambda T, f: T.jvp(f, (np.array([0.3, -2.0]),), (np.array([1.0, 0.5]),)),
+     "jvp"),
+    ("scaled_sin", lambda T, f: T.grad(f, argnums=(0, 1))(0.4, 1.5), "grad"),
+    ("scaled_sin", lambda T, f: T.jacfwd(f)(np.array([0.1, 0.9]), np.array([2.0, 3.0])),
+     "jacfwd"),
+    ("scaled_sin", lambda T, f: T.vmap(T.grad(f))(np.array([0.1, 0.9]), np.array([2.0, 3.0])),
+     "vmap"),
+    ("mul_sin", lambda T, f: T.grad(f, argnums=(0, 1))(0.4, 1.5), "grad"),
+    ("mul_sin", lambda T, f: T.vjp(f, np.array([0.1, 0.9]), np.array([2.0, 3.0]))[1](
+        np.array([1.0, -1.0])), "vjp"),
+    ("mul_sin", lambda T, f: T.jacrev(f)(np.array([0.1, 0.9]), np.array([2.0, 3.0])),
+     "jacrev"),
+    ("clip_gradient", lambda T, f: T.vmap(T.grad(f))(np.array([0.3, -5.0])), "vmap"),
+    ("power_n", lambda T, f: T.grad(f, argnums=1)(3, 0.8), "grad"),
+]
+
+
+class _S2S:
+    grad, jvp, vjp, vmap, jacfwd, jacrev = (s2s.grad, s2s.jvp, s2s.vjp, s2s.vmap,
+                                            s2s.jacfwd, s2s.jacrev)
+
+
+@pytest.mark.parametrize("name,call,how", DIRECT, ids=[f"{n}-{h}" for n, _, h in DIRECT])
+def test_a_custom_function_given_to_a_transform_directly(name, call, how) -> None:
+    """The rules differ from the calculus (``0.5 * cos``): JAX's values say they ran."""
+    got = call(_S2S, getattr(C, name))
+    want = call(jax, globals()[f"j_{name}"])
+    close(got, want)

@@ -97,6 +97,10 @@ def logsumexp(x):
     return m + np.log(np.sum(np.exp(x - m)))
 
 
+def variance(x):
+    return np.var(x)
+
+
 def hypot_of_tie(x):
     return np.hypot(np.maximum(x, 0.3), x)
 
@@ -304,6 +308,17 @@ CASES: list[Case] = [
         logsumexp,
         "T.grad(logsumexp)(np.array([-np.inf, 0.0]))",
         _grad(np.array([-np.inf, 0.0])),
+    ),
+    Case(
+        "var-inf",
+        "An inf in `np.var` makes every entry of its derivative nan",
+        "The derivative 2 (c - mean(c)) / n of c = x - mean(x) subtracts mean(c), zero "
+        "for finite x; with an inf, mean(x) is inf, c holds inf - inf = nan, and so "
+        "does every entry. JAX's trace has that term; s2s's rule keeps it to give "
+        "JAX's value (it gave `[-inf, nan, -inf]` before). `np.std` likewise.",
+        variance,
+        "T.grad(variance)(np.array([1.0, np.inf, 2.0]))",
+        _grad(np.array([1.0, np.inf, 2.0])),
     ),
     Case(
         "second-order-tie",

@@ -31,6 +31,7 @@ from ..errors import TransformError
 from ..frontend.synthesize import BOUND, BoundType, DictKeys, signature_text, synthesize
 from ..frontend.typetests import ArgType, type_tested
 from ..primitives import lookup_object
+from ..primitives.custom import custom_jvp, custom_vjp
 from .trees import Fields
 
 
@@ -100,6 +101,10 @@ def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = (),
             return _cached(fun, key, lambda: _partial_wrapper(fun, *key))
         wrapper = _cached(fun, (), lambda: _partial_wrapper(fun))
         return wrapper if nargs is None else _defaults_bound(wrapper, nargs, keys)
+    if isinstance(fun, (custom_jvp, custom_vjp)):  # (s2s.grad(f) of a custom_vjp f:
+        # `def f(x): return f(x)`, whose call reads its rule, as a call in your code)
+        return _cached(fun, ("custom", nargs, tuple(keys)),
+                       lambda: _custom_wrapper(fun, nargs, tuple(keys)))
     if not isinstance(fun, (types.FunctionType, types.MethodType)) and not hasattr(
             fun, "_generate_for"):
         prim = lookup_object(fun)
@@ -234,11 +239,28 @@ def variadic_wrapper(fn: Any, nargs: int, keys: tuple[str, ...]) -> Any:
     # (the keywords after the positional parameters, so that vmap batches them
     # in their places, as JAX batches keyword arguments along axis 0)
     keyed = [k for k in keys if k not in params]
-    name = fn.__name__
+    # (a lambda's `<lambda>` is no name a def can have: `lambda_fn`, as a nested one's)
+    name = fn.__name__ if fn.__name__.isidentifier() else "lambda_fn"
     passed = params + [f"{k}={k}" for k in keyed]
     text = (f"def {name}({signature_text(params + keyed, [], set())}):\n"
             f"    return {name}({', '.join(passed)})\n")
     return synthesize(text, name, {name: fn}, f"variadic-{name}")
+
+
+def _custom_wrapper(fun: Any, nargs: int | None, keys: tuple[str, ...]) -> Any:
+    """``def f(x, y): return f(x, y)`` for a ``custom_jvp``/``custom_vjp`` function
+    ``f`` of ``nargs`` positional arguments (its own parameters where None) and the
+    keywords ``keys``: the call reads its rule, as one written in your code does."""
+    params = [p.name for p in inspect.signature(fun.fun).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    n = len(params) if nargs is None else nargs
+    names = [params[i] if i < len(params) else f"args_{i}" for i in range(n)]
+    keyed = [k for k in keys if k not in names]
+    name = fun.fun.__name__ if fun.fun.__name__.isidentifier() else "custom_fn"
+    passed = names + [f"{k}={k}" for k in keyed]
+    text = (f"def {name}({signature_text(names + keyed, [], set())}):\n"
+            f"    return {name}({', '.join(passed)})\n")
+    return synthesize(text, name, {name: fun}, f"custom-{name}")
 
 
 class PerArity:

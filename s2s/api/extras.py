@@ -11,9 +11,11 @@ import numpy as np
 from ..runtime import ShapeDtypeStruct, stop_gradient
 from . import tree_util
 from .arguments import zero_d
+from .outputs import owned_by
 from .pushforward import jvp
 from .shapes import eval_shape
 from .transformed import vjp
+from .trees import _copies
 
 __all__ = ["linearize", "linear_transpose", "eval_shape", "ShapeDtypeStruct",
            "stop_gradient"]
@@ -27,7 +29,9 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Callable]:
     """``(out, f_jvp)``, as ``jax.linearize``: ``f_jvp(*tangents)`` is ``fun``'s JVP at
     ``primals``.  Each ``f_jvp`` call runs the emitted forward-mode code again (primal
     and tangent together): s2s keeps no linearized program."""
-    out = zero_d(fun(*primals))  # (a NumPy scalar a 0-d array, as JAX's Array)
+    # (on copies of the caller's arrays, as every transform runs the user's code; a
+    # module array it returns copied: api/outputs.py; a NumPy scalar a 0-d array)
+    out = zero_d(owned_by(fun(*_copies(primals)), fun))
 
     def f_jvp(*tangents: Any) -> Any:
         if len(tangents) != len(primals):

@@ -116,7 +116,7 @@ class HotCalls:
                 # _postprocess makes it), sharing nothing
                 return np.asarray(result, dtype=_FLOAT64 if ta is float else a.dtype)
         return self._postprocess(  # type: ignore[attr-defined]
-            result, args, hit.argnums, hit.fresh, hit.fn)
+            result, args, hit.argnums, hit.fresh, hit.fn, hit.fn)
 
 
 def _plan(hit: FastEntry) -> tuple:

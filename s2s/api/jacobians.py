@@ -24,6 +24,7 @@ from .arguments import check_outputs
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
 from .located import refusal_at_user_line, reraise_located
+from .outputs import owned_module
 from .pushforward import _jvp_transform
 from .transformed import (
     _VJP,
@@ -85,8 +86,18 @@ class _JacobianCode(NotebookDisplay):
         self.__name__ = f"{_base_name(fun)}_{self.suffix}"
         self.__qualname__ = self.__name__
         self._vmapped: dict[Any, Vmapped] = {}
-        self.source = ""
-        self._namespace: dict[str, Any] = {}  # (the names its code runs with: s2s emit)
+        self._shown: Vmapped | None = None  # (what the latest call ran: ``source``)
+
+    @property
+    def source(self) -> str:
+        """The batched code the latest call ran, made into text when read (a call
+        that made it each time spent most of its time there)."""
+        return "" if self._shown is None else self._shown.source
+
+    @property
+    def _namespace(self) -> dict[str, Any]:
+        """The names the latest call's code runs with (s2s emit)."""
+        return {} if self._shown is None else self._shown._default()[1].__globals__
 
     @property
     def mode(self) -> str:
@@ -237,13 +248,15 @@ class JacFwd(_JacobianCode):
         v.out_axes = (None, 0, None) if self.has_aux else 0
         try:
             result = v(*args, *tangents, *kw.values()) if n else _no_directions(
-                functools.partial(self.fun, **kw) if kw else self.fun, args, self.has_aux)
+                functools.partial(self.fun, **_copies(kw)) if kw else self.fun, args, self.has_aux)
         except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
             reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted JVP: your line)
             raise refusal_at_user_line(err, t.ir) from None
         if n:
-            self.source, self._namespace = v.source, v._default()[1].__globals__
+            self._shown = v  # (its text made when .source is read)
+        elif self.has_aux and t.ir.free:  # (the user's code ran: a module's array copied)
+            result = owned_module(result, t.ir.free)
         out_dot = result[1] if self.has_aux else result
         if self.holomorphic:  # (a real output's tangent is real)
             check_outputs("jacfwd", out_dot, True)
@@ -254,7 +267,7 @@ class JacFwd(_JacobianCode):
             # derivative here
             out_dot = _map_leaves(np.real, out_dot)
         if out_dot is None or isinstance(out_dot, np.ndarray) and out_dot.dtype == object:
-            out = self.fun(*_copies(args), **kw)  # None out: None Jacobian, as JAX gives
+            out = self.fun(*_copies(args), **_copies(kw))  # None out: None Jacobian, as JAX gives
             if (out[0] if self.has_aux else out) is None:
                 return (None, result[2]) if self.has_aux else None
         jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
@@ -318,7 +331,7 @@ class JacRev(_JacobianCode):
             return with_keywords(self, len(args), tuple(kw))(*args, *kw.values())
         _check_float_inputs("jacrev", args, argnums, self.holomorphic)
         try:
-            out = self.fun(*_copies(args), **kw)  # (never on the caller's arrays)
+            out = self.fun(*_copies(args), **_copies(kw))  # (never on the caller's arrays)
         except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
             reraise_located(err, None, _base_name(self.fun))
         aux = None
@@ -329,6 +342,8 @@ class JacRev(_JacobianCode):
         check_outputs("jacrev", out, self.holomorphic)
         t = vjp_transform(self.fun, self.has_aux)
         t._refresh()
+        if t.ir.free:  # (a module's array in aux: copied, as an argument's copy is)
+            aux = owned_module(aux, t.ir.free)
         kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
         try:  # (a refusal of emitted code, or of its vmap: at your line)
             _, vjp_fn = t._generate(kinds, argnums, True, nargs=len(args), inner_args=args)
@@ -351,7 +366,7 @@ class JacRev(_JacobianCode):
         try:
             if n:
                 rows = v(*args, *rest, cotangent, *kw.values())
-                self.source, self._namespace = v.source, v._default()[1].__globals__
+                self._shown = v  # (its text made when .source is read)
             else:  # no output entry, no row: (0, *x.shape) per input, as JAX's
                 rows = tuple(_rebuild(kind_of(args[i]), [np.zeros(
                     (0, *np.shape(x)), np.result_type(np.asarray(x), np.float32))
@@ -440,7 +455,7 @@ class _Hessian(JacFwd):
 
         def run() -> Any:
             try:
-                return run_silenced(functools.partial(user_fn, **kw) if kw else user_fn,
+                return run_silenced(functools.partial(user_fn, **_copies(kw)) if kw else user_fn,
                                     *_copies(args))  # (the Hessian's run prints)
             except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
                 reraise_located(err, None, _base_name(user_fn))

@@ -38,6 +38,7 @@ from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .hotcalls import MISS, jit_call
 from .located import reraise_located
+from .outputs import owned_by
 from .signatures import call_signature, flat_key
 from .transformed import Transformed, rebuilds_outputs, shown
 from .vectorize import Vmapped, _resolve
@@ -395,7 +396,8 @@ class Jitted(NotebookDisplay):
                 out = fun._call_signed(sig, args)
                 self._mark(sig)
                 return out
-        seen = trees.plain_args(args, ()) if trees.needs_plain(args, ()) else args
+        seen = trees.plain_args(args, (), objects=True) if trees.needs_plain(
+            args, (), objects=True) else args
         key = self._numpy_signature(seen, kwargs)
         if key not in self._cache:
             self._compilations += 1
@@ -414,7 +416,9 @@ class Jitted(NotebookDisplay):
             self._mark(sig)
         if type(self.fun) is Transformed and not kwargs and self.fun._tree_plans:
             self.fun._mark_tree(args, self._token)  # (api/treecalls.py)
-        return out if isinstance(self.fun, Transformed) else zero_d(out)  # (JAX's Array)
+        if isinstance(self.fun, Transformed):
+            return out
+        return zero_d(owned_by(out, self.fun))  # (JAX's Array; a module array copied)
 
     def _call_function(self, *args: Any, **kwargs: Any) -> Any:
         """NumPy backend, a user's function: a call of plain arrays whose shapes and
@@ -425,7 +429,7 @@ class Jitted(NotebookDisplay):
             key = flat_key(args)
             if key is not None and key in self._seen_arrays:
                 self._calls += 1
-                return zero_d(self.fun(*[a.copy() for a in args]))
+                return zero_d(owned_by(self.fun(*[a.copy() for a in args]), self.fun))
             out = self._call_python(*args)
             if key is not None:
                 self._seen_arrays.add(key)

@@ -25,6 +25,7 @@ from .arguments import (
 )
 from .located import reraise_located
 from .methods import check_self_methods, for_class
+from .outputs import owned_items
 from .signatures import FastEntry, call_signature, flat_key, read_free_names
 from .transformed import JVPS, Transformed
 from .trees import _leaves, _rebuild
@@ -199,7 +200,7 @@ def _finish(t: _JVP, hit: FastEntry, fun: Any, result: Any, args: tuple, n: int,
         known = hit.down = (fun, down, down is None and built is None and hit.fresh
                             and not has_aux, t.ir)
     result = _jvp_results(result, args[:n], args[n:], hit.fn, has_aux,
-                          t.built_template(), hit.fresh)
+                          t.built_template(), hit.fresh, hit.fn)
     down = known[1]
     if down is None:
         return _zero_d(result)
@@ -215,6 +216,7 @@ def _zero_d(result: tuple) -> tuple:
 
 
 def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
+    given = primals  # (a NamedTuple argument returned: a NamedTuple, as JAX returns it)
     if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
         primals, tangents = trees.plain(tuple(primals)), trees.plain(tuple(tangents))
     _check_tangents(primals, tangents)
@@ -240,16 +242,22 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
                             len(primals))
     except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
         reraise_located(err, t.ir, t.fn.__name__)
-    return _jvp_results(result, primals, tangents, fn, has_aux, t.built_template())
+    result = _jvp_results(result, primals, tangents, fn, has_aux, t.built_template())
+    return trees.unplain_nodes(given, result) if given is not primals else result
 
 
 def _jvp_results(result: Any, primals: tuple, tangents: tuple, fn: Callable,
-                 has_aux: bool, built: Any, fresh: bool = False) -> Any:
+                 has_aux: bool, built: Any, fresh: bool = False,
+                 ran: Callable | None = None) -> Any:
     """``(out, out_tangent[, aux])`` of the emitted JVP's ``result``: each tangent in
-    its output's dtype and shape, never one of the caller's arrays nor a view of one;
-    the objects the function built (``built``: records.template), made again.
-    ``fresh``: the code returns only arrays it made, each its own (a specialized
-    code's ``FastEntry.fresh``), so the tangent shares memory with nothing else."""
+    its output's dtype and shape, never one of the caller's arrays nor a view of one
+    (nor are the output and aux: api/outputs.py, ``ran`` the code that made
+    ``result``, None where not known); the objects the function built (``built``:
+    records.template), made again.  ``fresh``: the code returns only arrays it made,
+    each its own (a specialized code's ``FastEntry.fresh``), so the tangent shares
+    memory with nothing else."""
+    if not fresh:
+        result = owned_items(result, (0, 2), (primals, tangents), fn, ran)
     out, out_dot = result[0], result[1]
     if built is None and type(out) is np.ndarray and type(out_dot) is np.ndarray and \
             out.dtype.kind in "fc" and out_dot.dtype == out.dtype and out_dot.shape == out.shape and \

@@ -48,6 +48,7 @@ from .display import NotebookDisplay
 from .hotcalls import MISS, HotCalls
 from .located import LocatedCalls, refusal_at_user_line, reraise_located
 from .methods import float0
+from .outputs import owned_items, owned_module
 from .signatures import FastEntry, FreeSnapshot, call_signature, optimizer_bug, read_free_names
 from .treecalls import TreeCalls
 from .trees import _copies, _leaves, _rebuild
@@ -348,15 +349,15 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                 return self._run_entry(hit, args)
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
         self._argnums_by_count[len(args)] = argnums
-        if trees.needs_plain(args, argnums):  # NamedTuples, registered classes, None
+        if trees.needs_plain(args, argnums, objects=True):  # NamedTuples, None...
             return trees.call_plain(self, args, kwargs, argnums)
         text, fn = self._plan(args, kwargs, argnums)
         read_free_names(fn)
         if kwargs or self.inner is not None:
-            result = fn(*args, **kwargs)
-        else:
-            result = self._call_and_specialize(text, fn, args, argnums)
-        return self._postprocess(result, args, argnums, False, fn)
+            result, ran = fn(*args, **kwargs), fn
+        else:  # (the emitted code, or the specialized code it became)
+            result, ran = self._call_and_specialize(text, fn, args, argnums), None
+        return self._postprocess(result, args, argnums, False, fn, ran, kwargs)
 
     def plan(self, args: tuple, kwargs: dict | None = None) -> tuple[str, Callable]:
         """``(text, fn)``: the emitted module and function a call with these arguments
@@ -481,17 +482,18 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         texts = [e.text for e in self._by_signature.values() if e.text is not None]
         return texts[-1] if texts else None
 
-    def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...],
-                     fresh: bool = False, fn: Callable | None = None) -> Any:
-        """Gradients cast like their primals (dtype, shape, writeable, sharing no
-        memory with the caller's arrays or the module arrays ``fn`` reads);
-        ``fresh``: the code made every array it returns."""
+    def _postprocess(self, result: Any, args: tuple, argnums: tuple[int, ...], fresh: bool = False,
+                     fn: Callable | None = None, ran: Any = None, kwargs: Any = None) -> Any:
+        """Gradients cast like their primals (api/arguments.py: ``fresh``, the code made
+        every array it returns); the value and aux copied where they may share memory
+        with the caller's arrays (api/outputs.py: ``ran``, the code that ran, or None)."""
+        given = (args, kwargs) if kwargs else args
+        if self.mode == "grad" and self.has_aux:
+            grads, aux = owned_items(result, (1,), given, fn, ran)
+            return self._fix(grads, args, argnums, fresh, fn), aux
         if self.mode == "grad":
-            if self.has_aux:
-                grads, aux = result
-                return self._fix(grads, args, argnums, fresh, fn), aux
             return self._fix(result, args, argnums, fresh, fn)
-        value, grads = result  # (a NumPy scalar value a 0-d array, as JAX's Array)
+        value, grads = owned_items(result, (0,), given, fn, ran)  # (a 0-d array: JAX's)
         return zero_d(value), self._fix(grads, args, argnums, fresh, fn)
 
     def _fix(self, grads: Any, args: tuple, argnums: tuple[int, ...], fresh: bool,
@@ -640,6 +642,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     except ValueError as err:  # an `if` on an array: located at your line
         reraise_located(err, None, t.fn.__name__)
     out, aux = _split_aux(out, has_aux)
+    if t.ir.free:  # (a module's array returned: copied, as an argument's copy is)
+        out, aux = owned_module((out, aux), t.ir.free)
     kinds = tuple(kind_of(p) for p in primals)
     _refuse_object_output(out, t.fn)
     plain_out = trees.plain(out) if trees.has_nodes(out, False) else out
@@ -696,13 +700,19 @@ SOURCES: dict[str, Callable[[Any], str]] = {}
 
 
 def shown(t: Transformed, text: str, fn: Callable) -> str:
-    """The emitted text ``t`` runs, with its forward listing (``s2s.source``)."""
+    """The emitted text ``t`` runs, with its forward listing (``s2s.source``); made
+    once per text and function (reading ``.source`` again costs a look-up)."""
+    cached = t.__dict__.get("_shown")
+    if cached is not None and cached[0] is text and cached[1] is fn:
+        return cached[2]
     user = t.fn
     while isinstance(user, Transformed) or hasattr(user, "_generate_for"):
         user = user.fn
     user = getattr(user, "__func__", user)
-    return with_forwards(text, getattr(fn, "__globals__", {}),
-                         getattr(user, "__globals__", None))
+    listed = with_forwards(text, getattr(fn, "__globals__", {}),
+                           getattr(user, "__globals__", None))
+    t.__dict__["_shown"] = (text, fn, listed)
+    return listed
 
 
 def emitted_namespace(f: Any, transform: str | None = None) -> dict[str, Any]:

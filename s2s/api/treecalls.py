@@ -34,6 +34,7 @@ import numpy as np
 from ..primitives.registry import _GENERATION
 from . import trees
 from .hotcalls import MISS
+from .outputs import owned_items
 from .signatures import call_signature, flat_key, read_free_names
 from .tree_util import NODES
 
@@ -219,6 +220,8 @@ class TreeCalls:
             read_free_names(fn)
         result = fn(*plain)
         vag = plan[7]
+        if vag:  # (a value that is an argument's array, copied: api/outputs.py)
+            result = owned_items(result, (0,), plain, fn, fn)
         grads = result[1] if vag else result
         fixed: Any = MISS
         if hit.fresh:
@@ -229,7 +232,7 @@ class TreeCalls:
             else:
                 fixed = _fresh_like(grads, plain[argnums[0]])
         if fixed is MISS:  # (cast as the checked path casts)
-            out = self._postprocess(result, plain, argnums, hit.fresh, fn)  # type: ignore[attr-defined]
+            out = self._postprocess(result, plain, argnums, hit.fresh, fn, fn)  # type: ignore[attr-defined]
             fixed = out[1] if vag else out
         if plan[6]:  # the gradient in the arguments' own types
             if plan[8]:

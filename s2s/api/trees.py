@@ -16,6 +16,7 @@ order of ``kind_of``); ``_sorted_leaves`` in JAX's (dict keys sorted).
 from __future__ import annotations
 
 import collections
+import dataclasses
 import inspect
 import types
 from typing import Any, Callable
@@ -156,10 +157,29 @@ def unplain(like: Any, tree: Any) -> Any:
     return rebuild([unplain(c, tree[k]) for k, c in zip(keys, children)])
 
 
-def plain_args(args: tuple, diff: tuple[int, ...]) -> tuple:
+def plain_args(args: tuple, diff: tuple[int, ...], objects: bool = False) -> tuple:
     """The arguments as the emitted code reads them (``None`` is ``()`` in the
-    differentiated ones: an empty subtree, with an empty gradient)."""
-    return tuple(plain(a, () if i in diff else None) for i, a in enumerate(args))
+    differentiated ones: an empty subtree, with an empty gradient).  ``objects``: a
+    dataclass not registered as a pytree, passed where it is not differentiated, is
+    read as its fields (``jax.grad(f, argnums=1)(cfg, x)`` passes it to ``f`` as it
+    is; differentiated, it is refused, as JAX refuses it)."""
+    return tuple(plain(a, () if i in diff else None) if i in diff or not (
+        objects and loose_dataclass(a)) else loose_fields(a) for i, a in enumerate(args))
+
+
+def loose_dataclass(x: Any) -> bool:
+    """A dataclass object whose class is not a registered pytree node."""
+    return dataclasses.is_dataclass(x) and not isinstance(x, type) and type(x) not in NODES
+
+
+def loose_fields(x: Any) -> Fields:
+    """A loose dataclass object's fields (and other attributes), as the emitted code
+    reads a registered object not differentiated."""
+    fields = of_class(Fields({f.name: plain(getattr(x, f.name))
+                              for f in dataclasses.fields(x)}), type(x))
+    if hasattr(x, "__dict__"):
+        fields.update({k: plain(v) for k, v in vars(x).items() if k not in fields})
+    return fields
 
 
 def unbound(fn: Any) -> tuple[Callable, Any] | None:
@@ -217,16 +237,58 @@ def _rebuild(kind: Kind, leaves: list[Any]) -> Any:
 
 
 def _copies(tree: Any) -> Any:
-    """The arrays of a pytree copied: the user's function runs on them, never on the
+    """The arrays of a pytree copied (a NamedTuple's and a registered object's too,
+    in objects of their classes): the user's function runs on them, never on the
     caller's arrays."""
     if isinstance(tree, np.ndarray):
         return tree.copy()
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
-        return type(tree)(_copies(x) for x in tree)
+    if isinstance(tree, (tuple, list)):
+        items = [_copies(x) for x in tree]
+        return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
     if isinstance(tree, dict):
         items = {k: _copies(v) for k, v in tree.items()}
         return type(tree)(items) if type(tree) in (Fields, Record) else items
+    node = _fields(tree)
+    if node is not None:
+        return node[2]([_copies(c) for c in node[1]])
     return tree
+
+
+def unplain_nodes(args: Any, tree: Any) -> Any:
+    """``tree`` (what a function returned beside its gradient: a value, an aux) with
+    each plain form of a NamedTuple or registered object (a ``Fields`` of its class)
+    made an object of that class again, like one of that class among ``args``: the
+    function returned its argument, and JAX returns the argument's own type."""
+    likes: dict[type, Any] = {}
+
+    def find(x: Any) -> None:
+        if isinstance(x, (tuple, list)):
+            if hasattr(x, "_fields"):
+                likes.setdefault(type(x), x)
+            for v in x:
+                find(v)
+        elif isinstance(x, dict):
+            for v in x.values():
+                find(v)
+        else:
+            node = _fields(x)
+            if node is not None:
+                likes.setdefault(type(x), x)
+                for c in node[1]:
+                    find(c)
+
+    find(args)
+
+    def back(x: Any) -> Any:
+        if isinstance(x, Fields) and x.of_class in likes:
+            return unplain(likes[x.of_class], {k: back(v) for k, v in x.items()})
+        if type(x) is tuple or type(x) is list:
+            return type(x)(back(v) for v in x)
+        if type(x) is dict:
+            return {k: back(v) for k, v in x.items()}
+        return x
+
+    return back(tree) if likes else tree
 
 
 def _sorted_kind(kind: Kind) -> Any:
@@ -252,7 +314,7 @@ def call_plain(t: Any, args: tuple, kwargs: dict, argnums: tuple[int, ...],
     """A grad or value_and_grad ``t`` of pytree arguments: called with their plain
     forms (by ``run``, ``t`` itself by default), its gradients rebuilt in the
     arguments' types."""
-    result = (run or t)(*plain_args(args, argnums), **kwargs)
+    result = (run or t)(*plain_args(args, argnums, objects=True), **kwargs)
 
     def back(grads: Any) -> Any:
         if t.tuple_out:
@@ -260,14 +322,16 @@ def call_plain(t: Any, args: tuple, kwargs: dict, argnums: tuple[int, ...],
         return unplain(args[argnums[0]], grads)
 
     if t.mode == "grad":
-        return (back(result[0]), result[1]) if t.has_aux else back(result)
+        return (back(result[0]), unplain_nodes(args, result[1])) if t.has_aux else \
+            back(result)
     if t.mode == "value_and_grad":
-        return result[0], back(result[1])
+        return unplain_nodes(args, result[0]), back(result[1])
     return result
 
 
-def needs_plain(args: tuple, argnums: tuple[int, ...]) -> bool:
-    return any(has_nodes(a, i in argnums) for i, a in enumerate(args))
+def needs_plain(args: tuple, argnums: tuple[int, ...], objects: bool = False) -> bool:
+    return any(has_nodes(a, i in argnums) or objects and i not in argnums and
+               loose_dataclass(a) for i, a in enumerate(args))
 
 
 def _map_leaves(f: Callable, tree: Any) -> Any:

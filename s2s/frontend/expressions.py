@@ -406,7 +406,7 @@ class ExprLowerer:
                 # TABLE[i] for a run-time i: the numbers as an array, read at each call
                 base = Const(np.asarray(base.value), f"np.asarray({base.text})")
                 self.n.resolver.bind_namespace("np", node)
-            elif not isinstance(base.value, np.ndarray):
+            elif not isinstance(base.value, (np.ndarray, str)):
                 raise self.n.unsupported(
                     node, "subscripts of this constant are supported with constant "
                     "keys only", "index it with a constant, or pass the value as an "

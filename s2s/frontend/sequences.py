@@ -41,12 +41,23 @@ def items_of(n: Any, atom: Atom) -> tuple[type, list[Atom]] | None:
     """The type and items of a tuple or list whose length is known now (a literal
     built here, or a constant); None for any other value."""
     if isinstance(atom, Const) and type(atom.value) in (tuple, list):
-        return type(atom.value), [Const(v, repr(v)) for v in atom.value]
+        # (an item with no literal, an array of a module list `WS + [y]`, is read as
+        # `WS[0]` at each call: its repr is no code)
+        return type(atom.value), [Const(v, repr(v) if _literal_repr(v) else
+                                        f"{atom.text}[{k}]") for k, v in enumerate(atom.value)]
     let = n.lets.get(atom.name) if isinstance(atom, Var) else None
     if let is not None and let.prim in ("make_list", "make_tuple") and not _changed(
             n, atom) and not carried(n, atom):
         return (list if let.prim == "make_list" else tuple), list(let.args)
     return None
+
+
+def _literal_repr(v: Any) -> bool:
+    """Is ``repr(v)`` the literal of ``v`` (a number, string, None, or a tuple or list
+    of those)?"""
+    if v is None or type(v) in (int, float, complex, str, bool):
+        return True
+    return type(v) in (tuple, list) and all(_literal_repr(x) for x in v)
 
 
 def carried(n: Any, atom: Atom) -> bool:

@@ -7,7 +7,7 @@ import ast
 import itertools
 
 from .. import syntax
-from .calls import MAY_ALIAS, call_name
+from .aliases import makes_new
 
 
 def returns_fresh(text: str, name: str) -> bool:
@@ -43,9 +43,8 @@ def _may_alias(node: ast.AST, made: dict[str, int]) -> bool:
         return node.id not in made
     if isinstance(node, (ast.Subscript, ast.Attribute)):
         return _may_alias(node.value, made)
-    if isinstance(node, ast.Call):
-        return call_name(node) in MAY_ALIAS or not isinstance(
-            node.func, (ast.Name, ast.Attribute))
+    if isinstance(node, ast.Call):  # (a user's function may return its argument)
+        return not makes_new(node, lambda a: _may_alias(a, made))
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
         return False
     return True

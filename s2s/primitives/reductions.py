@@ -136,6 +136,10 @@ def prod_jvp(a_dot, ans, a, axis=None, keepdims=False):
 # a NumPy float: with ddof = count (np.var of one element, ddof=1) the rule divides by
 # 0 as NumPy does (inf and nan, as JAX), where a Python float raised ZeroDivisionError;
 # an output of no elements (an empty axis kept) reduces none.
+# The cotangent is centred again (c - mean(c), of c = a - mean(a); the tangent likewise
+# a_dot - mean(a_dot)), a term that is zero for finite values and NaN where the
+# reduced values hold an inf or a NaN: JAX's derivative, whose trace has the term
+# (without it, var([1, inf, 2])' was [-inf, nan, -inf] where JAX gives all NaN).
 
 defprim(
     "var", np.var, "(a, axis=None, ddof=0, keepdims=False)", family="reduction",
@@ -149,6 +153,7 @@ def var_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
     if axis is not None and not keepdims:
         g = np.expand_dims(g, axis)
     centered = a - np.mean(a, axis=axis, keepdims=True)
+    centered = centered - np.mean(centered, axis=axis, keepdims=True)
     count = np.size(a) / np.maximum(np.size(ans), 1)
     return np.real(g) * np.conj(centered) * (2 / (count - ddof))
 
@@ -156,6 +161,7 @@ def var_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
 @defjvp("var", "a")
 def var_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
     centered = a - np.mean(a, axis=axis, keepdims=True)
+    a_dot = a_dot - np.mean(a_dot, axis=axis, keepdims=True)
     count = np.size(a) / np.maximum(np.size(ans), 1)
     return np.sum(np.real(a_dot * np.conj(centered)), axis=axis, keepdims=keepdims) * (
         2 / (count - ddof)
@@ -177,6 +183,7 @@ def std_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
         g = np.expand_dims(g, axis)
         ans = np.expand_dims(ans, axis)
     centered = a - np.mean(a, axis=axis, keepdims=True)
+    centered = centered - np.mean(centered, axis=axis, keepdims=True)
     count = np.size(a) / np.maximum(np.size(ans), 1)
     return np.real(g) * np.conj(centered) / ((count - ddof) * ans)
 
@@ -184,6 +191,7 @@ def std_vjp(g, ans, a, axis=None, ddof=0, keepdims=False):
 @defjvp("std", "a")
 def std_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
     centered = a - np.mean(a, axis=axis, keepdims=True)
+    a_dot = a_dot - np.mean(a_dot, axis=axis, keepdims=True)
     count = np.size(a) / np.maximum(np.size(ans), 1)
     return np.sum(np.real(a_dot * np.conj(centered)), axis=axis, keepdims=keepdims) / (
         (count - ddof) * ans

@@ -386,6 +386,8 @@ def einsum_bar_rule(b: Batch, s: Let) -> str:
 
 
 def _einsum_operand_count(args):
+    if not isinstance(args.get("subscripts"), str):  # (computed when the code runs:
+        return len(args["operands"])                  # `"ijk"[:a.ndim] + "->"`)
     return args["subscripts"].split("->")[0].count(",") + 1
 
 
