@@ -104,6 +104,17 @@ def fd_grad(f: Callable, args: tuple, argnum: int, eps: float = 1e-6) -> list[np
     return out
 
 
+def central_grad(f: Callable, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
+    """Central differences of scalar ``f`` at the array ``x`` (``fd_grad`` for one
+    array argument, in ``x``'s dtype)."""
+    out = np.zeros_like(x)
+    for k in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[k] = h
+        out[k] = (f(x + e) - f(x - e)) / (2 * h)
+    return out
+
+
 def assert_results_close(got: Any, expected: Any, rtol: float = 1e-9,
                          atol: float = 1e-11) -> None:
     """One array or a tuple of them (a transform's result): equal shapes, close values."""

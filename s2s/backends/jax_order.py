@@ -68,18 +68,7 @@ def _is_keyed(x: Any) -> bool:
 def keyed(tree: Any) -> Any:
     """``tree`` with every plain dict in it (nested in tuples, lists, named tuples,
     registered nodes or other dicts) a :class:`Keyed` in its own key order."""
-    t = type(tree)
-    if t is dict:
-        values = tuple(tree.values())
-        if not _all_leaves(map(type, values)):
-            values = tuple([v if type(v) in LEAF_TYPES else keyed(v) for v in values])
-        return Keyed((tuple(tree), values))
-    if t is tuple or t is list:
-        return t([v if type(v) in LEAF_TYPES else keyed(v) for v in tree])
-    if t in LEAF_TYPES:
-        return tree
-    return jax.tree_util.tree_map(
-        lambda x: keyed(x) if type(x) is dict else x, tree, is_leaf=_is_dict)
+    return _dicts_as(tree, _as_keyed)
 
 
 def _in_sorted_order(d: dict) -> bool:
@@ -95,19 +84,32 @@ def keyed_results(tree: Any) -> Any:
     already stays a dict (``jax.jit`` rebuilds it in that order, from C, with no
     :class:`Keyed` to make plain again after each call); the others become
     :class:`Keyed`.  The order is the trace's, so it is the same at every call."""
+    return _dicts_as(tree, _keyed_unless_sorted)
+
+
+def _as_keyed(d: dict, values: tuple) -> Keyed:
+    return Keyed((tuple(d), values))
+
+
+def _keyed_unless_sorted(d: dict, values: tuple) -> Any:
+    return dict(zip(d, values)) if _in_sorted_order(d) else Keyed((tuple(d), values))
+
+
+def _dicts_as(tree: Any, node: Callable[[dict, tuple], Any]) -> Any:
+    """``tree`` with each dict in it ``node(d, values)``, its values converted first."""
     t = type(tree)
     if t is dict:
-        values = tuple([v if type(v) in LEAF_TYPES else keyed_results(v)
-                        for v in tree.values()])
-        if _in_sorted_order(tree):
-            return dict(zip(tree, values))
-        return Keyed((tuple(tree), values))
+        values = tuple(tree.values())
+        if not _all_leaves(map(type, values)):
+            values = tuple([v if type(v) in LEAF_TYPES else _dicts_as(v, node)
+                            for v in values])
+        return node(tree, values)
     if t is tuple or t is list:
-        return t([v if type(v) in LEAF_TYPES else keyed_results(v) for v in tree])
+        return t([v if type(v) in LEAF_TYPES else _dicts_as(v, node) for v in tree])
     if t in LEAF_TYPES:
         return tree
     return jax.tree_util.tree_map(
-        lambda x: keyed_results(x) if type(x) is dict else x, tree, is_leaf=_is_dict)
+        lambda x: _dicts_as(x, node) if type(x) is dict else x, tree, is_leaf=_is_dict)
 
 
 def unordered_dict(tree: Any) -> bool:

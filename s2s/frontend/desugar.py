@@ -275,3 +275,14 @@ def always_leaves(nodes: list[Any], kind: type = cst.Return) -> bool:
             other, kind
         )
     return False
+
+
+def lower_in_place(n: Any, statements: list[Any], node: Any) -> None:
+    """Lower ``statements`` a desugaring wrote in place of ``node`` (each located at
+    it) into the Normalizer ``n``'s output where ``node`` stands."""
+    for statement in statements:
+        n.desugar.alias_tree(statement, node)
+    outer = n.out
+    lowered = n.stmts.block(statements)
+    n.out = outer
+    outer += lowered

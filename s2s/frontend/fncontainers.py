@@ -23,6 +23,7 @@ from typing import Any
 import libcst as cst
 
 from .comprehensions import substitute
+from .desugar import lower_in_place
 from .dicts import _jumps, assigned_names
 from .fnvalues import FnValue
 from .static import NOVALUE
@@ -185,12 +186,7 @@ class FunctionContainers:
         return chosen
 
     def _lower(self, statements: list[Any], node: Any) -> None:
-        for statement in statements:
-            self.n.desugar.alias_tree(statement, node)
-        outer = self.n.out
-        lowered = self.n.stmts.block(statements)
-        self.n.out = outer
-        outer += lowered
+        lower_in_place(self.n, statements, node)
 
     def items(self, node: Any) -> list[tuple[Any, Any]] | None:
         """``(spelling, key)`` per item of a local container ``node`` names (for a

@@ -37,6 +37,7 @@ import libcst as cst
 from ..errors import ListIndexError
 from ..ir.nodes import Atom, Const, Var
 from .buffers import is_minus_one
+from .desugar import lower_in_place
 from .kwdicts import _columns
 from .sequences import items_of, list_target
 
@@ -321,12 +322,7 @@ class ListEdits:
         return name
 
     def _lower(self, statements: list[Any], node: Any) -> None:
-        for statement in statements:
-            self.n.desugar.alias_tree(statement, node)
-        outer = self.n.out
-        lowered = self.n.stmts.block(statements)
-        self.n.out = outer
-        outer += lowered
+        lower_in_place(self.n, statements, node)
 
 
 def _assign(name: str, value: Any) -> cst.SimpleStatementLine:

@@ -18,7 +18,7 @@ from functools import partial
 import list_front_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, assert_close_to, jax_twin
+from support import HAVE_JAX, assert_close_to, central_grad, jax_twin
 
 import s2s
 from s2s.errors import ListIndexError, TransformError
@@ -47,15 +47,6 @@ FIXED = ["insert_front_unrolled", "insert_literal", "del_first", "del_static_i",
 NO_BATCHED_VJP_AT_ONE = {"insert_front", "plus_front", "insert_then_append"}
 
 close = partial(assert_close_to, f64=1e-9, f32=5e-4)
-
-
-def central_grad(f, x, h=1e-6):
-    out = np.zeros_like(x)
-    for k in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[k] = h
-        out[k] = (f(x + e) - f(x - e)) / (2 * h)
-    return out
 
 
 def _point(call, dtype):

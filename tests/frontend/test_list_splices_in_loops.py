@@ -18,7 +18,7 @@ from functools import partial
 import list_splice_loop_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, assert_close_to, jax_twin
+from support import HAVE_JAX, assert_close_to, central_grad, jax_twin
 
 import s2s
 
@@ -43,15 +43,6 @@ NO_VMAP_AT_ZERO = {"tape_of_lists"}
 
 
 close = partial(assert_close_to, f64=1e-8, f32=5e-4)
-
-
-def central_grad(f, x, h=1e-6):
-    out = np.zeros_like(x)
-    for k in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[k] = h
-        out[k] = (f(x + e) - f(x - e)) / (2 * h)
-    return out
 
 
 def weights(out):
