@@ -12,12 +12,22 @@ import numpy as np
 from ..emit.code import Block, Line
 from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text, unpack_text, unpackable
 from ..ir.nodes import Break, Const, For, If, Let, Stmt, Var, uses, walk
+from ..ir.peel import peelable
 from ..ir.spelling import atom_text
 from ..ir.walk import effective_carried, loop_breaks
 from ..primitives import lookup_object
 from ..primitives.batching import NoBatchRule, align
 
 SEQ_ITEM = "*"  # batched paths of a list grown in a loop: "*" then the item's path
+
+
+class PeelFirst(Exception):
+    """``loop`` carries a value whose rank its first iteration changes: the batched
+    code is made again with that iteration peeled out of it (ir/peel.py)."""
+
+    def __init__(self, loop: For) -> None:
+        super().__init__("peel the first iteration")
+        self.loop = loop
 
 
 class BatchedLoops:
@@ -74,6 +84,8 @@ class BatchedLoops:
                 ranks = (ranks[0], _inferred_rank(self.vm, exit_))
             if state.get(entry) and self.vm.kind(entry) == LEAF and None not in ranks and (
                     ranks[0] != ranks[1]):
+                if not masked and self._peelable(s):
+                    raise PeelFirst(s)  # (vmap runs the first iteration apart)
                 raise self.vm.fail(s, NoBatchRule(
                     f"`{entry}` changes rank in the loop (rank {ranks[0]} before it, "
                     f"{ranks[1]} after an iteration): its batched code has one rank",
@@ -316,6 +328,14 @@ class BatchedLoops:
             body.append(Line(f"{mask} = {step} >= {top} - {count}  # its last {count} "
                              "steps"))
         return step, mask, f"range({top})"
+
+    def _peelable(self, s: For) -> bool:
+        """Whether ``s``'s first iteration can run apart (ir/peel.py): a loop the
+        function runs once per call, not peeled already, where the batched code may
+        be made per path of the ``if`` on its count (a loop running no iteration
+        leaves the value's rank as it was)."""
+        return bool(self.vm.spec.path_guards) and id(s) not in self.vm.spec.peeled and (
+            peelable(self.vm.fn, s))
 
     def _check_masked_carry(self, s: For, entry: str) -> None:
         kind = self.vm.kind(entry)
