@@ -241,7 +241,10 @@ class JacFwd(_JacobianCode):
         except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
             reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted JVP: your line)
-            raise refusal_at_user_line(err, t.ir) from None
+            err = refusal_at_user_line(err, t.ir)
+            if t.peel_source_loop(err):  # (its loop peeled where the code comes from)
+                return self(*args, **kwargs)
+            raise err from None
         if n:
             self.source, self._namespace = v.source, v._default()[1].__globals__
         out_dot = result[1] if self.has_aux else result

@@ -25,6 +25,7 @@ from ..errors import Loc, TransformError
 from ..ir.kinds import LEAF, Kind, Tree, kind_of
 from ..ir.names import UPSTREAM
 from ..ir.nodes import Const, Function, Index, Let, Var
+from ..ir.peel import loop_key, peeled_at
 from ..primitives import registry
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
 from . import callables, methods, pipeline, records, signatures, trees
@@ -168,6 +169,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         self._spec_error: Exception | None = None  # from a background specializing
         self._rules_generation = registry.generation()
         self._last: tuple[str, Callable] | None = None
+        self._peel: frozenset = frozenset()  # loops of fn whose first iteration runs apart
         # pytree calls of a grad or value_and_grad of the user's function get plans
         self._plans_trees = type(self) is Transformed and self.inner is None and \
             not has_aux and mode in ("grad", "value_and_grad")
@@ -219,7 +221,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         left at their defaults; an inner transform's argnums resolve against the
         passed ones); ``inner_args`` are the arguments the inner transform sees for
         this call, which a vmapped inner needs (its code depends on their ranks)."""
-        key = (kinds, argnums, tuple_out)
+        key = (kinds, argnums, tuple_out) + ((self._peel,) if self._peel else ())
         if getattr(self.inner, "code_per_rank", False):  # a vmapped inner: code per rank too
             key += (tuple(int(np.ndim(x)) for x in _leaves(inner_args or ())),)
         with _LOCK:
@@ -227,7 +229,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
             if hit is not None:
                 self._last = hit  # .source shows the code the latest call ran
                 return hit
-            ir, origin = self.ir, ()
+            ir, origin = peeled_at(self.ir, self._peel) if self._peel else self.ir, ()
             if self.inner is not None:
                 passed = kinds[:nargs] if nargs is not None else kinds
                 inner_text, inner_fn = self.inner._generate_for(passed, kinds, inner_args)
@@ -242,6 +244,9 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                         ir, lambda ir, module: self._emit(ir, module, kinds, argnums, tuple_out))
                 except TransformError as err:
                     err = refusal_at_user_line(err, self.ir if self.inner else None)
+                    if self.inner is not None and _peeled_inner(self.inner, err):
+                        return self._generate(kinds, argnums, tuple_out, nargs=nargs,
+                                              inner_args=inner_args)
                     raise err.with_func(self.fn.__name__) from None
                 text = pipeline.format_emitted(module)
                 cached = (text, self.__name__, module.namespace)
@@ -256,6 +261,26 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
             self._compiled[key] = (text, compiled)
             self._last = (text, compiled)
             return text, compiled
+
+    def peel_source_loop(self, err: TransformError) -> bool:
+        """Where vmap, batching this transform's code, refused (``err``) a loop
+        carrying a value whose rank its first iteration changes, a loop it could not
+        peel (a gradient's, pushing its tape): the user's loop at that position is
+        peeled in the IR this transform (or the one it transforms) emits from, its
+        code made again.  False where it is peeled already, or cannot be."""
+        key = loop_key(getattr(err, "loc", None))
+        if not getattr(err, "peel_at_source", False) or key is None:
+            return False
+        with _LOCK:
+            if self.inner is not None:
+                if not _peeled_inner(self.inner, err):
+                    return False
+            elif key in self._peel or peeled_at(self.ir, frozenset([key])) is self.ir:
+                return False
+            else:
+                self._peel |= {key}
+            self._forget()
+            return True
 
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
               argnums: tuple[int, ...], tuple_out: bool) -> None:
@@ -518,6 +543,12 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         if SELF_CHECK is None:  # (installed by the package root: import s2s)
             raise RuntimeError("the self-check is installed by `import s2s`")
         return SELF_CHECK(self, *args, seed=seed, oracle=oracle)
+
+
+def _peeled_inner(inner: Any, err: TransformError) -> bool:
+    """``inner.peel_source_loop(err)``, where the inner transform peels loops."""
+    peel = getattr(inner, "peel_source_loop", None)
+    return bool(peel is not None and peel(err))
 
 
 def rebuilds_outputs(t: Transformed) -> bool:

@@ -165,3 +165,20 @@ def _renamed(s: Stmt, m: dict[str, Any]) -> Stmt:
                      [(_name(e, m), _name(x, m)) for e, x in s.copies])
     assert isinstance(s, Return)
     return Return(_atom(s.value, m), s.loc)
+
+
+def loop_key(loc: Any) -> tuple | None:
+    """A loop's position as a refusal of its batched code reports it (the user's
+    file, line, column), or None."""
+    return None if loc is None else (str(loc.file), loc.line, loc.col)
+
+
+def peeled_at(fn: Function, keys: frozenset) -> Function:
+    """``fn`` with the first iteration of each loop at the positions ``keys`` peeled
+    (those :func:`peelable`): the IR a transform emits from where vmap, batching its
+    code, met a carried value changing rank that the emitted code's own loop cannot
+    peel (a gradient's loop, pushing its tape)."""
+    for s in list(fn.body):
+        if isinstance(s, For) and loop_key(s.loc) in keys and peelable(fn, s):
+            fn = peel_first(fn, s)[0]
+    return fn
