@@ -25,7 +25,7 @@ from ..errors import Loc, TransformError
 from ..ir.kinds import LEAF, Kind, Tree, kind_of
 from ..ir.names import UPSTREAM
 from ..ir.nodes import Const, Function, Index, Let, Var
-from ..ir.peel import loop_key, peeled_at
+from ..ir.peel import peelable_like, peeled_at
 from ..primitives import registry
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
 from . import callables, methods, pipeline, records, signatures, trees
@@ -268,17 +268,17 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         peel (a gradient's, pushing its tape): the user's loop at that position is
         peeled in the IR this transform (or the one it transforms) emits from, its
         code made again.  False where it is peeled already, or cannot be."""
-        key = loop_key(getattr(err, "loc", None))
-        if not getattr(err, "peel_at_source", False) or key is None:
+        if not getattr(err, "peel_at_source", False) or getattr(err, "loc", None) is None:
             return False
         with _LOCK:
             if self.inner is not None:
                 if not _peeled_inner(self.inner, err):
                     return False
-            elif key in self._peel or peeled_at(self.ir, frozenset([key])) is self.ir:
-                return False
             else:
-                self._peel |= {key}
+                keys = peelable_like(self.ir, err.loc) - self._peel
+                if not keys:
+                    return False
+                self._peel |= keys
             self._forget()
             return True
 

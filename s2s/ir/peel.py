@@ -173,12 +173,64 @@ def loop_key(loc: Any) -> tuple | None:
     return None if loc is None else (str(loc.file), loc.line, loc.col)
 
 
-def peeled_at(fn: Function, keys: frozenset) -> Function:
+def peeled_at(fn: Function, keys: frozenset, memo: dict[int, Function] | None = None
+              ) -> Function:
     """``fn`` with the first iteration of each loop at the positions ``keys`` peeled
-    (those :func:`peelable`): the IR a transform emits from where vmap, batching its
-    code, met a carried value changing rank that the emitted code's own loop cannot
-    peel (a gradient's loop, pushing its tape)."""
-    for s in list(fn.body):
-        if isinstance(s, For) and loop_key(s.loc) in keys and peelable(fn, s):
-            fn = peel_first(fn, s)[0]
-    return fn
+    (those :func:`peelable`), in it and in the functions it calls: the IR a transform
+    emits from where vmap, batching its code, met a carried value changing rank that
+    the emitted code's own loop cannot peel (a gradient's loop, pushing its tape)."""
+    memo = {} if memo is None else memo
+    if id(fn) in memo:
+        return memo[id(fn)]
+    memo[id(fn)] = fn  # (a recursive call, while its callee is made: as it is)
+    body, changed = _callees_peeled(fn.body, keys, memo)
+    new = replace(fn, body=body) if changed else fn
+    for s in list(new.body):
+        if isinstance(s, For) and loop_key(s.loc) in keys and peelable(new, s):
+            new = peel_first(new, s)[0]
+    memo[id(fn)] = new
+    return new
+
+
+def peelable_like(fn: Function, loc: Any, memo: set[int] | None = None) -> set[tuple]:
+    """The positions of the loops :func:`peeled_at` can peel, in ``fn`` and the
+    functions it calls, at ``loc`` or on a line reading as ``loc``'s (a refusal of
+    emitted code names the user's line by its text: two callees may share it)."""
+    memo = set() if memo is None else memo
+    if id(fn) in memo or loc is None:
+        return set()
+    memo.add(id(fn))
+    found = {loop_key(s.loc) for s in fn.body if isinstance(s, For) and s.loc is not None
+             and (loop_key(s.loc) == loop_key(loc) or s.loc.text.strip() == str(
+                 loc.text).strip()) and peelable(fn, s)}
+    for s in walk(fn.body):
+        if isinstance(s, Let) and isinstance(s.params.get("callee"), Function):
+            found |= peelable_like(s.params["callee"], loc, memo)
+    return found
+
+
+def _callees_peeled(stmts: list[Stmt], keys: frozenset, memo: dict[int, Function]
+                    ) -> tuple[list[Stmt], bool]:
+    """``stmts`` with each call's callee peeled (``peeled_at``): new statements where
+    one changed, the others as they are."""
+    out: list[Stmt] = []
+    changed = False
+    for s in stmts:
+        if isinstance(s, Let) and isinstance(s.params.get("callee"), Function):
+            callee = peeled_at(s.params["callee"], keys, memo)
+            if callee is not s.params["callee"]:
+                s = Let(s.target, s.prim, s.args, {**s.params, "callee": callee}, s.loc)
+                changed = True
+        elif isinstance(s, If):
+            body, a = _callees_peeled(s.body, keys, memo)
+            orelse, b = _callees_peeled(s.orelse, keys, memo)
+            if a or b:
+                s = If(s.test, body, orelse, s.loc, s.joins)
+                changed = True
+        elif isinstance(s, For):
+            body, a = _callees_peeled(s.body, keys, memo)
+            if a:
+                s = For(s.target, s.iter, body, s.loc, s.carried, s.test, s.counter)
+                changed = True
+        out.append(s)
+    return out, changed

@@ -48,10 +48,22 @@ class BatchedIf:
             bodies = []
             before = {k: set(v) for k, v in self.vm.b.items()}
             states = []
-            for branch in (s.body, s.orelse):
+            for path, branch in enumerate((s.body, s.orelse)):
                 self.vm.b = {k: set(v) for k, v in before.items()}
                 items: list[Any] = []
-                self.vm.block(branch, items)
+                try:
+                    self.vm.block(branch, items)
+                except TransformError:
+                    # a path the probe's example did not take, whose ranks inferred
+                    # do not batch (a loop's carried value changing rank there): the
+                    # code of the probe's path, the other made when a call takes it
+                    taken = self._probed_path(s)
+                    if taken is None or taken == path:
+                        raise
+                    self.vm.b = before
+                    self.guards[s.test.name] = taken
+                    self._one_path(s, taken, out)
+                    return
                 bodies.append(items)
                 states.append(self.vm.b)
             self.vm.b = before
