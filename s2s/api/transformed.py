@@ -234,6 +234,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                 passed = kinds[:nargs] if nargs is not None else kinds
                 inner_text, inner_fn = self.inner._generate_for(passed, kinds, inner_args)
                 ir, origin = pipeline.lower(inner_fn), (inner_text,)
+                ir = peeled_at(ir, self._peel) if self._peel else ir
             text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
                         self.mode, self.has_aux, self.holomorphic, self._signature,
                         registry.generation()) + key + origin
@@ -274,6 +275,8 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
             if self.inner is not None:
                 if not _peeled_inner(self.inner, err):
                     return False
+                # (the inner code's calls of the user's functions: peeled alike)
+                self._peel |= getattr(self.inner, "_peel", frozenset())
             else:
                 keys = peelable_like(self.ir, err.loc) - self._peel
                 if not keys:
