@@ -108,6 +108,7 @@ def _cases():
             yield name, transform
 
 
+@pytest.mark.slow  # (the default tier: the Python-loop tests below)
 @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
 @pytest.mark.parametrize("name,transform", list(_cases()))
@@ -115,6 +116,7 @@ def test_against_jax(name, transform, dtype) -> None:
     _check(name, transform, dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 @pytest.mark.parametrize("size", [1, 0])
 @pytest.mark.parametrize("transform", ["vmap_x", "jacfwd", "hessian", "vmap_grad", "grad"])
@@ -169,7 +171,8 @@ def test_emitted_code_peels_the_first_iteration() -> None:
     assert "for k in range(1, len_coeffs):" in v.source
 
 
-@pytest.mark.parametrize("name", ["rank_grows", "with_break", "nested"])
+@pytest.mark.parametrize("name", ["rank_grows", pytest.param("with_break", marks=pytest.mark.slow),
+                                  pytest.param("nested", marks=pytest.mark.slow)])
 def test_still_refused_located(name) -> None:
     """A rank growing at every iteration (no one rank after the first), a loop left by
     a `break`, a loop in a loop (each run of it would need its own path): refused at
@@ -184,3 +187,15 @@ def test_still_refused_located(name) -> None:
         text = str(info.value)
         assert f'File "{F.__file__}", line ' in text and "<s2s" not in text, text
         assert "rank" in text, text
+
+
+def test_default_tier_rank_growing_refused_located() -> None:
+    """``acc = np.expand_dims(acc, -1) * x + c``: a rank more at every iteration, no
+    one rank after the first: refused at the user's loop (the sweep above: jacfwd
+    and vmap(grad) too, a `break`, a loop in a loop)."""
+    x, c = np.array([0.5, 1.5, -2.0]), np.array([1.0, 2.0, 3.0])
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.vmap(F.rank_grows, in_axes=(0, None))(np.stack([x, x]), c)
+    text = str(info.value)
+    assert f'File "{F.__file__}", line 87' in text and "<s2s" not in text, text
+    assert "changes rank in the loop (rank 1 before it, 2 after" in text, text
