@@ -35,6 +35,7 @@ from .transformed import (
     _normalize_argnums,
     _rebuild,
     grad,
+    peel_source_loop,
 )
 from .trees import _map_leaves, has_nodes, plain, unplain
 from .vectorize import Vmapped
@@ -242,7 +243,7 @@ class JacFwd(_JacobianCode):
             reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted JVP: your line)
             err = refusal_at_user_line(err, t.ir)
-            if t.peel_source_loop(err):  # (its loop peeled where the code comes from)
+            if peel_source_loop(t, err):  # (its loop peeled where the code comes from)
                 return self(*args, **kwargs)
             raise err from None
         if n:

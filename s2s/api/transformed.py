@@ -124,8 +124,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
     """A transformed function: call it, read ``.source``, inspect it.
 
     ``inspect.getsource`` and ``inspect.signature`` follow ``__wrapped__`` to the
-    emitted function, so they show the generated code, not the user's.
-    """
+    emitted function, so they show the generated code, not the user's."""
 
     def __init__(
         self,
@@ -169,7 +168,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         self._spec_error: Exception | None = None  # from a background specializing
         self._rules_generation = registry.generation()
         self._last: tuple[str, Callable] | None = None
-        self._peel: frozenset = frozenset()  # loops of fn whose first iteration runs apart
+        self._peel: frozenset = frozenset()  # (loops with a first iteration apart: peel.py)
         # pytree calls of a grad or value_and_grad of the user's function get plans
         self._plans_trees = type(self) is Transformed and self.inner is None and \
             not has_aux and mode in ("grad", "value_and_grad")
@@ -229,12 +228,12 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
             if hit is not None:
                 self._last = hit  # .source shows the code the latest call ran
                 return hit
-            ir, origin = peeled_at(self.ir, self._peel) if self._peel else self.ir, ()
+            ir, origin = self.ir, ()
             if self.inner is not None:
                 passed = kinds[:nargs] if nargs is not None else kinds
                 inner_text, inner_fn = self.inner._generate_for(passed, kinds, inner_args)
                 ir, origin = pipeline.lower(inner_fn), (inner_text,)
-                ir = peeled_at(ir, self._peel) if self._peel else ir
+            ir = peeled_at(ir, self._peel)  # (loops vmap met changing a rank: peel.py)
             text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
                         self.mode, self.has_aux, self.holomorphic, self._signature,
                         registry.generation()) + key + origin
@@ -245,9 +244,6 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                         ir, lambda ir, module: self._emit(ir, module, kinds, argnums, tuple_out))
                 except TransformError as err:
                     err = refusal_at_user_line(err, self.ir if self.inner else None)
-                    if self.inner is not None and _peeled_inner(self.inner, err):
-                        return self._generate(kinds, argnums, tuple_out, nargs=nargs,
-                                              inner_args=inner_args)
                     raise err.with_func(self.fn.__name__) from None
                 text = pipeline.format_emitted(module)
                 cached = (text, self.__name__, module.namespace)
@@ -262,28 +258,6 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
             self._compiled[key] = (text, compiled)
             self._last = (text, compiled)
             return text, compiled
-
-    def peel_source_loop(self, err: TransformError) -> bool:
-        """Where vmap, batching this transform's code, refused (``err``) a loop
-        carrying a value whose rank its first iteration changes, a loop it could not
-        peel (a gradient's, pushing its tape): the user's loop at that position is
-        peeled in the IR this transform (or the one it transforms) emits from, its
-        code made again.  False where it is peeled already, or cannot be."""
-        if not getattr(err, "peel_at_source", False) or getattr(err, "loc", None) is None:
-            return False
-        with _LOCK:
-            if self.inner is not None:
-                if not _peeled_inner(self.inner, err):
-                    return False
-                # (the inner code's calls of the user's functions: peeled alike)
-                self._peel |= getattr(self.inner, "_peel", frozenset())
-            else:
-                keys = peelable_like(self.ir, err.loc) - self._peel
-                if not keys:
-                    return False
-                self._peel |= keys
-            self._forget()
-            return True
 
     def _emit(self, ir: Function, module: Module, kinds: tuple[Kind, ...],
               argnums: tuple[int, ...], tuple_out: bool) -> None:
@@ -548,10 +522,29 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         return SELF_CHECK(self, *args, seed=seed, oracle=oracle)
 
 
-def _peeled_inner(inner: Any, err: TransformError) -> bool:
-    """``inner.peel_source_loop(err)``, where the inner transform peels loops."""
-    peel = getattr(inner, "peel_source_loop", None)
-    return bool(peel is not None and peel(err))
+def peel_source_loop(t: Any, err: TransformError) -> bool:
+    """Where vmap, batching the code of the transform ``t``, refused (``err``) a loop
+    carrying a value whose rank its first iteration changes, a loop it could not
+    peel (a gradient's, pushing its tape): the user's loop at that position is
+    peeled in the IR ``t`` (or the transform it transforms) emits from, its code
+    made again.  False where it is peeled already, or cannot be (or ``t`` is no
+    transform of the user's code)."""
+    if not isinstance(t, Transformed) or not getattr(err, "peel_at_source", False) or (
+            getattr(err, "loc", None) is None):
+        return False
+    with _LOCK:
+        if t.inner is not None:
+            if not peel_source_loop(t.inner, err):
+                return False
+            # (the inner code's calls of the user's functions: peeled alike)
+            t._peel |= getattr(t.inner, "_peel", frozenset())
+        else:
+            keys = peelable_like(t.ir, err.loc) - t._peel
+            if not keys:
+                return False
+            t._peel |= keys
+        t._forget()
+        return True
 
 
 def rebuilds_outputs(t: Transformed) -> bool:

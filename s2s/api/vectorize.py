@@ -29,6 +29,7 @@ from .transformed import (
     _foreign,
     _leaves,
     check_array_types,
+    peel_source_loop,
 )
 from .trees import has_nodes, plain, plain_args, unplain
 
@@ -522,8 +523,14 @@ class Vmapped(Transformed):
             example = tuple(_slice0(a, ax) for a, ax in zip(args, self._axes)) \
                 if isinstance(self.inner, Vmapped) else None
             try:
-                _, fn = self._generate(kinds, key_axes, _example_ranks(args, self._axes),
-                                       nargs=len(args), inner_args=example)
+                while True:
+                    try:
+                        _, fn = self._generate(kinds, key_axes, _example_ranks(
+                            args, self._axes), nargs=len(args), inner_args=example)
+                        break
+                    except TransformError as err:  # (vmap(grad(f)): a loop of the
+                        if self.inner is None or not peel_source_loop(self, err):
+                            raise  # (gradient's code: f's loop peeled, made again)
             finally:
                 self._args, self._paths = (), None
         return fn

@@ -179,6 +179,8 @@ def peeled_at(fn: Function, keys: frozenset, memo: dict[int, Function] | None = 
     (those :func:`peelable`), in it and in the functions it calls: the IR a transform
     emits from where vmap, batching its code, met a carried value changing rank that
     the emitted code's own loop cannot peel (a gradient's loop, pushing its tape)."""
+    if not keys:
+        return fn
     memo = {} if memo is None else memo
     if id(fn) in memo:
         return memo[id(fn)]

@@ -341,7 +341,7 @@ class BatchedLoops:
             if self.vm.kind(entry) != LEAF or None in ranks or ranks[0] == ranks[1]:
                 continue
             if not state.get(entry):
-                ran = self._probe_ran(s)
+                ran = _probe_ran(self.vm, s)
                 if ran is None:
                     continue
                 # after the loop, `entry` has the exit's rank where the probe's loop
@@ -352,7 +352,7 @@ class BatchedLoops:
                     guards.append(Block(f"if np.ndim({entry}) != {after[entry]}:", [Line(
                         f"raise OtherPath({entry!r}, {ran})", keep=True)], []))
                 continue
-            if not masked and self._peelable(s):
+            if not masked and _peelable(self.vm, s):
                 raise PeelFirst(s)  # (vmap runs the first iteration apart)
             err = self.vm.fail(s, NoBatchRule(
                 f"`{entry}` changes rank in the loop (rank {ranks[0]} before it, "
@@ -365,29 +365,6 @@ class BatchedLoops:
                 id(s) not in self.vm.spec.peeled)
             raise err
         return guards
-
-    def _probe_ran(self, s: For) -> bool | None:
-        """Whether the probe's example ran an iteration of ``s``, a loop over a
-        ``range`` (None: not known)."""
-        prod = self.vm.facts.producer.get(s.iter.name) if s.iter is not None else None
-        if prod is None or prod.prim != "range" or prod.params:
-            return None
-        values = self.vm.ranks.get(VALUES) or {}
-        bounds = [a.value if isinstance(a, Const) else values.get(a.name) for a in prod.args]
-        if not all(type(b) is int for b in bounds):
-            return None
-        return len(range(*bounds)) > 0
-
-    def _peelable(self, s: For) -> bool:
-        """Whether ``s``'s first iteration can run apart (ir/peel.py): a loop the
-        function runs once per call, not peeled already, where the batched code may
-        be made per path of the ``if`` on its count (a loop running no iteration
-        leaves the value's rank as it was).  A loop of code s2s emitted (jacfwd's
-        JVP) is peeled where that code comes from instead (``peel_at_source``): its
-        first iteration's zero tangents are then zeros the code leaves out."""
-        emitted = s.loc is not None and str(s.loc.file).startswith("<s2s:")
-        return bool(self.vm.spec.path_guards) and id(s) not in self.vm.spec.peeled and (
-            not emitted and peelable(self.vm.fn, s))
 
     def _check_masked_carry(self, s: For, entry: str) -> None:
         kind = self.vm.kind(entry)
@@ -591,6 +568,31 @@ def _weak_start(vm: Any, name: str) -> Const | None:
             return None
         name = arg.name
     return None
+
+
+def _probe_ran(vm: Any, s: For) -> bool | None:
+    """Whether the probe's example ran an iteration of ``s``, a loop over a
+    ``range`` (None: not known)."""
+    prod = vm.facts.producer.get(s.iter.name) if s.iter is not None else None
+    if prod is None or prod.prim != "range" or prod.params:
+        return None
+    values = vm.ranks.get(VALUES) or {}
+    bounds = [a.value if isinstance(a, Const) else values.get(a.name) for a in prod.args]
+    if not all(type(b) is int for b in bounds):
+        return None
+    return len(range(*bounds)) > 0
+
+
+def _peelable(vm: Any, s: For) -> bool:
+    """Whether ``s``'s first iteration can run apart (ir/peel.py): a loop the
+    function runs once per call, not peeled already, where the batched code may
+    be made per path of the ``if`` on its count (a loop running no iteration
+    leaves the value's rank as it was).  A loop of code s2s emitted (jacfwd's
+    JVP) is peeled where that code comes from instead (``peel_at_source``): its
+    first iteration's zero tangents are then zeros the code leaves out."""
+    emitted = s.loc is not None and str(s.loc.file).startswith("<s2s:")
+    return bool(vm.spec.path_guards) and id(s) not in vm.spec.peeled and (
+        not emitted and peelable(vm.fn, s))
 
 
 def _inferred_rank(vm: Any, name: str) -> int | None:

@@ -40,8 +40,8 @@ from ..ir.nodes import (
     Var,
     walk,
 )
-from ..ir.spelling import atom_text
 from ..ir.peel import peel_first
+from ..ir.spelling import atom_text
 from ..ir.walk import param_atoms
 from ..primitives.batching import (
     Batch,
@@ -413,17 +413,9 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                     f"`{callee.name}` was not called by the probe")) from None
             self.module.taken.add(name)
             self.module.namespace.update(callee.namespace)
-            ret = unrolled.body[-1]
-            if isinstance(ret, Return) and isinstance(ret.value, Var):
-                # (for a recursive call, while its batched version is being built)
-                self.module.names[("vmap result ranks", name)] = _result_ranks(
-                    spec, ret.value.name)
+            _result_ranks(self.module, name, spec, unrolled)  # (a recursive call's)
             text, builder = built(unrolled, spec, self.module, name)
-            ret = builder.fn.body[-1]  # (a peeled loop's result: a name of its own)
-            if builder.fn is not unrolled and isinstance(ret, Return) and isinstance(
-                    ret.value, Var):
-                self.module.names[("vmap result ranks", name)] = _result_ranks(
-                    spec, ret.value.name)
+            _result_ranks(self.module, name, spec, builder.fn)  # (a loop peeled: its own)
             self.module.functions.append(text)
             self.module.names[("vmap result", name)] = builder.result_batched
         for path, r in self.module.names.get(("vmap result ranks", name), {}).items():
@@ -560,9 +552,14 @@ def _leaf_ranks(x: Any) -> list[int]:
     return [int(np.ndim(x))]
 
 
-def _result_ranks(spec: VmapSpec, result: str) -> dict[tuple, int]:
-    """The probed ranks of the leaves of a callee's result ``result``."""
-    return {path: r for (n, path), r in spec.ranks.items() if n == result}
+def _result_ranks(module: Module, name: str, spec: VmapSpec, fn: Function) -> None:
+    """Record the probed ranks of the leaves of the result of ``fn``, a callee
+    batched as ``name``, where calls of it read them (its return's name: a peeled
+    loop's result has a name of its own)."""
+    ret = fn.body[-1]
+    if isinstance(ret, Return) and isinstance(ret.value, Var):
+        module.names[("vmap result ranks", name)] = {
+            path: r for (n, path), r in spec.ranks.items() if n == ret.value.name}
 
 
 def _ranks_of(x: Any) -> Any:
