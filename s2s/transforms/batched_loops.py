@@ -354,9 +354,13 @@ class BatchedLoops:
                 continue
             if not masked and _peelable(self.vm, s):
                 raise PeelFirst(s)  # (vmap runs the first iteration apart)
+            why = "its batched code has one rank"
+            if not self.vm.spec.path_guards and peelable(self.vm.fn, s):
+                why += (" (its first iteration runs apart where each call may get code "
+                        "of its own: not under s2s.jit or another vmap)")
             err = self.vm.fail(s, NoBatchRule(
                 f"`{entry}` changes rank in the loop (rank {ranks[0]} before it, "
-                f"{ranks[1]} after an iteration): its batched code has one rank",
+                f"{ranks[1]} after an iteration): {why}",
                 "start it with the shape it has after an iteration "
                 "(np.zeros_like(...), np.full(shape, value))"))
             # (emitted code's loop, a gradient's pushing its tape: the transform

@@ -199,3 +199,20 @@ def test_default_tier_rank_growing_refused_located() -> None:
     text = str(info.value)
     assert f'File "{F.__file__}", line 87' in text and "<s2s" not in text, text
     assert "changes rank in the loop (rank 1 before it, 2 after" in text, text
+
+
+@pytest.mark.parametrize("outer", ["jit", "vmap"])
+def test_under_jit_or_another_vmap_refused_located(outer) -> None:
+    """``s2s.jit(s2s.vmap(f))``, ``s2s.vmap(s2s.vmap(f))``: the vmapped code serves
+    every call, so it cannot be made per path of the loop's count (a call running no
+    iteration): refused at the user's loop, saying so."""
+    inner = s2s.vmap(F.horner, in_axes=(0, None))
+    x, c = np.ones((2, 3)), np.ones(3)
+    with pytest.raises(s2s.TransformError) as info:
+        if outer == "jit":
+            s2s.jit(inner)(x, c)
+        else:
+            s2s.vmap(inner, in_axes=(0, None))(np.stack([x, x]), c)
+    text = str(info.value)
+    assert f'File "{F.__file__}", line 15' in text and "<s2s" not in text, text
+    assert "not under s2s.jit or another vmap" in text, text
