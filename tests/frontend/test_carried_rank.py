@@ -201,18 +201,29 @@ def test_default_tier_rank_growing_refused_located() -> None:
     assert "changes rank in the loop (rank 1 before it, 2 after" in text, text
 
 
-@pytest.mark.parametrize("outer", ["jit", "vmap"])
+def test_default_tier_jit_of_vmap_on_numpy() -> None:
+    """``s2s.jit(s2s.vmap(f))`` on the NumPy backend runs the vmap's code per path
+    (the loop's count: 0, 1, 3, 5 coefficients), against the Python loop."""
+    j = s2s.jit(s2s.vmap(F.horner, in_axes=(0, None)))
+    r = np.random.default_rng(1)
+    for call, n in enumerate(LENGTHS, 1):
+        x, c = r.normal(size=(2, 3)), r.normal(size=n)
+        np.testing.assert_allclose(j(x, c), _horner_rows(x, c), rtol=1e-12, atol=1e-14,
+                                   err_msg=f"call {call}")
+
+
+@pytest.mark.parametrize("outer", ["jit_jax", "vmap"])
 def test_under_jit_or_another_vmap_refused_located(outer) -> None:
-    """``s2s.jit(s2s.vmap(f))``, ``s2s.vmap(s2s.vmap(f))``: the vmapped code serves
-    every call, so it cannot be made per path of the loop's count (a call running no
-    iteration): refused at the user's loop, saying so."""
+    """``s2s.jit(s2s.vmap(f), backend="jax")``, ``s2s.vmap(s2s.vmap(f))``: the
+    vmapped code serves every call, so it cannot be made per path of the loop's
+    count (a call running no iteration): refused at the user's loop, saying so."""
     inner = s2s.vmap(F.horner, in_axes=(0, None))
     x, c = np.ones((2, 3)), np.ones(3)
     with pytest.raises(s2s.TransformError) as info:
-        if outer == "jit":
-            s2s.jit(inner)(x, c)
+        if outer == "jit_jax":
+            s2s.jit(inner, backend="jax")(x, c)
         else:
             s2s.vmap(inner, in_axes=(0, None))(np.stack([x, x]), c)
     text = str(info.value)
     assert f'File "{F.__file__}", line 15' in text and "<s2s" not in text, text
-    assert "not under s2s.jit or another vmap" in text, text
+    assert "not under s2s.jit(backend='jax') or another vmap" in text, text
