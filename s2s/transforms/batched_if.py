@@ -114,16 +114,15 @@ class BatchedIf:
         return 0 if bool(value) else 1
 
     def _one_path(self, s: If, taken: int, out: list[Any]) -> None:
-        """``s`` batched for path ``taken`` alone: the other raises ``OtherPath``."""
+        """``s`` batched for path ``taken`` alone: the other raises ``OtherPath``,
+        checked first (``if not t: raise ...``, then the path's code: a check another
+        vmap of this code keeps as written, ``vmap(vmap(f))``)."""
         items: list[Any] = []
         self.vm.block((s.body, s.orelse)[taken], items)
         test = atom_text(s.test)
         guard = [Line(f"raise OtherPath({test!r}, {taken == 1})", keep=True)]
-        if not items:
-            out.append(Block(f"if {'not ' if taken == 0 else ''}{test}:", guard, []))
-        else:
-            out.append(Block(f"if {test}:", *((items, guard) if taken == 0 else (
-                guard, items))))
+        out.append(Block(f"if {'not ' if taken == 0 else ''}{test}:", guard, []))
+        out += items
 
     def _broadcast_join(self, j: str, paths: set, had: set) -> str:
         """``j`` given a batch axis on the leaves (``paths``) that the other path of an

@@ -356,8 +356,9 @@ class BatchedLoops:
                 raise PeelFirst(s)  # (vmap runs the first iteration apart)
             why = "its batched code has one rank"
             if not self.vm.spec.path_guards and peelable(self.vm.fn, s):
-                why += (" (its first iteration runs apart where each call may get code "
-                        "of its own: not under s2s.jit(backend='jax') or another vmap)")
+                why += (" (its first iteration runs apart only where each call may get "
+                        "code of its own: not under s2s.jit(backend='jax'), nor in a "
+                        "function called in a loop)")
             err = self.vm.fail(s, NoBatchRule(
                 f"`{entry}` changes rank in the loop (rank {ranks[0]} before it, "
                 f"{ranks[1]} after an iteration): {why}",

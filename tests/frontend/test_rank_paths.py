@@ -191,6 +191,21 @@ def test_vmap_over_an_unbatched_test(dtype) -> None:
             np.testing.assert_allclose(got, expected, **_tol(dtype))
 
 
+def test_vmap_of_vmap_over_an_unbatched_test() -> None:
+    """``vmap(vmap(f, in_axes=(None, 0)), in_axes=(None, 0))``: the inner vmap's code
+    is made per path too (its guard a check the outer vmap keeps), both orders,
+    against the Python loop over the examples; ``s2s.jit`` of it on NumPy too."""
+    w = np.stack([W, W[::-1] * 1.5])
+    for order in ("ABBA", "BAAB"):
+        vv = s2s.vmap(s2s.vmap(F.weighted, in_axes=(None, 0)), in_axes=(None, 0))
+        jvv = s2s.jit(vv)
+        for call, key in enumerate(order, 1):
+            x = POINTS[key] * (1.0 + 0.05 * call)
+            want = [[F.weighted(x, row) for row in m] for m in w]
+            np.testing.assert_allclose(vv(x, w), want, rtol=1e-12)
+            np.testing.assert_allclose(jvv(x, w), want, rtol=1e-12)
+
+
 @pytest.mark.parametrize("name", ["vec_or_sum", "dict_if_ranks", "tuple_if_ranks"])
 def test_vmap_over_a_batched_test_is_refused_located(name) -> None:
     """With the test batched both paths run and ``np.where`` joins them per example:
