@@ -354,21 +354,7 @@ class BatchedLoops:
                 continue
             if not masked and _peelable(self.vm, s):
                 raise PeelFirst(s)  # (vmap runs the first iteration apart)
-            why = "its batched code has one rank"
-            if not self.vm.spec.path_guards and peelable(self.vm.fn, s):
-                why += (" (its first iteration runs apart only where each call may get "
-                        "code of its own: not under s2s.jit(backend='jax'), nor in a "
-                        "function called in a loop)")
-            err = self.vm.fail(s, NoBatchRule(
-                f"`{entry}` changes rank in the loop (rank {ranks[0]} before it, "
-                f"{ranks[1]} after an iteration): {why}",
-                "start it with the shape it has after an iteration "
-                "(np.zeros_like(...), np.full(shape, value))"))
-            # (emitted code's loop, a gradient's pushing its tape: the transform
-            # that emitted it may peel its source's loop, api/transformed.py)
-            err.peel_at_source = not masked and bool(self.vm.spec.path_guards) and (
-                id(s) not in self.vm.spec.peeled)
-            raise err
+            raise _rank_changes(self.vm, s, entry, ranks, masked)
         return guards
 
     def _check_masked_carry(self, s: For, entry: str) -> None:
@@ -573,6 +559,26 @@ def _weak_start(vm: Any, name: str) -> Const | None:
             return None
         name = arg.name
     return None
+
+
+def _rank_changes(vm: Any, s: For, entry: str, ranks: tuple, masked: bool) -> Any:
+    """The refusal of a loop ``s`` whose batched carried value ``entry`` changes rank
+    (``ranks``: before it, after an iteration).  Where the loop is of code s2s
+    emitted (a gradient's, pushing its tape), ``peel_at_source``: the transform that
+    emitted it may peel its source's loop (api/transformed.py)."""
+    why = "its batched code has one rank"
+    if not vm.spec.path_guards and peelable(vm.fn, s):
+        why += (" (its first iteration runs apart only where each call may get code of "
+                "its own: not under s2s.jit(backend='jax'), nor in a function called in "
+                "a loop)")
+    err = vm.fail(s, NoBatchRule(
+        f"`{entry}` changes rank in the loop (rank {ranks[0]} before it, {ranks[1]} "
+        f"after an iteration): {why}",
+        "start it with the shape it has after an iteration "
+        "(np.zeros_like(...), np.full(shape, value))"))
+    err.peel_at_source = not masked and bool(vm.spec.path_guards) and (
+        id(s) not in vm.spec.peeled)
+    return err
 
 
 def _probe_ran(vm: Any, s: For) -> bool | None:

@@ -167,7 +167,7 @@ def test_emitted_code_peels_the_first_iteration() -> None:
     under the loop's count."""
     v = s2s.vmap(F.horner, in_axes=(0, None))
     v(np.ones((2, 3)), np.ones(4))
-    assert "if len_coeffs_greater_0:" in v.source
+    assert "if not len_coeffs_greater_0:\n        raise OtherPath(" in v.source
     assert "for k in range(1, len_coeffs):" in v.source
 
 
