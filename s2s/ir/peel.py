@@ -6,7 +6,8 @@ that runs the others carries one rank throughout::
 
     acc = 0.0                          acc = 0.0
     for k in range(n):                 if n > 0:
-        acc = acc * x + c[k]    ->         acc_3 = acc * x + c[0]
+        acc = acc * x + c[k]    ->         k_2 = 0
+                                           acc_3 = acc * x + c[k_2]
                                            acc_4 = acc_3
                                            for k in range(1, n):
                                                acc_5 = acc_4 * x + c[k]
@@ -58,10 +59,14 @@ def peel_first(fn: Function, loop: For) -> tuple[Function, For]:
     at = next(i for i, s in enumerate(fn.body) if s is loop)
     carried = effective_carried(loop)
     head, first, rest_range = _bounds(made, loop, names)
-    # the first iteration: its index the range's start, its names fresh
-    m: dict[str, Any] = {loop.target: first}
+    # the first iteration: its index the range's start (a name: `C[k_2]` of a module
+    # constant `C` is read when it runs, `C[0]` when the code is made, even where
+    # `C` is empty), its names fresh
+    index = Var(names.fresh(loop.target))
+    m: dict[str, Any] = {loop.target: index}
     m.update({n: Var(_fresh(names, n)) for n in bound_names(loop.body) if n != loop.target})
-    then = [_renamed(s, m) for s in loop.body]
+    then = [Let(index.name, "identity", (first,), {}, loop.loc)]
+    then += [_renamed(s, m) for s in loop.body]
     # the others: a loop entered with the first iteration's values, under names of
     # its own, inside the `if` (where no iteration runs, neither does it)
     entries = {e: _fresh(names, e) for e, _ in carried}

@@ -168,7 +168,7 @@ def test_emitted_code_peels_the_first_iteration() -> None:
     v = s2s.vmap(F.horner, in_axes=(0, None))
     v(np.ones((2, 3)), np.ones(4))
     assert "if not len_coeffs_greater_0:\n        raise OtherPath(" in v.source
-    assert "for k in range(1, len_coeffs):" in v.source
+    assert "for k in range(1, len_coeffs):" in v.source and "c_2 = coeffs[k_2]" in v.source
 
 
 @pytest.mark.parametrize("name", ["rank_grows", pytest.param("with_break", marks=pytest.mark.slow),
@@ -248,6 +248,27 @@ def test_jit_and_vmap_of_vmap_against_jax(dtype) -> None:
                                     f32=2e-4)
 
 
+def test_default_tier_module_constant_changed_between_calls() -> None:
+    """``COEFFS_A`` rebound between calls (4, 0, 2 coefficients, then 4 again): each
+    call reads it, as Python does, and takes the path of its count."""
+    v = s2s.vmap(F.horner_module_array)
+    g = s2s.vmap(s2s.grad(F.horner_module_array))
+    x = np.array([[0.5, -1.0, 2.0], [0.3, 0.2, -0.1]])
+    kept = F.COEFFS_A
+    try:
+        for coeffs in (kept, np.zeros(0), np.array([1.5, -0.5]), kept):
+            F.COEFFS_A = coeffs
+            want = [F.horner_module_array(row) for row in x]
+            np.testing.assert_allclose(v(x), want, rtol=1e-12, atol=1e-14)
+            eps = 1e-6
+            fd = [[(F.horner_module_array(row + eps * e) - F.horner_module_array(
+                row - eps * e)) / (2 * eps) for e in np.eye(3)] for row in x]
+            np.testing.assert_allclose(g(x), fd, rtol=1e-6, atol=1e-8)
+    finally:
+        F.COEFFS_A = kept
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
 def test_under_jax_jit_of_vmap_refused_located() -> None:
     """``s2s.jit(s2s.vmap(f), backend="jax")``: JAX's jit reads the vmapped code
     once for every call, so it cannot be made per path of the loop's count (a call
