@@ -248,22 +248,26 @@ def test_jit_and_vmap_of_vmap_against_jax(dtype) -> None:
                                     f32=2e-4)
 
 
-def test_default_tier_module_constant_changed_between_calls() -> None:
+@pytest.mark.parametrize("transform", [
+    "vmap", pytest.param("vmap_grad", marks=pytest.mark.slow)])
+def test_module_constant_changed_between_calls(transform) -> None:
     """``COEFFS_A`` rebound between calls (4, 0, 2 coefficients, then 4 again): each
-    call reads it, as Python does, and takes the path of its count."""
-    v = s2s.vmap(F.horner_module_array)
-    g = s2s.vmap(s2s.grad(F.horner_module_array))
+    call reads it, as Python does, and takes the path of its count; vmap against the
+    Python loop, vmap(grad) against central differences."""
+    f = F.horner_module_array
+    t = s2s.vmap(f) if transform == "vmap" else s2s.vmap(s2s.grad(f))
     x = np.array([[0.5, -1.0, 2.0], [0.3, 0.2, -0.1]])
-    kept = F.COEFFS_A
+    kept, eps = F.COEFFS_A, 1e-6
     try:
         for coeffs in (kept, np.zeros(0), np.array([1.5, -0.5]), kept):
             F.COEFFS_A = coeffs
-            want = [F.horner_module_array(row) for row in x]
-            np.testing.assert_allclose(v(x), want, rtol=1e-12, atol=1e-14)
-            eps = 1e-6
-            fd = [[(F.horner_module_array(row + eps * e) - F.horner_module_array(
-                row - eps * e)) / (2 * eps) for e in np.eye(3)] for row in x]
-            np.testing.assert_allclose(g(x), fd, rtol=1e-6, atol=1e-8)
+            if transform == "vmap":
+                want = np.array([f(row) for row in x])
+                np.testing.assert_allclose(t(x), want, rtol=1e-12, atol=1e-14)
+                continue
+            fd = [[(f(row + eps * e) - f(row - eps * e)) / (2 * eps) for e in np.eye(3)]
+                  for row in x]
+            np.testing.assert_allclose(t(x), fd, rtol=1e-6, atol=1e-8)
     finally:
         F.COEFFS_A = kept
 
