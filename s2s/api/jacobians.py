@@ -36,6 +36,7 @@ from .transformed import (
     _normalize_argnums,
     _rebuild,
     grad,
+    peel_source_loop,
 )
 from .trees import _map_leaves, has_nodes, plain, unplain
 from .vectorize import Vmapped
@@ -252,7 +253,10 @@ class JacFwd(_JacobianCode):
         except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
             reraise_located(err, t.ir, _base_name(self.fun))
         except TransformError as err:  # (vmap refusing the emitted JVP: your line)
-            raise refusal_at_user_line(err, t.ir) from None
+            err = refusal_at_user_line(err, t.ir)
+            if peel_source_loop(t, err):  # (its loop peeled where the code comes from)
+                return self(*args, **kwargs)
+            raise err from None
         if n:
             self._shown = v  # (its text made when .source is read)
         elif self.has_aux and t.ir.free:  # (the user's code ran: a module's array copied)

@@ -509,7 +509,13 @@ class Jitted(NotebookDisplay):
     def _numpy_source(self, args: tuple, kwargs: dict) -> str | None:
         fun = self.fun
         if isinstance(fun, Transformed) and fun.mode in ("grad", "value_and_grad", "vmap"):
-            return shown(fun, *emitted_for(fun, args, kwargs))  # (its forward listing too)
+            try:
+                return shown(fun, *emitted_for(fun, args, kwargs))  # (its forward listing)
+            except TransformError:
+                if not isinstance(fun, Vmapped):
+                    raise
+                # (code made per path of an `if` on a value, or of a loop's count: the
+                # vmap's own call makes each path's, which the NumPy jit runs)
         return None  # read after the call (jacfwd keeps its own) or from the source
 
     # ---- inspecting -----------------------------------------------------------------

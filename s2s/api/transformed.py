@@ -25,6 +25,7 @@ from ..errors import Loc, TransformError
 from ..ir.kinds import LEAF, Kind, Tree, kind_of
 from ..ir.names import UPSTREAM
 from ..ir.nodes import Const, Function, Index, Let, Var
+from ..ir.peel import peelable_like, peeled_at
 from ..primitives import registry
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
 from . import callables, methods, pipeline, records, signatures, trees
@@ -124,8 +125,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
     """A transformed function: call it, read ``.source``, inspect it.
 
     ``inspect.getsource`` and ``inspect.signature`` follow ``__wrapped__`` to the
-    emitted function, so they show the generated code, not the user's.
-    """
+    emitted function, so they show the generated code, not the user's."""
 
     def __init__(
         self,
@@ -169,6 +169,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         self._spec_error: Exception | None = None  # from a background specializing
         self._rules_generation = registry.generation()
         self._last: tuple[str, Callable] | None = None
+        self._peel: frozenset = frozenset()  # (loops with a first iteration apart: peel.py)
         # pytree calls of a grad or value_and_grad of the user's function get plans
         self._plans_trees = type(self) is Transformed and self.inner is None and \
             not has_aux and mode in ("grad", "value_and_grad")
@@ -220,7 +221,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         left at their defaults; an inner transform's argnums resolve against the
         passed ones); ``inner_args`` are the arguments the inner transform sees for
         this call, which a vmapped inner needs (its code depends on their ranks)."""
-        key = (kinds, argnums, tuple_out)
+        key = (kinds, argnums, tuple_out) + ((self._peel,) if self._peel else ())
         if getattr(self.inner, "code_per_rank", False):  # a vmapped inner: code per rank too
             key += (tuple(int(np.ndim(x)) for x in _leaves(inner_args or ())),)
         with _LOCK:
@@ -233,6 +234,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
                 passed = kinds[:nargs] if nargs is not None else kinds
                 inner_text, inner_fn = self.inner._generate_for(passed, kinds, inner_args)
                 ir, origin = pipeline.lower(inner_fn), (inner_text,)
+            ir = peeled_at(ir, self._peel)  # (loops vmap met changing a rank: peel.py)
             text_key = (self.ir.source_hash, self.fn.__qualname__, id(self.fn),
                         self.mode, self.has_aux, self.holomorphic, self._signature,
                         registry.generation()) + key + origin
@@ -520,6 +522,31 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         if SELF_CHECK is None:  # (installed by the package root: import s2s)
             raise RuntimeError("the self-check is installed by `import s2s`")
         return SELF_CHECK(self, *args, seed=seed, oracle=oracle)
+
+
+def peel_source_loop(t: Any, err: TransformError) -> bool:
+    """Where vmap, batching the code of the transform ``t``, refused (``err``) a loop
+    carrying a value whose rank its first iteration changes, a loop it could not
+    peel (a gradient's, pushing its tape): the user's loop at that position is
+    peeled in the IR ``t`` (or the transform it transforms) emits from, its code
+    made again.  False where it is peeled already, or cannot be (or ``t`` is no
+    transform of the user's code)."""
+    if not isinstance(t, Transformed) or not getattr(err, "peel_at_source", False) or (
+            getattr(err, "loc", None) is None):
+        return False
+    with _LOCK:
+        if t.inner is not None:
+            if not peel_source_loop(t.inner, err):
+                return False
+            # (the inner code's calls of the user's functions: peeled alike)
+            t._peel |= getattr(t.inner, "_peel", frozenset())
+        else:
+            keys = peelable_like(t.ir, err.loc) - t._peel
+            if not keys:
+                return False
+            t._peel |= keys
+        t._forget()
+        return True
 
 
 def rebuilds_outputs(t: Transformed) -> bool:

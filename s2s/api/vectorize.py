@@ -5,6 +5,7 @@ api/jacobians.py."""
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -30,6 +31,7 @@ from .transformed import (
     _foreign,
     _leaves,
     check_array_types,
+    peel_source_loop,
 )
 from .trees import has_nodes, plain, plain_args, unplain
 
@@ -469,7 +471,7 @@ class Vmapped(Transformed):
         with (``vmap(vmap(f))``: the outer's first example is a batch for this one)."""
         if args is None:
             raise NotImplementedError("only vmap can transform a vmapped function yet")
-        self._function_for(args)
+        self._function_for(args, _OUTER_PATHS.paths)
         assert self._last is not None
         return self._last
 
@@ -536,17 +538,32 @@ class Vmapped(Transformed):
             if paths is not None:
                 key_axes += (("paths",) + paths,)
             self._paths = paths  # (read by _emit)
+            outer, _OUTER_PATHS.paths = _OUTER_PATHS.paths, paths
             # an inner vmap is asked with one example: a batch for it
             example = tuple(_slice0(a, ax) for a, ax in zip(args, self._axes)) \
                 if isinstance(self.inner, Vmapped) else None
             try:
-                _, fn = self._generate(kinds, key_axes, _example_ranks(args, self._axes),
-                                       nargs=len(args), inner_args=example)
+                while True:
+                    try:
+                        _, fn = self._generate(kinds, key_axes, _example_ranks(
+                            args, self._axes), nargs=len(args), inner_args=example)
+                        break
+                    except TransformError as err:  # (vmap(grad(f)): a loop of the
+                        if self.inner is None or not peel_source_loop(self, err):
+                            raise  # (gradient's code: f's loop peeled, made again)
             finally:
                 self._args, self._paths = (), None
+                _OUTER_PATHS.paths = outer
         return fn
 
     _paths: tuple | None = None
+
+
+class _Paths(threading.local):
+    paths: tuple | None = None  # (an inner vmap's code may be made per path)
+
+
+_OUTER_PATHS = _Paths()
 
 
 class PathVariants:

@@ -48,10 +48,22 @@ class BatchedIf:
             bodies = []
             before = {k: set(v) for k, v in self.vm.b.items()}
             states = []
-            for branch in (s.body, s.orelse):
+            for path, branch in enumerate((s.body, s.orelse)):
                 self.vm.b = {k: set(v) for k, v in before.items()}
                 items: list[Any] = []
-                self.vm.block(branch, items)
+                try:
+                    self.vm.block(branch, items)
+                except TransformError:
+                    # a path the probe's example did not take, whose ranks inferred
+                    # do not batch (a loop's carried value changing rank there): the
+                    # code of the probe's path, the other made when a call takes it
+                    taken = self._probed_path(s)
+                    if taken is None or taken == path:
+                        raise
+                    self.vm.b = before
+                    self.guards[s.test.name] = taken
+                    self._one_path(s, taken, out)
+                    return
                 bodies.append(items)
                 states.append(self.vm.b)
             self.vm.b = before
@@ -102,16 +114,15 @@ class BatchedIf:
         return 0 if bool(value) else 1
 
     def _one_path(self, s: If, taken: int, out: list[Any]) -> None:
-        """``s`` batched for path ``taken`` alone: the other raises ``OtherPath``."""
+        """``s`` batched for path ``taken`` alone: the other raises ``OtherPath``,
+        checked first (``if not t: raise ...``, then the path's code: a check another
+        vmap of this code keeps as written, ``vmap(vmap(f))``)."""
         items: list[Any] = []
         self.vm.block((s.body, s.orelse)[taken], items)
         test = atom_text(s.test)
         guard = [Line(f"raise OtherPath({test!r}, {taken == 1})", keep=True)]
-        if not items:
-            out.append(Block(f"if {'not ' if taken == 0 else ''}{test}:", guard, []))
-        else:
-            out.append(Block(f"if {test}:", *((items, guard) if taken == 0 else (
-                guard, items))))
+        out.append(Block(f"if {'not ' if taken == 0 else ''}{test}:", guard, []))
+        out += items
 
     def _broadcast_join(self, j: str, paths: set, had: set) -> str:
         """``j`` given a batch axis on the leaves (``paths``) that the other path of an

@@ -12,12 +12,23 @@ import numpy as np
 from ..emit.code import Block, Line
 from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text, unpack_text, unpackable
 from ..ir.nodes import Break, Const, For, If, Let, Stmt, Var, uses, walk
+from ..ir.peel import peelable
 from ..ir.spelling import atom_text
 from ..ir.walk import effective_carried, loop_breaks
 from ..primitives import lookup_object
 from ..primitives.batching import NoBatchRule, align
+from .ranks import VALUES
 
 SEQ_ITEM = "*"  # batched paths of a list grown in a loop: "*" then the item's path
+
+
+class PeelFirst(Exception):
+    """``loop`` carries a value whose rank its first iteration changes: the batched
+    code is made again with that iteration peeled out of it (ir/peel.py)."""
+
+    def __init__(self, loop: For) -> None:
+        super().__init__("peel the first iteration")
+        self.loop = loop
 
 
 class BatchedLoops:
@@ -68,17 +79,8 @@ class BatchedLoops:
             if not grown:
                 break
         self.vm.b = state
-        for entry, exit_ in carried_pairs:
-            ranks = (self.vm.ranks.get((entry, ())), self.vm.ranks.get((exit_, ())))
-            if ranks[1] is None and ranks[0] is not None:  # (an exit the probe never made)
-                ranks = (ranks[0], _inferred_rank(self.vm, exit_))
-            if state.get(entry) and self.vm.kind(entry) == LEAF and None not in ranks and (
-                    ranks[0] != ranks[1]):
-                raise self.vm.fail(s, NoBatchRule(
-                    f"`{entry}` changes rank in the loop (rank {ranks[0]} before it, "
-                    f"{ranks[1]} after an iteration): its batched code has one rank",
-                    "start it with the shape it has after an iteration "
-                    "(np.zeros_like(...), np.full(shape, value))"))
+        after: dict[str, int] = {}  # (unbatched values' ranks after the loop)
+        guards = self._carried_ranks(s, carried_pairs, state, masked, after)
         for entry, _ in carried_pairs:
             if state.get(entry, set()) == at_entry.get(entry, set()):
                 continue
@@ -120,11 +122,13 @@ class BatchedLoops:
         body: list[Any] = []
         self.vm.block(s.body, body)
         body += [Line(f"{e} = {x}") for e, x in s.carried]
+        self.vm.ranks.update({(e, ()): r for e, r in after.items()})
         if s.test is None:
             header = f"for {s.target} in {self.vm._iter_text(s.iter)}:"
             out.append(Block(header, body, []))
         else:
             out.append(Block(f"while {atom_text(s.test)}:", body, []))
+        out += guards
 
     def _batched_count(self, s: For) -> str:
         """``n`` of a loop ``for i in range(n)`` (or ``reversed(range(n))``) whose
@@ -316,6 +320,42 @@ class BatchedLoops:
             body.append(Line(f"{mask} = {step} >= {top} - {count}  # its last {count} "
                              "steps"))
         return step, mask, f"range({top})"
+
+    def _carried_ranks(self, s: For, carried: list[tuple[str, str]],
+                       state: dict[str, set], masked: bool,
+                       after: dict[str, int]) -> list[Any]:
+        """Check the ranks of the values ``s`` carries.  A batched one whose rank an
+        iteration changes: its first iteration run apart (``PeelFirst``), else
+        refused.  An unbatched one (the loop runs as written) whose rank after the
+        loop depends on whether it ran (``acc = 0.0`` before it): the lines that
+        raise ``OtherPath`` on a call where it ran where the probe's did not, or the
+        reverse (the caller makes that call's code), where the loop runs once per
+        call and the caller asked for such code; ``after`` gets the rank such a value
+        has after the loop, on the probe's path."""
+        guards: list[Any] = []
+        for entry, exit_ in carried:
+            probed = (self.vm.ranks.get((entry, ())), self.vm.ranks.get((exit_, ())))
+            ranks = probed
+            if ranks[1] is None and ranks[0] is not None:  # (an exit the probe never made)
+                ranks = (ranks[0], _inferred_rank(self.vm, exit_))
+            if self.vm.kind(entry) != LEAF or None in ranks or ranks[0] == ranks[1]:
+                continue
+            if not state.get(entry):
+                ran = _probe_ran(self.vm, s)
+                if ran is None:
+                    continue
+                # after the loop, `entry` has the exit's rank where the probe's loop
+                # ran (the probe recorded the rank it had before)
+                after[entry] = ranks[1] if ran else ranks[0]
+                if not masked and self.vm.spec.path_guards and any(
+                        t is s for t in self.vm.fn.body):
+                    guards.append(Block(f"if np.ndim({entry}) != {after[entry]}:", [Line(
+                        f"raise OtherPath({entry!r}, {ran})", keep=True)], []))
+                continue
+            if not masked and _peelable(self.vm, s):
+                raise PeelFirst(s)  # (vmap runs the first iteration apart)
+            raise _rank_changes(self.vm, s, entry, ranks, masked)
+        return guards
 
     def _check_masked_carry(self, s: For, entry: str) -> None:
         kind = self.vm.kind(entry)
@@ -519,6 +559,51 @@ def _weak_start(vm: Any, name: str) -> Const | None:
             return None
         name = arg.name
     return None
+
+
+def _rank_changes(vm: Any, s: For, entry: str, ranks: tuple, masked: bool) -> Any:
+    """The refusal of a loop ``s`` whose batched carried value ``entry`` changes rank
+    (``ranks``: before it, after an iteration).  Where the loop is of code s2s
+    emitted (a gradient's, pushing its tape), ``peel_at_source``: the transform that
+    emitted it may peel its source's loop (api/transformed.py)."""
+    why = "its batched code has one rank"
+    if not vm.spec.path_guards and peelable(vm.fn, s):
+        why += (" (its first iteration runs apart only where each call may get code of "
+                "its own: not under s2s.jit(backend='jax'), nor in a function called in "
+                "a loop)")
+    err = vm.fail(s, NoBatchRule(
+        f"`{entry}` changes rank in the loop (rank {ranks[0]} before it, {ranks[1]} "
+        f"after an iteration): {why}",
+        "start it with the shape it has after an iteration "
+        "(np.zeros_like(...), np.full(shape, value))"))
+    err.peel_at_source = not masked and bool(vm.spec.path_guards) and (
+        id(s) not in vm.spec.peeled)
+    return err
+
+
+def _probe_ran(vm: Any, s: For) -> bool | None:
+    """Whether the probe's example ran an iteration of ``s``, a loop over a
+    ``range`` (None: not known)."""
+    prod = vm.facts.producer.get(s.iter.name) if s.iter is not None else None
+    if prod is None or prod.prim != "range" or prod.params:
+        return None
+    values = vm.ranks.get(VALUES) or {}
+    bounds = [a.value if isinstance(a, Const) else values.get(a.name) for a in prod.args]
+    if not all(type(b) is int for b in bounds):
+        return None
+    return len(range(*bounds)) > 0
+
+
+def _peelable(vm: Any, s: For) -> bool:
+    """Whether ``s``'s first iteration can run apart (ir/peel.py): a loop the
+    function runs once per call, not peeled already, where the batched code may
+    be made per path of the ``if`` on its count (a loop running no iteration
+    leaves the value's rank as it was).  A loop of code s2s emitted (jacfwd's
+    JVP) is peeled where that code comes from instead (``peel_at_source``): its
+    first iteration's zero tangents are then zeros the code leaves out."""
+    emitted = s.loc is not None and str(s.loc.file).startswith("<s2s:")
+    return bool(vm.spec.path_guards) and id(s) not in vm.spec.peeled and (
+        not emitted and peelable(vm.fn, s))
 
 
 def _inferred_rank(vm: Any, name: str) -> int | None:

@@ -40,6 +40,7 @@ from ..ir.nodes import (
     Var,
     walk,
 )
+from ..ir.peel import peel_first
 from ..ir.spelling import atom_text
 from ..ir.walk import param_atoms
 from ..primitives.batching import (
@@ -51,7 +52,7 @@ from .analysis import callee_of, facts
 from .base import StmtTransform
 from .batched_if import BatchedIf
 from .batched_lists import ListBatching
-from .batched_loops import SEQ_ITEM, BatchedLoops
+from .batched_loops import SEQ_ITEM, BatchedLoops, PeelFirst
 from .collectives import COLLECTIVES, CollectiveBatching
 from .kept import KeptBatching
 from .list_operands import batched, per_call
@@ -79,6 +80,8 @@ class VmapSpec:
     # ranks: its code made for the probe's path, the other raising runtime.OtherPath
     # (the caller, vmap called directly, makes that path's code); False: refused
     path_guards: bool = False
+    # loops peeled (their first iteration run apart: ir/peel.py), by id: not again
+    peeled: set[int] = field(default_factory=set)
 
 
 def emit_vmap(fn: Function, spec: VmapSpec, module: Module, name: str) -> str:
@@ -86,9 +89,24 @@ def emit_vmap(fn: Function, spec: VmapSpec, module: Module, name: str) -> str:
     module.taken |= fn.names.taken  # helper names must not shadow its locals
     module.namespace.update(fn.namespace)
     fn = per_call(fn, spec.arg_kinds, batched(spec.in_axes))  # (probe: alike)
-    text = _Vmap(fn, spec, module).build(name)
+    text, _ = built(fn, spec, module, name)
     module.functions.append(text)
     return name
+
+
+def built(fn: Function, spec: VmapSpec, module: Module, name: str) -> tuple[str, "_Vmap"]:
+    """The batched function's text, and the builder that made it: where a loop
+    carries a value whose rank its first iteration changes (``acc = 0.0``, then
+    ``acc = acc * x + c``), made again with that iteration run apart (ir/peel.py),
+    the ranks probed again."""
+    while True:
+        builder = _Vmap(fn, spec, module)
+        try:
+            return builder.build(name), builder
+        except PeelFirst as err:
+            fn, rest = peel_first(fn, err.loop)
+            spec.peeled.add(id(rest))
+            spec.ranks = probe(fn, spec.example, spec.arg_kinds, batched(spec.in_axes))
 
 
 def _axes_of(axes: Any, kind: Kind) -> dict[tuple, Any]:
@@ -393,15 +411,12 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                 del self.module.names[key]
                 raise self.fail(s, NoBatchRule(
                     f"`{callee.name}` was not called by the probe")) from None
-            ret = unrolled.body[-1]
-            if isinstance(ret, Return) and isinstance(ret.value, Var):
-                self.module.names[("vmap result ranks", name)] = {
-                    path: r for (n, path), r in spec.ranks.items()
-                    if n == ret.value.name}
-            builder = _Vmap(unrolled, spec, self.module)
             self.module.taken.add(name)
             self.module.namespace.update(callee.namespace)
-            self.module.functions.append(builder.build(name))
+            _result_ranks(self.module, name, spec, unrolled)  # (a recursive call's)
+            text, builder = built(unrolled, spec, self.module, name)
+            _result_ranks(self.module, name, spec, builder.fn)  # (a loop peeled: its own)
+            self.module.functions.append(text)
             self.module.names[("vmap result", name)] = builder.result_batched
         for path, r in self.module.names.get(("vmap result ranks", name), {}).items():
             self.ranks.setdefault((s.target, path), r)  # (a call the probe never made)
@@ -535,6 +550,16 @@ def _leaf_ranks(x: Any) -> list[int]:
     if isinstance(x, dict):
         return [r for v in x.values() for r in _leaf_ranks(v)]
     return [int(np.ndim(x))]
+
+
+def _result_ranks(module: Module, name: str, spec: VmapSpec, fn: Function) -> None:
+    """Record the probed ranks of the leaves of the result of ``fn``, a callee
+    batched as ``name``, where calls of it read them (its return's name: a peeled
+    loop's result has a name of its own)."""
+    ret = fn.body[-1]
+    if isinstance(ret, Return) and isinstance(ret.value, Var):
+        module.names[("vmap result ranks", name)] = {
+            path: r for (n, path), r in spec.ranks.items() if n == ret.value.name}
 
 
 def _ranks_of(x: Any) -> Any:

@@ -191,6 +191,21 @@ def test_vmap_over_an_unbatched_test(dtype) -> None:
             np.testing.assert_allclose(got, expected, **_tol(dtype))
 
 
+def test_vmap_of_vmap_over_an_unbatched_test() -> None:
+    """``vmap(vmap(f, in_axes=(None, 0)), in_axes=(None, 0))``: the inner vmap's code
+    is made per path too (its guard a check the outer vmap keeps), both orders,
+    against the Python loop over the examples; ``s2s.jit`` of it on NumPy too."""
+    w = np.stack([W, W[::-1] * 1.5])
+    for order in ("ABBA", "BAAB"):
+        vv = s2s.vmap(s2s.vmap(F.weighted, in_axes=(None, 0)), in_axes=(None, 0))
+        jvv = s2s.jit(vv)
+        for call, key in enumerate(order, 1):
+            x = POINTS[key] * (1.0 + 0.05 * call)
+            want = [[F.weighted(x, row) for row in m] for m in w]
+            np.testing.assert_allclose(vv(x, w), want, rtol=1e-12)
+            np.testing.assert_allclose(jvv(x, w), want, rtol=1e-12)
+
+
 @pytest.mark.parametrize("name", ["vec_or_sum", "dict_if_ranks", "tuple_if_ranks"])
 def test_vmap_over_a_batched_test_is_refused_located(name) -> None:
     """With the test batched both paths run and ``np.where`` joins them per example:
@@ -208,7 +223,8 @@ def test_composed_and_jitted(dtype) -> None:
     """``s2s.jit(jacrev)`` (numpy backend) and ``hessian`` under it through the paths
     in both orders, against JAX; the code shows the guard; ``jacfwd(jacrev)`` and
     ``jacrev(jacrev)`` (the `if` in the Jacobian's loop over its basis) and
-    ``s2s.jit(vmap)`` refused, located."""
+    ``s2s.jit(vmap, backend="jax")`` refused, located; ``s2s.jit(vmap)`` on NumPy
+    runs each path's code."""
     for order in ("ABBA", "BAAB"):
         jj = s2s.jit(s2s.jacrev(F.vec_or_sum))
         jh = s2s.jit(s2s.hessian(F.dict_if_ranks))
@@ -219,8 +235,16 @@ def test_composed_and_jitted(dtype) -> None:
                 tol = _tol(dtype)
                 tol["atol"] *= 10
                 np.testing.assert_allclose(ours(x), theirs(x), **tol)
-    with pytest.raises(s2s.TransformError) as info:  # (the jit reads vmap's one code)
-        s2s.jit(s2s.vmap(F.weighted, in_axes=(None, 0)))(A, W.astype(dtype))
+    # s2s.jit(vmap) on NumPy runs the vmap's code per path (each made by its call);
+    # on JAX the jit reads vmap's one code: refused, located
+    jv = s2s.jit(s2s.vmap(F.weighted, in_axes=(None, 0)))
+    for key in "ABBA":
+        x, w = POINTS[key].astype(dtype), W.astype(dtype)
+        got, expected = jv(x, w), jax.vmap(J.weighted, in_axes=(None, 0))(x, w)
+        assert got.dtype == expected.dtype
+        np.testing.assert_allclose(got, expected, **_tol(dtype))
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.jit(s2s.vmap(F.weighted, in_axes=(None, 0)), backend="jax")(A, W.astype(dtype))
     _located(info.value)
     for outer in (s2s.jacfwd, s2s.jacrev):  # (vmap of the Jacobian's loop over its
         with pytest.raises(s2s.TransformError) as info:  # basis: the `if` in a loop)
