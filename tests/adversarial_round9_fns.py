@@ -59,3 +59,50 @@ ACTS = {"tanh": np.tanh, "sin": np.sin, "softplus": lambda v: np.log1p(np.exp(v)
 
 def reduce_by_name(x, name):
     return functools.reduce(lambda a, b: a + ACTS[name](b), x, 0.0)
+
+
+# ---- a loop over range(n) whose first call runs no iteration, under jacrev ---------------
+
+def splice_per_iteration(x, n):
+    a = [x]
+    b = []
+    c = [x]
+    for i in range(n):
+        b.append(np.sin(x) * i)
+        a.append(x * c[-1])
+        c = a + b
+    return np.sum(np.stack(c) ** 2, axis=0)
+
+
+def copy_literal_loop(x, n):
+    pair = [x, x * x]
+    b = []
+    c = [x]
+    for i in range(n):
+        b.append(np.sin(x) * i + c[-1])
+        c = list(pair)
+        for v in b:
+            c.append(v)
+    return np.sum(np.stack(c) ** 3, axis=0)
+
+
+# ---- s2s.jit on JAX of a function whose parameter holds a function ----------------------
+
+def relu(v):
+    return np.maximum(v, 0.0)
+
+
+def layer(x, act=np.tanh):
+    return np.sum(act(x) * x)
+
+
+def keyword_act(x, *, act=np.sin, scale=2.0):
+    return np.sum(act(x * scale))
+
+
+def chosen_by_value(x, name):
+    if np.sum(x) > 0:
+        f = ACTS[name]
+    else:
+        f = relu
+    return np.sum(f(x) * x)

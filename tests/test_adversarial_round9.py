@@ -39,7 +39,8 @@ PRODUCTS = ["min_of_products", "cumprod_on_one_path"]
 POINTS = [[0.5, 1.0, 3.0], [-0.5, 1.0, 3.0], [0.5, 2.0, -3.0]]
 
 
-def test_default_tier_hessian_of_a_product_on_the_path_not_taken() -> None:
+@pytest.mark.slow  # (about 1 s: three transforms made)
+def test_hessian_of_a_product_on_the_path_not_taken() -> None:
     h = s2s.hessian(F.min_of_products)
     np.testing.assert_array_equal(h(np.array(POINTS[0])), np.zeros((3, 3)))
     np.testing.assert_allclose(h(np.array(POINTS[1])),
@@ -73,7 +74,8 @@ def test_a_product_on_the_path_not_taken_against_jax(name, dtype) -> None:
 THREE = ["max_of_three", "max_by_key", "min_of_three_by_key", "min_of_products"]
 
 
-def test_default_tier_jacrev_of_the_gradient_of_a_max_of_three() -> None:
+@pytest.mark.slow  # (about 1 s: three transforms made)
+def test_jacrev_of_the_gradient_of_a_max_of_three() -> None:
     got = s2s.jacrev(s2s.grad(F.max_of_three))(np.array([0.5, 1.0, 3.0]))
     np.testing.assert_array_equal(got, np.diag([0.0, 2.0, 0.0]))  # (x[1] ** 2 wins)
 
@@ -133,7 +135,8 @@ def test_a_loop_over_one_row_first_against_jax(name, dtype) -> None:
 # values.  JAX: diag(-2 tanh(x) (1 - tanh(x) ** 2)) for "tanh".
 
 
-def test_default_tier_hessian_of_a_reduce_over_a_run_time_choice() -> None:
+@pytest.mark.slow  # (about 1 s: three transforms made)
+def test_hessian_of_a_reduce_over_a_run_time_choice() -> None:
     x = np.array([0.3, -0.7, 1.2, 0.05])
     t = np.tanh(x)
     np.testing.assert_allclose(s2s.hessian(F.reduce_by_name)(x, "tanh"),
@@ -149,3 +152,81 @@ def test_a_reduce_over_a_run_time_choice_against_jax(dtype) -> None:
         expected = jax.hessian(J.reduce_by_name)(x, name)
         np.testing.assert_allclose(h(x, name), expected, **_tol(dtype))
         np.testing.assert_allclose(g(x, name), expected, **_tol(dtype))
+
+
+# ---- a loop over range(n) whose first call runs no iteration, under jacrev ---------------
+# The same probe, with the count an argument: n = 0 runs no iteration, and
+# jacrev(splice_per_iteration)(x, 0) raised "the rank of `total` is unknown (the first
+# example never computed it)" (hessian: located at a line of emitted code), where JAX
+# gives diag(2 x); the same call after one with n = 1 ran.  The probe now also runs
+# with each count from 0 to 2 two more.
+
+COUNTED = ["splice_per_iteration", "copy_literal_loop"]
+
+
+@pytest.mark.slow  # (the default tier has the one-row case above)
+def test_jacrev_of_a_loop_that_first_runs_no_iteration() -> None:
+    x = np.array([0.3, -0.7, 1.2])
+    np.testing.assert_allclose(s2s.jacrev(F.splice_per_iteration)(x, 0), np.diag(2 * x),
+                               rtol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", COUNTED)
+def test_a_loop_that_first_runs_no_iteration_against_jax(name, dtype) -> None:
+    f, fj = getattr(F, name), getattr(J, name)
+    for make, jmake in ((s2s.jacrev, jax.jacrev), (s2s.jacfwd, jax.jacfwd),
+                        (s2s.hessian, jax.hessian)):
+        ours, theirs = make(f), jmake(fj)
+        for step, n in enumerate([0, 2, 1, 0, 3]):
+            x = (np.array([0.3, -0.7, 1.2]) * (1 + 0.1 * step)).astype(dtype)
+            if make is s2s.hessian:
+                x = x[:1]  # (a one-element output: its Hessian is JAX's (1, 1, 1))
+            np.testing.assert_allclose(ours(x, n), theirs(x, n), **_tol(dtype))
+
+
+# ---- s2s.jit on JAX of a function whose parameter holds a function ----------------------
+# The JAX backend runs a plain function translated (np -> jax.numpy), but a function
+# given for a parameter, or its default, stayed NumPy's: s2s.jit(layer, backend="jax")(x)
+# raised TracedValueError ("a Python conversion on a value JAX traces") at
+# `return np.sum(act(x) * x)`, with np.sin given as the static argument its hint asks
+# for too, where jax.jit(layer, static_argnums=1) gives the value.  And an `if` on a
+# traced value binding a function (`f = ACTS[name]` / `f = relu`) raised JAX's
+# internal TypeError ("returned a value of type <class 'function'>"), unlocated; now
+# the TracedValueError every traced `if` gets, at the user's line.
+
+
+def test_default_tier_jit_on_jax_of_a_function_parameter() -> None:
+    x = np.array([0.3, -0.7, 1.2, 0.05])
+    np.testing.assert_allclose(s2s.jit(F.layer, backend="jax")(x), np.sum(np.tanh(x) * x),
+                               rtol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_jit_on_jax_of_a_function_parameter_against_jax(dtype) -> None:
+    import jax.numpy as jnp
+
+    on_jax = s2s.jit(F.layer, backend="jax", static_argnums=1)
+    keyword = s2s.jit(F.keyword_act, backend="jax", static_argnames=("act", "scale"))
+    for step in range(6):
+        x = (np.array([0.3, -0.7, 1.2, 0.05]) * (1 + 0.2 * step)).astype(dtype)
+        ours, theirs = [(np.sin, jnp.sin), (F.relu, J.relu), (np.tanh, jnp.tanh)][step % 3]
+        np.testing.assert_allclose(on_jax(x, ours), J.layer(x, theirs), **_tol(dtype))
+        np.testing.assert_allclose(s2s.jit(F.layer, backend="jax")(x), J.layer(x),
+                                   **_tol(dtype))
+        np.testing.assert_allclose(keyword(x, act=ours, scale=0.5 + step),
+                                   J.keyword_act(x, act=theirs, scale=0.5 + step),
+                                   **_tol(dtype))
+
+
+def test_an_if_on_a_traced_value_binding_a_function_is_located() -> None:
+    from s2s.backends.base import TracedValueError
+
+    with pytest.raises(TracedValueError) as info:
+        s2s.jit(F.chosen_by_value, backend="jax", static_argnums=1)(
+            np.array([0.3, -0.7, 1.2]), "sin")
+    message = str(info.value)
+    assert "adversarial_round9_fns.py" in message and "if np.sum(x) > 0:" in message, (
+        message)

@@ -449,11 +449,9 @@ def probe(fn: Function, example: tuple, kinds: tuple | None = None,
     row) runs no iteration of the loops over that axis, so calls in them (the
     gradient's callee in its reverse loop) have no arguments recorded: the body runs
     again on the example with each empty axis one long (zeros standing for a row;
-    ranks do not depend on sizes), and what only that run saw is added.  Likewise an
-    axis one long runs no iteration of ``for i in range(1, len(m))`` (``functools.reduce``
-    over ``m``'s rows is that loop): where the function loops, the body runs again with
-    each such axis two long (the row twice), as the code made for a longer example
-    serves this one."""
+    ranks do not depend on sizes), and what only that run saw is added.  Where it
+    loops, again with each axis one long two long (``range(1, len(m))``, a reduce over
+    rows) and each count from 0 to 2 two more: a longer example's code serves this."""
     found = _probe(fn, example, kinds, arrays)
     loops = any(isinstance(s, For) for s in walk(fn.body))
     for size in (1, 2) if loops else (1,):
@@ -473,8 +471,8 @@ def probe(fn: Function, example: tuple, kinds: tuple | None = None,
 
 def _padded(value: Any, size: int = 1) -> Any:
     """``value`` with each axis of its arrays shorter than ``size`` made ``size`` long
-    (an empty one zeros, one of one element that element repeated), or None where it
-    holds no such array."""
+    (an empty one zeros, one of one element that element repeated), and for ``size``
+    2 each integer from 0 to 2 two more, or None where it holds no such value."""
     if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
         items = [_padded(v, size) for v in value]
         if all(v is None for v in items):
@@ -485,14 +483,16 @@ def _padded(value: Any, size: int = 1) -> Any:
         if all(v is None for v in items.values()):
             return None
         return {k: value[k] if items[k] is None else items[k] for k in value}
+    if size == 2 and isinstance(value, (int, np.integer)) and not isinstance(
+            value, (bool, np.bool_)) and 0 <= value <= 2:  # (a count: `range(1, n)`)
+        return value + 2
     if not isinstance(value, np.ndarray) or value.dtype == object or not any(
             d < size for d in value.shape):
         return None
     if value.size == 0:
         return np.zeros([max(d, size) for d in value.shape], value.dtype)
-    for axis, d in enumerate(value.shape):
-        if d < size:
-            value = np.repeat(value, size, axis=axis)
+    for axis in [a for a, d in enumerate(value.shape) if d < size]:
+        value = np.repeat(value, size, axis=axis)
     return value
 
 
