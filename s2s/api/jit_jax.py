@@ -425,9 +425,12 @@ class Translator:
             self._translated_globals(fn.__globals__, code)  # (names the lowering added)
             cells = dict(zip(fn.__code__.co_freevars, closure or ()))
             closure = tuple(cells[n] for n in code.co_freevars) or None
-        new = types.FunctionType(code, new_globals, fn.__name__, fn.__defaults__,
-                                 closure)
-        new.__kwdefaults__ = fn.__kwdefaults__
+        new = types.FunctionType(code, new_globals, fn.__name__, None, closure)
+        self._functions[id(fn)] = new  # (its defaults may name it)
+        new.__defaults__ = None if fn.__defaults__ is None else tuple(  # (`act=np.tanh`:
+            self(d) for d in fn.__defaults__)  # JAX's, as the body's functions are)
+        new.__kwdefaults__ = None if fn.__kwdefaults__ is None else {
+            k: self(d) for k, d in fn.__kwdefaults__.items()}
         new.__qualname__ = fn.__qualname__
         new.__s2s_numpy_original__ = fn  # type: ignore[attr-defined]
         if text is not None:

@@ -13,6 +13,7 @@ import types
 from typing import Any
 
 import jax
+import numpy as np
 
 from . import tree_util, trees
 from .jit_jax_objects import _ObjectOnJax, _user_class
@@ -88,11 +89,16 @@ def reading_translated(method: types.FunctionType, translator: Any) -> types.Fun
     return on_jax
 
 
+_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, np.ufunc, functools.partial)
+
+
 def as_translated(value: Any, translator: Any) -> Any:
     """An argument of a function jit runs on JAX that is an object of a user's class
     with methods (``p.apply(x)``, ``model(x)`` in the function): the same fields, as
     an object of the class's translation, so that its methods run on JAX."""
     cls = type(value)
+    if isinstance(value, _FUNCTIONS):  # (`layer(x, np.sin)`: a parameter holding a
+        return translator(value)  # function, called on JAX values: JAX's function)
     if getattr(cls, "__s2s_translator__", None) is not None or not _user_class(cls):
         return value
     found = translator._class(cls)

@@ -206,8 +206,18 @@ def cond(pred: Any, if_true: Callable, if_false: Callable, operands: Sequence = 
 
 def _cond(pred: Any, if_true: Callable, if_false: Callable, operands: Sequence) -> Any:
     true_fn, false_fn = if_true, if_false
-    shapes_t = jax.eval_shape(if_true, *operands)
-    shapes_f = jax.eval_shape(if_false, *operands)
+    try:
+        shapes_t = jax.eval_shape(if_true, *operands)
+        shapes_f = jax.eval_shape(if_false, *operands)
+    except TypeError as err:  # (`f = ACTS[name] if ... else relu`: a function)
+        if "not a valid JAX type" not in str(err):
+            raise
+        raise _error(
+            "Python `if` on a value JAX traces, lowered to jax.lax.cond: a branch binds "
+            "a value that is not an array (a function, an object), which jax.lax.cond "
+            "cannot return", "make the test a static argument (static_argnums=), or run "
+            "it on the NumPy backend",
+        ) from err
     if isinstance(shapes_t, tuple) and isinstance(shapes_f, tuple) and \
             len(shapes_t) == len(shapes_f):
         fill_t = {k: s for k, (t, s) in enumerate(zip(shapes_t, shapes_f))

@@ -138,18 +138,47 @@ def _run(fn: Any, parsed: Any, stack: tuple[Any, ...], plan: Plan | None = None)
     """``fn``'s IR.  A name read after a loop whose body first binds it (``for v in
     x: y = 2 * v`` then ``np.sum(y)``; ``while True: x_new = ...; if ...: break``) is
     unbound after the loop in one pass: the next pass binds it to None before the
-    loop (``loops.py``'s ``prebind``), so the loop carries it out, as Python does."""
+    loop (``loops.py``'s ``prebind``), so the loop carries it out, as Python does.
+
+    Code s2s emitted (a gradient transformed again) may bind a name on paths whose
+    union is every path, over several `if`s (a cotangent first set on each path of a
+    `min` over three items: ``if a: (if not b: g = ...)``, ... , ``if b: g = ...``);
+    the reverse sweep that wrote it knows the paths cover, the path records here do
+    not: the next pass binds it None at the function's start (``Normalizer.topbind``),
+    so each `if` joins it."""
     prebind: set[str] = set()
+    topbind: set[str] = set()
     while True:
         n = Normalizer(fn, parsed, stack, plan)
-        n.prebind = prebind
+        n.prebind, n.topbind = prebind, topbind
         try:
             return n.run()
         except TransformError as err:
             name = getattr(err, "unbound_name", None)
-            if name is None or name in prebind or not _loop_bound(parsed.node, name):
+            if name is not None and name not in prebind and _loop_bound(parsed.node, name):
+                prebind = prebind | {name}
+            elif name is not None and name not in topbind and _emitted(fn):
+                topbind = topbind | {name}
+            else:
                 raise
-            prebind = prebind | {name}
+
+
+def _bound_none_first(n: Any, hoisted: list[Any]) -> list[Any]:
+    """``name = None`` first for each name ``_run`` found bound on every path only
+    over several `if`s (``Normalizer.topbind``)."""
+    first = []
+    for name in sorted(getattr(n, "topbind", ())):
+        none = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
+                                                   cst.Name("None"))])
+        n.desugar.alias_tree(none, hoisted[0])
+        first.append(none)
+    return first + hoisted
+
+
+def _emitted(fn: Any) -> bool:
+    """Is ``fn`` code s2s emitted (a derivative transformed again)?"""
+    code = getattr(fn, "__code__", None)
+    return code is not None and code.co_filename.startswith("<s2s:")
 
 
 def _reads_in(stmts: list[Stmt]) -> Counter:
@@ -315,7 +344,7 @@ class Normalizer:
                 body: list[Stmt] = list(self.out)
                 body.append(Return(value, self.loc(node.body)))
             else:
-                hoisted = self.desugar.function_body(body_nodes)
+                hoisted = _bound_none_first(self, self.desugar.function_body(body_nodes))
                 self.local_names.update(self.desugar.bound_names())
                 body = self.stmts.block(hoisted)
                 body = self.funcs.prefix + self.stmts.single_return(

@@ -310,6 +310,9 @@ class MemoryCheck:
             # a branch's join binds the value of the other branch's name: one object
             aliased = s.prim == "identity" and s.target in self.buffers and args[0]
             state.own[s.target] = state.own.get(args[0]) if aliased else None
+            if s.prim == "identity" and isinstance(s.args[0], Const) and (
+                    s.args[0].value is None):  # (None holds no array: a join of it and
+                state.own[s.target] = frozenset()  # an array made here is that array)
         else:
             state.own[s.target] = None
             state.slots.pop(s.target, None)

@@ -43,7 +43,10 @@ from .replay import Replay, has_effects, spell_buffers
 # primitives whose result has their first operand's rank
 SAME_RANK = {"flip", "fliplr", "flipud", "roll", "sort", "argsort", "copy", "T",
              "transpose", "matrix_transpose", "linalg.matrix_transpose", "moveaxis",
-             "swapaxes", "rollaxis", "diff", "nan_to_num", "prod_of_others"}
+             "swapaxes", "rollaxis", "diff", "nan_to_num", "prod_of_others",
+             "prod_of_others_jet", "cumprod_jet", "setitem"}  # (a write keeps the shape)
+# runtime helpers whose result has their second operand's shape (`cumprod_bar(cot, a)`)
+SECOND_RANK = {"cumprod_bar", "cumprod_tangent", "cumprod_bar_jet"}
 # runtime helpers that act elementwise (broadcasting their operands)
 ELEMENTWISE_RUNTIME = {"special_digamma", "special_polygamma", "special_erf",
                        "special_erfc", "special_erfinv", "special_expit", "special_gammaln",
@@ -314,6 +317,8 @@ class RankInference:
                     axis.value is None):
                 return 1  # sorted flat
             return self.vm.rank(args[0])
+        if s.prim in SECOND_RANK and len(args) > 1:
+            return self.vm.rank(args[1])
         if s.prim in ("array", "asarray") and len(args) == 1 and isinstance(
                 args[0], Var) and self.vm.kind(args[0].name) == LEAF:
             return self.vm.rank(args[0])  # a copy (the gradient's copy before a write)
@@ -444,10 +449,15 @@ def probe(fn: Function, example: tuple, kinds: tuple | None = None,
     row) runs no iteration of the loops over that axis, so calls in them (the
     gradient's callee in its reverse loop) have no arguments recorded: the body runs
     again on the example with each empty axis one long (zeros standing for a row;
-    ranks do not depend on sizes), and what only that run saw is added."""
+    ranks do not depend on sizes), and what only that run saw is added.  Where it
+    loops, again with each axis one long two long (``range(1, len(m))``, a reduce over
+    rows) and each count from 0 to 2 two more: a longer example's code serves this."""
     found = _probe(fn, example, kinds, arrays)
-    padded = _padded(example)
-    if padded is not None:
+    loops = any(isinstance(s, For) for s in walk(fn.body))
+    for size in (1, 2) if loops else (1,):
+        padded = _padded(example, size)
+        if padded is None:
+            continue
         try:  # (its values stand for a row: NumPy's warnings are not the user's)
             with np.errstate(all="ignore"):
                 more = _probe(fn, padded, kinds, arrays)
@@ -459,22 +469,31 @@ def probe(fn: Function, example: tuple, kinds: tuple | None = None,
     return found
 
 
-def _padded(value: Any) -> Any:
-    """``value`` with each empty axis of its arrays one long (zeros), or None where
-    it holds no empty array."""
+def _padded(value: Any, size: int = 1) -> Any:
+    """``value`` with each axis of its arrays shorter than ``size`` made ``size`` long
+    (an empty one zeros, one of one element that element repeated), and for ``size``
+    2 each integer from 0 to 2 two more, or None where it holds no such value."""
     if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
-        items = [_padded(v) for v in value]
+        items = [_padded(v, size) for v in value]
         if all(v is None for v in items):
             return None
         return type(value)(v if p is None else p for v, p in zip(value, items))
     if isinstance(value, dict):
-        items = {k: _padded(v) for k, v in value.items()}
+        items = {k: _padded(v, size) for k, v in value.items()}
         if all(v is None for v in items.values()):
             return None
         return {k: value[k] if items[k] is None else items[k] for k in value}
-    if isinstance(value, np.ndarray) and value.size == 0 and value.dtype != object:
-        return np.zeros([max(d, 1) for d in value.shape], value.dtype)
-    return None
+    if size == 2 and isinstance(value, (int, np.integer)) and not isinstance(
+            value, (bool, np.bool_)) and 0 <= value <= 2:  # (a count: `range(1, n)`)
+        return value + 2
+    if not isinstance(value, np.ndarray) or value.dtype == object or not any(
+            d < size for d in value.shape):
+        return None
+    if value.size == 0:
+        return np.zeros([max(d, size) for d in value.shape], value.dtype)
+    for axis in [a for a, d in enumerate(value.shape) if d < size]:
+        value = np.repeat(value, size, axis=axis)
+    return value
 
 
 def _probe(fn: Function, example: tuple, kinds: tuple | None = None,

@@ -448,9 +448,13 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         """Arguments standing for one example of a call the probe never made (the
         recursive call of a path the first example did not take): where the call is
         the function's own, with its arguments' ranks, the function's own example
-        (whose batched version, keyed by those ranks, is the one being built)."""
+        (whose batched version, keyed by those ranks, is the one being built);
+        another function's taken by position must run it (`_runs`)."""
         try:
-            return self._own_example(s, callee, kinds)
+            own = self._own_example(s, callee, kinds)
+            if callee is self.fn or callee.name == self.fn.name or _runs(callee, own):
+                return own
+            raise self.fail(s, NoBatchRule(f"`{callee.name}` was not called by the probe"))
         except TransformError:
             # (on a path the example did not take: its arguments computed from the
             # example's values, a function chosen by a run-time test, a gradient's
@@ -515,6 +519,20 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
 
     def for_(self, s: For, out: list[Any]) -> None:
         self.loops.for_(s, out)
+
+
+def _runs(callee: Function, example: tuple) -> bool:
+    """Does ``callee`` run on ``example``, values standing for one example?  Those a
+    call the probe never made takes from its caller's example by position may not be
+    its arguments (a gradient's callee on a branch not taken, `lambda_vjp_jvp(b,
+    out_bar, ...)` in code whose third parameter is a string): then they are computed
+    from the example's values, as for any such call (``_unprobed_call``)."""
+    try:
+        with np.errstate(all="ignore"):
+            probe(callee, example)
+    except Exception:  # noqa: BLE001 - (they are not its arguments)
+        return False
+    return True
 
 
 # primitives the transform batches itself (containers, calls, writes, joins of lists)
