@@ -274,9 +274,8 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
     def _generate_for(self, passed: tuple[Kind, ...], kinds: tuple[Kind, ...],
                       args: tuple | None = None) -> tuple[str, Callable]:
         """The emitted function for a call passing arguments of structures ``passed``
-        (``kinds`` adds the parameters left at their defaults), as an outer transform
-        needs it: argnums resolved as that call would resolve them.  ``args``, where
-        the outer transform has them, are the call's arguments (see ``_generate``)."""
+        (``kinds``: with the defaults) for an outer transform, argnums resolved as that
+        call would; ``args``, where it has them, the call's arguments (``_generate``)."""
         argnums = _check_argnums(self.argnums, self.tuple_out, len(passed))
         return self._generate(kinds, argnums, self.tuple_out, inner_args=args)
 
