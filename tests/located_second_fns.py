@@ -23,3 +23,10 @@ def grows_in_a_loop(x, coeffs=(0.5, -1.0, 2.0)):
     for c in coeffs:
         acc = acc * x + c
     return np.sum(acc)
+
+
+def grows_rank_every_iteration(x, coeffs=(0.5, -1.0, 2.0)):
+    acc = 0.0
+    for c in coeffs:
+        acc = np.expand_dims(acc, -1) * x + c
+    return np.sum(acc)

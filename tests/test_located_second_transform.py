@@ -35,13 +35,24 @@ def test_the_function_itself_differentiates(x) -> None:
     np.testing.assert_allclose(s2s.hessian(F.caller_if)(x), fd_h, rtol=1e-5, atol=1e-6)
 
 
+def test_jacobians_of_a_loop_whose_value_changes_rank_once() -> None:
+    """(refused until the first iteration was peeled: carry9) against finite
+    differences: ``acc = 0.0`` becomes an array in the first iteration."""
+    np.testing.assert_allclose(s2s.jacfwd(F.grows_in_a_loop)(X),
+                               fd_grad(F.grows_in_a_loop, (X,), 0)[0], rtol=1e-6, atol=1e-8)
+    g = s2s.grad(F.grows_in_a_loop)
+    fd_h = np.stack([fd_grad(lambda v, k=k: g(v)[k], (X,), 0)[0] for k in range(X.size)])
+    np.testing.assert_allclose(s2s.hessian(F.grows_in_a_loop)(X), fd_h, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("transform", [s2s.jacfwd, s2s.hessian])
 def test_a_refused_emitted_loop_is_located_at_the_users_loop(transform) -> None:
     """jacfwd (a vmap of the emitted JVP) met its refusal at the emitted `for k in
     range(len(coeffs)):`, which has no quoted statement above it: it named a line of
-    `<s2s:...>` code; the loop is found by its index's name."""
+    `<s2s:...>` code; the loop is found by its index's name.  (A rank that grows at
+    every iteration: one rank after the first is what peeling needs.)"""
     with pytest.raises(s2s.TransformError) as err:
-        transform(F.grows_in_a_loop)(X)
+        transform(F.grows_rank_every_iteration)(X)
     loc = err.value.loc
     assert loc.file == F.__file__ and loc.text.strip() == "for c in coeffs:", str(err.value)
     assert "<s2s:" not in str(err.value)
