@@ -5,7 +5,15 @@ items). The first group unpacks the wrong number of items, which Python refuses 
 ValueError; the line doing it carries the comment `# unpacks`. The second group is the
 same code with the right widths."""
 
+from typing import NamedTuple
+
 import numpy as np
+
+
+class Scales(NamedTuple):
+    w: float
+    b: float
+    c: float
 
 
 def grown_triples(x):
@@ -52,6 +60,20 @@ def passes_triple(x):
 def tuple_argument(x, t):
     """a tuple argument (a Python value) of another length than the names."""
     a, b = t  # unpacks
+    return np.sum(x * a * b)
+
+
+def rows_argument(x, rows):
+    """a list argument of 3-tuples (Python numbers), looped over with two names."""
+    total = 0.0
+    for a, b in rows:  # unpacks
+        total = total + np.sum(x * a * b)
+    return total
+
+
+def named_tuple_argument(x, p):
+    """a NamedTuple argument of three fields unpacked into two names."""
+    a, b = p  # unpacks
     return np.sum(x * a * b)
 
 
