@@ -9,6 +9,7 @@ with JAX's wording, so code written against JAX catches the same thing.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 
@@ -107,6 +108,22 @@ class ListIndexError(TransformError, IndexError):
     """An index out of the range of a list the function grew (``hs[k]``), raised where
     emitted code reads the item and located at the user's own line (Python's
     IndexError)."""
+
+
+class UnpackError(TransformError, ValueError):
+    """``a, b = v`` (or ``for a, b in pts``) of a tuple or list whose length in this
+    call is not the number of targets, located at the user's line with Python's
+    message (Python's ValueError)."""
+
+    @classmethod
+    def of(cls, width: int, got: int, loc: Loc | None) -> "UnpackError":
+        if got > width:  # (Python 3.14 says how many it got here too)
+            counted = f", got {got}" if sys.version_info >= (3, 14) else ""
+            what = f"too many values to unpack (expected {width}{counted})"
+        else:
+            what = f"not enough values to unpack (expected {width}, got {got})"
+        return cls(what, loc, f"unpack it into {got} name{'s' * (got != 1)}, or take "
+                   "the rest as a list: `a, *rest = v`")
 
 
 class UnboundFunctionError(TransformError, UnboundLocalError):

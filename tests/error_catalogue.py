@@ -180,6 +180,10 @@ CATALOGUE: list[Kind] = [
          _grad(C.uses_decorated_inner_def), Syntax, ("def",), C.uses_decorated_inner_def),
     Kind("del", SYNTAX, "a name read after `del y`", _grad(E.uses_del), Syntax,
          ("del",), E.uses_del),
+    Kind("unpack-width", SYNTAX, "unpacking into names a tuple of another length (`for "
+         "a, b in pts` over 3-tuples): Python's ValueError, at your line",
+         _grad(E.uses_unpack_width), s2s.errors.UnpackError,
+         ("too many values to unpack (expected 2)",), E.uses_unpack_width),
     Kind("walrus", SYNTAX, "`(z := ...)`", _grad(E.uses_walrus), Syntax, (":=",),
          E.uses_walrus),
     Kind("fstring", SYNTAX, "f-string formatting arrays", _grad(C.uses_fstring_of_array),

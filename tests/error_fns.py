@@ -29,6 +29,16 @@ def uses_try(x):
     return np.sum(y)
 
 
+def uses_unpack_width(x):
+    pts = []
+    for i in range(3):
+        pts.append((x[i], x[i] * 2, x[i] + 1))
+    total = 0.0
+    for a, b in pts:  # ERR: a, b
+        total = total + a * b
+    return total
+
+
 def uses_with(x):
     with contextlib.suppress(ValueError):  # ERR: contextlib
         y = np.log(x)

@@ -64,6 +64,7 @@ from .jit_jax_pytrees import (
     reading_translated,
     register_translated,
 )
+from .located import unpack_at_user_line
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .vectorize import Vmapped, in_argument_types
 
@@ -138,6 +139,9 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
             k: as_translated(v, translator) for k, v in kwargs.items()})
     except TracedValueError as err:
         raise _at_user_line(err, fun) from err.__cause__
+    except ValueError as err:  # (`a, b = t` of 3 items: raised at your line)
+        unpack_at_user_line(err, fun)
+        raise
 
 
 def _at_user_line(err: TracedValueError, fun: Any) -> TracedValueError:

@@ -8,15 +8,17 @@ IR name), and the IR's ``If``/``For`` with that test carries the user's line.
 
 from __future__ import annotations
 
+import inspect
 import linecache
 import os
 import re
 import sys
+import traceback
 from typing import Any
 
 import numpy as np
 
-from ..errors import EmptyStackError, ListIndexError, Loc, TruthValueError
+from ..errors import EmptyStackError, ListIndexError, Loc, TruthValueError, UnpackError
 from ..ir.nodes import For, If, Let, Var, walk
 
 _TEST = re.compile(r"^(if|elif|while)\s+(not\s+)?([^:]+?)\s*:(\s*#.*)?$")
@@ -313,3 +315,32 @@ def _test_loc(fn: Any, name: str, seen: set[int]) -> Any:
             if found is not None:
                 return found
     return None
+
+
+_COMMENT = re.compile(r"\s+#[^'\"]*$")
+
+
+def unpack_at_user_line(err: ValueError, fun: Any) -> None:
+    """Python's "too many / not enough values to unpack" ValueError raised by the
+    JAX backend's copy of the user's source (a ``<s2s:...>`` file, its lines the user's
+    lines translated): raised again as :class:`~s2s.errors.UnpackError` at the user's
+    own line (the function of that name, the first of its lines reading so)."""
+    if "values to unpack" not in str(err) or err.__traceback__ is None:
+        return
+    frame = traceback.extract_tb(err.__traceback__)[-1]
+    if not frame.filename.startswith("<s2s:") or not frame.line:
+        return
+    user = fun if getattr(fun, "__name__", None) == frame.name else getattr(
+        fun, "__globals__", {}).get(frame.name)
+    try:
+        lines, first = inspect.getsourcelines(user)
+    except (OSError, TypeError):
+        return
+    for k, line in enumerate(lines):  # (the copy leaves comments out)
+        if _COMMENT.sub("", line).strip() == _COMMENT.sub("", frame.line).strip():
+            text = line.rstrip("\n")
+            loc = Loc(inspect.getsourcefile(user) or "?", first + k,
+                      len(text) - len(text.lstrip()) + 1, text)
+            raise UnpackError(str(err), loc, "unpack as many names as the value has "
+                              "items, or take the rest as a list: `a, *rest = v`",
+                              getattr(fun, "__name__", None)) from err

@@ -155,7 +155,8 @@ class ListEdits:
                  f"{len(names)} items (Python's ValueError where the shortest row has "
                  f"another length), at File \"{loc.file}\", line {loc.line}: {line}")
         body = f"    {width} = len({row})\n    if {width} != {len(names)}:\n        " \
-            f"raise ValueError({self._message(wrong)})\n    {', '.join(parts)}, = {row}\n" + "".join(
+            f"raise ValueError({self._message(wrong)})\n" + "".join(  # (read by index:
+                f"    {v} = {row}[{i}]\n" for i, v in enumerate(parts)) + "".join(  # checked)
                 f"    {c}.append({v})\n" for c, v in zip(columns, parts))
         self._lower([
             cst.parse_statement(f"{count} = len({rows.value})\n"),

@@ -12,7 +12,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..errors import UnboundFunctionError
+from ..errors import UnboundFunctionError, UnpackError
 from ..ir.names import bound_names, read_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, For, Index, Let, Stmt, Var
 from .carried_records import rebuild_after, split_carried
@@ -86,6 +86,7 @@ class LoopLowerer:
         iterable = _view_of_copy(self.n, node.iter)
         func = iterable.func if isinstance(iterable, cst.Call) else None
         resolved = _builtin(self.n, func)
+        _check_widths(self.n, node.target, iterable, resolved)  # (Python's ValueError)
         prefix: list[tuple[Any, Any]] = []  # (target node, (sequence atom)) per iteration
         enum_start: tuple[Any, Atom] | None = None  # enumerate(x, start): (i's node, start)
         backwards = resolved is builtins.reversed
@@ -114,8 +115,7 @@ class LoopLowerer:
             if not isinstance(node.target, cst.Tuple) or len(node.target.elements) != len(seqs):
                 raise self.n.unsupported(node.target, "unpack zip() into one name per "
                                        "sequence", "write `for a, b in zip(x, y):`")
-            args = [self.length(seqs[0], iterable)]
-            target_node = None
+            args, target_node = [self.length(seqs[0], iterable)], None
             prefix += [(e.value, q) for e, q in zip(node.target.elements, seqs)]
         elif self.dict_iteration(node.target, iterable, resolved, prefix):
             args, target_node = [self.length(prefix[-1][1], iterable)], None
@@ -517,3 +517,26 @@ def check_ran(n: Any, names: list[str], node: Any) -> None:
         n.emit(n.names.fresh("kept"), "kept", (Var(n.env[name]),), {
             "template": (f"if {key} is None:", (key,)), "kind": "check",
             "body": (f"raise {raiser}()", (key,)), "always": True}, node)
+
+
+def _check_widths(n: Any, target: Any, iterable: Any, resolved: Any) -> None:
+    """``for a, b in zip(x, y, z)``, ``for i, a, b in enumerate(x)``, ``for i, (a, b) in
+    enumerate(zip(x, y, z))``: names unpacking items of another width is Python's
+    ValueError, at the user's line."""
+    def check(target: Any, call: Any, width: int | None = None) -> None:
+        if width is None and any(a.star or a.keyword for a in call.args):
+            return  # (zip(*rows), zip(x, y, strict=True): left to the lowering)
+        width = len(call.args) if width is None else width
+        if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) != width and \
+                not any(isinstance(e, cst.StarredElement) for e in target.elements):
+            raise UnpackError.of(len(target.elements), width, n.loc(target))
+
+    if resolved is builtins.zip:
+        check(target, iterable)
+    if resolved is not builtins.enumerate or not iterable.args:
+        return
+    check(target, iterable, 2)
+    inner = iterable.args[0].value
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(inner, cst.Call) and \
+            _builtin(n, inner.func) is builtins.zip:
+        check(target.elements[1].value, inner)

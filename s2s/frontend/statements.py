@@ -11,7 +11,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import UnpackError, UnsupportedSyntaxError
 from ..ir.names import bound_names, rename, stem
 from ..ir.nodes import Atom, Break, Const, If, Index, Let, Return, Stmt, Var
 from .contexts import with_statement
@@ -295,10 +295,9 @@ class StmtLowerer:
             k = star[0]
             n_after = len(elements) - k - 1
             if len(values) < len(elements) - 1:
-                raise self.n.unsupported(
-                    value, f"not enough values to unpack (expected at least "
-                    f"{len(elements) - 1}, got {len(values)})", "match the targets to the values",
-                )
+                raise UnpackError(
+                    f"not enough values to unpack (expected at least {len(elements) - 1}, "
+                    f"got {len(values)})", self.n.loc(value), "match the targets to the values")
             middle = values[k:len(values) - n_after]
             rest = cst.List(elements=[e.with_changes(comma=cst.MaybeSentinel.DEFAULT)
                                       for e in middle])
@@ -309,10 +308,7 @@ class StmtLowerer:
                 elements[k + 1:], values[len(values) - n_after:])]
             return out
         if len(values) != len(elements):
-            raise self.n.unsupported(
-                value, f"{len(elements)} targets and {len(values)} values do not match",
-                "match the targets to the values",
-            )
+            raise UnpackError.of(len(elements), len(values), self.n.loc(value))
         return [self.unpacked_values(e.value, v.value) for e, v in zip(elements, values)]
 
     def bind_unpacked(self, target: Any, tree: Any, node: Any) -> None:
@@ -340,8 +336,8 @@ class StmtLowerer:
                 self.check_name(sub)
             ssa = self.n.names.fresh(base) if (base in self.n.bound or not isinstance(
                 sub, cst.Name)) else base
-            item = self.n.emit(ssa, "getitem", (tree,),
-                             {"index": Index((Const(i, str(i)),), False)}, sub)
+            item = self.n.emit(ssa, "getitem", (tree,), {"index": Index(
+                (Const(i, str(i)),), False, unpack=len(target.elements))}, sub)
             if isinstance(sub, cst.Name):
                 self.n.bound.add(base)
                 self.n._bind(base, ssa)

@@ -114,7 +114,7 @@ def _renamed(x: Any, m: dict[str, Atom]) -> Any:
     if isinstance(x, Var):
         return m.get(x.name, x)
     if isinstance(x, Index):
-        return Index(tuple(_renamed(i, m) for i in x.items), x.is_tuple)
+        return Index(tuple(_renamed(i, m) for i in x.items), x.is_tuple, unpack=x.unpack)
     if isinstance(x, Slice):
         return Slice(*(None if a is None else _renamed(a, m) for a in (x.lower, x.upper, x.step)))
     if isinstance(x, tuple):

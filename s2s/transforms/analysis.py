@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TransformError, UnsupportedSyntaxError
+from ..errors import TransformError, UnpackError, UnsupportedSyntaxError
 from ..ir.kinds import LEAF, SEQ, Kind, Seq, Tree, kind_of
 from ..ir.nodes import Atom, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, walk
 from ..ir.walk import all_lets, depending, loop_breaks
@@ -386,6 +386,9 @@ class Facts:
                 'np.where(test, p["w"], p["a"])',
             )
         key = item.value
+        if index.unpack and index.unpack != len(base.keys) and (
+                base.type is not dict or base.positional):  # a, b = (x, y, z)
+            raise UnpackError.of(index.unpack, len(base.keys), s.loc)
         if index.attribute and key not in base.keys:
             raise TransformError(
                 f"`.{key}` is not a field of this argument", s.loc,
