@@ -288,6 +288,20 @@ RULES: tuple[Rule, ...] = (
          "s, e floating (facts); the e-graph's constant folding (exact for a power-of-two "
          "constant, as here; else equal to rounding)",
          ({"s": (4, 1), "e": (4, 3)}, {"s": (), "e": (3,)}), "", ""),
+    Rule("a negated numerator's sign moves out of a quotient", "egraph",
+         "x + (-a) / s * e", "x - a / s * e",
+         "x, a, s, e floating (facts); exact: negation commutes with rounding, and "
+         "adding a negation is subtracting (a softmax's max-shifted cross-entropy: "
+         "one negation of a column less)",
+         ({"x": (4, 3), "a": (4, 1), "s": (4, 1), "e": (4, 3)}, {"x": (), "a": (), "s": (),
+                                                                  "e": ()}), "", ""),
+    Rule("one over a value times another is their quotient", "egraph",
+         "1.0 / (1.0 + e) * e", "e / (1.0 + e)",
+         "e and the divisor floating (facts), also where they are indexed ((...)[:, None]); "
+         "equal to rounding: one rounding for two (a logistic loss's sigmoid times its "
+         "exponential); the reciprocal of a value beyond 1 / the smallest normal number "
+         "is subnormal or zero, where the quotient need not be",
+         ({"e": (5,)}, {"e": ()}, {"e": (0,)}, {"e": (2, 3)}), "", "", exact=False),
     *(Rule(f"np.{fn} of a real value read by an operator is the value", "fixups",
            f"np.{fn}(x) * y", "x * y",
            "x real floating (a fact): the same elements and dtype; the operator makes a new "
