@@ -1,5 +1,6 @@
 """The ``products`` pass (s2s/optimize/products.py): sums and means over one axis of a
-float matrix as matrix-vector products with a module constant of ones.  Against JAX's
+float matrix as matrix-vector products with a module constant of ones, and a column
+times a row as an elementwise product.  Against JAX's
 gradients in float64 and float32 at the 1st, 3rd and 10th call, with NaN and inf, on
 size-0 and size-1 axes; rows longer than 128 stay NumPy's sums; the constants are
 named apart from the module's names and are not reachable through the results."""
@@ -37,9 +38,10 @@ def _args(name: str, rows: int, cols: int, dtype, special: bool) -> tuple:
 
 
 SHAPES = [(6, 5), (1, 4), (4, 1), (0, 3), (3, 0)]
-CASES = [(n, s) for n in ("softmax_xent", "layer_norm", "column_stats", "rows_in_loop")
-         for s in SHAPES if not (n == "softmax_xent" and 0 in s)]
-# (softmax_xent: a max of no items raises; a mean of no rows times a module float
+CASES = [(n, s) for n in ("softmax_xent", "layer_norm", "column_stats", "rows_in_loop",
+                          "outer")
+         for s in SHAPES if not (n in ("softmax_xent", "outer") and 0 in s)]
+# (softmax_xent: a max of no items raises; outer: a column of no rows is no column; a mean of no rows times a module float
 # divides a Python float by zero in the specialized code, the fill pass's, reported)
 
 
@@ -68,6 +70,11 @@ def _specialized(name: str, args: tuple) -> str:
     g.wait_specialized()
     return "\n".join(line for line in g.specialized_source.splitlines()
                      if not line.lstrip().startswith("#"))  # (the user's lines quoted)
+
+
+def test_a_column_times_a_row_is_an_elementwise_product() -> None:
+    text = _specialized("outer", _args("outer", 4, 3, np.float64, False))
+    assert "np.cos(x[:, :1] * w" in text and "x[:, :1] @" not in text, text
 
 
 def test_the_sums_are_products_and_the_constant_is_named_apart() -> None:

@@ -1,5 +1,6 @@
 """The ``products`` pass: a sum or mean over one axis of a floating matrix, spelled as a
-matrix-vector product with a vector of ones.
+matrix-vector product with a vector of ones; and a matrix product of a column and a
+row, ``(m, 1) @ (1, n)``, spelled as the elementwise product it is.
 
 NumPy reduces a matrix along an axis one short inner loop at a time: summing each row
 of a 64 x 10 array costs about as much as an elementwise operation on 4,000 numbers
@@ -100,6 +101,24 @@ def sums_as_products(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
         return made[key]
 
     class Products(ast.NodeTransformer):
+        def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+            """A column times a row (``(m, 1) @ (1, n)``): each element is one product,
+            so the matrix product is the elementwise one, without BLAS's call."""
+            self.generic_visit(node)
+            if not isinstance(node.op, ast.MatMult):
+                return node
+            left, right = known_of(node.left), known_of(node.right)
+            if left is None or right is None or len(left[0]) != 2 or len(right[0]) != 2 \
+                    or left[0][1] != 1 or right[0][0] != 1 or \
+                    np.dtype(left[1]) != np.dtype(right[1]) or \
+                    np.dtype(left[1]) not in _FLOATS:
+                return node
+            new = ast.copy_location(ast.BinOp(node.left, ast.Mult(), node.right), node)
+            if hasattr(node, "_k"):
+                new._k = node._k  # type: ignore[attr-defined]  # (the same value)
+            derived[id(new)] = ((left[0][0], right[0][1]), np.dtype(left[1]))
+            return new
+
         def visit_Call(self, node: ast.Call) -> ast.AST:
             self.generic_visit(node)
             found = _reduction(node)
@@ -184,6 +203,8 @@ def _facts_of(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any], derived: dict
                 busy.add(node.id)
                 by_name[node.id] = known(bound[node.id])
             return by_name.get(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return known(node.operand)
         if isinstance(node, ast.BinOp) and isinstance(node.op, _ELEMENTWISE):
             sides = []
             for side in (node.left, node.right):
