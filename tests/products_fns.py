@@ -33,3 +33,7 @@ def rows_in_loop(x, w):
 
 def outer(x, w):
     return np.sum(np.sin(x[:, :1] @ w[:1, :]) * w)
+
+
+def relu_bias(b, x):
+    return np.sum(np.maximum(x + b, 0.0) ** 2)

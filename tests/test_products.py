@@ -72,6 +72,25 @@ def _specialized(name: str, args: tuple) -> str:
                      if not line.lstrip().startswith("#"))  # (the user's lines quoted)
 
 
+def test_a_float32_relus_column_sum_stays_float32() -> None:
+    """The ties pass computes a float32 relu's share in float32 where the generic code
+    (whose facts the pass reads) computed float64: the ones are float32, so the
+    specialized code's own result is float32, as JAX's, not cast back by the call."""
+    r = np.random.default_rng(5)
+    b, x = r.normal(size=3).astype(np.float32), r.normal(size=(6, 3)).astype(np.float32)
+    g = s2s.grad(F.relu_bias)
+    for _ in range(3):
+        g(b, x)
+    g.wait_specialized()
+    namespace: dict = {}
+    exec(g.specialized_source, namespace)
+    got = namespace["relu_bias_grad"](b, x)
+    assert got.dtype == np.float32, g.specialized_source
+    assert "np.ones((6,), dtype=np.float32)" in g.specialized_source, g.specialized_source
+    want = 2 * np.maximum(x + b, 0).sum(axis=0)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
 def test_a_column_times_a_row_is_an_elementwise_product() -> None:
     text = _specialized("outer", _args("outer", 4, 3, np.float64, False))
     assert "np.cos(x[:, :1] * w" in text and "x[:, :1] @" not in text, text

@@ -73,12 +73,28 @@ def _axis_keepdims(keywords: list[ast.keyword]) -> tuple[int, bool] | None:
     return None if axis is None else (axis, keepdims)
 
 
+def narrow_floats(args: Any) -> bool:
+    """Does any argument (in dicts, lists and tuples too) hold float32 or float16?"""
+    if isinstance(args, dict):
+        return any(narrow_floats(v) for v in args.values())
+    if isinstance(args, (list, tuple)):
+        return any(narrow_floats(v) for v in args)
+    dtype = getattr(args, "dtype", None)
+    return isinstance(dtype, np.dtype) and dtype.kind == "f" and dtype.itemsize < 8
+
+
 def sums_as_products(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
-                     taken: set[str]) -> list[ast.stmt]:
+                     taken: set[str], narrow: bool = False) -> list[ast.stmt]:
     """Rewrite ``fn`` in place: each sum (or mean) over one axis of a 2-D float32 or
     float64 matrix, where the guard of the module docstring holds, is ``x @ ones`` (a
     row's) or ``ones @ x`` (a column's), over the count for a mean.  Returns the
-    module statements that bind the vectors of ones, named apart from ``taken``."""
+    module statements that bind the vectors of ones, named apart from ``taken``.
+
+    ``narrow``: the signature has float32 (or float16) arrays.  A fact then saying
+    float64 may be the generic code's where a pass made the value float32 (``ties``
+    computes a float32 relu's share in float32, the generic code in float64), so such
+    a matrix is given float32 ones: exact, and NumPy's promotion makes the product
+    the matrix's dtype, float32 or float64, whichever it is."""
     derived: dict[int, Any] = {}
     known_of = _facts_of(fn, fact, derived)
     made: dict[tuple, str] = {}  # (shape, dtype) -> the constant's name
@@ -134,7 +150,7 @@ def sums_as_products(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
             if axis not in (-2, -1, 0, 1):
                 return node
             m, n = known[0]
-            dtype = np.dtype(known[1])
+            dtype = np.dtype(np.float32) if narrow else np.dtype(known[1])
             row = axis % 2 == 1
             count = n if row else m
             if (row and n > LONGEST_ROW) or (kind == "mean" and count == 0):
@@ -150,7 +166,7 @@ def sums_as_products(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
             if hasattr(node, "_k"):
                 new._k = node._k  # type: ignore[attr-defined]  # (the same value)
             shape = ((m, 1) if row else (1, n)) if keepdims else ((m,) if row else (n,))
-            derived[id(new)] = (shape, dtype)
+            derived[id(new)] = (shape, np.dtype(known[1]))
             return ast.copy_location(new, node)
 
     Products().visit(fn)

@@ -61,7 +61,7 @@ from .passes import (
     straight,
     trim_tapes,
 )
-from .products import names_in, sums_as_products
+from .products import names_in, narrow_floats, sums_as_products
 from .realpart import real_conjugates, real_parts
 from .scales import divisors_out_of_sums, lift_scales
 from .signature_facts import signature_facts
@@ -737,7 +737,7 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
         if on("ties"):  # (last: no pass reads the product before its masked write)
             split_shares(fn, rewriter.fact)
         if on("products"):  # (after every pass that reads a sum's spelling)
-            constants += sums_as_products(fn, rewriter.fact, taken)
+            constants += sums_as_products(fn, rewriter.fact, taken, narrow_floats(args))
     if constants:  # (the vectors of ones, bound once above the functions)
         at = next(i for i, node in enumerate(module.body)
                   if isinstance(node, ast.FunctionDef))
