@@ -50,8 +50,11 @@ _TIES_NUMBER = ({"a": ("ties", (4, 5))}, {"a": ("ties", ())}, {"a": ("ties", (0,
 
 _PRODUCTS = ("x a 2-D float32 or float64 array, the axis a literal, keepdims a literal or "
              "absent, no other keyword (facts of the signature); the vector of ones of "
-             "x's dtype a module constant of the specialized code (ones_5x1 = "
-             "np.ones((5, 1))), read only by such products")
+             "x's dtype (float32 wherever the signature has float32 arrays: a pass may "
+             "have made a value float32 that the facts, read in the generic code, call "
+             "float64; float32 ones are exact and promote to x's own dtype) a module "
+             "constant of the specialized code (ones_5x1 = np.ones((5, 1))), read only "
+             "by such products")
 
 RULES: tuple[Rule, ...] = (
     Rule("an unbroadcast to its own shape disappears", "fixups",
