@@ -91,11 +91,13 @@ def test_a_float32_relus_column_sum_stays_float32() -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5)
 
 
+@pytest.mark.slow
 def test_a_column_times_a_row_is_an_elementwise_product() -> None:
     text = _specialized("outer", _args("outer", 4, 3, np.float64, False))
     assert "np.cos(x[:, :1] * w" in text and "x[:, :1] @" not in text, text
 
 
+@pytest.mark.slow
 def test_the_sums_are_products_and_the_constant_is_named_apart() -> None:
     text = _specialized("softmax_xent", _args("softmax_xent", 6, 5, np.float64, False))
     assert "sum(" not in text, text
