@@ -124,6 +124,7 @@ ARGS = {
     "tanh_energy": (R.normal(size=5),),
     "var_scaled": (R.normal(size=(3, 4)),),
     "gp_nll": (np.float64(0.7), np.sort(R.uniform(0, 3, 8)), R.normal(size=8)),
+    "row_sums": (R.normal(size=(4, 3)),), "col_means": (R.normal(size=(4, 3)),),
 }
 ARGNUMS = {"row_bias": (0, 1), "matvec": (0, 1), "vecmat": (0, 1), "dot": (0, 1),
            "relu_maximum": (0, 1), "relu_minimum": (0, 1)}
@@ -133,7 +134,8 @@ DEFAULT = {"an unbroadcast is the sums it does", "a dot product's cotangents",
            "a mean's seed is a scalar times the cotangent",
            "a complex value with a zero imaginary part, read for its real part, is real",
            "a maximum operand's share is one comparison of the operands, a number",
-           "twice a floating name is its sum with itself"}
+           "twice a floating name is its sum with itself",
+           "a sum along a matrix's rows is a product with ones"}
 
 
 def _specialized(name: str, off: str, monkeypatch) -> tuple[str, list, str]:
@@ -316,7 +318,7 @@ def test_a_row_sum_of_one_pick_per_row_is_not_done(dtype, monkeypatch) -> None:
     logits = (rng.normal(size=(6, 4)) * 3).astype(dtype)
     for y in (np.array([0, 3, 3, -1, 2, -4]), np.array([1, 1, 1, 1, 1, 1])):
         want = jax.grad(jax_twin(F).picked_rows)(logits, y)
-        for off, summed in (("", False), ("accumulate", True)):
+        for off, summed in (("products", False), ("accumulate,products", True)):
             monkeypatch.setenv("S2S_PASSES_OFF", off)
             g = s2s.grad(F.picked_rows)
             for _ in range(3):

@@ -41,7 +41,7 @@ WHERE = {"fixups": "mlp", "fill": "loop", "shapes": "rows", "matmul": "mlp",
          "addat": "softmax_xent", "cse": "repeated", "egraph": "rows", "zero": "rows",
          "tapes": "loop", "dce": "mlp", "accumulate": "softmax_xent", "methods": "rows",
          "signs": "softmax_xent", "copies": "repeated", "subexpr": "tanh_sq", "ties": "relu",
-         "literals": "tanh_sq", "solves": "gp", "all": "mlp"}
+         "literals": "tanh_sq", "solves": "gp", "products": "rows", "all": "mlp"}
 
 
 def _run(name: str) -> tuple[list, str]:
@@ -79,7 +79,7 @@ def _same(got, want) -> None:
 
 
 DEFAULT = {("matmul", "mlp"), ("all", "mlp"), ("subexpr", "tanh_sq"), ("copies", "tanh_sq"),
-           ("ties", "relu"), ("literals", "tanh_sq")}
+           ("ties", "relu"), ("literals", "tanh_sq"), ("products", "rows")}
 CASES = [pytest.param(p, n, marks=() if (p, n) in DEFAULT else pytest.mark.slow,
                       id=f"{p}-{n}") for p in (*PASSES, "all") for n in ARGS]
 

@@ -67,6 +67,9 @@ def egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) -> 
                     else stmt.value.values
                 for k, item in enumerate(items):
                     take(items, k, item)
+            for node in ast.walk(stmt.value):  # (arithmetic indexed: (a * b)[:, None])
+                if isinstance(node, ast.Subscript):
+                    take(node, "value", node.value)
     if not candidates:
         return
     eg = EGraph()
@@ -89,14 +92,19 @@ def egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) -> 
             rewrite((-x) * y).to(-(x * y)),
             rewrite(x * (-y)).to(-(x * y)),
             rewrite(x - (-y)).to(x + y),
+            rewrite((-x) / y).to(-(x / y)),
             rewrite(x + (-y)).to(x - y),
             rewrite((-x) + y).to(y - x),
             rewrite(x / Term(1.0)).to(x),
+            rewrite((Term(1.0) / x) * y).to(y / x),
+            rewrite(y * (Term(1.0) / x)).to(y / x),
             rewrite(Term(a) * (Term(b) / x)).to(Term(a * b) / x),
             rewrite(Term(a) * ((Term(b) / x) * y)).to((Term(a * b) / x) * y),
         )
         eg.run(6)
-        for (holder, slot, _), let in zip(candidates, lets):
+        # (inner candidates first: an indexed one, (a * b)[:, None], is an opaque name
+        # in its statement's, whose text is read off the node when that one is written)
+        for (holder, slot, _), let in reversed(list(zip(candidates, lets))):
             best = eg.extract(let)
             text = _render(best, opaque)
             if text is None:

@@ -48,6 +48,14 @@ _TIES = ({"a": ("ties", (4, 5)), "b": ("ties", (4, 5))}, {"a": ("ties", (3, 4)),
          {"a": ("ties", (2, 1)), "b": ("ties", (1, 3))})
 _TIES_NUMBER = ({"a": ("ties", (4, 5))}, {"a": ("ties", ())}, {"a": ("ties", (0,))})
 
+_PRODUCTS = ("x a 2-D float32 or float64 array, the axis a literal, keepdims a literal or "
+             "absent, no other keyword (facts of the signature); the vector of ones of "
+             "x's dtype (float32 wherever the signature has float32 arrays: a pass may "
+             "have made a value float32 that the facts, read in the generic code, call "
+             "float64; float32 ones are exact and promote to x's own dtype) a module "
+             "constant of the specialized code (ones_5x1 = np.ones((5, 1))), read only "
+             "by such products")
+
 RULES: tuple[Rule, ...] = (
     Rule("an unbroadcast to its own shape disappears", "fixups",
          "unbroadcast(x, like)", "x",
@@ -283,6 +291,20 @@ RULES: tuple[Rule, ...] = (
          "s, e floating (facts); the e-graph's constant folding (exact for a power-of-two "
          "constant, as here; else equal to rounding)",
          ({"s": (4, 1), "e": (4, 3)}, {"s": (), "e": (3,)}), "", ""),
+    Rule("a negated numerator's sign moves out of a quotient", "egraph",
+         "x + (-a) / s * e", "x - a / s * e",
+         "x, a, s, e floating (facts); exact: negation commutes with rounding, and "
+         "adding a negation is subtracting (a softmax's max-shifted cross-entropy: "
+         "one negation of a column less)",
+         ({"x": (4, 3), "a": (4, 1), "s": (4, 1), "e": (4, 3)}, {"x": (), "a": (), "s": (),
+                                                                  "e": ()}), "", ""),
+    Rule("one over a value times another is their quotient", "egraph",
+         "1.0 / (1.0 + e) * e", "e / (1.0 + e)",
+         "e and the divisor floating (facts), also where they are indexed ((...)[:, None]); "
+         "equal to rounding: one rounding for two (a logistic loss's sigmoid times its "
+         "exponential); the reciprocal of a value beyond 1 / the smallest normal number "
+         "is subnormal or zero, where the quotient need not be",
+         ({"e": (5,)}, {"e": ()}, {"e": (0,)}, {"e": (2, 3)}), "", "", exact=False),
     *(Rule(f"np.{fn} of a real value read by an operator is the value", "fixups",
            f"np.{fn}(x) * y", "x * y",
            "x real floating (a fact): the same elements and dtype; the operator makes a new "
@@ -372,4 +394,33 @@ RULES: tuple[Rule, ...] = (
          "blocked triangular solve may order a column's work by the number of columns)",
          ({"k": (4, 4), "b": (4,), "c": (4, 2)}, {"k": (1, 1), "b": (1,), "c": (1, 3)},
           {"k": (0, 0), "b": (0,), "c": (0, 2)}), "gp_nll", "np.linalg.inv(", exact=False),
+    Rule("a sum along a matrix's rows is a product with ones", "products",
+         "x.sum(axis=1)", "x @ np.ones((x.shape[1],), dtype=np.float64)",
+         _PRODUCTS + "; the rows at most 128 long (NumPy sums up to 128 contiguous "
+         "numbers with eight running sums, pairwise beyond: a dot product's few running "
+         "sums have its error bound); equal to rounding (times one is exact: the same "
+         "numbers added, in another order)",
+         ({"x": (4, 5)}, {"x": (3, 1)}, {"x": (0, 3)}, {"x": (2, 0)}, {"x": (2, 128)}),
+         "row_sums", "axis=1)", exact=False),
+    Rule("a sum along a matrix's rows, kept 2-D, is a product with a column of ones",
+         "products", "np.sum(x, axis=-1, keepdims=True)",
+         "x @ np.ones((x.shape[1], 1), dtype=np.float64)", "as the rule above",
+         ({"x": (4, 5)}, {"x": (3, 1)}, {"x": (0, 3)}, {"x": (2, 0)}), "", "",
+         exact=False),
+    Rule("a mean down a matrix's columns is a product with ones over the count",
+         "products", "x.mean(axis=0, keepdims=True)",
+         "np.ones((1, x.shape[0]), dtype=np.float64) @ x / x.shape[0]",
+         _PRODUCTS + ", the count not zero (an empty mean's warning stays NumPy's); "
+         "columns of any length (NumPy adds them one row after another); equal to "
+         "rounding (NumPy's mean is the sum over the count, as here)",
+         ({"x": (4, 5)}, {"x": (1, 3)}, {"x": (3, 0)}, {"x": (300, 2)}), "col_means",
+         "axis=0, keepdims=True)", exact=False),
+    Rule("a matrix product of a column and a row is their elementwise product",
+         "products", "a @ b", "a * b",
+         "a of shape (m, 1), b of shape (1, n), one real floating dtype (facts of the "
+         "signature): each element is one product, rounded once either way (a zero's "
+         "sign may differ where BLAS adds the product to zero), without BLAS's call: "
+         "a Gaussian process's outer product of two solves, 60k instructions to 27k",
+         ({"a": (4, 1), "b": (1, 3)}, {"a": (0, 1), "b": (1, 3)}, {"a": (2, 1), "b": (1, 0)},
+          {"a": (1, 1), "b": (1, 1)}), "", "", exact=False),
 )

@@ -61,6 +61,7 @@ from .passes import (
     straight,
     trim_tapes,
 )
+from .products import names_in, narrow_floats, sums_as_products
 from .realpart import real_conjugates, real_parts
 from .scales import divisors_out_of_sums, lift_scales
 from .signature_facts import signature_facts
@@ -97,7 +98,7 @@ MAX_EGRAPH_STATEMENTS = 300
 # buys; with any set off the code computes the same values (tests/test_passes_off.py).
 PASSES = ("fixups", "fill", "shapes", "matmul", "addat", "cse", "egraph", "zero", "tapes",
           "dce", "accumulate", "methods", "signs", "copies", "subexpr", "ties", "literals",
-          "solves")
+          "solves", "products")
 DISABLED: set[str] = set()  # (switched off in this process too, as the variable does)
 
 
@@ -687,6 +688,8 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
 
     result, observed = probe_run(module, namespace, name, args)
     facts = signature_facts(module, observed, name, args, namespace, set(guarded))
+    taken = names_in(module) | set(namespace)
+    constants: list[ast.stmt] = []
     for fn in module.body:
         if not isinstance(fn, ast.FunctionDef):
             continue
@@ -733,6 +736,12 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             spell_literals(fn, rewriter.fact)
         if on("ties"):  # (last: no pass reads the product before its masked write)
             split_shares(fn, rewriter.fact)
+        if on("products"):  # (after every pass that reads a sum's spelling)
+            constants += sums_as_products(fn, rewriter.fact, taken, narrow_floats(args))
+    if constants:  # (the vectors of ones, bound once above the functions)
+        at = next(i for i, node in enumerate(module.body)
+                  if isinstance(node, ast.FunctionDef))
+        module.body[at:at] = constants
     return result, format_module(_with_comments(text, module))
 
 
@@ -763,8 +772,13 @@ def _with_comments(original: str, module: ast.Module) -> str:
     that survived (a dropped statement's comments go to the next one kept)."""
     lines = original.splitlines()
     out: list[str] = []
+    after_imports = False
     for node in module.body:
         if not isinstance(node, ast.FunctionDef):
+            imports = isinstance(node, (ast.Import, ast.ImportFrom))
+            if after_imports and not imports:
+                out.append("")  # (black's blank line after the imports)
+            after_imports = imports
             out.append(ast.unparse(node))
             continue
         out.append(f"\n\ndef {node.name}({ast.unparse(node.args)}):")
