@@ -1,12 +1,10 @@
 """s2s's transforms on the JAX backend: what ``s2s.jit(f, backend="jax")`` runs.
-
 :func:`call` runs an s2s transform (grad, value_and_grad, vmap, jacfwd/jacrev) or a
 user function on JAX values: the emitted code, prepared for JAX by
 :class:`~s2s.backends.jax_backend.JaxBackend`, with the names it reads from the user's
 module translated (:class:`Translator`: NumPy becomes ``s2s.backends.jax_numpy``, a user
 function its lowered copy, an s2s transform called inside the code its emitted code run
-on JAX).  The backend itself knows nothing of transforms.
-"""
+on JAX).  The backend itself knows nothing of transforms."""
 
 from __future__ import annotations
 

@@ -28,6 +28,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import syntax
+
 LONGEST_ROW = 128  # (NumPy's pairwise block: up to it, eight running sums)
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -113,7 +115,7 @@ def sums_as_products(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
             made[key] = name
             text = f"{name} = np.ones({shape!r}" + (
                 ", dtype=np.float32)" if dtype == np.float32 else ")")
-            statements.append(ast.parse(text).body[0])
+            statements.append(syntax.parse(text).body[0])
         return made[key]
 
     class Products(ast.NodeTransformer):
