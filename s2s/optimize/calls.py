@@ -56,3 +56,23 @@ def written(stmt: ast.stmt) -> set[str]:
             if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
                 out.add(node.func.value.id)
     return out
+
+
+# the types of values a fact marks as a Python number's (specialize.probe_run)
+PYTHON_NUMBERS = (float, int, bool, complex)
+
+
+class PythonScalar(tuple):
+    """The (shape, dtype) fact of a node whose value was a Python number (the dtype
+    ``np.result_type`` gives it).  It equals the same fact of a NumPy scalar, but the
+    two do not compute alike: a Python float divided by zero raises ZeroDivisionError
+    where ``np.float64`` gives inf or nan (with a RuntimeWarning)."""
+
+
+def as_kind(fact: tuple | None, out: tuple | None) -> tuple | None:
+    """``fact``, of a value a rewrite would put where the generic code had a value of
+    fact ``out``; None where that value is a Python number and ``out``'s is not
+    (``np.float64(1.0) * g`` is not ``g`` for a Python float ``g``)."""
+    if isinstance(fact, PythonScalar) and not isinstance(out, PythonScalar):
+        return None
+    return fact

@@ -93,10 +93,12 @@ RULES: tuple[Rule, ...] = (
          "y is a 0-d float64 " + _FACTS + "; grad_seed checks that in the generic code",
          ({"y": ()},), "scaled_sum", "grad_seed("),
     Rule("ones times a value is the value", "fill", "np.ones_like(e) * e", "e",
-         "e has the product's shape and dtype (a fact)",
+         "e has the product's shape and dtype (a fact), and is not a Python number where "
+         "the product is NumPy's (a Python float over zero raises, np.float64's is inf)",
          ({"e": (3,)}, {"e": (0, 2)}, {"e": ()}), "", ""),
     Rule("ones over a value is one over it", "fill", "np.ones_like(e) / e", "1.0 / e",
-         "e has the quotient's shape and dtype (a fact)", ({"e": (3,)}, {"e": (2, 2)}),
+         "e has the quotient's shape and dtype (a fact), not a Python number where the "
+         "quotient is NumPy's (1.0 / 0.0 raises)", ({"e": (3,)}, {"e": (2, 2)}),
          "", ""),
     Rule("size, shape and ndim of a known shape are literals", "shapes",
          "(np.size(x), np.shape(x), np.ndim(x))", "(6, (2, 3), 2)",

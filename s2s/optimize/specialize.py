@@ -46,7 +46,7 @@ import numpy as np
 
 from .. import syntax
 from ..emit.code import format_module
-from .calls import MUTATORS, call_name, same_kinds
+from .calls import MUTATORS, PYTHON_NUMBERS, PythonScalar, as_kind, call_name, same_kinds
 from .egraph_pass import egraph_simplify, inline_single_uses
 from .fresh import returns_fresh  # noqa: F401  (s2s/api imports it from here)
 from .literals import spell_literals
@@ -181,9 +181,12 @@ def probe_run(module: ast.Module, namespace: dict[str, Any], name: str,
     inst = _Instrument().visit(copy.deepcopy(module))
     ast.fix_missing_locations(inst)
     seen: dict[int, set] = defaultdict(set)
+    python: set[int] = set()  # the nodes a Python number reached (calls.PythonScalar)
 
     def probe(k: int, value: Any) -> Any:
         seen[k].add(_fact(value))
+        if type(value) in PYTHON_NUMBERS:
+            python.add(k)
         return value
 
     ns = dict(namespace)
@@ -191,7 +194,7 @@ def probe_run(module: ast.Module, namespace: dict[str, Any], name: str,
     exec(compile(inst, f"<s2s-probe:{name}>", "exec"), ns)
     result = ns[name](*args)
     facts = {k: next(iter(v)) if len(v) == 1 else None for k, v in seen.items()}
-    return result, facts
+    return result, {k: PythonScalar(f) if f and k in python else f for k, f in facts.items()}
 
 
 # ---- the rewrite ----------------------------------------------------------------------
@@ -502,7 +505,7 @@ class _Rewriter:
                         _Fill(1.0), False)
             if name in ("unbroadcast", "broadcast_to") and len(args) == 2 and out and \
                     self.on("fixups"):
-                inner = self.fact(args[0])
+                inner = as_kind(self.fact(args[0]), out)
                 if inner is not None and inner[0] == out[0] and (inner[1] == out[1] or (
                         name == "unbroadcast" and same_kinds(inner, out))):  # shapes agree
                     return args[0], self.fill_of(args[0]), name == "unbroadcast"
@@ -531,7 +534,7 @@ class _Rewriter:
                     return value, _Fill(fl.c / nr), False
                 if fl is not None and fr is not None and fr.c != 0.0:
                     return value, _Fill(fl.c / fr.c), False
-                if fl is not None and self.fact(right) == out:  # ones / e: 1.0 / e
+                if fl is not None and as_kind(self.fact(right), out) == out:  # 1.0 / e
                     return ast.BinOp(_literal(fl.c), ast.Div(), right), None, False
                 return value, None, False
             if fl is not None and fr is not None:
@@ -543,7 +546,7 @@ class _Rewriter:
             for f, other in ((fl, right), (fr, left)):
                 if f is None:
                     continue
-                of = self.fact(other)
+                of = as_kind(self.fact(other), out)  # (a Python number: not NumPy's)
                 if of is not None and of == out:  # same shape and dtype as the product
                     if f.c == 1.0:
                         return other, self.fill_of(other), False
