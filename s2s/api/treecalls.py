@@ -33,6 +33,7 @@ import numpy as np
 
 from ..primitives.registry import _GENERATION
 from . import trees
+from .arguments import zero_d
 from .hotcalls import MISS
 from .outputs import owned_items
 from .signatures import call_signature, flat_key, read_free_names
@@ -239,7 +240,7 @@ class TreeCalls:
                 fixed = tuple(trees.unplain(args[i], g) for i, g in zip(argnums, fixed))
             else:
                 fixed = trees.unplain(args[argnums[0]], fixed)
-        return (result[0], fixed) if vag else fixed
+        return (zero_d(result[0]), fixed) if vag else fixed  # (a 0-d value: JAX's Array)
 
     def _plan_tree(self, args: tuple) -> None:
         """After a checked call of pytree arguments: a tree plan for them, where the
