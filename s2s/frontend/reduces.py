@@ -20,6 +20,7 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Atom, Var
+from .desugar import lower_in_place
 
 
 def lower_reduce(n: Any, node: cst.Call, target: str | None) -> Atom:
@@ -73,12 +74,7 @@ def _loop(n: Any, node: cst.Call, target: str | None) -> Atom:
     body = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(acc))], call)])
     statements.append(cst.For(target=cst.Name(k), iter=cst.parse_expression(
         f"range({start}len({spelled}))"), body=cst.IndentedBlock([body])))
-    for statement in statements:
-        n.desugar.alias_tree(statement, node)
-    outer = n.out
-    lowered = n.stmts.block(statements)
-    n.out = outer
-    outer += lowered
+    lower_in_place(n, statements, node)
     return Var(n.env[acc])
 
 

@@ -21,7 +21,7 @@ import newcomer_probe4_cases as C  # (pytest puts this directory on sys.path)
 import newcomer_probe4_fns as F
 import numpy as np
 import pytest
-from support import HAVE_JAX, jax_twin
+from support import HAVE_JAX, central_grad, jax_twin
 
 import s2s
 
@@ -89,15 +89,6 @@ def test_probe_sweep(name, dtype) -> None:
     assert label == want, verdicts
 
 
-def fd(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
-
-
 def tol(dtype):
     return dict(rtol=1e-9, atol=1e-11) if dtype == np.float64 else dict(rtol=3e-5,
                                                                          atol=3e-6)
@@ -139,7 +130,7 @@ def test_a_replaced_function_attribute_is_read_at_the_next_call() -> None:
         np.testing.assert_allclose(g_chain(X), 8 * np.sin(X) * np.cos(X), rtol=1e-12)
         F.NET.act, F.SCALES[1].act = np.tanh, np.tanh
         np.testing.assert_allclose(g_net(X), 2 * (1 - np.tanh(X) ** 2), rtol=1e-12)
-        np.testing.assert_allclose(g_chain(X), fd(F.chain_loss, X), rtol=1e-7)
+        np.testing.assert_allclose(g_chain(X), central_grad(F.chain_loss, X), rtol=1e-7)
         F.NET.act, F.SCALES[1].act = np.sin, None
         np.testing.assert_allclose(g_net(X), 2 * np.cos(X), rtol=1e-12)
         np.testing.assert_allclose(g_chain(X), 8 * np.sin(X) * np.cos(X), rtol=1e-12)
@@ -184,7 +175,7 @@ def test_a_name_first_bound_in_a_loop_read_after_it() -> None:
     want[-1] = 8 * np.sin(X[-1]) * np.cos(X[-1]) + 1.0
     g = s2s.grad(F.last_value_after_loop)
     for scale in (1.0, -0.5, 2.0):
-        np.testing.assert_allclose(g(X * scale), fd(F.last_value_after_loop, X * scale),
+        np.testing.assert_allclose(g(X * scale), central_grad(F.last_value_after_loop, X * scale),
                                    rtol=1e-7)
     np.testing.assert_allclose(g(X), want, rtol=1e-12)
     batch = np.stack([X, -2 * X])
