@@ -26,6 +26,7 @@ import libcst as cst
 
 from ..errors import TransformError
 from ..ir.nodes import Atom, Let, Var
+from .desugar import lower_in_place
 from .sequences import carried
 from .static import COMPREHENSIONS, NOVALUE, StaticReader, paren
 
@@ -383,10 +384,7 @@ class Comprehensions:
         for new in (first, *first.body, body):
             alias(new, node)
         _alias_all(body, node, self.n.desugar.positions, alias)
-        outer = self.n.out
-        lowered = self.n.stmts.block([first, body])
-        self.n.out = outer
-        outer += lowered
+        lower_in_place(self.n, [first, body])
         if kind == "dict":  # keyed per call, when the loop is unrolled (ir/unroll.py)
             return self.n.emit(self.n.exprs.target(target, "items"), "make_dict",
                                (Var(self.n.env[keys]), Var(self.n.env[acc])),

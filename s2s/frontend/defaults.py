@@ -17,6 +17,7 @@ from typing import Any
 import libcst as cst
 
 from .comprehensions import substitute
+from .desugar import lower_in_place
 from .dicts import assigned_names
 from .source import literal_value
 
@@ -42,10 +43,7 @@ def snapshot_defaults(node: Any, n: Any) -> Any:
                                                    p.default)])
         for new in (bind, bind.body[0]):
             n.desugar.alias(new, p.default)
-        outer = n.out  # (lowered here: where Python evaluates it)
-        lowered = n.stmts.block([bind])
-        n.out = outer
-        outer += lowered
+        lower_in_place(n, [bind])  # (lowered here: where Python evaluates it)
         read = cst.IfExp(test=cst.Comparison(cst.Name(name), [cst.ComparisonTarget(
             cst.Is(), cst.Name("None"))]), body=cst.Name(fresh), orelse=cst.Name(name),
             lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

@@ -277,10 +277,11 @@ def always_leaves(nodes: list[Any], kind: type = cst.Return) -> bool:
     return False
 
 
-def lower_in_place(n: Any, statements: list[Any], node: Any) -> None:
-    """Lower ``statements`` a desugaring wrote in place of ``node`` (each located at
-    it) into the Normalizer ``n``'s output where ``node`` stands."""
-    for statement in statements:
+def lower_in_place(n: Any, statements: list[Any], node: Any = None) -> None:
+    """Lower ``statements`` a desugaring wrote in place of ``node`` (each new node
+    located at it; with no ``node``, located already) into the Normalizer ``n``'s
+    output where it stands."""
+    for statement in statements if node is not None else ():
         n.desugar.alias_tree(statement, node)
     outer = n.out
     lowered = n.stmts.block(statements)

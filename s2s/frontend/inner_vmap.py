@@ -22,6 +22,7 @@ import libcst as cst
 
 from ..errors import TransformError
 from ..ir.nodes import Var
+from .desugar import lower_in_place
 from .empty_batch import EmptyBatch, stacked_or_empty
 from .source import literal_value, parse_function
 
@@ -159,12 +160,7 @@ def _stacked_calls(n: Any, node: Any, target: str | None, elt: Any, rows: list[A
         for p, o in zip(lists, outs)])
     statements.append(cst.For(target=target_node, iter=iterable,
                               body=cst.IndentedBlock([call, appends])))
-    for st in statements:
-        _alias_all(n, st, node)
-    outer = n.out
-    lowered = n.stmts.block(statements)
-    n.out = outer
-    outer += lowered
+    lower_in_place(n, statements, node)
     stacked = [cst.parse_expression(f"np.stack({p})") for p in lists]
     if out_axis != 0:
         stacked = [_moveaxis(s, 0, out_axis) for s in stacked]

@@ -12,6 +12,7 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Atom, Var
+from .desugar import lower_in_place
 
 
 def run_time_item(n: Any, node: cst.Subscript, base: Atom, items: list[Any],
@@ -29,11 +30,7 @@ def run_time_item(n: Any, node: cst.Subscript, base: Atom, items: list[Any],
     listed = ", ".join(map(repr, keys)) + ("," if len(keys) == 1 else "")
     guard = cst.parse_statement(f"if {spelled} not in ({listed}):\n"
                                 f"    raise KeyError({spelled})\n")
-    n.desugar.alias_tree(guard, node)
-    outer = n.out
-    lowered = n.stmts.block([guard])
-    n.out = outer
-    outer += lowered
+    lower_in_place(n, [guard], node)
     chosen: Any = _read(node, keys[-1])
     for k in reversed(keys[:-1]):
         test = cst.Comparison(key, [cst.ComparisonTarget(cst.Equal(), cst.parse_expression(

@@ -26,6 +26,7 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Atom, Var
+from .desugar import lower_in_place
 
 __all__ = ["copy_of", "extend_by_loop", "splice", "splice_statement", "still_a_list"]
 
@@ -34,20 +35,6 @@ def _fresh(n: Any, base: str) -> str:
     name = n.names.fresh(base)
     n.local_names.add(name)
     return name
-
-
-def _alias_all(n: Any, tree: Any, node: Any) -> None:
-    """The new nodes report ``node``'s position."""
-    n.desugar.alias_tree(tree, node)
-
-
-def _lower(n: Any, statements: list[Any], node: Any) -> None:
-    for st in statements:
-        _alias_all(n, st, node)
-    outer = n.out
-    lowered = n.stmts.block(statements)
-    n.out = outer
-    outer += lowered
 
 
 def _append_loop(list_name: str, source: str, item: str) -> cst.For:
@@ -70,7 +57,7 @@ def copy_of(n: Any, seq: Var, node: Any, target: str | None) -> Var:
     nor its length at the end (``list(seq)``'s rule would)."""
     a = _named(n, seq, "copied")
     joined = _fresh(n, target or "joined")
-    _lower(n, [_empty(joined), _append_loop(joined, a, _fresh(n, "item"))], node)
+    lower_in_place(n, [_empty(joined), _append_loop(joined, a, _fresh(n, "item"))], node)
     n.lists.add(n.env[joined])
     return Var(n.env[joined])
 
@@ -91,7 +78,7 @@ def splice(n: Any, left: Var, right: Var, node: Any, target: str | None,
     first = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(joined))],
                                                  cst.Call(cst.Name("list"), [cst.Arg(cst.Name(a))]))])] \
         if literal else [_empty(joined), _append_loop(joined, a, _fresh(n, "item"))]
-    _lower(n, [*first, _append_loop(joined, b, _fresh(n, "item"))], node)
+    lower_in_place(n, [*first, _append_loop(joined, b, _fresh(n, "item"))], node)
     n.lists.add(n.env[joined])  # (a list of its own: append may grow it)
     return Var(n.env[joined])
 
@@ -102,10 +89,10 @@ def extend_by_loop(n: Any, name: str, more: Var, node: Any) -> None:
     own list: Python reads it before it writes)."""
     root = n.buffer_root.get
     if root(more.name, more.name) != root(n.env[name], n.env[name]):
-        _lower(n, [_append_loop(name, _named(n, more, "more"), _fresh(n, "item"))], node)
+        lower_in_place(n, [_append_loop(name, _named(n, more, "more"), _fresh(n, "item"))], node)
         return
     count, k = _fresh(n, "count"), _fresh(n, "k")  # (its own items, as many as it had)
-    _lower(n, [cst.parse_statement(f"{count} = len({name})"), cst.parse_statement(
+    lower_in_place(n, [cst.parse_statement(f"{count} = len({name})"), cst.parse_statement(
         f"for {k} in range({count}):\n    {name}.append({name}[{k}])\n")], node)
 
 
@@ -131,9 +118,9 @@ def splice_statement(n: Any, node: Any, grown: Any) -> bool:
         first = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(into))], left)])]
     else:
         first = [_empty(into), _append_loop(into, left.value, _fresh(n, "item"))]
-    _lower(n, [*first, _append_loop(into, right.value, _fresh(n, "item"))], node.value)
+    lower_in_place(n, [*first, _append_loop(into, right.value, _fresh(n, "item"))], node.value)
     if into != name:  # (`name` is that list: one object, which a later append grows)
-        _lower(n, [cst.parse_statement(f"{name} = {into}")], node.value)
+        lower_in_place(n, [cst.parse_statement(f"{name} = {into}")], node.value)
         n.buffers.add(n.env[name])
     return True
 

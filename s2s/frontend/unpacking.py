@@ -7,6 +7,7 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Atom, Var
+from .desugar import lower_in_place
 
 
 def starred_at_run_time(n: Any, target: Any, tree: Atom) -> None:
@@ -36,9 +37,4 @@ def starred_at_run_time(n: Any, target: Any, tree: Atom) -> None:
     lines += [f"{spelled(e)} = {v}[{j - after}]\n"
               for j, e in enumerate(elements[k + 1:])]
     statements = [cst.parse_statement(line) for line in lines]
-    for statement in statements:
-        n.desugar.alias_tree(statement, target)
-    outer = n.out
-    lowered = n.stmts.block(statements)
-    n.out = outer
-    outer += lowered
+    lower_in_place(n, statements, target)
