@@ -40,3 +40,14 @@ def function_node(fn: Any) -> Any:
     if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     return tree.body[0]
+
+
+def defined_in(text: str, name: str) -> ast.FunctionDef | None:
+    """The top-level ``def name`` of the module ``text`` (emitted code), or None where
+    ``text`` does not parse or defines no such function."""
+    try:
+        module = parse(text)
+    except SyntaxError:
+        return None
+    return next((n for n in module.body if isinstance(n, ast.FunctionDef)
+                 and n.name == name), None)

@@ -78,12 +78,7 @@ def foreign_items(text: str, name: str) -> tuple[bool, ...] | None:
     one of the function's arguments, an array it reads from its module or closure,
     or a view of one?  None where the code does not always return a tuple of one
     length (every item may)."""
-    try:
-        module = syntax.parse(text)
-    except SyntaxError:
-        return None
-    fn = next((n for n in module.body if isinstance(n, ast.FunctionDef)
-               and n.name == name), None)
+    fn = syntax.defined_in(text, name)
     if fn is None:
         return None
     reading = _Reading(fn, _HELPERS)

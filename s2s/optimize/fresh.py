@@ -15,12 +15,7 @@ def returns_fresh(text: str, name: str) -> bool:
     its arguments or of the arrays it reads from its module, nor a view of one), each
     leaf a different array?  Straight-line code and loops over ranges; False when
     unsure."""
-    try:
-        module = syntax.parse(text)
-    except SyntaxError:
-        return False
-    fn = next((n for n in module.body if isinstance(n, ast.FunctionDef)
-               and n.name == name), None)
+    fn = syntax.defined_in(text, name)
     if fn is None:
         return False
     # locals bound to arrays the code made -> which array (names bound to one another
