@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import linecache
 import threading
+import time
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -403,7 +404,16 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
             return fn(*args)
         if signatures.IN_BACKGROUND:  # the emitted code serves this call; a thread specializes
             result = fn(*args)
-            self._start_specializing(sig, entry, text, fn, args, argnums, free)
+            if entry.job is None:
+                self._start_specializing(sig, entry, text, fn, args, argnums, free)
+            else:
+                # Let the thread run.  A loop of small calls holds the GIL but for the
+                # instants between bytecodes, and the thread gives it up at each file
+                # read and each call into egglog's engine; winning it back then takes a
+                # switch interval (5 ms) every time, so without this yield the thread
+                # had not finished after 20 s of calls on 64-element arrays (with it:
+                # 0.25 s, tests/test_specialize_background.py).
+                time.sleep(0)
             return result
         with self._spec_lock:  # one thread specializes; the others wait for its code
             entry = self._by_signature.get(sig)
