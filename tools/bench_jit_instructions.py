@@ -20,7 +20,8 @@ is counted on the calling thread.  The two counts of one system agree to about
 0.1 %.  Instructions are not time (a float64 and a float32 loop of the same length
 differ in time, not much in count; cache misses cost nothing here), so this is a
 check of the Python around the call and of the compiled program's length, beside the
-timings.  Cells: ``name:kind`` or ``name:kind:f32`` (float64 arguments as float32), and the
+timings.  Cells: ``name:kind``, ``name:kind:f32`` (float64 arguments as float32),
+``name:kind:small`` (``make_small_args``: a batch of 4, 8 elements; ``:small:f32`` too), and the
 per-example gradients of ``tools/bench_vmap.py`` at a batch size, ``linreg:b8``,
 ``mlp:b64:f32`` (``vmap(grad)``, ``in_axes=(None, 0, 0)``; ``--per-example`` adds
 :data:`PER_EXAMPLE` to the wide cells), and the loops of
@@ -142,11 +143,11 @@ def cell_pair(cell: str, numpy: bool = False) -> tuple:
     if kind.startswith("b") and kind[1:].isdigit():
         args, theirs, ours = per_example(name, int(kind[1:]))
     else:
-        args = W.make_args(name)
+        args = W.make_small_args(name) if "small" in rest else W.make_args(name)
         systems = BW.systems_for(name, kind)
         theirs, ours = (systems["hand"], systems["s2s"]) if numpy else (
             systems["jax.jit"], systems["s2s.jit(jax)"])
-    if rest == ["f32"]:
+    if "f32" in rest:
         args = tuple(_float32(a) for a in args)
     return args, theirs, ours
 
@@ -222,6 +223,8 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=100)
     ap.add_argument("--all-float32", action="store_true",
                     help="every cell with its float64 arguments as float32")
+    ap.add_argument("--small", action="store_true",
+                    help="every cell at the small sizes of make_small_args")
     ap.add_argument("--per-example", action="store_true",
                     help="the per-example cells too (vmap(grad) at batch 1, 8 and 64)")
     ap.add_argument("--numpy", action="store_true",
@@ -233,8 +236,10 @@ def main() -> None:
                     "the instructions by function)")
     ap.add_argument("--inside", help=argparse.SUPPRESS)  # (the run under valgrind)
     opts = ap.parse_args()
-    cells = opts.cells or [c + (":f32" if opts.all_float32 else "") for c in
-                           CELLS + (PER_EXAMPLE if opts.per_example else [])]
+    cells = opts.cells or [
+        c + (":small" if opts.small and c in CELLS else "") +
+        (":f32" if opts.all_float32 else "")
+        for c in CELLS + (PER_EXAMPLE if opts.per_example else [])]
     if opts.inside:
         count(cells, opts.calls, opts.inside, opts.numpy)
         return

@@ -236,6 +236,37 @@ def make_args(name):
     raise KeyError(name)
 
 
+def make_small_args(name):
+    """The arguments of ``make_args`` at the smallest sizes that still mean the same
+    program (a batch of 4, 3 classes, 8 elements, a 3-point GP): where
+    a call is mostly the Python around the arithmetic, the cells ``NAME:KIND:small``
+    of ``tools/bench_jit_instructions.py``."""
+    global B, C
+    rng = np.random.default_rng(1)
+    saved, (B, C) = (B, C), (4, 3)
+    try:
+        if name == "attention":
+            return tuple(rng.normal(size=(3, 2)) for _ in range(3))
+        if name == "layer_norm":
+            return rng.normal(size=(4, 3)), rng.normal(size=3), rng.normal(size=(4, 3))
+        if name == "mixture":
+            return rng.normal(size=2), rng.normal(size=6) * 2, np.log(np.full(2, 0.5))
+        if name == "gp_nll":
+            x = np.sort(rng.uniform(0, 5, 3))
+            return np.float64(0.7), x, np.sin(x) + 0.1 * rng.normal(size=3)
+        if name == "logistic":
+            return rng.normal(size=2), rng.normal(size=(3, 2)), rng.choice([-1.0, 1.0], 3)
+        if name == "tanh_sq":
+            return rng.normal(size=8), rng.normal(size=8)
+        if name == "mlp_dict":
+            params = {"w1": rng.normal(size=(3, 4)) * 0.2, "b1": rng.normal(size=4) * 0.1,
+                      "w2": rng.normal(size=(4, 2)) * 0.2, "b2": np.zeros(2)}
+            return params, rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
+        return make_args(name)  # (attention_masked: its mask fixes 32 rows; lstm: 8 steps, 16 units)
+    finally:
+        B, C = saved
+
+
 def twin(module):
     import inspect
     import sys
