@@ -4,9 +4,11 @@ A second call with one signature starts a thread that specializes the code; call
 run the emitted code until it is ready.  A loop of small calls (64 elements, a few
 microseconds of NumPy each) holds the GIL but between bytecodes, and the thread lost
 it at each file read of its imports and each call into the e-graph's engine: on the
-old code neither ``grad`` nor a Hessian-vector product had specialized after 20 s of
-calls, so the loop ran the unspecialized code (a jvp at 75 µs a call, 9 µs once
-specialized) for good.  Each case runs in a fresh interpreter, as a user's script
+old code, on an idle machine, neither ``grad`` nor a Hessian-vector product had
+specialized after 20 s of calls, so the loop ran the unspecialized code (a jvp at
+75 µs a call, 9 µs once specialized) for good.  (On a loaded machine the operating
+system preempts the caller often enough for the thread to get through: there the old
+code passed in about 2 s.)  Each case runs in a fresh interpreter, as a user's script
 does, with the background specializing the default.
 """
 
