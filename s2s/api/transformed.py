@@ -404,37 +404,13 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
             return fn(*args)
         if signatures.IN_BACKGROUND:  # the emitted code serves this call; a thread specializes
             result = fn(*args)
-            if entry.job is None:
-                self._start_specializing(sig, entry, text, fn, args, argnums, free)
-            else:
-                # Let the thread run.  A loop of small calls holds the GIL but for the
-                # instants between bytecodes, and the thread gives it up at each file
-                # read and each call into egglog's engine; winning it back then takes a
-                # switch interval (5 ms) every time, so without this yield the thread
-                # had not finished after 20 s of calls on 64-element arrays (with it:
-                # 0.25 s, tests/test_specialize_background.py).
-                time.sleep(0)
+            _start_specializing(self, sig, entry, text, fn, args, argnums, free)
             return result
         with self._spec_lock:  # one thread specializes; the others wait for its code
             entry = self._by_signature.get(sig)
             if entry is not None and not entry.pending:
                 return entry.fn(*args)
             return self._specialize(sig, text, fn, args, argnums, free)
-
-    def _start_specializing(self, sig: Any, entry: "FastEntry", text: str, fn: Callable,
-                            args: tuple, argnums: tuple[int, ...],
-                            free: "FreeSnapshot") -> None:
-        """Specialize on a thread, from copies of this call's arguments (the caller may
-        write into its arrays once the call returns) and of the module constants the
-        code read: the second step of a training loop does not wait for it."""
-        with self._spec_lock:
-            if entry.job is not None:
-                return
-            entry.job = threading.Thread(
-                target=self._specialize, name="s2s-specialize", daemon=True,
-                args=(sig, text, fn, _copies(args), argnums, free, dict(fn.__globals__)))
-        _RUNNING.add(entry.job)
-        entry.job.start()
 
     def _specialize(self, sig: Any, text: str, fn: Callable, args: tuple,
                     argnums: tuple[int, ...], free: "FreeSnapshot",
@@ -531,6 +507,24 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         if SELF_CHECK is None:  # (installed by the package root: import s2s)
             raise RuntimeError("the self-check is installed by `import s2s`")
         return SELF_CHECK(self, *args, seed=seed, oracle=oracle)
+
+
+def _start_specializing(t: Transformed, sig: Any, entry: FastEntry, text: str, fn: Callable,
+                        args: tuple, argnums: tuple[int, ...], free: FreeSnapshot) -> None:
+    """Specialize ``t``'s code on a thread, from copies of this call's arguments (the caller may
+    write into its arrays once the call returns) and of the module constants the
+    code read: the second step of a training loop does not wait for it."""
+    with t._spec_lock:
+        job, started = entry.job, entry.job is not None
+        if not started:
+            job = entry.job = threading.Thread(
+                target=t._specialize, name="s2s-specialize", daemon=True,
+                args=(sig, text, fn, _copies(args), argnums, free, dict(fn.__globals__)))
+    if started:  # yield: the thread gives the GIL up at each file read and egglog call,
+        time.sleep(0)  # and a loop of small calls kept it for good without this
+        return  # (tests/test_specialize_background.py)
+    _RUNNING.add(job)
+    job.start()
 
 
 def peel_source_loop(t: Any, err: TransformError) -> bool:
