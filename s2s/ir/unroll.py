@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import Loc, TransformError, UnsupportedSyntaxError
+from ..errors import Loc, TransformError, UnpackError, UnsupportedSyntaxError
 from .kinds import LEAF, Leaf, Tree
 from .names import NameTable, bound_names
 from .nodes import (
@@ -29,6 +29,16 @@ from .nodes import (
     walk,
 )
 from .unroll_dicts import key_order, keys_literal, merged
+
+
+def _settle_width(s: Let) -> None:
+    """The frontend's check of an unpacked value's length (frontend/unpacking.py) where
+    the length is a constant of this call (a tuple argument's): Python's ValueError
+    now, at the user's line, where it is wrong; else the check is dropped."""
+    width, at_least = s.params["width"]
+    got = s.args[0].value
+    if got < width or (got != width and not at_least):
+        raise UnpackError.of(width, got, s.loc, at_least)
 
 
 def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
@@ -197,6 +207,10 @@ class _Unroller:
                 taken, later = self.block(s.body if s.test.value else s.orelse)
                 out += taken  # (the branch a key test decided: the other is never read)
                 subst.update(later)
+                self.changed = True
+            elif isinstance(s, Let) and s.prim == "kept" and "width" in s.params and \
+                    isinstance(s.args[0], Const):
+                _settle_width(s)  # (a length this call's structure settles: checked now)
                 self.changed = True
             elif isinstance(s, Let):
                 if s.prim == "dict_keys" or s.prim in ("list", "copy", "setitem") and \
