@@ -557,7 +557,9 @@ __all__ += [
 
 
 def _jet_mul(x, y):
-    """The product of two jets (their leading axes both of length 2**m)."""
+    """The product of two jets (leading axes 2**m long); None is the jet of 1: no product."""
+    if x is None or y is None:  # (its zero tangents times an inf would be NaN: JAX's is not)
+        return y if x is None else x
     out = np.zeros(np.broadcast_shapes(np.shape(x), np.shape(y)), np.result_type(x, y))
     for s in range(len(out)):
         t = s
@@ -571,19 +573,7 @@ def _jet_mul(x, y):
 
 def _jet_one(like):
     """The jet of the constant 1, shaped like the jet ``like``."""
-    one = np.zeros_like(like)
-    one[0] = 1
-    return one
-
-
-def _jet_times(x, y):
-    """``_jet_mul`` where ``None`` is the jet of the constant 1: a product with it is
-    the other jet, not a multiplication (its zero coefficients times an inf would be
-    NaN where JAX's derivative of the product, which never multiplies by the 1, is
-    finite: the Hessian of prod([inf, 0]))."""
-    if x is None:
-        return y
-    return x if y is None else _jet_mul(x, y)
+    return np.concatenate([np.ones_like(like[:1]), np.zeros_like(like[1:])])
 
 
 def prod_of_others_jet(x, axis=None):
@@ -601,15 +591,14 @@ def prod_of_others_jet(x, axis=None):
     reduced = int(np.prod(moved.shape[1 + len(rest):]))  # (not -1: undecided if empty)
     flat = moved.reshape(moved.shape[: 1 + len(rest)] + (reduced,))
     n = flat.shape[-1]
-    if n == 0:  # an empty axis reduced: no element, no product
-        return np.ones_like(x)
-    before = [None]  # products of the elements before each one (None: the empty one)
+    if n < 2:  # an empty axis reduced: no element, no product; one: the empty product
+        return np.ones_like(x) if n == 0 else _jet_one(x)
+    before = [None]  # products of the elements before each one (None: the jet of 1)
     after = [None]  # ... and after it
     for i in range(n - 1):
-        before.append(_jet_times(before[-1], flat[..., i]))
-        after.append(_jet_times(after[-1], flat[..., n - 1 - i]))
-    others = np.stack([_jet_one(flat[..., 0]) if b is None and c is None else
-                       _jet_times(b, c) for b, c in zip(before, after[::-1])], axis=-1)
+        before.append(_jet_mul(before[-1], flat[..., i]))
+        after.append(_jet_mul(after[-1], flat[..., n - 1 - i]))
+    others = np.stack([_jet_mul(b, c) for b, c in zip(before, after[::-1])], axis=-1)
     return np.transpose(others.reshape(moved.shape), np.argsort(order))
 
 
@@ -641,16 +630,15 @@ def cumprod_bar_jet(h, x, axis=None):
     moved = _along_last(x, axis)
     h = _along_last(h, axis)
     n = moved.shape[-1]
-    before = [None]  # products of the elements before j (None: the empty one)
+    before = [None]  # products of the elements before j (None: the jet of 1)
     for j in range(n - 1):
-        before.append(_jet_times(before[-1], moved[..., j]))
+        before.append(_jet_mul(before[-1], moved[..., j]))
     # later[j] = h[j] + x[j + 1] * later[j + 1]: the sum over i >= j of h[i] times
-    # the product of x[k] for j < k <= i (h's shape and dtype with x's: not + 0 * x,
-    # NaN where x holds an inf)
+    # the product of x[k] for j < k <= i (+ zeros_like(x), not + 0 * x: NaN at an inf)
     later = [h[..., n - 1] + np.zeros_like(moved[..., 0])]
     for j in range(n - 2, -1, -1):
         later.append(h[..., j] + _jet_mul(moved[..., j + 1], later[-1]))
-    bar = np.stack([_jet_times(b, c) for b, c in zip(before, later[::-1])], axis=-1)
+    bar = np.stack([_jet_mul(b, c) for b, c in zip(before, later[::-1])], axis=-1)
     if axis is None:
         return bar.reshape(np.shape(x))
     return np.moveaxis(bar, -1, axis % (np.ndim(x) - 1) + 1)
