@@ -116,14 +116,20 @@ class UnpackError(TransformError, ValueError):
     message (Python's ValueError)."""
 
     @classmethod
-    def of(cls, width: int, got: int, loc: Loc | None) -> "UnpackError":
+    def of(cls, width: int, got: int, loc: Loc | None, at_least: bool = False,
+           func: str | None = None) -> "UnpackError":
+        """Python's message for ``got`` items unpacked into ``width`` names (``at_least``:
+        and a starred name)."""
+        if at_least:
+            return cls(f"not enough values to unpack (expected at least {width}, got {got})",
+                       loc, "match the targets to the values", func)
         if got > width:  # (Python 3.14 says how many it got here too)
             counted = f", got {got}" if sys.version_info >= (3, 14) else ""
             what = f"too many values to unpack (expected {width}{counted})"
         else:
             what = f"not enough values to unpack (expected {width}, got {got})"
         return cls(what, loc, f"unpack it into {got} name{'s' * (got != 1)}, or take "
-                   "the rest as a list: `a, *rest = v`")
+                   "the rest as a list: `a, *rest = v`", func)
 
 
 class UnboundFunctionError(TransformError, UnboundLocalError):

@@ -557,7 +557,9 @@ __all__ += [
 
 
 def _jet_mul(x, y):
-    """The product of two jets (their leading axes both of length 2**m)."""
+    """The product of two jets (leading axes 2**m long); None is the jet of 1: no product."""
+    if x is None or y is None:  # (its zero tangents times an inf would be NaN: JAX's is not)
+        return y if x is None else x
     out = np.zeros(np.broadcast_shapes(np.shape(x), np.shape(y)), np.result_type(x, y))
     for s in range(len(out)):
         t = s
@@ -571,9 +573,7 @@ def _jet_mul(x, y):
 
 def _jet_one(like):
     """The jet of the constant 1, shaped like the jet ``like``."""
-    one = np.zeros_like(like)
-    one[0] = 1
-    return one
+    return np.concatenate([np.ones_like(like[:1]), np.zeros_like(like[1:])])
 
 
 def prod_of_others_jet(x, axis=None):
@@ -591,10 +591,10 @@ def prod_of_others_jet(x, axis=None):
     reduced = int(np.prod(moved.shape[1 + len(rest):]))  # (not -1: undecided if empty)
     flat = moved.reshape(moved.shape[: 1 + len(rest)] + (reduced,))
     n = flat.shape[-1]
-    if n == 0:  # an empty axis reduced: no element, no product
-        return np.ones_like(x)
-    before = [_jet_one(flat[..., 0])]  # products of the elements before each one
-    after = [_jet_one(flat[..., 0])]  # ... and after it
+    if n < 2:  # an empty axis reduced: no element, no product; one: the empty product
+        return np.ones_like(x) if n == 0 else _jet_one(x)
+    before = [None]  # products of the elements before each one (None: the jet of 1)
+    after = [None]  # ... and after it
     for i in range(n - 1):
         before.append(_jet_mul(before[-1], flat[..., i]))
         after.append(_jet_mul(after[-1], flat[..., n - 1 - i]))
@@ -630,12 +630,12 @@ def cumprod_bar_jet(h, x, axis=None):
     moved = _along_last(x, axis)
     h = _along_last(h, axis)
     n = moved.shape[-1]
-    before = [_jet_one(moved[..., 0])]  # products of the elements before j
+    before = [None]  # products of the elements before j (None: the jet of 1)
     for j in range(n - 1):
         before.append(_jet_mul(before[-1], moved[..., j]))
     # later[j] = h[j] + x[j + 1] * later[j + 1]: the sum over i >= j of h[i] times
-    # the product of x[k] for j < k <= i
-    later = [h[..., n - 1] + 0 * moved[..., 0]]
+    # the product of x[k] for j < k <= i (+ zeros_like(x), not + 0 * x: NaN at an inf)
+    later = [h[..., n - 1] + np.zeros_like(moved[..., 0])]
     for j in range(n - 2, -1, -1):
         later.append(h[..., j] + _jet_mul(moved[..., j + 1], later[-1]))
     bar = np.stack([_jet_mul(b, c) for b, c in zip(before, later[::-1])], axis=-1)

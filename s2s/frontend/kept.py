@@ -17,7 +17,7 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
-from ..errors import TransformError, UnboundFunctionError
+from ..errors import TransformError, UnboundFunctionError, UnpackError
 from ..ir.nodes import Atom, Const
 from .calls import _comprehension_names
 from .resolve import expression_advice
@@ -144,11 +144,14 @@ class KeptLowerer:
 
 def _guards_a_read(n: Any, exc: cst.Raise) -> bool:
     """Does ``exc`` raise s2s's UnboundFunctionError (the check before a read of a
-    function a loop that ran no iteration did not bind: frontend/loop_functions.py)?
-    Every run runs it, probes too (they would call the function on None)."""
+    function a loop that ran no iteration did not bind: frontend/loop_functions.py) or
+    UnpackError (the check of an unpacked value's length: frontend/unpacking.py)?
+    Every run runs it, probes too (they would call the function on None, or read an
+    item past the end)."""
     call = exc.exc
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) or (
             call.func.value in n.local_names):
         return False
     made = n.resolver.namespace.get(call.func.value, n.fn.__globals__.get(call.func.value))
-    return getattr(made, "func", None) is UnboundFunctionError
+    func = getattr(made, "func", None)
+    return func is UnboundFunctionError or func == UnpackError.of

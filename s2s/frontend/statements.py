@@ -28,7 +28,7 @@ from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
 from .splices import still_a_list
-from .unpacking import starred_at_run_time
+from .unpacking import checked_at_run_time, starred_at_run_time
 
 
 def _is_append(node: Any, local_names: set[str]) -> bool:
@@ -329,6 +329,8 @@ class StmtLowerer:
         if any(isinstance(e, cst.StarredElement) for e in target.elements):
             starred_at_run_time(self.n, target, tree)
             return
+        if isinstance(tree, Var):  # (its width checked where it runs, as Python does)
+            tree = checked_at_run_time(self.n, target, tree)
         for i, e in enumerate(target.elements):
             sub = e.value
             base = sub.value if isinstance(sub, cst.Name) else f"{stem(self.n.named(tree))}_{i}"

@@ -1,13 +1,56 @@
-"""Starred unpacking of a value whose length is known only when the function runs."""
+"""Unpacking of a value whose length is known only when the function runs.
+
+``a, b = v`` of an array's rows (``x[:3]``), of a list grown in a loop, of a tuple
+passed by keyword: the width is checked where the function runs, as Python checks
+it, by a kept statement before the items are read::
+
+    width = len(pts)
+    if width != 2:
+        raise unpack_error(width)
+
+``unpack_error`` (bound where the code runs) builds Python's ValueError as
+:class:`~s2s.errors.UnpackError`, located at the user's line.  A width the call's
+structure settles (a tuple argument's) is checked when s2s transforms the call and the
+check dropped (``ir/unroll.py``; a loop's and a literal's: ``transforms/analysis.py``,
+``frontend/loops.py``, ``frontend/statements.py``).
+"""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import libcst as cst
 
+from ..errors import UnpackError
 from ..ir.nodes import Atom, Var
 from .desugar import lower_in_place
+
+
+def _check(n: Any, target: Any, v: str, width: int, at_least: bool) -> None:
+    """``count = len(v)``, then the kept ``if count != width: raise ...`` (``<`` with a
+    starred name): Python's check where the function runs.  A length the call's
+    structure settles (a tuple argument's) is decided when s2s transforms the call
+    (``ir/unroll.py``: the check dropped, or Python's error raised then)."""
+    count = n.comps.loop_name("width")
+    lower_in_place(n, [cst.parse_statement(f"{count} = len({v})\n")], target)
+    raiser = n.names.fresh("unpack_error")
+    n.resolver.namespace[raiser] = partial(UnpackError.of, width, loc=n.loc(target),
+                                           at_least=at_least, func=n.display)
+    key = "__s2s_operand_0__"
+    n.emit(n.names.fresh("kept"), "kept", (n.exprs.expr(cst.Name(count)),), {
+        "template": (f"if {key} {'<' if at_least else '!='} {width}:", (key,)),
+        "kind": "check", "body": (f"raise {raiser}({key})", (key,)), "always": True,
+        "width": (width, at_least)}, target)
+
+
+def checked_at_run_time(n: Any, target: Any, tree: Atom) -> Atom:
+    """``a, b = v`` of a value whose length may be known only when the function runs:
+    its length checked there first (the items are then read by index)."""
+    v = n.comps.loop_name("unpacked")
+    n._bind(v, tree.name)
+    _check(n, target, v, len(target.elements), False)
+    return Var(n.env[v])
 
 
 def starred_at_run_time(n: Any, target: Any, tree: Atom) -> None:
@@ -29,12 +72,11 @@ def starred_at_run_time(n: Any, target: Any, tree: Atom) -> None:
     def spelled(e: Any) -> str:
         return cst.Module([]).code_for_node(e.value)
 
-    lines = [f"if len({v}) < {need}:\n    raise ValueError(f'not enough values to "
-             f"unpack (expected at least {need}, got {{len({v})}})')\n"]
-    lines += [f"{spelled(e)} = {v}[{j}]\n" for j, e in enumerate(elements[:k])]
+    lines = [f"{spelled(e)} = {v}[{j}]\n" for j, e in enumerate(elements[:k])]
     lines.append(f"{spelled(elements[k])} = [{v}[{i}] for {i} in range({k}, len({v})"
                  f"{f' - {after}' if after else ''})]\n")
     lines += [f"{spelled(e)} = {v}[{j - after}]\n"
               for j, e in enumerate(elements[k + 1:])]
+    _check(n, target, v, need, True)
     statements = [cst.parse_statement(line) for line in lines]
     lower_in_place(n, statements, target)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import Loc, TransformError, UnsupportedSyntaxError
+from ..errors import Loc, TransformError, UnpackError, UnsupportedSyntaxError
 from .kinds import LEAF, Leaf, Tree
 from .names import NameTable, bound_names
 from .nodes import (
@@ -29,6 +29,28 @@ from .nodes import (
     walk,
 )
 from .unroll_dicts import key_order, keys_literal, merged
+
+
+def _settled_widths(u: Any, stmts: list[Stmt]) -> list[Stmt]:
+    """The frontend's checks of an unpacked value's length (frontend/unpacking.py)
+    whose length is a constant of this call (a tuple argument's): Python's ValueError
+    now, at the user's line, where it is wrong; else the check is dropped."""
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, Let) and s.prim == "kept" and "width" in s.params and \
+                isinstance(s.args[0], Const):
+            (width, at_least), got = s.params["width"], s.args[0].value
+            if got < width or (got != width and not at_least):
+                raise UnpackError.of(width, got, s.loc, at_least)
+            u.changed = True
+            continue
+        if isinstance(s, If):
+            s = replace(s, body=_settled_widths(u, s.body),
+                        orelse=_settled_widths(u, s.orelse))
+        elif isinstance(s, For):
+            s = replace(s, body=_settled_widths(u, s.body))
+        out.append(s)
+    return out
 
 
 def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
@@ -52,7 +74,7 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     # constant they start as, `t = (x, 0.0)` then `t = (t[0] * 2, t[1] + 1)` in a loop)
     u.carried = {e for t in walk(fn.body) if isinstance(t, For) for e, _ in t.carried}
     body, subst = u.block(fn.body)
-    body = _empty_sums(u, body)
+    body = _empty_sums(u, _settled_widths(u, body))
     test = next((s for s in walk(body) if isinstance(s, Let) and s.prim == "str_test"), None)
     if test is not None:
         raise TransformError(

@@ -22,6 +22,7 @@ from .registry import (
     defvjp,
     infix,
     is_integer_constant,
+    is_number_constant,
 )
 
 defprim(
@@ -103,8 +104,12 @@ defprim(
     "power", np.power, "(x1, x2)", family="binary", spelling=infix("**"),
     aliases=(operator.pow,),
     note="x ** k for a constant integer k is a polynomial: its derivative at 0 is "
-    "finite (0 for k > 1), as JAX's integer_pow; d/dx2 uses log(x1) with x1 = 0 "
-    "replaced by 1, as JAX",
+    "finite (0 for k > 1), as JAX's integer_pow; an exponent known only at run time "
+    "(an argument, a loop's k) has k * x ** (k - 1) with the exponent k - 1 kept at 0 "
+    "where k = 0, so 0 (not 0 * inf) at x = 0, as JAX's pow of an integer exponent, "
+    "to every order (a run-time float k = 0.0 too, where JAX's float pow is NaN; "
+    "x ** 0.0 known now is JAX's NaN); d/dx2 uses log(x1) with x1 = 0 replaced by 1, "
+    "as JAX",
 )
 
 
@@ -118,8 +123,10 @@ def power_vjp(g, ans, x1, x2):
         x1_bar = g * (2 * x1)
     elif is_integer_constant(x2) and x2 > 2:  # a polynomial: ** never divides
         x1_bar = g * (x2 * x1 ** (x2 - 1))
-    else:  # np.power: a Python-float 0.0 ** -0.5 is inf, as for arrays (** raises)
-        x1_bar = g * (x2 * np.power(x1, x2 - 1))
+    elif is_number_constant(x2):  # np.power: a Python-float 0.0 ** -0.5 is inf (** raises)
+        x1_bar = g * (x2 * np.power(x1, x2 - 1))  # (x ** 0.0: NaN at 0, as JAX's float pow)
+    else:  # k known at run time: where k = 0, k * x ** 0 is 0 (x ** -1 is inf at 0)
+        x1_bar = g * (x2 * np.power(x1, x2 - (x2 != 0)))
     x2_bar = g * ans * np.log(np.where(x1 == 0, 1, x1))
     return unbroadcast(x1_bar, x1), unbroadcast(x2_bar, x2)
 
@@ -134,7 +141,9 @@ def power_jvp_x1(x1_dot, ans, x1, x2):
         return x1_dot * (2 * x1)
     if is_integer_constant(x2) and x2 > 2:  # a polynomial: ** never divides
         return x1_dot * (x2 * x1 ** (x2 - 1))
-    return x1_dot * (x2 * np.power(x1, x2 - 1))
+    if is_number_constant(x2):
+        return x1_dot * (x2 * np.power(x1, x2 - 1))
+    return x1_dot * (x2 * np.power(x1, x2 - (x2 != 0)))  # (0, not 0 * inf, at k = 0)
 
 
 @defjvp("power", "x2")

@@ -506,6 +506,12 @@ def is_integer_constant(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+def is_number_constant(x: Any) -> bool:
+    """Rule helper, decided while inlining: is ``x`` a real number known now?"""
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(
+        x, (bool, np.bool_))
+
+
 def is_basic_index(index: Any) -> bool:
     """Rule helper, decided while inlining: does NumPy's basic indexing apply?
 

@@ -29,6 +29,7 @@ class Array:
         self.var = var
 _PREDICATES = {
     "is_integer_constant": registry.is_integer_constant,
+    "is_number_constant": registry.is_number_constant,
     "is_basic_index": registry.is_basic_index,
 }
 _RULE_AST: dict[Callable, ast.FunctionDef] = {}

@@ -236,11 +236,10 @@ def test_a_module_function_replaced_between_calls() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="t ** k with k = 0 passed at run time (here the "
-                   "lambda's default, `lam(x, 0)`): the power rule's k * t ** (k - 1) is "
-                   "0 * inf = NaN at t = 0, where JAX's integer power gives 0; a "
-                   "non-constant exponent's rule, not this file's idioms")
 def test_a_zero_power_passed_at_run_time_at_zero() -> None:
+    """``t ** k`` with ``k = 0`` known only when the code runs (the lambda's default):
+    at ``t = 0`` its derivative is 0, as JAX's pow of an integer exponent (the power
+    rule's ``k * t ** (k - 1)`` was ``0 * inf``, NaN)."""
     x = np.zeros(3)
     close(s2s.grad(F.appended_powers)(x), jax.grad(J.appended_powers)(x), np.float64)
 

@@ -70,7 +70,7 @@ def _python_error(name, rest) -> ValueError:
 def _run(transform, f, rest):
     if transform == "grad":
         return s2s.grad(f)(X, *rest)
-    if transform == "jvp":  # (a tuple argument passed as itself: see the xfail below)
+    if transform == "jvp":  # (a tuple argument passed as itself, zero tangents)
         import jax
 
         zeros = tuple(jax.tree_util.tree_map(lambda _: 0.0, r) for r in rest)
@@ -175,10 +175,9 @@ def test_right_widths_jacrev_vmap_jit(name, rest) -> None:
     C.jitted(F, J, name, X, rest)
 
 
-@pytest.mark.xfail(strict=True, reason="a tuple passed by keyword (functools.partial's "
-                   "too) is typed as an array when s2s transforms the call, so its width "
-                   "is not known then: not checked yet")
 def test_a_tuple_passed_by_keyword() -> None:
+    """A tuple passed by keyword is typed as an array when s2s transforms the call, so
+    its width is checked where the code runs (frontend/unpacking.py's kept check)."""
     with pytest.raises(ValueError) as err:
         s2s.grad(F.tuple_argument)(X, t=(0.5, 2.0, 3.0))
     _check_error(err.value, "tuple_argument", ((0.5, 2.0, 3.0),))
