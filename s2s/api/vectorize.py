@@ -319,6 +319,8 @@ class Vmapped(Transformed):
                 return out
         out = dtypes_down.through(self.inner, args, super().__call__(*args, **kwargs))
         out = in_argument_types(self.inner, args, out)
+        if not kwargs and self.ir is not None and has_nodes(args, False):
+            out = records.in_argument_kinds(records.returned_arguments(self.ir), out, args)
         if not kwargs and all(type(a) is np.ndarray for a in args):
             key = _shape_key(args, self.in_axes, self.out_axes)
             guard = self._guards.get(key) if key is not None else None
