@@ -552,6 +552,8 @@ class PerFunctionArgs(PerArity):
             if name in self.handed:
                 if _is_function(value) or _function_sequence(value):
                     out[name] = value
+                elif (typed := _object_type(value)) is not None:
+                    out[name] = typed  # (`helper(x, p)` calling p's methods)
                 continue
             if value is None or _is_function(value):
                 out[name] = value

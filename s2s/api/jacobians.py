@@ -19,7 +19,7 @@ from ..frontend.synthesize import signature_text, synthesize
 from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of
 from ..transforms.analysis import return_kind
 from ..transforms.ranks import run_silenced
-from . import callables, dtypes_down, methods, pipeline, records
+from . import callables, dtypes_down, methods, pipeline, records, trees
 from .arguments import check_outputs
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
@@ -286,6 +286,14 @@ def _kinds(args: tuple, argnums: tuple[int, ...], nparams: int) -> tuple[Kind, .
     form, the dict of its fields, as grad's code reads it."""
     return tuple(kind_of(plain(a)) if i not in argnums and has_nodes(a, False) else
                  kind_of(a) for i, a in enumerate(args)) + (LEAF,) * (nparams - len(args))
+
+
+def plain_objects(args: tuple, argnums: tuple[int, ...]) -> tuple:
+    """The arguments not differentiated that are pytree objects (a NamedTuple whose
+    methods the function calls) as the plain dicts of their fields, which the
+    emitted code reads (and JAX traces)."""
+    return tuple(trees.plain_dicts(plain(a)) if i not in argnums and has_nodes(a, False) else a
+                 for i, a in enumerate(args))
 
 
 def _arg_leaves(args: tuple) -> list[Any]:

@@ -718,6 +718,7 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
                                    (*positional, *kw.values()), {})
         args = positional
     argnums = _check_argnums(jac.argnums, jac.tuple_out, len(args))
+    args = jacobians.plain_objects(args, argnums)  # (a NamedTuple f calls methods of)
     for i in argnums:
         for leaf in _leaves(args[i]):
             if not jnp.issubdtype(jnp.result_type(leaf), jnp.floating):

@@ -332,9 +332,9 @@ def install_frontend_hooks() -> None:
     """Give the frontend its hooks into this module (it does not import the api);
     api/pipeline.lower calls this as it loads the frontend, which ``import s2s`` does
     not (libcst is the largest import s2s has)."""
-    from ..frontend import expressions
+    from ..frontend import expressions, objects
 
-    expressions.BUILT = built
+    expressions.BUILT = objects.BUILT = built
     expressions.PLAINED = plained
     expressions.REBUILT = Rebuilding
 
@@ -420,13 +420,13 @@ def rebuild_aux(t: Any, result: Any, mode: str) -> Any:
     return (value, rebuild(t[1][1], aux)), grads
 
 
-def returned_arguments(ir: Function) -> Any:
+def returned_arguments(ir: Function, depth: int = 0) -> Any:
     """Where the function returns its own parameters (``return p``, ``return p, y``):
     ``("arg", i)`` for the ``i``-th parameter, ``("seq", [sub, ...])`` for a tuple or
     list holding some; None where it returns none.  (A pytree argument is its plain
     dict inside the emitted code, so vmap's batched output has lost its type.)"""
     ret = next((s for s in reversed(ir.body) if isinstance(s, Return)), None)
-    if ret is None:
+    if ret is None or depth > 8:  # (a recursive function: no further)
         return None
     lets = {s.target: s for s in walk(ir.body) if isinstance(s, Let)}
 
@@ -443,7 +443,19 @@ def returned_arguments(ir: Function) -> Any:
         if s.prim in ("make_tuple", "make_list"):
             items = [of(a, depth + 1) for a in s.args]
             return ("seq", items) if any(v is not None for v in items) else None
+        callee = s.params.get("callee") if s.prim == "call" else None
+        if isinstance(callee, Function) and len(callee.params) == len(s.args):
+            inner = returned_arguments(callee, depth + 1)  # (`q = helper(p)`)
+            return through(inner, s.args, depth)
         return None
+
+    def through(t: Any, atoms: tuple, depth: int) -> Any:
+        if t is None:
+            return None
+        if t[0] == "arg":
+            return of(atoms[t[1]], depth + 1)
+        items = [through(sub, atoms, depth) for sub in t[1]]
+        return ("seq", items) if any(v is not None for v in items) else None
 
     return of(ret.value, 0)
 

@@ -56,7 +56,7 @@ from .expressions import (
 from .functions import FunctionLowerer, Plan
 from .inner_transforms import cast_gradients
 from .loops import LoopLowerer
-from .objects import bind_instance, record_of_atom
+from .objects import bind_instance, record_of_atom, typed_param
 from .pyvalues import PythonValues
 from .resolve import (
     RESERVED,
@@ -653,6 +653,8 @@ def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
         let = n.lets.get(a.name) if isinstance(a, Var) else None
         param = record_of_atom(n, a) if isinstance(a, Var) and (
             let is None or let.prim in ("call", "getitem")) else None
+        if param is None and let is None and isinstance(a, Var):  # (a NamedTuple
+            param = typed_param(n, a.name)  # argument: its class known to this call)
         if param is not None:  # (an object the caller built, passed on, or returned)
             made[i] = param
         if let is None or let.prim != "make_dict":
