@@ -125,7 +125,7 @@ def _defaults_bound(fun: Any, nargs: int, keys: tuple[str, ...],
     """``fun`` for a call of ``nargs`` positional arrays and keywords ``keys``; where a
     parameter holds a function (``def f(x, act=np.tanh)``), a copy with the default
     bound (``PerFunctionArgs``)."""
-    names = function_params(fun)
+    names = function_params(fun) or (handed_objects(fun, args) if args else ())
     if not names:
         return fun
     per = _cached(fun, ("functions",), lambda: PerFunctionArgs(fun, lambda f: f, names))
@@ -356,6 +356,20 @@ def function_params(fn: Any, handed_too: bool = False) -> tuple[str, ...]:
     return tuple(name for name, p in sig.parameters.items()
                  if name != own and (name in called or name in tested or name in handed
                                      or _is_function(p.default)))
+
+
+def handed_objects(fn: Any, args: tuple) -> tuple[str, ...]:
+    """The positional parameters of the plain function ``fn`` that its body passes on
+    (``helper(x, p)``) and that ``args`` gives objects of a user's pytree class (a
+    NamedTuple whose methods the callee calls): a transform made per call's classes
+    (``PerFunctionArgs``) types them for the callee."""
+    if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND) or not any(
+            _object_type(a) is not None for a in args):
+        return ()
+    code = fn.__code__
+    handed = _handed_names(fn)
+    return tuple(name for name, a in zip(code.co_varnames[:code.co_argcount], args)
+                 if name in handed and _object_type(a) is not None)
 
 
 def _is_function(value: Any) -> bool:

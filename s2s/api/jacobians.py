@@ -104,6 +104,22 @@ class _JacobianCode(NotebookDisplay):
     def mode(self) -> str:
         return self.__name__.rsplit("_", 1)[-1]
 
+    def _per_objects(self, args: tuple) -> Any:
+        """This Jacobian made per call's classes (``callables.PerFunctionArgs``) where
+        the function passes a NamedTuple argument on to a callee (``helper(x, p)``
+        calling ``p.apply``), which then knows its class; else None."""
+        names = callables.handed_objects(self.fun, args) if type(self) in (
+            JacFwd, JacRev) else ()
+        if not names:
+            return None
+        key = ("objects", names)
+        per = self._vmapped.get(key)
+        if per is None:
+            nums = self.argnums if self.tuple_out else self.argnums[0]
+            per = self._vmapped[key] = callables.PerFunctionArgs(self.fun, lambda f: type(
+                self)(f, nums, self.has_aux, self.holomorphic), names)
+        return per
+
     @property
     def ir(self) -> Any:
         return self._transform().ir
@@ -221,6 +237,8 @@ class JacFwd(_JacobianCode):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        if (per := self._per_objects(args)) is not None:
+            return per(*args, **kwargs)
         args, kw = keywords_in_place(self.fun, args, kwargs)
         if kw and isinstance(self.fun, _JacobianCode):
             return with_keywords(self, len(args), tuple(kw))(*args, *kw.values())
@@ -351,6 +369,8 @@ class JacRev(_JacobianCode):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        if (per := self._per_objects(args)) is not None:
+            return per(*args, **kwargs)
         args, kw = keywords_in_place(self.fun, args, kwargs)
         if kw and isinstance(self.fun, _JacobianCode):
             return with_keywords(self, len(args), tuple(kw))(*args, *kw.values())
