@@ -359,17 +359,21 @@ def function_params(fn: Any, handed_too: bool = False) -> tuple[str, ...]:
 
 
 def handed_objects(fn: Any, args: tuple) -> tuple[str, ...]:
-    """The positional parameters of the plain function ``fn`` that its body passes on
-    (``helper(x, p)``) and that ``args`` gives objects of a user's pytree class (a
-    NamedTuple whose methods the callee calls): a transform made per call's classes
-    (``PerFunctionArgs``) types them for the callee."""
+    """The positional parameters of the plain function ``fn`` whose values in ``args``
+    decide its code, where its body hands them on: an object of a user's pytree class
+    passed to a callee calling its methods (``helper(x, p)``), a dict whose keys are
+    merged, deleted or spread (``{**p, "a": 1}``, ``del d[k]``) and the string ``k`` it
+    deletes by.  A transform made per call's values of these (``PerFunctionArgs``)
+    lowers what the code could not otherwise (a lazy transform: jacfwd, jacrev, jvp)."""
     if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND) or not any(
-            _object_type(a) is not None for a in args):
+            type(a) in (str, dict) or _object_type(a) is not None for a in args):
         return ()
     code = fn.__code__
-    handed = _handed_names(fn)
+    _, handed, spread, keys = _names_of(fn)
     return tuple(name for name, a in zip(code.co_varnames[:code.co_argcount], args)
-                 if name in handed and _object_type(a) is not None)
+                 if name in handed and (_object_type(a) is not None or (
+                     name in keys and type(a) is str) or (name in spread and type(
+                         a) is dict and all(isinstance(k, str) for k in a))))
 
 
 def _is_function(value: Any) -> bool:
@@ -402,8 +406,9 @@ def _handed_names(fn: Any) -> frozenset[str]:
     return _names_of(fn)[1]
 
 
-def _names_of(fn: Any) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """(called, handed, spread with ``**``) names of ``fn``'s body."""
+def _names_of(fn: Any) -> tuple[frozenset[str], ...]:
+    """(called, handed, spread with ``**``, keys) names of ``fn``'s body (keys: names
+    a ``del d[k]`` or ``d.pop(k)`` deletes by)."""
     code = fn.__code__
     found = _CALLED.get(code)
     if found is None:
@@ -431,10 +436,10 @@ def _lambda_node(fn: Any) -> Any:
     return ast.Module([ast.Expr(node.body) for node in found], []) if found else None
 
 
-def _read_called_names(fn: Any) -> tuple[set[str], set[str], set[str]]:
+def _read_called_names(fn: Any) -> tuple[set[str], ...]:
     defined = syntax.function_node(fn) or _lambda_node(fn)
     if defined is None:
-        return set(), set(), set()
+        return set(), set(), set(), set()
     out, handed = set(), set()
     for node in ast.walk(defined):
         if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.iter, ast.Name):
@@ -452,7 +457,31 @@ def _read_called_names(fn: Any) -> tuple[set[str], set[str], set[str]]:
             out.add(node.func.value.id)  # (`p.apply(x)`: a method of p's class)
     spread = {k.value.id for node in ast.walk(defined) if isinstance(node, ast.Call)
               for k in node.keywords if k.arg is None and isinstance(k.value, ast.Name)}
-    return out, handed, spread
+    merged, keys = _merged_and_deleted(defined)
+    return out, handed | merged | keys, spread | merged, keys
+
+
+def _merged_and_deleted(defined: Any) -> tuple[set[str], set[str]]:
+    """The names of dicts whose keys the body's code needs per call (``{**p, "a": 1}``,
+    ``dict(p, a=1)``, ``del d[k]``, ``d.pop(k)``: the result's keys are the call's),
+    and the names such a ``del``/``pop`` deletes by (``k``, a string the call gives)."""
+    merged, keys = set(), set()
+    for node in ast.walk(defined):
+        if isinstance(node, ast.Dict):
+            merged |= {v.id for k, v in zip(node.keys, node.values)
+                       if k is None and isinstance(v, ast.Name)}
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "dict" and node.args and isinstance(node.args[0], ast.Name):
+            merged.add(node.args[0].id)
+        pairs = [(t.value, t.slice) for t in node.targets if isinstance(t, ast.Subscript)] \
+            if isinstance(node, ast.Delete) else [(node.func.value, node.args[0])] if (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+                node.func.attr == "pop" and node.args) else []
+        for base, key in pairs:
+            if isinstance(base, ast.Name) and isinstance(key, ast.Name):
+                merged.add(base.id)
+                keys.add(key.id)
+    return merged, keys
 
 
 # methods of arrays and of Python's containers (`x.sum()`, `params.items()`): a call of
@@ -496,6 +525,7 @@ class PerFunctionArgs(PerArity):
         self.handed = _handed_names(fn) - _called_names(fn) - self.tested - {
             name for name in names if _is_function(_default_of(fn, name))}
         self.spread = _names_of(fn)[2] & self.handed  # (`f(v, **kw)`)
+        self.keys = _names_of(fn)[3] & self.handed  # (`del d[k]`: k's string bound)
 
     def remade(self, make: Callable[[Any], Any]) -> "PerFunctionArgs":
         return PerFunctionArgs(self.fn, make, self.names)
@@ -505,15 +535,16 @@ class PerFunctionArgs(PerArity):
         bound = self._bound(args, kwargs)
         alive: tuple = (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
         for v in bound.values():
-            if isinstance(v, DictKeys):  # (the keys themselves are the key's)
+            if isinstance(v, (DictKeys, str)):  # (the keys themselves are the key's)
                 continue
             if _function_sequence(v):  # (its functions, not the tuple made for the call)
                 alive += (type(v), *v)
                 continue
             alive += _members(v.cls) if isinstance(v, BoundType) else (
                 (v.cls,) if isinstance(v, ArgType) else (v,))
-        key = (*map(id, alive), *bound, *(v.keys for v in bound.values()
-                                          if isinstance(v, DictKeys)))
+        key = (*map(id, alive), *bound, *(v.keys if isinstance(v, DictKeys) else v
+                                          for v in bound.values()
+                                          if isinstance(v, (DictKeys, str))))
         made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
         if made is None:
             with self._lock:  # (a miss: made once, by one thread)
@@ -562,6 +593,9 @@ class PerFunctionArgs(PerArity):
             if name in self.spread and type(value) is dict and all(
                     isinstance(k, str) for k in value):  # (`f(v, **kw)`: its keys now)
                 out[name] = DictKeys(tuple(value))
+                continue
+            if name in self.keys and type(value) is str:  # (`del d[k]` by the call's k)
+                out[name] = value
                 continue
             if name in self.handed:
                 if _is_function(value) or _function_sequence(value):

@@ -105,9 +105,9 @@ class _JacobianCode(NotebookDisplay):
         return self.__name__.rsplit("_", 1)[-1]
 
     def _per_objects(self, args: tuple) -> Any:
-        """This Jacobian made per call's classes (``callables.PerFunctionArgs``) where
-        the function passes a NamedTuple argument on to a callee (``helper(x, p)``
-        calling ``p.apply``), which then knows its class; else None."""
+        """This Jacobian made per call's classes, dict keys and key strings
+        (``callables.PerFunctionArgs``) where the function's code needs them
+        (``helper(x, p)`` calling ``p.apply``, ``del d[k]``); else None."""
         names = callables.handed_objects(self.fun, args) if type(self) in (
             JacFwd, JacRev) else ()
         if not names:

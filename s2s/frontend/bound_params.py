@@ -45,6 +45,12 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
         if isinstance(value, BoundType):  # (an object: `p.apply(x)` is its class's)
             n.param_types = {**getattr(n, "param_types", {}), name: value.cls}
             continue
+        if type(value) is str:  # (`del d[k]`, `d.pop(k)`: the call's key, a literal)
+            target, text = cst.Name(name), cst.SimpleString(repr(value))
+            n.desugar.alias(target, node)
+            n.desugar.alias(text, node)
+            n.stmts.assign(target, text)
+            continue
         if value is None:  # (`transform=None`: the tests of it decided now)
             target, none = cst.Name(name), cst.Name("None")
             n.desugar.alias(target, node)
