@@ -108,7 +108,7 @@ class _JacobianCode(NotebookDisplay):
         """This Jacobian made per call's classes, dict keys and key strings
         (``callables.PerFunctionArgs``) where the function's code needs them
         (``helper(x, p)`` calling ``p.apply``, ``del d[k]``); else None."""
-        names = callables.handed_objects(self.fun, args) if type(self) in (
+        names = callables.per_call_names(self.fun, args) if type(self) in (
             JacFwd, JacRev) else ()
         if not names:
             return None

@@ -53,3 +53,11 @@ def spreads_a_dict_call(x, params):
 
 def calls_a_spreading_function(x, params):
     return spreads_a_merged_dict(np.cos(x), params) + np.sum(x**2)
+
+
+def drops_from_a_copy_in_a_callee(x, params, name):
+    return drops_from_a_copy(x * 2.0, params, name) + np.sum(x)
+
+
+def pops_from_a_built_dict_in_a_callee(x, name):
+    return pops_from_a_built_dict(np.sin(x), name) * 2.0
