@@ -128,7 +128,7 @@ def _defaults_bound(fun: Any, nargs: int, keys: tuple[str, ...],
     """``fun`` for a call of ``nargs`` positional arrays and keywords ``keys``; where a
     parameter holds a function (``def f(x, act=np.tanh)``), a copy with the default
     bound (``PerFunctionArgs``)."""
-    names = function_params(fun) or (per_call_names(fun, args) if args else ())
+    names = function_params(fun) or per_call_names(fun, args or ())
     if not names:
         return fun
     per = _cached(fun, ("functions",), lambda: PerFunctionArgs(fun, lambda f: f, names))
@@ -387,9 +387,11 @@ def per_call_names(fn: Any, args: tuple) -> tuple[str, ...]:
     (a callee deleting by a string ``fn`` passes on: the refusal is marked
     ``per_call``), every name its body hands on (found once per function)."""
     names = handed_objects(fn, args)
-    if names or not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND) or not any(
-            type(a) in (str, dict, tuple, list) or _object_type(a) is not None
-            for a in args):
+    if names or not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND):
+        return names
+    given = (*args, *(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values())
+    if not any(type(a) in (str, dict, tuple, list) or _object_type(a) is not None
+               for a in given):  # (a partial's wrapper: its bound values are defaults)
         return names
     found = _PROBED.get(fn)
     if found is None:

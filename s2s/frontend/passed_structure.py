@@ -71,11 +71,36 @@ def structure_names(fn: Any) -> tuple[frozenset[str], frozenset[str], frozenset[
         if defined is None:
             found = (frozenset(), frozenset(), frozenset())
         else:
+            _NAMES[code] = (frozenset(), frozenset(), frozenset())  # (recursion: none)
             merged, keys = merged_and_deleted(defined)
             double, single = spread_names(defined)
+            keys |= _keys_handed_on(fn, defined)
             found = (frozenset(merged | double), frozenset(keys), frozenset(single))
         _NAMES[code] = found
     return found
+
+
+def _keys_handed_on(fn: Any, defined: Any) -> set[str]:
+    """``fn``'s parameters it passes to a function of its module that deletes by them
+    (``pops(x, d, name)`` where ``pops`` runs ``d.pop(name)``), at any depth."""
+    code = fn.__code__
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    out = set()
+    for node in ast.walk(defined):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        callee = fn.__globals__.get(node.func.id)
+        if not isinstance(callee, types.FunctionType) or callee is fn:
+            continue
+        needed = structure_names(callee)[1]
+        if not needed:
+            continue
+        names = callee.__code__.co_varnames[:callee.__code__.co_argcount]
+        passed = [(names[i] if i < len(names) else None, a) for i, a in enumerate(node.args)]
+        passed += [(k.arg, k.value) for k in node.keywords]
+        out |= {a.id for target, a in passed if target in needed and isinstance(
+            a, ast.Name) and a.id in params}
+    return out
 
 
 _NAMES: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
