@@ -118,23 +118,18 @@ def test_a_dict_made_from_an_argument_spread_against_jax(name, dtype):
 
 
 def test_default_tier_against_central_differences():
-    """The default tier's share: each form under grad, keys changing, against central
-    differences of the NumPy function (which must not change the caller's dict)."""
-    for name in ("drops_from_the_argument", "pops_from_the_argument"):
-        grad = s2s.grad(getattr(F, name))
-        for k, key in enumerate("acb"):
-            x, p = X * (1 + 0.2 * k), _params(np.float64, k)
-            want = central_grad(lambda t: getattr(F, name)(t, dict(p), key), x)
-            np.testing.assert_allclose(grad(x, p, key), want, rtol=1e-6, atol=1e-8)
-            assert sorted(p) == ["a", "b", "c"]
+    """The default tier's share: a pop by the call's key (two keys: two transforms)
+    and a merged dict spread, against central differences of the NumPy function
+    (which must not change the caller's dict)."""
+    grad = s2s.grad(F.pops_from_the_argument)
     for k, key in enumerate("ca"):
-        x = X + 0.1 * k
-        np.testing.assert_allclose(s2s.grad(F.pops_from_a_built_dict)(x, key), central_grad(
-            lambda t: F.pops_from_a_built_dict(t, key), x), rtol=1e-6, atol=1e-8)
-    grad = s2s.grad(F.spreads_a_merged_dict)
-    for p in ({"w": X}, {"w": X, "scale": 2.0}):
-        np.testing.assert_allclose(grad(X, p), central_grad(
-            lambda t: F.spreads_a_merged_dict(t, p), X), rtol=1e-6, atol=1e-8)
+        x, p = X * (1 + 0.2 * k), _params(np.float64, k)
+        want = central_grad(lambda t: F.pops_from_the_argument(t, dict(p), key), x)
+        np.testing.assert_allclose(grad(x, p, key), want, rtol=1e-6, atol=1e-8)
+        assert sorted(p) == ["a", "b", "c"]
+    p = {"w": X, "scale": 2.0}
+    np.testing.assert_allclose(s2s.grad(F.spreads_a_merged_dict)(X, p), central_grad(
+        lambda t: F.spreads_a_merged_dict(t, p), X), rtol=1e-6, atol=1e-8)
 
 
 def test_what_stays_refused_is_located():

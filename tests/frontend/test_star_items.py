@@ -102,6 +102,6 @@ def test_defaults_left_to_fill_run_per_length():
     """With a default left, the length decides which parameters the items bind: the
     transform is made per call's length (tests/frontend/test_spread_lengths.py)."""
     grad = s2s.grad(F.spreads_into_defaults)
-    for xs in ((X,), (X, 0.5 * X), (X,)):
+    for xs in ((X,), (X, 0.5 * X)):
         np.testing.assert_allclose(grad(X, xs), jax.grad(J.spreads_into_defaults)(X, xs),
                                    rtol=1e-12)
