@@ -29,8 +29,7 @@ import numpy as np
 from .. import syntax
 from ..errors import TransformError
 from ..frontend.passed_structure import merged_and_deleted, spread_names
-from ..frontend.synthesize import (BOUND, BoundType, DictKeys, SeqLength, signature_text,
-                                   synthesize)
+from ..frontend.synthesize import BOUND, BoundType, DictKeys, SeqLength, signature_text, synthesize
 from ..frontend.typetests import ArgType, type_tested
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp

@@ -26,8 +26,7 @@ from ..errors import Loc, TransformError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
-from . import arguments, dtypes_down, jacobians, pushforward, records, signatures, trees
-from . import vectorize
+from . import arguments, dtypes_down, jacobians, pushforward, records, signatures, trees, vectorize
 from . import transformed as api
 from .callables import PerArity
 from .emitted import emitted_for, shadow

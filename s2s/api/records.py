@@ -332,9 +332,9 @@ def install_frontend_hooks() -> None:
     """Give the frontend its hooks into this module (it does not import the api);
     api/pipeline.lower calls this as it loads the frontend, which ``import s2s`` does
     not (libcst is the largest import s2s has)."""
-    from ..frontend import expressions, objects
+    from ..frontend import expressions
 
-    expressions.BUILT = objects.BUILT = built
+    expressions.BUILT = expressions.objects.BUILT = built
     expressions.PLAINED = plained
     expressions.REBUILT = Rebuilding
 

@@ -43,10 +43,10 @@ from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
 from .objects import is_instance_self, passing_objects, self_method
+from .passed_structure import passing_structure
 from .recursive import passing_captured
 from .resolve import FreeVar, is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
-from .passed_structure import passing_structure
 from .star_items import spread_items, star_count, star_items
 from .synthesize import synthesize
 from .typetests import type_tested
@@ -354,9 +354,8 @@ class FunctionLowerer:
         prim = lookup_object(obj)
         if prim is not None:
             atoms = self._atoms(args, text, node)
-            return self.n.calls.apply(prim.name, atoms, {k: self._atoms([v], text, node)[0]
-                                                        for k, v in kwargs.items()},
-                                      node, target, text)
+            return self.n.calls.apply(prim.name, atoms, {k: self._atoms([v], text, node)[
+                0] for k, v in kwargs.items()}, node, target, text)
         kwargs.update(captured)
         obj = passing_objects(self.n, obj, args, kwargs)  # (`helper(m, x)`, `m` built here)
         obj, text = passing_structure(self.n, obj, args, kwargs, text, node)  # (`pop(d, k)`)

@@ -322,6 +322,8 @@ def passing_objects(n: Any, fn: Any, args: list, kwargs: dict) -> Any:
         return fn
     found = {}
     hint = n.rebuilt_hint or {}  # (emitted code read again: the objects it passes)
+    parts = fn.__qualname__.split(".")
+    method = len(parts) > 1 and parts[-2] != "<locals>"  # (a class's: self_methods.py)
     for i, (name, value) in enumerate(bound.items()):
         let = n.lets.get(value.name) if isinstance(value, Var) else None
         made = let.params.get("built") if let is not None and let.prim == "make_dict" \
@@ -329,7 +331,8 @@ def passing_objects(n: Any, fn: Any, args: list, kwargs: dict) -> Any:
         if made is None and isinstance(value, Var):
             made = hint.get(i) if i < len(args) else None
             made = made or (object_param(n, value.name) if let is None else None)
-            made = made or (typed_param(n, value.name) if let is None else None)
+            made = made or (typed_param(n, value.name) if let is None and not (
+                method) else None)  # (a function given an argument of a known class)
         if made is not None and hasattr(made, "make"):  # (a NamedTuple, a registered
             found[name] = made  # class's object too: its methods called there)
     return for_objects(fn, found)
