@@ -28,10 +28,12 @@ import numpy as np
 
 from .. import syntax
 from ..errors import TransformError
-from ..frontend.synthesize import BOUND, BoundType, DictKeys, signature_text, synthesize
+from ..frontend.passed_structure import merged_and_deleted, spread_names
+from ..frontend.synthesize import BOUND, BoundType, DictKeys, SeqLength, signature_text, synthesize
 from ..frontend.typetests import ArgType, type_tested
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
+from . import pipeline
 from .trees import Fields
 
 
@@ -125,7 +127,7 @@ def _defaults_bound(fun: Any, nargs: int, keys: tuple[str, ...],
     """``fun`` for a call of ``nargs`` positional arrays and keywords ``keys``; where a
     parameter holds a function (``def f(x, act=np.tanh)``), a copy with the default
     bound (``PerFunctionArgs``)."""
-    names = function_params(fun)
+    names = function_params(fun) or per_call_names(fun, args or ())
     if not names:
         return fun
     per = _cached(fun, ("functions",), lambda: PerFunctionArgs(fun, lambda f: f, names))
@@ -358,6 +360,53 @@ def function_params(fn: Any, handed_too: bool = False) -> tuple[str, ...]:
                                      or _is_function(p.default)))
 
 
+def handed_objects(fn: Any, args: tuple) -> tuple[str, ...]:
+    """The positional parameters of the plain function ``fn`` whose values in ``args``
+    decide its code, where its body hands them on: an object of a user's pytree class
+    passed to a callee calling its methods (``helper(x, p)``), a dict whose keys are
+    merged, deleted or spread (``{**p, "a": 1}``, ``del d[k]``) and the string ``k`` it
+    deletes by.  A transform made per call's values of these (``PerFunctionArgs``)
+    lowers what the code could not otherwise (a lazy transform: jacfwd, jacrev, jvp)."""
+    if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND) or not any(
+            type(a) in (str, dict, tuple, list) or _object_type(a) is not None
+            for a in args):
+        return ()
+    code = fn.__code__
+    _, handed, spread, keys, starred = _names_of(fn)
+    return tuple(name for name, a in zip(code.co_varnames[:code.co_argcount], args)
+                 if name in handed and (_object_type(a) is not None or (
+                     name in keys and type(a) is str) or (name in spread and type(
+                         a) is dict and all(isinstance(k, str) for k in a)) or (
+                             name in starred and type(a) in (tuple, list))))
+
+
+def per_call_names(fn: Any, args: tuple) -> tuple[str, ...]:
+    """``handed_objects``; or, where ``args`` holds such values and the plain
+    function ``fn`` is refused in a way a transform made per call's values may lower
+    (a callee deleting by a string ``fn`` passes on: the refusal is marked
+    ``per_call``), every name its body hands on (found once per function)."""
+    names = handed_objects(fn, args)
+    if names or not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND):
+        return names
+    given = (*args, *(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values())
+    if not any(type(a) in (str, dict, tuple, list) or _object_type(a) is not None
+               for a in given):  # (a partial's wrapper: its bound values are defaults)
+        return names
+    found = _PROBED.get(fn)
+    if found is None:
+        try:
+            pipeline.lower(fn)
+            found = ()
+        except TransformError as err:
+            found = function_params(fn, handed_too=True) if getattr(
+                err, "per_call", False) else ()
+        _PROBED[fn] = found
+    return found
+
+
+_PROBED: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
+
+
 def _is_function(value: Any) -> bool:
     """A plain function: one a transform may take as a constant.  (Not an object
     with a ``__call__``: its fields may be what is differentiated.)"""
@@ -388,8 +437,9 @@ def _handed_names(fn: Any) -> frozenset[str]:
     return _names_of(fn)[1]
 
 
-def _names_of(fn: Any) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """(called, handed, spread with ``**``) names of ``fn``'s body."""
+def _names_of(fn: Any) -> tuple[frozenset[str], ...]:
+    """(called, handed, spread with ``**``, keys, spread with ``*``) names of ``fn``'s
+    body (keys: names a ``del d[k]`` or ``d.pop(k)`` deletes by)."""
     code = fn.__code__
     found = _CALLED.get(code)
     if found is None:
@@ -417,10 +467,10 @@ def _lambda_node(fn: Any) -> Any:
     return ast.Module([ast.Expr(node.body) for node in found], []) if found else None
 
 
-def _read_called_names(fn: Any) -> tuple[set[str], set[str], set[str]]:
+def _read_called_names(fn: Any) -> tuple[set[str], ...]:
     defined = syntax.function_node(fn) or _lambda_node(fn)
     if defined is None:
-        return set(), set(), set()
+        return set(), set(), set(), set(), set()
     out, handed = set(), set()
     for node in ast.walk(defined):
         if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.iter, ast.Name):
@@ -436,9 +486,9 @@ def _read_called_names(fn: Any) -> tuple[set[str], set[str], set[str]]:
         elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                 and node.func.attr not in _VALUE_METHODS:
             out.add(node.func.value.id)  # (`p.apply(x)`: a method of p's class)
-    spread = {k.value.id for node in ast.walk(defined) if isinstance(node, ast.Call)
-              for k in node.keywords if k.arg is None and isinstance(k.value, ast.Name)}
-    return out, handed, spread
+    spread, starred = spread_names(defined)
+    merged, keys = merged_and_deleted(defined)
+    return out, handed | merged | keys, spread | merged, keys, starred
 
 
 # methods of arrays and of Python's containers (`x.sum()`, `params.items()`): a call of
@@ -481,7 +531,6 @@ class PerFunctionArgs(PerArity):
         # (a parameter only passed on or walked: bound where it is given functions)
         self.handed = _handed_names(fn) - _called_names(fn) - self.tested - {
             name for name in names if _is_function(_default_of(fn, name))}
-        self.spread = _names_of(fn)[2] & self.handed  # (`f(v, **kw)`)
 
     def remade(self, make: Callable[[Any], Any]) -> "PerFunctionArgs":
         return PerFunctionArgs(self.fn, make, self.names)
@@ -491,15 +540,16 @@ class PerFunctionArgs(PerArity):
         bound = self._bound(args, kwargs)
         alive: tuple = (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
         for v in bound.values():
-            if isinstance(v, DictKeys):  # (the keys themselves are the key's)
+            if isinstance(v, (DictKeys, SeqLength, str)):  # (the key's own: below)
                 continue
             if _function_sequence(v):  # (its functions, not the tuple made for the call)
                 alive += (type(v), *v)
                 continue
             alive += _members(v.cls) if isinstance(v, BoundType) else (
                 (v.cls,) if isinstance(v, ArgType) else (v,))
-        key = (*map(id, alive), *bound, *(v.keys for v in bound.values()
-                                          if isinstance(v, DictKeys)))
+        key = (*map(id, alive), *bound, *(
+            v.keys if isinstance(v, DictKeys) else v.n if isinstance(v, SeqLength) else v
+            for v in bound.values() if isinstance(v, (DictKeys, SeqLength, str))))
         made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
         if made is None:
             with self._lock:  # (a miss: made once, by one thread)
@@ -545,13 +595,22 @@ class PerFunctionArgs(PerArity):
                 value = fn.__kwdefaults__[name]
             if value is _NONE:
                 continue
-            if name in self.spread and type(value) is dict and all(
-                    isinstance(k, str) for k in value):  # (`f(v, **kw)`: its keys now)
+            # (a value whose structure the code needs, here or in a callee given it:
+            # `f(v, **kw)`, `del d[k]`, `h(*xs)`: its keys, its string, its length)
+            if name in self.handed and type(value) is dict and all(
+                    isinstance(k, str) for k in value):
                 out[name] = DictKeys(tuple(value))
+                continue
+            if name in self.handed and type(value) is str:
+                out[name] = value
                 continue
             if name in self.handed:
                 if _is_function(value) or _function_sequence(value):
                     out[name] = value
+                elif type(value) in (tuple, list):
+                    out[name] = SeqLength(len(value))
+                elif (typed := _object_type(value)) is not None:
+                    out[name] = typed  # (`helper(x, p)` calling p's methods)
                 continue
             if value is None or _is_function(value):
                 out[name] = value

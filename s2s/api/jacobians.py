@@ -19,7 +19,7 @@ from ..frontend.synthesize import signature_text, synthesize
 from ..ir.kinds import LEAF, Kind, Leaf, Tree, kind_of
 from ..transforms.analysis import return_kind
 from ..transforms.ranks import run_silenced
-from . import callables, dtypes_down, methods, pipeline, records
+from . import callables, dtypes_down, methods, pipeline, records, trees
 from .arguments import check_outputs
 from .display import NotebookDisplay
 from .jacobian_text import JacobianPlan, jacobian_text
@@ -103,6 +103,22 @@ class _JacobianCode(NotebookDisplay):
     @property
     def mode(self) -> str:
         return self.__name__.rsplit("_", 1)[-1]
+
+    def _per_objects(self, args: tuple) -> Any:
+        """This Jacobian made per call's classes, dict keys and key strings
+        (``callables.PerFunctionArgs``) where the function's code needs them
+        (``helper(x, p)`` calling ``p.apply``, ``del d[k]``); else None."""
+        names = callables.per_call_names(self.fun, args) if type(self) in (
+            JacFwd, JacRev) else ()
+        if not names:
+            return None
+        key = ("objects", names)
+        per = self._vmapped.get(key)
+        if per is None:
+            nums = self.argnums if self.tuple_out else self.argnums[0]
+            per = self._vmapped[key] = callables.PerFunctionArgs(self.fun, lambda f: type(
+                self)(f, nums, self.has_aux, self.holomorphic), names)
+        return per
 
     @property
     def ir(self) -> Any:
@@ -221,13 +237,15 @@ class JacFwd(_JacobianCode):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        if (per := self._per_objects(args)) is not None:
+            return per(*args, **kwargs)
         args, kw = keywords_in_place(self.fun, args, kwargs)
         if kw and isinstance(self.fun, _JacobianCode):
             return with_keywords(self, len(args), tuple(kw))(*args, *kw.values())
         _check_float_inputs("jacfwd", args, argnums, self.holomorphic, real_only=True)
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
-        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
+        kinds = _kinds(args, argnums, len(t.ir.params))
         tangent_only = not self.has_aux
         try:  # (a refusal of emitted code, or of its vmap: at your line)
             _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only),
@@ -265,7 +283,7 @@ class JacFwd(_JacobianCode):
         if self.holomorphic:  # (a real output's tangent is real)
             check_outputs("jacfwd", out_dot, True)
         elif getattr(self.fun, "mode", None) in ("grad", "value_and_grad") and not any(
-                np.iscomplexobj(leaf) for leaf in _leaves(args)):
+                np.iscomplexobj(leaf) for leaf in _arg_leaves(args)):
             # the emitted gradient of real inputs through complex values is cast to
             # its inputs' dtype only when it returns (JAX's real part): so is its
             # derivative here
@@ -278,6 +296,27 @@ class JacFwd(_JacobianCode):
         built = t.built_template()  # (the output's objects the function built)
         done = records.rebuild(built, (jac, result[2]) if self.has_aux else jac)
         return dtypes_down.through(self.fun, args, done)  # (of a gradient: a Hessian)
+
+
+def _kinds(args: tuple, argnums: tuple[int, ...], nparams: int) -> tuple[Kind, ...]:
+    """The arguments' kinds as the emitted code reads them: an object of a pytree class
+    not differentiated (a NamedTuple whose methods the function calls) is its plain
+    form, the dict of its fields, as grad's code reads it."""
+    return tuple(kind_of(plain(a)) if i not in argnums and has_nodes(a, False) else
+                 kind_of(a) for i, a in enumerate(args)) + (LEAF,) * (nparams - len(args))
+
+
+def plain_objects(args: tuple, argnums: tuple[int, ...]) -> tuple:
+    """The arguments not differentiated that are pytree objects (a NamedTuple whose
+    methods the function calls) as the plain dicts of their fields, which the
+    emitted code reads (and JAX traces)."""
+    return tuple(trees.plain_dicts(plain(a)) if i not in argnums and has_nodes(a, False) else a
+                 for i, a in enumerate(args))
+
+
+def _arg_leaves(args: tuple) -> list[Any]:
+    """The arrays of the arguments, those of a pytree object's fields among them."""
+    return _leaves(plain(args) if has_nodes(args, False) else args)
 
 
 def _no_directions(fun: Any, args: tuple, has_aux: bool) -> Any:
@@ -330,6 +369,8 @@ class JacRev(_JacobianCode):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         argnums = _check_argnums(self.argnums, self.tuple_out, len(args))
+        if (per := self._per_objects(args)) is not None:
+            return per(*args, **kwargs)
         args, kw = keywords_in_place(self.fun, args, kwargs)
         if kw and isinstance(self.fun, _JacobianCode):
             return with_keywords(self, len(args), tuple(kw))(*args, *kw.values())
@@ -348,7 +389,7 @@ class JacRev(_JacobianCode):
         t._refresh()
         if t.ir.free:  # (a module's array in aux: copied, as an argument's copy is)
             aux = owned_module(aux, t.ir.free)
-        kinds = tuple(kind_of(a) for a in args) + (LEAF,) * (len(t.ir.params) - len(args))
+        kinds = _kinds(args, argnums, len(t.ir.params))
         try:  # (a refusal of emitted code, or of its vmap: at your line)
             _, vjp_fn = t._generate(kinds, argnums, True, nargs=len(args), inner_args=args)
             v = self._vmapped.get((vjp_fn, *kw))
@@ -475,7 +516,7 @@ class _Hessian(JacFwd):
         scalar (``run()`` computes it, once per input shapes: the output's rank may
         follow them), else None."""
         checked = self.__dict__.setdefault("_checked", {})
-        key = tuple(np.shape(leaf) for leaf in _leaves(args))
+        key = tuple(np.shape(leaf) for leaf in _arg_leaves(args))
         if key not in checked:
             checked[key] = self.check_output(run())
         return self._general if checked[key] else None

@@ -31,7 +31,7 @@ import numpy as np
 from .. import backends
 from ..emit.forwards import emitted_part
 from ..errors import TransformError
-from . import jit_calls, pipeline, trees
+from . import jit_calls, methods, pipeline, records, trees
 from .arguments import zero_d
 from .callables import transformable
 from .display import NotebookDisplay
@@ -241,7 +241,8 @@ class Jitted(NotebookDisplay):
             self._setup_jax(sig, x64)
             if self._direct():
                 jit_calls.direct_calls(self)
-            elif type(fun) is Vmapped and not shard_batch and fun.built_template() is None:
+            elif type(fun) is Vmapped and not shard_batch and fun.built_template() is None \
+                    and records.returned_arguments(fun.ir) is None:
                 self._plain_ir = fun.ir  # (its outputs hold no objects to rebuild)
                 jit_calls.vmapped_calls(self)
         else:
@@ -381,6 +382,8 @@ class Jitted(NotebookDisplay):
             if self._dict_out:
                 out = self._order.plain(out)
             # objects the function built (a NamedTuple), rebuilt outside JAX's trace
+            if type(self.fun) is Vmapped and not kwargs:  # (a pytree argument returned)
+                out = self.fun.argument_kinds(out, args)
             return self.fun._outputs(out) if isinstance(self.fun, Transformed) else out
         signed = self._seen
         if signed is not None and not kwargs:
@@ -604,7 +607,10 @@ def jit(
         return Jitted(f, backend, static_argnums, static_argnames, shard_batch, x64,
                       unroll)
 
-    return (lambda f: transformable(f, make)) if fun is None else transformable(fun, make)
+    def of(f: Callable) -> Any:  # (`jit(grad(model.loss))`: the method's, object first)
+        return methods.rebound(f, lambda g: transformable(g, make)) or transformable(f, make)
+
+    return of if fun is None else of(fun)
 
 
 def _direct_numpy_calls(self: Jitted, fun: Transformed) -> None:

@@ -26,16 +26,7 @@ from ..errors import Loc, TransformError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
-from . import (
-    arguments,
-    dtypes_down,
-    jacobians,
-    pushforward,
-    records,
-    signatures,
-    trees,
-    vectorize,
-)
+from . import arguments, dtypes_down, jacobians, pushforward, records, signatures, trees, vectorize
 from . import transformed as api
 from .callables import PerArity
 from .emitted import emitted_for, shadow
@@ -89,6 +80,8 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     of the function ``jax.jit`` traces.  ``examples`` holds a vmapped function's
     code per signature (``example_key``); ``texts`` gets the emitted text run."""
     texts = texts if texts is not None else []
+    if isinstance(fun, (JacFwd, JacRev)) and (per := fun._per_objects(args)) is not None:
+        fun = per.for_arguments(args, kwargs)  # (a NamedTuple passed to a callee)
     if isinstance(fun, (Vmapped, Transformed, JacFwd, JacRev)):
         check_odes(getattr(fun, "ir", None))
     if isinstance(fun, Vmapped):
@@ -718,6 +711,7 @@ def jacobian_on_jax(backend: JaxBackend, jac: Any, args: tuple, kwargs: dict) ->
                                    (*positional, *kw.values()), {})
         args = positional
     argnums = _check_argnums(jac.argnums, jac.tuple_out, len(args))
+    args = jacobians.plain_objects(args, argnums)  # (a NamedTuple f calls methods of)
     for i in argnums:
         for leaf in _leaves(args[i]):
             if not jnp.issubdtype(jnp.result_type(leaf), jnp.floating):

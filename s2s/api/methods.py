@@ -88,6 +88,24 @@ def bound_method(fun: Any, make: Callable[[Callable, Any], Any],
     return Bound(obj, func, make=lambda f: make(f, shifted))
 
 
+def rebound(fun: Any, outer: Callable[[Any], Any]) -> Any:
+    """``outer`` (``s2s.jit``) of a transform of a bound method (``grad(model.loss)``):
+    the outer transform of the method's function's transform, called with the
+    object's attributes first, as ``Bound`` calls it; None for any other ``fun``."""
+    if isinstance(fun, Bound) and fun._make is not None:
+        return _Rebound(fun.obj, fun.func, make=lambda f: outer(fun._make(f)))
+    return None
+
+
+class _Rebound(Bound):
+    """``rebound``'s: the object's attributes passed as plain dicts (the JAX backend
+    traces dicts; ``trees.Fields`` is no pytree of JAX's)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.inner = self._for(type(self.obj), len(args))
+        return self.inner(trees.plain_dicts(trees.attributes(self.obj)), *args, **kwargs)
+
+
 def _inexact(tree: Any) -> bool | None:
     """True (every leaf floating), False (every leaf integer or boolean), None: mixed."""
     kinds = {bool(np.issubdtype(np.result_type(x), np.inexact))

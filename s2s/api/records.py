@@ -334,7 +334,7 @@ def install_frontend_hooks() -> None:
     not (libcst is the largest import s2s has)."""
     from ..frontend import expressions
 
-    expressions.BUILT = built
+    expressions.BUILT = expressions.objects.BUILT = built
     expressions.PLAINED = plained
     expressions.REBUILT = Rebuilding
 
@@ -420,4 +420,61 @@ def rebuild_aux(t: Any, result: Any, mode: str) -> Any:
     return (value, rebuild(t[1][1], aux)), grads
 
 
-__all__ = ["Built", "BuiltOutputs", "built", "template", "rebuild", "rebuild_aux"]
+def returned_arguments(ir: Function, depth: int = 0) -> Any:
+    """Where the function returns its own parameters (``return p``, ``return p, y``):
+    ``("arg", i)`` for the ``i``-th parameter, ``("seq", [sub, ...])`` for a tuple or
+    list holding some; None where it returns none.  (A pytree argument is its plain
+    dict inside the emitted code, so vmap's batched output has lost its type.)"""
+    ret = next((s for s in reversed(ir.body) if isinstance(s, Return)), None)
+    if ret is None or depth > 8:  # (a recursive function: no further)
+        return None
+    lets = {s.target: s for s in walk(ir.body) if isinstance(s, Let)}
+
+    def of(atom: Any, depth: int) -> Any:
+        if not isinstance(atom, Var) or depth > 32:
+            return None
+        if atom.name in ir.params and atom.name not in lets:
+            return ("arg", ir.params.index(atom.name))
+        s = lets.get(atom.name)
+        if s is None:
+            return None
+        if s.prim == "identity":
+            return of(s.args[0], depth + 1)
+        if s.prim in ("make_tuple", "make_list"):
+            items = [of(a, depth + 1) for a in s.args]
+            return ("seq", items) if any(v is not None for v in items) else None
+        callee = s.params.get("callee") if s.prim == "call" else None
+        if isinstance(callee, Function) and len(callee.params) == len(s.args):
+            inner = returned_arguments(callee, depth + 1)  # (`q = helper(p)`)
+            return through(inner, s.args, depth)
+        return None
+
+    def through(t: Any, atoms: tuple, depth: int) -> Any:
+        if t is None:
+            return None
+        if t[0] == "arg":
+            return of(atoms[t[1]], depth + 1)
+        items = [through(sub, atoms, depth) for sub in t[1]]
+        return ("seq", items) if any(v is not None for v in items) else None
+
+    return of(ret.value, 0)
+
+
+def in_argument_kinds(t: Any, value: Any, args: tuple) -> Any:
+    """``value`` (vmap's batched output) with each returned argument of a pytree class
+    (a NamedTuple, a registered object) made an object of that class again, as JAX's
+    vmap returns it (``t``: ``returned_arguments``)."""
+    if t is None:
+        return value
+    if t[0] == "arg":
+        like = args[t[1]] if t[1] < len(args) else None
+        if isinstance(value, dict) and trees.has_nodes(like, False):
+            return trees.unplain(like, value)
+        return value
+    if not isinstance(value, (tuple, list)) or len(value) != len(t[1]):
+        return value
+    return type(value)(in_argument_kinds(s, v, args) for s, v in zip(t[1], value))
+
+
+__all__ = ["Built", "BuiltOutputs", "built", "template", "rebuild", "rebuild_aux",
+           "returned_arguments", "in_argument_kinds"]

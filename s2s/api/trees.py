@@ -157,6 +157,13 @@ def unplain(like: Any, tree: Any) -> Any:
     return rebuild([unplain(c, tree[k]) for k, c in zip(keys, children)])
 
 
+def plain_dicts(tree: Any) -> Any:
+    """``tree`` with every dict (a ``Fields`` too) a plain dict: what JAX traces."""
+    if isinstance(tree, dict):
+        return {k: plain_dicts(v) for k, v in tree.items()}
+    return type(tree)(plain_dicts(v) for v in tree) if type(tree) in (tuple, list) else tree
+
+
 def plain_args(args: tuple, diff: tuple[int, ...], objects: bool = False) -> tuple:
     """The arguments as the emitted code reads them (``None`` is ``()`` in the
     differentiated ones: an empty subtree, with an empty gradient).  ``objects``: a

@@ -319,6 +319,8 @@ class Vmapped(Transformed):
                 return out
         out = dtypes_down.through(self.inner, args, super().__call__(*args, **kwargs))
         out = in_argument_types(self.inner, args, out)
+        if not kwargs:
+            out = self.argument_kinds(out, args)
         if not kwargs and all(type(a) is np.ndarray for a in args):
             key = _shape_key(args, self.in_axes, self.out_axes)
             guard = self._guards.get(key) if key is not None else None
@@ -326,6 +328,13 @@ class Vmapped(Transformed):
                 self._hot[flat_key(args)] = _Hot(  # type: ignore[index]
                     self, key, guard, dtypes_down.target(self.inner, args))
         return out
+
+    def argument_kinds(self, out: Any, args: tuple) -> Any:
+        """``out`` with each pytree argument the function returns (``return p``) in
+        its own type again, batched, as JAX's vmap returns it (the code's is a dict)."""
+        if self.ir is None or not has_nodes(args, False):
+            return out
+        return records.in_argument_kinds(records.returned_arguments(self.ir), out, args)
 
     def _hot_call(self, args: tuple, token: object = None) -> Any:
         """The specialized code of the arguments' shapes and dtypes (plain arrays: the
@@ -676,5 +685,10 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
         per_arg = axes if isinstance(axes, tuple) else (axes,) * n
         return vmap(func, (None, *per_arg), out_axes, axis_name, axis_size)
 
+    if isinstance(fun, methods.Bound) and fun._make is not None:
+        # (`vmap(grad(model.loss))`: the vmap of the method's function's gradient,
+        # the object's attributes first and not batched)
+        return methods.Bound(fun.obj, fun.func, per_nargs=lambda f, n: for_method(
+            fun._make(f), n))
     return methods.bound_method(fun, None, for_method) or callables.transformable(
         fun, lambda f: Vmapped(f, plain(in_axes), out_axes, axis_size, axis_name))

@@ -22,7 +22,7 @@ from .fnlists import enter_sequence
 from .fnvalues import FnSeq
 from .self_methods import defining_class, for_class
 from .static import NOVALUE
-from .synthesize import BOUND, BoundType, DictKeys
+from .synthesize import BOUND, BoundType, DictKeys, SeqLength
 from .typetests import ArgType
 
 
@@ -39,11 +39,18 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
             n.arg_types = {**getattr(n, "arg_types", {}), name: value.cls}
         if isinstance(value, ArgType):
             continue
+        if isinstance(value, SeqLength):  # (`h(*xs)`: `h(xs[0], ..., xs[n - 1])`)
+            n.spread_lengths = {**getattr(n, "spread_lengths", {}), name: (
+                n.env[name], value.n)}
+            continue
         if isinstance(value, DictKeys):  # (`f(v, **kw)`: `kw = {"a": kw["a"], ...}`)
             _read_by_keys(n, name, value.keys, node)
             continue
         if isinstance(value, BoundType):  # (an object: `p.apply(x)` is its class's)
             n.param_types = {**getattr(n, "param_types", {}), name: value.cls}
+            continue
+        if type(value) is str:  # (`del d[k]`, `d.pop(k)`: the call's key, known now)
+            n.bound_strings = {**getattr(n, "bound_strings", {}), n.env[name]: value}
             continue
         if value is None:  # (`transform=None`: the tests of it decided now)
             target, none = cst.Name(name), cst.Name("None")

@@ -294,10 +294,13 @@ class BufferLowerer:
     def own_list_named(self, name: str, node: Any, what: str) -> tuple[str, str]:
         current = self.n.env.get(name)
         if current is None or current not in self.n.lists:
-            raise self.n.unsupported(
-                node, f"`{name}{what}` needs a list this function built itself",
+            err = self.n.unsupported(
+                node, f"`{name}{what}` needs a list this function built itself (or a "
+                "dict whose keys s2s knows when it transforms the function)",
                 f"start it with `{name} = []` in the function",
             )
+            err.per_call = True  # (a dict argument: its keys known per call, callables.py)
+            raise err
         return name, current
 
     def pop_statement(self, call: cst.Call) -> None:

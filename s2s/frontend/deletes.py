@@ -47,11 +47,13 @@ class Deletes:
             if not isinstance(target, cst.Name):
                 what = "an item" if isinstance(target, cst.Subscript) else "an attribute" \
                     if isinstance(target, cst.Attribute) else "this"
-                raise self.n.unsupported(
+                err = self.n.unsupported(
                     target, f"`del` of {what} changes a container or object in place, "
                     "which s2s does not do", "build a new dict or list without the item "
                     "(`{k: v for k, v in d.items() if k != \"b\"}`, `parts[:-1]`)",
                 )
+                err.per_call = True  # (a dict argument: its keys known per call)
+                raise err
             self.drop(target)
 
     def as_pop(self, target: Any) -> cst.Expr | None:

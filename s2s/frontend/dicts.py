@@ -52,6 +52,9 @@ class DictWrites:
             return None
         if ssa in self.keys:
             return self.keys[ssa]
+        for entered, keys in getattr(self.n, "spread_keys", {}).values():
+            if entered == ssa:  # (a dict parameter whose keys this call gives)
+                return tuple(keys)
         let = self.n.lets.get(ssa)
         if isinstance(let, Let) and let.target == ssa and let.prim == "make_dict" and \
                 "keys" in let.params:
@@ -222,11 +225,15 @@ class DictWrites:
             atom = let.args[0]
         if isinstance(atom, Const) and isinstance(atom.value, str):
             return atom.value
-        raise self.n.unsupported(
+        if isinstance(atom, Var) and atom.name in getattr(self.n, "bound_strings", {}):
+            return self.n.bound_strings[atom.name]  # (a parameter: this call's string)
+        err = self.n.unsupported(
             node, f"the key `{cst.Module([]).code_for_node(node)}` is known only when the "
             "function runs, so the dict's keys (its structure) would depend on run-time "
             "values", _INSTEAD_KEY,
         )
+        err.per_call = True  # (a string argument: made per call's string, callables.py)
+        raise err
 
     def item(self, current: str, keys: tuple, key: str, node: Any) -> Atom:
         """The value ``current`` holds under ``key``: the literal's own atom where it

@@ -22,7 +22,7 @@ from ..ir.nodes import Atom, Const, If, Index, Slice, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
-from . import kwdicts, literals
+from . import kwdicts, literals, objects  # noqa: F401  (objects: records installs its BUILT)
 from .bound_params import property_read, typed_method_call
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call

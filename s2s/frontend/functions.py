@@ -43,10 +43,11 @@ from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
 from .objects import is_instance_self, passing_objects, self_method
+from .passed_structure import passing_structure
 from .recursive import passing_captured
 from .resolve import FreeVar, is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
-from .star_items import star_count, star_items
+from .star_items import spread_items, star_count, star_items
 from .synthesize import synthesize
 from .typetests import type_tested
 
@@ -353,11 +354,11 @@ class FunctionLowerer:
         prim = lookup_object(obj)
         if prim is not None:
             atoms = self._atoms(args, text, node)
-            return self.n.calls.apply(prim.name, atoms, {k: self._atoms([v], text, node)[0]
-                                                        for k, v in kwargs.items()},
-                                      node, target, text)
+            return self.n.calls.apply(prim.name, atoms, {k: self._atoms([v], text, node)[
+                0] for k, v in kwargs.items()}, node, target, text)
         kwargs.update(captured)
         obj = passing_objects(self.n, obj, args, kwargs)  # (`helper(m, x)`, `m` built here)
+        obj, text = passing_structure(self.n, obj, args, kwargs, text, node)  # (`pop(d, k)`)
         fn = getattr(obj, "__func__", obj)
         simple = fv.spelled and isinstance(obj, types.FunctionType) and _plain(
             obj, args, kwargs) and not any(_frozen(self.n, v) for v in (*args, *kwargs.values()))
@@ -487,6 +488,9 @@ def _spread(self: FunctionLowerer, arg: cst.Arg, star: tuple[int, str] | None = 
         for read in reads.values():  # keys the call knows: bound_params.py)
             self.n.desugar.alias_tree(read, arg)
         return {k: self.n.exprs.expr(read) for k, read in reads.items()}
+    length = getattr(self.n, "spread_lengths", {}).get(getattr(arg.value, "value", None))
+    if arg.star == "*" and length is not None and self.n.env.get(arg.value.value) == length[0]:
+        return spread_items(self.n, arg, length[1])  # (a length this call gives)
     atom = self.n.exprs.expr(arg.value)
     if arg.star == "*" and isinstance(atom, Const) and isinstance(atom.value, (
             tuple, list)) and (atom.text.isidentifier() or _subscript_text(atom)):

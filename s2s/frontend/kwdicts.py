@@ -256,6 +256,10 @@ def dict_literal(n: Any, node: cst.Dict, target: str | None) -> Atom:
             if isinstance(let, Let) and let.prim == "make_dict" and "keys" in let.params:
                 items.update(zip(let.params["keys"], let.args))
                 continue
+            keys = n.dicts.known(atom.name) if let is None and isinstance(atom, Var) else None
+            if keys is not None:  # (a dict parameter whose keys this call gives)
+                items.update((k, n.dicts.item(atom.name, keys, k, element)) for k in keys)
+                continue
             if not isinstance(atom, Var):
                 raise n.unsupported(element, "`**` spreads a dict",
                                     "spread a dict: `{**d, \"a\": 1}`")

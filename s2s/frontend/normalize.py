@@ -56,7 +56,7 @@ from .expressions import (
 from .functions import FunctionLowerer, Plan
 from .inner_transforms import cast_gradients
 from .loops import LoopLowerer
-from .objects import bind_instance, record_of_atom
+from .objects import bind_instance, record_of_atom, typed_param
 from .pyvalues import PythonValues
 from .resolve import (
     RESERVED,
@@ -649,10 +649,14 @@ def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
     the objects (``records.Rebuilding``), bound under a name of its own."""
     made = {}
     hint, n.rebuilt_hint = n.rebuilt_hint or {}, None
+    parts = getattr(obj, "__qualname__", "").split(".")
+    plain_function = len(parts) == 1 or parts[-2] == "<locals>"  # (not a class's)
     for i, a in enumerate(positional):
         let = n.lets.get(a.name) if isinstance(a, Var) else None
         param = record_of_atom(n, a) if isinstance(a, Var) and (
             let is None or let.prim in ("call", "getitem")) else None
+        if param is None and let is None and isinstance(a, Var) and plain_function:
+            param = typed_param(n, a.name)  # (a NamedTuple argument of a known class)
         if param is not None:  # (an object the caller built, passed on, or returned)
             made[i] = param
         if let is None or let.prim != "make_dict":

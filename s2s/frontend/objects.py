@@ -205,6 +205,20 @@ def object_param(n: Any, name: str) -> Any:
     return getattr(n.fn, OBJECT_PARAMS, {}).get(name)
 
 
+def typed_param(n: Any, name: str) -> Any:
+    """The ``Built`` of a parameter whose class this transform knows (a NamedTuple
+    argument whose methods a callee it is passed to calls: ``bound_params.py``)."""
+    cls = (getattr(n, "param_types", None) or {}).get(name)
+    if cls is None or n.env.get(name) != name or BUILT is None:
+        return None
+    made = BUILT(cls)
+    return made if hasattr(made, "make") else None
+
+
+# ``BUILT(cls)``: the ``Built`` of a pytree class, or why there is none (installed by
+# s2s/api/records.py, as ``expressions.BUILT``)
+BUILT: Any = None
+
 OBJECT_PARAMS = "__s2s_object_params__"  # a callee's parameter -> the object's Built
 
 
@@ -308,6 +322,8 @@ def passing_objects(n: Any, fn: Any, args: list, kwargs: dict) -> Any:
         return fn
     found = {}
     hint = n.rebuilt_hint or {}  # (emitted code read again: the objects it passes)
+    parts = fn.__qualname__.split(".")
+    method = len(parts) > 1 and parts[-2] != "<locals>"  # (a class's: self_methods.py)
     for i, (name, value) in enumerate(bound.items()):
         let = n.lets.get(value.name) if isinstance(value, Var) else None
         made = let.params.get("built") if let is not None and let.prim == "make_dict" \
@@ -315,6 +331,8 @@ def passing_objects(n: Any, fn: Any, args: list, kwargs: dict) -> Any:
         if made is None and isinstance(value, Var):
             made = hint.get(i) if i < len(args) else None
             made = made or (object_param(n, value.name) if let is None else None)
+            made = made or (typed_param(n, value.name) if let is None and not (
+                method) else None)  # (a function given an argument of a known class)
         if made is not None and hasattr(made, "make"):  # (a NamedTuple, a registered
             found[name] = made  # class's object too: its methods called there)
     return for_objects(fn, found)

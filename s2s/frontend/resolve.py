@@ -661,6 +661,10 @@ class Resolver:
             return error(f"the array method `.{method}()` is not supported",
                          f"call np.{method}(x, ...) if s2s has a rule for it "
                          "(`python -m s2s primitives` lists them)")
-        return error(f"the array method `.{method}()` is not supported",
-                     "use NumPy functions (`python -m s2s primitives` lists the ones "
-                     "s2s differentiates)")
+        err = error(f"the array method `.{method}()` is not supported",
+                    "use NumPy functions (`python -m s2s primitives` lists the ones "
+                    "s2s differentiates)")
+        # (no NumPy name: a method of an object the caller passes on, `helper(x, p)`
+        # calling `p.apply(x)`, which a transform made per call's classes may lower)
+        err.per_call = True  # type: ignore[attr-defined]
+        return err

@@ -7,7 +7,10 @@ error where the call's ``xs`` has another length (``if len(xs) != 2: raise
 TypeError(...)``, run with the real value in the forward computation).
 
 With defaults left to fill, or a ``*args`` parameter, the length decides which
-parameters the items bind: that stays a located refusal (``functions._spread``).
+parameters the items bind: the transform is then made per call's length of ``xs``
+(``api/callables.py`` binds it, ``synthesize.SeqLength``), and the spread is the reads
+``xs[0], ..., xs[n - 1]`` of that length (``spread_items``), which bind the callee's
+parameters as Python binds them (defaults filled, ``*args`` collecting the rest).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import libcst as cst
 
 from .resolve import unwrap_forwarding
 
-__all__ = ["star_count", "star_items"]
+__all__ = ["spread_items", "star_count", "star_items"]
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
@@ -81,6 +84,17 @@ def star_items(n: Any, arg: cst.Arg, count: int, callee: str) -> list[Any]:
     items = []
     for i in range(count):
         read = cst.Subscript(name, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))])
+        n.desugar.alias_tree(read, arg)
+        items.append(n.exprs.expr(read))
+    return items
+
+
+def spread_items(n: Any, arg: cst.Arg, count: int) -> list[Any]:
+    """``*xs`` of a parameter whose length this call gives (``count``): the reads
+    ``xs[0]``, ..., ``xs[count - 1]``, located at the spread."""
+    items = []
+    for i in range(count):
+        read = cst.Subscript(arg.value, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))])
         n.desugar.alias_tree(read, arg)
         items.append(n.exprs.expr(read))
     return items

@@ -28,6 +28,14 @@ class DictKeys:
         self.keys = keys
 
 
+class SeqLength:
+    """In ``BOUND``: a tuple or list parameter spread into a call (``h(*xs)``) whose
+    length at this call is ``n`` (its items read by index: ``bound_params.py``)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+
 class BoundType:
     """In ``BOUND``: a parameter whose value is an object of ``cls`` at this call (its
     methods, ``p.apply(x)`` and ``p(x)``, are ``cls``'s)."""

@@ -18,7 +18,7 @@ from functools import partial
 import kwargs_dict_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, assert_close_to, fd_grad, jax_tol, jax_twin
+from support import HAVE_JAX, assert_close_to, central_grad, fd_grad, jax_tol, jax_twin
 
 import s2s
 
@@ -386,19 +386,26 @@ def in_grown_list(x):
     (key_at_run_time, (X, ("scale",)), "key known only when the function runs"),
     (run_time_key_in_dict, (X, {"w": W}), "key known only when the function runs"),
     (string_key_in_array, (X,), "only a dict has keys"),
-    (spreads_dict_argument, (X, {"scale": W}), "whose keys s2s does not know when it"),
     (in_grown_list, (np.ones((2, 3)),), "grown with `append`"),
     (pops_shared, (X,), "for another name"),
     (pops_missing, (X,), "raises KeyError"),
     (pops_in_loop, (X,), "changes the keys of the dict `kw`"),
-], ids=["get-run-time-key", "in-run-time-key", "get-of-array", "spread-argument",
-        "in-grown-list", "pop-shared", "pop-missing", "pop-in-loop"])
+], ids=["get-run-time-key", "in-run-time-key", "get-of-array", "in-grown-list", "pop-shared", "pop-missing", "pop-in-loop"])
 def test_refusals_are_located(fn, args, said) -> None:
     keywords = {"scale": 2.0} if fn in (key_at_run_time, pops_shared, pops_in_loop) else {}
     with pytest.raises(s2s.TransformError) as info:
         s2s.grad(fn)(*args, **keywords)
     err = str(info.value)
     assert said in err and __file__ in err and "Instead:" in err and "<s2s:" not in err, err
+
+
+def test_a_merged_dict_argument_spread_runs_per_call_keys() -> None:
+    """``F.scaled(x, **{**params, "shift": 1.0})`` (refused until issue 23's item 4):
+    the transform is made per call's keys (tests/frontend/test_runtime_keys.py)."""
+    for params in ({"scale": W}, {"scale": W, "shift": -2.0}):
+        want = central_grad(lambda t: spreads_dict_argument(t, params), X)
+        np.testing.assert_allclose(s2s.grad(spreads_dict_argument)(X, params), want,
+                                   rtol=1e-6, atol=1e-8)
 
 
 def test_in_over_a_list_of_arrays_is_pythons_ambiguity_located() -> None:

@@ -98,8 +98,10 @@ def test_another_length_is_pythons_type_error_at_the_users_line():
     np.testing.assert_allclose(grad(x, (y, x)), jax.grad(J.spreads_a_tuple_argument)(x, (y, x)))
 
 
-def test_defaults_left_to_fill_stay_refused_at_the_spread():
-    """With a default left, the length decides which parameters the items bind."""
-    with pytest.raises(TransformError, match="spreads a value whose length") as err:
-        s2s.grad(F.spreads_into_defaults)(X, (X,))
-    assert err.value.loc.file == F.__file__ and "scale_by(*xs)" in err.value.loc.text
+def test_defaults_left_to_fill_run_per_length():
+    """With a default left, the length decides which parameters the items bind: the
+    transform is made per call's length (tests/frontend/test_spread_lengths.py)."""
+    grad = s2s.grad(F.spreads_into_defaults)
+    for xs in ((X,), (X, 0.5 * X)):
+        np.testing.assert_allclose(grad(X, xs), jax.grad(J.spreads_into_defaults)(X, xs),
+                                   rtol=1e-12)

@@ -1,0 +1,223 @@
+"""A callee whose code needs the structure of what its caller passes: the keys of a
+dict it merges, deletes from or spreads (``{**p, "a": 1}``, ``dict(p, a=1)``,
+``del d[k]``, ``d.pop(k)``, ``f(x, **p)``), the string it deletes by (``k``), the
+length of a tuple or list it spreads (``h(*xs)``).
+
+Where the caller knows them (a dict it built, a dict or tuple parameter whose keys or
+length its own call gives, a string constant), the callee is normalized as a copy
+carrying them (``synthesize.BOUND``, read by ``bound_params.py`` as a transformed
+function's are), one copy per function and structure; emitted code calls the user's
+function itself.  The names are read with ``ast`` (``api/callables.py`` reads them
+too, for the transformed function's own parameters; ``import s2s`` loads this
+module, so it imports no libcst).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import types
+import weakref
+from typing import Any
+
+from .. import syntax
+from ..ir.nodes import Const, Let
+from .synthesize import BOUND, DictKeys, SeqLength
+
+
+def merged_and_deleted(defined: Any) -> tuple[set[str], set[str]]:
+    """In the parsed function ``defined``: the names of dicts whose keys its code
+    needs (``{**p, "a": 1}``, ``dict(p, a=1)``, ``del d[k]``, ``d.pop(k)``: the result's
+    keys are the call's), and the names such a ``del``/``pop`` deletes by (``k``)."""
+    merged, keys = set(), set()
+    for node in ast.walk(defined):
+        if isinstance(node, ast.Dict):
+            merged |= {v.id for k, v in zip(node.keys, node.values)
+                       if k is None and isinstance(v, ast.Name)}
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "dict" and node.args and isinstance(node.args[0], ast.Name):
+            merged.add(node.args[0].id)
+        pairs = [(t.value, t.slice) for t in node.targets if isinstance(t, ast.Subscript)] \
+            if isinstance(node, ast.Delete) else [(node.func.value, node.args[0])] if (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+                node.func.attr == "pop" and node.args) else []
+        for base, key in pairs:
+            if isinstance(base, ast.Name) and isinstance(key, ast.Name):
+                merged.add(base.id)
+                keys.add(key.id)
+    return merged, keys
+
+
+def spread_names(defined: Any) -> tuple[set[str], set[str]]:
+    """The names ``defined`` spreads into calls: with ``**`` (``f(v, **kw)``) and with
+    ``*`` (``h(*xs)``)."""
+    calls = [node for node in ast.walk(defined) if isinstance(node, ast.Call)]
+    double = {k.value.id for node in calls for k in node.keywords
+              if k.arg is None and isinstance(k.value, ast.Name)}
+    single = {a.value.id for node in calls for a in node.args
+              if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name)}
+    return double, single
+
+
+def structure_names(fn: Any) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(dicts whose keys ``fn``'s code needs, strings it deletes by, sequences it
+    spreads with ``*``), read once per code object."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return frozenset(), frozenset(), frozenset()
+    found = _NAMES.get(code)
+    if found is None:
+        defined = syntax.function_node(fn)
+        if defined is None:
+            found = (frozenset(), frozenset(), frozenset())
+        else:
+            _NAMES[code] = (frozenset(), frozenset(), frozenset())  # (recursion: none)
+            merged, keys = merged_and_deleted(defined)
+            double, single = spread_names(defined)
+            keys |= _keys_handed_on(fn, defined)
+            found = (frozenset(merged | double), frozenset(keys), frozenset(single))
+        _NAMES[code] = found
+    return found
+
+
+def _keys_handed_on(fn: Any, defined: Any) -> set[str]:
+    """``fn``'s parameters it passes to a function of its module that deletes by them
+    (``pops(x, d, name)`` where ``pops`` runs ``d.pop(name)``), at any depth."""
+    code = fn.__code__
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    out = set()
+    for node in ast.walk(defined):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        callee = fn.__globals__.get(node.func.id)
+        if not isinstance(callee, types.FunctionType) or callee is fn:
+            continue
+        needed = structure_names(callee)[1]
+        if not needed:
+            continue
+        names = callee.__code__.co_varnames[:callee.__code__.co_argcount]
+        passed = [(names[i] if i < len(names) else None, a) for i, a in enumerate(node.args)]
+        passed += [(k.arg, k.value) for k in node.keywords]
+        out |= {a.id for target, a in passed if target in needed and isinstance(
+            a, ast.Name) and a.id in params}
+    return out
+
+
+_NAMES: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
+_COPIES: dict[tuple, Any] = {}
+
+
+def deleted_parameters(fn: Any) -> frozenset[str]:
+    """The parameters ``fn`` deletes items from in place (``del d[k]``, ``d.pop(k)`` of
+    a dict parameter it never rebinds): called from emitted code, the user's function
+    would change the dict its caller passed."""
+    code = getattr(fn, "__code__", None)
+    defined = syntax.function_node(fn) if code is not None else None
+    if defined is None:
+        return frozenset()
+    merged, _ = merged_and_deleted(defined)
+    bound = {t.id for node in ast.walk(defined) if isinstance(node, (ast.Assign, ast.AugAssign,
+                                                                    ast.AnnAssign))
+             for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+             if isinstance(t, ast.Name)}
+    deleting = {node.func.value.id for node in ast.walk(defined) if isinstance(
+        node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "pop"
+        and isinstance(node.func.value, ast.Name)} | {
+        t.value.id for node in ast.walk(defined) if isinstance(node, ast.Delete)
+        for t in node.targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)}
+    params = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    return frozenset((deleting & merged & params) - bound)
+
+
+def passing_structure(n: Any, fn: Any, args: list, kwargs: dict, text: str,
+                      node: Any) -> tuple:
+    """``(fn, text)``: ``fn`` (a user's function the Normalizer ``n``'s function calls
+    by the name ``text`` with the atoms ``args``, ``kwargs``) as a copy carrying the
+    structure its code needs of what this call passes, where ``n`` knows it, and the
+    name emitted code calls that copy by (a transform reading emitted code again
+    finds the copy there); ``(fn, text)`` themselves where there is none."""
+    made = _structured(n, fn, args, kwargs, node)
+    if made is fn or not text.isidentifier():
+        return made, text
+    name, i = f"{text}_structured", 2
+    while n.resolver.namespace.get(name, made) is not made or (
+            name in n.names.taken and name not in n.resolver.namespace):
+        name, i = f"{text}_structured_{i}", i + 1
+    n.resolver.namespace[name] = made
+    n.names.taken.add(name)
+    return made, name
+
+
+def _structured(n: Any, fn: Any, args: list, kwargs: dict, node: Any) -> Any:
+    if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND):
+        return fn
+    merged, keys, starred = structure_names(fn)
+    if not (merged or keys or starred):
+        return fn
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        return fn
+    found: dict[str, Any] = {}
+    for name, value in bound.items():
+        if name in keys and (text := _string(n, value)) is not None:
+            found[name] = text
+        elif name in merged and (dict_keys := _dict_keys(n, value)) is not None:
+            found[name] = DictKeys(dict_keys)
+        elif name in starred and (length := _length(n, value)) is not None:
+            found[name] = SeqLength(length)
+    if not found:
+        return fn
+    changed = sorted(deleted_parameters(fn) & {k for k, v in found.items()
+                                               if isinstance(v, DictKeys)})
+    if changed:
+        raise n.unsupported(
+            node, f"`{fn.__name__}` deletes items from its dict parameter `{changed[0]}` in "
+            "place (`del`, `.pop`): s2s runs your function as it is in the forward pass, "
+            "where that would change the dict this call passes (and its gradient reads)",
+            f"copy it first in `{fn.__name__}` (`{changed[0]} = dict({changed[0]})`), or "
+            "delete in the function you transform")
+    key = (fn, tuple(sorted((k, v if isinstance(v, str) else v.keys if isinstance(
+        v, DictKeys) else ("length", v.n)) for k, v in found.items())))
+    copy = _COPIES.get(key)
+    if copy is None:
+        copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                                  fn.__closure__)
+        copy.__kwdefaults__ = fn.__kwdefaults__
+        copy.__qualname__, copy.__module__ = fn.__qualname__, fn.__module__
+        copy.__dict__.update(fn.__dict__)
+        setattr(copy, BOUND, found)
+        _COPIES[key] = copy
+    return copy
+
+
+def _string(n: Any, value: Any) -> str | None:
+    """The string the atom ``value`` is, where known now: a constant, or a name bound
+    to one (``name = "b"``: a parameter whose string this call gives)."""
+    if getattr(value, "name", None) in getattr(n, "bound_strings", {}):
+        return n.bound_strings[value.name]  # (a parameter: this call's string)
+    let = n.lets.get(getattr(value, "name", None) or "")
+    if isinstance(let, Let) and let.prim == "identity" and isinstance(let.args[0], Const):
+        value = let.args[0]
+    return value.value if isinstance(value, Const) and type(value.value) is str else None
+
+
+def _dict_keys(n: Any, value: Any) -> tuple[str, ...] | None:
+    name = getattr(value, "name", None)
+    found = n.dicts.known(name) if isinstance(name, str) else None
+    return tuple(found) if found is not None and all(isinstance(k, str) for k in found) \
+        else None
+
+
+def _length(n: Any, value: Any) -> int | None:
+    name = getattr(value, "name", None)
+    if not isinstance(name, str):
+        return None
+    for entered, length in getattr(n, "spread_lengths", {}).values():
+        if entered == name:  # (a parameter whose length this call gives)
+            return length
+    let = n.lets.get(name)
+    if let is not None and let.prim in ("make_tuple", "make_list") and \
+            name not in n.buffer_root.values() and name not in n.lists:
+        return len(let.args)
+    return None
