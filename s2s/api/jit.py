@@ -306,8 +306,11 @@ class Jitted(NotebookDisplay):
     def _add_example(self, args: tuple, kwargs: dict) -> None:
         """Generate a vmapped function's code from this (concrete) call: its rank
         probe runs on the first example, outside the trace."""
-        self._examples[self._example_key(args, kwargs)] = emitted_for(
-            self.fun, args, kwargs)  # type: ignore[arg-type]
+        try:
+            self._examples[self._example_key(args, kwargs)] = emitted_for(
+                self.fun, args, kwargs)  # type: ignore[arg-type]
+        except (ValueError, IndexError) as err:  # (the rank probe's: at your line)
+            reraise_located(err, self.fun.ir, getattr(self.fun.fn, "__name__", "f"))
 
     # ---- several devices ------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
 from ..backends.base import TracedValueError
 from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
 from ..backends.jax_order import keyed, plain
-from ..errors import Loc, TransformError, UnsupportedCallError
+from ..errors import Loc, TransformError, TruthValueError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
@@ -62,7 +62,8 @@ from .jit_jax_pytrees import (
     reading_translated,
     register_translated,
 )
-from .located import unpack_at_user_line
+from .jit_jax_results import _cast_like, _cast_tree, _in_order_of, _postprocess
+from .located import traced_at_user_line, unpack_at_user_line
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .vectorize import Vmapped, in_argument_types
 
@@ -102,7 +103,7 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         given = args
         if trees.has_nodes(args, False):  # (a NamedTuple: its plain form, as on NumPy)
             args = trees.plain_args(args, ())
-        out = dtypes_down.through(fun.inner, args, backend.run(jfn, args, kwargs))
+        out = dtypes_down.through(fun.inner, args, _run(backend, jfn, args, kwargs, fun.ir))
         return in_argument_types(fun.inner, given, out)  # (a gradient in their types)
     if isinstance(fun, Transformed):
         if fun.mode not in ("grad", "value_and_grad"):
@@ -119,7 +120,7 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         jfn = backend.prepare(fn, text)
         refresh(backend, jfn)
         texts.append(jfn.__s2s_text__)
-        return _postprocess(fun, backend.run(jfn, args, kwargs), args, argnums)
+        return _postprocess(fun, _run(backend, jfn, args, kwargs, fun.ir), args, argnums)
     if isinstance(fun, (JacFwd, JacRev)):
         return jacobian_on_jax(backend, fun, args, kwargs)
     if isinstance(fun, PerArity):  # (a transform of a *args function: this call's)
@@ -135,11 +136,22 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     try:
         return backend.run(translated, tuple(as_translated(a, translator) for a in args), {
             k: as_translated(v, translator) for k, v in kwargs.items()})
-    except TracedValueError as err:
+    except (TracedValueError, TruthValueError) as err:
         raise _at_user_line(err, fun) from err.__cause__
     except ValueError as err:  # (`a, b = t` of 3 items: raised at your line)
         unpack_at_user_line(err, fun)
         raise
+
+
+def _run(backend: JaxBackend, jfn: Callable, args: tuple, kwargs: dict, ir: Any) -> Any:
+    """``backend.run`` of a transform's emitted code: a refusal there (control flow on
+    a traced value) located at the user's line (``ir``: the user's function's)."""
+    try:
+        return backend.run(jfn, args, kwargs)
+    except (TracedValueError, TruthValueError) as err:
+        statics = {p for p, a in zip(ir.params, args) if isinstance(a, (int, float, str))
+                   or getattr(getattr(a, "aval", None), "weak_type", False) and not a.shape}
+        raise traced_at_user_line(err, ir, statics) from err.__cause__
 
 
 def _at_user_line(err: TracedValueError, fun: Any) -> TracedValueError:
@@ -203,50 +215,6 @@ def check_odes(ir: Any, seen: set | None = None) -> None:
                 "it in the callee, or run it on the NumPy backend")
         if isinstance(callee, Function):
             check_odes(callee, seen)
-
-
-# ---- results cast as the NumPy transform casts them ---------------------------------
-
-
-def _cast_like(g: Any, primal: Any) -> Any:
-    g = jnp.asarray(g, dtype=jnp.result_type(primal))
-    if g.shape != np.shape(primal):
-        g = jnp.broadcast_to(g, np.shape(primal))
-    return g
-
-
-def _in_order_of(tree: Any, like: Any) -> Any:
-    """``tree`` with its dicts in the key order of ``like``'s, where their keys are
-    the same (a value that crossed JAX's control flow, ``lax.cond``, has its dicts
-    rebuilt sorted: its leaves are then zipped with ``like``'s in their order)."""
-    if isinstance(tree, dict) and isinstance(like, dict) and tree.keys() == like.keys():
-        return {k: _in_order_of(tree[k], like[k]) for k in like}
-    if type(tree) in (tuple, list) and type(like) in (tuple, list) and len(tree) == len(like):
-        return type(tree)(_in_order_of(t, u) for t, u in zip(tree, like))
-    return tree
-
-
-def _cast_tree(grads: Any, primal: Any) -> Any:
-    grads = _in_order_of(grads, primal)
-    leaves = [_cast_like(g, p) for g, p in zip(_leaves(grads), _leaves(primal))]
-    return _rebuild(kind_of(primal), leaves)
-
-
-def _postprocess(t: Transformed, result: Any, args: tuple, argnums: tuple[int, ...]) -> Any:
-    """``Transformed._postprocess`` on JAX values: gradients in their inputs' dtypes
-    and shapes."""
-    def fix(grads: Any) -> Any:
-        if t.tuple_out:
-            return tuple(_cast_tree(g, args[i]) for g, i in zip(grads, argnums))
-        return _cast_tree(grads, args[argnums[0]])
-
-    if t.mode == "grad":
-        if t.has_aux:
-            grads, aux = result
-            return fix(grads), aux
-        return fix(result)
-    value, grads = result
-    return value, fix(grads)
 
 
 # ---- translating what emitted code reads from the user's module ---------------------
@@ -631,7 +599,7 @@ def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
                            inner_args=primals)
     jfn = backend.prepare(fn, text)
     refresh(backend, jfn)
-    result = backend.run(jfn, (*primals, *(tangents[i] for i in active)), {})
+    result = _run(backend, jfn, (*primals, *(tangents[i] for i in active)), {}, t.ir)
     out, out_dot = result[0], _in_order_of(result[1], result[0])
     fixed = [_cast_like(d, o) if jnp.issubdtype(jnp.result_type(o), jnp.inexact)
              else np.zeros(np.shape(o), api.float0)
@@ -672,7 +640,7 @@ def vjp_on_jax(backend: JaxBackend, fun: Callable, primals: tuple,
             jfn = backend.prepare(fn, text)
             refresh(backend, jfn)
             rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
-            grads = backend.run(jfn, (*primals, *rest, cotangent), {})
+            grads = _run(backend, jfn, (*primals, *rest, cotangent), {}, t.ir)
         it = iter(grads)
         return tuple(
             _cast_tree(next(it), p) if i in float_args else
