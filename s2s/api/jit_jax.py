@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import re
 import types
 from typing import Any, Callable
 
@@ -20,7 +21,7 @@ import numpy as np
 
 from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
 from ..backends.base import TracedValueError
-from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
+from ..backends.jax_backend import SITE_DIRS, JaxBackend, lowered_user_code
 from ..backends.jax_order import keyed, plain
 from ..errors import Loc, TransformError, TruthValueError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
@@ -56,6 +57,7 @@ from .jit_jax_objects import (
     _user_class,
     _user_object,
 )
+from .jit_jax_paths import add_variant, run_variants  # noqa: F401 (jit's)
 from .jit_jax_pytrees import (
     RebuiltOnJax,
     as_translated,
@@ -63,7 +65,7 @@ from .jit_jax_pytrees import (
     register_translated,
 )
 from .jit_jax_results import _cast_like, _cast_tree, _in_order_of, _postprocess
-from .located import traced_at_user_line, unpack_at_user_line
+from .located import _COMMENT, static_hint, traced_at_user_line, unpack_at_user_line
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .vectorize import Vmapped, in_argument_types
 
@@ -93,17 +95,21 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     if isinstance(fun, (Vmapped, Transformed, JacFwd, JacRev)):
         check_odes(getattr(fun, "ir", None))
     if isinstance(fun, Vmapped):
-        if examples is None or example_key not in examples:
-            raise NeedExample()
-        text, fn = examples[example_key]
-        jfn = backend.prepare(fn, text)
-        refresh(backend, jfn)
-        texts.append(jfn.__s2s_text__)
-        # (a vmapped gradient in its inputs' dtype, as JAX's and the NumPy backend's)
         given = args
         if trees.has_nodes(args, False):  # (a NamedTuple: its plain form, as on NumPy)
             args = trees.plain_args(args, ())
-        out = dtypes_down.through(fun.inner, args, _run(backend, jfn, args, kwargs, fun.ir))
+
+        def run(text: str, fn: Callable) -> Any:
+            jfn = backend.prepare(fn, text)
+            refresh(backend, jfn)
+            texts.append(jfn.__s2s_text__)
+            return _run(backend, jfn, args, kwargs, fun.ir)
+
+        # (its code made per path of an `if` whose paths give a value different
+        # ranks, where the trace knows the test: a shape, a static argument)
+        out = run_variants((examples or {}).get(example_key), run)
+        # (a vmapped gradient in its inputs' dtype, as JAX's and the NumPy backend's)
+        out = dtypes_down.through(fun.inner, args, out)
         return in_argument_types(fun.inner, given, out)  # (a gradient in their types)
     if isinstance(fun, Transformed):
         if fun.mode not in ("grad", "value_and_grad"):
@@ -137,7 +143,7 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         return backend.run(translated, tuple(as_translated(a, translator) for a in args), {
             k: as_translated(v, translator) for k, v in kwargs.items()})
     except (TracedValueError, TruthValueError) as err:
-        raise _at_user_line(err, fun) from err.__cause__
+        raise _at_user_line(err, fun, args) from err.__cause__
     except ValueError as err:  # (`a, b = t` of 3 items: raised at your line)
         unpack_at_user_line(err, fun)
         raise
@@ -149,12 +155,17 @@ def _run(backend: JaxBackend, jfn: Callable, args: tuple, kwargs: dict, ir: Any)
     try:
         return backend.run(jfn, args, kwargs)
     except (TracedValueError, TruthValueError) as err:
-        statics = {p for p, a in zip(ir.params, args) if isinstance(a, (int, float, str))
-                   or getattr(getattr(a, "aval", None), "weak_type", False) and not a.shape}
+        statics = {p for p, a in zip(ir.params, args) if _number(a)}
         raise traced_at_user_line(err, ir, statics) from err.__cause__
 
 
-def _at_user_line(err: TracedValueError, fun: Any) -> TracedValueError:
+def _number(a: Any) -> bool:
+    """A Python number (or string), or JAX's trace of one: what can be static."""
+    return isinstance(a, (int, float, str)) or bool(getattr(
+        getattr(a, "aval", None), "weak_type", False)) and not a.shape
+
+
+def _at_user_line(err: TracedValueError, fun: Any, args: tuple = ()) -> TracedValueError:
     """A refusal the lowered control flow raised at the translated code's
     ``# lowered: if ...`` line, located at the user's own line instead (the first of
     the function's lines reading so)."""
@@ -167,12 +178,15 @@ def _at_user_line(err: TracedValueError, fun: Any) -> TracedValueError:
         lines, first = inspect.getsourcelines(fun)
     except (OSError, TypeError):
         return err
-    for k, line in enumerate(lines):
-        if line.strip() == wanted:
+    for k, line in enumerate(lines):  # (your line's comment: not in the copy's)
+        if _COMMENT.sub("", line).strip() == wanted:
             text = line.rstrip("\n")
             err.loc = Loc(code.co_filename, first + k, len(text) - len(text.lstrip()) + 1,
                           text)
             err.args = (err._render(),)
+            params = list(inspect.signature(fun).parameters)  # (its numbers: static)
+            static_hint(err, params, [p for p, a in zip(params, args) if _number(a) and (
+                re.search(rf"\b{p}\b", wanted))])
             break
     return err
 

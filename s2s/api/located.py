@@ -93,6 +93,16 @@ def traced_at_user_line(err: Any, ir: Any, statics: Any = ()) -> Any:
     loc = getattr(err, "loc", None)
     if loc is None or ir is None or not str(loc.file).startswith("<s2s:"):
         return err
+    if "raise OtherPath(" in linecache.getline(str(loc.file), loc.line + 1):
+        err.what = (  # (the guard of vmap's code made per path: jit_jax_paths.py)
+            "`if` on a value JAX traces whose paths give a value different ranks per "
+            "example: vmap makes its code per path, which needs the test's value when "
+            "the code is made, and under jax.jit it is known only when the compiled code "
+            "runs (JAX refuses an `if` on a traced value: TracerBoolConversionError)")
+        err.hint = ("give the value one shape on both paths (np.broadcast_to, "
+                    "np.full_like), or pass the test's inputs as static arguments "
+                    "(static_argnums=/static_argnames=), or run it on the NumPy backend "
+                    "(s2s.jit(f), which makes each path's code when a call takes it)")
     text = _NOT_CALL.sub(r"not \1", _LOWERED.sub("", loc.text.strip()))
     text = re.sub(r"\s*#.*$", "", text) if not text.startswith("#") else text
     header = _TEST.match(text)
@@ -109,14 +119,22 @@ def traced_at_user_line(err: Any, ir: Any, statics: Any = ()) -> Any:
         return refusal_at_user_line(err, ir)
     err.loc, err.func = found[1], None
     behind = [p for p in _params_behind(ir, found[2]) if p in statics] if found[2] else []
-    if behind and getattr(err, "hint", None) and "static_arg" in err.hint:
-        nums = [str(ir.params.index(p)) for p in behind]
-        nums_text = nums[0] if len(nums) == 1 else f"({', '.join(nums)})"
-        names = repr(behind[0]) if len(behind) == 1 else repr(tuple(behind))
-        err.hint = (f"make {' and '.join(f'`{p}`' for p in behind)} static, as jax.jit "
-                    f"needs: s2s.jit(..., static_argnums={nums_text}) (or static_argnames="
-                    f"{names}); else " + err.hint)
+    static_hint(err, list(ir.params), behind)
     return err.with_func(found[0])
+
+
+def static_hint(err: Any, params: list[str], behind: list[str]) -> None:
+    """``err``'s hint, where it suggests static arguments, beginning with the ones to
+    make static (``behind``, of the function's ``params``) as ``s2s.jit`` takes them."""
+    if not behind or not getattr(err, "hint", None) or "static_arg" not in err.hint:
+        return
+    nums = [str(params.index(p)) for p in behind]
+    nums_text = nums[0] if len(nums) == 1 else f"({', '.join(nums)})"
+    names = repr(behind[0]) if len(behind) == 1 else repr(tuple(behind))
+    err.hint = (f"make {' and '.join(f'`{p}`' for p in behind)} static, as jax.jit "
+                f"needs: s2s.jit(..., static_argnums={nums_text}) (or static_argnames="
+                f"{names}); else " + err.hint)
+    err.args = (err._render(),)
 
 
 def _params_behind(ir: Any, text: str) -> list[str]:
