@@ -21,7 +21,13 @@ import numpy as np
 
 from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
 from ..backends.base import TracedValueError
-from ..backends.jax_backend import SITE_DIRS, JaxBackend, lowered_user_code
+from ..backends.jax_backend import (
+    _TRANSLATED,
+    SITE_DIRS,
+    JaxBackend,
+    _user_line,
+    lowered_user_code,
+)
 from ..backends.jax_order import keyed, plain
 from ..errors import Loc, TransformError, TruthValueError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
@@ -143,7 +149,7 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         return backend.run(translated, tuple(as_translated(a, translator) for a in args), {
             k: as_translated(v, translator) for k, v in kwargs.items()})
     except (TracedValueError, TruthValueError) as err:
-        raise _at_user_line(err, fun, args) from err.__cause__
+        raise _in_translated(_at_user_line(err, fun, args)) from err.__cause__
     except ValueError as err:  # (`a, b = t` of 3 items: raised at your line)
         unpack_at_user_line(err, fun)
         raise
@@ -156,7 +162,19 @@ def _run(backend: JaxBackend, jfn: Callable, args: tuple, kwargs: dict, ir: Any)
         return backend.run(jfn, args, kwargs)
     except (TracedValueError, TruthValueError) as err:
         statics = {p for p, a in zip(ir.params, args) if _number(a)}
-        raise traced_at_user_line(err, ir, statics) from err.__cause__
+        raise _in_translated(traced_at_user_line(err, ir, statics)) from err.__cause__
+
+
+def _in_translated(err: Any) -> Any:
+    """``err`` at a line of a function of yours that code on JAX calls (its copy with
+    control flow lowered: ``# lowered: if x > 0:``), located at your own line."""
+    user = _TRANSLATED.get(str(err.loc.file)) if err.loc is not None else None
+    found = _user_line(user, err.loc.text.strip().removeprefix("# lowered:").strip()) \
+        if user is not None else None
+    if found is None:
+        return err
+    err.loc, err.func = found, None
+    return err.with_func(user.__name__)
 
 
 def _number(a: Any) -> bool:

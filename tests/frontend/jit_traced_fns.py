@@ -74,3 +74,13 @@ def contract_fstring(a, b):
 def contract_joined(a, b, k):
     subs = "i" + k + "," + k + "->i"
     return np.sum(np.sin(np.einsum(subs, a, b)))
+
+
+def helper_if(x):
+    if x > 0:  # HELPER_IF
+        return x * 2.0
+    return x
+
+
+def calls_helper(x):
+    return np.sum(helper_if(x) * 3.0)

@@ -139,6 +139,7 @@ REFUSED = [  # (function, marker, the error, words of its message)
     ("array_while", "ARRAY_WHILE", TruthValueError, ("no truth value",)),
     ("shapes_if", "SHAPES_IF", TracedValueError, ("different structure, shape",)),
     ("grow_while", "GROW_WHILE", TracedValueError, ("while",)),
+    ("calls_helper", "HELPER_IF", TruthValueError, ("no truth value",)),  # (a callee's)
 ]
 
 
@@ -164,7 +165,8 @@ def test_traced_control_flow_refused_at_your_line(name, marker, error, words,
 
 
 @pytest.mark.slow  # (the default tier: test_default_tier_* below)
-@pytest.mark.parametrize("name", ["array_if", "array_while", "shapes_if", "grow_while"])
+@pytest.mark.parametrize("name", ["array_if", "array_while", "shapes_if", "grow_while",
+                                  "calls_helper"])
 def test_jax_refuses_the_same_sources(name) -> None:
     """The reference: ``jax.jit(jax.grad(f))`` of the same source raises too."""
     with pytest.raises((jax.errors.JAXTypeError, TypeError, ValueError)):
@@ -314,6 +316,9 @@ def test_default_tier_located_errors() -> None:
     with pytest.raises(TruthValueError) as info:
         _run("jvp", F.array_if, x)
     _assert_located(info.value, "ARRAY_IF", "no truth value")
+    with pytest.raises(TruthValueError) as info:  # (in a function the gradient calls)
+        _run("grad", F.calls_helper, x)
+    _assert_located(info.value, "HELPER_IF", "no truth value")
     with pytest.raises(TracedValueError) as info:
         s2s.jit(s2s.vmap(F.ranks_if, in_axes=(0, None)), backend="jax")(np.ones((2, 3)), 0.5)
     _assert_located(info.value, "RANKS_IF", "different ranks", "static_argnums=1")
