@@ -8,8 +8,8 @@ per call under vmap, jacfwd and jacrev.
   ``static_argnums=1``; with it, s2s's results are JAX's (``static_argnums=1`` too).
 * an ``if``/``while`` on a many-element array, an ``if`` whose branches bind different
   shapes, a ``while`` that grows a list: refused at the user's line (file, line,
-  column, the line quoted; never ``<s2s:...>``) under grad, value_and_grad, jvp, vmap,
-  jacfwd, jacrev, hessian and plain jit, where JAX refuses too.
+  column, the line quoted; never ``<s2s:...>``) under grad, value_and_grad, jvp, vjp,
+  vmap, jacfwd, jacrev, hessian and plain jit, where JAX refuses too.
 * ``if t > 0:`` on an unbatched ``t`` whose paths give ``y`` ranks 1 and 0: JAX's
   jit refuses it (a traced ``t``); s2s refuses at the ``if``, naming
   ``static_argnums=1``; with it, and for a loop's count (a shape: Horner's rule), each
@@ -123,9 +123,19 @@ def test_range_of_a_static_count_against_jax(transform, dtype) -> None:
 # ---- 2. if/while on a traced value, at your line ----------------------------------
 
 
+def _vjp_of(f):
+    def vjp_run(x):
+        out, pull = s2s.vjp(f, x)
+        return pull(np.ones_like(out))
+
+    return vjp_run
+
+
 def _run(transform: str, f, x):
     if transform == "jvp":
         return s2s.jit(_jvp_of(f), backend="jax")(x, np.ones_like(x))
+    if transform == "vjp":
+        return s2s.jit(_vjp_of(f), backend="jax")(x)
     if transform == "vmap":
         return s2s.jit(s2s.vmap(f), backend="jax")(np.stack([x, -x]))
     if transform == "jit":
@@ -133,7 +143,8 @@ def _run(transform: str, f, x):
     return s2s.jit(getattr(s2s, transform)(f), backend="jax")(x)
 
 
-TRANSFORMS = ["grad", "value_and_grad", "jvp", "vmap", "jacfwd", "jacrev", "hessian", "jit"]
+TRANSFORMS = ["grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian",
+              "jit"]
 REFUSED = [  # (function, marker, the error, words of its message)
     ("array_if", "ARRAY_IF", TruthValueError, ("no truth value", "np.where")),
     ("array_while", "ARRAY_WHILE", TruthValueError, ("no truth value",)),
