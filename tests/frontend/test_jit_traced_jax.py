@@ -359,3 +359,21 @@ def test_default_tier_einsum_against_a_python_loop() -> None:
         a, b = r.normal(size=(2,) + sa), r.normal(size=sb)
         np.testing.assert_allclose(v(a, b, subs), [F.contract(row, b, subs) for row in a],
                                    rtol=1e-12)
+
+
+@pytest.mark.slow
+def test_edge_inputs_against_jax() -> None:
+    """An empty batch, a batch of one, NaN and inf through the einsum of a string
+    argument under vmap; a size-1 and a 0-size example and NaN through the per-path
+    code of ``ranks_if`` on both paths under ``s2s.jit(..., backend="jax")``."""
+    v = s2s.vmap(F.contract, in_axes=(0, None, None))
+    b = np.arange(3.0)
+    for a in (np.zeros((0, 2, 3)), np.ones((1, 2, 3)), np.full((2, 2, 3), np.nan),
+              np.full((2, 2, 3), np.inf)):
+        want = jax.vmap(lambda x: J.contract(x, b, "ij,j->i"))(a)
+        np.testing.assert_allclose(v(a, b, "ij,j->i"), want, rtol=1e-12)
+    j = s2s.jit(s2s.vmap(F.ranks_if, in_axes=(0, None)), backend="jax", static_argnums=1)
+    for xs in (np.ones((1, 3)), np.ones((2, 0)), np.full((2, 3), np.nan)):
+        for t in (1.0, -1.0):
+            want = jax.vmap(lambda x: J.ranks_if(x, t))(xs)
+            np.testing.assert_allclose(j(xs, t), want, rtol=1e-12)
