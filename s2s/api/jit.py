@@ -309,13 +309,13 @@ class Jitted(NotebookDisplay):
         probe runs on the first example, outside the trace; made for the path of
         each ``if`` whose paths give a value different ranks that this call takes,
         after the code of ``paths`` raised ``OtherPath`` (api/jit_jax_paths.py)."""
-        name = getattr(self.fun.fn, "__name__", "f")
+        name = getattr(getattr(self.fun, "fn", None), "__name__", "f")
         try:
             made = self.fun.plan(args, kwargs, paths)  # type: ignore[union-attr]
         except (ValueError, IndexError) as err:  # (the rank probe's: at your line)
-            reraise_located(err, self.fun.ir, name)
-        self._add_variant(self._examples.setdefault(self._example_key(args, kwargs), []),
-                    made, paths, name)
+            reraise_located(err, getattr(self.fun, "ir", None), name)
+        variants = self._examples.setdefault(self._example_key(args, kwargs), [])
+        self._add_variant(variants, made, paths, name)
 
     # ---- several devices ------------------------------------------------------------
 

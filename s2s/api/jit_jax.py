@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import inspect
-import re
 import types
 from typing import Any, Callable
 
@@ -22,14 +20,12 @@ import numpy as np
 from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
 from ..backends.base import TracedValueError
 from ..backends.jax_backend import (
-    _TRANSLATED,
     SITE_DIRS,
     JaxBackend,
-    _user_line,
     lowered_user_code,
 )
 from ..backends.jax_order import keyed, plain
-from ..errors import Loc, TransformError, TruthValueError, UnsupportedCallError
+from ..errors import TransformError, TruthValueError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
@@ -54,6 +50,7 @@ from .jacobians import (
     keywords_in_place,
     with_keywords,
 )
+from .jit_jax_located import _at_user_line, _in_translated, _run
 from .jit_jax_objects import (
     _LIBRARIES,
     _KeptVmapOnJax,
@@ -71,7 +68,7 @@ from .jit_jax_pytrees import (
     register_translated,
 )
 from .jit_jax_results import _cast_like, _cast_tree, _in_order_of, _postprocess
-from .located import _COMMENT, static_hint, traced_at_user_line, unpack_at_user_line
+from .located import unpack_at_user_line
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .vectorize import Vmapped, in_argument_types
 
@@ -153,60 +150,6 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     except ValueError as err:  # (`a, b = t` of 3 items: raised at your line)
         unpack_at_user_line(err, fun)
         raise
-
-
-def _run(backend: JaxBackend, jfn: Callable, args: tuple, kwargs: dict, ir: Any) -> Any:
-    """``backend.run`` of a transform's emitted code: a refusal there (control flow on
-    a traced value) located at the user's line (``ir``: the user's function's)."""
-    try:
-        return backend.run(jfn, args, kwargs)
-    except (TracedValueError, TruthValueError) as err:
-        statics = {p for p, a in zip(ir.params, args) if _number(a)}
-        raise _in_translated(traced_at_user_line(err, ir, statics)) from err.__cause__
-
-
-def _in_translated(err: Any) -> Any:
-    """``err`` at a line of a function of yours that code on JAX calls (its copy with
-    control flow lowered: ``# lowered: if x > 0:``), located at your own line."""
-    user = _TRANSLATED.get(str(err.loc.file)) if err.loc is not None else None
-    found = _user_line(user, err.loc.text.strip().removeprefix("# lowered:").strip()) \
-        if user is not None else None
-    if found is None:
-        return err
-    err.loc, err.func = found, None
-    return err.with_func(user.__name__)
-
-
-def _number(a: Any) -> bool:
-    """A Python number (or string), or JAX's trace of one: what can be static."""
-    return isinstance(a, (int, float, str)) or bool(getattr(
-        getattr(a, "aval", None), "weak_type", False)) and not a.shape
-
-
-def _at_user_line(err: TracedValueError, fun: Any, args: tuple = ()) -> TracedValueError:
-    """A refusal the lowered control flow raised at the translated code's
-    ``# lowered: if ...`` line, located at the user's own line instead (the first of
-    the function's lines reading so)."""
-    loc = err.loc
-    code = getattr(fun, "__code__", None)
-    if loc is None or code is None or not str(loc.file).startswith("<s2s:"):
-        return err
-    wanted = loc.text.strip().removeprefix("# lowered:").strip()
-    try:
-        lines, first = inspect.getsourcelines(fun)
-    except (OSError, TypeError):
-        return err
-    for k, line in enumerate(lines):  # (your line's comment: not in the copy's)
-        if _COMMENT.sub("", line).strip() == wanted:
-            text = line.rstrip("\n")
-            err.loc = Loc(code.co_filename, first + k, len(text) - len(text.lstrip()) + 1,
-                          text)
-            err.args = (err._render(),)
-            params = list(inspect.signature(fun).parameters)  # (its numbers: static)
-            static_hint(err, params, [p for p, a in zip(params, args) if _number(a) and (
-                re.search(rf"\b{p}\b", wanted))])
-            break
-    return err
 
 
 def check_odes(ir: Any, seen: set | None = None) -> None:
