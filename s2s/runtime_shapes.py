@@ -21,7 +21,7 @@ __all__ = ["ShapeDtypeStruct", "stand_in_0d", "stand_in_1", "view_stand_in", "sm
            "reduced_shape", "reshaped_shape", "concatenated_shape", "stacked_shape", "indexed_shape",
            "sized_shape", "arange_shape", "operand_shape",
            "kron_shape", "inner_shape", "diffed_shape", "tiled_shape", "repeated_shape",
-           "joined_dtype", "spaced_shape", "array_shape"]
+           "joined_dtype", "spaced_shape", "array_shape", "einsum_batched"]
 
 # the most elements the operands of a primitive without a shape rule may have: it is
 # evaluated on stand-ins of those shapes (its result may be larger, so this stays small)
@@ -217,6 +217,29 @@ def tensordot_shape(a: tuple, b: tuple, axes: Any = 2) -> tuple:
         raise ValueError(f"shape-mismatch for sum: tensordot of {a} and {b} over {axes}")
     return (tuple(d for i, d in enumerate(a) if i not in xa)
             + tuple(d for i, d in enumerate(b) if i not in xb))
+
+
+def einsum_batched(subscripts: str, batched: tuple | None = None) -> str:
+    """``np.einsum``'s subscripts, known only when the code runs (a string argument),
+    with a batch label on each operand ``batched`` marks (None: on every one) and on
+    the output: ``einsum_batched("ij,j->i", (True, False))`` is ``"zij,j->zi"``.  An
+    implicit output (no ``->``) is written out first, as NumPy orders it (``...``,
+    then the labels used once, sorted), so the batch label leads it."""
+    spec = subscripts.replace(" ", "")
+    inputs, arrow, output = spec.partition("->")
+    terms = inputs.split(",")
+    if not arrow:
+        letters = inputs.replace(",", "").replace(".", "")
+        once = sorted(c for c in set(letters) if letters.count(c) == 1)
+        output = ("..." if "..." in inputs else "") + "".join(once)
+    marks = (True,) * len(terms) if batched is None else batched
+    if len(marks) != len(terms):
+        raise ValueError(f"einsum: {len(terms)} subscripts for {len(marks)} operands "
+                         f"({subscripts!r})")
+    label = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA"
+                 if c not in spec)
+    return ",".join(label + t if m else t for t, m in zip(terms, marks)) + \
+        "->" + label + output
 
 
 def einsum_shape(subscripts: str, *shapes: tuple) -> tuple:

@@ -64,11 +64,40 @@ def test_letters_sliced_by_an_integer_argument() -> None:
         assert_close_to(g(a, len(shape)), jg(a, len(shape)), np.float64)
 
 
-def test_vmap_of_subscripts_computed_when_the_code_runs_is_refused_at_the_line() -> None:
-    """vmap adds a batch letter to the subscripts it knows; these it does not (JAX
-    knows the rank when it traces): a located refusal, the user's line quoted."""
-    with pytest.raises(s2s.TransformError) as err:
-        s2s.vmap(s2s.grad(F.sum_of_squares))(np.ones((2, 3)))
-    text = str(err.value)
-    assert "string_slice_fns.py" in text and 'np.einsum(s + "->", a**2)' in text
-    assert "<s2s:" not in text
+BATCHING = {  # (s2s's, JAX's) of a function; the arguments batched for a vmap
+    "vmap": (s2s.vmap, jax.vmap, True),
+    "vmap_grad": (lambda f: s2s.vmap(s2s.grad(f)), lambda f: jax.vmap(jax.grad(f)), True),
+    "jacfwd": (s2s.jacfwd, jax.jacfwd, False),
+    "jacrev": (s2s.jacrev, jax.jacrev, False),
+    "hessian": (s2s.hessian, jax.hessian, False),
+}
+
+
+@pytest.mark.slow  # (the default tier: the Python loop's test below)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("tname", list(BATCHING))
+@pytest.mark.parametrize("fname", list(FUNCTIONS))
+def test_batched_subscripts_computed_when_the_code_runs_as_jax(fname, tname, dtype) -> None:
+    """vmap (and jacfwd, jacrev, hessian, which batch) of an einsum whose subscripts
+    the code computes: the batch label put on them when it runs (the runtime's
+    einsum_batched), one transform object over calls whose rank changes."""
+    n = FUNCTIONS[fname]
+    make, make_jax, batched = BATCHING[tname]
+    ours, theirs = make(getattr(F, fname)), make_jax(getattr(J, fname))
+    for k in range(10):
+        args = _args(fname, k, dtype, False)
+        if batched:
+            args = tuple(np.stack([a, 0.5 * a - 1.0]) for a in args)
+        got = ours(*args)
+        if k in (0, 2, 5, 9):
+            assert_close_to(got, theirs(*args), dtype, dtype_of="expected-arrays",
+                            f32=2e-4, scale_atol=True)
+
+
+def test_vmap_of_subscripts_computed_when_the_code_runs_as_a_python_loop() -> None:
+    """One vmap over calls whose rank changes (the subscripts with it), against the
+    function per example (the sweep above: against JAX)."""
+    v = s2s.vmap(F.last_axis_sum)
+    for k, shape in enumerate([(2, 3), (4,), (2, 3), (2, 1, 3)]):
+        x = np.random.default_rng(k).normal(size=(3,) + shape)
+        np.testing.assert_allclose(v(x), [F.last_axis_sum(row) for row in x], rtol=1e-12)

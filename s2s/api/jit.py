@@ -276,9 +276,10 @@ class Jitted(NotebookDisplay):
         from ..backends.jax_backend import NeedExample
         from . import jit_jax
 
-        self._examples: dict[Any, tuple[str, Callable]] = {}
+        self._examples: dict[Any, list[tuple[str, Callable]]] = {}  # (variants)
         self._mesh = None
         self._need_example = NeedExample
+        self._add_variant = jit_jax.add_variant  # (api/jit_jax_paths.py)
 
         from ..backends import jax_order
 
@@ -304,11 +305,18 @@ class Jitted(NotebookDisplay):
             (k, shape_key(v, k not in self.static_argnames)) for k, v in sorted(kwargs.items())
         )
 
-    def _add_example(self, args: tuple, kwargs: dict) -> None:
+    def _add_example(self, args: tuple, kwargs: dict, paths: tuple = ()) -> None:
         """Generate a vmapped function's code from this (concrete) call: its rank
-        probe runs on the first example, outside the trace."""
-        self._examples[self._example_key(args, kwargs)] = emitted_for(
-            self.fun, args, kwargs)  # type: ignore[arg-type]
+        probe runs on the first example, outside the trace; made for the path of
+        each ``if`` whose paths give a value different ranks that this call takes,
+        after the code of ``paths`` raised ``OtherPath`` (api/jit_jax_paths.py)."""
+        name = getattr(getattr(self.fun, "fn", None), "__name__", "f")
+        try:
+            made = self.fun.plan(args, kwargs, paths)  # type: ignore[union-attr]
+        except (ValueError, IndexError) as err:  # (the rank probe's: at your line)
+            reraise_located(err, getattr(self.fun, "ir", None), name)
+        variants = self._examples.setdefault(self._example_key(args, kwargs), [])
+        self._add_variant(variants, made, paths, name)
 
     # ---- several devices ------------------------------------------------------------
 
@@ -370,15 +378,16 @@ class Jitted(NotebookDisplay):
                 args = self._place(args)
             keyed, keyed_kw = self._order.keyed_args(args, kwargs, self.static_argnums,
                                                      self.static_argnames)
-            try:
-                out = jitted(*keyed, **keyed_kw)
-            except self._need_example:
-                self._add_example(args, kwargs)
-                # a trace that raised leaves JAX's C++ dispatch of this signature
-                # falling back to Python at every later call (10-30x the time): drop
-                # its entries (traces and compiled code stay cached)
-                getattr(jitted, "_clear_cache", jitted.clear_cache)()
-                out = jitted(*keyed, **keyed_kw)
+            while True:
+                try:
+                    out = jitted(*keyed, **keyed_kw)
+                    break
+                except self._need_example as err:
+                    self._add_example(args, kwargs, err.paths)
+                    # a trace that raised leaves JAX's C++ dispatch of this signature
+                    # falling back to Python at every later call (10-30x the time):
+                    # drop its entries (traces and compiled code stay cached)
+                    getattr(jitted, "_clear_cache", jitted.clear_cache)()
             if self._dict_out:
                 out = self._order.plain(out)
             # objects the function built (a NamedTuple), rebuilt outside JAX's trace

@@ -187,13 +187,13 @@ def vmapped_calls(self: Jitted) -> None:
     def _call_vmapped_bare(*args: Any, **kwargs: Any) -> Any:
         if not kwargs and fun.ir is plain_ir:
             try:
-                try:
-                    return bare(*args)
-                except need:
-                    self._add_example(args, kwargs)
-                    _drop_entries(self._jitted_bare)
-                    self._calls -= 1  # (the counter counts the call again)
-                    return bare(*args)  # (its results may hold a dict: Unkeyed)
+                while True:  # (a variant per path of an `if`: api/jit_jax_paths.py)
+                    try:
+                        return bare(*args)  # (its results may hold a dict: Unkeyed)
+                    except need as err:
+                        self._add_example(args, kwargs, err.paths)
+                        _drop_entries(self._jitted_bare)
+                        self._calls -= 1  # (the counter counts the call again)
             except unkeyed:
                 self._calls -= 1  # (counted where it runs now)
                 _drop_entries(self._jitted_bare)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import inspect
 import types
 from typing import Any, Callable
 
@@ -20,9 +19,13 @@ import numpy as np
 
 from ..backends import jax_numpy, jax_runtime_ode, jax_runtime_scipy
 from ..backends.base import TracedValueError
-from ..backends.jax_backend import SITE_DIRS, JaxBackend, NeedExample, lowered_user_code
+from ..backends.jax_backend import (
+    SITE_DIRS,
+    JaxBackend,
+    lowered_user_code,
+)
 from ..backends.jax_order import keyed, plain
-from ..errors import Loc, TransformError, UnsupportedCallError
+from ..errors import TransformError, TruthValueError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
 from ..ir.nodes import Function, Let, walk
@@ -38,6 +41,7 @@ from .jacobians import (
     keywords_in_place,
     with_keywords,
 )
+from .jit_jax_located import _at_user_line, _in_translated, _run
 from .jit_jax_objects import (
     _LIBRARIES,
     _KeptVmapOnJax,
@@ -47,12 +51,14 @@ from .jit_jax_objects import (
     _user_class,
     _user_object,
 )
+from .jit_jax_paths import add_variant, run_variants  # noqa: F401 (jit's)
 from .jit_jax_pytrees import (
     RebuiltOnJax,
     as_translated,
     reading_translated,
     register_translated,
 )
+from .jit_jax_results import _cast_like, _cast_tree, _in_order_of, _postprocess
 from .located import unpack_at_user_line
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .vectorize import Vmapped, in_argument_types
@@ -85,17 +91,21 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     if isinstance(fun, (Vmapped, Transformed, JacFwd, JacRev)):
         check_odes(getattr(fun, "ir", None))
     if isinstance(fun, Vmapped):
-        if examples is None or example_key not in examples:
-            raise NeedExample()
-        text, fn = examples[example_key]
-        jfn = backend.prepare(fn, text)
-        refresh(backend, jfn)
-        texts.append(jfn.__s2s_text__)
-        # (a vmapped gradient in its inputs' dtype, as JAX's and the NumPy backend's)
         given = args
         if trees.has_nodes(args, False):  # (a NamedTuple: its plain form, as on NumPy)
             args = trees.plain_args(args, ())
-        out = dtypes_down.through(fun.inner, args, backend.run(jfn, args, kwargs))
+
+        def run(text: str, fn: Callable) -> Any:
+            jfn = backend.prepare(fn, text)
+            refresh(backend, jfn)
+            texts.append(jfn.__s2s_text__)
+            return _run(backend, jfn, args, kwargs, fun.ir)
+
+        # (its code made per path of an `if` whose paths give a value different
+        # ranks, where the trace knows the test: a shape, a static argument)
+        out = run_variants((examples or {}).get(example_key), run)
+        # (a vmapped gradient in its inputs' dtype, as JAX's and the NumPy backend's)
+        out = dtypes_down.through(fun.inner, args, out)
         return in_argument_types(fun.inner, given, out)  # (a gradient in their types)
     if isinstance(fun, Transformed):
         if fun.mode not in ("grad", "value_and_grad"):
@@ -112,7 +122,7 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         jfn = backend.prepare(fn, text)
         refresh(backend, jfn)
         texts.append(jfn.__s2s_text__)
-        return _postprocess(fun, backend.run(jfn, args, kwargs), args, argnums)
+        return _postprocess(fun, _run(backend, jfn, args, kwargs, fun.ir), args, argnums)
     if isinstance(fun, (JacFwd, JacRev)):
         return jacobian_on_jax(backend, fun, args, kwargs)
     if isinstance(fun, PerArity):  # (a transform of a *args function: this call's)
@@ -128,34 +138,11 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     try:
         return backend.run(translated, tuple(as_translated(a, translator) for a in args), {
             k: as_translated(v, translator) for k, v in kwargs.items()})
-    except TracedValueError as err:
-        raise _at_user_line(err, fun) from err.__cause__
+    except (TracedValueError, TruthValueError) as err:
+        raise _in_translated(_at_user_line(err, fun, args)) from err.__cause__
     except ValueError as err:  # (`a, b = t` of 3 items: raised at your line)
         unpack_at_user_line(err, fun)
         raise
-
-
-def _at_user_line(err: TracedValueError, fun: Any) -> TracedValueError:
-    """A refusal the lowered control flow raised at the translated code's
-    ``# lowered: if ...`` line, located at the user's own line instead (the first of
-    the function's lines reading so)."""
-    loc = err.loc
-    code = getattr(fun, "__code__", None)
-    if loc is None or code is None or not str(loc.file).startswith("<s2s:"):
-        return err
-    wanted = loc.text.strip().removeprefix("# lowered:").strip()
-    try:
-        lines, first = inspect.getsourcelines(fun)
-    except (OSError, TypeError):
-        return err
-    for k, line in enumerate(lines):
-        if line.strip() == wanted:
-            text = line.rstrip("\n")
-            err.loc = Loc(code.co_filename, first + k, len(text) - len(text.lstrip()) + 1,
-                          text)
-            err.args = (err._render(),)
-            break
-    return err
 
 
 def check_odes(ir: Any, seen: set | None = None) -> None:
@@ -196,50 +183,6 @@ def check_odes(ir: Any, seen: set | None = None) -> None:
                 "it in the callee, or run it on the NumPy backend")
         if isinstance(callee, Function):
             check_odes(callee, seen)
-
-
-# ---- results cast as the NumPy transform casts them ---------------------------------
-
-
-def _cast_like(g: Any, primal: Any) -> Any:
-    g = jnp.asarray(g, dtype=jnp.result_type(primal))
-    if g.shape != np.shape(primal):
-        g = jnp.broadcast_to(g, np.shape(primal))
-    return g
-
-
-def _in_order_of(tree: Any, like: Any) -> Any:
-    """``tree`` with its dicts in the key order of ``like``'s, where their keys are
-    the same (a value that crossed JAX's control flow, ``lax.cond``, has its dicts
-    rebuilt sorted: its leaves are then zipped with ``like``'s in their order)."""
-    if isinstance(tree, dict) and isinstance(like, dict) and tree.keys() == like.keys():
-        return {k: _in_order_of(tree[k], like[k]) for k in like}
-    if type(tree) in (tuple, list) and type(like) in (tuple, list) and len(tree) == len(like):
-        return type(tree)(_in_order_of(t, u) for t, u in zip(tree, like))
-    return tree
-
-
-def _cast_tree(grads: Any, primal: Any) -> Any:
-    grads = _in_order_of(grads, primal)
-    leaves = [_cast_like(g, p) for g, p in zip(_leaves(grads), _leaves(primal))]
-    return _rebuild(kind_of(primal), leaves)
-
-
-def _postprocess(t: Transformed, result: Any, args: tuple, argnums: tuple[int, ...]) -> Any:
-    """``Transformed._postprocess`` on JAX values: gradients in their inputs' dtypes
-    and shapes."""
-    def fix(grads: Any) -> Any:
-        if t.tuple_out:
-            return tuple(_cast_tree(g, args[i]) for g, i in zip(grads, argnums))
-        return _cast_tree(grads, args[argnums[0]])
-
-    if t.mode == "grad":
-        if t.has_aux:
-            grads, aux = result
-            return fix(grads), aux
-        return fix(result)
-    value, grads = result
-    return value, fix(grads)
 
 
 # ---- translating what emitted code reads from the user's module ---------------------
@@ -624,7 +567,7 @@ def jvp_on_jax(backend: JaxBackend, fun: Callable, primals: Any, tangents: Any,
                            inner_args=primals)
     jfn = backend.prepare(fn, text)
     refresh(backend, jfn)
-    result = backend.run(jfn, (*primals, *(tangents[i] for i in active)), {})
+    result = _run(backend, jfn, (*primals, *(tangents[i] for i in active)), {}, t.ir)
     out, out_dot = result[0], _in_order_of(result[1], result[0])
     fixed = [_cast_like(d, o) if jnp.issubdtype(jnp.result_type(o), jnp.inexact)
              else np.zeros(np.shape(o), api.float0)
@@ -665,7 +608,7 @@ def vjp_on_jax(backend: JaxBackend, fun: Callable, primals: tuple,
             jfn = backend.prepare(fn, text)
             refresh(backend, jfn)
             rest = tuple(t.ir.defaults[p] for p in t.ir.params[len(primals):])
-            grads = backend.run(jfn, (*primals, *rest, cotangent), {})
+            grads = _run(backend, jfn, (*primals, *rest, cotangent), {}, t.ir)
         it = iter(grads)
         return tuple(
             _cast_tree(next(it), p) if i in float_args else

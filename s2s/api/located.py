@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import EmptyStackError, ListIndexError, Loc, TruthValueError, UnpackError
-from ..ir.nodes import For, If, Let, Var, walk
+from ..ir.nodes import For, If, Let, Var, uses, walk
 
 _TEST = re.compile(r"^(if|elif|while)\s+(not\s+)?([^:]+?)\s*:(\s*#.*)?$")
 # NumPy's and s2s's own files: not the user's code
@@ -75,6 +75,81 @@ def refusal_at_user_line(err: Any, ir: Any) -> Any:
         err.loc, err.func = found[1], None
         return err.with_func(found[0])
     return err
+
+
+_LOWERED = re.compile(r"^#\s*lowered:\s*")
+_NOT_CALL = re.compile(r"\b(?:lax|s2s_lax)\.not_\((\w+)\)")
+
+
+def traced_at_user_line(err: Any, ir: Any, statics: Any = ()) -> Any:
+    """A refusal raised while emitted code ran on the JAX backend (Python control flow
+    on a traced value: ``TracedValueError``; an ``if`` on an array's truth:
+    ``TruthValueError``), at a line of that code (``# lowered: if t:``, ``for k in
+    range(n):``, ``if lax.not_(t):  # stays Python``), located at the user's
+    statement it came from (``ir``: the user's function's IR, whose names the emitted
+    code keeps), its hint naming the parameters it is computed from that could be
+    static (``statics``: Python numbers, strings).  ``err`` itself where its
+    position is the user's already, or no statement matches."""
+    loc = getattr(err, "loc", None)
+    if loc is None or ir is None or not str(loc.file).startswith("<s2s:"):
+        return err
+    if "raise OtherPath(" in linecache.getline(str(loc.file), loc.line + 1):
+        err.what = (  # (the guard of vmap's code made per path: jit_jax_paths.py)
+            "`if` on a value JAX traces whose paths give a value different ranks per "
+            "example: vmap makes its code per path, which needs the test's value when "
+            "the code is made, and under jax.jit it is known only when the compiled code "
+            "runs (JAX refuses an `if` on a traced value: TracerBoolConversionError)")
+        err.hint = ("give the value one shape on both paths (np.broadcast_to, "
+                    "np.full_like), or pass the test's inputs as static arguments "
+                    "(static_argnums=/static_argnames=), or run it on the NumPy backend "
+                    "(s2s.jit(f), which makes each path's code when a call takes it)")
+    text = _NOT_CALL.sub(r"not \1", _LOWERED.sub("", loc.text.strip()))
+    text = re.sub(r"\s*#.*$", "", text) if not text.startswith("#") else text
+    header = _TEST.match(text)
+    found = None
+    if header is not None:
+        at = _test_loc(ir, header.group(3), set())
+        found = (ir.name, at, header.group(3)) if at is not None else None
+    else:
+        bound = _bound_in(ir, text, set())
+        loop = re.match(r"for \w+ in range\((.*)\):$", text)
+        if bound is not None:
+            found = (*bound, loop.group(1) if loop else None)
+    if found is None:
+        return refusal_at_user_line(err, ir)
+    err.loc, err.func = found[1], None
+    behind = [p for p in _params_behind(ir, found[2]) if p in statics] if found[2] else []
+    static_hint(err, list(ir.params), behind)
+    return err.with_func(found[0])
+
+
+def static_hint(err: Any, params: list[str], behind: list[str]) -> None:
+    """``err``'s hint, where it suggests static arguments, beginning with the ones to
+    make static (``behind``, of the function's ``params``) as ``s2s.jit`` takes them."""
+    if not behind or not getattr(err, "hint", None) or "static_arg" not in err.hint:
+        return
+    nums = [str(params.index(p)) for p in behind]
+    nums_text = nums[0] if len(nums) == 1 else f"({', '.join(nums)})"
+    names = repr(behind[0]) if len(behind) == 1 else repr(tuple(behind))
+    err.hint = (f"make {' and '.join(f'`{p}`' for p in behind)} static, as jax.jit "
+                f"needs: s2s.jit(..., static_argnums={nums_text}) (or static_argnames="
+                f"{names}); else " + err.hint)
+    err.args = (err._render(),)
+
+
+def _params_behind(ir: Any, text: str) -> list[str]:
+    """The parameters of ``ir`` the names in ``text`` (a test's name, a range's
+    bounds) are computed from, in their order."""
+    producer = {s.target: s for s in walk(ir.body) if isinstance(s, Let)}
+    todo, seen = re.findall(r"[A-Za-z_]\w*", text), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in producer:
+            todo += uses(producer[name])
+    return [p for p in ir.params if p in seen]
 
 
 _IF_OR_BINDS = re.compile(r"^\s*(?:(?:if|while) (\w+):|(\w+)(?:, \w+)* = |for (\w+) in )")

@@ -370,9 +370,11 @@ class Vmapped(Transformed):
             out = records.rebuild(hot.template, out)
         return out if hot.down is None else dtypes_down.cast_at(hot.down, out)
 
-    def plan(self, args: tuple, kwargs: dict | None = None) -> tuple[str, Callable]:
+    def plan(self, args: tuple, kwargs: dict | None = None,
+             paths: tuple | None = None) -> tuple[str, Callable]:
         """``(text, fn)``: the batched code a call with these arguments runs, without
-        running it (its rank probe runs the example, as a call's does)."""
+        running it (its rank probe runs the example, as a call's does); ``paths``
+        (None: refused) as ``_function_for``'s: code made per path of an ``if``."""
         if kwargs:
             raise TypeError("jit of a vmapped function takes its batched arguments "
                             "positionally (vmap batches keywords through another vmap)")
@@ -380,7 +382,7 @@ class Vmapped(Transformed):
             args = plain_args(args, ()) if has_nodes(args, False) else args
             check_array_types("vmap", args)  # (a NamedTuple: its plain form, as _call's)
         self._refresh()
-        self._function_for(args)
+        self._function_for(args, paths)
         assert self._last is not None
         return self._last
 
@@ -546,6 +548,9 @@ class Vmapped(Transformed):
             key_axes = (_hashable(self._axes), _hashable(self.out_axes), self.axis_name)
             if paths is not None:
                 key_axes += (("paths",) + paths,)
+            strings = tuple((i, a) for i, a in enumerate(args) if isinstance(a, str))
+            if strings:  # (`np.einsum(subs, ...)`: the ranks its code reads, per string)
+                key_axes += (("strings",) + strings,)
             self._paths = paths  # (read by _emit)
             outer, _OUTER_PATHS.paths = _OUTER_PATHS.paths, paths
             # an inner vmap is asked with one example: a batch for it

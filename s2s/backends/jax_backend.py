@@ -71,7 +71,13 @@ _TRACED_ERRORS = (
 
 class NeedExample(Exception):
     """A vmapped function met a new signature while JAX traces it: its code must be
-    generated from a concrete first example (the rank probe), before tracing."""
+    generated from a concrete first example (the rank probe), before tracing.
+    ``paths``: the ``(test, taken)`` of the ``if``s where the code made so far for
+    this signature raised ``OtherPath`` (made per path: see s2s.vmap)."""
+
+    def __init__(self, paths: tuple = ()) -> None:
+        super().__init__(paths)
+        self.paths = paths
 
 
 def enable_x64() -> None:

@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax as _lax
 
-from ..errors import Loc
+from ..errors import Loc, TruthValueError
 from .base import TracedValueError
 from .jax_order import in_order, keyed, plain
 
@@ -179,11 +179,13 @@ def _reverse_mode_error(what: str) -> TracedValueError:
 def _scalar_predicate(pred: Any) -> Any:
     pred = jnp.asarray(pred)
     if pred.shape != ():
-        if pred.size != 1:
-            raise ValueError(
-                "The truth value of an array with more than one element is ambiguous. "
-                "Use a.any() or a.all()"
-            )
+        if pred.size != 1:  # (NumPy's ValueError, at the lowered statement)
+            raise TruthValueError(
+                "`if`/`while` on an array with more than one element: it has no truth "
+                "value (NumPy's ValueError: the truth value of an array is ambiguous; "
+                "JAX's TracerBoolConversionError)", _where(),
+                "test one number: `if np.all(x > 0):` or `if np.any(...)`; choose "
+                "elementwise with `np.where(x > 0, a, b)`")
         pred = pred.reshape(())
     return pred if pred.dtype == jnp.bool_ else pred != 0
 
@@ -424,6 +426,13 @@ def scan_range(start: Any, stop: Any, body: Callable, carry: tuple, step: Any = 
         done = _masked_pops(start, stop, step, reverse, body, carry, push, pop, extend)
         if done is not None:
             return done
+        if not push and extend:
+            raise _error(
+                "a `for` loop over `range` of a value JAX traces appends to a list: "
+                "under jax.jit the list's length would be known only when the compiled "
+                "code runs (jax.jit refuses `range` of a traced value)",
+                "make the trip count a static argument (static_argnums=/static_argnames=),"
+                " or run it on the NumPy backend (s2s.jit(f, backend='numpy'))")
         raise _reverse_mode_error("a `for` loop whose range has traced bounds")
     n = len(order)
     stacked = [_top_stack(t, n) for t in pop]

@@ -82,7 +82,9 @@ def formatted_string(n: Any, node: cst.FormattedString, target: str | None) -> A
                     original.expression, "an f-string of values known only when the "
                     "function runs is a string, which has no derivative; s2s keeps one "
                     "in `print(...)`, `assert ..., f\"...\"` and `raise Error(f\"...\")`",
-                    "write the f-string inside the print, assert or raise",
+                    "write the f-string inside the print, assert or raise; a string "
+                    "made from string arguments (np.einsum's subscripts) with `+`: "
+                    "`\"i\" + k + \"->i\"`",
                 )
             name = f"__s2s_field_{len(values)}"
             values[name] = atom.value

@@ -37,6 +37,7 @@ from .batching import (
     _einsum,
     _einsum_terms,
     _items,
+    _known,
     _lined,
     _paren,
     _static,
@@ -288,14 +289,22 @@ def einsum_rule(b: Batch, s: Let) -> str:
     """A batch letter on each batched operand's subscripts and on the output's (an
     implicit output is written out first)."""
     spec = operand(s, "subscripts")
-    if not isinstance(spec, Const) or not isinstance(spec.value, str):
-        raise NoBatchRule("np.einsum without constant subscripts",
-                          "write the subscripts as a string literal")
-    terms, output = _einsum_terms(spec.value)
+    known = _known(b, spec) if isinstance(spec, (Const, Var)) else None
     operands = list(s.args[1:])
     optimize = s.params.get("optimize")
     extra = f", optimize={atom_text(optimize)}" if optimize is not None else ""
-    return _einsum(b, terms, output, operands, extra=extra)
+    if isinstance(known, str):
+        terms, output = _einsum_terms(known)
+        return _einsum(b, terms, output, operands, extra=extra)
+    if not isinstance(spec, Var) or b.batched(spec):
+        raise NoBatchRule("np.einsum without subscripts it can read",
+                          "give the subscripts as a string (a literal, or a string "
+                          "argument)")
+    # (subscripts known only when the code runs, a string argument: the batch label
+    # put on them then, by the runtime's einsum_batched)
+    marks = tuple(b.batched(a) for a in operands)
+    texts = ", ".join(atom_text(a) for a in operands)
+    return f"np.einsum(einsum_batched({spec.name}, {marks!r}), {texts}{extra})"
 
 
 defprim("kron", np.kron, "(a, b)", family="linalg")

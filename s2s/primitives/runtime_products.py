@@ -434,12 +434,9 @@ def einsum_bars_rule(b: Batch, s: Let) -> str:
     operand's (each operand's cotangent differs between examples) and the output's;
     directions, where given, are batched as the operands are."""
     g, spec, operands = s.args[:3]
-    spec = _known(b, spec)
-    if not isinstance(spec, str):
-        raise NoBatchRule("einsum_bars with subscripts computed when the code runs")
+    new = _batched_spec_text(b, spec, "einsum_bars")
     ops = _listed(_seq_texts(b, operands, "einsum_bars"))
-    new = _batched_einsum_spec(spec)
-    return (f"einsum_bars({_with_batch(b, g)}, {new!r}, {ops}"
+    return (f"einsum_bars({_with_batch(b, g)}, {new}, {ops}"
             f"{_directions(b, s, 3, 'einsum_bars')})")
 
 
@@ -468,6 +465,18 @@ def einsum_tangent_jvp_tangents(tangents_dot, ans, subscripts, operands, *tangen
                        *tangents[i + 1:])
         for i in range(len(tangents))
     )
+
+
+def _batched_spec_text(b: Batch, spec: Any, what: str) -> str:
+    """The text of ``spec``'s subscripts with a batch label on every operand: a
+    literal where they are known now, else ``einsum_batched(name)``, which puts it
+    on them when the code runs (a string argument: per call)."""
+    known = _known(b, spec)
+    if isinstance(known, str):
+        return repr(_batched_einsum_spec(known))
+    if not isinstance(spec, Var) or b.batched(spec):
+        raise NoBatchRule(f"{what} with subscripts that are not a string")
+    return f"einsum_batched({spec.name})"
 
 
 def _batched_einsum_spec(spec: str) -> str:
@@ -499,12 +508,9 @@ def _directions(b: Batch, s: Let, first: int, what: str) -> str:
 def einsum_tangent_rule(b: Batch, s: Let) -> str:
     """The einsum's derivative with a batch letter on every operand and direction."""
     spec, operands = s.args[:2]
-    spec = _known(b, spec)
-    if not isinstance(spec, str):
-        raise NoBatchRule("einsum_tangent with subscripts computed when the code runs")
+    new = _batched_spec_text(b, spec, "einsum_tangent")
     ops = _listed(_seq_texts(b, operands, "einsum_tangent"))
-    new = _batched_einsum_spec(spec)
-    return f"einsum_tangent({new!r}, {ops}{_directions(b, s, 2, 'einsum_tangent')})"
+    return f"einsum_tangent({new}, {ops}{_directions(b, s, 2, 'einsum_tangent')})"
 
 
 # multi_dot_bars(cot, arrays, *ts)[j] is the derivative of

@@ -569,8 +569,8 @@ def _rank_changes(vm: Any, s: For, entry: str, ranks: tuple, masked: bool) -> An
     why = "its batched code has one rank"
     if not vm.spec.path_guards and peelable(vm.fn, s):
         why += (" (its first iteration runs apart only where each call may get code of "
-                "its own: not under s2s.jit(backend='jax'), nor in a function called in "
-                "a loop)")
+                "its own: not where another transform reads the vmap's code, nor in a "
+                "function called in a loop)")
     err = vm.fail(s, NoBatchRule(
         f"`{entry}` changes rank in the loop (rank {ranks[0]} before it, {ranks[1]} "
         f"after an iteration): {why}",

@@ -223,7 +223,7 @@ def test_composed_and_jitted(dtype) -> None:
     """``s2s.jit(jacrev)`` (numpy backend) and ``hessian`` under it through the paths
     in both orders, against JAX; the code shows the guard; ``jacfwd(jacrev)`` and
     ``jacrev(jacrev)`` (the `if` in the Jacobian's loop over its basis) and
-    ``s2s.jit(vmap, backend="jax")`` refused, located; ``s2s.jit(vmap)`` on NumPy
+    ``s2s.jit(vmap, backend="jax")`` of a traced test refused, located; ``s2s.jit(vmap)`` on NumPy
     runs each path's code."""
     for order in ("ABBA", "BAAB"):
         jj = s2s.jit(s2s.jacrev(F.vec_or_sum))
@@ -236,7 +236,8 @@ def test_composed_and_jitted(dtype) -> None:
                 tol["atol"] *= 10
                 np.testing.assert_allclose(ours(x), theirs(x), **tol)
     # s2s.jit(vmap) on NumPy runs the vmap's code per path (each made by its call);
-    # on JAX the jit reads vmap's one code: refused, located
+    # on JAX the test reads `x`, a value JAX traces: refused, located at the `if` (with
+    # a test the trace knows, code per path there too: test_jit_traced_jax.py)
     jv = s2s.jit(s2s.vmap(F.weighted, in_axes=(None, 0)))
     for key in "ABBA":
         x, w = POINTS[key].astype(dtype), W.astype(dtype)
@@ -245,7 +246,9 @@ def test_composed_and_jitted(dtype) -> None:
         np.testing.assert_allclose(got, expected, **_tol(dtype))
     with pytest.raises(s2s.TransformError) as info:
         s2s.jit(s2s.vmap(F.weighted, in_axes=(None, 0)), backend="jax")(A, W.astype(dtype))
-    _located(info.value)
+    text = str(info.value)
+    assert f'File "{F.__file__}", line ' in text and "<s2s" not in text, text
+    assert "paths give a value different ranks per example" in text, text
     for outer in (s2s.jacfwd, s2s.jacrev):  # (vmap of the Jacobian's loop over its
         with pytest.raises(s2s.TransformError) as info:  # basis: the `if` in a loop)
             outer(s2s.jacrev(F.vector_out))(A.astype(dtype))
