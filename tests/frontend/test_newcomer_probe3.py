@@ -44,12 +44,8 @@ EXPECTED = {
     # `float(...)` of the result: jax.jit refuses it (a traced value), as s2s's JAX
     # backend does, located; every other transform runs it (JAX's grad does not)
     "typed_sig": "both refuse",
-    # refused where JAX accepts: the type of an argument is not known when s2s
-    # transforms (tests/frontend/test_builtins.py pins the message)
-    "isinstance_branch": "refused",
-    # refused where JAX accepts: the built-in `max` over array values (`max(a, b)` of
-    # two is supported; a generator of them is not)
-    "max_generator": "refused",
+    # (`isinstance` of an argument and the built-in `max` over a generator of array
+    # values, refused before, run under every transform tried)
 }
 
 

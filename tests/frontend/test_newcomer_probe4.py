@@ -31,20 +31,17 @@ X = np.array([0.3, -0.7, 1.2])
 # the probe's classes (newcomer_probe4_cases.classify), per function; every function
 # not named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED = {
-    # vmap (and jacfwd/hessian, built on it) of `acc = 0.0; for c in coeffs: acc =
-    # acc * x + c`: the carry changes rank in the loop (0 before, 1 after), refused
-    # at the loop; grad, jvp, jacrev and jit run it
-    "horner": "refused",
+    # (vmap, jacfwd and hessian of `acc = 0.0; for c in coeffs: acc = acc * x + c`, a
+    # carry changing rank in the loop, refused before, run since ir/peel.py peels the
+    # first iteration: tests/frontend/test_carried_rank.py)
     # (`out.insert(0, g)` in a loop, refused before, runs since list_edits.py:
     # test_list_fronts.py)
     # `while True:` whose body binds `x_new` before its `break` (refused before: "may be
     # used before it is assigned"): every transform runs it, vmap too (which JAX
     # refuses); jit on JAX of its gradient is refused by both (a traced `while`)
     "fixed_point_while": "both refuse",
-    # Hessian: vmap cannot batch `np.linalg.norm(m, ord=1, axis=0)`'s second
-    # derivative (the rank of a conjugate is unknown); in float32 jacfwd also returns
-    # float64 (the float32 vmap accumulator: another helper's issue)
-    "norm_ords": "refused",
+    # (the Hessian of `np.linalg.norm(m, ord=1, axis=0)`, refused before by vmap, runs;
+    # in float32 its jacfwd returns float64: EXPECTED_F32)
     # `"ijk"[: a.ndim]`: a string constant sliced by a shape, refused at the subscript
     "einsum_fstring": "refused",
     # a dataclass default (`cfg=CFG`) whose string field is read: refused at `.act`
@@ -64,6 +61,7 @@ EXPECTED_F32 = {
     "rk4_forward_args": "dtype",
     # jacfwd of a float32 function returns float64 (the float32 vmap accumulator)
     "clip_array_bounds": "dtype",
+    "norm_ords": "dtype",
     # vmap and jacfwd of a float32 loop carry that starts as the Python float `g = 0.0`
     # are float64 (the same with `out.append(g)`: vmap's batched carry starts from a
     # float64 array, not a weak scalar); values agree
