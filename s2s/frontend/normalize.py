@@ -73,7 +73,7 @@ from .resolve import (
 from .scope import OnePath
 from .self_methods import self_methods_hold
 from .sequences import check_literal_reads
-from .source import ParsedFunction, parse_function, recursion_room
+from .source import ParsedFunction, emitted, parse_function, recursion_room
 from .statements import StmtLowerer
 
 # the IR per function and source text: the most recently used only (s2s/caches.py)
@@ -157,7 +157,7 @@ def _run(fn: Any, parsed: Any, stack: tuple[Any, ...], plan: Plan | None = None)
             name = getattr(err, "unbound_name", None)
             if name is not None and name not in prebind and _loop_bound(parsed.node, name):
                 prebind = prebind | {name}
-            elif name is not None and name not in topbind and _emitted(fn):
+            elif name is not None and name not in topbind and emitted(fn):
                 topbind = topbind | {name}
             else:
                 raise
@@ -173,12 +173,6 @@ def _bound_none_first(n: Any, hoisted: list[Any]) -> list[Any]:
         n.desugar.alias_tree(none, hoisted[0])
         first.append(none)
     return first + hoisted
-
-
-def _emitted(fn: Any) -> bool:
-    """Is ``fn`` code s2s emitted (a derivative transformed again)?"""
-    code = getattr(fn, "__code__", None)
-    return code is not None and code.co_filename.startswith("<s2s:")
 
 
 def _reads_in(stmts: list[Stmt]) -> Counter:

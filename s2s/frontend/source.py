@@ -754,3 +754,9 @@ def _no_source(fn: Any, filename: str) -> SourceNotFoundError:
         "functions typed at the interactive prompt or built with exec() "
         "have no source",
     )
+
+
+def emitted(fn: Any) -> bool:
+    """Is ``fn`` code s2s emitted (a derivative transformed again)?"""
+    code = getattr(fn, "__code__", None)
+    return code is not None and code.co_filename.startswith("<s2s:")

@@ -25,6 +25,7 @@ import libcst as cst
 from ..errors import UnpackError
 from ..ir.nodes import Atom, Var
 from .desugar import lower_in_place
+from .source import emitted
 
 
 def _check(n: Any, target: Any, v: str, width: int, at_least: bool) -> None:
@@ -46,7 +47,12 @@ def _check(n: Any, target: Any, v: str, width: int, at_least: bool) -> None:
 
 def checked_at_run_time(n: Any, target: Any, tree: Atom) -> Atom:
     """``a, b = v`` of a value whose length may be known only when the function runs:
-    its length checked there first (the items are then read by index)."""
+    its length checked there first (the items are then read by index).  Not in code
+    s2s emitted (a derivative transformed again): its tuples are its own, their widths
+    right by construction, and a kept `raise` in a loop would keep the loop Python on
+    the JAX backend."""
+    if emitted(n.fn):
+        return tree
     v = n.comps.loop_name("unpacked")
     n._bind(v, tree.name)
     _check(n, target, v, len(target.elements), False)
