@@ -433,12 +433,23 @@ def _read_called_names(fn: Any) -> tuple[set[str], set[str], set[str]]:
                        a.value, ast.Name)}
         if isinstance(node.func, ast.Name):
             out.add(node.func.id)
+        if _calls_its_first(node) and isinstance(node.args[0], ast.Name):
+            out.add(node.args[0].id)  # (`functools.reduce(f, xs)`: f is called)
         elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                 and node.func.attr not in _VALUE_METHODS:
             out.add(node.func.value.id)  # (`p.apply(x)`: a method of p's class)
     spread = {k.value.id for node in ast.walk(defined) if isinstance(node, ast.Call)
               for k in node.keywords if k.arg is None and isinstance(k.value, ast.Name)}
     return out, handed, spread
+
+
+def _calls_its_first(node: ast.Call) -> bool:
+    """``functools.reduce(f, ...)``, ``map(f, ...)``: a call that calls its first
+    argument (a parameter passed there holds a function, as one called does)."""
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(
+        func, ast.Attribute) else None
+    return name in ("reduce", "map") and bool(node.args)
 
 
 # methods of arrays and of Python's containers (`x.sum()`, `params.items()`): a call of

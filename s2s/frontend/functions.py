@@ -39,6 +39,7 @@ from .expressions import MAX_NAME, per_call
 from .fncontainers import containers
 from .fnlists import enter_functions, pass_sequence
 from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter
+from .generators import is_generator, listed
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
@@ -124,6 +125,8 @@ class FunctionLowerer:
             return FnValue(obj, text, spelled=True)
         if lookup_object(obj) is not None:
             return FnValue(obj, text, spelled=True)
+        if is_generator(obj) and not is_library(obj):  # (consumed: its items' list)
+            return FnValue(listed(obj), text)
         if isinstance(obj, types.FunctionType) and not is_library(obj):
             return FnValue(obj, text, spelled=True)
         if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType) \

@@ -226,6 +226,8 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         if self.spec.out_axes == "auto":  # a callee: its unbatched results stay so
             out_axes = {p: 0 if self.batched(result, p) else None for p in leaf_paths(kind)}
             self.result_batched = {p for p, a in out_axes.items() if a is not None}
+            if isinstance(kind, Seq) and self.result_batched:  # (a list: which of its
+                self.result_batched = set(self.b[result.name])  # items' leaves are)
         else:
             out_axes = _axes_of(self.spec.out_axes, kind)
         leaves = {}

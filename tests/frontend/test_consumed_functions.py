@@ -1,0 +1,179 @@
+"""Constructs JAX runs that s2s refused (issue 23, functions as values): a
+``functools.reduce`` of a function given as an argument, a generator helper the
+function consumes (``for a, b in pairs(xs):``, ``sum(... for ... in pairs(xs))``,
+``yield from``), and a sliding window kept in a list (``del parts[0]`` in a loop).
+
+Every expected value comes from JAX on the same source (``jax_twin``), float64 and
+float32, at calls 1, 3 and 10 whose values (and lengths, and functions passed)
+change: grad, value_and_grad, jvp, vmap, vmap of grad, jacrev, hessian, ``s2s.jit``
+on both backends, and as a callee.  The default tier runs one grad per construct;
+``-m slow`` runs everything."""
+
+from __future__ import annotations
+
+import operator
+from functools import partial
+
+import consumed_fns as F  # (pytest puts this directory on sys.path)
+import numpy as np
+import pytest
+from support import HAVE_JAX, assert_close_to, compiled, jax_twin
+
+import s2s
+
+pytestmark = pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+
+if HAVE_JAX:
+    import jax
+    import jax.numpy as jnp
+
+    J = jax_twin(F)
+
+X = np.array([0.3, -0.7, 1.2, 0.5, -0.2])
+DTYPES = [np.float64, np.float32]
+CALLS = (1, 3, 10)
+close = partial(assert_close_to, f64=1e-8, f32=5e-4)
+
+# functions of x alone, the length of x changing between calls
+GENERATORS = ["pair_sum", "pair_loop", "stacked_yields", "generator_caller"]
+WINDOWS = ["window_sum", "window_pop_stack", "window_caller"]
+
+
+def _x(call: int, dtype, size: int | None = None) -> np.ndarray:
+    size = size or 4 + call % 3  # (4, 5, 6 items: a length fixed per call)
+    base = np.resize(X, size) * (1 + 0.1 * call) - 0.05 * call
+    return base.astype(dtype)
+
+
+def _sweep(ours, theirs, dtype, sizes=True) -> None:
+    """grad, value_and_grad, jvp at calls 1, 3, 10; vmap, vmap(grad), jacrev, hessian
+    and s2s.jit (NumPy) at one call."""
+    g, vg, jitted = s2s.grad(ours), s2s.value_and_grad(ours), s2s.jit(s2s.grad(ours))
+    for call in CALLS:
+        x = _x(call, dtype, None if sizes else 5)
+        v = (x[::-1] * 0.5 + 0.25).astype(dtype)
+        close(g(x), compiled(jax.grad(theirs))(x), dtype)
+        close(vg(x), compiled(jax.value_and_grad(theirs))(x), dtype)
+        close(jitted(x), compiled(jax.grad(theirs))(x), dtype)
+        close(s2s.jvp(ours, (x,), (v,)),
+              compiled(lambda x, v: jax.jvp(theirs, (x,), (v,)))(x, v), dtype)
+    x = _x(1, dtype)
+    batch = np.stack([x, 0.5 * x, x[::-1].copy()])
+    close(s2s.vmap(ours)(batch), compiled(jax.vmap(theirs))(batch), dtype)
+    close(s2s.vmap(g)(batch), compiled(jax.vmap(jax.grad(theirs)))(batch), dtype)
+    close(s2s.jacrev(ours)(x), compiled(jax.jacrev(theirs))(x), dtype)
+    close(s2s.hessian(ours)(x), compiled(jax.hessian(theirs))(x), dtype)
+
+
+# ---- 1. functools.reduce(f, xs, init) of a function passed in -----------------------
+
+
+def _reducers(step: int):
+    """(ours, JAX's) functions, changing between calls: a module function, NumPy's
+    multiply, a lambda, an operator."""
+    def square_add(a, v):
+        return a + v * v
+
+    table = [(F.blend, J.blend), (np.multiply, jnp.multiply), (square_add, square_add),
+             (F.soft, J.soft), (operator.add, operator.add)]
+    return table[step % len(table)]
+
+
+def test_reduce_of_a_function_argument_default_tier() -> None:
+    """The one cheap check of the default tier: grad over three functions."""
+    g = s2s.grad(F.reduce_rows)
+    for step in range(3):
+        mine, jaxs = _reducers(step)
+        x = _x(step, np.float64)
+        close(g(x, mine), jax.grad(J.reduce_rows)(x, jaxs), np.float64)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", ["reduce_rows", "reduce_items"])
+def test_reduce_of_a_function_argument(name, dtype) -> None:
+    ours, theirs = getattr(F, name), getattr(J, name)
+    g, vg, jitted = s2s.grad(ours), s2s.value_and_grad(ours), s2s.jit(s2s.grad(ours))
+    for step in range(10):
+        mine, jaxs = _reducers(step)
+        x = _x(step, dtype)
+        expected = jax.grad(theirs)(x, jaxs)
+        close(g(x, mine), expected, dtype)
+        close(jitted(x, mine), expected, dtype)
+        if step + 1 in CALLS:
+            close(vg(x, mine), jax.value_and_grad(theirs)(x, jaxs), dtype)
+            v = x[::-1].copy()
+            close(s2s.jvp(lambda x: ours(x, mine), (x,), (v,)),
+                  jax.jvp(lambda x: theirs(x, jaxs), (x,), (v,)), dtype)
+        if step < 3:
+            batch = np.stack([x, -x, 0.5 * x])
+            close(s2s.vmap(g, in_axes=(0, None))(batch, mine),
+                  jax.vmap(jax.grad(theirs), in_axes=(0, None))(batch, jaxs), dtype)
+            close(s2s.vmap(ours, in_axes=(0, None))(batch, mine),
+                  jax.vmap(theirs, in_axes=(0, None))(batch, jaxs), dtype)
+            close(s2s.hessian(ours)(x, mine), jax.hessian(theirs)(x, jaxs), dtype)
+            close(s2s.jacrev(ours)(x, mine), jax.jacrev(theirs)(x, jaxs), dtype)
+    on_jax = s2s.jit(s2s.grad(ours), backend="jax", static_argnums=1)
+    for step in range(3):
+        mine, jaxs = _reducers(step)
+        x = _x(step, dtype)
+        close(on_jax(x, mine), jax.grad(theirs)(x, jaxs), dtype)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_reduce_in_a_callee(dtype) -> None:
+    _sweep(F.reduce_caller, J.reduce_caller, dtype)
+    x = _x(3, dtype)
+    close(s2s.jit(s2s.grad(F.reduce_caller), backend="jax")(x),
+          jax.grad(J.reduce_caller)(x), dtype)
+
+
+# ---- 3. a generator helper consumed by the function ---------------------------------
+
+
+def test_a_generator_helper_default_tier() -> None:
+    g = s2s.grad(F.pair_loop)
+    for call in CALLS:
+        x = _x(call, np.float64)
+        close(g(x), jax.grad(J.pair_loop)(x), np.float64)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", GENERATORS)
+def test_a_generator_helper(name, dtype) -> None:
+    _sweep(getattr(F, name), getattr(J, name), dtype)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", GENERATORS)
+def test_a_generator_helper_on_the_jax_backend(name) -> None:
+    ours, theirs = getattr(F, name), getattr(J, name)
+    on_jax = s2s.jit(s2s.grad(ours), backend="jax")
+    for call in CALLS:
+        x = _x(call, np.float64)
+        close(on_jax(x), jax.grad(theirs)(x), np.float64)
+
+
+def test_a_generator_given_to_a_transform_stays_refused() -> None:
+    """JAX refuses it too (it returns a generator, not an array)."""
+    with pytest.raises(s2s.TransformError, match="generator function") as info:
+        s2s.grad(F.pairs)(X)
+    assert "consumed_fns.py" in str(info.value)
+
+
+def test_the_generator_runs_as_the_list_of_its_items() -> None:
+    """The emitted code calls a copy collecting the items; the user's generator is
+    untouched (calling it still gives a generator)."""
+    g = s2s.grad(F.pair_loop)
+    g(X)
+    text = s2s.source(g)
+    assert "_s2s_items.append((xs[i], xs[i + 1]))" in text, text
+    assert list(F.pairs([1, 2, 3])) == [(1, 2), (2, 3)]
+
+
+def test_a_yield_used_as_a_value_is_refused_at_its_line() -> None:
+    with pytest.raises(s2s.TransformError, match="used as a value") as info:
+        s2s.grad(F.sent_sum)(X)
+    assert "consumed_fns.py" in str(info.value) and "got = yield" in str(info.value)
