@@ -13,7 +13,7 @@ import libcst as cst
 
 from ..errors import TransformError, UnsupportedCallError
 from ..ir.names import stem
-from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Var
+from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Slice, Var
 from ..primitives import PRIMITIVES, lookup_object
 from ..primitives.registry import METHODS, Refused, Result, lookup_form, reads_arrays
 from . import kwdicts
@@ -167,7 +167,7 @@ class CallLowerer:
             if items is None and isinstance(first, cst.Name) and first.value in self.n.env:
                 # a list grown in a loop (stacked first), or an array: its rows added
                 return _grown_sum(self, first, start_arg, node, target,
-                                  self.n.env[first.value] in self.n.lists)
+                                  _grown_list(self.n, self.n.env[first.value]))
         if items is None:
             raise UnsupportedCallError(
                 "Python's built-in `sum` is supported over a list or tuple whose length "
@@ -470,6 +470,16 @@ class CallLowerer:
             return Const(tuple(a.value for a in atoms),
                          "(" + ", ".join(a.text for a in atoms) + ")")
         return self.n.emit(self.n.names.fresh("shape"), "make_tuple", tuple(atoms), {}, node)
+
+
+def _grown_list(n: Any, name: str) -> bool:
+    """A list grown in a loop, or a slice of one (``parts[start:]``: a list too)."""
+    let = n.lets.get(name)
+    while let is not None and let.prim == "getitem" and isinstance(let.args[0], Var) and (
+            any(isinstance(i, Slice) for i in let.params["index"].items)):
+        name = let.args[0].name
+        let = n.lets.get(name)
+    return name in n.lists
 
 
 def _grown_sum(calls: Any, name: cst.Name, start: Any, node: cst.Call,

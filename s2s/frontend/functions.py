@@ -364,7 +364,7 @@ class FunctionLowerer:
         fn = getattr(obj, "__func__", obj)
         simple = fv.spelled and isinstance(obj, types.FunctionType) and _plain(
             obj, args, kwargs) and not any(_frozen(self.n, v) for v in (*args, *kwargs.values()))
-        if simple or fn in self.n.stack:
+        if simple or fn in self.n.stack and not _given_functions(self.n, fn, args, kwargs):
             if fn in self.n.stack and text.isidentifier():  # (a recursive closure the
                 self.n.resolver.namespace.setdefault(text, obj)  # callee cannot name)
             return self.n.user_call(obj, text, node, target,
@@ -761,6 +761,14 @@ def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
         if name not in bound.arguments and not is_literal(p.default):
             return False
     return True
+
+
+def _given_functions(n: Any, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """A recursive call (``fn`` is being normalized) given function values: planned,
+    its plan's IR the one being built (``recursive.planning``), up to a depth where
+    the functions it passes keep changing (then refused, as it was)."""
+    given = any(isinstance(v, (FnValue, FnSeq)) for v in (*args, *kwargs.values()))
+    return given and n.stack.count(fn) < 8
 
 
 def _may_be_function(node: Any) -> bool:

@@ -200,15 +200,20 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
     def build(self, name: str) -> str:
         nargs = len(self.fn.params) if self.spec.nargs is None else self.spec.nargs
         head: list[Any] = []
-        first_batched = None
+        first_batched = seq_leaf = None
         for i, p in enumerate(self.fn.params[:nargs]):
             axes = _axes_of(self.spec.in_axes[i], self.kind(p))
             for path, axis in axes.items():
                 if axis is None:
                     continue
-                self.b.setdefault(p, set()).add(path)
+                kind = _kind_at(self.kind(p), path)
+                self.b.setdefault(p, set()).update(  # (a list grown in a loop: its items)
+                    {path + (SEQ_ITEM,) + q for q in leaf_paths(kind.item)} if isinstance(
+                        kind, Seq) else {path})
                 leaf = path_text(p, path)
-                if first_batched is None:
+                if isinstance(kind, Seq):  # (its first item's leaf, where no array is)
+                    seq_leaf = seq_leaf or path_text(f"{leaf}[0]", leaf_paths(kind.item)[0])
+                elif first_batched is None:
                     first_batched = leaf
                 if axis != 0:
                     if path:
@@ -226,8 +231,9 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         if self.spec.out_axes == "auto":  # a callee: its unbatched results stay so
             out_axes = {p: 0 if self.batched(result, p) else None for p in leaf_paths(kind)}
             self.result_batched = {p for p, a in out_axes.items() if a is not None}
-            if isinstance(kind, Seq) and self.result_batched:  # (a list: which of its
-                self.result_batched = set(self.b[result.name])  # items' leaves are)
+            own = self.b.get(result.name, set())  # (a list among them: which of its
+            self.result_batched = {q for q in own if any(  # items' leaves are)
+                q[:len(p)] == p for p in self.result_batched)} or self.result_batched
         else:
             out_axes = _axes_of(self.spec.out_axes, kind)
         leaves = {}
@@ -255,6 +261,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
             leaves[path] = text
         ret_line = Line(f"return {literal(kind, lambda p: leaves[p])}")
         if self.size_used:
+            first_batched = first_batched or seq_leaf
             if first_batched is None:
                 raise TransformError("vmap needs a batched argument", self.fn.loc)
             head.append(Line(f"{self.batch_size} = np.shape({first_batched})[0]"))
@@ -372,11 +379,11 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                 self._unprobed_result_ranks(s, callee)
             return
         example = self.spec.ranks.get(call_key(s))
-        in_axes = tuple(
-            _prefix_of(self.b.get(a.name, set()), self.kind(a.name))
-            if isinstance(a, Var) else None
-            for a in s.args
-        )
+        try:
+            in_axes = tuple(_prefix_of(self.b.get(a.name, set()), self.kind(a.name))
+                            if isinstance(a, Var) else None for a in s.args)
+        except NoBatchRule as err:
+            raise self.fail(s, err) from None
         kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
         probed = example is not None
         if example is None:
@@ -546,8 +553,22 @@ HANDLED = {"setitem", "append", "pop", "zeros_list", "call", "make_dict", "make_
 PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype", "iscomplexobj", "isrealobj"}
 
 
+def _kind_at(kind: Kind, path: tuple) -> Kind:
+    """The kind of the leaf at ``path`` of a container of ``kind``."""
+    for key in path:
+        if not isinstance(kind, Tree) or key not in kind.keys:
+            return LEAF
+        kind = kind.children[kind.keys.index(key)]
+    return kind
+
+
 def _prefix_of(paths: set[tuple], kind: Kind) -> Any:
     """in_axes for a callee's argument: 0 where a leaf is batched."""
+    if isinstance(kind, Seq) and paths and () not in paths:  # (a list grown in a loop)
+        if paths != {(SEQ_ITEM,) + q for q in leaf_paths(kind.item)}:
+            raise NoBatchRule("a list whose items are batched in part, passed to a function",
+                              "pass the batched and the unbatched values as two lists")
+        return 0  # (each item batched: the callee's items, batched.build)
     if not isinstance(kind, Tree):
         return 0 if () in paths else None
     children = [_prefix_of({p[1:] for p in paths if p[:1] == (k,)}, c)

@@ -67,7 +67,8 @@ def pair_loop(x):
 
 
 def stacked_yields(x):
-    return np.sum(np.stack(list(scaled(x, 0.5))) * np.arange(2 * len(x)))
+    items = np.stack(list(scaled(x, 0.5)))
+    return np.sum(items * np.cos(items[::-1]))
 
 
 def generator_caller(x):
@@ -83,3 +84,43 @@ def echo(xs):
 
 def sent_sum(x):
     return sum(v * v for v in echo(x))
+
+
+# ---- 5. a sliding window: append, then drop the front item once longer than k --------
+
+
+def window_sum(x, k=2):
+    parts = []
+    for i in range(x.shape[0]):
+        parts.append(np.sin(x[i]) * x[i])
+        if len(parts) > k:
+            del parts[0]
+    return sum(parts)
+
+
+def window_pop_stack(x, k=3):
+    parts = []
+    dropped = 0.0
+    for v in x:
+        parts.append(v * v + 0.5)
+        if len(parts) > k:
+            first = parts.pop(0)
+            dropped = dropped + first * parts[0]
+    stacked = np.stack(parts)
+    return np.sum(stacked * stacked[::-1] + stacked) + dropped
+
+
+def window_caller(x):
+    return window_sum(x * 0.5, 3) + window_pop_stack(np.cos(x))
+
+
+def window_read_inside(x, k=2):
+    """The window summed inside the loop: not lowered (refused, located)."""
+    parts = []
+    total = 0.0
+    for i in range(x.shape[0]):
+        parts.append(x[i] * x[i])
+        if len(parts) > k:
+            del parts[0]
+        total = total + sum(parts)
+    return total

@@ -177,3 +177,51 @@ def test_a_yield_used_as_a_value_is_refused_at_its_line() -> None:
     with pytest.raises(s2s.TransformError, match="used as a value") as info:
         s2s.grad(F.sent_sum)(X)
     assert "consumed_fns.py" in str(info.value) and "got = yield" in str(info.value)
+
+
+# ---- 5. a sliding window in a loop (del parts[0], parts.pop(0)) ---------------------
+
+
+def test_a_sliding_window_default_tier() -> None:
+    g = s2s.grad(F.window_sum)
+    for call in CALLS:
+        x = _x(call, np.float64)
+        close(g(x), jax.grad(J.window_sum)(x), np.float64)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", WINDOWS)
+def test_a_sliding_window(name, dtype) -> None:
+    _sweep(getattr(F, name), getattr(J, name), dtype)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", WINDOWS)
+def test_a_sliding_window_on_the_jax_backend(name) -> None:
+    ours, theirs = getattr(F, name), getattr(J, name)
+    on_jax = s2s.jit(s2s.grad(ours), backend="jax")
+    for call in CALLS:
+        x = _x(call, np.float64)
+        close(on_jax(x), jax.grad(theirs)(x), np.float64)
+
+
+@pytest.mark.slow
+def test_a_window_shorter_than_k_and_an_empty_one() -> None:
+    """Fewer items than k (nothing dropped) and one item; none: ``sum([])`` is the
+    int 0, whose gradient JAX refuses, as s2s does."""
+    for size in (1, 2):
+        x = _x(1, np.float64, size)
+        close(s2s.grad(F.window_sum)(x), jax.grad(J.window_sum)(x), np.float64)
+        close(s2s.value_and_grad(F.window_sum)(x), jax.value_and_grad(J.window_sum)(x),
+              np.float64)
+    with pytest.raises(TypeError, match="real-valued outputs"):
+        jax.grad(J.window_sum)(np.zeros(0))
+    with pytest.raises(TypeError, match="real-valued outputs"):
+        s2s.grad(F.window_sum)(np.zeros(0))
+
+
+def test_a_window_read_another_way_inside_the_loop_stays_refused() -> None:
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.window_read_inside)(X)
+    assert "consumed_fns.py" in str(info.value) and "<s2s:" not in str(info.value)
