@@ -125,10 +125,8 @@ class FunctionLowerer:
             return FnValue(obj, text, spelled=True)
         if lookup_object(obj) is not None:
             return FnValue(obj, text, spelled=True)
-        if is_generator(obj) and not is_library(obj):  # (consumed: its items' list)
-            return FnValue(listed(obj), text)
         if isinstance(obj, types.FunctionType) and not is_library(obj):
-            return FnValue(obj, text, spelled=True)
+            return _function_value(obj, text)
         if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType) \
                 and not isinstance(obj.__self__, type) and not is_library(obj.__func__):
             return FnValue(obj, text, spelled=True)  # (an object's method: `net.loss`)
@@ -761,6 +759,13 @@ def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
         if name not in bound.arguments and not is_literal(p.default):
             return False
     return True
+
+
+def _function_value(obj: Any, text: str) -> FnValue:
+    """A Python function of the user's; a generator function the code consumes is
+    the copy returning the list of its items (``generators.py``)."""
+    return FnValue(listed(obj), text) if is_generator(obj) else FnValue(obj, text,
+                                                                         spelled=True)
 
 
 def _given_functions(n: Any, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:

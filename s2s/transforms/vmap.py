@@ -200,7 +200,6 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
     def build(self, name: str) -> str:
         nargs = len(self.fn.params) if self.spec.nargs is None else self.spec.nargs
         head: list[Any] = []
-        first_batched = seq_leaf = None
         for i, p in enumerate(self.fn.params[:nargs]):
             axes = _axes_of(self.spec.in_axes[i], self.kind(p))
             for path, axis in axes.items():
@@ -210,11 +209,6 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                 self.b.setdefault(p, set()).update(  # (a list grown in a loop: its items)
                     {path + (SEQ_ITEM,) + q for q in leaf_paths(kind.item)} if isinstance(
                         kind, Seq) else {path})
-                leaf = path_text(p, path)
-                if isinstance(kind, Seq):  # (its first item's leaf, where no array is)
-                    seq_leaf = seq_leaf or path_text(f"{leaf}[0]", leaf_paths(kind.item)[0])
-                elif first_batched is None:
-                    first_batched = leaf
                 if axis != 0:
                     if path:
                         raise TransformError(
@@ -222,6 +216,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                             "supported yet", self.fn.loc, "move the axis to the front first",
                         )
                     head.append(Line(f"{p} = np.moveaxis({p}, {axis}, 0)"))
+        first_batched = _size_leaf(self, self.fn.params[:nargs])
         body: list[Any] = []
         self.block(self.fn.body[:-1], body)
         ret = self.fn.body[-1]
@@ -230,10 +225,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         kind = self.kind(result.name) if isinstance(result, Var) else LEAF
         if self.spec.out_axes == "auto":  # a callee: its unbatched results stay so
             out_axes = {p: 0 if self.batched(result, p) else None for p in leaf_paths(kind)}
-            self.result_batched = {p for p, a in out_axes.items() if a is not None}
-            own = self.b.get(result.name, set())  # (a list among them: which of its
-            self.result_batched = {q for q in own if any(  # items' leaves are)
-                q[:len(p)] == p for p in self.result_batched)} or self.result_batched
+            self.result_batched = _result_paths(self.b.get(result.name, set()), out_axes)
         else:
             out_axes = _axes_of(self.spec.out_axes, kind)
         leaves = {}
@@ -261,7 +253,6 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
             leaves[path] = text
         ret_line = Line(f"return {literal(kind, lambda p: leaves[p])}")
         if self.size_used:
-            first_batched = first_batched or seq_leaf
             if first_batched is None:
                 raise TransformError("vmap needs a batched argument", self.fn.loc)
             head.append(Line(f"{self.batch_size} = np.shape({first_batched})[0]"))
@@ -551,6 +542,28 @@ HANDLED = {"setitem", "append", "pop", "zeros_list", "call", "make_dict", "make_
 # facts about one example's array: its shape, rank, size and dtype do not vary (nor
 # whether its dtype is complex: the absolute value's derivative asks)
 PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype", "iscomplexobj", "isrealobj"}
+
+
+def _size_leaf(vm: Any, params: list[str]) -> str | None:
+    """The argument leaf emitted code reads the batch size off: the first batched
+    array, else the first item of a batched list grown in a loop (None: no leaf)."""
+    listed = None
+    for p in params:
+        paths = vm.b.get(p, set())
+        for path in leaf_paths(vm.kind(p)):
+            if path in paths:
+                return path_text(p, path)
+            item = sorted(q[len(path) + 1:] for q in paths if q[:len(path) + 1] == (
+                *path, SEQ_ITEM))
+            listed = listed or (item and path_text(f"{path_text(p, path)}[0]", item[0]))
+    return listed or None
+
+
+def _result_paths(own: set[tuple], out_axes: dict) -> set[tuple]:
+    """A callee's batched result paths: those of its leaves, and for a list grown in
+    a loop among them, of its items' leaves (``SEQ_ITEM`` paths)."""
+    batched = {p for p, a in out_axes.items() if a is not None}
+    return {q for q in own if any(q[:len(p)] == p for p in batched)} or batched
 
 
 def _kind_at(kind: Kind, path: tuple) -> Kind:
