@@ -28,7 +28,14 @@ import numpy as np
 
 from .. import syntax
 from ..errors import TransformError
-from ..frontend.synthesize import BOUND, BoundType, DictKeys, signature_text, synthesize
+from ..frontend.synthesize import (
+    BOUND,
+    BoundType,
+    DictKeys,
+    ItemFunctions,
+    signature_text,
+    synthesize,
+)
 from ..frontend.typetests import ArgType, type_tested
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
@@ -369,6 +376,16 @@ def _function_sequence(value: Any) -> bool:
     return type(value) in (tuple, list) and bool(value) and all(map(_is_function, value))
 
 
+def _item_functions(value: Any) -> ItemFunctions | None:
+    """A dict, list or tuple holding plain functions among other values (not only
+    functions: a tuple of functions is ``_function_sequence``'s)."""
+    if type(value) not in (dict, list, tuple) or _function_sequence(value):
+        return None
+    pairs = value.items() if type(value) is dict else enumerate(value)
+    found = {k: v for k, v in pairs if _is_function(v) and isinstance(k, (str, int))}
+    return ItemFunctions(found) if found else None
+
+
 def _default_of(fn: Any, name: str) -> Any:
     p = inspect.signature(fn, follow_wrapped=False).parameters.get(name)
     return None if p is None else p.default
@@ -433,6 +450,8 @@ def _read_called_names(fn: Any) -> tuple[set[str], set[str], set[str]]:
                        a.value, ast.Name)}
         if isinstance(node.func, ast.Name):
             out.add(node.func.id)
+        if isinstance(node.func, ast.Subscript) and isinstance(node.func.value, ast.Name):
+            out.add(node.func.value.id)  # (`cfg["act"](x)`: an item of it is called)
         if _calls_its_first(node) and isinstance(node.args[0], ast.Name):
             out.add(node.args[0].id)  # (`functools.reduce(f, xs)`: f is called)
         elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
@@ -507,10 +526,14 @@ class PerFunctionArgs(PerArity):
             if _function_sequence(v):  # (its functions, not the tuple made for the call)
                 alive += (type(v), *v)
                 continue
+            if isinstance(v, ItemFunctions):  # (`cfg["act"]`: its functions, by key)
+                alive += tuple(v.functions.values())
+                continue
             alive += _members(v.cls) if isinstance(v, BoundType) else (
                 (v.cls,) if isinstance(v, ArgType) else (v,))
         key = (*map(id, alive), *bound, *(v.keys for v in bound.values()
-                                          if isinstance(v, DictKeys)))
+                                          if isinstance(v, DictKeys)),
+               *(tuple(v.functions) for v in bound.values() if isinstance(v, ItemFunctions)))
         made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
         if made is None:
             with self._lock:  # (a miss: made once, by one thread)
@@ -559,6 +582,10 @@ class PerFunctionArgs(PerArity):
             if name in self.spread and type(value) is dict and all(
                     isinstance(k, str) for k in value):  # (`f(v, **kw)`: its keys now)
                 out[name] = DictKeys(tuple(value))
+                continue
+            held = _item_functions(value)  # (`cfg = {"act": np.tanh, "scale": 2.0}`)
+            if held is not None:
+                out[name] = held
                 continue
             if name in self.handed:
                 if _is_function(value) or _function_sequence(value):

@@ -40,6 +40,7 @@ from .fncontainers import containers
 from .fnlists import enter_functions, pass_sequence
 from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter
 from .generators import is_generator, listed
+from .held_items import FnItems
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
@@ -372,7 +373,7 @@ class FunctionLowerer:
     def _atoms(self, values: list[Any], text: str, node: Any, through: str = "") -> list[Atom]:
         if any(isinstance(v, (FnValue, FnSeq)) for v in values):
             raise _function_given(self.n, text, node, through)
-        return list(values)
+        return [v.atom if isinstance(v, FnItems) else v for v in values]
 
 
     def enter(self, plan: Plan) -> list[str]:
@@ -385,7 +386,7 @@ class FunctionLowerer:
                 params += _enter_frozen(n, name, detail) if kind == "frozen" else [name]
                 n.env[name] = name
                 n.bound.add(name)
-            elif kind in ("fn", "fns", "fnstar"):  # (fns: a tuple of them, fnlists.py)
+            elif kind in ("fn", "fns", "fnstar", "items"):  # (fns: a tuple, fnlists.py)
                 params += enter_functions(n, self.values, kind, name, detail)
             else:
                 keys = [str(i) for i in range(detail)] if kind == "star" else list(detail)
@@ -566,6 +567,11 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         elif not given:
             plan.entries.append(("default", pname, _typed(n, fn, pname, p.default)))
             atoms.append(_default(self, fn, pname, p.default, node))
+        elif isinstance(value, FnItems):  # (`cfg` holding functions: held_items.py)
+            plan.entries.append(("items", pname, value))
+            for _, held in value.functions:
+                _pass_roots(n, plan, held, node)
+            atoms.append(value.atom)
         elif isinstance(value, FnSeq):  # (a tuple or list of functions: fnlists.py)
             plan.entries.append(("fns", pname, value))
             _pass_roots(n, plan, value, node)
@@ -745,7 +751,7 @@ def _typed(n: Any, fn: Any, pname: str, value: Any) -> tuple | None:
 def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Does the existing call path take this call: atoms only, positional parameters,
     and literal defaults for those not passed?"""
-    if any(isinstance(v, (FnValue, FnSeq, Unbound)) for v in (*args, *kwargs.values())) or (
+    if any(isinstance(v, (FnValue, FnSeq, Unbound, FnItems)) for v in (*args, *kwargs.values())) or (
             type_tested(fn)):  # (`isinstance(scale, int)`: decided per call's types)
         return False
     sig = inspect.signature(fn, follow_wrapped=False)

@@ -38,6 +38,31 @@ def reduce_caller(x):
     return reduce_rows(x * 1.5, blend) + reduce_items(x, soft)
 
 
+# ---- 2. functions stored in a dict or list argument ---------------------------------
+
+
+def act_cfg(x, cfg):
+    return np.sum(cfg["act"](x) * cfg["scale"])
+
+
+def act_list(x, fs):
+    """A list or tuple: a function, a number, a function."""
+    return np.sum(fs[0](x) * fs[1] + fs[2](x * fs[1]))
+
+
+def act_passed(x, cfg):
+    """Passed on to a callee (which reads the same keys)."""
+    return act_cfg(x * 2.0, cfg) + cfg["scale"] * np.sum(x)
+
+
+CONFIG = {"act": np.tanh, "scale": 1.5}
+
+
+def act_module(x):
+    """A module-level dict passed to the callee; changed between calls by the test."""
+    return act_cfg(np.sin(x), CONFIG) + np.sum(x ** 2)
+
+
 # ---- 3. a generator helper the function consumes -----------------------------------
 
 
@@ -124,3 +149,11 @@ def window_read_inside(x, k=2):
             del parts[0]
         total = total + sum(parts)
     return total
+
+
+def blend_one(v):
+    return np.sin(v) * 0.5 + v
+
+
+def act_by_key(x, cfg, key):
+    return np.sum(cfg[key](x))

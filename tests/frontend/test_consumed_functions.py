@@ -129,6 +129,114 @@ def test_reduce_in_a_callee(dtype) -> None:
           jax.grad(J.reduce_caller)(x), dtype)
 
 
+# ---- 2. a function stored in a dict or list argument --------------------------------
+
+
+def _configs(step: int, dtype):
+    """(ours, JAX's) dicts whose function changes between calls: np.tanh, np.sin, a
+    lambda, a module function."""
+    def cube(v):
+        return v * v * v * 0.25
+
+    table = [(np.tanh, jnp.tanh), (np.sin, jnp.sin), (cube, cube), (F.blend_one, J.blend_one)]
+    mine, jaxs = table[step % len(table)]
+    scale = 2.0 - 0.25 * step
+    return {"act": mine, "scale": scale}, {"act": jaxs, "scale": scale}
+
+
+def test_a_function_in_a_dict_default_tier() -> None:
+    g = s2s.grad(F.act_cfg)
+    for step in range(3):
+        mine, jaxs = _configs(step, np.float64)
+        x = _x(step, np.float64)
+        close(g(x, mine), jax.grad(J.act_cfg)(x, jaxs), np.float64)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", ["act_cfg", "act_passed"])
+def test_a_function_in_a_dict(name, dtype) -> None:
+    """grad, value_and_grad, s2s.jit at ten calls whose function changes; jvp,
+    vmap, vmap(grad), jacrev and hessian at calls 1, 3 and 10."""
+    ours, theirs = getattr(F, name), getattr(J, name)
+    g, vg, jitted = s2s.grad(ours), s2s.value_and_grad(ours), s2s.jit(s2s.grad(ours))
+    for step in range(10):
+        mine, jaxs = _configs(step, dtype)
+        x = _x(step, dtype)
+        expected = jax.grad(theirs)(x, jaxs)
+        close(g(x, mine), expected, dtype)
+        close(jitted(x, mine), expected, dtype)
+        if step + 1 not in CALLS:
+            continue
+        close(vg(x, mine), jax.value_and_grad(theirs)(x, jaxs), dtype)
+        v = x[::-1].copy()
+        close(s2s.jvp(lambda x: ours(x, mine), (x,), (v,)),
+              jax.jvp(lambda x: theirs(x, jaxs), (x,), (v,)), dtype)
+        batch = np.stack([x, -x, 0.5 * x])
+        close(s2s.vmap(ours, in_axes=(0, None))(batch, mine),
+              jax.vmap(lambda b: theirs(b, jaxs))(batch), dtype)
+        close(s2s.vmap(g, in_axes=(0, None))(batch, mine),
+              jax.vmap(jax.grad(lambda b: theirs(b, jaxs)))(batch), dtype)
+        if name == "act_cfg":  # (jacrev/jacfwd of a function only passing on a value
+            # that holds functions: refused, located, as for a function parameter
+            # passed on; see the test below)
+            close(s2s.jacrev(ours)(x, mine), jax.jacrev(theirs)(x, jaxs), dtype)
+        close(s2s.hessian(ours)(x, mine), jax.hessian(theirs)(x, jaxs), dtype)
+
+
+@pytest.mark.slow
+def test_jacrev_of_a_function_passing_the_dict_on_is_refused_at_the_callee_line() -> None:
+    with pytest.raises(s2s.TransformError, match="an item of `cfg` is called") as info:
+        s2s.jacrev(F.act_passed)(X, {"act": np.tanh, "scale": 2.0})
+    assert 'cfg["act"](x)' in str(info.value) and "<s2s:" not in str(info.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_functions_in_a_list_or_tuple(dtype) -> None:
+    g = s2s.grad(F.act_list)
+    fns = [([np.sin, 2.0, np.cos], [jnp.sin, 2.0, jnp.cos]),
+           ((np.tanh, 0.5, F.blend_one), (jnp.tanh, 0.5, J.blend_one))]
+    for step in range(10):
+        mine, jaxs = fns[step % 2]
+        x = _x(step, dtype)
+        close(g(x, mine), jax.grad(J.act_list)(x, jaxs), dtype)
+    # JAX's jit takes the tuple as a static (hashable) argument; so does s2s's
+    on_jax = s2s.jit(s2s.grad(F.act_list), backend="jax", static_argnums=1)
+    close(on_jax(_x(1, dtype), fns[1][0]), jax.grad(J.act_list)(_x(1, dtype), fns[1][1]),
+          dtype)
+
+
+@pytest.mark.slow
+def test_a_module_dict_of_a_function_changed_between_calls() -> None:
+    """``CONFIG["act"]`` rebound between calls: the next call uses the new function
+    (the callee's code made again), as JAX's next trace would."""
+    g = s2s.grad(F.act_module)
+    before = dict(F.CONFIG)
+    try:
+        for step in range(10):
+            mine, jaxs = _configs(step, np.float64)
+            F.CONFIG.update(mine)
+            J.CONFIG.update(jaxs)
+            x = _x(step, np.float64)
+            close(g(x), jax.grad(J.act_module)(x), np.float64)
+            if step + 1 in CALLS:
+                close(s2s.jit(s2s.grad(F.act_module), backend="jax")(x),
+                      jax.grad(J.act_module)(x), np.float64)
+                batch = np.stack([x, -x])
+                close(s2s.vmap(g)(batch), jax.vmap(jax.grad(J.act_module))(batch),
+                      np.float64)
+    finally:
+        F.CONFIG.update(before)
+        J.CONFIG.update({"act": jnp.tanh, "scale": before["scale"]})
+
+
+def test_a_dict_item_called_by_a_key_known_only_at_run_time_is_refused() -> None:
+    with pytest.raises(s2s.TransformError, match="an item of `cfg` is called") as info:
+        s2s.grad(F.act_by_key)(X, {"a": np.sin, "b": np.cos}, "a")
+    assert "consumed_fns.py" in str(info.value) and "<s2s:" not in str(info.value)
+
+
 # ---- 3. a generator helper consumed by the function ---------------------------------
 
 
