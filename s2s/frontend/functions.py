@@ -39,13 +39,13 @@ from .expressions import MAX_NAME, per_call
 from .fncontainers import containers
 from .fnlists import enter_functions, pass_sequence
 from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter
-from .generators import is_generator, listed
+from .generators import function_value
 from .held_items import FnItems
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
 from .objects import is_instance_self, passing_objects, self_method
-from .recursive import passing_captured
+from .recursive import given_functions, passing_captured
 from .resolve import FreeVar, is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .star_items import star_count, star_items
@@ -127,7 +127,7 @@ class FunctionLowerer:
         if lookup_object(obj) is not None:
             return FnValue(obj, text, spelled=True)
         if isinstance(obj, types.FunctionType) and not is_library(obj):
-            return _function_value(obj, text)
+            return function_value(obj, text)
         if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType) \
                 and not isinstance(obj.__self__, type) and not is_library(obj.__func__):
             return FnValue(obj, text, spelled=True)  # (an object's method: `net.loss`)
@@ -363,7 +363,7 @@ class FunctionLowerer:
         fn = getattr(obj, "__func__", obj)
         simple = fv.spelled and isinstance(obj, types.FunctionType) and _plain(
             obj, args, kwargs) and not any(_frozen(self.n, v) for v in (*args, *kwargs.values()))
-        if simple or fn in self.n.stack and not _given_functions(self.n, fn, args, kwargs):
+        if simple or fn in self.n.stack and not given_functions(self.n, fn, args, kwargs):
             if fn in self.n.stack and text.isidentifier():  # (a recursive closure the
                 self.n.resolver.namespace.setdefault(text, obj)  # callee cannot name)
             return self.n.user_call(obj, text, node, target,
@@ -765,21 +765,6 @@ def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
         if name not in bound.arguments and not is_literal(p.default):
             return False
     return True
-
-
-def _function_value(obj: Any, text: str) -> FnValue:
-    """A Python function of the user's; a generator function the code consumes is
-    the copy returning the list of its items (``generators.py``)."""
-    return FnValue(listed(obj), text) if is_generator(obj) else FnValue(obj, text,
-                                                                         spelled=True)
-
-
-def _given_functions(n: Any, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
-    """A recursive call (``fn`` is being normalized) given function values: planned,
-    its plan's IR the one being built (``recursive.planning``), up to a depth where
-    the functions it passes keep changing (then refused, as it was)."""
-    given = any(isinstance(v, (FnValue, FnSeq)) for v in (*args, *kwargs.values()))
-    return given and n.stack.count(fn) < 8
 
 
 def _may_be_function(node: Any) -> bool:

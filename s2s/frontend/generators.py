@@ -30,6 +30,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import UnsupportedSyntaxError
+from .fnvalues import FnValue
 from .source import parse_function
 from .synthesize import synthesize
 
@@ -134,3 +135,10 @@ class _Collect(cst.CSTTransformer):
 
 def _items_call(method: str, value: Any) -> cst.Call:
     return cst.Call(cst.Attribute(cst.Name(ITEMS), cst.Name(method)), [cst.Arg(value)])
+
+
+def function_value(obj: Any, text: str) -> FnValue:
+    """A Python function of the user's as a function value; a generator function the
+    code consumes is the copy returning the list of its items."""
+    return FnValue(listed(obj), text) if is_generator(obj) else FnValue(obj, text,
+                                                                         spelled=True)

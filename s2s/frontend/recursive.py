@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import libcst as cst
 
+from .fnvalues import FnSeq, FnValue
 from .synthesize import PARTIAL
 
 
@@ -113,3 +114,11 @@ def planning(fn: Any, key: Any, plan: Any, run: Callable[[], Any],
         return run()
     finally:
         table.pop(key, None)
+
+
+def given_functions(n: Any, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """A recursive call (``fn`` is being normalized) given function values: planned,
+    its plan's IR the one being built (``planning``), up to a depth where the
+    functions it passes keep changing (then refused, as it was)."""
+    given = any(isinstance(v, (FnValue, FnSeq)) for v in (*args, *kwargs.values()))
+    return given and n.stack.count(fn) < 8
