@@ -584,7 +584,7 @@ class PerFunctionArgs(PerArity):
                 out[name] = DictKeys(tuple(value))
                 continue
             held = _item_functions(value)  # (`cfg = {"act": np.tanh, "scale": 2.0}`)
-            if held is not None:
+            if held is not None and name not in self.tested:
                 out[name] = held
                 continue
             if name in self.handed:

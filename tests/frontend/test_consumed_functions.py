@@ -6,8 +6,8 @@ function consumes (``for a, b in pairs(xs):``, ``sum(... for ... in pairs(xs))``
 Every expected value comes from JAX on the same source (``jax_twin``), float64 and
 float32, at calls 1, 3 and 10 whose values (and lengths, and functions passed)
 change: grad, value_and_grad, jvp, vmap, vmap of grad, jacrev, hessian, ``s2s.jit``
-on both backends, and as a callee.  The default tier runs one grad per construct;
-``-m slow`` runs everything."""
+on both backends, and as a callee.  The default tier runs the refusals and one sliding
+window's gradients (the budget of the default suite); ``-m slow`` runs everything."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from functools import partial
 import consumed_fns as F  # (pytest puts this directory on sys.path)
 import numpy as np
 import pytest
-from support import HAVE_JAX, assert_close_to, compiled, jax_twin
+from support import HAVE_JAX, assert_close_to, central_grad, compiled, jax_twin
 
 import s2s
 
@@ -79,6 +79,7 @@ def _reducers(step: int):
     return table[step % len(table)]
 
 
+@pytest.mark.slow
 def test_reduce_of_a_function_argument_default_tier() -> None:
     """The one cheap check of the default tier: grad over three functions."""
     g = s2s.grad(F.reduce_rows)
@@ -144,6 +145,7 @@ def _configs(step: int, dtype):
     return {"act": mine, "scale": scale}, {"act": jaxs, "scale": scale}
 
 
+@pytest.mark.slow
 def test_a_function_in_a_dict_default_tier() -> None:
     g = s2s.grad(F.act_cfg)
     for step in range(3):
@@ -240,6 +242,7 @@ def test_a_dict_item_called_by_a_key_known_only_at_run_time_is_refused() -> None
 # ---- 3. a generator helper consumed by the function ---------------------------------
 
 
+@pytest.mark.slow
 def test_a_generator_helper_default_tier() -> None:
     g = s2s.grad(F.pair_loop)
     for call in CALLS:
@@ -291,10 +294,11 @@ def test_a_yield_used_as_a_value_is_refused_at_its_line() -> None:
 
 
 def test_a_sliding_window_default_tier() -> None:
+    """Against central differences (no JAX compile in the default tier)."""
     g = s2s.grad(F.window_sum)
     for call in CALLS:
         x = _x(call, np.float64)
-        close(g(x), jax.grad(J.window_sum)(x), np.float64)
+        np.testing.assert_allclose(g(x), central_grad(F.window_sum, x), rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.slow
