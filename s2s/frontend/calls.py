@@ -143,11 +143,12 @@ class CallLowerer:
             elif isinstance(first, (cst.GeneratorExp, cst.ListComp)):
                 return self.n.comps.sum(first, start_arg.value if start_arg else None,
                                         node, target)
-            elif isinstance(first, cst.Call) and not first.args and isinstance(
+            elif isinstance(first, cst.Call) and (not first.args and isinstance(
                     first.func, cst.Attribute) and first.func.attr.value in ("values", "keys") \
                     and isinstance(first.func.value, cst.Name) and kwdicts.keys_of(
-                    self.n, first.func.value) is None:
-                # `sum(p.values())` of a dict argument: `sum(v for v in p.values())`
+                    self.n, first.func.value) is None or _yields(self.n, first.func)):
+                # `sum(p.values())` of a dict argument: `sum(v for v in p.values())`;
+                # `sum(gen(x))` of a generator function: `sum(v for v in gen(x))`
                 item = cst.Name(self.n.comps.loop_name("value"))
                 generator = cst.GeneratorExp(item, cst.CompFor(item, first))
                 self.n.desugar.alias_tree(generator, first)
@@ -470,6 +471,15 @@ class CallLowerer:
             return Const(tuple(a.value for a in atoms),
                          "(" + ", ".join(a.text for a in atoms) + ")")
         return self.n.emit(self.n.names.fresh("shape"), "make_tuple", tuple(atoms), {}, node)
+
+
+def _yields(n: Any, func: Any) -> bool:
+    """Does ``func`` name a generator function (run as the list of its items)?"""
+    if not isinstance(func, (cst.Name, cst.Attribute)) or isinstance(func, cst.Name) and (
+            func.value in n.local_names and not n.funcs.names_function(func.value)):
+        return False
+    fv = n.funcs.value_of(func)
+    return fv is not None and hasattr(fv.obj, "__s2s_listed__")
 
 
 def _grown_list(n: Any, name: str) -> bool:

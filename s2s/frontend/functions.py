@@ -39,7 +39,7 @@ from .expressions import MAX_NAME, per_call
 from .fncontainers import containers
 from .fnlists import enter_functions, pass_sequence
 from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter
-from .generators import function_value
+from .generators import consumed, function_value
 from .held_items import FnItems
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
@@ -196,7 +196,7 @@ class FunctionLowerer:
         if node.decorators or node.asynchronous is not None:
             raise self.n.unsupported(node, "a nested `def` with decorators (or `async`) is "
                                      "not supported", "define it at module level")
-        self.bind(node.name.value, self.lift(node), node)
+        self.bind(node.name.value, consumed(self.lift(node)), node)  # (a generator: listed)
 
     def bind(self, name: str, fv: FnValue, node: Any) -> None:
         self.loops.binding(name, node)  # (in a loop: frontend/loop_functions.py)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import inspect
 import types
+from dataclasses import replace
 from typing import Any
 
 import libcst as cst
@@ -32,7 +33,7 @@ import libcst as cst
 from ..errors import UnsupportedSyntaxError
 from .fnvalues import FnValue
 from .source import parse_function
-from .synthesize import synthesize
+from .synthesize import DISPLAY, synthesize
 
 ITEMS = "_s2s_items"
 
@@ -62,9 +63,9 @@ def listed(fn: types.FunctionType) -> types.FunctionType:
     if node.decorators:
         raise _refused(parsed, node, "a decorated generator function is not supported",
                        "call the undecorated function")
+    first_line = parsed.loc(node.body.body[0]).line  # (the user's node: its position)
     body = node.body.visit(_Collect(parsed))
     stmts = list(body.body)
-    first_line = parsed.loc(stmts[0]).line
     stmts[0] = stmts[0].with_changes(leading_lines=[])
     made_list = cst.parse_statement(f"{ITEMS} = []\n")
     fdef = node.with_changes(body=body.with_changes(body=[made_list, *stmts, cst.parse_statement(
@@ -73,7 +74,8 @@ def listed(fn: types.FunctionType) -> types.FunctionType:
     # the list is made on a line of its own just above the body's first line, and the
     # `def` above it: the body keeps the user's line numbers (and errors show them)
     header = [line.strip() for line in text.split("\n")].index(f"{ITEMS} = []")
-    display = (parsed.filename, parsed.lines, parsed.col_offset)
+    display = DISPLAY.get(parsed.filename) or (parsed.filename, parsed.lines,
+                                                parsed.col_offset)  # (a nested def's: the user's)
     made = synthesize(text, fn.__name__, fn.__globals__, f"lifted-{fn.__name__}",
                       max(first_line - header - 1, 1), display, cells=cells or None)
     made.__defaults__, made.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
@@ -142,3 +144,9 @@ def function_value(obj: Any, text: str) -> FnValue:
     code consumes is the copy returning the list of its items."""
     return FnValue(listed(obj), text) if is_generator(obj) else FnValue(obj, text,
                                                                          spelled=True)
+
+
+def consumed(fv: FnValue) -> FnValue:
+    """A nested generator ``def`` lifted out of the function (``functions.lift``): its
+    copy returning the list of its items."""
+    return replace(fv, obj=listed(fv.obj)) if is_generator(fv.obj) else fv

@@ -96,6 +96,17 @@ def stacked_yields(x):
     return np.sum(items * np.cos(items[::-1]))
 
 
+def nested_generator(x, k=2):
+    """A generator defined in the function, reading its values; `sum(gen(...))`."""
+    a = np.cos(x[0])
+
+    def windows(xs):
+        for i in range(len(xs) - k + 1):
+            yield xs[i:i + k] * a
+
+    return sum(np.sum(w ** 2) for w in windows(x)) + sum(scaled(x, 0.5))
+
+
 def generator_caller(x):
     return pair_sum(x * 0.5) + pair_loop(np.cos(x))
 
@@ -157,3 +168,12 @@ def blend_one(v):
 
 def act_by_key(x, cfg, key):
     return np.sum(cfg[key](x))
+
+
+def misspelled(xs):
+    for v in xs:
+        yield np.sinn(v)
+
+
+def misspelled_sum(x):
+    return sum(misspelled(x))

@@ -35,7 +35,7 @@ CALLS = (1, 3, 10)
 close = partial(assert_close_to, f64=1e-8, f32=5e-4)
 
 # functions of x alone, the length of x changing between calls
-GENERATORS = ["pair_sum", "pair_loop", "stacked_yields", "generator_caller"]
+GENERATORS = ["pair_sum", "pair_loop", "stacked_yields", "nested_generator", "generator_caller"]
 WINDOWS = ["window_sum", "window_pop_stack", "window_caller"]
 
 
@@ -337,3 +337,11 @@ def test_a_window_read_another_way_inside_the_loop_stays_refused() -> None:
     with pytest.raises(s2s.TransformError) as info:
         s2s.grad(F.window_read_inside)(X)
     assert "consumed_fns.py" in str(info.value) and "<s2s:" not in str(info.value)
+
+
+def test_an_error_in_a_generator_quotes_its_line() -> None:
+    """The copy keeps the generator's line numbers: the error quotes the user's
+    `yield` line (its column is shifted by the `_s2s_items.append(` the copy writes)."""
+    with pytest.raises(s2s.TransformError, match="has no attribute `sinn`") as info:
+        s2s.grad(F.misspelled_sum)(X)
+    assert "consumed_fns.py" in str(info.value) and "yield np.sinn(v)" in str(info.value)
