@@ -587,6 +587,9 @@ class PerFunctionArgs(PerArity):
             if held is not None and name not in self.tested:
                 out[name] = held
                 continue
+            if _function_sequence(value):  # (`fs[0](x)`, `for f in fs`: a container)
+                out[name] = value
+                continue
             if name in self.handed:
                 if _is_function(value) or _function_sequence(value):
                     out[name] = value

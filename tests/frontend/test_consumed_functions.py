@@ -345,3 +345,20 @@ def test_an_error_in_a_generator_quotes_its_line() -> None:
     with pytest.raises(s2s.TransformError, match="has no attribute `sinn`") as info:
         s2s.grad(F.misspelled_sum)(X)
     assert "consumed_fns.py" in str(info.value) and "yield np.sinn(v)" in str(info.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_a_tuple_of_functions_called_by_index(dtype) -> None:
+    """``fs[0](x)`` of a tuple (or list) argument of functions only, walked too
+    (``fs[0]`` refused on main, the walk alone ran)."""
+    g = s2s.grad(F.called_items)
+    fns = [((np.sin, np.tanh), (jnp.sin, jnp.tanh)),
+           ([np.cos, F.blend_one, np.sin], [jnp.cos, J.blend_one, jnp.sin])]
+    for step in range(10):
+        mine, jaxs = fns[step % 2]
+        x = _x(step, dtype)
+        close(g(x, mine), jax.grad(J.called_items)(x, jaxs), dtype)
+    batch = np.stack([x, -x])
+    close(s2s.vmap(g, in_axes=(0, None))(batch, fns[0][0]),
+          jax.vmap(jax.grad(J.called_items), in_axes=(0, None))(batch, fns[0][1]), dtype)
