@@ -29,7 +29,15 @@ import numpy as np
 from .. import syntax
 from ..errors import TransformError
 from ..frontend.passed_structure import merged_and_deleted, spread_names
-from ..frontend.synthesize import BOUND, BoundType, DictKeys, SeqLength, signature_text, synthesize
+from ..frontend.synthesize import (
+    BOUND,
+    BoundType,
+    DictKeys,
+    ItemFunctions,
+    SeqLength,
+    signature_text,
+    synthesize,
+)
 from ..frontend.typetests import ArgType, type_tested
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
@@ -418,6 +426,16 @@ def _function_sequence(value: Any) -> bool:
     return type(value) in (tuple, list) and bool(value) and all(map(_is_function, value))
 
 
+def _item_functions(value: Any) -> ItemFunctions | None:
+    """A dict, list or tuple holding plain functions among other values (not only
+    functions: a tuple of functions is ``_function_sequence``'s)."""
+    if type(value) not in (dict, list, tuple) or _function_sequence(value):
+        return None
+    pairs = value.items() if type(value) is dict else enumerate(value)
+    found = {k: v for k, v in pairs if _is_function(v) and isinstance(k, (str, int))}
+    return ItemFunctions(found) if found else None
+
+
 def _default_of(fn: Any, name: str) -> Any:
     p = inspect.signature(fn, follow_wrapped=False).parameters.get(name)
     return None if p is None else p.default
@@ -483,12 +501,25 @@ def _read_called_names(fn: Any) -> tuple[set[str], ...]:
                        a.value, ast.Name)}
         if isinstance(node.func, ast.Name):
             out.add(node.func.id)
+        if isinstance(node.func, ast.Subscript) and isinstance(node.func.value, ast.Name):
+            out.add(node.func.value.id)  # (`cfg["act"](x)`: an item of it is called)
+        if _calls_its_first(node) and isinstance(node.args[0], ast.Name):
+            out.add(node.args[0].id)  # (`functools.reduce(f, xs)`: f is called)
         elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                 and node.func.attr not in _VALUE_METHODS:
             out.add(node.func.value.id)  # (`p.apply(x)`: a method of p's class)
     spread, starred = spread_names(defined)
     merged, keys = merged_and_deleted(defined)
     return out, handed | merged | keys, spread | merged, keys, starred
+
+
+def _calls_its_first(node: ast.Call) -> bool:
+    """``functools.reduce(f, ...)``, ``map(f, ...)``: a call that calls its first
+    argument (a parameter passed there holds a function, as one called does)."""
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(
+        func, ast.Attribute) else None
+    return name in ("reduce", "map") and bool(node.args)
 
 
 # methods of arrays and of Python's containers (`x.sum()`, `params.items()`): a call of
@@ -545,11 +576,15 @@ class PerFunctionArgs(PerArity):
             if _function_sequence(v):  # (its functions, not the tuple made for the call)
                 alive += (type(v), *v)
                 continue
+            if isinstance(v, ItemFunctions):  # (`cfg["act"]`: its functions, by key)
+                alive += tuple(v.functions.values())
+                continue
             alive += _members(v.cls) if isinstance(v, BoundType) else (
                 (v.cls,) if isinstance(v, ArgType) else (v,))
         key = (*map(id, alive), *bound, *(
             v.keys if isinstance(v, DictKeys) else v.n if isinstance(v, SeqLength) else v
-            for v in bound.values() if isinstance(v, (DictKeys, SeqLength, str))))
+            for v in bound.values() if isinstance(v, (DictKeys, SeqLength, str))),
+               *(tuple(v.functions) for v in bound.values() if isinstance(v, ItemFunctions)))
         made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
         if made is None:
             with self._lock:  # (a miss: made once, by one thread)
@@ -595,13 +630,18 @@ class PerFunctionArgs(PerArity):
                 value = fn.__kwdefaults__[name]
             if value is _NONE:
                 continue
+            held = _item_functions(value)  # (`cfg = {"act": np.tanh, "scale": 2.0}`)
+            if held is not None and name not in self.tested:
+                out[name] = held
+                continue
             # (a value whose structure the code needs, here or in a callee given it:
             # `f(v, **kw)`, `del d[k]`, `h(*xs)`: its keys, its string, its length)
             if name in self.handed and type(value) is dict and all(
                     isinstance(k, str) for k in value):
                 out[name] = DictKeys(tuple(value))
                 continue
-            if name in self.handed and type(value) is str:
+            if name in self.handed and type(value) is str or _function_sequence(value):
+                # (a string: its value; `fs[0](x)`, `for f in fs`: a container's functions)
                 out[name] = value
                 continue
             if name in self.handed:

@@ -22,7 +22,7 @@ from .fnlists import enter_sequence
 from .fnvalues import FnSeq
 from .self_methods import defining_class, for_class
 from .static import NOVALUE
-from .synthesize import BOUND, BoundType, DictKeys, SeqLength
+from .synthesize import BOUND, BoundType, DictKeys, ItemFunctions, SeqLength
 from .typetests import ArgType
 
 
@@ -42,6 +42,9 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
         if isinstance(value, SeqLength):  # (`h(*xs)`: `h(xs[0], ..., xs[n - 1])`)
             n.spread_lengths = {**getattr(n, "spread_lengths", {}), name: (
                 n.env[name], value.n)}
+            continue
+        if isinstance(value, ItemFunctions):  # (`cfg["act"](x)`: the call's function)
+            _bind_items(n, name, value.functions, node)
             continue
         if isinstance(value, DictKeys):  # (`f(v, **kw)`: `kw = {"a": kw["a"], ...}`)
             _read_by_keys(n, name, value.keys, node)
@@ -88,6 +91,21 @@ def _bind_sequence(n: Any, name: str, value: Any, node: Any) -> None:
                             "of functions, one of which s2s cannot transform",
                             "pass Python functions, NumPy functions or functools.partials")
     enter_sequence(n, name, FnSeq(tuple(fvs), type(value)), lambda fv: fv)
+
+
+def _bind_items(n: Any, name: str, functions: dict[Any, Any], node: Any) -> None:
+    """A dict, list or tuple parameter holding functions among its values: an item
+    read by one of their keys (``cfg["act"]``) is that function while the parameter
+    is not rebound (``fncontainers.item``); its other items are read as values."""
+    fvs = {}
+    for key, value in functions.items():
+        fv = n.funcs.of_object(value, _spelling(n, f"{name}_{key}", value), node)
+        if fv is None:
+            raise n.unsupported(node, f"the parameter `{name}` holds {value!r:.60} at "
+                                f"{key!r}, which s2s cannot transform", "pass a Python "
+                                "function, a NumPy function, or a functools.partial of one")
+        fvs[key] = fv
+    n.item_functions = {**getattr(n, "item_functions", {}), name: fvs}
 
 
 def _spelling(n: Any, name: str, value: Any) -> str:

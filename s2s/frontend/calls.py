@@ -13,7 +13,7 @@ import libcst as cst
 
 from ..errors import TransformError, UnsupportedCallError
 from ..ir.names import stem
-from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Var
+from ..ir.nodes import KEYWORD_OPERANDS, Atom, Const, Slice, Var
 from ..primitives import PRIMITIVES, lookup_object
 from ..primitives.registry import METHODS, Refused, Result, lookup_form, reads_arrays
 from . import kwdicts
@@ -143,11 +143,12 @@ class CallLowerer:
             elif isinstance(first, (cst.GeneratorExp, cst.ListComp)):
                 return self.n.comps.sum(first, start_arg.value if start_arg else None,
                                         node, target)
-            elif isinstance(first, cst.Call) and not first.args and isinstance(
+            elif isinstance(first, cst.Call) and (not first.args and isinstance(
                     first.func, cst.Attribute) and first.func.attr.value in ("values", "keys") \
                     and isinstance(first.func.value, cst.Name) and kwdicts.keys_of(
-                    self.n, first.func.value) is None:
-                # `sum(p.values())` of a dict argument: `sum(v for v in p.values())`
+                    self.n, first.func.value) is None or _yields(self.n, first.func)):
+                # `sum(p.values())` of a dict argument: `sum(v for v in p.values())`;
+                # `sum(gen(x))` of a generator function: `sum(v for v in gen(x))`
                 item = cst.Name(self.n.comps.loop_name("value"))
                 generator = cst.GeneratorExp(item, cst.CompFor(item, first))
                 self.n.desugar.alias_tree(generator, first)
@@ -167,7 +168,7 @@ class CallLowerer:
             if items is None and isinstance(first, cst.Name) and first.value in self.n.env:
                 # a list grown in a loop (stacked first), or an array: its rows added
                 return _grown_sum(self, first, start_arg, node, target,
-                                  self.n.env[first.value] in self.n.lists)
+                                  _grown_list(self.n, self.n.env[first.value]))
         if items is None:
             raise UnsupportedCallError(
                 "Python's built-in `sum` is supported over a list or tuple whose length "
@@ -470,6 +471,25 @@ class CallLowerer:
             return Const(tuple(a.value for a in atoms),
                          "(" + ", ".join(a.text for a in atoms) + ")")
         return self.n.emit(self.n.names.fresh("shape"), "make_tuple", tuple(atoms), {}, node)
+
+
+def _yields(n: Any, func: Any) -> bool:
+    """Does ``func`` name a generator function (run as the list of its items)?"""
+    if not isinstance(func, (cst.Name, cst.Attribute)) or isinstance(func, cst.Name) and (
+            func.value in n.local_names and not n.funcs.names_function(func.value)):
+        return False
+    fv = n.funcs.value_of(func)
+    return fv is not None and hasattr(fv.obj, "__s2s_listed__")
+
+
+def _grown_list(n: Any, name: str) -> bool:
+    """A list grown in a loop, or a slice of one (``parts[start:]``: a list too)."""
+    let = n.lets.get(name)
+    while let is not None and let.prim == "getitem" and isinstance(let.args[0], Var) and (
+            any(isinstance(i, Slice) for i in let.params["index"].items)):
+        name = let.args[0].name
+        let = n.lets.get(name)
+    return name in n.lists
 
 
 def _grown_sum(calls: Any, name: cst.Name, start: Any, node: cst.Call,

@@ -551,6 +551,13 @@ def _resolved_callee(n: Any, func: Any) -> tuple[Any, str]:
             "transforms: module-level and nested functions, lambdas, NumPy's, and a "
             "parameter given a plain function (`act=np.tanh`)", "call a function by "
             "its name, or pass a function (not an object) for this parameter"))
+    base = func.value if isinstance(func, cst.Subscript) else None
+    if isinstance(base, cst.Name) and base.value in n.local_names:
+        raise per_call(n.unsupported(  # (`cfg["act"](x)`: bound where the call is known)
+            func, f"an item of `{base.value}` is called here, and s2s does not know "
+            "which function it holds (a parameter given a dict, list or tuple holding "
+            "functions is bound to them per call)", "pass the function as a parameter "
+            "of its own, or index the container with a constant key"))
     return n.resolver.resolve_dotted(func)
 
 

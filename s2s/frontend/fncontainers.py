@@ -96,6 +96,9 @@ class FunctionContainers:
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return None
         base = node.value
+        held = _held_item(self.n, base, node.slice[0].slice.value)
+        if held is not None:  # (`cfg["act"]` of a parameter holding functions)
+            return held or None
         local = isinstance(base, cst.Name) and base.value in self.local
         if not local and (not isinstance(base, (cst.Name, cst.Attribute)) or _root(base)
                           in self.n.local_names and not _bound_self(self.n, _root(base))):
@@ -269,6 +272,21 @@ class FunctionContainers:
             else:
                 self.n.stmts.assign(cst.Name(name), spelled)
         return True
+
+
+def _held_item(n: Any, base: Any, key_node: Any) -> Any:
+    """The function ``base[key]`` reads where ``base`` is a parameter holding functions
+    among its values (``bound_params._bind_items``), not rebound: the FnValue, ``False``
+    for one of its other items (a value), None where ``base`` is not one."""
+    held = getattr(n, "item_functions", {})
+    if not isinstance(base, cst.Name) or base.value not in held or n.env.get(
+            base.value) != base.value:
+        return None
+    key = n.comps.static.static_value(key_node)
+    found = held[base.value]
+    if key is NOVALUE or isinstance(key, int) and key < 0:
+        return None  # (a key known when it runs, or from the end: read as a value)
+    return n.funcs.resolved(found[key], key_node) if key in found else False
 
 
 def _bound_self(n: Any, name: str) -> bool:

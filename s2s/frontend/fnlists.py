@@ -27,6 +27,7 @@ from .comprehensions import substitute
 from .dicts import _jumps, assigned_names
 from .fncontainers import containers
 from .fnvalues import FnSeq, spelled_here
+from .held_items import enter_items, pass_items
 from .static import NOVALUE
 
 _FUNCTION_LIKE = (cst.Name, cst.Attribute, cst.Lambda, cst.IfExp, cst.Call, cst.Subscript)
@@ -57,7 +58,7 @@ def pass_sequence(n: Any, arg: cst.Arg, out: list, kwargs: dict) -> bool:
     or spread by ``*`` into its functions; False (nothing done) for another."""
     seq = sequence_value(n, arg.value)
     if seq is None or arg.star == "**":
-        return False
+        return pass_items(n, arg, out, kwargs)  # (`cfg` holding functions among values)
     if arg.star == "*":
         out += list(seq.items)
     elif arg.keyword is not None:
@@ -71,6 +72,8 @@ def enter_functions(n: Any, values: dict, kind: str, name: str, detail: Any) -> 
     """A planned callee's parameter given a function (``fn``), a tuple or list of
     them (``fns``) or its ``*name`` given functions (``fnstar``): the IR parameters
     for the values they carry, the parameter bound to what they rebuild."""
+    if kind == "items":  # (a dict, list or tuple holding functions: held_items.py)
+        return enter_items(n, name, detail)
     names = [n.names.fresh(f"{name}_{i}") for i in range(len(detail.leaves()))]
     rebuilt = detail.rebuilt(map(Var, names))
     if kind == "fn":

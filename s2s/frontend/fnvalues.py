@@ -19,7 +19,7 @@ from typing import Any, Callable
 from ..emit.forwards import LIFTED_FILES
 from ..ir.nodes import Atom, Var
 from .resolve import is_literal
-from .synthesize import PARTIAL, synthesize
+from .synthesize import BOUND, PARTIAL, ItemFunctions, synthesize
 
 
 @dataclass(frozen=True)
@@ -152,8 +152,8 @@ class Plan:
     roots: dict[str, Any] = field(default_factory=dict)
 
     def key(self) -> tuple:
-        return tuple((kind, name, detail.key() if isinstance(detail, (FnValue, FnSeq))
-                      else detail) for kind, name, detail in self.entries) + tuple(
+        return tuple((kind, name, detail.key() if isinstance(detail, (FnValue, FnSeq)) or (
+            kind == "items") else detail) for kind, name, detail in self.entries) + tuple(
             sorted((root, id(obj)) for root, obj in self.roots.items()))
 
     def passes_as_is(self, fn: Any) -> bool:
@@ -204,7 +204,12 @@ class Plan:
                        else stem_)  # (a lambda's `<lambda>`: `lambda_fn`)
         source = (f"def {name}({', '.join(self.params)}):\n"
                   f"    return {callee}({', '.join(args)})\n")
-        return synthesize(source, name, namespace, f"adapter-{name}")
+        made = synthesize(source, name, namespace, f"adapter-{name}")
+        held = {pname: ItemFunctions({k: fv.runtime(iter(())) for k, fv in detail.functions})
+                for kind, pname, detail in self.entries if kind == "items"}
+        if held:  # (its `cfg` holds functions: bound when emitted code is read again)
+            setattr(made, BOUND, held)
+        return made
 
 
 # adapters by (function, plan): one object and one name each, process-wide, so the

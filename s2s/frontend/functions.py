@@ -39,12 +39,14 @@ from .expressions import MAX_NAME, per_call
 from .fncontainers import containers
 from .fnlists import enter_functions, pass_sequence
 from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter
+from .generators import consumed, function_value
+from .held_items import FnItems
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
 from .objects import is_instance_self, passing_objects, self_method
 from .passed_structure import passing_structure
-from .recursive import passing_captured
+from .recursive import given_functions, passing_captured
 from .resolve import FreeVar, is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .star_items import spread_items, star_count, star_items
@@ -126,7 +128,7 @@ class FunctionLowerer:
         if lookup_object(obj) is not None:
             return FnValue(obj, text, spelled=True)
         if isinstance(obj, types.FunctionType) and not is_library(obj):
-            return FnValue(obj, text, spelled=True)
+            return function_value(obj, text)
         if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType) \
                 and not isinstance(obj.__self__, type) and not is_library(obj.__func__):
             return FnValue(obj, text, spelled=True)  # (an object's method: `net.loss`)
@@ -195,7 +197,7 @@ class FunctionLowerer:
         if node.decorators or node.asynchronous is not None:
             raise self.n.unsupported(node, "a nested `def` with decorators (or `async`) is "
                                      "not supported", "define it at module level")
-        self.bind(node.name.value, self.lift(node), node)
+        self.bind(node.name.value, consumed(self.lift(node)), node)  # (a generator: listed)
 
     def bind(self, name: str, fv: FnValue, node: Any) -> None:
         self.loops.binding(name, node)  # (in a loop: frontend/loop_functions.py)
@@ -362,7 +364,7 @@ class FunctionLowerer:
         fn = getattr(obj, "__func__", obj)
         simple = fv.spelled and isinstance(obj, types.FunctionType) and _plain(
             obj, args, kwargs) and not any(_frozen(self.n, v) for v in (*args, *kwargs.values()))
-        if simple or fn in self.n.stack:
+        if simple or fn in self.n.stack and not given_functions(self.n, fn, args, kwargs):
             if fn in self.n.stack and text.isidentifier():  # (a recursive closure the
                 self.n.resolver.namespace.setdefault(text, obj)  # callee cannot name)
             return self.n.user_call(obj, text, node, target,
@@ -372,7 +374,7 @@ class FunctionLowerer:
     def _atoms(self, values: list[Any], text: str, node: Any, through: str = "") -> list[Atom]:
         if any(isinstance(v, (FnValue, FnSeq)) for v in values):
             raise _function_given(self.n, text, node, through)
-        return list(values)
+        return [v.atom if isinstance(v, FnItems) else v for v in values]
 
 
     def enter(self, plan: Plan) -> list[str]:
@@ -385,7 +387,7 @@ class FunctionLowerer:
                 params += _enter_frozen(n, name, detail) if kind == "frozen" else [name]
                 n.env[name] = name
                 n.bound.add(name)
-            elif kind in ("fn", "fns", "fnstar"):  # (fns: a tuple of them, fnlists.py)
+            elif kind in ("fn", "fns", "fnstar", "items"):  # (fns: a tuple, fnlists.py)
                 params += enter_functions(n, self.values, kind, name, detail)
             else:
                 keys = [str(i) for i in range(detail)] if kind == "star" else list(detail)
@@ -569,6 +571,11 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
         elif not given:
             plan.entries.append(("default", pname, _typed(n, fn, pname, p.default)))
             atoms.append(_default(self, fn, pname, p.default, node))
+        elif isinstance(value, FnItems):  # (`cfg` holding functions: held_items.py)
+            plan.entries.append(("items", pname, value))
+            for _, held in value.functions:
+                _pass_roots(n, plan, held, node)
+            atoms.append(value.atom)
         elif isinstance(value, FnSeq):  # (a tuple or list of functions: fnlists.py)
             plan.entries.append(("fns", pname, value))
             _pass_roots(n, plan, value, node)
@@ -748,7 +755,7 @@ def _typed(n: Any, fn: Any, pname: str, value: Any) -> tuple | None:
 def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Does the existing call path take this call: atoms only, positional parameters,
     and literal defaults for those not passed?"""
-    if any(isinstance(v, (FnValue, FnSeq, Unbound)) for v in (*args, *kwargs.values())) or (
+    if any(isinstance(v, (FnValue, FnSeq, Unbound, FnItems)) for v in (*args, *kwargs.values())) or (
             type_tested(fn)):  # (`isinstance(scale, int)`: decided per call's types)
         return False
     sig = inspect.signature(fn, follow_wrapped=False)

@@ -20,6 +20,7 @@ from .desugar import leaves_somewhere, reject_inside_loop
 from .dicts import assigned_names
 from .fncontainers import containers
 from .fnlists import unroll_appending
+from .windows import sliding_window
 
 
 def _mentions(key: Any, names: set[str]) -> bool:
@@ -44,8 +45,8 @@ class LoopLowerer:
         reject_inside_loop(node.body, self.n.unsupported)
         if unroll_appending(self.n, node) or containers(self.n).unroll(node):
             return  # `for k in range(3): fs.append(lambda ...)`, `for g in (np.tanh, relu):`
-        if self.n.dicts.unroll(node):  # `for k in ("a", "b"): out[k] = ...`
-            return
+        if self.n.dicts.unroll(node) or sliding_window(self.n, node):
+            return  # `for k in ("a", "b"): out[k] = ...`; `del parts[0]` (windows.py)
         loc_node = node.iter
         args, target_node, prefix, enum_start, backwards = self.iteration(node)
         bounds = self.n.emit(self.n.names.fresh("steps"), "range", tuple(args), {}, loc_node)

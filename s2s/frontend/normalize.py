@@ -58,6 +58,7 @@ from .inner_transforms import cast_gradients
 from .loops import LoopLowerer
 from .objects import bind_instance, record_of_atom, typed_param
 from .pyvalues import PythonValues
+from .recursive import RecursivePlanned, planning
 from .resolve import (
     RESERVED,
     DefaultVar,
@@ -745,8 +746,13 @@ def _normalize_planned(fn: Any, stack: tuple[Any, ...], plan: Plan) -> Function:
             fn)) or (_FRESH and any(f in _FRESH for f in stack)):
         _FUNCTIONS.pop(key, None)
     if key not in _FUNCTIONS:
-        with recursion_room(parsed.depth):
-            _FUNCTIONS[key] = _run(fn, parsed, stack, plan)
+        with recursion_room(parsed.depth):  # (or its call while it is built: recursive)
+            made = planning(fn, key, plan, lambda: _run(fn, parsed, stack, plan),
+                            lambda: _normalize_planned(fn, (), plan))
+        if isinstance(made, RecursivePlanned):
+            plan.params = list(made.params)
+            return made  # type: ignore[return-value]
+        _FUNCTIONS[key] = made
     plan.params = list(_FUNCTIONS[key].params)
     return _FUNCTIONS[key]
 

@@ -10,10 +10,12 @@ maker the lifted function is defined in: ``synthesize.py``).
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+from typing import Any, Callable
 
 import libcst as cst
 
+from .fnvalues import FnSeq, FnValue
 from .synthesize import PARTIAL
 
 
@@ -72,3 +74,51 @@ def passing_captured(node: cst.FunctionDef, captured: list[str]) -> cst.Function
 def _keyword(m: str) -> cst.Arg:
     return cst.Arg(cst.Name(m), keyword=cst.Name(m), equal=cst.AssignEqual(
         cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+
+
+# ---- a function calling itself through a function value it is given -----------------
+# (``def r(y, k): ... apply_at(r, y, k + 1)`` where emitted code, transformed again,
+# enters at ``apply_at``: its IR for the plan that passes ``r`` is being built when
+# ``r``'s body calls it again with the same plan)
+
+_PLANNING = threading.local()  # (per thread: the background specializer lowers too)
+
+
+class RecursivePlanned:
+    """A call of a callee whose IR for this plan is still being built (it calls
+    itself, through the function values it is given): its IR is looked up once it is
+    complete, as ``normalize.Recursive``'s is."""
+
+    def __init__(self, fn: Any, params: list[str], again: Callable[[], Any]) -> None:
+        self.fn, self.name, self.params = fn, fn.__name__, list(params)
+        self.kwonly: list[str] = []
+        self.defaults: dict[str, Any] = {}
+        self.free: dict[str, Any] = {}  # (the outer call's, once complete)
+        self.namespace: dict[str, Any] = {}
+        self._again = again
+
+    @property
+    def function(self) -> Any:
+        return self._again()
+
+
+def planning(fn: Any, key: Any, plan: Any, run: Callable[[], Any],
+             again: Callable[[], Any]) -> Any:
+    """``run()`` (the IR of ``fn`` for ``plan``), or a ``RecursivePlanned`` where that
+    IR is being built already on this thread (``key``: the plan's)."""
+    table = _PLANNING.__dict__.setdefault("keys", {})
+    if key in table:
+        return RecursivePlanned(fn, table[key].params, again)
+    table[key] = plan
+    try:
+        return run()
+    finally:
+        table.pop(key, None)
+
+
+def given_functions(n: Any, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """A recursive call (``fn`` is being normalized) given function values: planned,
+    its plan's IR the one being built (``planning``), up to a depth where the
+    functions it passes keep changing (then refused, as it was)."""
+    given = any(isinstance(v, (FnValue, FnSeq)) for v in (*args, *kwargs.values()))
+    return given and n.stack.count(fn) < 8

@@ -32,8 +32,10 @@ def lower_reduce(n: Any, node: cst.Call, target: str | None) -> Atom:
                             "write functools.reduce(f, xs) or functools.reduce(f, xs, initial)")
     fv = n.funcs.value_of(args[0].value)
     if fv is None:
-        raise n.unsupported(args[0], "this is not a function s2s knows",
+        err = n.unsupported(args[0], "this is not a function s2s knows",
                             "pass a function defined in a file, a lambda or an operator")
+        err.per_call = True  # (a parameter: bound to the call's function, callables.py)
+        raise err
     items = n.comps.items_of(args[1].value)
     if items is not None:
         if len(args) == 3:

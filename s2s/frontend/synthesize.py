@@ -36,6 +36,15 @@ class SeqLength:
         self.n = n
 
 
+class ItemFunctions:
+    """In ``BOUND``: a dict, list or tuple parameter holding functions among its
+    values (``cfg = {"act": np.tanh, "scale": 2.0}``): ``functions``, key -> the
+    function this call passes (``cfg["act"](x)`` calls it: ``bound_params.py``)."""
+
+    def __init__(self, functions: dict[Any, Any]) -> None:
+        self.functions = functions
+
+
 class BoundType:
     """In ``BOUND``: a parameter whose value is an object of ``cls`` at this call (its
     methods, ``p.apply(x)`` and ``p(x)``, are ``cls``'s)."""

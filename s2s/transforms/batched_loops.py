@@ -515,7 +515,10 @@ def _stacked(vm: Any, s: For, entry: str, at_entry: dict) -> str:
 def _batched_sources(vm: Any, s: For, entry: str, at_entry: dict) -> list[str]:
     """The arrays batched before the loop ``s`` that the next value of its carried
     ``entry`` is computed from (through the loop's statements and carried values)."""
-    made = {t.target: t for t in walk(s.body) if isinstance(t, Let)}
+    made: dict[str, list[Let]] = {}  # (an `if`'s paths bind one name twice)
+    for t in walk(s.body):
+        if isinstance(t, Let):
+            made.setdefault(t.target, []).append(t)
     exits = dict(effective_carried(s))
     todo, seen, found = [exits.get(entry, entry)], set(), set()
     while todo:
@@ -524,12 +527,25 @@ def _batched_sources(vm: Any, s: For, entry: str, at_entry: dict) -> list[str]:
             continue
         seen.add(name)
         if name in made:
-            todo += uses(made[name])
+            todo += [u for t in made[name] for u in uses(t)]
         elif name in exits and name != entry:
             todo.append(exits[name])  # (another carried value: what it is made from)
         elif at_entry.get(name) and vm.kind(name) == LEAF:
             found.add(name)
+        elif isinstance(vm.kind(name), Seq) and at_entry.get(name):
+            found.add(_first_item_leaf(name, at_entry[name]))  # (a list the loop walks)
+        if isinstance(vm.kind(name), Seq):  # (a list the loop appends to: its items)
+            todo += [t.args[1].name for ts in made.values() for t in ts if t.prim == (
+                "append") and t.args[0] == Var(name) and isinstance(t.args[1], Var)]
     return sorted(found)
+
+
+def _first_item_leaf(name: str, paths: set) -> str:
+    """A batched leaf of the list ``name``'s first item (NumPy's dtype for the weak
+    number: a 0.0 standing for the list empty, whose loop then runs no step)."""
+    path = min(paths, key=len)
+    item = "".join(f"[{0 if k == SEQ_ITEM else repr(k)}]" for k in path)
+    return f"np.asarray({name}{item} if len({name}) else 0.0)"
 
 
 def _made_by(vm: Any, name: str, prim: str) -> bool:

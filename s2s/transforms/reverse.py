@@ -100,6 +100,8 @@ class _Reverse:
         if self.spec.mode == "vjp":
             ct = self.names.fresh(f"{elem_name(self.facts, result.name, diff_path)}_bar")
             params.append(ct)
+            if isinstance(out_kind, Seq):  # (a list's cotangent, popped item by item:
+                seed_lines.append(Line(f"{ct} = list({ct})"))  # the caller's kept)
             adj[result.name] = {
                 diff_path + p: path_text(ct, p) for p in leaf_paths(out_kind)
             }

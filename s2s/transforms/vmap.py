@@ -200,16 +200,15 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
     def build(self, name: str) -> str:
         nargs = len(self.fn.params) if self.spec.nargs is None else self.spec.nargs
         head: list[Any] = []
-        first_batched = None
         for i, p in enumerate(self.fn.params[:nargs]):
             axes = _axes_of(self.spec.in_axes[i], self.kind(p))
             for path, axis in axes.items():
                 if axis is None:
                     continue
-                self.b.setdefault(p, set()).add(path)
-                leaf = path_text(p, path)
-                if first_batched is None:
-                    first_batched = leaf
+                kind = _kind_at(self.kind(p), path)
+                self.b.setdefault(p, set()).update(  # (a list grown in a loop: its items)
+                    {path + (SEQ_ITEM,) + q for q in leaf_paths(kind.item)} if isinstance(
+                        kind, Seq) else {path})
                 if axis != 0:
                     if path:
                         raise TransformError(
@@ -217,6 +216,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                             "supported yet", self.fn.loc, "move the axis to the front first",
                         )
                     head.append(Line(f"{p} = np.moveaxis({p}, {axis}, 0)"))
+        first_batched = _size_leaf(self, self.fn.params[:nargs])
         body: list[Any] = []
         self.block(self.fn.body[:-1], body)
         ret = self.fn.body[-1]
@@ -225,7 +225,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         kind = self.kind(result.name) if isinstance(result, Var) else LEAF
         if self.spec.out_axes == "auto":  # a callee: its unbatched results stay so
             out_axes = {p: 0 if self.batched(result, p) else None for p in leaf_paths(kind)}
-            self.result_batched = {p for p, a in out_axes.items() if a is not None}
+            self.result_batched = _result_paths(self.b.get(result.name, set()), out_axes)
         else:
             out_axes = _axes_of(self.spec.out_axes, kind)
         leaves = {}
@@ -370,11 +370,11 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                 self._unprobed_result_ranks(s, callee)
             return
         example = self.spec.ranks.get(call_key(s))
-        in_axes = tuple(
-            _prefix_of(self.b.get(a.name, set()), self.kind(a.name))
-            if isinstance(a, Var) else None
-            for a in s.args
-        )
+        try:
+            in_axes = tuple(_prefix_of(self.b.get(a.name, set()), self.kind(a.name))
+                            if isinstance(a, Var) else None for a in s.args)
+        except NoBatchRule as err:
+            raise self.fail(s, err) from None
         kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
         probed = example is not None
         if example is None:
@@ -544,8 +544,44 @@ HANDLED = {"setitem", "append", "pop", "zeros_list", "call", "make_dict", "make_
 PER_EXAMPLE_FACTS = {"shape", "len", "ndim", "size", "dtype", "iscomplexobj", "isrealobj"}
 
 
+def _size_leaf(vm: Any, params: list[str]) -> str | None:
+    """The argument leaf emitted code reads the batch size off: the first batched
+    array, else the first item of a batched list grown in a loop (None: no leaf)."""
+    listed = None
+    for p in params:
+        paths = vm.b.get(p, set())
+        for path in leaf_paths(vm.kind(p)):
+            if path in paths:
+                return path_text(p, path)
+            item = sorted(q[len(path) + 1:] for q in paths if q[:len(path) + 1] == (
+                *path, SEQ_ITEM))
+            listed = listed or (item and path_text(f"{path_text(p, path)}[0]", item[0]))
+    return listed or None
+
+
+def _result_paths(own: set[tuple], out_axes: dict) -> set[tuple]:
+    """A callee's batched result paths: those of its leaves, and for a list grown in
+    a loop among them, of its items' leaves (``SEQ_ITEM`` paths)."""
+    batched = {p for p, a in out_axes.items() if a is not None}
+    return {q for q in own if any(q[:len(p)] == p for p in batched)} or batched
+
+
+def _kind_at(kind: Kind, path: tuple) -> Kind:
+    """The kind of the leaf at ``path`` of a container of ``kind``."""
+    for key in path:
+        if not isinstance(kind, Tree) or key not in kind.keys:
+            return LEAF
+        kind = kind.children[kind.keys.index(key)]
+    return kind
+
+
 def _prefix_of(paths: set[tuple], kind: Kind) -> Any:
     """in_axes for a callee's argument: 0 where a leaf is batched."""
+    if isinstance(kind, Seq) and paths and () not in paths:  # (a list grown in a loop)
+        if paths != {(SEQ_ITEM,) + q for q in leaf_paths(kind.item)}:
+            raise NoBatchRule("a list whose items are batched in part, passed to a function",
+                              "pass the batched and the unbatched values as two lists")
+        return 0  # (each item batched: the callee's items, batched.build)
     if not isinstance(kind, Tree):
         return 0 if () in paths else None
     children = [_prefix_of({p[1:] for p in paths if p[:1] == (k,)}, c)

@@ -1,0 +1,212 @@
+"""A sliding window kept in a list: a loop that appends to a list the function built
+and drops its front item once it is longer than ``k``::
+
+    parts = []                            parts = []
+    for i in range(n):                    parts_start = 0
+        parts.append(f(x[i]))      ->     for i in range(n):
+        if len(parts) > k:                    parts.append(f(x[i]))
+            del parts[0]                      if len(parts) - parts_start > k:
+    return sum(parts)                             parts_start = parts_start + 1
+                                          parts = parts[parts_start:]
+                                          return sum(parts)
+
+The list keeps every item appended (a list grown in a loop, which every transform
+reads) and the loop counts the items dropped at its front, a Python int; after the
+loop the list is what Python's is, the items from that count on (``list_edits.py``
+makes such edits outside a loop, where the list's length is known each time).  In the
+loop ``len(parts)`` is the window's length, ``parts[i]`` (a constant ``i >= 0``) its
+``i``-th item, ``v = parts.pop(0)`` its first item, then dropped; a negative index
+reads from the end, which both lists share.  A loop that reads the list any other way
+(``sum(parts)`` inside it, ``parts`` passed to a call), rebinds it, or edits it
+elsewhere (``insert``, ``del parts[1]``) is left as it was (refused there, located).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from .desugar import lower_in_place
+
+
+def sliding_window(n: Any, node: cst.For) -> bool:
+    """Lower the loop ``node`` as above where it keeps such a window (True), else
+    leave it (False, nothing emitted)."""
+    if node.orelse is not None or node.asynchronous is not None:
+        return False
+    for name in _front_dropped(node):
+        if n.env.get(name) not in n.lists:
+            continue  # (not a list this function built and still holds)
+        uses = _Uses(name)
+        node.body.visit(uses)
+        if uses.other:
+            continue
+        start = n.comps.loop_name(f"{name}_start")
+        body = node.body.visit(_Window(name, start, n.desugar.alias_tree))
+        statements = [_line(f"{start} = 0"), node.with_changes(body=body),
+                      _line(f"{name} = {name}[{start}:]")]
+        lower_in_place(n, statements, node)
+        return True
+    return False
+
+
+def _line(text: str) -> cst.SimpleStatementLine:
+    return cst.parse_statement(text + "\n")  # type: ignore[return-value]
+
+
+def _is_zero(node: Any) -> bool:
+    return isinstance(node, cst.Integer) and node.evaluated_value == 0
+
+
+def _front_pop(node: Any, name: str | None = None) -> str | None:
+    """The list ``parts`` of ``parts.pop(0)`` (or None)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(
+            node.func.value, cst.Name) and node.func.attr.value == "pop" and len(
+            node.args) == 1 and not node.args[0].keyword and not node.args[0].star and (
+            _is_zero(node.args[0].value)) and name in (None, node.func.value.value):
+        return node.func.value.value
+    return None
+
+
+def _front_del(node: Any, name: str | None = None) -> str | None:
+    """The list ``parts`` of ``del parts[0]`` (or None)."""
+    if not isinstance(node, cst.Del) or not isinstance(node.target, cst.Subscript):
+        return None
+    sub = node.target
+    if isinstance(sub.value, cst.Name) and len(sub.slice) == 1 and isinstance(
+            sub.slice[0].slice, cst.Index) and _is_zero(sub.slice[0].slice.value) and (
+            name in (None, sub.value.value)):
+        return sub.value.value
+    return None
+
+
+def _front_dropped(node: cst.For) -> list[str]:
+    """The names whose front item the loop drops (``del parts[0]``, ``parts.pop(0)``)."""
+    found: list[str] = []
+
+    class Find(cst.CSTVisitor):
+        def visit_Del(self, d: cst.Del) -> None:
+            name = _front_del(d)
+            if name is not None and name not in found:
+                found.append(name)
+
+        def visit_Call(self, c: cst.Call) -> None:
+            name = _front_pop(c)
+            if name is not None and name not in found:
+                found.append(name)
+
+    node.body.visit(Find())
+    return found
+
+
+class _Uses(cst.CSTVisitor):
+    """Is ``name`` read in a way the window does not lower (``other``)?"""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.other = name, False
+
+    def visit_FunctionDef(self, node: Any) -> bool:
+        self.other = True  # (a nested function: its reads are its own)
+        return False
+
+    visit_Lambda = visit_FunctionDef
+
+    def visit_Del(self, node: cst.Del) -> bool:
+        if _front_del(node, self.name) is not None:
+            return False
+        target = node.target
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and (
+                target.value.value == self.name):
+            self.other = True  # (`del parts[1]`: an item of the window, not the list)
+        return True
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        if _front_pop(node, self.name) is not None:
+            return False
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and (
+                func.value.value == self.name) and func.attr.value == "append":
+            for arg in node.args:
+                arg.visit(self)
+            return False
+        if isinstance(func, cst.Name) and func.value == "len" and len(node.args) == 1 and (
+                isinstance(node.args[0].value, cst.Name)) and node.args[0].value.value == (
+                self.name):
+            return False
+        return True
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        k = _index(node)
+        if isinstance(node.value, cst.Name) and node.value.value == self.name and (
+                k is not None and k >= 0):  # (from the end: past the window, Python's
+            return False  # IndexError, where the whole list has an item)
+        return True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name:
+            self.other = True  # (read, passed, rebound or edited some other way)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False  # (`.parts` of an object is not the name)
+
+
+def _index(node: cst.Subscript) -> int | None:
+    """The constant index of ``parts[i]`` (a load), or None."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value = node.slice[0].slice.value
+    if isinstance(value, cst.Integer):
+        return value.evaluated_value
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus) and (
+            isinstance(value.expression, cst.Integer)):
+        return -value.expression.evaluated_value
+    return None
+
+
+class _Window(cst.CSTTransformer):
+    """The loop body with the window's edits and reads spelled over the whole list."""
+
+    def __init__(self, name: str, start: str, alias: Any) -> None:
+        self.name, self.start, self.alias = name, start, alias
+
+    def _made(self, text: str, old: Any, statement: bool = False) -> Any:
+        new = cst.parse_statement(text + "\n").body[0] if statement else (
+            cst.parse_expression(text))
+        self.alias(new, old)
+        return new
+
+    def leave_Del(self, original: cst.Del, updated: cst.Del) -> Any:
+        if _front_del(original, self.name) is None:
+            return updated
+        return self._made(f"{self.start} = {self.start} + 1", original, True)
+
+    def leave_Expr(self, original: cst.Expr, updated: cst.Expr) -> Any:
+        if _front_pop(original.value, self.name) is None:
+            return updated  # (`parts.pop(0)` as a statement: the count only)
+        return self._made(f"{self.start} = {self.start} + 1", original, True)
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> Any:
+        if _front_pop(original.value, self.name) is None:
+            return updated
+        # (`v = parts.pop(0)`: the first item read, then dropped; two statements on
+        # the line, each at it)
+        return cst.FlattenSentinel([
+            updated.with_changes(value=self._made(f"{self.name}[{self.start}]",
+                                                  original.value)),
+            self._made(f"{self.start} = {self.start} + 1", original, True)])
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> Any:
+        func = original.func
+        if isinstance(func, cst.Name) and func.value == "len" and len(original.args) == 1 \
+                and isinstance(original.args[0].value, cst.Name) and (
+                original.args[0].value.value == self.name):
+            return self._made(f"(len({self.name}) - {self.start})", original)
+        return updated
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> Any:
+        if not (isinstance(original.value, cst.Name) and original.value.value == self.name):
+            return updated
+        k = _index(original)
+        return self._made(f"{self.name}[{self.start}{f' + {k}' if k else ''}]", original)
