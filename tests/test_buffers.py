@@ -198,3 +198,33 @@ def test_with_the_pass_off_the_hvp_is_the_same_bits(monkeypatch) -> None:
     assert texts[""] != texts["buffers"] and "*=" not in texts["buffers"]
     for got, want in zip(results[""], results["buffers"]):
         _same_bits(got, want)
+
+
+@pytest.mark.slow  # (four signatures specialized: a few seconds)
+def test_jvps_hot_path_takes_each_calls_own_plan_across_shapes_and_dtypes() -> None:
+    """s2s.jvp's hot path keeps the latest call's plan beside its shapes and dtype
+    objects: calls alternating shapes, dtypes and byte order (an equal dtype that is
+    another object) each run their own signature's code, checked against the HVP's
+    formula 2 (1 - t^2)(1 - 3 t^2) v, t = tanh(x) (a Python loop's oracle, in
+    float64), and return arrays of their inputs' dtype that writing into leaves the
+    inputs as they were."""
+    g = s2s.grad(tanh_sq)
+    rng = np.random.default_rng(5)
+    layouts = [(300, "<f8"), (300, "<f4"), (7, "<f8"), (300, ">f8"), (300, "<f8")]
+    for rounds in range(3):
+        for n, dt in layouts:
+            x = rng.normal(size=n).astype(dt)
+            v = rng.normal(size=n).astype(dt)
+            x0, v0 = x.copy(), v.copy()
+            out, out_dot = s2s.jvp(g, (x,), (v,))
+            t = np.tanh(x.astype(np.float64))
+            want = [2 * (1 - a * a) * (1 - 3 * a * a) * w
+                    for a, w in zip(t, v.astype(np.float64))]
+            tol = 1e-5 if np.dtype(dt).itemsize == 4 else 1e-12
+            np.testing.assert_allclose(out_dot, want, rtol=tol, atol=tol)
+            np.testing.assert_allclose(out, 2 * t * (1 - t**2), rtol=tol, atol=tol)
+            assert out.dtype == out_dot.dtype == np.dtype(dt).newbyteorder("=")
+            out[...] = 1.0
+            out_dot[...] = 1.0
+            np.testing.assert_array_equal(x, x0)
+            np.testing.assert_array_equal(v, v0)
