@@ -122,7 +122,9 @@ class _Steps:
                              if isinstance(n, ast.Name) and n.id in dead)
         self.lines: list[ast.stmt] = []
         self.made: list[str] = []
-        self.layouts: dict[int, Any] = {}  # id(node) -> (shape, dtype), or "weak"
+        # id(node) -> (the node, its (shape, dtype)): nodes this statement's steps made
+        # (the node kept, so that its id is no other node's)
+        self.layouts: dict[int, tuple[ast.AST, Any]] = {}
 
     def root(self, node: ast.expr) -> ast.expr:
         return self.walk(node)
@@ -131,7 +133,7 @@ class _Steps:
         """``(shape, dtype)`` of an array operand, ``"weak"`` for a Python number,
         None where not known."""
         if id(node) in self.layouts:
-            return self.layouts[id(node)]
+            return self.layouts[id(node)][1]
         if isinstance(node, ast.Constant):
             return "weak" if type(node.value) in (int, float) else None
         found = self.known(node)
@@ -149,7 +151,7 @@ class _Steps:
         out = ast.BinOp(left, node.op, right)
         if result is None:
             return out
-        self.layouts[id(out)] = result
+        self.layouts[id(out)] = (out, result)
         if not _worth_it(result):
             return out
         for into, other, layout in ((left, right, a), (right, left, b)):
@@ -163,7 +165,7 @@ class _Steps:
                 into = ast.Name(name, ast.Load())
             self.lines.append(ast.AugAssign(ast.Name(into.id, ast.Store()), node.op, other))
             done = ast.Name(into.id, ast.Load())
-            self.layouts[id(done)] = result
+            self.layouts[id(done)] = (done, result)
             return done
         return out
 
