@@ -61,6 +61,12 @@ def s2s_transform(fn, kind, specialize=True):
 
         def g(x, v):
             return s2s.jvp(inner, (x,), (v,))[1]
+
+        def wait():  # (the jvp's own specializing, started by its second call)
+            from s2s.api.pushforward import _jvp_transform
+
+            _jvp_transform(inner, False).wait_specialized()
+        g.wait_specialized = wait
         return g
     g.specialize = specialize
     return g

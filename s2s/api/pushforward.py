@@ -42,6 +42,9 @@ class _JVP(Transformed):
         # path; each keeps its entry's guards, checked at every call; emptied by a
         # checked call)
         self.hot: dict[tuple, tuple] = {}
+        # (shape, dtype, shape, dtype, plan) of the latest one-primal call that found
+        # its plan in ``hot`` (None when ``hot`` is emptied)
+        self.last: tuple | None = None
 
     def _run_jvp(self, text: str, fn: Callable, args: tuple, nprimals: int) -> Any:
         """The emitted JVP ``fn`` on ``args`` (the primals, then the tangents of the
@@ -106,8 +109,20 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
                 tangents):  # (one primal, a Hessian-vector product's: no loop)
             x, v = primals[0], tangents[0]
             args = (x, v)
-            hit = t.hot.get((x.shape, x.dtype, v.shape, v.dtype)) if type(
-                x) is np.ndarray and type(v) is np.ndarray else None
+            hit = None
+            if type(x) is np.ndarray and type(v) is np.ndarray:
+                # the plan of the latest call's arrays where these have their shapes
+                # and dtypes (the same dtype objects: no key to build and hash), else
+                # the plan of their key
+                last = t.last
+                if last is not None and x.dtype is last[1] and v.dtype is last[3] and \
+                        x.shape == last[0] and v.shape == last[2]:
+                    hit = last[4]
+                else:
+                    key = (x.shape, x.dtype, v.shape, v.dtype)
+                    hit = t.hot.get(key)
+                    if hit is not None:
+                        t.last = (*key, hit)
         else:
             args, hit = _hot_entry(t, primals, tangents)
         if hit is not None and hit[0] is fun and hit[5] == _GENERATION[0] and (
@@ -123,18 +138,24 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
                 # no objects to rebuild, fresh arrays: two of one dtype and shape are
                 # the results as they are where the cast to the inputs' dtype (hit[8]:
                 # None, or that dtype) leaves them so, or cast (else _jvp_results and
-                # the cast decide)
+                # the cast decide); hit[9][0]: a dtype this plan's results had that
+                # passed those checks (each result's is compared with it)
                 out, out_dot = result
-                if type(out) is np.ndarray and type(out_dot) is np.ndarray and \
-                        out_dot.dtype is out.dtype and out.dtype.kind in "fc" and \
-                        out_dot.shape == out.shape:
-                    down = hit[8]
-                    if down is None or out.dtype is down:
-                        return result
-                    if out.dtype.kind == down.kind and out.dtype.itemsize > down.itemsize:
-                        # (float32 inputs, code computing in float64: dtypes_down's
-                        # cast, into new arrays)
-                        return out.astype(down), out_dot.astype(down)
+                if type(out) is np.ndarray and type(out_dot) is np.ndarray:
+                    dtype = out.dtype
+                    if out_dot.dtype is dtype and out_dot.shape == out.shape:
+                        passed = hit[9]
+                        if dtype is passed[0]:
+                            return result
+                        if dtype.kind in "fc":
+                            down = hit[8]
+                            if down is None or dtype is down:
+                                passed[0] = dtype
+                                return result
+                            if dtype.kind == down.kind and dtype.itemsize > down.itemsize:
+                                # (float32 inputs, code computing in float64:
+                                # dtypes_down's cast, into new arrays)
+                                return out.astype(down), out_dot.astype(down)
             return _finish(t, hit[1], fun, result, args, len(args) // 2, has_aux)
     done = _jvp_fast(fun, primals, tangents, has_aux)
     if done is not None:
@@ -173,7 +194,8 @@ def _plan(t: _JVP, hit: FastEntry, fun: Any, args: tuple, n: int, has_aux: bool)
     entry, its code, its free names' check (None: it reads none), whether the code
     reads free names, the rules' generation it was made with, whether its results
     may need nothing done (no objects to rebuild, fresh arrays, any cast to the
-    inputs' dtype one of both outputs), the IR, the dtype of that cast or None)``."""
+    inputs' dtype one of both outputs), the IR, the dtype of that cast or None, a
+    list holding the dtype of results returned as they are, once one was)``."""
     down = dtypes_down.target(fun, args[:n])
     plain = (down is None or down[0] is None) and t.built_template() is None and \
         hit.fresh and not has_aux
@@ -182,7 +204,7 @@ def _plan(t: _JVP, hit: FastEntry, fun: Any, args: tuple, n: int, has_aux: bool)
         hit.free.same()  # (compiles the check: FreeSnapshot.same)
         check = hit.free.same
     return (fun, hit, hit.fn, check, hit.free_names, hit.generation, plain, t.ir,
-            None if down is None else down[1])
+            None if down is None else down[1], [None])
 
 
 def _finish(t: _JVP, hit: FastEntry, fun: Any, result: Any, args: tuple, n: int,
@@ -230,6 +252,7 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     t = _jvp_transform(callables.as_function(fun, len(primals), args=primals), has_aux)
     t._refresh()
     t.hot.clear()  # (a checked call: what a signature runs may have changed)
+    t.last = None
     if method is not None:  # (`self.other(...)` in it: the object's own method?)
         check_self_methods(method[0], method[1])
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
@@ -305,6 +328,7 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
         _LATEST = (fun, has_aux, t)
         if hit.text is not None:  # (specialized: the code later calls run)
             t.hot[flat_key(args)] = _plan(t, hit, fun, args, n, has_aux)  # type: ignore[index]
+            t.last = None  # (it may hold the plan this one replaces)
     if hit.free_names:
         read_free_names(hit.fn)
     try:

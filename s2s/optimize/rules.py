@@ -307,6 +307,20 @@ RULES: tuple[Rule, ...] = (
          "exponential); the reciprocal of a value beyond 1 / the smallest normal number "
          "is subnormal or zero, where the quotient need not be",
          ({"e": (5,)}, {"e": ()}, {"e": (0,)}, {"e": (2, 3)}), "", "", exact=False),
+    Rule("arithmetic computes into the intermediates nothing else holds", "buffers",
+         "(a + a) * s - t * (a * t)",
+         "(lambda o, p: (np.multiply(o, s, out=o), np.multiply(p, t, out=p), "
+         "np.subtract(o, p, out=o))[2])(a + a, a * t)",
+         "each array written into an operator's result no name holds, or a name bound "
+         "once to a new array (an operator's, a ufunc's), read only as an operand and "
+         "by no later statement; the result of the operator writing into it has its "
+         "shape and dtype, real floating, at least 1 KiB (facts of the signature); the "
+         "same operations in the same order (a sum or product of two numbers is the "
+         "same either way round): exact, NaN and inf included; written as steps, "
+         "out = a + a; out *= s; a *= t; a *= t; out -= a",
+         ({"a": (4, 3), "s": (4, 3), "t": (4, 3)}, {"a": (3,), "s": (), "t": (3,)},
+          {"a": (2, 3), "s": (1, 3), "t": (2, 1)}, {"a": (0, 3), "s": (3,), "t": (0, 3)}),
+         "", ""),
     *(Rule(f"np.{fn} of a real value read by an operator is the value", "fixups",
            f"np.{fn}(x) * y", "x * y",
            "x real floating (a fact): the same elements and dtype; the operator makes a new "

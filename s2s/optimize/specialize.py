@@ -46,6 +46,7 @@ import numpy as np
 
 from .. import syntax
 from ..emit.code import format_module
+from .buffers import reuse_intermediates
 from .calls import MUTATORS, PYTHON_NUMBERS, PythonScalar, as_kind, call_name, same_kinds
 from .egraph_pass import egraph_simplify, inline_single_uses
 from .fresh import returns_fresh  # noqa: F401  (s2s/api imports it from here)
@@ -98,7 +99,7 @@ MAX_EGRAPH_STATEMENTS = 300
 # buys; with any set off the code computes the same values (tests/test_passes_off.py).
 PASSES = ("fixups", "fill", "shapes", "matmul", "addat", "cse", "egraph", "zero", "tapes",
           "dce", "accumulate", "methods", "signs", "copies", "subexpr", "ties", "literals",
-          "solves", "products")
+          "solves", "products", "buffers")
 DISABLED: set[str] = set()  # (switched off in this process too, as the variable does)
 
 
@@ -741,6 +742,8 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             split_shares(fn, rewriter.fact)
         if on("products"):  # (after every pass that reads a sum's spelling)
             constants += sums_as_products(fn, rewriter.fact, taken, narrow_floats(args))
+        if on("buffers"):  # (last: the other passes read whole expressions)
+            reuse_intermediates(fn, rewriter.fact, taken)
     if constants:  # (the vectors of ones, bound once above the functions)
         at = next(i for i, node in enumerate(module.body)
                   if isinstance(node, ast.FunctionDef))
