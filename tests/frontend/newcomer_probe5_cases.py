@@ -71,6 +71,7 @@ CASES = {
     "dict_item_from_a_name": ((X4,), {}),
     "dict_item_kept_in_a_list": ((X4,), {}),
     "dict_item_of_its_own": ((X4,), {"one": np.array([0.3])}),
+    "det_of_rank_one": ((np.array([0.3, -0.7]),), {}),
 }
 NO_HESSIAN = {"property_model"}
 

@@ -55,6 +55,9 @@ EXPECTED = {
     "dict_item_read_then_added": "refused",
     "dict_item_from_a_name": "refused",
     "dict_item_kept_in_a_list": "refused",
+    # NumPy's LinAlgError from det's derivative at a singular matrix (the rule is
+    # det(a) * inv(a).T); JAX gives 0; s2s.jit on JAX gives NaN
+    "det_of_rank_one": "internal",
 }
 # float32 only: values agree, but the dtype differs from JAX's (NumPy's promotion,
 # which the function run as written follows)
@@ -131,3 +134,19 @@ def test_an_add_into_a_dict_item_of_its_own_runs() -> None:
     value, grad = s2s.value_and_grad(F.dict_item_of_its_own)(x)
     np.testing.assert_allclose(value, F.dict_item_of_its_own(x), rtol=1e-12)
     np.testing.assert_allclose(grad, 8.0 * x, rtol=1e-12)  # (d/dx 2 * sum(2x * x))
+
+
+def test_numpys_own_error_in_emitted_code_names_the_users_line() -> None:
+    """NumPy's LinAlgError from the derivative of det at a singular matrix (JAX gives
+    0 there; s2s's rule needs an invertible matrix) kept its type but named only
+    ``<s2s:...>``: now a note names the user's file, line and statement."""
+    import inspect
+
+    x = np.array([0.3, -0.7])
+    for transform in (s2s.grad, lambda f: s2s.jit(s2s.grad(f))):
+        with pytest.raises(np.linalg.LinAlgError) as info:
+            transform(F.det_of_rank_one)(x)
+        notes = "\n".join(getattr(info.value, "__notes__", ()))
+        line = inspect.getsource(F).splitlines().index("    return np.linalg.det(m)") + 1
+        assert f'newcomer_probe5_fns.py", line {line}, column 12' in notes, notes
+        assert "return np.linalg.det(m)" in notes and "<s2s:" not in notes, notes
