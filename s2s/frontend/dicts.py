@@ -20,6 +20,7 @@ import libcst as cst
 
 from ..ir.nodes import Atom, Const, Index, Let, Var
 from .comprehensions import substitute
+from .source import literal_value
 
 _INSTEAD_KEY = (
     "write a constant key (`out[\"w\"] = v`), loop over constant keys (`for k in "
@@ -488,7 +489,7 @@ class _Items(cst.CSTTransformer):
                 node.value.value in self.names and len(node.slice) == 1 and \
                 isinstance(node.slice[0].slice, cst.Index) and \
                 isinstance(node.slice[0].slice.value, cst.SimpleString):
-            key = node.slice[0].slice.value.evaluated_value
+            key = literal_value(node.slice[0].slice.value.value)  # (ast, thread-safe)
             if isinstance(key, str) and key in self.names[node.value.value]:
                 return node.value.value, key
         return None

@@ -332,3 +332,9 @@ def det_of_rank_one(x):
     this line (it named only a line of emitted code)."""
     m = np.stack([x, 2.0 * x])
     return np.linalg.det(m)
+
+
+def spread_then_keyed(x, p):
+    """A dict literal spreading another (its string keys read by the frontend)."""
+    q = {**p, "b": x * 2.0}
+    return np.sum(q["a"] * q["b"])

@@ -150,3 +150,29 @@ def test_numpys_own_error_in_emitted_code_names_the_users_line() -> None:
         line = inspect.getsource(F).splitlines().index("    return np.linalg.det(m)") + 1
         assert f'newcomer_probe5_fns.py", line {line}, column 12' in notes, notes
         assert "return np.linalg.det(m)" in notes and "<s2s:" not in notes, notes
+
+
+def test_every_parse_while_transforming_holds_s2s_lock(monkeypatch) -> None:
+    """CPython 3.11 counts the AST constructor's depth in state all threads share: a
+    parse on the caller's thread while the background specializer parses raises
+    ``SystemError: AST constructor recursion depth mismatch`` (seen once in this probe,
+    making ``s2s.jit(s2s.grad(f), backend="jax")``).  s2s parses under one lock
+    (s2s/syntax.py), but two reads of a string literal did not: libcst's
+    ``evaluated_value`` of a dict key (frontend/dicts.py, kwdicts.py)."""
+    import ast
+
+    from s2s import syntax
+
+    unlocked, parse = [], ast.parse
+
+    def checked(*args, **kwargs):
+        if not syntax._LOCK._is_owned():
+            unlocked.append(args[0])
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", checked)
+    x = np.array([0.3, -0.7, 1.2])
+    s2s.grad(F.counter_in_dict)(x)  # (`state["step"]` in a loop: dicts.py's key)
+    s2s.grad(F.verlet_chain)(x)  # (np.roll(q, -1)'s gradient rolls by 1: elementwise.py)
+    s2s.grad(F.spread_then_keyed)(x, {"a": x})  # ({**p, "b": ...}: kwdicts.py)
+    assert not unlocked, unlocked
