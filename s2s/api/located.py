@@ -60,21 +60,29 @@ def refusal_at_user_line(err: Any, ir: Any) -> Any:
     if at is not None:  # an emitted `if t:`/`while t:`: the user's, by its test's name
         err.loc, err.func = at, None
         return err.with_func(ir.name)
+    found = _statement_at(lines, loc.line, ir)
+    if found is not None:
+        err.loc, err.func = found[1], None
+        return err.with_func(found[0])
+    return err
+
+
+def _statement_at(lines: list[str], line: int, ir: Any) -> tuple[str, Any] | None:
+    """The user's statement (function name, position) that emitted line ``line`` of
+    ``lines`` came from: the quoted statement in the comment above it, else the
+    statement binding the name it binds."""
     quoted = None
-    for line in reversed(lines[: loc.line]):
-        stripped = line.strip()
+    for text in reversed(lines[:line]):
+        stripped = text.strip()
         if stripped.startswith("# "):
             quoted = stripped[2:]
             break
         if stripped.startswith("def "):
             break
     found = _quoted_in(ir, quoted, set()) if quoted is not None else None
-    if found is None and loc.line <= len(lines):  # (code with no quoted line above it:
-        found = _bound_in(ir, lines[loc.line - 1], set())  # the statement by its name)
-    if found is not None:
-        err.loc, err.func = found[1], None
-        return err.with_func(found[0])
-    return err
+    if found is None and 0 < line <= len(lines):  # (code with no quoted line above it:
+        found = _bound_in(ir, lines[line - 1], set())  # the statement by its name)
+    return found
 
 
 _LOWERED = re.compile(r"^#\s*lowered:\s*")
@@ -224,8 +232,35 @@ def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
         raise located.with_func(func) from inner
     located = _located(err, ir)
     if located is None:
+        _note_user_line(err, ir, func)
         raise err
     raise located.with_func(func) from err
+
+
+_NOTE = "s2s: raised by the code made from"
+
+
+def _note_user_line(err: BaseException, ir: Any, func: str) -> None:
+    """NumPy's own error (a singular matrix, an axis out of range...) raised by a line
+    of emitted code: its type kept, a note naming the user's line that code came
+    from (its value or its derivative), so the traceback's ``<s2s:...>`` line is
+    not the only place it points at."""
+    found = _emitted_line(err)
+    if found is None or ir is None or any(_NOTE in n for n in getattr(
+            err, "__notes__", ())):
+        return
+    tb, lineno = err.__traceback__, 0
+    while tb is not None:  # (the innermost emitted frame's line number)
+        if tb.tb_frame.f_code.co_filename == found[0]:
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    at = _statement_at(linecache.getlines(found[0]), lineno, ir)
+    if at is None or str(at[1].file).startswith("<s2s:"):  # (not the user's line)
+        return
+    loc = at[1]
+    err.add_note(f"{_NOTE} this line of `{at[0]}` (its value or its derivative; "
+                 f"`{func}` was called):\n  File \"{loc.file}\", line {loc.line}, "
+                 f"column {loc.col}\n    {loc.text.strip()}")
 
 
 def _located(err: ValueError | IndexError, ir: Any) -> Any:

@@ -154,9 +154,23 @@ class BufferLowerer:
             if isinstance(arg, Var):
                 base = self.n.lets.get(arg.name)
                 if let.prim == "getitem":  # an element of a shape is an int
-                    return base is not None and base.prim == "shape"
+                    return base is not None and (base.prim == "shape" or self._item_immutable(
+                        base, let, depth))
                 return self.immutable(arg.name, depth + 1)
         return False
+
+    def _item_immutable(self, base: Any, let: Any, depth: int) -> bool:
+        """``state["step"]`` of a dict literal whose item there is a Python number
+        (``{"step": 0, ...}``): ``state["step"] += 1`` rebinds it, as NumPy does."""
+        items = getattr(let.params.get("index"), "items", None)
+        keys = tuple(base.params.get("keys", ())) if base.prim == "make_dict" else ()
+        if not items or len(items) != 1 or not isinstance(items[0], Const) or \
+                items[0].value not in keys or "from_items" in base.params:
+            return False
+        item = base.args[keys.index(items[0].value)]
+        if isinstance(item, Const):
+            return isinstance(item.value, (bool, int, float, complex, str, type(None)))
+        return isinstance(item, Var) and self.immutable(item.name, depth + 1)
 
     def assign_element(self, target: cst.Subscript, value: Any) -> None:
         """``y[i] = v``: in IR a new version of ``y``; in emitted code, in place.

@@ -20,6 +20,7 @@ import libcst as cst
 
 from ..ir.nodes import Atom, Const, Index, Let, Var
 from .comprehensions import substitute
+from .source import literal_value
 
 _INSTEAD_KEY = (
     "write a constant key (`out[\"w\"] = v`), loop over constant keys (`for k in "
@@ -173,6 +174,33 @@ class DictWrites:
         self.n._bind(name, ssa)
         if self.n.loops:
             self.in_loops.append((current, target))
+
+    def refuse_shared_item(self, node: cst.AugAssign) -> None:
+        """``d["k"] += v`` on a dict literal's array item: NumPy adds in place, into an
+        array another name may also hold (the name it was built from, ``a =
+        d["k"]`` read before, a view of an argument); s2s gives the dict a new item,
+        so refuse where those differ."""
+        target = node.target
+        if not (isinstance(target, cst.Subscript) and self.is_dict(target.value)):
+            return
+        current = self.n.env[target.value.value]
+        let, key = self.n.lets.get(current), self.key(target)
+        keys = tuple(let.params.get("keys", ())) if isinstance(let, Let) and \
+            let.prim == "make_dict" and let.target == current else ()
+        item = let.args[keys.index(key)] if key in keys else None
+        if not isinstance(item, Var) or self.n.buffer.immutable(item.name):
+            return
+        read = any(r.prim == "getitem" and r.args[:1] == (Var(current),) and [
+            getattr(i, "value", None) for i in getattr(r.params.get("index"), "items", ())
+        ] == [key] for r in self.n.lets.values())
+        if read or item.name in self.n.env.values() or self.n.buffer.may_share(item.name):
+            op = node.operator._get_token()
+            text = cst.Module([]).code_for_node(target)
+            raise self.n.unsupported(
+                node, f"`{text} {op} ...` would change in place an array that another "
+                "name, view or container also refers to, so NumPy would change that too; "
+                "s2s gives the dict a new item", f"write `{text} = {text} {op[:-1]} ...` "
+                "(a new array)")
 
     def pop(self, call: cst.Call, target: str | None) -> Atom:
         """``v = d.pop("k", default)`` on a dict of known keys: ``d["k"]`` (or the
@@ -468,7 +496,7 @@ class _Items(cst.CSTTransformer):
                 node.value.value in self.names and len(node.slice) == 1 and \
                 isinstance(node.slice[0].slice, cst.Index) and \
                 isinstance(node.slice[0].slice.value, cst.SimpleString):
-            key = node.slice[0].slice.value.evaluated_value
+            key = literal_value(node.slice[0].slice.value.value)  # (ast, thread-safe)
             if isinstance(key, str) and key in self.names[node.value.value]:
                 return node.value.value, key
         return None

@@ -25,6 +25,7 @@ from ..primitives import PRIMITIVES
 from . import literals
 from .bound_params import type_test
 from .sequences import items_of
+from .source import literal_value
 from .static import NOVALUE
 
 
@@ -268,7 +269,7 @@ def dict_literal(n: Any, node: cst.Dict, target: str | None) -> Atom:
                 items = {}
             parts.append(atom)
         elif isinstance(element.key, cst.SimpleString):
-            items[element.key.evaluated_value] = n.exprs.expr(element.value)
+            items[literal_value(element.key.value)] = n.exprs.expr(element.value)
         else:
             raise n.unsupported(element, "dict literals need constant string keys",
                                 'write {"name": value, ...}')

@@ -161,6 +161,7 @@ class StmtLowerer:
                     node, "augmented assignment into an attribute is not supported",
                     "assign to a local name",
                 )
+            self.n.dicts.refuse_shared_item(node)  # (`d["k"] += v`: dicts.py)
             if isinstance(node.target, cst.Name) and self.n.buffer.may_share(
                     self.n.env.get(node.target.value, "")):
                 # NumPy writes into the array the name shares with another (x for
