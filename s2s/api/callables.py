@@ -515,10 +515,12 @@ def _read_called_names(fn: Any) -> tuple[set[str], ...]:
 
 def _calls_its_first(node: ast.Call) -> bool:
     """``functools.reduce(f, ...)``, ``map(f, ...)``: a call that calls its first
-    argument (a parameter passed there holds a function, as one called does)."""
+    argument (a parameter passed there holds a function, as one called does); not a
+    ufunc's method (``np.add.reduce(x)`` reduces the array ``x``)."""
     func = node.func
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(
-        func, ast.Attribute) else None
+        func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in (
+            "functools", "builtins") else None
     return name in ("reduce", "map") and bool(node.args)
 
 
