@@ -264,21 +264,25 @@ defprim(
     "(x)",
     family="elementwise",
     aliases=(abs,),
-    note="abs'(0) = 1, JAX's convention for real x; of a complex x the derivative is "
-    "conj(x) / |x| (JAX's convention), also 1 at x = 0 where JAX's is 0",
+    note="abs'(0) = 1, JAX's convention for real x, and +-1 at +-inf as JAX's (not "
+    "inf / inf); of a complex x the derivative is conj(x) / |x| (JAX's convention), "
+    "also 1 at x = 0 where JAX's is 0; at a NaN it is NaN (JAX's real rule gives -1)",
 )
 
 
 # conj(x) / |x|: sign(x) for a real x; written with x itself (not np.sign, which
-# carries no derivative) so that second derivatives through a complex x are right
+# carries no derivative) so that second derivatives through a complex x are right;
+# at |x| = inf, where x / |x| is inf / inf = NaN, np.sign(x) (JAX's +-1 for a real x)
 @defvjp("absolute")
 def absolute_vjp(g, ans, x):
-    return np.real(g) * np.where(ans == 0, 1.0, np.conj(x) / np.where(ans == 0, 1.0, ans))
+    return np.real(g) * np.where(ans == 0, 1.0, np.where(
+        np.isinf(ans), np.sign(x), np.conj(x) / np.where(ans == 0, 1.0, ans)))
 
 
 @defjvp("absolute", "x")
 def absolute_jvp(x_dot, ans, x):
-    return np.real(x_dot * np.where(ans == 0, 1.0, np.conj(x) / np.where(ans == 0, 1.0, ans)))
+    return np.real(x_dot * np.where(ans == 0, 1.0, np.where(
+        np.isinf(ans), np.sign(x), np.conj(x) / np.where(ans == 0, 1.0, ans))))
 
 
 def _negative_spelling(args, params):
