@@ -63,6 +63,26 @@ CASES = {
 NO_HESSIAN = {"module_loss", "sgd_dict_step"}
 
 
+def verdict(a, b, rtol, atol) -> str:
+    """``"ok"`` where the trees ``a`` and ``b`` match (values within the tolerances,
+    NaN where the other has NaN, dtypes equal), ``"dtype"`` where only dtypes differ,
+    ``"WRONG"`` else."""
+    import jax
+
+    la, lb = jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)
+    if len(la) != len(lb):
+        return "WRONG"
+    for u, v in zip(la, lb):
+        u, v = np.asarray(u), np.asarray(v)
+        if u.shape != v.shape or not np.allclose(u.astype(float), v.astype(float), rtol,
+                                                 atol, equal_nan=True):
+            return "WRONG"
+    for u, v in zip(la, lb):
+        if np.asarray(u).dtype != np.asarray(v).dtype:
+            return "dtype"
+    return "ok"
+
+
 def _tree_map(fn, tree):
     if isinstance(tree, (tuple, list)):
         return type(tree)(_tree_map(fn, t) for t in tree)
@@ -132,19 +152,7 @@ def classify(name, J, dtype=np.float64, stages=None):
     run_stages = stages or ("grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd",
                             "jacrev", "hessian", "jit", "jit_jax")
 
-    def close(a, b):
-        la, lb = jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)
-        if len(la) != len(lb):
-            return "WRONG"
-        for u, v in zip(la, lb):
-            u, v = np.asarray(u), np.asarray(v)
-            if u.shape != v.shape or not np.allclose(u.astype(float), v.astype(float), rtol,
-                                                     atol, equal_nan=True):
-                return "WRONG"
-        for u, v in zip(la, lb):
-            if np.asarray(u).dtype != np.asarray(v).dtype:
-                return "dtype"
-        return "ok"
+    close = functools.partial(verdict, rtol=rtol, atol=atol)
 
     attempt = functools.partial(run_stage, verdicts, close)
 

@@ -13,7 +13,7 @@ import functools
 import newcomer_probe5_fns as F
 import numpy as np
 from newcomer_probe3_cases import run_stage
-from newcomer_probe4_cases import _fd_grad, _first, _tree_map, cast
+from newcomer_probe4_cases import _fd_grad, _first, _tree_map, cast, verdict
 
 R = np.random.default_rng(5)
 X4 = np.array([0.3, -0.7, 0.45, 1.2])
@@ -117,19 +117,7 @@ def classify(name, J, dtype=np.float64, stages=None):
                   "warm_special", "alias")
     run_stages = stages or all_stages
 
-    def close(a, b):
-        la, lb = jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)
-        if len(la) != len(lb):
-            return "WRONG"
-        for u, v in zip(la, lb):
-            u, v = np.asarray(u), np.asarray(v)
-            if u.shape != v.shape or not np.allclose(u.astype(float), v.astype(float), rtol,
-                                                     atol, equal_nan=True):
-                return "WRONG"
-        for u, v in zip(la, lb):
-            if np.asarray(u).dtype != np.asarray(v).dtype:
-                return "dtype"
-        return "ok"
+    close = functools.partial(verdict, rtol=rtol, atol=atol)
 
     attempt = functools.partial(run_stage, verdicts, close)
     base = cast(CASES[name][0], dtype)

@@ -49,8 +49,8 @@ EXPECTED = {
     # (`compose(x, np.sin, np.exp)` into `def compose(x, *fns)`, `fs.append(lambda v:
     # v * k)` in a loop and `[lambda v, k=k: ... for k in ...]` then `for f in fs`, all
     # refused before, run: tests/frontend/test_function_lists.py)
-    # a generator function consumed by `sum(...)`: refused at its `yield`
-    "generator_pairs": "refused",
+    # (a generator function consumed by `sum(...)`, refused before at its `yield`, runs
+    # since frontend/generators.py: tests/frontend/test_consumed_functions.py)
     # (`zip(*pts)` of a list a comprehension over `range(x.shape[0])` built runs since
     # list_edits.zip_columns: each column its own list; test_list_fronts.py)
 }
