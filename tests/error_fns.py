@@ -29,6 +29,11 @@ def uses_try(x):
     return np.sum(y)
 
 
+def uses_unpack_scalar(x):
+    a, b = np.sum(x)  # ERR: a, b
+    return a * b
+
+
 def uses_unpack_width(x):
     pts = []
     for i in range(3):

@@ -37,7 +37,7 @@ from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .hotcalls import MISS, jit_call
-from .located import reraise_located
+from .located import not_iterable_at_user_line, reraise_located
 from .outputs import owned_by
 from .signatures import call_signature, flat_key
 from .transformed import Transformed, rebuilds_outputs, shown
@@ -423,7 +423,12 @@ class Jitted(NotebookDisplay):
             # caller's array (jit's inputs are values, as in JAX; transforms copy
             # for themselves)
             args, kwargs = _copy_arrays(args), _copy_arrays(kwargs)
-        out = self.fun(*args, **kwargs)
+        try:
+            out = self.fun(*args, **kwargs)
+        except TypeError as err:  # (`a, b = np.sum(x)` in the user's own code)
+            if not isinstance(self.fun, Transformed):
+                not_iterable_at_user_line(err, self.fun)
+            raise
         if sig is not None:
             self._mark(sig)
         if type(self.fun) is Transformed and not kwargs and self.fun._tree_plans:
