@@ -150,7 +150,7 @@ def uses_set(x):
 
 
 def uses_fstring(x):
-    label = f"x is {x}"  # ERR: x}
+    label = f"x is {x * 2}"  # ERR: x * 2}
     return np.sum(x)
 
 

@@ -423,12 +423,7 @@ class Jitted(NotebookDisplay):
             # caller's array (jit's inputs are values, as in JAX; transforms copy
             # for themselves)
             args, kwargs = _copy_arrays(args), _copy_arrays(kwargs)
-        try:
-            out = self.fun(*args, **kwargs)
-        except TypeError as err:  # (`a, b = np.sum(x)` in the user's own code)
-            if not isinstance(self.fun, Transformed):
-                not_iterable_at_user_line(err, self.fun)
-            raise
+        out = _run_located(self.fun, args, kwargs)
         if sig is not None:
             self._mark(sig)
         if type(self.fun) is Transformed and not kwargs and self.fun._tree_plans:
@@ -656,3 +651,14 @@ def _constrained(self: Jitted, out: Any) -> Any:
         return jax.lax.with_sharding_constraint(leaf, self._sharding(axis))
 
     return jax.tree_util.tree_map(constrain, out)
+
+
+def _run_located(fun: Any, args: tuple, kwargs: dict) -> Any:
+    """``fun(*args, **kwargs)``; ``a, b = np.sum(x)`` in the user's own code raised
+    again at the user's line, with Python's message (``NotIterableError``)."""
+    try:
+        return fun(*args, **kwargs)
+    except TypeError as err:
+        if not isinstance(fun, Transformed):
+            not_iterable_at_user_line(err, fun)
+        raise
