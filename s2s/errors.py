@@ -132,6 +132,31 @@ class UnpackError(TransformError, ValueError):
                    "the rest as a list: `a, *rest = v`", func)
 
 
+class NotIterableError(TransformError, TypeError):
+    """``a, b = v`` of a value with no items (a NumPy scalar such as ``np.sum(x)``, a
+    0-d array, a number), located at the user's line with Python's message (Python's
+    TypeError)."""
+
+    @classmethod
+    def of(cls, value: object, loc: Loc | None, func: str | None = None) -> "NotIterableError":
+        """Python's message for unpacking ``value`` (as NumPy code running the same
+        source would hold it: a 0-d array of a transform's is named as the NumPy
+        scalar of its dtype)."""
+        if type(value) in (bool, int, float, complex):
+            name = type(value).__name__
+        else:
+            dtype = getattr(value, "dtype", None)
+            name = f"numpy.{getattr(dtype, 'name', type(value).__name__)}"
+        return cls(f"cannot unpack non-iterable {name} object", loc,
+                   "unpack a tuple, list or array of at least one dimension; a "
+                   "scalar is one value: `a = np.sum(x)`", func)
+
+    @staticmethod
+    def fails(value: object) -> bool:
+        """Whether unpacking ``value`` fails for having no items (no length, or 0-d)."""
+        return getattr(value, "ndim", 1) == 0 or not hasattr(value, "__len__")
+
+
 class UnboundFunctionError(TransformError, UnboundLocalError):
     """A function (or a value) bound only inside a loop that ran no iteration, read
     after the loop (Python's UnboundLocalError, a NameError), raised where emitted code

@@ -184,6 +184,10 @@ CATALOGUE: list[Kind] = [
          "a, b in pts` over 3-tuples): Python's ValueError, at your line",
          _grad(E.uses_unpack_width), s2s.errors.UnpackError,
          ("too many values to unpack (expected 2)",), E.uses_unpack_width),
+    Kind("unpack-scalar", SYNTAX, "unpacking a value with no items (`a, b = np.sum(x)`): "
+         "Python's TypeError, at your line", _grad(E.uses_unpack_scalar),
+         s2s.errors.NotIterableError, ("cannot unpack non-iterable numpy.float64 object",),
+         E.uses_unpack_scalar),
     Kind("walrus", SYNTAX, "`(z := ...)`", _grad(E.uses_walrus), Syntax, (":=",),
          E.uses_walrus),
     Kind("fstring", SYNTAX, "f-string formatting arrays", _grad(C.uses_fstring_of_array),

@@ -29,6 +29,11 @@ def uses_try(x):
     return np.sum(y)
 
 
+def uses_unpack_scalar(x):
+    a, b = np.sum(x)  # ERR: a, b
+    return a * b
+
+
 def uses_unpack_width(x):
     pts = []
     for i in range(3):
@@ -145,7 +150,7 @@ def uses_set(x):
 
 
 def uses_fstring(x):
-    label = f"x is {x}"  # ERR: x}
+    label = f"x is {x * 2}"  # ERR: x * 2}
     return np.sum(x)
 
 

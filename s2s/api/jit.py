@@ -37,7 +37,7 @@ from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .hotcalls import MISS, jit_call
-from .located import reraise_located
+from .located import not_iterable_at_user_line, reraise_located
 from .outputs import owned_by
 from .signatures import call_signature, flat_key
 from .transformed import Transformed, rebuilds_outputs, shown
@@ -423,7 +423,7 @@ class Jitted(NotebookDisplay):
             # caller's array (jit's inputs are values, as in JAX; transforms copy
             # for themselves)
             args, kwargs = _copy_arrays(args), _copy_arrays(kwargs)
-        out = self.fun(*args, **kwargs)
+        out = _run_located(self.fun, args, kwargs)
         if sig is not None:
             self._mark(sig)
         if type(self.fun) is Transformed and not kwargs and self.fun._tree_plans:
@@ -651,3 +651,14 @@ def _constrained(self: Jitted, out: Any) -> Any:
         return jax.lax.with_sharding_constraint(leaf, self._sharding(axis))
 
     return jax.tree_util.tree_map(constrain, out)
+
+
+def _run_located(fun: Any, args: tuple, kwargs: dict) -> Any:
+    """``fun(*args, **kwargs)``; ``a, b = np.sum(x)`` in the user's own code raised
+    again at the user's line, with Python's message (``NotIterableError``)."""
+    try:
+        return fun(*args, **kwargs)
+    except TypeError as err:
+        if not isinstance(fun, Transformed):
+            not_iterable_at_user_line(err, fun)
+        raise

@@ -59,7 +59,7 @@ from .jit_jax_pytrees import (
     register_translated,
 )
 from .jit_jax_results import _cast_like, _cast_tree, _in_order_of, _postprocess
-from .located import unpack_at_user_line
+from .located import not_iterable_at_user_line, unpack_at_user_line
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .vectorize import Vmapped, in_argument_types
 
@@ -122,7 +122,12 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         jfn = backend.prepare(fn, text)
         refresh(backend, jfn)
         texts.append(jfn.__s2s_text__)
-        return _postprocess(fun, _run(backend, jfn, args, kwargs, fun.ir), args, argnums)
+        try:
+            ran = _run(backend, jfn, args, kwargs, fun.ir)
+        except TypeError as err:  # (`a, b = np.sum(x)` in a callee run as written)
+            not_iterable_at_user_line(err, fun)
+            raise
+        return _postprocess(fun, ran, args, argnums)
     if isinstance(fun, (JacFwd, JacRev)):
         return jacobian_on_jax(backend, fun, args, kwargs)
     if isinstance(fun, PerArity):  # (a transform of a *args function: this call's)
@@ -142,6 +147,9 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
         raise _in_translated(_at_user_line(err, fun, args)) from err.__cause__
     except ValueError as err:  # (`a, b = t` of 3 items: raised at your line)
         unpack_at_user_line(err, fun)
+        raise
+    except TypeError as err:  # (`a, b = np.sum(x)`: raised at your line)
+        not_iterable_at_user_line(err, fun)
         raise
 
 

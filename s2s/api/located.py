@@ -8,6 +8,7 @@ IR name), and the IR's ``If``/``For`` with that test carries the user's line.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import linecache
 import os
@@ -18,7 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import EmptyStackError, ListIndexError, Loc, TruthValueError, UnpackError
+from ..errors import (
+    EmptyStackError,
+    ListIndexError,
+    Loc,
+    NotIterableError,
+    TruthValueError,
+    UnpackError,
+)
 from ..ir.nodes import For, If, Let, Var, uses, walk
 
 _TEST = re.compile(r"^(if|elif|while)\s+(not\s+)?([^:]+?)\s*:(\s*#.*)?$")
@@ -454,3 +462,70 @@ def unpack_at_user_line(err: ValueError, fun: Any) -> None:
             raise UnpackError(str(err), loc, "unpack as many names as the value has "
                               "items, or take the rest as a list: `a, *rest = v`",
                               getattr(fun, "__name__", None)) from err
+
+
+def not_iterable_at_user_line(err: TypeError, fun: Any) -> None:
+    """``a, b = np.sum(x)`` run by the JAX backend's copy of the user's source (JAX's
+    "iteration over a 0-d array") or by the user's own function under ``s2s.jit``
+    (Python's "cannot unpack non-iterable ..."): raised again as
+    :class:`~s2s.errors.NotIterableError` at the user's line, with Python's message
+    (the scalar named by its kind where JAX's message does not say it)."""
+    said = str(err)
+    if not ("iteration over a 0-d array" in said or "cannot unpack non-iterable" in said) \
+            or err.__traceback__ is None:
+        return
+    frames = [(f, line) for f, line in traceback.walk_tb(err.__traceback__)
+              if not _library(f.f_code.co_filename)]
+    if not frames:
+        return
+    code, line = frames[-1][0].f_code, frames[-1][1]
+    user: Any = code
+    text = linecache.getline(code.co_filename, line)
+    if code.co_filename.startswith("<s2s:"):  # (the copy: its function's name)
+        user = getattr(fun, "__globals__", {}).get(code.co_name, fun)
+        text = next((fr.line for fr in reversed(traceback.extract_tb(err.__traceback__))
+                     if fr.filename == code.co_filename), "") or ""
+    if not _unpacks(text):
+        return
+    try:
+        lines, first = inspect.getsourcelines(user)
+        file = inspect.getsourcefile(user) or "?"
+    except (OSError, TypeError):
+        return
+    frame = traceback.FrameSummary(file, line, code.co_name, line=text)
+    for k, line in enumerate(lines):
+        if _COMMENT.sub("", line).strip() == _COMMENT.sub("", frame.line).strip():
+            text = line.rstrip("\n")
+            loc = Loc(file, first + k, len(text) - len(text.lstrip()) + 1, text)
+            what = said if "cannot unpack" in said else \
+                NotIterableError.of(_zero_d(err), None).what
+            raise NotIterableError(what, loc, "unpack a tuple, list or array of at least "
+                                   "one dimension; a scalar is one value: `a = np.sum(x)`",
+                                   getattr(fun, "__name__", None)) from err
+
+
+def _zero_d(err: TypeError) -> Any:
+    """The 0-d value JAX refused to iterate over (a local of its innermost frame), or a
+    0-d float64 array where none is found."""
+    for f, _ in reversed(list(traceback.walk_tb(err.__traceback__))):
+        for value in f.f_locals.values():
+            if getattr(value, "ndim", None) == 0 and hasattr(value, "dtype"):
+                return value
+    return np.zeros(())
+
+
+def _library(file: str) -> bool:
+    """Whether ``file`` is s2s's, JAX's or NumPy's (not the user's)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return file.startswith(here) or os.sep + "site-packages" + os.sep in file or \
+        file.startswith("<frozen")
+
+
+def _unpacks(line: str) -> bool:
+    """Whether ``line`` is an assignment to several names (``a, b = ...``)."""
+    try:
+        tree = ast.parse(_COMMENT.sub("", line).strip())
+    except SyntaxError:
+        return False
+    return any(isinstance(s, ast.Assign) and any(
+        isinstance(t, (ast.Tuple, ast.List)) for t in s.targets) for s in tree.body)

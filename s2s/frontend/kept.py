@@ -17,7 +17,7 @@ from typing import Any
 import libcst as cst
 import numpy as np
 
-from ..errors import TransformError, UnboundFunctionError, UnpackError
+from ..errors import NotIterableError, TransformError, UnboundFunctionError, UnpackError
 from ..ir.nodes import Atom, Const
 from .calls import _comprehension_names
 from .resolve import expression_advice
@@ -50,8 +50,11 @@ class KeptLowerer:
     def raise_if(self, node: cst.If, exc: cst.Raise) -> None:
         """``if test: raise Error(...)``: one statement, ``if test: raise ...``."""
         self.keep(node, [node.test], "check", "if {0}:", body=exc)
-        if _guards_a_read(self.n, exc):  # (emitted code s2s reads again: hessian)
+        guard = _guards_a_read(self.n, exc)
+        if guard:  # (emitted code s2s reads again: hessian)
             self.n.out[-1].params["always"] = True
+        if guard == "items":  # (frontend/unpacking.py: not checked on a container)
+            self.n.out[-1].params["items"] = True
 
     def call(self, node: cst.Expr) -> bool:
         """A bare call made for its effect: kept when it calls a function (of a module,
@@ -142,16 +145,18 @@ class KeptLowerer:
         return cst.Module([]).code_for_node(node.visit(Substitute()))
 
 
-def _guards_a_read(n: Any, exc: cst.Raise) -> bool:
+def _guards_a_read(n: Any, exc: cst.Raise) -> bool | str:
     """Does ``exc`` raise s2s's UnboundFunctionError (the check before a read of a
-    function a loop that ran no iteration did not bind: frontend/loop_functions.py) or
-    UnpackError (the check of an unpacked value's length: frontend/unpacking.py)?
-    Every run runs it, probes too (they would call the function on None, or read an
-    item past the end)."""
+    function a loop that ran no iteration did not bind: frontend/loop_functions.py),
+    UnpackError (the check of an unpacked value's length: frontend/unpacking.py) or
+    NotIterableError (the check that it has items: ``"items"``)?  Every run runs it,
+    probes too (they would call the function on None, or read an item past the end)."""
     call = exc.exc
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) or (
             call.func.value in n.local_names):
         return False
     made = n.resolver.namespace.get(call.func.value, n.fn.__globals__.get(call.func.value))
     func = getattr(made, "func", None)
+    if func == NotIterableError.of:
+        return "items"
     return func is UnboundFunctionError or func == UnpackError.of

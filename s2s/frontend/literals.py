@@ -6,9 +6,13 @@ written), so ``mode in {"a", "b"}`` is decided when the function is transformed,
 hashable, and a set's order is not an array's).  An f-string whose fields are
 constants (a comprehension's variable over ``range``, a flag argument, a module
 constant) is the string it formats, so it can key a dict (``params[f"W{i}"]`` in an
-unrolled comprehension).  An f-string of run-time values is a string, which has no
-derivative: it is kept only inside ``print``/``assert``/``raise`` statements
-(frontend/kept.py), and refused as a value.
+unrolled comprehension).  An f-string whose fields are the function's parameters
+(and constants) is kept as written in the emitted code, a string made where the code
+runs as ``"i" + k`` is (``np.einsum(f"i{k},{k}->i", a, b)`` with ``k`` a string
+argument); a parameter the transform is made per call for (``bound_strings``) is
+that call's string, so the f-string is a constant there.  An f-string of other
+run-time values is a string, which has no derivative: it is kept only inside
+``print``/``assert``/``raise`` statements (frontend/kept.py), and refused as a value.
 """
 
 from __future__ import annotations
@@ -73,6 +77,9 @@ def formatted_string(n: Any, node: cst.FormattedString, target: str | None) -> A
     conversions and format specs)."""
     values: dict[str, Any] = {}
     texts: list[str] = []
+    if not all(_known_field(n, e) for e in _fields(node)) and all(
+            _parameter_field(n, e) for e in _fields(node)):
+        return _per_run(n, node, target)
 
     class Fields(cst.CSTTransformer):
         def leave_FormattedStringExpression(self, original: Any, updated: Any) -> Any:
@@ -82,9 +89,9 @@ def formatted_string(n: Any, node: cst.FormattedString, target: str | None) -> A
                     original.expression, "an f-string of values known only when the "
                     "function runs is a string, which has no derivative; s2s keeps one "
                     "in `print(...)`, `assert ..., f\"...\"` and `raise Error(f\"...\")`",
-                    "write the f-string inside the print, assert or raise; a string "
-                    "made from string arguments (np.einsum's subscripts) with `+`: "
-                    "`\"i\" + k + \"->i\"`",
+                    "write the f-string inside the print, assert or raise; an f-string "
+                    "of arguments and constants alone (np.einsum's subscripts: "
+                    "`f\"i{k},{k}->i\"` with `k` a string argument) is kept as written",
                 )
             name = f"__s2s_field_{len(values)}"
             values[name] = atom.value
@@ -97,6 +104,88 @@ def formatted_string(n: Any, node: cst.FormattedString, target: str | None) -> A
         n.comps.static.watch(re.match(r"\w*", text).group())
     const = Const(value, repr(value))
     return const if target is None else n.emit(target, "identity", (const,), {}, node)
+
+
+def _fields(node: cst.FormattedString) -> list[Any]:
+    """The fields of an f-string (of its format specs too)."""
+    found: list[Any] = []
+
+    class Fields(cst.CSTVisitor):
+        def visit_FormattedStringExpression(self, field: Any) -> None:
+            found.append(field)
+
+    node.visit(Fields())
+    return found
+
+
+def _known_field(n: Any, field: Any) -> bool:
+    """Whether an f-string's field is a constant now (a literal, a loop's key)."""
+    expr = field.expression
+    if isinstance(expr, cst.Name) or _literal_only(expr):
+        return known(n, n.exprs.expr(expr)) is not None
+    return False
+
+
+def _literal_only(expr: Any) -> bool:
+    """An expression with no names in it (``{1 + 2}``, ``{'a'}``)."""
+    names: list[Any] = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            names.append(name)
+
+    expr.visit(Names())
+    return not names
+
+
+def _parameter_field(n: Any, field: Any) -> bool:
+    """A field that is a parameter of the function as given (``f"i{k}"`` with ``k``
+    a string or int argument), or a constant: formatted where the code runs."""
+    expr = field.expression
+    if _known_field(n, field):
+        return True
+    code = n.fn.__code__
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    return isinstance(expr, cst.Name) and expr.value in params and \
+        n.env.get(expr.value) == expr.value
+
+
+def _per_run(n: Any, node: cst.FormattedString, target: str | None) -> Atom:
+    """An f-string of parameters (a string argument: np.einsum's subscripts, a key):
+    the string a call's arguments format, kept as written in the emitted code (the
+    string is made per call, as ``"i" + k`` is); a dict key made so is the call's
+    string (``bound_strings``: the transform made per call's string)."""
+    bound = getattr(n, "bound_strings", {})
+    if all(isinstance(f.expression, cst.Name) and (
+            _known_field(n, f) or n.env.get(f.expression.value) in bound)
+           for f in _fields(node)):
+        values = {}
+        for k, f in enumerate(_fields(node)):
+            name = f.expression.value
+            values[name] = bound[n.env[name]] if n.env.get(name) in bound else known(
+                n, n.exprs.expr(f.expression)).value
+        code = cst.Module([]).code_for_node(node)
+        value = eval(compile(code, "<f-string>", "eval"), {"__builtins__": {}}, values)
+        const = Const(value, repr(value))
+        return const if target is None else n.emit(target, "identity", (const,), {}, node)
+    operands: list[Atom] = []
+    texts: list[str] = []
+
+    class Operands(cst.CSTTransformer):
+        def leave_FormattedStringExpression(self, original: Any, updated: Any) -> Any:
+            atom = n.exprs.expr(original.expression)
+            const = known(n, atom)
+            if const is not None:
+                return updated.with_changes(expression=cst.parse_expression(const.text))
+            key = f"__s2s_operand_{len(operands)}__"
+            operands.append(atom)
+            texts.append(key)
+            return updated.with_changes(expression=cst.Name(key))
+
+    template = cst.Module([]).code_for_node(node.visit(Operands()))
+    return n.emit(n.exprs.target(target, "formatted"), "pyexpr", tuple(operands),
+                  {"template": (template, tuple(texts)), "shape_only": (),
+                   "formatted": True}, node)
 
 
 LOWER = {cst.Set: set_literal, cst.FormattedString: formatted_string}

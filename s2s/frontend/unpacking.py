@@ -22,10 +22,27 @@ from typing import Any
 
 import libcst as cst
 
-from ..errors import UnpackError
+from ..errors import NotIterableError, UnpackError
 from ..ir.nodes import Atom, Var
 from .desugar import lower_in_place
 from .source import emitted
+
+
+def _check_items(n: Any, target: Any, v: str) -> None:
+    """The kept ``if not_iterable(v): raise not_iterable_error(v)`` before ``len(v)``:
+    Python's TypeError (``cannot unpack non-iterable numpy.float64 object``) at the
+    user's line for a value with no items (``a, b = np.sum(x)``), where ``len`` would
+    raise its own message from emitted code.  Under vmap it runs per example (a
+    container, always with items, is not checked: ``transforms/kept.py``)."""
+    test, raiser = n.names.fresh("not_iterable"), n.names.fresh("not_iterable_error")
+    n.resolver.namespace[test] = NotIterableError.fails
+    n.resolver.namespace[raiser] = partial(NotIterableError.of, loc=n.loc(target),
+                                           func=n.display)
+    key = "__s2s_operand_0__"
+    n.emit(n.names.fresh("kept"), "kept", (n.exprs.expr(cst.Name(v)),), {
+        "template": (f"if {test}({key}):", (key,)), "kind": "check",
+        "body": (f"raise {raiser}({key})", (key,)), "always": True, "items": True},
+        target)
 
 
 def _check(n: Any, target: Any, v: str, width: int, at_least: bool) -> None:
@@ -33,6 +50,7 @@ def _check(n: Any, target: Any, v: str, width: int, at_least: bool) -> None:
     starred name): Python's check where the function runs.  A length the call's
     structure settles (a tuple argument's) is decided when s2s transforms the call
     (``ir/unroll.py``: the check dropped, or Python's error raised then)."""
+    _check_items(n, target, v)
     count = n.comps.loop_name("width")
     lower_in_place(n, [cst.parse_statement(f"{count} = len({v})\n")], target)
     raiser = n.names.fresh("unpack_error")

@@ -43,6 +43,12 @@ def _settled_widths(u: Any, stmts: list[Stmt]) -> list[Stmt]:
             if got < width or (got != width and not at_least):
                 raise UnpackError.of(width, got, s.loc, at_least)
             u.changed = True
+            # (a length known now: the value has items, so its check before goes too)
+            for k in range(len(out) - 1, max(len(out) - 3, -1), -1):
+                if isinstance(out[k], Let) and out[k].prim == "kept" and \
+                        out[k].params.get("items"):
+                    del out[k]
+                    break
             continue
         if isinstance(s, If):
             s = replace(s, body=_settled_widths(u, s.body),

@@ -106,6 +106,11 @@ class Facts:
         for i, a in enumerate(s.args):
             if i in s.params.get("shape_only", ()):
                 continue  # only its items' shapes are read
+            if isinstance(a, Var) and a.name in self.active and s.params.get("formatted"):
+                raise UnsupportedSyntaxError(
+                    f"this f-string formats `{a.name}`, which carries a derivative; a "
+                    "string has none", s.loc, "format it inside a print, assert or "
+                    "raise, or format a string argument (`f\"i{k}\"`)")
             if isinstance(a, Var) and a.name in self.active:
                 raise TransformError(
                     f"this expression reads `{a.name}`, which carries a derivative; s2s "

@@ -4,6 +4,7 @@ None is that path's value where every later read is on it)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from ..ir.nodes import Break, Const, For, If, Let, Stmt, Var, uses, walk
 from ..ir.spelling import atom_text
 from ..primitives.batching import NoBatchRule, align
 from .batched_loops import SEQ_ITEM, stacked_items
+from .module import bind_object
 from .ranks import VALUES, prim_family
 from .replay import has_effects
 
@@ -312,10 +314,24 @@ class BatchedIf:
                 continue
             rank = max(self.vm.rank(Var(t)), self.vm.rank(Var(f)), test_rank)
             self.vm.ranks[(j, ())] = rank
+            if rank >= 1:  # (arrays per example: each path's shape the same)
+                out.append(self._same_shapes(s, j, t, f))
             cond = align(self.vm, s.test, rank)
             out.append(Line(f"{j} = np.where({cond}, {align(self.vm, Var(t), rank)}, "
                             f"{align(self.vm, Var(f), rank)})"))
             self.vm.b[j] = {()}
+
+    def _same_shapes(self, s: If, j: str, t: str, f: str) -> Block:
+        """``if <t's shape per example> != <f's>: raise ...``: examples taking both
+        paths of an ``if`` on a batched value hold one array, so the paths must give
+        ``j`` one shape (np.where would broadcast (1,) against (2,), silently, or
+        raise NumPy's error from emitted code)."""
+        shapes = [f"np.shape({v}){'[1:]' if self.vm.batched(Var(v)) else ''}"
+                  for v in (t, f)]
+        raiser = bind_object(self.vm.module, "if_shapes_differ", partial(
+            _shapes_differ, name=j, loc=s.loc, func=self.vm.fn.name))
+        return Block(f"if {shapes[0]} != {shapes[1]}:",
+                     [Line(f"raise {raiser}({shapes[0]}, {shapes[1]})", keep=True)], [])
 
     def _is_truth(self, test: Any) -> bool:
         """Whether a batched test holds booleans (a comparison, a logical operation),
@@ -348,6 +364,16 @@ class BatchedIf:
             self.vm.b[j] = set(self.vm.b[value])
         else:
             self.vm.b.pop(j, None)
+
+
+def _shapes_differ(t: tuple, f: tuple, name: str, loc: Any, func: str) -> TransformError:
+    """vmap's error where the paths of an ``if`` on a batched value give ``name``
+    shapes ``t`` and ``f`` per example, at the user's ``if``."""
+    return TransformError(
+        f"vmap cannot batch this: the paths of this `if` give `{name}` shape {t} and "
+        f"shape {f} per example, and the examples taking each path must hold one array",
+        loc, "give both paths one shape (pad or slice to it), then choose with "
+        "np.where(test, a, b)", func)
 
 
 def _truth_join(test: str, t: str, f: str, truth: dict[str, bool]) -> str:

@@ -43,6 +43,9 @@ class KeptBatching:
                     "values, on the path or not)", "print after the `if` or loop"))
             out += self.replay.statements([s])
             return
+        if s.params.get("items") and any(self.kind(a.name) != LEAF or self._has_items(a)
+                                         for a in batched):
+            return  # (a container, an array per example: it has items, unpacking.py)
         for a in batched:
             if self.kind(a.name) != LEAF:
                 raise self.fail(s, NoBatchRule(
@@ -56,6 +59,14 @@ class KeptBatching:
                               for m, done in self.write_masks)
             check = Block(f"if {on}:", [check], [])
         out.append(Block(f"for {i} in range({self.use_batch_size()}):", [check], []))
+
+    def _has_items(self, a: Any) -> bool:
+        """Whether each example's ``a`` is an array of a rank 1 or more (or of a rank
+        the probe did not see: its unpacking's width check reads it)."""
+        try:
+            return self.rank(a) >= 1
+        except NoBatchRule:
+            return True
 
     def draw(self, s: Let, out: list[Any]) -> None:
         """A random draw: one draw of shape ``(batch,) + S`` for a draw of shape ``S``;
