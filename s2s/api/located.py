@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import syntax
 from ..errors import (
     EmptyStackError,
     ListIndexError,
@@ -524,7 +525,7 @@ def _library(file: str) -> bool:
 def _unpacks(line: str) -> bool:
     """Whether ``line`` is an assignment to several names (``a, b = ...``)."""
     try:
-        tree = ast.parse(_COMMENT.sub("", line).strip())
+        tree = syntax.parse(_COMMENT.sub("", line).strip())
     except SyntaxError:
         return False
     return any(isinstance(s, ast.Assign) and any(

@@ -325,12 +325,14 @@ class BatchedIf:
         """``if <t's shape per example> != <f's>: raise ...``: examples taking both
         paths of an ``if`` on a batched value hold one array, so the paths must give
         ``j`` one shape (np.where would broadcast (1,) against (2,), silently, or
-        raise NumPy's error from emitted code)."""
+        raise NumPy's error from emitted code).  Shapes of one rank only: a path
+        giving a scalar beside an array keeps NumPy's broadcast, the zero cotangent a
+        gradient's code spells as ``0.0`` (vmap of grad read it as an error)."""
         shapes = [f"np.shape({v}){'[1:]' if self.vm.batched(Var(v)) else ''}"
                   for v in (t, f)]
         raiser = bind_object(self.vm.module, "if_shapes_differ", partial(
             _shapes_differ, name=j, loc=s.loc, func=self.vm.fn.name))
-        return Block(f"if {shapes[0]} != {shapes[1]}:",
+        return Block(f"if len({shapes[0]}) == len({shapes[1]}) and {shapes[0]} != {shapes[1]}:",
                      [Line(f"raise {raiser}({shapes[0]}, {shapes[1]})", keep=True)], [])
 
     def _is_truth(self, test: Any) -> bool:
