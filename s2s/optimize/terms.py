@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import threading
 from types import SimpleNamespace
 from typing import Any, Callable
 
@@ -21,10 +22,23 @@ import numpy as np
 OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 
 
-@functools.lru_cache(maxsize=None)
+_BUILDING = threading.Lock()
+
+
 def language() -> Any:
     """The term language's constructors and tables; None without egglog (the optional
-    ``[egraph]`` extra)."""
+    ``[egraph]`` extra).  Made once, under a lock, and every name in it resolved
+    before any thread reads it: egglog resolves a class's declarations lazily, and a
+    second thread reading ``Term.var`` while the first resolved them found the class
+    without its methods (``AttributeError: Class ...Term has no method var``, seen
+    once in tests/frontend/test_argument_methods.py's threads, as a failed
+    specialization)."""
+    with _BUILDING:
+        return _language()
+
+
+@functools.lru_cache(maxsize=None)
+def _language() -> Any:
     try:
         from egglog import Expr, StringLike, f64Like, function, i64, i64Like, relation
     except ImportError:
@@ -61,10 +75,15 @@ def language() -> Any:
     @function
     def rshape(i: i64Like, r: i64Like) -> i64: ...
 
-    return SimpleNamespace(Term=Term, rsum=rsum, bcast=bcast, shape=shape,
+    made = SimpleNamespace(Term=Term, rsum=rsum, bcast=bcast, shape=shape,
                            bshape=bshape, rshape=rshape,
                            inv=relation("inv", i64, i64, i64),
                            is_zero=relation("is_zero", Term))
+    t = Term.var("x")  # (each name used once: resolved now, on this thread)
+    t = -(t + Term(1.0)) * (t - t) / t
+    made.is_zero(made.bcast(made.rsum(t, 0), made.rshape(made.bshape(0, 0), 0)))
+    made.inv(0, 0, 0), made.shape(t)
+    return made
 
 
 def release(eg: Any) -> None:
