@@ -246,7 +246,12 @@ class JacFwd(_JacobianCode):
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
         kinds = _kinds(args, argnums, len(t.ir.params))
-        tangent_only = not self.has_aux
+        # inputs of one narrow float dtype (float32): the JVP returns its output too,
+        # whose dtype the tangent takes (JAX's tangent has its output's dtype; NumPy
+        # promotes a float32 tangent times a rule's float64 weights, `np.where(m, 0.5,
+        # 1.0)`, to float64)
+        narrow = dtypes_down.input_dtype(args, argnums) is not None
+        tangent_only = not self.has_aux and not narrow
         try:  # (a refusal of emitted code, or of its vmap: at your line)
             _, jvp_fn = t._generate(kinds, argnums, (len(args), tangent_only),
                                     nargs=len(args), inner_args=args)
@@ -264,7 +269,7 @@ class JacFwd(_JacobianCode):
         tangents = [_rebuild(kind_of(args[i]), [next(it) for _ in _leaves(args[i])])
                     for i in argnums]
         v.in_axes = (None,) * len(args) + (0,) * len(argnums) + (None,) * len(kw)
-        v.out_axes = (None, 0, None) if self.has_aux else 0
+        v.out_axes = (None, 0, None) if self.has_aux else 0 if tangent_only else (None, 0)
         try:
             result = v(*args, *tangents, *kw.values()) if n else _no_directions(
                 functools.partial(self.fun, **_copies(kw)) if kw else self.fun, args, self.has_aux)
@@ -279,6 +284,10 @@ class JacFwd(_JacobianCode):
             self._shown = v  # (its text made when .source is read)
         elif self.has_aux and t.ir.free:  # (the user's code ran: a module's array copied)
             result = owned_module(result, t.ir.free)
+        if n and narrow:  # (the tangent in its output's dtype)
+            result = (_like_outputs(result[1], result[0]),) if not self.has_aux else (
+                result[0], _like_outputs(result[1], result[0]), result[2])
+            result = result if self.has_aux else result[0]
         out_dot = result[1] if self.has_aux else result
         if self.holomorphic:  # (a real output's tangent is real)
             check_outputs("jacfwd", out_dot, True)
@@ -317,6 +326,22 @@ def plain_objects(args: tuple, argnums: tuple[int, ...]) -> tuple:
 def _arg_leaves(args: tuple) -> list[Any]:
     """The arrays of the arguments, those of a pytree object's fields among them."""
     return _leaves(plain(args) if has_nodes(args, False) else args)
+
+
+def _like_outputs(rows: Any, out: Any) -> Any:
+    """Batched tangents ``rows`` (a tree like ``out``'s) each cast to its output
+    leaf's floating dtype where that is narrower of the same kind."""
+    def one(r: Any, o: Any) -> Any:
+        want = np.result_type(o)
+        got = getattr(r, "dtype", None)
+        if got is not None and want.kind == got.kind and want.kind in "fc" and \
+                want.itemsize < got.itemsize:
+            return np.asarray(r).astype(want)
+        return r
+    r_leaves, o_leaves = _leaves(rows), _leaves(out)
+    if len(r_leaves) != len(o_leaves):
+        return rows
+    return _rebuild(kind_of(rows), [one(r, o) for r, o in zip(r_leaves, o_leaves)])
 
 
 def _no_directions(fun: Any, args: tuple, has_aux: bool) -> Any:

@@ -59,13 +59,9 @@ EXPECTED_F32 = {
     # NumPy's promotion: `c * np.sin(t)` of a Python-float `t` is float64 in NumPy
     # (JAX keeps float32): s2s follows NumPy, as the function run as written does
     "rk4_forward_args": "dtype",
-    # jacfwd of a float32 function returns float64 (the float32 vmap accumulator)
-    "clip_array_bounds": "dtype",
-    "norm_ords": "dtype",
-    # vmap and jacfwd of a float32 loop carry that starts as the Python float `g = 0.0`
-    # are float64 (the same with `out.append(g)`: vmap's batched carry starts from a
-    # float64 array, not a weak scalar); values agree
-    "discounted_returns": "dtype",
+    # (jacfwd of `clip_array_bounds`, `norm_ords` and `discounted_returns` in float32
+    # returned float64, a rule's float64 weights times the float32 tangent: now cast
+    # to the output's dtype, as JAX's tangent has it: tests/test_jacfwd_dtypes.py)
 }
 
 
