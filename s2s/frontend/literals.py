@@ -91,7 +91,9 @@ def formatted_string(n: Any, node: cst.FormattedString, target: str | None) -> A
                     "in `print(...)`, `assert ..., f\"...\"` and `raise Error(f\"...\")`",
                     "write the f-string inside the print, assert or raise; an f-string "
                     "of arguments and constants alone (np.einsum's subscripts: "
-                    "`f\"i{k},{k}->i\"` with `k` a string argument) is kept as written",
+                    "`f\"i{k},{k}->i\"` with `k` a string argument) is kept as written; "
+                    "join strings computed in the function with `+` (`s + \",\" + s[1:] + "
+                    "\"->\"`)",
                 )
             name = f"__s2s_field_{len(values)}"
             values[name] = atom.value
