@@ -113,3 +113,19 @@ def test_nan_start_propagates_as_jax_does():
     got = s2s.jit(s2s.grad(F.loss_ivp), backend="jax")(np.array([np.nan, 1.0]), 0.5)
     want = jax.grad(lambda y0: jax_ivp(y0, 0.5, 1e-10, 1e-10))(jnp.array([np.nan, 1.0]))
     np.testing.assert_array_equal(np.isnan(np.asarray(got)), np.isnan(np.asarray(want)))
+
+
+def test_odeint_without_a_start_keeps_its_rows():
+    """odeint has no t_span start (``start`` None): ``_from_start`` gives its rows as
+    they are.  It gave each row's ``(first, rows)`` pair, so the adjoint indexed a
+    tuple: every ``s2s.jit(s2s.grad(...), backend="jax")`` of an odeint raised
+    ``IndexError: tuple index out of range`` (tests/test_odeint.py's slow
+    test_jax_backend_lowers_to_jax_odeint, against JAX's odeint, runs it whole)."""
+    from s2s.backends.jax_runtime_ode import _from_start
+
+    t, ys, bars = jnp.arange(3.0), jnp.ones((3, 2)), jnp.zeros((3, 2))
+    got = _from_start(None, t, (jnp.zeros(2), ys), (jnp.ones(2), bars))
+    assert len(got) == 3 and got[0] is t and got[1] is ys and got[2] is bars
+    t2, ys2 = _from_start(0.5, t, (jnp.full(2, 7.0), ys))
+    np.testing.assert_array_equal(t2, [0.5, 0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(ys2, np.concatenate([[[7.0, 7.0]], np.ones((3, 2))]))

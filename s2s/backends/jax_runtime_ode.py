@@ -108,7 +108,7 @@ def _from_start(start, t, *rows):
     """``t`` with solve_ivp's start first (None: as it is), and each of ``rows`` with
     its given first row (the start's) stacked on."""
     if start is None:
-        return (t, *rows)
+        return (t, *(r for _first, r in rows))
     return (jnp.concatenate([jnp.full((1,), start, dtype=t.dtype), t]),
             *(jnp.concatenate([first[None], r]) for first, r in rows))
 
