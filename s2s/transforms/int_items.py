@@ -104,6 +104,9 @@ class _IntItems:
         if prim == "getitem" and isinstance(args[0], Var):
             producers = self.defs.get(args[0].name, ())
             if producers and all(isinstance(p, Let) and p.prim == "shape" for p in producers):
+                index = s.params["index"].items
+                if len(index) == 1 and isinstance(index[0], Slice):
+                    return frozenset({("*",)})  # (`x.shape[1:]`: a tuple of ints)
                 return frozenset({()})  # (`x.shape[0]`)
             return _read(self._of(args[0]), s.params["index"].items)
         return frozenset()
@@ -134,5 +137,7 @@ def _read(paths: frozenset | None, index: tuple) -> frozenset | None:
         return _lists(paths)  # (`hs[1:]`: a list of the same items)
     position = key.value if isinstance(key, Const) and type(key.value) is int and (
         key.value >= 0) else None
-    return frozenset(p[1:] for p in paths if p[0] == "*" or (
-        position is not None and p[0] == position))
+    # (an empty path: the base itself may be an int, a name ``_of`` cannot tell from
+    # an array; its items are nothing known)
+    return frozenset(p[1:] for p in paths if p and (p[0] == "*" or (
+        position is not None and p[0] == position)))
