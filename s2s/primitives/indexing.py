@@ -76,9 +76,10 @@ def take_vjp(g, ans, a, indices, axis=None):
         flat_bar = np.zeros_like(np.ravel(a))
         np.add.at(flat_bar, indices, g)
         return np.reshape(flat_bar, np.shape(a))
-    a_bar = np.zeros_like(a)  # add g into a[:, ..., indices] (indices on axis)
-    np.add.at(a_bar, (slice(None),) * (axis % np.ndim(a)) + (indices,), g)
-    return a_bar
+    # add g into a[:, ..., indices] (indices on axis), with that axis moved first
+    a_bar = np.zeros_like(np.moveaxis(a, axis, 0))
+    np.add.at(a_bar, indices, np.moveaxis(g, axis, 0))
+    return np.moveaxis(a_bar, 0, axis)
 
 
 deflinear("take", "a", keywords=True)
@@ -158,9 +159,9 @@ def compress_vjp(g, ans, condition, a, axis=None):
         flat_bar = np.zeros_like(np.ravel(a))
         np.add.at(flat_bar, kept, g)
         return np.reshape(flat_bar, np.shape(a))
-    a_bar = np.zeros_like(a)
-    np.add.at(a_bar, (slice(None),) * (axis % np.ndim(a)) + (kept,), g)
-    return a_bar
+    a_bar = np.zeros_like(np.moveaxis(a, axis, 0))  # (the axis first)
+    np.add.at(a_bar, kept, np.moveaxis(g, axis, 0))
+    return np.moveaxis(a_bar, 0, axis)
 
 
 deflinear("compress", "a", keywords=True)
@@ -217,9 +218,9 @@ def delete_vjp(g, ans, arr, obj, axis=None):
         np.add.at(flat_bar, kept, g)
         return np.reshape(flat_bar, np.shape(arr))
     kept = np.delete(np.arange(np.shape(arr)[axis]), obj)
-    arr_bar = np.zeros_like(arr)
-    np.add.at(arr_bar, (slice(None),) * (axis % np.ndim(arr)) + (kept,), g)
-    return arr_bar
+    arr_bar = np.zeros_like(np.moveaxis(arr, axis, 0))  # (the axis first)
+    np.add.at(arr_bar, kept, np.moveaxis(g, axis, 0))
+    return np.moveaxis(arr_bar, 0, axis)
 
 
 deflinear("delete", "arr", keywords=True)

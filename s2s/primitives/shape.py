@@ -817,9 +817,9 @@ def repeat_vjp(g, ans, a, repeats, axis=None):
         np.add.at(flat_bar, np.repeat(np.arange(np.size(a)), repeats), g)
         return np.reshape(flat_bar, np.shape(a))
     sources = np.repeat(np.arange(np.shape(a)[axis]), repeats)
-    a_bar = np.zeros_like(a)
-    np.add.at(a_bar, (slice(None),) * (axis % np.ndim(a)) + (sources,), g)
-    return a_bar
+    a_bar = np.zeros_like(np.moveaxis(a, axis, 0))  # (the axis first)
+    np.add.at(a_bar, sources, np.moveaxis(g, axis, 0))
+    return np.moveaxis(a_bar, 0, axis)
 
 
 deflinear("repeat", "a", keywords=True)
