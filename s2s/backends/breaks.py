@@ -50,11 +50,55 @@ _NOT_NESTED = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunct
 _OTHER_EXITS = (ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Await)
 
 
+_SHAPE_READS = {"len", "shape", "ndim", "size"}
+
+
+def shape_check(node: ast.AST) -> bool:
+    """``if <a test of shapes>: raise <error>`` with no ``else``: a check the emitted
+    code makes of its values' shapes (vmap's ``if np.shape(a)[1:] != np.shape(b)[1:]:
+    raise if_shapes_differ(...)`` at an ``if``'s join).  Shapes are static under
+    ``jax.jit``, so it runs as Python while JAX traces, inside a lowered loop's body
+    as well: it is no control flow for the lowering (a ``raise`` kept the loop around
+    it Python, and a ``break`` there then read a traced test).  The test may read a
+    name only as the argument of ``len``/``np.shape``/``np.ndim``/``np.size``."""
+    if not (isinstance(node, ast.If) and not node.orelse and len(node.body) == 1
+            and isinstance(node.body[0], ast.Raise)):
+        return False
+
+    def static(e: ast.AST) -> bool:
+        if isinstance(e, ast.Constant):
+            return True
+        if isinstance(e, ast.Call):
+            f = e.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if (
+                isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+                and f.value.id == "np") else None
+            return name in _SHAPE_READS and not e.keywords and len(e.args) == 1 and (
+                isinstance(e.args[0], ast.Name) or static(e.args[0]))
+        if isinstance(e, ast.BoolOp):
+            return all(static(v) for v in e.values)
+        if isinstance(e, ast.UnaryOp):
+            return static(e.operand)
+        if isinstance(e, ast.Compare):
+            return static(e.left) and all(static(c) for c in e.comparators)
+        if isinstance(e, ast.Subscript):
+            return static(e.value) and static(e.slice)
+        if isinstance(e, ast.Slice):
+            return all(p is None or static(p) for p in (e.lower, e.upper, e.step))
+        if isinstance(e, ast.Tuple):
+            return all(static(v) for v in e.elts)
+        return False
+
+    return static(node.test)
+
+
 def _owned(node: ast.AST) -> Iterable[ast.AST]:
-    """Nodes inside ``node`` that belong to it: not inside a nested loop or function."""
+    """Nodes inside ``node`` that belong to it: not inside a nested loop or function,
+    nor inside a shape check (:func:`shape_check`: it runs while JAX
+    traces, and its ``raise`` is no exit of the loop's lowering)."""
     for child in ast.iter_child_nodes(node):
         yield child
-        if not isinstance(child, _NOT_NESTED):
+        if not isinstance(child, _NOT_NESTED) and not shape_check(child):
             yield from _owned(child)
 
 

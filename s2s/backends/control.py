@@ -52,7 +52,7 @@ import threading
 from typing import Any
 
 from .. import syntax
-from .breaks import MARK, range_of, rewrite_jumps
+from .breaks import MARK, range_of, rewrite_jumps, shape_check
 from .breaks import all_names as _all_names
 from .control_reads import (
     GiveUp,
@@ -334,7 +334,7 @@ def _mark(lines: list[str], node: ast.stmt, reason: str) -> tuple[int, int, list
 
 
 def _is_construct(node: ast.AST) -> bool:
-    return isinstance(node, (ast.If, ast.For, ast.While))
+    return isinstance(node, (ast.If, ast.For, ast.While)) and not shape_check(node)
 
 
 def _innermost(fn: ast.FunctionDef, lines: list[str]) -> list[ast.stmt]:

@@ -9,7 +9,7 @@ import re
 import threading
 from typing import Iterable
 
-from .breaks import MARK
+from .breaks import MARK, shape_check
 
 _LIST_METHODS = {"append", "pop", "extend", "insert", "remove", "clear"}
 _FORBIDDEN = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Yield, ast.YieldFrom,
@@ -235,12 +235,14 @@ def functions_bound(stmts: Iterable[ast.stmt]) -> set[str]:
 
 
 def walk_outside_defs(node: ast.AST):
-    """``ast.walk`` that does not enter nested functions (lowered blocks are pure)."""
+    """``ast.walk`` that does not enter nested functions (lowered blocks are pure)
+    nor shape checks (:func:`shape_check`: they run while JAX traces)."""
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or \
+                shape_check(n):
             continue
         for child in ast.iter_child_nodes(n):
             if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
