@@ -71,7 +71,7 @@ class Desugar:
         """The body's statements, ``continue`` and ``break`` rewritten so that the
         statements after them move into the other branch of their ``if``."""
         stmts = list(node.body.body)
-        stmts = strip_continues(hoist_returns(stmts, self.alias, cst.Continue))
+        stmts = strip_continues(hoist_returns(stmts, self.alias, cst.Continue), self.alias)
         return hoist_returns(stmts, self.alias, cst.Break)
 
     def returns_out_of_loops(self, nodes: list[Any]) -> list[Any]:
@@ -216,27 +216,41 @@ def _hoist_into_if(node: cst.If, rest: list[Any], alias: Any, kind: type) -> cst
     return new
 
 
-def strip_continues(nodes: list[Any]) -> list[Any]:
+def strip_continues(nodes: list[Any], alias: Any = None) -> list[Any]:
     """After hoisting, a ``continue`` ends its path: reaching the end of the body is
-    the same thing, so it is dropped (an emptied branch becomes ``pass``)."""
+    the same thing, so it is dropped (an emptied branch becomes ``pass``).  A node
+    rebuilt keeps the position of the one it replaces (``alias``): errors located at
+    an ``if`` in a loop, or a statement there, named the ``def`` line before."""
+    keep = alias if alias is not None else (lambda new, old: None)
     out: list[Any] = []
     for node in nodes:
         if isinstance(node, cst.SimpleStatementLine):
             small = [s for s in node.body if not isinstance(s, cst.Continue)]
-            if small:
-                out.append(node.with_changes(body=small))
+            if len(small) == len(node.body):
+                out.append(node)
+            elif small:
+                new = node.with_changes(body=small)
+                keep(new, node)
+                out.append(new)
             continue
         if isinstance(node, cst.If):
-            body = strip_continues(list(node.body.body)) or [
+            body = strip_continues(list(node.body.body), alias) or [
                 cst.SimpleStatementLine(body=[cst.Pass()])
             ]
             orelse = node.orelse
             if isinstance(orelse, cst.If):
-                orelse = strip_continues([orelse])[0]
+                orelse = strip_continues([orelse], alias)[0]
             elif orelse is not None:
-                els = strip_continues(list(orelse.body.body))
-                orelse = orelse.with_changes(body=orelse.body.with_changes(body=els)) if els else None
-            out.append(node.with_changes(body=node.body.with_changes(body=body), orelse=orelse))
+                els = strip_continues(list(orelse.body.body), alias)
+                if els:
+                    new_else = orelse.with_changes(body=orelse.body.with_changes(body=els))
+                    keep(new_else, orelse)
+                    orelse = new_else
+                else:
+                    orelse = None
+            new = node.with_changes(body=node.body.with_changes(body=body), orelse=orelse)
+            keep(new, node)
+            out.append(new)
             continue
         out.append(node)
     return out
