@@ -12,12 +12,15 @@ share the cores (``bench_cell.py``'s quartiles).  The number of instructions a c
 executes does not: this re-runs itself under ``valgrind --tool=callgrind`` with
 instrumentation off (the imports, traces and XLA compiles run uninstrumented), warms
 each system up, then counts the instructions of ``--calls`` calls of ``jax.jit`` and
-of ``s2s.jit(jax)`` twice each, in turn (workloads and transforms as
+of ``s2s.jit(jax)`` twice each (``--rounds``), in turn (workloads and transforms as
 ``tools/bench_wide.py`` makes them).  XLA runs single-threaded and JAX dispatches
 synchronously (``--xla_cpu_multi_thread_eigen=false``, ``jax_cpu_enable_async_dispatch``
 off): an idle thread pool's spinning would otherwise be counted, and the computation
 is counted on the calling thread.  The two counts of one system agree to about
-0.1 %.  Instructions are not time (a float64 and a float32 loop of the same length
+0.1 %, except where glibc's ``malloc_consolidate`` runs in one count and not in the
+other (3-4k instructions per call of a small cell, from the heap's state): the last
+column is the ratio without it, and ``--rounds 4`` tells a real difference from that.
+Instructions are not time (a float64 and a float32 loop of the same length
 differ in time, not much in count; cache misses cost nothing here), so this is a
 check of the Python around the call and of the compiled program's length, beside the
 timings.  Cells: ``name:kind``, ``name:kind:f32`` (float64 arguments as float32),
@@ -152,8 +155,9 @@ def cell_pair(cell: str, numpy: bool = False) -> tuple:
     return args, theirs, ours
 
 
-def count(cells: list[str], calls: int, library: str, numpy: bool = False) -> None:
-    """Under callgrind: each cell's systems, counted twice each, in turn."""
+def count(cells: list[str], calls: int, library: str, numpy: bool = False,
+          rounds: int = 2) -> None:
+    """Under callgrind: each cell's systems, counted ``rounds`` times each, in turn."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
     os.environ.setdefault("S2S_SPECIALIZE", "sync")  # (warm-up calls run the specialized code)
@@ -172,7 +176,7 @@ def count(cells: list[str], calls: int, library: str, numpy: bool = False) -> No
         for _ in range(5):
             for _, fn in pair:
                 jax.block_until_ready(fn(*args))
-        for round_ in range(2):
+        for round_ in range(rounds):
             for label, fn in pair:
                 cg.cg_start()
                 for _ in range(calls):
@@ -186,8 +190,27 @@ THEIRS = {False: "jax.jit", True: "hand"}
 OURS = {False: "s2s.jit(jax)", True: "s2s"}
 
 
+def _unconsolidated(path: str) -> int:
+    """The instructions of a count less glibc's ``malloc_consolidate``: whether a count
+    meets it depends on the heap's state, not on the system (3-4k per call of a small
+    cell in one count of a system and none in the other)."""
+    text = subprocess.run(["callgrind_annotate", "--threshold=100", path],
+                          capture_output=True, text=True).stdout
+    total = inside = 0
+    for line in text.splitlines():
+        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+(.*)", line)
+        if m:
+            n = int(m.group(1).replace(",", ""))
+            if "PROGRAM TOTALS" in m.group(2):
+                total = n
+            elif "malloc.c:malloc_consolidate " in m.group(2):
+                inside += n
+    return total - inside
+
+
 def report(folder: str, calls: int, cells: list[str], numpy: bool = False) -> None:
     found: dict[str, dict[str, list[float]]] = {}
+    bare: dict[str, dict[str, list[float]]] = {}  # (less malloc_consolidate)
     for path in glob.glob(os.path.join(folder, "callgrind.out.*")):
         with open(path) as f:
             text = f.read()
@@ -197,10 +220,16 @@ def report(folder: str, calls: int, cells: list[str], numpy: bool = False) -> No
             cell, label, _ = trigger.group(1).split("|")
             found.setdefault(cell, {}).setdefault(label, []).append(
                 int(totals.group(1)) / calls)
-    print(f"instructions per call (callgrind, {calls} calls, two counts each)")
+            bare.setdefault(cell, {}).setdefault(label, []).append(
+                _unconsolidated(path) / calls)
+    counts = len(next(iter(next(iter(found.values())).values()))) if found else 0
+    print(f"instructions per call (callgrind, {calls} calls, {counts} counts each: the "
+          "least and the most; 'unconsol.': the ratio of the least of each less glibc's "
+          "malloc_consolidate)")
     theirs_, ours_ = THEIRS[numpy], OURS[numpy]
-    print(f"{'cell':28s} {theirs_:>20s} {ours_:>20s} {'ratio':>7s} {'difference':>10s}")
-    ratios = []
+    print(f"{'cell':28s} {theirs_:>20s} {ours_:>20s} {'ratio':>7s} {'difference':>10s} "
+          f"{'unconsol.':>9s}")
+    ratios, unconsolidated_ratios = [], []
     for cell in cells:
         got = found.get(cell)
         if not got or len(got) < 2:
@@ -208,12 +237,18 @@ def report(folder: str, calls: int, cells: list[str], numpy: bool = False) -> No
             continue
         j, s = got[theirs_], got[ours_]
         ratio = min(s) / min(j)
+        unconsolidated = min(bare[cell][ours_]) / min(bare[cell][theirs_])
         ratios.append(ratio)
+        unconsolidated_ratios.append(unconsolidated)
         print(f"{cell:28s} {min(j) / 1e3:>9.1f}k, {max(j) / 1e3:.1f}k {min(s) / 1e3:>9.1f}k, "
-              f"{max(s) / 1e3:.1f}k {ratio:>7.3f} {(min(s) - min(j)) / 1e3:>+9.1f}k")
+              f"{max(s) / 1e3:.1f}k {ratio:>7.3f} {(min(s) - min(j)) / 1e3:>+9.1f}k "
+              f"{unconsolidated:>9.3f}")
     if ratios:
         ratios.sort()
         print(f"ratio: median {ratios[len(ratios) // 2]:.3f}, worst {ratios[-1]:.3f}")
+        unconsolidated_ratios.sort()
+        print(f"less malloc_consolidate: median "
+              f"{unconsolidated_ratios[len(ratios) // 2]:.3f}, worst {unconsolidated_ratios[-1]:.3f}")
 
 
 def main() -> None:
@@ -221,6 +256,8 @@ def main() -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("cells", nargs="*", help="name:kind or name:kind:f32")
     ap.add_argument("--calls", type=int, default=100)
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="counts of each system (in turn; the report takes the least)")
     ap.add_argument("--all-float32", action="store_true",
                     help="every cell with its float64 arguments as float32")
     ap.add_argument("--small", action="store_true",
@@ -241,7 +278,7 @@ def main() -> None:
         (":f32" if opts.all_float32 else "")
         for c in CELLS + (PER_EXAMPLE if opts.per_example else [])]
     if opts.inside:
-        count(cells, opts.calls, opts.inside, opts.numpy)
+        count(cells, opts.calls, opts.inside, opts.numpy, opts.rounds)
         return
     with tempfile.TemporaryDirectory() as scratch:
         folder = opts.keep or scratch
@@ -249,7 +286,7 @@ def main() -> None:
         library = client_library(folder)
         command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "-q",
                    f"--callgrind-out-file={folder}/callgrind.out.%p", sys.executable,
-                   os.path.abspath(__file__), "--calls", str(opts.calls),
+                   os.path.abspath(__file__), "--calls", str(opts.calls), "--rounds", str(opts.rounds),
                    *(["--numpy"] if opts.numpy else []), "--inside", library, *cells]
         subprocess.run(command, check=True)
         report(folder, opts.calls, cells, opts.numpy)
