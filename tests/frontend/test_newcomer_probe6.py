@@ -1,0 +1,153 @@
+"""Issue 23, the sixth newcomer probe: 40 everyday functions of kinds the earlier
+probes did not try (model classes whose methods read ``self``, a subclass calling
+``super()``, a ``@classmethod`` constructor, a NamedTuple of parameters, a config
+dict driving a training step, masked and NaN-skipping losses, guards with
+``assert``/``raise``, debug prints, ``functools.partial``, ``*args``/``**kwargs``,
+closures returned by a factory, a function chosen from a dict, ``math.*``,
+``np.random`` inside, early returns, while loops with a tolerance, lists built then
+stacked, ``scipy.special``, array methods, boolean-mask reads and writes, an
+index-assignment loop...) through grad at calls 1, 3 and 10 with changing values,
+jvp, vmap of grad, hessian, jit of grad on both backends, grad at kinks/ties/NaN/
+size-1/0-size inputs (also after the code specialized on ordinary values), and the
+caller writing into a result; in float64 and float32 against JAX on the same source
+(``newcomer_probe6_cases.twin``) or central differences.
+
+The sweep (``-m slow``: each function compiles dozens of JAX programs) pins each
+function's class.  The default tier runs the cheap stage, s2s.grad of each function
+in float64 against central differences of the function run as written (NumPy, no
+JAX), and checks what the probe fixed against closed forms and NumPy run as
+written."""
+
+from __future__ import annotations
+
+import newcomer_probe6_cases as C  # (pytest puts this directory on sys.path)
+import newcomer_probe6_fns as F
+import numpy as np
+import pytest
+from support import HAVE_JAX
+
+import s2s
+
+DTYPES = [np.float64, np.float32]
+
+# the probe's classes (newcomer_probe6_cases.classify), per function; every function
+# not named here is accepted and correct under every transform tried, in both dtypes
+EXPECTED: dict[str, str] = {}
+# float32 only
+EXPECTED_F32: dict[str, str] = {}
+# refused by s2s.grad itself (a located TransformError), the default tier's stage
+REFUSED_GRAD = {"subclass_super_call", "classmethod_constructor", "dataclass_momentum",
+                "star_args_kwargs", "closure_factory", "lambda_table"}
+# NaN where the function's derivative is 0, as JAX's (`np.nanmean((p - t) ** 2)` at a
+# NaN target: 0 times the square's NaN derivative), at these indices
+NAN_AS_JAX = {"nanmean_loss": [1]}
+
+
+@pytest.mark.slow
+@pytest.mark.every_case
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", list(C.CASES))
+def test_probe_sweep(name, dtype) -> None:
+    """Each function's class is the one recorded: accepted and correct, or refused
+    with a located TransformError (never WRONG, never an internal error)."""
+    label, verdicts = C.classify(name, C.twin(F), dtype)
+    want = EXPECTED.get(name) or (EXPECTED_F32.get(name, "ok") if dtype == np.float32
+                                  else "ok")
+    assert label == want, verdicts
+
+
+def _leaves_fd(f, args, eps=1e-6):
+    """Central differences of ``f`` (run as written) in each float leaf of its first
+    argument (an array, a Python float, a NamedTuple or dict of arrays)."""
+    first, rest = args[0], args[1:]
+    if isinstance(first, float):
+        return (f(first + eps, *rest) - f(first - eps, *rest)) / (2 * eps)
+    if isinstance(first, np.ndarray):
+        return C._fd_grad(f, args, eps)
+    keys = first._fields if hasattr(first, "_fields") else list(first)
+    out = {}
+    for k in keys:
+        def at(v, k=k):
+            if hasattr(first, "_fields"):
+                return f(first._replace(**{k: v}), *rest)
+            return f({**first, k: v}, *rest)
+        out[k] = C._fd_grad(at, (getattr(first, k) if hasattr(first, "_fields")
+                                 else first[k],), eps)
+    return out
+
+
+@pytest.mark.parametrize("name", list(C.CASES))
+def test_grad_against_central_differences(name, capsys) -> None:
+    """The cheap stage: s2s.grad at the case's arguments agrees with central
+    differences of the function run as written, or refuses with a located error."""
+    args = C.CASES[name][0]
+    fn = getattr(F, name)
+    if name in REFUSED_GRAD:
+        with pytest.raises(s2s.TransformError) as info:
+            s2s.grad(fn)(*args)
+        assert "newcomer_probe6_fns.py" in str(info.value), info.value
+        return
+    got = s2s.grad(fn)(*args)
+    want = _leaves_fd(fn, args)
+    if isinstance(want, dict):
+        got = got._asdict() if hasattr(got, "_asdict") else got
+        assert set(got) == set(want)
+        for k in want:
+            np.testing.assert_allclose(got[k], want[k], rtol=1e-6, atol=1e-7, err_msg=k)
+    else:
+        if name in NAN_AS_JAX:
+            assert np.all(np.isnan(got[NAN_AS_JAX[name]])), got
+            want[NAN_AS_JAX[name]] = np.nan
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_a_running_min_from_inf_has_a_finite_hessian(dtype) -> None:
+    """``best = np.inf`` then ``best = np.minimum(best, v)`` in a loop: the Hessian's
+    first row was NaN (jacfwd of the gradient stacked the carried zero tangent as
+    ``np.inf * np.zeros(n)``); JAX gives the closed form."""
+    x = np.array([0.3, -0.7, 0.45], dtype)
+    h = s2s.hessian(F.running_min_from_inf)(x)
+    want = np.zeros((3, 3))
+    want[0, 1] = want[1, 0] = 1.0  # d2/dx0 dx1 of min(x) * x[0], min at index 1
+    np.testing.assert_array_equal(h, want)
+    assert h.dtype == dtype
+    batch = np.stack([x, 2 * x, -x])
+    got = s2s.vmap(s2s.hessian(F.running_min_from_inf))(batch)
+    assert np.all(np.isfinite(got)), got
+
+
+def test_a_print_computing_from_a_batched_value_shows_each_example(capsys) -> None:
+    """``print("sum:", np.sum(x))`` under vmap printed the sum of the whole batch
+    (the call kept as written, on the batched x), and ``f"{x[0]:.2f}"`` printed the
+    first example's row, or raised NumPy's TypeError for a format spec of an array
+    (``value = float(loss)``, then ``f"{value:.4f}"``, under vmap of grad).  Now such
+    a print runs once per example, on its values, as NumPy run per example prints
+    (each print statement for every example, then the next)."""
+    batch = np.array([[0.3, -0.7, 0.45, 1.2], [1.0, 2.0, 0.5, -0.25]])
+    for row in batch:  # (NumPy, run as written, one example at a time)
+        F.printed_sum(row)
+    lines = capsys.readouterr().out.splitlines(keepends=True)
+    want = "".join(lines[0::2] + lines[1::2])  # (vmap runs each print for every example)
+    got = s2s.vmap(F.printed_sum)(batch)
+    np.testing.assert_allclose(got, np.sum(batch ** 2, axis=1), rtol=1e-12)
+    assert capsys.readouterr().out == want
+    s2s.vmap(s2s.grad(F.printed_sum))(batch)
+    assert capsys.readouterr().out == want
+    grads = s2s.vmap(s2s.grad(F.float_for_logging))(batch)
+    np.testing.assert_allclose(grads, 2 * batch, rtol=1e-12)
+    assert capsys.readouterr().out == "loss = 2.2225\nloss = 5.3125\n"
+
+
+def test_a_print_of_an_attribute_of_a_batched_value_shows_each_example(capsys) -> None:
+    """``print("loss:", loss, "shape:", x.shape)`` under vmap printed the batch's
+    shape, (2, 4), where each example's is (4,); now once per example.  A print of
+    names as they are shows the batched value once (the documented behaviour)."""
+    x = np.array([[0.3, -0.7, 0.45, 1.2], [1.0, 2.0, 0.5, -0.25]])
+    s2s.vmap(F.debug_print_loss)(x)
+    out = capsys.readouterr().out
+    assert out.count("shape: (4,)") == 2 and "(2, 4)" not in out, out
+    s2s.vmap(F.printed_name)(x)
+    out = capsys.readouterr().out
+    assert out == f"s {np.sum(x, axis=1)} {np.sum(x, axis=1)}\n", out
