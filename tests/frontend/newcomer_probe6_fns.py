@@ -440,3 +440,31 @@ def printed_name(x):
     s = np.sum(x)
     print("s", s, f"{s}")
     return s
+
+
+class Scaled:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def act(self, v):
+        return np.tanh(v) * self.scale
+
+
+class ExplicitParent(Scaled):
+    def act(self, v):
+        return v * Scaled.act(self, v) + 0.1 * v
+
+
+def explicit_parent_call(x):
+    """``Scaled.act(self, v)`` in a method of an object the function built: emitted
+    code called ``Scaled.act`` with the dict of the object's fields (AttributeError
+    at ``self.scale``)."""
+    return np.sum(ExplicitParent(1.5).act(x) ** 2)
+
+
+SWISH = SwishLayer(0.5)
+
+
+def module_object_super(x):
+    """``super().act(v)`` in a method of a module-level object called inside."""
+    return np.sum(SWISH.forward(x) ** 2)

@@ -36,7 +36,7 @@ EXPECTED: dict[str, str] = {}
 # float32 only
 EXPECTED_F32: dict[str, str] = {}
 # refused by s2s.grad itself (a located TransformError), the default tier's stage
-REFUSED_GRAD = {"subclass_super_call", "classmethod_constructor", "dataclass_momentum",
+REFUSED_GRAD = {"classmethod_constructor", "dataclass_momentum",
                 "star_args_kwargs", "closure_factory", "lambda_table"}
 # NaN where the function's derivative is 0, as JAX's (`np.nanmean((p - t) ** 2)` at a
 # NaN target: 0 times the square's NaN derivative), at these indices
@@ -151,3 +151,28 @@ def test_a_print_of_an_attribute_of_a_batched_value_shows_each_example(capsys) -
     s2s.vmap(F.printed_name)(x)
     out = capsys.readouterr().out
     assert out == f"s {np.sum(x, axis=1)} {np.sum(x, axis=1)}\n", out
+
+
+@pytest.mark.parametrize("name", ["explicit_parent_call", "module_object_super"])
+def test_a_parent_classs_method_called_on_self(name) -> None:
+    """``super().act(v)`` (the probe's subclass_super_call, and on a module object)
+    was refused ("`super` is a class"), ``Layer.act(self, v)`` crashed in emitted
+    code (AttributeError: the dict of the object's fields given to ``Layer.act``);
+    now the parent's function is called with the method's own ``self``."""
+    x = np.array([0.3, -0.7, 0.45, 1.2])
+    fn = getattr(F, name)
+    for call in range(3):  # (values changing between calls)
+        xc = x * (1.0 + 0.1 * call)
+        np.testing.assert_allclose(s2s.grad(fn)(xc), C._fd_grad(fn, (xc,), 1e-6),
+                                   rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(fn))(np.stack([x, -x]))[1],
+                               C._fd_grad(fn, (-x,), 1e-6), rtol=1e-6, atol=1e-8)
+
+
+def test_super_in_a_method_given_to_a_transform_is_refused_located() -> None:
+    """``s2s.grad(obj.forward)``: ``self`` is the dict of its attributes there, which
+    Python's ``super()`` cannot take: refused at the user's line."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.SWISH.forward)(np.array([0.3, -0.7]))
+    message = str(info.value)
+    assert "super().act(v)" in message and "newcomer_probe6_fns.py" in message, message
