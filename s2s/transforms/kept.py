@@ -43,13 +43,10 @@ class KeptBatching:
                     "a print or call on batched values inside an `if` or loop that "
                     "the examples take differently (it would show every example's "
                     "values, on the path or not)", "print after the `if` or loop"))
-            if _reads_whole(s, {a.name for a in batched if hasattr(a, "name")}):
+            if _reads_whole(s, {a.name for a in batched if hasattr(a, "name")}) or any(
+                    self.kind(a.name) != LEAF for a in batched):  # (a container: as before)
                 out += self.replay.statements([s])
                 return
-            if any(self.kind(a.name) != LEAF for a in batched):
-                raise self.fail(s, NoBatchRule(
-                    "a print that computes from a container of batched values",
-                    "compute the value first (`s = np.sum(x)`), then print it"))
         elif s.params.get("items") and any(self.kind(a.name) != LEAF or self._has_items(a)
                                          for a in batched):
             return  # (a container, an array per example: it has items, unpacking.py)
