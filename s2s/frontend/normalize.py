@@ -76,6 +76,7 @@ from .self_methods import self_methods_hold
 from .sequences import check_literal_reads
 from .source import ParsedFunction, emitted, parse_function, recursion_room
 from .statements import StmtLowerer
+from .super_calls import class_function
 
 # the IR per function and source text: the most recently used only (s2s/caches.py)
 _FUNCTIONS: LRU[Any, Function] = LRU(256)
@@ -626,7 +627,7 @@ class Normalizer:
         base = readable(obj.__name__) + (f"_{stem(self.named(positional[0]))}" if positional else "")
         if len(base) > MAX_NAME:
             base = readable(obj.__name__)
-        if expressions.REBUILT is not None and custom is None and "." not in text:
+        if expressions.REBUILT is not None and custom is None and class_function(obj, text):
             text = _rebuilding(self, obj, text, positional)
         params: dict[str, Any] = {"callee": callee, "spelling": text}
         if custom is not None:
@@ -666,9 +667,10 @@ def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
     if not made or code is not None and code.co_filename.startswith("<s2s:"):
         return text  # (code s2s emitted reads the dicts as they are)
     wrapper = expressions.REBUILT(n.resolver.namespace.get(text, obj), made)
-    name, i = f"{text}_of_objects", 2
+    stem_ = text.replace(".", "_")
+    name, i = f"{stem_}_of_objects", 2
     while name in n.resolver.namespace or name in n.names.taken:
-        name, i = f"{text}_of_objects_{i}", i + 1
+        name, i = f"{stem_}_of_objects_{i}", i + 1
     n.resolver.namespace[name] = wrapper
     n.names.taken.add(name)
     return name

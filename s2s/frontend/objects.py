@@ -42,6 +42,7 @@ from .built_objects import (
 from .fnvalues import FnValue
 from .resolve import is_library
 from .self_methods import SELF_METHODS, defining_class, for_class
+from .super_calls import is_super
 
 
 def bind_instance(n: Any) -> None:
@@ -87,6 +88,8 @@ def self_method(n: Any, node: cst.Attribute) -> Any:
     a FnValue; None where it is not that."""
     base, name = (node, "__call__") if isinstance(node, cst.Name) else (
         node.value, node.attr.value)  # (`self(x)`: its __call__)
+    if is_super(n, base):
+        return super_method(n, node, name)
     if isinstance(base, cst.Attribute) and root_is_local(n, base):  # (`self.l1(x)`)
         inner = record_of_atom(n, n.exprs.expr(base))
         if inner is not None:
@@ -237,9 +240,9 @@ def record_method(n: Any, base: str, name: str, node: Any) -> FnValue | None:
     return _method(n, made, Var(n.env[base]), name)
 
 
-def _method(n: Any, made: Any, atom: Any, name: str) -> FnValue | None:
-    cls = made.cls
-    found = inspect.getattr_static(cls, name, None)
+def _method(n: Any, made: Any, atom: Any, name: str, found: Any = None) -> FnValue | None:
+    cls = made.cls  # (`found`: a parent's function `super().name` denotes)
+    found = found or inspect.getattr_static(cls, name, None)
     head: tuple = (atom,)
     if isinstance(found, property):  # (`m.norm`: its getter, called)
         found = found.fget
@@ -522,3 +525,44 @@ def _named_tuple_method(n: Any, base: str, name: str) -> FnValue | None:
     if not isinstance(found, types.FunctionType) or is_library(found):
         return None
     return _method(n, made, Var(n.env[base]), name)
+
+
+def super_method(n: Any, node: cst.Attribute, name: str) -> FnValue:
+    """The function ``super().name`` denotes in the method ``n.fn``; refused, located,
+    where it is not a method's (no ``self``, a class not at module level)."""
+    code = getattr(n.fn, "__code__", None)
+    parts = (code.co_qualname if code is not None else "").split(".")
+    lexical = n.fn.__globals__.get(parts[0]) if len(parts) == 2 else None
+    first = code.co_varnames[0] if code is not None and code.co_argcount else None
+    if not isinstance(lexical, type) or first is None:
+        raise n.unsupported(node, "`super()` outside a method of a module-level class",
+                            "call the parent class's function: `Parent.name(self, ...)`")
+    made = obj = None
+    if is_instance_self(n, first):
+        obj = n.resolver.aliases[first][0]
+        cls = type(obj)
+    elif first in n.env:
+        made = record_of(n, first)
+        cls = made.cls if made is not None else (defining_class(n.fn) or lexical)
+    else:
+        cls = lexical
+    mro = cls.__mro__ if lexical in cls.__mro__ else lexical.__mro__
+    owner = next((c for c in mro[mro.index(lexical) + 1:] if name in vars(c)), None)
+    found = vars(owner).get(name) if owner is not None else None
+    if not isinstance(found, types.FunctionType):
+        raise n.unsupported(node, f"`super().{name}` is not a function of a parent class "
+                            "s2s can call (a property, classmethod or a class of a library)",
+                            f"call it as `{owner.__name__ if owner else 'Parent'}.{name}"
+                            "(self, ...)`")
+    if obj is not None:  # (a module object: the parent's function bound to it)
+        text = f"{n.resolver.aliases[first][1]}_super_{name.strip('_')}"
+        n.resolver.namespace[text] = types.MethodType(found, obj)
+        n.names.taken.add(text)
+        return FnValue(n.resolver.namespace[text], text, spelled=True)
+    if made is not None:
+        return _method(n, made, Var(n.env[first]), name, found=found)
+    raise n.unsupported(node, "`super()` in a method given to a transform with its "
+                        "object (`s2s.grad(obj.method)`: `self` the dict of its "
+                        "attributes, which Python's `super()` cannot take)",
+                        "transform a function that calls the object: "
+                        "`s2s.grad(lambda x: obj.method(x))`")

@@ -507,8 +507,9 @@ def _stacked(vm: Any, s: For, entry: str, at_entry: dict) -> str:
     if not like:
         return f"np.stack([{entry}] * {n})"
     ones = " * ".join(f"np.ones({n}, {u}.dtype)" for u in like)
-    if _made_by(vm, entry, "zeros_like"):
-        return f"{number.text} * {ones.replace('np.ones', 'np.zeros', 1)}"
+    if _made_by(vm, entry, "zeros_like"):  # (a zero of the number's type: `np.inf * 0`
+        zero = {bool: "False", int: "0", float: "0.0"}.get(type(number.value), "0j")  # is NaN)
+        return f"{zero} * {ones.replace('np.ones', 'np.zeros', 1)}"
     return f"{entry} * {ones}"
 
 

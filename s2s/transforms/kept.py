@@ -12,6 +12,7 @@ is one for the whole batch."""
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -22,6 +23,7 @@ from ..ir.kinds import LEAF
 from ..ir.nodes import Let
 from ..ir.spelling import atom_text
 from ..primitives.batching import NoBatchRule
+from ..syntax import parse
 from .replay import kept_item
 
 
@@ -41,12 +43,14 @@ class KeptBatching:
                     "a print or call on batched values inside an `if` or loop that "
                     "the examples take differently (it would show every example's "
                     "values, on the path or not)", "print after the `if` or loop"))
-            out += self.replay.statements([s])
-            return
-        if s.params.get("items") and any(self.kind(a.name) != LEAF or self._has_items(a)
+            if _reads_whole(s, {a.name for a in batched if hasattr(a, "name")}) or any(
+                    self.kind(a.name) != LEAF for a in batched):  # (a container: as before)
+                out += self.replay.statements([s])
+                return
+        elif s.params.get("items") and any(self.kind(a.name) != LEAF or self._has_items(a)
                                          for a in batched):
             return  # (a container, an array per example: it has items, unpacking.py)
-        for a in batched:
+        for a in batched if s.params["kind"] == "check" else ():
             if self.kind(a.name) != LEAF:
                 raise self.fail(s, NoBatchRule(
                     f"an assert or raise reading `{a.name}`, a container of batched "
@@ -129,6 +133,28 @@ class KeptBatching:
     use_batch_size: Any
     write_masks: list[tuple[str, bool]]
 
+
+
+def _reads_whole(s: Let, batched: set[str]) -> bool:
+    """Whether the kept call ``s`` (a print) passes each of its ``batched`` operands
+    as it is (``print("y", y)``, ``f"{y}"``): it shows the batched value, once.  One
+    computed on (``np.sum(x)``, ``x[0]``) or formatted (``f"{v:.4f}"``) inside the
+    call would be computed on the whole batch (the sum of every example; a format
+    spec a 1-d array refuses): the call then runs once per example."""
+    template, keys = s.params["template"]
+    names = {key for key, a in zip(keys, s.args) if getattr(a, "name", None) in batched}
+    body = parse(template).body
+    call = body[0].value if len(body) == 1 and isinstance(body[0], ast.Expr) else None
+    if not isinstance(call, ast.Call):
+        return False
+    whole = set()
+    for v in call.args + [k.value for k in call.keywords]:
+        whole.add(id(v))
+        if isinstance(v, ast.JoinedStr):
+            whole |= {id(f.value) for f in v.values if isinstance(f, ast.FormattedValue)
+                      and f.format_spec is None and f.conversion == -1}
+    return all(id(n) in whole for n in ast.walk(call)
+               if isinstance(n, ast.Name) and n.id in names)
 
 
 def _size_position(method: str) -> int | None:
