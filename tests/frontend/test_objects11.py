@@ -220,3 +220,75 @@ def test_a_dict_of_functions_passed_on_against_jax(name, dtype):
     close(s2s.jit(s2s.grad(ours))(x), jax.grad(theirs)(x), dtype)
     close(s2s.jit(s2s.grad(ours), backend="jax")(x), compiled(jax.grad(theirs))(x), dtype)
     close(s2s.jit(ours, backend="jax")(x), theirs(x), dtype)
+
+
+# ---- NamedTuples: vmap of a hessian, jvp's tangent ----------------------------------
+
+
+def _affine(ns, dtype, k):
+    cls = F.Affine if ns is np else J.Affine
+    return cls((X + 1.0 + 0.1 * k).astype(dtype), (0.5 * X - 0.05 * k).astype(dtype))
+
+
+def test_vmap_of_a_hessian_of_a_function_calling_a_namedtuples_methods():
+    """Refused before at the method's line (`.w` is not an attribute of NumPy arrays):
+    the Jacobian's text called the gradient made for arrays.  Against the Python loop
+    of s2s.hessian (itself checked against JAX in the slow tier)."""
+    p, batch = _affine(np, np.float64, 0), np.stack([X, 0.5 * X, -X])
+    got = s2s.vmap(s2s.hessian(F.affine_loss), in_axes=(0, None))(batch, p)
+    want = np.stack([s2s.hessian(F.affine_loss)(row, p) for row in batch])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_jvp_of_a_function_returning_its_namedtuple_gives_namedtuples():
+    p, t = _affine(np, np.float64, 0), _affine(np, np.float64, 3)
+    out, out_dot = s2s.jvp(F.returns_it, (p,), (t,))
+    assert type(out) is F.Affine and type(out_dot) is F.Affine
+    np.testing.assert_array_equal(out_dot.w, t.w)
+    assert out_dot.w is not t.w  # (a result never shares memory with an argument)
+    (out, y), (out_dot, y_dot) = s2s.jvp(F.returns_it_and_more, (p, X), (t, X))
+    assert type(out_dot) is F.Affine and type(y_dot) is np.ndarray
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["affine_loss", "affine_loss_in_a_callee"])
+def test_vmap_of_a_hessian_with_a_namedtuple_against_jax(name, dtype):
+    ours, theirs = getattr(F, name), getattr(J, name)
+    hess = s2s.vmap(s2s.hessian(ours), in_axes=(0, None))
+    for k in range(10):
+        x = (X * (1 + 0.2 * k)).astype(dtype)
+        batch = np.stack([x, 0.5 * x, -x])
+        got = hess(batch, _affine(np, dtype, k))
+        if k in COMPARED:
+            close(got, jax.vmap(jax.hessian(theirs), in_axes=(0, None))(
+                batch, _affine(jnp, dtype, k)), dtype)
+    p, q = _affine(np, dtype, 1), _affine(jnp, dtype, 1)
+    close(s2s.jit(hess)(batch, p), jax.vmap(jax.hessian(theirs), in_axes=(0, None))(
+        batch, q), dtype)
+    close(s2s.jit(hess, backend="jax")(batch, p), jax.vmap(jax.hessian(theirs), in_axes=(
+        0, None))(batch, q), dtype)
+    if name == "affine_loss":  # (through a callee: jacfwd and jacrev stay refused)
+        for make in (jax.jacfwd, jax.jacrev):
+            ours_made = getattr(s2s, make.__name__)
+            close(s2s.vmap(ours_made(ours), in_axes=(0, None))(batch, p),
+                  jax.vmap(make(theirs), in_axes=(0, None))(batch, q), dtype)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["returns_it", "builds_one", "returns_it_through_a_callee"])
+def test_jvp_of_a_function_returning_a_namedtuple_against_jax(name, dtype):
+    ours, theirs = getattr(F, name), getattr(J, name)
+    for k in range(10):
+        p, t = _affine(np, dtype, k), _affine(np, dtype, k + 5)
+        got = s2s.jvp(ours, (p,), (t,))
+        assert type(got[0]) is F.Affine and type(got[1]) is F.Affine
+        if k in COMPARED:
+            close(got, jax.jvp(theirs, (_affine(jnp, dtype, k),), (_affine(jnp, dtype, k + 5),)),
+                  dtype)
+    got = s2s.jvp(s2s.jit(ours), (p,), (t,))
+    assert type(got[1]) is F.Affine
+    close(got, jax.jvp(theirs, (_affine(jnp, dtype, 9),), (_affine(jnp, dtype, 14),)), dtype)
+    lin = s2s.linearize(ours, p)[1](t)
+    assert type(lin) is F.Affine
