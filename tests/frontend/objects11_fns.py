@@ -118,3 +118,62 @@ def returns_it_and_more(p, x):
 
 def returns_it_through_a_callee(p):
     return builds_one(Affine(p.w, p.b * 2.0))
+
+
+# ---- partials binding a dict; dataclasses with a default field ------------------------
+
+
+def partial_dict(x, cfg):
+    return np.sum(np.sin(x * cfg["a"]) * cfg["b"])
+
+
+@dataclass
+class Scaled:
+    w: np.ndarray
+    scale: float = 0.5
+
+
+@dataclass(frozen=True)
+class FrozenScaled:
+    w: np.ndarray
+    scale: float = 0.5
+
+
+@dataclass(frozen=True)
+class RegisteredScaled:
+    w: np.ndarray
+    scale: float = 0.5
+
+
+def scaled_loss(c, x):
+    return np.sum(np.tanh(c.w * x)) * c.scale + np.sum(x**2) * c.scale**2
+
+
+def scaled_loss_in_a_callee(c, x):
+    return scaled_loss(c, np.sin(x)) + np.sum(x)
+
+
+# ---- a callee deleting from the dict it is given -----------------------------------
+
+
+def drop(d):
+    del d["b"]
+    return d
+
+
+def calls_drop(x):
+    d = {"a": x, "b": 2.0 * x}
+    e = drop(d)
+    return np.sum(np.sin(e["a"])) * len(d)
+
+
+def drop_a_copy(d):
+    d = dict(d)
+    del d["b"]
+    return d
+
+
+def calls_drop_a_copy(x):
+    d = {"a": x, "b": 2.0 * x}
+    e = drop_a_copy(d)
+    return np.sum(np.sin(e["a"])) * len(d)

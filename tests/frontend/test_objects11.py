@@ -292,3 +292,51 @@ def test_jvp_of_a_function_returning_a_namedtuple_against_jax(name, dtype):
     close(got, jax.jvp(theirs, (_affine(jnp, dtype, 9),), (_affine(jnp, dtype, 14),)), dtype)
     lin = s2s.linearize(ours, p)[1](t)
     assert type(lin) is F.Affine
+
+
+# ---- a callee deleting from its dict parameter; partials; dataclass defaults --------
+
+
+def test_a_callee_deleting_from_the_dict_it_is_given_is_refused_at_its_line():
+    """Python deletes the key from the caller's dict (`len(d)` after the call is 1):
+    refused at the callee's `del`, saying so; the copy the hint writes runs."""
+    with pytest.raises(TransformError, match="deletes it from the dict the caller passed"
+                       ) as err:
+        s2s.grad(F.calls_drop)(X)
+    text = str(err.value)
+    assert "objects11_fns.py" in text and 'del d["b"]' in text and "d = dict(d)" in text
+    np.testing.assert_allclose(s2s.grad(F.calls_drop_a_copy)(X), central_grad(
+        F.calls_drop_a_copy, X), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_partial_binding_a_dict_against_jax(dtype):
+    x, batch = X.astype(dtype), np.stack([X, -2.0 * X]).astype(dtype)
+    for k in range(3):
+        cfg = {"a": dtype(2.0 + k), "b": (X[::-1] + k).astype(dtype)}
+        ours, theirs = partial(F.partial_dict, cfg=cfg), partial(J.partial_dict, cfg=cfg)
+        close(s2s.jvp(ours, (x,), (x,)), jax.jvp(theirs, (x,), (x,)), dtype)
+        close(s2s.vmap(ours)(batch), jax.vmap(theirs)(batch), dtype)
+        close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype)
+        close(s2s.vmap(s2s.hessian(ours))(batch), jax.vmap(jax.hessian(theirs))(batch), dtype)
+        close(s2s.jit(s2s.grad(ours))(x), jax.grad(theirs)(x), dtype)
+        close(s2s.jit(s2s.grad(ours), backend="jax")(x), jax.grad(theirs)(x), dtype)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["scaled_loss", "scaled_loss_in_a_callee"])
+def test_a_dataclass_with_a_default_field_not_differentiated_against_jax(name, dtype):
+    ours, theirs = getattr(F, name), getattr(J, name)
+    grad, value_and_grad = s2s.grad(ours, argnums=1), s2s.value_and_grad(ours, argnums=1)
+    jitted = s2s.jit(s2s.grad(ours, argnums=1))
+    for k in range(10):
+        x, w = (X * (1 + 0.2 * k)).astype(dtype), (X + 1.0 - 0.1 * k).astype(dtype)
+        cls = ("Scaled", "FrozenScaled")[k % 2]
+        args = () if k % 3 == 0 else (dtype(0.25 * k),)  # (the default, or given)
+        c, cj = getattr(F, cls)(w, *args), getattr(J, cls)(w, *args)
+        got = (grad(c, x), value_and_grad(c, x), jitted(c, x))
+        if k in COMPARED:
+            want = jax.grad(theirs, argnums=1)(cj, x)
+            close(got, (want, jax.value_and_grad(theirs, argnums=1)(cj, x), want), dtype)
