@@ -340,3 +340,31 @@ def test_a_dataclass_with_a_default_field_not_differentiated_against_jax(name, d
         if k in COMPARED:
             want = jax.grad(theirs, argnums=1)(cj, x)
             close(got, (want, jax.value_and_grad(theirs, argnums=1)(cj, x), want), dtype)
+
+
+def test_vmap_of_a_jacobian_with_respect_to_a_namedtuple_gives_its_type():
+    """It gave the dict of the fields (of dicts, for a Hessian), where JAX gives the
+    NamedTuple (of NamedTuples); values against the Python loop of vmap of grad."""
+    p, batch = _affine(np, np.float64, 0), np.stack([X, -X])
+    for make in (s2s.jacfwd, s2s.jacrev):
+        got = s2s.vmap(make(F.affine_loss, argnums=1), in_axes=(0, None))(batch, p)
+        want = s2s.vmap(s2s.grad(F.affine_loss, argnums=1), in_axes=(0, None))(batch, p)
+        assert type(got) is F.Affine
+        np.testing.assert_allclose(got.w, want.w, rtol=1e-12)
+    got = s2s.vmap(s2s.hessian(F.affine_loss, argnums=1), in_axes=(0, None))(batch, p)
+    assert type(got) is F.Affine and type(got.w) is F.Affine and got.w.b.shape == (2, 3, 3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_vmap_of_a_jacobian_with_respect_to_a_namedtuple_against_jax(dtype):
+    x = X.astype(dtype)
+    batch = np.stack([x, 0.5 * x, -x])
+    p, q = _affine(np, dtype, 2), _affine(jnp, dtype, 2)
+    for ours, theirs in ((s2s.jacfwd, jax.jacfwd), (s2s.jacrev, jax.jacrev),
+                         (s2s.hessian, jax.hessian)):
+        got = s2s.vmap(ours(F.affine_loss, argnums=1), in_axes=(0, None))(batch, p)
+        want = jax.vmap(theirs(J.affine_loss, argnums=1), in_axes=(0, None))(batch, q)
+        assert str(jax.tree_util.tree_structure(got)).replace("objects11_fns_jax", "") == str(
+            jax.tree_util.tree_structure(want)).replace("objects11_fns_jax", "")
+        close(got, want, dtype)
