@@ -230,6 +230,7 @@ def _affine(ns, dtype, k):
     return cls((X + 1.0 + 0.1 * k).astype(dtype), (0.5 * X - 0.05 * k).astype(dtype))
 
 
+@pytest.mark.slow  # (1.6 s and 3.2 s of CPU: the vmap of a Hessian's code)
 def test_vmap_of_a_hessian_of_a_function_calling_a_namedtuples_methods():
     """Refused before at the method's line (`.w` is not an attribute of NumPy arrays):
     the Jacobian's text called the gradient made for arrays.  Against the Python loop
@@ -342,6 +343,7 @@ def test_a_dataclass_with_a_default_field_not_differentiated_against_jax(name, d
             close(got, (want, jax.value_and_grad(theirs, argnums=1)(cj, x), want), dtype)
 
 
+@pytest.mark.slow  # (1.6 s and 3.2 s of CPU: the vmap of a Hessian's code)
 def test_vmap_of_a_jacobian_with_respect_to_a_namedtuple_gives_its_type():
     """It gave the dict of the fields (of dicts, for a Hessian), where JAX gives the
     NamedTuple (of NamedTuples); values against the Python loop of vmap of grad."""
