@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import syntax
 from ..errors import TransformError
-from ..frontend.passed_structure import merged_and_deleted, spread_names
+from ..frontend.passed_structure import key_names, merged_and_deleted, spread_names
 from ..frontend.synthesize import (
     BOUND,
     BoundType,
@@ -362,7 +362,9 @@ def function_params(fn: Any, handed_too: bool = False) -> tuple[str, ...]:
     own = next(iter(sig.parameters)) if len(parts) > 1 and parts[-2] != "<locals>" and (
         sig.parameters) else None  # (a method's `self`: the object, called as `self(x)`)
     tested = type_tested(fn)  # (`isinstance(scale, int)`: decided per call's type)
-    handed = _handed_names(fn) if handed_too else frozenset()  # (`inner(x, f)`)
+    built = _names_of(fn)[5]  # (`d[f"w{name}"]`, `cfg[key](x)`: a string made per call,
+    handed = _handed_names(fn) | built if handed_too or built else frozenset()  # and
+    # what the body hands on with it, as a refusal marked `per_call` would have it)
     return tuple(name for name, p in sig.parameters.items()
                  if name != own and (name in called or name in tested or name in handed
                                      or _is_function(p.default)))
@@ -380,7 +382,7 @@ def handed_objects(fn: Any, args: tuple) -> tuple[str, ...]:
             for a in args):
         return ()
     code = fn.__code__
-    _, handed, spread, keys, starred = _names_of(fn)
+    _, handed, spread, keys, starred, _ = _names_of(fn)
     return tuple(name for name, a in zip(code.co_varnames[:code.co_argcount], args)
                  if name in handed and (_object_type(a) is not None or (
                      name in keys and type(a) is str) or (name in spread and type(
@@ -456,8 +458,9 @@ def _handed_names(fn: Any) -> frozenset[str]:
 
 
 def _names_of(fn: Any) -> tuple[frozenset[str], ...]:
-    """(called, handed, spread with ``**``, keys, spread with ``*``) names of ``fn``'s
-    body (keys: names a ``del d[k]`` or ``d.pop(k)`` deletes by)."""
+    """(called, handed, spread with ``**``, keys, spread with ``*``, key-built) names
+    of ``fn``'s body (keys: names a ``del d[k]`` or ``d.pop(k)`` deletes by, or a key
+    is built from: ``d[f"w{k}"]``; key-built: those last)."""
     code = fn.__code__
     found = _CALLED.get(code)
     if found is None:
@@ -488,7 +491,7 @@ def _lambda_node(fn: Any) -> Any:
 def _read_called_names(fn: Any) -> tuple[set[str], ...]:
     defined = syntax.function_node(fn) or _lambda_node(fn)
     if defined is None:
-        return set(), set(), set(), set(), set()
+        return set(), set(), set(), set(), set(), set()
     out, handed = set(), set()
     for node in ast.walk(defined):
         if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.iter, ast.Name):
@@ -510,7 +513,8 @@ def _read_called_names(fn: Any) -> tuple[set[str], ...]:
             out.add(node.func.value.id)  # (`p.apply(x)`: a method of p's class)
     spread, starred = spread_names(defined)
     merged, keys = merged_and_deleted(defined)
-    return out, handed | merged | keys, spread | merged, keys, starred
+    built = set(key_names(fn))  # (`d[f"w{name}"]`: made per call's string)
+    return out, handed | merged | keys | built, spread | merged, keys | built, starred, built
 
 
 def _calls_its_first(node: ast.Call) -> bool:

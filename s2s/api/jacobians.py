@@ -164,8 +164,12 @@ class _JacobianCode(NotebookDisplay):
         callee = _base_name(self.fun)
         if not callee.isidentifier() or keyword.iskeyword(callee):
             callee = "fun"  # a lambda
+        fun = self.fun
+        if isinstance(fun, Transformed) and not all(isinstance(k, Leaf) for k in kinds):
+            fun = fun._generate_for(passed, kinds)[1]  # (its code for these structures:
+            # called in the text, an object's methods read as its class's, not as arrays)
         text, namespace = jacobian_text(JacobianPlan(
-            self.mode, name, callee, self.fun, inner, list(t.ir.params), dict(t.ir.defaults),
+            self.mode, name, callee, fun, inner, list(t.ir.params), dict(t.ir.defaults),
             kinds, argnums, self.tuple_out, out_kind, len(passed)))
         text = format_module(text)
         return text, compile_module(text, namespace, name)[name]

@@ -266,7 +266,10 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     except (ValueError, IndexError) as err:  # an `if` on an array: located at your line
         reraise_located(err, t.ir, t.fn.__name__)
     result = _jvp_results(result, primals, tangents, fn, has_aux, t.built_template())
-    return trees.unplain_nodes(given, result) if given is not primals else result
+    if given is primals:
+        return result
+    result = (result[0], trees.fields_like(result[0], result[1]), *result[2:])
+    return trees.unplain_nodes(given, result)  # (the tangent in the output's type too)
 
 
 def _jvp_results(result: Any, primals: tuple, tangents: tuple, fn: Callable,

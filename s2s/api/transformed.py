@@ -737,7 +737,7 @@ def shown(t: Transformed, text: str, fn: Callable) -> str:
         return cached[2]
     user = t.fn
     while isinstance(user, Transformed) or hasattr(user, "_generate_for"):
-        user = user.fn
+        user = user.fn if hasattr(user, "fn") else user.fun  # (a Jacobian's: `fun`)
     user = getattr(user, "__func__", user)
     listed = with_forwards(text, getattr(fn, "__globals__", {}),
                            getattr(user, "__globals__", None))

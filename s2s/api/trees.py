@@ -261,6 +261,23 @@ def _copies(tree: Any) -> Any:
     return tree
 
 
+def fields_like(out: Any, dot: Any) -> Any:
+    """``dot`` (a tangent the emitted code returned beside ``out``) with each plain
+    dict standing where ``out`` holds a plain form of a NamedTuple or registered
+    object (a ``Fields`` of its class) made that form too, so ``unplain_nodes`` gives
+    the tangent the output's type, as ``jax.jvp`` does."""
+    if isinstance(out, Fields) and out.of_class is not None and type(dot) is dict and (
+            list(dot) == list(out)):
+        made = of_class(type(out)((k, fields_like(out[k], v)) for k, v in dot.items()),
+                        out.of_class)
+        return made
+    if type(out) in (tuple, list) and type(dot) is type(out) and len(out) == len(dot):
+        return type(dot)(fields_like(o, d) for o, d in zip(out, dot))
+    if type(out) is dict and type(dot) is dict:
+        return {k: fields_like(out[k], v) if k in out else v for k, v in dot.items()}
+    return dot
+
+
 def unplain_nodes(args: Any, tree: Any) -> Any:
     """``tree`` (what a function returned beside its gradient: a value, an aux) with
     each plain form of a NamedTuple or registered object (a ``Fields`` of its class)

@@ -639,6 +639,8 @@ def in_argument_types(inner: Any, args: tuple, out: Any) -> Any:
     """A vmapped gradient's result with each gradient in its argument's own type (a
     NamedTuple, a registered dataclass), batched, as ``inner`` (s2s.grad's, s2s.value_and_grad's)
     returns it and as JAX's vmap does; the batched code returns their plain dicts."""
+    if getattr(inner, "mode", None) in ("jacfwd", "jacrev") and has_nodes(args, False):
+        return _jacobian_in_argument_type(inner, args, out)
     if getattr(inner, "mode", None) not in ("grad", "value_and_grad") or not has_nodes(
             args, False):
         return out
@@ -653,6 +655,31 @@ def in_argument_types(inner: Any, args: tuple, out: Any) -> Any:
     else:
         grads = unplain(args[argnums[0]], grads)
     return grads if index is None else out[:index] + (grads,) + out[index + 1:]
+
+
+def _jacobian_in_argument_type(inner: Any, args: tuple, out: Any) -> Any:
+    """A vmapped Jacobian (a Hessian) with respect to one argument of a pytree class
+    (a NamedTuple) of a function returning one array: the dict of the argument's
+    fields the batched code returns, in the argument's type (of its type, for a
+    Hessian's, whose rows are a gradient's), as JAX's vmap gives it; ``out`` as it is
+    for any other."""
+    argnums = inner.argnums
+    if getattr(inner, "tuple_out", True) or len(argnums) != 1 or not (
+            -len(args) <= argnums[0] < len(args)) or getattr(inner, "has_aux", True):
+        return out
+    like = args[argnums[0]]
+    keys = list(plain(like)) if has_nodes(like, False) and isinstance(
+        plain(like), dict) else None
+    if keys is None or type(out) is not dict or list(out) != keys:
+        return out
+    inner_fun = getattr(inner, "fun", None)
+    if getattr(inner_fun, "mode", None) == "grad" and not getattr(inner_fun, "tuple_out",
+                                                                   True) and all(
+            type(v) is dict and list(v) == keys for v in out.values()):
+        out = {k: unplain(like, v) for k, v in out.items()}  # (a Hessian: rows too)
+    elif any(isinstance(v, (dict, tuple, list)) for v in out.values()):
+        return out  # (a function returning a tree: its structure outside, as it was)
+    return unplain(like, out)
 
 
 def _resolve(axes: Any, value: Any) -> Any:

@@ -47,11 +47,7 @@ class Deletes:
             if not isinstance(target, cst.Name):
                 what = "an item" if isinstance(target, cst.Subscript) else "an attribute" \
                     if isinstance(target, cst.Attribute) else "this"
-                err = self.n.unsupported(
-                    target, f"`del` of {what} changes a container or object in place, "
-                    "which s2s does not do", "build a new dict or list without the item "
-                    "(`{k: v for k, v in d.items() if k != \"b\"}`, `parts[:-1]`)",
-                )
+                err = self.n.unsupported(target, *_in_place(self.n, target, what))
                 err.per_call = True  # (a dict argument: its keys known per call)
                 raise err
             self.drop(target)
@@ -106,3 +102,23 @@ class Deletes:
             "Python raises UnboundLocalError here", f"bind `{name}` again before reading "
             "it, or move the `del` after this line",
         )
+
+
+def _in_place(n: Any, target: Any, what: str) -> tuple[str, str]:
+    """The refusal of ``del`` of an item or attribute: for an item of a parameter (a
+    callee's ``del d["b"]``), that Python deletes it from the caller's own dict."""
+    base = target.value if isinstance(target, cst.Subscript) else None
+    code = getattr(n.fn, "__code__", None)
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] if code else ()
+    if isinstance(base, cst.Name) and base.value in params and n.env.get(
+            base.value) == base.value:
+        name = base.value
+        return (f"`del` of an item of the parameter `{name}` deletes it from the dict the "
+                f"caller passed (Python changes the caller's dict in place, and the caller "
+                "sees the key gone), which s2s does not model",
+                f"copy it first (`{name} = dict({name})`) and delete from the copy, or build "
+                f"a new dict without the item (`{{k: v for k, v in {name}.items() if k != "
+                f"\"b\"}}`)")
+    return (f"`del` of {what} changes a container or object in place, which s2s does not "
+            "do", "build a new dict or list without the item "
+            "(`{k: v for k, v in d.items() if k != \"b\"}`, `parts[:-1]`)")

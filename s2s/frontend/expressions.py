@@ -215,12 +215,12 @@ class ExprLowerer:
         prim, word, fallback = entry
         left = self.expr(node.left)
         right = self.expr(node.right)
-        if isinstance(left, Const) and isinstance(right, Const):
-            folded = _fold(prim, left, right)
-            if folded is not None:
-                return folded if target is None else self.n.emit(
-                    target, "identity", (folded,), {}, node
-                )
+        folded = _fold(prim, left, right) if isinstance(left, Const) and isinstance(
+            right, Const) else literals.bound_strings_joined(self.n, prim, left, right)
+        if folded is not None:  # (`"w" + name` of a string made per call: its string)
+            return folded if target is None else self.n.emit(
+                target, "identity", (folded,), {}, node
+            )
         if prim in ("add", "multiply"):
             joined = sequence_arithmetic(self.n, prim, left, right, node, target)
             if joined is not None:

@@ -283,6 +283,10 @@ def _held_item(n: Any, base: Any, key_node: Any) -> Any:
             base.value) != base.value:
         return None
     key = n.comps.static.static_value(key_node)
+    bound = getattr(n, "bound_strings", {})
+    if key is NOVALUE and isinstance(key_node, cst.Name) and n.env.get(key_node.value) in (
+            bound):  # (`cfg[key]` of a string parameter: the call's string)
+        key = bound[n.env[key_node.value]]
     found = held[base.value]
     if key is NOVALUE or isinstance(key, int) and key < 0:
         return None  # (a key known when it runs, or from the end: read as a value)

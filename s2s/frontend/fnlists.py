@@ -22,12 +22,12 @@ from typing import Any
 
 import libcst as cst
 
-from ..ir.nodes import Var
+from ..ir.nodes import Const, Var
 from .comprehensions import substitute
 from .dicts import _jumps, assigned_names
 from .fncontainers import containers
 from .fnvalues import FnSeq, spelled_here
-from .held_items import enter_items, pass_items
+from .held_items import FnItems, enter_items, pass_items
 from .static import NOVALUE
 
 _FUNCTION_LIKE = (cst.Name, cst.Attribute, cst.Lambda, cst.IfExp, cst.Call, cst.Subscript)
@@ -53,10 +53,48 @@ def sequence_value(n: Any, node: Any) -> FnSeq | None:
                  list if isinstance(node, cst.List) else tuple)
 
 
+def function_dict(n: Any, node: Any) -> FnItems | None:
+    """A dict of functions only, with keys known now: a literal
+    (``{"f": np.sin, "g": relu}``) or a local one (``fs = {"f": ACTS[key], ...}``),
+    passed to a callee as ``FnItems`` (its reads of the keys are the functions,
+    ``held_items.py``; emitted code passes the dict, spelled as a literal of the
+    functions' names); None for anything else (a lambda reading this function's
+    values, a partial: refused where the dict is used as a value)."""
+    if isinstance(node, cst.Name):
+        local = containers(n).local.get(node.value)
+        if not local or all(isinstance(k, int) for k, _ in local):  # (a tuple's)
+            return None
+        pairs = [(k, n.funcs.resolved(fv, node)) for k, fv in local]
+    elif isinstance(node, cst.Dict) and node.elements:
+        pairs = []
+        for e in node.elements:
+            if not isinstance(e, cst.DictElement) or not isinstance(e.value, _FUNCTION_LIKE):
+                return None
+            key, fv = n.comps.static.static_value(e.key), n.funcs.value_of(e.value)
+            if type(key) not in (str, int) or fv is None:
+                return None
+            pairs.append((key, n.funcs.resolved(fv, node)))
+    else:
+        return None
+    pairs = list(dict(pairs).items())
+    if not all(fv.spelled and not (fv.head or fv.keywords or fv.captured or fv.choice)
+               for _, fv in pairs):
+        return None  # (a lambda, a partial, a choice: refused where it is a value)
+    text = "{" + ", ".join(f"{k!r}: {fv.text}" for k, fv in pairs) + "}"
+    return FnItems(Const(None, text), tuple(pairs))
+
+
 def pass_sequence(n: Any, arg: cst.Arg, out: list, kwargs: dict) -> bool:
     """A call's argument that is a tuple or list of functions: passed as one value,
     or spread by ``*`` into its functions; False (nothing done) for another."""
     seq = sequence_value(n, arg.value)
+    if seq is None and not arg.star and (found := function_dict(n, arg.value)) is not None:
+        seq = found  # (`{"f": np.sin, "g": relu}`: passed as its functions)
+        if arg.keyword is not None:
+            kwargs[arg.keyword.value] = seq
+        else:
+            out.append(seq)
+        return True
     if seq is None or arg.star == "**":
         return pass_items(n, arg, out, kwargs)  # (`cfg` holding functions among values)
     if arg.star == "*":

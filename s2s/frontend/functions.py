@@ -50,7 +50,7 @@ from .recursive import given_functions, passing_captured
 from .resolve import FreeVar, is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .star_items import spread_items, star_count, star_items
-from .synthesize import synthesize
+from .synthesize import BOUND, synthesize
 from .typetests import type_tested
 
 # s2s's own transforms, which a function may apply to another inside its body
@@ -369,7 +369,7 @@ class FunctionLowerer:
                 self.n.resolver.namespace.setdefault(text, obj)  # callee cannot name)
             return self.n.user_call(obj, text, node, target,
                                     passed=(self._atoms(args, text, node), kwargs))
-        return _planned_call(self, fv, args, kwargs, node, target)
+        return _planned_call(self, _carrying(fv, obj), args, kwargs, node, target)
 
     def _atoms(self, values: list[Any], text: str, node: Any, through: str = "") -> list[Atom]:
         if any(isinstance(v, (FnValue, FnSeq)) for v in values):
@@ -533,6 +533,13 @@ def _subscript_text(atom: Any) -> bool:
         return False
     head, _, rest = atom.text.partition("[")
     return head.isidentifier() and rest.endswith("]") and "(" not in rest
+
+
+def _carrying(fv: FnValue, obj: Any) -> FnValue:
+    """``fv`` calling ``obj`` where ``obj`` is its function's copy carrying the strings
+    and keys its code needs of what the call passes (``passing_structure``)."""
+    return replace(fv, obj=obj) if obj is not fv.obj and hasattr(obj, BOUND) and not (
+        fv.head) else fv
 
 
 def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: dict[str, Any],

@@ -139,6 +139,25 @@ def _literal_only(expr: Any) -> bool:
     expr.visit(Names())
     return not names
 
+def bound_strings_joined(n: Any, prim: str, left: Atom, right: Atom) -> Const | None:
+    """``"w" + name`` where ``name`` is a string parameter the transform is made per
+    call for (``bound_strings``: a dict key built from it) and the other side a string
+    known now: the call's string, a constant there; None for any other ``+``."""
+    bound = getattr(n, "bound_strings", {})
+    if prim != "add" or not any(isinstance(a, Var) and a.name in bound for a in (left, right)):
+        return None
+    texts = []
+    for atom in (left, right):
+        if isinstance(atom, Var) and atom.name in bound:
+            texts.append(bound[atom.name])
+            continue
+        const = known(n, atom)
+        if const is None or type(const.value) is not str:
+            return None
+        texts.append(const.value)
+    return Const(texts[0] + texts[1], repr(texts[0] + texts[1]))
+
+
 
 def _parameter_field(n: Any, field: Any) -> bool:
     """A field that is a parameter of the function as given (``f"i{k}"`` with ``k``

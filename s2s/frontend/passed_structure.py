@@ -48,6 +48,42 @@ def merged_and_deleted(defined: Any) -> tuple[set[str], set[str]]:
     return merged, keys
 
 
+def key_built_names(defined: Any) -> set[str]:
+    """The names a subscript's key is built from with strings, in the parsed function
+    ``defined``: ``d[f"w{name}"]``, ``d["w" + name]``, and the key of an item called
+    (``cfg[key](x)``): given a string, the transform is made per call's string, so the
+    key is a constant there (an item of a dict of functions, the function it holds)."""
+    out: set[str] = set()
+    for node in ast.walk(defined):
+        if isinstance(node, ast.Subscript) and _string_built(node.slice):
+            out |= {n.id for n in ast.walk(node.slice) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript) and \
+                isinstance(node.func.slice, ast.Name):  # (`cfg[key](x)`: its function)
+            out.add(node.func.slice.id)
+    return out
+
+
+def _string_built(node: Any) -> bool:
+    """An f-string of plain names (``f"w{name}"``), or a ``+`` of such names and
+    string constants with at least one string constant or f-string in it."""
+    if isinstance(node, ast.JoinedStr):
+        return all(isinstance(v, ast.Constant) or isinstance(v, ast.FormattedValue) and
+                   isinstance(v.value, ast.Name) and v.conversion == -1 and
+                   v.format_spec is None for v in node.values)
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+        return False
+    parts, stack = [], [node]
+    while stack:
+        part = stack.pop()
+        if isinstance(part, ast.BinOp) and isinstance(part.op, ast.Add):
+            stack += [part.left, part.right]
+        else:
+            parts.append(part)
+    strings = [p for p in parts if isinstance(p, ast.Constant) and type(p.value) is str
+               or isinstance(p, ast.JoinedStr) and _string_built(p)]
+    return bool(strings) and all(isinstance(p, ast.Name) or p in strings for p in parts)
+
+
 def spread_names(defined: Any) -> tuple[set[str], set[str]]:
     """The names ``defined`` spreads into calls: with ``**`` (``f(v, **kw)``) and with
     ``*`` (``h(*xs)``)."""
@@ -74,15 +110,32 @@ def structure_names(fn: Any) -> tuple[frozenset[str], frozenset[str], frozenset[
             _NAMES[code] = (frozenset(), frozenset(), frozenset())  # (recursion: none)
             merged, keys = merged_and_deleted(defined)
             double, single = spread_names(defined)
-            keys |= _keys_handed_on(fn, defined)
+            keys |= _keys_handed_on(fn, defined) | key_built_names(defined)
             found = (frozenset(merged | double), frozenset(keys), frozenset(single))
         _NAMES[code] = found
     return found
 
 
-def _keys_handed_on(fn: Any, defined: Any) -> set[str]:
+def key_names(fn: Any) -> frozenset[str]:
+    """``fn``'s parameters a dict key is built from (``d[f"w{name}"]``), in its body or
+    in a function of its module it passes them to, at any depth."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return frozenset()
+    found = _BUILT.get(code)
+    if found is None:
+        defined = syntax.function_node(fn)
+        _BUILT[code] = frozenset()  # (recursion: none)
+        found = frozenset() if defined is None else frozenset(key_built_names(defined) | (
+            _keys_handed_on(fn, defined, key_names)))
+        _BUILT[code] = found
+    return found
+
+
+def _keys_handed_on(fn: Any, defined: Any, needs: Any = None) -> set[str]:
     """``fn``'s parameters it passes to a function of its module that deletes by them
-    (``pops(x, d, name)`` where ``pops`` runs ``d.pop(name)``), at any depth."""
+    (``pops(x, d, name)`` where ``pops`` runs ``d.pop(name)``), at any depth (or, with
+    ``needs``, that ``needs(callee)`` names)."""
     code = fn.__code__
     params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     out = set()
@@ -92,7 +145,7 @@ def _keys_handed_on(fn: Any, defined: Any) -> set[str]:
         callee = fn.__globals__.get(node.func.id)
         if not isinstance(callee, types.FunctionType) or callee is fn:
             continue
-        needed = structure_names(callee)[1]
+        needed = structure_names(callee)[1] if needs is None else needs(callee)
         if not needed:
             continue
         names = callee.__code__.co_varnames[:callee.__code__.co_argcount]
@@ -104,6 +157,7 @@ def _keys_handed_on(fn: Any, defined: Any) -> set[str]:
 
 
 _NAMES: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
+_BUILT: "weakref.WeakKeyDictionary[Any, frozenset]" = weakref.WeakKeyDictionary()
 _COPIES: dict[tuple, Any] = {}
 
 
