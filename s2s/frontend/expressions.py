@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import functools
+import itertools
 from typing import Any
 
 import libcst as cst
@@ -38,9 +39,10 @@ from .objects import (
     threaded_call,
 )
 from .odes import lower_ode, solver_of
+from .piecewise import lower_piecewise
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .record_methods import THREADS
-from .reduces import lower_reduce
+from .reduces import lower_accumulate, lower_reduce
 from .resolve import expression_advice, transform_kind
 from .sequences import list_copy, sequence_arithmetic
 from .source import literal_value
@@ -617,6 +619,10 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     call."""
     if obj is functools.reduce:
         return lower_reduce(n, node, target)
+    if obj is itertools.accumulate:  # (unrolled over a sequence of known length)
+        return lower_accumulate(n, node, target)
+    if obj is np.piecewise:  # (a chain of np.where)
+        return lower_piecewise(n, node, target)
     keys = kwdicts.keys_call(n, obj, node, target)  # tuple(p), sorted(p), list(p.keys())
     if keys is not None:
         return keys

@@ -973,7 +973,7 @@ def resize_rule(b: Batch, s: Let) -> str:
 
 defprim("diff", np.diff, "(a, n=1, axis=-1)", diff=("a",), family="shape",
         batch="along_last_axis",
-        note="prepend/append are not supported; linear: g times the difference matrix")
+        note="linear: g times the difference matrix (prepend=/append=: forms_reduce)")
 
 
 @defvjp("diff")
