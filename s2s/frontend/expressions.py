@@ -29,6 +29,7 @@ from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
+from .kept_try import kept_try
 from .keyed import run_time_item
 from .objects import (
     class_attribute,
@@ -623,6 +624,8 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
         return lower_accumulate(n, node, target)
     if obj is np.piecewise:  # (a chain of np.where)
         return lower_piecewise(n, node, target)
+    if obj is kept_try:  # (a kept `try` in emitted code transformed again: Python)
+        return n.calls.python_expression(node, target, "kept")
     keys = kwdicts.keys_call(n, obj, node, target)  # tuple(p), sorted(p), list(p.keys())
     if keys is not None:
         return keys

@@ -199,3 +199,21 @@ def try_config_default(x):
     except (KeyError, ValueError):
         scale = 0.5
     return np.sum(np.sin(x) * scale)
+
+
+def try_around_array_code(x):
+    try:
+        y = np.log(x)
+    except FloatingPointError:
+        y = x
+    return np.sum(y)
+
+
+def try_with_else(x):
+    try:
+        n = int(CONFIG["n"])
+    except KeyError:
+        n = 2
+    else:
+        n = n + 1
+    return np.sum(x ** n)

@@ -200,3 +200,32 @@ def test_rounding_has_zero_derivative() -> None:
     x = np.array([0.126, 0.25, -0.05, 1.5])
     want = np.around(x, 2) + np.round(x, 1) * 2 * x + 0.0
     np.testing.assert_allclose(s2s.grad(F.rounding)(x), want, rtol=1e-12)
+
+
+def test_kept_try_reads_the_constant_at_each_call(monkeypatch) -> None:
+    """``try: n = int(CONFIG["n"]) except KeyError: n = 2`` is Python run at each
+    call: the exponent follows CONFIG (calls 1 to 10, the key missing on some), and a
+    ValueError no handler catches reaches the caller, as Python's."""
+    g = s2s.grad(F.try_config_int)
+    x = C.X4
+    for call in range(1, 11):
+        if call % 4 == 0:
+            monkeypatch.delitem(F.CONFIG, "n")
+        else:
+            monkeypatch.setitem(F.CONFIG, "n", str(1 + call % 3))
+        n = int(F.CONFIG.get("n", 2))
+        np.testing.assert_allclose(g(x), n * x ** (n - 1), rtol=1e-12)
+    monkeypatch.setitem(F.CONFIG, "n", "three")
+    with pytest.raises(ValueError, match="invalid literal"):
+        g(x)
+
+
+@pytest.mark.parametrize("name, match", [
+    ("try_around_array_code", r"a `try` around code that reads `x`, a value of the "
+                              r"function"),
+    ("try_with_else", r"no `else`, `finally` or `except \.\.\. as`"),
+])
+def test_other_try_statements_are_refused_located(name, match) -> None:
+    with pytest.raises(s2s.TransformError, match=match) as err:
+        s2s.grad(getattr(F, name))(C.X4)
+    assert "numpy_api11_fns.py" in str(err.value) and "    try:" in str(err.value)
