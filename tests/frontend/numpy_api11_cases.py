@@ -31,6 +31,7 @@ CASES = {
     "diff_append": (X4, {"one": np.array([0.3])}),
     "diff_second_prepend": (X4, {"one": np.array([0.3]), "empty": np.zeros(0)}),
     "diff_rows_prepend": (X6, {"one_col": np.array([0.3, -0.2])}),
+    "ediff1d_ends": (X4, {"one": np.array([0.3])}),
     "running_max": (np.array([0.3, 1.0, 0.2, 1.5, -0.4]),
                     {"ties": TIES, "one": np.array([0.3]), "empty": np.zeros(0),
                      "all_equal": np.ones(5), "nan": np.array([0.3, np.nan, 1.0, 2.0])}),

@@ -60,6 +60,11 @@ def diff_rows_prepend(x):
     return np.sum(np.diff(m, axis=0, prepend=1.0) * m)
 
 
+def ediff1d_ends(x):
+    """np.ediff1d with to_begin/to_end constants (supported before this pass)."""
+    return np.sum(np.ediff1d(x, to_begin=1.0, to_end=[2.0, 3.0]) ** 2 * np.cos(x[0]))
+
+
 # ---- 3. ufunc accumulate -------------------------------------------------------------
 
 

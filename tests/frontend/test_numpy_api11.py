@@ -184,9 +184,11 @@ def test_max_where_needs_initial() -> None:
         s2s.grad(lambda x: np.max(x, where=x > 0))(C.X4)
 
 
-# every function but the sum_dtype (its float32 sum is no place for differences) and
-# the try functions (test_kept_try_...), against central differences
-DIFFERENCES = [n for n in C.CASES if n != "sum_dtype" and not n.startswith("try_")]
+# every function but sum_dtype (its float32 sum is no place for differences), rounding
+# (0.45 is a rounding boundary) and the try functions (test_kept_try_...), against
+# central differences
+DIFFERENCES = [n for n in C.CASES if n not in ("sum_dtype", "rounding")
+               and not n.startswith("try_")]
 
 
 @pytest.mark.slow
