@@ -173,8 +173,8 @@ def where_keepdims_rows(x):
 
 
 def method_where_initial(x):
-    """The methods (JAX 0.10's x.sum drops initial= where where= is given: not here)."""
-    return x.sum(where=x > 0.0) * x.max(initial=0.0, where=x < 1.0) + x.sum(initial=0.5)
+    """The methods (JAX 0.10's x.sum drops initial=: x.prod's here)."""
+    return x.sum(where=x > 0.0) * x.max(initial=0.0, where=x < 1.0) + x.prod(initial=0.5)
 
 
 # ---- 7. rounding ---------------------------------------------------------------------

@@ -169,8 +169,9 @@ def test_reduction_keywords(dtype) -> None:
 
 
 def test_reduction_keyword_values_are_numpys() -> None:
-    """``x.sum(where=m, initial=v)``: NumPy's 2.45; JAX 0.10's array method drops
-    ``initial`` when ``where`` is given (1.95), its jnp.sum does not."""
+    """``x.sum(where=m, initial=v)``: NumPy's 2.45; JAX 0.10's array method
+    ``x.sum`` drops ``initial`` (1.95; ``x.sum(initial=10.0)`` of [1, 2] is 3), its
+    jnp.sum does not."""
     def method(x):
         return x.sum(where=x > 0, initial=0.5)
 
