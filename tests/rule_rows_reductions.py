@@ -107,6 +107,13 @@ ROWS = (
         Row("nancumprod", "flat", (with_nans(3, 4),)),
         Row("nancumprod", "axis_neg_zeros", (with_zeros(2, 3, 4),), {"axis": -1}),
     ]
+    + [  # (numpy_api11: JAX's jnp.maximum.accumulate, ties halved along the scan)
+        Row(name, variant, (draw,), {"axis": axis}, jax=f"numpy.{ufunc}.accumulate")
+        for name, ufunc in (("cummax", "maximum"), ("cummin", "minimum"))
+        for variant, draw, axis in (
+            ("axis0", normal(4, 3), 0), ("neg", normal(2, 3, 4), -1), ("ties", const(TIES), 1),
+        )
+    ]
     + [
         Row(name, f"{variant}{'_initial' if initial else ''}", (draw,),
             {"axis": axis, "include_initial": initial})
@@ -138,6 +145,7 @@ E2E = [
     E2ECase(F.f_cumsum_method, ("cumsum",), (normal(2, 3),)),
     E2ECase(F.f_cumprod, ("cumprod",), (normal(2, 3),)),
     E2ECase(F.f_cumprod_method, ("cumprod",), (normal(2, 3),)),
+    E2ECase(F.f_running_max_min, ("cummax", "cummin"), (normal(2, 3),)),
     E2ECase(F.f_nancumsum, ("nancumsum",), (normal(2, 3),)),
     E2ECase(F.f_nancumprod, ("nancumprod",), (normal(2, 3),)),
     E2ECase(F.f_cumulative_sum, ("cumulative_sum",), (normal(2, 3),)),

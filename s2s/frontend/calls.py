@@ -438,6 +438,10 @@ class CallLowerer:
         args, kwargs = self.call_args(node)
         if prim_name in ("reshape", "transpose") and len(args) > 1:
             args = [self.pack(args, node)]
+        form = lookup_form(PRIMITIVES[prim_name].impl)  # (`x.sum(where=m)`: np.sum's)
+        if form is not None:
+            return self.form(form, [base, *args], kwargs, node, target,
+                             f"{stem(self.n.named(base))}.{method}")
         return self.apply(prim_name, [base, *args], kwargs, node, target,
                            f"{stem(self.n.named(base))}.{method}")
 

@@ -20,6 +20,7 @@ constants only are still one ``pyexpr`` (``CallLowerer.python_expression``).
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import libcst as cst
@@ -219,7 +220,7 @@ class Comprehensions:
         static = self.static.static_items(node)
         if static is not None:
             return [self.n.exprs.expr(spelling) for spelling, _ in static]
-        if not isinstance(node, cst.Name):
+        if not isinstance(node, cst.Name) and not _accumulates(self.n, node):
             return None
         atom = self.n.exprs.expr(node)
         let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
@@ -507,3 +508,14 @@ def _alias_all(tree: Any, old: Any, positions: dict, alias: Any) -> None:
     tree.visit(Visit())
 
 
+
+
+def _accumulates(n: Any, node: Any) -> bool:
+    """Is ``node`` a call of ``itertools.accumulate`` (a list of known length once
+    lowered: frontend/reduces.py)?"""
+    func = node.func if isinstance(node, cst.Call) else None
+    root = func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    return isinstance(root, cst.Name) and root.value not in n.local_names and \
+        n.resolver.resolve_dotted(func)[0] is itertools.accumulate

@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import functools
+import itertools
 from typing import Any
 
 import libcst as cst
@@ -28,6 +29,7 @@ from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
+from .kept_try import kept_try
 from .keyed import run_time_item
 from .objects import (
     class_attribute,
@@ -38,9 +40,10 @@ from .objects import (
     threaded_call,
 )
 from .odes import lower_ode, solver_of
+from .piecewise import lower_piecewise
 from .pyvalues import CONSTANT_METHODS, STATIC
 from .record_methods import THREADS
-from .reduces import lower_reduce
+from .reduces import lower_accumulate, lower_reduce
 from .resolve import expression_advice, transform_kind
 from .sequences import list_copy, sequence_arithmetic
 from .source import literal_value
@@ -617,6 +620,12 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     call."""
     if obj is functools.reduce:
         return lower_reduce(n, node, target)
+    if obj is itertools.accumulate:  # (unrolled over a sequence of known length)
+        return lower_accumulate(n, node, target)
+    if obj is np.piecewise:  # (a chain of np.where)
+        return lower_piecewise(n, node, target)
+    if obj is kept_try:  # (a kept `try` in emitted code transformed again: Python)
+        return n.calls.python_expression(node, target, "kept")
     keys = kwdicts.keys_call(n, obj, node, target)  # tuple(p), sorted(p), list(p.keys())
     if keys is not None:
         return keys

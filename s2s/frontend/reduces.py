@@ -83,3 +83,51 @@ def _loop(n: Any, node: cst.Call, target: str | None) -> Atom:
 def _assign(name: str, value: Any) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
 
+
+
+def lower_accumulate(n: Any, node: cst.Call, target: str | None) -> Atom:
+    """``itertools.accumulate(xs[, f], initial=None)`` over a sequence whose length is
+    known when s2s transforms the function: the list of its running values, one call
+    of ``f`` (``+`` by default) per item, as Python computes them."""
+    args = node.args
+    positional = [a for a in args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
+    if any(a.star for a in args) or not 1 <= len(positional) <= 2 or (
+            set(keywords) - {"func", "initial"}) or (len(positional) == 2 and "func" in keywords):
+        raise n.unsupported(node, "itertools.accumulate takes a sequence, an optional "
+                            "function and an optional initial= here",
+                            "write itertools.accumulate(xs), itertools.accumulate(xs, f) "
+                            "or itertools.accumulate(xs, initial=v)")
+    func = positional[1].value if len(positional) == 2 else keywords.get("func")
+    fv = None
+    if func is not None and not (isinstance(func, cst.Name) and func.value == "None"):
+        fv = n.funcs.value_of(func)
+        if fv is None:
+            err = n.unsupported(func, "this is not a function s2s knows",
+                                "pass a function defined in a file, a lambda or an operator")
+            err.per_call = True  # (a parameter: bound to the call's function)
+            raise err
+    items = n.comps.items_of(positional[0].value)
+    if items is None:
+        raise n.unsupported(positional[0].value, "itertools.accumulate is supported over "
+                            "a list or tuple whose length s2s knows when it transforms "
+                            "the function (a literal, a tuple argument, a comprehension it "
+                            "unrolls), not over this",
+                            "over an array's rows: np.cumsum(x, axis=0) (np.cumprod, "
+                            "np.maximum.accumulate); over a list grown in a loop: keep "
+                            "the running value in that loop (acc = acc + v; "
+                            "out.append(acc))")
+    initial = keywords.get("initial")
+    if initial is not None and not (isinstance(initial, cst.Name) and initial.value == "None"):
+        runs = [n.exprs.expr(initial)]
+    else:
+        runs, items = items[:1], items[1:]
+    for item in items if runs else ():
+        if fv is None:
+            runs.append(n.calls.apply("add", [runs[-1], item], {}, node, None,
+                                      "itertools.accumulate"))
+        else:
+            runs.append(n.funcs.call(fv, node, None, ([runs[-1], item], {})))
+    out = n.emit(n.exprs.target(target, "runs"), "make_list", tuple(runs), {}, node)
+    n.lists.add(out.name)
+    return out

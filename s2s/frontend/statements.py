@@ -21,6 +21,7 @@ from .expressions import is_list_method
 from .fncontainers import bind_function
 from .fnlists import append_function
 from .kept import KeptLowerer, raise_only
+from .kept_try import lower_kept_try
 from .kwdicts import decide, update_merge, update_writes
 from .list_edits import ListEdits
 from .literals import decided_branch
@@ -135,6 +136,7 @@ class StmtLowerer:
                  cst.While: self.n.loop.while_statement,
                  cst.With: lambda w: with_statement(self.n, w),  # np.errstate, warnings
                  cst.FunctionDef: self.n.funcs.define,  # lifted (frontend/functions.py)
+                 cst.Try: lambda t: lower_kept_try(self.n, t),  # (around Python values)
                  }.get(type(node))
         if lower is None or getattr(node, "asynchronous", None) is not None:
             raise self.n.unsupported(node, *statement_advice(node))

@@ -14,6 +14,7 @@ from ..ir.spelling import atom_text
 from ..runtime import unbroadcast
 from .batching import Batch, NoBatchRule, _with_batch, args_text, batch_rule, broadcasting, operand
 from .registry import (
+    Refused,
     call_spelling,
     defbilinear,
     defjvp,
@@ -490,11 +491,29 @@ def float_power_jvp_x2(x2_dot, ans, x1, x2):
     return x2_dot * ans * np.log(np.where(x1 == 0, 1, x1))
 
 
+def _clip_bounds(args, kwargs):
+    """NumPy 2.1's keywords ``min=``/``max=`` are ``a_min``/``a_max``; a bound not
+    given is None (``np.clip(x, max=1.0)``), as NumPy's."""
+    for short, long, place in (("min", "a_min", 1), ("max", "a_max", 2)):
+        if short in kwargs:
+            if long in kwargs or len(args) > place:
+                raise Refused(f"`{short}=` and `{long}` both given (NumPy refuses it too)",
+                              f"give the bound once: {short}=...")
+            kwargs[long] = kwargs.pop(short)
+    if len(args) < 2 and "a_min" not in kwargs:
+        kwargs["a_min"] = Const(None, "None")
+    if len(args) < 3 and "a_max" not in kwargs:
+        kwargs["a_max"] = Const(None, "None")
+    return args, kwargs
+
+
 defprim(
     "clip", np.clip, "(a, a_min, a_max)", family="binary", methods=("clip",),
+    canonical=_clip_bounds,
     note="as JAX's minimum(a_max, maximum(a_min, a)): the gradient passes to a "
     "strictly inside the bounds, to the bound that is hit outside; at a boundary "
-    "tie each side gets half; a_min or a_max may be None",
+    "tie each side gets half; a_min or a_max may be None; NumPy 2.1's min=/max= "
+    "are a_min/a_max",
 )
 
 

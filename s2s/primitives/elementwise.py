@@ -330,7 +330,11 @@ for _name in ("sign", "floor", "ceil", "round", "rint", "trunc"):
         "(x)" if _name != "round" else "(x, decimals=0)",
         family="piecewise-constant",
         nondiff=True,
-        note="derivative is zero wherever it exists; no gradient flows (as JAX)",
+        # np.around is np.round by another name; x.round(2) is np.round(x, 2)
+        aliases=(np.around,) if _name == "round" else (),
+        methods=("round",) if _name == "round" else (),
+        note="derivative is zero wherever it exists; no gradient flows (as JAX)"
+        + ("; np.around and x.round(decimals) are np.round" if _name == "round" else ""),
     )
 
 

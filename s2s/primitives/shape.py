@@ -973,7 +973,7 @@ def resize_rule(b: Batch, s: Let) -> str:
 
 defprim("diff", np.diff, "(a, n=1, axis=-1)", diff=("a",), family="shape",
         batch="along_last_axis",
-        note="prepend/append are not supported; linear: g times the difference matrix")
+        note="linear: g times the difference matrix (prepend=/append=: forms_reduce)")
 
 
 @defvjp("diff")
@@ -985,10 +985,21 @@ def diff_vjp(g, ans, a, n=1, axis=-1):
 deflinear("diff", "a", keywords=True)
 
 
+def _ediff1d_ends(args, kwargs):
+    """A list written for ``to_begin``/``to_end`` spelled as an array (``jnp.ediff1d``
+    refuses a list: the JAX backend runs the same text)."""
+    def spelled(end):
+        if isinstance(end, Const) and isinstance(end.value, (list, tuple)):
+            return Const(np.asarray(end.value), f"np.array({end.text})")
+        return end
+
+    return [spelled(a) for a in args], {k: spelled(v) for k, v in kwargs.items()}
+
+
 defprim(
     "ediff1d", np.ediff1d, "(ary, to_end=None, to_begin=None)", diff=("ary",),
-    family="shape", note="differences of the flattened array; to_end and to_begin "
-    "are constants (no derivative)",
+    family="shape", canonical=_ediff1d_ends, note="differences of the flattened array; "
+    "to_end and to_begin are constants (no derivative)",
 )
 
 

@@ -32,11 +32,9 @@ DTYPES = [np.float64, np.float32]
 # the probe's classes (newcomer_probe5_cases.classify), per function; every function
 # not named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED = {
-    # `np.diff(c, prepend=0.0)`: the keyword is refused, located ("`np.diff` called with
-    # arguments s2s does not support"); JAX refuses `append=[0.0, 0.0]` (a list)
-    "cumsum_diff_roll": "both refuse",
-    # `np.piecewise`: no derivative rule, located
-    "select_piecewise": "refused",
+    # (accepted since numpy_api11: `np.diff(c, prepend=0.0)` and `append=[0.0, 0.0]`,
+    # which JAX refuses (a list: central differences are the oracle); `np.piecewise`;
+    # `np.maximum.accumulate`: tests/frontend/test_numpy_api11.py)
     # `{"tanh": np.tanh, ...}[CONFIG["act"]]`: a dict literal of functions indexed by a
     # module constant: "`np.tanh` is a ufunc, used here as a value", located
     "config_dict_model": "refused",
@@ -48,8 +46,6 @@ EXPECTED = {
     # `itertools.accumulate(parts)`: "s2s cannot build `itertools.accumulate` inside the
     # function: it defines `__new__`", located
     "accumulate_pairwise": "refused",
-    # `np.maximum.accumulate(x)`: a ufunc method, "not a function s2s can transform"
-    "running_max_drawdown": "refused",
     # refused on purpose since this probe (NumPy's += writes into an array another name
     # holds; s2s used to give the dict a new item: a wrong value)
     "dict_item_read_then_added": "refused",

@@ -1,0 +1,151 @@
+"""Keywords of reductions and of ``np.diff`` that are other primitives in other words
+(``registry.FORMS``, as in ``forms.py``): a call without them passes on unchanged.
+
+* ``np.sum`` / ``np.prod`` / ``np.max`` / ``np.min`` / ``np.mean`` with ``dtype=``,
+  ``where=``, ``initial=``, as JAX computes them: the array cast to ``dtype`` first,
+  the elements ``where`` leaves out replaced by the operation's identity (0, 1, -inf,
+  inf: constants, so no derivative reaches them), the reduction, then ``initial``
+  combined with the result (``initial + r``, ``initial * r``, ``np.maximum(initial,
+  r)``: a tie shares evenly, as JAX's max).  ``np.mean(a, where=m)`` divides the masked
+  sum by the number of elements ``m`` keeps.  ``np.max``/``np.min`` with ``where=`` need
+  ``initial=`` (NumPy and JAX refuse it without);
+* ``np.diff(a, n, axis, prepend=p, append=q)`` is ``np.diff`` of ``np.concatenate([p,
+  a, q], axis)``, a scalar ``p`` (``q``) first broadcast to ``a``'s shape with length 1
+  along ``axis`` (as NumPy does: ``np.zeros_like(np.sum(a, axis, keepdims=True)) +
+  np.array(p)``, so the result's dtype is NumPy's).
+"""
+
+import math
+
+import numpy as np
+
+from ..ir.nodes import Const
+from .forms import _bind, _constant
+from .registry import Refused, Result, defform
+
+
+def _given(p: dict, name: str, default=None) -> bool:
+    atom = p.get(name)
+    return atom is not None and not (isinstance(atom, Const) and atom.value is default
+                                     and type(atom.value) is type(default))
+
+
+def _axis_keep(p: dict) -> dict:
+    """The reduction's own keywords, as written (left out where default)."""
+    out = {}
+    if _given(p, "axis"):
+        out["axis"] = p["axis"]
+    if _given(p, "keepdims", False):
+        out["keepdims"] = p["keepdims"]
+    return out
+
+
+# ---- reductions ----------------------------------------------------------------------
+
+# name: (NumPy's signature, where's identity, initial's combining primitive)
+_REDUCTIONS = {
+    "sum": ("(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True)",
+            Const(0, "0"), "add"),
+    "prod": ("(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True)",
+             Const(1, "1"), "multiply"),
+    "max": ("(a, axis=None, out=None, keepdims=False, initial=None, where=True)",
+            Const(-math.inf, "-np.inf"), "maximum"),
+    "min": ("(a, axis=None, out=None, keepdims=False, initial=None, where=True)",
+            Const(math.inf, "np.inf"), "minimum"),
+    "mean": ("(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True)",
+             Const(0, "0"), None),
+}
+_PLAIN = {"a", "axis", "keepdims"}  # the keywords the primitive itself reads
+
+
+def _reduction(prim: str):
+    sig, identity, combine = _REDUCTIONS[prim]
+    spelled = f"np.{prim}"
+
+    def rewrite(args, kwargs, items):
+        p = _bind(sig, spelled, args, kwargs)
+        _constant(p["out"], "out", (None,))
+        masked = _given(p, "where", True)
+        if len(args) <= 2 and not masked and not any(
+                _given(p, k) for k in ("dtype", "initial")):
+            plain = {k: v for k, v in kwargs.items() if k in _PLAIN}
+            return [(prim, list(args), plain)]  # (as written: no keyword of these)
+        if masked and prim in ("max", "min") and not _given(p, "initial"):
+            raise Refused(f"`where=` needs `initial=` here: {prim}imum has no identity "
+                          "(NumPy and JAX refuse it too)",
+                          f"give the value of an output no element reaches: {spelled}"
+                          f"(x, where=mask, initial={'-' if prim == 'max' else ''}np.inf)")
+        steps: list = []
+        src = p["a"]
+        if _given(p, "dtype"):
+            steps.append(("astype", [src], {"dtype": p["dtype"]}))
+            src = Result(len(steps) - 1)
+        if masked:
+            steps.append(("where", [p["where"], src, identity], {}))
+            kept = Result(len(steps) - 1)
+        else:
+            kept = src
+        steps.append(("sum" if prim == "mean" else prim, [kept], _axis_keep(p)))
+        if prim == "mean":
+            total = Result(len(steps) - 1)
+            if masked:  # the count of the elements the mask keeps, in the array's dtype
+                steps.append(("ones_like", [src], {}))
+                steps.append(("where", [p["where"], Result(len(steps) - 1), Const(0, "0")],
+                              {}))
+                steps.append(("sum", [Result(len(steps) - 1)], _axis_keep(p)))
+                steps.append(("divide", [total, Result(len(steps) - 1)], {}))
+            else:
+                steps[-1] = ("mean", [kept], _axis_keep(p))
+        if _given(p, "initial"):
+            steps.append((combine, [p["initial"], Result(len(steps) - 1)], {}))
+        return steps
+
+    return rewrite
+
+
+for _prim in _REDUCTIONS:
+    _fn = getattr(np, _prim)
+    _note = ("dtype=, where= and initial= as JAX: cast, identity where masked, "
+             "reduce, then combined with initial" if _prim != "mean" else
+             "dtype= and where= as JAX: the masked sum over the count of kept elements")
+    defform(_fn, _prim, _reduction(_prim), _note)
+    for _alias in ({"max": (np.amax,), "min": (np.amin,)}.get(_prim, ())):
+        defform(_alias, _alias.__name__, _reduction(_prim), _note)
+
+
+# ---- np.diff's prepend and append ------------------------------------------------------
+
+
+def _diff(args, kwargs, items):
+    p = _bind("(a, n=1, axis=-1, prepend=None, append=None)", "np.diff", args, kwargs)
+    if not (_given(p, "prepend") or _given(p, "append")):
+        return [("diff", list(args), dict(kwargs))]
+    axis = p["axis"]
+    steps: list = [("sum", [p["a"]], {"axis": axis, "keepdims": Const(True, "True")}),
+                   ("zeros_like", [Result(0)], {})]
+    parts = []
+    for name in ("prepend", "append"):
+        if not _given(p, name):
+            parts.append(None)
+            continue
+        edge = p[name]
+        if isinstance(edge, Const):
+            if not (isinstance(edge.value, (int, float, np.number)) or isinstance(
+                    edge.value, (list, tuple)) and all(isinstance(v, (int, float))
+                                                       for v in edge.value)):
+                raise Refused(f"`{name}=` must be a number, a list of numbers or an "
+                              "array", f"pass {name}=0.0, or an array the function computes")
+            steps.append(("array", [edge], {}))
+            edge = Result(len(steps) - 1)
+        steps.append(("add", [Result(1), edge], {}))  # (a scalar broadcast as NumPy's)
+        parts.append(Result(len(steps) - 1))
+    joined = [x for x in (parts[0], p["a"], parts[1]) if x is not None]
+    steps.append(("make_list", joined, {}))
+    steps.append(("concatenate", [Result(len(steps) - 1)], {"axis": axis}))
+    steps.append(("diff", [Result(len(steps) - 1)], {"n": p["n"], "axis": axis}))
+    return steps
+
+
+defform(np.diff, "diff", _diff,
+        "prepend=/append= are np.diff of np.concatenate([prepend, a, append], axis), a "
+        "scalar broadcast to a's shape with length 1 along axis (as NumPy's)")
