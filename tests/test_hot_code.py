@@ -36,6 +36,10 @@ def tabled(x):
     return np.sum(np.tanh(x) * TABLE)
 
 
+def headed(x):
+    return np.sum(np.tanh(x[:HEAD] * TABLE[:HEAD]) ** 2)
+
+
 def defaulted(x, a=1.5):
     return np.sum(np.sin(a * x) ** 2)
 
@@ -184,3 +188,43 @@ def test_dict_and_numpy_scalar_arguments():
             np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
             got[...] = 1e6
     assert s._hotfn is not no_hot
+
+
+def test_hvp_generated_path_follows_module_state():
+    """jvp of grad (a Hessian-vector product) through its generated path: a module
+    integer the code slices with rebound, a module array replaced, float32 after
+    float64, the caller writing into both results."""
+    global TABLE, HEAD
+    g = s2s.grad(headed)
+    glb = {**headed.__globals__, "np": jnp}
+
+    def want(x, v):
+        f = types.FunctionType(headed.__code__, {**glb, "TABLE": jnp.asarray(TABLE),
+                                                 "HEAD": HEAD})
+        return jax.jvp(jax.grad(f), (jnp.asarray(x),), (jnp.asarray(v),))
+
+    saved = TABLE
+    try:
+        for k in range(14):
+            if k == 6:  # (the latest plan's generated path, taken, now fails its guard)
+                from s2s.api.pushforward import _LATEST
+
+                hot = _LATEST[2].last[4][10]
+                assert _LATEST[0] is g and hot is not None
+                assert hot((vec(0.1), vec(0.5))) is not MISS
+                HEAD = 1
+                assert hot((vec(0.1), vec(0.5))) is MISS
+            if k == 10:
+                TABLE = np.array([-2.0, 0.25, 4.0])
+            dtype = np.float32 if k in (8, 9) else np.float64
+            x, v = vec(0.2 * k - 1.0, dtype=dtype), vec(0.5, dtype=dtype)
+            out, tangent = s2s.jvp(g, (x,), (v,))
+            w_out, w_tangent = want(x, v)
+            tol = 2e-5 if dtype == np.float32 else 1e-12
+            for got, w in ((out, w_out), (tangent, w_tangent)):
+                assert got.dtype == dtype and got.flags.writeable
+                assert not np.may_share_memory(got, x) and not np.may_share_memory(got, v)
+                np.testing.assert_allclose(got, np.asarray(w, np.float64), rtol=tol, atol=tol)
+            out[...], tangent[...] = 1e6, 1e6
+    finally:
+        TABLE, HEAD = saved, 2

@@ -118,7 +118,8 @@ class _Writer:
 def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
                  primal: int | None, guards: str | None = None, env: dict | None = None,
                  located: Callable | None = None,
-                 any_array: bool = False) -> Callable[[tuple], Any] | None:
+                 any_array: bool = False,
+                 pair: list | None = None) -> Callable[[tuple], Any] | None:
     """The generated hot path of ``plan`` (``_plan_call``'s or ``_tree_call``'s: its
     entry, code, free-names check, whether the code reads free names, the rules'
     generation at [0:5]), made from ``args``, a call's arguments that its key took:
@@ -131,7 +132,9 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
     among them) in place of the rules' generation and ``_spec_error``; ``located``:
     where the code's ValueError or IndexError goes (``located(err)``: the caller's
     frame does not catch them); ``any_array``: a result that is an array of numbers is
-    returned as it is (vmap's code that returns fresh arrays, nothing to cast)."""
+    returned as it is (vmap's code that returns fresh arrays, nothing to cast); ``pair``:
+    a JVP's two results are returned as they are where they are arrays of one shape and
+    of the dtype ``pair[0]`` (pushforward.py's hot path, which sets it)."""
     entry, fn, check, reads, generation = plan[:5]
     w = _Writer()
     names = [f"a{i}" for i in range(len(args))]
@@ -165,6 +168,10 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
         w.as_it_is(args[primal])
     if any_array:
         w.lines += ["    if type(r) is nd and not r.dtype.hasobject:", "        return r"]
+    if pair is not None:
+        w.env["PASSED"] = pair
+        w.lines += ["    o, od = r", "    if type(o) is nd and type(od) is nd and od.dtype is o.dtype "
+                    "is PASSED[0] and od.shape == o.shape:", "        return r"]
     w.lines.append("    return finish(args, r)")
     source = "def hot(args):\n" + "\n".join(w.lines) + "\n"
     exec(compile(source, "<s2s:hot_path>", "exec"), w.env)
