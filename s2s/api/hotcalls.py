@@ -21,25 +21,27 @@ import numpy as np
 
 from ..primitives.registry import _GENERATION
 from .arguments import _foreign, _shares
+from .hotcode import MISS, SCALAR_RESULTS, hot_function, no_hot
 from .located import reraise_located
 from .signatures import FastEntry, flat_key, read_free_names
 
 __all__ = ["HotCalls", "MISS", "jit_call"]
 
-MISS = object()  # (_plan_call: no plan, or a check failed: the checked path runs)
-
 # the types of a 0-d gradient the fast path returns as a new 0-d array
-_SCALAR_RESULTS = frozenset({float, np.float64, np.float32, np.float16, np.longdouble})
+_SCALAR_RESULTS = SCALAR_RESULTS
 _FLOAT64 = np.dtype(np.float64)
 
 
 class HotCalls:
     """``_plans``: flat key -> ``(entry, code, free-names check or None, whether the
     code reads free names, the rules' generation, the one differentiated argument's
-    position or None, whether the code returns fresh arrays)``."""
+    position or None, whether the code returns fresh arrays, its generated hot path
+    or None)``.  ``_hotfn``: the generated hot path (api/hotcode.py) of the plan (or
+    tree plan) the latest call found by its key, which ``__call__`` tries first."""
 
     _plans: dict[tuple, tuple]
     _spec_error: Exception | None
+    _hotfn = staticmethod(no_hot)
 
     def _plan_call(self, args: tuple, token: object = None, keep: dict | None = None) -> Any:
         """The result of the code planned for the arguments' shapes and dtypes, or
@@ -62,6 +64,8 @@ class HotCalls:
                 return MISS
             if keep is not None:
                 keep[plan_key] = plan
+        elif plan[7] is not None:  # (the next call with these shapes: its hot path)
+            self._hotfn = plan[7]
         fn = plan[1]
         if plan[3]:
             read_free_names(fn)
@@ -90,9 +94,17 @@ class HotCalls:
         result = hit.fn(*args)
         if hit.text is not None:
             key = flat_key(args)
-            if key is not None and key not in self._plans:
-                self._plans[key] = _plan(hit)
+            old = self._plans.get(key) if key is not None else None
+            if key is not None and (old is None or old[0] is not hit):
+                # (a plan of an entry replaced since, whose guards fail: replaced too)
+                self._plans[key] = self._new_plan(hit, args)
         return self._entry_result(hit, args, result)
+
+    def _new_plan(self, hit: FastEntry, args: tuple) -> tuple:
+        plan = _plan(hit)
+        finish = lambda args, r: self._outputs(self._entry_result(hit, args, r))  # noqa: E731
+        primal = hit.single if hit.fresh else None
+        return plan + (hot_function(self, plan, args, finish, primal),)
 
     def _entry_result(self, hit: FastEntry, args: tuple, result: Any) -> Any:
         i = hit.single
@@ -144,9 +156,16 @@ def jit_call(jitted: Any, fun: Any, slow: Callable) -> Callable:
     plans, trees, entry_result = jitted._plans_run, jitted._tree_plans_run, \
         fun._entry_result
     located = fun.ir, getattr(fun.fn, "__name__", "f")
+    last = [no_hot]  # (the generated path of the latest plan of the jit's it ran)
 
     def call(*args: Any, **kwargs: Any) -> Any:
         if not kwargs:
+            try:
+                out = last[0](args)
+            except (ValueError, IndexError) as err:
+                reraise_located(err, *located)
+            if out is not MISS:
+                return out
             key = []
             for a in args:
                 if type(a) is not np.ndarray:
@@ -164,6 +183,8 @@ def jit_call(jitted: Any, fun: Any, slow: Callable) -> Callable:
                 plan = plans.get(tuple(key))
                 if plan is not None and plan[4] == _GENERATION[0] and \
                         fun._spec_error is None and (plan[2] is None or plan[2]()):
+                    if plan[7] is not None:
+                        last[0] = plan[7]
                     fn = plan[1]
                     if plan[3]:
                         read_free_names(fn)

@@ -480,7 +480,10 @@ class Jitted(NotebookDisplay):
                     self._calls += 1
                     return out
             if type(fun) is Vmapped and fun._hot:  # its own hot path (shapes, dtypes)
-                out = fun._hot_call(args, self._token)
+                hot = fun._vhot  # (the latest entry's generated path, if this jit ran it)
+                out = hot.hotfn(args) if hot and hot.hotfn and self._token in hot.jits else MISS
+                if out is MISS:
+                    out = fun._hot_call(args, self._token)
                 if out is not MISS:
                     self._calls += 1
                     return out

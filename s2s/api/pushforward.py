@@ -23,6 +23,7 @@ from .arguments import (
     check_array_types,
     zero_d,
 )
+from .hotcode import MISS, hot_function
 from .located import reraise_located
 from .methods import check_self_methods, for_class
 from .outputs import owned_items
@@ -112,9 +113,14 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
             hit = None
             if type(x) is np.ndarray and type(v) is np.ndarray:
                 # the plan of the latest call's arrays where these have their shapes
-                # and dtypes (the same dtype objects: no key to build and hash), else
-                # the plan of their key
+                # and dtypes (the same dtype objects: no key to build and hash): its
+                # generated path (api/hotcode.py: the tests, guards and code below in
+                # one frame), else the plan of their key
                 last = t.last
+                if last is not None and last[4][10] is not None:
+                    out = last[4][10](args)
+                    if out is not MISS:
+                        return out
                 if last is not None and x.dtype is last[1] and v.dtype is last[3] and \
                         x.shape == last[0] and v.shape == last[2]:
                     hit = last[4]
@@ -134,29 +140,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
                 result = fn(*args)
             except ValueError as err:
                 reraise_located(err, t.ir, t.fn.__name__)
-            if hit[6]:
-                # no objects to rebuild, fresh arrays: two of one dtype and shape are
-                # the results as they are where the cast to the inputs' dtype (hit[8]:
-                # None, or that dtype) leaves them so, or cast (else _jvp_results and
-                # the cast decide); hit[9][0]: a dtype this plan's results had that
-                # passed those checks (each result's is compared with it)
-                out, out_dot = result
-                if type(out) is np.ndarray and type(out_dot) is np.ndarray:
-                    dtype = out.dtype
-                    if out_dot.dtype is dtype and out_dot.shape == out.shape:
-                        passed = hit[9]
-                        if dtype is passed[0]:
-                            return result
-                        if dtype.kind in "fc":
-                            down = hit[8]
-                            if down is None or dtype is down:
-                                passed[0] = dtype
-                                return result
-                            if dtype.kind == down.kind and dtype.itemsize > down.itemsize:
-                                # (float32 inputs, code computing in float64:
-                                # dtypes_down's cast, into new arrays)
-                                return out.astype(down), out_dot.astype(down)
-            return _finish(t, hit[1], fun, result, args, len(args) // 2, has_aux)
+            return _hot_results(t, hit, fun, result, args, has_aux)
     done = _jvp_fast(fun, primals, tangents, has_aux)
     if done is not None:
         return done
@@ -167,6 +151,34 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
             result = tuple(dtypes_down.cast_at(down, r) for r in result[:2]) + \
                 tuple(result[2:])
     return _zero_d(result)
+
+
+def _hot_results(t: _JVP, hit: tuple, fun: Any, result: Any, args: tuple,
+                 has_aux: bool) -> Any:
+    """jvp's hot path: the results of a plan's code as the checked path makes them."""
+    if hit[6]:
+        # no objects to rebuild, fresh arrays: two of one dtype and shape are
+        # the results as they are where the cast to the inputs' dtype (hit[8]:
+        # None, or that dtype) leaves them so, or cast (else _jvp_results and
+        # the cast decide); hit[9][0]: a dtype this plan's results had that
+        # passed those checks (each result's is compared with it)
+        out, out_dot = result
+        if type(out) is np.ndarray and type(out_dot) is np.ndarray:
+            dtype = out.dtype
+            if out_dot.dtype is dtype and out_dot.shape == out.shape:
+                passed = hit[9]
+                if dtype is passed[0]:
+                    return result
+                if dtype.kind in "fc":
+                    down = hit[8]
+                    if down is None or dtype is down:
+                        passed[0] = dtype
+                        return result
+                    if dtype.kind == down.kind and dtype.itemsize > down.itemsize:
+                        # (float32 inputs, code computing in float64:
+                        # dtypes_down's cast, into new arrays)
+                        return out.astype(down), out_dot.astype(down)
+    return _finish(t, hit[1], fun, result, args, len(args) // 2, has_aux)
 
 
 _SEQ = (tuple, list)
@@ -195,7 +207,8 @@ def _plan(t: _JVP, hit: FastEntry, fun: Any, args: tuple, n: int, has_aux: bool)
     reads free names, the rules' generation it was made with, whether its results
     may need nothing done (no objects to rebuild, fresh arrays, any cast to the
     inputs' dtype one of both outputs), the IR, the dtype of that cast or None, a
-    list holding the dtype of results returned as they are, once one was)``."""
+    list holding the dtype of results returned as they are, once one was, the
+    generated path of a one-primal call or None)``."""
     down = dtypes_down.target(fun, args[:n])
     plain = (down is None or down[0] is None) and t.built_template() is None and \
         hit.fresh and not has_aux
@@ -203,8 +216,16 @@ def _plan(t: _JVP, hit: FastEntry, fun: Any, args: tuple, n: int, has_aux: bool)
     if hit.free.items:
         hit.free.same()  # (compiles the check: FreeSnapshot.same)
         check = hit.free.same
-    return (fun, hit, hit.fn, check, hit.free_names, hit.generation, plain, t.ir,
+    plan = (fun, hit, hit.fn, check, hit.free_names, hit.generation, plain, t.ir,
             None if down is None else down[1], [None])
+    # [10]: its generated path (api/hotcode.py), for jvp's one-primal calls
+    hot = hot_function(t, (hit, hit.fn, check, hit.free_names, None), args,
+                       lambda args, r: _hot_results(t, plan, fun, r, args, has_aux), None,
+                       f"GEN[0] == {hit.generation!r} and owner._spec_error is None and "
+                       "owner.ir is IR", {"IR": t.ir},
+                       lambda err: reraise_located(err, t.ir, t.fn.__name__),
+                       pair=plan[9] if plain else None) if n == 1 else None
+    return plan + (hot,)
 
 
 def _finish(t: _JVP, hit: FastEntry, fun: Any, result: Any, args: tuple, n: int,

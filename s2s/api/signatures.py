@@ -185,35 +185,47 @@ def _compiled_check(snapshot: FreeSnapshot) -> Callable[[], bool] | None:
     returning one ``and`` of them, the objects compared against bound in its globals:
     ``d0.get(k0, MISSING) is v0 and (f0.__defaults__ is t0 and ... or reads(r0))``;
     None past ``MAX_COMPILED_CHECKS`` checks (the loops serve)."""
-    env: dict[str, Any] = {"MISSING": _MISSING, "reads": _same_reads,
-                           "contents": _contents}
-    terms = []
-    for i, (where, key, value) in enumerate(snapshot._scope):
-        env[f"d{i}"], env[f"k{i}"], env[f"v{i}"] = where, key, value
-        terms.append(f"d{i}.get(k{i}, MISSING) is v{i}")
-    for i, (cell, value) in enumerate(snapshot._cells):
-        env[f"c{i}"], env[f"w{i}"] = cell, value
-        terms.append(f"contents(c{i}) is w{i}")
-    for i, (fn, defaults, kwdefaults, reads) in enumerate(snapshot._defaults):
-        env[f"f{i}"], env[f"t{i}"], env[f"u{i}"], env[f"r{i}"] = (fn, defaults, kwdefaults,
-                                                                   reads)
-        # (other tuples: each default read again, the same objects pass)
-        terms.append(f"(f{i}.__defaults__ is t{i} and f{i}.__kwdefaults__ is u{i} "
-                     f"or reads(r{i}))")
-    if snapshot._others:
-        env["others"] = snapshot._others
-        terms.append("reads(others)")
-    for i, (value, shape, dtype) in enumerate(snapshot._layouts):  # (reshaped in place)
-        env[f"a{i}"], env[f"s{i}"], env[f"y{i}"] = value, shape, dtype
-        terms.append(f"a{i}.shape == s{i} and a{i}.dtype == y{i}")
-    for i, (cls, methods) in enumerate(snapshot._classes):
-        env["methods"], env[f"m{i}"], env[f"z{i}"] = class_methods, cls, methods
-        terms.append(f"methods(m{i}) == z{i}")
-    if len(terms) > MAX_COMPILED_CHECKS:
+    env: dict[str, Any] = {}
+    expression = check_expression(snapshot, env, "")
+    if expression is None:
         return None
-    source = "def same():\n    return " + (" and ".join(terms) or "True") + "\n"
+    source = "def same():\n    return " + expression + "\n"
     exec(compile(source, "<s2s:free_names_check>", "exec"), env)
     return env["same"]
+
+
+def check_expression(snapshot: FreeSnapshot, env: dict[str, Any], prefix: str) -> str | None:
+    """``FreeSnapshot._same``'s checks as one Python expression, its names (each
+    starting with ``prefix``) bound in ``env``; None past ``MAX_COMPILED_CHECKS``
+    checks.  (``_compiled_check``'s, and the hot paths' inline guards: api/hotcode.py.)"""
+    p = prefix
+    env.update({f"{p}MISSING": _MISSING, f"{p}reads": _same_reads,
+                f"{p}contents": _contents, f"{p}methods": class_methods})
+    terms = []
+    for i, (where, key, value) in enumerate(snapshot._scope):
+        env[f"{p}d{i}"], env[f"{p}k{i}"], env[f"{p}v{i}"] = where, key, value
+        terms.append(f"{p}d{i}.get({p}k{i}, {p}MISSING) is {p}v{i}")
+    for i, (cell, value) in enumerate(snapshot._cells):
+        env[f"{p}c{i}"], env[f"{p}w{i}"] = cell, value
+        terms.append(f"{p}contents({p}c{i}) is {p}w{i}")
+    for i, (fn, defaults, kwdefaults, reads) in enumerate(snapshot._defaults):
+        env[f"{p}f{i}"], env[f"{p}t{i}"], env[f"{p}u{i}"], env[f"{p}r{i}"] = (
+            fn, defaults, kwdefaults, reads)
+        # (other tuples: each default read again, the same objects pass)
+        terms.append(f"({p}f{i}.__defaults__ is {p}t{i} and {p}f{i}.__kwdefaults__ is "
+                     f"{p}u{i} or {p}reads({p}r{i}))")
+    if snapshot._others:
+        env[f"{p}others"] = snapshot._others
+        terms.append(f"{p}reads({p}others)")
+    for i, (value, shape, dtype) in enumerate(snapshot._layouts):  # (reshaped in place)
+        env[f"{p}a{i}"], env[f"{p}s{i}"], env[f"{p}y{i}"] = value, shape, dtype
+        terms.append(f"{p}a{i}.shape == {p}s{i} and {p}a{i}.dtype == {p}y{i}")
+    for i, (cls, methods) in enumerate(snapshot._classes):
+        env[f"{p}m{i}"], env[f"{p}z{i}"] = cls, methods
+        terms.append(f"{p}methods({p}m{i}) == {p}z{i}")
+    if len(terms) > MAX_COMPILED_CHECKS:
+        return None
+    return " and ".join(terms) or "True"
 
 
 def class_methods(cls: type) -> tuple:

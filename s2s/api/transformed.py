@@ -48,6 +48,7 @@ from .arguments import (
 )
 from .display import NotebookDisplay
 from .hotcalls import MISS, HotCalls
+from .hotcode import no_hot
 from .located import LocatedCalls, refusal_at_user_line, reraise_located
 from .methods import float0
 from .outputs import owned_items, owned_module
@@ -211,7 +212,7 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         anyway: memory only)."""
         for cache in (self._compiled, self._by_signature, self._plans, self._tree_plans):
             cache.clear()
-        self._last = None
+        self._last, self._hotfn = None, no_hot
 
     def _generate(self, kinds: tuple[Kind, ...], argnums: tuple[int, ...],
                   tuple_out: Any, *, nargs: int | None = None,
@@ -306,6 +307,10 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # (LocatedCalls.__call__ with the fast paths inline: one frame less a call)
         try:
+            if not kwargs:  # the latest plan's generated hot path (api/hotcode.py)
+                out = self._hotfn(args)
+                if out is not MISS:
+                    return out
             if self._plans and not kwargs:  # plain arrays of a specialized signature
                 out = self._plan_call(args)
                 if out is not MISS:

@@ -34,7 +34,7 @@ import numpy as np
 from ..primitives.registry import _GENERATION
 from . import trees
 from .arguments import zero_d
-from .hotcalls import MISS
+from .hotcode import MISS, hot_function
 from .outputs import owned_items
 from .signatures import call_signature, flat_key, read_free_names
 from .tree_util import NODES
@@ -216,10 +216,17 @@ class TreeCalls:
             return MISS
         if keep is not None:  # (an s2s.jit's copies: its calls run them directly)
             keep[key] = plan
-        hit, fn = plan[0], plan[1]
+        elif token is None and plan[9] is not None:  # (the next call's hot path)
+            self._hotfn = plan[9]
+        fn = plan[1]
         if plan[3]:
             read_free_names(fn)
-        result = fn(*plain)
+        return self._tree_result(plan, args, plain, fn(*plain))
+
+    def _tree_result(self, plan: tuple, args: tuple, plain: tuple, result: Any) -> Any:
+        """The result of a tree plan's code on ``plain`` (the plain forms of ``args``)
+        as the checked path makes it."""
+        hit, fn, argnums = plan[0], plan[1], plan[5]
         vag = plan[7]
         if vag:  # (a value that is an argument's array, copied: api/outputs.py)
             result = owned_items(result, (0,), plain, fn, fn)
@@ -265,9 +272,14 @@ class TreeCalls:
         if hit.free.items:
             hit.free.same()  # (compiles the check: FreeSnapshot.same)
             check = hit.free.same
-        self._tree_plans[key] = (hit, hit.fn, check, hit.free_names, hit.generation,
-                                 argnums, nodes, self.mode == "value_and_grad",  # type: ignore[attr-defined]
-                                 self.tuple_out)  # type: ignore[attr-defined]
+        plan = (hit, hit.fn, check, hit.free_names, hit.generation, argnums, nodes,
+                self.mode == "value_and_grad", self.tuple_out)  # type: ignore[attr-defined]
+        # (a generated hot path where plain is args: no node, no None, in args)
+        simple = all(p is a for p, a in zip(plain, args)) and not nodes
+        primal = argnums[0] if hit.fresh and not plan[7] and not plan[8] else None
+        self._tree_plans[key] = plan + (hot_function(
+            self, plan, args, lambda args, r: self._tree_result(plan, args, args, r),
+            primal) if simple else None,)
 
     def _mark_tree(self, args: tuple, token: object) -> None:
         """An s2s.jit's call of these arguments counted: their tree plan's entry as

@@ -23,6 +23,7 @@ from ..transforms.vmap import VmapSpec, emit_vmap, probe
 from . import callables, dtypes_down, methods, records, signatures
 from .arguments import _shares
 from .hotcalls import MISS
+from .hotcode import hot_function, no_hot
 from .located import reraise_located
 from .signatures import flat_key
 from .transformed import (
@@ -193,7 +194,7 @@ class _Hot:
     ``s2s.jit`` objects whose calls ran it (``jits``: their tokens)."""
 
     __slots__ = ("key", "guard", "fn", "down", "fresh", "ir", "template", "free_names",
-                 "jits", "in_axes", "out_axes")
+                 "jits", "in_axes", "out_axes", "hotfn")
 
     def __init__(self, owner: "Vmapped", key: Any, guard: tuple, down: Any) -> None:
         self.key, self.guard, self.down = key, guard, down
@@ -204,6 +205,7 @@ class _Hot:
         self.template = owner.built_template()
         self.free_names = bool(getattr(self.fn, "__s2s_free__", True))
         self.jits: set[object] = set()
+        self.hotfn: Any = None  # (its generated path, False: none; api/hotcode.py)
 
 
 class Vmapped(Transformed):
@@ -211,6 +213,8 @@ class Vmapped(Transformed):
     # its code depends on the ranks of the arguments (the probe runs the first example),
     # so a transform of it asks with the call's arguments (``grad(vmap(f))``)
     code_per_rank, shared_draws = True, False  # (jacfwd's basis: one call's draws)
+    _vhotfn = staticmethod(no_hot)  # (the latest _Hot's generated path, and that _Hot)
+    _vhot: _Hot | None = None
 
     def __init__(self, fn: Callable, in_axes: Any = 0, out_axes: Any = 0,
                  axis_size: int | None = None, axis_name: Any = None) -> None:
@@ -279,7 +283,7 @@ class Vmapped(Transformed):
         if fast is not None and not self._compiled:
             self._fast.clear()
             self._guards.clear()
-            self._hot.clear()
+            self._clear_hot()
         fn = self._fast.get(fast) if fast is not None else None
         guard = self._guards.get(fast) if fn is not None else None
         if guard is not None and not guard[0].same():
@@ -288,7 +292,7 @@ class Vmapped(Transformed):
             fn = self._fast[fast] = guard[1]
             self._pending[fast] = guard[2]
             del self._guards[fast]
-            self._hot.clear()  # (its hot entry ran the code just dropped)
+            self._clear_hot()  # (its hot entry ran the code just dropped)
         if fn is None:
             fn = self._function_for(args, ())
             assert self._last is not None
@@ -314,6 +318,9 @@ class Vmapped(Transformed):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # (a vmapped gradient's in its inputs' dtype: dtypes_down)
         if not kwargs and self._hot:  # plain arrays of shapes specialized before
+            out = self._vhotfn(args)  # (the latest entry's generated path: hotcode.py)
+            if out is not MISS:
+                return out
             out = self._hot_call(args)
             if out is not MISS:
                 return out
@@ -355,6 +362,9 @@ class Vmapped(Transformed):
                 not self._compiled or self.ir is not hot.ir or \
                 self._rules_generation != _GENERATION[0] or not hot.guard[0].same():
             return MISS
+        if hot.hotfn is None:  # (the next call's: api/hotcode.py)
+            hot.hotfn = self._hot_function(hot, args)
+        self._vhot, self._vhotfn = hot, hot.hotfn or no_hot
         fn = hot.fn
         if hot.free_names:
             signatures.read_free_names(fn)
@@ -362,6 +372,29 @@ class Vmapped(Transformed):
             out = fn(*args)
         except (ValueError, IndexError) as err:
             reraise_located(err, self.ir, getattr(self.fn, "__name__", "f"))
+        return self._hot_result(hot, args, out)
+
+    def _hot_function(self, hot: _Hot, args: tuple) -> Any:
+        """``_hot_call``'s checks and code for ``hot``, generated (False: none)."""
+        free = hot.guard[0]
+        plan = (free, hot.fn, free.same if free.items else None, hot.free_names, None)
+        if free.items:
+            free.same()  # (compiles the check)
+        guards = ("owner.in_axes is IA and owner.out_axes is OA and owner._compiled and "
+                  "owner.ir is IR and owner._rules_generation == GEN[0]")
+        name = getattr(self.fn, "__name__", "f")
+        return hot_function(
+            self, plan, args, lambda args, r: self._hot_result(hot, args, r), None, guards,
+            {"IA": hot.in_axes, "OA": hot.out_axes, "IR": hot.ir},
+            lambda err: reraise_located(err, self.ir, name),
+            hot.fresh and hot.template is None and hot.down is None) or False
+
+    def _clear_hot(self) -> None:
+        self._hot.clear()
+        self._vhot, self._vhotfn = None, no_hot
+
+    def _hot_result(self, hot: _Hot, args: tuple, out: Any) -> Any:
+        fn = hot.fn
         if type(out) is not np.ndarray or out.dtype.hasobject:
             out = _none_for_nones(out)  # (an array of numbers stays as it is)
         if not hot.fresh:
@@ -467,7 +500,7 @@ class Vmapped(Transformed):
             self._fast[key] = spec
             # fresh: the code returns only arrays it made (never None, nor a view)
             self._guards[key] = (free, fn, text, returns_fresh(new_text, fn.__name__))
-            self._hot.clear()
+            self._clear_hot()
             self._spec_text = new_text
             return result
 

@@ -1,0 +1,180 @@
+"""Hot paths generated per plan: one Python function that makes, in one frame, every
+check a planned call makes (api/hotcalls.py's ``_plan_call``, api/treecalls.py's
+``_tree_call``), then runs the code.
+
+A plan holds what a specialized entry assumes of its arguments: their structure (the
+containers' exact types, a dict's keys in order, the number of items), each array's
+shape and dtype, each scalar's type, each integer's value.  ``hot_function`` writes
+those facts out as straight-line tests of the arguments (``type(a0) is ndarray and
+a0.dtype is D0 and a0.shape == S0``: a dtype object compared by identity, so a test
+passes only where the key's equality would), then the plan's guards inline (the rules'
+generation, no background specializing failed, the free names' objects:
+``signatures.check_expression``, the expression ``FreeSnapshot.same`` runs), then the
+code, then the checks of its result that return it as it is (a fresh, writeable array
+of its primal's dtype and shape; a dict of them; a scalar gradient as a new 0-d array);
+any other result goes to the plan's own finishing (``finish``), as the dictionary path's
+does.  Any test that fails returns ``MISS``: the caller's dictionary path runs, whose
+key and guards decide again.  A structure the tests do not cover (a NamedTuple, a
+registered class, ``None``) gets no generated function (None)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..primitives.registry import _GENERATION
+from .signatures import check_expression, read_free_names
+
+__all__ = ["MISS", "hot_function", "no_hot"]
+
+MISS = object()  # (no plan, or a check failed: the checked path runs)
+
+_NP_SCALARS = (np.float16, np.float32, np.float64, np.longdouble)
+SCALAR_RESULTS = frozenset({float, *_NP_SCALARS})
+
+
+def no_hot(args: tuple) -> Any:
+    """The hot path of a transform with no plan run yet."""
+    return MISS
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.env: dict[str, Any] = {"MISS": MISS, "nd": np.ndarray, "GEN": _GENERATION,
+                                    "SR": SCALAR_RESULTS, "asarray": np.asarray}
+        self.lines: list[str] = []
+        self.tests: list[str] = []
+
+    def const(self, value: Any) -> str:
+        name = f"c{len(self.env)}"
+        self.env[name] = value
+        return name
+
+    def flush(self) -> None:
+        if self.tests:
+            self.lines.append(f"    if not ({' and '.join(self.tests)}):")
+            self.lines.append("        return MISS")
+            self.tests = []
+
+    def structure(self, a: Any, name: str) -> bool:
+        """Tests that ``name`` has ``a``'s structure, layouts and integer values (the
+        facts of its tree key: treecalls._walk); False where none are written."""
+        t = type(a)
+        if t is np.ndarray:
+            self.tests.append(f"type({name}) is nd and {name}.dtype is {self.const(a.dtype)}"
+                              f" and {name}.shape == {self.const(a.shape)}")
+            return True
+        if t is float or t in _NP_SCALARS:
+            self.tests.append(f"type({name}) is {self.const(t)}")
+            return True
+        if t is int or t is bool:
+            self.tests.append(f"type({name}) is {self.const(t)} and {name} == {a!r}")
+            return True
+        if t is dict or t is tuple or t is list:
+            test = f"type({name}) is {self.const(t)} and len({name}) == {len(a)}"
+            if t is dict:
+                if not all(type(k) is str for k in a):
+                    return False
+                test += f" and tuple({name}) == {self.const(tuple(a))}"
+            self.tests.append(test)
+            if not a:
+                return True
+            self.flush()
+            children = [f"{name}_{j}" for j in range(len(a))]
+            values = a.values() if t is dict else a
+            self.lines.append(f"    {', '.join(children)}, = {name}"
+                              f"{'.values()' if t is dict else ''}")
+            return all(self.structure(v, c) for v, c in zip(values, children))
+        return False
+
+    def as_it_is(self, p: Any) -> None:
+        """Return ``r``, the gradient of the primal ``p``, where it needs no cast: an
+        array of ``p``'s dtype and shape, writeable (a dict of them, in ``p``'s key
+        order), or a new 0-d array of a scalar (``treecalls._fresh_like``)."""
+        t = type(p)
+        if t is np.ndarray:
+            self.lines.append(f"    if type(r) is nd and r.dtype is {self.const(p.dtype)} and "
+                              f"r.shape == {self.const(p.shape)} and r.flags.writeable:")
+            self.lines.append("        return r")
+            if p.shape == ():
+                self.lines.append("    if type(r) in SR:")
+                self.lines.append(f"        return asarray(r, dtype={self.const(p.dtype)})")
+        elif t is float or t in _NP_SCALARS:
+            self.lines.append("    if type(r) in SR:")
+            self.lines.append(f"        return asarray(r, dtype={self.const(np.dtype(t))})")
+        elif t is dict and p and all(type(v) is np.ndarray for v in p.values()):
+            names = [f"r_{j}" for j in range(len(p))]
+            self.lines.append(f"    if type(r) is dict and len(r) == {len(p)} and "
+                              f"tuple(r) == {self.const(tuple(p))}:")
+            self.lines.append(f"        {', '.join(names)}, = r.values()")
+            tests = [f"type({n}) is nd and {n}.dtype is {self.const(v.dtype)} and {n}.shape "
+                     f"== {self.const(v.shape)} and {n}.flags.writeable"
+                     for n, v in zip(names, p.values())]
+            self.lines.append(f"        if {' and '.join(tests)}:")
+            self.lines.append("            return r")
+
+
+def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
+                 primal: int | None, guards: str | None = None, env: dict | None = None,
+                 located: Callable | None = None,
+                 any_array: bool = False,
+                 pair: list | None = None) -> Callable[[tuple], Any] | None:
+    """The generated hot path of ``plan`` (``_plan_call``'s or ``_tree_call``'s: its
+    entry, code, free-names check, whether the code reads free names, the rules'
+    generation at [0:5]), made from ``args``, a call's arguments that its key took:
+    ``hot(args)`` is the result of the plan's code, or ``MISS``.  ``finish(args,
+    result)``: the result made as the dictionary path makes it; ``primal``: the
+    position of the one argument a result returned as it is may be the gradient of
+    (None: every result goes to ``finish``).  ``owner``: the transform (its
+    ``_spec_error``, read at each call).  ``guards``: another expression of what the
+    plan needs besides its free names' objects (names bound in ``env``, ``owner``
+    among them) in place of the rules' generation and ``_spec_error``; ``located``:
+    where the code's ValueError or IndexError goes (``located(err)``: the caller's
+    frame does not catch them); ``any_array``: a result that is an array of numbers is
+    returned as it is (vmap's code that returns fresh arrays, nothing to cast); ``pair``:
+    a JVP's two results are returned as they are where they are arrays of one shape and
+    of the dtype ``pair[0]`` (pushforward.py's hot path, which sets it)."""
+    entry, fn, check, reads, generation = plan[:5]
+    w = _Writer()
+    names = [f"a{i}" for i in range(len(args))]
+    w.lines.append(f"    if len(args) != {len(args)}:")
+    w.lines.append("        return MISS")
+    if args:
+        w.lines.append(f"    {', '.join(names)}, = args")
+    for a, name in zip(args, names):
+        if not w.structure(a, name):
+            return None
+    w.flush()
+    free = "True"
+    if check is not None:
+        free = check_expression(entry.free if hasattr(entry, "free") else entry, w.env,
+                                "g_") or f"{w.const(check)}()"
+    w.env.update(env or {})
+    w.env.update(owner=owner, fn=fn, finish=finish, read=read_free_names, located=located)
+    if guards is None:
+        guards = f"GEN[0] == {generation!r} and owner._spec_error is None"
+    w.lines.append(f"    if not ({guards} and {free}):")
+    w.lines.append("        return MISS")
+    if reads:
+        w.lines.append("    read(fn)")
+    call = f"r = fn({', '.join(names)})"
+    if located is None:
+        w.lines.append(f"    {call}")
+    else:
+        w.lines += ["    try:", f"        {call}", "    except (ValueError, IndexError) as err:",
+                    "        located(err)"]
+    if primal is not None:
+        w.as_it_is(args[primal])
+    if any_array:
+        w.lines += ["    if type(r) is nd and not r.dtype.hasobject:", "        return r"]
+    if pair is not None:
+        w.env["PASSED"] = pair
+        w.lines += ["    o, od = r", "    if type(o) is nd and type(od) is nd and od.dtype is o.dtype "
+                    "is PASSED[0] and od.shape == o.shape:", "        return r"]
+    w.lines.append("    return finish(args, r)")
+    source = "def hot(args):\n" + "\n".join(w.lines) + "\n"
+    exec(compile(source, "<s2s:hot_path>", "exec"), w.env)
+    hot = w.env["hot"]
+    hot.__s2s_source__ = source  # (what it checks, for a reader)
+    return hot
