@@ -19,10 +19,15 @@ function reads it, in the user's code, before it is lowered:
 
 from __future__ import annotations
 
+import inspect
 import types
 from typing import Any
 
 import libcst as cst
+
+from ..errors import TransformError, UnsupportedSyntaxError
+from .resolve import is_library
+from .source import parse_function
 
 # calls that read their iterable argument once, front to back
 ONCE = {"sum", "list", "tuple", "zip", "enumerate", "sorted", "min", "max", "any",
@@ -53,9 +58,59 @@ def check_consumed(n: Any, node: cst.Call, fv: Any) -> None:
             parent.targets[0].target, cst.Name):
         _check_name(n, parent, parents, parent.targets[0].target.value, names, text)
         return
+    if _callee_reads_once(n, parents, text):
+        return  # (`total(gen(x))`, `total` reading its parameter once)
     raise n.unsupported(call, _why(parents, f"the generator `{text}(...)`"),
                         "iterate it where it is made (`for v in gen(x):`, "
                         "`sum(gen(x))`, `list(gen(x))`), or " + KEEP)
+
+
+class _Callee:
+    """A function a generator is passed to, seen as ``_check_name`` sees the
+    function that made it (its parse, errors located in it)."""
+
+    def __init__(self, parsed: Any) -> None:
+        self.p = parsed
+
+    def loc(self, node: Any) -> Any:
+        return self.p.loc(node)
+
+    def unsupported(self, node: Any, what: str, hint: str) -> Any:
+        return UnsupportedSyntaxError(what, self.p.loc(node), hint)
+
+
+def _callee_reads_once(n: Any, parents: tuple, text: str) -> bool:
+    """``f(gen(x))`` (``f(g)``) of a Python function ``f`` of the user's: True where
+    ``f`` reads that parameter once, front to back (refused, located in ``f``, where it
+    reads it otherwise); False for any other call."""
+    arg, call = parents[-1], parents[-2] if len(parents) >= 2 else None
+    funcs = getattr(n, "funcs", None)
+    if not isinstance(arg, cst.Arg) or not isinstance(call, cst.Call) or arg.star or (
+            funcs is None or not isinstance(call.func, (cst.Name, cst.Attribute))):
+        return False
+    fv = funcs.value_of(call.func)
+    obj = getattr(fv, "obj", None)
+    if not isinstance(obj, types.FunctionType) or is_library(obj) or hasattr(
+            obj, "__s2s_listed__") or obj.__code__.co_flags & inspect.CO_GENERATOR:
+        return False
+    params = [p for p in inspect.signature(obj).parameters.values() if p.kind in (
+        p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    index = call.args.index(arg)
+    if arg.keyword is not None:
+        name = arg.keyword.value
+    elif any(a.star or a.keyword for a in call.args[:index]) or index >= len(params) or (
+            params[index].kind is params[index].KEYWORD_ONLY):
+        return False
+    else:
+        name = params[index].name
+    try:
+        view = _Callee(parse_function(obj))
+    except TransformError:
+        return False
+    body = view.p.node.body.body
+    line, column = _at(view, body[0]) if body else (0, 0)
+    _check_name(view, None, (view.p.node,), name, _walk(view)[1], text, (line, column - 1))
+    return True
 
 
 def _read_once(node: Any, parents: tuple) -> bool:
@@ -98,12 +153,12 @@ def _called(call: Any) -> str | None:
     return func.value if isinstance(func, cst.Name) else None
 
 
-def _check_name(n: Any, bind: cst.Assign, bind_parents: tuple, name: str,
-                names: list, text: str) -> None:
+def _check_name(n: Any, bind: cst.Assign | None, bind_parents: tuple, name: str,
+                names: list, text: str, start: tuple[int, int] | None = None) -> None:
     """``name = gen(...)``: the reads of ``name`` after it, up to its next binding:
     ``next(name)`` (``next(name, default)``) calls, each on a path that runs once,
     then at most one read of the rest (a ``for``'s or a comprehension's)."""
-    start = _at(n, bind)
+    start = _at(n, bind) if start is None else start
     reads: list[tuple[cst.Name, tuple]] = []
     for node, parents, store in names:
         if node.value != name or _at(n, node) <= start:
@@ -115,7 +170,7 @@ def _check_name(n: Any, bind: cst.Assign, bind_parents: tuple, name: str,
     inside = set(map(id, bind_parents))
     taken = 0
     for node, parents in reads:
-        if _is_next(parents):
+        if _is_next(parents) and bind is not None:
             _once_here(n, node, parents, inside, what, straight=True)
             nexts(n)[_at(n, parents[-2])] = (name, taken)  # (`name[taken]`)
             taken += 1
@@ -126,8 +181,8 @@ def _check_name(n: Any, bind: cst.Assign, bind_parents: tuple, name: str,
                                 f"read again after line {first} read its items: Python's "
                                 "generator gives no items the second time, where s2s's "
                                 "list of them would give them again", KEEP)
-        if not _read_once(node, parents) or taken and not isinstance(
-                parents[-1], (cst.For, cst.CompFor)):
+        if not (_read_once(node, parents) or _callee_reads_once(n, parents, text)) or (
+                taken and not isinstance(parents[-1], (cst.For, cst.CompFor))):
             raise n.unsupported(node, _why(parents, what), "iterate it once (`for v in g:`, "
                                 "`sum(g)`, `list(g)`), or " + KEEP)
         _once_here(n, node, parents, inside, what)
@@ -251,6 +306,8 @@ def _walk(n: Any) -> tuple[dict, list]:
                 if target is not None:
                     for sub in _names_in(target):
                         stores.add(id(sub))
+            elif isinstance(node, cst.Param):
+                stores.add(id(node.name))  # (a parameter: bound before the body)
             elif isinstance(node, cst.Name):
                 parent = stack[-1] if stack else None
                 if not (isinstance(parent, cst.Attribute) and parent.attr is node):

@@ -120,6 +120,18 @@ def next_of_a_call(x):
     return next(waves(x)) * x[-1]
 
 
+def passed_on(x):
+    g = waves(x * 0.5)
+    return total(waves(x)) + total(items=g)
+
+
+def total(items):
+    t = 0.0
+    for v in items:
+        t = t + v * v
+    return t
+
+
 def generator_caller(x):
     return early_sum(x * 0.5) + two_nexts(np.cos(x)) + chained_sum(x)
 
@@ -241,12 +253,22 @@ def zipped_with_itself(x):
     return sum(a * b for a, b in zip(g, g))
 
 
-def passed_on(x):
-    return total(waves(x))
 
 
-def total(items):
-    return sum(items)
+def passed_to_a_double_reader(x):
+    return twice(waves(x))
+
+
+def twice(items):
+    return sum(items) + sum(items)
+
+
+def passed_on_returned(x):
+    return np.sum(np.stack(list(handed_back(waves(x)))))
+
+
+def handed_back(items):
+    return items
 
 
 def sent(x):
@@ -288,3 +310,26 @@ def zipped_with_endless(x):
     for i, v in zip(counter(), x):
         t = t + i * v
     return t
+
+
+# ---- module state read by a generator, changed between calls -------------------------
+
+
+class Stepper:
+    def __init__(self, c):
+        self.c = c
+
+    def steps(self, xs):
+        for v in xs:
+            yield v * self.c
+
+
+STEPPER = Stepper(3.0)
+
+
+def method_steps(x):
+    return sum(np.sin(v) for v in STEPPER.steps(x)) + x[0]
+
+
+def module_scaled(x):
+    return sum(v * v for v in waves(x)) + x[0]
