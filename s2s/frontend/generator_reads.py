@@ -181,8 +181,12 @@ def _check_name(n: Any, bind: cst.Assign | None, bind_parents: tuple, name: str,
                                 f"read again after line {first} read its items: Python's "
                                 "generator gives no items the second time, where s2s's "
                                 "list of them would give them again", KEEP)
-        if not (_read_once(node, parents) or _callee_reads_once(n, parents, text)) or (
-                taken and not isinstance(parents[-1], (cst.For, cst.CompFor))):
+        if taken and not isinstance(parents[-1], (cst.For, cst.CompFor)):
+            raise n.unsupported(node, f"what `next` left of {what} read otherwise than by "
+                                "a loop: s2s reads the rest only as `for v in g:` or a "
+                                "comprehension over `g`", "write `sum(v for v in g)`, "
+                                "`[v for v in g]`, or " + KEEP)
+        if not (_read_once(node, parents) or _callee_reads_once(n, parents, text)):
             raise n.unsupported(node, _why(parents, what), "iterate it once (`for v in g:`, "
                                 "`sum(g)`, `list(g)`), or " + KEEP)
         _once_here(n, node, parents, inside, what)

@@ -439,9 +439,14 @@ def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:
     of the others: an IndexError on NumPy, a clamped read on JAX).  Spelled
     ``len(x[:len(y)])``, a slice whose length every transform and the per-call
     unrolling of tuples know (a Python ``min`` would be an ``if``)."""
-    n, first = loops.n, seqs[0]
-    for seq in seqs[1:]:
-        stop = loops.length(seq, node)
+    n = loops.n
+    known = {k: len(a.value) for k, a in enumerate(seqs) if isinstance(a, Const) and type(
+        a.value) in (tuple, list)}  # (a module's constant: its length is known now)
+    if known:  # (its items read as constants: a loop unrolled, its count known now;
+        # a run-time sequence shorter than it is not checked, as before)
+        return loops.length(seqs[min(known, key=known.__getitem__)], node)
+    first, *others = seqs
+    for stop in [loops.length(seq, node) for seq in others]:
         first = n.emit(n.names.fresh("shortest"), "getitem", (first,),
                        {"index": Index((Slice(None, stop, None),), False)}, node)
     return loops.length(first, node)

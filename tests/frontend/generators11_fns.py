@@ -218,6 +218,20 @@ def enumerated_window(x):
     return t
 
 
+WEIGHTS = (0.5, -1.5, 2.0)
+TABLE = (1.0, 2.0, 3.0, 4.0)
+
+
+def zip_of_constants(x):
+    """Module tuples of unequal lengths (3 pairs), and one with an array."""
+    t = x[0]
+    for w, s in zip(WEIGHTS, TABLE):
+        t = t + w * s * np.sum(x)
+    for w, v in zip(TABLE, x):
+        t = t + w * np.sin(v)
+    return t
+
+
 def window_caller(x):
     return window_comprehension(x) + pairwise_loop(np.sin(x)) + window_of_three(x * 2.0)
 
@@ -269,6 +283,12 @@ def passed_on_returned(x):
 
 def handed_back(items):
     return items
+
+
+def next_then_sum(x):
+    g = waves(x)
+    first = next(g)
+    return first + sum(g)
 
 
 def sent(x):

@@ -46,7 +46,7 @@ WINDOWS = [("window_comprehension", 2), ("window_list", 2), ("window_array", 1),
            ("window_in_while", 1), ("window_of_three", 1), ("window_of_rows", 1),
            ("window_of_arrays", 1), ("window_of_grown", 1), ("pairwise_loop", 1),
            ("pairwise_sum", 2), ("pairwise_listed", 2), ("enumerated_window", 1),
-           ("window_caller", 2)]
+           ("zip_of_constants", 4), ("window_caller", 2)]
 ALL = GENERATORS + WINDOWS
 
 
@@ -116,7 +116,8 @@ def test_the_window_stops_at_the_shortest_sequence() -> None:
     """Before: ``zip(x, x[1:])`` walked ``len(x)`` steps, an IndexError from the
     emitted code (NumPy), ``x[1:][len(x) - 1]`` read past the end."""
     x = np.array([0.3, -0.7, 1.2, 0.5])
-    for name in ("window_comprehension", "window_of_rows", "window_in_while"):
+    for name in ("window_comprehension", "window_of_rows", "window_in_while",
+                 "zip_of_constants"):
         assert_close_to(s2s.grad(getattr(F, name))(x), central_grad(getattr(F, name), x),
                         f64=1e-6)
     text = s2s.source(s2s.grad(F.window_of_three))
@@ -158,6 +159,7 @@ REFUSED = {
     "zipped_with_itself": ("read again", "zip(g, g)", 41),
     "passed_to_a_double_reader": ("read again", "return sum(items) + sum(items)", 29),
     "passed_on_returned": ("used as a value", "return items", 12),
+    "next_then_sum": ("what `next` left", "return first + sum(g)", 24),
     "sent": ("`.send`", "return g.send(None)", 12),
     "next_under_an_if": ("on a path an `if` chooses", "a = a + next(g)", 22),
     "module_generator": ("generator object made outside", "for v in SPENT:", 14),
