@@ -28,6 +28,7 @@ from .bound_params import property_read, typed_method_call
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
 from .fncontainers import refuse_function_as_value
+from .generator_reads import next_item, spent_generator
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .kept_try import kept_try
 from .keyed import run_time_item
@@ -47,6 +48,7 @@ from .reduces import lower_accumulate, lower_reduce
 from .resolve import expression_advice, transform_kind
 from .sequences import list_copy, sequence_arithmetic
 from .source import literal_value
+from .windows import as_zip
 
 _BINOPS = {
     cst.Add: ("add", "plus", "total"),
@@ -184,7 +186,7 @@ class ExprLowerer:
             if name not in self.n.env:  # (after `del name`: the del's own error)
                 raise self.n.stmts.deletes.unbound(node) or _unbound(self.n, node)
             return Var(self.n.env[name])
-        obj = self.n.resolver.lookup_global(node)
+        obj = spent_generator(self.n, node, self.n.resolver.lookup_global(node))
         return self.n.resolver.constant(obj, name, node)
 
     def expr_Integer(self, node: cst.Integer, target: str | None) -> Atom:
@@ -629,6 +631,11 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     keys = kwdicts.keys_call(n, obj, node, target)  # tuple(p), sorted(p), list(p.keys())
     if keys is not None:
         return keys
+    if obj is builtins.list and as_zip(n, node) is not node:  # list(zip(x, x[1:]))
+        return n.exprs.expr(as_zip(n, node), target)
+    item = next_item(n, node) if obj is builtins.next else None
+    if item is not None:  # `next(g)` of a generator: an item of its list
+        return n.exprs.expr(item, target)
     rewritten = kwdicts.python_idiom(n, obj, node)  # next(iter(p)), max(p), zip(*pairs)
     if rewritten is not None:
         return n.exprs.expr(rewritten, target)

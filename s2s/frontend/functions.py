@@ -39,6 +39,7 @@ from .expressions import MAX_NAME, per_call
 from .fncontainers import containers
 from .fnlists import enter_functions, pass_sequence
 from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter
+from .generator_reads import check_consumed
 from .generators import consumed, function_value
 from .held_items import FnItems
 from .inner_transforms import padding, transform_value
@@ -131,7 +132,7 @@ class FunctionLowerer:
             return function_value(obj, text)
         if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType) \
                 and not isinstance(obj.__self__, type) and not is_library(obj.__func__):
-            return FnValue(obj, text, spelled=True)  # (an object's method: `net.loss`)
+            return function_value(obj, text)  # (an object's method: `net.loss`)
         call = getattr(type(obj), "__call__", None)
         if isinstance(call, types.FunctionType) and not isinstance(obj, type) and not (
                 is_library(obj)):
@@ -546,6 +547,7 @@ def _planned_call(self: FunctionLowerer, fv: FnValue, args: list[Any], kwargs: d
                   node: Any, target: str | None) -> Atom:
     n = self.n
     obj = fv.obj
+    check_consumed(n, node, fv)  # (a generator: its items read once)
     fn = getattr(obj, "__func__", obj)
     sig = inspect.signature(obj, follow_wrapped=False)  # (a wrapper: its own)
     try:

@@ -14,13 +14,14 @@ import libcst as cst
 
 from ..errors import UnboundFunctionError, UnpackError
 from ..ir.names import bound_names, read_names, rename, stem
-from ..ir.nodes import Atom, Break, Const, For, Index, Let, Stmt, Var
+from ..ir.nodes import Atom, Break, Const, For, Index, Let, Slice, Stmt, Var
 from .carried_records import rebuild_after, split_carried
 from .desugar import leaves_somewhere, reject_inside_loop
 from .dicts import assigned_names
 from .fncontainers import containers
 from .fnlists import unroll_appending
-from .windows import sliding_window
+from .generator_reads import rest
+from .windows import as_zip, sliding_window
 
 
 def _mentions(key: Any, names: set[str]) -> bool:
@@ -116,7 +117,7 @@ class LoopLowerer:
             if not isinstance(node.target, cst.Tuple) or len(node.target.elements) != len(seqs):
                 raise self.n.unsupported(node.target, "unpack zip() into one name per "
                                        "sequence", "write `for a, b in zip(x, y):`")
-            args, target_node = [self.length(seqs[0], iterable)], None
+            args, target_node = [_shortest(self, seqs, iterable)], None
             prefix += [(e.value, q) for e, q in zip(node.target.elements, seqs)]
         elif self.dict_iteration(node.target, iterable, resolved, prefix):
             args, target_node = [self.length(prefix[-1][1], iterable)], None
@@ -185,7 +186,7 @@ class LoopLowerer:
                 raise self.n.unsupported(item_target, "unpack enumerate(zip(...))'s "
                                        "items into one name per sequence",
                                        "write `for i, (a, b) in enumerate(zip(x, y)):`")
-            args = [self.length(seqs[0], iterable)]
+            args = [_shortest(self, seqs, iterable)]
             prefix += [(e.value, q) for e, q in zip(item_target.elements, seqs)]
         elif self.dict_iteration(item_target, inner, _builtin(self.n, inner_func), prefix):
             args = [self.length(prefix[-1][1], iterable)]  # enumerate(d.items()) ...
@@ -432,6 +433,25 @@ class LoopLowerer:
         return self.n.emit(self.n.names.fresh(f"len_{stem(self.n.named(seq))}"), "len", (seq,), {}, node)
 
 
+def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:
+    """``zip``'s length: its shortest sequence's, as Python's ``zip`` stops there
+    (``zip(x, x[1:])``: one less than ``x``'s; the first's alone indexed past the end
+    of the others: an IndexError on NumPy, a clamped read on JAX).  Spelled
+    ``len(x[:len(y)])``, a slice whose length every transform and the per-call
+    unrolling of tuples know (a Python ``min`` would be an ``if``)."""
+    n = loops.n
+    known = {k: len(a.value) for k, a in enumerate(seqs) if isinstance(a, Const) and type(
+        a.value) in (tuple, list)}  # (a module's constant: its length is known now)
+    if known:  # (its items read as constants: a loop unrolled, its count known now;
+        # a run-time sequence shorter than it is not checked, as before)
+        return loops.length(seqs[min(known, key=known.__getitem__)], node)
+    first, *others = seqs
+    for stop in [loops.length(seq, node) for seq in others]:
+        first = n.emit(n.names.fresh("shortest"), "getitem", (first,),
+                       {"index": Index((Slice(None, stop, None),), False)}, node)
+    return loops.length(first, node)
+
+
 def _changed_names(body: Any) -> set[str]:
     """The names a loop body binds again or whose list it changes in place
     (``parts.append(v)``, ``parts[0] = v``): before the body, such a list is not
@@ -483,7 +503,9 @@ def _view_of_copy(n: Any, iterable: Any) -> Any:
                 inner.func, cst.Attribute) and inner.func.attr.value in (
                 "values", "items", "keys"):
             return inner
-    return iterable
+    made = as_zip(n, rest(n, iterable))  # (`pairwise(xs)`, `list(zip(a, b))`: a zip;
+    # a generator `next` read `k` items of: `g[k:]`)
+    return made.for_in.iter if isinstance(made, cst.ListComp) else made
 
 
 def prebind(n: Any, node: Any) -> list[str]:

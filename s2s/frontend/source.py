@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from .. import syntax
 from ..caches import LRU
@@ -152,6 +152,8 @@ def _parse_def(fn: Any, code: Any, src_lines: list[str], first: int, dedented: s
     if shown is not None:
         filename, lines = shown[0], {**lines, **shown[1]}
         indent = indent if shown[2] is None else shown[2]
+        if len(shown) > 3:
+            positions = _shifted(positions, shown[3], first - 1)
     return ParsedFunction(
         node=node,
         filename=filename,
@@ -162,6 +164,20 @@ def _parse_def(fn: Any, code: Any, src_lines: list[str], first: int, dedented: s
         source_hash=hashlib.sha256(text.encode()).hexdigest(),
         depth=depth,
     )
+
+
+def _shifted(positions: dict, moved: dict, line_offset: int) -> dict:
+    """``positions`` moved back onto the user's lines and columns where ``DISPLAY``
+    says the text stands elsewhere (``{line: (the user's line, ((column, shift),
+    ...))}``: a position at or right of ``column`` is ``shift`` columns further right)."""
+    def back(pos: Any) -> Any:
+        at = moved.get(pos.line + line_offset)
+        if at is None:
+            return pos
+        shift = next((d for column, d in at[1] if pos.column >= column), 0)
+        return CodePosition(at[0] - line_offset, max(pos.column - shift, 0))
+
+    return {node: CodeRange(back(r.start), back(r.end)) for node, r in positions.items()}
 
 
 # ---- deep expressions ----------------------------------------------------------------

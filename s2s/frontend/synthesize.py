@@ -56,8 +56,11 @@ _COUNTER = itertools.count()
 PARTIAL = "_s2s_partial"  # functools.partial, in a recursive function's maker
 
 # file name s2s registered -> (the user's file, its lines, the column offset) that
-# errors in the text show: a lifted nested function's are the user's lines
-DISPLAY: dict[str, tuple[str, dict[int, str], int | None]] = {}
+# errors in the text show: a lifted nested function's are the user's lines; and,
+# optionally, {line: (the user's line, ((column, shift), ...))}: the text of that line
+# is the user's line's, from each column on ``shift`` columns further right (a
+# generator's copy: ``generators.py``)
+DISPLAY: dict[str, tuple] = {}
 
 
 def synthesize(text: str, name: str, namespace: dict[str, Any], tag: str,
@@ -78,13 +81,13 @@ def synthesize(text: str, name: str, namespace: dict[str, Any], tag: str,
                 f"{textwrap.indent(text, '    ')}    return {name}\n")
         first_line -= 1
         if display is not None:  # (the def is written 4 columns further in)
-            display = display[:2] + ((display[2] or 0) - 4,)
+            display = display[:2] + ((display[2] or 0) - 4,) + display[3:]
     if cells:  # (a maker one line above, its parameters the cells)
         text = (f"def _s2s_cells({', '.join(cells)}):\n"
                 f"{textwrap.indent(text, '    ')}    return {name}\n")
         first_line = max(first_line - 1, 1)
         if display is not None:
-            display = display[:2] + ((display[2] or 0) - 4,)
+            display = display[:2] + ((display[2] or 0) - 4,) + display[3:]
     padded = "\n" * (first_line - 1) + text
     lines = padded.splitlines(keepends=True)
     linecache.cache[filename] = (len(padded), None, lines, filename)

@@ -23,10 +23,13 @@ elsewhere (``insert``, ``del parts[1]``) is left as it was (refused there, locat
 
 from __future__ import annotations
 
+import builtins
+import itertools
 from typing import Any
 
 import libcst as cst
 
+from ..errors import TransformError
 from .desugar import lower_in_place
 
 
@@ -210,3 +213,50 @@ class _Window(cst.CSTTransformer):
             return updated
         k = _index(original)
         return self._made(f"{self.name}[{self.start}{f' + {k}' if k else ''}]", original)
+
+
+def as_zip(n: Any, call: Any) -> Any:
+    """``itertools.pairwise(xs)`` is ``zip(xs, xs[1:])`` (the same pairs, in order, over
+    a sequence: an array's rows, a list), and ``list(zip(a, b))`` (``list(pairwise(xs))``)
+    the list ``[(a_item, b_item) for a_item, b_item in zip(a, b)]``: the expression s2s
+    lowers for ``call`` where it stands (the loop over ``zip`` stops at its shortest
+    sequence, as Python's does), or ``call`` itself.  ``xs`` must be a name (or an
+    attribute, an item): a call there would be made twice, a generator read twice."""
+    if not isinstance(call, cst.Call) or len(call.args) != 1 or call.args[0].star or (
+            call.args[0].keyword is not None):
+        return call
+    func, xs = call.func, call.args[0].value
+    last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+    if last == "pairwise" and _resolved(n, func) is itertools.pairwise:
+        if not isinstance(xs, (cst.Name, cst.Attribute, cst.Subscript)):
+            raise n.unsupported(call, "`itertools.pairwise` of an expression: s2s reads "
+                                "it as `zip(xs, xs[1:])`, which would compute it (or run "
+                                "a generator) twice", "name it first (`xs = ...`, then "
+                                "`itertools.pairwise(xs)`)")
+        made: Any = cst.Call(cst.Name("zip"), [cst.Arg(xs), cst.Arg(cst.Subscript(
+            xs, [cst.SubscriptElement(cst.Slice(cst.Integer("1"), None))]))])
+    elif last == "list" and _resolved(n, func) is builtins.list and isinstance(
+            xs, cst.Call) and (_resolved(n, xs.func) is builtins.zip or getattr(
+            xs.func, "attr", xs.func).value == "pairwise"):
+        inner = as_zip(n, xs)
+        if not inner.args or any(a.star or a.keyword for a in inner.args):
+            return call
+        names = [cst.Name(n.comps.loop_name("item")) for _ in inner.args]
+        made = cst.ListComp(cst.Tuple([cst.Element(v) for v in names]), cst.CompFor(
+            cst.Tuple([cst.Element(v) for v in names]), inner))
+    else:
+        return call
+    n.desugar.alias_tree(made, call)
+    return made
+
+
+def _resolved(n: Any, func: Any) -> Any:
+    root = func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name) or root.value in n.local_names:
+        return None
+    try:
+        return n.resolver.resolve_dotted(func)[0]
+    except TransformError:
+        return None
