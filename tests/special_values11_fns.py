@@ -1,0 +1,31 @@
+"""Functions of tests/test_special_values11.py (each run by s2s and, through
+``support.jax_twin``, by JAX on the same source)."""
+
+import functools
+import operator
+
+import numpy as np
+
+
+def product_fold(x):
+    return functools.reduce(operator.mul, x)
+
+
+def product_fold_from_one(x):
+    return functools.reduce(operator.mul, x, 1.0)
+
+
+def product_fold_of_a_lambda(x):
+    return functools.reduce(lambda a, b: a * b, x)
+
+
+def log_sum_exp_pair(x):
+    return np.logaddexp(x[0], x[1])
+
+
+def log_sum_exp2_pair(x):
+    return np.logaddexp2(x[0], x[1])
+
+
+def log_sum_exp_against(x):
+    return np.sum(np.logaddexp(x, -np.inf) + np.logaddexp(0.5, x))
