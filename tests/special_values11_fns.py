@@ -29,3 +29,31 @@ def log_sum_exp2_pair(x):
 
 def log_sum_exp_against(x):
     return np.sum(np.logaddexp(x, -np.inf) + np.logaddexp(0.5, x))
+
+
+def largest(x):
+    return np.max(x)
+
+
+def smallest(x):
+    return np.min(x)
+
+
+def largest_by_amax(x):
+    return np.amax(x)
+
+
+def spread(x):
+    return np.ptp(x)
+
+
+def spread_of_columns(x):
+    return np.sum(np.ptp(np.reshape(x, (2, -1)), axis=0))
+
+
+def largest_of_rows(x):
+    return np.sum(np.max(np.reshape(x, (2, -1)), axis=1))
+
+
+def largest_ignoring_nan(x):
+    return np.nanmax(x)

@@ -73,14 +73,18 @@ deflinear("mean", "a", keywords=True)
 defprim(
     "max", np.max, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     aliases=(np.amax,), methods=("max",),
-    note="ties share the cotangent evenly, as JAX",
+    note="ties share the cotangent evenly, as JAX; a NaN max's derivative NaN, on "
+    "both backends, as JAX",
 )
 
 
 # Ties share evenly: each winner takes g / count.  The count is summed in the output's
 # dtype (a float32 gradient stays float32), and g is divided before it is spread over
 # the boolean winners: XLA runs that order as fast as JAX's own rule, where
-# g * winners / count ran 10 to 20% slower on 1e5 elements (tools/bench_jit.py).
+# g * winners / count ran 10 to 20% slower on 1e5 elements (tools/bench_jit.py).  It
+# is spread by np.where, not share * winners: JAX's product with a boolean is 0 where
+# the share is NaN or inf, and a NaN max (no winner, count 0) had the gradient 0 on the
+# JAX backend where NumPy's and JAX's are NaN.
 @defvjp("max")
 def max_vjp(g, ans, a, axis=None, keepdims=False):
     if axis is not None and not keepdims:
@@ -88,7 +92,8 @@ def max_vjp(g, ans, a, axis=None, keepdims=False):
         ans = np.expand_dims(ans, axis)
     winners = a == ans
     count = np.sum(winners * np.ones_like(ans), axis=axis, keepdims=True)
-    return g / count * winners
+    share = g / count
+    return np.where(winners, share, share * 0.0)
 
 
 @defjvp("max", "a")
@@ -200,7 +205,8 @@ def std_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
 
 defprim(
     "ptp", np.ptp, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
-    note="max - min: ties share the cotangent evenly, as JAX",
+    note="max - min: ties share the cotangent evenly, as JAX; NaN where the max or "
+    "min is NaN, on both backends, as JAX",
 )
 
 
@@ -210,25 +216,21 @@ def ptp_vjp(g, ans, a, axis=None, keepdims=False):
         g = np.expand_dims(g, axis)
     top = a == np.max(a, axis=axis, keepdims=True)
     bottom = a == np.min(a, axis=axis, keepdims=True)
-    return g * (
-        top / np.sum(top, axis=axis, keepdims=True)
-        - bottom / np.sum(bottom, axis=axis, keepdims=True)
-    )
+    ones = np.ones_like(a)  # (0 / count, not a boolean: NaN where no element wins)
+    up = np.sum(top * ones, axis=axis, keepdims=True)
+    down = np.sum(bottom * ones, axis=axis, keepdims=True)
+    return g * (np.where(top, 1.0 / up, 0.0 / up) - np.where(bottom, 1.0 / down, 0.0 / down))
 
 
 @defjvp("ptp", "a")
 def ptp_jvp(a_dot, ans, a, axis=None, keepdims=False):
     top = a == np.max(a, axis=axis, keepdims=True)
     bottom = a == np.min(a, axis=axis, keepdims=True)
-    return np.sum(
-        a_dot
-        * (
-            top / np.sum(top, axis=axis, keepdims=True)
-            - bottom / np.sum(bottom, axis=axis, keepdims=True)
-        ),
-        axis=axis,
-        keepdims=keepdims,
-    )
+    ones = np.ones_like(a)
+    up = np.sum(top * ones, axis=axis, keepdims=True)
+    down = np.sum(bottom * ones, axis=axis, keepdims=True)
+    weights = np.where(top, 1.0 / up, 0.0 / up) - np.where(bottom, 1.0 / down, 0.0 / down)
+    return np.sum(a_dot * weights, axis=axis, keepdims=keepdims)
 
 
 defprim(
@@ -404,7 +406,8 @@ def nanstd_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
 for _name, _impl in (("nanmax", np.nanmax), ("nanmin", np.nanmin)):
     defprim(
         _name, _impl, "(a, axis=None, keepdims=False)", family="reduction",
-        batch="reducer", note="ties share the cotangent evenly and NaN never wins, as JAX",
+        batch="reducer", note="ties share the cotangent evenly and NaN never wins, as JAX; "
+        "an all-NaN slice's derivative 0, as JAX",
     )
 
     @defvjp(_name)
@@ -414,7 +417,8 @@ for _name, _impl in (("nanmax", np.nanmax), ("nanmin", np.nanmin)):
             ans = np.expand_dims(ans, axis)
         winners = a == ans
         count = np.sum(winners * np.ones_like(ans), axis=axis, keepdims=True)
-        return g / count * winners
+        share = g / np.maximum(count, 1.0)  # (an all-NaN slice: no winner; 0, as JAX)
+        return np.where(winners, share, share * 0.0)
 
     @defjvp(_name, "a")
     def nanmax_jvp(a_dot, ans, a, axis=None, keepdims=False):
@@ -422,7 +426,8 @@ for _name, _impl in (("nanmax", np.nanmax), ("nanmin", np.nanmin)):
             ans = np.expand_dims(ans, axis)
         winners = a == ans
         count = np.sum(winners * np.ones_like(ans), axis=axis, keepdims=keepdims)
-        return np.sum(a_dot * winners, axis=axis, keepdims=keepdims) / count
+        total = np.sum(a_dot * winners, axis=axis, keepdims=keepdims)
+        return total / np.maximum(count, 1.0)
 
 
 # ---- running sums and products ----------------------------------------------------
