@@ -57,3 +57,27 @@ def largest_of_rows(x):
 
 def largest_ignoring_nan(x):
     return np.nanmax(x)
+
+
+def middle(x):
+    return np.median(x)
+
+
+def middle_of_rows(x):
+    return np.sum(np.median(np.reshape(x, (2, -1)), axis=1) * np.array([1.0, 2.0]))
+
+
+def quantiles(x):
+    return np.sum(np.quantile(x, np.array([0.25, 0.5, 0.9])))
+
+
+def percentile_of_columns(x):
+    return np.sum(np.percentile(np.reshape(x, (2, -1)), 40.0, axis=0))
+
+
+def middle_ignoring_nan(x):
+    return np.nanmedian(x)
+
+
+def middle_of_rows_ignoring_nan(x):
+    return np.sum(np.nanmedian(np.reshape(x, (2, -1)), axis=1) * np.array([1.0, 2.0]))

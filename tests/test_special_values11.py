@@ -16,6 +16,9 @@
   s2s's NumPy backend (0 before: the rules spread the cotangent by a product with
   the boolean winners, and JAX's product of a boolean and an inf is 0); an all-NaN
   ``np.nanmax``: 0, JAX's (NaN before).
+- ``np.median``/``np.quantile``/``np.percentile`` of a slice holding a NaN: the
+  derivative 0, JAX's (a one-hot at the sorted position before); an all-NaN
+  ``np.nanmedian``: 0 (``[0.5, 0, ...]`` before).
 """
 
 from __future__ import annotations
@@ -201,5 +204,46 @@ def test_reducers_at_nan_against_jax(dtype) -> None:
                      (s2s.jvp(f, (x,), (v,))[1], jax.jvp(jf, (x,), (v,))[1]),
                      (s2s.jacfwd(f)(x), jax.jacfwd(jf)(x)),
                      (s2s.hessian(f)(x), jax.hessian(jf)(x))]
+            for k, (got, want) in enumerate(pairs):
+                _same(got, want, dtype, f"{name} form {k} at {p}")
+
+
+# ---- median, quantile, percentile with a NaN --------------------------------------
+
+ORDER_STATS = ["middle", "middle_of_rows", "quantiles", "percentile_of_columns",
+               "middle_ignoring_nan", "middle_of_rows_ignoring_nan"]
+
+
+def test_median_of_a_nan() -> None:
+    """``np.median`` of a vector holding a NaN is NaN; its gradient is JAX's 0 (it was
+    a one-hot at the sorted position, a number for a NaN-valued function); an all-NaN
+    ``np.nanmedian`` likewise (it was ``[0.5, 0, 0]``)."""
+    x = np.array([1.0, NAN, 2.0])
+    np.testing.assert_array_equal(s2s.grad(F.middle)(x), [0.0, 0.0, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = s2s.grad(F.middle_ignoring_nan)(np.array([NAN, NAN, NAN]))
+    np.testing.assert_array_equal(got, [0.0, 0.0, 0.0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_order_statistics_at_nan_against_jax(dtype) -> None:
+    """grad on both backends, jvp, jacfwd and hessian of median, quantile,
+    percentile and nanmedian (over all and along an axis) at NaNs, infinities and
+    ties: JAX's."""
+    for name in ORDER_STATS:
+        f, jf = getattr(F, name), getattr(J, name)
+        for p in NAN_POINTS:
+            x = np.array(p, dtype)
+            v = np.cos(np.arange(x.size)).astype(dtype)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pairs = [(s2s.grad(f)(x), jax.grad(jf)(x)),
+                         (s2s.jit(s2s.grad(f))(x), jax.grad(jf)(x)),
+                         (s2s.jit(s2s.grad(f), backend="jax")(x), jax.grad(jf)(x)),
+                         (s2s.jvp(f, (x,), (v,))[1], jax.jvp(jf, (x,), (v,))[1]),
+                         (s2s.jacfwd(f)(x), jax.jacfwd(jf)(x)),
+                         (s2s.hessian(f)(x), jax.hessian(jf)(x))]
             for k, (got, want) in enumerate(pairs):
                 _same(got, want, dtype, f"{name} form {k} at {p}")

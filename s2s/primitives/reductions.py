@@ -237,7 +237,8 @@ defprim(
     "median", np.median, "(a, axis=None, keepdims=False)", family="reduction",
     batch="reducer",
     note="the middle element (the two middle ones share it, for an even count) in a "
-    "stable sort: ties resolved by position, as JAX; axis None or an int",
+    "stable sort: ties resolved by position, as JAX; axis None or an int; 0 where "
+    "the slice holds a NaN, as JAX",
 )
 
 
@@ -252,7 +253,8 @@ def median_vjp(g, ans, a, axis=None, keepdims=False):
             g = np.expand_dims(g, axis)
         rank = np.argsort(np.argsort(a, axis=axis, kind="stable"), axis=axis)
         n = np.shape(a)[axis]
-    return g / 2 * (rank == (n - 1) // 2) + g / 2 * (rank == n // 2)
+    clean = ~np.any(np.isnan(a), axis=axis, keepdims=True)  # (a NaN's median: 0, JAX's)
+    return (g / 2 * (rank == (n - 1) // 2) + g / 2 * (rank == n // 2)) * clean
 
 
 @defjvp("median", "a")
@@ -266,7 +268,7 @@ def median_jvp(a_dot, ans, a, axis=None, keepdims=False):
         n = np.shape(a)[axis]
     low = np.sum(a_dot * (rank == (n - 1) // 2), axis=axis, keepdims=keepdims)
     high = np.sum(a_dot * (rank == n // 2), axis=axis, keepdims=keepdims)
-    return (low + high) / 2
+    return (low + high) / 2 * ~np.any(np.isnan(a), axis=axis, keepdims=keepdims)
 
 
 # ---- weighted mean --------------------------------------------------------------
@@ -826,7 +828,8 @@ def quantile_vjp(g, ans, a, q, axis=None, keepdims=False):
     sorted_at = np.arange(n)
     t = pos - low
     weights = (1.0 - t) * (sorted_at == low) + t * (sorted_at == high)
-    per_element = np.take(weights, rank, axis=-1)
+    per_element = np.take(weights, rank, axis=-1) * ~np.any(
+        np.isnan(moved), axis=-1, keepdims=True)  # (a slice holding a NaN: 0, JAX's)
     g = np.reshape(g, np.shape(per_element)[:-1])
     a_bar = np.sum(np.reshape(np.expand_dims(g, -1) * per_element,
                               (-1,) + np.shape(rank)), axis=0)
@@ -854,8 +857,9 @@ def quantile_jvp_a(a_dot, ans, a, q, axis=None, keepdims=False):
     sorted_at = np.arange(n)
     t = pos - low
     weights = (1.0 - t) * (sorted_at == low) + t * (sorted_at == high)
-    return np.reshape(np.sum(np.take(weights, rank, axis=-1) * moved_dot, axis=-1),
-                      np.shape(ans))
+    clean = ~np.any(np.isnan(moved), axis=-1, keepdims=True)
+    return np.reshape(np.sum(np.take(weights, rank, axis=-1) * clean * moved_dot,
+                             axis=-1), np.shape(ans))
 
 
 @defjvp("quantile", "q")
@@ -895,7 +899,8 @@ def percentile_vjp(g, ans, a, q, axis=None, keepdims=False):
     sorted_at = np.arange(n)
     t = pos - low
     weights = (1.0 - t) * (sorted_at == low) + t * (sorted_at == high)
-    per_element = np.take(weights, rank, axis=-1)
+    per_element = np.take(weights, rank, axis=-1) * ~np.any(
+        np.isnan(moved), axis=-1, keepdims=True)  # (a slice holding a NaN: 0, JAX's)
     g = np.reshape(g, np.shape(per_element)[:-1])
     a_bar = np.sum(np.reshape(np.expand_dims(g, -1) * per_element,
                               (-1,) + np.shape(rank)), axis=0)
@@ -924,8 +929,9 @@ def percentile_jvp_a(a_dot, ans, a, q, axis=None, keepdims=False):
     sorted_at = np.arange(n)
     t = pos - low
     weights = (1.0 - t) * (sorted_at == low) + t * (sorted_at == high)
-    return np.reshape(np.sum(np.take(weights, rank, axis=-1) * moved_dot, axis=-1),
-                      np.shape(ans))
+    clean = ~np.any(np.isnan(moved), axis=-1, keepdims=True)
+    return np.reshape(np.sum(np.take(weights, rank, axis=-1) * clean * moved_dot,
+                             axis=-1), np.shape(ans))
 
 
 @defjvp("percentile", "q")
@@ -1104,7 +1110,8 @@ defprim(
     "nanmedian", np.nanmedian, "(a, axis=None, keepdims=False)", family="reduction",
     batch="reducer",
     note="np.nanquantile at 0.5: the middle non-NaN element (the two middle ones share "
-    "it); NaN gets no cotangent; ties ranked by position, as JAX; axis None or an int",
+    "it); NaN gets no cotangent (an all-NaN slice: 0); ties ranked by position, as "
+    "JAX; axis None or an int",
 )
 
 
@@ -1116,7 +1123,8 @@ def nanmedian_vjp(g, ans, a, axis=None, keepdims=False):
         moved = np.moveaxis(a, axis, -1)
     count = np.sum(np.logical_not(np.isnan(moved)), axis=-1, keepdims=True)
     rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
-    weights = 0.5 * (rank == (count - 1) // 2) + 0.5 * (rank == count // 2)
+    weights = (0.5 * (rank == (count - 1) // 2) + 0.5 * (rank == count // 2)) * (
+        count > 0)  # (an all-NaN slice: 0, JAX's)
     g = np.reshape(g, np.shape(weights)[:-1])
     a_bar = np.expand_dims(g, -1) * weights
     if axis is None:
@@ -1134,6 +1142,7 @@ def nanmedian_jvp(a_dot, ans, a, axis=None, keepdims=False):
         moved_dot = np.moveaxis(a_dot, axis, -1)
     count = np.sum(np.logical_not(np.isnan(moved)), axis=-1, keepdims=True)
     rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
-    weights = 0.5 * (rank == (count - 1) // 2) + 0.5 * (rank == count // 2)
+    weights = (0.5 * (rank == (count - 1) // 2) + 0.5 * (rank == count // 2)) * (
+        count > 0)  # (an all-NaN slice: 0, JAX's)
     kept_dot = np.where(np.isnan(moved), 0.0, moved_dot)
     return np.reshape(np.sum(weights * kept_dot, axis=-1), np.shape(ans))
