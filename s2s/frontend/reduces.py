@@ -9,8 +9,24 @@ the loop Python runs::
     for k in range(1, len(xs)):      # (or: range(len(xs)))
         acc = f(acc, xs[k])
 
-so every transform sees an ordinary loop.  An empty sequence without ``initial`` is
-Python's ``TypeError``, raised when the function runs.
+so every transform sees an ordinary loop, with the fold's first and last calls
+written out of it (JAX, which unrolls the Python loop, never multiplies a derivative
+that is zero by construction: the seed's in reverse mode, the constant's or the basis's
+second-order one in forward mode; carried into a loop such a derivative becomes an
+array of zeros, and ``0 * inf`` is NaN where JAX's Hessian of the product ``[inf, 0]``
+is ``[[0, 1], [1, 0]]``)::
+
+    acc = xs[0]                      # (or: acc = initial; if n > 0: acc = f(acc, xs[0]))
+    if n > 2:
+        acc = f(acc, xs[1])
+        for k in range(2, n - 1):
+            acc = f(acc, xs[k])
+        acc = f(acc, xs[n - 1])
+    elif n == 2:
+        acc = f(acc, xs[1])
+
+An empty sequence without ``initial`` is Python's ``TypeError``, raised when the
+function runs.
 """
 
 from __future__ import annotations
@@ -61,21 +77,32 @@ def _loop(n: Any, node: cst.Call, target: str | None) -> Atom:
         statements.append(_assign(name, seq))
         seq = cst.Name(name)
     acc, k = n.comps.loop_name("acc", target), n.comps.loop_name("k")
+    count = n.comps.loop_name("n")
     spelled = cst.Module([]).code_for_node(seq)
+
+    def call(item: str) -> cst.SimpleStatementLine:
+        return _assign(acc, cst.Call(args[0].value, [cst.Arg(cst.Name(acc)), cst.Arg(
+            cst.parse_expression(item))]))
+
+    # the first and last calls out of the loop (the module's docstring says why)
+    loop = cst.For(target=cst.Name(k), iter=cst.parse_expression(
+        f"range(2, {count} - 1)"), body=cst.IndentedBlock([call(f"{spelled}[{k}]")]))
+    rest = cst.If(test=cst.parse_expression(f"{count} > 2"), body=cst.IndentedBlock([
+        call(f"{spelled}[1]"), loop, call(f"{spelled}[{count} - 1]")]), orelse=cst.If(
+            test=cst.parse_expression(f"{count} == 2"),
+            body=cst.IndentedBlock([call(f"{spelled}[1]")])))
     if len(args) == 3:
         statements.append(_assign(acc, args[2].value))
-        start = ""
+        statements.append(_assign(count, cst.parse_expression(f"len({spelled})")))
+        statements.append(cst.If(test=cst.parse_expression(f"{count} > 0"),
+                                 body=cst.IndentedBlock([call(f"{spelled}[0]"), rest])))
     else:
         statements.append(cst.parse_statement(
             f"if len({spelled}) == 0:\n"
             f"    raise TypeError('reduce() of empty iterable with no initial value')\n"))
         statements.append(cst.parse_statement(f"{acc} = {spelled}[0]\n"))
-        start = "1, "
-    call = cst.Call(args[0].value, [cst.Arg(cst.Name(acc)), cst.Arg(
-        cst.parse_expression(f"{spelled}[{k}]"))])
-    body = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(acc))], call)])
-    statements.append(cst.For(target=cst.Name(k), iter=cst.parse_expression(
-        f"range({start}len({spelled}))"), body=cst.IndentedBlock([body])))
+        statements.append(_assign(count, cst.parse_expression(f"len({spelled})")))
+        statements.append(rest)
     lower_in_place(n, statements, node)
     return Var(n.env[acc])
 

@@ -254,48 +254,54 @@ for _name, _op, _pyop in (
 
 defprim(
     "logaddexp", np.logaddexp, "(x1, x2)", family="binary",
-    note="exp(x - ans) for each side; at x1 = x2 = -inf NaN, as JAX (JAX's rule also "
-    "replaces +inf operands by 0, which this one does not)",
+    note="exp(x - ans) for each side, an operand at ans = +inf weighing 1 (not inf - "
+    "inf, NaN: JAX's 1 too); the other operand's weight exp(x - inf) is 0, the limit "
+    "(JAX gives 1 for a finite one: it replaces the +inf in ans by 0); at x1 = x2 = "
+    "-inf NaN, as JAX; at x1 = x2 = +inf 1 and 1, as JAX",
 )
 
 
 @defvjp("logaddexp")
 def logaddexp_vjp(g, ans, x1, x2):
-    return unbroadcast(g * np.exp(x1 - ans), x1), unbroadcast(g * np.exp(x2 - ans), x2)
+    at_inf = np.isposinf(ans)
+    w1 = np.exp(np.where(at_inf & (x1 == ans), 0.0, x1 - ans))
+    w2 = np.exp(np.where(at_inf & (x2 == ans), 0.0, x2 - ans))
+    return unbroadcast(g * w1, x1), unbroadcast(g * w2, x2)
 
 
 @defjvp("logaddexp", "x1")
 def logaddexp_jvp_x1(x1_dot, ans, x1, x2):
-    return x1_dot * np.exp(x1 - ans)
+    return x1_dot * np.exp(np.where(np.isposinf(ans) & (x1 == ans), 0.0, x1 - ans))
 
 
 @defjvp("logaddexp", "x2")
 def logaddexp_jvp_x2(x2_dot, ans, x1, x2):
-    return x2_dot * np.exp(x2 - ans)
+    return x2_dot * np.exp(np.where(np.isposinf(ans) & (x2 == ans), 0.0, x2 - ans))
 
 
 defprim(
     "logaddexp2", np.logaddexp2, "(x1, x2)", family="binary",
-    note="2 ** (x - ans) for each side; at x1 = x2 = -inf NaN, as JAX",
+    note="2 ** (x - ans) for each side, an operand at ans = +inf weighing 1 and the "
+    "other 0 (as logaddexp); at x1 = x2 = -inf NaN, as JAX",
 )
 
 
 @defvjp("logaddexp2")
 def logaddexp2_vjp(g, ans, x1, x2):
-    return (
-        unbroadcast(g * np.exp2(x1 - ans), x1),
-        unbroadcast(g * np.exp2(x2 - ans), x2),
-    )
+    at_inf = np.isposinf(ans)
+    w1 = np.exp2(np.where(at_inf & (x1 == ans), 0.0, x1 - ans))
+    w2 = np.exp2(np.where(at_inf & (x2 == ans), 0.0, x2 - ans))
+    return unbroadcast(g * w1, x1), unbroadcast(g * w2, x2)
 
 
 @defjvp("logaddexp2", "x1")
 def logaddexp2_jvp_x1(x1_dot, ans, x1, x2):
-    return x1_dot * np.exp2(x1 - ans)
+    return x1_dot * np.exp2(np.where(np.isposinf(ans) & (x1 == ans), 0.0, x1 - ans))
 
 
 @defjvp("logaddexp2", "x2")
 def logaddexp2_jvp_x2(x2_dot, ans, x1, x2):
-    return x2_dot * np.exp2(x2 - ans)
+    return x2_dot * np.exp2(np.where(np.isposinf(ans) & (x2 == ans), 0.0, x2 - ans))
 
 
 defprim(

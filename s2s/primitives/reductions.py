@@ -73,14 +73,18 @@ deflinear("mean", "a", keywords=True)
 defprim(
     "max", np.max, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
     aliases=(np.amax,), methods=("max",),
-    note="ties share the cotangent evenly, as JAX",
+    note="ties share the cotangent evenly, as JAX; a NaN max's derivative NaN, on "
+    "both backends, as JAX",
 )
 
 
 # Ties share evenly: each winner takes g / count.  The count is summed in the output's
 # dtype (a float32 gradient stays float32), and g is divided before it is spread over
 # the boolean winners: XLA runs that order as fast as JAX's own rule, where
-# g * winners / count ran 10 to 20% slower on 1e5 elements (tools/bench_jit.py).
+# g * winners / count ran 10 to 20% slower on 1e5 elements (tools/bench_jit.py).  It
+# is spread by np.where, not share * winners: JAX's product with a boolean is 0 where
+# the share is NaN or inf, and a NaN max (no winner, count 0) had the gradient 0 on the
+# JAX backend where NumPy's and JAX's are NaN.
 @defvjp("max")
 def max_vjp(g, ans, a, axis=None, keepdims=False):
     if axis is not None and not keepdims:
@@ -88,7 +92,8 @@ def max_vjp(g, ans, a, axis=None, keepdims=False):
         ans = np.expand_dims(ans, axis)
     winners = a == ans
     count = np.sum(winners * np.ones_like(ans), axis=axis, keepdims=True)
-    return g / count * winners
+    share = g / count
+    return np.where(winners, share, share * 0.0)
 
 
 @defjvp("max", "a")
@@ -200,7 +205,8 @@ def std_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
 
 defprim(
     "ptp", np.ptp, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
-    note="max - min: ties share the cotangent evenly, as JAX",
+    note="max - min: ties share the cotangent evenly, as JAX; NaN where the max or "
+    "min is NaN, on both backends, as JAX",
 )
 
 
@@ -210,32 +216,29 @@ def ptp_vjp(g, ans, a, axis=None, keepdims=False):
         g = np.expand_dims(g, axis)
     top = a == np.max(a, axis=axis, keepdims=True)
     bottom = a == np.min(a, axis=axis, keepdims=True)
-    return g * (
-        top / np.sum(top, axis=axis, keepdims=True)
-        - bottom / np.sum(bottom, axis=axis, keepdims=True)
-    )
+    ones = np.ones_like(a)  # (0 / count, not a boolean: NaN where no element wins)
+    up = np.sum(top * ones, axis=axis, keepdims=True)
+    down = np.sum(bottom * ones, axis=axis, keepdims=True)
+    return g * (np.where(top, 1.0 / up, 0.0 / up) - np.where(bottom, 1.0 / down, 0.0 / down))
 
 
 @defjvp("ptp", "a")
 def ptp_jvp(a_dot, ans, a, axis=None, keepdims=False):
     top = a == np.max(a, axis=axis, keepdims=True)
     bottom = a == np.min(a, axis=axis, keepdims=True)
-    return np.sum(
-        a_dot
-        * (
-            top / np.sum(top, axis=axis, keepdims=True)
-            - bottom / np.sum(bottom, axis=axis, keepdims=True)
-        ),
-        axis=axis,
-        keepdims=keepdims,
-    )
+    ones = np.ones_like(a)
+    up = np.sum(top * ones, axis=axis, keepdims=True)
+    down = np.sum(bottom * ones, axis=axis, keepdims=True)
+    weights = np.where(top, 1.0 / up, 0.0 / up) - np.where(bottom, 1.0 / down, 0.0 / down)
+    return np.sum(a_dot * weights, axis=axis, keepdims=keepdims)
 
 
 defprim(
     "median", np.median, "(a, axis=None, keepdims=False)", family="reduction",
     batch="reducer",
     note="the middle element (the two middle ones share it, for an even count) in a "
-    "stable sort: ties resolved by position, as JAX; axis None or an int",
+    "stable sort: ties resolved by position, as JAX; axis None or an int; 0 where "
+    "the slice holds a NaN, as JAX",
 )
 
 
@@ -250,7 +253,8 @@ def median_vjp(g, ans, a, axis=None, keepdims=False):
             g = np.expand_dims(g, axis)
         rank = np.argsort(np.argsort(a, axis=axis, kind="stable"), axis=axis)
         n = np.shape(a)[axis]
-    return g / 2 * (rank == (n - 1) // 2) + g / 2 * (rank == n // 2)
+    clean = ~np.any(np.isnan(a), axis=axis, keepdims=True)  # (a NaN's median: 0, JAX's)
+    return (g / 2 * (rank == (n - 1) // 2) + g / 2 * (rank == n // 2)) * clean
 
 
 @defjvp("median", "a")
@@ -264,7 +268,7 @@ def median_jvp(a_dot, ans, a, axis=None, keepdims=False):
         n = np.shape(a)[axis]
     low = np.sum(a_dot * (rank == (n - 1) // 2), axis=axis, keepdims=keepdims)
     high = np.sum(a_dot * (rank == n // 2), axis=axis, keepdims=keepdims)
-    return (low + high) / 2
+    return (low + high) / 2 * ~np.any(np.isnan(a), axis=axis, keepdims=keepdims)
 
 
 # ---- weighted mean --------------------------------------------------------------
@@ -404,7 +408,8 @@ def nanstd_jvp(a_dot, ans, a, axis=None, ddof=0, keepdims=False):
 for _name, _impl in (("nanmax", np.nanmax), ("nanmin", np.nanmin)):
     defprim(
         _name, _impl, "(a, axis=None, keepdims=False)", family="reduction",
-        batch="reducer", note="ties share the cotangent evenly and NaN never wins, as JAX",
+        batch="reducer", note="ties share the cotangent evenly and NaN never wins, as JAX; "
+        "an all-NaN slice's derivative 0, as JAX",
     )
 
     @defvjp(_name)
@@ -414,7 +419,8 @@ for _name, _impl in (("nanmax", np.nanmax), ("nanmin", np.nanmin)):
             ans = np.expand_dims(ans, axis)
         winners = a == ans
         count = np.sum(winners * np.ones_like(ans), axis=axis, keepdims=True)
-        return g / count * winners
+        share = g / np.maximum(count, 1.0)  # (an all-NaN slice: no winner; 0, as JAX)
+        return np.where(winners, share, share * 0.0)
 
     @defjvp(_name, "a")
     def nanmax_jvp(a_dot, ans, a, axis=None, keepdims=False):
@@ -422,7 +428,8 @@ for _name, _impl in (("nanmax", np.nanmax), ("nanmin", np.nanmin)):
             ans = np.expand_dims(ans, axis)
         winners = a == ans
         count = np.sum(winners * np.ones_like(ans), axis=axis, keepdims=keepdims)
-        return np.sum(a_dot * winners, axis=axis, keepdims=keepdims) / count
+        total = np.sum(a_dot * winners, axis=axis, keepdims=keepdims)
+        return total / np.maximum(count, 1.0)
 
 
 # ---- running sums and products ----------------------------------------------------
@@ -821,7 +828,8 @@ def quantile_vjp(g, ans, a, q, axis=None, keepdims=False):
     sorted_at = np.arange(n)
     t = pos - low
     weights = (1.0 - t) * (sorted_at == low) + t * (sorted_at == high)
-    per_element = np.take(weights, rank, axis=-1)
+    per_element = np.take(weights, rank, axis=-1) * ~np.any(
+        np.isnan(moved), axis=-1, keepdims=True)  # (a slice holding a NaN: 0, JAX's)
     g = np.reshape(g, np.shape(per_element)[:-1])
     a_bar = np.sum(np.reshape(np.expand_dims(g, -1) * per_element,
                               (-1,) + np.shape(rank)), axis=0)
@@ -849,8 +857,9 @@ def quantile_jvp_a(a_dot, ans, a, q, axis=None, keepdims=False):
     sorted_at = np.arange(n)
     t = pos - low
     weights = (1.0 - t) * (sorted_at == low) + t * (sorted_at == high)
-    return np.reshape(np.sum(np.take(weights, rank, axis=-1) * moved_dot, axis=-1),
-                      np.shape(ans))
+    clean = ~np.any(np.isnan(moved), axis=-1, keepdims=True)
+    return np.reshape(np.sum(np.take(weights, rank, axis=-1) * clean * moved_dot,
+                             axis=-1), np.shape(ans))
 
 
 @defjvp("quantile", "q")
@@ -890,7 +899,8 @@ def percentile_vjp(g, ans, a, q, axis=None, keepdims=False):
     sorted_at = np.arange(n)
     t = pos - low
     weights = (1.0 - t) * (sorted_at == low) + t * (sorted_at == high)
-    per_element = np.take(weights, rank, axis=-1)
+    per_element = np.take(weights, rank, axis=-1) * ~np.any(
+        np.isnan(moved), axis=-1, keepdims=True)  # (a slice holding a NaN: 0, JAX's)
     g = np.reshape(g, np.shape(per_element)[:-1])
     a_bar = np.sum(np.reshape(np.expand_dims(g, -1) * per_element,
                               (-1,) + np.shape(rank)), axis=0)
@@ -919,8 +929,9 @@ def percentile_jvp_a(a_dot, ans, a, q, axis=None, keepdims=False):
     sorted_at = np.arange(n)
     t = pos - low
     weights = (1.0 - t) * (sorted_at == low) + t * (sorted_at == high)
-    return np.reshape(np.sum(np.take(weights, rank, axis=-1) * moved_dot, axis=-1),
-                      np.shape(ans))
+    clean = ~np.any(np.isnan(moved), axis=-1, keepdims=True)
+    return np.reshape(np.sum(np.take(weights, rank, axis=-1) * clean * moved_dot,
+                             axis=-1), np.shape(ans))
 
 
 @defjvp("percentile", "q")
@@ -1099,7 +1110,8 @@ defprim(
     "nanmedian", np.nanmedian, "(a, axis=None, keepdims=False)", family="reduction",
     batch="reducer",
     note="np.nanquantile at 0.5: the middle non-NaN element (the two middle ones share "
-    "it); NaN gets no cotangent; ties ranked by position, as JAX; axis None or an int",
+    "it); NaN gets no cotangent (an all-NaN slice: 0); ties ranked by position, as "
+    "JAX; axis None or an int",
 )
 
 
@@ -1111,7 +1123,8 @@ def nanmedian_vjp(g, ans, a, axis=None, keepdims=False):
         moved = np.moveaxis(a, axis, -1)
     count = np.sum(np.logical_not(np.isnan(moved)), axis=-1, keepdims=True)
     rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
-    weights = 0.5 * (rank == (count - 1) // 2) + 0.5 * (rank == count // 2)
+    weights = (0.5 * (rank == (count - 1) // 2) + 0.5 * (rank == count // 2)) * (
+        count > 0)  # (an all-NaN slice: 0, JAX's)
     g = np.reshape(g, np.shape(weights)[:-1])
     a_bar = np.expand_dims(g, -1) * weights
     if axis is None:
@@ -1129,6 +1142,7 @@ def nanmedian_jvp(a_dot, ans, a, axis=None, keepdims=False):
         moved_dot = np.moveaxis(a_dot, axis, -1)
     count = np.sum(np.logical_not(np.isnan(moved)), axis=-1, keepdims=True)
     rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1)
-    weights = 0.5 * (rank == (count - 1) // 2) + 0.5 * (rank == count // 2)
+    weights = (0.5 * (rank == (count - 1) // 2) + 0.5 * (rank == count // 2)) * (
+        count > 0)  # (an all-NaN slice: 0, JAX's)
     kept_dot = np.where(np.isnan(moved), 0.0, moved_dot)
     return np.reshape(np.sum(weights * kept_dot, axis=-1), np.shape(ans))

@@ -450,11 +450,11 @@ def probe(fn: Function, example: tuple, kinds: tuple | None = None,
     gradient's callee in its reverse loop) have no arguments recorded: the body runs
     again on the example with each empty axis one long (zeros standing for a row;
     ranks do not depend on sizes), and what only that run saw is added.  Where it
-    loops, again with each axis one long two long (``range(1, len(m))``, a reduce over
-    rows) and each count from 0 to 2 two more: a longer example's code serves this."""
+    loops, again with short axes two long (``range(1, len(m))``), counts 0 to 2 two more,
+    then four long (frontend/reduces.py's calls): a longer example's code serves this."""
     found = _probe(fn, example, kinds, arrays)
     loops = any(isinstance(s, For) for s in walk(fn.body))
-    for size in (1, 2) if loops else (1,):
+    for size in (1, 2, 4) if loops else (1,):
         padded = _padded(example, size)
         if padded is None:
             continue

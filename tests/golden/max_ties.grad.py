@@ -26,5 +26,6 @@ def max_ties_grad(x):
     x_bar = x_bar + maximum_x_bar * x1_share_2
     winners = x == max_x
     count = np.sum(winners * np.ones_like(max_x), axis=None, keepdims=True)
-    x_bar = x_bar + max_ties_bar / count * winners
+    share = max_ties_bar / count
+    x_bar = x_bar + np.where(winners, share, share * 0.0)
     return x_bar

@@ -25,10 +25,12 @@ def reductions_grad(x):
     min_x_2 = np.expand_dims(min_x, (0, 1))
     winners = x == min_x_2
     count = np.sum(winners * np.ones_like(min_x_2), axis=(0, 1), keepdims=True)
-    x_bar = min_x_bar_2 / count * winners
+    share = min_x_bar_2 / count
+    x_bar = np.where(winners, share, share * 0.0)
     winners_2 = x == max_x
     count_2 = np.sum(winners_2 * np.ones_like(max_x), axis=None, keepdims=True)
-    x_bar = x_bar + total_2_bar / count_2 * winners_2
+    share_2 = total_2_bar / count_2
+    x_bar = x_bar + np.where(winners_2, share_2, share_2 * 0.0)
     m_times_x_bar = np.broadcast_to(total_2_bar, np.shape(m_times_x))
     m_bar = unbroadcast(m_times_x_bar * x, m)
     x_bar = x_bar + unbroadcast(m_times_x_bar * m, x)

@@ -25,5 +25,6 @@ def softmax_xent_grad(logits, label):
     max_logits_bar = unbroadcast(-shifted_bar, max_logits)
     winners = logits == max_logits
     count = np.sum(winners * np.ones_like(max_logits), axis=None, keepdims=True)
-    logits_bar = shifted_bar + max_logits_bar / count * winners
+    share = max_logits_bar / count
+    logits_bar = shifted_bar + np.where(winners, share, share * 0.0)
     return logits_bar

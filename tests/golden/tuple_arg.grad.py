@@ -13,7 +13,8 @@ def tuple_arg_grad(pair):
     # return np.sum(first * second) + np.max(first)
     winners = first == max_first
     count = np.sum(winners * np.ones_like(max_first), axis=None, keepdims=True)
-    first_bar = tuple_arg_bar / count * winners
+    share = tuple_arg_bar / count
+    first_bar = np.where(winners, share, share * 0.0)
     first_times_second_bar = np.broadcast_to(
         tuple_arg_bar, np.shape(first_times_second)
     )
