@@ -537,8 +537,7 @@ def _subscript_text(atom: Any) -> bool:
 
 
 def _carrying(fv: FnValue, obj: Any) -> FnValue:
-    """``fv`` calling ``obj`` where ``obj`` is its function's copy carrying the strings
-    and keys its code needs of what the call passes (``passing_structure``)."""
+    """``fv`` calling ``obj``, its function's copy carrying what its code needs."""
     return replace(fv, obj=obj) if obj is not fv.obj and hasattr(obj, BOUND) and not (
         fv.head) else fv
 

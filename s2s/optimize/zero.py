@@ -470,6 +470,10 @@ def drop_zero_cotangents(fn: ast.FunctionDef, zero: set[tuple[str, int]],
                 return has_zero_factor(node.left) or has_zero_factor(node.right)
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
                 return has_zero_factor(node.left)
+            if isinstance(node, ast.Call) and call_name(node) == "where" and \
+                    isinstance(node.func, ast.Attribute) and len(node.args) == 3:
+                # (np.max's spread: np.where(winners, share, share * 0.0))
+                return has_zero_factor(node.args[1]) and has_zero_factor(node.args[2])
             return False
 
         if defined is not None and has_zero_factor(stmt.value):  # type: ignore[attr-defined]
