@@ -273,7 +273,9 @@ class JacFwd(_JacobianCode):
         tangents = [_rebuild(kind_of(args[i]), [next(it) for _ in _leaves(args[i])])
                     for i in argnums]
         v.in_axes = (None,) * len(args) + (0,) * len(argnums) + (None,) * len(kw)
-        v.out_axes = (None, 0, None) if self.has_aux else 0 if tangent_only else (None, 0)
+        # (the output batched too where it is only read for its dtype: vmap may not
+        # prove it the same for every direction, a recursive closure's)
+        v.out_axes = (None, 0, None) if self.has_aux else 0 if tangent_only else (0, 0)
         try:
             result = v(*args, *tangents, *kw.values()) if n else _no_directions(
                 functools.partial(self.fun, **_copies(kw)) if kw else self.fun, args, self.has_aux)
