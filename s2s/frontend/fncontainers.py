@@ -54,15 +54,23 @@ class FunctionContainers:
         self.n.stmts.check_name(target)
         self.n.env.pop(target.value, None)
         self.local[target.value] = items
+        while isinstance(value, cst.BinaryOperation):  # (`[f] + [g]`: the left's kind)
+            value = value.left
         self.kinds[target.value] = list if isinstance(value, (cst.List, cst.ListComp)) \
-            else self.kinds.get(_root(value), tuple) if isinstance(value, cst.Subscript) \
-            else tuple
+            else self.kinds.get(_root(value), tuple) if isinstance(value, (
+                cst.Subscript, cst.Name)) else tuple
         return True
 
     def _literal_items(self, value: Any) -> list[tuple[Any, FnValue]] | None:
         sliced = self.sliced(value)
         if sliced is not None:  # (`first = ops[:2]`: a list of those functions)
             return [(k, fv) for k, (_, fv) in enumerate(sliced)]
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+            parts = [list(self.local[v.value]) if isinstance(v, cst.Name) and v.value in (
+                self.local) else self._literal_items(v) for v in (value.left, value.right)]
+            if None in parts or not all(isinstance(k, int) for p in parts for k, _ in p):
+                return None  # (`[make(1.0)] + [make(0.5)]`: the two lists' functions)
+            return [(k, fv) for k, (_, fv) in enumerate(parts[0] + parts[1])]
         if isinstance(value, cst.ListComp) and isinstance(value.elt, (cst.Lambda, cst.Call)):
             elements = self.n.comps.unrolled(value)  # (`[lambda t, k=k: k * t for k in
             if not elements:  # range(3)]`: a list of three lambdas)
@@ -86,7 +94,7 @@ class FunctionContainers:
                 return None
         else:
             return None
-        if not all(_maybe_function(v) for _, v in pairs):
+        if not all(_maybe_function(v) or isinstance(v, cst.Call) for _, v in pairs):
             return None
         fvs = [(k, self.n.funcs.value_of(v)) for k, v in pairs]
         if any(fv is None for _, fv in fvs):

@@ -80,3 +80,48 @@ def slice_passed(x):
 def run_time_slice(x, k):
     ops = [np.sin, np.cos, np.tanh]
     return sum([np.sum(op(x)) for op in ops[:k]])
+
+
+def make_power(k):
+    """A factory returning a lambda."""
+    return lambda v: v ** k
+
+
+def lambda_factory(x):
+    square = make_power(2)
+    cube = make_power(3)
+    return np.sum(square(x) + cube(x) * 0.1)
+
+
+def joined_lists(x):
+    base = [np.sin, make_power(2)]
+    more = base + [make_module_loss(0.25)]
+    return sum([np.sum(f(x)) for f in more[1:]]) + np.sum(more[0](x))
+
+
+def factory_reads_enclosing(x):
+    """The nested factory reads a value of the transformed function, and its made
+    function a parameter named as the factory's (the made function's own wins)."""
+    a = np.sum(x ** 2)
+
+    def make(s):
+        def f(v, s=0.5):
+            return s * a * v
+        return f
+
+    def make2(s):
+        def g(v):
+            return s * np.cos(v) + a
+        return g
+
+    return np.sum(make(2.0)(x)) + np.sum(make2(3.0)(x))
+
+
+def factory_with_statements(x):
+    def make(s):
+        t = 2.0 * s
+        def f(v):
+            return t * v
+        return f
+
+    return np.sum(make(1.5)(x))

@@ -9,6 +9,7 @@ op by op in float64; ``-m slow`` runs the whole matrix."""
 
 from __future__ import annotations
 
+import re
 from functools import partial
 
 import fn12_fns as F  # (pytest puts this directory on sys.path)
@@ -29,7 +30,8 @@ X = np.array([0.3, -0.7, 1.2, 0.5])
 DTYPES = [np.float64, np.float32]
 CALLS = (1, 3, 10)
 SLICES = ["lambda_slice", "lambda_slice_loop", "slice_passed"]
-FACTORIES: list[str] = []
+FACTORIES = ["factory_once", "module_factory", "closure_factory", "factory_of_values",
+             "lambda_factory", "joined_lists", "factory_reads_enclosing"]
 
 close = partial(assert_close_to, f64=1e-8, f32=5e-4)
 
@@ -85,3 +87,22 @@ def test_a_slice_with_bounds_known_only_when_it_runs_is_refused() -> None:
     with pytest.raises(s2s.UnsupportedSyntaxError, match="constant bounds") as info:
         s2s.grad(F.run_time_slice)(X, 2)
     assert "fn12_fns.py" in str(info.value)
+
+
+def test_a_made_function_reads_as_written() -> None:
+    """``make_module_loss(0.5)``: the nested ``loss`` differentiated once, its
+    factory's parameter a trailing one, each call passing its own value."""
+    g = s2s.grad(F.module_factory)
+    g(X)
+    text = s2s.source(g)
+    assert re.search(r"def loss\w*_vjp\w*\(v, scale, loss\w*_bar\):", text), text
+    assert re.search(r"loss\w*\(x, 0\.5\)", text), text
+    assert re.search(r"loss\w*\(x_times_x, 3\.0\)", text), text
+
+
+def test_a_factory_doing_more_than_returning_is_refused_at_the_users_line() -> None:
+    """Not a factory s2s writes (a statement before the nested ``def``): the call is
+    refused, located, as on merge."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.factory_with_statements)(X)
+    assert "fn12_fns.py" in str(info.value) and "make(1.5)" in str(info.value)
