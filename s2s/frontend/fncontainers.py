@@ -54,11 +54,23 @@ class FunctionContainers:
         self.n.stmts.check_name(target)
         self.n.env.pop(target.value, None)
         self.local[target.value] = items
+        while isinstance(value, cst.BinaryOperation):  # (`[f] + [g]`: the left's kind)
+            value = value.left
         self.kinds[target.value] = list if isinstance(value, (cst.List, cst.ListComp)) \
-            else tuple
+            else self.kinds.get(_root(value), tuple) if isinstance(value, (
+                cst.Subscript, cst.Name)) else tuple
         return True
 
     def _literal_items(self, value: Any) -> list[tuple[Any, FnValue]] | None:
+        sliced = self.sliced(value)
+        if sliced is not None:  # (`first = ops[:2]`: a list of those functions)
+            return [(k, fv) for k, (_, fv) in enumerate(sliced)]
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+            parts = [list(self.local[v.value]) if isinstance(v, cst.Name) and v.value in (
+                self.local) else self._literal_items(v) for v in (value.left, value.right)]
+            if None in parts or not all(isinstance(k, int) for p in parts for k, _ in p):
+                return None  # (`[make(1.0)] + [make(0.5)]`: the two lists' functions)
+            return [(k, fv) for k, (_, fv) in enumerate(parts[0] + parts[1])]
         if isinstance(value, cst.ListComp) and isinstance(value.elt, (cst.Lambda, cst.Call)):
             elements = self.n.comps.unrolled(value)  # (`[lambda t, k=k: k * t for k in
             if not elements:  # range(3)]`: a list of three lambdas)
@@ -82,7 +94,7 @@ class FunctionContainers:
                 return None
         else:
             return None
-        if not all(_maybe_function(v) for _, v in pairs):
+        if not all(_maybe_function(v) or isinstance(v, cst.Call) for _, v in pairs):
             return None
         fvs = [(k, self.n.funcs.value_of(v)) for k, v in pairs]
         if any(fv is None for _, fv in fvs):
@@ -90,6 +102,28 @@ class FunctionContainers:
         return fvs  # type: ignore[return-value]
 
     # ---- reading ----------------------------------------------------------------------
+
+    def sliced(self, node: Any) -> list[tuple[Any, FnValue]] | None:
+        """The ``(key, FnValue)`` items ``ops[:2]`` selects, a slice with bounds known
+        now of a local tuple or list of functions (Python's own slicing picks the
+        keys); None for anything else."""
+        if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
+                and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice)):
+            return None
+        pairs = self.local.get(node.value.value)
+        if pairs is None or not all(isinstance(k, int) for k, _ in pairs):
+            return None
+        part = node.slice[0].slice
+        bounds = [None if b is None else self.n.comps.static.static_value(b)
+                  for b in (part.lower, part.upper, part.step)]
+        if not all(b is None or type(b) is int for b in bounds):
+            raise self.n.unsupported(
+                part, f"`{node.value.value}` holds functions, and which of them this "
+                "slice takes would be known only when the function runs",
+                "slice it with constant bounds (`ops[:2]`)")
+        if bounds[2] == 0:
+            raise self.n.unsupported(part, "slice step cannot be zero", "use a step of 1")
+        return [pairs[k] for k in range(len(pairs))[slice(*bounds)]]
 
     def item(self, node: cst.Subscript) -> FnValue | None:
         """The function ``node`` reads (``layers[0]``, ``ACTS["relu"]``), if it is one."""
@@ -194,10 +228,13 @@ class FunctionContainers:
     def items(self, node: Any) -> list[tuple[Any, Any]] | None:
         """``(spelling, key)`` per item of a local container ``node`` names (for a
         loop or comprehension over it); None where ``node`` is not one."""
-        if not isinstance(node, cst.Name) or node.value not in self.local:
+        sliced = self.sliced(node)
+        if sliced is not None:  # (`for op in ops[:2]`: those items, as `ops[k]`)
+            node = node.value
+        elif not isinstance(node, cst.Name) or node.value not in self.local:
             return None
         out = []
-        for key, _ in self.local[node.value]:
+        for key, _ in self.local[node.value] if sliced is None else sliced:
             if isinstance(key, str):
                 out.append((cst.SimpleString(repr(key)), key))  # (a dict walks its keys)
                 continue

@@ -36,6 +36,10 @@ _FUNCTION_LIKE = (cst.Name, cst.Attribute, cst.Lambda, cst.IfExp, cst.Call, cst.
 def sequence_value(n: Any, node: Any) -> FnSeq | None:
     """The functions a tuple or list literal of functions only, or a local container
     of functions (a tuple or list), denotes; None for anything else."""
+    sliced = containers(n).sliced(node)
+    if sliced is not None:  # (`ops[:2]` of a local tuple or list of functions)
+        kind = containers(n).kinds.get(node.value.value, tuple)
+        return FnSeq(tuple(n.funcs.resolved(fv, node) for _, fv in sliced), kind)
     if isinstance(node, cst.Name):
         local = containers(n).local.get(node.value)
         if local is None or not local or not all(isinstance(k, int) for k, _ in local):

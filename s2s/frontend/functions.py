@@ -36,6 +36,7 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME, per_call
+from .factories import made_function
 from .fncontainers import containers
 from .fnlists import enter_functions, pass_sequence
 from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter
@@ -123,10 +124,8 @@ class FunctionLowerer:
                              for k, v in obj.keywords.items())
             return replace(inner, head=inner.head + head, keywords=inner.keywords + keywords,
                            spelled=False)
-        if transform_kind(obj) is not None or isinstance(obj, (custom_jvp, custom_vjp,
-                                                              KeptVmap)):
-            return FnValue(obj, text, spelled=True)
-        if lookup_object(obj) is not None:
+        if transform_kind(obj) is not None or isinstance(obj, (
+                custom_jvp, custom_vjp, KeptVmap)) or lookup_object(obj) is not None:
             return FnValue(obj, text, spelled=True)
         if isinstance(obj, types.FunctionType) and not is_library(obj):
             return function_value(obj, text)
@@ -162,11 +161,12 @@ class FunctionLowerer:
         func = node.func
         if not isinstance(func, (cst.Name, cst.Attribute)):
             return None
+        if isinstance(func, cst.Name) and func.value in self.values:  # (a factory of
+            return made_function(self, self.value_of(func), node)  # the body's)
         root = func
         while isinstance(root, cst.Attribute):
             root = root.value
-        if not isinstance(root, cst.Name) or root.value in self.n.local_names or (
-                root.value in self.values):
+        if not isinstance(root, cst.Name) or root.value in self.n.local_names:
             return None
         try:
             obj, text = self.n.resolver.resolve_dotted(func)
@@ -189,7 +189,7 @@ class FunctionLowerer:
         if (getattr(obj, "__module__", None) or "").startswith("s2s.api") and getattr(
                 obj, "__name__", "") in ("jit", "vmap"):
             return _jit_or_vmap(self, obj.__name__, text, node)
-        return None
+        return made_function(self, FnValue(obj, text), node)  # (`make_loss(2.0)`)
 
     # ---- nested functions -------------------------------------------------------
 
@@ -781,8 +781,6 @@ def _plain(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
 
 def _may_be_function(node: Any) -> bool:
     return isinstance(node, (cst.Name, cst.Attribute, cst.Lambda, cst.IfExp, cst.Call))
-
-
 
 
 def _jit_or_vmap(lowerer: FunctionLowerer, which: str, text: str, node: cst.Call) -> FnValue:

@@ -116,8 +116,12 @@ class StaticReader:
             items = self._call_items(node)
             if items is not None:
                 return items
+        found = getattr(self.n, "_function_containers", None)  # (`fs = [np.sin, g]`)
+        if found is not None and isinstance(node, cst.Subscript):
+            functions = found.items(node)  # (`ops[:2]`: a slice of those)
+            if functions is not None:
+                return functions
         if isinstance(node, cst.Name) and node.value in self.n.local_names:
-            found = getattr(self.n, "_function_containers", None)  # (`fs = [np.sin, g]`)
             functions = found.items(node) if found is not None else None
             return functions if functions is not None else self.local_items(node)
         value = self.static_value(node)

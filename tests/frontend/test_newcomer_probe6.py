@@ -42,12 +42,6 @@ EXPECTED = {
     # `weights.get(f"w{i}", 1.0)` of **kwargs: "an f-string of values known only when
     # the function runs", located (objects11's: dict keys from f-strings)
     "star_args_kwargs": "refused",
-    # `make_loss(scale)` returning its nested `def loss`: "`loss` is a function here,
-    # used as a value", located
-    "closure_factory": "refused",
-    # `ops[:2]`, a slice of a list of lambdas: "`ops` holds functions, which are not
-    # values a derivative can carry", located
-    "lambda_table": "refused",
     # `np.random.default_rng(42)` inside: vmap of grad and hessian refuse "a random
     # draw where s2s runs the forward computation a second time", located
     "noise_injection": "refused",
@@ -77,7 +71,7 @@ EXPECTED_F32 = {
 }
 # refused by s2s.grad itself (a located TransformError), the default tier's stage
 REFUSED_GRAD = {"classmethod_constructor", "dataclass_momentum",
-                "star_args_kwargs", "closure_factory", "lambda_table"}
+                "star_args_kwargs"}
 # NaN where the function's derivative is 0, as JAX's (`np.nanmean((p - t) ** 2)` at a
 # NaN target: 0 times the square's NaN derivative), at these indices
 NAN_AS_JAX = {"nanmean_loss": [1]}
