@@ -23,3 +23,7 @@ def huber_like(x):
 
 def abs_builtin(x):
     return np.sum(abs(x) * 2.0)
+
+
+def nansum_l1(p, t):  # (a NaN target: its element's cotangent is 0)
+    return np.nansum(np.abs(p - t))

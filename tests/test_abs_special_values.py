@@ -6,8 +6,9 @@ where JAX gives a number (an L1 penalty's gradient ``[nan, nan, 1]`` at
 (tests/abs_special_fns.py), float64 and float32, the infinities moving between
 calls, under grad, jvp, vmap of grad, hessian and s2s.jit on both backends.
 
-At a NaN the derivative stays NaN (JAX's real rule, ``select(x >= 0, g, -g)``,
-gives -1 there): pinned below, and said in the rule's note."""
+At a real NaN the derivative is JAX's -1 (its rule is ``select(x >= 0, g, -g)``): it
+was NaN, so ``np.nansum(np.abs(p - t))`` with a NaN in ``t``, whose cotangent there
+is 0, had a NaN gradient where JAX's is 0 (found by newcomer probe 6)."""
 
 from __future__ import annotations
 
@@ -84,8 +85,16 @@ def test_the_reported_values() -> None:
     np.testing.assert_array_equal(ties, [0.5, 0.0, -0.5, 0.0])
 
 
-def test_a_nan_keeps_a_nan_derivative() -> None:
+def test_a_nan_has_jaxs_derivative() -> None:
+    import jax.numpy as jnp
+
+    x = np.array([np.nan, 2.0, -2.0, 0.0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        got = s2s.grad(F.l1)(np.array([np.nan, 2.0, -2.0]))
-    assert np.isnan(got[0]) and list(got[1:]) == [1.0, -1.0]
+        got = s2s.grad(F.l1)(x)
+        p, t = np.array([0.3, -0.7, 0.2]), np.array([0.1, np.nan, 0.5])
+        masked = s2s.grad(F.nansum_l1)(p, t)
+    np.testing.assert_array_equal(got, jax.grad(lambda v: jnp.sum(jnp.abs(v)))(x))
+    want = jax.grad(lambda p, q: jnp.nansum(jnp.abs(p - q)))(p, t)
+    np.testing.assert_array_equal(masked, want)
+    assert masked[1] == 0.0

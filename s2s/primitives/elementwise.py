@@ -266,23 +266,28 @@ defprim(
     aliases=(abs,),
     note="abs'(0) = 1, JAX's convention for real x, and +-1 at +-inf as JAX's (not "
     "inf / inf); of a complex x the derivative is conj(x) / |x| (JAX's convention), "
-    "also 1 at x = 0 where JAX's is 0; at a NaN it is NaN (JAX's real rule gives -1)",
+    "also 1 at x = 0 where JAX's is 0; at a real NaN it is -1, JAX's (so a cotangent "
+    "of 0 there, np.nansum's, gives 0, not NaN)",
 )
 
 
 # conj(x) / |x|: sign(x) for a real x; written with x itself (not np.sign, which
 # carries no derivative) so that second derivatives through a complex x are right;
-# at |x| = inf, where x / |x| is inf / inf = NaN, np.sign(x) (JAX's +-1 for a real x)
+# at |x| = inf, where x / |x| is inf / inf = NaN, np.sign(x) (JAX's +-1 for a real x);
+# at a NaN, -1, JAX's select(x >= 0, 1, -1): np.nansum(np.abs(p - t)) with a NaN in t
+# hands that element a zero cotangent, and 0 * NaN made its gradient NaN (JAX's is 0)
 @defvjp("absolute")
 def absolute_vjp(g, ans, x):
     return np.real(g) * np.where(ans == 0, 1.0, np.where(
-        np.isinf(ans), np.sign(x), np.conj(x) / np.where(ans == 0, 1.0, ans)))
+        np.isinf(ans), np.sign(x), np.where(
+            np.isnan(ans), -1.0, np.conj(x) / np.where(ans == 0, 1.0, ans))))
 
 
 @defjvp("absolute", "x")
 def absolute_jvp(x_dot, ans, x):
     return np.real(x_dot * np.where(ans == 0, 1.0, np.where(
-        np.isinf(ans), np.sign(x), np.conj(x) / np.where(ans == 0, 1.0, ans))))
+        np.isinf(ans), np.sign(x), np.where(
+            np.isnan(ans), -1.0, np.conj(x) / np.where(ans == 0, 1.0, ans)))))
 
 
 def _negative_spelling(args, params):
