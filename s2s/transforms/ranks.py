@@ -442,8 +442,7 @@ def probe(fn: Function, example: tuple, kinds: tuple | None = None,
           arrays: tuple[int, ...] = ()) -> dict[tuple[str, tuple], Any]:
     """Run ``fn``'s statements on one example; the rank of each value it computes
     (per leaf path), and the arguments of each call to a user function (``kinds``:
-    their structures where the caller knows more than the values say, a NamedTuple
-    it built held as a dict).
+    their structures where the caller knows more, a NamedTuple it built as a dict).
 
     An example holding an array with an empty axis (a body vmap over a batch of no
     row) runs no iteration of the loops over that axis, so calls in them (the
@@ -471,8 +470,9 @@ def probe(fn: Function, example: tuple, kinds: tuple | None = None,
 
 def _padded(value: Any, size: int = 1) -> Any:
     """``value`` with each axis of its arrays shorter than ``size`` made ``size`` long
-    (an empty one zeros, one of one element that element repeated), and for ``size``
-    2 each integer from 0 to 2 two more, or None where it holds no such value."""
+    (an empty one zeros, else its elements cycled: not each repeated ``size`` times, 3
+    long to 12, where a carry gaining a rank per element made 12 ** 12 of them), and for
+    ``size`` 2 each integer from 0 to 2 two more, or None where it holds no such value."""
     if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
         items = [_padded(v, size) for v in value]
         if all(v is None for v in items):
@@ -492,7 +492,7 @@ def _padded(value: Any, size: int = 1) -> Any:
     if value.size == 0:
         return np.zeros([max(d, size) for d in value.shape], value.dtype)
     for axis in [a for a, d in enumerate(value.shape) if d < size]:
-        value = np.repeat(value, size, axis=axis)
+        value = np.take(value, np.arange(size) % value.shape[axis], axis=axis)  # (cycled)
     return value
 
 
