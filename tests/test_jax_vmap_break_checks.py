@@ -14,22 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from corpus_fns import loop_break  # (the corpus's: a break in an if on a value)
 from support import HAVE_JAX
 
 import s2s
 
 pytestmark = pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
-
-
-def loop_break(x, n):
-    y = x
-    for i in range(n):
-        y = np.sin(y) * 1.5 + x
-        if np.sum(y) > 4.0:
-            y = y * 0.5
-            break
-        y = y + 0.1
-    return np.sum(y**2)
 
 
 def loop_mismatch(x, n):
