@@ -281,7 +281,11 @@ class FunctionContainers:
         # (over characters, `for c in "xy":`, too: each copy's tests of `c` are then
         # decided when transforming, and no code indexes a string when it runs)
         text = all(isinstance(value, str) and len(value) == 1 for _, value in items)
-        if not functions and not text:
+        # (and over constants an f-string of the body formats, `for i, t in
+        # enumerate(terms): w = weights.get(f"w{i}", 1.0)`: each copy's key is known)
+        if not functions and not text and not _formats(node.body, {
+                name for name in tables[0] if all(isinstance(
+                    t[name], (cst.Integer, cst.SimpleString)) for t in tables)}):
             return False
         if not functions and (_jumps(node.body) or set(tables[0]) & assigned_names(
                 node.body)):
@@ -309,6 +313,19 @@ class FunctionContainers:
             else:
                 self.n.stmts.assign(cst.Name(name), spelled)
         return True
+
+
+def _formats(body: Any, names: set[str]) -> bool:
+    """Does an f-string of ``body`` have a field that is one of ``names``?"""
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_FormattedStringExpression(self, field: Any) -> None:
+            expr = field.expression
+            found.append(isinstance(expr, cst.Name) and expr.value in names)
+
+    body.visit(Finder())
+    return any(found)
 
 
 def _held_item(n: Any, base: Any, key_node: Any) -> Any:
