@@ -7,8 +7,10 @@ print) runs once, with the batched values.
 A random draw gives each example its own numbers: a draw of shape ``S`` (its
 ``size=``, or ``rand``'s dimensions) becomes one draw of shape ``(batch,) + S``, so
 example ``i`` gets the numbers a loop over the examples would draw for it when the
-function draws once per call.  A generator made in the function (``default_rng(0)``)
-is one for the whole batch."""
+function draws once per call.  A generator made in the function from a literal seed
+(``default_rng(0)``) gives every example the numbers one call draws, as NumPy called
+once per example does (and as JAX's unbatched key does); one made otherwise
+(``default_rng()``, a seed argument) is one for the whole batch."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from ..ir.nodes import Let
 from ..ir.spelling import atom_text
 from ..primitives.batching import NoBatchRule
 from ..syntax import parse
-from .replay import kept_item
+from .replay import drawn_from, kept_item, literal_seeded
 
 
 class KeptBatching:
@@ -86,8 +88,13 @@ class KeptBatching:
             raise self.fail(s, NoBatchRule(
                 "an rvs draw from a random_state= that is not a literal seed (each "
                 "example would advance it)", "pass random_state=<int>, or none"))
+        generator = drawn_from(s)
+        maker = self.facts.producer.get(generator.name) if generator is not None else None
         if params["maker"] or params["method"] == "seed" or self.spec.shared_draws or (
-                seeded is not None):  # (a literal seed: every example draws the same)
+                seeded is not None) or (maker is not None and maker.prim == "draw" and
+                                        literal_seeded(maker)):
+            # (a literal seed, `default_rng(0)` in the function: every example draws
+            # the numbers one call draws, as NumPy called per example does)
             out += self.replay.statements([s])
             return
         parts = list(params["parts"])

@@ -39,6 +39,7 @@ class Replay:
         # values (a recomputed segment, vmap's probe, a callee's vjp) leaves them out
         self.effects = effects
         self.redraw = False  # vmap's probe runs draws again, the random state restored
+        self.remade: set[str] = set()  # generators from a literal seed, made in this run
 
     def statements(self, stmts: list[Stmt]) -> list[Any]:
         """The user's computation as emitted code; loops push what the backward needs."""
@@ -89,16 +90,30 @@ class Replay:
     def draw(self, s: Let) -> Line:
         """A random draw, run once per call; a run of the same values again (a
         callee's vjp, a checkpointed loop's segments) would draw other numbers."""
-        if not self.effects and not self.redraw:
+        if not self.effects and not self.redraw and not self.repeatable(s):
             raise TransformError(
                 "a random draw where s2s runs the forward computation a second time "
                 "(the VJP of a function the differentiated one calls, s2s.vjp's vjp_fn, "
                 "a checkpointed loop's recomputed segments): it would draw other numbers "
                 "than the forward did, and the derivative would be wrong", s.loc,
                 "draw in the function you differentiate and pass the draws in as "
-                "arguments (`noise = np.random.normal(size=n)`, then `helper(x, noise)`)"
+                "arguments (`noise = np.random.normal(size=n)`, then `helper(x, noise)`), "
+                "or draw from a generator made there with a literal seed "
+                "(`rng = np.random.default_rng(0)`, then `rng.normal(size=n)`)"
             ).with_func(self.facts.fn.name)  # (the function whose code holds the draw)
         return Line(f"{s.target} = {spell(s)}", keep=True)
+
+    def repeatable(self, s: Let) -> bool:
+        """Does a second run draw the numbers the first did: a generator made from a
+        literal seed (``np.random.default_rng(0)``), or a draw of one made so in this
+        same run (not before a checkpointed loop, whose segments run again)?"""
+        if s.params.get("maker"):
+            if not literal_seeded(s):
+                return False  # (no seed, `None`, an argument: another stream)
+            self.remade.add(s.target)
+            return True
+        generator = drawn_from(s)
+        return generator is not None and generator.name in self.remade
 
     def block(self, stmts: list[Stmt]) -> list[Any]:
         """A block's forward code, pushing what its backward reads before it can leave."""
@@ -150,6 +165,7 @@ class Replay:
         """This replay leaving out kept statements: the same values run again."""
         other = copy.copy(self)
         other.effects = False
+        other.remade = set()
         return other
 
     def without_tapes(self) -> Replay:
@@ -158,6 +174,32 @@ class Replay:
         other = copy.copy(self)
         other.tapes = {}
         return other
+
+
+def literal_seeded(s: Let) -> bool:
+    """Is ``s`` a generator's maker with a literal seed (``np.random.default_rng(0)``),
+    whose stream is the same at every run?"""
+    seeds = [text for _, text in s.params["parts"]]
+    return bool(s.params.get("maker")) and not s.args and bool(seeds) and all(
+        _int_literal(t) for t in seeds)
+
+
+def drawn_from(s: Let) -> Var | None:
+    """The generator a draw ``s`` is a method of (``rng`` of ``rng.normal(...)``)."""
+    keys = s.params["keys"]
+    if keys and s.params["func"].startswith(keys[0] + ".") and isinstance(s.args[0], Var):
+        return s.args[0]
+    return None
+
+
+def _int_literal(text: str) -> bool:
+    """``0``, ``(1, 2)``: a seed NumPy turns into the same stream every time."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return False
+    items = value if isinstance(value, (tuple, list)) else (value,)
+    return bool(items) and all(type(v) is int for v in items)
 
 
 def kept_item(s: Let, args: list[str]) -> Any:

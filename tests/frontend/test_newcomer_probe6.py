@@ -40,10 +40,8 @@ EXPECTED = {
     # is not an attribute of NumPy arrays", located (objects11's: dataclass defaults)
     "dataclass_momentum": "refused",
     # (star_args_kwargs, `weights.get(f"w{i}", 1.0)` in a loop over `enumerate(terms)`
-    # of *args, was refused, located: ok since test_signatures12.py)
-    # `np.random.default_rng(42)` inside: vmap of grad and hessian refuse "a random
-    # draw where s2s runs the forward computation a second time", located
-    "noise_injection": "refused",
+    # of *args, and noise_injection, `np.random.default_rng(42)` inside under vmap of
+    # grad and hessian, were refused, located: ok since test_signatures12.py)
     # (the Hessian of `np.nanmean((p - t) ** 2) + 0.1 * np.nansum(np.abs(p - t))` at a
     # NaN target had a NaN row where JAX's is 0: nansum's zero cotangent times abs's
     # NaN derivative at NaN; abs's derivative there is JAX's -1 since the tenth merge)
