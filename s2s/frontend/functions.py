@@ -36,7 +36,7 @@ from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import lookup_form
 from .defaults import snapshot_defaults
 from .expressions import MAX_NAME, per_call
-from .factories import made_function
+from .factories import made_function, without_given_defaults
 from .fncontainers import containers
 from .fnlists import enter_functions, pass_sequence
 from .fnvalues import FnSeq, FnValue, Plan, Unbound, _adapter
@@ -331,6 +331,7 @@ class FunctionLowerer:
         fv = self.resolved(fv, node)
         args = [*fv.head, *passed[0]]
         kwargs = {**dict(fv.keywords), **passed[1]}
+        kwargs = without_given_defaults(fv.obj, args, kwargs, passed[1])  # (factories)
         captured = dict(fv.captured)
         obj, text = unwrap_forwarding(fv.obj), fv.text  # (a decorator's forwarding wrapper)
         if callable(getattr(type(obj), "for_call", None)) and (
