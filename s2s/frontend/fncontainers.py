@@ -25,6 +25,7 @@ import libcst as cst
 from .comprehensions import substitute
 from .desugar import lower_in_place
 from .dicts import _jumps, assigned_names
+from .fnslices import unroll_run_time_slice
 from .fnvalues import FnValue
 from .static import NOVALUE
 
@@ -120,7 +121,8 @@ class FunctionContainers:
             raise self.n.unsupported(
                 part, f"`{node.value.value}` holds functions, and which of them this "
                 "slice takes would be known only when the function runs",
-                "slice it with constant bounds (`ops[:2]`)")
+                "slice it with constant bounds (`ops[:2]`), or apply the items in a "
+                "loop (`for op in ops[:k]: x = op(x)`)")
         if bounds[2] == 0:
             raise self.n.unsupported(part, "slice step cannot be zero", "use a step of 1")
         return [pairs[k] for k in range(len(pairs))[slice(*bounds)]]
@@ -261,6 +263,8 @@ class FunctionContainers:
         (nothing emitted) for a loop that walks no functions (nor characters)."""
         if node.orelse is not None or node.asynchronous is not None:
             return False
+        if unroll_run_time_slice(self, node):  # (`for op in ops[:k]`: fnslices.py)
+            return True
         items = self.items(node.iter)
         if items is None:
             items = self.n.comps.static.static_items(node.iter)
