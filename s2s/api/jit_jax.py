@@ -28,7 +28,7 @@ from ..backends.jax_order import keyed, plain
 from ..errors import TransformError, TruthValueError, UnsupportedCallError
 from ..frontend.kept_vmap import KeptVmap
 from ..ir.kinds import LEAF, kind_of
-from ..ir.nodes import Function, Let, walk
+from ..ir.nodes import For, Function, Let, walk
 from . import arguments, dtypes_down, jacobians, pushforward, records, signatures, trees, vectorize
 from . import transformed as api
 from .callables import PerArity
@@ -155,8 +155,8 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
 
 def check_odes(ir: Any, seen: set | None = None) -> None:
     """An odeint/solve_ivp call in the function (or a function it calls) with an
-    option JAX's odeint has no counterpart for (``jax_runtime_ode.refusal``), or a
-    scipy.stats rvs draw: refused at that call before tracing."""
+    option JAX's odeint has no counterpart for (``jax_runtime_ode.refusal``), a
+    scipy.stats rvs draw, or a draw in a loop: refused at that call before tracing."""
     if ir is None:
         return
     seen = set() if seen is None else seen
@@ -164,9 +164,7 @@ def check_odes(ir: Any, seen: set | None = None) -> None:
         return
     seen.add(id(ir))
     for s in walk(ir.body):
-        if not isinstance(s, Let):
-            continue
-        if s.prim == "odeint":
+        if isinstance(s, Let) and s.prim == "odeint":
             refused = jax_runtime_ode.refusal(s.params["solver"], dict(s.params["options"]))
             if refused is not None:
                 raise UnsupportedCallError(
@@ -174,6 +172,17 @@ def check_odes(ir: Any, seen: set | None = None) -> None:
                     hint="run it on the NumPy backend (s2s.jit(f, backend='numpy')), or "
                     "leave the option out: on the JAX backend s2s solves with "
                     "jax.experimental.ode.odeint")
+        if isinstance(s, For) and any(isinstance(t, Let) and t.prim == "draw"
+                                      for t in walk(s.body)):
+            draw = next(t for t in walk(s.body) if isinstance(t, Let) and t.prim == "draw")
+            raise UnsupportedCallError(
+                "a random draw in a loop: on the JAX backend the loop runs as one traced "
+                "body (lax.fori_loop), whose draw would give every iteration the same "
+                "numbers", draw.loc, func=ir.name, hint="draw every iteration's numbers "
+                "at once before the loop (`zs = rng.normal(size=(n, *x.shape))`, then "
+                "`zs[i]`), or run it on the NumPy backend (s2s.jit(f, backend='numpy'))")
+        if not isinstance(s, Let):
+            continue
         if s.prim == "draw" and s.params.get("method") == "rvs":
             raise UnsupportedCallError(
                 "scipy.stats' rvs draws with SciPy's generator, which JAX cannot run",
