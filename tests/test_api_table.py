@@ -277,6 +277,7 @@ def test_each_row_runs_as_its_status_says(row: Row) -> None:
     assert status(row)  # (a wrong value fails here: an AssertionError propagates)
 
 
+@pytest.mark.slow
 def test_the_comparison_page_is_current() -> None:
     assert PAGE.read_text() == page_text(), (
         "docs/comparison.md's API table is stale: run python tools/errors_doc.py")

@@ -242,6 +242,7 @@ def test_pop_forms_normalize() -> None:
     (C.push_then_pop, (rng(3), 2)), (C.pop_one_element_tuples, (rng(3), 2)),
     (C.pop_discarded, (rng(3),)),
 ], ids=["pairs", "one_element", "discarded"])
+@pytest.mark.slow
 def test_reverse_mode_over_a_popped_list(fn, args) -> None:
     """``v = ys.pop()`` undone: the list's cotangent gets v's cotangent back, for the
     append that put v there to pop.  Checked against JAX (Python lists of traced

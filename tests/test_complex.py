@@ -190,6 +190,7 @@ def test_grad_code_reads_the_conventions():
     assert "np.conj(" in text
 
 
+@pytest.mark.slow
 def test_special_values_nan_and_zero():
     z = np.array([0j, 1 + 1j, np.nan + 0j])
     with np.errstate(all="ignore"):

@@ -140,6 +140,7 @@ CHECKS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", CHECKS)
 def test_composition(order):
     check, vector = CHECKS[order]
@@ -272,6 +273,7 @@ def test_vjp_of_grad_where_jax_cannot_run_the_program(case) -> None:
     np.testing.assert_allclose(pullback(cot)[0], expected, rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.slow
 def test_second_order_of_the_loop_with_a_tape() -> None:
     """The control-flow issue's function, y = y * x + np.sin(y) n times: grad of its
     emitted gradient (reverse over the tape's appends and pops) and its Hessian at

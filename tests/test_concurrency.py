@@ -263,6 +263,7 @@ class _CyclicGarbage:
         pass
 
 
+@pytest.mark.slow
 def test_parsing_on_several_threads_never_raises_a_system_error() -> None:
     """CPython 3.11's AST constructor keeps its depth counter in state the threads
     share (gh-106905): ``ast.parse`` on two threads at once raised ``SystemError: AST

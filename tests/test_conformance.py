@@ -72,6 +72,7 @@ def test_document_is_from_these_fixtures(corpus) -> None:
     assert set(documented()) <= ids
 
 
+@pytest.mark.slow
 def test_replay_sample_matches_document(corpus) -> None:
     listed = documented()
     sample = corpus.cases[::SAMPLE_EVERY]
@@ -111,6 +112,7 @@ def run_without_jax(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, cwd=ROOT, env=ENV)
 
 
+@pytest.mark.slow
 def test_replay_runs_without_jax(corpus) -> None:
     out = run_without_jax("--json", "-k", "corpus/loop_carried")
     assert out.returncode in (0, 1), out.stderr
@@ -144,6 +146,7 @@ def test_live_sample_matches_recording_and_document(corpus) -> None:
     assert not wrong
 
 
+@pytest.mark.slow
 def test_drift_is_reported_apart_from_s2s(corpus) -> None:
     """A recording that differs from live JAX is JAX drift, not an s2s failure; a
     replay against the altered recording is an s2s failure."""
@@ -158,6 +161,7 @@ def test_drift_is_reported_apart_from_s2s(corpus) -> None:
     assert replay.status == "fail" and replay.jax_drift is None
 
 
+@pytest.mark.slow
 def test_the_default_corpus_is_found_in_a_checkout_and_its_cases_run(tmp_path) -> None:
     """Without --fixtures or the variable (the suite sets it elsewhere), from another
     directory: `s2s conformance` finds the checkout's corpus and runs its cases, e2e

@@ -106,6 +106,7 @@ def test_a_long_product_and_a_mixed_chain(tmp_path):
     check_all(tmp_path, body, 0.3, 1.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [90, pytest.param(120, marks=SLOW), pytest.param(199, marks=SLOW)])
 def test_deeply_nested_calls(tmp_path, depth):
     body = "def f(x):\n    return " + "np.sin(" * depth + "x" + ")" * depth + "\n"

@@ -105,6 +105,7 @@ _JAX_CASES = [pytest.param(name, dtype, marks=() if name in _JAX_DEFAULT and
               for name, *_ in cases(np.float64) for dtype in (np.float32, np.float64)]
 
 
+@pytest.mark.slow
 @pytest.mark.every_case
 @pytest.mark.parametrize("name, dtype", _JAX_CASES)
 def test_on_the_jax_backend(name, dtype) -> None:

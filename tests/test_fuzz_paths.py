@@ -111,6 +111,7 @@ def fuzz(n: int, salt: int = 0) -> None:
     run()
 
 
+@pytest.mark.slow
 def test_fuzz_paths_fixed_seed() -> None:
     fuzz(EXAMPLES)
 

@@ -90,6 +90,7 @@ def vmap_args(rng, call, n, dtype):
     return w, b, x, y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jitted", [False, True], ids=["vmap", "jit(numpy)"])
 def test_vmapped_gradients_follow_every_change_between_calls(jitted, monkeypatch):
     make = s2s.vmap(s2s.grad(per_example), in_axes=(None, None, 0, 0))
@@ -162,6 +163,7 @@ def jax_hvp(f):
     return jax.jit(lambda x, v: jax.jvp(grad, (x,), (v,)))
 
 
+@pytest.mark.slow
 def test_hvps_follow_every_change_between_calls(monkeypatch):
     g, other = s2s.grad(tanh_sq), s2s.grad(cubic)
     rng = np.random.default_rng(2)
@@ -356,6 +358,7 @@ def writes_into_its_argument(x, v):
     return s2s.jvp(s2s.grad(tanh_sq), (x,), (v,))[1]
 
 
+@pytest.mark.slow
 def test_a_jitted_function_runs_on_copies_and_counts_its_signatures():
     j = s2s.jit(writes_into_its_argument, backend="numpy")
     rng = np.random.default_rng(6)

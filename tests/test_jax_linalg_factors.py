@@ -65,6 +65,7 @@ def cases(dtype):
     }
 
 
+@pytest.mark.slow
 @pytest.mark.every_case
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", ["gp_nll", "solve_matrix", "inverse", "batched"])

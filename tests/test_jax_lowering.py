@@ -724,6 +724,7 @@ def jacobians_inside(x):
     return s2s.jacfwd(vector_break)(x) - s2s.jacrev(vector_break)(x)
 
 
+@pytest.mark.slow
 def test_jacobians_and_hessian_of_a_value_dependent_break_under_jit() -> None:
     fwd = s2s.jit(s2s.jacfwd(vector_break), backend="jax")
     rev = s2s.jit(s2s.jacrev(vector_break), backend="jax")
@@ -925,6 +926,7 @@ def _random_programs(examples: int):
     return outcomes
 
 
+@pytest.mark.slow
 def test_random_programs_with_branches_and_loops_lowered() -> None:
     outcomes = _random_programs(10)
     assert outcomes.count("lowered") >= 3, outcomes  # the check saw lowered code

@@ -256,6 +256,7 @@ def run_script(tmp_path, code: str, **env_vars: str) -> subprocess.CompletedProc
                           text=True, timeout=180)
 
 
+@pytest.mark.slow
 def test_default_backend_from_the_environment_and_x64_opt_out(tmp_path) -> None:
     code = textwrap.dedent("""
         import jax, numpy as np, s2s
@@ -275,6 +276,7 @@ def test_default_backend_from_the_environment_and_x64_opt_out(tmp_path) -> None:
     assert "ok" in done.stdout
 
 
+@pytest.mark.slow
 def test_jax_backend_turns_on_x64_by_default(tmp_path) -> None:
     code = textwrap.dedent("""
         import jax, numpy as np, s2s
@@ -616,6 +618,7 @@ SHARDED = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_shard_batch_across_four_cpu_devices(tmp_path) -> None:
     code = SHARDED.format(tests=os.path.dirname(os.path.abspath(__file__)))
     done = run_script(tmp_path, code, XLA_FLAGS="--xla_force_host_platform_device_count=4")

@@ -74,6 +74,7 @@ def close(got, want) -> None:
         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transform", list(TRANSFORMS))
 @pytest.mark.parametrize("name,x", CASES, ids=IDS)
 def test_matches_jax(name, x, transform) -> None:
@@ -164,6 +165,7 @@ def test_lists_joined_with_grown_lists(name, a) -> None:
     close(s2s.jvp(f, (a,), (1.0,)), jax.jvp(jf, (a,), (1.0,)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", LISTS)
 def test_lists_second_order_right_or_refused(name) -> None:
     """Second order through those lists is matched or refused, never wrong."""

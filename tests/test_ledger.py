@@ -341,6 +341,7 @@ def test_local_functions_cannot_be_re_derived():
 # ---- the command line ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_verify_in_a_fresh_process(tmp_path):
     """Another process regenerates the same emitted code (the record's function is in
     an importable module) and checks the signature from the environment."""
@@ -392,6 +393,7 @@ def matrix_rows():
     return json.loads(buf.getvalue())
 
 
+@pytest.mark.slow
 def test_matrix_verdicts(matrix_rows):
     for row in matrix_rows:
         assert {"case", "verdict", "reason"} <= set(row)
@@ -483,6 +485,7 @@ def test_verifying_without_jax_re_runs_the_rest_of_the_evidence(signed, monkeypa
     assert "JAX oracle was not re-run" in result["steps"][-1]["detail"]
 
 
+@pytest.mark.slow
 def test_a_script_run_as_main_is_verified_from_its_file(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(

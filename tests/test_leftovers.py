@@ -225,7 +225,8 @@ def _close_tree(got, expected, dtype):
 
 
 @needs_jax
-@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_gradient_of_every_axis_under_every_transform_as_jax(dtype) -> None:
     """np.gradient(f) of a matrix, axis= left out: NumPy's one result per axis, through
     vjp (a tuple cotangent), jvp, vmap, jacfwd, jacrev (the tuple itself returned) and
@@ -495,6 +496,7 @@ def test_second_derivatives_of_norms_of_complex_values_are_jaxs(shape, ord, axis
 @pytest.mark.parametrize("fn, shape", sampled([(L.norm_nuclear, (3, 3)), (L.norm_3, (4,)),
                                                (L.norm_spectral, (3, 3)),
                                                (L.norm_smallest_rows, (3, 4))], default=1))
+@pytest.mark.slow
 def test_hessians_of_p_and_singular_value_norms(fn, shape) -> None:
     """Real values: hessian (jacfwd of the gradient: a p-norm's order settles, before
     running, that it is a vector norm) as JAX's. Complex values: jacfwd of the gradient

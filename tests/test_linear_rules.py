@@ -46,6 +46,7 @@ def test_derived_rules_take_the_rule_signature() -> None:
                                        "    return np.reshape(a_dot, shape)\n")
 
 
+@pytest.mark.slow
 def test_the_cli_prints_a_primitives_rules() -> None:
     out = subprocess.run([sys.executable, "-m", "s2s", "primitives", "--rule", "matmul"],
                          capture_output=True, text=True, check=True).stdout

@@ -69,6 +69,7 @@ def close(a, b):
     ("caller", "__defaults__", [(3,), (4,), (2,)]),  # power's, read by its caller
     ("caller_of_caller", "__defaults__", [(3,), (4,), (2,)]),
 ], ids=["defaults", "kwdefaults", "array-default", "callee", "callee-of-callee"])
+@pytest.mark.slow
 def test_replaced_defaults_are_used_from_the_next_call_on(fns, name, attr, values):
     module, twin = fns
     owner = "power" if name.startswith("caller") else name

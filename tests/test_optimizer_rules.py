@@ -148,6 +148,7 @@ def _specialized(name: str, off: str, monkeypatch) -> tuple[str, list, str]:
 @pytest.mark.every_case
 @pytest.mark.parametrize("rule", [r if r.name in DEFAULT else pytest.param(
     r, marks=pytest.mark.slow) for r in WITNESSED], ids=lambda r: r.name)
+@pytest.mark.slow
 def test_the_specializer_applies_the_rule_to_its_witness(rule, monkeypatch) -> None:
     generic, results, text = _specialized(rule.witness, "", monkeypatch)
     body = text.split("def ", 1)[1]
@@ -305,6 +306,7 @@ def test_the_rules_a_nodes_facts_settle_apply_in_loop_bodies(dtype, monkeypatch)
         assert ("-(-" in body) is present, body
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_a_row_sum_of_one_pick_per_row_is_not_done(dtype, monkeypatch) -> None:
     """Integer-label cross-entropy (``logp[np.arange(n), y]``): the sum over each row

@@ -88,6 +88,7 @@ CASES = [pytest.param(p, n, marks=() if (p, n) in DEFAULT else pytest.mark.slow,
                       id=f"{p}-{n}") for p in (*PASSES, "all") for n in ARGS]
 
 
+@pytest.mark.slow
 @pytest.mark.every_case  # (sampled here: each pass on its program by default)
 @pytest.mark.parametrize("off,name", CASES)
 def test_a_pass_switched_off_keeps_the_values_and_changes_the_code(off, name,

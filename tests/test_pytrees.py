@@ -465,6 +465,7 @@ def test_a_built_aux_output_comes_back_in_its_type(dtype):
     _same_built(s2s.jacfwd(F.make_out, has_aux=False)(x), jax.jacfwd(J.make_out)(x), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_a_class_whose_constructor_computes_is_built_as_jax_builds_it(dtype):
     """The constructor's body runs in the function (differentiated like the rest);
@@ -565,6 +566,7 @@ def test_a_built_namedtuple_is_read_by_position_in_callees(transform, dtype):
         assert_same_tree(made(x), want_made(x), dtype)
 
 
+@pytest.mark.slow
 def test_vmap_of_jacfwd_keeps_float32():
     """The Jacobian's emitted loop computes in the dtypes JAX does (its basis in the
     input's, each column in its output's): vmap of it keeps float32, jacrev too."""

@@ -267,6 +267,7 @@ def test_grad_through_a_container_result(name: str, n: int) -> None:
     pytest.param("pair_in_branches", 3, id="pair_in_branches-3"),
     pytest.param("ping", 3, id="ping-3"),
 ])
+@pytest.mark.slow
 def test_jacfwd_of_a_container_result(name: str, n: int) -> None:
     f, twin = fresh(globals()[name]), getattr(_twins(), name)
     close(s2s.jacfwd(f)(X, n), jax.jacfwd(twin)(X, n))

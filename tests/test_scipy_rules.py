@@ -160,6 +160,7 @@ def second_jax(x):
                    + jst.cauchy.logsf(x, scale=1.5) + jsp.polygamma(1, x))
 
 
+@pytest.mark.slow
 @needs_jax
 def test_hessian_matches_jax() -> None:
     np.testing.assert_allclose(s2s.hessian(second)(X3), compiled(jax.hessian(second_jax))(X3),

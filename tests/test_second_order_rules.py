@@ -38,6 +38,7 @@ def params() -> list:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", params())
 def test_hessian_vector_product_matches_jax(case) -> None:
     args = case.draw()

@@ -253,6 +253,7 @@ def test_verify_of_a_script_without_a_main_guard(tmp_path) -> None:
     assert record.read_bytes() == before  # the record verified was not rewritten
 
 
+@pytest.mark.slow
 def test_recording_from_a_module_that_records_at_import_does_not_recurse(tmp_path) -> None:
     pytest.importorskip("jax")  # the JAX oracle executes the module again
     script, marker, record = _script(tmp_path, oracle=True)
@@ -263,6 +264,7 @@ def test_recording_from_a_module_that_records_at_import_does_not_recurse(tmp_pat
     assert oracle["status"] == "unavailable" and "LedgerError" in oracle["reason"]
 
 
+@pytest.mark.slow
 def test_cli_verify_fails_when_the_record_file_changes_while_verifying(tmp_path) -> None:
     name = "s2s_sec_rewrites"
     path = tmp_path / f"{name}.py"

@@ -526,6 +526,7 @@ def results():
     return outcomes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_case(case: Case, results) -> None:
     ours, theirs, check = results[case.id]

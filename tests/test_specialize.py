@@ -360,6 +360,7 @@ def _long_function(n: int, where):
     return module.f
 
 
+@pytest.mark.slow
 def test_the_second_call_does_work_linear_in_the_function(tmp_path, monkeypatch) -> None:
     """Specializing visited every statement once per statement (the inliner rescanned
     the function after each inlining, the CSE table per assignment): 400 lines took

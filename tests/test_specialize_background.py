@@ -65,6 +65,7 @@ print(ready(), round(time.perf_counter() - start, 3), calls)
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.every_case
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_a_loop_of_small_calls_gets_the_specialized_code(tmp_path, mode):

@@ -324,6 +324,7 @@ def test_background_specializing_prints_no_egglog_thread_error(tmp_path):
     assert "unsendable" not in out.stderr, out.stderr
 
 
+@pytest.mark.slow
 def test_a_script_exiting_while_specializing_exits_cleanly(tmp_path):
     """The interpreter waits for a specializing thread at exit: one stopped inside the
     e-graph's native code aborted the process (exit status 134, a Rust panic)."""

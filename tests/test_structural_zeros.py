@@ -113,6 +113,7 @@ def _leaves(t):
     return [x for v in t for x in _leaves(v)] if isinstance(t, (tuple, list)) else [t]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transform", list(TRANSFORMS))
 @pytest.mark.parametrize("name", SCALAR)
 def test_transforms_match_jax(name, transform) -> None:
@@ -179,6 +180,7 @@ FORWARD_TRANSFORMS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transform", list(FORWARD_TRANSFORMS))
 @pytest.mark.parametrize("name", FORWARD)
 def test_forward_transforms_match_jax(name, transform) -> None:

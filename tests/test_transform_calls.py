@@ -70,6 +70,7 @@ def test_stacking_a_list_of_tuples_is_refused_not_differentiated_to_zero() -> No
 
 @pytest.mark.parametrize("outer,inner", [("jacfwd", "jacrev"), ("jacrev", "jacfwd"),
                                          ("jacrev", "jacrev"), ("jacfwd", "jacfwd")])
+@pytest.mark.slow
 def test_jacobian_of_jacobian_matches_jax(outer: str, inner: str) -> None:
     def vec(x):
         return jnp.tanh(x) * jnp.sum(x**2)

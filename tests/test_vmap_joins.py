@@ -90,6 +90,7 @@ def recursive_sum_jax(x, n):
     return jnp.sum(tower_jax(x, n) ** 2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [0, 2])
 def test_recursion_the_probe_never_enters(n: int) -> None:
     import corpus_fns

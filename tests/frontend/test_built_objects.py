@@ -44,6 +44,7 @@ def test_grad_jvp_vjp_against_jax(name, dtype) -> None:
     C.grads(F, J, name, X, (), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CASES)
 def test_jacobians_vmap_jit(name) -> None:
     C.jacobians(F, J, name, X, ())

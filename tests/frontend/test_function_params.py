@@ -159,6 +159,7 @@ def test_parameter_named_as_a_global_is_never_the_global() -> None:
     assert "register the object's class as a pytree" in message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_an_arguments_methods(dtype) -> None:
     """``p.apply(x)`` and ``model(x)`` (whose ``__call__`` calls ``self.apply``) of a

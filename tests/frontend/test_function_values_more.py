@@ -310,6 +310,7 @@ def test_an_objects_class_changing_between_calls() -> None:
         obj.__class__ = F.Model
 
 
+@pytest.mark.slow
 def test_the_objects_called_inside_a_function() -> None:
     close(s2s.grad(F.calls_each_model)(X), jax.grad(J.calls_each_model)(X), np.float64)
     close(s2s.jacrev(F.calls_each_model)(X), jax.jacrev(J.calls_each_model)(X),

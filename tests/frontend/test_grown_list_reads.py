@@ -65,6 +65,7 @@ def _pair(transform, f, jf):
     return getattr(s2s, transform)(f), getattr(jax, transform)(jf)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("transform", SWEPT)
 @pytest.mark.parametrize("name, rest", CASES, ids=IDS)

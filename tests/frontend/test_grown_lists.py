@@ -69,6 +69,7 @@ def _pair(transform, f, jf):
 @pytest.mark.parametrize("transform", TRANSFORMS)
 @pytest.mark.parametrize("name, x, rest", LISTS,
                          ids=[f"{n}{r}" for n, _, r in LISTS])
+@pytest.mark.slow
 def test_jacobians_and_vmap_of_grown_lists(name, x, rest, transform, dtype) -> None:
     """A list grown in a loop (starting empty, or with the argument, `n=0`: a loop
     that never runs) through jacrev/jacfwd/hessian/vmap: jacrev's batched cotangents

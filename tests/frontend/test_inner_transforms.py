@@ -249,6 +249,7 @@ def _empty(name):
 @pytest.mark.every_case
 @pytest.mark.parametrize("name, dtype", default(
     [(n, d) for n in EMPTY for d in DTYPES], {("vmap_over_rows", np.float32)}))
+@pytest.mark.slow
 def test_an_empty_batch_has_jax_vmaps_shape(name, dtype) -> None:
     """The stacked result is zeros of g's output shape with a 0-long batch axis (from
     s2s.eval_shape, never g on data), as jax.vmap's: the value, grad,
@@ -272,6 +273,7 @@ def test_an_empty_batch_has_jax_vmaps_shape(name, dtype) -> None:
     close(s2s.jit(ours, backend="jax")(x, m), jax.jit(theirs)(x, m), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.every_case
 @pytest.mark.parametrize("name", default(EMPTY, {"vmap_over_columns"}))
 def test_an_empty_batch_under_vmap_and_the_jacobians(name) -> None:

@@ -83,6 +83,7 @@ def _batch(name, rows, call, dtype):
 @pytest.mark.every_case
 @pytest.mark.parametrize("name, dtype", default(
     [(n, d) for n in EMPTY for d in DTYPES], {("empty_nested_def", np.float64)}))
+@pytest.mark.slow
 def test_empty_and_full_batches_under_every_transform(name, dtype, request) -> None:
     """One transform object per transform, calls 1 to 10 with the batch 0, 1 or 5
     rows long and ``x`` changing: the first call probes an empty batch (its reverse
@@ -158,6 +159,7 @@ KEPT = ["kept_lambda_capturing_passed_on", "kept_def_capturing_passed_on",
 @pytest.mark.every_case
 @pytest.mark.parametrize("name, dtype", default(
     [(n, d) for n in KEPT for d in DTYPES], {("kept_lambda_capturing_passed_on", np.float64)}))
+@pytest.mark.slow
 def test_a_kept_vmap_reading_values_passed_on(name, dtype, request) -> None:
     """The values ``g`` reads (``x``, ``a``, the module's ``SCALE``) change between
     calls 1 to 10; grad, jvp, vmap, jacrev, hessian and jit against JAX."""
@@ -217,6 +219,7 @@ OTHER_PATH = ["loop_args_on_the_other_path", "popped_args_on_the_other_path",
               "called_in_a_loop_on_the_other_path"]
 
 
+@pytest.mark.slow
 @pytest.mark.every_case
 @pytest.mark.parametrize("name", default(OTHER_PATH, {"called_in_a_loop_on_the_other_path"}))
 def test_the_jacobians_with_the_path_changing_between_calls(name, request) -> None:

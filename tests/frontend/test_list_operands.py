@@ -50,6 +50,7 @@ def test_grad_and_vmap_of_grad_against_jax(name, dtype) -> None:
     C.close(s2s.vmap(f)(xs), np.stack([f(r) for r in xs]), dtype, "vmap")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_jacobians_jvp_and_jit_against_jax(name) -> None:
     f, jf = pair(name)
@@ -191,7 +192,8 @@ def test_refusals_are_located(name, says) -> None:
     assert says in text and "list_operand_fns.py" in text and "<s2s" not in text
 
 
-@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_builtin_sum_of_an_array_against_jax(dtype) -> None:
     """``sum(x)`` of an array was refused ("over a list or tuple whose length is
     known"); JAX iterates the array, s2s adds its rows (``np.sum(x, axis=0)``), and

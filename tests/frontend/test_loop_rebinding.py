@@ -54,6 +54,7 @@ def _pair(transform, f, jf):
 @pytest.mark.parametrize("transform", [
     "jacfwd", "jacrev", pytest.param("hessian", marks=pytest.mark.slow), "vmap",
     "vmap_grad", "jvp_grad"])  # (hessian in the default tier: test_hessian_of_a_branch)
+@pytest.mark.slow
 @pytest.mark.parametrize("name, n", CASES, ids=IDS)
 def test_transforms_against_jax(name, n, transform, dtype) -> None:
     """vmap against a Python loop of JAX's per-example results (the `if`s on values
@@ -73,6 +74,7 @@ def test_transforms_against_jax(name, n, transform, dtype) -> None:
     C.close(got_fn(x), compiled(want_fn)(x), dtype, transform)
 
 
+@pytest.mark.slow
 def test_hessian_of_a_branch() -> None:
     """The hessian (forward mode over the gradient's flags and choices), a fixed case
     of the sweep above (whose hessians run under `-m slow`)."""
@@ -93,6 +95,7 @@ def test_counts_changing_between_calls() -> None:
             C.close(jg(x, n), want, np.float64, f"{name}, jit, call {call}")
 
 
+@pytest.mark.slow
 def test_jit_on_the_jax_backend_with_a_static_count() -> None:
     """On the JAX backend, the count static: the function (its Python loop traced)
     and its gradient (the flags carried through the lowered loop, the choice a

@@ -36,6 +36,7 @@ def close(got, expected, dtype):
         np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(e, np.float64), **tol)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
 @pytest.mark.parametrize("point", POINTS)
 @pytest.mark.parametrize("name", NAMES)

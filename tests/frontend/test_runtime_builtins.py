@@ -152,6 +152,7 @@ def test_a_filtered_sum_that_keeps_no_item_says_so_at_the_users_line():
     assert err.value.loc.file == F.__file__ and "sum(v * 2.0" in err.value.loc.text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_math_prod_of_a_shape_is_its_size(dtype):
     """`math.prod(x.shape)` is `x.size`, a Python int (float32 stays float32, as in

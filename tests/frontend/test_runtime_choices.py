@@ -62,6 +62,7 @@ def check(ours, theirs, x, dtype, heavy: bool) -> None:
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", [n if n not in SLOW else pytest.param(
     n, marks=pytest.mark.slow) for n in PLAIN])
+@pytest.mark.slow
 def test_plain(name, dtype) -> None:
     rest = tuple(a.astype(dtype) for a in PLAIN[name])
     base, twin = getattr(F, name), getattr(J, name)
