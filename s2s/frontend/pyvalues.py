@@ -28,7 +28,9 @@ from ..ir.nodes import Atom, Const, If, Slice, Var
 from . import kwdicts, literals
 from .bound_params import type_test
 from .comprehensions import substitute
+from .generators import yields
 from .static import NOVALUE
+from .windows import as_islice
 
 # built-ins decided when the function is transformed, over constants
 STATIC = {math.prod, builtins.max, builtins.min, builtins.round, builtins.any, builtins.all,
@@ -142,6 +144,14 @@ class PythonValues:
             items = self.n.comps.items_of(positional[0])
             if items is None and fn in (builtins.any, builtins.all):
                 return self.truth_of_rows(fn, positional[0], node, target)
+            if items is None and fn in (builtins.max, builtins.min) and isinstance(
+                    positional[0], cst.Call) and (yields(self.n, positional[0].func) or (
+                    as_islice(self.n, positional[0]) is not None)):
+                # `max(gen(x))` of a generator function: `max(v for v in gen(x))`
+                item = cst.Name(self.n.comps.loop_name("value"))
+                loop = cst.GeneratorExp(item, cst.CompFor(item, positional[0]))
+                self.n.desugar.alias_tree(loop, positional[0])
+                return self.extremum_of_loop(fn, loop, node, target)
             if items is None and fn in (builtins.max, builtins.min) and isinstance(
                     positional[0], (cst.GeneratorExp, cst.ListComp)):
                 return self.extremum_of_loop(fn, positional[0], node, target)
