@@ -291,9 +291,13 @@ class PythonValues:
                                     f"    raise ValueError({message!r})\n")
         _alias_tree(check, node, self.n.desugar)
         self.n.out += self.n.stmts.block([check])
-        return self.n.exprs.expr(self._tree(
-            f"{stacked}[np.arg{word}(np.reshape({stacked}, np.shape({stacked})[:1]))]", node),
-            target)
+        # Python's max keeps an item only where a later one compares greater: a NaN
+        # first item stays, a later NaN never wins (np.argmax would pick the NaN)
+        rows = f"np.reshape({stacked}, np.shape({stacked})[:1])"
+        far = "-np.inf" if word == "max" else "np.inf"
+        at = (f"np.where(np.isnan({rows}[0]), 0, np.arg{word}(np.where(np.isnan({rows}), "
+              f"{far}, {rows})))")
+        return self.n.exprs.expr(self._tree(f"{stacked}[{at}]", node), target)
 
     def _spelled(self, atom: Atom, node: Any) -> str:
         return cst.Module([]).code_for_node(self.n.comps.static.atom_node(atom, node))

@@ -230,3 +230,20 @@ def test_a_read_of_the_old_list_under_a_nested_batched_if_is_located() -> None:
     text = str(info.value)
     assert "list_copy_if_fns.py" in text and "if x[i] > 0.6:" in text, text
     assert "bound on one path" in text and "<s2s:" not in text, text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["max_of_generator", "min_of_generator", "islice_max"])
+def test_max_of_items_with_a_nan_is_pythons(name) -> None:
+    """Python's max keeps the first item unless a later one compares greater: a NaN
+    first item wins, a later NaN never does.  Before: np.argmax picked the NaN (the
+    value NaN where Python's and JAX's is a number).  The gradient of an item not
+    chosen whose own derivative is NaN/inf stays NaN here (0 * NaN), where JAX's
+    Python max hands it a symbolic zero: compared on the other items only."""
+    g, f = s2s.grad(getattr(F, name)), s2s.jit(getattr(F, name))
+    for x in ([0.3, np.nan, 1.2], [np.nan, 0.3, 1.2], [0.3, 1.2, np.nan],
+              [0.5, 0.5, -0.5], [0.3]):
+        x = np.array(x)
+        close(f(x), getattr(J, name)(x), np.float64)
+        finite = ~np.isnan(x)
+        close(g(x)[finite], jax.grad(getattr(J, name))(x)[finite], np.float64)
