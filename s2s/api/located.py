@@ -172,14 +172,38 @@ def _params_behind(ir: Any, text: str) -> list[str]:
 _IF_OR_BINDS = re.compile(r"^\s*(?:(?:if|while) (\w+):|(\w+)(?:, \w+)* = |for (\w+) in )")
 
 
+def _kept_in(fn: Any, line: str, seen: set[int]) -> tuple[str, Any] | None:
+    """The user's kept statement (``print(f"{np.sum(x):.4f}")``) an emitted line
+    replays, its operands written as any text (``x_2``, vmap's ``x[example]``), in
+    ``fn`` or a function it calls."""
+    if id(fn) in seen or getattr(fn, "body", None) is None:
+        return None
+    seen.add(id(fn))
+    for s in walk(fn.body):
+        if isinstance(s, Let) and s.prim == "kept" and s.loc is not None:
+            text, keys = s.params["template"]
+            pattern = re.escape(text)
+            for key in keys:
+                pattern = pattern.replace(re.escape(key), ".+?")
+            if re.fullmatch(pattern, line):
+                return fn.name, s.loc
+        elif isinstance(s, Let) and s.prim == "call":
+            found = _kept_in(s.params.get("callee"), line, seen)
+            if found is not None:
+                return found
+    return None
+
+
 def _bound_in(fn: Any, line: str, seen: set[int]) -> tuple[str, Any] | None:
     """The user's statement an emitted line replays: ``if t:`` is the user's ``if``
     on ``t``, ``y = ...`` the user's statement binding ``y`` (emitted forward code
     keeps the user's names), ``for k in ...`` the user's loop of index ``k``, in ``fn``
     or a function it calls."""
     match = _IF_OR_BINDS.match(line)
-    if match is None or id(fn) in seen or getattr(fn, "body", None) is None:
+    if id(fn) in seen or getattr(fn, "body", None) is None:
         return None
+    if match is None:
+        return _kept_in(fn, line.strip(), seen)
     seen.add(id(fn))
     for s in walk(fn.body):
         if match.group(1) and isinstance(s, If) and isinstance(s.test, Var) and (

@@ -187,7 +187,8 @@ def _shape_of_a_tracer(err: Exception) -> bool:
     (a TypeError or IndexError, not one of the ConcretizationTypeErrors)."""
     text = str(err)
     return "Tracer" in text and text.startswith(
-        ("Shapes must be 1D sequences of concrete values", "Slice entries must be static"))
+        ("Shapes must be 1D sequences of concrete values", "Slice entries must be static",
+         "unsupported format string passed to"))  # (f"{v:.4f}" of a traced v)
 
 
 def traced_value_error(err: Exception) -> TracedValueError:
@@ -203,6 +204,8 @@ def traced_value_error(err: Exception) -> TracedValueError:
     loc, construct = None, "a Python conversion (bool, int, float, range)"
     if isinstance(err, jax.errors.NonConcreteBooleanIndexError):
         construct = "indexing with a boolean mask (its result's shape depends)"
+    elif str(err).startswith("unsupported format string"):
+        construct = "a format spec (`f\"{v:.4f}\"`: a number's digits)"
     elif _shape_of_a_tracer(err):
         construct = ("a shape (np.ones(k), x.reshape(k, -1))" if isinstance(err, TypeError)
                      else "a slice's bound (x[:k])")
@@ -225,15 +228,17 @@ def traced_value_error(err: Exception) -> TracedValueError:
                     err, jax.errors.ConcretizationTypeError):
                 construct = "Python `and`/`or`/`not`"
     kind = type(err).__name__
+    hint = ("run it on the NumPy backend (s2s.jit(f, backend='numpy')), or pass the "
+            "value as a static argument (static_argnums=/static_argnames=); the JAX "
+            "backend lowers an emitted if/for/while to lax.cond/fori_loop/scan/while_loop "
+            "unless it is marked '# stays Python: <reason>'")
+    if construct.startswith("a format spec"):  # (a kept print runs while JAX traces)
+        hint = ("print the value without a format spec (`print(v)` shows JAX's tracer, "
+                "as under jax.jit), use jax.debug.print, or run it on the NumPy backend "
+                "(s2s.jit(f, backend='numpy'))")
     return TracedValueError(
         f"{construct} on a value JAX traces ({kind}): under jax.jit it is known only "
-        "when the compiled code runs",
-        loc,
-        hint="run it on the NumPy backend (s2s.jit(f, backend='numpy')), or pass the "
-        "value as a static argument (static_argnums=/static_argnames=); the JAX "
-        "backend lowers an emitted if/for/while to lax.cond/fori_loop/scan/while_loop "
-        "unless it is marked '# stays Python: <reason>'",
-    )
+        "when the compiled code runs", loc, hint=hint)
 
 
 # the file name of a user function's lowered code -> the function (its error's line)

@@ -18,9 +18,11 @@ from ..primitives import PRIMITIVES, lookup_object
 from ..primitives.registry import METHODS, Refused, Result, lookup_form, reads_arrays
 from . import kwdicts
 from .expressions import MAX_NAME, SHAPE_READS
+from .generators import yields
 from .objects import computed_call
 from .resolve import expression_advice
 from .sequences import as_array, carried
+from .windows import as_islice
 
 
 def _comprehension_names(node: Any) -> set[str]:
@@ -146,7 +148,8 @@ class CallLowerer:
             elif isinstance(first, cst.Call) and (not first.args and isinstance(
                     first.func, cst.Attribute) and first.func.attr.value in ("values", "keys") \
                     and isinstance(first.func.value, cst.Name) and kwdicts.keys_of(
-                    self.n, first.func.value) is None or _yields(self.n, first.func)):
+                    self.n, first.func.value) is None or yields(self.n, first.func) or (
+                    as_islice(self.n, first) is not None)):
                 # `sum(p.values())` of a dict argument: `sum(v for v in p.values())`;
                 # `sum(gen(x))` of a generator function: `sum(v for v in gen(x))`
                 item = cst.Name(self.n.comps.loop_name("value"))
@@ -169,6 +172,13 @@ class CallLowerer:
                 # a list grown in a loop (stacked first), or an array: its rows added
                 return _grown_sum(self, first, start_arg, node, target,
                                   _grown_list(self.n, self.n.env[first.value]))
+            base = first.value if isinstance(first, cst.Subscript) else None
+            if items is None and isinstance(base, cst.Name) and base.value in self.n.env \
+                    and all(isinstance(e.slice, cst.Slice) for e in first.slice):
+                # `sum(x[i:i + w])`: a slice of an array or of a grown list, its length
+                # the call's (of none, Python's 0)
+                return _grown_sum(self, first, start_arg, node, target,
+                                  _grown_list(self.n, self.n.env[base.value]))
         if items is None:
             raise UnsupportedCallError(
                 "Python's built-in `sum` is supported over a list or tuple whose length "
@@ -477,15 +487,6 @@ class CallLowerer:
         return self.n.emit(self.n.names.fresh("shape"), "make_tuple", tuple(atoms), {}, node)
 
 
-def _yields(n: Any, func: Any) -> bool:
-    """Does ``func`` name a generator function (run as the list of its items)?"""
-    if not isinstance(func, (cst.Name, cst.Attribute)) or isinstance(func, cst.Name) and (
-            func.value in n.local_names and not n.funcs.names_function(func.value)):
-        return False
-    fv = n.funcs.value_of(func)
-    return fv is not None and hasattr(fv.obj, "__s2s_listed__")
-
-
 def _grown_list(n: Any, name: str) -> bool:
     """A list grown in a loop, or a slice of one (``parts[start:]``: a list too)."""
     let = n.lets.get(name)
@@ -496,16 +497,16 @@ def _grown_list(n: Any, name: str) -> bool:
     return name in n.lists
 
 
-def _grown_sum(calls: Any, name: cst.Name, start: Any, node: cst.Call,
+def _grown_sum(calls: Any, name: Any, start: Any, node: cst.Call,
                target: str | None, grown: bool = True) -> Atom:
     """``sum(parts)`` of a list grown in a run-time loop (``parts.append(v)``): its
     length is known per call, its items one shape (what one expression made), so
     the sum is ``np.sum(np.stack(parts), axis=0)``, which every transform handles
     (after ``start``).  ``sum(x)`` of an array (not ``grown``) adds its rows,
     ``np.sum(x, axis=0)``; of nothing, both give Python's 0."""
-    rows = f"np.stack({name.value})" if grown else name.value
-    total: Any = cst.parse_expression(
-        f"(np.sum({rows}, axis=0) if len({name.value}) else 0)")
+    text = cst.Module([]).code_for_node(name)  # (a name, or a slice: `x[i:i + w]`)
+    rows = f"np.stack({text})" if grown else text
+    total: Any = cst.parse_expression(f"(np.sum({rows}, axis=0) if len({text}) else 0)")
     if start is not None:
         total = cst.BinaryOperation(start.value, cst.Add(), total)
     calls.n.desugar.alias_tree(total, node)  # (the new nodes, not `start`'s own)

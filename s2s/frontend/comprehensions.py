@@ -28,6 +28,7 @@ import libcst as cst
 from ..errors import TransformError
 from ..ir.nodes import Atom, Let, Var
 from .desugar import lower_in_place
+from .objects import iterated_object
 from .sequences import carried
 from .static import COMPREHENSIONS, NOVALUE, StaticReader, paren
 
@@ -267,7 +268,10 @@ class Comprehensions:
                     ) from None
             return
         clause = fors[0]
-        items = self.static.static_items(substitute(clause.iter, table, self.n.desugar.alias))
+        walked = substitute(clause.iter, table, self.n.desugar.alias)
+        if iterated_object(self.n, walked) is not None:
+            raise _Dynamic()  # (an object's `__iter__`: a loop, `loops.py`)
+        items = self.static.static_items(walked)
         if items is None:
             raise _Dynamic()
         for spelling, value in items:
@@ -395,7 +399,9 @@ class Comprehensions:
         # the items are one shape (rows, or what one expression makes of them): their
         # sum is np.sum of their stack, which vmap batches (a `total = 0` carried
         # through the loop would start unbatched)
-        total: Any = cst.parse_expression(f"np.sum(np.stack({acc}), axis=0)")
+        # (over no items on a call, Python's 0: NumPy stacks none with a ValueError)
+        total: Any = cst.parse_expression(
+            f"(np.sum(np.stack({acc}), axis=0) if len({acc}) else 0)")
         if start is not None:
             total = cst.BinaryOperation(start, cst.Add(), total)
         _alias_all(total, node, self.n.desugar.positions, alias)

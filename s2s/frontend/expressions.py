@@ -35,6 +35,7 @@ from .keyed import run_time_item
 from .objects import (
     class_attribute,
     is_instance_self,
+    iterated_args,
     object_call,
     record_of_atom,
     replace_call,
@@ -48,7 +49,7 @@ from .reduces import lower_accumulate, lower_reduce
 from .resolve import expression_advice, transform_kind
 from .sequences import list_copy, sequence_arithmetic
 from .source import literal_value
-from .windows import as_zip
+from .windows import as_islice, as_zip
 
 _BINOPS = {
     cst.Add: ("add", "plus", "total"),
@@ -620,6 +621,8 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     """``map(f, xs)`` (also inside ``list``/``tuple``), ``tuple(...)``, ``slice(...)``
     and ``list(<comprehension>)`` lowered by the Normalizer ``n``; None for any other
     call."""
+    if (iterated := iterated_args(n, obj, node)) is not node:  # (`list(layers)`: its
+        return n.exprs.expr(iterated, target)  # `__iter__()`)
     if obj is functools.reduce:
         return lower_reduce(n, node, target)
     if obj is itertools.accumulate:  # (unrolled over a sequence of known length)
@@ -631,6 +634,8 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     keys = kwdicts.keys_call(n, obj, node, target)  # tuple(p), sorted(p), list(p.keys())
     if keys is not None:
         return keys
+    if obj is itertools.islice:  # (a slice of the items)
+        return n.exprs.expr(as_islice(n, node), target)
     if obj is builtins.list and as_zip(n, node) is not node:  # list(zip(x, x[1:]))
         return n.exprs.expr(as_zip(n, node), target)
     item = next_item(n, node) if obj is builtins.next else None
@@ -644,7 +649,8 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
         return n.comps.comprehension(view, target)
     if obj is builtins.map or (obj in (builtins.list, builtins.tuple) and len(
             node.args) == 1 and isinstance(node.args[0].value, cst.Call) and n.funcs.
-            value_of(node.args[0].value.func) is not None and n.resolver.
+            value_of(node.args[0].value.func) is not None and root_name(
+            node.args[0].value.func) not in n.local_names and n.resolver.
             resolve_dotted(node.args[0].value.func)[0] is builtins.map):
         return n.funcs.map_call(node if obj is builtins.map else node.args[0].value, target)
     if obj in (builtins.slice, builtins.tuple) or (obj is builtins.list and len(

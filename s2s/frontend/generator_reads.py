@@ -31,7 +31,7 @@ from .source import parse_function
 
 # calls that read their iterable argument once, front to back
 ONCE = {"sum", "list", "tuple", "zip", "enumerate", "sorted", "min", "max", "any",
-        "all", "map", "pairwise"}
+        "all", "map", "pairwise", "islice"}
 ONCE_NP = {"stack", "array", "asarray", "vstack", "hstack", "concatenate"}
 LOOPS = (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
 SCOPES = (cst.FunctionDef, cst.Lambda)

@@ -31,7 +31,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import TransformError, UnsupportedSyntaxError
 from .desugar import leaves_somewhere
 from .fnvalues import FnValue
 from .source import parse_function
@@ -48,6 +48,23 @@ _LISTED: dict[tuple, tuple[Any, types.FunctionType]] = {}
 def is_generator(obj: Any) -> bool:
     return isinstance(obj, types.FunctionType) and bool(
         obj.__code__.co_flags & inspect.CO_GENERATOR)
+
+
+def yields(n: Any, func: Any) -> bool:
+    """Does ``func`` name a generator function (run as the list of its items)?"""
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and isinstance(
+            func.value.func, (cst.Name, cst.Attribute)):  # (`Layers(x).__iter__`)
+        try:
+            cls = n.resolver.resolve_dotted(func.value.func)[0]
+        except TransformError:
+            return False
+        return isinstance(cls, type) and is_generator(inspect.getattr_static(
+            cls, func.attr.value, None))
+    if not isinstance(func, (cst.Name, cst.Attribute)) or isinstance(func, cst.Name) and (
+            func.value in n.local_names and not n.funcs.names_function(func.value)):
+        return False
+    fv = n.funcs.value_of(func)
+    return fv is not None and hasattr(fv.obj, "__s2s_listed__")
 
 
 def listed(fn: types.FunctionType) -> types.FunctionType:

@@ -21,7 +21,8 @@ from .dicts import assigned_names
 from .fncontainers import containers
 from .fnlists import unroll_appending
 from .generator_reads import rest
-from .windows import as_zip, sliding_window
+from .objects import iterated_object
+from .windows import as_islice, as_zip, sliding_window
 
 
 def _mentions(key: Any, names: set[str]) -> bool:
@@ -503,7 +504,8 @@ def _view_of_copy(n: Any, iterable: Any) -> Any:
                 inner.func, cst.Attribute) and inner.func.attr.value in (
                 "values", "items", "keys"):
             return inner
-    made = as_zip(n, rest(n, iterable))  # (`pairwise(xs)`, `list(zip(a, b))`: a zip;
+    made = as_islice(n, iterable) or iterated_object(n, iterable) or as_zip(
+        n, rest(n, iterable))  # (`pairwise(xs)`, `list(zip(a, b))`: a zip;
     # a generator `next` read `k` items of: `g[k:]`)
     return made.for_in.iter if isinstance(made, cst.ListComp) else made
 

@@ -19,6 +19,7 @@ Two ways a method's body runs under a transform:
 
 from __future__ import annotations
 
+import builtins
 import copy
 import dataclasses
 import inspect
@@ -40,6 +41,7 @@ from .built_objects import (
     specialized,
 )
 from .fnvalues import FnValue
+from .generators import is_generator, listed
 from .resolve import is_library
 from .self_methods import SELF_METHODS, defining_class, for_class
 from .super_calls import is_super
@@ -196,6 +198,12 @@ def _built_in(lets: dict, atom: Any) -> Any:
     return made if made is not None and (made.plain or made.record) else None
 
 
+def _dotted(node: Any) -> bool:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
 def root_is_local(n: Any, node: Any) -> bool:
     while isinstance(node, cst.Attribute):
         node = node.value
@@ -251,6 +259,8 @@ def _method(n: Any, made: Any, atom: Any, name: str, found: Any = None) -> FnVal
     if not isinstance(found, types.FunctionType):
         return None
     used = for_class(found, cls)
+    if is_generator(used):  # (`s.steps(x)`, `for h in layers:`: the list of its items)
+        used = listed(used)
     if head:  # (its `self`: this object's record, so `self.m(...)` is the class's)
         code = used.__code__
         used = for_objects(used, {code.co_varnames[0]: made}, (
@@ -566,3 +576,54 @@ def super_method(n: Any, node: cst.Attribute, name: str) -> FnValue:
                         "attributes, which Python's `super()` cannot take)",
                         "transform a function that calls the object: "
                         "`s2s.grad(lambda x: obj.method(x))`")
+
+
+def iterated_object(n: Any, iterable: Any) -> Any:
+    """``for h in layers:`` (``for h in Layers(x):``) over an object of your class
+    the function built: ``layers.__iter__()``, its ``__iter__`` method called (a
+    generator method: the list of its items); refused, located, for a class without
+    one (Python's TypeError: the object is not iterable; before, s2s walked its
+    fields' names).  None for any other iterable."""
+    if isinstance(iterable, cst.Name) and iterable.value in n.env:
+        made = record_of(n, iterable.value)
+        cls = None if made is None else made.cls
+    elif isinstance(iterable, cst.Call) and _dotted(iterable.func):
+        try:
+            cls, _ = n.resolver.resolve_dotted(iterable.func)
+        except TransformError:
+            return None
+        if not isinstance(cls, type) or is_library(cls) or (
+                cls.__module__ or "builtins").split(".")[0] in sys.stdlib_module_names or (
+                issubclass(cls, tuple)):
+            return None
+    else:
+        return None
+    if cls is None:
+        return None
+    if not isinstance(inspect.getattr_static(cls, "__iter__", None), types.FunctionType):
+        raise n.unsupported(iterable, f"a `{cls.__name__}` object is not iterable "
+                            "(Python's TypeError): its class defines no `__iter__`",
+                            "walk one of its fields (`for v in obj.items:`), or give the "
+                            "class an `__iter__` method")
+    made = cst.Call(cst.Attribute(iterable, cst.Name("__iter__")))
+    n.desugar.alias_tree(made, iterable)
+    return made
+
+
+ITERATING = (builtins.list, builtins.tuple, builtins.sum, builtins.max, builtins.min,
+             builtins.sorted, builtins.enumerate, builtins.zip, builtins.any, builtins.all)
+
+
+def iterated_args(n: Any, obj: Any, node: cst.Call) -> cst.Call:
+    """``list(layers)``, ``max(layers)``, ``zip(layers, x)``... of an object the
+    function built: its ``__iter__()`` passed instead (``iterated_object``)."""
+    if obj not in ITERATING or not any(
+            isinstance(a.value, (cst.Name, cst.Call)) for a in node.args):
+        return node
+    args = [a.with_changes(value=iterated_object(n, a.value)) if a.keyword is None and (
+        not a.star) and iterated_object(n, a.value) is not None else a for a in node.args]
+    if all(a is b for a, b in zip(args, node.args)):
+        return node
+    made = node.with_changes(args=args)
+    n.desugar.alias_tree(made, node)
+    return made

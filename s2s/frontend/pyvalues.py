@@ -28,7 +28,9 @@ from ..ir.nodes import Atom, Const, If, Slice, Var
 from . import kwdicts, literals
 from .bound_params import type_test
 from .comprehensions import substitute
+from .generators import yields
 from .static import NOVALUE
+from .windows import as_islice
 
 # built-ins decided when the function is transformed, over constants
 STATIC = {math.prod, builtins.max, builtins.min, builtins.round, builtins.any, builtins.all,
@@ -142,6 +144,14 @@ class PythonValues:
             items = self.n.comps.items_of(positional[0])
             if items is None and fn in (builtins.any, builtins.all):
                 return self.truth_of_rows(fn, positional[0], node, target)
+            if items is None and fn in (builtins.max, builtins.min) and isinstance(
+                    positional[0], cst.Call) and (yields(self.n, positional[0].func) or (
+                    as_islice(self.n, positional[0]) is not None)):
+                # `max(gen(x))` of a generator function: `max(v for v in gen(x))`
+                item = cst.Name(self.n.comps.loop_name("value"))
+                loop = cst.GeneratorExp(item, cst.CompFor(item, positional[0]))
+                self.n.desugar.alias_tree(loop, positional[0])
+                return self.extremum_of_loop(fn, loop, node, target)
             if items is None and fn in (builtins.max, builtins.min) and isinstance(
                     positional[0], (cst.GeneratorExp, cst.ListComp)):
                 return self.extremum_of_loop(fn, positional[0], node, target)
@@ -281,9 +291,13 @@ class PythonValues:
                                     f"    raise ValueError({message!r})\n")
         _alias_tree(check, node, self.n.desugar)
         self.n.out += self.n.stmts.block([check])
-        return self.n.exprs.expr(self._tree(
-            f"{stacked}[np.arg{word}(np.reshape({stacked}, np.shape({stacked})[:1]))]", node),
-            target)
+        # Python's max keeps an item only where a later one compares greater: a NaN
+        # first item stays, a later NaN never wins (np.argmax would pick the NaN)
+        rows = f"np.reshape({stacked}, np.shape({stacked})[:1])"
+        far = "-np.inf" if word == "max" else "np.inf"
+        at = (f"np.where(np.isnan({rows}[0]), 0, np.arg{word}(np.where(np.isnan({rows}), "
+              f"{far}, {rows})))")
+        return self.n.exprs.expr(self._tree(f"{stacked}[{at}]", node), target)
 
     def _spelled(self, atom: Atom, node: Any) -> str:
         return cst.Module([]).code_for_node(self.n.comps.static.atom_node(atom, node))

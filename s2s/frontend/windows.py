@@ -260,3 +260,39 @@ def _resolved(n: Any, func: Any) -> Any:
         return n.resolver.resolve_dotted(func)[0]
     except TransformError:
         return None
+
+
+def as_islice(n: Any, call: Any) -> Any:
+    """``itertools.islice(it, stop)`` (``islice(it, start, stop[, step])``), its
+    bounds non-negative int constants or None: the slice of ``it``'s items Python's
+    ``islice`` gives (fewer where ``it`` has fewer), ``list(gen(x))[start:stop:step]``
+    of a generator (s2s runs it as the list of its items, all of them: a generator
+    that never ends stays refused), ``xs[start:stop:step]`` of a sequence; None for
+    any other call."""
+    if not isinstance(call, cst.Call) or _resolved(n, call.func) is not itertools.islice:
+        return None
+    if not 2 <= len(call.args) <= 4 or any(a.star or a.keyword for a in call.args):
+        raise n.unsupported(call, "`itertools.islice` with these arguments",
+                            "`itertools.islice(it, stop)` or `(it, start, stop, step)`")
+    bounds = [a.value for a in call.args[1:]]
+    for b in bounds:
+        if not (isinstance(b, cst.Integer) or isinstance(b, cst.Name) and b.value == "None"):
+            raise n.unsupported(b, "`itertools.islice` of a bound that is not an int "
+                                "constant: s2s reads it as a slice of the items, whose "
+                                "bounds Python's `islice` checks (no negative ones)",
+                                "write a non-negative int literal (or None)")
+    if len(bounds) == 1:
+        bounds = [cst.Name("None"), bounds[0]]
+    if len(bounds) == 3 and isinstance(bounds[2], cst.Integer) and int(bounds[2].value) == 0:
+        raise n.unsupported(bounds[2], "`itertools.islice` of step 0 (Python's "
+                            "ValueError)", "a step of 1 or more")
+    it = call.args[0].value
+    if isinstance(it, cst.Call):  # (a generator's items, once: `list(gen(x))`)
+        it = cst.Call(cst.Name("list"), [cst.Arg(it)])
+    elif not isinstance(it, (cst.Name, cst.Attribute, cst.Subscript)):
+        raise n.unsupported(call, "`itertools.islice` of this expression",
+                            "name it first (`xs = ...`, then `itertools.islice(xs, k)`)")
+    none = [None if isinstance(b, cst.Name) else b for b in bounds]
+    made = cst.Subscript(it, [cst.SubscriptElement(cst.Slice(*none))])
+    n.desugar.alias_tree(made, call)
+    return made

@@ -85,7 +85,15 @@ def _reduction(prim: str):
             kept = Result(len(steps) - 1)
         else:
             kept = src
-        steps.append(("sum" if prim == "mean" else prim, [kept], _axis_keep(p)))
+        inner = _axis_keep(p)
+        if prim in ("max", "min") and isinstance(p["initial"], Const) and isinstance(
+                p["initial"].value, float):
+            # JAX's reduction starts from the identity (-inf for max), so a size-0 axis
+            # gives it, then `initial`; NumPy's own reduction of none raises.  (A float
+            # `initial` only: an int array takes no inf, and NumPy's int `initial=0`
+            # says nothing of the array's dtype.)
+            inner["initial"] = identity
+        steps.append(("sum" if prim == "mean" else prim, [kept], inner))
         if prim == "mean":
             total = Result(len(steps) - 1)
             if masked:  # the count of the elements the mask keeps, in the array's dtype

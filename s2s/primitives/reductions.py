@@ -71,7 +71,8 @@ deflinear("mean", "a", keywords=True)
 
 
 defprim(
-    "max", np.max, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
+    "max", np.max, "(a, axis=None, keepdims=False, initial=None)", family="reduction",
+    batch="reducer",
     aliases=(np.amax,), methods=("max",),
     note="ties share the cotangent evenly, as JAX; a NaN max's derivative NaN, on "
     "both backends, as JAX",
@@ -86,7 +87,7 @@ defprim(
 # the share is NaN or inf, and a NaN max (no winner, count 0) had the gradient 0 on the
 # JAX backend where NumPy's and JAX's are NaN.
 @defvjp("max")
-def max_vjp(g, ans, a, axis=None, keepdims=False):
+def max_vjp(g, ans, a, axis=None, keepdims=False, initial=None):
     if axis is not None and not keepdims:
         g = np.expand_dims(g, axis)
         ans = np.expand_dims(ans, axis)
@@ -97,7 +98,7 @@ def max_vjp(g, ans, a, axis=None, keepdims=False):
 
 
 @defjvp("max", "a")
-def max_jvp(a_dot, ans, a, axis=None, keepdims=False):
+def max_jvp(a_dot, ans, a, axis=None, keepdims=False, initial=None):
     if axis is not None and not keepdims:
         ans = np.expand_dims(ans, axis)
     winners = a == ans
@@ -106,7 +107,8 @@ def max_jvp(a_dot, ans, a, axis=None, keepdims=False):
 
 
 defprim(
-    "min", np.min, "(a, axis=None, keepdims=False)", family="reduction", batch="reducer",
+    "min", np.min, "(a, axis=None, keepdims=False, initial=None)", family="reduction",
+    batch="reducer",
     aliases=(np.amin,), methods=("min",),
     note="ties share the cotangent evenly, as JAX",
 )
