@@ -15,8 +15,10 @@ from ..ir.spelling import atom_text
 from ..runtime import (
     matrix_norm_grad,
     norm_grad,
+    prod_of_others,
     real_only,
     rhs_columns,
+    stop_gradient,
     unbroadcast,
     vector_norm_grad,
 )
@@ -96,17 +98,44 @@ def solve_rule(b: Batch, s: Let) -> str:
 
 
 defprim("linalg.det", np.linalg.det, "(a)", family="linalg", batch="trailing_axes",
-        note="invertible a (the cotangent is det(a) * inv(a).T)")
+        note="the cofactor matrix: det(a) * inv(a).T, or where det(a) is 0 (inv "
+        "raises) JAX's adjugate from the SVD (its own derivative NaN there)")
 
 
+# A singular a's cofactor matrix (JAX's gradient; inv(a) raises there): with a = u s vt,
+# adj(a).T = det(u) det(vt) conj(u) diag(prod of the other s) conj(vt).  Each branch
+# reads a matrix where the other is taken (an invertible a's SVD reads diag(1..n)):
+# the branch not taken passes no NaN back.  The SVD's derivative at a singular a is
+# not the adjugate's: it is read as a constant, plus 0 * sqrt(|at - at|), whose value
+# is 0 and whose derivative is NaN (a second derivative there is NaN, not a wrong
+# number; JAX's is finite).
 @defvjp("linalg.det")
 def det_vjp(g, ans, a):
-    return np.expand_dims(g * ans, (-2, -1)) * np.linalg.inv(np.matrix_transpose(a))
+    singular = np.expand_dims(ans == 0, (-2, -1))
+    spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
+    at = np.where(singular, a, spread)
+    usv = np.linalg.svd(stop_gradient(at))
+    turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
+    others = np.expand_dims(prod_of_others(usv[1], -1), -2)
+    adj_t = turn * (np.conj(usv[0]) * others) @ np.conj(usv[2])
+    adj_t = adj_t + 0.0 * np.sqrt(np.abs(at - stop_gradient(at)))
+    inv_t = np.linalg.inv(np.matrix_transpose(np.where(singular, spread, a)))
+    cof = np.where(singular, adj_t, np.expand_dims(ans, (-2, -1)) * inv_t)
+    return np.expand_dims(g, (-2, -1)) * cof
 
 
 @defjvp("linalg.det", "a")
 def det_jvp(a_dot, ans, a):
-    return ans * np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
+    singular = np.expand_dims(ans == 0, (-2, -1))
+    spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
+    at = np.where(singular, a, spread)
+    usv = np.linalg.svd(stop_gradient(at))
+    turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
+    others = np.expand_dims(prod_of_others(usv[1], -1), -2)
+    adj_t = turn * (np.conj(usv[0]) * others) @ np.conj(usv[2])
+    adj_t = adj_t + 0.0 * np.sqrt(np.abs(at - stop_gradient(at)))
+    tr = np.trace(np.linalg.solve(np.where(singular, spread, a), a_dot), axis1=-2, axis2=-1)
+    return np.where(ans == 0, np.sum(adj_t * a_dot, axis=(-2, -1)), ans * tr)
 
 
 defprim("linalg.slogdet", np.linalg.slogdet, "(a)", family="linalg",
