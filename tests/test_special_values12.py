@@ -158,6 +158,15 @@ def test_det_gradient_of_a_singular_matrix_is_the_adjugate() -> None:
     assert s2s.grad(F.det_of)(a.astype(np.float32)).dtype == np.float32
 
 
+def test_det_gradient_where_det_is_not_exactly_zero() -> None:
+    """float32 ``[[0.1, 0.2], [0.3, 0.6]]``: det 8e-18, not 0, and NumPy's inv raised
+    (as JAX's backend gave NaN for ``[[x0, x1], [2 x0, 2 x1]]``, -m slow): singular
+    by its least singular value (NumPy's matrix_rank's tolerance), the adjugate."""
+    a = np.array([[0.1, 0.2], [0.3, 0.6]], np.float32)
+    np.testing.assert_allclose(s2s.grad(F.det_of)(a), [[0.6, -0.3], [-0.2, 0.1]],
+                               rtol=1e-5)
+
+
 @pytest.mark.slow
 def test_det_second_derivative_at_a_singular_matrix_is_nan_not_wrong() -> None:
     """JAX's is finite; s2s's SVD-based adjugate has no exact derivative there: NaN
@@ -190,3 +199,8 @@ def test_det_gradient_of_singular_matrices_against_jax(dtype) -> None:
             got = np.asarray(got)
             assert got.dtype == dtype, name
             np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=name)
+    x = np.array([0.3, -0.7], dtype)
+    want = np.asarray(jax.grad(J.det_of_stacked_rows)(x))
+    for got in (s2s.grad(F.det_of_stacked_rows)(x),
+                s2s.jit(s2s.grad(F.det_of_stacked_rows), backend="jax")(x)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=tol, atol=tol)

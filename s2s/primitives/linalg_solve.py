@@ -98,23 +98,26 @@ def solve_rule(b: Batch, s: Let) -> str:
 
 
 defprim("linalg.det", np.linalg.det, "(a)", family="linalg", batch="trailing_axes",
-        note="the cofactor matrix: det(a) * inv(a).T, or where det(a) is 0 (inv "
-        "raises) JAX's adjugate from the SVD (its own derivative NaN there)")
+        note="the cofactor matrix: det(a) * inv(a).T, or where a is singular (its "
+        "least singular value negligible) JAX's adjugate from the SVD (its own "
+        "derivative NaN there)")
 
 
-# A singular a's cofactor matrix (JAX's gradient; inv(a) raises there): with a = u s vt,
-# adj(a).T = det(u) det(vt) conj(u) diag(prod of the other s) conj(vt).  Each branch
-# reads a matrix where the other is taken (an invertible a's SVD reads diag(1..n)):
-# the branch not taken passes no NaN back.  The SVD's derivative at a singular a is
-# not the adjugate's: it is read as a constant, plus 0 * sqrt(|at - at|), whose value
-# is 0 and whose derivative is NaN (a second derivative there is NaN, not a wrong
-# number; JAX's is finite).
+# A singular a's cofactor matrix (JAX's gradient; inv(a) raises or is inaccurate there,
+# and det(a) need not be exactly 0): with a = u s vt, adj(a).T = det(u) det(vt) conj(u)
+# diag(prod of the other s) conj(vt).  The SVD is read as a constant: its derivative
+# at a singular a is not the adjugate's; 0 * sqrt(|at - at|) adds a derivative that is
+# NaN there (a second derivative is NaN, not a wrong number; JAX's is finite).  Each
+# branch reads a matrix where the other is taken: the one not taken passes no NaN back.
 @defvjp("linalg.det")
 def det_vjp(g, ans, a):
-    singular = np.expand_dims(ans == 0, (-2, -1))
+    usv = np.linalg.svd(stop_gradient(a))
+    top = np.sum(usv[1][..., :1], axis=-1)  # (0 x 0: 0)
+    # singular: the least below n * eps * top, NumPy's matrix_rank's tolerance
+    least = np.sum(usv[1][..., -1:], axis=-1) / (2 * np.shape(a)[-1])
+    singular = np.expand_dims(top + least == top, (-2, -1))
     spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
     at = np.where(singular, a, spread)
-    usv = np.linalg.svd(stop_gradient(at))
     turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
     others = np.expand_dims(prod_of_others(usv[1], -1), -2)
     adj_t = turn * (np.conj(usv[0]) * others) @ np.conj(usv[2])
@@ -126,16 +129,19 @@ def det_vjp(g, ans, a):
 
 @defjvp("linalg.det", "a")
 def det_jvp(a_dot, ans, a):
-    singular = np.expand_dims(ans == 0, (-2, -1))
+    usv = np.linalg.svd(stop_gradient(a))
+    top = np.sum(usv[1][..., :1], axis=-1)  # (0 x 0: 0)
+    # singular: the least below n * eps * top, NumPy's matrix_rank's tolerance
+    least = np.sum(usv[1][..., -1:], axis=-1) / (2 * np.shape(a)[-1])
+    singular = np.expand_dims(top + least == top, (-2, -1))
     spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
     at = np.where(singular, a, spread)
-    usv = np.linalg.svd(stop_gradient(at))
     turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
     others = np.expand_dims(prod_of_others(usv[1], -1), -2)
     adj_t = turn * (np.conj(usv[0]) * others) @ np.conj(usv[2])
     adj_t = adj_t + 0.0 * np.sqrt(np.abs(at - stop_gradient(at)))
     tr = np.trace(np.linalg.solve(np.where(singular, spread, a), a_dot), axis1=-2, axis2=-1)
-    return np.where(ans == 0, np.sum(adj_t * a_dot, axis=(-2, -1)), ans * tr)
+    return np.where(singular[..., 0, 0], np.sum(adj_t * a_dot, axis=(-2, -1)), ans * tr)
 
 
 defprim("linalg.slogdet", np.linalg.slogdet, "(a)", family="linalg",
