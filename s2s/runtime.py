@@ -193,6 +193,7 @@ def prod_of_others(a, axis=None):
 # ---- SciPy's helpers (runtime_scipy), eval_shape's (runtime_shapes: absolute, JAX runs this)
 from s2s.runtime_shapes import *  # noqa: E402,F401,F403
 from s2s.runtime_shapes import __all__ as _shapes_all  # noqa: E402
+from s2s.runtime_shapes import scan_tree  # noqa: E402  (not a helper emitted code calls)
 
 from .runtime_scipy import *  # noqa: E402,F401,F403
 from .runtime_scipy import __all__ as _scipy_all  # noqa: E402
@@ -203,40 +204,36 @@ __all__ += _scipy_all + _shapes_all
 # ---- reductions, shape and indexing (family: reductions/shape/indexing) -----------
 
 
-def _cumprod_partials(a, axis):
-    """With ``axis`` moved last (flattened if None), the matrices
-    ``d[..., j, i] = d cumprod(a)[i] / d a[j]``: the product of ``a[k]`` for
-    ``k <= i, k != j``, built by multiplying only (exact where ``a`` has zeros)."""
-    moved = np.ravel(a) if axis is None else np.moveaxis(np.asarray(a), axis, -1)
-    n = moved.shape[-1]
-    j, i = np.arange(n)[:, None], np.arange(n)
-    ones = np.ones_like(moved[..., :1])
-    before = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
-    # a[j + 1] * ... * a[i] in row j, column i
-    between = np.cumprod(np.where(i > j, moved[..., None, :], 1), axis=-1)
-    return np.where(i >= j, before[..., :, None] * between, 0)
+def _cumprod_tree(a, v, axis):
+    """The nodes of JAX's tree of products (runtime_shapes.scan_tree), its outputs and
+    each node's value; ``v`` (``a``'s shape) with the axis last as ``a``."""
+    moved, v = [np.ravel(t) if axis is None else np.moveaxis(t, axis, -1) for t in (a, v)]
+    nodes, outs = scan_tree(moved.shape[-1])
+    vals = list(np.moveaxis(moved, -1, 0))
+    for x, y in nodes[moved.shape[-1]:]:
+        vals.append(vals[x] * vals[y])
+    return nodes, outs, vals, v
 
 
 def cumprod_bar(g, a, axis=None):
-    """Cotangent of ``a`` in ``np.cumprod(a, axis)``, exact where ``a`` has zeros
-    (``reverse_cumsum(g * ans) / a`` would divide by them)."""
-    d = _cumprod_partials(a, axis)
-    g = np.ravel(g) if axis is None else np.moveaxis(np.asarray(g), axis, -1)
-    a_bar = np.sum(d * g[..., None, :], axis=-1)
-    if axis is None:
-        return np.reshape(a_bar, np.shape(a))
-    return np.moveaxis(a_bar, -1, axis)
+    """Cotangent of ``a`` in ``np.cumprod(a, axis)``: JAX's, its tree's products
+    transposed (``reverse_cumsum(g * ans) / a`` would divide by zeros)."""
+    nodes, outs, vals, g = _cumprod_tree(a, g, axis)
+    ct = {k: g[..., i] for i, k in enumerate(outs)}
+    for k in range(len(nodes) - 1, len(outs) - 1, -1):
+        ct[nodes[k][0]] = ct[k] * vals[nodes[k][1]] + ct.get(nodes[k][0], 0)
+        ct[nodes[k][1]] = vals[nodes[k][0]] * ct[k] + ct.get(nodes[k][1], 0)
+    a_bar = np.stack([ct[i] for i in range(len(outs))], axis=-1) if outs else g
+    return np.reshape(a_bar, np.shape(a)) if axis is None else np.moveaxis(a_bar, -1, axis)
 
 
 def cumprod_tangent(a_dot, a, axis=None):
-    """Tangent of ``np.cumprod(a, axis)`` for the input tangent ``a_dot``, exact at
-    zeros."""
-    d = _cumprod_partials(a, axis)
-    if axis is None:
-        a_dot = np.ravel(a_dot)
-    else:
-        a_dot = np.moveaxis(np.asarray(a_dot), axis, -1)
-    out = np.sum(d * a_dot[..., :, None], axis=-2)
+    """Tangent of ``np.cumprod(a, axis)`` along ``a_dot``: JAX's, its tree's."""
+    nodes, outs, vals, moved = _cumprod_tree(a, a_dot, axis)
+    dots = [moved[..., i] for i in range(len(outs))]
+    for x, y in nodes[len(outs):]:
+        dots.append(dots[x] * vals[y] + vals[x] * dots[y])
+    out = np.stack([dots[k] for k in outs], axis=-1) if outs else moved
     return out if axis is None else np.moveaxis(out, -1, axis)
 
 

@@ -460,3 +460,22 @@ def array_shape(x: Any) -> tuple:
                              f"shapes {sorted(inner)}")
         return (len(x),) + (inner.pop() if inner else ())
     return operand_shape(x)
+
+
+def scan_tree(n):
+    """``(nodes, outs)``: JAX's ``associative_scan`` of products over n items (node
+    numbers 0 to n - 1), each product a node ``(x, y)`` numbered from n on, and the
+    nodes of the n running products.  Derivatives of ``np.cumprod`` read through this
+    tree (runtime.cumprod_bar) multiply where JAX's do: its NaNs, not more 0 * inf's.
+    Integers only: the JAX backend runs it as it is."""
+    nodes = [None] * n
+
+    def scan(ids):
+        if len(ids) < 2:
+            return list(ids)
+        pair = lambda x, y: nodes.append((x, y)) or len(nodes) - 1  # noqa: E731
+        odd = scan([pair(ids[k], ids[k + 1]) for k in range(0, len(ids) - 1, 2)])
+        even = [ids[0]] + [pair(odd[k], ids[2 * k + 2]) for k in range((len(ids) - 1) // 2)]
+        return [even[i // 2] if i % 2 == 0 else odd[i // 2] for i in range(len(ids))]
+
+    return nodes, scan(list(range(n)))

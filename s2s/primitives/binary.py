@@ -328,26 +328,36 @@ def arctan2_jvp_x2(x2_dot, ans, x1, x2):
 
 defprim(
     "hypot", np.hypot, "(x1, x2)", family="binary", aliases=(math.hypot,),
-    note="x / ans for each side; at x1 = x2 = 0 each side gets half, as JAX",
+    note="x / ans for each side; at x1 = x2 = 0 each side gets half, as JAX; where "
+    "a side is inf, JAX's: NaN for both sides in reverse mode, 0 in forward mode",
 )
 
 
 @defvjp("hypot")
 def hypot_vjp(g, ans, x1, x2):
+    # at an infinite side both sides NaN: JAX's (its where's other branch, x1 * sqrt(1
+    # + (x2 / x1) ** 2) at x1 = inf, passes 0 * inf back to both); a factor, not a
+    # where, so that its derivative is NaN there too (JAX's Hessian)
     safe_ans = np.where(ans == 0, 1, ans)
-    x1_bar = g * np.where(ans == 0, 0.5, x1 / safe_ans)
-    x2_bar = g * np.where(ans == 0, 0.5, x2 / safe_ans)
+    nan_at_inf = np.where(np.isinf(x1) | np.isinf(x2), np.nan, 1.0)
+    x1_bar = g * np.where(ans == 0, 0.5, x1 / safe_ans * nan_at_inf)
+    x2_bar = g * np.where(ans == 0, 0.5, x2 / safe_ans * nan_at_inf)
     return unbroadcast(x1_bar, x1), unbroadcast(x2_bar, x2)
 
 
 @defjvp("hypot", "x1")
 def hypot_jvp_x1(x1_dot, ans, x1, x2):
-    return x1_dot * np.where(ans == 0, 0.5, x1 / np.where(ans == 0, 1, ans))
+    # at an infinite side 0: JAX's (the tangent of its where's constant inf)
+    at_inf = np.isinf(x1) | np.isinf(x2)
+    share = np.where(ans == 0, 0.5, x1 / np.where((ans == 0) | at_inf, 1, ans))
+    return x1_dot * np.where(at_inf, 0.0, share)
 
 
 @defjvp("hypot", "x2")
 def hypot_jvp_x2(x2_dot, ans, x1, x2):
-    return x2_dot * np.where(ans == 0, 0.5, x2 / np.where(ans == 0, 1, ans))
+    at_inf = np.isinf(x1) | np.isinf(x2)
+    share = np.where(ans == 0, 0.5, x2 / np.where((ans == 0) | at_inf, 1, ans))
+    return x2_dot * np.where(at_inf, 0.0, share)
 
 
 defprim(

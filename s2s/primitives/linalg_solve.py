@@ -15,8 +15,10 @@ from ..ir.spelling import atom_text
 from ..runtime import (
     matrix_norm_grad,
     norm_grad,
+    prod_of_others,
     real_only,
     rhs_columns,
+    stop_gradient,
     unbroadcast,
     vector_norm_grad,
 )
@@ -96,17 +98,50 @@ def solve_rule(b: Batch, s: Let) -> str:
 
 
 defprim("linalg.det", np.linalg.det, "(a)", family="linalg", batch="trailing_axes",
-        note="invertible a (the cotangent is det(a) * inv(a).T)")
+        note="the cofactor matrix: det(a) * inv(a).T, or where a is singular (its "
+        "least singular value negligible) JAX's adjugate from the SVD (its own "
+        "derivative NaN there)")
 
 
+# A singular a's cofactor matrix (JAX's gradient; inv(a) raises or is inaccurate there,
+# and det(a) need not be exactly 0): with a = u s vt, adj(a).T = det(u) det(vt) conj(u)
+# diag(prod of the other s) conj(vt).  The SVD is read as a constant: its derivative
+# at a singular a is not the adjugate's; 0 * sqrt(|at - at|) adds a derivative that is
+# NaN there (a second derivative is NaN, not a wrong number; JAX's is finite).  Each
+# branch reads a matrix where the other is taken: the one not taken passes no NaN back.
 @defvjp("linalg.det")
 def det_vjp(g, ans, a):
-    return np.expand_dims(g * ans, (-2, -1)) * np.linalg.inv(np.matrix_transpose(a))
+    usv = np.linalg.svd(stop_gradient(a))
+    top = np.sum(usv[1][..., :1], axis=-1)  # (0 x 0: 0)
+    # singular: the least below n * eps * top, NumPy's matrix_rank's tolerance
+    least = np.sum(usv[1][..., -1:], axis=-1) / (2 * np.shape(a)[-1])
+    singular = np.expand_dims(top + least == top, (-2, -1))
+    spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
+    at = np.where(singular, a, spread)
+    turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
+    others = np.expand_dims(prod_of_others(usv[1], -1), -2)
+    adj_t = turn * (np.conj(usv[0]) * others) @ np.conj(usv[2])
+    adj_t = adj_t + 0.0 * np.sqrt(np.abs(at - stop_gradient(at)))
+    inv_t = np.linalg.inv(np.matrix_transpose(np.where(singular, spread, a)))
+    cof = np.where(singular, adj_t, np.expand_dims(ans, (-2, -1)) * inv_t)
+    return np.expand_dims(g, (-2, -1)) * cof
 
 
 @defjvp("linalg.det", "a")
 def det_jvp(a_dot, ans, a):
-    return ans * np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
+    usv = np.linalg.svd(stop_gradient(a))
+    top = np.sum(usv[1][..., :1], axis=-1)  # (0 x 0: 0)
+    # singular: the least below n * eps * top, NumPy's matrix_rank's tolerance
+    least = np.sum(usv[1][..., -1:], axis=-1) / (2 * np.shape(a)[-1])
+    singular = np.expand_dims(top + least == top, (-2, -1))
+    spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
+    at = np.where(singular, a, spread)
+    turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
+    others = np.expand_dims(prod_of_others(usv[1], -1), -2)
+    adj_t = turn * (np.conj(usv[0]) * others) @ np.conj(usv[2])
+    adj_t = adj_t + 0.0 * np.sqrt(np.abs(at - stop_gradient(at)))
+    tr = np.trace(np.linalg.solve(np.where(singular, spread, a), a_dot), axis1=-2, axis2=-1)
+    return np.where(singular[..., 0, 0], np.sum(adj_t * a_dot, axis=(-2, -1)), ans * tr)
 
 
 defprim("linalg.slogdet", np.linalg.slogdet, "(a)", family="linalg",
