@@ -1,0 +1,71 @@
+"""Internal exceptions and wrong numbers found by the internal12 session: loops whose
+`if`/`elif` chains carry values (the `elif`'s test went unsaved on reverse mode's
+tape: a wrong gradient), Jacobians and Hessians with respect to a NamedTuple argument
+(JAX's "not a valid JAX type" from inside s2s).  Expected values from closed forms in
+the default tier; from JAX on the same source (tests/internal12_fns.py), float64 and
+float32, calls 1, 3 and 10 with changing values, under ``-m slow``."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import internal12_fns as F
+import numpy as np
+import pytest
+from support import HAVE_JAX, assert_close_to, jax_twin
+
+import s2s
+
+DTYPES = [np.float64, np.float32]
+close = partial(assert_close_to, f64=1e-9, f32=2e-4, scale_atol=True)
+COMPARED = (0, 2, 9)  # (the 1st, 3rd and 10th calls)
+
+
+def _x(k: int, n: int = 5, dtype=np.float64) -> np.ndarray:
+    r = np.random.default_rng(100 + k)
+    return (r.normal(size=n) * 1.5).astype(dtype)
+
+
+def _p(k: int, n: int = 3, dtype=np.float64) -> F.P:
+    r = np.random.default_rng(200 + k)
+    return F.P(r.normal(size=n).astype(dtype), r.normal(size=n).astype(dtype))
+
+
+# ---- an `elif`'s test in a loop, read by reverse mode -------------------------------
+
+
+def test_an_elifs_test_in_a_loop_is_saved_for_the_backward() -> None:
+    """``elif v > hi`` in a loop: its test was read back from the iteration the loop
+    ran last (no tape held it): grad of lo * hi at [0.5, 2, 1] gave [2.5, 0, 0]
+    (the true [hi, lo, 0] = [2, 0.5, 0]), and hessian an asymmetric matrix (the
+    Hessians: test_elif_folds_against_jax, slow: 0.9 s of CPU)."""
+    x = np.array([0.5, 2.0, 1.0])
+    np.testing.assert_allclose(s2s.grad(F.low_times_high)(x), [2.0, 0.5, 0.0])
+
+
+FOLDS = ["low_times_high", "elif_fold", "elif_fold_sum"]
+SECOND = {
+    "grad": (lambda f: s2s.grad(f), "grad"),
+    "hessian": (s2s.hessian, "hessian"),
+    "jacfwd_grad": (lambda f: s2s.jacfwd(s2s.grad(f)), "hessian"),
+    "jacrev_jacrev": (lambda f: s2s.jacrev(s2s.jacrev(f)), "hessian"),
+    "jacfwd_jacfwd": (lambda f: s2s.jacfwd(s2s.jacfwd(f)), "hessian"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("how", list(SECOND))
+@pytest.mark.parametrize("name", FOLDS)
+def test_elif_folds_against_jax(name, how, dtype) -> None:
+    import jax
+
+    twin = getattr(jax_twin(F), name)
+    make, oracle = SECOND[how]
+    t = make(getattr(F, name))
+    for k in range(10):
+        x = _x(k, dtype=dtype)
+        got = t(x)
+        if k in COMPARED:
+            close(got, getattr(jax, oracle)(twin)(x), dtype)
