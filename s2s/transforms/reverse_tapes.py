@@ -29,6 +29,11 @@ class Tapes:
         """The bodies of the loops being differentiated, innermost last."""
         return [loop.body for loop in self.loops]
 
+    def enter(self, s: For) -> None:
+        """The backward of loop ``s`` begins: its branches are saved with its tape."""
+        self.loops.append(s)
+        self.branches.append([])
+
     def save_on_tape(self, s: For, body: list[Any]) -> None:
         """What the loop's backward reads of an iteration's values, pushed by the
         forward (a tape) and popped at the top of ``body``."""
