@@ -69,3 +69,47 @@ def test_elif_folds_against_jax(name, how, dtype) -> None:
         got = t(x)
         if k in COMPARED:
             close(got, getattr(jax, oracle)(twin)(x), dtype)
+
+
+# ---- Jacobians with respect to a NamedTuple argument --------------------------------
+
+
+def test_jacfwd_and_jacrev_with_respect_to_a_namedtuple() -> None:
+    """``jacfwd(f, argnums=1)(x, p)`` of a NamedTuple ``p`` raised "not a valid JAX
+    type"; JAX gives the Jacobian as a P of blocks."""
+    x, p = np.array([0.5, -1.0, 2.0]), F.P(np.array([1.0, 2.0, 3.0]),
+                                            np.array([0.1, 0.2, 0.3]))
+    slope = 1.0 - np.tanh(p.w * x + p.b) ** 2
+    for jac in (s2s.jacfwd, s2s.jacrev):
+        got = jac(F.affine_tanh, argnums=1)(x, p)
+        assert type(got) is F.P
+        np.testing.assert_allclose(got.w, np.diag(slope * x), rtol=1e-12)
+        np.testing.assert_allclose(got.b, np.diag(slope), rtol=1e-12)
+
+
+NT_CASES = [(tr, fn, argnums) for tr in ("jacfwd", "jacrev", "hessian")
+            for fn in ("affine_tanh", "affine_loss", "affine_pair")
+            for argnums in (1, (0, 1), (1,), (1, 0))
+            if tr != "hessian" or fn == "affine_loss"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("tr,fn,argnums", NT_CASES)
+def test_jacobians_of_a_namedtuple_against_jax(tr, fn, argnums, dtype) -> None:
+    import jax
+
+    twin = jax_twin(F)
+    t = getattr(s2s, tr)(getattr(F, fn), argnums=argnums)
+    oracle = getattr(jax, tr)(getattr(twin, fn), argnums=argnums)
+    for k in range(10):
+        x, p = _x(k, 3, dtype), _p(k, dtype=dtype)
+        got = t(x, p)
+        if k in COMPARED:
+            want = oracle(x, twin.P(*p))
+            paths = [jax.tree_util.keystr(k) for k, _ in
+                     jax.tree_util.tree_flatten_with_path(got)[0]]
+            assert paths == [jax.tree_util.keystr(k) for k, _ in
+                             jax.tree_util.tree_flatten_with_path(want)[0]]
+            close(got, want, dtype)
