@@ -43,6 +43,18 @@ def test_an_elifs_test_in_a_loop_is_saved_for_the_backward() -> None:
     np.testing.assert_allclose(s2s.grad(F.low_times_high)(x), [2.0, 0.5, 0.0])
 
 
+@pytest.mark.slow  # (0.8 s of CPU: three transforms of a loop; the file's default tier
+# is the other three tests, 0.5 s)
+def test_a_structural_zero_of_a_gradient_has_a_tangent_on_every_path() -> None:
+    """jacfwd(grad(f)) of an if/elif fold: the gradient's code binds `acc_bar_2 =
+    None` on the paths no cotangent reaches, and its JVP left `acc_bar_2_dot` unbound
+    there; vmap took it for a value an earlier iteration bound.  The first call, taking
+    no `else` path, raised UnboundFunctionError at a line of emitted code; a later one
+    taking it, TypeError "'NoneType' object is not subscriptable"."""
+    t = s2s.jacfwd(s2s.grad(F.elif_fold))  # (later calls: test_elif_folds_against_jax)
+    np.testing.assert_array_equal(t(np.array([-2.0, 0.04, -0.08])), np.zeros((3, 3)))
+
+
 FOLDS = ["low_times_high", "elif_fold", "elif_fold_sum"]
 SECOND = {
     "grad": (lambda f: s2s.grad(f), "grad"),
