@@ -163,6 +163,12 @@ class UnboundFunctionError(TransformError, UnboundLocalError):
     reads it and located at the user's own line."""
 
 
+class FieldsAttributeError(TransformError, AttributeError):
+    """A method read of an object s2s hands your code as the dict of its fields (a
+    NamedTuple a transform batches), located at your line; an AttributeError, as a
+    missing attribute is in Python."""
+
+
 class MissingRuleError(TransformError, AttributeError):
     """A ``custom_jvp``/``custom_vjp`` function differentiated before its rule was
     defined; an AttributeError, as JAX raises."""

@@ -60,3 +60,59 @@ def elif_fold_sum(x):
         else:
             acc = acc * 2.0
     return acc
+
+
+class Q(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+    def apply(self, x):
+        return np.tanh(self.w * x + self.b)
+
+    def l2(self):
+        return np.sum(self.w ** 2)
+
+
+def calls_methods(x, q):
+    return q.apply(x) + 0.1 * q.l2()
+
+
+def hands_on(x, q):
+    """Hands its NamedTuple to a callee calling its methods."""
+    return calls_methods(x, q) * 2.0
+
+
+def calls_through_class(x, q):
+    return Q.apply(q, x) + 0.1 * Q.l2(q)
+
+
+def hands_on_through_class(x, q):
+    """The same, the callee calling the methods through the class (what the
+    refusal of a batched object says to write)."""
+    return calls_through_class(x, q) * 2.0
+
+
+def first_pair(x):
+    for a, b in zip(x, x[1:]):
+        return a * b
+    return 0.0
+
+
+def first_square(x):
+    for v in x:
+        return v * v
+    return 0.0
+
+
+def first_enumerated(x):
+    for i, v in enumerate(x):
+        return v * i + np.sin(v)
+    return 0.0
+
+
+def first_then_break(x):
+    acc = 0.0
+    for v in x:
+        acc = acc + v * np.cos(v)
+        break
+    return acc

@@ -125,3 +125,111 @@ def test_jacobians_of_a_namedtuple_against_jax(tr, fn, argnums, dtype) -> None:
             assert paths == [jax.tree_util.keystr(k) for k, _ in
                              jax.tree_util.tree_flatten_with_path(want)[0]]
             close(got, want, dtype)
+
+
+# ---- vmap of a Jacobian of a function handing a NamedTuple to a callee --------------
+
+
+def test_vmap_of_jacobians_handing_a_namedtuple_to_a_callee() -> None:
+    """``vmap(jacfwd(f), in_axes=(0, None))`` where ``f`` hands a NamedTuple to a
+    callee calling its methods was refused as "the array method `.apply()` is not
+    supported" (the Jacobian was not made per call's classes, as grad is); batching
+    the object itself raised a bare ``AttributeError: apply`` from inside s2s: now a
+    located refusal saying what to write."""
+    xs = np.array([[0.5, -1.0, 2.0], [0.1, 0.2, -0.3]])
+    q = F.Q(np.array([1.0, 2.0, 3.0]), np.array([0.1, 0.2, 0.3]))
+    got = s2s.vmap(s2s.jacfwd(F.hands_on), in_axes=(0, None))(xs, q)  # (jacrev: slow)
+    slope = 1.0 - np.tanh(q.w * xs + q.b) ** 2
+    np.testing.assert_allclose(got, np.stack([np.diag(2.0 * s * q.w) for s in slope]),
+                               rtol=1e-12)
+    qs = F.Q(np.ones((2, 3)), np.zeros((2, 3)))
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.vmap(s2s.jacfwd(F.hands_on), in_axes=(None, 0))(xs[0], qs)
+    message = str(info.value)
+    assert isinstance(info.value, AttributeError)
+    assert "internal12_fns.py" in message and "return q.apply(x) + 0.1 * q.l2()" in message
+    assert "`YourClass.apply(obj, ...)`" in message and "in_axes=None" in message
+
+
+HANDED = [(tr, fn, argnums, axes) for tr in ("jacfwd", "jacrev")
+          for fn, axes in (("hands_on", (0, None)), ("hands_on_through_class", (None, 0)),
+                           ("hands_on_through_class", (0, 0)))
+          for argnums in (0, 1)]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("tr,fn,argnums,axes", HANDED)
+def test_vmap_of_jacobians_handing_a_namedtuple_against_jax(tr, fn, argnums, axes,
+                                                            dtype) -> None:
+    import jax
+
+    twin = jax_twin(F)
+    t = s2s.vmap(getattr(s2s, tr)(getattr(F, fn), argnums=argnums), in_axes=axes)
+    oracle = jax.vmap(getattr(jax, tr)(getattr(twin, fn), argnums=argnums), in_axes=axes)
+    for k in range(10):
+        x = _x(k, 6, dtype).reshape(2, 3) if axes[0] == 0 else _x(k, 3, dtype)
+        p = _p(k, 6, dtype) if axes[1] == 0 else _p(k, 3, dtype)
+        if axes[1] == 0:
+            p = F.P(p.w.reshape(2, 3), p.b.reshape(2, 3))
+        got = t(x, F.Q(*p))
+        if k in COMPARED:
+            want = oracle(x, twin.Q(*p))
+            assert type(got).__name__ == "Q" if argnums == 1 else isinstance(got, np.ndarray)
+            close(got, want, dtype)
+
+
+# ---- guards: a return or break in a loop's first iteration; vmap of Jacobians of a
+# ---- NamedTuple batched or not (reported as internal errors; right on main when
+# ---- checked by this session: these keep them so)
+
+EARLY = ["first_pair", "first_square", "first_enumerated", "first_then_break"]
+EARLY_T = {
+    "grad": (lambda f: s2s.grad(f), lambda jax, f: jax.grad(f)),
+    "jvp": (lambda f: lambda x: s2s.jvp(f, (x,), (np.ones_like(x),)),
+            lambda jax, f: lambda x: jax.jvp(f, (x,), (np.ones_like(x),))),
+    "vmap": (lambda f: s2s.vmap(f), lambda jax, f: jax.vmap(f)),
+    "hessian": (s2s.hessian, lambda jax, f: jax.hessian(f)),
+    "vmap_grad": (lambda f: s2s.vmap(s2s.grad(f)), lambda jax, f: jax.vmap(jax.grad(f))),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("how", list(EARLY_T))
+@pytest.mark.parametrize("name", EARLY)
+def test_an_early_return_in_a_loop_against_jax(name, how, dtype) -> None:
+    import jax
+
+    ours, theirs = EARLY_T[how]
+    t, oracle = ours(getattr(F, name)), theirs(jax, getattr(jax_twin(F), name))
+    for k in range(10):
+        x = _x(k, 6 if how.startswith("vmap") else 3, dtype)
+        x = x.reshape(2, 3) if how.startswith("vmap") else x
+        got = t(x)
+        if k in COMPARED:
+            close(got, oracle(x), dtype)
+
+
+VMAPPED = [(tr, axes) for tr in ("jacfwd", "jacrev") for axes in ((None, 0), (0, None), (0, 0))]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("tr,axes", VMAPPED)
+def test_vmap_of_a_jacobian_of_a_namedtuple_against_jax(tr, axes, dtype) -> None:
+    import jax
+
+    twin = jax_twin(F)
+    t = s2s.vmap(getattr(s2s, tr)(F.affine_tanh), in_axes=axes)
+    oracle = jax.vmap(getattr(jax, tr)(twin.affine_tanh), in_axes=axes)
+    for k in range(10):
+        x = _x(k, 6, dtype).reshape(2, 3) if axes[0] == 0 else _x(k, 3, dtype)
+        p = _p(k, 6 if axes[1] == 0 else 3, dtype)
+        p = F.P(p.w.reshape(2, 3), p.b.reshape(2, 3)) if axes[1] == 0 else p
+        got = t(x, p)
+        if k in COMPARED:
+            close(got, oracle(x, twin.P(*p)), dtype)

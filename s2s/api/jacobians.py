@@ -418,7 +418,23 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     jacfwd has no ``allow_int``."""
     return methods.bound_method(
         fun, lambda f, shift: jacfwd(f, shift(argnums), has_aux, holomorphic)) \
-        or callables.transformable(fun, lambda f: JacFwd(f, argnums, has_aux, holomorphic))
+        or callables.transformable(fun, lambda f: _per_call_refusal(
+            JacFwd(f, argnums, has_aux, holomorphic)))
+
+
+def _per_call_refusal(jac: "_JacobianCode") -> "_JacobianCode":
+    """``jac``, its function lowered now where that is refused for want of the
+    call's values (a NamedTuple handed to a callee that calls its methods): the
+    refusal then makes ``callables.transformable`` make the Jacobian per call's
+    classes, which a transform of it (``vmap(jacfwd(f))``) needs as ``grad`` does
+    (it read the methods as arrays': "the array method `.apply()`"); any other
+    refusal is left to the call, as before."""
+    try:
+        jac.ir
+    except TransformError as err:
+        if getattr(err, "per_call", False):
+            raise
+    return jac
 
 
 
@@ -533,7 +549,8 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     if allow_int:
         return methods.IntJacobian(lambda nums: jacrev(fun, nums, has_aux, holomorphic),
                                    fun, argnums, has_aux)
-    return callables.transformable(fun, lambda f: JacRev(f, argnums, has_aux, holomorphic))
+    return callables.transformable(fun, lambda f: _per_call_refusal(
+        JacRev(f, argnums, has_aux, holomorphic)))
 
 
 jacobian = jacrev
