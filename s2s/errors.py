@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Loc:
@@ -161,6 +163,18 @@ class UnboundFunctionError(TransformError, UnboundLocalError):
     """A function (or a value) bound only inside a loop that ran no iteration, read
     after the loop (Python's UnboundLocalError, a NameError), raised where emitted code
     reads it and located at the user's own line."""
+
+
+class FieldsAttributeError(TransformError, AttributeError):
+    """A method read of an object s2s hands your code as the dict of its fields (a
+    NamedTuple a transform batches), located at your line; an AttributeError, as a
+    missing attribute is in Python."""
+
+
+class SingularMatrixError(TransformError, np.linalg.LinAlgError):
+    """NumPy's LinAlgError (a singular matrix) from the code made from your line, where
+    a derivative rule needs an invertible matrix (np.linalg.det's at a singular one,
+    where JAX's gives the adjugate), located at your line; a LinAlgError still."""
 
 
 class MissingRuleError(TransformError, AttributeError):

@@ -246,6 +246,7 @@ class JacFwd(_JacobianCode):
         args, kw = keywords_in_place(self.fun, args, kwargs)
         if kw and isinstance(self.fun, _JacobianCode):
             return with_keywords(self, len(args), tuple(kw))(*args, *kw.values())
+        given, args = args, _plain_differentiated(args, argnums)
         _check_float_inputs("jacfwd", args, argnums, self.holomorphic, real_only=True)
         t = _jvp_transform(self.fun, self.has_aux)
         t._refresh()
@@ -307,7 +308,10 @@ class JacFwd(_JacobianCode):
             out = self.fun(*_copies(args), **_copies(kw))  # None out: None Jacobian, as JAX gives
             if (out[0] if self.has_aux else out) is None:
                 return (None, result[2]) if self.has_aux else None
-        jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out)
+        jac = _split_jacobian(out_dot, [args[i] for i in argnums], self.tuple_out,
+                              [given[i] for i in argnums])
+        if given is not args and getattr(self.fun, "mode", None) == "grad":
+            jac = _gradient_in_types(self.fun, given, args, jac)  # (a Hessian's rows)
         built = t.built_template()  # (the output's objects the function built)
         done = records.rebuild(built, (jac, result[2]) if self.has_aux else jac)
         return dtypes_down.through(self.fun, args, done)  # (of a gradient: a Hessian)
@@ -360,12 +364,39 @@ def _no_directions(fun: Any, args: tuple, has_aux: bool) -> Any:
     return (primal, rows, aux) if has_aux else rows
 
 
-def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any:
+def _plain_differentiated(args: tuple, argnums: tuple[int, ...]) -> tuple:
+    """The differentiated arguments holding pytree objects (a NamedTuple, a registered
+    dataclass, None) in their plain forms, the dicts of their fields the emitted code
+    reads; the Jacobian's blocks are made objects of their types again (``_block``)."""
+    if not any(has_nodes(args[i], True) for i in argnums):
+        return args
+    return tuple(plain(a, ()) if i in argnums else a for i, a in enumerate(args))
+
+
+def _block(x: Any, like: Any, parts: list[Any]) -> Any:
+    """One input's block of a Jacobian, the leaves ``parts``, in the structure of
+    ``like``, the argument as the caller passed it (``x``: as the emitted code read it)."""
+    block = _rebuild(kind_of(x), parts)
+    return block if like is x else unplain(like, block)
+
+
+def _gradient_in_types(fun: Any, given: tuple, args: tuple, jac: Any) -> Any:
+    """A Hessian of pytree objects: its outer structure, the gradient's (the plain
+    form's dicts), in the arguments' types, as ``jax.hessian`` gives it."""
+    if all(args[i] is given[i] for i in fun.argnums):
+        return jac
+    like = tuple(given[i] for i in fun.argnums) if fun.tuple_out else given[fun.argnums[0]]
+    return unplain(like, jac)
+
+
+def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool,
+                    likes: list[Any] | None = None) -> Any:
     """Rows (n, *out) of a batched result -> out-tree of in-tree blocks (*out, *in)."""
+    likes = inputs if likes is None else likes
     def per_out(leaf: np.ndarray) -> Any:
         leaf = np.asarray(leaf)
         blocks, start = [], 0
-        for x in inputs:
+        for x, like in zip(inputs, likes):
             xs = []
             for xl in _leaves(x):
                 k = int(np.size(xl))
@@ -373,7 +404,7 @@ def _split_jacobian(batched_out: Any, inputs: list[Any], tuple_out: bool) -> Any
                 part = np.moveaxis(part, 0, -1).reshape(leaf.shape[1:] + np.shape(xl))
                 xs.append(part)
                 start += k
-            blocks.append(_rebuild(kind_of(x), xs))
+            blocks.append(_block(x, like, xs))
         return tuple(blocks) if tuple_out else blocks[0]
 
     return _map_leaves(per_out, batched_out)
@@ -387,7 +418,23 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     jacfwd has no ``allow_int``."""
     return methods.bound_method(
         fun, lambda f, shift: jacfwd(f, shift(argnums), has_aux, holomorphic)) \
-        or callables.transformable(fun, lambda f: JacFwd(f, argnums, has_aux, holomorphic))
+        or callables.transformable(fun, lambda f: _per_call_refusal(
+            JacFwd(f, argnums, has_aux, holomorphic)))
+
+
+def _per_call_refusal(jac: "_JacobianCode") -> "_JacobianCode":
+    """``jac``, its function lowered now where that is refused for want of the
+    call's values (a NamedTuple handed to a callee that calls its methods): the
+    refusal then makes ``callables.transformable`` make the Jacobian per call's
+    classes, which a transform of it (``vmap(jacfwd(f))``) needs as ``grad`` does
+    (it read the methods as arrays': "the array method `.apply()`"); any other
+    refusal is left to the call, as before."""
+    try:
+        jac.ir
+    except TransformError as err:
+        if getattr(err, "per_call", False):
+            raise
+    return jac
 
 
 
@@ -405,6 +452,7 @@ class JacRev(_JacobianCode):
         args, kw = keywords_in_place(self.fun, args, kwargs)
         if kw and isinstance(self.fun, _JacobianCode):
             return with_keywords(self, len(args), tuple(kw))(*args, *kw.values())
+        given, args = args, _plain_differentiated(args, argnums)
         _check_float_inputs("jacrev", args, argnums, self.holomorphic)
         try:
             out = self.fun(*_copies(args), **_copies(kw))  # (never on the caller's arrays)
@@ -450,12 +498,14 @@ class JacRev(_JacobianCode):
                 rows = rows if self.tuple_out else rows[0]
         except TransformError as err:  # (vmap refusing the emitted VJP: your line)
             raise refusal_at_user_line(err, t.ir) from None
-        jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out)
+        jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out,
+                              [given[i] for i in argnums])
         jac = unplain(built, jac) if built is not out else jac  # (a NamedTuple out)
         return dtypes_down.through(self, args, (jac, aux) if self.has_aux else jac)
 
 
-def _transpose_rows(rows: Any, out: Any, inputs: list[Any], tuple_out: bool) -> Any:
+def _transpose_rows(rows: Any, out: Any, inputs: list[Any], tuple_out: bool,
+                    likes: list[Any]) -> Any:
     """Rows (n_out, *in) per input leaf -> out-tree of in-tree blocks (*out, *in)."""
     per_input = [[np.asarray(r) for r in _leaves(x)] for x in (
         rows if isinstance(rows, tuple) else (rows,))]
@@ -463,10 +513,10 @@ def _transpose_rows(rows: Any, out: Any, inputs: list[Any], tuple_out: bool) -> 
     for o in _leaves(out):
         k = int(np.size(o))
         blocks = []
-        for x, leaves in zip(inputs, per_input):
+        for x, like, leaves in zip(inputs, likes, per_input):
             parts = [leaf[start:start + k].reshape(np.shape(o) + np.shape(leaf)[1:])
                      for leaf in leaves]
-            blocks.append(_rebuild(kind_of(x), parts))
+            blocks.append(_block(x, like, parts))
         blocks_out.append(tuple(blocks) if tuple_out else blocks[0])
         start += k
     return _rebuild(kind_of(out), blocks_out)
@@ -499,7 +549,8 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     if allow_int:
         return methods.IntJacobian(lambda nums: jacrev(fun, nums, has_aux, holomorphic),
                                    fun, argnums, has_aux)
-    return callables.transformable(fun, lambda f: JacRev(f, argnums, has_aux, holomorphic))
+    return callables.transformable(fun, lambda f: _per_call_refusal(
+        JacRev(f, argnums, has_aux, holomorphic)))
 
 
 jacobian = jacrev

@@ -25,6 +25,7 @@ from ..errors import (
     ListIndexError,
     Loc,
     NotIterableError,
+    SingularMatrixError,
     TruthValueError,
     UnpackError,
 )
@@ -90,8 +91,19 @@ def _statement_at(lines: list[str], line: int, ir: Any) -> tuple[str, Any] | Non
             break
     found = _quoted_in(ir, quoted, set()) if quoted is not None else None
     if found is None and 0 < line <= len(lines):  # (code with no quoted line above it:
-        found = _bound_in(ir, lines[line - 1], set())  # the statement by its name)
-    return found
+        found = _bound_in(ir, lines[_statement_start(lines, line) - 1], set())  # the
+    return found  # statement by its name)
+
+
+def _statement_start(lines: list[str], line: int) -> int:
+    """The first line of the statement line ``line`` of ``lines`` is part of (black
+    wraps a long one in brackets: a traceback names the line the error came from)."""
+    depth, start = 0, line
+    for k, text in enumerate(lines[:line], 1):
+        if depth == 0:
+            start = k
+        depth += sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
+    return start
 
 
 _LOWERED = re.compile(r"^#\s*lowered:\s*")
@@ -265,7 +277,19 @@ def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
         raise located.with_func(func) from inner
     located = _located(err, ir)
     if located is None:
-        _note_user_line(err, ir, func)
+        loc = _note_user_line(err, ir, func)
+        if loc is not None and isinstance(err, np.linalg.LinAlgError) and \
+                "singular" in str(err).lower():
+            singular = SingularMatrixError(
+                f"NumPy's LinAlgError ({err}) from the code made from this line: its "
+                "derivative rules need an invertible matrix (np.linalg.det's is det(a) "
+                "* inv(a).T; at a singular matrix JAX's gives the adjugate, s2s's does "
+                "not yet)", loc, "keep the matrix invertible where you differentiate, "
+                "or write a small determinant out (`a[0, 0] * a[1, 1] - a[0, 1] * "
+                "a[1, 0]` for 2 x 2)", func)
+            for note in getattr(err, "__notes__", ()):
+                singular.add_note(note)
+            raise singular from err
         raise err
     raise located.with_func(func) from err
 
@@ -273,15 +297,15 @@ def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
 _NOTE = "s2s: raised by the code made from"
 
 
-def _note_user_line(err: BaseException, ir: Any, func: str) -> None:
+def _note_user_line(err: BaseException, ir: Any, func: str) -> Loc | None:
     """NumPy's own error (a singular matrix, an axis out of range...) raised by a line
     of emitted code: its type kept, a note naming the user's line that code came
     from (its value or its derivative), so the traceback's ``<s2s:...>`` line is
-    not the only place it points at."""
+    not the only place it points at; that line's position (None where none)."""
     found = _emitted_line(err)
     if found is None or ir is None or any(_NOTE in n for n in getattr(
             err, "__notes__", ())):
-        return
+        return None
     tb, lineno = err.__traceback__, 0
     while tb is not None:  # (the innermost emitted frame's line number)
         if tb.tb_frame.f_code.co_filename == found[0]:
@@ -289,11 +313,12 @@ def _note_user_line(err: BaseException, ir: Any, func: str) -> None:
         tb = tb.tb_next
     at = _statement_at(linecache.getlines(found[0]), lineno, ir)
     if at is None or str(at[1].file).startswith("<s2s:"):  # (not the user's line)
-        return
+        return None
     loc = at[1]
     err.add_note(f"{_NOTE} this line of `{at[0]}` (its value or its derivative; "
                  f"`{func}` was called):\n  File \"{loc.file}\", line {loc.line}, "
                  f"column {loc.col}\n    {loc.text.strip()}")
+    return loc
 
 
 def _located(err: ValueError | IndexError, ir: Any) -> Any:

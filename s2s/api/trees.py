@@ -18,11 +18,14 @@ from __future__ import annotations
 import collections
 import dataclasses
 import inspect
+import linecache
+import sys
 import types
 from typing import Any, Callable
 
 import numpy as np
 
+from ..errors import FieldsAttributeError, Loc
 from ..ir.kinds import Kind, Tree
 from .tree_util import NODES
 
@@ -46,7 +49,28 @@ class Fields(dict):
                 return types.MethodType(method, self)
             if isinstance(method, (staticmethod, classmethod, property)):
                 return method.__get__(self, self.of_class)  # (`self.squash`, `self.scale`)
+            if self.of_class is None and not name.startswith("_"):
+                raise _no_method(self, name) from None
             raise AttributeError(name) from None
+
+
+def _no_method(fields: Fields, name: str) -> AttributeError:
+    """``p.apply`` read by your code of an object s2s hands it as the dict of its
+    fields, its class not known there (a NamedTuple batched by ``vmap`` of a Jacobian
+    whose function hands it to a callee calling its methods): located at your line,
+    saying what to write (a bare ``AttributeError: apply`` from s2s before)."""
+    frame = sys._getframe(2)  # (the line reading the attribute)
+    text = (linecache.getline(frame.f_code.co_filename, frame.f_lineno) or "").rstrip("\n")
+    col = text.find(f".{name}")
+    loc = Loc(frame.f_code.co_filename, frame.f_lineno, col + 2 if col >= 0 else 1, text)
+    return FieldsAttributeError(
+        f"`.{name}` is not a field of this object ({', '.join(map(str, fields))}): s2s "
+        "hands it to your code as the dict of its fields here, where its class is not "
+        "known (a NamedTuple or registered object that vmap of a Jacobian batches), so "
+        "its methods cannot be read from it", loc,
+        f"call the method through its class, `YourClass.{name}(obj, ...)` (e.g. "
+        f"`P.{name}(p, x)`), which reads the object's fields; or pass the object "
+        "unbatched (in_axes=None)", frame.f_code.co_name)
 
 
 def of_class(fields: Fields, cls: type) -> Fields:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..emit.code import Block, Line
 from ..ir.kinds import LEAF, Seq, Tree, leaf_paths
-from ..ir.nodes import If
+from ..ir.nodes import Const, If, Let
 from ..ir.spelling import atom_text
 from .forward_state import ForwardState, Slots, Walk
 from .paths import decided, simplified, within
@@ -83,9 +83,16 @@ class Branches:
         name = state.join_names.get(j) or state.dot_name(j, path) if path == () \
             else state.dot_name(j, path)
         own = j in state.fn.aliases  # the join's buffer: is it ours on every path?
-        for (items, tan, owned, when, context), text in zip(branches, texts):
+        for (items, tan, owned, when, context), text, branch_stmts in zip(
+                branches, texts, (s.body, s.orelse)):
             if text == name:
                 own = own and name in owned
+            elif text is None and unbound and _binds_none(branch_stmts, j):
+                # `j = None` here (emitted code's structural zero: a gradient's
+                # cotangent no path reaches): its tangent None too, so that the name
+                # is bound on every path, as the value is (vmap of this code would
+                # take it for a value bound only by an earlier iteration)
+                items.append(Line(f"{name} = None"))
             elif text is None and unbound:  # no tangent here: a structural zero
                 state.holes.setdefault(name, []).append((items, state.zeros(j, path)))
             elif text is None or text.startswith("["):  # zeros, or a new list
@@ -159,3 +166,13 @@ class Branches:
             kind = self.state.facts.branch_kinds.get((id(s), k), {}).get(j)
             return self.state.list_of_slots(j, kind, tan.get(j, {}))
         return text
+
+
+def _binds_none(stmts: list[Any], name: str) -> bool:
+    """Does the branch ``stmts`` end by binding ``name = None``?"""
+    last = None
+    for st in stmts:
+        if isinstance(st, Let) and st.target == name:
+            last = st
+    return (last is not None and last.prim == "identity" and isinstance(
+        last.args[0], Const) and last.args[0].value is None)

@@ -74,7 +74,7 @@ class Loops:
         fresh_before = set(self.state.fresh_buffers)
         self.state.fresh_buffers -= set(handed.values())  # carried cotangents are handed on
         self.state.loop_depth += 1
-        self.tapes.loops.append(s)
+        self.tapes.enter(s)
         self.state.facts.int_vars.add(s.target)
         self.leaving.append({e: (handed[e], x) for e, x in carried})
         body = self.sweep.block(s.body, inner)

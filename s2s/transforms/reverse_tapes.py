@@ -20,11 +20,19 @@ class Tapes:
     def __init__(self, state: ReverseState) -> None:
         self.state = state
         self.loops: list[For] = []  # the loops being differentiated, innermost last
+        # per loop being differentiated: its branches' (statements, backward), saved
+        # with the loop's own tape, once the loop's backward is whole
+        self.branches: list[list[tuple[list[Stmt], list[Any]]]] = []
 
     @property
     def loop_bodies(self) -> list[list[Stmt]]:
         """The bodies of the loops being differentiated, innermost last."""
         return [loop.body for loop in self.loops]
+
+    def enter(self, s: For) -> None:
+        """The backward of loop ``s`` begins: its branches are saved with its tape."""
+        self.loops.append(s)
+        self.branches.append([])
 
     def save_on_tape(self, s: For, body: list[Any]) -> None:
         """What the loop's backward reads of an iteration's values, pushed by the
@@ -34,6 +42,8 @@ class Tapes:
         if loop_counter(s) is not None and s.test is None:
             restorable.add(s.target)  # the index, when the range cannot replay it
         self.loops.append(s)
+        for branch, items in self.branches.pop() if self.branches else ():
+            self._save_branch(branch, items)
         saved = sorted(n for n in uses_of(body) if n in restorable and not self.one_object(n))
         again = self.invariant(s, before_exit, saved)
         saved = [n for n in saved if n not in again]
@@ -97,7 +107,16 @@ class Tapes:
     def save_branch(self, branch: list[Stmt], items: list[Any]) -> None:
         """What the backward ``items`` of a branch inside a loop reads of the values
         the branch computed (later iterations overwrite them), pushed by the forward
-        and popped at the top of ``items``."""
+        and popped at the top of ``items``: once the loop's backward is whole (a
+        statement before the `if` may still add to ``items`` a line under the `if` of
+        an `elif` that reads the branch's test: ``x_bar[k] += v_bar`` under ``if
+        v_greater_hi:``, the test of the iteration the loop ran last where unsaved)."""
+        if self.branches:
+            self.branches[-1].append((branch, items))
+        else:
+            self._save_branch(branch, items)
+
+    def _save_branch(self, branch: list[Stmt], items: list[Any]) -> None:
         defs = self.defs(branch[: leave_point(branch)])
         saved = sorted(n for n in uses_of(items) if n in defs and not self.one_object(n))
         if saved:
