@@ -19,6 +19,7 @@ registered class, ``None``) gets no generated function (None)."""
 
 from __future__ import annotations
 
+from types import FunctionType
 from typing import Any, Callable
 
 import numpy as np
@@ -115,11 +116,31 @@ class _Writer:
             self.lines.append("            return r")
 
 
+def unread_defaults(owner: Any, passed: int) -> Any:
+    """The function whose parameters' defaults no call of ``owner`` with ``passed``
+    positional arguments (and no keywords: the hot paths' calls) reads: the user's
+    function ``owner`` transforms (through grad-like transforms, which pass it the
+    same arguments: ``grad(f)(x, y)`` calls ``f(x, y)``) where ``passed`` covers every
+    parameter it has and it has no keyword-only ones; else None.  (Its defaults are
+    then a fact of the signature, not a guard: a replaced ``f.__defaults__`` changes
+    no such call.)"""
+    from .transformed import Transformed  # (which imports this module)
+
+    fn = getattr(owner, "fn", None)
+    while type(fn) is Transformed and fn.mode in ("grad", "value_and_grad"):
+        fn = fn.fn
+    code = getattr(fn, "__code__", None)
+    if type(fn) is not FunctionType or code is None or code.co_kwonlyargcount or \
+            code.co_argcount > passed:
+        return None
+    return fn
+
+
 def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
                  primal: int | None, guards: str | None = None, env: dict | None = None,
                  located: Callable | None = None,
                  any_array: bool = False,
-                 pair: list | None = None) -> Callable[[tuple], Any] | None:
+                 pair: list | None = None, split: bool = False) -> Callable | None:
     """The generated hot path of ``plan`` (``_plan_call``'s or ``_tree_call``'s: its
     entry, code, free-names check, whether the code reads free names, the rules'
     generation at [0:5]), made from ``args``, a call's arguments that its key took:
@@ -134,14 +155,23 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
     frame does not catch them); ``any_array``: a result that is an array of numbers is
     returned as it is (vmap's code that returns fresh arrays, nothing to cast); ``pair``:
     a JVP's two results are returned as they are where they are arrays of one shape and
-    of the dtype ``pair[0]`` (pushforward.py's hot path, which sets it)."""
+    of the dtype ``pair[0]`` (pushforward.py's hot path, which sets it); ``split``:
+    the function is ``hot(primals, tangents)`` of ``s2s.jvp``'s own arguments (two
+    tuples or lists of one array each, ``args`` their items), called straight from
+    ``jvp``'s first lines (no argument tuple to build there)."""
     entry, fn, check, reads, generation = plan[:5]
     w = _Writer()
     names = [f"a{i}" for i in range(len(args))]
-    w.lines.append(f"    if len(args) != {len(args)}:")
-    w.lines.append("        return MISS")
-    if args:
-        w.lines.append(f"    {', '.join(names)}, = args")
+    if split:  # (jvp's one primal and its tangent)
+        assert len(args) == 2
+        w.env["SEQ"] = (tuple, list)
+        w.lines += ["    if type(p) not in SEQ or type(t) not in SEQ or len(p) != 1 or "
+                    "len(t) != 1:", "        return MISS", "    a0, = p", "    a1, = t"]
+    elif args:  # (another number of arguments: ValueError)
+        w.lines += ["    try:", f"        {', '.join(names)}, = args", "    except ValueError:",
+                    "        return MISS"]
+    else:
+        w.lines += ["    if args:", "        return MISS"]
     for a, name in zip(args, names):
         if not w.structure(a, name):
             return None
@@ -149,13 +179,15 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
     free = "True"
     if check is not None:
         free = check_expression(entry.free if hasattr(entry, "free") else entry, w.env,
-                                "g_") or f"{w.const(check)}()"
+                                "g_", unread_defaults(owner, 1 if split else len(args)),
+                                subscript=True) or f"{w.const(check)}()"
     w.env.update(env or {})
     w.env.update(owner=owner, fn=fn, finish=finish, read=read_free_names, located=located)
     if guards is None:
         guards = f"GEN[0] == {generation!r} and owner._spec_error is None"
-    w.lines.append(f"    if not ({guards} and {free}):")
-    w.lines.append("        return MISS")
+    # (a module's name no longer bound: KeyError, from ``free``'s ``d[k]``)
+    w.lines += ["    try:", f"        if not ({guards} and {free}):", "            return MISS",
+                "    except KeyError:", "        return MISS"]
     if reads:
         w.lines.append("    read(fn)")
     call = f"r = fn({', '.join(names)})"
@@ -172,8 +204,8 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
         w.env["PASSED"] = pair
         w.lines += ["    o, od = r", "    if type(o) is nd and type(od) is nd and od.dtype is o.dtype "
                     "is PASSED[0] and od.shape == o.shape:", "        return r"]
-    w.lines.append("    return finish(args, r)")
-    source = "def hot(args):\n" + "\n".join(w.lines) + "\n"
+    w.lines.append(f"    return finish({'(a0, a1)' if split else 'args'}, r)")
+    source = f"def hot({'p, t' if split else 'args'}):\n" + "\n".join(w.lines) + "\n"
     exec(compile(source, "<s2s:hot_path>", "exec"), w.env)
     hot = w.env["hot"]
     hot.__s2s_source__ = source  # (what it checks, for a reader)
