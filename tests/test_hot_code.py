@@ -187,6 +187,33 @@ def test_module_name_deleted_between_calls():
     calls(g, tabled, lambda v: (vec(v),))
 
 
+def test_another_layout_misses():
+    """The generated path's one comparison of the arguments' layouts: another shape,
+    dtype, array type or number of arguments is a miss, as is an argument with no
+    dtype or one whose ``dtype`` raises (never the error)."""
+    g = s2s.grad(sliced)
+    calls(g, sliced, lambda v: (vec(v), vec(-v)))
+    hot = g._hotfn
+
+    class Sub(np.ndarray):
+        pass
+
+    class Odd:
+        shape = (3,)
+
+        @property
+        def dtype(self):
+            raise ZeroDivisionError
+
+    assert hot((vec(0.3), vec(0.2))) is not MISS
+    for args in [(vec(0.3, n=4), vec(0.2)), (vec(0.3), vec(0.2, n=2)),
+                 (vec(0.3), vec(0.2, dtype=np.float32)), (vec(0.3).view(Sub), vec(0.2)),
+                 (list(vec(0.3)), vec(0.2)), (Odd(), vec(0.2)), (vec(0.3),),
+                 (vec(0.3), vec(0.2), vec(0.1))]:
+        assert hot(args) is MISS, args
+    calls(g, sliced, lambda v: (vec(v, n=4), vec(-v, n=4)))
+
+
 def test_float32_and_float64_alternate_and_0d():
     g = s2s.grad(sliced)
     for k in range(12):
