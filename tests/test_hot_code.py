@@ -151,6 +151,69 @@ def test_default_rebound_and_rules_bumped():
     calls(g, defaulted, lambda v: (vec(v),))
 
 
+def test_default_rebound_where_every_parameter_is_passed():
+    """A call passing ``a`` reads no default: the generated path checks none (its
+    source names no ``__defaults__``) and stays the one that runs after a rebinding;
+    a call leaving ``a`` out reads it again (its own plan, guarded)."""
+    g = s2s.grad(defaulted)
+    calls(g, defaulted, lambda v: (vec(v), 0.7))
+    assert "__defaults__" not in g._hotfn.__s2s_source__
+    old = g._hotfn
+    defaulted.__defaults__ = (0.5,)
+    try:
+        calls(g, defaulted, lambda v: (vec(v), 0.7), hot_from=1)
+        assert g._hotfn is old
+        calls(g, defaulted, lambda v: (vec(v),))
+        assert "__defaults__" in g._hotfn.__s2s_source__
+    finally:
+        defaulted.__defaults__ = (1.5,)
+    calls(g, defaulted, lambda v: (vec(v),))
+
+
+def test_module_name_deleted_between_calls():
+    """A module constant deleted: the generated path's ``d[k]`` raises KeyError, a
+    miss; the checked path then raises the error a first call would."""
+    global TABLE
+    g = s2s.grad(tabled)
+    calls(g, tabled, lambda v: (vec(v),))
+    old, saved = g._hotfn, TABLE
+    try:
+        del TABLE
+        assert old((vec(0.3),)) is MISS
+        with pytest.raises(s2s.TransformError, match="`TABLE` is not defined"):
+            g(vec(0.3))
+    finally:
+        TABLE = saved
+    calls(g, tabled, lambda v: (vec(v),))
+
+
+def test_another_layout_misses():
+    """The generated path's one comparison of the arguments' layouts: another shape,
+    dtype, array type or number of arguments is a miss, as is an argument with no
+    dtype or one whose ``dtype`` raises (never the error)."""
+    g = s2s.grad(sliced)
+    calls(g, sliced, lambda v: (vec(v), vec(-v)))
+    hot = g._hotfn
+
+    class Sub(np.ndarray):
+        pass
+
+    class Odd:
+        shape = (3,)
+
+        @property
+        def dtype(self):
+            raise ZeroDivisionError
+
+    assert hot((vec(0.3), vec(0.2))) is not MISS
+    for args in [(vec(0.3, n=4), vec(0.2)), (vec(0.3), vec(0.2, n=2)),
+                 (vec(0.3), vec(0.2, dtype=np.float32)), (vec(0.3).view(Sub), vec(0.2)),
+                 (list(vec(0.3)), vec(0.2)), (Odd(), vec(0.2)), (vec(0.3),),
+                 (vec(0.3), vec(0.2), vec(0.1))]:
+        assert hot(args) is MISS, args
+    calls(g, sliced, lambda v: (vec(v, n=4), vec(-v, n=4)))
+
+
 def test_float32_and_float64_alternate_and_0d():
     g = s2s.grad(sliced)
     for k in range(12):
@@ -209,11 +272,11 @@ def test_hvp_generated_path_follows_module_state():
             if k == 6:  # (the latest plan's generated path, taken, now fails its guard)
                 from s2s.api.pushforward import _LATEST
 
-                hot = _LATEST[2].last[4][10]
-                assert _LATEST[0] is g and hot is not None
-                assert hot((vec(0.1), vec(0.5))) is not MISS
+                hot = _LATEST[2].last_hot
+                assert _LATEST[0] is g and hot is _LATEST[2].last[4][10] is not None
+                assert hot((vec(0.1),), (vec(0.5),)) is not MISS
                 HEAD = 1
-                assert hot((vec(0.1), vec(0.5))) is MISS
+                assert hot((vec(0.1),), (vec(0.5),)) is MISS
             if k == 10:
                 TABLE = np.array([-2.0, 0.25, 4.0])
             dtype = np.float32 if k in (8, 9) else np.float64

@@ -280,3 +280,29 @@ def test_a_value_a_name_holds_is_read_from_it() -> None:
         """):
         new = _agree(src, 1, read_held_values)
         assert new == ast.unparse(ast.parse(textwrap.dedent(src))), new
+
+
+@pytest.mark.parametrize("dtype", ["", ", dtype=np.float32"])
+def test_an_identity_made_twice_is_made_once(dtype) -> None:
+    # (a GP's gradient: ``0.1 * np.eye(3)`` in the kernel and the inverse's identity,
+    # which the solves pass places beside the right-hand sides)
+    new = _agree(f"""
+        def f(x):
+            k = x.sum() * x.sum() + 0.1 * np.eye(3{dtype})
+            s = np.concatenate((np.eye(3{dtype}), k[:, :1] * x.sum()), axis=1)
+            return (k * 2.0, s - np.eye(3{dtype})[:, :1])
+        """, 1)
+    assert new.count("np.eye(") == 2 and f"shared_1 = np.eye(3{dtype})" in new, new
+    assert "0.1 * shared_1" in new and "np.concatenate((shared_1," in new, new
+
+
+def test_an_identity_a_function_may_write_into_is_its_own() -> None:
+    # (helper writes 3.0 into what it is given: the other two are still shared)
+    new = _agree("""
+        def f(x):
+            a = 0.5 * np.eye(3) + x.sum()
+            helper(np.eye(3))
+            b = 2.0 * np.eye(3) - x.sum()
+            return (a, b)
+        """, 1)
+    assert "helper(np.eye(3))" in new and "shared_1 = np.eye(3)" in new, new

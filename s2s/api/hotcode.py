@@ -5,9 +5,9 @@ check a planned call makes (api/hotcalls.py's ``_plan_call``, api/treecalls.py's
 A plan holds what a specialized entry assumes of its arguments: their structure (the
 containers' exact types, a dict's keys in order, the number of items), each array's
 shape and dtype, each scalar's type, each integer's value.  ``hot_function`` writes
-those facts out as straight-line tests of the arguments (``type(a0) is ndarray and
-a0.dtype is D0 and a0.shape == S0``: a dtype object compared by identity, so a test
-passes only where the key's equality would), then the plan's guards inline (the rules'
+those facts out as straight-line tests of the arguments (the arrays' layouts in one
+comparison, ``(type(a0), a0.dtype, a0.shape, ...) != L``: each item first by identity,
+a dtype then by the key's equality), then the plan's guards inline (the rules'
 generation, no background specializing failed, the free names' objects:
 ``signatures.check_expression``, the expression ``FreeSnapshot.same`` runs), then the
 code, then the checks of its result that return it as it is (a fresh, writeable array
@@ -19,6 +19,7 @@ registered class, ``None``) gets no generated function (None)."""
 
 from __future__ import annotations
 
+from types import FunctionType
 from typing import Any, Callable
 
 import numpy as np
@@ -45,6 +46,8 @@ class _Writer:
                                     "SR": SCALAR_RESULTS, "asarray": np.asarray}
         self.lines: list[str] = []
         self.tests: list[str] = []
+        # each array's type, dtype and shape: (expression, value), one comparison
+        self.layouts: list[tuple[str, Any]] = []
 
     def const(self, value: Any) -> str:
         name = f"c{len(self.env)}"
@@ -57,13 +60,26 @@ class _Writer:
             self.lines.append("        return MISS")
             self.tests = []
 
+    def flush_layouts(self) -> None:
+        """The arrays' layouts, one tuple compared with the expected one (a bytecode
+        per attribute read, not a test and a jump each): a type compared by identity,
+        a dtype by equality (the key's), a shape by value.  An argument that is not an
+        array may have no ``dtype`` or one that raises: a miss too."""
+        if self.layouts:
+            exprs = ", ".join(e for e, _ in self.layouts)
+            want = self.const(tuple(v for _, v in self.layouts))
+            self.lines += ["    try:", f"        if ({exprs},) != {want}:",
+                           "            return MISS", "    except Exception:",
+                           "        return MISS"]
+            self.layouts = []
+
     def structure(self, a: Any, name: str) -> bool:
         """Tests that ``name`` has ``a``'s structure, layouts and integer values (the
         facts of its tree key: treecalls._walk); False where none are written."""
         t = type(a)
         if t is np.ndarray:
-            self.tests.append(f"type({name}) is nd and {name}.dtype is {self.const(a.dtype)}"
-                              f" and {name}.shape == {self.const(a.shape)}")
+            self.layouts += [(f"type({name})", t), (f"{name}.dtype", a.dtype),
+                             (f"{name}.shape", a.shape)]
             return True
         if t is float or t in _NP_SCALARS:
             self.tests.append(f"type({name}) is {self.const(t)}")
@@ -94,8 +110,8 @@ class _Writer:
         order), or a new 0-d array of a scalar (``treecalls._fresh_like``)."""
         t = type(p)
         if t is np.ndarray:
-            self.lines.append(f"    if type(r) is nd and r.dtype is {self.const(p.dtype)} and "
-                              f"r.shape == {self.const(p.shape)} and r.flags.writeable:")
+            self.lines.append(f"    if type(r) is nd and (r.dtype, r.shape, r.flags.writeable)"
+                              f" == {self.const((p.dtype, p.shape, True))}:")
             self.lines.append("        return r")
             if p.shape == ():
                 self.lines.append("    if type(r) in SR:")
@@ -108,18 +124,42 @@ class _Writer:
             self.lines.append(f"    if type(r) is dict and len(r) == {len(p)} and "
                               f"tuple(r) == {self.const(tuple(p))}:")
             self.lines.append(f"        {', '.join(names)}, = r.values()")
-            tests = [f"type({n}) is nd and {n}.dtype is {self.const(v.dtype)} and {n}.shape "
-                     f"== {self.const(v.shape)} and {n}.flags.writeable"
-                     for n, v in zip(names, p.values())]
-            self.lines.append(f"        if {' and '.join(tests)}:")
+            types = " and ".join(f"type({n}) is nd" for n in names)
+            got = ", ".join(f"{n}.dtype, {n}.shape, {n}.flags.writeable" for n in names)
+            want = self.const(tuple(x for v in p.values() for x in (v.dtype, v.shape, True)))
+            self.lines.append(f"        if {types} and ({got}) == {want}:")
             self.lines.append("            return r")
+
+
+# the transforms that call their function with their own call's arguments in a grad-like
+# mode: api/transformed.py's class (by name: that module imports this one)
+_GRAD_LIKE = {"s2s.api.transformed": "Transformed"}
+
+
+def unread_defaults(owner: Any, passed: int) -> Any:
+    """The function whose parameters' defaults no call of ``owner`` with ``passed``
+    positional arguments (and no keywords: the hot paths' calls) reads: the user's
+    function ``owner`` transforms (through grad-like transforms, which pass it the
+    same arguments: ``grad(f)(x, y)`` calls ``f(x, y)``) where ``passed`` covers every
+    parameter it has and it has no keyword-only ones; else None.  (Its defaults are
+    then a fact of the signature, not a guard: a replaced ``f.__defaults__`` changes
+    no such call.)"""
+    fn = getattr(owner, "fn", None)
+    while _GRAD_LIKE.get(getattr(type(fn), "__module__", None)) == type(fn).__qualname__ \
+            and fn.mode in ("grad", "value_and_grad"):
+        fn = fn.fn
+    code = getattr(fn, "__code__", None)
+    if type(fn) is not FunctionType or code is None or code.co_kwonlyargcount or \
+            code.co_argcount > passed:
+        return None
+    return fn
 
 
 def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
                  primal: int | None, guards: str | None = None, env: dict | None = None,
                  located: Callable | None = None,
                  any_array: bool = False,
-                 pair: list | None = None) -> Callable[[tuple], Any] | None:
+                 pair: list | None = None, split: bool = False) -> Callable | None:
     """The generated hot path of ``plan`` (``_plan_call``'s or ``_tree_call``'s: its
     entry, code, free-names check, whether the code reads free names, the rules'
     generation at [0:5]), made from ``args``, a call's arguments that its key took:
@@ -134,28 +174,40 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
     frame does not catch them); ``any_array``: a result that is an array of numbers is
     returned as it is (vmap's code that returns fresh arrays, nothing to cast); ``pair``:
     a JVP's two results are returned as they are where they are arrays of one shape and
-    of the dtype ``pair[0]`` (pushforward.py's hot path, which sets it)."""
+    of the dtype ``pair[0]`` (pushforward.py's hot path, which sets it); ``split``:
+    the function is ``hot(primals, tangents)`` of ``s2s.jvp``'s own arguments (two
+    tuples of one array each, ``args`` their items), called straight from
+    ``jvp``'s first lines (no argument tuple to build there)."""
     entry, fn, check, reads, generation = plan[:5]
     w = _Writer()
     names = [f"a{i}" for i in range(len(args))]
-    w.lines.append(f"    if len(args) != {len(args)}:")
-    w.lines.append("        return MISS")
-    if args:
-        w.lines.append(f"    {', '.join(names)}, = args")
+    if split:  # (jvp's one primal and its tangent, in tuples: lists take jvp's own path)
+        assert len(args) == 2
+        w.lines += ["    if type(p) is not tuple or type(t) is not tuple:", "        return MISS",
+                    "    try:", "        a0, = p", "        a1, = t", "    except ValueError:",
+                    "        return MISS"]
+    elif args:  # (another number of arguments: ValueError)
+        w.lines += ["    try:", f"        {', '.join(names)}, = args", "    except ValueError:",
+                    "        return MISS"]
+    else:
+        w.lines += ["    if args:", "        return MISS"]
     for a, name in zip(args, names):
         if not w.structure(a, name):
             return None
     w.flush()
+    w.flush_layouts()
     free = "True"
     if check is not None:
         free = check_expression(entry.free if hasattr(entry, "free") else entry, w.env,
-                                "g_") or f"{w.const(check)}()"
+                                "g_", unread_defaults(owner, 1 if split else len(args)),
+                                subscript=True) or f"{w.const(check)}()"
     w.env.update(env or {})
     w.env.update(owner=owner, fn=fn, finish=finish, read=read_free_names, located=located)
     if guards is None:
         guards = f"GEN[0] == {generation!r} and owner._spec_error is None"
-    w.lines.append(f"    if not ({guards} and {free}):")
-    w.lines.append("        return MISS")
+    # (a module's name no longer bound: KeyError, from ``free``'s ``d[k]``)
+    w.lines += ["    try:", f"        if not ({guards} and {free}):", "            return MISS",
+                "    except KeyError:", "        return MISS"]
     if reads:
         w.lines.append("    read(fn)")
     call = f"r = fn({', '.join(names)})"
@@ -172,8 +224,8 @@ def hot_function(owner: Any, plan: tuple, args: tuple, finish: Callable,
         w.env["PASSED"] = pair
         w.lines += ["    o, od = r", "    if type(o) is nd and type(od) is nd and od.dtype is o.dtype "
                     "is PASSED[0] and od.shape == o.shape:", "        return r"]
-    w.lines.append("    return finish(args, r)")
-    source = "def hot(args):\n" + "\n".join(w.lines) + "\n"
+    w.lines.append(f"    return finish({'(a0, a1)' if split else 'args'}, r)")
+    source = f"def hot({'p, t' if split else 'args'}):\n" + "\n".join(w.lines) + "\n"
     exec(compile(source, "<s2s:hot_path>", "exec"), w.env)
     hot = w.env["hot"]
     hot.__s2s_source__ = source  # (what it checks, for a reader)

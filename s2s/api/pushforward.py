@@ -46,6 +46,9 @@ class _JVP(Transformed):
         # (shape, dtype, shape, dtype, plan) of the latest one-primal call that found
         # its plan in ``hot`` (None when ``hot`` is emptied)
         self.last: tuple | None = None
+        # the generated path (api/hotcode.py) of ``last``'s plan, on jvp's own
+        # arguments: ``last_hot(primals, tangents)`` (``MISS``: none, or a test failed)
+        self.last_hot: Callable[[Any, Any], Any] = _no_hot
 
     def _run_jvp(self, text: str, fn: Callable, args: tuple, nprimals: int) -> Any:
         """The emitted JVP ``fn`` on ``args`` (the primals, then the tangents of the
@@ -99,12 +102,19 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
     ``float0`` tangents and carry none.
     """
     latest = _LATEST
-    if latest[0] is fun and latest[1] is has_aux and latest[2]._spec_error is None:
+    if latest[0] is fun and latest[1] is has_aux:
         # the function of the latest call (a Python function or transform, itself the
-        # one transformed): arrays of a signature seen before go straight to its code,
-        # found by their shapes and dtypes (``_JVP.hot``) and guarded as FastEntry.valid
-        # guards (inline: each frame is a tenth of a microsecond); _spec_error: a
-        # background specializing's error, which the checked path raises (tests only)
+        # one transformed): first the generated path of the latest one-primal plan
+        # (api/hotcode.py: the arguments' tests, the guards, the code and the results'
+        # checks in one frame, on jvp's own arguments), then arrays of a signature
+        # seen before go straight to its code, found by their shapes and dtypes
+        # (``_JVP.hot``) and guarded as FastEntry.valid guards (inline: each frame is
+        # a tenth of a microsecond); _spec_error: a background specializing's error,
+        # which the checked path raises (tests only)
+        out = latest[2].last_hot(primals, tangents)
+        if out is not MISS:
+            return out
+    if latest[0] is fun and latest[1] is has_aux and latest[2]._spec_error is None:
         t = latest[2]
         if type(primals) in _SEQ and type(tangents) in _SEQ and len(primals) == 1 == len(
                 tangents):  # (one primal, a Hessian-vector product's: no loop)
@@ -113,14 +123,9 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
             hit = None
             if type(x) is np.ndarray and type(v) is np.ndarray:
                 # the plan of the latest call's arrays where these have their shapes
-                # and dtypes (the same dtype objects: no key to build and hash): its
-                # generated path (api/hotcode.py: the tests, guards and code below in
-                # one frame), else the plan of their key
+                # and dtypes (the same dtype objects: no key to build and hash), else
+                # the plan of their key (its generated path, ``last_hot``, ran above)
                 last = t.last
-                if last is not None and last[4][10] is not None:
-                    out = last[4][10](args)
-                    if out is not MISS:
-                        return out
                 if last is not None and x.dtype is last[1] and v.dtype is last[3] and \
                         x.shape == last[0] and v.shape == last[2]:
                     hit = last[4]
@@ -129,6 +134,7 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
                     hit = t.hot.get(key)
                     if hit is not None:
                         t.last = (*key, hit)
+                        t.last_hot = hit[10] or _no_hot
         else:
             args, hit = _hot_entry(t, primals, tangents)
         if hit is not None and hit[0] is fun and hit[5] == _GENERATION[0] and (
@@ -151,6 +157,10 @@ def jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool = False) -> An
             result = tuple(dtypes_down.cast_at(down, r) for r in result[:2]) + \
                 tuple(result[2:])
     return _zero_d(result)
+
+
+def _no_hot(primals: Any, tangents: Any) -> Any:
+    return MISS
 
 
 def _hot_results(t: _JVP, hit: tuple, fun: Any, result: Any, args: tuple,
@@ -224,7 +234,7 @@ def _plan(t: _JVP, hit: FastEntry, fun: Any, args: tuple, n: int, has_aux: bool)
                        f"GEN[0] == {hit.generation!r} and owner._spec_error is None and "
                        "owner.ir is IR", {"IR": t.ir},
                        lambda err: reraise_located(err, t.ir, t.fn.__name__),
-                       pair=plan[9] if plain else None) if n == 1 else None
+                       pair=plan[9] if plain else None, split=True) if n == 1 else None
     return plan + (hot,)
 
 
@@ -273,7 +283,7 @@ def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     t = _jvp_transform(callables.as_function(fun, len(primals), args=primals), has_aux)
     t._refresh()
     t.hot.clear()  # (a checked call: what a signature runs may have changed)
-    t.last = None
+    t.last, t.last_hot = None, _no_hot
     if method is not None:  # (`self.other(...)` in it: the object's own method?)
         check_self_methods(method[0], method[1])
     kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
@@ -352,7 +362,7 @@ def _jvp_fast(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
         _LATEST = (fun, has_aux, t)
         if hit.text is not None:  # (specialized: the code later calls run)
             t.hot[flat_key(args)] = _plan(t, hit, fun, args, n, has_aux)  # type: ignore[index]
-            t.last = None  # (it may hold the plan this one replaces)
+            t.last, t.last_hot = None, _no_hot  # (it may hold the plan this one replaces)
     if hit.free_names:
         read_free_names(hit.fn)
     try:

@@ -194,21 +194,29 @@ def _compiled_check(snapshot: FreeSnapshot) -> Callable[[], bool] | None:
     return env["same"]
 
 
-def check_expression(snapshot: FreeSnapshot, env: dict[str, Any], prefix: str) -> str | None:
+def check_expression(snapshot: FreeSnapshot, env: dict[str, Any], prefix: str,
+                     unread: Any = None, subscript: bool = False) -> str | None:
     """``FreeSnapshot._same``'s checks as one Python expression, its names (each
     starting with ``prefix``) bound in ``env``; None past ``MAX_COMPILED_CHECKS``
-    checks.  (``_compiled_check``'s, and the hot paths' inline guards: api/hotcode.py.)"""
+    checks.  (``_compiled_check``'s, and the hot paths' inline guards: api/hotcode.py.)
+    ``unread``: a function whose parameters' defaults the calls checked cannot read
+    (each parameter is passed: hotcode.unread_defaults), its defaults not checked;
+    ``subscript``: a plain dict's name read as ``d[k]`` (a missing one raises
+    KeyError, which the caller catches) rather than ``d.get(k, MISSING)``."""
     p = prefix
     env.update({f"{p}MISSING": _MISSING, f"{p}reads": _same_reads,
                 f"{p}contents": _contents, f"{p}methods": class_methods})
     terms = []
     for i, (where, key, value) in enumerate(snapshot._scope):
         env[f"{p}d{i}"], env[f"{p}k{i}"], env[f"{p}v{i}"] = where, key, value
-        terms.append(f"{p}d{i}.get({p}k{i}, {p}MISSING) is {p}v{i}")
+        terms.append(f"{p}d{i}[{p}k{i}] is {p}v{i}" if subscript and type(where) is dict
+                     else f"{p}d{i}.get({p}k{i}, {p}MISSING) is {p}v{i}")
     for i, (cell, value) in enumerate(snapshot._cells):
         env[f"{p}c{i}"], env[f"{p}w{i}"] = cell, value
         terms.append(f"{p}contents({p}c{i}) is {p}w{i}")
     for i, (fn, defaults, kwdefaults, reads) in enumerate(snapshot._defaults):
+        if fn is unread and unread is not None:
+            continue
         env[f"{p}f{i}"], env[f"{p}t{i}"], env[f"{p}u{i}"], env[f"{p}r{i}"] = (
             fn, defaults, kwdefaults, reads)
         # (other tuples: each default read again, the same objects pass)

@@ -736,6 +736,8 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             share_subexpressions(fn, fact=rewriter.fact)
         if on("solves"):
             shared_factorizations(fn, rewriter.fact, rewriter.note)
+            if on("subexpr"):  # (an inverse's identity beside the code's own np.eye)
+                share_subexpressions(fn, fact=rewriter.fact)
         if on("literals"):
             spell_literals(fn, rewriter.fact)
         if on("ties"):  # (last: no pass reads the product before its masked write)

@@ -56,7 +56,8 @@ def _fresh(value: ast.AST) -> bool:
     """Does the expression make a new value (never a view of, or one of, its names)?"""
     if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
         return True
-    return isinstance(value, ast.Call) and _np_call(value) and call_name(value) in PURE
+    return isinstance(value, ast.Call) and _np_call(value) and call_name(value) in PURE \
+        or _made(value)
 
 
 def _np_call(node: ast.Call) -> bool:
@@ -172,22 +173,54 @@ class _Sharing:
         return self._root(name) not in self.written
 
 
-def _occurrences(stmt: ast.stmt, arrays: frozenset[str] = frozenset()):
+# NumPy functions that make a new array from constant arguments alone (np.eye(3)):
+# shared where every other occurrence is only read (``_read_only``)
+MADE = {"eye", "identity"}
+# calls that read the items of the tuple they are given into a new array
+_JOINS = {"concatenate", "stack", "hstack", "vstack"}
+
+
+def _made(node: ast.AST) -> bool:
+    """``np.eye(3)``, ``np.eye(3, dtype=np.float32)``: literal arguments, a dtype."""
+    def literal(a: ast.AST) -> bool:
+        return isinstance(a, ast.Constant) or isinstance(a, ast.Attribute) and \
+            isinstance(a.value, ast.Name) and a.value.id == "np"
+
+    return isinstance(node, ast.Call) and _np_call(node) and call_name(node) in MADE and \
+        all(literal(a) for a in node.args) and all(
+            k.arg is not None and literal(k.value) for k in node.keywords)
+
+
+def _read_only(node: ast.AST, parent: ast.AST | None, up: ast.AST | None) -> bool:
+    """Is ``node`` (a child of ``parent``, a child of ``up``) only read, into a new
+    value: an operand of arithmetic, an argument of a pure NumPy function, an item of
+    the tuple ``np.concatenate`` (or a stack) joins?"""
+    if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+        return True
+    if isinstance(parent, ast.Call):
+        return _np_call(parent) and call_name(parent) in PURE and node in parent.args
+    return isinstance(parent, (ast.Tuple, ast.List)) and isinstance(up, ast.Call) and \
+        _np_call(up) and call_name(up) in _JOINS and up.args[:1] == [parent]
+
+
+def _occurrences(stmt: ast.stmt, arrays: frozenset[str] = frozenset(), made: bool = False):
     """(node, parent is the statement itself) for each unconditionally evaluated
-    candidate subexpression of the statement's value."""
+    candidate subexpression of the statement's value (``made``: and each ``MADE``
+    call only read there, or the statement's whole value)."""
     top = stmt.value if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr)) else None
     if top is None:
         return
-    stack = [(top, True)]
+    stack: list[tuple[ast.AST, bool, Any, Any]] = [(top, True, None, None)]
     while stack:
-        node, whole = stack.pop()
+        node, whole, parent, up = stack.pop()
         if isinstance(node, _CONDITIONAL):
             continue
-        if _candidate(node, arrays):
+        if _candidate(node, arrays) or made and _made(node) and (
+                whole or _read_only(node, parent, up)):
             yield node, whole
         for child in ast.iter_child_nodes(node):
             # a returned tuple's items are whole outputs too
-            stack.append((child, whole and isinstance(node, ast.Tuple)))
+            stack.append((child, whole and isinstance(node, ast.Tuple), node, parent))
 
 
 def _size(node: ast.AST) -> int:
@@ -243,7 +276,10 @@ def share_subexpressions(fn: ast.FunctionDef, max_rounds: int = 50,
                          fact: Callable[[ast.AST], Any] | None = None) -> None:
     """Compute each repeated pure subexpression once (see the module's docstring);
     ``fact``: a node's (shape, dtype), where known (a name holding an ndarray may have
-    its ``sum``/``mean`` method calls shared)."""
+    its ``sum``/``mean`` method calls shared).  A constant array made twice
+    (``np.eye(3)``: ``MADE``), each time only read, is made once too (a name bound
+    once, read where each was: ``0.1 * np.eye(3)`` and the identity of an inverse's
+    solve, the solves pass's, in a GP's gradient)."""
     arrays, binds, params, sharing, one_value = _bindings(fn, fact)
     # (every name the code mentions: a module constant it reads must stay global)
     taken = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | params
@@ -251,9 +287,12 @@ def share_subexpressions(fn: ast.FunctionDef, max_rounds: int = 50,
     for _ in range(max_rounds):
         found: dict[str, list] = {}
         for i, stmt in enumerate(fn.body[:_straight_prefix(fn)]):
-            for node, whole in _occurrences(stmt, arrays):
-                reads = _reads(node)  # (constants alone: a literal is cheaper to read)
-                if reads and all(one_value(r) and sharing.safe(r) for r in reads):
+            for node, whole in _occurrences(stmt, arrays, made=True):
+                # (constants alone: a literal is cheaper to read; an array made of them
+                # is not)
+                reads = _reads(node)
+                if (reads or _made(node)) and all(
+                        one_value(r) and sharing.safe(r) for r in reads):
                     found.setdefault(ast.dump(node), []).append((i, stmt, node, whole))
         plans = []
         for v in found.values():
