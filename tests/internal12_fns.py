@@ -116,3 +116,11 @@ def first_then_break(x):
         acc = acc + v * np.cos(v)
         break
     return acc
+
+
+def slogdet_of_rank_one(x):
+    """slogdet of a singular matrix: its derivative rule (inv(a).T) needs an
+    invertible matrix; NumPy's LinAlgError becomes a refusal at this line."""
+    m = np.stack([x, 2.0 * x])
+    sign, logabs = np.linalg.slogdet(m)
+    return logabs

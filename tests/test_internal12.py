@@ -233,3 +233,23 @@ def test_vmap_of_a_jacobian_of_a_namedtuple_against_jax(tr, axes, dtype) -> None
         got = t(x, p)
         if k in COMPARED:
             close(got, oracle(x, twin.P(*p)), dtype)
+
+
+def test_numpys_singular_matrix_error_names_the_users_line() -> None:
+    """NumPy's LinAlgError from the derivative of slogdet at a singular matrix (its rule
+    needs an invertible matrix) is ``s2s.SingularMatrixError``: still a LinAlgError,
+    located at the user's line, with a note naming the statement (it named only a
+    line of emitted code ``<s2s:...>``)."""
+    import inspect
+
+    x = np.array([0.3, -0.7])
+    for transform in (s2s.grad, lambda f: s2s.jit(s2s.grad(f))):
+        with pytest.raises(np.linalg.LinAlgError) as info:
+            transform(F.slogdet_of_rank_one)(x)
+        assert isinstance(info.value, s2s.TransformError)
+        assert "internal12_fns.py" in str(info.value), str(info.value)
+        notes = "\n".join(getattr(info.value, "__notes__", ()))
+        line = inspect.getsource(F).splitlines().index(
+            "    sign, logabs = np.linalg.slogdet(m)") + 1
+        assert f'internal12_fns.py", line {line}' in notes, notes
+        assert "np.linalg.slogdet(m)" in notes and "<s2s:" not in notes, notes

@@ -327,9 +327,9 @@ def dict_item_of_its_own(x):
 
 
 def det_of_rank_one(x):
-    """det of a singular matrix: NumPy's value is 0; the derivative rule (det(a) *
-    inv(a).T, for an invertible a) raises NumPy's LinAlgError, now with a note naming
-    this line (it named only a line of emitted code)."""
+    """det of a singular matrix: NumPy's value is 0; its derivative is JAX's adjugate
+    (from the SVD, both backends: a LinAlgError before); its second derivative is NaN
+    where JAX's is finite (the probe's pin says WRONG)."""
     m = np.stack([x, 2.0 * x])
     return np.linalg.det(m)
 
