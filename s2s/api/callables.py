@@ -28,7 +28,8 @@ import numpy as np
 
 from .. import syntax
 from ..errors import TransformError
-from ..frontend.passed_structure import key_names, merged_and_deleted, spread_names
+from ..frontend.passed_structure import (int_key_names, key_names, merged_and_deleted,
+                                         spread_names)
 from ..frontend.synthesize import (
     BOUND,
     BoundType,
@@ -565,6 +566,7 @@ class PerFunctionArgs(PerArity):
                               else None) for name in names)  # (None: keyword-only)
         self._held: dict[tuple, tuple] = {}  # (what a key's ids name, kept alive)
         self.tested = type_tested(fn)
+        self.int_keys = int_key_names(fn)
         # (a parameter only passed on or walked: bound where it is given functions)
         self.handed = _handed_names(fn) - _called_names(fn) - self.tested - {
             name for name in names if _is_function(_default_of(fn, name))}
@@ -577,7 +579,7 @@ class PerFunctionArgs(PerArity):
         bound = self._bound(args, kwargs)
         alive: tuple = (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
         for v in bound.values():
-            if isinstance(v, (DictKeys, SeqLength, str)):  # (the key's own: below)
+            if isinstance(v, (DictKeys, SeqLength, str, int)):  # (the key's own: below)
                 continue
             if _function_sequence(v):  # (its functions, not the tuple made for the call)
                 alive += (type(v), *v)
@@ -589,7 +591,7 @@ class PerFunctionArgs(PerArity):
                 (v.cls,) if isinstance(v, ArgType) else (v,))
         key = (*map(id, alive), *bound, *(
             v.keys if isinstance(v, DictKeys) else v.n if isinstance(v, SeqLength) else v
-            for v in bound.values() if isinstance(v, (DictKeys, SeqLength, str))),
+            for v in bound.values() if isinstance(v, (DictKeys, SeqLength, str, int))),
                *(tuple(v.functions) for v in bound.values() if isinstance(v, ItemFunctions)))
         made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
         if made is None:
@@ -645,6 +647,9 @@ class PerFunctionArgs(PerArity):
             if name in self.handed and type(value) is dict and all(
                     isinstance(k, str) for k in value):
                 out[name] = DictKeys(tuple(value))
+                continue
+            if name in self.int_keys and type(value) is int:  # (`d[f"W{i}"]`, `range(n)`
+                out[name] = value  # of a loop building keys: this call's int)
                 continue
             if name in self.handed and type(value) is str or _function_sequence(value):
                 # (a string: its value; `fs[0](x)`, `for f in fs`: a container's functions)

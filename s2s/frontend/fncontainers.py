@@ -264,6 +264,9 @@ class FunctionContainers:
         items = self.items(node.iter)
         if items is None:
             items = self.n.comps.static.static_items(node.iter)
+        if items == [] and isinstance(node.target, cst.Name) and _keys_from(
+                node, {node.target.value}):
+            return True  # (`for i in range(0)` keying a dict: the body never runs)
         if not items:
             return False
         tables, functions = [], None
@@ -281,7 +284,7 @@ class FunctionContainers:
         # (over characters, `for c in "xy":`, too: each copy's tests of `c` are then
         # decided when transforming, and no code indexes a string when it runs)
         text = all(isinstance(value, str) and len(value) == 1 for _, value in items)
-        if not functions and not text:
+        if not functions and not text and not _keys_from(node, set(tables[0])):
             return False
         if not functions and (_jumps(node.body) or set(tables[0]) & assigned_names(
                 node.body)):
@@ -401,3 +404,34 @@ def _root(node: Any) -> str | None:
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
     return node.value if isinstance(node, cst.Name) else None
+
+
+def _keys_from(node: cst.For, names: set[str]) -> bool:
+    """Does the loop's body key a subscript by an f-string or ``+`` of its variables
+    (``for i in range(n): params[f"W{i}"]``)?  Unrolled, each copy's key is a constant
+    string, read from the dict by that key (a loop kept as a loop would make the key
+    a run-time string)."""
+    found = [False]
+
+    class Keys(cst.CSTVisitor):
+        def visit_SubscriptElement(self, element: cst.SubscriptElement) -> None:
+            index = element.slice
+            if isinstance(index, cst.Index) and isinstance(
+                    index.value, (cst.FormattedString, cst.BinaryOperation)) and any(
+                    isinstance(m, cst.Name) and m.value in names
+                    for m in _names_in(index.value)):
+                found[0] = True
+
+    node.body.visit(Keys())
+    return found[0]
+
+
+def _names_in(node: Any) -> list[Any]:
+    out: list[Any] = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            out.append(name)
+
+    node.visit(Names())
+    return out

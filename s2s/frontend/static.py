@@ -228,6 +228,10 @@ class StaticReader:
             def visit_Name(self, n: cst.Name) -> None:
                 if n.value in ("True", "False", "None") or n.value in names:
                     return
+                bound = getattr(comps.n, "bound_strings", {})
+                if comps.n.env.get(n.value) in bound:  # (a parameter the transform is
+                    names[n.value] = bound[comps.n.env[n.value]]  # made per call for)
+                    return
                 aliased = n.value in comps.n.resolver.aliases and n.value not in comps.n.env
                 if n.value in comps.n.local_names and not aliased:  # (`self` of a
                     ok[0] = False  # method bound to an object reads as the object)

@@ -1,0 +1,50 @@
+"""Dict items read by a string argument (``params[name]``), by an f-string of an int
+argument (``params[f"W{i}"]``) and in a loop over ``range(n)`` building the keys
+(issue 23, item 5); run by s2s and, through jax_twin, by JAX
+(tests/frontend/test_objects12.py)."""
+
+import numpy as np
+
+N_LAYERS = 3
+
+
+def name_key(params, x, name="w"):
+    return np.sum(params[name] * x) + np.sum(np.sin(params[name]) * x**2)
+
+
+def annotated_key(params, x, name: str):
+    return np.sum(np.tanh(params[name] * x))
+
+
+def int_key(params, x, i):
+    return np.sum(params[f"W{i}"] * x**2) + np.sum(np.cos(params[f"b{i}"] * x))
+
+
+def loop_keys(x, params, n):
+    h = x
+    for i in range(n):
+        h = np.tanh(params[f"W{i}"] * h + params[f"b{i}"])
+    return np.sum(h**2)
+
+
+def loop_keys_module(x, params):
+    h = x
+    for i in range(N_LAYERS):
+        h = np.tanh(params[f"W{i}"] * h)
+    return np.sum(h**2)
+
+
+def loop_keys_after(x, params, n):
+    h = x
+    for i in range(n):
+        h = np.sin(params[f"W{i}"] * h)
+    return np.sum(h) * (i + 1)
+
+
+def mlp_params(x):
+    """A dict of parameters ``W0..W2``, ``b0..b2`` and ``w`` built from ``x``."""
+    out = {"w": x * 2.0 + 0.1}
+    for i in range(3):
+        out[f"W{i}"] = np.cos(x + i)
+        out[f"b{i}"] = 0.1 * (i + 1) * np.sin(x)
+    return out
