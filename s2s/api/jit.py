@@ -37,6 +37,7 @@ from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .hotcalls import MISS, jit_call
+from .keyword_trees import as_positional
 from .located import not_iterable_at_user_line, reraise_located
 from .outputs import owned_by
 from .signatures import call_signature, flat_key
@@ -257,8 +258,10 @@ class Jitted(NotebookDisplay):
         if self._seen is not None and type(fun) in (Transformed, Vmapped):
             self._rebuild = rebuilds_outputs(fun)
             self._call = self._call_transform
-            if type(fun) is Transformed:  # (its plans' calls in one frame, counted in C)
-                _direct_numpy_calls(self, fun)
+            if type(fun) is Transformed and not fun._by_keyword[1]:  # (its plans' calls
+                _direct_numpy_calls(self, fun)  # in one frame, counted in C)
+        if self._jitted is None and isinstance(fun, Transformed) and fun._by_keyword[1]:
+            self._call = _by_position(self._call, fun._by_keyword[0])  # (a pytree default)
         # NumPy backend, a user's function without static arguments: the flat keys
         # (signatures.flat_key) of plain-array calls counted already (_call_function)
         self._seen_arrays: set[tuple] = set()
@@ -372,6 +375,8 @@ class Jitted(NotebookDisplay):
 
     def _call_python(self, *args: Any, **kwargs: Any) -> Any:
         self._calls += 1
+        if kwargs and self._jitted is None and isinstance(self.fun, Transformed):
+            args, kwargs = as_positional(self.fun._by_keyword[0], args, kwargs)
         jitted = self._jitted
         if jitted is not None:
             if self.shard_batch:
@@ -654,6 +659,16 @@ def _constrained(self: Jitted, out: Any) -> Any:
         return jax.lax.with_sharding_constraint(leaf, self._sharding(axis))
 
     return jax.tree_util.tree_map(constrain, out)
+
+
+def _by_position(call: Callable, params: tuple) -> Callable:
+    """``call`` given a pytree parameter's default (or keyword) by position
+    (``api/keyword_trees.py``), as the transform it runs takes it."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        args, kwargs = as_positional(params, args, kwargs)
+        return call(*args, **kwargs)
+
+    return run
 
 
 def _run_located(fun: Any, args: tuple, kwargs: dict) -> Any:

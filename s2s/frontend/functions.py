@@ -46,6 +46,7 @@ from .held_items import FnItems
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
+from .object_fields import object_fields
 from .objects import is_instance_self, passing_objects, self_method
 from .passed_structure import passing_structure
 from .recursive import given_functions, passing_captured
@@ -709,8 +710,9 @@ def _default(self: FunctionLowerer, fn: Any, pname: str, default: Any, node: Any
     if is_literal(default):
         return Const(default, repr(default))
     name = self.n.names.fresh(f"{fn.__name__}_{pname}")
-    self.n.resolver.namespace[name] = default
-    return Const(default, name)
+    view = object_fields(default)  # (`cfg=OptConfig(...)`: its fields, read at each call)
+    self.n.resolver.namespace[name] = default if view is None else view
+    return Const(default if view is None else view, name)
 
 
 def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:

@@ -1,7 +1,11 @@
 """Dict items read by a string argument (``params[name]``), by an f-string of an int
 argument (``params[f"W{i}"]``) and in a loop over ``range(n)`` building the keys
-(issue 23, item 5); run by s2s and, through jax_twin, by JAX
-(tests/frontend/test_objects12.py)."""
+(issue 23, item 5); a dataclass default argument whose fields are read, a NamedTuple
+passed by keyword or bound by keyword in a ``functools.partial`` (items 2 and 3); run
+by s2s and, through jax_twin, by JAX (tests/frontend/test_objects12.py)."""
+
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -48,3 +52,42 @@ def mlp_params(x):
         out[f"W{i}"] = np.cos(x + i)
         out[f"b{i}"] = 0.1 * (i + 1) * np.sin(x)
     return out
+
+
+# ---- a dataclass default, a NamedTuple by keyword -------------------------------------
+
+
+@dataclass
+class OptConfig:
+    lr: float
+    steps: int
+    momentum: float
+
+
+DEFAULT_CFG = OptConfig(lr=0.1, steps=3, momentum=0.5)
+
+
+def momentum_steps(w, cfg=DEFAULT_CFG):
+    v = np.zeros_like(w)
+    for _ in range(cfg.steps):
+        g = np.cos(w) + w
+        v = cfg.momentum * v + g
+        w = w - cfg.lr * v
+    return np.sum(w**2)
+
+
+def calls_momentum_steps(w):
+    return momentum_steps(np.sin(w)) + np.sum(w)
+
+
+class Params(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+
+def nt_loss(x, p):
+    return np.sum(np.tanh(x * p.w + p.b) ** 2) + 0.1 * np.sum(p.b * x)
+
+
+def nt_default(x, p=Params(np.array([0.5, -1.0, 2.0]), np.array([0.1, 0.2, -0.3]))):
+    return np.sum(np.sin(x * p.w) * p.b)

@@ -1,13 +1,17 @@
 """Issue 23, the functions people write (objects12): a dict item read by a string
 argument (``params[name]`` with ``name="w"`` or ``name: str``), by an f-string of an
 int argument (``params[f"W{i}"]``) and in a ``for i in range(n)`` loop building the
-keys (unrolled per call's ``n``, or a module constant's).  Expected values from JAX
+keys (unrolled per call's ``n``, or a module constant's); a dataclass default argument
+whose fields are read (``cfg=OptConfig(...)``, changed in place between calls), a
+NamedTuple passed by keyword (``s2s.grad(f)(x, p=params)``) or bound by keyword in a
+``functools.partial``.  Expected values from JAX
 on the same source (tests/frontend/objects12_fns.py), float64 and float32, the
 string, int or count changing between calls (the 1st, 3rd and 10th compared); the
 default tier against central differences and a Python loop."""
 
 from __future__ import annotations
 
+import functools
 from functools import partial
 
 import numpy as np
@@ -105,6 +109,36 @@ def test_missing_key_is_located():
     assert "'W7'" in str(info.value)
 
 
+def test_dataclass_default_read_at_each_call():
+    """``def f(w, cfg=OptConfig(...))`` called as ``f(w)``: its fields read at each
+    call (a default changed in place between calls gives the new answer), directly
+    and as a callee; against central differences of the function run as written."""
+    grad, outer = s2s.grad(F.momentum_steps), s2s.grad(F.calls_momentum_steps)
+    saved = (F.DEFAULT_CFG.lr, F.DEFAULT_CFG.steps)
+    try:
+        for k, (lr, steps) in enumerate([(0.1, 3), (0.3, 0)]):
+            F.DEFAULT_CFG.lr, F.DEFAULT_CFG.steps = lr, steps
+            x = X * (1 + 0.1 * k)
+            np.testing.assert_allclose(grad(x), central_grad(F.momentum_steps, x),
+                                       rtol=1e-6, atol=1e-8)
+            np.testing.assert_allclose(outer(x), central_grad(F.calls_momentum_steps, x),
+                                       rtol=1e-6, atol=1e-8)
+    finally:
+        F.DEFAULT_CFG.lr, F.DEFAULT_CFG.steps = saved
+
+
+def test_namedtuple_by_keyword():
+    """``s2s.grad(f)(x, p=params)`` and ``s2s.grad(partial(f, p=params))(x)``: the
+    NamedTuple's fields read (refused before: "`.w` is not an attribute of NumPy
+    arrays"); the partial's result no view of the bound arrays."""
+    p = F.Params(np.cos(X), np.sin(X))
+    want = central_grad(lambda t: F.nt_loss(t, p), X)
+    np.testing.assert_allclose(s2s.grad(F.nt_loss)(X, p=p), want, rtol=1e-6, atol=1e-8)
+    g = s2s.grad(functools.partial(F.nt_loss, p=p))(X)
+    np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-8)
+    assert not any(np.shares_memory(g, a) for a in (X, p.w, p.b))
+
+
 # ---- against JAX (slow) -------------------------------------------------------------
 
 if HAVE_JAX:
@@ -186,3 +220,58 @@ def test_int_keys_and_loops_against_jax(dtype):
         xs = np.stack([x, x * dtype(0.5), -x])
         close(s2s.vmap(s2s.grad(one(F.loop_keys)))(xs),
               jax.vmap(jax.grad(one(J.loop_keys)))(xs), dtype)
+
+
+@pytest.mark.slow
+@needs_jax
+@DTYPES
+def test_objects_by_keyword_and_default_against_jax(dtype):
+    """The dataclass default, the NamedTuple by keyword, by a partial's keyword and
+    as a default: grad over ten calls (the default changed in place, the NamedTuple's
+    values changing), value_and_grad, jvp, vmap of grad, hessian, jacfwd of grad,
+    ``s2s.jit`` of grad on both backends, against JAX (``s2s.jit(..., backend="jax")``
+    against ``jax.jit`` called alike: both read a default when they compile)."""
+    cases = {
+        "default": (F.momentum_steps, J.momentum_steps, lambda x, p: (x,), {}),
+        "callee": (F.calls_momentum_steps, J.calls_momentum_steps, lambda x, p: (x,), {}),
+        "nt_default": (F.nt_default, J.nt_default, lambda x, p: (x,), {}),
+        "keyword": (F.nt_loss, J.nt_loss, lambda x, p: (x,), "p"),
+    }
+    saved = (F.DEFAULT_CFG.lr, F.DEFAULT_CFG.steps, J.DEFAULT_CFG.lr, J.DEFAULT_CFG.steps)
+    made, made_jax = {}, {}
+    try:
+        for k in range(10):
+            lr, steps = (0.1, 3) if k % 3 == 0 else (0.2, 1) if k % 3 == 1 else (0.05, 2)
+            F.DEFAULT_CFG.lr = J.DEFAULT_CFG.lr = lr
+            F.DEFAULT_CFG.steps = J.DEFAULT_CFG.steps = steps
+            x = (X * (1 + 0.1 * k)).astype(dtype)
+            p = F.Params(np.cos(x + k), np.sin(x - k))
+            for label, (ours, theirs, args, kw) in cases.items():
+                kwargs = {kw: p} if kw else {}
+                kwj = {kw: J.Params(*p)} if kw else {}
+                for tname, make in (("grad", s2s.grad), ("jit", lambda f: s2s.jit(
+                        s2s.grad(f))), ("jj", lambda f: s2s.jit(s2s.grad(f), backend="jax"))):
+                    key = (label, tname)
+                    if key not in made:
+                        made[key] = make(ours)
+                    got = made[key](x, **kwargs)
+                    # (on JAX a default is read when the code compiles, as jax.jit's)
+                    if tname == "jj" and key not in made_jax:
+                        made_jax[key] = jax.jit(jax.grad(theirs))
+                    want = made_jax[key](x, **kwj) if tname == "jj" else None
+                    if k in COMPARED:
+                        close(got, jax.grad(theirs)(x, **kwj) if want is None else want,
+                              dtype)
+                if k not in COMPARED:
+                    continue
+                fn = ours if not kw else partial(ours, p=p)
+                jf = theirs if not kw else partial(theirs, p=J.Params(*p))
+                close(s2s.value_and_grad(fn)(x), jax.value_and_grad(jf)(x), dtype)
+                close(s2s.jvp(fn, (x,), (np.cos(x),)), jax.jvp(jf, (x,), (np.cos(x),)), dtype)
+                xs = np.stack([x, x * dtype(0.5), -x])
+                close(s2s.vmap(s2s.grad(fn))(xs), jax.vmap(jax.grad(jf))(xs), dtype)
+                close(s2s.hessian(fn)(x), jax.hessian(jf)(x), dtype)
+                close(s2s.jacfwd(s2s.grad(fn))(x), jax.jacfwd(jax.grad(jf))(x), dtype)
+                close(s2s.jit(s2s.grad(fn))(x), jax.grad(jf)(x), dtype)
+    finally:
+        F.DEFAULT_CFG.lr, F.DEFAULT_CFG.steps, J.DEFAULT_CFG.lr, J.DEFAULT_CFG.steps = saved

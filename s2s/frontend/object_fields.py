@@ -1,0 +1,59 @@
+"""A callee's parameter left at a default that is a dataclass or NamedTuple object
+(``def step(w, cfg=OptConfig(lr=0.1, steps=3))`` called as ``step(w)``).
+
+Emitted code reads such an object's fields as a pytree argument's, ``cfg["steps"]``
+(the structure is its fields, known when transforming); the value emitted code
+holds is a view of the object whose items are read from it at each call, so a
+default changed in place (``step.__defaults__[0].steps = 5``) is seen, as Python
+sees it."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+
+class ObjectFields(dict):
+    """The fields of ``obj`` by name (by position too for a NamedTuple), read from
+    ``obj`` at each item read; the dict's own items are those read when it was made
+    (what the structure of the code is derived from)."""
+
+    def __init__(self, obj: Any, names: tuple[str, ...]) -> None:
+        super().__init__((k, getattr(obj, k)) for k in names)
+        self.obj = obj
+        self.__s2s_positional__ = isinstance(obj, tuple)
+
+    def __getitem__(self, key: Any) -> Any:
+        if type(key) is int and isinstance(self.obj, tuple):
+            return self.obj[key]
+        if key not in self:
+            raise KeyError(key)
+        return getattr(self.obj, key)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "obj":
+            raise AttributeError(name)
+        return getattr(self.obj, name)
+
+
+def object_fields(value: Any) -> ObjectFields | None:
+    """A view of a dataclass or NamedTuple object's fields, or None for any other
+    value (or a field holding a container: its structure is not read this way)."""
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        names = tuple(type(value)._fields)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = tuple(f.name for f in dataclasses.fields(value))
+    else:
+        return None
+    if any(isinstance(getattr(value, k), (tuple, list, dict)) for k in names):
+        return None
+    return ObjectFields(value, names)
+
+
+def const_kind(atom: Any) -> Any:
+    """The kind of a call's argument that is no variable: a default object's fields
+    (a tree of them), LEAF for any other constant."""
+    from ..ir.kinds import LEAF, kind_of
+
+    return kind_of(atom.value) if isinstance(getattr(atom, "value", None), ObjectFields) \
+        else LEAF
