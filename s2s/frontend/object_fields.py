@@ -1,16 +1,22 @@
 """A callee's parameter left at a default that is a dataclass or NamedTuple object
-(``def step(w, cfg=OptConfig(lr=0.1, steps=3))`` called as ``step(w)``).
+(``def step(w, cfg=OptConfig(lr=0.1, steps=3))`` called as ``step(w)``), and a
+classmethod called on its class (``Quadratic.from_config(cfg)``).
 
 Emitted code reads such an object's fields as a pytree argument's, ``cfg["steps"]``
 (the structure is its fields, known when transforming); the value emitted code
 holds is a view of the object whose items are read from it at each call, so a
 default changed in place (``step.__defaults__[0].steps = 5``) is seen, as Python
-sees it."""
+sees it.  A classmethod is a callee whose ``cls`` is the class (``objects.bind_instance``:
+``cls(a, c)`` constructs one), called as the function itself."""
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import types
 from typing import Any
+
+from .resolve import is_library
 
 
 class ObjectFields(dict):
@@ -57,3 +63,31 @@ def const_kind(atom: Any) -> Any:
 
     return kind_of(atom.value) if isinstance(getattr(atom, "value", None), ObjectFields) \
         else LEAF
+
+
+def is_classmethod(fn: Any) -> bool:
+    """A user's classmethod bound to its class (``Quadratic.from_config``)."""
+    cls = getattr(fn, "__self__", None)
+    return isinstance(fn, types.MethodType) and isinstance(cls, type) and isinstance(
+        fn.__func__, types.FunctionType) and not is_library(fn.__func__) and isinstance(
+            inspect.getattr_static(cls, fn.__name__, None), classmethod)
+
+
+def method_value(obj: Any) -> bool:
+    """An object's method (``net.loss``) or a class's classmethod (``Cls.make``): a
+    function value the call transforms (its ``self``/``cls`` bound: bind_instance)."""
+    return isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType) \
+        and not isinstance(obj.__self__, type) and not is_library(obj.__func__) or (
+            is_classmethod(obj))
+
+
+def plain_callee(obj: Any) -> bool:
+    """A function (or a classmethod of a class) a call lowers as the callee itself."""
+    return isinstance(obj, types.FunctionType) or is_classmethod(obj)
+
+
+def as_fields(value: Any) -> Any:
+    """A callee's default: a view of a dataclass's or NamedTuple's fields, read at
+    each call (object_fields.py); any other value itself."""
+    view = object_fields(value)
+    return value if view is None else view

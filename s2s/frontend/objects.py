@@ -40,15 +40,19 @@ from .built_objects import (
     specialized,
 )
 from .fnvalues import FnValue
+from .object_fields import is_classmethod
 from .resolve import is_library
 from .self_methods import SELF_METHODS, defining_class, for_class
 from .super_calls import is_super
 
 
 def bind_instance(n: Any) -> None:
-    """For a method bound to an object (not a class), ``self`` denotes the object."""
+    """For a method bound to an object, ``self`` denotes the object; for a classmethod
+    called on its class (``Quadratic.from_config(cfg)``), ``cls`` the class (``cls(a,
+    c)`` constructs one)."""
     fn = n.fn
-    if not (inspect.ismethod(fn) and not isinstance(fn.__self__, type)):
+    if not (inspect.ismethod(fn) and (not isinstance(fn.__self__, type) or is_classmethod(
+            fn))):
         return
     code = fn.__func__.__code__
     if not code.co_argcount:
@@ -59,6 +63,18 @@ def bind_instance(n: Any) -> None:
     base = base.lower() if base.isidentifier() else "object"
     n.resolver.aliases[first] = (obj, _spelling(obj, f"{base}_{first}"))
     n.bound_object = first
+
+
+def classmethod_text(n: Any, obj: Any, text: str, plained: Any) -> str:
+    """The name emitted code calls a classmethod by that returns objects it built
+    (``Quadratic.from_config``): one of its own (``Quadratic_from_config``) bound to
+    the wrapper giving their fields as dicts; ``text`` for any other callee."""
+    if plained is None or "." not in text or not is_classmethod(obj):
+        return text
+    name = "_".join(text.split("."))
+    n.resolver.namespace[name] = plained
+    n.names.taken.add(name)
+    return name
 
 
 _SPELLED: dict[int, tuple[Any, str]] = {}  # id(object) -> (it, its name in emitted code)

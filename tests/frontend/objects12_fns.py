@@ -2,7 +2,8 @@
 argument (``params[f"W{i}"]``) and in a loop over ``range(n)`` building the keys
 (issue 23, item 5); a dataclass default argument whose fields are read, a NamedTuple
 passed by keyword or bound by keyword in a ``functools.partial`` (items 2 and 3); run
-by s2s and, through jax_twin, by JAX (tests/frontend/test_objects12.py)."""
+by s2s and, through jax_twin, by JAX (tests/frontend/test_objects12.py); a model
+built by a ``@classmethod`` constructor (item 1)."""
 
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -91,3 +92,43 @@ def nt_loss(x, p):
 
 def nt_default(x, p=Params(np.array([0.5, -1.0, 2.0]), np.array([0.1, 0.2, -0.3]))):
     return np.sum(np.sin(x * p.w) * p.b)
+
+
+# ---- a classmethod constructor ---------------------------------------------------------
+
+
+class Quadratic:
+    def __init__(self, a, c):
+        self.a = a
+        self.c = c
+
+    @classmethod
+    def from_config(cls, cfg):
+        return cls(cfg["a"], cfg["c"])
+
+    @classmethod
+    def from_scale(cls, s):
+        return cls(2.0 * s, -0.5)
+
+    def energy(self, x):
+        return 0.5 * self.a * np.sum(x**2) + self.c * np.sum(x)
+
+
+class Shifted(Quadratic):
+    def energy(self, x):
+        return np.sum(np.sin(x + self.c)) * self.a
+
+
+def classmethod_model(x):
+    q = Quadratic.from_config({"a": 2.0, "c": -0.5})
+    return q.energy(x) + q.energy(np.sin(x))
+
+
+def classmethod_of_values(x):
+    q = Quadratic.from_scale(np.sum(x**2))
+    return q.energy(np.cos(x))
+
+
+def classmethod_of_subclass(x):
+    q = Shifted.from_config({"a": 1.5, "c": 0.25})
+    return q.energy(x)

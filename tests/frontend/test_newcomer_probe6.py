@@ -33,9 +33,6 @@ DTYPES = [np.float64, np.float32]
 # the probe's classes (newcomer_probe6_cases.classify), per function; every function
 # not named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED = {
-    # `Quadratic.from_config(cfg)`, a @classmethod building `cls(...)`: "`Quadratic.
-    # from_config` (method) is not a function s2s can transform", located
-    "classmethod_constructor": "refused",
     # `weights.get(f"w{i}", 1.0)` of **kwargs: "an f-string of values known only when
     # the function runs", located (objects11's: dict keys from f-strings)
     "star_args_kwargs": "refused",
@@ -66,7 +63,7 @@ EXPECTED_F32 = {
     "python_max_min": "both refuse",
 }
 # refused by s2s.grad itself (a located TransformError), the default tier's stage
-REFUSED_GRAD = {"classmethod_constructor", "star_args_kwargs"}
+REFUSED_GRAD = {"star_args_kwargs"}
 # NaN where the function's derivative is 0, as JAX's (`np.nanmean((p - t) ** 2)` at a
 # NaN target: 0 times the square's NaN derivative), at these indices
 NAN_AS_JAX = {"nanmean_loss": [1]}

@@ -4,7 +4,8 @@ int argument (``params[f"W{i}"]``) and in a ``for i in range(n)`` loop building 
 keys (unrolled per call's ``n``, or a module constant's); a dataclass default argument
 whose fields are read (``cfg=OptConfig(...)``, changed in place between calls), a
 NamedTuple passed by keyword (``s2s.grad(f)(x, p=params)``) or bound by keyword in a
-``functools.partial``.  Expected values from JAX
+``functools.partial``; a model built by a ``@classmethod`` constructor
+(``Quadratic.from_config(cfg)`` returning ``cls(...)``, on a subclass too).  Expected values from JAX
 on the same source (tests/frontend/objects12_fns.py), float64 and float32, the
 string, int or count changing between calls (the 1st, 3rd and 10th compared); the
 default tier against central differences and a Python loop."""
@@ -137,6 +138,15 @@ def test_namedtuple_by_keyword():
     g = s2s.grad(functools.partial(F.nt_loss, p=p))(X)
     np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-8)
     assert not any(np.shares_memory(g, a) for a in (X, p.w, p.b))
+
+
+def test_classmethod_constructor_against_central_differences():
+    """``Quadratic.from_config(cfg)`` building ``cls(...)``, its method read then
+    (refused before: "`Quadratic.from_config` (method) is not a function s2s can
+    transform"); on a subclass ``cls`` is the subclass, whose method runs."""
+    for f in (F.classmethod_model, F.classmethod_of_subclass):
+        np.testing.assert_allclose(s2s.grad(f)(X), central_grad(f, X), rtol=1e-6,
+                                   atol=1e-8)
 
 
 # ---- against JAX (slow) -------------------------------------------------------------
@@ -275,3 +285,28 @@ def test_objects_by_keyword_and_default_against_jax(dtype):
                 close(s2s.jit(s2s.grad(fn))(x), jax.grad(jf)(x), dtype)
     finally:
         F.DEFAULT_CFG.lr, F.DEFAULT_CFG.steps, J.DEFAULT_CFG.lr, J.DEFAULT_CFG.steps = saved
+
+
+@pytest.mark.slow
+@needs_jax
+@DTYPES
+@pytest.mark.parametrize("name", ["classmethod_model", "classmethod_of_values",
+                                  "classmethod_of_subclass"])
+def test_classmethod_constructors_against_jax(name, dtype):
+    """grad at calls 1, 3 and 10 (values changing), value_and_grad, jvp, vmap of grad,
+    hessian, ``s2s.jit`` of grad on both backends, against JAX."""
+    ours, theirs = getattr(F, name), getattr(J, name)
+    g, jn, jj = s2s.grad(ours), s2s.jit(s2s.grad(ours)), s2s.jit(s2s.grad(ours),
+                                                                backend="jax")
+    for k in range(10):
+        x = (X * (1 + 0.1 * k * (-1) ** k)).astype(dtype)
+        got = (g(x), jn(x), jj(x))
+        if k in COMPARED:
+            for one in got:
+                close(one, jax.grad(theirs)(x), dtype)
+    x = X.astype(dtype)
+    close(s2s.value_and_grad(ours)(x), jax.value_and_grad(theirs)(x), dtype)
+    close(s2s.jvp(ours, (x,), (np.cos(x),)), jax.jvp(theirs, (x,), (np.cos(x),)), dtype)
+    xs = np.stack([x, x * dtype(0.5), -x])
+    close(s2s.vmap(s2s.grad(ours))(xs), jax.vmap(jax.grad(theirs))(xs), dtype)
+    close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype)
