@@ -258,10 +258,8 @@ class Jitted(NotebookDisplay):
         if self._seen is not None and type(fun) in (Transformed, Vmapped):
             self._rebuild = rebuilds_outputs(fun)
             self._call = self._call_transform
-            if type(fun) is Transformed and not fun._by_keyword[1]:  # (its plans' calls
-                _direct_numpy_calls(self, fun)  # in one frame, counted in C)
-        if self._jitted is None and isinstance(fun, Transformed) and fun._by_keyword[1]:
-            self._call = _by_position(self._call, fun._by_keyword[0])  # (a pytree default)
+            if type(fun) is Transformed:  # (its plans' calls in one frame, counted in C)
+                _direct_numpy_calls(self, fun)
         # NumPy backend, a user's function without static arguments: the flat keys
         # (signatures.flat_key) of plain-array calls counted already (_call_function)
         self._seen_arrays: set[tuple] = set()
@@ -374,9 +372,7 @@ class Jitted(NotebookDisplay):
     # ---- calling --------------------------------------------------------------------
 
     def _call_python(self, *args: Any, **kwargs: Any) -> Any:
-        self._calls += 1
-        if kwargs and self._jitted is None and isinstance(self.fun, Transformed):
-            args, kwargs = as_positional(self.fun._by_keyword[0], args, kwargs)
+        args, kwargs = _counted(self, args, kwargs)
         jitted = self._jitted
         if jitted is not None:
             if self.shard_batch:
@@ -636,6 +632,9 @@ def _direct_numpy_calls(self: Jitted, fun: Transformed) -> None:
     counter, which is the ``__call__`` of a class of this jit's own: a call finds it
     on the type, without the property's descriptor call and ``attrgetter`` (about
     30 ns: the jit then costs less than the transform's own call)."""
+    if fun._by_keyword[1]:  # (a pytree default, passed by position: keyword_trees.py)
+        self._call = _by_position(self._call, fun._by_keyword[0])
+        return
     self._plans_run: dict[tuple, tuple] = {}  # (copies of fun's: hotcalls.jit_call)
     self._tree_plans_run: dict[tuple, tuple] = {}
     self._counted = functools.lru_cache(maxsize=0)(jit_call(self, fun, self._call_transform))
@@ -659,6 +658,16 @@ def _constrained(self: Jitted, out: Any) -> Any:
         return jax.lax.with_sharding_constraint(leaf, self._sharding(axis))
 
     return jax.tree_util.tree_map(constrain, out)
+
+
+def _counted(self: Jitted, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """A call counted; on the NumPy backend, a transform's call given a pytree by
+    keyword passes it by position (``api/keyword_trees.py``), as the transform reads
+    it."""
+    self._calls += 1
+    if not kwargs or self._jitted is not None or not isinstance(self.fun, Transformed):
+        return args, kwargs
+    return as_positional(self.fun._by_keyword[0], args, kwargs)
 
 
 def _by_position(call: Callable, params: tuple) -> Callable:

@@ -16,7 +16,7 @@ import inspect
 import types
 from typing import Any
 
-from .resolve import is_library
+from ..ir.kinds import LEAF, kind_of
 
 
 class ObjectFields(dict):
@@ -59,8 +59,6 @@ def object_fields(value: Any) -> ObjectFields | None:
 def const_kind(atom: Any) -> Any:
     """The kind of a call's argument that is no variable: a default object's fields
     (a tree of them), LEAF for any other constant."""
-    from ..ir.kinds import LEAF, kind_of
-
     return kind_of(atom.value) if isinstance(getattr(atom, "value", None), ObjectFields) \
         else LEAF
 
@@ -91,3 +89,10 @@ def as_fields(value: Any) -> Any:
     each call (object_fields.py); any other value itself."""
     view = object_fields(value)
     return value if view is None else view
+
+
+def is_library(fn: Any) -> bool:
+    """``resolve.is_library``'s test (resolve loads libcst, which the transforms
+    importing this module at ``import s2s`` must not)."""
+    module = getattr(fn, "__module__", "") or ""
+    return module.split(".")[0] in ("numpy", "scipy", "jax", "s2s", "math")

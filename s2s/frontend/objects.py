@@ -65,16 +65,18 @@ def bind_instance(n: Any) -> None:
     n.bound_object = first
 
 
-def classmethod_text(n: Any, obj: Any, text: str, plained: Any) -> str:
-    """The name emitted code calls a classmethod by that returns objects it built
-    (``Quadratic.from_config``): one of its own (``Quadratic_from_config``) bound to
-    the wrapper giving their fields as dicts; ``text`` for any other callee."""
+def plained_text(n: Any, obj: Any, callee: Any, text: str, plain: Any) -> tuple[Any, str]:
+    """``(wrapper, text)``: the wrapper emitted code calls a callee returning objects
+    it built through (``plain``'s: their fields as dicts; None where it builds none),
+    and the name it calls the callee by: for a classmethod (``Quadratic.from_config``)
+    one of its own (``Quadratic_from_config``) bound to that wrapper."""
+    plained = plain(obj, callee) if plain else None
     if plained is None or "." not in text or not is_classmethod(obj):
-        return text
+        return plained, text
     name = "_".join(text.split("."))
     n.resolver.namespace[name] = plained
     n.names.taken.add(name)
-    return name
+    return plained, name
 
 
 _SPELLED: dict[int, tuple[Any, str]] = {}  # id(object) -> (it, its name in emitted code)
