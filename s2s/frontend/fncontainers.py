@@ -416,14 +416,24 @@ def _keys_from(node: cst.For, names: set[str]) -> bool:
     class Keys(cst.CSTVisitor):
         def visit_SubscriptElement(self, element: cst.SubscriptElement) -> None:
             index = element.slice
-            if isinstance(index, cst.Index) and isinstance(
-                    index.value, (cst.FormattedString, cst.BinaryOperation)) and any(
+            if isinstance(index, cst.Index) and _string_built(index.value) and any(
                     isinstance(m, cst.Name) and m.value in names
                     for m in _names_in(index.value)):
                 found[0] = True
 
     node.body.visit(Keys())
     return found[0]
+
+
+def _string_built(node: Any) -> bool:
+    """An f-string, or a ``+`` with a string literal or f-string among its terms
+    (``"W" + k``; not ``x[i + 1]``, an array's index)."""
+    if isinstance(node, cst.FormattedString):
+        return True
+    if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
+        return False
+    return any(isinstance(part, (cst.SimpleString, cst.FormattedString)) or _string_built(
+        part) for part in (node.left, node.right))
 
 
 def _names_in(node: Any) -> list[Any]:

@@ -132,3 +132,10 @@ def classmethod_of_values(x):
 def classmethod_of_subclass(x):
     q = Shifted.from_config({"a": 1.5, "c": 0.25})
     return q.energy(x)
+
+
+def shifted_products(x):
+    s = 0.0
+    for i in range(2):
+        s = s + x[i + 1] * x[i]
+    return s

@@ -99,6 +99,14 @@ def test_int_key_and_module_count_against_central_differences():
         F.N_LAYERS = 3
 
 
+def test_an_array_index_keeps_its_loop():
+    """Only a loop whose body keys a subscript by a string built from its variable
+    is unrolled: ``x[i + 1]`` in a ``range`` loop stays a loop."""
+    grad = s2s.grad(F.shifted_products)
+    np.testing.assert_allclose(grad(X), central_grad(F.shifted_products, X), rtol=1e-6)
+    assert "for i in" in s2s.source(grad)
+
+
 def test_missing_key_is_located():
     """A string or int naming no key: refused at the user's line, naming the key."""
     x, params = _call(0)
