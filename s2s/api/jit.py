@@ -633,7 +633,7 @@ def _direct_numpy_calls(self: Jitted, fun: Transformed) -> None:
     on the type, without the property's descriptor call and ``attrgetter`` (about
     30 ns: the jit then costs less than the transform's own call)."""
     if fun._by_keyword[1]:  # (a pytree default, passed by position: keyword_trees.py)
-        self._call = _by_position(self._call, fun._by_keyword[0])
+        self._call = _by_position(self._call, fun._by_keyword)
         return
     self._plans_run: dict[tuple, tuple] = {}  # (copies of fun's: hotcalls.jit_call)
     self._tree_plans_run: dict[tuple, tuple] = {}
@@ -667,14 +667,14 @@ def _counted(self: Jitted, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     self._calls += 1
     if not kwargs or self._jitted is not None or not isinstance(self.fun, Transformed):
         return args, kwargs
-    return as_positional(self.fun._by_keyword[0], args, kwargs)
+    return as_positional(self.fun._by_keyword, args, kwargs)
 
 
-def _by_position(call: Callable, params: tuple) -> Callable:
+def _by_position(call: Callable, spec: tuple) -> Callable:
     """``call`` given a pytree parameter's default (or keyword) by position
     (``api/keyword_trees.py``), as the transform it runs takes it."""
     def run(*args: Any, **kwargs: Any) -> Any:
-        args, kwargs = as_positional(params, args, kwargs)
+        args, kwargs = as_positional(spec, args, kwargs)
         return call(*args, **kwargs)
 
     return run

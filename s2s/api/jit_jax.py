@@ -88,7 +88,7 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     code per signature (``example_key``); ``texts`` gets the emitted text run."""
     texts = texts if texts is not None else []
     if isinstance(fun, Transformed) and (kwargs or fun._by_keyword[1]):  # (a pytree
-        args, kwargs = as_positional(fun._by_keyword[0], args, kwargs)  # by default)
+        args, kwargs = as_positional(fun._by_keyword, args, kwargs)  # by default)
     if isinstance(fun, (JacFwd, JacRev)) and (per := fun._per_objects(args)) is not None:
         fun = per.for_arguments(args, kwargs)  # (a NamedTuple passed to a callee)
     if isinstance(fun, (Vmapped, Transformed, JacFwd, JacRev)):

@@ -39,11 +39,16 @@ def is_object(value: Any) -> bool:
     return value is not _EMPTY and (is_node(value) or loose_dataclass(value))
 
 
-def as_positional(params: tuple, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+def as_positional(spec: tuple, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """``(args, kwargs)`` with the parameters up to the last one that gets a pytree
-    object by keyword or by its default passed by position; unchanged where there is
-    none (or a parameter before it gets nothing: Python's own error then)."""
+    object by keyword or by its default passed by position (``spec``: ``parameters``'
+    pair and the largest ``argnums``); unchanged where there is none, where a parameter
+    before it gets nothing (Python's own error then), or where ``argnums`` names a
+    position the call does not pass (JAX's error then: argnums count positionals)."""
+    params, _, most = spec
     n = len(args)
+    if most >= n:
+        return args, kwargs
     values = [kwargs[name] if name in kwargs else default for name, default in params[n:]]
     last = max((k for k, v in enumerate(values) if is_object(v)), default=None)
     if last is None or any(v is _EMPTY for v in values[:last + 1]):

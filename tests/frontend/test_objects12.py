@@ -143,6 +143,8 @@ def test_namedtuple_by_keyword():
     p = F.Params(np.cos(X), np.sin(X))
     want = central_grad(lambda t: F.nt_loss(t, p), X)
     np.testing.assert_allclose(s2s.grad(F.nt_loss)(X, p=p), want, rtol=1e-6, atol=1e-8)
+    with pytest.raises(TypeError, match="positional"):  # (argnums count positionals,
+        s2s.grad(F.nt_loss, argnums=1)(X, p=p)  # as JAX's: no gradient by keyword)
     g = s2s.grad(functools.partial(F.nt_loss, p=p))(X)
     np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-8)
     assert not any(np.shares_memory(g, a) for a in (X, p.w, p.b))
