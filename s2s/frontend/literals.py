@@ -38,12 +38,15 @@ def known(n: Any, atom: Atom) -> Const | None:
     return atom if isinstance(atom, Const) else None
 
 
-def string_key(n: Any, atom: Atom) -> Atom:
+def string_key(n: Any, atom: Atom, base: Atom) -> Atom:
     """A name bound once to a string constant (``key = f"W{i}"``), as an index: the
-    string itself, so ``params[key]`` reads a dict argument's item by its key."""
+    string itself, so ``params[key]`` reads a dict argument's item by its key (also a
+    string parameter's where the transform is made per call's string and ``base`` is
+    a value of the function: a module's table, ``ACTS[name]``, is read as it runs,
+    Python's KeyError for a key it lacks)."""
     const = known(n, atom)
-    if const is None and isinstance(atom, Var) and type(getattr(n, "bound_strings", {}).get(
-            atom.name)) is str:  # (`params[name]`: the call's string, made per call)
+    if const is None and isinstance(atom, Var) and isinstance(base, Var) and type(getattr(
+            n, "bound_strings", {}).get(atom.name)) is str:  # (`params[name]`)
         value = n.bound_strings[atom.name]
         const = Const(value, repr(value))
     return const if const is not None and isinstance(const.value, str) else atom

@@ -53,13 +53,22 @@ def key_built_names(defined: Any) -> set[str]:
     ``defined``: ``d[f"w{name}"]``, ``d["w" + name]``, and the key of an item called
     (``cfg[key](x)``): given a string, the transform is made per call's string, so the
     key is a constant there (an item of a dict of functions, the function it holds)."""
+    out = built_names(defined)
+    for node in ast.walk(defined):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript) and \
+                isinstance(node.func.slice, ast.Name):  # (`cfg[key](x)`: its function)
+            out.add(node.func.slice.id)
+    return out
+
+
+def built_names(defined: Any) -> set[str]:
+    """The names a subscript's key is built from with strings (``d[f"w{name}"]``,
+    ``d["w" + name]``), and those of the ``range`` a loop building such keys from its
+    variable walks (``for i in range(n): d[f"W{i}"]``: ``n``)."""
     out: set[str] = set()
     for node in ast.walk(defined):
         if isinstance(node, ast.Subscript) and _string_built(node.slice):
             out |= {n.id for n in ast.walk(node.slice) if isinstance(n, ast.Name)}
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript) and \
-                isinstance(node.func.slice, ast.Name):  # (`cfg[key](x)`: its function)
-            out.add(node.func.slice.id)
     for node in ast.walk(defined):  # (`for i in range(n): d[f"W{i}"]`: n made per call,
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and \
                 node.target.id in out and _is_range(node.iter):  # the loop unrolled)
@@ -173,7 +182,7 @@ def int_key_names(fn: Any) -> frozenset[str]:
     if found is None:
         defined = syntax.function_node(fn)
         found = _INTS[code] = frozenset() if defined is None else frozenset(
-            key_built_names(defined))
+            built_names(defined))
     return found
 
 
