@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import syntax
 from ..errors import TransformError
-from ..frontend.passed_structure import key_names, merged_and_deleted, spread_names
+from ..frontend.passed_structure import int_key_names, key_names, merged_and_deleted, spread_names
 from ..frontend.synthesize import (
     BOUND,
     BoundType,
@@ -42,6 +42,7 @@ from ..frontend.typetests import ArgType, type_tested
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from . import pipeline
+from .keyword_trees import by_keyword_objects, is_object, leaving_objects
 from .trees import Fields
 
 
@@ -81,6 +82,8 @@ def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
     names = function_params(fn)
     if names:  # (`def f(x, act=np.tanh)`: made per function passed)
         return PerFunctionArgs(fn, make, names)
+    if by_keyword_objects(fn):  # (`def step(w, cfg=OptConfig(...))`: per call's arity,
+        return PerArity(fn, make)  # the default's fields read, api/keyword_trees.py)
     try:
         return make(fn)
     except TransformError as err:
@@ -136,8 +139,10 @@ def _defaults_bound(fun: Any, nargs: int, keys: tuple[str, ...],
     parameter holds a function (``def f(x, act=np.tanh)``), a copy with the default
     bound (``PerFunctionArgs``)."""
     names = function_params(fun) or per_call_names(fun, args or ())
-    if not names:
-        return fun
+    if not names:  # (a pytree default left: its fields read, keyword_trees.py)
+        left = _cached(fun, ("objects", nargs, tuple(keys)), lambda: leaving_objects(
+            fun, nargs, tuple(keys)))
+        return fun if left is None else left
     per = _cached(fun, ("functions",), lambda: PerFunctionArgs(fun, lambda f: f, names))
     if args is None or len(args) != nargs:
         return per.for_call(nargs, tuple(keys))
@@ -220,17 +225,49 @@ def _partial_wrapper(p: functools.partial, nargs: int | None = None,
                 defaults.append(param.default)
     if variadic and (nargs or 0) > len(params):
         raise TypeError(f"{p!r} takes {len(params)} positional arguments, not {nargs}")
+    called = name
+    if not variadic:  # (`partial(f, p=params)` of a NamedTuple: positional, as f has it)
+        before = len(params)
+        params, kwonly = _objects_in_place(p, params, kwonly, kwdefaults, defaults)
+        if len(params) > before:  # (a transform's own wrapper around this one calls it
+            called = f"{name}_bound"  # `name`: the function it binds, spelled apart)
+            namespace[called] = namespace.pop(name)
     passed = bound + params + [f"{k}={k}" for k in kwonly]
     for k, value in p.keywords.items():  # (bound into a **kwargs: not in the signature)
         if k not in params and k not in kwonly and k.isidentifier():
             namespace[f"partial_kw_{k}"] = value
             passed.append(f"{k}=partial_kw_{k}")
     text = (f"def {name}({signature_text(params, kwonly, defaulted)}):\n"
-            f"    return {name}({', '.join(passed)})\n")
+            f"    return {called}({', '.join(passed)})\n")
     fn = synthesize(text, name, namespace, f"partial-{name}")
     fn.__defaults__ = tuple(defaults) or None
     fn.__kwdefaults__ = kwdefaults or None
     return fn
+
+
+def _objects_in_place(p: functools.partial, params: list, kwonly: list, kwdefaults: dict,
+                      defaults: list) -> tuple[list, list]:
+    """A partial binding a pytree object by keyword to a positional parameter of its
+    function (``partial(f, p=params)`` of ``def f(x, p)``): the wrapper takes it by
+    position too, defaulting to the bound object (``def f(x, p=<params>)``), so a call
+    passes it by position as a transform reads pytrees (``api/keyword_trees.py``); the
+    parameters before the last such one move with it."""
+    try:
+        kinds = {q.name: q.kind for q in inspect.signature(p.func).parameters.values()}
+    except (TypeError, ValueError):
+        return params, kwonly
+    lead = []
+    for name in kwonly:
+        if kinds.get(name) is not inspect.Parameter.POSITIONAL_OR_KEYWORD or (
+                name not in kwdefaults):
+            break
+        lead.append(name)
+    last = max((k for k, name in enumerate(lead) if is_object(kwdefaults[name])), default=None)
+    if last is None:
+        return params, kwonly
+    moved = lead[:last + 1]
+    defaults += [kwdefaults.pop(name) for name in moved]
+    return params + moved, kwonly[last + 1:]
 
 
 def variadic_wrapper(fn: Any, nargs: int, keys: tuple[str, ...]) -> Any:
@@ -306,7 +343,8 @@ class PerArity:
             made = self._made.get(key)
             if made is None:
                 made = self._made[key] = self.make(as_function(self.fn, *key) if isinstance(
-                    self.fn, functools.partial) else variadic_wrapper(self.fn, *key))
+                    self.fn, functools.partial) or not _is_variadic(self.fn) else
+                    variadic_wrapper(self.fn, *key))  # (a pytree default: _defaults_bound)
             self._last = made
         return made
 
@@ -565,6 +603,7 @@ class PerFunctionArgs(PerArity):
                               else None) for name in names)  # (None: keyword-only)
         self._held: dict[tuple, tuple] = {}  # (what a key's ids name, kept alive)
         self.tested = type_tested(fn)
+        self.int_keys = int_key_names(fn)
         # (a parameter only passed on or walked: bound where it is given functions)
         self.handed = _handed_names(fn) - _called_names(fn) - self.tested - {
             name for name in names if _is_function(_default_of(fn, name))}
@@ -577,7 +616,7 @@ class PerFunctionArgs(PerArity):
         bound = self._bound(args, kwargs)
         alive: tuple = (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
         for v in bound.values():
-            if isinstance(v, (DictKeys, SeqLength, str)):  # (the key's own: below)
+            if isinstance(v, (DictKeys, SeqLength, str, int)):  # (the key's own: below)
                 continue
             if _function_sequence(v):  # (its functions, not the tuple made for the call)
                 alive += (type(v), *v)
@@ -589,7 +628,7 @@ class PerFunctionArgs(PerArity):
                 (v.cls,) if isinstance(v, ArgType) else (v,))
         key = (*map(id, alive), *bound, *(
             v.keys if isinstance(v, DictKeys) else v.n if isinstance(v, SeqLength) else v
-            for v in bound.values() if isinstance(v, (DictKeys, SeqLength, str))),
+            for v in bound.values() if isinstance(v, (DictKeys, SeqLength, str, int))),
                *(tuple(v.functions) for v in bound.values() if isinstance(v, ItemFunctions)))
         made = self._made.get(key)  # (the hit: no lock; a dict read is atomic)
         if made is None:
@@ -645,6 +684,9 @@ class PerFunctionArgs(PerArity):
             if name in self.handed and type(value) is dict and all(
                     isinstance(k, str) for k in value):
                 out[name] = DictKeys(tuple(value))
+                continue
+            if name in self.int_keys and type(value) is int:  # (`d[f"W{i}"]`, `range(n)`
+                out[name] = value  # of a loop building keys: this call's int)
                 continue
             if name in self.handed and type(value) is str or _function_sequence(value):
                 # (a string: its value; `fs[0](x)`, `for f in fs`: a container's functions)

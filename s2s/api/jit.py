@@ -37,6 +37,7 @@ from .callables import transformable
 from .display import NotebookDisplay
 from .emitted import emitted_for, is_array_leaf, shape_key
 from .hotcalls import MISS, jit_call
+from .keyword_trees import as_positional
 from .located import not_iterable_at_user_line, reraise_located
 from .outputs import owned_by
 from .signatures import call_signature, flat_key
@@ -371,7 +372,7 @@ class Jitted(NotebookDisplay):
     # ---- calling --------------------------------------------------------------------
 
     def _call_python(self, *args: Any, **kwargs: Any) -> Any:
-        self._calls += 1
+        args, kwargs = _counted(self, args, kwargs)
         jitted = self._jitted
         if jitted is not None:
             if self.shard_batch:
@@ -631,6 +632,9 @@ def _direct_numpy_calls(self: Jitted, fun: Transformed) -> None:
     counter, which is the ``__call__`` of a class of this jit's own: a call finds it
     on the type, without the property's descriptor call and ``attrgetter`` (about
     30 ns: the jit then costs less than the transform's own call)."""
+    if fun._by_keyword[1]:  # (a pytree default, passed by position: keyword_trees.py)
+        self._call = _by_position(self._call, fun._by_keyword)
+        return
     self._plans_run: dict[tuple, tuple] = {}  # (copies of fun's: hotcalls.jit_call)
     self._tree_plans_run: dict[tuple, tuple] = {}
     self._counted = functools.lru_cache(maxsize=0)(jit_call(self, fun, self._call_transform))
@@ -654,6 +658,26 @@ def _constrained(self: Jitted, out: Any) -> Any:
         return jax.lax.with_sharding_constraint(leaf, self._sharding(axis))
 
     return jax.tree_util.tree_map(constrain, out)
+
+
+def _counted(self: Jitted, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """A call counted; on the NumPy backend, a transform's call given a pytree by
+    keyword passes it by position (``api/keyword_trees.py``), as the transform reads
+    it."""
+    self._calls += 1
+    if not kwargs or self._jitted is not None or not isinstance(self.fun, Transformed):
+        return args, kwargs
+    return as_positional(self.fun._by_keyword, args, kwargs)
+
+
+def _by_position(call: Callable, spec: tuple) -> Callable:
+    """``call`` given a pytree parameter's default (or keyword) by position
+    (``api/keyword_trees.py``), as the transform it runs takes it."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        args, kwargs = as_positional(spec, args, kwargs)
+        return call(*args, **kwargs)
+
+    return run
 
 
 def _run_located(fun: Any, args: tuple, kwargs: dict) -> Any:

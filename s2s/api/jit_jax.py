@@ -59,6 +59,7 @@ from .jit_jax_pytrees import (
     register_translated,
 )
 from .jit_jax_results import _cast_like, _cast_tree, _in_order_of, _postprocess
+from .keyword_trees import as_positional
 from .located import not_iterable_at_user_line, unpack_at_user_line
 from .transformed import Transformed, _check_argnums, _leaves, _rebuild
 from .vectorize import Vmapped, in_argument_types
@@ -86,6 +87,8 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
     of the function ``jax.jit`` traces.  ``examples`` holds a vmapped function's
     code per signature (``example_key``); ``texts`` gets the emitted text run."""
     texts = texts if texts is not None else []
+    if isinstance(fun, Transformed) and (kwargs or fun._by_keyword[1]):  # (a pytree
+        args, kwargs = as_positional(fun._by_keyword, args, kwargs)  # by default)
     if isinstance(fun, (JacFwd, JacRev)) and (per := fun._per_objects(args)) is not None:
         fun = per.for_arguments(args, kwargs)  # (a NamedTuple passed to a callee)
     if isinstance(fun, (Vmapped, Transformed, JacFwd, JacRev)):
@@ -114,8 +117,9 @@ def call(backend: JaxBackend, fun: Any, args: tuple, kwargs: dict, examples: dic
                 hint="jit a function that calls s2s.jvp/s2s.vjp, or the grad",
             )
         argnums = _check_argnums(fun.argnums, fun.tuple_out, len(args))
-        if trees.needs_plain(args, argnums):  # (a NamedTuple, a registered class's
-            # object: its plain form, the gradient rebuilt in its type, as on NumPy)
+        if trees.needs_plain(args, argnums, objects=True):  # (a NamedTuple, a registered
+            # class's object, a dataclass default (no jit argument: jax.jit refuses one),
+            # its plain form, the gradient rebuilt in its type, as on NumPy)
             return trees.call_plain(fun, args, kwargs, argnums, run=lambda *a, **k: call(
                 backend, fun, a, k, examples, example_key, texts))
         text, fn = emitted_for(fun, shadow(args), kwargs)

@@ -29,7 +29,7 @@ from ..ir.nodes import Const, Function, Index, Let, Var
 from ..ir.peel import peelable_like, peeled_at
 from ..primitives import registry
 from ..transforms.reverse import Module, OutputStructureError, Spec, emit_reverse
-from . import callables, methods, pipeline, records, signatures, trees
+from . import callables, keyword_trees, methods, pipeline, records, signatures, trees
 from .arguments import (
     _cast_tree,
     _check_argnums,
@@ -155,6 +155,8 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
         # grad of a holomorphic function: complex inputs and output, seed 1 + 0j
         self.holomorphic = holomorphic
         self.ir = pipeline.lower(fn) if self.inner is None else self.inner.ir
+        self._by_keyword = (*keyword_trees.parameters(fn), max(self.argnums, default=-1)) if (
+            self.inner is None and min(self.argnums, default=0) >= 0) else ((), False, 0)
         self._signature = self._free_fingerprint()
         base = "lambda" if fn.__name__ == "<lambda>" else fn.__name__
         self.__name__ = f"{base}_{mode}"
@@ -307,6 +309,8 @@ class Transformed(HotCalls, TreeCalls, records.BuiltOutputs, LocatedCalls, Noteb
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # (LocatedCalls.__call__ with the fast paths inline: one frame less a call)
         try:
+            if kwargs or self._by_keyword[1]:  # (a pytree by keyword or default)
+                args, kwargs = keyword_trees.as_positional(self._by_keyword, args, kwargs)
             if not kwargs:  # the latest plan's generated hot path (api/hotcode.py)
                 out = self._hotfn(args)
                 if out is not MISS:

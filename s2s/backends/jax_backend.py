@@ -318,6 +318,11 @@ def lowered_user_code(fn: types.FunctionType, namespace: dict) -> Any:
         return None
     node = tree.body[0]
     node.decorator_list = []
+    # (the function object gets fn's defaults: the text's, `cfg=DEFAULT_CFG`, would be
+    # evaluated where the lowered code compiles, without the module's names)
+    node.args.defaults = [ast.Constant(None) for _ in node.args.defaults]
+    node.args.kw_defaults = [d if d is None else ast.Constant(None)
+                             for d in node.args.kw_defaults]
     decided = decide_in_ast(node, fn)  # (`isinstance(scale, int)`: this call's type's)
     names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
         a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}

@@ -52,7 +52,7 @@ def bind_parameter_functions(n: Any, node: Any) -> None:
         if isinstance(value, BoundType):  # (an object: `p.apply(x)` is its class's)
             n.param_types = {**getattr(n, "param_types", {}), name: value.cls}
             continue
-        if type(value) is str:  # (`del d[k]`, `d.pop(k)`: the call's key, known now)
+        if type(value) in (str, int):  # (`del d[k]`, `d[f"W{i}"]`: the call's, known now)
             n.bound_strings = {**getattr(n, "bound_strings", {}), n.env[name]: value}
             continue
         if value is None:  # (`transform=None`: the tests of it decided now)

@@ -253,7 +253,8 @@ class DictWrites:
             atom = let.args[0]
         if isinstance(atom, Const) and isinstance(atom.value, str):
             return atom.value
-        if isinstance(atom, Var) and atom.name in getattr(self.n, "bound_strings", {}):
+        if isinstance(atom, Var) and type(getattr(self.n, "bound_strings", {}).get(
+                atom.name)) is str:
             return self.n.bound_strings[atom.name]  # (a parameter: this call's string)
         err = self.n.unsupported(
             node, f"the key `{cst.Module([]).code_for_node(node)}` is known only when the "

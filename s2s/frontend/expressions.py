@@ -388,7 +388,7 @@ class ExprLowerer:
                     )
                 )
             else:
-                items.append(literals.string_key(self.n, self.expr(s.value)))
+                items.append(literals.string_key(self.n, self.expr(s.value), base))
         chosen = run_time_item(self.n, node, base, items, target)  # (`d[best]`: keyed.py)
         if chosen is not None:
             return chosen

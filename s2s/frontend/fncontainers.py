@@ -268,6 +268,9 @@ class FunctionContainers:
         items = self.items(node.iter)
         if items is None:
             items = self.n.comps.static.static_items(node.iter)
+        if items == [] and isinstance(node.target, cst.Name) and _keys_from(
+                node, {node.target.value}):
+            return True  # (`for i in range(0)` keying a dict: the body never runs)
         if not items:
             return False
         tables, functions = [], None
@@ -285,11 +288,15 @@ class FunctionContainers:
         # (over characters, `for c in "xy":`, too: each copy's tests of `c` are then
         # decided when transforming, and no code indexes a string when it runs)
         text = all(isinstance(value, str) and len(value) == 1 for _, value in items)
+<<<<<<< HEAD
         # (and over constants an f-string of the body formats, `for i, t in
         # enumerate(terms): w = weights.get(f"w{i}", 1.0)`: each copy's key is known)
         if not functions and not text and not _formats(node.body, {
                 name for name in tables[0] if all(isinstance(
                     t[name], (cst.Integer, cst.SimpleString)) for t in tables)}):
+=======
+        if not functions and not text and not _keys_from(node, set(tables[0])):
+>>>>>>> objects12
             return False
         if not functions and (_jumps(node.body) or set(tables[0]) & assigned_names(
                 node.body)):
@@ -422,3 +429,44 @@ def _root(node: Any) -> str | None:
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
     return node.value if isinstance(node, cst.Name) else None
+
+
+def _keys_from(node: cst.For, names: set[str]) -> bool:
+    """Does the loop's body key a subscript by an f-string or ``+`` of its variables
+    (``for i in range(n): params[f"W{i}"]``)?  Unrolled, each copy's key is a constant
+    string, read from the dict by that key (a loop kept as a loop would make the key
+    a run-time string)."""
+    found = [False]
+
+    class Keys(cst.CSTVisitor):
+        def visit_SubscriptElement(self, element: cst.SubscriptElement) -> None:
+            index = element.slice
+            if isinstance(index, cst.Index) and _string_built(index.value) and any(
+                    isinstance(m, cst.Name) and m.value in names
+                    for m in _names_in(index.value)):
+                found[0] = True
+
+    node.body.visit(Keys())
+    return found[0]
+
+
+def _string_built(node: Any) -> bool:
+    """An f-string, or a ``+`` with a string literal or f-string among its terms
+    (``"W" + k``; not ``x[i + 1]``, an array's index)."""
+    if isinstance(node, cst.FormattedString):
+        return True
+    if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
+        return False
+    return any(isinstance(part, (cst.SimpleString, cst.FormattedString)) or _string_built(
+        part) for part in (node.left, node.right))
+
+
+def _names_in(node: Any) -> list[Any]:
+    out: list[Any] = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            out.append(name)
+
+    node.visit(Names())
+    return out

@@ -46,6 +46,7 @@ from .held_items import FnItems
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read
+from .object_fields import as_fields, method_value, plain_callee
 from .objects import is_instance_self, passing_objects, self_method
 from .passed_structure import passing_structure
 from .recursive import given_functions, passing_captured
@@ -129,9 +130,8 @@ class FunctionLowerer:
             return FnValue(obj, text, spelled=True)
         if isinstance(obj, types.FunctionType) and not is_library(obj):
             return function_value(obj, text)
-        if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType) \
-                and not isinstance(obj.__self__, type) and not is_library(obj.__func__):
-            return function_value(obj, text)  # (an object's method: `net.loss`)
+        if method_value(obj):  # (an object's method: `net.loss`; `Quadratic.from_config`)
+            return function_value(obj, text)
         call = getattr(type(obj), "__call__", None)
         if isinstance(call, types.FunctionType) and not isinstance(obj, type) and not (
                 is_library(obj)):
@@ -364,7 +364,7 @@ class FunctionLowerer:
         obj = passing_objects(self.n, obj, args, kwargs)  # (`helper(m, x)`, `m` built here)
         obj, text = passing_structure(self.n, obj, args, kwargs, text, node)  # (`pop(d, k)`)
         fn = getattr(obj, "__func__", obj)
-        simple = fv.spelled and isinstance(obj, types.FunctionType) and _plain(
+        simple = fv.spelled and plain_callee(obj) and _plain(  # (a classmethod too)
             obj, args, kwargs) and not any(_frozen(self.n, v) for v in (*args, *kwargs.values()))
         if simple or fn in self.n.stack and not given_functions(self.n, fn, args, kwargs):
             if fn in self.n.stack and text.isidentifier():  # (a recursive closure the
@@ -710,8 +710,9 @@ def _default(self: FunctionLowerer, fn: Any, pname: str, default: Any, node: Any
     if is_literal(default):
         return Const(default, repr(default))
     name = self.n.names.fresh(f"{fn.__name__}_{pname}")
-    self.n.resolver.namespace[name] = default
-    return Const(default, name)
+    value = as_fields(default)  # (`cfg=OptConfig(...)`: its fields, read at each call)
+    self.n.resolver.namespace[name] = value
+    return Const(value, name)
 
 
 def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:

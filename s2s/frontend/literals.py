@@ -38,10 +38,17 @@ def known(n: Any, atom: Atom) -> Const | None:
     return atom if isinstance(atom, Const) else None
 
 
-def string_key(n: Any, atom: Atom) -> Atom:
+def string_key(n: Any, atom: Atom, base: Atom) -> Atom:
     """A name bound once to a string constant (``key = f"W{i}"``), as an index: the
-    string itself, so ``params[key]`` reads a dict argument's item by its key."""
+    string itself, so ``params[key]`` reads a dict argument's item by its key (also a
+    string parameter's where the transform is made per call's string and ``base`` is
+    a value of the function: a module's table, ``ACTS[name]``, is read as it runs,
+    Python's KeyError for a key it lacks)."""
     const = known(n, atom)
+    if const is None and isinstance(atom, Var) and isinstance(base, Var) and type(getattr(
+            n, "bound_strings", {}).get(atom.name)) is str:  # (`params[name]`)
+        value = n.bound_strings[atom.name]
+        const = Const(value, repr(value))
     return const if const is not None and isinstance(const.value, str) else atom
 
 
@@ -143,7 +150,7 @@ def bound_strings_joined(n: Any, prim: str, left: Atom, right: Atom) -> Const | 
     """``"w" + name`` where ``name`` is a string parameter the transform is made per
     call for (``bound_strings``: a dict key built from it) and the other side a string
     known now: the call's string, a constant there; None for any other ``+``."""
-    bound = getattr(n, "bound_strings", {})
+    bound = {k: v for k, v in getattr(n, "bound_strings", {}).items() if type(v) is str}
     if prim != "add" or not any(isinstance(a, Var) and a.name in bound for a in (left, right)):
         return None
     texts = []

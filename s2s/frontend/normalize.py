@@ -56,7 +56,7 @@ from .expressions import (
 from .functions import FunctionLowerer, Plan
 from .inner_transforms import cast_gradients
 from .loops import LoopLowerer
-from .objects import bind_instance, record_of_atom, typed_param
+from .objects import bind_instance, plained_text, record_of_atom, typed_param
 from .pyvalues import PythonValues
 from .recursive import RecursivePlanned, planning
 from .resolve import (
@@ -612,7 +612,7 @@ class Normalizer:
                 "make them positional parameters",
             )
         self.resolver.bind_namespace(text.split(".")[0], node)
-        plained = expressions.PLAINED(obj, callee) if expressions.PLAINED else None
+        plained, text = plained_text(self, obj, callee, text, expressions.PLAINED)
         if plained is not None and "." not in text:  # (returns objects it built)
             self.resolver.namespace[text] = plained
             var = self.resolver.free.get(text)

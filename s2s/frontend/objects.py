@@ -41,16 +41,23 @@ from .built_objects import (
     specialized,
 )
 from .fnvalues import FnValue
+<<<<<<< HEAD
 from .generators import is_generator, listed
+=======
+from .object_fields import is_classmethod
+>>>>>>> objects12
 from .resolve import is_library
 from .self_methods import SELF_METHODS, defining_class, for_class
 from .super_calls import is_super
 
 
 def bind_instance(n: Any) -> None:
-    """For a method bound to an object (not a class), ``self`` denotes the object."""
+    """For a method bound to an object, ``self`` denotes the object; for a classmethod
+    called on its class (``Quadratic.from_config(cfg)``), ``cls`` the class (``cls(a,
+    c)`` constructs one)."""
     fn = n.fn
-    if not (inspect.ismethod(fn) and not isinstance(fn.__self__, type)):
+    if not (inspect.ismethod(fn) and (not isinstance(fn.__self__, type) or is_classmethod(
+            fn))):
         return
     code = fn.__func__.__code__
     if not code.co_argcount:
@@ -61,6 +68,20 @@ def bind_instance(n: Any) -> None:
     base = base.lower() if base.isidentifier() else "object"
     n.resolver.aliases[first] = (obj, _spelling(obj, f"{base}_{first}"))
     n.bound_object = first
+
+
+def plained_text(n: Any, obj: Any, callee: Any, text: str, plain: Any) -> tuple[Any, str]:
+    """``(wrapper, text)``: the wrapper emitted code calls a callee returning objects
+    it built through (``plain``'s: their fields as dicts; None where it builds none),
+    and the name it calls the callee by: for a classmethod (``Quadratic.from_config``)
+    one of its own (``Quadratic_from_config``) bound to that wrapper."""
+    plained = plain(obj, callee) if plain else None
+    if plained is None or "." not in text or not is_classmethod(obj):
+        return plained, text
+    name = "_".join(text.split("."))
+    n.resolver.namespace[name] = plained
+    n.names.taken.add(name)
+    return plained, name
 
 
 _SPELLED: dict[int, tuple[Any, str]] = {}  # id(object) -> (it, its name in emitted code)

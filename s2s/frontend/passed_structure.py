@@ -53,14 +53,52 @@ def key_built_names(defined: Any) -> set[str]:
     ``defined``: ``d[f"w{name}"]``, ``d["w" + name]``, and the key of an item called
     (``cfg[key](x)``): given a string, the transform is made per call's string, so the
     key is a constant there (an item of a dict of functions, the function it holds)."""
+    out = built_names(defined)
+    for node in ast.walk(defined):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript) and \
+                isinstance(node.func.slice, ast.Name):  # (`cfg[key](x)`: its function)
+            out.add(node.func.slice.id)
+    return out
+
+
+def built_names(defined: Any) -> set[str]:
+    """The names a subscript's key is built from with strings (``d[f"w{name}"]``,
+    ``d["w" + name]``), and those of the ``range`` a loop building such keys from its
+    variable walks (``for i in range(n): d[f"W{i}"]``: ``n``)."""
     out: set[str] = set()
     for node in ast.walk(defined):
         if isinstance(node, ast.Subscript) and _string_built(node.slice):
             out |= {n.id for n in ast.walk(node.slice) if isinstance(n, ast.Name)}
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript) and \
-                isinstance(node.func.slice, ast.Name):  # (`cfg[key](x)`: its function)
-            out.add(node.func.slice.id)
+    for node in ast.walk(defined):  # (`for i in range(n): d[f"W{i}"]`: n made per call,
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and \
+                node.target.id in out and _is_range(node.iter):  # the loop unrolled)
+            out |= {n.id for a in node.iter.args for n in ast.walk(a)
+                    if isinstance(n, ast.Name)}
     return out
+
+
+def _is_range(node: Any) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+        node.func.id == "range" and not node.keywords
+
+
+def plain_key_names(defined: Any) -> set[str]:
+    """The parameters of the parsed function ``defined`` that key a subscript as they
+    are (``params[name]``) and hold a string by their default (``name="w"``) or
+    annotation (``name: str``): given a string, the transform is made per call's
+    string, so the read is by a constant key.  (A parameter without either may be an
+    int indexing an array, ``x[i]``: not made per call.)"""
+    args = defined.args
+    stringy = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+               if isinstance(a.annotation, ast.Name) and a.annotation.id == "str"}
+    positional = [*args.posonlyargs, *args.args]
+    stringy |= {a.arg for a, d in zip(positional[len(positional) - len(args.defaults):],
+                                       args.defaults)
+                if isinstance(d, ast.Constant) and type(d.value) is str}
+    stringy |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults)
+                if isinstance(d, ast.Constant) and type(d.value) is str}
+    return {node.slice.id for node in ast.walk(defined) if isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Name) and node.slice.id in stringy}
 
 
 def _string_built(node: Any) -> bool:
@@ -110,7 +148,8 @@ def structure_names(fn: Any) -> tuple[frozenset[str], frozenset[str], frozenset[
             _NAMES[code] = (frozenset(), frozenset(), frozenset())  # (recursion: none)
             merged, keys = merged_and_deleted(defined)
             double, single = spread_names(defined)
-            keys |= _keys_handed_on(fn, defined) | key_built_names(defined)
+            keys |= _keys_handed_on(fn, defined) | key_built_names(defined) | (
+                plain_key_names(defined))
             found = (frozenset(merged | double), frozenset(keys), frozenset(single))
         _NAMES[code] = found
     return found
@@ -127,8 +166,23 @@ def key_names(fn: Any) -> frozenset[str]:
         defined = syntax.function_node(fn)
         _BUILT[code] = frozenset()  # (recursion: none)
         found = frozenset() if defined is None else frozenset(key_built_names(defined) | (
-            _keys_handed_on(fn, defined, key_names)))
+            plain_key_names(defined)) | _keys_handed_on(fn, defined, key_names))
         _BUILT[code] = found
+    return found
+
+
+def int_key_names(fn: Any) -> frozenset[str]:
+    """``fn``'s parameters a key is built from in its own body where an int builds it
+    too (``d[f"W{i}"]``, ``for i in range(n): d[f"W{i}"]``): given an int, the
+    transform is made per call's int."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return frozenset()
+    found = _INTS.get(code)
+    if found is None:
+        defined = syntax.function_node(fn)
+        found = _INTS[code] = frozenset() if defined is None else frozenset(
+            built_names(defined))
     return found
 
 
@@ -158,6 +212,7 @@ def _keys_handed_on(fn: Any, defined: Any, needs: Any = None) -> set[str]:
 
 _NAMES: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
 _BUILT: "weakref.WeakKeyDictionary[Any, frozenset]" = weakref.WeakKeyDictionary()
+_INTS: "weakref.WeakKeyDictionary[Any, frozenset]" = weakref.WeakKeyDictionary()
 _COPIES: dict[tuple, Any] = {}
 
 
@@ -216,6 +271,8 @@ def _structured(n: Any, fn: Any, args: list, kwargs: dict, node: Any) -> Any:
     for name, value in bound.items():
         if name in keys and (text := _string(n, value)) is not None:
             found[name] = text
+        elif name in int_key_names(fn) and (number := _int(n, value)) is not None:
+            found[name] = number  # (`for i in range(n): d[f"W{i}"]`: unrolled for it)
         elif name in merged and (dict_keys := _dict_keys(n, value)) is not None:
             found[name] = DictKeys(dict_keys)
         elif name in starred and (length := _length(n, value)) is not None:
@@ -231,7 +288,7 @@ def _structured(n: Any, fn: Any, args: list, kwargs: dict, node: Any) -> Any:
             "where that would change the dict this call passes (and its gradient reads)",
             f"copy it first in `{fn.__name__}` (`{changed[0]} = dict({changed[0]})`), or "
             "delete in the function you transform")
-    key = (fn, tuple(sorted((k, v if isinstance(v, str) else v.keys if isinstance(
+    key = (fn, tuple(sorted((k, v if isinstance(v, (str, int)) else v.keys if isinstance(
         v, DictKeys) else ("length", v.n)) for k, v in found.items())))
     copy = _COPIES.get(key)
     if copy is None:
@@ -248,12 +305,23 @@ def _structured(n: Any, fn: Any, args: list, kwargs: dict, node: Any) -> Any:
 def _string(n: Any, value: Any) -> str | None:
     """The string the atom ``value`` is, where known now: a constant, or a name bound
     to one (``name = "b"``: a parameter whose string this call gives)."""
-    if getattr(value, "name", None) in getattr(n, "bound_strings", {}):
+    if type(getattr(n, "bound_strings", {}).get(getattr(value, "name", None))) is str:
         return n.bound_strings[value.name]  # (a parameter: this call's string)
     let = n.lets.get(getattr(value, "name", None) or "")
     if isinstance(let, Let) and let.prim == "identity" and isinstance(let.args[0], Const):
         value = let.args[0]
     return value.value if isinstance(value, Const) and type(value.value) is str else None
+
+
+def _int(n: Any, value: Any) -> int | None:
+    """The int the atom ``value`` is, where known now (a constant, a name bound to one,
+    a parameter whose int this call gives)."""
+    if type(getattr(n, "bound_strings", {}).get(getattr(value, "name", None))) is int:
+        return n.bound_strings[value.name]
+    let = n.lets.get(getattr(value, "name", None) or "")
+    if isinstance(let, Let) and let.prim == "identity" and isinstance(let.args[0], Const):
+        value = let.args[0]
+    return value.value if isinstance(value, Const) and type(value.value) is int else None
 
 
 def _dict_keys(n: Any, value: Any) -> tuple[str, ...] | None:

@@ -228,6 +228,10 @@ class StaticReader:
             def visit_Name(self, n: cst.Name) -> None:
                 if n.value in ("True", "False", "None") or n.value in names:
                     return
+                bound = getattr(comps.n, "bound_strings", {})  # (an int parameter the
+                if type(bound.get(comps.n.env.get(n.value))) is int:  # transform is made
+                    names[n.value] = bound[comps.n.env[n.value]]  # per call for: `range(n)`)
+                    return
                 aliased = n.value in comps.n.resolver.aliases and n.value not in comps.n.env
                 if n.value in comps.n.local_names and not aliased:  # (`self` of a
                     ok[0] = False  # method bound to an object reads as the object)

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..emit.code import Line, render_function
 from ..errors import TransformError
+from ..frontend.object_fields import const_kind
 from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import (
     Const,
@@ -375,7 +376,8 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                             if isinstance(a, Var) else None for a in s.args)
         except NoBatchRule as err:
             raise self.fail(s, err) from None
-        kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
+        kinds = tuple(self.kind(a.name) if isinstance(a, Var) else const_kind(a)
+                      for a in s.args)
         probed = example is not None
         if example is None:
             example = self._unprobed_call(s, callee, in_axes, kinds)
@@ -430,7 +432,8 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         """The ranks of an unbatched call's result the probe never computed: the
         callee's return, probed on the arguments ``_unprobed_call`` stands for one
         example (left unknown where there are none)."""
-        kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
+        kinds = tuple(self.kind(a.name) if isinstance(a, Var) else const_kind(a)
+                      for a in s.args)
         ret = callee.body[-1]
         if not (isinstance(ret, Return) and isinstance(ret.value, Var)):
             return

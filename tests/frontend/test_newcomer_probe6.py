@@ -33,15 +33,12 @@ DTYPES = [np.float64, np.float32]
 # the probe's classes (newcomer_probe6_cases.classify), per function; every function
 # not named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED = {
-    # `Quadratic.from_config(cfg)`, a @classmethod building `cls(...)`: "`Quadratic.
-    # from_config` (method) is not a function s2s can transform", located
-    "classmethod_constructor": "refused",
-    # a dataclass default argument `cfg=OptConfig(...)` whose fields are read: "`.steps`
-    # is not an attribute of NumPy arrays", located (objects11's: dataclass defaults)
-    "dataclass_momentum": "refused",
     # (star_args_kwargs, `weights.get(f"w{i}", 1.0)` in a loop over `enumerate(terms)`
     # of *args, and noise_injection, `np.random.default_rng(42)` inside under vmap of
-    # grad and hessian, were refused, located: ok since test_signatures12.py)
+    # grad and hessian, were refused, located: ok since test_signatures12.py;
+    # classmethod_constructor, `Quadratic.from_config(cfg)` building `cls(...)`, and
+    # dataclass_momentum, a dataclass default `cfg=OptConfig(...)` whose fields are
+    # read, were refused, located: ok since test_objects12.py)
     # (the Hessian of `np.nanmean((p - t) ** 2) + 0.1 * np.nansum(np.abs(p - t))` at a
     # NaN target had a NaN row where JAX's is 0: nansum's zero cotangent times abs's
     # NaN derivative at NaN; abs's derivative there is JAX's -1 since the tenth merge)
@@ -66,7 +63,7 @@ EXPECTED_F32 = {
     "python_max_min": "both refuse",
 }
 # refused by s2s.grad itself (a located TransformError), the default tier's stage
-REFUSED_GRAD = {"classmethod_constructor", "dataclass_momentum"}
+REFUSED_GRAD: set[str] = set()
 # NaN where the function's derivative is 0, as JAX's (`np.nanmean((p - t) ** 2)` at a
 # NaN target: 0 times the square's NaN derivative), at these indices
 NAN_AS_JAX = {"nanmean_loss": [1]}
