@@ -47,6 +47,7 @@ class Probe:
     grad_calls: tuple = (1, 3, 10)
     calls_between: bool = True
     warm: tuple = ("g", "jit")
+    jit_jax_oracle: str = "jit"  # jit_jax's oracle: jax.jit(jax.grad), or "grad" alone
 
 
 def verdict(a, b, rtol, atol) -> str:
@@ -295,7 +296,8 @@ def classify(probe, name, J, dtype=np.float64, stages=None):
     if "jit_jax" in run_stages:
         attempt("jit_jax", lambda: [once("jj", lambda: s2s.jit(s2s.grad(ours), backend="jax"))(
             *at(a, c)) for c in (1, 2, 3)][-1],
-                lambda: jax.jit(jax.grad(theirs))(*at(a, 3)), fd(at(a, 3)))
+                lambda: (jax.jit(jax.grad(theirs)) if probe.jit_jax_oracle == "jit" else
+                         jax.grad(theirs))(*at(a, 3)), fd(at(a, 3)))
     specials = {k: cast((v,) + tuple(probe.cases[name][0][1:]), dtype)
                 for k, v in probe.cases[name][1].items()}
     if "special" in run_stages:

@@ -75,7 +75,7 @@ NO_HESSIAN = frozenset({"property_model"})
 
 PROBE = H.Probe(F, CASES, ("grad", "jvp", "vmap_grad", "hessian", "jit", "jit_jax",
                            "special", "warm_special", "vmap_special", "alias"),
-                no_hessian=NO_HESSIAN, warm=("g", "jit", "hvp"))
+                no_hessian=NO_HESSIAN, warm=("g", "jit", "hvp"), jit_jax_oracle="grad")
 
 
 def classify(name, J, dtype=np.float64, stages=None):
