@@ -48,7 +48,7 @@ from ..primitives.batching import (
     NoBatchRule,
     rule_for,
 )
-from .analysis import callee_of, facts
+from .analysis import callee_of, const_kind, facts
 from .base import StmtTransform
 from .batched_if import BatchedIf
 from .batched_lists import ListBatching
@@ -375,7 +375,8 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
                             if isinstance(a, Var) else None for a in s.args)
         except NoBatchRule as err:
             raise self.fail(s, err) from None
-        kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
+        kinds = tuple(self.kind(a.name) if isinstance(a, Var) else const_kind(a)
+                      for a in s.args)  # (a dict default passed: its keys)
         probed = example is not None
         if example is None:
             example = self._unprobed_call(s, callee, in_axes, kinds)
@@ -430,7 +431,8 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         """The ranks of an unbatched call's result the probe never computed: the
         callee's return, probed on the arguments ``_unprobed_call`` stands for one
         example (left unknown where there are none)."""
-        kinds = tuple(self.kind(a.name) if isinstance(a, Var) else LEAF for a in s.args)
+        kinds = tuple(self.kind(a.name) if isinstance(a, Var) else const_kind(a)
+                      for a in s.args)  # (a dict default passed: its keys)
         ret = callee.body[-1]
         if not (isinstance(ret, Return) and isinstance(ret.value, Var)):
             return

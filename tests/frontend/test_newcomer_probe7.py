@@ -1,0 +1,112 @@
+"""Issue 23, the seventh newcomer probe: 40 everyday functions of kinds the earlier
+probes did not try (an Adam loop with a state dict, early stopping on the loss,
+velocity Verlet with a nested force function, ``slogdet``, a Matern kernel by
+broadcasting, ``np.logaddexp(0, x)``, ``np.where`` masks, parameter dicts built by
+comprehensions, ``super().__call__`` through a class hierarchy, chained ``@property``
+reads, ``@staticmethod``, ``enum`` settings, annotations everywhere, tuple defaults,
+``math.pi``, ``np.einsum``, ``np.linalg.norm(axis=...)``, ``scipy.special.logsumexp(b=)``,
+``scipy.stats``, ``scipy.linalg.cho_solve``, ``lstsq``, recursion over a nested list, a
+``while`` with a tolerance, ``x.T @ A @ x``, ``x[::-1]``, boolean indexing by labels,
+gradient clipping, ``sliding_window_view``, ``np.vectorize``, ``apply_along_axis``,
+``nonlocal``...) through grad at calls 1, 3 and 10 with changing values, jvp, vmap of
+grad, hessian, jit of grad on both backends, grad at kinks/ties/size-1/0-size inputs
+(also after the code specialized on ordinary values) and vmap of grad there, and the
+caller writing into a result; in float64 and float32 against JAX on the same source
+(``newcomer_harness.twin``) or central differences where JAX cannot run it.
+
+The sweep (``-m slow``: each function compiles dozens of JAX programs) pins each
+function's class (``python tools/probe_tally.py`` counts them).  The default tier
+checks what the probe fixed against closed forms and central differences of the
+function run as written (no JAX)."""
+
+from __future__ import annotations
+
+import newcomer_harness as H  # (pytest puts this directory on sys.path)
+import newcomer_probe7_cases as C
+import newcomer_probe7_fns as F
+import numpy as np
+import pytest
+from support import HAVE_JAX
+
+import s2s
+
+DTYPES = [np.float64, np.float32]
+
+# the probe's classes (newcomer_harness.classify), per function; every function not
+# named here is accepted and correct under every transform tried, in both dtypes
+EXPECTED: dict[str, str] = {
+}
+# float32 only
+EXPECTED_F32: dict[str, str] = {
+}
+
+
+@pytest.mark.slow
+@pytest.mark.every_case
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", list(C.CASES))
+def test_probe_sweep(name, dtype) -> None:
+    """Each function's class is the one recorded: accepted and correct, or refused
+    with a located TransformError (never WRONG, never an internal error)."""
+    label, verdicts = C.classify(name, H.twin(F), dtype)
+    want = EXPECTED.get(name) or (EXPECTED_F32.get(name, "ok") if dtype == np.float32
+                                  else "ok")
+    assert label == want, verdicts
+
+
+def tol(dtype):
+    return dict(rtol=1e-9, atol=1e-12) if dtype == np.float64 else dict(rtol=2e-5,
+                                                                        atol=2e-6)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_a_dict_default_walked_by_its_items(dtype) -> None:
+    """``for key, wt in weights.items()`` over a parameter left at its dict default
+    (``weights={"a": 1.0, "b": 0.5}``) raised KeyError: 0 from emitted code (the loop
+    indexed the dict by its counter, ``key = weights[k]``); now unrolled over the
+    default's keys, as over a dict the call passes."""
+    g = s2s.grad(F.annotated_locals)  # (calls 1, 3 and 10, jvp, vmap...: the sweep)
+    x = np.array([0.3, -0.7, 0.45, 1.2], dtype)
+    got = g(x)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, np.sin(x) * np.cos(x), **tol(dtype))
+
+
+@pytest.mark.slow  # (the default tier's budget: the test above is the same fix's)
+def test_a_dict_default_of_a_callee_under_jvp_and_vmap() -> None:
+    """The same function called from another (its default passed as a constant):
+    jvp's and vmap's callee was generated for a leaf there (grad's for the dict),
+    KeyError: 0 from emitted code; now the constant's structure.  A dict passed is
+    walked by its own keys."""
+    x = np.array([0.3, -0.7, 0.45])
+    np.testing.assert_allclose(s2s.grad(F.annotated_locals)(x, {"a": 2.0, "b": 0.5, "c": 3.0}),
+                               2.0 * np.sin(x) * np.cos(x), rtol=1e-12)
+    t = np.array([1.0, -0.5, 2.0])
+    value, tangent = s2s.jvp(lambda v: F.annotated_locals(v), (x,), (t,))
+    np.testing.assert_allclose(value, F.annotated_locals(x), rtol=1e-12)
+    np.testing.assert_allclose(tangent, np.sum(np.sin(x) * np.cos(x) * t), rtol=1e-12)
+    batch = np.stack([x, -2.0 * x])
+    np.testing.assert_allclose(s2s.vmap(lambda v: F.annotated_locals(v))(batch),
+                               [F.annotated_locals(b) for b in batch], rtol=1e-12)
+
+
+def test_a_nested_functions_own_locals_are_not_the_enclosing_ones() -> None:
+    """``def force(pos): ... f = ...; return ...`` nested in a function that binds ``f``
+    after it (``f = force(q)``) was refused ("a nested function reads `f`, which is not
+    assigned yet where it is called"): a name the nested function assigns is its own."""
+    q = np.array([[0.0, 0.1], [1.2, -0.2]])  # (every transform, against JAX: the sweep)
+    np.testing.assert_allclose(s2s.grad(F.verlet_two_body)(q),
+                               H.fd_grad(F.verlet_two_body, (q,), 1e-6), rtol=1e-6, atol=1e-9)
+
+
+def test_nonlocal_in_a_nested_function_is_refused_located() -> None:
+    """``nonlocal calls`` in a factory's inner function raised Python's SyntaxError
+    from the lifted copy ("name 'calls' is parameter and nonlocal"); now refused at the
+    user's ``nonlocal`` line."""
+    x = np.array([0.3, -0.7, 0.45])
+    assert F.nonlocal_counter(x) == pytest.approx(np.sum(x ** 2) + 2 * np.sum(np.sin(x) ** 2))
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.nonlocal_counter)(x)
+    message = str(info.value)
+    assert "newcomer_probe7_fns.py" in message and "nonlocal calls" in message, message
