@@ -110,3 +110,18 @@ def test_nonlocal_in_a_nested_function_is_refused_located() -> None:
         s2s.grad(F.nonlocal_counter)(x)
     message = str(info.value)
     assert "newcomer_probe7_fns.py" in message and "nonlocal calls" in message, message
+
+
+@pytest.mark.slow  # (a JAX compile)
+@pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
+def test_a_staticmethod_called_on_its_class_runs_on_jax() -> None:
+    """``Activations.swish(x)`` of a class holding only @staticmethods: under
+    ``s2s.jit(..., backend="jax")`` the emitted code called the NumPy function on a
+    tracer (refused as a Python conversion of a traced value): the class was not taken
+    for the user's, its members being staticmethod objects, not functions."""
+    x = np.array([0.3, -0.7, 0.45, 1.2])
+    g = s2s.jit(s2s.grad(F.staticmethod_by_class), backend="jax")
+    for call in range(3):
+        xc = x * (1.0 + 0.1 * call)
+        np.testing.assert_allclose(g(xc), H.fd_grad(F.staticmethod_by_class, (xc,), 1e-6),
+                                   rtol=1e-6, atol=1e-9)
