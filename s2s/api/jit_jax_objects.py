@@ -83,8 +83,8 @@ def _user_class(value: Any) -> bool:
             value.__module__ or "").split(".")[0] not in _LIBRARIES and not issubclass(
             value, BaseException) and (not issubclass(value, tuple) or hasattr(
                 value, "_fields")) and any(
-            isinstance(v, types.FunctionType) for k in value.__mro__[:-1]
-            for v in vars(k).values())):
+            isinstance(getattr(v, "__func__", v), types.FunctionType)  # (a staticmethod's)
+            for k in value.__mro__[:-1] for v in vars(k).values())):
         return False
     if value not in _RECORD_CLASSES:  # (only a class s2s builds as a record of fields)
         made = records.built(value)

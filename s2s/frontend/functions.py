@@ -45,7 +45,7 @@ from .generators import consumed, function_value
 from .held_items import FnItems
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
-from .loop_functions import LoopFunctions, names_read
+from .loop_functions import LoopFunctions, names_read, nested_locals
 from .object_fields import as_fields, method_value, plain_callee
 from .objects import is_instance_self, passing_objects, self_method
 from .passed_structure import passing_structure
@@ -219,6 +219,7 @@ class FunctionLowerer:
             if isinstance(star, cst.Param):
                 own.add(star.name.value)
         outer = n.local_names | set(n.resolver.closure) | set(self.values)
+        own |= nested_locals(node, n)  # (`f = ...` in it is not the outer f)
         captured = [m for m in names_read(node) if m in outer and m not in own]
         recursive = isinstance(node, cst.FunctionDef) and node.name.value in captured
         if recursive:  # (it reads itself from a closure cell, as the nested def does)

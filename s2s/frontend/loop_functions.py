@@ -533,6 +533,72 @@ def names_read(node: Any) -> list[str]:
     return out
 
 
+def names_assigned(node: Any) -> set[str]:
+    """The names a nested function's body binds (``=``, ``+=``, annotated, ``for``,
+    ``with ... as``, ``def``, ``class``): its locals, which Python never reads from the
+    enclosing function (nested functions' and lambdas' own bodies not entered)."""
+    out: set[str] = set()
+
+    def targets(t: Any) -> None:
+        if isinstance(t, cst.Name):
+            out.add(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for e in t.elements:
+                targets(e.value)
+        elif isinstance(t, cst.StarredElement):
+            targets(t.value)
+
+    class Visit(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            targets(n.target)
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            targets(n.target)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            targets(n.target)
+
+        def visit_For(self, n: cst.For) -> None:
+            targets(n.target)
+
+        def visit_AsName(self, n: cst.AsName) -> None:
+            targets(n.name)
+
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            out.add(n.name.value)
+            return False
+
+        def visit_ClassDef(self, n: cst.ClassDef) -> bool:
+            out.add(n.name.value)
+            return False
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return False
+
+    if isinstance(node, cst.FunctionDef):  # (a lambda binds nothing)
+        for stmt in node.body.body:
+            stmt.visit(Visit())
+    return out
+
+
+def nested_locals(node: Any, n: Any) -> set[str]:
+    """``names_assigned(node)`` of a nested function s2s lifts to module level, its
+    reads of the enclosing function's names made parameters: a ``nonlocal`` in it is
+    refused at its line (it was a SyntaxError compiling the lifted copy)."""
+    found: list[cst.Nonlocal] = []
+
+    class Visit(cst.CSTVisitor):
+        def visit_Nonlocal(self, stmt: cst.Nonlocal) -> None:
+            found.append(stmt)
+
+    node.visit(Visit())
+    if found:
+        raise n.unsupported(found[0], "`nonlocal` in a nested function: s2s passes it "
+                            "the names it reads, never writing the enclosing function's",
+                            "return the new value and assign it where it is called")
+    return names_assigned(node)
+
+
 def _flag_stem(flag: str) -> str:
     """The emitted name of a flag: ``f.bound`` -> ``f_bound``, ``f.bound.2`` ->
     ``f_bound_at_2`` (set where the loop's second binding of ``f`` runs)."""

@@ -24,6 +24,7 @@ import libcst as cst
 
 from ..errors import NotIterableError, UnpackError
 from ..ir.nodes import Atom, Var
+from ..primitives import PRIMITIVES
 from .desugar import lower_in_place
 from .source import emitted
 
@@ -97,10 +98,31 @@ def starred_at_run_time(n: Any, target: Any, tree: Atom) -> None:
         return cst.Module([]).code_for_node(e.value)
 
     lines = [f"{spelled(e)} = {v}[{j}]\n" for j, e in enumerate(elements[:k])]
-    lines.append(f"{spelled(elements[k])} = [{v}[{i}] for {i} in range({k}, len({v})"
-                 f"{f' - {after}' if after else ''})]\n")
+    width = _results(n, tree)
+    if width is not None:  # (a NumPy function's tuple, np.linalg.lstsq's 4: by constants)
+        if width < need:
+            raise UnpackError.of(need, width, n.loc(target), True)
+        middle = ", ".join(f"{v}[{j}]" for j in range(k, width - after))
+        lines.append(f"{spelled(elements[k])} = [{middle}]\n")
+    else:
+        lines.append(f"{spelled(elements[k])} = [{v}[{i}] for {i} in range({k}, len({v})"
+                     f"{f' - {after}' if after else ''})]\n")
+        _check(n, target, v, need, True)
     lines += [f"{spelled(e)} = {v}[{j - after}]\n"
               for j, e in enumerate(elements[k + 1:])]
-    _check(n, target, v, need, True)
     statements = [cst.parse_statement(line) for line in lines]
     lower_in_place(n, statements, target)
+
+
+def _results(n: Any, tree: Var) -> int | None:
+    """How many results the NumPy function that bound ``tree`` returns (a tuple of a
+    fixed width: ``coef, *_ = np.linalg.lstsq(a, y)``), or None."""
+    let = n.lets.get(tree.name)
+    prim = PRIMITIVES.get(let.prim) if let is not None else None
+    width = getattr(prim, "results", None)
+    if callable(width):
+        try:
+            width = width(dict(let.params))
+        except Exception:  # noqa: BLE001 - not known here: read when it runs
+            return None
+    return width if isinstance(width, int) else None

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import Loc, TransformError, UnpackError, UnsupportedSyntaxError
-from .kinds import LEAF, Leaf, Tree
+from .kinds import LEAF, Leaf, Tree, kind_of
 from .names import NameTable, bound_names
 from .nodes import (
     Atom,
@@ -72,6 +72,11 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
     so emitted code quotes ``for W, b in params[:-1]:`` above each unrolled layer.
     """
     trees = {p: k for p, k in zip(fn.params, arg_kinds) if isinstance(k, Tree)}
+    # a parameter left at a dict default (`weights={"a": 1.0}`, its kind a leaf: the
+    # call passed nothing) has the default's keys: `for k, v in weights.items()` unrolls
+    # over them (else it indexed the dict by the loop's counter: KeyError)
+    trees.update({p: kind_of(fn.defaults[p]) for p, k in zip(fn.params, arg_kinds)
+                  if k == LEAF and isinstance(fn.defaults.get(p), dict)})
     if not trees and not any(_per_call(s) for s in walk(fn.body)):
         return fn
     u = _Unroller(fn, trees)

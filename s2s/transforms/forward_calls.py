@@ -10,12 +10,11 @@ from typing import Any
 
 from ..emit.code import Line
 from ..errors import CustomRuleError, MissingRuleError
-from ..frontend.object_fields import const_kind
 from ..ir.kinds import leaf_paths, path_text
 from ..ir.nodes import Let, Var
 from ..ir.spelling import atom_text
 from ..primitives.custom import checked_jvp, custom_vjp
-from .analysis import callee_of
+from .analysis import callee_of, const_kind
 from .forward_state import ForwardState
 from .module import bind_object, tuple_text
 
@@ -37,6 +36,8 @@ class Calls:
         callee = callee_of(s)
         for a in s.args:
             state.settle(a, out)
+        # (a constant's structure: a dict default the caller passes, `weights={...}`,
+        # walked by `.items()` in the callee; LEAF before: KeyError from emitted code)
         kinds = tuple(state.kind(a.name) if isinstance(a, Var) else const_kind(a)
                       for a in s.args)
         positions = tuple(i for i, a in enumerate(s.args) if state.is_active(a))

@@ -29,7 +29,6 @@ import numpy as np
 
 from ..emit.code import Line, render_function
 from ..errors import TransformError
-from ..frontend.object_fields import const_kind
 from ..ir.kinds import LEAF, Kind, Seq, Tree, leaf_paths, literal, path_text
 from ..ir.nodes import (
     Const,
@@ -49,7 +48,7 @@ from ..primitives.batching import (
     NoBatchRule,
     rule_for,
 )
-from .analysis import callee_of, facts
+from .analysis import callee_of, const_kind, facts
 from .base import StmtTransform
 from .batched_if import BatchedIf
 from .batched_lists import ListBatching
@@ -377,7 +376,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         except NoBatchRule as err:
             raise self.fail(s, err) from None
         kinds = tuple(self.kind(a.name) if isinstance(a, Var) else const_kind(a)
-                      for a in s.args)
+                      for a in s.args)  # (a dict default passed: its keys)
         probed = example is not None
         if example is None:
             example = self._unprobed_call(s, callee, in_axes, kinds)
@@ -433,7 +432,7 @@ class _Vmap(StmtTransform, Batch, ListBatching, KeptBatching, CollectiveBatching
         callee's return, probed on the arguments ``_unprobed_call`` stands for one
         example (left unknown where there are none)."""
         kinds = tuple(self.kind(a.name) if isinstance(a, Var) else const_kind(a)
-                      for a in s.args)
+                      for a in s.args)  # (a dict default passed: its keys)
         ret = callee.body[-1]
         if not (isinstance(ret, Return) and isinstance(ret.value, Var)):
             return

@@ -9,6 +9,7 @@ import functools
 
 import newcomer_probe3_fns as F
 import numpy as np
+from newcomer_harness import run_stage
 
 R = np.random.default_rng(3)
 X3 = np.array([0.3, -0.7, 0.45])
@@ -119,43 +120,6 @@ def _fd_grad(f, args, eps=1e-6):
         dn = (x - e) if x.ndim else float(x - e)
         g[i] = (f(up, *args[1:]) - f(dn, *args[1:])) / (2 * eps)
     return g
-
-
-def run_stage(verdicts, compare, stage, run_ours, run_theirs, fd=None):
-    """``verdicts[stage]``: ``(class, detail)`` of one transform of one function.  The
-    expected value is JAX's (``run_theirs``), else ``fd()``'s where JAX refuses; a
-    TransformError of s2s is "refused" ("both refuse" where JAX refuses too), any
-    other exception "internal"; else ``compare(got, expected)`` ("ok", "WRONG",
-    "dtype").  Shared by the newcomer probes."""
-    import s2s
-
-    jax_refuses = False
-    try:
-        expected, oracle = run_theirs(), "jax"
-    except Exception as e:  # noqa: BLE001 - JAX refuses: finite differences
-        jax_refuses = True
-        expected, oracle = e, None
-        if fd is not None:
-            try:
-                expected, oracle = fd(), "fd"
-            except NotImplementedError:
-                pass
-    try:
-        got = run_ours()
-    except s2s.TransformError as e:
-        verdicts[stage] = ("both refuse" if jax_refuses else "refused",
-                           str(e).splitlines()[0][:200])
-        return
-    except Exception as e:  # noqa: BLE001
-        verdicts[stage] = ("internal", f"{type(e).__name__}: {str(e)[:200]}")
-        return
-    if oracle is None:
-        verdicts[stage] = ("ok", f"jax refuses ({type(expected).__name__}), s2s runs")
-        return
-    verdict = compare(got, expected)
-    tag = oracle + (" (jax refuses)" if jax_refuses else "")
-    verdicts[stage] = (verdict, tag if verdict == "ok" else
-                       f"s2s={got!r:.200} ref={expected!r:.200}")
 
 
 def classify(name, J, stages=("grad", "value_and_grad", "jvp", "vmap", "jit", "jit_jax")):

@@ -11,8 +11,7 @@ import functools
 
 import numpy as np
 import numpy_api11_fns as F
-from newcomer_probe3_cases import run_stage
-from newcomer_probe4_cases import _fd_grad, verdict
+from newcomer_harness import fd_grad, run_stage, verdict
 
 X4 = np.array([0.3, -0.7, 0.45, 1.2])
 X6 = np.array([0.3, -0.7, 0.45, 1.2, -1.5, 0.8])
@@ -87,7 +86,7 @@ def classify(name, J, dtype=np.float64):
     verdicts: dict = {}
     attempt = functools.partial(run_stage, verdicts,
                                 functools.partial(verdict, rtol=rtol, atol=atol))
-    fd = (lambda v: None) if f32 else (lambda v: (lambda: _fd_grad(ours, (v,), 1e-6)))
+    fd = (lambda v: None) if f32 else (lambda v: (lambda: fd_grad(ours, (v,), 1e-6)))
     x = CASES[name][0].astype(dtype)
     made: dict = {}
 

@@ -20,7 +20,8 @@ written."""
 
 from __future__ import annotations
 
-import newcomer_probe6_cases as C  # (pytest puts this directory on sys.path)
+import newcomer_harness as H  # (pytest puts this directory on sys.path)
+import newcomer_probe6_cases as C
 import newcomer_probe6_fns as F
 import numpy as np
 import pytest
@@ -77,7 +78,7 @@ NAN_AS_JAX = {"nanmean_loss": [1]}
 def test_probe_sweep(name, dtype) -> None:
     """Each function's class is the one recorded: accepted and correct, or refused
     with a located TransformError (never WRONG, never an internal error)."""
-    label, verdicts = C.classify(name, C.twin(F), dtype)
+    label, verdicts = C.classify(name, H.twin(F), dtype)
     want = EXPECTED.get(name) or (EXPECTED_F32.get(name, "ok") if dtype == np.float32
                                   else "ok")
     assert label == want, verdicts
@@ -90,7 +91,7 @@ def _leaves_fd(f, args, eps=1e-6):
     if isinstance(first, float):
         return (f(first + eps, *rest) - f(first - eps, *rest)) / (2 * eps)
     if isinstance(first, np.ndarray):
-        return C._fd_grad(f, args, eps)
+        return H.fd_grad(f, args, eps)
     keys = first._fields if hasattr(first, "_fields") else list(first)
     out = {}
     for k in keys:
@@ -98,7 +99,7 @@ def _leaves_fd(f, args, eps=1e-6):
             if hasattr(first, "_fields"):
                 return f(first._replace(**{k: v}), *rest)
             return f({**first, k: v}, *rest)
-        out[k] = C._fd_grad(at, (getattr(first, k) if hasattr(first, "_fields")
+        out[k] = H.fd_grad(at, (getattr(first, k) if hasattr(first, "_fields")
                                  else first[k],), eps)
     return out
 
@@ -186,10 +187,10 @@ def test_a_parent_classs_method_called_on_self(name) -> None:
     fn = getattr(F, name)
     for call in range(3):  # (values changing between calls)
         xc = x * (1.0 + 0.1 * call)
-        np.testing.assert_allclose(s2s.grad(fn)(xc), C._fd_grad(fn, (xc,), 1e-6),
+        np.testing.assert_allclose(s2s.grad(fn)(xc), H.fd_grad(fn, (xc,), 1e-6),
                                    rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(s2s.vmap(s2s.grad(fn))(np.stack([x, -x]))[1],
-                               C._fd_grad(fn, (-x,), 1e-6), rtol=1e-6, atol=1e-8)
+                               H.fd_grad(fn, (-x,), 1e-6), rtol=1e-6, atol=1e-8)
 
 
 def test_super_in_a_method_given_to_a_transform_is_refused_located() -> None:

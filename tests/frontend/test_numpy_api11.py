@@ -28,7 +28,7 @@ import numpy as np
 import numpy_api11_cases as C  # (pytest puts this directory on sys.path)
 import numpy_api11_fns as F
 import pytest
-from newcomer_probe4_cases import _fd_grad
+from newcomer_harness import fd_grad
 from support import HAVE_JAX, jax_twin
 
 import s2s
@@ -76,7 +76,7 @@ def check_fd(name, x, calls=(1,)) -> None:
         v = C.bump(x, call)
         got = g(v)
         assert got.dtype == x.dtype, (name, got.dtype)
-        want = _fd_grad(getattr(F, name), (v.astype(np.float64),), 1e-6)
+        want = fd_grad(getattr(F, name), (v.astype(np.float64),), 1e-6)
         np.testing.assert_allclose(got, want, **tol(x.dtype), err_msg=name)
 
 

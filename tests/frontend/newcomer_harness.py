@@ -1,0 +1,339 @@
+"""The newcomer probes' shared harness (issue 23): each probe (newcomer_probeN_fns.py,
+newcomer_probeN_cases.py, test_newcomer_probeN.py, N >= 4) runs its everyday functions
+through s2s's transforms in float64 or float32 and compares each stage with JAX on the
+same source (``twin``), or central differences where JAX cannot run it, with
+``classify``; a probe's cases module names its functions' arguments and its stages in a
+``Probe``.  The stages (``Probe.stages``, run in this order when named):
+
+- ``grad``: grad at ``Probe.grad_calls`` (the first argument's floats scaled per call;
+  with ``calls_between`` the calls in between run too, on the same object);
+- ``value_and_grad``, ``jvp``, ``vjp``, ``vmap`` (of the function, two examples),
+  ``vmap_grad`` (three examples), ``jacfwd``, ``jacrev``, ``hessian``;
+- ``jit_value`` (s2s.jit of the function, recorded as "jit"), ``jit`` (s2s.jit of grad,
+  three calls), ``jit_jax_once`` (of grad on JAX, one call, recorded as "jit_jax"),
+  ``jit_jax`` (three calls);
+- ``special``: grad at each special first argument (kinks, ties, NaN, size-1 and 0-size
+  axes); ``warm_special``: the same after ten ordinary calls of the objects in
+  ``Probe.warm`` ("g" grad, "jit" jit of grad, "hvp" hessian); ``vmap_special``: vmap of
+  grad of two copies of each special argument;
+- ``alias``: a result sharing memory with an input, or changed by the caller writing
+  into the previous one."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+ORDER = ("internal", "WRONG", "alias", "refused", "dtype", "both refuse", "ok")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe's functions, cases and settings."""
+
+    fns: ModuleType
+    cases: dict  # name: (arguments, {label: special first argument})
+    stages: tuple
+    no_hessian: frozenset = frozenset()
+    tol64: tuple = (1e-7, 1e-9)  # (rtol, atol) in float64; float32's is (2e-3, 2e-4)
+    step: float = 0.07  # bump's scale step
+    grad_calls: tuple = (1, 3, 10)
+    calls_between: bool = True
+    warm: tuple = ("g", "jit")
+    jit_jax_oracle: str = "jit"  # jit_jax's oracle: jax.jit(jax.grad), or "grad" alone
+
+
+def verdict(a, b, rtol, atol) -> str:
+    """``"ok"`` where the trees ``a`` and ``b`` match (values within the tolerances,
+    NaN where the other has NaN, dtypes equal), ``"dtype"`` where only dtypes differ,
+    ``"WRONG"`` else."""
+    import jax
+
+    la, lb = jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)
+    if len(la) != len(lb):
+        return "WRONG"
+    for u, v in zip(la, lb):
+        u, v = np.asarray(u), np.asarray(v)
+        if u.shape != v.shape or not np.allclose(u.astype(float), v.astype(float), rtol,
+                                                 atol, equal_nan=True):
+            return "WRONG"
+    for u, v in zip(la, lb):
+        if np.asarray(u).dtype != np.asarray(v).dtype:
+            return "dtype"
+    return "ok"
+
+
+def run_stage(verdicts, compare, stage, run_ours, run_theirs, fd=None):
+    """``verdicts[stage]``: ``(class, detail)`` of one transform of one function.  The
+    expected value is JAX's (``run_theirs``), else ``fd()``'s where JAX refuses; a
+    TransformError of s2s is "refused" ("both refuse" where JAX refuses too), any
+    other exception "internal"; else ``compare(got, expected)`` ("ok", "WRONG",
+    "dtype").  Shared by the newcomer probes."""
+    import s2s
+
+    jax_refuses = False
+    try:
+        expected, oracle = run_theirs(), "jax"
+    except Exception as e:  # noqa: BLE001 - JAX refuses: finite differences
+        jax_refuses = True
+        expected, oracle = e, None
+        if fd is not None:
+            try:
+                expected, oracle = fd(), "fd"
+            except NotImplementedError:
+                pass
+    try:
+        got = run_ours()
+    except s2s.TransformError as e:
+        verdicts[stage] = ("both refuse" if jax_refuses else "refused",
+                           str(e).splitlines()[0][:200])
+        return
+    except Exception as e:  # noqa: BLE001
+        verdicts[stage] = ("internal", f"{type(e).__name__}: {str(e)[:200]}")
+        return
+    if oracle is None:
+        verdicts[stage] = ("ok", f"jax refuses ({type(expected).__name__}), s2s runs")
+        return
+    verdict = compare(got, expected)
+    tag = oracle + (" (jax refuses)" if jax_refuses else "")
+    verdicts[stage] = (verdict, tag if verdict == "ok" else
+                       f"s2s={got!r:.200} ref={expected!r:.200}")
+
+
+def twin(module):
+    """``module``'s source again with numpy bound to jax.numpy, ``scipy.special``,
+    ``scipy.stats`` and ``scipy.linalg`` to JAX's and ``np.random`` left NumPy's
+    (tests/support.py's jax_twin plus those)."""
+    path = Path(module.__file__)
+    text = path.read_text()
+    for pattern, repl in ((r"^import numpy as np$", "import jax.numpy as np\nimport numpy as onp"),
+                          (r"^import scipy\.special$", "import jax.scipy.special as jsp"),
+                          (r"\bscipy\.special\.", "jsp."), (r"\bnp\.random\.", "onp.random."),
+                          (r"^import scipy\.(stats|linalg)$", r"import jax.scipy.\1"),
+                          (r"\bscipy\.(stats|linalg)\.", r"jax.scipy.\1.")):
+        text = re.sub(pattern, repl, text, flags=re.M)
+    spec = importlib.util.spec_from_loader(module.__name__ + "_jax", loader=None)
+    mod = importlib.util.module_from_spec(spec)
+    mod.__file__ = str(path)
+    sys.modules[spec.name] = mod  # (before it runs: @dataclass looks its module up)
+    exec(compile(text, str(path), "exec"), mod.__dict__)
+    return mod
+
+
+def tree_map(fn, tree):
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return type(tree)(*(tree_map(fn, t) for t in tree))
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(tree_map(fn, t) for t in tree)
+    if isinstance(tree, dict):
+        return {k: tree_map(fn, v) for k, v in tree.items()}
+    return fn(tree)
+
+
+def cast(args, dtype):
+    """The arguments with their floats (arrays and Python floats) in ``dtype``; a
+    Python float stays a Python float in float64 (what a user passes)."""
+    def one(v):
+        if isinstance(v, float):
+            return v if dtype == np.float64 else dtype(v)
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            return v.astype(dtype)
+        return v
+    return tree_map(one, args)
+
+
+def bump(args, call, step=0.07):
+    """The arguments at the ``call``-th call: the first argument's floats scaled."""
+    s = 1.0 + step * (call - 1) * (-1) ** call
+    first = tree_map(lambda v: v * v.dtype.type(s) if isinstance(v, np.ndarray)
+                     else type(v)(v * s), args[0])
+    return (first,) + tuple(args[1:])
+
+
+def bind_rest(target, rest):
+    """``x -> target(x, *rest)`` written without a spread of a closure tuple."""
+    n = len(rest)
+    if n == 0:
+        return lambda x: target(x)
+    if n == 1:
+        b = rest[0]
+        return lambda x: target(x, b)
+    b, c = rest
+    return lambda x: target(x, b, c)
+
+
+def fd_grad(f, args, eps):
+    """Central differences of ``f`` (run as written, float64) in its first argument:
+    an array or a Python float."""
+    x = args[0]
+    if isinstance(x, (list, dict, tuple)):
+        raise NotImplementedError("finite differences of a container argument")
+    scalar = isinstance(x, float)
+    x = np.asarray(x, np.float64)
+    g = np.zeros_like(x)
+    rest = cast(args[1:], np.float64)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        up, down = (x + e, x - e) if not scalar else (float(x + e), float(x - e))
+        g[i] = (f(up, *rest) - f(down, *rest)) / (2 * eps)
+    return g.astype(np.asarray(args[0]).dtype)
+
+
+def aliasing(f, args):
+    """None, or what is wrong: a result sharing memory with an input, or a result
+    changed by the caller writing into the previous one."""
+    out = f(*args)
+    first = np.array(out, copy=True)
+    for a in args:
+        if isinstance(a, np.ndarray) and isinstance(out, np.ndarray) and np.shares_memory(
+                out, a):
+            return "result aliases an input"
+    if isinstance(out, np.ndarray) and out.flags.writeable:
+        out[...] = 123.0
+    again = np.asarray(f(*args))
+    if not np.allclose(again, first, rtol=1e-6, atol=1e-9, equal_nan=True):  # (rounding:
+        return "writing into a result changed the next one"  # code specialized meanwhile)
+    return None
+
+
+def jax_grad_runs(probe, name, J) -> str:
+    """Whether ``jax.grad`` of the twin runs on the probe's arguments: "runs", or the
+    exception's type and first line."""
+    import jax
+
+    try:
+        jax.grad(getattr(J, name))(*probe.cases[name][0])
+    except Exception as e:  # noqa: BLE001
+        return f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
+    return "runs"
+
+
+def classify(probe, name, J, dtype=np.float64, stages=None):
+    """``(label, {stage: verdict})`` for one function of ``probe`` in ``dtype``; ``J``
+    its twin.  label: "ok", "WRONG" (values differ), "dtype" (values agree, dtypes
+    differ), "refused" (s2s refuses, JAX accepts), "both refuse", "internal" (an
+    exception that is not s2s's located TransformError), "alias": the worst stage's."""
+    import jax
+
+    import s2s
+
+    ours, theirs = getattr(probe.fns, name), getattr(J, name)
+    f32 = dtype == np.float32
+    rtol, atol = (2e-3, 2e-4) if f32 else probe.tol64
+    verdicts = {}
+    run_stages = stages or probe.stages
+    hessian_too = name not in probe.no_hessian
+    attempt = functools.partial(run_stage, verdicts,
+                                functools.partial(verdict, rtol=rtol, atol=atol))
+    base = cast(probe.cases[name][0], dtype)
+    fd = (lambda a: (lambda: fd_grad(ours, a, 1e-6))) if not f32 else (lambda a: None)
+    at = functools.partial(bump, step=probe.step)
+    made = {}
+
+    def once(key, make):  # one object for all calls (made at the first: it may refuse)
+        if key not in made:
+            made[key] = make()
+        return made[key]
+
+    if "grad" in run_stages:
+        for call in probe.grad_calls:
+            for c in range(call - 1 if probe.calls_between and call > 1 else 0):
+                try:  # the calls in between
+                    once("g", lambda: s2s.grad(ours))(*at(base, c + 1))
+                except Exception:  # noqa: BLE001 - the stage below reports it
+                    break
+            a = at(base, call)
+            attempt(f"grad@{call}", lambda: once("g", lambda: s2s.grad(ours))(*a),
+                    lambda: jax.grad(theirs)(*a), fd(a))
+    a = base
+    first, rest = a[0], a[1:]
+    single_ours, single_theirs = bind_rest(ours, rest), bind_rest(theirs, rest)
+    if "value_and_grad" in run_stages:
+        attempt("value_and_grad", lambda: s2s.value_and_grad(ours)(*a),
+                lambda: jax.value_and_grad(theirs)(*a))
+    tangent = tree_map(lambda v: np.cos(np.arange(np.size(v)) + 1.0).reshape(
+        np.shape(v)).astype(dtype) if isinstance(v, np.ndarray) else type(v)(0.6), first)
+    if "jvp" in run_stages:
+        attempt("jvp", lambda: s2s.jvp(single_ours, (first,), (tangent,)),
+                lambda: jax.jvp(single_theirs, (first,), (tangent,)))
+    if "vjp" in run_stages:
+        def vjp_with(vjp, fn):
+            out, pull = vjp(fn, first)
+            return out, pull(np.ones_like(np.asarray(out)))
+        attempt("vjp", lambda: vjp_with(s2s.vjp, single_ours),
+                lambda: vjp_with(jax.vjp, single_theirs))
+    if "vmap" in run_stages:
+        batch = tree_map(lambda v: np.stack([v, v * dtype(0.8)]), first)
+        attempt("vmap", lambda: s2s.vmap(single_ours)(batch),
+                lambda: jax.vmap(single_theirs)(batch))
+    if "vmap_grad" in run_stages:
+        batch = tree_map(lambda v: np.stack([v, v * dtype(0.8), v * dtype(-1.1)]), first)
+        attempt("vmap_grad", lambda: s2s.vmap(s2s.grad(single_ours))(batch),
+                lambda: jax.vmap(jax.grad(single_theirs))(batch))
+    for stage, ours_t, theirs_t in (("jacfwd", s2s.jacfwd, jax.jacfwd),
+                                    ("jacrev", s2s.jacrev, jax.jacrev),
+                                    ("hessian", s2s.hessian, jax.hessian)):
+        if stage in run_stages and (stage != "hessian" or hessian_too):
+            attempt(stage, lambda o=ours_t: o(single_ours)(first),
+                    lambda t=theirs_t: t(single_theirs)(first))
+    if "jit_value" in run_stages:
+        attempt("jit", lambda: s2s.jit(ours)(*a), lambda: theirs(*a))
+    if "jit" in run_stages:
+        attempt("jit", lambda: [once("jit", lambda: s2s.jit(s2s.grad(ours)))(*at(a, c))
+                                for c in (1, 2, 3)][-1],
+                lambda: jax.grad(theirs)(*at(a, 3)), fd(at(a, 3)))
+    if "jit_jax_once" in run_stages:
+        attempt("jit_jax", lambda: s2s.jit(s2s.grad(ours), backend="jax")(*a),
+                lambda: jax.jit(jax.grad(theirs))(*a), fd(a))
+    if "jit_jax" in run_stages:
+        attempt("jit_jax", lambda: [once("jj", lambda: s2s.jit(s2s.grad(ours), backend="jax"))(
+            *at(a, c)) for c in (1, 2, 3)][-1],
+                lambda: (jax.jit(jax.grad(theirs)) if probe.jit_jax_oracle == "jit" else
+                         jax.grad(theirs))(*at(a, 3)), fd(at(a, 3)))
+    specials = {k: cast((v,) + tuple(probe.cases[name][0][1:]), dtype)
+                for k, v in probe.cases[name][1].items()}
+    if "special" in run_stages:
+        for label, sa in specials.items():
+            attempt(f"special:{label}", lambda sa=sa: s2s.grad(ours)(*sa),
+                    lambda sa=sa: jax.grad(theirs)(*sa), fd(sa))
+    if "warm_special" in run_stages:  # specialized on ordinary values, then a special one
+        makers = {"g": lambda: s2s.grad(ours), "jit": lambda: s2s.jit(s2s.grad(ours)),
+                  "hvp": lambda: s2s.hessian(single_ours)}
+        for label, sa in specials.items():
+            for key in probe.warm:
+                if key == "hvp" and not hessian_too:
+                    continue
+                hvp = key == "hvp"
+
+                def warm_then(key=key, hvp=hvp, sa=sa):
+                    fn = once(key, makers[key])
+                    for c in range(1, 11):
+                        fn(*(at(a, c)[:1] if hvp else at(a, c)))
+                    return fn(*(sa[:1] if hvp else sa))
+                oracle = ((lambda sa=sa: jax.hessian(single_theirs)(sa[0])) if hvp else
+                          (lambda sa=sa: jax.grad(theirs)(*sa)))
+                attempt(f"warm_special:{key}:{label}", warm_then, oracle,
+                        None if hvp else fd(sa))
+    if "vmap_special" in run_stages:
+        for label, value in probe.cases[name][1].items():
+            sv = cast(value, dtype)
+            attempt(f"vmap_special:{label}",
+                    lambda sv=sv: s2s.vmap(s2s.grad(single_ours))(np.stack([sv, sv])),
+                    lambda sv=sv: jax.vmap(jax.grad(single_theirs))(np.stack([sv, sv])))
+    if "alias" in run_stages:
+        try:
+            problem = aliasing(s2s.grad(ours), a)
+        except Exception:  # noqa: BLE001 - grad's own stage reports it
+            problem = None
+        if problem:
+            verdicts["alias"] = ("alias", problem)
+    label = min((v[0] for v in verdicts.values()), key=ORDER.index)
+    return label, verdicts
