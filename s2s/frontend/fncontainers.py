@@ -288,15 +288,13 @@ class FunctionContainers:
         # (over characters, `for c in "xy":`, too: each copy's tests of `c` are then
         # decided when transforming, and no code indexes a string when it runs)
         text = all(isinstance(value, str) and len(value) == 1 for _, value in items)
-<<<<<<< HEAD
         # (and over constants an f-string of the body formats, `for i, t in
-        # enumerate(terms): w = weights.get(f"w{i}", 1.0)`: each copy's key is known)
+        # enumerate(terms): w = weights.get(f"w{i}", 1.0)`, or whose variables key a
+        # subscript by a built string, `params[f"W{i}"]`: each copy's key is known)
         if not functions and not text and not _formats(node.body, {
                 name for name in tables[0] if all(isinstance(
-                    t[name], (cst.Integer, cst.SimpleString)) for t in tables)}):
-=======
-        if not functions and not text and not _keys_from(node, set(tables[0])):
->>>>>>> objects12
+                    t[name], (cst.Integer, cst.SimpleString)) for t in tables)}) \
+                and not _keys_from(node, set(tables[0])):
             return False
         if not functions and (_jumps(node.body) or set(tables[0]) & assigned_names(
                 node.body)):

@@ -41,11 +41,8 @@ from .built_objects import (
     specialized,
 )
 from .fnvalues import FnValue
-<<<<<<< HEAD
 from .generators import is_generator, listed
-=======
 from .object_fields import is_classmethod
->>>>>>> objects12
 from .resolve import is_library
 from .self_methods import SELF_METHODS, defining_class, for_class
 from .super_calls import is_super
