@@ -6,6 +6,8 @@ stand for, and gradients cast to their primal's dtype and never the caller's arr
 
 from __future__ import annotations
 
+import functools
+import types
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -208,9 +210,16 @@ def _as_is(g: Any, primal: Any, foreign: list[np.ndarray], fresh: bool = False) 
     return False
 
 
+class _Unbounded(list):
+    """The foreign arrays of a call whose reachable objects were too many to walk:
+    every array of the result is copied (``_shares`` says yes to anything)."""
+
+
 def _shares(g: np.ndarray, foreign: list[np.ndarray]) -> bool:
     """May ``g`` share memory with one of the ``foreign`` arrays?  An array that owns
     its buffer shares it only with itself and with views of it."""
+    if type(foreign) is _Unbounded:
+        return True
     if g.base is None:
         return any(a is g or (a.base is not None and np.may_share_memory(a, g))
                    for a in foreign)
@@ -219,15 +228,150 @@ def _shares(g: np.ndarray, foreign: list[np.ndarray]) -> bool:
 
 def _foreign(args: tuple, fn: Callable | None) -> list[np.ndarray]:
     """The arrays a gradient must not share memory with: the arguments' and those
-    the emitted function ``fn`` reads from the user's module or closure."""
+    the emitted function ``fn`` can reach from the user's module or closure: held by a
+    free name's value (an object's attribute, a NamedTuple's field, a function's
+    default or closure cell, a global a function reads), or by a name the emitted
+    module binds itself (``gdef_w = W0``, a callee's default passed on)."""
     out = [a for a in _leaves(args) if isinstance(a, np.ndarray)]
-    for _, var in getattr(fn, "__s2s_free__", ()):
+    free = getattr(fn, "__s2s_free__", ())
+    held = _held_names(fn) if fn is not None else ()
+    if not free and not held:
+        return out
+    walk = _Reach(out)
+    for _, var in free:
         try:
             value = var.read()
         except (KeyError, ValueError):
             continue
-        out += [a for a in _leaves(value) if isinstance(a, np.ndarray)]
-    return out
+        walk.add(value, 0)
+    names = fn.__globals__  # type: ignore[union-attr]
+    for name in held:
+        if name in names:
+            walk.add(names[name], 0)
+    return _Unbounded(out) if walk.over else out
+
+
+def _reachable(values: Any) -> list[np.ndarray]:
+    """The arrays ``values`` (an iterable of objects) can reach, as ``_foreign``
+    walks them (an ``_Unbounded`` list where there were too many objects to walk)."""
+    walk = _Reach([])
+    for value in values:
+        walk.add(value, 0)
+    return _Unbounded(walk.out) if walk.over else walk.out
+
+
+_SKIPPED_MODULES = ("numpy", "scipy", "jax", "s2s", "builtins", "math", "functools",
+                    "operator", "itertools", "typing", "collections")
+
+
+def _library(obj: Any) -> bool:
+    module = getattr(obj, "__module__", None) or ""
+    return module.split(".")[0] in _SKIPPED_MODULES
+
+
+def _held_names(fn: Callable) -> tuple[str, ...]:
+    """The names the emitted module of ``fn`` binds itself to values that may hold an
+    array (not its functions, NumPy or s2s's helpers), read once per function."""
+    names = getattr(fn, "__s2s_held__", None)
+    if names is None:
+        code = getattr(fn, "__code__", None)
+        names = ()
+        if code is not None and code.co_filename.startswith("<s2s:"):
+            free = {n for n, _ in getattr(fn, "__s2s_free__", ())}
+            names = tuple(
+                n for n, v in fn.__globals__.items()  # type: ignore[attr-defined]
+                if n not in free and not n.startswith("__") and not isinstance(v, (
+                    types.ModuleType, type)) and not _library(v)
+                and not (isinstance(v, types.FunctionType)
+                         and v.__code__.co_filename == code.co_filename))
+        try:
+            fn.__s2s_held__ = names  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+    return names
+
+
+class _Reach:
+    """Collects the arrays a value can reach: containers' items, objects' attributes,
+    functions' defaults, closure cells and the module names their code reads.  Past
+    ``LIMIT`` objects it stops and says so (``over``): the caller then copies all."""
+
+    LIMIT = 1000
+
+    def __init__(self, out: list[np.ndarray]) -> None:
+        self.out, self.seen, self.over = out, set(), False
+
+    def add(self, value: Any, depth: int) -> None:
+        t = type(value)
+        if t is np.ndarray:
+            self.out.append(value)
+            return
+        if t in _SCALARS or value is None or self.over:
+            return
+        if id(value) in self.seen:
+            return
+        if len(self.seen) >= self.LIMIT or depth > 32:
+            self.over = True
+            return
+        self.seen.add(id(value))
+        if isinstance(value, np.ndarray):
+            self.out.append(value)
+        elif isinstance(value, (tuple, list, set, frozenset)):
+            for v in value:
+                self.add(v, depth + 1)
+        elif isinstance(value, dict):
+            for v in value.values():
+                self.add(v, depth + 1)
+        elif isinstance(value, (np.generic, types.ModuleType, str, bytes)):
+            return
+        elif isinstance(value, types.FunctionType):
+            if _library(value):
+                return
+            for v in (value.__defaults__ or ()):
+                self.add(v, depth + 1)
+            for v in (value.__kwdefaults__ or {}).values():
+                self.add(v, depth + 1)
+            for cell in value.__closure__ or ():
+                try:
+                    self.add(cell.cell_contents, depth + 1)
+                except ValueError:  # an empty cell
+                    pass
+            names = value.__globals__
+            for name in _code_names(value.__code__):
+                if name in names:
+                    self.add(names[name], depth + 1)
+        elif isinstance(value, functools.partial):
+            self.add(value.func, depth + 1)
+            self.add(value.args, depth + 1)
+            self.add(value.keywords, depth + 1)
+        elif isinstance(value, types.MethodType):
+            self.add(value.__self__, depth + 1)
+            self.add(value.__func__, depth + 1)
+        elif isinstance(value, type):
+            if not _library(value):
+                for v in vars(value).values():
+                    self.add(v, depth + 1)
+        elif not _library(t):
+            attrs = getattr(value, "__dict__", None)
+            if attrs is not None:
+                for v in attrs.values():
+                    self.add(v, depth + 1)
+            for slot in getattr(t, "__slots__", ()):
+                if isinstance(slot, str) and hasattr(value, slot):
+                    self.add(getattr(value, slot), depth + 1)
+            self.add(t, depth + 1)  # (its class attributes)
+
+
+_SCALARS = frozenset({int, float, complex, bool, str, bytes})
+
+
+def _code_names(code: types.CodeType) -> list[str]:
+    """The global names ``code`` and the functions and comprehensions nested in it read."""
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names += _code_names(const)
+    return names
 
 
 def _fix_one(g: Any, primal: Any, args: tuple, fresh: bool,

@@ -22,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..optimize.aliases import foreign_items
-from .arguments import _foreign, _shares
+from .arguments import _foreign, _reachable, _shares
 from .trees import _leaves
 
 __all__ = ["may_be_foreign", "owned", "owned_by", "owned_items", "owned_module"]
@@ -77,14 +77,14 @@ def owned_module(tree: Any, free: dict) -> Any:
     """``tree``, what the user's function returned when run on copies of the caller's
     arrays (vjp's output and aux), with each array leaf that may share memory with an
     array its free names hold (``free``: the IR's, a module's or closure's) copied."""
-    foreign = []
+    values = []
     for var in free.values():
         try:
-            value = var.read()
+            values.append(var.read())
         except (KeyError, ValueError):
             continue
-        foreign += [a for a in _leaves(value) if isinstance(a, np.ndarray)]
-    return _copied(tree, foreign) if foreign else tree
+    foreign = _reachable(values)
+    return _copied(tree, foreign) if foreign or type(foreign) is not list else tree
 
 
 def owned_by(tree: Any, fun: Any) -> Any:
@@ -96,19 +96,10 @@ def owned_by(tree: Any, fun: Any) -> Any:
     t = type(tree)
     if t is not np.ndarray and not isinstance(tree, (tuple, list, dict)):
         return tree
-    code = getattr(fun, "__code__", None)
-    if code is None:
+    if getattr(fun, "__code__", None) is None:
         return tree
-    names = getattr(fun, "__globals__", {})
-    values = [names[n] for n in code.co_names if n in names]
-    for cell in getattr(fun, "__closure__", None) or ():
-        try:
-            values.append(cell.cell_contents)
-        except ValueError:  # (an empty cell)
-            continue
-    foreign = [a for v in values if isinstance(v, (np.ndarray, tuple, list, dict))
-               for a in _leaves(v) if isinstance(a, np.ndarray)]
-    return _copied(tree, foreign) if foreign else tree
+    foreign = _reachable([fun])  # (its defaults, closure cells and the globals it reads)
+    return _copied(tree, foreign) if foreign or type(foreign) is not list else tree
 
 
 def _copied(tree: Any, foreign: list[np.ndarray]) -> Any:
