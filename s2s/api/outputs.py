@@ -23,7 +23,6 @@ import numpy as np
 
 from ..optimize.aliases import foreign_items
 from .arguments import _foreign, _reachable, _shares
-from .trees import _leaves
 
 __all__ = ["may_be_foreign", "owned", "owned_by", "owned_items", "owned_module"]
 

@@ -151,6 +151,11 @@ def _made(fn: types.FunctionType) -> _Made | None:
         raise _refusal(parsed, before[0], f"the factory binds `{min(local & own)}`, a "
                        "parameter of the nested function too", "give one of them another "
                        "name")
+    nonlocals = [m for m in _walk(inner) if isinstance(m, cst.Nonlocal)]
+    if nonlocals:  # (the body moved in before it would bind the name: a SyntaxError)
+        raise _refusal(parsed, nonlocals[0], "`nonlocal` in a nested function: s2s "
+                       "passes it the names it reads, never writing the enclosing "
+                       "function's", "return the new value and assign it where it is called")
     if isinstance(inner, cst.Lambda):
         name = "lam"
         body = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(inner.body)])])
@@ -386,3 +391,16 @@ def _own(params: cst.Parameters) -> set[str]:
             own.add(star.name.value)
     return own
 
+
+
+def _walk(node: Any) -> list[Any]:
+    """``node`` and every node under it."""
+    found: list[Any] = []
+
+    class Visit(cst.CSTVisitor):
+        def on_visit(self, child: Any) -> bool:
+            found.append(child)
+            return True
+
+    node.visit(Visit())
+    return found

@@ -245,9 +245,8 @@ class FunctionLowerer:
         text = cst.Module([fdef]).code
         # (columns: a lambda's body is written after `    return `, 11 columns in)
         shift = n.loc(node.body).col - 12 if isinstance(node, cst.Lambda) else loc.col - 1
-        display = (loc.file, n.p.lines, shift)
-        fn = synthesize(text, name, n.fn.__globals__, f"lifted-{name}", first, display,
-                        recursive)
+        fn = synthesize(text, name, n.fn.__globals__, f"lifted-{name}", first,
+                        (loc.file, n.p.lines, shift), recursive)
         fn.__qualname__ = f"{n.fn.__qualname__}.<locals>.{name}"
         by_keyword = bool(params.kwonly_params)  # (the captured names' style, above)
         fn.__defaults__ = tuple(defaults[0]) + (() if by_keyword else (None,) * len(new)) \
