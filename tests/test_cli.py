@@ -5,11 +5,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from s2s.tools.cli import primitive_table, primitives_markdown
 
 DOCS = Path(__file__).parent.parent / "docs" / "primitives.md"
 
 
+@pytest.mark.slow
 def test_primitives_json_lists_every_registered_primitive() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "s2s", "primitives", "--json"],

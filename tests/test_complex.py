@@ -108,6 +108,7 @@ def test_vjp_of_a_complex_output_takes_a_complex_cotangent():
         pullback(np.ones(4))  # a real cotangent for a complex output, as JAX refuses
 
 
+@pytest.mark.slow
 def test_vmap_of_grad_matches_jax():
     zs = cnormal(3, 5)
     close(s2s.vmap(s2s.grad(F.parts))(zs), jax.vmap(jax.grad(J.parts))(zs))

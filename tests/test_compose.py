@@ -169,6 +169,7 @@ def test_composition_long(order):
     run()
 
 
+@pytest.mark.slow
 def test_max_of_shifted_max_second_order() -> None:
     """The program hypothesis found where compiled JAX answers NaN (see ``compiled``):
     s2s's second derivatives against op-by-op JAX and against central differences of

@@ -85,6 +85,7 @@ def check(ours, theirs, args, dtype, name) -> None:
 _DEFAULT = ("jacrev", "vmap of grad", "jvp of grad", "jacrev of grad")
 
 
+@pytest.mark.slow
 @pytest.mark.every_case
 @pytest.mark.parametrize("case, dtype", [
     pytest.param(name, dtype, marks=() if name in _DEFAULT and dtype == np.float32

@@ -165,6 +165,7 @@ def run_case(name: str, argkind: str, mode: str, dtype) -> None:
     assert on_jax.cache_info().compilations == len(orders)  # (one per key order)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
 @pytest.mark.parametrize("name,argkind,mode", CASES, ids=[f"{f}-{m}" for f, _, m in CASES])
 def test_dict_order_sweep(name, argkind, mode, dtype):

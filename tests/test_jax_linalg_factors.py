@@ -82,6 +82,7 @@ def test_values_match_jax(name, dtype):
             np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=tol, atol=tol)
 
 
+@pytest.mark.slow
 @pytest.mark.every_case
 @pytest.mark.parametrize("name", ["gp_nll", "solve_matrix", "inverse"])
 def test_one_factorization_as_in_jax(name):

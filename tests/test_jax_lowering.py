@@ -262,6 +262,7 @@ def test_reverse_mode_through_a_traced_range_is_refused() -> None:
 # ---- vmap and jit together ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_vmap_of_grad_with_branches_and_vmap_of_loops_under_jit() -> None:
     xs = np.stack([X_POS, X_NEG, np.array([0.9, -1.2, 0.05]), X_POS * -2.0])
     batched = s2s.vmap(s2s.grad(branchy))
@@ -363,6 +364,7 @@ def test_break_in_a_static_range_is_a_masked_scan_under_grad() -> None:
     assert jaxpr.count("scan[") == 2 and "while[" not in jaxpr
 
 
+@pytest.mark.slow
 def test_break_under_value_and_grad_jvp_and_a_static_trip_count() -> None:
     vg = s2s.jit(s2s.value_and_grad(loop_break_n), backend="jax", static_argnums=1)
     jv = s2s.jit(_jvp_of_loop_break_n, backend="jax", static_argnums=1)
@@ -415,6 +417,7 @@ def test_break_in_an_inner_loop_under_grad() -> None:
     assert "going = False  # break" in s2s.source(g)
 
 
+@pytest.mark.slow
 def test_breaks_in_an_outer_loop_and_its_inner_loop_both_lower() -> None:
     # (forward: the backward of nested loops whose outer one breaks pops its tapes in
     # a loop with a traced count, which stays Python)
@@ -1036,6 +1039,7 @@ def test_plain_while_with_break_and_boolean_tests_under_jit(fn) -> None:
     assert STAYS not in s2s.source(jitted)
 
 
+@pytest.mark.slow
 def test_a_cotangent_accumulated_across_ifs_lowered_in_one_pass() -> None:
     """The reverse sweep binds ``v0_bar`` in an ``if`` on one path, then adds to it in
     a later ``if`` nested in another: both were lowered in one pass, the later one

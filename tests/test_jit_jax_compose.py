@@ -105,6 +105,7 @@ def close(got, want, dtype):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), **tol(dtype))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_lstm_gradient_over_a_python_loop_on_jax(dtype):
     g = s2s.jit(s2s.grad(lstm), backend="jax")

@@ -84,6 +84,7 @@ def test_matches_jax(name, x, transform) -> None:
     close(ours(getattr(F, name), x), theirs(getattr(J, name), x))
 
 
+@pytest.mark.slow
 def test_the_issue_example() -> None:
     """The reported calls: each raised (IndexError, or a refusal located in emitted
     code) before."""
@@ -130,6 +131,7 @@ def test_vmap_of_grad_on_a_batched_test_is_refused() -> None:
 # ---- writes into an array in the loop (JAX arrays are immutable: differences) ----------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("a", [0.7, 2.0, -0.8, 30.0])
 def test_writes_in_loop_in_if(a) -> None:
     f = F.writes_in_loop_in_if

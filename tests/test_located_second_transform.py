@@ -35,6 +35,7 @@ def test_the_function_itself_differentiates(x) -> None:
     np.testing.assert_allclose(s2s.hessian(F.caller_if)(x), fd_h, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_jacobians_of_a_loop_whose_value_changes_rank_once() -> None:
     """(refused until the first iteration was peeled: carry9) against finite
     differences: ``acc = 0.0`` becomes an array in the first iteration."""

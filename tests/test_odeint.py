@@ -69,6 +69,7 @@ def _pulled(jacs, ct):
     return [np.tensordot(ct, j, axes=2) for j in jacs]
 
 
+@pytest.mark.slow
 @needs_jax
 def test_grad_matches_jax_in_y0_every_time_and_args(jax_jacobian):
     ys, jacs = jax_jacobian

@@ -35,6 +35,7 @@ def jax_ivp(y0, k, rtol, atol):
     return jnp.sum(ys[1:] ** 2)
 
 
+@pytest.mark.slow
 def test_grad_of_solve_ivp_on_jax_matches_jax_odeint_calls_1_3_10():
     f = s2s.jit(s2s.grad(F.loss_ivp, argnums=(0, 1)), backend="jax")
     want_fn = jax.jit(jax.grad(lambda y0, k: jax_ivp(y0, k, 1e-10, 1e-10), argnums=(0, 1)))

@@ -46,6 +46,7 @@ CASES = [(n, s) for n in ("softmax_xent", "layer_norm", "column_stats", "rows_in
 # once made the specialized code divide a Python float by zero, tests/test_specialize_scalars.py)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("special", [False, True], ids=["finite", "nan-inf"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name,shape", CASES)

@@ -498,6 +498,7 @@ def test_a_constructor_calling_a_method_is_refused_at_the_call():
 # ---- a NamedTuple's fields by position -------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_namedtuple_fields_by_position_and_unpacking(dtype):
     rng = np.random.default_rng(23)
@@ -552,6 +553,7 @@ TRANSFORMS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("transform", TRANSFORMS)
 def test_a_built_namedtuple_is_read_by_position_in_callees(transform, dtype):

@@ -40,6 +40,7 @@ def test_linspace_is_differentiable_in_start() -> None:
     assert abs(float(got) + 0.3439) < 1e-4
 
 
+@pytest.mark.slow
 def test_einsum_sublists_are_read_as_subscripts() -> None:
     """x was taken for np.einsum's subscripts: a zero derivative, and with two
     operands a JVP that called np.zeros_like((0, 1)) and crashed."""
@@ -133,6 +134,7 @@ VJP_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bits", [64, 32])
 @pytest.mark.parametrize("key", VJP_CASES)
 def test_vjp_jvp_and_vmap_match_jax(key: str, bits: int) -> None:

@@ -194,6 +194,7 @@ def test_hessian_vector_product_matches_jax(fn) -> None:
     close(tuple(got), tuple(expected))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fn", params(SCALAR_CASES))
 def test_third_derivative_matches_jax(fn) -> None:
     t = 0.7

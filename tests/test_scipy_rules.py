@@ -177,6 +177,7 @@ def shapes_jax(df):
                    + jst.chi2.pdf(X3, df) + jst.beta.logpdf(X3 / 3, df, 2.0))
 
 
+@pytest.mark.slow
 @needs_jax
 def test_hessian_in_shape_parameters_matches_jax() -> None:
     np.testing.assert_allclose(s2s.hessian(shapes)(2.5), compiled(jax.hessian(shapes_jax))(2.5),
@@ -317,6 +318,7 @@ def lse_sign_flag(a, flag):
     return sp.logsumexp(a, return_sign=flag)[0]
 
 
+@pytest.mark.slow
 @needs_jax
 @pytest.mark.parametrize("backend", ["numpy", "jax"])
 def test_logsumexp_with_its_sign_matches_jax(backend) -> None:

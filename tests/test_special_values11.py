@@ -65,6 +65,7 @@ def _seconds(name):
 
 # ---- a product folded over an array ----------------------------------------------
 
+@pytest.mark.slow
 def test_product_fold_hessian_at_inf_and_zero() -> None:
     """The reported case: JAX's ``[[0, 1], [1, 0]]`` (written out: the sweeps below
     ask JAX)."""

@@ -116,6 +116,7 @@ def test_hvp_of_a_loss_with_data_and_new_shapes(dtype):
     assert len(_jvp_transform(g, False)._by_signature) == 2
 
 
+@pytest.mark.slow
 def test_hvp_of_the_softmax_rows_and_zero_size():
     g, hvp = hvp_of(rows_softmax)
     want = jax_hvp(rows_softmax)

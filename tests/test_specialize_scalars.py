@@ -60,6 +60,7 @@ def test_first_and_third_call_agree_with_jax(module, name, shape, fill, dtype,
     _check(module, name, shape, fill, dtype, transform, twins)
 
 
+@pytest.mark.slow
 def test_the_reported_mean_of_no_rows_times_a_module_float(twins) -> None:
     """(In the default tier whatever the sweep's sample: the case that raised, and a
     Python float argument's, whose value the steady-state call of a non-array argument

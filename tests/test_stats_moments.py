@@ -144,6 +144,7 @@ def test_frozen_distribution_passed_to_a_helper(fn, args) -> None:
             np.testing.assert_allclose(got, fd_grad(fn, now, i)[0], rtol=1e-6, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_frozen_distribution_passed_to_a_helper_under_jvp_vmap_hessian() -> None:
     fn, args = F.frozen_into_helper, (X3, 0.3, 1.5)
     _, tangent = s2s.jvp(fn, args, (np.zeros(3), 1.0, 0.0))

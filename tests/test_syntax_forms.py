@@ -270,6 +270,7 @@ def test_refused_at_transform_time_pointing_at_the_line(fn, marker, words,
     assert "Instead:" in str(err) and err.hint
 
 
+@pytest.mark.slow
 def test_a_grown_list_summed_and_stacked(jax, twin) -> None:
     """`sum(parts)` of a list grown by append is transformed (builtin_sum_grown, in
     the lists above); the same list also stacked (refused before as a list used

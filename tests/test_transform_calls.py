@@ -83,6 +83,7 @@ def test_jacobian_of_jacobian_matches_jax(outer: str, inner: str) -> None:
           jax.vmap(getattr(jax, inner)(vec))(xs))
 
 
+@pytest.mark.slow
 def test_transform_of_a_jacobian_of_two_arguments() -> None:
     """A Jacobian of several arguments as input to another transform: its code is a
     tuple of blocks, one per argument (JAX's layout of jacfwd(jacrev(f, (0, 1))))."""

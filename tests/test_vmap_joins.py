@@ -125,6 +125,7 @@ def copies_its_rows_jax(x):
     return jnp.sum(jnp.stack(more) * jnp.arange(1.0, 4.0))
 
 
+@pytest.mark.slow
 def test_list_of_a_list_keeps_its_items_batch_axes() -> None:
     xs = np.stack([XS[:2], XS[2:]])  # two examples of (2, 3)
     got = s2s.vmap(copies_its_rows)(xs)

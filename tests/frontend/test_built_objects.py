@@ -52,6 +52,7 @@ def test_jacobians_vmap_jit(name) -> None:
     C.jitted(F, J, name, X, ())
 
 
+@pytest.mark.slow
 def test_an_object_chosen_by_a_run_time_test() -> None:
     """`m = Model(x) if np.sum(x) > 0 else Model(-x)`: each path's object, under
     grad, jvp, vjp and jacobians; under vmap the `if` joins the record's fields, each

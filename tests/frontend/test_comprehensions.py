@@ -103,6 +103,7 @@ def test_vmap_against_a_python_loop(name, args, dtype) -> None:
     np.testing.assert_allclose(got, want, **_tol(dtype))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["list_range", "over_rows", "nested_filter", "dict_comp",
                                   "zip_rows", "max_of_gen", "sum_appended_rows"])
 def test_jacobians_and_hessian_against_jax(name) -> None:

@@ -58,6 +58,7 @@ def test_literal_tests_leave_no_dead_branch() -> None:
     assert "if ON:" in s2s.source(grad)  # (read at each call)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [pytest.param("if_module_constant", marks=pytest.mark.slow),
                                   "if_module_constant_else"])
 def test_module_constants_changed_between_calls(name) -> None:

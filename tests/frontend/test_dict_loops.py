@@ -110,6 +110,7 @@ def test_the_gradient_of_an_update_is_keyed_like_the_parameters() -> None:
     _close(s2s.grad(f)(P, X), jax.grad(g)(P, X), np.float64)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["items_loop", "sorted_items_loop", "dict_comp_chain",
                                   "sgd_step"])
 def test_keys_changed_between_calls_generate_again(name) -> None:

@@ -119,6 +119,7 @@ def test_values_change_across_ten_calls() -> None:
         got["sin"][:] = 99.0  # (the caller's to keep)
 
 
+@pytest.mark.slow
 def test_the_key_set_follows_a_module_constant_between_calls() -> None:
     """KEYS changed between calls: the dict's keys (its structure) change, s2s
     generates again, and each call matches JAX on the same source and keys."""

@@ -83,6 +83,7 @@ def test_dict_arguments_against_jax(name, dtype) -> None:
     _close(g(q), _as_dict(q, jax.grad(_in_order(jf, list(q)))(list(q.values()))), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_a_dict_built_in_the_function(dtype) -> None:
     f, jf = F.built_in_the_function, J.built_in_the_function

@@ -64,6 +64,7 @@ def test_grad_value_and_grad_and_vjp(name, dtype) -> None:
     close(pullback(np.ones_like(out)), their_pullback(np.ones_like(their_out)), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 @pytest.mark.parametrize("name", HEAVY)
 def test_jvp_jacobians_and_jit(name, dtype) -> None:

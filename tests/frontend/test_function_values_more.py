@@ -104,6 +104,7 @@ HEAVY = [pytest.param(n, marks=pytest.mark.slow) if n == "callee_of_all" else n
          for n in LOOPS]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 @pytest.mark.parametrize("transform", sorted(TRANSFORMS))
 @pytest.mark.parametrize("name", HEAVY)
@@ -288,6 +289,7 @@ def test_a_method_of_a_subclass_object_given_to_a_transform(obj, transform, dtyp
     close(got, expected, dtype)
 
 
+@pytest.mark.slow
 def test_an_objects_class_changing_between_calls() -> None:
     """One transform of a bound method, the object's class and attributes changing
     between calls 1 to 10 (``obj.__class__ = ...``): each call runs the methods of the

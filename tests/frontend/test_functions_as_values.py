@@ -62,6 +62,7 @@ def test_grad_and_value_and_grad(name, dtype) -> None:
     close(s2s.value_and_grad(ours)(x), jax.value_and_grad(theirs)(x), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 @pytest.mark.parametrize("name", CONSTRUCTS)
 def test_jvp_jacobians_and_jit(name, dtype) -> None:

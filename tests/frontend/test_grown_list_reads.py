@@ -84,6 +84,7 @@ def test_transforms_against_jax(name, rest, transform, dtype) -> None:
         C.close(got_fn(arg), want, dtype, transform)
 
 
+@pytest.mark.slow
 def test_the_rows_function() -> None:
     """The function of docs/python-subset.md's row (`hs[0] * hs[1]`) in the default
     tier whatever the sweeps above sample: the gradients, and the second
@@ -125,6 +126,7 @@ def test_with_break_under_vmap() -> None:
 # ---- adversarial -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_trip_count_and_index_change_between_calls() -> None:
     """One transform object called with the count and the index changing (0 and 1
     trips, negative indexes, 10 trips), the 1st, 3rd and 10th calls against JAX."""

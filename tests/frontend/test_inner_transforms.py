@@ -60,6 +60,7 @@ close = partial(assert_close_to, f64=1e-8, f32=5e-4, check_dtype=False)
 # ---- 1. a transform of a transform, of a partial, of a choice ------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.every_case
 @pytest.mark.parametrize("name, dtype", default(
     [(n, d) for n in NESTED for d in DTYPES],
@@ -117,6 +118,7 @@ def test_a_lambda_default_before_its_captured_values() -> None:
     close(s2s.grad(f)(X), jax.grad(fj)(X), np.float64)
 
 
+@pytest.mark.slow
 def test_a_transform_of_a_choice_by_a_run_time_test() -> None:
     """``s2s.grad(f if c else g)`` is ``s2s.grad(f) if c else s2s.grad(g)``: against
     JAX's grad (which runs the ``if`` on concrete values) at points on each path,
@@ -307,6 +309,7 @@ def test_an_empty_batch_then_a_full_one() -> None:
 # ---- 4. a vmap kept as a value, passed to another function ---------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.every_case
 @pytest.mark.parametrize("name, dtype", default(
     [(n, d) for n in ("kept_vmap_passed_on", "kept_vmap_of_a_lambda_passed_on")

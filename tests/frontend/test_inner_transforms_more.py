@@ -142,6 +142,7 @@ def test_nan_in_an_empty_batchs_function() -> None:
               np.float64)
 
 
+@pytest.mark.slow
 def test_jacrev_of_an_empty_output() -> None:
     """No output entry: the Jacobian has no row, as JAX's (it used to stack no rows)."""
     m = np.zeros((3, 0))
@@ -234,6 +235,7 @@ def test_the_jacobians_with_the_path_changing_between_calls(name, request) -> No
         close(h(x), jax.hessian(theirs)(x), np.float64)
 
 
+@pytest.mark.slow
 @pytest.mark.every_case
 @pytest.mark.parametrize("dtype", default(DTYPES, {np.float64}))
 def test_vmap_with_an_unbatched_test_changing_between_calls(dtype, request) -> None:
@@ -329,6 +331,7 @@ BODY_PARTIALS = ["grad_of_deco_partial_in_body", "deco_partial_called_in_body",
                  "wrapped_partial_called_in_body"]
 
 
+@pytest.mark.slow
 @pytest.mark.every_case
 @pytest.mark.parametrize("name, dtype", default(
     [(n, d) for n in BODY_PARTIALS for d in DTYPES],

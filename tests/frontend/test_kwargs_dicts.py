@@ -107,6 +107,7 @@ def test_dicts_against_jax(case, dtype) -> None:
           jax.grad(theirs)(*args, **kwargs), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", range(len(DICT_CASES)), ids=DICT_IDS)
 def test_dicts_jacobians_and_vmap(case) -> None:
     """jacfwd, jacrev, hessian; vmap and vmap of grad with the keyword values batched

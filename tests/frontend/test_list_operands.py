@@ -37,6 +37,7 @@ def pair(name):
     return getattr(F, own), getattr(J, stacked)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", NAMES + ["map_shadow"])
 def test_grad_and_vmap_of_grad_against_jax(name, dtype) -> None:
@@ -67,6 +68,7 @@ def test_jacobians_jvp_and_jit_against_jax(name) -> None:
                                    rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_values_change_between_calls_and_sizes() -> None:
     """calls 1, 2, 3, 5 and 10 with new values and lengths 1 to 4; an empty array (no
     item: NumPy's sum of an empty list is 0.0, JAX cannot stack nothing) last."""
@@ -172,6 +174,7 @@ def test_a_grown_list_plus_a_literal_against_jax() -> None:
                                    jax.grad(J.grown_plus_literal)(x), rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_a_literal_grown_later_spliced_in_a_loop_against_jax() -> None:
     """``pair + [t * x]`` in a loop that then appends to ``pair``: a new list made from
     the growing ``pair`` at each iteration (refused until splices in loop bodies were

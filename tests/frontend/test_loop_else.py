@@ -35,6 +35,7 @@ def test_grad_jvp_vjp_against_jax(name, rest, dtype) -> None:
         C.grads(F, J, name, x, rest, dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, rest", [c for c in CASES if c[0] != "caller"],
                          ids=[i for i, c in zip(IDS, CASES) if c[0] != "caller"])
 def test_jacobians_against_jax(name, rest) -> None:

@@ -86,6 +86,7 @@ def test_plain(name, dtype) -> None:
               compiled(jax.grad(twin))(x, *rest), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name, key", KEYED)
 def test_keyed(name, key, dtype) -> None:

@@ -34,6 +34,7 @@ def _pair(dtype, k):
     return ((X * (1.0 + k)).astype(dtype), (X[::-1] - 0.2 * k).astype(dtype))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", ["spreads_a_tuple_argument", "calls_a_spreading_function"])
 def test_a_tuple_argument_spread_against_jax(name, dtype):
