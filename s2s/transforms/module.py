@@ -55,11 +55,20 @@ def bind_object(module: Module, preferred: str, obj: Any, fallback: str = "rule"
     return name
 
 
+# defaults Python shares between calls and a caller may change in place
+# (``def f(x, cfg={"a": 1.0})`` then ``f.__defaults__[0]["a"] = 5.0``): written as a
+# name bound to the object itself, never as a literal copy of what it held
+MUTABLE_DEFAULTS = (dict, list, set, bytearray)
+
+
 def default_text(fn: Function, p: str, module: Module | None) -> str:
     """How an emitted signature spells parameter ``p``'s default: its repr when that
-    reads back as the value (a literal), else a name bound to it (an array)."""
+    reads back as the value (a literal), else a name bound to it (an array, a
+    mutable container: the caller's own object, as Python passes it)."""
     value = fn.defaults[p]
     text = repr(value)
+    if module is not None and type(value) in MUTABLE_DEFAULTS:
+        return bind_object(module, f"{p}_default", value)
     try:
         same = type(eval(text, {})) is type(value)  # noqa: S307 (a literal's repr)
     except Exception:
