@@ -171,6 +171,7 @@ def per_example(w, x, y):
     return np.log1p(np.exp(-y * (x @ (w * SCALES)))) + OFFSET * np.sum(w**2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_the_vmapped_gradients_hot_path_follows_values_constants_and_dtypes(
         dtype, monkeypatch):

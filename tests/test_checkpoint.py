@@ -168,6 +168,7 @@ def test_checkpointed_gradient_equals_plain_and_jax(fn, make, every) -> None:
     assert "segment" in ckpt.source or every != "sqrt"
 
 
+@pytest.mark.slow
 def test_rows_of_an_array_both_arguments() -> None:
     r = np.random.default_rng(1)
     w = r.uniform(0.1, 0.5, size=3)
@@ -292,6 +293,7 @@ def scalar_loop(a):
     return t
 
 
+@pytest.mark.slow
 def test_grad_of_grad_through_the_checkpointed_loop() -> None:
     """Reverse over the emitted gradient: its tapes (and the checkpoint list) are
     lists appended going forward and popped coming back, undone in turn."""

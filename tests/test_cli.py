@@ -37,6 +37,7 @@ def test_docs_primitives_md_is_up_to_date() -> None:
     )
 
 
+@pytest.mark.slow
 def test_scipy_rules_register_on_first_use_not_at_import() -> None:
     code = (
         "import sys, numpy as np, s2s\n"

@@ -319,6 +319,7 @@ def test_a_tape_item_shares_only_its_own_memory() -> None:
     assert normalize(emitted(C.recurrence_added_input, x)).body
 
 
+@pytest.mark.slow
 def test_a_view_read_after_the_backward_puts_elements_back_is_a_copy() -> None:
     """The backward reads h[t]'s values after putting row t + 1 back: right at run
     time (other rows), but s2s does not track which elements a view covers; so the
@@ -352,6 +353,7 @@ def test_emitted_gradient_normalizes(case) -> None:
             assert all(j for j in s.joins)
 
 
+@pytest.mark.slow
 def test_second_order_through_rows_read_from_an_array_written_in_a_loop() -> None:
     """``y[i - 1]`` of a 2-D ``y`` is a view the gradient's tape keeps while ``y`` is
     written: the emitted gradient binds it as a copy, so forward mode over it (HVPs,

@@ -54,6 +54,7 @@ def test_vmap_of_grad_through_a_collective_is_jaxs(name, dtype):
     close(got, jax.vmap(jax.grad(getattr(J, name)), axis_name="batch")(x), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", ["batch_norm", "share", "gathered"])
 def test_vjp_jvp_and_jacobian_of_a_vmap_with_a_collective_are_jaxs(name, dtype):
@@ -170,6 +171,7 @@ def _jax_all_gather(v, names, axis=0):
                         0, axis)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_all_gather_over_a_tuple_of_names_is_jaxs(dtype):
     x = x_of(dtype, shape=(2, 3, 4))
@@ -185,6 +187,7 @@ def test_all_gather_over_a_tuple_of_names_is_jaxs(dtype):
         jax.vmap(jax.vmap(JX.gather_two, axis_name="rows"), axis_name="cols")(x)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_grad_through_all_gather_over_a_tuple_of_names_is_jaxs(dtype):
     import jax.numpy as jnp

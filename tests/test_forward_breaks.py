@@ -349,6 +349,7 @@ def test_jacfwd_matches_jax(fn, scale) -> None:
     close(s2s.jacfwd(fn)(x), jax.jacfwd(twin(fn))(x))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", [0.05, 3.0])
 @pytest.mark.parametrize("fn", [nb, nb2, nb3, swap_break], ids=lambda f: f.__name__)
 def test_hessian_matches_jax(fn, scale) -> None:

@@ -26,6 +26,7 @@ def drawn(case_id: str):
 
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", e2e_params([c for c in E2E if c.jax and not c.static]))
 def test_e2e_jvp_matches_jax(case) -> None:
     _, primals, _, tangents = drawn(case.id)

@@ -71,6 +71,7 @@ def jac_params() -> list:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case,mode", jac_params())
 def test_jacobian_matches_jax(case: Case, mode: str) -> None:
     ours = getattr(s2s, mode)(case.fn, argnums=case.argnums, has_aux=case.has_aux)

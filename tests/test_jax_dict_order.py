@@ -172,6 +172,7 @@ def test_dict_order_sweep(name, argkind, mode, dtype):
     run_case(name, argkind, mode, dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
 def test_grad_of_a_walk_over_items_keeps_the_callers_order(dtype):
     """The reported case: grad of a loop weighting a dict's items by their place."""
@@ -204,6 +205,7 @@ def test_a_dict_after_calls_of_arrays_is_walked_in_its_order():
     assert_same(f(x, np.ones(2)), _mixed(x, np.ones(2)), np.float64, "arrays again")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
 @pytest.mark.parametrize("mode", ["vmap", "vmap_grad"])
 def test_vmap_walks_each_order_as_given(mode, dtype):

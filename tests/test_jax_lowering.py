@@ -165,6 +165,7 @@ def test_loop_count_zero_and_one() -> None:
         assert_close(g(X_POS, n), s2s.grad(loop_with_branch)(X_POS, n))
 
 
+@pytest.mark.slow
 def test_nested_loops_and_indexed_writes() -> None:
     g = s2s.jit(s2s.grad(nested_loops), backend="jax", static_argnums=(1, 2))
     assert_close(g(X_POS, 3, 2), s2s.grad(nested_loops)(X_POS, 3, 2))

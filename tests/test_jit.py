@@ -374,6 +374,7 @@ def _scalar_fn(x):
     return np.sin(x) * x + np.exp(0.5 * x)
 
 
+@pytest.mark.slow
 def test_second_order_under_jit() -> None:
     def twin(x):
         return jnp.sin(x) * x + jnp.exp(0.5 * x)

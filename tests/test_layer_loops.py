@@ -296,6 +296,7 @@ def _structure(tree: Any) -> Any:
     return "leaf"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 def test_grad_and_value_and_grad(name, jax, twins) -> None:
     fn, twin = _fns(name, twins)
@@ -331,6 +332,7 @@ def test_jacrev_of_a_vector_output(jax, twins) -> None:
     close(s2s.jacrev(fn, argnums=1)(params, x), jax.jacrev(twin, argnums=1)(params, x))
 
 
+@pytest.mark.slow
 def test_grad_of_grad(jax, twins) -> None:
     """The emitted gradient has no loop left; differentiating it again is plain."""
     fn, twin = _fns("reversed_layers", twins)
@@ -371,6 +373,7 @@ def test_the_emitted_code_is_unrolled_and_quotes_the_loop() -> None:
                 "    # h = np.tanh(h @ W + b)\n") in text
 
 
+@pytest.mark.slow
 def test_a_length_is_part_of_the_signature(jax, twins) -> None:
     """Calls with other depths get other unrolled gradients, each right (the second
     call of a signature runs the code specialized to its shapes)."""

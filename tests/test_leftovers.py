@@ -715,6 +715,7 @@ def test_eigvals_under_jit_on_jax_and_at_nan() -> None:
         s2s.grad(eigvals_loss)(bad)
 
 
+@pytest.mark.slow
 @needs_jax
 def test_solve_banded_on_the_jax_backend() -> None:
     """JAX has no banded solver: on the JAX backend the band is solved as the dense
@@ -825,6 +826,7 @@ def gradient_second_order_edges(a, x):
     return np.sum(g0 * g0) + np.sum(np.sin(g1) * a)
 
 
+@pytest.mark.slow
 @needs_jax
 def test_gradient_with_second_order_edges_on_the_jax_backend() -> None:
     """jnp.gradient takes no edge_order: np.gradient(..., edge_order=2) failed on the
@@ -866,6 +868,7 @@ REPEATED = {
 }
 
 
+@pytest.mark.slow
 @needs_jax
 @pytest.mark.parametrize("key", sorted(REPEATED))
 def test_eig_at_repeated_eigenvalues_values_as_jax_vectors_nan(key) -> None:

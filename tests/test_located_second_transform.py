@@ -25,6 +25,7 @@ def test_vmap_of_grad_of_an_if_on_a_batched_value_that_calls_a_function() -> Non
                                rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("x", [X, 2 * X, -X])
 def test_the_function_itself_differentiates(x) -> None:
     """(x = -X skips the call: its Hessian was refused, "`inner_vjp_jvp` was not

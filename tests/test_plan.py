@@ -74,6 +74,7 @@ def jscaled(x, s=2.0):
     return jnp.sum(jnp.sin(x) * s)
 
 
+@pytest.mark.slow
 def test_the_call_arguments_travel_as_arguments_not_as_state_on_the_transform() -> None:
     """The call's arguments reach the inner transform as parameters of the code
     request, so nothing of one call stays on the object for the next: a jvp of a grad

@@ -447,6 +447,7 @@ def test_an_object_built_on_either_path_of_an_if(dtype):
         _same_built(back(out), jback(jout), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_a_built_aux_output_comes_back_in_its_type(dtype):
     rng = np.random.default_rng(22)

@@ -239,6 +239,7 @@ def test_emitted_code_imports_the_helpers_from_s2s_runtime() -> None:
     assert "stats_poisson_pmf(" in text  # poisson.cdf's derivative: -pmf(floor(k), mu)
 
 
+@pytest.mark.slow
 def test_a_standalone_emitted_module_copies_the_scipy_helpers(tmp_path) -> None:
     from s2s.tools.cli import main
 
@@ -287,6 +288,7 @@ def test_logsumexp_in_b_where_b_is_zero_matches_finite_differences() -> None:
         np.testing.assert_allclose(got[i], fd_grad(lse_b, (a, b), i)[0], rtol=1e-7, atol=1e-9)
 
 
+@pytest.mark.slow
 @needs_jax
 @pytest.mark.parametrize("in_axes", [(None, 0), (0, None), (0, 0)])
 def test_vmap_of_logsumexp_over_its_weights_matches_jax(in_axes) -> None:

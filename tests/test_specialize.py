@@ -405,6 +405,7 @@ def test_past_the_size_limit_the_code_runs_as_emitted(tmp_path, monkeypatch) -> 
     assert g.specialized_source is None
 
 
+@pytest.mark.slow
 def test_without_egglog_the_specializer_still_gives_the_gradient(tmp_path) -> None:
     """egglog is the optional [egraph] extra: a plain install has no e-graph passes, and
     the second and third calls (specialized) still equal the closed-form gradient."""

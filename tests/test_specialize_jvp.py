@@ -103,6 +103,7 @@ def test_hvp_values_changing_between_calls(dtype):
         x[...], v[...] = rng.normal(size=6), rng.normal(size=6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32, marks=pytest.mark.slow)])
 def test_hvp_of_a_loss_with_data_and_new_shapes(dtype):
     g, hvp = hvp_of(softplus_loss)
@@ -200,6 +201,7 @@ def test_the_hvp_reads_the_doubled_tanh_it_computed(dtype, monkeypatch):
         in texts[""], texts[""]
 
 
+@pytest.mark.slow
 def test_a_module_constant_rebound_between_calls(monkeypatch):
     g, hvp = hvp_of(softplus_loss)
     rng = np.random.default_rng(3)

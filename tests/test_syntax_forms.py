@@ -356,6 +356,7 @@ def _layers() -> tuple[list, np.ndarray, np.ndarray]:
     return params, r.standard_normal((6, 4)), np.eye(3)[r.integers(0, 3, 6)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["mlp_loss", "dict_layers_loss"])
 def test_loop_over_a_list_of_layers(name, jax, twin) -> None:
     params, x, y = _layers()

@@ -119,6 +119,7 @@ def test_hessian_with_negative_argnums_and_a_parameter_left_at_its_default() -> 
         close(got, expected)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("outer", ["jacfwd", "jacrev"])
 @pytest.mark.parametrize("inner", ["jacfwd", "jacrev"])
 def test_a_jacobian_as_input_keeps_a_parameter_named_like_its_locals(outer, inner) -> None:

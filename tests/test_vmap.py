@@ -202,6 +202,7 @@ def test_jax_messages_are_jaxs() -> None:
     assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
 
 
+@pytest.mark.slow
 def test_vmap_of_vmap_matches_nested_loops() -> None:
     r = np.random.default_rng(6)
     xs, w = r.normal(size=(4, 5, 3)), r.normal(size=(3, 2))

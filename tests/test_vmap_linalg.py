@@ -88,6 +88,7 @@ def first_batched(case):
     return batched, (0,) + (None,) * (n - 1), args[n:]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_JAX, reason="needs JAX")
 @pytest.mark.parametrize("case", marked([c for c in CASES if c.jax], BLOCKED))
 def test_rule_table_vmap_matches_jax(case) -> None:

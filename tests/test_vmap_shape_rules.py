@@ -75,6 +75,7 @@ def test_rule_table_vmap_matches_jax(case) -> None:
     assert_vectorised(v)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=pytest.mark.xfail(reason=BLOCKED_GRADS[c.id]))
     if c.id in BLOCKED_GRADS else pytest.param(c, id=c.id) for c in CASES

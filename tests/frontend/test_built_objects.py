@@ -66,6 +66,7 @@ def test_an_object_chosen_by_a_run_time_test() -> None:
             np.float64)
 
 
+@pytest.mark.slow
 def test_values_change_between_calls() -> None:
     """The 1st, 3rd and 10th call of one transform, each with other values."""
     g = s2s.value_and_grad(F.method_calls_method)

@@ -33,6 +33,7 @@ def test_grad_jvp_vjp_against_jax(name, rest, dtype) -> None:
     C.grads(F, J, name, X, rest, dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, rest", CASES, ids=IDS)
 def test_jacobians_against_jax(name, rest) -> None:
     C.jacobians(F, J, name, X, rest)

@@ -33,6 +33,7 @@ def _close(got, want, dtype) -> None:
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), **tol)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", NAMES)
 def test_transforms_against_jax(name, dtype) -> None:

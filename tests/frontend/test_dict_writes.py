@@ -52,6 +52,7 @@ def close(got, expected, dtype):
                                    **tol(dtype))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 @pytest.mark.parametrize("name", SCALAR)
 def test_grad_jvp_and_jacobians(name, dtype) -> None:
@@ -101,6 +102,7 @@ def test_a_returned_dict(dtype) -> None:
     close(s2s.vmap(ours)(BATCH.astype(dtype)), jax.vmap(theirs)(BATCH.astype(dtype)), dtype)
 
 
+@pytest.mark.slow
 def test_values_change_across_ten_calls() -> None:
     """Calls 1 (generic), 2 (specialized), 3 and 10 each match JAX at their argument,
     both paths of the `if` taken in turn; the caller writing into a result does not

@@ -56,6 +56,7 @@ def _as_dict(keys, leaves):
     return dict(zip(keys, leaves))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", ON_DICTS)
 def test_dict_arguments_against_jax(name, dtype) -> None:

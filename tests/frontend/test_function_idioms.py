@@ -79,6 +79,7 @@ def test_jvp_jacobians_and_jit(name, dtype) -> None:
     close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", HEAVY)
 def test_vmap(name) -> None:
     ours, theirs = getattr(F, name), getattr(J, name)

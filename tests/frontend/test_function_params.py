@@ -97,6 +97,7 @@ def test_functions_passed_and_defaults(name, dtype) -> None:
                       jax.vmap(jax.grad(lambda x: call(theirs, x, jaxs)))(batch), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_required_function_and_none(dtype) -> None:
     """``fit(w, loss_fn)`` with a module function and a lambda; ``transform=None``

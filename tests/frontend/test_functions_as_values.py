@@ -196,6 +196,7 @@ def test_jit_on_the_jax_backend(name) -> None:
     close(s2s.jit(s2s.grad(ours), backend="jax")(X), jax.grad(theirs)(X), np.float64)
 
 
+@pytest.mark.slow
 def test_a_nested_recursive_def_with_its_depth_changing_per_call() -> None:
     """Depths 0, 1, 5, 2 ... over ten calls, each call's recursion its own: calls 1,
     2, 3 and 10 against JAX (grad; jvp at the first and last)."""

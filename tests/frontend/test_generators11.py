@@ -112,6 +112,7 @@ def test_an_early_return_on_a_value() -> None:
     assert "generators11_fns.py" in str(info.value)
 
 
+@pytest.mark.slow
 def test_the_window_stops_at_the_shortest_sequence() -> None:
     """Before: ``zip(x, x[1:])`` walked ``len(x)`` steps, an IndexError from the
     emitted code (NumPy), ``x[1:][len(x) - 1]`` read past the end."""

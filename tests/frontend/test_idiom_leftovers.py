@@ -254,6 +254,7 @@ def test_module_constant_read_at_each_call_on_numpy() -> None:
 
 # ---- 4. gradients in the body, in their primals' dtype ---------------------------------
 
+@pytest.mark.slow
 def test_a_body_gradient_of_float32_stays_float32() -> None:
     """jvp, vmap and jacfwd of a body's ``grad(partial(inner, w=W))`` (W float64) at
     a float32 input: float32 results (they were float64), the values those of the

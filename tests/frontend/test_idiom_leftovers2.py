@@ -90,6 +90,7 @@ def central(f, args, k, v, eps=1e-6):
     return (f(*hi) - f(*lo)) / (2 * eps)
 
 
+@pytest.mark.slow
 def test_each_item_against_central_differences() -> None:
     """The sweeps below (JAX's oracle, float32 too) run under ``-m slow``; by default
     each item once: the gradient's projection on a direction against central

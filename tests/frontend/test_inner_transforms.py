@@ -195,6 +195,7 @@ def test_vmap_selects_per_example(name, dtype) -> None:
         assert got.dtype == dtype and grads.dtype == dtype
 
 
+@pytest.mark.slow
 @pytest.mark.every_case
 @pytest.mark.parametrize("name", default(CHOSEN, {"bound_on_a_branch"}))
 def test_the_jacobians_at_points_on_each_path(name) -> None:
@@ -293,6 +294,7 @@ def test_an_empty_batch_under_vmap_and_the_jacobians(name) -> None:
               BATCH, m), np.float64)
 
 
+@pytest.mark.slow
 def test_an_empty_batch_then_a_full_one() -> None:
     """One emitted function serves both: calls 1 to 10 change the batch size (0, 1,
     4 rows)."""

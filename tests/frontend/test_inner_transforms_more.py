@@ -132,6 +132,7 @@ def test_empty_batches_on_the_jax_backend(name) -> None:
               jax.grad(summed(theirs, jnp.sum))(X, m), np.float64)
 
 
+@pytest.mark.slow
 def test_nan_in_an_empty_batchs_function() -> None:
     """A NaN in ``x`` reaches the Jacobian where JAX's does, with an empty and a full
     batch."""

@@ -85,6 +85,7 @@ def test_values_change_between_calls_and_sizes() -> None:
     assert F.sum_list(empty) == 0.0 and g(empty).shape == (0,)
 
 
+@pytest.mark.slow
 def test_results_are_not_shared_with_the_input() -> None:
     xs = np.stack([X, 2.0 * X])
     before = xs.copy()
@@ -101,6 +102,7 @@ def test_map_over_an_array_reads_as_a_loop() -> None:
     np.testing.assert_allclose(s2s.grad(F.map_shadow)(X), 2.0 * np.ones(4))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("length", [1, 3])
 def test_list_arguments_against_jax(length, dtype) -> None:

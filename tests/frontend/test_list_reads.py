@@ -62,6 +62,7 @@ def test_second_order_and_vmap(name) -> None:
                                rtol=1e-9)
 
 
+@pytest.mark.slow
 def test_adversarial() -> None:
     """no row, one row; values changing between calls; NaN stays where JAX puts it."""
     g = s2s.grad(F.rnn)

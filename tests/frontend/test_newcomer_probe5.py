@@ -128,6 +128,7 @@ def test_an_add_into_a_dict_item_another_name_holds_is_refused(name) -> None:
     assert 'write `state["acc"] = state["acc"] + ...`' in message, message
 
 
+@pytest.mark.slow
 def test_an_add_into_a_dict_item_of_its_own_runs() -> None:
     x = np.array([1.0, -2.0, 0.5])
     value, grad = s2s.value_and_grad(F.dict_item_of_its_own)(x)

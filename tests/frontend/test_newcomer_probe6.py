@@ -129,6 +129,7 @@ def test_grad_against_central_differences(name, capsys) -> None:
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 def test_a_running_min_from_inf_has_a_finite_hessian(dtype) -> None:
     """``best = np.inf`` then ``best = np.minimum(best, v)`` in a loop: the Hessian's

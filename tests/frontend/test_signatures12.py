@@ -105,6 +105,7 @@ def test_combine_given_directly_at_ten_calls() -> None:
         assert float(got) == (w0 if call % 2 else 1.0), (call, got)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("calls", [pytest.param(CALLS, marks=pytest.mark.slow), (1,)],
                          ids=["1-3-10", "1"])
 def test_a_draw_from_a_literal_seed_in_a_callee(calls) -> None:

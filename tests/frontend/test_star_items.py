@@ -62,6 +62,7 @@ def test_a_tuple_argument_spread_against_jax(name, dtype):
           compiled(jax.grad(theirs))(x, xs), dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_a_spread_after_positional_arguments_and_of_a_grown_list(dtype):
     for k in range(3):
