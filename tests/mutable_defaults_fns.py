@@ -9,3 +9,10 @@ def scaled(x, cfg={"a": 1.0}, extra=[0.5]):  # noqa: B006 (the shared default is
 
 def calls_scaled(x):
     return 2.0 * scaled(x)
+
+
+def walked(x, cfg={"a": 1.0}):  # noqa: B006
+    s = 0.0
+    for _, v in cfg.items():
+        s = s + v * np.sum(np.sin(x))
+    return s

@@ -80,8 +80,9 @@ def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
     if _per_call(fn):
         return PerArity(fn, make)
     names = function_params(fn)
-    if names:  # (`def f(x, act=np.tanh)`: made per function passed)
-        return PerFunctionArgs(fn, make, names)
+    keyed = dict_defaults(fn)  # (`def f(x, cfg={"a": 1.0})`: made per its keys, which
+    if names or keyed:  # the caller may change in place; `act=np.tanh`: per function)
+        return PerFunctionArgs(fn, make, names + tuple(k for k in keyed if k not in names))
     if by_keyword_objects(fn):  # (`def step(w, cfg=OptConfig(...))`: per call's arity,
         return PerArity(fn, make)  # the default's fields read, api/keyword_trees.py)
     try:
@@ -603,6 +604,7 @@ class PerFunctionArgs(PerArity):
                               else None) for name in names)  # (None: keyword-only)
         self._held: dict[tuple, tuple] = {}  # (what a key's ids name, kept alive)
         self.tested = type_tested(fn)
+        self.keyed = frozenset(dict_defaults(fn))  # (read per call: DictKeys)
         self.int_keys = int_key_names(fn)
         # (a parameter only passed on or walked: bound where it is given functions)
         self.handed = _handed_names(fn) - _called_names(fn) - self.tested - {
@@ -681,7 +683,7 @@ class PerFunctionArgs(PerArity):
                 continue
             # (a value whose structure the code needs, here or in a callee given it:
             # `f(v, **kw)`, `del d[k]`, `h(*xs)`: its keys, its string, its length)
-            if name in self.handed and type(value) is dict and all(
+            if (name in self.handed or name in self.keyed) and type(value) is dict and all(
                     isinstance(k, str) for k in value):
                 out[name] = DictKeys(tuple(value))
                 continue
@@ -721,6 +723,22 @@ def _members(cls: type) -> tuple:
     """The class and what its classes' dicts hold, for a key: a method replaced on
     the class (``Affine.apply = ...``) makes another transform."""
     return (cls, *(v for c in cls.__mro__[:-1] for v in vars(c).values()))
+
+
+def dict_defaults(fn: Any) -> tuple[str, ...]:
+    """The parameters of the plain function ``fn`` whose default is a dict of string
+    keys: a call leaving one out reads the dict as it is then, keys added in place
+    included, so its keys are part of what the transform is made for."""
+    if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND):
+        return ()
+    code = fn.__code__
+    names = code.co_varnames[:code.co_argcount]
+    defaults = fn.__defaults__ or ()
+    out = [n for n, d in zip(names[len(names) - len(defaults):], defaults)
+           if type(d) is dict and d and all(isinstance(k, str) for k in d)]
+    out += [n for n, d in (fn.__kwdefaults__ or {}).items()
+            if type(d) is dict and d and all(isinstance(k, str) for k in d)]
+    return tuple(out)
 
 
 def _variant(fn: Any, bound: dict[str, Any]) -> Any:
