@@ -204,6 +204,13 @@ def aliasing(f, args):
     return None
 
 
+def pinned(name, dtype, expected, expected_f32) -> str:
+    """The class a probe's test records for ``name`` in ``dtype``: its ``expected``
+    entry (both dtypes), else in float32 its ``expected_f32`` entry, else ok."""
+    return expected.get(name) or (expected_f32.get(name, "ok") if dtype == np.float32
+                                  else "ok")
+
+
 def jax_grad_runs(probe, name, J) -> str:
     """Whether ``jax.grad`` of the twin runs on the probe's arguments: "runs", or the
     exception's type and first line."""

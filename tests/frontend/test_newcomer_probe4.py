@@ -17,6 +17,7 @@ between calls (silently stale), a name rebound after an early return (refused)."
 
 from __future__ import annotations
 
+import newcomer_harness as H
 import newcomer_probe4_cases as C  # (pytest puts this directory on sys.path)
 import newcomer_probe4_fns as F
 import numpy as np
@@ -78,9 +79,7 @@ def test_probe_sweep(name, dtype) -> None:
     J = jax_twin(F)
     J.sps = jax.scipy.special
     label, verdicts = C.classify(name, J, dtype)
-    want = EXPECTED.get(name) or (EXPECTED_F32.get(name, "ok") if dtype == np.float32
-                                  else "ok")
-    assert label == want, verdicts
+    assert label == H.pinned(name, dtype, EXPECTED, EXPECTED_F32), verdicts
 
 
 def tol(dtype):

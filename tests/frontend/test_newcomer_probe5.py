@@ -19,6 +19,7 @@ WRONG NUMBER: NumPy adds in place, s2s gave the dict a new item; now refused).""
 
 from __future__ import annotations
 
+import newcomer_harness as H
 import newcomer_probe5_cases as C  # (pytest puts this directory on sys.path)
 import newcomer_probe5_fns as F
 import numpy as np
@@ -78,9 +79,7 @@ def test_probe_sweep(name, dtype) -> None:
     """Each function's class is the one recorded: accepted and correct, or refused
     with a located TransformError (never WRONG, never an internal error)."""
     label, verdicts = C.classify(name, jax_twin(F), dtype)
-    want = EXPECTED.get(name) or (EXPECTED_F32.get(name, "ok") if dtype == np.float32
-                                  else "ok")
-    assert label == want, verdicts
+    assert label == H.pinned(name, dtype, EXPECTED, EXPECTED_F32), verdicts
 
 
 def tol(dtype):
