@@ -54,8 +54,9 @@ def test_every_transform_reads_the_default_as_it_is_now(defaults) -> None:
 def test_a_key_added_in_place_is_walked_at_the_next_call() -> None:
     """``for _, v in cfg.items()`` of a dict default: the loop is unrolled over its
     keys, so a key added in place makes the transform again (it kept the old keys:
-    ``cos(x)`` where NumPy gives ``3 cos(x)``).  Not yet under ``s2s.jvp``, whose
-    cache of the function's plans does not read the default's keys."""
+    ``cos(x)`` where NumPy gives ``3 cos(x)``); ``s2s.jvp``, ``s2s.vjp`` and
+    ``jacfwd`` too (jvp's own cache of plans kept the old keys: ``sum(sin(x))`` and
+    ``cos(x)`` after a key was added)."""
     (cfg,) = F.walked.__defaults__
     grad, hessian = s2s.grad(F.walked), s2s.hessian(F.walked)
     try:
@@ -71,6 +72,15 @@ def test_a_key_added_in_place_is_walked_at_the_next_call() -> None:
                 batch = np.stack([x, 2 * x])
                 np.testing.assert_allclose(s2s.vmap(grad)(batch), total * np.cos(batch),
                                            rtol=1e-12)
+            v = np.linspace(-1.0, 1.0, x.size)
+            out, tangent = s2s.jvp(F.walked, (x,), (v,))
+            np.testing.assert_allclose(out, total * np.sum(np.sin(x)), rtol=1e-12)
+            np.testing.assert_allclose(tangent, total * np.cos(x) @ v, rtol=1e-12)
+            out, pullback = s2s.vjp(F.walked, x)
+            np.testing.assert_allclose(pullback(np.float64(2.0))[0], 2 * total * np.cos(x),
+                                       rtol=1e-12)
+            np.testing.assert_allclose(s2s.jacfwd(F.walked)(x), total * np.cos(x),
+                                       rtol=1e-12)
     finally:
         cfg.clear()
         cfg["a"] = 1.0

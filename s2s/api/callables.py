@@ -140,7 +140,8 @@ def _defaults_bound(fun: Any, nargs: int, keys: tuple[str, ...],
     parameter holds a function (``def f(x, act=np.tanh)``), a copy with the default
     bound (``PerFunctionArgs``)."""
     names = function_params(fun) or per_call_names(fun, args or ())
-    if not names:  # (a pytree default left: its fields read, keyword_trees.py)
+    names += tuple(k for k in dict_defaults(fun) if k not in names)  # (its keys: read
+    if not names:  # per call, as `transformable`'s)  # (a pytree default left: its fields read, keyword_trees.py)
         left = _cached(fun, ("objects", nargs, tuple(keys)), lambda: leaving_objects(
             fun, nargs, tuple(keys)))
         return fun if left is None else left

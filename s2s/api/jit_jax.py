@@ -617,7 +617,7 @@ def vjp_on_jax(backend: JaxBackend, fun: Callable, primals: tuple,
         out = call(backend, fun, primals, {})
     out, aux = api._split_aux(out, has_aux)
     float_args = api._inexact_args(primals)
-    kinds = tuple(kind_of(p) for p in primals)
+    kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (len(t.ir.params) - len(primals))
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         api._check_cotangent(shadow(cotangent), shadow(out))

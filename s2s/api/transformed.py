@@ -683,7 +683,8 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     out, aux = _split_aux(out, has_aux)
     if t.ir.free:  # (a module's array returned: copied, as an argument's copy is)
         out, aux = owned_module((out, aux), t.ir.free)
-    kinds = tuple(kind_of(p) for p in primals)
+    kinds = tuple(kind_of(p) for p in primals) + (LEAF,) * (  # (defaults: as grad's)
+        len(t.ir.params) - len(primals))
     _refuse_object_output(out, t.fn)
     plain_out = trees.plain(out) if trees.has_nodes(out, False) else out
 
