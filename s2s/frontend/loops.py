@@ -21,6 +21,7 @@ from .dicts import assigned_names
 from .fncontainers import containers
 from .fnlists import unroll_appending
 from .generator_reads import rest
+from .module_dicts import unroll_module_dict
 from .objects import iterated_object
 from .windows import as_islice, as_zip, sliding_window
 
@@ -45,10 +46,8 @@ class LoopLowerer:
         ``for k in range(len(x)): row = x[k]``, which is what reverse mode needs.
         """
         reject_inside_loop(node.body, self.n.unsupported)
-        if unroll_appending(self.n, node) or containers(self.n).unroll(node):
-            return  # `for k in range(3): fs.append(lambda ...)`, `for g in (np.tanh, relu):`
-        if self.n.dicts.unroll(node) or sliding_window(self.n, node):
-            return  # `for k in ("a", "b"): out[k] = ...`; `del parts[0]` (windows.py)
+        if _lowered_elsewhere(self.n, node):
+            return
         loc_node = node.iter
         args, target_node, prefix, enum_start, backwards = self.iteration(node)
         bounds = self.n.emit(self.n.names.fresh("steps"), "range", tuple(args), {}, loc_node)
@@ -432,6 +431,14 @@ class LoopLowerer:
 
     def length(self, seq: Atom, node: Any) -> Atom:
         return self.n.emit(self.n.names.fresh(f"len_{stem(self.n.named(seq))}"), "len", (seq,), {}, node)
+
+
+def _lowered_elsewhere(n: Any, node: cst.For) -> bool:
+    """Lower ``node`` where a pass of its own does (True): ``fs.append(lambda ...)``,
+    ``for g in (np.tanh, relu):``, ``for k in ("a", "b"): out[k] = ...``, ``del
+    parts[0]`` (windows.py), ``for k, w in CFG.items():`` (module_dicts.py)."""
+    return unroll_appending(n, node) or containers(n).unroll(node) or n.dicts.unroll(
+        node) or sliding_window(n, node) or unroll_module_dict(n, node)
 
 
 def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:

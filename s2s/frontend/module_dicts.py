@@ -1,0 +1,122 @@
+"""A loop over a module's dict, unrolled over its keys::
+
+    CFG = {"a": 1.0, "b": 2.0}                s = s + CFG["a"] * np.sum(x)
+    for k, w in CFG.items():          ->      s = s + CFG["b"] * np.sum(x)
+        s = s + w * np.sum(x)
+
+The keys are read when the code is generated (the keys are part of what the code is
+made for: a key added or removed in place generates it again, as a changed length of a
+module's list does); each value is read where the code runs (``CFG["a"]``), so values
+changed in place are seen by the next call without generating again.  The same for
+``CFG.keys()``, ``CFG.values()``, ``CFG`` itself, under ``sorted(...)``,
+``reversed(...)`` and ``enumerate(...)``.  A loop that leaves early (``break``,
+``continue``, ``return``), has an ``else``, or binds its own target again is left as
+it was.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import libcst as cst
+
+from .comprehensions import substitute
+from .dicts import _jumps, assigned_names  # (the constant-key loops' tests)
+
+_WRAPPERS = (builtins.sorted, builtins.reversed, builtins.enumerate)
+
+
+def unroll_module_dict(n: Any, node: cst.For) -> bool:
+    """Lower ``node`` as above where it walks a module's dict (True), else leave it
+    (False, nothing emitted)."""
+    if node.orelse is not None or node.asynchronous is not None or _jumps(node.body):
+        return False
+    name = _walked_dict(n, node.iter)
+    if name is None:
+        return False
+    targets = _names(node.target)
+    if targets is None or set(targets) & assigned_names(node.body):
+        return False
+    static = n.comps.static
+    before = n.resolver.free.get(name)
+    items = static.static_items(node.iter)
+    if items is None:
+        return False
+    if type(before) is not type(n.resolver.free.get(name)):
+        # (the code depends on the dict's keys and its values' kinds, not on its
+        # values, which the code reads where it runs: a ReadVar, not a StaticVar)
+        n.resolver.free[name] = before
+        static.watch(name, static=False)
+    tables = [_bind(node.target, spelling) for spelling, _ in items]
+    if any(t is None for t in tables):
+        return False
+    alias = n.desugar.alias
+    copies = [[substitute(s, table, alias) for s in node.body.body] for table in tables]
+    if tables:  # (after the loop its targets hold the last item's, as in Python)
+        last = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(t))],
+                                                    tables[-1][t])]) for t in targets]
+        for stmt in last:
+            alias(stmt, node.target)
+            alias(stmt.body[0], node.target)
+        copies.append(last)
+    outer, lowered = n.out, []
+    for body in copies:
+        lowered += n.stmts.block(body)
+    n.out = outer
+    outer += lowered
+    return True
+
+
+def _walked_dict(n: Any, iterable: Any) -> str | None:
+    """The module name of the dict ``iterable`` walks (``CFG.items()``,
+    ``sorted(CFG)``, ``enumerate(CFG.values())``...), or None."""
+    static = n.comps.static
+    while isinstance(iterable, cst.Call) and static.builtin(iterable.func) in _WRAPPERS:
+        args = iterable.args
+        if not args or args[0].keyword is not None or args[0].star or (
+                len(args) > 1 and static.builtin(iterable.func) is not builtins.enumerate):
+            return None
+        iterable = args[0].value
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and \
+            iterable.func.attr.value in ("items", "keys", "values") and not iterable.args:
+        iterable = iterable.func.value
+    if not isinstance(iterable, cst.Name) or iterable.value in n.local_names:
+        return None
+    try:
+        value = n.resolver.lookup_global(iterable)
+    except Exception:  # (not a module name s2s reads: left to the loop's lowering)
+        return None
+    return iterable.value if type(value) is dict else None
+
+
+def _names(target: Any) -> list[str] | None:
+    """The names a loop target binds (``k``, ``k, v``, ``i, (k, v)``), or None."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        found: list[str] = []
+        for e in target.elements:
+            if isinstance(e, cst.StarredElement):
+                return None
+            inner = _names(e.value)
+            if inner is None:
+                return None
+            found += inner
+        return found
+    return None
+
+
+def _bind(target: Any, spelling: Any) -> dict[str, Any] | None:
+    """Each name of ``target`` with the part of ``spelling`` it takes, or None."""
+    if isinstance(target, cst.Name):
+        return {target.value: spelling}
+    if not isinstance(spelling, cst.Tuple) or len(spelling.elements) != len(target.elements):
+        return None
+    table: dict[str, Any] = {}
+    for t, s in zip(target.elements, spelling.elements):
+        inner = _bind(t.value, s.value)
+        if inner is None:
+            return None
+        table.update(inner)
+    return table
