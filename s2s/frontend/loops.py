@@ -434,11 +434,12 @@ class LoopLowerer:
 
 
 def _lowered_elsewhere(n: Any, node: cst.For) -> bool:
-    """Lower ``node`` where a pass of its own does (True): ``fs.append(lambda ...)``,
-    ``for g in (np.tanh, relu):``, ``for k in ("a", "b"): out[k] = ...``, ``del
-    parts[0]`` (windows.py), ``for k, w in CFG.items():`` (module_dicts.py)."""
-    return unroll_appending(n, node) or containers(n).unroll(node) or n.dicts.unroll(
-        node) or sliding_window(n, node) or unroll_module_dict(n, node)
+    """Lower ``node`` where a pass of its own does (True): ``for k, w in CFG.items():``
+    (module_dicts.py, first: the others read the dict as a value), ``fs.append(lambda
+    ...)``, ``for g in (np.tanh, relu):``, ``for k in ("a", "b"): out[k] = ...``, ``del
+    parts[0]`` (windows.py)."""
+    return unroll_module_dict(n, node) or unroll_appending(n, node) or containers(
+        n).unroll(node) or n.dicts.unroll(node) or sliding_window(n, node)
 
 
 def _shortest(loops: Any, seqs: list[Atom], node: Any) -> Atom:

@@ -23,6 +23,7 @@ import libcst as cst
 
 from .comprehensions import substitute
 from .dicts import _jumps, assigned_names  # (the constant-key loops' tests)
+from .static import ReadVar, StaticVar
 
 _WRAPPERS = (builtins.sorted, builtins.reversed, builtins.enumerate)
 
@@ -43,11 +44,13 @@ def unroll_module_dict(n: Any, node: cst.For) -> bool:
     items = static.static_items(node.iter)
     if items is None:
         return False
-    if type(before) is not type(n.resolver.free.get(name)):
+    now = n.resolver.free.get(name)
+    if type(now) is StaticVar and type(before) is not StaticVar:
         # (the code depends on the dict's keys and its values' kinds, not on its
         # values, which the code reads where it runs: a ReadVar, not a StaticVar)
-        n.resolver.free[name] = before
-        static.watch(name, static=False)
+        read = ReadVar(now.name, now.cell, now.scope)
+        read.also = now.also
+        n.resolver.free[name] = read
     tables = [_bind(node.target, spelling) for spelling, _ in items]
     if any(t is None for t in tables):
         return False
@@ -87,7 +90,9 @@ def _walked_dict(n: Any, iterable: Any) -> str | None:
         value = n.resolver.lookup_global(iterable)
     except Exception:  # (not a module name s2s reads: left to the loop's lowering)
         return None
-    return iterable.value if type(value) is dict else None
+    if type(value) is not dict or any(callable(v) for v in value.values()):
+        return None  # (a dict of functions: fncontainers.py unrolls its loops)
+    return iterable.value
 
 
 def _names(target: Any) -> list[str] | None:

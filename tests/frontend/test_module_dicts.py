@@ -112,3 +112,28 @@ def test_against_jax(name, dtype) -> None:
     batch = np.stack([x, 0.5 * x])
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(batch), jax.vmap(jax.grad(g))(batch),
                                **tol)
+
+
+def test_a_value_changed_in_place_does_not_generate_again(monkeypatch) -> None:
+    """The code depends on the keys, not the values (read where it runs): a changed
+    value is read without lowering the function again; an added key lowers it."""
+    import s2s.api.transformed as transformed
+
+    lowered = []
+    real = transformed.pipeline.lower
+    monkeypatch.setattr(transformed.pipeline, "lower",
+                        lambda fn, **kw: lowered.append(fn) or real(fn, **kw))
+    grad = s2s.grad(F.keys_read)
+    saved = dict(F.WEIGHTS)
+    try:
+        grad(X)
+        first = len(lowered)
+        F.WEIGHTS["a"] = 7.0
+        np.testing.assert_allclose(grad(X), _central(F.keys_read, X), rtol=1e-7, atol=1e-8)
+        assert len(lowered) == first
+        F.WEIGHTS["new"] = 1.0
+        np.testing.assert_allclose(grad(X), _central(F.keys_read, X), rtol=1e-7, atol=1e-8)
+        assert len(lowered) == first + 1
+    finally:
+        F.WEIGHTS.clear()
+        F.WEIGHTS.update(saved)
