@@ -31,11 +31,17 @@ _WRAPPERS = (builtins.sorted, builtins.reversed, builtins.enumerate)
 def unroll_module_dict(n: Any, node: cst.For) -> bool:
     """Lower ``node`` as above where it walks a module's dict (True), else leave it
     (False, nothing emitted)."""
-    if node.orelse is not None or node.asynchronous is not None or _jumps(node.body):
+    if node.orelse is not None or node.asynchronous is not None:
         return False
     name = _walked_dict(n, node.iter)
     if name is None:
         return False
+    if _jumps(node.body):
+        raise n.unsupported(
+            node, f"a loop over the module dict `{name}` that leaves early (`break`, "
+            "`continue`, `return`) is not supported: s2s unrolls such a loop over the "
+            "dict's keys", "test inside the body (`if k != \"b\": ...`), so "
+            "the loop runs over every key")
     targets = _names(node.target)
     if targets is None or set(targets) & assigned_names(node.body):
         return False
@@ -90,9 +96,10 @@ def _walked_dict(n: Any, iterable: Any) -> str | None:
         value = n.resolver.lookup_global(iterable)
     except Exception:  # (not a module name s2s reads: left to the loop's lowering)
         return None
-    if type(value) is not dict or any(callable(v) for v in value.values()):
-        return None  # (a dict of functions: fncontainers.py unrolls its loops)
-    return iterable.value
+    if type(value) is not dict or any(callable(v) for v in value.values()) or not all(
+            type(k) in (str, int, bool) for k in value):
+        return None  # (a dict of functions: fncontainers.py unrolls its loops; keys
+    return iterable.value  # other than literals s2s spells: lowered as before)
 
 
 def _names(target: Any) -> list[str] | None:

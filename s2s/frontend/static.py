@@ -126,7 +126,7 @@ class StaticReader:
             return functions if functions is not None else self.local_items(node)
         value = self.static_value(node)
         if isinstance(value, dict):
-            return [(_spell(k), k) for k in value]
+            return [(_spell(k), k) for k in value] if all(map(spellable, value)) else None
         if isinstance(value, (tuple, list, range, str)) or (
                 isinstance(value, np.ndarray) and value.ndim >= 1):
             return [(self._index(node, k), value[k]) for k in range(len(value))]
@@ -178,8 +178,8 @@ class StaticReader:
                 if let is not None and let.prim == "make_dict" and "keys" in let.params:
                     keys = self.n.dicts.known(let.target)  # (None: per-call keys written)
                     value = None if keys is None else dict.fromkeys(keys)  # (made here)
-                if not isinstance(value, dict):
-                    return None
+                if not isinstance(value, dict) or not all(map(spellable, value)):
+                    return None  # (`{Color.RED: ...}`: keys with no literal)
                 pairs = [(_spell(k), self._index(base, k)) for k in value]
             keys = [self.static_value(k) for k, _ in pairs]
             if func.attr.value == "keys":
@@ -305,6 +305,14 @@ class StaticReader:
 
     def _pair(self, first: Any, second: Any) -> Any:
         return cst.Tuple([cst.Element(first), cst.Element(second)])
+
+
+def spellable(value: Any) -> bool:
+    """Is ``value`` a literal ``_spell`` writes (a string, a number, None, a tuple of
+    such)?"""
+    if type(value) is tuple:
+        return all(map(spellable, value))
+    return value is None or type(value) in (str, int, float, bool, complex)
 
 
 def _spell(value: Any) -> Any:

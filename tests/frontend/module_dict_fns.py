@@ -57,3 +57,29 @@ def nothing_walked(x):
 
 def helper_walks(x):
     return np.sum(np.exp(-x)) + items_sum(x)
+
+
+class Color:
+    """Keys with no literal spelling."""
+
+    def __repr__(self):
+        return "<Color>"
+
+
+BY_OBJECT = {Color(): 2.0}
+
+
+def object_keys(x):
+    s = 0.0
+    for k, w in BY_OBJECT.items():
+        s = s + w * np.sum(x)
+    return s
+
+
+def leaves_early(x):
+    s = 0.0
+    for k, w in WEIGHTS.items():
+        if k == "b":
+            break
+        s = s + w * np.sum(x)
+    return s

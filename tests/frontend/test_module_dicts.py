@@ -137,3 +137,16 @@ def test_a_value_changed_in_place_does_not_generate_again(monkeypatch) -> None:
     finally:
         F.WEIGHTS.clear()
         F.WEIGHTS.update(saved)
+
+
+@pytest.mark.parametrize("name, words", [
+    ("object_keys", "indexed with a constant key"),
+    ("leaves_early", "leaves early"),
+])
+def test_what_is_not_unrolled_is_refused_at_the_users_line(name, words) -> None:
+    """Keys with no literal (an internal ParserSyntaxError before) and a loop that
+    leaves early: a located refusal."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(getattr(F, name))(X)
+    text = str(info.value)
+    assert words in text and "module_dict_fns.py" in text and "<s2s" not in text
