@@ -37,7 +37,13 @@ def shadow(tree: Any) -> Any:
     if isinstance(tree, list):
         return [shadow(v) for v in tree]
     if isinstance(tree, dict):
-        return {k: shadow(v) for k, v in tree.items()}
+        items = {k: shadow(v) for k, v in tree.items()}
+        meta = getattr(tree, "__s2s_meta__", None)
+        if meta is None:
+            return items
+        made = type(tree)(items)  # (a differentiated object's fields: its meta kept)
+        made.of_class, made.__s2s_meta__ = tree.of_class, meta
+        return made
     if _node(tree):  # a NamedTuple, a registered class: its leaves
         return tree_util.tree_map(shadow, tree)
     if is_array_leaf(tree) and not isinstance(tree, np.ndarray):

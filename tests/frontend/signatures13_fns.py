@@ -1,0 +1,39 @@
+"""The functions people actually write (issue 23, the thirteenth round): a registered
+dataclass whose meta (static) field the function reads (``range(p.n_layers)``).
+tests/frontend/test_signatures13.py compares each with JAX on this same source
+(``numpy`` bound to ``jax.numpy``, the class registered with ``jax.tree_util``) or
+with central differences."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+import s2s
+
+# ---- 1. a registered dataclass's meta field read in the function ----------------------
+
+
+@dataclasses.dataclass
+class Layers:
+    w: np.ndarray
+    b: np.ndarray
+    n_layers: int
+    name: str = "mlp"
+
+
+s2s.tree_util.register_dataclass(Layers, data_fields=["w", "b"],
+                                 meta_fields=["n_layers", "name"])
+
+
+def deep(p, x):
+    h = x
+    for i in range(p.n_layers):
+        h = np.tanh(h * p.w + p.b * (i + 1))
+    scale = 2.0 if p.name == "mlp" else 0.5
+    return scale * np.sum(h ** 2)
+
+
+def deep_after(x, p):
+    return deep(p, x)

@@ -1,0 +1,132 @@
+"""The functions people actually write (issue 23, thirteenth round; signatures13_fns.py),
+each under grad, value_and_grad, jvp, vmap of grad, hessian and ``s2s.jit`` (NumPy and
+JAX backends), float64 and float32, calls 1, 3 and 10 with changing values.
+
+1. A dataclass registered with ``meta_fields=["n_layers", "name"]`` whose function
+   reads ``range(p.n_layers)``: differentiated, it was refused ("`.n_layers` is not a
+   field of this argument"); its meta fields are now read as they are (static data,
+   no derivative), a gradient of it is an object of its class with the same meta
+   fields, as ``jax.grad``'s is.
+
+Expected values: JAX on the same source (``twin``: numpy bound to jax.numpy, the class
+registered with ``jax.tree_util`` too), central differences of the function run as
+written; never s2s.  The default tier runs one representative of each item against
+central differences (no JAX); ``-m slow`` runs the JAX matrix."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import signatures13_fns as F  # (pytest puts this directory on sys.path)
+from support import HAVE_JAX, assert_close_to, compiled, fd_grad
+
+import s2s
+
+X = np.array([0.3, -0.7, 0.45, 1.2])
+DTYPES = [np.float64, np.float32]
+CALLS = (1, 3, 10)
+
+
+def _x(call: int, dtype=np.float64) -> np.ndarray:
+    return (X * (1 + 0.1 * call) - 0.05 * call).astype(dtype)
+
+
+def _layers(call: int, dtype=np.float64, cls=None) -> object:
+    x = _x(call, dtype)
+    return (cls or F.Layers)(x[::-1] * 0.5, x * 0.1, 1 + call % 4,
+                             "mlp" if call % 2 else "other")
+
+
+def twin():
+    """signatures13_fns's source with numpy bound to jax.numpy and the class
+    registered with ``jax.tree_util`` (JAX's own pytree registry)."""
+    path = Path(F.__file__)
+    text = re.sub(r"^import numpy as np$", "import jax\nimport jax.numpy as np",
+                  path.read_text(), flags=re.M)
+    text = text.replace("s2s.tree_util.register_dataclass", "jax.tree_util.register_dataclass")
+    spec = importlib.util.spec_from_loader("signatures13_fns_jax", loader=None)
+    module = importlib.util.module_from_spec(spec)
+    module.__file__ = str(path)
+    sys.modules[spec.name] = module
+    exec(compile(text, str(path), "exec"), module.__dict__)
+    return module
+
+
+def _close(got, expected, dtype) -> None:
+    assert_close_to(got, expected, dtype, f64=1e-8, f32=5e-4, dtype_of="expected-arrays",
+                    scale_atol=True)
+
+
+# ---- the default tier: one of each item, against central differences ---------------
+
+
+def test_a_meta_field_of_a_differentiated_dataclass() -> None:
+    """``range(p.n_layers)`` and ``p.name == "mlp"`` read from the differentiated
+    object, its meta fields changing between calls: the gradient against central
+    differences, an object of its class carrying the call's meta fields."""
+    g = s2s.grad(F.deep)
+    for call in (1, 2, 3):
+        p, x = _layers(call), _x(call)
+        got = g(p, x)
+        assert type(got) is F.Layers and (got.n_layers, got.name) == (p.n_layers, p.name)
+        fw, fb = fd_grad(lambda w, b: F.deep(F.Layers(w, b, p.n_layers, p.name), x),
+                         (p.w, p.b), 0)[0], fd_grad(
+            lambda w, b: F.deep(F.Layers(w, b, p.n_layers, p.name), x), (p.w, p.b), 1)[0]
+        np.testing.assert_allclose(got.w, fw, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(got.b, fb, rtol=1e-6, atol=1e-8)
+        assert not np.shares_memory(got.w, p.w) and not np.shares_memory(got.b, p.b)
+
+
+# ---- -m slow: against JAX on the same source -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def J():
+    return twin()
+
+
+@pytest.fixture(scope="module")
+def jax_registered():
+    """F.Layers registered with JAX too (``s2s.jit(..., backend="jax")`` hands the
+    object to ``jax.jit``, which flattens it by JAX's registry)."""
+    import jax
+
+    try:
+        jax.tree_util.register_dataclass(F.Layers, data_fields=["w", "b"],
+                                         meta_fields=["n_layers", "name"])
+    except ValueError:  # (registered already)
+        pass
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_meta_fields_match_jax(dtype, J, jax_registered) -> None:
+    import jax
+
+    g, vg = s2s.grad(F.deep), s2s.value_and_grad(F.deep)
+    jitted, on_jax = s2s.jit(s2s.grad(F.deep)), s2s.jit(s2s.grad(F.deep), backend="jax")
+    for call in CALLS:
+        x, p, q = _x(call, dtype), _layers(call, dtype), _layers(call, dtype, J.Layers)
+        expected = compiled(jax.grad(J.deep))(q, x)
+        for got in (g(p, x), jitted(p, x), on_jax(p, x)):
+            assert type(got) is F.Layers and got.n_layers == p.n_layers, got
+            _close((got.w, got.b), (expected.w, expected.b), dtype)
+        value, grads = vg(p, x)
+        e_value, e_grads = jax.value_and_grad(J.deep)(q, x)
+        _close((value, grads.w, grads.b), (e_value, e_grads.w, e_grads.b), dtype)
+        _close(s2s.grad(F.deep, argnums=1)(p, x), jax.grad(J.deep, argnums=1)(q, x), dtype)
+        t = _layers(call + 1, dtype)
+        t.n_layers, t.name = p.n_layers, p.name
+        tq = J.Layers(t.w, t.b, p.n_layers, p.name)
+        _close(s2s.jvp(F.deep, (p, x), (t, x[::-1].copy())),
+               jax.jvp(J.deep, (q, x), (tq, x[::-1].copy())), dtype)
+        batch = np.stack([x, 0.5 * x, x[::-1].copy()])
+        _close(s2s.vmap(s2s.grad(F.deep_after), in_axes=(0, None))(batch, p),
+               jax.vmap(jax.grad(J.deep_after), in_axes=(0, None))(batch, q), dtype)
+        _close(s2s.hessian(F.deep_after)(x, p), jax.hessian(J.deep_after)(x, q), dtype)
