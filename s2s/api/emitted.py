@@ -38,11 +38,11 @@ def shadow(tree: Any) -> Any:
         return [shadow(v) for v in tree]
     if isinstance(tree, dict):
         items = {k: shadow(v) for k, v in tree.items()}
-        meta = getattr(tree, "__s2s_meta__", None)
-        if meta is None:
+        if type(tree) is dict or not hasattr(tree, "of_class"):
             return items
-        made = type(tree)(items)  # (a differentiated object's fields: its meta kept)
-        made.of_class, made.__s2s_meta__ = tree.of_class, meta
+        made = type(tree)(items)  # (a NamedTuple's fields read by position too, `p[1]`;
+        made.of_class = tree.of_class  # a differentiated object's meta fields kept)
+        made.__s2s_meta__ = tree.__s2s_meta__
         return made
     if _node(tree):  # a NamedTuple, a registered class: its leaves
         return tree_util.tree_map(shadow, tree)

@@ -1,5 +1,6 @@
 """The functions people actually write (issue 23, the thirteenth round): a registered
-dataclass whose meta (static) field the function reads (``range(p.n_layers)``).
+dataclass whose meta (static) field the function reads (``range(p.n_layers)``), a
+keyword-only parameter given a NamedTuple (``def f(x, *, p)``).
 tests/frontend/test_signatures13.py compares each with JAX on this same source
 (``numpy`` bound to ``jax.numpy``, the class registered with ``jax.tree_util``) or
 with central differences."""
@@ -7,6 +8,7 @@ with central differences."""
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 import numpy as np
 
@@ -37,3 +39,15 @@ def deep(p, x):
 
 def deep_after(x, p):
     return deep(p, x)
+
+
+# ---- 2. a keyword-only parameter given a NamedTuple ----------------------------------
+
+
+class Params(NamedTuple):
+    a: np.ndarray
+    b: np.ndarray
+
+
+def keyword_only(x, *, p, scale=1.0):
+    return scale * np.sum(np.sin(x * p.a) + p.b * x ** 2) + np.sum(p[1] * p.a)

@@ -7,6 +7,11 @@ JAX backends), float64 and float32, calls 1, 3 and 10 with changing values.
    field of this argument"); its meta fields are now read as they are (static data,
    no derivative), a gradient of it is an object of its class with the same meta
    fields, as ``jax.grad``'s is.
+2. ``def f(x, *, p)`` called ``s2s.grad(f)(x, p=params)`` with a NamedTuple (or
+   ``functools.partial(f, p=params)`` given to a transform): refused at ``p.a`` ("not
+   an attribute of NumPy arrays"); the transform is made per call's keywords, of a
+   wrapper taking them by position, so ``p`` is read as its fields.  Left out:
+   Python's TypeError (a missing keyword-only argument).
 
 Expected values: JAX on the same source (``twin``: numpy bound to jax.numpy, the class
 registered with ``jax.tree_util`` too), central differences of the function run as
@@ -15,6 +20,7 @@ central differences (no JAX); ``-m slow`` runs the JAX matrix."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import sys
@@ -82,6 +88,22 @@ def test_a_meta_field_of_a_differentiated_dataclass() -> None:
         assert not np.shares_memory(got.w, p.w) and not np.shares_memory(got.b, p.b)
 
 
+def test_a_keyword_only_namedtuple() -> None:
+    """``s2s.grad(f)(x, p=params)`` of ``def f(x, *, p, scale=1.0)``, the scale
+    given at some calls: central differences; left out, Python's TypeError."""
+    g = s2s.grad(F.keyword_only)
+    for call in (1, 2, 3):
+        x = _x(call)
+        p = F.Params(x[::-1] * 0.5, x + 1.0)
+        kw = {"scale": 0.5 * call} if call % 2 else {}
+        got = g(x, p=p, **kw)
+        np.testing.assert_allclose(got, fd_grad(lambda v: F.keyword_only(v, p=p, **kw),
+                                                (x,), 0)[0], rtol=1e-6, atol=1e-8)
+        assert not np.shares_memory(got, x)
+    with pytest.raises(TypeError, match="'p'"):
+        g(X)
+
+
 # ---- -m slow: against JAX on the same source -----------------------------------------
 
 
@@ -130,3 +152,31 @@ def test_meta_fields_match_jax(dtype, J, jax_registered) -> None:
         _close(s2s.vmap(s2s.grad(F.deep_after), in_axes=(0, None))(batch, p),
                jax.vmap(jax.grad(J.deep_after), in_axes=(0, None))(batch, q), dtype)
         _close(s2s.hessian(F.deep_after)(x, p), jax.hessian(J.deep_after)(x, q), dtype)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_keyword_only_namedtuple_matches_jax(dtype, J) -> None:
+    import jax
+
+    g, vg, h = (s2s.grad(F.keyword_only), s2s.value_and_grad(F.keyword_only),
+                s2s.hessian(F.keyword_only))
+    jitted = s2s.jit(s2s.grad(F.keyword_only))
+    on_jax = s2s.jit(s2s.grad(F.keyword_only), backend="jax")
+    for call in CALLS:
+        x = _x(call, dtype)
+        p, q = F.Params(x[::-1] * 0.5, x + 1.0), J.Params(x[::-1] * 0.5, x + 1.0)
+        expected = jax.grad(J.keyword_only)(x, p=q)
+        for got in (g(x, p=p), jitted(x, p=p), on_jax(x, p=p)):
+            _close(got, expected, dtype)
+        _close(vg(x, p=p, scale=2.0), jax.value_and_grad(J.keyword_only)(x, p=q, scale=2.0),
+               dtype)
+        _close(h(x, p=p), jax.hessian(J.keyword_only)(x, p=q), dtype)
+        ours = functools.partial(F.keyword_only, p=p)
+        theirs = functools.partial(J.keyword_only, p=q)
+        v = x[::-1].copy()
+        _close(s2s.jvp(ours, (x,), (v,)), jax.jvp(theirs, (x,), (v,)), dtype)
+        batch = np.stack([x, 0.5 * x, v])
+        _close(s2s.vmap(s2s.grad(ours))(batch), jax.vmap(jax.grad(theirs))(batch), dtype)
+        _close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype)
