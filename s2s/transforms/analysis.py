@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TransformError, UnpackError, UnsupportedSyntaxError
+from ..errors import MissingKeyError, TransformError, UnpackError, UnsupportedSyntaxError
 from ..ir.kinds import LEAF, SEQ, Kind, Seq, Tree, kind_of
 from ..ir.nodes import Atom, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, walk
 from ..ir.walk import all_lets, depending, loop_breaks
@@ -406,7 +406,7 @@ class Facts:
         if base.type is not dict and isinstance(key, int) and key < 0:
             key += len(base.keys)
         if key not in base.keys and base.type is dict:
-            raise TransformError(
+            raise MissingKeyError(
                 f"the dict has no key {item.value!r} in this call (its keys: "
                 f"{', '.join(map(repr, base.keys)) or 'none'})", s.loc,
                 "read one of its keys, or test for it first (`if \"k\" in d:`)",

@@ -51,3 +51,30 @@ class Params(NamedTuple):
 
 def keyword_only(x, *, p, scale=1.0):
     return scale * np.sum(np.sin(x * p.a) + p.b * x ** 2) + np.sum(p[1] * p.a)
+
+
+# ---- 6. a loop over a slice of functions with a float bound --------------------------
+
+
+OPS = [np.sin, np.cos, np.tanh]
+
+
+def first_k(x, k):
+    for op in OPS[:k]:
+        x = op(x)
+    return np.sum(x)
+
+
+def first_k_in_callee(x):
+    return first_k(x, 2.0)
+
+
+# ---- 3. a dict read by a plain string parameter -------------------------------------
+
+
+def by_name(params, x, name):
+    return np.sum(params[name] * x ** 2) + np.sum(np.sin(params["a"]) * x)
+
+
+def index_by_int(x, i):
+    return np.sum(x[i] ** 2)

@@ -12,6 +12,13 @@ JAX backends), float64 and float32, calls 1, 3 and 10 with changing values.
    an attribute of NumPy arrays"); the transform is made per call's keywords, of a
    wrapper taking them by position, so ``p`` is read as its fields.  Left out:
    Python's TypeError (a missing keyword-only argument).
+3. ``params[name]`` with ``name`` a parameter with no default and no annotation,
+   given a string: refused ("can only be indexed with a constant key"); the transform
+   is made per call's string, as for ``name="w"`` or ``name: str``.  A key the dict
+   lacks: Python's KeyError, located.  An int (``x[i]``) still reads at run time.
+6. ``for op in ops[:k]`` called with a float ``k``: accepted (each call took the
+   functions ``i < k`` selects); now Python's TypeError ("slice indices must be
+   integers"), located at the slice (``k``'s type is part of the call's signature).
 
 Expected values: JAX on the same source (``twin``: numpy bound to jax.numpy, the class
 registered with ``jax.tree_util`` too), central differences of the function run as
@@ -104,6 +111,50 @@ def test_a_keyword_only_namedtuple() -> None:
         g(X)
 
 
+def test_a_float_bound_of_a_slice_of_functions_is_pythons_type_error() -> None:
+    """``OPS[:k]`` with k = 2.0 (and through a callee): Python's TypeError at the
+    slice; an int (a bool too, as Python's slice takes it) runs, one transform."""
+    g = s2s.grad(F.first_k)
+    for call, k in ((1, 2), (3, 2.0), (10, -1), (4, np.float64(1.0)), (5, True)):
+        x = _x(call)
+        if isinstance(k, float):
+            with pytest.raises(TypeError, match="slice indices must be integers") as info:
+                g(x, k)
+            message = str(info.value)
+            assert "signatures13_fns.py" in message and "for op in OPS[:k]:" in message
+            assert "Instead:" in message, message
+            continue
+        np.testing.assert_allclose(g(x, k), fd_grad(F.first_k, (x, k), 0)[0], rtol=1e-6,
+                                   atol=1e-8)
+    with pytest.raises(TypeError, match="slice indices must be integers"):
+        s2s.grad(F.first_k_in_callee)(X)
+    with pytest.raises(TypeError, match="slice indices must be integers"):
+        F.first_k(X, 2.0)  # (Python's own)
+
+
+def test_a_dict_read_by_a_plain_string_parameter() -> None:
+    """``params[name]`` with the name changing between calls of one transform: the
+    gradient has the call's item; a missing key is Python's KeyError at the line;
+    ``x[i]`` with an int, one transform, its source shown before a call."""
+    g = s2s.grad(F.by_name)
+    for call, name in ((1, "a"), (2, "b"), (3, "a"), (4, "c")):
+        x = _x(call)
+        params = {"a": x[::-1] * 0.5, "b": x + 1.0, "c": -x}
+        expected = fd_grad(F.by_name, (params, x, name), 0)
+        got = g(params, x, name)
+        assert list(got) == list(params)
+        for key, e in zip(params, expected):
+            np.testing.assert_allclose(got[key], e, rtol=1e-6, atol=1e-8, err_msg=name)
+    with pytest.raises(KeyError) as info:
+        g({"a": X, "b": X}, X, "d")
+    assert "signatures13_fns.py" in str(info.value) and "params[name]" in str(info.value)
+    gi = s2s.grad(F.index_by_int)
+    assert "def index_by_int_grad(x, i):" in s2s.source(gi)
+    for i in (0, 2, -1):
+        np.testing.assert_allclose(gi(X, i), fd_grad(F.index_by_int, (X, i), 0)[0],
+                                   rtol=1e-6, atol=1e-8)
+
+
 # ---- -m slow: against JAX on the same source -----------------------------------------
 
 
@@ -180,3 +231,32 @@ def test_keyword_only_namedtuple_matches_jax(dtype, J) -> None:
         batch = np.stack([x, 0.5 * x, v])
         _close(s2s.vmap(s2s.grad(ours))(batch), jax.vmap(jax.grad(theirs))(batch), dtype)
         _close(s2s.hessian(ours)(x), jax.hessian(theirs)(x), dtype)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_plain_string_keys_match_jax(dtype, J) -> None:
+    """One transform each, the name changing between calls (static to JAX)."""
+    import jax
+
+    g, vg, h = s2s.grad(F.by_name), s2s.value_and_grad(F.by_name), s2s.hessian(
+        F.by_name, argnums=1)
+    jitted = s2s.jit(s2s.grad(F.by_name))
+    on_jax = s2s.jit(s2s.grad(F.by_name), backend="jax", static_argnums=2)
+    for call, name in zip(CALLS, ("b", "a", "c")):
+        x = _x(call, dtype)
+        params = {"a": x[::-1] * 0.5, "b": x + 1.0, "c": -x}
+        expected = jax.grad(J.by_name)(params, x, name)
+        for got in (g(params, x, name), jitted(params, x, name), on_jax(params, x, name)):
+            _close(got, expected, dtype)
+        _close(vg(params, x, name), jax.value_and_grad(J.by_name)(params, x, name), dtype)
+        _close(h(params, x, name), jax.hessian(J.by_name, argnums=1)(params, x, name), dtype)
+        v = x[::-1].copy()
+        _close(s2s.jvp(lambda y: F.by_name(params, y, name), (x,), (v,)),
+               jax.jvp(lambda y: J.by_name(params, y, name), (x,), (v,)), dtype)
+        batch = np.stack([x, 0.5 * x, v])
+        _close(s2s.vmap(s2s.grad(F.by_name, argnums=1), in_axes=(None, 0, None))(
+            params, batch, name), jax.vmap(jax.grad(J.by_name, argnums=1),
+                                           in_axes=(None, 0, None))(params, batch, name),
+            dtype)
