@@ -69,6 +69,10 @@ def first_k_in_callee(x):
     return first_k(x, 2.0)
 
 
+def first_k_in_range(x):
+    return first_k(x, 2) + first_k(x, -1) * 0.5
+
+
 # ---- 3. a dict read by a plain string parameter -------------------------------------
 
 
@@ -78,3 +82,22 @@ def by_name(params, x, name):
 
 def index_by_int(x, i):
     return np.sum(x[i] ** 2)
+
+
+# ---- 7. a module-level list of lambdas on one line -----------------------------------
+
+ACTS = [lambda z: np.tanh(z), lambda z: z * z, lambda z: np.sin(z) + z]
+
+
+def acts(x):
+    h = x
+    for i in range(3):
+        h = ACTS[i](h)
+    return np.sum(h)
+
+
+def acts_looped(x):
+    h = x
+    for act in ACTS[::-1]:
+        h = act(h) * 0.5
+    return np.sum(h)

@@ -19,6 +19,9 @@ JAX backends), float64 and float32, calls 1, 3 and 10 with changing values.
 6. ``for op in ops[:k]`` called with a float ``k``: accepted (each call took the
    functions ``i < k`` selects); now Python's TypeError ("slice indices must be
    integers"), located at the slice (``k``'s type is part of the call's signature).
+7. ``ACTS = [lambda z: np.tanh(z), lambda z: z * z, ...]`` on one line, called as
+   ``ACTS[i](h)``: refused ("cannot tell which lambda on line ..."); the lambda is the
+   one whose columns hold its code's instruction positions.
 
 Expected values: JAX on the same source (``twin``: numpy bound to jax.numpy, the class
 registered with ``jax.tree_util`` too), central differences of the function run as
@@ -155,6 +158,16 @@ def test_a_dict_read_by_a_plain_string_parameter() -> None:
                                    rtol=1e-6, atol=1e-8)
 
 
+def test_lambdas_on_one_line() -> None:
+    """``ACTS[i](h)`` and ``for act in ACTS[::-1]`` over three lambdas of one line:
+    each is its own (central differences tell them apart)."""
+    for fn in (F.acts, F.acts_looped):
+        for call in (1, 3):
+            x = _x(call)
+            np.testing.assert_allclose(s2s.grad(fn)(x), fd_grad(fn, (x,), 0)[0],
+                                       rtol=1e-6, atol=1e-8)
+
+
 # ---- -m slow: against JAX on the same source -----------------------------------------
 
 
@@ -260,3 +273,27 @@ def test_plain_string_keys_match_jax(dtype, J) -> None:
             params, batch, name), jax.vmap(jax.grad(J.by_name, argnums=1),
                                            in_axes=(None, 0, None))(params, batch, name),
             dtype)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", ["acts", "acts_looped", "first_k_in_range"])
+def test_one_argument_functions_match_jax(name, dtype, J) -> None:
+    import jax
+
+    ours, theirs = getattr(F, name), getattr(J, name)
+    g, vg = s2s.grad(ours), s2s.value_and_grad(ours)
+    jitted, on_jax = s2s.jit(s2s.grad(ours)), s2s.jit(s2s.grad(ours), backend="jax")
+    for call in CALLS:
+        x = _x(call, dtype)
+        v = (x[::-1] * 0.5 + 0.25).astype(dtype)
+        expected = compiled(jax.grad(theirs))(x)
+        for got in (g(x), jitted(x), on_jax(x)):
+            _close(got, expected, dtype)
+        _close(vg(x), compiled(jax.value_and_grad(theirs))(x), dtype)
+        _close(s2s.jvp(ours, (x,), (v,)),
+               compiled(lambda x, v: jax.jvp(theirs, (x,), (v,)))(x, v), dtype)
+        batch = np.stack([x, 0.5 * x, x[::-1].copy()])
+        _close(s2s.vmap(g)(batch), compiled(jax.vmap(jax.grad(theirs)))(batch), dtype)
+        _close(s2s.hessian(ours)(x), compiled(jax.hessian(theirs))(x), dtype)
