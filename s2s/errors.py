@@ -134,6 +134,20 @@ class UnpackError(TransformError, ValueError):
                    "the rest as a list: `a, *rest = v`", func)
 
 
+class MissingKeyError(TransformError, KeyError):
+    """``d[name]`` of a dict with no such key in this call (``name`` a string the call
+    passes, read by it as a constant key), located at the user's line (Python's
+    KeyError, its message unquoted)."""
+
+    __str__ = Exception.__str__
+
+
+class SliceIndexError(TransformError, TypeError):
+    """``for op in ops[:k]`` with ``k`` a float (or another value with no
+    ``__index__``) at this call, located at the slice with Python's message (Python's
+    TypeError)."""
+
+
 class NotIterableError(TransformError, TypeError):
     """``a, b = v`` of a value with no items (a NumPy scalar such as ``np.sum(x)``, a
     0-d array, a number), located at the user's line with Python's message (Python's

@@ -188,6 +188,14 @@ CATALOGUE: list[Kind] = [
          "Python's TypeError, at your line", _grad(E.uses_unpack_scalar),
          s2s.errors.NotIterableError, ("cannot unpack non-iterable numpy.float64 object",),
          E.uses_unpack_scalar),
+    Kind("slice-index", SYNTAX, "a float bound of a slice of functions (`for op in "
+         "ops[:k]` called with `k=2.0`): Python's TypeError, at your line",
+         _grad_call(E.uses_float_slice_bound, X, 2.0), s2s.errors.SliceIndexError,
+         ("slice indices must be integers",), E.uses_float_slice_bound),
+    Kind("missing-key", SYNTAX, "a dict argument read by a key it does not hold at this "
+         "call (`p[\"b\"]` of `{\"a\": x}`, `params[name]` of a string `name`): Python's "
+         "KeyError, at your line", _grad_call(E.reads_a_missing_key, {"a": X}),
+         s2s.errors.MissingKeyError, ("the dict has no key 'b'",), E.reads_a_missing_key),
     Kind("walrus", SYNTAX, "`(z := ...)`", _grad(E.uses_walrus), Syntax, (":=",),
          E.uses_walrus),
     Kind("fstring", SYNTAX, "f-string formatting arrays", _grad(C.uses_fstring_of_array),

@@ -323,3 +323,16 @@ def global_constant_out(x):
 
 def tree_in(t):
     return np.sum(t["a"] * t["b"])
+
+
+SLICE_OPS = [np.sin, np.cos]
+
+
+def uses_float_slice_bound(x, k):
+    for op in SLICE_OPS[:k]:  # ERR: k
+        x = op(x)
+    return np.sum(x)
+
+
+def reads_a_missing_key(p):
+    return np.sum(p["a"] * p["b"])  # ERR: p["b"]

@@ -28,7 +28,13 @@ import numpy as np
 
 from .. import syntax
 from ..errors import TransformError
-from ..frontend.passed_structure import int_key_names, key_names, merged_and_deleted, spread_names
+from ..frontend.passed_structure import (
+    int_key_names,
+    key_names,
+    merged_and_deleted,
+    plain_keys,
+    spread_names,
+)
 from ..frontend.synthesize import (
     BOUND,
     BoundType,
@@ -83,8 +89,9 @@ def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
     keyed = dict_defaults(fn)  # (`def f(x, cfg={"a": 1.0})`: made per its keys, which
     if names or keyed:  # the caller may change in place; `act=np.tanh`: per function)
         return PerFunctionArgs(fn, make, names + tuple(k for k in keyed if k not in names))
-    if by_keyword_objects(fn):  # (`def step(w, cfg=OptConfig(...))`: per call's arity,
-        return PerArity(fn, make)  # the default's fields read, api/keyword_trees.py)
+    if by_keyword_objects(fn) or _required_keyword_only(fn):  # (`def step(w,
+        # cfg=OptConfig(...))`, `def f(x, *, p)`: per call's arity and keyword names,
+        return PerArity(fn, make)  # the object's fields read, api/keyword_trees.py)
     try:
         return make(fn)
     except TransformError as err:
@@ -96,6 +103,18 @@ def transformable(fun: Any, make: Callable[[Any], Any]) -> Any:
         if not handed:
             raise
         return PerFunctionArgs(fn, make, handed)
+
+
+def _required_keyword_only(fn: Any) -> bool:
+    """Has the plain function ``fn`` a keyword-only parameter with no default (``def
+    f(x, *, p)``)?  A transform of it is made per call's keywords, of a wrapper that
+    takes them by position (``variadic_wrapper``): what a call gives it (a NamedTuple,
+    a dict) has the structure the call passes, as a positional argument's."""
+    if not isinstance(fn, types.FunctionType) or hasattr(fn, BOUND):
+        return False
+    code = fn.__code__
+    kwonly = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+    return any(name not in (fn.__kwdefaults__ or {}) for name in kwonly)
 
 
 def as_function(fun: Any, nargs: int | None = None, keys: tuple[str, ...] = (),
@@ -234,7 +253,9 @@ def _partial_wrapper(p: functools.partial, nargs: int | None = None,
         if len(params) > before:  # (a transform's own wrapper around this one calls it
             called = f"{name}_bound"  # `name`: the function it binds, spelled apart)
             namespace[called] = namespace.pop(name)
-    passed = bound + params + [f"{k}={k}" for k in kwonly]
+    keyword_only = set() if variadic else _keyword_only(p.func)
+    passed = bound + [f"{k}={k}" if k in keyword_only else k for k in params] + [
+        f"{k}={k}" for k in kwonly]
     for k, value in p.keywords.items():  # (bound into a **kwargs: not in the signature)
         if k not in params and k not in kwonly and k.isidentifier():
             namespace[f"partial_kw_{k}"] = value
@@ -245,6 +266,14 @@ def _partial_wrapper(p: functools.partial, nargs: int | None = None,
     fn.__defaults__ = tuple(defaults) or None
     fn.__kwdefaults__ = kwdefaults or None
     return fn
+
+
+def _keyword_only(fn: Any) -> set[str]:
+    try:
+        return {q.name for q in inspect.signature(fn).parameters.values()
+                if q.kind is q.KEYWORD_ONLY}
+    except (TypeError, ValueError):
+        return set()
 
 
 def _objects_in_place(p: functools.partial, params: list, kwonly: list, kwdefaults: dict,
@@ -259,9 +288,9 @@ def _objects_in_place(p: functools.partial, params: list, kwonly: list, kwdefaul
     except (TypeError, ValueError):
         return params, kwonly
     lead = []
-    for name in kwonly:
-        if kinds.get(name) is not inspect.Parameter.POSITIONAL_OR_KEYWORD or (
-                name not in kwdefaults):
+    for name in kwonly:  # (a keyword-only one, `def f(x, *, p)`, too: passed by keyword)
+        if kinds.get(name) not in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                   inspect.Parameter.KEYWORD_ONLY) or name not in kwdefaults:
             break
         lead.append(name)
     last = max((k for k, name in enumerate(lead) if is_object(kwdefaults[name])), default=None)
@@ -344,8 +373,11 @@ class PerArity:
         with self._lock:
             made = self._made.get(key)
             if made is None:
+                if not _is_variadic(self.fn) and _required_keyword_only(self.fn):
+                    inspect.signature(self.fn).bind(*range(nargs), **dict.fromkeys(keys))
                 made = self._made[key] = self.make(as_function(self.fn, *key) if isinstance(
-                    self.fn, functools.partial) or not _is_variadic(self.fn) else
+                    self.fn, functools.partial) or not (_is_variadic(self.fn) or (
+                        _required_keyword_only(self.fn))) else
                     variadic_wrapper(self.fn, *key))  # (a pytree default: _defaults_bound)
             self._last = made
         return made
@@ -655,6 +687,8 @@ class PerFunctionArgs(PerArity):
 
     @property
     def source(self) -> str:
+        if self._last is None and set(self.names) <= plain_keys(self.fn):
+            return self.make(self.fn).source  # (`x[i]`: the code an int, an array, gets)
         if self._last is None:
             raise AttributeError(
                 f"a transform of {self.fn.__name__} has code per function (or class) its "

@@ -37,7 +37,13 @@ def shadow(tree: Any) -> Any:
     if isinstance(tree, list):
         return [shadow(v) for v in tree]
     if isinstance(tree, dict):
-        return {k: shadow(v) for k, v in tree.items()}
+        items = {k: shadow(v) for k, v in tree.items()}
+        if type(tree) is dict or not hasattr(tree, "of_class"):
+            return items
+        made = type(tree)(items)  # (a NamedTuple's fields read by position too, `p[1]`;
+        made.of_class = tree.of_class  # a differentiated object's meta fields kept)
+        made.__s2s_meta__ = tree.__s2s_meta__
+        return made
     if _node(tree):  # a NamedTuple, a registered class: its leaves
         return tree_util.tree_map(shadow, tree)
     if is_array_leaf(tree) and not isinstance(tree, np.ndarray):

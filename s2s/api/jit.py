@@ -409,7 +409,7 @@ class Jitted(NotebookDisplay):
                 out = fun._call_signed(sig, args)
                 self._mark(sig)
                 return out
-        seen = trees.plain_args(args, (), objects=True) if trees.needs_plain(
+        seen = trees.plain_args(args, (), objects=True, meta=True) if trees.needs_plain(
             args, (), objects=True) else args
         key = self._numpy_signature(seen, kwargs)
         if key not in self._cache:

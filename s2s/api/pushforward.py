@@ -271,7 +271,8 @@ def _zero_d(result: tuple) -> tuple:
 def _jvp(fun: Callable, primals: Any, tangents: Any, has_aux: bool) -> Any:
     given = primals  # (a NamedTuple argument returned: a NamedTuple, as JAX returns it)
     if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
-        primals, tangents = trees.plain(tuple(primals)), trees.plain(tuple(tangents))
+        primals, tangents = (trees.plain(tuple(primals), meta=True),
+                             trees.plain(tuple(tangents), meta=True))
     _check_tangents(primals, tangents)
     check_array_types("jvp", (primals, tangents))
     active = _inexact_args(primals)

@@ -38,6 +38,15 @@ class Fields(dict):
     it: ``P.__call__(p, x)``)."""
 
     of_class: type | None = None
+    # a differentiated registered object's meta fields (its other attributes), which
+    # are no leaves of it: read as they are (``p.n_layers``, ``p["n_layers"]``)
+    __s2s_meta__: dict | None = None
+
+    def __missing__(self, name: Any) -> Any:
+        meta = self.__s2s_meta__
+        if meta is not None and name in meta:
+            return meta[name]
+        raise KeyError(name)
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -135,28 +144,32 @@ def has_nodes(tree: Any, none: bool) -> bool:
     return (none and tree is None) or is_node(tree)
 
 
-def plain(tree: Any, none: Any = None) -> Any:
+def plain(tree: Any, none: Any = None, meta: bool = False) -> Any:
     """``tree`` with every node the emitted code cannot read as tuples, lists and
     dicts; ``None`` becomes ``none`` (``()`` where it is differentiated).  A registered
     object not differentiated keeps its other attributes too (a dataclass's meta
-    fields): the function may read them."""
+    fields): the function may read them; differentiated (or ``meta``: a primal and
+    tangent of ``jvp``) it keeps them aside, no leaves (``Fields.__s2s_meta__``)."""
     t = type(tree)
     if tree is None:
         return none
     if t is tuple or t is list:
-        return t(plain(x, none) for x in tree)
+        return t(plain(x, none, meta) for x in tree)
     if _is_namedtuple(tree):
-        return of_class(Record({k: plain(v, none) for k, v in zip(tree._fields, tree)}), t)
+        return of_class(Record({k: plain(v, none, meta)
+                                for k, v in zip(tree._fields, tree)}), t)
     if isinstance(tree, dict):
-        items = {k: plain(v, none) for k, v in tree.items()}
+        items = {k: plain(v, none, meta) for k, v in tree.items()}
         return t(items) if t is Fields or t is Record else items
     node = _fields(tree)
     if node is None:
         return tree
     keys, children, _ = node
-    fields = of_class(Fields({k: plain(c, none) for k, c in zip(keys, children)}), t)
-    if none is None and hasattr(tree, "__dict__"):
+    fields = of_class(Fields({k: plain(c, none, meta) for k, c in zip(keys, children)}), t)
+    if none is None and not meta and hasattr(tree, "__dict__"):
         fields.update({k: plain(v) for k, v in vars(tree).items() if k not in fields})
+    elif hasattr(tree, "__dict__"):  # (differentiated: its meta fields, no leaves)
+        fields.__s2s_meta__ = {k: v for k, v in vars(tree).items() if k not in fields} or None
     return fields
 
 
@@ -188,13 +201,14 @@ def plain_dicts(tree: Any) -> Any:
     return type(tree)(plain_dicts(v) for v in tree) if type(tree) in (tuple, list) else tree
 
 
-def plain_args(args: tuple, diff: tuple[int, ...], objects: bool = False) -> tuple:
+def plain_args(args: tuple, diff: tuple[int, ...], objects: bool = False,
+               meta: bool = False) -> tuple:
     """The arguments as the emitted code reads them (``None`` is ``()`` in the
     differentiated ones: an empty subtree, with an empty gradient).  ``objects``: a
     dataclass not registered as a pytree, passed where it is not differentiated, is
     read as its fields (``jax.grad(f, argnums=1)(cfg, x)`` passes it to ``f`` as it
     is; differentiated, it is refused, as JAX refuses it)."""
-    return tuple(plain(a, () if i in diff else None) if i in diff or not (
+    return tuple(plain(a, () if i in diff else None, meta) if i in diff or not (
         objects and loose_dataclass(a)) else loose_fields(a) for i, a in enumerate(args))
 
 

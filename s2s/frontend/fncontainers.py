@@ -106,12 +106,14 @@ class FunctionContainers:
 
     def sliced(self, node: Any) -> list[tuple[Any, FnValue]] | None:
         """The ``(key, FnValue)`` items ``ops[:2]`` selects, a slice with bounds known
-        now of a local tuple or list of functions (Python's own slicing picks the
-        keys); None for anything else."""
+        now of a local (or module-level) tuple or list of functions (Python's own
+        slicing picks the keys); None for anything else."""
         if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
                 and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice)):
             return None
-        pairs = self.local.get(node.value.value)
+        pairs = self.local.get(node.value.value) if node.value.value in self.local else (
+            None if node.value.value in self.n.local_names else self._module_items(
+                node.value, node))  # (`for act in ACTS[1:]` of a module list too)
         if pairs is None or not all(isinstance(k, int) for k, _ in pairs):
             return None
         part = node.slice[0].slice

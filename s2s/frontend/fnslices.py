@@ -27,6 +27,7 @@ from typing import Any
 
 import libcst as cst
 
+from ..errors import SliceIndexError
 from .comprehensions import substitute
 from .dicts import _jumps, assigned_names
 from .static import NOVALUE
@@ -52,6 +53,7 @@ def unroll_run_time_slice(containers: Any, node: cst.For) -> bool:
               for b in (part.lower, part.upper, part.step)]
     if all(b is None or type(b) is int for b in bounds):
         return False  # (bounds known now: fncontainers' own unrolling)
+    _check_indices(n, part)
     start, stop, step = bounds
     if step is NOVALUE or step is not None and (type(step) is not int or step < 1) or (
             start is NOVALUE and step not in (None, 1)) or not isinstance(node.target,
@@ -101,3 +103,18 @@ def unroll_run_time_slice(containers: Any, node: cst.For) -> bool:
     n.out = outer
     outer += lowered
     return True
+
+
+def _check_indices(n: Any, part: cst.Slice) -> None:
+    """A bound that is a parameter whose value at this call has no ``__index__`` (a
+    float ``k``; its type is part of the call's signature, ``typetests.py``): Python's
+    TypeError, located at the bound."""
+    types = getattr(n, "arg_types", {})
+    for bound in (part.lower, part.upper, part.step):
+        cls = types.get(bound.value) if isinstance(bound, cst.Name) else None
+        if cls is None or cls is type(None) or hasattr(cls, "__index__"):
+            continue
+        raise SliceIndexError(
+            "slice indices must be integers or None or have an __index__ method (`"
+            f"{bound.value}` is a {cls.__name__} at this call)", n.loc(bound),
+            f"pass an int (`int({bound.value})` where it holds a whole number)", n.display)

@@ -636,6 +636,24 @@ def _instructions(code: Any) -> tuple:
     return tuple(out)
 
 
+def _by_columns(found: list, positions: Any, code: Any) -> list:
+    """The lambdas among ``found`` (on one line, with the same parameters) whose span
+    holds every position ``code``'s instructions have (Python 3.11's columns; an
+    empty span, the frame's start, says nothing): the
+    one of several on a line that this code was compiled from."""
+    spots = [(line, col) for line, _, col, end in code.co_positions()  # (RESUME's:
+             if line is not None and col is not None and end is not None and end > col]
+    if not spots:
+        return []
+
+    def holds(node: Any) -> bool:
+        span = positions[node]
+        first, last = (span.start.line, span.start.column), (span.end.line, span.end.column)
+        return all(first <= spot < last for spot in spots)
+
+    return [node for node in found if holds(node)]
+
+
 def _parse_lambda(fn: Any, filename: str, code: Any) -> ParsedFunction:
     all_lines = linecache.getlines(filename, fn.__globals__)
     if not all_lines:
@@ -674,6 +692,8 @@ def _parse_lambda_in(fn: Any, code: Any, all_lines: list[str], key: Any,
                     found.append(node)
 
     wrapper.module.visit(Finder())
+    if len(found) > 1:  # (`ACTS = [lambda z: np.tanh(z), lambda z: z * z]`: by column)
+        found = _by_columns(found, positions, code) or found
     if len(found) != 1:
         raise SourceNotFoundError(
             f"cannot tell which lambda on line {code.co_firstlineno} of {filename} "

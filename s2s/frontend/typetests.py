@@ -60,6 +60,11 @@ def _read(fn: Any) -> set[str]:
                 node.func.id in ("isinstance", "type")) and node.args and (
                 isinstance(node.args[0], ast.Name)):
             out.add(node.args[0].id)
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Subscript) and (
+                isinstance(node.iter.slice, ast.Slice)):  # (`for op in ops[:k]`: an int
+            out |= {b.id for b in (node.iter.slice.lower, node.iter.slice.upper,  # k, or
+                                   node.iter.slice.step)  # Python's TypeError, per call)
+                    if isinstance(b, ast.Name)}
     return out
 
 

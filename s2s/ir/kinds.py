@@ -29,6 +29,9 @@ class Tree:
     # a NamedTuple's fields (a dict whose keys are also read by position: p[0] is
     # p["w"], as the NamedTuple's own indexing; see s2s/api/trees.py ``Record``)
     positional: bool = False
+    # a registered object's meta (static) fields, differentiated: read as they are,
+    # with no derivative (``p.n_layers``; s2s/api/trees.py ``Fields``)
+    meta: tuple[str, ...] = ()
 
     def child(self, key: Any) -> "Kind":
         if self.type is dict:
@@ -75,7 +78,8 @@ def kind_of(value: Any) -> Kind:
     if isinstance(value, dict):
         keys = tuple(value)
         return Tree(dict, keys, tuple(kind_of(dict.__getitem__(value, k)) for k in keys),
-                    bool(getattr(value, "__s2s_positional__", False)))
+                    bool(getattr(value, "__s2s_positional__", False)),
+                    tuple(getattr(value, "__s2s_meta__", None) or ()))
     return LEAF
 
 

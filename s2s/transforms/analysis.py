@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TransformError, UnpackError, UnsupportedSyntaxError
+from ..errors import MissingKeyError, TransformError, UnpackError, UnsupportedSyntaxError
 from ..ir.kinds import LEAF, SEQ, Kind, Seq, Tree, kind_of
 from ..ir.nodes import Atom, Const, For, Function, If, Index, Let, Return, Slice, Stmt, Var, walk
 from ..ir.walk import all_lets, depending, loop_breaks
@@ -315,6 +315,8 @@ class Facts:
             if base == _EMPTY_LIST and len(index) == 1 and not isinstance(
                     index[0], (Const, Slice)):
                 return LEAF  # (`[]` a loop grows, at its first pass: its items unknown)
+            if isinstance(base, Tree) and _meta_key(s, base) is not None:
+                return LEAF  # (a registered object's meta field: read as it is)
             if isinstance(base, Tree):
                 return base.child(self.container_key(s, base))
             if isinstance(base, Seq) and len(index) == 1 and isinstance(index[0], Slice):
@@ -404,7 +406,7 @@ class Facts:
         if base.type is not dict and isinstance(key, int) and key < 0:
             key += len(base.keys)
         if key not in base.keys and base.type is dict:
-            raise TransformError(
+            raise MissingKeyError(
                 f"the dict has no key {item.value!r} in this call (its keys: "
                 f"{', '.join(map(repr, base.keys)) or 'none'})", s.loc,
                 "read one of its keys, or test for it first (`if \"k\" in d:`)",
@@ -422,6 +424,9 @@ class Facts:
         prim = PRIMITIVES[s.prim]
         if prim.nondiff or s.prim == "getitem" and s.target in self.item_ints:
             return False  # (an int read from a tape holding arrays: no derivative)
+        if s.prim == "getitem" and isinstance(s.args[0], Var) and _meta_key(
+                s, self.kinds.get(s.args[0].name)) is not None:
+            return False  # (a meta field of a differentiated object: static data)
         if s.prim in STRUCTURAL or s.prim in ("getitem", "array", "asarray"):
             return any(isinstance(a, Var) and a.name in self.active for a in s.args)
         active = [j for j, a in enumerate(s.args) if isinstance(a, Var) and a.name in self.active]
@@ -450,6 +455,17 @@ class Facts:
             test, way = self.negation[test], not way
         return test, way
 
+
+
+def _meta_key(s: Let, base: Any) -> str | None:
+    """The meta field ``s`` reads of a differentiated registered object (``p.n_layers``
+    where ``n_layers`` is among its ``meta_fields``), or None."""
+    index = s.params["index"]
+    if not isinstance(base, Tree) or not base.meta or not index.attribute or len(
+            index.items) != 1 or not isinstance(index.items[0], Const):
+        return None
+    key = index.items[0].value
+    return key if key in base.meta and key not in base.keys else None
 
 
 class KindSolver:
