@@ -42,8 +42,10 @@ EXPECTED = {
     # a dataclass default argument (`h=HYPER`) whose float field is read: "`.bias` is
     # not an attribute of NumPy arrays", located
     "dataclass_factory": "refused",
-    # `try:` around non-array code (int(cfg["n"]), a KeyError default): refused, located
-    "try_except_config": "refused",
+    # (`try: n = int(cfg["n"])` and `try: scale = cfg["scale"] except KeyError` of a
+    # dict default, refused before ("a `try` around code that reads `cfg`"), run: the
+    # missing key decided when transforming, the rest kept as Python (kept_try.py;
+    # tests/frontend/test_probe45_fixes.py)
     # (`itertools.accumulate(parts)` over a list comprehension of known length, refused
     # before ("it defines `__new__`"), runs since numpy_api11: itertools.accumulate of
     # a known length is unrolled, tests/frontend/test_numpy_api11.py)
