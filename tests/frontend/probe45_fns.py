@@ -3,6 +3,8 @@ refused functions made to run (issue 23), and adversarial variations of them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 # ---- a `try` around a dict parameter's lookup (kept_try.py) --------------------------
@@ -51,3 +53,35 @@ def try_lookup_through_unknown_class(x, cfg):
 
 
 LookupErrorAlias = LookupError
+
+
+# ---- a dataclass default holding containers (static.FieldsVar) -----------------------
+
+
+@dataclass
+class Hyper:
+    scales: list = field(default_factory=lambda: [1.0, 0.5, 0.25])
+    names: dict = field(default_factory=dict)
+    dims: tuple = (3, 1)
+    act: str = "tanh"
+    bias: float = 0.1
+
+
+HYPER = Hyper()
+
+
+def dataclass_containers(x, h=HYPER):
+    act = np.tanh if h.act == "tanh" else np.sin
+    total = h.bias * np.sum(x)
+    for i, s in enumerate(h.scales):
+        total = total + s * np.sum(act(x * (i + 1)).reshape(h.dims))
+    return total + len(h.names) * np.sum(x ** 2)
+
+
+def dataclass_containers_grad(x, h):
+    """Its gradient by hand (the oracle of the default tier)."""
+    d = (lambda v: 1.0 - np.tanh(v) ** 2) if h.act == "tanh" else np.cos
+    g = h.bias + 2.0 * len(h.names) * x
+    for i, s in enumerate(h.scales):
+        g = g + s * (i + 1) * d(x * (i + 1))
+    return g
