@@ -201,13 +201,15 @@ class CallLowerer:
             total = self.n.emit(target, "identity", (total,), {}, node)
         return total
 
-    def python_expression(self, node: Any, target: str | None, base: str) -> Atom:
+    def python_expression(self, node: Any, target: str | None, base: str,
+                          values: bool = False) -> Atom:
         """A comprehension, ``slice(...)`` or ``tuple(...)``: Python code over indexes
         and shapes (what rules build indexes with), kept as written in one statement.
         Its free names are its operands; reads of an operand's shape (``np.shape(x)``,
         ``np.ndim``, ``np.size``, ``len``) are their own statements first, so only the
         shape is read.  The transforms refuse it where an operand carries a derivative
-        (or, under vmap, a batch axis): then it is not index arithmetic."""
+        (or, under vmap, a batch axis): then it is not index arithmetic.  ``values``: it
+        may read values other than shapes (a kept ``try``'s ``cfg["n"]``: kept_try.py)."""
         bound = _comprehension_names(node)
         operands: list[Atom] = []
         texts: dict[str, str] = {}
@@ -274,7 +276,8 @@ class CallLowerer:
 
         template = cst.Module([]).code_for_node(node.visit(Substitute()))
         for k, a in enumerate(operands):
-            if isinstance(a, Var) and a.name not in self.n.shapes and k not in shape_only:
+            if isinstance(a, Var) and a.name not in self.n.shapes and k not in shape_only \
+                    and not values:
                 # over values computed from arrays: not index arithmetic
                 if isinstance(node, (cst.Tuple, cst.List)):
                     raise self.n.unsupported(node, "starred elements are supported over "
@@ -292,7 +295,8 @@ class CallLowerer:
                                    "comprehension's variable", "rename the variable")
         return self.n.emit(self.n.exprs.target(target, base), "pyexpr", tuple(operands),
                          {"template": (template, tuple(texts)),
-                          "shape_only": tuple(shape_only)}, node)
+                          "shape_only": tuple(shape_only), **({"values": True} if values
+                                                               else {})}, node)
 
     def call_args(self, node: cst.Call) -> tuple[list[Atom], dict[str, Atom]]:
         args: list[Atom] = []

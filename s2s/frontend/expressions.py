@@ -630,7 +630,7 @@ def _sequence_builtin(n: Any, obj: Any, text: str, node: cst.Call,
     if obj is np.piecewise:  # (a chain of np.where)
         return lower_piecewise(n, node, target)
     if obj is kept_try:  # (a kept `try` in emitted code transformed again: Python)
-        return n.calls.python_expression(node, target, "kept")
+        return n.calls.python_expression(node, target, "kept", values=True)
     keys = kwdicts.keys_call(n, obj, node, target)  # tuple(p), sorted(p), list(p.keys())
     if keys is not None:
         return keys

@@ -46,13 +46,14 @@ from .held_items import FnItems
 from .inner_transforms import padding, transform_value
 from .kept_vmap import KeptVmap
 from .loop_functions import LoopFunctions, names_read, nested_locals
-from .object_fields import as_fields, method_value, plain_callee
+from .object_fields import method_value, plain_callee
 from .objects import is_instance_self, passing_objects, self_method
 from .passed_structure import passing_structure
 from .recursive import given_functions, passing_captured
 from .resolve import FreeVar, is_library, is_literal, transform_kind, unwrap_forwarding
 from .source import literal_value
 from .star_items import spread_items, star_count, star_items
+from .static import watched_fields
 from .synthesize import BOUND, synthesize
 from .typetests import type_tested
 
@@ -710,7 +711,7 @@ def _default(self: FunctionLowerer, fn: Any, pname: str, default: Any, node: Any
     if is_literal(default):
         return Const(default, repr(default))
     name = self.n.names.fresh(f"{fn.__name__}_{pname}")
-    value = as_fields(default)  # (`cfg=OptConfig(...)`: its fields, read at each call)
+    value = watched_fields(self.n, fn, pname, default, node)  # (`cfg=OptConfig(...)`)
     self.n.resolver.namespace[name] = value
     return Const(value, name)
 
@@ -740,8 +741,6 @@ def _literal_defaults(node: Any, n: Any) -> tuple[list[Any], dict[str, Any]]:
         else:
             positional.append(value)
     return positional, keywords
-
-
 
 
 def _typed(n: Any, fn: Any, pname: str, value: Any) -> tuple | None:

@@ -17,10 +17,19 @@ and the same name from expressions that read no value of the function (module
 constants, literals, builtins: nothing a derivative could flow through) and there is
 no ``else``, ``finally`` or ``except ... as``; any other ``try`` is refused at its
 line, a ``try`` around array code saying so.
+
+A dict parameter's item read by a string literal (``cfg["n"]``) is no array code: it
+may be read in a kept ``try`` (the transforms refuse it where ``cfg`` carries a
+derivative or a batch axis, as any kept Python).  Where the transform is made per the
+dict's keys (a dict default, ``api/callables.py``), a ``try`` whose body is only the
+lookup (``scale = cfg["scale"]``, ``n = int(cfg["n"])``) is decided now when the key
+is missing (the ``except`` that catches KeyError runs, as code of its own) and, for a
+bare lookup, when it is there (the body, as code of its own: its derivative flows).
 """
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import libcst as cst
@@ -51,6 +60,23 @@ def _assigned(n: Any, block: Any, where: Any) -> tuple[str, Any]:
     return smalls[0].targets[0].target.value, smalls[0].value
 
 
+_CONVERSIONS = (int, float, str, bool)
+
+
+def _keyed_read(n: Any, node: Any) -> tuple[str, str] | None:
+    """``(name, key)`` for ``cfg["k"]``, a string literal key read from a parameter
+    the function has not rebound (a dict's item: no array code)."""
+    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(
+            node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(
+            node.slice[0].slice.value, cst.SimpleString)):
+        return None
+    name = node.value.value
+    if name not in getattr(n, "arguments", ()) or n.env.get(name) != name:
+        return None
+    key = node.slice[0].slice.value.evaluated_value
+    return (name, key) if isinstance(key, str) else None
+
+
 def _reads_local(n: Any, value: Any) -> str | None:
     found: list[str] = []
 
@@ -59,12 +85,69 @@ def _reads_local(n: Any, value: Any) -> str | None:
             if node.value in n.local_names and not found:
                 found.append(node.value)
 
+        def visit_Subscript(self, node: cst.Subscript) -> bool:
+            return _keyed_read(n, node) is None  # (`cfg["n"]`: a dict's item)
+
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             node.value.visit(self)  # (`cfg.n`: only the object's name is a read)
             return False
 
     value.visit(Names())
     return found[0] if found else None
+
+
+def _caught(n: Any, handler: cst.ExceptHandler) -> tuple | None:
+    """The classes an ``except`` names, where they are Python's own exceptions (not
+    shadowed), else None; a bare ``except:`` catches BaseException."""
+    parts = [] if handler.type is None else handler.type.elements if isinstance(
+        handler.type, cst.Tuple) else [cst.Element(handler.type)]
+    classes = []
+    for part in parts:
+        node = part.value
+        cls = getattr(builtins, node.value, None) if isinstance(node, cst.Name) else None
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)) or node.value in (
+                n.local_names) or node.value in n.fn.__globals__:
+            return None
+        classes.append(cls)
+    return tuple(classes) or (BaseException,)
+
+
+def decided_try(n: Any, node: cst.Try) -> list[Any] | None:
+    """The statements a ``try`` runs, where that is known now (module docstring): its
+    body is one ``name = cfg["k"]`` (or ``int(...)``, ``float``, ``str``, ``bool`` of
+    it), with no ``else``, ``finally`` or ``except ... as``, and ``cfg``'s keys are
+    what this transform is made for.  Without ``"k"`` the lookup raises KeyError
+    before anything else runs: the first ``except`` catching it (None where an
+    ``except`` before it names classes not Python's own; the body itself where none
+    catches it: the lookup is then refused, located, as outside a ``try``).  With it, a
+    bare lookup cannot raise: the body."""
+    if node.orelse is not None or node.finalbody is not None or not node.handlers or any(
+            h.name is not None for h in node.handlers):
+        return None
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+    small = body[0].body if len(body) == 1 and isinstance(
+        body[0], cst.SimpleStatementLine) else []
+    if len(small) != 1 or not isinstance(small[0], cst.Assign):
+        return None
+    value, bare = small[0].value, True
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and len(
+            value.args) == 1 and value.args[0].keyword is None and not value.args[0].star and (
+            getattr(builtins, value.func.value, None) in _CONVERSIONS) and (
+            value.func.value not in n.local_names) and value.func.value not in n.fn.__globals__:
+        value, bare = value.args[0].value, False
+    read = _keyed_read(n, value)
+    keys = n.dicts.known(n.env.get(read[0])) if read is not None else None
+    if keys is None:
+        return None
+    if read[1] in keys:
+        return list(body) if bare else None
+    for h in node.handlers:
+        caught = _caught(n, h)
+        if caught is None:
+            return None
+        if issubclass(KeyError, caught):
+            return list(h.body.body) if isinstance(h.body, cst.IndentedBlock) else [h.body]
+    return list(body)
 
 
 def lower_kept_try(n: Any, node: cst.Try) -> None:
@@ -102,5 +185,5 @@ def lower_kept_try(n: Any, node: cst.Try) -> None:
         args.append(cst.Arg(cst.Tuple([cst.Element(caught), cst.Element(thunk(v))])))
     call = cst.Call(cst.Name(helper), args)
     n.desugar.alias_tree(call, node)
-    atom = n.calls.python_expression(call, n.names.fresh(name), name)
+    atom = n.calls.python_expression(call, n.names.fresh(name), name, values=True)
     n._bind(name, atom.name)

@@ -51,8 +51,6 @@ def object_fields(value: Any) -> ObjectFields | None:
         names = tuple(f.name for f in dataclasses.fields(value))
     else:
         return None
-    if any(isinstance(getattr(value, k), (tuple, list, dict)) for k in names):
-        return None
     return ObjectFields(value, names)
 
 

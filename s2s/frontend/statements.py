@@ -21,7 +21,7 @@ from .expressions import is_list_method
 from .fncontainers import bind_function
 from .fnlists import append_function
 from .kept import KeptLowerer, raise_only
-from .kept_try import lower_kept_try
+from .kept_try import decided_try, lower_kept_try
 from .kwdicts import decide, update_merge, update_writes
 from .list_edits import ListEdits
 from .literals import decided_branch
@@ -132,6 +132,8 @@ class StmtLowerer:
         if isinstance(node, cst.If) and (taken := decided_branch(
                 node, lambda test: decide(self.n, test))) is not None:
             return self.block(taken)  # (`if True:`, `if "k" in kw:`: decided now)
+        if isinstance(node, cst.Try) and (taken := decided_try(self.n, node)) is not None:
+            return self.block(taken)  # (`try: s = cfg["s"]` of a dict's known keys)
         lower = {cst.If: self.if_statement, cst.For: self.n.loop.for_statement,
                  cst.While: self.n.loop.while_statement,
                  cst.With: lambda w: with_statement(self.n, w),  # np.errstate, warnings

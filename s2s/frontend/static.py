@@ -20,7 +20,8 @@ import numpy as np
 
 from ..errors import TransformError
 from ..ir.nodes import Atom, Const
-from .resolve import FreeVar
+from .object_fields import as_fields, object_fields
+from .resolve import DefaultVar, FreeVar
 
 NOVALUE = object()  # an item whose spelling is known but whose value is not
 
@@ -93,6 +94,45 @@ class StaticVar(FreeVar):
         except (KeyError, ValueError):
             return None
         return (super().fingerprint(), ("static", static_key(value)))
+
+
+class FieldsVar(FreeVar):
+    """A callee's parameter left at a default that is a dataclass or NamedTuple object
+    holding containers (``scales: list = field(default_factory=...)``, ``dims: tuple``):
+    the code is made for their lengths and keys (``for s in h.scales`` unrolled), so
+    the next call generates again when one changes (an item appended in place), a
+    field changes kind, or the default is replaced.  It reads a fresh dict: no call
+    takes the fast path that checks objects by identity only (api/signatures.py)."""
+
+    def __init__(self, fn: Any, param: str) -> None:
+        self.default = DefaultVar(fn, param, param in (getattr(fn, "__kwdefaults__", None)
+                                                       or {}))
+        super().__init__(self.default.name + " (its fields)")
+
+    def read(self) -> Any:
+        value = self.default.read()
+        view = object_fields(value)
+        return {"object": id(value), **(dict.fromkeys(view, None) if view is None else {
+            k: view[k] for k in view})}
+
+    def same_binding(self, other: FreeVar) -> bool:
+        return isinstance(other, FieldsVar) and self.default.same_binding(other.default)
+
+    def agrees(self) -> bool:
+        return True
+
+    def fingerprint(self) -> Any:
+        return ("fields", kind_key(self.read()))
+
+
+def watched_fields(n: Any, fn: Any, pname: str, default: Any, node: Any) -> Any:
+    """``as_fields(default)`` for a callee's default, watched (``FieldsVar``) where
+    the object's fields hold containers."""
+    value = as_fields(default)
+    if value is not default and any(isinstance(v, (tuple, list, dict))
+                                    for v in dict.values(value)):
+        n.resolver.depends_on(FieldsVar(fn, pname), node)
+    return value
 
 
 

@@ -152,13 +152,18 @@ def _template_spelling(args, params):
     return template
 
 
-defprim("pyexpr", None, "(*operands, template, shape_only=())", diff=(), family="structure",
+defprim("pyexpr", None, "(*operands, template, shape_only=(), values=False)", diff=(),
+        family="structure",
         nondiff=True, spelling=_template_spelling,
         note="Python code over indexes and shapes, kept as written")
 
 
 @batch_rule("pyexpr")
 def pyexpr_rule(b: Batch, s: Let) -> str:
+    if s.params.get("values"):  # (a kept `try`: frontend/kept_try.py)
+        raise NoBatchRule("a `try` over values with a batch axis (an exception is "
+                          "raised or not for the whole batch)", "give it values that are "
+                          "the same for every example (`in_axes=None`)")
     raise NoBatchRule("a comprehension (or slice(), tuple()) over values with a batch "
                       "axis", "write it with array operations")
 

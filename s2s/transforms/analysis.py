@@ -111,6 +111,12 @@ class Facts:
                     f"this f-string formats `{a.name}`, which carries a derivative; a "
                     "string has none", s.loc, "format it inside a print, assert or "
                     "raise, or format a string argument (`f\"i{k}\"`)")
+            if isinstance(a, Var) and a.name in self.active and s.params.get("values"):
+                raise TransformError(  # (a kept `try`: frontend/kept_try.py)
+                    f"this `try` reads `{a.name}`, which carries a derivative: an "
+                    "exception has no derivative, so s2s keeps a `try` only around "
+                    "values that carry none", s.loc, "differentiate another argument "
+                    "(`argnums`), or test with `if` (`s = cfg[\"s\"] if \"s\" in cfg else 1.0`)")
             if isinstance(a, Var) and a.name in self.active:
                 raise TransformError(
                     f"this expression reads `{a.name}`, which carries a derivative; s2s "

@@ -39,14 +39,16 @@ EXPECTED = {
     # `{"tanh": np.tanh, ...}[CONFIG["act"]]`: a dict literal of functions indexed by a
     # module constant: "`np.tanh` is a ufunc, used here as a value", located
     "config_dict_model": "refused",
-    # a dataclass default argument (`h=HYPER`) whose float field is read: "`.bias` is
-    # not an attribute of NumPy arrays", located
-    "dataclass_factory": "refused",
-    # `try:` around non-array code (int(cfg["n"]), a KeyError default): refused, located
-    "try_except_config": "refused",
-    # `itertools.accumulate(parts)`: "s2s cannot build `itertools.accumulate` inside the
-    # function: it defines `__new__`", located
-    "accumulate_pairwise": "refused",
+    # (a dataclass default `h=HYPER` with list and dict fields, refused before ("`.bias`
+    # is not an attribute of NumPy arrays"), runs: the code is made for the containers'
+    # lengths, made again when they change: tests/frontend/test_probe45_fixes.py)
+    # (`try: n = int(cfg["n"])` and `try: scale = cfg["scale"] except KeyError` of a
+    # dict default, refused before ("a `try` around code that reads `cfg`"), run: the
+    # missing key decided when transforming, the rest kept as Python (kept_try.py;
+    # tests/frontend/test_probe45_fixes.py)
+    # (`itertools.accumulate(parts)` over a list comprehension of known length, refused
+    # before ("it defines `__new__`"), runs since numpy_api11: itertools.accumulate of
+    # a known length is unrolled, tests/frontend/test_numpy_api11.py)
     # refused on purpose since this probe (NumPy's += writes into an array another name
     # holds; s2s used to give the dict a new item: a wrong value)
     "dict_item_read_then_added": "refused",
