@@ -13,8 +13,10 @@
   it: items.append(f(v))`` (``sum`` of a generator: ``np.sum(np.stack(items),
   axis=0)``), lowered as the ``for`` loops the transforms already follow.
 
-An ``if`` that reads values only known at run time would make the list's length
-depend on them, and is refused where it is written.  Comprehensions over shapes and
+An ``if`` of a loop that reads only the counters of its ``range`` clauses
+(``if i % 2 == 0`` over ``range(len(x))``) stays an ``if`` in the loop; one that
+reads other values only known at run time would make the list's length depend on
+them, and is refused where it is written.  Comprehensions over shapes and
 constants only are still one ``pyexpr`` (``CallLowerer.python_expression``).
 """
 
@@ -313,10 +315,11 @@ class Comprehensions:
         if value is NOVALUE:
             raise self.n.unsupported(
                 test, "a comprehension's `if` here reads values known only when the "
-                "function runs, so the list's length would depend on them (JAX "
-                "refuses this too)", "keep every item and select with np.where, or "
-                "filter on constants and the comprehension's variables (over a dict's "
-                "keys, `==`, `!=`, `in`, `not in` of the key: `if k != \"b\"`)",
+                "function runs, so the list's length would depend on them (jax.jit and "
+                "jax.vmap refuse this too)", "keep every item and select with np.where, "
+                "or filter on constants, the counters of a `range` (`if i % 2 == 0`) "
+                "and the comprehension's variables (over a dict's keys, `==`, `!=`, "
+                "`in`, `not in` of the key: `if k != \"b\"`)",
             )
         return bool(value)
 
@@ -358,9 +361,10 @@ class Comprehensions:
                 if fresh != name:
                     table[name] = cst.Name(fresh)
             for cond in clause.ifs:  # (an `if` over constants only: the others are refused)
-                if _on_keys(clause, cond.test):  # (`if k != "b"` over `p.items()`)
-                    per_call.setdefault(id(clause), []).append(cond.test)
-                    continue
+                if _on_keys(clause, cond.test) or _on_counters(
+                        self.n, [c for c, _ in fors], cond.test):  # (`if k != "b"` over
+                    per_call.setdefault(id(clause), []).append(cond.test)  # `p.items()`,
+                    continue  # `if i % 2 == 0` over `range(len(x))`)
                 keep = self.decide(cond.test, table) and keep
             clause = clause.inner_for_in
         alias = self.n.desugar.alias
@@ -464,6 +468,50 @@ def _on_keys(clause: cst.CompFor, test: Any) -> bool:
     test.visit(reads)
     return reads.ok and any(isinstance(n, cst.Name) and n.value == key
                             for n in _all_names(test))
+
+
+def _on_counters(n: Any, clauses: list[cst.CompFor], test: Any) -> bool:
+    """Does ``test`` read only the counters of the ``range`` clauses so far (``for i in
+    range(len(x)) if i % 2 == 0``), integer literals and ``len`` of a name: an ``if``
+    kept in the loop, which an int decides at each iteration (the list's length is the
+    counters', known per call, as JAX's trace decides it)?"""
+    counters = {name for c in clauses if _is_range(n, c.iter) for name in _targets(c.target)}
+
+    class Reads(cst.CSTVisitor):
+        ok = True
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value not in counters:
+                self.ok = False
+
+        def visit_Call(self, node: cst.Call) -> bool:
+            if not (_is_builtin(n, node.func, "len") and len(node.args) == 1 and
+                    isinstance(node.args[0].value, cst.Name) and not node.args[0].keyword):
+                self.ok = False
+            return False  # (`len(x)`: an int known per call)
+
+        def on_visit(self, node: Any) -> bool:
+            if not isinstance(node, (cst.Name, cst.Call, cst.Integer, cst.BinaryOperation,
+                                     cst.UnaryOperation, cst.Comparison, cst.BooleanOperation,
+                                     cst.ComparisonTarget, cst.BaseBinaryOp, cst.BaseUnaryOp,
+                                     cst.BaseCompOp, cst.BaseBooleanOp, cst.LeftParen,
+                                     cst.RightParen, cst.BaseParenthesizableWhitespace)):
+                self.ok = False
+                return False
+            return super().on_visit(node)
+
+    reads = Reads()
+    test.visit(reads)
+    return bool(counters) and reads.ok and bool(_names_in(test) & counters)
+
+
+def _is_builtin(n: Any, func: Any, name: str) -> bool:
+    return isinstance(func, cst.Name) and func.value == name and name not in n.local_names \
+        and name not in n.env
+
+
+def _is_range(n: Any, it: Any) -> bool:
+    return isinstance(it, cst.Call) and _is_builtin(n, it.func, "range")
 
 
 def _all_names(node: Any) -> list[Any]:

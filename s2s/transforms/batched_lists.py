@@ -178,8 +178,12 @@ class ListBatching:
         kind = self.kind(seq.name) if isinstance(seq, Var) else LEAF
         if isinstance(kind, Tree) and isinstance(seq, Var) and seq.name in self.items:
             atoms = self.items[seq.name]
-            rank = max(self.rank(a) for a in atoms)
-            items = batched_items(self, atoms, rank)
+            if s.prim in ("array", "asarray", "stack") and any(
+                    _built_list(self, a) for a in atoms):  # (`np.array([[a, b], [c, d]])`)
+                items, rank = nested_items(self, atoms)
+            else:
+                rank = max(self.rank(a) for a in atoms)
+                items = batched_items(self, atoms, rank)
             seq_text = "[" + ", ".join(items) + "]"
         elif isinstance(kind, Tree) and kind.type in (list, tuple) and isinstance(
                 seq, Var) and all(c == LEAF for c in kind.children):
@@ -387,3 +391,37 @@ class ListBatching:
     fail: Any
     use_batch_size: Any
     write_masks: list[tuple[str, bool]]
+
+
+def _built_list(vm: Any, atom: Any) -> bool:
+    """Is ``atom`` a list or tuple the function built (its items known)?"""
+    return isinstance(atom, Var) and atom.name in vm.items and isinstance(
+        vm.kind(atom.name), Tree) and vm.kind(atom.name).type in (list, tuple)
+
+
+def nested_items(vm: Any, atoms: list[Any]) -> tuple[list[str], int]:
+    """The items of a list that ``np.array`` reads, as ``batched_items`` spells them,
+    with each item that is itself a list the function built (``[[a, b], [c, d]]``: a
+    matrix of scalars) stacked first, past the batch axis (``np.stack([a, c_n],
+    axis=1)``, an unbatched list as ``np.array``, repeated); and their per-example
+    rank."""
+    parts = [_nested(vm, a) for a in atoms]
+    rank = max((r for _, r, _ in parts), default=0)
+    return [(text if missing <= 0 else f"{text}[:{', None' * missing}]") if batched else
+            broadcast_along(vm, text, missing)
+            for text, r, batched in parts for missing in (rank - r,)], rank
+
+
+def _nested(vm: Any, atom: Any) -> tuple[str, int, bool]:
+    """``(text, per-example rank, batched)`` of one item of a nested list."""
+    if isinstance(atom, Const) and isinstance(atom.value, (list, tuple)):  # ([0.5, 2.0])
+        return f"np.array({atom_text(atom)})", int(np.ndim(atom.value)), False
+    if not _built_list(vm, atom):
+        return (align(vm, atom, vm.rank(atom)) if vm.batched(atom) else atom_text(atom),
+                vm.rank(atom), vm.batched(atom))
+    inner = vm.items[atom.name]
+    if not any(_nested(vm, a)[2] for a in inner):
+        text = f"np.array({atom_text(atom)})"
+        return text, 1 + max((_nested(vm, a)[1] for a in inner), default=0), False
+    items, rank = nested_items(vm, inner)
+    return f"np.stack([{', '.join(items)}], axis=1)", rank + 1, True

@@ -38,21 +38,19 @@ EXPECTED = {
     # `if isinstance(tree, list): return sum(recursive_sum(t) for t in tree)` over a
     # nested list: "`list` is a type, used here as a value", located
     "recursive_nested_list": "refused",
-    # `[x[i] ** 2 for i in range(len(x)) if i % 2 == 0]`: "a comprehension's `if` here
-    # reads values known only when the function runs", located (`range(0, len(x), 2)`
-    # runs)
-    "filtered_comprehension": "refused",
     # `np.vectorize(smooth_step)`, `np.apply_along_axis(row_energy, 1, x)`: "has no
     # derivative rule in s2s yet", located
     "vectorize_python_fn": "refused",
     "apply_along_axis_rows": "refused",
-    # `a = np.array([[2.0 + x[0] ** 2, x[1]], [x[1], 1.0 + x[2] ** 2]])` then inv, det:
-    # grad, jvp and jit run; vmap of grad and hessian refuse "vmap cannot batch this:
-    # the rank of `x_0_sq_plus_2_x_1` is unknown (the first example never computed it)"
-    "inv_det_solve": "refused",
     # `nonlocal calls` in a factory's inner function: refused at the `nonlocal` (an
     # internal SyntaxError from the lifted copy before this probe)
     "nonlocal_counter": "refused",
+    # (fixed after this probe, ok now (tests/frontend/test_probe7_fixes.py):
+    # filtered_comprehension's `[x[i] ** 2 for i in range(len(x)) if i % 2 == 0]`, refused
+    # as "a comprehension's `if` here reads values known only when the function runs";
+    # inv_det_solve's `np.array([[2.0 + x[0] ** 2, x[1]], [x[1], 1.0 + x[2] ** 2]])`
+    # under vmap of grad and hessian, refused as "the rank of `x_0_sq_plus_2_x_1` is
+    # unknown (the first example never computed it)")
     # (fixed by this probe, ok now: annotated_locals's `for key, wt in weights.items()`
     # over a dict default, KeyError: 0 from emitted code; verlet_two_body's nested
     # `force` binding its own `f`, refused; staticmethod_by_class on JAX, refused as a
