@@ -104,25 +104,25 @@ class Facts:
         """A comprehension (or slice(), tuple()) is index arithmetic: it may not read a
         value that carries a derivative, which it would silently drop."""
         for i, a in enumerate(s.args):
-            if i in s.params.get("shape_only", ()):
-                continue  # only its items' shapes are read
-            if isinstance(a, Var) and a.name in self.active and s.params.get("formatted"):
+            if i in s.params.get("shape_only", ()) or not (
+                    isinstance(a, Var) and a.name in self.active):
+                continue  # (only its items' shapes are read; or no derivative)
+            if s.params.get("formatted"):
                 raise UnsupportedSyntaxError(
                     f"this f-string formats `{a.name}`, which carries a derivative; a "
                     "string has none", s.loc, "format it inside a print, assert or "
                     "raise, or format a string argument (`f\"i{k}\"`)")
-            if isinstance(a, Var) and a.name in self.active and s.params.get("values"):
+            if s.params.get("values"):
                 raise TransformError(  # (a kept `try`: frontend/kept_try.py)
                     f"this `try` reads `{a.name}`, which carries a derivative: an "
                     "exception has no derivative, so s2s keeps a `try` only around "
                     "values that carry none", s.loc, "differentiate another argument "
                     "(`argnums`), or test with `if` (`s = cfg[\"s\"] if \"s\" in cfg else 1.0`)")
-            if isinstance(a, Var) and a.name in self.active:
-                raise TransformError(
-                    f"this expression reads `{a.name}`, which carries a derivative; s2s "
-                    "differentiates NumPy operations, not comprehensions", s.loc,
-                    "write it with array operations (np.stack, slicing, np.sum)",
-                )
+            raise TransformError(
+                f"this expression reads `{a.name}`, which carries a derivative; s2s "
+                "differentiates NumPy operations, not comprehensions", s.loc,
+                "write it with array operations (np.stack, slicing, np.sum)",
+            )
 
     def _analyse(self, stmts: list[Stmt]) -> None:
         for s in stmts:
@@ -321,10 +321,9 @@ class Facts:
             if base == _EMPTY_LIST and len(index) == 1 and not isinstance(
                     index[0], (Const, Slice)):
                 return LEAF  # (`[]` a loop grows, at its first pass: its items unknown)
-            if isinstance(base, Tree) and _meta_key(s, base) is not None:
-                return LEAF  # (a registered object's meta field: read as it is)
-            if isinstance(base, Tree):
-                return base.child(self.container_key(s, base))
+            if isinstance(base, Tree):  # (a registered object's meta field: as it is)
+                return LEAF if _meta_key(s, base) is not None else base.child(
+                    self.container_key(s, base))
             if isinstance(base, Seq) and len(index) == 1 and isinstance(index[0], Slice):
                 return base  # (`hs[1:]`: a list of the same items)
             if isinstance(base, Seq):
@@ -460,7 +459,6 @@ class Facts:
             seen.add(test)
             test, way = self.negation[test], not way
         return test, way
-
 
 
 def _meta_key(s: Let, base: Any) -> str | None:
@@ -768,7 +766,6 @@ def _none_only(branch: list[Stmt], join: str) -> bool:
     """Whether ``branch`` binds ``join`` only to None (the normalizer's placeholder)."""
     lets = [t for t in all_lets(branch) if t.target == join]
     return bool(lets) and all(is_none(t) for t in lets)
-
 
 
 def return_kind(fn: Function, arg_kinds: tuple) -> Kind:
