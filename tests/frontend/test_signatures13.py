@@ -12,6 +12,10 @@ JAX backends), float64 and float32, calls 1, 3 and 10 with changing values.
    an attribute of NumPy arrays"); the transform is made per call's keywords, of a
    wrapper taking them by position, so ``p`` is read as its fields.  Left out:
    Python's TypeError (a missing keyword-only argument).
+5. ``np.random.RandomState(0)`` in the function and its ``.normal``, ``.uniform``,
+   ``.randn(*x.shape)``, ``.choice``: refused at ``.randn`` ("the array method"), then
+   at ``*x.shape`` ("spread with `*`"); the draws are constants to derivatives, made at
+   each call (a module's RandomState advances per call), as ``default_rng``'s are.
 3. ``params[name]`` with ``name`` a parameter with no default and no annotation,
    given a string: refused ("can only be indexed with a constant key"); the transform
    is made per call's string, as for ``name="w"`` or ``name: str``.  A key the dict
@@ -66,6 +70,9 @@ def twin():
     text = re.sub(r"^import numpy as np$", "import jax\nimport jax.numpy as np",
                   path.read_text(), flags=re.M)
     text = text.replace("s2s.tree_util.register_dataclass", "jax.tree_util.register_dataclass")
+    text = re.sub(r"^import jax.numpy as np$", "import jax.numpy as np\nimport numpy as onp",
+                  text, flags=re.M)
+    text = re.sub(r"\bnp\.random\.", "onp.random.", text)  # (draws: NumPy's constants)
     spec = importlib.util.spec_from_loader("signatures13_fns_jax", loader=None)
     module = importlib.util.module_from_spec(spec)
     module.__file__ = str(path)
@@ -170,6 +177,26 @@ def test_lambdas_on_one_line() -> None:
             x = _x(call)
             np.testing.assert_allclose(s2s.grad(fn)(x), fd_grad(fn, (x,), 0)[0],
                                        rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.slow
+def test_random_state_draws() -> None:
+    """A RandomState made in the function: central differences of the function run as
+    written (its draws the same at each run); a module's RandomState: each call's
+    gradient is that call's draws, against a RandomState of the same seed drawing in
+    step (a Python loop), the draws not shared between calls."""
+    g = s2s.grad(F.state_draws)
+    for call in (1, 3):
+        x = _x(call)
+        np.testing.assert_allclose(g(x), fd_grad(F.state_draws, (x,), 0)[0], rtol=1e-6,
+                                   atol=1e-7)
+    F.RS.seed(5)
+    reference = np.random.RandomState(5)
+    gm = s2s.grad(F.module_state_draws)
+    for call in range(1, 4):
+        x = _x(call)
+        r, u = reference.randn(4), reference.uniform(size=4)
+        np.testing.assert_allclose(gm(x), r + 2 * x * u, rtol=1e-12, atol=1e-12)
 
 
 # ---- -m slow: against JAX on the same source -----------------------------------------
@@ -282,7 +309,8 @@ def test_plain_string_keys_match_jax(dtype, J) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
-@pytest.mark.parametrize("name", ["acts", "acts_looped", "first_k_in_range"])
+@pytest.mark.parametrize("name", ["acts", "acts_looped", "first_k_in_range",
+                                  "state_draws"])
 def test_one_argument_functions_match_jax(name, dtype, J) -> None:
     import jax
 
