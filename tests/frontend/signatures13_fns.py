@@ -120,3 +120,15 @@ RS = np.random.RandomState(5)
 
 def module_state_draws(x):
     return np.sum(x * RS.randn(*x.shape)) + np.sum(x ** 2 * RS.uniform(size=x.shape))
+
+
+# ---- 4. a slice of *args -------------------------------------------------------------
+
+
+def sum_tail(x, *args):
+    return np.sum(np.sin(x) * sum(args[2:])) + np.sum(x * args[0])
+
+
+def every_other(x):
+    terms = (x, 2.0 * x, np.sin(x), x ** 2)
+    return np.sum(sum(terms[::2]) * sum(terms[-1:0:-2]))

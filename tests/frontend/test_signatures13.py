@@ -20,6 +20,10 @@ JAX backends), float64 and float32, calls 1, 3 and 10 with changing values.
    given a string: refused ("can only be indexed with a constant key"); the transform
    is made per call's string, as for ``name="w"`` or ``name: str``.  A key the dict
    lacks: Python's KeyError, located.  An int (``x[i]``) still reads at run time.
+4. ``sum(args[2:])`` of a ``*args`` (and ``terms[::2]`` of a tuple the function
+   built): refused ("can only be indexed with a constant key"); a constant slice of a
+   tuple or list made of known items is now the tuple of the items it picks.
+   ``sorted(gen(x))`` stays refused ("`sorted` is not supported") -- not done.
 6. ``for op in ops[:k]`` called with a float ``k``: accepted (each call took the
    functions ``i < k`` selects); now Python's TypeError ("slice indices must be
    integers"), located at the slice (``k``'s type is part of the call's signature).
@@ -199,6 +203,20 @@ def test_random_state_draws() -> None:
         np.testing.assert_allclose(gm(x), r + 2 * x * u, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow
+def test_slices_of_star_args() -> None:
+    """``sum(args[2:])`` in each argument (argnums), the count changing between calls;
+    ``terms[::2]`` and ``terms[-1:0:-2]`` of a local tuple: central differences."""
+    for call, rest in ((1, (1.5, -2.0, 0.25, 3.0)), (3, (0.5, 1.0, 2.0)), (10, (1.0, 2.0))):
+        x = _x(call)
+        for k in range(1 + len(rest)):
+            got = s2s.grad(F.sum_tail, argnums=k)(x, *rest)
+            np.testing.assert_allclose(got, fd_grad(F.sum_tail, (x, *rest), k)[0],
+                                       rtol=1e-6, atol=1e-7, err_msg=f"{call} {k}")
+        np.testing.assert_allclose(s2s.grad(F.every_other)(x),
+                                   fd_grad(F.every_other, (x,), 0)[0], rtol=1e-6, atol=1e-7)
+
+
 # ---- -m slow: against JAX on the same source -----------------------------------------
 
 
@@ -310,7 +328,7 @@ def test_plain_string_keys_match_jax(dtype, J) -> None:
 @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 @pytest.mark.parametrize("name", ["acts", "acts_looped", "first_k_in_range",
-                                  "state_draws"])
+                                  "state_draws", "every_other"])
 def test_one_argument_functions_match_jax(name, dtype, J) -> None:
     import jax
 
@@ -329,3 +347,30 @@ def test_one_argument_functions_match_jax(name, dtype, J) -> None:
         batch = np.stack([x, 0.5 * x, x[::-1].copy()])
         _close(s2s.vmap(g)(batch), compiled(jax.vmap(jax.grad(theirs)))(batch), dtype)
         _close(s2s.hessian(ours)(x), compiled(jax.hessian(theirs))(x), dtype)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_slices_of_star_args_match_jax(dtype, J) -> None:
+    import jax
+
+    for call, n in zip(CALLS, (4, 3, 5)):
+        x = _x(call, dtype)
+        rest = tuple(np.asarray(0.5 * (k + 1) - call * 0.1, dtype) for k in range(n))
+        for k in (0, 1, n):
+            _close(s2s.grad(F.sum_tail, argnums=k)(x, *rest),
+                   jax.grad(J.sum_tail, argnums=k)(x, *rest), dtype)
+        _close(s2s.value_and_grad(F.sum_tail)(x, *rest),
+               jax.value_and_grad(J.sum_tail)(x, *rest), dtype)
+        _close(s2s.jit(s2s.grad(F.sum_tail))(x, *rest), jax.grad(J.sum_tail)(x, *rest), dtype)
+        _close(s2s.jit(s2s.grad(F.sum_tail), backend="jax")(x, *rest),
+               jax.grad(J.sum_tail)(x, *rest), dtype)
+        _close(s2s.hessian(F.sum_tail)(x, *rest), jax.hessian(J.sum_tail)(x, *rest), dtype)
+        v = x[::-1].copy()
+        _close(s2s.jvp(lambda y: F.sum_tail(y, *rest), (x,), (v,)),
+               jax.jvp(lambda y: J.sum_tail(y, *rest), (x,), (v,)), dtype)
+        batch = np.stack([x, 0.5 * x, v])
+        axes = (0,) + (None,) * n
+        _close(s2s.vmap(s2s.grad(F.sum_tail), in_axes=axes)(batch, *rest),
+               jax.vmap(jax.grad(J.sum_tail), in_axes=axes)(batch, *rest), dtype)
