@@ -24,9 +24,11 @@ from ..ir.nodes import Atom, Const, Var
 # what makes a generator: its draws are methods of the value it returns
 MAKERS = (np.random.default_rng, np.random.Generator, np.random.RandomState)
 # methods that draw, of a generator: NumPy's own list, as the Generator class has them
-DRAWS = frozenset(name for name in dir(np.random.Generator)
-                  if not name.startswith("_") and callable(getattr(np.random.Generator, name))
-                  ) - {"bit_generator", "spawn"}
+# (and a RandomState's: `rs.randn(3)`, `rs.rand()`, `rs.randint(...)`, `rs.random_sample()`)
+DRAWS = frozenset(name for cls in (np.random.Generator, np.random.RandomState)
+                  for name in dir(cls) if not name.startswith("_") and callable(
+                      getattr(cls, name))) - {"bit_generator", "spawn", "get_state",
+                                              "set_state"}
 # they change their argument in place: the array would differ from the one s2s read
 IN_PLACE = frozenset({"shuffle"})
 
@@ -126,11 +128,12 @@ class DrawLowerer:
         func = func_text.format(*[text_of(a) for a in head])
         parts: list[tuple[str | None, str]] = []
         for arg in node.args:
-            if arg.star:
-                raise n.unsupported(arg, "a draw's arguments spread with `*` or `**`",
+            if arg.star == "**":
+                raise n.unsupported(arg, "a draw's arguments spread with `**`",
                                     "pass them one by one")
-            atom = n.exprs.expr(arg.value)
-            parts.append((arg.keyword.value if arg.keyword else None, text_of(atom)))
+            atom = n.exprs.expr(arg.value)  # (`rs.randn(*x.shape)`: spread as written)
+            parts.append((arg.keyword.value if arg.keyword else None,
+                          arg.star + text_of(atom)))
         params = {"func": func, "parts": tuple(parts), "keys": tuple(keys),
                   "method": method, "maker": maker}
         name = n.exprs.target(target, "rng" if maker else method or "draw")

@@ -49,6 +49,7 @@ from .reduces import lower_accumulate, lower_reduce
 from .resolve import expression_advice, transform_kind
 from .sequences import list_copy, sequence_arithmetic
 from .source import literal_value
+from .tuple_slices import sliced_made
 from .windows import as_islice, as_zip
 
 _BINOPS = {
@@ -389,8 +390,8 @@ class ExprLowerer:
                 )
             else:
                 items.append(literals.string_key(self.n, self.expr(s.value), base))
-        chosen = run_time_item(self.n, node, base, items, target)  # (`d[best]`: keyed.py)
-        if chosen is not None:
+        if (chosen := run_time_item(self.n, node, base, items, target) or sliced_made(
+                self, node, base, items, target)) is not None:  # (keyed.py; tuple_slices.py)
             return chosen
         index = Index(tuple(items), len(node.slice) > 1)
         if len(items) == 1 and isinstance(items[0], Const) and isinstance(

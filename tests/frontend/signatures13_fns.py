@@ -101,3 +101,34 @@ def acts_looped(x):
     for act in ACTS[::-1]:
         h = act(h) * 0.5
     return np.sum(h)
+
+
+# ---- 5. np.random.RandomState's methods --------------------------------------------
+
+
+def state_draws(x):
+    rs = np.random.RandomState(0)
+    n = rs.normal(size=x.shape)
+    u = rs.uniform(-1.0, 1.0, size=x.shape)
+    r = rs.randn(*x.shape)
+    c = rs.choice(x.shape[0], size=2)
+    return np.sum(np.sin(x) * n + u * x ** 2 + r * x) + np.sum(x[c] ** 2)
+
+
+RS = np.random.RandomState(5)
+
+
+def module_state_draws(x):
+    return np.sum(x * RS.randn(*x.shape)) + np.sum(x ** 2 * RS.uniform(size=x.shape))
+
+
+# ---- 4. a slice of *args -------------------------------------------------------------
+
+
+def sum_tail(x, *args):
+    return np.sum(np.sin(x) * sum(args[2:])) + np.sum(x * args[0])
+
+
+def every_other(x):
+    terms = (x, 2.0 * x, np.sin(x), x ** 2)
+    return np.sum(sum(terms[::2]) * sum(terms[-1:0:-2]))

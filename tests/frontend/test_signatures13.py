@@ -12,10 +12,18 @@ JAX backends), float64 and float32, calls 1, 3 and 10 with changing values.
    an attribute of NumPy arrays"); the transform is made per call's keywords, of a
    wrapper taking them by position, so ``p`` is read as its fields.  Left out:
    Python's TypeError (a missing keyword-only argument).
+5. ``np.random.RandomState(0)`` in the function and its ``.normal``, ``.uniform``,
+   ``.randn(*x.shape)``, ``.choice``: refused at ``.randn`` ("the array method"), then
+   at ``*x.shape`` ("spread with `*`"); the draws are constants to derivatives, made at
+   each call (a module's RandomState advances per call), as ``default_rng``'s are.
 3. ``params[name]`` with ``name`` a parameter with no default and no annotation,
    given a string: refused ("can only be indexed with a constant key"); the transform
    is made per call's string, as for ``name="w"`` or ``name: str``.  A key the dict
    lacks: Python's KeyError, located.  An int (``x[i]``) still reads at run time.
+4. ``sum(args[2:])`` of a ``*args`` (and ``terms[::2]`` of a tuple the function
+   built): refused ("can only be indexed with a constant key"); a constant slice of a
+   tuple or list made of known items is now the tuple of the items it picks.
+   ``sorted(gen(x))`` stays refused ("`sorted` is not supported") -- not done.
 6. ``for op in ops[:k]`` called with a float ``k``: accepted (each call took the
    functions ``i < k`` selects); now Python's TypeError ("slice indices must be
    integers"), located at the slice (``k``'s type is part of the call's signature).
@@ -66,6 +74,9 @@ def twin():
     text = re.sub(r"^import numpy as np$", "import jax\nimport jax.numpy as np",
                   path.read_text(), flags=re.M)
     text = text.replace("s2s.tree_util.register_dataclass", "jax.tree_util.register_dataclass")
+    text = re.sub(r"^import jax.numpy as np$", "import jax.numpy as np\nimport numpy as onp",
+                  text, flags=re.M)
+    text = re.sub(r"\bnp\.random\.", "onp.random.", text)  # (draws: NumPy's constants)
     spec = importlib.util.spec_from_loader("signatures13_fns_jax", loader=None)
     module = importlib.util.module_from_spec(spec)
     module.__file__ = str(path)
@@ -170,6 +181,40 @@ def test_lambdas_on_one_line() -> None:
             x = _x(call)
             np.testing.assert_allclose(s2s.grad(fn)(x), fd_grad(fn, (x,), 0)[0],
                                        rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.slow
+def test_random_state_draws() -> None:
+    """A RandomState made in the function: central differences of the function run as
+    written (its draws the same at each run); a module's RandomState: each call's
+    gradient is that call's draws, against a RandomState of the same seed drawing in
+    step (a Python loop), the draws not shared between calls."""
+    g = s2s.grad(F.state_draws)
+    for call in (1, 3):
+        x = _x(call)
+        np.testing.assert_allclose(g(x), fd_grad(F.state_draws, (x,), 0)[0], rtol=1e-6,
+                                   atol=1e-7)
+    F.RS.seed(5)
+    reference = np.random.RandomState(5)
+    gm = s2s.grad(F.module_state_draws)
+    for call in range(1, 4):
+        x = _x(call)
+        r, u = reference.randn(4), reference.uniform(size=4)
+        np.testing.assert_allclose(gm(x), r + 2 * x * u, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_slices_of_star_args() -> None:
+    """``sum(args[2:])`` in each argument (argnums), the count changing between calls;
+    ``terms[::2]`` and ``terms[-1:0:-2]`` of a local tuple: central differences."""
+    for call, rest in ((1, (1.5, -2.0, 0.25, 3.0)), (3, (0.5, 1.0, 2.0)), (10, (1.0, 2.0))):
+        x = _x(call)
+        for k in range(1 + len(rest)):
+            got = s2s.grad(F.sum_tail, argnums=k)(x, *rest)
+            np.testing.assert_allclose(got, fd_grad(F.sum_tail, (x, *rest), k)[0],
+                                       rtol=1e-6, atol=1e-7, err_msg=f"{call} {k}")
+        np.testing.assert_allclose(s2s.grad(F.every_other)(x),
+                                   fd_grad(F.every_other, (x,), 0)[0], rtol=1e-6, atol=1e-7)
 
 
 # ---- -m slow: against JAX on the same source -----------------------------------------
@@ -282,7 +327,8 @@ def test_plain_string_keys_match_jax(dtype, J) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
-@pytest.mark.parametrize("name", ["acts", "acts_looped", "first_k_in_range"])
+@pytest.mark.parametrize("name", ["acts", "acts_looped", "first_k_in_range",
+                                  "state_draws", "every_other"])
 def test_one_argument_functions_match_jax(name, dtype, J) -> None:
     import jax
 
@@ -301,3 +347,30 @@ def test_one_argument_functions_match_jax(name, dtype, J) -> None:
         batch = np.stack([x, 0.5 * x, x[::-1].copy()])
         _close(s2s.vmap(g)(batch), compiled(jax.vmap(jax.grad(theirs)))(batch), dtype)
         _close(s2s.hessian(ours)(x), compiled(jax.hessian(theirs))(x), dtype)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_slices_of_star_args_match_jax(dtype, J) -> None:
+    import jax
+
+    for call, n in zip(CALLS, (4, 3, 5)):
+        x = _x(call, dtype)
+        rest = tuple(np.asarray(0.5 * (k + 1) - call * 0.1, dtype) for k in range(n))
+        for k in (0, 1, n):
+            _close(s2s.grad(F.sum_tail, argnums=k)(x, *rest),
+                   jax.grad(J.sum_tail, argnums=k)(x, *rest), dtype)
+        _close(s2s.value_and_grad(F.sum_tail)(x, *rest),
+               jax.value_and_grad(J.sum_tail)(x, *rest), dtype)
+        _close(s2s.jit(s2s.grad(F.sum_tail))(x, *rest), jax.grad(J.sum_tail)(x, *rest), dtype)
+        _close(s2s.jit(s2s.grad(F.sum_tail), backend="jax")(x, *rest),
+               jax.grad(J.sum_tail)(x, *rest), dtype)
+        _close(s2s.hessian(F.sum_tail)(x, *rest), jax.hessian(J.sum_tail)(x, *rest), dtype)
+        v = x[::-1].copy()
+        _close(s2s.jvp(lambda y: F.sum_tail(y, *rest), (x,), (v,)),
+               jax.jvp(lambda y: J.sum_tail(y, *rest), (x,), (v,)), dtype)
+        batch = np.stack([x, 0.5 * x, v])
+        axes = (0,) + (None,) * n
+        _close(s2s.vmap(s2s.grad(F.sum_tail), in_axes=axes)(batch, *rest),
+               jax.vmap(jax.grad(J.sum_tail), in_axes=axes)(batch, *rest), dtype)
