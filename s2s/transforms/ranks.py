@@ -537,8 +537,8 @@ def _probe(fn: Function, example: tuple, kinds: tuple | None = None,
         found.setdefault(("__call__", f"{name} = {func}(...)"), args)
 
     ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
-    ns.update(fn.namespace)
-    ns.update(defaults.namespace)
+    ns.update(zip(fn.namespace, _unshared(tuple(fn.namespace.values()))))  # (a module's
+    ns.update(defaults.namespace)  # generator: a copy draws, as an argument's does)
     ns["__record__"], ns["__record_call__"] = record, record_call
     ns["__plain__"] = PLAIN if PLAIN is not None else (lambda value: value)
     # the batched run prints and draws; psum(x) stands for x's rank
@@ -738,7 +738,7 @@ def replay_args(fn: Function, s: Let, values: dict[str, Any]) -> tuple | None:
     names = sorted(inputs)
     text = render_function("__args__", ", ".join(names), items)
     ns = {"np": np, **{k: getattr(runtime, k) for k in runtime.__all__}}
-    ns.update(fn.namespace)
+    ns.update(zip(fn.namespace, _unshared(tuple(fn.namespace.values()))))
     try:
         with silenced(True), random_state_kept():
             return compile_module(text, ns, f"args_{fn.name}")["__args__"](
