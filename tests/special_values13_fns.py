@@ -16,3 +16,11 @@ def det_of_stacked_rows(x):
 def logabsdet_of(a):
     sign, logabs = np.linalg.slogdet(a)
     return logabs
+
+
+def running_product(x):
+    return np.cumprod(x)
+
+
+def running_product_of_rows(x):
+    return np.sum(np.cumprod(np.reshape(x, (2, -1)), axis=1) * 1.5)
