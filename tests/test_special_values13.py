@@ -143,6 +143,7 @@ def test_det_third_derivative_is_jaxs_or_nan_at_a_singular_matrix() -> None:
 
 # ---- slogdet's derivative at a singular matrix --------------------------------------
 
+@pytest.mark.slow  # (1.6 s of CPU: the default tier keeps det's and cumprod's)
 def test_slogdet_derivative_at_a_singular_matrix_is_jaxs() -> None:
     """JAX's, written out (the sweep below asks JAX): the cofactor matrix
     ``[[0, 0], [0, 1]]`` over 0 (NumPy's LinAlgError before)."""
