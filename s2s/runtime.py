@@ -237,26 +237,25 @@ def cumprod_tangent(a_dot, a, axis=None):
     return out if axis is None else np.moveaxis(out, -1, axis)
 
 
-def weights_along(weights, a, axis):
-    """``np.average``'s ``weights`` given ``a``'s rank: 1-D weights of an
-    ``np.average(a, axis, weights)`` with an int ``axis`` lie along that axis."""
-    if axis is None or np.ndim(weights) == np.ndim(a):
-        return weights
-    return np.reshape(weights, (-1,) + (1,) * (np.ndim(a) - 1 - axis % np.ndim(a)))
+def cumprod_tangent2(v, w, a, axis=None):
+    """The coefficient of t1 t2 in ``np.cumprod(a + t1 v + t2 w, axis)``: JAX's second
+    derivative, its tree's; the elements' own (0) left out as JAX's symbolic zeros
+    are, not multiplied by the other products (0 * inf: NaN at [inf, 0])."""
+    nodes, outs, vals, v = _cumprod_tree(a, v, axis)
+    n, w = len(outs), _cumprod_tree(a, w, axis)[3]
+    d1, d2, d12 = [v[..., i] for i in range(n)], [w[..., i] for i in range(n)], [None] * n
+    for x, y in nodes[n:]:
+        both = d1[x] * d2[y] + d2[x] * d1[y]
+        both = both if d12[x] is None else d12[x] * vals[y] + both
+        d12.append(both if d12[y] is None else both + vals[x] * d12[y])
+        d1.append(d1[x] * vals[y] + vals[x] * d1[y])
+        d2.append(d2[x] * vals[y] + vals[x] * d2[y])
+    out = [np.zeros_like(v[..., 0]) if d12[k] is None else d12[k] for k in outs]
+    out = np.stack(out, axis=-1) if outs else v
+    return out if axis is None else np.moveaxis(out, -1, axis)
 
 
-def pad_sources(shape, pad_width, mode):
-    """Where each element of ``np.pad(a, pad_width, mode)`` comes from in ``a`` (of
-    ``shape``), as an open mesh of indices, for the modes that copy elements."""
-    if mode not in ("edge", "reflect", "symmetric", "wrap"):
-        raise NotImplementedError(f"np.pad with mode={mode!r} has no derivative rule")
-    widths = np.broadcast_to(pad_width, (len(shape), 2))
-    return np.ix_(*[
-        np.pad(np.arange(n), (lo, hi), mode=mode) for (lo, hi), n in zip(widths, shape)
-    ])
-
-
-__all__ += ["cumprod_bar", "cumprod_tangent", "weights_along", "pad_sources"]
+__all__ += ["cumprod_bar", "cumprod_tangent", "cumprod_tangent2"]
 
 
 # ---- linear algebra (s2s/primitives/linalg.py) ----------------------------------

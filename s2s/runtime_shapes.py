@@ -479,3 +479,25 @@ def scan_tree(n):
         return [even[i // 2] if i % 2 == 0 else odd[i // 2] for i in range(len(ids))]
 
     return nodes, scan(list(range(n)))
+
+
+def pad_sources(shape, pad_width, mode):
+    """Where each element of ``np.pad(a, pad_width, mode)`` comes from in ``a`` (of
+    ``shape``), as an open mesh of indices, for the modes that copy elements."""
+    if mode not in ("edge", "reflect", "symmetric", "wrap"):
+        raise NotImplementedError(f"np.pad with mode={mode!r} has no derivative rule")
+    widths = np.broadcast_to(pad_width, (len(shape), 2))
+    return np.ix_(*[
+        np.pad(np.arange(n), (lo, hi), mode=mode) for (lo, hi), n in zip(widths, shape)
+    ])
+
+
+def weights_along(weights, a, axis):
+    """``np.average``'s ``weights`` given ``a``'s rank: 1-D weights of an
+    ``np.average(a, axis, weights)`` with an int ``axis`` lie along that axis."""
+    if axis is None or np.ndim(weights) == np.ndim(a):
+        return weights
+    return np.reshape(weights, (-1,) + (1,) * (np.ndim(a) - 1 - axis % np.ndim(a)))
+
+
+__all__ += ["pad_sources", "weights_along"]

@@ -135,6 +135,10 @@ def cumprod_tangent(v, a, axis=None):
     return jax.jvp(lambda y: jnp.cumprod(y, axis=axis), (a,), (v,))[1]
 
 
+def cumprod_tangent2(v, w, a, axis=None):
+    return jax.jvp(lambda y: cumprod_tangent(v, y, axis), (a,), (w,))[1]
+
+
 def _on_jets(fn, *jets):
     """``fn`` evaluated on jets: ``jet[s]`` is the coefficient of the product of the
     variables t_r whose bit r is set in s.  Coefficient s of the result is the mixed

@@ -20,6 +20,7 @@ from s2s.runtime import (
     cumprod_bar_jet,
     cumprod_jet,
     cumprod_tangent,
+    cumprod_tangent2,
     dot_lhs_bar,
     dot_rhs_bar,
     einsum_bar,
@@ -59,7 +60,8 @@ from s2s.runtime import (
 
 if np.__name__ == "jax.numpy":  # this module's JAX twin: the helpers' JAX twins
     from jax_runtime_twins import (  # noqa: F811
-        cumprod_bar, cumprod_bar_jet, cumprod_jet, cumprod_tangent, dot_lhs_bar,
+        cumprod_bar, cumprod_bar_jet, cumprod_jet, cumprod_tangent, cumprod_tangent2,
+        dot_lhs_bar,
         dot_rhs_bar, einsum_bar, einsum_bars, kron_lhs_bar, kron_rhs_bar, matmul_lhs_bar,
         matmul_rhs_bar, matrix_norm_grad, multi_dot_bars, norm_grad, prod_of_others,
         prod_of_others_jet, real_only, rhs_columns, special_digamma, special_erf, special_erfc,
@@ -234,6 +236,11 @@ else:
             row("cumprod_tangent", "flat", (normal(3, 4), normal(3, 4))),
             row("cumprod_tangent", "zeros_neg", (normal(3, 4), with_zeros(3, 4)),
                 {"axis": -1}),
+            row("cumprod_tangent2", "axis1", (normal(2, 3, 4), normal(2, 3, 4),
+                                              normal(2, 3, 4)), {"axis": 1}),
+            row("cumprod_tangent2", "flat", (normal(3, 4), normal(3, 4), normal(3, 4))),
+            row("cumprod_tangent2", "zeros_neg", (normal(3, 4), normal(3, 4),
+                                                  with_zeros(3, 4)), {"axis": -1}),
             row("cumprod_jet", "m1_axis", (jet(1, 3, 4),), {"axis": 1}),
             row("cumprod_jet", "m2_flat", (jet(2, 2, 3),)),
             row("cumprod_jet", "m2_zeros", (jet(2, 3, 4, zeros=True),), {"axis": -1}),
@@ -407,6 +414,10 @@ def f_cumprod_tangent(v, a):
     return np.sum(np.sin(cumprod_tangent(v, a, 1)) * W23)
 
 
+def f_cumprod_tangent2(v, w, a):
+    return np.sum(np.sin(cumprod_tangent2(v, w, a, 1)) * W23)
+
+
 def f_cumprod_jet(x):
     return np.sum(np.sin(cumprod_jet(x, -1)) * W23)
 
@@ -483,6 +494,8 @@ if np.__name__ != "jax.numpy":
         E2ECase(f_prod_of_others_jet, ("prod_of_others_jet",), (jet(1, 2, 3),)),
         E2ECase(f_cumprod_bar, ("cumprod_bar",), (normal(2, 3), with_zeros(2, 3))),
         E2ECase(f_cumprod_tangent, ("cumprod_tangent",), (normal(2, 3), normal(2, 3))),
+        E2ECase(f_cumprod_tangent2, ("cumprod_tangent2",),
+                (normal(2, 3), normal(2, 3), normal(2, 3))),
         E2ECase(f_cumprod_jet, ("cumprod_jet",), (jet(0, 2, 3),)),
         E2ECase(f_cumprod_bar_jet, ("cumprod_bar_jet",), (jet(0, 2, 3), jet(0, 2, 3))),
         E2ECase(f_vector_norm_grad, ("vector_norm_grad",), (normal(2, 3), positive(2, 1))),

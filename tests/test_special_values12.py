@@ -14,8 +14,8 @@
   cotangents summed at a shared product before they are multiplied on, not through
   a matrix of partials whose zero cotangents met infinities.
 - ``np.linalg.det`` of a singular matrix: its gradient is JAX's adjugate (a
-  LinAlgError on the NumPy backend before, NaN on ``backend="jax"``); a second
-  derivative there is NaN where JAX's is finite (not a wrong number).
+  LinAlgError on the NumPy backend before, NaN on ``backend="jax"``); its second
+  derivative there: tests/test_special_values13.py.
 """
 
 from __future__ import annotations
@@ -165,21 +165,6 @@ def test_det_gradient_where_det_is_not_exactly_zero() -> None:
     a = np.array([[0.1, 0.2], [0.3, 0.6]], np.float32)
     np.testing.assert_allclose(s2s.grad(F.det_of)(a), [[0.6, -0.3], [-0.2, 0.1]],
                                rtol=1e-5)
-
-
-@pytest.mark.slow
-def test_det_second_derivative_at_a_singular_matrix_is_nan_not_wrong() -> None:
-    """JAX's is finite; s2s's SVD-based adjugate has no exact derivative there: NaN
-    (a wrong finite number without the NaN slope), and an invertible matrix of the
-    same stack keeps its true one."""
-    stack = np.stack([np.eye(2), np.array(SINGULAR["rank_one_2x2"])])
-    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        h = s2s.hessian(lambda a: np.sum(np.linalg.det(a)))(stack)
-    assert np.isnan(h[1, :, :, 1]).all()
-    want = [[[[0, 0], [0, 1]], [[0, 0], [-1, 0]]], [[[0, -1], [0, 0]], [[1, 0], [0, 0]]]]
-    np.testing.assert_array_equal(h[0, :, :, 0], want)
-    np.testing.assert_array_equal(h[0, :, :, 1], np.zeros((2, 2, 2, 2)))
 
 
 @pytest.mark.slow

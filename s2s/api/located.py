@@ -282,11 +282,9 @@ def reraise_located(err: ValueError | IndexError, ir: Any, func: str) -> None:
                 "singular" in str(err).lower():
             singular = SingularMatrixError(
                 f"NumPy's LinAlgError ({err}) from the code made from this line: its "
-                "derivative rules need an invertible matrix (np.linalg.det's is det(a) "
-                "* inv(a).T; at a singular matrix JAX's gives the adjugate, s2s's does "
-                "not yet)", loc, "keep the matrix invertible where you differentiate, "
-                "or write a small determinant out (`a[0, 0] * a[1, 1] - a[0, 1] * "
-                "a[1, 0]` for 2 x 2)", func)
+                "derivative rules need an invertible matrix (np.linalg.qr's solves "
+                "with r; JAX's derivative there is infinities or NaN)", loc,
+                "keep the matrix invertible where you differentiate", func)
             for note in getattr(err, "__notes__", ()):
                 singular.add_note(note)
             raise singular from err

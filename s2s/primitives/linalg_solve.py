@@ -99,16 +99,20 @@ def solve_rule(b: Batch, s: Let) -> str:
 
 defprim("linalg.det", np.linalg.det, "(a)", family="linalg", batch="trailing_axes",
         note="the cofactor matrix: det(a) * inv(a).T, or where a is singular (its "
-        "least singular value negligible) JAX's adjugate from the SVD (its own "
-        "derivative NaN there)")
+        "least singular value negligible) JAX's adjugate from the SVD, its own "
+        "derivative written out (a third derivative NaN there)")
 
 
 # A singular a's cofactor matrix (JAX's gradient; inv(a) raises or is inaccurate there,
 # and det(a) need not be exactly 0): with a = u s vt, adj(a).T = det(u) det(vt) conj(u)
-# diag(prod of the other s) conj(vt).  The SVD is read as a constant: its derivative
-# at a singular a is not the adjugate's; 0 * sqrt(|at - at|) adds a derivative that is
-# NaN there (a second derivative is NaN, not a wrong number; JAX's is finite).  Each
-# branch reads a matrix where the other is taken: the one not taken passes no NaN back.
+# diag(prod of the other s) conj(vt).  The SVD is read as a constant (its derivative at
+# a singular a is not the adjugate's); the cofactor matrix's own derivative is written
+# out: with k = u^H da vt^H, d cof(s)[k] = diag(pairs @ diag(k)) - pairs * k.T, pairs
+# the products of the s other than two (0 on the diagonal), exact at any rank, so
+# det's second derivative is the true one (JAX's).  0 * |da|^1.5 adds a derivative of
+# that derivative which is NaN there (a third derivative is NaN, not a wrong number).
+# Each branch reads a matrix where the other is taken: the one not taken passes no
+# NaN back.
 @defvjp("linalg.det")
 def det_vjp(g, ans, a):
     usv = np.linalg.svd(stop_gradient(a))
@@ -118,10 +122,17 @@ def det_vjp(g, ans, a):
     singular = np.expand_dims(top + least == top, (-2, -1))
     spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
     at = np.where(singular, a, spread)
+    da = at - stop_gradient(at)
+    u_c, vt_c = np.conj(usv[0]), np.conj(usv[2])
     turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
-    others = np.expand_dims(prod_of_others(usv[1], -1), -2)
-    adj_t = turn * (np.conj(usv[0]) * others) @ np.conj(usv[2])
-    adj_t = adj_t + 0.0 * np.sqrt(np.abs(at - stop_gradient(at)))
+    eye = np.eye(np.shape(a)[-1]) == 1
+    others = np.where(eye, np.expand_dims(prod_of_others(usv[1], -1), -2), 0)
+    pairs = np.where(eye, 0, prod_of_others(np.where(eye, 1, usv[1][..., None, :]), -1))
+    k = np.matrix_transpose(u_c) @ da @ np.matrix_transpose(vt_c)
+    k_diag = np.sum(pairs * np.diagonal(k, axis1=-2, axis2=-1)[..., None, :], axis=-1)
+    step = np.where(eye, k_diag[..., :, None], 0) - pairs * np.matrix_transpose(k)
+    adj_t = turn * (u_c @ (others + step) @ vt_c)
+    adj_t = adj_t + 0.0 * np.sum(np.abs(da) ** 1.5, axis=(-2, -1), keepdims=True)
     inv_t = np.linalg.inv(np.matrix_transpose(np.where(singular, spread, a)))
     cof = np.where(singular, adj_t, np.expand_dims(ans, (-2, -1)) * inv_t)
     return np.expand_dims(g, (-2, -1)) * cof
@@ -136,30 +147,74 @@ def det_jvp(a_dot, ans, a):
     singular = np.expand_dims(top + least == top, (-2, -1))
     spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
     at = np.where(singular, a, spread)
+    da = at - stop_gradient(at)
+    u_c, vt_c = np.conj(usv[0]), np.conj(usv[2])
     turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
-    others = np.expand_dims(prod_of_others(usv[1], -1), -2)
-    adj_t = turn * (np.conj(usv[0]) * others) @ np.conj(usv[2])
-    adj_t = adj_t + 0.0 * np.sqrt(np.abs(at - stop_gradient(at)))
+    eye = np.eye(np.shape(a)[-1]) == 1
+    others = np.where(eye, np.expand_dims(prod_of_others(usv[1], -1), -2), 0)
+    pairs = np.where(eye, 0, prod_of_others(np.where(eye, 1, usv[1][..., None, :]), -1))
+    k = np.matrix_transpose(u_c) @ da @ np.matrix_transpose(vt_c)
+    k_diag = np.sum(pairs * np.diagonal(k, axis1=-2, axis2=-1)[..., None, :], axis=-1)
+    step = np.where(eye, k_diag[..., :, None], 0) - pairs * np.matrix_transpose(k)
+    adj_t = turn * (u_c @ (others + step) @ vt_c)
+    adj_t = adj_t + 0.0 * np.sum(np.abs(da) ** 1.5, axis=(-2, -1), keepdims=True)
     tr = np.trace(np.linalg.solve(np.where(singular, spread, a), a_dot), axis1=-2, axis2=-1)
     return np.where(singular[..., 0, 0], np.sum(adj_t * a_dot, axis=(-2, -1)), ans * tr)
 
 
 defprim("linalg.slogdet", np.linalg.slogdet, "(a)", family="linalg",
         batch="trailing_axes", results=2,
-        note="(sign, logabsdet): the sign is piecewise constant, no derivative flows")
+        note="(sign, logabsdet): the sign is piecewise constant, no derivative flows; "
+        "where the sign is 0 (a singular a) the cofactor matrix over 0 (JAX's "
+        "infinities, NaN where the cofactor is 0; its own derivative NaN)")
 
 
+# Where slogdet's own LU found a singular a (sign 0, logabsdet -inf) inv(a) raises: the
+# derivative is the cofactor matrix (det's, from the SVD) over det(a) = 0, +-inf, NaN
+# where a cofactor is 0 (JAX's, whose solve divides by the 0 pivot).  0 * sqrt(|da|)
+# makes its derivative NaN there.  Each branch reads a matrix where the other is taken.
 @defvjp("linalg.slogdet")
 def slogdet_vjp(g, ans, a):
     # d logabsdet = Re(tr), d sign = sign * 1j * Im(tr), tr = trace(a^-1 da) (JAX's);
     # of a real a the sign carries nothing (unbroadcast: the real part)
     c = np.real(g[1]) + 1j * np.imag(g[0] * ans[0])
-    return unbroadcast(np.expand_dims(c, (-2, -1)) * np.linalg.inv(np.matrix_transpose(a)), a)
+    singular = np.expand_dims(ans[0] == 0, (-2, -1))
+    spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
+    at = np.where(singular, a, spread)
+    usv = np.linalg.svd(stop_gradient(at))
+    # singular values below n * eps * the top one (NumPy's matrix_rank's) read as 0:
+    # the cofactor matrix of a rank n - 2 matrix is 0, not rounding
+    top = np.sum(usv[1][..., :1], axis=-1, keepdims=True)
+    s = np.where(top + usv[1] / (2 * np.shape(a)[-1]) == top, 0, usv[1])
+    turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
+    others = prod_of_others(s, -1)[..., None, :]
+    adj_t = turn * (np.conj(usv[0]) * others) @ np.conj(usv[2])
+    adj_t = adj_t + 0.0 * np.sqrt(np.abs(at - stop_gradient(at)))
+    zero = np.where(singular, 0.0, 1.0)
+    # inv(a).T, not inv(a.T): the LU of a that slogdet read (of a.T it may meet a 0)
+    inv_t = np.matrix_transpose(np.linalg.inv(np.where(singular, spread, a)))
+    over = np.where(singular, adj_t / zero, inv_t)
+    return unbroadcast(np.expand_dims(c, (-2, -1)) * over, a)
 
 
 @defjvp("linalg.slogdet", "a")
 def slogdet_jvp(a_dot, ans, a):
-    tr = np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
+    singular = np.expand_dims(ans[0] == 0, (-2, -1))
+    spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
+    at = np.where(singular, a, spread)
+    usv = np.linalg.svd(stop_gradient(at))
+    # singular values below n * eps * the top one (NumPy's matrix_rank's) read as 0:
+    # the cofactor matrix of a rank n - 2 matrix is 0, not rounding
+    top = np.sum(usv[1][..., :1], axis=-1, keepdims=True)
+    s = np.where(top + usv[1] / (2 * np.shape(a)[-1]) == top, 0, usv[1])
+    turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
+    others = prod_of_others(s, -1)[..., None, :]
+    adj_t = turn * (np.conj(usv[0]) * others) @ np.conj(usv[2])
+    adj_t = adj_t + 0.0 * np.sqrt(np.abs(at - stop_gradient(at)))
+    zero = np.where(singular, 0.0, 1.0)
+    solved = np.linalg.solve(np.where(singular, spread, a), a_dot)
+    by_cof = np.sum(adj_t * a_dot, axis=(-2, -1)) / zero[..., 0, 0]
+    tr = np.where(singular[..., 0, 0], by_cof, np.trace(solved, axis1=-2, axis2=-1))
     return unbroadcast(ans[0] * 1j * np.imag(tr), ans[0]), np.real(tr)
 
 

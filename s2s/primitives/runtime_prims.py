@@ -38,6 +38,7 @@ from ..runtime import (
     cumprod_bar_jet,
     cumprod_jet,
     cumprod_tangent,
+    cumprod_tangent2,
     join_like,
     prod_of_others_jet,
     sign_turn,
@@ -276,24 +277,49 @@ deflinear("cumprod_tangent", "v")
 
 @defjvp("cumprod_tangent", "a")
 def cumprod_tangent_jvp_a(a_dot, ans, v, a, axis=None):
-    # the coefficient of t1 t2 in cumprod(a + t1 v + t2 a_dot)
-    return cumprod_jet(np.stack([a, v, a_dot, np.zeros_like(a)]), axis)[3]
+    # the coefficient of t1 t2 in cumprod(a + t1 v + t2 a_dot), JAX's (not the jet's,
+    # whose 0 coefficient of t1 t2 meets an inf)
+    return cumprod_tangent2(v, a_dot, a, axis)
 
 
-@batch_rule("cumprod_bar", "cumprod_tangent")
+_defhelper("cumprod_tangent2", "(v, w, a, axis=None)",
+           note="second derivatives of cumprod along JAX's tree (third: the jets)")
+
+
+@defvjp("cumprod_tangent2")
+def cumprod_tangent2_vjp(g, ans, v, w, a, axis=None):
+    g_jet = np.stack([g, np.zeros_like(g)])
+    zero = np.zeros_like(g)
+    a_bar = cumprod_bar_jet(np.stack([g, zero, zero, zero]),
+                            np.stack([a, v, w, np.zeros_like(a)]), axis)[3]
+    return (cumprod_bar_jet(g_jet, np.stack([a, w]), axis)[1],
+            cumprod_bar_jet(g_jet, np.stack([a, v]), axis)[1], a_bar)
+
+
+deflinear("cumprod_tangent2", "v", "w")
+
+
+@defjvp("cumprod_tangent2", "a")
+def cumprod_tangent2_jvp_a(a_dot, ans, v, w, a, axis=None):
+    zero = np.zeros_like(a)
+    return cumprod_jet(np.stack([a, v, w, zero, a_dot, zero, zero, zero]), axis)[7]
+
+
+@batch_rule("cumprod_bar", "cumprod_tangent", "cumprod_tangent2")
 def cumprod_helpers_rule(b: Batch, s: Let) -> str:
     """Along ``axis + 1``; ``axis=None`` on each example flattened (``cumprod_bar``'s
     result shaped as the batched ``a`` again)."""
-    v, a = s.args
-    vs, as_ = _with_batch(b, v), _with_batch(b, a)
+    arrays = s.args[:3] if s.prim == "cumprod_tangent2" else s.args[:2]
+    texts = [_with_batch(b, t) for t in arrays]
     p = operand(s, "axis")
     if p is None or isinstance(p, Const) and p.value is None:
         n = b.use_batch_size()
-        call = (f"{s.prim}(np.reshape({vs}, ({n}, -1)), np.reshape({as_}, ({n}, -1)), 1)")
-        if s.prim == "cumprod_tangent":  # a tangent of the flat cumprod: flat
+        flat = ", ".join(f"np.reshape({t}, ({n}, -1))" for t in texts)
+        call = f"{s.prim}({flat}, 1)"
+        if s.prim != "cumprod_bar":  # a tangent of the flat cumprod: flat
             return call
-        return f"np.reshape({call}, np.shape({as_}))"
-    return args_text(s, [vs, as_], {"axis": _axis(b, s, "axis", b.rank(a))})
+        return f"np.reshape({call}, np.shape({texts[-1]}))"
+    return args_text(s, texts, {"axis": _axis(b, s, "axis", b.rank(arrays[-1]))})
 
 
 _defhelper("cumprod_jet", "(x, axis=None)",

@@ -328,8 +328,8 @@ def dict_item_of_its_own(x):
 
 def det_of_rank_one(x):
     """det of a singular matrix: NumPy's value is 0; its derivative is JAX's adjugate
-    (from the SVD, both backends: a LinAlgError before); its second derivative is NaN
-    where JAX's is finite (the probe's pin says WRONG)."""
+    (from the SVD, both backends: a LinAlgError before); its second derivative JAX's
+    0 (sound13; NaN before, the probe's pin said WRONG)."""
     m = np.stack([x, 2.0 * x])
     return np.linalg.det(m)
 

@@ -54,12 +54,6 @@ EXPECTED = {
     "dict_item_read_then_added": "refused",
     "dict_item_from_a_name": "refused",
     "dict_item_kept_in_a_list": "refused",
-    # NumPy's LinAlgError from det's derivative at a singular matrix (the rule is
-    # det(a) * inv(a).T); JAX gives 0. On the NumPy backend (grad, jvp, vmap of grad,
-    # hessian, jit) it is s2s.SingularMatrixError at the user's line (a LinAlgError
-    # still; "internal" before internal12); what is left is s2s.jit(grad, backend=
-    # "jax")'s NaN against JAX's [0, 0] (docs/python-subset.md, Sharp bits)
-    "det_of_rank_one": "WRONG",
 }
 # float32 only: values agree, but the dtype differs from JAX's (NumPy's promotion,
 # which the function run as written follows)
