@@ -97,3 +97,16 @@ def along_last_of_3d(t):
         return np.array([np.max(r), np.mean(r ** 2)])
 
     return np.sum(np.sin(np.apply_along_axis(summary, -1, t)))
+
+
+# ---- a type test of a value whose type is known only when the function runs -----------
+
+
+def _leaf_sum(tree):
+    if isinstance(tree, list):
+        return sum(_leaf_sum(t) for t in tree)
+    return np.sum(tree ** 2)
+
+
+def recursive_leaves(x):
+    return _leaf_sum([x[:2], [x[2:4], [x[4:]]]])

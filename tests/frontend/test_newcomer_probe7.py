@@ -36,7 +36,10 @@ DTYPES = [np.float64, np.float32]
 # named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED = {
     # `if isinstance(tree, list): return sum(recursive_sum(t) for t in tree)` over a
-    # nested list: "`list` is a type, used here as a value", located
+    # nested list: "`isinstance(tree, list)` tests a Python type, which s2s decides ...
+    # only for a parameter, from the value the call passes", located (before: "`list`
+    # is a type, used here as a value"; the recursion over the nested list's items,
+    # each of its own type, is not unrolled when s2s generates the code)
     "recursive_nested_list": "refused",
     # `nonlocal calls` in a factory's inner function: refused at the `nonlocal` (an
     # internal SyntaxError from the lifted copy before this probe)

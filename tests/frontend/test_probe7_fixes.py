@@ -199,3 +199,18 @@ def test_a_vectorized_function_of_no_items_raises_numpys_error() -> None:
 ])
 def test_vectorized_functions_against_jax(name, points, dtype) -> None:
     transforms_against_jax(name, points, dtype)
+
+
+# ---- a type test s2s cannot decide -----------------------------------------------------
+
+
+def test_an_undecided_isinstance_names_the_test_not_the_type() -> None:
+    """``isinstance(tree, list)`` of a callee's parameter given an array (probe 7's
+    recursive_nested_list, still refused) said "`list` is a type, used here as a value"
+    (hint: "call it"); now the message names the test and what s2s decides."""
+    x = np.array([0.3, -0.7, 0.45, 1.2, 0.1])
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.recursive_leaves)(x)
+    message = str(info.value)
+    assert "`isinstance(tree, list)` tests a Python type" in message, message
+    assert "probe7_fix_fns.py" in message and "used here as a value" not in message
