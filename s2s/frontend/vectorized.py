@@ -44,7 +44,11 @@ class Vectorized:
 
     def body(self, nodes: list[Any]) -> list[Any]:
         self._find_made(nodes)
-        return self._block(nodes)
+        out = self._block(nodes)
+        if self.made and _names_in(out) & set(self.made):  # (`f` called where this pass
+            self.made, self.dropped = {}, set()  # does not reach: a lambda, an `if` test;
+            out = self._block(nodes)  # `f = np.vectorize(fn)` kept, refused as before)
+        return out
 
     # ---- what the calls are -----------------------------------------------------
 
@@ -261,3 +265,15 @@ class _Put(cst.CSTTransformer):
         return new if isinstance(new, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) \
             else new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
             if hasattr(new, "lpar") else new
+
+
+def _names_in(nodes: list[Any]) -> set[str]:
+    found: set[str] = set()
+
+    class Find(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.add(n.value)
+
+    for node in nodes:
+        node.visit(Find())
+    return found

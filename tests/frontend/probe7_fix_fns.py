@@ -110,3 +110,19 @@ def _leaf_sum(tree):
 
 def recursive_leaves(x):
     return _leaf_sum([x[:2], [x[2:4], [x[4:]]]])
+
+
+def vectorize_called_in_a_lambda(x):
+    """``f`` called inside a lambda, where the pass does not rewrite: refused as
+    before (the ``f = np.vectorize(...)`` kept), never a NameError."""
+    f = np.vectorize(_bump)
+    g = lambda v: f(v)  # noqa: E731
+    return np.sum(g(x))
+
+
+def vectorize_in_a_loop(x):
+    f = np.vectorize(_bump)
+    total = 0.0
+    for i in range(3):
+        total = total + np.sum(f(x * (i - 1.0)))
+    return total

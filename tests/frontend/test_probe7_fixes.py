@@ -186,11 +186,20 @@ def test_a_vectorized_function_of_no_items_raises_numpys_error() -> None:
         F.vectorize_named_twice(np.zeros(0))
 
 
+def test_a_vectorized_name_called_where_the_pass_does_not_reach_stays_refused() -> None:
+    """``f = np.vectorize(fn)`` with ``f`` called in a lambda: the assignment is kept
+    (dropping it would leave the lambda's ``f`` unbound), refused at it, located."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.vectorize_called_in_a_lambda)(np.array([0.3, -0.7]))
+    assert "np.vectorize" in str(info.value) and "probe7_fix_fns.py" in str(info.value)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 @pytest.mark.parametrize("name, points", [
     ("vectorize_named_twice", VECTORS),
+    ("vectorize_in_a_loop", VECTORS),
     ("vectorize_inline_lambda_matrix", MATRICES),
     ("along_rows_scalar", MATRICES),
     ("along_columns_vector", [m for m in MATRICES if m.shape[0] >= 2]),
