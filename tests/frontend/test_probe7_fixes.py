@@ -59,6 +59,7 @@ def tol(dtype):
 LENGTHS = [[0.3, -0.7, 0.45, 1.2], [0.5], [], [0.2, 0.9], [1.1, -0.4, 0.3, 0.8, -1.5]]
 
 
+@pytest.mark.slow  # (the default tier's budget: 2.9 s; the refusal below is cheap)
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 def test_a_filter_on_the_counter_runs_in_the_loop(dtype) -> None:
     """``[x[i] ** 2 for i in range(len(x)) if i % 2 == 0]`` was refused ("reads values
@@ -100,6 +101,7 @@ NESTED = ["nested_inv_det", "nested_constant_row", "nested_three_deep",
 POINTS = [[0.3, -0.7, 0.45], [1.1, 0.2, -0.6], [0.0, 0.0, 0.0], [-0.4, 0.9, 1.3]]
 
 
+@pytest.mark.slow  # (the default tier's budget: 1.6 s)
 def test_vmap_of_grad_through_a_nested_list_literal() -> None:
     """``np.array([[2.0 + x[0] ** 2, x[1]], [x[1], 1.0 + x[2] ** 2]])`` under vmap of
     grad (and hessian) was refused: "the rank of `x_0_sq_plus_2_x_1` is unknown (the
@@ -160,10 +162,11 @@ MATRICES = [R.normal(size=(3, 2)), R.normal(size=(3, 1)), R.normal(size=(1, 2)),
 def test_vectorize_of_a_python_function_is_its_loop(dtype) -> None:
     """``f = np.vectorize(_bump)``, ``f(x)`` twice was refused ("`np.vectorize`
     (numpy.vectorize) has no derivative rule in s2s yet"); now the loop over the
-    items, stacked and reshaped (lengths 4, 1, 5, 2 through one object), against
+    items, stacked and reshaped, against
     the derivative written out."""
     g = s2s.grad(F.vectorize_named_twice)
-    for values in VECTORS:
+    for values in VECTORS[:1]:  # (the default tier's budget: lengths 1, 5, 2 and
+        # every transform in the slow sweep)
         x = np.array(values, dtype)
 
         def bump_dot(v):
