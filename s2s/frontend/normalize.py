@@ -77,6 +77,7 @@ from .sequences import check_literal_reads
 from .source import ParsedFunction, emitted, parse_function, recursion_room
 from .statements import StmtLowerer
 from .super_calls import class_function
+from .vectorized import Vectorized
 
 # the IR per function and source text: the most recently used only (s2s/caches.py)
 _FUNCTIONS: LRU[Any, Function] = LRU(256)
@@ -332,7 +333,7 @@ class Normalizer:
             if result_name in self.fn.__code__.co_names or result_name in self.local_names \
                     or hasattr(self.fn, "__s2s_adapts__"):  # (an adapter calls its name)
                 result_name = "out"
-            body_nodes = list(node.body.body)
+            body_nodes = Vectorized(self).body(list(node.body.body))  # (np.vectorize)
         self.result_name = self.names.fresh(result_name)
         try:
             if isinstance(node, cst.Lambda):

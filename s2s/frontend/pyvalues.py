@@ -128,6 +128,8 @@ class PythonValues:
             return None
         if fn is builtins.isinstance and (typed := type_test(self.n, node)) is not NOVALUE:
             return self.constant(typed, repr(typed), [], target, node)  # (a parameter's)
+        if fn is builtins.isinstance:
+            undecided_type_test(self.n, node)  # (else "`list` is a type, used as a value")
         keywords = [a for a in node.args if a.keyword is not None]
         positional = [a.value for a in node.args if a.keyword is None]
         if fn is builtins.dict:
@@ -479,3 +481,21 @@ def _inlined_keys(n: Any, key: Any, items: list[Atom]) -> list[Atom] | None:
         literal = cst.parse_expression(repr(item.value))
         out.append(n.exprs.expr(substitute(key.body, {name: literal}, n.desugar.alias)))
     return out
+
+
+def undecided_type_test(n: Any, node: cst.Call) -> None:
+    """``isinstance(v, T)`` that ``type_test`` could not decide: refused at the call,
+    naming what s2s decides (a parameter's type, from the call), where ``v`` is not a
+    constant either (those the static reader decides)."""
+    if len(node.args) != 2 or any(a.keyword for a in node.args) or (
+            n.comps.static.static_value(node) is not NOVALUE):
+        return
+    text = cst.Module([]).code_for_node(node)
+    raise n.unsupported(
+        node, f"`{text}` tests a Python type, which s2s decides when it transforms the "
+        "function only for a parameter, from the value the call passes (a list, tuple "
+        "or dict literal, a constant); here the value is computed in the function, an "
+        "item of a loop, or an array passed on",
+        "decide it outside and pass the choice as an argument (a keyword with a "
+        "default), or branch on `x.ndim` / `x.shape`; over a nested list, walk it "
+        "outside the function or pass its leaves as one flat list")

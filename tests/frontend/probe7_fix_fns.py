@@ -56,3 +56,73 @@ def nested_stack_axis(x):
     """``np.stack`` of a nested list along axis 1 (the transpose of np.array's)."""
     m = np.stack([[x[0], x[1] ** 2, 3.0], [np.cos(x[2]), x[0] * x[2], x[1]]], axis=1)
     return np.sum(m * np.arange(6.0).reshape(3, 2)) + np.sum(m ** 2)
+
+
+# ---- np.vectorize and np.apply_along_axis of a Python function ---------------------------
+
+
+def _bump(v):
+    return np.tanh(v) * v + np.where(v > 0.0, v ** 2, -v)
+
+
+def vectorize_named_twice(x):
+    f = np.vectorize(_bump)
+    return np.sum(f(x) * np.cos(x)) + np.sum(f(x * 2.0))
+
+
+def vectorize_inline_lambda_matrix(m):
+    """On a matrix: elementwise, the result reshaped as the argument."""
+    out = np.vectorize(lambda v: np.sin(v) * v ** 2)(m)
+    return np.sum(out * np.cumsum(np.ones_like(out)).reshape(np.shape(m))) + np.sum(out ** 2)
+
+
+def along_rows_scalar(m):
+    def energy(r):
+        return np.sum(r ** 2) - r[0] * r[-1]
+
+    return np.sum(np.apply_along_axis(energy, 1, m) ** 2)
+
+
+def along_columns_vector(m):
+    """axis 0, a vector per column: the result's first axis is the function's."""
+    def head(c):
+        return c[:2] * np.sum(c)
+
+    out = np.apply_along_axis(head, 0, m)
+    return np.sum(out * np.cumsum(np.ones_like(out)).reshape(np.shape(out)))
+
+
+def along_last_of_3d(t):
+    def summary(r):
+        return np.array([np.max(r), np.mean(r ** 2)])
+
+    return np.sum(np.sin(np.apply_along_axis(summary, -1, t)))
+
+
+# ---- a type test of a value whose type is known only when the function runs -----------
+
+
+def _leaf_sum(tree):
+    if isinstance(tree, list):
+        return sum(_leaf_sum(t) for t in tree)
+    return np.sum(tree ** 2)
+
+
+def recursive_leaves(x):
+    return _leaf_sum([x[:2], [x[2:4], [x[4:]]]])
+
+
+def vectorize_called_in_a_lambda(x):
+    """``f`` called inside a lambda, where the pass does not rewrite: refused as
+    before (the ``f = np.vectorize(...)`` kept), never a NameError."""
+    f = np.vectorize(_bump)
+    g = lambda v: f(v)  # noqa: E731
+    return np.sum(g(x))
+
+
+def vectorize_in_a_loop(x):
+    f = np.vectorize(_bump)
+    total = 0.0
+    for i in range(3):
+        total = total + np.sum(f(x * (i - 1.0)))
+    return total

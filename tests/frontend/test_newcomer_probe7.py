@@ -36,12 +36,11 @@ DTYPES = [np.float64, np.float32]
 # named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED = {
     # `if isinstance(tree, list): return sum(recursive_sum(t) for t in tree)` over a
-    # nested list: "`list` is a type, used here as a value", located
+    # nested list: "`isinstance(tree, list)` tests a Python type, which s2s decides ...
+    # only for a parameter, from the value the call passes", located (before: "`list`
+    # is a type, used here as a value"; the recursion over the nested list's items,
+    # each of its own type, is not unrolled when s2s generates the code)
     "recursive_nested_list": "refused",
-    # `np.vectorize(smooth_step)`, `np.apply_along_axis(row_energy, 1, x)`: "has no
-    # derivative rule in s2s yet", located
-    "vectorize_python_fn": "refused",
-    "apply_along_axis_rows": "refused",
     # `nonlocal calls` in a factory's inner function: refused at the `nonlocal` (an
     # internal SyntaxError from the lifted copy before this probe)
     "nonlocal_counter": "refused",
@@ -50,7 +49,9 @@ EXPECTED = {
     # as "a comprehension's `if` here reads values known only when the function runs";
     # inv_det_solve's `np.array([[2.0 + x[0] ** 2, x[1]], [x[1], 1.0 + x[2] ** 2]])`
     # under vmap of grad and hessian, refused as "the rank of `x_0_sq_plus_2_x_1` is
-    # unknown (the first example never computed it)")
+    # unknown (the first example never computed it)"; vectorize_python_fn's
+    # `np.vectorize(smooth_step)` and apply_along_axis_rows's `np.apply_along_axis(
+    # row_energy, 1, x)`, refused as "has no derivative rule in s2s yet")
     # (fixed by this probe, ok now: annotated_locals's `for key, wt in weights.items()`
     # over a dict default, KeyError: 0 from emitted code; verlet_two_body's nested
     # `force` binding its own `f`, refused; staticmethod_by_class on JAX, refused as a

@@ -59,6 +59,7 @@ def tol(dtype):
 LENGTHS = [[0.3, -0.7, 0.45, 1.2], [0.5], [], [0.2, 0.9], [1.1, -0.4, 0.3, 0.8, -1.5]]
 
 
+@pytest.mark.slow  # (the default tier's budget: 2.9 s; the refusal below is cheap)
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
 def test_a_filter_on_the_counter_runs_in_the_loop(dtype) -> None:
     """``[x[i] ** 2 for i in range(len(x)) if i % 2 == 0]`` was refused ("reads values
@@ -100,6 +101,7 @@ NESTED = ["nested_inv_det", "nested_constant_row", "nested_three_deep",
 POINTS = [[0.3, -0.7, 0.45], [1.1, 0.2, -0.6], [0.0, 0.0, 0.0], [-0.4, 0.9, 1.3]]
 
 
+@pytest.mark.slow  # (the default tier's budget: 1.6 s)
 def test_vmap_of_grad_through_a_nested_list_literal() -> None:
     """``np.array([[2.0 + x[0] ** 2, x[1]], [x[1], 1.0 + x[2] ** 2]])`` under vmap of
     grad (and hessian) was refused: "the rank of `x_0_sq_plus_2_x_1` is unknown (the
@@ -146,3 +148,81 @@ def test_a_stack_of_a_nested_list_under_vmap() -> None:
                                    atol=1e-8)
     np.testing.assert_allclose(s2s.vmap(F.nested_stack_axis)(batch),
                                [F.nested_stack_axis(x) for x in batch], rtol=1e-12)
+
+
+# ---- np.vectorize and np.apply_along_axis of a Python function ---------------------------
+
+R = np.random.default_rng(23)
+VECTORS = [[0.3, -0.7, 0.45, 1.2], [0.5], [1.1, -0.4, 0.0, 0.8, -1.5], [0.2, 0.9]]
+MATRICES = [R.normal(size=(3, 2)), R.normal(size=(3, 1)), R.normal(size=(1, 2)),
+            R.normal(size=(2, 4))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_vectorize_of_a_python_function_is_its_loop(dtype) -> None:
+    """``f = np.vectorize(_bump)``, ``f(x)`` twice was refused ("`np.vectorize`
+    (numpy.vectorize) has no derivative rule in s2s yet"); now the loop over the
+    items, stacked and reshaped, against
+    the derivative written out."""
+    g = s2s.grad(F.vectorize_named_twice)
+    for values in VECTORS[:1]:  # (the default tier's budget: lengths 1, 5, 2 and
+        # every transform in the slow sweep)
+        x = np.array(values, dtype)
+
+        def bump_dot(v):
+            return (1 - np.tanh(v) ** 2) * v + np.tanh(v) + np.where(v > 0, 2 * v, -1.0)
+
+        want = (bump_dot(x) * np.cos(x) - F._bump(x) * np.sin(x) + 2.0 * bump_dot(2.0 * x))
+        got = g(x)
+        assert got.dtype == dtype and got.shape == x.shape
+        np.testing.assert_allclose(got, want, **(tol(dtype) if dtype == np.float64
+                                                 else dict(rtol=2e-5, atol=2e-5)))
+
+
+def test_a_vectorized_function_of_no_items_raises_numpys_error() -> None:
+    """Over a size-0 array NumPy's vectorize raises ValueError (it cannot guess the
+    output type); so does the loop's ``np.stack``, naming the user's line."""
+    with pytest.raises(ValueError) as info:
+        s2s.grad(F.vectorize_named_twice)(np.zeros(0))
+    assert "probe7_fix_fns.py" in str(info.value), info.value
+    with pytest.raises(ValueError):
+        F.vectorize_named_twice(np.zeros(0))
+
+
+def test_a_vectorized_name_called_where_the_pass_does_not_reach_stays_refused() -> None:
+    """``f = np.vectorize(fn)`` with ``f`` called in a lambda: the assignment is kept
+    (dropping it would leave the lambda's ``f`` unbound), refused at it, located."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.vectorize_called_in_a_lambda)(np.array([0.3, -0.7]))
+    assert "np.vectorize" in str(info.value) and "probe7_fix_fns.py" in str(info.value)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name, points", [
+    ("vectorize_named_twice", VECTORS),
+    ("vectorize_in_a_loop", VECTORS),
+    ("vectorize_inline_lambda_matrix", MATRICES),
+    ("along_rows_scalar", MATRICES),
+    ("along_columns_vector", [m for m in MATRICES if m.shape[0] >= 2]),
+    ("along_last_of_3d", [R.normal(size=(2, 3, 2)), R.normal(size=(1, 2, 1)),
+                          R.normal(size=(2, 1, 3))]),
+])
+def test_vectorized_functions_against_jax(name, points, dtype) -> None:
+    transforms_against_jax(name, points, dtype)
+
+
+# ---- a type test s2s cannot decide -----------------------------------------------------
+
+
+def test_an_undecided_isinstance_names_the_test_not_the_type() -> None:
+    """``isinstance(tree, list)`` of a callee's parameter given an array (probe 7's
+    recursive_nested_list, still refused) said "`list` is a type, used here as a value"
+    (hint: "call it"); now the message names the test and what s2s decides."""
+    x = np.array([0.3, -0.7, 0.45, 1.2, 0.1])
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.recursive_leaves)(x)
+    message = str(info.value)
+    assert "`isinstance(tree, list)` tests a Python type" in message, message
+    assert "probe7_fix_fns.py" in message and "used here as a value" not in message
