@@ -307,3 +307,34 @@ def test_s2s_parses_python_only_through_the_lock() -> None:
              for k, line in enumerate(path.read_text().splitlines(), 1)
              if "ast.parse(" in line and "syntax.parse(" not in line]
     assert not found, found
+
+
+def test_a_parse_that_meets_another_threads_is_tried_again(monkeypatch) -> None:
+    """Code outside s2s (egglog's printer, a user's thread) may parse at the moment s2s
+    does: the SystemError that raises in s2s's thread is tried again (a probe's JAX
+    stage raised it once from s2s/backends/lower.py, standalone, probe7fix)."""
+    import ast
+
+    from s2s import syntax
+
+    real, failures = ast.parse, [2]
+
+    def flaky(*args, **kwargs):
+        if failures[0]:
+            failures[0] -= 1
+            raise SystemError("AST constructor recursion depth mismatch (before=1, after=2)")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", flaky)
+    assert isinstance(syntax.parse("x = 1"), ast.Module)
+    assert failures == [0]
+
+
+def test_libcsts_literal_values_are_read_through_the_lock() -> None:
+    """libcst's ``evaluated_value`` calls ``ast.literal_eval`` (an ``ast.parse``)
+    outside s2s's lock: s2s reads literals with ``frontend.source.literal_value``."""
+    root = Path(s2s.__file__).parent
+    found = [f"{path.relative_to(root)}:{k}" for path in sorted(root.rglob("*.py"))
+             for k, line in enumerate(path.read_text().splitlines(), 1)
+             if ".evaluated_value" in line and "``" not in line]
+    assert not found, found

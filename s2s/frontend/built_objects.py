@@ -26,6 +26,7 @@ import libcst as cst
 
 from ..ir.nodes import Const, Let, Return, Var, walk
 from . import record_methods
+from .source import literal_value
 from .synthesize import signature_text, synthesize
 
 _LIBRARIES = ("numpy", "scipy", "jax", "builtins", "s2s", "collections", "functools")
@@ -458,7 +459,7 @@ def _set_attributes(fdef: cst.FunctionDef, me: str) -> list[str]:
         elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
             targets = [node.target]
         elif isinstance(node, cst.Call) and _setattr_call(node, me):
-            out.append(node.args[1].value.evaluated_value)  # type: ignore[attr-defined]
+            out.append(literal_value(node.args[1].value.value))  # type: ignore[attr-defined]
         for t in targets:
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and \
                     t.value.value == me and t.attr.value not in out:

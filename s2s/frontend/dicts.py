@@ -628,7 +628,7 @@ def _added_on_every_path(node: cst.If, names: dict[str, tuple]) -> dict | None:
                             t.value.value in names and len(t.slice) == 1 and \
                             isinstance(t.slice[0].slice, cst.Index) and \
                             isinstance(t.slice[0].slice.value, cst.SimpleString):
-                        key = t.slice[0].slice.value.evaluated_value
+                        key = literal_value(t.slice[0].slice.value.value)
                         new = keys.setdefault(t.value.value, [])
                         if key not in names[t.value.value] and key not in new:
                             new.append(key)

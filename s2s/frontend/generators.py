@@ -34,7 +34,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ..errors import TransformError, UnsupportedSyntaxError
 from .desugar import leaves_somewhere
 from .fnvalues import FnValue
-from .source import parse_function
+from .source import literal_value, parse_function
 from .synthesize import DISPLAY, synthesize
 
 ITEMS = "_s2s_items"
@@ -160,7 +160,7 @@ class _Collect(cst.CSTTransformer):
     def visit_While(self, node: cst.While) -> bool:
         test = node.test
         if isinstance(test, cst.Name) and test.value == "True" or isinstance(
-                test, cst.Integer) and test.evaluated_value:
+                test, cst.Integer) and literal_value(test.value):
             raise _refused(self.parsed, node, "a generator that never ends (`while "
                            f"{test.value}:`) has no list of items: s2s runs a generator "
                            "to its end before its first item is read",

@@ -34,6 +34,8 @@ from typing import Any
 
 import libcst as cst
 
+from .source import literal_value
+
 
 def kept_try(body: Any, *handlers: Any) -> Any:
     """``body()``, or on an exception the first ``(classes, handler)`` matching it."""
@@ -73,7 +75,7 @@ def _keyed_read(n: Any, node: Any) -> tuple[str, str] | None:
     name = node.value.value
     if name not in getattr(n, "arguments", ()) or n.env.get(name) != name:
         return None
-    key = node.slice[0].slice.value.evaluated_value
+    key = literal_value(node.slice[0].slice.value.value)
     return (name, key) if isinstance(key, str) else None
 
 

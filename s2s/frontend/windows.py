@@ -31,6 +31,7 @@ import libcst as cst
 
 from ..errors import TransformError
 from .desugar import lower_in_place
+from .source import literal_value
 
 
 def sliding_window(n: Any, node: cst.For) -> bool:
@@ -59,7 +60,7 @@ def _line(text: str) -> cst.SimpleStatementLine:
 
 
 def _is_zero(node: Any) -> bool:
-    return isinstance(node, cst.Integer) and node.evaluated_value == 0
+    return isinstance(node, cst.Integer) and literal_value(node.value) == 0
 
 
 def _front_pop(node: Any, name: str | None = None) -> str | None:
@@ -161,10 +162,10 @@ def _index(node: cst.Subscript) -> int | None:
         return None
     value = node.slice[0].slice.value
     if isinstance(value, cst.Integer):
-        return value.evaluated_value
+        return literal_value(value.value)
     if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus) and (
             isinstance(value.expression, cst.Integer)):
-        return -value.expression.evaluated_value
+        return -literal_value(value.expression.value)
     return None
 
 
