@@ -1,0 +1,101 @@
+"""Issue 23, the eighth newcomer probe: 40 everyday functions of kinds the earlier
+probes did not try (``super().__init__`` with a ``@property``, ``__getitem__``/
+``__len__``/``__iter__`` on user containers, operator overloading, a property setter,
+``abc.ABC`` layers, a dataclass ``default_factory`` with ``__post_init__``, a user
+generator; ``scipy.special`` erf/gammaln/betaln/digamma/expit/logit/softmax/logsumexp;
+a training step returning a dict, nested ``enumerate(zip(...))``, ``reversed``, the
+walrus in a comprehension, ``match`` on mappings, f-strings of shapes,
+``numpy.typing``, ``math.fsum``, ``itertools``, ``functools.reduce``; ``np.einsum``
+with ellipses, ``np.isfinite`` guards, ``np.linalg.norm`` ord/axis, one-sided
+``clip``, ``cumsum`` losses, masked class means, ``take_along_axis``, ``np.pad``,
+``polyder``, softplus three ways, causal multi-head attention, Huber by
+``np.minimum``, reductions with ``where=``, ``np.cross``, ``triu_indices``,
+``np.prod`` through zeros) through grad at calls 1, 3 and 10 with changing values,
+jvp, vmap of grad, hessian, jit of grad on both backends, grad at kinks/ties/NaN/
+size-1/0-size inputs (also after the code specialized on ordinary values) and vmap of
+grad there, and the caller writing into a result; in float64 and float32 against JAX
+on the same source (``newcomer_harness.twin``) or central differences where JAX cannot
+run it.
+
+The sweep (``-m slow``: each function compiles dozens of JAX programs) pins each
+function's class (``python tools/probe_tally.py`` counts them)."""
+
+from __future__ import annotations
+
+import newcomer_harness as H  # (pytest puts this directory on sys.path)
+import newcomer_probe8_cases as C
+import newcomer_probe8_fns as F
+import numpy as np
+import pytest
+from support import HAVE_JAX
+
+DTYPES = [np.float64, np.float32]
+
+# the probe's classes (newcomer_harness.classify), per function; every function not
+# named here is accepted and correct under every transform tried, in both dtypes
+EXPECTED: dict[str, str] = {
+    # jit of grad on JAX of `super().__init__(w, name="scaled")`: the zero cotangent
+    # emitted code makes for the string field, `np.zeros_like(self["name"])`, raised
+    # JAX's "TypeError: data type 'scaled' not understood" (NumPy runs it)
+    "super_init_property": "internal",
+    # vmap of grad at the special one-coefficient polynomial `[0.5]`:
+    # `np.polyval(np.polyder(c), t)` of a batch of constants, np.polyval of no
+    # coefficients gives x's shape without the batch axis, AxisError from emitted code
+    "polyder_polyint": "internal",
+    # `for i in range(len(params)): ... params[i] * params[-1]` of a class with
+    # `__len__`/`__getitem__`: "the dict has no key -1 in this call (its keys:
+    # '_items')" (s2s indexes the dict of the object's fields)
+    "getitem_len_container": "refused",
+    # `Stack([np.tanh, lambda v: ..., np.sin])` iterated by `__iter__`: "`np.tanh` is
+    # a ufunc, used here as a value"
+    "iter_container": "refused",
+    # `c = 2.0 * a + b * 0.5` of a class with `__add__`/`__rmul__`/`__matmul__`: "the
+    # array method `.norm2()` is not supported"
+    "operator_overload_vec": "refused",
+    # `p.w = p.w - lr * g` through a `@w.setter`: "only names can be assigned to"
+    "property_setter_update": "refused",
+    # `self.total = sum(self.scales)` in `__post_init__`, scales from
+    # `field(default_factory=lambda: [1.0, 0.5, 0.25])`: "Python's built-in `sum` is
+    # supported over a list or tuple whose length is known when s2s transforms..."
+    "dataclass_field_factory": "refused",
+    # `train_step(out["w"], x, y) | {"first_norm": ...}` of a callee's returned dict:
+    # "`|` of a dict and a value that is not a dict in this call"
+    "train_step_returns_dict": "refused",
+    # `enumerate(zip(ws, zip(bs, names)))` and `sorted(zip((2, 0, 1), (...)))`: "`zip`
+    # is a class; constructing objects is not supported"
+    "enumerate_zip_nested_unpack": "refused",
+    "reversed_list_layers": "refused",
+    # `hs = [(h := np.tanh(0.8 * h + v)) for v in xs]`: "`:=` is not supported"
+    "walrus_comprehension_scan": "refused",
+    # `case {"kind": "l2", "weight": lam}:` (a mapping pattern; only literal cases are
+    # rewritten): "`Match` statements are not supported"
+    "match_mapping_pattern": "refused",
+    # `tag = f"{rows}x{cols}"` of `x.shape`, compared: "an f-string of values known
+    # only when the function runs is a string, which has no derivative"
+    "shape_fstring_checks": "refused",
+    # `for i, j in itertools.combinations(range(len(x)), 2)`: "s2s cannot build
+    # `itertools.combinations` inside the function: it defines `__new__`"
+    "itertools_combinations_pairs": "refused",
+    # `functools.reduce(np.matmul, [m, *mats, m.T])`: "starred elements are supported
+    # over shapes and ints only"
+    "functools_reduce_matmul": "refused",
+    # `math.fsum(w * t for ...)` of traced sums: "`math.fsum` (builtin_function_or_method)
+    # is not a function s2s can transform"; JAX's grad raises ConcretizationTypeError
+    "math_fsum_terms": "both refuse",
+}
+# float32 only
+EXPECTED_F32: dict[str, str] = {
+}
+
+
+@pytest.mark.slow
+@pytest.mark.every_case
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", list(C.CASES))
+def test_probe_sweep(name, dtype) -> None:
+    """Each function's class is the one recorded: accepted and correct, or refused
+    with a located TransformError (never WRONG, never an internal error)."""
+    label, verdicts = C.classify(name, H.twin(F), dtype)
+    assert label == H.pinned(name, dtype, EXPECTED, EXPECTED_F32), verdicts
+
