@@ -18,7 +18,8 @@ on the same source (``newcomer_harness.twin``) or central differences where JAX 
 run it.
 
 The sweep (``-m slow``: each function compiles dozens of JAX programs) pins each
-function's class (``python tools/probe_tally.py`` counts them)."""
+function's class (``python tools/probe_tally.py`` counts them).  The default tier
+checks what the probe fixed, without JAX compiles."""
 
 from __future__ import annotations
 
@@ -29,15 +30,13 @@ import numpy as np
 import pytest
 from support import HAVE_JAX
 
+import s2s
+
 DTYPES = [np.float64, np.float32]
 
 # the probe's classes (newcomer_harness.classify), per function; every function not
 # named here is accepted and correct under every transform tried, in both dtypes
 EXPECTED: dict[str, str] = {
-    # jit of grad on JAX of `super().__init__(w, name="scaled")`: the zero cotangent
-    # emitted code makes for the string field, `np.zeros_like(self["name"])`, raised
-    # JAX's "TypeError: data type 'scaled' not understood" (NumPy runs it)
-    "super_init_property": "internal",
     # vmap of grad at the special one-coefficient polynomial `[0.5]`:
     # `np.polyval(np.polyder(c), t)` of a batch of constants, np.polyval of no
     # coefficients gives x's shape without the batch axis, AxisError from emitted code
@@ -82,6 +81,10 @@ EXPECTED: dict[str, str] = {
     # `math.fsum(w * t for ...)` of traced sums: "`math.fsum` (builtin_function_or_method)
     # is not a function s2s can transform"; JAX's grad raises ConcretizationTypeError
     "math_fsum_terms": "both refuse",
+    # (fixed by this probe, ok now: super_init_property's jit of grad on JAX, the zero
+    # cotangent emitted code makes for the string field of `super().__init__(w,
+    # name="scaled")`, `np.zeros_like(self["name"])`, raised JAX's "TypeError: data type
+    # 'scaled' not understood")
 }
 # float32 only
 EXPECTED_F32: dict[str, str] = {
@@ -99,3 +102,30 @@ def test_probe_sweep(name, dtype) -> None:
     label, verdicts = C.classify(name, H.twin(F), dtype)
     assert label == H.pinned(name, dtype, EXPECTED, EXPECTED_F32), verdicts
 
+
+# ---- what the probe fixed -----------------------------------------------------------------
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
+def test_a_string_fields_zero_on_the_jax_backend() -> None:
+    """The zero cotangent emitted code makes for an object's string field
+    (``self.name = "scaled"``: ``np.zeros_like(self["name"])``) raised JAX's TypeError
+    "data type 'scaled' not understood" under ``s2s.jit(..., backend="jax")``; it is
+    NumPy's unused string array, as on the NumPy backend."""
+    import s2s.backends.jax_numpy as jnp_
+
+    for fn in (jnp_.zeros_like, jnp_.ones_like, jnp_.empty_like):
+        assert fn("scaled").dtype.kind == "U"
+
+
+@pytest.mark.slow  # (a JAX compile)
+@pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
+def test_super_init_with_a_string_keyword_runs_on_jax() -> None:
+    """``super().__init__(w, name="scaled")`` and a ``@property``: jit of grad on JAX
+    (internal TypeError before), three calls, against central differences."""
+    x = np.array([0.3, -0.7, 0.45, 1.2])
+    g = s2s.jit(s2s.grad(F.super_init_property), backend="jax")
+    for call in range(3):
+        xc = x * (1.0 + 0.1 * call)
+        np.testing.assert_allclose(g(xc), H.fd_grad(F.super_init_property, (xc,), 1e-6),
+                                   rtol=1e-6, atol=1e-9)
