@@ -42,14 +42,19 @@ EXPECTED: dict[str, str] = {
     # coefficients gives x's shape without the batch axis, AxisError from emitted code
     "polyder_polyint": "internal",
     # `for i in range(len(params)): ... params[i] * params[-1]` of a class with
-    # `__len__`/`__getitem__`: "the dict has no key -1 in this call (its keys:
-    # '_items')" (s2s indexes the dict of the object's fields)
+    # `__len__`/`__getitem__`: "`len` of a `ParamList` object (an object of your
+    # class): s2s holds it as the dict of its fields and does not call its `__len__`"
+    # (before this probe: "the dict has no key -1 in this call (its keys: '_items')";
+    # `box["a"]` of a class with `__getitem__` read the field `a` and `len(obj)`
+    # counted the fields, wrong numbers: the tests below)
     "getitem_len_container": "refused",
     # `Stack([np.tanh, lambda v: ..., np.sin])` iterated by `__iter__`: "`np.tanh` is
     # a ufunc, used here as a value"
     "iter_container": "refused",
-    # `c = 2.0 * a + b * 0.5` of a class with `__add__`/`__rmul__`/`__matmul__`: "the
-    # array method `.norm2()` is not supported"
+    # `c = 2.0 * a + b * 0.5` of a class with `__add__`/`__rmul__`/`__matmul__`: "an
+    # operator on a `Vec` object (an object of your class): s2s ... does not call its
+    # `__mul__` (or the other operand's reflected one)" (before: "the array method
+    # `.norm2()` is not supported")
     "operator_overload_vec": "refused",
     # `p.w = p.w - lr * g` through a `@w.setter`: "only names can be assigned to"
     "property_setter_update": "refused",
@@ -129,3 +134,88 @@ def test_super_init_with_a_string_keyword_runs_on_jax() -> None:
         xc = x * (1.0 + 0.1 * call)
         np.testing.assert_allclose(g(xc), H.fd_grad(F.super_init_property, (xc,), 1e-6),
                                    rtol=1e-6, atol=1e-9)
+
+
+class Box:
+    def __init__(self, a):
+        self.a = a
+
+    def __getitem__(self, key):
+        return 3.0 * self.a
+
+
+class Sized:
+    def __init__(self, items):
+        self.items = items
+
+    def __len__(self):
+        return 7
+
+
+class Pair:
+    def __init__(self, data):
+        self.data = data
+
+    def __sub__(self, other):
+        return Pair(self.data - 2.0 * other.data)
+
+    def __matmul__(self, other):
+        return np.sum(self.data * other.data)
+
+    def __neg__(self):
+        return Pair(-3.0 * self.data)
+
+
+def box_by_field_name(x):
+    box = Box(x)
+    return np.sum(box["a"] ** 2)  # Box.__getitem__: 9 * sum(x ** 2)
+
+
+def len_of_built(x):
+    return len(Sized([x, x])) * np.sum(x)  # Sized.__len__: 7 * sum(x)
+
+
+def len_of_name(x):
+    s = Sized([x])
+    return len(s) * np.sum(x)
+
+
+def operators_of_objects(x):
+    a, b = Pair(x), Pair(np.cos(x))
+    return (a - b) @ a
+
+
+def negated_object(x):
+    return np.sum((-Pair(x)).data)
+
+
+@pytest.mark.every_case
+@pytest.mark.parametrize("fn, says, quoted", [
+    (box_by_field_name, "indexing a `Box` object", 'np.sum(box["a"] ** 2)'),
+    (len_of_built, "`len` of a `Sized` object", "return len(Sized([x, x]))"),
+    (len_of_name, "`len` of a `Sized` object", "return len(s) * np.sum(x)"),
+    (operators_of_objects, "`__sub__`", "return (a - b) @ a"),
+    (negated_object, "`__neg__`", "return np.sum((-Pair(x)).data)"),
+])
+def test_an_objects_protocol_syntax_is_refused_located(fn, says, quoted) -> None:
+    """``box["a"]`` of an object whose class defines ``__getitem__`` gave the field
+    ``a`` (grad 2x where Python's value has 18x), ``len(obj)`` the number of fields (1
+    where ``__len__`` says 7), ``a - b`` of two objects a TypeError from emitted code
+    (``dict - dict``): s2s holds the object as the dict of its fields and never called
+    the class's methods.  Now refused at the user's line."""
+    x = np.array([0.3, -0.7, 0.45])
+    fn(x)  # (Python runs it)
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(fn)(x)
+    message = str(info.value)
+    assert says in message and "test_newcomer_probe8.py" in message, message
+    assert quoted in message, message
+
+
+def test_a_container_object_is_refused_at_its_len() -> None:
+    """The probe's ``getitem_len_container`` (``for i in range(len(params)):
+    params[i]``): refused at ``len(params)``, not "the dict has no key -1"."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.getitem_len_container)(np.array([0.3, -0.7]))
+    assert "`len` of a `ParamList` object" in str(info.value), str(info.value)
+    assert "range(len(params))" in str(info.value)
