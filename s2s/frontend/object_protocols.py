@@ -30,7 +30,8 @@ def _object_class(n: Any, atom: Any) -> type | None:
     """The class of the object ``atom`` holds (None: not an object of your class, or
     code s2s emitted, which reads the dict of its fields as ``self["w"]``)."""
     made = record_of_atom(n, atom) if isinstance(atom, Var) and not emitted(n.fn) else None
-    return None if made is None else made.cls
+    cls = getattr(made, "cls", None)  # (a field holding a list of objects: `Items`)
+    return cls if isinstance(cls, type) else None
 
 
 def _its(cls: type, method: str) -> str:

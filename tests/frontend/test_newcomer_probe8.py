@@ -219,3 +219,35 @@ def test_a_container_object_is_refused_at_its_len() -> None:
         s2s.grad(F.getitem_len_container)(np.array([0.3, -0.7]))
     assert "`len` of a `ParamList` object" in str(info.value), str(info.value)
     assert "range(len(params))" in str(info.value)
+
+
+class Unit:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return np.tanh(self.w * x)
+
+
+class Units:
+    def __init__(self, w):
+        self.layers = [Unit(w * k) for k in (1.0, 0.5)]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x * len(self.layers) + self.layers[0].w
+
+
+def list_field_of_objects(x):
+    return np.sum(Units(x)(x))
+
+
+def test_a_field_holding_a_list_of_objects_is_not_refused() -> None:
+    """``len(self.layers)`` and ``self.layers[0]`` of a field holding a list of
+    objects are the list's: not refused by the check above (whose first version raised
+    AttributeError there: the field's record has no class)."""
+    x = np.array([0.3, -0.7])
+    np.testing.assert_allclose(s2s.grad(list_field_of_objects)(x),
+                               H.fd_grad(list_field_of_objects, (x,), 1e-6),
+                               rtol=1e-6, atol=1e-9)
