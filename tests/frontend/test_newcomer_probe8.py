@@ -243,6 +243,7 @@ def list_field_of_objects(x):
     return np.sum(Units(x)(x))
 
 
+@pytest.mark.slow  # (the default tier's budget: ~1 s of transforms)
 def test_a_field_holding_a_list_of_objects_is_not_refused() -> None:
     """``len(self.layers)`` and ``self.layers[0]`` of a field holding a list of
     objects are the list's: not refused by the check above (whose first version raised
