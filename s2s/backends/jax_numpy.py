@@ -121,10 +121,14 @@ def _tensordot_axes(fn: Any) -> Any:
 def _like_of_sequence(fn: Any) -> Any:
     """``jnp.zeros_like`` (and kin) of a list or tuple of arrays, as NumPy takes it.
     Of None (a name a branch not taken left None, whose tangent emitted code still
-    makes: NumPy gives an unused object array) it gives None."""
+    makes: NumPy gives an unused object array) it gives None; of a string (an object's
+    field ``self.name = "scaled"``, whose zero cotangent emitted code still makes and
+    adds) NumPy's unused string array, as on the NumPy backend."""
     def like(a: Any, *args: Any, **kw: Any) -> Any:
         if a is None:
             return None
+        if isinstance(a, (str, bytes)):
+            return getattr(_onp, fn.__name__)(a, *args, **kw)
         if isinstance(a, (list, tuple)):
             a = _jnp.asarray(a)
         return fn(a, *args, **kw)

@@ -32,6 +32,7 @@ from .generator_reads import next_item, spent_generator
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .kept_try import kept_try
 from .keyed import run_time_item
+from .object_protocols import refuse_operands, refuse_subscript
 from .objects import (
     class_attribute,
     is_instance_self,
@@ -220,8 +221,8 @@ class ExprLowerer:
                 "use arithmetic operators (+ - * / @ ** //) or NumPy functions",
             )
         prim, word, fallback = entry
-        left = self.expr(node.left)
-        right = self.expr(node.right)
+        left, right = refuse_operands(self.n, node, prim, self.expr(node.left),
+                                      self.expr(node.right))  # (`a - b` of objects)
         folded = _fold(prim, left, right) if isinstance(left, Const) and isinstance(
             right, Const) else literals.bound_strings_joined(self.n, prim, left, right)
         if folded is not None:  # (`"w" + name` of a string made per call: its string)
@@ -245,7 +246,7 @@ class ExprLowerer:
         return self.n.emit(self.target(target, base), prim, (left, right), {}, node)
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation, target: str | None):
-        value = self.expr(node.expression)
+        value, = refuse_operands(self.n, node, "negative", self.expr(node.expression))
         op = node.operator
         if isinstance(op, cst.Minus):
             if isinstance(value, Const) and isinstance(value.value, (int, float)):
@@ -375,7 +376,7 @@ class ExprLowerer:
         return Index(tuple(items), len(node.slice) > 1)
 
     def expr_Subscript(self, node: cst.Subscript, target: str | None) -> Atom:
-        base = self.expr(node.value)
+        base = refuse_subscript(self.n, node, self.expr(node.value))  # (`obj[k]`)
         items = []
         for element in node.slice:
             s = element.slice

@@ -1,0 +1,254 @@
+"""Issue 23, the eighth newcomer probe: 40 everyday functions of kinds the earlier
+probes did not try (``super().__init__`` with a ``@property``, ``__getitem__``/
+``__len__``/``__iter__`` on user containers, operator overloading, a property setter,
+``abc.ABC`` layers, a dataclass ``default_factory`` with ``__post_init__``, a user
+generator; ``scipy.special`` erf/gammaln/betaln/digamma/expit/logit/softmax/logsumexp;
+a training step returning a dict, nested ``enumerate(zip(...))``, ``reversed``, the
+walrus in a comprehension, ``match`` on mappings, f-strings of shapes,
+``numpy.typing``, ``math.fsum``, ``itertools``, ``functools.reduce``; ``np.einsum``
+with ellipses, ``np.isfinite`` guards, ``np.linalg.norm`` ord/axis, one-sided
+``clip``, ``cumsum`` losses, masked class means, ``take_along_axis``, ``np.pad``,
+``polyder``, softplus three ways, causal multi-head attention, Huber by
+``np.minimum``, reductions with ``where=``, ``np.cross``, ``triu_indices``,
+``np.prod`` through zeros) through grad at calls 1, 3 and 10 with changing values,
+jvp, vmap of grad, hessian, jit of grad on both backends, grad at kinks/ties/NaN/
+size-1/0-size inputs (also after the code specialized on ordinary values) and vmap of
+grad there, and the caller writing into a result; in float64 and float32 against JAX
+on the same source (``newcomer_harness.twin``) or central differences where JAX cannot
+run it.
+
+The sweep (``-m slow``: each function compiles dozens of JAX programs) pins each
+function's class (``python tools/probe_tally.py`` counts them).  The default tier
+checks what the probe fixed, without JAX compiles."""
+
+from __future__ import annotations
+
+import newcomer_harness as H  # (pytest puts this directory on sys.path)
+import newcomer_probe8_cases as C
+import newcomer_probe8_fns as F
+import numpy as np
+import pytest
+from support import HAVE_JAX
+
+import s2s
+
+DTYPES = [np.float64, np.float32]
+
+# the probe's classes (newcomer_harness.classify), per function; every function not
+# named here is accepted and correct under every transform tried, in both dtypes
+EXPECTED: dict[str, str] = {
+    # vmap of grad at the special one-coefficient polynomial `[0.5]`:
+    # `np.polyval(np.polyder(c), t)` of a batch of constants, np.polyval of no
+    # coefficients gives x's shape without the batch axis, AxisError from emitted code
+    "polyder_polyint": "internal",
+    # `for i in range(len(params)): ... params[i] * params[-1]` of a class with
+    # `__len__`/`__getitem__`: "`len` of a `ParamList` object (an object of your
+    # class): s2s holds it as the dict of its fields and does not call its `__len__`"
+    # (before this probe: "the dict has no key -1 in this call (its keys: '_items')";
+    # `box["a"]` of a class with `__getitem__` read the field `a` and `len(obj)`
+    # counted the fields, wrong numbers: the tests below)
+    "getitem_len_container": "refused",
+    # `Stack([np.tanh, lambda v: ..., np.sin])` iterated by `__iter__`: "`np.tanh` is
+    # a ufunc, used here as a value"
+    "iter_container": "refused",
+    # `c = 2.0 * a + b * 0.5` of a class with `__add__`/`__rmul__`/`__matmul__`: "an
+    # operator on a `Vec` object (an object of your class): s2s ... does not call its
+    # `__mul__` (or the other operand's reflected one)" (before: "the array method
+    # `.norm2()` is not supported")
+    "operator_overload_vec": "refused",
+    # `p.w = p.w - lr * g` through a `@w.setter`: "only names can be assigned to"
+    "property_setter_update": "refused",
+    # `self.total = sum(self.scales)` in `__post_init__`, scales from
+    # `field(default_factory=lambda: [1.0, 0.5, 0.25])`: "Python's built-in `sum` is
+    # supported over a list or tuple whose length is known when s2s transforms..."
+    "dataclass_field_factory": "refused",
+    # `train_step(out["w"], x, y) | {"first_norm": ...}` of a callee's returned dict:
+    # "`|` of a dict and a value that is not a dict in this call"
+    "train_step_returns_dict": "refused",
+    # `enumerate(zip(ws, zip(bs, names)))` and `sorted(zip((2, 0, 1), (...)))`: "`zip`
+    # is a class; constructing objects is not supported"
+    "enumerate_zip_nested_unpack": "refused",
+    "reversed_list_layers": "refused",
+    # `hs = [(h := np.tanh(0.8 * h + v)) for v in xs]`: "`:=` is not supported"
+    "walrus_comprehension_scan": "refused",
+    # `case {"kind": "l2", "weight": lam}:` (a mapping pattern; only literal cases are
+    # rewritten): "`Match` statements are not supported"
+    "match_mapping_pattern": "refused",
+    # `tag = f"{rows}x{cols}"` of `x.shape`, compared: "an f-string of values known
+    # only when the function runs is a string, which has no derivative"
+    "shape_fstring_checks": "refused",
+    # `for i, j in itertools.combinations(range(len(x)), 2)`: "s2s cannot build
+    # `itertools.combinations` inside the function: it defines `__new__`"
+    "itertools_combinations_pairs": "refused",
+    # `functools.reduce(np.matmul, [m, *mats, m.T])`: "starred elements are supported
+    # over shapes and ints only"
+    "functools_reduce_matmul": "refused",
+    # `math.fsum(w * t for ...)` of traced sums: "`math.fsum` (builtin_function_or_method)
+    # is not a function s2s can transform"; JAX's grad raises ConcretizationTypeError
+    "math_fsum_terms": "both refuse",
+    # (fixed by this probe, ok now: super_init_property's jit of grad on JAX, the zero
+    # cotangent emitted code makes for the string field of `super().__init__(w,
+    # name="scaled")`, `np.zeros_like(self["name"])`, raised JAX's "TypeError: data type
+    # 'scaled' not understood")
+}
+# float32 only
+EXPECTED_F32: dict[str, str] = {
+}
+
+
+@pytest.mark.slow
+@pytest.mark.every_case
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("name", list(C.CASES))
+def test_probe_sweep(name, dtype) -> None:
+    """Each function's class is the one recorded: accepted and correct, or refused
+    with a located TransformError (never WRONG, never an internal error)."""
+    label, verdicts = C.classify(name, H.twin(F), dtype)
+    assert label == H.pinned(name, dtype, EXPECTED, EXPECTED_F32), verdicts
+
+
+# ---- what the probe fixed -----------------------------------------------------------------
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
+def test_a_string_fields_zero_on_the_jax_backend() -> None:
+    """The zero cotangent emitted code makes for an object's string field
+    (``self.name = "scaled"``: ``np.zeros_like(self["name"])``) raised JAX's TypeError
+    "data type 'scaled' not understood" under ``s2s.jit(..., backend="jax")``; it is
+    NumPy's unused string array, as on the NumPy backend."""
+    import s2s.backends.jax_numpy as jnp_
+
+    for fn in (jnp_.zeros_like, jnp_.ones_like, jnp_.empty_like):
+        assert fn("scaled").dtype.kind == "U"
+
+
+@pytest.mark.slow  # (a JAX compile)
+@pytest.mark.skipif(not HAVE_JAX, reason="the JAX backend")
+def test_super_init_with_a_string_keyword_runs_on_jax() -> None:
+    """``super().__init__(w, name="scaled")`` and a ``@property``: jit of grad on JAX
+    (internal TypeError before), three calls, against central differences."""
+    x = np.array([0.3, -0.7, 0.45, 1.2])
+    g = s2s.jit(s2s.grad(F.super_init_property), backend="jax")
+    for call in range(3):
+        xc = x * (1.0 + 0.1 * call)
+        np.testing.assert_allclose(g(xc), H.fd_grad(F.super_init_property, (xc,), 1e-6),
+                                   rtol=1e-6, atol=1e-9)
+
+
+class Box:
+    def __init__(self, a):
+        self.a = a
+
+    def __getitem__(self, key):
+        return 3.0 * self.a
+
+
+class Sized:
+    def __init__(self, items):
+        self.items = items
+
+    def __len__(self):
+        return 7
+
+
+class Pair:
+    def __init__(self, data):
+        self.data = data
+
+    def __sub__(self, other):
+        return Pair(self.data - 2.0 * other.data)
+
+    def __matmul__(self, other):
+        return np.sum(self.data * other.data)
+
+    def __neg__(self):
+        return Pair(-3.0 * self.data)
+
+
+def box_by_field_name(x):
+    box = Box(x)
+    return np.sum(box["a"] ** 2)  # Box.__getitem__: 9 * sum(x ** 2)
+
+
+def len_of_built(x):
+    return len(Sized([x, x])) * np.sum(x)  # Sized.__len__: 7 * sum(x)
+
+
+def len_of_name(x):
+    s = Sized([x])
+    return len(s) * np.sum(x)
+
+
+def operators_of_objects(x):
+    a, b = Pair(x), Pair(np.cos(x))
+    return (a - b) @ a
+
+
+def negated_object(x):
+    return np.sum((-Pair(x)).data)
+
+
+@pytest.mark.every_case
+@pytest.mark.parametrize("fn, says, quoted", [
+    (box_by_field_name, "indexing a `Box` object", 'np.sum(box["a"] ** 2)'),
+    (len_of_built, "`len` of a `Sized` object", "return len(Sized([x, x]))"),
+    (len_of_name, "`len` of a `Sized` object", "return len(s) * np.sum(x)"),
+    (operators_of_objects, "`__sub__`", "return (a - b) @ a"),
+    (negated_object, "`__neg__`", "return np.sum((-Pair(x)).data)"),
+])
+def test_an_objects_protocol_syntax_is_refused_located(fn, says, quoted) -> None:
+    """``box["a"]`` of an object whose class defines ``__getitem__`` gave the field
+    ``a`` (grad 2x where Python's value has 18x), ``len(obj)`` the number of fields (1
+    where ``__len__`` says 7), ``a - b`` of two objects a TypeError from emitted code
+    (``dict - dict``): s2s holds the object as the dict of its fields and never called
+    the class's methods.  Now refused at the user's line."""
+    x = np.array([0.3, -0.7, 0.45])
+    fn(x)  # (Python runs it)
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(fn)(x)
+    message = str(info.value)
+    assert says in message and "test_newcomer_probe8.py" in message, message
+    assert quoted in message, message
+
+
+def test_a_container_object_is_refused_at_its_len() -> None:
+    """The probe's ``getitem_len_container`` (``for i in range(len(params)):
+    params[i]``): refused at ``len(params)``, not "the dict has no key -1"."""
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.getitem_len_container)(np.array([0.3, -0.7]))
+    assert "`len` of a `ParamList` object" in str(info.value), str(info.value)
+    assert "range(len(params))" in str(info.value)
+
+
+class Unit:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return np.tanh(self.w * x)
+
+
+class Units:
+    def __init__(self, w):
+        self.layers = [Unit(w * k) for k in (1.0, 0.5)]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x * len(self.layers) + self.layers[0].w
+
+
+def list_field_of_objects(x):
+    return np.sum(Units(x)(x))
+
+
+@pytest.mark.slow  # (the default tier's budget: ~1 s of transforms)
+def test_a_field_holding_a_list_of_objects_is_not_refused() -> None:
+    """``len(self.layers)`` and ``self.layers[0]`` of a field holding a list of
+    objects are the list's: not refused by the check above (whose first version raised
+    AttributeError there: the field's record has no class)."""
+    x = np.array([0.3, -0.7])
+    np.testing.assert_allclose(s2s.grad(list_field_of_objects)(x),
+                               H.fd_grad(list_field_of_objects, (x,), 1e-6),
+                               rtol=1e-6, atol=1e-9)
