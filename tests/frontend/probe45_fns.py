@@ -85,3 +85,23 @@ def dataclass_containers_grad(x, h):
     for i, s in enumerate(h.scales):
         g = g + s * (i + 1) * d(x * (i + 1))
     return g
+
+
+# ---- a dict literal of functions read by a module constant's key (fncontainers.py) ---
+
+CONFIG = {"act": "softplus", "layers": 2, "scale": 1.5, "pick": 1}
+
+
+def literal_dict_of_functions(x):
+    act = {"tanh": np.tanh, "softplus": lambda v: np.log1p(np.exp(v)), "sin": np.sin}[
+        CONFIG["act"]]
+    h = x
+    for _ in range(CONFIG["layers"]):
+        h = act(CONFIG["scale"] * h)
+    return np.sum(h) + {"a": np.cos, "b": np.exp}["a"](np.sum(x)) + (np.sin, np.tanh)[
+        CONFIG["pick"]](x[0])
+
+
+def literal_dict_by_a_value(x, key):
+    """A key known only when the function runs (a string argument)."""
+    return np.sum({"tanh": np.tanh, "sin": np.sin}[key](x))

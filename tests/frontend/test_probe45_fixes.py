@@ -138,6 +138,48 @@ def test_a_dataclass_defaults_containers_are_read_as_they_are_at_each_call() -> 
         F.HYPER.__init__()
 
 
+# ---- a dict literal of functions read by a module constant's key ---------------------
+
+ACTS = {"tanh": (np.tanh, lambda v: 1.0 - np.tanh(v) ** 2), "sin": (np.sin, np.cos),
+        "softplus": (lambda v: np.log1p(np.exp(v)), lambda v: 1.0 / (1.0 + np.exp(-v)))}
+
+
+def _literal_dict_grad(x, cfg):
+    """literal_dict_of_functions' gradient by the chain rule."""
+    f, d = ACTS[cfg["act"]]
+    g, h = np.ones_like(x), x
+    for _ in range(cfg["layers"]):
+        g = g * cfg["scale"] * d(cfg["scale"] * h)
+        h = f(cfg["scale"] * h)
+    g = g - np.sin(np.sum(x))
+    g[0] += (np.cos, lambda v: 1.0 - np.tanh(v) ** 2)[cfg["pick"]](x[0])
+    return g
+
+
+def test_a_dict_literal_of_functions_follows_the_module_constant_key(monkeypatch) -> None:
+    """``{"tanh": np.tanh, "softplus": lambda v: ...}[CONFIG["act"]]`` (refused before:
+    "`np.tanh` is a ufunc, used here as a value"): the function the key picks, the key
+    and the loop count changing between calls of one gradient object."""
+    g = s2s.grad(F.literal_dict_of_functions)
+    for k, (act, layers, pick) in enumerate([("softplus", 2, 1), ("tanh", 2, 1),
+                                             ("sin", 3, 0), ("softplus", 1, -1)]):
+        monkeypatch.setitem(F.CONFIG, "act", act)
+        monkeypatch.setitem(F.CONFIG, "layers", layers)
+        monkeypatch.setitem(F.CONFIG, "pick", pick)
+        x = X * (1 + 0.1 * k)
+        np.testing.assert_allclose(g(x), _literal_dict_grad(x, F.CONFIG), rtol=1e-12,
+                                   err_msg=act)
+    monkeypatch.setitem(F.CONFIG, "act", "relu")
+    with pytest.raises(s2s.TransformError, match="this dict has no item 'relu'") as e:
+        g(X)
+    assert "probe45_fns.py" in str(e.value)
+    g = s2s.grad(F.literal_dict_by_a_value)  # (a string argument: an `if` over the keys)
+    for key, d in (("sin", np.cos), ("tanh", ACTS["tanh"][1]), ("sin", np.cos)):
+        np.testing.assert_allclose(g(X, key), d(X), rtol=1e-12)
+    with pytest.raises(KeyError, match="relu"):
+        g(X, "relu")
+
+
 # ---- against JAX (slow: each compiles JAX programs) ----------------------------------
 
 
@@ -204,3 +246,16 @@ def test_a_dataclass_default_holding_containers_against_jax(dtype) -> None:
     finally:
         F.dataclass_containers.__defaults__ = saved
         F.HYPER.__init__()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("act", ["softplus", "tanh"])
+def test_a_dict_literal_of_functions_against_jax(act, dtype, monkeypatch) -> None:
+    twin = jax_twin(F)
+    for m in (F, twin):
+        monkeypatch.setitem(m.CONFIG, "act", act)
+    against_jax("literal_dict_of_functions", X, (), dtype, twin=twin)
+    against_jax("literal_dict_by_a_value", X, ("sin" if act == "softplus" else act,), dtype,
+                calls=(1, 3), twin=twin)
