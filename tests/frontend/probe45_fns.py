@@ -105,3 +105,36 @@ def literal_dict_of_functions(x):
 def literal_dict_by_a_value(x, key):
     """A key known only when the function runs (a string argument)."""
     return np.sum({"tanh": np.tanh, "sin": np.sin}[key](x))
+
+
+# ---- an f-string of strings computed when the function runs (literals.py) ------------
+
+
+def einsum_fstring(a, b):
+    idx = "ijk"[: a.ndim]
+    spec = f"{idx},{idx[1:]}->{idx[0]}"
+    return np.sum(np.einsum(spec, a, b) ** 2)
+
+
+def einsum_fstring_braces(a):
+    """Escaped braces, a constant int field, a string built with `+` first."""
+    s = "ij"[: a.ndim] + ""
+    key = f"{{{s}}}{2}"
+    return np.sum(np.einsum(f"{s}->{s[0]}", a) ** 2) * len(key)
+
+
+def fstring_of_an_int(a):
+    """An int known only when the function runs (a shape): refused, located (f"{n}" is
+    no `+` of strings)."""
+    n = a.shape[0]
+    return np.sum(np.einsum(f"i{n}", a))
+
+
+def fstring_with_a_conversion(a):
+    s = "ij"[: a.ndim]
+    return np.sum(np.einsum(f"{s!s}->", a))
+
+
+def fstring_of_a_string_from_two_paths(a, flag):
+    s = "ij"[: a.ndim] if flag else "i"
+    return np.sum(np.einsum(f"{s}->", a))

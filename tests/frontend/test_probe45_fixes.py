@@ -180,6 +180,42 @@ def test_a_dict_literal_of_functions_follows_the_module_constant_key(monkeypatch
         g(X, "relu")
 
 
+# ---- an f-string of strings computed when the function runs --------------------------
+
+
+def test_an_fstring_of_run_time_strings_is_their_sum_per_call() -> None:
+    """``spec = f"{idx},{idx[1:]}->{idx[0]}"`` of ``idx = "ijk"[:a.ndim]`` (refused
+    before: "an f-string of values known only when the function runs"): the ``+`` of
+    its parts, made where the code runs, so a call of another rank gets its own
+    subscripts (one gradient object over ranks 2, 3, 2)."""
+    g = s2s.grad(F.einsum_fstring)
+    r = np.random.default_rng(0)
+    for shape in ((2, 3), (2, 3, 2), (3, 2)):
+        a, b = r.normal(size=shape), r.normal(size=shape[1:])
+        c = np.tensordot(a, b, axes=(tuple(range(1, a.ndim)), tuple(range(b.ndim))))
+        want = 2 * c.reshape((-1,) + (1,) * (a.ndim - 1)) * b  # (d/da sum(c ** 2))
+        np.testing.assert_allclose(g(a, b), want, rtol=1e-12)
+    a = r.normal(size=(2, 3))
+    np.testing.assert_allclose(s2s.grad(F.einsum_fstring_braces)(a), 2 * a.sum(1)[:, None]
+                               * np.ones_like(a) * 5, rtol=1e-12)  # (len("{ij}2") == 5)
+
+
+@pytest.mark.parametrize("name, match", [
+    ("fstring_of_an_int", "an f-string of values known only when the function runs"),
+    ("fstring_with_a_conversion", "an f-string of values known only when the function "
+                                  "runs"),
+])
+def test_other_fstrings_of_run_time_values_stay_refused_located(name, match) -> None:
+    with pytest.raises(s2s.TransformError, match=match) as e:
+        s2s.grad(getattr(F, name))(np.ones((2, 3)))
+    assert "probe45_fns.py" in str(e.value)
+
+
+def test_an_fstring_of_a_string_bound_on_two_paths_stays_refused() -> None:
+    with pytest.raises(s2s.TransformError, match="an f-string of values known only"):
+        s2s.grad(F.fstring_of_a_string_from_two_paths)(np.ones((2, 3)), True)
+
+
 # ---- against JAX (slow: each compiles JAX programs) ----------------------------------
 
 
@@ -198,7 +234,7 @@ def against_jax(name, x, rest=(), dtype=np.float64, calls=(1, 3, 10), twin=None)
             np.testing.assert_allclose(np.asarray(g, float), np.asarray(w, float), rtol=rtol,
                                        atol=atol)
 
-    x = x.astype(dtype)
+    x, rest = x.astype(dtype), H.cast(rest, dtype)
     at = [x * dtype(1 + 0.07 * (c - 1) * (-1) ** c) for c in range(1, max(calls) + 1)]
     one, its = H.bind_rest(ours, rest), H.bind_rest(theirs, rest)
     g, jg = s2s.grad(one), jax.grad(its)
@@ -259,3 +295,14 @@ def test_a_dict_literal_of_functions_against_jax(act, dtype, monkeypatch) -> Non
     against_jax("literal_dict_of_functions", X, (), dtype, twin=twin)
     against_jax("literal_dict_by_a_value", X, ("sin" if act == "softplus" else act,), dtype,
                 calls=(1, 3), twin=twin)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_an_fstring_of_run_time_strings_against_jax(dtype) -> None:
+    r = np.random.default_rng(1)
+    for shape in ((2, 3), (2, 3, 2)):
+        against_jax("einsum_fstring", r.normal(size=shape), (r.normal(size=shape[1:]),),
+                    dtype, calls=(1, 3))
+    against_jax("einsum_fstring_braces", r.normal(size=(2, 3)), (), dtype, calls=(1, 3))
