@@ -24,6 +24,21 @@ def tol(dtype):
                                                                           atol=2e-7)
 
 
+def test_each_fix_on_one_call() -> None:
+    """The default tier's case of each fix below (one transform each, closed forms):
+    a `try` around a dict default's lookup, a dataclass default holding a list, a dict
+    literal of functions read by a module constant's key, an f-string of run-time
+    strings."""
+    np.testing.assert_allclose(s2s.grad(F.try_dict_default)(X), 1.5 * X ** 2, rtol=1e-12)
+    np.testing.assert_allclose(s2s.grad(F.dataclass_containers)(X),
+                               F.dataclass_containers_grad(X, F.HYPER), rtol=1e-12)
+    np.testing.assert_allclose(s2s.grad(F.literal_dict_of_functions)(X),
+                               _literal_dict_grad(X, F.CONFIG), rtol=1e-12)
+    a, b = np.arange(6.0).reshape(2, 3) / 7, np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(s2s.grad(F.einsum_fstring)(a, b), 2 * (a @ b)[:, None] * b,
+                               rtol=1e-12)
+
+
 # ---- a `try` around a dict's lookup --------------------------------------------------
 
 # the dict of each call (None: the default) and the (n, scale) Python gives
@@ -47,6 +62,7 @@ def test_a_try_around_a_dict_lookup_follows_each_calls_dict(dtype) -> None:
         np.testing.assert_allclose(got, n * x.astype(float) ** (n - 1) * scale, **tol(dtype))
 
 
+@pytest.mark.slow
 def test_a_key_added_to_the_default_in_place_is_read_at_the_next_call() -> None:
     g = s2s.grad(F.try_dict_default)
     np.testing.assert_allclose(g(X), 3 * X ** 2 * 0.5, rtol=1e-12)
@@ -70,6 +86,7 @@ def test_the_derivative_flows_through_a_lookup_decided_now() -> None:
     np.testing.assert_allclose(got["scale"], np.sum(x ** 2), rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_a_try_around_array_code_or_a_differentiated_item_is_refused_located() -> None:
     with pytest.raises(s2s.TransformError, match="a `try` around code that reads `x`") as e:
         s2s.grad(F.try_lookup_of_array_code)(X, {"s": 2.0})
@@ -100,6 +117,7 @@ def _hyper_steps(m):
             lambda: fn.__defaults__[0].scales.pop()]
 
 
+@pytest.mark.slow
 def test_an_item_appended_to_a_dataclass_defaults_list_is_walked_at_the_next_call() -> None:
     """(The default tier's case of the test below: unrolled over the old list, the
     gradient missed the new item's term.)"""
@@ -156,6 +174,7 @@ def _literal_dict_grad(x, cfg):
     return g
 
 
+@pytest.mark.slow
 def test_a_dict_literal_of_functions_follows_the_module_constant_key(monkeypatch) -> None:
     """``{"tanh": np.tanh, "softplus": lambda v: ...}[CONFIG["act"]]`` (refused before:
     "`np.tanh` is a ufunc, used here as a value"): the function the key picks, the key
@@ -183,6 +202,7 @@ def test_a_dict_literal_of_functions_follows_the_module_constant_key(monkeypatch
 # ---- an f-string of strings computed when the function runs --------------------------
 
 
+@pytest.mark.slow
 def test_an_fstring_of_run_time_strings_is_their_sum_per_call() -> None:
     """``spec = f"{idx},{idx[1:]}->{idx[0]}"`` of ``idx = "ijk"[:a.ndim]`` (refused
     before: "an f-string of values known only when the function runs"): the ``+`` of
