@@ -134,6 +134,8 @@ class FunctionContainers:
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return None
         base = node.value
+        if isinstance(base, (cst.Dict, cst.Tuple, cst.List)):
+            return self._literal_item(base, node)
         held = _held_item(self.n, base, node.slice[0].slice.value)
         if held is not None:  # (`cfg["act"]` of a parameter holding functions)
             return held or None
@@ -171,6 +173,37 @@ class FunctionContainers:
         if fv is not None:
             self.n.resolver.bind_namespace(text.split(".")[0], node)
         return fv
+
+    def _literal_item(self, base: Any, node: cst.Subscript) -> FnValue | None:
+        """``{"tanh": np.tanh, "softplus": lambda v: ...}[CONFIG["act"]]`` (or a tuple
+        or list literal's item) by a key known now (module constants: the code is made
+        again when they change): the function chosen, as Python's lookup picks it
+        (its other items, functions, are made and dropped); by a key known only when
+        the function runs, each call an ``if`` over the keys; None where an item may be
+        no function."""
+        if isinstance(base, cst.Dict):
+            if not all(isinstance(e, cst.DictElement) and isinstance(
+                    e.key, cst.SimpleString) for e in base.elements):
+                return None
+            pairs = [(e.key.evaluated_value, e.value) for e in base.elements]
+        else:
+            if any(isinstance(e, cst.StarredElement) for e in base.elements):
+                return None
+            pairs = list(enumerate(e.value for e in base.elements))
+        if not pairs or not all(_maybe_function(v) for _, v in pairs):
+            return None
+        key = self.n.comps.static.static_value(node.slice[0].slice.value)
+        if key is NOVALUE:  # (an `if` over the keys, as for a module's dict)
+            fvs = [(k, self.n.funcs.value_of(v)) for k, v in dict(pairs).items()]
+            return None if any(fv is None for _, fv in fvs) else self._chosen_at_run_time(
+                node, fvs)
+        found = dict(pairs)
+        if isinstance(key, int) and not isinstance(base, cst.Dict) and -len(found) <= key < 0:
+            key += len(found)
+        if type(key) not in (str, int) or key not in found:
+            raise self.n.unsupported(node, f"this {type(base).__name__.lower()} has no "
+                                     f"item {key!r}", "check the key")
+        return self.n.funcs.value_of(found[key])
 
     def _module_items(self, base: Any, node: Any) -> list[tuple[Any, FnValue]] | None:
         """The ``(key, FnValue)`` items of a module-level tuple, list or dict of

@@ -88,6 +88,11 @@ def formatted_string(n: Any, node: cst.FormattedString, target: str | None) -> A
             _parameter_field(n, e) for e in _fields(node)):
         return _per_run(n, node, target)
 
+    if not all(_known_field(n, e) for e in _fields(node)):
+        joined = _joined_strings(n, node, target)
+        if joined is not None:
+            return joined
+
     class Fields(cst.CSTTransformer):
         def leave_FormattedStringExpression(self, original: Any, updated: Any) -> Any:
             atom = known(n, n.exprs.expr(original.expression))
@@ -113,6 +118,56 @@ def formatted_string(n: Any, node: cst.FormattedString, target: str | None) -> A
         n.comps.static.watch(re.match(r"\w*", text).group())
     const = Const(value, repr(value))
     return const if target is None else n.emit(target, "identity", (const,), {}, node)
+
+
+def _is_string(n: Any, atom: Atom, depth: int = 0) -> bool:
+    """Is ``atom`` a str wherever the code runs: a string constant, an item or slice
+    of one (``"ijk"[:a.ndim]``, ``idx[1:]``), a ``+`` of two, bound once?"""
+    const = known(n, atom)
+    if const is not None:
+        return type(const.value) is str
+    let = n.lets.get(atom.name) if isinstance(atom, Var) else None
+    if depth > 32 or not isinstance(let, Let) or let.target != atom.name or (
+            atom.name in n.lets.joined or atom.name in n.loop_carried):
+        return False
+    if let.prim in ("getitem", "identity") and len(let.args) == 1:
+        return _is_string(n, let.args[0], depth + 1)
+    return let.prim == "add" and len(let.args) == 2 and all(
+        _is_string(n, a, depth + 1) for a in let.args)
+
+
+def _joined_strings(n: Any, node: cst.FormattedString, target: str | None) -> Atom | None:
+    """An f-string whose fields are strings computed when the function runs
+    (``f"{idx},{idx[1:]}->{idx[0]}"`` of ``idx = "ijk"[:a.ndim]``) or constants, with no
+    conversion or format spec: the ``+`` of its parts, which formats a str as itself
+    (``idx + "," + idx[1:] + "->" + idx[0]``); None for any other f-string."""
+    parts: list[Atom] = []
+    for part in node.parts:
+        if isinstance(part, cst.FormattedStringText):
+            text = cst.FormattedString([part], start=node.start, end=node.end)
+            value = eval(compile(cst.Module([]).code_for_node(text), "<f-string>", "eval"),
+                         {"__builtins__": {}})
+            parts.append(Const(value, repr(value)))
+            continue
+        if part.conversion is not None or part.format_spec is not None:
+            return None
+        atom = n.exprs.expr(part.expression)
+        const = known(n, atom)
+        if const is not None and type(const.value) is not str:
+            value = format(const.value)
+            atom = Const(value, repr(value))
+        elif not _is_string(n, atom):
+            return None
+        parts.append(atom)
+    if not parts:
+        return None
+    total = parts[0]
+    for k, atom in enumerate(parts[1:]):
+        last = k == len(parts) - 2
+        name = n.exprs.target(target, "formatted") if last else n.names.fresh("formatted")
+        total = n.emit(name, "add", (total, atom), {}, node)
+    return total if len(parts) > 1 else n.emit(n.exprs.target(target, "formatted"),
+                                               "identity", (total,), {}, node)
 
 
 def _fields(node: cst.FormattedString) -> list[Any]:

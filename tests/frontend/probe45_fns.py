@@ -85,3 +85,56 @@ def dataclass_containers_grad(x, h):
     for i, s in enumerate(h.scales):
         g = g + s * (i + 1) * d(x * (i + 1))
     return g
+
+
+# ---- a dict literal of functions read by a module constant's key (fncontainers.py) ---
+
+CONFIG = {"act": "softplus", "layers": 2, "scale": 1.5, "pick": 1}
+
+
+def literal_dict_of_functions(x):
+    act = {"tanh": np.tanh, "softplus": lambda v: np.log1p(np.exp(v)), "sin": np.sin}[
+        CONFIG["act"]]
+    h = x
+    for _ in range(CONFIG["layers"]):
+        h = act(CONFIG["scale"] * h)
+    return np.sum(h) + {"a": np.cos, "b": np.exp}["a"](np.sum(x)) + (np.sin, np.tanh)[
+        CONFIG["pick"]](x[0])
+
+
+def literal_dict_by_a_value(x, key):
+    """A key known only when the function runs (a string argument)."""
+    return np.sum({"tanh": np.tanh, "sin": np.sin}[key](x))
+
+
+# ---- an f-string of strings computed when the function runs (literals.py) ------------
+
+
+def einsum_fstring(a, b):
+    idx = "ijk"[: a.ndim]
+    spec = f"{idx},{idx[1:]}->{idx[0]}"
+    return np.sum(np.einsum(spec, a, b) ** 2)
+
+
+def einsum_fstring_braces(a):
+    """Escaped braces, a constant int field, a string built with `+` first."""
+    s = "ij"[: a.ndim] + ""
+    key = f"{{{s}}}{2}"
+    return np.sum(np.einsum(f"{s}->{s[0]}", a) ** 2) * len(key)
+
+
+def fstring_of_an_int(a):
+    """An int known only when the function runs (a shape): refused, located (f"{n}" is
+    no `+` of strings)."""
+    n = a.shape[0]
+    return np.sum(np.einsum(f"i{n}", a))
+
+
+def fstring_with_a_conversion(a):
+    s = "ij"[: a.ndim]
+    return np.sum(np.einsum(f"{s!s}->", a))
+
+
+def fstring_of_a_string_from_two_paths(a, flag):
+    s = "ij"[: a.ndim] if flag else "i"
+    return np.sum(np.einsum(f"{s}->", a))

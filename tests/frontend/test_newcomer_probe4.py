@@ -43,8 +43,9 @@ EXPECTED = {
     "fixed_point_while": "both refuse",
     # (the Hessian of `np.linalg.norm(m, ord=1, axis=0)`, refused before by vmap, runs;
     # in float32 its jacfwd returns float64: EXPECTED_F32)
-    # `"ijk"[: a.ndim]`: a string constant sliced by a shape, refused at the subscript
-    "einsum_fstring": "refused",
+    # (`f"{idx},{idx[1:]}->{idx[0]}"` of `idx = "ijk"[: a.ndim]`, refused before ("an
+    # f-string of values known only when the function runs"), runs: the `+` of its
+    # parts, literals.py; tests/frontend/test_probe45_fixes.py)
     # (a dataclass default `cfg=CFG` with a tuple field, refused before at `.act`, runs:
     # the code is made for the tuple, made again when it changes: test_probe45_fixes.py)
     # (`compose(x, np.sin, np.exp)` into `def compose(x, *fns)`, `fs.append(lambda v:

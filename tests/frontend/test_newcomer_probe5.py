@@ -36,9 +36,9 @@ EXPECTED = {
     # (accepted since numpy_api11: `np.diff(c, prepend=0.0)` and `append=[0.0, 0.0]`,
     # which JAX refuses (a list: central differences are the oracle); `np.piecewise`;
     # `np.maximum.accumulate`: tests/frontend/test_numpy_api11.py)
-    # `{"tanh": np.tanh, ...}[CONFIG["act"]]`: a dict literal of functions indexed by a
-    # module constant: "`np.tanh` is a ufunc, used here as a value", located
-    "config_dict_model": "refused",
+    # (`{"tanh": np.tanh, ...}[CONFIG["act"]]`, a dict literal of functions read by a
+    # module constant's key, refused before ("`np.tanh` is a ufunc, used here as a
+    # value"), runs: the function the key picks, fncontainers.py; test_probe45_fixes.py)
     # (a dataclass default `h=HYPER` with list and dict fields, refused before ("`.bias`
     # is not an attribute of NumPy arrays"), runs: the code is made for the containers'
     # lengths, made again when they change: tests/frontend/test_probe45_fixes.py)

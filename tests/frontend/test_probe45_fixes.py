@@ -24,6 +24,21 @@ def tol(dtype):
                                                                           atol=2e-7)
 
 
+def test_each_fix_on_one_call() -> None:
+    """The default tier's case of each fix below (one transform each, closed forms):
+    a `try` around a dict default's lookup, a dataclass default holding a list, a dict
+    literal of functions read by a module constant's key, an f-string of run-time
+    strings."""
+    np.testing.assert_allclose(s2s.grad(F.try_dict_default)(X), 1.5 * X ** 2, rtol=1e-12)
+    np.testing.assert_allclose(s2s.grad(F.dataclass_containers)(X),
+                               F.dataclass_containers_grad(X, F.HYPER), rtol=1e-12)
+    np.testing.assert_allclose(s2s.grad(F.literal_dict_of_functions)(X),
+                               _literal_dict_grad(X, F.CONFIG), rtol=1e-12)
+    a, b = np.arange(6.0).reshape(2, 3) / 7, np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(s2s.grad(F.einsum_fstring)(a, b), 2 * (a @ b)[:, None] * b,
+                               rtol=1e-12)
+
+
 # ---- a `try` around a dict's lookup --------------------------------------------------
 
 # the dict of each call (None: the default) and the (n, scale) Python gives
@@ -47,6 +62,7 @@ def test_a_try_around_a_dict_lookup_follows_each_calls_dict(dtype) -> None:
         np.testing.assert_allclose(got, n * x.astype(float) ** (n - 1) * scale, **tol(dtype))
 
 
+@pytest.mark.slow
 def test_a_key_added_to_the_default_in_place_is_read_at_the_next_call() -> None:
     g = s2s.grad(F.try_dict_default)
     np.testing.assert_allclose(g(X), 3 * X ** 2 * 0.5, rtol=1e-12)
@@ -70,6 +86,7 @@ def test_the_derivative_flows_through_a_lookup_decided_now() -> None:
     np.testing.assert_allclose(got["scale"], np.sum(x ** 2), rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_a_try_around_array_code_or_a_differentiated_item_is_refused_located() -> None:
     with pytest.raises(s2s.TransformError, match="a `try` around code that reads `x`") as e:
         s2s.grad(F.try_lookup_of_array_code)(X, {"s": 2.0})
@@ -100,6 +117,7 @@ def _hyper_steps(m):
             lambda: fn.__defaults__[0].scales.pop()]
 
 
+@pytest.mark.slow
 def test_an_item_appended_to_a_dataclass_defaults_list_is_walked_at_the_next_call() -> None:
     """(The default tier's case of the test below: unrolled over the old list, the
     gradient missed the new item's term.)"""
@@ -138,6 +156,86 @@ def test_a_dataclass_defaults_containers_are_read_as_they_are_at_each_call() -> 
         F.HYPER.__init__()
 
 
+# ---- a dict literal of functions read by a module constant's key ---------------------
+
+ACTS = {"tanh": (np.tanh, lambda v: 1.0 - np.tanh(v) ** 2), "sin": (np.sin, np.cos),
+        "softplus": (lambda v: np.log1p(np.exp(v)), lambda v: 1.0 / (1.0 + np.exp(-v)))}
+
+
+def _literal_dict_grad(x, cfg):
+    """literal_dict_of_functions' gradient by the chain rule."""
+    f, d = ACTS[cfg["act"]]
+    g, h = np.ones_like(x), x
+    for _ in range(cfg["layers"]):
+        g = g * cfg["scale"] * d(cfg["scale"] * h)
+        h = f(cfg["scale"] * h)
+    g = g - np.sin(np.sum(x))
+    g[0] += (np.cos, lambda v: 1.0 - np.tanh(v) ** 2)[cfg["pick"]](x[0])
+    return g
+
+
+@pytest.mark.slow
+def test_a_dict_literal_of_functions_follows_the_module_constant_key(monkeypatch) -> None:
+    """``{"tanh": np.tanh, "softplus": lambda v: ...}[CONFIG["act"]]`` (refused before:
+    "`np.tanh` is a ufunc, used here as a value"): the function the key picks, the key
+    and the loop count changing between calls of one gradient object."""
+    g = s2s.grad(F.literal_dict_of_functions)
+    for k, (act, layers, pick) in enumerate([("softplus", 2, 1), ("tanh", 2, 1),
+                                             ("sin", 3, 0), ("softplus", 1, -1)]):
+        monkeypatch.setitem(F.CONFIG, "act", act)
+        monkeypatch.setitem(F.CONFIG, "layers", layers)
+        monkeypatch.setitem(F.CONFIG, "pick", pick)
+        x = X * (1 + 0.1 * k)
+        np.testing.assert_allclose(g(x), _literal_dict_grad(x, F.CONFIG), rtol=1e-12,
+                                   err_msg=act)
+    monkeypatch.setitem(F.CONFIG, "act", "relu")
+    with pytest.raises(s2s.TransformError, match="this dict has no item 'relu'") as e:
+        g(X)
+    assert "probe45_fns.py" in str(e.value)
+    g = s2s.grad(F.literal_dict_by_a_value)  # (a string argument: an `if` over the keys)
+    for key, d in (("sin", np.cos), ("tanh", ACTS["tanh"][1]), ("sin", np.cos)):
+        np.testing.assert_allclose(g(X, key), d(X), rtol=1e-12)
+    with pytest.raises(KeyError, match="relu"):
+        g(X, "relu")
+
+
+# ---- an f-string of strings computed when the function runs --------------------------
+
+
+@pytest.mark.slow
+def test_an_fstring_of_run_time_strings_is_their_sum_per_call() -> None:
+    """``spec = f"{idx},{idx[1:]}->{idx[0]}"`` of ``idx = "ijk"[:a.ndim]`` (refused
+    before: "an f-string of values known only when the function runs"): the ``+`` of
+    its parts, made where the code runs, so a call of another rank gets its own
+    subscripts (one gradient object over ranks 2, 3, 2)."""
+    g = s2s.grad(F.einsum_fstring)
+    r = np.random.default_rng(0)
+    for shape in ((2, 3), (2, 3, 2), (3, 2)):
+        a, b = r.normal(size=shape), r.normal(size=shape[1:])
+        c = np.tensordot(a, b, axes=(tuple(range(1, a.ndim)), tuple(range(b.ndim))))
+        want = 2 * c.reshape((-1,) + (1,) * (a.ndim - 1)) * b  # (d/da sum(c ** 2))
+        np.testing.assert_allclose(g(a, b), want, rtol=1e-12)
+    a = r.normal(size=(2, 3))
+    np.testing.assert_allclose(s2s.grad(F.einsum_fstring_braces)(a), 2 * a.sum(1)[:, None]
+                               * np.ones_like(a) * 5, rtol=1e-12)  # (len("{ij}2") == 5)
+
+
+@pytest.mark.parametrize("name, match", [
+    ("fstring_of_an_int", "an f-string of values known only when the function runs"),
+    ("fstring_with_a_conversion", "an f-string of values known only when the function "
+                                  "runs"),
+])
+def test_other_fstrings_of_run_time_values_stay_refused_located(name, match) -> None:
+    with pytest.raises(s2s.TransformError, match=match) as e:
+        s2s.grad(getattr(F, name))(np.ones((2, 3)))
+    assert "probe45_fns.py" in str(e.value)
+
+
+def test_an_fstring_of_a_string_bound_on_two_paths_stays_refused() -> None:
+    with pytest.raises(s2s.TransformError, match="an f-string of values known only"):
+        s2s.grad(F.fstring_of_a_string_from_two_paths)(np.ones((2, 3)), True)
+
+
 # ---- against JAX (slow: each compiles JAX programs) ----------------------------------
 
 
@@ -156,7 +254,7 @@ def against_jax(name, x, rest=(), dtype=np.float64, calls=(1, 3, 10), twin=None)
             np.testing.assert_allclose(np.asarray(g, float), np.asarray(w, float), rtol=rtol,
                                        atol=atol)
 
-    x = x.astype(dtype)
+    x, rest = x.astype(dtype), H.cast(rest, dtype)
     at = [x * dtype(1 + 0.07 * (c - 1) * (-1) ** c) for c in range(1, max(calls) + 1)]
     one, its = H.bind_rest(ours, rest), H.bind_rest(theirs, rest)
     g, jg = s2s.grad(one), jax.grad(its)
@@ -204,3 +302,27 @@ def test_a_dataclass_default_holding_containers_against_jax(dtype) -> None:
     finally:
         F.dataclass_containers.__defaults__ = saved
         F.HYPER.__init__()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+@pytest.mark.parametrize("act", ["softplus", "tanh"])
+def test_a_dict_literal_of_functions_against_jax(act, dtype, monkeypatch) -> None:
+    twin = jax_twin(F)
+    for m in (F, twin):
+        monkeypatch.setitem(m.CONFIG, "act", act)
+    against_jax("literal_dict_of_functions", X, (), dtype, twin=twin)
+    against_jax("literal_dict_by_a_value", X, ("sin" if act == "softplus" else act,), dtype,
+                calls=(1, 3), twin=twin)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_an_fstring_of_run_time_strings_against_jax(dtype) -> None:
+    r = np.random.default_rng(1)
+    for shape in ((2, 3), (2, 3, 2)):
+        against_jax("einsum_fstring", r.normal(size=shape), (r.normal(size=shape[1:]),),
+                    dtype, calls=(1, 3))
+    against_jax("einsum_fstring_braces", r.normal(size=(2, 3)), (), dtype, calls=(1, 3))
