@@ -125,6 +125,7 @@ ARGS = {
     "var_scaled": (R.normal(size=(3, 4)),),
     "gp_nll": (np.float64(0.7), np.sort(R.uniform(0, 3, 8)), R.normal(size=8)),
     "row_sums": (R.normal(size=(4, 3)),), "col_means": (R.normal(size=(4, 3)),),
+    "centered": (R.normal(size=3), R.normal(size=5)),
 }
 ARGNUMS = {"row_bias": (0, 1), "matvec": (0, 1), "vecmat": (0, 1), "dot": (0, 1),
            "relu_maximum": (0, 1), "relu_minimum": (0, 1)}

@@ -19,10 +19,14 @@ Python or NumPy integer operand keeps its integer arithmetic.
 from __future__ import annotations
 
 import ast
+import math
 from collections import Counter
 from typing import Any, Callable
 
 import numpy as np
+
+from .passes import subtracted_negations
+from .products import _facts_of
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _LARGEST = 2048  # (every integer up to it is exact in float16, float32 and float64)
@@ -91,3 +95,152 @@ def spell_literals(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
 
     Spell().visit(fn)
     ast.fix_missing_locations(fn)
+
+
+# ---- a float beside a float64 array: a 0-d array constant ---------------------------
+
+_ORDERS = (ast.Gt, ast.Lt, ast.GtE, ast.LtE, ast.Eq, ast.NotEq)
+_FLOAT64 = np.dtype(np.float64)
+
+
+def _float_literal(node: ast.AST) -> float | None:
+    """The value of a float (or small int) literal ``c`` or ``-c``."""
+    sign = 1.0
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node, sign = node.operand, -1.0
+    if isinstance(node, ast.Constant) and (type(node.value) is float or (
+            type(node.value) is int and abs(node.value) <= _LARGEST)):
+        return sign * float(node.value)
+    return None
+
+
+def _constant_name(value: float) -> str:
+    text = repr(value).replace("-", "m").replace(".", "_").replace("+", "")
+    return "c" + "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in text)
+
+
+def numbers_as_arrays(fn: ast.FunctionDef, known_of: Callable[[ast.AST], Any],
+                      taken: set[str]) -> list[ast.stmt]:
+    """Rewrite ``fn`` in place: a number literal operand of ``+ - * /``, of a
+    comparison or of ``np.maximum``/``np.minimum`` whose other operand is a float64 array of at least one axis (a fact)
+    is a module constant, that number as a 0-d float64 array (``c0_5 =
+    np.array(0.5)``).  Exact: NumPy converts the weak Python float to that float64
+    (an int up to 2048 too) and runs the same loop, the result the same array; a
+    Python number costs NumPy's operator a conversion the array does not (about a
+    quarter of an elementwise operation on a small array: 5.3k instructions to 4.0k
+    for ``0.5 * a`` on a 4 x 3 array, 10.8k to 9.4k on 64 x 64).  Only float64: a 0-d
+    array is not a weak scalar, so beside a float32 array a float64 one would
+    promote.  Returns the module statements that bind the constants."""
+    made: dict[str, str] = {}  # repr of the number (-0.0 apart from 0.0) -> its name
+    statements: list[ast.stmt] = []
+
+    def constant(value: float) -> str:
+        if repr(value) not in made:
+            base = _constant_name(value)
+            name, k = base, 1
+            while name in taken:
+                k += 1
+                name = f"{base}_{k}"
+            taken.add(name)
+            made[repr(value)] = name
+            statements.append(ast.Assign([ast.Name(name, ast.Store())], ast.Call(
+                ast.Attribute(ast.Name("np", ast.Load()), "array", ast.Load()),
+                [_number(value)], []), lineno=0))
+        return made[repr(value)]
+
+    def wide(node: ast.AST) -> bool:
+        found = known_of(node)
+        return found is not None and isinstance(found[0], tuple) and len(found[0]) >= 1 \
+            and found[1] == _FLOAT64
+
+    class Spell(ast.NodeTransformer):
+        def visit_BinOp(self, n: ast.BinOp) -> ast.AST:
+            self.generic_visit(n)
+            if isinstance(n.op, _ARITHMETIC):
+                for side, other in (("left", n.right), ("right", n.left)):
+                    value = _float_literal(getattr(n, side))
+                    if value is not None and math.isfinite(value) and wide(other):
+                        setattr(n, side, ast.Name(constant(value), ast.Load()))
+                        break
+            return n
+
+        def visit_Compare(self, n: ast.Compare) -> ast.AST:
+            self.generic_visit(n)
+            if len(n.ops) == 1 and isinstance(n.ops[0], _ORDERS):
+                value = _float_literal(n.comparators[0])
+                if value is not None and math.isfinite(value) and wide(n.left):
+                    n.comparators[0] = ast.Name(constant(value), ast.Load())
+            return n
+
+        def visit_Call(self, n: ast.Call) -> ast.AST:
+            self.generic_visit(n)  # (np.maximum(h, 0.0): a relu)
+            f = n.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
+                    f.value.id == "np" and f.attr in ("maximum", "minimum") and \
+                    len(n.args) == 2 and not n.keywords:
+                for k in (0, 1):
+                    value = _float_literal(n.args[k])
+                    if value is not None and math.isfinite(value) and wide(n.args[1 - k]):
+                        n.args[k] = ast.Name(constant(value), ast.Load())
+                        break
+            return n
+
+    Spell().visit(fn)
+    ast.fix_missing_locations(fn)
+    return statements
+
+
+def broadcast_axes(fn: ast.FunctionDef, known_of: Callable[[ast.AST], Any]) -> None:
+    """Rewrite ``fn`` in place: ``a - v[None, :]`` (an operand of ``+ - * /`` indexed
+    by leading new axes then whole slices, one per axis of ``v``) is ``a - v`` where the
+    other operand has at least as many axes as the index makes (facts): broadcasting
+    puts those leading axes of length 1 itself, so the result has the same shape and
+    elements (exact), without the view."""
+
+    def leading(node: ast.AST) -> ast.expr | None:
+        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple)):
+            return None
+        items, new = node.slice.elts, 0
+        while new < len(items) and isinstance(items[new], ast.Constant) and \
+                items[new].value is None:
+            new += 1
+        whole = items[new:]
+        got = known_of(node.value)
+        if not new or got is None or not isinstance(got[0], tuple) or \
+                len(whole) != len(got[0]) or not all(
+                isinstance(s, ast.Slice) and s.lower is s.upper is s.step is None
+                for s in whole):
+            return None
+        return node.value
+
+    class Axes(ast.NodeTransformer):
+        def visit_BinOp(self, n: ast.BinOp) -> ast.AST:
+            self.generic_visit(n)
+            if not isinstance(n.op, _ARITHMETIC):
+                return n
+            for side, other in (("left", n.right), ("right", n.left)):
+                inner = leading(getattr(n, side))
+                got = known_of(other)
+                if inner is not None and got is not None and isinstance(got[0], tuple) \
+                        and len(got[0]) >= len(getattr(n, side).slice.elts):
+                    setattr(n, side, inner)
+                    break
+            return n
+
+    Axes().visit(fn)
+
+
+def last_spellings(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any], taken: set[str],
+                   narrow: bool, on: Callable[[str], bool]) -> list[ast.stmt]:
+    """After the products and solves passes (whose spellings the earlier passes did
+    not see): their negations subtracted (pass ``signs``), then new axes left to
+    broadcasting and numbers beside float64 arrays as 0-d arrays (``literals``; not
+    where the signature has float32 arrays, ``narrow``: a pass may have made a value
+    float32 that its fact, read in the generic code, calls float64).  Returns the
+    module statements that bind the constants."""
+    if on("signs"):
+        subtracted_negations(fn, _facts_of(fn, fact, {}))
+    if not on("literals"):
+        return []
+    broadcast_axes(fn, _facts_of(fn, fact, {}))
+    return [] if narrow else numbers_as_arrays(fn, _facts_of(fn, fact, {}), taken)
