@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .calls import PythonScalar
 from .passes import subtracted_negations
 from .products import _facts_of
 
@@ -190,14 +191,25 @@ def numbers_as_arrays(fn: ast.FunctionDef, known_of: Callable[[ast.AST], Any],
     return statements
 
 
+def _axes(node: ast.AST) -> int:
+    """The axes of ``v[None, :]`` (its index's items) or of ``v[..., None].T`` (two)."""
+    return 2 if isinstance(node, ast.Attribute) else len(node.slice.elts)  # type: ignore
+
+
 def broadcast_axes(fn: ast.FunctionDef, known_of: Callable[[ast.AST], Any]) -> None:
     """Rewrite ``fn`` in place: ``a - v[None, :]`` (an operand of ``+ - * /`` indexed
-    by leading new axes then whole slices, one per axis of ``v``) is ``a - v`` where the
+    by leading new axes then whole slices, one per axis of ``v``, or a vector's
+    ``v[..., None].T``, a solve's cotangent) is ``a - v`` where the
     other operand has at least as many axes as the index makes (facts): broadcasting
     puts those leading axes of length 1 itself, so the result has the same shape and
     elements (exact), without the view."""
 
     def leading(node: ast.AST) -> ast.expr | None:
+        if isinstance(node, ast.Attribute) and node.attr == "T" and isinstance(
+                node.value, ast.Subscript) and ast.unparse(node.value.slice) == "(..., None)":
+            got = known_of(node.value.value)  # (v[..., None].T of a vector: v[None, :])
+            ok = got is not None and isinstance(got[0], tuple) and len(got[0]) == 1
+            return node.value.value if ok else None
         if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple)):
             return None
         items, new = node.slice.elts, 0
@@ -222,7 +234,7 @@ def broadcast_axes(fn: ast.FunctionDef, known_of: Callable[[ast.AST], Any]) -> N
                 inner = leading(getattr(n, side))
                 got = known_of(other)
                 if inner is not None and got is not None and isinstance(got[0], tuple) \
-                        and len(got[0]) >= len(getattr(n, side).slice.elts):
+                        and len(got[0]) >= _axes(getattr(n, side)):
                     setattr(n, side, inner)
                     break
             return n
@@ -242,5 +254,55 @@ def last_spellings(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any], taken: s
         subtracted_negations(fn, _facts_of(fn, fact, {}))
     if not on("literals"):
         return []
+    scaled_sums(fn, _facts_of(fn, fact, {}))
     broadcast_axes(fn, _facts_of(fn, fact, {}))
     return [] if narrow else numbers_as_arrays(fn, _facts_of(fn, fact, {}), taken)
+
+
+def _power_of_two(value: float | None) -> bool:
+    return value is not None and value != 0.0 and math.isfinite(value) and \
+        math.frexp(abs(value))[0] == 0.5
+
+
+def scaled_sums(fn: ast.FunctionDef, known_of: Callable[[ast.AST], Any]) -> None:
+    """Rewrite ``fn`` in place: ``-0.25 * (0.9 * x + r)``, a power of two times a
+    number times a float64 array ``x`` plus a Python number ``r`` (a literal, or a name
+    whose fact says a Python number), is ``-0.225 * x - 0.25 * r``: one operation on
+    the array less (label smoothing's cotangent).  Exact where nothing is subnormal or
+    overflows: scaling by a power of two commutes with rounding, so the product of the
+    two numbers and the scaled sum round as the left side does."""
+
+    def number(node: ast.AST) -> bool:
+        if _float_literal(node) is not None:
+            return True
+        return isinstance(node, ast.Name) and isinstance(known_of(node), PythonScalar)
+
+    class Scale(ast.NodeTransformer):
+        def visit_BinOp(self, n: ast.BinOp) -> ast.AST:
+            self.generic_visit(n)
+            c = _float_literal(n.left)
+            total = n.right
+            if not (isinstance(n.op, ast.Mult) and _power_of_two(c) and
+                    isinstance(total, ast.BinOp) and isinstance(total.op, (ast.Add, ast.Sub))
+                    and isinstance(total.left, ast.BinOp) and isinstance(total.left.op, ast.Mult)
+                    and number(total.right)):
+                return n
+            k = _float_literal(total.left.left)
+            x = total.left.right
+            got = known_of(x)
+            if k is None or not math.isfinite(c * k) or got is None or \
+                    not isinstance(got[0], tuple) or got[1] != _FLOAT64 or \
+                    isinstance(got, PythonScalar):
+                return n
+            scaled = ast.BinOp(_number(c * k), ast.Mult(), x)
+            # (a negative power: its sign flips the sum's operator, x + (-p) is x - p)
+            rest = ast.BinOp(_number(abs(c)), ast.Mult(), total.right)
+            op = type(total.op) if c > 0 else {ast.Add: ast.Sub, ast.Sub: ast.Add}[
+                type(total.op)]
+            new = ast.BinOp(scaled, op(), rest)
+            if hasattr(n, "_k"):
+                new._k = n._k  # type: ignore[attr-defined]  # (the same value)
+            return ast.copy_location(new, n)
+
+    Scale().visit(fn)
+    ast.fix_missing_locations(fn)

@@ -469,13 +469,17 @@ RULES: tuple[Rule, ...] = (
          ({"x": (3, 4), "a": (3, 1), "b": (1, 4)}, {"x": (0, 2), "a": (0, 2), "b": (2,)},
           {"x": (1,), "a": (1,), "b": ()}), "", ""),
     Rule("new leading axes of an operand are broadcasting's", "literals",
-         "a - v[None, :]", "a - v",
+         "(a - v[None, :], b * w[..., None].T)", "(a - v, b * w)",
          "v indexed by new axes then one whole slice per axis (a fact: its rank), the "
          "other operand of + - * / of at least as many axes as the index makes (a fact); "
          "exact: broadcasting puts the same leading axes of length 1, the same elements "
-         "and shape, without the view (a mixture's x[:, None] - mu[None, :])",
-         ({"a": (4, 3), "v": (3,)}, {"a": (4, 1), "v": (3,)}, {"a": (0, 3), "v": (3,)},
-          {"a": (2, 1, 3), "v": (3,)}, {"a": (2, 1), "v": (0,)}), "", ""),
+         "and shape, without the view (a mixture's x[:, None] - mu[None, :]; a vector's "
+         "w[..., None].T, a solve's cotangent, is w[None, :])",
+         ({"a": (4, 3), "v": (3,), "b": (3, 1), "w": (3,)},
+          {"a": (4, 1), "v": (3,), "b": (2, 4), "w": (4,)},
+          {"a": (0, 3), "v": (3,), "b": (0, 1), "w": (2,)},
+          {"a": (2, 1, 3), "v": (3,), "b": (2, 1, 1), "w": (1,)},
+          {"a": (2, 1), "v": (0,), "b": (1, 1), "w": (0,)}), "", ""),
     Rule("zeros plus a value in a view of all of them is the value", "accumulate",
          "iadd(np.zeros(np.shape(v)[1:], dtype=np.float64), (None, slice(None)), 2.0 * v)",
          "(2.0 * v)[0, :]",
@@ -487,4 +491,12 @@ RULES: tuple[Rule, ...] = (
          "mixture's mu[None, :]: 27k instructions to 14k)",
          ({"v": (1, 3)}, {"v": (1, 0)}, {"v": (1, 1)}), "centered",
          "mu_bar[None, :] +=", exact=False),
+    Rule("a power of two distributes over a scaled array plus a number", "literals",
+         "(-0.25 * (0.9 * x + 0.1), 0.5 * (3.0 * x - 0.7))",
+         "(-0.225 * x - 0.25 * 0.1, 1.5 * x - 0.5 * 0.7)",
+         "the factor a power of two (a literal), x a float64 array (a fact), the sum's "
+         "other term a Python number (a literal, or a name whose fact says so): one "
+         "operation on the array less (label smoothing's cotangent); exact where nothing "
+         "is subnormal or overflows: scaling by a power of two commutes with rounding",
+         ({"x": (4, 3)}, {"x": (1,)}, {"x": (0, 2)}, {"x": ()}), "", ""),
 )
