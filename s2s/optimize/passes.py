@@ -458,7 +458,7 @@ def whole_views(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
     """``b = np.zeros(s)`` and then ``b[None, :] += v`` (the adjoint of ``x[None, :]``:
     an index of new axes and whole slices, a view of every element of ``b``), ``v`` an
     operator's new array of that view's shape and of ``b``'s dtype (facts), is ``b =
-    v[0, :]``: the same numbers without the zeros and the buffered add (equal to
+    v[0]``: the same numbers without the zeros and the buffered add (equal to
     rounding: zero plus ``-0.0`` is ``0.0``, where the view keeps ``-0.0``, as JAX's
     transpose of the index does).  ``v`` is a temporary no name holds, so its view is
     ``b``'s alone, and writeable."""
@@ -500,7 +500,10 @@ def whole_views(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
             dims = iter(out[0])
             if tuple(got[0]) != tuple(next(dims) if d == -1 else 1 for d in shape):
                 continue
-            view = ast.Subscript(write.value, ast.Tuple(picks, ast.Load()), ast.Load())
+            while len(picks) > 1 and isinstance(picks[-1], ast.Slice):
+                picks.pop()  # (v[0, :] is v[0]: the same view, a cheaper index)
+            view = ast.Subscript(write.value, ast.Tuple(picks, ast.Load()) if len(picks) > 1
+                                 else picks[0], ast.Load())
             if hasattr(stmt.value, "_k"):
                 view._k = stmt.value._k  # type: ignore[attr-defined]  # (b's shape, dtype)
             stmt.value = ast.copy_location(view, stmt.value)

@@ -482,10 +482,11 @@ RULES: tuple[Rule, ...] = (
           {"a": (2, 1), "v": (0,), "b": (1, 1), "w": (0,)}), "", ""),
     Rule("zeros plus a value in a view of all of them is the value", "accumulate",
          "iadd(np.zeros(np.shape(v)[1:], dtype=np.float64), (None, slice(None)), 2.0 * v)",
-         "(2.0 * v)[0, :]",
+         "(2.0 * v)[0]",
          "b = np.zeros(s) and, the next statement, b[None, :] += v (new axes and whole "
          "slices: a view of every element of b); v an operator's new array (no name "
-         "holds it) of that view's shape and b's dtype (facts), not reading b; equal "
+         "holds it) of that view's shape and b's dtype (facts), not reading b (its "
+         "trailing whole slices dropped: v[0, :] is v[0]); equal "
          "to rounding: zero plus -0.0 is 0.0, where the view keeps -0.0 (as JAX's "
          "transpose of the index does); the zeros and the buffered add gone (a "
          "mixture's mu[None, :]: 27k instructions to 14k)",
@@ -499,4 +500,12 @@ RULES: tuple[Rule, ...] = (
          "operation on the array less (label smoothing's cotangent); exact where nothing "
          "is subnormal or overflows: scaling by a power of two commutes with rounding",
          ({"x": (4, 3)}, {"x": (1,)}, {"x": (0, 2)}, {"x": ()}), "", ""),
+    Rule("a maximum over axes is the ufunc's reduction", "methods",
+         "(x.max(axis=1, keepdims=True), x.min(axis=0))",
+         "(np.maximum.reduce(x, axis=1, keepdims=True), np.minimum.reduce(x, axis=0))",
+         "x a real floating array of at least one axis (a fact), no keyword but axis and "
+         "keepdims (literals); exact: the method runs this reduction through "
+         "numpy/_core/_methods.py's _amax (_amin), whose Python frame is gone (11.6k "
+         "instructions to 11.1k on a 4 x 3 array), an empty axis's error the same",
+         ({"x": (4, 3)}, {"x": (1, 5)}, {"x": (2, 1)}), "", ""),
 )
