@@ -25,9 +25,12 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import syntax
 from .calls import PythonScalar
+from .calls import written as _written
 from .passes import subtracted_negations
 from .products import _facts_of
+from .subexpr import _made
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _LARGEST = 2048  # (every integer up to it is exact in float16, float32 and float64)
@@ -258,7 +261,8 @@ def last_spellings(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any], taken: s
         return []
     scaled_sums(fn, _facts_of(fn, fact, {}))
     broadcast_axes(fn, _facts_of(fn, fact, {}))
-    return [] if narrow else numbers_as_arrays(fn, _facts_of(fn, fact, {}), taken)
+    made = constant_arrays(fn, taken)
+    return made + ([] if narrow else numbers_as_arrays(fn, _facts_of(fn, fact, {}), taken))
 
 
 def _power_of_two(value: float | None) -> bool:
@@ -341,3 +345,61 @@ def reductions_as_ufuncs(fn: ast.FunctionDef, known_of: Callable[[ast.AST], Any]
             return ast.copy_location(new, n)
 
     Reduce().visit(fn)
+
+
+_JOINS = ("concatenate", "stack", "hstack", "vstack")
+
+
+def constant_arrays(fn: ast.FunctionDef, taken: set[str]) -> list[ast.stmt]:
+    """Rewrite ``fn`` in place: ``i = np.eye(3)`` (literal arguments: ``subexpr.MADE``),
+    ``i`` bound once and never written into, every read of it an operand of an
+    operator or an item of the tuple ``np.concatenate`` (or a stack) joins, so that
+    every value made of it is a new array, is a module constant of the specialized
+    code (``eye_3 = np.eye(3)``, made read-only: a write into it raises), made once
+    instead of at every call (a Gaussian process's identity: 10k instructions a call).
+    Returns the module statements that bind the constants."""
+    parents = {c: n for n in ast.walk(fn) for c in ast.iter_child_nodes(n)}
+    stores: dict[str, int] = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, ast.arg):
+            stores[n.arg] = stores.get(n.arg, 0) + 2
+    written: set[str] = set()
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, ast.stmt):
+            written |= _written(stmt)
+
+    def only_read(n: ast.AST) -> bool:
+        parent = parents.get(n)
+        up = parents.get(parent)
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+            return True
+        return isinstance(parent, (ast.Tuple, ast.List)) and isinstance(up, ast.Call) and \
+            isinstance(up.func, ast.Attribute) and isinstance(up.func.value, ast.Name) and \
+            up.func.value.id == "np" and up.func.attr in _JOINS and up.args[:1] == [parent]
+
+    out: list[ast.stmt] = []
+    for stmt in list(fn.body):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], ast.Name) and _made(stmt.value)):
+            continue
+        t = stmt.targets[0].id
+        reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == t and
+                 isinstance(n.ctx, ast.Load)]
+        if stores.get(t) != 1 or t in written or not reads or \
+                not all(only_read(n) for n in reads):
+            continue
+        base = "_".join([stmt.value.func.attr, *(  # type: ignore[attr-defined]
+            str(a.value) for a in stmt.value.args if isinstance(a, ast.Constant))])
+        name, k = base, 1
+        while name in taken:
+            k += 1
+            name = f"{base}_{k}"
+        taken.add(name)
+        for n in reads:
+            n.id = name
+        fn.body.remove(stmt)
+        out += [ast.Assign([ast.Name(name, ast.Store())], stmt.value, lineno=0),
+                syntax.parse(f"{name}.flags.writeable = False").body[0]]
+    return out
