@@ -36,12 +36,16 @@ def iadd(x, i, v):
     return x
 
 
+_EYE_3 = np.eye(3)  # (a module constant of the specialized code: read-only)
+_EYE_3.flags.writeable = False
+
+
 def _namespace(case: dict, dtype, rng, special: bool) -> dict:
     ns = {"np": np, "unbroadcast": runtime.unbroadcast, "grad_seed": runtime.grad_seed,
           "matmul_rhs_bar": runtime.matmul_rhs_bar, "matmul_lhs_bar": runtime.matmul_lhs_bar,
           "add_at": add_at, "iadd": iadd, "rhs_columns": runtime.rhs_columns,
           "special_logsumexp": runtime.special_logsumexp,
-          "special_softmax": runtime.special_softmax}
+          "special_softmax": runtime.special_softmax, "EYE_3": _EYE_3}
     for name, shape in case.items():
         if shape in ("index", "labels", "row labels"):
             continue
@@ -125,6 +129,7 @@ ARGS = {
     "var_scaled": (R.normal(size=(3, 4)),),
     "gp_nll": (np.float64(0.7), np.sort(R.uniform(0, 3, 8)), R.normal(size=8)),
     "row_sums": (R.normal(size=(4, 3)),), "col_means": (R.normal(size=(4, 3)),),
+    "centered": (R.normal(size=3), R.normal(size=5)),
 }
 ARGNUMS = {"row_bias": (0, 1), "matvec": (0, 1), "vecmat": (0, 1), "dot": (0, 1),
            "relu_maximum": (0, 1), "relu_minimum": (0, 1)}

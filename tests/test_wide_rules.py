@@ -75,7 +75,8 @@ def test_the_relu_share_is_one_comparison() -> None:
     for _ in range(3):
         g(*args)
     text = g.specialized_source
-    assert "np.where(x_at_w == 0.0, 0.5, x_at_w > 0.0)" in text, text
+    # (0.0 beside a float64 array is the 0-d constant c0_0: literals.numbers_as_arrays)
+    assert "np.where(x_at_w == c0_0, 0.5, x_at_w > c0_0)" in text, text
     assert "== h" not in text, text
 
 

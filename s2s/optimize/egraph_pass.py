@@ -9,8 +9,10 @@ import copy
 from collections import defaultdict
 from typing import Any, Callable
 
+import numpy as np
+
 from .. import syntax
-from .calls import MUTATORS, call_name
+from .calls import MUTATORS, PythonScalar, call_name
 from .calls import written as _written
 from .passes import straight
 from .terms import language as _language
@@ -54,6 +56,7 @@ def egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) -> 
     candidates: list[tuple[Any, Any, Any]] = []
 
     def take(holder: Any, slot: Any, node: ast.AST) -> None:
+        node = _seeds_as_numbers(node, facts_of)  # (a copy where it folds a seed)
         if isinstance(node, (ast.BinOp, ast.UnaryOp)) and arithmetic(node):
             candidates.append((holder, slot, to_term(node)))
 
@@ -112,12 +115,81 @@ def egraph_simplify(fn: ast.FunctionDef, facts_of: Callable[[ast.AST], Any]) -> 
             new = syntax.parse(text, mode="eval").body
             old = holder[slot] if isinstance(holder, list) else getattr(holder, slot)
             if _cost(new) < _cost(old) and not isinstance(new, ast.Name):
+                _keep_facts(new, old)
                 if isinstance(holder, list):
                     holder[slot] = new
                 else:
                     setattr(holder, slot, new)
     finally:
         release(eg)
+
+
+def _keep_facts(new: ast.AST, old: ast.AST) -> None:
+    """The probe's facts (``_k``) of ``old`` on ``new``, which the e-graph made of it:
+    the whole (the same value, shape and dtype: every rule keeps them), and each
+    subexpression of ``new`` spelled as one of ``old``'s (the same pure expression in
+    one statement: the same value), so later passes read the shapes of both."""
+    if hasattr(old, "_k"):
+        new._k = old._k  # type: ignore[attr-defined]
+    spelled = {ast.dump(n): n for n in ast.walk(old) if hasattr(n, "_k")}
+    for n in ast.walk(new):
+        was = spelled.get(ast.dump(n))
+        if was is not None and not hasattr(n, "_k"):
+            for a, b in zip(ast.walk(n), ast.walk(was)):
+                if hasattr(b, "_k") and type(a) is type(b):
+                    a._k = b._k  # type: ignore[attr-defined]
+
+
+def _float64_seed(node: ast.AST) -> float | None:
+    """The number of ``np.float64(c)`` (a gradient's seed, ``c`` a float literal)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            isinstance(node.func.value, ast.Name) and node.func.value.id == "np" and \
+            node.func.attr == "float64" and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.args[0], ast.Constant) and type(node.args[0].value) is float:
+        return node.args[0].value
+    return None
+
+
+def _seeds_as_numbers(node: ast.AST, facts_of: Callable[[ast.AST], Any]) -> ast.AST:
+    """``node`` (``+ - * /`` and negation), or a copy with each ``np.float64(c)`` the
+    number ``c`` where every other operand is a float64 NumPy value (facts, not a
+    Python number) and no quotient divides by a literal: then ``np.float64(1.0) * 0.5
+    * g`` is ``1.0 * 0.5 * g``, the same float64 numbers in the same order and the
+    same float64 result, which the e-graph folds to ``0.5 * g`` (a Python float
+    divided by zero raises where ``np.float64``'s gives inf, hence no literal
+    divisor)."""
+    leaves: list[ast.AST] = []
+    seeds = 0
+
+    def walk(n: ast.AST) -> bool:
+        nonlocal seeds
+        if isinstance(n, ast.BinOp) and type(n.op) in (ast.Add, ast.Sub, ast.Mult, ast.Div):
+            if isinstance(n.op, ast.Div) and isinstance(n.right, (ast.Constant, ast.UnaryOp)):
+                return False
+            return walk(n.left) and walk(n.right)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return walk(n.operand)
+        if isinstance(n, ast.Constant):
+            return type(n.value) in (int, float)
+        if _float64_seed(n) is not None:
+            seeds += 1
+            return True
+        leaves.append(n)
+        return True
+
+    if not walk(node) or not seeds or not leaves:
+        return node
+    for leaf in leaves:
+        f = facts_of(leaf)
+        if f is None or isinstance(f, PythonScalar) or f[1] != np.dtype(np.float64):
+            return node
+
+    class Numbers(ast.NodeTransformer):
+        def visit_Call(self, n: ast.Call) -> ast.AST:
+            value = _float64_seed(n)
+            return ast.copy_location(ast.Constant(value), n) if value is not None else n
+
+    return Numbers().visit(copy.deepcopy(node))
 
 
 def inline_single_uses(fn: ast.FunctionDef, arithmetic: Callable[[ast.AST], bool]) -> None:

@@ -420,3 +420,92 @@ def _shape_kept(node: ast.AST, parent: dict[int, ast.AST],
         while isinstance(up, ast.UnaryOp) and isinstance(up.op, ast.USub):
             child, up = up, parent.get(id(up))
     return False
+
+
+def subtracted_negations(fn: ast.FunctionDef, known_of: Callable[[ast.AST], Any]) -> None:
+    """``x + (-a) * b`` (or ``/ b``, or ``x + (-a)``) is ``x - a * b``: exact, adding a
+    negation is subtracting and negation commutes with rounding, where ``a`` and ``x``
+    are floating arrays (facts: ``-True`` raises).  For the products passes after the
+    signs pass write (a solve's cotangent ``k_bar + -b_bar @ a.T``, whose column times
+    row became ``k_bar + -b_bar * a.T``): one negation of an array less."""
+
+    def floating(node: ast.AST) -> bool:
+        f = known_of(node)
+        return f is not None and isinstance(f[1], np.dtype) and f[1].kind == "f"
+
+    class Subtract(ast.NodeTransformer):
+        def visit_BinOp(self, n: ast.BinOp) -> ast.AST:
+            self.generic_visit(n)
+            if not isinstance(n.op, ast.Add) or not floating(n.left):
+                return n
+            right, chain = n.right, None
+            while isinstance(right, ast.BinOp) and isinstance(right.op, (ast.Mult, ast.Div)):
+                chain, right = right, right.left
+            if not (isinstance(right, ast.UnaryOp) and isinstance(right.op, ast.USub)
+                    and floating(right.operand)):
+                return n
+            if chain is None:
+                n.right = right.operand
+            else:
+                chain.left = right.operand
+            n.op = ast.Sub()
+            return n
+
+    Subtract().visit(fn)
+
+
+def whole_views(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
+    """``b = np.zeros(s)`` and then ``b[None, :] += v`` (the adjoint of ``x[None, :]``:
+    an index of new axes and whole slices, a view of every element of ``b``), ``v`` an
+    operator's new array of that view's shape and of ``b``'s dtype (facts), is ``b =
+    v[0]``: the same numbers without the zeros and the buffered add (equal to
+    rounding: zero plus ``-0.0`` is ``0.0``, where the view keeps ``-0.0``, as JAX's
+    transpose of the index does).  ``v`` is a temporary no name holds, so its view is
+    ``b``'s alone, and writeable."""
+    body = fn.body
+    k = 0
+    while k + 1 < len(body):
+        stmt, write = body[k], body[k + 1]
+        k += 1
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Call)
+                and call_name(stmt.value) == "zeros" and isinstance(write, ast.AugAssign)
+                and isinstance(write.op, ast.Add) and isinstance(write.target, ast.Subscript)
+                and isinstance(write.target.value, ast.Name)
+                and write.target.value.id == stmt.targets[0].id
+                and isinstance(write.value, (ast.BinOp, ast.UnaryOp))):
+            continue
+        out, got = fact(stmt.value), fact(write.value)
+        if got is None and isinstance(write.value, ast.UnaryOp):  # (-v: the signs pass's)
+            got = fact(write.value.operand)
+        at = write.target.slice
+        items = at.elts if isinstance(at, ast.Tuple) else [at]
+        picks: list[ast.expr] = []
+        shape: list[int] = []
+        for item in items:
+            if isinstance(item, ast.Constant) and item.value is None:
+                picks.append(ast.Constant(0))
+                shape.append(1)
+            elif isinstance(item, ast.Slice) and item.lower is item.upper is item.step is None:
+                picks.append(ast.Slice())
+                shape.append(-1)
+            else:
+                break
+        else:
+            if out is None or got is None or shape.count(-1) != len(out[0]) or \
+                    not isinstance(out[1], np.dtype) or got[1] != out[1] or any(
+                    isinstance(n, ast.Name) and n.id == stmt.targets[0].id
+                    for n in ast.walk(write.value)):
+                continue
+            dims = iter(out[0])
+            if tuple(got[0]) != tuple(next(dims) if d == -1 else 1 for d in shape):
+                continue
+            while len(picks) > 1 and isinstance(picks[-1], ast.Slice):
+                picks.pop()  # (v[0, :] is v[0]: the same view, a cheaper index)
+            view = ast.Subscript(write.value, ast.Tuple(picks, ast.Load()) if len(picks) > 1
+                                 else picks[0], ast.Load())
+            if hasattr(stmt.value, "_k"):
+                view._k = stmt.value._k  # type: ignore[attr-defined]  # (b's shape, dtype)
+            stmt.value = ast.copy_location(view, stmt.value)
+            del body[k]
+    ast.fix_missing_locations(fn)

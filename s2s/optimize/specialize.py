@@ -50,7 +50,7 @@ from .buffers import reuse_intermediates
 from .calls import MUTATORS, PYTHON_NUMBERS, PythonScalar, as_kind, call_name, same_kinds
 from .egraph_pass import egraph_simplify, inline_single_uses
 from .fresh import returns_fresh  # noqa: F401  (s2s/api imports it from here)
-from .literals import spell_literals
+from .literals import last_spellings, spell_literals
 from .passes import (
     accumulate,
     cancel_negations,
@@ -61,6 +61,7 @@ from .passes import (
     static_range,
     straight,
     trim_tapes,
+    whole_views,
 )
 from .products import names_in, narrow_floats, sums_as_products
 from .realpart import real_conjugates, real_parts
@@ -721,6 +722,7 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
         if on("accumulate"):
             row_sums(fn, rewriter.fact)
             accumulate(fn, rewriter.fact)
+            whole_views(fn, rewriter.fact)
         if on("methods"):
             methods(fn, rewriter.fact)
         if on("egraph"):
@@ -744,6 +746,7 @@ def specialize(text: str, namespace: dict[str, Any], name: str,
             split_shares(fn, rewriter.fact)
         if on("products"):  # (after every pass that reads a sum's spelling)
             constants += sums_as_products(fn, rewriter.fact, taken, narrow_floats(args))
+        constants += last_spellings(fn, rewriter.fact, taken, narrow_floats(args), on)
         if on("buffers"):  # (last: the other passes read whole expressions)
             reuse_intermediates(fn, rewriter.fact, taken)
     if constants:  # (the vectors of ones, bound once above the functions)
