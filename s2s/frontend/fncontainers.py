@@ -27,6 +27,7 @@ from .desugar import lower_in_place
 from .dicts import _jumps, assigned_names
 from .fnslices import unroll_run_time_slice
 from .fnvalues import FnValue
+from .source import literal_value
 from .static import NOVALUE
 
 _SEQUENCE = (cst.Tuple, cst.List)
@@ -185,7 +186,7 @@ class FunctionContainers:
             if not all(isinstance(e, cst.DictElement) and isinstance(
                     e.key, cst.SimpleString) for e in base.elements):
                 return None
-            pairs = [(e.key.evaluated_value, e.value) for e in base.elements]
+            pairs = [(literal_value(e.key.value), e.value) for e in base.elements]
         else:
             if any(isinstance(e, cst.StarredElement) for e in base.elements):
                 return None

@@ -115,7 +115,7 @@ def plain_key_names(defined: Any, typed: bool = True) -> set[str]:
     # string, `params[name]`; an int, `x[i]`, is read when the code runs, as before)
     stringy |= {a.arg for a in [*positional[:len(positional) - len(args.defaults)], *(
         a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None)]
-                if a.annotation is None}
+                if a.annotation is None} if not typed else set()
     return {node.slice.id for node in ast.walk(defined) if isinstance(node, ast.Subscript)
             and isinstance(node.slice, ast.Name) and node.slice.id in stringy}
 
