@@ -10,12 +10,6 @@
   its second rule (``runtime.cumprod_tangent2``) walks JAX's tree of products with
   the elements' own second-order coefficient left out, as JAX's symbolic zero, not
   a jet's 0 times inf.
-- ``np.linalg.slogdet``'s derivative where its sign is 0 (a singular matrix, logabsdet
-  -inf): the cofactor matrix over that 0, +-inf and NaN where a cofactor is 0, JAX's
-  (NumPy's LinAlgError before; NaN or the opposite infinities under
-  ``s2s.jit(..., backend="jax")``).  Where JAX's own LU meets the 0 late (``[[1, 2,
-  3], [4, 5, 6], [7, 8, 9]]``: its last row NaN, its forward mode all NaN) s2s's
-  rows are the infinities of the cofactor matrix, pinned.
 """
 
 from __future__ import annotations
@@ -139,64 +133,6 @@ def test_det_third_derivative_is_jaxs_or_nan_at_a_singular_matrix() -> None:
     np.testing.assert_allclose(h[0, :, :, 0], DET2_HESSIAN, atol=1e-12)
     np.testing.assert_allclose(h[1, :, :, 1], DET2_HESSIAN, atol=1e-12)
     np.testing.assert_array_equal(h[0, :, :, 1], np.zeros((2, 2, 2, 2)))
-
-
-# ---- slogdet's derivative at a singular matrix --------------------------------------
-
-@pytest.mark.slow  # (1.6 s of CPU: the default tier keeps det's and cumprod's)
-def test_slogdet_derivative_at_a_singular_matrix_is_jaxs() -> None:
-    """JAX's, written out (the sweep below asks JAX): the cofactor matrix
-    ``[[0, 0], [0, 1]]`` over 0 (NumPy's LinAlgError before)."""
-    a = np.array([[1.0, 0.0], [0.0, 0.0]])
-    with _quiet():
-        got = s2s.grad(F.logabsdet_of)(a)
-    np.testing.assert_array_equal(got, [[np.nan, np.nan], [np.nan, np.inf]])
-
-
-SLOGDET_SINGULAR = {"rank_one_2x2": [[1.0, 2.0], [2.0, 4.0]],
-                    "rank_one_3x3": SINGULAR["rank_one_3x3"],
-                    "zeros_2x2": [[0.0, 0.0], [0.0, 0.0]],
-                    "diagonal_1_0": [[1.0, 0.0], [0.0, 0.0]],
-                    "diagonal_0_1": [[0.0, 0.0], [0.0, 1.0]]}
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
-@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
-def test_slogdet_derivatives_at_singular_matrices_against_jax(dtype) -> None:
-    """grad and jacfwd of logabsdet on the NumPy backend and s2s.jit(backend="jax"):
-    JAX's (+-inf, NaN where JAX's is NaN) at singular matrices, JAX's numbers at
-    invertible ones; second derivatives NaN at the singular ones (JAX's are NaN),
-    JAX's at invertible ones."""
-    jax, J = _jax()
-    f = F.logabsdet_of
-    firsts = [s2s.grad(f), s2s.jacfwd(f), s2s.jit(s2s.grad(f), backend="jax"),
-              s2s.jit(s2s.jacfwd(f), backend="jax")]
-    tol = 1e-9 if dtype == np.float64 else 2e-4
-    mats = dict(SLOGDET_SINGULAR, **INVERTIBLE, negative=[[1.0, 2.0], [3.0, 4.0]])
-    with _quiet():
-        for name, a in mats.items():
-            a = np.array(a, dtype)
-            want = np.asarray(jax.grad(J.logabsdet_of)(a))
-            for ours in firsts:
-                got = np.asarray(ours(a))
-                assert got.dtype == dtype, name
-                np.testing.assert_array_equal(np.isnan(got), np.isnan(want), name)
-                np.testing.assert_allclose(got[~np.isnan(want)], want[~np.isnan(want)],
-                                           rtol=tol, atol=tol, err_msg=name)
-            hess = np.asarray(s2s.hessian(f)(a))
-            if name in SLOGDET_SINGULAR:
-                assert np.isnan(hess).all(), name
-            else:
-                np.testing.assert_allclose(hess, jax.hessian(J.logabsdet_of)(a),
-                                           rtol=tol, atol=tol, err_msg=name)
-        # JAX's LU meets the 0 late here: its last row NaN (forward mode: all NaN)
-        a = np.array(SINGULAR["rank_two_3x3"], dtype)
-        cof_sign = np.array([[-1, 1, -1], [1, -2, 1], [-1, 1, -1]])
-        for ours in firsts:
-            np.testing.assert_array_equal(ours(a), np.sign(cof_sign) * np.inf)
-        np.testing.assert_array_equal(jax.grad(J.logabsdet_of)(a)[:2],
-                                      np.sign(cof_sign[:2]) * np.inf)
 
 
 # ---- cumprod's second derivatives in forward mode ------------------------------------

@@ -164,57 +164,20 @@ def det_jvp(a_dot, ans, a):
 
 defprim("linalg.slogdet", np.linalg.slogdet, "(a)", family="linalg",
         batch="trailing_axes", results=2,
-        note="(sign, logabsdet): the sign is piecewise constant, no derivative flows; "
-        "where the sign is 0 (a singular a) the cofactor matrix over 0 (JAX's "
-        "infinities, NaN where the cofactor is 0; its own derivative NaN)")
+        note="(sign, logabsdet): the sign is piecewise constant, no derivative flows")
 
 
-# Where slogdet's own LU found a singular a (sign 0, logabsdet -inf) inv(a) raises: the
-# derivative is the cofactor matrix (det's, from the SVD) over det(a) = 0, +-inf, NaN
-# where a cofactor is 0 (JAX's, whose solve divides by the 0 pivot).  0 * sqrt(|da|)
-# makes its derivative NaN there.  Each branch reads a matrix where the other is taken.
 @defvjp("linalg.slogdet")
 def slogdet_vjp(g, ans, a):
     # d logabsdet = Re(tr), d sign = sign * 1j * Im(tr), tr = trace(a^-1 da) (JAX's);
     # of a real a the sign carries nothing (unbroadcast: the real part)
     c = np.real(g[1]) + 1j * np.imag(g[0] * ans[0])
-    singular = np.expand_dims(ans[0] == 0, (-2, -1))
-    spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
-    at = np.where(singular, a, spread)
-    usv = np.linalg.svd(stop_gradient(at))
-    # singular values below n * eps * the top one (NumPy's matrix_rank's) read as 0:
-    # the cofactor matrix of a rank n - 2 matrix is 0, not rounding
-    top = np.sum(usv[1][..., :1], axis=-1, keepdims=True)
-    s = np.where(top + usv[1] / (2 * np.shape(a)[-1]) == top, 0, usv[1])
-    turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
-    others = prod_of_others(s, -1)[..., None, :]
-    adj_t = turn * (np.conj(usv[0]) * others) @ np.conj(usv[2])
-    adj_t = adj_t + 0.0 * np.sqrt(np.abs(at - stop_gradient(at)))
-    zero = np.where(singular, 0.0, 1.0)
-    # inv(a).T, not inv(a.T): the LU of a that slogdet read (of a.T it may meet a 0)
-    inv_t = np.matrix_transpose(np.linalg.inv(np.where(singular, spread, a)))
-    over = np.where(singular, adj_t / zero, inv_t)
-    return unbroadcast(np.expand_dims(c, (-2, -1)) * over, a)
+    return unbroadcast(np.expand_dims(c, (-2, -1)) * np.linalg.inv(np.matrix_transpose(a)), a)
 
 
 @defjvp("linalg.slogdet", "a")
 def slogdet_jvp(a_dot, ans, a):
-    singular = np.expand_dims(ans[0] == 0, (-2, -1))
-    spread = np.diag(np.arange(1, np.shape(a)[-1] + 1)) + np.zeros_like(a)
-    at = np.where(singular, a, spread)
-    usv = np.linalg.svd(stop_gradient(at))
-    # singular values below n * eps * the top one (NumPy's matrix_rank's) read as 0:
-    # the cofactor matrix of a rank n - 2 matrix is 0, not rounding
-    top = np.sum(usv[1][..., :1], axis=-1, keepdims=True)
-    s = np.where(top + usv[1] / (2 * np.shape(a)[-1]) == top, 0, usv[1])
-    turn = np.expand_dims(np.linalg.det(usv[0]) * np.linalg.det(usv[2]), (-2, -1))
-    others = prod_of_others(s, -1)[..., None, :]
-    adj_t = turn * (np.conj(usv[0]) * others) @ np.conj(usv[2])
-    adj_t = adj_t + 0.0 * np.sqrt(np.abs(at - stop_gradient(at)))
-    zero = np.where(singular, 0.0, 1.0)
-    solved = np.linalg.solve(np.where(singular, spread, a), a_dot)
-    by_cof = np.sum(adj_t * a_dot, axis=(-2, -1)) / zero[..., 0, 0]
-    tr = np.where(singular[..., 0, 0], by_cof, np.trace(solved, axis1=-2, axis2=-1))
+    tr = np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
     return unbroadcast(ans[0] * 1j * np.imag(tr), ans[0]), np.real(tr)
 
 
