@@ -164,6 +164,9 @@ class _JacobianCode(NotebookDisplay):
         callee = _base_name(self.fun)
         if not callee.isidentifier() or keyword.iskeyword(callee):
             callee = "fun"  # a lambda
+        if getattr(self.fun, "__globals__", {}).get(callee, self.fun) is not self.fun:
+            callee += "_fn"  # (the wrapper of a partial calls the function it binds by
+            # this name: one module cannot hold both)
         fun = self.fun
         if isinstance(fun, Transformed) and not all(isinstance(k, Leaf) for k in kinds):
             fun = fun._generate_for(passed, kinds)[1]  # (its code for these structures:

@@ -536,6 +536,42 @@ def prebind(n: Any, node: Any) -> list[str]:
     return bound
 
 
+def bound_before_loop(node: Any, name: str) -> bool:
+    """Is ``name`` bound (on some path) before the first loop that binds it, in
+    ``node`` (a function's CST)?  Then None bound before that loop (``prebind``) would
+    drop the value an `if` gave it (``if a: y = ...`` then ``for ...: y = y + x``)."""
+    found: list[bool] = []
+
+    class First(cst.CSTVisitor):
+        def visit_FunctionDef(self, inner: cst.FunctionDef) -> bool:
+            return inner is node  # (a nested function's names are its own)
+
+        def visit_Lambda(self, inner: cst.Lambda) -> bool:
+            return False
+
+        def visit_For(self, loop: cst.For) -> bool:
+            if not found and (name in assigned_names(loop.body) or isinstance(
+                    loop.target, cst.Name) and loop.target.value == name):
+                found.append(False)
+            return not found
+
+        def visit_While(self, loop: cst.While) -> bool:
+            if not found and name in assigned_names(loop.body):
+                found.append(False)
+            return not found
+
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            if not found and name in assigned_names(target):
+                found.append(True)
+
+        def visit_AugAssign(self, target: cst.AugAssign) -> None:
+            if not found and name in assigned_names(target):
+                found.append(True)
+
+    node.visit(First())
+    return found[:1] == [True]
+
+
 def check_ran(n: Any, names: list[str], node: Any) -> None:
     """After a loop that may run no iteration: a name ``prebind`` bound None still
     None raises Python's UnboundLocalError, located at the loop."""

@@ -55,7 +55,7 @@ from .expressions import (
 )
 from .functions import FunctionLowerer, Plan
 from .inner_transforms import cast_gradients
-from .loops import LoopLowerer
+from .loops import LoopLowerer, bound_before_loop
 from .objects import bind_instance, plained_text, record_of_atom, typed_param
 from .pyvalues import PythonValues
 from .recursive import RecursivePlanned, planning
@@ -158,7 +158,8 @@ def _run(fn: Any, parsed: Any, stack: tuple[Any, ...], plan: Plan | None = None)
             return n.run()
         except TransformError as err:
             name = getattr(err, "unbound_name", None)
-            if name is not None and name not in prebind and _loop_bound(parsed.node, name):
+            if name is not None and name not in prebind and _loop_bound(
+                    parsed.node, name) and not bound_before_loop(parsed.node, name):
                 prebind = prebind | {name}
             elif name is not None and name not in topbind and emitted(fn):
                 topbind = topbind | {name}

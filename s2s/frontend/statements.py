@@ -28,6 +28,7 @@ from .literals import decided_branch
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
+from .source import emitted
 from .splices import still_a_list
 from .unpacking import checked_at_run_time, starred_at_run_time
 
@@ -457,8 +458,8 @@ class StmtLowerer:
             self.n.generation[name] = self.n.generation.get(name, 0) + 1
             if a in self.n.lists and b in self.n.lists:
                 self.n.lists.add(join)
-            if a in self.n.buffers and b in self.n.buffers:  # one array, written on a path
-                self.n.buffers.add(join)
+            if a in self.n.buffers and b in self.n.buffers or _none_or_buffer(self.n, a, b):
+                self.n.buffers.add(join)  # one array, written on a path
                 root = self.n.buffer_root.get(a) or self.n.buffer_root.get(b)
                 if root is not None and join != root:
                     self.n.buffer_root[join] = root
@@ -530,3 +531,18 @@ def _in_place_method(value: Any, local_names: set[str]) -> Any:
                        [cst.Arg(y)] + list(value.args))
     target = cst.Subscript(y, [cst.SubscriptElement(cst.Index(cst.Ellipsis()))])
     return cst.Assign([cst.AssignTarget(target)], new)
+
+
+def _none_or_buffer(n: Any, a: str, b: str) -> bool:
+    """In code s2s emitted (a gradient transformed again): is one version an array
+    the function made and the other None (a cotangent no path reaches on that path,
+    never written there)?  The join is then that array's buffer."""
+    if not emitted(n.fn):
+        return False
+
+    def none(v: str) -> bool:
+        let = n.lets.get(v)
+        return let is not None and let.prim == "identity" and isinstance(
+            let.args[0], Const) and let.args[0].value is None
+
+    return a in n.buffers and none(b) or b in n.buffers and none(a)

@@ -34,6 +34,8 @@ class BatchedIf:
         # the tests of `if`s batched for the probe's path alone -> that path (0, 1)
         self.guards: dict[str, int] = {}
         self._once: set[int] | None = None  # (ids of the `if`s in no loop)
+        # the names the probe saw bound (ranks inferred later are added to its dict)
+        self.probed = {k[0] for k in vm.spec.ranks if isinstance(k, tuple)}
 
     def if_(self, s: If, out: list[Any]) -> None:
         if not self.vm.batched(s.test):
@@ -60,6 +62,8 @@ class BatchedIf:
                     # do not batch (a loop's carried value changing rank there): the
                     # code of the probe's path, the other made when a call takes it
                     taken = self._probed_path(s)
+                    if taken is None:
+                        taken = self._unprobed_path(s, path)
                     if taken is None or taken == path:
                         raise
                     self.vm.b = before
@@ -86,7 +90,8 @@ class BatchedIf:
                 if paths:
                     self.vm.b[j] = paths
                     for state, items, branch in zip(states, bodies, (s.body, s.orelse)):
-                        if state.get(j, set()) != paths and not _binds_none(branch, j):
+                        if state.get(j, set()) != paths and not _binds_none(branch, j,
+                                                                              self.vm):
                             text = self._broadcast_join(j, paths, state.get(j, set()))
                             items.append(Line(f"{j} = {text}"))
             out.append(Block(f"if {atom_text(s.test)}:", bodies[0], bodies[1]))
@@ -114,6 +119,26 @@ class BatchedIf:
                 np.size(value) != 1):  # (None: the placeholder of a path not taken)
             return None
         return 0 if bool(value) else 1
+
+    def _unprobed_path(self, s: If, path: int) -> int | None:
+        """The other path of ``s`` where the probe never ran path ``path`` (in a loop:
+        no iteration took it; a generator that yields nothing on this call), whose
+        ranks it never saw, and the caller asked for code made per path: the code
+        made for the other raises ``OtherPath`` where a call takes ``path`` (the
+        caller makes that call's code, probed on it)."""
+        if not self.vm.spec.path_guards or self.vm.write_masks or not isinstance(
+                s.test, Var):
+            return None
+        branch = [st for st in walk((s.body, s.orelse)[path]) if isinstance(st, Let)]
+        ids = {id(st) for st in branch}
+        elsewhere = {st.target for st in walk(self.vm.fn.body) if isinstance(st, Let)
+                     and id(st) not in ids}  # (a join, a buffer written in place)
+        aliases = self.vm.fn.aliases  # (a buffer's versions: spelled as its root)
+        bound = {st.target for st in branch if st.target not in aliases} - elsewhere - set(
+            s.joins) - set(aliases.values())
+        if not bound or bound & self.probed:
+            return None
+        return 1 - path
 
     def _one_path(self, s: If, taken: int, out: list[Any]) -> None:
         """``s`` batched for path ``taken`` alone: the other raises ``OtherPath``,
@@ -471,7 +496,7 @@ def _rank_refusal(vm: Any, s: If, let: Let, j: str, ranks: list[int]) -> Transfo
 def _path_rank(vm: Any, let: Let | None, branch: list[Stmt]) -> int | None:
     """The per-example rank of the value ``let`` (in ``branch``) binds (None: unknown,
     or bound by a statement nested deeper)."""
-    if let is None or _binds_none(branch, let.target) or let.prim == "identity" and isinstance(
+    if let is None or _binds_none(branch, let.target, vm) or let.prim == "identity" and isinstance(
             let.args[0], Const) and type(let.args[0].value) is int and let.args[0].value == 0:
         return None  # (sum's start: `sum` of a list empty on this path, broadcast)
     try:
@@ -495,9 +520,11 @@ def _path_rank(vm: Any, let: Let | None, branch: list[Stmt]) -> int | None:
         return None
 
 
-def _binds_none(branch: list[Stmt], name: str) -> bool:
+def _binds_none(branch: list[Stmt], name: str, vm: Any = None) -> bool:
     """Whether ``branch`` ends binding ``name`` to None (how the normalizer joins a
-    name the other path binds and this one does not)."""
+    name the other path binds and this one does not; with ``vm``, also to a name
+    holding None: emitted code's name bound None first, ``normalize._run``'s
+    ``topbind``, that this path leaves as it was)."""
     last = None
     for st in branch:
         if isinstance(st, Let) and st.target == name:
@@ -505,7 +532,13 @@ def _binds_none(branch: list[Stmt], name: str) -> bool:
         elif isinstance(st, (If, For)) and name in (
                 st.joins if isinstance(st, If) else [e for e, _ in st.carried]):
             last = None
-    return (last is not None and last.prim == "identity"
+    seen = set()
+    while vm is not None and last is not None and last.prim == "identity" and isinstance(
+            last.args[0], Var) and last.args[0].name not in seen and len(
+                vm.facts.producers.get(last.args[0].name) or ()) <= 1:  # (one binding)
+        seen.add(last.args[0].name)
+        last = vm.facts.producer.get(last.args[0].name)
+    return (isinstance(last, Let) and last.prim == "identity"
             and isinstance(last.args[0], Const) and last.args[0].value is None)
 
 

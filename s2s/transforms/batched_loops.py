@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..emit.code import Block, Line
+from ..errors import TransformError
 from ..ir.kinds import LEAF, Seq, Tree, leaf_paths, literal, path_text, unpack_text, unpackable
 from ..ir.nodes import Break, Const, For, If, Let, Stmt, Var, uses, walk
 from ..ir.peel import peelable
@@ -38,6 +39,16 @@ class BatchedLoops:
         self.vm = vm
 
     def for_(self, s: For, out: list[Any]) -> None:
+        at_entry, items = {k: set(v) for k, v in self.vm.b.items()}, []
+        try:
+            self._for(s, items)
+        except TransformError:
+            if not _unrun(self.vm, s):
+                raise
+            self.vm.b, items = at_entry, [_unrun_guard(self.vm, s)]
+        out += items
+
+    def _for(self, s: For, out: list[Any]) -> None:
         count = None  # a batched count: `for _ in range(n)`, n one int per example
         if s.iter is not None and self.vm.batched(s.iter):
             count = self._batched_count(s)
@@ -598,10 +609,30 @@ def _rank_changes(vm: Any, s: For, entry: str, ranks: tuple, masked: bool) -> An
     return err
 
 
+def _unrun(vm: Any, s: For) -> bool:
+    """Is ``s`` a loop the probe's example ran no iteration of, over a count the
+    same for every example, run once per call, where the caller asked for code
+    made per path (``runtime.OtherPath``)?"""
+    return bool(vm.spec.path_guards) and not vm.write_masks and (
+        s.test is None and s.iter is not None and not vm.batched(s.iter)) and (
+        any(t is s for t in vm.fn.body)) and _probe_ran(vm, s) is False
+
+
+def _unrun_guard(vm: Any, s: For) -> Block:
+    """The code of ``s`` (``_unrun``) whose body's ranks the probe never saw (a
+    generator that yields nothing on this call): for the calls that run no
+    iteration, raising ``OtherPath`` on one that runs an iteration (the caller makes
+    that call's code, probed on it)."""
+    guard = Line(f"raise OtherPath({'iterations of ' + s.target!r}, True)", keep=True)
+    return Block(f"for {s.target} in {vm._iter_text(s.iter)}:", [guard], [])
+
+
 def _probe_ran(vm: Any, s: For) -> bool | None:
     """Whether the probe's example ran an iteration of ``s``, a loop over a
     ``range`` (None: not known)."""
     prod = vm.facts.producer.get(s.iter.name) if s.iter is not None else None
+    if prod is not None and prod.prim == "reversed" and isinstance(prod.args[0], Var):
+        prod = vm.facts.producer.get(prod.args[0].name)  # (a backward sweep's)
     if prod is None or prod.prim != "range" or prod.params:
         return None
     values = vm.ranks.get(VALUES) or {}
