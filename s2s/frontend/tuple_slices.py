@@ -13,6 +13,7 @@ import libcst as cst
 
 from ..ir.names import stem
 from ..ir.nodes import Atom, Const, Slice, Var
+from .kwdicts import _names  # (a target's names: the same walk)
 
 
 def sliced_made(lowerer: Any, node: cst.Subscript, base: Atom, items: list,
@@ -82,11 +83,3 @@ def _bindings(defined: Any, name: str) -> int:
     return count[0]
 
 
-def _names(target: Any) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [m for e in target.elements for m in _names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names(target.value)
-    return []
