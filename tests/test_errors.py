@@ -13,12 +13,12 @@ import inspect
 import re
 from typing import Callable
 
+import error_fns as E
 import numpy as np
 import pytest
-
-import error_fns as E
-import s2s
 from support import HAVE_JAX, jax, jax_twin
+
+import s2s
 
 # ---- locating the expected error -----------------------------------------------------
 
@@ -453,3 +453,17 @@ def test_vjp_cotangent_checked_like_jax(J, name, cotangent) -> None:
     _, ours = s2s.vjp(getattr(E, name), X)
     _, theirs = jax.vjp(getattr(J, name), X)
     same_error(lambda: ours(cotangent), lambda: theirs(cotangent))
+
+
+def test_an_iterator_where_s2s_does_not_walk_it_says_where_it_does() -> None:
+    """``zip(x, zip(y, z))`` and ``sorted(zip(...))``: refused, located, saying where
+    ``zip`` is supported (it said "`zip` is a class; constructing objects is not
+    supported", probe 8)."""
+    import iterator_place_fns as F
+
+    for fn in (F.nested_zip, F.sorted_zip):
+        with pytest.raises(s2s.TransformError) as info:
+            s2s.grad(fn)(np.ones(3))
+        text = str(info.value)
+        assert "`zip(...)` is supported as what a `for` loop" in text
+        assert "iterator_place_fns.py" in text and "is a class" not in text

@@ -377,6 +377,11 @@ _STATEMENT_ADVICE: dict[type, tuple[str, str]] = {
                  "import at module level"),
     cst.ImportFrom: ("`import` inside a transformed function is not supported",
                      "import at module level"),
+    cst.Match: ("a `match` is supported where each case is a literal, a dotted "
+                "constant, `None`/`True`/`False`, alternatives of those or a last "
+                "`case _:` (an `if`/`elif` chain); a capture, sequence, mapping or "
+                "class pattern is not", "write the cases as `if`/`elif` tests "
+                "(`if cfg.get(\"kind\") == \"relu\":`)"),
     cst.Break: ("`break` outside a loop", "remove it"),
     cst.Continue: ("`continue` outside a loop", "remove it"),
 }
@@ -601,6 +606,14 @@ class Resolver:
                 "primitives` lists them), or register a rule for it",
                 self.display,
             )
+        if obj in (builtins.zip, builtins.enumerate, builtins.map, builtins.filter,
+                   builtins.reversed):  # (iterators: a loop's or comprehension's)
+            return UnsupportedCallError(
+                f"`{text}(...)` is supported as what a `for` loop or a comprehension "
+                "walks (over sequences), not here (inside another `zip`, `sorted` or "
+                "call, or kept as a value)", self.loc(node), "walk it in a `for` "
+                "loop, or unpack it there (`for i, (a, b) in enumerate(zip(x, y)):`)",
+                self.display)
         if isinstance(obj, type):
             return UnsupportedCallError(
                 f"`{text}` is a class; constructing objects is not supported",

@@ -65,14 +65,15 @@ EXPECTED: dict[str, str] = {
     # `train_step(out["w"], x, y) | {"first_norm": ...}` of a callee's returned dict:
     # "`|` of a dict and a value that is not a dict in this call"
     "train_step_returns_dict": "refused",
-    # `enumerate(zip(ws, zip(bs, names)))` and `sorted(zip((2, 0, 1), (...)))`: "`zip`
-    # is a class; constructing objects is not supported"
+    # `enumerate(zip(ws, zip(bs, names)))` and `sorted(zip((2, 0, 1), (...)))`: "`zip(...)`
+    # is supported as what a `for` loop or a comprehension walks" (was "`zip` is a class")
     "enumerate_zip_nested_unpack": "refused",
     "reversed_list_layers": "refused",
     # `hs = [(h := np.tanh(0.8 * h + v)) for v in xs]`: "`:=` is not supported"
     "walrus_comprehension_scan": "refused",
     # `case {"kind": "l2", "weight": lam}:` (a mapping pattern; only literal cases are
-    # rewritten): "`Match` statements are not supported"
+    # rewritten): "a `match` is supported where each case is a literal, ... a capture,
+    # sequence, mapping or class pattern is not" (was "`Match` statements are not supported")
     "match_mapping_pattern": "refused",
     # `tag = f"{rows}x{cols}"` of `x.shape`, compared: "an f-string of values known
     # only when the function runs is a string, which has no derivative"
