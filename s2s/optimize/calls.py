@@ -58,6 +58,31 @@ def written(stmt: ast.stmt) -> set[str]:
     return out
 
 
+def bound_once(fn: ast.FunctionDef) -> tuple[dict[str, ast.expr], set[str]]:
+    """Names bound once in ``fn`` by a plain assignment of its body (-> the value), and
+    the names whose arrays something writes into or that are bound more than once (a
+    parameter, of ``fn`` or of a lambda in it, rebound: two reads of it may be two
+    values)."""
+    stores: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.arg):
+            stores[node.arg] = stores.get(node.arg, 0) + 1
+    once = {}
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name) and stores[stmt.targets[0].id] == 1:
+            once[stmt.targets[0].id] = stmt.value
+    found = {name for name, count in stores.items() if count > 1}
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, ast.stmt):
+            found |= written(stmt)
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            found.add(stmt.target.id)
+    return once, found
+
+
 # the types of values a fact marks as a Python number's (specialize.probe_run)
 PYTHON_NUMBERS = (float, int, bool, complex)
 

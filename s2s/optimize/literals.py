@@ -26,8 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import syntax
-from .calls import PythonScalar
-from .calls import written as _written
+from .calls import PythonScalar, bound_once
 from .passes import subtracted_negations
 from .products import _facts_of
 from .subexpr import _made
@@ -359,16 +358,7 @@ def constant_arrays(fn: ast.FunctionDef, taken: set[str]) -> list[ast.stmt]:
     instead of at every call (a Gaussian process's identity: 10k instructions a call).
     Returns the module statements that bind the constants."""
     parents = {c: n for n in ast.walk(fn) for c in ast.iter_child_nodes(n)}
-    stores: dict[str, int] = {}
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            stores[n.id] = stores.get(n.id, 0) + 1
-        elif isinstance(n, ast.arg):
-            stores[n.arg] = stores.get(n.arg, 0) + 2
-    written: set[str] = set()
-    for stmt in ast.walk(fn):
-        if isinstance(stmt, ast.stmt):
-            written |= _written(stmt)
+    once, written = bound_once(fn)
 
     def only_read(n: ast.AST) -> bool:
         parent = parents.get(n)
@@ -387,7 +377,7 @@ def constant_arrays(fn: ast.FunctionDef, taken: set[str]) -> list[ast.stmt]:
         t = stmt.targets[0].id
         reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == t and
                  isinstance(n.ctx, ast.Load)]
-        if stores.get(t) != 1 or t in written or not reads or \
+        if t not in once or t in written or not reads or \
                 not all(only_read(n) for n in reads):
             continue
         base = "_".join([stmt.value.func.attr, *(  # type: ignore[attr-defined]

@@ -39,8 +39,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import syntax
-from .calls import MUTATORS, call_name
-from .calls import written as _written
+from .calls import MUTATORS, bound_once, call_name
 
 _EVEN = {"abs", "absolute", "square", "fabs"}  # f(-x) == f(x) exactly
 # elementwise functions (one value per input): of symmetric values, symmetric
@@ -167,33 +166,9 @@ class _Shapes:
         return ""
 
 
-def _bound_once(fn: ast.FunctionDef) -> tuple[dict[str, ast.expr], set[str]]:
-    """Names bound once in ``fn`` by a plain assignment (-> the value), and the names
-    whose arrays something writes into or that are bound more than once (a parameter
-    rebound: two reads of it may be two values)."""
-    stores: dict[str, int] = {}
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            stores[node.id] = stores.get(node.id, 0) + 1
-    for a in fn.args.args:
-        stores[a.arg] = stores.get(a.arg, 0) + 1
-    once = {}
-    for stmt in fn.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], ast.Name) and stores[stmt.targets[0].id] == 1:
-            once[stmt.targets[0].id] = stmt.value
-    written = {name for name, count in stores.items() if count > 1}
-    for stmt in ast.walk(fn):
-        if isinstance(stmt, ast.stmt):
-            written |= _written(stmt)
-        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
-            written.add(stmt.target.id)
-    return once, written
-
-
 def symmetric_transposes(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any]) -> None:
     """``k.T`` -> ``k`` where ``k`` is symmetric by construction (module docstring)."""
-    once, written = _bound_once(fn)
+    once, written = bound_once(fn)
     shapes = _Shapes(fact, {k: v for k, v in once.items() if k not in written}, written)
 
     class Transposes(ast.NodeTransformer):
@@ -267,7 +242,7 @@ def _consumed(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
 def shared_factorizations(fn: ast.FunctionDef, fact: Callable[[ast.AST], Any],
                           note: Callable[[ast.AST, tuple, Any], None]) -> None:
     """Solves and inverses of one matrix as one solve (module docstring)."""
-    once, written = _bound_once(fn)
+    once, written = bound_once(fn)
     parents = _parents(fn)
     body = fn.body
     bound_at: dict[str, list[int]] = {}
