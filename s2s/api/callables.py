@@ -32,7 +32,6 @@ from ..frontend.passed_structure import (
     int_key_names,
     key_names,
     merged_and_deleted,
-    plain_keys,
     spread_names,
 )
 from ..frontend.synthesize import (
@@ -687,8 +686,6 @@ class PerFunctionArgs(PerArity):
 
     @property
     def source(self) -> str:
-        if self._last is None and set(self.names) <= plain_keys(self.fn):
-            return self.make(self.fn).source  # (`x[i]`: the code an int, an array, gets)
         if self._last is None:
             raise AttributeError(
                 f"a transform of {self.fn.__name__} has code per function (or class) its "

@@ -82,19 +82,7 @@ def _is_range(node: Any) -> bool:
         node.func.id == "range" and not node.keywords
 
 
-def plain_keys(fn: Any) -> frozenset[str]:
-    """``fn``'s parameters with no default and no annotation that key a subscript as
-    they are (``params[name]``, ``x[i]``): made per call where given a string."""
-    code = getattr(fn, "__code__", None)
-    found = _PLAIN.get(code) if code is not None else frozenset()
-    if found is None:
-        defined = syntax.function_node(fn)
-        found = _PLAIN[code] = frozenset() if defined is None else frozenset(
-            plain_key_names(defined, typed=False))
-    return found
-
-
-def plain_key_names(defined: Any, typed: bool = True) -> set[str]:
+def plain_key_names(defined: Any) -> set[str]:
     """The parameters of the parsed function ``defined`` that key a subscript as they
     are (``params[name]``) and hold a string by their default (``name="w"``) or
     annotation (``name: str``): given a string, the transform is made per call's
@@ -104,18 +92,11 @@ def plain_key_names(defined: Any, typed: bool = True) -> set[str]:
     stringy = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
                if isinstance(a.annotation, ast.Name) and a.annotation.id == "str"}
     positional = [*args.posonlyargs, *args.args]
-    if not typed:  # (only those with no default and no annotation)
-        stringy = set()
     stringy |= {a.arg for a, d in zip(positional[len(positional) - len(args.defaults):],
                                        args.defaults)
-                if isinstance(d, ast.Constant) and type(d.value) is str} if typed else set()
+                if isinstance(d, ast.Constant) and type(d.value) is str}
     stringy |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults)
-                if isinstance(d, ast.Constant) and type(d.value) is str} if typed else set()
-    # (one with neither, no default either: made per call where the call gives it a
-    # string, `params[name]`; an int, `x[i]`, is read when the code runs, as before)
-    stringy |= {a.arg for a in [*positional[:len(positional) - len(args.defaults)], *(
-        a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None)]
-                if a.annotation is None} if not typed else set()
+                if isinstance(d, ast.Constant) and type(d.value) is str}
     return {node.slice.id for node in ast.walk(defined) if isinstance(node, ast.Subscript)
             and isinstance(node.slice, ast.Name) and node.slice.id in stringy}
 
@@ -232,7 +213,6 @@ def _keys_handed_on(fn: Any, defined: Any, needs: Any = None) -> set[str]:
 _NAMES: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
 _BUILT: "weakref.WeakKeyDictionary[Any, frozenset]" = weakref.WeakKeyDictionary()
 _INTS: "weakref.WeakKeyDictionary[Any, frozenset]" = weakref.WeakKeyDictionary()
-_PLAIN: "weakref.WeakKeyDictionary[Any, frozenset]" = weakref.WeakKeyDictionary()
 _COPIES: dict[tuple, Any] = {}
 
 
