@@ -113,6 +113,30 @@ def test_special_values_and_sizes_are_the_generic_codes() -> None:
 
 
 @pytest.mark.slow
+def test_non_finite_inputs_are_non_finite_where_the_generic_codes_are() -> None:
+    """The zero-cotangent pass drops the max's backward, a cotangent zero for finite
+    inputs: with inf or NaN in a row it is NaN, and the row's kept terms are already
+    non-finite (g - sum(g) * softmax with an infinite sum), so the specialized
+    gradient is non-finite at the generic code's positions and equal elsewhere
+    (a label row [0, 0, 0, -inf]: [-inf, -inf, -inf, nan] against all NaN, JAX's)."""
+    rng = np.random.default_rng(7)
+    for trial in range(24):
+        logits, labels = _args("smoothed", rng, 3)
+        picked = logits if trial % 2 else labels
+        where = rng.choice(picked.size, 1 + trial % 3, replace=False)
+        picked.flat[where] = rng.choice([np.nan, np.inf, -np.inf], where.size)
+        specialized, generic = s2s.grad(smoothed), s2s.grad(smoothed)
+        generic.specialize = False
+        with np.errstate(all="ignore"):
+            for _ in range(3):
+                got, want = specialized(logits, labels), generic(logits, labels)
+        finite = np.isfinite(want)
+        np.testing.assert_array_equal(np.isfinite(got), finite, err_msg=str(trial))
+        np.testing.assert_allclose(got[finite], want[finite], rtol=1e-12, atol=1e-15)
+    assert "winners" not in specialized.specialized_source  # (the pass ran)
+
+
+@pytest.mark.slow
 def test_a_float32_signature_keeps_its_numbers() -> None:
     """A 0-d float64 constant beside float32 would promote (a 0-d array is not a weak
     scalar): a signature with float32 arrays keeps Python numbers, and stays float32."""
