@@ -99,9 +99,10 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
             "the function (constants, literals) or per call (a dict argument, or a dict "
             "built from one, whose keys are then constant strings)", left.loc,
             'write a dict literal {"a": ...}')
-    if not u.changed:
+    sliced = _sliced_items(u, u.drop_unused(body) if u.changed else body)
+    if not u.changed and sliced == body:
         return fn
-    return replace(fn, body=u.drop_unused(body), names=u.names, aliases=u.aliases)
+    return replace(fn, body=sliced, names=u.names, aliases=u.aliases)
 
 
 @dataclass(frozen=True)
@@ -418,7 +419,7 @@ class _Unroller:
             kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
             self.trees[s.target] = Tree(kind, keys, tuple(
                 self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
-        elif s.prim == "identity" and name in self.trees:
+        elif s.prim in ("identity", "list") and name in self.trees:  # (`list(t[1:])`)
             self.trees[s.target] = self.trees[name]
             if name in self.literals and s.target not in self.rebound:
                 self.literals[s.target] = self.literals[name]
@@ -591,6 +592,40 @@ class _Unroller:
                 return stmts
             self.removable -= dead
             stmts = _without(stmts, dead)
+
+
+def _sliced_items(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:
+    """A constant slice of a tuple or list argument read as a whole (``sum(t[1:])``,
+    ``list(t[::-1])``, ``a, *rest = t``): the tuple (list) of the items it picks this
+    call, each read from the argument by its position, which the transforms follow
+    one by one (the analysis refuses a slice of an argument: its items' derivatives
+    are the argument's)."""
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, Let) and s.prim == "getitem" and s.target in u.trees and \
+                isinstance(s.args[0], Var) and s.args[0].name in u.trees and \
+                isinstance(s.params["index"].items[0], Slice) and (
+                    u.trees[s.args[0].name].type is not dict):
+            root, where = u.views.get(s.target, (None, ()))
+            if root is None:
+                out.append(s)
+                continue
+            items = []
+            for position in where:
+                item = u.names.fresh(f"{s.target}_item")
+                out.append(Let(item, "getitem", (Var(root),), {"index": Index(
+                    (Const(position, repr(position)),), False)}, s.loc))
+                items.append(Var(item))
+            kind = "make_list" if u.trees[s.target].type is list else "make_tuple"
+            out.append(Let(s.target, kind, tuple(items), {}, s.loc))
+        elif isinstance(s, If):
+            out.append(replace(s, body=_sliced_items(u, s.body),
+                               orelse=_sliced_items(u, s.orelse)))
+        elif isinstance(s, For):
+            out.append(replace(s, body=_sliced_items(u, s.body)))
+        else:
+            out.append(s)
+    return out
 
 
 def _empty_sums(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:
