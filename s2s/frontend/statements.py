@@ -25,6 +25,7 @@ from .kept_try import decided_try, lower_kept_try
 from .kwdicts import decide, update_merge, update_writes
 from .list_edits import ListEdits
 from .literals import decided_branch
+from .match_patterns import written_cases
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
@@ -123,6 +124,8 @@ class StmtLowerer:
                 if not grows_list(self.n, small):
                     self.small_statement(small)
             return self.n.out
+        if isinstance(node, cst.If) and self.n.desugar.cases:
+            node = written_cases(self.n, node)  # (a `match`'s cases: match_patterns.py)
         if raise_only(node) is not None:
             self.kept.raise_if(node, raise_only(node))
             return self.n.out
