@@ -26,6 +26,7 @@ from .kwdicts import decide, update_merge, update_writes
 from .list_edits import ListEdits
 from .literals import decided_branch
 from .match_patterns import written_cases
+from .merged_dicts import fresh_dict
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
@@ -171,7 +172,7 @@ class StmtLowerer:
                 )
             self.n.dicts.refuse_shared_item(node)  # (`d["k"] += v`: dicts.py)
             if isinstance(node.target, cst.Name) and self.n.buffer.may_share(
-                    self.n.env.get(node.target.value, "")):
+                    self.n.env.get(node.target.value, "")) and not fresh_dict(self.n, node):
                 # NumPy writes into the array the name shares with another (x for
                 # `v = x`, `v = x[0]`); s2s would rebind it: refuse rather than differ
                 name = node.target.value

@@ -401,7 +401,7 @@ class _Unroller:
         item = index.items[0] if index is not None and len(index.items) == 1 else None
         if isinstance(base, Tree) and isinstance(item, Const) and item.value in base.keys:
             return base.child(item.value)
-        return None
+        return _returned_dict(let)
 
     def let(self, s: Let) -> Let:
         self.made[s.target] = s
@@ -592,6 +592,29 @@ class _Unroller:
                 return stmts
             self.removable -= dead
             stmts = _without(stmts, dead)
+
+
+def _returned_dict(s: Let) -> Tree | None:
+    """The structure a call of a user function returns where its body ends in one
+    ``return`` of a dict literal of arrays computed there (``return {"loss": loss, "w":
+    w - lr * g}``): its keys, each an array (``train_step(...) | {"n": n}`` merges them
+    per call); None for any other statement or callee."""
+    callee = s.params.get("callee") if s.prim == "call" else None
+    body = getattr(callee, "body", None) if isinstance(callee, Function) else None
+    if not body or not isinstance(body[-1], Return) or any(
+            isinstance(t, Return) for t in walk(body[:-1])):
+        return None
+    lets = {t.target: t for t in walk(body) if isinstance(t, Let)}
+    made = lets.get(getattr(body[-1].value, "name", None))
+    if made is None or made.prim != "make_dict" or "keys" not in made.params:
+        return None
+    for value in made.args:  # (each an array the callee computed: no container)
+        inner = lets.get(value.name) if isinstance(value, Var) else None
+        if inner is None or inner.prim in _LITERALS or inner.prim in (
+                "identity", "call", "getitem", "dict_merge", "bitwise_or", "list", "copy"):
+            return None
+    keys = tuple(made.params["keys"])
+    return Tree(dict, keys, (LEAF,) * len(keys))
 
 
 def _sliced_items(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:

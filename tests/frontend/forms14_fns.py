@@ -138,3 +138,33 @@ def every_other_back(t):
 def head_and_rest_of_array(x):
     first, *mid, last = x
     return np.sin(first) * last + sum(m ** 2 for m in mid)
+
+
+# ---- 4. dicts a callee returned, merged -----------------------------------------------------
+
+XS = np.array([[1.0, 0.5], [0.2, -1.0], [0.3, 0.8]])
+YS = np.array([0.5, -0.3, 0.9])
+
+
+def step(w, x, y, lr=0.1) -> dict:
+    r = x @ w - y
+    g = 2.0 * x.T @ r / len(y)
+    return {"loss": np.mean(r ** 2), "w": w - lr * g, "grad_norm": np.sqrt(np.sum(g ** 2))}
+
+
+def merged_step_dicts(w):
+    out = step(w, XS, YS)
+    out |= {"extra": np.sum(w ** 3)}
+    both = {**step(out["w"], XS, YS), **{"first": out["grad_norm"]}}
+    again = step(both["w"], XS, YS) | both
+    return again["loss"] + 0.1 * both["first"] + out["extra"] + len(again)
+
+
+def handed_back(d):
+    return d
+
+
+def merged_into_a_handed_dict(w, cfg={"scale": 2.0}):
+    out = handed_back(cfg)
+    out |= {"extra": 1.0}  # (Python changes `cfg` itself: refused)
+    return out["scale"] * np.sum(w)

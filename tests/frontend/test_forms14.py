@@ -259,3 +259,41 @@ def test_slices_against_jax(name, dtype, J) -> None:
     _close(s2s.jvp(f, (t,), (t[::-1],)), jax.jvp(g, (t,), (t[::-1],)), dtype)
     batch = tuple(np.stack([a, 0.5 * a]) for a in t)
     _close(s2s.vmap(s2s.grad(f))(batch), jax.vmap(jax.grad(g))(batch), dtype)
+
+
+# ---- 4. dicts a callee returned, merged ----------------------------------------------------
+
+
+def test_merging_dicts_a_callee_returned() -> None:
+    """``step(...) | {...}``, ``out |= {...}``, ``{**step(...), **{...}}`` (refused
+    before: "`|` of a dict and a value that is not a dict in this call")."""
+    f = F.merged_step_dicts
+    x = np.array([0.2, -0.1])
+    np.testing.assert_allclose(s2s.grad(f)(x), central_grad(f, x), rtol=1e-6, atol=1e-8)
+
+
+def test_merging_into_a_dict_a_callee_hands_back_stays_refused() -> None:
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(F.merged_into_a_handed_dict)(X2)
+    assert "out |=" in str(info.value) and "forms14_fns.py" in str(info.value)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_JAX, reason="JAX is the oracle")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f64", "f32"])
+def test_merged_dicts_against_jax(dtype, J) -> None:
+    import jax
+
+    f, g = F.merged_step_dicts, J.merged_step_dicts
+    for call in (1, 3, 10):
+        x = (np.array([0.2, -0.1]) * (1 + 0.3 * call) - 0.05 * call).astype(dtype)
+        want = jax.grad(g)(x)
+        for got in (s2s.grad(f)(x), s2s.jit(s2s.grad(f))(x),
+                    s2s.jit(s2s.grad(f), backend="jax")(x)):
+            _close(got, want, dtype)
+            assert not np.shares_memory(got, x)
+        _close(s2s.value_and_grad(f)(x), jax.value_and_grad(g)(x), dtype)
+        _close(s2s.hessian(f)(x), jax.hessian(g)(x), dtype)
+        _close(s2s.jvp(f, (x,), (x[::-1],)), jax.jvp(g, (x,), (x[::-1],)), dtype)
+        batch = np.stack([x, 0.5 * x, np.zeros_like(x)])
+        _close(s2s.vmap(s2s.grad(f))(batch), jax.vmap(jax.grad(g))(batch), dtype)
