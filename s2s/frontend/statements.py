@@ -20,6 +20,7 @@ from .dicts import split_items
 from .expressions import is_list_method
 from .fncontainers import bind_function
 from .fnlists import append_function
+from .held_dict_items import rebind_holders
 from .kept import KeptLowerer, raise_only
 from .kept_try import decided_try, lower_kept_try
 from .kwdicts import decide, update_merge, update_writes
@@ -170,7 +171,7 @@ class StmtLowerer:
                     node, "augmented assignment into an attribute is not supported",
                     "assign to a local name",
                 )
-            self.n.dicts.refuse_shared_item(node)  # (`d["k"] += v`: dicts.py)
+            held = self.n.dicts.refuse_shared_item(node)  # (`d["k"] += v`: dicts.py)
             if isinstance(node.target, cst.Name) and self.n.buffer.may_share(
                     self.n.env.get(node.target.value, "")) and not fresh_dict(self.n, node):
                 # NumPy writes into the array the name shares with another (x for
@@ -200,6 +201,7 @@ class StmtLowerer:
             )
             self.n.desugar.alias(value, node)
             self.assign(node.target, value)
+            rebind_holders(self.n, node, held)  # (`a = d["k"]` before: Python's `a` too)
         elif isinstance(node, cst.Return):
             if node.value is None:
                 raise self.n.unsupported(
