@@ -168,3 +168,35 @@ def merged_into_a_handed_dict(w, cfg={"scale": 2.0}):
     out = handed_back(cfg)
     out |= {"extra": 1.0}  # (Python changes `cfg` itself: refused)
     return out["scale"] * np.sum(w)
+
+
+# ---- 5. d["k"] += v where other names hold the item --------------------------------------
+
+
+def item_alias_chain(x):
+    state = {"acc": np.zeros_like(x)}
+    a = state["acc"]
+    b = a
+    state["acc"] += x
+    return np.sum(b * x)
+
+
+def item_added_then_scaled(x):
+    state = {"acc": np.ones_like(x)}
+    a = state["acc"]
+    state["acc"] += x
+    state["acc"] *= x
+    return np.sum(a * x) + np.sum(state["acc"])
+
+
+def item_of_an_argument(x):
+    state = {"acc": x}
+    state["acc"] += 1.0  # (Python changes the caller's array: refused)
+    return np.sum(x * state["acc"])
+
+
+def item_with_a_view(x):
+    state = {"acc": np.zeros_like(x)}
+    v = state["acc"][:2]
+    state["acc"] += x
+    return np.sum(v * x[:2])

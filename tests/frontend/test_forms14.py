@@ -297,3 +297,21 @@ def test_merged_dicts_against_jax(dtype, J) -> None:
         _close(s2s.jvp(f, (x,), (x[::-1],)), jax.jvp(g, (x,), (x[::-1],)), dtype)
         batch = np.stack([x, 0.5 * x, np.zeros_like(x)])
         _close(s2s.vmap(s2s.grad(f))(batch), jax.vmap(jax.grad(g))(batch), dtype)
+
+
+# ---- 5. d["k"] += v where other names hold the item ---------------------------------------
+
+
+def test_an_item_add_rebinds_every_plain_name_holding_it() -> None:
+    x = np.array([0.3, -0.7, 1.1])
+    for name in ("item_alias_chain", "item_added_then_scaled"):
+        f = getattr(F, name)
+        np.testing.assert_allclose(s2s.grad(f)(x), central_grad(lambda v: f(v.copy()), x),
+                                   rtol=1e-6, atol=1e-8, err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["item_of_an_argument", "item_with_a_view"])
+def test_an_item_add_an_argument_or_view_shares_stays_refused(name) -> None:
+    with pytest.raises(s2s.TransformError) as info:
+        s2s.grad(getattr(F, name))(np.array([0.3, -0.7, 1.1]))
+    assert 'state["acc"] += ' in str(info.value) and "forms14_fns.py" in str(info.value)
