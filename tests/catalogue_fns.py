@@ -37,7 +37,7 @@ def uses_dict_comprehension(x):
 
 
 def uses_match(x):
-    # A capture pattern: `match` on values is its if/elif chain, which is built.
+    # A sequence pattern on a shape: decided only where the subject is known now.
     match x.shape:  # ERR
         case (n,):
             y = x * n

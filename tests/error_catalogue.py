@@ -215,8 +215,8 @@ CATALOGUE: list[Kind] = [
          C.uses_generator_expression),
     Kind("set", SYNTAX, "a set of run-time values", _grad(E.uses_set), Syntax, ("set",),
          E.uses_set),
-    Kind("match", SYNTAX, "`match` with a capture, sequence, mapping or class pattern",
-         _grad(C.uses_match), Syntax, ("`match`", "capture, sequence, mapping"),
+    Kind("match", SYNTAX, "`match` of a run-time value with a capture, sequence, mapping "
+         "or class pattern", _grad(C.uses_match), Syntax, ("`match`", "known only when"),
          C.uses_match),
     Kind("raise", SYNTAX, "`raise` beside other statements in a branch",
          _grad(E.uses_raise), Syntax, ("raise",),

@@ -567,6 +567,8 @@ def _read_called_names(fn: Any) -> tuple[set[str], ...]:
     for node in ast.walk(defined):
         if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.iter, ast.Name):
             handed.add(node.iter.id)
+        if isinstance(node, ast.Match) and isinstance(node.subject, ast.Name):
+            handed.add(node.subject.id)  # (its string or keys: the cases decided per call)
         if not isinstance(node, ast.Call):
             continue
         handed |= {a.value.id if isinstance(a, ast.Starred) else a.id

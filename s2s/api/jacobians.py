@@ -504,6 +504,8 @@ class JacRev(_JacobianCode):
         jac = _transpose_rows(rows, out, [args[i] for i in argnums], self.tuple_out,
                               [given[i] for i in argnums])
         jac = unplain(built, jac) if built is not out else jac  # (a NamedTuple out)
+        if given is not args and getattr(self.fun, "mode", None) == "grad":
+            jac = _gradient_in_types(self.fun, given, args, jac)  # (a Hessian's rows)
         return dtypes_down.through(self, args, (jac, aux) if self.has_aux else jac)
 
 

@@ -292,7 +292,12 @@ def _copies(tree: Any) -> Any:
         return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
     if isinstance(tree, dict):
         items = {k: _copies(v) for k, v in tree.items()}
-        return type(tree)(items) if type(tree) in (Fields, Record) else items
+        if type(tree) not in (Fields, Record):
+            return items
+        made = type(tree)(items)  # (its class and a differentiated object's meta fields
+        made.of_class = tree.of_class  # kept: `p.n_layers` of a Hessian's argument)
+        made.__s2s_meta__ = tree.__s2s_meta__
+        return made
     node = _fields(tree)
     if node is not None:
         return node[2]([_copies(c) for c in node[1]])

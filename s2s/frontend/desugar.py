@@ -35,6 +35,7 @@ class Desugar:
         self.fresh = fresh
         self.loop_returns: list[tuple[str, str]] = []  # (flag, value) per loop
         self.flags: list[str] = []  # a `for ... else`'s flags (frontend/loop_else.py)
+        self.cases: dict = {}  # a `match`'s case tests (frontend/match_patterns.py)
 
     def alias(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
         """Make a synthesized node report the position of the node it replaces."""
@@ -57,7 +58,8 @@ class Desugar:
     def function_body(self, nodes: list[Any]) -> list[Any]:
         """A ``def``'s statements with one way out of each loop and returns hoisted
         (``for``/``while ... else`` first becomes a flag and an ``if``)."""
-        nodes = TryFinally(self.alias).rewrite(MatchToIf(self.alias).rewrite(nodes))
+        nodes = MatchToIf(self.alias, self.cases).rewrite(nodes)
+        nodes = TryFinally(self.alias).rewrite(nodes)
         loop_else = LoopElse(self.alias, self.fresh)
         nodes = loop_else.rewrite(nodes)
         self.flags = loop_else.flags

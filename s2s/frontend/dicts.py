@@ -20,6 +20,7 @@ import libcst as cst
 
 from ..ir.nodes import Atom, Const, Index, Let, Var
 from .comprehensions import substitute
+from .held_dict_items import shared_holders
 from .source import literal_value
 
 _INSTEAD_KEY = (
@@ -175,7 +176,7 @@ class DictWrites:
         if self.n.loops:
             self.in_loops.append((current, target))
 
-    def refuse_shared_item(self, node: cst.AugAssign) -> None:
+    def refuse_shared_item(self, node: cst.AugAssign) -> list[str] | None:
         """``d["k"] += v`` on a dict literal's array item: NumPy adds in place, into an
         array another name may also hold (the name it was built from, ``a =
         d["k"]`` read before, a view of an argument); s2s gives the dict a new item,
@@ -194,6 +195,8 @@ class DictWrites:
             getattr(i, "value", None) for i in getattr(r.params.get("index"), "items", ())
         ] == [key] for r in self.n.lets.values())
         if read or item.name in self.n.env.values() or self.n.buffer.may_share(item.name):
+            if (held := shared_holders(self.n, current, key, item)) is not None:
+                return held  # (names rebound after the write: held_dict_items.py)
             op = node.operator._get_token()
             text = cst.Module([]).code_for_node(target)
             raise self.n.unsupported(

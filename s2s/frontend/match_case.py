@@ -14,8 +14,9 @@ guard (``case "a" if deep:``), and a last ``case _:``::
         case _:                          y = x
             y = x
 
-Any other pattern (a capture, a sequence, a class) stays a ``match``, which the
-lowerer refuses at its line.  Synthesized nodes report the position of the node they
+Any other pattern (a capture, a sequence, a mapping, a built-in class) makes the chain
+of ``match_patterns.py``, decided when the code is generated; what neither writes stays
+a ``match``, which the lowerer refuses at its line.  Synthesized nodes report the position of the node they
 replace, so errors quote the user's line.
 """
 
@@ -26,25 +27,39 @@ from typing import Any
 import libcst as cst
 
 from .loop_else import StatementRewriter
+from .match_patterns import pattern_chain
 
 
 class MatchToIf(StatementRewriter):
     """Rewrites each ``match`` of the forms above in a function's body (not in nested
-    ``def``s, lambdas or classes: each is its own function)."""
+    ``def``s, lambdas or classes: each is its own function); one with other patterns
+    becomes the chain of ``match_patterns.py``, its cases decided where it is lowered
+    (``cases``: the table of its tests)."""
+
+    def __init__(self, alias: Any, cases: dict | None = None) -> None:
+        super().__init__(alias)
+        self.cases = {} if cases is None else cases
 
     def leave_Match(self, original: cst.Match, updated: cst.Match) -> Any:
+        chain = self._literal_chain(original, updated)
+        if chain is None:
+            self.alias(updated, original)  # (a refusal of its subject quotes its line)
+            chain = pattern_chain(updated, self.cases, self.alias)
+        return updated if chain is None else chain
+
+    def _literal_chain(self, original: cst.Match, updated: cst.Match) -> Any:
         if not _dotted(updated.subject):
-            return updated
+            return None
         tests = []
         for k, case in enumerate(updated.cases):
             if _wildcard(case.pattern) and case.guard is None:
                 if k != len(updated.cases) - 1:
-                    return updated  # (Python refuses this too: it makes the rest unreachable)
+                    return None  # (Python refuses this too: it makes the rest unreachable)
                 tests.append(None)
                 continue
             test = _test(updated.subject, case.pattern)
             if test is None:
-                return updated
+                return None
             if case.guard is not None:
                 test = cst.BooleanOperation(_parens(test), cst.And(), _parens(case.guard))
             tests.append(test)

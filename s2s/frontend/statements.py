@@ -20,11 +20,14 @@ from .dicts import split_items
 from .expressions import is_list_method
 from .fncontainers import bind_function
 from .fnlists import append_function
+from .held_dict_items import rebind_holders
 from .kept import KeptLowerer, raise_only
 from .kept_try import decided_try, lower_kept_try
 from .kwdicts import decide, update_merge, update_writes
 from .list_edits import ListEdits
 from .literals import decided_branch
+from .match_patterns import written_cases
+from .merged_dicts import fresh_dict
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
@@ -123,6 +126,8 @@ class StmtLowerer:
                 if not grows_list(self.n, small):
                     self.small_statement(small)
             return self.n.out
+        if isinstance(node, cst.If) and self.n.desugar.cases:
+            node = written_cases(self.n, node)  # (a `match`'s cases: match_patterns.py)
         if raise_only(node) is not None:
             self.kept.raise_if(node, raise_only(node))
             return self.n.out
@@ -166,9 +171,9 @@ class StmtLowerer:
                     node, "augmented assignment into an attribute is not supported",
                     "assign to a local name",
                 )
-            self.n.dicts.refuse_shared_item(node)  # (`d["k"] += v`: dicts.py)
+            held = self.n.dicts.refuse_shared_item(node)  # (`d["k"] += v`: dicts.py)
             if isinstance(node.target, cst.Name) and self.n.buffer.may_share(
-                    self.n.env.get(node.target.value, "")):
+                    self.n.env.get(node.target.value, "")) and not fresh_dict(self.n, node):
                 # NumPy writes into the array the name shares with another (x for
                 # `v = x`, `v = x[0]`); s2s would rebind it: refuse rather than differ
                 name = node.target.value
@@ -196,6 +201,7 @@ class StmtLowerer:
             )
             self.n.desugar.alias(value, node)
             self.assign(node.target, value)
+            rebind_holders(self.n, node, held)  # (`a = d["k"]` before: Python's `a` too)
         elif isinstance(node, cst.Return):
             if node.value is None:
                 raise self.n.unsupported(

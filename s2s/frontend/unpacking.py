@@ -91,7 +91,7 @@ def starred_at_run_time(n: Any, target: Any, tree: Atom) -> None:
             "index it: `first, rest = v[0], v[1:]`")
     k = next(i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement))
     after, need = len(elements) - k - 1, len(elements) - 1
-    v, i = n.comps.loop_name("unpacked"), n.comps.loop_name("i")
+    v = n.comps.loop_name("unpacked")
     n._bind(v, tree.name)
 
     def spelled(e: Any) -> str:
@@ -105,8 +105,9 @@ def starred_at_run_time(n: Any, target: Any, tree: Atom) -> None:
         middle = ", ".join(f"{v}[{j}]" for j in range(k, width - after))
         lines.append(f"{spelled(elements[k])} = [{middle}]\n")
     else:
-        lines.append(f"{spelled(elements[k])} = [{v}[{i}] for {i} in range({k}, len({v})"
-                     f"{f' - {after}' if after else ''})]\n")
+        # (a slice: a tuple or list argument's items are then known per call, its
+        # slice the tuple of them, ir/unroll.py; an array's rows as before)
+        lines.append(f"{spelled(elements[k])} = list({v}[{k}:{f'-{after}' if after else ''}])\n")
         _check(n, target, v, need, True)
     lines += [f"{spelled(e)} = {v}[{j - after}]\n"
               for j, e in enumerate(elements[k + 1:])]

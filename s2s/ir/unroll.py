@@ -99,9 +99,10 @@ def unroll_container_loops(fn: Function, arg_kinds: tuple) -> Function:
             "the function (constants, literals) or per call (a dict argument, or a dict "
             "built from one, whose keys are then constant strings)", left.loc,
             'write a dict literal {"a": ...}')
-    if not u.changed:
+    sliced = _sliced_items(u, u.drop_unused(body) if u.changed else body)
+    if not u.changed and sliced == body:
         return fn
-    return replace(fn, body=u.drop_unused(body), names=u.names, aliases=u.aliases)
+    return replace(fn, body=sliced, names=u.names, aliases=u.aliases)
 
 
 @dataclass(frozen=True)
@@ -400,7 +401,7 @@ class _Unroller:
         item = index.items[0] if index is not None and len(index.items) == 1 else None
         if isinstance(base, Tree) and isinstance(item, Const) and item.value in base.keys:
             return base.child(item.value)
-        return None
+        return _returned_dict(let)
 
     def let(self, s: Let) -> Let:
         self.made[s.target] = s
@@ -418,7 +419,7 @@ class _Unroller:
             kind = {"make_tuple": tuple, "make_list": list, "make_dict": dict}[s.prim]
             self.trees[s.target] = Tree(kind, keys, tuple(
                 self.trees.get(b.name, LEAF) if isinstance(b, Var) else LEAF for b in s.args))
-        elif s.prim == "identity" and name in self.trees:
+        elif s.prim in ("identity", "list") and name in self.trees:  # (`list(t[1:])`)
             self.trees[s.target] = self.trees[name]
             if name in self.literals and s.target not in self.rebound:
                 self.literals[s.target] = self.literals[name]
@@ -591,6 +592,63 @@ class _Unroller:
                 return stmts
             self.removable -= dead
             stmts = _without(stmts, dead)
+
+
+def _returned_dict(s: Let) -> Tree | None:
+    """The structure a call of a user function returns where its body ends in one
+    ``return`` of a dict literal of arrays computed there (``return {"loss": loss, "w":
+    w - lr * g}``): its keys, each an array (``train_step(...) | {"n": n}`` merges them
+    per call); None for any other statement or callee."""
+    callee = s.params.get("callee") if s.prim == "call" else None
+    body = getattr(callee, "body", None) if isinstance(callee, Function) else None
+    if not body or not isinstance(body[-1], Return) or any(
+            isinstance(t, Return) for t in walk(body[:-1])):
+        return None
+    lets = {t.target: t for t in walk(body) if isinstance(t, Let)}
+    made = lets.get(getattr(body[-1].value, "name", None))
+    if made is None or made.prim != "make_dict" or "keys" not in made.params:
+        return None
+    for value in made.args:  # (each an array the callee computed: no container)
+        inner = lets.get(value.name) if isinstance(value, Var) else None
+        if inner is None or inner.prim in _LITERALS or inner.prim in (
+                "identity", "call", "getitem", "dict_merge", "bitwise_or", "list", "copy"):
+            return None
+    keys = tuple(made.params["keys"])
+    return Tree(dict, keys, (LEAF,) * len(keys))
+
+
+def _sliced_items(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:
+    """A constant slice of a tuple or list argument read as a whole (``sum(t[1:])``,
+    ``list(t[::-1])``, ``a, *rest = t``): the tuple (list) of the items it picks this
+    call, each read from the argument by its position, which the transforms follow
+    one by one (the analysis refuses a slice of an argument: its items' derivatives
+    are the argument's)."""
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, Let) and s.prim == "getitem" and s.target in u.trees and \
+                isinstance(s.args[0], Var) and s.args[0].name in u.trees and \
+                isinstance(s.params["index"].items[0], Slice) and (
+                    u.trees[s.args[0].name].type is not dict):
+            root, where = u.views.get(s.target, (None, ()))
+            if root is None:
+                out.append(s)
+                continue
+            items = []
+            for position in where:
+                item = u.names.fresh(f"{s.target}_item")
+                out.append(Let(item, "getitem", (Var(root),), {"index": Index(
+                    (Const(position, repr(position)),), False)}, s.loc))
+                items.append(Var(item))
+            kind = "make_list" if u.trees[s.target].type is list else "make_tuple"
+            out.append(Let(s.target, kind, tuple(items), {}, s.loc))
+        elif isinstance(s, If):
+            out.append(replace(s, body=_sliced_items(u, s.body),
+                               orelse=_sliced_items(u, s.orelse)))
+        elif isinstance(s, For):
+            out.append(replace(s, body=_sliced_items(u, s.body)))
+        else:
+            out.append(s)
+    return out
 
 
 def _empty_sums(u: "_Unroller", stmts: list[Stmt]) -> list[Stmt]:

@@ -462,11 +462,11 @@ class Facts:
 
 
 def _meta_key(s: Let, base: Any) -> str | None:
-    """The meta field ``s`` reads of a differentiated registered object (``p.n_layers``
-    where ``n_layers`` is among its ``meta_fields``), or None."""
+    """The meta field ``s`` reads of a differentiated registered object (``p.n_layers``,
+    or ``p["n_layers"]`` in a Jacobian's inner code, of one of its ``meta_fields``)."""
     index = s.params["index"]
-    if not isinstance(base, Tree) or not base.meta or not index.attribute or len(
-            index.items) != 1 or not isinstance(index.items[0], Const):
+    if not isinstance(base, Tree) or not base.meta or len(index.items) != 1 or not isinstance(
+            index.items[0], Const):
         return None
     key = index.items[0].value
     return key if key in base.meta and key not in base.keys else None

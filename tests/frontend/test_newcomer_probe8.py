@@ -64,7 +64,7 @@ EXPECTED: dict[str, str] = {
     "dataclass_field_factory": "refused",
     # `train_step(out["w"], x, y) | {"first_norm": ...}` of a callee's returned dict:
     # "`|` of a dict and a value that is not a dict in this call"
-    "train_step_returns_dict": "refused",
+    "train_step_returns_dict": "ok",
     # `enumerate(zip(ws, zip(bs, names)))` and `sorted(zip((2, 0, 1), (...)))`: "`zip(...)`
     # is supported as what a `for` loop or a comprehension walks" (was "`zip` is a class")
     "enumerate_zip_nested_unpack": "refused",
