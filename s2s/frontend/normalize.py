@@ -652,7 +652,7 @@ def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
     for i, a in enumerate(positional):
         let = n.lets.get(a.name) if isinstance(a, Var) else None
         param = record_of_atom(n, a) if isinstance(a, Var) and (
-            let is None or let.prim in ("call", "getitem")) else None
+            let is None or let.prim in ("call", "getitem", "identity")) else None
         if param is None and let is None and isinstance(a, Var) and plain_function:
             param = typed_param(n, a.name)  # (a NamedTuple argument of a known class)
         if param is not None:  # (an object the caller built, passed on, or returned)

@@ -266,6 +266,13 @@ def record_method(n: Any, base: str, name: str, node: Any) -> FnValue | None:
     return _method(n, made, Var(n.env[base]), name)
 
 
+def object_method(n: Any, made: Any, atom: Any, name: str) -> FnValue | None:
+    """``type(obj).name`` for the object ``atom`` of the ``Built`` ``made``, as a
+    function value given the object first (``object_protocols.py``); None where the
+    class's attribute is not a function of yours."""
+    return _method(n, made, atom, name)
+
+
 def _method(n: Any, made: Any, atom: Any, name: str, found: Any = None) -> FnValue | None:
     cls = made.cls  # (`found`: a parent's function `super().name` denotes)
     found = found or inspect.getattr_static(cls, name, None)
@@ -364,6 +371,8 @@ def passing_objects(n: Any, fn: Any, args: list, kwargs: dict) -> Any:
             made = made or (object_param(n, value.name) if let is None else None)
             made = made or (typed_param(n, value.name) if let is None and not (
                 method) else None)  # (a function given an argument of a known class)
+        if made is None and let is not None and let.prim in ("call", "identity"):
+            made = record_of_atom(n, value)  # (an object a method returned: `a - b`)
         if made is not None and hasattr(made, "make"):  # (a NamedTuple, a registered
             found[name] = made  # class's object too: its methods called there)
     return for_objects(fn, found)

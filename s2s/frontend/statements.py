@@ -25,6 +25,7 @@ from .kept_try import decided_try, lower_kept_try
 from .kwdicts import decide, update_merge, update_writes
 from .list_edits import ListEdits
 from .literals import decided_branch
+from .object_protocols import augmented
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
@@ -167,7 +168,8 @@ class StmtLowerer:
                     "assign to a local name",
                 )
             self.n.dicts.refuse_shared_item(node)  # (`d["k"] += v`: dicts.py)
-            if isinstance(node.target, cst.Name) and self.n.buffer.may_share(
+            an_object = augmented(self.n, node)  # (`a += b` of objects: `a = a + b`)
+            if not an_object and isinstance(node.target, cst.Name) and self.n.buffer.may_share(
                     self.n.env.get(node.target.value, "")):
                 # NumPy writes into the array the name shares with another (x for
                 # `v = x`, `v = x[0]`); s2s would rebind it: refuse rather than differ
@@ -179,7 +181,8 @@ class StmtLowerer:
                 )
             current = self.n.env.get(node.target.value, "") if isinstance(
                 node.target, cst.Name) else ""
-            if current in self.n.aliased and not self.n.buffer.immutable(current):
+            if not an_object and current in self.n.aliased and not self.n.buffer.immutable(
+                    current):
                 name = node.target.value
                 op = node.operator._get_token()
                 raise self.n.unsupported(
