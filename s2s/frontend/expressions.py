@@ -23,7 +23,7 @@ from ..ir.nodes import Atom, Const, If, Index, Slice, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
-from . import kwdicts, literals, objects  # noqa: F401  (objects: records installs its BUILT)
+from . import kwdicts, literals, object_protocols, objects  # noqa: F401  (records: BUILT)
 from .bound_params import property_read, typed_method_call
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
@@ -32,7 +32,6 @@ from .generator_reads import next_item, spent_generator
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .kept_try import kept_try
 from .keyed import run_time_item
-from . import object_protocols
 from .objects import (
     class_attribute,
     is_instance_self,

@@ -188,6 +188,15 @@ def record_of_atom(n: Any, atom: Any) -> Any:
     return None
 
 
+def through_identity(n: Any, let: Any) -> Any:
+    """The statement that made the value ``let`` (``a = s``) passes on."""
+    for _ in range(8):
+        if let is None or let.prim != "identity" or not isinstance(let.args[0], Var):
+            break
+        let = n.lets.get(let.args[0].name)
+    return let
+
+
 def _item_record(n: Any, seq: Any) -> Any:
     """The ``Built`` every item of a list or tuple shares (one class, the same
     fields): one the function built, or a field holding one (``self.layers``)."""

@@ -26,6 +26,7 @@ from .kwdicts import decide, update_merge, update_writes
 from .list_edits import ListEdits
 from .literals import decided_branch
 from .object_protocols import augmented
+from .object_setters import set_attribute
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
@@ -283,6 +284,8 @@ class StmtLowerer:
         if isinstance(target, cst.Subscript):
             self.n.buffer.assign_element(target, value)
             return
+        if isinstance(target, cst.Attribute) and set_attribute(self.n, target, value):
+            return  # (`p.w = v` of an object of yours: object_setters.py)
         raise self.n.unsupported(
             target, "only names can be assigned to",
             "assign to a local name",
