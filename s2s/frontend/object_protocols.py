@@ -1,7 +1,9 @@
 """Python syntax that calls a method of an object's class (issue 23): ``obj[k]``
 (``__getitem__``), ``len(obj)`` (``__len__``), ``a - b``, ``2.0 * a``, ``a @ b``,
 ``-a`` (``__sub__``, ``__rmul__``, ``__matmul__``, ``__neg__``...) of an object of
-your class that the function built or was passed.
+your class that the function built or was passed, or reads from its module
+(``TABLE[x]``: ``TABLE.__getitem__(x)`` bound to it, its fields read at each call;
+``TABLE[0.5]`` and ``len(TABLE)`` stay Python's values, made again when it changes).
 
 s2s holds such an object as the dict of its fields; each spelling is the call of the
 class's method that Python makes, inlined as a call of your method (as ``obj.m(k)``
@@ -21,13 +23,16 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import sys
 import types
 from typing import Any
 
 import libcst as cst
+import numpy as np
 
 from ..ir.nodes import Const, Var
 from .objects import object_method, record_of_atom
+from .resolve import is_library
 from .source import emitted
 
 # the IR's primitive -> (the method Python calls, the reflected one)
@@ -42,9 +47,33 @@ _OPERATORS = {
 _UNARY = {cst.Minus: "__neg__", cst.Plus: "__pos__", cst.BitInvert: "__invert__"}
 
 
+class _Module:
+    """An object of your class the function reads from its module (``TABLE``,
+    ``cfg.net``): its methods are called bound to it, its fields read when the code
+    runs (objects.py's module objects)."""
+
+    def __init__(self, atom: Const) -> None:
+        self.atom, self.cls = atom, type(atom.value)
+
+
+def _module_object(atom: Any) -> Any:
+    if not isinstance(atom, Const) or not atom.text.replace(".", "").isidentifier():
+        return None
+    value, cls = atom.value, type(atom.value)
+    if isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType,
+                          numbers.Number, str, bytes, tuple, list, dict, set, frozenset,
+                          np.ndarray, np.generic)) or is_library(cls) or (
+            cls.__module__ or "builtins").split(".")[0] in sys.stdlib_module_names:
+        return None
+    return _Module(atom) if hasattr(value, "__dict__") else None
+
+
 def _made(n: Any, atom: Any) -> Any:
-    """The ``Built`` of the object ``atom`` holds (None: not an object of your class,
-    or code s2s emitted, which reads the dict of its fields as ``self["w"]``)."""
+    """The ``Built`` of the object ``atom`` holds, or a ``_Module`` for a module's
+    object (None: not an object of your class, or code s2s emitted, which reads the
+    dict of its fields as ``self["w"]``)."""
+    if isinstance(atom, Const):
+        return None if emitted(n.fn) else _module_object(atom)
     made = record_of_atom(n, atom) if isinstance(atom, Var) and not emitted(n.fn) else None
     cls = getattr(made, "cls", None)  # (a field holding a list of objects: `Items`)
     return made if isinstance(cls, type) else None
@@ -75,7 +104,14 @@ def _call(n: Any, node: Any, made: Any, atom: Any, method: str, args: list,
             "known only when the function runs",
             "raise an error instead of returning `NotImplemented`, or call a method "
             "of the object by name")
-    fv = object_method(n, made, atom, method)
+    if isinstance(made, _Module):  # (`TABLE[k]`: `TABLE.__getitem__(k)`, read per call)
+        if not isinstance(found, types.FunctionType):
+            return None
+        n.resolver.bind_namespace(made.atom.text.split(".")[0], node)
+        fv = n.funcs.of_object(types.MethodType(found, made.atom.value),
+                               f"{made.atom.text}.{method}", node)
+    else:
+        fv = object_method(n, made, atom, method)
     if fv is None:
         return None
     return n.funcs.call(fv, node, target, passed=(list(args), {}))
@@ -85,8 +121,10 @@ def subscript(n: Any, node: cst.Subscript, base: Any, target: str | None) -> Any
     """``obj[k]`` of an object of your class: its ``__getitem__(k)``; None where
     ``base`` is not such an object."""
     made = _made(n, base)
-    if made is None:
-        return None
+    key = node.slice[0].slice if len(node.slice) == 1 else None
+    if made is None or isinstance(made, _Module) and isinstance(key, cst.Index) and (
+            isinstance(n.exprs.expr(key.value), Const)):
+        return None  # (`TABLE[0.5]`: Python's value, read again when `TABLE` changes)
     cls = made.cls
     one = len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
     if not one or not _defines(cls, "__getitem__"):
@@ -105,8 +143,8 @@ def length(n: Any, node: Any, atoms: list, target: str | None) -> Any:
     """``len(obj)`` of an object of your class: its ``__len__()``; None where the
     argument is not such an object."""
     made = _made(n, atoms[0]) if len(atoms) == 1 else None
-    if made is None:
-        return None
+    if made is None or isinstance(made, _Module):
+        return None  # (`len(TABLE)`: Python's number, read again when `TABLE` changes)
     if not _defines(made.cls, "__len__"):
         raise n.unsupported(
             node, f"`len` of a `{made.cls.__name__}` object (an object of your class) "

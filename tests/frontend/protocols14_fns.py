@@ -100,6 +100,29 @@ class Scaled:
         return self(v) * GAIN
 
 
+class Grid:
+    def __init__(self, w):
+        self.w = w
+
+    def __getitem__(self, t):
+        return self.w * t + t ** 2
+
+    def __len__(self):
+        return len(self.w)
+
+    def __mul__(self, v):
+        return self.w * v
+
+    def __rmul__(self, s):
+        return 2.0 * s * self.w
+
+    def __neg__(self):
+        return -3.0 * self.w
+
+
+GRID = Grid(np.array([1.0, -2.0, 0.5, 3.0]))  # (the tests change its field between calls)
+
+
 class Layer:
     def __init__(self, w):
         self.w = w
@@ -207,3 +230,8 @@ def dataclass_literal_factory(x):
     cfg = LossConfig(power=3)
     terms = [s * np.sum(np.abs(x) ** cfg.power) for s in cfg.scales]
     return sum(terms) / cfg.total
+
+
+def module_object_protocols(x):
+    return (np.sum(GRID[x] * GRID[0.5]) + np.sum(GRID * x) + np.sum(2.0 * GRID * x)
+            + len(GRID) * np.sum(x ** 2) + np.sum(-GRID * np.sin(x)))

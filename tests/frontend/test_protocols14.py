@@ -34,6 +34,7 @@ CASES = {
     "property_setter_loop": ((X4,), {"one": np.array([0.3])}),
     "field_set": ((X4,), {"zeros": np.zeros(4)}),
     "dataclass_literal_factory": ((X4,), {"zeros": np.zeros(4)}),
+    "module_object_protocols": ((X4,), {"zeros": np.zeros(4)}),
 }
 PROBE = H.Probe(F, CASES, ("grad", "value_and_grad", "jvp", "vmap_grad", "hessian", "jit",
                            "jit_jax", "special", "alias"), tol64=(1e-6, 1e-8))
@@ -83,6 +84,27 @@ def test_a_method_reads_module_state_at_each_call() -> None:
                                                           1e-6), rtol=1e-6, atol=1e-8)
     finally:
         F.GAIN = 1.5
+
+
+def test_a_module_objects_field_changed_between_calls() -> None:
+    """``GRID[x]`` (a run-time key: refused before, "subscripts of this constant are
+    supported with constant keys only"), ``GRID * x``, ``2.0 * GRID``, ``-GRID`` of a
+    module's object (``2.0 * GRID`` raised "TypeError: unsupported operand type(s)"
+    from inside s2s): its methods called bound to it, its field read at each call;
+    the field replaced before the 3rd and the 10th call (its length too)."""
+    g, w = s2s.grad(F.module_object_protocols), F.GRID.w
+    try:
+        for call in range(1, 11):
+            F.GRID.w = {3: np.array([0.5, 1.0, -1.0, 2.0]), 10: np.array([3.0])}.get(
+                call, F.GRID.w)
+            if call in (1, 3, 10):
+                np.testing.assert_allclose(g(X4), H.fd_grad(F.module_object_protocols,
+                                                            (X4,), 1e-6), rtol=1e-6,
+                                           atol=1e-8)
+            else:
+                g(X4)
+    finally:
+        F.GRID.w = w
 
 
 def test_a_field_returned_by_getitem_is_not_shared() -> None:
@@ -270,6 +292,16 @@ def test_a_set_python_would_see_elsewhere_is_refused_located(fn, says, quoted) -
         s2s.grad(fn)(X4)
     message = str(info.value)
     assert says in message and quoted in message, message
+
+
+def test_a_field_set_in_the_function_is_read_by_a_method() -> None:
+    """test_built_objects' ``attribute_set_in_function`` (``m.w = x * 3.0``, then
+    ``m.energy(x)``, refused before: "only names can be assigned to"): the method
+    reads the new field; ``w2``, computed from the old one, keeps its value."""
+    import built_object_fns as B
+
+    np.testing.assert_allclose(s2s.grad(B.attribute_set_in_function)(X4), 9.0 * X4 ** 2,
+                               rtol=1e-12)
 
 
 def test_augmented_assignment_without_iadd_rebinds() -> None:
