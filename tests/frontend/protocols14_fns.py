@@ -5,8 +5,10 @@ and their reflected forms (``2.0 * a`` is ``a.__rmul__(2.0)``; a subclass overri
 the reflected method goes first), ``-a``, a method reading module state, a field
 holding a list of objects a comprehension built, a ``__getitem__`` that returns a
 field itself (aliasing), ``p.w = v`` through a property's setter and of a plain field,
-and a dataclass field whose ``default_factory`` returns a list literal.  tests/frontend/test_protocols14.py runs them against JAX on
-this same source (``newcomer_harness.twin``) and central differences."""
+a dataclass field whose ``default_factory`` returns a list literal, and the protocols
+of a module's object (``GRID[x]``, ``GRID * x``).  tests/frontend/test_protocols14.py
+runs them against JAX on this same source (``newcomer_harness.twin``) and central
+differences."""
 
 from __future__ import annotations
 
