@@ -191,7 +191,6 @@ def negated_object(x):
     return np.sum((-Pair(x)).data)
 
 
-@pytest.mark.every_case
 @pytest.mark.parametrize("fn", [box_by_field_name, len_of_built, len_of_name,
                                 operators_of_objects, negated_object])
 def test_an_objects_protocol_syntax_calls_its_method(fn) -> None:
@@ -207,6 +206,7 @@ def test_an_objects_protocol_syntax_calls_its_method(fn) -> None:
                                rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.slow  # (the default tier's budget: the sweep pins it too)
 def test_a_container_objects_run_time_key_is_refused_in_its_method() -> None:
     """The probe's ``getitem_len_container`` (``for i in range(len(params)):
     params[i]``): ``__len__`` and ``__getitem__`` are called; the list field indexed

@@ -50,6 +50,7 @@ def test_protocols_against_jax(name, dtype) -> None:
     assert label == "ok", verdicts
 
 
+@pytest.mark.slow  # (0.25 to 0.7 s of CPU each; the default tier keeps the test below)
 @pytest.mark.parametrize("name", ["subclass_reflected", "seq_layers_comprehension",
                                   "property_setter_loop", "dataclass_literal_factory"])
 def test_protocols_against_differences(name) -> None:
@@ -107,6 +108,7 @@ def test_a_module_objects_field_changed_between_calls() -> None:
         F.GRID.w = w
 
 
+@pytest.mark.slow  # (the default tier's budget; the sweep's "alias" stage checks it too)
 def test_a_field_returned_by_getitem_is_not_shared() -> None:
     """``Holder(x)[0]`` is ``x`` itself in Python; grad's result (``x``) and jit's
     (the value) do not share memory with the argument, and writing into one does not
@@ -184,8 +186,7 @@ def added_in_place_without_iadd(x):
     return np.sum(a.d)
 
 
-@pytest.mark.every_case
-@pytest.mark.parametrize("fn, says, quoted", [
+@pytest.mark.parametrize("fn, says, quoted", [  # (one case by default: conftest.py)
     (array_left_of_object, "applies it to each element", "(x * F.Vec(x)).data"),
     (may_return_not_implemented, "may return `NotImplemented`", "(Lazy(x) * 2.0).d"),
     (indexed_without_getitem, "the class defines none", "np.sum(Plain(x)[0])"),
@@ -272,8 +273,7 @@ def setter_adds_in_place(x):
     return np.sum(p.w) * p.steps
 
 
-@pytest.mark.every_case
-@pytest.mark.parametrize("fn, says, quoted", [
+@pytest.mark.parametrize("fn, says, quoted", [  # (one case by default)
     (set_through_another_name, "another name, a container", "p.w = 2.0 * x"),
     (set_on_an_object_in_a_list, "another name, a container", "p.w = 2.0 * x"),
     (set_after_a_method_returned_it, "a method's result", "p._w = 2.0 * x"),
@@ -294,6 +294,7 @@ def test_a_set_python_would_see_elsewhere_is_refused_located(fn, says, quoted) -
     assert says in message and quoted in message, message
 
 
+@pytest.mark.slow  # (the default tier's budget)
 def test_a_field_set_in_the_function_is_read_by_a_method() -> None:
     """test_built_objects' ``attribute_set_in_function`` (``m.w = x * 3.0``, then
     ``m.energy(x)``, refused before: "only names can be assigned to"): the method
@@ -304,6 +305,7 @@ def test_a_field_set_in_the_function_is_read_by_a_method() -> None:
                                rtol=1e-12)
 
 
+@pytest.mark.slow  # (the default tier's budget)
 def test_augmented_assignment_without_iadd_rebinds() -> None:
     """``a += b`` of a class without ``__iadd__`` is Python's ``a = a + b`` (it was
     refused: "would write into an array `a` shares with another name")."""
