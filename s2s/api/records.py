@@ -304,7 +304,8 @@ class Rebuilding:
 
 
 def plained(fn: Any, callee: Any) -> Plained | None:
-    if not isinstance(callee, Function) or template(callee) is None:
+    if not isinstance(callee, Function) or template(callee) is None and not (
+            _appends_built(callee)):
         return None
     try:
         if fn not in _PLAINED:
@@ -343,6 +344,28 @@ ranks.PLAIN = _plain_result  # (vmap's probe runs user callees as they are)
 
 
 # ---- the returned value's types ----------------------------------------------------
+
+
+def _appends_built(ir: Function) -> bool:
+    """Does the function append objects it built to a list (``[Layer(w) for w in
+    ws]``, a loop's ``.append(Layer(w))``)?  Python's run of it holds them as objects
+    where emitted code reads the dicts of their fields (a TypeError: "'Layer' object
+    is not subscriptable"), so emitted code calls it through ``Plained``."""
+    lets = {s.target: s for s in walk(ir.body) if isinstance(s, Let)}
+
+    def built_here(atom: Any) -> bool:
+        for _ in range(8):
+            s = lets.get(atom.name) if isinstance(atom, Var) else None
+            if s is None or s.prim != "identity":
+                break
+            atom = s.args[0]
+        return s is not None and (s.prim == "make_dict" and s.params.get("built") is not None
+                                  or s.prim == "call" and isinstance(s.params.get(
+                                      "callee"), Function) and template(
+                                      s.params["callee"]) is not None)
+
+    return any(s.prim == "append" and len(s.args) == 2 and built_here(s.args[1])
+               for s in lets.values())
 
 
 def template(ir: Function) -> Any:

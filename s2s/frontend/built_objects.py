@@ -16,6 +16,7 @@ a ``default_factory`` called where the field is not passed).
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import textwrap
@@ -23,6 +24,7 @@ import types
 from typing import Any
 
 import libcst as cst
+import libcst.matchers as matchers
 
 from ..ir.nodes import Const, Let, Return, Var, walk
 from . import record_methods
@@ -206,7 +208,8 @@ def _dataclass(cls: type, static: dict[str, Any]) -> RecordInit | str:
         value = repr(static[f.name]) if f.name in static else f.name
         if f.default_factory is not dataclasses.MISSING:
             factories[f.name] = True
-            made = _EMPTY.get(f.default_factory, f"{f.name}_factory()")  # type: ignore
+            made = _EMPTY.get(f.default_factory) or literal_factory(  # type: ignore
+                f.default_factory) or f"{f.name}_factory()"
             if made.endswith("_factory()"):
                 cells[f"{f.name}_factory"] = f.default_factory
             left_out = static.get(f.name) == FACTORY or not f.init
@@ -249,6 +252,30 @@ def _dataclass(cls: type, static: dict[str, Any]) -> RecordInit | str:
     return made
 
 
+def literal_factory(factory: Any) -> str | None:
+    """``field(default_factory=lambda: [1.0, 0.5])``: the literal its lambda returns,
+    as source (a new list at each call, as Python's call of the factory makes), so its
+    length and items are known when s2s transforms (``sum(self.scales)``); None for
+    any other factory (called when the code runs)."""
+    code = getattr(factory, "__code__", None)
+    if not isinstance(factory, types.FunctionType) or factory.__name__ != "<lambda>" or (
+            code.co_argcount or factory.__closure__):
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(factory)).strip())
+    except (OSError, TypeError, SyntaxError):
+        return None  # (a lambda on a line of its own parses; one in a call may not)
+    bodies = [node.body for node in ast.walk(tree) if isinstance(node, ast.Lambda)]
+    try:
+        value = ast.literal_eval(bodies[0]) if len(bodies) == 1 else None
+    except ValueError:
+        return None
+    if not isinstance(value, (list, tuple)) or not all(
+            type(v) in (int, float) for v in value) or value != factory():
+        return None
+    return repr(value)
+
+
 def _signature(params: list[str], defaults: dict[str, Any]) -> str:
     return ", ".join(p + ("=None" if p in defaults else "") for p in params)
 
@@ -282,10 +309,13 @@ def _parsed(method: Any) -> tuple | str:
         fdef = cst.parse_module(textwrap.dedent("".join(lines))).body[0]
     except cst.ParserSyntaxError:
         return f"its {where} cannot be parsed"
-    if not isinstance(fdef, cst.FunctionDef) or fdef.decorators or \
+    setter = isinstance(fdef, cst.FunctionDef) and all(  # (`@w.setter`: its function)
+        matchers.matches(d.decorator, matchers.Attribute(attr=matchers.Name("setter")))
+        for d in fdef.decorators)
+    if not isinstance(fdef, cst.FunctionDef) or not setter or \
             not isinstance(fdef.body, cst.IndentedBlock) or not fdef.params.params:
         return f"its {where} is not a plain `def` with `self` first"
-    return lines, first, fdef
+    return lines, first, fdef.with_changes(decorators=[])
 
 
 def _from_method(cls: type, method: Any, signature: str | None, params: list[str],

@@ -19,7 +19,7 @@ from ..primitives.registry import METHODS, Refused, Result, lookup_form, reads_a
 from . import kwdicts
 from .expressions import MAX_NAME, SHAPE_READS
 from .generators import yields
-from .object_protocols import refuse_len
+from .object_protocols import length
 from .objects import computed_call
 from .resolve import expression_advice
 from .sequences import as_array, carried
@@ -322,8 +322,8 @@ class CallLowerer:
         target: str | None, text: str,
     ) -> Atom:
         prim = PRIMITIVES[name]
-        if name == "len":  # (`len(Stack(x))` of an object of your class: refused)
-            refuse_len(self.n, node, args)
+        if name == "len" and (called := length(self.n, node, args, target)) is not None:
+            return called  # (`len(Stack(x))` of an object of yours: its `__len__()`)
         for bound_name, value in prim.namespace.items():  # a user's primitive
             known = self.n.resolver.namespace.setdefault(bound_name, value)
             if known is not value:

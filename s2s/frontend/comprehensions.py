@@ -28,9 +28,10 @@ from typing import Any
 import libcst as cst
 
 from ..errors import TransformError
-from ..ir.nodes import Atom, Let, Var
+from ..ir.nodes import Atom, Const, Let, Var
 from .desugar import lower_in_place
 from .objects import iterated_object
+from .resolve import is_literal
 from .sequences import carried
 from .static import COMPREHENSIONS, NOVALUE, StaticReader, paren
 
@@ -223,10 +224,17 @@ class Comprehensions:
         static = self.static.static_items(node)
         if static is not None:
             return [self.n.exprs.expr(spelling) for spelling, _ in static]
-        if not isinstance(node, cst.Name) and not _accumulates(self.n, node):
-            return None
+        if not isinstance(node, cst.Name) and not _accumulates(self.n, node) and not (
+                isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)):
+            return None  # (`d["k"]`: a dict's list item, `self.scales` of a record)
         atom = self.n.exprs.expr(node)
         let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
+        if isinstance(node, cst.Subscript) and let is not None:  # (`d["k"]`: its item's)
+            atom = dict_item(self.n, let)
+            if isinstance(atom, Const) and isinstance(atom.value, (list, tuple)):
+                return [Const(v, repr(v)) for v in atom.value if is_literal(v)] if all(
+                    is_literal(v) for v in atom.value) else None
+            let = self.n.lets.get(atom.name) if isinstance(atom, Var) else None
         if let is not None and let.prim in ("make_list", "make_tuple") and (
                 atom.name not in self.n.buffer_root.values()) and not carried(self.n, atom):
             return list(let.args)
@@ -573,3 +581,15 @@ def _accumulates(n: Any, node: Any) -> bool:
         root = root.value
     return isinstance(root, cst.Name) and root.value not in n.local_names and \
         n.resolver.resolve_dotted(func)[0] is itertools.accumulate
+
+
+def dict_item(n: Any, let: Any) -> Any:
+    """The item a ``getitem`` of a constant key reads from a dict literal's
+    ``make_dict`` (``d["k"]``, a record's ``self["scales"]``), else None."""
+    index = let.params.get("index") if let.prim == "getitem" else None
+    items = getattr(index, "items", ())
+    src = n.lets.get(let.args[0].name) if isinstance(let.args[0], Var) else None
+    if len(items) != 1 or not isinstance(items[0], Const) or src is None or (
+            src.prim != "make_dict" or items[0].value not in src.params.get("keys", ())):
+        return None
+    return src.args[list(src.params["keys"]).index(items[0].value)]

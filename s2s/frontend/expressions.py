@@ -23,7 +23,7 @@ from ..ir.nodes import Atom, Const, If, Index, Slice, Var
 from ..primitives import lookup_object
 from ..primitives.custom import custom_jvp, custom_vjp
 from ..primitives.registry import ATTRIBUTES, lookup_form
-from . import kwdicts, literals, objects  # noqa: F401  (objects: records installs its BUILT)
+from . import kwdicts, literals, object_protocols, objects  # noqa: F401  (records: BUILT)
 from .bound_params import property_read, typed_method_call
 from .draws import is_draw
 from .empty_batch import EmptyBatch, empty_call
@@ -32,7 +32,6 @@ from .generator_reads import next_item, spent_generator
 from .inner_vmap import is_inner_vmap, lower_inner_vmap
 from .kept_try import kept_try
 from .keyed import run_time_item
-from .object_protocols import refuse_operands, refuse_subscript
 from .objects import (
     class_attribute,
     is_instance_self,
@@ -221,8 +220,10 @@ class ExprLowerer:
                 "use arithmetic operators (+ - * / @ ** //) or NumPy functions",
             )
         prim, word, fallback = entry
-        left, right = refuse_operands(self.n, node, prim, self.expr(node.left),
-                                      self.expr(node.right))  # (`a - b` of objects)
+        left, right = self.expr(node.left), self.expr(node.right)
+        called = object_protocols.binary(self.n, node, prim, left, right, target)
+        if called is not None:  # (`a - b` of objects: `type(a).__sub__(a, b)`)
+            return called
         folded = _fold(prim, left, right) if isinstance(left, Const) and isinstance(
             right, Const) else literals.bound_strings_joined(self.n, prim, left, right)
         if folded is not None:  # (`"w" + name` of a string made per call: its string)
@@ -246,7 +247,9 @@ class ExprLowerer:
         return self.n.emit(self.target(target, base), prim, (left, right), {}, node)
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation, target: str | None):
-        value, = refuse_operands(self.n, node, "negative", self.expr(node.expression))
+        value = self.expr(node.expression)
+        if (called := object_protocols.unary(self.n, node, value, target)) is not None:
+            return called  # (`-a` of an object: `type(a).__neg__(a)`)
         op = node.operator
         if isinstance(op, cst.Minus):
             if isinstance(value, Const) and isinstance(value.value, (int, float)):
@@ -376,19 +379,15 @@ class ExprLowerer:
         return Index(tuple(items), len(node.slice) > 1)
 
     def expr_Subscript(self, node: cst.Subscript, target: str | None) -> Atom:
-        base = refuse_subscript(self.n, node, self.expr(node.value))  # (`obj[k]`)
+        base = self.expr(node.value)
+        if (called := object_protocols.subscript(self.n, node, base, target)) is not None:
+            return called  # (`obj[k]`: `type(obj).__getitem__(obj, k)`)
         items = []
         for element in node.slice:
             s = element.slice
             if isinstance(s, cst.Slice):
-                items.append(
-                    Slice(
-                        *(
-                            None if part is None else self.expr(part)
-                            for part in (s.lower, s.upper, s.step)
-                        )
-                    )
-                )
+                items.append(Slice(*(None if part is None else self.expr(part)
+                                     for part in (s.lower, s.upper, s.step))))
             else:
                 items.append(literals.string_key(self.n, self.expr(s.value), base))
         if (chosen := run_time_item(self.n, node, base, items, target) or sliced_made(

@@ -648,9 +648,9 @@ def _function_given(n: Any, text: str, node: Any, through: str) -> TransformErro
 
 
 def _adapter_base(fv: FnValue, obj: Any) -> str:
-    """The adapter's name stem: the callee's last dotted name (``LAYERS[0](x)``, a
-    subscript read of a callable object, gives ``LAYERS_0``: a name, not its text)."""
-    last = obj.__name__ if not fv.spelled else fv.text.split(".")[-1]
+    """The adapter's name stem: the callee's last dotted name (``LAYERS[0](x)`` gives
+    ``LAYERS_0``: a name, not its text; ``GRID.__getitem__``, ``getitem``: no dunder)."""
+    last = re.sub(r"^__(\w+)__$", r"\1", obj.__name__ if not fv.spelled else fv.text.split(".")[-1])
     return last if last.isidentifier() else re.sub(r"\W+", "_", last).strip("_") or "fn"
 
 

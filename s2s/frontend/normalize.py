@@ -56,7 +56,7 @@ from .expressions import (
 from .functions import FunctionLowerer, Plan
 from .inner_transforms import cast_gradients
 from .loops import LoopLowerer, bound_before_loop
-from .objects import bind_instance, plained_text, record_of_atom, typed_param
+from .objects import bind_instance, plained_text, record_of_atom, through_identity, typed_param
 from .pyvalues import PythonValues
 from .recursive import RecursivePlanned, planning
 from .resolve import (
@@ -652,11 +652,12 @@ def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
     for i, a in enumerate(positional):
         let = n.lets.get(a.name) if isinstance(a, Var) else None
         param = record_of_atom(n, a) if isinstance(a, Var) and (
-            let is None or let.prim in ("call", "getitem")) else None
+            let is None or let.prim in ("call", "getitem", "identity")) else None
         if param is None and let is None and isinstance(a, Var) and plain_function:
             param = typed_param(n, a.name)  # (a NamedTuple argument of a known class)
         if param is not None:  # (an object the caller built, passed on, or returned)
             made[i] = param
+        let = through_identity(n, let)  # (`a = s`: the dict it holds)
         if let is None or let.prim != "make_dict":
             continue
         if i in hint and "built" not in let.params:  # (emitted code read again: the
@@ -665,8 +666,7 @@ def _rebuilding(n: Any, obj: Any, text: str, positional: list) -> str:
         if built is not None and hasattr(built, "make"):
             made[i] = built  # (a NamedTuple, a registered class's or a plain class's
             # object: made again)
-    code = getattr(obj, "__code__", None)
-    if not made or code is not None and code.co_filename.startswith("<s2s:"):
+    if not made or getattr(getattr(obj, "__code__", None), "co_filename", "").startswith("<s2s:"):
         return text  # (code s2s emitted reads the dicts as they are)
     wrapper = expressions.REBUILT(n.resolver.namespace.get(text, obj), made)
     stem_ = text.replace(".", "_")

@@ -188,6 +188,15 @@ def record_of_atom(n: Any, atom: Any) -> Any:
     return None
 
 
+def through_identity(n: Any, let: Any) -> Any:
+    """The statement that made the value ``let`` (``a = s``) passes on."""
+    for _ in range(8):
+        if let is None or let.prim != "identity" or not isinstance(let.args[0], Var):
+            break
+        let = n.lets.get(let.args[0].name)
+    return let
+
+
 def _item_record(n: Any, seq: Any) -> Any:
     """The ``Built`` every item of a list or tuple shares (one class, the same
     fields): one the function built, or a field holding one (``self.layers``)."""
@@ -264,6 +273,13 @@ def record_method(n: Any, base: str, name: str, node: Any) -> FnValue | None:
                        {"index": index}, node)
         return _method(n, inner, field, "__call__")
     return _method(n, made, Var(n.env[base]), name)
+
+
+def object_method(n: Any, made: Any, atom: Any, name: str) -> FnValue | None:
+    """``type(obj).name`` for the object ``atom`` of the ``Built`` ``made``, as a
+    function value given the object first (``object_protocols.py``); None where the
+    class's attribute is not a function of yours."""
+    return _method(n, made, atom, name)
 
 
 def _method(n: Any, made: Any, atom: Any, name: str, found: Any = None) -> FnValue | None:
@@ -364,6 +380,8 @@ def passing_objects(n: Any, fn: Any, args: list, kwargs: dict) -> Any:
             made = made or (object_param(n, value.name) if let is None else None)
             made = made or (typed_param(n, value.name) if let is None and not (
                 method) else None)  # (a function given an argument of a known class)
+        if made is None and let is not None and let.prim in ("call", "identity"):
+            made = record_of_atom(n, value)  # (an object a method returned: `a - b`)
         if made is not None and hasattr(made, "make"):  # (a NamedTuple, a registered
             found[name] = made  # class's object too: its methods called there)
     return for_objects(fn, found)

@@ -29,7 +29,7 @@ from . import kwdicts, literals
 from .bound_params import type_test
 from .comprehensions import substitute
 from .generators import yields
-from .object_protocols import refuse_len
+from .object_protocols import length
 from .static import NOVALUE
 from .windows import as_islice
 
@@ -135,8 +135,10 @@ class PythonValues:
         positional = [a.value for a in node.args if a.keyword is None]
         if fn is builtins.dict:
             return self.dict_call(node, positional, keywords, target)
-        if fn is builtins.len:  # `len(kw)`: its keys' (`len(obj)` of an object: refused)
-            refuse_len(self.n, node, [self.n.exprs.expr(positional[0])])
+        if fn is builtins.len:  # `len(kw)`: its keys' (`len(obj)`: its `__len__()`)
+            called = length(self.n, node, [self.n.exprs.expr(positional[0])], target)
+            if called is not None:
+                return called
             keys = kwdicts.keys_of(self.n, positional[0])
             return self.constant(len(keys), repr(len(keys)), [], target, node)
         if keywords:

@@ -28,6 +28,8 @@ from .list_edits import ListEdits
 from .literals import decided_branch
 from .match_patterns import written_cases
 from .merged_dicts import fresh_dict
+from .object_protocols import augmented
+from .object_setters import set_attribute
 from .resolve import RESERVED, expression_advice, is_docstring, statement_advice
 from .scope import OnePath, join_values
 from .sequences import grows_list
@@ -172,7 +174,8 @@ class StmtLowerer:
                     "assign to a local name",
                 )
             held = self.n.dicts.refuse_shared_item(node)  # (`d["k"] += v`: dicts.py)
-            if isinstance(node.target, cst.Name) and self.n.buffer.may_share(
+            an_object = augmented(self.n, node)  # (`a += b` of objects: `a = a + b`)
+            if not an_object and isinstance(node.target, cst.Name) and self.n.buffer.may_share(
                     self.n.env.get(node.target.value, "")) and not fresh_dict(self.n, node):
                 # NumPy writes into the array the name shares with another (x for
                 # `v = x`, `v = x[0]`); s2s would rebind it: refuse rather than differ
@@ -184,7 +187,8 @@ class StmtLowerer:
                 )
             current = self.n.env.get(node.target.value, "") if isinstance(
                 node.target, cst.Name) else ""
-            if current in self.n.aliased and not self.n.buffer.immutable(current):
+            if not an_object and current in self.n.aliased and not self.n.buffer.immutable(
+                    current):
                 name = node.target.value
                 op = node.operator._get_token()
                 raise self.n.unsupported(
@@ -286,6 +290,8 @@ class StmtLowerer:
         if isinstance(target, cst.Subscript):
             self.n.buffer.assign_element(target, value)
             return
+        if isinstance(target, cst.Attribute) and set_attribute(self.n, target, value):
+            return  # (`p.w = v` of an object of yours: object_setters.py)
         raise self.n.unsupported(
             target, "only names can be assigned to",
             "assign to a local name",

@@ -189,8 +189,8 @@ def test_emitted_code_reads_as_written() -> None:
 @pytest.mark.every_case
 @pytest.mark.parametrize("name, says, where", [
     ("init_changes_module_state", "a method changes its object", "REGISTRY.append"),
-    ("mutated_after_escaping", "only names can be assigned to", "m.w = x * 3.0"),
-    ("attribute_set_in_function", "only names can be assigned to", "m.w = x * 3.0"),
+    # (`m.w = v` sets the field now, test_protocols14.py; refused where a list holds m)
+    ("mutated_after_escaping", "a container", "m.w = x * 3.0"),
     ("missing_attribute", "`.b` is not a field", "np.sum(c.b)"),
     ("local_class", "`class` definitions inside a transformed function", "class Local"),
     ("global_in_init", "`global` is not supported", "global SCALE"),

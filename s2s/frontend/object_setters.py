@@ -1,0 +1,202 @@
+"""``obj.w = value`` in your function (issue 23), for an object of your class the
+function built: a property's setter called (``Weights.w.fset(obj, value)``, its body
+a function of the value and the fields returning the fields it leaves, as a
+constructor's methods are: built_objects.py), or the field set where the class has
+no setter; the name then holds the object with its new fields.
+
+s2s holds the object as the dict of its fields, a value: rebinding the name is
+Python's change of the object only where no other name, container, object, closure
+or method's result holds it, and the caller did not pass it.  Each of those is
+refused, located, as is a property without a setter (Python's AttributeError), a
+class with ``__setattr__`` or ``__slots__``, and a frozen dataclass."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import types
+from typing import Any
+
+import libcst as cst
+
+from ..ir.nodes import Const, Index, Let, Var, walk
+from .built_objects import _method_record, returned_keys
+from .fnvalues import FnValue
+from .objects import record_of_atom
+
+
+def set_attribute(n: Any, target: cst.Attribute, value: Any) -> bool:
+    """``obj.attr = value`` lowered (True), or False where ``obj`` is not a local
+    name holding an object of your class."""
+    base = target.value
+    if not isinstance(base, cst.Name) or base.value not in n.env:
+        return False
+    name, attr = base.value, target.attr.value
+    var = Var(n.env[name])
+    made = record_of_atom(n, var)
+    if made is None or not isinstance(getattr(made, "cls", None), type):
+        return False
+    cls = made.cls
+    why = _why_not(n, target, name, var, cls, attr)
+    if why:
+        raise n.unsupported(target, f"`{name}.{attr} = ...` of a `{cls.__name__}` object "
+                            f"(an object of your class): {why}",
+                            "build a new object with the new value (`obj = "
+                            f"{cls.__name__}(...)`), or compute with a local name")
+    atom = n.exprs.expr(value)
+    found = inspect.getattr_static(cls, attr, None)
+    if isinstance(found, property):
+        keys, values = _set_by(n, target, made, var, found.fset, atom, attr)
+    else:
+        keys = tuple(made.keys) + (() if attr in made.keys else (attr,))
+        values = [atom if k == attr else _field(n, var, k, target) for k in keys]
+    if keys != tuple(made.keys):
+        made = copy.copy(made)
+        made.keys = keys
+    ssa = n.names.fresh(name)
+    n.emit(ssa, "make_dict", tuple(values), {"keys": keys, "built": made}, target)
+    n.bound.add(name)
+    n._bind(name, ssa)
+    return True
+
+
+def _field(n: Any, atom: Any, key: str, node: Any) -> Any:
+    index = Index((Const(key, repr(key)),), False, attribute=True)
+    return n.emit(n.exprs.target(None, key), "getitem", (atom,), {"index": index}, node)
+
+
+def _set_by(n: Any, node: Any, made: Any, var: Any, setter: Any, atom: Any,
+            attr: str) -> tuple:
+    """The property's setter called on the fields: ``(keys, values)`` it leaves."""
+    cls = made.cls
+    record = _method_record(cls, setter)
+    if isinstance(record, str):
+        raise n.unsupported(node, f"the setter of `{cls.__name__}.{attr}` {record}",
+                            "set the fields in a method that returns a new object")
+    fn = record[0]
+    text, i = f"{cls.__name__}_{attr}_setter", 2
+    while n.resolver.namespace.get(text, fn) is not fn or (
+            text in n.names.taken and text not in n.resolver.namespace):
+        text, i = f"{cls.__name__}_{attr}_setter_{i}", i + 1
+    n.resolver.namespace[text] = fn
+    n.names.taken.add(text)
+    fields = {k: _field(n, var, k, node) for k in made.keys}
+    result = n.funcs.call(FnValue(fn, text, spelled=True), node, None,
+                          passed=([atom], fields))
+    let = n.lets.get(result.name) if isinstance(result, Var) else None
+    keys = returned_keys(let.params.get("callee")) if let is not None and (
+        let.prim == "call") else None
+    if keys is None:
+        raise n.unsupported(node, f"s2s cannot tell which fields the setter of "
+                            f"`{cls.__name__}.{attr}` sets", "set the fields in "
+                            "`__init__`, or build a new object")
+    return tuple(keys), [_field(n, result, k, node) for k in keys]
+
+
+def _why_not(n: Any, node: Any, name: str, var: Any, cls: type, attr: str) -> str:
+    """Why rebinding ``name`` is not Python's change of the object; "" where it is."""
+    found = inspect.getattr_static(cls, attr, None)
+    if isinstance(found, property) and not isinstance(found.fset, types.FunctionType):
+        return f"its property `{attr}` has no setter (Python's AttributeError)"
+    if any("__setattr__" in vars(k) or "__slots__" in vars(k) for k in cls.__mro__[:-1]):
+        return "its class defines `__setattr__` or `__slots__`"
+    if dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen:
+        return "it is a frozen dataclass (Python's FrozenInstanceError)"
+    if not isinstance(found, property) and found is not None and hasattr(
+            type(found), "__set__"):
+        return f"its class's `{attr}` is a descriptor"
+    root = _root(n, var)
+    if root is None:
+        return ("the caller passed it (Python changes the caller's object too; s2s "
+                "holds it as the dict of its fields, a value)")
+    shared = _held(n, name) or _leaked(n, root)
+    if shared:
+        return (f"{shared} holds it too, and would see the change in Python (s2s holds "
+                "the object as the dict of its fields, a value)")
+    return ""
+
+
+def _root(n: Any, var: Any) -> str | None:
+    """The statement's target that built the object here (through ``q = p``), or
+    None where the function did not build it."""
+    for _ in range(8):
+        let = n.lets.get(var.name)
+        if let is None:
+            return None
+        if let.prim == "identity" and isinstance(let.args[0], Var):
+            var = let.args[0]
+            continue
+        return var.name if let.prim == "make_dict" and "built" in let.params else None
+    return None
+
+
+def _held(n: Any, name: str) -> str:
+    """Where the function's source uses ``name`` other than as ``name.attr`` or a
+    target of ``name = ...`` (another name, a list, a call given it, a closure)."""
+    found = []
+
+    class Uses(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.nested = 0
+
+        def visit_Lambda(self, node: cst.Lambda) -> None:
+            self.nested += 1
+
+        def leave_Lambda(self, node: cst.Lambda) -> None:
+            self.nested -= 1
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.nested += node is not n.p.node
+
+        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.nested -= node is not n.p.node
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            if isinstance(node.value, cst.Name) and node.value.value == name:
+                if self.nested:
+                    found.append("a nested function or lambda")
+                return False
+            return True
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+            return not (isinstance(node.target, cst.Name) and node.target.value == name)
+
+        def visit_Param(self, node: cst.Param) -> bool:
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                found.append("another name, a container or a call given the object")
+
+    n.p.node.visit(Uses())
+    return found[0] if found else ""
+
+
+def _leaked(n: Any, root: str) -> str:
+    """Whether a method called on the object may hand it out (returns it, or passes
+    it on): its IR uses its ``self`` other than to read a field."""
+    for let in list(n.lets.values()):
+        if let.prim != "call" or not any(_root(n, a) == root for a in let.args
+                                         if isinstance(a, Var)):
+            continue
+        callee = let.params.get("callee")
+        params = getattr(callee, "params", None)
+        if params is None:
+            return "a method's result"
+        for i, a in enumerate(let.args):
+            if isinstance(a, Var) and _root(n, a) == root and i < len(params) and (
+                    _hands_out(callee, params[i])):
+                return "a method's result"
+    return ""
+
+
+def _hands_out(callee: Any, param: str) -> bool:
+    for s in walk(callee.body):
+        uses = [a for a in getattr(s, "args", ()) if isinstance(a, Var) and a.name == param]
+        if isinstance(s, Let) and uses and s.prim != "getitem":
+            return True
+        if not isinstance(s, Let) and isinstance(getattr(s, "value", None), Var) and (
+                s.value.name == param):
+            return True
+    return False
