@@ -175,28 +175,8 @@ class StmtLowerer:
                 )
             held = self.n.dicts.refuse_shared_item(node)  # (`d["k"] += v`: dicts.py)
             an_object = augmented(self.n, node)  # (`a += b` of objects: `a = a + b`)
-            if not an_object and isinstance(node.target, cst.Name) and self.n.buffer.may_share(
-                    self.n.env.get(node.target.value, "")) and not fresh_dict(self.n, node):
-                # NumPy writes into the array the name shares with another (x for
-                # `v = x`, `v = x[0]`); s2s would rebind it: refuse rather than differ
-                name = node.target.value
-                raise self.n.unsupported(
-                    node, f"`{name} {node.operator._get_token()} ...` would write into an "
-                    f"array `{name}` shares with another name", f"write `{name} = {name} "
-                    f"{node.operator._get_token()[:-1]} ...` (a new array)",
-                )
-            current = self.n.env.get(node.target.value, "") if isinstance(
-                node.target, cst.Name) else ""
-            if not an_object and current in self.n.aliased and not self.n.buffer.immutable(
-                    current):
-                name = node.target.value
-                op = node.operator._get_token()
-                raise self.n.unsupported(
-                    node, f"`{name} {op} ...` would change in place an array that "
-                    f"another name, view or list also refers to (line "
-                    f"{self.n.loc(self.n.aliased[current]).line}), so NumPy would change "
-                    "that too", f"write `{name} = {name} {op[:-1]} ...` (a new array)",
-                )
+            if not an_object:
+                _refuse_a_shared_write(self.n, node)
             if isinstance(node.target, cst.Name) and self.n.loops:
                 # the next iteration's value may be a view even if this one is not
                 self.n._augmented.append((self.n.env.get(node.target.value, ""), node))
@@ -558,3 +538,28 @@ def _none_or_buffer(n: Any, a: str, b: str) -> bool:
             let.args[0], Const) and let.args[0].value is None
 
     return a in n.buffers and none(b) or b in n.buffers and none(a)
+
+
+def _refuse_a_shared_write(n, node: cst.AugAssign) -> None:
+    """`x += v` where NumPy would write into an array another name holds: refused."""
+    if isinstance(node.target, cst.Name) and n.buffer.may_share(
+            n.env.get(node.target.value, "")) and not fresh_dict(n, node):
+        # NumPy writes into the array the name shares with another (x for
+        # `v = x`, `v = x[0]`); s2s would rebind it: refuse rather than differ
+        name = node.target.value
+        raise n.unsupported(
+            node, f"`{name} {node.operator._get_token()} ...` would write into an "
+            f"array `{name}` shares with another name", f"write `{name} = {name} "
+            f"{node.operator._get_token()[:-1]} ...` (a new array)",
+        )
+    current = n.env.get(node.target.value, "") if isinstance(
+        node.target, cst.Name) else ""
+    if current in n.aliased and not n.buffer.immutable(current):
+        name = node.target.value
+        op = node.operator._get_token()
+        raise n.unsupported(
+            node, f"`{name} {op} ...` would change in place an array that "
+            f"another name, view or list also refers to (line "
+            f"{n.loc(n.aliased[current]).line}), so NumPy would change "
+            "that too", f"write `{name} = {name} {op[:-1]} ...` (a new array)",
+        )
