@@ -76,7 +76,11 @@ def _loop(n: Any, node: cst.Call, target: str | None) -> Atom:
         name = n.comps.loop_name("items")
         statements.append(_assign(name, seq))
         seq = cst.Name(name)
-    acc, k = n.comps.loop_name("acc", target), n.comps.loop_name("k")
+    # (not the assignment's own name: its first version, the first item, and the
+    # result the statement binds to it would be two values of one name, whose
+    # cotangents the reverse sweep then adds: trace(reduce(matmul, [m, ...])) had
+    # an extra identity in its gradient)
+    acc, k = n.comps.loop_name("acc"), n.comps.loop_name("k")
     count = n.comps.loop_name("n")
     spelled = cst.Module([]).code_for_node(seq)
 
